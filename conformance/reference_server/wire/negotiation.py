@@ -1,0 +1,114 @@
+"""Output content negotiation: which representation an ``Accept`` header asks for.
+
+Mirrors kube-apiserver's ``NegotiateOutputMediaType``: clauses are ordered by q-value and
+specificity; ``application/json;as=Table;g=meta.k8s.io;v=v1`` selects a Table (kubectl get),
+``as=PartialObjectMetadata[List]`` selects metadata-only objects; protobuf cannot be produced
+here, so a protobuf clause is skipped and the next acceptable one (kubectl always lists
+``application/json`` too) wins. Nothing acceptable means 406.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+JSON = "application/json"
+YAML = "application/yaml"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+TRANSFORMS = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
+_META_GROUP = "meta.k8s.io"
+_META_VERSIONS = ("v1", "v1beta1")
+
+
+@dataclass(frozen=True)
+class Negotiated:
+    """The chosen representation.
+
+    ``transform`` is None (the object itself), "Table", "PartialObjectMetadata" or
+    "PartialObjectMetadataList"; ``version`` is the meta.k8s.io version of a transform;
+    ``content_type`` is the response Content-Type header.
+    """
+
+    media_type: str
+    transform: str | None = None
+    version: str = "v1"
+
+    @property
+    def content_type(self) -> str:
+        return self.media_type
+
+    @property
+    def is_table(self) -> bool:
+        return self.transform == "Table"
+
+
+@dataclass(frozen=True)
+class _Clause:
+    type: str
+    subtype: str
+    params: dict[str, str]
+    q: float
+
+
+def parse_accept(header: str) -> list[_Clause]:
+    """Split an Accept header into clauses, best first (q desc, then most specific)."""
+    clauses = []
+    for raw in header.split(","):
+        parts = [p.strip() for p in raw.split(";")]
+        if not parts[0]:
+            continue
+        typ, _, sub = parts[0].lower().partition("/")
+        params: dict[str, str] = {}
+        q = 1.0
+        for p in parts[1:]:
+            key, _, value = p.partition("=")
+            key, value = key.strip().lower(), value.strip().strip('"')
+            if key == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+            elif key:
+                params[key] = value
+        clauses.append(_Clause(typ, sub or "*", params, q))
+    return sorted(clauses, key=lambda c: (-c.q, c.type == "*", c.subtype == "*", -len(c.params)))
+
+
+def _match(clause: _Clause, transforms: frozenset[str], yaml_ok: bool) -> Negotiated | None:
+    if clause.q <= 0:
+        return None
+    full = f"{clause.type}/{clause.subtype}"
+    as_kind = clause.params.get("as")
+    if as_kind is not None:
+        if as_kind not in transforms or full != JSON:
+            return None
+        if clause.params.get("g") != _META_GROUP or clause.params.get("v") not in _META_VERSIONS:
+            return None
+        return Negotiated(JSON, as_kind, clause.params["v"])
+    if full in (JSON, "application/*", "*/*"):
+        return Negotiated(JSON)
+    if full == YAML and yaml_ok:
+        return Negotiated(YAML)
+    return None  # protobuf, cbor, text/html, ...: not produced by this server
+
+
+def negotiate(accept: str | None, *, transforms: tuple[str, ...] | frozenset[str] = TRANSFORMS,
+              yaml_ok: bool = False) -> Negotiated | None:
+    """Choose the response representation, or None for 406 Not Acceptable.
+
+    ``transforms`` lists the ``as=`` kinds the endpoint allows (object endpoints: all of
+    TRANSFORMS; discovery, /version, Status-only answers: none).
+    """
+    if accept is None or not accept.strip():
+        return Negotiated(JSON)
+    allowed = frozenset(transforms)
+    for clause in parse_accept(accept):
+        chosen = _match(clause, allowed, yaml_ok)
+        if chosen is not None:
+            return chosen
+    return None
+
+
+def not_acceptable_message(yaml_ok: bool = False) -> str:
+    """Upstream's 406 message (``errNotAcceptable``), listing what this server can produce."""
+    types = [JSON, YAML] if yaml_ok else [JSON]
+    return "only the following media types are accepted: " + ", ".join(types)

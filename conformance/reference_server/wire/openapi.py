@@ -1,0 +1,230 @@
+"""``/openapi/v2`` and ``/openapi/v3`` documents describing the served kinds.
+
+``kubectl create -f`` / ``apply -f`` download ``/openapi/v3`` (then ``/openapi/v3/api/v1``)
+before sending anything and fail without it; from it they learn that the server supports
+``fieldValidation`` (PATCH operations carrying that query parameter, matched by
+``x-kubernetes-group-version-kind``) and the strategic-merge patch metadata.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from . import schema
+from .kinds import DEFAULT_KINDS, KindInfo
+from .openapi_schemas import closure, definition_name, known_fields, message_schema
+
+__all__ = ["openapi_v2", "openapi_v3_root", "openapi_v3_group", "known_fields", "group_hash"]
+
+INFO = {"title": "Kubernetes", "version": "v1.33.0"}
+_META = "io.k8s.apimachinery.pkg.apis.meta.v1"
+_WRITE_PARAMS = ("dryRun", "fieldManager", "fieldValidation")
+_LIST_PARAMS = ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit",
+                "resourceVersion", "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch")
+_DELETE_PARAMS = ("dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
+                  "orphanDependents", "propagationPolicy")
+_PARAM_TYPES = {"allowWatchBookmarks": "boolean", "watch": "boolean", "sendInitialEvents": "boolean",
+                "force": "boolean", "orphanDependents": "boolean", "limit": "integer",
+                "timeoutSeconds": "integer", "gracePeriodSeconds": "integer",
+                "ignoreStoreReadErrorWithClusterBreakingPotential": "boolean"}
+_PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json",
+                "application/strategic-merge-patch+json", "application/apply-patch+yaml")
+
+
+def _query(name: str, v3: bool) -> dict[str, Any]:
+    typ = _PARAM_TYPES.get(name, "string")
+    if v3:
+        return {"name": name, "in": "query", "schema": {"type": typ, "uniqueItems": True}}
+    return {"name": name, "in": "query", "type": typ, "uniqueItems": True}
+
+
+def _path_param(name: str, v3: bool) -> dict[str, Any]:
+    if v3:
+        return {"name": name, "in": "path", "required": True, "schema": {"type": "string", "uniqueItems": True}}
+    return {"name": name, "in": "path", "required": True, "type": "string", "uniqueItems": True}
+
+
+def _ref(definition: str, v3: bool) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{definition}" if v3 else f"#/definitions/{definition}"}
+
+
+def _operation(k: KindInfo, action: str, op_id: str, v3: bool, *, params: Sequence[str] = (),
+               body: str | None = None, body_types: Sequence[str] = ("application/json",),
+               response: str, codes: Sequence[str] = ("200",)) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "operationId": op_id, "tags": ["core_v1"], "x-kubernetes-action": action,
+        "x-kubernetes-group-version-kind": k.gvk(),
+        "parameters": [_query(p, v3) for p in ("pretty", *params)],
+        "description": f"{action} {k.kind}",
+    }
+    if body is not None:
+        if v3:
+            op["requestBody"] = {"required": True, "content": {t: {"schema": _ref(body, v3)} for t in body_types}}
+        else:
+            op["parameters"].append({"name": "body", "in": "body", "required": True, "schema": _ref(body, v3)})
+            op["consumes"] = list(body_types)
+    resp_types = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+    if v3:
+        op["responses"] = {c: {"description": "OK", "content": {t: {"schema": _ref(response, v3)} for t in resp_types}}
+                           for c in codes}
+    else:
+        op["responses"] = {c: {"description": "OK", "schema": _ref(response, v3)} for c in codes}
+        op["produces"] = list(resp_types)
+    op["responses"]["401"] = {"description": "Unauthorized"}
+    return op
+
+
+def _paths_for(k: KindInfo, v3: bool) -> dict[str, dict[str, Any]]:
+    """Upstream-shaped paths and operations for one kind, honouring its verbs and subresources."""
+    obj, lst = f"io.k8s.api.core.v1.{k.kind}", f"io.k8s.api.core.v1.{k.kind}List"
+    scope = "Namespaced" if k.namespaced else ""
+    base = f"/api/{k.version}/namespaces/{{namespace}}/{k.plural}" if k.namespaced else f"/api/{k.version}/{k.plural}"
+    ns_params = [_path_param("namespace", v3)] if k.namespaced else []
+    name_params = [_path_param("name", v3), *ns_params]
+    verbs = set(k.verbs)
+    paths: dict[str, dict[str, Any]] = {}
+    coll: dict[str, Any] = {"parameters": list(ns_params)}
+    if "list" in verbs:
+        coll["get"] = _operation(k, "list", f"listCoreV1{scope}{k.kind}", v3, params=_LIST_PARAMS, response=lst)
+    if "create" in verbs:
+        coll["post"] = _operation(k, "post", f"createCoreV1{scope}{k.kind}", v3, params=_WRITE_PARAMS, body=obj,
+                                  response=obj, codes=("200", "201", "202"))
+    if "deletecollection" in verbs:
+        coll["delete"] = _operation(k, "deletecollection", f"deleteCoreV1Collection{scope}{k.kind}", v3,
+                                    params=(*_DELETE_PARAMS, *_LIST_PARAMS), response=f"{_META}.Status")
+    paths[base] = coll
+    item: dict[str, Any] = {"parameters": list(name_params)}
+    if "get" in verbs:
+        item["get"] = _operation(k, "get", f"readCoreV1{scope}{k.kind}", v3, response=obj)
+    if "update" in verbs:
+        item["put"] = _operation(k, "put", f"replaceCoreV1{scope}{k.kind}", v3, params=_WRITE_PARAMS, body=obj,
+                                 response=obj, codes=("200", "201"))
+    if "patch" in verbs:
+        item["patch"] = _operation(k, "patch", f"patchCoreV1{scope}{k.kind}", v3, params=(*_WRITE_PARAMS, "force"),
+                                   body=f"{_META}.Patch", body_types=_PATCH_TYPES, response=obj,
+                                   codes=("200", "201"))
+    if "delete" in verbs:
+        item["delete"] = _operation(k, "delete", f"deleteCoreV1{scope}{k.kind}", v3, params=_DELETE_PARAMS,
+                                    body=f"{_META}.DeleteOptions", response=obj, codes=("200", "202"))
+    paths[f"{base}/{{name}}"] = item
+    for sub, sub_verbs in k.subresources.items():
+        suffix = sub.capitalize()
+        entry: dict[str, Any] = {"parameters": list(name_params)}
+        if "get" in sub_verbs:
+            entry["get"] = _operation(k, "get", f"readCoreV1{scope}{k.kind}{suffix}", v3, response=obj)
+        if "update" in sub_verbs:
+            entry["put"] = _operation(k, "put", f"replaceCoreV1{scope}{k.kind}{suffix}", v3, params=_WRITE_PARAMS,
+                                      body=obj, response=obj, codes=("200", "201"))
+        if "patch" in sub_verbs:
+            entry["patch"] = _operation(k, "patch", f"patchCoreV1{scope}{k.kind}{suffix}", v3,
+                                        params=(*_WRITE_PARAMS, "force"), body=f"{_META}.Patch",
+                                        body_types=_PATCH_TYPES, response=obj, codes=("200", "201"))
+        paths[f"{base}/{{name}}/{sub}"] = entry
+    if "watch" in verbs:
+        watch_base = base.replace(f"/api/{k.version}/", f"/api/{k.version}/watch/", 1)
+        event = f"{_META}.WatchEvent"
+        paths[watch_base] = {"parameters": list(ns_params), "get": _operation(
+            k, "watchlist", f"watchCoreV1{scope}{k.kind}List", v3, params=_LIST_PARAMS, response=event)}
+        paths[f"{watch_base}/{{name}}"] = {"parameters": list(name_params), "get": _operation(
+            k, "watch", f"watchCoreV1{scope}{k.kind}", v3, params=_LIST_PARAMS, response=event)}
+    if k.namespaced and "list" in verbs:
+        paths[f"/api/{k.version}/{k.plural}"] = {"get": _operation(
+            k, "list", f"listCoreV1{k.kind}ForAllNamespaces", v3, params=_LIST_PARAMS, response=lst)}
+        if "watch" in verbs:
+            paths[f"/api/{k.version}/watch/{k.plural}"] = {"get": _operation(
+                k, "watchlist", f"watchCoreV1{k.kind}ListForAllNamespaces", v3, params=_LIST_PARAMS,
+                response=f"{_META}.WatchEvent")}
+    return paths
+
+
+def _meta_definitions(v3: bool) -> dict[str, Any]:
+    """Envelope types that are not request bodies: ListMeta, Status, WatchEvent, Patch."""
+    s, i = {"type": "string"}, {"type": "integer", "format": "int32"}
+    cause = {"type": "object", "properties": {"field": s, "message": s, "reason": s}}
+    return {
+        f"{_META}.ListMeta": {"type": "object", "properties": {
+            "continue": s, "remainingItemCount": {"type": "integer", "format": "int64"}, "resourceVersion": s,
+            "selfLink": s}},
+        f"{_META}.StatusCause": cause,
+        f"{_META}.StatusDetails": {"type": "object", "properties": {
+            "causes": {"type": "array", "items": _ref(f"{_META}.StatusCause", v3),
+                       "x-kubernetes-list-type": "atomic"},
+            "group": s, "kind": s, "name": s, "retryAfterSeconds": i, "uid": s}},
+        f"{_META}.Status": {"type": "object", "properties": {
+            "apiVersion": s, "kind": s, "code": i, "details": _ref(f"{_META}.StatusDetails", v3),
+            "message": s, "metadata": _ref(f"{_META}.ListMeta", v3), "reason": s, "status": s},
+            "x-kubernetes-group-version-kind": [{"group": "", "kind": "Status", "version": "v1"}]},
+        f"{_META}.WatchEvent": {"type": "object", "required": ["type", "object"], "properties": {
+            "object": {"type": "object"}, "type": s},
+            "x-kubernetes-group-version-kind": [{"group": "", "kind": "WatchEvent", "version": "v1"}]},
+        f"{_META}.Patch": {"type": "object"},
+    }
+
+
+def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
+    roots = [schema.KIND_MESSAGES[k.kind] for k in kinds if k.kind in schema.KIND_MESSAGES]
+    roots.append("meta.DeleteOptions")
+    defs = {definition_name(m): message_schema(m, v3) for m in closure(roots)}
+    defs.update(_meta_definitions(v3))
+    s = {"type": "string"}
+    for k in kinds:
+        name = f"io.k8s.api.core.v1.{k.kind}"
+        if name not in defs:  # a kind the core serves but the field model does not know
+            defs[name] = {"type": "object", "properties": {"metadata": _ref(f"{_META}.ObjectMeta", v3)}}
+        obj = defs[name]
+        obj["properties"] = {"apiVersion": s, "kind": s, **obj["properties"]}
+        obj["x-kubernetes-group-version-kind"] = [k.gvk()]
+        defs[f"{name}List"] = {
+            "type": "object", "required": ["items"],
+            "properties": {"apiVersion": s, "kind": s,
+                           "items": {"type": "array", "items": _ref(name, v3)},
+                           "metadata": _ref(f"{_META}.ListMeta", v3)},
+            "x-kubernetes-group-version-kind": [{**k.gvk(), "kind": f"{k.kind}List"}]}
+    delete_options = defs[f"{_META}.DeleteOptions"]
+    delete_options["properties"] = {"apiVersion": s, "kind": s, **delete_options["properties"]}
+    delete_options["x-kubernetes-group-version-kind"] = [
+        {"group": "", "kind": "DeleteOptions", "version": "v1"},
+        {"group": "meta.k8s.io", "kind": "DeleteOptions", "version": "v1"}]
+    return defs
+
+
+def _paths(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for k in kinds:
+        paths.update(_paths_for(k, v3))
+    return dict(sorted(paths.items()))
+
+
+def openapi_v2(kinds: Sequence[KindInfo]) -> dict[str, Any]:
+    """The Swagger 2.0 document for ``GET /openapi/v2`` (JSON; kubectl asks for protobuf here)."""
+    return {"swagger": "2.0", "info": dict(INFO), "paths": _paths(kinds, v3=False),
+            "definitions": _definitions(kinds, v3=False),
+            "securityDefinitions": {"BearerToken": {"type": "apiKey", "name": "authorization", "in": "header"}},
+            "security": [{"BearerToken": []}]}
+
+
+def openapi_v3_group(kinds: Sequence[KindInfo]) -> dict[str, Any]:
+    """The OpenAPI 3.0 document for ``GET /openapi/v3/api/v1``."""
+    return {"openapi": "3.0.0", "info": dict(INFO), "paths": _paths(kinds, v3=True),
+            "components": {"schemas": _definitions(kinds, v3=True),
+                           "securitySchemes": {"BearerToken": {"type": "apiKey", "name": "authorization",
+                                                               "in": "header"}}}}
+
+
+def group_hash(doc: dict[str, Any]) -> str:
+    """Content hash used in ``serverRelativeURL`` (upstream: uppercase hex SHA-512 of the doc)."""
+    return hashlib.sha512(json.dumps(doc, sort_keys=True).encode()).hexdigest().upper()
+
+
+def openapi_v3_root(kinds: Sequence[KindInfo] | None = None, group_doc: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The discovery document for ``GET /openapi/v3``: where each group-version's doc lives.
+
+    Pass the already-built group doc (or the kinds; default ``DEFAULT_KINDS``) so the hash matches
+    what ``/openapi/v3/api/v1`` serves; clients cache by that URL.
+    """
+    if group_doc is None:
+        group_doc = openapi_v3_group(DEFAULT_KINDS if kinds is None else kinds)
+    return {"paths": {"api/v1": {"serverRelativeURL": f"/openapi/v3/api/v1?hash={group_hash(group_doc)}"}}}

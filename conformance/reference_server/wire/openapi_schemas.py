@@ -1,0 +1,169 @@
+"""OpenAPI schema definitions of the served kinds, generated from the shared field model.
+
+kubectl reads these for client-side validation and, in ``kubectl apply``, for the strategic-merge
+patch metadata (``x-kubernetes-patch-merge-key`` / ``-patch-strategy`` / ``-list-type``). The
+same model answers ``known_fields`` for ``fieldValidation=Strict``.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+from . import schema
+from .schema import Field
+
+_PREFIX = {
+    "core": "io.k8s.api.core.v1",
+    "meta": "io.k8s.apimachinery.pkg.apis.meta.v1",
+    "resource": "io.k8s.apimachinery.pkg.api.resource",
+    "intstr": "io.k8s.apimachinery.pkg.util.intstr",
+}
+_SCALARS: dict[str, dict[str, str]] = {
+    "s": {"type": "string"}, "b": {"type": "boolean"}, "y": {"type": "string", "format": "byte"},
+    "i32": {"type": "integer", "format": "int32"}, "i64": {"type": "integer", "format": "int64"},
+    "u32": {"type": "integer", "format": "int32"}, "u64": {"type": "integer", "format": "int64"},
+    "f32": {"type": "number", "format": "float"}, "f64": {"type": "number", "format": "double"},
+}
+
+
+def _merge(key: str, strategy: str = "merge", *map_keys: str) -> dict[str, Any]:
+    return {"x-kubernetes-patch-merge-key": key, "x-kubernetes-patch-strategy": strategy,
+            "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": list(map_keys or (key,))}
+
+
+_ATOMIC = {"x-kubernetes-list-type": "atomic"}
+# Upstream's +patchMergeKey / +patchStrategy / +listType markers for the fields of served kinds.
+PATCH_META: dict[str, dict[str, Any]] = {
+    "meta.ObjectMeta.finalizers": {"x-kubernetes-patch-strategy": "merge", "x-kubernetes-list-type": "set"},
+    "meta.ObjectMeta.ownerReferences": _merge("uid"),
+    "meta.ObjectMeta.managedFields": _ATOMIC,
+    "core.NamespaceSpec.finalizers": _ATOMIC,
+    "core.NamespaceStatus.conditions": _merge("type"),
+    "core.PodSpec.containers": _merge("name"),
+    "core.PodSpec.initContainers": _merge("name"),
+    "core.PodSpec.ephemeralContainers": _merge("name"),
+    "core.PodSpec.volumes": _merge("name", "merge,retainKeys"),
+    "core.PodSpec.imagePullSecrets": _merge("name"),
+    "core.PodSpec.hostAliases": _merge("ip"),
+    "core.PodSpec.tolerations": _ATOMIC,
+    "core.PodSpec.readinessGates": _ATOMIC,
+    "core.PodSpec.topologySpreadConstraints": _merge("topologyKey", "merge", "topologyKey", "whenUnsatisfiable"),
+    "core.PodSpec.resourceClaims": _merge("name", "merge,retainKeys"),
+    "core.PodSpec.schedulingGates": _merge("name"),
+    "core.PodStatus.conditions": _merge("type"),
+    "core.PodStatus.podIPs": _merge("ip"),
+    "core.Container.ports": _merge("containerPort", "merge", "containerPort", "protocol"),
+    "core.Container.env": _merge("name"),
+    "core.Container.volumeMounts": _merge("mountPath"),
+    "core.Container.volumeDevices": _merge("devicePath"),
+    "core.Container.envFrom": _ATOMIC,
+    "core.Container.command": _ATOMIC,
+    "core.Container.args": _ATOMIC,
+    "core.Container.resizePolicy": _ATOMIC,
+    "core.ServiceSpec.ports": _merge("port", "merge", "port", "protocol"),
+    "core.ServiceSpec.clusterIPs": _ATOMIC,
+    "core.ServiceSpec.ipFamilies": _ATOMIC,
+    "core.ServiceSpec.externalIPs": _ATOMIC,
+    "core.ServiceSpec.selector": {"x-kubernetes-map-type": "atomic"},
+    "core.ServiceStatus.conditions": _merge("type"),
+    "core.ServiceAccount.secrets": _merge("name"),
+    "core.ServiceAccount.imagePullSecrets": _ATOMIC,
+    "core.LimitRangeSpec.limits": _ATOMIC,
+    "core.Capabilities.add": _ATOMIC,
+    "core.Capabilities.drop": _ATOMIC,
+    "meta.DeleteOptions.dryRun": _ATOMIC,
+}
+REQUIRED: dict[str, list[str]] = {
+    "core.Container": ["name"], "core.EphemeralContainer": ["name"], "core.ContainerPort": ["containerPort"],
+    "core.EnvVar": ["name"], "core.Volume": ["name"], "core.VolumeMount": ["name", "mountPath"],
+    "core.KeyToPath": ["key", "path"], "core.PodSpec": ["containers"], "core.ServicePort": ["port"],
+    "core.LimitRangeSpec": ["limits"], "core.LimitRangeItem": ["type"],
+    "core.Event": ["metadata", "involvedObject"],
+    "meta.OwnerReference": ["apiVersion", "kind", "name", "uid"],
+    "meta.LabelSelectorRequirement": ["key", "operator"],
+    "meta.ManagedFieldsEntry": [], "meta.Condition": ["type", "status", "lastTransitionTime", "reason", "message"],
+}
+
+
+def definition_name(message: str) -> str:
+    """OpenAPI definition name of a message (``core.Pod`` -> ``io.k8s.api.core.v1.Pod``)."""
+    pkg, _, name = message.partition(".")
+    return f"{_PREFIX[pkg]}.{name}"
+
+
+def _special(message: str, v3: bool) -> dict[str, Any] | None:
+    """Definitions of messages that are JSON scalars."""
+    if message in ("meta.Time", "meta.MicroTime"):
+        return {"type": "string", "format": "date-time"}
+    if message == "resource.Quantity":
+        return {"oneOf": [{"type": "string"}, {"type": "number"}]} if v3 else {"type": "string"}
+    if message == "intstr.IntOrString":
+        base: dict[str, Any] = {"format": "int-or-string", "x-kubernetes-int-or-string": True}
+        return {**base, "oneOf": [{"type": "integer"}, {"type": "string"}]} if v3 else {"type": "string", **base}
+    if message == "meta.FieldsV1":
+        return {"type": "object"}
+    return None
+
+
+def _ref(message: str, v3: bool) -> dict[str, Any]:
+    if v3:  # kube-openapi v3 style: allOf-wrapped ref so siblings (default, description) are legal
+        return {"allOf": [{"$ref": f"#/components/schemas/{definition_name(message)}"}], "default": {}}
+    return {"$ref": f"#/definitions/{definition_name(message)}"}
+
+
+def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
+    value = _ref(f.type, v3) if f.is_message else dict(_SCALARS[f.type])
+    if f.map_key is not None:
+        out: dict[str, Any] = {"type": "object", "additionalProperties": value}
+    elif f.repeated:
+        out = {"type": "array", "items": value}
+    else:
+        out = value
+    return {**out, **PATCH_META.get(f.qualified, {})}
+
+
+def message_schema(message: str, v3: bool) -> dict[str, Any]:
+    """The schema of one message, inlined structs flattened as Go's JSON does."""
+    special = _special(message, v3)
+    if special is not None:
+        return special
+    props: dict[str, Any] = {}
+    for name, f in schema.json_fields(message).items():
+        props[name] = _field_schema(f, v3)
+    out: dict[str, Any] = {"type": "object", "properties": props}
+    if REQUIRED.get(message):
+        out["required"] = REQUIRED[message]
+    return out
+
+
+def closure(roots: list[str]) -> list[str]:
+    """Every message reachable from the roots (through inlined structs too)."""
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        m = stack.pop()
+        if m in seen:
+            continue
+        seen.add(m)
+        stack.extend(f.type for f in schema.fields(m) if f.is_message)
+    return sorted(seen)
+
+
+@lru_cache(maxsize=None)
+def _known(message: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, f in schema.json_fields(message).items():
+        nested = f.is_message and f.type not in schema.JSON_SCALAR_MESSAGES and f.map_key is None
+        out[name] = _known(f.type) if nested else None
+    return out
+
+
+def known_fields(kind: str) -> dict[str, Any]:
+    """Nested dict of the JSON fields a kind accepts, for ``fieldValidation=Strict``.
+
+    A value is None for a leaf (scalar, map, timestamp, quantity...) or the nested dict for an
+    object; for a list of objects it describes each element. KeyError for an unknown kind.
+    """
+    return {"apiVersion": None, "kind": None, **copy.deepcopy(_known(schema.KIND_MESSAGES[kind]))}
