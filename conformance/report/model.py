@@ -1,0 +1,111 @@
+"""Build the Contract 5 document (`conformance.json`) from the catalogue, the test results and the target.
+
+Pure function of its inputs, so the same code serves the live plugin, `nsconform report` and the tests.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+from conformance import __version__
+
+from .masking import mask_exchange, scrub
+
+STATUSES = ("failed", "passed", "skipped", "untested")
+SEVERITY_ORDER = {"critical": 0, "major": 1, "minor": 2}
+
+
+def clause_status(outcomes: Iterable[str]) -> str:
+    """failed if any test failed; passed if none failed and one passed; skipped if all skipped; untested if none."""
+    seen = set(outcomes)
+    if not seen:
+        return "untested"
+    if "failed" in seen:
+        return "failed"
+    if "passed" in seen:
+        return "passed"
+    return "skipped"
+
+
+def _test_entry(test: dict[str, Any], secrets: tuple[str, ...]) -> dict[str, Any]:
+    failed = test.get("outcome") == "failed"
+    entry = {"nodeid": test["nodeid"], "outcome": test.get("outcome", "skipped"),
+             "duration_s": round(float(test.get("duration_s") or 0.0), 4),
+             "message": test.get("message") or "", "category": test.get("category") if failed else None,
+             "phase": test.get("phase", "call"),
+             "exchanges": [mask_exchange(e, secrets) for e in test.get("exchanges") or []] if failed else []}
+    return entry
+
+
+def build_run(*, catalogue: list[dict[str, Any]], tests: list[dict[str, Any]], target: dict[str, Any] | None,
+              run_id: str, started: str, duration_s: float, exit_status: int, profile: str | None = None,
+              coverage: list[dict[str, Any]] | None = None, unmatched: list[dict[str, Any]] | None = None,
+              secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """The run document. Clauses not applicable to `profile` are left out unless a test claimed them."""
+    secrets = tuple(s for s in secrets if s)
+    by_clause: dict[str, list[dict[str, Any]]] = {}
+    unmapped: list[dict[str, Any]] = []
+    for test in tests:
+        entry = _test_entry(test, secrets)
+        ids = list(dict.fromkeys(test.get("clauses") or []))
+        if not ids:
+            unmapped.append(entry)
+        for cid in ids:
+            by_clause.setdefault(cid, []).append(entry)
+
+    known = {c["id"] for c in catalogue}
+    clauses: list[dict[str, Any]] = []
+    for c in catalogue:
+        applies = not profile or not c.get("profiles") or profile in c["profiles"]
+        if not applies and c["id"] not in by_clause:
+            continue
+        clause_tests = by_clause.get(c["id"], [])
+        clauses.append({"id": c["id"], "group": c.get("group") or "ungrouped",
+                        "requirement": c.get("requirement") or "",
+                        "source": c.get("source") or "", "severity": c.get("severity") or "major",
+                        "profiles": c.get("profiles") or [],
+                        "status": clause_status(t["outcome"] for t in clause_tests), "tests": clause_tests})
+    for cid in by_clause:
+        if cid not in known:
+            clause_tests = by_clause[cid]
+            clauses.append({"id": cid, "group": "unknown", "requirement": "(not in the clause catalogue)",
+                            "source": "", "severity": "major", "profiles": [],
+                            "status": clause_status(t["outcome"] for t in clause_tests), "tests": clause_tests})
+
+    clause_counts = Counter(c["status"] for c in clauses)
+    test_counts = Counter(t.get("outcome", "skipped") for t in tests)
+    cov = coverage or []
+    run = {
+        "harness": {"name": "nsconform", "version": __version__},
+        "run_id": run_id, "started": started, "duration_s": round(float(duration_s), 3),
+        "target": dict(target or {}), "profile": profile, "exit_status": int(exit_status),
+        "summary": {
+            "clauses": {s: clause_counts.get(s, 0) for s in STATUSES} | {"total": len(clauses)},
+            "tests": {s: test_counts.get(s, 0) for s in ("passed", "failed", "skipped")} | {"total": len(tests)},
+            "categories": dict(Counter(t["category"] for t in tests
+                                       if t.get("outcome") == "failed" and t.get("category"))),
+            "coverage": {"endpoints": len(cov), "hit": sum(1 for r in cov if r.get("hits")),
+                         "uncovered": sum(1 for r in cov if not r.get("hits"))},
+        },
+        "clauses": clauses,
+        "unmapped_tests": unmapped,
+        "coverage": cov,
+        "coverage_unmatched": unmatched or [],
+    }
+    return scrub(run, secrets)
+
+
+def groups(run: dict[str, Any]) -> list[tuple[str, dict[str, int]]]:
+    """Per clause group: counts of each status, in first-seen order."""
+    out: dict[str, dict[str, int]] = {}
+    for c in run.get("clauses", []):
+        counts = out.setdefault(c.get("group") or "ungrouped", {s: 0 for s in STATUSES})
+        counts[c.get("status", "untested")] = counts.get(c.get("status", "untested"), 0) + 1
+    return list(out.items())
+
+
+def failing_clauses(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """Failed clauses, most severe first (catalogue order within a severity)."""
+    failed = [c for c in run.get("clauses", []) if c.get("status") == "failed"]
+    return sorted(failed, key=lambda c: SEVERITY_ORDER.get(c.get("severity", "major"), 1))
