@@ -1,0 +1,237 @@
+"""Status errors with the exact texts of apimachinery `pkg/api/errors/errors.go` (catalogue NS-01..NS-04).
+
+Every layer raises `StatusError`; only the http layer turns it into a response, so the envelope is built
+in one place and matches upstream byte for byte.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+
+class StatusError(Exception):
+    """An error that is answered with a `Status` object (`status` is the full JSON-ready dict)."""
+
+    def __init__(self, status: dict[str, Any]):
+        super().__init__(status.get("message", ""))
+        self.status = status
+
+    @property
+    def code(self) -> int:
+        return int(self.status.get("code", 500))
+
+    @property
+    def reason(self) -> str:
+        return self.status.get("reason", "")
+
+    @property
+    def message(self) -> str:
+        return self.status.get("message", "")
+
+
+def status_dict(code: int, reason: str | None, message: str, details: dict | None = None) -> dict[str, Any]:
+    """Build a Failure Status the way `ErrorToAPIStatus` serialises it (omitempty fields left out)."""
+    st: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure"}
+    if message:
+        st["message"] = message
+    if reason:
+        st["reason"] = reason
+    if details is not None:
+        st["details"] = details
+    st["code"] = code
+    return st
+
+
+def _details(name: str, group: str, kind: str, **extra: Any) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    if name:
+        d["name"] = name
+    if group:
+        d["group"] = group
+    if kind:
+        d["kind"] = kind
+    d.update({k: v for k, v in extra.items() if v})
+    return d
+
+
+def _qualified(resource: str, group: str = "") -> str:
+    return f"{resource}.{group}" if group else resource
+
+
+def not_found(resource: str, name: str, group: str = "") -> StatusError:
+    return StatusError(status_dict(404, "NotFound", f'{_qualified(resource, group)} "{name}" not found',
+                                   _details(name, group, resource)))
+
+
+def already_exists(resource: str, name: str, group: str = "", *, being_deleted: bool = False) -> StatusError:
+    msg = f'{_qualified(resource, group)} "{name}" already exists'
+    if being_deleted:
+        msg = f"object is being deleted: {msg}"
+    return StatusError(status_dict(409, "AlreadyExists", msg, _details(name, group, resource)))
+
+
+def generate_name_conflict(resource: str, name: str, retry_after: int = 1, group: str = "") -> StatusError:
+    msg = (f'{_qualified(resource, group)} "{name}" already exists, '
+           "the server was not able to generate a unique name for the object")
+    return StatusError(status_dict(409, "AlreadyExists", msg,
+                                   _details(name, group, resource, retryAfterSeconds=retry_after)))
+
+
+OPTIMISTIC_LOCK_MSG = "the object has been modified; please apply your changes to the latest version and try again"
+
+
+def conflict(resource: str, name: str, err: str, group: str = "") -> StatusError:
+    msg = f'Operation cannot be fulfilled on {_qualified(resource, group)} "{name}": {err}'
+    return StatusError(status_dict(409, "Conflict", msg, _details(name, group, resource)))
+
+
+def forbidden(resource: str, name: str, err: str, group: str = "",
+              causes: Iterable[dict] = ()) -> StatusError:
+    qr = _qualified(resource, group)
+    if not qr and not name:
+        msg = f"forbidden: {err}"
+    elif not name:
+        msg = f"{qr} is forbidden: {err}"
+    else:
+        msg = f'{qr} "{name}" is forbidden: {err}'
+    details = _details(name, group, resource)
+    causes = list(causes)
+    if causes:
+        details["causes"] = causes
+    return StatusError(status_dict(403, "Forbidden", msg, details))
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One `field.Error`: `type` is the cause reason, `body` the ErrorBody (without the field path)."""
+
+    type: str
+    field: str
+    body: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.body}" if self.field else self.body
+
+    def cause(self) -> dict[str, str]:
+        return {"reason": self.type, "message": self.body, "field": self.field}
+
+
+def _go_quote(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def field_invalid(field: str, value: Any, detail: str) -> FieldError:
+    body = f"Invalid value: {_go_quote(value)}"
+    if detail:
+        body += f": {detail}"
+    return FieldError("FieldValueInvalid", field, body)
+
+
+def field_required(field: str, detail: str = "") -> FieldError:
+    return FieldError("FieldValueRequired", field, f"Required value: {detail}" if detail else "Required value")
+
+
+def field_forbidden(field: str, detail: str) -> FieldError:
+    return FieldError("FieldValueForbidden", field, f"Forbidden: {detail}")
+
+
+def field_not_supported(field: str, value: Any, valid: Iterable[str]) -> FieldError:
+    quoted = ", ".join(json.dumps(v) for v in valid)
+    return FieldError("FieldValueNotSupported", field,
+                      f"Unsupported value: {_go_quote(value)}: supported values: {quoted}")
+
+
+def aggregate(errs: list[FieldError]) -> str:
+    """`field.ErrorList.ToAggregate().Error()`: one ⇒ plain text, several (deduplicated) ⇒ `[e1, e2]`."""
+    texts: list[str] = []
+    for e in errs:
+        if str(e) not in texts:
+            texts.append(str(e))
+    return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+
+
+def invalid(kind: str, name: str, errs: list[FieldError], group: str = "") -> StatusError:
+    qk = f"{kind}.{group}" if group else kind
+    msg = f'{qk} "{name}" is invalid: {aggregate(errs)}'
+    details: dict[str, Any] = {"name": name} if name else {}
+    if group:
+        details["group"] = group
+    details["kind"] = kind
+    details["causes"] = [e.cause() for e in errs]
+    return StatusError(status_dict(422, "Invalid", msg, details))
+
+
+def bad_request(msg: str) -> StatusError:
+    return StatusError(status_dict(400, "BadRequest", msg))
+
+
+def method_not_supported(resource: str, action: str) -> StatusError:
+    return StatusError(status_dict(405, "MethodNotAllowed",
+                                   f'{action} is not supported on resources of kind "{resource}"', {"kind": resource}))
+
+
+def expired(msg: str) -> StatusError:
+    return StatusError(status_dict(410, "Expired", msg))
+
+
+def gone(msg: str) -> StatusError:
+    return StatusError(status_dict(410, "Gone", msg))
+
+
+def internal(err: str) -> StatusError:
+    return StatusError(status_dict(500, "InternalError", f"Internal error occurred: {err}",
+                                   {"causes": [{"message": err}]}))
+
+
+def timeout(msg: str, retry_after: int = 0) -> StatusError:
+    details = {"retryAfterSeconds": retry_after} if retry_after else {}
+    return StatusError(status_dict(504, "Timeout", f"Timeout: {msg}", details))
+
+
+SUPPORTED_MEDIA_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+
+
+def unsupported_media_type(content_type: str = "") -> StatusError:
+    """The handler-level 415 (`NegotiateInputSerializer`): the body format is unknown."""
+    msg = ("the body of the request was in an unknown format - accepted media types include: "
+           + ", ".join(SUPPORTED_MEDIA_TYPES))
+    return StatusError(status_dict(415, "UnsupportedMediaType", msg))
+
+
+def router_unsupported_media_type() -> StatusError:
+    """go-restful's 415 for a PATCH whose Content-Type is not in the route's Consumes list."""
+    return StatusError(status_dict(415, "UnsupportedMediaType", "415: Unsupported Media Type", {}))
+
+
+def not_acceptable(available: Iterable[str] = ("application/json", "application/yaml",
+                                               "application/vnd.kubernetes.protobuf")) -> StatusError:
+    msg = "406: Not Acceptable\n\nAvailable representations: " + ", ".join(available)
+    return StatusError(status_dict(406, "NotAcceptable", msg, {}))
+
+
+def request_entity_too_large(msg: str = "limit is 3145728") -> StatusError:
+    return StatusError(status_dict(413, "RequestEntityTooLarge", f"Request entity too large: {msg}"))
+
+
+def unauthorized() -> StatusError:
+    return StatusError(status_dict(401, "Unauthorized", "Unauthorized"))
+
+
+def route_not_found() -> StatusError:
+    """go-restful: no route under a registered web service matches the path (NS-04)."""
+    return StatusError(status_dict(404, "NotFound", "the server could not find the requested resource", {}))
+
+
+def route_method_not_allowed() -> StatusError:
+    """go-restful: the path matches a route but the method does not (NS-04); no Allow header."""
+    return StatusError(status_dict(405, "MethodNotAllowed",
+                                   "the server does not allow this method on the requested resource", {}))

@@ -1,0 +1,107 @@
+"""Contract 1: the reference server in a background thread with its own event loop."""
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from typing import Iterable
+
+from .deviations import Deviations
+from .server import ReferenceServer
+
+
+class RunningServer:
+    """Handle on a started server: `url`, `token`, `ca_file`; `stop()` is idempotent."""
+
+    def __init__(self, server: ReferenceServer, loop: asyncio.AbstractEventLoop, thread: threading.Thread):
+        self._server = server
+        self._loop = loop
+        self._thread = thread
+        self._lock = threading.Lock()
+        self._ca_copy: str | None = None
+        self.url: str = server.url
+        self.token: str | None = server.token
+        self.ca_file: str | None = server.ca_file
+        self.profile: str = server.ctx.profile
+        if server.tls is not None:  # a copy that outlives stop(), for clients still holding the path
+            import tempfile
+            fd, self._ca_copy = tempfile.mkstemp(prefix="nsconform-ca-", suffix=".crt")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(server.tls.ca_pem)
+            self.ca_file = self._ca_copy
+
+    @property
+    def server(self) -> ReferenceServer:
+        return self._server
+
+    def write_kubeconfig(self, path: str) -> None:
+        self._server.write_kubeconfig(path)
+
+    def stop(self) -> None:
+        with self._lock:
+            if not self._thread.is_alive():
+                return
+            fut = asyncio.run_coroutine_threadsafe(self._server.stop(), self._loop)
+            try:
+                fut.result(timeout=15)
+            finally:
+                self._loop.call_soon_threadsafe(self._loop.stop)
+                self._thread.join(timeout=15)
+            if self._ca_copy:
+                try:
+                    os.unlink(self._ca_copy)
+                except OSError:
+                    pass
+
+    def __enter__(self) -> "RunningServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
+                   tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1",
+                   port: int = 0) -> RunningServer:
+    """Start a server in a daemon thread; returns once it is listening (and answers /version)."""
+    deviations = tuple(deviations)
+    Deviations(deviations)  # unknown names ⇒ ValueError before any thread starts
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+
+        async def boot() -> None:
+            server = ReferenceServer(profile=profile, deviations=deviations, token=token, tls=tls,
+                                     controller_delay=controller_delay, host=host, port=port)
+            await server.start()
+            box["server"] = server
+
+        try:
+            loop.run_until_complete(boot())
+        except BaseException as exc:  # reported to the caller
+            box["error"] = exc
+            started.set()
+            loop.close()
+            return
+        started.set()
+        try:
+            loop.run_forever()
+        finally:
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for t in pending:
+                t.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    thread = threading.Thread(target=run, name="nsconform-reference-server", daemon=True)
+    thread.start()
+    started.wait()
+    if "error" in box:
+        thread.join()
+        raise box["error"]  # type: ignore[misc]
+    return RunningServer(box["server"], loop, thread)  # type: ignore[arg-type]

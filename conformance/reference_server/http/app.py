@@ -1,0 +1,82 @@
+"""The aiohttp application: auth and error middlewares around one dispatcher (no framework routing,
+so every 404/405 is upstream's)."""
+from __future__ import annotations
+
+import hmac
+import logging
+
+from aiohttp import web
+
+from .. import apierrors as E
+from .context import ServerContext
+from .discovery import VERSION_INFO, api_group_list, api_resource_list, api_versions, openapi_response
+from .handlers import Handlers
+from .respond import error_response, object_response, plain_not_found
+
+log = logging.getLogger("nsconform.reference_server.http")
+CTX_KEY = web.AppKey("ctx", ServerContext)
+PUBLIC_PATHS = ("/healthz", "/livez", "/readyz")
+
+
+def build_app(ctx: ServerContext) -> web.Application:
+    """Build the application; all paths go to `dispatch`."""
+    app = web.Application(middlewares=[_errors(ctx), _auth(ctx)], client_max_size=1024 ** 3)
+    app[CTX_KEY] = ctx
+    handlers = Handlers(ctx)
+
+    async def dispatch(request: web.Request) -> web.StreamResponse:
+        route = ctx.router.resolve(request.method, request.path)
+        t = route.target
+        if t == "plain-404":
+            return plain_not_found()
+        if t == "health":
+            return web.Response(text="ok", content_type="text/plain")
+        if t == "version":
+            return object_response(VERSION_INFO)
+        if t == "api":
+            return object_response(api_versions(request.host))
+        if t == "api-v1":
+            verbs = ["update" if m == "PUT" else "create" if m == "POST" else "patch"
+                     for m in ctx.router.finalize_methods()]
+            return object_response(api_resource_list(ctx.registry, verbs))
+        if t == "apis":
+            return object_response(api_group_list())
+        if t == "openapi":
+            return openapi_response(ctx.registry, route.name)
+        return await handlers.handle(request, route)
+
+    app.router.add_route("*", "/{tail:.*}", dispatch)
+    return app
+
+
+def _auth(ctx: ServerContext):
+    @web.middleware
+    async def auth(request: web.Request, handler):
+        if ctx.token is not None and request.path not in PUBLIC_PATHS:
+            header = request.headers.get("Authorization", "")
+            if not (header.startswith("Bearer ") and hmac.compare_digest(header[7:].strip(), ctx.token)):
+                raise E.unauthorized()
+        return await handler(request)
+    return auth
+
+
+def _errors(ctx: ServerContext):
+    """Every failure becomes a Status; a true bug is logged and answered 500 without a traceback."""
+    @web.middleware
+    async def errors(request: web.Request, handler):
+        try:
+            return await handler(request)
+        except E.StatusError as err:
+            return error_response(err, ctx.deviations)
+        except web.HTTPRequestEntityTooLarge:
+            return error_response(E.request_entity_too_large("limit is 3145728"), ctx.deviations)
+        except web.HTTPException as exc:
+            if exc.status == 404:
+                return plain_not_found()
+            return error_response(E.StatusError(E.status_dict(exc.status, None, exc.reason)), ctx.deviations)
+        except (ConnectionResetError, ConnectionError):
+            raise
+        except Exception as exc:  # a bug in the server, not the client's fault
+            log.exception("internal error serving %s %s", request.method, request.path)
+            return error_response(E.internal(type(exc).__name__), ctx.deviations)
+    return errors

@@ -1,0 +1,23 @@
+"""What the http layer is handed: the lower layers plus per-server settings."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..admission import NamespaceLifecycle
+from ..deviations import Deviations
+from ..registry import Registry
+from .router import Router
+
+
+@dataclass
+class ServerContext:
+    registry: Registry
+    admission: NamespaceLifecycle
+    deviations: Deviations
+    router: Router
+    profile: str = "kubernetes"
+    token: str | None = None
+
+    @property
+    def store(self):
+        return self.registry.store

@@ -1,0 +1,207 @@
+"""Request body decoding (NS-22): content-type dispatch, kind/version checks, field validation.
+
+`decode_body` is the one hook where other wire formats plug in: protobuf goes to `wire.protobuf.decode`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from .. import apierrors as E
+from ..registry.kinds import OBJECT_META_FIELDS
+from . import hooks
+
+JSON_TYPES = ("application/json", "")
+YAML_TYPE = "application/yaml"
+PROTOBUF_TYPE = "application/vnd.kubernetes.protobuf"
+
+
+def media_type(content_type: str | None) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def summarize(raw: bytes, n: int = 30) -> str:
+    """`summarizeData`: text for JSON-looking bodies, hex otherwise."""
+    if not raw:
+        return "<empty>"
+    if raw[:1] == b"{":
+        return raw[:n].decode("utf-8", "replace") + (" ..." if len(raw) > n else "")
+    return raw[:n].hex() + (" ..." if len(raw) > n else "")
+
+
+def _unrecognized(expected_kind: str, err: str, raw: bytes) -> E.StatusError:
+    return E.bad_request(f"the object provided is unrecognized (must be of type {expected_kind}): "
+                         f"{err} ({summarize(raw)})")
+
+
+def parse_raw(content_type: str | None, raw: bytes, expected_kind: str) -> Any:
+    """Bytes → Python value by media type; unknown type ⇒ 415, undecodable ⇒ 400."""
+    mt = media_type(content_type)
+    if mt in JSON_TYPES:
+        try:
+            return json.loads(raw.decode("utf-8")) if raw else _raise(ValueError("unexpected end of JSON input"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise _unrecognized(expected_kind, f"couldn't get version/kind; json parse error: {_json_msg(exc)}",
+                                raw) from None
+    if mt == YAML_TYPE:
+        try:
+            return yaml.safe_load(raw.decode("utf-8")) if raw else _raise(ValueError("empty body"))
+        except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
+            raise _unrecognized(expected_kind, f"couldn't get version/kind; json parse error: {exc}", raw) from None
+    if mt == PROTOBUF_TYPE:
+        decoder = hooks.protobuf_decoder()
+        if decoder is None:
+            raise E.unsupported_media_type(mt)
+        try:
+            return decoder(raw)
+        except ValueError as exc:
+            raise _unrecognized(expected_kind, str(exc), raw) from None
+    raise E.unsupported_media_type(mt)
+
+
+def _raise(exc: Exception) -> Any:
+    raise exc
+
+
+def _json_msg(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at offset {exc.pos}"
+    return str(exc)
+
+
+_GO_TYPES = {"metadata": "v1.ObjectMeta", "spec": "v1.{kind}Spec", "status": "v1.{kind}Status"}
+
+
+def _json_type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    if v is None:
+        return "null"
+    return "object"
+
+
+def decode_body(content_type: str | None, raw: bytes, expected_kind: str) -> dict[str, Any]:
+    """Decode a request body that must be an object of `expected_kind` in core v1 (NS-22).
+
+    A missing kind/apiVersion is defaulted from the route, as the apiserver's decoder does.
+    """
+    obj = parse_raw(content_type, raw, expected_kind)
+    if not isinstance(obj, dict):
+        raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
+                            f"{_json_type(obj)} into Go value of type struct {{ APIVersion string "
+                            '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }', raw)
+    kind, version = obj.get("kind"), obj.get("apiVersion")
+    if kind is not None and not isinstance(kind, str) or version is not None and not isinstance(version, str):
+        raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
+                            "into Go struct field .kind of type string", raw)
+    if version and version != "v1":
+        raise E.bad_request(f"the API version in the data ({version}) does not match the expected API version (v1)")
+    if kind and kind != expected_kind:
+        if kind not in hooks.KNOWN_KINDS:
+            raise _unrecognized(expected_kind, f'no kind "{kind}" is registered for version "v1" in scheme '
+                                '"pkg/api/legacyscheme/scheme.go:30"', raw)
+        raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {expected_kind}: converting '
+                            f"(v1.{kind}) to (core.{expected_kind}): unknown conversion")
+    _check_shapes(obj, expected_kind)
+    obj["kind"], obj["apiVersion"] = expected_kind, "v1"
+    return obj
+
+
+def _check_shapes(obj: dict[str, Any], kind: str) -> None:
+    """The Go unmarshal type errors a malformed-but-valid JSON body would hit."""
+
+    def fail(path: str, value: Any, go_type: str) -> None:
+        raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal '
+                            f"{_json_type(value)} into Go struct field {kind}.{path} of type {go_type}")
+
+    for f, go in _GO_TYPES.items():
+        if f in obj and obj[f] is not None and not isinstance(obj[f], dict):
+            fail(f, obj[f], go.format(kind=kind))
+    meta = obj.get("metadata") or {}
+    for f in ("name", "generateName", "namespace", "resourceVersion", "uid"):
+        if f in meta and meta[f] is not None and not isinstance(meta[f], str):
+            fail(f"metadata.{f}", meta[f], "string")
+    for f in ("labels", "annotations"):
+        v = meta.get(f)
+        if v is not None:
+            if not isinstance(v, dict):
+                fail(f"metadata.{f}", v, "map[string]string")
+            for val in v.values():
+                if not isinstance(val, str):
+                    fail(f"metadata.{f}", val, "string")
+    if meta.get("finalizers") is not None:
+        if not isinstance(meta["finalizers"], list) or not all(isinstance(x, str) for x in meta["finalizers"]):
+            fail("metadata.finalizers", meta["finalizers"], "[]string")
+    spec = obj.get("spec") or {}
+    if kind == "Namespace" and spec.get("finalizers") is not None:
+        fl = spec["finalizers"]
+        if not isinstance(fl, list) or not all(isinstance(x, str) for x in fl):
+            fail("spec.finalizers", fl, "v1.FinalizerName")
+    if kind == "ConfigMap" and obj.get("data") is not None:
+        if not isinstance(obj["data"], dict) or not all(isinstance(x, str) for x in obj["data"].values()):
+            fail("data", obj["data"], "map[string]string")
+
+
+def _schema(kind: str, top_level: frozenset[str]) -> dict[str, Any]:
+    """The nested field model (`wire.openapi.known_fields`), else top level + ObjectMeta."""
+    known = hooks.wire_attr("openapi", "known_fields")
+    if known is not None:
+        try:
+            return known(kind)
+        except KeyError:
+            pass
+    return {"apiVersion": None, "kind": None, "metadata": {f: None for f in OBJECT_META_FIELDS},
+            **{f: None for f in top_level}}
+
+
+def _walk_unknown(obj: dict[str, Any], schema: dict[str, Any], prefix: str, drop: bool) -> list[str]:
+    out: list[str] = []
+    for key in list(obj):
+        if key not in schema:
+            out.append(prefix + key)
+            if drop:
+                del obj[key]
+            continue
+        sub, value = schema[key], obj[key]
+        if isinstance(sub, dict):
+            if isinstance(value, dict):
+                out += _walk_unknown(value, sub, f"{prefix}{key}.", drop)
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, dict):
+                        out += _walk_unknown(item, sub, f"{prefix}{key}[{i}].", drop)
+    return out
+
+
+def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str]) -> list[str]:
+    """Paths of the fields the Go types would not know (they are dropped on decode)."""
+    return _walk_unknown(obj, _schema(kind, top_level), "", drop=False)
+
+
+def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str) -> list[str]:
+    """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped."""
+    unknown = _walk_unknown(obj, _schema(kind, top_level), "", drop=mode != "Strict")
+    if unknown and mode == "Strict":
+        raise E.bad_request("strict decoding error: " + ", ".join(f'unknown field "{u}"' for u in unknown))
+    return [f'unknown field "{u}"' for u in unknown] if mode == "Warn" else []
+
+
+def decode_delete_options(content_type: str | None, raw: bytes) -> dict[str, Any]:
+    """A DeleteOptions body (`meta.k8s.io/v1` or legacy `v1`)."""
+    obj = parse_raw(content_type, raw, "DeleteOptions")
+    if not isinstance(obj, dict):
+        raise _unrecognized("DeleteOptions", "couldn't get version/kind; json parse error: json: cannot "
+                            f"unmarshal {_json_type(obj)} into Go value", raw)
+    kind = obj.get("kind")
+    if kind and kind != "DeleteOptions":
+        raise E.bad_request(f'{kind} in version "{obj.get("apiVersion", "v1")}" cannot be handled as a '
+                            "DeleteOptions: unknown conversion")
+    return obj

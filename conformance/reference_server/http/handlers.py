@@ -1,0 +1,216 @@
+"""Resource handlers (upstream `endpoints/handlers`): one request → admission → registry, exactly once."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+from multidict import CIMultiDict
+
+from .. import apierrors as E
+from ..registry import GenericStore
+from ..registry.namespace import NamespaceStore
+from . import params as P
+from .context import ServerContext
+from .decode import apply_field_validation, decode_body, decode_delete_options, media_type
+from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
+from .respond import object_response
+from .router import Route
+from .watch import serve_watch
+
+
+async def read_body(request: web.Request) -> bytes:
+    """The body, refusing more than 3 MiB (413, as `limitedReadBody`)."""
+    if request.content_length is not None and request.content_length > P.MAX_BODY:
+        raise E.request_entity_too_large(f"limit is {P.MAX_BODY}")
+    chunks, size = [], 0
+    while chunk := await request.content.read(64 * 1024):  # read() may return less than asked: loop to EOF
+        size += len(chunk)
+        if size > P.MAX_BODY:
+            raise E.request_entity_too_large(f"limit is {P.MAX_BODY}")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def check_path_segment(value: str, what: str) -> None:
+    """`path.IsValidPathSegmentName` on names and namespaces (NS-24)."""
+    msgs = []
+    if value in (".", ".."):
+        msgs.append(f"may not be '{value}'")
+    else:
+        if "/" in value:
+            msgs.append("may not contain '/'")
+        if "%" in value:
+            msgs.append("may not contain '%'")
+    if msgs:
+        raise E.bad_request(f'{what} parameter invalid: "{value}": {";".join(msgs)}')
+
+
+class Handlers:
+    def __init__(self, ctx: ServerContext):
+        self.ctx = ctx
+
+    # ---- dispatch --------------------------------------------------------------------------------
+    async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:
+        m = request.method
+        if route.namespace:
+            check_path_segment(route.namespace, "Namespace")
+        if route.name:
+            check_path_segment(route.name, "Name")
+        store = self._store(route)
+        watching = route.watch_path or (P.truthy(request.query.get("watch"))
+                                        and route.target not in ("ns-status", "ns-finalize"))
+        if m == "GET":
+            if route.target in ("ns-collection", "collection", "cluster") or watching:
+                ns = None if route.target in ("ns-collection", "cluster", "ns-item") else route.namespace
+                opts = P.list_options(request.query, route.name if watching else "")
+                if watching:
+                    return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
+                return self._respond(request, self._list(store, ns, opts, route))
+            return self._respond(request, store.get(route.namespace, route.name))
+        if m == "POST":
+            if route.target == "ns-finalize":
+                return await self._update(request, route, store)
+            return await self._create(request, route, store)
+        if m == "PUT":
+            return await self._update(request, route, store)
+        if m == "PATCH":
+            return await self._patch(request, route, store)
+        if m == "DELETE":
+            if route.target == "collection":
+                return await self._delete_collection(request, route, store)
+            return await self._delete(request, route, store)
+        raise E.route_method_not_allowed()
+
+    def _store(self, route: Route) -> GenericStore:
+        if route.resource == "namespaces":
+            return self.ctx.registry.namespaces
+        store = self.ctx.registry.content(route.resource)
+        if store is None:
+            raise E.route_not_found()
+        return store
+
+    def _respond(self, request: web.Request, obj: Any, status: int = 200,
+                 warnings: list[str] | None = None) -> web.Response:
+        headers = None
+        if warnings:  # one Warning header per warning, quoted as RFC 7234 warn-text
+            headers = CIMultiDict([("Warning", '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"')
+                                   for w in warnings])
+        kind = obj.get("kind", "").removesuffix("List") if obj.get("kind") != "Status" else ""
+        return object_response(obj, status, request.headers.get("Accept"), headers, kind=kind, query=request.query)
+
+    def _list(self, store: GenericStore, ns: str | None, opts: Any, route: Route) -> dict[str, Any]:
+        out = store.list(ns, opts)
+        if route.target == "cluster" and self.ctx.deviations.active("cluster-list-misses-namespaces"):
+            namespaces = sorted({i["metadata"].get("namespace", "") for i in out["items"]})
+            if namespaces:
+                out["items"] = [i for i in out["items"] if i["metadata"].get("namespace") != namespaces[-1]]
+        return out
+
+    # ---- body helpers ----------------------------------------------------------------------------
+    async def _decode(self, request: web.Request, store: GenericStore) -> tuple[dict[str, Any], list[str]]:
+        raw = await read_body(request)
+        obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind)
+        mode = P.field_validation(request.query)
+        warnings = apply_field_validation(obj, store.info.kind, store.info.fields, mode)
+        return obj, warnings
+
+    def _fix_namespace(self, obj: dict[str, Any], route: Route, store: GenericStore) -> None:
+        """NS-14 (namespaces: cleared) and NS-80/NS-81 (content: filled in, mismatch ⇒ 400)."""
+        meta = obj.setdefault("metadata", {})
+        if not store.info.namespaced:
+            meta.pop("namespace", None)
+            return
+        body_ns = meta.get("namespace") or ""
+        if not body_ns:
+            if not self.ctx.deviations.active("no-namespace-defaulting"):
+                meta["namespace"] = route.namespace
+        elif body_ns != route.namespace:
+            if not self.ctx.deviations.active("accept-namespace-mismatch"):
+                raise E.bad_request("the namespace of the provided object does not match the namespace sent "
+                                    "on the request")
+            meta["namespace"] = route.namespace
+
+    @staticmethod
+    def _check_name(obj: dict[str, Any], name: str) -> None:
+        """`checkName` (NS-35)."""
+        body_name = obj.get("metadata", {}).get("name") or ""
+        if not body_name:
+            raise E.bad_request(f"the name of the object ({name} based on URL) was undeterminable: "
+                                "name must be provided")
+        if body_name != name:
+            raise E.bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
+
+    def _strategy(self, route: Route, store: GenericStore) -> Any:
+        if isinstance(store, NamespaceStore):
+            if route.target == "ns-status":
+                return store.status_strategy
+            if route.target == "ns-finalize":
+                return store.finalize_strategy
+        return None
+
+    # ---- verbs -----------------------------------------------------------------------------------
+    async def _create(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
+        obj, warnings = await self._decode(request, store)
+        self._fix_namespace(obj, route, store)
+        dry = P.dry_run(request.query.getall("dryRun", []))
+        admit = self.ctx.admission.for_create(store.info)
+        created = store.create(obj, dry_run=dry, admit=admit,
+                               field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
+        return self._respond(request, created, 201, warnings)
+
+    async def _update(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
+        obj, warnings = await self._decode(request, store)
+        self._fix_namespace(obj, route, store)
+        self._check_name(obj, route.name)
+        dry = P.dry_run(request.query.getall("dryRun", []))
+        out = store.update(route.namespace, route.name, obj, strategy=self._strategy(route, store), dry_run=dry,
+                           field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
+        return self._respond(request, out, 200, warnings)
+
+    async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
+        ctype = media_type(request.headers.get("Content-Type"))
+        raw = await read_body(request)
+        if ctype not in PATCH_TYPES or ctype == APPLY_PATCH:
+            raise E.router_unsupported_media_type()
+        try:
+            patch = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise E.bad_request(f"error decoding patch: {exc}") from None
+        mode = P.field_validation(request.query)
+        warnings: list[str] = []
+
+        def transform(current: dict[str, Any]) -> dict[str, Any]:
+            patched = apply_patch(current, ctype, patch)
+            patched["kind"], patched["apiVersion"] = store.info.kind, "v1"
+            warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode)
+            self._fix_namespace(patched, route, store)
+            self._check_name(patched, route.name)
+            return patched
+
+        dry = P.dry_run(request.query.getall("dryRun", []))
+        out = store.update(route.namespace, route.name, transform=transform, strategy=self._strategy(route, store),
+                           dry_run=dry,
+                           field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
+        return self._respond(request, out, 200, warnings)
+
+    async def _delete_body(self, request: web.Request) -> dict[str, Any] | None:
+        raw = await read_body(request)
+        if not raw.strip():
+            return None
+        return decode_delete_options(request.headers.get("Content-Type"), raw)
+
+    async def _delete(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
+        body = await self._delete_body(request)
+        opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
+        admit = self.ctx.admission.for_delete(store.info, route.name)
+        out, deleted = store.delete(route.namespace, route.name, opts, admit=admit)
+        status = 202 if (not deleted and opts.orphan_dependents is False) else 200
+        return self._respond(request, out, status)
+
+    async def _delete_collection(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
+        body = await self._delete_body(request)
+        opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
+        out = store.delete_collection(route.namespace, P.list_options(request.query), opts)
+        return self._respond(request, out)
+

@@ -1,0 +1,106 @@
+"""Query parameters and DeleteOptions parsing shared by the handlers."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .. import apierrors as E
+from ..registry import DeleteOptions, ListOptions
+
+MAX_BODY = 3 * 1024 * 1024
+
+
+def truthy(value: str | None) -> bool:
+    return (value or "").lower() in ("true", "1")
+
+
+def dry_run(values: list[str]) -> bool:
+    """`dryRun=All` ⇒ True; anything else ⇒ 422 as upstream's option validation."""
+    values = [v for v in values if v != ""]
+    bad = [v for v in values if v != "All"]
+    if bad:
+        raise E.invalid("CreateOptions", "", [E.field_not_supported("dryRun", bad, ["All"])], group="meta.k8s.io")
+    return bool(values)
+
+
+def field_manager(query: Mapping[str, str], user_agent: str | None) -> str:
+    fm = query.get("fieldManager")
+    if fm:
+        return fm
+    return (user_agent or "").split("/", 1)[0][:128] or "unknown"
+
+
+def field_validation(query: Mapping[str, str]) -> str:
+    v = query.get("fieldValidation", "Warn") or "Warn"
+    if v not in ("Strict", "Warn", "Ignore"):
+        raise E.bad_request(f'fieldValidation must be one of "Ignore", "Warn", or "Strict", got "{v}"')
+    return v
+
+
+def list_options(query: Mapping[str, str], name: str = "") -> ListOptions:
+    """ListOptions from the query; a single-object path implies `metadata.name=<name>` (NS-90)."""
+    fs = query.get("fieldSelector", "")
+    if name:
+        implied = f"metadata.name={name}"
+        if fs:
+            terms = [t for t in fs.split(",") if t]
+            for t in terms:
+                if t.replace("==", "=").startswith("metadata.name=") and t.replace("==", "=") != implied:
+                    raise E.bad_request("fieldSelector metadata.name doesn't match requested name")
+            fs = ",".join(terms + [implied])
+        else:
+            fs = implied
+    limit_s = query.get("limit", "")
+    try:
+        limit = int(limit_s) if limit_s else 0
+    except ValueError:
+        raise E.bad_request(f'invalid value for limit: "{limit_s}"') from None
+    return ListOptions(label_selector=query.get("labelSelector", ""), field_selector=fs, limit=limit,
+                       continue_token=query.get("continue", ""), resource_version=query.get("resourceVersion", ""),
+                       resource_version_match=query.get("resourceVersionMatch", ""))
+
+
+def _bool_opt(v: Any, field: str) -> bool | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
+        return v.lower() in ("true", "1")
+    raise E.bad_request(f'invalid value for {field}: "{v}"')
+
+
+def delete_options(body: dict[str, Any] | None, query: Mapping[str, str], query_dry_run: list[str]) -> DeleteOptions:
+    """DeleteOptions from a JSON body, else from the query (NS-57), validated like upstream."""
+    src: dict[str, Any] = dict(body or {})
+    if body is None:
+        for k in ("propagationPolicy", "gracePeriodSeconds", "orphanDependents"):
+            if k in query:
+                src[k] = query[k]
+    dr = src.get("dryRun")
+    dr_list = (dr if isinstance(dr, list) else [dr]) if dr is not None else []
+    dr_list = [str(x) for x in dr_list] + list(query_dry_run)
+    errs: list[E.FieldError] = []
+    bad = [v for v in dr_list if v and v != "All"]
+    if bad:
+        errs.append(E.field_not_supported("dryRun", bad, ["All"]))
+    pp = src.get("propagationPolicy")
+    if pp is not None and pp not in ("Orphan", "Background", "Foreground"):
+        errs.append(E.field_not_supported("propagationPolicy", pp, ["Foreground", "Background", "Orphan"]))
+    orphan = _bool_opt(src.get("orphanDependents"), "orphanDependents")
+    if orphan is not None and pp is not None:
+        errs.append(E.field_invalid("propagationPolicy", pp,
+                                    "orphanDependents and deletionPropagation cannot be both set"))
+    grace = src.get("gracePeriodSeconds")
+    if grace is not None:
+        try:
+            grace = int(grace)
+        except (TypeError, ValueError):
+            raise E.bad_request(f'invalid value for gracePeriodSeconds: "{grace}"') from None
+    if errs:
+        raise E.invalid("DeleteOptions", "", errs, group="meta.k8s.io")
+    pre = src.get("preconditions") or {}
+    if not isinstance(pre, dict):
+        raise E.bad_request("preconditions must be an object")
+    return DeleteOptions(dry_run=bool(dr_list), propagation_policy=pp, orphan_dependents=orphan,
+                         uid=pre.get("uid"), resource_version=pre.get("resourceVersion"),
+                         grace_period_seconds=grace)

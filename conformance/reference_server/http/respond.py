@@ -1,0 +1,91 @@
+"""Response encoding: Accept negotiation (JSON, YAML, Table and metadata-only via `wire`), Status errors."""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+import yaml
+from aiohttp import web
+
+from .. import apierrors as E
+from ..deviations import Deviations
+from . import hooks
+
+JSON = "application/json"
+TRANSFORMS = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
+
+
+def dumps(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _negotiate(accept: str | None, transforms: tuple[str, ...]) -> tuple[str, str | None, str]:
+    """(media type, transform, meta version); 406 when nothing is acceptable."""
+    neg = hooks.wire_attr("negotiation", "negotiate")
+    if neg is not None:
+        chosen = neg(accept, transforms=transforms, yaml_ok=True)
+        if chosen is None:
+            msg_fn = hooks.wire_attr("negotiation", "not_acceptable_message")
+            msg = msg_fn(True) if msg_fn else "only the following media types are accepted: application/json"
+            raise E.StatusError(E.status_dict(406, "NotAcceptable", msg))
+        return chosen.media_type, chosen.transform, chosen.version
+    for part in (accept or "").split(","):
+        mt = part.split(";")[0].strip().lower()
+        if not mt or "as=" in part:
+            continue
+        if mt in (JSON, "*/*", "application/*"):
+            return JSON, None, "v1"
+        if mt == "application/yaml":
+            return "application/yaml", None, "v1"
+    if not (accept or "").strip():
+        return JSON, None, "v1"
+    raise E.not_acceptable()
+
+
+def _transform(obj: dict[str, Any], transform: str, version: str, kind: str, query: Mapping[str, str]) -> Any:
+    is_list = isinstance(obj.get("items"), list)
+    if transform == "Table":
+        to_table = hooks.wire_attr("table", "to_table")
+        assert to_table is not None
+        objects = obj["items"] if is_list else [obj]
+        try:
+            return to_table(objects, kind, obj.get("metadata") if is_list else None,
+                            include_object=query.get("includeObject", "Metadata"), version=version)
+        except ValueError as exc:
+            raise E.bad_request(str(exc)) from None
+    if transform == "PartialObjectMetadataList" and is_list:
+        fn = hooks.wire_attr("table", "partial_object_metadata_list")
+        assert fn is not None
+        return fn(obj["items"], obj.get("metadata"), version)
+    if transform == "PartialObjectMetadata" and not is_list:
+        fn = hooks.wire_attr("table", "partial_object_metadata")
+        assert fn is not None
+        return fn(obj, version)
+    raise E.not_acceptable()
+
+
+def object_response(obj: Any, status: int = 200, accept: str | None = None,
+                    headers: Mapping[str, str] | None = None, *, kind: str = "",
+                    query: Mapping[str, str] | None = None) -> web.Response:
+    """Encode `obj`; with `kind` set the endpoint also offers the `as=` transforms."""
+    transforms = TRANSFORMS if kind and hooks.wire_attr("table", "to_table") else ()
+    media, transform, version = _negotiate(accept, transforms)
+    if transform:
+        obj = _transform(obj, transform, version, kind, query or {})
+    if media == "application/yaml":
+        body = yaml.safe_dump(obj, sort_keys=False, allow_unicode=True).encode("utf-8")
+        return web.Response(body=body, status=status, content_type="application/yaml", headers=headers)
+    return web.Response(body=dumps(obj), status=status, content_type=JSON, headers=headers)
+
+
+def error_response(err: E.StatusError, deviations: Deviations) -> web.Response:
+    """A Status error as upstream writes it (or plain text under `plain-text-errors`)."""
+    if deviations.active("plain-text-errors"):
+        return web.Response(text=err.message, status=err.code, content_type="text/plain")
+    return web.Response(body=dumps(err.status), status=err.code, content_type=JSON)
+
+
+def plain_not_found() -> web.Response:
+    """`http.NotFound` (NS-05)."""
+    return web.Response(text="404 page not found\n", status=404, content_type="text/plain", charset="utf-8",
+                        headers={"X-Content-Type-Options": "nosniff"})

@@ -1,0 +1,123 @@
+"""Path → route resolution with go-restful's outcomes (NS-04, NS-05) and the two profiles.
+
+Profiles differ only in the finalize verb and the cross-namespace list path:
+* `kubernetes`: `PUT /api/v1/namespaces/{name}/finalize`; cross-namespace list `GET /api/v1/{resource}`.
+* `design` (seed 000's REST table): `POST /api/v1/namespaces/{name}/finalize` (PUT ⇒ 405, as the design
+  serves only POST); cross-namespace list `GET /api/v1/list/{resource}` — `/api/v1/{resource}` stays
+  served too, so a design-profile client never depends on it and a kubernetes client still works.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import apierrors as E
+from ..deviations import Deviations
+from ..registry import Registry
+
+PROFILES = ("kubernetes", "design")
+NAMESPACE_SUBRESOURCES = ("status", "finalize")
+
+
+@dataclass(frozen=True)
+class Route:
+    """What a request addresses; `target` names the handler family."""
+
+    target: str            # ns-collection | ns-item | ns-status | ns-finalize | collection | item | cluster |
+    #                        api | api-v1 | apis | version | health | openapi | plain-404
+    resource: str = ""     # content plural (or "namespaces")
+    namespace: str = ""
+    name: str = ""
+    watch_path: bool = False
+
+
+class Router:
+    def __init__(self, registry: Registry, profile: str, deviations: Deviations):
+        if profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+        self.registry = registry
+        self.profile = profile
+        self.deviations = deviations
+
+    def finalize_methods(self) -> tuple[str, ...]:
+        base = ("PUT",) if self.profile == "kubernetes" else ("POST",)
+        if self.deviations.active("finalize-any-verb"):
+            base = ("PUT", "POST", "PATCH")
+        return base
+
+    def resolve(self, method: str, path: str) -> Route:
+        """Route a decoded path; raises the router's 404/405 Status errors."""
+        route, methods = self._match(path)
+        if route.target == "plain-404":
+            return route
+        if method not in methods:
+            raise E.route_method_not_allowed()
+        return route
+
+    def _known(self, plural: str) -> bool:
+        return self.registry.content(plural) is not None
+
+    def _match(self, path: str) -> tuple[Route, tuple[str, ...]]:
+        get = ("GET",)
+        if path in ("/healthz", "/livez", "/readyz") or path.startswith(("/healthz/", "/livez/", "/readyz/")):
+            return Route("health"), get
+        if path in ("/version", "/version/"):
+            return Route("version"), get
+        if path in ("/api", "/api/"):
+            return Route("api"), get
+        if path in ("/apis", "/apis/"):
+            return Route("apis"), get
+        if path == "/openapi/v2" or path.startswith("/openapi/v3"):
+            return Route("openapi", name=path), get
+        if not path.startswith("/api/v1"):
+            return Route("plain-404"), ()
+        rest = path[len("/api/v1"):]
+        if rest in ("", "/"):
+            return Route("api-v1"), get
+        if not rest.startswith("/"):
+            return Route("plain-404"), ()
+        segs = rest[1:].split("/")
+        if segs and segs[-1] == "" and len(segs) > 1:
+            segs = segs[:-1]
+        return self._match_v1(segs)
+
+    def _match_v1(self, segs: list[str]) -> tuple[Route, tuple[str, ...]]:
+        nf = E.route_not_found
+        n = len(segs)
+        if segs[0] == "watch":
+            route = self._match_v1(segs[1:])[0] if n > 1 else None
+            if route is None or route.target not in ("ns-collection", "ns-item", "collection", "item", "cluster"):
+                raise nf()
+            if route.target == "cluster" and n > 1 and segs[1] == "list":
+                raise nf()
+            return Route(route.target, route.resource, route.namespace, route.name, watch_path=True), ("GET",)
+        if segs[0] == "list" and self.profile == "design" and n == 2:
+            if segs[1] == "namespaces":
+                return Route("ns-collection", "namespaces"), ("GET",)
+            if self._known(segs[1]):
+                return Route("cluster", segs[1]), ("GET",)
+            raise nf()
+        if segs[0] == "namespaces":
+            if n == 1:
+                return Route("ns-collection", "namespaces"), ("GET", "POST")
+            name = segs[1]
+            if n == 2:
+                return Route("ns-item", "namespaces", name=name), ("GET", "PUT", "PATCH", "DELETE")
+            sub = segs[2]
+            if sub == "finalize" and self.deviations.active("finalize-as-content"):
+                pass
+            elif sub in NAMESPACE_SUBRESOURCES:
+                if n != 3:
+                    raise nf()
+                if sub == "status":
+                    return Route("ns-status", "namespaces", name=name), ("GET", "PUT", "PATCH")
+                return Route("ns-finalize", "namespaces", name=name), self.finalize_methods()
+            if not self._known(sub):
+                raise nf()
+            if n == 3:
+                return Route("collection", sub, namespace=name), ("GET", "POST", "DELETE")
+            if n == 4:
+                return Route("item", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH", "DELETE")
+            raise nf()
+        if n == 1 and self._known(segs[0]):
+            return Route("cluster", segs[0]), ("GET",)
+        raise nf()

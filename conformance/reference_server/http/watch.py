@@ -1,0 +1,127 @@
+"""Watch streams (NS-90..NS-99): 200 flushed at once, newline-delimited JSON events, selector transitions."""
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any, Callable
+
+from aiohttp import web
+
+from .. import apierrors as E
+from ..registry import GenericStore, ListOptions
+from ..storage import TooOldResourceVersionError
+from ..storage.interface import Event
+from .respond import dumps
+
+BOOKMARK_INTERVAL = 60.0
+MIN_REQUEST_TIMEOUT = 1800.0
+
+
+def convert(ev: Event, pred: Callable[[dict], bool]) -> tuple[str, dict[str, Any]] | None:
+    """`cacheWatcher.convertToWatchEvent`: ADDED/MODIFIED/DELETED as seen through the selectors (NS-96)."""
+    if ev.type == "DELETED":
+        return ("DELETED", ev.object) if pred(ev.object) else None
+    cur = pred(ev.object)
+    old = ev.prev is not None and pred(ev.prev)
+    if ev.type == "ADDED" or ev.prev is None:
+        return ("ADDED", ev.object) if cur else None
+    if cur and old:
+        return "MODIFIED", ev.object
+    if cur:
+        return "ADDED", ev.object
+    if old:
+        gone = dict(ev.prev)
+        gone["metadata"] = dict(ev.prev.get("metadata", {}), resourceVersion=str(ev.rv))
+        return "DELETED", gone
+    return None
+
+
+def _timeout(query: Any) -> float:
+    t = query.get("timeoutSeconds")
+    if t:
+        try:
+            return max(0.0, float(int(t)))
+        except ValueError:
+            raise E.bad_request(f'invalid value for timeoutSeconds: "{t}"') from None
+    return MIN_REQUEST_TIMEOUT * (1 + random.random())
+
+
+async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: str | None, opts: ListOptions,
+                      *, cluster: bool = False) -> web.StreamResponse:
+    """Stream events until `timeoutSeconds`, server shutdown or client disconnect."""
+    if request.query.get("sendInitialEvents") is not None:
+        raise E.invalid("ListOptions", "", [E.field_forbidden(
+            "sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate "
+                                 "is enabled")], group="meta.k8s.io")
+    timeout = _timeout(request.query)
+    bookmarks = request.query.get("allowWatchBookmarks", "").lower() in ("true", "1")
+    deviations = ctx.deviations
+    loop = asyncio.get_running_loop()
+    too_old: TooOldResourceVersionError | None = None
+    try:
+        backlog, watcher, pred = store.watch(ns, opts, loop)
+    except TooOldResourceVersionError as exc:
+        too_old, backlog, watcher, pred = exc, [], None, (lambda o: True)
+    resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json",
+                                                   "Cache-Control": "no-cache, private"})
+    resp.enable_chunked_encoding()
+    await resp.prepare(request)
+    try:
+        if too_old is not None:
+            err = E.expired(str(too_old))
+            await resp.write(dumps({"type": "ERROR", "object": err.status}) + b"\n")
+            return resp
+        assert watcher is not None
+        skip_deleted = store.info.plural == "namespaces" and deviations.active("watch-no-deleted")
+        miss = cluster and deviations.active("cluster-watch-misses-events")
+        seen_ns: list[str] = []
+
+        async def send(ev: Event) -> None:
+            out = convert(ev, pred)
+            if out is None or (skip_deleted and out[0] == "DELETED"):
+                return
+            if miss:
+                if not seen_ns:
+                    seen_ns.append(ev.namespace)
+                if ev.namespace != seen_ns[0]:
+                    return
+            await resp.write(dumps({"type": out[0], "object": out[1]}) + b"\n")
+
+        for ev in backlog:
+            await send(ev)
+        deadline = time.monotonic() + timeout
+        next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            wait = min(deadline, next_bookmark) - now if bookmarks else deadline - now
+            try:
+                ev = await asyncio.wait_for(watcher.queue.get(), timeout=max(wait, 0.0))
+            except asyncio.TimeoutError:
+                if bookmarks and time.monotonic() < deadline:
+                    await _bookmark(resp, store, ctx)
+                    next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
+                continue
+            if ev is None:
+                break
+            await send(ev)
+        if bookmarks:
+            await _bookmark(resp, store, ctx)
+    except (ConnectionResetError, ConnectionError):
+        pass
+    finally:
+        if watcher is not None:
+            watcher.close()
+    try:
+        await resp.write_eof()
+    except (ConnectionResetError, ConnectionError, RuntimeError):
+        pass
+    return resp
+
+
+async def _bookmark(resp: web.StreamResponse, store: GenericStore, ctx: Any) -> None:
+    obj = {"kind": store.info.kind, "apiVersion": "v1",
+           "metadata": {"resourceVersion": str(ctx.registry.store.current_rv()), "creationTimestamp": None}}
+    await resp.write(dumps({"type": "BOOKMARK", "object": obj}) + b"\n")

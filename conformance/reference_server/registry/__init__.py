@@ -1,0 +1,33 @@
+"""The registry: REST storage for every served resource, built from the kind declarations."""
+from __future__ import annotations
+
+from ..deviations import NONE, Deviations
+from ..storage import Store
+from .kinds import CONTENT_KINDS, FINALIZE_AS_CONTENT, NAMESPACES, ResourceInfo
+from .namespace import NamespaceStore
+from .store import DeleteOptions, GenericStore, ListOptions
+
+__all__ = ["DeleteOptions", "GenericStore", "ListOptions", "NamespaceStore", "Registry", "ResourceInfo"]
+
+
+class Registry:
+    """Maps resource plurals to their REST stores; `namespaced()` is what the controller discovers."""
+
+    def __init__(self, store: Store, deviations: Deviations = NONE):
+        self.store = store
+        self.deviations = deviations
+        self.namespaces = NamespaceStore(store, deviations)
+        kinds = list(CONTENT_KINDS)
+        if deviations.active("finalize-as-content"):
+            kinds.append(FINALIZE_AS_CONTENT)
+        self._content = {k.plural: GenericStore(k, store, deviations=deviations) for k in kinds}
+
+    def content(self, plural: str) -> GenericStore | None:
+        """The store of a namespaced resource, or None when the plural is not served."""
+        return self._content.get(plural)
+
+    def namespaced(self) -> list[GenericStore]:
+        return list(self._content.values())
+
+    def resources(self) -> list[ResourceInfo]:
+        return [NAMESPACES] + [s.info for s in self._content.values()]

@@ -1,0 +1,77 @@
+"""Resource declarations: one entry per kind, as data (the controller discovers namespaced kinds here)."""
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass
+
+CONTENT_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+OBJECT_META_FIELDS = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+    "ownerReferences", "finalizers", "managedFields"})
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    """What the registry, admission, controller and discovery need to know about one resource."""
+
+    kind: str
+    plural: str
+    singular: str
+    short_names: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = CONTENT_VERBS
+    namespaced: bool = True
+    fields: frozenset[str] = frozenset()          # known top-level fields besides apiVersion/kind/metadata
+    name_rule: str = "subdomain"                  # subdomain | label | label1035 | path
+    selectable_fields: tuple[str, ...] = ("metadata.name", "metadata.namespace")
+    custom_field_labels: bool = False             # registers its own v1 field-label conversion
+    return_deleted_object: bool = False
+
+    @property
+    def list_kind(self) -> str:
+        return self.kind + "List"
+
+    @property
+    def storage_version_hash(self) -> str:
+        """`discovery.StorageVersionHash`: base64(sha256("<group>/<version>/<Kind>")[:8])."""
+        return base64.b64encode(hashlib.sha256(f"/v1/{self.kind}".encode()).digest()[:8]).decode()
+
+
+NAMESPACES = ResourceInfo(
+    kind="Namespace", plural="namespaces", singular="namespace", short_names=("ns",),
+    verbs=("create", "delete", "get", "list", "patch", "update", "watch"), namespaced=False,
+    fields=frozenset({"spec", "status"}), name_rule="label",
+    selectable_fields=("metadata.name", "status.phase"), custom_field_labels=True, return_deleted_object=True)
+
+CONTENT_KINDS: tuple[ResourceInfo, ...] = (
+    ResourceInfo("ConfigMap", "configmaps", "configmap", ("cm",),
+                 fields=frozenset({"data", "binaryData", "immutable"})),
+    ResourceInfo("Secret", "secrets", "secret", (), fields=frozenset({"data", "stringData", "type", "immutable"}),
+                 selectable_fields=("metadata.name", "metadata.namespace", "type"), custom_field_labels=True),
+    ResourceInfo("Service", "services", "service", ("svc",), fields=frozenset({"spec", "status"}),
+                 verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
+                 name_rule="label1035"),
+    ResourceInfo("ServiceAccount", "serviceaccounts", "serviceaccount", ("sa",),
+                 fields=frozenset({"secrets", "imagePullSecrets", "automountServiceAccountToken"})),
+    ResourceInfo("Pod", "pods", "pod", ("po",), fields=frozenset({"spec", "status"}),
+                 selectable_fields=("metadata.name", "metadata.namespace", "spec.nodeName",
+                                    "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+                                    "status.phase", "status.podIP", "status.nominatedNodeName"),
+                 custom_field_labels=True, return_deleted_object=True),
+    ResourceInfo("ResourceQuota", "resourcequotas", "resourcequota", ("quota",),
+                 fields=frozenset({"spec", "status"})),
+    ResourceInfo("LimitRange", "limitranges", "limitrange", ("limits",), fields=frozenset({"spec"})),
+    ResourceInfo("Event", "events", "event", ("ev",),
+                 fields=frozenset({"involvedObject", "reason", "message", "source", "firstTimestamp",
+                                   "lastTimestamp", "count", "type", "eventTime", "series", "action",
+                                   "related", "reportingComponent", "reportingInstance"}),
+                 selectable_fields=("metadata.name", "metadata.namespace", "involvedObject.kind",
+                                    "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+                                    "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                                    "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
+                 custom_field_labels=True),
+)
+
+# Only used with the `finalize-as-content` deviation: `/namespaces/x/finalize` becomes a content type.
+FINALIZE_AS_CONTENT = ResourceInfo("Finalize", "finalize", "finalize", fields=frozenset({"spec", "status", "data"}))

@@ -1,0 +1,204 @@
+"""Namespace strategies (`pkg/registry/core/namespace/strategy.go`) and REST (`storage/storage.go`).
+
+Three strategies share one store: the main resource keeps spec.finalizers and status (NS-31), `/status`
+keeps spec (NS-41), `/finalize` keeps status (NS-44). Deletion follows `REST.Delete` (NS-50..NS-58).
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .. import apierrors as E
+from ..deviations import NONE, Deviations
+from ..storage import DELETE, KeyNotFoundError, Store
+from . import meta as M
+from .kinds import NAMESPACES
+from .store import Admit, DeleteOptions, GenericStore, check_delete_preconditions
+from .strategy import Strategy
+from .validation import validate_finalizer_name, validate_object_meta
+
+LABEL_METADATA_NAME = "kubernetes.io/metadata.name"
+FINALIZER_KUBERNETES = "kubernetes"
+LEGACY_SECOND_DELETE_MSG = ("The system is ensuring all content is removed from this namespace.  Upon completion, "
+                            "this namespace will automatically be purged by the system.")
+
+
+class NamespaceStrategy(Strategy):
+    """The main resource: create defaults, label canonicalisation, update keeps spec.finalizers/status."""
+
+    def __init__(self, deviations: Deviations = NONE):
+        super().__init__(NAMESPACES)
+        self.deviations = deviations
+
+    def _finalizer_errs(self, obj: dict[str, Any], indexed: bool) -> list[E.FieldError]:
+        errs: list[E.FieldError] = []
+        lax = self.deviations.active("accept-unqualified-finalizers")
+        for i, f in enumerate((obj.get("spec") or {}).get("finalizers") or []):
+            path = f"spec.finalizers[{i}]" if indexed else "spec.finalizers"
+            errs += validate_finalizer_name(f, path, allow_unqualified=lax)
+        return errs
+
+    def _meta_errs(self, obj: dict[str, Any], check_name: bool) -> list[E.FieldError]:
+        check = check_name and not self.deviations.active("accept-invalid-names")
+        return validate_object_meta(obj.get("metadata", {}), namespaced=False, name_rule="label", check_name=check)
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        obj["spec"] = spec
+        if not self.deviations.active("phase-from-body") or not (obj.get("status") or {}).get("phase"):
+            obj["status"] = {"phase": "Active"}
+        finalizers = list(spec.get("finalizers") or [])
+        if self.deviations.active("replace-user-finalizers"):
+            finalizers = [FINALIZER_KUBERNETES]
+        elif FINALIZER_KUBERNETES not in finalizers and not self.deviations.active("no-default-finalizer"):
+            finalizers.append(FINALIZER_KUBERNETES)
+        if finalizers:
+            spec["finalizers"] = finalizers
+        else:
+            spec.pop("finalizers", None)
+        obj["metadata"].pop("namespace", None)
+
+    def validate(self, obj: dict[str, Any]) -> list[E.FieldError]:
+        return self._meta_errs(obj, True) + self._finalizer_errs(obj, indexed=False)
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        """Force `kubernetes.io/metadata.name` = name (NS-13)."""
+        if self.deviations.active("no-metadata-name-label"):
+            return
+        meta = obj["metadata"]
+        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        labels[LABEL_METADATA_NAME] = meta["name"]
+        meta["labels"] = labels
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        new["metadata"].pop("namespace", None)
+        spec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
+        new["spec"] = spec
+        if not self.deviations.active("update-changes-finalizers"):
+            _copy_key(spec, old.get("spec") or {}, "finalizers")
+        new["status"] = copy.deepcopy(old.get("status") or {})
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
+        return super().validate_update(new, old) + self._finalizer_errs(new, indexed=False)
+
+    def should_delete_during_update(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
+        """`ShouldDeleteNamespaceDuringUpdate` (NS-39, NS-47)."""
+        return not (new.get("spec") or {}).get("finalizers") and super().should_delete_during_update(new, old)
+
+
+class NamespaceStatusStrategy(NamespaceStrategy):
+    """`/status`: everything but spec is taken from the body; phase rule (NS-41, NS-42)."""
+
+    subresource = "status"
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        new["metadata"].pop("namespace", None)
+        new["spec"] = copy.deepcopy(old.get("spec") or {})
+        status = new.get("status") if isinstance(new.get("status"), dict) else {}
+        if not status.get("phase"):
+            status["phase"] = "Active"  # SetDefaults_NamespaceStatus
+        new["status"] = status
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
+        errs = Strategy.validate_update(self, new, old)
+        phase = new["status"].get("phase")
+        if not new["metadata"].get("deletionTimestamp"):
+            if phase != "Active":
+                errs.append(E.field_invalid("status.Phase", phase,
+                                            "may only be 'Active' if `deletionTimestamp` is empty"))
+        elif phase != "Terminating":
+            errs.append(E.field_invalid("status.Phase", phase,
+                                        "may only be 'Terminating' if `deletionTimestamp` is not empty"))
+        return errs
+
+
+class NamespaceFinalizeStrategy(NamespaceStrategy):
+    """`/finalize`: spec.finalizers from the body (indexed validation), status kept (NS-44)."""
+
+    subresource = "finalize"
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        new["metadata"].pop("namespace", None)
+        if not isinstance(new.get("spec"), dict):
+            new["spec"] = {}
+        new["status"] = copy.deepcopy(old.get("status") or {})
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
+        return Strategy.validate_update(self, new, old) + self._finalizer_errs(new, indexed=True)
+
+
+class NamespaceStore(GenericStore):
+    """Namespace REST: the generic store plus status/finalize strategies and `REST.Delete`."""
+
+    def __init__(self, store: Store, deviations: Deviations = NONE):
+        super().__init__(NAMESPACES, store, NamespaceStrategy(deviations), deviations)
+        self.status_strategy = NamespaceStatusStrategy(deviations)
+        self.finalize_strategy = NamespaceFinalizeStrategy(deviations)
+
+    def delete(self, ns: str, name: str, opts: DeleteOptions, *,
+               admit: Admit | None = None) -> tuple[dict[str, Any], bool]:
+        current = self.get("", name)
+        check_delete_preconditions("namespaces", name, opts, current["metadata"], generic=False)
+        if not current["metadata"].get("deletionTimestamp"):
+            return self._first_delete(name, opts, admit), False
+        if (current.get("spec") or {}).get("finalizers"):
+            if self.deviations.active("second-delete-conflict"):
+                raise E.conflict("namespaces", name, LEGACY_SECOND_DELETE_MSG)
+            return current, False
+        return super().delete("", name, DeleteOptions(dry_run=opts.dry_run), admit=admit)
+
+    def _first_delete(self, name: str, opts: DeleteOptions, admit: Admit | None) -> dict[str, Any]:
+        """Set deletionTimestamp + phase Terminating and the orphan/foreground finalizers (NS-50, NS-55)."""
+        def mark(ns: dict[str, Any]) -> Any:
+            meta = ns["metadata"]
+            # the storage-level precondition: the object may have changed since REST.Delete's own check
+            check_delete_preconditions("namespaces", name, DeleteOptions(uid=opts.uid), meta, generic=False)
+            if admit is not None:
+                admit(ns)
+            if not meta.get("deletionTimestamp"):
+                meta["deletionTimestamp"] = M.now()
+            status = ns.setdefault("status", {})
+            if status.get("phase") != "Terminating" and not self.deviations.active("delete-keeps-active"):
+                status["phase"] = "Terminating"
+            _apply_propagation(meta, opts)
+            if self.deviations.active("delete-immediately"):
+                return DELETE
+            return ns
+
+        try:
+            if opts.dry_run:
+                out = mark(self.store.get("namespaces", "", name))
+                return self._finish(out if out is not DELETE else self.store.get("namespaces", "", name))
+            obj, _ = self.store.guaranteed_update("namespaces", "", name, mark)
+        except KeyNotFoundError:
+            raise self._not_found(name) from None
+        return self._finish(obj)
+
+
+def _apply_propagation(meta: dict[str, Any], opts: DeleteOptions) -> None:
+    """`shouldHaveOrphanFinalizer` / `shouldHaveDeleteDependentsFinalizer` (NS-55)."""
+    finalizers = list(meta.get("finalizers") or [])
+    have_orphan, have_fg = "orphan" in finalizers, "foregroundDeletion" in finalizers
+    if opts.orphan_dependents is not None:
+        want_orphan, want_fg = opts.orphan_dependents, not opts.orphan_dependents
+    elif opts.propagation_policy is not None:
+        want_orphan = opts.propagation_policy == "Orphan"
+        want_fg = opts.propagation_policy == "Foreground"
+    else:
+        want_orphan, want_fg = have_orphan, have_fg
+    finalizers = [f for f in finalizers if f not in ("orphan", "foregroundDeletion")]
+    if want_orphan:
+        finalizers.append("orphan")
+    if want_fg:
+        finalizers.append("foregroundDeletion")
+    if finalizers:
+        meta["finalizers"] = finalizers
+    else:
+        meta.pop("finalizers", None)
+
+
+def _copy_key(dst: dict[str, Any], src: dict[str, Any], key: str) -> None:
+    if key in src:
+        dst[key] = copy.deepcopy(src[key])
+    else:
+        dst.pop(key, None)

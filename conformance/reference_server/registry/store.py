@@ -1,0 +1,424 @@
+"""The generic REST store (upstream `registry/generic/registry.Store`): create/get/list/update/delete/watch.
+
+Strategies decide what a write may change; this module owns the mechanics every kind shares:
+generateName, system metadata, optimistic concurrency, finalizer-aware deletion, dry-run, selectors,
+paging and the translation of storage errors into API errors.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .. import apierrors as E
+from ..deviations import NONE, Deviations
+from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store, TooOldResourceVersionError, object_key
+from ..storage.interface import Event, Watcher
+from . import meta as M
+from .kinds import ResourceInfo
+from .selectors import make_predicate
+from .strategy import Strategy
+
+MAX_GENERATE_ATTEMPTS = 8
+META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+              "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+              "ownerReferences", "finalizers", "managedFields")
+LIST_TOO_OLD = "The resourceVersion for the provided list is too old."
+CONTINUE_TOO_OLD = ("The provided continue parameter is too old to display a consistent list result. You can start "
+                    "a new list without the continue parameter, or use the continue token in this response to "
+                    "retrieve the remainder of the results. Continuing with the provided token results in an "
+                    "inconsistent list - objects that were created, modified, or deleted between the time the first "
+                    "chunk was returned and now may show up in the list.")
+
+Admit = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class ListOptions:
+    label_selector: str = ""
+    field_selector: str = ""
+    limit: int = 0
+    continue_token: str = ""
+    resource_version: str = ""
+    resource_version_match: str = ""
+
+
+@dataclass
+class DeleteOptions:
+    """The subset of `metav1.DeleteOptions` the registry acts on."""
+
+    dry_run: bool = False
+    propagation_policy: str | None = None
+    orphan_dependents: bool | None = None
+    uid: str | None = None
+    resource_version: str | None = None
+    grace_period_seconds: int | None = None
+
+
+class GenericStore:
+    """One resource's REST storage over a `storage.Store`."""
+
+    def __init__(self, info: ResourceInfo, store: Store, strategy: Strategy | None = None,
+                 deviations: Deviations = NONE):
+        self.info = info
+        self.store = store
+        self.strategy = strategy or Strategy(info)
+        self.deviations = deviations
+
+    # ---- helpers ---------------------------------------------------------------------------------
+    def _invalid(self, name: str, errs: list[E.FieldError]) -> E.StatusError:
+        return E.invalid(self.info.kind, name, errs)
+
+    def _not_found(self, name: str) -> E.StatusError:
+        return E.not_found(self.info.plural, name)
+
+    def _key(self, ns: str, name: str) -> str:
+        return object_key(self.info.plural, ns, name)
+
+    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """Set kind/apiVersion and put keys in Go's struct order (in place)."""
+        rest = {k: obj.pop(k) for k in list(obj) if k not in ("kind", "apiVersion")}
+        obj.clear()
+        obj["kind"], obj["apiVersion"] = self.info.kind, "v1"
+        meta = rest.get("metadata")
+        if isinstance(meta, dict):
+            rest["metadata"] = {k: meta[k] for k in META_ORDER if k in meta} | \
+                {k: v for k, v in meta.items() if k not in META_ORDER}
+        obj.update(rest)
+        return obj
+
+    # ---- create ----------------------------------------------------------------------------------
+    def create(self, obj: dict[str, Any], *, dry_run: bool = False, field_manager: str = "",
+               admit: Admit | None = None) -> dict[str, Any]:
+        """Create (NS-10..NS-23 order): admission → name generation → prepare → validate → store."""
+        with self.store.atomic():  # admission's check and the write see the same world
+            return self._create(copy.deepcopy(obj), dry_run, field_manager, admit)
+
+    def _create(self, obj: dict[str, Any], dry_run: bool, field_manager: str,
+                admit: Admit | None) -> dict[str, Any]:
+        meta = obj.setdefault("metadata", {})
+        if admit is not None:
+            admit(obj)
+        if meta.get("resourceVersion"):
+            raise E.StatusError(E.status_dict(500, None, "resourceVersion should not be set on objects to be created"))
+        M.wipe_system_fields(meta)
+        generated = not meta.get("name") and bool(meta.get("generateName"))
+        attempts = MAX_GENERATE_ATTEMPTS if generated else 1
+        for attempt in range(attempts):
+            candidate = copy.deepcopy(obj)
+            cmeta = candidate["metadata"]
+            if generated:
+                cmeta["name"] = M.generate_name(cmeta["generateName"])
+            self.strategy.prepare_for_create(candidate)
+            errs = self.strategy.validate(candidate)
+            if errs:
+                raise self._invalid(cmeta.get("name", ""), errs)
+            self.strategy.canonicalize(candidate)
+            cmeta["uid"] = M.new_uid()
+            cmeta["creationTimestamp"] = M.now()
+            M.record_manager(candidate, field_manager)
+            cmeta["resourceVersion"] = ""  # keeps the key's position; storage fills it in
+            self._finish(candidate)
+            try:
+                return self._store_create(candidate, dry_run)
+            except KeyExistsError as e:
+                if generated and attempt + 1 < attempts:
+                    continue
+                if generated:
+                    raise E.generate_name_conflict(self.info.plural, cmeta["name"])
+                being_deleted = bool(e.existing.get("metadata", {}).get("deletionTimestamp"))
+                raise E.already_exists(self.info.plural, cmeta["name"], being_deleted=being_deleted)
+        raise AssertionError("unreachable")
+
+    def _store_create(self, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
+        meta = obj["metadata"]
+        ns, name = meta.get("namespace", ""), meta["name"]
+        if self.info.namespaced and self.deviations.active("names-unique-across-namespaces"):
+            for other in self.store.list(self.info.plural, None)[0]:
+                if other["metadata"]["name"] == name:
+                    raise KeyExistsError(self._key(ns, name), other)
+        if dry_run:
+            obj["metadata"].pop("resourceVersion", None)
+            try:
+                existing = self.store.get(self.info.plural, ns, name)
+            except KeyNotFoundError:
+                return obj
+            raise KeyExistsError(self._key(ns, name), existing)
+        return self.store.create(self.info.plural, ns, name, obj)
+
+    # ---- read ------------------------------------------------------------------------------------
+    def get(self, ns: str, name: str) -> dict[str, Any]:
+        try:
+            return self._finish(self.store.get(self.info.plural, ns, name))
+        except KeyNotFoundError:
+            raise self._not_found(name) from None
+
+    def predicate(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
+        return make_predicate(opts.label_selector, opts.field_selector, self.info.selectable_fields,
+                              self.info.custom_field_labels)
+
+    def list(self, ns: str | None, opts: ListOptions) -> dict[str, Any]:
+        """A `<Kind>List` with paging (`limit`/`continue`/`remainingItemCount`) (NS-25..NS-29)."""
+        validate_list_options(opts, watch=False)
+        pred = self.predicate(opts)
+        start = ""
+        if opts.continue_token:
+            token_rv, start = decode_continue(opts.continue_token)
+            try:
+                self.store.check_rv(token_rv)
+            except TooOldResourceVersionError:
+                raise E.expired(CONTINUE_TOO_OLD) from None
+        else:
+            self._check_list_rv(opts)
+        items, rv = self.store.list(self.info.plural, ns)
+        items = [self._finish(o) for o in items if pred(o)]
+        if start:
+            items = [o for o in items if _sort_key(o) > start]
+        list_meta: dict[str, Any] = {"resourceVersion": str(rv)}
+        if opts.limit and opts.limit > 0 and len(items) > opts.limit:
+            page, rest = items[:opts.limit], items[opts.limit:]
+            list_meta["continue"] = encode_continue(rv, _sort_key(page[-1]))
+            if not opts.label_selector and not opts.field_selector:
+                list_meta["remainingItemCount"] = len(rest)
+            items = page
+        return {"kind": self.info.list_kind, "apiVersion": "v1", "metadata": list_meta, "items": items}
+
+    def _check_list_rv(self, opts: ListOptions) -> None:
+        if opts.resource_version in ("", "0"):
+            return
+        rv = parse_rv(opts.resource_version)
+        current = self.store.current_rv()
+        if rv > current:
+            raise E.StatusError(E.status_dict(504, "Timeout", f"Timeout: Too large resource version: {rv}, "
+                                              f"current: {current}",
+                                              {"causes": [{"reason": "ResourceVersionTooLarge",
+                                                           "message": "Too large resource version"}],
+                                               "retryAfterSeconds": 1}))
+        try:
+            self.store.check_rv(rv)
+        except TooOldResourceVersionError:
+            raise E.expired(LIST_TOO_OLD) from None
+
+    # ---- update ----------------------------------------------------------------------------------
+    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
+               transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+               strategy: Strategy | None = None, dry_run: bool = False, field_manager: str = "",
+               admit: Admit | None = None) -> dict[str, Any]:
+        """Guaranteed update; `transform(current)` (PATCH) or `body` (PUT) gives the new object.
+
+        Unconditional without `metadata.resourceVersion`; stale RV ⇒ 409; a body UID is a precondition.
+        An update that empties the finalizers of an object being deleted removes it (NS-39).
+        """
+        strategy = strategy or self.strategy
+        result: dict[str, Any] = {}
+
+        def compute(current: dict[str, Any]) -> Any:
+            new = copy.deepcopy(transform(copy.deepcopy(current)) if transform else body)
+            if not isinstance(new, dict):
+                raise E.bad_request("the body of the request must be an object")
+            nmeta = new.setdefault("metadata", {})
+            if not isinstance(nmeta, dict):
+                raise E.bad_request("metadata must be an object")
+            cmeta = current["metadata"]
+            rv = nmeta.get("resourceVersion")
+            if rv and str(rv) != cmeta.get("resourceVersion"):
+                raise E.conflict(self.info.plural, name, E.OPTIMISTIC_LOCK_MSG)
+            uid = nmeta.get("uid")
+            if uid and uid != cmeta.get("uid"):
+                raise E.conflict(self.info.plural, name,
+                                 f"StorageError: invalid object, Code: 4, Key: {self._key(ns, name)}, "
+                                 f"ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
+                                 f"precondition: {uid}, UID in object meta: {cmeta.get('uid')}")
+            if admit is not None:
+                admit(new)
+            strategy.prepare_for_update(new, current)
+            _restore_system_meta(nmeta, cmeta)
+            errs = strategy.validate_update(new, current)
+            if errs:
+                raise self._invalid(name, errs)
+            strategy.canonicalize(new)
+            if "managedFields" not in nmeta and cmeta.get("managedFields"):
+                nmeta["managedFields"] = cmeta["managedFields"]
+            if _changed(new, current):
+                M.record_manager(new, field_manager, subresource=strategy.subresource)
+            self._finish(new)
+            new["metadata"]["resourceVersion"] = cmeta.get("resourceVersion")
+            result["new"] = new
+            if strategy.should_delete_during_update(new, current):
+                return DELETE
+            return new
+
+        try:
+            if dry_run:
+                current = self.store.get(self.info.plural, ns, name)
+                out = compute(current)
+                return self._finish(result["new"] if out is DELETE else out)
+            obj, deleted = self.store.guaranteed_update(self.info.plural, ns, name, compute)
+        except KeyNotFoundError:
+            raise self._not_found(name) from None
+        return self._finish(result["new"] if deleted else obj)
+
+    # ---- delete ----------------------------------------------------------------------------------
+    def delete(self, ns: str, name: str, opts: DeleteOptions, *,
+               admit: Admit | None = None) -> tuple[dict[str, Any], bool]:
+        """Finalizer-aware delete; returns (object or Success Status, removed-now)."""
+        current = self.get(ns, name)
+        cmeta = current["metadata"]
+        check_delete_preconditions(self.info.plural, name, opts, cmeta, generic=True)
+        if admit is not None:
+            admit(current)
+        if cmeta.get("finalizers"):
+            if cmeta.get("deletionTimestamp"):
+                return current, False
+
+            def mark(obj: dict[str, Any]) -> dict[str, Any]:
+                obj["metadata"].setdefault("deletionTimestamp", M.now())
+                obj["metadata"].setdefault("deletionGracePeriodSeconds", 0)
+                return obj
+
+            if opts.dry_run:
+                return mark(current), False
+            try:
+                obj, _ = self.store.guaranteed_update(self.info.plural, ns, name, mark)
+            except KeyNotFoundError:
+                raise self._not_found(name) from None
+            return self._finish(obj), False
+        if opts.dry_run:
+            return self._deleted_result(current), True
+        try:
+            gone = self.store.delete(self.info.plural, ns, name)
+        except KeyNotFoundError:
+            raise self._not_found(name) from None
+        return self._deleted_result(self._finish(gone)), True
+
+    def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
+        if self.info.return_deleted_object:
+            return obj
+        meta = obj["metadata"]
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                "details": {"name": meta["name"], "kind": self.info.plural, "uid": meta.get("uid", "")}}
+
+    def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions) -> dict[str, Any]:
+        """Delete every matching object; returns the list of what was deleted or marked."""
+        listed = self.list(ns, ListOptions(list_opts.label_selector, list_opts.field_selector))
+        out = []
+        for item in listed["items"]:
+            m = item["metadata"]
+            try:
+                obj, deleted = self.delete(m.get("namespace", ""), m["name"], DeleteOptions(dry_run=opts.dry_run))
+            except E.StatusError as e:
+                if e.code == 404:
+                    continue
+                raise
+            out.append(item if obj.get("kind") == "Status" else obj)
+        return {"kind": self.info.list_kind, "apiVersion": "v1",
+                "metadata": {"resourceVersion": str(self.store.current_rv())}, "items": out}
+
+    # ---- watch -----------------------------------------------------------------------------------
+    def watch(self, ns: str | None, opts: ListOptions,
+              loop: asyncio.AbstractEventLoop) -> tuple[list[Event], Watcher, Callable[[dict], bool]]:
+        """Subscribe; raises `TooOldResourceVersionError` for a compacted RV (the caller sends ERROR)."""
+        validate_list_options(opts, watch=True)
+        pred = self.predicate(opts)
+        rv = 0 if opts.resource_version in ("", "0") else parse_rv(opts.resource_version)
+        backlog, watcher = self.store.watch(self.info.plural, ns, rv, loop)
+        return backlog, watcher, pred
+
+
+# ---- module helpers ------------------------------------------------------------------------------
+def parse_rv(value: str) -> int:
+    try:
+        rv = int(value)
+        if rv < 0:
+            raise ValueError
+        return rv
+    except (TypeError, ValueError):
+        raise E.bad_request(f'invalid resource version "{value}"') from None
+
+
+def validate_list_options(opts: ListOptions, *, watch: bool) -> None:
+    """`ValidateListOptions` (NS-28, NS-92)."""
+    errs: list[E.FieldError] = []
+    m = opts.resource_version_match
+    if m:
+        if watch:
+            errs.append(E.field_forbidden("resourceVersionMatch",
+                                          "resourceVersionMatch is forbidden for watch unless sendInitialEvents "
+                                          "is provided"))
+        elif not opts.resource_version:
+            errs.append(E.field_forbidden("resourceVersionMatch",
+                                          "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+        elif opts.continue_token:
+            errs.append(E.field_forbidden("resourceVersionMatch",
+                                          "resourceVersionMatch is forbidden when continue is provided"))
+        elif m not in ("Exact", "NotOlderThan"):
+            errs.append(E.field_not_supported("resourceVersionMatch", m, ["Exact", "NotOlderThan"]))
+        elif m == "Exact" and opts.resource_version == "0":
+            errs.append(E.field_forbidden("resourceVersionMatch",
+                                          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+    if errs:
+        raise E.invalid("ListOptions", "", errs, group="meta.k8s.io")
+
+
+def encode_continue(rv: int, start: str) -> str:
+    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start + "\x00"}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        data = json.loads(raw)
+        if data.get("v") != "meta.k8s.io/v1" or not isinstance(data.get("rv"), int):
+            raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+        return data["rv"], str(data.get("start", "")).rstrip("\x00")
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise E.bad_request(f"continue key is not valid: {exc}") from None
+
+
+def _sort_key(obj: dict[str, Any]) -> str:
+    m = obj["metadata"]
+    return f"{m.get('namespace', '')}/{m['name']}"
+
+
+def _restore_system_meta(new: dict[str, Any], old: dict[str, Any]) -> None:
+    """`rest.BeforeUpdate` + `FillObjectMetaSystemFields`: system fields always come from storage."""
+    new["name"] = old.get("name")
+    if old.get("namespace"):
+        new["namespace"] = old["namespace"]
+    for f in ("generateName", "uid", "creationTimestamp", "generation", "selfLink"):
+        if f in old:
+            new[f] = old[f]
+        else:
+            new.pop(f, None)
+    for f in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+        if old.get(f) is not None:
+            new[f] = old[f]
+
+
+def _changed(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    a = {k: v for k, v in new.items() if k not in ("metadata", "kind", "apiVersion")}
+    b = {k: v for k, v in old.items() if k not in ("metadata", "kind", "apiVersion")}
+    ma = {k: v for k, v in new.get("metadata", {}).items() if k not in ("resourceVersion", "managedFields")}
+    mb = {k: v for k, v in old.get("metadata", {}).items() if k not in ("resourceVersion", "managedFields")}
+    return a != b or ma != mb
+
+
+def check_delete_preconditions(resource: str, name: str, opts: DeleteOptions, meta: dict[str, Any],
+                               *, generic: bool) -> None:
+    """UID/RV preconditions: `rest.BeforeDelete` texts (generic) or namespace `REST.Delete` texts."""
+    uid, rv = meta.get("uid"), meta.get("resourceVersion")
+    if opts.uid is not None and opts.uid != uid:
+        msg = (f"the UID in the precondition ({opts.uid}) does not match the UID in record ({uid}). "
+               "The object might have been deleted and then recreated") if generic else \
+            f"Precondition failed: UID in precondition: {opts.uid}, UID in object meta: {uid}"
+        raise E.conflict(resource, name, msg)
+    if opts.resource_version is not None and opts.resource_version != rv:
+        msg = (f"the ResourceVersion in the precondition ({opts.resource_version}) does not match the "
+               f"ResourceVersion in record ({rv}). The object might have been modified") if generic else \
+            (f"Precondition failed: ResourceVersion in precondition: {opts.resource_version}, "
+             f"ResourceVersion in object meta: {rv}")
+        raise E.conflict(resource, name, msg)

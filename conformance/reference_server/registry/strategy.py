@@ -1,0 +1,41 @@
+"""The strategy interface (upstream `rest.RESTCreateStrategy`/`RESTUpdateStrategy`) and the generic one."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..apierrors import FieldError
+from .kinds import ResourceInfo
+from .validation import validate_object_meta, validate_object_meta_update
+
+
+class Strategy:
+    """Generic namespaced strategy: metadata validation only; spec/status are free-form."""
+
+    subresource = ""
+
+    def __init__(self, info: ResourceInfo):
+        self.info = info
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        pass
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_object_meta(obj.get("metadata", {}), namespaced=self.info.namespaced,
+                                    name_rule=self.info.name_rule)
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        pass
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        pass
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errs = validate_object_meta(new.get("metadata", {}), namespaced=self.info.namespaced,
+                                    name_rule=self.info.name_rule, check_name=False)
+        return errs + validate_object_meta_update(new.get("metadata", {}), old.get("metadata", {}))
+
+    def should_delete_during_update(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
+        """`ShouldDeleteDuringUpdate`: finalizers emptied on an object that is being deleted."""
+        om = old.get("metadata", {})
+        return (bool(om.get("deletionTimestamp")) and not om.get("deletionGracePeriodSeconds")
+                and not new.get("metadata", {}).get("finalizers"))

@@ -1,0 +1,182 @@
+"""Name, label and finalizer validation with the exact texts of apimachinery `util/validation`."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
+
+_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN_FMT = _LABEL_FMT + r"(\." + _LABEL_FMT + ")*"
+_DNS1035_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_VALUE_FMT = "(" + _QNAME_FMT + ")?"
+
+_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+              "and must start and end with an alphanumeric character")
+_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                  "and must start and end with an alphanumeric character")
+_DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+                "start with an alphabetic character, and end with an alphanumeric character")
+_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', "
+              "and must start and end with an alphanumeric character")
+_LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+                    "and must start and end with an alphanumeric character")
+
+STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+
+
+def _full(fmt: str) -> re.Pattern:
+    return re.compile("^" + fmt + "$")
+
+
+_LABEL_RE, _SUBDOMAIN_RE, _DNS1035_RE = _full(_LABEL_FMT), _full(_SUBDOMAIN_FMT), _full(_DNS1035_FMT)
+_QNAME_RE, _LABEL_VALUE_RE = _full(_QNAME_FMT), _full(_LABEL_VALUE_FMT)
+
+
+def regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """`validation.RegexError` (note the double space before each `or`)."""
+    ex = ",  or ".join(f"'{e}'" for e in examples)
+    return f"{msg} (e.g. {ex}, regex used for validation is '{fmt}')"
+
+
+def max_len_error(n: int) -> str:
+    return f"must be no more than {n} characters"
+
+
+def is_dns1123_label(v: str) -> list[str]:
+    errs = []
+    if len(v) > 63:
+        errs.append(max_len_error(63))
+    if not _LABEL_RE.match(v):
+        if _SUBDOMAIN_RE.match(v):
+            errs.append("must not contain dots")
+        else:
+            errs.append(regex_error(_LABEL_MSG, _LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def is_dns1123_subdomain(v: str) -> list[str]:
+    errs = []
+    if len(v) > 253:
+        errs.append(max_len_error(253))
+    if not _SUBDOMAIN_RE.match(v):
+        errs.append(regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def is_dns1035_label(v: str) -> list[str]:
+    errs = []
+    if len(v) > 63:
+        errs.append(max_len_error(63))
+    if not _DNS1035_RE.match(v):
+        errs.append(regex_error(_DNS1035_MSG, _DNS1035_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def is_qualified_name(v: str) -> list[str]:
+    parts = v.split("/")
+    errs: list[str] = []
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+    else:
+        return ["a qualified name " + regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part " + max_len_error(63))
+    if not _QNAME_RE.match(name):
+        errs.append("name part " + regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def is_label_value(v: str) -> list[str]:
+    errs = []
+    if len(v) > 63:
+        errs.append(max_len_error(63))
+    if not _LABEL_VALUE_RE.match(v):
+        errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+NAME_RULES = {"label": is_dns1123_label, "subdomain": is_dns1123_subdomain,
+              "label1035": is_dns1035_label}
+
+
+def validate_finalizer_name(value: Any, path: str, *, allow_unqualified: bool = False) -> list[FieldError]:
+    """apimachinery `ValidateFinalizerName` + core `validateKubeFinalizerName` (NS-19)."""
+    if not isinstance(value, str):
+        return [field_invalid(path, value, "must be a string")]
+    errs = [field_invalid(path, value, m) for m in is_qualified_name(value)]
+    if len(value.split("/")) == 1 and value not in STANDARD_FINALIZERS and not allow_unqualified:
+        errs.append(field_invalid(path, value, "name is neither a standard finalizer name nor is it fully qualified"))
+    return errs
+
+
+def validate_name(value: str, rule: str, path: str = "metadata.name") -> list[FieldError]:
+    return [field_invalid(path, value, m) for m in NAME_RULES[rule](value)]
+
+
+def validate_object_meta(meta: dict[str, Any], *, namespaced: bool, name_rule: str,
+                         check_name: bool = True) -> list[FieldError]:
+    """`ValidateObjectMeta`: name/generateName, labels, annotations, metadata.finalizers (NS-18, NS-20)."""
+    errs: list[FieldError] = []
+    name = meta.get("name") or ""
+    gen = meta.get("generateName") or ""
+    if not name and not gen:
+        errs.append(field_required("metadata.name", "name or generateName is required"))
+    else:
+        if gen and check_name:
+            masked = gen[:-1] if gen.endswith("-") else gen
+            errs += [field_invalid("metadata.generateName", gen, m) for m in NAME_RULES[name_rule](masked)]
+        if name and check_name:
+            errs += validate_name(name, name_rule)
+    if namespaced and not meta.get("namespace"):
+        errs.append(field_required("metadata.namespace"))
+    errs += validate_labels(meta.get("labels") or {}, "metadata.labels")
+    for key in (meta.get("annotations") or {}):
+        errs += [field_invalid("metadata.annotations", key, m) for m in is_qualified_name(str(key).lower())]
+    finalizers = meta.get("finalizers") or []
+    for i, f in enumerate(finalizers):
+        errs += validate_finalizer_name(f, f"metadata.finalizers[{i}]")
+    if "orphan" in finalizers and "foregroundDeletion" in finalizers:
+        errs.append(field_invalid("metadata.finalizers", finalizers,
+                                  "finalizer orphan and foregroundDeletion cannot be both set"))
+    return errs
+
+
+def validate_labels(labels: dict[str, Any], path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for k, v in labels.items():
+        errs += [field_invalid(path, k, m) for m in is_qualified_name(k)]
+        if not isinstance(v, str):
+            errs.append(field_invalid(path, v, "must be a string"))
+        else:
+            errs += [field_invalid(path, v, m) for m in is_label_value(v)]
+    return errs
+
+
+def _go_string_slice(values: list[str]) -> str:
+    return "[]string{" + ", ".join('"' + v + '"' for v in values) + "}"
+
+
+def validate_object_meta_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """`ValidateObjectMetaAccessorUpdate`: immutable fields and no new finalizers while deleting (NS-32, NS-38)."""
+    errs: list[FieldError] = []
+    if old.get("deletionTimestamp") is None and new.get("deletionTimestamp") is not None:
+        errs.append(field_invalid("metadata.deletionTimestamp", new.get("deletionTimestamp"), "field is immutable"))
+    if old.get("deletionTimestamp"):
+        old_f = set(old.get("finalizers") or [])
+        added = sorted(f for f in (new.get("finalizers") or []) if f not in old_f)
+        if added:
+            errs.append(field_forbidden("metadata.finalizers",
+                                        "no new finalizers can be added if the object is being deleted, "
+                                        f"found new finalizers {_go_string_slice(added)}"))
+    return errs

@@ -1,0 +1,92 @@
+"""Assemble the layers (storage → registry → admission → http, plus the controller) and run them on
+the current event loop. `embedded` and `serve` are thin wrappers around `ReferenceServer`."""
+from __future__ import annotations
+
+import logging
+from typing import Iterable
+
+from aiohttp import web
+
+from .admission import NamespaceLifecycle
+from .controller import NamespaceController
+from .deviations import Deviations
+from .http import PROFILES, Router, ServerContext, build_app
+from .kubeconfig import write_kubeconfig
+from .registry import Registry
+from .storage import MemoryStore
+from .tls import ServerTLS, generate
+
+log = logging.getLogger("nsconform.reference_server")
+INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
+                  token: str | None = None) -> ServerContext:
+    """Storage, registry, admission and router for one server; seeds the initial namespaces."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    devs = Deviations(deviations)
+    registry = Registry(MemoryStore(), devs)
+    for name in INITIAL_NAMESPACES:
+        registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+                                   field_manager="kube-apiserver")
+    return ServerContext(registry=registry, admission=NamespaceLifecycle(registry, devs), deviations=devs,
+                         router=Router(registry, profile, devs), profile=profile, token=token)
+
+
+class ReferenceServer:
+    """One server instance; `start`/`stop` must run on the loop that serves it."""
+
+    def __init__(self, *, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
+                 tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1", port: int = 0):
+        self.ctx = build_context(profile, deviations, token)
+        self.host, self.port = host, port
+        self.token = token
+        self.controller_delay = controller_delay
+        self.tls: ServerTLS | None = generate() if tls else None
+        self.controller: NamespaceController | None = None
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def url(self) -> str:
+        scheme = "https" if self.tls else "http"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{scheme}://{host}:{self.port}"
+
+    @property
+    def ca_file(self) -> str | None:
+        return self.tls.ca_file if self.tls else None
+
+    async def start(self) -> None:
+        """Bind and start serving (raises OSError when the port is taken)."""
+        self.controller = NamespaceController(self.ctx.registry, delay=self.controller_delay,
+                                              deviations=self.ctx.deviations)
+        self.controller.start()
+        app = build_app(self.ctx)
+        self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port,
+                           ssl_context=self.tls.ssl_context() if self.tls else None)
+        try:
+            await site.start()
+        except OSError:
+            await self.stop()
+            raise
+        server = site._server  # aiohttp exposes the bound sockets only here
+        if server is not None and server.sockets:
+            self.port = server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        """End watches, stop the controller, close the listener; idempotent."""
+        self.ctx.registry.store.close_watchers()
+        if self.controller is not None:
+            await self.controller.stop()
+            self.controller = None
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
+        if self.tls is not None:
+            self.tls.cleanup()
+
+    def write_kubeconfig(self, path: str) -> None:
+        write_kubeconfig(path, self.url, self.token, self.tls.ca_pem if self.tls else None)

@@ -1,0 +1,128 @@
+"""Contract 1 (start_embedded/RunningServer) and `serve.main`."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+import requests
+import yaml
+
+from conformance.reference_server.embedded import start_embedded
+from conformance.reference_server.serve import main
+
+
+def test_start_ready_stop_idempotent(tmp_path):
+    before = threading.active_count()
+    srv = start_embedded()
+    assert srv.url.startswith("http://127.0.0.1:") and srv.token is None and srv.ca_file is None
+    assert requests.get(f"{srv.url}/version").json()["gitVersion"] == "v1.33.0-nsconform"
+    srv.write_kubeconfig(str(tmp_path / "kc"))
+    kc = yaml.safe_load((tmp_path / "kc").read_text())
+    assert kc["current-context"] == "nsconform" and kc["clusters"][0]["cluster"]["server"] == srv.url
+    srv.stop()
+    srv.stop()
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"{srv.url}/version", timeout=2)
+    assert threading.active_count() <= before
+
+
+def test_stop_ends_open_watches():
+    srv = start_embedded()
+    r = requests.get(f"{srv.url}/api/v1/namespaces", params={"watch": "1"}, stream=True, timeout=10)
+    lines = r.iter_lines()
+    assert next(lines)
+    srv.stop()
+    rest = [line for line in lines if line]  # the stream ends instead of hanging
+    assert len(rest) < 10
+    r.close()
+
+
+def test_unknown_profile_and_port_in_use():
+    with pytest.raises(ValueError):
+        start_embedded(profile="nope")
+    srv = start_embedded()
+    try:
+        port = int(srv.url.rsplit(":", 1)[1])
+        with pytest.raises(OSError):
+            start_embedded(port=port)
+    finally:
+        srv.stop()
+
+
+def test_kubeconfig_tls_contents(tmp_path):
+    srv = start_embedded(tls=True, token="tok")
+    try:
+        path = tmp_path / "kc"
+        srv.write_kubeconfig(str(path))
+        kc = yaml.safe_load(path.read_text())
+        assert kc["clusters"][0]["cluster"]["certificate-authority-data"]
+        assert kc["users"][0]["user"] == {"token": "tok"}
+        assert os.path.exists(srv.ca_file)
+    finally:
+        srv.stop()
+    assert not os.path.exists(srv.ca_file)
+
+
+def test_serve_bad_flag(capsys):
+    assert main(["--profile", "bogus"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid choice" in err
+    assert main(["--deviate", "nope"]) == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_runs_and_stops_on_sigterm(tmp_path):
+    port = _free_port()
+    kc = tmp_path / "kc"
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from conformance.reference_server.serve import main; "
+                             "sys.exit(main(sys.argv[1:]))", "--port", str(port), "--token", "t", "--tls",
+                             "--write-kubeconfig", str(kc), "--profile", "design"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert f"listening on https://127.0.0.1:{port}" in first
+        assert str(kc) in proc.stdout.readline()
+        ca = tmp_path / "ca.crt"
+        import base64
+        ca.write_bytes(base64.b64decode(yaml.safe_load(kc.read_text())["clusters"][0]["cluster"]
+                                        ["certificate-authority-data"]))
+        r = requests.get(f"https://127.0.0.1:{port}/api/v1/list/namespaces", headers={"Authorization": "Bearer t"},
+                         verify=str(ca))
+        assert r.status_code == 200
+        busy = subprocess.run([sys.executable, "-c", "import sys; from conformance.reference_server.serve import "
+                               "main; sys.exit(main(sys.argv[1:]))", "--port", str(port)],
+                              capture_output=True, text=True, timeout=30)
+        assert busy.returncode == 1 and busy.stderr.count("\n") == 1 and "cannot listen" in busy.stderr
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=15)
+        assert proc.returncode == 0 and "Traceback" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def test_serve_sigint(tmp_path):
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from conformance.reference_server.serve import main; "
+                             "sys.exit(main(sys.argv[1:]))", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "listening on" in proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=15)
+        assert proc.returncode == 0 and "Traceback" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

@@ -1,0 +1,176 @@
+"""Namespaced content: the declared kinds, namespace rules, finalizers, selectors, cross-namespace access."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import status_of
+
+MERGE = {"Content-Type": "application/merge-patch+json"}
+
+BODIES = {
+    "configmaps": {"data": {"k": "v"}},
+    "secrets": {"stringData": {"k": "v"}, "type": "Opaque"},
+    "services": {"spec": {"ports": [{"port": 80}]}},
+    "serviceaccounts": {},
+    "pods": {"spec": {"containers": [{"name": "c", "image": "pause"}]}},
+    "resourcequotas": {"spec": {"hard": {"pods": "1"}}},
+    "limitranges": {"spec": {"limits": [{"type": "Container"}]}},
+    "events": {"involvedObject": {"kind": "Pod", "name": "x"}, "reason": "R", "message": "m"},
+}
+KINDS = {"configmaps": "ConfigMap", "secrets": "Secret", "services": "Service", "serviceaccounts": "ServiceAccount",
+         "pods": "Pod", "resourcequotas": "ResourceQuota", "limitranges": "LimitRange", "events": "Event"}
+
+
+@pytest.mark.parametrize("resource", sorted(BODIES))
+def test_crud_every_kind(http, url, namespaces, resource):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/{resource}"
+    r = http.post(base, json={"metadata": {"name": "obj1"}, **BODIES[resource]})
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    assert obj["kind"] == KINDS[resource] and obj["metadata"]["namespace"] == ns
+    assert http.get(f"{base}/obj1").json()["metadata"]["uid"] == obj["metadata"]["uid"]
+    lst = http.get(base).json()
+    assert lst["kind"] == KINDS[resource] + "List" and [i["metadata"]["name"] for i in lst["items"]] == ["obj1"]
+    r = http.patch(f"{base}/obj1", data=json.dumps({"metadata": {"labels": {"p": "q"}}}), headers=MERGE)
+    assert r.status_code == 200 and r.json()["metadata"]["labels"] == {"p": "q"}
+    st = status_of(http.post(base, json={"metadata": {"name": "obj1"}, **BODIES[resource]}))
+    assert st["code"] == 409 and st["message"] == f'{resource} "obj1" already exists'
+    assert st["details"] == {"name": "obj1", "kind": resource}
+    r = http.delete(f"{base}/obj1")
+    assert r.status_code == 200
+    st = status_of(http.get(f"{base}/obj1"))
+    assert st["message"] == f'{resource} "obj1" not found' and st["details"] == {"name": "obj1", "kind": resource}
+
+
+def test_configmap_delete_returns_success_status(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    cm = http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "c"}}).json()
+    body = http.delete(f"{url}/api/v1/namespaces/{ns}/configmaps/c").json()
+    assert body == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                    "details": {"name": "c", "kind": "configmaps", "uid": cm["metadata"]["uid"]}}
+
+
+def test_same_name_in_two_namespaces(http, url, namespaces):
+    a, b = (namespaces.create()["metadata"]["name"] for _ in range(2))
+    for ns in (a, b):
+        assert http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "same"}}).status_code \
+            == 201
+
+
+def test_namespace_defaulting_and_mismatch_ns80_ns81(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    assert http.post(base, json={"metadata": {"name": "a"}}).json()["metadata"]["namespace"] == ns
+    msg = "the namespace of the provided object does not match the namespace sent on the request"
+    st = status_of(http.post(base, json={"metadata": {"name": "b", "namespace": "other"}}))
+    assert st["code"] == 400 and st["reason"] == "BadRequest" and st["message"] == msg and "details" not in st
+    st = status_of(http.put(f"{base}/a", json={"metadata": {"name": "a", "namespace": "other"}}))
+    assert st["code"] == 400 and st["message"] == msg
+    st = status_of(http.patch(f"{base}/a", data=json.dumps({"metadata": {"namespace": "other"}}), headers=MERGE))
+    assert st["code"] == 400 and st["message"] == msg
+    assert http.get(f"{base}/b").status_code == 404
+
+
+def test_content_finalizers(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    http.post(base, json={"metadata": {"name": "f", "finalizers": ["example.com/keep"]}})
+    r = http.delete(f"{base}/f")
+    assert r.status_code == 200 and r.json()["metadata"]["deletionTimestamp"]
+    assert r.json()["metadata"]["deletionGracePeriodSeconds"] == 0
+    assert http.get(f"{base}/f").status_code == 200
+    assert http.delete(f"{base}/f").status_code == 200
+    st = status_of(http.patch(f"{base}/f", data=json.dumps({"metadata": {"finalizers": ["example.com/keep",
+                                                                                          "x/y"]}}), headers=MERGE))
+    assert st["code"] == 422
+    assert http.patch(f"{base}/f", data=json.dumps({"metadata": {"finalizers": None}}),
+                      headers=MERGE).status_code == 200
+    assert http.get(f"{base}/f").status_code == 404
+
+
+def test_generate_name_content(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"generateName": "cm-"}})
+    assert r.status_code == 201 and r.json()["metadata"]["name"].startswith("cm-")
+
+
+def test_invalid_content_name(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    st = status_of(http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "Bad_Name"}}))
+    assert st["code"] == 422 and st["details"]["kind"] == "ConfigMap"
+    assert st["message"].startswith('ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": '
+                                    "a lowercase RFC 1123 subdomain")
+
+
+def test_cross_namespace_list_ns82(http, url, namespaces):
+    a, b = (namespaces.create(labels={"x": "y"})["metadata"]["name"] for _ in range(2))
+    for ns in (a, b):
+        http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "c", "labels": {"t": ns}}})
+    items = http.get(f"{url}/api/v1/configmaps").json()["items"]
+    assert {(i["metadata"]["namespace"], i["metadata"]["name"]) for i in items} >= {(a, "c"), (b, "c")}
+    only = http.get(f"{url}/api/v1/configmaps", params={"fieldSelector": f"metadata.namespace={a}"}).json()
+    assert [i["metadata"]["namespace"] for i in only["items"]] == [a]
+    st = status_of(http.get(f"{url}/api/v1/configmaps", params={"fieldSelector": "data.k=v"}))
+    assert st["message"] == '"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"'
+    for method in ("POST", "DELETE", "PUT", "PATCH"):
+        st = status_of(http.request(method, f"{url}/api/v1/configmaps", json={}))
+        assert st["code"] == 405 and st["details"] == {}
+    assert status_of(http.get(f"{url}/api/v1/list/configmaps"))["code"] == 404
+
+
+def test_delete_collection_with_selector(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    for n, lab in (("a", "1"), ("b", "1"), ("c", "2")):
+        http.post(base, json={"metadata": {"name": n, "labels": {"g": lab}}})
+    r = http.delete(base, params={"labelSelector": "g=1"})
+    assert r.status_code == 200 and r.json()["kind"] == "ConfigMapList"
+    assert [i["metadata"]["name"] for i in http.get(base).json()["items"]] == ["c"]
+
+
+def test_reads_in_missing_namespace_ns65(http, url):
+    r = http.get(f"{url}/api/v1/namespaces/nope-zz/configmaps")
+    assert r.status_code == 200 and r.json()["items"] == []
+    st = status_of(http.get(f"{url}/api/v1/namespaces/nope-zz/configmaps/x"))
+    assert st["message"] == 'configmaps "x" not found'
+
+
+def test_update_unconditional_and_conflict(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    cm = http.post(base, json={"metadata": {"name": "c"}, "data": {"a": "1"}}).json()
+    assert http.put(f"{base}/c", json={"metadata": {"name": "c"}, "data": {"a": "2"}}).json()["data"] == {"a": "2"}
+    st = status_of(http.put(f"{base}/c", json=dict(cm, data={"a": "3"})))
+    assert st["code"] == 409 and st["message"].startswith('Operation cannot be fulfilled on configmaps "c"')
+
+
+def test_strict_and_warn_field_validation(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    st = status_of(http.post(base, params={"fieldValidation": "Strict"},
+                             json={"metadata": {"name": "s", "bogus": 1}, "dataz": {}}))
+    assert st["code"] == 400
+    assert st["message"] == 'strict decoding error: unknown field "metadata.bogus", unknown field "dataz"'
+    r = http.post(base, json={"metadata": {"name": "w"}, "dataz": {}})
+    assert r.status_code == 201 and "dataz" not in r.json()
+    assert r.headers["Warning"] == '299 - "unknown field \\"dataz\\""'
+    r = http.post(base, params={"fieldValidation": "Strict"},
+                  json={"metadata": {"name": "n", "labels": {"a": "b"}}, "data": {"a": "b"}, "immutable": False})
+    assert r.status_code == 201
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i", "imagex": "j"}]}}
+    st = status_of(http.post(f"{url}/api/v1/namespaces/{ns}/pods", params={"fieldValidation": "Strict"}, json=pod))
+    assert st["message"] == 'strict decoding error: unknown field "spec.containers[0].imagex"'
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json=pod)
+    assert r.status_code == 201 and "imagex" not in r.json()["spec"]["containers"][0]
+    r = http.post(base, params={"fieldValidation": "Ignore"}, json={"metadata": {"name": "i"}, "dataz": {}})
+    assert r.status_code == 201 and "Warning" not in r.headers
+
+
+def test_field_manager(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", params={"fieldManager": "me"},
+                  json={"metadata": {"name": "m"}})
+    assert r.json()["metadata"]["managedFields"][0]["manager"] == "me"

@@ -1,0 +1,181 @@
+"""Error envelopes for malformed and hostile input; stored objects survive them (NS-04, NS-05, NS-22)."""
+from __future__ import annotations
+
+import socket
+
+import pytest
+import requests
+
+from .conftest import status_of
+
+ACCEPTED = ("the body of the request was in an unknown format - accepted media types include: application/json, "
+            "application/yaml, application/vnd.kubernetes.protobuf")
+
+
+def raw_get(url: str, path: str) -> tuple[int, bytes]:
+    host, port = url[len("http://"):].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=5) as c:
+        c.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := c.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+@pytest.fixture
+def survivor(http, url, namespaces):
+    ns = namespaces.create(labels={"keep": "me"})
+    name = ns["metadata"]["name"]
+    http.post(f"{url}/api/v1/namespaces/{name}/configmaps", json={"metadata": {"name": "c"}, "data": {"a": "b"}})
+    yield name
+    got = http.get(f"{url}/api/v1/namespaces/{name}").json()
+    assert got["metadata"]["labels"]["keep"] == "me" and got["status"]["phase"] == "Active"
+    assert http.get(f"{url}/api/v1/namespaces/{name}/configmaps/c").json()["data"] == {"a": "b"}
+
+
+def test_unknown_path_under_api_v1_ns04(http, url):
+    for path in ("/api/v1/foos", "/api/v1/list/configmaps", "/api/v1/namespaces/default/foos",
+                 "/api/v1/namespaces/default/configmaps/c/sub", "/api/v1/watch/foos", "/api/v1/namespaces/x/status/y"):
+        st = status_of(http.get(url + path))
+        assert st == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                      "message": "the server could not find the requested resource", "reason": "NotFound",
+                      "details": {}, "code": 404}, path
+
+
+def test_paths_outside_prefixes_ns05(http, url):
+    for path in ("/", "/foo", "/apis/apps/v1", "/api/v2", "/metrics2"):
+        r = http.get(url + path)
+        assert r.status_code == 404 and r.text == "404 page not found\n", path
+        assert r.headers["Content-Type"].startswith("text/plain")
+
+
+@pytest.mark.parametrize("method, path", [("PUT", "/api/v1/namespaces"), ("DELETE", "/api/v1/namespaces"),
+                                          ("POST", "/api/v1/namespaces/x/status"),
+                                          ("DELETE", "/api/v1/namespaces/x/status"),
+                                          ("POST", "/api/v1/namespaces/x"), ("POST", "/api/v1/watch/namespaces"),
+                                          ("PUT", "/api/v1/namespaces/x/configmaps"),
+                                          ("POST", "/api/v1/namespaces/x/configmaps/y"), ("POST", "/version"),
+                                          ("DELETE", "/api")])
+def test_wrong_methods_405(http, url, method, path):
+    st = status_of(http.request(method, url + path, json={}))
+    assert st["code"] == 405 and st["message"] == "the server does not allow this method on the requested resource"
+
+
+def test_bad_json_ns22(http, url, survivor):
+    r = http.post(f"{url}/api/v1/namespaces", data=b"{bad", headers={"Content-Type": "application/json"})
+    st = status_of(r)
+    assert st["code"] == 400 and st["reason"] == "BadRequest"
+    assert st["message"].startswith("the object provided is unrecognized (must be of type Namespace): ")
+    assert st["message"].endswith("({bad)")
+    st = status_of(http.put(f"{url}/api/v1/namespaces/{survivor}", data=b"\x00\x01",
+                            headers={"Content-Type": "application/json"}))
+    assert st["code"] == 400 and st["message"].endswith("(0001)")
+    st = status_of(http.post(f"{url}/api/v1/namespaces", data=b"", headers={"Content-Type": "application/json"}))
+    assert st["code"] == 400 and st["message"].endswith("(<empty>)")
+
+
+def test_wrong_kind_and_version_ns22(http, url, survivor):
+    st = status_of(http.post(f"{url}/api/v1/namespaces", json={"kind": "ConfigMap", "metadata": {"name": "x"}}))
+    assert st["code"] == 400 and st["message"].startswith('ConfigMap in version "v1" cannot be handled as a Namespace')
+    st = status_of(http.post(f"{url}/api/v1/namespaces", json={"apiVersion": "apps/v1", "kind": "Namespace"}))
+    assert st["message"] == "the API version in the data (apps/v1) does not match the expected API version (v1)"
+    st = status_of(http.put(f"{url}/api/v1/namespaces/{survivor}/configmaps/c",
+                            json={"kind": "Namespace", "metadata": {"name": "c"}}))
+    assert st["code"] == 400
+    st = status_of(http.post(f"{url}/api/v1/namespaces", json={"metadata": {"name": ["list"]}}))
+    assert st["code"] == 400 and "cannot unmarshal array" in st["message"]
+
+
+def test_unknown_content_type_415_ns22(http, url, survivor):
+    for ctype in ("text/plain", "application/xml", "application/x-www-form-urlencoded"):
+        st = status_of(http.post(f"{url}/api/v1/namespaces", data=b"{}", headers={"Content-Type": ctype}))
+        assert st["code"] == 415 and st["message"] == ACCEPTED
+    st = status_of(http.put(f"{url}/api/v1/namespaces/{survivor}", data=b"{}", headers={"Content-Type": "text/csv"}))
+    assert st["code"] == 415
+
+
+def test_yaml_body_accepted(http, url, namespaces):
+    name = namespaces.name()
+    r = http.post(f"{url}/api/v1/namespaces", data=f"metadata:\n  name: {name}\n",
+                  headers={"Content-Type": "application/yaml"})
+    assert r.status_code == 201 and r.json()["spec"]["finalizers"] == ["kubernetes"]
+
+
+def test_huge_body_413(http, url, survivor):
+    big = b'{"metadata":{"name":"x"},"data":{"k":"' + b"a" * (3 * 1024 * 1024) + b'"}}'
+    st = status_of(http.post(f"{url}/api/v1/namespaces/{survivor}/configmaps", data=big,
+                             headers={"Content-Type": "application/json"}))
+    assert st["code"] == 413 and st["reason"] == "RequestEntityTooLarge"
+    st = status_of(http.patch(f"{url}/api/v1/namespaces/{survivor}", data=big,
+                              headers={"Content-Type": "application/merge-patch+json"}))
+    assert st["code"] == 413
+
+
+def test_weird_paths(http, url, survivor):
+    code, body = raw_get(url, "/api/v1/namespaces/..")
+    assert code == 400 and b"Name parameter invalid: \\\"..\\\": may not be '..'" in body
+    code, body = raw_get(url, "/api/v1/namespaces/%25")
+    assert code == 400 and b"may not contain '%'" in body
+    code, body = raw_get(url, f"/api/v1/namespaces/{survivor}%2Fconfigmaps")
+    assert code == 200 and b"ConfigMapList" in body  # %2F decodes into a separator, as Go's URL.Path does
+    code, body = raw_get(url, f"/api/v1/namespaces/{survivor}/configmaps/..")
+    assert code == 400
+    r = http.get(f"{url}/api/v1/namespaces/caf%C3%A9")
+    assert status_of(r)["message"] == 'namespaces "café" not found'
+    st = status_of(http.post(f"{url}/api/v1/namespaces", json={"metadata": {"name": "café"}}))
+    assert st["code"] == 422
+
+
+def test_bad_patches(http, url, survivor):
+    for ctype, body in (("application/merge-patch+json", b"{nope"), ("application/json-patch+json", b'{"op":1}'),
+                        ("application/strategic-merge-patch+json", b"[1]")):
+        r = http.patch(f"{url}/api/v1/namespaces/{survivor}", data=body, headers={"Content-Type": ctype})
+        assert r.status_code in (400, 422) and status_of(r)["status"] == "Failure"
+    r = http.patch(f"{url}/api/v1/namespaces/{survivor}", data=b'[{"op":"replace","path":"/kind","value":"Pod"}]',
+                   headers={"Content-Type": "application/json-patch+json"})
+    assert r.status_code == 200 and r.json()["kind"] == "Namespace"
+
+
+def test_invalid_query_values(http, url, survivor):
+    assert status_of(http.get(f"{url}/api/v1/namespaces", params={"limit": "x"}))["code"] == 400
+    assert status_of(http.get(f"{url}/api/v1/namespaces", params={"continue": "garbage!!"}))["code"] == 400
+    assert status_of(http.get(f"{url}/api/v1/namespaces", params={"watch": "1", "timeoutSeconds": "x"}))["code"] == 400
+    assert status_of(http.post(f"{url}/api/v1/namespaces", params={"dryRun": "Some"},
+                               json={"metadata": {"name": "dr"}}))["code"] == 422
+    assert status_of(http.delete(f"{url}/api/v1/namespaces/{survivor}", data=b"{bad",
+                                 headers={"Content-Type": "application/json"}))["code"] == 400
+
+
+def test_not_acceptable(http, url):
+    st = status_of(http.get(f"{url}/api/v1/namespaces/default", headers={"Accept": "text/html"}))
+    assert st["code"] == 406 and st["reason"] == "NotAcceptable"
+    r = http.get(f"{url}/api/v1/namespaces/default", headers={"Accept": "application/vnd.kubernetes.protobuf, "
+                                                                         "application/json"})
+    assert r.status_code == 200 and r.json()["kind"] == "Namespace"
+
+
+def test_no_traceback_on_garbage_methods(url):
+    for method in ("OPTIONS", "TRACE"):
+        st = status_of(requests.request(method, f"{url}/api/v1/namespaces"))
+        assert st["code"] == 405
+    r = requests.request("BREW", f"{url}/api/v1/namespaces")  # refused by the HTTP parser itself
+    assert 400 <= r.status_code < 500 and "Traceback" not in r.text
+
+
+def test_internal_bug_is_a_logged_500_without_traceback(caplog):
+    from conformance.reference_server.embedded import start_embedded
+
+    srv = start_embedded()
+    try:
+        def boom(method, path):
+            raise ZeroDivisionError("secret detail")
+
+        srv.server.ctx.router.resolve = boom
+        r = requests.get(f"{srv.url}/api/v1/namespaces")
+        st = status_of(r)
+        assert st["code"] == 500 and st["reason"] == "InternalError"
+        assert "Traceback" not in r.text and "secret detail" not in r.text
+    finally:
+        srv.stop()
+    assert any("internal error serving GET /api/v1/namespaces" in rec.getMessage() for rec in caplog.records)

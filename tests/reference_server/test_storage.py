@@ -1,0 +1,144 @@
+"""MemoryStore: versions, index, copies, guaranteed update, history and watches."""
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from conformance.reference_server.storage import (DELETE, KeyExistsError, KeyNotFoundError, MemoryStore,
+                                                  TooOldResourceVersionError, object_key)
+
+
+def obj(name: str, ns: str = "", **extra):
+    meta = {"name": name}
+    if ns:
+        meta["namespace"] = ns
+    return {"metadata": meta, **extra}
+
+
+def test_keys():
+    assert object_key("configmaps", "a", "b") == "/registry/configmaps/a/b"
+    assert object_key("namespaces", "", "x") == "/registry/namespaces/x"
+
+
+def test_rv_is_global_and_monotonic():
+    s = MemoryStore()
+    a = s.create("namespaces", "", "a", obj("a"))
+    b = s.create("configmaps", "a", "c", obj("c", "a"))
+    assert int(b["metadata"]["resourceVersion"]) == int(a["metadata"]["resourceVersion"]) + 1
+    assert s.current_rv() == int(b["metadata"]["resourceVersion"])
+
+
+def test_create_twice_and_missing():
+    s = MemoryStore()
+    s.create("configmaps", "a", "c", obj("c", "a"))
+    with pytest.raises(KeyExistsError) as e:
+        s.create("configmaps", "a", "c", obj("c", "a"))
+    assert e.value.existing["metadata"]["name"] == "c"
+    s.create("configmaps", "b", "c", obj("c", "b"))  # per-namespace uniqueness
+    with pytest.raises(KeyNotFoundError):
+        s.get("configmaps", "a", "zz")
+
+
+def test_copies_protect_the_store():
+    s = MemoryStore()
+    src = obj("c", "a", data={"k": "v"})
+    out = s.create("configmaps", "a", "c", src)
+    src["data"]["k"] = "changed"
+    out["data"]["k"] = "changed"
+    s.get("configmaps", "a", "c")["data"]["k"] = "changed"
+    s.list("configmaps", "a")[0][0]["data"]["k"] = "changed"
+    assert s.get("configmaps", "a", "c")["data"] == {"k": "v"}
+
+
+def test_list_per_namespace_and_all():
+    s = MemoryStore()
+    for ns in ("b", "a"):
+        for n in ("y", "x"):
+            s.create("configmaps", ns, n, obj(n, ns))
+    items, _ = s.list("configmaps", "a")
+    assert [i["metadata"]["name"] for i in items] == ["x", "y"]
+    items, _ = s.list("configmaps", None)
+    assert [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in items] == \
+        [("a", "x"), ("a", "y"), ("b", "x"), ("b", "y")]
+    assert s.count("configmaps", "a") == 2 and s.count("configmaps", None) == 4
+    assert s.list("secrets", "a")[0] == []
+
+
+def test_guaranteed_update_noop_and_delete():
+    s = MemoryStore()
+    s.create("configmaps", "a", "c", obj("c", "a"))
+    rv = s.current_rv()
+    out, deleted = s.guaranteed_update("configmaps", "a", "c", lambda cur: cur)
+    assert not deleted and s.current_rv() == rv
+    out, deleted = s.guaranteed_update("configmaps", "a", "c", lambda cur: {**cur, "data": {"a": "b"}})
+    assert out["data"] == {"a": "b"} and s.current_rv() == rv + 1
+    out, deleted = s.guaranteed_update("configmaps", "a", "c", lambda cur: DELETE)
+    assert deleted and out["metadata"]["resourceVersion"] == str(rv + 2)
+    with pytest.raises(KeyNotFoundError):
+        s.guaranteed_update("configmaps", "a", "c", lambda cur: cur)
+
+
+def test_update_fn_error_leaves_object_untouched():
+    s = MemoryStore()
+    s.create("configmaps", "a", "c", obj("c", "a"))
+
+    def boom(cur):
+        cur["data"] = {"x": "y"}
+        raise RuntimeError("no")
+
+    with pytest.raises(RuntimeError):
+        s.guaranteed_update("configmaps", "a", "c", boom)
+    assert "data" not in s.get("configmaps", "a", "c")
+
+
+def test_history_compaction_and_too_old():
+    s = MemoryStore(history_size=3)
+    for i in range(6):
+        s.create("configmaps", "a", f"c{i}", obj(f"c{i}", "a"))
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(TooOldResourceVersionError) as e:
+            s.watch("configmaps", "a", 2, loop)
+        assert str(e.value) == f"too old resource version: 2 ({s.compacted_rv()})"
+        backlog, w = s.watch("configmaps", "a", s.current_rv() - 2, loop)
+        assert [ev.name for ev in backlog] == ["c4", "c5"]
+        w.close()
+    finally:
+        loop.close()
+    with pytest.raises(TooOldResourceVersionError):
+        s.check_rv(2)
+
+
+def test_watch_initial_state_then_live_events_from_another_thread():
+    s = MemoryStore()
+    s.create("configmaps", "a", "old", obj("old", "a"))
+    s.create("configmaps", "b", "other", obj("other", "b"))
+
+    async def main():
+        backlog, w = s.watch("configmaps", "a", 0, asyncio.get_running_loop())
+        assert [(e.type, e.name) for e in backlog] == [("ADDED", "old")]
+        t = threading.Thread(target=lambda: (s.create("configmaps", "b", "x", obj("x", "b")),
+                                              s.create("configmaps", "a", "new", obj("new", "a")),
+                                              s.delete("configmaps", "a", "old")))
+        t.start()
+        t.join()
+        got = [await asyncio.wait_for(w.queue.get(), 5) for _ in range(2)]
+        w.close()
+        return got
+
+    got = asyncio.run(main())
+    assert [(e.type, e.name) for e in got] == [("ADDED", "new"), ("DELETED", "old")]
+    assert got[1].prev["metadata"]["name"] == "old"
+
+
+def test_close_watchers_sends_end():
+    s = MemoryStore()
+
+    async def main():
+        _, w = s.watch("namespaces", None, 0, asyncio.get_running_loop())
+        s.close_watchers()
+        return await asyncio.wait_for(w.queue.get(), 5)
+
+    assert asyncio.run(main()) is None
