@@ -1,0 +1,514 @@
+"""ResourceQuota: `resource.Quantity`, per-object usage, `status.used`, and the create-time admission check.
+
+Upstream sources reproduced here (read, not guessed):
+- `staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go` (parsing, canonical `String()`, `Add`);
+- `staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go` (`CheckRequest`, the
+  `exceeded quota: %s, requested: %s, used: %s, limited: %s`, `failed quota: %s: %v` and
+  `status unknown for quota: %s, resources: %s` messages, `prettyPrint`);
+- `pkg/quota/v1/evaluator/core/pods.go` (pod usage, `must specify %s for: %s` constraints, scopes,
+  `QuotaV1Pod`), `pkg/quota/v1/evaluator/core/services.go`, `pkg/quota/v1/evaluator/core/registry.go`
+  (legacy object-count aliases), `staging/src/k8s.io/apiserver/pkg/quota/v1/generic/evaluator.go`
+  (`count/<resource>[.<group>]`, `Matches`);
+- `staging/src/k8s.io/apiserver/pkg/admission/errors.go` (`NewForbidden`: the name is the object's name,
+  else its generateName, else `Unknown`).
+
+Like upstream, admission reads `status.hard` / `status.used` (not `spec.hard`): a quota whose status the
+quota controller has not computed yet constrains nothing, or answers `status unknown for quota`. The
+server therefore has to run `sync_status` when a quota is written and after content is deleted (the
+upstream controller's replenishment), see docs/scope.md. Everything here is a pure function over
+JSON-shaped dicts.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Mapping
+
+from .. import apierrors as E
+
+# ---------------------------------------------------------------------------------------------------------
+# resource.Quantity
+# ---------------------------------------------------------------------------------------------------------
+
+DECIMAL_SI = "DecimalSI"
+BINARY_SI = "BinarySI"
+DECIMAL_EXPONENT = "DecimalExponent"
+
+# quantity.go: splitREString / the error text of ErrFormatWrong
+QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+_BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DEC = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_DEC_BY_EXP = {v: k for k, v in _DEC.items()}
+_BIN_BY_EXP = {v // 10: k for k, v in _BIN.items()}
+_NANO = Fraction(1, 10 ** 9)
+MAX_INT64 = 2 ** 63 - 1
+MAX_MILLI_VALUE = MAX_INT64 // 1000  # resource.MaxMilliValue
+
+
+class QuantityError(ValueError):
+    """`resource.ErrFormatWrong` / `ErrSuffix`; callers turn it into their own validation error."""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """An exact value and the format its canonical string uses (upstream `resource.Quantity`)."""
+
+    value: Fraction
+    format: str = DECIMAL_SI
+
+    @staticmethod
+    def parse(text: Any) -> "Quantity":
+        """`resource.ParseQuantity`; numbers in JSON are accepted as their decimal text, as upstream does."""
+        if isinstance(text, Quantity):
+            return text
+        if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+            raise QuantityError("quantities must match the regular expression "
+                                "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        s = str(text) if not isinstance(text, float) else repr(text)
+        m = QUANTITY_RE.match(s)
+        if not s or not m:
+            raise QuantityError("quantities must match the regular expression "
+                                "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        num, suffix = m.group(1), m.group(2)
+        sign = -1 if num.startswith("-") else 1
+        digits = num.lstrip("+-")
+        if digits.count(".") > 1 or digits in (".", ""):
+            raise QuantityError("quantities must match the regular expression "
+                                "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        whole, _, frac = digits.partition(".")
+        mantissa = Fraction(int(whole or "0")) + (Fraction(int(frac), 10 ** len(frac)) if frac else 0)
+        if suffix in _BIN:
+            fmt, factor = BINARY_SI, Fraction(2 ** _BIN[suffix])
+        elif suffix in _DEC:
+            fmt, factor = DECIMAL_SI, Fraction(10) ** _DEC[suffix]
+        elif re.fullmatch(r"[eE][-+]?[0-9]+", suffix):
+            fmt, factor = DECIMAL_EXPONENT, Fraction(10) ** int(suffix[1:])
+        else:
+            raise QuantityError("unable to parse quantity's suffix")
+        value = mantissa * factor
+        # Quantities are limited to nano precision; smaller fractions round up (away from zero).
+        value = Fraction(math.ceil(value / _NANO)) * _NANO
+        if fmt == BINARY_SI and 0 < value < 1:
+            fmt = DECIMAL_SI  # quantity.go: "This avoids rounding and hopefully confusion, too."
+        return Quantity(sign * value, fmt)
+
+    @staticmethod
+    def from_int(n: int) -> "Quantity":
+        return Quantity(Fraction(n), DECIMAL_SI)
+
+    def add(self, other: "Quantity") -> "Quantity":
+        """`Quantity.Add`: the receiver's format wins unless the receiver is zero."""
+        fmt = other.format if self.value == 0 else self.format
+        return Quantity(self.value + other.value, fmt)
+
+    def sub(self, other: "Quantity") -> "Quantity":
+        fmt = other.format if self.value == 0 else self.format
+        return Quantity(self.value - other.value, fmt)
+
+    def cmp(self, other: "Quantity") -> int:
+        return (self.value > other.value) - (self.value < other.value)
+
+    def int_value(self) -> int:
+        """`Quantity.Value()`: rounded up, away from zero."""
+        return _ceil_away(self.value)
+
+    def milli_value(self) -> int:
+        """`Quantity.MilliValue()`: rounded up, away from zero."""
+        return _ceil_away(self.value * 1000)
+
+    def __str__(self) -> str:
+        return self.canonical()
+
+    def canonical(self) -> str:
+        """`Quantity.String()` = `CanonicalizeBytes`: what JSON carries and what every message prints."""
+        if self.value == 0:
+            return "0"
+        fmt = self.format
+        if fmt == BINARY_SI:
+            if -1024 < self.value < 1024 or self.value.denominator != 1:
+                fmt = DECIMAL_SI
+        if fmt == BINARY_SI:
+            n, exp = int(self.value), 0
+            while n % 1024 == 0 and exp < 6:
+                n //= 1024
+                exp += 1
+            return f"{n}{_BIN_BY_EXP.get(exp, '')}"
+        # AsCanonicalBytes: mantissa without trailing zeros, exponent lowered to a multiple of 3.
+        n = int(self.value / _NANO)  # exact: values are multiples of 1n
+        exp = -9
+        while n % 10 == 0:
+            n //= 10
+            exp += 1
+        r = exp % 3
+        if r:
+            n *= 10 ** r
+            exp -= r
+        if fmt == DECIMAL_EXPONENT:
+            return f"{n}" if exp == 0 else f"{n}e{exp}"
+        while exp > 18:
+            n *= 1000
+            exp -= 3
+        return f"{n}{_DEC_BY_EXP[exp]}"
+
+
+def _ceil_away(v: Fraction) -> int:
+    return math.ceil(v) if v >= 0 else math.floor(v)
+
+
+def parse_quantity(text: Any) -> Quantity:
+    return Quantity.parse(text)
+
+
+def canonical(text: Any) -> str:
+    """The canonical form of a quantity string, e.g. `1000m` → `1`, `0.5` → `500m`, `1024Mi` → `1Gi`."""
+    return Quantity.parse(text).canonical()
+
+
+ResourceList = dict[str, Quantity]
+
+
+def parse_list(raw: Mapping[str, Any] | None) -> ResourceList:
+    return {str(k): Quantity.parse(v) for k, v in (raw or {}).items()}
+
+
+def format_list(rl: Mapping[str, Quantity]) -> dict[str, str]:
+    return {k: rl[k].canonical() for k in sorted(rl)}
+
+
+def add_lists(a: Mapping[str, Quantity], b: Mapping[str, Quantity]) -> ResourceList:
+    """`quota.Add`."""
+    out = {k: (v.add(b[k]) if k in b else v) for k, v in a.items()}
+    for k, v in b.items():
+        out.setdefault(k, v)
+    return out
+
+
+def mask(rl: Mapping[str, Quantity], names: Iterable[str]) -> ResourceList:
+    keep = set(names)
+    return {k: v for k, v in rl.items() if k in keep}
+
+
+def remove_zeros(rl: Mapping[str, Quantity]) -> ResourceList:
+    return {k: v for k, v in rl.items() if v.value != 0}
+
+
+def less_than_or_equal(a: Mapping[str, Quantity], b: Mapping[str, Quantity]) -> tuple[bool, list[str]]:
+    """`quota.LessThanOrEqual`: keys missing from `b` are not limits."""
+    exceeded = [k for k, v in a.items() if k in b and v.cmp(b[k]) > 0]
+    return not exceeded, exceeded
+
+
+def pretty_print(rl: Mapping[str, Quantity]) -> str:
+    """`prettyPrint` (controller.go): `k=v` sorted by key, joined by commas."""
+    return ",".join(f"{k}={rl[k].canonical()}" for k in sorted(rl))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Evaluators: which quota names a resource consumes, and how much one object consumes
+# ---------------------------------------------------------------------------------------------------------
+
+# pkg/quota/v1/install/registry.go ignoredResources: never quota-ed, neither by admission nor by the controller.
+IGNORED_RESOURCES = frozenset({
+    ("", "bindings"), ("", "componentstatuses"), ("", "events"), ("events.k8s.io", "events"),
+    ("authentication.k8s.io", "tokenreviews"), ("authentication.k8s.io", "selfsubjectreviews"),
+    ("authorization.k8s.io", "subjectaccessreviews"), ("authorization.k8s.io", "selfsubjectaccessreviews"),
+    ("authorization.k8s.io", "localsubjectaccessreviews"), ("authorization.k8s.io", "selfsubjectrulesreviews")})
+
+# registry.go legacyObjectCountAliases (+ services.go, pods.go): the unprefixed object-count names.
+LEGACY_ALIASES = {"configmaps": "configmaps", "resourcequotas": "resourcequotas", "secrets": "secrets",
+                  "replicationcontrollers": "replicationcontrollers"}
+POD_RESOURCES = ("count/pods", "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
+                 "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods")
+SERVICE_RESOURCES = ("count/services", "services", "services.nodeports", "services.loadbalancers")
+# pods.go validationSet: quota on these forces every container to state them ("it was a mistake").
+POD_VALIDATION_SET = frozenset({"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"})
+
+
+def object_count_name(resource: str, group: str = "") -> str:
+    """`generic.ObjectCountQuotaResourceNameFor`: `count/<resource>` or `count/<resource>.<group>`."""
+    return f"count/{resource}.{group}" if group else f"count/{resource}"
+
+
+def matching_resources(resource: str, names: Iterable[str], group: str = "") -> list[str]:
+    """`Evaluator.MatchingResources`: the quota names (of `names`) that objects of `resource` consume."""
+    names = list(names)
+    if (group, resource) in IGNORED_RESOURCES:
+        return []
+    if not group and resource == "pods":
+        out = [n for n in names if n in POD_RESOURCES]
+        out += [n for n in names if n.startswith(("hugepages-", "requests.hugepages-"))]
+        out += [n for n in names if n.startswith("requests.") and "/" in n and "kubernetes.io/" not in n]
+        return out
+    if not group and resource == "services":
+        return [n for n in names if n in SERVICE_RESOURCES]
+    own = {object_count_name(resource, group)}
+    if not group and resource in LEGACY_ALIASES:
+        own.add(LEGACY_ALIASES[resource])
+    return [n for n in names if n in own]
+
+
+def _pod_requests(pod: dict[str, Any], field: str) -> ResourceList:
+    """`resourcehelper.PodRequests/PodLimits`: containers summed, init containers as a max, sidecars added,
+    plus `spec.overhead`."""
+    spec = pod.get("spec") or {}
+    total: ResourceList = {}
+    for c in spec.get("containers") or []:
+        total = add_lists(total, parse_list(((c.get("resources") or {}).get(field))))
+    restartable: ResourceList = {}
+    init_max: ResourceList = {}
+    for c in spec.get("initContainers") or []:
+        reqs = parse_list(((c.get("resources") or {}).get(field)))
+        if c.get("restartPolicy") == "Always":
+            total = add_lists(total, reqs)
+            restartable = add_lists(restartable, reqs)
+            reqs = dict(restartable)
+        else:
+            reqs = add_lists(reqs, restartable)
+        for k, v in reqs.items():
+            if k not in init_max or v.cmp(init_max[k]) > 0:
+                init_max[k] = v
+    for k, v in init_max.items():
+        if k not in total or v.cmp(total[k]) > 0:
+            total[k] = v
+    overhead = parse_list(spec.get("overhead"))
+    if overhead:
+        if field == "requests":
+            total = add_lists(total, overhead)
+        else:  # PodLimits adds overhead only to resources that have a limit
+            total = {k: (v.add(overhead[k]) if k in overhead else v) for k, v in total.items()}
+    return total
+
+
+def _compute_usage(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity]) -> ResourceList:
+    """`podComputeUsageHelper`."""
+    out: ResourceList = {"pods": Quantity.from_int(1)}
+    for res in ("cpu", "memory", "ephemeral-storage"):
+        if res in requests:
+            out[res] = requests[res]
+            out[f"requests.{res}"] = requests[res]
+        if res in limits:
+            out[f"limits.{res}"] = limits[res]
+    for k, v in requests.items():
+        if k.startswith("hugepages-"):
+            out[k] = v
+            out[f"requests.{k}"] = v
+        elif "/" in k and "kubernetes.io/" not in k and not k.startswith("requests."):
+            out[f"requests.{k}"] = v  # extended resources
+    return out
+
+
+def pod_counts_for_compute(pod: dict[str, Any], now: _dt.datetime | None = None) -> bool:
+    """`QuotaV1Pod`: terminal pods, and pods past their deletion grace period, stop consuming compute quota."""
+    if (pod.get("status") or {}).get("phase") in ("Failed", "Succeeded"):
+        return False
+    meta = pod.get("metadata") or {}
+    ts, grace = meta.get("deletionTimestamp"), meta.get("deletionGracePeriodSeconds")
+    if ts and grace is not None:
+        now = now or _dt.datetime.now(_dt.timezone.utc)
+        deleted = _dt.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.timezone.utc)
+        if now > deleted + _dt.timedelta(seconds=int(grace)):
+            return False
+    return True
+
+
+def object_usage(resource: str, obj: dict[str, Any], group: str = "", *,
+                 now: _dt.datetime | None = None) -> ResourceList:
+    """`Evaluator.Usage` of one object: what creating it consumes."""
+    if not group and resource == "pods":
+        usage: ResourceList = {"count/pods": Quantity.from_int(1)}
+        if not pod_counts_for_compute(obj, now):
+            return usage
+        return add_lists(usage, _compute_usage(_pod_requests(obj, "requests"), _pod_requests(obj, "limits")))
+    if not group and resource == "services":
+        spec = obj.get("spec") or {}
+        ports = len(spec.get("ports") or [])
+        usage = {"count/services": Quantity.from_int(1), "services": Quantity.from_int(1),
+                 "services.loadbalancers": Quantity.from_int(0), "services.nodeports": Quantity.from_int(0)}
+        if spec.get("type") == "NodePort":
+            usage["services.nodeports"] = Quantity.from_int(ports)
+        elif spec.get("type") == "LoadBalancer":
+            usage["services.nodeports"] = Quantity.from_int(ports)
+            usage["services.loadbalancers"] = Quantity.from_int(1)
+        return usage
+    usage = {object_count_name(resource, group): Quantity.from_int(1)}
+    if not group and resource in LEGACY_ALIASES:
+        usage[LEGACY_ALIASES[resource]] = Quantity.from_int(1)
+    return usage
+
+
+# --- scopes (pods.go podMatchesScopeFunc); other evaluators match no scope at all (generic.MatchesNoScopeFunc)
+
+def _is_best_effort(pod: dict[str, Any]) -> bool:
+    """`qos.GetPodQOS(pod) == BestEffort`: no container states a non-zero cpu/memory request or limit."""
+    spec = pod.get("spec") or {}
+    for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+        res = c.get("resources") or {}
+        for field in ("requests", "limits"):
+            for k, v in (res.get(field) or {}).items():
+                if k in ("cpu", "memory") and Quantity.parse(v).value != 0:
+                    return False
+    return True
+
+
+def _scope_selectors(quota: dict[str, Any]) -> list[dict[str, Any]]:
+    spec = quota.get("spec") or {}
+    sels = [{"scopeName": s, "operator": "Exists"} for s in spec.get("scopes") or []]
+    sels += list(((spec.get("scopeSelector") or {}).get("matchExpressions")) or [])
+    return sels
+
+
+def _pod_matches_scope(sel: dict[str, Any], pod: dict[str, Any]) -> bool:
+    spec = pod.get("spec") or {}
+    name = sel.get("scopeName")
+    if name in ("Terminating", "NotTerminating"):
+        ads = spec.get("activeDeadlineSeconds")
+        terminating = ads is not None and int(ads) >= 0
+        return terminating if name == "Terminating" else not terminating
+    if name in ("BestEffort", "NotBestEffort"):
+        return _is_best_effort(pod) == (name == "BestEffort")
+    if name == "PriorityClass":
+        pc = spec.get("priorityClassName") or ""
+        op, values = sel.get("operator"), sel.get("values") or []
+        if op == "Exists":
+            return bool(pc)
+        if op == "DoesNotExist":
+            return not pc
+        if op == "In":
+            return bool(pc) and pc in values
+        if op == "NotIn":
+            return not pc or pc not in values
+        return False
+    # CrossNamespacePodAffinity (and unknown scopes) are not evaluated here: never matched.
+    return False
+
+
+def quota_matches(quota: dict[str, Any], resource: str, obj: dict[str, Any], group: str = "") -> bool:
+    """`generic.Matches`: the quota limits something this resource consumes and all its scopes match."""
+    hard = ((quota.get("status") or {}).get("hard")) or {}
+    if not matching_resources(resource, hard, group):
+        return False
+    for sel in _scope_selectors(quota):
+        if group or resource != "pods" or not _pod_matches_scope(sel, obj):
+            return False
+    return True
+
+
+def _pod_constraints(required: Iterable[str], pod: dict[str, Any]) -> str | None:
+    """`podEvaluator.Constraints`: `must specify <res> for: <containers>; ...` or None."""
+    req_set = set(required) & POD_VALIDATION_SET
+    missing: dict[str, set[str]] = {}
+    spec = pod.get("spec") or {}
+    for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+        res = c.get("resources") or {}
+        have = set(_compute_usage(parse_list(res.get("requests")), parse_list(res.get("limits"))))
+        for r in req_set - have:
+            missing.setdefault(r, set()).add(c.get("name", ""))
+    if not missing:
+        return None
+    parts = [f"{r} for: {','.join(sorted(missing[r]))}" for r in sorted(missing)]
+    return "must specify " + "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# status.used and the admission check
+# ---------------------------------------------------------------------------------------------------------
+
+def usage(objects_by_resource: Mapping[str, Iterable[dict[str, Any]]], quota: dict[str, Any], *,
+          now: _dt.datetime | None = None) -> dict[str, str]:
+    """`quota.CalculateUsage` for one quota: `status.used` (canonical strings) over `spec.hard`'s names.
+
+    `objects_by_resource` maps a plural (`"pods"`, or `"widgets.example.com"` for a grouped resource) to
+    the objects of the quota's namespace. Names no evaluator tracks are left out, as upstream leaves them.
+    """
+    hard_names = list(((quota.get("spec") or {}).get("hard")) or {})
+    total: ResourceList = {}
+    tracked: set[str] = set()
+    for key, objects in objects_by_resource.items():
+        resource, _, group = key.partition(".")
+        names = matching_resources(resource, hard_names, group)
+        if not names:
+            continue
+        tracked.update(names)
+        stats: ResourceList = {n: Quantity.from_int(0) for n in names}
+        for obj in objects:
+            if all(_pod_matches_scope(s, obj) if (resource == "pods" and not group) else False
+                   for s in _scope_selectors(quota)):
+                stats = add_lists(stats, mask(object_usage(resource, obj, group, now=now), names))
+        total = add_lists(total, stats)
+    return format_list(mask(total, tracked))
+
+
+def sync_status(quota: dict[str, Any], objects_by_resource: Mapping[str, Iterable[dict[str, Any]]], *,
+                now: _dt.datetime | None = None) -> dict[str, Any]:
+    """What the quota controller writes to `status`: `hard` = `spec.hard` (canonical), `used` recomputed
+    (previous `used` values kept for names no evaluator tracks, then masked to `hard`'s names)."""
+    hard = {k: canonical(v) for k, v in sorted((((quota.get("spec") or {}).get("hard")) or {}).items())}
+    used = dict(((quota.get("status") or {}).get("used")) or {})
+    used.update(usage(objects_by_resource, quota, now=now))
+    return {"hard": hard, "used": {k: used[k] for k in sorted(used) if k in hard}}
+
+
+def _object_name(obj: dict[str, Any]) -> str:
+    """`admission.extractResourceName`: name, else generateName, else `Unknown`."""
+    meta = obj.get("metadata") or {}
+    return meta.get("name") or meta.get("generateName") or "Unknown"
+
+
+def check_create(quotas: Iterable[dict[str, Any]], resource: str, obj: dict[str, Any],
+                 current_usage: Mapping[str, Mapping[str, Any]] | None = None, *, group: str = "",
+                 now: _dt.datetime | None = None) -> dict[str, dict[str, str]]:
+    """`CheckRequest` for a create of `obj` (a `resource` in `group`) in the namespace of `quotas`.
+
+    Returns `{quota name: new status.used}` for every quota whose usage changes (the caller persists those
+    with the object, atomically); `{}` when no quota applies. Raises the 403 upstream raises.
+    `current_usage` optionally overrides `status.used` per quota name (a server that computes usage live).
+    """
+    quotas = list(quotas)
+    if (group, resource) in IGNORED_RESOURCES:
+        return {}  # quotaEvaluator.Evaluate: ignored resources are admitted untouched
+    name = _object_name(obj)
+
+    def forbid(msg: str) -> E.StatusError:
+        return E.forbidden(resource, name, msg, group)
+
+    interesting: list[tuple[dict[str, Any], ResourceList, ResourceList]] = []
+    for q in quotas:
+        if not quota_matches(q, resource, obj, group):
+            continue
+        qname = (q.get("metadata") or {}).get("name", "")
+        status = q.get("status") or {}
+        hard = parse_list(status.get("hard"))
+        raw_used = (current_usage or {}).get(qname, status.get("used"))
+        used = parse_list(raw_used)
+        restricted = matching_resources(resource, hard, group)
+        if not group and resource == "pods":
+            err = _pod_constraints(restricted, obj)
+            if err:
+                raise forbid(f"failed quota: {qname}: {err}")
+        if any(r not in used for r in restricted):
+            raise forbid(f"status unknown for quota: {qname}, resources: {','.join(sorted(restricted))}")
+        interesting.append((q, hard, used))
+
+    input_usage = object_usage(resource, obj, group, now=now)
+    negative = sorted(k for k, v in input_usage.items() if v.value < 0)
+    if negative:
+        raise forbid(f"quota usage is negative for resource(s): {','.join(negative)}")
+    delta = remove_zeros(input_usage)
+    if not interesting or not delta:
+        return {}
+
+    out: dict[str, dict[str, str]] = {}
+    for q, hard, used in interesting:
+        qname = (q.get("metadata") or {}).get("name", "")
+        requested = mask(delta, hard)
+        new_usage = add_lists(used, requested)
+        allowed, exceeded = less_than_or_equal(mask(new_usage, requested), hard)
+        if not allowed:
+            raise forbid(f"exceeded quota: {qname}, requested: {pretty_print(mask(requested, exceeded))}, "
+                         f"used: {pretty_print(mask(used, exceeded))}, limited: {pretty_print(mask(hard, exceeded))}")
+        if requested:
+            out[qname] = format_list(new_usage)
+    return out
