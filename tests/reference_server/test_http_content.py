@@ -174,3 +174,17 @@ def test_field_manager(http, url, namespaces):
     r = http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", params={"fieldManager": "me"},
                   json={"metadata": {"name": "m"}})
     assert r.json()["metadata"]["managedFields"][0]["manager"] == "me"
+
+
+def test_secret_type_defaults_to_opaque(http, url, namespaces):
+    """`SetDefaults_Secret`: `kubectl create secret generic` sends no `type`; the server stores `Opaque`."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/secrets"
+    r = http.post(base, json={"metadata": {"name": "s"}, "data": {"k": "dg=="}})
+    assert r.status_code == 201 and r.json()["type"] == "Opaque"
+    assert http.get(f"{base}/s").json()["type"] == "Opaque"
+    r = http.put(f"{base}/s", json={"metadata": {"name": "s"}, "data": {"k": "dw=="}})  # PUT without type
+    assert r.status_code == 200 and r.json()["type"] == "Opaque"
+    r = http.post(base, json={"metadata": {"name": "t"}, "type": "kubernetes.io/tls",
+                              "data": {"tls.crt": "", "tls.key": ""}})
+    assert r.status_code == 201 and r.json()["type"] == "kubernetes.io/tls"  # an explicit type is kept

@@ -114,3 +114,49 @@ def test_watch_param_on_a_single_object(http, url, namespaces):
         assert [e["object"]["metadata"]["name"] for e in w.rest()] == [name]
     r = http.get(f"{url}/api/v1/namespaces/{name}/status", params={"watch": "1"})
     assert r.json()["kind"] == "Namespace"
+
+
+TABLE_ACCEPT = ("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,"
+                "application/json")
+
+
+def test_watch_as_table_embeds_tables(http, url, namespaces):
+    """`watchEmbeddedEncoder`: with kubectl's `as=Table` Accept each event object is a one-row Table; only the
+    first carries columnDefinitions (upstream sets NoHeaders after one object, so later ones are null)."""
+    ns = namespaces.create()
+    name, rv = ns["metadata"]["name"], ns["metadata"]["resourceVersion"]
+    with WatchReader(f"{url}/api/v1/namespaces", {"fieldSelector": f"metadata.name={name}", "resourceVersion": "0"},
+                     headers={"Accept": TABLE_ACCEPT}) as w:
+        assert w.status == 200 and w.headers["Content-Type"] == "application/json"
+        first = w.next()
+        http.patch(f"{url}/api/v1/namespaces/{name}", data=json.dumps({"metadata": {"labels": {"a": "b"}}}),
+                   headers=MERGE)
+        second = w.next()
+    assert first["type"] == "ADDED" and second["type"] == "MODIFIED"
+    t1, t2 = first["object"], second["object"]
+    assert t1["kind"] == t2["kind"] == "Table" and t1["apiVersion"] == "meta.k8s.io/v1"
+    assert [c["name"] for c in t1["columnDefinitions"]] == ["Name", "Status", "Age"]
+    assert t2["columnDefinitions"] is None
+    assert t1["metadata"] == {"resourceVersion": rv}
+    assert [r["cells"][:2] for r in t1["rows"] + t2["rows"]] == [[name, "Active"], [name, "Active"]]
+    assert t2["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
+    assert t2["rows"][0]["object"]["metadata"]["labels"]["a"] == "b"
+
+
+def test_watch_as_table_options(http, url, namespaces):
+    name = namespaces.create()["metadata"]["name"]
+    params = {"fieldSelector": f"metadata.name={name}", "timeoutSeconds": "1", "includeObject": "Object"}
+    with WatchReader(f"{url}/api/v1/namespaces", params, headers={"Accept": TABLE_ACCEPT}) as w:
+        (event,) = w.rest()
+    assert event["object"]["rows"][0]["object"]["kind"] == "Namespace"
+    params["includeObject"] = "All"  # optionsForTransform fails before the stream starts
+    r = http.get(f"{url}/api/v1/namespaces", params={**params, "watch": "1"}, headers={"Accept": TABLE_ACCEPT})
+    assert r.status_code == 400 and r.json()["reason"] == "BadRequest"
+    meta = "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json"
+    with WatchReader(f"{url}/api/v1/namespaces", {"fieldSelector": f"metadata.name={name}", "timeoutSeconds": "1"},
+                     headers={"Accept": meta}) as w:
+        (event,) = w.rest()
+    assert event["object"]["kind"] == "PartialObjectMetadata" and event["object"]["metadata"]["name"] == name
+    with WatchReader(f"{url}/api/v1/namespaces", {"fieldSelector": f"metadata.name={name}", "timeoutSeconds": "1"},
+                     headers={"Accept": "application/json"}) as w:
+        assert w.rest()[0]["object"]["kind"] == "Namespace"

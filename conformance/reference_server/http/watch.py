@@ -12,6 +12,7 @@ from .. import apierrors as E
 from ..registry import GenericStore, ListOptions
 from ..storage import TooOldResourceVersionError
 from ..storage.interface import Event
+from . import hooks
 from .respond import dumps
 
 BOOKMARK_INTERVAL = 60.0
@@ -37,6 +38,42 @@ def convert(ev: Event, pred: Callable[[dict], bool]) -> tuple[str, dict[str, Any
     return None
 
 
+def _embedded_transform(request: web.Request, kind: str) -> Callable[[dict[str, Any]], Any] | None:
+    """`watchEmbeddedEncoder`: the `as=Table` / `as=PartialObjectMetadata` an Accept header asks for, applied to
+    each event's object (a Status is sent as is). Only the first Table carries `columnDefinitions`: upstream sets
+    `NoHeaders` after encoding one object, so later Tables have `"columnDefinitions": null`. An unusable Accept
+    keeps the plain JSON stream (no 406 here)."""
+    neg = hooks.wire_attr("negotiation", "negotiate")
+    to_table = hooks.wire_attr("table", "to_table")
+    if neg is None or to_table is None:
+        return None
+    chosen = neg(request.headers.get("Accept"), transforms=("Table", "PartialObjectMetadata"), yaml_ok=False)
+    if chosen is None or chosen.transform is None:
+        return None
+    version = chosen.version
+    if chosen.transform == "PartialObjectMetadata":
+        pom = hooks.wire_attr("table", "partial_object_metadata")
+        assert pom is not None
+        return lambda obj: obj if obj.get("kind") == "Status" else pom(obj, version)
+    include = request.query.get("includeObject", "Metadata")
+    try:  # `optionsForTransform` runs before the stream starts: a bad includeObject is a 400
+        to_table([], kind, None, include_object=include, version=version)
+    except ValueError as exc:
+        raise E.bad_request(str(exc)) from None
+    headers_sent: list[bool] = []
+
+    def table(obj: dict[str, Any]) -> Any:
+        if obj.get("kind") == "Status":
+            return obj
+        out = to_table([obj], kind, None, include_object=include, version=version)
+        if headers_sent:
+            out["columnDefinitions"] = None
+        headers_sent.append(True)
+        return out
+
+    return table
+
+
 def _timeout(query: Any) -> float:
     t = query.get("timeoutSeconds")
     if t:
@@ -55,6 +92,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
             "sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate "
                                  "is enabled")], group="meta.k8s.io")
     timeout = _timeout(request.query)
+    embed = _embedded_transform(request, store.info.kind)
     bookmarks = request.query.get("allowWatchBookmarks", "").lower() in ("true", "1")
     deviations = ctx.deviations
     loop = asyncio.get_running_loop()
@@ -86,7 +124,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                     seen_ns.append(ev.namespace)
                 if ev.namespace != seen_ns[0]:
                     return
-            await resp.write(dumps({"type": out[0], "object": out[1]}) + b"\n")
+            await resp.write(dumps({"type": out[0], "object": embed(out[1]) if embed else out[1]}) + b"\n")
 
         for ev in backlog:
             await send(ev)
@@ -101,14 +139,14 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 ev = await asyncio.wait_for(watcher.queue.get(), timeout=max(wait, 0.0))
             except asyncio.TimeoutError:
                 if bookmarks and time.monotonic() < deadline:
-                    await _bookmark(resp, store, ctx)
+                    await _bookmark(resp, store, ctx, embed)
                     next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
                 continue
             if ev is None:
                 break
             await send(ev)
         if bookmarks:
-            await _bookmark(resp, store, ctx)
+            await _bookmark(resp, store, ctx, embed)
     except (ConnectionResetError, ConnectionError):
         pass
     finally:
@@ -121,7 +159,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     return resp
 
 
-async def _bookmark(resp: web.StreamResponse, store: GenericStore, ctx: Any) -> None:
+async def _bookmark(resp: web.StreamResponse, store: GenericStore, ctx: Any,
+                    embed: Callable[[dict[str, Any]], Any] | None = None) -> None:
     obj = {"kind": store.info.kind, "apiVersion": "v1",
            "metadata": {"resourceVersion": str(ctx.registry.store.current_rv()), "creationTimestamp": None}}
-    await resp.write(dumps({"type": "BOOKMARK", "object": obj}) + b"\n")
+    await resp.write(dumps({"type": "BOOKMARK", "object": embed(obj) if embed else obj}) + b"\n")

@@ -8,6 +8,13 @@ from .kinds import ResourceInfo
 from .validation import validate_object_meta, validate_object_meta_update
 
 
+def apply_v1_defaults(kind: str, obj: dict[str, Any]) -> None:
+    """The `pkg/apis/core/v1/defaults.go` defaults of the free-form content kinds that clients rely on (upstream
+    applies them when decoding a create/update/patch body): `SetDefaults_Secret` ⇒ an empty `type` is `Opaque`."""
+    if kind == "Secret" and not obj.get("type"):
+        obj["type"] = "Opaque"
+
+
 class Strategy:
     """Generic namespaced strategy: metadata validation only; spec/status are free-form."""
 
@@ -17,7 +24,7 @@ class Strategy:
         self.info = info
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        pass
+        apply_v1_defaults(self.info.kind, obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return validate_object_meta(obj.get("metadata", {}), namespaced=self.info.namespaced,
@@ -27,7 +34,7 @@ class Strategy:
         pass
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        pass
+        apply_v1_defaults(self.info.kind, new)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = validate_object_meta(new.get("metadata", {}), namespaced=self.info.namespaced,

@@ -164,18 +164,29 @@ def _meta_definitions(v3: bool) -> dict[str, Any]:
     }
 
 
+_CONVENTIONS = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"
+API_VERSION_DOC = ("APIVersion defines the versioned schema of this representation of an object. Servers should "
+                   "convert recognized schemas to the latest internal value, and may reject unrecognized values. "
+                   f"More info: {_CONVENTIONS}#resources")
+KIND_DOC = ("Kind is a string value representing the REST resource this object represents. Servers may infer this "
+            "from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: "
+            f"{_CONVENTIONS}#types-kinds")
+
+
 def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
     roots = [schema.KIND_MESSAGES[k.kind] for k in kinds if k.kind in schema.KIND_MESSAGES]
     roots.append("meta.DeleteOptions")
     defs = {definition_name(m): message_schema(m, v3) for m in closure(roots)}
     defs.update(_meta_definitions(v3))
     s = {"type": "string"}
+    type_meta = {"apiVersion": {"description": API_VERSION_DOC, "type": "string"},
+                 "kind": {"description": KIND_DOC, "type": "string"}}
     for k in kinds:
         name = f"io.k8s.api.core.v1.{k.kind}"
         if name not in defs:  # a kind the core serves but the field model does not know
             defs[name] = {"type": "object", "properties": {"metadata": _ref(f"{_META}.ObjectMeta", v3)}}
         obj = defs[name]
-        obj["properties"] = {"apiVersion": s, "kind": s, **obj["properties"]}
+        obj["properties"] = {**type_meta, **obj["properties"]}
         obj["x-kubernetes-group-version-kind"] = [k.gvk()]
         defs[f"{name}List"] = {
             "type": "object", "required": ["items"],

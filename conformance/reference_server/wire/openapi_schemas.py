@@ -75,6 +75,36 @@ PATCH_META: dict[str, dict[str, Any]] = {
     "core.Capabilities.drop": _ATOMIC,
     "meta.DeleteOptions.dryRun": _ATOMIC,
 }
+_SPEC_STATUS = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"
+_NS_DOCS = "https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"
+# Upstream's doc comments as its OpenAPI carries them (`kubectl explain` prints them), for the Namespace types;
+# keyed by message, or message.field. Other messages have none yet.
+DESCRIPTIONS: dict[str, str] = {
+    "core.Namespace": "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
+    "core.Namespace.metadata": "Standard object's metadata. More info: "
+                               "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"
+                               "#metadata",
+    "core.Namespace.spec": f"Spec defines the behavior of the Namespace. More info: {_SPEC_STATUS}",
+    "core.Namespace.status": f"Status describes the current status of a Namespace. More info: {_SPEC_STATUS}",
+    "core.NamespaceSpec": "NamespaceSpec describes the attributes on a Namespace.",
+    "core.NamespaceSpec.finalizers": "Finalizers is an opaque list of values that must be empty to permanently "
+                                     f"remove object from storage. More info: {_NS_DOCS}",
+    "core.NamespaceStatus": "NamespaceStatus is information about the current status of a Namespace.",
+    "core.NamespaceStatus.phase": f"Phase is the current lifecycle phase of the namespace. More info: {_NS_DOCS}\n\n"
+                                  "Possible enum values:\n"
+                                  ' - `"Active"` means the namespace is available for use in the system\n'
+                                  ' - `"Terminating"` means the namespace is undergoing graceful termination',
+    "core.NamespaceStatus.conditions": "Represents the latest available observations of a namespace's current "
+                                       "state.",
+    "core.NamespaceCondition": "NamespaceCondition contains details about state of namespace.",
+    "core.NamespaceCondition.type": "Type of namespace controller condition.",
+    "core.NamespaceCondition.status": "Status of the condition, one of True, False, Unknown.",
+    "core.NamespaceCondition.lastTransitionTime": "Last time the condition transitioned from one status to "
+                                                  "another.",
+    "core.NamespaceCondition.reason": "Unique, one-word, CamelCase reason for the condition's last transition.",
+    "core.NamespaceCondition.message": "Human-readable message indicating details about last transition.",
+}
+ENUMS: dict[str, list[str]] = {"core.NamespaceStatus.phase": ["Active", "Terminating"]}
 REQUIRED: dict[str, list[str]] = {
     "core.Container": ["name"], "core.EphemeralContainer": ["name"], "core.ContainerPort": ["containerPort"],
     "core.EnvVar": ["name"], "core.Volume": ["name"], "core.VolumeMount": ["name", "mountPath"],
@@ -121,6 +151,10 @@ def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
         out = {"type": "array", "items": value}
     else:
         out = value
+    if f.qualified in DESCRIPTIONS:
+        out = {"description": DESCRIPTIONS[f.qualified], **out}
+    if f.qualified in ENUMS:
+        out["enum"] = list(ENUMS[f.qualified])
     return {**out, **PATCH_META.get(f.qualified, {})}
 
 
@@ -133,6 +167,8 @@ def message_schema(message: str, v3: bool) -> dict[str, Any]:
     for name, f in schema.json_fields(message).items():
         props[name] = _field_schema(f, v3)
     out: dict[str, Any] = {"type": "object", "properties": props}
+    if message in DESCRIPTIONS:
+        out = {"description": DESCRIPTIONS[message], **out}
     if REQUIRED.get(message):
         out["required"] = REQUIRED[message]
     return out

@@ -133,3 +133,26 @@ def test_known_fields() -> None:
     assert openapi.known_fields("ConfigMap")["data"] is None
     with pytest.raises(KeyError):
         openapi.known_fields("Deployment")
+
+
+def test_namespace_descriptions_for_kubectl_explain(v2: dict[str, Any], v3: dict[str, Any]) -> None:
+    """`kubectl explain namespace` prints upstream's doc comments; without them it printed `<empty>`."""
+    schemas = v3["components"]["schemas"]
+    ns = schemas[f"{CORE}.Namespace"]
+    assert ns["description"] == "Namespace provides a scope for Names. Use of multiple namespaces is optional."
+    assert ns["properties"]["apiVersion"]["description"].startswith("APIVersion defines the versioned schema")
+    assert ns["properties"]["kind"] == {"description": openapi.KIND_DOC, "type": "string"}
+    assert schemas[f"{CORE}.ConfigMap"]["properties"]["kind"]["description"] == openapi.KIND_DOC  # every kind
+    spec = ns["properties"]["spec"]  # v3: allOf-wrapped ref with its description beside it
+    assert spec == {"description": "Spec defines the behavior of the Namespace. More info: https://git.k8s.io/"
+                                   "community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+                    "allOf": [{"$ref": f"#/components/schemas/{CORE}.NamespaceSpec"}], "default": {}}
+    phase = schemas[f"{CORE}.NamespaceStatus"]["properties"]["phase"]
+    assert phase["type"] == "string" and phase["enum"] == ["Active", "Terminating"]
+    assert phase["description"].endswith('\n - `"Terminating"` means the namespace is undergoing graceful termination')
+    conditions = schemas[f"{CORE}.NamespaceStatus"]["properties"]["conditions"]
+    assert conditions["x-kubernetes-patch-merge-key"] == "type" and conditions["description"].startswith("Represents")
+    assert schemas[f"{CORE}.NamespaceCondition"]["description"] == ("NamespaceCondition contains details about "
+                                                                    "state of namespace.")
+    v2_spec = v2["definitions"][f"{CORE}.Namespace"]["properties"]["spec"]
+    assert v2_spec["$ref"] == f"#/definitions/{CORE}.NamespaceSpec" and v2_spec["description"] == spec["description"]

