@@ -1,0 +1,342 @@
+"""`nsconform`: run | cleanup | clauses | serve | report | sensitivity.
+
+Thin on purpose: it parses, validates the target up front (so a bad kubeconfig costs one line and exit
+code 2, not a pytest session full of errors), and hands over to pytest or to another room's `main`.
+Exit codes: 0 all passed, 1 a test failed, 2 usage or connection problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = ["main", "build_parser"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+_SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
+SUITE_ARGS = ["--pyargs", "conformance.suites"]
+
+
+def _err(msg: str) -> None:
+    print(f"nsconform: {' '.join(str(msg).split())}", file=sys.stderr)
+
+
+def _add_target_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("target (default for run: the embedded reference server)")
+    g.add_argument("--kubeconfig", metavar="PATH", help="kubeconfig file")
+    g.add_argument("--context", metavar="NAME", help="kubeconfig context")
+    g.add_argument("--server", metavar="URL", help="API server URL")
+    g.add_argument("--token", metavar="TOKEN", default=os.environ.get("NSCONFORM_TOKEN") or None,
+                   help="bearer token for --server (default: $NSCONFORM_TOKEN)")
+    g.add_argument("--insecure-skip-tls-verify", action="store_true", help="do not verify the server certificate")
+    g.add_argument("--in-cluster", action="store_true", help="use the pod's service-account credentials")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be >= 1")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nsconform", description="Conformance harness for the Kubernetes Namespace API.")
+    parser.add_argument("--version", action="version", version="nsconform 0.1.0")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    _SUBPARSERS.clear()
+
+    run = sub.add_parser("run", help="run the conformance suites against a target",
+                         description="Run the suites. Arguments after `--` go to pytest unchanged.")
+    _add_target_options(run)
+    run.add_argument("--profile", choices=("kubernetes", "design"), default="kubernetes")
+    run.add_argument("--timeout-scale", type=_positive_float, default=1.0, metavar="X")
+    run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never")
+    run.add_argument("--include-disruptive", action="store_true")
+    run.add_argument("-n", "--jobs", type=_positive_int, default=None, metavar="N", help="parallel workers (pytest-xdist)")
+    run.add_argument("--reports", default="reports", metavar="DIR", help="reports directory (default: reports)")
+    run.add_argument("--run-id", default=None, metavar="ID")
+    run.add_argument("--deviate", action="append", default=[], metavar="NAME",
+                     help="embedded server only: enable a deliberate deviation (repeatable)")
+    run.add_argument("--authorization", choices=("always-allow", "rbac"), default=None,
+                     help="embedded server only: rbac enables authentication + RBAC, which the scope suites' "
+                          "authorization tests need (default always-allow: they skip)")
+
+    cleanup = sub.add_parser("cleanup", help="delete namespaces left behind by nsconform runs")
+    _add_target_options(cleanup)
+    cleanup.add_argument("--run-id", default=None, metavar="ID", help="only this run's namespaces")
+    cleanup.add_argument("--dry-run", action="store_true", help="list, do not delete")
+    cleanup.add_argument("--profile", choices=("kubernetes", "design"), default="kubernetes",
+                         help="finalize verb to use (design: POST)")
+    cleanup.add_argument("--timeout-scale", type=_positive_float, default=1.0, metavar="X")
+
+    _SUBPARSERS.update(run=run, cleanup=cleanup)
+    cl = sub.add_parser("clauses", help="list the clause catalogue with the tests that check each clause")
+    cl.add_argument("--profile", choices=("kubernetes", "design"), default=None)
+    cl.add_argument("--format", choices=("text", "json"), default="text")
+    _SUBPARSERS["clauses"] = cl
+
+    for name, helptext in (("serve", "run the reference server"), ("report", "render or compare reports"),
+                           ("sensitivity", "run the suites against deliberate deviations")):
+        sp = sub.add_parser(name, help=helptext, add_help=False)
+        sp.add_argument("args", nargs=argparse.REMAINDER)
+    return parser
+
+
+_DISPATCH = {"serve": ("conformance.reference_server.serve", "the reference server"),
+             "report": ("conformance.report.cli", "the report tool"),
+             "sensitivity": ("conformance.sensitivity", "the sensitivity run")}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in _DISPATCH:
+        return _dispatch(argv[0], argv[1:])
+    passthrough: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, passthrough = argv[:i], argv[i + 1:]
+    parser = build_parser()
+    try:
+        ns, extras = parser.parse_known_args(argv)
+        if extras:  # report against the subcommand's usage line, not the top-level one
+            _SUBPARSERS[ns.command].error(f"unrecognized arguments: {' '.join(extras)}")
+    except SystemExit as exc:  # argparse printed its usage line
+        return int(exc.code or 0) if exc.code in (0, None) else EXIT_USAGE
+    if passthrough and ns.command != "run":
+        parser.print_usage(sys.stderr)
+        _err("arguments after `--` are only accepted by `run`")
+        return EXIT_USAGE
+    try:
+        if ns.command == "run":
+            return cmd_run(ns, passthrough)
+        if ns.command == "cleanup":
+            return cmd_cleanup(ns)
+        if ns.command == "clauses":
+            return cmd_clauses(ns)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return EXIT_USAGE
+    _err(f"unknown command {ns.command}")  # pragma: no cover
+    return EXIT_USAGE  # pragma: no cover
+
+
+def _dispatch(command: str, rest: list[str]) -> int:
+    import importlib
+
+    module, what = _DISPATCH[command]
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
+            _err(f"{what} is not available in this installation (module {module} is missing)")
+            return EXIT_USAGE
+        raise
+    fn = getattr(mod, "main", None)
+    if fn is None:
+        _err(f"{what} has no main() ({module})")
+        return EXIT_USAGE
+    try:
+        rc = fn(rest)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return EXIT_USAGE
+    return int(rc or 0)
+
+
+# --------------------------------------------------------------------------------------------- run
+def _target_args(ns: argparse.Namespace) -> list[str]:
+    out: list[str] = []
+    for opt, value in (("--kubeconfig", ns.kubeconfig), ("--context", ns.context), ("--server", ns.server),
+                       ("--token", ns.token)):
+        if value:
+            out += [opt, value]
+    if ns.insecure_skip_tls_verify:
+        out.append("--insecure-skip-tls-verify")
+    if ns.in_cluster:
+        out.append("--in-cluster")
+    return out
+
+
+def _has_target(ns: argparse.Namespace) -> bool:
+    return bool(ns.kubeconfig or ns.context or ns.server or ns.in_cluster)
+
+
+def _validate_target(ns: argparse.Namespace, profile: str) -> Any:
+    """Resolve and probe once; returns the probed Target (caller closes it). Raises TargetError."""
+    from .target import resolve_target
+
+    return resolve_target(kubeconfig=ns.kubeconfig, context=ns.context, server=ns.server, token=ns.token,
+                          insecure=ns.insecure_skip_tls_verify, in_cluster=ns.in_cluster, profile=profile,
+                          embedded=False)
+
+
+def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
+    from .client import TargetError
+    from .target import new_run_id
+
+    if ns.token and not ns.server:
+        _err("--token needs --server")
+        return EXIT_USAGE
+    if _has_target(ns):
+        if ns.deviate:
+            _err("--deviate only applies to the embedded reference server")
+            return EXIT_USAGE
+        if getattr(ns, "authorization", None):
+            _err("--authorization only applies to the embedded reference server")
+            return EXIT_USAGE
+        try:
+            t = _validate_target(ns, ns.profile)
+        except TargetError as exc:
+            _err(str(exc))
+            return EXIT_USAGE
+        t.stop()
+    run_id = ns.run_id or new_run_id()
+    reports = Path(ns.reports)
+    run_dir = reports / run_id
+    args = [*SUITE_ARGS, "-p", "no:cacheprovider",
+            f"--junitxml={run_dir / 'junit.xml'}", f"--alluredir={run_dir / 'allure-results'}",
+            "--nsconform-reports", str(reports), "--run-id", run_id, "--profile", ns.profile,
+            "--keep-namespaces", ns.keep_namespaces, "--timeout-scale", repr(ns.timeout_scale)]
+    args += _target_args(ns)
+    if ns.include_disruptive:
+        args.append("--include-disruptive")
+    for name in ns.deviate:
+        args += ["--nsconform-deviate", name]
+    if getattr(ns, "authorization", None):
+        args += ["--nsconform-authorization", ns.authorization]
+    if ns.jobs and ns.jobs > 1:
+        args += ["-n", str(ns.jobs)]
+    args += passthrough
+    import pytest
+
+    code = int(pytest.main(args))
+    if code == int(pytest.ExitCode.OK):
+        return EXIT_OK
+    if code == int(pytest.ExitCode.TESTS_FAILED):
+        return EXIT_FAILED
+    return EXIT_USAGE
+
+
+# --------------------------------------------------------------------------------------------- cleanup
+def cmd_cleanup(ns: argparse.Namespace) -> int:
+    from .client import TargetError
+    from .endpoints import Paths
+    from .fixtures.namespaces import DEFAULT_RESOURCES, sweep_run
+    from .wait import Waiter, set_timeout_scale
+
+    if not _has_target(ns):
+        if os.environ.get("KUBECONFIG"):
+            ns.kubeconfig = os.environ["KUBECONFIG"]
+        else:
+            _err("cleanup needs a target (the embedded server keeps nothing): pass --kubeconfig/--context or --server")
+            return EXIT_USAGE
+    set_timeout_scale(ns.timeout_scale)
+    try:
+        t = _validate_target(ns, ns.profile)
+    except TargetError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    try:
+        client = t.client()
+        paths = Paths(ns.profile)
+        waiter = Waiter(client, paths)
+        try:
+            result = sweep_run(client, paths, waiter, run_id=ns.run_id, dry_run=ns.dry_run, timeout=120.0,
+                               resources=t.namespaced_resources() or DEFAULT_RESOURCES)
+        except TargetError as exc:
+            _err(str(exc))
+            return EXIT_USAGE
+        except RuntimeError as exc:
+            _err(str(exc))
+            return EXIT_USAGE
+    finally:
+        t.stop()
+    scope = f"run {ns.run_id}" if ns.run_id else "all runs"
+    if not result:
+        print(f"nothing to clean up ({scope}) on {t.describe()['url']}")
+        return EXIT_OK
+    stuck = 0
+    for name, outcome in result.items():
+        if ns.dry_run:
+            print(f"would delete namespace {name}")
+        elif outcome in ("gone", "absent"):
+            print(f"removed namespace {name}")
+        else:
+            stuck += 1
+            print(f"could not remove namespace {name}: {outcome}")
+    return EXIT_FAILED if stuck else EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------- clauses
+class _Collector:
+    def __init__(self) -> None:
+        self.items: list[tuple[str, tuple[str, ...]]] = []
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        from .plugin import CLAUSES_KEY
+
+        for item in session.items:
+            self.items.append((item.nodeid, item.stash.get(CLAUSES_KEY, ())))
+
+
+def cmd_clauses(ns: argparse.Namespace) -> int:
+    import pytest
+
+    from . import clauses as C
+
+    try:
+        catalogue = C.load()
+    except C.CatalogueError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    collector = _Collector()
+    out, err = io.StringIO(), io.StringIO()
+    args = [*SUITE_ARGS, "--collect-only", "-q", "--nsconform-collect-only", "-p", "no:cacheprovider"]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = int(pytest.main(args, plugins=[collector]))
+    if code not in (0, int(pytest.ExitCode.NO_TESTS_COLLECTED)):
+        text = (err.getvalue().strip() or out.getvalue().strip()).splitlines()
+        lines = [ln for ln in text if ln.strip()]
+        _err("collecting the suites failed:")
+        for ln in lines[-25:]:
+            print("  " + ln, file=sys.stderr)
+        return EXIT_USAGE
+    tests: dict[str, list[str]] = {}
+    for nodeid, ids in collector.items:
+        for cid in ids:
+            tests.setdefault(cid, []).append(nodeid)
+    shown = [c for c in catalogue if ns.profile is None or c.applies_to(ns.profile)]
+    if ns.format == "json":
+        print(json.dumps([{**c.to_dict(), "tests": tests.get(c.id, [])} for c in shown], indent=2))
+        return EXIT_OK
+    for c in shown:
+        print(f"{c.id}  [{c.group}, {c.severity}]  profiles: {', '.join(c.profiles)}")
+        print(f"    {c.requirement}")
+        for nodeid in tests.get(c.id, []) or ["(no test)"]:
+            print(f"    - {nodeid}")
+    print(f"{len(shown)} clause(s), {sum(len(tests.get(c.id, [])) for c in shown)} test(s)")
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""KubeClient: thin HTTP verbs over a `requests.Session` that record every exchange.
+
+It never raises on an HTTP status, because the status *is* what a conformance test checks; it raises
+`TargetUnreachable` only when no response arrived at all.
+"""
+
+from __future__ import annotations
+
+import json as _json
+import time
+from typing import TYPE_CHECKING, Any, Mapping
+from urllib.parse import urlencode, urlsplit
+
+import requests
+
+from .. import endpoints
+from . import TargetUnreachable
+from .exchange import RECORDER, Exchange, Recorder, mask_headers, mask_secret_data, mask_text
+
+if TYPE_CHECKING:
+    from .config import Connection
+    from .watch import WatchStream
+
+__all__ = ["KubeClient", "PATCH_TYPES", "MAX_BODY_CHARS"]
+
+PATCH_TYPES = {
+    "merge": "application/merge-patch+json",
+    "json": "application/json-patch+json",
+    "strategic": "application/strategic-merge-patch+json",
+    "apply": "application/apply-patch+yaml",
+}
+MAX_BODY_CHARS = 20_000
+
+
+def _decode_body(raw: bytes | str | None, content_type: str | None, secrets: tuple[str, ...]) -> Any:
+    """Parsed JSON when possible (secrets' data masked), else masked text truncated for reports."""
+    if raw is None or raw == b"" or raw == "":
+        return None
+    text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else str(raw)
+    ct = (content_type or "").lower()
+    if "json" in ct or text[:1] in ("{", "["):
+        try:
+            return mask_secret_data(_json.loads(text))
+        except ValueError:
+            pass
+    text = mask_text(text, secrets)
+    if len(text) > MAX_BODY_CHARS:
+        text = text[:MAX_BODY_CHARS] + f"... [{len(text) - MAX_BODY_CHARS} more characters]"
+    return text
+
+
+def _mask_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        netloc = parts.hostname or ""
+        if parts.port:
+            netloc += f":{parts.port}"
+        parts = parts._replace(netloc=netloc)
+    return parts.geturl()
+
+
+def describe_connection_error(base_url: str, exc: BaseException) -> str:
+    """One line naming the target and the root cause, without urllib3's nested reprs."""
+    root: BaseException = exc
+    seen = set()
+    while True:
+        nxt = getattr(root, "reason", None) or root.__cause__ or root.__context__
+        if nxt is None or id(nxt) in seen or not isinstance(nxt, BaseException):
+            break
+        seen.add(id(nxt))
+        root = nxt
+    text = str(root)
+    for marker in ("Connection refused", "Name or service not known", "nodename nor servname",
+                   "No route to host", "timed out", "CERTIFICATE_VERIFY_FAILED", "certificate verify failed",
+                   "Temporary failure in name resolution", "Connection reset", "Remote end closed"):
+        if marker.lower() in text.lower() or marker.lower() in str(exc).lower():
+            text = marker
+            break
+    if isinstance(exc, requests.exceptions.SSLError) and "certificate" not in text.lower():
+        text = f"TLS error: {text}"
+    if isinstance(exc, requests.exceptions.Timeout):
+        text = "timed out"
+    return " ".join(f"cannot reach {base_url}: {text}".split())
+
+
+class KubeClient:
+    """HTTP verbs against one target. Paths are relative to the target's base URL (`/api/v1/...`)."""
+
+    def __init__(self, base_url: str, session: requests.Session | None = None, *, profile: str = "kubernetes",
+                 secrets: tuple[str, ...] = (), timeout: float = 30.0, recorder: Recorder = RECORDER) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.session = session or requests.Session()
+        self.profile = profile
+        self.secrets = tuple(s for s in secrets if s)
+        self.timeout = timeout
+        self.recorder = recorder
+
+    @classmethod
+    def from_connection(cls, conn: "Connection", *, profile: str = "kubernetes", timeout: float = 30.0) -> "KubeClient":
+        return cls(conn.base_url, conn.session, profile=profile, secrets=conn.secrets, timeout=timeout)
+
+    def __repr__(self) -> str:
+        return f"KubeClient({self.base_url!r}, profile={self.profile!r})"
+
+    # ----------------------------------------------------------------- plumbing
+    def url(self, path: str) -> str:
+        if path.startswith(("http://", "https://")):
+            return path
+        return self.base_url + ("" if path.startswith("/") else "/") + path
+
+    def _prepare(self, method: str, path: str, *, json: Any = None, data: Any = None,
+                 headers: Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None,
+                 content_type: str | None = None) -> requests.PreparedRequest:
+        hdrs = dict(headers or {})
+        body = data
+        if json is not None:
+            body = _json.dumps(json)
+            hdrs.setdefault("Content-Type", content_type or "application/json")
+        elif content_type is not None:
+            hdrs["Content-Type"] = content_type
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+        req = requests.Request(method.upper(), self.url(path), headers=hdrs, data=body,
+                               params={k: v for k, v in (params or {}).items() if v is not None})
+        return self.session.prepare_request(req)
+
+    def _exchange(self, prep: requests.PreparedRequest) -> Exchange:
+        parts = urlsplit(prep.url or "")
+        sent = parts.path + (f"?{parts.query}" if parts.query else "")
+        return Exchange(
+            method=prep.method or "",
+            url=_mask_url(prep.url or ""),
+            path=sent,
+            endpoint=endpoints.match(prep.method or "", sent, self.profile),
+            status=None,
+            duration_s=0.0,
+            request_headers=mask_headers(dict(prep.headers)),
+            request_body=_decode_body(prep.body, prep.headers.get("Content-Type"), self.secrets),
+        )
+
+    def send(self, prep: requests.PreparedRequest, *, timeout: float | tuple[float, float] | None = None,
+             stream: bool = False) -> tuple[requests.Response, Exchange]:
+        """Send a prepared request and record it; the response body is recorded unless streaming."""
+        ex = self._exchange(prep)
+        started = time.monotonic()
+        settings = self.session.merge_environment_settings(prep.url, {}, stream, None, None)
+        try:
+            resp = self.session.send(prep, timeout=timeout if timeout is not None else self.timeout, **settings)
+        except requests.RequestException as exc:
+            ex.duration_s = round(time.monotonic() - started, 6)
+            msg = describe_connection_error(self.base_url, exc)
+            ex.error = mask_text(msg, self.secrets)
+            self.recorder.record(ex)
+            raise TargetUnreachable(msg) from None
+        ex.status = resp.status_code
+        ex.response_headers = mask_headers(dict(resp.headers))
+        if not stream:
+            ex.response_body = _decode_body(resp.content, resp.headers.get("Content-Type"), self.secrets)
+        ex.duration_s = round(time.monotonic() - started, 6)
+        self.recorder.record(ex)
+        return resp, ex
+
+    # ----------------------------------------------------------------- verbs
+    def request(self, method: str, path: str, *, json: Any = None, data: Any = None,
+                headers: Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None,
+                content_type: str | None = None, timeout: float | None = None) -> requests.Response:
+        """Send one request; never raises on an HTTP status."""
+        prep = self._prepare(method, path, json=json, data=data, headers=headers, params=params,
+                             content_type=content_type)
+        resp, _ = self.send(prep, timeout=timeout)
+        return resp
+
+    def get(self, path: str, **kw: Any) -> requests.Response:
+        return self.request("GET", path, **kw)
+
+    def post(self, path: str, body: Any = None, **kw: Any) -> requests.Response:
+        return self.request("POST", path, json=body, **kw)
+
+    def put(self, path: str, body: Any = None, **kw: Any) -> requests.Response:
+        return self.request("PUT", path, json=body, **kw)
+
+    def patch(self, path: str, body: Any = None, patch_type: str = "merge", **kw: Any) -> requests.Response:
+        """`patch_type` is merge|json|strategic|apply or a full content type."""
+        content_type = PATCH_TYPES.get(patch_type, patch_type)
+        if content_type == PATCH_TYPES["apply"] and not isinstance(body, (str, bytes)):
+            kw.setdefault("data", _json.dumps(body))  # JSON is valid YAML
+            return self.request("PATCH", path, content_type=content_type, **kw)
+        return self.request("PATCH", path, json=body, content_type=content_type, **kw)
+
+    def delete(self, path: str, body: Any = None, **kw: Any) -> requests.Response:
+        return self.request("DELETE", path, json=body, **kw)
+
+    def verb(self, method: str, path: str, body: Any = None, **kw: Any) -> requests.Response:
+        """For profile-dependent verbs such as `paths.finalize_method`."""
+        return self.request(method, path, json=body, **kw)
+
+    def watch(self, path: str, params: Mapping[str, Any] | None = None, timeout_s: float | None = None,
+              *, resume: bool = True) -> "WatchStream":
+        """Open a watch stream; see `WatchStream`. `timeout_s` bounds how long the socket may stay silent."""
+        from .watch import WatchStream
+
+        return WatchStream(self, path, params=params, read_timeout=timeout_s, resume=resume)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def query_string(params: Mapping[str, Any]) -> str:
+    return urlencode({k: v for k, v in params.items() if v is not None})

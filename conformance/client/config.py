@@ -1,0 +1,256 @@
+"""Turn a kubeconfig, in-cluster credentials or `--server URL` into a `requests.Session` + base URL.
+
+Kubeconfigs are read with the official `kubernetes` package's loader so that everything `kubectl`
+understands (contexts, client certificates, CA data, bearer tokens, exec and auth-provider plugins,
+token refresh) works here too; we only map the resulting `Configuration` onto a session.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+
+from . import TargetError
+
+__all__ = ["Connection", "from_kubeconfig", "from_incluster", "from_server", "resolve", "default_kubeconfig"]
+
+_log = logging.getLogger("nsconform.client")
+
+
+@dataclass
+class Connection:
+    """Everything needed to talk to one target; `secrets` are strings that must never be reported."""
+
+    base_url: str
+    session: requests.Session
+    kind: str                      # "kubeconfig" | "server" | "incluster" | "embedded"
+    context: str | None = None
+    source: str | None = None      # kubeconfig path, for messages
+    secrets: tuple[str, ...] = field(default_factory=tuple)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+class _BearerAuth(requests.auth.AuthBase):
+    """Ask the kubernetes Configuration for the token on every request, so refresh hooks
+    (exec plugins, OIDC, gcp) run when a token expires instead of once at start."""
+
+    def __init__(self, configuration: Any) -> None:
+        self._cfg = configuration
+
+    def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
+        value = self._cfg.get_api_key_with_prefix("BearerToken", alias="authorization")
+        if value:
+            r.headers["Authorization"] = value
+        return r
+
+
+class _StaticBearer(requests.auth.AuthBase):
+    def __init__(self, token: str) -> None:
+        self._value = token if token.lower().startswith("bearer ") else f"Bearer {token}"
+
+    def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
+        r.headers["Authorization"] = self._value
+        return r
+
+
+def _quiet_insecure() -> None:
+    # The user asked for no verification; one warning per request would drown the progress output.
+    try:
+        import urllib3
+
+        warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
+    except Exception:  # pragma: no cover
+        pass
+
+
+def _new_session() -> requests.Session:
+    s = requests.Session()
+    s.headers["User-Agent"] = "nsconform/0.1.0"
+    s.headers["Accept"] = "application/json"
+    s.trust_env = False  # proxies come from the kubeconfig, not from the caller's environment
+    return s
+
+
+def default_kubeconfig() -> str:
+    """$KUBECONFIG (first existing entry) or ~/.kube/config, as kubectl does."""
+    env = os.environ.get("KUBECONFIG")
+    if env:
+        return env
+    return os.path.expanduser("~/.kube/config")
+
+
+class _CaptureErrors(logging.Handler):
+    """The kubernetes loader logs (instead of raising) when an exec plugin fails; collect those."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def _read_kubeconfig(path: str) -> tuple[Any, list[str]]:
+    import yaml
+    from kubernetes.config.kube_config import KubeConfigMerger
+
+    parts = [p for p in path.split(os.pathsep) if p]
+    existing = [os.path.expanduser(p) for p in parts if os.path.exists(os.path.expanduser(p))]
+    if not existing:
+        raise TargetError(f"kubeconfig {path}: file not found")
+    for p in existing:
+        if os.path.isdir(p):
+            raise TargetError(f"kubeconfig {p}: is a directory, not a file")
+        try:
+            with open(p, "rb") as fh:
+                if not fh.read().strip():
+                    raise TargetError(f"kubeconfig {p}: file is empty")
+        except OSError as exc:
+            raise TargetError(f"kubeconfig {p}: cannot read ({exc.strerror or exc})") from None
+    try:
+        merger = KubeConfigMerger(os.pathsep.join(existing))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise TargetError(f"kubeconfig {path}: not valid YAML{where}") from None
+    except Exception as exc:  # ConfigException, AttributeError on a non-mapping document, ...
+        raise TargetError(f"kubeconfig {path}: {_one_line(exc)}") from None
+    cfg = merger.config
+    if cfg is None or not isinstance(getattr(cfg, "value", None), dict):
+        raise TargetError(f"kubeconfig {path}: no configuration found")
+    contexts = []
+    for c in cfg.value.get("contexts") or []:
+        value = getattr(c, "value", c)  # the merger wraps entries in ConfigNode
+        if isinstance(value, dict) and value.get("name"):
+            contexts.append(str(value["name"]))
+    return cfg, contexts
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or exc.__class__.__name__
+    return " ".join(text.split())
+
+
+def from_kubeconfig(path: str | None = None, context: str | None = None) -> Connection:
+    """Load `path` (default: $KUBECONFIG or ~/.kube/config) and the given or current context."""
+    from kubernetes.client import Configuration
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.kube_config import KubeConfigLoader
+
+    path = path or default_kubeconfig()
+    cfg, contexts = _read_kubeconfig(path)
+    if not contexts:
+        raise TargetError(f"kubeconfig {path}: defines no contexts")
+    if context is not None and context not in contexts:
+        raise TargetError(f"kubeconfig {path}: context {context!r} not found (available: {', '.join(contexts)})")
+    if context is None:
+        current = cfg.value.get("current-context")
+        if not current:
+            raise TargetError(f"kubeconfig {path}: no current-context set; pass --context (available: {', '.join(contexts)})")
+        if current not in contexts:
+            raise TargetError(f"kubeconfig {path}: current-context {current!r} is not defined")
+    capture = _CaptureErrors()
+    root = logging.getLogger()
+    root.addHandler(capture)
+    try:
+        loader = KubeConfigLoader(config_dict=cfg, active_context=context, config_base_path=None)
+        configuration = Configuration()
+        loader.load_and_set(configuration)
+    except ConfigException as exc:
+        raise TargetError(f"kubeconfig {path}: {_one_line(exc)}") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TargetError(f"kubeconfig {path}: {_one_line(exc)}") from None
+    finally:
+        root.removeHandler(capture)
+    user = getattr(loader, "_user", None)
+    if capture.messages and user is not None and "exec" in user:
+        raise TargetError(f"kubeconfig {path}: exec credential plugin failed: {capture.messages[-1]}")
+    active = loader.current_context.get("name") if isinstance(loader.current_context, dict) else context
+    host = (configuration.host or "").rstrip("/")
+    if not host.startswith(("http://", "https://")):
+        raise TargetError(f"kubeconfig {path}: context {active!r} has no usable cluster server URL")
+
+    session = _new_session()
+    secrets: list[str] = []
+    if configuration.verify_ssl is False:
+        session.verify = False
+        _quiet_insecure()
+    elif configuration.ssl_ca_cert:
+        session.verify = configuration.ssl_ca_cert
+    if configuration.cert_file and configuration.key_file:
+        session.cert = (configuration.cert_file, configuration.key_file)
+    if configuration.proxy:
+        session.proxies = {"http": configuration.proxy, "https": configuration.proxy}
+    token = configuration.get_api_key_with_prefix("BearerToken", alias="authorization")
+    if token:
+        secrets.append(token.split(" ", 1)[-1])
+        session.auth = _BearerAuth(configuration)
+    elif configuration.username and configuration.password:  # pragma: no cover - legacy basic auth
+        session.auth = (configuration.username, configuration.password)
+        secrets.append(configuration.password)
+    return Connection(base_url=host, session=session, kind="kubeconfig", context=active, source=path,
+                      secrets=tuple(secrets))
+
+
+def from_incluster() -> Connection:
+    """Service-account credentials of a pod (KUBERNETES_SERVICE_HOST + mounted token and CA)."""
+    from kubernetes.client import Configuration
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.incluster_config import InClusterConfigLoader, SERVICE_CERT_FILENAME, SERVICE_TOKEN_FILENAME
+
+    configuration = Configuration()
+    try:
+        InClusterConfigLoader(token_filename=SERVICE_TOKEN_FILENAME,
+                              cert_filename=SERVICE_CERT_FILENAME).load_and_set(configuration)
+    except ConfigException as exc:
+        raise TargetError(f"in-cluster config: {_one_line(exc)}") from None
+    session = _new_session()
+    session.verify = configuration.ssl_ca_cert or True
+    session.auth = _BearerAuth(configuration)
+    token = configuration.get_api_key_with_prefix("BearerToken", alias="authorization") or ""
+    return Connection(base_url=configuration.host.rstrip("/"), session=session, kind="incluster",
+                      secrets=(token.split(" ", 1)[-1],) if token else ())
+
+
+def from_server(url: str, token: str | None = None, insecure: bool = False, ca_file: str | None = None,
+                kind: str = "server") -> Connection:
+    """`--server URL [--token T] [--insecure-skip-tls-verify]`."""
+    url = url.strip().rstrip("/")
+    if not url.startswith(("http://", "https://")):
+        raise TargetError(f"--server {url!r}: expected an http:// or https:// URL")
+    session = _new_session()
+    if insecure:
+        session.verify = False
+        _quiet_insecure()
+    elif ca_file:
+        session.verify = ca_file
+    if token:
+        session.auth = _StaticBearer(token)
+    return Connection(base_url=url, session=session, kind=kind, secrets=(token,) if token else ())
+
+
+def resolve(*, kubeconfig: str | None = None, context: str | None = None, server: str | None = None,
+            token: str | None = None, insecure: bool = False, in_cluster: bool = False) -> Connection | None:
+    """Pick the connection the options ask for; None means "no target given" (use the embedded server)."""
+    if server:
+        if kubeconfig or context:
+            raise TargetError("--server cannot be combined with --kubeconfig/--context")
+        return from_server(server, token=token, insecure=insecure)
+    if token:
+        raise TargetError("--token needs --server")
+    if in_cluster:
+        return from_incluster()
+    if kubeconfig or context:
+        conn = from_kubeconfig(kubeconfig, context)
+        if insecure:
+            conn.session.verify = False
+            _quiet_insecure()
+        return conn
+    return None

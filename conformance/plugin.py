@@ -1,0 +1,464 @@
+"""The nsconform pytest plugin (entry point pytest11 `nsconform`).
+
+It resolves the target once on the controller (starting the embedded reference server when no
+target option is given) and hands it to xdist workers; ties every suite test to the clause catalogue
+at collection time; records each test's HTTP exchanges onto its report (Contract 2); and exposes
+the fixtures of Contract 6.
+
+The plugin is installed for every pytest run in the environment, so it does nothing costly unless
+the run actually involves the suites (or a target option is given): the project's own tests never
+start a server.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from . import clauses as _clauses
+from .client import TargetError
+from .client.exchange import RECORDER
+from .fixtures.pytest_fixtures import api, content, namespaces, paths, profile, run_id, target, waiter  # noqa: F401
+from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
+from .wait import set_timeout_scale
+
+__all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "ensure_target", "test_failed",
+           "SUITES_DIR", "target_options"]
+
+SUITES_DIR = Path(__file__).parent / "suites"
+
+RUN_ID_KEY: pytest.StashKey[str] = pytest.StashKey()
+"""`config.stash[RUN_ID_KEY]`: the run id (same on controller and workers); also `config.option.run_id`."""
+CLAUSES_KEY: pytest.StashKey[tuple[str, ...]] = pytest.StashKey()
+"""`item.stash[CLAUSES_KEY]`: the clause ids of a test's `clause` markers."""
+PHASE_REPORTS_KEY: pytest.StashKey[dict[str, pytest.TestReport]] = pytest.StashKey()
+"""`item.stash[PHASE_REPORTS_KEY]`: {"setup"|"call"|"teardown": TestReport} as far as the test got."""
+_STATE_KEY: pytest.StashKey["_State"] = pytest.StashKey()
+
+_TARGET_OPTS = ("kubeconfig", "context", "server", "token", "in_cluster")
+
+
+class _State:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.target: Target | None = None
+        self.exitstatus: int | None = None
+        self.is_worker = False
+
+
+# --------------------------------------------------------------------------------------------- options
+def pytest_addoption(parser: pytest.Parser) -> None:
+    g = parser.getgroup("nsconform", "nsconform conformance harness")
+    g.addoption("--kubeconfig", dest="kubeconfig", default=None, metavar="PATH",
+                help="target the cluster of this kubeconfig (default target: the embedded reference server)")
+    g.addoption("--context", dest="context", default=None, metavar="NAME", help="kubeconfig context to use")
+    g.addoption("--server", dest="server", default=None, metavar="URL", help="target an API server URL directly")
+    g.addoption("--token", dest="token", default=os.environ.get("NSCONFORM_TOKEN") or None, metavar="TOKEN",
+                help="bearer token for --server (default: $NSCONFORM_TOKEN)")
+    g.addoption("--insecure-skip-tls-verify", dest="insecure_skip_tls_verify", action="store_true", default=False,
+                help="do not verify the server's TLS certificate")
+    g.addoption("--in-cluster", dest="in_cluster", action="store_true", default=False,
+                help="use the pod's service-account credentials")
+    g.addoption("--profile", dest="profile", default="kubernetes", choices=("kubernetes", "design"),
+                help="what to assert: real kube-apiserver behaviour (default) or the design document")
+    g.addoption("--keep-namespaces", dest="keep_namespaces", default="never", choices=("never", "on-failure", "always"),
+                help="keep test namespaces after the test (default: never)")
+    g.addoption("--timeout-scale", dest="timeout_scale", default=1.0, type=_positive_float, metavar="X",
+                help="multiply every wait timeout by X (slow clusters)")
+    g.addoption("--include-disruptive", dest="include_disruptive", action="store_true", default=False,
+                help="run `disruptive` tests against a kubeconfig/server target")
+    g.addoption("--run-id", dest="run_id", default=None, metavar="ID",
+                help="run id used in namespace labels and report paths (default: generated)")
+    g.addoption("--nsconform-deviate", dest="nsconform_deviate", action="append", default=[], metavar="NAME",
+                help="start the embedded server with this deliberate deviation (sensitivity runs; repeatable)")
+    g.addoption("--nsconform-authorization", dest="nsconform_authorization", default="always-allow",
+                choices=("always-allow", "rbac"),
+                help="authorization mode of the embedded server: rbac enables RBAC + impersonation, which the "
+                     "scope suites need (default always-allow: they skip)")
+    g.addoption("--nsconform-reports", dest="nsconform_reports", default=None, metavar="DIR",
+                help="write <DIR>/<run-id>/conformance.{json,html,md} (default when running the suites: reports)")
+    g.addoption("--nsconform-collect-only", dest="nsconform_collect_only", action="store_true", default=False,
+                help="collect without resolving or starting a target (used by `nsconform clauses`)")
+    g.addoption("--nsconform-precheck", dest="nsconform_precheck", action="store_true", default=False,
+                help=argparse_suppress())
+    parser.addini("nsconform_clauses", "path of the clause catalogue (default: the packaged clauses.toml)",
+                  type="string", default="")
+    parser.addini("nsconform_suites", "directories whose tests must carry clause markers (default: conformance/suites)",
+                  type="paths", default=[])
+
+
+def argparse_suppress() -> str:
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+def _positive_float(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return value
+
+
+def target_options(config: pytest.Config) -> dict[str, Any]:
+    return {"kubeconfig": config.getoption("kubeconfig"), "context": config.getoption("context"),
+            "server": config.getoption("server"), "token": config.getoption("token"),
+            "insecure": config.getoption("insecure_skip_tls_verify"), "in_cluster": config.getoption("in_cluster")}
+
+
+def _has_target_option(config: pytest.Config) -> bool:
+    o = target_options(config)
+    return bool(o["kubeconfig"] or o["context"] or o["server"] or o["in_cluster"])
+
+
+def _collect_only(config: pytest.Config) -> bool:
+    return bool(config.getoption("nsconform_collect_only") or config.getoption("nsconform_precheck")
+                or config.option.collectonly)
+
+
+def _suite_roots(config: pytest.Config) -> list[Path]:
+    roots = [Path(p).resolve() for p in (config.getini("nsconform_suites") or [])]
+    return roots or [SUITES_DIR.resolve()]
+
+
+def _catalogue_path(config: pytest.Config) -> Path | None:
+    value = config.getini("nsconform_clauses")
+    if not value:
+        return None
+    p = Path(value)
+    return p if p.is_absolute() else Path(config.rootpath, p)
+
+
+def _in_roots(path: Path, roots: list[Path]) -> bool:
+    path = path.resolve()
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _runs_suites(config: pytest.Config) -> bool:
+    """Will this run execute suite tests? Only then is a target started eagerly."""
+    if _collect_only(config):
+        return False
+    if _has_target_option(config):
+        return True
+    roots = _suite_roots(config)
+    base = Path(config.invocation_params.dir)
+    for arg in config.args:
+        a = str(arg).split("::", 1)[0]
+        if a == "conformance.suites" or a.startswith("conformance.suites."):
+            return True
+        p = (base / a).resolve()
+        if any(p == r or r in p.parents or p in r.parents for r in roots):
+            return True
+    return False
+
+
+def _arg_paths(config: pytest.Config) -> list[tuple[Path, bool]]:
+    """(path, whole) per command-line argument; `whole` is False for `file::test` selections."""
+    base = Path(config.invocation_params.dir)
+    out = []
+    for arg in config.args:
+        spec, sep, _ = str(arg).partition("::")
+        if spec == "conformance.suites" or spec.startswith("conformance.suites."):
+            rel = spec[len("conformance.suites"):].lstrip(".").replace(".", "/")
+            p = SUITES_DIR / rel if rel else SUITES_DIR
+            if rel and not p.exists():
+                p = p.with_suffix(".py")
+            out.append((p.resolve(), not sep))
+        else:
+            out.append(((base / spec).resolve(), not sep))
+    return out
+
+
+def _whole_suite_requested(config: pytest.Config, roots: list[Path]) -> bool:
+    """Did the command line ask for an entire suite root (so every clause must have a test)?"""
+    return any(whole and (p == r or p in r.parents) for p, whole in _arg_paths(config) for r in roots)
+
+
+def _uses_xdist(config: pytest.Config) -> bool:
+    n = config.getoption("numprocesses", default=None)
+    return bool(n) or config.getoption("dist", default="no") not in ("no", None)
+
+
+# --------------------------------------------------------------------------------------------- target
+def ensure_target(config: pytest.Config) -> Target:
+    """The run's target, resolving it on first use; connection problems end the run with exit code 2."""
+    state = config.stash[_STATE_KEY]
+    with state.lock:
+        if state.target is not None:
+            return state.target
+        try:
+            t = resolve_target(**target_options(config), profile=config.getoption("profile"),
+                               deviations=config.getoption("nsconform_deviate") or (),
+                               authorization=config.getoption("nsconform_authorization") or "always-allow")
+        except TargetError as exc:
+            pytest.exit(f"nsconform: {exc}", returncode=2)
+        state.target = t
+        config.stash[TARGET_KEY] = t
+        _learn_secret(config, t)
+        return t
+
+
+def _learn_secret(config: pytest.Config, t: Target) -> None:
+    rp = config.pluginmanager.get_plugin("nsconform-report")
+    if rp is not None and hasattr(rp, "add_secret") and t.connection is not None:
+        rp.add_secret(*t.connection.secrets)
+
+
+def test_failed(item: pytest.Item) -> bool:
+    """Did setup or call of `item` fail (for --keep-namespaces on-failure)?"""
+    reports = item.stash.get(PHASE_REPORTS_KEY, {})
+    return any(r.failed for w, r in reports.items() if w in ("setup", "call"))
+
+
+test_failed.__test__ = False  # type: ignore[attr-defined]  # not a test, despite the name
+
+
+# --------------------------------------------------------------------------------------------- lifecycle
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "clause(*ids): the conformance clause(s) a suite test checks")
+    config.addinivalue_line("markers", "disruptive: touches cluster-wide state; runs only with --include-disruptive "
+                                       "on kubeconfig/server targets (always on the embedded server)")
+    state = _State()
+    config.stash[_STATE_KEY] = state
+    set_timeout_scale(float(config.getoption("timeout_scale") or 1.0))
+    workerinput = getattr(config, "workerinput", None)
+    state.is_worker = workerinput is not None
+    if workerinput is not None:
+        rid = workerinput.get("nsconform_run_id") or config.getoption("run_id") or new_run_id()
+    else:
+        rid = config.getoption("run_id") or new_run_id()
+    config.option.run_id = rid
+    config.stash[RUN_ID_KEY] = rid
+    _register_report_plugins(config, controller=workerinput is None)
+    if workerinput is not None:
+        payload = workerinput.get("nsconform_target")
+        if payload:
+            try:
+                t = from_worker_payload(payload, **target_options(config))
+            except TargetError as exc:
+                pytest.exit(f"nsconform: {exc}", returncode=2)
+            state.target = t
+            config.stash[TARGET_KEY] = t
+        return
+    _install_sigterm()
+    if _runs_suites(config):
+        if _uses_xdist(config):
+            _precheck_catalogue(config)
+        ensure_target(config)
+
+
+def _precheck_catalogue(config: pytest.Config) -> None:
+    """Under xdist the catalogue rules would fire inside each worker and crash it with an unreadable
+    INTERNALERROR; check them once on the controller (a quiet in-process collect-only) instead."""
+    import contextlib
+    import io
+
+    args = [str(a) for a in config.args]
+    if config.option.pyargs:
+        args.append("--pyargs")
+    args += ["--collect-only", "-q", "--nsconform-precheck", "-p", "no:xdist", "-p", "no:cacheprovider",
+             "--rootdir", str(config.rootpath)]
+    if config.inipath is not None:
+        args += ["-c", str(config.inipath)]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = pytest.main(args)
+    if int(code) == int(pytest.ExitCode.USAGE_ERROR):
+        text = err.getvalue().strip() or out.getvalue().strip()
+        text = text[len("ERROR: "):] if text.startswith("ERROR: ") else text
+        pytest.exit(text, returncode=int(pytest.ExitCode.USAGE_ERROR))
+
+
+def _install_sigterm() -> None:
+    """SIGTERM (CI cancel) becomes KeyboardInterrupt, so fixture teardown and the sweep still run."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - platform without SIGTERM
+        pass
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:  # pragma: no cover - exercised by hand
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt
+
+
+def _register_report_plugins(config: pytest.Config, controller: bool) -> None:
+    """Wire the report room's plugins when present (Contract 2/5); absent module ⇒ no reports."""
+    try:
+        from .report import pytest_hooks as hooks  # noqa: F401
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("conformance.report"):
+            return
+        raise
+    wanted = config.getoption("nsconform_reports") is not None or _runs_suites(config)
+    if controller and wanted and hasattr(hooks, "ReportPlugin") \
+            and not config.pluginmanager.has_plugin("nsconform-report"):
+        config.pluginmanager.register(hooks.ReportPlugin(config, run_id=config.stash[RUN_ID_KEY]), "nsconform-report")
+    try:
+        from .report.allure import AllureEnricher
+    except ImportError:
+        return
+    if not config.pluginmanager.has_plugin("nsconform-allure"):
+        config.pluginmanager.register(AllureEnricher(config, secrets=[config.getoption("token") or ""]),
+                                      "nsconform-allure")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller → worker: the same run id and the already-resolved target."""
+    config = node.config
+    node.workerinput["nsconform_run_id"] = config.stash[RUN_ID_KEY]
+    state = config.stash[_STATE_KEY]
+    if state.target is None and _runs_suites(config):
+        ensure_target(config)
+    t = state.target
+    if t is not None:
+        server = t.server
+        node.workerinput["nsconform_target"] = t.worker_payload(
+            token=getattr(server, "token", None) if server is not None else None,
+            ca_file=getattr(server, "ca_file", None) if server is not None else None)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    state = config.stash.get(_STATE_KEY, None)
+    if state is None or state.target is None:
+        return None
+    t = state.target
+    d = t.describe()
+    where = d["url"] + (f" (context {d['context']})" if d.get("context") else "")
+    extra = f", deviations: {', '.join(t.deviations)}" if t.deviations else ""
+    return [f"nsconform: target {where} [{t.kind}], version {t.git_version}, profile {t.profile}{extra}",
+            f"nsconform: run id {config.stash[RUN_ID_KEY]}"]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = session.config.stash.get(_STATE_KEY, None)
+    if state is not None:
+        state.exitstatus = int(exitstatus)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE_KEY, None)
+    if state is None:
+        return
+    t = state.target
+    try:
+        if t is not None and not state.is_worker and t.kind != "embedded" \
+                and state.exitstatus == int(pytest.ExitCode.INTERRUPTED) \
+                and config.getoption("keep_namespaces") != "always":
+            _interrupt_sweep(config, t)
+    finally:
+        if t is not None:
+            t.stop()
+            state.target = None
+
+
+def _interrupt_sweep(config: pytest.Config, t: Target) -> None:
+    """An interrupted run leaves nothing behind: delete this run's labelled namespaces (no waiting)."""
+    from .endpoints import Paths
+    from .fixtures.namespaces import LIVE, sweep_run
+    from .wait import Waiter
+
+    LIVE.sweep()
+    try:
+        client = t.client(timeout=10.0)
+        paths = Paths(t.profile)
+        sweep_run(client, paths, Waiter(client, paths), run_id=config.stash[RUN_ID_KEY], wait=False)
+    except Exception:  # noqa: BLE001 - best effort while exiting
+        pass
+
+
+# --------------------------------------------------------------------------------------------- collection
+def _marker_ids(item: pytest.Item) -> tuple[str, ...]:
+    ids: list[str] = []
+    for mark in item.iter_markers("clause"):
+        ids.extend(str(a) for a in mark.args)
+    return tuple(dict.fromkeys(ids))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    roots = _suite_roots(config)
+    suite_items = [i for i in items if _in_roots(Path(str(i.path)), roots)]
+    for item in items:
+        ids = _marker_ids(item)
+        item.stash[CLAUSES_KEY] = ids
+        for cid in ids:
+            if ("clause", cid) not in item.user_properties:
+                item.user_properties.append(("clause", cid))
+    if not suite_items:
+        return
+    try:
+        catalogue = _clauses.by_id(_catalogue_path(config))
+    except _clauses.CatalogueError as exc:
+        raise pytest.UsageError(f"nsconform: {exc}") from None
+    tests = {i.nodeid: i.stash[CLAUSES_KEY] for i in suite_items}
+    problems = _clauses.check_markers(tests, catalogue)
+    state = config.stash[_STATE_KEY]
+    # "Every clause has a test" only when a whole suite root was asked for; `nsconform clauses`
+    # (--nsconform-collect-only) lists untested clauses instead of failing on them.
+    if _whole_suite_requested(config, roots) and not config.getoption("nsconform_collect_only"):
+        untested = _clauses.check_coverage(tests, catalogue)
+        if untested:
+            problems.append(f"clauses without any test: {', '.join(untested)}")
+    if problems:
+        raise pytest.UsageError("nsconform: the suites do not match the clause catalogue:\n  - "
+                                + "\n  - ".join(problems))
+    _apply_skips(config, suite_items, catalogue)
+    if not _collect_only(config) and not state.is_worker and state.target is None:
+        ensure_target(config)  # fail fast (exit 2) before running anything
+
+
+def _apply_skips(config: pytest.Config, items: list[pytest.Item], catalogue: dict[str, _clauses.Clause]) -> None:
+    profile = config.getoption("profile")
+    state = config.stash[_STATE_KEY]
+    if state.target is not None:
+        embedded = state.target.kind == "embedded"
+    else:
+        embedded = not _has_target_option(config)
+    include_disruptive = bool(config.getoption("include_disruptive"))
+    for item in items:
+        ids = item.stash[CLAUSES_KEY]
+        if ids and not any(catalogue[c].applies_to(profile) for c in ids):
+            item.add_marker(pytest.mark.skip(reason=f"clause(s) {', '.join(ids)} do not apply to profile {profile}"))
+            continue
+        if item.get_closest_marker("disruptive") and not (embedded or include_disruptive):
+            item.add_marker(pytest.mark.skip(reason="disruptive: needs --include-disruptive on this target"))
+
+
+# --------------------------------------------------------------------------------------------- per test
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    RECORDER.start_test(item.nodeid)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Attach Contract 2 data: the call report gets the exchanges of setup + call; a failed setup or
+    teardown report gets its own (so a broken fixture is explained too)."""
+    rep: pytest.TestReport = yield
+    reports = item.stash.setdefault(PHASE_REPORTS_KEY, {})
+    reports[rep.when] = rep
+    attach = rep.when == "call" or (rep.when in ("setup", "teardown") and rep.failed)
+    if rep.when == "setup" and rep.passed:
+        return rep  # keep setup's exchanges for the call report
+    exchanges = RECORDER.take(item.nodeid)
+    if attach:
+        rep.nsconform = {"clauses": list(item.stash.get(CLAUSES_KEY, ())),  # type: ignore[attr-defined]
+                         "exchanges": [e.to_dict() for e in exchanges]}
+    if rep.when == "teardown":
+        RECORDER.start_test(None)
+    return rep

@@ -1,0 +1,77 @@
+"""KubeClient: recording (with masking), patch content types, connection errors as one line."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from conformance.client import TargetUnreachable
+from conformance.client.api import KubeClient
+from conformance.client.config import from_server
+
+
+def test_records_every_exchange_with_endpoint(client, recorder, fake):
+    recorder.start_test("t1")
+    r = client.post("/api/v1/namespaces", {"metadata": {"name": "a"}})
+    assert r.status_code == 201
+    client.get("/api/v1/namespaces/a")
+    client.get("/api/v1/namespaces/zzz")
+    got = recorder.take("t1")
+    assert [(e.method, e.endpoint, e.status) for e in got] == [
+        ("POST", "ns-create", 201), ("GET", "ns-get", 200), ("GET", "ns-get", 404)]
+    assert got[0].request_body == {"metadata": {"name": "a"}}
+    assert got[0].response_body["metadata"]["name"] == "a"
+    assert got[0].request_headers["Content-Type"] == "application/json"
+    assert got[0].url == fake.url + "/api/v1/namespaces"
+    json.dumps([e.to_dict() for e in got])  # survives xdist serialisation
+
+
+def test_tokens_and_secret_data_are_masked(fake, recorder):
+    fake.token = "super-secret-token"
+    conn = from_server(fake.url, token="super-secret-token")
+    client = KubeClient.from_connection(conn)
+    client.recorder = recorder
+    recorder.start_test("t")
+    client.post("/api/v1/namespaces", {"metadata": {"name": "s"}})
+    r = client.post("/api/v1/namespaces/s/secrets",
+                    {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}, "data": {"k": "c2VjcmV0"}})
+    assert r.status_code == 201
+    client.request("POST", "/api/v1/namespaces", data="token super-secret-token in text", content_type="text/plain")
+    dumped = json.dumps([e.to_dict() for e in recorder.take("t")])
+    assert "super-secret-token" not in dumped
+    assert "c2VjcmV0" not in dumped
+    assert '"Authorization": "***"' in dumped
+
+
+@pytest.mark.parametrize("patch_type, content_type", [
+    ("merge", "application/merge-patch+json"),
+    ("json", "application/json-patch+json"),
+    ("strategic", "application/strategic-merge-patch+json"),
+    ("apply", "application/apply-patch+yaml"),
+    ("application/x-custom", "application/x-custom"),
+])
+def test_patch_content_types(client, fake, patch_type, content_type):
+    client.patch("/api/v1/namespaces/x", {"metadata": {"labels": {"a": "b"}}}, patch_type=patch_type)
+    method, path, headers = fake.requests[-1]
+    assert method == "PATCH" and headers["Content-Type"] == content_type
+
+
+def test_never_raises_on_status(client):
+    assert client.delete("/api/v1/namespaces").status_code == 405
+    assert client.get("/nowhere").status_code == 404
+
+
+def test_unreachable_is_one_line(recorder):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = KubeClient(f"http://127.0.0.1:{port}", recorder=recorder, timeout=2)
+    recorder.start_test("t")
+    with pytest.raises(TargetUnreachable) as exc:
+        client.get("/version")
+    msg = str(exc.value)
+    assert "\n" not in msg and f"cannot reach http://127.0.0.1:{port}" in msg and "refused" in msg.lower()
+    [ex] = recorder.take("t")
+    assert ex.status is None and ex.error
