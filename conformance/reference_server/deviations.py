@@ -44,6 +44,83 @@ _LIST = [
     ("default-deletable", "the `default` namespace can be deleted"),
     ("no-metadata-name-label", "the kubernetes.io/metadata.name label is not set"),
     ("plain-text-errors", "errors are answered as text/plain instead of a Status object"),
+    # the namespace as a scope (docs/scope.md); the rbac-* ones need --authorization rbac
+    ("rbac-ignores-bindings", "RoleBindings never grant anything"),
+    ("rbac-ignores-namespace", "a RoleBinding (and its Role) grants in every namespace, not only its own"),
+    ("cross-namespace-list-unchecked", "cluster-scope lists/watches of namespaced content are not authorized"),
+    ("rbac-verb-wildcard", "RBAC rules grant every verb: the verbs of a rule are not compared"),
+    ("clusterrole-binding-scope", "a RoleBinding to a ClusterRole grants the ClusterRole cluster-wide"),
+    ("quota-usage-not-tracked", "ResourceQuota status.used is never updated (stays 0)"),
+    ("quota-not-enforced", "a create beyond a ResourceQuota's hard limit is admitted"),
+    ("quota-not-released", "deleting an object never frees quota (no replenishment)"),
+    ("quota-cluster-wide", "a ResourceQuota limits creates in every namespace, not only its own"),
+    ("quota-ignores-compute", "ResourceQuota ignores cpu/memory requests and limits of pods"),
+    ("limitrange-defaults-ignored", "LimitRange default requests/limits are not applied to new pods"),
+    ("limitrange-not-enforced", "LimitRange min/max are not enforced on new pods"),
+    ("limitrange-cluster-wide", "a LimitRange applies to pods of every namespace, not only its own"),
+]
+
+# Deviations added by the sensitivity room: one per further clause a real implementation could get wrong.
+_MORE = [
+    ("kubernetes-finalizer-first", "`kubernetes` is put before the creator's finalizers instead of appended"),
+    ("reject-prefixed-finalizers", "domain-prefixed finalizer names (`example.com/x`) are refused"),
+    ("reject-standard-finalizers", "the standard names `orphan` and `foregroundDeletion` are refused as unqualified"),
+    ("finalizer-error-indexed-on-create", "an invalid finalizer on create is reported on spec.finalizers[i] "
+                                          "(the finalize form) instead of spec.finalizers"),
+    ("update-finalizers-rejected", "a PUT/PATCH that changes spec.finalizers is refused (422) instead of ignored"),
+    ("status-write-changes-finalizers", "a write to namespaces/status also applies the body's spec.finalizers"),
+    ("finalize-ignores-additions", "finalize only removes finalizers: names it adds are silently dropped"),
+    ("finalize-empty-deletes-active", "a finalize that empties spec.finalizers removes an Active namespace"),
+    ("finalize-skips-validation", "finalize stores finalizer names without validating them"),
+    ("finalize-ignores-kubernetes", "a finalize that leaves only `kubernetes` removes a terminating namespace "
+                                    "at once (before the controller is done)"),
+    ("create-response-without-status", "the create response carries no status (phase only appears on read)"),
+    ("delete-returns-status", "the first DELETE answers a Status Success instead of the Terminating Namespace"),
+    ("status-phase-unvalidated", "namespaces/status accepts any phase, e.g. Terminating without deletionTimestamp"),
+    ("no-deletion-conditions", "the namespace controller writes no deletion status conditions"),
+    ("uid-from-name", "a namespace's uid is derived from its name, so a re-created namespace gets the old uid"),
+    ("terminating-conflict-message", "creating a namespace whose name is terminating answers the plain "
+                                     "AlreadyExists message, without `object is being deleted:`"),
+    ("missing-namespace-names-content", "content creation in a missing namespace answers 404 about the content "
+                                        "object instead of the namespace"),
+    ("terminating-forbidden-without-cause", "content creation in a Terminating namespace answers 403 without the "
+                                            "NamespaceTerminating cause"),
+    ("terminating-blocks-updates", "updates and patches of content in a Terminating namespace are refused"),
+    ("mismatch-as-invalid", "a body/path namespace mismatch is answered 422 Invalid instead of 400 BadRequest"),
+    ("duplicate-content-overwrites", "creating content under a name taken in the namespace replaces the old "
+                                     "object (201) instead of 409"),
+    ("reject-leading-digit-names", "namespace names are validated as DNS-1035 labels: a leading digit is refused"),
+    ("invalid-name-without-causes", "an invalid namespace name is answered 422 with a generic message and no "
+                                    "causes"),
+    ("label-not-restored-on-update", "`kubernetes.io/metadata.name` is set on create only; updates may change "
+                                     "or remove it"),
+    ("metadata-name-label-unindexed", "`kubernetes.io/metadata.name` is added to responses but not stored, so "
+                                      "label selectors on it match nothing"),
+    ("duplicate-namespace-overwrites", "creating an existing namespace replaces it (201) instead of 409"),
+    ("namespace-list-ignores-label-selector", "a namespace LIST ignores labelSelector"),
+    ("list-hides-terminating", "a namespace LIST leaves out Terminating namespaces"),
+    ("phase-field-selector-unsupported", "the namespace field selector status.phase is refused (400)"),
+    ("unknown-field-selector-ignored", "a namespace field selector on an unsupported field is ignored, not 400"),
+    ("namespaced-list-leaks", "a content LIST in one namespace returns the content of every namespace"),
+    ("cluster-list-ignores-namespace-selector", "a cross-namespace content LIST ignores the field selector "
+                                                "metadata.namespace"),
+    ("named-watch-ignores-name", "a watch of one object by path (/watch/namespaces/{name}, "
+                                 "/watch/namespaces/{ns}/{resource}/{name}) delivers every object's events"),
+    ("namespaced-watch-leaks", "a content WATCH in one namespace delivers the events of every namespace"),
+    ("watch-no-initial-state", "a WATCH without resourceVersion starts now, without ADDED for existing objects"),
+    ("no-apis-group-list", "GET /apis answers 404"),
+    ("discovery-namespaces-no-short-name", "discovery lists namespaces without the short name `ns`"),
+    ("discovery-no-namespace-subresources", "discovery omits namespaces/status and namespaces/finalize"),
+    ("discovery-content-without-watch", "discovery lists content kinds without the watch verb"),
+    ("version-numeric-fields", "GET /version returns major and minor as numbers"),
+    ("unsupported-method-404", "a method a path does not support is answered 404 instead of 405"),
+    ("already-exists-as-conflict", "a duplicate namespace create answers 409 reason Conflict, not AlreadyExists"),
+    ("invalid-details-resource-kind", "422 Invalid answers name the resource (`namespaces`) in details.kind "
+                                      "instead of the Kind"),
+    ("no-optimistic-locking", "a PUT with a stale resourceVersion is applied instead of answered 409"),
+    ("body-name-ignored", "a PUT whose body name differs from the URL updates the URL's object instead of 400"),
+    ("kubernetes-serves-design-list", "the kubernetes profile also serves the design's /api/v1/list/{resource}"),
+    ("kube-public-deletable", "`kube-public` is missing from the immortal namespaces and can be deleted"),
 ]
 
 # The clauses each deviation breaks (the sensitivity run executes their tests against the deviation and
@@ -59,7 +136,7 @@ _CLAUSES: dict[str, tuple[str, ...]] = {
     "no-namespace-defaulting": ("NS-CON-008",),
     "content-in-missing-namespace": ("NS-CON-001",),
     "content-in-terminating-namespace": ("NS-CON-003",),
-    "delete-keeps-active": ("NS-PHA-004",),
+    "delete-keeps-active": ("NS-PHA-003", "NS-PHA-004"),
     "delete-immediately": ("NS-PHA-006",),
     "controller-skips-content": ("NS-LIF-001",),
     "controller-removes-foreign-finalizers": ("NS-LIF-002", "NS-LIF-003"),
@@ -74,6 +151,66 @@ _CLAUSES: dict[str, tuple[str, ...]] = {
     "default-deletable": ("NS-IMM-002",),
     "no-metadata-name-label": ("NS-NAM-004",),
     "plain-text-errors": ("NS-ERR-001",),
+    "rbac-ignores-bindings": ("NS-AUTHZ-001",),
+    "rbac-ignores-namespace": ("NS-AUTHZ-002",),
+    "cross-namespace-list-unchecked": ("NS-AUTHZ-003",),
+    "rbac-verb-wildcard": ("NS-AUTHZ-004",),
+    "clusterrole-binding-scope": ("NS-AUTHZ-005",),
+    "quota-usage-not-tracked": ("NS-QUOTA-001",),
+    "quota-not-enforced": ("NS-QUOTA-002",),
+    "quota-not-released": ("NS-QUOTA-003",),
+    "quota-cluster-wide": ("NS-QUOTA-004",),
+    "quota-ignores-compute": ("NS-QUOTA-005",),
+    "limitrange-defaults-ignored": ("NS-LIMIT-001",),
+    "limitrange-not-enforced": ("NS-LIMIT-002",),
+    "limitrange-cluster-wide": ("NS-LIMIT-003",),
+    "kubernetes-finalizer-first": ("NS-FIN-003",),
+    "reject-prefixed-finalizers": ("NS-FIN-004",),
+    "reject-standard-finalizers": ("NS-FIN-005",),
+    "finalizer-error-indexed-on-create": ("NS-FIN-007",),
+    "update-finalizers-rejected": ("NS-FZE-002",),
+    "status-write-changes-finalizers": ("NS-FZE-003",),
+    "finalize-ignores-additions": ("NS-FZE-004",),
+    "finalize-empty-deletes-active": ("NS-FZE-005",),
+    "finalize-skips-validation": ("NS-FZE-006",),
+    "finalize-ignores-kubernetes": ("NS-LIF-004",),
+    "create-response-without-status": ("NS-PHA-001",),
+    "delete-returns-status": ("NS-PHA-003",),
+    "status-phase-unvalidated": ("NS-PHA-007",),
+    "no-deletion-conditions": ("NS-LIF-006",),
+    "uid-from-name": ("NS-LIF-007",),
+    "terminating-conflict-message": ("NS-LIF-008",),
+    "missing-namespace-names-content": ("NS-CON-002",),
+    "terminating-forbidden-without-cause": ("NS-CON-004",),
+    "terminating-blocks-updates": ("NS-CON-005",),
+    "mismatch-as-invalid": ("NS-CON-007",),
+    "duplicate-content-overwrites": ("NS-CON-009",),
+    "reject-leading-digit-names": ("NS-NAM-001",),
+    "invalid-name-without-causes": ("NS-NAM-003",),
+    "label-not-restored-on-update": ("NS-NAM-005",),
+    "metadata-name-label-unindexed": ("NS-NAM-006",),
+    "duplicate-namespace-overwrites": ("NS-NAM-007",),
+    "namespace-list-ignores-label-selector": ("NS-LW-001",),
+    "list-hides-terminating": ("NS-LW-002",),
+    "phase-field-selector-unsupported": ("NS-LW-003",),
+    "unknown-field-selector-ignored": ("NS-LW-004",),
+    "namespaced-list-leaks": ("NS-LW-005",),
+    "cluster-list-ignores-namespace-selector": ("NS-LW-007",),
+    "named-watch-ignores-name": ("NS-LW-009",),
+    "namespaced-watch-leaks": ("NS-LW-010",),
+    "watch-no-initial-state": ("NS-LW-012",),
+    "no-apis-group-list": ("NS-DIS-001",),
+    "discovery-namespaces-no-short-name": ("NS-DIS-002",),
+    "discovery-no-namespace-subresources": ("NS-DIS-003",),
+    "discovery-content-without-watch": ("NS-DIS-004",),
+    "version-numeric-fields": ("NS-DIS-005",),
+    "unsupported-method-404": ("NS-ERR-002",),
+    "already-exists-as-conflict": ("NS-ERR-003",),
+    "invalid-details-resource-kind": ("NS-ERR-004",),
+    "no-optimistic-locking": ("NS-ERR-005",),
+    "body-name-ignored": ("NS-ERR-006",),
+    "kubernetes-serves-design-list": ("NS-ERR-007",),
+    "kube-public-deletable": ("NS-IMM-001",),
 }
 
 # Clauses no server behaviour can break, with the reason (the sensitivity run's coverage check).
@@ -82,7 +219,8 @@ UNBREAKABLE: dict[str, str] = {
                   "request whatever the server answers, and the report counts requests, not answers",
 }
 
-DEVIATIONS: dict[str, Deviation] = {name: Deviation(name, desc, _CLAUSES.get(name, ())) for name, desc in _LIST}
+DEVIATIONS: dict[str, Deviation] = {name: Deviation(name, desc, _CLAUSES.get(name, ()))
+                                    for name, desc in _LIST + _MORE}
 
 
 class Deviations:

@@ -31,6 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tls", action="store_true", help="serve HTTPS with a CA generated at start")
     p.add_argument("--write-kubeconfig", metavar="PATH", default=None)
     p.add_argument("--controller-delay", type=float, default=0.0, metavar="S")
+    p.add_argument("--authorization", choices=("always-allow", "rbac"), default="always-allow",
+                   help="rbac: authenticate (bearer tokens, impersonation) and authorize every request with RBAC "
+                        "(default always-allow: the --token alone decides)")
+    p.add_argument("--users", metavar="FILE", default=None,
+                   help="token file for --authorization rbac (kube-apiserver --token-auth-file CSV: "
+                        "token,user,uid,\"group1,group2\")")
     p.add_argument("--deviate", action="append", default=[], metavar="NAME", choices=sorted(DEVIATIONS),
                    help="switch on a named deliberate bug (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -65,8 +71,10 @@ def run(args: argparse.Namespace) -> int:
 async def _run(args: argparse.Namespace) -> int:
     try:
         server = ReferenceServer(profile=args.profile, deviations=args.deviate, token=args.token, tls=args.tls,
-                                 controller_delay=args.controller_delay, host=args.host, port=args.port)
-    except ValueError as exc:
+                                 controller_delay=args.controller_delay, host=args.host, port=args.port,
+                                 authorization=getattr(args, "authorization", "always-allow"),
+                                 users_file=getattr(args, "users", None))
+    except (ValueError, OSError) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
         return 2
     try:

@@ -36,6 +36,8 @@ class NamespaceLifecycle:
         immortal = IMMORTAL_NAMESPACES
         if self.deviations.active("default-deletable"):
             immortal = immortal - {"default"}
+        if self.deviations.active("kube-public-deletable"):
+            immortal = immortal - {"kube-public"}
         if name in immortal:
             raise E.forbidden("namespaces", name, "this namespace may not be deleted")
 
@@ -49,13 +51,17 @@ class NamespaceLifecycle:
         except KeyNotFoundError:
             if self.deviations.active("content-in-missing-namespace"):
                 return
+            if self.deviations.active("missing-namespace-names-content"):
+                raise E.not_found(info.plural, meta.get("name") or "") from None
             raise E.not_found("namespaces", ns) from None
         terminating = (namespace.get("status") or {}).get("phase") == "Terminating" \
             or bool(namespace["metadata"].get("deletionTimestamp"))
         if terminating and not self.deviations.active("content-in-terminating-namespace"):
             name = meta.get("name") or meta.get("generateName") or ""
+            causes = [{"reason": "NamespaceTerminating", "message": f"namespace {ns} is being terminated",
+                       "field": "metadata.namespace"}]
+            if self.deviations.active("terminating-forbidden-without-cause"):
+                causes = []
             raise E.forbidden(info.plural, name,
                               f"unable to create new content in namespace {ns} because it is being terminated",
-                              causes=[{"reason": "NamespaceTerminating",
-                                       "message": f"namespace {ns} is being terminated",
-                                       "field": "metadata.namespace"}])
+                              causes=causes)

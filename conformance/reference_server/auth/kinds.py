@@ -186,8 +186,9 @@ class RbacStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         defaulted = apply_defaults(obj, self.info.kind)
-        obj.clear()
-        obj.update(defaulted)
+        for key, value in defaulted.items():  # in place: the store holds a reference to obj["metadata"]
+            if key != "metadata":
+                obj[key] = value
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         self.prepare_for_create(new)

@@ -115,13 +115,14 @@ class NamespaceController:
             return
         if not ns["metadata"].get("deletionTimestamp"):
             return
-        if ns.get("status", {}).get("phase") != "Terminating":
+        if ns.get("status", {}).get("phase") != "Terminating" and not self.deviations.active("delete-keeps-active"):
             ns = self._write_status(name, lambda o: o["status"].__setitem__("phase", "Terminating")) or ns
         if FINALIZER not in ((ns.get("spec") or {}).get("finalizers") or []):
             return
         remaining, finalizers, errors = self._delete_content(name)
-        self._write_status(name, lambda o: update_conditions(o["status"],
-                                                             failure_conditions(remaining, finalizers, errors)))
+        if not self.deviations.active("no-deletion-conditions"):
+            self._write_status(name, lambda o: update_conditions(o["status"],
+                                                                 failure_conditions(remaining, finalizers, errors)))
         must_wait = not (self.deviations.active("vanish-with-content-finalizers")
                          or self.deviations.active("controller-skips-content"))
         with self.registry.store.atomic():  # no create can slip in between the re-check and finalize

@@ -20,7 +20,12 @@ PUBLIC_PATHS = ("/healthz", "/livez", "/readyz")
 
 def build_app(ctx: ServerContext) -> web.Application:
     """Build the application; all paths go to `dispatch`."""
-    app = web.Application(middlewares=[_errors(ctx), _auth(ctx)], client_max_size=1024 ** 3)
+    if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → RBAC (http/authz.py)
+        from .authz import authz_middleware
+        auth_mw = authz_middleware(ctx)
+    else:
+        auth_mw = _auth(ctx)
+    app = web.Application(middlewares=[_errors(ctx), auth_mw], client_max_size=1024 ** 3)
     app[CTX_KEY] = ctx
     handlers = Handlers(ctx)
 
@@ -32,6 +37,8 @@ def build_app(ctx: ServerContext) -> web.Application:
         if t == "health":
             return web.Response(text="ok", content_type="text/plain")
         if t == "version":
+            if ctx.deviations.active("version-numeric-fields"):
+                return object_response({**VERSION_INFO, "major": 1, "minor": 33})
             return object_response(VERSION_INFO)
         if t == "api":
             return object_response(api_versions(request.host))
@@ -40,7 +47,14 @@ def build_app(ctx: ServerContext) -> web.Application:
                      for m in ctx.router.finalize_methods()]
             return object_response(api_resource_list(ctx.registry, verbs))
         if t == "apis":
+            if ctx.registry.group_stores():
+                from .groups import api_group_list as named_group_list
+                return object_response(named_group_list(ctx.registry))
             return object_response(api_group_list())
+        if t in ("group", "group-version"):
+            from .groups import api_group_document, api_resource_list as group_resource_list
+            return object_response(api_group_document(ctx.registry, route.group) if t == "group"
+                                   else group_resource_list(ctx.registry, route.group))
         if t == "openapi":
             return openapi_response(ctx.registry, route.name)
         return await handlers.handle(request, route)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..admission import NamespaceLifecycle
 from ..deviations import Deviations
@@ -17,6 +18,8 @@ class ServerContext:
     router: Router
     profile: str = "kubernetes"
     token: str | None = None
+    authenticator: Any = None   # auth.TokenAuthenticator when --authorization rbac (http/authz.py)
+    authorizer: Any = None      # auth.RBACAuthorizer when --authorization rbac; None: AlwaysAllow + token
 
     @property
     def store(self):

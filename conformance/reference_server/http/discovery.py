@@ -29,11 +29,14 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
     for info in registry.resources():
         entry: dict[str, Any] = {"name": info.plural, "singularName": info.singular, "namespaced": info.namespaced,
                                  "kind": info.kind, "verbs": sorted(info.verbs)}
-        if info.short_names:
+        if info.namespaced and registry.deviations.active("discovery-content-without-watch"):
+            entry["verbs"] = [v for v in entry["verbs"] if v != "watch"]
+        if info.short_names and not (info.plural == "namespaces"
+                                     and registry.deviations.active("discovery-namespaces-no-short-name")):
             entry["shortNames"] = list(info.short_names)
         entry["storageVersionHash"] = info.storage_version_hash
         resources.append(entry)
-        if info.plural == "namespaces":
+        if info.plural == "namespaces" and not registry.deviations.active("discovery-no-namespace-subresources"):
             resources.append({"name": "namespaces/finalize", "singularName": "", "namespaced": False,
                               "kind": "Namespace", "verbs": sorted(finalize_verbs)})
             resources.append({"name": "namespaces/status", "singularName": "", "namespaced": False,

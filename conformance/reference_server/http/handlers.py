@@ -1,6 +1,7 @@
 """Resource handlers (upstream `endpoints/handlers`): one request → admission → registry, exactly once."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -63,7 +64,12 @@ class Handlers:
         if m == "GET":
             if route.target in ("ns-collection", "collection", "cluster") or watching:
                 ns = None if route.target in ("ns-collection", "cluster", "ns-item") else route.namespace
-                opts = P.list_options(request.query, route.name if watching else "")
+                if watching and route.target == "collection" and self.ctx.deviations.active("namespaced-watch-leaks"):
+                    ns = None
+                named = route.name if watching else ""
+                if route.watch_path and self.ctx.deviations.active("named-watch-ignores-name"):
+                    named = ""
+                opts = P.list_options(request.query, named)
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
                 return self._respond(request, self._list(store, ns, opts, route))
@@ -83,6 +89,11 @@ class Handlers:
         raise E.route_method_not_allowed()
 
     def _store(self, route: Route) -> GenericStore:
+        if route.group:
+            gstore = self.ctx.registry.group(route.group, route.resource)
+            if gstore is None:
+                raise E.route_not_found()
+            return gstore
         if route.resource == "namespaces":
             return self.ctx.registry.namespaces
         store = self.ctx.registry.content(route.resource)
@@ -100,6 +111,12 @@ class Handlers:
         return object_response(obj, status, request.headers.get("Accept"), headers, kind=kind, query=request.query)
 
     def _list(self, store: GenericStore, ns: str | None, opts: Any, route: Route) -> dict[str, Any]:
+        if route.target == "collection" and self.ctx.deviations.active("namespaced-list-leaks"):
+            ns = None
+        if route.target == "cluster" and opts.field_selector \
+                and self.ctx.deviations.active("cluster-list-ignores-namespace-selector"):
+            kept = [t for t in opts.field_selector.split(",") if not t.strip().startswith("metadata.namespace")]
+            opts = dataclasses.replace(opts, field_selector=",".join(kept))
         out = store.list(ns, opts)
         if route.target == "cluster" and self.ctx.deviations.active("cluster-list-misses-namespaces"):
             namespaces = sorted({i["metadata"].get("namespace", "") for i in out["items"]})
@@ -110,7 +127,11 @@ class Handlers:
     # ---- body helpers ----------------------------------------------------------------------------
     async def _decode(self, request: web.Request, store: GenericStore) -> tuple[dict[str, Any], list[str]]:
         raw = await read_body(request)
-        obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind)
+        if getattr(store, "api_version", "v1") != "v1":  # a named API group (http/groups.py)
+            from .groups import decode_group_body
+            obj = decode_group_body(request.headers.get("Content-Type"), raw, store)
+        else:
+            obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind)
         mode = P.field_validation(request.query)
         warnings = apply_field_validation(obj, store.info.kind, store.info.fields, mode)
         return obj, warnings
@@ -126,6 +147,9 @@ class Handlers:
             if not self.ctx.deviations.active("no-namespace-defaulting"):
                 meta["namespace"] = route.namespace
         elif body_ns != route.namespace:
+            if self.ctx.deviations.active("mismatch-as-invalid"):
+                raise E.invalid(store.info.kind, meta.get("name") or "", [E.field_invalid(
+                    "metadata.namespace", body_ns, "does not match the namespace of the request")])
             if not self.ctx.deviations.active("accept-namespace-mismatch"):
                 raise E.bad_request("the namespace of the provided object does not match the namespace sent "
                                     "on the request")
@@ -155,13 +179,18 @@ class Handlers:
         self._fix_namespace(obj, route, store)
         dry = P.dry_run(request.query.getall("dryRun", []))
         admit = self.ctx.admission.for_create(store.info)
+        validating = getattr(self.ctx.admission, "for_validate", None)  # admission/scope.py: LimitRanger, quota
+        extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
         created = store.create(obj, dry_run=dry, admit=admit,
-                               field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
+                               field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
+                               **extra)
         return self._respond(request, created, 201, warnings)
 
     async def _update(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         obj, warnings = await self._decode(request, store)
         self._fix_namespace(obj, route, store)
+        if route.target != "ns-finalize" and self.ctx.deviations.active("body-name-ignored"):
+            obj.setdefault("metadata", {})["name"] = route.name
         self._check_name(obj, route.name)
         dry = P.dry_run(request.query.getall("dryRun", []))
         out = store.update(route.namespace, route.name, obj, strategy=self._strategy(route, store), dry_run=dry,

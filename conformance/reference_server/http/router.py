@@ -28,6 +28,7 @@ class Route:
     namespace: str = ""
     name: str = ""
     watch_path: bool = False
+    group: str = ""        # a named API group (`/apis/<group>/<version>/...`); "" for the core group
 
 
 class Router:
@@ -50,6 +51,8 @@ class Router:
         if route.target == "plain-404":
             return route
         if method not in methods:
+            if self.deviations.active("unsupported-method-404"):
+                raise E.route_not_found()
             raise E.route_method_not_allowed()
         return route
 
@@ -65,9 +68,14 @@ class Router:
         if path in ("/api", "/api/"):
             return Route("api"), get
         if path in ("/apis", "/apis/"):
+            if self.deviations.active("no-apis-group-list"):
+                return Route("plain-404"), ()
             return Route("apis"), get
         if path == "/openapi/v2" or path.startswith("/openapi/v3"):
             return Route("openapi", name=path), get
+        if path.startswith("/apis/") and self.registry.group_stores():
+            from .groups import match_group  # served only when a named group is registered (RBAC on)
+            return match_group(self.registry, path)
         if not path.startswith("/api/v1"):
             return Route("plain-404"), ()
         rest = path[len("/api/v1"):]
@@ -90,7 +98,8 @@ class Router:
             if route.target == "cluster" and n > 1 and segs[1] == "list":
                 raise nf()
             return Route(route.target, route.resource, route.namespace, route.name, watch_path=True), ("GET",)
-        if segs[0] == "list" and self.profile == "design" and n == 2:
+        design_list = self.profile == "design" or self.deviations.active("kubernetes-serves-design-list")
+        if segs[0] == "list" and design_list and n == 2:
             if segs[1] == "namespaces":
                 return Route("ns-collection", "namespaces"), ("GET",)
             if self._known(segs[1]):

@@ -21,13 +21,24 @@ class Registry:
         if deviations.active("finalize-as-content"):
             kinds.append(FINALIZE_AS_CONTENT)
         self._content = {k.plural: GenericStore(k, store, deviations=deviations) for k in kinds}
+        self._groups: dict[tuple[str, str], GenericStore] = {}  # (group, plural) → store of a named API group
+
+    def add_group_store(self, store: GenericStore) -> None:
+        """Serve a resource of a named API group (`store.group`), e.g. the RBAC kinds when RBAC is on."""
+        self._groups[(store.group, store.info.plural)] = store  # type: ignore[attr-defined]
+
+    def group(self, group: str, plural: str) -> GenericStore | None:
+        return self._groups.get((group, plural))
+
+    def group_stores(self, group: str | None = None) -> list[GenericStore]:
+        return [s for (g, _), s in self._groups.items() if group is None or g == group]
 
     def content(self, plural: str) -> GenericStore | None:
         """The store of a namespaced resource, or None when the plural is not served."""
         return self._content.get(plural)
 
     def namespaced(self) -> list[GenericStore]:
-        return list(self._content.values())
+        return list(self._content.values()) + [s for s in self._groups.values() if s.info.namespaced]
 
     def resources(self) -> list[ResourceInfo]:
         return [NAMESPACES] + [s.info for s in self._content.values()]

@@ -6,14 +6,16 @@ keeps spec (NS-41), `/finalize` keeps status (NS-44). Deletion follows `REST.Del
 from __future__ import annotations
 
 import copy
+import dataclasses
+import re
 from typing import Any
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
-from ..storage import DELETE, KeyNotFoundError, Store
+from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store
 from . import meta as M
 from .kinds import NAMESPACES
-from .store import Admit, DeleteOptions, GenericStore, check_delete_preconditions
+from .store import Admit, DeleteOptions, GenericStore, ListOptions, check_delete_preconditions
 from .strategy import Strategy
 from .validation import validate_finalizer_name, validate_object_meta
 
@@ -36,11 +38,17 @@ class NamespaceStrategy(Strategy):
         for i, f in enumerate((obj.get("spec") or {}).get("finalizers") or []):
             path = f"spec.finalizers[{i}]" if indexed else "spec.finalizers"
             errs += validate_finalizer_name(f, path, allow_unqualified=lax)
+            if isinstance(f, str) and "/" in f and self.deviations.active("reject-prefixed-finalizers"):
+                errs.append(E.field_invalid(path, f, "must be a standard finalizer name"))
+            if f in ("orphan", "foregroundDeletion") and self.deviations.active("reject-standard-finalizers"):
+                errs.append(E.field_invalid(path, f, "name is neither a standard finalizer name nor is it "
+                                                     "fully qualified"))
         return errs
 
     def _meta_errs(self, obj: dict[str, Any], check_name: bool) -> list[E.FieldError]:
         check = check_name and not self.deviations.active("accept-invalid-names")
-        return validate_object_meta(obj.get("metadata", {}), namespaced=False, name_rule="label", check_name=check)
+        rule = "label1035" if self.deviations.active("reject-leading-digit-names") else "label"
+        return validate_object_meta(obj.get("metadata", {}), namespaced=False, name_rule=rule, check_name=check)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
@@ -51,7 +59,10 @@ class NamespaceStrategy(Strategy):
         if self.deviations.active("replace-user-finalizers"):
             finalizers = [FINALIZER_KUBERNETES]
         elif FINALIZER_KUBERNETES not in finalizers and not self.deviations.active("no-default-finalizer"):
-            finalizers.append(FINALIZER_KUBERNETES)
+            if self.deviations.active("kubernetes-finalizer-first"):
+                finalizers.insert(0, FINALIZER_KUBERNETES)
+            else:
+                finalizers.append(FINALIZER_KUBERNETES)
         if finalizers:
             spec["finalizers"] = finalizers
         else:
@@ -59,13 +70,18 @@ class NamespaceStrategy(Strategy):
         obj["metadata"].pop("namespace", None)
 
     def validate(self, obj: dict[str, Any]) -> list[E.FieldError]:
-        return self._meta_errs(obj, True) + self._finalizer_errs(obj, indexed=False)
+        indexed = self.deviations.active("finalizer-error-indexed-on-create")
+        return self._meta_errs(obj, True) + self._finalizer_errs(obj, indexed=indexed)
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """Force `kubernetes.io/metadata.name` = name (NS-13)."""
         if self.deviations.active("no-metadata-name-label"):
             return
         meta = obj["metadata"]
+        if self.deviations.active("metadata-name-label-unindexed"):
+            return  # added to responses only (NamespaceStore._finish)
+        if meta.get("uid") and self.deviations.active("label-not-restored-on-update"):
+            return  # an update: the object already has its uid
         labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
         labels[LABEL_METADATA_NAME] = meta["name"]
         meta["labels"] = labels
@@ -74,6 +90,11 @@ class NamespaceStrategy(Strategy):
         new["metadata"].pop("namespace", None)
         spec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
         new["spec"] = spec
+        old_finalizers = (old.get("spec") or {}).get("finalizers")
+        if self.deviations.active("update-finalizers-rejected") and \
+                spec.get("finalizers", old_finalizers) != old_finalizers:
+            raise E.invalid("Namespace", new["metadata"].get("name", ""), [
+                E.field_forbidden("spec.finalizers", "may only be changed through the finalize subresource")])
         if not self.deviations.active("update-changes-finalizers"):
             _copy_key(spec, old.get("spec") or {}, "finalizers")
         new["status"] = copy.deepcopy(old.get("status") or {})
@@ -93,7 +114,8 @@ class NamespaceStatusStrategy(NamespaceStrategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["metadata"].pop("namespace", None)
-        new["spec"] = copy.deepcopy(old.get("spec") or {})
+        if not (self.deviations.active("status-write-changes-finalizers") and isinstance(new.get("spec"), dict)):
+            new["spec"] = copy.deepcopy(old.get("spec") or {})
         status = new.get("status") if isinstance(new.get("status"), dict) else {}
         if not status.get("phase"):
             status["phase"] = "Active"  # SetDefaults_NamespaceStatus
@@ -102,6 +124,8 @@ class NamespaceStatusStrategy(NamespaceStrategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         errs = Strategy.validate_update(self, new, old)
         phase = new["status"].get("phase")
+        if self.deviations.active("status-phase-unvalidated"):
+            return errs
         if not new["metadata"].get("deletionTimestamp"):
             if phase != "Active":
                 errs.append(E.field_invalid("status.Phase", phase,
@@ -122,9 +146,23 @@ class NamespaceFinalizeStrategy(NamespaceStrategy):
         if not isinstance(new.get("spec"), dict):
             new["spec"] = {}
         new["status"] = copy.deepcopy(old.get("status") or {})
+        if self.deviations.active("finalize-ignores-additions"):
+            before = (old.get("spec") or {}).get("finalizers") or []
+            new["spec"]["finalizers"] = [f for f in new["spec"].get("finalizers") or [] if f in before]
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
+        if self.deviations.active("finalize-skips-validation"):
+            return Strategy.validate_update(self, new, old)
         return Strategy.validate_update(self, new, old) + self._finalizer_errs(new, indexed=True)
+
+    def should_delete_during_update(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
+        finalizers = (new.get("spec") or {}).get("finalizers") or []
+        if not finalizers and self.deviations.active("finalize-empty-deletes-active"):
+            return True
+        if finalizers == [FINALIZER_KUBERNETES] and old["metadata"].get("deletionTimestamp") \
+                and self.deviations.active("finalize-ignores-kubernetes"):
+            return True
+        return super().should_delete_during_update(new, old)
 
 
 class NamespaceStore(GenericStore):
@@ -135,12 +173,77 @@ class NamespaceStore(GenericStore):
         self.status_strategy = NamespaceStatusStrategy(deviations)
         self.finalize_strategy = NamespaceFinalizeStrategy(deviations)
 
+    # ---- deliberate deviations that live at the namespace REST level (see deviations.py) ----------
+    def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        out = super().create(obj, **kw)
+        if self.deviations.active("metadata-name-label-unindexed"):
+            out = self._finish(out)
+        if self.deviations.active("create-response-without-status"):
+            out = {k: v for k, v in out.items() if k != "status"}
+        return out
+
+    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
+        out = super()._finish(obj)
+        if self.deviations.active("metadata-name-label-unindexed") and out.get("metadata", {}).get("name"):
+            out = copy.deepcopy(out)  # a copy: what is stored keeps no label, only responses show it
+            labels = out["metadata"].get("labels") or {}
+            out["metadata"]["labels"] = {**labels, LABEL_METADATA_NAME: out["metadata"]["name"]}
+        return out
+
+    def _invalid(self, name: str, errs: list[E.FieldError]) -> E.StatusError:
+        if self.deviations.active("invalid-name-without-causes") and any(e.field == "metadata.name" for e in errs):
+            return E.StatusError(E.status_dict(422, "Invalid", f'Namespace "{name}" is invalid',
+                                               {"name": name, "kind": "Namespace"}))
+        return super()._invalid(name, errs)
+
+    def _store_create(self, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
+        try:
+            return super()._store_create(obj, dry_run)
+        except KeyExistsError as exc:
+            old = exc.existing.get("metadata", {})
+            if dry_run or old.get("deletionTimestamp") or not self.deviations.active("duplicate-namespace-overwrites"):
+                raise
+
+            def replace(cur: dict[str, Any]) -> dict[str, Any]:
+                new = copy.deepcopy(obj)
+                for key in ("uid", "creationTimestamp"):
+                    new["metadata"][key] = cur["metadata"].get(key)
+                new["metadata"]["resourceVersion"] = cur["metadata"].get("resourceVersion")
+                return new
+
+            replaced, _ = self.store.guaranteed_update("namespaces", "", obj["metadata"]["name"], replace)
+            return replaced
+
+    def list(self, ns: str | None, opts: ListOptions) -> dict[str, Any]:
+        if opts.label_selector and self.deviations.active("namespace-list-ignores-label-selector"):
+            opts = dataclasses.replace(opts, label_selector="")
+        out = super().list(ns, opts)
+        if self.deviations.active("list-hides-terminating"):
+            out["items"] = [i for i in out["items"] if not i["metadata"].get("deletionTimestamp")]
+        return out
+
+    def predicate(self, opts: ListOptions) -> Any:
+        fs = opts.field_selector or ""
+        terms = [t for t in fs.split(",") if t.strip()]
+        keys = [re.split(r"!=|==|=", t, maxsplit=1)[0].strip() for t in terms]
+        if "status.phase" in keys and self.deviations.active("phase-field-selector-unsupported"):
+            raise E.bad_request("field label not supported: status.phase")
+        if self.deviations.active("unknown-field-selector-ignored"):
+            kept = [t for t, k in zip(terms, keys) if k in NAMESPACES.selectable_fields]
+            opts = dataclasses.replace(opts, field_selector=",".join(kept))
+        return super().predicate(opts)
+
     def delete(self, ns: str, name: str, opts: DeleteOptions, *,
                admit: Admit | None = None) -> tuple[dict[str, Any], bool]:
         current = self.get("", name)
         check_delete_preconditions("namespaces", name, opts, current["metadata"], generic=False)
         if not current["metadata"].get("deletionTimestamp"):
-            return self._first_delete(name, opts, admit), False
+            marked = self._first_delete(name, opts, admit)
+            if self.deviations.active("delete-returns-status"):
+                uid = marked["metadata"].get("uid", "")
+                return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                        "details": {"name": name, "kind": "namespaces", "uid": uid}}, False
+            return marked, False
         if (current.get("spec") or {}).get("finalizers"):
             if self.deviations.active("second-delete-conflict"):
                 raise E.conflict("namespaces", name, LEGACY_SECOND_DELETE_MSG)

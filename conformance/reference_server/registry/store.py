@@ -10,6 +10,7 @@ import asyncio
 import base64
 import copy
 import json
+import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -34,6 +35,9 @@ CONTINUE_TOO_OLD = ("The provided continue parameter is too old to display a con
                     "chunk was returned and now may show up in the list.")
 
 Admit = Callable[[dict[str, Any]], None]
+ValidateAdmit = Callable[[dict[str, Any]], "Callable[[], None] | None"]
+"""Validating admission on the prepared, validated object; may return what to write after the object
+(the quota's new `status.used`), run in the same atomic block and only when the object was stored."""
 
 
 @dataclass
@@ -70,7 +74,10 @@ class GenericStore:
 
     # ---- helpers ---------------------------------------------------------------------------------
     def _invalid(self, name: str, errs: list[E.FieldError]) -> E.StatusError:
-        return E.invalid(self.info.kind, name, errs)
+        err = E.invalid(self.info.kind, name, errs)
+        if self.deviations.active("invalid-details-resource-kind"):
+            err.status["details"]["kind"] = self.info.plural
+        return err
 
     def _not_found(self, name: str) -> E.StatusError:
         return E.not_found(self.info.plural, name)
@@ -92,13 +99,14 @@ class GenericStore:
 
     # ---- create ----------------------------------------------------------------------------------
     def create(self, obj: dict[str, Any], *, dry_run: bool = False, field_manager: str = "",
-               admit: Admit | None = None) -> dict[str, Any]:
-        """Create (NS-10..NS-23 order): admission → name generation → prepare → validate → store."""
+               admit: Admit | None = None, validate_admit: ValidateAdmit | None = None) -> dict[str, Any]:
+        """Create (NS-10..NS-23 order): admission → name generation → prepare → validate →
+        validating admission → store."""
         with self.store.atomic():  # admission's check and the write see the same world
-            return self._create(copy.deepcopy(obj), dry_run, field_manager, admit)
+            return self._create(copy.deepcopy(obj), dry_run, field_manager, admit, validate_admit)
 
     def _create(self, obj: dict[str, Any], dry_run: bool, field_manager: str,
-                admit: Admit | None) -> dict[str, Any]:
+                admit: Admit | None, validate_admit: ValidateAdmit | None = None) -> dict[str, Any]:
         meta = obj.setdefault("metadata", {})
         if admit is not None:
             admit(obj)
@@ -118,18 +126,28 @@ class GenericStore:
                 raise self._invalid(cmeta.get("name", ""), errs)
             self.strategy.canonicalize(candidate)
             cmeta["uid"] = M.new_uid()
+            if self.info.plural == "namespaces" and self.deviations.active("uid-from-name"):
+                cmeta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_DNS, cmeta["name"]))
             cmeta["creationTimestamp"] = M.now()
             M.record_manager(candidate, field_manager)
             cmeta["resourceVersion"] = ""  # keeps the key's position; storage fills it in
             self._finish(candidate)
+            after = validate_admit(candidate) if validate_admit is not None else None
             try:
-                return self._store_create(candidate, dry_run)
+                created = self._store_create(candidate, dry_run)
+                if after is not None and not dry_run:
+                    after()
+                return created
             except KeyExistsError as e:
                 if generated and attempt + 1 < attempts:
                     continue
                 if generated:
                     raise E.generate_name_conflict(self.info.plural, cmeta["name"])
                 being_deleted = bool(e.existing.get("metadata", {}).get("deletionTimestamp"))
+                if being_deleted and self.deviations.active("terminating-conflict-message"):
+                    being_deleted = False
+                if self.info.plural == "namespaces" and self.deviations.active("already-exists-as-conflict"):
+                    raise E.conflict(self.info.plural, cmeta["name"], "the object already exists")
                 raise E.already_exists(self.info.plural, cmeta["name"], being_deleted=being_deleted)
         raise AssertionError("unreachable")
 
@@ -140,6 +158,11 @@ class GenericStore:
             for other in self.store.list(self.info.plural, None)[0]:
                 if other["metadata"]["name"] == name:
                     raise KeyExistsError(self._key(ns, name), other)
+        if self.info.namespaced and not dry_run and self.deviations.active("duplicate-content-overwrites"):
+            try:
+                self.store.delete(self.info.plural, ns, name)
+            except KeyNotFoundError:
+                pass
         if dry_run:
             obj["metadata"].pop("resourceVersion", None)
             try:
@@ -214,6 +237,14 @@ class GenericStore:
         """
         strategy = strategy or self.strategy
         result: dict[str, Any] = {}
+        if self.info.namespaced and ns and self.deviations.active("terminating-blocks-updates"):
+            try:
+                owner = self.store.get("namespaces", "", ns)
+            except KeyNotFoundError:
+                owner = {}
+            if (owner.get("metadata") or {}).get("deletionTimestamp"):
+                raise E.forbidden(self.info.plural, name,
+                                  f"unable to change content in namespace {ns} because it is being terminated")
 
         def compute(current: dict[str, Any]) -> Any:
             new = copy.deepcopy(transform(copy.deepcopy(current)) if transform else body)
@@ -224,6 +255,8 @@ class GenericStore:
                 raise E.bad_request("metadata must be an object")
             cmeta = current["metadata"]
             rv = nmeta.get("resourceVersion")
+            if rv and self.deviations.active("no-optimistic-locking"):
+                rv = None
             if rv and str(rv) != cmeta.get("resourceVersion"):
                 raise E.conflict(self.info.plural, name, E.OPTIMISTIC_LOCK_MSG)
             uid = nmeta.get("uid")
@@ -324,6 +357,8 @@ class GenericStore:
         validate_list_options(opts, watch=True)
         pred = self.predicate(opts)
         rv = 0 if opts.resource_version in ("", "0") else parse_rv(opts.resource_version)
+        if opts.resource_version == "" and self.deviations.active("watch-no-initial-state"):
+            rv = self.store.current_rv()
         backlog, watcher = self.store.watch(self.info.plural, ns, rv, loop)
         return backlog, watcher, pred
 

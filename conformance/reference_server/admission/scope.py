@@ -1,0 +1,163 @@
+"""The namespace as a scope to limit resource consumption: LimitRanger and ResourceQuota admission wired
+into the create path, plus the ResourceQuota/LimitRange registry strategies (see docs/scope.md).
+
+Both plugins are always on (as upstream: they are default admission plugins); a namespace without
+ResourceQuota/LimitRange objects is unaffected. Order on create, as upstream:
+NamespaceLifecycle → LimitRanger defaults (mutating) → prepare/validate → LimitRanger min/max
+(validating) → quota (validating, last). The quota's new `status.used` is written after the object,
+in the same atomic block (`GenericStore._create`), so two creates cannot both fit the last unit.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..deviations import NONE, Deviations
+from ..registry import Registry, ResourceInfo
+from ..registry.strategy import Strategy
+from ..storage import KeyNotFoundError
+from . import limitranger, quota
+from .lifecycle import NamespaceLifecycle
+
+COMPUTE_NAMES = frozenset({"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory",
+                           "ephemeral-storage", "requests.ephemeral-storage", "limits.ephemeral-storage"})
+
+
+def _replace(obj: dict[str, Any], new: dict[str, Any]) -> None:
+    """Make `obj` equal to `new` in place, keeping the identity of `obj["metadata"]` (the registry holds
+    a reference to it across admission and preparation)."""
+    if new is obj:
+        return
+    meta, new_meta = obj.get("metadata"), new.get("metadata")
+    obj.clear()
+    obj.update(new)
+    if isinstance(meta, dict) and isinstance(new_meta, dict):
+        meta.clear()
+        meta.update(new_meta)
+        obj["metadata"] = meta
+
+
+class ScopeAdmission(NamespaceLifecycle):
+    """NamespaceLifecycle + LimitRanger + ResourceQuota (the http layer's `ctx.admission`)."""
+
+    def __init__(self, registry: Registry, deviations: Deviations = NONE):
+        super().__init__(registry, deviations)
+
+    # ---- helpers -----------------------------------------------------------------------------------
+    def _in_scope(self, resource: str, ns: str, cluster_wide: str) -> list[dict[str, Any]]:
+        """The namespace's ResourceQuota/LimitRange objects (every namespace's under a `*-cluster-wide` bug)."""
+        return self.registry.store.list(resource, None if self.deviations.active(cluster_wide) else ns)[0]
+
+    # ---- mutating ----------------------------------------------------------------------------------
+    def for_create(self, info: ResourceInfo) -> Callable[[dict[str, Any]], None] | None:
+        lifecycle = super().for_create(info)
+        if info.plural != "pods" or any(s.info is info for s in self.registry.group_stores()):
+            return lifecycle
+
+        def admit(obj: dict[str, Any]) -> None:
+            if lifecycle is not None:
+                lifecycle(obj)
+            _replace(obj, limitranger.default_pod_resources(obj))  # SetDefaults_Pod (decode time upstream)
+            if self.deviations.active("limitrange-defaults-ignored"):
+                return
+            ns = (obj.get("metadata") or {}).get("namespace") or ""
+            lrs = self._in_scope("limitranges", ns, "limitrange-cluster-wide")
+            if lrs:
+                _replace(obj, limitranger.admit(lrs, "pods", obj))
+        return admit
+
+    # ---- validating --------------------------------------------------------------------------------
+    def for_validate(self, info: ResourceInfo) -> Callable[[dict[str, Any]], Callable[[], None] | None] | None:
+        """The validating hook for a create of `info` (namespaced resources only)."""
+        if not info.namespaced:
+            return None
+        group = next((getattr(s, "group", "") for s in self.registry.group_stores() if s.info is info), "")
+        return lambda obj: self._validate_create(info.plural, group, obj)
+
+    def _validate_create(self, resource: str, group: str, obj: dict[str, Any]) -> Callable[[], None] | None:
+        ns = (obj.get("metadata") or {}).get("namespace") or ""
+        if not ns:
+            return None
+        if resource == "pods" and not group and not self.deviations.active("limitrange-not-enforced"):
+            lrs = self._in_scope("limitranges", ns, "limitrange-cluster-wide")
+            if lrs:
+                limitranger.validate(lrs, "pods", obj)
+        if self.deviations.active("quota-not-enforced"):
+            return None
+        quotas = self._in_scope("resourcequotas", ns, "quota-cluster-wide")
+        if not quotas:
+            return None
+        if self.deviations.active("quota-ignores-compute"):
+            quotas = [_without_compute(q) for q in quotas]
+        updates = quota.check_create(quotas, resource, obj, group=group)
+        if not updates or self.deviations.active("quota-usage-not-tracked"):
+            return None
+        where = {(q.get("metadata") or {}).get("name", ""): (q.get("metadata") or {}).get("namespace", "")
+                 for q in quotas}
+        store = self.registry.store
+
+        def charge() -> None:
+            for qname, used in updates.items():
+                def write(q: dict[str, Any], used: dict[str, str] = used) -> dict[str, Any]:
+                    q.setdefault("status", {})["used"] = used
+                    return q
+                try:
+                    store.guaranteed_update("resourcequotas", where.get(qname, ns), qname, write)
+                except KeyNotFoundError:
+                    pass  # the quota went away meanwhile: nothing to charge
+        return charge
+
+
+def _without_compute(q: dict[str, Any]) -> dict[str, Any]:
+    """The `quota-ignores-compute` bug: a quota whose compute resources are not looked at."""
+    q = dict(q)
+    status = dict(q.get("status") or {})
+    for key in ("hard", "used"):
+        if isinstance(status.get(key), dict):
+            status[key] = {k: v for k, v in status[key].items() if k not in COMPUTE_NAMES}
+    q["status"] = status
+    return q
+
+
+# ---- registry strategies ---------------------------------------------------------------------------
+class ResourceQuotaStrategy(Strategy):
+    """`resourcequota.Strategy`: status is cleared on create and kept on (spec) updates; the quota
+    controller is the only writer of status (through storage). `spec.hard` values are canonical."""
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        obj.pop("status", None)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        if old.get("status") is not None:
+            new["status"] = old["status"]
+        else:
+            new.pop("status", None)
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        hard = (obj.get("spec") or {}).get("hard")
+        if isinstance(hard, dict):
+            for k, v in list(hard.items()):
+                try:
+                    hard[k] = quota.canonical(v)
+                except (ValueError, TypeError):
+                    pass
+
+
+class LimitRangeStrategy(Strategy):
+    """`SetDefaults_LimitRangeItem` on store: the defaults are visible on GET, quantities canonical."""
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        try:
+            _replace(obj, limitranger.default_limit_range(obj))
+        except (ValueError, TypeError, AttributeError):
+            pass  # malformed quantities are kept as sent (no LimitRange validation here)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        self.prepare_for_create(new)
+
+
+def install_strategies(registry: Registry) -> None:
+    """Give the ResourceQuota and LimitRange stores their strategies."""
+    for plural, cls in (("resourcequotas", ResourceQuotaStrategy), ("limitranges", LimitRangeStrategy)):
+        store = registry.content(plural)
+        if store is not None:
+            store.strategy = cls(store.info)

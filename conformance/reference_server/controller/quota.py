@@ -1,0 +1,124 @@
+"""ResourceQuota controller (`pkg/controller/resourcequota`): keeps `status.hard`/`status.used` in step.
+
+Driven by storage watch events, no polling: a quota is synced when it is created or its spec changes
+(upstream: the quota informer), and every quota of a namespace is re-synced after a change to that
+namespace's content — deletes above all (upstream: replenishment; admission never decrements, so
+deleting frees quota only here, asynchronously). Upstream's periodic full resync (5 min) is not needed
+because every write goes through this server's storage and produces an event.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from ..deviations import NONE, Deviations
+from ..registry import Registry
+from ..storage import KeyNotFoundError
+from ..admission import quota as Q
+
+log = logging.getLogger("nsconform.reference_server.controller.quota")
+
+
+class QuotaController:
+    def __init__(self, registry: Registry, *, deviations: Deviations = NONE):
+        self.registry = registry
+        self.deviations = deviations
+        self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._queued: set[tuple[str, str]] = set()
+        self._tasks: list[asyncio.Task] = []
+        self._watchers: list[Any] = []
+
+    def start(self) -> None:
+        """Start watching; must be called on the server's event loop."""
+        loop = asyncio.get_running_loop()
+        store = self.registry.store
+        rv = store.current_rv()
+        for q in store.list("resourcequotas", None)[0]:
+            self._enqueue(q["metadata"].get("namespace", ""), q["metadata"]["name"])
+        for plural in {s.info.plural for s in self.registry.namespaced()}:
+            _, w = store.watch(plural, None, rv, loop)
+            self._watchers.append(w)
+            self._tasks.append(loop.create_task(self._pump(w)))
+        self._tasks.append(loop.create_task(self._worker()))
+
+    async def stop(self) -> None:
+        for w in self._watchers:
+            w.close()
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        self._watchers.clear()
+
+    # ---- event intake ----------------------------------------------------------------------------
+    async def _pump(self, w: Any) -> None:
+        while True:
+            ev = await w.queue.get()
+            if ev is None:
+                return
+            try:
+                self._on_event(ev)
+            except Exception:  # a controller bug must not stop the loop
+                log.exception("quota controller: event %s %s/%s", ev.type, ev.namespace, ev.name)
+
+    def _on_event(self, ev: Any) -> None:
+        if ev.resource == "resourcequotas":
+            if ev.type == "DELETED":
+                return
+            prev_spec = (ev.prev or {}).get("spec") if ev.prev is not None else None
+            if ev.type == "ADDED" or prev_spec != ev.object.get("spec") or not ev.object.get("status"):
+                self._enqueue(ev.namespace, ev.name)
+            return
+        if ev.type == "DELETED" and self.deviations.active("quota-not-released"):
+            return
+        if ev.type == "MODIFIED" and ev.resource != "pods":
+            return  # only a pod's usage changes on update (phase Succeeded/Failed, resources)
+        for q in self.registry.store.list("resourcequotas", ev.namespace)[0]:
+            self._enqueue(ev.namespace, q["metadata"]["name"])
+
+    def _enqueue(self, ns: str, name: str) -> None:
+        if (ns, name) not in self._queued:
+            self._queued.add((ns, name))
+            self._queue.put_nowait((ns, name))
+
+    async def _worker(self) -> None:
+        while True:
+            ns, name = await self._queue.get()
+            self._queued.discard((ns, name))
+            try:
+                self.sync(ns, name)
+            except Exception:
+                log.exception("quota controller: sync of %s/%s failed", ns, name)
+
+    # ---- sync ------------------------------------------------------------------------------------
+    def objects(self, ns: str) -> dict[str, list[dict[str, Any]]]:
+        """The namespace's objects by plural (`<plural>.<group>` for a named group)."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for s in self.registry.namespaced():
+            group = getattr(s, "group", "")
+            key = f"{s.info.plural}.{group}" if group else s.info.plural
+            out[key] = self.registry.store.list(s.info.plural, ns)[0]
+        return out
+
+    def sync(self, ns: str, name: str) -> None:
+        """Recompute one quota's status and write it when it changed."""
+        store = self.registry.store
+        with store.atomic():  # no admission charge can interleave between the count and the write
+            try:
+                current = store.get("resourcequotas", ns, name)
+            except KeyNotFoundError:
+                return
+            status = Q.sync_status(current, self.objects(ns))
+            if self.deviations.active("quota-usage-not-tracked"):
+                status["used"] = {k: "0" for k in status["hard"]}
+            if current.get("status") == status:
+                return
+
+            def write(q: dict[str, Any]) -> dict[str, Any]:
+                q["status"] = status
+                return q
+            try:
+                store.guaranteed_update("resourcequotas", ns, name, write)
+            except KeyNotFoundError:
+                pass

@@ -1,0 +1,138 @@
+"""Named API groups (`/apis/<group>/<version>/...`): routing, discovery documents and body decoding.
+
+Only groups whose stores are registered (`Registry.add_group_store`) are served — today the RBAC kinds
+when the server runs with `--authorization rbac`; without any, `/apis` stays an empty `APIGroupList`.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+
+from .. import apierrors as E
+from ..registry import GenericStore, Registry
+from .decode import decode_body
+from .router import Route
+
+COLLECTION = ("GET", "POST", "DELETE")
+ITEM = ("GET", "PUT", "PATCH", "DELETE")
+
+
+def _groups(registry: Registry) -> dict[str, str]:
+    """group → version of every served named group."""
+    return {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
+
+
+def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
+    """Route a `/apis/...` path (the named-group counterpart of `Router._match_v1`)."""
+    segs = path[len("/apis/"):].split("/")
+    if len(segs) > 1 and segs[-1] == "":
+        segs = segs[:-1]
+    groups = _groups(registry)
+    group = segs[0]
+    if group not in groups:
+        return Route("plain-404"), ()
+    if len(segs) == 1:
+        return Route("group", group=group), ("GET",)
+    if segs[1] != groups[group]:
+        return Route("plain-404"), ()
+    if len(segs) == 2:
+        return Route("group-version", group=group), ("GET",)
+    return _match_resource(registry, group, segs[2:])
+
+
+def _match_resource(registry: Registry, group: str, segs: list[str],
+                    watch: bool = False) -> tuple[Route, tuple[str, ...]]:
+    nf = E.route_not_found
+    if segs[0] == "watch" and not watch:
+        if len(segs) < 2:
+            raise nf()
+        route, _ = _match_resource(registry, group, segs[1:], watch=True)
+        if route.target not in ("collection", "item", "cluster"):
+            raise nf()
+        return Route(route.target, route.resource, route.namespace, route.name, True, group), ("GET",)
+    if segs[0] == "namespaces" and len(segs) >= 3:
+        ns, plural, rest = segs[1], segs[2], segs[3:]
+        store = registry.group(group, plural)
+        if store is None or not store.info.namespaced:
+            raise nf()
+        if not rest:
+            return Route("collection", plural, namespace=ns, group=group), COLLECTION
+        if len(rest) == 1:
+            return Route("item", plural, namespace=ns, name=rest[0], group=group), ITEM
+        raise nf()
+    store = registry.group(group, segs[0])
+    if store is None:
+        raise nf()
+    if store.info.namespaced:
+        if len(segs) == 1:
+            return Route("cluster", segs[0], group=group), ("GET",)
+        raise nf()
+    if len(segs) == 1:
+        return Route("collection", segs[0], group=group), COLLECTION
+    if len(segs) == 2:
+        return Route("item", segs[0], name=segs[1], group=group), ITEM
+    raise nf()
+
+
+def _version_entry(group: str, version: str) -> dict[str, str]:
+    return {"groupVersion": f"{group}/{version}", "version": version}
+
+
+def api_group(group: str, version: str) -> dict[str, Any]:
+    return {"name": group, "versions": [_version_entry(group, version)],
+            "preferredVersion": _version_entry(group, version)}
+
+
+def api_group_list(registry: Registry) -> dict[str, Any]:
+    """`/apis`: an empty list unless a named group is served."""
+    return {"kind": "APIGroupList", "apiVersion": "v1",
+            "groups": [api_group(g, v) for g, v in sorted(_groups(registry).items())]}
+
+
+def api_group_document(registry: Registry, group: str) -> dict[str, Any]:
+    """`/apis/<group>`."""
+    return {"kind": "APIGroup", "apiVersion": "v1", **api_group(group, _groups(registry)[group])}
+
+
+def _hash(group_version: str, kind: str) -> str:
+    return base64.b64encode(hashlib.sha256(f"{group_version}/{kind}".encode()).digest()[:8]).decode()
+
+
+def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
+    """`/apis/<group>/<version>`: the group's resources, sorted by name, verbs sorted."""
+    gv = f"{group}/{_groups(registry)[group]}"
+    resources = []
+    for s in registry.group_stores(group):
+        info = s.info
+        entry: dict[str, Any] = {"name": info.plural, "singularName": info.singular,
+                                 "namespaced": info.namespaced, "kind": info.kind, "verbs": sorted(info.verbs)}
+        if info.short_names:
+            entry["shortNames"] = list(info.short_names)
+        entry["storageVersionHash"] = _hash(gv, info.kind)
+        resources.append(entry)
+    resources.sort(key=lambda r: r["name"])
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
+
+
+def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore) -> dict[str, Any]:
+    """Decode a JSON/YAML body for a named-group resource: `apiVersion` must be `<group>/<version>`
+    (or absent); the core decoder does the rest with the version swapped to `v1` for its checks."""
+    api_version = store.api_version  # type: ignore[attr-defined]
+    kind = store.info.kind
+    try:
+        probe = json.loads(raw.decode("utf-8")) if raw.strip() else None
+    except (ValueError, UnicodeDecodeError):
+        probe = None
+    if isinstance(probe, dict):
+        version = probe.get("apiVersion")
+        if isinstance(version, str) and version and version != api_version:
+            raise E.bad_request(f"the API version in the data ({version}) does not match the expected API "
+                                f"version ({api_version})")
+        if isinstance(version, str) and version:
+            probe["apiVersion"] = "v1"
+        raw = json.dumps(probe).encode()
+    obj = decode_body(content_type, raw, kind)
+    obj["apiVersion"] = api_version
+    return obj
