@@ -100,6 +100,12 @@ class Waiter:
         assert result is not None
         return result
 
+    def until_or_gone(self, path: str, predicate: Callable[[dict[str, Any]], bool], what: str,
+                      timeout: float | None = None) -> dict[str, Any] | None:
+        """Like `until`, but an object that disappears ends the wait at once (returns None), so a server
+        that deletes too early fails fast instead of after the whole timeout."""
+        return self._wait(path, lambda obj: obj is None or bool(predicate(obj)), what, timeout)
+
     def until_gone(self, path: str, timeout: float | None = None) -> None:
         """Wait until GET `path` answers 404."""
         self._wait(path, lambda obj: obj is None, f"{path} to be gone", timeout)

@@ -152,15 +152,8 @@ def event_summary(events: Iterable[dict[str, Any]]) -> str:
 
 def wait_namespace(waiter: Any, paths: Any, name: str, predicate: Any, what: str,
                    timeout: float = DELETE_TIMEOUT) -> dict[str, Any] | None:
-    """Wait until the namespace satisfies `predicate` *or is gone*; returns the object, or None when gone.
-
-    Unlike `waiter.until`, a namespace that vanishes ends the wait at once, so a server that deletes too early
-    fails fast instead of after the whole timeout.
-    """
-    wait = getattr(waiter, "_wait", None)
-    if wait is None:  # pragma: no cover - a waiter without the generic wait: fall back to the public API
-        return waiter.until(paths.namespace(name), predicate, what, timeout=timeout)
-    return wait(paths.namespace(name), lambda o: o is None or bool(predicate(o)), what, timeout)
+    """Wait until the namespace satisfies `predicate` *or is gone*; returns the object, or None when gone."""
+    return waiter.until_or_gone(paths.namespace(name), predicate, what, timeout)
 
 
 def clear_content_finalizers(api: Any, path: str) -> None:

@@ -75,8 +75,10 @@ def test_qualified_finalizer_names_accepted(api, paths, namespaces, finalizer):
 def test_standard_unqualified_finalizer_names_accepted(api, paths, namespaces, finalizer):
     """The standard unqualified names `orphan` and `foregroundDeletion` are accepted in spec.finalizers."""
     ns = create_namespace(namespaces, "fin", finalizers=[finalizer])
-    assert A.finalizers(ns) == [finalizer, "kubernetes"], (
-        f"created with [{finalizer!r}], expected [{finalizer!r}, 'kubernetes'], got {A.finalizers(ns)}")
+    got = A.finalizers(ns)
+    # Order is NS-FIN-003's business; this clause only needs the name kept and `kubernetes` once.
+    assert finalizer in got and got.count("kubernetes") == 1, (
+        f"created with [{finalizer!r}], expected {finalizer!r} kept and 'kubernetes' once, got {got}")
 
 
 _QUALIFIED = ("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
