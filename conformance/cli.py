@@ -78,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--deviate", action="append", default=[], metavar="NAME",
                      help="embedded server only: enable a deliberate deviation (repeatable)")
     run.add_argument("--authorization", choices=("always-allow", "rbac"), default=None,
-                     help="embedded server only: rbac enables authentication + RBAC, which the scope suites' "
-                          "authorization tests need (default always-allow: they skip)")
+                     help="embedded server only (default rbac: authentication + RBAC, which the scope suites' "
+                          "authorization tests need; always-allow: they skip)")
 
     cleanup = sub.add_parser("cleanup", help="delete namespaces left behind by nsconform runs")
     _add_target_options(cleanup)

@@ -76,10 +76,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="run id used in namespace labels and report paths (default: generated)")
     g.addoption("--nsconform-deviate", dest="nsconform_deviate", action="append", default=[], metavar="NAME",
                 help="start the embedded server with this deliberate deviation (sensitivity runs; repeatable)")
-    g.addoption("--nsconform-authorization", dest="nsconform_authorization", default="always-allow",
+    g.addoption("--nsconform-authorization", dest="nsconform_authorization", default="rbac",
                 choices=("always-allow", "rbac"),
-                help="authorization mode of the embedded server: rbac enables RBAC + impersonation, which the "
-                     "scope suites need (default always-allow: they skip)")
+                help="authorization mode of the embedded server the plugin starts (default rbac, so the scope "
+                     "suites' authorization clauses run too; always-allow: they skip)")
     g.addoption("--nsconform-reports", dest="nsconform_reports", default=None, metavar="DIR",
                 help="write <DIR>/<run-id>/conformance.{json,html,md} (default when running the suites: reports)")
     g.addoption("--nsconform-collect-only", dest="nsconform_collect_only", action="store_true", default=False,

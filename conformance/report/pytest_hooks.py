@@ -31,7 +31,7 @@ import pytest
 
 from .allure import scrub_results, write_allure_metadata
 from .catalogue import catalogue_path, endpoint_rows, load_clauses
-from .coverage import Hit, build_coverage, hits_from_exchanges
+from .coverage import Hit, build_coverage, coverage_failures, evaluate_coverage_clauses, hits_from_exchanges
 from .model import build_run
 from .outcome import crash_message, describe_failure
 from .writer import HTML_NAME, copy_junit, link_latest, write_run
@@ -113,6 +113,7 @@ class ReportPlugin:
         self.run: dict[str, Any] | None = None
         self.written: list[Path] = []
         self.error: str | None = None
+        self._deselected = 0
 
     # --- identity and places ----------------------------------------------------------------------------
     @property
@@ -136,6 +137,16 @@ class ReportPlugin:
         self._secrets.update(v for v in values if v)
 
     # --- collection ------------------------------------------------------------------------------------
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self._deselected += len(items)
+
+    @property
+    def full_run(self) -> bool:
+        """Every collected suite test was selected: only then can endpoint coverage be judged."""
+        opt = self.config.option
+        return not (self._deselected or getattr(opt, "keyword", "") or getattr(opt, "markexpr", "")
+                    or getattr(opt, "lf", False) or getattr(opt, "deselect", None))
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         state = self._tests.setdefault(report.nodeid, _TestState(report.nodeid))
         state.duration_s += float(getattr(report, "duration", 0.0) or 0.0)
@@ -198,18 +209,27 @@ class ReportPlugin:
             hits.extend(hits_from_exchanges(exchanges, self._tests[nodeid].clauses))
         coverage, unmatched = build_coverage(rows, hits, profile)
         tests = [t.as_dict() for t in self._tests.values()]
-        return build_run(catalogue=catalogue, tests=tests, target=target, run_id=self.run_id,
-                         started=self.started.isoformat(timespec="seconds"),
-                         duration_s=time.monotonic() - self._t0, exit_status=exit_status, profile=profile,
-                         coverage=coverage, unmatched=unmatched, secrets=self._secrets)
+        run = build_run(catalogue=catalogue, tests=tests, target=target, run_id=self.run_id,
+                        started=self.started.isoformat(timespec="seconds"),
+                        duration_s=time.monotonic() - self._t0, exit_status=exit_status, profile=profile,
+                        coverage=coverage, unmatched=unmatched, secrets=self._secrets)
+        evaluate_coverage_clauses(run, full_run=self.full_run)
+        return run
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):  # type: ignore[no-untyped-def]
         """After every other sessionfinish (junitxml included), so exit_status is the one pytest returns."""
+        controller = not hasattr(self.config, "workerinput") and not self.config.option.collectonly
+        if controller and session.exitstatus == 0 and self._tests:
+            try:  # the coverage clause fails the run like any other clause
+                if any(c["status"] == "failed" for c in self.build(0)["clauses"] if c.get("group") == "coverage"):
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            except Exception:  # noqa: BLE001 - a report bug must not change pytest's exit status
+                pass
         try:
             return (yield)
         finally:
-            if not hasattr(self.config, "workerinput") and not self.config.option.collectonly:
+            if controller:
                 try:
                     self.write(int(session.exitstatus))
                 except Exception as exc:  # noqa: BLE001 - a report bug must not change pytest's exit status
@@ -238,3 +258,7 @@ class ReportPlugin:
             terminalreporter.write_line(f"reports NOT written: {self.error}", red=True)
         else:
             terminalreporter.write_line(f"report: {self.run_dir / HTML_NAME}")
+        if self.run and any(c["status"] == "failed" for c in self.run["clauses"] if c.get("group") == "coverage"):
+            terminalreporter.write_line("endpoint coverage clause failed:", red=True)
+            for line in coverage_failures(self.run):
+                terminalreporter.write_line(f"  {line}", red=True)
