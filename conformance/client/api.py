@@ -143,15 +143,22 @@ class KubeClient:
         """Send a prepared request and record it; the response body is recorded unless streaming."""
         ex = self._exchange(prep)
         started = time.monotonic()
-        settings = self.session.merge_environment_settings(prep.url, {}, stream, None, None)
+        # A stream gets a connection of its own: requests' pool is not thread-safe, and a watch read by a
+        # background thread must never hand its socket back to the pool ordinary requests draw from.
+        session = self._stream_session() if stream else self.session
+        settings = session.merge_environment_settings(prep.url, {}, stream, None, None)
         try:
-            resp = self.session.send(prep, timeout=timeout if timeout is not None else self.timeout, **settings)
+            resp = session.send(prep, timeout=timeout if timeout is not None else self.timeout, **settings)
         except requests.RequestException as exc:
+            if session is not self.session:
+                session.close()
             ex.duration_s = round(time.monotonic() - started, 6)
             msg = describe_connection_error(self.base_url, exc)
             ex.error = mask_text(msg, self.secrets)
             self.recorder.record(ex)
             raise TargetUnreachable(msg) from None
+        if session is not self.session:
+            resp._nsconform_session = session  # type: ignore[attr-defined]  # closed with the stream
         ex.status = resp.status_code
         ex.response_headers = mask_headers(dict(resp.headers))
         if not stream:
@@ -159,6 +166,13 @@ class KubeClient:
         ex.duration_s = round(time.monotonic() - started, 6)
         self.recorder.record(ex)
         return resp, ex
+
+    def _stream_session(self) -> requests.Session:
+        """A session with the same credentials and TLS settings as the client's, and its own pool."""
+        clone = requests.Session()
+        for attr in ("headers", "auth", "cert", "verify", "proxies", "trust_env", "hooks", "params"):
+            setattr(clone, attr, getattr(self.session, attr))
+        return clone
 
     # ----------------------------------------------------------------- verbs
     def request(self, method: str, path: str, *, json: Any = None, data: Any = None,

@@ -80,7 +80,7 @@ class WatchStream:
         self.headers = resp.headers
         if resp.status_code != 200:
             self.error_body = ex.response_body = _json_or_text(resp)
-            resp.close()
+            _close(resp)
             self._finish("http-status")
             return
         self._thread = threading.Thread(target=self._reader, args=(resp, ex), name=f"watch {path}", daemon=True)
@@ -126,7 +126,7 @@ class WatchStream:
             if resp.status_code != 200:
                 body = _json_or_text(resp)
                 ex.response_body = body
-                resp.close()
+                _close(resp)
                 self._deliver({"type": "ERROR", "object": body if isinstance(body, dict) else {"message": body}}, ex)
                 self._finish("error-event")
                 return
@@ -159,7 +159,7 @@ class WatchStream:
                 return "closed"
             return "error-event" if saw_error else ("dropped" if not got_events else "dropped-after-events")
         finally:
-            resp.close()
+            _close(resp)
 
     @staticmethod
     def _parse(line: bytes) -> dict[str, Any]:
@@ -244,10 +244,7 @@ class WatchStream:
             resp = self._resp
         if resp is not None:
             _shutdown(resp)
-            try:
-                resp.close()
-            except Exception:
-                pass
+            _close(resp)
         self._finish("closed")
 
     def __enter__(self) -> "WatchStream":
@@ -261,6 +258,17 @@ class WatchStream:
             self.close()
         except Exception:
             pass
+
+
+def _close(resp: requests.Response) -> None:
+    """Close the response and the session that owns its connection (see KubeClient.send)."""
+    try:
+        resp.close()
+    except Exception:
+        pass
+    own = getattr(resp, "_nsconform_session", None)
+    if own is not None:
+        own.close()
 
 
 def _shutdown(resp: requests.Response) -> None:

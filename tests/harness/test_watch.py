@@ -88,3 +88,15 @@ def test_watch_events_are_recorded(client, recorder):
         w.next_event(5)
     ex = [e for e in recorder.take("w") if e.endpoint == "ns-watch"][0]
     assert ex.status == 200 and ex.response_body["events"][0]["type"] == "ADDED"
+
+
+def test_stream_never_shares_the_request_pool(client):
+    """Closing a watch while its reader thread is mid-read must not poison the next ordinary request:
+    the stream runs on a connection pool of its own (regression: a GET right after close() timed out)."""
+    _ns(client, "pool")
+    for _ in range(20):
+        w = client.watch("/api/v1/namespaces", params={"watch": "true"})
+        assert w.next_event(5) is not None
+        assert w._resp._nsconform_session is not client.session
+        w.close()
+        assert client.get("/api/v1/namespaces/pool").status_code == 200
