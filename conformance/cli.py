@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
+from .argtypes import positive_float, positive_int
 
 __all__ = ["main", "build_parser"]
 
@@ -38,24 +39,6 @@ def _add_target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--in-cluster", action="store_true", help="use the pod's service-account credentials")
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be > 0")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be >= 1")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,10 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Run the suites. Arguments after `--` go to pytest unchanged.")
     _add_target_options(run)
     run.add_argument("--profile", choices=("kubernetes", "design"), default="kubernetes")
-    run.add_argument("--timeout-scale", type=_positive_float, default=1.0, metavar="X")
+    run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X")
     run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never")
     run.add_argument("--include-disruptive", action="store_true")
-    run.add_argument("-n", "--jobs", type=_positive_int, default=None, metavar="N", help="parallel workers (pytest-xdist)")
+    run.add_argument("-n", "--jobs", type=positive_int, default=None, metavar="N", help="parallel workers (pytest-xdist)")
     run.add_argument("--reports", default="reports", metavar="DIR", help="reports directory (default: reports)")
     run.add_argument("--run-id", default=None, metavar="ID")
     run.add_argument("--deviate", action="append", default=[], metavar="NAME",
@@ -87,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     cleanup.add_argument("--dry-run", action="store_true", help="list, do not delete")
     cleanup.add_argument("--profile", choices=("kubernetes", "design"), default="kubernetes",
                          help="finalize verb to use (design: POST)")
-    cleanup.add_argument("--timeout-scale", type=_positive_float, default=1.0, metavar="X")
+    cleanup.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X")
 
     _SUBPARSERS.update(run=run, cleanup=cleanup)
     cl = sub.add_parser("clauses", help="list the clause catalogue with the tests that check each clause")

@@ -21,6 +21,7 @@ from typing import Any, Iterator
 import pytest
 
 from . import clauses as _clauses
+from .argtypes import positive_float
 from .client import TargetError
 from .client.exchange import RECORDER
 from .fixtures.pytest_fixtures import api, content, namespaces, paths, profile, run_id, target, waiter  # noqa: F401
@@ -68,7 +69,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="what to assert: real kube-apiserver behaviour (default) or the design document")
     g.addoption("--keep-namespaces", dest="keep_namespaces", default="never", choices=("never", "on-failure", "always"),
                 help="keep test namespaces after the test (default: never)")
-    g.addoption("--timeout-scale", dest="timeout_scale", default=1.0, type=_positive_float, metavar="X",
+    g.addoption("--timeout-scale", dest="timeout_scale", default=1.0, type=positive_float, metavar="X",
                 help="multiply every wait timeout by X (slow clusters)")
     g.addoption("--include-disruptive", dest="include_disruptive", action="store_true", default=False,
                 help="run `disruptive` tests against a kubeconfig/server target")
@@ -97,17 +98,6 @@ def argparse_suppress() -> str:
 
     return argparse.SUPPRESS
 
-
-def _positive_float(text: str) -> float:
-    import argparse
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be > 0")
-    return value
 
 
 def target_options(config: pytest.Config) -> dict[str, Any]:

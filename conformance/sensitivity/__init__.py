@@ -27,30 +27,13 @@ from typing import Any, Sequence
 
 from .runner import PROFILES, Run, coverage, deviation_profiles, plan_runs, previous_durations, run_all, short_names
 from .table import last_line, markdown_table, progress_line, text_table
+from conformance.argtypes import positive_float, positive_int
 
 __all__ = ["main", "build_parser", "summarise"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be >= 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be > 0")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nsconform sensitivity", usage="nsconform sensitivity [options] [-- PYTEST-ARGS...]",
         description="Run the suites against the reference server with each deliberate deviation and check "
                     "that some test of the clauses it breaks fails.")
-    p.add_argument("-j", "--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+    p.add_argument("-j", "--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                    help="runs in parallel (default: number of cores)")
     p.add_argument("--full", action="store_true", help="run the whole suite per deviation, not only its clauses' tests")
     p.add_argument("--profile", action="append", choices=PROFILES, default=None,
@@ -67,10 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only this deviation (repeatable; the clean run then covers only its clauses' tests)")
     p.add_argument("--reports", default="reports", metavar="DIR",
                    help="reports directory (default: reports): DIR/sensitivity/<run-id>/, DIR/sensitivity.{json,md}")
-    p.add_argument("--timeout-scale", type=_positive_float, default=0.1, metavar="X",
+    p.add_argument("--timeout-scale", type=positive_float, default=0.1, metavar="X",
                    help="wait timeouts of the suites × X (default 0.1: the embedded server is fast, and a deviation "
                         "that makes a test wait should fail it quickly)")
-    p.add_argument("--run-timeout", type=_positive_float, default=300.0, metavar="S",
+    p.add_argument("--run-timeout", type=positive_float, default=300.0, metavar="S",
                    help="give up a single run after S seconds (default 300)")
     p.add_argument("--authorization", choices=("rbac", "always-allow"), default="rbac",
                    help="authorization mode of the embedded servers (default rbac, so the RBAC scope clauses are "
