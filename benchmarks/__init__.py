@@ -1,0 +1,1 @@
+"""nsconform benchmarks: `python -m benchmarks [--quick]` (see benchmarks/README.md)."""

@@ -1,0 +1,484 @@
+"""`python -m benchmarks [--quick]`: suite speed, server throughput, scaling, deletion, watch fan-out, memory.
+
+Each phase gets a fresh reference server in its own process (`procs.ServerHost`); load generators,
+probes and the suite run in other processes. A phase that fails is reported and leaves its figures
+null; the others still run. The last line printed is one JSON object with exactly `stats.JSON_KEYS`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from typing import Any, Callable
+
+if not __package__:  # `python benchmarks/run.py` (also re-imported as __mp_main__ by spawned children)
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks import loadgen, probes, stats  # noqa: E402
+from benchmarks.procs import CeilingHost, ServerHost, configmap_body, run_in_child  # noqa: E402
+
+PHASES = ("suite", "throughput", "fanout", "delete", "scaling", "memory")
+
+
+class Config:
+    def __init__(self, quick: bool, duration: float | None = None, generator: str = "aiohttp"):
+        self.quick = quick
+        self.generator = generator  # the client behind the JSON throughput figures
+        self.suite_reps = 1 if quick else 3
+        self.tp_warmup = 1.0 if quick else 2.0
+        self.tp_duration = duration or (3.0 if quick else 10.0)
+        self.connections = 32
+        self.floor_n = 300 if quick else 1000
+        self.list_n = 300 if quick else 1000
+        self.create_n = 100 if quick else 300
+        self.watch_n = 50 if quick else 200
+        self.scaling_sizes = (10, 1000, 10000)
+        self.per_ns = 10
+        self.delete_n = 10000
+        self.fan_watchers = 100
+        self.fan_writes = 10 if quick else 30
+        self.mem_n = 10000
+
+
+# ------------------------------------------------------------------------------------------ machine
+def machine() -> dict[str, Any]:
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import aiohttp
+
+    return {"nproc": os.cpu_count(), "cpu": model, "python": platform.python_version(), "aiohttp": aiohttp.__version__,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "loadavg": os.getloadavg()}
+
+
+# ------------------------------------------------------------------------------------------ suite
+SUMMARY = re.compile(r"(\d+ (?:passed|failed|skipped|error|errors|xfailed|xpassed)(?:, )?)+ in ([0-9.]+)s")
+
+
+def _pytest(extra: list[str], tmp: str, timeout: float = 600.0) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "pytest", "--pyargs", "conformance.suites", "-q", "-p", "no:cacheprovider",
+           "--nsconform-reports", os.path.join(tmp, "reports"), *extra]
+    t = time.perf_counter()
+    p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout)
+    wall = time.perf_counter() - t
+    tail = [ln for ln in p.stdout.splitlines() if ln.strip()][-1:] or [""]
+    m = SUMMARY.search(p.stdout)
+    res = {"wall_s": wall, "exit": p.returncode, "summary": tail[0].strip("= "),
+           "pytest_s": float(m.group(2)) if m else None, "cmd": " ".join(cmd[1:])}
+    if p.returncode not in (0, 1) or " passed" not in p.stdout:
+        # collection error, usage error, no tests: the wall time would mean nothing
+        why = (p.stdout[-800:] + p.stderr[-800:]).strip()
+        raise RuntimeError(f"suite run did not run the suite (exit {p.returncode}): {' '.join(cmd[3:])}\n{why}")
+    return res
+
+
+def _suite_server_options() -> dict[str, Any]:
+    """The plugin's embedded-server configuration (RBAC by default since the scope suites), so that the
+    counted `--server` run does the same work as the embedded run."""
+    import inspect
+
+    from conformance.reference_server.embedded import start_embedded
+
+    if "authorization" in inspect.signature(start_embedded).parameters:
+        return {"authorization": "rbac"}
+    return {}
+
+
+def phase_suite(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
+    opts = _suite_server_options()
+    det["suite_server_options"] = opts
+    with tempfile.TemporaryDirectory(prefix="nsconform-bench-") as tmp:
+        runs: dict[str, list[dict[str, Any]]] = {"embedded": [], "embedded_xdist": [], "counted": []}
+        counts: list[int] = []
+        with ServerHost(**opts) as sh:
+            det["counter"] = sh.counter_how
+            target = ["--server", sh.url, "--include-disruptive"] + (["--token", sh.token] if sh.token else [])
+            for _ in range(cfg.suite_reps):
+                runs["embedded"].append(_pytest([], tmp))
+                runs["embedded_xdist"].append(_pytest(["-n", "2"], tmp))
+                c0 = sh.call("count")
+                runs["counted"].append(_pytest(target, tmp))
+                counts.append(sh.call("count") - c0)
+            # the floor: one sequential request to the same server, same client library as the suite
+            lat = probes.requests_latency(sh.url, "/api/v1/namespaces/default", cfg.floor_n, token=sh.token)
+        # the same probe against a server in this process (what the suite's embedded mode does: the
+        # server thread shares the client's GIL)
+        from conformance.reference_server.embedded import start_embedded
+
+        inproc = start_embedded(**opts)
+        try:
+            lat_in = probes.requests_latency(inproc.url, "/api/v1/namespaces/default", cfg.floor_n,
+                                             token=getattr(inproc, "token", None))
+        finally:
+            inproc.stop()
+    med = lambda key, rs: stats.median([r[key] for r in rs if r[key] is not None])  # noqa: E731
+    fig["suite_wall_s"] = med("wall_s", runs["embedded"])
+    fig["suite_wall_xdist_s"] = med("wall_s", runs["embedded_xdist"])
+    fig["suite_wall_counted_s"] = med("wall_s", runs["counted"])
+    fig["suite_requests"] = int(stats.median(counts))
+    fig["single_request_s"] = stats.median(lat)
+    fig["single_request_inproc_s"] = stats.median(lat_in)
+    det["suite_runs"] = runs
+    det["suite_request_counts"] = counts
+
+
+# ------------------------------------------------------------------------------------------ throughput
+def _load(url: str, pid: int | None, cfg: Config, **spec: Any) -> dict[str, Any]:
+    spec = {"url": url, "connections": cfg.connections, "warmup": cfg.tp_warmup, "duration": cfg.tp_duration,
+            "client": cfg.generator if spec.get("workload") == "get" else "aiohttp", "server_pid": pid, **spec}
+    res = run_in_child(loadgen.run_load, spec, timeout=cfg.tp_warmup + cfg.tp_duration + 60)
+    if res["errors"] or res["bad"]:
+        res["warning"] = f"{res['errors']} connection errors, {res['bad']} unexpected statuses"
+    return res
+
+
+def phase_throughput(cfg: Config, fig: dict[str, Any], det: dict[str, Any], profile_dir: str | None) -> None:
+    out: dict[str, Any] = {}
+    with ServerHost() as sh:
+        c = probes.Http(sh.url)
+        for ns in ("bench-tp", "bench-list"):
+            c.json("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        for i in range(10):
+            c.json("POST", "/api/v1/namespaces/bench-list/configmaps", configmap_body("bench-list", f"cm-{i}"))
+        status, ns_body = c.request("GET", "/api/v1/namespaces/bench-tp")
+        c.close()
+        out["get_body_bytes"] = len(ns_body)
+        out["get"] = _load(sh.url, sh.pid, cfg, workload="get", path="/api/v1/namespaces/bench-tp")
+        out["create_delete"] = _load(sh.url, sh.pid, cfg, workload="create_delete", ns="bench-tp")
+        out["list"] = _load(sh.url, sh.pid, cfg, workload="get", path="/api/v1/namespaces/bench-list/configmaps")
+        other = "raw" if cfg.generator == "aiohttp" else "aiohttp"
+        out["get_" + other] = _load(sh.url, sh.pid, cfg, workload="get", path="/api/v1/namespaces/bench-tp",
+                                    client=other)
+        if loadgen.wrk_available():
+            out["wrk_get"] = loadgen.run_wrk(sh.url + "/api/v1/namespaces/bench-tp", cfg.connections,
+                                             int(cfg.tp_duration))
+    with CeilingHost(ns_body) as ch:
+        out["ceiling"] = _load(ch.url, ch.pid, cfg, workload="get", path="/api/v1/namespaces/bench-tp")
+        out["ceiling_" + other] = _load(ch.url, ch.pid, cfg, workload="get", path="/api/v1/namespaces/bench-tp",
+                                        client=other)
+        if loadgen.wrk_available():
+            out["wrk_ceiling"] = loadgen.run_wrk(ch.url + "/x", cfg.connections, int(cfg.tp_duration))
+    def setup(sh: ServerHost) -> None:
+        c = probes.Http(sh.url)
+        c.json("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bench-tp"}})
+        c.close()
+
+    spec = {"workload": "get", "path": "/api/v1/namespaces/bench-tp", "client": "raw", "connections": cfg.connections,
+            "warmup": 0.5, "duration": cfg.tp_duration}
+    out["profile"] = _profiled(profile_dir, "get_namespace.txt", "server loop thread: GET namespace under load "
+                               "(raw generator, profiled re-run)",
+                               lambda sh: run_in_child(loadgen.run_load, dict(spec, url=sh.url), timeout=120), setup)
+    fig["server_rps_get"] = out["get"]["rps"]
+    fig["server_rps_create_delete"] = out["create_delete"]["rps"]
+    fig["server_rps_list10"] = out["list"]["rps"]
+    fig["ceiling_rps_get"] = out["ceiling"]["rps"]
+    fig["loadgen_cpu_ceiling"] = out["ceiling"]["loadgen_cpu"]
+    fig["loadgen_cpu_get"] = out["get"]["loadgen_cpu"]
+    fig["server_cpu_get"] = out["get"]["server_cpu"]
+    out["get_" + cfg.generator] = out["get"]
+    out["ceiling_" + cfg.generator] = out["ceiling"]
+    det["generator"] = cfg.generator
+    fig["server_rps_get_raw"] = out["get_raw"]["rps"]
+    fig["ceiling_rps_get_raw"] = out["ceiling_raw"]["rps"]
+    fig["server_ceiling_ratio_raw"] = stats.ratio(out["get_raw"]["rps"], out["ceiling_raw"]["rps"])
+    fig["loadgen_cpu_ceiling_raw"] = out["ceiling_raw"]["loadgen_cpu"]
+    fig["server_cpu_get_raw"] = out["get_raw"]["server_cpu"]
+    fig["server_us_per_get"] = out["get_raw"]["server_us_per_req"]
+    fig["ceiling_us_per_get"] = out["ceiling_raw"]["server_us_per_req"]
+    fig["cpu_ceiling_ratio"] = stats.ratio(fig["ceiling_us_per_get"], fig["server_us_per_get"])
+    fig["wrk_rps_get"] = out.get("wrk_get")
+    fig["wrk_ceiling_rps_get"] = out.get("wrk_ceiling")
+    fig["wrk_server_ceiling_ratio"] = stats.ratio(out.get("wrk_get"), out.get("wrk_ceiling"))
+    det["throughput"] = out
+
+
+# ------------------------------------------------------------------------------------------ scaling
+def phase_scaling(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
+    out: dict[str, Any] = {}
+    target = "bench-s-00000"
+    path = f"/api/v1/namespaces/{target}/configmaps"
+    with ServerHost() as sh:
+        made = 0
+        for size in cfg.scaling_sizes:
+            pop_s = 0.0
+            while made < size:
+                step = min(size - made, 1000)
+                r = sh.call("populate", namespaces=[f"bench-s-{i:05d}" for i in range(made, made + step)],
+                            per_ns=cfg.per_ns)
+                pop_s += r["seconds"]
+                made += step
+            c = probes.Http(sh.url)
+            probes.timed(c, "GET", path, 100)  # warm
+            lst = probes.timed(c, "GET", path, cfg.list_n)
+            made_names: list[str] = []
+
+            def body(i: int, size: int = size) -> dict[str, Any]:
+                made_names.append(f"sc-{size}-{i}")
+                return configmap_body(target, made_names[-1])
+
+            def cleanup(i: int) -> None:
+                c.request("DELETE", f"{path}/{made_names[-1]}")
+
+            crt = probes.timed(c, "POST", path, cfg.create_n, body_fn=body, expect=201, after=cleanup)
+            rv = c.json("GET", path)["metadata"]["resourceVersion"]
+            ws = probes.watch_start(sh.url, f"{path}?watch=1&resourceVersion={rv}&timeoutSeconds=5", cfg.watch_n)
+            ws0 = probes.watch_start(sh.url, f"{path}?watch=1&timeoutSeconds=5", cfg.watch_n)
+            c.close()
+            out[size] = {"populate_s": pop_s, "objects": size * cfg.per_ns, "rss_mb": sh.call("rss") / 1024,
+                         "list": stats.summarize(lst), "create": stats.summarize(crt),
+                         "watch_start_rv": stats.summarize(ws), "watch_start_rv0": stats.summarize(ws0)}
+    lo, hi = cfg.scaling_sizes[0], cfg.scaling_sizes[-1]
+    fig[f"list_s_{lo}"] = out[lo]["list"]["p50"]
+    fig[f"list_s_{hi}"] = out[hi]["list"]["p50"]
+    fig["create_scaling_ratio"] = stats.ratio(out[hi]["create"]["p50"], out[lo]["create"]["p50"])
+    fig["watch_start_scaling_ratio"] = stats.ratio(out[hi]["watch_start_rv"]["p50"], out[lo]["watch_start_rv"]["p50"])
+    det["scaling"] = out
+
+
+# ------------------------------------------------------------------------------------------ delete
+def _profiled(profile_dir: str | None, name: str, title: str, body: Callable[[ServerHost], Any],
+              setup: Callable[[ServerHost], Any]) -> str | None:
+    """Repeat a measurement on a fresh server with pyinstrument on its loop thread (never the measured
+    run: the profiler slows the server several-fold)."""
+    if not profile_dir:
+        return None
+    with ServerHost() as sh:
+        setup(sh)
+        if not sh.call("profile_start"):
+            return None
+        body(sh)
+        return sh.call("profile_stop", path=os.path.join(profile_dir, name), title=title)
+
+
+def phase_delete(cfg: Config, fig: dict[str, Any], det: dict[str, Any], profile_dir: str | None) -> None:
+    setup = lambda sh: sh.call("populate", namespaces=["bench-del"], per_ns=cfg.delete_n)  # noqa: E731
+    body = lambda sh: probes.delete_namespace_until_gone(sh.url, "bench-del", timeout=120)  # noqa: E731
+    with ServerHost() as sh:
+        pop = setup(sh)
+        res = body(sh)
+    res["populate_s"] = pop["seconds"]
+    res["profile"] = _profiled(profile_dir, "delete_10k.txt", f"server loop thread: delete a namespace of "
+                               f"{cfg.delete_n} configmaps (profiled re-run)", body, setup)
+    fig["delete_10k_s"] = res["delete_s"]
+    fig["delete_stall_ms"] = res["probe_max_ms"]
+    det["delete"] = res
+
+
+# ------------------------------------------------------------------------------------------ fan-out
+def phase_fanout(cfg: Config, fig: dict[str, Any], det: dict[str, Any], profile_dir: str | None) -> None:
+    def setup(sh: ServerHost) -> None:
+        c = probes.Http(sh.url)
+        c.json("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bench-fan"}})
+        c.close()
+
+    body = lambda sh: probes.fanout(sh.url, "bench-fan", cfg.fan_watchers, cfg.fan_writes,  # noqa: E731
+                                    server_pid=sh.pid)
+    with ServerHost() as sh:
+        setup(sh)
+        res = body(sh)
+    res["profile"] = _profiled(profile_dir, "fanout.txt", f"server loop thread: watch fan-out, {cfg.fan_watchers} "
+                               f"watchers x {cfg.fan_writes} writes (profiled re-run)", body, setup)
+    fig["watch_p50_ms"] = res["p50_ms"]
+    fig["watch_p99_ms"] = res["p99_ms"]
+    fig["watch_write_ack_ms"] = res["write_ack_p50_ms"]
+    fig["watch_last_watcher_ms"] = res["last_watcher_p50_ms"]
+    fig["watch_server_cpu_ms_per_write"] = res["server_cpu_ms_per_write"]
+    det["fanout"] = res
+
+
+# ------------------------------------------------------------------------------------------ memory
+def phase_memory(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
+    with ServerHost() as sh:
+        r0 = sh.call("rss")
+        a = sh.call("populate", namespaces=["bench-mem-a"], per_ns=cfg.mem_n)
+        b = sh.call("populate", namespaces=["bench-mem-b"], per_ns=cfg.mem_n)
+    per = 10000 / cfg.mem_n / 1024
+    cold = (a["rss_kb"] - r0) * per
+    steady = (b["rss_kb"] - a["rss_kb"]) * per
+    fig["rss_mb_per_10k"] = steady
+    fig["rss_mb_per_10k_cold"] = cold
+    det["memory"] = {"rss_start_mb": r0 / 1024, "rss_after_first_mb": a["rss_kb"] / 1024,
+                     "rss_after_second_mb": b["rss_kb"] / 1024, "n": cfg.mem_n}
+
+
+# ------------------------------------------------------------------------------------------ output
+ROWS: tuple[tuple[str, str], ...] = (
+    ("suite_wall_s", "s, pytest subprocess, embedded server, serial"),
+    ("suite_wall_xdist_s", "s, same with -n 2"),
+    ("suite_wall_counted_s", "s, serial against a server process (--server), counted"),
+    ("suite_requests", "HTTP requests the suite made (server-side count)"),
+    ("single_request_s", "s, median sequential GET namespace (requests.Session)"),
+    ("single_request_inproc_s", "s, same, server in the client's process (embedded mode)"),
+    ("request_floor_s", "s, suite_requests x single_request_s"),
+    ("suite_floor_ratio", "counted wall / floor"),
+    ("suite_floor_ratio_embedded", "suite_wall_s / (suite_requests x single_request_inproc_s)"),
+    ("server_rps_get", "req/s GET namespace, 32 conns, --generator (default aiohttp)"),
+    ("server_rps_create_delete", "req/s POST+DELETE configmap"),
+    ("server_rps_list10", "req/s list of one namespace (10 configmaps)"),
+    ("ceiling_rps_get", "req/s bare aiohttp handler, same body size"),
+    ("server_ceiling_ratio", "server GET / ceiling"),
+    ("loadgen_cpu_get", "CPU-s/s of the generator vs server GET"),
+    ("loadgen_cpu_ceiling", "CPU-s/s of the generator vs ceiling (1.0 = generator-bound)"),
+    ("server_cpu_get", "CPU-s/s of the server process during GET load"),
+    ("server_rps_get_raw", "req/s GET namespace, raw asyncio generator (cross-check)"),
+    ("ceiling_rps_get_raw", "req/s ceiling, raw asyncio generator"),
+    ("server_ceiling_ratio_raw", "server / ceiling, raw generator"),
+    ("loadgen_cpu_ceiling_raw", "CPU-s/s of the raw generator vs ceiling"),
+    ("server_cpu_get_raw", "CPU-s/s of the server under the raw generator"),
+    ("server_us_per_get", "server CPU us per GET namespace (raw generator run)"),
+    ("ceiling_us_per_get", "ceiling CPU us per GET (raw generator run)"),
+    ("cpu_ceiling_ratio", "ceiling us / server us: the ratio robust to CPU contention"),
+    ("wrk_rps_get", "req/s GET namespace by wrk (if installed)"),
+    ("wrk_ceiling_rps_get", "req/s ceiling by wrk"),
+    ("wrk_server_ceiling_ratio", "server / ceiling by wrk"),
+    ("list_s_10", "s, median list of 10 configmaps, store of 10 namespaces x 10"),
+    ("list_s_10000", "s, same, store of 10,000 namespaces x 10"),
+    ("list_scaling_ratio", "t(10,000) / t(10)"),
+    ("create_scaling_ratio", "create configmap, t(10,000) / t(10)"),
+    ("watch_start_scaling_ratio", "watch start (rv=list rv), t(10,000) / t(10)"),
+    ("delete_10k_s", "s, DELETE namespace of 10,000 configmaps -> watch DELETED"),
+    ("delete_stall_ms", "ms, worst GET /version latency while the namespace was deleted"),
+    ("watch_write_ack_ms", "ms, p50 POST configmap latency with 100 watchers open"),
+    ("watch_p50_ms", "ms, write ack -> event at watcher, 100 watchers"),
+    ("watch_p99_ms", "ms, p99 of the same"),
+    ("watch_last_watcher_ms", "ms, p50 over writes of the slowest watcher (steadier than p99)"),
+    ("watch_server_cpu_ms_per_write", "ms server CPU per write fanned out to 100 watchers"),
+    ("rss_mb_per_10k", "MB RSS per 10,000 configmaps (history already full)"),
+    ("rss_mb_per_10k_cold", "MB, first 10,000 into a fresh server (incl. watch history copies)"),
+)
+
+
+def warnings(fig: dict[str, Any], det: dict[str, Any] | None = None) -> list[str]:
+    """Figures that should not be trusted as measured."""
+    out = []
+    seen: set[int] = set()
+    for name, run in ((det or {}).get("throughput") or {}).items():
+        if not isinstance(run, dict) or "loadgen_cpu" not in run or run.get("server_cpu") is None or id(run) in seen:
+            continue
+        seen.add(id(run))
+        busy = max(run["loadgen_cpu"], run["server_cpu"])
+        if busy < 0.8:
+            out.append(f"throughput run {name!r}: neither the generator ({run['loadgen_cpu']:.2f}) nor the server "
+                       f"({run['server_cpu']:.2f} CPU-s/s) was saturated: CPU taken by other processes, rps too low")
+    ratio = fig.get("server_ceiling_ratio")
+    raw = fig.get("server_ceiling_ratio_raw")
+    gen_cpu = fig.get("loadgen_cpu_ceiling")
+    if ratio is not None and gen_cpu is not None and gen_cpu >= 0.85:
+        out.append(f"the load generator used {gen_cpu:.2f} CPU-s/s against the ceiling: ceiling_rps_get is the "
+                   "generator's limit, so server_ceiling_ratio is overstated"
+                   + (f" (raw generator: {raw:.2f})" if raw is not None else ""))
+    elif ratio is not None and raw is not None and abs(ratio - raw) > 0.15:
+        out.append(f"server_ceiling_ratio {ratio:.2f} disagrees with the raw generator's {raw:.2f}: CPU contention "
+                   "from other processes or a saturated generator; trust the raw/wrk figures")
+    load = os.getloadavg()[0]
+    if load > 1.5:
+        out.append(f"load average {load:.2f} on {os.cpu_count()} CPUs: other processes were running, figures are noisy")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="one suite run each, 3 s load runs (under 2 minutes)")
+    ap.add_argument("--only", default="", help=f"comma-separated phases to run ({', '.join(PHASES)})")
+    ap.add_argument("--skip", default="", help="comma-separated phases to skip")
+    ap.add_argument("--generator", choices=("aiohttp", "raw"), default="aiohttp",
+                    help="client behind server_rps_get/ceiling_rps_get (default aiohttp, as specified; 'raw' = bare "
+                         "asyncio protocols, which do not saturate before the ceiling does); the other one is always "
+                         "run as a cross-check")
+    ap.add_argument("--duration", type=float, default=None, help="seconds per load run (default 3 quick, 10 full)")
+    ap.add_argument("--profile-dir", default=None,
+                    help="write pyinstrument profiles of the server thread (delete, fan-out) here (needs pyinstrument)")
+    ap.add_argument("--prelude", default=None, metavar="MODULE:FUNCTION",
+                    help="call this in every server process before it starts (try a server fix without editing it)")
+    ap.add_argument("--details", default=None, metavar="FILE", help="write every measurement as JSON to FILE")
+    args = ap.parse_args(argv)
+    cfg = Config(args.quick, args.duration, args.generator)
+    ServerHost.prelude = args.prelude
+    only = [p for p in args.only.split(",") if p]
+    skip = set(p for p in args.skip.split(",") if p)
+    for p in [*only, *skip]:
+        if p not in PHASES:
+            ap.error(f"unknown phase {p!r}")
+    if args.profile_dir:
+        os.makedirs(args.profile_dir, exist_ok=True)
+    fig: dict[str, Any] = {}
+    det: dict[str, Any] = {"machine": machine(), "mode": "quick" if args.quick else "full", "errors": {},
+                           "prelude": args.prelude}
+    phases = {
+        "suite": lambda: phase_suite(cfg, fig, det),
+        "throughput": lambda: phase_throughput(cfg, fig, det, args.profile_dir),
+        "fanout": lambda: phase_fanout(cfg, fig, det, args.profile_dir),
+        "delete": lambda: phase_delete(cfg, fig, det, args.profile_dir),
+        "scaling": lambda: phase_scaling(cfg, fig, det),
+        "memory": lambda: phase_memory(cfg, fig, det),
+    }
+    t_all = time.perf_counter()
+    det["phase_s"] = {}
+    for name in PHASES:
+        if (only and name not in only) or name in skip:
+            continue
+        t = time.perf_counter()
+        print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+        try:
+            phases[name]()
+        except Exception as exc:  # keep going; the figure stays null
+            det["errors"][name] = f"{type(exc).__name__}: {exc}"
+            print(f"[bench] {name} FAILED: {exc}\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+        det["phase_s"][name] = round(time.perf_counter() - t, 2)
+    stats.derive(fig)
+    det["total_s"] = round(time.perf_counter() - t_all, 2)
+    det["loadavg_end"] = os.getloadavg()
+    det["figures"] = fig
+    m = det["machine"]
+    print(f"nsconform benchmarks ({det['mode']}) - {m['date']} - {m['nproc']} CPU {m['cpu']} - Python {m['python']}"
+          f" - aiohttp {m['aiohttp']}"
+          f" - load avg {m['loadavg'][0]:.2f} -> {det['loadavg_end'][0]:.2f} - {det['total_s']} s"
+          + (f" - PRELUDE {args.prelude} (patched server)" if args.prelude else ""))
+    print(stats.format_table([(k, fig.get(k), note) for k, note in ROWS]))
+    for name, err in det["errors"].items():
+        print(f"phase {name} failed: {err}")
+    if "delete" in det:
+        d = det["delete"]
+        print(f"delete: DELETE acknowledged in {d['delete_ack_s'] * 1e3:.1f} ms, gone after {d['delete_s']:.2f} s "
+              f"({d['watch_events']} watch events); GET /version meanwhile: {d['probe_requests']} requests, "
+              f"p50 {d['probe_p50_ms']:.2f} ms, max {d['probe_max_ms']:.0f} ms")
+    if "fanout" in det:
+        f = det["fanout"]
+        print(f"fan-out: {f['writes']} writes x {f['watchers']} watchers, {f['samples']} samples, missing "
+              f"{f['missing']}; min {f['min_ms']:.2f} ms, max {f['max_ms']:.2f} ms, write ack p50 "
+              f"{f['write_ack_p50_ms']:.2f} ms, slowest watcher per write p50 {f['last_watcher_p50_ms']:.2f} ms, "
+              f"client callback time {f['client_cb_ms_per_write']:.2f} ms per write")
+    if "scaling" in det:
+        for size, s in det["scaling"].items():
+            print(f"scaling {size:>6} ns x 10: list p50 {s['list']['p50'] * 1e3:.3f} ms, create p50 "
+                  f"{s['create']['p50'] * 1e3:.3f} ms, watch start (rv) p50 {s['watch_start_rv']['p50'] * 1e3:.3f} ms,"
+                  f" (rv=0) {s['watch_start_rv0']['p50'] * 1e3:.3f} ms, RSS {s['rss_mb']:.0f} MB,"
+                  f" populate {s['populate_s']:.1f} s")
+    if "suite_runs" in det:
+        for k, rs in det["suite_runs"].items():
+            print(f"suite {k}: " + "; ".join(f"{r['wall_s']:.2f} s wall, pytest {r['pytest_s']} s, exit {r['exit']}, "
+                                             f"{r['summary']}" for r in rs))
+    for w in warnings(fig, det):
+        print(f"WARNING: {w}")
+    if args.details:
+        with open(args.details, "w", encoding="utf-8") as fh:
+            json.dump(det, fh, indent=2, default=str)
+    print(stats.final_json(fig))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
