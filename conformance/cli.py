@@ -193,6 +193,14 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
             _err(str(exc))
             return EXIT_USAGE
         t.stop()
+    elif ns.deviate:  # check the names before pytest starts (else: "Exit: ..." from inside the session)
+        from .reference_server.deviations import Deviations
+
+        try:
+            Deviations(ns.deviate)
+        except ValueError as exc:
+            _err(f"--deviate: {exc}")
+            return EXIT_USAGE
     run_id = ns.run_id or new_run_id()
     reports = Path(ns.reports)
     run_dir = reports / run_id

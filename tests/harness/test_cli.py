@@ -173,3 +173,14 @@ def test_run_passes_options_to_pytest(monkeypatch, fake, tmp_path):
                  ["-n", "3"], ["--run-id", "rid"], ["--keep-namespaces", "on-failure"], ["-k", "fin"]):
         i = args.index(pair[0])
         assert args[i:i + 2] == pair
+
+
+def test_unknown_deviation_is_one_line_before_pytest_starts(capsys, monkeypatch):
+    # Regression: the name was only checked inside the pytest session, which ended with
+    # "Exit: nsconform: embedded server: unknown deviation(s): ..." after starting pytest.
+    import pytest as _pytest
+
+    monkeypatch.setattr(_pytest, "main", lambda *a, **k: (_ for _ in ()).throw(AssertionError("pytest started")))
+    assert cli.main(["run", "--deviate", "no-such-deviation"]) == 2
+    line = _one_error_line(capsys)
+    assert line.startswith("nsconform: --deviate: unknown deviation(s): no-such-deviation;"), line

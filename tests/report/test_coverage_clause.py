@@ -41,3 +41,12 @@ def test_judging_twice_keeps_one_verdict():
     evaluate_coverage_clauses(run, full_run=True)
     evaluate_coverage_clauses(run, full_run=True)
     assert sum(t["nodeid"] == COVERAGE_NODEID for t in run["clauses"][0]["tests"]) == 1
+
+
+def test_passed_verdict_has_a_string_message():
+    # Regression: the passed verdict carried "message": None, which the ConformanceRun schema rejects, so
+    # `nsconform report` / `report --compare` refused every full run's conformance.json (exit 2).
+    run = _run([1, 3])
+    evaluate_coverage_clauses(run, full_run=True)
+    synthetic = [t for t in run["clauses"][0]["tests"] if t["nodeid"] == COVERAGE_NODEID]
+    assert synthetic[0]["outcome"] == "passed" and synthetic[0]["message"] == ""

@@ -1,0 +1,77 @@
+"""Done when: `nsconform serve` is ready within a second of being started (it prints where it listens and
+answers /version), and stops with exit 0, quickly and without a traceback, on SIGTERM and on SIGINT."""
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+
+import pytest
+import requests
+
+from . import _procs
+
+READY_S = 1.0
+
+
+@pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
+def test_ready_within_a_second_and_stops_cleanly(tmp_path, sig, tls):
+    args = ["serve", "--port", "0"] + (["--tls", "--token", "t0k3n-e2e"] if tls else [])
+    t0 = time.monotonic()
+    proc = _procs.start(args, cwd=tmp_path)
+    try:
+        out = _procs.LineReader(proc.stdout)
+        err = _procs.LineReader(proc.stderr)
+        line = out.wait_for("listening on", timeout=10)
+        printed = time.monotonic() - t0
+        url = line.rsplit(" ", 1)[-1].strip()
+        assert url.startswith("https://" if tls else "http://127.0.0.1:")
+        with requests.Session() as http:
+            http.trust_env = False
+            http.verify = False  # readiness only; the kubeconfig test checks the CA
+            if tls:
+                http.headers["Authorization"] = "Bearer t0k3n-e2e"
+            resp = _procs.poll(lambda: _version(http, url), timeout=10, interval=0.01, what=f"{url}/version")
+        answered = time.monotonic() - t0
+        assert resp.json()["major"] == "1"
+        # Process start (interpreter, imports, certificate generation for --tls) to the first /version.
+        print(f"ready: line after {printed:.3f} s, /version after {answered:.3f} s")
+        assert printed < READY_S and answered < READY_S, (printed, answered)
+
+        t1 = time.monotonic()
+        proc.send_signal(sig)
+        code = proc.wait(timeout=10)
+        stopped = time.monotonic() - t1
+        assert code == 0
+        assert stopped < 2.0, stopped
+        assert "stopped" in out.rest()
+        stderr = err.rest()
+        _procs.no_traceback(stderr)
+        assert stderr.strip() == ""
+    finally:
+        _procs.stop(proc)
+
+
+def _version(http: requests.Session, url: str):
+    try:
+        r = http.get(url + "/version", timeout=2)
+    except requests.ConnectionError:
+        return None
+    return r if r.status_code == 200 else None
+
+
+def test_port_is_free_again_after_stop(tmp_path):
+    port = _procs.closed_port()
+    for _ in range(2):  # the second start would fail if the first had not released the port
+        proc = _procs.start(["serve", "--port", str(port)], cwd=tmp_path)
+        try:
+            out = _procs.LineReader(proc.stdout)
+            out.wait_for(f"listening on http://127.0.0.1:{port}", timeout=10)
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=10) == 0
+        except subprocess.TimeoutExpired:
+            pytest.fail("serve did not stop within 10 s of SIGTERM")
+        finally:
+            _procs.stop(proc)
