@@ -168,6 +168,18 @@ class ReportPlugin:
             self._pending_hits.append((report.nodeid, exchanges))
         self._record_outcome(state, report)
 
+    def _announce_failure(self, state: _TestState) -> None:
+        """Say what failed as soon as it fails, so a long run shows its failures while it is still moving."""
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is None or hasattr(self.config, "workerinput"):
+            return
+        clauses = ", ".join(state.clauses) or "no clause"
+        first = (state.message or "").strip().splitlines()[0][:160] if state.message else ""
+        if getattr(getattr(tr, "_tw", None), "width_of_current_line", 0):
+            tr._tw.line()  # finish pytest's progress line first
+        tr.write_line(f"FAILED [{clauses}] {state.nodeid.split('::', 1)[-1]} ({state.category}): {first}",
+                      red=True)
+
     def _record_outcome(self, state: _TestState, report: pytest.TestReport) -> None:
         when, outcome = report.when, report.outcome
         if hasattr(report, "wasxfail") and outcome == "skipped":  # xfail ⇒ skipped; non-strict xpass ⇒ passed
@@ -176,6 +188,7 @@ class ReportPlugin:
             if state.outcome != "failed":  # the first failure is the one that explains the test
                 state.message, state.category = describe_failure(report)
                 state.outcome, state.phase = "failed", when or "call"
+                self._announce_failure(state)
             return
         if outcome == "skipped" and when in ("setup", "call") and state.outcome != "failed":
             if not state.message:

@@ -95,3 +95,12 @@ def test_compare_clean_with_broken_flags_the_regression(broken, clean_run, tmp_p
     # the other way round nothing regressed
     back = _procs.run(["report", "--compare", str(run_dir), str(clean_run)], cwd=tmp_path, timeout=60)
     assert back.returncode == 0, back.stdout + back.stderr
+
+
+def test_failures_are_announced_while_the_run_moves(broken):
+    """Progress: a failure is named (clause, test, category) the moment it happens, not only at the end."""
+    res, _ = broken
+    lines = [ln for ln in res.stdout.splitlines() if ln.startswith("FAILED [NS-FIN-001]")]
+    assert lines and "(violation)" in lines[0], res.stdout[-3000:]
+    summary_at = res.stdout.find("short test summary")
+    assert summary_at == -1 or res.stdout.find(lines[0]) < summary_at
