@@ -21,7 +21,10 @@ __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
-SUITE_ARGS = ["--pyargs", "conformance.suites"]
+# The CLI has imported `conformance` before pytest starts, so pytest cannot rewrite the plugin package's
+# asserts and would warn on every run; the suites' own modules are still rewritten, and the helpers in
+# conformance.assertions write their own messages.
+SUITE_ARGS = ["--pyargs", "conformance.suites", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
 
 
 def _err(msg: str) -> None:
