@@ -209,11 +209,12 @@ class KubeClient:
         return self.request(method, path, json=body, **kw)
 
     def watch(self, path: str, params: Mapping[str, Any] | None = None, timeout_s: float | None = None,
-              *, resume: bool = True) -> "WatchStream":
-        """Open a watch stream; see `WatchStream`. `timeout_s` bounds how long the socket may stay silent."""
+              *, resume: bool = True, headers: Mapping[str, str] | None = None) -> "WatchStream":
+        """Open a watch stream; see `WatchStream`. `timeout_s` bounds how long the socket may stay silent;
+        `headers` go with every (re-)open (e.g. impersonation)."""
         from .watch import WatchStream
 
-        return WatchStream(self, path, params=params, read_timeout=timeout_s, resume=resume)
+        return WatchStream(self, path, params=params, read_timeout=timeout_s, resume=resume, headers=headers)
 
     def close(self) -> None:
         self.session.close()

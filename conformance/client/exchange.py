@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 MASK = "***"
@@ -30,7 +30,19 @@ class Exchange:
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields as a dict. Shallow (the values are plain data that nothing edits in place; headers and
+        a watch's event list, which its reader thread may still extend, are copied one level): `asdict`'s
+        deep copy cost ~6 % of a suite run."""
+        out = {name: getattr(self, name) for name in _FIELD_NAMES}
+        out["request_headers"] = dict(self.request_headers)
+        out["response_headers"] = dict(self.response_headers)
+        body = self.response_body
+        if isinstance(body, dict) and isinstance(body.get("events"), list):
+            out["response_body"] = {**body, "events": list(body["events"])}
+        return out
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(Exchange))
 
 
 def mask_headers(headers: dict[str, str]) -> dict[str, str]:

@@ -57,10 +57,12 @@ class WatchStream:
     """
 
     def __init__(self, client: "KubeClient", path: str, params: Mapping[str, Any] | None = None,
-                 read_timeout: float | None = None, resume: bool = True) -> None:
+                 read_timeout: float | None = None, resume: bool = True,
+                 headers: Mapping[str, str] | None = None) -> None:
         self.client = client
         self.path = path
         self.params: dict[str, Any] = dict(params or {})
+        self.request_headers: dict[str, str] = dict(headers or {})
         self.read_timeout = float(read_timeout) if read_timeout else 60.0
         self.resume = resume
         self.last_resource_version: str | None = self.params.get("resourceVersion")
@@ -91,7 +93,7 @@ class WatchStream:
         params = dict(self.params)
         if not first and self.last_resource_version:
             params["resourceVersion"] = self.last_resource_version
-        prep = self.client._prepare("GET", self.path, params=params)
+        prep = self.client._prepare("GET", self.path, params=params, headers=self.request_headers)
         resp, ex = self.client.send(prep, timeout=(10.0, self.read_timeout), stream=True)
         ex.response_body = {"events": []}
         with self._lock:

@@ -34,6 +34,11 @@ class RunningServer:
     def server(self) -> ReferenceServer:
         return self._server
 
+    @property
+    def request_count(self) -> int:
+        """HTTP requests the server has received since it started (all of them, refused ones included)."""
+        return self._server.ctx.request_count
+
     def write_kubeconfig(self, path: str) -> None:
         self._server.write_kubeconfig(path)
 

@@ -168,3 +168,42 @@ def test_no_orphans_with_threads_against_the_registry():
         for t in threads:
             t.join()
         assert reg.store.count("configmaps", name) == 0
+
+
+def test_large_namespace_deletion_lets_the_loop_run():
+    """The controller deletes a big namespace in batches (`DELETE_BATCH`), yielding to the event loop in
+    between: another coroutine runs while content is still being deleted, and the namespace still goes."""
+    import asyncio
+
+    from conformance.reference_server.controller import NamespaceController
+    from conformance.reference_server.registry import DeleteOptions, ListOptions
+    from conformance.reference_server.registry.store import DELETE_BATCH
+    from conformance.reference_server.server import build_context
+
+    ctx = build_context()
+    reg = ctx.registry
+    cms = reg.content("configmaps")
+    reg.namespaces.create({"metadata": {"name": "big"}})
+    total = DELETE_BATCH * 4 + 7
+    for i in range(total):
+        cms.create({"metadata": {"name": f"c{i}", "namespace": "big"}})
+    seen: list[int] = []
+
+    async def main() -> None:
+        ctrl = NamespaceController(reg)
+        ctrl.start()
+        _, w, _ = reg.namespaces.watch(None, ListOptions(resource_version=str(reg.store.current_rv())),
+                                       asyncio.get_running_loop())
+        reg.namespaces.delete("", "big", DeleteOptions())
+        while True:  # one loop iteration per turn: records how much content is left each time we get to run
+            seen.append(reg.store.count("configmaps", "big"))
+            ev = w.queue.get_nowait() if not w.queue.empty() else None
+            if ev is not None and ev.type == "DELETED" and ev.name == "big":
+                break
+            await asyncio.sleep(0)
+        w.close()
+        await ctrl.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+    assert any(0 < n < total for n in seen), "nothing else ran while the namespace's content was deleted"
+    assert reg.store.count("configmaps", "big") == 0

@@ -126,3 +126,17 @@ def test_serve_sigint(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+def test_request_count_counts_every_request():
+    srv = start_embedded(token="t0k3n")
+    try:
+        assert srv.request_count == 0
+        s = requests.Session()
+        assert s.get(f"{srv.url}/version").status_code == 401  # refused requests count too
+        assert s.get(f"{srv.url}/api/v1/namespaces", headers={"Authorization": "Bearer t0k3n"}).status_code == 200
+        assert s.get(f"{srv.url}/nope", headers={"Authorization": "Bearer t0k3n"}).status_code == 404
+        s.close()
+        assert srv.request_count == 3
+    finally:
+        srv.stop()

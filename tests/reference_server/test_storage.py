@@ -142,3 +142,53 @@ def test_close_watchers_sends_end():
         return await asyncio.wait_for(w.queue.get(), 5)
 
     assert asyncio.run(main()) is None
+
+
+def test_mutating_returned_objects_never_changes_the_store():
+    """Every object handed out (write results, reads, errors, deletion results, the registry's reads) is the
+    caller's own: deep mutations of it leave what is stored, and what later readers and watchers see, intact."""
+    from conformance.reference_server.registry import ListOptions, Registry
+
+    s = MemoryStore()
+    want = {"k": ["v"]}
+    out = s.create("configmaps", "a", "c", obj("c", "a", data={"k": ["v"]}))
+    out["data"]["k"].append("x")
+    out["metadata"]["name"] = "zz"
+    s.get("configmaps", "a", "c")["data"]["k"].append("x")
+    s.list("configmaps", "a")[0][0]["data"]["k"].append("x")
+    with pytest.raises(KeyExistsError) as e:
+        s.create("configmaps", "a", "c", obj("c", "a"))
+    e.value.existing["data"]["k"].append("x")
+    updated, _ = s.guaranteed_update("configmaps", "a", "c",
+                                     lambda cur: {**cur, "metadata": {**cur["metadata"], "labels": {"l": "1"}}})
+    updated["data"]["k"].append("x")
+    same, _ = s.guaranteed_update("configmaps", "a", "c", lambda cur: cur)  # unchanged: no rewrite
+    same["data"]["k"].append("x")
+    assert s.get("configmaps", "a", "c")["data"] == want
+    assert s.get("configmaps", "a", "c")["metadata"]["name"] == "c"
+
+    backlog, w = s.watch("configmaps", "a", 1, asyncio.new_event_loop())
+    assert [ev.object["data"] for ev in backlog] == [want, want]  # the history holds the states as written
+    w.close()
+
+    reg = Registry(MemoryStore())
+    reg.store.create("configmaps", "a", "d", obj("d", "a", data={"k": ["v"]}))
+    cms = reg.content("configmaps")
+    got = cms.get("a", "d")
+    got["data"]["k"].append("x")
+    got["metadata"]["labels"] = {"x": "y"}
+    cms.list("a", ListOptions())["items"][0]["data"]["k"].append("x")
+    shared = cms.get("a", "d", shared=True)  # new top-level and metadata dicts over the stored data
+    shared["metadata"]["resourceVersion"] = "0"
+    shared["kind"] = "Other"
+    stored = reg.store.get("configmaps", "a", "d")
+    assert stored["data"] == want and "labels" not in stored["metadata"]
+    assert stored["metadata"]["resourceVersion"] != "0"
+
+    gone = s.delete("configmaps", "a", "c")
+    gone["data"]["k"].append("x")
+    backlog, w = s.watch("configmaps", "a", 1, asyncio.new_event_loop())
+    assert [ev.object["data"] for ev in backlog] == [want, want, want]
+    assert backlog[-1].type == "DELETED" and backlog[-1].prev["metadata"]["resourceVersion"] \
+        != backlog[-1].object["metadata"]["resourceVersion"]
+    w.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-from typing import Any
+from typing import Any, Generator, Iterator
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
@@ -101,13 +101,20 @@ class NamespaceController:
             name = await self._queue.get()
             self._queued.discard(name)
             try:
-                self.sync(name)
+                for _ in self._sync_steps(name):  # a large namespace: let other requests in between batches
+                    await asyncio.sleep(0)
             except Exception:  # a controller bug must not stop the loop; log and move on
                 log.exception("namespace controller: sync of %s failed", name)
 
     # ---- the deleter -----------------------------------------------------------------------------
     def sync(self, name: str) -> None:
-        """One pass of `namespacedResourcesDeleter.Delete` for namespace `name`."""
+        """One pass of `namespacedResourcesDeleter.Delete` for namespace `name`, without yielding."""
+        for _ in self._sync_steps(name):
+            pass
+
+    def _sync_steps(self, name: str) -> Iterator[None]:
+        """`sync` as steps: yields every `DELETE_BATCH` deletions. The emptiness re-check and the finalize
+        run in one atomic block after the last step, so content created while the worker yielded is seen."""
         nss = self.registry.namespaces
         try:
             ns = nss.get("", name)
@@ -119,7 +126,7 @@ class NamespaceController:
             ns = self._write_status(name, lambda o: o["status"].__setitem__("phase", "Terminating")) or ns
         if FINALIZER not in ((ns.get("spec") or {}).get("finalizers") or []):
             return
-        remaining, finalizers, errors = self._delete_content(name)
+        remaining, finalizers, errors = yield from self._delete_content(name)
         if not self.deviations.active("no-deletion-conditions"):
             self._write_status(name, lambda o: update_conditions(o["status"],
                                                                  failure_conditions(remaining, finalizers, errors)))
@@ -134,17 +141,19 @@ class NamespaceController:
                 return
             self._finalize(name)
 
-    def _delete_content(self, ns: str) -> tuple[dict[str, int], dict[str, int], list[str]]:
+    def _delete_content(self, ns: str) -> Generator[None, None, tuple[dict[str, int], dict[str, int], list[str]]]:
+        """Delete the namespace's content (yielding between batches); returns (remaining, finalizers, errors)."""
         remaining: dict[str, int] = {}
         finalizers: dict[str, int] = {}
         errors: list[str] = []
         for store in self.registry.namespaced():
             if not self.deviations.active("controller-skips-content"):
                 try:
-                    store.delete_collection(ns, ListOptions(), DeleteOptions(propagation_policy="Background"))
+                    yield from store.delete_collection_steps(ns, ListOptions(),
+                                                             DeleteOptions(propagation_policy="Background"), [])
                 except E.StatusError as exc:
                     errors.append(exc.message)
-            items = store.list(ns, ListOptions())["items"]
+            items = store.list(ns, ListOptions(), shared=True)["items"]  # read only
             if items and not self.deviations.active("controller-skips-content"):
                 remaining[store.info.plural] = len(items)
                 for it in items:

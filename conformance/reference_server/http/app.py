@@ -78,6 +78,7 @@ def _errors(ctx: ServerContext):
     """Every failure becomes a Status; a true bug is logged and answered 500 without a traceback."""
     @web.middleware
     async def errors(request: web.Request, handler):
+        ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
         try:
             return await handler(request)
         except E.StatusError as err:

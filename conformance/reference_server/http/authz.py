@@ -32,7 +32,7 @@ class RegistryRbacSource:
         self.deviations = deviations
 
     def _raw(self, kind: str, namespace: str | None) -> list[dict[str, Any]]:
-        return self.registry.store.list(_PLURALS[kind], namespace)[0]
+        return self.registry.store.list(_PLURALS[kind], namespace, shared=True)[0]  # read-only (copied below to edit)
 
     def list(self, kind: str, namespace: str = "") -> list[dict[str, Any]]:
         d = self.deviations

@@ -73,7 +73,7 @@ class Handlers:
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
                 return self._respond(request, self._list(store, ns, opts, route))
-            return self._respond(request, store.get(route.namespace, route.name))
+            return self._respond(request, store.get(route.namespace, route.name, shared=True))  # only encoded
         if m == "POST":
             if route.target == "ns-finalize":
                 return await self._update(request, route, store)
@@ -117,7 +117,7 @@ class Handlers:
                 and self.ctx.deviations.active("cluster-list-ignores-namespace-selector"):
             kept = [t for t in opts.field_selector.split(",") if not t.strip().startswith("metadata.namespace")]
             opts = dataclasses.replace(opts, field_selector=",".join(kept))
-        out = store.list(ns, opts)
+        out = store.list(ns, opts, shared=True)  # only encoded (and filtered below)
         if route.target == "cluster" and self.ctx.deviations.active("cluster-list-misses-namespaces"):
             namespaces = sorted({i["metadata"].get("namespace", "") for i in out["items"]})
             if namespaces:

@@ -22,14 +22,25 @@ KNOWN_KINDS = frozenset({"Namespace", "ConfigMap", "Secret", "Service", "Service
                          "PodTemplate"})
 
 
+_RESOLVED: dict[tuple[str, str], Callable[..., Any] | None] = {}
+
+
 def wire_attr(module: str, attr: str) -> Callable[..., Any] | None:
-    """`wire.<module>.<attr>` if it exists and imports cleanly, else None."""
+    """`wire.<module>.<attr>` if it exists and imports cleanly, else None (resolved once per process: this
+    runs several times per response)."""
+    key = (module, attr)
+    try:
+        return _RESOLVED[key]
+    except KeyError:
+        pass
     try:
         mod = importlib.import_module(f"conformance.reference_server.wire.{module}")
     except Exception:  # wire absent or broken: serve without it
-        return None
-    fn = getattr(mod, attr, None)
-    return fn if callable(fn) else None
+        fn = None
+    else:
+        fn = getattr(mod, attr, None)
+    _RESOLVED[key] = fn = fn if callable(fn) else None
+    return fn
 
 
 def protobuf_decoder() -> Callable[[bytes], dict] | None:

@@ -15,12 +15,30 @@ JSON = "application/json"
 TRANSFORMS = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what json.dumps would build per call
+_NEGOTIATED: dict[tuple[str | None, tuple[str, ...]], tuple[str, str | None, str]] = {}
+_NEGOTIATED_MAX = 256
+
+
 def dumps(obj: Any) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _ENCODER.encode(obj).encode("utf-8")
 
 
 def _negotiate(accept: str | None, transforms: tuple[str, ...]) -> tuple[str, str | None, str]:
-    """(media type, transform, meta version); 406 when nothing is acceptable."""
+    """(media type, transform, meta version); 406 when nothing is acceptable. Memoised per (Accept,
+    transforms): a pure function, and clients send the same few Accept headers over and over."""
+    key = (accept, transforms)
+    hit = _NEGOTIATED.get(key)
+    if hit is not None:
+        return hit
+    out = _negotiate_uncached(accept, transforms)  # raises 406: not memoised
+    if len(_NEGOTIATED) >= _NEGOTIATED_MAX:  # bounded: a client varying its Accept header cannot grow it
+        _NEGOTIATED.clear()
+    _NEGOTIATED[key] = out
+    return out
+
+
+def _negotiate_uncached(accept: str | None, transforms: tuple[str, ...]) -> tuple[str, str | None, str]:
     neg = hooks.wire_attr("negotiation", "negotiate")
     if neg is not None:
         chosen = neg(accept, transforms=transforms, yaml_ok=True)

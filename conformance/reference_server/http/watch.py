@@ -124,24 +124,34 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                     seen_ns.append(ev.namespace)
                 if ev.namespace != seen_ns[0]:
                     return
-            await resp.write(dumps({"type": out[0], "object": embed(out[1]) if embed else out[1]}) + b"\n")
+            if embed is None and out[1] is ev.object:  # the event's own object: encode once for every watcher
+                line = ev.encoded.get(out[0])
+                if line is None:
+                    line = ev.encoded[out[0]] = dumps({"type": out[0], "object": out[1]}) + b"\n"
+            else:
+                line = dumps({"type": out[0], "object": embed(out[1]) if embed else out[1]}) + b"\n"
+            await resp.write(line)
 
         for ev in backlog:
             await send(ev)
         deadline = time.monotonic() + timeout
         next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
+        queue = watcher.queue
         while True:
             now = time.monotonic()
             if now >= deadline:
                 break
-            wait = min(deadline, next_bookmark) - now if bookmarks else deadline - now
             try:
-                ev = await asyncio.wait_for(watcher.queue.get(), timeout=max(wait, 0.0))
-            except asyncio.TimeoutError:
-                if bookmarks and time.monotonic() < deadline:
-                    await _bookmark(resp, store, ctx, embed)
-                    next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
-                continue
+                ev = queue.get_nowait()  # events already queued: no wait, no timer
+            except asyncio.QueueEmpty:
+                wait = min(deadline, next_bookmark) - now if bookmarks else deadline - now
+                try:
+                    ev = await _get(queue, max(wait, 0.0))
+                except asyncio.TimeoutError:
+                    if bookmarks and time.monotonic() < deadline:
+                        await _bookmark(resp, store, ctx, embed)
+                        next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
+                    continue
             if ev is None:
                 break
             await send(ev)
@@ -157,6 +167,15 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     except (ConnectionResetError, ConnectionError, RuntimeError):
         pass
     return resp
+
+
+if hasattr(asyncio, "timeout"):  # Python 3.11+: a timer, not a task per wait as `wait_for` creates
+    async def _get(queue: asyncio.Queue, timeout: float) -> Any:
+        async with asyncio.timeout(timeout):
+            return await queue.get()
+else:  # pragma: no cover - Python 3.10
+    async def _get(queue: asyncio.Queue, timeout: float) -> Any:
+        return await asyncio.wait_for(queue.get(), timeout=timeout)
 
 
 async def _bookmark(resp: web.StreamResponse, store: GenericStore, ctx: Any,

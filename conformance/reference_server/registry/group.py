@@ -29,13 +29,13 @@ class GroupStore(GenericStore):
     def _not_found(self, name: str) -> E.StatusError:
         return E.not_found(self.info.plural, name, self.group)
 
-    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
-        super()._finish(obj)
-        obj["apiVersion"] = self.api_version
-        return obj
+    def _normalize(self, obj: dict[str, Any]) -> dict[str, Any]:
+        out = super()._normalize(obj)
+        out["apiVersion"] = self.api_version
+        return out
 
-    def list(self, ns: str | None, opts: ListOptions) -> dict[str, Any]:
-        out = super().list(ns, opts)
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
+        out = super().list(ns, opts, shared=shared)
         out["apiVersion"] = self.api_version
         return out
 

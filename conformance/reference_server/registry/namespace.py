@@ -185,7 +185,8 @@ class NamespaceStore(GenericStore):
     def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
         out = super()._finish(obj)
         if self.deviations.active("metadata-name-label-unindexed") and out.get("metadata", {}).get("name"):
-            out = copy.deepcopy(out)  # a copy: what is stored keeps no label, only responses show it
+            # `out` has its own metadata dict (GenericStore._finish) and gets a new labels dict: what is
+            # stored keeps no label, only responses show it
             labels = out["metadata"].get("labels") or {}
             out["metadata"]["labels"] = {**labels, LABEL_METADATA_NAME: out["metadata"]["name"]}
         return out
@@ -214,10 +215,10 @@ class NamespaceStore(GenericStore):
             replaced, _ = self.store.guaranteed_update("namespaces", "", obj["metadata"]["name"], replace)
             return replaced
 
-    def list(self, ns: str | None, opts: ListOptions) -> dict[str, Any]:
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
         if opts.label_selector and self.deviations.active("namespace-list-ignores-label-selector"):
             opts = dataclasses.replace(opts, label_selector="")
-        out = super().list(ns, opts)
+        out = super().list(ns, opts, shared=shared)
         if self.deviations.active("list-hides-terminating"):
             out["items"] = [i for i in out["items"] if not i["metadata"].get("deletionTimestamp")]
         return out

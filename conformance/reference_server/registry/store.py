@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import copy
 import json
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
 from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store, TooOldResourceVersionError, object_key
+from ..storage.clone import clone
 from ..storage.interface import Event, Watcher
 from . import meta as M
 from .kinds import ResourceInfo
@@ -24,6 +24,7 @@ from .selectors import make_predicate
 from .strategy import Strategy
 
 MAX_GENERATE_ATTEMPTS = 8
+DELETE_BATCH = 200  # delete_collection_async lets the event loop run after this many deletions
 META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
               "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
               "ownerReferences", "finalizers", "managedFields")
@@ -86,16 +87,24 @@ class GenericStore:
         return object_key(self.info.plural, ns, name)
 
     def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """Set kind/apiVersion and put keys in Go's struct order (in place)."""
-        rest = {k: obj.pop(k) for k in list(obj) if k not in ("kind", "apiVersion")}
-        obj.clear()
-        obj["kind"], obj["apiVersion"] = self.info.kind, "v1"
-        meta = rest.get("metadata")
+        """What a response shows: `_normalize(obj)` (subclasses add response-only fields)."""
+        return self._normalize(obj)
+
+    def _normalize(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """What is stored and shown: a new object with kind/apiVersion set and keys in Go's struct order;
+        `obj` is left untouched.
+
+        The result has new top-level and metadata dicts; everything below is shared with `obj` (which may be
+        a stored object: callers may set top-level or metadata keys of the result, nothing deeper)."""
+        out = {"kind": self.info.kind, "apiVersion": "v1"}
+        for k, v in obj.items():
+            if k != "kind" and k != "apiVersion":
+                out[k] = v
+        meta = out.get("metadata")
         if isinstance(meta, dict):
-            rest["metadata"] = {k: meta[k] for k in META_ORDER if k in meta} | \
+            out["metadata"] = {k: meta[k] for k in META_ORDER if k in meta} | \
                 {k: v for k, v in meta.items() if k not in META_ORDER}
-        obj.update(rest)
-        return obj
+        return out
 
     # ---- create ----------------------------------------------------------------------------------
     def create(self, obj: dict[str, Any], *, dry_run: bool = False, field_manager: str = "",
@@ -103,7 +112,7 @@ class GenericStore:
         """Create (NS-10..NS-23 order): admission → name generation → prepare → validate →
         validating admission → store."""
         with self.store.atomic():  # admission's check and the write see the same world
-            return self._create(copy.deepcopy(obj), dry_run, field_manager, admit, validate_admit)
+            return self._create(clone(obj), dry_run, field_manager, admit, validate_admit)
 
     def _create(self, obj: dict[str, Any], dry_run: bool, field_manager: str,
                 admit: Admit | None, validate_admit: ValidateAdmit | None = None) -> dict[str, Any]:
@@ -116,7 +125,7 @@ class GenericStore:
         generated = not meta.get("name") and bool(meta.get("generateName"))
         attempts = MAX_GENERATE_ATTEMPTS if generated else 1
         for attempt in range(attempts):
-            candidate = copy.deepcopy(obj)
+            candidate = clone(obj)
             cmeta = candidate["metadata"]
             if generated:
                 cmeta["name"] = M.generate_name(cmeta["generateName"])
@@ -131,7 +140,7 @@ class GenericStore:
             cmeta["creationTimestamp"] = M.now()
             M.record_manager(candidate, field_manager)
             cmeta["resourceVersion"] = ""  # keeps the key's position; storage fills it in
-            self._finish(candidate)
+            candidate = self._normalize(candidate)
             after = validate_admit(candidate) if validate_admit is not None else None
             try:
                 created = self._store_create(candidate, dry_run)
@@ -173,9 +182,11 @@ class GenericStore:
         return self.store.create(self.info.plural, ns, name, obj)
 
     # ---- read ------------------------------------------------------------------------------------
-    def get(self, ns: str, name: str) -> dict[str, Any]:
+    def get(self, ns: str, name: str, *, shared: bool = False) -> dict[str, Any]:
+        """The object; with `shared=True` only its top-level and metadata dicts are new (the rest is the
+        stored object's): for callers that only serialise it."""
         try:
-            return self._finish(self.store.get(self.info.plural, ns, name))
+            return self._finish(self.store.get(self.info.plural, ns, name, shared=shared))
         except KeyNotFoundError:
             raise self._not_found(name) from None
 
@@ -183,8 +194,10 @@ class GenericStore:
         return make_predicate(opts.label_selector, opts.field_selector, self.info.selectable_fields,
                               self.info.custom_field_labels)
 
-    def list(self, ns: str | None, opts: ListOptions) -> dict[str, Any]:
-        """A `<Kind>List` with paging (`limit`/`continue`/`remainingItemCount`) (NS-25..NS-29)."""
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
+        """A `<Kind>List` with paging (`limit`/`continue`/`remainingItemCount`) (NS-25..NS-29).
+
+        `shared` as for `get`: each item's top-level and metadata dicts are new, the rest is stored data."""
         validate_list_options(opts, watch=False)
         pred = self.predicate(opts)
         start = ""
@@ -196,7 +209,7 @@ class GenericStore:
                 raise E.expired(CONTINUE_TOO_OLD) from None
         else:
             self._check_list_rv(opts)
-        items, rv = self.store.list(self.info.plural, ns)
+        items, rv = self.store.list(self.info.plural, ns, shared=shared)
         items = [self._finish(o) for o in items if pred(o)]
         if start:
             items = [o for o in items if _sort_key(o) > start]
@@ -247,7 +260,7 @@ class GenericStore:
                                   f"unable to change content in namespace {ns} because it is being terminated")
 
         def compute(current: dict[str, Any]) -> Any:
-            new = copy.deepcopy(transform(copy.deepcopy(current)) if transform else body)
+            new = clone(transform(clone(current)) if transform else body)
             if not isinstance(new, dict):
                 raise E.bad_request("the body of the request must be an object")
             nmeta = new.setdefault("metadata", {})
@@ -277,7 +290,7 @@ class GenericStore:
                 nmeta["managedFields"] = cmeta["managedFields"]
             if _changed(new, current):
                 M.record_manager(new, field_manager, subresource=strategy.subresource)
-            self._finish(new)
+            new = self._normalize(new)
             new["metadata"]["resourceVersion"] = cmeta.get("resourceVersion")
             result["new"] = new
             if strategy.should_delete_during_update(new, current):
@@ -336,19 +349,55 @@ class GenericStore:
 
     def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions) -> dict[str, Any]:
         """Delete every matching object; returns the list of what was deleted or marked."""
-        listed = self.list(ns, ListOptions(list_opts.label_selector, list_opts.field_selector))
-        out = []
-        for item in listed["items"]:
-            m = item["metadata"]
-            try:
-                obj, deleted = self.delete(m.get("namespace", ""), m["name"], DeleteOptions(dry_run=opts.dry_run))
-            except E.StatusError as e:
-                if e.code == 404:
-                    continue
-                raise
-            out.append(item if obj.get("kind") == "Status" else obj)
+        out: list[dict[str, Any]] = []
+        for _ in self.delete_collection_steps(ns, list_opts, opts, out):
+            pass
+        return self._collection_result(out)
+
+    def _collection_result(self, out: list[dict[str, Any]]) -> dict[str, Any]:
         return {"kind": self.info.list_kind, "apiVersion": "v1",
                 "metadata": {"resourceVersion": str(self.store.current_rv())}, "items": out}
+
+    def delete_collection_steps(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions,
+                                out: list[dict[str, Any]], batch: int = DELETE_BATCH) -> Iterator[None]:
+        """Delete the matching objects one by one (as `delete` each), appending the results to `out`;
+        yields after every `batch` deletions, so an async caller (the namespace controller) can let the
+        event loop serve other requests in between. Each deletion is atomic on its own.
+
+        Objects without finalizers are removed straight from storage (what `delete` would do, without its
+        copies); anything else goes through `delete`."""
+        opts_list = ListOptions(list_opts.label_selector, list_opts.field_selector)
+        validate_list_options(opts_list, watch=False)
+        pred = self.predicate(opts_list)
+        stored, _ = self.store.list(self.info.plural, ns, shared=True)  # read-only snapshot of the stored objects
+        fast = type(self).delete is GenericStore.delete and not opts.dry_run
+        done = 0
+        for o in stored:
+            if not pred(o):
+                continue
+            item = self._finish(o)  # the listed state (read-only below metadata)
+            m = item["metadata"]
+            item_ns, name = m.get("namespace", ""), m["name"]
+            obj: dict[str, Any] | None = None
+            if fast and not m.get("finalizers"):
+                try:
+                    gone = self.store.delete(self.info.plural, item_ns, name, check=_refuse_finalizers)
+                    obj = self._deleted_result(self._finish(gone))
+                except KeyNotFoundError:
+                    continue
+                except _HasFinalizers:  # finalizers added since the listing: the general path decides
+                    obj = None
+            if obj is None:
+                try:
+                    obj, _ = self.delete(item_ns, name, DeleteOptions(dry_run=opts.dry_run))
+                except E.StatusError as e:
+                    if e.code == 404:
+                        continue
+                    raise
+            out.append(item if obj.get("kind") == "Status" else obj)
+            done += 1
+            if done % batch == 0:
+                yield
 
     # ---- watch -----------------------------------------------------------------------------------
     def watch(self, ns: str | None, opts: ListOptions,
@@ -364,6 +413,15 @@ class GenericStore:
 
 
 # ---- module helpers ------------------------------------------------------------------------------
+class _HasFinalizers(Exception):
+    """The object to delete has finalizers (raised by `_refuse_finalizers` under the store lock)."""
+
+
+def _refuse_finalizers(stored: dict[str, Any]) -> None:
+    if (stored.get("metadata") or {}).get("finalizers"):
+        raise _HasFinalizers()
+
+
 def parse_rv(value: str) -> int:
     try:
         rv = int(value)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, ContextManager, Protocol
 
 
@@ -23,7 +23,10 @@ def object_key(resource: str, namespace: str, name: str) -> str:
 
 @dataclass(frozen=True)
 class Event:
-    """One change: `object` is the new state (for DELETED: the last state with the deletion RV)."""
+    """One change: `object` is the new state (for DELETED: the last state with the deletion RV).
+
+    `object` and `prev` may be the stored objects themselves, shared by every watcher: read them, never
+    mutate them."""
 
     type: str  # ADDED | MODIFIED | DELETED
     resource: str
@@ -32,6 +35,9 @@ class Event:
     rv: int
     object: dict[str, Any]
     prev: dict[str, Any] | None
+    encoded: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+    """Encodings of `{"type": t, "object": object}` lines by `t`, made by the first watcher that sends
+    one, shared by the others (the http layer's cache; the store never reads it)."""
 
 
 class Watcher(Protocol):
@@ -50,9 +56,12 @@ class Store(Protocol):
 
     def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]: ...
 
-    def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]: ...
+    def get(self, resource: str, namespace: str, name: str, *, shared: bool = False) -> dict[str, Any]:
+        """A copy; `shared=True` may return the stored object itself, which the caller must never mutate."""
+        ...
 
-    def list(self, resource: str, namespace: str | None) -> tuple[list[dict[str, Any]], int]: ...
+    def list(self, resource: str, namespace: str | None, *,
+             shared: bool = False) -> tuple[list[dict[str, Any]], int]: ...
 
     def count(self, resource: str, namespace: str | None) -> int: ...
 

@@ -1,17 +1,23 @@
 """In-memory versioned store: one global resourceVersion, per-(resource, namespace) index, bounded history.
 
-Writers never block on watchers: each event is handed to a watcher's asyncio queue through its loop's
-`call_soon_threadsafe`, so a slow stream only grows its own queue. A lock makes every operation atomic,
-so the store is safe from any thread; objects go in and out as deep copies.
+Writers never block on watchers: each event is put on a watcher's asyncio queue (directly when the write
+runs on the watcher's loop, else through `call_soon_threadsafe`), so a slow stream only grows its own queue.
+A lock makes every operation atomic, so the store is safe from any thread.
+
+Stored objects are immutable by convention: a write stores a fresh copy and never edits a stored dict in
+place (it replaces it). So watch events and the history share the stored objects, and callers get copies
+(`clone`, a deep copy specialised to JSON data): nothing a caller does to what it got reaches the store.
+The `shared=True` reads hand out the stored objects themselves, for callers that only read (serialise)
+them and promise never to mutate them.
 """
 from __future__ import annotations
 
 import asyncio
-import copy
 import threading
 from collections import deque
 from typing import Any, Callable
 
+from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
 from .interface import DELETE, Event, UpdateFn, object_key
 
@@ -32,6 +38,13 @@ class MemoryWatcher:
         return ev.resource == self.resource and (self.namespace is None or ev.namespace == self.namespace)
 
     def deliver(self, item: Event | None) -> None:
+        try:
+            on_loop = asyncio.get_running_loop() is self.loop
+        except RuntimeError:  # no loop in this thread
+            on_loop = False
+        if on_loop:  # the write runs on the watcher's loop: no self-pipe wake-up needed
+            self.queue.put_nowait(item)
+            return
         try:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
         except RuntimeError:  # loop closed: the watch is gone
@@ -68,15 +81,17 @@ class MemoryStore:
         with self._lock:
             return self._compacted
 
-    def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+    def get(self, resource: str, namespace: str, name: str, *, shared: bool = False) -> dict[str, Any]:
+        """A copy of the object; `shared=True`: the stored object itself, which the caller must not mutate."""
         with self._lock:
             obj = self._index.get((resource, namespace), {}).get(name)
             if obj is None:
                 raise KeyNotFoundError(object_key(resource, namespace, name))
-            return copy.deepcopy(obj)
+            return obj if shared else clone(obj)
 
-    def list(self, resource: str, namespace: str | None) -> tuple[list[dict[str, Any]], int]:
-        """Objects sorted by key; `namespace=None` lists every namespace."""
+    def list(self, resource: str, namespace: str | None, *,
+             shared: bool = False) -> tuple[list[dict[str, Any]], int]:
+        """Objects sorted by key; `namespace=None` lists every namespace. `shared` as for `get`."""
         with self._lock:
             if namespace is not None:
                 bucket = self._index.get((resource, namespace), {})
@@ -86,7 +101,7 @@ class MemoryStore:
                 for (res, ns) in sorted(k for k in self._index if k[0] == resource):
                     bucket = self._index[(res, ns)]
                     items.extend(bucket[n] for n in sorted(bucket))
-            return copy.deepcopy(items), self._rv
+            return (items if shared else clone(items)), self._rv
 
     def count(self, resource: str, namespace: str | None) -> int:
         with self._lock:
@@ -105,11 +120,11 @@ class MemoryStore:
         with self._lock:
             bucket = self._index.setdefault((resource, namespace), {})
             if name in bucket:
-                raise KeyExistsError(object_key(resource, namespace, name), copy.deepcopy(bucket[name]))
-            stored = self._stamp(copy.deepcopy(obj))
+                raise KeyExistsError(object_key(resource, namespace, name), clone(bucket[name]))
+            stored = self._stamp(clone(obj))
             bucket[name] = stored
             self._emit("ADDED", resource, namespace, name, stored, None)
-            return copy.deepcopy(stored)
+            return clone(stored)
 
     def guaranteed_update(self, resource: str, namespace: str, name: str,
                           fn: UpdateFn) -> tuple[dict[str, Any], bool]:
@@ -122,25 +137,27 @@ class MemoryStore:
             current = bucket.get(name)
             if current is None:
                 raise KeyNotFoundError(object_key(resource, namespace, name))
-            new = fn(copy.deepcopy(current))
+            new = fn(clone(current))
             if new is DELETE:
                 return self._remove(resource, namespace, name), True
             if _same(new, current):
-                return copy.deepcopy(current), False
-            stored = self._stamp(copy.deepcopy(new))
+                return clone(current), False
+            stored = self._stamp(clone(new))
             bucket[name] = stored
             self._emit("MODIFIED", resource, namespace, name, stored, current)
-            return copy.deepcopy(stored), False
+            return clone(stored), False
 
     def delete(self, resource: str, namespace: str, name: str,
                check: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
-        """Remove the object (after `check(copy)` passes) and return its last state with the deletion RV."""
+        """Remove the object (after `check(stored)` passes) and return its last state with the deletion RV.
+
+        `check` gets the stored object itself (read-only: it must not mutate it) and raises to refuse."""
         with self._lock:
             current = self._index.get((resource, namespace), {}).get(name)
             if current is None:
                 raise KeyNotFoundError(object_key(resource, namespace, name))
             if check is not None:
-                check(copy.deepcopy(current))
+                check(current)
             return self._remove(resource, namespace, name)
 
     def compact(self, rv: int | None = None) -> None:
@@ -158,13 +175,19 @@ class MemoryStore:
         with self._lock:
             w = MemoryWatcher(self, resource, namespace, loop)
             if from_rv <= 0:
-                items, _ = self.list(resource, namespace)
+                items, _ = self.list(resource, namespace, shared=True)
                 backlog = [Event("ADDED", resource, o["metadata"].get("namespace", ""), o["metadata"]["name"],
                                  int(o["metadata"]["resourceVersion"]), o, None) for o in items]
             else:
                 if from_rv < self._compacted:
                     raise TooOldResourceVersionError(from_rv, self._compacted)
-                backlog = [ev for ev in self._history if ev.rv > from_rv and w.matches(ev)]
+                backlog = []  # the history is in RV order: walk back from the newest event only as far as from_rv
+                for ev in reversed(self._history):
+                    if ev.rv <= from_rv:
+                        break
+                    if w.matches(ev):
+                        backlog.append(ev)
+                backlog.reverse()
             self._watchers.append(w)
             return backlog, w
 
@@ -183,6 +206,7 @@ class MemoryStore:
 
     # ---- internals ---------------------------------------------------------------------------------
     def _stamp(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """Set the next RV on `obj` (a fresh copy, not yet stored)."""
         self._rv += 1
         obj.setdefault("metadata", {})["resourceVersion"] = str(self._rv)
         return obj
@@ -192,12 +216,15 @@ class MemoryStore:
         last = bucket.pop(name)
         if not bucket:
             del self._index[(resource, namespace)]
-        gone = self._stamp(copy.deepcopy(last))
+        # the last state with the deletion RV: new top-level and metadata dicts, the rest shared with `last`
+        # (which nothing mutates: stored objects are immutable by convention)
+        gone = self._stamp({**last, "metadata": dict(last.get("metadata") or {})})
         self._emit("DELETED", resource, namespace, name, gone, last)
-        return copy.deepcopy(gone)
+        return clone(gone)
 
     def _emit(self, typ: str, resource: str, namespace: str, name: str, obj: dict, prev: dict | None) -> None:
-        ev = Event(typ, resource, namespace, name, self._rv, copy.deepcopy(obj), prev)
+        # events share the stored (immutable-by-convention) objects: no copy per event or per watcher
+        ev = Event(typ, resource, namespace, name, self._rv, obj, prev)
         self._history.append(ev)
         while len(self._history) > self._history_size:
             self._compacted = self._history.popleft().rv
