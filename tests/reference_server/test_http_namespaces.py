@@ -453,3 +453,32 @@ def test_system_metadata_restored_ns32(http, url, namespaces):
     assert st["code"] == 422
     assert st["message"] == (f'Namespace "{name}" is invalid: metadata.deletionTimestamp: Invalid value: '
                              '"2030-01-01T00:00:00Z": field is immutable')
+
+
+def test_memoised_get_matches_the_general_path_and_follows_writes(http, url, namespaces):
+    """GET of one object answers memoised bytes (`GenericStore.get_rendered`): the same body and headers as
+    the general encoding path, a new body after each write, and the Accept variants untouched."""
+    from conformance.reference_server.http.respond import dumps
+
+    name = namespaces.create()["metadata"]["name"]
+    item = f"{url}/api/v1/namespaces/{name}"
+    first, again = http.get(item), http.get(item)
+    assert first.status_code == again.status_code == 200
+    assert first.content == again.content == dumps(first.json())  # same encoder, same key order
+    assert sorted(first.headers) == sorted(again.headers) and first.headers["Content-Type"] == "application/json"
+    # a variant the memo does not serve (YAML), then the memo again: same object
+    y = http.get(item, headers={"Accept": "application/yaml"})
+    assert y.status_code == 200 and y.headers["Content-Type"] == "application/yaml"
+    assert http.get(item, headers={"Accept": "application/json"}).content == first.content
+    assert http.get(item, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).json()["kind"] \
+        in ("Table", "Status")
+    assert http.get(item, headers={"Accept": "text/html"}).status_code == 406
+    # a write (new resourceVersion) changes what the next GET answers
+    r = http.patch(item, data=json.dumps({"metadata": {"labels": {"memo": "1"}}}), headers=MERGE)
+    assert r.status_code == 200
+    after = http.get(item)
+    assert after.json() == r.json() and after.json()["metadata"]["labels"]["memo"] == "1"
+    assert after.json()["metadata"]["resourceVersion"] != first.json()["metadata"]["resourceVersion"]
+    # a missing object is still a 404 Status (and 406 still wins nothing over it: the get comes first)
+    gone = http.get(f"{url}/api/v1/namespaces/{name}-missing", headers={"Accept": "text/html"})
+    assert gone.status_code == 404

@@ -22,10 +22,10 @@ def build_app(ctx: ServerContext) -> web.Application:
     """Build the application; all paths go to `dispatch`."""
     if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → RBAC (http/authz.py)
         from .authz import authz_middleware
-        auth_mw = authz_middleware(ctx)
-    else:
-        auth_mw = _auth(ctx)
-    app = web.Application(middlewares=[_errors(ctx), auth_mw], client_max_size=1024 ** 3)
+        middlewares = [_errors(ctx), authz_middleware(ctx)]
+    else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two)
+        middlewares = [_errors(ctx, check_token=True)]
+    app = web.Application(middlewares=middlewares, client_max_size=1024 ** 3)
     app[CTX_KEY] = ctx
     handlers = Handlers(ctx)
 
@@ -63,23 +63,23 @@ def build_app(ctx: ServerContext) -> web.Application:
     return app
 
 
-def _auth(ctx: ServerContext):
-    @web.middleware
-    async def auth(request: web.Request, handler):
-        if ctx.token is not None and request.path not in PUBLIC_PATHS:
-            header = request.headers.get("Authorization", "")
-            if not (header.startswith("Bearer ") and hmac.compare_digest(header[7:].strip(), ctx.token)):
-                raise E.unauthorized()
-        return await handler(request)
-    return auth
+def _check_token(ctx: ServerContext, request: web.Request) -> None:
+    """AlwaysAllow + single token: 401 unless the bearer token matches (public paths exempt)."""
+    if ctx.token is not None and request.path not in PUBLIC_PATHS:
+        header = request.headers.get("Authorization", "")
+        if not (header.startswith("Bearer ") and hmac.compare_digest(header[7:].strip(), ctx.token)):
+            raise E.unauthorized()
 
 
-def _errors(ctx: ServerContext):
-    """Every failure becomes a Status; a true bug is logged and answered 500 without a traceback."""
+def _errors(ctx: ServerContext, check_token: bool = False):
+    """Every failure becomes a Status; a true bug is logged and answered 500 without a traceback. With
+    `check_token`, the token check (`_check_token`) runs first inside it, as the inner auth middleware did."""
     @web.middleware
     async def errors(request: web.Request, handler):
         ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
         try:
+            if check_token and ctx.token is not None:
+                _check_token(ctx, request)
             return await handler(request)
         except E.StatusError as err:
             return error_response(err, ctx.deviations)

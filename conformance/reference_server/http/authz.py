@@ -2,7 +2,7 @@
 
 Upstream's filter order (`DefaultBuildHandlerChain`): authentication (401) → impersonation (400/403) →
 authorization (403) → routing. So an unauthorized request for an unknown path is 403, not 404. Without
-`--authorization rbac` the server keeps its AlwaysAllow + single-token behaviour (`app._auth`).
+`--authorization rbac` the server keeps its AlwaysAllow + single-token behaviour (`app._check_token`).
 
 The policy is read live from the registry's RBAC stores (`RegistryRbacSource`); the bootstrap policy
 (`cluster-admin`, `system:discovery`, ...) is seeded into those stores at start, as upstream does.
@@ -66,7 +66,7 @@ def seed_bootstrap_policy(registry: Registry) -> None:
 
 
 def authz_middleware(ctx: Any):
-    """The middleware installed instead of `app._auth` when `ctx.authorizer` is set."""
+    """The middleware installed instead of `app._check_token` when `ctx.authorizer` is set."""
     authenticator: TokenAuthenticator = ctx.authenticator
     authorizer: RBACAuthorizer = ctx.authorizer
     design = ctx.profile == "design"

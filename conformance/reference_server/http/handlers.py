@@ -15,7 +15,7 @@ from . import params as P
 from .context import ServerContext
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type
 from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
-from .respond import object_response
+from .respond import dumps, json_body_response, object_response, plain_json
 from .router import Route
 from .watch import serve_watch
 
@@ -73,6 +73,8 @@ class Handlers:
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
                 return self._respond(request, self._list(store, ns, opts, route))
+            if plain_json(request.headers.get("Accept"), store.info.kind):  # the hot path: memoised bytes
+                return json_body_response(store.get_rendered(route.namespace, route.name, dumps))
             return self._respond(request, store.get(route.namespace, route.name, shared=True))  # only encoded
         if m == "POST":
             if route.target == "ns-finalize":

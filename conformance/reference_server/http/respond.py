@@ -96,6 +96,23 @@ def object_response(obj: Any, status: int = 200, accept: str | None = None,
     return web.Response(body=dumps(obj), status=status, content_type=JSON, headers=headers)
 
 
+def plain_json(accept: str | None, kind: str) -> bool:
+    """True when `object_response(obj, accept=accept, kind=kind)` would answer `dumps(obj)` as JSON (no
+    transform, no YAML); False also when it would answer 406 (the caller then takes the general path, which
+    raises it in its usual order)."""
+    transforms = TRANSFORMS if kind and hooks.wire_attr("table", "to_table") else ()
+    try:
+        media, transform, _ = _negotiate(accept, transforms)
+    except E.StatusError:
+        return False
+    return media == JSON and not transform
+
+
+def json_body_response(body: bytes) -> web.Response:
+    """What `object_response` answers for a 200 JSON body without transform (same headers)."""
+    return web.Response(body=body, content_type=JSON)
+
+
 def error_response(err: E.StatusError, deviations: Deviations) -> web.Response:
     """A Status error as upstream writes it (or plain text under `plain-text-errors`)."""
     if deviations.active("plain-text-errors"):

@@ -40,6 +40,8 @@ ValidateAdmit = Callable[[dict[str, Any]], "Callable[[], None] | None"]
 """Validating admission on the prepared, validated object; may return what to write after the object
 (the quota's new `status.used`), run in the same atomic block and only when the object was stored."""
 
+RENDER_MEMO_MAX = 4096  # objects whose encoded GET response `get_rendered` keeps
+
 
 @dataclass
 class ListOptions:
@@ -72,6 +74,7 @@ class GenericStore:
         self.store = store
         self.strategy = strategy or Strategy(info)
         self.deviations = deviations
+        self._rendered: dict[int, tuple[Any, ...]] = {}  # get_rendered's memo
 
     # ---- helpers ---------------------------------------------------------------------------------
     def _invalid(self, name: str, errs: list[E.FieldError]) -> E.StatusError:
@@ -189,6 +192,27 @@ class GenericStore:
             return self._finish(self.store.get(self.info.plural, ns, name, shared=shared))
         except KeyNotFoundError:
             raise self._not_found(name) from None
+
+    def get_rendered(self, ns: str, name: str, render: Callable[[dict[str, Any]], Any]) -> Any:
+        """`render(self.get(ns, name, shared=True))`, memoised per stored object version.
+
+        Stored objects are immutable (every write stores a new dict, see `MemoryStore`), so the identity of
+        the stored dict stands for its version (resourceVersion): a write makes the next call miss. The
+        memo holds the stored dict, so its id cannot be reused while cached. `_finish` and `render` must be
+        pure functions of the stored object (and of `self.deviations`, checked too)."""
+        try:
+            raw = self.store.get(self.info.plural, ns, name, shared=True)
+        except KeyNotFoundError:
+            raise self._not_found(name) from None
+        memo = self._rendered
+        hit = memo.get(id(raw))
+        if hit is not None and hit[0] is raw and hit[1] is render and hit[2] is self.deviations:
+            return hit[3]
+        out = render(self._finish(raw))
+        if len(memo) >= RENDER_MEMO_MAX:  # bounded: drop all (hot objects come back on their next read)
+            memo.clear()
+        memo[id(raw)] = (raw, render, self.deviations, out)
+        return out
 
     def predicate(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         return make_predicate(opts.label_selector, opts.field_selector, self.info.selectable_fields,
