@@ -18,7 +18,7 @@ import copy
 from typing import Any, Iterable
 
 from .. import apierrors as E
-from .quota import MAX_MILLI_VALUE, Quantity, ResourceList, add_lists, parse_list
+from .quota import MAX_MILLI_VALUE, Quantity, ResourceList, parse_list, pod_container_totals
 
 LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger"
 
@@ -206,31 +206,6 @@ def _check(limit_type: str, item: dict[str, Any], request: ResourceList, limit: 
     return errs
 
 
-def _pod_totals(pod: dict[str, Any], field: str) -> ResourceList:
-    """limitranger's `podRequests`/`podLimits`: containers summed, init containers as a max (sidecars added)."""
-    spec = pod.get("spec") or {}
-    total: ResourceList = {}
-    for c in spec.get("containers") or []:
-        total = add_lists(total, parse_list((c.get("resources") or {}).get(field)))
-    restartable: ResourceList = {}
-    init_max: ResourceList = {}
-    for c in spec.get("initContainers") or []:
-        cur = parse_list((c.get("resources") or {}).get(field))
-        if c.get("restartPolicy") == "Always":
-            total = add_lists(total, cur)
-            restartable = add_lists(restartable, cur)
-            cur = dict(restartable)
-        else:
-            cur = add_lists(cur, restartable)
-        for k, v in cur.items():
-            if k not in init_max or v.cmp(init_max[k]) > 0:
-                init_max[k] = v
-    for k, v in init_max.items():
-        if k not in total or v.cmp(total[k]) > 0:
-            total[k] = v
-    return total
-
-
 def aggregate(messages: list[str]) -> str:
     """`utilerrors.NewAggregate(errs).Error()`: one message as is, several deduplicated inside `[...]`."""
     seen: list[str] = []
@@ -251,7 +226,7 @@ def pod_violations(limit_range: dict[str, Any], pod: dict[str, Any]) -> list[str
                 res = c.get("resources") or {}
                 errs += _check("Container", item, parse_list(res.get("requests")), parse_list(res.get("limits")))
         elif kind == "Pod":
-            errs += _check("Pod", item, _pod_totals(pod, "requests"), _pod_totals(pod, "limits"))
+            errs += _check("Pod", item, pod_container_totals(pod, "requests"), pod_container_totals(pod, "limits"))
     return errs
 
 

@@ -250,9 +250,9 @@ def matching_resources(resource: str, names: Iterable[str], group: str = "") -> 
     return [n for n in names if n in own]
 
 
-def _pod_requests(pod: dict[str, Any], field: str) -> ResourceList:
-    """`resourcehelper.PodRequests/PodLimits`: containers summed, init containers as a max, sidecars added,
-    plus `spec.overhead`."""
+def pod_container_totals(pod: dict[str, Any], field: str) -> ResourceList:
+    """Containers summed, init containers as a max, restartable (sidecar) init containers added: the part
+    of `resourcehelper.PodRequests/PodLimits` that LimitRanger's `podRequests`/`podLimits` share."""
     spec = pod.get("spec") or {}
     total: ResourceList = {}
     for c in spec.get("containers") or []:
@@ -273,6 +273,13 @@ def _pod_requests(pod: dict[str, Any], field: str) -> ResourceList:
     for k, v in init_max.items():
         if k not in total or v.cmp(total[k]) > 0:
             total[k] = v
+    return total
+
+
+def _pod_requests(pod: dict[str, Any], field: str) -> ResourceList:
+    """`resourcehelper.PodRequests/PodLimits`: the container totals plus `spec.overhead`."""
+    spec = pod.get("spec") or {}
+    total = pod_container_totals(pod, field)
     overhead = parse_list(spec.get("overhead"))
     if overhead:
         if field == "requests":
