@@ -13,7 +13,6 @@ start a server.
 from __future__ import annotations
 
 import os
-import signal
 import threading
 from pathlib import Path
 from typing import Any, Iterator
@@ -26,6 +25,7 @@ from .client import TargetError
 from .client.exchange import RECORDER
 from .fixtures.pytest_fixtures import api, content, namespaces, paths, profile, run_id, target, waiter  # noqa: F401
 from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
+from .interrupts import InterruptWatch, drop_lineless_frames
 from .wait import set_timeout_scale
 
 __all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "ensure_target", "test_failed",
@@ -50,6 +50,7 @@ class _State:
         self.target: Target | None = None
         self.exitstatus: int | None = None
         self.is_worker = False
+        self.interrupts = InterruptWatch()
 
 
 # --------------------------------------------------------------------------------------------- options
@@ -240,7 +241,7 @@ def pytest_configure(config: pytest.Config) -> None:
             state.target = t
             config.stash[TARGET_KEY] = t
         return
-    _install_sigterm()
+    state.interrupts.install()
     if _runs_suites(config):
         if _uses_xdist(config):
             _precheck_catalogue(config)
@@ -267,22 +268,6 @@ def _precheck_catalogue(config: pytest.Config) -> None:
         text = err.getvalue().strip() or out.getvalue().strip()
         text = text[len("ERROR: "):] if text.startswith("ERROR: ") else text
         pytest.exit(text, returncode=int(pytest.ExitCode.USAGE_ERROR))
-
-
-def _install_sigterm() -> None:
-    """SIGTERM (CI cancel) becomes KeyboardInterrupt, so fixture teardown and the sweep still run."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    try:
-        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, _on_sigterm)
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - platform without SIGTERM
-        pass
-
-
-def _on_sigterm(signum: int, frame: Any) -> None:  # pragma: no cover - exercised by hand
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    raise KeyboardInterrupt
 
 
 def _register_report_plugins(config: pytest.Config, controller: bool) -> None:
@@ -340,17 +325,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         state.exitstatus = int(exitstatus)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> Iterator[None]:
+    """Before pytest's terminal reporter formats the interrupt: make its traceback formattable."""
+    drop_lineless_frames(excinfo.value)
+    return (yield)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(_STATE_KEY, None)
     if state is None:
         return
     t = state.target
+    interrupted = state.exitstatus == int(pytest.ExitCode.INTERRUPTED) or state.interrupts.seen.is_set()
     try:
-        if t is not None and not state.is_worker and t.kind != "embedded" \
-                and state.exitstatus == int(pytest.ExitCode.INTERRUPTED) \
+        if t is not None and not state.is_worker and t.kind != "embedded" and interrupted \
                 and config.getoption("keep_namespaces") != "always":
             _interrupt_sweep(config, t)
     finally:
+        state.interrupts.uninstall()
         if t is not None:
             t.stop()
             state.target = None

@@ -40,7 +40,7 @@ def test_interrupt_mid_run_leaves_nothing(served, tmp_path, sig, group, jobs):
     finally:
         _procs.stop(proc)
     assert proc.returncode != 0, out[-2000:] + err[-2000:]
-    assert "KeyboardInterrupt" in out, out[-2000:]  # it was stopped mid-run, not at its end
+    assert "KeyboardInterrupt" in out, out[-2000:] + err[-2000:]  # it was stopped mid-run, not at its end
     _procs.no_traceback(out + err)
     # The interrupt sweep deletes without waiting: allow the ones still terminating a bounded moment.
     _procs.poll(lambda: served.managed() == [], timeout=15,
