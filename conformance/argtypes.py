@@ -1,8 +1,19 @@
-"""argparse value types shared by the CLI, the pytest plugin and the sensitivity runner."""
+"""argparse value types and parser shared by the CLI, the pytest plugin and the sensitivity runner."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import NoReturn
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A wrong flag gets one line (what is wrong, where help is), not argparse's usage block: in a CI log
+    the usage block buries the error."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        raise SystemExit(2)
 
 
 def positive_float(text: str) -> float:

@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
-from .argtypes import positive_float, positive_int
+from .argtypes import OneLineParser, positive_float, positive_int
 
 __all__ = ["main", "build_parser"]
 
@@ -45,7 +45,7 @@ def _add_target_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nsconform", description="Conformance harness for the Kubernetes Namespace API.")
+    parser = OneLineParser(prog="nsconform", description="Conformance harness for the Kubernetes Namespace API.")
     parser.add_argument("--version", action="version", version="nsconform 0.1.0")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -109,7 +109,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse printed its usage line
         return int(exc.code or 0) if exc.code in (0, None) else EXIT_USAGE
     if passthrough and ns.command != "run":
-        parser.print_usage(sys.stderr)
         _err("arguments after `--` are only accepted by `run`")
         return EXIT_USAGE
     try:

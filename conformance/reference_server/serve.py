@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except _ParseError as exc:
-        print(f"nsconform serve: error: {exc}", file=sys.stderr)
+        print(f"nsconform serve: error: {exc} (see `nsconform serve --help`)", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -9,12 +9,13 @@ import argparse
 import sys
 from typing import Sequence
 
+from ..argtypes import OneLineParser
 from .compare import compare, format_table, regressions
 from .writer import load_run, render, resolve_run_dir
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="nsconform report",
+    p = OneLineParser(prog="nsconform report",
                                 description="Re-render a run's HTML/Markdown, or compare two runs clause by clause.")
     p.add_argument("dir", nargs="?", default="reports",
                    help="run directory, conformance.json, or reports directory meaning its 'latest' (default: reports)")

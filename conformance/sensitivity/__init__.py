@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from .runner import PROFILES, Run, coverage, deviation_profiles, plan_runs, previous_durations, run_all, short_names
 from .table import last_line, markdown_table, progress_line, text_table
-from conformance.argtypes import positive_float, positive_int
+from conformance.argtypes import OneLineParser, positive_float, positive_int
 
 __all__ = ["main", "build_parser", "summarise"]
 
@@ -37,7 +37,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="nsconform sensitivity", usage="nsconform sensitivity [options] [-- PYTEST-ARGS...]",
         description="Run the suites against the reference server with each deliberate deviation and check "
                     "that some test of the clauses it breaks fails.")
