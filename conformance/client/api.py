@@ -16,6 +16,7 @@ import requests
 from .. import endpoints
 from . import TargetUnreachable
 from .exchange import RECORDER, Exchange, Recorder, mask_headers, mask_secret_data, mask_text
+from .config import server_name_of, use_server_name
 
 if TYPE_CHECKING:
     from .config import Connection
@@ -172,6 +173,7 @@ class KubeClient:
         clone = requests.Session()
         for attr in ("headers", "auth", "cert", "verify", "proxies", "trust_env", "hooks", "params"):
             setattr(clone, attr, getattr(self.session, attr))
+        use_server_name(clone, server_name_of(self.session))
         return clone
 
     # ----------------------------------------------------------------- verbs

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import requests
+import requests.adapters
 
 from . import TargetError
 
@@ -58,6 +59,35 @@ class _StaticBearer(requests.auth.AuthBase):
     def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
         r.headers["Authorization"] = self._value
         return r
+
+
+class _ServerNameAdapter(requests.adapters.HTTPAdapter):
+    """kubeconfig `tls-server-name`: the name sent in SNI and checked against the server certificate when it
+    differs from the URL's host (an API server reached by IP or through a tunnel), as kubectl and the
+    official client (its `server_hostname` pool argument) do."""
+
+    def __init__(self, server_name: str) -> None:
+        self.server_name = server_name
+        super().__init__()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["server_hostname"] = self.server_name
+        super().init_poolmanager(*args, **kwargs)
+
+    def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
+        kwargs["server_hostname"] = self.server_name
+        return super().proxy_manager_for(proxy, **kwargs)
+
+
+def use_server_name(session: requests.Session, server_name: str | None) -> None:
+    """Mount the `tls-server-name` adapter for https on `session` (None: leave the default)."""
+    if server_name:
+        session.mount("https://", _ServerNameAdapter(server_name))
+
+
+def server_name_of(session: requests.Session) -> str | None:
+    """The `tls-server-name` a session was given, so a clone of it can be given the same."""
+    return getattr(session.get_adapter("https://"), "server_name", None)
 
 
 def _quiet_insecure() -> None:
@@ -186,6 +216,7 @@ def from_kubeconfig(path: str | None = None, context: str | None = None) -> Conn
         session.verify = configuration.ssl_ca_cert
     if configuration.cert_file and configuration.key_file:
         session.cert = (configuration.cert_file, configuration.key_file)
+    use_server_name(session, getattr(configuration, "tls_server_name", None))
     if configuration.proxy:
         session.proxies = {"http": configuration.proxy, "https": configuration.proxy}
     token = configuration.get_api_key_with_prefix("BearerToken", alias="authorization")

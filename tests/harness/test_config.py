@@ -172,3 +172,56 @@ def test_default_kubeconfig_from_env(tmp_path, monkeypatch, fake):
     kc = _write_kubeconfig(tmp_path / "kc", fake.url, {"token": "t"})
     monkeypatch.setenv("KUBECONFIG", os.pathsep.join([str(tmp_path / "missing"), str(kc)]))
     assert from_kubeconfig().base_url == fake.url
+
+
+@pytest.fixture
+def sni_server(tmp_path):
+    """An HTTPS server whose certificate names only `api.nsconform.test`, reached at 127.0.0.1."""
+    import http.server
+    import threading
+
+    from conformance.reference_server.tls import generate
+
+    tls = generate(hosts=("api.nsconform.test",))
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = b'{"gitVersion": "v1.33.0"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.socket = tls.ssl_context().wrap_socket(httpd.socket, server_side=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"https://127.0.0.1:{httpd.server_address[1]}", tls
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        tls.cleanup()
+
+
+def test_tls_server_name_is_used_for_sni_and_verification(tmp_path, sni_server):
+    import base64
+
+    import requests
+
+    from conformance.client.api import KubeClient
+
+    url, tls = sni_server
+    ca = {"certificate-authority-data": base64.b64encode(tls.ca_pem).decode()}
+    plain = from_kubeconfig(str(_write_kubeconfig(tmp_path / "plain", url, {"token": "t"}, cluster_extra=ca)))
+    with pytest.raises(requests.exceptions.SSLError):  # the certificate does not name 127.0.0.1
+        plain.session.get(url + "/version", timeout=10)
+
+    named = from_kubeconfig(str(_write_kubeconfig(tmp_path / "named", url, {"token": "t"},
+                                                  cluster_extra={**ca, "tls-server-name": "api.nsconform.test"})))
+    assert named.session.get(url + "/version", timeout=10).json()["gitVersion"] == "v1.33.0"
+    stream_session = KubeClient(named.base_url, session=named.session)._stream_session()  # watches' own pool
+    assert stream_session.get(url + "/version", timeout=10).status_code == 200
