@@ -12,7 +12,7 @@ import os
 import threading
 import time
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 CTX = mp.get_context("spawn")
 CM_DATA = {"k": "v" * 64}
@@ -188,43 +188,41 @@ def _profile_stop(rs: Any, prof: Any, path: str, title: str = "") -> str | None:
     return path
 
 
-class ServerHost:
-    """The reference server in its own process (so load generators never share its CPU or GIL)."""
+_H = TypeVar("_H", bound="_ChildHost")
 
-    prelude: str | None = None  # set from --prelude: applies to every server child of the run
 
-    def __init__(self, **options: Any):
+class _ChildHost:
+    """A benchmark child process on a pipe: started, awaited until it says ready, always reaped."""
+
+    def _spawn(self, target: Any, args: tuple[Any, ...], name: str, timeout: float = 60) -> dict[str, Any]:
         self._conn, child = CTX.Pipe()
-        self.proc = CTX.Process(target=_server_main, args=(child, options, self.prelude), daemon=True,
-                                name="nsconform-bench-server")
+        self.proc = CTX.Process(target=target, args=(child, *args), daemon=True, name=name)
         self.proc.start()
         child.close()
-        kind, info = self._recv(60)
+        try:
+            kind, info = self._recv(timeout)
+        except TimeoutError:
+            self.close()
+            raise
         if kind != "ready":
             self.close()
-            raise RuntimeError(f"server child failed: {info}")
+            raise RuntimeError(f"{name} failed: {info}")
         self.url: str = info["url"]
         self.pid: int = info["pid"]
-        self.counter_how: str = info["counter"]
-        self.token: str | None = info.get("token")
+        return info
 
     def _recv(self, timeout: float) -> tuple[str, Any]:
         if not self._conn.poll(timeout):
-            raise TimeoutError(f"server child did not answer within {timeout}s")
+            raise TimeoutError(f"{self.proc.name} did not answer within {timeout}s")
         return self._conn.recv()
 
-    def call(self, cmd: str, timeout: float = 600.0, **args: Any) -> Any:
-        self._conn.send((cmd, args))
-        kind, value = self._recv(timeout)
-        if kind != "ok":
-            raise RuntimeError(f"server child: {cmd}: {value}")
-        return value
+    def _ask_to_stop(self) -> None:
+        """Tell the child to shut down cleanly; `close` kills it if it has not within 10 s."""
 
     def close(self) -> None:
         if self.proc.is_alive():
             try:
-                self._conn.send(("stop", {}))
-                self._recv(20)
+                self._ask_to_stop()
             except (OSError, EOFError, TimeoutError, BrokenPipeError):
                 pass
             self.proc.join(10)
@@ -233,11 +231,33 @@ class ServerHost:
             self.proc.join(5)
         self._conn.close()
 
-    def __enter__(self) -> "ServerHost":
+    def __enter__(self: _H) -> _H:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class ServerHost(_ChildHost):
+    """The reference server in its own process (so load generators never share its CPU or GIL)."""
+
+    prelude: str | None = None  # set from --prelude: applies to every server child of the run
+
+    def __init__(self, **options: Any):
+        info = self._spawn(_server_main, (options, self.prelude), "nsconform-bench-server")
+        self.counter_how: str = info["counter"]
+        self.token: str | None = info.get("token")
+
+    def call(self, cmd: str, timeout: float = 600.0, **args: Any) -> Any:
+        self._conn.send((cmd, args))
+        kind, value = self._recv(timeout)
+        if kind != "ok":
+            raise RuntimeError(f"server child: {cmd}: {value}")
+        return value
+
+    def _ask_to_stop(self) -> None:
+        self._conn.send(("stop", {}))
+        self._recv(20)
 
 
 # ---------------------------------------------------------------------------------------- ceiling
@@ -276,35 +296,14 @@ def _ceiling_main(conn: Any, body: bytes) -> None:
     asyncio.run(main())
 
 
-class CeilingHost:
+class CeilingHost(_ChildHost):
+    """The bare aiohttp handler in its own process."""
+
     def __init__(self, body: bytes):
-        self._conn, child = CTX.Pipe()
-        self.proc = CTX.Process(target=_ceiling_main, args=(child, body), daemon=True, name="nsconform-bench-ceiling")
-        self.proc.start()
-        child.close()
-        if not self._conn.poll(60):
-            self.close()
-            raise TimeoutError("ceiling server did not start")
-        _, info = self._conn.recv()
-        self.url: str = info["url"]
-        self.pid: int = info["pid"]
+        self._spawn(_ceiling_main, (body,), "nsconform-bench-ceiling")
 
-    def close(self) -> None:
-        try:
-            self._conn.send("stop")
-        except (OSError, BrokenPipeError):
-            pass
-        self.proc.join(10)
-        if self.proc.is_alive():
-            self.proc.kill()
-            self.proc.join(5)
-        self._conn.close()
-
-    def __enter__(self) -> "CeilingHost":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def _ask_to_stop(self) -> None:
+        self._conn.send("stop")
 
 
 # ---------------------------------------------------------------------------------------- one-shot

@@ -17,94 +17,56 @@ from .. import apierrors as E
 from ..deviations import NONE, Deviations
 from ..registry import DeleteOptions, ListOptions, Registry
 from .conditions import failure_conditions, update_conditions
+from .loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
 FINALIZER = "kubernetes"
 
 
-class NamespaceController:
+class NamespaceController(Controller):
+    name = "namespace controller"
+
     def __init__(self, registry: Registry, *, delay: float = 0.0, deviations: Deviations = NONE):
+        super().__init__()
         self.registry = registry
         self.delay = delay
         self.deviations = deviations
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
-        self._queued: set[str] = set()
         self._waiting: set[str] = set()      # namespaces blocked on content with finalizers
-        self._tasks: list[asyncio.Task] = []
-        self._watchers: list[Any] = []
-        self._timers: list[asyncio.TimerHandle] = []
+        self._names: WorkQueue[str] = self._queue()
 
-    # ---- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
         """Start watching; must be called on the server's event loop."""
         loop = asyncio.get_running_loop()
         backlog, w, _ = self.registry.namespaces.watch(None, ListOptions(), loop)
-        self._watchers.append(w)
         for ev in backlog:
-            self._on_namespace(ev.object)
-        self._tasks.append(loop.create_task(self._pump_namespaces(w)))
+            self._on_namespace_event(ev)
+        self._follow(w, self._on_namespace_event)
         for store in self.registry.namespaced():
             _, cw, _ = store.watch(None, ListOptions(resource_version=str(self.registry.store.current_rv())), loop)
-            self._watchers.append(cw)
-            self._tasks.append(loop.create_task(self._pump_content(cw)))
-        self._tasks.append(loop.create_task(self._worker()))
-
-    async def stop(self) -> None:
-        for t in self._timers:
-            t.cancel()
-        for w in self._watchers:
-            w.close()
-        for t in self._tasks:
-            t.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks.clear()
+            self._follow(cw, self._on_content_event)
+        self._work(self._names, self._sync_yielding)
 
     # ---- event intake ----------------------------------------------------------------------------
-    async def _pump_namespaces(self, w: Any) -> None:
-        while True:
-            ev = await w.queue.get()
-            if ev is None:
-                return
-            if ev.type != "DELETED":
-                self._on_namespace(ev.object)
-            else:
-                self._waiting.discard(ev.name)
-
-    async def _pump_content(self, w: Any) -> None:
-        while True:
-            ev = await w.queue.get()
-            if ev is None:
-                return
-            if ev.namespace in self._waiting:
-                self._waiting.discard(ev.namespace)
-                self._enqueue(ev.namespace)
-
-    def _on_namespace(self, ns: dict[str, Any]) -> None:
+    def _on_namespace_event(self, ev: Any) -> None:
+        if ev.type == "DELETED":
+            self._waiting.discard(ev.name)
+            return
+        ns = ev.object
         meta = ns.get("metadata", {})
         if meta.get("deletionTimestamp") and FINALIZER in ((ns.get("spec") or {}).get("finalizers") or []):
-            name = meta["name"]
-            if name in self._queued:
-                return
-            self._queued.add(name)
-            if self.delay > 0:
-                self._timers.append(asyncio.get_running_loop().call_later(self.delay, self._queue.put_nowait, name))
-            else:
-                self._queue.put_nowait(name)
+            self._names.add_after(meta["name"], self.delay)
+
+    def _on_content_event(self, ev: Any) -> None:
+        if ev.namespace in self._waiting:
+            self._waiting.discard(ev.namespace)
+            self._enqueue(ev.namespace)
 
     def _enqueue(self, name: str) -> None:
-        if name not in self._queued:
-            self._queued.add(name)
-            self._queue.put_nowait(name)
+        self._names.add(name)
 
-    async def _worker(self) -> None:
-        while True:
-            name = await self._queue.get()
-            self._queued.discard(name)
-            try:
-                for _ in self._sync_steps(name):  # a large namespace: let other requests in between batches
-                    await asyncio.sleep(0)
-            except Exception:  # a controller bug must not stop the loop; log and move on
-                log.exception("namespace controller: sync of %s failed", name)
+    async def _sync_yielding(self, name: str) -> None:
+        for _ in self._sync_steps(name):  # a large namespace: let other requests in between batches
+            await asyncio.sleep(0)
 
     # ---- the deleter -----------------------------------------------------------------------------
     def sync(self, name: str) -> None:

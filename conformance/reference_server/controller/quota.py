@@ -9,25 +9,23 @@ because every write goes through this server's storage and produces an event.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from ..deviations import NONE, Deviations
 from ..registry import Registry
 from ..storage import KeyNotFoundError
 from ..admission import quota as Q
+from .loop import Controller, WorkQueue
 
-log = logging.getLogger("nsconform.reference_server.controller.quota")
 
+class QuotaController(Controller):
+    name = "quota controller"
 
-class QuotaController:
     def __init__(self, registry: Registry, *, deviations: Deviations = NONE):
+        super().__init__()
         self.registry = registry
         self.deviations = deviations
-        self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
-        self._queued: set[tuple[str, str]] = set()
-        self._tasks: list[asyncio.Task] = []
-        self._watchers: list[Any] = []
+        self._quotas: WorkQueue[tuple[str, str]] = self._queue()
 
     def start(self) -> None:
         """Start watching; must be called on the server's event loop."""
@@ -38,30 +36,10 @@ class QuotaController:
             self._enqueue(q["metadata"].get("namespace", ""), q["metadata"]["name"])
         for plural in {s.info.plural for s in self.registry.namespaced()}:
             _, w = store.watch(plural, None, rv, loop)
-            self._watchers.append(w)
-            self._tasks.append(loop.create_task(self._pump(w)))
-        self._tasks.append(loop.create_task(self._worker()))
-
-    async def stop(self) -> None:
-        for w in self._watchers:
-            w.close()
-        for t in self._tasks:
-            t.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks.clear()
-        self._watchers.clear()
+            self._follow(w, self._on_event)
+        self._work(self._quotas, self._sync_key)
 
     # ---- event intake ----------------------------------------------------------------------------
-    async def _pump(self, w: Any) -> None:
-        while True:
-            ev = await w.queue.get()
-            if ev is None:
-                return
-            try:
-                self._on_event(ev)
-            except Exception:  # a controller bug must not stop the loop
-                log.exception("quota controller: event %s %s/%s", ev.type, ev.namespace, ev.name)
-
     def _on_event(self, ev: Any) -> None:
         if ev.resource == "resourcequotas":
             if ev.type == "DELETED":
@@ -78,18 +56,10 @@ class QuotaController:
             self._enqueue(ev.namespace, q["metadata"]["name"])
 
     def _enqueue(self, ns: str, name: str) -> None:
-        if (ns, name) not in self._queued:
-            self._queued.add((ns, name))
-            self._queue.put_nowait((ns, name))
+        self._quotas.add((ns, name))
 
-    async def _worker(self) -> None:
-        while True:
-            ns, name = await self._queue.get()
-            self._queued.discard((ns, name))
-            try:
-                self.sync(ns, name)
-            except Exception:
-                log.exception("quota controller: sync of %s/%s failed", ns, name)
+    async def _sync_key(self, key: tuple[str, str]) -> None:
+        self.sync(*key)
 
     # ---- sync ------------------------------------------------------------------------------------
     def objects(self, ns: str) -> dict[str, list[dict[str, Any]]]:

@@ -1,0 +1,98 @@
+"""What every controller here shares with upstream's `client-go` pattern: watch pumps feeding a work queue
+that dedupes keys, one worker draining it, and a clean stop. Runs on the server's event loop."""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable, Callable, Generic, Hashable, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+log = logging.getLogger("nsconform.reference_server.controller")
+
+
+class WorkQueue(Generic[K]):
+    """`workqueue` minus rate limiting: a key added again before a worker took it is worked once."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[K] = asyncio.Queue()
+        self._queued: set[K] = set()
+        self._timers: list[asyncio.TimerHandle] = []
+
+    def add(self, key: K) -> None:
+        if key not in self._queued:
+            self._queued.add(key)
+            self._queue.put_nowait(key)
+
+    def add_after(self, key: K, delay: float) -> None:
+        """`AddAfter`: queued now (so not added twice), handed to a worker after `delay` seconds."""
+        if delay <= 0:
+            self.add(key)
+        elif key not in self._queued:
+            self._queued.add(key)
+            self._timers.append(asyncio.get_running_loop().call_later(delay, self._queue.put_nowait, key))
+
+    async def get(self) -> K:
+        key = await self._queue.get()
+        self._queued.discard(key)
+        return key
+
+    def shut_down(self) -> None:
+        for t in self._timers:
+            t.cancel()
+        self._timers.clear()
+
+
+class Controller:
+    """Tasks and watches of one controller; `stop` closes the watches and cancels the tasks."""
+
+    name = "controller"
+
+    def __init__(self) -> None:
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._watchers: list[Any] = []
+        self._queues: list[WorkQueue[Any]] = []
+
+    def _queue(self) -> WorkQueue[Any]:
+        q: WorkQueue[Any] = WorkQueue()
+        self._queues.append(q)
+        return q
+
+    def _follow(self, watcher: Any, on_event: Callable[[Any], None]) -> None:
+        """Feed every event of a storage watch to `on_event` until the watch ends."""
+        self._watchers.append(watcher)
+        self._spawn(self._pump(watcher, on_event))
+
+    def _work(self, queue: WorkQueue[K], sync: Callable[[K], Awaitable[None]]) -> None:
+        """One worker: `sync` each key taken from `queue`; a failed sync is logged, the worker goes on."""
+        async def worker() -> None:
+            while True:
+                key = await queue.get()
+                try:
+                    await sync(key)
+                except Exception:  # a controller bug must not stop the loop
+                    log.exception("%s: sync of %s failed", self.name, key)
+        self._spawn(worker())
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        self._tasks.append(asyncio.get_running_loop().create_task(coro))  # type: ignore[arg-type]
+
+    async def _pump(self, watcher: Any, on_event: Callable[[Any], None]) -> None:
+        while True:
+            ev = await watcher.queue.get()
+            if ev is None:
+                return
+            try:
+                on_event(ev)
+            except Exception:  # a controller bug must not stop the loop
+                log.exception("%s: event %s %s/%s", self.name, ev.type, ev.namespace, ev.name)
+
+    async def stop(self) -> None:
+        for q in self._queues:
+            q.shut_down()
+        for w in self._watchers:
+            w.close()
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        self._watchers.clear()
