@@ -28,7 +28,9 @@ def test_api_v1(http, url):
 
 
 def test_apis_and_version(http, url):
-    assert http.get(f"{url}/apis").json() == {"kind": "APIGroupList", "apiVersion": "v1", "groups": []}
+    authz = {"groupVersion": "authorization.k8s.io/v1", "version": "v1"}
+    assert http.get(f"{url}/apis").json() == {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+        {"name": "authorization.k8s.io", "versions": [authz], "preferredVersion": authz}]}
     v = http.get(f"{url}/version").json()
     assert v["major"] == "1" and v["minor"] == "33" and v["gitVersion"] == "v1.33.0-nsconform"
     assert {"gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"} <= set(v)

@@ -228,7 +228,10 @@ def test_api_resources(kube: Kube) -> None:
     assert by_name["configmaps"] == ["configmaps", "cm", "v1", "true", "ConfigMap"]
     assert by_name["secrets"] == ["secrets", "v1", "true", "Secret"]  # no short name: the cell is blank
     assert by_name["serviceaccounts"] == ["serviceaccounts", "sa", "v1", "true", "ServiceAccount"]
-    assert [r[0] for r in rows] == sorted(by_name)
+    assert by_name["selfsubjectaccessreviews"] == ["selfsubjectaccessreviews", "authorization.k8s.io/v1", "false",
+                                                   "SelfSubjectAccessReview"]
+    order = [(r[-3].rpartition("/")[0], r[0]) for r in rows]  # kubectl sorts by group; the server, by name
+    assert order == sorted(order) and order[0][0] == ""
 
 
 def test_explain_namespace_reads_openapi_v3(kube: Kube) -> None:
@@ -281,14 +284,70 @@ FIELDS:
 
 
 def test_auth_can_i(kube: Kube) -> None:
+    """AlwaysAllow (no `--authorization rbac`): every SelfSubjectAccessReview is allowed, reason empty."""
     groups = [g["name"] for g in kube.get("/apis").json()["groups"]]
-    if "authorization.k8s.io" not in groups:
-        stderr = kube.fails("auth", "can-i", "create", "configmaps", "-n", "default")
-        assert stderr == ("Error from server (NotFound): the server could not find the requested resource "
-                          "(post selfsubjectaccessreviews.authorization.k8s.io)\n")
-        pytest.skip("kubectl auth can-i needs SelfSubjectAccessReview (authorization.k8s.io/v1), "
-                    "which the reference server does not serve")
+    assert "authorization.k8s.io" in groups
     assert kube.ok("auth", "can-i", "create", "configmaps", "-n", "default") == "yes\n"
+    assert kube.ok("auth", "can-i", "get", "/healthz") == "yes\n"
+
+
+@pytest.fixture(scope="module")
+def rbac_kube(served: Kube, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    """A second server with `--authorization rbac` (TLS, generated admin token: system:masters) for `--as`."""
+    if served.binary is None:
+        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
+    server = start_embedded(tls=True, authorization="rbac")
+    tmp = tmp_path_factory.mktemp("real-clients-rbac")
+    kubeconfig = tmp / "kubeconfig"
+    server.write_kubeconfig(str(kubeconfig))
+    home = tmp / "home"
+    home.mkdir()
+    http = requests.Session()
+    http.trust_env = False
+    http.verify = server.ca_file
+    http.headers["Authorization"] = f"Bearer {server.token}"
+    try:
+        yield Kube(served.binary, server, kubeconfig, home, http)
+    finally:
+        http.close()
+        server.stop()
+
+
+def test_auth_can_i_with_rbac(rbac_kube: Kube) -> None:
+    """RBAC: the admin (system:masters) may; an impersonated user without bindings may not — kubectl prints
+    `no` on stdout (no reason: RBAC has no opinion and no resolution errors) and exits 1; once bound, `yes`."""
+    kube = rbac_kube
+    proc = kube.run("auth", "can-i", "delete", "namespaces")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        0, "yes\n", "Warning: resource 'namespaces' is not namespace scoped\n\n")  # kubectl's own check
+    assert kube.ok("auth", "can-i", "delete", "namespaces", "-A") == "yes\n"
+    proc = kube.run("auth", "can-i", "create", "configmaps", "-n", "default", "--as", "nobody")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "no\n", "")
+    proc = kube.run("auth", "can-i", "get", "/metrics", "--as", "nobody")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "no\n", "")
+    # the bootstrap roles still apply to the impersonated user (system:authenticated is added)
+    assert kube.ok("auth", "can-i", "get", "/version", "--as", "nobody") == "yes\n"
+    assert kube.ok("auth", "can-i", "create", "selfsubjectaccessreviews.authorization.k8s.io",
+                   "-A", "--as", "nobody") == "yes\n"
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+               "metadata": {"name": "nobody-edit", "namespace": "default"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "nobody"}]}
+    r = kube.http.post(f"{kube.server.url}/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+                       json=binding, timeout=10)
+    assert r.status_code == 201, r.text
+    assert kube.ok("auth", "can-i", "create", "configmaps", "-n", "default", "--as", "nobody") == "yes\n"
+    proc = kube.run("auth", "can-i", "create", "configmaps", "-n", "kube-system", "--as", "nobody")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "no\n", "")
+    # a binding to a missing role: RBAC's resolution error becomes the reason kubectl prints
+    binding["metadata"]["name"], binding["roleRef"]["name"] = "dangling", "no-such-role"
+    binding["metadata"]["namespace"] = "kube-system"
+    r = kube.http.post(f"{kube.server.url}/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings",
+                       json=binding, timeout=10)
+    assert r.status_code == 201, r.text
+    proc = kube.run("auth", "can-i", "create", "configmaps", "-n", "kube-system", "--as", "nobody")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1, 'no - RBAC: clusterrole.rbac.authorization.k8s.io "no-such-role" not found\n', "")
 
 
 # ---- namespaces and content ----------------------------------------------------------------------------------

@@ -9,9 +9,11 @@ from aiohttp import web
 
 from .. import apierrors as E
 from .context import ServerContext
-from .discovery import VERSION_INFO, api_group_list, api_resource_list, api_versions, openapi_response
+from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
+from .groups import api_group_list
 from .handlers import Handlers
 from .respond import error_response, object_response, plain_not_found
+from .reviews import handle_review
 
 log = logging.getLogger("nsconform.reference_server.http")
 CTX_KEY = web.AppKey("ctx", ServerContext)
@@ -47,16 +49,15 @@ def build_app(ctx: ServerContext) -> web.Application:
                      for m in ctx.router.finalize_methods()]
             return object_response(api_resource_list(ctx.registry, verbs))
         if t == "apis":
-            if ctx.registry.group_stores():
-                from .groups import api_group_list as named_group_list
-                return object_response(named_group_list(ctx.registry))
-            return object_response(api_group_list())
+            return object_response(api_group_list(ctx.registry))
         if t in ("group", "group-version"):
             from .groups import api_group_document, api_resource_list as group_resource_list
             return object_response(api_group_document(ctx.registry, route.group) if t == "group"
                                    else group_resource_list(ctx.registry, route.group))
         if t == "openapi":
             return openapi_response(ctx.registry, route.name)
+        if t == "review":
+            return await handle_review(ctx, request, route)
         return await handlers.handle(request, route)
 
     app.router.add_route("*", "/{tail:.*}", dispatch)

@@ -14,12 +14,15 @@ from typing import Any
 
 from aiohttp import web
 
-from ..auth import RBACAuthorizer, TokenAuthenticator, impersonate, request_attributes
+from ..auth import RBACAuthorizer, TokenAuthenticator, UserInfo, impersonate, request_attributes
 from ..auth.kinds import GROUP
 from ..auth.rbac import RequestInfoError
 from ..deviations import NONE, Deviations
 from ..registry import Registry
 
+# request key: the `auth.UserInfo` after authentication and impersonation (a typed key where aiohttp has them)
+REQUESTER: Any = (web.RequestKey("requester", UserInfo) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
+                  else "nsconform.requester")
 _PLURALS = {"Role": "roles", "RoleBinding": "rolebindings", "ClusterRole": "clusterroles",
             "ClusterRoleBinding": "clusterrolebindings"}
 
@@ -75,6 +78,7 @@ def authz_middleware(ctx: Any):
     async def authz(request: web.Request, handler):
         user = authenticator.authenticate(request.headers)
         user = impersonate(user, request.headers, authorizer)
+        request[REQUESTER] = user  # upstream's request context user: what SelfSubjectAccessReview asks about
         try:
             attrs = request_attributes(request.method, request.path, request.query, user, design_list=design)
         except RequestInfoError as exc:  # upstream's WithRequestInfo answers a plain-text 500
@@ -103,4 +107,4 @@ def rbac_setup(registry: Registry, deviations: Deviations, token: str | None,
     return authenticator, RBACAuthorizer(RegistryRbacSource(registry, deviations))
 
 
-__all__ = ["RegistryRbacSource", "authz_middleware", "rbac_setup", "seed_bootstrap_policy"]
+__all__ = ["REQUESTER", "RegistryRbacSource", "authz_middleware", "rbac_setup", "seed_bootstrap_policy"]

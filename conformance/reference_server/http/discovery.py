@@ -45,10 +45,6 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
     return {"kind": "APIResourceList", "groupVersion": "v1", "resources": resources}
 
 
-def api_group_list() -> dict[str, Any]:
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": []}
-
-
 def openapi_response(registry: Registry, path: str) -> web.StreamResponse:
     """Serve OpenAPI through `wire.openapi` when present; otherwise a plain 404 (route not installed)."""
     kinds = hooks.wire_kinds(registry.resources())

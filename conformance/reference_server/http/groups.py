@@ -1,7 +1,8 @@
 """Named API groups (`/apis/<group>/<version>/...`): routing, discovery documents and body decoding.
 
-Only groups whose stores are registered (`Registry.add_group_store`) are served — today the RBAC kinds
-when the server runs with `--authorization rbac`; without any, `/apis` stays an empty `APIGroupList`.
+Served: `authorization.k8s.io/v1` always (its create-only, unstored access reviews, as kube-apiserver
+always installs them), plus every group whose stores are registered (`Registry.add_group_store`) — today
+the RBAC kinds when the server runs with `--authorization rbac`.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 from typing import Any
 
 from .. import apierrors as E
+from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..registry import GenericStore, Registry
 from .decode import decode_body
 from .router import Route
@@ -21,7 +23,9 @@ ITEM = ("GET", "PUT", "PATCH", "DELETE")
 
 def _groups(registry: Registry) -> dict[str, str]:
     """group → version of every served named group."""
-    return {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
+    groups = {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
+    groups[AUTHZ_GROUP] = AUTHZ_VERSION
+    return groups
 
 
 def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
@@ -39,7 +43,19 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
         return Route("plain-404"), ()
     if len(segs) == 2:
         return Route("group-version", group=group), ("GET",)
+    if group == AUTHZ_GROUP:
+        return _match_review(segs[2:])
     return _match_resource(registry, group, segs[2:])
+
+
+def _match_review(segs: list[str]) -> tuple[Route, tuple[str, ...]]:
+    """Access reviews: only `POST` on the collection path is installed (any other verb there: 405; any other
+    path, `watch/` included: 404)."""
+    if len(segs) == 3 and segs[0] == "namespaces" and segs[2] in REVIEWS and REVIEWS[segs[2]].namespaced:
+        return Route("review", segs[2], namespace=segs[1], group=AUTHZ_GROUP), ("POST",)
+    if len(segs) == 1 and segs[0] in REVIEWS and not REVIEWS[segs[0]].namespaced:
+        return Route("review", segs[0], group=AUTHZ_GROUP), ("POST",)
+    raise E.route_not_found()
 
 
 def _match_resource(registry: Registry, group: str, segs: list[str],
@@ -103,7 +119,10 @@ def _hash(group_version: str, kind: str) -> str:
 def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
     """`/apis/<group>/<version>`: the group's resources, sorted by name, verbs sorted."""
     gv = f"{group}/{_groups(registry)[group]}"
-    resources = []
+    resources: list[dict[str, Any]] = []
+    if group == AUTHZ_GROUP:  # not storage-backed: no storageVersionHash, as upstream
+        resources = [{"name": k.plural, "singularName": k.singular, "namespaced": k.namespaced, "kind": k.kind,
+                      "verbs": ["create"]} for k in REVIEW_KINDS]
     for s in registry.group_stores(group):
         info = s.info
         entry: dict[str, Any] = {"name": info.plural, "singularName": info.singular,
@@ -119,8 +138,11 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
 def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore) -> dict[str, Any]:
     """Decode a JSON/YAML body for a named-group resource: `apiVersion` must be `<group>/<version>`
     (or absent); the core decoder does the rest with the version swapped to `v1` for its checks."""
-    api_version = store.api_version  # type: ignore[attr-defined]
-    kind = store.info.kind
+    return decode_named_body(content_type, raw, store.api_version, store.info.kind)  # type: ignore[attr-defined]
+
+
+def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str) -> dict[str, Any]:
+    """`decode_group_body` for a kind given by name (the access reviews have no store)."""
     try:
         probe = json.loads(raw.decode("utf-8")) if raw.strip() else None
     except (ValueError, UnicodeDecodeError):

@@ -23,7 +23,7 @@ class Route:
     """What a request addresses; `target` names the handler family."""
 
     target: str            # ns-collection | ns-item | ns-status | ns-finalize | collection | item | cluster |
-    #                        api | api-v1 | apis | version | health | openapi | plain-404
+    #                        api | api-v1 | apis | version | health | openapi | review | plain-404
     resource: str = ""     # content plural (or "namespaces")
     namespace: str = ""
     name: str = ""
@@ -73,8 +73,8 @@ class Router:
             return Route("apis"), get
         if path == "/openapi/v2" or path.startswith("/openapi/v3"):
             return Route("openapi", name=path), get
-        if path.startswith("/apis/") and self.registry.group_stores():
-            from .groups import match_group  # served only when a named group is registered (RBAC on)
+        if path.startswith("/apis/"):
+            from .groups import match_group
             return match_group(self.registry, path)
         if not path.startswith("/api/v1"):
             return Route("plain-404"), ()
