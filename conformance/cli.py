@@ -27,6 +27,18 @@ _SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
 SUITE_ARGS = ["--pyargs", "conformance.suites", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
 
 
+# Test ids (`conformance/suites/test_x.py::t`) must not depend on the directory `run` starts in: reports,
+# JUnit and Allure history compare them across runs, and --rerun-failed reads them back.
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _suite_args(selection: Sequence[str] | None = None) -> list[str]:
+    """SUITE_ARGS, with `selection` (`--pyargs` module[::test] names) in place of the whole package."""
+    if selection is None:
+        return list(SUITE_ARGS)
+    return [a for a in SUITE_ARGS if a != "conformance.suites"] + list(selection)
+
+
 def _err(msg: str) -> None:
     print(f"nsconform: {' '.join(str(msg).split())}", file=sys.stderr)
 
@@ -54,13 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the conformance suites against a target",
                          description="Run the suites. Arguments after `--` go to pytest unchanged.")
     _add_target_options(run)
-    run.add_argument("--profile", choices=("kubernetes", "design"), default="kubernetes")
+    run.add_argument("--profile", choices=("kubernetes", "design"), default=None,
+                     help="default kubernetes; with --rerun-failed, the earlier run's")
     run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X")
     run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never")
     run.add_argument("--include-disruptive", action="store_true")
     run.add_argument("-n", "--jobs", type=positive_int, default=None, metavar="N", help="parallel workers (pytest-xdist)")
     run.add_argument("--reports", default="reports", metavar="DIR", help="reports directory (default: reports)")
     run.add_argument("--run-id", default=None, metavar="ID")
+    run.add_argument("--rerun-failed", nargs="?", const="", default=None, metavar="RUN",
+                     help="run only the tests that failed in RUN (a run directory or its conformance.json; "
+                          "default: the latest run under --reports); give the same target options")
     run.add_argument("--deviate", action="append", default=[], metavar="NAME",
                      help="embedded server only: enable a deliberate deviation (repeatable)")
     run.add_argument("--authorization", choices=("always-allow", "rbac"), default=None,
@@ -182,6 +198,17 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     if ns.token and not ns.server:
         _err("--token needs --server")
         return EXIT_USAGE
+    selection = None
+    if ns.rerun_failed is not None:
+        try:
+            selection, earlier_profile = _failed_selection(ns.rerun_failed or ns.reports)
+        except (FileNotFoundError, ValueError, OSError) as exc:
+            _err(f"--rerun-failed: {exc}")
+            return EXIT_USAGE
+        if not selection:
+            return EXIT_OK
+        ns.profile = ns.profile or earlier_profile
+    ns.profile = ns.profile or "kubernetes"
     if _has_target(ns):
         if ns.deviate:
             _err("--deviate only applies to the embedded reference server")
@@ -206,7 +233,7 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     run_id = ns.run_id or new_run_id()
     reports = Path(ns.reports)
     run_dir = reports / run_id
-    args = [*SUITE_ARGS, "-p", "no:cacheprovider",
+    args = [*_suite_args(selection), "-p", "no:cacheprovider", "--rootdir", str(PACKAGE_ROOT),
             f"--junitxml={run_dir / 'junit.xml'}", f"--alluredir={run_dir / 'allure-results'}",
             "--nsconform-reports", str(reports), "--run-id", run_id, "--profile", ns.profile,
             "--keep-namespaces", ns.keep_namespaces, "--timeout-scale", repr(ns.timeout_scale)]
@@ -228,6 +255,23 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     if code == int(pytest.ExitCode.TESTS_FAILED):
         return EXIT_FAILED
     return EXIT_USAGE
+
+
+def _failed_selection(source: str) -> tuple[list[str], str | None]:
+    """(`--pyargs` selectors of the tests that failed in the run at `source`, that run's profile)."""
+    from .report.rerun import failed_nodeids, suite_selector
+    from .report.writer import load_run, resolve_run_dir
+
+    run = load_run(source)
+    where = resolve_run_dir(source)
+    failed = failed_nodeids(run)
+    target = (run.get("target") or {}).get("url") or "?"
+    if not failed:
+        print(f"nsconform: run {run.get('run_id')} ({where}) had no failed test: nothing to rerun")
+    else:
+        print(f"nsconform: rerunning the {len(failed)} failed test(s) of run {run.get('run_id')} "
+              f"(was against {target}, profile {run.get('profile')})")
+    return [suite_selector(n) for n in failed], run.get("profile")
 
 
 # --------------------------------------------------------------------------------------------- cleanup

@@ -145,7 +145,8 @@ class ReportPlugin:
         """Every collected suite test was selected: only then can endpoint coverage be judged."""
         opt = self.config.option
         return not (self._deselected or getattr(opt, "keyword", "") or getattr(opt, "markexpr", "")
-                    or getattr(opt, "lf", False) or getattr(opt, "deselect", None))
+                    or getattr(opt, "lf", False) or getattr(opt, "deselect", None)
+                    or any("::" in str(a) for a in self.config.args))  # single tests named (--rerun-failed)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         state = self._tests.setdefault(report.nodeid, _TestState(report.nodeid))
