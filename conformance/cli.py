@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X")
     run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never")
     run.add_argument("--include-disruptive", action="store_true")
+    run.add_argument("--no-preflight", action="store_true",
+                     help="skip asking the cluster (SelfSubjectAccessReview) whether the credentials may do what "
+                          "the suites do")
     run.add_argument("-n", "--jobs", type=positive_int, default=None, metavar="N", help="parallel workers (pytest-xdist)")
     run.add_argument("--reports", default="reports", metavar="DIR", help="reports directory (default: reports)")
     run.add_argument("--run-id", default=None, metavar="ID")
@@ -182,13 +185,13 @@ def _has_target(ns: argparse.Namespace) -> bool:
     return bool(ns.kubeconfig or ns.context or ns.server or ns.in_cluster)
 
 
-def _validate_target(ns: argparse.Namespace, profile: str) -> Any:
+def _validate_target(ns: argparse.Namespace, profile: str, preflight: bool = False) -> Any:
     """Resolve and probe once; returns the probed Target (caller closes it). Raises TargetError."""
     from .target import resolve_target
 
     return resolve_target(kubeconfig=ns.kubeconfig, context=ns.context, server=ns.server, token=ns.token,
                           insecure=ns.insecure_skip_tls_verify, in_cluster=ns.in_cluster, profile=profile,
-                          embedded=False)
+                          embedded=False, preflight=preflight)
 
 
 def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
@@ -217,7 +220,7 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
             _err("--authorization only applies to the embedded reference server")
             return EXIT_USAGE
         try:
-            t = _validate_target(ns, ns.profile)
+            t = _validate_target(ns, ns.profile, preflight=not ns.no_preflight)
         except TargetError as exc:
             _err(str(exc))
             return EXIT_USAGE
@@ -236,7 +239,8 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     args = [*_suite_args(selection), "-p", "no:cacheprovider", "--rootdir", str(PACKAGE_ROOT),
             f"--junitxml={run_dir / 'junit.xml'}", f"--alluredir={run_dir / 'allure-results'}",
             "--nsconform-reports", str(reports), "--run-id", run_id, "--profile", ns.profile,
-            "--keep-namespaces", ns.keep_namespaces, "--timeout-scale", repr(ns.timeout_scale)]
+            "--keep-namespaces", ns.keep_namespaces, "--timeout-scale", repr(ns.timeout_scale),
+            "--no-preflight"]  # the target was checked above, or is the embedded server
     args += _target_args(ns)
     if ns.include_disruptive:
         args.append("--include-disruptive")

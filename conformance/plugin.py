@@ -74,6 +74,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="multiply every wait timeout by X (slow clusters)")
     g.addoption("--include-disruptive", dest="include_disruptive", action="store_true", default=False,
                 help="run `disruptive` tests against a kubeconfig/server target")
+    g.addoption("--no-preflight", dest="no_preflight", action="store_true", default=False,
+                help="do not ask the cluster (SelfSubjectAccessReview) whether the credentials may do what the "
+                     "suites do before running them")
     g.addoption("--run-id", dest="run_id", default=None, metavar="ID",
                 help="run id used in namespace labels and report paths (default: generated)")
     g.addoption("--nsconform-deviate", dest="nsconform_deviate", action="append", default=[], metavar="NAME",
@@ -189,6 +192,7 @@ def ensure_target(config: pytest.Config) -> Target:
             return state.target
         try:
             t = resolve_target(**target_options(config), profile=config.getoption("profile"),
+                               preflight=not config.getoption("no_preflight"),
                                deviations=config.getoption("nsconform_deviate") or (),
                                authorization=config.getoption("nsconform_authorization") or "always-allow")
         except TargetError as exc:

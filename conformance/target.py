@@ -146,8 +146,10 @@ def start_embedded_target(profile: str, deviations: Iterable[str] = (),
 def resolve_target(*, kubeconfig: str | None = None, context: str | None = None, server: str | None = None,
                    token: str | None = None, insecure: bool = False, in_cluster: bool = False,
                    profile: str = "kubernetes", deviations: Iterable[str] = (), embedded: bool = True,
-                   authorization: str = "always-allow") -> Target:
-    """Resolve and probe the target the options name; with none, start the embedded server."""
+                   authorization: str = "always-allow", preflight: bool = True) -> Target:
+    """Resolve and probe the target the options name; with none, start the embedded server.
+
+    `preflight`: refuse a cluster whose access reviews say the credentials lack what the suites need."""
     _check_profile(profile)
     conn = resolve(kubeconfig=kubeconfig, context=context, server=server, token=token, insecure=insecure,
                    in_cluster=in_cluster)
@@ -160,6 +162,13 @@ def resolve_target(*, kubeconfig: str | None = None, context: str | None = None,
         conn.close()
         raise TargetError("--nsconform-deviate only applies to the embedded reference server")
     version, discovery = probe(conn)
+    if preflight:
+        from .preflight import check
+
+        problem = check(conn, profile)
+        if problem:
+            conn.close()
+            raise TargetError(problem)
     kind = "kubeconfig" if conn.kind == "kubeconfig" else "server"
     return Target(url=conn.base_url, kind=kind, profile=profile, context=conn.context, version=version,
                   discovery=discovery, connection=conn)
