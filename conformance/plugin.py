@@ -28,7 +28,7 @@ from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve
 from .interrupts import InterruptWatch, drop_lineless_frames
 from .wait import set_timeout_scale
 
-__all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "ensure_target", "test_failed",
+__all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "NAMESPACE_STATE_KEY", "ensure_target", "test_failed",
            "SUITES_DIR", "target_options"]
 
 SUITES_DIR = Path(__file__).parent / "suites"
@@ -39,6 +39,8 @@ CLAUSES_KEY: pytest.StashKey[tuple[str, ...]] = pytest.StashKey()
 """`item.stash[CLAUSES_KEY]`: the clause ids of a test's `clause` markers."""
 PHASE_REPORTS_KEY: pytest.StashKey[dict[str, pytest.TestReport]] = pytest.StashKey()
 """`item.stash[PHASE_REPORTS_KEY]`: {"setup"|"call"|"teardown": TestReport} as far as the test got."""
+NAMESPACE_STATE_KEY: pytest.StashKey[str] = pytest.StashKey()
+"""`item.stash[NAMESPACE_STATE_KEY]`: what a failed test's namespaces held at teardown (fixtures.dump)."""
 _STATE_KEY: pytest.StashKey["_State"] = pytest.StashKey()
 
 _TARGET_OPTS = ("kubeconfig", "context", "server", "token", "in_cluster")
@@ -448,4 +450,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                          "exchanges": [e.to_dict() for e in exchanges]}
     if rep.when == "teardown":
         RECORDER.start_test(None)
+        namespace_state = item.stash.get(NAMESPACE_STATE_KEY, "")
+        if namespace_state:
+            data = getattr(rep, "nsconform", None) or {"clauses": list(item.stash.get(CLAUSES_KEY, ())),
+                                                        "exchanges": []}
+            data["namespace_state"] = namespace_state
+            rep.nsconform = data  # type: ignore[attr-defined]
     return rep

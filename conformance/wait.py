@@ -66,6 +66,8 @@ def describe_object(obj: Any) -> str:
         bits.append(f"deletionTimestamp={meta['deletionTimestamp']}")
     if "finalizers" in spec:
         bits.append(f"spec.finalizers={spec.get('finalizers')}")
+    elif obj.get("kind") == "Namespace":
+        bits.append("no spec.finalizers")  # what the default-finalizer clause is about
     if meta.get("finalizers"):
         bits.append(f"metadata.finalizers={meta['finalizers']}")
     conds = status.get("conditions") or []

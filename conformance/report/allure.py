@@ -147,11 +147,18 @@ class AllureEnricher:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Steps from Contract 2 data, only in the process that ran the test (xdist marks forwarded reports)."""
-        if report.when != "call" or hasattr(report, "node") or not allure_active(self.config):
+        if report.when not in ("call", "teardown") or hasattr(report, "node") or not allure_active(self.config):
             return
         data = getattr(report, "nsconform", None)
-        if isinstance(data, dict) and data.get("exchanges"):
+        if not isinstance(data, dict):
+            return
+        if report.when == "call" and data.get("exchanges"):
             attach_exchanges(data["exchanges"], self.secrets)
+        if report.when == "teardown" and data.get("namespace_state"):
+            import allure
+
+            allure.attach(scrub_text(data["namespace_state"], self.secrets), name="its namespaces when it failed",
+                          attachment_type=allure.attachment_type.TEXT)
 
 
 _TEXT_SUFFIXES = {".json", ".txt", ".properties", ".xml", ".yaml", ".html", ".csv", ".log"}

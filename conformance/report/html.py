@@ -153,6 +153,9 @@ def _failed_test(t: dict[str, Any], shown_under: str | None = None) -> str:
            f'<span class="badge cat-{_e(t.get("category") or "harness")}">{_e(t.get("category") or "harness")}</span>'
            f' <span class="muted">{_e(t.get("phase", "call"))} &middot; {float(t.get("duration_s") or 0):.2f} s</span>'
            f'<pre class="msg">{_e(t.get("message") or "(no message)")}</pre>']
+    if t.get("namespace_state"):
+        out.append(f'<details><summary>Its namespaces when it failed</summary>'
+                   f'<pre>{_e(t["namespace_state"])}</pre></details>')
     if shown_under:
         out.append(f'<p class="muted">Requests and curl: see <a href="#{_e(shown_under)}">{_e(shown_under)}</a>.</p>'
                    "</div>")

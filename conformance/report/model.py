@@ -35,6 +35,8 @@ def _test_entry(test: dict[str, Any], secrets: tuple[str, ...]) -> dict[str, Any
              "message": test.get("message") or "", "category": test.get("category") if failed else None,
              "phase": test.get("phase", "call"),
              "exchanges": [mask_exchange(e, secrets) for e in test.get("exchanges") or []] if failed else []}
+    if failed and test.get("namespace_state"):
+        entry["namespace_state"] = test["namespace_state"]
     return entry
 
 

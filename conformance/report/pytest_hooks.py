@@ -49,11 +49,15 @@ class _TestState:
     category: str | None = None
     clauses: list[str] = field(default_factory=list)
     exchanges: list[dict[str, Any]] = field(default_factory=list)
+    namespace_state: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"nodeid": self.nodeid, "outcome": self.outcome, "phase": self.phase, "duration_s": self.duration_s,
-                "message": self.message, "category": self.category, "clauses": self.clauses,
-                "exchanges": self.exchanges}
+        out = {"nodeid": self.nodeid, "outcome": self.outcome, "phase": self.phase, "duration_s": self.duration_s,
+               "message": self.message, "category": self.category, "clauses": self.clauses,
+               "exchanges": self.exchanges}
+        if self.namespace_state:
+            out["namespace_state"] = self.namespace_state
+        return out
 
 
 def _opt(config: pytest.Config, name: str) -> Any:
@@ -157,6 +161,8 @@ class ReportPlugin:
             clause_ids.extend(str(c) for c in data.get("clauses") or [])
             exchanges = [e for e in data.get("exchanges") or [] if isinstance(e, dict)]
             state.exchanges.extend(exchanges)
+            if isinstance(data.get("namespace_state"), str):
+                state.namespace_state = data["namespace_state"]
         else:
             exchanges = []
         for prop in getattr(report, "user_properties", None) or []:

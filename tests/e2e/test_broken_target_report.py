@@ -42,6 +42,11 @@ def test_run_exits_1_and_json_names_the_violation(broken):
     failed = [t for t in clause["tests"] if t["outcome"] == "failed"]
     assert failed and all(t["category"] == "violation" for t in failed)
     assert "spec.finalizers" in failed[0]["message"] and failed[0]["exchanges"]
+    # what its namespaces held when it failed: the namespace without the default finalizer
+    with_state = [t for t in failed if t.get("namespace_state")]
+    assert with_state and "phase=Active, no spec.finalizers" in with_state[0]["namespace_state"]
+    assert with_state[0]["namespace_state"].startswith("namespace nsc-")
+    assert all("namespace_state" not in t for c in doc["clauses"] for t in c["tests"] if t["outcome"] != "failed")
     passed = [c["id"] for c in doc["clauses"] if c["status"] == "passed"]
     assert passed, "the finalizer suite has clauses this deviation does not break"
 
@@ -59,6 +64,7 @@ def test_html_shows_the_failing_clause_first_with_evidence(broken):
     assert "expected spec.finalizers ['kubernetes'] in the 201 response, got []" in text  # the failed assertion
     assert "POST " in text and "/api/v1/namespaces" in text and "201" in text  # the request and the response
     assert '"spec": {}' in text  # the response body that shows it
+    assert "Its namespaces when it failed" in text and "no spec.finalizers" in text
     curl = re.findall(r"<pre>(curl [^<]*)</pre>", section)
     assert curl, "no curl line"
     line = html.unescape(curl[0])
@@ -104,3 +110,15 @@ def test_failures_are_announced_while_the_run_moves(broken):
     assert lines and "(violation)" in lines[0], res.stdout[-3000:]
     summary_at = res.stdout.find("short test summary")
     assert summary_at == -1 or res.stdout.find(lines[0]) < summary_at
+
+
+def test_allure_attaches_the_namespaces_of_a_failed_test(broken):
+    _, run_dir = broken
+    results = [json.loads(p.read_text()) for p in (run_dir / "allure-results").glob("*-result.json")]
+    failed = [r for r in results if r.get("status") == "failed"]
+    assert failed
+    attached = [a for r in failed for a in r.get("attachments") or [] if a["name"] == "its namespaces when it failed"]
+    assert attached and all(a["type"] == "text/plain" for a in attached)
+    texts = [(run_dir / "allure-results" / a["source"]).read_text() for a in attached]
+    assert all(t.startswith("namespace nsc-") and "phase=Active" in t for t in texts)
+    assert any("no spec.finalizers" in t for t in texts)
