@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X")
     run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never")
     run.add_argument("--include-disruptive", action="store_true")
+    run.add_argument("--messages", choices=("exact", "warn"), default="exact",
+                     help="exact (default): a Status message worded otherwise than kube-apiserver's fails; "
+                          "warn: only a warning, for implementations that word errors their own way")
     run.add_argument("--no-preflight", action="store_true",
                      help="skip asking the cluster (SelfSubjectAccessReview) whether the credentials may do what "
                           "the suites do")
@@ -240,6 +243,7 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
             f"--junitxml={run_dir / 'junit.xml'}", f"--alluredir={run_dir / 'allure-results'}",
             "--nsconform-reports", str(reports), "--run-id", run_id, "--profile", ns.profile,
             "--keep-namespaces", ns.keep_namespaces, "--timeout-scale", repr(ns.timeout_scale),
+            "--messages", ns.messages,
             "--no-preflight"]  # the target was checked above, or is the embedded server
     args += _target_args(ns)
     if ns.include_disruptive:

@@ -21,6 +21,7 @@ import pytest
 
 from . import clauses as _clauses
 from .argtypes import positive_float
+from .assertions import set_message_mode
 from .client import TargetError
 from .client.exchange import RECORDER
 from .fixtures.pytest_fixtures import api, content, namespaces, paths, profile, run_id, target, waiter  # noqa: F401
@@ -76,6 +77,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="multiply every wait timeout by X (slow clusters)")
     g.addoption("--include-disruptive", dest="include_disruptive", action="store_true", default=False,
                 help="run `disruptive` tests against a kubeconfig/server target")
+    g.addoption("--messages", dest="nsconform_messages", default="exact", choices=("exact", "warn"),
+                help="exact (default): a Status message worded otherwise than kube-apiserver's fails the test; "
+                     "warn: it is only a warning (codes, reasons and fields are still checked)")
     g.addoption("--no-preflight", dest="no_preflight", action="store_true", default=False,
                 help="do not ask the cluster (SelfSubjectAccessReview) whether the credentials may do what the "
                      "suites do before running them")
@@ -228,6 +232,7 @@ def pytest_configure(config: pytest.Config) -> None:
     state = _State()
     config.stash[_STATE_KEY] = state
     set_timeout_scale(float(config.getoption("timeout_scale") or 1.0))
+    set_message_mode(config.getoption("nsconform_messages") or "exact")
     workerinput = getattr(config, "workerinput", None)
     state.is_worker = workerinput is not None
     if workerinput is not None:
@@ -321,6 +326,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     d = t.describe()
     where = d["url"] + (f" (context {d['context']})" if d.get("context") else "")
     extra = f", deviations: {', '.join(t.deviations)}" if t.deviations else ""
+    if config.getoption("nsconform_messages") == "warn":
+        extra += ", Status messages: warn only"
     return [f"nsconform: target {where} [{t.kind}], version {t.git_version}, profile {t.profile}{extra}",
             f"nsconform: run id {config.stash[RUN_ID_KEY]}"]
 

@@ -198,3 +198,29 @@ def test_object_helpers():
     assert A.labels(ns) == {"k": "v"}
     assert A.condition(ns, "A") == {"type": "A", "status": "True"}
     assert A.condition(ns, "B") is None
+
+
+@pytest.fixture
+def messages_warn():
+    A.set_message_mode("warn")
+    try:
+        yield
+    finally:
+        A.set_message_mode("exact")
+
+
+def test_a_different_message_fails_by_default():
+    with pytest.raises(AssertionError, match="message: expected 'namespaces \"y\" not found'"):
+        A.expect_status(fake(404, NOT_FOUND), 404, reason="NotFound", message='namespaces "y" not found')
+
+
+def test_messages_warn_turns_only_the_message_into_a_warning(messages_warn):
+    with pytest.warns(A.MessageMismatch, match="message: expected 'namespaces \"y\" not found', got"):
+        A.expect_status(fake(404, NOT_FOUND), 404, reason="NotFound", message='namespaces "y" not found')
+    with pytest.raises(AssertionError, match="reason: expected 'Gone'"):  # everything else is still checked
+        A.expect_status(fake(404, NOT_FOUND), 404, reason="Gone", message='namespaces "x" not found')
+
+
+def test_unknown_message_mode_is_refused():
+    with pytest.raises(ValueError, match="exact, warn"):
+        A.set_message_mode("loose")

@@ -304,6 +304,7 @@ def _header(run: dict[str, Any]) -> str:
     meta = [("Target", f"{target.get('url', '?')} ({target.get('kind', '?')}"
                        f"{', context ' + str(target['context']) if target.get('context') else ''})"),
             ("Profile", run.get("profile") or target.get("profile")), ("Server version", version_text or "unknown"),
+            *([("Status messages", "not compared (--messages warn)")] if run.get("messages") == "warn" else []),
             ("Run", run.get("run_id")), ("Started", run.get("started")),
             ("Duration", f"{float(run.get('duration_s') or 0):.1f} s"),
             ("Harness", f"{run.get('harness', {}).get('name')} {run.get('harness', {}).get('version')}")]

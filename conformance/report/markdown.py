@@ -27,7 +27,8 @@ def render_markdown(run: dict[str, Any], *, max_failures: int = 50) -> str:
     lines = [f"# nsconform: {verdict}", "",
              f"Target `{target.get('url', '?')}` ({target.get('kind', '?')}), profile `{run.get('profile')}`, "
              f"server {version.get('gitVersion', 'unknown') if isinstance(version, dict) else version}, "
-             f"run `{run.get('run_id')}`, {float(run.get('duration_s') or 0):.1f} s.", "",
+             f"run `{run.get('run_id')}`, {float(run.get('duration_s') or 0):.1f} s."
+             + (" Status messages were not compared (`--messages warn`)." if run.get("messages") == "warn" else ""), "",
              "Clauses: " + ", ".join(f"**{sc.get(s, 0)} {s}**" if s == "failed" else f"{sc.get(s, 0)} {s}"
                                      for s in STATUSES)
              + f". Tests: {st.get('passed', 0)} passed, {st.get('failed', 0)} failed, {st.get('skipped', 0)} skipped.",

@@ -43,7 +43,7 @@ def _test_entry(test: dict[str, Any], secrets: tuple[str, ...]) -> dict[str, Any
 def build_run(*, catalogue: list[dict[str, Any]], tests: list[dict[str, Any]], target: dict[str, Any] | None,
               run_id: str, started: str, duration_s: float, exit_status: int, profile: str | None = None,
               coverage: list[dict[str, Any]] | None = None, unmatched: list[dict[str, Any]] | None = None,
-              secrets: Iterable[str] = ()) -> dict[str, Any]:
+              secrets: Iterable[str] = (), messages: str = "exact") -> dict[str, Any]:
     """The run document. Clauses not applicable to `profile` are left out unless a test claimed them."""
     secrets = tuple(s for s in secrets if s)
     by_clause: dict[str, list[dict[str, Any]]] = {}
@@ -81,7 +81,7 @@ def build_run(*, catalogue: list[dict[str, Any]], tests: list[dict[str, Any]], t
     run = {
         "harness": {"name": "nsconform", "version": __version__},
         "run_id": run_id, "started": started, "duration_s": round(float(duration_s), 3),
-        "target": dict(target or {}), "profile": profile, "exit_status": int(exit_status),
+        "target": dict(target or {}), "profile": profile, "messages": messages, "exit_status": int(exit_status),
         "summary": {
             "clauses": {s: clause_counts.get(s, 0) for s in STATUSES} | {"total": len(clauses)},
             "tests": {s: test_counts.get(s, 0) for s in ("passed", "failed", "skipped")} | {"total": len(tests)},

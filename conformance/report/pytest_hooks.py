@@ -232,7 +232,8 @@ class ReportPlugin:
         run = build_run(catalogue=catalogue, tests=tests, target=target, run_id=self.run_id,
                         started=self.started.isoformat(timespec="seconds"),
                         duration_s=time.monotonic() - self._t0, exit_status=exit_status, profile=profile,
-                        coverage=coverage, unmatched=unmatched, secrets=self._secrets)
+                        coverage=coverage, unmatched=unmatched, secrets=self._secrets,
+                        messages=_opt(self.config, "nsconform_messages") or "exact")
         evaluate_coverage_clauses(run, full_run=self.full_run)
         return run
 
