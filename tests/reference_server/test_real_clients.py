@@ -16,7 +16,7 @@ import secrets
 import subprocess
 import threading
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -232,6 +232,69 @@ def test_api_resources(kube: Kube) -> None:
                                                    "SelfSubjectAccessReview"]
     order = [(r[-3].rpartition("/")[0], r[0]) for r in rows]  # kubectl sorts by group; the server, by name
     assert order == sorted(order) and order[0][0] == ""
+
+
+API_RESOURCES = """\
+NAME                        SHORTNAMES   APIVERSION                NAMESPACED   KIND
+configmaps                  cm           v1                        true         ConfigMap
+events                      ev           v1                        true         Event
+limitranges                 limits       v1                        true         LimitRange
+namespaces                  ns           v1                        false        Namespace
+pods                        po           v1                        true         Pod
+resourcequotas              quota        v1                        true         ResourceQuota
+secrets                                  v1                        true         Secret
+serviceaccounts             sa           v1                        true         ServiceAccount
+services                    svc          v1                        true         Service
+localsubjectaccessreviews                authorization.k8s.io/v1   true         LocalSubjectAccessReview
+selfsubjectaccessreviews                 authorization.k8s.io/v1   false        SelfSubjectAccessReview
+subjectaccessreviews                     authorization.k8s.io/v1   false        SubjectAccessReview
+"""  # what kubectl printed before aggregated discovery, byte for byte
+REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
+
+
+def fresh_cache(kube: Kube, tmp_path: Path) -> Kube:
+    """The same server and kubectl with an empty HOME: no discovery cache from earlier tests."""
+    home = tmp_path / "home"
+    home.mkdir(parents=True)
+    return replace(kube, home=home)
+
+
+def test_kubectl_uses_aggregated_discovery(kube: Kube, tmp_path: Path) -> None:
+    """kubectl 1.33 discovers everything with two GETs (`/api`, `/apis`, both answered with an
+    APIGroupDiscoveryList) instead of one more per group version, and prints exactly what it printed before."""
+    k = fresh_cache(kube, tmp_path)
+    proc = k.run("api-resources", "-v=6")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == API_RESOURCES
+    assert REQUESTED.findall(proc.stderr) == ["/api", "/apis"]  # no /api/v1, no /apis/authorization.k8s.io/v1
+    # again, bypassing the discovery cache: client-go's HTTP cache revalidates with the ETag (If-None-Match),
+    # the server answers 304 and the stored APIGroupDiscoveryList is reused (X-From-Cache)
+    proc = k.run("api-resources", "-v=8", "--cached=false")
+    assert proc.returncode == 0 and proc.stdout == API_RESOURCES, proc.stderr
+    responses = [dict(h.split(": ", 1) for h in block.strip().split("\n\t"))
+                 for block in re.findall(r'"Response" status="200 OK" headers=<\n\t(.*?)\n >', proc.stderr, re.S)]
+    assert [(r["Content-Type"], r["Vary"], r.get("X-From-Cache")) for r in responses] == [
+        ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", "Accept", "1")] * 2
+    assert [r["Etag"] for r in responses] == [kube.http.get(kube.server.url + p, timeout=10, headers={
+        "Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}).headers["ETag"]
+        for p in ("/api", "/apis")]
+    proc = fresh_cache(kube, tmp_path / "ns").run("get", "ns", "-v=6")
+    assert proc.returncode == 0, proc.stderr
+    assert REQUESTED.findall(proc.stderr) == ["/api", "/apis", "/api/v1/namespaces"]
+    header, rows = table(proc.stdout)
+    assert header == ["NAME", "STATUS", "AGE"] and {"default", "kube-system"} <= {r[0] for r in rows}
+
+
+def test_kubectl_aggregated_discovery_with_rbac_group(rbac_kube: Kube, tmp_path: Path) -> None:
+    """With `--authorization rbac` the RBAC group comes in the same `/apis` document, after authorization.k8s.io
+    (upstream's group priority order)."""
+    proc = fresh_cache(rbac_kube, tmp_path).run("api-resources", "-v=6")
+    assert proc.returncode == 0, proc.stderr
+    assert REQUESTED.findall(proc.stderr) == ["/api", "/apis"]
+    _, rows = table(proc.stdout)
+    assert [r for r in rows if r[-3] != "rbac.authorization.k8s.io/v1"] == table(API_RESOURCES)[1]
+    assert [r[0] for r in rows if r[-3] == "rbac.authorization.k8s.io/v1"] == [
+        "clusterrolebindings", "clusterroles", "rolebindings", "roles"]
 
 
 def test_explain_namespace_reads_openapi_v3(kube: Kube) -> None:

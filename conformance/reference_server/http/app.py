@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hmac
 import logging
+from typing import Any
 
 from aiohttp import web
 
 from .. import apierrors as E
+from . import aggregated
 from .context import ServerContext
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
-from .groups import api_group_list
+from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .handlers import Handlers
 from .respond import error_response, object_response, plain_not_found
 from .reviews import handle_review
@@ -42,16 +44,17 @@ def build_app(ctx: ServerContext) -> web.Application:
             if ctx.deviations.active("version-numeric-fields"):
                 return object_response({**VERSION_INFO, "major": 1, "minor": 33})
             return object_response(VERSION_INFO)
-        if t == "api":
-            return object_response(api_versions(request.host))
+        if t in ("api", "apis"):  # upstream's WrappedHandler: aggregated (v2) or legacy by Accept
+            accept = request.headers.get("Accept")
+            media = aggregated.select(accept)
+            if media is not None:
+                return aggregated.response(lambda: _root_resource_lists(ctx, t), media,
+                                           request.headers.get("If-None-Match"))
+            legacy = api_versions(request.host) if t == "api" else api_group_list(ctx.registry)
+            return object_response(legacy, accept=accept)
         if t == "api-v1":
-            verbs = ["update" if m == "PUT" else "create" if m == "POST" else "patch"
-                     for m in ctx.router.finalize_methods()]
-            return object_response(api_resource_list(ctx.registry, verbs))
-        if t == "apis":
-            return object_response(api_group_list(ctx.registry))
+            return object_response(api_resource_list(ctx.registry, _finalize_verbs(ctx)))
         if t in ("group", "group-version"):
-            from .groups import api_group_document, api_resource_list as group_resource_list
             return object_response(api_group_document(ctx.registry, route.group) if t == "group"
                                    else group_resource_list(ctx.registry, route.group))
         if t == "openapi":
@@ -62,6 +65,19 @@ def build_app(ctx: ServerContext) -> web.Application:
 
     app.router.add_route("*", "/{tail:.*}", dispatch)
     return app
+
+
+def _finalize_verbs(ctx: ServerContext) -> list[str]:
+    """The discovery verbs of `namespaces/finalize`, from the methods its route accepts."""
+    return ["update" if m == "PUT" else "create" if m == "POST" else "patch" for m in ctx.router.finalize_methods()]
+
+
+def _root_resource_lists(ctx: ServerContext, target: str) -> list[dict[str, Any]]:
+    """The legacy APIResourceLists behind the aggregated `/api` (core v1) or `/apis` (each named group, in
+    `/apis` order): the very documents `/api/v1` and `/apis/<group>/<version>` serve."""
+    if target == "api":
+        return [api_resource_list(ctx.registry, _finalize_verbs(ctx))]
+    return [group_resource_list(ctx.registry, group) for group, _ in served_groups(ctx.registry)]
 
 
 def _check_token(ctx: ServerContext, request: web.Request) -> None:

@@ -21,11 +21,22 @@ COLLECTION = ("GET", "POST", "DELETE")
 ITEM = ("GET", "PUT", "PATCH", "DELETE")
 
 
+# kube-aggregator's built-in APIService priorities (`apiVersionPriorities`, GroupPriorityMinimum): `/apis`,
+# legacy and aggregated alike, lists groups by descending priority, then by name.
+_PRIORITY = {AUTHZ_GROUP: 17600, "rbac.authorization.k8s.io": 17000}
+
+
 def _groups(registry: Registry) -> dict[str, str]:
     """group → version of every served named group."""
     groups = {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
     groups[AUTHZ_GROUP] = AUTHZ_VERSION
     return groups
+
+
+def served_groups(registry: Registry) -> list[tuple[str, str]]:
+    """(group, version) of every served named group, in upstream's `/apis` order (shared by the legacy
+    APIGroupList and the aggregated APIGroupDiscoveryList, so the two never disagree)."""
+    return sorted(_groups(registry).items(), key=lambda gv: (-_PRIORITY.get(gv[0], 0), gv[0]))
 
 
 def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
@@ -102,9 +113,9 @@ def api_group(group: str, version: str) -> dict[str, Any]:
 
 
 def api_group_list(registry: Registry) -> dict[str, Any]:
-    """`/apis`: an empty list unless a named group is served."""
+    """`/apis` (legacy): every served named group, in `served_groups` order."""
     return {"kind": "APIGroupList", "apiVersion": "v1",
-            "groups": [api_group(g, v) for g, v in sorted(_groups(registry).items())]}
+            "groups": [api_group(g, v) for g, v in served_groups(registry)]}
 
 
 def api_group_document(registry: Registry, group: str) -> dict[str, Any]:

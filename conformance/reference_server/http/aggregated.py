@@ -1,0 +1,157 @@
+"""Aggregated discovery (`apidiscovery.k8s.io/v2` `APIGroupDiscoveryList`) on `/api` and `/apis`.
+
+kube-apiserver 1.30+ wraps both root discovery handlers (`discovery/aggregated/wrapper.go`): when the Accept
+header's first usable clause asks for `as=APIGroupDiscoveryList;g=apidiscovery.k8s.io;v=v2`, one document with
+every group, version and resource is served instead of APIVersions / APIGroupList, so clients (client-go,
+kubectl) need two requests instead of one per group version. The document is *derived from the legacy
+APIResourceLists* (`discovery.api_resource_list`, `groups.api_resource_list`) the way upstream derives it from
+the installer's `[]APIResource` (`endpoints.ConvertGroupVersionIntoToDiscovery`), so the two views cannot
+disagree, deviations included.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Callable, Iterable
+
+import yaml
+from aiohttp import web
+
+from .. import apierrors as E
+from .respond import dumps
+
+GROUP, VERSION, KIND = "apidiscovery.k8s.io", "v2", "APIGroupDiscoveryList"
+_GVK_PARAMS = f";g={GROUP};v={VERSION};as={KIND}"  # `generateMediaTypeWithGVK` order: g, v, as
+JSON, YAML, PROTOBUF = "application/json", "application/yaml", "application/vnd.kubernetes.protobuf"
+# The discovery codec factory's media types, in its order (a `*/*` clause takes the first); protobuf is
+# listed so such a clause is recognised, but it is never produced here (see `select`).
+_SUPPORTED = (JSON, YAML, PROTOBUF)
+
+
+def _clauses(accept: str) -> list[tuple[str, dict[str, str]]]:
+    """goautoneg.ParseAccept: (media range, params) ordered by q (desc), then concrete types before wildcards;
+    otherwise in header order (Go's sort of such short slices is an insertion sort: stable). q=0 is dropped."""
+    out: list[tuple[float, bool, bool, int, str, dict[str, str]]] = []
+    for i, raw in enumerate(accept.split(",")):
+        parts = [p.strip() for p in raw.split(";")]
+        if not parts[0]:
+            continue
+        typ, _, sub = parts[0].lower().partition("/")
+        params: dict[str, str] = {}
+        q = 1.0
+        for p in parts[1:]:
+            key, _, value = p.partition("=")
+            key, value = key.strip().lower(), value.strip().strip('"')
+            if key == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+            elif key:
+                params[key] = value
+        if q > 0:
+            out.append((-q, typ == "*", (sub or "*") == "*", i, f"{typ}/{sub or '*'}", params))
+    out.sort(key=lambda c: c[:4])
+    return [(c[4], c[5]) for c in out]
+
+
+def select(accept: str | None) -> str | None:
+    """The media type to serve aggregated discovery in, or None for the legacy document.
+
+    As `WrappedHandler.ServeHTTP` + `NegotiateMediaTypeOptions` with `DiscoveryEndpointRestrictions`: the first
+    clause naming a supported media type decides; a clause carrying any of g/v/as is usable only as exactly
+    `apidiscovery.k8s.io/v2 APIGroupDiscoveryList` (so v2beta1, removed in 1.33, and `as=Table` fall through
+    to the next clause). Protobuf cannot be produced here, so its clauses are skipped (as `wire.negotiation`
+    does for objects) and the next acceptable one (JSON, which client-go always lists) wins; when nothing is
+    left the legacy handler's own negotiation answers 406, as upstream's does for what it cannot serve.
+    """
+    if not accept or not accept.strip():
+        return None
+    for media_range, params in _clauses(accept):
+        typ, _, sub = media_range.partition("/")
+        matches = [m for m in _SUPPORTED if media_range == m or (typ == m.split("/")[0] and sub == "*")
+                   or media_range == "*/*"]
+        if not matches:
+            continue
+        convert = {k: params[k] for k in ("g", "v", "as") if k in params}
+        if convert and convert != {"g": GROUP, "v": VERSION, "as": KIND}:
+            continue
+        media = next((m for m in matches if m != PROTOBUF), None)
+        if media is None:
+            continue
+        return media if convert else None
+    return None
+
+
+def _version_discovery(resource_list: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """APIResourceList → (group, APIVersionDiscovery), as `ConvertGroupVersionIntoToDiscovery`: top-level
+    resources keep their (name-sorted) order, each `parent/sub` entry becomes a subresource of its parent.
+    Keys in Go struct order (the ETag hashes this JSON). `freshness: Current`, as genericapiserver sets for
+    every locally served group version (it is `Stale` only for unreachable aggregated APIServices)."""
+    group, _, version = resource_list["groupVersion"].rpartition("/")
+    resources: list[dict[str, Any]] = []
+    parents: dict[str, dict[str, Any]] = {}
+    for r in resource_list["resources"]:
+        if "/" in r["name"]:
+            continue
+        entry: dict[str, Any] = {"resource": r["name"],
+                                 "responseKind": {"group": group, "version": version, "kind": r["kind"]},
+                                 "scope": "Namespaced" if r["namespaced"] else "Cluster",
+                                 "singularResource": r["singularName"], "verbs": list(r["verbs"])}
+        for key in ("shortNames", "categories"):
+            if r.get(key):
+                entry[key] = list(r[key])
+        resources.append(entry)
+        parents[r["name"]] = entry
+    for r in resource_list["resources"]:
+        parent, slash, sub = r["name"].partition("/")
+        if not slash:
+            continue
+        kind = {"group": group, "version": version, "kind": r["kind"]} if r.get("kind") else \
+            {"group": "", "version": "", "kind": ""}  # upstream: never null (client-go 0.26.0-3 panics on it)
+        parents[parent].setdefault("subresources", []).append(
+            {"subresource": sub, "responseKind": kind, "verbs": list(r["verbs"])})
+    out: dict[str, Any] = {"version": version}
+    if resources:
+        out["resources"] = resources
+    out["freshness"] = "Current"
+    return group, out
+
+
+def _items(resource_lists: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One APIGroupDiscovery per group (one version each here). `metadata` is a Go ObjectMeta: `name` is
+    omitted when empty (the core group on `/api`) and `creationTimestamp` is always written as null."""
+    items: list[dict[str, Any]] = []
+    for rl in resource_lists:
+        group, version = _version_discovery(rl)
+        meta: dict[str, Any] = {"name": group} if group else {}
+        meta["creationTimestamp"] = None
+        items.append({"metadata": meta, "versions": [version]})
+    return items
+
+
+def etag(items: list[dict[str, Any]]) -> str:
+    """`calculateETag`: uppercase hex SHA-512 of Go's `json.Marshal` of the list as cached, i.e. before the
+    encoder sets kind/apiVersion (so `{"metadata":{},"items":[...]}`), quoted as the header needs it."""
+    raw = json.dumps({"metadata": {}, "items": items}, separators=(",", ":"), ensure_ascii=False)
+    return '"' + hashlib.sha512(raw.encode("utf-8")).hexdigest().upper() + '"'
+
+
+def response(resource_lists: Callable[[], Iterable[dict[str, Any]]], media: str,
+             if_none_match: str | None) -> web.Response:
+    """`ServeHTTPWithETag`: ETag, `Vary: Accept` (JSON and YAML share the ETag) and `Cache-Control: public`
+    on every answer; 304 without body when If-None-Match is exactly the quoted ETag (no list, no weak form)."""
+    items = _items(resource_lists())
+    tag = etag(items)
+    headers = {"ETag": tag, "Vary": "Accept", "Cache-Control": "public"}
+    if if_none_match == tag:
+        return web.Response(status=304, headers=headers)
+    doc = {"kind": KIND, "apiVersion": f"{GROUP}/{VERSION}", "metadata": {}, "items": items}
+    if media == JSON:
+        body = dumps(doc)
+    elif media == YAML:
+        body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True).encode("utf-8")
+    else:  # `select` never returns anything else
+        raise E.not_acceptable()
+    headers["Content-Type"] = media + _GVK_PARAMS
+    return web.Response(body=body, headers=headers)
