@@ -18,6 +18,7 @@ import yaml
 from aiohttp import web
 
 from .. import apierrors as E
+from ..wire.negotiation import parse_accept
 from .respond import dumps
 
 GROUP, VERSION, KIND = "apidiscovery.k8s.io", "v2", "APIGroupDiscoveryList"
@@ -29,30 +30,8 @@ _SUPPORTED = (JSON, YAML, PROTOBUF)
 
 
 def _clauses(accept: str) -> list[tuple[str, dict[str, str]]]:
-    """goautoneg.ParseAccept: (media range, params) ordered by q (desc), then concrete types before wildcards;
-    otherwise in header order (Go's sort of such short slices is an insertion sort: stable). q=0 is dropped."""
-    out: list[tuple[float, bool, bool, int, str, dict[str, str]]] = []
-    for i, raw in enumerate(accept.split(",")):
-        parts = [p.strip() for p in raw.split(";")]
-        if not parts[0]:
-            continue
-        typ, _, sub = parts[0].lower().partition("/")
-        params: dict[str, str] = {}
-        q = 1.0
-        for p in parts[1:]:
-            key, _, value = p.partition("=")
-            key, value = key.strip().lower(), value.strip().strip('"')
-            if key == "q":
-                try:
-                    q = float(value)
-                except ValueError:
-                    q = 0.0
-            elif key:
-                params[key] = value
-        if q > 0:
-            out.append((-q, typ == "*", (sub or "*") == "*", i, f"{typ}/{sub or '*'}", params))
-    out.sort(key=lambda c: c[:4])
-    return [(c[4], c[5]) for c in out]
+    """(media range, params) of the acceptable clauses, in goautoneg's order (`wire.negotiation`)."""
+    return [(f"{c.type}/{c.subtype}", c.params) for c in parse_accept(accept) if c.q > 0]
 
 
 def select(accept: str | None) -> str | None:

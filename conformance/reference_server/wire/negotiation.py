@@ -50,7 +50,9 @@ class _Clause:
 
 
 def parse_accept(header: str) -> list[_Clause]:
-    """Split an Accept header into clauses, best first (q desc, then most specific)."""
+    """Split an Accept header into clauses, best first, as goautoneg.ParseAccept orders them: q descending,
+    then concrete types before wildcards, otherwise header order (Go's sort of such short slices is an
+    insertion sort, hence stable)."""
     clauses = []
     for raw in header.split(","):
         parts = [p.strip() for p in raw.split(";")]
@@ -70,7 +72,7 @@ def parse_accept(header: str) -> list[_Clause]:
             elif key:
                 params[key] = value
         clauses.append(_Clause(typ, sub or "*", params, q))
-    return sorted(clauses, key=lambda c: (-c.q, c.type == "*", c.subtype == "*", -len(c.params)))
+    return sorted(clauses, key=lambda c: (-c.q, c.type == "*", c.subtype == "*"))
 
 
 def _match(clause: _Clause, transforms: frozenset[str], yaml_ok: bool) -> Negotiated | None:
