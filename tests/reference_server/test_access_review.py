@@ -1,7 +1,8 @@
 """`authorization.k8s.io/v1` access reviews (SelfSubjectAccessReview, SubjectAccessReview,
-LocalSubjectAccessReview): discovery, routing, validation texts, the AlwaysAllow and RBAC answers, and the
-protobuf body kubectl sends. Upstream: pkg/registry/authorization/*/rest.go, util/helpers.go,
-pkg/apis/authorization/validation/validation.go."""
+LocalSubjectAccessReview) and SelfSubjectRulesReview: discovery, routing, validation texts, the AlwaysAllow
+and RBAC answers, and the protobuf body kubectl sends. Upstream: pkg/registry/authorization/*/rest.go,
+util/helpers.go, pkg/apis/authorization/validation/validation.go, plugin/pkg/auth/authorizer/rbac/rbac.go
+(`RulesFor`), authorizerfactory/builtin.go."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +10,9 @@ from typing import Any
 import pytest
 import requests
 
-from conformance.reference_server.auth import StaticRbacSource, RBACAuthorizer, UserInfo
+from conformance.reference_server.auth import (BOOTSTRAP_POLICY, Attributes, RBACAuthorizer, StaticRbacSource,
+                                               UserInfo)
+from conformance.reference_server.auth.rbac import RuleSet
 from conformance.reference_server.auth.review import BY_PLURAL, AlwaysAllowAuthorizer, review
 from conformance.reference_server import apierrors as E
 from conformance.reference_server.embedded import start_embedded
@@ -17,7 +20,7 @@ from conformance.reference_server.wire import authorization_pb
 
 G = "authorization.k8s.io"
 V1 = f"/apis/{G}/v1"
-SSAR, SAR = f"{V1}/selfsubjectaccessreviews", f"{V1}/subjectaccessreviews"
+SSAR, SAR, SSRR = f"{V1}/selfsubjectaccessreviews", f"{V1}/subjectaccessreviews", f"{V1}/selfsubjectrulesreviews"
 PB = "application/vnd.kubernetes.protobuf"
 BASIC_USER = ('RBAC: allowed by ClusterRoleBinding "system:basic-user" of ClusterRole "system:basic-user" to '
               'Group "system:authenticated"')
@@ -59,19 +62,23 @@ def test_discovery(url, http):
          "kind": "LocalSubjectAccessReview", "verbs": ["create"]},
         {"name": "selfsubjectaccessreviews", "singularName": "selfsubjectaccessreview", "namespaced": False,
          "kind": "SelfSubjectAccessReview", "verbs": ["create"]},
+        {"name": "selfsubjectrulesreviews", "singularName": "selfsubjectrulesreview", "namespaced": False,
+         "kind": "SelfSubjectRulesReview", "verbs": ["create"]},
         {"name": "subjectaccessreviews", "singularName": "subjectaccessreview", "namespaced": False,
          "kind": "SubjectAccessReview", "verbs": ["create"]}]
 
 
 @pytest.mark.parametrize("method", ["GET", "PUT", "PATCH", "DELETE"])
-def test_only_create_is_served(url, http, method):
-    r = http.request(method, url + SSAR, json={})
+@pytest.mark.parametrize("path", [SSAR, SSRR])
+def test_only_create_is_served(url, http, method, path):
+    r = http.request(method, url + path, json={})
     assert r.status_code == 405 and r.json()["reason"] == "MethodNotAllowed"
     assert r.json()["message"] == "the server does not allow this method on the requested resource"
 
 
-@pytest.mark.parametrize("path", [f"{SSAR}/x", f"{V1}/watch/selfsubjectaccessreviews", f"{V1}/selfsubjectrulesreviews",
+@pytest.mark.parametrize("path", [f"{SSAR}/x", f"{V1}/watch/selfsubjectaccessreviews", f"{SSRR}/x",
                                   f"{V1}/localsubjectaccessreviews", f"{V1}/namespaces/a/selfsubjectaccessreviews",
+                                  f"{V1}/namespaces/a/selfsubjectrulesreviews",
                                   f"/apis/{G}/v2/selfsubjectaccessreviews"])
 def test_other_paths_404(url, http, path):
     assert http.post(url + path, json={}).status_code == 404
@@ -248,3 +255,156 @@ def test_review_function():
     with pytest.raises(E.StatusError) as err:
         review(BY_PLURAL["selfsubjectaccessreviews"], body, None, authorizer)
     assert err.value.code == 400 and err.value.message == "no user present on request"
+
+
+# ---- SelfSubjectRulesReview -----------------------------------------------------------------------------
+
+EVERYTHING = {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+              "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}], "incomplete": False}
+BASIC_RULES = [{"verbs": ["create"], "apiGroups": [G], "resources": ["selfsubjectaccessreviews",
+                                                                    "selfsubjectrulesreviews"]},
+               {"verbs": ["create"], "apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"]}]
+DISCOVERY_URLS = [{"verbs": ["get"], "nonResourceURLs": ["/livez", "/readyz", "/healthz", "/version", "/version/",
+                                                         "/openapi", "/openapi/*", "/api", "/api/*", "/apis",
+                                                         "/apis/*"]},
+                  {"verbs": ["get"], "nonResourceURLs": ["/livez", "/readyz", "/healthz", "/version", "/version/"]}]
+
+
+def ssrr(namespace: str | None = "default", **extra: Any) -> dict[str, Any]:
+    spec = {} if namespace is None else {"namespace": namespace}
+    return {"apiVersion": f"{G}/v1", "kind": "SelfSubjectRulesReview", "spec": spec, **extra}
+
+
+def test_rules_review_always_allow(url):
+    """AlwaysAllow's `RulesFor`: one `*` rule of each kind, complete; metadata and spec are not echoed (the REST
+    returns a fresh object holding only the status)."""
+    r = post(url, SSRR, ssrr(metadata={"name": "x", "labels": {"a": "b"}}))
+    assert r.status_code == 201
+    assert r.json() == {"kind": "SelfSubjectRulesReview", "apiVersion": f"{G}/v1",
+                        "metadata": {"creationTimestamp": None}, "spec": {}, "status": EVERYTHING}
+
+
+@pytest.mark.parametrize("body", [ssrr(None), ssrr(""), {"spec": {"unknown": "x"}}, {}])
+def test_rules_review_needs_a_namespace(url, body):
+    """`spec.namespace` required: a 400 from the REST's `Create`, not a 422 (no validation runs)."""
+    r = post(url, SSRR, body)
+    assert r.status_code == 400 and r.json()["reason"] == "BadRequest"
+    assert r.json()["message"] == "no namespace on request"
+
+
+def test_rules_review_decode_errors(url):
+    r = post(url, SSRR, {"spec": {"namespace": 5}})
+    assert r.status_code == 400
+    r = post(url, SSRR, {**ssrr(), "apiVersion": "authorization.k8s.io/v1beta1"})
+    assert r.status_code == 400 and r.json()["message"].startswith("the API version in the data")
+
+
+def test_rules_review_rbac(rbac):
+    """alice (users file, group dev, plus system:authenticated): only the bootstrap rules; the admin
+    (system:masters): the bootstrap `cluster-admin` binding's rules first, as on a real cluster."""
+    r = post(rbac.url, SSRR, ssrr(), "alice-token")
+    assert r.status_code == 201
+    assert r.json()["status"] == {"resourceRules": BASIC_RULES, "nonResourceRules": DISCOVERY_URLS,
+                                  "incomplete": False}
+    r = post(rbac.url, SSRR, ssrr(), rbac.token)
+    assert r.json()["status"] == {"resourceRules": EVERYTHING["resourceRules"] + BASIC_RULES,
+                                  "nonResourceRules": EVERYTHING["nonResourceRules"] + DISCOVERY_URLS,
+                                  "incomplete": False}
+    r = post(rbac.url, SSRR, ssrr(None), "alice-token")
+    assert r.status_code == 400 and r.json()["message"] == "no namespace on request"
+    r = post(rbac.url, SSRR, ssrr())  # anonymous: the review itself is not authorized
+    assert r.status_code == 403 and r.json()["message"] == (
+        'selfsubjectrulesreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create '
+        'resource "selfsubjectrulesreviews" in API group "authorization.k8s.io" at the cluster scope')
+
+
+def _policy() -> list[dict[str, Any]]:
+    role = {"kind": "Role", "metadata": {"name": "cm", "namespace": "a"},
+            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]},
+                      {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["s"], "verbs": ["get"]}]}
+    crole = {"kind": "ClusterRole", "metadata": {"name": "nodes"},
+             "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]},
+                       {"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]}
+    rb = {"kind": "RoleBinding", "metadata": {"name": "cm", "namespace": "a"},
+          "roleRef": {"kind": "Role", "name": "cm"}, "subjects": [{"kind": "User", "name": "u"}]}
+    crb = {"kind": "ClusterRoleBinding", "metadata": {"name": "nodes"},
+           "roleRef": {"kind": "ClusterRole", "name": "nodes"}, "subjects": [{"kind": "Group", "name": "g"}]}
+    return [role, crole, rb, crb]
+
+
+def test_rules_for_role_and_cluster_role_binding():
+    """ClusterRoleBindings first, then the namespace's RoleBindings; other namespaces contribute nothing."""
+    authorizer = RBACAuthorizer(StaticRbacSource(_policy()))
+    body = ssrr("a")
+    out = review(BY_PLURAL["selfsubjectrulesreviews"], body, UserInfo("u", groups=("g",)), authorizer)
+    assert out["status"] == {
+        "resourceRules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["nodes"]},
+                          {"verbs": ["get", "list"], "apiGroups": [""], "resources": ["configmaps"]},
+                          {"verbs": ["get"], "apiGroups": [""], "resources": ["secrets"], "resourceNames": ["s"]}],
+        "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/metrics"]}], "incomplete": False}
+    out = review(BY_PLURAL["selfsubjectrulesreviews"], ssrr("b"), UserInfo("u", groups=("g",)), authorizer)
+    assert [r["resources"] for r in out["status"]["resourceRules"]] == [["nodes"]]
+    out = review(BY_PLURAL["selfsubjectrulesreviews"], body, UserInfo("v"), authorizer)
+    assert out["status"] == {"resourceRules": [], "nonResourceRules": [], "incomplete": False}
+
+
+def test_rules_for_broken_role_refs():
+    """Unresolvable roleRefs: the resolvable bindings still contribute, the errors are aggregated into
+    `evaluationError` (deduplicated, `[a, b]` when several) and `incomplete` stays false — upstream's
+    `RBACAuthorizer.RulesFor` returns `false` whatever the error."""
+    policy = _policy() + [
+        {"kind": "ClusterRoleBinding", "metadata": {"name": "gone"}, "roleRef": {"kind": "ClusterRole", "name": "x"},
+         "subjects": [{"kind": "User", "name": "u"}]},
+        {"kind": "RoleBinding", "metadata": {"name": "gone", "namespace": "a"},
+         "roleRef": {"kind": "Role", "name": "y"}, "subjects": [{"kind": "User", "name": "u"}]}]
+    authorizer = RBACAuthorizer(StaticRbacSource(policy))
+    status = review(BY_PLURAL["selfsubjectrulesreviews"], ssrr("a"), UserInfo("u"), authorizer)["status"]
+    assert len(status["resourceRules"]) == 2 and status["incomplete"] is False
+    assert status["evaluationError"] == ('[clusterrole.rbac.authorization.k8s.io "x" not found, '
+                                         'role.rbac.authorization.k8s.io "y" not found]')
+    status = review(BY_PLURAL["selfsubjectrulesreviews"], ssrr("b"), UserInfo("u"), authorizer)["status"]
+    assert status == {"resourceRules": [], "nonResourceRules": [], "incomplete": False,
+                      "evaluationError": 'clusterrole.rbac.authorization.k8s.io "x" not found'}
+
+
+def test_rules_for_system_masters():
+    """The privileged-group authorizer is no rule resolver upstream: system:masters gets exactly what the
+    bootstrap `cluster-admin` ClusterRoleBinding grants, and nothing without it (yet is still authorized)."""
+    masters = UserInfo("root", groups=("system:masters",))
+    bare = RBACAuthorizer(StaticRbacSource())
+    assert bare.authorize(Attributes(masters, "get", resource="pods", namespace="a")) == (True, "")
+    assert bare.rules_for(masters, "a") == RuleSet()
+    boot = RBACAuthorizer(StaticRbacSource(BOOTSTRAP_POLICY))
+    status = review(BY_PLURAL["selfsubjectrulesreviews"], ssrr("a"), masters, boot)["status"]
+    assert status == EVERYTHING
+
+
+def test_rules_review_function_user_checks():
+    kind = BY_PLURAL["selfsubjectrulesreviews"]
+    with pytest.raises(E.StatusError) as err:
+        review(kind, ssrr("a"), None, RBACAuthorizer(StaticRbacSource()))
+    assert err.value.code == 400 and err.value.message == "no user present on request"
+    assert review(kind, ssrr("a"), None, AlwaysAllowAuthorizer())["status"] == EVERYTHING
+
+
+def _ssrr_pb(namespace: str) -> bytes:
+    """client-go's SelfSubjectRulesReview: empty metadata strings, spec{namespace}, an empty status with
+    `incomplete=false` as a varint (gogo writes non-pointer bools)."""
+    meta = _ld(1, "") + _ld(2, "") + _ld(3, "") + _ld(8, b"")
+    status = _varint(3 << 3 | 0) + b"\x00" + _ld(4, "")
+    raw = _ld(1, meta) + _ld(2, _ld(1, namespace)) + _ld(3, status)
+    return b"k8s\x00" + _ld(1, _ld(1, f"{G}/v1") + _ld(2, "SelfSubjectRulesReview")) + _ld(2, raw)
+
+
+def test_rules_review_protobuf(rbac):
+    assert authorization_pb.decode(_ssrr_pb("a")) == {"apiVersion": f"{G}/v1", "kind": "SelfSubjectRulesReview",
+                                                      "metadata": {}, "spec": {"namespace": "a"}}
+    assert authorization_pb.decode(_ssrr_pb(""))["spec"] == {}
+    headers = {"Authorization": "Bearer alice-token", "Content-Type": PB, "Accept": f"{PB},application/json"}
+    r = requests.post(rbac.url + SSRR, data=_ssrr_pb("a"), headers=headers, timeout=10)
+    assert r.status_code == 201 and r.json()["status"]["resourceRules"] == BASIC_RULES
+    r = requests.post(rbac.url + SSRR, data=_ssrr_pb(""), headers=headers, timeout=10)
+    assert r.status_code == 400 and r.json()["message"] == "no namespace on request"
+    r = requests.post(rbac.url + SSRR, data=_ssar_pb(), headers=headers, timeout=10)  # a SSAR body here
+    assert r.status_code == 400 and r.json()["message"] == (
+        'SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectRulesReview')

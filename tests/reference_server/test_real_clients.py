@@ -247,6 +247,7 @@ serviceaccounts             sa           v1                        true         
 services                    svc          v1                        true         Service
 localsubjectaccessreviews                authorization.k8s.io/v1   true         LocalSubjectAccessReview
 selfsubjectaccessreviews                 authorization.k8s.io/v1   false        SelfSubjectAccessReview
+selfsubjectrulesreviews                  authorization.k8s.io/v1   false        SelfSubjectRulesReview
 subjectaccessreviews                     authorization.k8s.io/v1   false        SubjectAccessReview
 """  # what kubectl printed before aggregated discovery, byte for byte
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
@@ -352,6 +353,11 @@ def test_auth_can_i(kube: Kube) -> None:
     assert "authorization.k8s.io" in groups
     assert kube.ok("auth", "can-i", "create", "configmaps", "-n", "default") == "yes\n"
     assert kube.ok("auth", "can-i", "get", "/healthz") == "yes\n"
+    # SelfSubjectRulesReview answered by AlwaysAllow's RulesFor: one `*` rule of each kind
+    assert kube.ok("auth", "can-i", "--list", "-n", "default") == (
+        "Resources   Non-Resource URLs   Resource Names   Verbs\n"
+        "*.*         []                  []               [*]\n"
+        "            [*]                 []               [*]\n")
 
 
 @pytest.fixture(scope="module")
@@ -411,6 +417,54 @@ def test_auth_can_i_with_rbac(rbac_kube: Kube) -> None:
     proc = kube.run("auth", "can-i", "create", "configmaps", "-n", "kube-system", "--as", "nobody")
     assert (proc.returncode, proc.stdout, proc.stderr) == (
         1, 'no - RBAC: clusterrole.rbac.authorization.k8s.io "no-such-role" not found\n', "")
+
+
+# The rules every authenticated user holds through the bootstrap ClusterRoleBindings (system:basic-user,
+# system:discovery, system:public-info-viewer), as kubectl prints them: it breaks the rules down, compacts and
+# sorts them but does not deduplicate URLs granted by two roles (hence the doubled lines, as on a real cluster).
+BASIC_LIST = """\
+selfsubjectreviews.authentication.k8s.io        []                  []               [create]
+selfsubjectaccessreviews.authorization.k8s.io   []                  []               [create]
+selfsubjectrulesreviews.authorization.k8s.io    []                  []               [create]
+"""
+DISCOVERY_LIST = "".join(f"{'':48}{f'[{u}]':20}[]               [get]\n" for u in (
+    "/api/*", "/api", "/apis/*", "/apis", "/healthz", "/healthz", "/livez", "/livez", "/openapi/*", "/openapi",
+    "/readyz", "/readyz", "/version/", "/version/", "/version", "/version"))
+LIST_HEADER = "Resources                                       Non-Resource URLs   Resource Names   Verbs\n"
+
+
+def test_auth_can_i_list_with_rbac(rbac_kube: Kube) -> None:
+    """`kubectl auth can-i --list` (a protobuf SelfSubjectRulesReview): the admin's rules come from the bootstrap
+    cluster-admin binding to system:masters; a user with one Role in the namespace gets it plus the bootstrap
+    rules, and nothing of it in another namespace."""
+    kube = rbac_kube
+    ns = f"list-{uuid.uuid4().hex[:8]}"
+    base = f"{kube.server.url}/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}"
+    assert kube.http.post(f"{kube.server.url}/api/v1/namespaces", json={"metadata": {"name": ns}},
+                          timeout=10).status_code == 201
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "cm-reader"},
+            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]},
+                      {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["s1"], "verbs": ["get"]}]}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "lister"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "cm-reader"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "lister"}]}
+    assert kube.http.post(f"{base}/roles", json=role, timeout=10).status_code == 201
+    assert kube.http.post(f"{base}/rolebindings", json=binding, timeout=10).status_code == 201
+    admin = ("*.*                                             []                  []               [*]\n"
+             "                                                [*]                 []               [*]\n")
+    assert kube.ok("auth", "can-i", "--list", "-n", ns) == LIST_HEADER + admin + BASIC_LIST + DISCOVERY_LIST
+    assert kube.ok("auth", "can-i", "--list", "-n", ns, "--as", "lister") == (
+        LIST_HEADER + BASIC_LIST
+        + "configmaps                                      []                  []               [get list]\n"
+        + DISCOVERY_LIST
+        + "secrets                                         []                  [s1]             [get]\n")
+    assert kube.ok("auth", "can-i", "--list", "-n", "default", "--as", "lister") == (
+        LIST_HEADER + BASIC_LIST + DISCOVERY_LIST)
+    lines = kube.ok("auth", "can-i", "--list", "-n", ns, "--as", "lister", "--no-headers").splitlines()
+    assert [ln.split()[0] for ln in lines[:4]] == ["selfsubjectreviews.authentication.k8s.io",
+                                                  "selfsubjectaccessreviews.authorization.k8s.io",
+                                                  "selfsubjectrulesreviews.authorization.k8s.io", "configmaps"]
+    assert lines[-1].split() == ["secrets", "[]", "[s1]", "[get]"] and len(lines) == 21
 
 
 # ---- namespaces and content ----------------------------------------------------------------------------------

@@ -5,14 +5,18 @@ Upstream sources reproduced here:
   method + path, `?watch`, `fieldSelector=metadata.name=` ⇒ name, `deletecollection`, namespace
   subresources `status`/`finalize`);
 - `plugin/pkg/auth/authorizer/rbac/rbac.go` (`RuleAllows`, the `RBAC: allowed by ...` reason, the
-  `RBAC: <aggregate of resolution errors>` denial reason);
+  `RBAC: <aggregate of resolution errors>` denial reason; `RulesFor`: rules split into resource and
+  non-resource parts, never incomplete, resolution errors aggregated);
 - `pkg/apis/rbac/v1/evaluation_helpers.go` (`VerbMatches`, `APIGroupMatches`, `ResourceMatches` incl.
   `*/subresource`, `ResourceNameMatches`, `NonResourceURLMatches` incl. trailing `*`);
 - `pkg/registry/rbac/validation/rule.go` (`VisitRulesFor`: ClusterRoleBindings first, then the
   namespace's RoleBindings; `appliesTo`; `describeSubject`; `unsupported role reference kind: %q`);
 - `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go` (`forbiddenMessage`,
   `Forbidden`: `NewForbidden(group/resource, name, msg[: reason])`, HTML sanitizer);
-- `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go` (the few bootstrap roles kept here).
+- `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go` (the few bootstrap roles kept here, with
+  their upstream rules, so `kubectl auth can-i --list` prints what a real cluster prints);
+- `pkg/kubeapiserver/authorizer/reload.go` (`newForConfig`: the privileged-group authorizer authorizes
+  but is no rule resolver).
 
 Skipped (documented in docs/scope.md): ClusterRole aggregation (`aggregationRule` is ignored, only
 `rules` count), the Node authorizer, field/label-selector authorization, and the escalation checks
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 from urllib.parse import parse_qs
 
 from .. import apierrors as E
@@ -351,9 +355,48 @@ def _aggregate(msgs: list[str]) -> str:
     return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
 
 
+@dataclass(frozen=True)
+class RuleSet:
+    """What an authorizer's `RulesFor` returns (`authorizer.RuleResolver`), already in the JSON shape of
+    `authorization/v1` `ResourceRule` / `NonResourceRule`, for SelfSubjectRulesReview's status."""
+
+    resource_rules: list[dict[str, Any]] = field(default_factory=list)
+    non_resource_rules: list[dict[str, Any]] = field(default_factory=list)
+    incomplete: bool = False
+    evaluation_error: str = ""
+
+
+@runtime_checkable
+class RuleResolver(Protocol):
+    """`authorizer.RuleResolver`: the rules `user` holds in `namespace` (cluster-wide ones included)."""
+
+    def rules_for(self, user: UserInfo, namespace: str) -> RuleSet: ...
+
+
+def _resource_rule(rule: Mapping[str, Any]) -> dict[str, Any]:
+    """`DefaultResourceRuleInfo` → `v1.ResourceRule`: `verbs` has no omitempty (nil prints `null`), the rest do."""
+    out: dict[str, Any] = {"verbs": rule.get("verbs")}
+    for key in ("apiGroups", "resources", "resourceNames"):
+        if rule.get(key):
+            out[key] = list(rule[key])
+    return out
+
+
+def _non_resource_rule(rule: Mapping[str, Any]) -> dict[str, Any]:
+    return {"verbs": rule.get("verbs"), "nonResourceURLs": list(rule["nonResourceURLs"])}
+
+
+Visit = tuple[str, dict[str, Any] | None, str | None]  # (source description, rule, resolution error)
+
+
 class RBACAuthorizer:
     """`RBACAuthorizer` over an `RbacSource`, preceded by the `system:masters` privileged-group authorizer
-    kube-apiserver always installs in front of the configured modes."""
+    kube-apiserver always installs in front of the configured modes.
+
+    The privileged-group authorizer only authorizes: upstream (`pkg/kubeapiserver/authorizer/reload.go`
+    `newForConfig`) appends it to the authorizers but not to the rule resolvers, so `rules_for` ignores
+    `privileged_groups` and a system:masters user's rules come from the bootstrap `cluster-admin`
+    ClusterRoleBinding, as on a real cluster."""
 
     def __init__(self, source: RbacSource, privileged_groups: Iterable[str] = (SYSTEM_MASTERS,)):
         self.source = source
@@ -380,14 +423,11 @@ class RBACAuthorizer:
             return list(role.get("rules") or []), None
         return [], f"unsupported role reference kind: {_q(str(kind or ''))}"
 
-    def authorize(self, attrs: Attributes) -> tuple[bool, str]:
-        """(allowed, reason): the reason is `RBAC: allowed by ...` or, on denial, the resolution errors."""
-        user = attrs.user
-        if user is None:
-            return False, ""
-        if self.privileged_groups.intersection(user.groups):
-            return True, ""
-        errors: list[str] = []
+    def visit_rules_for(self, user: UserInfo, namespace: str) -> Iterator[Visit]:
+        """`DefaultRuleResolver.VisitRulesFor`: every ClusterRoleBinding applying to `user`, then (when
+        `namespace` is given) the namespace's RoleBindings; per binding either each rule of its role with the
+        binding's description, or one resolution error. Shared by `authorize` and `rules_for` so the two
+        cannot disagree about which bindings count."""
         for crb in self.source.list("ClusterRoleBinding", ""):
             subjects = crb.get("subjects") or []
             idx = next((i for i, s in enumerate(subjects) if _applies_to_user(user, s, "")), None)
@@ -396,32 +436,62 @@ class RBACAuthorizer:
             ref = crb.get("roleRef") or {}
             rules, err = self.role_ref_rules(ref, "")
             if err:
-                errors.append(err)
+                yield "", None, err
                 continue
+            source = (f"ClusterRoleBinding {_q((crb.get('metadata') or {}).get('name', ''))} of "
+                      f"{ref.get('kind', '')} {_q(ref.get('name', ''))} to {_describe_subject(subjects[idx], '')}")
             for rule in rules:
-                if rule_allows(attrs, rule):
-                    name = (crb.get("metadata") or {}).get("name", "")
-                    return True, (f"RBAC: allowed by ClusterRoleBinding {_q(name)} of {ref.get('kind', '')} "
-                                  f"{_q(ref.get('name', ''))} to {_describe_subject(subjects[idx], '')}")
-        if attrs.namespace:
-            for rb in self.source.list("RoleBinding", attrs.namespace):
-                subjects = rb.get("subjects") or []
-                idx = next((i for i, s in enumerate(subjects) if _applies_to_user(user, s, attrs.namespace)), None)
-                if idx is None:
-                    continue
-                ref = rb.get("roleRef") or {}
-                rules, err = self.role_ref_rules(ref, attrs.namespace)
-                if err:
-                    errors.append(err)
-                    continue
-                for rule in rules:
-                    if rule_allows(attrs, rule):
-                        meta = rb.get("metadata") or {}
-                        return True, (f"RBAC: allowed by RoleBinding "
-                                      f"{_q(meta.get('name', '') + '/' + (meta.get('namespace') or attrs.namespace))} "
-                                      f"of {ref.get('kind', '')} {_q(ref.get('name', ''))} to "
-                                      f"{_describe_subject(subjects[idx], attrs.namespace)}")
+                yield source, rule, None
+        if not namespace:
+            return
+        for rb in self.source.list("RoleBinding", namespace):
+            subjects = rb.get("subjects") or []
+            idx = next((i for i, s in enumerate(subjects) if _applies_to_user(user, s, namespace)), None)
+            if idx is None:
+                continue
+            ref = rb.get("roleRef") or {}
+            rules, err = self.role_ref_rules(ref, namespace)
+            if err:
+                yield "", None, err
+                continue
+            meta = rb.get("metadata") or {}
+            source = (f"RoleBinding {_q(meta.get('name', '') + '/' + (meta.get('namespace') or namespace))} of "
+                      f"{ref.get('kind', '')} {_q(ref.get('name', ''))} to "
+                      f"{_describe_subject(subjects[idx], namespace)}")
+            for rule in rules:
+                yield source, rule, None
+
+    def authorize(self, attrs: Attributes) -> tuple[bool, str]:
+        """(allowed, reason): the reason is `RBAC: allowed by ...` or, on denial, the resolution errors."""
+        user = attrs.user
+        if user is None:
+            return False, ""
+        if self.privileged_groups.intersection(user.groups):
+            return True, ""
+        errors: list[str] = []
+        for source, rule, err in self.visit_rules_for(user, attrs.namespace):
+            if err is not None:
+                errors.append(err)
+            elif rule is not None and rule_allows(attrs, rule):
+                return True, f"RBAC: allowed by {source}"
         return False, (f"RBAC: {_aggregate(errors)}" if errors else "")
+
+    def rules_for(self, user: UserInfo, namespace: str) -> RuleSet:
+        """`RBACAuthorizer.RulesFor`: each policy rule split into its resource part and its non-resource part;
+        never incomplete (upstream returns `false` even with errors), resolution errors aggregated into the
+        evaluation error while the resolvable bindings still contribute."""
+        resource: list[dict[str, Any]] = []
+        non_resource: list[dict[str, Any]] = []
+        errors: list[str] = []
+        for _, rule, err in self.visit_rules_for(user, namespace):
+            if err is not None:
+                errors.append(err)
+            elif rule is not None:
+                if rule.get("resources"):
+                    resource.append(_resource_rule(rule))
+                if rule.get("nonResourceURLs"):
+                    non_resource.append(_non_resource_rule(rule))
+        return RuleSet(resource, non_resource, False, _aggregate(errors) if errors else "")
 
     def check(self, attrs: Attributes) -> None:
         """Raise the upstream 403 unless `attrs` is allowed (what `WithAuthorization` does)."""
@@ -478,6 +548,8 @@ BOOTSTRAP_POLICY: tuple[dict[str, Any], ...] = (
         "/api", "/api/*", "/apis", "/apis/*"], "verbs": ["get"]}]),
     _cluster_role("system:basic-user", [{"apiGroups": ["authorization.k8s.io"],
                                          "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+                                         "verbs": ["create"]},
+                                        {"apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"],
                                          "verbs": ["create"]}]),
     _cluster_role("system:public-info-viewer", [{"nonResourceURLs": [
         "/livez", "/readyz", "/healthz", "/version", "/version/"], "verbs": ["get"]}]),

@@ -9,11 +9,15 @@ Upstream sources reproduced here:
 - `pkg/apis/authorization/validation/validation.go` (the 422 texts; the bad values are printed with Go's
   `%#v` of the internal types, hence `_go_struct`);
 - `staging/src/k8s.io/apiserver/pkg/authorization/authorizerfactory/builtin.go` (AlwaysAllow: allowed,
-  empty reason).
+  empty reason; its `RulesFor`: one `*` resource rule and one `*` non-resource rule, complete);
+- `pkg/registry/authorization/selfsubjectrulesreview/rest.go` (SelfSubjectRulesReview: 400s for a missing
+  user or `spec.namespace`, no validation otherwise, a fresh object holding only the status is returned);
+- `staging/src/k8s.io/apiserver/pkg/authorization/union/union.go` (`unionAuthzRulesHandler`: with one
+  rule resolver configured, its answer unchanged; with none, empty lists).
 
 Here rather than in the registry because the answer needs the authorizer, which lives in this package;
 the http layer only decodes the body, passes the requester and encodes the result.
-Not reproduced: SelfSubjectRulesReview, field/label-selector authorization (selectors are echoed, never
+Not reproduced: field/label-selector authorization (selectors are echoed, never
 evaluated), `status.denied` (no authorizer here ever denies: RBAC and AlwaysAllow allow or have no opinion).
 """
 from __future__ import annotations
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .. import apierrors as E
-from .rbac import Attributes, Authorizer, UserInfo
+from .rbac import Attributes, Authorizer, RuleResolver, RuleSet, UserInfo
 
 GROUP = "authorization.k8s.io"
 VERSION = "v1"
@@ -39,11 +43,13 @@ class ReviewKind:
     singular: str
     namespaced: bool
     self_review: bool  # the subject is the requester (Self*), not `spec.user`
+    rules: bool = False  # lists the subject's rules (SelfSubjectRulesReview) instead of checking one action
 
 
 REVIEW_KINDS: tuple[ReviewKind, ...] = (
     ReviewKind("LocalSubjectAccessReview", "localsubjectaccessreviews", "localsubjectaccessreview", True, False),
     ReviewKind("SelfSubjectAccessReview", "selfsubjectaccessreviews", "selfsubjectaccessreview", False, True),
+    ReviewKind("SelfSubjectRulesReview", "selfsubjectrulesreviews", "selfsubjectrulesreview", False, True, True),
     ReviewKind("SubjectAccessReview", "subjectaccessreviews", "subjectaccessreview", False, False),
 )
 BY_PLURAL = {k.plural: k for k in REVIEW_KINDS}
@@ -54,6 +60,11 @@ class AlwaysAllowAuthorizer:
 
     def authorize(self, attrs: Attributes) -> tuple[bool, str]:
         return True, ""
+
+    def rules_for(self, user: UserInfo | None, namespace: str) -> RuleSet:
+        """`alwaysAllowAuthorizer.RulesFor`: everything, for anyone, complete."""
+        return RuleSet([{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                       [{"verbs": ["*"], "nonResourceURLs": ["*"]}])
 
 
 # ---- normalisation: what Go's decode + re-encode of the typed object leaves ------------------------------
@@ -215,6 +226,8 @@ def review(kind: ReviewKind, body: Mapping[str, Any], requester: UserInfo | None
            namespace: str = "") -> dict[str, Any]:
     """Answer one review `body` (already decoded to a dict) for `requester`, asked at `namespace` (the path's,
     LocalSubjectAccessReview only). Raises the upstream 400/422 Status errors; returns the 201 body."""
+    if kind.rules:
+        return rules_review(kind, body, requester, authorizer)
     meta = normalize_meta(_obj(body.get("metadata"), "metadata") or {})
     spec = normalize_spec(_obj(body.get("spec"), "spec") or {}, kind)
     if kind.namespaced:  # the create handler defaults metadata.namespace from the path, refusing a mismatch
@@ -240,5 +253,29 @@ def review(kind: ReviewKind, body: Mapping[str, Any], requester: UserInfo | None
     return {"kind": kind.kind, "apiVersion": API_VERSION, "metadata": meta, "spec": spec, "status": status}
 
 
+def rules_review(kind: ReviewKind, body: Mapping[str, Any], requester: UserInfo | None,
+                 authorizer: Authorizer) -> dict[str, Any]:
+    """SelfSubjectRulesReview `Create`: the requester's rules in `spec.namespace`.
+
+    Upstream runs no validation and builds a new object with only `status` set, so the request's metadata
+    and spec are not echoed (`metadata: {creationTimestamp: null}`, `spec: {}`). An authorizer that resolves
+    no rules (none here, but upstream's union of zero resolvers) answers empty lists, complete."""
+    _obj(body.get("metadata"), "metadata")  # still typed at decode: a non-object is a 400
+    spec = _strings(_obj(body.get("spec"), "spec") or {}, ("namespace",))
+    if requester is None and not isinstance(authorizer, AlwaysAllowAuthorizer):
+        raise E.bad_request("no user present on request")
+    if not spec.get("namespace"):
+        raise E.bad_request("no namespace on request")
+    rules = RuleSet()
+    if isinstance(authorizer, RuleResolver):
+        rules = authorizer.rules_for(requester or UserInfo(""), spec["namespace"])
+    status: dict[str, Any] = {"resourceRules": rules.resource_rules, "nonResourceRules": rules.non_resource_rules,
+                              "incomplete": rules.incomplete}
+    if rules.evaluation_error:
+        status["evaluationError"] = rules.evaluation_error
+    return {"kind": kind.kind, "apiVersion": API_VERSION, "metadata": {"creationTimestamp": None}, "spec": {},
+            "status": status}
+
+
 __all__ = ["API_VERSION", "AlwaysAllowAuthorizer", "BY_PLURAL", "GROUP", "REVIEW_KINDS", "ReviewKind",
-           "attributes_for", "review", "subject_of", "validate"]
+           "attributes_for", "review", "rules_review", "subject_of", "validate"]

@@ -1,8 +1,8 @@
 """Decode `authorization.k8s.io/v1` review bodies sent as ``application/vnd.kubernetes.protobuf``.
 
-`kubectl auth can-i` posts its SelfSubjectAccessReview in protobuf (typed client-go client), and the
-generated `_proto_table` holds only the core kinds, so the few review messages are read here with a
-minimal wire-format reader. Field numbers are upstream's
+`kubectl auth can-i` posts its SelfSubjectAccessReview (`--list`: SelfSubjectRulesReview) in protobuf
+(typed client-go client), and the generated `_proto_table` holds only the core kinds, so the few review
+messages are read here with a minimal wire-format reader. Field numbers are upstream's
 `staging/src/k8s.io/api/authorization/v1/generated.proto` (and `meta/v1` ObjectMeta, `runtime.Unknown`).
 Returns the JSON-shaped dict (empty strings dropped, as Go's `omitempty` re-encode does); ValueError on
 anything malformed (a 400 for the http layer).
@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 MAGIC = b"k8s\x00"
-KINDS = frozenset({"SelfSubjectAccessReview", "SubjectAccessReview", "LocalSubjectAccessReview"})
+KINDS = frozenset({"SelfSubjectAccessReview", "SubjectAccessReview", "LocalSubjectAccessReview",
+                   "SelfSubjectRulesReview"})
 
 Fields = list[tuple[int, int, Any]]  # (field number, wire type, value: int or bytes)
 
@@ -117,6 +118,11 @@ def _spec(buf: bytes) -> dict[str, Any]:
     return out
 
 
+def _rules_spec(buf: bytes) -> dict[str, Any]:
+    """`SelfSubjectRulesReviewSpec{namespace=1}` (its status, field 3, is the server's to fill: skipped)."""
+    return _message(buf, {1: "namespace"})
+
+
 def _object_meta(buf: bytes) -> dict[str, Any]:
     out = _message(buf, {1: "name", 2: "generateName", 3: "namespace"}, {},
                    {11: ("labels", _map_entry), 12: ("annotations", _map_entry)})
@@ -139,7 +145,8 @@ def decode(body: bytes) -> dict[str, Any]:
         if head.get("kind") not in KINDS:
             raise ValueError(f"no protobuf schema for kind {head.get('kind', '')!r}")
         raw = next((v for num, wt, v in _fields(body[len(MAGIC):]) if num == 2 and wt == 2), b"")
-        obj = _message(raw, {}, {1: ("metadata", _object_meta), 2: ("spec", _spec)})
+        spec = _rules_spec if head["kind"] == "SelfSubjectRulesReview" else _spec
+        obj = _message(raw, {}, {1: ("metadata", _object_meta), 2: ("spec", spec)})
     except UnicodeDecodeError as exc:
         raise ValueError(f"invalid UTF-8 in protobuf string: {exc}") from None
     return {**head, **obj}
