@@ -17,6 +17,7 @@ from typing import Any, Callable
 import pytest
 
 from conformance import assertions as A
+from conformance.fixtures.content import unschedulable_pod_spec
 from conformance.wait import WaitTimeout, scaled
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
@@ -138,13 +139,5 @@ def until_used(waiter: Any, paths: Any, ns: str, name: str, used: dict[str, str]
 
 def pod_body(name: str, resources: dict[str, Any] | None = None) -> dict[str, Any]:
     """A pod every cluster admits (PodSecurity `restricted`) and never schedules (so never waits on a node)."""
-    container: dict[str, Any] = {
-        "name": "pause", "image": "registry.k8s.io/pause:3.9",
-        "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True, "runAsUser": 65535,
-                            "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}}
-    if resources is not None:
-        container["resources"] = resources
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
-            "spec": {"terminationGracePeriodSeconds": 0,
-                     "nodeSelector": {"nsconform.io/never-schedule": "true"},
-                     "containers": [container]}}
+            "spec": unschedulable_pod_spec(resources)}
