@@ -25,8 +25,9 @@ on creating roles/bindings (`escalate`/`bind`).
 from __future__ import annotations
 
 import re
+from functools import partial
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 from urllib.parse import parse_qs
 
 from .. import apierrors as E
@@ -386,7 +387,20 @@ def _non_resource_rule(rule: Mapping[str, Any]) -> dict[str, Any]:
     return {"verbs": rule.get("verbs"), "nonResourceURLs": list(rule["nonResourceURLs"])}
 
 
-Visit = tuple[str, dict[str, Any] | None, str | None]  # (source description, rule, resolution error)
+# (describer of the binding, rule, resolution error); the description is only built for an allow's reason,
+# as upstream's `authorizingVisitor` asks its `sourceDescriber` only then: every request passes here.
+Visit = tuple[Callable[[], str] | None, dict[str, Any] | None, str | None]
+
+
+def _describe_binding(kind: str, binding: Mapping[str, Any], ref: Mapping[str, Any], subject: Mapping[str, Any],
+                      namespace: str) -> str:
+    """`clusterRoleBindingDescriber` / `roleBindingDescriber` (a RoleBinding is named `name/namespace`)."""
+    meta = binding.get("metadata") or {}
+    name = meta.get("name", "")
+    if kind == "RoleBinding":
+        name = f"{name}/{meta.get('namespace') or namespace}"
+    return (f"{kind} {_q(name)} of {ref.get('kind', '')} {_q(ref.get('name', ''))} to "
+            f"{_describe_subject(subject, namespace)}")
 
 
 class RBACAuthorizer:
@@ -426,40 +440,22 @@ class RBACAuthorizer:
     def visit_rules_for(self, user: UserInfo, namespace: str) -> Iterator[Visit]:
         """`DefaultRuleResolver.VisitRulesFor`: every ClusterRoleBinding applying to `user`, then (when
         `namespace` is given) the namespace's RoleBindings; per binding either each rule of its role with the
-        binding's description, or one resolution error. Shared by `authorize` and `rules_for` so the two
+        binding's describer, or one resolution error. Shared by `authorize` and `rules_for` so the two
         cannot disagree about which bindings count."""
-        for crb in self.source.list("ClusterRoleBinding", ""):
-            subjects = crb.get("subjects") or []
-            idx = next((i for i, s in enumerate(subjects) if _applies_to_user(user, s, "")), None)
-            if idx is None:
-                continue
-            ref = crb.get("roleRef") or {}
-            rules, err = self.role_ref_rules(ref, "")
-            if err:
-                yield "", None, err
-                continue
-            source = (f"ClusterRoleBinding {_q((crb.get('metadata') or {}).get('name', ''))} of "
-                      f"{ref.get('kind', '')} {_q(ref.get('name', ''))} to {_describe_subject(subjects[idx], '')}")
-            for rule in rules:
-                yield source, rule, None
-        if not namespace:
-            return
-        for rb in self.source.list("RoleBinding", namespace):
-            subjects = rb.get("subjects") or []
-            idx = next((i for i, s in enumerate(subjects) if _applies_to_user(user, s, namespace)), None)
-            if idx is None:
-                continue
-            ref = rb.get("roleRef") or {}
-            rules, err = self.role_ref_rules(ref, namespace)
-            if err:
-                yield "", None, err
-                continue
-            meta = rb.get("metadata") or {}
-            source = (f"RoleBinding {_q(meta.get('name', '') + '/' + (meta.get('namespace') or namespace))} of "
-                      f"{ref.get('kind', '')} {_q(ref.get('name', ''))} to "
-                      f"{_describe_subject(subjects[idx], namespace)}")
-            for rule in rules:
-                yield source, rule, None
+        scopes = [("ClusterRoleBinding", "")] + ([("RoleBinding", namespace)] if namespace else [])
+        for kind, ns in scopes:
+            for binding in self.source.list(kind, ns):
+                subject = next((s for s in binding.get("subjects") or [] if _applies_to_user(user, s, ns)), None)
+                if subject is None:
+                    continue
+                ref = binding.get("roleRef") or {}
+                rules, err = self.role_ref_rules(ref, ns)
+                if err:
+                    yield None, None, err
+                    continue
+                describe = partial(_describe_binding, kind, binding, ref, subject, ns)
+                for rule in rules:
+                    yield describe, rule, None
 
     def authorize(self, attrs: Attributes) -> tuple[bool, str]:
         """(allowed, reason): the reason is `RBAC: allowed by ...` or, on denial, the resolution errors."""
@@ -469,11 +465,11 @@ class RBACAuthorizer:
         if self.privileged_groups.intersection(user.groups):
             return True, ""
         errors: list[str] = []
-        for source, rule, err in self.visit_rules_for(user, attrs.namespace):
+        for describe, rule, err in self.visit_rules_for(user, attrs.namespace):
             if err is not None:
                 errors.append(err)
-            elif rule is not None and rule_allows(attrs, rule):
-                return True, f"RBAC: allowed by {source}"
+            elif rule is not None and describe is not None and rule_allows(attrs, rule):
+                return True, f"RBAC: allowed by {describe()}"
         return False, (f"RBAC: {_aggregate(errors)}" if errors else "")
 
     def rules_for(self, user: UserInfo, namespace: str) -> RuleSet:
