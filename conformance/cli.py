@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 from .argtypes import OneLineParser, positive_float, positive_int
+from .assertions import MESSAGE_MODES
 
 __all__ = ["main", "build_parser"]
 
@@ -71,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X")
     run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never")
     run.add_argument("--include-disruptive", action="store_true")
-    run.add_argument("--messages", choices=("exact", "warn"), default="exact",
+    run.add_argument("--messages", choices=MESSAGE_MODES, default="exact",
                      help="exact (default): a Status message worded otherwise than kube-apiserver's fails; "
                           "warn: only a warning, for implementations that word errors their own way")
     run.add_argument("--no-preflight", action="store_true",

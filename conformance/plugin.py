@@ -21,7 +21,7 @@ import pytest
 
 from . import clauses as _clauses
 from .argtypes import positive_float
-from .assertions import set_message_mode
+from .assertions import MESSAGE_MODES, set_message_mode
 from .client import TargetError
 from .client.exchange import RECORDER
 from .fixtures.pytest_fixtures import api, content, namespaces, paths, profile, run_id, target, waiter  # noqa: F401
@@ -77,7 +77,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="multiply every wait timeout by X (slow clusters)")
     g.addoption("--include-disruptive", dest="include_disruptive", action="store_true", default=False,
                 help="run `disruptive` tests against a kubeconfig/server target")
-    g.addoption("--messages", dest="nsconform_messages", default="exact", choices=("exact", "warn"),
+    g.addoption("--messages", dest="nsconform_messages", default="exact", choices=MESSAGE_MODES,
                 help="exact (default): a Status message worded otherwise than kube-apiserver's fails the test; "
                      "warn: it is only a warning (codes, reasons and fields are still checked)")
     g.addoption("--no-preflight", dest="no_preflight", action="store_true", default=False,

@@ -10,10 +10,11 @@ from typing import Iterable
 import requests
 
 from .client.config import Connection
+from .endpoints import Paths
+from .fixtures.content import KINDS as CONTENT_KINDS
 
 REVIEW_PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
-CONTENT_KINDS = ("configmaps", "secrets", "services", "serviceaccounts", "pods", "resourcequotas", "limitranges",
-                 "events")
+_VERB_OF_METHOD = {"PUT": "update", "POST": "create"}
 
 
 @dataclass(frozen=True)
@@ -27,9 +28,10 @@ class Need:
 
 
 def needs(profile: str) -> list[Need]:
-    """README "Permissions on a real cluster", minus the scope suites' extras (those tests skip without)."""
+    """README "Permissions on a real cluster", minus the scope suites' extras (those tests skip without);
+    the content kinds are those the content factory creates, the finalize verb the profile's."""
     out = [Need(v, "namespaces") for v in ("create", "get", "list", "watch", "update", "patch", "delete")]
-    out.append(Need("create" if profile == "design" else "update", "namespaces", "finalize"))
+    out.append(Need(_VERB_OF_METHOD[Paths(profile).finalize_method], "namespaces", "finalize"))
     out += [Need(v, "namespaces", "status") for v in ("update", "patch")]
     out += [Need(v, kind) for kind in CONTENT_KINDS for v in ("create", "get", "list", "update", "delete")]
     return out
