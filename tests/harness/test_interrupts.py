@@ -1,9 +1,11 @@
 """An interrupt is noted and always reportable (conformance/interrupts.py)."""
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import types
+from typing import Iterator
 
 import pytest
 
@@ -42,32 +44,33 @@ def test_pytest_can_describe_the_interrupt_once_lineless_frames_are_dropped() ->
     assert "KeyboardInterrupt" in text
 
 
-def test_watch_notes_sigint_and_gives_the_handler_back() -> None:
-    previous = signal.getsignal(signal.SIGINT)  # this very session's watch, when run without xdist
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+@contextlib.contextmanager
+def _watching(signum: int, default: object) -> Iterator[InterruptWatch]:
+    """A watch installed over Python's `default` handler for `signum`; this process's own handler (this very
+    session's watch, when run without xdist) is put back afterwards."""
+    previous = signal.getsignal(signum)
+    signal.signal(signum, default)  # type: ignore[arg-type]
     watch = InterruptWatch()
     try:
         watch.install()
+        yield watch
+    finally:
+        watch.uninstall()
+        signal.signal(signum, previous)
+
+
+def test_watch_notes_sigint_and_gives_the_handler_back() -> None:
+    with _watching(signal.SIGINT, signal.default_int_handler) as watch:
         with pytest.raises(KeyboardInterrupt):
             signal.raise_signal(signal.SIGINT)
         assert watch.seen.is_set()
         watch.uninstall()
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    finally:
-        watch.uninstall()
-        signal.signal(signal.SIGINT, previous)
 
 
 def test_watch_turns_sigterm_into_keyboard_interrupt_once() -> None:
-    previous = signal.getsignal(signal.SIGTERM)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    watch = InterruptWatch()
-    try:
-        watch.install()
+    with _watching(signal.SIGTERM, signal.SIG_DFL) as watch:
         with pytest.raises(KeyboardInterrupt):
             signal.raise_signal(signal.SIGTERM)
         assert watch.seen.is_set()
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # a second SIGTERM ends the process
-    finally:
-        watch.uninstall()
-        signal.signal(signal.SIGTERM, previous)
