@@ -241,24 +241,32 @@ class ReportPlugin:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):  # type: ignore[no-untyped-def]
         """After every other sessionfinish (junitxml included), so exit_status is the one pytest returns."""
         controller = not hasattr(self.config, "workerinput") and not self.config.option.collectonly
+        run = None
         if controller and session.exitstatus == 0 and self._tests:
             try:  # the coverage clause fails the run like any other clause
-                if any(c["status"] == "failed" for c in self.build(0)["clauses"] if c.get("group") == "coverage"):
+                run = self.build(0)
+                if any(c["status"] == "failed" for c in run["clauses"] if c.get("group") == "coverage"):
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
             except Exception:  # noqa: BLE001 - a report bug must not change pytest's exit status
-                pass
+                run = None
         try:
             return (yield)
         finally:
             if controller:
                 try:
-                    self.write(int(session.exitstatus))
+                    self.write(int(session.exitstatus), run)
                 except Exception as exc:  # noqa: BLE001 - a report bug must not change pytest's exit status
                     self.error = f"{type(exc).__name__}: {exc}"
                     sys.stderr.write(f"nsconform: could not write the reports to {self.run_dir}: {self.error}\n")
 
-    def write(self, exit_status: int) -> Path:
-        run = self.run = self.build(exit_status)
+    def write(self, exit_status: int, run: dict[str, Any] | None = None) -> Path:
+        """Write the reports; `run` is the document built to judge coverage (every test had reported by
+        then), brought up to date here rather than built a second time."""
+        if run is None:
+            run = self.build(exit_status)
+        else:
+            run.update(exit_status=int(exit_status), duration_s=round(time.monotonic() - self._t0, 3))
+        self.run = run
         run_dir = self.run_dir
         self.written = write_run(run, run_dir)
         junit = copy_junit(_opt(self.config, "xmlpath"), run_dir)

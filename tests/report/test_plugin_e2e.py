@@ -229,7 +229,7 @@ def test_report_bug_does_not_change_exit_status(suite: pytest.Pytester) -> None:
 
 def pytest_sessionstart(session):
     rp = session.config.pluginmanager.get_plugin("nsconform-report")
-    def boom(exit_status):
+    def boom(exit_status, run=None):
         raise RuntimeError("disk full")
     rp.write = boom
 ''')
