@@ -85,11 +85,7 @@ def test_openshift_walkthrough_external_first(api, paths, namespaces, content, w
     ns = create_namespace(namespaces, "origin", finalizers=[ORIGIN, "kubernetes"])
     name = ns["metadata"]["name"]
     # A ConfigMap with its own finalizer keeps the controller from finishing while we act first.
-    cm = content.create(name, "configmaps", "nsc-held", finalizers=[HOLD])
-    cm_path = paths.content(name, "configmaps", cm["metadata"]["name"])
-    delete_namespace(api, paths, name)
-    waiter.until(cm_path, lambda o: bool(o["metadata"].get("deletionTimestamp")),
-                 f"the controller to delete {cm_path}", timeout=DELETE_TIMEOUT)
+    cm_path = _delete_holding_a_configmap(api, paths, content, waiter, name)
     finalize_ok(api, paths, name, ["kubernetes"])
     stored = read_namespace(api, paths, name)
     assert stored["metadata"].get("deletionTimestamp") and A.finalizers(stored) == ["kubernetes"], (
@@ -100,15 +96,22 @@ def test_openshift_walkthrough_external_first(api, paths, namespaces, content, w
     A.expect_code(api.get(cm_path), 404)
 
 
-def _held_namespace(api, paths, profile, namespaces, content, waiter):
-    """A deleted namespace whose ConfigMap carries a finalizer; returns (name, cm_path, namespace-after-sync)."""
-    ns = create_namespace(namespaces, "held")
-    name = ns["metadata"]["name"]
+def _delete_holding_a_configmap(api, paths, content, waiter, name):
+    """Put a ConfigMap carrying HOLD in namespace `name`, delete the namespace and wait until the controller
+    has deleted the ConfigMap (which stays, held); returns the ConfigMap's path."""
     cm = content.create(name, "configmaps", "nsc-held", finalizers=[HOLD])
     cm_path = paths.content(name, "configmaps", cm["metadata"]["name"])
     delete_namespace(api, paths, name)
     waiter.until(cm_path, lambda o: bool(o["metadata"].get("deletionTimestamp")),
                  f"the controller to delete {cm_path}", timeout=DELETE_TIMEOUT)
+    return cm_path
+
+
+def _held_namespace(api, paths, profile, namespaces, content, waiter):
+    """A deleted namespace whose ConfigMap carries a finalizer; returns (name, cm_path, namespace-after-sync)."""
+    ns = create_namespace(namespaces, "held")
+    name = ns["metadata"]["name"]
+    cm_path = _delete_holding_a_configmap(api, paths, content, waiter, name)
     if profile == "kubernetes":
         # NS-71: the controller reports the remaining finalizer after its deletion pass: a sync point.
         # Conditions are NS-LIF-006's clause, so a server without them still gets a bounded wait here.
