@@ -43,6 +43,32 @@ def _server_figures(spec: dict[str, Any], s0: float, s1: float, elapsed: float, 
             "server_us_per_req": used / ok * 1e6 if ok else float("nan")}
 
 
+async def _counted_window(state: dict[str, Any], spec: dict[str, Any], warmup: float,
+                          duration: float) -> tuple[float, float, float, float]:
+    """Let the generator warm up, then count `duration` seconds of completions (the workers look at
+    `state["counting"]`): (elapsed, generator CPU s, server CPU s at start, at end)."""
+    await asyncio.sleep(warmup)
+    state["counting"] = True
+    t0, c0, s0 = time.perf_counter(), _cpu(), _server_cpu(spec)
+    await asyncio.sleep(duration)
+    state["counting"] = False
+    t1, c1, s1 = time.perf_counter(), _cpu(), _server_cpu(spec)
+    return t1 - t0, c1 - c0, s0, s1
+
+
+def _window_figures(spec: dict[str, Any], state: dict[str, Any], window: tuple[float, float, float, float],
+                    **about: Any) -> dict[str, Any]:
+    """Throughput, latency and CPU of a counted window, after `about` (workload, client, connections)."""
+    elapsed, loadgen_cpu_s, s0, s1 = window
+    lat = sorted(state["lat"])
+    return {**_server_figures(spec, s0, s1, elapsed, state["ok"]), **about,
+            "seconds": elapsed, "ok": state["ok"], "bad": state["bad"], "errors": state["errors"],
+            "rps": state["ok"] / elapsed if elapsed > 0 else 0.0,
+            "loadgen_cpu": loadgen_cpu_s / elapsed if elapsed > 0 else float("nan"),
+            "lat_p50_ms": lat[len(lat) // 2] * 1e3 if lat else float("nan"),
+            "lat_p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3 if lat else float("nan")}
+
+
 async def _run(spec: dict[str, Any]) -> dict[str, Any]:
     import aiohttp
 
@@ -95,23 +121,11 @@ async def _run(spec: dict[str, Any]) -> dict[str, Any]:
                 i += 1
 
         tasks = [asyncio.create_task(worker(w)) for w in range(conns)]
-        await asyncio.sleep(warmup)
-        state["counting"] = True
-        t0, c0, s0 = time.perf_counter(), _cpu(), _server_cpu(spec)
-        await asyncio.sleep(duration)
-        state["counting"] = False
-        t1, c1, s1 = time.perf_counter(), _cpu(), _server_cpu(spec)
+        window = await _counted_window(state, spec, warmup, duration)
         done, pending = await asyncio.wait(tasks, timeout=15)
         for t in pending:
             t.cancel()
-    elapsed = t1 - t0
-    lat = sorted(state["lat"])
-    return {**_server_figures(spec, s0, s1, elapsed, state["ok"]),
-            "workload": kind, "connections": conns, "seconds": elapsed, "ok": state["ok"], "bad": state["bad"],
-            "errors": state["errors"], "rps": state["ok"] / elapsed if elapsed > 0 else 0.0,
-            "loadgen_cpu": (c1 - c0) / elapsed if elapsed > 0 else float("nan"),
-            "lat_p50_ms": lat[len(lat) // 2] * 1e3 if lat else float("nan"),
-            "lat_p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3 if lat else float("nan")}
+    return _window_figures(spec, state, window, workload=kind, connections=conns)
 
 
 class _RawConn(asyncio.Protocol):
@@ -195,21 +209,9 @@ async def _run_raw(spec: dict[str, Any]) -> dict[str, Any]:
         fut = loop.create_future()
         await loop.create_connection(lambda f=fut: _RawConn(req, st, stop_at, f), u.hostname, u.port)
         dones.append(fut)
-    await asyncio.sleep(warmup)
-    st["counting"] = True
-    t0, c0, s0 = time.perf_counter(), _cpu(), _server_cpu(spec)
-    await asyncio.sleep(duration)
-    st["counting"] = False
-    t1, c1, s1 = time.perf_counter(), _cpu(), _server_cpu(spec)
+    window = await _counted_window(st, spec, warmup, duration)
     await asyncio.wait(dones, timeout=15)
-    elapsed = t1 - t0
-    lat = sorted(st["lat"])
-    return {**_server_figures(spec, s0, s1, elapsed, st["ok"]),
-            "workload": "get", "client": "raw", "connections": conns, "seconds": elapsed, "ok": st["ok"],
-            "bad": st["bad"], "errors": st["errors"], "rps": st["ok"] / elapsed if elapsed > 0 else 0.0,
-            "loadgen_cpu": (c1 - c0) / elapsed if elapsed > 0 else float("nan"),
-            "lat_p50_ms": lat[len(lat) // 2] * 1e3 if lat else float("nan"),
-            "lat_p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3 if lat else float("nan")}
+    return _window_figures(spec, st, window, workload="get", client="raw", connections=conns)
 
 
 def run_load(spec: dict[str, Any]) -> dict[str, Any]:
