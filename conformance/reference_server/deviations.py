@@ -213,6 +213,29 @@ _CLAUSES: dict[str, tuple[str, ...]] = {
     "kube-public-deletable": ("NS-IMM-001",),
 }
 
+# List/watch guarantees under concurrency (issue 15): each breaks one property the history checker validates.
+_LIST_WATCH_HISTORY = [
+    ("watch-drops-event", "a watch stream silently skips its 5th event", ("NS-LWH-001",)),
+    ("watch-duplicates-event", "a watch stream sends its 5th event twice", ("NS-LWH-001",)),
+    ("watch-reorders-events", "a watch delivers an object's first MODIFIED after the object's next change",
+     ("NS-LWH-001",)),
+    ("watch-resume-late", "a watch from a resourceVersion starts one change late (skips the first later change)",
+     ("NS-LWH-002",)),
+    ("list-pages-not-snapshot", "continue pages read the current state instead of the first page's snapshot",
+     ("NS-LWH-003",)),
+    ("compaction-unnoticed", "a watch, exact list or continue from a compacted resourceVersion is served from "
+                             "what is left instead of 410 Expired", ("NS-LWH-004", "NS-LWH-005")),
+    ("bookmark-rewinds", "a BOOKMARK carries the resourceVersion the watch started from, not its progress",
+     ("NS-LWH-006",)),
+    ("selector-watch-no-transitions", "a selector watch filters each change on the new state only: no DELETED "
+                                      "when an object stops matching, MODIFIED instead of ADDED when it starts",
+     ("NS-LWH-007",)),
+    ("list-exact-reads-latest", "resourceVersionMatch=Exact lists the current state, not the state at that "
+                                "resourceVersion", ("NS-LWH-008",)),
+]
+_MORE += [(name, desc) for name, desc, _ in _LIST_WATCH_HISTORY]
+_CLAUSES.update({name: clauses for name, _, clauses in _LIST_WATCH_HISTORY})
+
 # Clauses no server behaviour can break, with the reason (the sensitivity run's coverage check).
 UNBREAKABLE: dict[str, str] = {
     "NS-COV-001": "a requirement on the conformance run, not on the server: the suites send every endpoint-table "

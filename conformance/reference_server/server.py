@@ -44,6 +44,9 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     for name in INITIAL_NAMESPACES:
         registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
                                    field_manager="kube-apiserver")
+    # kube-apiserver's watch cache starts at the resourceVersion it was started at, and etcd compacts older
+    # history: a watch or exact list from before the server's start is answered 410 (as it is on a cluster).
+    registry.store.compact()
     return ServerContext(registry=registry, admission=ScopeAdmission(registry, devs), deviations=devs,
                          router=Router(registry, profile, devs), profile=profile, token=token,
                          authenticator=authenticator, authorizer=authorizer)

@@ -10,7 +10,7 @@ from aiohttp import web
 
 from .. import apierrors as E
 from ..registry import GenericStore, ListOptions
-from ..storage import TooOldResourceVersionError
+from ..storage import Progress, TooOldResourceVersionError
 from ..storage.interface import Event
 from . import hooks
 from .respond import dumps
@@ -19,11 +19,15 @@ BOOKMARK_INTERVAL = 60.0
 MIN_REQUEST_TIMEOUT = 1800.0
 
 
-def convert(ev: Event, pred: Callable[[dict], bool]) -> tuple[str, dict[str, Any]] | None:
-    """`cacheWatcher.convertToWatchEvent`: ADDED/MODIFIED/DELETED as seen through the selectors (NS-96)."""
+def convert(ev: Event, pred: Callable[[dict], bool], *,
+            no_transitions: bool = False) -> tuple[str, dict[str, Any]] | None:
+    """`cacheWatcher.convertToWatchEvent`: ADDED/MODIFIED/DELETED as seen through the selectors (NS-96).
+    `no_transitions` (a deviation): filter on the new state only, as a watch without a cache would."""
     if ev.type == "DELETED":
         return ("DELETED", ev.object) if pred(ev.object) else None
     cur = pred(ev.object)
+    if no_transitions:
+        return (ev.type, ev.object) if cur else None
     old = ev.prev is not None and pred(ev.prev)
     if ev.type == "ADDED" or ev.prev is None:
         return ("ADDED", ev.object) if cur else None
@@ -111,12 +115,15 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
             await resp.write(dumps({"type": "ERROR", "object": err.status}) + b"\n")
             return resp
         assert watcher is not None
+        faults = _StreamFaults(deviations, resp)
+        start_rv = opts.resource_version if opts.resource_version not in ("", "0") else \
+            str(ctx.registry.store.current_rv())
         skip_deleted = store.info.plural == "namespaces" and deviations.active("watch-no-deleted")
         miss = cluster and deviations.active("cluster-watch-misses-events")
         seen_ns: list[str] = []
 
         async def send(ev: Event) -> None:
-            out = convert(ev, pred)
+            out = convert(ev, pred, no_transitions=deviations.active("selector-watch-no-transitions"))
             if out is None or (skip_deleted and out[0] == "DELETED"):
                 return
             if miss:
@@ -130,8 +137,10 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                     line = ev.encoded[out[0]] = dumps({"type": out[0], "object": out[1]}) + b"\n"
             else:
                 line = dumps({"type": out[0], "object": embed(out[1]) if embed else out[1]}) + b"\n"
-            await resp.write(line)
+            await faults.write(line, (ev.namespace, ev.name), out[0])
 
+        if backlog and deviations.active("watch-resume-late") and opts.resource_version not in ("", "0"):
+            backlog = backlog[1:]  # resumed one event after the resourceVersion asked for
         for ev in backlog:
             await send(ev)
         deadline = time.monotonic() + timeout
@@ -149,14 +158,29 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                     ev = await _get(queue, max(wait, 0.0))
                 except asyncio.TimeoutError:
                     if bookmarks and time.monotonic() < deadline:
-                        await _bookmark(resp, store, ctx, embed)
+                        watcher.request_progress()  # the BOOKMARK goes out behind every queued change
                         next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
                     continue
             if ev is None:
                 break
+            if isinstance(ev, Progress):
+                await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed)
+                continue
             await send(ev)
-        if bookmarks:
-            await _bookmark(resp, store, ctx, embed)
+        if bookmarks:  # a last BOOKMARK before the timeout ends the watch (cacher's heartbeat before the deadline)
+            watcher.request_progress()
+            while True:
+                try:
+                    ev = await _get(queue, 1.0)
+                except asyncio.TimeoutError:
+                    break
+                if ev is None:
+                    break
+                if isinstance(ev, Progress):
+                    await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed)
+                    break
+                await send(ev)
+        await faults.flush()
     except (ConnectionResetError, ConnectionError):
         pass
     finally:
@@ -178,8 +202,45 @@ else:  # pragma: no cover - Python 3.10
         return await asyncio.wait_for(queue.get(), timeout=timeout)
 
 
-async def _bookmark(resp: web.StreamResponse, store: GenericStore, ctx: Any,
+async def _bookmark(resp: web.StreamResponse, store: GenericStore, rv: str,
                     embed: Callable[[dict[str, Any]], Any] | None = None) -> None:
-    obj = {"kind": store.info.kind, "apiVersion": "v1",
-           "metadata": {"resourceVersion": str(ctx.registry.store.current_rv()), "creationTimestamp": None}}
+    obj = {"kind": store.info.kind, "apiVersion": "v1", "metadata": {"resourceVersion": rv, "creationTimestamp": None}}
     await resp.write(dumps({"type": "BOOKMARK", "object": embed(obj) if embed else obj}) + b"\n")
+
+
+class _StreamFaults:
+    """The per-stream deviations of one watch (drop, duplicate or reorder one event; rewind bookmarks); with
+    none active, `write` writes each line as it comes."""
+
+    NTH = 5  # the event (counted from 1) the drop/duplicate deviations act on
+
+    def __init__(self, deviations: Any, resp: web.StreamResponse):
+        self.resp = resp
+        self.drop = deviations.active("watch-drops-event")
+        self.duplicate = deviations.active("watch-duplicates-event")
+        self.reorder = deviations.active("watch-reorders-events")
+        self.rewind = deviations.active("bookmark-rewinds")
+        self.count = 0
+        self.held: tuple[tuple[str, str], bytes] | None = None
+        self.reordered = False
+
+    async def write(self, line: bytes, key: tuple[str, str], typ: str) -> None:
+        self.count += 1
+        if self.drop and self.count == self.NTH:
+            return
+        if self.reorder and not self.reordered:
+            if self.held is None and typ == "MODIFIED":
+                self.held = (key, line)  # sent after this object's next change
+                return
+            if self.held is not None and self.held[0] == key:
+                await self.resp.write(line)
+                await self.flush()
+                return
+        await self.resp.write(line)
+        if self.duplicate and self.count == self.NTH:
+            await self.resp.write(line)
+
+    async def flush(self) -> None:
+        if self.held is not None:
+            line, self.held, self.reordered = self.held[1], None, True
+            await self.resp.write(line)

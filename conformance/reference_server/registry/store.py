@@ -221,34 +221,52 @@ class GenericStore:
     def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
         """A `<Kind>List` with paging (`limit`/`continue`/`remainingItemCount`) (NS-25..NS-29).
 
+        Served from a versioned snapshot as etcd3 `store.GetList`: a continue token pins the first page's
+        resourceVersion (every page is one snapshot; once compacted: 410 with an inconsistent-continue
+        token); `resourceVersionMatch=Exact`, and the legacy `resourceVersion` + `limit`, read at that
+        resourceVersion; `NotOlderThan` (or no match) reads the current state.
         `shared` as for `get`: each item's top-level and metadata dicts are new, the rest is stored data."""
         validate_list_options(opts, watch=False)
         pred = self.predicate(opts)
-        start = ""
+        start: tuple[str, str] | None = None
         if opts.continue_token:
-            token_rv, start = decode_continue(opts.continue_token)
-            try:
-                self.store.check_rv(token_rv)
-            except TooOldResourceVersionError:
-                raise E.expired(CONTINUE_TOO_OLD) from None
+            token_rv, start_key = decode_continue(opts.continue_token)
+            if opts.resource_version not in ("", "0"):
+                raise E.bad_request("specifying resource version is not allowed when using continue")
+            start = _split_key(start_key)
+            at: int | None = token_rv if token_rv > 0 else None  # -1: continue at the latest state
+            if at is not None and (self.deviations.active("list-pages-not-snapshot") or (
+                    self.deviations.active("compaction-unnoticed") and at < self.store.compacted_rv())):
+                at = None
         else:
-            self._check_list_rv(opts)
-        items, rv = self.store.list(self.info.plural, ns, shared=shared)
+            at = self._list_rv(opts)
+        try:
+            if at is None:
+                items, rv = self.store.list(self.info.plural, ns, shared=shared)
+            else:
+                items, rv = self.store.list_at(self.info.plural, ns, at, shared=shared)
+        except TooOldResourceVersionError:
+            if start is not None:
+                err = E.expired(CONTINUE_TOO_OLD)
+                err.status["metadata"] = {"continue": encode_continue(-1, "/".join(start))}
+                raise err from None
+            raise E.expired(LIST_TOO_OLD) from None
         items = [self._finish(o) for o in items if pred(o)]
-        if start:
-            items = [o for o in items if _sort_key(o) > start]
+        if start is not None:
+            items = [o for o in items if _key_of(o) > start]
         list_meta: dict[str, Any] = {"resourceVersion": str(rv)}
         if opts.limit and opts.limit > 0 and len(items) > opts.limit:
             page, rest = items[:opts.limit], items[opts.limit:]
-            list_meta["continue"] = encode_continue(rv, _sort_key(page[-1]))
+            list_meta["continue"] = encode_continue(rv, "/".join(_key_of(page[-1])))
             if not opts.label_selector and not opts.field_selector:
                 list_meta["remainingItemCount"] = len(rest)
             items = page
         return {"kind": self.info.list_kind, "apiVersion": "v1", "metadata": list_meta, "items": items}
 
-    def _check_list_rv(self, opts: ListOptions) -> None:
+    def _list_rv(self, opts: ListOptions) -> int | None:
+        """The resourceVersion to read the list at, or None for the current state."""
         if opts.resource_version in ("", "0"):
-            return
+            return None
         rv = parse_rv(opts.resource_version)
         current = self.store.current_rv()
         if rv > current:
@@ -257,10 +275,12 @@ class GenericStore:
                                               {"causes": [{"reason": "ResourceVersionTooLarge",
                                                            "message": "Too large resource version"}],
                                                "retryAfterSeconds": 1}))
-        try:
-            self.store.check_rv(rv)
-        except TooOldResourceVersionError:
-            raise E.expired(LIST_TOO_OLD) from None
+        exact = opts.resource_version_match == "Exact" or (not opts.resource_version_match and opts.limit > 0)
+        if not exact or (opts.resource_version_match == "Exact" and self.deviations.active("list-exact-reads-latest")):
+            return None
+        if self.deviations.active("compaction-unnoticed") and rv < self.store.compacted_rv():
+            return None
+        return rv
 
     # ---- update ----------------------------------------------------------------------------------
     def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
@@ -432,6 +452,8 @@ class GenericStore:
         rv = 0 if opts.resource_version in ("", "0") else parse_rv(opts.resource_version)
         if opts.resource_version == "" and self.deviations.active("watch-no-initial-state"):
             rv = self.store.current_rv()
+        if rv and self.deviations.active("compaction-unnoticed"):
+            rv = max(rv, self.store.compacted_rv())  # serve what history is left, as if nothing were lost
         backlog, watcher = self.store.watch(self.info.plural, ns, rv, loop)
         return backlog, watcher, pred
 
@@ -457,23 +479,29 @@ def parse_rv(value: str) -> int:
 
 
 def validate_list_options(opts: ListOptions, *, watch: bool) -> None:
-    """`ValidateListOptions` (NS-28, NS-92)."""
+    """`ValidateListOptions` / `validateWatchOptions` (apimachinery meta/internalversion/validation): every
+    error, in upstream's order (NS-28, NS-92)."""
     errs: list[E.FieldError] = []
     m = opts.resource_version_match
-    if m:
-        if watch:
-            errs.append(E.field_forbidden("resourceVersionMatch",
-                                          "resourceVersionMatch is forbidden for watch unless sendInitialEvents "
-                                          "is provided"))
-        elif not opts.resource_version:
-            errs.append(E.field_forbidden("resourceVersionMatch",
-                                          "resourceVersionMatch is forbidden unless resourceVersion is provided"))
-        elif opts.continue_token:
+    if m and watch:
+        errs.append(E.field_forbidden("resourceVersionMatch",
+                                      "resourceVersionMatch is forbidden for watch unless sendInitialEvents "
+                                      "is provided"))
+        if m != "NotOlderThan":
+            errs.append(E.field_not_supported("resourceVersionMatch", m, ["NotOlderThan"]))
+        if opts.continue_token:
             errs.append(E.field_forbidden("resourceVersionMatch",
                                           "resourceVersionMatch is forbidden when continue is provided"))
-        elif m not in ("Exact", "NotOlderThan"):
-            errs.append(E.field_not_supported("resourceVersionMatch", m, ["Exact", "NotOlderThan"]))
-        elif m == "Exact" and opts.resource_version == "0":
+    elif m:
+        if not opts.resource_version:
+            errs.append(E.field_forbidden("resourceVersionMatch",
+                                          "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+        if opts.continue_token:
+            errs.append(E.field_forbidden("resourceVersionMatch",
+                                          "resourceVersionMatch is forbidden when continue is provided"))
+        if m not in ("Exact", "NotOlderThan"):
+            errs.append(E.field_not_supported("resourceVersionMatch", m, ["Exact", "NotOlderThan", ""]))
+        if m == "Exact" and opts.resource_version == "0":
             errs.append(E.field_forbidden("resourceVersionMatch",
                                           'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
     if errs:
@@ -489,16 +517,22 @@ def decode_continue(token: str) -> tuple[int, str]:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         data = json.loads(raw)
-        if data.get("v") != "meta.k8s.io/v1" or not isinstance(data.get("rv"), int):
+        if data.get("v") != "meta.k8s.io/v1" or not isinstance(data.get("rv"), int) or data["rv"] == 0:
             raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
         return data["rv"], str(data.get("start", "")).rstrip("\x00")
     except (ValueError, TypeError, AttributeError) as exc:
         raise E.bad_request(f"continue key is not valid: {exc}") from None
 
 
-def _sort_key(obj: dict[str, Any]) -> str:
+def _key_of(obj: dict[str, Any]) -> tuple[str, str]:
+    """(namespace, name): the order storage lists objects in (a continue token's start is after it)."""
     m = obj["metadata"]
-    return f"{m.get('namespace', '')}/{m['name']}"
+    return m.get("namespace", ""), m["name"]
+
+
+def _split_key(key: str) -> tuple[str, str]:
+    ns, _, name = key.partition("/")
+    return ns, name
 
 
 def _restore_system_meta(new: dict[str, Any], old: dict[str, Any]) -> None:

@@ -40,10 +40,22 @@ class Event:
     one, shared by the others (the http layer's cache; the store never reads it)."""
 
 
+@dataclass(frozen=True)
+class Progress:
+    """etcd's progress notification: every change up to `rv` that the watcher matches is before this in its
+    queue, so `rv` is a resourceVersion a client can resume from (what a BOOKMARK carries)."""
+
+    rv: int
+
+
 class Watcher(Protocol):
-    """A live subscription; events arrive on `queue` (None = the store closed the watch)."""
+    """A live subscription; events (and `Progress` marks) arrive on `queue` (None = the store closed it)."""
 
     queue: asyncio.Queue
+
+    def request_progress(self) -> None:
+        """Queue a `Progress` behind every change delivered so far."""
+        ...
 
     def close(self) -> None: ...
 
@@ -63,6 +75,11 @@ class Store(Protocol):
     def list(self, resource: str, namespace: str | None, *,
              shared: bool = False) -> tuple[list[dict[str, Any]], int]: ...
 
+    def list_at(self, resource: str, namespace: str | None, rv: int, *,
+                shared: bool = False) -> tuple[list[dict[str, Any]], int]:
+        """The objects as they were at `rv`; `TooOldResourceVersionError` once compacted."""
+        ...
+
     def count(self, resource: str, namespace: str | None) -> int: ...
 
     def guaranteed_update(self, resource: str, namespace: str, name: str,
@@ -75,6 +92,12 @@ class Store(Protocol):
               loop: asyncio.AbstractEventLoop) -> tuple[list[Event], Watcher]: ...
 
     def check_rv(self, rv: int) -> None: ...
+
+    def compacted_rv(self) -> int:
+        """The resourceVersion history has been compacted up to (older ones are answered 410)."""
+        ...
+
+    def compact(self, rv: int | None = None) -> None: ...
 
     def atomic(self) -> ContextManager[Any]:
         """Hold off every other write while a caller checks one key and writes another

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
-from .interface import DELETE, Event, UpdateFn, object_key
+from .interface import DELETE, Event, Progress, UpdateFn, object_key
 
 
 class MemoryWatcher:
@@ -49,6 +49,10 @@ class MemoryWatcher:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
         except RuntimeError:  # loop closed: the watch is gone
             self.closed = True
+
+    def request_progress(self) -> None:
+        with self._store.atomic():  # no write can slip between reading the RV and queueing the mark
+            self.deliver(Progress(self._store.current_rv()))
 
     def close(self) -> None:
         if not self.closed:
@@ -102,6 +106,30 @@ class MemoryStore:
                     bucket = self._index[(res, ns)]
                     items.extend(bucket[n] for n in sorted(bucket))
             return (items if shared else clone(items)), self._rv
+
+    def list_at(self, resource: str, namespace: str | None, rv: int, *,
+                shared: bool = False) -> tuple[list[dict[str, Any]], int]:
+        """The objects as they were at `rv` (etcd's range read at a revision), sorted by key, and `rv`;
+        `TooOldResourceVersionError` when the history back to `rv` has been compacted. An `rv` at or past
+        the newest write reads the current state (and answers the current resourceVersion)."""
+        with self._lock:
+            if rv >= self._rv:
+                return self.list(resource, namespace, shared=shared)
+            if rv < self._compacted:
+                raise TooOldResourceVersionError(rv, self._compacted)
+            items, _ = self.list(resource, namespace, shared=True)
+            state = {(o["metadata"].get("namespace", ""), o["metadata"]["name"]): o for o in items}
+            for ev in reversed(self._history):  # undo every change made after `rv`, newest first
+                if ev.rv <= rv:
+                    break
+                if ev.resource != resource or (namespace is not None and ev.namespace != namespace):
+                    continue
+                if ev.type == "ADDED":
+                    state.pop((ev.namespace, ev.name), None)
+                elif ev.prev is not None:
+                    state[(ev.namespace, ev.name)] = ev.prev
+            out = [state[k] for k in sorted(state)]
+            return (out if shared else clone(out)), rv
 
     def count(self, resource: str, namespace: str | None) -> int:
         with self._lock:
