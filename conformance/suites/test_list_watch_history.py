@@ -1,0 +1,515 @@
+"""Group `list-watch` (history): what informers rely on under concurrency, checked like a database's history.
+
+Several writers change this test's ConfigMaps concurrently while watches record what the server delivers;
+`conformance.history` then validates the recorded history (resourceVersions opaque: compared for equality,
+ordered only by delivery). Everything is narrowed to this test's label, so other tests' objects and the objects
+a real cluster's controllers write into new namespaces (`kube-root-ca.crt`) are never looked at.
+
+A real cluster cannot be made to compact on demand: tests that need a too-old resourceVersion ask for `1` and,
+on a cluster that still serves it, skip with that reason. The reference server compacts its history at start
+(as kube-apiserver's watch cache begins at its start), so there `1` is always too old.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from typing import Any, Callable
+
+import pytest
+
+from conformance import assertions as A
+from conformance.history import Seen, Write, check_resume, check_snapshot, check_watch
+from conformance.schemas import validate
+from conformance.suites import HOLD, content_body, create_namespace, delete_namespace, own_label, selector_of
+from conformance.wait import scaled
+
+RESOURCE = "configmaps"
+EVENT_TIMEOUT = 30.0   # seconds (before --timeout-scale) for a history's events to arrive
+QUIET = 0.3            # seconds a finished stream must stay silent (no duplicate or stray event after the last)
+BOOKMARK_WATCH_S = 3   # timeoutSeconds of the bookmark watch: kube-apiserver sends a BOOKMARK 2 s before it ends
+TOO_OLD = "1"          # the oldest resourceVersion there is: compacted on any server that compacts
+INCONSISTENT_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can start a new list "
+    "without the continue parameter, or use the continue token in this response to retrieve the remainder of the "
+    "results. Continuing with the provided token results in an inconsistent list - objects that were created, "
+    "modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+LIST_TOO_OLD = "The resourceVersion for the provided list is too old."
+STYLES = [pytest.param("param", id="watch-param"), pytest.param("path", id="watch-path")]
+
+
+# --------------------------------------------------------------------------------------------- recording
+
+def _key(obj: dict[str, Any]) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return meta.get("namespace") or "", meta.get("name") or ""
+
+
+def _rv(obj: dict[str, Any]) -> str | None:
+    return (obj.get("metadata") or {}).get("resourceVersion") or None
+
+
+def _seen(ev: dict[str, Any]) -> Seen:
+    obj = ev.get("object") or {}
+    if ev.get("type") == "BOOKMARK":
+        return Seen("BOOKMARK", None, _rv(obj))
+    return Seen(str(ev.get("type")), _key(obj), _rv(obj), obj.get("data"))
+
+
+class Recorder:
+    """What the writers were acknowledged, with monotonic send/acknowledge times (thread-safe)."""
+
+    def __init__(self, api: Any, paths: Any, content: Any, labels: dict[str, str]):
+        self.api, self.paths, self.content, self.labels = api, paths, content, labels
+        self.writes: list[Write] = []
+        self._lock = threading.Lock()
+        self.errors: list[str] = []
+
+    def _body(self, ns: str, name: str, version: int) -> dict[str, Any]:
+        body = content_body(self.content, RESOURCE, name, ns, labels=self.labels)
+        body["data"] = {"v": str(version)}
+        return body
+
+    def write(self, op: str, ns: str, name: str, version: int = 0, writer: str = "",
+              tolerate: tuple[int, ...] = ()) -> bool:
+        """Send one write; record it when acknowledged. A status in `tolerate` (e.g. 403 in a namespace being
+        deleted) is a refused write: not recorded, no change expected."""
+        started = time.monotonic()
+        if op == "create":
+            resp = self.api.post(self.paths.content(ns, RESOURCE), self._body(ns, name, version))
+        elif op == "update":  # PUT without resourceVersion: an unconditional update (both profiles have PUT)
+            resp = self.api.put(self.paths.content(ns, RESOURCE, name), self._body(ns, name, version))
+        else:
+            resp = self.api.delete(self.paths.content(ns, RESOURCE, name))
+        acked = time.monotonic()
+        if resp.status_code in tolerate:
+            return False
+        if resp.status_code not in (200, 201, 202):
+            self.errors.append(f"{op} {ns}/{name}: HTTP {resp.status_code}: {A.body_excerpt(resp)}")
+            return False
+        body = resp.json() if resp.content else {}
+        is_object = body.get("kind") == "ConfigMap"
+        with self._lock:
+            self.writes.append(Write((ns, name), op, _rv(body) if is_object else None,
+                                     body.get("data") if is_object and op != "delete" else None,
+                                     started, acked, writer))
+        return True
+
+
+SCRIPT = [("create", 0), ("create", 1), ("update", 0), ("create", 2), ("update", 1), ("update", 0),
+          ("delete", 0), ("update", 2), ("update", 1), ("delete", 2)]
+"""One writer's writes to its three objects (index into them); object 1 survives. Ten writes, five events in."""
+HALFWAY = 5  # after this many acknowledged writes, the writer of the doomed namespace lets its deletion start
+
+
+def _run_writer(rec: Recorder, ns: str, writer: str, halfway: threading.Event | None = None) -> None:
+    versions = [0, 0, 0]
+    tolerate = (403, 404) if halfway is not None else ()  # the doomed namespace: refused or already gone
+    for n, (op, i) in enumerate(SCRIPT):
+        versions[i] += 1
+        rec.write(op, ns, f"nsc-h{i}", versions[i], writer, tolerate)
+        if halfway is not None and n + 1 == HALFWAY:
+            halfway.set()
+
+
+def concurrent_history(api: Any, paths: Any, namespaces: Any, content: Any,
+                       open_watch: Callable[[list[str], str], Any]) -> tuple[list[Write], list[Seen], Any]:
+    """Three writers in three namespaces; the third namespace is deleted half-way. `open_watch(spaces, rv)`
+    opens the watch under test from the resourceVersion of a LIST taken before any write.
+
+    Returns (expected writes, delivered events, the still-open stream)."""
+    mine = own_label(namespaces)
+    spaces = [create_namespace(namespaces, f"h{i}")["metadata"]["name"] for i in range(3)]
+    lst = A.expect_ok(api.get(paths.all_namespaces(RESOURCE), params={"labelSelector": selector_of(mine)}))
+    assert not lst["items"], f"this test's label already matches objects: {[_key(i) for i in lst['items']]}"
+    stream = open_watch(spaces, lst["metadata"]["resourceVersion"])
+    rec = Recorder(api, paths, content, mine)
+    halfway = threading.Event()
+    threads = [threading.Thread(target=_run_writer, args=(rec, ns, f"writer-{i}", halfway if i == 2 else None),
+                                daemon=True) for i, ns in enumerate(spaces)]
+    for t in threads:
+        t.start()
+    assert halfway.wait(scaled(EVENT_TIMEOUT)), "the writer of the namespace to delete did not get half-way"
+    doomed_at = time.monotonic()
+    delete_namespace(api, paths, spaces[2])
+    for t in threads:
+        t.join(scaled(EVENT_TIMEOUT))
+    assert not rec.errors, "writes failed: " + "; ".join(rec.errors[:5])
+    # the namespace controller deletes whatever the doomed namespace still holds
+    last: dict[tuple[str, str], Write] = {}
+    for w in rec.writes:
+        last[w.key] = w
+    system = [Write(k, "delete", None, None, doomed_at, float("inf"), "namespace controller")
+              for k, w in last.items() if k[0] == spaces[2] and w.op != "delete"]
+    return rec.writes + system, spaces, stream
+
+
+def collect(stream: Any, expected: int, what: str) -> list[Seen]:
+    """Events until `expected` changes arrived (or the time is up), then until the stream is quiet."""
+    events: list[Seen] = []
+    deadline = time.monotonic() + scaled(EVENT_TIMEOUT)
+    changes = 0
+    while changes < expected and time.monotonic() < deadline:
+        ev = stream.next_event(min(1.0, max(deadline - time.monotonic(), 0.0)))
+        if ev is None:
+            if stream.ended:
+                break
+            continue
+        _not_error(ev, what)
+        validate(ev, "WatchEvent")
+        events.append(_seen(ev))
+        changes += ev.get("type") != "BOOKMARK"
+    while (ev := stream.next_event(QUIET)) is not None:
+        _not_error(ev, what)
+        events.append(_seen(ev))
+    return events
+
+
+def _not_error(ev: dict[str, Any], what: str) -> None:
+    assert ev.get("type") != "ERROR", f"{what}: the server sent an ERROR event: {ev.get('object')}"
+
+
+def _watch(api: Any, path: str, style: str, params: dict[str, Any]) -> Any:
+    params = {k: v for k, v in params.items() if v is not None}
+    if style == "param":
+        params = {"watch": "true", **params}
+    stream = api.watch(path, params=params, timeout_s=scaled(EVENT_TIMEOUT) * 2, resume=False)
+    assert stream.status_code == 200, (
+        f"GET {path} (watch {params}): expected HTTP 200 and an event stream, got HTTP {stream.status_code}: "
+        f"{stream.error_body}")
+    return stream
+
+
+def _skip_param_style_in_design(profile: str, style: str) -> None:
+    if style == "param" and profile != "kubernetes":
+        pytest.skip("the design document serves watches only on /watch/ paths")
+
+
+def _fail(violation: Any, what: str) -> None:
+    if violation is not None:
+        raise AssertionError(f"{what}: {violation}")
+
+
+# --------------------------------------------------------------------------------------------- NS-LWH-001
+
+@pytest.mark.clause("NS-LWH-001")
+@pytest.mark.parametrize("scope", ["namespace", "all-namespaces"])
+@pytest.mark.parametrize("style", STYLES)
+def test_concurrent_writes_delivered_exactly_once_in_order(api, paths, profile, namespaces, content, scope, style):
+    """Three writers, one namespace deleted half-way: the watch delivers every change once, in order, as written."""
+    _skip_param_style_in_design(profile, style)
+    mine = own_label(namespaces)
+    where: dict[str, str] = {}
+
+    def open_watch(spaces: list[str], rv: str) -> Any:
+        if scope == "namespace":  # the doomed namespace: its writer's changes and the controller's deletions
+            path = paths.content(spaces[2], RESOURCE) if style == "param" else paths.watch_content(spaces[2],
+                                                                                                  RESOURCE)
+        else:
+            path = paths.all_namespaces(RESOURCE) if style == "param" else paths.watch_all(RESOURCE)
+        where["path"] = path
+        return _watch(api, path, style, {"labelSelector": selector_of(mine), "resourceVersion": rv})
+
+    writes, spaces, stream = concurrent_history(api, paths, namespaces, content, open_watch)
+    with stream:
+        if scope == "namespace":
+            writes = [w for w in writes if w.key[0] == spaces[2]]
+        events = collect(stream, len(writes), f"watch {where['path']}")
+    _fail(check_watch(writes, events), f"watch {where['path']} from the LIST's resourceVersion "
+                                       f"({len(writes)} acknowledged writes, {len(events)} events)")
+
+
+# --------------------------------------------------------------------------------------------- NS-LWH-002
+
+@pytest.mark.clause("NS-LWH-002")
+def test_resume_from_any_delivered_resource_version(api, paths, namespaces, content):
+    """A watch resumed from an event's resourceVersion delivers exactly what followed it."""
+    mine = own_label(namespaces)
+    path = paths.watch_all(RESOURCE)
+
+    def open_watch(spaces: list[str], rv: str) -> Any:
+        return _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv})
+
+    writes, _, stream = concurrent_history(api, paths, namespaces, content, open_watch)
+    with stream:
+        first = collect(stream, len(writes), f"watch {path}")
+    _fail(check_watch(writes, first), f"watch {path} (the history to resume in)")
+    n = len(first)
+    for point in sorted({0, n // 4, n // 2, (3 * n) // 4, n - 2}):
+        if not 0 <= point < n:
+            continue
+        with _watch(api, path, "path", {"labelSelector": selector_of(mine),
+                                        "resourceVersion": first[point].rv}) as resumed:
+            later = collect(resumed, n - point - 1, f"watch {path} resumed")
+        _fail(check_resume(first, point, later), f"watch {path}?resourceVersion={first[point].rv}")
+
+
+# --------------------------------------------------------------------------------------------- NS-LWH-003
+
+@pytest.mark.clause("NS-LWH-003")
+def test_paginated_list_is_one_snapshot(api, paths, namespaces, content):
+    """Writes between the pages of a LIST: every page together is the state at one point of the history."""
+    mine = own_label(namespaces)
+    rec = Recorder(api, paths, content, mine)
+    spaces = [create_namespace(namespaces, f"p{i}")["metadata"]["name"] for i in range(2)]
+    for ns in spaces:
+        for i in range(6):
+            assert rec.write("create", ns, f"nsc-p{i}", 1), rec.errors
+    path = paths.all_namespaces(RESOURCE)
+    base = A.expect_ok(api.get(path, params={"labelSelector": selector_of(mine)}))
+    initial = {_key(o): _rv(o) or "" for o in base["items"]}
+    keys = sorted(initial)
+    assert len(keys) == 12, f"GET {path}?labelSelector={selector_of(mine)}: expected 12 items, got {keys}"
+    rec.writes.clear()
+    with _watch(api, paths.watch_all(RESOURCE), "path", {"labelSelector": selector_of(mine),
+                                                          "resourceVersion": base["metadata"]["resourceVersion"]}) \
+            as stream:
+        listed: dict[tuple[str, str], str] = {}
+        params: dict[str, Any] = {"labelSelector": selector_of(mine), "limit": 3}
+        pages = 0
+        while True:
+            page = A.expect_ok(api.get(path, params=params))
+            pages += 1
+            returned = {_key(o): _rv(o) or "" for o in page["items"]}
+            dup = sorted(set(returned) & set(listed))
+            assert not dup, f"GET {path} (page {pages}): objects listed twice: {dup}"
+            listed.update(returned)
+            token = (page.get("metadata") or {}).get("continue")
+            if not token:
+                break
+            assert pages < 20, f"GET {path}: more than 20 pages of 3 for about 12 objects"
+            if pages == 1:  # after the first page: change one object it showed, then objects still to come
+                done = sorted(returned)[0]
+                rec.write("update", done[0], done[1], 2)
+                late = keys[-1]
+                rec.write("update", late[0], late[1], 2)
+                rec.write("delete", keys[-3][0], keys[-3][1])
+                rec.write("create", spaces[-1], "nsc-pz", 1)
+                assert not rec.errors, rec.errors
+            params = {"labelSelector": selector_of(mine), "limit": 3, "continue": token}
+        assert pages >= 2, f"GET {path}?limit=3: one page for 12 objects (no continue token)"
+        events = collect(stream, len(rec.writes), f"watch {paths.watch_all(RESOURCE)}")
+    _fail(check_watch(rec.writes, events), f"watch {paths.watch_all(RESOURCE)} (the history)")
+    _fail(check_snapshot(initial, events, listed), f"GET {path}?limit=3 ({pages} pages, writes after the first)")
+
+
+# --------------------------------------------------------------------------------------------- NS-LWH-004
+
+def _doctor_token(token: str, rv: int) -> str | None:
+    """Upstream's continue token (base64url JSON {"v": "meta.k8s.io/v1", "rv": N, "start": key}) with another
+    rv; None when the token is not of that shape (tokens are opaque: then the test cannot age one)."""
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != "meta.k8s.io/v1" or not isinstance(data.get("rv"), int):
+        return None
+    data["rv"] = rv
+    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def _skip_unless_compacted(target: Any, resp: Any, what: str) -> None:
+    if resp.status_code != 410 and target.kind != "embedded":
+        pytest.skip(f"{what} was served (HTTP {resp.status_code}): this server still holds history at "
+                    f"resourceVersion {TOO_OLD} and a test cannot make it compact")
+
+
+@pytest.mark.clause("NS-LWH-004")
+def test_expired_continue_answers_410_with_inconsistent_token(api, paths, target, namespaces, content):
+    """A continue token whose resourceVersion is compacted: 410 Expired, and a token for the remainder."""
+    ns = create_namespace(namespaces, "exp")["metadata"]["name"]
+    for i in range(4):
+        content.create(ns, RESOURCE, f"nsc-e{i}")
+    path = paths.content(ns, RESOURCE)
+    mine = {"fieldSelector": "metadata.name!=kube-root-ca.crt"}
+    first = A.expect_ok(api.get(path, params={"limit": 2, **mine}))
+    token = (first.get("metadata") or {}).get("continue")
+    assert token, f"GET {path}?limit=2 with 4 objects: no continue token: {first.get('metadata')}"
+    aged = _doctor_token(token, int(TOO_OLD))
+    if aged is None:
+        pytest.skip("the continue token is not upstream's encoding, so the test cannot age it")
+    resp = api.get(path, params={"limit": 2, "continue": aged, **mine})
+    _skip_unless_compacted(target, resp, f"GET {path} with a continue token at resourceVersion {TOO_OLD}")
+    body = A.expect_status(resp, 410, reason="Expired", message=INCONSISTENT_CONTINUE)
+    remainder_token = (body.get("metadata") or {}).get("continue")
+    assert remainder_token, f"the 410 answer carries no metadata.continue token: {body}"
+    rest = A.expect_ok(api.get(path, params={"limit": 10, "continue": remainder_token, **mine}))
+    got = [i["metadata"]["name"] for i in rest["items"]]
+    assert got == ["nsc-e2", "nsc-e3"], (
+        f"GET {path} with the token from the 410 answer: expected the remainder after the first page "
+        f"['nsc-e2', 'nsc-e3'], got {got}")
+
+
+# --------------------------------------------------------------------------------------------- NS-LWH-005
+
+@pytest.mark.clause("NS-LWH-005")
+def test_compacted_resource_version_answers_410_then_relist_recovers(api, paths, target, namespaces, content):
+    """Watch and exact LIST from a compacted resourceVersion: 410; re-list, watch: every later change."""
+    mine = own_label(namespaces)
+    ns = create_namespace(namespaces, "cmp")["metadata"]["name"]
+    path = paths.watch_content(ns, RESOURCE)
+    with api.watch(path, params={"labelSelector": selector_of(mine), "resourceVersion": TOO_OLD},
+                   timeout_s=scaled(EVENT_TIMEOUT), resume=False) as stream:
+        if stream.status_code != 410:
+            assert stream.status_code == 200, f"GET {path}?resourceVersion={TOO_OLD}: HTTP {stream.status_code}"
+            ev = stream.next_event(scaled(3.0))
+            if ev is None or ev.get("type") != "ERROR":
+                if target.kind != "embedded":
+                    pytest.skip(f"a watch from resourceVersion {TOO_OLD} was served: this server still holds "
+                                f"history there and a test cannot make it compact")
+                raise AssertionError(f"watch {path}?resourceVersion={TOO_OLD} (compacted): expected an ERROR "
+                                     f"event with a 410 Expired Status, got {ev}")
+            status = ev.get("object") or {}
+            validate(status, "Status")
+            assert status.get("code") == 410 and status.get("reason") == "Expired", (
+                f"watch {path}?resourceVersion={TOO_OLD}: the ERROR event must carry 410 Expired, got {status}")
+        else:
+            body = stream.error_body if isinstance(stream.error_body, dict) else {}
+            assert body.get("reason") == "Expired", f"GET {path}?resourceVersion={TOO_OLD}: 410 {body}"
+    lpath = paths.content(ns, RESOURCE)
+    resp = api.get(lpath, params={"resourceVersion": TOO_OLD, "resourceVersionMatch": "Exact"})
+    _skip_unless_compacted(target, resp, f"GET {lpath}?resourceVersion={TOO_OLD}&resourceVersionMatch=Exact")
+    A.expect_status(resp, 410, reason="Expired", message=LIST_TOO_OLD)
+    # what an informer does next: re-list, watch from the list's resourceVersion, see every later change
+    rv = A.expect_ok(api.get(lpath, params={"labelSelector": selector_of(mine)}))["metadata"]["resourceVersion"]
+    rec = Recorder(api, paths, content, mine)
+    with _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv}) as stream:
+        for op, i in SCRIPT:
+            assert rec.write(op, ns, f"nsc-h{i}", 1 + sum(1 for w in rec.writes if w.key[1] == f"nsc-h{i}")), \
+                rec.errors
+        events = collect(stream, len(rec.writes), f"watch {path}")
+    _fail(check_watch(rec.writes, events), f"watch {path} after the re-list")
+
+
+# --------------------------------------------------------------------------------------------- NS-LWH-006
+
+@pytest.mark.clause("NS-LWH-006")
+def test_bookmark_carries_a_resumable_resource_version(api, paths, namespaces, content):
+    """allowWatchBookmarks: a BOOKMARK is only a resourceVersion, and resuming from it loses and repeats nothing."""
+    mine = own_label(namespaces)
+    ns = create_namespace(namespaces, "bm")["metadata"]["name"]
+    path = paths.watch_all(RESOURCE)
+    rv = A.expect_ok(api.get(paths.all_namespaces(RESOURCE),
+                             params={"labelSelector": selector_of(mine)}))["metadata"]["resourceVersion"]
+    rec = Recorder(api, paths, content, mine)
+    events: list[Seen] = []
+    raw: list[dict[str, Any]] = []
+    with _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv,
+                                    "allowWatchBookmarks": "true", "timeoutSeconds": BOOKMARK_WATCH_S}) as stream:
+        for op, i in SCRIPT[:6]:
+            assert rec.write(op, ns, f"nsc-h{i}", 1 + sum(1 for w in rec.writes if w.key[1] == f"nsc-h{i}")), \
+                rec.errors
+        deadline = time.monotonic() + scaled(BOOKMARK_WATCH_S + EVENT_TIMEOUT)
+        while time.monotonic() < deadline:  # until the server ends the watch at timeoutSeconds
+            ev = stream.next_event(1.0)
+            if ev is None:
+                if stream.ended:
+                    break
+                continue
+            _not_error(ev, f"watch {path}")
+            raw.append(ev)
+            events.append(_seen(ev))
+    _fail(check_watch(rec.writes, events), f"watch {path}?allowWatchBookmarks=true")
+    marks = [i for i, e in enumerate(events) if e.type == "BOOKMARK"]
+    if not marks:
+        pytest.skip(f"the server sent no BOOKMARK in a {BOOKMARK_WATCH_S} s watch (bookmarks are optional)")
+    for i in marks:
+        obj = raw[i].get("object") or {}
+        meta = obj.get("metadata") or {}
+        extra = sorted(k for k in meta if k not in ("resourceVersion", "creationTimestamp", "annotations")
+                       or (k == "creationTimestamp" and meta[k] is not None))
+        content_keys = sorted(k for k in obj if k not in ("kind", "apiVersion", "metadata") and obj[k])
+        assert meta.get("resourceVersion") and not extra and not content_keys, (
+            f"watch {path}: a BOOKMARK must carry only a resourceVersion, got {obj}")
+        assert obj.get("kind") in (None, "ConfigMap"), f"watch {path}: BOOKMARK of kind {obj.get('kind')!r}"
+    for i in marks:
+        with _watch(api, path, "path", {"labelSelector": selector_of(mine),
+                                        "resourceVersion": events[i].rv}) as resumed:
+            later = collect(resumed, sum(1 for e in events[i + 1:] if e.type != "BOOKMARK"), f"watch {path}")
+        _fail(check_resume(events, i, later), f"watch {path} resumed from BOOKMARK rv={events[i].rv}")
+
+
+# --------------------------------------------------------------------------------------------- NS-LWH-007
+
+@pytest.mark.clause("NS-LWH-007")
+def test_label_selector_watch_transitions(api, paths, namespaces, content):
+    """A label-selector watch: DELETED when an object stops matching, ADDED when it matches again."""
+    mine = own_label(namespaces)
+    ns = create_namespace(namespaces, "sel")["metadata"]["name"]
+    path = paths.watch_content(ns, RESOURCE)
+    selector = selector_of(mine) + ",nsconform.io/phase=in"
+    rv = A.expect_ok(api.get(paths.content(ns, RESOURCE), params={"labelSelector": selector}))["metadata"][
+        "resourceVersion"]
+    obj_path = paths.content(ns, RESOURCE, "nsc-sel")
+
+    def put(phase: str) -> None:
+        body = content_body(content, RESOURCE, "nsc-sel", ns, labels={**mine, "nsconform.io/phase": phase})
+        A.expect_ok(api.put(obj_path, body))
+
+    with _watch(api, path, "path", {"labelSelector": selector, "resourceVersion": rv}) as stream:
+        content.create(ns, RESOURCE, "nsc-sel",
+                       body=content_body(content, RESOURCE, "nsc-sel", ns, labels={**mine, "nsconform.io/phase": "in"}))
+        put("out")
+        put("in")
+        A.expect_ok(api.delete(obj_path), (200, 202))
+        events = collect(stream, 4, f"watch {path}?labelSelector={selector}")
+    types = [e.type for e in events if e.type != "BOOKMARK"]
+    assert types == ["ADDED", "DELETED", "ADDED", "DELETED"], (
+        f"watch {path}?labelSelector={selector}: create (matches), relabel out, relabel in, delete must arrive "
+        f"as ADDED, DELETED, ADDED, DELETED; got {[e.describe() for e in events]}")
+
+
+@pytest.mark.clause("NS-LWH-007")
+def test_field_selector_watch_transitions(api, paths, namespaces):
+    """A field-selector watch (status.phase): a namespace turning Terminating leaves one selection, enters another."""
+    base = {"labelSelector": namespaces.selector}
+    rv = A.expect_ok(api.get(paths.namespaces(), params=base))["metadata"]["resourceVersion"]
+    path = paths.namespaces()
+    with _watch(api, path, "param", {**base, "fieldSelector": "status.phase=Active", "resourceVersion": rv}) as active, \
+            _watch(api, path, "param", {**base, "fieldSelector": "status.phase=Terminating",
+                                        "resourceVersion": rv}) as terminating:
+        name = create_namespace(namespaces, "fsw", finalizers=[HOLD])["metadata"]["name"]
+        delete_namespace(api, paths, name)
+        mine = lambda ev: (ev.get("object") or {}).get("metadata", {}).get("name") == name  # noqa: E731
+        got_active = [e for e in active.until(lambda ev: mine(ev) and ev.get("type") == "DELETED",
+                                              timeout=EVENT_TIMEOUT, what=f"DELETED of {name} (now Terminating)")
+                      if mine(e)]
+        got_term = terminating.until(lambda ev: mine(ev), timeout=EVENT_TIMEOUT, what=f"an event of {name}")
+    assert [e["type"] for e in got_active][0] == "ADDED", f"status.phase=Active watch: {got_active}"
+    # (upstream's DELETED carries the last matching state, Active, with the new resourceVersion)
+    assert got_term[-1]["type"] == "ADDED" and A.phase(got_term[-1]["object"]) == "Terminating", (
+        f"status.phase=Terminating watch: the namespace starting to match must arrive as ADDED, got "
+        f"{[(e['type'], A.phase(e.get('object') or {})) for e in got_term]}")
+
+
+# --------------------------------------------------------------------------------------------- NS-LWH-008
+
+@pytest.mark.clause("NS-LWH-008")
+def test_exact_list_and_continue_with_resource_version(api, paths, namespaces, content):
+    """resourceVersionMatch=Exact lists the past state; continue with a resourceVersion is a 400."""
+    ns = create_namespace(namespaces, "ex")["metadata"]["name"]
+    for i in range(3):
+        content.create(ns, RESOURCE, f"nsc-x{i}")
+    path = paths.content(ns, RESOURCE)
+    names = {"fieldSelector": "metadata.name!=kube-root-ca.crt"}
+    before = A.expect_ok(api.get(path, params=names))
+    rv = before["metadata"]["resourceVersion"]
+    obj = A.expect_ok(api.get(paths.content(ns, RESOURCE, "nsc-x0")))
+    obj["data"] = {"key": "changed"}
+    A.expect_ok(api.put(paths.content(ns, RESOURCE, "nsc-x0"), obj))
+    content.create(ns, RESOURCE, "nsc-x9")
+    exact = A.expect_ok(api.get(path, params={"resourceVersion": rv, "resourceVersionMatch": "Exact", **names}))
+    want = {i["metadata"]["name"]: i["metadata"]["resourceVersion"] for i in before["items"]}
+    got = {i["metadata"]["name"]: i["metadata"]["resourceVersion"] for i in exact["items"]}
+    assert got == want, (f"GET {path}?resourceVersion={rv}&resourceVersionMatch=Exact: expected the state at {rv} "
+                         f"{want}, got {got}")
+    assert exact["metadata"]["resourceVersion"] == rv, (
+        f"GET {path}?resourceVersion={rv}&resourceVersionMatch=Exact answered resourceVersion "
+        f"{exact['metadata']['resourceVersion']}")
+    token = A.expect_ok(api.get(path, params={"limit": 1, **names}))["metadata"].get("continue")
+    assert token, f"GET {path}?limit=1 with 4 objects: no continue token"
+    resp = api.get(path, params={"limit": 1, "continue": token, "resourceVersion": rv, **names})
+    A.expect_status(resp, 400, reason="BadRequest", message="specifying resource version is not allowed when using "
+                                                            "continue")
