@@ -104,10 +104,11 @@ SCRIPT = [("create", 0), ("create", 1), ("update", 0), ("create", 2), ("update",
 HALFWAY = 5  # after this many acknowledged writes, the writer of the doomed namespace lets its deletion start
 
 
-def _run_writer(rec: Recorder, ns: str, writer: str, halfway: threading.Event | None = None) -> None:
+def _run_writer(rec: Recorder, ns: str, writer: str, halfway: threading.Event | None = None,
+                steps: int = len(SCRIPT)) -> None:
     versions = [0, 0, 0]
     tolerate = (403, 404) if halfway is not None else ()  # the doomed namespace: refused or already gone
-    for n, (op, i) in enumerate(SCRIPT):
+    for n, (op, i) in enumerate(SCRIPT[:steps]):
         versions[i] += 1
         rec.write(op, ns, f"nsc-h{i}", versions[i], writer, tolerate)
         if halfway is not None and n + 1 == HALFWAY:
@@ -376,9 +377,8 @@ def test_compacted_resource_version_answers_410_then_relist_recovers(api, paths,
     rv = A.expect_ok(api.get(lpath, params={"labelSelector": selector_of(mine)}))["metadata"]["resourceVersion"]
     rec = Recorder(api, paths, content, mine)
     with _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv}) as stream:
-        for op, i in SCRIPT:
-            assert rec.write(op, ns, f"nsc-h{i}", 1 + sum(1 for w in rec.writes if w.key[1] == f"nsc-h{i}")), \
-                rec.errors
+        _run_writer(rec, ns, "writer")
+        assert not rec.errors, rec.errors
         events = collect(stream, len(rec.writes), f"watch {path}")
     _fail(check_watch(rec.writes, events), f"watch {path} after the re-list")
 
@@ -398,10 +398,9 @@ def test_bookmark_carries_a_resumable_resource_version(api, paths, namespaces, c
     raw: list[dict[str, Any]] = []
     with _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv,
                                     "allowWatchBookmarks": "true", "timeoutSeconds": BOOKMARK_WATCH_S}) as stream:
-        for op, i in SCRIPT[:6]:
-            assert rec.write(op, ns, f"nsc-h{i}", 1 + sum(1 for w in rec.writes if w.key[1] == f"nsc-h{i}")), \
-                rec.errors
-        deadline = time.monotonic() + scaled(BOOKMARK_WATCH_S + EVENT_TIMEOUT)
+        _run_writer(rec, ns, "writer", steps=6)
+        assert not rec.errors, rec.errors
+        deadline = time.monotonic() + BOOKMARK_WATCH_S + scaled(EVENT_TIMEOUT)
         while time.monotonic() < deadline:  # until the server ends the watch at timeoutSeconds
             ev = stream.next_event(1.0)
             if ev is None:
@@ -467,7 +466,8 @@ def test_field_selector_watch_transitions(api, paths, namespaces):
     base = {"labelSelector": namespaces.selector}
     rv = A.expect_ok(api.get(paths.namespaces(), params=base))["metadata"]["resourceVersion"]
     path = paths.namespaces()
-    with _watch(api, path, "param", {**base, "fieldSelector": "status.phase=Active", "resourceVersion": rv}) as active, \
+    with _watch(api, path, "param", {**base, "fieldSelector": "status.phase=Active",
+                                     "resourceVersion": rv}) as active, \
             _watch(api, path, "param", {**base, "fieldSelector": "status.phase=Terminating",
                                         "resourceVersion": rv}) as terminating:
         name = create_namespace(namespaces, "fsw", finalizers=[HOLD])["metadata"]["name"]

@@ -98,3 +98,62 @@ def test_list_paging_expired_continue(reg):
     with pytest.raises(StatusError) as e:
         reg.namespaces.list(None, ListOptions(limit=1, continue_token=page["metadata"]["continue"]))
     assert e.value.code == 410 and e.value.message.startswith("The provided continue parameter is too old")
+
+
+def test_list_pages_are_one_snapshot(reg):
+    for n in "abcd":
+        create(reg, n)
+    page = reg.namespaces.list(None, ListOptions(limit=2))
+    create(reg, "bb")  # sorts into the next page's range
+    reg.namespaces.delete("", "d", DeleteOptions())  # gone after the first page
+    rest = reg.namespaces.list(None, ListOptions(limit=10, continue_token=page["metadata"]["continue"]))
+    assert [i["metadata"]["name"] for i in rest["items"]] == ["c", "d"]
+    assert rest["metadata"]["resourceVersion"] == page["metadata"]["resourceVersion"]
+
+
+def test_expired_continue_carries_a_token_for_the_remainder(reg):
+    for n in "abc":
+        create(reg, n)
+    page = reg.namespaces.list(None, ListOptions(limit=1))
+    create(reg, "d")
+    reg.store.compact()
+    with pytest.raises(StatusError) as e:
+        reg.namespaces.list(None, ListOptions(limit=1, continue_token=page["metadata"]["continue"]))
+    assert e.value.code == 410 and e.value.status["reason"] == "Expired"
+    token = e.value.status["metadata"]["continue"]
+    rest = reg.namespaces.list(None, ListOptions(continue_token=token))
+    assert [i["metadata"]["name"] for i in rest["items"]] == ["b", "c", "d"]  # the latest state after `a`
+
+
+def test_list_resource_version_semantics(reg):
+    create(reg, "a")
+    rv = reg.store.current_rv()
+    create(reg, "b")
+    names = lambda lst: [i["metadata"]["name"] for i in lst["items"]]  # noqa: E731
+    assert names(reg.namespaces.list(None, ListOptions(resource_version=str(rv),
+                                                       resource_version_match="Exact"))) == ["a"]
+    assert names(reg.namespaces.list(None, ListOptions(resource_version=str(rv), limit=5))) == ["a"]  # legacy
+    assert names(reg.namespaces.list(None, ListOptions(resource_version=str(rv),
+                                                       resource_version_match="NotOlderThan"))) == ["a", "b"]
+    assert names(reg.namespaces.list(None, ListOptions(resource_version=str(rv)))) == ["a", "b"]
+    reg.store.compact()
+    assert names(reg.namespaces.list(None, ListOptions(resource_version=str(rv)))) == ["a", "b"]  # no 410
+    with pytest.raises(StatusError) as e:
+        reg.namespaces.list(None, ListOptions(resource_version=str(rv), resource_version_match="Exact"))
+    assert e.value.code == 410 and e.value.message == "The resourceVersion for the provided list is too old."
+    token = reg.namespaces.list(None, ListOptions(limit=1))["metadata"]["continue"]
+    with pytest.raises(StatusError) as e:
+        reg.namespaces.list(None, ListOptions(continue_token=token, resource_version=str(rv)))
+    assert e.value.code == 400 and e.value.message == "specifying resource version is not allowed when using continue"
+    reg.namespaces.list(None, ListOptions(continue_token=token, resource_version="0"))
+
+
+def test_list_option_errors_are_all_reported(reg):
+    with pytest.raises(StatusError) as e:
+        reg.namespaces.list(None, ListOptions(resource_version_match="Newest", continue_token="x"))
+    assert e.value.code == 422
+    assert e.value.message == (
+        'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden '
+        'unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when '
+        'continue is provided, resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", '
+        '"NotOlderThan", ""]')

@@ -192,3 +192,49 @@ def test_mutating_returned_objects_never_changes_the_store():
     assert backlog[-1].type == "DELETED" and backlog[-1].prev["metadata"]["resourceVersion"] \
         != backlog[-1].object["metadata"]["resourceVersion"]
     w.close()
+
+
+def test_list_at_reads_the_state_at_a_resource_version():
+    s = MemoryStore()
+    s.create("configmaps", "a", "x", obj("x", "a", data={"v": "1"}))
+    s.create("configmaps", "b", "y", obj("y", "b"))
+    at = s.current_rv()
+    s.guaranteed_update("configmaps", "a", "x", lambda o: {**o, "data": {"v": "2"}})
+    s.delete("configmaps", "b", "y")
+    s.create("configmaps", "a", "z", obj("z", "a"))
+    s.create("namespaces", "", "other", obj("other"))  # another resource: ignored
+    items, rv = s.list_at("configmaps", None, at)
+    assert rv == at and [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in items] == [("a", "x"), ("b", "y")]
+    assert items[0]["data"] == {"v": "1"}
+    items, _ = s.list_at("configmaps", "a", at)
+    assert [o["metadata"]["name"] for o in items] == ["x"]
+    assert s.list_at("configmaps", None, s.current_rv()) == s.list("configmaps", None)
+    s.compact()
+    with pytest.raises(TooOldResourceVersionError):
+        s.list_at("configmaps", None, at)
+
+
+def test_progress_mark_follows_every_delivered_change():
+    from conformance.reference_server.storage import Progress
+
+    s = MemoryStore()
+    loop = asyncio.new_event_loop()
+    try:
+        _, w = s.watch("configmaps", None, s.current_rv(), loop)
+        done = threading.Event()
+
+        def write():  # from another thread: events are queued through the loop, the mark behind them
+            s.create("configmaps", "a", "x", obj("x", "a"))
+            w.request_progress()
+            done.set()
+
+        threading.Thread(target=write).start()
+        done.wait(5)
+        async def two():
+            return [await w.queue.get(), await w.queue.get()]
+
+        got = loop.run_until_complete(two())
+        assert got[0].name == "x" and got[1] == Progress(s.current_rv())
+        w.close()
+    finally:
+        loop.close()
