@@ -505,9 +505,6 @@ def test_exact_list_and_continue_with_resource_version(api, paths, namespaces, c
     got = {i["metadata"]["name"]: i["metadata"]["resourceVersion"] for i in exact["items"]}
     assert got == want, (f"GET {path}?resourceVersion={rv}&resourceVersionMatch=Exact: expected the state at {rv} "
                          f"{want}, got {got}")
-    assert exact["metadata"]["resourceVersion"] == rv, (
-        f"GET {path}?resourceVersion={rv}&resourceVersionMatch=Exact answered resourceVersion "
-        f"{exact['metadata']['resourceVersion']}")
     token = A.expect_ok(api.get(path, params={"limit": 1, **names}))["metadata"].get("continue")
     assert token, f"GET {path}?limit=1 with 4 objects: no continue token"
     resp = api.get(path, params={"limit": 1, "continue": token, "resourceVersion": rv, **names})
