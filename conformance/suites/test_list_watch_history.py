@@ -107,25 +107,40 @@ HALFWAY = 5  # after this many acknowledged writes, the writer of the doomed nam
 def _run_writer(rec: Recorder, ns: str, writer: str, halfway: threading.Event | None = None,
                 steps: int = len(SCRIPT)) -> None:
     versions = [0, 0, 0]
-    tolerate = (403, 404) if halfway is not None else ()  # the doomed namespace: refused or already gone
-    for n, (op, i) in enumerate(SCRIPT[:steps]):
-        versions[i] += 1
-        rec.write(op, ns, f"nsc-h{i}", versions[i], writer, tolerate)
-        if halfway is not None and n + 1 == HALFWAY:
+    # the doomed namespace: a write may be refused (Terminating) or find its object already gone
+    tolerate = tuple(range(400, 500)) if halfway is not None else ()
+    try:
+        for n, (op, i) in enumerate(SCRIPT[:steps]):
+            versions[i] += 1
+            rec.write(op, ns, f"nsc-h{i}", versions[i], writer, tolerate)
+            if halfway is not None and n + 1 == HALFWAY:
+                halfway.set()
+    except Exception as exc:  # noqa: BLE001 - a writer thread reports, the test thread fails
+        rec.errors.append(f"{writer}: {type(exc).__name__}: {exc}")
+        if halfway is not None:
             halfway.set()
 
 
 def concurrent_history(api: Any, paths: Any, namespaces: Any, content: Any,
-                       open_watch: Callable[[list[str], str], Any]) -> tuple[list[Write], list[Seen], Any]:
+                       open_watch: Callable[[list[str], str], Any]) -> tuple[list[Write], list[str], Any]:
     """Three writers in three namespaces; the third namespace is deleted half-way. `open_watch(spaces, rv)`
     opens the watch under test from the resourceVersion of a LIST taken before any write.
 
-    Returns (expected writes, delivered events, the still-open stream)."""
+    Returns (the writes the watch must deliver, the namespaces, the open stream: the caller closes it)."""
     mine = own_label(namespaces)
     spaces = [create_namespace(namespaces, f"h{i}")["metadata"]["name"] for i in range(3)]
     lst = A.expect_ok(api.get(paths.all_namespaces(RESOURCE), params={"labelSelector": selector_of(mine)}))
     assert not lst["items"], f"this test's label already matches objects: {[_key(i) for i in lst['items']]}"
     stream = open_watch(spaces, lst["metadata"]["resourceVersion"])
+    try:
+        return _write_concurrently(api, paths, content, mine, spaces) + (stream,)
+    except BaseException:
+        stream.close()
+        raise
+
+
+def _write_concurrently(api: Any, paths: Any, content: Any, mine: dict[str, str],
+                        spaces: list[str]) -> tuple[list[Write], list[str]]:
     rec = Recorder(api, paths, content, mine)
     halfway = threading.Event()
     threads = [threading.Thread(target=_run_writer, args=(rec, ns, f"writer-{i}", halfway if i == 2 else None),
@@ -144,7 +159,7 @@ def concurrent_history(api: Any, paths: Any, namespaces: Any, content: Any,
         last[w.key] = w
     system = [Write(k, "delete", None, None, doomed_at, float("inf"), "namespace controller")
               for k, w in last.items() if k[0] == spaces[2] and w.op != "delete"]
-    return rec.writes + system, spaces, stream
+    return rec.writes + system, spaces
 
 
 def collect(stream: Any, expected: int, what: str) -> list[Seen]:
