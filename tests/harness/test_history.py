@@ -111,3 +111,77 @@ def test_non_snapshot_list_is_caught():
     v = check_snapshot({}, events, {A: "11"} | {B: "15"})
     assert v is not None and v.property == "snapshot"
     assert "matches no point of the history" in str(v)
+
+
+# --------------------------------------------------------------------------------------------- a recorded history
+# Recorded from the embedded server by tests/tools/record_history.py: three writers, a cross-namespace watch.
+
+def _recorded():
+    import json
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).parent / "data" / "watch_history.json").read_text(encoding="utf-8"))
+    writes = [Write(tuple(w["key"]), w["op"], w["rv"], w["state"], w["started"], w["acked"], w["writer"])
+              for w in doc["writes"]]
+    events = [Seen(e["type"], tuple(e["key"]), e["rv"], e["state"]) for e in doc["events"]]
+    return writes, events
+
+
+def test_recorded_history_passes_every_check():
+    writes, events = _recorded()
+    assert len(writes) == len(events) == 30
+    assert check_watch(writes, events) is None
+    for point in range(len(events)):
+        assert check_resume(events, point, events[point + 1:]) is None
+    state: dict = {}
+    for k in range(len(events) + 1):  # every prefix of the history is a snapshot the checker accepts
+        assert check_snapshot({}, events, dict(state)) is None, k
+        if k < len(events):
+            e = events[k]
+            state.pop(e.key, None) if e.type == "DELETED" else state.__setitem__(e.key, e.rv)
+
+
+@pytest.mark.parametrize("index", range(30))
+def test_recorded_history_with_one_event_dropped_fails(index):
+    writes, events = _recorded()
+    v = check_watch(writes, events[:index] + events[index + 1:])
+    assert v is not None and v.property in ("complete", "real-time"), v
+    assert check_resume(events, 0, events[1:index] + events[index + 1:]) is not None or index == 0
+
+
+@pytest.mark.parametrize("index", range(30))
+def test_recorded_history_with_one_event_duplicated_fails(index):
+    writes, events = _recorded()
+    v = check_watch(writes, events[:index + 1] + events[index:])
+    assert v is not None and v.property == "unique", v
+
+
+def test_recorded_history_with_an_object_s_changes_swapped_fails():
+    writes, events = _recorded()
+    swapped = 0
+    for i, e in enumerate(events):
+        j = next((j for j in range(i + 1, len(events)) if events[j].key == e.key), None)
+        if j is None:
+            continue
+        faulty = list(events)
+        faulty[i], faulty[j] = faulty[j], faulty[i]
+        v = check_watch(writes, faulty)
+        assert v is not None and v.property in ("order", "real-time"), (i, j, v)
+        swapped += 1
+    assert swapped >= 20
+
+
+def test_recorded_history_resumed_one_event_late_fails():
+    _, events = _recorded()
+    for point in range(len(events) - 1):
+        v = check_resume(events, point, events[point + 2:])
+        assert v is not None and v.property == "resume", point
+
+
+def test_recorded_history_non_snapshot_list_fails():
+    _, events = _recorded()
+    # every object at its first version, though some were deleted before others were created: no point matches
+    first: dict = {}
+    for e in events:
+        first.setdefault(e.key, e.rv)
+    assert check_snapshot({}, events, first) is not None
