@@ -160,3 +160,19 @@ def test_watch_as_table_options(http, url, namespaces):
     with WatchReader(f"{url}/api/v1/namespaces", {"fieldSelector": f"metadata.name={name}", "timeoutSeconds": "1"},
                      headers={"Accept": "application/json"}) as w:
         assert w.rest()[0]["object"]["kind"] == "Namespace"
+
+
+def test_bookmark_follows_the_delivered_changes_and_resumes_cleanly(http, url, namespaces):
+    name = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{name}/configmaps"
+    rv = http.get(base).json()["metadata"]["resourceVersion"]
+    with WatchReader(base, {"resourceVersion": rv, "allowWatchBookmarks": "true", "timeoutSeconds": "1"}) as w:
+        for n in "ab":
+            http.post(base, json={"metadata": {"name": n}})
+        events = w.rest(timeout=5)
+    assert [e["type"] for e in events] == ["ADDED", "ADDED", "BOOKMARK"]
+    mark = events[-1]["object"]
+    assert mark["metadata"] == {"resourceVersion": mark["metadata"]["resourceVersion"], "creationTimestamp": None}
+    assert int(mark["metadata"]["resourceVersion"]) >= int(events[1]["object"]["metadata"]["resourceVersion"])
+    with WatchReader(base, {"resourceVersion": mark["metadata"]["resourceVersion"], "timeoutSeconds": "1"}) as w:
+        assert w.rest(timeout=5) == []
