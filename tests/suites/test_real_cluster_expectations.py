@@ -207,3 +207,18 @@ class _StaleFirstRead:
             self._touched.add(path)
             self._api.patch(path, {"metadata": {"labels": {"pod-security.kubernetes.io/audit": "restricted"}}})
         return resp
+
+
+@pytest.mark.parametrize("op", ["put-change", "put-remove"])
+def test_name_label_suite_survives_a_stale_resource_version(busy, op):
+    from conformance.suites import test_naming as suite
+
+    api, paths, _waiter, factory, _content = busy
+    suite.test_metadata_name_label_restored_on_update(_StaleFirstRead(api), paths, factory, op)
+
+
+def test_phase_suite_survives_a_stale_resource_version(busy):
+    from conformance.suites import test_phase as suite
+
+    api, paths, _waiter, factory, _content = busy
+    suite.test_status_phase_must_match_deletion_timestamp(_StaleFirstRead(api), paths, factory)
