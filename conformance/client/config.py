@@ -44,10 +44,14 @@ class _BearerAuth(requests.auth.AuthBase):
 
     def __init__(self, configuration: Any) -> None:
         self._cfg = configuration
+        self.seen: list[str] = []  # every token handed out, so a refreshed one is masked like the first
 
     def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
         value = self._cfg.get_api_key_with_prefix("BearerToken", alias="authorization")
         if value:
+            token = value.split(" ", 1)[-1]
+            if token not in self.seen:
+                self.seen.append(token)
             r.headers["Authorization"] = value
         return r
 
@@ -104,8 +108,23 @@ def _new_session() -> requests.Session:
     s = requests.Session()
     s.headers["User-Agent"] = "nsconform/0.1.0"
     s.headers["Accept"] = "application/json"
-    s.trust_env = False  # proxies come from the kubeconfig, not from the caller's environment
+    # Not trust_env: it would also let REQUESTS_CA_BUNDLE replace the kubeconfig's CA and ~/.netrc add
+    # credentials. Proxies from the environment are taken explicitly by `use_proxy`.
+    s.trust_env = False
     return s
+
+
+def use_proxy(session: requests.Session, base_url: str, proxy_url: str | None = None) -> None:
+    """The proxy client-go would use: the kubeconfig's `proxy-url` when set, else HTTPS_PROXY/HTTP_PROXY
+    with NO_PROXY (`http.ProxyFromEnvironment`). The target's URL is fixed, so this is decided once."""
+    if proxy_url:
+        session.proxies = {"http": proxy_url, "https": proxy_url}
+        return
+    scheme = base_url.split("://", 1)[0].lower()
+    found = requests.utils.get_environ_proxies(base_url)
+    chosen = found.get(scheme) or found.get("all")
+    if chosen:
+        session.proxies = {scheme: chosen}
 
 
 def default_kubeconfig() -> str:
@@ -217,8 +236,7 @@ def from_kubeconfig(path: str | None = None, context: str | None = None) -> Conn
     if configuration.cert_file and configuration.key_file:
         session.cert = (configuration.cert_file, configuration.key_file)
     use_server_name(session, getattr(configuration, "tls_server_name", None))
-    if configuration.proxy:
-        session.proxies = {"http": configuration.proxy, "https": configuration.proxy}
+    use_proxy(session, host, configuration.proxy)
     token = configuration.get_api_key_with_prefix("BearerToken", alias="authorization")
     if token:
         secrets.append(token.split(" ", 1)[-1])
@@ -244,6 +262,7 @@ def from_incluster() -> Connection:
         raise TargetError(f"in-cluster config: {_one_line(exc)}") from None
     session = _new_session()
     session.verify = configuration.ssl_ca_cert or True
+    use_proxy(session, configuration.host)
     session.auth = _BearerAuth(configuration)
     token = configuration.get_api_key_with_prefix("BearerToken", alias="authorization") or ""
     return Connection(base_url=configuration.host.rstrip("/"), session=session, kind="incluster",
@@ -257,6 +276,7 @@ def from_server(url: str, token: str | None = None, insecure: bool = False, ca_f
     if not url.startswith(("http://", "https://")):
         raise TargetError(f"--server {url!r}: expected an http:// or https:// URL")
     session = _new_session()
+    use_proxy(session, url)
     if insecure:
         session.verify = False
         _quiet_insecure()

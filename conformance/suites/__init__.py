@@ -7,10 +7,13 @@ every path that differs between profiles through the `paths` fixture (Contract 6
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+import threading
+from typing import Any, Callable, Iterable
 
 from conformance import assertions as A
 from conformance.schemas import validate
+
+_PAUSE = threading.Event()  # never set: wait() is a short bounded pause between conflict retries
 
 HOLD = "nsconform.io/hold"
 """A foreign spec/metadata finalizer the suites use to keep an object in storage while they look at it."""
@@ -154,6 +157,55 @@ def wait_namespace(waiter: Any, paths: Any, name: str, predicate: Any, what: str
                    timeout: float = DELETE_TIMEOUT) -> dict[str, Any] | None:
     """Wait until the namespace satisfies `predicate` *or is gone*; returns the object, or None when gone."""
     return waiter.until_or_gone(paths.namespace(name), predicate, what, timeout)
+
+
+CONFLICT_ATTEMPTS = 5
+"""client-go's `retry.DefaultRetry` (RetryOnConflict): five steps, 10 ms apart."""
+
+
+def update_fresh(api: Any, path: str, change: Callable[[dict[str, Any]], Any], *, read_path: str | None = None,
+                 method: str = "PUT", attempts: int = CONFLICT_ATTEMPTS) -> Any:
+    """GET `read_path` (default `path`), apply `change` to the body, PUT it to `path`; on 409 Conflict read again
+    and retry, as client-go's RetryOnConflict does. Real clusters run controllers that write to a namespace
+    right after it is created (OpenShift's `openshift.io/sa.scc.*` annotations, Pod Security label sync), so a
+    resourceVersion read a moment earlier may be stale; a clause that is not about conflicts must not fail on
+    that. Returns the last response (never the 409 unless every attempt conflicted)."""
+    resp = None
+    for attempt in range(max(1, attempts)):
+        body = A.expect_ok(api.get(read_path or path))
+        change(body)
+        resp = api.verb(method, path, body)
+        if not _is_conflict(resp):
+            return resp
+        _PAUSE.wait(0.01 * (attempt + 1))
+    return resp
+
+
+def _is_conflict(resp: Any) -> bool:
+    if getattr(resp, "status_code", None) != 409:
+        return False
+    try:
+        return (resp.json() or {}).get("reason") == "Conflict"
+    except ValueError:
+        return False
+
+
+def skip_if_denied(api: Any, resp: Any, method: str, path: str) -> None:
+    """A probe that expects the router's 405/404 gets 403 when the credentials lack the verb the request
+    resolves to, because kube-apiserver authorizes before it routes. When the answer is 403 *and* the
+    server's own SelfSubjectAccessReview says the verb is denied, the probe is not judged (skipped with that
+    reason); a 403 for a verb the server says is allowed is judged like any other answer."""
+    if getattr(resp, "status_code", None) != 403:
+        return
+    from conformance.preflight import allowed, request_attributes
+
+    attrs = request_attributes(method, path)
+    if allowed(lambda p, body: api.post(p, body), attrs) is False:
+        import pytest
+
+        pytest.skip(f"not judged: the credentials may not {attrs} (SelfSubjectAccessReview said no), and "
+                    f"kube-apiserver authorizes {method} {path.partition('?')[0]} before it routes it, so the "
+                    "answer can only be 403; grant it (README, 'Permissions on a real cluster')")
 
 
 def clear_content_finalizers(api: Any, path: str) -> None:

@@ -111,11 +111,20 @@ def until_allowed(api: Any, path: str, user: str, what: str, params: dict[str, A
 
 
 def forbidden_message(user: str, verb: str, resource: str, ns: str | None, name: str | None = None,
-                      group: str = "") -> str:
-    """`responsewriters.forbiddenMessage` behind `NewForbidden`'s `<resource> ["name" ]is forbidden: `."""
+                      group: str = "") -> Callable[[Any], bool]:
+    """`responsewriters.Forbidden`: `forbiddenMessage` behind `NewForbidden`'s `<resource> ["name" ]is forbidden: `,
+    then `: <reason>` when an authorizer gave one (RBAC does for a binding to a missing role, GKE's webhook
+    authorizer always does). The text up to the reason is exact; the reason is any non-empty text."""
     where = f'in the namespace "{ns}"' if ns else "at the cluster scope"
     head = f'{resource} "{name}" is forbidden' if name else f"{resource} is forbidden"
-    return f'{head}: User "{user}" cannot {verb} resource "{resource}" in API group "{group}" {where}'
+    text = f'{head}: User "{user}" cannot {verb} resource "{resource}" in API group "{group}" {where}'
+
+    def check(message: Any) -> bool:
+        if not isinstance(message, str):
+            return False
+        return message == text or (message.startswith(text + ": ") and bool(message[len(text) + 2:].strip()))
+
+    return A.where(check, f"{text!r}, optionally followed by ': <authorizer reason>'")
 
 
 # ---- quota / limits ------------------------------------------------------------------------------
