@@ -122,7 +122,7 @@ class GenericStore:
         meta = obj.setdefault("metadata", {})
         if admit is not None:
             admit(obj)
-        if meta.get("resourceVersion"):
+        if _nonzero_rv(meta.get("resourceVersion")):
             raise E.StatusError(E.status_dict(500, None, "resourceVersion should not be set on objects to be created"))
         M.wipe_system_fields(meta)
         generated = not meta.get("name") and bool(meta.get("generateName"))
@@ -444,6 +444,16 @@ class _HasFinalizers(Exception):
 def _refuse_finalizers(stored: dict[str, Any]) -> None:
     if (stored.get("metadata") or {}).get("finalizers"):
         raise _HasFinalizers()
+
+
+def _nonzero_rv(value: Any) -> bool:
+    """`store.Create` → `versioner.PrepareObjectForStorage` refuses only a resourceVersion that parses as a
+    non-zero integer (`ParseResourceVersion`: "" and "0" are 0; anything unparsable is ignored there, then
+    wiped with the other system fields), so `"0"` or `"abc"` create the object."""
+    try:
+        return int(str(value)) != 0
+    except (TypeError, ValueError):
+        return False
 
 
 def parse_rv(value: str) -> int:
