@@ -382,6 +382,33 @@ def rbac_kube(served: Kube, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         server.stop()
 
 
+def test_apply_and_create_rbac_objects_from_file(rbac_kube: Kube, tmp_path: Path) -> None:
+    """kubectl finds `rbac.authorization.k8s.io/v1` in `/openapi/v3` (else it falls back to the protobuf
+    `/openapi/v2` and fails: "error validating data: proto: cannot parse invalid wire-format data")."""
+    kube, ns = rbac_kube, f"rbac-{uuid.uuid4().hex[:8]}"
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "reader"},
+            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "reader"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"}]}
+    manifest = tmp_path / "rbac.yaml"
+    manifest.write_text(yaml.safe_dump_all([role, binding]))
+    kube.ok("create", "namespace", ns)
+    try:
+        assert kube.ok("apply", "-f", str(manifest), "-n", ns) == (
+            "role.rbac.authorization.k8s.io/reader created\nrolebinding.rbac.authorization.k8s.io/reader created\n")
+        assert kube.ok("apply", "-f", str(manifest), "-n", ns) == (
+            "role.rbac.authorization.k8s.io/reader unchanged\nrolebinding.rbac.authorization.k8s.io/reader unchanged\n")
+        other = tmp_path / "other.yaml"
+        other.write_text(yaml.safe_dump({**role, "metadata": {"name": "writer"}}))
+        assert kube.ok("create", "-f", str(other), "-n", ns) == "role.rbac.authorization.k8s.io/writer created\n"
+        assert kube.fails("create", "-f", str(other), "-n", ns) == (
+            f'Error from server (AlreadyExists): error when creating "{other}": roles.rbac.authorization.k8s.io '
+            '"writer" already exists\n')
+    finally:
+        kube.run("delete", "namespace", ns, "--wait=false")
+
+
 def test_auth_can_i_with_rbac(rbac_kube: Kube) -> None:
     """RBAC: the admin (system:masters) may; an impersonated user without bindings may not — kubectl prints
     `no` on stdout (no reason: RBAC has no opinion and no resolution errors) and exits 1; once bound, `yes`."""

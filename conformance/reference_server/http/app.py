@@ -58,7 +58,7 @@ def build_app(ctx: ServerContext) -> web.Application:
             return object_response(api_group_document(ctx.registry, route.group) if t == "group"
                                    else group_resource_list(ctx.registry, route.group))
         if t == "openapi":
-            return openapi_response(ctx.registry, route.name)
+            return openapi_response(ctx.registry, route.name, request.headers.get("Accept"))
         if t == "review":
             return await handle_review(ctx, request, route)
         return await handlers.handle(request, route)

@@ -68,6 +68,8 @@ class DeleteOptions:
 class GenericStore:
     """One resource's REST storage over a `storage.Store`."""
 
+    group = ""  # a named API group's stores (`GroupStore`) qualify their errors with it
+
     def __init__(self, info: ResourceInfo, store: Store, strategy: Strategy | None = None,
                  deviations: Deviations = NONE):
         self.info = info
@@ -154,13 +156,13 @@ class GenericStore:
                 if generated and attempt + 1 < attempts:
                     continue
                 if generated:
-                    raise E.generate_name_conflict(self.info.plural, cmeta["name"])
+                    raise E.generate_name_conflict(self.info.plural, cmeta["name"], group=self.group)
                 being_deleted = bool(e.existing.get("metadata", {}).get("deletionTimestamp"))
                 if being_deleted and self.deviations.active("terminating-conflict-message"):
                     being_deleted = False
                 if self.info.plural == "namespaces" and self.deviations.active("already-exists-as-conflict"):
                     raise E.conflict(self.info.plural, cmeta["name"], "the object already exists")
-                raise E.already_exists(self.info.plural, cmeta["name"], being_deleted=being_deleted)
+                raise E.already_exists(self.info.plural, cmeta["name"], self.group, being_deleted=being_deleted)
         raise AssertionError("unreachable")
 
     def _store_create(self, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
@@ -295,7 +297,7 @@ class GenericStore:
             if rv and self.deviations.active("no-optimistic-locking"):
                 rv = None
             if rv and str(rv) != cmeta.get("resourceVersion"):
-                raise E.conflict(self.info.plural, name, E.OPTIMISTIC_LOCK_MSG)
+                raise E.conflict(self.info.plural, name, E.OPTIMISTIC_LOCK_MSG, self.group)
             uid = nmeta.get("uid")
             if uid and uid != cmeta.get("uid"):
                 raise E.conflict(self.info.plural, name,
