@@ -5,6 +5,8 @@ from ..deviations import NONE, Deviations
 from ..storage import Store
 from .kinds import CONTENT_KINDS, FINALIZE_AS_CONTENT, NAMESPACES, ResourceInfo
 from .namespace import NamespaceStore
+from .pod import PodStrategy
+from .service import ServiceStrategy
 from .store import DeleteOptions, GenericStore, ListOptions
 
 __all__ = ["DeleteOptions", "GenericStore", "ListOptions", "NamespaceStore", "Registry", "ResourceInfo"]
@@ -21,6 +23,9 @@ class Registry:
         if deviations.active("finalize-as-content"):
             kinds.append(FINALIZE_AS_CONTENT)
         self._content = {k.plural: GenericStore(k, store, deviations=deviations) for k in kinds}
+        self._content["pods"].strategy = PodStrategy(self._content["pods"].info)
+        self._content["services"].strategy = ServiceStrategy(
+            self._content["services"].info, lambda: store.list("services", None, shared=True)[0])
         self._groups: dict[tuple[str, str], GenericStore] = {}  # (group, plural) → store of a named API group
 
     def add_group_store(self, store: GenericStore) -> None:
