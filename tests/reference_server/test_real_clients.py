@@ -245,10 +245,20 @@ resourcequotas              quota        v1                        true         
 secrets                                  v1                        true         Secret
 serviceaccounts             sa           v1                        true         ServiceAccount
 services                    svc          v1                        true         Service
+daemonsets                  ds           apps/v1                   true         DaemonSet
+deployments                 deploy       apps/v1                   true         Deployment
+replicasets                 rs           apps/v1                   true         ReplicaSet
+statefulsets                sts          apps/v1                   true         StatefulSet
 localsubjectaccessreviews                authorization.k8s.io/v1   true         LocalSubjectAccessReview
 selfsubjectaccessreviews                 authorization.k8s.io/v1   false        SelfSubjectAccessReview
 selfsubjectrulesreviews                  authorization.k8s.io/v1   false        SelfSubjectRulesReview
 subjectaccessreviews                     authorization.k8s.io/v1   false        SubjectAccessReview
+cronjobs                    cj           batch/v1                  true         CronJob
+jobs                                     batch/v1                  true         Job
+leases                                   coordination.k8s.io/v1    true         Lease
+endpointslices                           discovery.k8s.io/v1       true         EndpointSlice
+networkpolicies             netpol       networking.k8s.io/v1      true         NetworkPolicy
+poddisruptionbudgets        pdb          policy/v1                 true         PodDisruptionBudget
 """  # what kubectl printed before aggregated discovery, byte for byte
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
 

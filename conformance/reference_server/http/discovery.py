@@ -34,6 +34,8 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
         if info.short_names and not (info.plural == "namespaces"
                                      and registry.deviations.active("discovery-namespaces-no-short-name")):
             entry["shortNames"] = list(info.short_names)
+        if info.categories:
+            entry["categories"] = list(info.categories)
         entry["storageVersionHash"] = info.storage_version_hash
         resources.append(entry)
         if info.plural == "namespaces" and not registry.deviations.active("discovery-no-namespace-subresources"):

@@ -23,7 +23,9 @@ ITEM = ("GET", "PUT", "PATCH", "DELETE")
 
 # kube-aggregator's built-in APIService priorities (`apiVersionPriorities`, GroupPriorityMinimum): `/apis`,
 # legacy and aggregated alike, lists groups by descending priority, then by name.
-_PRIORITY = {AUTHZ_GROUP: 17600, "rbac.authorization.k8s.io": 17000}
+_PRIORITY = {"apps": 17800, "authentication.k8s.io": 17700, AUTHZ_GROUP: 17600, "batch": 17400,
+             "networking.k8s.io": 17200, "policy": 17100, "rbac.authorization.k8s.io": 17000,
+             "coordination.k8s.io": 16500, "discovery.k8s.io": 16200}
 
 
 def _groups(registry: Registry) -> dict[str, str]:
@@ -140,6 +142,8 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
                                  "namespaced": info.namespaced, "kind": info.kind, "verbs": sorted(info.verbs)}
         if info.short_names:
             entry["shortNames"] = list(info.short_names)
+        if info.categories:
+            entry["categories"] = list(info.categories)
         entry["storageVersionHash"] = _hash(gv, info.kind)
         resources.append(entry)
     resources.sort(key=lambda r: r["name"])

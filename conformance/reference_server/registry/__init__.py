@@ -5,9 +5,11 @@ from ..deviations import NONE, Deviations
 from ..storage import Store
 from .kinds import CONTENT_KINDS, FINALIZE_AS_CONTENT, NAMESPACES, ResourceInfo
 from .namespace import NamespaceStore
+from .group import GroupStore
 from .pod import PodStrategy
 from .service import ServiceStrategy
 from .store import DeleteOptions, GenericStore, ListOptions
+from .workloads import WORKLOAD_KINDS
 
 __all__ = ["DeleteOptions", "GenericStore", "ListOptions", "NamespaceStore", "Registry", "ResourceInfo"]
 
@@ -27,6 +29,8 @@ class Registry:
         self._content["services"].strategy = ServiceStrategy(
             self._content["services"].info, lambda: store.list("services", None, shared=True)[0])
         self._groups: dict[tuple[str, str], GenericStore] = {}  # (group, plural) → store of a named API group
+        for gk in WORKLOAD_KINDS:  # always served, as kube-apiserver's built-in groups
+            self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
 
     def add_group_store(self, store: GenericStore) -> None:
         """Serve a resource of a named API group (`store.group`), e.g. the RBAC kinds when RBAC is on."""

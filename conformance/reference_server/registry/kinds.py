@@ -27,6 +27,7 @@ class ResourceInfo:
     selectable_fields: tuple[str, ...] = ("metadata.name", "metadata.namespace")
     custom_field_labels: bool = False             # registers its own v1 field-label conversion
     return_deleted_object: bool = False
+    categories: tuple[str, ...] = ()              # discovery categories (`kubectl get all`)
 
     @property
     def list_kind(self) -> str:
@@ -49,7 +50,7 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
                  fields=frozenset({"data", "binaryData", "immutable"})),
     ResourceInfo("Secret", "secrets", "secret", (), fields=frozenset({"data", "stringData", "type", "immutable"}),
                  selectable_fields=("metadata.name", "metadata.namespace", "type"), custom_field_labels=True),
-    ResourceInfo("Service", "services", "service", ("svc",), fields=frozenset({"spec", "status"}),
+    ResourceInfo("Service", "services", "service", ("svc",), fields=frozenset({"spec", "status"}), categories=("all",),
                  verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
                  name_rule="label1035", return_deleted_object=True),
     ResourceInfo("ServiceAccount", "serviceaccounts", "serviceaccount", ("sa",),
@@ -59,7 +60,7 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
                  selectable_fields=("metadata.name", "metadata.namespace", "spec.nodeName",
                                     "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
                                     "status.phase", "status.podIP", "status.nominatedNodeName"),
-                 custom_field_labels=True, return_deleted_object=True),
+                 custom_field_labels=True, return_deleted_object=True, categories=("all",)),
     ResourceInfo("ResourceQuota", "resourcequotas", "resourcequota", ("quota",),
                  fields=frozenset({"spec", "status"}), return_deleted_object=True),
     ResourceInfo("LimitRange", "limitranges", "limitrange", ("limits",), fields=frozenset({"spec"})),

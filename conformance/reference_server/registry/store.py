@@ -139,7 +139,7 @@ class GenericStore:
             if errs:
                 raise self._invalid(cmeta.get("name", ""), errs)
             self.strategy.canonicalize(candidate)
-            cmeta["uid"] = M.new_uid()
+            cmeta["uid"] = cmeta.get("uid") or M.new_uid()  # a strategy may have set it (Job's selector)
             if self.info.plural == "namespaces" and self.deviations.active("uid-from-name"):
                 cmeta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_DNS, cmeta["name"]))
             cmeta["creationTimestamp"] = M.now()
@@ -370,8 +370,9 @@ class GenericStore:
         if self.info.return_deleted_object:
             return obj
         meta = obj["metadata"]
-        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                "details": {"name": meta["name"], "kind": self.info.plural, "uid": meta.get("uid", "")}}
+        details = {"name": meta["name"], **({"group": self.group} if self.group else {}), "kind": self.info.plural,
+                   "uid": meta.get("uid", "")}
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
     def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions) -> dict[str, Any]:
         """Delete every matching object; returns the list of what was deleted or marked."""
