@@ -111,7 +111,7 @@ def test_api_document(http, url):
 
 
 # every group version the default server serves (kube-apiserver's built-in groups we declare)
-BUILTIN = {"v1", "apps/v1", "authorization.k8s.io/v1", "batch/v1", "networking.k8s.io/v1", "policy/v1",
+BUILTIN = {"v1", "apps/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1", "batch/v1", "networking.k8s.io/v1", "policy/v1",
            "coordination.k8s.io/v1", "discovery.k8s.io/v1"}
 
 
@@ -138,8 +138,10 @@ def _from_aggregated(group: str, version: dict[str, Any]) -> dict[str, tuple]:
         out[r["resource"]] = (kind["kind"], namespaced, tuple(r["verbs"]), tuple(r.get("shortNames", ())),
                               tuple(r.get("categories", ())), r["singularResource"])
         for sub in r.get("subresources", []):
+            # a subresource of another group's kind keeps that group (serviceaccounts/token: TokenRequest)
             assert sub["responseKind"] in ({**kind, "kind": sub["responseKind"]["kind"]},
-                                           {"group": "", "version": "", "kind": ""})
+                                           {"group": "", "version": "", "kind": ""},
+                                           {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"})
             out[f"{r['resource']}/{sub['subresource']}"] = (sub["responseKind"]["kind"], namespaced,
                                                             tuple(sub["verbs"]), (), (), "")
     return out

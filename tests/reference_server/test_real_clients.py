@@ -235,30 +235,33 @@ def test_api_resources(kube: Kube) -> None:
 
 
 API_RESOURCES = """\
-NAME                        SHORTNAMES   APIVERSION                NAMESPACED   KIND
-configmaps                  cm           v1                        true         ConfigMap
-events                      ev           v1                        true         Event
-limitranges                 limits       v1                        true         LimitRange
-namespaces                  ns           v1                        false        Namespace
-pods                        po           v1                        true         Pod
-resourcequotas              quota        v1                        true         ResourceQuota
-secrets                                  v1                        true         Secret
-serviceaccounts             sa           v1                        true         ServiceAccount
-services                    svc          v1                        true         Service
-daemonsets                  ds           apps/v1                   true         DaemonSet
-deployments                 deploy       apps/v1                   true         Deployment
-replicasets                 rs           apps/v1                   true         ReplicaSet
-statefulsets                sts          apps/v1                   true         StatefulSet
-localsubjectaccessreviews                authorization.k8s.io/v1   true         LocalSubjectAccessReview
-selfsubjectaccessreviews                 authorization.k8s.io/v1   false        SelfSubjectAccessReview
-selfsubjectrulesreviews                  authorization.k8s.io/v1   false        SelfSubjectRulesReview
-subjectaccessreviews                     authorization.k8s.io/v1   false        SubjectAccessReview
-cronjobs                    cj           batch/v1                  true         CronJob
-jobs                                     batch/v1                  true         Job
-leases                                   coordination.k8s.io/v1    true         Lease
-endpointslices                           discovery.k8s.io/v1       true         EndpointSlice
-networkpolicies             netpol       networking.k8s.io/v1      true         NetworkPolicy
-poddisruptionbudgets        pdb          policy/v1                 true         PodDisruptionBudget
+NAME                        SHORTNAMES   APIVERSION                 NAMESPACED   KIND
+configmaps                  cm           v1                         true         ConfigMap
+events                      ev           v1                         true         Event
+limitranges                 limits       v1                         true         LimitRange
+namespaces                  ns           v1                         false        Namespace
+nodes                       no           v1                         false        Node
+pods                        po           v1                         true         Pod
+resourcequotas              quota        v1                         true         ResourceQuota
+secrets                                  v1                         true         Secret
+serviceaccounts             sa           v1                         true         ServiceAccount
+services                    svc          v1                         true         Service
+daemonsets                  ds           apps/v1                    true         DaemonSet
+deployments                 deploy       apps/v1                    true         Deployment
+replicasets                 rs           apps/v1                    true         ReplicaSet
+statefulsets                sts          apps/v1                    true         StatefulSet
+selfsubjectreviews                       authentication.k8s.io/v1   false        SelfSubjectReview
+tokenreviews                             authentication.k8s.io/v1   false        TokenReview
+localsubjectaccessreviews                authorization.k8s.io/v1    true         LocalSubjectAccessReview
+selfsubjectaccessreviews                 authorization.k8s.io/v1    false        SelfSubjectAccessReview
+selfsubjectrulesreviews                  authorization.k8s.io/v1    false        SelfSubjectRulesReview
+subjectaccessreviews                     authorization.k8s.io/v1    false        SubjectAccessReview
+cronjobs                    cj           batch/v1                   true         CronJob
+jobs                                     batch/v1                   true         Job
+leases                                   coordination.k8s.io/v1     true         Lease
+endpointslices                           discovery.k8s.io/v1        true         EndpointSlice
+networkpolicies             netpol       networking.k8s.io/v1       true         NetworkPolicy
+poddisruptionbudgets        pdb          policy/v1                  true         PodDisruptionBudget
 """  # what kubectl printed before aggregated discovery, byte for byte
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
 
@@ -724,6 +727,82 @@ def test_error_bad_token(kube: Kube, tmp_path: Path) -> None:
     proc = kube.run("get", "ns", kubeconfig=bad)
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == "error: You must be logged in to the server (Unauthorized)\n"
+
+
+# ---- a namespace's usual content, authentication, nodes (issue 12) -------------------------------------------
+
+WORKLOADS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {ports: [{port: 80}], selector: {app: web}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj}
+spec:
+  schedule: "*/5 * * * *"
+  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}
+"""
+
+
+def test_apply_get_all_and_delete_namespace_with_workloads(kube: Kube, names: Any, tmp_path: Path) -> None:
+    """`kubectl apply -f` of a usual mix, `get all` (the `all` category across groups), `delete ns --wait`."""
+    ns = names("all")
+    kube.ok("create", "namespace", ns)
+    manifest = tmp_path / "workloads.yaml"
+    manifest.write_text(WORKLOADS)
+    assert kube.ok("apply", "-f", str(manifest), "-n", ns) == (
+        "deployment.apps/web created\nservice/web created\npod/p created\ncronjob.batch/cj created\n")
+    assert kube.ok("apply", "-f", str(manifest), "-n", ns) == (
+        "deployment.apps/web unchanged\nservice/web unchanged\npod/p unchanged\ncronjob.batch/cj unchanged\n")
+    out = kube.ok("get", "all", "-n", ns, "-o", "name")
+    assert out.split() == ["pod/p", "service/web", "deployment.apps/web", "cronjob.batch/cj"]
+    header, rows = table(kube.ok("get", "pods", "-n", ns))
+    assert rows[0][:4] == ["p", "0/1", "Pending", "0"]
+    assert kube.ok("delete", "namespace", ns, "--wait", "--timeout=60s") == f'namespace "{ns}" deleted\n'
+    assert kube.get(f"/apis/apps/v1/namespaces/{ns}/deployments/web").status_code == 404
+
+
+def test_get_nodes_is_empty(kube: Kube) -> None:
+    proc = kube.run("get", "nodes")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "No resources found\n")
+    header, rows = table(kube.ok("get", "services", "-n", "default"))
+    assert rows[0][:3] == ["kubernetes", "ClusterIP", "10.96.0.1"]
+
+
+def test_auth_whoami(kube: Kube) -> None:
+    assert kube.ok("auth", "whoami") == (
+        "ATTRIBUTE   VALUE\nUsername    system:admin\nGroups      [system:masters system:authenticated]\n")
+
+
+def test_create_token_authenticates_as_the_service_account(kube: Kube, names: Any) -> None:
+    """`kubectl create token` (TokenRequest); the server then accepts the token as the service account."""
+    ns = names("tok")
+    kube.ok("create", "namespace", ns)
+    kube.ok("create", "serviceaccount", "bot", "-n", ns)
+    token = kube.ok("create", "token", "bot", "-n", ns).strip()
+    assert token.count(".") == 2
+    r = requests.post(kube.server.url + "/apis/authentication.k8s.io/v1/selfsubjectreviews", timeout=10,
+                      verify=kube.server.ca_file, headers={"Authorization": f"Bearer {token}"},
+                      json={"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+    assert r.status_code == 201 and r.json()["status"]["userInfo"]["username"] == f"system:serviceaccount:{ns}:bot"
+    proc = kube.run("create", "token", "nobody", "-n", ns)
+    assert (proc.returncode, proc.stderr) == (1, 'error: failed to create token: serviceaccounts "nobody" not found\n')
 
 
 # ---- the official Python client's DynamicClient (discovery-driven) -------------------------------------------

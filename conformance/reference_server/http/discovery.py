@@ -38,6 +38,10 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
             entry["categories"] = list(info.categories)
         entry["storageVersionHash"] = info.storage_version_hash
         resources.append(entry)
+        if info.plural == "serviceaccounts":  # TokenRequest (http/authentication.py)
+            resources.append({"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
+                              "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",
+                              "verbs": ["create"]})
         if info.plural == "namespaces" and not registry.deviations.active("discovery-no-namespace-subresources"):
             resources.append({"name": "namespaces/finalize", "singularName": "", "namespaced": False,
                               "kind": "Namespace", "verbs": sorted(finalize_verbs)})
@@ -57,6 +61,10 @@ def _openapi_kinds(registry: Registry) -> list[Any] | None:
     for r in REVIEW_KINDS:
         kinds.append(kind_info(r.kind, r.plural, r.singular, r.namespaced, (), ("create",), {},
                                group=GROUP, version=VERSION))
+    from .groups import AUTHN_GROUP, AUTHN_RESOURCES, AUTHN_VERSION
+    for plural, (kind, singular) in AUTHN_RESOURCES.items():
+        kinds.append(kind_info(kind, plural, singular, False, (), ("create",), {}, group=AUTHN_GROUP,
+                               version=AUTHN_VERSION))
     for s in registry.group_stores():
         i = s.info
         kinds.append(kind_info(i.kind, i.plural, i.singular, i.namespaced, tuple(i.short_names), tuple(i.verbs),

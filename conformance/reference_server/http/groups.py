@@ -18,6 +18,10 @@ from .decode import decode_body
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
+AUTHN_GROUP, AUTHN_VERSION = "authentication.k8s.io", "v1"
+# create-only, unstored, cluster-scoped (http/authentication.py): plural → (Kind, singular)
+AUTHN_RESOURCES = {"selfsubjectreviews": ("SelfSubjectReview", "selfsubjectreview"),
+                   "tokenreviews": ("TokenReview", "tokenreview")}
 ITEM = ("GET", "PUT", "PATCH", "DELETE")
 
 
@@ -32,6 +36,7 @@ def _groups(registry: Registry) -> dict[str, str]:
     """group → version of every served named group."""
     groups = {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
     groups[AUTHZ_GROUP] = AUTHZ_VERSION
+    groups[AUTHN_GROUP] = AUTHN_VERSION
     return groups
 
 
@@ -58,6 +63,10 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
         return Route("group-version", group=group), ("GET",)
     if group == AUTHZ_GROUP:
         return _match_review(segs[2:])
+    if group == AUTHN_GROUP:
+        if len(segs) == 3 and segs[2] in AUTHN_RESOURCES:
+            return Route("review", segs[2], group=AUTHN_GROUP), ("POST",)
+        raise E.route_not_found()
     return _match_resource(registry, group, segs[2:])
 
 
@@ -136,6 +145,9 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
     if group == AUTHZ_GROUP:  # not storage-backed: no storageVersionHash, as upstream
         resources = [{"name": k.plural, "singularName": k.singular, "namespaced": k.namespaced, "kind": k.kind,
                       "verbs": ["create"]} for k in REVIEW_KINDS]
+    if group == AUTHN_GROUP:
+        resources = [{"name": plural, "singularName": singular, "namespaced": False, "kind": kind,
+                      "verbs": ["create"]} for plural, (kind, singular) in AUTHN_RESOURCES.items()]
     for s in registry.group_stores(group):
         info = s.info
         entry: dict[str, Any] = {"name": info.plural, "singularName": info.singular,

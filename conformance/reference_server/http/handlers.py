@@ -98,7 +98,7 @@ class Handlers:
             return gstore
         if route.resource == "namespaces":
             return self.ctx.registry.namespaces
-        store = self.ctx.registry.content(route.resource)
+        store = self.ctx.registry.content(route.resource) or self.ctx.registry.cluster(route.resource)
         if store is None:
             raise E.route_not_found()
         return store

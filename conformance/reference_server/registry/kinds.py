@@ -75,5 +75,11 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
                  custom_field_labels=True),
 )
 
+# Cluster-scoped core kinds besides namespaces: a cluster without nodes lists none (`kubectl get nodes`).
+CLUSTER_KINDS: tuple[ResourceInfo, ...] = (
+    ResourceInfo("Node", "nodes", "node", ("no",), namespaced=False, fields=frozenset({"spec", "status"}),
+                 selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True),
+)
+
 # Only used with the `finalize-as-content` deviation: `/namespaces/x/finalize` becomes a content type.
 FINALIZE_AS_CONTENT = ResourceInfo("Finalize", "finalize", "finalize", fields=frozenset({"spec", "status", "data"}))
