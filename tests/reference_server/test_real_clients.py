@@ -774,6 +774,8 @@ def test_apply_get_all_and_delete_namespace_with_workloads(kube: Kube, names: An
     assert out.split() == ["pod/p", "service/web", "deployment.apps/web", "cronjob.batch/cj"]
     header, rows = table(kube.ok("get", "pods", "-n", ns))
     assert rows[0][:4] == ["p", "0/1", "Pending", "0"]
+    header, rows = table(kube.ok("get", "deployments", "-n", ns))
+    assert header == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"] and rows[0][:4] == ["web", "0/1", "0", "0"]
     assert kube.ok("delete", "namespace", ns, "--wait", "--timeout=60s") == f'namespace "{ns}" deleted\n'
     assert kube.get(f"/apis/apps/v1/namespaces/{ns}/deployments/web").status_code == 404
 
