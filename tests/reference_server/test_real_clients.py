@@ -845,3 +845,35 @@ def test_python_dynamic_client(served: Kube, names: Any, tmp_path: Path) -> None
         assert deleted.metadata.deletionTimestamp
     finally:
         api_client.close()
+
+
+# ---- lightkube (typed models: a DELETE must answer the object for kinds with ReturnDeletedObject) -----------
+
+def test_lightkube_typed_client(served: Kube, names: Any) -> None:
+    lightkube = pytest.importorskip("lightkube")
+    from lightkube.config.kubeconfig import KubeConfig
+    from lightkube.models.apps_v1 import DeploymentSpec
+    from lightkube.models.core_v1 import Container, PodSpec, PodTemplateSpec, ServicePort, ServiceSpec
+    from lightkube.models.meta_v1 import LabelSelector, ObjectMeta
+    from lightkube.resources.apps_v1 import Deployment
+    from lightkube.resources.core_v1 import Namespace, Node, Service, ServiceAccount
+
+    client = lightkube.Client(KubeConfig.from_file(str(served.kubeconfig)))
+    ns = names("lk")
+    client.create(Namespace(metadata=ObjectMeta(name=ns)))
+    svc = client.create(Service(metadata=ObjectMeta(name="web"), spec=ServiceSpec(ports=[ServicePort(port=80)])),
+                        namespace=ns)
+    assert svc.spec.clusterIP and svc.spec.ports[0].targetPort == 80
+    client.create(ServiceAccount(metadata=ObjectMeta(name="bot")), namespace=ns)
+    labels = {"app": "web"}
+    dep = client.create(Deployment(metadata=ObjectMeta(name="web"), spec=DeploymentSpec(
+        selector=LabelSelector(matchLabels=labels), template=PodTemplateSpec(
+            metadata=ObjectMeta(labels=labels), spec=PodSpec(containers=[Container(name="c", image="nginx")])))),
+        namespace=ns)
+    assert dep.spec.replicas == 1
+    assert [d.metadata.name for d in client.list(Deployment, namespace=ns)] == ["web"]
+    assert list(client.list(Node)) == []
+    client.delete(Service, "web", namespace=ns)
+    client.delete(ServiceAccount, "bot", namespace=ns)
+    client.delete(Deployment, "web", namespace=ns)
+    assert list(client.list(Service, namespace=ns)) == []
