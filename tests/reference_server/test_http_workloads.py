@@ -110,3 +110,28 @@ def test_discovery_lists_the_all_category(http, url):
     assert res["deployments"]["categories"] == ["all"] and res["deployments"]["shortNames"] == ["deploy"]
     core = {r["name"]: r for r in http.get(f"{url}/api/v1").json()["resources"]}
     assert core["pods"]["categories"] == ["all"] and "categories" not in core["configmaps"]
+
+
+@pytest.mark.parametrize("group, plural, body", [
+    ("apps", "deployments", {"spec": {"template": 5, "selector": 5}}),
+    ("apps", "deployments", {"spec": {"selector": {"matchExpressions": [5]}, "template": {}}}),
+    ("networking.k8s.io", "networkpolicies", {"spec": {"ingress": 5}}),
+    ("discovery.k8s.io", "endpointslices", {"addressType": "IPv4", "endpoints": 5}),
+    ("batch", "cronjobs", {"spec": {"schedule": "x", "jobTemplate": {"spec": 5}}}),
+    ("batch", "jobs", {"spec": {"template": {"metadata": 5}}}),
+])
+def test_wrong_shapes_are_400_not_500(http, url, namespaces, group, plural, body):
+    """A typed decoder refuses a scalar where an object or array belongs (`json: cannot unmarshal ...`)."""
+    ns = namespaces.create()["metadata"]["name"]
+    st = status_of(http.post(f"{url}/apis/{group}/v1/namespaces/{ns}/{plural}", json={"metadata": {"name": "x"},
+                                                                                     **body}))
+    assert st["code"] == 400 and "json: cannot unmarshal" in st["message"], st
+
+
+def test_patch_to_a_wrong_shape_is_400(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
+    assert http.post(base, json=DEPLOYMENT).status_code == 201
+    st = status_of(http.patch(f"{base}/web", data='{"spec":{"template":5}}',
+                              headers={"Content-Type": "application/merge-patch+json"}))
+    assert st["code"] == 400 and "json: cannot unmarshal number" in st["message"]

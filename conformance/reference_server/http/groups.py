@@ -14,6 +14,7 @@ from typing import Any
 from .. import apierrors as E
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..registry import GenericStore, Registry
+from . import hooks
 from .decode import decode_body
 from .router import Route
 
@@ -165,7 +166,19 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
 def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore) -> dict[str, Any]:
     """Decode a JSON/YAML body for a named-group resource: `apiVersion` must be `<group>/<version>`
     (or absent); the core decoder does the rest with the version swapped to `v1` for its checks."""
-    return decode_named_body(content_type, raw, store.api_version, store.info.kind)  # type: ignore[attr-defined]
+    obj = decode_named_body(content_type, raw, store.api_version, store.info.kind)  # type: ignore[attr-defined]
+    check_shape(store, obj)
+    return obj
+
+
+def check_shape(store: GenericStore, obj: dict[str, Any]) -> None:
+    """400 when the object does not fit its kind's JSON shape (`wire.openapi.type_error`), as a typed decoder
+    refuses it, before any strategy walks it."""
+    check = hooks.wire_attr("openapi", "type_error")
+    kind, version = store.info.kind, store.version  # type: ignore[attr-defined]
+    err = check(store.group, version, kind, obj) if check is not None else None  # type: ignore[attr-defined]
+    if err:
+        raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}')
 
 
 def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str) -> dict[str, Any]:

@@ -217,6 +217,9 @@ class Handlers:
             warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode)
             self._fix_namespace(patched, route, store)
             self._check_name(patched, route.name)
+            if route.group:  # a named-group kind: the patched object must still decode (groups.check_shape)
+                from .groups import check_shape
+                check_shape(store, patched)
             return patched
 
         dry = P.dry_run(request.query.getall("dryRun", []))

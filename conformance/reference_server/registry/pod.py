@@ -19,6 +19,10 @@ DEFAULT_TOLERATION_SECONDS = 300
 _TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _default_container(c: Any) -> None:
     if not isinstance(c, dict):
         return
@@ -32,7 +36,7 @@ def _default_container(c: Any) -> None:
     c.setdefault("terminationMessagePolicy", "File")
     if not isinstance(c.get("resources"), dict):
         c["resources"] = {}
-    for port in c.get("ports") or []:
+    for port in _list(c.get("ports")):
         if isinstance(port, dict) and not port.get("protocol"):
             port["protocol"] = "TCP"
 
@@ -46,7 +50,7 @@ def default_pod_spec(spec: dict[str, Any]) -> None:
         spec["securityContext"] = {}
     spec.setdefault("schedulerName", "default-scheduler")
     for key in ("initContainers", "containers"):
-        for c in spec.get(key) or []:
+        for c in _list(spec.get(key)):
             _default_container(c)
 
 
@@ -77,11 +81,12 @@ def validate_pod_spec(spec: Any, path: str) -> list[FieldError]:
 def qos_class(spec: dict[str, Any]) -> str:
     """`qos.GetPodQOS`: BestEffort without any request/limit; Guaranteed when every container limits cpu and
     memory with requests equal to the limits (requests default to limits); else Burstable."""
-    containers = [c for k in ("initContainers", "containers") for c in spec.get(k) or [] if isinstance(c, dict)]
+    containers = [c for k in ("initContainers", "containers") for c in _list(spec.get(k)) if isinstance(c, dict)]
     any_set, guaranteed = False, True
     for c in containers:
-        res = c.get("resources") or {}
-        requests, limits = res.get("requests") or {}, res.get("limits") or {}
+        res = c.get("resources") if isinstance(c.get("resources"), dict) else {}
+        requests = res.get("requests") if isinstance(res.get("requests"), dict) else {}
+        limits = res.get("limits") if isinstance(res.get("limits"), dict) else {}
         if requests or limits:
             any_set = True
         for r in ("cpu", "memory"):

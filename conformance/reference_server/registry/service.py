@@ -22,6 +22,10 @@ NODE_PORTS = (30000, 32767)
 _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort")
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _invalid_ips(ip: str, why: str) -> FieldError:
     """The allocator's error: the value prints as Go's `%#v` of `[]string`."""
     return FieldError("FieldValueInvalid", "spec.clusterIPs",
@@ -39,9 +43,9 @@ class ServiceStrategy(Strategy):
     def _used(self) -> tuple[set[str], set[int]]:
         ips, ports = set(), set()
         for s in self._services():
-            spec = s.get("spec") or {}
-            ips.update(ip for ip in spec.get("clusterIPs") or [] if ip != "None")
-            ports.update(p.get("nodePort") for p in spec.get("ports") or [] if isinstance(p, dict))
+            spec = s.get("spec") if isinstance(s.get("spec"), dict) else {}
+            ips.update(ip for ip in _list(spec.get("clusterIPs")) if isinstance(ip, str) and ip != "None")
+            ports.update(p.get("nodePort") for p in _list(spec.get("ports")) if isinstance(p, dict))
         return ips, ports
 
     def _allocate_ip(self, used: set[str]) -> str:
@@ -58,7 +62,7 @@ class ServiceStrategy(Strategy):
             return
         typ = spec.setdefault("type", "ClusterIP")
         spec.setdefault("sessionAffinity", "None")
-        for port in spec.get("ports") or []:
+        for port in _list(spec.get("ports")):
             if isinstance(port, dict):
                 port.setdefault("protocol", "TCP")
                 if port.get("targetPort") in (None, "", 0) and port.get("port"):
@@ -100,13 +104,17 @@ class ServiceStrategy(Strategy):
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """Allocation runs after validation (the storage's `alloc.go` step), so a refused object takes nothing."""
         spec = obj.get("spec")
-        if not isinstance(spec, dict) or spec.get("type") == "ExternalName" or spec.get("clusterIPs"):
+        if not isinstance(spec, dict) or spec.get("type") == "ExternalName":
+            return
+        ips = spec.get("clusterIPs")
+        if isinstance(ips, list) and ips and all(isinstance(ip, str) for ip in ips):
             return
         used_ips, used_ports = self._used()
-        ip = spec.get("clusterIP") or self._allocate_ip(used_ips)
+        ip = spec.get("clusterIP") if isinstance(spec.get("clusterIP"), str) else ""
+        ip = ip or self._allocate_ip(used_ips)
         spec["clusterIP"], spec["clusterIPs"] = ip, [ip]
         if spec.get("type") in ("NodePort", "LoadBalancer"):
-            for p in spec.get("ports") or []:
+            for p in _list(spec.get("ports")):
                 if isinstance(p, dict) and not p.get("nodePort"):
                     free = [n for n in range(NODE_PORTS[0], NODE_PORTS[1] + 1) if n not in used_ports]
                     p["nodePort"] = self._rng.choice(free)
@@ -117,6 +125,9 @@ class ServiceStrategy(Strategy):
         ip = spec.get("clusterIP")
         if not ip or ip == "None":
             return []
+        if not isinstance(ip, str):
+            return [field_invalid("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or "
+                                  "2001:db8::ffff)")]
         try:
             addr = ipaddress.ip_address(ip)
         except ValueError:

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ..apierrors import FieldError, field_not_supported, field_required
 from .kinds import ResourceInfo
 from .pod import default_pod_spec, validate_pod_spec
 from .strategy import Strategy
@@ -39,10 +39,14 @@ def go_string_map(value: Any) -> str:
 
 def selector_matches(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
     """`metav1.LabelSelectorAsSelector(...).Matches(labels)`."""
-    for k, v in (selector.get("matchLabels") or {}).items():
+    match_labels = selector.get("matchLabels")
+    for k, v in (match_labels.items() if isinstance(match_labels, dict) else ()):
         if labels.get(k) != v:
             return False
-    for req in selector.get("matchExpressions") or []:
+    exprs = selector.get("matchExpressions")
+    for req in exprs if isinstance(exprs, list) else ():
+        if not isinstance(req, dict):
+            continue
         key, op, values = req.get("key"), req.get("operator"), req.get("values") or []
         if op == "In" and labels.get(key) not in values:
             return False
@@ -57,6 +61,10 @@ def selector_matches(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
 
 def _empty_selector(selector: dict[str, Any]) -> bool:
     return not selector.get("matchLabels") and not selector.get("matchExpressions")
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 class SpecStrategy(Strategy):
@@ -80,7 +88,7 @@ class SpecStrategy(Strategy):
         return {}
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + self.spec_errors(obj.get("spec") or {})
+        return super().validate(obj) + self.spec_errors(_dict(obj.get("spec")))
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
@@ -90,7 +98,7 @@ class SpecStrategy(Strategy):
         new["status"] = old.get("status", self.initial_status())
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self.spec_errors(new.get("spec") or {})
+        return super().validate_update(new, old) + self.spec_errors(_dict(new.get("spec")))
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         pass
@@ -140,13 +148,14 @@ def _selector_and_template(spec: dict[str, Any], *, template_required: bool = Tr
     template = spec.get("template") if isinstance(spec.get("template"), dict) else None
     if template is None:
         return errs + ([field_required("spec.template")] if template_required else [])
-    labels = (template.get("metadata") or {}).get("labels")
+    tmeta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+    labels = tmeta.get("labels") if isinstance(tmeta.get("labels"), dict) else None
     if isinstance(selector, dict) and not _empty_selector(selector) and not selector_matches(selector, labels or {}):
         errs.append(FieldError("FieldValueInvalid", "spec.template.metadata.labels",
                                f"Invalid value: {go_string_map(labels)}: `selector` does not match template "
                                "`labels`"))
     errs += validate_pod_spec(template.get("spec"), "spec.template.spec")
-    policy = (template.get("spec") or {}).get("restartPolicy")
+    policy = _dict(template.get("spec")).get("restartPolicy")
     if policy != "Always":
         errs.append(field_not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))
     return errs
@@ -236,10 +245,10 @@ def _job_defaults(spec: dict[str, Any]) -> None:
 
 
 def _job_errors(spec: dict[str, Any], path: str) -> list[FieldError]:
-    template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
-    errs = [FieldError(e.type, e.field.replace("spec.template.spec", f"{path}.template.spec", 1), e.detail)
+    template = _dict(spec.get("template"))
+    errs = [FieldError(e.type, e.field.replace("spec.template.spec", f"{path}.template.spec", 1), e.body)
             for e in validate_pod_spec(template.get("spec"), "spec.template.spec")]
-    policy = (template.get("spec") or {}).get("restartPolicy")
+    policy = _dict(template.get("spec")).get("restartPolicy")
     if policy not in ("OnFailure", "Never"):
         errs.append(field_not_supported(f"{path}.template.spec.restartPolicy", policy, ["OnFailure", "Never"]))
     return errs
@@ -259,7 +268,9 @@ class JobStrategy(_Generation):
         uid = meta.setdefault("uid", str(uuid.uuid4()))  # the store keeps a strategy-set UID
         name = meta.get("name", "")
         spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
-        tmeta = spec["template"].setdefault("metadata", {})
+        if not isinstance(spec["template"].get("metadata"), dict):
+            spec["template"]["metadata"] = {}
+        tmeta = spec["template"]["metadata"]
         labels = tmeta.get("labels") if isinstance(tmeta.get("labels"), dict) else {}
         labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
                        "controller-uid": uid, "job-name": name})
@@ -293,7 +304,8 @@ class CronJobStrategy(_Generation):
         jt = spec.get("jobTemplate")
         if not isinstance(jt, dict):
             return errs + [field_required("spec.jobTemplate")]
-        return errs + _job_errors(jt.get("spec") or {}, "spec.jobTemplate.spec")
+        jspec = jt.get("spec") if isinstance(jt.get("spec"), dict) else {}
+        return errs + _job_errors(jspec, "spec.jobTemplate.spec")
 
 
 class NetworkPolicyStrategy(_Generation):
@@ -302,9 +314,10 @@ class NetworkPolicyStrategy(_Generation):
         spec.setdefault("podSelector", {})
         if not spec.get("policyTypes"):
             spec["policyTypes"] = ["Ingress"] + (["Egress"] if spec.get("egress") else [])
-        for rules in (spec.get("ingress") or [], spec.get("egress") or []):
-            for rule in rules:
-                for port in (rule.get("ports") or []) if isinstance(rule, dict) else []:
+        for rules in (spec.get("ingress"), spec.get("egress")):
+            for rule in rules if isinstance(rules, list) else ():
+                ports = rule.get("ports") if isinstance(rule, dict) else None
+                for port in ports if isinstance(ports, list) else ():
                     if isinstance(port, dict):
                         port.setdefault("protocol", "TCP")
 
@@ -326,7 +339,8 @@ class EndpointSliceStrategy(Strategy):
         at = obj.get("addressType")
         if at not in ("FQDN", "IPv4", "IPv6"):
             errs.append(field_not_supported("addressType", at if at is not None else "", ["FQDN", "IPv4", "IPv6"]))
-        for i, ep in enumerate(obj.get("endpoints") or []):
+        endpoints = obj.get("endpoints") if isinstance(obj.get("endpoints"), list) else []
+        for i, ep in enumerate(endpoints):
             addresses = ep.get("addresses") if isinstance(ep, dict) else None
             if not addresses:
                 errs.append(field_required(f"endpoints[{i}].addresses", "must contain at least 1 address"))

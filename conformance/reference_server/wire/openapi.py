@@ -293,3 +293,58 @@ def openapi_v3_root(kinds: Sequence[KindInfo] | None = None, group_doc: dict[str
             documents = openapi_v3_documents(DEFAULT_KINDS if kinds is None else kinds)
     return {"paths": {key: {"serverRelativeURL": f"/openapi/v3/{key}?hash={group_hash(doc)}"}
                       for key, doc in documents.items()}}
+
+
+_TYPE_DEFS: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+
+def type_error(group: str, version: str, kind: str, obj: Any) -> str | None:
+    """Where `obj` breaks the JSON shape of its kind's schema (an object where a scalar belongs, a scalar
+    where an object/array belongs), as decoding reports it (`json: cannot unmarshal ...`); None when it fits.
+
+    Lenient on scalars (quantities and int-or-strings take numbers and strings): the point is the 400 a
+    typed decoder answers instead of a strategy meeting a shape it cannot walk."""
+    key = (group, version, kind)
+    defs = _TYPE_DEFS.get(key)
+    if defs is None:
+        defs = _TYPE_DEFS[key] = _definitions([KindInfo(kind, "", "", True, group=group, version=version)], v3=False)
+    k = KindInfo(kind, "", "", True, group=group, version=version)
+    return _shape_error(defs, defs.get(f"{definition_prefix(k)}.{kind}", {}), obj, kind, 0)
+
+
+def _shape_error(defs: dict[str, Any], schema: dict[str, Any], value: Any, path: str, depth: int) -> str | None:
+    if value is None or depth > 40:
+        return None
+    ref = schema.get("$ref") or next((s.get("$ref") for s in schema.get("allOf") or [] if "$ref" in s), None)
+    if ref:
+        return _shape_error(defs, defs.get(ref.rsplit("/", 1)[-1], {}), value, path, depth + 1)
+    typ = schema.get("type")
+    if typ == "object" or "properties" in schema:
+        if not isinstance(value, dict):
+            return f"json: cannot unmarshal {_json_type(value)} into Go struct field {path} of type object"
+        if schema.get("x-kubernetes-preserve-unknown-fields"):
+            return None
+        props, extra = schema.get("properties") or {}, schema.get("additionalProperties")
+        for name, sub in value.items():
+            sub_schema = props.get(name) if name in props else extra if isinstance(extra, dict) else None
+            if sub_schema is not None:
+                err = _shape_error(defs, sub_schema, sub, f"{path}.{name}", depth + 1)
+                if err:
+                    return err
+        return None
+    if typ == "array":
+        if not isinstance(value, list):
+            return f"json: cannot unmarshal {_json_type(value)} into Go struct field {path} of type array"
+        for item in value:
+            err = _shape_error(defs, schema.get("items") or {}, item, path, depth + 1)
+            if err:
+                return err
+        return None
+    if typ in ("string", "integer", "number", "boolean") and isinstance(value, (dict, list)):
+        return f"json: cannot unmarshal {_json_type(value)} into Go struct field {path} of type {typ}"
+    return None
+
+
+def _json_type(value: Any) -> str:
+    return ("object" if isinstance(value, dict) else "array" if isinstance(value, list) else
+            "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else "string")
