@@ -877,3 +877,35 @@ def test_lightkube_typed_client(served: Kube, names: Any) -> None:
     client.delete(ServiceAccount, "bot", namespace=ns)
     client.delete(Deployment, "web", namespace=ns)
     assert list(client.list(Service, namespace=ns)) == []
+
+
+def test_official_typed_client(served: Kube, names: Any) -> None:
+    """The official client's typed APIs on the kinds issue 12 added or changed."""
+    from kubernetes import client, config
+
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    try:
+        core, apps = client.CoreV1Api(api_client), client.AppsV1Api(api_client)
+        ns = names("typed")
+        core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=ns)))
+        sa = core.create_namespaced_service_account(ns, client.V1ServiceAccount(metadata=client.V1ObjectMeta(name="bot")))
+        tr = core.create_namespaced_service_account_token("bot", ns, client.AuthenticationV1TokenRequest(
+            spec=client.V1TokenRequestSpec(audiences=[], expiration_seconds=3600)))
+        assert tr.status.token.count(".") == 2
+        who = client.AuthenticationV1Api(api_client).create_self_subject_review(client.V1SelfSubjectReview())
+        assert who.status.user_info.username == "system:admin"
+        assert core.list_node().items == []
+        pod = core.create_namespaced_pod(ns, client.V1Pod(metadata=client.V1ObjectMeta(name="p"), spec=client.V1PodSpec(
+            containers=[client.V1Container(name="c", image="nginx")])))
+        assert (pod.status.phase, pod.spec.restart_policy, pod.status.qos_class) == ("Pending", "Always", "BestEffort")
+        labels = {"app": "web"}
+        dep = apps.create_namespaced_deployment(ns, client.V1Deployment(
+            metadata=client.V1ObjectMeta(name="web"), spec=client.V1DeploymentSpec(
+                selector=client.V1LabelSelector(match_labels=labels), template=client.V1PodTemplateSpec(
+                    metadata=client.V1ObjectMeta(labels=labels),
+                    spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="nginx")])))))
+        assert dep.spec.strategy.type == "RollingUpdate"
+        gone = core.delete_namespaced_service_account("bot", ns)
+        assert (gone.kind, gone.metadata.uid) == ("ServiceAccount", sa.metadata.uid)
+    finally:
+        api_client.close()
