@@ -13,7 +13,10 @@ from .controller.quota import QuotaController
 from .deviations import Deviations
 from .http import PROFILES, Router, ServerContext, build_app
 from .kubeconfig import write_kubeconfig
+from .auth.tokens import TokenIssuer
 from .registry import Registry
+from .registry.service import KUBERNETES_SERVICE_IP
+from .storage import KeyNotFoundError
 from .storage import MemoryStore
 from .tls import ServerTLS, generate
 
@@ -44,12 +47,35 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     for name in INITIAL_NAMESPACES:
         registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
                                    field_manager="kube-apiserver")
+    registry.content("services").create(KUBERNETES_SERVICE, field_manager="kube-apiserver")
+    issuer = TokenIssuer(_service_account_uid(registry))
+    if authenticator is not None:
+        authenticator.service_accounts = issuer
     # kube-apiserver's watch cache starts at the resourceVersion it was started at, and etcd compacts older
     # history: a watch or exact list from before the server's start is answered 410 (as it is on a cluster).
     registry.store.compact()
     return ServerContext(registry=registry, admission=ScopeAdmission(registry, devs), deviations=devs,
                          router=Router(registry, profile, devs), profile=profile, token=token,
-                         authenticator=authenticator, authorizer=authorizer)
+                         authenticator=authenticator, authorizer=authorizer, token_issuer=issuer)
+
+
+# The Service kube-apiserver's `kubernetes` controller keeps in `default` (pkg/controlplane/controller/kubernetesservice):
+# the first IP of the service CIDR, port 443 → the API server's secure port.
+KUBERNETES_SERVICE = {
+    "apiVersion": "v1", "kind": "Service",
+    "metadata": {"name": "kubernetes", "namespace": "default",
+                 "labels": {"component": "apiserver", "provider": "kubernetes"}},
+    "spec": {"clusterIP": KUBERNETES_SERVICE_IP,
+             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}
+
+
+def _service_account_uid(registry: Registry):
+    def lookup(namespace: str, name: str) -> str | None:
+        try:
+            return registry.store.get("serviceaccounts", namespace, name, shared=True)["metadata"]["uid"]
+        except KeyNotFoundError:
+            return None
+    return lookup
 
 
 class ReferenceServer:

@@ -29,8 +29,10 @@ def conds(ns):
 def test_full_lifecycle_event_sequence_ns99(http, url, namespaces, watch):
     ns = namespaces.create()
     name = ns["metadata"]["name"]
+    specs = {"pods": {"containers": [{"name": "c", "image": "pause"}]}, "services": {"ports": [{"port": 80}]}}
     for r in ("configmaps", "secrets", "pods", "services"):
-        assert http.post(f"{url}/api/v1/namespaces/{name}/{r}", json={"metadata": {"name": "x"}}).status_code == 201
+        body = {"metadata": {"name": "x"}, **({"spec": specs[r]} if r in specs else {})}
+        assert http.post(f"{url}/api/v1/namespaces/{name}/{r}", json=body).status_code == 201
     w = watch(f"{url}/api/v1/namespaces", {"fieldSelector": f"metadata.name={name}"})
     assert w.next()["type"] == "ADDED"
     http.delete(f"{url}/api/v1/namespaces/{name}")

@@ -47,6 +47,14 @@ def test_resource_version_on_create_ns16(http, url, namespaces):
     assert "reason" not in r.json()
 
 
+@pytest.mark.parametrize("rv", ["0", "abc"])
+def test_resource_version_zero_or_unparsable_is_ignored_on_create_ns16(http, url, namespaces, rv):
+    """`store.Create` refuses only a value that parses as a non-zero integer; others are wiped."""
+    r = post_ns(http, url, {"metadata": {"name": namespaces.name(), "resourceVersion": rv}})
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"]["resourceVersion"] not in ("0", "abc")
+
+
 def test_generate_name_ns17(http, url, namespaces):
     r = post_ns(http, url, {"metadata": {"generateName": "gen-"}})
     assert r.status_code == 201

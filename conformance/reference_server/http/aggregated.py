@@ -86,7 +86,8 @@ def _version_discovery(resource_list: dict[str, Any]) -> tuple[str, dict[str, An
         parent, slash, sub = r["name"].partition("/")
         if not slash:
             continue
-        kind = {"group": group, "version": version, "kind": r["kind"]} if r.get("kind") else \
+        kind = {"group": r.get("group", group), "version": r.get("version", version), "kind": r["kind"]} \
+            if r.get("kind") else \
             {"group": "", "version": "", "kind": ""}  # upstream: never null (client-go 0.26.0-3 panics on it)
         parents[parent].setdefault("subresources", []).append(
             {"subresource": sub, "responseKind": kind, "verbs": list(r["verbs"])})

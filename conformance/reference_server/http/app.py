@@ -15,6 +15,7 @@ from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_re
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .handlers import Handlers
 from .respond import error_response, object_response, plain_not_found
+from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request
 from .reviews import handle_review
 
 log = logging.getLogger("nsconform.reference_server.http")
@@ -58,9 +59,13 @@ def build_app(ctx: ServerContext) -> web.Application:
             return object_response(api_group_document(ctx.registry, route.group) if t == "group"
                                    else group_resource_list(ctx.registry, route.group))
         if t == "openapi":
-            return openapi_response(ctx.registry, route.name)
+            return openapi_response(ctx.registry, route.name, request.headers.get("Accept"))
+        if t == "review" and route.group == AUTHN_GROUP:
+            return await handle_authentication_review(ctx, request, route)
         if t == "review":
             return await handle_review(ctx, request, route)
+        if t == "sa-token":
+            return await handle_token_request(ctx, request, route)
         return await handlers.handle(request, route)
 
     app.router.add_route("*", "/{tail:.*}", dispatch)
@@ -84,7 +89,9 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
     """AlwaysAllow + single token: 401 unless the bearer token matches (public paths exempt)."""
     if ctx.token is not None and request.path not in PUBLIC_PATHS:
         header = request.headers.get("Authorization", "")
-        if not (header.startswith("Bearer ") and hmac.compare_digest(header[7:].strip(), ctx.token)):
+        token = header[7:].strip() if header.startswith("Bearer ") else ""
+        if not (token and (hmac.compare_digest(token, ctx.token) or (
+                ctx.token_issuer is not None and ctx.token_issuer.authenticate(token) is not None))):
             raise E.unauthorized()
 
 

@@ -14,22 +14,30 @@ from typing import Any
 from .. import apierrors as E
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..registry import GenericStore, Registry
+from . import hooks
 from .decode import decode_body
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
+AUTHN_GROUP, AUTHN_VERSION = "authentication.k8s.io", "v1"
+# create-only, unstored, cluster-scoped (http/authentication.py): plural → (Kind, singular)
+AUTHN_RESOURCES = {"selfsubjectreviews": ("SelfSubjectReview", "selfsubjectreview"),
+                   "tokenreviews": ("TokenReview", "tokenreview")}
 ITEM = ("GET", "PUT", "PATCH", "DELETE")
 
 
 # kube-aggregator's built-in APIService priorities (`apiVersionPriorities`, GroupPriorityMinimum): `/apis`,
 # legacy and aggregated alike, lists groups by descending priority, then by name.
-_PRIORITY = {AUTHZ_GROUP: 17600, "rbac.authorization.k8s.io": 17000}
+_PRIORITY = {"apps": 17800, "authentication.k8s.io": 17700, AUTHZ_GROUP: 17600, "batch": 17400,
+             "networking.k8s.io": 17200, "policy": 17100, "rbac.authorization.k8s.io": 17000,
+             "coordination.k8s.io": 16500, "discovery.k8s.io": 16200}
 
 
 def _groups(registry: Registry) -> dict[str, str]:
     """group → version of every served named group."""
     groups = {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
     groups[AUTHZ_GROUP] = AUTHZ_VERSION
+    groups[AUTHN_GROUP] = AUTHN_VERSION
     return groups
 
 
@@ -56,6 +64,10 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
         return Route("group-version", group=group), ("GET",)
     if group == AUTHZ_GROUP:
         return _match_review(segs[2:])
+    if group == AUTHN_GROUP:
+        if len(segs) == 3 and segs[2] in AUTHN_RESOURCES:
+            return Route("review", segs[2], group=AUTHN_GROUP), ("POST",)
+        raise E.route_not_found()
     return _match_resource(registry, group, segs[2:])
 
 
@@ -134,12 +146,17 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
     if group == AUTHZ_GROUP:  # not storage-backed: no storageVersionHash, as upstream
         resources = [{"name": k.plural, "singularName": k.singular, "namespaced": k.namespaced, "kind": k.kind,
                       "verbs": ["create"]} for k in REVIEW_KINDS]
+    if group == AUTHN_GROUP:
+        resources = [{"name": plural, "singularName": singular, "namespaced": False, "kind": kind,
+                      "verbs": ["create"]} for plural, (kind, singular) in AUTHN_RESOURCES.items()]
     for s in registry.group_stores(group):
         info = s.info
         entry: dict[str, Any] = {"name": info.plural, "singularName": info.singular,
                                  "namespaced": info.namespaced, "kind": info.kind, "verbs": sorted(info.verbs)}
         if info.short_names:
             entry["shortNames"] = list(info.short_names)
+        if info.categories:
+            entry["categories"] = list(info.categories)
         entry["storageVersionHash"] = _hash(gv, info.kind)
         resources.append(entry)
     resources.sort(key=lambda r: r["name"])
@@ -149,7 +166,19 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
 def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore) -> dict[str, Any]:
     """Decode a JSON/YAML body for a named-group resource: `apiVersion` must be `<group>/<version>`
     (or absent); the core decoder does the rest with the version swapped to `v1` for its checks."""
-    return decode_named_body(content_type, raw, store.api_version, store.info.kind)  # type: ignore[attr-defined]
+    obj = decode_named_body(content_type, raw, store.api_version, store.info.kind)  # type: ignore[attr-defined]
+    check_shape(store, obj)
+    return obj
+
+
+def check_shape(store: GenericStore, obj: dict[str, Any]) -> None:
+    """400 when the object does not fit its kind's JSON shape (`wire.openapi.type_error`), as a typed decoder
+    refuses it, before any strategy walks it."""
+    check = hooks.wire_attr("openapi", "type_error")
+    kind, version = store.info.kind, store.version  # type: ignore[attr-defined]
+    err = check(store.group, version, kind, obj) if check is not None else None  # type: ignore[attr-defined]
+    if err:
+        raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}')
 
 
 def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str) -> dict[str, Any]:

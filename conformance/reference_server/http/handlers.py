@@ -98,7 +98,7 @@ class Handlers:
             return gstore
         if route.resource == "namespaces":
             return self.ctx.registry.namespaces
-        store = self.ctx.registry.content(route.resource)
+        store = self.ctx.registry.content(route.resource) or self.ctx.registry.cluster(route.resource)
         if store is None:
             raise E.route_not_found()
         return store
@@ -217,6 +217,9 @@ class Handlers:
             warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode)
             self._fix_namespace(patched, route, store)
             self._check_name(patched, route.name)
+            if route.group:  # a named-group kind: the patched object must still decode (groups.check_shape)
+                from .groups import check_shape
+                check_shape(store, patched)
             return patched
 
         dry = P.dry_run(request.query.getall("dryRun", []))

@@ -1,6 +1,7 @@
 """The strategy interface (upstream `rest.RESTCreateStrategy`/`RESTUpdateStrategy`) and the generic one."""
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from ..apierrors import FieldError
@@ -13,6 +14,13 @@ def apply_v1_defaults(kind: str, obj: dict[str, Any]) -> None:
     applies them when decoding a create/update/patch body): `SetDefaults_Secret` ⇒ an empty `type` is `Opaque`."""
     if kind == "Secret" and not obj.get("type"):
         obj["type"] = "Opaque"
+    if kind == "Secret" and isinstance(obj.get("stringData"), dict):
+        # `Convert_v1_Secret_To_core_Secret`: write-only stringData is merged into data (and wins), never stored
+        data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+        for k, v in obj.pop("stringData").items():
+            if isinstance(v, str):
+                data[k] = base64.b64encode(v.encode()).decode()
+        obj["data"] = data
 
 
 class Strategy:
