@@ -25,16 +25,20 @@ LOG_EVERY = 15.0
 
 
 def cut(text: str, width: int) -> str:
-    """One line of at most `width` characters, shortened at a word boundary with an ellipsis."""
+    """One line of at most `width` characters, shortened at a word boundary (a space, or after a `/` of a
+    path) with an ellipsis. Only a single word longer than the line is cut inside."""
     line = " ".join(str(text).split())
     if len(line) <= width:
         return line
     if width <= 1:
         return line[:width]
     head = line[:width - 1]
+    # The last word boundary: a space, or just after a path separator (a URL is one long "word").
     space = head.rfind(" ")
-    if space >= width // 2:
-        head = head[:space]
+    slash = head.rfind("/") + 1 if line[len(head)] != " " else 0
+    at = max(space, slash if slash > 0 else -1)
+    if at > 0:
+        head = head[:at]
     return head.rstrip(" ,;:") + "…"
 
 
@@ -68,7 +72,8 @@ class WaitConsole:
             return
         with self._lock:
             tty = bool(getattr(tr, "isatty", False))
-            width = max(40, int(getattr(tr._tw, "fullwidth", 80)) - 1)
+            width = int(getattr(tr._tw, "fullwidth", 80)) - 1
+            width = max(width, 40) if tty else max(width, 200)  # a log line may be longer than a terminal's
             line = cut("  nsconform: " + format_wait(p), width)
             ctx = capman.global_and_fixture_disabled() if capman is not None else _nullcontext()
             with ctx:
@@ -94,7 +99,8 @@ class WaitConsole:
         tr, _ = self._writer()
         if not waits or tr is None:
             return
-        width = max(40, int(getattr(tr._tw, "fullwidth", 80)) - 1)
+        width = int(getattr(tr._tw, "fullwidth", 80)) - 1
+        width = max(width, 40) if getattr(tr, "isatty", False) else max(width, 200)
         for line in waits:
             tr.write_line(cut(f"  nsconform [{report.nodeid.split('::', 1)[-1]}]: {line}", width))
 

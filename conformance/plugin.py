@@ -68,6 +68,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="bearer token for --server (default: $NSCONFORM_TOKEN)")
     g.addoption("--insecure-skip-tls-verify", dest="insecure_skip_tls_verify", action="store_true", default=False,
                 help="do not verify the server's TLS certificate")
+    g.addoption("--certificate-authority", dest="certificate_authority", default=None, metavar="FILE",
+                help="PEM file of the CA that signed the server's certificate (for --server; overrides the "
+                     "kubeconfig's)")
     g.addoption("--in-cluster", dest="in_cluster", action="store_true", default=False,
                 help="use the pod's service-account credentials")
     g.addoption("--profile", dest="profile", default="kubernetes", choices=("kubernetes", "design"),
@@ -114,7 +117,8 @@ def argparse_suppress() -> str:
 def target_options(config: pytest.Config) -> dict[str, Any]:
     return {"kubeconfig": config.getoption("kubeconfig"), "context": config.getoption("context"),
             "server": config.getoption("server"), "token": config.getoption("token"),
-            "insecure": config.getoption("insecure_skip_tls_verify"), "in_cluster": config.getoption("in_cluster")}
+            "insecure": config.getoption("insecure_skip_tls_verify"), "in_cluster": config.getoption("in_cluster"),
+            "ca_file": config.getoption("certificate_authority")}
 
 
 def _has_target_option(config: pytest.Config) -> bool:

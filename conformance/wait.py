@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .endpoints import Paths
 
 __all__ = ["WaitTimeout", "WaitHopeless", "Waiter", "scaled", "set_timeout_scale", "get_timeout_scale",
-           "describe_object", "DEFAULT_TIMEOUT", "GiveUp", "gone", "namespace_gone_means_no_controller",
+           "describe_object", "DEFAULT_TIMEOUT", "GiveUp", "gone", "no_controller_for_content",
            "terminating_without_finalizers",
            "WaitProgress", "set_progress", "PROGRESS_AFTER"]
 
@@ -117,12 +117,20 @@ def terminating_without_finalizers(ns: Any) -> str | None:
     return None
 
 
-def namespace_gone_means_no_controller(name: str) -> GiveUp:
-    """Give-up predicate on namespace `name` while waiting for its controller to act on its content:
-    once the namespace is gone (404), no namespace controller will ever touch that content again."""
+def no_controller_for_content(name: str) -> GiveUp:
+    """Give-up predicate on namespace `name` while waiting for the namespace controller to delete its content:
+    the namespace is gone (404), or it is terminating without the `kubernetes` finalizer. The controller
+    deletes content only of a namespace that still carries `kubernetes` (deleter.go returns early when
+    `finalized`), and removes `kubernetes` only once the content is gone, so neither state lets it act."""
     def check(ns: Any) -> str | None:
         if ns is None:
             return f"namespace {name} is gone (404), so no namespace controller will act on its content"
+        if not isinstance(ns, dict):
+            return None
+        fins = (ns.get("spec") or {}).get("finalizers") or [] if isinstance(ns.get("spec"), dict) else []
+        if (ns.get("metadata") or {}).get("deletionTimestamp") and "kubernetes" not in fins:
+            return (f"namespace {name} is terminating without the `kubernetes` finalizer (spec.finalizers "
+                    f"{fins}), so the namespace controller will not delete its content")
         return None
     return check
 

@@ -122,7 +122,7 @@ def failing_clauses(run: dict[str, Any]) -> list[dict[str, Any]]:
 
 def root_causes(clauses: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Failed clauses that no other failed clause explains, each with the failed clauses that depend on it
-    (directly or through other clauses, per the catalogue's `depends_on`), most dependents first.
+    (directly or through other failed clauses, per the catalogue's `depends_on`), most dependents first.
 
     [{"id": "NS-FIN-001", "dependents": ["NS-FIN-002", ...]}]; a failed clause with a failed ancestor is
     listed under that ancestor's root, not on its own. Dependents still failed on their own evidence: this
@@ -132,15 +132,16 @@ def root_causes(clauses: list[dict[str, Any]]) -> list[dict[str, Any]]:
     failed_set = set(failed)
 
     def failed_ancestors(cid: str) -> set[str]:
+        # Through failed clauses only: a dependency that passed was not broken by what it depends on.
         seen: set[str] = set()
-        stack = list((by_id.get(cid) or {}).get("depends_on") or [])
+        stack = [d for d in (by_id.get(cid) or {}).get("depends_on") or [] if d in failed_set]
         while stack:
             dep = stack.pop()
             if dep in seen or dep == cid:
                 continue
             seen.add(dep)
-            stack.extend((by_id.get(dep) or {}).get("depends_on") or [])
-        return seen & failed_set
+            stack.extend(d for d in (by_id.get(dep) or {}).get("depends_on") or [] if d in failed_set)
+        return seen
 
     ancestors = {cid: failed_ancestors(cid) for cid in failed}
     roots = [cid for cid in failed if not ancestors[cid]]
@@ -163,5 +164,6 @@ def root_cause_summary(run: dict[str, Any]) -> str:
     explained = [r for r in roots if r["dependents"]]
     if not explained:
         return total + "."
-    parts = [f"{len(r['dependents'])} of them depend on {r['id']}, which failed" for r in explained[:3]]
+    parts = [f"{len(r['dependents'])} of them {'depends' if len(r['dependents']) == 1 else 'depend'} on {r['id']}, "
+             "which failed" for r in explained[:3]]
     return f"{total}; " + "; ".join(parts) + "."

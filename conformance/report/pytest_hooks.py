@@ -186,7 +186,9 @@ class ReportPlugin:
         first = (state.message or "").strip().splitlines()[0] if state.message else ""
         if getattr(getattr(tr, "_tw", None), "width_of_current_line", 0):
             tr._tw.line()  # finish pytest's progress line first
-        width = max(60, int(getattr(getattr(tr, "_tw", None), "fullwidth", 120) or 120) - 1)
+        # A terminal's width; a log (CI, a pipe) gets a wider line, still cut at a word boundary.
+        width = int(getattr(getattr(tr, "_tw", None), "fullwidth", 120) or 120) - 1
+        width = max(width, 60) if getattr(tr, "isatty", False) else max(width, 200)
         tr.write_line(cut(f"FAILED [{clauses}] {state.nodeid.split('::', 1)[-1]} ({state.category}): {first}",
                           width), red=True)
 
@@ -300,7 +302,8 @@ class ReportPlugin:
             return
         from conformance.console import failing_table
 
-        width = max(60, int(getattr(terminalreporter._tw, "fullwidth", 120) or 120) - 1)
+        width = int(getattr(terminalreporter._tw, "fullwidth", 120) or 120) - 1
+        width = max(width, 60) if getattr(terminalreporter, "isatty", False) else max(width, 160)
         lines = failing_table(self.run, width)
         if not lines:
             return

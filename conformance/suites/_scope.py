@@ -27,7 +27,8 @@ RBAC_TIMEOUT = 15.0
 informer caches, so a grant is effective a few milliseconds after the create, not at once)."""
 
 NOT_ENFORCED = ("target does not enforce authorization (an impersonated user without any binding was allowed): "
-                "on the embedded server run with --nsconform-authorization rbac")
+                "on the embedded server run `nsconform run --authorization rbac` (under pytest: "
+                "--nsconform-authorization rbac)")
 
 _PAUSE = threading.Event()  # never set: `wait()` is a bounded pause between two polls of a condition
 
@@ -64,8 +65,8 @@ def binding_body(name: str, role_kind: str, role_name: str, user: str) -> dict[s
 def require_authorization(api: Any, paths: Any, ns: str) -> None:
     """Skip unless the target serves RBAC and refuses a user without bindings (probe with a fresh user)."""
     if api.get(RBAC).status_code == 404:
-        pytest.skip(f"target does not serve {RBAC_GROUP}/v1 (on the embedded server run with "
-                    "--nsconform-authorization rbac)")
+        pytest.skip(f"target does not serve {RBAC_GROUP}/v1 (on the embedded server run `nsconform run "
+                    "--authorization rbac`; under pytest: --nsconform-authorization rbac)")
     resp = api.get(paths.content(ns, "configmaps"), headers=as_user(new_user()))
     if resp.status_code == 200:
         pytest.skip(NOT_ENFORCED)

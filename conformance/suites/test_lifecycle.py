@@ -11,7 +11,7 @@ from conformance.schemas import validate
 from conformance.suites import (CONTENT_KINDS, DELETE_TIMEOUT, HOLD, ORIGIN, SLOW_KINDS, clear_content_finalizers,
                                 create_namespace, delete_namespace, finalize_ok, namespace_body, read_namespace,
                                 read_object, wait_namespace, wait_namespace_gone)
-from conformance.wait import WaitTimeout, gone, namespace_gone_means_no_controller
+from conformance.wait import WaitTimeout, gone, no_controller_for_content
 
 
 def _kubernetes_removed(ns):
@@ -106,7 +106,7 @@ def _delete_holding_a_configmap(api, paths, content, waiter, name):
     # controller will ever delete its content; a conformant namespace stays while the ConfigMap is held).
     waiter.until(cm_path, lambda o: bool(o["metadata"].get("deletionTimestamp")),
                  f"the controller to delete {cm_path}", timeout=DELETE_TIMEOUT, give_up=gone,
-                 also=[(paths.namespace(name), namespace_gone_means_no_controller(name))])
+                 also=[(paths.namespace(name), no_controller_for_content(name))])
     return cm_path
 
 
