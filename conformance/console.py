@@ -74,7 +74,7 @@ class WaitConsole:
             tty = bool(getattr(tr, "isatty", False))
             width = int(getattr(tr._tw, "fullwidth", 80)) - 1
             width = max(width, 40) if tty else max(width, 200)  # a log line may be longer than a terminal's
-            line = cut("  nsconform: " + format_wait(p), width)
+            line = cut("nsconform: " + format_wait(p), width)
             ctx = capman.global_and_fixture_disabled() if capman is not None else _nullcontext()
             with ctx:
                 if tty:
@@ -102,7 +102,7 @@ class WaitConsole:
         width = int(getattr(tr._tw, "fullwidth", 80)) - 1
         width = max(width, 40) if getattr(tr, "isatty", False) else max(width, 200)
         for line in waits:
-            tr.write_line(cut(f"  nsconform [{report.nodeid.split('::', 1)[-1]}]: {line}", width))
+            tr.write_line(cut(f"nsconform [{report.nodeid.split('::', 1)[-1]}]: {line}", width))
 
 
 class WaitRecorder:

@@ -67,3 +67,80 @@ def test_wait_lines():
     rec(running)
     rec(done)
     assert rec.take() == [format_wait(done)] and rec.take() == []
+
+
+class _TW:
+    fullwidth = 80
+    width_of_current_line = 0
+
+    def line(self, s=""):
+        pass
+
+
+class _TR:
+    def __init__(self, tty=False):
+        self.isatty = tty
+        self._tw = _TW()
+        self.lines = []
+        self.rewrites = []
+
+    def write_line(self, line, **kw):
+        self.lines.append(line)
+
+    def ensure_newline(self):
+        pass
+
+    def rewrite(self, line, **kw):
+        self.rewrites.append(line)
+
+
+class _PM:
+    def __init__(self, tr):
+        self.tr = tr
+
+    def get_plugin(self, name):
+        return self.tr if name == "terminalreporter" else None
+
+
+class _Config:
+    def __init__(self, tr):
+        self.pluginmanager = _PM(tr)
+
+
+def test_wait_console_in_a_log_writes_start_and_end_lines():
+    from conformance.console import WaitConsole
+
+    tr = _TR(tty=False)
+    console = WaitConsole(_Config(tr))
+    for s in (2.0, 3.0, 4.0):
+        console(WaitProgress("namespace x to be gone", s, 90.0, "Namespace x, phase=Terminating"))
+    console(WaitProgress("namespace x to be gone", 4.5, 90.0, "absent (404)", done=True, outcome="met"))
+    assert len(tr.lines) == 2  # one when it became long, one when it ended (no line per second in a log)
+    assert tr.lines[0].startswith("nsconform: waiting 2s/90s for namespace x to be gone")
+    assert tr.lines[1].startswith("nsconform: met after 4.5s (limit 90s)")
+
+
+def test_wait_console_on_a_terminal_rewrites_one_status_line():
+    from conformance.console import WaitConsole
+
+    tr = _TR(tty=True)
+    console = WaitConsole(_Config(tr))
+    for s in (2.0, 3.0):
+        console(WaitProgress("x", s, 90.0, "seen"))
+    console(WaitProgress("x", 3.2, 90.0, "seen", done=True, outcome="gave up"))
+    assert tr.lines == [] and len(tr.rewrites) == 3 and "gave up after 3.2s" in tr.rewrites[-1]
+    assert all(len(r) <= 79 for r in tr.rewrites)
+
+
+def test_controller_prints_the_waits_a_worker_reported():
+    from types import SimpleNamespace
+
+    from conformance.console import WaitConsole
+
+    tr = _TR(tty=False)
+    console = WaitConsole(_Config(tr))
+    report = SimpleNamespace(nodeid="conformance/suites/test_phase.py::test_x",
+                             nsconform={"clauses": [], "exchanges": [], "waits": ["met after 6.0s (limit 90s): y"]})
+    console.pytest_runtest_logreport(report)
+    console.pytest_runtest_logreport(SimpleNamespace(nodeid="a::b", nsconform=None))
+    assert tr.lines == ["nsconform [test_x]: met after 6.0s (limit 90s): y"]
