@@ -117,18 +117,20 @@ def terminating_without_finalizers(ns: Any) -> str | None:
     return None
 
 
-def no_controller_for_content(name: str) -> GiveUp:
+def no_controller_for_content(name: str, profile: str = "kubernetes") -> GiveUp:
     """Give-up predicate on namespace `name` while waiting for the namespace controller to delete its content:
     the namespace is gone (404), or it is terminating without the `kubernetes` finalizer. The controller
     deletes content only of a namespace that still carries `kubernetes` (deleter.go returns early when
-    `finalized`), and removes `kubernetes` only once the content is gone, so neither state lets it act."""
+    `finalized`), and removes `kubernetes` only once the content is gone, so neither state lets it act.
+    The second rule is upstream's: on the design profile only a gone namespace ends the wait."""
     def check(ns: Any) -> str | None:
         if ns is None:
             return f"namespace {name} is gone (404), so no namespace controller will act on its content"
         if not isinstance(ns, dict):
             return None
         fins = (ns.get("spec") or {}).get("finalizers") or [] if isinstance(ns.get("spec"), dict) else []
-        if (ns.get("metadata") or {}).get("deletionTimestamp") and "kubernetes" not in fins:
+        if profile == "kubernetes" and (ns.get("metadata") or {}).get("deletionTimestamp") \
+                and "kubernetes" not in fins:
             return (f"namespace {name} is terminating without the `kubernetes` finalizer (spec.finalizers "
                     f"{fins}), so the namespace controller will not delete its content")
         return None

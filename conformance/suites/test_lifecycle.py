@@ -102,11 +102,11 @@ def _delete_holding_a_configmap(api, paths, content, waiter, name):
     cm = content.create(name, "configmaps", "nsc-held", finalizers=[HOLD])
     cm_path = paths.content(name, "configmaps", cm["metadata"]["name"])
     delete_namespace(api, paths, name)
-    # Hopeless at once if the ConfigMap vanished despite its finalizer, or the namespace did (then no
-    # controller will ever delete its content; a conformant namespace stays while the ConfigMap is held).
+    # Hopeless at once if the ConfigMap vanished despite its finalizer, or the namespace did or lost `kubernetes`
+    # (then no controller will ever delete its content; a conformant namespace keeps both while it is held).
     waiter.until(cm_path, lambda o: bool(o["metadata"].get("deletionTimestamp")),
                  f"the controller to delete {cm_path}", timeout=DELETE_TIMEOUT, give_up=gone,
-                 also=[(paths.namespace(name), no_controller_for_content(name))])
+                 also=[(paths.namespace(name), no_controller_for_content(name, paths.profile))])
     return cm_path
 
 

@@ -151,3 +151,5 @@ def test_no_controller_for_content_of_a_namespace_without_kubernetes():
     assert "without the `kubernetes` finalizer" in check({**deleting, "spec": {"finalizers": []}})
     assert check({**deleting, "spec": {"finalizers": ["kubernetes"]}}) is None      # the controller may act
     assert check({"metadata": {"name": "n"}, "spec": {"finalizers": []}}) is None  # not deleted yet
+    design = no_controller_for_content("n", "design")  # the design document does not tie content to `kubernetes`
+    assert design({**deleting, "spec": {"finalizers": []}}) is None and design(None)
