@@ -18,7 +18,7 @@ import pytest
 
 from conformance import assertions as A
 from conformance.fixtures.content import unschedulable_pod_spec
-from conformance.wait import WaitTimeout, scaled
+from conformance.wait import WaitTimeout, gone, scaled
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 RBAC = f"/apis/{RBAC_GROUP}/v1"
@@ -130,12 +130,15 @@ def quota_body(name: str, hard: dict[str, str]) -> dict[str, Any]:
 
 def until_used(waiter: Any, paths: Any, ns: str, name: str, used: dict[str, str],
                timeout: float = QUOTA_TIMEOUT) -> dict[str, Any]:
-    """Wait until the quota's status.used has these values (upstream fills it asynchronously)."""
+    """Wait until the quota's status.used has these values (upstream fills it asynchronously); a quota that
+    is gone will never show them, so that ends the wait at once."""
+    __tracebackhide__ = True
+
     def ok(q: dict[str, Any]) -> bool:
         have = (q.get("status") or {}).get("used") or {}
         return all(have.get(k) == v for k, v in used.items())
     return waiter.until(paths.content(ns, "resourcequotas", name), ok,
-                        f"ResourceQuota {ns}/{name} status.used to show {used}", timeout=timeout)
+                        f"ResourceQuota {ns}/{name} status.used to show {used}", timeout=timeout, give_up=gone)
 
 
 def pod_body(name: str, resources: dict[str, Any] | None = None) -> dict[str, Any]:
