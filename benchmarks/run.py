@@ -201,6 +201,8 @@ def phase_cluster(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None
                     r["requests"] = sh.call("count") - c0
                     out = r.pop("stdout")
                     r["calls"] = _durations(out)
+                    # which tests failed (a conformant, only slower server should fail none)
+                    r["failed"] = re.findall(r"^FAILED (\S+)", out, re.M)
                     if key == "onebug":
                         r["root_cause_first"] = _root_cause_first(out, "NS-FIN-001")
                         r["console_lines"] = out.count("\n")
@@ -583,6 +585,8 @@ def main(argv: list[str] | None = None) -> int:
     for k, r in (det.get("cluster_runs") or {}).items():
         print(f"cluster {k}: {r['wall_s']:.1f} s wall, exit {r['exit']}, {r['summary']}, {r['requests']} requests"
               + (f", root cause first: {r['root_cause_first']}" if "root_cause_first" in r else "")
+              + (f"; failed: {', '.join(n.split('::', 1)[-1] for n in r['failed'][:5])}"
+                 if r.get("failed") and not k.startswith("onebug") else "")
               + "; slowest calls: " + ", ".join(f"{n.split('::', 1)[-1]} {t:.1f} s" for n, t in r["slowest_calls"][:3]))
     if "suite_runs" in det:
         for k, rs in det["suite_runs"].items():
