@@ -2,7 +2,8 @@
 
 Waits: a wait longer than `wait.PROGRESS_AFTER` seconds is shown while it lasts (what is awaited, elapsed
 of its limit, what was last seen): on a terminal as one status line rewritten in place, elsewhere (CI
-logs) as a line when it starts to be long, one every `LOG_EVERY` seconds, and one when it ends. xdist
+logs) as a line when it starts to be long, one every `LOG_EVERY` seconds, and one when it ends if it
+failed or lasted that long. xdist
 workers cannot write to the terminal, so there each long wait is recorded on the test's report and the
 controller prints one line per long wait when the test's phase ends (not live, but never silent).
 
@@ -13,7 +14,6 @@ the probable root cause named first, printed before pytest's tracebacks.
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 from .wait import WaitProgress
@@ -86,11 +86,16 @@ class WaitConsole:
                         tr._tw.line()
                         self._live = False
                     return
-                now = time.monotonic()
-                if p.done or not self._live or now - self._last_log >= LOG_EVERY:
+                if p.done:
+                    # A log says how a wait ended only when that is news: it failed, or it ran long
+                    # enough for progress lines (a 5 s wait costs one line, not two).
+                    if p.outcome != "met" or p.elapsed >= LOG_EVERY:
+                        tr.write_line(line)
+                    self._live = False
+                elif not self._live or p.elapsed - self._last_log >= LOG_EVERY:
                     tr.write_line(line)
-                    self._last_log = now
-                    self._live = not p.done
+                    self._last_log = p.elapsed
+                    self._live = True
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         """Under xdist: print the long waits a worker recorded on its report (`nsconform["waits"]`)."""

@@ -115,9 +115,15 @@ def test_wait_console_in_a_log_writes_start_and_end_lines():
     for s in (2.0, 3.0, 4.0):
         console(WaitProgress("namespace x to be gone", s, 90.0, "Namespace x, phase=Terminating"))
     console(WaitProgress("namespace x to be gone", 4.5, 90.0, "absent (404)", done=True, outcome="met"))
-    assert len(tr.lines) == 2  # one when it became long, one when it ended (no line per second in a log)
-    assert tr.lines[0].startswith("nsconform: waiting 2s/90s for namespace x to be gone")
-    assert tr.lines[1].startswith("nsconform: met after 4.5s (limit 90s)")
+    # one line when it became long; none per second, and none for a short wait that was met
+    assert len(tr.lines) == 1 and tr.lines[0].startswith("nsconform: waiting 2s/90s for namespace x to be gone")
+    for s in (2.0, 3.0, 17.5, 18.0, 33.0):
+        console(WaitProgress("y", s, 90.0, "seen"))
+    console(WaitProgress("y", 40.0, 90.0, "seen", done=True, outcome="timed out"))
+    assert tr.lines[1:] == ["nsconform: waiting 2s/90s for y; last seen: seen",
+                            "nsconform: waiting 18s/90s for y; last seen: seen",
+                            "nsconform: waiting 33s/90s for y; last seen: seen",
+                            "nsconform: timed out after 40.0s (limit 90s): y; last seen: seen"]
 
 
 def test_wait_console_on_a_terminal_rewrites_one_status_line():
