@@ -52,6 +52,9 @@ def _add_target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--token", metavar="TOKEN", default=os.environ.get("NSCONFORM_TOKEN") or None,
                    help="bearer token for --server (default: $NSCONFORM_TOKEN)")
     g.add_argument("--insecure-skip-tls-verify", action="store_true", help="do not verify the server certificate")
+    g.add_argument("--certificate-authority", metavar="FILE", default=None,
+                   help="PEM file of the CA that signed the server's certificate (for --server; overrides the "
+                        "kubeconfig's)")
     g.add_argument("--in-cluster", action="store_true", help="use the pod's service-account credentials")
 
 
@@ -69,9 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(run)
     run.add_argument("--profile", choices=("kubernetes", "design"), default=None,
                      help="default kubernetes; with --rerun-failed, the earlier run's")
-    run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X")
-    run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never")
-    run.add_argument("--include-disruptive", action="store_true")
+    run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X",
+                     help="multiply every wait timeout by X (a slow cluster; default 1)")
+    run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never",
+                     help="keep test namespaces after each test for inspection (default never; remove them "
+                          "later with `nsconform cleanup`)")
+    run.add_argument("--include-disruptive", action="store_true",
+                     help="also run tests that touch cluster-wide state on a kubeconfig/server target (always "
+                          "run on the embedded server)")
     run.add_argument("--messages", choices=MESSAGE_MODES, default="exact",
                      help="exact (default): a Status message worded otherwise than kube-apiserver's fails; "
                           "warn: only a warning, for implementations that word errors their own way")
@@ -80,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "the suites do")
     run.add_argument("-n", "--jobs", type=positive_int, default=None, metavar="N", help="parallel workers (pytest-xdist)")
     run.add_argument("--reports", default="reports", metavar="DIR", help="reports directory (default: reports)")
-    run.add_argument("--run-id", default=None, metavar="ID")
+    run.add_argument("--run-id", default=None, metavar="ID",
+                     help="run id for namespace labels and the report directory (default: generated)")
     run.add_argument("--rerun-failed", nargs="?", const="", default=None, metavar="RUN",
                      help="run only the tests that failed in RUN (a run directory or its conformance.json; "
                           "default: the latest run under --reports); give the same target options")
@@ -175,7 +184,7 @@ def _dispatch(command: str, rest: list[str]) -> int:
 def _target_args(ns: argparse.Namespace) -> list[str]:
     out: list[str] = []
     for opt, value in (("--kubeconfig", ns.kubeconfig), ("--context", ns.context), ("--server", ns.server),
-                       ("--token", ns.token)):
+                       ("--token", ns.token), ("--certificate-authority", ns.certificate_authority)):
         if value:
             out += [opt, value]
     if ns.insecure_skip_tls_verify:
@@ -195,6 +204,7 @@ def _validate_target(ns: argparse.Namespace, profile: str, preflight: bool = Fal
 
     return resolve_target(kubeconfig=ns.kubeconfig, context=ns.context, server=ns.server, token=ns.token,
                           insecure=ns.insecure_skip_tls_verify, in_cluster=ns.in_cluster, profile=profile,
+                          ca_file=ns.certificate_authority,
                           embedded=False, preflight=preflight)
 
 

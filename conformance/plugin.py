@@ -27,7 +27,7 @@ from .client.exchange import RECORDER
 from .fixtures.pytest_fixtures import api, content, namespaces, paths, profile, run_id, target, waiter  # noqa: F401
 from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
 from .interrupts import InterruptWatch, drop_lineless_frames
-from .wait import set_timeout_scale
+from .wait import set_progress, set_timeout_scale
 
 __all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "NAMESPACE_STATE_KEY", "ensure_target", "test_failed",
            "SUITES_DIR", "target_options"]
@@ -54,6 +54,7 @@ class _State:
         self.exitstatus: int | None = None
         self.is_worker = False
         self.interrupts = InterruptWatch()
+        self.wait_recorder: Any = None  # xdist worker: long waits, handed to the controller on reports
 
 
 # --------------------------------------------------------------------------------------------- options
@@ -67,6 +68,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="bearer token for --server (default: $NSCONFORM_TOKEN)")
     g.addoption("--insecure-skip-tls-verify", dest="insecure_skip_tls_verify", action="store_true", default=False,
                 help="do not verify the server's TLS certificate")
+    g.addoption("--certificate-authority", dest="certificate_authority", default=None, metavar="FILE",
+                help="PEM file of the CA that signed the server's certificate (for --server; overrides the "
+                     "kubeconfig's)")
     g.addoption("--in-cluster", dest="in_cluster", action="store_true", default=False,
                 help="use the pod's service-account credentials")
     g.addoption("--profile", dest="profile", default="kubernetes", choices=("kubernetes", "design"),
@@ -113,7 +117,8 @@ def argparse_suppress() -> str:
 def target_options(config: pytest.Config) -> dict[str, Any]:
     return {"kubeconfig": config.getoption("kubeconfig"), "context": config.getoption("context"),
             "server": config.getoption("server"), "token": config.getoption("token"),
-            "insecure": config.getoption("insecure_skip_tls_verify"), "in_cluster": config.getoption("in_cluster")}
+            "insecure": config.getoption("insecure_skip_tls_verify"), "in_cluster": config.getoption("in_cluster"),
+            "ca_file": config.getoption("certificate_authority")}
 
 
 def _has_target_option(config: pytest.Config) -> bool:
@@ -242,6 +247,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.option.run_id = rid
     config.stash[RUN_ID_KEY] = rid
     _register_report_plugins(config, controller=workerinput is None)
+    _install_wait_progress(config, state)
     if workerinput is not None:
         payload = workerinput.get("nsconform_target")
         if payload:
@@ -257,6 +263,21 @@ def pytest_configure(config: pytest.Config) -> None:
         if _uses_xdist(config):
             _precheck_catalogue(config)
         ensure_target(config)
+
+
+def _install_wait_progress(config: pytest.Config, state: _State) -> None:
+    """Long waits are shown (conformance/console.py): live when this process owns the terminal, else
+    recorded onto reports for the controller to print."""
+    from .console import WaitConsole, WaitRecorder
+
+    if state.is_worker:
+        state.wait_recorder = WaitRecorder()
+        set_progress(state.wait_recorder)
+    else:
+        console = WaitConsole(config)
+        set_progress(console)
+        if not config.pluginmanager.has_plugin("nsconform-waits"):
+            config.pluginmanager.register(console, "nsconform-waits")
 
 
 def _precheck_catalogue(config: pytest.Config) -> None:
@@ -349,6 +370,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(_STATE_KEY, None)
     if state is None:
         return
+    set_progress(None)
     t = state.target
     interrupted = state.exitstatus == int(pytest.ExitCode.INTERRUPTED) or state.interrupts.seen.is_set()
     try:
@@ -455,6 +477,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if attach:
         rep.nsconform = {"clauses": list(item.stash.get(CLAUSES_KEY, ())),  # type: ignore[attr-defined]
                          "exchanges": [e.to_dict() for e in exchanges]}
+    _hand_over_waits(item, rep)
     if rep.when == "teardown":
         RECORDER.start_test(None)
         namespace_state = item.stash.get(NAMESPACE_STATE_KEY, "")
@@ -464,3 +487,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             data["namespace_state"] = namespace_state
             rep.nsconform = data  # type: ignore[attr-defined]
     return rep
+
+
+def _hand_over_waits(item: pytest.Item, rep: pytest.TestReport) -> None:
+    """xdist worker: put this phase's long waits on its report (`nsconform["waits"]`)."""
+    state = item.config.stash.get(_STATE_KEY, None)
+    if state is None or state.wait_recorder is None:
+        return
+    waits = state.wait_recorder.take()
+    if waits:
+        data = getattr(rep, "nsconform", None) or {"clauses": list(item.stash.get(CLAUSES_KEY, ())),
+                                                    "exchanges": []}
+        data["waits"] = waits
+        rep.nsconform = data  # type: ignore[attr-defined]
+

@@ -146,13 +146,13 @@ def start_embedded_target(profile: str, deviations: Iterable[str] = (),
 def resolve_target(*, kubeconfig: str | None = None, context: str | None = None, server: str | None = None,
                    token: str | None = None, insecure: bool = False, in_cluster: bool = False,
                    profile: str = "kubernetes", deviations: Iterable[str] = (), embedded: bool = True,
-                   authorization: str = "always-allow", preflight: bool = True) -> Target:
+                   authorization: str = "always-allow", preflight: bool = True, ca_file: str | None = None) -> Target:
     """Resolve and probe the target the options name; with none, start the embedded server.
 
     `preflight`: refuse a cluster whose access reviews say the credentials lack what the suites need."""
     _check_profile(profile)
     conn = resolve(kubeconfig=kubeconfig, context=context, server=server, token=token, insecure=insecure,
-                   in_cluster=in_cluster)
+                   in_cluster=in_cluster, ca_file=ca_file)
     devs = tuple(deviations)
     if conn is None:
         if not embedded:
@@ -182,7 +182,8 @@ def from_worker_payload(payload: dict[str, Any], **options: Any) -> Target:
     else:
         conn = resolve(kubeconfig=options.get("kubeconfig"), context=options.get("context"),
                        server=options.get("server"), token=options.get("token"),
-                       insecure=bool(options.get("insecure")), in_cluster=bool(options.get("in_cluster")))
+                       insecure=bool(options.get("insecure")), in_cluster=bool(options.get("in_cluster")),
+                       ca_file=options.get("ca_file"))
         if conn is None:  # pragma: no cover - controller and worker share options
             raise TargetError("worker could not rebuild the target connection")
     return Target(url=payload["url"], kind=kind, profile=payload["profile"], context=payload.get("context"),

@@ -96,9 +96,37 @@ def describe_connection_error(base_url: str, exc: BaseException) -> str:
             break
     if isinstance(exc, requests.exceptions.SSLError) and "certificate" not in text.lower():
         text = f"TLS error: {text}"
+    if "certificate verify failed" in text.lower() or "certificate_verify_failed" in text.lower():
+        text = (f"{text} (the server's TLS certificate is not trusted: pass the CA that signed it "
+                "(kubeconfig certificate-authority / certificate-authority-data, or `--certificate-authority "
+                "FILE` with --server), or --insecure-skip-tls-verify to skip the check)")
     if isinstance(exc, requests.exceptions.Timeout):
         text = "timed out"
+    if base_url.startswith("http://") and not isinstance(exc, requests.exceptions.Timeout) \
+            and speaks_tls(base_url):
+        text = f"{text} (this port speaks TLS: use https:// instead of http://)"
     return " ".join(f"cannot reach {base_url}: {text}".split())
+
+
+def speaks_tls(url: str, timeout: float = 3.0) -> bool:
+    """Does the host:port of `url` complete a TLS handshake? (A plain-HTTP request to a TLS port fails
+    with a reset or an empty reply that says nothing about the cause.)"""
+    import socket
+    import ssl
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return False
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout) as sock:
+            with ctx.wrap_socket(sock, server_hostname=parts.hostname):
+                return True
+    except (OSError, ValueError):
+        return False
 
 
 class KubeClient:

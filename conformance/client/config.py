@@ -159,10 +159,12 @@ def _read_kubeconfig(path: str) -> tuple[Any, list[str]]:
             raise TargetError(f"kubeconfig {p}: is a directory, not a file")
         try:
             with open(p, "rb") as fh:
-                if not fh.read().strip():
-                    raise TargetError(f"kubeconfig {p}: file is empty")
+                raw = fh.read()
         except OSError as exc:
             raise TargetError(f"kubeconfig {p}: cannot read ({exc.strerror or exc})") from None
+        if not raw.strip():
+            raise TargetError(f"kubeconfig {p}: file is empty")
+        _check_shape(p, raw)
     try:
         merger = KubeConfigMerger(os.pathsep.join(existing))
     except yaml.YAMLError as exc:
@@ -180,6 +182,29 @@ def _read_kubeconfig(path: str) -> tuple[Any, list[str]]:
         if isinstance(value, dict) and value.get("name"):
             contexts.append(str(value["name"]))
     return cfg, contexts
+
+
+def _check_shape(path: str, raw: bytes) -> None:
+    """A file that parses as YAML but is not a kubeconfig (a string, a list, ...) is named with what it
+    holds, instead of the loader's `'str' object does not support item assignment`."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise TargetError(f"kubeconfig {path}: not valid YAML{where}") from None
+    if not isinstance(doc, dict):
+        kind = {str: "a string", list: "a list", int: "a number", float: "a number", bool: "a boolean"}.get(
+            type(doc), type(doc).__name__)
+        raise TargetError(f"kubeconfig {path}: not a kubeconfig: the document is {kind}, expected a mapping "
+                          "with clusters, contexts and users (apiVersion: v1, kind: Config)")
+    for key in ("clusters", "contexts", "users"):
+        value = doc.get(key)
+        if value is not None and not isinstance(value, list):
+            raise TargetError(f"kubeconfig {path}: not a kubeconfig: `{key}` must be a list, got "
+                              f"{type(value).__name__}")
 
 
 def _one_line(exc: BaseException) -> str:
@@ -288,12 +313,19 @@ def from_server(url: str, token: str | None = None, insecure: bool = False, ca_f
 
 
 def resolve(*, kubeconfig: str | None = None, context: str | None = None, server: str | None = None,
-            token: str | None = None, insecure: bool = False, in_cluster: bool = False) -> Connection | None:
-    """Pick the connection the options ask for; None means "no target given" (use the embedded server)."""
+            token: str | None = None, insecure: bool = False, in_cluster: bool = False,
+            ca_file: str | None = None) -> Connection | None:
+    """Pick the connection the options ask for; None means "no target given" (use the embedded server).
+
+    `ca_file` (--certificate-authority): the PEM bundle that verifies the server's certificate, for --server
+    (and overriding a kubeconfig's)."""
+    if ca_file and not os.path.isfile(os.path.expanduser(ca_file)):
+        raise TargetError(f"--certificate-authority {ca_file}: file not found")
+    ca_file = os.path.expanduser(ca_file) if ca_file else None
     if server:
         if kubeconfig or context:
             raise TargetError("--server cannot be combined with --kubeconfig/--context")
-        return from_server(server, token=token, insecure=insecure)
+        return from_server(server, token=token, insecure=insecure, ca_file=ca_file)
     if token:
         raise TargetError("--token needs --server")
     if in_cluster:
@@ -303,5 +335,7 @@ def resolve(*, kubeconfig: str | None = None, context: str | None = None, server
         if insecure:
             conn.session.verify = False
             _quiet_insecure()
+        elif ca_file:
+            conn.session.verify = ca_file
         return conn
     return None

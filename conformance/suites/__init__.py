@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 
 from conformance import assertions as A
 from conformance.schemas import validate
+from conformance.wait import terminating_without_finalizers
 
 _PAUSE = threading.Event()  # never set: wait() is a short bounded pause between conflict retries
 
@@ -40,6 +41,7 @@ def status_code_for(profile: str, kubernetes: int) -> int | range:
 
 def refuse(profile: str, resp: Any, code: int, **status: Any) -> None:
     """kubernetes: `expect_status(resp, code, **status)`; design: the request is refused with some 4xx."""
+    __tracebackhide__ = True
     if profile == "kubernetes":
         A.expect_status(resp, code, **status)
     else:
@@ -59,6 +61,7 @@ def namespace_body(name: str, labels: dict[str, str] | None = None, *, finalizer
 
 def create_namespace(namespaces: Any, base: str = "t", *, finalizers: Iterable[str] | None = None) -> dict[str, Any]:
     """Create through the factory (asserts 201) and check the body is a Namespace."""
+    __tracebackhide__ = True
     if finalizers is None:
         ns = namespaces.create(base)
     else:
@@ -69,12 +72,14 @@ def create_namespace(namespaces: Any, base: str = "t", *, finalizers: Iterable[s
 
 def read_namespace(api: Any, paths: Any, name: str) -> dict[str, Any]:
     """GET a namespace, asserting 200 and the Namespace schema."""
+    __tracebackhide__ = True
     ns = A.expect_ok(api.get(paths.namespace(name)))
     validate(ns, "Namespace")
     return ns
 
 
 def read_object(api: Any, path: str, schema: str | None = None) -> dict[str, Any]:
+    __tracebackhide__ = True
     obj = A.expect_ok(api.get(path))
     if schema:
         validate(obj, schema)
@@ -93,6 +98,7 @@ def finalize(api: Any, paths: Any, name: str, finalizers: Iterable[str],
 
 def finalize_ok(api: Any, paths: Any, name: str, finalizers: Iterable[str]) -> dict[str, Any]:
     """Finalize and assert 200 with a Namespace body echoing the list."""
+    __tracebackhide__ = True
     wanted = list(finalizers)
     ns = A.expect_ok(finalize(api, paths, name, wanted))
     validate(ns, "Namespace")
@@ -104,6 +110,7 @@ def finalize_ok(api: Any, paths: Any, name: str, finalizers: Iterable[str]) -> d
 
 def delete_namespace(api: Any, paths: Any, name: str, *, expect_present: bool = True) -> dict[str, Any] | None:
     """DELETE a namespace, asserting 200 (202 tolerated); returns the body when it is a Namespace."""
+    __tracebackhide__ = True
     resp = api.delete(paths.namespace(name))
     body = A.expect_ok(resp, (200, 202))
     if body.get("kind") == "Namespace":
@@ -156,6 +163,7 @@ def event_summary(events: Iterable[dict[str, Any]]) -> str:
 def wait_namespace(waiter: Any, paths: Any, name: str, predicate: Any, what: str,
                    timeout: float = DELETE_TIMEOUT) -> dict[str, Any] | None:
     """Wait until the namespace satisfies `predicate` *or is gone*; returns the object, or None when gone."""
+    __tracebackhide__ = True
     return waiter.until_or_gone(paths.namespace(name), predicate, what, timeout)
 
 
@@ -208,8 +216,17 @@ def skip_if_denied(api: Any, resp: Any, method: str, path: str) -> None:
                     "answer can only be 403; grant it (README, 'Permissions on a real cluster')")
 
 
+def wait_namespace_gone(waiter: Any, paths: Any, name: str, timeout: float = DELETE_TIMEOUT) -> None:
+    """Wait until the namespace is gone; on the kubernetes profile end at once when it is terminating with
+    no finalizer left (nothing will ever remove it then, see `wait.terminating_without_finalizers`)."""
+    __tracebackhide__ = True
+    give_up = terminating_without_finalizers if paths.profile == "kubernetes" else None
+    waiter.namespace_gone(name, timeout=timeout, give_up=give_up)
+
+
 def clear_content_finalizers(api: Any, path: str) -> None:
     """Remove metadata.finalizers of one object (GET + PUT; PUT because the design content API has no PATCH)."""
+    __tracebackhide__ = True
     for _ in range(5):
         resp = api.get(path)
         if resp.status_code == 404:

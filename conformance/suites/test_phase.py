@@ -7,7 +7,7 @@ import pytest
 from conformance import assertions as A
 from conformance.schemas import validate
 from conformance.suites import (DELETE_TIMEOUT, HOLD, create_namespace, delete_namespace, finalize, finalize_ok,
-                                namespace_body, read_namespace, update_fresh)
+                                namespace_body, read_namespace, update_fresh, wait_namespace_gone)
 
 
 def _is_active(ns):
@@ -122,7 +122,7 @@ def test_removed_only_when_last_finalizer_gone(api, paths, namespaces, waiter):
         f"finalizers {A.finalizers(stored)}")
     resp = finalize(api, paths, name, [])
     A.expect_ok(resp)
-    waiter.namespace_gone(name, timeout=DELETE_TIMEOUT)
+    wait_namespace_gone(waiter, paths, name, timeout=DELETE_TIMEOUT)
     A.expect_code(api.get(paths.namespace(name)), 404)
 
 
