@@ -307,6 +307,8 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
         paths = Paths(ns.profile)
         waiter = Waiter(client, paths)
         try:
+            from .fixtures.extensions import sweep_cluster_objects  # APIServices first: they stall deletions
+            cluster = sweep_cluster_objects(client, run_id=ns.run_id, dry_run=ns.dry_run, timeout=120.0)
             result = sweep_run(client, paths, waiter, run_id=ns.run_id, dry_run=ns.dry_run, timeout=120.0,
                                resources=t.namespaced_resources() or DEFAULT_RESOURCES)
         except TargetError as exc:
@@ -318,7 +320,10 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
     finally:
         t.stop()
     scope = f"run {ns.run_id}" if ns.run_id else "all runs"
-    if not result:
+    for key, outcome in cluster.items():
+        print(f"{'would delete' if ns.dry_run else 'removed' if outcome == 'deleted' else 'could not remove'} "
+              f"{key}" + ("" if ns.dry_run or outcome == "deleted" else f": {outcome}"))
+    if not result and not cluster:
         print(f"nothing to clean up ({scope}) on {t.describe()['url']}")
         return EXIT_OK
     stuck = 0
@@ -330,6 +335,7 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
         else:
             stuck += 1
             print(f"could not remove namespace {name}: {outcome}")
+    stuck += sum(1 for o in cluster.values() if o not in ("deleted", "would delete"))
     return EXIT_FAILED if stuck else EXIT_OK
 
 

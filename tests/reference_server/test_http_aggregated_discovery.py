@@ -114,7 +114,7 @@ def test_apis_document_order(http, url):
     body = get(http, url + "/apis", V2).json()
     legacy = get(http, url + "/apis", "application/json").json()
     assert [i["metadata"]["name"] for i in body["items"]] == [g["name"] for g in legacy["groups"]]
-    assert body["items"][0]["metadata"] == {"name": "authorization.k8s.io", "creationTimestamp": None}
+    assert body["items"][0]["metadata"] == {"name": "apiregistration.k8s.io", "creationTimestamp": None}
 
 
 # ---- the two views agree, for every group version ---------------------------------------------------------------
@@ -168,7 +168,8 @@ def _compare(s: requests.Session, url: str) -> set[str]:
 
 
 def test_views_agree_default(url):
-    assert assert_views_agree(url, {}) == {"v1", "authorization.k8s.io/v1"}
+    assert assert_views_agree(url, {}) == {"v1", "authorization.k8s.io/v1", "apiregistration.k8s.io/v1",
+                                          "apiextensions.k8s.io/v1"}
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +181,8 @@ def rbac_server() -> Iterator[RunningServer]:
 
 def test_views_agree_rbac(rbac_server):
     gvs = assert_views_agree(rbac_server.url, {"Authorization": f"Bearer {rbac_server.token}"})
-    assert gvs == {"v1", "authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1"}
+    assert gvs == {"v1", "authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1", "apiregistration.k8s.io/v1",
+                   "apiextensions.k8s.io/v1"}
 
 
 def test_views_agree_under_discovery_deviations():

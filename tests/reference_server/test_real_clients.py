@@ -235,21 +235,23 @@ def test_api_resources(kube: Kube) -> None:
 
 
 API_RESOURCES = """\
-NAME                        SHORTNAMES   APIVERSION                NAMESPACED   KIND
-configmaps                  cm           v1                        true         ConfigMap
-events                      ev           v1                        true         Event
-limitranges                 limits       v1                        true         LimitRange
-namespaces                  ns           v1                        false        Namespace
-pods                        po           v1                        true         Pod
-resourcequotas              quota        v1                        true         ResourceQuota
-secrets                                  v1                        true         Secret
-serviceaccounts             sa           v1                        true         ServiceAccount
-services                    svc          v1                        true         Service
-localsubjectaccessreviews                authorization.k8s.io/v1   true         LocalSubjectAccessReview
-selfsubjectaccessreviews                 authorization.k8s.io/v1   false        SelfSubjectAccessReview
-selfsubjectrulesreviews                  authorization.k8s.io/v1   false        SelfSubjectRulesReview
-subjectaccessreviews                     authorization.k8s.io/v1   false        SubjectAccessReview
-"""  # what kubectl printed before aggregated discovery, byte for byte
+NAME                        SHORTNAMES   APIVERSION                  NAMESPACED   KIND
+configmaps                  cm           v1                          true         ConfigMap
+events                      ev           v1                          true         Event
+limitranges                 limits       v1                          true         LimitRange
+namespaces                  ns           v1                          false        Namespace
+pods                        po           v1                          true         Pod
+resourcequotas              quota        v1                          true         ResourceQuota
+secrets                                  v1                          true         Secret
+serviceaccounts             sa           v1                          true         ServiceAccount
+services                    svc          v1                          true         Service
+customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1     false        CustomResourceDefinition
+apiservices                              apiregistration.k8s.io/v1   false        APIService
+localsubjectaccessreviews                authorization.k8s.io/v1     true         LocalSubjectAccessReview
+selfsubjectaccessreviews                 authorization.k8s.io/v1     false        SelfSubjectAccessReview
+selfsubjectrulesreviews                  authorization.k8s.io/v1     false        SelfSubjectRulesReview
+subjectaccessreviews                     authorization.k8s.io/v1     false        SubjectAccessReview
+"""  # what kubectl printed before aggregated discovery, byte for byte (+ the CRD and APIService kinds)
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
 
 

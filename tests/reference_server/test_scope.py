@@ -32,7 +32,8 @@ def bearer(token):
 # ---- default: authorization off -------------------------------------------------------------------
 def test_default_server_has_no_rbac(url, http):
     groups = http.get(f"{url}/apis").json()["groups"]
-    assert [g["name"] for g in groups] == ["authorization.k8s.io"]  # the access reviews only
+    # the access reviews, CRDs and APIServices only
+    assert [g["name"] for g in groups] == ["apiregistration.k8s.io", "authorization.k8s.io", "apiextensions.k8s.io"]
     assert http.get(f"{url}{RBAC}/clusterroles").status_code == 404
     assert http.get(f"{url}/api/v1/namespaces", headers={"Impersonate-User": "x"}).status_code == 200
 
@@ -117,7 +118,8 @@ def test_role_scope(c):
 # ---- the RBAC API -----------------------------------------------------------------------------------
 def test_rbac_discovery(c):
     groups = c.get("/apis").json()["groups"]
-    assert [g["name"] for g in groups] == ["authorization.k8s.io", GROUP]
+    assert [g["name"] for g in groups] == ["apiregistration.k8s.io", "authorization.k8s.io", GROUP,
+                                           "apiextensions.k8s.io"]
     assert c.get(f"/apis/{GROUP}").json()["kind"] == "APIGroup"
     res = c.get(RBAC).json()
     assert res["groupVersion"] == f"{GROUP}/v1"
