@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 import requests
 
@@ -22,9 +22,25 @@ class Need:
     verb: str
     resource: str
     subresource: str = ""
+    group: str = ""
 
     def __str__(self) -> str:
-        return f"{self.verb} {self.resource}{'/' + self.subresource if self.subresource else ''}"
+        res = f"{self.resource}.{self.group}" if self.group else self.resource
+        return f"{self.verb} {res}{'/' + self.subresource if self.subresource else ''}"
+
+    def review(self) -> dict:
+        attrs = {"verb": self.verb, "resource": self.resource, "subresource": self.subresource}
+        if self.group:
+            attrs["group"] = self.group
+        return {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                "spec": {"resourceAttributes": attrs}}
+
+
+CLUSTER_OBJECT_NEEDS = [Need(v, "customresourcedefinitions", group="apiextensions.k8s.io")
+                        for v in ("create", "get", "list", "watch", "delete")] + \
+    [Need(v, "apiservices", group="apiregistration.k8s.io") for v in ("create", "get", "delete")]
+"""The discovery-deletion suite's cluster-wide extras (CRDs, APIServices): asked before its first test
+(`missing_for_client`); without them those tests skip, naming what is missing."""
 
 
 def needs(profile: str) -> list[Need]:
@@ -43,11 +59,8 @@ def missing_permissions(conn: Connection, wanted: Iterable[Need], *, timeout: fl
     wanted = list(wanted)
 
     def ask(need: Need) -> bool | None:
-        body = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
-                "spec": {"resourceAttributes": {"verb": need.verb, "resource": need.resource,
-                                                "subresource": need.subresource}}}
         try:
-            resp = conn.session.post(conn.base_url + REVIEW_PATH, json=body, timeout=timeout)
+            resp = conn.session.post(conn.base_url + REVIEW_PATH, json=need.review(), timeout=timeout)
             allowed = (resp.json().get("status") or {}).get("allowed") if resp.status_code == 201 else None
         except (requests.RequestException, ValueError, AttributeError):
             return None
@@ -71,3 +84,19 @@ def check(conn: Connection, profile: str) -> str | None:
         return None
     return (f"the credentials may not {', '.join(str(n) for n in missing)} (SelfSubjectAccessReview said no); "
             "the suites need them: see README, 'Permissions on a real cluster' (or pass --no-preflight)")
+
+
+def missing_for_client(client: "Any", wanted: Iterable[Need]) -> list[Need] | None:
+    """`missing_permissions` through a suite's `KubeClient` (recorded like any request); None: cannot tell."""
+    out: list[Need] = []
+    for need in wanted:
+        try:
+            resp = client.post(REVIEW_PATH, need.review())
+            allowed = (resp.json().get("status") or {}).get("allowed") if resp.status_code == 201 else None
+        except (requests.RequestException, ValueError, AttributeError):
+            return None
+        if not isinstance(allowed, bool):
+            return None
+        if not allowed:
+            out.append(need)
+    return out
