@@ -1,4 +1,4 @@
-"""`nsconform`: run | cleanup | clauses | serve | report | sensitivity.
+"""`nsconform`: run | cleanup | clauses | serve | report | sensitivity | diagnose.
 
 Thin on purpose: it parses, validates the target up front (so a bad kubeconfig costs one line and exit
 code 2, not a pytest session full of errors), and hands over to pytest or to another room's `main`.
@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     _SUBPARSERS["clauses"] = cl
 
     for name, helptext in (("serve", "run the reference server"), ("report", "render or compare reports"),
-                           ("sensitivity", "run the suites against deliberate deviations")):
+                           ("sensitivity", "run the suites against deliberate deviations"),
+                           ("diagnose", "explain why namespaces are stuck in Terminating (read-only)")):
         sp = sub.add_parser(name, help=helptext, add_help=False)
         sp.add_argument("args", nargs=argparse.REMAINDER)
     return parser
@@ -113,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 _DISPATCH = {"serve": ("conformance.reference_server.serve", "the reference server"),
              "report": ("conformance.report.cli", "the report tool"),
-             "sensitivity": ("conformance.sensitivity", "the sensitivity run")}
+             "sensitivity": ("conformance.sensitivity", "the sensitivity run"),
+             "diagnose": ("conformance.diagnose.cli", "the stuck-namespace diagnosis")}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
