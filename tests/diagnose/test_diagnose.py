@@ -190,3 +190,15 @@ def test_cli_bad_flag_and_no_cluster(capsys, monkeypatch, tmp_path):
                                             (3 * 3600 + 60, "3h1m"), (2 * 86400 + 5, "2d")])
 def test_duration(seconds, shown):
     assert duration(seconds) == shown
+
+
+def test_failure_dump_explains_a_terminating_namespace(srv):
+    """A test that times out waiting for a namespace shows diagnose's explanation in its report."""
+    from conformance.endpoints import Paths
+    from conformance.fixtures.dump import describe_namespaces
+
+    namespace(srv.url, "slow", ["example.com/slow"])
+    requests.delete(f"{srv.url}/api/v1/namespaces/slow")
+    dump = describe_namespaces(client(srv), Paths("kubernetes"), ["slow"], ["configmaps"])
+    assert "  diagnose: spec.finalizers holds example.com/slow" in dump
+    assert "removes only example.com/slow" in dump
