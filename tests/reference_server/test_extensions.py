@@ -124,7 +124,9 @@ def test_custom_resource_verbs_schema_and_pruning(ext):
                          headers=MERGE).json()
     assert patched["spec"]["size"] == 4 and patched["status"] == {"ready": True}  # status only via /status
     assert [i["metadata"]["name"] for i in http.get(f"{base}/apis/{group}/v1/widgets").json()["items"]] == ["w1"]
-    assert http.delete(f"{coll}/w1").status_code == 200
+    gone = http.delete(f"{coll}/w1")
+    assert gone.status_code == 200 and gone.json()["details"] == {
+        "name": "w1", "group": group, "kind": "widgets", "uid": obj["metadata"]["uid"]}
     assert http.get(f"{coll}/w1").status_code == 404
     http.post(coll, json=widget("a"))
     http.post(coll, json=widget("b"))

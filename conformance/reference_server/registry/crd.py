@@ -273,6 +273,14 @@ class CustomResourceStore(GroupStore):
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub) if status_sub else None
 
+    def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """`Status Success` whose details carry the group (`{name, group, kind: <plural>, uid}`)."""
+        out = super()._deleted_result(obj)
+        if out.get("kind") == "Status":
+            d = out["details"]
+            out["details"] = {"name": d["name"], "group": self.group, "kind": d["kind"], "uid": d["uid"]}
+        return out
+
     def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
         if self.terminating:  # crdHandler: "create not allowed while custom resource definition is terminating"
             err = E.method_not_supported(f"{self.info.plural}.{self.group}", "create")
