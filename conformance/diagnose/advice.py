@@ -86,7 +86,8 @@ def _remedies(n: NamespaceDiagnosis, d: Diagnosis) -> list[Remedy]:
     for f, owner in n.foreign_finalizers.items():
         fixed = [x for x in n.spec_finalizers if x != f]
         cmd = (f"kubectl get namespace {_q(ns)} -o json | jq " + _q(f'.spec.finalizers = {json.dumps(fixed)}')
-               + f" | kubectl replace --raw /api/v1/namespaces/{_q(ns)}/finalize -f -   # last resort: removes only {f}")
+               + f" | kubectl replace --raw /api/v1/namespaces/{_q(ns)}/finalize -f -"
+               + f"   # last resort: removes only {f}")
         out.append(Remedy("spec-finalizer", (
             f"spec.finalizers holds {f} ({_owner(f)}). The namespace is removed only after that component "
             f"finalizes it. Check that it is running; remove {f} through the finalize subresource only if it "

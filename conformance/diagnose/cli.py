@@ -42,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (ns.kubeconfig or ns.context or ns.server or ns.in_cluster):
         default = os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
         if not os.path.exists(default.split(os.pathsep)[0]):
-            _err("diagnose needs a cluster: pass --kubeconfig/--context or --server (no $KUBECONFIG, no ~/.kube/config)")
+            _err("diagnose needs a cluster: pass --kubeconfig/--context or --server "
+                 "(no $KUBECONFIG, no ~/.kube/config)")
             return EXIT_USAGE
         ns.kubeconfig = default.split(os.pathsep)[0]
     try:
