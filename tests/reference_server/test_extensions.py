@@ -133,6 +133,20 @@ def test_custom_resource_verbs_schema_and_pruning(ext):
     assert len(http.delete(coll).json()["items"]) == 2
 
 
+def test_cluster_scoped_custom_resource(ext):
+    http, base = requests.Session(), ext.url
+    group = new_group(http, base, scope="Cluster")
+    coll = f"{base}/apis/{group}/v1/widgets"
+    created = http.post(coll, json=widget("c1"))
+    assert created.status_code == 201 and "namespace" not in created.json()["metadata"]
+    assert http.get(f"{coll}/c1").json()["metadata"]["name"] == "c1"
+    assert http.get(f"{base}/apis/{group}/v1/namespaces/default/widgets").status_code == 404
+    res = next(r for r in http.get(f"{base}/apis/{group}/v1").json()["resources"] if r["name"] == "widgets")
+    assert res["namespaced"] is False
+    with WatchReader(coll, {"watch": "true"}) as w:
+        assert w.next()["object"]["metadata"]["name"] == "c1"
+
+
 def test_same_plural_in_two_groups_is_two_resources(ext):
     http, base = requests.Session(), ext.url
     g1, g2, ns = new_group(http, base), new_group(http, base), new_namespace(http, base)
