@@ -1,6 +1,6 @@
 """What CRDs and APIServices add to discovery and routing (used by `groups.py` and `aggregated.py`).
 
-* Priorities (`/apis` order): the built-in `apiextensions`/`apiregistration` groups as kube-aggregator's
+* Priorities (`/apis` order): `apiregistration` first, `apiextensions` as kube-aggregator's
   `apiVersionPriorities`, CRD groups 1000 (`crdregistration` GroupPriorityMinimum), an APIService's group its
   own `spec.groupPriorityMinimum`.
 * An APIService this server cannot reach (every service-backed one) puts its group version in `/apis`
@@ -17,7 +17,9 @@ from aiohttp import web
 from ..registry import Registry
 from ..registry.apiservice import group_version
 
-PRIORITY = {"apiregistration.k8s.io": 17800, "apiextensions.k8s.io": 16700}
+# kube-aggregator lists its own group first, always ("It's good to be king", handler_apis.go); apiextensions
+# as `apiVersionPriorities`.
+PRIORITY = {"apiregistration.k8s.io": 1_000_000, "apiextensions.k8s.io": 16700}
 CRD_GROUP_PRIORITY = 1000
 
 
