@@ -1,4 +1,4 @@
-"""`nsconform`: run | cleanup | clauses | serve | report | sensitivity.
+"""`nsconform`: run | cleanup | clauses | serve | report | sensitivity | diagnose.
 
 Thin on purpose: it parses, validates the target up front (so a bad kubeconfig costs one line and exit
 code 2, not a pytest session full of errors), and hands over to pytest or to another room's `main`.
@@ -114,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     _SUBPARSERS["clauses"] = cl
 
     for name, helptext in (("serve", "run the reference server"), ("report", "render or compare reports"),
-                           ("sensitivity", "run the suites against deliberate deviations")):
+                           ("sensitivity", "run the suites against deliberate deviations"),
+                           ("diagnose", "explain why namespaces are stuck in Terminating (read-only)")):
         sp = sub.add_parser(name, help=helptext, add_help=False)
         sp.add_argument("args", nargs=argparse.REMAINDER)
     return parser
@@ -122,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 _DISPATCH = {"serve": ("conformance.reference_server.serve", "the reference server"),
              "report": ("conformance.report.cli", "the report tool"),
-             "sensitivity": ("conformance.sensitivity", "the sensitivity run")}
+             "sensitivity": ("conformance.sensitivity", "the sensitivity run"),
+             "diagnose": ("conformance.diagnose.cli", "the stuck-namespace diagnosis")}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -317,6 +319,8 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
         paths = Paths(ns.profile)
         waiter = Waiter(client, paths)
         try:
+            from .fixtures.extensions import sweep_cluster_objects  # APIServices first: they stall deletions
+            cluster = sweep_cluster_objects(client, run_id=ns.run_id, dry_run=ns.dry_run, timeout=120.0)
             result = sweep_run(client, paths, waiter, run_id=ns.run_id, dry_run=ns.dry_run, timeout=120.0,
                                resources=t.namespaced_resources() or DEFAULT_RESOURCES)
         except TargetError as exc:
@@ -328,7 +332,10 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
     finally:
         t.stop()
     scope = f"run {ns.run_id}" if ns.run_id else "all runs"
-    if not result:
+    for key, outcome in cluster.items():
+        print(f"{'would delete' if ns.dry_run else 'removed' if outcome == 'deleted' else 'could not remove'} "
+              f"{key}" + ("" if ns.dry_run or outcome == "deleted" else f": {outcome}"))
+    if not result and not cluster:
         print(f"nothing to clean up ({scope}) on {t.describe()['url']}")
         return EXIT_OK
     stuck = 0
@@ -340,6 +347,7 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
         else:
             stuck += 1
             print(f"could not remove namespace {name}: {outcome}")
+    stuck += sum(1 for o in cluster.values() if o not in ("deleted", "would delete"))
     return EXIT_FAILED if stuck else EXIT_OK
 
 

@@ -24,7 +24,8 @@ from .argtypes import positive_float
 from .assertions import MESSAGE_MODES, set_message_mode
 from .client import TargetError
 from .client.exchange import RECORDER
-from .fixtures.pytest_fixtures import api, content, namespaces, paths, profile, run_id, target, waiter  # noqa: F401
+from .fixtures.pytest_fixtures import (api, cluster_objects, content, namespaces, paths, profile,  # noqa: F401
+                                      run_id, target, waiter)
 from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
 from .interrupts import InterruptWatch, drop_lineless_frames
 from .wait import set_progress, set_timeout_scale
@@ -394,6 +395,8 @@ def _interrupt_sweep(config: pytest.Config, t: Target) -> None:
     try:
         client = t.client(timeout=10.0)
         paths = Paths(t.profile)
+        from .fixtures.extensions import sweep_cluster_objects
+        sweep_cluster_objects(client, run_id=config.stash[RUN_ID_KEY], wait=False)  # first: they stall deletions
         sweep_run(client, paths, Waiter(client, paths), run_id=config.stash[RUN_ID_KEY], wait=False)
     except Exception:  # noqa: BLE001 - best effort while exiting
         pass

@@ -36,9 +36,21 @@ class Need:
     verb: str
     resource: str
     subresource: str = ""
+    group: str = ""
 
     def __str__(self) -> str:
-        return f"{self.verb} {self.resource}{'/' + self.subresource if self.subresource else ''}"
+        res = f"{self.resource}.{self.group}" if self.group else self.resource
+        return f"{self.verb} {res}{'/' + self.subresource if self.subresource else ''}"
+
+    def attributes(self) -> "Attributes":
+        return Attributes(self.verb, self.resource, self.subresource, group=self.group)
+
+
+CLUSTER_OBJECT_NEEDS = [Need(v, "customresourcedefinitions", group="apiextensions.k8s.io")
+                        for v in ("create", "get", "list", "watch", "delete")] + \
+    [Need(v, "apiservices", group="apiregistration.k8s.io") for v in ("create", "get", "delete")]
+"""The discovery-deletion suite's cluster-wide extras (CRDs, APIServices): asked before its first test
+(`missing_for_client`); without them those tests skip, naming what is missing."""
 
 
 def needs(profile: str) -> list[Need]:
@@ -60,13 +72,14 @@ class Attributes:
     subresource: str = ""
     namespace: str = ""
     name: str = ""
+    group: str = ""
 
     def __str__(self) -> str:
         return f"{self.verb} {self.resource}{'/' + self.subresource if self.subresource else ''}"
 
     def review(self) -> dict[str, str]:
         return {"verb": self.verb, "resource": self.resource, "subresource": self.subresource,
-                "namespace": self.namespace, "name": self.name, "group": ""}
+                "namespace": self.namespace, "name": self.name, "group": self.group}
 
 
 def request_attributes(method: str, path: str) -> Attributes:
@@ -112,7 +125,7 @@ def missing_permissions(conn: Connection, wanted: Iterable[Need], *, timeout: fl
 
     def ask(need: Need) -> bool | None:
         return allowed(lambda path, body: conn.session.post(conn.base_url + path, json=body, timeout=timeout),
-                       Attributes(need.verb, need.resource, need.subresource))
+                       need.attributes())
 
     first = ask(wanted[0]) if wanted else None
     if first is None:
@@ -132,3 +145,15 @@ def check(conn: Connection, profile: str) -> str | None:
         return None
     return (f"the credentials may not {', '.join(str(n) for n in missing)} (SelfSubjectAccessReview said no); "
             "the suites need them: see README, 'Permissions on a real cluster' (or pass --no-preflight)")
+
+
+def missing_for_client(client: Any, wanted: Iterable[Need]) -> list[Need] | None:
+    """`missing_permissions` through a suite's `KubeClient` (recorded like any request); None: cannot tell."""
+    out: list[Need] = []
+    for need in wanted:
+        answer = allowed(client.post, need.attributes())
+        if answer is None:
+            return None
+        if not answer:
+            out.append(need)
+    return out

@@ -9,6 +9,8 @@ from aiohttp import web
 
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
+from .controller.apiservices import APIServiceAvailability
+from .controller.crd_finalizer import CRDFinalizer
 from .controller.quota import QuotaController
 from .deviations import Deviations
 from .http import PROFILES, Router, ServerContext, build_app
@@ -95,6 +97,7 @@ class ReferenceServer:
         self.tls: ServerTLS | None = generate() if tls else None
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
+        self.extension_controllers: list = []   # CRD finalizer, APIService availability
         self._runner: web.AppRunner | None = None
 
     @property
@@ -114,6 +117,10 @@ class ReferenceServer:
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
         self.quota_controller.start()
+        self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
+                                      APIServiceAvailability(self.ctx.registry)]
+        for c in self.extension_controllers:
+            c.start()
         app = build_app(self.ctx)
         self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
@@ -137,6 +144,9 @@ class ReferenceServer:
         if self.quota_controller is not None:
             await self.quota_controller.stop()
             self.quota_controller = None
+        for c in self.extension_controllers:
+            await c.stop()
+        self.extension_controllers = []
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()

@@ -177,8 +177,8 @@ def test_termination_conditions(api, paths, namespaces, content, waiter):
         "configmaps. has 1 resource instances" in remaining["message"], (
             f"NamespaceContentRemaining message: {remaining['message']!r}")
     fins = A.condition(ns, "NamespaceFinalizersRemaining")
-    A.expect_subset(fins, {"status": "True", "reason": "SomeFinalizerRemain"}, "NamespaceFinalizersRemaining")
-    assert fins["message"].startswith("Some finalizers are remaining: "), f"message: {fins['message']!r}"
+    A.expect_subset(fins, {"status": "True", "reason": "SomeFinalizersRemain"}, "NamespaceFinalizersRemaining")
+    assert fins["message"].startswith("Some content in the namespace has finalizers remaining: "), f"message: {fins['message']!r}"
     for ctype, (reason, message) in _OK_CONDITIONS.items():
         cond = A.condition(ns, ctype)
         if cond.get("status") == "True":

@@ -63,8 +63,8 @@ def test_content_with_finalizers_blocks_then_completes(http, url, namespaces, wa
                        "Some resources are remaining: configmaps. has 1 resource instances") in conds(e["object"]),
             what="content remaining condition")
     ns = http.get(f"{url}/api/v1/namespaces/{name}").json()
-    assert ("NamespaceFinalizersRemaining", "True", "SomeFinalizerRemain",
-            "Some finalizers are remaining: example.com/keep in 1 resource instances") in conds(ns)
+    assert ("NamespaceFinalizersRemaining", "True", "SomeFinalizersRemain",
+            "Some content in the namespace has finalizers remaining: example.com/keep in 1 resource instances") in conds(ns)
     assert ns["spec"]["finalizers"] == ["kubernetes"]
     assert http.get(f"{base}/free").status_code == 404
     assert http.get(f"{base}/held").json()["metadata"]["deletionTimestamp"]

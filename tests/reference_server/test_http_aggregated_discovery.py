@@ -112,14 +112,14 @@ def test_api_document(http, url):
 
 # every group version the default server serves (kube-apiserver's built-in groups we declare)
 BUILTIN = {"v1", "apps/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1", "batch/v1", "networking.k8s.io/v1", "policy/v1",
-           "coordination.k8s.io/v1", "discovery.k8s.io/v1"}
+           "coordination.k8s.io/v1", "discovery.k8s.io/v1", "apiregistration.k8s.io/v1", "apiextensions.k8s.io/v1"}
 
 
 def test_apis_document_order(http, url):
     body = get(http, url + "/apis", V2).json()
     legacy = get(http, url + "/apis", "application/json").json()
     assert [i["metadata"]["name"] for i in body["items"]] == [g["name"] for g in legacy["groups"]]
-    assert body["items"][0]["metadata"] == {"name": "apps", "creationTimestamp": None}
+    assert body["items"][0]["metadata"] == {"name": "apiregistration.k8s.io", "creationTimestamp": None}
 
 
 # ---- the two views agree, for every group version ---------------------------------------------------------------

@@ -235,34 +235,36 @@ def test_api_resources(kube: Kube) -> None:
 
 
 API_RESOURCES = """\
-NAME                        SHORTNAMES   APIVERSION                 NAMESPACED   KIND
-configmaps                  cm           v1                         true         ConfigMap
-events                      ev           v1                         true         Event
-limitranges                 limits       v1                         true         LimitRange
-namespaces                  ns           v1                         false        Namespace
-nodes                       no           v1                         false        Node
-pods                        po           v1                         true         Pod
-resourcequotas              quota        v1                         true         ResourceQuota
-secrets                                  v1                         true         Secret
-serviceaccounts             sa           v1                         true         ServiceAccount
-services                    svc          v1                         true         Service
-daemonsets                  ds           apps/v1                    true         DaemonSet
-deployments                 deploy       apps/v1                    true         Deployment
-replicasets                 rs           apps/v1                    true         ReplicaSet
-statefulsets                sts          apps/v1                    true         StatefulSet
-selfsubjectreviews                       authentication.k8s.io/v1   false        SelfSubjectReview
-tokenreviews                             authentication.k8s.io/v1   false        TokenReview
-localsubjectaccessreviews                authorization.k8s.io/v1    true         LocalSubjectAccessReview
-selfsubjectaccessreviews                 authorization.k8s.io/v1    false        SelfSubjectAccessReview
-selfsubjectrulesreviews                  authorization.k8s.io/v1    false        SelfSubjectRulesReview
-subjectaccessreviews                     authorization.k8s.io/v1    false        SubjectAccessReview
-cronjobs                    cj           batch/v1                   true         CronJob
-jobs                                     batch/v1                   true         Job
-leases                                   coordination.k8s.io/v1     true         Lease
-endpointslices                           discovery.k8s.io/v1        true         EndpointSlice
-networkpolicies             netpol       networking.k8s.io/v1       true         NetworkPolicy
-poddisruptionbudgets        pdb          policy/v1                  true         PodDisruptionBudget
-"""  # what kubectl printed before aggregated discovery, byte for byte
+NAME                        SHORTNAMES   APIVERSION                  NAMESPACED   KIND
+configmaps                  cm           v1                          true         ConfigMap
+events                      ev           v1                          true         Event
+limitranges                 limits       v1                          true         LimitRange
+namespaces                  ns           v1                          false        Namespace
+nodes                       no           v1                          false        Node
+pods                        po           v1                          true         Pod
+resourcequotas              quota        v1                          true         ResourceQuota
+secrets                                  v1                          true         Secret
+serviceaccounts             sa           v1                          true         ServiceAccount
+services                    svc          v1                          true         Service
+customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1     false        CustomResourceDefinition
+apiservices                              apiregistration.k8s.io/v1   false        APIService
+daemonsets                  ds           apps/v1                     true         DaemonSet
+deployments                 deploy       apps/v1                     true         Deployment
+replicasets                 rs           apps/v1                     true         ReplicaSet
+statefulsets                sts          apps/v1                     true         StatefulSet
+selfsubjectreviews                       authentication.k8s.io/v1    false        SelfSubjectReview
+tokenreviews                             authentication.k8s.io/v1    false        TokenReview
+localsubjectaccessreviews                authorization.k8s.io/v1     true         LocalSubjectAccessReview
+selfsubjectaccessreviews                 authorization.k8s.io/v1     false        SelfSubjectAccessReview
+selfsubjectrulesreviews                  authorization.k8s.io/v1     false        SelfSubjectRulesReview
+subjectaccessreviews                     authorization.k8s.io/v1     false        SubjectAccessReview
+cronjobs                    cj           batch/v1                    true         CronJob
+jobs                                     batch/v1                    true         Job
+leases                                   coordination.k8s.io/v1      true         Lease
+endpointslices                           discovery.k8s.io/v1         true         EndpointSlice
+networkpolicies             netpol       networking.k8s.io/v1        true         NetworkPolicy
+poddisruptionbudgets        pdb          policy/v1                   true         PodDisruptionBudget
+"""  # what kubectl printed before aggregated discovery, byte for byte (+ the CRD and APIService kinds)
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
 
 

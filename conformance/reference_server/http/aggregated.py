@@ -68,6 +68,8 @@ def _version_discovery(resource_list: dict[str, Any]) -> tuple[str, dict[str, An
     Keys in Go struct order (the ETag hashes this JSON). `freshness: Current`, as genericapiserver sets for
     every locally served group version (it is `Stale` only for unreachable aggregated APIServices)."""
     group, _, version = resource_list["groupVersion"].rpartition("/")
+    if resource_list.get("freshness") == "Stale":  # an unreachable aggregated API (http/extensions.py)
+        return group, {"version": version, "freshness": "Stale"}
     resources: list[dict[str, Any]] = []
     parents: dict[str, dict[str, Any]] = {}
     for r in resource_list["resources"]:

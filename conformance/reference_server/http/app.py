@@ -39,6 +39,9 @@ def build_app(ctx: ServerContext) -> web.Application:
         t = route.target
         if t == "plain-404":
             return plain_not_found()
+        if t == "unavailable":  # an unreachable aggregated API (http/extensions.py)
+            from .extensions import service_unavailable
+            return service_unavailable()
         if t == "health":
             return web.Response(text="ok", content_type="text/plain")
         if t == "version":

@@ -14,7 +14,7 @@ from typing import Any
 from .. import apierrors as E
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..registry import GenericStore, Registry
-from . import hooks
+from . import extensions, hooks
 from .decode import decode_body
 from .router import Route
 
@@ -38,13 +38,15 @@ def _groups(registry: Registry) -> dict[str, str]:
     groups = {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
     groups[AUTHZ_GROUP] = AUTHZ_VERSION
     groups[AUTHN_GROUP] = AUTHN_VERSION
+    for group, version in extensions.unavailable_groups(registry).items():  # unreachable aggregated APIs
+        groups.setdefault(group, version)
     return groups
 
 
 def served_groups(registry: Registry) -> list[tuple[str, str]]:
     """(group, version) of every served named group, in upstream's `/apis` order (shared by the legacy
     APIGroupList and the aggregated APIGroupDiscoveryList, so the two never disagree)."""
-    return sorted(_groups(registry).items(), key=lambda gv: (-_PRIORITY.get(gv[0], 0), gv[0]))
+    return sorted(_groups(registry).items(), key=lambda gv: (-extensions.priority(registry, gv[0], _PRIORITY), gv[0]))
 
 
 def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
@@ -60,6 +62,8 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
         return Route("group", group=group), ("GET",)
     if segs[1] != groups[group]:
         return Route("plain-404"), ()
+    if extensions.is_unavailable(registry, group, segs[1]):
+        return Route("unavailable", group=group), ("GET", "POST", "PUT", "PATCH", "DELETE")
     if len(segs) == 2:
         return Route("group-version", group=group), ("GET",)
     if group == AUTHZ_GROUP:
@@ -100,6 +104,8 @@ def _match_resource(registry: Registry, group: str, segs: list[str],
             return Route("collection", plural, namespace=ns, group=group), COLLECTION
         if len(rest) == 1:
             return Route("item", plural, namespace=ns, name=rest[0], group=group), ITEM
+        if rest[1:] == ["status"] and getattr(store, "status_strategy", None) is not None and not watch:
+            return Route("status", plural, namespace=ns, name=rest[0], group=group), ("GET", "PUT", "PATCH")
         raise nf()
     store = registry.group(group, segs[0])
     if store is None:
@@ -112,6 +118,8 @@ def _match_resource(registry: Registry, group: str, segs: list[str],
         return Route("collection", segs[0], group=group), COLLECTION
     if len(segs) == 2:
         return Route("item", segs[0], name=segs[1], group=group), ITEM
+    if segs[2:] == ["status"] and getattr(store, "status_strategy", None) is not None and not watch:
+        return Route("status", segs[0], name=segs[1], group=group), ("GET", "PUT", "PATCH")
     raise nf()
 
 
@@ -142,6 +150,8 @@ def _hash(group_version: str, kind: str) -> str:
 def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
     """`/apis/<group>/<version>`: the group's resources, sorted by name, verbs sorted."""
     gv = f"{group}/{_groups(registry)[group]}"
+    if extensions.is_unavailable(registry, group, gv.rpartition("/")[2]):
+        return extensions.stale_resource_list(group, gv.rpartition("/")[2])
     resources: list[dict[str, Any]] = []
     if group == AUTHZ_GROUP:  # not storage-backed: no storageVersionHash, as upstream
         resources = [{"name": k.plural, "singularName": k.singular, "namespaced": k.namespaced, "kind": k.kind,
@@ -155,10 +165,14 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
                                  "namespaced": info.namespaced, "kind": info.kind, "verbs": sorted(info.verbs)}
         if info.short_names:
             entry["shortNames"] = list(info.short_names)
-        if info.categories:
-            entry["categories"] = list(info.categories)
+        categories = info.categories or tuple(getattr(s, "categories", ()))  # CRDs keep theirs on the store
+        if categories:
+            entry["categories"] = list(categories)
         entry["storageVersionHash"] = _hash(gv, info.kind)
         resources.append(entry)
+        if getattr(s, "status_strategy", None) is not None:  # CRDs, APIServices, custom resources with status
+            resources.append({"name": f"{info.plural}/status", "singularName": "", "namespaced": info.namespaced,
+                              "kind": info.kind, "verbs": ["get", "patch", "update"]})
     resources.sort(key=lambda r: r["name"])
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
 

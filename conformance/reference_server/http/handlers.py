@@ -60,7 +60,7 @@ class Handlers:
             check_path_segment(route.name, "Name")
         store = self._store(route)
         watching = route.watch_path or (P.truthy(request.query.get("watch"))
-                                        and route.target not in ("ns-status", "ns-finalize"))
+                                        and route.target not in ("ns-status", "ns-finalize", "status"))
         if m == "GET":
             if route.target in ("ns-collection", "collection", "cluster") or watching:
                 ns = None if route.target in ("ns-collection", "cluster", "ns-item") else route.namespace
@@ -168,6 +168,8 @@ class Handlers:
             raise E.bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
 
     def _strategy(self, route: Route, store: GenericStore) -> Any:
+        if route.target == "status":  # a named-group status subresource (CRDs, APIServices, custom resources)
+            return getattr(store, "status_strategy", None)
         if isinstance(store, NamespaceStore):
             if route.target == "ns-status":
                 return store.status_strategy
