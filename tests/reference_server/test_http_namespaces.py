@@ -61,7 +61,9 @@ def test_generate_name_ns17(http, url, namespaces):
             "alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. "
             "'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
     ("a.b", 'metadata.name: Invalid value: "a.b": must not contain dots'),
-    ("a" * 64, f'metadata.name: Invalid value: "{"a" * 64}": must be no more than 63 characters'),
+    # SetDefaults_Namespace copied the name into the kubernetes.io/metadata.name label before validation
+    ("a" * 64, f'[metadata.name: Invalid value: "{"a" * 64}": must be no more than 63 characters, '
+               f'metadata.labels: Invalid value: "{"a" * 64}": must be no more than 63 characters]'),
 ])
 def test_invalid_names_ns18(http, url, name, msg):
     r = post_ns(http, url, {"metadata": {"name": name}})
