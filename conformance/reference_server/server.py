@@ -9,8 +9,11 @@ from aiohttp import web
 
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
+from .controller.loop import Controller
 from .controller.quota import QuotaController
 from .deviations import Deviations
+from .flavors import Flavor, get_flavor
+from .flavors import behaviours
 from .http import PROFILES, Router, ServerContext, build_app
 from .kubeconfig import write_kubeconfig
 from .registry import Registry
@@ -24,12 +27,14 @@ AUTHORIZATION_MODES = ("always-allow", "rbac")
 
 def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   token: str | None = None, *, authorization: str = "always-allow",
-                  users_file: str | None = None) -> ServerContext:
+                  users_file: str | None = None, flavor: str | Flavor | None = None) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
     `authorization="rbac"` serves the RBAC API, seeds the bootstrap policy and authorizes every request
     (identity: `token` = `system:admin` in `system:masters`, `users_file` tokens, impersonation).
+    `flavor` (flavors/): the admission plugins, authorizer and middlewares of a cluster flavour.
     """
+    fl = get_flavor(flavor)
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     if authorization not in AUTHORIZATION_MODES:
@@ -44,9 +49,13 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     for name in INITIAL_NAMESPACES:
         registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
                                    field_manager="kube-apiserver")
-    return ServerContext(registry=registry, admission=ScopeAdmission(registry, devs), deviations=devs,
-                         router=Router(registry, profile, devs), profile=profile, token=token,
-                         authenticator=authenticator, authorizer=authorizer)
+    if authorizer is not None and fl.webhook_authorizer:
+        authorizer = behaviours.WebhookAuthorizer(authorizer)
+    return ServerContext(registry=registry, admission=behaviours.FlavorAdmission(ScopeAdmission(registry, devs),
+                                                                                 registry, fl),
+                         deviations=devs, router=Router(registry, profile, devs), profile=profile, token=token,
+                         authenticator=authenticator, authorizer=authorizer,
+                         middlewares=tuple(behaviours.middlewares(fl)), watch_lag=fl.watch_lag)
 
 
 class ReferenceServer:
@@ -54,11 +63,14 @@ class ReferenceServer:
 
     def __init__(self, *, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
                  tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1", port: int = 0,
-                 authorization: str = "always-allow", users_file: str | None = None):
+                 authorization: str = "always-allow", users_file: str | None = None,
+                 flavor: str | Flavor | None = None):
+        self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
-        self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file)
+        self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
+                                 flavor=self.flavor)
         self.authorization = authorization
         self.host, self.port = host, port
         self.token = token
@@ -66,6 +78,7 @@ class ReferenceServer:
         self.tls: ServerTLS | None = generate() if tls else None
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
+        self.flavor_controllers: list[Controller] = []
         self._runner: web.AppRunner | None = None
 
     @property
@@ -80,11 +93,16 @@ class ReferenceServer:
 
     async def start(self) -> None:
         """Bind and start serving (raises OSError when the port is taken)."""
-        self.controller = NamespaceController(self.ctx.registry, delay=self.controller_delay,
-                                              deviations=self.ctx.deviations)
+        fl = self.flavor
+        delay = self.controller_delay or (lambda: fl.draw(fl.deletion_delay))
+        self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations)
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
         self.quota_controller.start()
+        ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
+        self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
+        for c in self.flavor_controllers:
+            c.start()
         app = build_app(self.ctx)
         self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
@@ -108,6 +126,9 @@ class ReferenceServer:
         if self.quota_controller is not None:
             await self.quota_controller.stop()
             self.quota_controller = None
+        for c in self.flavor_controllers:
+            await c.stop()
+        self.flavor_controllers = []
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()

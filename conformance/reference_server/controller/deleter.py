@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-from typing import Any, Generator, Iterator
+from typing import Any, Callable, Generator, Iterator
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
@@ -26,12 +26,14 @@ FINALIZER = "kubernetes"
 class NamespaceController(Controller):
     name = "namespace controller"
 
-    def __init__(self, registry: Registry, *, delay: float = 0.0, deviations: Deviations = NONE):
+    def __init__(self, registry: Registry, *, delay: float | Callable[[], float] = 0.0,
+                 deviations: Deviations = NONE):
         super().__init__()
         self.registry = registry
         self.delay = delay
         self.deviations = deviations
         self._waiting: set[str] = set()      # namespaces blocked on content with finalizers
+        self._marked: set[str] = set()       # namespaces seen with a deletionTimestamp
         self._names: WorkQueue[str] = self._queue()
 
     def start(self) -> None:
@@ -50,11 +52,15 @@ class NamespaceController(Controller):
     def _on_namespace_event(self, ev: Any) -> None:
         if ev.type == "DELETED":
             self._waiting.discard(ev.name)
+            self._marked.discard(ev.name)
             return
         ns = ev.object
         meta = ns.get("metadata", {})
         if meta.get("deletionTimestamp") and FINALIZER in ((ns.get("spec") or {}).get("finalizers") or []):
-            self._names.add_after(meta["name"], self.delay)
+            first = meta["name"] not in self._marked  # the delay is the controller's first look, not every event's
+            self._marked.add(meta["name"])
+            delay = (self.delay() if callable(self.delay) else self.delay) if first else 0.0
+            self._names.add_after(meta["name"], delay)
 
     def _on_content_event(self, ev: Any) -> None:
         if ev.namespace in self._waiting:

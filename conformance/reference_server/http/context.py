@@ -21,6 +21,8 @@ class ServerContext:
     authenticator: Any = None   # auth.TokenAuthenticator when --authorization rbac (http/authz.py)
     authorizer: Any = None      # auth.RBACAuthorizer when --authorization rbac; None: AlwaysAllow + token
     request_count: int = 0      # HTTP requests received (every one, refused ones too); bumped on the loop
+    middlewares: tuple = ()     # a cluster flavour's extra middlewares, innermost (flavors/behaviours.py)
+    watch_lag: float = 0.0      # a cluster flavour's lateness of watch events, seconds (order kept)
 
     @property
     def store(self):
