@@ -168,7 +168,19 @@ SLOW = Flavor(
     suite_jobs=8,
 )
 
-FLAVORS: dict[str, Flavor] = {f.name: f for f in (DEFAULT, KIND, OPENSHIFT, MANAGED, SLOW)}
+BARE = Flavor(
+    name="bare",
+    summary="kube-apiserver alone, without kube-controller-manager: nothing writes into new namespaces, no "
+            "ServiceAccount admission (the server's own layers, seen in isolation)",
+    sources=(Source("kube-apiserver without kube-controller-manager, ServiceAccount admission disabled",
+                    "kubernetes: cmd/kube-apiserver/app/testing/testserver.go (StartTestServer) and "
+                    "test/integration/framework, run with --disable-admission-plugins=ServiceAccount"),),
+    service_accounts=(),
+    root_ca_configmap=False,
+    serviceaccount_admission=False,
+)
+
+FLAVORS: dict[str, Flavor] = {f.name: f for f in (DEFAULT, KIND, OPENSHIFT, MANAGED, SLOW, BARE)}
 DEFAULT_FLAVOR = DEFAULT.name
 
 

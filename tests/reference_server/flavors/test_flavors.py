@@ -50,7 +50,7 @@ def wait_added(srv: RunningServer, path: str, name: str, timeout: float = 10) ->
 
 # ---- the catalogue --------------------------------------------------------------------------------------
 def test_the_catalogue_documents_every_behaviour():
-    assert {"default", "kind", "openshift", "managed", "slow"} <= set(FLAVORS)
+    assert {"default", "kind", "openshift", "managed", "slow", "bare"} <= set(FLAVORS)
     for f in FLAVORS.values():
         assert f.summary and f.sources and all(s.behaviour and s.where for s in f.sources), f.name
 
