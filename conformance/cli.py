@@ -1,4 +1,4 @@
-"""`nsconform`: run | cleanup | clauses | serve | report | sensitivity | diagnose.
+"""`nsconform`: run | cleanup | clauses | serve | report | sensitivity | specificity | diagnose.
 
 Thin on purpose: it parses, validates the target up front (so a bad kubeconfig costs one line and exit
 code 2, not a pytest session full of errors), and hands over to pytest or to another room's `main`.
@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rerun-failed", nargs="?", const="", default=None, metavar="RUN",
                      help="run only the tests that failed in RUN (a run directory or its conformance.json; "
                           "default: the latest run under --reports); give the same target options")
+    run.add_argument("--flavor", default=None, metavar="NAME",
+                     help="embedded server only: behave like this kind of cluster (default, kind, openshift, managed, "
+                          "slow; see README 'Cluster flavours')")
     run.add_argument("--deviate", action="append", default=[], metavar="NAME",
                      help="embedded server only: enable a deliberate deviation (repeatable)")
     run.add_argument("--authorization", choices=("always-allow", "rbac"), default=None,
@@ -115,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, helptext in (("serve", "run the reference server"), ("report", "render or compare reports"),
                            ("sensitivity", "run the suites against deliberate deviations"),
+                           ("specificity", "run the suites against every cluster flavour (no false alarms)"),
                            ("diagnose", "explain why namespaces are stuck in Terminating (read-only)")):
         sp = sub.add_parser(name, help=helptext, add_help=False)
         sp.add_argument("args", nargs=argparse.REMAINDER)
@@ -124,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
 _DISPATCH = {"serve": ("conformance.reference_server.serve", "the reference server"),
              "report": ("conformance.report.cli", "the report tool"),
              "sensitivity": ("conformance.sensitivity", "the sensitivity run"),
+             "specificity": ("conformance.specificity", "the specificity run"),
              "diagnose": ("conformance.diagnose.cli", "the stuck-namespace diagnosis")}
 
 
@@ -235,6 +240,9 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
         if getattr(ns, "authorization", None):
             _err("--authorization only applies to the embedded reference server")
             return EXIT_USAGE
+        if getattr(ns, "flavor", None):
+            _err("--flavor only applies to the embedded reference server")
+            return EXIT_USAGE
         try:
             t = _validate_target(ns, ns.profile, preflight=not ns.no_preflight)
         except TargetError as exc:
@@ -248,6 +256,14 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
             Deviations(ns.deviate)
         except ValueError as exc:
             _err(f"--deviate: {exc}")
+            return EXIT_USAGE
+    if getattr(ns, "flavor", None) and not _has_target(ns):
+        from .reference_server.flavors import get_flavor
+
+        try:
+            get_flavor(ns.flavor)
+        except ValueError as exc:
+            _err(f"--flavor: {exc}")
             return EXIT_USAGE
     run_id = ns.run_id or new_run_id()
     reports = Path(ns.reports)
@@ -263,6 +279,8 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
         args.append("--include-disruptive")
     for name in ns.deviate:
         args += ["--nsconform-deviate", name]
+    if getattr(ns, "flavor", None):
+        args += ["--nsconform-flavor", ns.flavor]
     if getattr(ns, "authorization", None):
         args += ["--nsconform-authorization", ns.authorization]
     if ns.jobs and ns.jobs > 1:

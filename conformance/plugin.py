@@ -92,6 +92,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="run id used in namespace labels and report paths (default: generated)")
     g.addoption("--nsconform-deviate", dest="nsconform_deviate", action="append", default=[], metavar="NAME",
                 help="start the embedded server with this deliberate deviation (sensitivity runs; repeatable)")
+    g.addoption("--nsconform-flavor", dest="nsconform_flavor", default=None, metavar="NAME",
+                help="cluster flavour of the embedded server (reference_server/flavors: default, kind, openshift, "
+                     "managed, slow)")
     g.addoption("--nsconform-authorization", dest="nsconform_authorization", default="rbac",
                 choices=("always-allow", "rbac"),
                 help="authorization mode of the embedded server the plugin starts (default rbac, so the scope "
@@ -206,7 +209,8 @@ def ensure_target(config: pytest.Config) -> Target:
             t = resolve_target(**target_options(config), profile=config.getoption("profile"),
                                preflight=not config.getoption("no_preflight"),
                                deviations=config.getoption("nsconform_deviate") or (),
-                               authorization=config.getoption("nsconform_authorization") or "always-allow")
+                               authorization=config.getoption("nsconform_authorization") or "always-allow",
+                               flavor=config.getoption("nsconform_flavor"))
         except TargetError as exc:
             pytest.exit(f"nsconform: {exc}", returncode=2)
         state.target = t

@@ -9,6 +9,7 @@ import sys
 from typing import Sequence
 
 from .deviations import DEVIATIONS
+from .flavors import DEFAULT_FLAVOR, FLAVORS
 from .http import PROFILES
 from .server import ReferenceServer
 
@@ -39,6 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "token,user,uid,\"group1,group2\")")
     p.add_argument("--deviate", action="append", default=[], metavar="NAME", choices=sorted(DEVIATIONS),
                    help="switch on a named deliberate bug (repeatable)")
+    p.add_argument("--flavor", choices=sorted(FLAVORS), default=DEFAULT_FLAVOR,
+                   help="behave like this kind of cluster (controllers, admission, timings; see README "
+                        "'Cluster flavours'; default: %(default)s)")
     p.add_argument("-v", "--verbose", action="store_true")
 
 
@@ -73,7 +77,8 @@ async def _run(args: argparse.Namespace) -> int:
         server = ReferenceServer(profile=args.profile, deviations=args.deviate, token=args.token, tls=args.tls,
                                  controller_delay=args.controller_delay, host=args.host, port=args.port,
                                  authorization=getattr(args, "authorization", "always-allow"),
-                                 users_file=getattr(args, "users", None))
+                                 users_file=getattr(args, "users", None),
+                                 flavor=getattr(args, "flavor", None))
     except (ValueError, OSError) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
         return 2
@@ -87,7 +92,8 @@ async def _run(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    print(f"nsconform reference server ({args.profile}) listening on {server.url}", flush=True)
+    flavor = getattr(args, "flavor", None) or DEFAULT_FLAVOR
+    print(f"nsconform reference server ({args.profile}, flavor {flavor}) listening on {server.url}", flush=True)
     if args.write_kubeconfig:
         server.write_kubeconfig(args.write_kubeconfig)
         print(f"kubeconfig written to {args.write_kubeconfig}", flush=True)

@@ -11,8 +11,11 @@ from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
 from .controller.apiservices import APIServiceAvailability
 from .controller.crd_finalizer import CRDFinalizer
+from .controller.loop import Controller
 from .controller.quota import QuotaController
 from .deviations import Deviations
+from .flavors import Flavor, get_flavor
+from .flavors import behaviours
 from .http import PROFILES, Router, ServerContext, build_app
 from .kubeconfig import write_kubeconfig
 from .auth.tokens import TokenIssuer
@@ -29,12 +32,14 @@ AUTHORIZATION_MODES = ("always-allow", "rbac")
 
 def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   token: str | None = None, *, authorization: str = "always-allow",
-                  users_file: str | None = None) -> ServerContext:
+                  users_file: str | None = None, flavor: str | Flavor | None = None) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
     `authorization="rbac"` serves the RBAC API, seeds the bootstrap policy and authorizes every request
     (identity: `token` = `system:admin` in `system:masters`, `users_file` tokens, impersonation).
+    `flavor` (flavors/): the admission plugins, authorizer and middlewares of a cluster flavour.
     """
+    fl = get_flavor(flavor)
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     if authorization not in AUTHORIZATION_MODES:
@@ -56,9 +61,13 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     # kube-apiserver's watch cache starts at the resourceVersion it was started at, and etcd compacts older
     # history: a watch or exact list from before the server's start is answered 410 (as it is on a cluster).
     registry.store.compact()
-    return ServerContext(registry=registry, admission=ScopeAdmission(registry, devs), deviations=devs,
-                         router=Router(registry, profile, devs), profile=profile, token=token,
-                         authenticator=authenticator, authorizer=authorizer, token_issuer=issuer)
+    if authorizer is not None and fl.webhook_authorizer:
+        authorizer = behaviours.WebhookAuthorizer(authorizer)
+    return ServerContext(registry=registry, admission=behaviours.FlavorAdmission(ScopeAdmission(registry, devs),
+                                                                                 registry, fl),
+                         deviations=devs, router=Router(registry, profile, devs), profile=profile, token=token,
+                         authenticator=authenticator, authorizer=authorizer, token_issuer=issuer,
+                         middlewares=tuple(behaviours.middlewares(fl)), watch_lag=fl.watch_lag)
 
 
 # The Service kube-apiserver's `kubernetes` controller keeps in `default` (pkg/controlplane/controller/kubernetesservice):
@@ -85,11 +94,14 @@ class ReferenceServer:
 
     def __init__(self, *, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
                  tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1", port: int = 0,
-                 authorization: str = "always-allow", users_file: str | None = None):
+                 authorization: str = "always-allow", users_file: str | None = None,
+                 flavor: str | Flavor | None = None):
+        self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
-        self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file)
+        self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
+                                 flavor=self.flavor)
         self.authorization = authorization
         self.host, self.port = host, port
         self.token = token
@@ -98,6 +110,7 @@ class ReferenceServer:
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
         self.extension_controllers: list = []   # CRD finalizer, APIService availability
+        self.flavor_controllers: list[Controller] = []
         self._runner: web.AppRunner | None = None
 
     @property
@@ -112,14 +125,17 @@ class ReferenceServer:
 
     async def start(self) -> None:
         """Bind and start serving (raises OSError when the port is taken)."""
-        self.controller = NamespaceController(self.ctx.registry, delay=self.controller_delay,
-                                              deviations=self.ctx.deviations)
+        fl = self.flavor
+        delay = self.controller_delay or (lambda: fl.draw(fl.deletion_delay))
+        self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations)
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
         self.quota_controller.start()
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
                                       APIServiceAvailability(self.ctx.registry)]
-        for c in self.extension_controllers:
+        ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
+        self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
+        for c in self.extension_controllers + self.flavor_controllers:
             c.start()
         app = build_app(self.ctx)
         self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
@@ -147,6 +163,9 @@ class ReferenceServer:
         for c in self.extension_controllers:
             await c.stop()
         self.extension_controllers = []
+        for c in self.flavor_controllers:
+            await c.stop()
+        self.flavor_controllers = []
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()

@@ -57,6 +57,7 @@ class Run:
     caught_by: list[TestResult] = field(default_factory=list)
     also_failed: list[TestResult] = field(default_factory=list)   # failures outside the declared clauses
     status: str = "pending"            # clean: passed|failed|error; deviation: caught|missed|error
+    flavor: str | None = None          # the embedded server's cluster flavour (specificity runs); None: default
 
     @property
     def failed(self) -> list[TestResult]:
@@ -127,6 +128,8 @@ def pytest_argv(run: Run, reports: Path, *, timeout_scale: float, extra: Sequenc
         argv += ["--nsconform-select-clauses", ",".join(run.clauses)]
     if run.deviation:
         argv += ["--nsconform-deviate", run.deviation]
+    if run.flavor:
+        argv += ["--nsconform-flavor", run.flavor]
     return argv + list(extra)
 
 

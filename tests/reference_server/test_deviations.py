@@ -17,7 +17,7 @@ TESTED: set[str] = set()
 
 def deviant(name: str, **kw):
     TESTED.add(name)
-    return start_embedded(deviations=[name], **kw)
+    return start_embedded(deviations=[name], flavor="bare", **kw)
 
 
 class Client:

@@ -150,7 +150,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
     """The server (TLS, random token), its kubeconfig, a requests session; kubectl if it could be fetched."""
     binary = kubectl_tool.get_kubectl()
     token = secrets.token_urlsafe(24)
-    server = start_embedded(tls=True, token=token)
+    server = start_embedded(tls=True, token=token, flavor="bare")
     tmp = tmp_path_factory.mktemp("real-clients")
     kubeconfig = tmp / "kubeconfig"
     server.write_kubeconfig(str(kubeconfig))

@@ -15,7 +15,7 @@ from .scope_client import GROUP, RBAC, ScopeClient
 def rbac_server(tmp_path_factory):
     users = tmp_path_factory.mktemp("scope") / "users.csv"
     users.write_text('alice-token,alice,1,"dev,qa"\nbob-token,bob,2\n')
-    srv = start_embedded(authorization="rbac", users_file=str(users))
+    srv = start_embedded(authorization="rbac", users_file=str(users), flavor="bare")
     yield srv
     srv.stop()
 

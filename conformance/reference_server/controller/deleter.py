@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-from typing import Any, Generator, Iterator
+from typing import Any, Callable, Generator, Iterator
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
@@ -31,7 +31,8 @@ FINALIZER = "kubernetes"
 class NamespaceController(Controller):
     name = "namespace controller"
 
-    def __init__(self, registry: Registry, *, delay: float = 0.0, deviations: Deviations = NONE):
+    def __init__(self, registry: Registry, *, delay: float | Callable[[], float] = 0.0,
+                 deviations: Deviations = NONE):
         super().__init__()
         self.registry = registry
         self.delay = delay
@@ -40,6 +41,7 @@ class NamespaceController(Controller):
         self._blocked: set[str] = set()      # namespaces blocked on a discovery failure
         self._watched: set[str] = set()      # storage keys of custom resources followed
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._marked: set[str] = set()       # namespaces seen with a deletionTimestamp
         self._names: WorkQueue[str] = self._queue()
 
     def start(self) -> None:
@@ -72,11 +74,15 @@ class NamespaceController(Controller):
         if ev.type == "DELETED":
             self._waiting.discard(ev.name)
             self._blocked.discard(ev.name)
+            self._marked.discard(ev.name)
             return
         ns = ev.object
         meta = ns.get("metadata", {})
         if meta.get("deletionTimestamp") and FINALIZER in ((ns.get("spec") or {}).get("finalizers") or []):
-            self._names.add_after(meta["name"], self.delay)
+            first = meta["name"] not in self._marked  # the delay is the controller's first look, not every event's
+            self._marked.add(meta["name"])
+            delay = (self.delay() if callable(self.delay) else self.delay) if first else 0.0
+            self._names.add_after(meta["name"], delay)
 
     def _on_crd_event(self, ev: Any) -> None:
         """A new CRD: follow its resources' events too (the watch on a deleted CRD's key simply goes quiet)."""

@@ -30,6 +30,7 @@ def build_app(ctx: ServerContext) -> web.Application:
         middlewares = [_errors(ctx), authz_middleware(ctx)]
     else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two)
         middlewares = [_errors(ctx, check_token=True)]
+    middlewares += list(ctx.middlewares)
     app = web.Application(middlewares=middlewares, client_max_size=1024 ** 3)
     app[CTX_KEY] = ctx
     handlers = Handlers(ctx)

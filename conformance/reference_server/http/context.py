@@ -22,6 +22,8 @@ class ServerContext:
     authorizer: Any = None      # auth.RBACAuthorizer when --authorization rbac; None: AlwaysAllow + token
     token_issuer: Any = None    # auth.tokens.TokenIssuer: signs TokenRequests, authenticates service accounts
     request_count: int = 0      # HTTP requests received (every one, refused ones too); bumped on the loop
+    middlewares: tuple = ()     # a cluster flavour's extra middlewares, innermost (flavors/behaviours.py)
+    watch_lag: float = 0.0      # a cluster flavour's lateness of watch events, seconds (order kept)
 
     @property
     def store(self):

@@ -122,6 +122,7 @@ class GenericStore:
     def _create(self, obj: dict[str, Any], dry_run: bool, field_manager: str,
                 admit: Admit | None, validate_admit: ValidateAdmit | None = None) -> dict[str, Any]:
         meta = obj.setdefault("metadata", {})
+        self.strategy.default(obj)  # decode → default → admission → prepare → validate, as upstream
         if admit is not None:
             admit(obj)
         if _nonzero_rv(meta.get("resourceVersion")):
@@ -324,6 +325,7 @@ class GenericStore:
                                  f"StorageError: invalid object, Code: 4, Key: {self._key(ns, name)}, "
                                  f"ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
                                  f"precondition: {uid}, UID in object meta: {cmeta.get('uid')}")
+            strategy.default(new, update=True)  # decode-time defaults come before admission and validation
             if admit is not None:
                 admit(new)
             strategy.prepare_for_update(new, current)

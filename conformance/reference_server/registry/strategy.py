@@ -31,8 +31,13 @@ class Strategy:
     def __init__(self, info: ResourceInfo):
         self.info = info
 
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        """Decode-time defaulting (`pkg/apis/core/v1/defaults.go`), run first: before admission, preparation
+        and validation, so validation judges the defaulted object as kube-apiserver's does."""
         apply_v1_defaults(self.info.kind, obj)
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        pass
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return validate_object_meta(obj.get("metadata", {}), namespaced=self.info.namespaced,
@@ -42,7 +47,7 @@ class Strategy:
         pass
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        apply_v1_defaults(self.info.kind, new)
+        pass
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = validate_object_meta(new.get("metadata", {}), namespaced=self.info.namespaced,
