@@ -31,14 +31,6 @@ def env() -> dict[str, str]:
     return e
 
 
-# Suite tests the reference server now (rightly) fails, whose suite-side fix is on another branch (issue 10:
-# NS-NAM-003 accepts the second cause `metadata.labels` that SetDefaults_Namespace brings). Passed after `--`
-# to the whole-suite runs here and in tests/suites; remove once that fix is merged.
-AWAITING_SUITE_FIX = tuple(f"conformance/suites/test_naming.py::test_invalid_name_status[{case}]"
-                           for case in ("leading-dash", "trailing-dash", "too-long"))
-DESELECT_AWAITING = ("--", *(a for nodeid in AWAITING_SUITE_FIX for a in ("--deselect", nodeid)))
-
-
 def run(args: Sequence[str], *, cwd: Path, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
     """`nsconform ARGS` to completion (killed after `timeout`)."""
     return subprocess.run([*NSCONFORM, *args], cwd=cwd, env=env(), capture_output=True, text=True,

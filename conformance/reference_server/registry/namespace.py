@@ -51,10 +51,6 @@ class NamespaceStrategy(Strategy):
         return validate_object_meta(obj.get("metadata", {}), namespaced=False, name_rule=rule, check_name=check)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        meta = obj.get("metadata") or {}
-        if meta.get("name") and not meta.get("generateName"):
-            # SetDefaults_Namespace runs while decoding, before validation: the label is validated too (NS-18).
-            self.canonicalize(obj)
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         obj["spec"] = spec
         if not self.deviations.active("phase-from-body") or not (obj.get("status") or {}).get("phase"):
