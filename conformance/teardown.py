@@ -121,7 +121,7 @@ class TeardownPlugin:
         kept = s.get("kept") or []
         if kept:
             lines.append((f"kept (--keep-namespaces): {', '.join(kept)}", False))
-        if kept or held or s.get("still_deleting"):
+        if (kept or held or s.get("still_deleting")) and not self._embedded():
             lines.append((f"remove them with: {cleanup_command(self.config, self.run_id)}", bool(held)))
         if not lines:
             return
