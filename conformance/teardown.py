@@ -70,6 +70,9 @@ class TeardownPlugin:
         """Before the report is built (it carries the summary) and before a worker reports back."""
         try:
             self._finish(int(exitstatus))
+        except KeyboardInterrupt:  # Ctrl-C while waiting for the reaper: sweep, and end as interrupted
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+            self._finish(int(pytest.ExitCode.INTERRUPTED))
         except Exception as exc:  # noqa: BLE001 - the teardown summary must not change the run's outcome
             self.summary = {"error": f"{type(exc).__name__}: {exc}"}
         return (yield)
@@ -80,6 +83,7 @@ class TeardownPlugin:
         interrupted = exitstatus == int(pytest.ExitCode.INTERRUPTED)
         if interrupted:
             own = REAPER.summary()
+            REAPER.drop_pending()
             own["swept"] = LIVE.sweep()  # released and DELETEd, not waited for: the run is stopping
         else:
             timeout = EMBEDDED_DRAIN_S if self._embedded() else CLUSTER_DRAIN_S
