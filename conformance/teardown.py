@@ -47,6 +47,7 @@ class TeardownPlugin:
         self.run_id = run_id
         self.workers: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
+        REAPER.reset()
 
     def _command_for(self, name: str, method: str, metadata: bool) -> str:
         t = self.config.stash.get(TARGET_KEY, None)

@@ -3,6 +3,7 @@ mismatch named and exit code 2, leaving nothing; with `--force-profile` it runs,
 releases every finalizer it added with the verb the target offers, so nothing is left either way."""
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -54,3 +55,6 @@ def test_forced_profile_still_leaves_nothing(request, tmp_path, server, profile,
     assert "NOT released" not in res.stdout, res.stdout[-3000:]
     # Released and deleted; the reaper saw them go before the run ended.
     assert srv.managed() == [], [n["metadata"]["name"] for n in srv.managed()]
+    teardown = json.loads((tmp_path / "r" / f"force-{profile}" / "conformance.json").read_text())["teardown"]
+    assert set(teardown["finalize"]["worked"]) == {f"{method} …/finalize"}
+    assert teardown["held"] == [] and teardown["still_deleting"] == [] and teardown["reaped"] > 0
