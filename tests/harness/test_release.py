@@ -145,3 +145,36 @@ def test_summaries_merge_over_workers():
     m = merge_summaries([a, b])
     assert m["reaped"] == 5 and m["kept"] == ["k1", "k2"] and m["swept"] == ["s"] and m["waited_s"] == 2.5
     assert m["finalize"]["worked"] == {"PUT …/finalize": 3} and m["finalize"]["refused"] == {"POST …/finalize": 405}
+
+
+class _FakeTarget:
+    def __init__(self, discovery):
+        self.discovery = discovery
+
+    def stop(self):
+        pass
+
+
+@pytest.mark.parametrize("argv, jobs", [([], ["4"]), (["-n", "1"], []), (["-n", "2"], ["2"]),
+                                        (["--", "-n", "3"], ["3"]), (["--", "-p", "no:xdist"], [])])
+def test_cluster_runs_default_to_four_workers(monkeypatch, argv, jobs):
+    import conformance.cli as cli
+
+    seen = {}
+    monkeypatch.setattr(cli, "_validate_target", lambda ns, profile, preflight=False: _FakeTarget(K8S))
+    monkeypatch.setattr(pytest, "main", lambda args: seen.setdefault("args", args) and 0)
+    assert cli.main(["run", "--server", "http://127.0.0.1:1", *argv]) == 0
+    args = seen["args"]
+    given = [args[i + 1] for i, a in enumerate(args) if a == "-n"]
+    assert given == jobs
+
+
+@pytest.mark.parametrize("extra, code", [([], 2), (["--force-profile"], 0)])
+def test_cli_refuses_a_profile_the_target_contradicts(monkeypatch, capsys, extra, code):
+    import conformance.cli as cli
+
+    monkeypatch.setattr(cli, "_validate_target", lambda ns, profile, preflight=False: _FakeTarget(K8S))
+    monkeypatch.setattr(pytest, "main", lambda args: 0)
+    assert cli.main(["run", "--server", "http://127.0.0.1:1", "--profile", "design", *extra]) == code
+    err = capsys.readouterr().err
+    assert (err.count("\n") == 1 and "update (PUT)" in err) if code else err == ""
