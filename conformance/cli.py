@@ -284,8 +284,8 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
 
 def _xdist_in(passthrough: Sequence[str]) -> bool:
     """Did the pytest arguments after `--` choose the parallelism (or turn xdist off) themselves?"""
-    return any(a in ("-n", "--numprocesses", "no:xdist") or a.startswith(("-n", "--numprocesses=", "--dist", "-pno:xdist"))
-               for a in passthrough)
+    return any(a in ("-n", "--numprocesses", "no:xdist")
+               or a.startswith(("-n", "--numprocesses=", "--dist", "-pno:xdist")) for a in passthrough)
 
 
 def _failed_selection(source: str) -> tuple[list[str], str | None]:

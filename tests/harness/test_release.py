@@ -45,8 +45,8 @@ def test_forms_try_discovery_first_then_the_profiles_then_the_other():
 def test_release_command_names_the_verb_and_never_a_token():
     kubectl = release_command("nsc-a-1", "PUT", kind="kubeconfig", url="https://x", context="kind-kind",
                               kubeconfig="/tmp/kc.yaml")
-    assert "kubectl --kubeconfig /tmp/kc.yaml --context kind-kind replace --raw /api/v1/namespaces/nsc-a-1/finalize -f -" \
-        in kubectl
+    assert ("kubectl --kubeconfig /tmp/kc.yaml --context kind-kind replace --raw "
+            "/api/v1/namespaces/nsc-a-1/finalize -f -") in kubectl
     assert "create --raw" in release_command("n", "POST", kind="kubeconfig", url="https://x")
     curl = release_command("n", "POST", kind="server", url="https://x:6443/", metadata=True)
     assert "-X POST" in curl and "https://x:6443/api/v1/namespaces/n/finalize" in curl
