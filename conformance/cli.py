@@ -21,6 +21,7 @@ from .assertions import MESSAGE_MODES
 __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+CLUSTER_JOBS = 4  # a cluster deletes a namespace in seconds: tests that watch one terminate wait side by side
 _SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
 # The CLI has imported `conformance` before pytest starts, so pytest cannot rewrite the plugin package's
 # asserts and would warn on every run; the suites' own modules are still rewritten, and the helpers in
@@ -72,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(run)
     run.add_argument("--profile", choices=("kubernetes", "design"), default=None,
                      help="default kubernetes; with --rerun-failed, the earlier run's")
+    run.add_argument("--force-profile", action="store_true",
+                     help="run --profile even when the target's discovery finalizes otherwise (teardown still "
+                          "releases with the verb the target offers)")
     run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X",
                      help="multiply every wait timeout by X (a slow cluster; default 1)")
     run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never",
@@ -86,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-preflight", action="store_true",
                      help="skip asking the cluster (SelfSubjectAccessReview) whether the credentials may do what "
                           "the suites do")
-    run.add_argument("-n", "--jobs", type=positive_int, default=None, metavar="N", help="parallel workers (pytest-xdist)")
+    run.add_argument("-n", "--jobs", type=positive_int, default=None, metavar="N",
+                     help=f"parallel workers (pytest-xdist; default {CLUSTER_JOBS} against --kubeconfig/--server, "
+                          "whose deletions take seconds; 1 on the embedded server)")
     run.add_argument("--reports", default="reports", metavar="DIR", help="reports directory (default: reports)")
     run.add_argument("--run-id", default=None, metavar="ID",
                      help="run id for namespace labels and the report directory (default: generated)")
@@ -249,6 +255,14 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
             _err(str(exc))
             return EXIT_USAGE
         t.stop()
+        from .fixtures.release import profile_mismatch
+
+        problem = profile_mismatch(ns.profile, t.discovery)
+        if problem and not ns.force_profile:
+            _err(problem)
+            return EXIT_USAGE
+        if ns.jobs is None and not _xdist_in(passthrough):
+            ns.jobs = CLUSTER_JOBS
     elif ns.deviate:  # check the names before pytest starts (else: "Exit: ..." from inside the session)
         from .reference_server.deviations import Deviations
 
@@ -277,6 +291,8 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     args += _target_args(ns)
     if ns.include_disruptive:
         args.append("--include-disruptive")
+    if ns.force_profile:
+        args.append("--force-profile")
     for name in ns.deviate:
         args += ["--nsconform-deviate", name]
     if getattr(ns, "flavor", None):
@@ -294,6 +310,12 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     if code == int(pytest.ExitCode.TESTS_FAILED):
         return EXIT_FAILED
     return EXIT_USAGE
+
+
+def _xdist_in(passthrough: Sequence[str]) -> bool:
+    """Did the pytest arguments after `--` choose the parallelism (or turn xdist off) themselves?"""
+    return any(a in ("-n", "--numprocesses", "no:xdist")
+               or a.startswith(("-n", "--numprocesses=", "--dist", "-pno:xdist")) for a in passthrough)
 
 
 def _failed_selection(source: str) -> tuple[list[str], str | None]:
@@ -318,6 +340,7 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
     from .client import TargetError
     from .endpoints import Paths
     from .fixtures.namespaces import DEFAULT_RESOURCES, sweep_run
+    from .fixtures.release import FinalizeForms, release_command
     from .wait import Waiter, set_timeout_scale
 
     if not _has_target(ns):
@@ -332,6 +355,7 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
     except TargetError as exc:
         _err(str(exc))
         return EXIT_USAGE
+    forms = FinalizeForms(ns.profile, t.discovery)
     try:
         client = t.client()
         paths = Paths(ns.profile)
@@ -340,7 +364,7 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
             from .fixtures.extensions import sweep_cluster_objects  # APIServices first: they stall deletions
             cluster = sweep_cluster_objects(client, run_id=ns.run_id, dry_run=ns.dry_run, timeout=120.0)
             result = sweep_run(client, paths, waiter, run_id=ns.run_id, dry_run=ns.dry_run, timeout=120.0,
-                               resources=t.namespaced_resources() or DEFAULT_RESOURCES)
+                               resources=t.namespaced_resources() or DEFAULT_RESOURCES, forms=forms)
         except TargetError as exc:
             _err(str(exc))
             return EXIT_USAGE
@@ -365,6 +389,14 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
         else:
             stuck += 1
             print(f"could not remove namespace {name}: {outcome}")
+            print("  release it with: " + release_command(name, forms.preferred, kind=t.kind, url=t.url,
+                                                           context=t.context, kubeconfig=ns.kubeconfig,
+                                                           metadata=True))
+    if not ns.dry_run:
+        used = forms.summary()
+        if used["refused"] or set(used["worked"]) - {f"{paths.finalize_method} …/finalize"}:
+            refused = "".join(f"; {f} answered {c}" for f, c in used["refused"].items())
+            print(f"finalizers released with {', '.join(used['worked'])}{refused}")
     stuck += sum(1 for o in cluster.values() if o not in ("deleted", "would delete"))
     return EXIT_FAILED if stuck else EXIT_OK
 

@@ -24,8 +24,8 @@ from .argtypes import positive_float
 from .assertions import MESSAGE_MODES, set_message_mode
 from .client import TargetError
 from .client.exchange import RECORDER
-from .fixtures.pytest_fixtures import (api, cluster_objects, content, namespaces, paths, profile,  # noqa: F401
-                                      run_id, target, waiter)
+from .fixtures.pytest_fixtures import (api, cluster_objects, content, finalize_forms, namespaces,  # noqa: F401
+                                       paths, profile, run_id, target, waiter)
 from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
 from .interrupts import InterruptWatch, drop_lineless_frames
 from .wait import set_progress, set_timeout_scale
@@ -76,6 +76,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="use the pod's service-account credentials")
     g.addoption("--profile", dest="profile", default="kubernetes", choices=("kubernetes", "design"),
                 help="what to assert: real kube-apiserver behaviour (default) or the design document")
+    g.addoption("--force-profile", dest="force_profile", action="store_true", default=False,
+                help="run the chosen --profile even when the target's discovery says it finalizes otherwise")
     g.addoption("--keep-namespaces", dest="keep_namespaces", default="never", choices=("never", "on-failure", "always"),
                 help="keep test namespaces after the test (default: never)")
     g.addoption("--timeout-scale", dest="timeout_scale", default=1.0, type=positive_float, metavar="X",
@@ -213,10 +215,21 @@ def ensure_target(config: pytest.Config) -> Target:
                                flavor=config.getoption("nsconform_flavor"))
         except TargetError as exc:
             pytest.exit(f"nsconform: {exc}", returncode=2)
+        _check_profile_fits(config, t)
         state.target = t
         config.stash[TARGET_KEY] = t
         _learn_secret(config, t)
         return t
+
+
+def _check_profile_fits(config: pytest.Config, t: Target) -> None:
+    """A profile the target cannot finalize in would fail test by test: say so once, before anything runs."""
+    from .fixtures.release import profile_mismatch
+
+    problem = None if t.kind == "embedded" else profile_mismatch(t.profile, t.discovery)
+    if problem and not config.getoption("force_profile"):
+        t.stop()
+        pytest.exit(f"nsconform: {problem}", returncode=2)
 
 
 def _learn_secret(config: pytest.Config, t: Target) -> None:
@@ -253,6 +266,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUN_ID_KEY] = rid
     _register_report_plugins(config, controller=workerinput is None)
     _install_wait_progress(config, state)
+    if not config.pluginmanager.has_plugin("nsconform-teardown") and not _collect_only(config) \
+            and (_runs_suites(config) or (workerinput or {}).get("nsconform_target")):
+        from .teardown import TeardownPlugin
+
+        config.pluginmanager.register(TeardownPlugin(config, rid), "nsconform-teardown")
     if workerinput is not None:
         payload = workerinput.get("nsconform_target")
         if payload:

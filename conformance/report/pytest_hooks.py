@@ -240,6 +240,9 @@ class ReportPlugin:
                         coverage=coverage, unmatched=unmatched, secrets=self._secrets,
                         messages=_opt(self.config, "nsconform_messages") or "exact")
         evaluate_coverage_clauses(run, full_run=self.full_run)
+        teardown = _teardown_summary(self.config)
+        if teardown is not None:
+            run["teardown"] = teardown
         return run
 
     @pytest.hookimpl(wrapper=True)
@@ -324,3 +327,12 @@ class ReportPlugin:
             terminalreporter.write_line("endpoint coverage clause failed:", red=True)
             for line in coverage_failures(self.run):
                 terminalreporter.write_line(f"  {line}", red=True)
+
+
+def _teardown_summary(config: pytest.Config) -> dict[str, Any] | None:
+    """What the run's teardown left (conformance.teardown): still deleting, held, kept, swept."""
+    try:
+        from conformance.fixtures.reaper import TEARDOWN_KEY
+    except ImportError:  # pragma: no cover
+        return None
+    return config.stash.get(TEARDOWN_KEY, None)
