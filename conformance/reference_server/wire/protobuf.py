@@ -88,7 +88,11 @@ _CLASSES = _build_classes()
 def _format_time(msg: Message, micro: bool) -> str | None:
     if not msg.ListFields():  # Go marshals the zero time as an empty message; JSON prints null
         return None
-    moment = datetime.fromtimestamp(msg.seconds, tz=timezone.utc)  # type: ignore[attr-defined]
+    try:
+        moment = datetime.fromtimestamp(msg.seconds, tz=timezone.utc)  # type: ignore[attr-defined]
+    except (OverflowError, OSError, ValueError):  # beyond year 9999: a 400, not a crash
+        raise ValueError(f"Time.seconds {msg.seconds} is outside the range of a timestamp "  # type: ignore[attr-defined]
+                         "(years 1-9999)") from None
     if micro:
         return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{msg.nanos // 1000:06d}Z"  # type: ignore[attr-defined]
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")  # metav1.Time drops sub-second precision

@@ -1,0 +1,278 @@
+"""Hostile input (issue 13): every request below once lost its reply, stored a poisoned object, stalled the
+event loop or answered a 500 with a Python exception name. Each must now be answered as kube-apiserver
+would: a Status with the right code, the stored objects unchanged, /readyz answering throughout."""
+from __future__ import annotations
+
+import base64
+import json
+import re
+import threading
+import time
+from typing import Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+
+PY_NAMES = re.compile(r"Traceback|RecursionError|MemoryError|OSError|OverflowError|TypeError|AttributeError|"
+                      r"KeyError|ValueError|IndexError|UnicodeEncodeError|UnicodeDecodeError|NoneType|"
+                      r"'dict' object|'list' object|'str' object|'int' object")
+
+
+class ReadyProbe:
+    """Polls /readyz in a thread; `worst` is the slowest answer seen (a stalled event loop shows here)."""
+
+    def __init__(self, url: str):
+        self.url, self.worst, self.failures = url, 0.0, []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        s = requests.Session()
+        while not self._stop.is_set():
+            t0 = time.perf_counter()
+            try:
+                r = s.get(f"{self.url}/readyz", timeout=10)
+                if r.status_code != 200:
+                    self.failures.append(r.status_code)
+            except requests.RequestException as exc:
+                self.failures.append(repr(exc))
+            self.worst = max(self.worst, time.perf_counter() - t0)
+            self._stop.wait(0.02)
+
+    def __enter__(self) -> "ReadyProbe":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *a: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def srv() -> Iterator[RunningServer]:
+    s = start_embedded()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def ns(srv: RunningServer) -> Iterator[str]:
+    name = f"hostile-{time.monotonic_ns() % 10**9}"
+    r = requests.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": name}})
+    assert r.status_code == 201, r.text
+    yield name
+    requests.delete(f"{srv.url}/api/v1/namespaces/{name}")
+
+
+def assert_clean(r: requests.Response, *codes: int) -> dict:
+    """A Status (or object) body with an expected code, no Python name anywhere in it."""
+    assert r.status_code in codes, (r.status_code, r.text[:500])
+    assert not PY_NAMES.search(r.text), r.text[:500]
+    return r.json()
+
+
+def assert_lists_work(url: str, ns: str) -> None:
+    for path in (f"/api/v1/namespaces/{ns}/configmaps", "/api/v1/configmaps", "/api/v1/namespaces"):
+        r = requests.get(url + path, timeout=10)
+        assert r.status_code == 200, (path, r.text[:300])
+        r = requests.get(url + path, headers={"Accept": "application/yaml"}, timeout=10)
+        assert r.status_code == 200, (path, r.text[:300])
+
+
+# ---- 1. a Warning header that cannot be sent must not lose a stored write --------------------------
+@pytest.mark.parametrize("field", ["\u001f", "a\r\nb", "\n", "x\u0000y", "\u007f", "\u0085"])
+def test_unknown_field_with_control_character_is_answered(srv, ns, field):
+    body = json.dumps({"metadata": {"name": "ctl"}, field: 1})
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", data=body,
+                      headers={"Content-Type": "application/json"}, timeout=10)
+    assert_clean(r, 201)
+    for w in r.raw.headers.getlist("Warning"):  # Go quotes the path: strconv.Quote escapes control characters
+        assert w.startswith('299 - "unknown field ') and not any(ord(c) < 32 or ord(c) == 127 for c in w), w
+    strict = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps?fieldValidation=Strict",
+                           data=json.dumps({"metadata": {"name": "ctl2"}, field: 1}),
+                           headers={"Content-Type": "application/json"}, timeout=10)
+    body = assert_clean(strict, 400)
+    assert body["message"].startswith('strict decoding error: unknown field "')
+    assert requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/ctl2").status_code == 404
+
+
+def test_unknown_field_warning_quotes_like_go(srv, ns):
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps",
+                      data=json.dumps({"metadata": {"name": "q"}, "\u001fz\"": 1}),
+                      headers={"Content-Type": "application/json"}, timeout=10)
+    assert r.status_code == 201
+    # strconv.Quote("\x1fz\"") = "\x1fz\"" ; then NewWarningHeader escapes the quotes and backslashes
+    assert r.headers["Warning"] == '299 - "unknown field \\"\\\\x1fz\\\\\\"\\""'
+
+
+# ---- 2. a lone surrogate becomes U+FFFD, as Go's decoder does --------------------------------------
+def test_lone_surrogate_is_replaced_not_stored_raw(srv, ns):
+    body = '{"metadata":{"name":"sur","annotations":{"a":"x\\ud800y"}},"data":{"k\\udc00":"\\ud83d"}}'
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", data=body,
+                      headers={"Content-Type": "application/json"}, timeout=10)
+    obj = assert_clean(r, 201)
+    assert obj["metadata"]["annotations"]["a"] == "x\ufffdy"
+    assert obj["data"] == {"k\ufffd": "\ufffd"}
+    assert_lists_work(srv.url, ns)
+    # a valid pair stays one character
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps",
+                      data='{"metadata":{"name":"pair"},"data":{"k":"\\ud83d\\ude00"}}',
+                      headers={"Content-Type": "application/json"}, timeout=10)
+    assert assert_clean(r, 201)["data"]["k"] == "\U0001F600"
+
+
+def test_lone_surrogate_in_patch_and_yaml(srv, ns):
+    requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "p"}})
+    r = requests.patch(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/p",
+                       data='{"metadata":{"labels":{"a":"b"},"annotations":{"z":"\\udfff"}}}',
+                       headers={"Content-Type": "application/merge-patch+json"}, timeout=10)
+    assert assert_clean(r, 200)["metadata"]["annotations"]["z"] == "\ufffd"
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps",
+                      data=b'metadata:\n  name: y\ndata:\n  k: "\\ud800"\n',
+                      headers={"Content-Type": "application/yaml"}, timeout=10)
+    assert_clean(r, 201, 400)
+    assert_lists_work(srv.url, ns)
+
+
+# ---- 3. YAML aliases cannot expand without bound --------------------------------------------------
+def _billion_laughs(levels: int = 9) -> bytes:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, levels):
+        lines.append(f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]")
+    return ("metadata:\n  name: lol\n" + "\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("dry", ["", "?dryRun=All"])
+def test_yaml_alias_bomb_is_refused_fast(srv, ns, dry):
+    with ReadyProbe(srv.url) as probe:
+        t0 = time.perf_counter()
+        r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps{dry}", data=_billion_laughs(),
+                          headers={"Content-Type": "application/yaml"}, timeout=30)
+        took = time.perf_counter() - t0
+    body = assert_clean(r, 400)
+    assert "excessive aliasing" in body["message"]
+    assert took < 2 and len(r.content) < 10_000
+    assert probe.worst < 1.0 and not probe.failures
+    assert requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/lol").status_code == 404
+
+
+def test_small_yaml_aliases_still_work(srv, ns):
+    doc = b"metadata:\n  name: ok\n  labels: &l {a: b}\n  annotations: *l\n"
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", data=doc,
+                      headers={"Content-Type": "application/yaml"}, timeout=10)
+    obj = assert_clean(r, 201)
+    assert obj["metadata"]["annotations"] == {"a": "b"}
+
+
+# ---- 4. type errors, depth and overflow are 400s with Go's words, never Python's -----------------
+TYPE_BODIES = [
+    ({"metadata": None, "data": {}}, 422),  # null metadata: Go leaves it empty; then name is required
+    ({"metadata": {"name": "m", "managedFields": 5}}, 400),
+    ({"metadata": {"name": "m", "managedFields": [5]}}, 400),
+    ({"metadata": {"name": "m", "managedFields": [{"fieldsV1": 5}]}}, 201),  # FieldsV1 keeps raw JSON
+    ({"metadata": {"name": "m", "ownerReferences": {"a": 1}}}, 400),
+    ({"metadata": {"name": "m", "ownerReferences": ["x"]}}, 400),
+    ({"metadata": {"name": "m", "creationTimestamp": 5}}, 400),
+    ({"metadata": {"name": "m", "creationTimestamp": "yesterday"}}, 400),
+    ({"metadata": {"name": "m", "deletionGracePeriodSeconds": "x"}}, 400),
+    ({"metadata": {"name": "m", "generation": 1.5}}, 400),
+    ({"metadata": {"name": "m", "generation": 2 ** 70}}, 400),
+    ({"metadata": {"name": "m", "labels": [1]}}, 400),
+    ({"metadata": {"name": "m"}, "binaryData": {"a": 5}}, 400),
+    ({"metadata": {"name": "m"}, "binaryData": {"a": "%%%"}}, 400),
+    ({"metadata": {"name": "m"}, "immutable": "yes"}, 400),
+]
+
+
+@pytest.mark.parametrize("body,code", TYPE_BODIES, ids=[json.dumps(b)[:60] for b, _ in TYPE_BODIES])
+def test_type_errors_are_bad_requests(srv, ns, body, code):
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", json=body, timeout=10)
+    if code != 400:
+        assert_clean(r, code)
+    else:
+        msg = assert_clean(r, 400)["message"]
+        assert "cannot unmarshal" in msg or "cannot parse" in msg or "illegal base64" in msg, msg
+    assert_lists_work(srv.url, ns)
+
+
+PATCHES = [
+    ("application/merge-patch+json", {"metadata": None}),
+    ("application/merge-patch+json", {"metadata": []}),
+    ("application/merge-patch+json", {"metadata": {"labels": []}}),
+    ("application/merge-patch+json", {"metadata": {"labels": {"a": 1}}}),
+    ("application/merge-patch+json", {"metadata": {"managedFields": 5}}),
+    ("application/merge-patch+json", {"data": []}),
+    ("application/merge-patch+json", {"metadata": {"name": 5}}),
+    ("application/strategic-merge-patch+json", {"metadata": None}),
+    ("application/strategic-merge-patch+json", {"metadata": {"labels": []}}),
+    ("application/strategic-merge-patch+json", {"metadata": {"finalizers": {"a": 1}}}),
+    ("application/json-patch+json", [{"op": "replace", "path": "/metadata", "value": None}]),
+    ("application/json-patch+json", [{"op": "replace", "path": "/metadata", "value": []}]),
+    ("application/json-patch+json", [{"op": "add", "path": "/metadata/labels", "value": [1]}]),
+    ("application/json-patch+json", [{"op": "add", "path": "/metadata/creationTimestamp", "value": 7}]),
+    ("application/json-patch+json", [{"op": "replace", "path": "", "value": 5}]),
+]
+
+
+@pytest.mark.parametrize("ctype,patch", PATCHES, ids=[f"{c.split('/')[1][:6]}-{json.dumps(p)[:50]}" for c, p in PATCHES])
+def test_patches_breaking_types_are_client_errors(srv, ns, ctype, patch):
+    requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "pt"}, "data": {"a": "b"}})
+    before = requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/pt").json()
+    r = requests.patch(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/pt", data=json.dumps(patch),
+                       headers={"Content-Type": ctype}, timeout=10)
+    assert_clean(r, 400, 422)
+    after = requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/pt").json()
+    assert after == before
+    assert_lists_work(srv.url, ns)
+
+
+def _nested(depth: int) -> str:
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+@pytest.mark.parametrize("depth", [150, 480, 1000, 20000])
+def test_deep_nesting_is_refused_with_json_words(srv, ns, depth):
+    with ReadyProbe(srv.url) as probe:
+        r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps",
+                          data='{"metadata":{"name":"deep"},"x":' + _nested(depth) + "}",
+                          headers={"Content-Type": "application/json"}, timeout=30)
+        y = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps",
+                          data=b"metadata: {name: deepy}\nx: " + ("[" * depth + "]" * depth).encode(),
+                          headers={"Content-Type": "application/yaml"}, timeout=30)
+        mf = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps",
+                           data='{"metadata":{"name":"deepm","managedFields":[{"manager":"m","operation":"Apply",'
+                                '"fieldsType":"FieldsV1","fieldsV1":' + _nested(depth) + "}]}}",
+                           headers={"Content-Type": "application/json"}, timeout=30)
+        requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "deepp"}})
+        p = requests.patch(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/deepp",
+                           data='[{"op":"add","path":"/metadata/annotations","value":' + _nested(depth) + "}]",
+                           headers={"Content-Type": "application/json-patch+json"}, timeout=30)
+    for resp in (r, y, mf, p):
+        assert_clean(resp, 201, 200, 400, 422)
+    assert mf.status_code in (201, 400) and p.status_code in (400, 422)
+    assert probe.worst < 1.0 and not probe.failures
+    assert_lists_work(srv.url, ns)
+
+
+def test_deep_continue_token_is_a_bad_request(srv):
+    token = base64.b64encode(b'{"v":"meta.k8s.io/v1","rv":1,"start":' + b"[" * 5000 + b"}").decode()
+    r = requests.get(f"{srv.url}/api/v1/namespaces", params={"limit": "1", "continue": token}, timeout=10)
+    assert_clean(r, 400)
+
+
+def test_protobuf_timestamp_overflow_is_a_bad_request(srv, ns):
+    from google.protobuf.internal.encoder import _VarintBytes
+
+    def field(num: int, payload: bytes) -> bytes:
+        return _VarintBytes(num << 3 | 2) + _VarintBytes(len(payload)) + payload
+
+    ts = _VarintBytes(1 << 3) + _VarintBytes(2 ** 62)  # Time{seconds: 2^62}
+    meta = field(1, b"pbts") + field(8, ts)  # ObjectMeta{name, creationTimestamp}
+    cm = field(1, meta)
+    unknown = b"k8s\x00" + field(1, field(1, b"v1") + field(2, b"ConfigMap")) + field(2, cm)
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", data=unknown,
+                      headers={"Content-Type": "application/vnd.kubernetes.protobuf"}, timeout=10)
+    assert_clean(r, 201, 400)
+    assert_lists_work(srv.url, ns)
