@@ -12,7 +12,9 @@ from .controller import NamespaceController
 from .controller.quota import QuotaController
 from .deviations import Deviations
 from .http import PROFILES, Router, ServerContext, build_app
+from .http.connection import IDLE_TIMEOUT, READ_HEADER_TIMEOUT, REQUEST_TIMEOUT, GuardedRunner
 from .kubeconfig import write_kubeconfig
+from .logmask import protect
 from .registry import Registry
 from .storage import MemoryStore
 from .tls import ServerTLS, generate
@@ -54,19 +56,32 @@ class ReferenceServer:
 
     def __init__(self, *, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
                  tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1", port: int = 0,
-                 authorization: str = "always-allow", users_file: str | None = None):
+                 authorization: str = "always-allow", users_file: str | None = None,
+                 request_timeout: float = REQUEST_TIMEOUT, read_header_timeout: float = READ_HEADER_TIMEOUT,
+                 idle_timeout: float = IDLE_TIMEOUT, cert_dir: str | None = None, anonymous_auth: bool = True):
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
         self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file)
+        self.ctx.request_timeout = request_timeout
+        protect([token] if token else [])  # and every bearer token by its shape
+        if self.ctx.authenticator is not None:
+            protect(self.ctx.authenticator.tokens)
+        if not anonymous_auth:  # --anonymous-auth=false: a request without credentials is a 401
+            if self.ctx.authenticator is not None:
+                self.ctx.authenticator.allow_anonymous = False
+            elif token is None:
+                raise ValueError("--anonymous-auth=false needs credentials: --token, --token-file or "
+                                 "--authorization rbac")
+        self._read_header_timeout, self._idle_timeout = read_header_timeout, idle_timeout
         self.authorization = authorization
         self.host, self.port = host, port
         self.token = token
         self.controller_delay = controller_delay
-        self.tls: ServerTLS | None = generate() if tls else None
+        self.tls: ServerTLS | None = generate(cert_dir=cert_dir) if tls or cert_dir else None
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
-        self._runner: web.AppRunner | None = None
+        self._runner: GuardedRunner | None = None
 
     @property
     def url(self) -> str:
@@ -86,7 +101,8 @@ class ReferenceServer:
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
         self.quota_controller.start()
         app = build_app(self.ctx)
-        self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
+        self._runner = GuardedRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0,
+                                     read_header_timeout=self._read_header_timeout, idle_timeout=self._idle_timeout)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port,
                            ssl_context=self.tls.ssl_context() if self.tls else None)

@@ -276,3 +276,79 @@ def test_protobuf_timestamp_overflow_is_a_bad_request(srv, ns):
                       headers={"Content-Type": "application/vnd.kubernetes.protobuf"}, timeout=10)
     assert_clean(r, 201, 400)
     assert_lists_work(srv.url, ns)
+
+
+# ---- 7. connections are bounded: header read, idle, request ---------------------------------------
+@pytest.fixture(scope="module")
+def quick() -> Iterator[RunningServer]:
+    s = start_embedded(read_header_timeout=0.5, idle_timeout=0.5, request_timeout=0.5)
+    yield s
+    s.stop()
+
+
+def _connect(url: str):
+    import socket
+    host, port = url.split("//", 1)[1].rsplit(":", 1)
+    c = socket.create_connection((host, int(port)), timeout=10)
+    return c
+
+
+def _closed_within(c, seconds: float) -> bytes:
+    """Read until the server closes; fail when it keeps the connection longer than `seconds`."""
+    t0, got = time.monotonic(), b""
+    c.settimeout(seconds)
+    while True:
+        chunk = c.recv(65536)
+        if not chunk:
+            return got
+        got += chunk
+        assert time.monotonic() - t0 < seconds, "connection kept open"
+
+
+def test_partial_headers_are_cut_off(quick):
+    c = _connect(quick.url)
+    c.sendall(b"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+    _closed_within(c, 5)
+
+
+def test_idle_connection_is_closed(quick):
+    c = _connect(quick.url)
+    _closed_within(c, 5)
+
+
+def test_slow_body_ends_in_a_timeout_status(quick):
+    c = _connect(quick.url)
+    c.sendall(b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Content-Length: 100\r\n\r\n{\"metadata\":")
+    got = _closed_within(c, 5)
+    assert got.startswith(b"HTTP/1.1 504"), got[:200]
+    body = json.loads(got.split(b"\r\n\r\n", 1)[1])
+    assert body["reason"] == "Timeout" and body["message"] == (
+        "Timeout: request did not complete within requested timeout - context deadline exceeded")
+
+
+def test_watch_is_not_cut_by_the_request_timeout(quick):
+    t0 = time.monotonic()
+    r = requests.get(f"{quick.url}/api/v1/namespaces", params={"watch": "1", "timeoutSeconds": "2"}, timeout=10)
+    assert r.status_code == 200 and time.monotonic() - t0 >= 1.5
+
+
+def test_default_limits_are_upstreams():
+    from conformance.reference_server.http import connection
+    assert (connection.READ_HEADER_TIMEOUT, connection.IDLE_TIMEOUT, connection.REQUEST_TIMEOUT) == (32, 90, 60)
+
+
+# ---- 5. a refused request never echoes or logs its headers ----------------------------------------
+def test_malformed_header_is_neither_echoed_nor_logged(srv, caplog):
+    import logging
+    caplog.set_level(logging.DEBUG)
+    c = _connect(srv.url)
+    c.sendall(b"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer topsecret\x01abc\r\n\r\n")
+    got = _closed_within(c, 5)
+    assert got.startswith(b"HTTP/1.1 400") or got.startswith(b"HTTP/1.0 400"), got[:100]
+    assert b"topsecret" not in got and b"b'" not in got
+    assert not any("topsecret" in r.getMessage() or "topsecret" in (r.exc_text or "") for r in caplog.records)
+    for r in caplog.records:
+        if r.exc_info:
+            import traceback
+            assert "topsecret" not in "".join(traceback.format_exception(*r.exc_info))

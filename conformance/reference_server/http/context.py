@@ -21,6 +21,7 @@ class ServerContext:
     authenticator: Any = None   # auth.TokenAuthenticator when --authorization rbac (http/authz.py)
     authorizer: Any = None      # auth.RBACAuthorizer when --authorization rbac; None: AlwaysAllow + token
     request_count: int = 0      # HTTP requests received (every one, refused ones too); bumped on the loop
+    request_timeout: float = 60.0  # --request-timeout: non-long-running requests end in a 504 after it
 
     @property
     def store(self):
