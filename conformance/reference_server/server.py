@@ -2,6 +2,7 @@
 the current event loop. `embedded` and `serve` are thin wrappers around `ReferenceServer`."""
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Iterable
 
@@ -51,6 +52,16 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                          authenticator=authenticator, authorizer=authorizer)
 
 
+def _import_wire_modules() -> None:
+    import importlib
+
+    for name in ("protobuf", "negotiation", "table", "openapi", "gotypes"):
+        try:
+            importlib.import_module(f"conformance.reference_server.wire.{name}")
+        except Exception:  # noqa: BLE001 - a broken wire module is served without, as hooks.py does
+            pass
+
+
 class ReferenceServer:
     """One server instance; `start`/`stop` must run on the loop that serves it."""
 
@@ -82,6 +93,7 @@ class ReferenceServer:
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
         self._runner: GuardedRunner | None = None
+        self._warm_up: asyncio.Future | None = None
 
     @property
     def url(self) -> str:
@@ -114,9 +126,15 @@ class ReferenceServer:
         server = site._server  # aiohttp exposes the bound sockets only here
         if server is not None and server.sockets:
             self.port = server.sockets[0].getsockname()[1]
+        # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
+        # in a worker thread, so no early request pays for it on the event loop (issue 13).
+        self._warm_up = asyncio.get_running_loop().run_in_executor(None, _import_wire_modules)
 
     async def stop(self) -> None:
         """End watches, stop the controller, close the listener; idempotent."""
+        if self._warm_up is not None:
+            warm_up, self._warm_up = self._warm_up, None
+            await warm_up
         self.ctx.registry.store.close_watchers()
         if self.controller is not None:
             await self.controller.stop()

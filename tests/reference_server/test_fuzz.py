@@ -17,7 +17,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
-from .loopwatch import LoopWatch
+from .loopwatch import LOOP_BUDGET_S, LoopWatch
 
 if os.environ.get("CI"):
     import schemathesis  # CI installs the `test` extra: a missing one must fail, not skip
@@ -80,20 +80,23 @@ def test_fuzz_answers_like_kube_apiserver(fuzz_target):
     with LoopWatch(srv) as watch:
         for result in schema.get_all_operations():
             operations += 1
-            failures += _fuzz_operation(srv, result.ok())
+            failures += _fuzz_operation(srv, result.ok(), watch)
     assert operations > 50
     assert not failures, "\n".join(failures)
     watch.check()
 
 
-def _fuzz_operation(srv: RunningServer, operation) -> list[str]:
+def _fuzz_operation(srv: RunningServer, operation, watch: LoopWatch) -> list[str]:
     """EXAMPLES cases of one operation; the first failure, if any, as one line."""
     @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
               phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
     @given(case=_strategy(operation))
     def run(case) -> None:
+        before = watch.worst
         try:
             _check(srv, case)
+            if watch.worst > LOOP_BUDGET_S > before:  # name the request that blocked the loop
+                raise AssertionError(f"the event loop worked {watch.worst * 1000:.0f} ms without a break")
         except AssertionError as exc:
             raise AssertionError(f"{case.method} {case.formatted_path} {case.query} "
                                  f"{str(case.body)[:200]!r}: {exc}") from None

@@ -323,3 +323,18 @@ def test_malformed_header_is_neither_echoed_nor_logged(srv, caplog):
         if r.exc_info:
             import traceback
             assert "topsecret" not in "".join(traceback.format_exception(*r.exc_info))
+
+
+def test_deep_named_group_bodies_are_bad_requests(tmp_path):
+    srv = start_embedded(authorization="rbac")
+    try:
+        h = {"Authorization": f"Bearer {srv.token}", "Content-Type": "application/json"}
+        body = '{"metadata":{"name":"r"},"rules":' + "[" * 5000 + "]" * 5000 + "}"
+        r = requests.post(f"{srv.url}/apis/rbac.authorization.k8s.io/v1/clusterroles", data=body, headers=h,
+                          timeout=10)
+        assert_clean(r, 400)
+        r = requests.post(f"{srv.url}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", data=body,
+                          headers=h, timeout=10)
+        assert_clean(r, 400)
+    finally:
+        srv.stop()

@@ -12,7 +12,7 @@ from typing import Any
 from .. import apierrors as E
 from ..wire import gotypes
 from ..wire.schema import KIND_MESSAGES
-from ..wire.textdecode import BodyError, loads_json, loads_yaml
+from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
 from ..registry.kinds import OBJECT_META_FIELDS
 from . import hooks
 
@@ -60,8 +60,10 @@ def parse_raw(content_type: str | None, raw: bytes, expected_kind: str) -> Any:
         if decoder is None:
             raise E.unsupported_media_type(mt)
         try:
-            return decoder(raw)
-        except ValueError as exc:
+            value = decoder(raw)
+            check_depth(value)
+            return value
+        except (ValueError, UnicodeDecodeError) as exc:
             raise _unrecognized(expected_kind, str(exc), raw) from None
     raise E.unsupported_media_type(mt)
 

@@ -22,6 +22,7 @@ from google.protobuf.message import DecodeError, Message
 
 from .schema import JSON_SCALAR_MESSAGES, KIND_MESSAGES, Field, fields, fields_by_name
 from ._proto_table import MESSAGES
+from .textdecode import loads_json
 
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 MAGIC = b"k8s\x00"
@@ -109,7 +110,7 @@ def _json_scalar_message(name: str, msg: Message) -> Any:
         return msg.strVal if msg.type == 1 else msg.intVal  # type: ignore[attr-defined]
     if name == "meta.FieldsV1":
         raw = msg.Raw  # type: ignore[attr-defined]
-        return json.loads(raw) if raw else {}
+        return loads_json(raw) if raw else {}  # Go's JSON rules: depth bounded, surrogates replaced
     raise AssertionError(name)
 
 
