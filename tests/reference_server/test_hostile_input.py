@@ -336,5 +336,8 @@ def test_deep_named_group_bodies_are_bad_requests(tmp_path):
         r = requests.post(f"{srv.url}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", data=body,
                           headers=h, timeout=10)
         assert_clean(r, 400)
+        r = requests.post(f"{srv.url}/apis/rbac.authorization.k8s.io/v1/clusterroles", headers=h, timeout=10,
+                          data=json.dumps({"metadata": {"name": "r", "labels": [1]}}))
+        assert "Go struct field ObjectMeta.metadata.labels of type map[string]string" in assert_clean(r, 400)["message"]
     finally:
         srv.stop()

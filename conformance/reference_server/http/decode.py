@@ -129,10 +129,7 @@ def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
     message = KIND_MESSAGES.get(kind)
     if message is not None:
         return gotypes.type_error(obj, message)
-    meta = obj.get("metadata")  # a kind outside the field model: its ObjectMeta at least
-    if meta is not None and not isinstance(meta, dict):
-        return gotypes.type_error({"metadata": meta}, "core.ConfigMap").replace("ConfigMap", kind)  # type: ignore
-    return gotypes.type_error({"metadata": meta}, "core.ConfigMap") if meta else None
+    return gotypes.object_meta_error(obj, kind)  # a kind outside the field model: its ObjectMeta at least
 
 
 def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch: Any) -> None:

@@ -106,6 +106,14 @@ def type_error(obj: dict[str, Any], message: str) -> str | None:
     return _message(obj, message, "")
 
 
+def object_meta_error(obj: dict[str, Any], struct: str) -> str | None:
+    """The first Go decode error of `obj["metadata"]` (ObjectMeta) for a kind outside the field model."""
+    meta = obj.get("metadata")
+    if meta is None:
+        return None
+    return _field(schema.Field(f"x.{struct}", "metadata", 1, "meta.ObjectMeta"), meta, struct, "metadata")
+
+
 def _message(obj: dict[str, Any], message: str, path: str) -> str | None:
     try:
         fields = schema.json_fields(message)
