@@ -187,7 +187,8 @@ PATCHES = [
 ]
 
 
-@pytest.mark.parametrize("ctype,patch", PATCHES, ids=[f"{c.split('/')[1][:6]}-{json.dumps(p)[:50]}" for c, p in PATCHES])
+@pytest.mark.parametrize("ctype,patch", PATCHES,
+                         ids=[f"{c.split('/')[1][:6]}-{json.dumps(p)[:50]}" for c, p in PATCHES])
 def test_patches_breaking_types_are_client_errors(srv, ns, ctype, patch):
     requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "pt"}, "data": {"a": "b"}})
     before = requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/pt").json()
