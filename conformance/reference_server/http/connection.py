@@ -90,8 +90,11 @@ class GuardedRunner(web.AppRunner):
 
     def __init__(self, app: web.Application, *, read_header_timeout: float = READ_HEADER_TIMEOUT,
                  idle_timeout: float = IDLE_TIMEOUT, **kwargs: Any):
-        super().__init__(app, keepalive_timeout=idle_timeout, lingering_time=0, **kwargs)  # no draining of
-        # the rest of a body the handler gave up on (a timed-out slow upload)
+        # the rest of a body the handler did not read is drained for at most this long, then the connection
+        # closes (aiohttp's default 10 s, never longer than a header may take): closing at once would reset
+        # keep-alive connections after every refused POST
+        super().__init__(app, keepalive_timeout=idle_timeout, lingering_time=min(10.0, read_header_timeout),
+                         **kwargs)
         self._read_header_timeout = read_header_timeout
 
     async def _make_server(self) -> web.Server:
