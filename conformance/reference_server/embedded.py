@@ -4,7 +4,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from typing import Iterable
+from typing import Any, Iterable
 
 from .deviations import Deviations
 from .flavors import Flavor, get_flavor
@@ -70,11 +70,13 @@ class RunningServer:
 def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
                    tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1",
                    port: int = 0, authorization: str = "always-allow",
-                   users_file: str | None = None, flavor: "str | Flavor | None" = None) -> RunningServer:
+                   users_file: str | None = None, flavor: "str | Flavor | None" = None,
+                   **server_options: Any) -> RunningServer:
     """Start a server in a daemon thread; returns once it is listening (and answers /version).
 
     `authorization="rbac"` enables authentication + RBAC (a generated admin token when `token` is None,
-    see `RunningServer.token`); `users_file` is a kube-apiserver token file (`token,user,uid,"g1,g2"`)."""
+    see `RunningServer.token`); `users_file` is a kube-apiserver token file (`token,user,uid,"g1,g2"`).
+    `server_options` go to `ReferenceServer` as they are (timeouts, `cert_dir`, `anonymous_auth`)."""
     deviations = tuple(deviations)
     Deviations(deviations)  # unknown names ⇒ ValueError before any thread starts
     get_flavor(flavor)
@@ -88,7 +90,8 @@ def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (
         async def boot() -> None:
             server = ReferenceServer(profile=profile, deviations=deviations, token=token, tls=tls,
                                      controller_delay=controller_delay, host=host, port=port,
-                                     authorization=authorization, users_file=users_file, flavor=flavor)
+                                     authorization=authorization, users_file=users_file, flavor=flavor,
+                                     **server_options)
             await server.start()
             box["server"] = server
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import signal
 import sys
 from typing import Sequence
 
 from .deviations import DEVIATIONS
 from .flavors import DEFAULT_FLAVOR, FLAVORS
+from .logmask import protect
 from .http import PROFILES
 from .server import ReferenceServer
 
@@ -28,14 +30,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=6443)
     p.add_argument("--profile", choices=PROFILES, default="kubernetes")
-    p.add_argument("--token", default=None, help="require `Authorization: Bearer TOKEN`")
+    p.add_argument("--token", default=None, help="require `Authorization: Bearer TOKEN` (visible in `ps`: "
+                                                 "prefer --token-file)")
+    p.add_argument("--token-file", metavar="PATH", default=None, help="read the --token from the first line of PATH")
     p.add_argument("--tls", action="store_true", help="serve HTTPS with a CA generated at start")
+    p.add_argument("--cert-dir", metavar="DIR", default=None,
+                   help="serve HTTPS with a CA and certificate kept in DIR and reused across restarts (implies --tls)")
+    p.add_argument("--anonymous-auth", type=_bool_flag, default=True, metavar="true|false",
+                   help="false: a request without credentials is 401 Unauthorized (kube-apiserver's flag)")
+    p.add_argument("--request-timeout", type=_duration, default=60.0, metavar="DURATION",
+                   help="end a non-watch request after this long with a 504 (default 1m0s, as kube-apiserver)")
     p.add_argument("--write-kubeconfig", metavar="PATH", default=None)
     p.add_argument("--controller-delay", type=float, default=0.0, metavar="S")
     p.add_argument("--authorization", choices=("always-allow", "rbac"), default="always-allow",
                    help="rbac: authenticate (bearer tokens, impersonation) and authorize every request with RBAC "
                         "(default always-allow: the --token alone decides)")
-    p.add_argument("--users", metavar="FILE", default=None,
+    p.add_argument("--users", "--token-auth-file", dest="users", metavar="FILE", default=None,
                    help="token file for --authorization rbac (kube-apiserver --token-auth-file CSV: "
                         "token,user,uid,\"group1,group2\")")
     p.add_argument("--deviate", action="append", default=[], metavar="NAME", choices=sorted(DEVIATIONS),
@@ -44,6 +54,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="behave like this kind of cluster (controllers, admission, timings; see README "
                         "'Cluster flavours'; default: %(default)s)")
     p.add_argument("-v", "--verbose", action="store_true")
+
+
+def _bool_flag(value: str) -> bool:
+    if value.lower() in ("true", "1", "t"):
+        return True
+    if value.lower() in ("false", "0", "f"):
+        return False
+    raise argparse.ArgumentTypeError(f"invalid boolean value {value!r}")
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
+
+
+def _duration(value: str) -> float:
+    """A Go duration (`1m0s`, `90s`, `500ms`) or plain seconds, in seconds."""
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    parts = _DURATION.findall(value)
+    if not parts or "".join(a + b for a, b in parts) != value:
+        raise argparse.ArgumentTypeError(f"invalid duration {value!r} (e.g. 60s, 1m0s)")
+    return sum(float(n) * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[u] for n, u in parts)
+
+
+def read_token_file(path: str) -> str:
+    """The first line of a token file (OSError/ValueError for a missing or empty one)."""
+    with open(path, encoding="utf-8") as fh:
+        token = fh.readline().strip()
+    if not token:
+        raise ValueError(f"--token-file {path}: no token on its first line")
+    return token
 
 
 def build_parser(prog: str = "nsconform serve") -> argparse.ArgumentParser:
@@ -61,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    protect(handlers=logging.getLogger().handlers)  # every line the process logs, whatever its logger
     return run(args)
 
 
@@ -72,13 +115,20 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
 
+def _hardening(args: argparse.Namespace) -> dict:
+    """The issue-13 options (timeouts, --cert-dir, --anonymous-auth) for `ReferenceServer`."""
+    return {"request_timeout": getattr(args, "request_timeout", 60.0), "cert_dir": getattr(args, "cert_dir", None),
+            "anonymous_auth": getattr(args, "anonymous_auth", True)}
+
+
 async def _run(args: argparse.Namespace) -> int:
     try:
-        server = ReferenceServer(profile=args.profile, deviations=args.deviate, token=args.token, tls=args.tls,
+        token = read_token_file(args.token_file) if getattr(args, "token_file", None) else args.token
+        server = ReferenceServer(profile=args.profile, deviations=args.deviate, token=token, tls=args.tls,
                                  controller_delay=args.controller_delay, host=args.host, port=args.port,
                                  authorization=getattr(args, "authorization", "always-allow"),
                                  users_file=getattr(args, "users", None),
-                                 flavor=getattr(args, "flavor", None))
+                                 flavor=getattr(args, "flavor", None), **_hardening(args))
     except (ValueError, OSError) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
         return 2

@@ -2,6 +2,7 @@
 the current event loop. `embedded` and `serve` are thin wrappers around `ReferenceServer`."""
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Iterable
 
@@ -17,8 +18,10 @@ from .deviations import Deviations
 from .flavors import Flavor, get_flavor
 from .flavors import behaviours
 from .http import PROFILES, Router, ServerContext, build_app
+from .http.connection import IDLE_TIMEOUT, READ_HEADER_TIMEOUT, REQUEST_TIMEOUT, GuardedRunner
 from .kubeconfig import write_kubeconfig
 from .auth.tokens import TokenIssuer
+from .logmask import protect
 from .registry import Registry
 from .registry.service import KUBERNETES_SERVICE_IP
 from .storage import KeyNotFoundError
@@ -89,29 +92,53 @@ def _service_account_uid(registry: Registry):
     return lookup
 
 
+def _import_wire_modules() -> None:
+    import importlib
+
+    for name in ("protobuf", "negotiation", "table", "openapi", "gotypes"):
+        try:
+            importlib.import_module(f"conformance.reference_server.wire.{name}")
+        except Exception:  # noqa: BLE001 - a broken wire module is served without, as hooks.py does
+            pass
+
+
 class ReferenceServer:
     """One server instance; `start`/`stop` must run on the loop that serves it."""
 
     def __init__(self, *, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
                  tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1", port: int = 0,
                  authorization: str = "always-allow", users_file: str | None = None,
-                 flavor: str | Flavor | None = None):
+                 flavor: str | Flavor | None = None,
+                 request_timeout: float = REQUEST_TIMEOUT, read_header_timeout: float = READ_HEADER_TIMEOUT,
+                 idle_timeout: float = IDLE_TIMEOUT, cert_dir: str | None = None, anonymous_auth: bool = True):
         self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
         self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
                                  flavor=self.flavor)
+        self.ctx.request_timeout = request_timeout
+        protect([token] if token else [])  # and every bearer token by its shape
+        if self.ctx.authenticator is not None:
+            protect(self.ctx.authenticator.tokens)
+        if not anonymous_auth:  # --anonymous-auth=false: a request without credentials is a 401
+            if self.ctx.authenticator is not None:
+                self.ctx.authenticator.allow_anonymous = False
+            elif token is None:
+                raise ValueError("--anonymous-auth=false needs credentials: --token, --token-file or "
+                                 "--authorization rbac")
+        self._read_header_timeout, self._idle_timeout = read_header_timeout, idle_timeout
         self.authorization = authorization
         self.host, self.port = host, port
         self.token = token
         self.controller_delay = controller_delay
-        self.tls: ServerTLS | None = generate() if tls else None
+        self.tls: ServerTLS | None = generate(cert_dir=cert_dir) if tls or cert_dir else None
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
         self.extension_controllers: list = []   # CRD finalizer, APIService availability
         self.flavor_controllers: list[Controller] = []
-        self._runner: web.AppRunner | None = None
+        self._runner: GuardedRunner | None = None
+        self._warm_up: asyncio.Future | None = None
 
     @property
     def url(self) -> str:
@@ -138,7 +165,8 @@ class ReferenceServer:
         for c in self.extension_controllers + self.flavor_controllers:
             c.start()
         app = build_app(self.ctx)
-        self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
+        self._runner = GuardedRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0,
+                                     read_header_timeout=self._read_header_timeout, idle_timeout=self._idle_timeout)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port,
                            ssl_context=self.tls.ssl_context() if self.tls else None)
@@ -150,9 +178,15 @@ class ReferenceServer:
         server = site._server  # aiohttp exposes the bound sockets only here
         if server is not None and server.sockets:
             self.port = server.sockets[0].getsockname()[1]
+        # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
+        # in a worker thread, so no early request pays for it on the event loop (issue 13).
+        self._warm_up = asyncio.get_running_loop().run_in_executor(None, _import_wire_modules)
 
     async def stop(self) -> None:
         """End watches, stop the controller, close the listener; idempotent."""
+        if self._warm_up is not None:
+            warm_up, self._warm_up = self._warm_up, None
+            await warm_up
         self.ctx.registry.store.close_watchers()
         if self.controller is not None:
             await self.controller.stop()

@@ -1,4 +1,6 @@
-"""A throw-away CA and server certificate (127.0.0.1, localhost, ::1) generated at start."""
+"""A CA and server certificate (127.0.0.1, localhost, ::1): throw-away ones generated at start, or with
+`cert_dir` (kube-apiserver's `--cert-dir`) kept there and reused across restarts, so a kubeconfig written
+earlier keeps working."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -7,6 +9,7 @@ import os
 import ssl
 import tempfile
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -21,6 +24,7 @@ class ServerTLS:
     cert_file: str
     key_file: str
     ca_pem: bytes
+    keep: bool = False  # files live in a --cert-dir: never removed
 
     def ssl_context(self) -> ssl.SSLContext:
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -28,6 +32,8 @@ class ServerTLS:
         return ctx
 
     def cleanup(self) -> None:
+        if self.keep:
+            return
         for f in (self.ca_file, self.cert_file, self.key_file):
             try:
                 os.unlink(f)
@@ -43,19 +49,22 @@ def _name(cn: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
 
 
-def generate(hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")) -> ServerTLS:
-    """Create a CA and a server certificate signed by it; files live in a private temp directory."""
-    now = _dt.datetime.now(_dt.timezone.utc)
+def _ca(now: _dt.datetime, days: int) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_cert = (x509.CertificateBuilder().subject_name(_name("nsconform-ca")).issuer_name(_name("nsconform-ca"))
                .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-               .not_valid_before(now - _dt.timedelta(minutes=5)).not_valid_after(now + _dt.timedelta(days=7))
+               .not_valid_before(now - _dt.timedelta(minutes=5)).not_valid_after(now + _dt.timedelta(days=days))
                .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
                .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
                                             content_commitment=False, key_encipherment=False,
                                             data_encipherment=False, key_agreement=False, encipher_only=False,
                                             decipher_only=False), critical=True)
                .sign(ca_key, hashes.SHA256()))
+    return ca_key, ca_cert
+
+
+def _serving(now: _dt.datetime, days: int, hosts: tuple[str, ...], ca_key: ec.EllipticCurvePrivateKey,
+             ca_cert: x509.Certificate) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     key = ec.generate_private_key(ec.SECP256R1())
     sans: list[x509.GeneralName] = []
     for h in hosts:
@@ -65,20 +74,105 @@ def generate(hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")) -> Serv
             sans.append(x509.DNSName(h))
     cert = (x509.CertificateBuilder().subject_name(_name("nsconform-apiserver")).issuer_name(ca_cert.subject)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - _dt.timedelta(minutes=5)).not_valid_after(now + _dt.timedelta(days=7))
+            .not_valid_before(now - _dt.timedelta(minutes=5)).not_valid_after(now + _dt.timedelta(days=days))
             .add_extension(x509.SubjectAlternativeName(sans), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
             .sign(ca_key, hashes.SHA256()))
+    return key, cert
+
+
+def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+def _write_private(path: str, data: bytes) -> None:
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
+        fh.write(data)
+
+
+def generate(hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1"), cert_dir: str | None = None) -> ServerTLS:
+    """Create a CA and a server certificate signed by it; files live in a private temp directory, or in
+    `cert_dir`, where an earlier run's CA (and its still valid serving certificate) is reused."""
+    if cert_dir:
+        return _load_or_create(cert_dir, hosts)
+    now = _dt.datetime.now(_dt.timezone.utc)
+    ca_key, ca_cert = _ca(now, 7)
+    key, cert = _serving(now, 7, hosts, ca_key, ca_cert)
     d = tempfile.mkdtemp(prefix="nsconform-tls-")
     ca_pem = ca_cert.public_bytes(serialization.Encoding.PEM)
     paths = {}
     for fname, data in (("ca.crt", ca_pem), ("server.crt", cert.public_bytes(serialization.Encoding.PEM)),
-                        ("server.key", key.private_bytes(serialization.Encoding.PEM,
-                                                         serialization.PrivateFormat.PKCS8,
-                                                         serialization.NoEncryption()))):
+                        ("server.key", _key_pem(key))):
         p = os.path.join(d, fname)
-        with open(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
-            fh.write(data)
+        _write_private(p, data)
         paths[fname] = p
     return ServerTLS(d, paths["ca.crt"], paths["server.crt"], paths["server.key"], ca_pem)
+
+
+CERT_DAYS = 365  # client-go's self-signed fixtures (GenerateSelfSignedCertKeyWithFixtures): one year
+
+
+def _load_or_create(d: str, hosts: tuple[str, ...]) -> ServerTLS:
+    """`--cert-dir`: ca.crt/ca.key and apiserver.crt/apiserver.key, made once and reused while valid."""
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    now = _dt.datetime.now(_dt.timezone.utc)
+    ca_file, ca_key_file = os.path.join(d, "ca.crt"), os.path.join(d, "ca.key")
+    cert_file, key_file = os.path.join(d, "apiserver.crt"), os.path.join(d, "apiserver.key")
+    ca = _read_pair(ca_file, ca_key_file, now)
+    if ca is None:
+        ca_key, ca_cert = _ca(now, CERT_DAYS)
+        _write_private(ca_key_file, _key_pem(ca_key))
+        _write_private(ca_file, ca_cert.public_bytes(serialization.Encoding.PEM))
+    else:
+        ca_key, ca_cert = ca
+    serving = _read_pair(cert_file, key_file, now)
+    if serving is None or serving[1].issuer != ca_cert.subject or not _covers(serving[1], hosts) or \
+            not _signed_by(serving[1], ca_cert):
+        key, cert = _serving(now, CERT_DAYS, hosts, ca_key, ca_cert)  # type: ignore[arg-type]
+        _write_private(key_file, _key_pem(key))
+        _write_private(cert_file, cert.public_bytes(serialization.Encoding.PEM))
+    ca_pem = ca_cert.public_bytes(serialization.Encoding.PEM)
+    return ServerTLS(d, ca_file, cert_file, key_file, ca_pem, keep=True)
+
+
+def _read_pair(cert_file: str, key_file: str, now: _dt.datetime) -> tuple[Any, x509.Certificate] | None:
+    """A certificate and its key when both are readable and the certificate is valid for a day more."""
+    try:
+        with open(cert_file, "rb") as fh:
+            cert = x509.load_pem_x509_certificate(fh.read())
+        with open(key_file, "rb") as fh:
+            key = serialization.load_pem_private_key(fh.read(), password=None)
+    except (OSError, ValueError):
+        return None
+    not_after = getattr(cert, "not_valid_after_utc", None) or cert.not_valid_after.replace(tzinfo=_dt.timezone.utc)
+    if not_after < now + _dt.timedelta(days=1) or \
+            cert.public_key().public_numbers() != key.public_key().public_numbers():  # type: ignore[union-attr]
+        return None
+    return key, cert
+
+
+def _covers(cert: x509.Certificate, hosts: tuple[str, ...]) -> bool:
+    try:
+        sans = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return False
+    names = {str(n) for n in sans.get_values_for_type(x509.IPAddress)} | set(sans.get_values_for_type(x509.DNSName))
+    return all((str(ipaddress.ip_address(h)) if _is_ip(h) else h) in names for h in hosts)
+
+
+def _is_ip(h: str) -> bool:
+    try:
+        ipaddress.ip_address(h)
+        return True
+    except ValueError:
+        return False
+
+
+def _signed_by(cert: x509.Certificate, ca: x509.Certificate) -> bool:
+    try:
+        cert.verify_directly_issued_by(ca)
+        return True
+    except Exception:  # noqa: BLE001 - InvalidSignature, a foreign key type...: not ours, make a new one
+        return False

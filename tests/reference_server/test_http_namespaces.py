@@ -19,7 +19,7 @@ def post_ns(http, url, body):
 def test_create_defaults_ns10_ns13(http, url, namespaces):
     name = namespaces.name()
     r = post_ns(http, url, {"apiVersion": "v1", "kind": "Namespace",
-                            "metadata": {"name": name, "namespace": "zzz", "uid": "u", "creationTimestamp": "x",
+                            "metadata": {"name": name, "namespace": "zzz", "uid": "u", "creationTimestamp": "2000-01-01T00:00:00Z",
                                          "labels": {"kubernetes.io/metadata.name": "wrong"}},
                             "status": {"phase": "Terminating"}})
     assert r.status_code == 201
@@ -27,7 +27,7 @@ def test_create_defaults_ns10_ns13(http, url, namespaces):
     assert list(ns)[:2] == ["kind", "apiVersion"] and ns["kind"] == "Namespace"
     m = ns["metadata"]
     assert m["labels"]["kubernetes.io/metadata.name"] == name
-    assert "namespace" not in m and m["uid"] != "u" and m["creationTimestamp"] != "x"
+    assert "namespace" not in m and m["uid"] != "u" and m["creationTimestamp"] != "2000-01-01T00:00:00Z"
     assert m["resourceVersion"] and m["managedFields"] and "generation" not in m
     assert ns["spec"] == {"finalizers": ["kubernetes"]}
     assert ns["status"] == {"phase": "Active"}

@@ -184,14 +184,23 @@ class RbacStrategy(Strategy):
     """Registry strategy for the four RBAC kinds (errors are reported with `kind.group`, e.g.
     `RoleBinding.rbac.authorization.k8s.io "x" is invalid: ...`, which the store must pass as group)."""
 
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+    guard: Any = None  # auth.escalation.EscalationGuard when the server authorizes with RBAC
+
+    def _default(self, obj: dict[str, Any]) -> None:
         defaulted = apply_defaults(obj, self.info.kind)
         for key, value in defaulted.items():  # in place: the store holds a reference to obj["metadata"]
             if key != "metadata":
                 obj[key] = value
 
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._default(obj)
+        if self.guard is not None:  # the policy-based storage's escalation check (403)
+            self.guard.check(self.info.kind, obj)
+
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        self.prepare_for_create(new)
+        self._default(new)
+        if self.guard is not None:
+            self.guard.check(self.info.kind, new, old)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return validate({**obj, "kind": self.info.kind})

@@ -19,8 +19,8 @@ Upstream sources reproduced here:
   but is no rule resolver).
 
 Skipped (documented in docs/scope.md): ClusterRole aggregation (`aggregationRule` is ignored, only
-`rules` count), the Node authorizer, field/label-selector authorization, and the escalation checks
-on creating roles/bindings (`escalate`/`bind`).
+`rules` count), the Node authorizer, field/label-selector authorization. The escalation checks on writing
+roles/bindings (`escalate`/`bind`) live in `auth/escalation.py`.
 """
 from __future__ import annotations
 

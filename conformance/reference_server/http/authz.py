@@ -15,6 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from ..auth import RBACAuthorizer, TokenAuthenticator, UserInfo, impersonate, request_attributes
+from ..auth.escalation import CURRENT_USER
 from ..auth.kinds import GROUP
 from ..auth.rbac import RequestInfoError
 from ..deviations import NONE, Deviations
@@ -79,6 +80,7 @@ def authz_middleware(ctx: Any):
         user = authenticator.authenticate(request.headers)
         user = impersonate(user, request.headers, authorizer)
         request[REQUESTER] = user  # upstream's request context user: what SelfSubjectAccessReview asks about
+        CURRENT_USER.set(user)  # the same user, for the RBAC storages' escalation checks (auth/escalation.py)
         try:
             attrs = request_attributes(request.method, request.path, request.query, user, design_list=design)
         except RequestInfoError as exc:  # upstream's WithRequestInfo answers a plain-text 500
@@ -97,14 +99,19 @@ def rbac_setup(registry: Registry, deviations: Deviations, token: str | None,
     from ..auth.kinds import RBAC_KINDS, VERSION, RbacStrategy
     from ..registry.group import GroupStore
 
+    from ..auth.escalation import EscalationGuard
+
+    authorizer = RBACAuthorizer(RegistryRbacSource(registry, deviations))
     for info in RBAC_KINDS:
-        registry.add_group_store(GroupStore(info, registry.store, GROUP, VERSION, RbacStrategy(info), deviations))
+        strategy = RbacStrategy(info)
+        strategy.guard = EscalationGuard(authorizer)
+        registry.add_group_store(GroupStore(info, registry.store, GROUP, VERSION, strategy, deviations))
     seed_bootstrap_policy(registry)
     if users_file:
         authenticator = TokenAuthenticator.from_file(users_file, admin_token=token)
     else:
         authenticator = TokenAuthenticator(admin_token=token)
-    return authenticator, RBACAuthorizer(RegistryRbacSource(registry, deviations))
+    return authenticator, authorizer
 
 
 __all__ = ["REQUESTER", "RegistryRbacSource", "authz_middleware", "rbac_setup", "seed_bootstrap_policy"]

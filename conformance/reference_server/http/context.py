@@ -24,6 +24,7 @@ class ServerContext:
     request_count: int = 0      # HTTP requests received (every one, refused ones too); bumped on the loop
     middlewares: tuple = ()     # a cluster flavour's extra middlewares, innermost (flavors/behaviours.py)
     watch_lag: float = 0.0      # a cluster flavour's lateness of watch events, seconds (order kept)
+    request_timeout: float = 60.0  # --request-timeout: non-long-running requests end in a 504 after it
 
     @property
     def store(self):

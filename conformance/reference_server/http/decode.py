@@ -5,11 +5,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import yaml
+from typing import Any
 
 from .. import apierrors as E
+from ..wire import gotypes
+from ..wire.schema import KIND_MESSAGES
+from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
 from ..registry.kinds import OBJECT_META_FIELDS
 from . import hooks
 
@@ -41,13 +44,15 @@ def parse_raw(content_type: str | None, raw: bytes, expected_kind: str) -> Any:
     mt = media_type(content_type)
     if mt in JSON_TYPES:
         try:
-            return json.loads(raw.decode("utf-8")) if raw else _raise(ValueError("unexpected end of JSON input"))
+            return loads_json(raw) if raw else _raise(ValueError("unexpected end of JSON input"))
         except (ValueError, UnicodeDecodeError) as exc:
             raise _unrecognized(expected_kind, f"couldn't get version/kind; json parse error: {_json_msg(exc)}",
                                 raw) from None
     if mt == YAML_TYPE:
         try:
-            return yaml.safe_load(raw.decode("utf-8")) if raw else _raise(ValueError("empty body"))
+            return loads_yaml(raw) if raw else _raise(ValueError("empty body"))
+        except BodyError as exc:
+            raise _unrecognized(expected_kind, str(exc), raw) from None
         except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
             raise _unrecognized(expected_kind, f"couldn't get version/kind; json parse error: {exc}", raw) from None
     if mt == PROTOBUF_TYPE:
@@ -55,8 +60,10 @@ def parse_raw(content_type: str | None, raw: bytes, expected_kind: str) -> Any:
         if decoder is None:
             raise E.unsupported_media_type(mt)
         try:
-            return decoder(raw)
-        except ValueError as exc:
+            value = decoder(raw)
+            check_depth(value)
+            return value
+        except (ValueError, UnicodeDecodeError) as exc:
             raise _unrecognized(expected_kind, str(exc), raw) from None
     raise E.unsupported_media_type(mt)
 
@@ -111,13 +118,56 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str) -> dic
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {expected_kind}: converting '
                             f"(v1.{kind}) to (core.{expected_kind}): unknown conversion")
     _check_shapes(obj, expected_kind)
+    if obj.get("metadata") is None:  # `"metadata": null` leaves Go's zero ObjectMeta
+        obj["metadata"] = {}
     obj["kind"], obj["apiVersion"] = expected_kind, "v1"
     return obj
 
 
+def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
+    """The Go decode error of `obj` as the served kind's Go type (None: it decodes)."""
+    message = KIND_MESSAGES.get(kind)
+    if message is not None:
+        return gotypes.type_error(obj, message)
+    return gotypes.object_meta_error(obj, kind)  # a kind outside the field model: its ObjectMeta at least
+
+
+def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch: Any) -> None:
+    """A patch whose result no longer decodes into the Go type: `422 Invalid` on field `patch`
+    (`handlers/patch.go`: `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`).
+    The value is the patched JSON (JSON and merge patch) or the patch map printed with `%+v` (strategic)."""
+    err = check_go_types(patched, kind)
+    if err is None:
+        return
+    shown = go_map_format(patch) if patch_type.startswith("application/strategic") else \
+        json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
+    e = E.invalid("", "", [E.field_invalid("patch", shown, err)])
+    e.status.get("details", {}).pop("kind", None)
+    raise e
+
+
+def go_map_format(v: Any) -> str:
+    """Go's `%+v` of a decoded JSON value (maps print with sorted keys)."""
+    if isinstance(v, dict):
+        return "map[" + " ".join(f"{k}:{go_map_format(v[k])}" for k in sorted(v)) + "]"
+    if isinstance(v, list):
+        return "[" + " ".join(go_map_format(x) for x in v) + "]"
+    if v is None:
+        return "<nil>"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
 def _check_shapes(obj: dict[str, Any], kind: str) -> None:
     """The Go unmarshal type errors a malformed-but-valid JSON body would hit."""
+    err = check_go_types(obj, kind)
+    if err:
+        raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: {err}')
+    _check_shapes_legacy(obj, kind)
 
+
+def _check_shapes_legacy(obj: dict[str, Any], kind: str) -> None:
     def fail(path: str, value: Any, go_type: str) -> None:
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal '
                             f"{_json_type(value)} into Go struct field {kind}.{path} of type {go_type}")
@@ -186,12 +236,40 @@ def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str]) ->
     return _walk_unknown(obj, _schema(kind, top_level), "", drop=False)
 
 
+def go_quote(s: str) -> str:
+    """Go's `strconv.Quote`: control and non-printable characters escaped, so a field name can never put a
+    raw CR/LF or control byte into a message or a `Warning` header."""
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif ch.isprintable() and not 0xD800 <= o <= 0xDFFF:
+            out.append(ch)
+        elif o < 0x80:
+            out.append(f"\\x{o:02x}")
+        elif o < 0x10000:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(f"\\U{o:08x}")
+    return "".join(out) + '"'
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+               "\v": "\\v"}
+MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most 100 strict errors
+
+
 def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str) -> list[str]:
-    """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped."""
-    unknown = _walk_unknown(obj, _schema(kind, top_level), "", drop=mode != "Strict")
+    """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped.
+    Paths are quoted as Go's `strconv.Quote` does."""
+    unknown = list(dict.fromkeys(_walk_unknown(obj, _schema(kind, top_level), "", drop=mode != "Strict")))
+    unknown = unknown[:MAX_STRICT_ERRORS]
     if unknown and mode == "Strict":
-        raise E.bad_request("strict decoding error: " + ", ".join(f'unknown field "{u}"' for u in unknown))
-    return [f'unknown field "{u}"' for u in unknown] if mode == "Warn" else []
+        raise E.bad_request("strict decoding error: " + ", ".join(f"unknown field {go_quote(u)}" for u in unknown))
+    return [f"unknown field {go_quote(u)}" for u in unknown] if mode == "Warn" else []
 
 
 def decode_delete_options(content_type: str | None, raw: bytes) -> dict[str, Any]:

@@ -199,7 +199,7 @@ def decode_named_body(content_type: str | None, raw: bytes, api_version: str, ki
     """`decode_group_body` for a kind given by name (the access reviews have no store)."""
     try:
         probe = json.loads(raw.decode("utf-8")) if raw.strip() else None
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # the core decoder reports it as Go would
         probe = None
     if isinstance(probe, dict):
         version = probe.get("apiVersion")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
 from aiohttp import web
@@ -13,7 +12,8 @@ from ..registry import GenericStore
 from ..registry.namespace import NamespaceStore
 from . import params as P
 from .context import ServerContext
-from .decode import apply_field_validation, decode_body, decode_delete_options, media_type
+from ..wire.textdecode import check_depth, loads_json
+from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
 from .respond import dumps, json_body_response, object_response, plain_json
 from .router import Route
@@ -106,9 +106,9 @@ class Handlers:
     def _respond(self, request: web.Request, obj: Any, status: int = 200,
                  warnings: list[str] | None = None) -> web.Response:
         headers = None
-        if warnings:  # one Warning header per warning, quoted as RFC 7234 warn-text
+        if warnings:  # one Warning header per warning, quoted as RFC 7234 warn-text (`net.NewWarningHeader`)
             headers = CIMultiDict([("Warning", '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"')
-                                   for w in warnings])
+                                   for w in dict.fromkeys(warnings) if w.isprintable()])
         kind = obj.get("kind", "").removesuffix("List") if obj.get("kind") != "Status" else ""
         return object_response(obj, status, request.headers.get("Accept"), headers, kind=kind, query=request.query)
 
@@ -207,7 +207,7 @@ class Handlers:
         if ctype not in PATCH_TYPES or ctype == APPLY_PATCH:
             raise E.router_unsupported_media_type()
         try:
-            patch = json.loads(raw.decode("utf-8"))
+            patch = loads_json(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             raise E.bad_request(f"error decoding patch: {exc}") from None
         mode = P.field_validation(request.query)
@@ -215,7 +215,11 @@ class Handlers:
 
         def transform(current: dict[str, Any]) -> dict[str, Any]:
             patched = apply_patch(current, ctype, patch)
+            check_depth(patched)
             patched["kind"], patched["apiVersion"] = store.info.kind, "v1"
+            patch_type_error(patched, store.info.kind, ctype, patch)
+            if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
+                patched["metadata"] = {}
             warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode)
             self._fix_namespace(patched, route, store)
             self._check_name(patched, route.name)

@@ -535,6 +535,8 @@ def decode_continue(token: str) -> tuple[int, str]:
         if data.get("v") != "meta.k8s.io/v1" or not isinstance(data.get("rv"), int) or data["rv"] == 0:
             raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
         return data["rv"], str(data.get("start", "")).rstrip("\x00")
+    except RecursionError:  # a token of thousands of `[`: Go's decoder stops at its depth limit too
+        raise E.bad_request("continue key is not valid: invalid character '[' exceeded max depth") from None
     except (ValueError, TypeError, AttributeError) as exc:
         raise E.bad_request(f"continue key is not valid: {exc}") from None
 

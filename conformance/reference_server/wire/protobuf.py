@@ -22,6 +22,7 @@ from google.protobuf.message import DecodeError, Message
 
 from .schema import JSON_SCALAR_MESSAGES, KIND_MESSAGES, Field, fields, fields_by_name
 from ._proto_table import MESSAGES
+from .textdecode import loads_json
 
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 MAGIC = b"k8s\x00"
@@ -88,7 +89,11 @@ _CLASSES = _build_classes()
 def _format_time(msg: Message, micro: bool) -> str | None:
     if not msg.ListFields():  # Go marshals the zero time as an empty message; JSON prints null
         return None
-    moment = datetime.fromtimestamp(msg.seconds, tz=timezone.utc)  # type: ignore[attr-defined]
+    try:
+        moment = datetime.fromtimestamp(msg.seconds, tz=timezone.utc)  # type: ignore[attr-defined]
+    except (OverflowError, OSError, ValueError):  # beyond year 9999: a 400, not a crash
+        raise ValueError(f"Time.seconds {msg.seconds} is outside the range of a timestamp "  # type: ignore[attr-defined]
+                         "(years 1-9999)") from None
     if micro:
         return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{msg.nanos // 1000:06d}Z"  # type: ignore[attr-defined]
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")  # metav1.Time drops sub-second precision
@@ -105,7 +110,7 @@ def _json_scalar_message(name: str, msg: Message) -> Any:
         return msg.strVal if msg.type == 1 else msg.intVal  # type: ignore[attr-defined]
     if name == "meta.FieldsV1":
         raw = msg.Raw  # type: ignore[attr-defined]
-        return json.loads(raw) if raw else {}
+        return loads_json(raw) if raw else {}  # Go's JSON rules: depth bounded, surrogates replaced
     raise AssertionError(name)
 
 

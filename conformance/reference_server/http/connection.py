@@ -1,0 +1,104 @@
+"""Connection-level limits, as Go's `http.Server` in kube-apiserver (`secure_serving.go`) sets them:
+`ReadHeaderTimeout` 32 s, `IdleTimeout` 90 s, and a plain `400 Bad Request` for a request the HTTP parser
+refuses (Go never echoes the offending header back, so neither do we: it may hold a token).
+
+aiohttp builds one `RequestHandler` per connection; `GuardedRunner` makes them `GuardedRequestHandler`s.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
+
+log = logging.getLogger("nsconform.reference_server.http")
+
+READ_HEADER_TIMEOUT = 32.0   # secure_serving.go: "just shy of requestTimeoutUpperBound"
+IDLE_TIMEOUT = 90.0          # secure_serving.go: "matches http.DefaultTransport keep-alive timeout"
+REQUEST_TIMEOUT = 60.0       # kube-apiserver --request-timeout default (non-long-running requests)
+
+
+class GuardedRequestHandler(RequestHandler):
+    """A connection whose request headers must arrive within `read_header_timeout`."""
+
+    read_header_timeout: float = READ_HEADER_TIMEOUT
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._arm_header_timer()
+
+    def _arm_header_timer(self) -> None:
+        if self._header_timer is None and self.read_header_timeout > 0:
+            self._header_timer = self._loop.call_later(self.read_header_timeout, self._header_deadline)
+
+    def _disarm_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _header_deadline(self) -> None:
+        self._header_timer = None
+        if not self._messages and not self._request_in_progress:  # still waiting for a complete header
+            self.force_close()
+            if self.transport is not None:
+                self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        count = self._request_count
+        super().data_received(data)
+        if self._request_count != count:  # a complete request line + headers arrived
+            self._disarm_header_timer()
+        elif not self._request_in_progress and not self._messages:  # bytes of a next request's header
+            self._arm_header_timer()
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self._disarm_header_timer()
+        super().connection_lost(exc)
+
+    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        """One log line without the request's bytes; Go's bare answer instead of aiohttp's echo."""
+        if status == 400:
+            log.info("refused a malformed HTTP request from %s (%s)", request.remote, type(exc).__name__)
+            text = "400 Bad Request"
+        elif status == 504:
+            text = "504 Gateway Timeout"
+        else:
+            log.error("internal error handling a request from %s", request.remote)
+            text = "500 Internal Server Error"
+        if request.writer.output_size > 0:
+            raise ConnectionError("response already started")
+        resp = web.Response(status=status, text=text, content_type="text/plain")
+        resp.force_close()
+        return resp
+
+
+class GuardedServer(web.Server):
+    read_header_timeout: float = READ_HEADER_TIMEOUT
+
+    def __call__(self) -> RequestHandler:
+        handler = GuardedRequestHandler(self, loop=self._loop, **self._kwargs)
+        handler.read_header_timeout = self.read_header_timeout
+        return handler
+
+
+class GuardedRunner(web.AppRunner):
+    """An AppRunner whose connections are `GuardedRequestHandler`s."""
+
+    def __init__(self, app: web.Application, *, read_header_timeout: float = READ_HEADER_TIMEOUT,
+                 idle_timeout: float = IDLE_TIMEOUT, **kwargs: Any):
+        # the rest of a body the handler did not read is drained for at most this long, then the connection
+        # closes (aiohttp's default 10 s, never longer than a header may take): closing at once would reset
+        # keep-alive connections after every refused POST
+        super().__init__(app, keepalive_timeout=idle_timeout, lingering_time=min(10.0, read_header_timeout),
+                         **kwargs)
+        self._read_header_timeout = read_header_timeout
+
+    async def _make_server(self) -> web.Server:
+        server = await super()._make_server()
+        server.__class__ = GuardedServer  # same state, our per-connection handler
+        server.read_header_timeout = self._read_header_timeout  # type: ignore[attr-defined]
+        return server

@@ -1,0 +1,167 @@
+"""The type errors Go's `encoding/json` reports when a JSON value meets the Go struct of a served kind.
+
+kube-apiserver decodes every body into its Go types, so `"labels": [1]` never reaches a handler: the
+decoder answers `json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type
+map[string]string` (a 400 for create/update, a 422 `patch` cause for patches). `type_error` finds the
+first such error (in document order, as Go's decoder keeps only the first) using the shared field model
+(`wire.schema`), so no malformed value is stored and later trips the server.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any
+
+from . import schema
+
+_INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
+               "u32": (0, 2 ** 32 - 1), "u64": (0, 2 ** 64 - 1)}
+_GO_SCALARS = {"s": "string", "b": "bool", "y": "[]uint8", "i32": "int32", "i64": "int64", "u32": "uint32",
+               "u64": "uint64", "f32": "float32", "f64": "float64"}
+# Named Go string types whose name shows in the error (the common ones of the served kinds).
+_NAMED = {"core.NamespaceSpec.finalizers": "v1.FinalizerName", "core.NamespaceStatus.phase": "v1.NamespacePhase"}
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def json_type(v: Any) -> str:
+    """Go's name for a JSON value's kind in an UnmarshalTypeError."""
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return f"number {v}" if not isinstance(v, bool) else "bool"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    if v is None:
+        return "null"
+    return "object"
+
+
+def _kind_word(v: Any) -> str:
+    """`number` without its literal (what Go prints when the Go type is not numeric)."""
+    return "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else json_type(v)
+
+
+def _go_type(f: schema.Field, element: bool = False) -> str:
+    base = _NAMED.get(f.qualified) or (_GO_SCALARS.get(f.type) if not f.is_message
+                                        else "v1." + f.type.split(".", 1)[1])
+    if element:
+        return base
+    if f.map_key is not None:
+        return f"map[string]{base}"
+    if f.repeated:
+        return f"[]{base}"
+    return base
+
+
+def _scalar_error(v: Any, typ: str) -> str | None:
+    """The Go-side complaint about one JSON value for a scalar type, or None when it decodes."""
+    if typ == "s":
+        return None if isinstance(v, str) else _kind_word(v)
+    if typ == "b":
+        return None if isinstance(v, bool) else _kind_word(v)
+    if typ == "y":
+        if not isinstance(v, str):
+            return _kind_word(v)
+        try:
+            base64.b64decode(v, validate=True)
+        except (binascii.Error, ValueError):
+            return "base64"
+        return None
+    if typ in _INT_RANGES:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return _kind_word(v)
+        lo, hi = _INT_RANGES[typ]
+        if isinstance(v, float) or not lo <= v <= hi:
+            return json_type(v)
+        return None
+    if typ in ("f32", "f64"):
+        return None if isinstance(v, (int, float)) and not isinstance(v, bool) else _kind_word(v)
+    return None
+
+
+def _special_error(message: str, v: Any) -> str | None:
+    """JSON-scalar messages (`UnmarshalJSON` of Time, Quantity, IntOrString, FieldsV1)."""
+    if message in ("meta.Time", "meta.MicroTime"):
+        if not isinstance(v, str):
+            return f"json: cannot unmarshal {_kind_word(v)} into Go value of type string"
+        if v and not _RFC3339.match(v):
+            return f'parsing time "{v}" as "2006-01-02T15:04:05Z07:00": cannot parse "{v}" as "2006"'
+        return None
+    if message == "resource.Quantity":
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        return None
+    if message == "intstr.IntOrString":
+        if isinstance(v, bool) or not isinstance(v, (str, int)):
+            return f"json: cannot unmarshal {_kind_word(v)} into Go value of type int32"
+        return None
+    return None  # meta.FieldsV1 keeps any raw JSON
+
+
+def type_error(obj: dict[str, Any], message: str) -> str | None:
+    """The first Go decode error of `obj` as the Go type of `message` (e.g. `core.ConfigMap`), or None."""
+    return _message(obj, message, "")
+
+
+def object_meta_error(obj: dict[str, Any], struct: str) -> str | None:
+    """The first Go decode error of `obj["metadata"]` (ObjectMeta) for a kind outside the field model."""
+    meta = obj.get("metadata")
+    if meta is None:
+        return None
+    return _field(schema.Field(f"x.{struct}", "metadata", 1, "meta.ObjectMeta"), meta, struct, "metadata")
+
+
+def _message(obj: dict[str, Any], message: str, path: str) -> str | None:
+    try:
+        fields = schema.json_fields(message)
+    except KeyError:
+        return None
+    struct = message.split(".", 1)[1]
+    for key, value in obj.items():
+        f = fields.get(key)
+        if f is None or value is None:  # unknown fields are dropped; null leaves the Go zero value
+            continue
+        err = _field(f, value, struct, f"{path}{key}")
+        if err:
+            return err
+    return None
+
+
+def _mismatch(got: str, struct: str, path: str, go_type: str) -> str:
+    if got == "base64":
+        return "illegal base64 data at input byte 0"
+    return f"json: cannot unmarshal {got} into Go struct field {struct}.{path} of type {go_type}"
+
+
+def _field(f: schema.Field, value: Any, struct: str, path: str) -> str | None:
+    if f.map_key is not None:
+        if not isinstance(value, dict):
+            return _mismatch(_kind_word(value), struct, path, _go_type(f))
+        items = value.values()
+    elif f.repeated:
+        if not isinstance(value, list):
+            return _mismatch(_kind_word(value), struct, path, _go_type(f))
+        items = value
+    else:
+        items = (value,)
+    for item in items:
+        err = _one(f, item, struct, path)
+        if err:
+            return err
+    return None
+
+
+def _one(f: schema.Field, v: Any, struct: str, path: str) -> str | None:
+    if v is None:
+        return None
+    if not f.is_message:
+        got = _scalar_error(v, f.type)
+        return _mismatch(got, struct, path, _go_type(f, element=True)) if got else None
+    if f.type in schema.JSON_SCALAR_MESSAGES:
+        return _special_error(f.type, v)
+    if not isinstance(v, dict):
+        return _mismatch(_kind_word(v), struct, path, _go_type(f, element=True))
+    return _message(v, f.type, path + ".")

@@ -1,0 +1,143 @@
+"""JSON and YAML request bodies decoded with Go's safety rails, so no body can poison the store or stall
+the server:
+
+* a lone UTF-16 surrogate (`"\\ud800"`) becomes U+FFFD, as Go's `encoding/json` does -- Python would keep a
+  string that no encoder can write back, and every later list holding it would fail;
+* nesting is bounded (`MAX_DEPTH`): Go stops at 10000 levels (`exceeded max depth`); Python's recursive
+  encoders, copies and YAML emitter stop far earlier, so this server refuses deeper than `MAX_DEPTH` with
+  the same words (a documented limit of the reference server);
+* YAML aliases obey go-yaml's `excessive aliasing` rule (`decode.go`, `allowedAliasRatio`), computed on
+  the composed node graph, so a billion-laughs document is refused before it is expanded.
+
+Errors are `BodyError` (a ValueError) carrying Go's text; the HTTP layer makes them 400s.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterable
+
+import yaml
+
+MAX_DEPTH = 100
+_SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
+_LONE = re.compile("[\ud800-\udfff]")
+_OPENERS = re.compile(rb"[\[{]")
+
+
+class BodyError(ValueError):
+    """A body Go's decoder would refuse; `str()` is Go's message."""
+
+
+def too_deep() -> BodyError:
+    return BodyError("invalid character '{' exceeded max depth")
+
+
+def loads_json(raw: bytes) -> Any:
+    """`json.Unmarshal` semantics: surrogates replaced, depth bounded."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise too_deep() from None
+    check_depth(value, raw)
+    if _SURROGATE_ESCAPE.search(raw):
+        value = replace_lone_surrogates(value)
+    return value
+
+
+def loads_yaml(raw: bytes) -> Any:
+    """`sigs.k8s.io/yaml` semantics: depth and go-yaml's alias rule checked on the event stream (before
+    anything is built or expanded), then the JSON rules on the result."""
+    text = raw.decode("utf-8")
+    _check_events(yaml.parse(text, Loader=_LOADER))
+    try:
+        value = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a SafeLoader (C when libyaml is there)
+    except RecursionError:
+        raise too_deep() from None
+    check_depth(value, raw)
+    return replace_lone_surrogates(value) if _LONE.search(text) or b"\\u" in raw or b"\\U" in raw else value
+
+
+def check_depth(value: Any, raw: bytes | None = None) -> None:
+    """Refuse a value nested deeper than MAX_DEPTH (cheap pre-check: too few brackets to be that deep)."""
+    if raw is not None and len(_OPENERS.findall(raw[: 1 << 20])) < MAX_DEPTH and len(raw) < 1 << 20:
+        return
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if d > MAX_DEPTH:
+            raise too_deep()
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values() if isinstance(x, (dict, list)))
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v if isinstance(x, (dict, list)))
+
+
+def _fix(s: str) -> str:
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace") if _LONE.search(s) else s
+
+
+def replace_lone_surrogates(value: Any) -> Any:
+    """Every unpaired surrogate in keys and strings → U+FFFD (one per surrogate, as Go)."""
+    if isinstance(value, str):
+        return _fix(value)
+    if isinstance(value, list):
+        return [replace_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_fix(k) if isinstance(k, str) else k: replace_lone_surrogates(v) for k, v in value.items()}
+    return value
+
+
+# ---- go-yaml's alias rule --------------------------------------------------------------------------
+_RATIO_LOW, _RATIO_HIGH = 400_000, 4_000_000
+_PY_EXPANSION_CAP = 1_000_000  # expanded nodes of an aliased document (go-yaml: bounded by the ratio alone)
+
+
+def _allowed_alias_ratio(decode_count: int) -> float:
+    if decode_count <= _RATIO_LOW:
+        return 0.99
+    if decode_count >= _RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decode_count - _RATIO_LOW) / (_RATIO_HIGH - _RATIO_LOW)
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _check_events(events: Iterable[yaml.Event]) -> None:
+    """go-yaml counts every decoded node and alias of the *expanded* document; count both from the events
+    (an alias adds its anchor's totals), so a bomb costs its size, not its expansion. Depth is bounded here
+    too, before any recursive code sees the document."""
+    anchors: dict[str, tuple[int, int]] = {}
+    stack: list[list[Any]] = [[0, 0, None]]  # [decode count, alias count, anchor] per open collection
+    decode_count = alias_count = 0  # of the whole expanded document so far
+    for ev in events:
+        if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            stack.append([1, 0, ev.anchor])
+            decode_count += 1
+            if len(stack) > MAX_DEPTH + 1:
+                raise too_deep()
+            continue
+        if isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            count, aliases, anchor = stack.pop()
+            if anchor is not None:
+                anchors[anchor] = (count, aliases)
+            stack[-1][0] += count
+            stack[-1][1] += aliases
+            continue
+        if isinstance(ev, yaml.ScalarEvent):
+            if ev.anchor is not None:
+                anchors[ev.anchor] = (1, 0)
+            stack[-1][0] += 1
+            decode_count += 1
+            continue
+        if not isinstance(ev, yaml.AliasEvent):
+            continue
+        count, aliases = anchors.get(ev.anchor, (1, 0))
+        stack[-1][0] += count
+        stack[-1][1] += aliases + 1
+        decode_count += count
+        alias_count += aliases + 1
+        if alias_count > 100 and decode_count > 1000 and \
+                alias_count / decode_count > _allowed_alias_ratio(decode_count) or decode_count > _PY_EXPANSION_CAP:
+            raise BodyError("error converting YAML to JSON: yaml: document contains excessive aliasing")
