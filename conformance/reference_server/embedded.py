@@ -68,7 +68,7 @@ class RunningServer:
 def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
                    tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1",
                    port: int = 0, authorization: str = "always-allow",
-                   users_file: str | None = None) -> RunningServer:
+                   users_file: str | None = None, feature_gates: Iterable[str] = ()) -> RunningServer:
     """Start a server in a daemon thread; returns once it is listening (and answers /version).
 
     `authorization="rbac"` enables authentication + RBAC (a generated admin token when `token` is None,
@@ -85,7 +85,8 @@ def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (
         async def boot() -> None:
             server = ReferenceServer(profile=profile, deviations=deviations, token=token, tls=tls,
                                      controller_delay=controller_delay, host=host, port=port,
-                                     authorization=authorization, users_file=users_file)
+                                     authorization=authorization, users_file=users_file,
+                                     feature_gates=feature_gates)
             await server.start()
             box["server"] = server
 

@@ -9,6 +9,7 @@ import sys
 from typing import Sequence
 
 from .deviations import DEVIATIONS
+from .extensions import parse_feature_gates
 from .http import PROFILES
 from .server import ReferenceServer
 
@@ -39,6 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "token,user,uid,\"group1,group2\")")
     p.add_argument("--deviate", action="append", default=[], metavar="NAME", choices=sorted(DEVIATIONS),
                    help="switch on a named deliberate bug (repeatable)")
+    p.add_argument("--feature-gates", action="append", default=[], metavar="NAME=true",
+                   help="switch on an opt-in extension (kube-apiserver syntax; known: NamespaceInitializers, "
+                        "KEP-33, never merged upstream)")
     p.add_argument("-v", "--verbose", action="store_true")
 
 
@@ -73,7 +77,8 @@ async def _run(args: argparse.Namespace) -> int:
         server = ReferenceServer(profile=args.profile, deviations=args.deviate, token=args.token, tls=args.tls,
                                  controller_delay=args.controller_delay, host=args.host, port=args.port,
                                  authorization=getattr(args, "authorization", "always-allow"),
-                                 users_file=getattr(args, "users", None))
+                                 users_file=getattr(args, "users", None),
+                                 feature_gates=parse_feature_gates(getattr(args, "feature_gates", None)))
     except (ValueError, OSError) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
         return 2

@@ -24,7 +24,7 @@ AUTHORIZATION_MODES = ("always-allow", "rbac")
 
 def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   token: str | None = None, *, authorization: str = "always-allow",
-                  users_file: str | None = None) -> ServerContext:
+                  users_file: str | None = None, feature_gates: Iterable[str] = ()) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
     `authorization="rbac"` serves the RBAC API, seeds the bootstrap policy and authorizes every request
@@ -47,9 +47,14 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     # kube-apiserver's watch cache starts at the resourceVersion it was started at, and etcd compacts older
     # history: a watch or exact list from before the server's start is answered 410 (as it is on a cluster).
     registry.store.compact()
-    return ServerContext(registry=registry, admission=ScopeAdmission(registry, devs), deviations=devs,
+    admission = ScopeAdmission(registry, devs)
+    gates = frozenset(feature_gates)
+    if "NamespaceInitializers" in gates:  # KEP-33, opt-in (extensions/initializers.py)
+        from .extensions import initializers
+        admission = initializers.install(registry, admission, devs)
+    return ServerContext(registry=registry, admission=admission, deviations=devs,
                          router=Router(registry, profile, devs), profile=profile, token=token,
-                         authenticator=authenticator, authorizer=authorizer)
+                         authenticator=authenticator, authorizer=authorizer, feature_gates=gates)
 
 
 class ReferenceServer:
@@ -57,11 +62,13 @@ class ReferenceServer:
 
     def __init__(self, *, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
                  tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1", port: int = 0,
-                 authorization: str = "always-allow", users_file: str | None = None):
+                 authorization: str = "always-allow", users_file: str | None = None,
+                 feature_gates: Iterable[str] = ()):
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
-        self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file)
+        self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
+                                 feature_gates=feature_gates)
         self.authorization = authorization
         self.host, self.port = host, port
         self.token = token

@@ -27,6 +27,9 @@ def build_app(ctx: ServerContext) -> web.Application:
     if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → RBAC (http/authz.py)
         from .authz import authz_middleware
         middlewares = [_errors(ctx), authz_middleware(ctx)]
+        if "NamespaceInitializers" in ctx.feature_gates:  # KEP-33's guard needs the requester and RBAC
+            from ..extensions.initializers import guard_middleware
+            middlewares.append(guard_middleware(ctx))
     else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two)
         middlewares = [_errors(ctx, check_token=True)]
     app = web.Application(middlewares=middlewares, client_max_size=1024 ** 3)

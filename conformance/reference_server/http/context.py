@@ -20,6 +20,7 @@ class ServerContext:
     token: str | None = None
     authenticator: Any = None   # auth.TokenAuthenticator when --authorization rbac (http/authz.py)
     authorizer: Any = None      # auth.RBACAuthorizer when --authorization rbac; None: AlwaysAllow + token
+    feature_gates: frozenset = frozenset()  # extensions switched on (`--feature-gates`, reference_server/extensions)
     request_count: int = 0      # HTTP requests received (every one, refused ones too); bumped on the loop
 
     @property

@@ -181,14 +181,26 @@ def _walk_unknown(obj: dict[str, Any], schema: dict[str, Any], prefix: str, drop
     return out
 
 
+def _merged(schema: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(schema)
+    for k, v in extra.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
 def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str]) -> list[str]:
     """Paths of the fields the Go types would not know (they are dropped on decode)."""
     return _walk_unknown(obj, _schema(kind, top_level), "", drop=False)
 
 
-def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str) -> list[str]:
-    """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped."""
-    unknown = _walk_unknown(obj, _schema(kind, top_level), "", drop=mode != "Strict")
+def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str,
+                           extra: dict[str, Any] | None = None) -> list[str]:
+    """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped.
+    `extra`: fields an enabled extension adds to the kind (`reference_server.extensions.extra_fields`)."""
+    schema = _schema(kind, top_level)
+    if extra:
+        schema = _merged(schema, extra)
+    unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
     if unknown and mode == "Strict":
         raise E.bad_request("strict decoding error: " + ", ".join(f'unknown field "{u}"' for u in unknown))
     return [f'unknown field "{u}"' for u in unknown] if mode == "Warn" else []

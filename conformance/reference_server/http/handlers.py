@@ -13,6 +13,7 @@ from ..registry import GenericStore
 from ..registry.namespace import NamespaceStore
 from . import params as P
 from .context import ServerContext
+from ..extensions import extra_fields
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type
 from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
 from .respond import dumps, json_body_response, object_response, plain_json
@@ -135,7 +136,8 @@ class Handlers:
         else:
             obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind)
         mode = P.field_validation(request.query)
-        warnings = apply_field_validation(obj, store.info.kind, store.info.fields, mode)
+        warnings = apply_field_validation(obj, store.info.kind, store.info.fields, mode,
+                                          extra_fields(self.ctx.feature_gates, store.info.kind))
         return obj, warnings
 
     def _fix_namespace(self, obj: dict[str, Any], route: Route, store: GenericStore) -> None:
@@ -214,7 +216,8 @@ class Handlers:
         def transform(current: dict[str, Any]) -> dict[str, Any]:
             patched = apply_patch(current, ctype, patch)
             patched["kind"], patched["apiVersion"] = store.info.kind, "v1"
-            warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode)
+            warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode,
+                                                  extra_fields(self.ctx.feature_gates, store.info.kind))
             self._fix_namespace(patched, route, store)
             self._check_name(patched, route.name)
             return patched
