@@ -118,7 +118,7 @@ def _check_profile(profile: str) -> None:
 
 
 def start_embedded_target(profile: str, deviations: Iterable[str] = (),
-                          authorization: str = "always-allow") -> Target:
+                          authorization: str = "always-allow", feature_gates: Iterable[str] = ()) -> Target:
     """Start the bundled reference server (Contract 1) and wrap it as a Target."""
     _check_profile(profile)
     try:
@@ -127,7 +127,8 @@ def start_embedded_target(profile: str, deviations: Iterable[str] = (),
         raise TargetError(f"the embedded reference server is not available ({exc}); pass --kubeconfig or --server") from None
     devs = tuple(deviations)
     try:
-        server = start_embedded(profile=profile, deviations=devs, authorization=authorization)
+        server = start_embedded(profile=profile, deviations=devs, authorization=authorization,
+                                feature_gates=tuple(feature_gates))
     except ValueError as exc:
         raise TargetError(f"embedded server: {exc}") from None
     except OSError as exc:
@@ -146,7 +147,8 @@ def start_embedded_target(profile: str, deviations: Iterable[str] = (),
 def resolve_target(*, kubeconfig: str | None = None, context: str | None = None, server: str | None = None,
                    token: str | None = None, insecure: bool = False, in_cluster: bool = False,
                    profile: str = "kubernetes", deviations: Iterable[str] = (), embedded: bool = True,
-                   authorization: str = "always-allow", preflight: bool = True) -> Target:
+                   authorization: str = "always-allow", preflight: bool = True,
+                   feature_gates: Iterable[str] = ()) -> Target:
     """Resolve and probe the target the options name; with none, start the embedded server.
 
     `preflight`: refuse a cluster whose access reviews say the credentials lack what the suites need."""
@@ -157,7 +159,7 @@ def resolve_target(*, kubeconfig: str | None = None, context: str | None = None,
     if conn is None:
         if not embedded:
             raise TargetError("no target given: pass --kubeconfig/--context or --server")
-        return start_embedded_target(profile, devs, authorization)
+        return start_embedded_target(profile, devs, authorization, feature_gates)
     if devs:
         conn.close()
         raise TargetError("--nsconform-deviate only applies to the embedded reference server")

@@ -246,7 +246,7 @@ UNBREAKABLE: dict[str, str] = {
 _KEP33 = [
     ("initializers-not-populated", "NamespaceInitializers admission does not fill spec.initializers on create",
      ("EXT-KEP33-001",)),
-    ("initializers-unsorted", "configurations are merged by creation time, not by name", ("EXT-KEP33-002",)),
+    ("initializers-unsorted", "configurations are merged in the order they were written, not by name", ("EXT-KEP33-002",)),
     ("initializers-order-reversed", "the order within one configuration is reversed", ("EXT-KEP33-002",)),
     ("initializing-condition-missing", "an initializing namespace has no Initializing condition",
      ("EXT-KEP33-003",)),
@@ -256,6 +256,8 @@ _KEP33 = [
      ("EXT-KEP33-004",)),
     ("initializing-namespace-unguarded", "content in an initializing namespace needs no `initialize` permission",
      ("EXT-KEP33-005",)),
+    ("initializing-namespace-undeletable", "DELETE of a namespace that is still initializing is refused (409)",
+     ("EXT-KEP33-006",)),
 ]
 _LIST = _LIST + [(n, d) for n, d, _ in _KEP33]
 _CLAUSES.update({n: c for n, _, c in _KEP33})

@@ -127,6 +127,10 @@ def pytest_argv(run: Run, reports: Path, *, timeout_scale: float, extra: Sequenc
         argv += ["--nsconform-select-clauses", ",".join(run.clauses)]
     if run.deviation:
         argv += ["--nsconform-deviate", run.deviation]
+        from ..reference_server.deviations import EXTENSION_DEVIATIONS
+        ext = EXTENSION_DEVIATIONS.get(run.deviation)
+        if ext:  # an extension's bug shows only with its feature gate on and its clauses asked for
+            argv += ["--extension", ext, "--nsconform-feature-gates", "NamespaceInitializers=true"]
     return argv + list(extra)
 
 
@@ -135,7 +139,8 @@ def read_results(path: Path) -> dict[str, TestResult]:
     """nodeid → result, from a Contract 5 `conformance.json` (a test listed under several clauses once)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     out: dict[str, TestResult] = {}
-    for clause in data.get("clauses") or []:
+    ext = [c for e in (data.get("extensions") or {}).values() for c in e.get("clauses") or []]
+    for clause in (data.get("clauses") or []) + ext:
         cid = clause.get("id")
         for t in clause.get("tests") or []:
             nodeid = t.get("nodeid")

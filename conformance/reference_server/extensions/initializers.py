@@ -81,7 +81,7 @@ def initializing(ns: dict[str, Any]) -> bool:
 
 def merged_initializers(configurations: list[dict[str, Any]], deviations: Deviations = NONE) -> list[str]:
     """Every configuration's names: configurations sorted by name, each one's order kept."""
-    key = (lambda c: c["metadata"].get("creationTimestamp") or "") \
+    key = (lambda c: int(c["metadata"].get("resourceVersion") or 0)) \
         if deviations.active("initializers-unsorted") else (lambda c: c["metadata"]["name"])
     out: list[str] = []
     for cfg in sorted(configurations, key=key):
@@ -214,6 +214,19 @@ class InitializerAdmission:
                 spec["initializers"] = {"pending": [{"name": n} for n in names]}
             else:
                 spec.pop("initializers", None)
+        return admit
+
+
+    def for_delete(self, info: ResourceInfo, name: str) -> Callable[[dict[str, Any]], None] | None:
+        inner = self._inner.for_delete(info, name)
+        if info is not NAMESPACES or not self.deviations.active("initializing-namespace-undeletable"):
+            return inner
+
+        def admit(obj: dict[str, Any]) -> None:
+            if inner is not None:
+                inner(obj)
+            if initializing(obj):
+                raise E.conflict("namespaces", name, "the namespace is still initializing")
         return admit
 
 
