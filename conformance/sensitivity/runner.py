@@ -125,6 +125,14 @@ def pytest_argv(run: Run, reports: Path, *, timeout_scale: float, extra: Sequenc
         argv += ["--nsconform-authorization", authorization]
     if run.clauses:
         argv += ["--nsconform-select-clauses", ",".join(run.clauses)]
+    if run.deviation is None and run.clauses:
+        # a clean run of extension clauses only: the extension asked for, its gate left off — the
+        # embedded server does not serve it, and its tests must skip with the reason, not fail
+        from ..clauses import by_id
+        cat = by_id()
+        exts = {str(cat[c].extra.get("extension") or "") for c in run.clauses if c in cat}
+        if len(exts) == 1 and "" not in exts:
+            argv += ["--extension", exts.pop()]
     if run.deviation:
         argv += ["--nsconform-deviate", run.deviation]
         from ..reference_server.deviations import EXTENSION_DEVIATIONS
