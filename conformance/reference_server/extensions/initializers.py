@@ -263,6 +263,30 @@ def guard_middleware(ctx: Any):
     return guard
 
 
+def extend_openapi(doc: dict[str, Any]) -> None:
+    """Add the alpha `spec.initializers` to NamespaceSpec in an OpenAPI v2 or v3 document (in place).
+    (The configuration kind is in discovery only: named groups are not in this server's OpenAPI.)"""
+    defs = doc.get("definitions") if "definitions" in doc else (doc.get("components") or {}).get("schemas")
+    if not isinstance(defs, dict) or "io.k8s.api.core.v1.NamespaceSpec" not in defs:
+        return
+    ref = "#/definitions/" if "definitions" in doc else "#/components/schemas/"
+    defs["io.k8s.api.core.v1.NamespaceInitializer"] = {
+        "description": "NamespaceInitializer is information about an initializer that has not yet completed.",
+        "type": "object", "required": ["name"],
+        "properties": {"name": {"description": "name of the process that is responsible for initializing this "
+                                               "object.", "type": "string"}}}
+    defs["io.k8s.api.core.v1.NamespaceInitializers"] = {
+        "description": "NamespaceInitializers tracks the progress of initialization (KEP-33, alpha).",
+        "type": "object", "required": ["pending"],
+        "properties": {"pending": {"type": "array", "items": {"$ref": ref + "io.k8s.api.core.v1.NamespaceInitializer"},
+                                   "x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge"},
+                       "result": {"$ref": ref + "io.k8s.apimachinery.pkg.apis.meta.v1.Status"}}}
+    props = defs["io.k8s.api.core.v1.NamespaceSpec"].setdefault("properties", {})
+    props["initializers"] = {"description": "A list of initializers that have not yet acted on this object "
+                                            "(alpha, feature gate NamespaceInitializers).",
+                             "$ref": ref + "io.k8s.api.core.v1.NamespaceInitializers"}
+
+
 def install(registry: Registry, admission: Any, deviations: Deviations) -> Any:
     """Serve the configuration kind, swap in the namespace strategy; returns the wrapped admission."""
     from ..registry.group import GroupStore

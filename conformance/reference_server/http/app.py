@@ -61,13 +61,20 @@ def build_app(ctx: ServerContext) -> web.Application:
             return object_response(api_group_document(ctx.registry, route.group) if t == "group"
                                    else group_resource_list(ctx.registry, route.group))
         if t == "openapi":
-            return openapi_response(ctx.registry, route.name)
+            return openapi_response(ctx.registry, route.name, _openapi_extension(ctx))
         if t == "review":
             return await handle_review(ctx, request, route)
         return await handlers.handle(request, route)
 
     app.router.add_route("*", "/{tail:.*}", dispatch)
     return app
+
+
+def _openapi_extension(ctx: ServerContext) -> Any:
+    if "NamespaceInitializers" in ctx.feature_gates:
+        from ..extensions.initializers import extend_openapi
+        return extend_openapi
+    return None
 
 
 def _finalize_verbs(ctx: ServerContext) -> list[str]:

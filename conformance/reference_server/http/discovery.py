@@ -45,8 +45,17 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
     return {"kind": "APIResourceList", "groupVersion": "v1", "resources": resources}
 
 
-def openapi_response(registry: Registry, path: str) -> web.StreamResponse:
-    """Serve OpenAPI through `wire.openapi` when present; otherwise a plain 404 (route not installed)."""
+def openapi_response(registry: Registry, path: str, extend: Any = None) -> web.StreamResponse:
+    """Serve OpenAPI through `wire.openapi` when present; otherwise a plain 404 (route not installed).
+    `extend(doc)`: an enabled extension adds its fields to the v2 / v3 `api/v1` documents."""
+    if extend is not None:
+        resp = openapi_response(registry, path)
+        if path == "/openapi/v2" or path.rstrip("/") == "/openapi/v3/api/v1":
+            import json as _json
+            doc = _json.loads(resp.body)  # type: ignore[attr-defined]
+            extend(doc)
+            return object_response(doc)
+        return resp
     kinds = hooks.wire_kinds(registry.resources())
     v2, root, group = (hooks.wire_attr("openapi", n) for n in ("openapi_v2", "openapi_v3_root", "openapi_v3_group"))
     if kinds is None or None in (v2, root, group):
