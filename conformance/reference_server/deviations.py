@@ -259,7 +259,7 @@ _KEP33 = [
     ("initializing-namespace-undeletable", "DELETE of a namespace that is still initializing is refused (409)",
      ("EXT-KEP33-006",)),
 ]
-_LIST = _LIST + [(n, d) for n, d, _ in _KEP33]
+_MORE = _MORE + [(n, d) for n, d, _ in _KEP33]
 _CLAUSES.update({n: c for n, _, c in _KEP33})
 EXTENSION_DEVIATIONS: dict[str, str] = {n: "kep-33" for n, _, _ in _KEP33}
 """Deviations of an opt-in extension: the sensitivity run switches the extension (and its gate) on."""
