@@ -51,7 +51,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     gates = frozenset(feature_gates)
     if "NamespaceInitializers" in gates:  # KEP-33, opt-in (extensions/initializers.py)
         from .extensions import initializers
-        admission = initializers.install(registry, admission, devs)
+        admission = initializers.install(registry, admission, devs, phase="NamespaceInitializingPhase" in gates)
     return ServerContext(registry=registry, admission=admission, deviations=devs,
                          router=Router(registry, profile, devs), profile=profile, token=token,
                          authenticator=authenticator, authorizer=authorizer, feature_gates=gates)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-KNOWN_GATES = ("NamespaceInitializers",)
+KNOWN_GATES = ("NamespaceInitializers", "NamespaceInitializingPhase")
+"""`NamespaceInitializingPhase` (with `NamespaceInitializers`): also show `status.phase: Initializing` while
+initializers are pending — the third phase value KEP-33 allows ("can be introduced"), off by default."""
 
 
 def parse_feature_gates(specs: Iterable[str] | str | None) -> frozenset[str]:

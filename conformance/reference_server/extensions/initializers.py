@@ -17,8 +17,9 @@ What the KEP specifies, and where it lives here:
   NamespaceInitializerConfigurations; the order of the initializers from the same
   NamespaceInitializerConfiguration is preserved"). No configuration or no names: no field, no condition.
 * `status.conditions` with type `Initializing` (`True` while pending is non-empty, then `False`).
-  The KEP's optional third phase value `Initializing` is *not* taken: `phase` stays `Active`, so that
-  clients checking `phase == Active` keep working (the KEP's own argument for the condition).
+  The KEP's optional third phase value `Initializing` ("can be introduced") is served only with the
+  second gate `NamespaceInitializingPhase=true`; by default `phase` stays `Active`. The suites accept
+  either while a namespace initializes, and `Active` once it is done.
 * The guard (`guard_middleware`): while a namespace is initializing, every request for a resource inside
   it (not the namespace object itself, which the initializers must update) needs the `initialize` verb on
   `namespaces` (RBAC, the namespace's name as the resource name); otherwise 403 `Forbidden` in upstream's
@@ -52,7 +53,7 @@ from .. import apierrors as E
 from ..deviations import NONE, Deviations
 from ..registry import Registry, ResourceInfo
 from ..registry.kinds import NAMESPACES
-from ..registry.namespace import NamespaceStrategy
+from ..registry.namespace import NamespaceStatusStrategy, NamespaceStrategy
 from ..registry.strategy import Strategy
 from ..registry.validation import validate_object_meta
 
@@ -122,8 +123,7 @@ def _initializer_errs(obj: dict[str, Any]) -> list[E.FieldError]:
             errs.append(E.field_invalid(path, name, "should be a domain with at least three segments separated "
                                                     "by dots"))
         elif name in seen:
-            errs.append(E.field_duplicate(path, name) if hasattr(E, "field_duplicate")
-                        else E.field_invalid(path, name, "duplicate value"))
+            errs.append(E.FieldError("FieldValueDuplicate", path, f'Duplicate value: "{name}"'))
         else:
             seen.add(name)
     return errs
@@ -142,11 +142,18 @@ def _set_condition(ns: dict[str, Any], status: str, reason: str, message: str) -
 
 
 class InitializingNamespaceStrategy(NamespaceStrategy):
-    """The namespace strategy with the alpha field and the `Initializing` condition."""
+    """The namespace strategy with the alpha field and the `Initializing` condition (and, with
+    `phase=True`, the optional `Initializing` phase while initializers are pending)."""
+
+    def __init__(self, deviations: Deviations = NONE, phase: bool = False):
+        super().__init__(deviations)
+        self.phase = phase
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         pending = _pending(obj)
+        if pending and self.phase:
+            obj["status"]["phase"] = CONDITION
         if pending:
             if not self.deviations.active("initializing-condition-missing"):
                 _set_condition(obj, "True", "InitializersPending",
@@ -173,6 +180,8 @@ class InitializingNamespaceStrategy(NamespaceStrategy):
             new["spec"].pop("initializers", None)
         if not self.deviations.active("initializing-condition-stuck"):
             _set_condition(new, "False", "InitializersDone", "all initializers have completed")
+        if new["status"].get("phase") == CONDITION:
+            new["status"]["phase"] = "Active"
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         errs = super().validate_update(new, old)
@@ -181,6 +190,17 @@ class InitializingNamespaceStrategy(NamespaceStrategy):
             errs.append(E.field_forbidden("spec.initializers.pending",
                                           "initializers may only be removed, not added or reordered"))
         return errs
+
+
+class InitializingStatusStrategy(NamespaceStatusStrategy):
+    """`/status` with the optional phase: `Initializing` is also valid while initializers are pending."""
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
+        if new["status"].get("phase") == CONDITION and _pending(new) and not new["metadata"].get("deletionTimestamp"):
+            probe = copy.deepcopy(new)
+            probe["status"]["phase"] = "Active"
+            return super().validate_update(probe, old)
+        return super().validate_update(new, old)
 
 
 class InitializerAdmission:
@@ -287,11 +307,14 @@ def extend_openapi(doc: dict[str, Any]) -> None:
                              "$ref": ref + "io.k8s.api.core.v1.NamespaceInitializers"}
 
 
-def install(registry: Registry, admission: Any, deviations: Deviations) -> Any:
-    """Serve the configuration kind, swap in the namespace strategy; returns the wrapped admission."""
+def install(registry: Registry, admission: Any, deviations: Deviations, *, phase: bool = False) -> Any:
+    """Serve the configuration kind, swap in the namespace strategies; returns the wrapped admission.
+    `phase`: the optional `Initializing` phase (gate `NamespaceInitializingPhase`)."""
     from ..registry.group import GroupStore
 
     registry.add_group_store(GroupStore(CONFIGURATIONS, registry.store, GROUP, VERSION,
                                         ConfigurationStrategy(CONFIGURATIONS), deviations))
-    registry.namespaces.strategy = InitializingNamespaceStrategy(deviations)
+    registry.namespaces.strategy = InitializingNamespaceStrategy(deviations, phase=phase)
+    if phase:
+        registry.namespaces.status_strategy = InitializingStatusStrategy(deviations)
     return InitializerAdmission(admission, registry, deviations)

@@ -81,6 +81,10 @@ def test_initializing_condition(api, paths, namespaces, configs):
     assert cond is not None and cond.get("status") == "True", (
         f"namespace {created['metadata']['name']} with pending {pending(got)}: expected condition "
         f"Initializing=True, got {cond} (status: {got.get('status')})")
+    phase = (got.get("status") or {}).get("phase")
+    assert phase in ("Active", "Initializing"), (
+        f"namespace {created['metadata']['name']} is initializing: phase must be Active or the KEP's optional "
+        f"Initializing, got {phase!r}")
 
 
 @pytest.mark.clause("EXT-KEP33-004")
@@ -106,6 +110,8 @@ def test_initializers_remove_themselves(api, paths, namespaces, configs):
     cond = condition(done)
     assert cond is None or cond.get("status") != "True", (
         f"namespace {name} is initialized but its Initializing condition is still True: {cond}")
+    phase = (done.get("status") or {}).get("phase")
+    assert phase == "Active", f"namespace {name} is initialized: phase must be Active, got {phase!r}"
 
 
 @pytest.fixture

@@ -94,3 +94,15 @@ def test_initializing_namespace_deletes(gated):
         requests.delete(f"{url}{CONFIGS}/{name}")
     r = requests.delete(f"{url}/api/v1/namespaces/{ns['metadata']['name']}")
     assert r.status_code == 200 and r.json()["status"]["phase"] == "Terminating"
+
+
+def test_optional_initializing_phase():
+    with start_embedded(feature_gates=["NamespaceInitializers", "NamespaceInitializingPhase"]) as srv:
+        url = srv.url
+        requests.post(url + CONFIGS, json={"metadata": {"name": "p"}, "initializers": [{"name": "p.t.io"}]})
+        ns = _ns(url)
+        assert ns["status"]["phase"] == "Initializing"
+        path = f"{url}/api/v1/namespaces/{ns['metadata']['name']}"
+        assert requests.put(path + "/status", json=ns).status_code == 200  # Initializing is valid while pending
+        ns["spec"]["initializers"]["pending"] = []
+        assert requests.put(path, json=ns).json()["status"]["phase"] == "Active"
