@@ -430,7 +430,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError("nsconform: the suites do not match the clause catalogue:\n  - "
                                 + "\n  - ".join(problems))
     _select_extensions(config, items, catalogue)
-    _apply_skips(config, [i for i in suite_items if i in items], catalogue)
+    kept = {id(i) for i in items}
+    _apply_skips(config, [i for i in suite_items if id(i) in kept], catalogue)
     if not _collect_only(config) and not state.is_worker and state.target is None:
         ensure_target(config)  # fail fast (exit 2) before running anything
 
@@ -454,10 +455,14 @@ def _select_extensions(config: pytest.Config, items: list[pytest.Item],
         exts = {catalogue[c].extra.get("extension") for c in ids if c in catalogue}
         return next((str(e) for e in exts if e), None)
 
-    keep, drop = [], []
-    for item in items:
+    def runs(item: pytest.Item) -> bool:
         ext = extension(item)
-        (keep if (ext in wanted if ext else not wanted or not item.get_closest_marker("clause")) else drop).append(item)
+        if ext:
+            return ext in wanted
+        return not wanted or not item.get_closest_marker("clause")  # a core suite test: only without --extension
+
+    keep = [i for i in items if runs(i)]
+    drop = [i for i in items if not runs(i)]
     if drop and wanted:  # the core suites are left out: a partial run (coverage is not judged)
         config.hook.pytest_deselected(items=drop)
     items[:] = keep  # without --extension, extension tests are not part of the run at all
