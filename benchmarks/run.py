@@ -24,7 +24,9 @@ if not __package__:  # `python benchmarks/run.py` (also re-imported as __mp_main
 from benchmarks import loadgen, probes, stats  # noqa: E402
 from benchmarks.procs import CeilingHost, ServerHost, configmap_body, run_in_child  # noqa: E402
 
-PHASES = ("suite", "throughput", "fanout", "delete", "scaling", "memory")
+PHASES = ("suite", "throughput", "fanout", "delete", "scaling", "memory", "cluster")
+DEFAULT_SKIP = ("cluster",)
+"""Phases run only when asked for (`--only cluster`): the cluster-like runs take minutes, not seconds."""
 
 
 class Config:
@@ -74,7 +76,7 @@ def machine() -> dict[str, Any]:
 SUMMARY = re.compile(r"(\d+ (?:passed|failed|skipped|error|errors|xfailed|xpassed)(?:, )?)+ in ([0-9.]+)s")
 
 
-def _pytest(extra: list[str], tmp: str, timeout: float = 600.0) -> dict[str, Any]:
+def _pytest(extra: list[str], tmp: str, timeout: float = 600.0, keep_stdout: bool = False) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "pytest", "--pyargs", "conformance.suites", "-q", "-p", "no:cacheprovider",
            "--nsconform-reports", os.path.join(tmp, "reports"), *extra]
     t = time.perf_counter()
@@ -84,6 +86,8 @@ def _pytest(extra: list[str], tmp: str, timeout: float = 600.0) -> dict[str, Any
     m = SUMMARY.search(p.stdout)
     res = {"wall_s": wall, "exit": p.returncode, "summary": tail[0].strip("= "),
            "pytest_s": float(m.group(2)) if m else None, "cmd": " ".join(cmd[1:])}
+    if keep_stdout:
+        res["stdout"] = p.stdout
     if p.returncode not in (0, 1) or " passed" not in p.stdout:
         # collection error, usage error, no tests: the wall time would mean nothing
         why = (p.stdout[-800:] + p.stderr[-800:]).strip()
@@ -139,6 +143,84 @@ def phase_suite(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
     fig["single_request_inproc_s"] = stats.median(lat_in)
     det["suite_runs"] = runs
     det["suite_request_counts"] = counts
+
+
+# ------------------------------------------------------------------------------------------ cluster-like
+CONTROLLER_DELAY = 5.0
+"""Seconds the namespace controller waits before each pass (`serve --controller-delay 5`): a real cluster's pace."""
+ONE_BUG = "no-default-finalizer"
+"""The deviation of the one-bug server: one root cause behind a dozen failing clauses."""
+XDIST = 4
+_DURATION = re.compile(r"^([0-9.]+)s (setup|call|teardown)\s+(\S+)", re.M)
+
+
+def _durations(stdout: str) -> dict[str, float]:
+    """nodeid -> seconds of its call phase, from `--durations=0 -vv`."""
+    out: dict[str, float] = {}
+    for m in _DURATION.finditer(stdout):
+        if m.group(2) == "call":
+            out[m.group(3)] = float(m.group(1))
+    return out
+
+
+def delay_floor(calls: dict[str, float], delay: float, workers: int = 1) -> float:
+    """The longest chain of waits a conformant run cannot avoid against a controller that acts `delay` s
+    after each change: per test, the whole controller delays its call phase sat through (its waits end
+    as soon as the controller acted, so these are the controller's, not the harness's); serially their
+    sum, with `workers` at least the sum shared out and at least the longest single test; plus one delay
+    for the namespaces deleted at teardown, which can all be awaited at once at session end."""
+    chains = [delay * int(t // delay) for t in calls.values()]
+    if not chains:
+        return delay
+    return max(sum(chains) / workers, max(chains)) + delay
+
+
+def _root_cause_first(stdout: str, root: str) -> bool:
+    """Does the console name `root` as the probable root cause before any traceback?"""
+    at = stdout.find("nsconform: failing clauses")
+    if at < 0:
+        return False
+    tb = stdout.find("= FAILURES =")
+    head = stdout[at:].splitlines()[1] if len(stdout[at:].splitlines()) > 1 else ""
+    return (tb < 0 or at < tb) and (f"depend on {root}" in head or f"depends on {root}" in head)
+
+
+def phase_cluster(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
+    """The whole suite against a cluster-paced server (`--controller-delay 5`) and against a one-bug server
+    (`--deviate no-default-finalizer`), serial and with -n 4, each with its floor."""
+    opts = _suite_server_options()
+    runs: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="nsconform-bench-") as tmp:
+        for key, extra in (("delay5", {"controller_delay": CONTROLLER_DELAY}), ("onebug", {"deviations": [ONE_BUG]})):
+            with ServerHost(**opts, **extra) as sh:
+                target = ["--server", sh.url, "--include-disruptive", "--durations=0", "-vv"] + (
+                    ["--token", sh.token] if sh.token else [])
+                for suffix, more in (("", []), ("_xdist", ["-n", str(XDIST)])):
+                    c0 = sh.call("count")
+                    r = _pytest(target + more, tmp, timeout=1800.0, keep_stdout=True)
+                    r["requests"] = sh.call("count") - c0
+                    out = r.pop("stdout")
+                    r["calls"] = _durations(out)
+                    # which tests failed (a conformant, only slower server should fail none)
+                    r["failed"] = re.findall(r"^FAILED (\S+)", out, re.M)
+                    if key == "onebug":
+                        r["root_cause_first"] = _root_cause_first(out, "NS-FIN-001")
+                        r["console_lines"] = out.count("\n")
+                    runs[key + suffix] = r
+                    fig[f"suite_{key}{suffix}_s"] = r["wall_s"]
+                if key == "onebug":
+                    lat = probes.requests_latency(sh.url, "/api/v1/namespaces/default", cfg.floor_n, token=sh.token)
+                    single = stats.median(lat)
+    serial_calls = runs["delay5"]["calls"]
+    fig["suite_delay5_floor_s"] = delay_floor(serial_calls, CONTROLLER_DELAY)
+    fig["suite_delay5_xdist_floor_s"] = delay_floor(serial_calls, CONTROLLER_DELAY, XDIST)
+    fig["suite_onebug_floor_s"] = runs["onebug"]["requests"] * single
+    fig["suite_onebug_xdist_floor_s"] = runs["onebug_xdist"]["requests"] * single / XDIST
+    fig["onebug_root_cause_first"] = bool(runs["onebug"].get("root_cause_first"))
+    fig["onebug_console_lines"] = runs["onebug"].get("console_lines")
+    for r in runs.values():
+        r["slowest_calls"] = sorted(r.pop("calls").items(), key=lambda kv: -kv[1])[:10]
+    det["cluster_runs"] = runs
 
 
 # ------------------------------------------------------------------------------------------ throughput
@@ -377,6 +459,16 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("watch_server_cpu_ms_per_write", "ms server CPU per write fanned out to 100 watchers"),
     ("rss_mb_per_10k", "MB RSS per 10,000 configmaps (history already full)"),
     ("rss_mb_per_10k_cold", "MB, first 10,000 into a fresh server (incl. watch history copies)"),
+    ("suite_delay5_s", "s, whole suite, serial, --server with controller delay 5 s (--only cluster)"),
+    ("suite_delay5_floor_s", "s, its floor: the controller delays a conformant run must sit through"),
+    ("suite_delay5_xdist_s", f"s, same with -n {XDIST}"),
+    ("suite_delay5_xdist_floor_s", f"s, its floor with {XDIST} workers"),
+    ("suite_onebug_s", f"s, whole suite, serial, --server with --deviate {ONE_BUG}"),
+    ("suite_onebug_floor_s", "s, its floor: requests x single_request_s (no controller delay)"),
+    ("suite_onebug_xdist_s", f"s, same with -n {XDIST}"),
+    ("suite_onebug_xdist_floor_s", f"s, its floor with {XDIST} workers"),
+    ("onebug_root_cause_first", "console names NS-FIN-001 as root cause before any traceback"),
+    ("onebug_console_lines", "lines of console output of the serial one-bug run (-vv --durations=0)"),
 )
 
 
@@ -446,11 +538,12 @@ def main(argv: list[str] | None = None) -> int:
         "delete": lambda: phase_delete(cfg, fig, det, args.profile_dir),
         "scaling": lambda: phase_scaling(cfg, fig, det),
         "memory": lambda: phase_memory(cfg, fig, det),
+        "cluster": lambda: phase_cluster(cfg, fig, det),
     }
     t_all = time.perf_counter()
     det["phase_s"] = {}
     for name in PHASES:
-        if (only and name not in only) or name in skip:
+        if (only and name not in only) or name in skip or (not only and name in DEFAULT_SKIP):
             continue
         t = time.perf_counter()
         print(f"[bench] {name} ...", file=sys.stderr, flush=True)
@@ -489,6 +582,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"{s['create']['p50'] * 1e3:.3f} ms, watch start (rv) p50 {s['watch_start_rv']['p50'] * 1e3:.3f} ms,"
                   f" (rv=0) {s['watch_start_rv0']['p50'] * 1e3:.3f} ms, RSS {s['rss_mb']:.0f} MB,"
                   f" populate {s['populate_s']:.1f} s")
+    for k, r in (det.get("cluster_runs") or {}).items():
+        print(f"cluster {k}: {r['wall_s']:.1f} s wall, exit {r['exit']}, {r['summary']}, {r['requests']} requests"
+              + (f", root cause first: {r['root_cause_first']}" if "root_cause_first" in r else "")
+              + (f"; failed: {', '.join(n.split('::', 1)[-1] for n in r['failed'][:5])}"
+                 if r.get("failed") and not k.startswith("onebug") else "")
+              + "; slowest calls: " + ", ".join(f"{n.split('::', 1)[-1]} {t:.1f} s" for n, t in r["slowest_calls"][:3]))
     if "suite_runs" in det:
         for k, rs in det["suite_runs"].items():
             print(f"suite {k}: " + "; ".join(f"{r['wall_s']:.2f} s wall, pytest {r['pytest_s']} s, exit {r['exit']}, "

@@ -14,6 +14,8 @@ JSON_KEYS: tuple[str, ...] = (
     "suite_wall_s", "suite_wall_xdist_s", "suite_requests", "request_floor_s", "suite_floor_ratio",
     "server_rps_get", "ceiling_rps_get", "server_ceiling_ratio", "list_scaling_ratio", "delete_10k_s",
     "watch_p99_ms", "rss_mb_per_10k",
+    "suite_delay5_s", "suite_delay5_floor_s", "suite_delay5_xdist_s", "suite_delay5_xdist_floor_s",
+    "suite_onebug_s", "suite_onebug_floor_s", "suite_onebug_xdist_s", "suite_onebug_xdist_floor_s",
 )
 
 
@@ -91,6 +93,9 @@ TARGETS: dict[str, Target] = {t.key: t for t in (
     Target("list_scaling_ratio", "<=", 1.3),
     Target("delete_10k_s", "<", 2.0),
     Target("watch_p99_ms", "<", 10.0),
+    Target("suite_delay5_s", "<=", 90.0),
+    Target("suite_delay5_xdist_s", "<=", 45.0),
+    Target("suite_onebug_s", "<=", 120.0),
 )}
 
 

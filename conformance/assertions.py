@@ -111,6 +111,7 @@ def _code_matches(got: int | None, code: Any) -> bool:
 
 
 def _fail(resp: Any, headline: str, lines: Iterable[str] = ()) -> None:
+    __tracebackhide__ = True
     text = f"{describe_request(resp)}: {headline}"
     for line in lines:
         text += f"\n  {line}"
@@ -128,6 +129,7 @@ def _content_type(resp: Any) -> str:
 
 def json_body(resp: Any, what: str = "a JSON body") -> Any:
     """Parse the response body as JSON or fail with a message naming the request and the content type."""
+    __tracebackhide__ = True
     try:
         return json.loads(resp.text)
     except (ValueError, TypeError):
@@ -185,6 +187,7 @@ def subset_mismatches(expected: Mapping[str, Any], got: Any, where: str = "") ->
 
 def expect_subset(got: Any, expected: Mapping[str, Any], what: str = "object") -> None:
     """Assert `got` has (at least) the fields of `expected` with those values; message lists every difference."""
+    __tracebackhide__ = True
     diffs = subset_mismatches(expected, got)
     if diffs:
         raise AssertionError(f"{what} differs from the expectation:\n  " + "\n  ".join(diffs)
@@ -203,6 +206,7 @@ def _trunc(obj: Any, limit: int = BODY_LIMIT) -> str:
 
 def expect_code(resp: Any, code: int | Iterable[int]) -> None:
     """Assert only the HTTP status code."""
+    __tracebackhide__ = True
     got = getattr(resp, "status_code", None)
     if not _code_matches(got, code):
         _fail(resp, f"expected HTTP {_fmt_code(code)}, got HTTP {got}")
@@ -213,6 +217,7 @@ def expect_ok(resp: Any, code: int | Iterable[int] = 200) -> dict[str, Any]:
 
     A Status body on an unexpected code is summarised (reason, message) in the failure text.
     """
+    __tracebackhide__ = True
     got = getattr(resp, "status_code", None)
     if not _code_matches(got, code):
         lines = []
@@ -240,6 +245,7 @@ def expect_status(resp: Any, code: int | Iterable[int], *, reason: Any = None, m
     `details` (subset of the keys given, see `subset_mismatches`) and `causes` (each expected cause must match,
     as a subset, one distinct cause of `details.causes`).
     """
+    __tracebackhide__ = True
     got_code = getattr(resp, "status_code", None)
     lines: list[str] = []
     try:
@@ -310,6 +316,7 @@ def _schema_errors(body: Any, name: str) -> list[str]:
 
 def expect_rejected(resp: Any, code: int | Iterable[int] = CLIENT_ERROR) -> None:
     """Assert the request was refused with an error code (default any 4xx), whatever the body looks like."""
+    __tracebackhide__ = True
     got = getattr(resp, "status_code", None)
     if not _code_matches(got, code):
         _fail(resp, f"expected the request to be rejected with HTTP {_fmt_code(code)}, got HTTP {got}")

@@ -23,7 +23,7 @@ __all__ = ["Clause", "CatalogueError", "DATA", "GROUPS", "SEVERITIES", "load", "
 
 DATA = Path(__file__).parent / "data" / "clauses.toml"
 GROUPS = ("finalizers", "finalize", "phase", "lifecycle", "content", "naming", "list-watch", "discovery",
-          "errors", "coverage", "scope")
+          "errors", "coverage", "scope", "discovery-deletion")
 SEVERITIES = ("critical", "major", "minor")
 PROFILES = ("kubernetes", "design")
 
@@ -41,13 +41,17 @@ class Clause:
     profiles: tuple[str, ...]
     severity: str
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    depends_on: tuple[str, ...] = ()
+    """Clauses this one's tests rely on: when one of those fails, it is the probable root cause of this
+    one failing too (reports name it first). Dependents still run and fail on their own evidence."""
 
     def applies_to(self, profile: str) -> bool:
         return profile in self.profiles
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "group": self.group, "requirement": self.requirement, "source": self.source,
-                "profiles": list(self.profiles), "severity": self.severity, **dict(self.extra)}
+                "profiles": list(self.profiles), "severity": self.severity, "depends_on": list(self.depends_on),
+                **dict(self.extra)}
 
 
 def _parse(path: Path) -> tuple[Clause, ...]:
@@ -73,12 +77,41 @@ def _parse(path: Path) -> tuple[Clause, ...]:
         bad = [p for p in profiles if p not in PROFILES]
         if bad:
             raise CatalogueError(f"{where} ({cid}): unknown profile(s) {', '.join(bad)}")
-        known = {"id", "group", "requirement", "source", "profiles", "severity"}
+        depends = raw.get("depends_on", [])
+        if not isinstance(depends, list) or not all(isinstance(d, str) for d in depends):
+            raise CatalogueError(f"{where} ({cid}): depends_on must be a list of clause ids")
+        known = {"id", "group", "requirement", "source", "profiles", "severity", "depends_on"}
         out.append(Clause(id=cid, group=str(raw.get("group", "")), requirement=str(raw["requirement"]),
                           source=str(raw.get("source", "")), profiles=profiles,
                           severity=str(raw.get("severity", "major")),
-                          extra={k: v for k, v in raw.items() if k not in known}))
+                          extra={k: v for k, v in raw.items() if k not in known},
+                          depends_on=tuple(dict.fromkeys(depends))))
+    _check_dependencies(path, out)
     return tuple(out)
+
+
+def _check_dependencies(path: Path, clauses: list[Clause]) -> None:
+    """depends_on names existing clauses and has no cycle (a cycle would make every member the root cause)."""
+    ids = {c.id: c for c in clauses}
+    for c in clauses:
+        unknown = [d for d in c.depends_on if d not in ids]
+        if unknown:
+            raise CatalogueError(f"clause catalogue {path}: {c.id} depends_on unknown clause(s) {', '.join(unknown)}")
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+
+    def visit(cid: str, trail: list[str]) -> None:
+        if state.get(cid) == 2:
+            return
+        if state.get(cid) == 1:
+            loop = trail[trail.index(cid):] + [cid]
+            raise CatalogueError(f"clause catalogue {path}: depends_on cycle {' -> '.join(loop)}")
+        state[cid] = 1
+        for dep in ids[cid].depends_on:
+            visit(dep, trail + [cid])
+        state[cid] = 2
+
+    for c in clauses:
+        visit(c.id, [])
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,4 +1,4 @@
-"""`nsconform`: run | cleanup | clauses | serve | report | sensitivity.
+"""`nsconform`: run | cleanup | clauses | serve | report | sensitivity | specificity | diagnose.
 
 Thin on purpose: it parses, validates the target up front (so a bad kubeconfig costs one line and exit
 code 2, not a pytest session full of errors), and hands over to pytest or to another room's `main`.
@@ -21,6 +21,7 @@ from .assertions import MESSAGE_MODES
 __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+CLUSTER_JOBS = 4  # a cluster deletes a namespace in seconds: tests that watch one terminate wait side by side
 _SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
 # The CLI has imported `conformance` before pytest starts, so pytest cannot rewrite the plugin package's
 # asserts and would warn on every run; the suites' own modules are still rewritten, and the helpers in
@@ -52,6 +53,9 @@ def _add_target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--token", metavar="TOKEN", default=os.environ.get("NSCONFORM_TOKEN") or None,
                    help="bearer token for --server (default: $NSCONFORM_TOKEN)")
     g.add_argument("--insecure-skip-tls-verify", action="store_true", help="do not verify the server certificate")
+    g.add_argument("--certificate-authority", metavar="FILE", default=None,
+                   help="PEM file of the CA that signed the server's certificate (for --server; overrides the "
+                        "kubeconfig's)")
     g.add_argument("--in-cluster", action="store_true", help="use the pod's service-account credentials")
 
 
@@ -69,21 +73,35 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(run)
     run.add_argument("--profile", choices=("kubernetes", "design"), default=None,
                      help="default kubernetes; with --rerun-failed, the earlier run's")
-    run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X")
-    run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never")
-    run.add_argument("--include-disruptive", action="store_true")
+    run.add_argument("--force-profile", action="store_true",
+                     help="run --profile even when the target's discovery finalizes otherwise (teardown still "
+                          "releases with the verb the target offers)")
+    run.add_argument("--timeout-scale", type=positive_float, default=1.0, metavar="X",
+                     help="multiply every wait timeout by X (a slow cluster; default 1)")
+    run.add_argument("--keep-namespaces", choices=("never", "on-failure", "always"), default="never",
+                     help="keep test namespaces after each test for inspection (default never; remove them "
+                          "later with `nsconform cleanup`)")
+    run.add_argument("--include-disruptive", action="store_true",
+                     help="also run tests that touch cluster-wide state on a kubeconfig/server target (always "
+                          "run on the embedded server)")
     run.add_argument("--messages", choices=MESSAGE_MODES, default="exact",
                      help="exact (default): a Status message worded otherwise than kube-apiserver's fails; "
                           "warn: only a warning, for implementations that word errors their own way")
     run.add_argument("--no-preflight", action="store_true",
                      help="skip asking the cluster (SelfSubjectAccessReview) whether the credentials may do what "
                           "the suites do")
-    run.add_argument("-n", "--jobs", type=positive_int, default=None, metavar="N", help="parallel workers (pytest-xdist)")
+    run.add_argument("-n", "--jobs", type=positive_int, default=None, metavar="N",
+                     help=f"parallel workers (pytest-xdist; default {CLUSTER_JOBS} against --kubeconfig/--server, "
+                          "whose deletions take seconds; 1 on the embedded server)")
     run.add_argument("--reports", default="reports", metavar="DIR", help="reports directory (default: reports)")
-    run.add_argument("--run-id", default=None, metavar="ID")
+    run.add_argument("--run-id", default=None, metavar="ID",
+                     help="run id for namespace labels and the report directory (default: generated)")
     run.add_argument("--rerun-failed", nargs="?", const="", default=None, metavar="RUN",
                      help="run only the tests that failed in RUN (a run directory or its conformance.json; "
                           "default: the latest run under --reports); give the same target options")
+    run.add_argument("--flavor", default=None, metavar="NAME",
+                     help="embedded server only: behave like this kind of cluster (default, kind, openshift, managed, "
+                          "slow; see README 'Cluster flavours')")
     run.add_argument("--deviate", action="append", default=[], metavar="NAME",
                      help="embedded server only: enable a deliberate deviation (repeatable)")
     run.add_argument("--extension", action="append", default=[], metavar="NAME",
@@ -110,7 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     _SUBPARSERS["clauses"] = cl
 
     for name, helptext in (("serve", "run the reference server"), ("report", "render or compare reports"),
-                           ("sensitivity", "run the suites against deliberate deviations")):
+                           ("sensitivity", "run the suites against deliberate deviations"),
+                           ("specificity", "run the suites against every cluster flavour (no false alarms)"),
+                           ("diagnose", "explain why namespaces are stuck in Terminating (read-only)")):
         sp = sub.add_parser(name, help=helptext, add_help=False)
         sp.add_argument("args", nargs=argparse.REMAINDER)
     return parser
@@ -118,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 _DISPATCH = {"serve": ("conformance.reference_server.serve", "the reference server"),
              "report": ("conformance.report.cli", "the report tool"),
-             "sensitivity": ("conformance.sensitivity", "the sensitivity run")}
+             "sensitivity": ("conformance.sensitivity", "the sensitivity run"),
+             "specificity": ("conformance.specificity", "the specificity run"),
+             "diagnose": ("conformance.diagnose.cli", "the stuck-namespace diagnosis")}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -180,7 +202,7 @@ def _dispatch(command: str, rest: list[str]) -> int:
 def _target_args(ns: argparse.Namespace) -> list[str]:
     out: list[str] = []
     for opt, value in (("--kubeconfig", ns.kubeconfig), ("--context", ns.context), ("--server", ns.server),
-                       ("--token", ns.token)):
+                       ("--token", ns.token), ("--certificate-authority", ns.certificate_authority)):
         if value:
             out += [opt, value]
     if ns.insecure_skip_tls_verify:
@@ -200,6 +222,7 @@ def _validate_target(ns: argparse.Namespace, profile: str, preflight: bool = Fal
 
     return resolve_target(kubeconfig=ns.kubeconfig, context=ns.context, server=ns.server, token=ns.token,
                           insecure=ns.insecure_skip_tls_verify, in_cluster=ns.in_cluster, profile=profile,
+                          ca_file=ns.certificate_authority,
                           embedded=False, preflight=preflight)
 
 
@@ -228,12 +251,23 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
         if getattr(ns, "authorization", None):
             _err("--authorization only applies to the embedded reference server")
             return EXIT_USAGE
+        if getattr(ns, "flavor", None):
+            _err("--flavor only applies to the embedded reference server")
+            return EXIT_USAGE
         try:
             t = _validate_target(ns, ns.profile, preflight=not ns.no_preflight)
         except TargetError as exc:
             _err(str(exc))
             return EXIT_USAGE
         t.stop()
+        from .fixtures.release import profile_mismatch
+
+        problem = profile_mismatch(ns.profile, t.discovery)
+        if problem and not ns.force_profile:
+            _err(problem)
+            return EXIT_USAGE
+        if ns.jobs is None and not _xdist_in(passthrough):
+            ns.jobs = CLUSTER_JOBS
     elif ns.deviate:  # check the names before pytest starts (else: "Exit: ..." from inside the session)
         from .reference_server.deviations import Deviations
 
@@ -241,6 +275,14 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
             Deviations(ns.deviate)
         except ValueError as exc:
             _err(f"--deviate: {exc}")
+            return EXIT_USAGE
+    if getattr(ns, "flavor", None) and not _has_target(ns):
+        from .reference_server.flavors import get_flavor
+
+        try:
+            get_flavor(ns.flavor)
+        except ValueError as exc:
+            _err(f"--flavor: {exc}")
             return EXIT_USAGE
     run_id = ns.run_id or new_run_id()
     reports = Path(ns.reports)
@@ -254,8 +296,12 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     args += _target_args(ns)
     if ns.include_disruptive:
         args.append("--include-disruptive")
+    if ns.force_profile:
+        args.append("--force-profile")
     for name in ns.deviate:
         args += ["--nsconform-deviate", name]
+    if getattr(ns, "flavor", None):
+        args += ["--nsconform-flavor", ns.flavor]
     if getattr(ns, "authorization", None):
         args += ["--nsconform-authorization", ns.authorization]
     for name in getattr(ns, "extension", None) or []:
@@ -273,6 +319,12 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     if code == int(pytest.ExitCode.TESTS_FAILED):
         return EXIT_FAILED
     return EXIT_USAGE
+
+
+def _xdist_in(passthrough: Sequence[str]) -> bool:
+    """Did the pytest arguments after `--` choose the parallelism (or turn xdist off) themselves?"""
+    return any(a in ("-n", "--numprocesses", "no:xdist")
+               or a.startswith(("-n", "--numprocesses=", "--dist", "-pno:xdist")) for a in passthrough)
 
 
 def _failed_selection(source: str) -> tuple[list[str], str | None]:
@@ -297,6 +349,7 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
     from .client import TargetError
     from .endpoints import Paths
     from .fixtures.namespaces import DEFAULT_RESOURCES, sweep_run
+    from .fixtures.release import FinalizeForms, release_command
     from .wait import Waiter, set_timeout_scale
 
     if not _has_target(ns):
@@ -311,13 +364,16 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
     except TargetError as exc:
         _err(str(exc))
         return EXIT_USAGE
+    forms = FinalizeForms(ns.profile, t.discovery)
     try:
         client = t.client()
         paths = Paths(ns.profile)
         waiter = Waiter(client, paths)
         try:
+            from .fixtures.extensions import sweep_cluster_objects  # APIServices first: they stall deletions
+            cluster = sweep_cluster_objects(client, run_id=ns.run_id, dry_run=ns.dry_run, timeout=120.0)
             result = sweep_run(client, paths, waiter, run_id=ns.run_id, dry_run=ns.dry_run, timeout=120.0,
-                               resources=t.namespaced_resources() or DEFAULT_RESOURCES)
+                               resources=t.namespaced_resources() or DEFAULT_RESOURCES, forms=forms)
         except TargetError as exc:
             _err(str(exc))
             return EXIT_USAGE
@@ -327,7 +383,10 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
     finally:
         t.stop()
     scope = f"run {ns.run_id}" if ns.run_id else "all runs"
-    if not result:
+    for key, outcome in cluster.items():
+        print(f"{'would delete' if ns.dry_run else 'removed' if outcome == 'deleted' else 'could not remove'} "
+              f"{key}" + ("" if ns.dry_run or outcome == "deleted" else f": {outcome}"))
+    if not result and not cluster:
         print(f"nothing to clean up ({scope}) on {t.describe()['url']}")
         return EXIT_OK
     stuck = 0
@@ -339,6 +398,15 @@ def cmd_cleanup(ns: argparse.Namespace) -> int:
         else:
             stuck += 1
             print(f"could not remove namespace {name}: {outcome}")
+            print("  release it with: " + release_command(name, forms.preferred, kind=t.kind, url=t.url,
+                                                           context=t.context, kubeconfig=ns.kubeconfig,
+                                                           metadata=True))
+    if not ns.dry_run:
+        used = forms.summary()
+        if used["refused"] or set(used["worked"]) - {f"{paths.finalize_method} …/finalize"}:
+            refused = "".join(f"; {f} answered {c}" for f, c in used["refused"].items())
+            print(f"finalizers released with {', '.join(used['worked'])}{refused}")
+    stuck += sum(1 for o in cluster.values() if o not in ("deleted", "would delete"))
     return EXIT_FAILED if stuck else EXIT_OK
 
 

@@ -24,10 +24,11 @@ from .argtypes import positive_float
 from .assertions import MESSAGE_MODES, set_message_mode
 from .client import TargetError
 from .client.exchange import RECORDER
-from .fixtures.pytest_fixtures import api, content, namespaces, paths, profile, run_id, target, waiter  # noqa: F401
+from .fixtures.pytest_fixtures import (api, cluster_objects, content, finalize_forms, namespaces,  # noqa: F401
+                                       paths, profile, run_id, target, waiter)
 from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
 from .interrupts import InterruptWatch, drop_lineless_frames
-from .wait import set_timeout_scale
+from .wait import set_progress, set_timeout_scale
 
 __all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "NAMESPACE_STATE_KEY", "ensure_target", "test_failed",
            "SUITES_DIR", "target_options"]
@@ -54,6 +55,7 @@ class _State:
         self.exitstatus: int | None = None
         self.is_worker = False
         self.interrupts = InterruptWatch()
+        self.wait_recorder: Any = None  # xdist worker: long waits, handed to the controller on reports
 
 
 # --------------------------------------------------------------------------------------------- options
@@ -67,10 +69,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="bearer token for --server (default: $NSCONFORM_TOKEN)")
     g.addoption("--insecure-skip-tls-verify", dest="insecure_skip_tls_verify", action="store_true", default=False,
                 help="do not verify the server's TLS certificate")
+    g.addoption("--certificate-authority", dest="certificate_authority", default=None, metavar="FILE",
+                help="PEM file of the CA that signed the server's certificate (for --server; overrides the "
+                     "kubeconfig's)")
     g.addoption("--in-cluster", dest="in_cluster", action="store_true", default=False,
                 help="use the pod's service-account credentials")
     g.addoption("--profile", dest="profile", default="kubernetes", choices=("kubernetes", "design"),
                 help="what to assert: real kube-apiserver behaviour (default) or the design document")
+    g.addoption("--force-profile", dest="force_profile", action="store_true", default=False,
+                help="run the chosen --profile even when the target's discovery says it finalizes otherwise")
     g.addoption("--keep-namespaces", dest="keep_namespaces", default="never", choices=("never", "on-failure", "always"),
                 help="keep test namespaces after the test (default: never)")
     g.addoption("--timeout-scale", dest="timeout_scale", default=1.0, type=positive_float, metavar="X",
@@ -87,6 +94,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="run id used in namespace labels and report paths (default: generated)")
     g.addoption("--nsconform-deviate", dest="nsconform_deviate", action="append", default=[], metavar="NAME",
                 help="start the embedded server with this deliberate deviation (sensitivity runs; repeatable)")
+    g.addoption("--nsconform-flavor", dest="nsconform_flavor", default=None, metavar="NAME",
+                help="cluster flavour of the embedded server (reference_server/flavors: default, kind, openshift, "
+                     "managed, slow)")
     g.addoption("--nsconform-authorization", dest="nsconform_authorization", default="rbac",
                 choices=("always-allow", "rbac"),
                 help="authorization mode of the embedded server the plugin starts (default rbac, so the scope "
@@ -119,7 +129,8 @@ def argparse_suppress() -> str:
 def target_options(config: pytest.Config) -> dict[str, Any]:
     return {"kubeconfig": config.getoption("kubeconfig"), "context": config.getoption("context"),
             "server": config.getoption("server"), "token": config.getoption("token"),
-            "insecure": config.getoption("insecure_skip_tls_verify"), "in_cluster": config.getoption("in_cluster")}
+            "insecure": config.getoption("insecure_skip_tls_verify"), "in_cluster": config.getoption("in_cluster"),
+            "ca_file": config.getoption("certificate_authority")}
 
 
 def _has_target_option(config: pytest.Config) -> bool:
@@ -207,9 +218,11 @@ def ensure_target(config: pytest.Config) -> Target:
                                preflight=not config.getoption("no_preflight"),
                                deviations=config.getoption("nsconform_deviate") or (),
                                authorization=config.getoption("nsconform_authorization") or "always-allow",
+                               flavor=config.getoption("nsconform_flavor"),
                                feature_gates=_feature_gates(config))
         except TargetError as exc:
             pytest.exit(f"nsconform: {exc}", returncode=2)
+        _check_profile_fits(config, t)
         state.target = t
         config.stash[TARGET_KEY] = t
         _learn_secret(config, t)
@@ -223,6 +236,16 @@ def _feature_gates(config: pytest.Config) -> frozenset[str]:
         return parse_feature_gates(config.getoption("nsconform_feature_gates") or [])
     except ValueError as exc:
         raise pytest.UsageError(f"nsconform: --nsconform-feature-gates: {exc}") from None
+
+
+def _check_profile_fits(config: pytest.Config, t: Target) -> None:
+    """A profile the target cannot finalize in would fail test by test: say so once, before anything runs."""
+    from .fixtures.release import profile_mismatch
+
+    problem = None if t.kind == "embedded" else profile_mismatch(t.profile, t.discovery)
+    if problem and not config.getoption("force_profile"):
+        t.stop()
+        pytest.exit(f"nsconform: {problem}", returncode=2)
 
 
 def _learn_secret(config: pytest.Config, t: Target) -> None:
@@ -258,6 +281,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.option.run_id = rid
     config.stash[RUN_ID_KEY] = rid
     _register_report_plugins(config, controller=workerinput is None)
+    _install_wait_progress(config, state)
+    if not config.pluginmanager.has_plugin("nsconform-teardown") and not _collect_only(config) \
+            and (_runs_suites(config) or (workerinput or {}).get("nsconform_target")):
+        from .teardown import TeardownPlugin
+
+        config.pluginmanager.register(TeardownPlugin(config, rid), "nsconform-teardown")
     if workerinput is not None:
         payload = workerinput.get("nsconform_target")
         if payload:
@@ -273,6 +302,21 @@ def pytest_configure(config: pytest.Config) -> None:
         if _uses_xdist(config):
             _precheck_catalogue(config)
         ensure_target(config)
+
+
+def _install_wait_progress(config: pytest.Config, state: _State) -> None:
+    """Long waits are shown (conformance/console.py): live when this process owns the terminal, else
+    recorded onto reports for the controller to print."""
+    from .console import WaitConsole, WaitRecorder
+
+    if state.is_worker:
+        state.wait_recorder = WaitRecorder()
+        set_progress(state.wait_recorder)
+    else:
+        console = WaitConsole(config)
+        set_progress(console)
+        if not config.pluginmanager.has_plugin("nsconform-waits"):
+            config.pluginmanager.register(console, "nsconform-waits")
 
 
 def _precheck_catalogue(config: pytest.Config) -> None:
@@ -365,6 +409,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(_STATE_KEY, None)
     if state is None:
         return
+    set_progress(None)
     t = state.target
     interrupted = state.exitstatus == int(pytest.ExitCode.INTERRUPTED) or state.interrupts.seen.is_set()
     try:
@@ -388,6 +433,8 @@ def _interrupt_sweep(config: pytest.Config, t: Target) -> None:
     try:
         client = t.client(timeout=10.0)
         paths = Paths(t.profile)
+        from .fixtures.extensions import sweep_cluster_objects
+        sweep_cluster_objects(client, run_id=config.stash[RUN_ID_KEY], wait=False)  # first: they stall deletions
         sweep_run(client, paths, Waiter(client, paths), run_id=config.stash[RUN_ID_KEY], wait=False)
     except Exception:  # noqa: BLE001 - best effort while exiting
         pass
@@ -505,6 +552,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if attach:
         rep.nsconform = {"clauses": list(item.stash.get(CLAUSES_KEY, ())),  # type: ignore[attr-defined]
                          "exchanges": [e.to_dict() for e in exchanges]}
+    _hand_over_waits(item, rep)
     if rep.when == "teardown":
         RECORDER.start_test(None)
         namespace_state = item.stash.get(NAMESPACE_STATE_KEY, "")
@@ -514,3 +562,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             data["namespace_state"] = namespace_state
             rep.nsconform = data  # type: ignore[attr-defined]
     return rep
+
+
+def _hand_over_waits(item: pytest.Item, rep: pytest.TestReport) -> None:
+    """xdist worker: put this phase's long waits on its report (`nsconform["waits"]`)."""
+    state = item.config.stash.get(_STATE_KEY, None)
+    if state is None or state.wait_recorder is None:
+        return
+    waits = state.wait_recorder.take()
+    if waits:
+        data = getattr(rep, "nsconform", None) or {"clauses": list(item.stash.get(CLAUSES_KEY, ())),
+                                                    "exchanges": []}
+        data["waits"] = waits
+        rep.nsconform = data  # type: ignore[attr-defined]
+

@@ -118,7 +118,8 @@ def _check_profile(profile: str) -> None:
 
 
 def start_embedded_target(profile: str, deviations: Iterable[str] = (),
-                          authorization: str = "always-allow", feature_gates: Iterable[str] = ()) -> Target:
+                          authorization: str = "always-allow", flavor: str | None = None,
+                          feature_gates: Iterable[str] = ()) -> Target:
     """Start the bundled reference server (Contract 1) and wrap it as a Target."""
     _check_profile(profile)
     try:
@@ -128,7 +129,7 @@ def start_embedded_target(profile: str, deviations: Iterable[str] = (),
     devs = tuple(deviations)
     try:
         server = start_embedded(profile=profile, deviations=devs, authorization=authorization,
-                                feature_gates=tuple(feature_gates))
+                                feature_gates=tuple(feature_gates), **({"flavor": flavor} if flavor else {}))
     except ValueError as exc:
         raise TargetError(f"embedded server: {exc}") from None
     except OSError as exc:
@@ -147,19 +148,22 @@ def start_embedded_target(profile: str, deviations: Iterable[str] = (),
 def resolve_target(*, kubeconfig: str | None = None, context: str | None = None, server: str | None = None,
                    token: str | None = None, insecure: bool = False, in_cluster: bool = False,
                    profile: str = "kubernetes", deviations: Iterable[str] = (), embedded: bool = True,
-                   authorization: str = "always-allow", preflight: bool = True,
-                   feature_gates: Iterable[str] = ()) -> Target:
+                   authorization: str = "always-allow", preflight: bool = True, ca_file: str | None = None,
+                   flavor: str | None = None, feature_gates: Iterable[str] = ()) -> Target:
     """Resolve and probe the target the options name; with none, start the embedded server.
 
     `preflight`: refuse a cluster whose access reviews say the credentials lack what the suites need."""
     _check_profile(profile)
     conn = resolve(kubeconfig=kubeconfig, context=context, server=server, token=token, insecure=insecure,
-                   in_cluster=in_cluster)
+                   in_cluster=in_cluster, ca_file=ca_file)
     devs = tuple(deviations)
     if conn is None:
         if not embedded:
             raise TargetError("no target given: pass --kubeconfig/--context or --server")
-        return start_embedded_target(profile, devs, authorization, feature_gates)
+        return start_embedded_target(profile, devs, authorization, flavor, feature_gates)
+    if flavor:
+        conn.close()
+        raise TargetError("--nsconform-flavor only applies to the embedded reference server")
     if devs:
         conn.close()
         raise TargetError("--nsconform-deviate only applies to the embedded reference server")
@@ -184,7 +188,8 @@ def from_worker_payload(payload: dict[str, Any], **options: Any) -> Target:
     else:
         conn = resolve(kubeconfig=options.get("kubeconfig"), context=options.get("context"),
                        server=options.get("server"), token=options.get("token"),
-                       insecure=bool(options.get("insecure")), in_cluster=bool(options.get("in_cluster")))
+                       insecure=bool(options.get("insecure")), in_cluster=bool(options.get("in_cluster")),
+                       ca_file=options.get("ca_file"))
         if conn is None:  # pragma: no cover - controller and worker share options
             raise TargetError("worker could not rebuild the target connection")
     return Target(url=payload["url"], kind=kind, profile=payload["profile"], context=payload.get("context"),

@@ -7,8 +7,9 @@ It never raises on an HTTP status, because the status *is* what a conformance te
 from __future__ import annotations
 
 import json as _json
+import threading
 import time
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urlencode, urlsplit
 
 import requests
@@ -31,6 +32,22 @@ PATCH_TYPES = {
     "apply": "application/apply-patch+yaml",
 }
 MAX_BODY_CHARS = 20_000
+MAX_RETRIES = 10
+"""client-go's `rest.Request` default: a 429 or 5xx that carries Retry-After is retried at most ten times."""
+MAX_RETRY_AFTER_S = 30.0
+"""The longest single Retry-After pause honoured (seconds, before --timeout-scale)."""
+_PAUSE = threading.Event()  # never set: wait() is an interruptible pause
+
+
+def retry_after(resp: requests.Response) -> float | None:
+    """Seconds to wait before resending, as client-go's `checkWait`: only for 429 and 5xx, and only when the
+    server said when (an integer Retry-After); None means "answer as is"."""
+    if resp.status_code != 429 and resp.status_code < 500:
+        return None
+    value = (resp.headers.get("Retry-After") or "").strip()
+    if not value.isdigit():
+        return None
+    return float(value)
 
 
 def _decode_body(raw: bytes | str | None, content_type: str | None, secrets: tuple[str, ...]) -> Any:
@@ -79,9 +96,37 @@ def describe_connection_error(base_url: str, exc: BaseException) -> str:
             break
     if isinstance(exc, requests.exceptions.SSLError) and "certificate" not in text.lower():
         text = f"TLS error: {text}"
+    if "certificate verify failed" in text.lower() or "certificate_verify_failed" in text.lower():
+        text = (f"{text} (the server's TLS certificate is not trusted: pass the CA that signed it "
+                "(kubeconfig certificate-authority / certificate-authority-data, or `--certificate-authority "
+                "FILE` with --server), or --insecure-skip-tls-verify to skip the check)")
     if isinstance(exc, requests.exceptions.Timeout):
         text = "timed out"
+    if base_url.startswith("http://") and not isinstance(exc, requests.exceptions.Timeout) \
+            and speaks_tls(base_url):
+        text = f"{text} (this port speaks TLS: use https:// instead of http://)"
     return " ".join(f"cannot reach {base_url}: {text}".split())
+
+
+def speaks_tls(url: str, timeout: float = 3.0) -> bool:
+    """Does the host:port of `url` complete a TLS handshake? (A plain-HTTP request to a TLS port fails
+    with a reset or an empty reply that says nothing about the cause.)"""
+    import socket
+    import ssl
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return False
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout) as sock:
+            with ctx.wrap_socket(sock, server_hostname=parts.hostname):
+                return True
+    except (OSError, ValueError):
+        return False
 
 
 class KubeClient:
@@ -92,9 +137,22 @@ class KubeClient:
         self.base_url = base_url.rstrip("/")
         self.session = session or requests.Session()
         self.profile = profile
-        self.secrets = tuple(s for s in secrets if s)
+        self._secrets = tuple(s for s in secrets if s)
         self.timeout = timeout
         self.recorder = recorder
+        self.refusal_handlers: list[Callable[[str, str, requests.Response], bool]] = []
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The configured secrets plus every token an exec/auth-provider plugin has handed out since."""
+        seen = getattr(self.session.auth, "seen", ())
+        return self._secrets + tuple(t for t in seen if t and t not in self._secrets)
+
+    def add_refusal_handler(self, handler: Callable[[str, str, requests.Response], bool]) -> None:
+        """`handler(method, path, response) -> bool`: True means "the refusal was transient and the handler has
+        waited it out: send the request once more" (e.g. pods refused until the `default` ServiceAccount
+        exists). Handlers see every response and must answer False quickly for all others."""
+        self.refusal_handlers.append(handler)
 
     @classmethod
     def from_connection(cls, conn: "Connection", *, profile: str = "kubernetes", timeout: float = 30.0) -> "KubeClient":
@@ -142,6 +200,21 @@ class KubeClient:
     def send(self, prep: requests.PreparedRequest, *, timeout: float | tuple[float, float] | None = None,
              stream: bool = False) -> tuple[requests.Response, Exchange]:
         """Send a prepared request and record it; the response body is recorded unless streaming."""
+        if timeout is None:
+            from ..wait import scaled
+
+            timeout = scaled(self.timeout)
+        for attempt in range(MAX_RETRIES + 1):
+            resp, ex = self._send_once(prep, timeout=timeout, stream=stream)
+            wait = retry_after(resp)
+            if wait is None or attempt == MAX_RETRIES:
+                return resp, ex
+            resp.close()
+            _PAUSE.wait(min(wait, MAX_RETRY_AFTER_S))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _send_once(self, prep: requests.PreparedRequest, *, timeout: float | tuple[float, float],
+                   stream: bool) -> tuple[requests.Response, Exchange]:
         ex = self._exchange(prep)
         started = time.monotonic()
         # A stream gets a connection of its own: requests' pool is not thread-safe, and a watch read by a
@@ -149,7 +222,7 @@ class KubeClient:
         session = self._stream_session() if stream else self.session
         settings = session.merge_environment_settings(prep.url, {}, stream, None, None)
         try:
-            resp = session.send(prep, timeout=timeout if timeout is not None else self.timeout, **settings)
+            resp = session.send(prep, timeout=timeout, **settings)
         except requests.RequestException as exc:
             if session is not self.session:
                 session.close()
@@ -184,6 +257,8 @@ class KubeClient:
         prep = self._prepare(method, path, json=json, data=data, headers=headers, params=params,
                              content_type=content_type)
         resp, _ = self.send(prep, timeout=timeout)
+        if any(handler(prep.method or method, path, resp) for handler in self.refusal_handlers):
+            resp, _ = self.send(prep.copy(), timeout=timeout)
         return resp
 
     def get(self, path: str, **kw: Any) -> requests.Response:

@@ -44,10 +44,14 @@ class _BearerAuth(requests.auth.AuthBase):
 
     def __init__(self, configuration: Any) -> None:
         self._cfg = configuration
+        self.seen: list[str] = []  # every token handed out, so a refreshed one is masked like the first
 
     def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
         value = self._cfg.get_api_key_with_prefix("BearerToken", alias="authorization")
         if value:
+            token = value.split(" ", 1)[-1]
+            if token not in self.seen:
+                self.seen.append(token)
             r.headers["Authorization"] = value
         return r
 
@@ -104,8 +108,23 @@ def _new_session() -> requests.Session:
     s = requests.Session()
     s.headers["User-Agent"] = "nsconform/0.1.0"
     s.headers["Accept"] = "application/json"
-    s.trust_env = False  # proxies come from the kubeconfig, not from the caller's environment
+    # Not trust_env: it would also let REQUESTS_CA_BUNDLE replace the kubeconfig's CA and ~/.netrc add
+    # credentials. Proxies from the environment are taken explicitly by `use_proxy`.
+    s.trust_env = False
     return s
+
+
+def use_proxy(session: requests.Session, base_url: str, proxy_url: str | None = None) -> None:
+    """The proxy client-go would use: the kubeconfig's `proxy-url` when set, else HTTPS_PROXY/HTTP_PROXY
+    with NO_PROXY (`http.ProxyFromEnvironment`). The target's URL is fixed, so this is decided once."""
+    if proxy_url:
+        session.proxies = {"http": proxy_url, "https": proxy_url}
+        return
+    scheme = base_url.split("://", 1)[0].lower()
+    found = requests.utils.get_environ_proxies(base_url)
+    chosen = found.get(scheme) or found.get("all")
+    if chosen:
+        session.proxies = {scheme: chosen}
 
 
 def default_kubeconfig() -> str:
@@ -140,10 +159,12 @@ def _read_kubeconfig(path: str) -> tuple[Any, list[str]]:
             raise TargetError(f"kubeconfig {p}: is a directory, not a file")
         try:
             with open(p, "rb") as fh:
-                if not fh.read().strip():
-                    raise TargetError(f"kubeconfig {p}: file is empty")
+                raw = fh.read()
         except OSError as exc:
             raise TargetError(f"kubeconfig {p}: cannot read ({exc.strerror or exc})") from None
+        if not raw.strip():
+            raise TargetError(f"kubeconfig {p}: file is empty")
+        _check_shape(p, raw)
     try:
         merger = KubeConfigMerger(os.pathsep.join(existing))
     except yaml.YAMLError as exc:
@@ -161,6 +182,29 @@ def _read_kubeconfig(path: str) -> tuple[Any, list[str]]:
         if isinstance(value, dict) and value.get("name"):
             contexts.append(str(value["name"]))
     return cfg, contexts
+
+
+def _check_shape(path: str, raw: bytes) -> None:
+    """A file that parses as YAML but is not a kubeconfig (a string, a list, ...) is named with what it
+    holds, instead of the loader's `'str' object does not support item assignment`."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise TargetError(f"kubeconfig {path}: not valid YAML{where}") from None
+    if not isinstance(doc, dict):
+        kind = {str: "a string", list: "a list", int: "a number", float: "a number", bool: "a boolean"}.get(
+            type(doc), type(doc).__name__)
+        raise TargetError(f"kubeconfig {path}: not a kubeconfig: the document is {kind}, expected a mapping "
+                          "with clusters, contexts and users (apiVersion: v1, kind: Config)")
+    for key in ("clusters", "contexts", "users"):
+        value = doc.get(key)
+        if value is not None and not isinstance(value, list):
+            raise TargetError(f"kubeconfig {path}: not a kubeconfig: `{key}` must be a list, got "
+                              f"{type(value).__name__}")
 
 
 def _one_line(exc: BaseException) -> str:
@@ -217,8 +261,7 @@ def from_kubeconfig(path: str | None = None, context: str | None = None) -> Conn
     if configuration.cert_file and configuration.key_file:
         session.cert = (configuration.cert_file, configuration.key_file)
     use_server_name(session, getattr(configuration, "tls_server_name", None))
-    if configuration.proxy:
-        session.proxies = {"http": configuration.proxy, "https": configuration.proxy}
+    use_proxy(session, host, configuration.proxy)
     token = configuration.get_api_key_with_prefix("BearerToken", alias="authorization")
     if token:
         secrets.append(token.split(" ", 1)[-1])
@@ -244,6 +287,7 @@ def from_incluster() -> Connection:
         raise TargetError(f"in-cluster config: {_one_line(exc)}") from None
     session = _new_session()
     session.verify = configuration.ssl_ca_cert or True
+    use_proxy(session, configuration.host)
     session.auth = _BearerAuth(configuration)
     token = configuration.get_api_key_with_prefix("BearerToken", alias="authorization") or ""
     return Connection(base_url=configuration.host.rstrip("/"), session=session, kind="incluster",
@@ -257,6 +301,7 @@ def from_server(url: str, token: str | None = None, insecure: bool = False, ca_f
     if not url.startswith(("http://", "https://")):
         raise TargetError(f"--server {url!r}: expected an http:// or https:// URL")
     session = _new_session()
+    use_proxy(session, url)
     if insecure:
         session.verify = False
         _quiet_insecure()
@@ -268,12 +313,19 @@ def from_server(url: str, token: str | None = None, insecure: bool = False, ca_f
 
 
 def resolve(*, kubeconfig: str | None = None, context: str | None = None, server: str | None = None,
-            token: str | None = None, insecure: bool = False, in_cluster: bool = False) -> Connection | None:
-    """Pick the connection the options ask for; None means "no target given" (use the embedded server)."""
+            token: str | None = None, insecure: bool = False, in_cluster: bool = False,
+            ca_file: str | None = None) -> Connection | None:
+    """Pick the connection the options ask for; None means "no target given" (use the embedded server).
+
+    `ca_file` (--certificate-authority): the PEM bundle that verifies the server's certificate, for --server
+    (and overriding a kubeconfig's)."""
+    if ca_file and not os.path.isfile(os.path.expanduser(ca_file)):
+        raise TargetError(f"--certificate-authority {ca_file}: file not found")
+    ca_file = os.path.expanduser(ca_file) if ca_file else None
     if server:
         if kubeconfig or context:
             raise TargetError("--server cannot be combined with --kubeconfig/--context")
-        return from_server(server, token=token, insecure=insecure)
+        return from_server(server, token=token, insecure=insecure, ca_file=ca_file)
     if token:
         raise TargetError("--token needs --server")
     if in_cluster:
@@ -283,5 +335,7 @@ def resolve(*, kubeconfig: str | None = None, context: str | None = None, server
         if insecure:
             conn.session.verify = False
             _quiet_insecure()
+        elif ca_file:
+            conn.session.verify = ca_file
         return conn
     return None

@@ -215,6 +215,7 @@ class WatchStream:
     def until(self, predicate: Callable[[dict[str, Any]], bool], timeout: float | None = None,
               what: str = "a matching watch event") -> list[dict[str, Any]]:
         """Events up to and including the first that satisfies `predicate`; WaitTimeout otherwise."""
+        __tracebackhide__ = True
         from ..wait import WaitTimeout, scaled
 
         limit = scaled(timeout if timeout is not None else 60.0)

@@ -121,6 +121,12 @@ _MORE = [
     ("body-name-ignored", "a PUT whose body name differs from the URL updates the URL's object instead of 400"),
     ("kubernetes-serves-design-list", "the kubernetes profile also serves the design's /api/v1/list/{resource}"),
     ("kube-public-deletable", "`kube-public` is missing from the immortal namespaces and can be deleted"),
+    # discovery-driven deletion (controller/discovery.py, controller/deleter.py)
+    ("deleter-skips-custom-resources", "the namespace controller deletes only built-in kinds, not custom resources"),
+    ("remaining-without-group", "NamespaceContentRemaining names a custom resource without its group"),
+    ("deleter-ignores-discovery-failure", "the namespace controller finalizes namespaces while an aggregated API "
+                                          "cannot be discovered"),
+    ("crd-delete-orphans-resources", "deleting a CRD removes it at once, leaving its custom resources behind"),
 ]
 
 # The clauses each deviation breaks (the sensitivity run executes their tests against the deviation and
@@ -211,6 +217,10 @@ _CLAUSES: dict[str, tuple[str, ...]] = {
     "body-name-ignored": ("NS-ERR-006",),
     "kubernetes-serves-design-list": ("NS-ERR-007",),
     "kube-public-deletable": ("NS-IMM-001",),
+    "deleter-skips-custom-resources": ("NS-DDEL-001", "NS-DDEL-002"),
+    "remaining-without-group": ("NS-DDEL-003",),
+    "deleter-ignores-discovery-failure": ("NS-DDEL-004",),
+    "crd-delete-orphans-resources": ("NS-DDEL-005",),
 }
 
 # List/watch guarantees under concurrency (issue 15): each breaks one property the history checker validates.

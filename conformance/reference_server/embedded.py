@@ -7,6 +7,7 @@ import threading
 from typing import Iterable
 
 from .deviations import Deviations
+from .flavors import Flavor, get_flavor
 from .server import ReferenceServer
 
 
@@ -23,6 +24,7 @@ class RunningServer:
         self.token: str | None = server.token
         self.ca_file: str | None = server.ca_file
         self.profile: str = server.ctx.profile
+        self.flavor: str = server.flavor.name
         if server.tls is not None:  # a copy that outlives stop(), for clients still holding the path
             import tempfile
             fd, self._ca_copy = tempfile.mkstemp(prefix="nsconform-ca-", suffix=".crt")
@@ -68,13 +70,15 @@ class RunningServer:
 def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
                    tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1",
                    port: int = 0, authorization: str = "always-allow",
-                   users_file: str | None = None, feature_gates: Iterable[str] = ()) -> RunningServer:
+                   users_file: str | None = None, flavor: "str | Flavor | None" = None,
+                   feature_gates: Iterable[str] = ()) -> RunningServer:
     """Start a server in a daemon thread; returns once it is listening (and answers /version).
 
     `authorization="rbac"` enables authentication + RBAC (a generated admin token when `token` is None,
     see `RunningServer.token`); `users_file` is a kube-apiserver token file (`token,user,uid,"g1,g2"`)."""
     deviations = tuple(deviations)
     Deviations(deviations)  # unknown names ⇒ ValueError before any thread starts
+    get_flavor(flavor)
     loop = asyncio.new_event_loop()
     started = threading.Event()
     box: dict[str, object] = {}
@@ -85,7 +89,7 @@ def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (
         async def boot() -> None:
             server = ReferenceServer(profile=profile, deviations=deviations, token=token, tls=tls,
                                      controller_delay=controller_delay, host=host, port=port,
-                                     authorization=authorization, users_file=users_file,
+                                     authorization=authorization, users_file=users_file, flavor=flavor,
                                      feature_gates=feature_gates)
             await server.start()
             box["server"] = server

@@ -10,6 +10,7 @@ from typing import Sequence
 
 from .deviations import DEVIATIONS
 from .extensions import parse_feature_gates
+from .flavors import DEFAULT_FLAVOR, FLAVORS
 from .http import PROFILES
 from .server import ReferenceServer
 
@@ -43,6 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--feature-gates", action="append", default=[], metavar="NAME=true",
                    help="switch on an opt-in extension (kube-apiserver syntax; known: NamespaceInitializers, "
                         "KEP-33, never merged upstream)")
+    p.add_argument("--flavor", choices=sorted(FLAVORS), default=DEFAULT_FLAVOR,
+                   help="behave like this kind of cluster (controllers, admission, timings; see README "
+                        "'Cluster flavours'; default: %(default)s)")
     p.add_argument("-v", "--verbose", action="store_true")
 
 
@@ -78,6 +82,7 @@ async def _run(args: argparse.Namespace) -> int:
                                  controller_delay=args.controller_delay, host=args.host, port=args.port,
                                  authorization=getattr(args, "authorization", "always-allow"),
                                  users_file=getattr(args, "users", None),
+                                 flavor=getattr(args, "flavor", None),
                                  feature_gates=parse_feature_gates(getattr(args, "feature_gates", None)))
     except (ValueError, OSError) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
@@ -92,7 +97,8 @@ async def _run(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    print(f"nsconform reference server ({args.profile}) listening on {server.url}", flush=True)
+    flavor = getattr(args, "flavor", None) or DEFAULT_FLAVOR
+    print(f"nsconform reference server ({args.profile}, flavor {flavor}) listening on {server.url}", flush=True)
     if args.write_kubeconfig:
         server.write_kubeconfig(args.write_kubeconfig)
         print(f"kubeconfig written to {args.write_kubeconfig}", flush=True)

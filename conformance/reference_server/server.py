@@ -9,11 +9,19 @@ from aiohttp import web
 
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
+from .controller.apiservices import APIServiceAvailability
+from .controller.crd_finalizer import CRDFinalizer
+from .controller.loop import Controller
 from .controller.quota import QuotaController
 from .deviations import Deviations
+from .flavors import Flavor, get_flavor
+from .flavors import behaviours
 from .http import PROFILES, Router, ServerContext, build_app
 from .kubeconfig import write_kubeconfig
+from .auth.tokens import TokenIssuer
 from .registry import Registry
+from .registry.service import KUBERNETES_SERVICE_IP
+from .storage import KeyNotFoundError
 from .storage import MemoryStore
 from .tls import ServerTLS, generate
 
@@ -24,12 +32,16 @@ AUTHORIZATION_MODES = ("always-allow", "rbac")
 
 def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   token: str | None = None, *, authorization: str = "always-allow",
-                  users_file: str | None = None, feature_gates: Iterable[str] = ()) -> ServerContext:
+                  users_file: str | None = None, flavor: str | Flavor | None = None,
+                  feature_gates: Iterable[str] = ()) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
     `authorization="rbac"` serves the RBAC API, seeds the bootstrap policy and authorizes every request
     (identity: `token` = `system:admin` in `system:masters`, `users_file` tokens, impersonation).
+    `flavor` (flavors/): the admission plugins, authorizer and middlewares of a cluster flavour.
+    `feature_gates` (extensions/): opt-in extensions, e.g. `NamespaceInitializers` (KEP-33).
     """
+    fl = get_flavor(flavor)
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     if authorization not in AUTHORIZATION_MODES:
@@ -44,18 +56,44 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     for name in INITIAL_NAMESPACES:
         registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
                                    field_manager="kube-apiserver")
+    registry.content("services").create(KUBERNETES_SERVICE, field_manager="kube-apiserver")
+    issuer = TokenIssuer(_service_account_uid(registry))
+    if authenticator is not None:
+        authenticator.service_accounts = issuer
     # kube-apiserver's watch cache starts at the resourceVersion it was started at, and etcd compacts older
     # history: a watch or exact list from before the server's start is answered 410 (as it is on a cluster).
     registry.store.compact()
+    if authorizer is not None and fl.webhook_authorizer:
+        authorizer = behaviours.WebhookAuthorizer(authorizer)
     admission = ScopeAdmission(registry, devs)
     gates = frozenset(feature_gates)
     if "NamespaceInitializers" in gates:  # KEP-33, opt-in (extensions/initializers.py)
         from .extensions import initializers
         admission = initializers.install(registry, admission, devs, phase="NamespaceInitializingPhase" in gates)
-    return ServerContext(registry=registry, admission=admission, deviations=devs,
-                         router=Router(registry, profile, devs), profile=profile, token=token,
-                         authenticator=authenticator, authorizer=authorizer, feature_gates=gates)
+    return ServerContext(registry=registry, admission=behaviours.FlavorAdmission(admission, registry, fl),
+                         deviations=devs, router=Router(registry, profile, devs), profile=profile, token=token,
+                         authenticator=authenticator, authorizer=authorizer, token_issuer=issuer,
+                         middlewares=tuple(behaviours.middlewares(fl)), watch_lag=fl.watch_lag,
+                         feature_gates=gates)
 
+
+# The Service kube-apiserver's `kubernetes` controller keeps in `default` (pkg/controlplane/controller/kubernetesservice):
+# the first IP of the service CIDR, port 443 → the API server's secure port.
+KUBERNETES_SERVICE = {
+    "apiVersion": "v1", "kind": "Service",
+    "metadata": {"name": "kubernetes", "namespace": "default",
+                 "labels": {"component": "apiserver", "provider": "kubernetes"}},
+    "spec": {"clusterIP": KUBERNETES_SERVICE_IP,
+             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}
+
+
+def _service_account_uid(registry: Registry):
+    def lookup(namespace: str, name: str) -> str | None:
+        try:
+            return registry.store.get("serviceaccounts", namespace, name, shared=True)["metadata"]["uid"]
+        except KeyNotFoundError:
+            return None
+    return lookup
 
 class ReferenceServer:
     """One server instance; `start`/`stop` must run on the loop that serves it."""
@@ -63,12 +101,13 @@ class ReferenceServer:
     def __init__(self, *, profile: str = "kubernetes", deviations: Iterable[str] = (), token: str | None = None,
                  tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1", port: int = 0,
                  authorization: str = "always-allow", users_file: str | None = None,
-                 feature_gates: Iterable[str] = ()):
+                 flavor: str | Flavor | None = None, feature_gates: Iterable[str] = ()):
+        self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
         self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
-                                 feature_gates=feature_gates)
+                                 flavor=self.flavor, feature_gates=feature_gates)
         self.authorization = authorization
         self.host, self.port = host, port
         self.token = token
@@ -76,6 +115,8 @@ class ReferenceServer:
         self.tls: ServerTLS | None = generate() if tls else None
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
+        self.extension_controllers: list = []   # CRD finalizer, APIService availability
+        self.flavor_controllers: list[Controller] = []
         self._runner: web.AppRunner | None = None
 
     @property
@@ -90,11 +131,18 @@ class ReferenceServer:
 
     async def start(self) -> None:
         """Bind and start serving (raises OSError when the port is taken)."""
-        self.controller = NamespaceController(self.ctx.registry, delay=self.controller_delay,
-                                              deviations=self.ctx.deviations)
+        fl = self.flavor
+        delay = self.controller_delay or (lambda: fl.draw(fl.deletion_delay))
+        self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations)
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
         self.quota_controller.start()
+        self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
+                                      APIServiceAvailability(self.ctx.registry)]
+        ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
+        self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
+        for c in self.extension_controllers + self.flavor_controllers:
+            c.start()
         app = build_app(self.ctx)
         self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
@@ -118,6 +166,12 @@ class ReferenceServer:
         if self.quota_controller is not None:
             await self.quota_controller.stop()
             self.quota_controller = None
+        for c in self.extension_controllers:
+            await c.stop()
+        self.extension_controllers = []
+        for c in self.flavor_controllers:
+            await c.stop()
+        self.flavor_controllers = []
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()

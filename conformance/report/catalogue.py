@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-CLAUSE_KEYS = ("id", "group", "requirement", "source", "severity", "profiles", "extension")
+CLAUSE_KEYS = ("id", "group", "requirement", "source", "severity", "profiles", "depends_on", "extension")
 ENDPOINT_KEYS = ("id", "method", "path", "profiles")
 
 
@@ -29,6 +29,7 @@ def _as_dict(obj: Any, keys: tuple[str, ...]) -> dict[str, Any]:
     out = {k: src.get(k) for k in keys}
     if out.get("profiles") is not None:
         out["profiles"] = list(out["profiles"])
+    out["depends_on"] = list(out.get("depends_on") or [])
     return out
 
 

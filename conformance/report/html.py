@@ -13,7 +13,7 @@ from typing import Any
 from . import coverage as cov
 from .curl import curl_command
 from .masking import mask_exchange
-from .model import STATUSES, core_ran, failing_clauses, groups
+from .model import STATUSES, core_ran, failing_clauses, groups, root_cause_summary
 
 _BODY_LIMIT = 6000
 
@@ -191,7 +191,8 @@ def _failing(run: dict[str, Any]) -> str:
     failing = failing_clauses(run)
     if not failing:
         return '<h2 id="failing">Failing clauses</h2><p>None: every tested clause passed.</p>'
-    parts = [f'<h2 id="failing">Failing clauses ({len(failing)})</h2>']
+    parts = [f'<h2 id="failing">Failing clauses ({len(failing)})</h2>',
+             f'<p class="root-cause"><b>{_e(root_cause_summary(run))}</b></p>']
     if len(failing) > 3:
         parts.append(_failing_index(failing))
     shown: dict[str, str] = {}

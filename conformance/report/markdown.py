@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import coverage as cov
-from .model import STATUSES, core_ran, failing_clauses, groups
+from .model import STATUSES, core_ran, failing_clauses, groups, root_cause_summary
 
 
 def _cell(value: Any) -> str:
@@ -39,7 +39,7 @@ def render_markdown(run: dict[str, Any], *, max_failures: int = 50) -> str:
         lines.append(f"| {_cell(name)} | " + " | ".join(str(counts.get(s, 0)) for s in STATUSES) + " |")
     failing = failing_clauses(run)
     if failing:
-        lines += ["", f"## Failing clauses ({len(failing)})", ""]
+        lines += ["", f"## Failing clauses ({len(failing)})", "", f"**{root_cause_summary(run)}**", ""]
         for c in failing[:max_failures]:
             lines += [f"### {c['id']} ({c.get('severity')}, {c.get('group')})", "",
                       f"> {_cell(c.get('requirement'))}", ""]

@@ -66,11 +66,12 @@ def build_run(*, catalogue: list[dict[str, Any]], tests: list[dict[str, Any]], t
         if c.get("extension") and c["id"] not in by_clause:
             continue  # an extension that was not asked for is not part of the run
         clause_tests = by_clause.get(c["id"], [])
-        (extensions.setdefault(str(c["extension"]), []) if c.get("extension") else clauses).append({"id": c["id"], "group": c.get("group") or "ungrouped",
-                        "requirement": c.get("requirement") or "",
-                        "source": c.get("source") or "", "severity": c.get("severity") or "major",
-                        "profiles": c.get("profiles") or [],
-                        "status": clause_status(t["outcome"] for t in clause_tests), "tests": clause_tests})
+        into = extensions.setdefault(str(c["extension"]), []) if c.get("extension") else clauses
+        into.append({"id": c["id"], "group": c.get("group") or "ungrouped",
+                     "requirement": c.get("requirement") or "",
+                     "source": c.get("source") or "", "severity": c.get("severity") or "major",
+                     "profiles": c.get("profiles") or [], "depends_on": list(c.get("depends_on") or []),
+                     "status": clause_status(t["outcome"] for t in clause_tests), "tests": clause_tests})
     for cid in by_clause:
         if cid not in known:
             clause_tests = by_clause[cid]
@@ -96,6 +97,7 @@ def build_run(*, catalogue: list[dict[str, Any]], tests: list[dict[str, Any]], t
                          "uncovered": sum(1 for r in cov if not r.get("hits"))},
         },
         "clauses": clauses,
+        "root_causes": root_causes(clauses),
         # opt-in extensions (`--extension NAME`): never counted in `summary` nor in the core verdict
         "extensions": {name: {"summary": {"clauses": {s: Counter(c["status"] for c in cs).get(s, 0) for s in STATUSES}
                                           | {"total": len(cs)}}, "clauses": cs}
@@ -127,6 +129,61 @@ def extension_clauses(run: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def failing_clauses(run: dict[str, Any]) -> list[dict[str, Any]]:
-    """Failed clauses, most severe first (catalogue order within a severity)."""
+    """Failed clauses: probable root causes (failed clauses others depend on) first, then most severe first
+    (catalogue order within a severity)."""
     failed = [c for c in run.get("clauses", []) if c.get("status") == "failed"]
-    return sorted(failed, key=lambda c: SEVERITY_ORDER.get(c.get("severity", "major"), 1))
+    roots = run.get("root_causes")
+    if roots is None:
+        roots = root_causes(run.get("clauses", []))
+    rank = {r["id"]: i for i, r in enumerate(r for r in roots if r["dependents"])}
+    return sorted(failed, key=lambda c: (rank.get(c["id"], len(rank)),
+                                         SEVERITY_ORDER.get(c.get("severity", "major"), 1)))
+
+
+def root_causes(clauses: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Failed clauses that no other failed clause explains, each with the failed clauses that depend on it
+    (directly or through other failed clauses, per the catalogue's `depends_on`), most dependents first.
+
+    [{"id": "NS-FIN-001", "dependents": ["NS-FIN-002", ...]}]; a failed clause with a failed ancestor is
+    listed under that ancestor's root, not on its own. Dependents still failed on their own evidence: this
+    only says where to look first."""
+    by_id = {c["id"]: c for c in clauses}
+    failed = [c["id"] for c in clauses if c.get("status") == "failed"]
+    failed_set = set(failed)
+
+    def failed_ancestors(cid: str) -> set[str]:
+        # Through failed clauses only: a dependency that passed was not broken by what it depends on.
+        seen: set[str] = set()
+        stack = [d for d in (by_id.get(cid) or {}).get("depends_on") or [] if d in failed_set]
+        while stack:
+            dep = stack.pop()
+            if dep in seen or dep == cid:
+                continue
+            seen.add(dep)
+            stack.extend(d for d in (by_id.get(dep) or {}).get("depends_on") or [] if d in failed_set)
+        return seen
+
+    ancestors = {cid: failed_ancestors(cid) for cid in failed}
+    roots = [cid for cid in failed if not ancestors[cid]]
+    out = [{"id": r, "dependents": [cid for cid in failed if r in ancestors[cid]]} for r in roots]
+    out.sort(key=lambda e: -len(e["dependents"]))  # stable: catalogue order among equals
+    return out
+
+
+def root_cause_summary(run: dict[str, Any]) -> str:
+    """One sentence naming the probable root cause first, e.g. "13 clauses failed; 12 of them depend on
+    NS-FIN-001, which failed." Empty when nothing failed."""
+    clauses = run.get("clauses", [])
+    failed = [c for c in clauses if c.get("status") == "failed"]
+    if not failed:
+        return ""
+    roots = run.get("root_causes")
+    if roots is None:
+        roots = root_causes(clauses)
+    total = f"{len(failed)} clause{'s' if len(failed) != 1 else ''} failed"
+    explained = [r for r in roots if r["dependents"]]
+    if not explained:
+        return total + "."
+    parts = [f"{len(r['dependents'])} of them {'depends' if len(r['dependents']) == 1 else 'depend'} on {r['id']}, "
+             "which failed" for r in explained[:3]]
+    return f"{total}; " + "; ".join(parts) + "."

@@ -44,7 +44,7 @@ def exception_type(message: str) -> str:
 
 def categorise(message: str, longreprtext: str = "") -> Category:
     typ = exception_type(message)
-    if typ == "WaitTimeout" or (not typ and re.search(r"\bWaitTimeout\b", longreprtext)):
+    if typ in ("WaitTimeout", "WaitHopeless") or (not typ and re.search(r"\bWait(Timeout|Hopeless)\b", longreprtext)):
         return "timeout"
     if typ in _VIOLATION_TYPES or typ.endswith("AssertionError"):
         return "violation"
@@ -57,7 +57,7 @@ def shorten(message: str) -> str:
     """The assertion line(s), not the whole traceback: drop the AssertionError prefix, cap lines and length."""
     text = message.strip()
     text = re.sub(r"^AssertionError:\s*", "", text)
-    text = re.sub(r"^[\w.]*\.(WaitTimeout):", r"\1:", text)
+    text = re.sub(r"^[\w.]*\.(WaitTimeout|WaitHopeless):", r"\1:", text)
     lines = text.splitlines()
     if len(lines) > _MAX_LINES:
         lines = lines[:_MAX_LINES] + [f"... ({len(lines) - _MAX_LINES} more lines)"]

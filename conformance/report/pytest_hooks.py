@@ -180,12 +180,17 @@ class ReportPlugin:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
         if tr is None or hasattr(self.config, "workerinput"):
             return
+        from conformance.console import cut
+
         clauses = ", ".join(state.clauses) or "no clause"
-        first = (state.message or "").strip().splitlines()[0][:160] if state.message else ""
+        first = (state.message or "").strip().splitlines()[0] if state.message else ""
         if getattr(getattr(tr, "_tw", None), "width_of_current_line", 0):
             tr._tw.line()  # finish pytest's progress line first
-        tr.write_line(f"FAILED [{clauses}] {state.nodeid.split('::', 1)[-1]} ({state.category}): {first}",
-                      red=True)
+        # A terminal's width; a log (CI, a pipe) gets a wider line, still cut at a word boundary.
+        width = int(getattr(getattr(tr, "_tw", None), "fullwidth", 120) or 120) - 1
+        width = max(width, 60) if getattr(tr, "isatty", False) else max(width, 200)
+        tr.write_line(cut(f"FAILED [{clauses}] {state.nodeid.split('::', 1)[-1]} ({state.category}): {first}",
+                          width), red=True)
 
     def _record_outcome(self, state: _TestState, report: pytest.TestReport) -> None:
         when, outcome = report.when, report.outcome
@@ -235,6 +240,9 @@ class ReportPlugin:
                         coverage=coverage, unmatched=unmatched, secrets=self._secrets,
                         messages=_opt(self.config, "nsconform_messages") or "exact")
         evaluate_coverage_clauses(run, full_run=self.full_run)
+        teardown = _teardown_summary(self.config)
+        if teardown is not None:
+            run["teardown"] = teardown
         return run
 
     @pytest.hookimpl(wrapper=True)
@@ -279,7 +287,35 @@ class ReportPlugin:
             scrub_results(alluredir, self._secrets)
         return run_dir
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any):  # type: ignore[no-untyped-def]
+        """Outside pytest's own summary: the failing-clause table comes before any traceback, the report
+        paths after the short test summary."""
+        try:
+            self._failing_table(terminalreporter)
+        except Exception:  # noqa: BLE001 - a display problem must not lose the run's summary
+            pass
+        try:
+            return (yield)
+        finally:
+            self._report_lines(terminalreporter)
+
+    def _failing_table(self, terminalreporter: Any) -> None:
+        if hasattr(self.config, "workerinput") or self.config.option.collectonly or not self.run:
+            return
+        from conformance.console import failing_table
+
+        width = int(getattr(terminalreporter._tw, "fullwidth", 120) or 120) - 1
+        width = max(width, 60) if getattr(terminalreporter, "isatty", False) else max(width, 160)
+        lines = failing_table(self.run, width)
+        if not lines:
+            return
+        terminalreporter.write_sep("=", "nsconform: failing clauses", red=True)
+        terminalreporter.write_line(lines[0], red=True, bold=True)
+        for line in lines[1:]:
+            terminalreporter.write_line(line)
+
+    def _report_lines(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput") or self.config.option.collectonly:
             return
         terminalreporter.write_sep("-", "nsconform")
@@ -291,3 +327,12 @@ class ReportPlugin:
             terminalreporter.write_line("endpoint coverage clause failed:", red=True)
             for line in coverage_failures(self.run):
                 terminalreporter.write_line(f"  {line}", red=True)
+
+
+def _teardown_summary(config: pytest.Config) -> dict[str, Any] | None:
+    """What the run's teardown left (conformance.teardown): still deleting, held, kept, swept."""
+    try:
+        from conformance.fixtures.reaper import TEARDOWN_KEY
+    except ImportError:  # pragma: no cover
+        return None
+    return config.stash.get(TEARDOWN_KEY, None)

@@ -84,6 +84,7 @@ def errors(body: Any, name: str) -> list[str]:
 
 def validate(body: Any, name: str, clause: str | None = None) -> None:
     """Assert that `body` matches schema `name`; the message names the JSON path, the schema and the clause."""
+    __tracebackhide__ = True
     error = best_match(_validator(name).iter_errors(body))
     if error is not None:
         raise AssertionError(_describe(error, name, clause))

@@ -57,6 +57,7 @@ class Run:
     caught_by: list[TestResult] = field(default_factory=list)
     also_failed: list[TestResult] = field(default_factory=list)   # failures outside the declared clauses
     status: str = "pending"            # clean: passed|failed|error; deviation: caught|missed|error
+    flavor: str | None = None          # the embedded server's cluster flavour (specificity runs); None: default
 
     @property
     def failed(self) -> list[TestResult]:
@@ -139,6 +140,8 @@ def pytest_argv(run: Run, reports: Path, *, timeout_scale: float, extra: Sequenc
         ext = EXTENSION_DEVIATIONS.get(run.deviation)
         if ext:  # an extension's bug shows only with its feature gate on and its clauses asked for
             argv += ["--extension", ext, "--nsconform-feature-gates", "NamespaceInitializers=true"]
+    if run.flavor:
+        argv += ["--nsconform-flavor", run.flavor]
     return argv + list(extra)
 
 

@@ -7,10 +7,14 @@ every path that differs between profiles through the `paths` fixture (Contract 6
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+import threading
+from typing import Any, Callable, Iterable
 
 from conformance import assertions as A
 from conformance.schemas import validate
+from conformance.wait import terminating_without_finalizers
+
+_PAUSE = threading.Event()  # never set: wait() is a short bounded pause between conflict retries
 
 HOLD = "nsconform.io/hold"
 """A foreign spec/metadata finalizer the suites use to keep an object in storage while they look at it."""
@@ -37,6 +41,7 @@ def status_code_for(profile: str, kubernetes: int) -> int | range:
 
 def refuse(profile: str, resp: Any, code: int, **status: Any) -> None:
     """kubernetes: `expect_status(resp, code, **status)`; design: the request is refused with some 4xx."""
+    __tracebackhide__ = True
     if profile == "kubernetes":
         A.expect_status(resp, code, **status)
     else:
@@ -56,6 +61,7 @@ def namespace_body(name: str, labels: dict[str, str] | None = None, *, finalizer
 
 def create_namespace(namespaces: Any, base: str = "t", *, finalizers: Iterable[str] | None = None) -> dict[str, Any]:
     """Create through the factory (asserts 201) and check the body is a Namespace."""
+    __tracebackhide__ = True
     if finalizers is None:
         ns = namespaces.create(base)
     else:
@@ -66,12 +72,14 @@ def create_namespace(namespaces: Any, base: str = "t", *, finalizers: Iterable[s
 
 def read_namespace(api: Any, paths: Any, name: str) -> dict[str, Any]:
     """GET a namespace, asserting 200 and the Namespace schema."""
+    __tracebackhide__ = True
     ns = A.expect_ok(api.get(paths.namespace(name)))
     validate(ns, "Namespace")
     return ns
 
 
 def read_object(api: Any, path: str, schema: str | None = None) -> dict[str, Any]:
+    __tracebackhide__ = True
     obj = A.expect_ok(api.get(path))
     if schema:
         validate(obj, schema)
@@ -90,6 +98,7 @@ def finalize(api: Any, paths: Any, name: str, finalizers: Iterable[str],
 
 def finalize_ok(api: Any, paths: Any, name: str, finalizers: Iterable[str]) -> dict[str, Any]:
     """Finalize and assert 200 with a Namespace body echoing the list."""
+    __tracebackhide__ = True
     wanted = list(finalizers)
     ns = A.expect_ok(finalize(api, paths, name, wanted))
     validate(ns, "Namespace")
@@ -101,6 +110,7 @@ def finalize_ok(api: Any, paths: Any, name: str, finalizers: Iterable[str]) -> d
 
 def delete_namespace(api: Any, paths: Any, name: str, *, expect_present: bool = True) -> dict[str, Any] | None:
     """DELETE a namespace, asserting 200 (202 tolerated); returns the body when it is a Namespace."""
+    __tracebackhide__ = True
     resp = api.delete(paths.namespace(name))
     body = A.expect_ok(resp, (200, 202))
     if body.get("kind") == "Namespace":
@@ -153,11 +163,70 @@ def event_summary(events: Iterable[dict[str, Any]]) -> str:
 def wait_namespace(waiter: Any, paths: Any, name: str, predicate: Any, what: str,
                    timeout: float = DELETE_TIMEOUT) -> dict[str, Any] | None:
     """Wait until the namespace satisfies `predicate` *or is gone*; returns the object, or None when gone."""
+    __tracebackhide__ = True
     return waiter.until_or_gone(paths.namespace(name), predicate, what, timeout)
+
+
+CONFLICT_ATTEMPTS = 5
+"""client-go's `retry.DefaultRetry` (RetryOnConflict): five steps, 10 ms apart."""
+
+
+def update_fresh(api: Any, path: str, change: Callable[[dict[str, Any]], Any], *, read_path: str | None = None,
+                 method: str = "PUT", attempts: int = CONFLICT_ATTEMPTS) -> Any:
+    """GET `read_path` (default `path`), apply `change` to the body, PUT it to `path`; on 409 Conflict read again
+    and retry, as client-go's RetryOnConflict does. Real clusters run controllers that write to a namespace
+    right after it is created (OpenShift's `openshift.io/sa.scc.*` annotations, Pod Security label sync), so a
+    resourceVersion read a moment earlier may be stale; a clause that is not about conflicts must not fail on
+    that. Returns the last response (never the 409 unless every attempt conflicted)."""
+    resp = None
+    for attempt in range(max(1, attempts)):
+        body = A.expect_ok(api.get(read_path or path))
+        change(body)
+        resp = api.verb(method, path, body)
+        if not _is_conflict(resp):
+            return resp
+        _PAUSE.wait(0.01 * (attempt + 1))
+    return resp
+
+
+def _is_conflict(resp: Any) -> bool:
+    if getattr(resp, "status_code", None) != 409:
+        return False
+    try:
+        return (resp.json() or {}).get("reason") == "Conflict"
+    except ValueError:
+        return False
+
+
+def skip_if_denied(api: Any, resp: Any, method: str, path: str) -> None:
+    """A probe that expects the router's 405/404 gets 403 when the credentials lack the verb the request
+    resolves to, because kube-apiserver authorizes before it routes. When the answer is 403 *and* the
+    server's own SelfSubjectAccessReview says the verb is denied, the probe is not judged (skipped with that
+    reason); a 403 for a verb the server says is allowed is judged like any other answer."""
+    if getattr(resp, "status_code", None) != 403:
+        return
+    from conformance.preflight import allowed, request_attributes
+
+    attrs = request_attributes(method, path)
+    if allowed(lambda p, body: api.post(p, body), attrs) is False:
+        import pytest
+
+        pytest.skip(f"not judged: the credentials may not {attrs} (SelfSubjectAccessReview said no), and "
+                    f"kube-apiserver authorizes {method} {path.partition('?')[0]} before it routes it, so the "
+                    "answer can only be 403; grant it (README, 'Permissions on a real cluster')")
+
+
+def wait_namespace_gone(waiter: Any, paths: Any, name: str, timeout: float = DELETE_TIMEOUT) -> None:
+    """Wait until the namespace is gone; on the kubernetes profile end at once when it is terminating with
+    no finalizer left (nothing will ever remove it then, see `wait.terminating_without_finalizers`)."""
+    __tracebackhide__ = True
+    give_up = terminating_without_finalizers if paths.profile == "kubernetes" else None
+    waiter.namespace_gone(name, timeout=timeout, give_up=give_up)
 
 
 def clear_content_finalizers(api: Any, path: str) -> None:
     """Remove metadata.finalizers of one object (GET + PUT; PUT because the design content API has no PATCH)."""
+    __tracebackhide__ = True
     for _ in range(5):
         resp = api.get(path)
         if resp.status_code == 404:

@@ -18,7 +18,7 @@ import pytest
 
 from conformance import assertions as A
 from conformance.fixtures.content import unschedulable_pod_spec
-from conformance.wait import WaitTimeout, scaled
+from conformance.wait import WaitTimeout, gone, scaled
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 RBAC = f"/apis/{RBAC_GROUP}/v1"
@@ -27,7 +27,8 @@ RBAC_TIMEOUT = 15.0
 informer caches, so a grant is effective a few milliseconds after the create, not at once)."""
 
 NOT_ENFORCED = ("target does not enforce authorization (an impersonated user without any binding was allowed): "
-                "on the embedded server run with --nsconform-authorization rbac")
+                "on the embedded server run `nsconform run --authorization rbac` (under pytest: "
+                "--nsconform-authorization rbac)")
 
 _PAUSE = threading.Event()  # never set: `wait()` is a bounded pause between two polls of a condition
 
@@ -64,8 +65,8 @@ def binding_body(name: str, role_kind: str, role_name: str, user: str) -> dict[s
 def require_authorization(api: Any, paths: Any, ns: str) -> None:
     """Skip unless the target serves RBAC and refuses a user without bindings (probe with a fresh user)."""
     if api.get(RBAC).status_code == 404:
-        pytest.skip(f"target does not serve {RBAC_GROUP}/v1 (on the embedded server run with "
-                    "--nsconform-authorization rbac)")
+        pytest.skip(f"target does not serve {RBAC_GROUP}/v1 (on the embedded server run `nsconform run "
+                    "--authorization rbac`; under pytest: --nsconform-authorization rbac)")
     resp = api.get(paths.content(ns, "configmaps"), headers=as_user(new_user()))
     if resp.status_code == 200:
         pytest.skip(NOT_ENFORCED)
@@ -111,11 +112,20 @@ def until_allowed(api: Any, path: str, user: str, what: str, params: dict[str, A
 
 
 def forbidden_message(user: str, verb: str, resource: str, ns: str | None, name: str | None = None,
-                      group: str = "") -> str:
-    """`responsewriters.forbiddenMessage` behind `NewForbidden`'s `<resource> ["name" ]is forbidden: `."""
+                      group: str = "") -> Callable[[Any], bool]:
+    """`responsewriters.Forbidden`: `forbiddenMessage` behind `NewForbidden`'s `<resource> ["name" ]is forbidden: `,
+    then `: <reason>` when an authorizer gave one (RBAC does for a binding to a missing role, GKE's webhook
+    authorizer always does). The text up to the reason is exact; the reason is any non-empty text."""
     where = f'in the namespace "{ns}"' if ns else "at the cluster scope"
     head = f'{resource} "{name}" is forbidden' if name else f"{resource} is forbidden"
-    return f'{head}: User "{user}" cannot {verb} resource "{resource}" in API group "{group}" {where}'
+    text = f'{head}: User "{user}" cannot {verb} resource "{resource}" in API group "{group}" {where}'
+
+    def check(message: Any) -> bool:
+        if not isinstance(message, str):
+            return False
+        return message == text or (message.startswith(text + ": ") and bool(message[len(text) + 2:].strip()))
+
+    return A.where(check, f"{text!r}, optionally followed by ': <authorizer reason>'")
 
 
 # ---- quota / limits ------------------------------------------------------------------------------
@@ -129,12 +139,15 @@ def quota_body(name: str, hard: dict[str, str]) -> dict[str, Any]:
 
 def until_used(waiter: Any, paths: Any, ns: str, name: str, used: dict[str, str],
                timeout: float = QUOTA_TIMEOUT) -> dict[str, Any]:
-    """Wait until the quota's status.used has these values (upstream fills it asynchronously)."""
+    """Wait until the quota's status.used has these values (upstream fills it asynchronously); a quota that
+    is gone will never show them, so that ends the wait at once."""
+    __tracebackhide__ = True
+
     def ok(q: dict[str, Any]) -> bool:
         have = (q.get("status") or {}).get("used") or {}
         return all(have.get(k) == v for k, v in used.items())
     return waiter.until(paths.content(ns, "resourcequotas", name), ok,
-                        f"ResourceQuota {ns}/{name} status.used to show {used}", timeout=timeout)
+                        f"ResourceQuota {ns}/{name} status.used to show {used}", timeout=timeout, give_up=gone)
 
 
 def pod_body(name: str, resources: dict[str, Any] | None = None) -> dict[str, Any]:

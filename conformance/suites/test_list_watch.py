@@ -11,7 +11,7 @@ import pytest
 from conformance import assertions as A
 from conformance.schemas import validate
 from conformance.suites import (DELETE_TIMEOUT, HOLD, content_body, create_namespace, delete_namespace,
-                                event_summary, names_of, own_label, read_object, selector_of)
+                                event_summary, names_of, own_label, read_object, selector_of, wait_namespace_gone)
 
 WATCH_STYLES = [pytest.param("param", id="watch-param"), pytest.param("path", id="watch-path")]
 EVENT_TIMEOUT = 30.0
@@ -183,7 +183,7 @@ def test_namespace_watch_event_sequence(api, paths, profile, namespaces, waiter,
     with _open(api, path, style, {"labelSelector": namespaces.selector, "resourceVersion": rv}) as stream:
         name = create_namespace(namespaces, "w")["metadata"]["name"]
         delete_namespace(api, paths, name)
-        waiter.namespace_gone(name, timeout=DELETE_TIMEOUT)
+        wait_namespace_gone(waiter, paths, name, timeout=DELETE_TIMEOUT)
         events = stream.until(lambda ev: ev.get("type") == "DELETED" and _name(ev) == name, timeout=EVENT_TIMEOUT,
                               what=f"the DELETED event of namespace {name}")
     events = [e for e in _checked(events) if _name(e) == name]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 
 import pytest
 
 from conformance import assertions as A
 from conformance.schemas import validate
-from conformance.suites import create_namespace, namespace_body, read_namespace
+from conformance.suites import create_namespace, namespace_body, read_namespace, update_fresh
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 _RFC1123 = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
@@ -16,6 +17,34 @@ _RFC1123 = ("a lowercase RFC 1123 label must consist of lower case alphanumeric 
             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
 _DOTS = "must not contain dots"
 _TOO_LONG = "must be no more than 63 characters"
+_LABEL_VALUE_FMT = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?"
+_LABEL_VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+                "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+                f"regex used for validation is '{_LABEL_VALUE_FMT}')")
+
+
+def _label_value_errors(value: str) -> list[str]:
+    """apimachinery `validation.IsValidLabelValue`: length first, then the pattern."""
+    errs = [_TOO_LONG] if len(value) > 63 else []
+    if not re.fullmatch(_LABEL_VALUE_FMT, value):
+        errs.append(_LABEL_VALUE)
+    return errs
+
+
+def expected_invalid_name(name: str, name_error: str) -> tuple[str, list[dict[str, str]]]:
+    """Upstream's 422 for a bad namespace name: (message, causes).
+
+    `SetDefaults_Namespace` copies the name into the `kubernetes.io/metadata.name` label while the body is
+    decoded, before validation; `ValidateObjectMeta` then checks the name (`metadata.name`) and the labels
+    (`ValidateLabels`, field `metadata.labels` without the key). A name that is also a bad label value (a
+    leading or trailing `-`, more than 63 characters) therefore gets a second cause, and the aggregate
+    message lists both in `[..., ...]` form (`utilerrors.aggregate.Error`)."""
+    errors = [("metadata.name", name_error)] + [("metadata.labels", e) for e in _label_value_errors(name)]
+    texts = [f'{field}: Invalid value: "{name}": {msg}' for field, msg in errors]
+    joined = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+    causes = [{"reason": "FieldValueInvalid", "field": field, "message": f'Invalid value: "{name}": {msg}'}
+              for field, msg in errors]
+    return f'Namespace "{name}" is invalid: {joined}', causes
 
 
 def _rand() -> str:
@@ -71,16 +100,21 @@ def test_invalid_names_rejected(api, paths, profile, namespaces, case):
 @pytest.mark.clause("NS-NAM-003")
 @pytest.mark.parametrize("case", list(INVALID))
 def test_invalid_name_status(api, paths, namespaces, case):
-    """The 422 for a bad name carries `Namespace "<n>" is invalid: metadata.name: Invalid value: ...`."""
+    """The 422 for a bad name carries `Namespace "<n>" is invalid: metadata.name: Invalid value: ...`, plus a
+    `metadata.labels` cause when the name is also a bad label value (see `expected_invalid_name`)."""
     factory, bodies = INVALID[case]
     name = factory(_rand())
     namespaces.track(name)
     resp = api.post(paths.namespaces(), namespace_body(name, namespaces.labels))
-    accepted = [f'Namespace "{name}" is invalid: metadata.name: Invalid value: "{name}": {b}' for b in bodies]
+    expected = [expected_invalid_name(name, b) for b in bodies]
+    messages = [m for m, _ in expected]
     body = A.expect_status(resp, 422, reason="Invalid",
-                           message=A.where(lambda m: m in accepted, " or ".join(repr(a) for a in accepted)),
+                           message=A.where(lambda m: m in messages, " or ".join(repr(m) for m in messages)),
                            details={"name": name, "kind": "Namespace"},
-                           causes=[{"reason": "FieldValueInvalid", "field": "metadata.name"}])
+                           causes=[{"reason": c["reason"], "field": c["field"]} for c in expected[0][1]])
+    got = [c.get("field") for c in (body.get("details") or {}).get("causes") or []]
+    want = [c["field"] for c in expected[0][1]]
+    assert sorted(got) == sorted(want), f"POST {paths.namespaces()} {name!r}: causes on {got}, expected on {want}"
     validate(body, "Status")
 
 
@@ -111,13 +145,9 @@ def test_metadata_name_label_forced_on_create(api, paths, namespaces, given):
 def _label_update(api, paths, name, op):
     path = paths.namespace(name)
     if op == "put-change":
-        body = read_namespace(api, paths, name)
-        body["metadata"]["labels"][NAME_LABEL] = "changed"
-        return api.put(path, body)
+        return update_fresh(api, path, lambda body: body["metadata"]["labels"].__setitem__(NAME_LABEL, "changed"))
     if op == "put-remove":
-        body = read_namespace(api, paths, name)
-        body["metadata"]["labels"].pop(NAME_LABEL, None)
-        return api.put(path, body)
+        return update_fresh(api, path, lambda body: body["metadata"]["labels"].pop(NAME_LABEL, None))
     if op == "merge-patch-change":
         return api.patch(path, {"metadata": {"labels": {NAME_LABEL: "changed"}}})
     if op == "merge-patch-remove":

@@ -7,7 +7,7 @@ import pytest
 from conformance import assertions as A
 from conformance.schemas import validate
 from conformance.suites import (DELETE_TIMEOUT, HOLD, create_namespace, delete_namespace, finalize, finalize_ok,
-                                namespace_body, read_namespace)
+                                namespace_body, read_namespace, update_fresh, wait_namespace_gone)
 
 
 def _is_active(ns):
@@ -122,7 +122,7 @@ def test_removed_only_when_last_finalizer_gone(api, paths, namespaces, waiter):
         f"finalizers {A.finalizers(stored)}")
     resp = finalize(api, paths, name, [])
     A.expect_ok(resp)
-    waiter.namespace_gone(name, timeout=DELETE_TIMEOUT)
+    wait_namespace_gone(waiter, paths, name, timeout=DELETE_TIMEOUT)
     A.expect_code(api.get(paths.namespace(name)), 404)
 
 
@@ -131,10 +131,11 @@ def test_status_phase_must_match_deletion_timestamp(api, paths, namespaces):
     """A status write setting Terminating on a namespace without deletionTimestamp is a 422 on status.Phase."""
     ns = create_namespace(namespaces, "pha")
     name = ns["metadata"]["name"]
-    body = read_namespace(api, paths, name)
-    body["status"] = {"phase": "Terminating"}
+    # Not a clause about conflicts: a controller writing to the new namespace must not turn the 422 into a 409.
+    resp = update_fresh(api, paths.status(name), lambda body: body.__setitem__("status", {"phase": "Terminating"}),
+                        read_path=paths.namespace(name))
     A.expect_status(
-        api.put(paths.status(name), body), 422, reason="Invalid",
+        resp, 422, reason="Invalid",
         message=(f'Namespace "{name}" is invalid: status.Phase: Invalid value: "Terminating": '
                  "may only be 'Active' if `deletionTimestamp` is empty"),
         details={"name": name, "kind": "Namespace"},

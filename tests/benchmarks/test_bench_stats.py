@@ -67,3 +67,32 @@ def test_every_json_key_is_a_table_row_and_pytest_summary_parses():
     assert set(stats.JSON_KEYS) <= rows
     m = SUMMARY.search("183 passed, 2 skipped in 1.93s")
     assert m and float(m.group(2)) == 1.93
+
+
+def test_cluster_phase_floor_and_parsers():
+    from benchmarks.run import _durations, _root_cause_first, delay_floor
+
+    out = ("===== slowest durations =====\n"
+           "10.20s call     conformance/suites/test_lifecycle.py::test_a[pods]\n"
+           "5.01s teardown conformance/suites/test_lifecycle.py::test_a[pods]\n"
+           "4.90s call     conformance/suites/test_phase.py::test_b\n"
+           "0.01s call     conformance/suites/test_naming.py::test_c\n")
+    calls = _durations(out)
+    assert calls == {"conformance/suites/test_lifecycle.py::test_a[pods]": 10.2,
+                     "conformance/suites/test_phase.py::test_b": 4.9,
+                     "conformance/suites/test_naming.py::test_c": 0.01}
+    # whole delays only (10.2 s -> two passes), plus one delay for the teardown reaper
+    assert delay_floor(calls, 5.0) == 15.0
+    assert delay_floor(calls, 5.0, workers=4) == 15.0  # the longest test bounds it
+    assert delay_floor({}, 5.0) == 5.0
+    console = ("x\n===== nsconform: failing clauses =====\n13 clauses failed; 12 of them depend on NS-FIN-001, "
+               "which failed.\n...\n===== FAILURES =====\n")
+    assert _root_cause_first(console, "NS-FIN-001")
+    assert not _root_cause_first(console, "NS-PHA-003")
+    assert not _root_cause_first("===== FAILURES =====\n", "NS-FIN-001")
+
+
+def test_cluster_phase_is_opt_in():
+    from benchmarks.run import DEFAULT_SKIP, PHASES
+
+    assert "cluster" in PHASES and "cluster" in DEFAULT_SKIP

@@ -102,3 +102,50 @@ def test_report_on_a_missing_dir(tmp_path):
     _expect(["report", str(tmp_path / "nope")], tmp_path, "no conformance.json", prefix="nsconform report: ")
     _expect(["report", "--compare", str(tmp_path / "a"), str(tmp_path / "b")], tmp_path, "no conformance.json",
             prefix="nsconform report: ")
+
+
+@pytest.mark.parametrize("content, kind", [("hello\n", "a string"), ("- a\n- b\n", "a list")])
+def test_yaml_that_is_not_a_kubeconfig(tmp_path, content, kind):
+    # Parses as YAML, is not a kubeconfig: the file and what is wrong, not "'str' object does not support ...".
+    bad = tmp_path / "notkc.yaml"
+    bad.write_text(content)
+    _expect(["run", "--kubeconfig", str(bad)], tmp_path, f"kubeconfig {bad}: not a kubeconfig: the document is {kind}")
+
+
+def test_untrusted_certificate_suggests_the_ca_or_skipping_verification(served, tmp_path):
+    res = _procs.run(["run", "--server", served.url, "--token", served.token], cwd=tmp_path, timeout=60)
+    assert res.returncode == 2, res.stderr
+    line = _one_line(res)
+    assert "certificate" in line.lower() and "--insecure-skip-tls-verify" in line and "--certificate-authority" in line
+
+
+def test_the_ca_option_makes_the_certificate_trusted(served, tmp_path):
+    # The suggested option works: the target is reached (the wrong token proves the TLS handshake succeeded).
+    _expect(["run", "--server", served.url, "--token", "wrong", "--certificate-authority", str(served.ca_file)],
+            tmp_path, "rejected the credentials (401 Unauthorized)")
+
+
+def test_http_url_against_a_tls_port_says_so(served, tmp_path):
+    plain = served.url.replace("https://", "http://")
+    _expect(["run", "--server", plain, "--token", served.token], tmp_path, "use https:// instead of http://")
+
+
+def test_every_run_option_has_help():
+    from conformance.cli import build_parser
+
+    build_parser()
+    from conformance.cli import _SUBPARSERS
+
+    missing = [a.option_strings[0] for a in _SUBPARSERS["run"]._actions
+               if a.option_strings and not a.help and a.option_strings[0] != "-h"]
+    assert not missing, f"`nsconform run` options without help text: {missing}"
+
+
+def test_skip_reasons_name_the_real_cli_flag():
+    import inspect
+
+    from conformance.suites import _scope
+
+    assert "nsconform run --authorization rbac" in _scope.NOT_ENFORCED
+    assert "nsconform run --authorization rbac" in inspect.getsource(_scope.require_authorization).replace(
+        '"\n                    "', "")

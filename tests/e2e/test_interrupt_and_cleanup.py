@@ -62,6 +62,8 @@ def test_interrupt_mid_run_leaves_nothing(served, tmp_path, sig, group, jobs):
     assert proc.returncode != 0, out[-2000:] + err[-2000:]
     assert "KeyboardInterrupt" in out, out[-2000:] + err[-2000:]  # it was stopped mid-run, not at its end
     _procs.no_traceback(out + err)
+    if jobs == 1:  # the run says what its interrupt sweep deleted (with xdist each worker sweeps its own)
+        assert "swept after the interrupt (deleted, not waited for): nsc-" in out, out[-3000:]
     # The interrupt sweep deletes without waiting: allow the ones still terminating a bounded moment.
     _procs.poll(lambda: served.managed() == [], timeout=15,
                 what=f"no managed-by=nsconform namespace left after {sig.name}")
@@ -95,6 +97,10 @@ def test_cleanup_sweeps_kept_and_held_namespaces(served, tmp_path):
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     kept = set(served.managed_names())
     assert kept, "--keep-namespaces always kept nothing"
+    # The end of the run names what it kept and how to remove it.
+    said = next(ln for ln in res.stdout.splitlines() if ln.startswith("kept (--keep-namespaces): "))
+    assert set(said.split(": ", 1)[1].split(", ")) == kept
+    assert f"remove them with: nsconform cleanup --kubeconfig {kc} --run-id kept" in res.stdout
     _create_held_namespace(served, "nsc-held-e2e", "kept")
     # The server refuses to drop a namespace its foreign finalizer holds: a plain DELETE is not enough.
     assert served.http.delete(served.url + "/api/v1/namespaces/nsc-held-e2e", timeout=10).status_code == 200
@@ -120,8 +126,10 @@ def test_cleanup_sweeps_kept_and_held_namespaces(served, tmp_path):
 
 
 def test_cleanup_after_sigkill(served, tmp_path):
+    # -n 1: one process, so SIGKILL leaves nothing alive to tidy up (xdist workers that outlive a killed
+    # controller sweep their own namespaces at exit).
     args = ["run", "--kubeconfig", str(served.kubeconfig), "--reports", str(tmp_path / "r"),
-            "--run-id", "killed", "--", "-k", "finalize"]
+            "--run-id", "killed", "-n", "1", "--", "-k", "finalize"]
     held: list[str] = []
     for _attempt in range(3):
         # at once: no teardown, no interrupt sweep

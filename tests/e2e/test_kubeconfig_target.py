@@ -17,7 +17,8 @@ def _statuses(run_dir: Path) -> dict[str, str]:
 def test_kubeconfig_run_matches_embedded_run(served, clean_run, tmp_path):
     # --include-disruptive: the served server is throw-away, so NS-IMM-002 (really deleting `default`) runs
     # as it does on the embedded server, and the verdicts are comparable clause by clause.
-    res = _procs.run(["run", "--kubeconfig", str(served.kubeconfig), "--include-disruptive",
+    # -n 1: the verdicts are what is compared here; the other e2e runs use the cluster default (-n 4).
+    res = _procs.run(["run", "--kubeconfig", str(served.kubeconfig), "--include-disruptive", "-n", "1",
                       "--reports", str(tmp_path / "r"), "--run-id", "kc"], cwd=tmp_path)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     _procs.no_traceback(res.stderr)

@@ -38,6 +38,10 @@ class FakeKube:
         self.objects: dict[tuple[str, str | None, str], dict[str, Any]] = {}  # (resource, ns, name)
         self.history: list[tuple[int, str, str, str | None, dict[str, Any]]] = []  # rv, type, resource, ns, obj
         self.drop_watch_after: int | None = None   # close watch connections abruptly after N events
+        # Refuse pods while `<ns>/default` ServiceAccount is missing, as upstream's ServiceAccount admission does.
+        self.service_account_admission = False
+        # Answer the next N requests with (code, Retry-After or None), as an overloaded apiserver does.
+        self.throttle: list[tuple[int, str | None]] = []
         self.watch_opens: list[dict[str, str]] = []
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.changed: asyncio.Condition | None = None
@@ -152,6 +156,12 @@ class FakeKube:
         self.requests.append((request.method, request.path_qs, dict(request.headers)))
         if self.token and request.headers.get("Authorization") != f"Bearer {self.token}":
             return _status(401, "Unauthorized", "Unauthorized")
+        if self.throttle:
+            code, retry_after = self.throttle.pop(0)
+            resp = _status(code, "TooManyRequests" if code == 429 else "ServiceUnavailable", "slow down")
+            if retry_after is not None:
+                resp.headers["Retry-After"] = retry_after
+            return resp
         return await handler(request)
 
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
@@ -269,6 +279,10 @@ class FakeKube:
                     return _status(404, "NotFound", f'namespaces "{ns}" not found')
                 body = await request.json()
                 body["metadata"]["namespace"] = ns
+                if resource == "pods" and self.service_account_admission and \
+                        ("serviceaccounts", ns, "default") not in self.objects:
+                    return _status(403, "Forbidden", f'pods "{body["metadata"]["name"]}" is forbidden: error looking '
+                                   f'up service account {ns}/default: serviceaccount "default" not found')
                 if (resource, ns, body["metadata"]["name"]) in self.objects:
                     return _status(409, "AlreadyExists", "exists")
                 await self.put_object(resource, ns, body, "ADDED")

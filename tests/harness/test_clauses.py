@@ -33,6 +33,10 @@ def test_rules():
     ("[[clause]]\nid='A'\nrequirement='r'\nprofiles=['design']\n[[clause]]\nid='A'\nrequirement='r'\nprofiles=['design']\n",
      "duplicate id A"),
     ("[[clause\n", "clause catalogue"),
+    ("[[clause]]\nid='A'\nrequirement='r'\nprofiles=['design']\ndepends_on=['Z']\n", "A depends_on unknown clause"),
+    ("[[clause]]\nid='A'\nrequirement='r'\nprofiles=['design']\ndepends_on='B'\n", "must be a list"),
+    ("[[clause]]\nid='A'\nrequirement='r'\nprofiles=['design']\ndepends_on=['B']\n"
+     "[[clause]]\nid='B'\nrequirement='r'\nprofiles=['design']\ndepends_on=['A']\n", "depends_on cycle A -> B -> A"),
 ])
 def test_malformed_catalogue(tmp_path, text, match):
     p = tmp_path / "c.toml"
@@ -44,3 +48,10 @@ def test_malformed_catalogue(tmp_path, text, match):
 def test_missing_catalogue(tmp_path):
     with pytest.raises(C.CatalogueError, match="file not found"):
         C.load(tmp_path / "nope.toml")
+
+
+def test_lifecycle_clauses_depend_on_the_default_finalizer_and_the_terminating_phase():
+    cat = C.by_id()
+    assert {"NS-FIN-001", "NS-PHA-003"} <= set(cat["NS-LIF-001"].depends_on)
+    assert cat["NS-FIN-001"].depends_on == ()
+    assert cat["NS-LIF-001"].to_dict()["depends_on"] == ["NS-FIN-001", "NS-PHA-003"]

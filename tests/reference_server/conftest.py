@@ -18,7 +18,7 @@ from conformance.reference_server.embedded import RunningServer, start_embedded
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[RunningServer]:
-    srv = start_embedded()
+    srv = start_embedded(flavor="bare")  # the server's layers alone (flavors/ has its own tests)
     yield srv
     srv.stop()
 

@@ -29,8 +29,10 @@ def conds(ns):
 def test_full_lifecycle_event_sequence_ns99(http, url, namespaces, watch):
     ns = namespaces.create()
     name = ns["metadata"]["name"]
+    specs = {"pods": {"containers": [{"name": "c", "image": "pause"}]}, "services": {"ports": [{"port": 80}]}}
     for r in ("configmaps", "secrets", "pods", "services"):
-        assert http.post(f"{url}/api/v1/namespaces/{name}/{r}", json={"metadata": {"name": "x"}}).status_code == 201
+        body = {"metadata": {"name": "x"}, **({"spec": specs[r]} if r in specs else {})}
+        assert http.post(f"{url}/api/v1/namespaces/{name}/{r}", json=body).status_code == 201
     w = watch(f"{url}/api/v1/namespaces", {"fieldSelector": f"metadata.name={name}"})
     assert w.next()["type"] == "ADDED"
     http.delete(f"{url}/api/v1/namespaces/{name}")
@@ -61,8 +63,8 @@ def test_content_with_finalizers_blocks_then_completes(http, url, namespaces, wa
                        "Some resources are remaining: configmaps. has 1 resource instances") in conds(e["object"]),
             what="content remaining condition")
     ns = http.get(f"{url}/api/v1/namespaces/{name}").json()
-    assert ("NamespaceFinalizersRemaining", "True", "SomeFinalizerRemain",
-            "Some finalizers are remaining: example.com/keep in 1 resource instances") in conds(ns)
+    assert ("NamespaceFinalizersRemaining", "True", "SomeFinalizersRemain",
+            "Some content in the namespace has finalizers remaining: example.com/keep in 1 resource instances") in conds(ns)
     assert ns["spec"]["finalizers"] == ["kubernetes"]
     assert http.get(f"{base}/free").status_code == 404
     assert http.get(f"{base}/held").json()["metadata"]["deletionTimestamp"]

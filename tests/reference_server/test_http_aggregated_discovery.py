@@ -110,11 +110,16 @@ def test_api_document(http, url):
     assert res["configmaps"]["scope"] == "Namespaced" and "namespaces/status" not in res
 
 
+# every group version the default server serves (kube-apiserver's built-in groups we declare)
+BUILTIN = {"v1", "apps/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1", "batch/v1", "networking.k8s.io/v1", "policy/v1",
+           "coordination.k8s.io/v1", "discovery.k8s.io/v1", "apiregistration.k8s.io/v1", "apiextensions.k8s.io/v1"}
+
+
 def test_apis_document_order(http, url):
     body = get(http, url + "/apis", V2).json()
     legacy = get(http, url + "/apis", "application/json").json()
     assert [i["metadata"]["name"] for i in body["items"]] == [g["name"] for g in legacy["groups"]]
-    assert body["items"][0]["metadata"] == {"name": "authorization.k8s.io", "creationTimestamp": None}
+    assert body["items"][0]["metadata"] == {"name": "apiregistration.k8s.io", "creationTimestamp": None}
 
 
 # ---- the two views agree, for every group version ---------------------------------------------------------------
@@ -133,8 +138,10 @@ def _from_aggregated(group: str, version: dict[str, Any]) -> dict[str, tuple]:
         out[r["resource"]] = (kind["kind"], namespaced, tuple(r["verbs"]), tuple(r.get("shortNames", ())),
                               tuple(r.get("categories", ())), r["singularResource"])
         for sub in r.get("subresources", []):
+            # a subresource of another group's kind keeps that group (serviceaccounts/token: TokenRequest)
             assert sub["responseKind"] in ({**kind, "kind": sub["responseKind"]["kind"]},
-                                           {"group": "", "version": "", "kind": ""})
+                                           {"group": "", "version": "", "kind": ""},
+                                           {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"})
             out[f"{r['resource']}/{sub['subresource']}"] = (sub["responseKind"]["kind"], namespaced,
                                                             tuple(sub["verbs"]), (), (), "")
     return out
@@ -168,7 +175,7 @@ def _compare(s: requests.Session, url: str) -> set[str]:
 
 
 def test_views_agree_default(url):
-    assert assert_views_agree(url, {}) == {"v1", "authorization.k8s.io/v1"}
+    assert assert_views_agree(url, {}) == BUILTIN
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +187,7 @@ def rbac_server() -> Iterator[RunningServer]:
 
 def test_views_agree_rbac(rbac_server):
     gvs = assert_views_agree(rbac_server.url, {"Authorization": f"Bearer {rbac_server.token}"})
-    assert gvs == {"v1", "authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1"}
+    assert gvs == BUILTIN | {"rbac.authorization.k8s.io/v1"}
 
 
 def test_views_agree_under_discovery_deviations():

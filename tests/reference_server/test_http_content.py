@@ -53,6 +53,16 @@ def test_configmap_delete_returns_success_status(http, url, namespaces):
                     "details": {"name": "c", "kind": "configmaps", "uid": cm["metadata"]["uid"]}}
 
 
+@pytest.mark.parametrize("resource", ["services", "serviceaccounts", "resourcequotas", "pods"])
+def test_delete_returns_the_deleted_object(http, url, namespaces, resource):
+    """`ReturnDeletedObject: true` in these kinds' upstream storage (pkg/registry/core/*/storage)."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/{resource}"
+    made = http.post(base, json={"metadata": {"name": "obj1"}, **BODIES[resource]}).json()
+    body = http.delete(f"{base}/obj1").json()
+    assert body["kind"] == KINDS[resource] and body["metadata"]["uid"] == made["metadata"]["uid"]
+
+
 def test_same_name_in_two_namespaces(http, url, namespaces):
     a, b = (namespaces.create()["metadata"]["name"] for _ in range(2))
     for ns in (a, b):

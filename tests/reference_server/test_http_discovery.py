@@ -29,8 +29,15 @@ def test_api_v1(http, url):
 
 def test_apis_and_version(http, url):
     authz = {"groupVersion": "authorization.k8s.io/v1", "version": "v1"}
-    assert http.get(f"{url}/apis").json() == {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-        {"name": "authorization.k8s.io", "versions": [authz], "preferredVersion": authz}]}
+    groups = http.get(f"{url}/apis").json()
+    assert (groups["kind"], groups["apiVersion"]) == ("APIGroupList", "v1")
+    assert groups["groups"][3] == {"name": "authorization.k8s.io", "versions": [authz], "preferredVersion": authz}
+    # kube-aggregator's priorities (apiVersionPriorities): apiregistration first, apps 17800, authentication 17700,
+    # authorization 17600, ..., apiextensions 16700, coordination 16500, discovery 16200
+    assert [g["name"] for g in groups["groups"]] == ["apiregistration.k8s.io", "apps", "authentication.k8s.io",
+                                                     "authorization.k8s.io", "batch", "networking.k8s.io", "policy",
+                                                     "apiextensions.k8s.io", "coordination.k8s.io",
+                                                     "discovery.k8s.io"]
     v = http.get(f"{url}/version").json()
     assert v["major"] == "1" and v["minor"] == "33" and v["gitVersion"] == "v1.33.0-nsconform"
     assert {"gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"} <= set(v)

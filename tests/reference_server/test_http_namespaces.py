@@ -47,6 +47,14 @@ def test_resource_version_on_create_ns16(http, url, namespaces):
     assert "reason" not in r.json()
 
 
+@pytest.mark.parametrize("rv", ["0", "abc"])
+def test_resource_version_zero_or_unparsable_is_ignored_on_create_ns16(http, url, namespaces, rv):
+    """`store.Create` refuses only a value that parses as a non-zero integer; others are wiped."""
+    r = post_ns(http, url, {"metadata": {"name": namespaces.name(), "resourceVersion": rv}})
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"]["resourceVersion"] not in ("0", "abc")
+
+
 def test_generate_name_ns17(http, url, namespaces):
     r = post_ns(http, url, {"metadata": {"generateName": "gen-"}})
     assert r.status_code == 201
@@ -61,7 +69,9 @@ def test_generate_name_ns17(http, url, namespaces):
             "alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. "
             "'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
     ("a.b", 'metadata.name: Invalid value: "a.b": must not contain dots'),
-    ("a" * 64, f'metadata.name: Invalid value: "{"a" * 64}": must be no more than 63 characters'),
+    # SetDefaults_Namespace has copied the name into kubernetes.io/metadata.name: the label is invalid too.
+    ("a" * 64, f'[metadata.name: Invalid value: "{"a" * 64}": must be no more than 63 characters, '
+               f'metadata.labels: Invalid value: "{"a" * 64}": must be no more than 63 characters]'),
 ])
 def test_invalid_names_ns18(http, url, name, msg):
     r = post_ns(http, url, {"metadata": {"name": name}})

@@ -44,3 +44,24 @@ def test_openapi(http, url):
     root = http.get(f"{url}/openapi/v3").json()
     rel = root["paths"]["api/v1"]["serverRelativeURL"]
     assert http.get(url + rel).json()["openapi"].startswith("3.")
+
+
+def test_openapi_v3_lists_every_group_version(http, url):
+    """kube-apiserver serves an OpenAPI v3 document per group-version; without one kubectl falls back to the
+    protobuf /openapi/v2 (`kubectl apply -f role.yaml`: "proto: cannot parse invalid wire-format data")."""
+    root = http.get(f"{url}/openapi/v3").json()
+    assert "apis/authorization.k8s.io/v1" in root["paths"]
+    doc = http.get(url + root["paths"]["apis/authorization.k8s.io/v1"]["serverRelativeURL"]).json()
+    op = doc["paths"]["/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"]["post"]
+    assert op["x-kubernetes-group-version-kind"] == {"group": "authorization.k8s.io", "kind": "SelfSubjectAccessReview",
+                                                     "version": "v1"}
+    assert "io.k8s.api.authorization.v1.SelfSubjectAccessReview" in doc["components"]["schemas"]
+
+
+def test_openapi_v2_refuses_protobuf_only(http, url):
+    """kube-openapi answers 406 for a format it cannot serve; we write JSON only."""
+    r = http.get(f"{url}/openapi/v2", headers={"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
+    assert r.status_code == 406 and r.content == b""
+    r = http.get(f"{url}/openapi/v2", headers={"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf,"
+                                                          " application/json"})
+    assert r.status_code == 200 and r.json()["swagger"] == "2.0"

@@ -11,7 +11,7 @@ from .conftest import status_of
 
 @pytest.fixture(scope="module")
 def design():
-    srv = start_embedded(profile="design")
+    srv = start_embedded(profile="design", flavor="bare")
     yield srv
     srv.stop()
 

@@ -150,7 +150,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
     """The server (TLS, random token), its kubeconfig, a requests session; kubectl if it could be fetched."""
     binary = kubectl_tool.get_kubectl()
     token = secrets.token_urlsafe(24)
-    server = start_embedded(tls=True, token=token)
+    server = start_embedded(tls=True, token=token, flavor="bare")
     tmp = tmp_path_factory.mktemp("real-clients")
     kubeconfig = tmp / "kubeconfig"
     server.write_kubeconfig(str(kubeconfig))
@@ -235,21 +235,36 @@ def test_api_resources(kube: Kube) -> None:
 
 
 API_RESOURCES = """\
-NAME                        SHORTNAMES   APIVERSION                NAMESPACED   KIND
-configmaps                  cm           v1                        true         ConfigMap
-events                      ev           v1                        true         Event
-limitranges                 limits       v1                        true         LimitRange
-namespaces                  ns           v1                        false        Namespace
-pods                        po           v1                        true         Pod
-resourcequotas              quota        v1                        true         ResourceQuota
-secrets                                  v1                        true         Secret
-serviceaccounts             sa           v1                        true         ServiceAccount
-services                    svc          v1                        true         Service
-localsubjectaccessreviews                authorization.k8s.io/v1   true         LocalSubjectAccessReview
-selfsubjectaccessreviews                 authorization.k8s.io/v1   false        SelfSubjectAccessReview
-selfsubjectrulesreviews                  authorization.k8s.io/v1   false        SelfSubjectRulesReview
-subjectaccessreviews                     authorization.k8s.io/v1   false        SubjectAccessReview
-"""  # what kubectl printed before aggregated discovery, byte for byte
+NAME                        SHORTNAMES   APIVERSION                  NAMESPACED   KIND
+configmaps                  cm           v1                          true         ConfigMap
+events                      ev           v1                          true         Event
+limitranges                 limits       v1                          true         LimitRange
+namespaces                  ns           v1                          false        Namespace
+nodes                       no           v1                          false        Node
+pods                        po           v1                          true         Pod
+resourcequotas              quota        v1                          true         ResourceQuota
+secrets                                  v1                          true         Secret
+serviceaccounts             sa           v1                          true         ServiceAccount
+services                    svc          v1                          true         Service
+customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1     false        CustomResourceDefinition
+apiservices                              apiregistration.k8s.io/v1   false        APIService
+daemonsets                  ds           apps/v1                     true         DaemonSet
+deployments                 deploy       apps/v1                     true         Deployment
+replicasets                 rs           apps/v1                     true         ReplicaSet
+statefulsets                sts          apps/v1                     true         StatefulSet
+selfsubjectreviews                       authentication.k8s.io/v1    false        SelfSubjectReview
+tokenreviews                             authentication.k8s.io/v1    false        TokenReview
+localsubjectaccessreviews                authorization.k8s.io/v1     true         LocalSubjectAccessReview
+selfsubjectaccessreviews                 authorization.k8s.io/v1     false        SelfSubjectAccessReview
+selfsubjectrulesreviews                  authorization.k8s.io/v1     false        SelfSubjectRulesReview
+subjectaccessreviews                     authorization.k8s.io/v1     false        SubjectAccessReview
+cronjobs                    cj           batch/v1                    true         CronJob
+jobs                                     batch/v1                    true         Job
+leases                                   coordination.k8s.io/v1      true         Lease
+endpointslices                           discovery.k8s.io/v1         true         EndpointSlice
+networkpolicies             netpol       networking.k8s.io/v1        true         NetworkPolicy
+poddisruptionbudgets        pdb          policy/v1                   true         PodDisruptionBudget
+"""  # what kubectl printed before aggregated discovery, byte for byte (+ the CRD and APIService kinds)
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
 
 
@@ -380,6 +395,33 @@ def rbac_kube(served: Kube, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     finally:
         http.close()
         server.stop()
+
+
+def test_apply_and_create_rbac_objects_from_file(rbac_kube: Kube, tmp_path: Path) -> None:
+    """kubectl finds `rbac.authorization.k8s.io/v1` in `/openapi/v3` (else it falls back to the protobuf
+    `/openapi/v2` and fails: "error validating data: proto: cannot parse invalid wire-format data")."""
+    kube, ns = rbac_kube, f"rbac-{uuid.uuid4().hex[:8]}"
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "reader"},
+            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "reader"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"}]}
+    manifest = tmp_path / "rbac.yaml"
+    manifest.write_text(yaml.safe_dump_all([role, binding]))
+    kube.ok("create", "namespace", ns)
+    try:
+        assert kube.ok("apply", "-f", str(manifest), "-n", ns) == (
+            "role.rbac.authorization.k8s.io/reader created\nrolebinding.rbac.authorization.k8s.io/reader created\n")
+        assert kube.ok("apply", "-f", str(manifest), "-n", ns) == (
+            "role.rbac.authorization.k8s.io/reader unchanged\nrolebinding.rbac.authorization.k8s.io/reader unchanged\n")
+        other = tmp_path / "other.yaml"
+        other.write_text(yaml.safe_dump({**role, "metadata": {"name": "writer"}}))
+        assert kube.ok("create", "-f", str(other), "-n", ns) == "role.rbac.authorization.k8s.io/writer created\n"
+        assert kube.fails("create", "-f", str(other), "-n", ns) == (
+            f'Error from server (AlreadyExists): error when creating "{other}": roles.rbac.authorization.k8s.io '
+            '"writer" already exists\n')
+    finally:
+        kube.run("delete", "namespace", ns, "--wait=false")
 
 
 def test_auth_can_i_with_rbac(rbac_kube: Kube) -> None:
@@ -689,6 +731,84 @@ def test_error_bad_token(kube: Kube, tmp_path: Path) -> None:
     assert proc.stderr == "error: You must be logged in to the server (Unauthorized)\n"
 
 
+# ---- a namespace's usual content, authentication, nodes (issue 12) -------------------------------------------
+
+WORKLOADS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {ports: [{port: 80}], selector: {app: web}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj}
+spec:
+  schedule: "*/5 * * * *"
+  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}
+"""
+
+
+def test_apply_get_all_and_delete_namespace_with_workloads(kube: Kube, names: Any, tmp_path: Path) -> None:
+    """`kubectl apply -f` of a usual mix, `get all` (the `all` category across groups), `delete ns --wait`."""
+    ns = names("all")
+    kube.ok("create", "namespace", ns)
+    manifest = tmp_path / "workloads.yaml"
+    manifest.write_text(WORKLOADS)
+    assert kube.ok("apply", "-f", str(manifest), "-n", ns) == (
+        "deployment.apps/web created\nservice/web created\npod/p created\ncronjob.batch/cj created\n")
+    assert kube.ok("apply", "-f", str(manifest), "-n", ns) == (
+        "deployment.apps/web unchanged\nservice/web unchanged\npod/p unchanged\ncronjob.batch/cj unchanged\n")
+    out = kube.ok("get", "all", "-n", ns, "-o", "name")
+    assert out.split() == ["pod/p", "service/web", "deployment.apps/web", "cronjob.batch/cj"]
+    header, rows = table(kube.ok("get", "pods", "-n", ns))
+    assert rows[0][:4] == ["p", "0/1", "Pending", "0"]
+    header, rows = table(kube.ok("get", "deployments", "-n", ns))
+    assert header == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"] and rows[0][:4] == ["web", "0/1", "0", "0"]
+    assert kube.ok("delete", "namespace", ns, "--wait", "--timeout=60s") == f'namespace "{ns}" deleted\n'
+    assert kube.get(f"/apis/apps/v1/namespaces/{ns}/deployments/web").status_code == 404
+
+
+def test_get_nodes_is_empty(kube: Kube) -> None:
+    proc = kube.run("get", "nodes")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "No resources found\n")
+    header, rows = table(kube.ok("get", "services", "-n", "default"))
+    assert rows[0][:3] == ["kubernetes", "ClusterIP", "10.96.0.1"]
+
+
+def test_auth_whoami(kube: Kube) -> None:
+    assert kube.ok("auth", "whoami") == (
+        "ATTRIBUTE   VALUE\nUsername    system:admin\nGroups      [system:masters system:authenticated]\n")
+
+
+def test_create_token_authenticates_as_the_service_account(kube: Kube, names: Any) -> None:
+    """`kubectl create token` (TokenRequest); the server then accepts the token as the service account."""
+    ns = names("tok")
+    kube.ok("create", "namespace", ns)
+    kube.ok("create", "serviceaccount", "bot", "-n", ns)
+    token = kube.ok("create", "token", "bot", "-n", ns).strip()
+    assert token.count(".") == 2
+    r = requests.post(kube.server.url + "/apis/authentication.k8s.io/v1/selfsubjectreviews", timeout=10,
+                      verify=kube.server.ca_file, headers={"Authorization": f"Bearer {token}"},
+                      json={"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+    assert r.status_code == 201 and r.json()["status"]["userInfo"]["username"] == f"system:serviceaccount:{ns}:bot"
+    proc = kube.run("create", "token", "nobody", "-n", ns)
+    assert (proc.returncode, proc.stderr) == (1, 'error: failed to create token: serviceaccounts "nobody" not found\n')
+
+
 # ---- the official Python client's DynamicClient (discovery-driven) -------------------------------------------
 
 def test_python_dynamic_client(served: Kube, names: Any, tmp_path: Path) -> None:
@@ -725,5 +845,69 @@ def test_python_dynamic_client(served: Kube, names: Any, tmp_path: Path) -> None
         deleted = namespaces.delete(name=ns)  # the server answers with the Terminating Namespace (NS-50)
         assert (deleted.kind, deleted.status.phase) == ("Namespace", "Terminating")
         assert deleted.metadata.deletionTimestamp
+    finally:
+        api_client.close()
+
+
+# ---- lightkube (typed models: a DELETE must answer the object for kinds with ReturnDeletedObject) -----------
+
+def test_lightkube_typed_client(served: Kube, names: Any) -> None:
+    lightkube = pytest.importorskip("lightkube")
+    from lightkube.config.kubeconfig import KubeConfig
+    from lightkube.models.apps_v1 import DeploymentSpec
+    from lightkube.models.core_v1 import Container, PodSpec, PodTemplateSpec, ServicePort, ServiceSpec
+    from lightkube.models.meta_v1 import LabelSelector, ObjectMeta
+    from lightkube.resources.apps_v1 import Deployment
+    from lightkube.resources.core_v1 import Namespace, Node, Service, ServiceAccount
+
+    client = lightkube.Client(KubeConfig.from_file(str(served.kubeconfig)))
+    ns = names("lk")
+    client.create(Namespace(metadata=ObjectMeta(name=ns)))
+    svc = client.create(Service(metadata=ObjectMeta(name="web"), spec=ServiceSpec(ports=[ServicePort(port=80)])),
+                        namespace=ns)
+    assert svc.spec.clusterIP and svc.spec.ports[0].targetPort == 80
+    client.create(ServiceAccount(metadata=ObjectMeta(name="bot")), namespace=ns)
+    labels = {"app": "web"}
+    dep = client.create(Deployment(metadata=ObjectMeta(name="web"), spec=DeploymentSpec(
+        selector=LabelSelector(matchLabels=labels), template=PodTemplateSpec(
+            metadata=ObjectMeta(labels=labels), spec=PodSpec(containers=[Container(name="c", image="nginx")])))),
+        namespace=ns)
+    assert dep.spec.replicas == 1
+    assert [d.metadata.name for d in client.list(Deployment, namespace=ns)] == ["web"]
+    assert list(client.list(Node)) == []
+    client.delete(Service, "web", namespace=ns)
+    client.delete(ServiceAccount, "bot", namespace=ns)
+    client.delete(Deployment, "web", namespace=ns)
+    assert list(client.list(Service, namespace=ns)) == []
+
+
+def test_official_typed_client(served: Kube, names: Any) -> None:
+    """The official client's typed APIs on the kinds issue 12 added or changed."""
+    from kubernetes import client, config
+
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    try:
+        core, apps = client.CoreV1Api(api_client), client.AppsV1Api(api_client)
+        ns = names("typed")
+        core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=ns)))
+        sa = core.create_namespaced_service_account(ns, client.V1ServiceAccount(metadata=client.V1ObjectMeta(name="bot")))
+        tr = core.create_namespaced_service_account_token("bot", ns, client.AuthenticationV1TokenRequest(
+            spec=client.V1TokenRequestSpec(audiences=[], expiration_seconds=3600)))
+        assert tr.status.token.count(".") == 2
+        who = client.AuthenticationV1Api(api_client).create_self_subject_review(client.V1SelfSubjectReview())
+        assert who.status.user_info.username == "system:admin"
+        assert core.list_node().items == []
+        pod = core.create_namespaced_pod(ns, client.V1Pod(metadata=client.V1ObjectMeta(name="p"), spec=client.V1PodSpec(
+            containers=[client.V1Container(name="c", image="nginx")])))
+        assert (pod.status.phase, pod.spec.restart_policy, pod.status.qos_class) == ("Pending", "Always", "BestEffort")
+        labels = {"app": "web"}
+        dep = apps.create_namespaced_deployment(ns, client.V1Deployment(
+            metadata=client.V1ObjectMeta(name="web"), spec=client.V1DeploymentSpec(
+                selector=client.V1LabelSelector(match_labels=labels), template=client.V1PodTemplateSpec(
+                    metadata=client.V1ObjectMeta(labels=labels),
+                    spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="nginx")])))))
+        assert dep.spec.strategy.type == "RollingUpdate"
+        gone = core.delete_namespaced_service_account("bot", ns)
+        assert (gone.kind, gone.metadata.uid) == ("ServiceAccount", sa.metadata.uid)
     finally:
         api_client.close()

@@ -21,7 +21,7 @@ CATALOGUE = [
     {{"id": "C-VIOL", "group": "finalize", "severity": "critical", "requirement": "POST finalize MUST be 405.",
       "source": "t", "profiles": ["kubernetes"]}},
     {{"id": "C-TIME", "group": "lifecycle", "severity": "minor", "requirement": "A namespace MUST go away.",
-      "source": "t", "profiles": ["kubernetes"]}},
+      "source": "t", "profiles": ["kubernetes"], "depends_on": ["C-VIOL"]}},
     {{"id": "C-HARN", "group": "content", "severity": "major", "requirement": "Content MUST be listed.",
       "source": "t", "profiles": ["kubernetes"]}},
     {{"id": "C-SKIP", "group": "naming", "severity": "minor", "requirement": "Names MUST be DNS labels.",
@@ -162,6 +162,27 @@ def test_failing_run_in_process(suite: pytest.Pytester) -> None:
     _check_failing_run(suite.path, result.ret)
     assert TOKEN not in _all_text(suite.path / "reports", suite.path / "allure")
     result.stdout.fnmatch_lines(["*nsconform*", "report: *reports/run-1/conformance.html"])
+
+
+def test_failing_clause_table_comes_first_and_names_the_root_cause(suite: pytest.Pytester) -> None:
+    result = suite.runpytest("-p", "no:nsconform", "--run-id", "run-1")
+    out = result.stdout.str()
+    table = out.index("nsconform: failing clauses")
+    assert table < out.index("= FAILURES =")
+    result.stdout.fnmatch_lines(["*nsconform: failing clauses*",
+                                 "3 clauses failed; 1 of them depends on C-VIOL, which failed.",
+                                 "clause*severity*first failure",
+                                 "* C-VIOL*critical*test_violation*"])
+    section = out[table:out.index("= FAILURES =")]
+    for line in section.splitlines()[1:]:
+        assert len(line) <= 120
+    run = json.loads((suite.path / "reports" / "run-1" / "conformance.json").read_text())
+    assert run["root_causes"][0] == {"id": "C-VIOL", "dependents": ["C-TIME"]}
+    md = (suite.path / "reports" / "run-1" / "conformance.md").read_text()
+    assert "3 clauses failed; 1 of them depends on C-VIOL, which failed." in md
+    assert md.index("### C-VIOL") < md.index("### C-TIME")
+    html = (suite.path / "reports" / "run-1" / "conformance.html").read_text()
+    assert "1 of them depends on C-VIOL, which failed." in html
 
 
 def test_allure_labels_steps_and_metadata(suite: pytest.Pytester) -> None:

@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-
 @pytest.mark.parametrize("profile", ["kubernetes", "design"])
 def test_nsconform_run_passes_on_embedded_server(tmp_path, profile):
     proc = subprocess.run(

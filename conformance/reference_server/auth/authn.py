@@ -101,6 +101,7 @@ class TokenAuthenticator:
     tokens: dict[str, UserInfo] = field(default_factory=dict)
     admin_token: str | None = None
     allow_anonymous: bool = True
+    service_accounts: Any = None  # auth.tokens.TokenIssuer: the service-account tokens this server signed
 
     @classmethod
     def from_file(cls, path: str, admin_token: str | None = None, allow_anonymous: bool = True) -> "TokenAuthenticator":
@@ -120,6 +121,8 @@ class TokenAuthenticator:
         if self.admin_token is not None and hmac.compare_digest(token.encode(), self.admin_token.encode()):
             return _add_authenticated(UserInfo(ADMIN_USER, "", (SYSTEM_MASTERS,)))
         user = self.tokens.get(token)
+        if user is None and self.service_accounts is not None:
+            user = self.service_accounts.authenticate(token)
         if user is None:
             raise E.unauthorized()  # "invalid bearer token"
         return _add_authenticated(user)

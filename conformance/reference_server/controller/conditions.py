@@ -22,21 +22,27 @@ def _cond(typ: str, status: str, reason: str, message: str) -> dict[str, Any]:
 
 
 def failure_conditions(remaining: dict[str, int], finalizers: dict[str, int],
-                       delete_errors: list[str]) -> list[dict[str, Any]]:
-    """The failing conditions for the current content totals (the rest get the OK variant)."""
+                       delete_errors: list[str], discovery_failure: str = "") -> list[dict[str, Any]]:
+    """The failing conditions for the current content totals (the rest get the OK variant).
+
+    `remaining` is keyed by `<resource>.<group>` (core: `pods.`), as upstream prints a GroupVersionResource.
+    Wording as in current upstream `status_condition_utils.go` (the finalizers text and reason changed after
+    1.16: `Some content in the namespace has finalizers remaining`, `SomeFinalizersRemain`)."""
     out = []
+    if discovery_failure:
+        out.append(_cond("NamespaceDeletionDiscoveryFailure", "True", "DiscoveryFailed", discovery_failure))
     if delete_errors:
         out.append(_cond("NamespaceDeletionContentFailure", "True", "ContentDeletionFailed",
                          f"Failed to delete all resource types, {len(delete_errors)} remaining: "
                          + ", ".join(sorted(delete_errors))))
-    parts = sorted(f"{res}. has {n} resource instances" for res, n in remaining.items() if n)
+    parts = sorted(f"{res} has {n} resource instances" for res, n in remaining.items() if n)
     if parts:
         out.append(_cond("NamespaceContentRemaining", "True", "SomeResourcesRemain",
                          "Some resources are remaining: " + ", ".join(parts)))
     fparts = sorted(f"{f} in {n} resource instances" for f, n in finalizers.items() if n)
     if fparts:
-        out.append(_cond("NamespaceFinalizersRemaining", "True", "SomeFinalizerRemain",
-                         "Some finalizers are remaining: " + ", ".join(fparts)))
+        out.append(_cond("NamespaceFinalizersRemaining", "True", "SomeFinalizersRemain",
+                         "Some content in the namespace has finalizers remaining: " + ", ".join(fparts)))
     return out
 
 

@@ -1,22 +1,27 @@
 """Namespace deleter (`pkg/controller/namespace/deletion`, NS-70..NS-74), driven by watch events.
 
 For a namespace with deletionTimestamp and `kubernetes` in spec.finalizers it waits `delay` seconds,
-deletes every namespaced kind the registry declares, writes the five conditions through the status
-strategy, and — once a re-list finds the namespace empty — removes `kubernetes` through the finalize
-strategy. While content with finalizers remains it waits for content events in that namespace
-(no polling). It never touches foreign finalizers and never sends a final DELETE.
+discovers the namespaced kinds (`discovery.py`: built-in, custom resources, failing aggregated APIs) on
+every sync, deletes what it found, writes the five conditions through the status strategy, and — once a
+re-list finds the namespace empty and discovery failed for no group — removes `kubernetes` through the
+finalize strategy. While content with finalizers remains it waits for content events in that namespace;
+while discovery fails it waits for APIService events (no polling). It never touches foreign finalizers
+and never sends a final DELETE.
 """
 from __future__ import annotations
 
 import asyncio
 import copy
 import logging
-from typing import Any, Generator, Iterator
+from typing import Any, Callable, Generator, Iterator
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
 from ..registry import DeleteOptions, ListOptions, Registry
+from ..registry.apiservice import KEY as APISERVICES_KEY
+from ..registry.crd import CRD_KEY
 from .conditions import failure_conditions, update_conditions
+from .discovery import discover, discovery_failed_message, qualified
 from .loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -26,12 +31,17 @@ FINALIZER = "kubernetes"
 class NamespaceController(Controller):
     name = "namespace controller"
 
-    def __init__(self, registry: Registry, *, delay: float = 0.0, deviations: Deviations = NONE):
+    def __init__(self, registry: Registry, *, delay: float | Callable[[], float] = 0.0,
+                 deviations: Deviations = NONE):
         super().__init__()
         self.registry = registry
         self.delay = delay
         self.deviations = deviations
         self._waiting: set[str] = set()      # namespaces blocked on content with finalizers
+        self._blocked: set[str] = set()      # namespaces blocked on a discovery failure
+        self._watched: set[str] = set()      # storage keys of custom resources followed
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._marked: set[str] = set()       # namespaces seen with a deletionTimestamp
         self._names: WorkQueue[str] = self._queue()
 
     def start(self) -> None:
@@ -41,20 +51,49 @@ class NamespaceController(Controller):
         for ev in backlog:
             self._on_namespace_event(ev)
         self._follow(w, self._on_namespace_event)
+        self._loop = loop
         for store in self.registry.namespaced():
-            _, cw, _ = store.watch(None, ListOptions(resource_version=str(self.registry.store.current_rv())), loop)
-            self._follow(cw, self._on_content_event)
+            self._follow_content(store)
+        rv = self.registry.store.current_rv()
+        _, crds = self.registry.store.watch(CRD_KEY, None, rv, loop)
+        self._follow(crds, self._on_crd_event)
+        _, apiservices = self.registry.store.watch(APISERVICES_KEY, None, rv, loop)
+        self._follow(apiservices, self._on_apiservice_event)
         self._work(self._names, self._sync_yielding)
+
+    def _follow_content(self, store: Any) -> None:
+        key = getattr(store, "storage_key", store.info.plural)
+        if key in self._watched or self._loop is None:
+            return
+        self._watched.add(key)
+        _, cw, _ = store.watch(None, ListOptions(resource_version=str(self.registry.store.current_rv())), self._loop)
+        self._follow(cw, self._on_content_event)
 
     # ---- event intake ----------------------------------------------------------------------------
     def _on_namespace_event(self, ev: Any) -> None:
         if ev.type == "DELETED":
             self._waiting.discard(ev.name)
+            self._blocked.discard(ev.name)
+            self._marked.discard(ev.name)
             return
         ns = ev.object
         meta = ns.get("metadata", {})
         if meta.get("deletionTimestamp") and FINALIZER in ((ns.get("spec") or {}).get("finalizers") or []):
-            self._names.add_after(meta["name"], self.delay)
+            first = meta["name"] not in self._marked  # the delay is the controller's first look, not every event's
+            self._marked.add(meta["name"])
+            delay = (self.delay() if callable(self.delay) else self.delay) if first else 0.0
+            self._names.add_after(meta["name"], delay)
+
+    def _on_crd_event(self, ev: Any) -> None:
+        """A new CRD: follow its resources' events too (the watch on a deleted CRD's key simply goes quiet)."""
+        for store in self.registry.custom.stores():
+            self._follow_content(store)
+
+    def _on_apiservice_event(self, ev: Any) -> None:
+        """Discovery may succeed now: re-sync every namespace a discovery failure held."""
+        for name in list(self._blocked):
+            self._blocked.discard(name)
+            self._enqueue(name)
 
     def _on_content_event(self, ev: Any) -> None:
         if ev.namespace in self._waiting:
@@ -88,14 +127,21 @@ class NamespaceController(Controller):
             ns = self._write_status(name, lambda o: o["status"].__setitem__("phase", "Terminating")) or ns
         if FINALIZER not in ((ns.get("spec") or {}).get("finalizers") or []):
             return
-        remaining, finalizers, errors = yield from self._delete_content(name)
+        found = discover(self.registry, ignore_failures=self.deviations.active("deleter-ignores-discovery-failure"))
+        if self.deviations.active("deleter-skips-custom-resources"):
+            found.stores = [s for s in found.stores if not hasattr(s, "crd_name")]
+        remaining, finalizers, errors = yield from self._delete_content(name, found.stores)
+        failure = discovery_failed_message(found.failed) if found.failed else ""
         if not self.deviations.active("no-deletion-conditions"):
-            self._write_status(name, lambda o: update_conditions(o["status"],
-                                                                 failure_conditions(remaining, finalizers, errors)))
+            self._write_status(name, lambda o: update_conditions(
+                o["status"], failure_conditions(remaining, finalizers, errors, failure)))
+        if found.failed:  # upstream: Delete returns the discovery error, the namespace stays; retried later
+            self._blocked.add(name)
+            return
         must_wait = not (self.deviations.active("vanish-with-content-finalizers")
                          or self.deviations.active("controller-skips-content"))
         with self.registry.store.atomic():  # no create can slip in between the re-check and finalize
-            if must_wait and self._content_left(name):
+            if must_wait and self._content_left(name, found.stores):
                 self._waiting.add(name)
                 if not any(remaining.values()):  # content created since the delete pass: go again
                     self._waiting.discard(name)
@@ -103,12 +149,15 @@ class NamespaceController(Controller):
                 return
             self._finalize(name)
 
-    def _delete_content(self, ns: str) -> Generator[None, None, tuple[dict[str, int], dict[str, int], list[str]]]:
-        """Delete the namespace's content (yielding between batches); returns (remaining, finalizers, errors)."""
+    def _delete_content(self, ns: str, stores: list[Any]
+                        ) -> Generator[None, None, tuple[dict[str, int], dict[str, int], list[str]]]:
+        """Delete the namespace's content (yielding between batches); returns (remaining by `<resource>.<group>`,
+        finalizers, errors)."""
         remaining: dict[str, int] = {}
         finalizers: dict[str, int] = {}
         errors: list[str] = []
-        for store in self.registry.namespaced():
+        for store in stores:
+            self._follow_content(store)
             if not self.deviations.active("controller-skips-content"):
                 try:
                     yield from store.delete_collection_steps(ns, ListOptions(),
@@ -117,14 +166,17 @@ class NamespaceController(Controller):
                     errors.append(exc.message)
             items = store.list(ns, ListOptions(), shared=True)["items"]  # read only
             if items and not self.deviations.active("controller-skips-content"):
-                remaining[store.info.plural] = len(items)
+                key = qualified(store)
+                if self.deviations.active("remaining-without-group") and hasattr(store, "crd_name"):
+                    key = store.info.plural + "."
+                remaining[key] = len(items)
                 for it in items:
                     for f in it["metadata"].get("finalizers") or []:
                         finalizers[f] = finalizers.get(f, 0) + 1
         return remaining, finalizers, errors
 
-    def _content_left(self, ns: str) -> bool:
-        return any(self.registry.store.count(s.info.plural, ns) for s in self.registry.namespaced())
+    def _content_left(self, ns: str, stores: list[Any]) -> bool:
+        return any(s.store.count(s.info.plural, ns) for s in stores)
 
     def _write_status(self, name: str, mutate: Any) -> dict[str, Any] | None:
         nss = self.registry.namespaces

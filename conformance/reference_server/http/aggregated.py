@@ -68,6 +68,8 @@ def _version_discovery(resource_list: dict[str, Any]) -> tuple[str, dict[str, An
     Keys in Go struct order (the ETag hashes this JSON). `freshness: Current`, as genericapiserver sets for
     every locally served group version (it is `Stale` only for unreachable aggregated APIServices)."""
     group, _, version = resource_list["groupVersion"].rpartition("/")
+    if resource_list.get("freshness") == "Stale":  # an unreachable aggregated API (http/extensions.py)
+        return group, {"version": version, "freshness": "Stale"}
     resources: list[dict[str, Any]] = []
     parents: dict[str, dict[str, Any]] = {}
     for r in resource_list["resources"]:
@@ -86,7 +88,8 @@ def _version_discovery(resource_list: dict[str, Any]) -> tuple[str, dict[str, An
         parent, slash, sub = r["name"].partition("/")
         if not slash:
             continue
-        kind = {"group": group, "version": version, "kind": r["kind"]} if r.get("kind") else \
+        kind = {"group": r.get("group", group), "version": r.get("version", version), "kind": r["kind"]} \
+            if r.get("kind") else \
             {"group": "", "version": "", "kind": ""}  # upstream: never null (client-go 0.26.0-3 panics on it)
         parents[parent].setdefault("subresources", []).append(
             {"subresource": sub, "responseKind": kind, "verbs": list(r["verbs"])})

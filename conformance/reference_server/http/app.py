@@ -15,6 +15,7 @@ from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_re
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .handlers import Handlers
 from .respond import error_response, object_response, plain_not_found
+from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request
 from .reviews import handle_review
 
 log = logging.getLogger("nsconform.reference_server.http")
@@ -32,6 +33,7 @@ def build_app(ctx: ServerContext) -> web.Application:
             middlewares.append(guard_middleware(ctx))
     else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two)
         middlewares = [_errors(ctx, check_token=True)]
+    middlewares += list(ctx.middlewares)
     app = web.Application(middlewares=middlewares, client_max_size=1024 ** 3)
     app[CTX_KEY] = ctx
     handlers = Handlers(ctx)
@@ -41,6 +43,9 @@ def build_app(ctx: ServerContext) -> web.Application:
         t = route.target
         if t == "plain-404":
             return plain_not_found()
+        if t == "unavailable":  # an unreachable aggregated API (http/extensions.py)
+            from .extensions import service_unavailable
+            return service_unavailable()
         if t == "health":
             return web.Response(text="ok", content_type="text/plain")
         if t == "version":
@@ -61,9 +66,14 @@ def build_app(ctx: ServerContext) -> web.Application:
             return object_response(api_group_document(ctx.registry, route.group) if t == "group"
                                    else group_resource_list(ctx.registry, route.group))
         if t == "openapi":
-            return openapi_response(ctx.registry, route.name, _openapi_extension(ctx))
+            return openapi_response(ctx.registry, route.name, request.headers.get("Accept"),
+                                    _openapi_extension(ctx))
+        if t == "review" and route.group == AUTHN_GROUP:
+            return await handle_authentication_review(ctx, request, route)
         if t == "review":
             return await handle_review(ctx, request, route)
+        if t == "sa-token":
+            return await handle_token_request(ctx, request, route)
         return await handlers.handle(request, route)
 
     app.router.add_route("*", "/{tail:.*}", dispatch)
@@ -94,7 +104,9 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
     """AlwaysAllow + single token: 401 unless the bearer token matches (public paths exempt)."""
     if ctx.token is not None and request.path not in PUBLIC_PATHS:
         header = request.headers.get("Authorization", "")
-        if not (header.startswith("Bearer ") and hmac.compare_digest(header[7:].strip(), ctx.token)):
+        token = header[7:].strip() if header.startswith("Bearer ") else ""
+        if not (token and (hmac.compare_digest(token, ctx.token) or (
+                ctx.token_issuer is not None and ctx.token_issuer.authenticate(token) is not None))):
             raise E.unauthorized()
 
 

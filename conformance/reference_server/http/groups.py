@@ -14,29 +14,39 @@ from typing import Any
 from .. import apierrors as E
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..registry import GenericStore, Registry
+from . import extensions, hooks
 from .decode import decode_body
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
+AUTHN_GROUP, AUTHN_VERSION = "authentication.k8s.io", "v1"
+# create-only, unstored, cluster-scoped (http/authentication.py): plural → (Kind, singular)
+AUTHN_RESOURCES = {"selfsubjectreviews": ("SelfSubjectReview", "selfsubjectreview"),
+                   "tokenreviews": ("TokenReview", "tokenreview")}
 ITEM = ("GET", "PUT", "PATCH", "DELETE")
 
 
 # kube-aggregator's built-in APIService priorities (`apiVersionPriorities`, GroupPriorityMinimum): `/apis`,
 # legacy and aggregated alike, lists groups by descending priority, then by name.
-_PRIORITY = {AUTHZ_GROUP: 17600, "rbac.authorization.k8s.io": 17000}
+_PRIORITY = {"apps": 17800, "authentication.k8s.io": 17700, AUTHZ_GROUP: 17600, "batch": 17400,
+             "networking.k8s.io": 17200, "policy": 17100, "rbac.authorization.k8s.io": 17000,
+             "coordination.k8s.io": 16500, "discovery.k8s.io": 16200}
 
 
 def _groups(registry: Registry) -> dict[str, str]:
     """group → version of every served named group."""
     groups = {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
     groups[AUTHZ_GROUP] = AUTHZ_VERSION
+    groups[AUTHN_GROUP] = AUTHN_VERSION
+    for group, version in extensions.unavailable_groups(registry).items():  # unreachable aggregated APIs
+        groups.setdefault(group, version)
     return groups
 
 
 def served_groups(registry: Registry) -> list[tuple[str, str]]:
     """(group, version) of every served named group, in upstream's `/apis` order (shared by the legacy
     APIGroupList and the aggregated APIGroupDiscoveryList, so the two never disagree)."""
-    return sorted(_groups(registry).items(), key=lambda gv: (-_PRIORITY.get(gv[0], 0), gv[0]))
+    return sorted(_groups(registry).items(), key=lambda gv: (-extensions.priority(registry, gv[0], _PRIORITY), gv[0]))
 
 
 def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
@@ -52,10 +62,16 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
         return Route("group", group=group), ("GET",)
     if segs[1] != groups[group]:
         return Route("plain-404"), ()
+    if extensions.is_unavailable(registry, group, segs[1]):
+        return Route("unavailable", group=group), ("GET", "POST", "PUT", "PATCH", "DELETE")
     if len(segs) == 2:
         return Route("group-version", group=group), ("GET",)
     if group == AUTHZ_GROUP:
         return _match_review(segs[2:])
+    if group == AUTHN_GROUP:
+        if len(segs) == 3 and segs[2] in AUTHN_RESOURCES:
+            return Route("review", segs[2], group=AUTHN_GROUP), ("POST",)
+        raise E.route_not_found()
     return _match_resource(registry, group, segs[2:])
 
 
@@ -88,6 +104,8 @@ def _match_resource(registry: Registry, group: str, segs: list[str],
             return Route("collection", plural, namespace=ns, group=group), COLLECTION
         if len(rest) == 1:
             return Route("item", plural, namespace=ns, name=rest[0], group=group), ITEM
+        if rest[1:] == ["status"] and getattr(store, "status_strategy", None) is not None and not watch:
+            return Route("status", plural, namespace=ns, name=rest[0], group=group), ("GET", "PUT", "PATCH")
         raise nf()
     store = registry.group(group, segs[0])
     if store is None:
@@ -100,6 +118,8 @@ def _match_resource(registry: Registry, group: str, segs: list[str],
         return Route("collection", segs[0], group=group), COLLECTION
     if len(segs) == 2:
         return Route("item", segs[0], name=segs[1], group=group), ITEM
+    if segs[2:] == ["status"] and getattr(store, "status_strategy", None) is not None and not watch:
+        return Route("status", segs[0], name=segs[1], group=group), ("GET", "PUT", "PATCH")
     raise nf()
 
 
@@ -130,18 +150,29 @@ def _hash(group_version: str, kind: str) -> str:
 def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
     """`/apis/<group>/<version>`: the group's resources, sorted by name, verbs sorted."""
     gv = f"{group}/{_groups(registry)[group]}"
+    if extensions.is_unavailable(registry, group, gv.rpartition("/")[2]):
+        return extensions.stale_resource_list(group, gv.rpartition("/")[2])
     resources: list[dict[str, Any]] = []
     if group == AUTHZ_GROUP:  # not storage-backed: no storageVersionHash, as upstream
         resources = [{"name": k.plural, "singularName": k.singular, "namespaced": k.namespaced, "kind": k.kind,
                       "verbs": ["create"]} for k in REVIEW_KINDS]
+    if group == AUTHN_GROUP:
+        resources = [{"name": plural, "singularName": singular, "namespaced": False, "kind": kind,
+                      "verbs": ["create"]} for plural, (kind, singular) in AUTHN_RESOURCES.items()]
     for s in registry.group_stores(group):
         info = s.info
         entry: dict[str, Any] = {"name": info.plural, "singularName": info.singular,
                                  "namespaced": info.namespaced, "kind": info.kind, "verbs": sorted(info.verbs)}
         if info.short_names:
             entry["shortNames"] = list(info.short_names)
+        categories = info.categories or tuple(getattr(s, "categories", ()))  # CRDs keep theirs on the store
+        if categories:
+            entry["categories"] = list(categories)
         entry["storageVersionHash"] = _hash(gv, info.kind)
         resources.append(entry)
+        if getattr(s, "status_strategy", None) is not None:  # CRDs, APIServices, custom resources with status
+            resources.append({"name": f"{info.plural}/status", "singularName": "", "namespaced": info.namespaced,
+                              "kind": info.kind, "verbs": ["get", "patch", "update"]})
     resources.sort(key=lambda r: r["name"])
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
 
@@ -149,7 +180,19 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
 def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore) -> dict[str, Any]:
     """Decode a JSON/YAML body for a named-group resource: `apiVersion` must be `<group>/<version>`
     (or absent); the core decoder does the rest with the version swapped to `v1` for its checks."""
-    return decode_named_body(content_type, raw, store.api_version, store.info.kind)  # type: ignore[attr-defined]
+    obj = decode_named_body(content_type, raw, store.api_version, store.info.kind)  # type: ignore[attr-defined]
+    check_shape(store, obj)
+    return obj
+
+
+def check_shape(store: GenericStore, obj: dict[str, Any]) -> None:
+    """400 when the object does not fit its kind's JSON shape (`wire.openapi.type_error`), as a typed decoder
+    refuses it, before any strategy walks it."""
+    check = hooks.wire_attr("openapi", "type_error")
+    kind, version = store.info.kind, store.version  # type: ignore[attr-defined]
+    err = check(store.group, version, kind, obj) if check is not None else None  # type: ignore[attr-defined]
+    if err:
+        raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}')
 
 
 def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str) -> dict[str, Any]:

@@ -126,7 +126,13 @@ class Router:
                 return Route("collection", sub, namespace=name), ("GET", "POST", "DELETE")
             if n == 4:
                 return Route("item", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH", "DELETE")
+            if n == 5 and sub == "serviceaccounts" and segs[4] == "token":  # TokenRequest (http/authentication.py)
+                return Route("sa-token", sub, namespace=name, name=segs[3]), ("POST",)
             raise nf()
         if n == 1 and self._known(segs[0]):
             return Route("cluster", segs[0]), ("GET",)
+        if self.registry.cluster(segs[0]) is not None and n <= 2:  # cluster-scoped core kinds (nodes)
+            if n == 1:
+                return Route("collection", segs[0]), ("GET", "POST", "DELETE")
+            return Route("item", segs[0], name=segs[1]), ("GET", "PUT", "PATCH", "DELETE")
         raise nf()

@@ -161,6 +161,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                         watcher.request_progress()  # the BOOKMARK goes out behind every queued change
                         next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
                     continue
+                if ev is not None and ctx.watch_lag > 0:  # a flavour's late watch: the burst waits, in order
+                    await asyncio.sleep(ctx.watch_lag)
             if ev is None:
                 break
             if isinstance(ev, Progress):

@@ -3,9 +3,13 @@ from __future__ import annotations
 
 from ..deviations import NONE, Deviations
 from ..storage import Store
-from .kinds import CONTENT_KINDS, FINALIZE_AS_CONTENT, NAMESPACES, ResourceInfo
+from .kinds import CLUSTER_KINDS, CONTENT_KINDS, FINALIZE_AS_CONTENT, NAMESPACES, ResourceInfo
 from .namespace import NamespaceStore
+from .group import GroupStore
+from .pod import PodStrategy
+from .service import ServiceStrategy
 from .store import DeleteOptions, GenericStore, ListOptions
+from .workloads import WORKLOAD_KINDS
 
 __all__ = ["DeleteOptions", "GenericStore", "ListOptions", "NamespaceStore", "Registry", "ResourceInfo"]
 
@@ -21,24 +25,45 @@ class Registry:
         if deviations.active("finalize-as-content"):
             kinds.append(FINALIZE_AS_CONTENT)
         self._content = {k.plural: GenericStore(k, store, deviations=deviations) for k in kinds}
+        self._content["pods"].strategy = PodStrategy(self._content["pods"].info)
+        self._content["services"].strategy = ServiceStrategy(
+            self._content["services"].info, lambda: store.list("services", None, shared=True)[0])
+        self._cluster = {k.plural: GenericStore(k, store, deviations=deviations) for k in CLUSTER_KINDS}
         self._groups: dict[tuple[str, str], GenericStore] = {}  # (group, plural) → store of a named API group
+        for gk in WORKLOAD_KINDS:  # always served, as kube-apiserver's built-in groups
+            self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
+        self._install_extensions()
+
+    def _install_extensions(self) -> None:
+        """CRDs (and the custom resources they define) and APIServices, served on every server."""
+        from .apiservice import APIServiceStore
+        from .crd import CustomResources
+        self.custom = CustomResources(self.store, self.deviations)
+        self.apiservices = APIServiceStore(self.store, self.deviations)
+        self.add_group_store(self.custom.crds)
+        self.add_group_store(self.apiservices)
 
     def add_group_store(self, store: GenericStore) -> None:
         """Serve a resource of a named API group (`store.group`), e.g. the RBAC kinds when RBAC is on."""
         self._groups[(store.group, store.info.plural)] = store  # type: ignore[attr-defined]
 
     def group(self, group: str, plural: str) -> GenericStore | None:
-        return self._groups.get((group, plural))
+        return self._groups.get((group, plural)) or self.custom.lookup(group, plural)
 
     def group_stores(self, group: str | None = None) -> list[GenericStore]:
-        return [s for (g, _), s in self._groups.items() if group is None or g == group]
+        stores = list(self._groups.values()) + list(self.custom.stores())
+        return [s for s in stores if group is None or s.group == group]  # type: ignore[attr-defined]
 
     def content(self, plural: str) -> GenericStore | None:
         """The store of a namespaced resource, or None when the plural is not served."""
         return self._content.get(plural)
 
+    def cluster(self, plural: str) -> GenericStore | None:
+        """The store of a cluster-scoped core resource other than namespaces (nodes), or None."""
+        return self._cluster.get(plural)
+
     def namespaced(self) -> list[GenericStore]:
-        return list(self._content.values()) + [s for s in self._groups.values() if s.info.namespaced]
+        return list(self._content.values()) + [s for s in self.group_stores() if s.info.namespaced]
 
     def resources(self) -> list[ResourceInfo]:
-        return [NAMESPACES] + [s.info for s in self._content.values()]
+        return [NAMESPACES] + [s.info for s in self._content.values()] + [s.info for s in self._cluster.values()]

@@ -27,6 +27,7 @@ class ResourceInfo:
     selectable_fields: tuple[str, ...] = ("metadata.name", "metadata.namespace")
     custom_field_labels: bool = False             # registers its own v1 field-label conversion
     return_deleted_object: bool = False
+    categories: tuple[str, ...] = ()              # discovery categories (`kubectl get all`)
 
     @property
     def list_kind(self) -> str:
@@ -49,18 +50,19 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
                  fields=frozenset({"data", "binaryData", "immutable"})),
     ResourceInfo("Secret", "secrets", "secret", (), fields=frozenset({"data", "stringData", "type", "immutable"}),
                  selectable_fields=("metadata.name", "metadata.namespace", "type"), custom_field_labels=True),
-    ResourceInfo("Service", "services", "service", ("svc",), fields=frozenset({"spec", "status"}),
+    ResourceInfo("Service", "services", "service", ("svc",), fields=frozenset({"spec", "status"}), categories=("all",),
                  verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
-                 name_rule="label1035"),
+                 name_rule="label1035", return_deleted_object=True),
     ResourceInfo("ServiceAccount", "serviceaccounts", "serviceaccount", ("sa",),
-                 fields=frozenset({"secrets", "imagePullSecrets", "automountServiceAccountToken"})),
+                 fields=frozenset({"secrets", "imagePullSecrets", "automountServiceAccountToken"}),
+                 return_deleted_object=True),
     ResourceInfo("Pod", "pods", "pod", ("po",), fields=frozenset({"spec", "status"}),
                  selectable_fields=("metadata.name", "metadata.namespace", "spec.nodeName",
                                     "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
                                     "status.phase", "status.podIP", "status.nominatedNodeName"),
-                 custom_field_labels=True, return_deleted_object=True),
+                 custom_field_labels=True, return_deleted_object=True, categories=("all",)),
     ResourceInfo("ResourceQuota", "resourcequotas", "resourcequota", ("quota",),
-                 fields=frozenset({"spec", "status"})),
+                 fields=frozenset({"spec", "status"}), return_deleted_object=True),
     ResourceInfo("LimitRange", "limitranges", "limitrange", ("limits",), fields=frozenset({"spec"})),
     ResourceInfo("Event", "events", "event", ("ev",),
                  fields=frozenset({"involvedObject", "reason", "message", "source", "firstTimestamp",
@@ -71,6 +73,12 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
                                     "involvedObject.apiVersion", "involvedObject.resourceVersion",
                                     "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
                  custom_field_labels=True),
+)
+
+# Cluster-scoped core kinds besides namespaces: a cluster without nodes lists none (`kubectl get nodes`).
+CLUSTER_KINDS: tuple[ResourceInfo, ...] = (
+    ResourceInfo("Node", "nodes", "node", ("no",), namespaced=False, fields=frozenset({"spec", "status"}),
+                 selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True),
 )
 
 # Only used with the `finalize-as-content` deviation: `/namespaces/x/finalize` becomes a content type.

@@ -51,7 +51,8 @@ def record_manager(obj: dict[str, Any], manager: str, operation: str = "Update",
     """Add or refresh this manager's managedFields entry (a faithful shape, not full SSA tracking)."""
     meta = obj.setdefault("metadata", {})
     entries = [e for e in (meta.get("managedFields") or []) if isinstance(e, dict)]
-    entry: dict[str, Any] = {"manager": manager or "unknown", "operation": operation, "apiVersion": "v1",
+    version = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) and obj.get("apiVersion") else "v1"
+    entry: dict[str, Any] = {"manager": manager or "unknown", "operation": operation, "apiVersion": version,
                              "time": now(), "fieldsType": "FieldsV1", "fieldsV1": fields_v1(obj)}
     if subresource:
         entry["subresource"] = subresource

@@ -17,7 +17,7 @@ from . import meta as M
 from .kinds import NAMESPACES
 from .store import Admit, DeleteOptions, GenericStore, ListOptions, check_delete_preconditions
 from .strategy import Strategy
-from .validation import validate_finalizer_name, validate_object_meta
+from .validation import is_label_value, validate_finalizer_name, validate_object_meta
 
 LABEL_METADATA_NAME = "kubernetes.io/metadata.name"
 FINALIZER_KUBERNETES = "kubernetes"
@@ -72,6 +72,28 @@ class NamespaceStrategy(Strategy):
     def validate(self, obj: dict[str, Any]) -> list[E.FieldError]:
         indexed = self.deviations.active("finalizer-error-indexed-on-create")
         return self._meta_errs(obj, True) + self._finalizer_errs(obj, indexed=indexed)
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        """`SetDefaults_Namespace` (pkg/apis/core/v1/defaults.go): decoding copies a non-empty name into the
+        `kubernetes.io/metadata.name` label, before admission and validation. So a name that is no valid
+        label value (leading/trailing `-`, longer than 63) is refused for `metadata.name` *and*
+        `metadata.labels`, and a wrong value sent for the label is overwritten instead of refused.
+        A generated name gets the label later, in `canonicalize` (upstream's `Canonicalize`)."""
+        meta = obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        if not isinstance(name, str) or not name or self._label_skipped(update):
+            return
+        if self.deviations.active("accept-invalid-names") and is_label_value(name):
+            return  # that bug accepts the name; the label is added after validation (canonicalize)
+        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        labels[LABEL_METADATA_NAME] = name
+        meta["labels"] = labels
+
+    def _label_skipped(self, update: bool) -> bool:
+        """The deviations that leave the label out of what is stored."""
+        return (self.deviations.active("no-metadata-name-label")
+                or self.deviations.active("metadata-name-label-unindexed")
+                or (update and self.deviations.active("label-not-restored-on-update")))
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """Force `kubernetes.io/metadata.name` = name (NS-13)."""

@@ -68,6 +68,8 @@ class DeleteOptions:
 class GenericStore:
     """One resource's REST storage over a `storage.Store`."""
 
+    group = ""  # a named API group's stores (`GroupStore`) qualify their errors with it
+
     def __init__(self, info: ResourceInfo, store: Store, strategy: Strategy | None = None,
                  deviations: Deviations = NONE):
         self.info = info
@@ -120,9 +122,10 @@ class GenericStore:
     def _create(self, obj: dict[str, Any], dry_run: bool, field_manager: str,
                 admit: Admit | None, validate_admit: ValidateAdmit | None = None) -> dict[str, Any]:
         meta = obj.setdefault("metadata", {})
+        self.strategy.default(obj)  # decode → default → admission → prepare → validate, as upstream
         if admit is not None:
             admit(obj)
-        if meta.get("resourceVersion"):
+        if _nonzero_rv(meta.get("resourceVersion")):
             raise E.StatusError(E.status_dict(500, None, "resourceVersion should not be set on objects to be created"))
         M.wipe_system_fields(meta)
         generated = not meta.get("name") and bool(meta.get("generateName"))
@@ -137,7 +140,7 @@ class GenericStore:
             if errs:
                 raise self._invalid(cmeta.get("name", ""), errs)
             self.strategy.canonicalize(candidate)
-            cmeta["uid"] = M.new_uid()
+            cmeta["uid"] = cmeta.get("uid") or M.new_uid()  # a strategy may have set it (Job's selector)
             if self.info.plural == "namespaces" and self.deviations.active("uid-from-name"):
                 cmeta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_DNS, cmeta["name"]))
             cmeta["creationTimestamp"] = M.now()
@@ -154,13 +157,13 @@ class GenericStore:
                 if generated and attempt + 1 < attempts:
                     continue
                 if generated:
-                    raise E.generate_name_conflict(self.info.plural, cmeta["name"])
+                    raise E.generate_name_conflict(self.info.plural, cmeta["name"], group=self.group)
                 being_deleted = bool(e.existing.get("metadata", {}).get("deletionTimestamp"))
                 if being_deleted and self.deviations.active("terminating-conflict-message"):
                     being_deleted = False
                 if self.info.plural == "namespaces" and self.deviations.active("already-exists-as-conflict"):
                     raise E.conflict(self.info.plural, cmeta["name"], "the object already exists")
-                raise E.already_exists(self.info.plural, cmeta["name"], being_deleted=being_deleted)
+                raise E.already_exists(self.info.plural, cmeta["name"], self.group, being_deleted=being_deleted)
         raise AssertionError("unreachable")
 
     def _store_create(self, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
@@ -315,13 +318,14 @@ class GenericStore:
             if rv and self.deviations.active("no-optimistic-locking"):
                 rv = None
             if rv and str(rv) != cmeta.get("resourceVersion"):
-                raise E.conflict(self.info.plural, name, E.OPTIMISTIC_LOCK_MSG)
+                raise E.conflict(self.info.plural, name, E.OPTIMISTIC_LOCK_MSG, self.group)
             uid = nmeta.get("uid")
             if uid and uid != cmeta.get("uid"):
                 raise E.conflict(self.info.plural, name,
                                  f"StorageError: invalid object, Code: 4, Key: {self._key(ns, name)}, "
                                  f"ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
                                  f"precondition: {uid}, UID in object meta: {cmeta.get('uid')}")
+            strategy.default(new, update=True)  # decode-time defaults come before admission and validation
             if admit is not None:
                 admit(new)
             strategy.prepare_for_update(new, current)
@@ -388,8 +392,9 @@ class GenericStore:
         if self.info.return_deleted_object:
             return obj
         meta = obj["metadata"]
-        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                "details": {"name": meta["name"], "kind": self.info.plural, "uid": meta.get("uid", "")}}
+        details = {"name": meta["name"], **({"group": self.group} if self.group else {}), "kind": self.info.plural,
+                   "uid": meta.get("uid", "")}
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
     def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions) -> dict[str, Any]:
         """Delete every matching object; returns the list of what was deleted or marked."""
@@ -466,6 +471,16 @@ class _HasFinalizers(Exception):
 def _refuse_finalizers(stored: dict[str, Any]) -> None:
     if (stored.get("metadata") or {}).get("finalizers"):
         raise _HasFinalizers()
+
+
+def _nonzero_rv(value: Any) -> bool:
+    """`store.Create` → `versioner.PrepareObjectForStorage` refuses only a resourceVersion that parses as a
+    non-zero integer (`ParseResourceVersion`: "" and "0" are 0; anything unparsable is ignored there, then
+    wiped with the other system fields), so `"0"` or `"abc"` create the object."""
+    try:
+        return int(str(value)) != 0
+    except (TypeError, ValueError):
+        return False
 
 
 def parse_rv(value: str) -> int:

@@ -1,6 +1,7 @@
 """The strategy interface (upstream `rest.RESTCreateStrategy`/`RESTUpdateStrategy`) and the generic one."""
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from ..apierrors import FieldError
@@ -13,6 +14,13 @@ def apply_v1_defaults(kind: str, obj: dict[str, Any]) -> None:
     applies them when decoding a create/update/patch body): `SetDefaults_Secret` ⇒ an empty `type` is `Opaque`."""
     if kind == "Secret" and not obj.get("type"):
         obj["type"] = "Opaque"
+    if kind == "Secret" and isinstance(obj.get("stringData"), dict):
+        # `Convert_v1_Secret_To_core_Secret`: write-only stringData is merged into data (and wins), never stored
+        data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+        for k, v in obj.pop("stringData").items():
+            if isinstance(v, str):
+                data[k] = base64.b64encode(v.encode()).decode()
+        obj["data"] = data
 
 
 class Strategy:
@@ -23,8 +31,13 @@ class Strategy:
     def __init__(self, info: ResourceInfo):
         self.info = info
 
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        """Decode-time defaulting (`pkg/apis/core/v1/defaults.go`), run first: before admission, preparation
+        and validation, so validation judges the defaulted object as kube-apiserver's does."""
         apply_v1_defaults(self.info.kind, obj)
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        pass
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return validate_object_meta(obj.get("metadata", {}), namespaced=self.info.namespaced,
@@ -34,7 +47,7 @@ class Strategy:
         pass
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        apply_v1_defaults(self.info.kind, new)
+        pass
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = validate_object_meta(new.get("metadata", {}), namespaced=self.info.namespaced,

@@ -13,11 +13,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from . import schema
+from . import openapi_groups, schema
 from .kinds import DEFAULT_KINDS, KindInfo
 from .openapi_schemas import closure, definition_name, known_fields, message_schema
 
-__all__ = ["openapi_v2", "openapi_v3_root", "openapi_v3_group", "known_fields", "group_hash"]
+__all__ = ["openapi_v2", "openapi_v3_root", "openapi_v3_group", "openapi_v3_documents", "known_fields",
+           "group_hash"]
 
 INFO = {"title": "Kubernetes", "version": "v1.33.0"}
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1"
@@ -32,6 +33,30 @@ _PARAM_TYPES = {"allowWatchBookmarks": "boolean", "watch": "boolean", "sendIniti
                 "ignoreStoreReadErrorWithClusterBreakingPotential": "boolean"}
 _PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json",
                 "application/strategic-merge-patch+json", "application/apply-patch+yaml")
+
+
+def _group_words(k: KindInfo) -> str:
+    """Upstream's operation-id infix: `CoreV1`, `RbacAuthorizationV1`, `AppsV1` (group's labels up to `k8s.io`)."""
+    if not k.group:
+        return "Core" + k.version.capitalize()
+    words = [w for w in k.group.split(".") if w not in ("k8s", "io")] if k.group.endswith(".k8s.io") else \
+        k.group.split(".")
+    return "".join(w.capitalize() for w in words) + k.version.capitalize()
+
+
+def _tag(k: KindInfo) -> str:
+    """Upstream's tag: `core_v1`, `rbacAuthorization_v1`, `apps_v1`."""
+    ops = _group_words(k)[:-len(k.version)]
+    return ops[0].lower() + ops[1:] + "_" + k.version
+
+
+def definition_prefix(k: KindInfo) -> str:
+    """`io.k8s.api.<group's first label>.<version>` (`io.k8s.api.rbac.v1.Role`, `io.k8s.api.apps.v1.Deployment`)."""
+    return f"io.k8s.api.{k.group.split('.')[0] if k.group else 'core'}.{k.version}"
+
+
+def _api_root(k: KindInfo) -> str:
+    return f"/apis/{k.group}/{k.version}" if k.group else f"/api/{k.version}"
 
 
 def _query(name: str, v3: bool) -> dict[str, Any]:
@@ -55,7 +80,7 @@ def _operation(k: KindInfo, action: str, op_id: str, v3: bool, *, params: Sequen
                body: str | None = None, body_types: Sequence[str] = ("application/json",),
                response: str, codes: Sequence[str] = ("200",)) -> dict[str, Any]:
     op: dict[str, Any] = {
-        "operationId": op_id, "tags": ["core_v1"], "x-kubernetes-action": action,
+        "operationId": op_id, "tags": [_tag(k)], "x-kubernetes-action": action,
         "x-kubernetes-group-version-kind": k.gvk(),
         "parameters": [_query(p, v3) for p in ("pretty", *params)],
         "description": f"{action} {k.kind}",
@@ -79,63 +104,64 @@ def _operation(k: KindInfo, action: str, op_id: str, v3: bool, *, params: Sequen
 
 def _paths_for(k: KindInfo, v3: bool) -> dict[str, dict[str, Any]]:
     """Upstream-shaped paths and operations for one kind, honouring its verbs and subresources."""
-    obj, lst = f"io.k8s.api.core.v1.{k.kind}", f"io.k8s.api.core.v1.{k.kind}List"
+    obj, lst = f"{definition_prefix(k)}.{k.kind}", f"{definition_prefix(k)}.{k.kind}List"
     scope = "Namespaced" if k.namespaced else ""
-    base = f"/api/{k.version}/namespaces/{{namespace}}/{k.plural}" if k.namespaced else f"/api/{k.version}/{k.plural}"
+    root, gv = _api_root(k), _group_words(k)
+    base = f"{root}/namespaces/{{namespace}}/{k.plural}" if k.namespaced else f"{root}/{k.plural}"
     ns_params = [_path_param("namespace", v3)] if k.namespaced else []
     name_params = [_path_param("name", v3), *ns_params]
     verbs = set(k.verbs)
     paths: dict[str, dict[str, Any]] = {}
     coll: dict[str, Any] = {"parameters": list(ns_params)}
     if "list" in verbs:
-        coll["get"] = _operation(k, "list", f"listCoreV1{scope}{k.kind}", v3, params=_LIST_PARAMS, response=lst)
+        coll["get"] = _operation(k, "list", f"list{gv}{scope}{k.kind}", v3, params=_LIST_PARAMS, response=lst)
     if "create" in verbs:
-        coll["post"] = _operation(k, "post", f"createCoreV1{scope}{k.kind}", v3, params=_WRITE_PARAMS, body=obj,
+        coll["post"] = _operation(k, "post", f"create{gv}{scope}{k.kind}", v3, params=_WRITE_PARAMS, body=obj,
                                   response=obj, codes=("200", "201", "202"))
     if "deletecollection" in verbs:
-        coll["delete"] = _operation(k, "deletecollection", f"deleteCoreV1Collection{scope}{k.kind}", v3,
+        coll["delete"] = _operation(k, "deletecollection", f"delete{gv}Collection{scope}{k.kind}", v3,
                                     params=(*_DELETE_PARAMS, *_LIST_PARAMS), response=f"{_META}.Status")
     paths[base] = coll
     item: dict[str, Any] = {"parameters": list(name_params)}
     if "get" in verbs:
-        item["get"] = _operation(k, "get", f"readCoreV1{scope}{k.kind}", v3, response=obj)
+        item["get"] = _operation(k, "get", f"read{gv}{scope}{k.kind}", v3, response=obj)
     if "update" in verbs:
-        item["put"] = _operation(k, "put", f"replaceCoreV1{scope}{k.kind}", v3, params=_WRITE_PARAMS, body=obj,
+        item["put"] = _operation(k, "put", f"replace{gv}{scope}{k.kind}", v3, params=_WRITE_PARAMS, body=obj,
                                  response=obj, codes=("200", "201"))
     if "patch" in verbs:
-        item["patch"] = _operation(k, "patch", f"patchCoreV1{scope}{k.kind}", v3, params=(*_WRITE_PARAMS, "force"),
+        item["patch"] = _operation(k, "patch", f"patch{gv}{scope}{k.kind}", v3, params=(*_WRITE_PARAMS, "force"),
                                    body=f"{_META}.Patch", body_types=_PATCH_TYPES, response=obj,
                                    codes=("200", "201"))
     if "delete" in verbs:
-        item["delete"] = _operation(k, "delete", f"deleteCoreV1{scope}{k.kind}", v3, params=_DELETE_PARAMS,
+        item["delete"] = _operation(k, "delete", f"delete{gv}{scope}{k.kind}", v3, params=_DELETE_PARAMS,
                                     body=f"{_META}.DeleteOptions", response=obj, codes=("200", "202"))
     paths[f"{base}/{{name}}"] = item
     for sub, sub_verbs in k.subresources.items():
         suffix = sub.capitalize()
         entry: dict[str, Any] = {"parameters": list(name_params)}
         if "get" in sub_verbs:
-            entry["get"] = _operation(k, "get", f"readCoreV1{scope}{k.kind}{suffix}", v3, response=obj)
+            entry["get"] = _operation(k, "get", f"read{gv}{scope}{k.kind}{suffix}", v3, response=obj)
         if "update" in sub_verbs:
-            entry["put"] = _operation(k, "put", f"replaceCoreV1{scope}{k.kind}{suffix}", v3, params=_WRITE_PARAMS,
+            entry["put"] = _operation(k, "put", f"replace{gv}{scope}{k.kind}{suffix}", v3, params=_WRITE_PARAMS,
                                       body=obj, response=obj, codes=("200", "201"))
         if "patch" in sub_verbs:
-            entry["patch"] = _operation(k, "patch", f"patchCoreV1{scope}{k.kind}{suffix}", v3,
+            entry["patch"] = _operation(k, "patch", f"patch{gv}{scope}{k.kind}{suffix}", v3,
                                         params=(*_WRITE_PARAMS, "force"), body=f"{_META}.Patch",
                                         body_types=_PATCH_TYPES, response=obj, codes=("200", "201"))
         paths[f"{base}/{{name}}/{sub}"] = entry
     if "watch" in verbs:
-        watch_base = base.replace(f"/api/{k.version}/", f"/api/{k.version}/watch/", 1)
+        watch_base = base.replace(f"{root}/", f"{root}/watch/", 1)
         event = f"{_META}.WatchEvent"
         paths[watch_base] = {"parameters": list(ns_params), "get": _operation(
-            k, "watchlist", f"watchCoreV1{scope}{k.kind}List", v3, params=_LIST_PARAMS, response=event)}
+            k, "watchlist", f"watch{gv}{scope}{k.kind}List", v3, params=_LIST_PARAMS, response=event)}
         paths[f"{watch_base}/{{name}}"] = {"parameters": list(name_params), "get": _operation(
-            k, "watch", f"watchCoreV1{scope}{k.kind}", v3, params=_LIST_PARAMS, response=event)}
+            k, "watch", f"watch{gv}{scope}{k.kind}", v3, params=_LIST_PARAMS, response=event)}
     if k.namespaced and "list" in verbs:
-        paths[f"/api/{k.version}/{k.plural}"] = {"get": _operation(
-            k, "list", f"listCoreV1{k.kind}ForAllNamespaces", v3, params=_LIST_PARAMS, response=lst)}
+        paths[f"{root}/{k.plural}"] = {"get": _operation(
+            k, "list", f"list{gv}{k.kind}ForAllNamespaces", v3, params=_LIST_PARAMS, response=lst)}
         if "watch" in verbs:
-            paths[f"/api/{k.version}/watch/{k.plural}"] = {"get": _operation(
-                k, "watchlist", f"watchCoreV1{k.kind}ListForAllNamespaces", v3, params=_LIST_PARAMS,
+            paths[f"{root}/watch/{k.plural}"] = {"get": _operation(
+                k, "watchlist", f"watch{gv}{k.kind}ListForAllNamespaces", v3, params=_LIST_PARAMS,
                 response=f"{_META}.WatchEvent")}
     return paths
 
@@ -176,15 +202,20 @@ KIND_DOC = ("Kind is a string value representing the REST resource this object r
 def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
     roots = [schema.KIND_MESSAGES[k.kind] for k in kinds if k.kind in schema.KIND_MESSAGES]
     roots.append("meta.DeleteOptions")
+    if any(k.group for k in kinds):  # the named-group kinds' schemas refer to core messages
+        roots += openapi_groups.CORE_ROOTS
     defs = {definition_name(m): message_schema(m, v3) for m in closure(roots)}
     defs.update(_meta_definitions(v3))
+    group_defs = openapi_groups.definitions(lambda name: _group_ref(name, v3))
     s = {"type": "string"}
     type_meta = {"apiVersion": {"description": API_VERSION_DOC, "type": "string"},
                  "kind": {"description": KIND_DOC, "type": "string"}}
     for k in kinds:
-        name = f"io.k8s.api.core.v1.{k.kind}"
-        if name not in defs:  # a kind the core serves but the field model does not know
-            defs[name] = {"type": "object", "properties": {"metadata": _ref(f"{_META}.ObjectMeta", v3)}}
+        name = f"{definition_prefix(k)}.{k.kind}"
+        if name not in defs:  # a named-group kind: its hand-written schema, else metadata only
+            defs[name] = json.loads(json.dumps(group_defs.get(name, {"type": "object", "properties": {}})))
+            defs[name]["properties"] = {"metadata": _group_ref(f"{_META}.ObjectMeta", v3),
+                                        **defs[name]["properties"]}
         obj = defs[name]
         obj["properties"] = {**type_meta, **obj["properties"]}
         obj["x-kubernetes-group-version-kind"] = [k.gvk()]
@@ -200,6 +231,13 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
         {"group": "", "kind": "DeleteOptions", "version": "v1"},
         {"group": "meta.k8s.io", "kind": "DeleteOptions", "version": "v1"}]
     return defs
+
+
+def _group_ref(definition: str, v3: bool) -> dict[str, Any]:
+    """A reference as kube-openapi v3 writes one (allOf-wrapped, so siblings are legal); plain `$ref` in v2."""
+    if v3:
+        return {"allOf": [{"$ref": f"#/components/schemas/{definition}"}], "default": {}}
+    return {"$ref": f"#/definitions/{definition}"}
 
 
 def _paths(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
@@ -230,12 +268,83 @@ def group_hash(doc: dict[str, Any]) -> str:
     return hashlib.sha512(json.dumps(doc, sort_keys=True).encode()).hexdigest().upper()
 
 
-def openapi_v3_root(kinds: Sequence[KindInfo] | None = None, group_doc: dict[str, Any] | None = None) -> dict[str, Any]:
+def openapi_v3_documents(kinds: Sequence[KindInfo]) -> dict[str, dict[str, Any]]:
+    """One OpenAPI 3.0 document per served group-version, keyed by its ``/openapi/v3/<key>`` path
+    (``api/v1``, ``apis/rbac.authorization.k8s.io/v1``, ...), as kube-apiserver serves every group-version.
+    kubectl looks a kind's group-version up here (``fieldValidation`` support, patch metadata) and falls
+    back to the protobuf ``/openapi/v2`` only when it is missing."""
+    by_gv: dict[str, list[KindInfo]] = {}
+    for k in kinds:
+        by_gv.setdefault(_api_root(k).lstrip("/"), []).append(k)
+    return {key: openapi_v3_group(ks) for key, ks in sorted(by_gv.items())}
+
+
+def openapi_v3_root(kinds: Sequence[KindInfo] | None = None, group_doc: dict[str, Any] | None = None,
+                    documents: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The discovery document for ``GET /openapi/v3``: where each group-version's doc lives.
 
-    Pass the already-built group doc (or the kinds; default ``DEFAULT_KINDS``) so the hash matches
-    what ``/openapi/v3/api/v1`` serves; clients cache by that URL.
+    Pass the already-built documents (``openapi_v3_documents``; or just the core ``group_doc``; or the
+    kinds, default ``DEFAULT_KINDS``) so each hash matches what its path serves; clients cache by that URL.
     """
-    if group_doc is None:
-        group_doc = openapi_v3_group(DEFAULT_KINDS if kinds is None else kinds)
-    return {"paths": {"api/v1": {"serverRelativeURL": f"/openapi/v3/api/v1?hash={group_hash(group_doc)}"}}}
+    if documents is None:
+        if group_doc is not None:
+            documents = {"api/v1": group_doc}
+        else:
+            documents = openapi_v3_documents(DEFAULT_KINDS if kinds is None else kinds)
+    return {"paths": {key: {"serverRelativeURL": f"/openapi/v3/{key}?hash={group_hash(doc)}"}
+                      for key, doc in documents.items()}}
+
+
+_TYPE_DEFS: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+
+def type_error(group: str, version: str, kind: str, obj: Any) -> str | None:
+    """Where `obj` breaks the JSON shape of its kind's schema (an object where a scalar belongs, a scalar
+    where an object/array belongs), as decoding reports it (`json: cannot unmarshal ...`); None when it fits.
+
+    Lenient on scalars (quantities and int-or-strings take numbers and strings): the point is the 400 a
+    typed decoder answers instead of a strategy meeting a shape it cannot walk."""
+    key = (group, version, kind)
+    defs = _TYPE_DEFS.get(key)
+    if defs is None:
+        defs = _TYPE_DEFS[key] = _definitions([KindInfo(kind, "", "", True, group=group, version=version)], v3=False)
+    k = KindInfo(kind, "", "", True, group=group, version=version)
+    return _shape_error(defs, defs.get(f"{definition_prefix(k)}.{kind}", {}), obj, kind, 0)
+
+
+def _shape_error(defs: dict[str, Any], schema: dict[str, Any], value: Any, path: str, depth: int) -> str | None:
+    if value is None or depth > 40:
+        return None
+    ref = schema.get("$ref") or next((s.get("$ref") for s in schema.get("allOf") or [] if "$ref" in s), None)
+    if ref:
+        return _shape_error(defs, defs.get(ref.rsplit("/", 1)[-1], {}), value, path, depth + 1)
+    typ = schema.get("type")
+    if typ == "object" or "properties" in schema:
+        if not isinstance(value, dict):
+            return f"json: cannot unmarshal {_json_type(value)} into Go struct field {path} of type object"
+        if schema.get("x-kubernetes-preserve-unknown-fields"):
+            return None
+        props, extra = schema.get("properties") or {}, schema.get("additionalProperties")
+        for name, sub in value.items():
+            sub_schema = props.get(name) if name in props else extra if isinstance(extra, dict) else None
+            if sub_schema is not None:
+                err = _shape_error(defs, sub_schema, sub, f"{path}.{name}", depth + 1)
+                if err:
+                    return err
+        return None
+    if typ == "array":
+        if not isinstance(value, list):
+            return f"json: cannot unmarshal {_json_type(value)} into Go struct field {path} of type array"
+        for item in value:
+            err = _shape_error(defs, schema.get("items") or {}, item, path, depth + 1)
+            if err:
+                return err
+        return None
+    if typ in ("string", "integer", "number", "boolean") and isinstance(value, (dict, list)):
+        return f"json: cannot unmarshal {_json_type(value)} into Go struct field {path} of type {typ}"
+    return None
+
+
+def _json_type(value: Any) -> str:
+    return ("object" if isinstance(value, dict) else "array" if isinstance(value, list) else
+            "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else "string")

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from . import table_workloads
+
 _NAME_DOC = ("Name must be unique within a namespace. Is required when creating resources, although some "
              "resources may allow a client to request the generation of an appropriate name automatically. "
              "Name is primarily intended for creation idempotence and configuration definition. Cannot be "
@@ -305,6 +307,7 @@ PRINTERS: dict[str, tuple[list[dict[str, Any]], Printer]] = {
                        _col("Limit", "Limits control the maximum amount of cpu/memory that a container may use "
                                      "independent of contention on the node.")], _resourcequota),
 }
+PRINTERS.update(table_workloads.printers(_col, _NAME, _AGE, age))
 DEFAULT_COLUMNS = [_NAME, _col("Created At", _CREATED_DOC, type_="date")]
 
 

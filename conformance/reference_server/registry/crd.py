@@ -1,0 +1,330 @@
+"""CustomResourceDefinitions (`apiextensions.k8s.io/v1`) and the custom resources they define.
+
+As `apiextensions-apiserver`: a CRD is a cluster-scoped object named `<plural>.<group>`; once stored (its
+NamesAccepted and Established conditions are set at once here, where upstream's naming and establishing
+controllers set them a moment later) its resources are served at `/apis/<group>/<version>/...`. Served
+resources are *derived from storage* on each lookup (`CustomResources.stores`), so a CRD and its REST
+storage can never disagree. Deleting a CRD only marks it (finalizer `customresourcecleanup.apiextensions.k8s.io`,
+condition Terminating/InstanceDeletionPending); `controller/crd_finalizer.py` deletes the instances and then
+releases it, as upstream's `CRDFinalizer`.
+
+Custom resources are stored under `<plural>.<group>` (two CRDs may share a plural), validated against the
+storage version's structural schema and pruned (`crschema`). Only the storage version is served (a
+multi-version CRD without conversion webhooks serves the same objects under every version upstream; not here).
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+from .. import apierrors as E
+from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ..deviations import NONE, Deviations
+from ..storage import KeyNotFoundError, Store
+from . import crschema
+from . import meta as M
+from .group import GroupStore
+from .kinds import ResourceInfo
+from .store import DeleteOptions
+from .strategy import Strategy
+
+GROUP, VERSION = "apiextensions.k8s.io", "v1"
+CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
+CRD_INFO = ResourceInfo("CustomResourceDefinition", "customresourcedefinitions", "customresourcedefinition",
+                        ("crd", "crds"), namespaced=False, fields=frozenset({"spec", "status"}))
+CRD_KEY = f"{CRD_INFO.plural}.{GROUP}"  # storage key: not shared with any core plural
+
+
+def set_condition(status: dict[str, Any], typ: str, state: str, reason: str, message: str) -> None:
+    """`SetCRDCondition`: lastTransitionTime changes only when the status flips."""
+    conds = status.setdefault("conditions", [])
+    old = next((c for c in conds if c.get("type") == typ), None)
+    if old is None:
+        conds.append({"type": typ, "status": state, "lastTransitionTime": M.now(), "reason": reason,
+                      "message": message})
+        return
+    if old.get("status") != state:
+        old["lastTransitionTime"] = M.now()
+    old.update(status=state, reason=reason, message=message)
+
+
+def condition(crd: dict[str, Any], typ: str) -> dict[str, Any] | None:
+    return next((c for c in (crd.get("status") or {}).get("conditions") or [] if c.get("type") == typ), None)
+
+
+def storage_version(crd: dict[str, Any]) -> dict[str, Any] | None:
+    return next((v for v in (crd.get("spec") or {}).get("versions") or [] if v.get("storage")), None)
+
+
+def is_established(crd: dict[str, Any]) -> bool:
+    c = condition(crd, "Established")
+    return bool(c and c.get("status") == "True")
+
+
+class _KeyedStore:
+    """The storage seen through a different resource key (`widgets` → `widgets.example.com`)."""
+
+    _KEYED = ("create", "get", "list", "count", "guaranteed_update", "delete", "watch")
+
+    def __init__(self, inner: Store, key: str):
+        self._inner, self._key = inner, key
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name not in self._KEYED:
+            return attr
+
+        def keyed(resource: str, *args: Any, **kw: Any) -> Any:
+            return attr(self._key, *args, **kw)
+        return keyed
+
+
+# ---- the CRD itself --------------------------------------------------------------------------------
+class CRDStrategy(Strategy):
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        obj.pop("status", None)
+        obj.setdefault("metadata", {})["generation"] = 1
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        names = dict(spec.get("names") or {}) if isinstance(spec.get("names"), dict) else {}
+        if names.get("kind") and not names.get("singular"):
+            names["singular"] = str(names["kind"]).lower()
+        if names.get("kind") and not names.get("listKind"):
+            names["listKind"] = f"{names['kind']}List"
+        if names:
+            spec["names"] = names
+        status: dict[str, Any] = {"acceptedNames": dict(names), "storedVersions": []}
+        sv = storage_version(obj)
+        if sv and sv.get("name"):
+            status["storedVersions"] = [sv["name"]]
+        set_condition(status, "NamesAccepted", "True", "NoConflicts", "no conflicts found")
+        set_condition(status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted")
+        obj["status"] = status
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + validate_crd_spec(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        new["status"] = copy.deepcopy(old.get("status") or {})
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errs = super().validate_update(new, old) + validate_crd_spec(new)
+        ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
+        for f in ("group", "scope"):
+            if nspec.get(f) != ospec.get(f):
+                errs.append(field_invalid(f"spec.{f}", nspec.get(f), "field is immutable"))
+        if (nspec.get("names") or {}).get("plural") != (ospec.get("names") or {}).get("plural"):
+            errs.append(field_invalid("spec.names.plural", (nspec.get("names") or {}).get("plural"),
+                                      "field is immutable"))
+        return errs
+
+
+class CRDStatusStrategy(CRDStrategy):
+    subresource = "status"
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        new["spec"] = copy.deepcopy(old.get("spec"))
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return Strategy.validate_update(self, new, old)
+
+
+def validate_crd_spec(obj: dict[str, Any]) -> list[FieldError]:
+    """The parts of `ValidateCustomResourceDefinition` clients meet first."""
+    errs: list[FieldError] = []
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return [field_required("spec")]
+    group = spec.get("group")
+    names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+    if not isinstance(group, str) or not group:
+        errs.append(field_required("spec.group"))
+    elif "." not in group:
+        errs.append(field_invalid("spec.group", group, "should be a domain with at least one dot"))
+    plural, kind = names.get("plural"), names.get("kind")
+    if not plural:
+        errs.append(field_required("spec.names.plural"))
+    elif plural != str(plural).lower():
+        errs.append(field_invalid("spec.names.plural", plural, "a lowercase RFC 1123 label must consist of "
+                                  "lower case alphanumeric characters or '-'"))
+    if not kind:
+        errs.append(field_required("spec.names.kind"))
+    name = (obj.get("metadata") or {}).get("name")
+    if plural and group and name != f"{plural}.{group}":
+        errs.append(field_invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'))
+    if spec.get("scope") not in ("Cluster", "Namespaced"):
+        errs.append(field_not_supported("spec.scope", spec.get("scope"), ["Cluster", "Namespaced"]))
+    versions = spec.get("versions")
+    if not isinstance(versions, list) or not versions:
+        errs.append(field_invalid("spec.versions", versions, "must have exactly one version marked as storage "
+                                  "version"))
+        return errs
+    if sum(1 for v in versions if isinstance(v, dict) and v.get("storage")) != 1:
+        errs.append(field_invalid("spec.versions", versions, "must have exactly one version marked as storage "
+                                  "version"))
+    for i, v in enumerate(versions):
+        if not isinstance(v, dict) or not v.get("name"):
+            errs.append(field_required(f"spec.versions[{i}].name"))
+            continue
+        schema = (v.get("schema") or {}).get("openAPIV3Schema") if isinstance(v.get("schema"), dict) else None
+        if not isinstance(schema, dict):
+            errs.append(field_required(f"spec.versions[{i}].schema.openAPIV3Schema", "schemas are required"))
+        elif schema.get("type") != "object":
+            errs.append(field_invalid(f"spec.versions[{i}].schema.openAPIV3Schema.type", schema.get("type"),
+                                      "must be object at the root"))
+    return errs
+
+
+class CRDStore(GroupStore):
+    """The CRD REST storage: the first DELETE marks the CRD and adds the cleanup finalizer (`etcd.go` Delete)."""
+
+    def __init__(self, store: Store, deviations: Deviations = NONE):
+        super().__init__(CRD_INFO, _KeyedStore(store, CRD_KEY), GROUP, VERSION,  # type: ignore[arg-type]
+                         strategy=CRDStrategy(CRD_INFO), deviations=deviations)
+        self.status_strategy = CRDStatusStrategy(CRD_INFO)
+
+    def delete(self, ns: str, name: str, opts: DeleteOptions, *, admit: Any = None) -> tuple[dict[str, Any], bool]:
+        current = self.get(ns, name)
+        if self.deviations.active("crd-delete-orphans-resources"):
+            return GroupStore.delete(self, ns, name, opts, admit=admit)
+        if current["metadata"].get("deletionTimestamp") or opts.dry_run:
+            return super().delete(ns, name, opts, admit=admit)
+        from .store import check_delete_preconditions
+        check_delete_preconditions(self.info.plural, name, opts, current["metadata"], generic=True)
+
+        def mark(obj: dict[str, Any]) -> dict[str, Any]:
+            meta = obj["metadata"]
+            meta.setdefault("deletionTimestamp", M.now())
+            meta.setdefault("deletionGracePeriodSeconds", 0)
+            if CLEANUP_FINALIZER not in (meta.get("finalizers") or []):
+                meta["finalizers"] = list(meta.get("finalizers") or []) + [CLEANUP_FINALIZER]
+            set_condition(obj.setdefault("status", {}), "Terminating", "True", "InstanceDeletionPending",
+                          "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon")
+            return obj
+        try:
+            obj, _ = self.store.guaranteed_update(self.info.plural, "", name, mark)
+        except KeyNotFoundError:
+            raise self._not_found(name) from None
+        return self._finish(obj), False
+
+
+# ---- custom resources ------------------------------------------------------------------------------
+class CustomResourceStrategy(Strategy):
+    def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool):
+        super().__init__(info)
+        self.schema, self.status_subresource = schema, status_subresource
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        crschema.prune(obj, self.schema, root=True)
+        if self.status_subresource:
+            obj.pop("status", None)
+        obj.setdefault("metadata", {})["generation"] = 1
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + crschema.validate_custom_resource(obj, self.schema)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        crschema.prune(new, self.schema, root=True)
+        if self.status_subresource:
+            if "status" in old:
+                new["status"] = copy.deepcopy(old["status"])
+            else:
+                new.pop("status", None)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema)
+
+
+class CustomResourceStatusStrategy(CustomResourceStrategy):
+    subresource = "status"
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        crschema.prune(new, self.schema, root=True)
+        for k in list(new):
+            if k not in ("apiVersion", "kind", "metadata", "status"):
+                del new[k]
+        for k, v in old.items():
+            if k not in ("apiVersion", "kind", "metadata", "status"):
+                new[k] = copy.deepcopy(v)
+        new["metadata"]["labels"] = copy.deepcopy((old.get("metadata") or {}).get("labels"))
+        if new["metadata"]["labels"] is None:
+            new["metadata"].pop("labels")
+
+
+class CustomResourceStore(GroupStore):
+    """REST storage of one CRD's resources (its storage version)."""
+
+    def __init__(self, crd: dict[str, Any], store: Store, deviations: Deviations = NONE):
+        spec = crd["spec"]
+        names = spec["names"]
+        version = storage_version(crd) or spec["versions"][0]
+        schema = (version.get("schema") or {}).get("openAPIV3Schema")
+        props = frozenset((schema or {}).get("properties") or {}) - {"apiVersion", "kind", "metadata"}
+        info = ResourceInfo(names["kind"], names["plural"], names.get("singular") or names["kind"].lower(),
+                            tuple(names.get("shortNames") or ()), namespaced=spec.get("scope") == "Namespaced",
+                            fields=props if not (schema or {}).get("x-kubernetes-preserve-unknown-fields")
+                            else frozenset(), name_rule="subdomain")
+        status_sub = "status" in ((version.get("subresources") or {}))
+        super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
+                         spec["group"], version["name"],
+                         strategy=CustomResourceStrategy(info, schema, status_sub), deviations=deviations)
+        self.crd_name = crd["metadata"]["name"]
+        self.storage_key = f"{names['plural']}.{spec['group']}"
+        self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
+        self.categories = tuple(names.get("categories") or ())
+        self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub) if status_sub else None
+
+    def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """`Status Success` whose details carry the group (`{name, group, kind: <plural>, uid}`)."""
+        out = super()._deleted_result(obj)
+        if out.get("kind") == "Status":
+            d = out["details"]
+            out["details"] = {"name": d["name"], "group": self.group, "kind": d["kind"], "uid": d["uid"]}
+        return out
+
+    def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        if self.terminating:  # crdHandler: "create not allowed while custom resource definition is terminating"
+            err = E.method_not_supported(f"{self.info.plural}.{self.group}", "create")
+            err.status["message"] = "create not allowed while custom resource definition is terminating"
+            raise err
+        return super().create(obj, **kw)
+
+
+class CustomResources:
+    """The served custom resources, derived from the stored CRDs (one `CustomResourceStore` per CRD,
+    rebuilt when the CRD's resourceVersion changes)."""
+
+    def __init__(self, store: Store, deviations: Deviations = NONE):
+        self.store = store
+        self.deviations = deviations
+        self.crds = CRDStore(store, deviations)
+        self._cache: dict[str, tuple[str, CustomResourceStore]] = {}
+        self.on_change: list[Callable[[CustomResourceStore], None]] = []
+
+    def stores(self) -> list[CustomResourceStore]:
+        out: list[CustomResourceStore] = []
+        seen: set[str] = set()
+        for crd in self.store.list(CRD_KEY, None, shared=True)[0]:
+            if not is_established(crd) or storage_version(crd) is None:
+                continue
+            name, rv = crd["metadata"]["name"], crd["metadata"]["resourceVersion"]
+            cached = self._cache.get(name)
+            if cached is None or cached[0] != rv:
+                try:
+                    cached = (rv, CustomResourceStore(crd, self.store, self.deviations))
+                except (KeyError, TypeError, AttributeError):
+                    continue
+                self._cache[name] = cached
+            seen.add(name)
+            out.append(cached[1])
+        for name in set(self._cache) - seen:
+            del self._cache[name]
+        return out
+
+    def lookup(self, group: str, plural: str) -> CustomResourceStore | None:
+        try:
+            crd = self.store.get(CRD_KEY, "", f"{plural}.{group}", shared=True)
+        except KeyNotFoundError:
+            return None
+        if not is_established(crd):
+            return None
+        return next((s for s in self.stores() if s.crd_name == crd["metadata"]["name"]), None)

@@ -1,0 +1,134 @@
+"""Pods as kube-apiserver stores them on a cluster without nodes, priority classes or scheduler.
+
+Follows `pkg/apis/core/v1/defaults.go` (`SetDefaults_Pod`, `SetDefaults_PodSpec`, `SetDefaults_Container`),
+the default admission plugins that touch every pod (`DefaultTolerationSeconds`: not-ready/unreachable
+NoExecute for 300 s; `Priority`: priority 0 and `PreemptLowerPriority` without a default PriorityClass;
+`ServiceAccount`: `serviceAccountName: default` — not its token volume), `pkg/registry/core/pod/strategy.go`
+(`PrepareForCreate`: status is `{phase: Pending, qosClass}`; `PrepareForUpdate`: status kept) and the
+required-field checks of `pkg/apis/core/validation/validation.go` (`validateContainers`).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..apierrors import FieldError, field_invalid, field_required
+from .strategy import Strategy
+from .validation import is_dns1123_label
+
+DEFAULT_TOLERATION_SECONDS = 300
+_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _default_container(c: Any) -> None:
+    if not isinstance(c, dict):
+        return
+    image = c.get("image")
+    if not c.get("imagePullPolicy") and isinstance(image, str) and image:
+        tag = image.rsplit("/", 1)[-1]
+        tagged = ":" in tag and "@" not in tag
+        latest = not tagged or tag.rsplit(":", 1)[1] == "latest"
+        c["imagePullPolicy"] = "Always" if latest and "@" not in tag else "IfNotPresent"
+    c.setdefault("terminationMessagePath", "/dev/termination-log")
+    c.setdefault("terminationMessagePolicy", "File")
+    if not isinstance(c.get("resources"), dict):
+        c["resources"] = {}
+    for port in _list(c.get("ports")):
+        if isinstance(port, dict) and not port.get("protocol"):
+            port["protocol"] = "TCP"
+
+
+def default_pod_spec(spec: dict[str, Any]) -> None:
+    """`SetDefaults_PodSpec` + `SetDefaults_Container` (also used for the workload kinds' pod templates)."""
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    if not isinstance(spec.get("securityContext"), dict):
+        spec["securityContext"] = {}
+    spec.setdefault("schedulerName", "default-scheduler")
+    for key in ("initContainers", "containers"):
+        for c in _list(spec.get(key)):
+            _default_container(c)
+
+
+def validate_pod_spec(spec: Any, path: str) -> list[FieldError]:
+    """The required-field part of `ValidatePodSpec` → `validateContainers`."""
+    spec = spec if isinstance(spec, dict) else {}
+    containers = spec.get("containers")
+    if not isinstance(containers, list) or not containers:
+        return [field_required(f"{path}.containers")]
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, c in enumerate(containers):
+        c = c if isinstance(c, dict) else {}
+        here = f"{path}.containers[{i}]"
+        name = c.get("name")
+        if not name:
+            errs.append(field_required(f"{here}.name"))
+        elif isinstance(name, str):
+            errs += [field_invalid(f"{here}.name", name, m) for m in is_dns1123_label(name)]
+            if name in seen:
+                errs.append(FieldError("FieldValueDuplicate", f"{here}.name", f'Duplicate value: "{name}"'))
+            seen.add(name)
+        if not c.get("image"):
+            errs.append(field_required(f"{here}.image"))
+    return errs
+
+
+def qos_class(spec: dict[str, Any]) -> str:
+    """`qos.GetPodQOS`: BestEffort without any request/limit; Guaranteed when every container limits cpu and
+    memory with requests equal to the limits (requests default to limits); else Burstable."""
+    containers = [c for k in ("initContainers", "containers") for c in _list(spec.get(k)) if isinstance(c, dict)]
+    any_set, guaranteed = False, True
+    for c in containers:
+        res = c.get("resources") if isinstance(c.get("resources"), dict) else {}
+        requests = res.get("requests") if isinstance(res.get("requests"), dict) else {}
+        limits = res.get("limits") if isinstance(res.get("limits"), dict) else {}
+        if requests or limits:
+            any_set = True
+        for r in ("cpu", "memory"):
+            if r not in limits or str(requests.get(r, limits[r])) != str(limits[r]):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+class PodStrategy(Strategy):
+    """`pod.Strategy` plus the decode-time defaults and the always-on admission plugins' mutations."""
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return  # validation refuses it (spec.containers: Required value)
+        default_pod_spec(spec)
+        spec.setdefault("enableServiceLinks", True)
+        spec.setdefault("serviceAccountName", "default")
+        spec["serviceAccount"] = spec["serviceAccountName"]  # the deprecated alias, kept equal
+        spec.setdefault("priority", 0)
+        spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+        tolerations = spec.get("tolerations") if isinstance(spec.get("tolerations"), list) else []
+        for key in _TAINTS:
+            if not any(isinstance(t, dict) and t.get("key") == key and t.get("effect") in ("NoExecute", None, "")
+                       for t in tolerations):
+                tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute",
+                                    "tolerationSeconds": DEFAULT_TOLERATION_SECONDS})
+        spec["tolerations"] = tolerations
+        obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + validate_pod_spec(obj.get("spec"), "spec")
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        if isinstance(new.get("spec"), dict):
+            default_pod_spec(new["spec"])
+        if "status" in old:
+            new["status"] = old["status"]
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")

@@ -1,0 +1,379 @@
+"""Storage-only kinds a namespace usually holds (no controller acts on them here): apps/v1, batch/v1,
+networking.k8s.io/v1, policy/v1, coordination.k8s.io/v1, discovery.k8s.io/v1. The namespace controller
+deletes them with the rest of a namespace's content.
+
+Each kind: its declaration, the v1 defaults clients see (`pkg/apis/{apps,batch,networking,policy}/v1/defaults.go`,
+pod templates through `pod.default_pod_spec`), `metadata.generation` (1 on create, +1 on a spec change, as
+their strategies) and the required-field checks of `pkg/apis/{apps,batch,discovery}/validation/validation.go`
+(e.g. `spec.selector: Required value`; "`selector` does not match template `labels`").
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..apierrors import FieldError, field_not_supported, field_required
+from .kinds import ResourceInfo
+from .pod import default_pod_spec, validate_pod_spec
+from .strategy import Strategy
+
+_SPEC = frozenset({"spec", "status"})
+
+
+@dataclass(frozen=True)
+class GroupKind:
+    group: str
+    version: str
+    info: ResourceInfo
+    strategy: Callable[[ResourceInfo], Strategy]
+
+
+def go_string_map(value: Any) -> str:
+    """Go's `%#v` of a `map[string]string` (keys sorted; nil for an absent map)."""
+    if not isinstance(value, dict) or value is None:
+        return "map[string]string(nil)"
+    return "map[string]string{" + ", ".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in sorted(value.items())) + "}"
+
+
+def selector_matches(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
+    """`metav1.LabelSelectorAsSelector(...).Matches(labels)`."""
+    match_labels = selector.get("matchLabels")
+    for k, v in (match_labels.items() if isinstance(match_labels, dict) else ()):
+        if labels.get(k) != v:
+            return False
+    exprs = selector.get("matchExpressions")
+    for req in exprs if isinstance(exprs, list) else ():
+        if not isinstance(req, dict):
+            continue
+        key, op, values = req.get("key"), req.get("operator"), req.get("values") or []
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and key in labels and labels[key] in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True
+
+
+def _empty_selector(selector: dict[str, Any]) -> bool:
+    return not selector.get("matchLabels") and not selector.get("matchExpressions")
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+class SpecStrategy(Strategy):
+    """Generation bookkeeping and status kept from storage, as the apps/batch/policy strategies."""
+
+    def defaults(self, obj: dict[str, Any]) -> None:
+        pass
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        return []
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        if not isinstance(obj.get("spec"), dict):
+            obj["spec"] = {}
+        self.defaults(obj)
+        obj["metadata"]["generation"] = 1
+        obj["status"] = self.initial_status()
+
+    def initial_status(self) -> dict[str, Any]:
+        return {}
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self.spec_errors(_dict(obj.get("spec")))
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        if not isinstance(new.get("spec"), dict):
+            new["spec"] = {}
+        self.defaults(new)
+        new["status"] = old.get("status", self.initial_status())
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + self.spec_errors(_dict(new.get("spec")))
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        pass
+
+
+class _Generation(SpecStrategy):
+    """Bumps `metadata.generation` when the spec changes (after `_restore_system_meta` kept the old one)."""
+
+    _old_spec: Any = None
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._old_spec = None
+        super().prepare_for_create(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        self._old_spec = old.get("spec")
+        self._old_generation = (old.get("metadata") or {}).get("generation", 1)
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        old_spec = getattr(self, "_old_spec", None)
+        if old_spec is not None:
+            obj["metadata"]["generation"] = self._old_generation + (obj.get("spec") != old_spec)
+            self._old_spec = None
+
+
+def _template_spec(spec: dict[str, Any], key: str = "template") -> dict[str, Any]:
+    template = spec.get(key) if isinstance(spec.get(key), dict) else {}
+    spec[key] = template
+    if not isinstance(template.get("spec"), dict):
+        template["spec"] = {}
+    default_pod_spec(template["spec"])
+    return template
+
+
+def _selector_and_template(spec: dict[str, Any], *, template_required: bool = True) -> list[FieldError]:
+    """`ValidatePodTemplateSpecForReplicaSet` and the selector checks the apps kinds share."""
+    errs: list[FieldError] = []
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        errs.append(field_required("spec.selector"))
+    elif _empty_selector(selector):
+        errs.append(FieldError("FieldValueInvalid", "spec.selector",
+                               "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
+                               "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid "
+                               "for deployment"))
+    template = spec.get("template") if isinstance(spec.get("template"), dict) else None
+    if template is None:
+        return errs + ([field_required("spec.template")] if template_required else [])
+    tmeta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+    labels = tmeta.get("labels") if isinstance(tmeta.get("labels"), dict) else None
+    if isinstance(selector, dict) and not _empty_selector(selector) and not selector_matches(selector, labels or {}):
+        errs.append(FieldError("FieldValueInvalid", "spec.template.metadata.labels",
+                               f"Invalid value: {go_string_map(labels)}: `selector` does not match template "
+                               "`labels`"))
+    errs += validate_pod_spec(template.get("spec"), "spec.template.spec")
+    policy = _dict(template.get("spec")).get("restartPolicy")
+    if policy != "Always":
+        errs.append(field_not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))
+    return errs
+
+
+class DeploymentStrategy(_Generation):
+    def defaults(self, obj: dict[str, Any]) -> None:
+        spec = obj["spec"]
+        spec.setdefault("replicas", 1)
+        strategy = spec.setdefault("strategy", {})
+        if isinstance(strategy, dict):
+            strategy.setdefault("type", "RollingUpdate")
+            if strategy["type"] == "RollingUpdate":
+                ru = strategy.setdefault("rollingUpdate", {})
+                if isinstance(ru, dict):
+                    ru.setdefault("maxUnavailable", "25%")
+                    ru.setdefault("maxSurge", "25%")
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("progressDeadlineSeconds", 600)
+        _template_spec(spec)
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        return _selector_and_template(spec)
+
+
+class ReplicaSetStrategy(_Generation):
+    def defaults(self, obj: dict[str, Any]) -> None:
+        obj["spec"].setdefault("replicas", 1)
+        _template_spec(obj["spec"])
+
+    def initial_status(self) -> dict[str, Any]:
+        return {"replicas": 0}
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        return _selector_and_template(spec)
+
+
+class StatefulSetStrategy(_Generation):
+    def defaults(self, obj: dict[str, Any]) -> None:
+        spec = obj["spec"]
+        spec.setdefault("replicas", 1)
+        spec.setdefault("podManagementPolicy", "OrderedReady")
+        update = spec.setdefault("updateStrategy", {})
+        if isinstance(update, dict):
+            update.setdefault("type", "RollingUpdate")
+            if update["type"] == "RollingUpdate" and isinstance(update.setdefault("rollingUpdate", {}), dict):
+                update["rollingUpdate"].setdefault("partition", 0)
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("persistentVolumeClaimRetentionPolicy", {"whenDeleted": "Retain", "whenScaled": "Retain"})
+        _template_spec(spec)
+
+    def initial_status(self) -> dict[str, Any]:
+        return {"replicas": 0, "availableReplicas": 0}
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        return _selector_and_template(spec)
+
+
+class DaemonSetStrategy(_Generation):
+    def defaults(self, obj: dict[str, Any]) -> None:
+        spec = obj["spec"]
+        update = spec.setdefault("updateStrategy", {})
+        if isinstance(update, dict):
+            update.setdefault("type", "RollingUpdate")
+            if update["type"] == "RollingUpdate" and isinstance(update.setdefault("rollingUpdate", {}), dict):
+                update["rollingUpdate"].setdefault("maxUnavailable", 1)
+                update["rollingUpdate"].setdefault("maxSurge", 0)
+        spec.setdefault("revisionHistoryLimit", 10)
+        _template_spec(spec)
+
+    def initial_status(self) -> dict[str, Any]:
+        return {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0,
+                "numberReady": 0}
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        return _selector_and_template(spec)
+
+
+def _job_defaults(spec: dict[str, Any]) -> None:
+    spec.setdefault("completions", 1)
+    spec.setdefault("parallelism", 1)
+    spec.setdefault("backoffLimit", 6)
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
+    _template_spec(spec)
+
+
+def _job_errors(spec: dict[str, Any], path: str) -> list[FieldError]:
+    template = _dict(spec.get("template"))
+    errs = [FieldError(e.type, e.field.replace("spec.template.spec", f"{path}.template.spec", 1), e.body)
+            for e in validate_pod_spec(template.get("spec"), "spec.template.spec")]
+    policy = _dict(template.get("spec")).get("restartPolicy")
+    if policy not in ("OnFailure", "Never"):
+        errs.append(field_not_supported(f"{path}.template.spec.restartPolicy", policy, ["OnFailure", "Never"]))
+    return errs
+
+
+class JobStrategy(_Generation):
+    """`job.Strategy.PrepareForCreate` generates the selector and template labels from the object's UID."""
+
+    def defaults(self, obj: dict[str, Any]) -> None:
+        _job_defaults(obj["spec"])
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        spec, meta = obj["spec"], obj["metadata"]
+        if spec.get("manualSelector"):
+            return
+        uid = meta.setdefault("uid", str(uuid.uuid4()))  # the store keeps a strategy-set UID
+        name = meta.get("name", "")
+        spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+        if not isinstance(spec["template"].get("metadata"), dict):
+            spec["template"]["metadata"] = {}
+        tmeta = spec["template"]["metadata"]
+        labels = tmeta.get("labels") if isinstance(tmeta.get("labels"), dict) else {}
+        labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
+                       "controller-uid": uid, "job-name": name})
+        tmeta["labels"] = labels
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        return _job_errors(spec, "spec")
+
+
+class CronJobStrategy(_Generation):
+    def defaults(self, obj: dict[str, Any]) -> None:
+        spec = obj["spec"]
+        spec.setdefault("concurrencyPolicy", "Allow")
+        spec.setdefault("suspend", False)
+        spec.setdefault("successfulJobsHistoryLimit", 3)
+        spec.setdefault("failedJobsHistoryLimit", 1)
+        jt = spec.get("jobTemplate")
+        if isinstance(jt, dict):
+            if not isinstance(jt.get("spec"), dict):
+                jt["spec"] = {}
+            jt["spec"].setdefault("backoffLimit", 6)
+            jt["spec"].setdefault("completionMode", "NonIndexed")
+            jt["spec"].setdefault("suspend", False)
+            jt["spec"].setdefault("podReplacementPolicy", "TerminatingOrFailed")
+            _template_spec(jt["spec"])
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if not spec.get("schedule"):
+            errs.append(field_required("spec.schedule"))
+        jt = spec.get("jobTemplate")
+        if not isinstance(jt, dict):
+            return errs + [field_required("spec.jobTemplate")]
+        jspec = jt.get("spec") if isinstance(jt.get("spec"), dict) else {}
+        return errs + _job_errors(jspec, "spec.jobTemplate.spec")
+
+
+class NetworkPolicyStrategy(_Generation):
+    def defaults(self, obj: dict[str, Any]) -> None:
+        spec = obj["spec"]
+        spec.setdefault("podSelector", {})
+        if not spec.get("policyTypes"):
+            spec["policyTypes"] = ["Ingress"] + (["Egress"] if spec.get("egress") else [])
+        for rules in (spec.get("ingress"), spec.get("egress")):
+            for rule in rules if isinstance(rules, list) else ():
+                ports = rule.get("ports") if isinstance(rule, dict) else None
+                for port in ports if isinstance(ports, list) else ():
+                    if isinstance(port, dict):
+                        port.setdefault("protocol", "TCP")
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        obj.pop("status", None)
+
+
+class PodDisruptionBudgetStrategy(_Generation):
+    def initial_status(self) -> dict[str, Any]:
+        return {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
+
+
+class EndpointSliceStrategy(Strategy):
+    """`ValidateEndpointSlice`: a supported `addressType`; every endpoint has addresses."""
+
+    def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        errs: list[FieldError] = []
+        at = obj.get("addressType")
+        if at not in ("FQDN", "IPv4", "IPv6"):
+            errs.append(field_not_supported("addressType", at if at is not None else "", ["FQDN", "IPv4", "IPv6"]))
+        endpoints = obj.get("endpoints") if isinstance(obj.get("endpoints"), list) else []
+        for i, ep in enumerate(endpoints):
+            addresses = ep.get("addresses") if isinstance(ep, dict) else None
+            if not addresses:
+                errs.append(field_required(f"endpoints[{i}].addresses", "must contain at least 1 address"))
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self._errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + self._errors(new)
+
+
+def _info(kind: str, plural: str, short: tuple[str, ...] = (), fields: frozenset[str] = _SPEC,
+          categories: tuple[str, ...] = ()) -> ResourceInfo:
+    return ResourceInfo(kind, plural, kind.lower(), short, fields=fields, categories=categories)
+
+
+ALL = ("all",)
+WORKLOAD_KINDS: tuple[GroupKind, ...] = (
+    GroupKind("apps", "v1", _info("DaemonSet", "daemonsets", ("ds",), categories=ALL), DaemonSetStrategy),
+    GroupKind("apps", "v1", _info("Deployment", "deployments", ("deploy",), categories=ALL), DeploymentStrategy),
+    GroupKind("apps", "v1", _info("ReplicaSet", "replicasets", ("rs",), categories=ALL), ReplicaSetStrategy),
+    GroupKind("apps", "v1", _info("StatefulSet", "statefulsets", ("sts",), categories=ALL), StatefulSetStrategy),
+    GroupKind("batch", "v1", _info("CronJob", "cronjobs", ("cj",), categories=ALL), CronJobStrategy),
+    GroupKind("batch", "v1", _info("Job", "jobs", categories=ALL), JobStrategy),
+    GroupKind("networking.k8s.io", "v1", _info("NetworkPolicy", "networkpolicies", ("netpol",)),
+              NetworkPolicyStrategy),
+    GroupKind("policy", "v1", _info("PodDisruptionBudget", "poddisruptionbudgets", ("pdb",)),
+              PodDisruptionBudgetStrategy),
+    GroupKind("coordination.k8s.io", "v1", _info("Lease", "leases", fields=frozenset({"spec"})), Strategy),
+    GroupKind("discovery.k8s.io", "v1", _info("EndpointSlice", "endpointslices",
+                                              fields=frozenset({"addressType", "endpoints", "ports"})),
+              EndpointSliceStrategy),
+)
+
+__all__ = ["WORKLOAD_KINDS", "GroupKind", "go_string_map", "selector_matches"]

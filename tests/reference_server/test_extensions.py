@@ -1,0 +1,234 @@
+"""CRDs, custom resources and APIServices on the reference server, and the discovery-driven deleter.
+
+A server of its own: the objects here change `/apis` and (an unavailable APIService) stall every namespace
+deletion, which the session server's other tests must not see.
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+
+from .conftest import WatchReader, unique, wait_gone
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
+MERGE = {"Content-Type": "application/merge-patch+json"}
+V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+
+@pytest.fixture(scope="module")
+def ext() -> Iterator[RunningServer]:
+    srv = start_embedded()
+    yield srv
+    srv.stop()
+
+
+def crd(group: str, scope: str = "Namespaced") -> dict:
+    schema = {"type": "object", "properties": {
+        "spec": {"type": "object", "required": ["size"],
+                 "properties": {"size": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}}}},
+        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"widgets.{group}"},
+            "spec": {"group": group, "scope": scope, "names": {"plural": "widgets", "kind": "Widget",
+                                                                "shortNames": ["wd"]},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                                   "schema": {"openAPIV3Schema": schema}}]}}
+
+
+def widget(name: str, size=1, **meta) -> dict:
+    return {"apiVersion": "", "kind": "Widget", "metadata": {"name": name, **meta}, "spec": {"size": size}}
+
+
+def new_group(http, base: str, scope: str = "Namespaced") -> str:
+    group = f"{unique('g')}.example.com"
+    r = http.post(base + CRDS, json=crd(group, scope))
+    assert r.status_code == 201, r.text
+    return group
+
+
+def new_namespace(http, base: str) -> str:
+    name = unique("ext")
+    assert http.post(f"{base}/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
+    return name
+
+
+def cond(obj: dict, typ: str) -> dict:
+    return next(c for c in obj["status"]["conditions"] if c["type"] == typ)
+
+
+def until(base: str, path: str, pred, what: str, timeout: float = 10) -> dict:
+    """Wait on a watch of the object's collection until `pred(object)`."""
+    collection, _, name = path.rpartition("/")
+    current = requests.get(base + path)
+    if current.status_code == 200 and pred(current.json()):
+        return current.json()
+    with WatchReader(base + collection, {"fieldSelector": f"metadata.name={name}"}) as w:
+        return w.until(lambda e: e["type"] != "DELETED" and pred(e["object"]), timeout, what)[-1]["object"]
+
+
+# ---- CRDs ----------------------------------------------------------------------------------------------
+def test_crd_established_and_served_in_both_discoveries(ext):
+    http, base = requests.Session(), ext.url
+    group = new_group(http, base)
+    got = http.get(f"{base}{CRDS}/widgets.{group}").json()
+    assert cond(got, "Established")["status"] == "True" and cond(got, "NamesAccepted")["reason"] == "NoConflicts"
+    assert got["status"]["acceptedNames"]["singular"] == "widget" and got["status"]["storedVersions"] == ["v1"]
+    assert any(g["name"] == group for g in http.get(f"{base}/apis").json()["groups"])
+    res = {r["name"]: r for r in http.get(f"{base}/apis/{group}/v1").json()["resources"]}
+    assert res["widgets"]["namespaced"] and res["widgets"]["shortNames"] == ["wd"]
+    assert res["widgets/status"]["verbs"] == ["get", "patch", "update"]
+    agg = http.get(f"{base}/apis", headers={"Accept": V2}).json()
+    item = next(i for i in agg["items"] if i["metadata"]["name"] == group)
+    assert item["versions"][0]["resources"][0]["subresources"][0]["subresource"] == "status"
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda b: b["metadata"].update(name="wrong.example.com"), 'must be spec.names.plural+"."+spec.group'),
+    (lambda b: b["spec"].update(scope="Global"), 'spec.scope: Unsupported value: "Global"'),
+    (lambda b: b["spec"]["versions"][0].update(storage=False), "must have exactly one version marked as storage"),
+    (lambda b: b["spec"]["versions"][0].pop("schema"), "schemas are required"),
+])
+def test_crd_validation(ext, mutate, message):
+    body = crd(f"{unique('g')}.example.com")
+    mutate(body)
+    r = requests.post(ext.url + CRDS, json=body)
+    assert r.status_code == 422 and message in r.json()["message"], r.text
+
+
+def test_custom_resource_verbs_schema_and_pruning(ext):
+    http, base = requests.Session(), ext.url
+    group, ns = new_group(http, base), new_namespace(http, base)
+    coll = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
+    bad = http.post(coll, json=widget("w1", size="big"))
+    assert bad.status_code == 422
+    assert bad.json()["message"] == (f'Widget.{group} "w1" is invalid: spec.size: Invalid value: "big": '
+                                     'spec.size in body must be of type integer: "string"')
+    missing = http.post(coll, json={"kind": "Widget", "metadata": {"name": "w1"}, "spec": {}})
+    assert missing.status_code == 422 and "spec.size: Required value" in missing.json()["message"]
+    body = widget("w1", 3)
+    body["spec"]["junk"] = True
+    body["status"] = {"ignored": 1}
+    created = http.post(coll, json=body)
+    assert created.status_code == 201, created.text
+    obj = created.json()
+    assert obj["apiVersion"] == f"{group}/v1" and obj["spec"] == {"size": 3} and "status" not in obj
+    obj["status"] = {"ready": True}
+    assert http.put(f"{coll}/w1/status", json=obj).json()["status"] == {"ready": True}
+    patched = http.patch(f"{coll}/w1", data=json.dumps({"spec": {"size": 4}, "status": {"ready": False}}),
+                         headers=MERGE).json()
+    assert patched["spec"]["size"] == 4 and patched["status"] == {"ready": True}  # status only via /status
+    assert [i["metadata"]["name"] for i in http.get(f"{base}/apis/{group}/v1/widgets").json()["items"]] == ["w1"]
+    gone = http.delete(f"{coll}/w1")
+    assert gone.status_code == 200 and gone.json()["details"] == {
+        "name": "w1", "group": group, "kind": "widgets", "uid": obj["metadata"]["uid"]}
+    assert http.get(f"{coll}/w1").status_code == 404
+    http.post(coll, json=widget("a"))
+    http.post(coll, json=widget("b"))
+    assert len(http.delete(coll).json()["items"]) == 2
+
+
+def test_cluster_scoped_custom_resource(ext):
+    http, base = requests.Session(), ext.url
+    group = new_group(http, base, scope="Cluster")
+    coll = f"{base}/apis/{group}/v1/widgets"
+    created = http.post(coll, json=widget("c1"))
+    assert created.status_code == 201 and "namespace" not in created.json()["metadata"]
+    assert http.get(f"{coll}/c1").json()["metadata"]["name"] == "c1"
+    assert http.get(f"{base}/apis/{group}/v1/namespaces/default/widgets").status_code == 404
+    res = next(r for r in http.get(f"{base}/apis/{group}/v1").json()["resources"] if r["name"] == "widgets")
+    assert res["namespaced"] is False
+    with WatchReader(coll, {"watch": "true"}) as w:
+        assert w.next()["object"]["metadata"]["name"] == "c1"
+
+
+def test_same_plural_in_two_groups_is_two_resources(ext):
+    http, base = requests.Session(), ext.url
+    g1, g2, ns = new_group(http, base), new_group(http, base), new_namespace(http, base)
+    assert http.post(f"{base}/apis/{g1}/v1/namespaces/{ns}/widgets", json=widget("only-in-g1")).status_code == 201
+    assert http.get(f"{base}/apis/{g2}/v1/namespaces/{ns}/widgets").json()["items"] == []
+
+
+def test_crd_deletion_deletes_resources_then_crd(ext):
+    http, base = requests.Session(), ext.url
+    group, ns = new_group(http, base), new_namespace(http, base)
+    item = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets/held"
+    assert http.post(item.rpartition("/")[0], json=widget("held", finalizers=["example.com/hold"])).status_code == 201
+    deleted = http.delete(f"{base}{CRDS}/widgets.{group}").json()
+    assert deleted["metadata"]["finalizers"] == ["customresourcecleanup.apiextensions.k8s.io"]
+    assert cond(deleted, "Terminating")["reason"] == "InstanceDeletionPending"
+    until(base, item[len(base):], lambda o: bool(o["metadata"].get("deletionTimestamp")), "instance deleted")
+    refused = http.post(item.rpartition("/")[0], json=widget("late"))
+    assert refused.status_code == 405
+    assert refused.json()["message"] == "create not allowed while custom resource definition is terminating"
+    http.patch(item, data=json.dumps({"metadata": {"finalizers": None}}), headers=MERGE)
+    with WatchReader(base + CRDS, {"fieldSelector": f"metadata.name=widgets.{group}"}) as w:
+        if http.get(f"{base}{CRDS}/widgets.{group}").status_code != 404:
+            w.until(lambda e: e["type"] == "DELETED", 10, "CRD gone")
+    assert http.get(f"{base}/apis/{group}/v1").status_code == 404
+
+
+# ---- the namespace deleter ---------------------------------------------------------------------------
+def test_deleter_deletes_custom_resources_and_names_them(ext):
+    http, base = requests.Session(), ext.url
+    group, ns = new_group(http, base), new_namespace(http, base)
+    coll = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
+    http.post(coll, json=widget("plain"))
+    http.post(coll, json=widget("held", finalizers=["example.com/hold"]))
+    http.delete(f"{base}/api/v1/namespaces/{ns}")
+    got = until(base, f"/api/v1/namespaces/{ns}",
+                lambda o: (next((c for c in o["status"].get("conditions", [])
+                                 if c["type"] == "NamespaceFinalizersRemaining"), {}).get("status") == "True"),
+                "conditions")
+    assert cond(got, "NamespaceContentRemaining")["message"] == \
+        f"Some resources are remaining: widgets.{group} has 1 resource instances"
+    assert cond(got, "NamespaceFinalizersRemaining")["message"] == \
+        "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"
+    assert http.get(f"{coll}/plain").status_code == 404
+    http.patch(f"{coll}/held", data=json.dumps({"metadata": {"finalizers": None}}), headers=MERGE)
+    wait_gone(http, base, ns)
+
+
+# ---- APIServices -------------------------------------------------------------------------------------
+def test_unavailable_apiservice_discovery_and_deletion(ext):
+    http, base = requests.Session(), ext.url
+    ns = new_namespace(http, base)
+    group = f"{unique('m')}.example.com"
+    name = f"v1beta1.{group}"
+    body = {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": name},
+            "spec": {"group": group, "version": "v1beta1", "groupPriorityMinimum": 100, "versionPriority": 100,
+                     "service": {"namespace": ns, "name": "metrics", "port": 443}}}
+    assert http.post(base + APISERVICES, json=body).status_code == 201
+    try:
+        svc = until(base, f"{APISERVICES}/{name}", lambda o: bool(o.get("status", {}).get("conditions")), "status")
+        assert cond(svc, "Available") | {"lastTransitionTime": None} == {
+            "type": "Available", "status": "False", "lastTransitionTime": None, "reason": "ServiceNotFound",
+            "message": f'service/metrics in "{ns}" is not present'}
+        http.post(f"{base}/api/v1/namespaces/{ns}/services",
+                  json={"metadata": {"name": "metrics"}, "spec": {"ports": [{"port": 443}]}})
+        until(base, f"{APISERVICES}/{name}", lambda o: cond(o, "Available")["reason"] == "EndpointsNotFound",
+              "EndpointsNotFound")
+        r = http.get(f"{base}/apis/{group}/v1beta1")
+        assert (r.status_code, r.text, r.headers["Content-Type"]) == (
+            503, "service unavailable\n", "text/plain; charset=utf-8")
+        assert any(g["name"] == group for g in http.get(f"{base}/apis").json()["groups"])
+        agg = http.get(f"{base}/apis", headers={"Accept": V2}).json()
+        item = next(i for i in agg["items"] if i["metadata"]["name"] == group)
+        assert item["versions"] == [{"version": "v1beta1", "freshness": "Stale"}]
+        http.delete(f"{base}/api/v1/namespaces/{ns}")
+        held = until(base, f"/api/v1/namespaces/{ns}",
+                     lambda o: any(c["type"] == "NamespaceDeletionDiscoveryFailure" and c["status"] == "True"
+                                   for c in o["status"].get("conditions", [])), "discovery failure")
+        c = cond(held, "NamespaceDeletionDiscoveryFailure")
+        assert c["reason"] == "DiscoveryFailed" and c["message"] == (
+            "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: "
+            f"{group}/v1beta1: stale GroupVersion discovery: {group}/v1beta1")
+        assert held["status"]["phase"] == "Terminating" and held["spec"]["finalizers"] == ["kubernetes"]
+    finally:
+        http.delete(f"{base}{APISERVICES}/{name}")
+    wait_gone(http, base, ns)

@@ -1,0 +1,104 @@
+"""Pods, Services and Secrets come back as kube-apiserver stores them: decode-time defaults, the always-on
+admission plugins' mutations, strategy-set status, required fields refused with upstream's texts."""
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from .conftest import status_of
+
+
+@pytest.fixture
+def ns(namespaces):
+    return namespaces.create()["metadata"]["name"]
+
+
+def test_pod_defaults_and_status(http, url, ns):
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json={
+        "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]},
+                                                          {"name": "d", "image": "pause:3.9"}]}})
+    assert r.status_code == 201, r.text
+    pod = r.json()
+    spec = pod["spec"]
+    assert {k: spec[k] for k in ("restartPolicy", "dnsPolicy", "schedulerName", "terminationGracePeriodSeconds",
+                                 "securityContext", "enableServiceLinks", "priority", "preemptionPolicy",
+                                 "serviceAccountName")} == {
+        "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "schedulerName": "default-scheduler",
+        "terminationGracePeriodSeconds": 30, "securityContext": {}, "enableServiceLinks": True, "priority": 0,
+        "preemptionPolicy": "PreemptLowerPriority", "serviceAccountName": "default"}
+    c, d = spec["containers"]
+    assert (c["imagePullPolicy"], d["imagePullPolicy"]) == ("Always", "IfNotPresent")
+    assert c["terminationMessagePath"] == "/dev/termination-log" and c["terminationMessagePolicy"] == "File"
+    assert c["ports"] == [{"containerPort": 80, "protocol": "TCP"}] and c["resources"] == {}
+    assert spec["tolerations"] == [
+        {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+        {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+         "tolerationSeconds": 300}]
+    assert pod["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
+    # status is the strategy's on update, too
+    pod["status"] = {"phase": "Running"}
+    r = http.put(f"{url}/api/v1/namespaces/{ns}/pods/p", json=pod)
+    assert r.status_code == 200 and r.json()["status"]["phase"] == "Pending"
+
+
+def test_pod_qos_guaranteed(http, url, ns):
+    lim = {"cpu": "100m", "memory": "64Mi"}
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json={"metadata": {"name": "g"}, "spec": {"containers": [
+        {"name": "c", "image": "pause", "resources": {"limits": lim}}]}})
+    assert r.status_code == 201 and r.json()["status"]["qosClass"] == "Guaranteed"
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({}, "spec.containers: Required value"),
+    (None, "spec.containers: Required value"),
+    ({"containers": [{"image": "pause"}]}, "spec.containers[0].name: Required value"),
+    ({"containers": [{"name": "c"}]}, "spec.containers[0].image: Required value"),
+    ({"containers": [{"name": "c", "image": "x"}, {"name": "c", "image": "y"}]},
+     'spec.containers[1].name: Duplicate value: "c"'),
+])
+def test_pod_required_fields(http, url, ns, spec, message):
+    body = {"metadata": {"name": "p"}, **({"spec": spec} if spec is not None else {})}
+    st = status_of(http.post(f"{url}/api/v1/namespaces/{ns}/pods", json=body))
+    assert st["code"] == 422 and st["message"] == f'Pod "p" is invalid: {message}'
+
+
+def test_service_defaults_and_cluster_ip(http, url, ns):
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/services", json={"metadata": {"name": "s"},
+                                                                   "spec": {"ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    svc = r.json()
+    spec = svc["spec"]
+    assert spec["clusterIPs"] == [spec["clusterIP"]] and spec["clusterIP"].startswith("10.")
+    assert {k: spec[k] for k in ("type", "sessionAffinity", "ipFamilies", "ipFamilyPolicy",
+                                 "internalTrafficPolicy")} == {
+        "type": "ClusterIP", "sessionAffinity": "None", "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack",
+        "internalTrafficPolicy": "Cluster"}
+    assert spec["ports"] == [{"port": 80, "protocol": "TCP", "targetPort": 80}]
+    assert svc["status"] == {"loadBalancer": {}}
+    # an update that omits the allocated IP keeps it
+    r = http.put(f"{url}/api/v1/namespaces/{ns}/services/s", json={"metadata": {"name": "s"},
+                                                                    "spec": {"ports": [{"port": 81}]}})
+    assert r.status_code == 200 and r.json()["spec"]["clusterIP"] == spec["clusterIP"]
+    st = status_of(http.post(f"{url}/api/v1/namespaces/{ns}/services", json={
+        "metadata": {"name": "t"}, "spec": {"clusterIP": spec["clusterIP"], "ports": [{"port": 80}]}}))
+    assert st["code"] == 422 and st["message"] == (
+        f'Service "t" is invalid: spec.clusterIPs: Invalid value: []string{{"{spec["clusterIP"]}"}}: failed to '
+        f'allocate IP {spec["clusterIP"]}: provided IP is already allocated')
+
+
+def test_service_without_ports_is_invalid(http, url, ns):
+    st = status_of(http.post(f"{url}/api/v1/namespaces/{ns}/services", json={"metadata": {"name": "s"}}))
+    assert st["code"] == 422 and st["message"] == 'Service "s" is invalid: spec.ports: Required value'
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/services", json={"metadata": {"name": "h"},
+                                                                   "spec": {"clusterIP": "None"}})
+    assert r.status_code == 201 and r.json()["spec"]["clusterIPs"] == ["None"]
+
+
+def test_secret_string_data_is_merged_into_data(http, url, ns):
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/secrets", json={
+        "metadata": {"name": "s"}, "data": {"a": base64.b64encode(b"old").decode()}, "stringData": {"a": "new", "b": "x"}})
+    assert r.status_code == 201
+    body = r.json()
+    assert "stringData" not in body and body["type"] == "Opaque"
+    assert body["data"] == {"a": base64.b64encode(b"new").decode(), "b": base64.b64encode(b"x").decode()}

@@ -1,0 +1,137 @@
+"""The storage-only named-group kinds (apps, batch, networking, policy, coordination, discovery): served,
+defaulted, validated with upstream's texts, and removed with their namespace."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from .conftest import status_of, wait_gone
+
+DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {
+    "selector": {"matchLabels": {"app": "web"}},
+    "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+POD_TEMPLATE = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}
+BODIES = {
+    ("apps", "deployments"): DEPLOYMENT["spec"],
+    ("apps", "replicasets"): DEPLOYMENT["spec"],
+    ("apps", "statefulsets"): DEPLOYMENT["spec"],
+    ("apps", "daemonsets"): DEPLOYMENT["spec"],
+    ("batch", "jobs"): {"template": POD_TEMPLATE},
+    ("batch", "cronjobs"): {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": POD_TEMPLATE}}},
+    ("networking.k8s.io", "networkpolicies"): {"podSelector": {}},
+    ("policy", "poddisruptionbudgets"): {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+    ("coordination.k8s.io", "leases"): {"holderIdentity": "me"},
+}
+
+
+def _body(group, plural, name="obj"):
+    if plural == "endpointslices":
+        return {"metadata": {"name": name}, "addressType": "IPv4",
+                "endpoints": [{"addresses": ["10.0.0.1"]}], "ports": [{"port": 80}]}
+    return {"metadata": {"name": name}, "spec": copy.deepcopy(BODIES[(group, plural)])}
+
+
+KINDS = sorted(BODIES) + [("discovery.k8s.io", "endpointslices")]
+
+
+@pytest.mark.parametrize("group, plural", KINDS)
+def test_crud_and_namespace_deletion(http, url, namespaces, group, plural):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/{group}/v1/namespaces/{ns}/{plural}"
+    r = http.post(base, json=_body(group, plural))
+    assert r.status_code == 201, r.text
+    assert r.json()["apiVersion"] == f"{group}/v1"
+    assert [i["metadata"]["name"] for i in http.get(base).json()["items"]] == ["obj"]
+    assert http.get(f"{url}/apis/{group}/v1/{plural}").status_code == 200
+    r = http.delete(f"{url}/api/v1/namespaces/{ns}")
+    assert r.status_code == 200
+    wait_gone(http, url, ns)
+    assert http.get(f"{base}/obj").status_code == 404
+
+
+def test_deployment_defaults_and_generation(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
+    d = http.post(base, json=DEPLOYMENT).json()
+    assert d["metadata"]["generation"] == 1
+    assert d["spec"]["replicas"] == 1 and d["spec"]["revisionHistoryLimit"] == 10
+    assert d["spec"]["strategy"] == {"type": "RollingUpdate",
+                                     "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}
+    assert d["spec"]["template"]["spec"]["restartPolicy"] == "Always"
+    d["spec"]["replicas"] = 3
+    r = http.put(f"{base}/web", json=d)
+    assert r.status_code == 200 and r.json()["metadata"]["generation"] == 2
+    r = http.delete(f"{base}/web")
+    assert r.json()["details"] == {"name": "web", "group": "apps", "kind": "deployments",
+                                   "uid": d["metadata"]["uid"]}
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda s: s.pop("selector"), "spec.selector: Required value"),
+    (lambda s: s["template"]["metadata"].update(labels={"app": "x"}),
+     'spec.template.metadata.labels: Invalid value: map[string]string{"app":"x"}: `selector` does not match '
+     'template `labels`'),
+    (lambda s: s["template"]["spec"].update(containers=[]), "spec.template.spec.containers: Required value"),
+])
+def test_deployment_validation(http, url, namespaces, change, message):
+    ns = namespaces.create()["metadata"]["name"]
+    body = copy.deepcopy(DEPLOYMENT)
+    change(body["spec"])
+    st = status_of(http.post(f"{url}/apis/apps/v1/namespaces/{ns}/deployments", json=body))
+    assert st["code"] == 422 and st["message"] == f'Deployment.apps "web" is invalid: {message}'
+    assert st["details"]["group"] == "apps"
+
+
+def test_job_selector_generated_and_restart_policy_checked(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/batch/v1/namespaces/{ns}/jobs"
+    job = http.post(base, json=_body("batch", "jobs", "j")).json()
+    uid = job["metadata"]["uid"]
+    assert job["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    assert job["spec"]["template"]["metadata"]["labels"]["job-name"] == "j"
+    body = _body("batch", "jobs", "k")
+    del body["spec"]["template"]["spec"]["restartPolicy"]
+    st = status_of(http.post(base, json=body))
+    assert st["message"] == ('Job.batch "k" is invalid: spec.template.spec.restartPolicy: Unsupported value: '
+                             '"Always": supported values: "OnFailure", "Never"')
+
+
+def test_cronjob_schedule_required(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    body = _body("batch", "cronjobs", "c")
+    del body["spec"]["schedule"]
+    st = status_of(http.post(f"{url}/apis/batch/v1/namespaces/{ns}/cronjobs", json=body))
+    assert st["code"] == 422 and st["message"] == 'CronJob.batch "c" is invalid: spec.schedule: Required value'
+
+
+def test_discovery_lists_the_all_category(http, url):
+    res = {r["name"]: r for r in http.get(f"{url}/apis/apps/v1").json()["resources"]}
+    assert res["deployments"]["categories"] == ["all"] and res["deployments"]["shortNames"] == ["deploy"]
+    core = {r["name"]: r for r in http.get(f"{url}/api/v1").json()["resources"]}
+    assert core["pods"]["categories"] == ["all"] and "categories" not in core["configmaps"]
+
+
+@pytest.mark.parametrize("group, plural, body", [
+    ("apps", "deployments", {"spec": {"template": 5, "selector": 5}}),
+    ("apps", "deployments", {"spec": {"selector": {"matchExpressions": [5]}, "template": {}}}),
+    ("networking.k8s.io", "networkpolicies", {"spec": {"ingress": 5}}),
+    ("discovery.k8s.io", "endpointslices", {"addressType": "IPv4", "endpoints": 5}),
+    ("batch", "cronjobs", {"spec": {"schedule": "x", "jobTemplate": {"spec": 5}}}),
+    ("batch", "jobs", {"spec": {"template": {"metadata": 5}}}),
+])
+def test_wrong_shapes_are_400_not_500(http, url, namespaces, group, plural, body):
+    """A typed decoder refuses a scalar where an object or array belongs (`json: cannot unmarshal ...`)."""
+    ns = namespaces.create()["metadata"]["name"]
+    st = status_of(http.post(f"{url}/apis/{group}/v1/namespaces/{ns}/{plural}", json={"metadata": {"name": "x"},
+                                                                                     **body}))
+    assert st["code"] == 400 and "json: cannot unmarshal" in st["message"], st
+
+
+def test_patch_to_a_wrong_shape_is_400(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
+    assert http.post(base, json=DEPLOYMENT).status_code == 201
+    st = status_of(http.patch(f"{base}/web", data='{"spec":{"template":5}}',
+                              headers={"Content-Type": "application/merge-patch+json"}))
+    assert st["code"] == 400 and "json: cannot unmarshal number" in st["message"]
