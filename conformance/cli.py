@@ -104,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "slow; see README 'Cluster flavours')")
     run.add_argument("--deviate", action="append", default=[], metavar="NAME",
                      help="embedded server only: enable a deliberate deviation (repeatable)")
+    run.add_argument("--extension", action="append", default=[], metavar="NAME",
+                     help="run an opt-in extension's clauses (known: kep-33), alone and reported apart from "
+                          "core conformance (repeatable)")
+    run.add_argument("--feature-gates", action="append", default=[], metavar="NAME=true",
+                     help="embedded server only: switch on a feature gate (NamespaceInitializers=true for kep-33)")
     run.add_argument("--authorization", choices=("always-allow", "rbac"), default=None,
                      help="embedded server only (default rbac: authentication + RBAC, which the scope suites' "
                           "authorization tests need; always-allow: they skip)")
@@ -299,6 +304,10 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
         args += ["--nsconform-flavor", ns.flavor]
     if getattr(ns, "authorization", None):
         args += ["--nsconform-authorization", ns.authorization]
+    for name in getattr(ns, "extension", None) or []:
+        args += ["--extension", name]
+    for gate in getattr(ns, "feature_gates", None) or []:
+        args += ["--nsconform-feature-gates", gate]
     if ns.jobs and ns.jobs > 1:
         args += ["-n", str(ns.jobs)]
     args += passthrough
@@ -443,13 +452,24 @@ def cmd_clauses(ns: argparse.Namespace) -> int:
     if ns.format == "json":
         print(json.dumps([{**c.to_dict(), "tests": tests.get(c.id, [])} for c in shown], indent=2))
         return EXIT_OK
-    for c in shown:
-        print(f"{c.id}  [{c.group}, {c.severity}]  profiles: {', '.join(c.profiles)}")
-        print(f"    {c.requirement}")
-        for nodeid in tests.get(c.id, []) or ["(no test)"]:
-            print(f"    - {nodeid}")
-    print(f"{len(shown)} clause(s), {sum(len(tests.get(c.id, [])) for c in shown)} test(s)")
+    core = [c for c in shown if not c.extra.get("extension")]
+    for c in core:
+        _print_clause(c, tests)
+    print(f"{len(core)} clause(s), {sum(len(tests.get(c.id, [])) for c in core)} test(s)")
+    for ext in dict.fromkeys(str(c.extra["extension"]) for c in shown if c.extra.get("extension")):
+        extra = [c for c in shown if c.extra.get("extension") == ext]
+        print(f"\nExtension {ext} (opt-in, not part of core conformance; run with --extension {ext}):")
+        for c in extra:
+            _print_clause(c, tests)
+        print(f"{len(extra)} extension clause(s), {sum(len(tests.get(c.id, [])) for c in extra)} test(s)")
     return EXIT_OK
+
+
+def _print_clause(c: Any, tests: dict[str, list[str]]) -> None:
+    print(f"{c.id}  [{c.group}, {c.severity}]  profiles: {', '.join(c.profiles)}")
+    print(f"    {c.requirement}")
+    for nodeid in tests.get(c.id, []) or ["(no test)"]:
+        print(f"    - {nodeid}")
 
 
 if __name__ == "__main__":  # pragma: no cover

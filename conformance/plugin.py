@@ -101,6 +101,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 choices=("always-allow", "rbac"),
                 help="authorization mode of the embedded server the plugin starts (default rbac, so the scope "
                      "suites' authorization clauses run too; always-allow: they skip)")
+    g.addoption("--extension", dest="nsconform_extensions", action="append", default=[], metavar="NAME",
+                help="run the clauses of an opt-in extension (known: kep-33) instead of the core suites; "
+                     "reported apart from core conformance (repeatable)")
+    g.addoption("--nsconform-feature-gates", dest="nsconform_feature_gates", action="append", default=[],
+                metavar="NAME=true", help="feature gates of the embedded server the plugin starts "
+                                          "(e.g. NamespaceInitializers=true for --extension kep-33)")
     g.addoption("--nsconform-reports", dest="nsconform_reports", default=None, metavar="DIR",
                 help="write <DIR>/<run-id>/conformance.{json,html,md} (default when running the suites: reports)")
     g.addoption("--nsconform-collect-only", dest="nsconform_collect_only", action="store_true", default=False,
@@ -212,7 +218,8 @@ def ensure_target(config: pytest.Config) -> Target:
                                preflight=not config.getoption("no_preflight"),
                                deviations=config.getoption("nsconform_deviate") or (),
                                authorization=config.getoption("nsconform_authorization") or "always-allow",
-                               flavor=config.getoption("nsconform_flavor"))
+                               flavor=config.getoption("nsconform_flavor"),
+                               feature_gates=_feature_gates(config))
         except TargetError as exc:
             pytest.exit(f"nsconform: {exc}", returncode=2)
         _check_profile_fits(config, t)
@@ -220,6 +227,15 @@ def ensure_target(config: pytest.Config) -> Target:
         config.stash[TARGET_KEY] = t
         _learn_secret(config, t)
         return t
+
+
+def _feature_gates(config: pytest.Config) -> frozenset[str]:
+    from .reference_server.extensions import parse_feature_gates
+
+    try:
+        return parse_feature_gates(config.getoption("nsconform_feature_gates") or [])
+    except ValueError as exc:
+        raise pytest.UsageError(f"nsconform: --nsconform-feature-gates: {exc}") from None
 
 
 def _check_profile_fits(config: pytest.Config, t: Target) -> None:
@@ -460,9 +476,43 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if problems:
         raise pytest.UsageError("nsconform: the suites do not match the clause catalogue:\n  - "
                                 + "\n  - ".join(problems))
-    _apply_skips(config, suite_items, catalogue)
+    _select_extensions(config, items, catalogue)
+    kept = {id(i) for i in items}
+    _apply_skips(config, [i for i in suite_items if id(i) in kept], catalogue)
     if not _collect_only(config) and not state.is_worker and state.target is None:
         ensure_target(config)  # fail fast (exit 2) before running anything
+
+
+def _select_extensions(config: pytest.Config, items: list[pytest.Item],
+                       catalogue: dict[str, _clauses.Clause]) -> None:
+    """Extension clauses run only when asked for (`--extension NAME`), and then alone: an extension may
+    change what every new namespace looks like (KEP-33's configurations apply cluster-wide), so it never
+    shares a run with the core suites. The clause/test coverage check has already seen every item."""
+    wanted = set(config.getoption("nsconform_extensions") or [])
+    known = {str(c.extra.get("extension")) for c in catalogue.values() if c.extra.get("extension")}
+    unknown = wanted - known
+    if unknown:
+        raise pytest.UsageError(f"nsconform: unknown extension(s) {', '.join(sorted(unknown))}; "
+                                f"known: {', '.join(sorted(known)) or 'none'}")
+    if config.getoption("nsconform_collect_only"):
+        return  # `nsconform clauses` lists everything
+
+    def extension(item: pytest.Item) -> str | None:
+        ids = item.stash.get(CLAUSES_KEY, ())
+        exts = {catalogue[c].extra.get("extension") for c in ids if c in catalogue}
+        return next((str(e) for e in exts if e), None)
+
+    def runs(item: pytest.Item) -> bool:
+        ext = extension(item)
+        if ext:
+            return ext in wanted
+        return not wanted or not item.get_closest_marker("clause")  # a core suite test: only without --extension
+
+    keep = [i for i in items if runs(i)]
+    drop = [i for i in items if not runs(i)]
+    if drop and wanted:  # the core suites are left out: a partial run (coverage is not judged)
+        config.hook.pytest_deselected(items=drop)
+    items[:] = keep  # without --extension, extension tests are not part of the run at all
 
 
 def _apply_skips(config: pytest.Config, items: list[pytest.Item], catalogue: dict[str, _clauses.Clause]) -> None:

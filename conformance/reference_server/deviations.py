@@ -252,6 +252,28 @@ UNBREAKABLE: dict[str, str] = {
                   "request whatever the server answers, and the report counts requests, not answers",
 }
 
+# ---- extension KEP-33 (NamespaceInitializers): seen only with the gate on and `--extension kep-33` ----------
+_KEP33 = [
+    ("initializers-not-populated", "NamespaceInitializers admission does not fill spec.initializers on create",
+     ("EXT-KEP33-001",)),
+    ("initializers-unsorted", "configurations are merged in the order they were written, not by name", ("EXT-KEP33-002",)),
+    ("initializers-order-reversed", "the order within one configuration is reversed", ("EXT-KEP33-002",)),
+    ("initializing-condition-missing", "an initializing namespace has no Initializing condition",
+     ("EXT-KEP33-003",)),
+    ("initializers-kept-when-empty", "spec.initializers stays (pending: []) after the last initializer left",
+     ("EXT-KEP33-004",)),
+    ("initializing-condition-stuck", "the Initializing condition stays True once every initializer left",
+     ("EXT-KEP33-004",)),
+    ("initializing-namespace-unguarded", "content in an initializing namespace needs no `initialize` permission",
+     ("EXT-KEP33-005",)),
+    ("initializing-namespace-undeletable", "DELETE of a namespace that is still initializing is refused (409)",
+     ("EXT-KEP33-006",)),
+]
+_MORE = _MORE + [(n, d) for n, d, _ in _KEP33]
+_CLAUSES.update({n: c for n, _, c in _KEP33})
+EXTENSION_DEVIATIONS: dict[str, str] = {n: "kep-33" for n, _, _ in _KEP33}
+"""Deviations of an opt-in extension: the sensitivity run switches the extension (and its gate) on."""
+
 DEVIATIONS: dict[str, Deviation] = {name: Deviation(name, desc, _CLAUSES.get(name, ()))
                                     for name, desc in _LIST + _MORE}
 

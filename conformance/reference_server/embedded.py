@@ -71,7 +71,7 @@ def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (
                    tls: bool = False, controller_delay: float = 0.0, host: str = "127.0.0.1",
                    port: int = 0, authorization: str = "always-allow",
                    users_file: str | None = None, flavor: "str | Flavor | None" = None,
-                   **server_options: Any) -> RunningServer:
+                   feature_gates: Iterable[str] = (), **server_options: Any) -> RunningServer:
     """Start a server in a daemon thread; returns once it is listening (and answers /version).
 
     `authorization="rbac"` enables authentication + RBAC (a generated admin token when `token` is None,
@@ -91,7 +91,7 @@ def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (
             server = ReferenceServer(profile=profile, deviations=deviations, token=token, tls=tls,
                                      controller_delay=controller_delay, host=host, port=port,
                                      authorization=authorization, users_file=users_file, flavor=flavor,
-                                     **server_options)
+                                     feature_gates=feature_gates, **server_options)
             await server.start()
             box["server"] = server
 

@@ -10,6 +10,7 @@ import sys
 from typing import Sequence
 
 from .deviations import DEVIATIONS
+from .extensions import parse_feature_gates
 from .flavors import DEFAULT_FLAVOR, FLAVORS
 from .logmask import protect
 from .http import PROFILES
@@ -50,6 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "token,user,uid,\"group1,group2\")")
     p.add_argument("--deviate", action="append", default=[], metavar="NAME", choices=sorted(DEVIATIONS),
                    help="switch on a named deliberate bug (repeatable)")
+    p.add_argument("--feature-gates", action="append", default=[], metavar="NAME=true",
+                   help="switch on an opt-in extension (kube-apiserver syntax; known: NamespaceInitializers, "
+                        "KEP-33, never merged upstream)")
     p.add_argument("--flavor", choices=sorted(FLAVORS), default=DEFAULT_FLAVOR,
                    help="behave like this kind of cluster (controllers, admission, timings; see README "
                         "'Cluster flavours'; default: %(default)s)")
@@ -128,7 +132,9 @@ async def _run(args: argparse.Namespace) -> int:
                                  controller_delay=args.controller_delay, host=args.host, port=args.port,
                                  authorization=getattr(args, "authorization", "always-allow"),
                                  users_file=getattr(args, "users", None),
-                                 flavor=getattr(args, "flavor", None), **_hardening(args))
+                                 flavor=getattr(args, "flavor", None),
+                                 feature_gates=parse_feature_gates(getattr(args, "feature_gates", None)),
+                                 **_hardening(args))
     except (ValueError, OSError) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
         return 2

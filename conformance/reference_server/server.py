@@ -35,12 +35,14 @@ AUTHORIZATION_MODES = ("always-allow", "rbac")
 
 def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   token: str | None = None, *, authorization: str = "always-allow",
-                  users_file: str | None = None, flavor: str | Flavor | None = None) -> ServerContext:
+                  users_file: str | None = None, flavor: str | Flavor | None = None,
+                  feature_gates: Iterable[str] = ()) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
     `authorization="rbac"` serves the RBAC API, seeds the bootstrap policy and authorizes every request
     (identity: `token` = `system:admin` in `system:masters`, `users_file` tokens, impersonation).
     `flavor` (flavors/): the admission plugins, authorizer and middlewares of a cluster flavour.
+    `feature_gates` (extensions/): opt-in extensions, e.g. `NamespaceInitializers` (KEP-33).
     """
     fl = get_flavor(flavor)
     if profile not in PROFILES:
@@ -66,11 +68,16 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     registry.store.compact()
     if authorizer is not None and fl.webhook_authorizer:
         authorizer = behaviours.WebhookAuthorizer(authorizer)
-    return ServerContext(registry=registry, admission=behaviours.FlavorAdmission(ScopeAdmission(registry, devs),
-                                                                                 registry, fl),
+    admission = ScopeAdmission(registry, devs)
+    gates = frozenset(feature_gates)
+    if "NamespaceInitializers" in gates:  # KEP-33, opt-in (extensions/initializers.py)
+        from .extensions import initializers
+        admission = initializers.install(registry, admission, devs, phase="NamespaceInitializingPhase" in gates)
+    return ServerContext(registry=registry, admission=behaviours.FlavorAdmission(admission, registry, fl),
                          deviations=devs, router=Router(registry, profile, devs), profile=profile, token=token,
                          authenticator=authenticator, authorizer=authorizer, token_issuer=issuer,
-                         middlewares=tuple(behaviours.middlewares(fl)), watch_lag=fl.watch_lag)
+                         middlewares=tuple(behaviours.middlewares(fl)), watch_lag=fl.watch_lag,
+                         feature_gates=gates)
 
 
 # The Service kube-apiserver's `kubernetes` controller keeps in `default` (pkg/controlplane/controller/kubernetesservice):
@@ -110,13 +117,14 @@ class ReferenceServer:
                  authorization: str = "always-allow", users_file: str | None = None,
                  flavor: str | Flavor | None = None,
                  request_timeout: float = REQUEST_TIMEOUT, read_header_timeout: float = READ_HEADER_TIMEOUT,
-                 idle_timeout: float = IDLE_TIMEOUT, cert_dir: str | None = None, anonymous_auth: bool = True):
+                 idle_timeout: float = IDLE_TIMEOUT, cert_dir: str | None = None, anonymous_auth: bool = True,
+                 feature_gates: Iterable[str] = ()):
         self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
         self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
-                                 flavor=self.flavor)
+                                 flavor=self.flavor, feature_gates=feature_gates)
         self.ctx.request_timeout = request_timeout
         protect([token] if token else [])  # and every bearer token by its shape
         if self.ctx.authenticator is not None:

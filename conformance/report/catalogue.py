@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-CLAUSE_KEYS = ("id", "group", "requirement", "source", "severity", "profiles", "depends_on")
+CLAUSE_KEYS = ("id", "group", "requirement", "source", "severity", "profiles", "depends_on", "extension")
 ENDPOINT_KEYS = ("id", "method", "path", "profiles")
 
 
@@ -24,6 +24,8 @@ def _as_dict(obj: Any, keys: tuple[str, ...]) -> dict[str, Any]:
         src = dataclasses.asdict(obj)  # type: ignore[arg-type]
     else:
         src = {k: getattr(obj, k) for k in keys if hasattr(obj, k)}
+    if isinstance(src.get("extra"), dict):  # `clauses.Clause`: keys beyond the fixed ones (e.g. extension)
+        src = {**src["extra"], **src}
     out = {k: src.get(k) for k in keys}
     if out.get("profiles") is not None:
         out["profiles"] = list(out["profiles"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import coverage as cov
-from .model import STATUSES, failing_clauses, groups, root_cause_summary
+from .model import STATUSES, core_ran, failing_clauses, groups, root_cause_summary
 
 
 def _cell(value: Any) -> str:
@@ -24,6 +24,8 @@ def render_markdown(run: dict[str, Any], *, max_failures: int = 50) -> str:
     sc = run.get("summary", {}).get("clauses", {})
     st = run.get("summary", {}).get("tests", {})
     verdict = "✅ conformant" if run.get("exit_status") == 0 else f"❌ not conformant (exit {run.get('exit_status')})"
+    if not core_ran(run):
+        verdict = "extensions only (no core conformance verdict)"
     lines = [f"# nsconform: {verdict}", "",
              f"Target `{target.get('url', '?')}` ({target.get('kind', '?')}), profile `{run.get('profile')}`, "
              f"server {version.get('gitVersion', 'unknown') if isinstance(version, dict) else version}, "
@@ -51,6 +53,7 @@ def render_markdown(run: dict[str, Any], *, max_failures: int = 50) -> str:
                           _block(t.get("message") or "failed"), ""]
         if len(failing) > max_failures:
             lines.append(f"... and {len(failing) - max_failures} more failing clauses (see conformance.html).")
+    lines += _extensions(run)
     s = cov.summary(run)
     lines += ["", "## Endpoint coverage", "", f"{s['hit']} of {s['endpoints']} endpoints requested."]
     missing = cov.uncovered(run)
@@ -58,3 +61,18 @@ def render_markdown(run: dict[str, Any], *, max_failures: int = 50) -> str:
         lines += ["", "Never requested:", ""]
         lines += [f"- `{r.get('method')} {r.get('path')}` ({r.get('endpoint')})" for r in missing]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _extensions(run: dict[str, Any]) -> list[str]:
+    """Opt-in extensions, each in its own section: not part of core conformance."""
+    lines: list[str] = []
+    for name, ext in (run.get("extensions") or {}).items():
+        counts = (ext.get("summary") or {}).get("clauses") or {}
+        lines += ["", f"## Extension `{name}` (opt-in; not part of core conformance)", "",
+                  "Clauses: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES) + ".", "",
+                  "| Clause | Status | Requirement |", "|---|---|---|"]
+        for c in ext.get("clauses") or []:
+            note = "; ".join(t.get("message") or "" for t in c.get("tests", []) if t.get("outcome") != "passed")
+            lines.append(f"| {c['id']} | {c.get('status')} | {_cell(c.get('requirement'))}"
+                         + (f" — {_cell(note)[:300]}" if note else "") + " |")
+    return lines

@@ -58,16 +58,20 @@ def build_run(*, catalogue: list[dict[str, Any]], tests: list[dict[str, Any]], t
 
     known = {c["id"] for c in catalogue}
     clauses: list[dict[str, Any]] = []
+    extensions: dict[str, list[dict[str, Any]]] = {}
     for c in catalogue:
         applies = not profile or not c.get("profiles") or profile in c["profiles"]
         if not applies and c["id"] not in by_clause:
             continue
+        if c.get("extension") and c["id"] not in by_clause:
+            continue  # an extension that was not asked for is not part of the run
         clause_tests = by_clause.get(c["id"], [])
-        clauses.append({"id": c["id"], "group": c.get("group") or "ungrouped",
-                        "requirement": c.get("requirement") or "",
-                        "source": c.get("source") or "", "severity": c.get("severity") or "major",
-                        "profiles": c.get("profiles") or [], "depends_on": list(c.get("depends_on") or []),
-                        "status": clause_status(t["outcome"] for t in clause_tests), "tests": clause_tests})
+        into = extensions.setdefault(str(c["extension"]), []) if c.get("extension") else clauses
+        into.append({"id": c["id"], "group": c.get("group") or "ungrouped",
+                     "requirement": c.get("requirement") or "",
+                     "source": c.get("source") or "", "severity": c.get("severity") or "major",
+                     "profiles": c.get("profiles") or [], "depends_on": list(c.get("depends_on") or []),
+                     "status": clause_status(t["outcome"] for t in clause_tests), "tests": clause_tests})
     for cid in by_clause:
         if cid not in known:
             clause_tests = by_clause[cid]
@@ -76,7 +80,9 @@ def build_run(*, catalogue: list[dict[str, Any]], tests: list[dict[str, Any]], t
                             "status": clause_status(t["outcome"] for t in clause_tests), "tests": clause_tests})
 
     clause_counts = Counter(c["status"] for c in clauses)
-    test_counts = Counter(t.get("outcome", "skipped") for t in tests)
+    ext_ids = {c["id"] for cs in extensions.values() for c in cs}
+    core_tests = [t for t in tests if not (t.get("clauses") and set(t["clauses"]) <= ext_ids)]
+    test_counts = Counter(t.get("outcome", "skipped") for t in core_tests)
     cov = coverage or []
     run = {
         "harness": {"name": "nsconform", "version": __version__},
@@ -84,7 +90,7 @@ def build_run(*, catalogue: list[dict[str, Any]], tests: list[dict[str, Any]], t
         "target": dict(target or {}), "profile": profile, "messages": messages, "exit_status": int(exit_status),
         "summary": {
             "clauses": {s: clause_counts.get(s, 0) for s in STATUSES} | {"total": len(clauses)},
-            "tests": {s: test_counts.get(s, 0) for s in ("passed", "failed", "skipped")} | {"total": len(tests)},
+            "tests": {s: test_counts.get(s, 0) for s in ("passed", "failed", "skipped")} | {"total": len(core_tests)},
             "categories": dict(Counter(t["category"] for t in tests
                                        if t.get("outcome") == "failed" and t.get("category"))),
             "coverage": {"endpoints": len(cov), "hit": sum(1 for r in cov if r.get("hits")),
@@ -92,6 +98,10 @@ def build_run(*, catalogue: list[dict[str, Any]], tests: list[dict[str, Any]], t
         },
         "clauses": clauses,
         "root_causes": root_causes(clauses),
+        # opt-in extensions (`--extension NAME`): never counted in `summary` nor in the core verdict
+        "extensions": {name: {"summary": {"clauses": {s: Counter(c["status"] for c in cs).get(s, 0) for s in STATUSES}
+                                          | {"total": len(cs)}}, "clauses": cs}
+                       for name, cs in extensions.items()},
         "unmapped_tests": unmapped,
         "coverage": cov,
         "coverage_unmatched": unmatched or [],
@@ -106,6 +116,16 @@ def groups(run: dict[str, Any]) -> list[tuple[str, dict[str, int]]]:
         counts = out.setdefault(c.get("group") or "ungrouped", {s: 0 for s in STATUSES})
         counts[c.get("status", "untested")] = counts.get(c.get("status", "untested"), 0) + 1
     return list(out.items())
+
+
+def core_ran(run: dict[str, Any]) -> bool:
+    """Did any core (non-extension) test run? An `--extension` run has no core verdict."""
+    return bool(run.get("summary", {}).get("tests", {}).get("total")) or not run.get("extensions")
+
+
+def extension_clauses(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every clause of the run's extensions (for readers such as sensitivity that want all results)."""
+    return [c for ext in (run.get("extensions") or {}).values() for c in ext.get("clauses") or []]
 
 
 def failing_clauses(run: dict[str, Any]) -> list[dict[str, Any]]:

@@ -148,7 +148,7 @@ class ReportPlugin:
     def full_run(self) -> bool:
         """Every collected suite test was selected: only then can endpoint coverage be judged."""
         opt = self.config.option
-        return not (self._deselected or getattr(opt, "keyword", "") or getattr(opt, "markexpr", "")
+        return not (self._deselected or getattr(opt, "nsconform_extensions", None) or getattr(opt, "keyword", "") or getattr(opt, "markexpr", "")
                     or getattr(opt, "lf", False) or getattr(opt, "deselect", None)
                     or any("::" in str(a) for a in self.config.args))  # single tests named (--rerun-failed)
 

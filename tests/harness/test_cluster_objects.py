@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 import pytest
+import requests
 
 from conformance.client.api import KubeClient
 from conformance.fixtures.extensions import APISERVICES, CRDS, ClusterObjects, sweep_cluster_objects
@@ -47,3 +48,33 @@ def test_sweep_finds_only_the_run_by_label(kube):
     assert set(result.values()) == {"deleted"}
     assert _names(kube, CRDS) == [b.crd_name] and _names(kube, APISERVICES) == []
     other.teardown()
+
+
+def test_sweep_also_finds_kep33_configurations_and_cluster_roles():
+    """The KEP-33 suite's cluster objects (fixtures/cluster_objects.py) go in the same sweep, before namespaces."""
+    from conformance.fixtures.cluster_objects import CLUSTER_COLLECTIONS
+
+    configs, _, roles = CLUSTER_COLLECTIONS
+    srv = start_embedded(authorization="rbac", feature_gates=["NamespaceInitializers"])
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {srv.token}"
+    kube = KubeClient(srv.url, session)
+    try:
+        def labels(run: str) -> dict[str, str]:
+            return {"app.kubernetes.io/managed-by": "nsconform", "nsconform.io/run": run}
+        assert kube.post(configs, {"apiVersion": "admissionregistration.k8s.io/v1alpha1",
+                                   "kind": "NamespaceInitializerConfiguration",
+                                   "metadata": {"name": "nsc-c1", "labels": labels("r1")},
+                                   "initializers": [{"name": "a.init.nsconform.io"}]}).status_code == 201
+        for name, run in (("nsc-r1", "r1"), ("nsc-r2", "r2")):
+            assert kube.post(roles, {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                                     "metadata": {"name": name, "labels": labels(run)}, "rules": []}).status_code == 201
+        assert set(sweep_cluster_objects(kube, run_id="r1", dry_run=True)) == {
+            "namespaceinitializerconfiguration/nsc-c1", "clusterrole/nsc-r1"}
+        assert set(sweep_cluster_objects(kube, run_id="r1", timeout=10).values()) == {"deleted"}
+        assert _names(kube, configs) == []
+        left = _names(kube, roles)
+        assert "nsc-r2" in left and "nsc-r1" not in left
+    finally:
+        kube.close()
+        srv.stop()

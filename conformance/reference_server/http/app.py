@@ -30,6 +30,9 @@ def build_app(ctx: ServerContext) -> web.Application:
     if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → RBAC (http/authz.py)
         from .authz import authz_middleware
         middlewares = [_errors(ctx), authz_middleware(ctx)]
+        if "NamespaceInitializers" in ctx.feature_gates:  # KEP-33's guard needs the requester and RBAC
+            from ..extensions.initializers import guard_middleware
+            middlewares.append(guard_middleware(ctx))
     else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two)
         middlewares = [_errors(ctx, check_token=True)]
     middlewares += list(ctx.middlewares)
@@ -65,7 +68,8 @@ def build_app(ctx: ServerContext) -> web.Application:
             return object_response(api_group_document(ctx.registry, route.group) if t == "group"
                                    else group_resource_list(ctx.registry, route.group))
         if t == "openapi":
-            return openapi_response(ctx.registry, route.name, request.headers.get("Accept"))
+            return openapi_response(ctx.registry, route.name, request.headers.get("Accept"),
+                                    _openapi_extension(ctx))
         if t == "review" and route.group == AUTHN_GROUP:
             return await handle_authentication_review(ctx, request, route)
         if t == "review":
@@ -76,6 +80,13 @@ def build_app(ctx: ServerContext) -> web.Application:
 
     app.router.add_route("*", "/{tail:.*}", dispatch)
     return app
+
+
+def _openapi_extension(ctx: ServerContext) -> Any:
+    if "NamespaceInitializers" in ctx.feature_gates:
+        from ..extensions.initializers import extend_openapi
+        return extend_openapi
+    return None
 
 
 def _finalize_verbs(ctx: ServerContext) -> list[str]:

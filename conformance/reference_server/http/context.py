@@ -21,6 +21,7 @@ class ServerContext:
     authenticator: Any = None   # auth.TokenAuthenticator when --authorization rbac (http/authz.py)
     authorizer: Any = None      # auth.RBACAuthorizer when --authorization rbac; None: AlwaysAllow + token
     token_issuer: Any = None    # auth.tokens.TokenIssuer: signs TokenRequests, authenticates service accounts
+    feature_gates: frozenset = frozenset()  # extensions switched on (`--feature-gates`, reference_server/extensions)
     request_count: int = 0      # HTTP requests received (every one, refused ones too); bumped on the loop
     middlewares: tuple = ()     # a cluster flavour's extra middlewares, innermost (flavors/behaviours.py)
     watch_lag: float = 0.0      # a cluster flavour's lateness of watch events, seconds (order kept)

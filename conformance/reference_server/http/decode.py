@@ -231,6 +231,13 @@ def _walk_unknown(obj: dict[str, Any], schema: dict[str, Any], prefix: str, drop
     return out
 
 
+def _merged(schema: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(schema)
+    for k, v in extra.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
 def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str]) -> list[str]:
     """Paths of the fields the Go types would not know (they are dropped on decode)."""
     return _walk_unknown(obj, _schema(kind, top_level), "", drop=False)
@@ -262,10 +269,15 @@ _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", 
 MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most 100 strict errors
 
 
-def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str) -> list[str]:
+def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str,
+                           extra: dict[str, Any] | None = None) -> list[str]:
     """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped.
-    Paths are quoted as Go's `strconv.Quote` does."""
-    unknown = list(dict.fromkeys(_walk_unknown(obj, _schema(kind, top_level), "", drop=mode != "Strict")))
+    Paths are quoted as Go's `strconv.Quote` does. `extra`: fields an enabled extension adds to the kind
+    (`reference_server.extensions.extra_fields`)."""
+    schema = _schema(kind, top_level)
+    if extra:
+        schema = _merged(schema, extra)
+    unknown = list(dict.fromkeys(_walk_unknown(obj, schema, "", drop=mode != "Strict")))
     unknown = unknown[:MAX_STRICT_ERRORS]
     if unknown and mode == "Strict":
         raise E.bad_request("strict decoding error: " + ", ".join(f"unknown field {go_quote(u)}" for u in unknown))

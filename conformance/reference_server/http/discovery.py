@@ -85,11 +85,21 @@ def _accepts_json(accept: str | None) -> bool:
     return False
 
 
-def openapi_response(registry: Registry, path: str, accept: str | None = None) -> web.StreamResponse:
+def openapi_response(registry: Registry, path: str, accept: str | None = None,
+                     extend: Any = None) -> web.StreamResponse:
     """Serve OpenAPI through `wire.openapi` when present; otherwise a plain 404 (route not installed).
 
     `/openapi/v3` lists one document per served group-version; `/openapi/v2` is JSON only, so a client that
-    accepts only protobuf (kubectl's fallback) gets kube-openapi's 406 instead of JSON it cannot parse."""
+    accepts only protobuf (kubectl's fallback) gets kube-openapi's 406 instead of JSON it cannot parse.
+    `extend(doc)`: an enabled extension adds its fields to the v2 / v3 `api/v1` documents."""
+    if extend is not None:
+        resp = openapi_response(registry, path, accept)
+        if resp.status == 200 and (path == "/openapi/v2" or path.rstrip("/") == "/openapi/v3/api/v1"):
+            import json as _json
+            doc = _json.loads(resp.body)  # type: ignore[attr-defined]
+            extend(doc)
+            return object_response(doc)
+        return resp
     kinds = _openapi_kinds(registry)
     v2, root, documents = (hooks.wire_attr("openapi", n)
                            for n in ("openapi_v2", "openapi_v3_root", "openapi_v3_documents"))

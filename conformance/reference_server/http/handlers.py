@@ -12,6 +12,7 @@ from ..registry import GenericStore
 from ..registry.namespace import NamespaceStore
 from . import params as P
 from .context import ServerContext
+from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
@@ -135,7 +136,8 @@ class Handlers:
         else:
             obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind)
         mode = P.field_validation(request.query)
-        warnings = apply_field_validation(obj, store.info.kind, store.info.fields, mode)
+        warnings = apply_field_validation(obj, store.info.kind, store.info.fields, mode,
+                                          extra_fields(self.ctx.feature_gates, store.info.kind))
         return obj, warnings
 
     def _fix_namespace(self, obj: dict[str, Any], route: Route, store: GenericStore) -> None:
@@ -220,7 +222,8 @@ class Handlers:
             patch_type_error(patched, store.info.kind, ctype, patch)
             if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
                 patched["metadata"] = {}
-            warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode)
+            warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode,
+                                                  extra_fields(self.ctx.feature_gates, store.info.kind))
             self._fix_namespace(patched, route, store)
             self._check_name(patched, route.name)
             if route.group:  # a named-group kind: the patched object must still decode (groups.check_shape)
