@@ -238,7 +238,11 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     _LAST_ERROR.clear()
     code = _run(ns, passthrough)
     run_dir = getattr(ns, "run_dir", None)
-    done = publish(results, run_dir, error=_LAST_ERROR[0] if code == EXIT_USAGE and _LAST_ERROR else None)
+    error = None
+    if code != EXIT_OK:
+        error = (_LAST_ERROR[0] if _LAST_ERROR else None) or \
+            f"nsconform run ended with exit code {code} before writing a JUnit report (see the plugin's log)"
+    done = publish(results, run_dir, error=error)
     print(f"nsconform: results for Sonobuoy in {done.read_text()} (exit code {code} reported as 0)")
     return EXIT_OK
 

@@ -120,3 +120,16 @@ def test_cluster_role_covers_what_preflight_asks(profile: str) -> None:
                if not any(rule_allows(Attributes(None, n.verb, n.group, n.resource, n.subresource), r)
                           for r in role["rules"])]
     assert not missing, missing
+
+
+def test_publish_without_a_run_dir(tmp_path: Path) -> None:
+    """Nothing ran (a --rerun-failed of a clean run): an empty JUnit, not a failure; an error: one failed case."""
+    from conformance.report.sonobuoy import publish
+
+    publish(tmp_path / "ok", None)
+    root, _ = _done_junit(tmp_path / "ok")
+    assert not root.findall(".//testcase")
+    publish(tmp_path / "bad", tmp_path / "missing", error="cannot reach https://10.0.0.1:443")
+    root, _ = _done_junit(tmp_path / "bad")
+    assert root.find(".//failure").get("message") == "cannot reach https://10.0.0.1:443"
+    assert sorted(p.name for p in (tmp_path / "bad").iterdir()) == ["done", "nsconform-results.tar.gz"]
