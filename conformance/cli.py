@@ -41,8 +41,13 @@ def _suite_args(selection: Sequence[str] | None = None) -> list[str]:
     return [a for a in SUITE_ARGS if a != "conformance.suites"] + list(selection)
 
 
+_LAST_ERROR: list[str] = []  # the last one-line error, for a Sonobuoy plugin's error JUnit
+
+
 def _err(msg: str) -> None:
-    print(f"nsconform: {' '.join(str(msg).split())}", file=sys.stderr)
+    line = ' '.join(str(msg).split())
+    _LAST_ERROR[:] = [line]
+    print(f"nsconform: {line}", file=sys.stderr)
 
 
 def _add_target_options(p: argparse.ArgumentParser) -> None:
@@ -112,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--authorization", choices=("always-allow", "rbac"), default=None,
                      help="embedded server only (default rbac: authentication + RBAC, which the scope suites' "
                           "authorization tests need; always-allow: they skip)")
+    run.add_argument("--results-dir", default=None, metavar="DIR",
+                     help="run as a Sonobuoy plugin (default $SONOBUOY_RESULTS_DIR): pack the reports into DIR, "
+                          "write DIR/done naming them, exit 0 even when clauses failed (docs/sonobuoy.md)")
 
     cleanup = sub.add_parser("cleanup", help="delete namespaces left behind by nsconform runs")
     _add_target_options(cleanup)
@@ -227,6 +235,24 @@ def _validate_target(ns: argparse.Namespace, profile: str, preflight: bool = Fal
 
 
 def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
+    from .report.sonobuoy import publish, results_dir_from
+
+    results = results_dir_from(ns.results_dir)
+    if results is None:
+        return _run(ns, passthrough)
+    _LAST_ERROR.clear()
+    code = _run(ns, passthrough)
+    run_dir = getattr(ns, "run_dir", None)
+    error = None
+    if code != EXIT_OK:
+        error = (_LAST_ERROR[0] if _LAST_ERROR else None) or \
+            f"nsconform run ended with exit code {code} before writing a JUnit report (see the plugin's log)"
+    done = publish(results, run_dir, error=error)
+    print(f"nsconform: results for Sonobuoy in {done.read_text()} (exit code {code} reported as 0)")
+    return EXIT_OK
+
+
+def _run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     from .client import TargetError
     from .target import new_run_id
 
@@ -287,6 +313,7 @@ def cmd_run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     run_id = ns.run_id or new_run_id()
     reports = Path(ns.reports)
     run_dir = reports / run_id
+    ns.run_dir = run_dir
     args = [*_suite_args(selection), "-p", "no:cacheprovider", "--rootdir", str(PACKAGE_ROOT),
             f"--junitxml={run_dir / 'junit.xml'}", f"--alluredir={run_dir / 'allure-results'}",
             "--nsconform-reports", str(reports), "--run-id", run_id, "--profile", ns.profile,

@@ -273,16 +273,23 @@ def from_kubeconfig(path: str | None = None, context: str | None = None) -> Conn
                       secrets=tuple(secrets))
 
 
+SERVICEACCOUNT_DIR_ENV = "NSCONFORM_SERVICEACCOUNT_DIR"
+"""Where `token` and `ca.crt` are read from instead of /var/run/secrets/kubernetes.io/serviceaccount."""
+
+
 def from_incluster() -> Connection:
     """Service-account credentials of a pod (KUBERNETES_SERVICE_HOST + mounted token and CA)."""
     from kubernetes.client import Configuration
     from kubernetes.config.config_exception import ConfigException
     from kubernetes.config.incluster_config import InClusterConfigLoader, SERVICE_CERT_FILENAME, SERVICE_TOKEN_FILENAME
 
+    token_file, cert_file = SERVICE_TOKEN_FILENAME, SERVICE_CERT_FILENAME
+    sa_dir = os.environ.get(SERVICEACCOUNT_DIR_ENV)
+    if sa_dir:  # the mount point moved (tests simulate a pod; a sidecar projects the token elsewhere)
+        token_file, cert_file = os.path.join(sa_dir, "token"), os.path.join(sa_dir, "ca.crt")
     configuration = Configuration()
     try:
-        InClusterConfigLoader(token_filename=SERVICE_TOKEN_FILENAME,
-                              cert_filename=SERVICE_CERT_FILENAME).load_and_set(configuration)
+        InClusterConfigLoader(token_filename=token_file, cert_filename=cert_file).load_and_set(configuration)
     except ConfigException as exc:
         raise TargetError(f"in-cluster config: {_one_line(exc)}") from None
     session = _new_session()
