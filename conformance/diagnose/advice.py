@@ -78,7 +78,15 @@ def _remedies(n: NamespaceDiagnosis, d: Diagnosis) -> list[Remedy]:
             "itself; if they stay, something refuses their deletion (often an admission webhook). Deleting one "
             "by hand shows the error."), [f"kubectl delete {_q(o.resource)} {_q(o.name)} -n {_q(ns)}"
                                            for o in plain[:3]]))
+    discovery = {f.what for f in d.discovery_failures}
     for u in n.unreadable:
+        if u.what in discovery:  # a group version (or /api, /apis) whose discovery failed: a non-resource URL
+            path = "/api/v1" if u.what == "v1" else u.what if u.what.startswith("/") else f"/apis/{u.what}"
+            out.append(Remedy("unreadable", (
+                f"Could not discover {u.what} ({u.reason}): whether objects of the resources it serves remain in "
+                f"{ns} is unknown. Re-run diagnose with credentials that may read {path} (the "
+                "system:discovery role)."), [f"kubectl auth can-i get {_q(path)}"]))
+            continue
         out.append(Remedy("unreadable", (
             f"Could not list {u.what} in {ns} ({u.reason}): whether such objects remain is unknown. Re-run "
             "diagnose with credentials that may list them."),

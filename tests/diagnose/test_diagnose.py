@@ -162,6 +162,39 @@ def test_denied_reads_are_named(tmp_path):
         s.stop()
 
 
+def test_denied_discovery_is_named(tmp_path):
+    """Without the system:discovery binding a reader cannot discover any API: diagnose names each denied
+    discovery document and the check for it (a non-resource URL), and still finds the spec finalizer."""
+    users = tmp_path / "users.csv"
+    users.write_text("viewer-token,viewer,1\n")
+    s = start_embedded(authorization="rbac", users_file=str(users))
+    try:
+        admin = {"Authorization": f"Bearer {s.token}"}
+        rbac = "/apis/rbac.authorization.k8s.io/v1"
+        assert requests.post(f"{s.url}{rbac}/clusterroles", headers=admin, json={
+            "metadata": {"name": "ns-reader"},
+            "rules": [{"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "list"]}]}).status_code == 201
+        assert requests.post(f"{s.url}{rbac}/clusterrolebindings", headers=admin, json={
+            "metadata": {"name": "ns-reader"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io",
+                                                          "kind": "ClusterRole", "name": "ns-reader"},
+            "subjects": [{"kind": "User", "name": "viewer", "apiGroup": "rbac.authorization.k8s.io"}]}
+        ).status_code == 201
+        assert requests.delete(f"{s.url}{rbac}/clusterrolebindings/system:discovery", headers=admin).status_code == 200
+        requests.post(f"{s.url}/api/v1/namespaces", headers=admin,
+                      json={"metadata": {"name": "blind"}, "spec": {"finalizers": ["example.com/x"]}})
+        requests.delete(f"{s.url}/api/v1/namespaces/blind", headers=admin)
+        d = diagnose(client(s, "viewer-token"), ["blind"])
+        assert {f.what for f in d.discovery_failures} == {"v1", "/apis"}
+        assert all(f.reason.startswith("403") for f in d.discovery_failures)
+        n = d.namespaces[0]
+        checks = {r.commands[0] for r in n.remedies if r.cause == "unreadable"}
+        assert checks == {"kubectl auth can-i get /api/v1", "kubectl auth can-i get /apis"}
+        assert n.remedies[-1].cause == "spec-finalizer"
+        assert "Could not discover /apis (403" in text(d)
+    finally:
+        s.stop()
+
+
 def test_cli_json_and_exit_codes(srv, tmp_path, capsys):
     kubeconfig = tmp_path / "kubeconfig"
     srv.write_kubeconfig(str(kubeconfig))

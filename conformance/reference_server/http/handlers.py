@@ -73,10 +73,11 @@ class Handlers:
                 opts = P.list_options(request.query, named)
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
-                return self._respond(request, self._list(store, ns, opts, route))
+                return self._respond(request, self._list(store, ns, opts, route), store=store)
             if plain_json(request.headers.get("Accept"), store.info.kind):  # the hot path: memoised bytes
                 return json_body_response(store.get_rendered(route.namespace, route.name, dumps))
-            return self._respond(request, store.get(route.namespace, route.name, shared=True))  # only encoded
+            return self._respond(request, store.get(route.namespace, route.name, shared=True),  # only encoded
+                                 store=store)
         if m == "POST":
             if route.target == "ns-finalize":
                 return await self._update(request, route, store)
@@ -105,12 +106,14 @@ class Handlers:
         return store
 
     def _respond(self, request: web.Request, obj: Any, status: int = 200,
-                 warnings: list[str] | None = None) -> web.Response:
+                 warnings: list[str] | None = None, *, store: GenericStore) -> web.Response:
         headers = None
         if warnings:  # one Warning header per warning, quoted as RFC 7234 warn-text (`net.NewWarningHeader`)
             headers = CIMultiDict([("Warning", '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"')
                                    for w in dict.fromkeys(warnings) if w.isprintable()])
         kind = obj.get("kind", "").removesuffix("List") if obj.get("kind") != "Status" else ""
+        if kind == store.info.kind:
+            kind = store.table_kind
         return object_response(obj, status, request.headers.get("Accept"), headers, kind=kind, query=request.query)
 
     def _list(self, store: GenericStore, ns: str | None, opts: Any, route: Route) -> dict[str, Any]:
@@ -190,7 +193,7 @@ class Handlers:
         created = store.create(obj, dry_run=dry, admit=admit,
                                field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
                                **extra)
-        return self._respond(request, created, 201, warnings)
+        return self._respond(request, created, 201, warnings, store=store)
 
     async def _update(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         obj, warnings = await self._decode(request, store)
@@ -201,7 +204,7 @@ class Handlers:
         dry = P.dry_run(request.query.getall("dryRun", []))
         out = store.update(route.namespace, route.name, obj, strategy=self._strategy(route, store), dry_run=dry,
                            field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
-        return self._respond(request, out, 200, warnings)
+        return self._respond(request, out, 200, warnings, store=store)
 
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         ctype = media_type(request.headers.get("Content-Type"))
@@ -235,7 +238,7 @@ class Handlers:
         out = store.update(route.namespace, route.name, transform=transform, strategy=self._strategy(route, store),
                            dry_run=dry,
                            field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
-        return self._respond(request, out, 200, warnings)
+        return self._respond(request, out, 200, warnings, store=store)
 
     async def _delete_body(self, request: web.Request) -> dict[str, Any] | None:
         raw = await read_body(request)
@@ -249,11 +252,11 @@ class Handlers:
         admit = self.ctx.admission.for_delete(store.info, route.name)
         out, deleted = store.delete(route.namespace, route.name, opts, admit=admit)
         status = 202 if (not deleted and opts.orphan_dependents is False) else 200
-        return self._respond(request, out, status)
+        return self._respond(request, out, status, store=store)
 
     async def _delete_collection(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
         out = store.delete_collection(route.namespace, P.list_options(request.query), opts)
-        return self._respond(request, out)
+        return self._respond(request, out, store=store)
 

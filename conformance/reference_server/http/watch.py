@@ -96,7 +96,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
             "sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate "
                                  "is enabled")], group="meta.k8s.io")
     timeout = _timeout(request.query)
-    embed = _embedded_transform(request, store.info.kind)
+    embed = _embedded_transform(request, store.table_kind)
     bookmarks = request.query.get("allowWatchBookmarks", "").lower() in ("true", "1")
     deviations = ctx.deviations
     loop = asyncio.get_running_loop()

@@ -273,6 +273,11 @@ class CustomResourceStore(GroupStore):
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub) if status_sub else None
 
+    @property
+    def table_kind(self) -> str:
+        """Every custom resource gets the crdHandler's table (a CRD's kind may equal a built-in one's)."""
+        return "CustomResource"
+
     def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`Status Success` whose details carry the group (`{name, group, kind: <plural>, uid}`)."""
         out = super()._deleted_result(obj)

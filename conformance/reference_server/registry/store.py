@@ -70,6 +70,11 @@ class GenericStore:
 
     group = ""  # a named API group's stores (`GroupStore`) qualify their errors with it
 
+    @property
+    def table_kind(self) -> str:
+        """Which `wire.table` printer renders this resource's Table (`kubectl get`): its kind."""
+        return self.info.kind
+
     def __init__(self, info: ResourceInfo, store: Store, strategy: Strategy | None = None,
                  deviations: Deviations = NONE):
         self.info = info

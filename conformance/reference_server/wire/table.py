@@ -247,6 +247,24 @@ def _resourcequota(obj: dict[str, Any], now: datetime) -> list[Any]:
     return [obj["metadata"].get("name", ""), age(obj, now), ", ".join(requests), ", ".join(limits)]
 
 
+def _apiservice(obj: dict[str, Any], now: datetime) -> list[Any]:
+    """kube-aggregator's `ConvertToTable` (registry/apiservice/etcd): Service `Local` or `<ns>/<name>`;
+    Available `Unknown` without the condition, `True`, or `False (<reason>)`."""
+    svc = (obj.get("spec") or {}).get("service")
+    service = f"{svc.get('namespace', '')}/{svc.get('name', '')}" if isinstance(svc, dict) else "Local"
+    cond = next((c for c in (obj.get("status") or {}).get("conditions") or []
+                 if isinstance(c, dict) and c.get("type") == "Available"), None)
+    available = "Unknown"
+    if cond is not None:
+        status = str(cond.get("status") or "")
+        available = f"{status} ({cond['reason']})" if status != "True" and cond.get("reason") else status
+    return [obj["metadata"].get("name", ""), service, available, age(obj, now)]
+
+
+def _custom_resource(obj: dict[str, Any], now: datetime) -> list[Any]:
+    return [obj.get("metadata", {}).get("name", ""), age(obj, now)]
+
+
 def _default(obj: dict[str, Any], now: datetime) -> list[Any]:
     created = parse_time(obj.get("metadata", {}).get("creationTimestamp"))
     stamp = created.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if created else "0001-01-01T00:00:00Z"
@@ -307,6 +325,11 @@ PRINTERS: dict[str, tuple[list[dict[str, Any]], Printer]] = {
                        _col("Limit", "Limits control the maximum amount of cpu/memory that a container may use "
                                      "independent of contention on the node.")], _resourcequota),
 }
+PRINTERS["APIService"] = ([_NAME, _col("Service", "The reference to the service that hosts this API endpoint."),
+                           _col("Available", "Whether this service is available."), _AGE], _apiservice)
+# apiextensions-apiserver's tableconvertor with `serveDefaultColumnsIfEmpty` (a CRD without
+# additionalPrinterColumns): Name, then Age of type "date" whose cell is a human duration.
+PRINTERS["CustomResource"] = ([_NAME, _col("Age", _CREATED_DOC, type_="date")], _custom_resource)
 PRINTERS.update(table_workloads.printers(_col, _NAME, _AGE, age))
 DEFAULT_COLUMNS = [_NAME, _col("Created At", _CREATED_DOC, type_="date")]
 

@@ -114,6 +114,28 @@ def test_default_table_for_kinds_without_a_printer() -> None:
     assert cells({"metadata": meta("l", timedelta(hours=1))}, "LimitRange") == ["l", "2026-01-10T11:00:00Z"]
 
 
+def test_apiservice() -> None:  # kube-aggregator's ConvertToTable, as `kubectl get apiservices` shows it
+    assert names("APIService") == ["Name", "Service", "Available", "Age"]
+    local = {"metadata": meta("v1.apps"), "spec": {"group": "apps", "version": "v1"},
+             "status": {"conditions": [{"type": "Available", "status": "True", "reason": "Local"}]}}
+    assert cells(local, "APIService") == ["v1.apps", "Local", "True", "30s"]
+    remote = {"metadata": meta("v1beta1.metrics.k8s.io"),
+              "spec": {"service": {"namespace": "kube-system", "name": "metrics-server", "port": 443}},
+              "status": {"conditions": [{"type": "Available", "status": "False", "reason": "ServiceNotFound"}]}}
+    assert cells(remote, "APIService") == ["v1beta1.metrics.k8s.io", "kube-system/metrics-server",
+                                           "False (ServiceNotFound)", "30s"]
+    remote["status"]["conditions"][0].pop("reason")
+    assert cells(remote, "APIService")[2] == "False"
+    remote["status"] = {}
+    assert cells(remote, "APIService")[2] == "Unknown"  # no Available condition written yet
+
+
+def test_custom_resource() -> None:  # crdHandler without additionalPrinterColumns: Name, Age (type date)
+    table = to_table([{"metadata": meta("w", timedelta(minutes=5))}], "CustomResource", now=NOW)
+    assert [(c["name"], c["type"]) for c in table["columnDefinitions"]] == [("Name", "string"), ("Age", "date")]
+    assert table["rows"][0]["cells"] == ["w", "5m"]
+
+
 def test_event() -> None:
     assert names("Event") == ["Last Seen", "Type", "Reason", "Object", "Subobject", "Source", "Message",
                               "First Seen", "Count", "Name"]
