@@ -346,3 +346,21 @@ def test_clean_failure_fails_the_run(monkeypatch, tmp_path, capsys):
     _fake(monkeypatch, ALL, {"NS-U-001": "reason"}, outcome)
     assert main(["--reports", str(tmp_path)]) == 1
     assert "the clean run failed" in capsys.readouterr().out
+
+
+def test_on_a_terminal_progress_updates_one_line_and_the_table_is_unchanged(monkeypatch, tmp_path, capsys):
+    import io
+
+    class FakeTTY(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty = FakeTTY()
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr("sys.stderr", tty)
+    _fake(monkeypatch, ALL, {"NS-U-001": "reason"}, _caught_unless(None))
+    assert main(["--reports", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().splitlines()[-1] == "caught 2/2 deviations" and "] caught  k" not in out
+    assert any(ln.startswith("k ") for ln in out.splitlines())  # the table
+    assert "k (kubernetes) … caught (0.5 s)" in tty.getvalue() and tty.getvalue().endswith("\r\x1b[K")

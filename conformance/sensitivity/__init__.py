@@ -28,6 +28,7 @@ from typing import Any, Sequence
 from .runner import PROFILES, Run, coverage, deviation_profiles, plan_runs, previous_durations, run_all, short_names
 from .table import last_line, markdown_table, progress_line, text_table
 from conformance.argtypes import OneLineParser, positive_float, positive_int
+from conformance.progress import Progress
 
 __all__ = ["main", "build_parser", "summarise"]
 
@@ -141,16 +142,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     started_at = datetime.now(timezone.utc)
     t0 = time.monotonic()
 
+    progress = Progress(len(runs))
+
     def on_done(run: Run, i: int, total: int) -> None:
-        print(progress_line(run, i, total), flush=True)
+        progress.done(f"{run.deviation or '(clean)'} ({run.profile})", run.status, run.duration_s,
+                      progress_line(run, i, total))
 
     try:
         run_all(runs, reports / "sensitivity", jobs=ns.jobs, timeout_scale=ns.timeout_scale,
                 run_timeout=ns.run_timeout, on_done=on_done, extra=passthrough, authorization=ns.authorization,
                 hints=previous_durations(reports / "sensitivity.json"))
     except KeyboardInterrupt:
+        progress.finish()
         print("nsconform sensitivity: interrupted", file=sys.stderr)
         return EXIT_USAGE
+    progress.finish()
     wall = time.monotonic() - t0
 
     clean_ok = all(r.status == "passed" for r in runs if r.deviation is None)

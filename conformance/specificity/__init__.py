@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from conformance.argtypes import OneLineParser, positive_float, positive_int
+from conformance.progress import Progress
 from conformance.sensitivity.runner import PROFILES, Run, execute, judge, short_names
 
 __all__ = ["build_parser", "main", "plan", "run_plan", "false_alarms", "last_line", "text_table"]
@@ -179,18 +180,23 @@ def main(argv: Sequence[str] | None = None, *, execute_run: Execute = execute) -
     started_at = datetime.now(timezone.utc)
     t0 = time.monotonic()
 
+    progress = Progress(len(runs))
+
     def on_done(run: Run, i: int, total: int) -> None:
-        print(f"[{i}/{total}] {run.status:<7} {run.flavor} ({run.profile}) {run.duration_s:.1f}s"
-              + (f": {run.error}" if run.error else
-                 f": failed {', '.join(short_names(run.failed))}" if run.failed else ""), flush=True)
+        progress.done(f"{run.flavor} ({run.profile})", run.status, run.duration_s,
+                      f"[{i}/{total}] {run.status:<7} {run.flavor} ({run.profile}) {run.duration_s:.1f}s"
+                      + (f": {run.error}" if run.error else
+                         f": failed {', '.join(short_names(run.failed))}" if run.failed else ""))
 
     try:
         done = run_plan(runs, reports / "specificity", jobs=ns.jobs, timeout_scale=ns.timeout_scale,
                         run_timeout=ns.run_timeout, authorization=ns.authorization, extra=passthrough,
                         on_done=on_done, execute_run=execute_run)
     except KeyboardInterrupt:
+        progress.finish()
         print("nsconform specificity: interrupted", file=sys.stderr)
         return EXIT_USAGE
+    progress.finish()
     wall = time.monotonic() - t0
     for r in done:
         if r.status != "passed":

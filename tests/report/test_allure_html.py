@@ -62,3 +62,20 @@ def test_missing_allure_results_is_one_line(run_dir: Path, tmp_path: Path) -> No
     shutil.copytree(run_dir, copy, ignore=shutil.ignore_patterns("allure-results", "allure-report"))
     proc = _nsconform(["report", str(copy), "--allure-html"], tmp_path, timeout=120)
     assert proc.returncode == 2 and "no allure-results here" in proc.stderr, proc.stderr
+
+
+def test_the_config_gives_allure3_our_categories_and_the_clause_tree(tmp_path: Path) -> None:
+    import json
+
+    from conformance.report.allure_html import allure_config
+
+    (tmp_path / "categories.json").write_text(json.dumps([
+        {"name": "Timed out", "matchedStatuses": ["failed"], "messageRegex": "(?s).*WaitTimeout.*"},
+        {"name": "Violation", "matchedStatuses": ["failed"]}]))
+    config = allure_config(tmp_path, "nsconform x")
+    assert config["name"] == "nsconform x"
+    assert config["plugins"]["awesome"]["options"]["groupBy"] == ["epic", "feature", "story"]
+    timed_out, violation = config["categories"]
+    assert timed_out["messageRegex"] == r"[\s\S]*WaitTimeout[\s\S]*"  # JavaScript has no (?s)
+    assert violation == {"name": "Violation", "matchedStatuses": ["failed"]}
+    assert "categories" not in allure_config(tmp_path / "none", "n")
