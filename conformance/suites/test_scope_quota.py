@@ -5,12 +5,13 @@ them and never assume they are there right after a write); a create that would e
 with upstream's 403; deleting frees quota (again asynchronously); a quota limits its own namespace only.
 ResourceQuota admission is on by default upstream, so these run on every target.
 
-Object counts use `count/secrets` and are judged by *deltas* from what the namespace already holds: no
-secret appears in a new namespace by itself on kind, k3s, GKE or EKS, but OpenShift puts dockercfg secrets for
-its ServiceAccounts into every namespace (shortly after creation), and any cluster may run such a controller.
-So `status.used` is compared with the number of secrets the namespace lists at that moment, the quota's
-`hard` is set from the count found when it is created, and "used up" is reached by creating until the server
-refuses.
+Object counts use `count/services`: no controller of kind, k3s, OpenShift, GKE or EKS writes Services into a
+new namespace. Secrets were the first choice and are the wrong one: OpenShift's controllers add dockercfg
+secrets to every namespace *at some moment after* it is created (after a quota may already be there; the
+`openshift` flavour shows the race). Counts are still judged by *deltas* from what the namespace holds, in
+case a cluster does run such a controller: `status.used` is compared with the number of Services the
+namespace lists at that moment, `hard` is set from the count found when the quota is created, and "used
+up" is reached by creating until the server refuses.
 """
 
 from __future__ import annotations
@@ -21,40 +22,41 @@ from conformance import assertions as A
 from conformance.suites import refuse
 from conformance.suites._scope import QUOTA_TIMEOUT, create, pod_body, quota_body, until_used
 
-COUNT = "count/secrets"
+KIND = "services"
+COUNT = f"count/{KIND}"
 FILL_LIMIT = 20
 """How many creates `_fill` tries before it decides the quota is not enforced."""
 
 
-def _secrets_held(api, paths, ns):
-    items = A.expect_ok(api.get(paths.content(ns, "secrets"))).get("items") or []
+def _held(api, paths, ns):
+    items = A.expect_ok(api.get(paths.content(ns, KIND))).get("items") or []
     return [(i.get("metadata") or {}).get("name") for i in items]
 
 
 def _until_used_matches(api, paths, waiter, ns, name="q", *, including=(), excluding=()):
-    """Wait until the quota's status.used count/secrets equals the number of secrets the namespace lists now,
+    """Wait until the quota's status.used count equals the number of objects of KIND the namespace lists now,
     and that list contains `including` and none of `excluding` (the quota follows what the namespace holds)."""
     seen = {}
 
     def ok(q):
         used = ((q.get("status") or {}).get("used") or {}).get(COUNT)
-        held = _secrets_held(api, paths, ns)
+        held = _held(api, paths, ns)
         seen.update(used=used, held=held)
         return (used == str(len(held)) and all(n in held for n in including)
                 and not any(n in held for n in excluding))
     try:
         return waiter.until(paths.content(ns, "resourcequotas", name), ok,
-                            f"ResourceQuota {ns}/{name} status.used {COUNT} to equal the secrets the namespace "
+                            f"ResourceQuota {ns}/{name} status.used {COUNT} to equal the {KIND} the namespace "
                             f"holds", timeout=QUOTA_TIMEOUT)
     except AssertionError as exc:
         raise AssertionError(f"{exc}; last compared: status.used {COUNT}={seen.get('used')!r} with the "
-                             f"namespace's secrets {seen.get('held')}") from None
+                             f"namespace's {KIND} {seen.get('held')}") from None
 
 
 def _quota(api, paths, waiter, ns, room, name="q"):
-    """A count/secrets quota with `room` more than the namespace holds; waits until the server computed it.
+    """A count quota with `room` more than the namespace holds; waits until the server computed it.
     Returns `hard`."""
-    hard = str(len(_secrets_held(api, paths, ns)) + room)
+    hard = str(len(_held(api, paths, ns)) + room)
     create(api, paths.content(ns, "resourcequotas"), quota_body(name, {COUNT: hard}))
     waiter.until(paths.content(ns, "resourcequotas", name),
                  lambda q: COUNT in ((q.get("status") or {}).get("used") or {}),
@@ -62,20 +64,20 @@ def _quota(api, paths, waiter, ns, room, name="q"):
     return hard
 
 
-def _secret(api, content, ns, name):
-    return api.post(f"/api/v1/namespaces/{ns}/secrets", content.body_for("secrets", name))
+def _make(api, content, ns, name):
+    return api.post(f"/api/v1/namespaces/{ns}/{KIND}", content.body_for(KIND, name))
 
 
 def _fill(api, content, ns, prefix="s"):
-    """Create secrets until one is refused; returns (names created, the refused name, its response)."""
+    """Create objects of KIND until one is refused; returns (names created, the refused name, its response)."""
     made = []
     for i in range(1, FILL_LIMIT + 1):
         name = f"{prefix}{i}"
-        resp = _secret(api, content, ns, name)
+        resp = _make(api, content, ns, name)
         if resp.status_code != 201:
             return made, name, resp
         made.append(name)
-    raise AssertionError(f"{FILL_LIMIT} secrets created in {ns} under a {COUNT} quota with room for fewer: "
+    raise AssertionError(f"{FILL_LIMIT} {KIND} created in {ns} under a {COUNT} quota with room for fewer: "
                          f"the quota is not enforced")
 
 
@@ -96,9 +98,9 @@ def test_usage_in_status(api, paths, waiter, content, quota_ns):
     q = A.expect_ok(api.get(paths.content(quota_ns, "resourcequotas", "q")))
     hard = (q.get("spec") or {}).get("hard")
     assert (q.get("status") or {}).get("hard") == hard, f"status.hard {q.get('status')}, spec.hard {hard}"
-    A.expect_code(_secret(api, content, quota_ns, "s1"), 201)
+    A.expect_code(_make(api, content, quota_ns, "s1"), 201)
     _until_used_matches(api, paths, waiter, quota_ns, including=["s1"])
-    A.expect_code(_secret(api, content, quota_ns, "s2"), 201)
+    A.expect_code(_make(api, content, quota_ns, "s2"), 201)
     _until_used_matches(api, paths, waiter, quota_ns, including=["s1", "s2"])
 
 
@@ -110,21 +112,21 @@ def test_create_beyond_quota_refused(api, paths, waiter, profile, content, quota
     made, refused, resp = _fill(api, content, quota_ns)
     assert made, f"the first create under a quota with room was refused: {A.body_excerpt(resp)}"
     refuse(profile, resp, 403, reason="Forbidden",
-           message=f'secrets "{refused}" is forbidden: exceeded quota: q, requested: {COUNT}=1, used: {COUNT}={hard}, '
+           message=f'{KIND} "{refused}" is forbidden: exceeded quota: q, requested: {COUNT}=1, used: {COUNT}={hard}, '
                    f"limited: {COUNT}={hard}",
-           details={"kind": "secrets", "name": refused})
-    A.expect_code(api.get(paths.content(quota_ns, "secrets", refused)), 404)
+           details={"kind": KIND, "name": refused})
+    A.expect_code(api.get(paths.content(quota_ns, KIND, refused)), 404)
 
 
 @pytest.mark.clause("NS-QUOTA-003")
 def test_delete_frees_quota(api, paths, waiter, content, quota_ns):
     """Deleting an object lowers status.used (eventually) and the freed unit can be used again."""
     made, _refused, _resp = _fill(api, content, quota_ns)
-    assert made, "no secret could be created under a quota with room"
+    assert made, f"no {KIND} could be created under a quota with room"
     _until_used_matches(api, paths, waiter, quota_ns, including=made)
-    A.expect_code(api.delete(paths.content(quota_ns, "secrets", made[0])), (200, 202))
+    A.expect_code(api.delete(paths.content(quota_ns, KIND, made[0])), (200, 202))
     _until_used_matches(api, paths, waiter, quota_ns, including=made[1:], excluding=made[:1])
-    A.expect_code(_secret(api, content, quota_ns, "again"), 201)
+    A.expect_code(_make(api, content, quota_ns, "again"), 201)
 
 
 @pytest.mark.clause("NS-QUOTA-004")
@@ -134,11 +136,11 @@ def test_quota_limits_its_namespace_only(api, paths, waiter, namespaces, content
     b = namespaces.create("quota-b")["metadata"]["name"]
     _quota(api, paths, waiter, a, 1)
     made, _refused, _resp = _fill(api, content, a)
-    assert made, f"no secret could be created in {a} under a quota with room"
+    assert made, f"no {KIND} could be created in {a} under a quota with room"
     for name in ("s1", "s2"):
-        resp = _secret(api, content, b, name)
+        resp = _make(api, content, b, name)
         assert resp.status_code == 201, (
-            f"create of secret {name} in {b} (no quota there; quota of {a} used up): expected 201, got "
+            f"create of {KIND} {name} in {b} (no quota there; quota of {a} used up): expected 201, got "
             f"{A.describe_request(resp)} {A.body_excerpt(resp)}")
 
 

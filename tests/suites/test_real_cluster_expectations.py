@@ -134,8 +134,8 @@ def server():
 
 
 class _BusyCluster(NamespaceFactory):
-    """Namespaces as OpenShift makes them: a dockercfg secret appears in each, and a controller annotates it
-    right after creation (so the resourceVersion the creator saw is stale at once)."""
+    """Namespaces as OpenShift makes them: a dockercfg secret appears in each (and a Service, as another
+    controller could make), and a controller annotates it right after creation (so the resourceVersion the creator saw is stale at once)."""
 
     def create(self, base: str = "t", **kw: Any) -> dict[str, Any]:
         ns = super().create(base, **kw)
@@ -143,6 +143,10 @@ class _BusyCluster(NamespaceFactory):
         secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": f"builder-dockercfg-{_secrets.token_hex(2)}"},
                   "type": "Opaque", "data": {}}
         assert self.client.post(self.paths.content(name, "secrets"), secret).status_code == 201
+        # and, as a cluster whose controllers do write Services could, one the quota suite must count from
+        service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "written-by-a-controller"},
+                   "spec": {"ports": [{"port": 80}]}}
+        assert self.client.post(self.paths.content(name, "services"), service).status_code == 201
         assert self.client.patch(self.paths.namespace(name), {"metadata": {"annotations": {
             "openshift.io/sa.scc.uid-range": "1000680000/10000"}}}).status_code == 200
         return ns
