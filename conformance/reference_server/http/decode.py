@@ -81,20 +81,6 @@ def _json_msg(exc: Exception) -> str:
 _GO_TYPES = {"metadata": "v1.ObjectMeta", "spec": "v1.{kind}Spec", "status": "v1.{kind}Status"}
 
 
-def _json_type(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if v is None:
-        return "null"
-    return "object"
-
-
 def decode_body(content_type: str | None, raw: bytes, expected_kind: str) -> dict[str, Any]:
     """Decode a request body that must be an object of `expected_kind` in core v1 (NS-22).
 
@@ -103,7 +89,7 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str) -> dic
     obj = parse_raw(content_type, raw, expected_kind)
     if not isinstance(obj, dict):
         raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
-                            f"{_json_type(obj)} into Go value of type struct {{ APIVersion string "
+                            f"{gotypes.kind_word(obj)} into Go value of type struct {{ APIVersion string "
                             '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }', raw)
     kind, version = obj.get("kind"), obj.get("apiVersion")
     if kind is not None and not isinstance(kind, str) or version is not None and not isinstance(version, str):
@@ -170,7 +156,7 @@ def _check_shapes(obj: dict[str, Any], kind: str) -> None:
 def _check_shapes_legacy(obj: dict[str, Any], kind: str) -> None:
     def fail(path: str, value: Any, go_type: str) -> None:
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal '
-                            f"{_json_type(value)} into Go struct field {kind}.{path} of type {go_type}")
+                            f"{gotypes.kind_word(value)} into Go struct field {kind}.{path} of type {go_type}")
 
     for f, go in _GO_TYPES.items():
         if f in obj and obj[f] is not None and not isinstance(obj[f], dict):
@@ -289,7 +275,7 @@ def decode_delete_options(content_type: str | None, raw: bytes) -> dict[str, Any
     obj = parse_raw(content_type, raw, "DeleteOptions")
     if not isinstance(obj, dict):
         raise _unrecognized("DeleteOptions", "couldn't get version/kind; json parse error: json: cannot "
-                            f"unmarshal {_json_type(obj)} into Go value", raw)
+                            f"unmarshal {gotypes.kind_word(obj)} into Go value", raw)
     kind = obj.get("kind")
     if kind and kind != "DeleteOptions":
         raise E.bad_request(f'{kind} in version "{obj.get("apiVersion", "v1")}" cannot be handled as a '

@@ -29,7 +29,7 @@ def json_type(v: Any) -> str:
     if isinstance(v, bool):
         return "bool"
     if isinstance(v, (int, float)):
-        return f"number {v}" if not isinstance(v, bool) else "bool"
+        return f"number {v}"
     if isinstance(v, str):
         return "string"
     if isinstance(v, list):
@@ -39,8 +39,9 @@ def json_type(v: Any) -> str:
     return "object"
 
 
-def _kind_word(v: Any) -> str:
-    """`number` without its literal (what Go prints when the Go type is not numeric)."""
+def kind_word(v: Any) -> str:
+    """`number` without its literal (what Go prints when the Go type is not numeric); shared by every
+    place that words a Go `UnmarshalTypeError` (http/decode.py, wire/openapi.py)."""
     return "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else json_type(v)
 
 
@@ -59,12 +60,12 @@ def _go_type(f: schema.Field, element: bool = False) -> str:
 def _scalar_error(v: Any, typ: str) -> str | None:
     """The Go-side complaint about one JSON value for a scalar type, or None when it decodes."""
     if typ == "s":
-        return None if isinstance(v, str) else _kind_word(v)
+        return None if isinstance(v, str) else kind_word(v)
     if typ == "b":
-        return None if isinstance(v, bool) else _kind_word(v)
+        return None if isinstance(v, bool) else kind_word(v)
     if typ == "y":
         if not isinstance(v, str):
-            return _kind_word(v)
+            return kind_word(v)
         try:
             base64.b64decode(v, validate=True)
         except (binascii.Error, ValueError):
@@ -72,13 +73,13 @@ def _scalar_error(v: Any, typ: str) -> str | None:
         return None
     if typ in _INT_RANGES:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            return _kind_word(v)
+            return kind_word(v)
         lo, hi = _INT_RANGES[typ]
         if isinstance(v, float) or not lo <= v <= hi:
             return json_type(v)
         return None
     if typ in ("f32", "f64"):
-        return None if isinstance(v, (int, float)) and not isinstance(v, bool) else _kind_word(v)
+        return None if isinstance(v, (int, float)) and not isinstance(v, bool) else kind_word(v)
     return None
 
 
@@ -86,7 +87,7 @@ def _special_error(message: str, v: Any) -> str | None:
     """JSON-scalar messages (`UnmarshalJSON` of Time, Quantity, IntOrString, FieldsV1)."""
     if message in ("meta.Time", "meta.MicroTime"):
         if not isinstance(v, str):
-            return f"json: cannot unmarshal {_kind_word(v)} into Go value of type string"
+            return f"json: cannot unmarshal {kind_word(v)} into Go value of type string"
         if v and not _RFC3339.match(v):
             return f'parsing time "{v}" as "2006-01-02T15:04:05Z07:00": cannot parse "{v}" as "2006"'
         return None
@@ -96,7 +97,7 @@ def _special_error(message: str, v: Any) -> str | None:
         return None
     if message == "intstr.IntOrString":
         if isinstance(v, bool) or not isinstance(v, (str, int)):
-            return f"json: cannot unmarshal {_kind_word(v)} into Go value of type int32"
+            return f"json: cannot unmarshal {kind_word(v)} into Go value of type int32"
         return None
     return None  # meta.FieldsV1 keeps any raw JSON
 
@@ -139,11 +140,11 @@ def _mismatch(got: str, struct: str, path: str, go_type: str) -> str:
 def _field(f: schema.Field, value: Any, struct: str, path: str) -> str | None:
     if f.map_key is not None:
         if not isinstance(value, dict):
-            return _mismatch(_kind_word(value), struct, path, _go_type(f))
+            return _mismatch(kind_word(value), struct, path, _go_type(f))
         items = value.values()
     elif f.repeated:
         if not isinstance(value, list):
-            return _mismatch(_kind_word(value), struct, path, _go_type(f))
+            return _mismatch(kind_word(value), struct, path, _go_type(f))
         items = value
     else:
         items = (value,)
@@ -163,5 +164,5 @@ def _one(f: schema.Field, v: Any, struct: str, path: str) -> str | None:
     if f.type in schema.JSON_SCALAR_MESSAGES:
         return _special_error(f.type, v)
     if not isinstance(v, dict):
-        return _mismatch(_kind_word(v), struct, path, _go_type(f, element=True))
+        return _mismatch(kind_word(v), struct, path, _go_type(f, element=True))
     return _message(v, f.type, path + ".")

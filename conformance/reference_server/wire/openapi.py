@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import openapi_groups, schema
+from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
 from .openapi_schemas import closure, definition_name, known_fields, message_schema
 
@@ -321,7 +322,7 @@ def _shape_error(defs: dict[str, Any], schema: dict[str, Any], value: Any, path:
     typ = schema.get("type")
     if typ == "object" or "properties" in schema:
         if not isinstance(value, dict):
-            return f"json: cannot unmarshal {_json_type(value)} into Go struct field {path} of type object"
+            return f"json: cannot unmarshal {kind_word(value)} into Go struct field {path} of type object"
         if schema.get("x-kubernetes-preserve-unknown-fields"):
             return None
         props, extra = schema.get("properties") or {}, schema.get("additionalProperties")
@@ -334,17 +335,12 @@ def _shape_error(defs: dict[str, Any], schema: dict[str, Any], value: Any, path:
         return None
     if typ == "array":
         if not isinstance(value, list):
-            return f"json: cannot unmarshal {_json_type(value)} into Go struct field {path} of type array"
+            return f"json: cannot unmarshal {kind_word(value)} into Go struct field {path} of type array"
         for item in value:
             err = _shape_error(defs, schema.get("items") or {}, item, path, depth + 1)
             if err:
                 return err
         return None
     if typ in ("string", "integer", "number", "boolean") and isinstance(value, (dict, list)):
-        return f"json: cannot unmarshal {_json_type(value)} into Go struct field {path} of type {typ}"
+        return f"json: cannot unmarshal {kind_word(value)} into Go struct field {path} of type {typ}"
     return None
-
-
-def _json_type(value: Any) -> str:
-    return ("object" if isinstance(value, dict) else "array" if isinstance(value, list) else
-            "bool" if isinstance(value, bool) else "number" if isinstance(value, (int, float)) else "string")
