@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .authorization_pb import MAGIC, _fields, _message, _object_meta, _str
+from .authorization_pb import _fields, _message, _object_meta, _str, decode_unknown
 
 KINDS = frozenset({"SelfSubjectReview", "TokenReview", "TokenRequest"})
 
@@ -32,21 +32,5 @@ _SPECS = {"TokenReview": _token_review_spec, "TokenRequest": _token_request_spec
 
 def decode(body: bytes) -> dict[str, Any]:
     """`k8s\\0` + runtime.Unknown → the JSON-shaped object; ValueError for anything else."""
-    if not body.startswith(MAGIC):
-        raise ValueError("protobuf body does not start with the Kubernetes magic number 'k8s\\x00'")
-    try:
-        env = _message(body[len(MAGIC):], {3: "contentEncoding"},
-                       {1: ("typeMeta", lambda b: _message(b, {1: "apiVersion", 2: "kind"}))})
-        if env.get("contentEncoding"):
-            raise ValueError(f"unsupported protobuf contentEncoding {env['contentEncoding']!r}")
-        head = env.get("typeMeta", {})
-        if head.get("kind") not in KINDS:
-            raise ValueError(f"no protobuf schema for kind {head.get('kind', '')!r}")
-        raw = next((v for num, wt, v in _fields(body[len(MAGIC):]) if num == 2 and wt == 2), b"")
-        messages: dict[int, Any] = {1: ("metadata", _object_meta)}
-        if head["kind"] in _SPECS:
-            messages[2] = ("spec", _SPECS[head["kind"]])
-        obj = _message(raw, {}, messages)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"invalid UTF-8 in protobuf string: {exc}") from None
-    return {**head, **obj}
+    return decode_unknown(body, KINDS, lambda kind: {
+        1: ("metadata", _object_meta), **({2: ("spec", _SPECS[kind])} if kind in _SPECS else {})})

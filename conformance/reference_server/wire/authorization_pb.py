@@ -132,8 +132,11 @@ def _object_meta(buf: bytes) -> dict[str, Any]:
     return out
 
 
-def decode(body: bytes) -> dict[str, Any]:
-    """`k8s\\0` + runtime.Unknown{typeMeta{apiVersion=1, kind=2}=1, raw=2, contentEncoding=3} → review dict."""
+def decode_unknown(body: bytes, kinds: frozenset[str],
+                   messages_for: Callable[[str], dict[int, tuple[str, Callable[[bytes], Any]]]]) -> dict[str, Any]:
+    """`k8s\\0` + runtime.Unknown{typeMeta{apiVersion=1, kind=2}=1, raw=2, contentEncoding=3} → the JSON-shaped
+    object, its raw message read with `messages_for(kind)`; ValueError for anything else. Shared by every
+    group whose protobuf requests we decode (this module, authentication_pb)."""
     if not body.startswith(MAGIC):
         raise ValueError("protobuf body does not start with the Kubernetes magic number 'k8s\\x00'")
     try:
@@ -142,11 +145,16 @@ def decode(body: bytes) -> dict[str, Any]:
         if env.get("contentEncoding"):
             raise ValueError(f"unsupported protobuf contentEncoding {env['contentEncoding']!r}")
         head = env.get("typeMeta", {})
-        if head.get("kind") not in KINDS:
+        if head.get("kind") not in kinds:
             raise ValueError(f"no protobuf schema for kind {head.get('kind', '')!r}")
         raw = next((v for num, wt, v in _fields(body[len(MAGIC):]) if num == 2 and wt == 2), b"")
-        spec = _rules_spec if head["kind"] == "SelfSubjectRulesReview" else _spec
-        obj = _message(raw, {}, {1: ("metadata", _object_meta), 2: ("spec", spec)})
+        obj = _message(raw, {}, messages_for(head["kind"]))
     except UnicodeDecodeError as exc:
         raise ValueError(f"invalid UTF-8 in protobuf string: {exc}") from None
     return {**head, **obj}
+
+
+def decode(body: bytes) -> dict[str, Any]:
+    """An authorization.k8s.io review → review dict."""
+    return decode_unknown(body, KINDS, lambda kind: {
+        1: ("metadata", _object_meta), 2: ("spec", _rules_spec if kind == "SelfSubjectRulesReview" else _spec)})
