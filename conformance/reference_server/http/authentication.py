@@ -22,8 +22,7 @@ from ..auth.tokens import DEFAULT_EXPIRATION, ISSUER, MIN_EXPIRATION, TokenIssue
 from ..wire import authentication_pb
 from .authz import REQUESTER
 from .context import ServerContext
-from .decode import PROTOBUF_TYPE, media_type, summarize
-from .groups import decode_named_body
+from .groups import decode_unstored_body
 from .handlers import check_path_segment, read_body
 from .respond import object_response
 from .router import Route
@@ -34,19 +33,7 @@ RESOURCES = {"selfsubjectreviews": "SelfSubjectReview", "tokenreviews": "TokenRe
 
 
 def _decode(request_ct: str | None, raw: bytes, kind: str) -> dict[str, Any]:
-    if media_type(request_ct) != PROTOBUF_TYPE:
-        return decode_named_body(request_ct, raw, API_VERSION, kind)
-    try:
-        obj = authentication_pb.decode(raw)
-    except ValueError as exc:
-        raise E.bad_request(f"the object provided is unrecognized (must be of type {kind}): {exc} "
-                            f"({summarize(raw)})") from None
-    if obj.get("apiVersion") and obj["apiVersion"] != API_VERSION:
-        raise E.bad_request(f"the API version in the data ({obj['apiVersion']}) does not match the expected API "
-                            f"version ({API_VERSION})")
-    if obj.get("kind") != kind:
-        raise E.bad_request(f'{obj.get("kind")} in version "v1" cannot be handled as a {kind}')
-    return obj
+    return decode_unstored_body(request_ct, raw, API_VERSION, kind, authentication_pb.decode)
 
 
 def _bearer(request: web.Request) -> str:

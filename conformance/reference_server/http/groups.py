@@ -9,13 +9,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from typing import Any
+from typing import Any, Callable
 
 from .. import apierrors as E
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..registry import GenericStore, Registry
 from . import extensions, hooks
-from .decode import decode_body
+from .decode import PROTOBUF_TYPE, decode_body, media_type, summarize
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
@@ -193,6 +193,27 @@ def check_shape(store: GenericStore, obj: dict[str, Any]) -> None:
     err = check(store.group, version, kind, obj) if check is not None else None  # type: ignore[attr-defined]
     if err:
         raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}')
+
+
+def decode_unstored_body(content_type: str | None, raw: bytes, api_version: str, kind: str,
+                         protobuf: Callable[[bytes], dict[str, Any]]) -> dict[str, Any]:
+    """The body of a create-only, unstored kind (access reviews, TokenReview, TokenRequest): JSON/YAML through
+    `decode_named_body`, protobuf (what kubectl sends) through the group's reader `protobuf`, with upstream's
+    400s for an unreadable body, another API version or another kind."""
+    if media_type(content_type) != PROTOBUF_TYPE:
+        return decode_named_body(content_type, raw, api_version, kind)
+    try:
+        obj = protobuf(raw)
+    except ValueError as exc:
+        raise E.bad_request(f"the object provided is unrecognized (must be of type {kind}): {exc} "
+                            f"({summarize(raw)})") from None
+    version = obj.get("apiVersion")
+    if version and version != api_version:
+        raise E.bad_request(f"the API version in the data ({version}) does not match the expected API version "
+                            f"({api_version})")
+    if obj.get("kind") != kind:
+        raise E.bad_request(f'{obj.get("kind")} in version "v1" cannot be handled as a {kind}')
+    return obj
 
 
 def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str) -> dict[str, Any]:
