@@ -182,7 +182,7 @@ def test_strict_and_warn_field_validation(http, url, namespaces):
 def test_field_manager(http, url, namespaces):
     ns = namespaces.create()["metadata"]["name"]
     r = http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", params={"fieldManager": "me"},
-                  json={"metadata": {"name": "m"}})
+                  json={"metadata": {"name": "m"}, "data": {"k": "v"}})
     assert r.json()["metadata"]["managedFields"][0]["manager"] == "me"
 
 

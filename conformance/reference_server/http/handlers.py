@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import yaml
 from aiohttp import web
 from multidict import CIMultiDict
 
@@ -15,6 +16,8 @@ from .context import ServerContext
 from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
+from ..fieldmanager import manager_or_user_agent
+from ..wire.textdecode import loads_yaml
 from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
 from .respond import dumps, json_body_response, object_response, plain_json
 from .router import Route
@@ -203,14 +206,18 @@ class Handlers:
         self._check_name(obj, route.name)
         dry = P.dry_run(request.query.getall("dryRun", []))
         out = store.update(route.namespace, route.name, obj, strategy=self._strategy(route, store), dry_run=dry,
-                           field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
+                           field_manager=P.field_manager(request.query, request.headers.get("User-Agent"),
+                                                         "UpdateOptions"))
         return self._respond(request, out, 200, warnings, store=store)
 
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         ctype = media_type(request.headers.get("Content-Type"))
         raw = await read_body(request)
-        if ctype not in PATCH_TYPES or ctype == APPLY_PATCH:
+        if ctype not in PATCH_TYPES:
             raise E.router_unsupported_media_type()
+        manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
+        if ctype == APPLY_PATCH:
+            return await self._apply(request, route, store, raw, manager, force)
         try:
             patch = loads_json(raw)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -220,25 +227,74 @@ class Handlers:
 
         def transform(current: dict[str, Any]) -> dict[str, Any]:
             patched = apply_patch(current, ctype, patch)
-            check_depth(patched)
-            patched["kind"], patched["apiVersion"] = store.info.kind, "v1"
-            patch_type_error(patched, store.info.kind, ctype, patch)
-            if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
-                patched["metadata"] = {}
-            warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode,
-                                                  extra_fields(self.ctx.feature_gates, store.info.kind))
-            self._fix_namespace(patched, route, store)
-            self._check_name(patched, route.name)
-            if route.group:  # a named-group kind: the patched object must still decode (groups.check_shape)
-                from .groups import check_shape
-                check_shape(store, patched)
-            return patched
+            return self._check_patched(patched, route, store, ctype, patch, mode, warnings)
 
         dry = P.dry_run(request.query.getall("dryRun", []))
         out = store.update(route.namespace, route.name, transform=transform, strategy=self._strategy(route, store),
-                           dry_run=dry,
-                           field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
+                           dry_run=dry, field_manager=manager_or_user_agent(manager, request.headers.get("User-Agent"))
+                           or "unknown")
         return self._respond(request, out, 200, warnings, store=store)
+
+    def _check_patched(self, patched: dict[str, Any], route: Route, store: GenericStore, ctype: str, patch: Any,
+                       mode: str, warnings: list[str]) -> dict[str, Any]:
+        """What every patched object goes through before the registry: it must still decode into the kind."""
+        check_depth(patched)
+        patched["kind"], patched["apiVersion"] = store.info.kind, "v1"
+        patch_type_error(patched, store.info.kind, ctype, patch)
+        if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
+            patched["metadata"] = {}
+        warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode,
+                                              extra_fields(self.ctx.feature_gates, store.info.kind))
+        self._fix_namespace(patched, route, store)
+        self._check_name(patched, route.name)
+        if route.group:  # a named-group kind: the patched object must still decode (groups.check_shape)
+            from .groups import check_shape
+            check_shape(store, patched)
+        return patched
+
+    async def _apply(self, request: web.Request, route: Route, store: GenericStore, raw: bytes, manager: str,
+                     force: bool) -> web.Response:
+        """Server-side apply (`applyPatcher`): merge the applied configuration into the live object under the
+        manager's ownership; a missing object is created from it (201), except through a subresource."""
+        try:
+            config = loads_yaml(raw) if raw.strip() else {}
+        except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
+            raise E.bad_request(f"error decoding YAML: {exc}") from None
+        if config is None:
+            config = {}
+        mode = P.field_validation(request.query)
+        warnings: list[str] = []
+        strategy = self._strategy(route, store)
+        subresource = strategy.subresource if strategy is not None else ""
+        fm = store.field_manager
+        kind = store.info.kind
+
+        def applied(live: dict[str, Any] | None) -> dict[str, Any]:
+            out = fm.apply(live, config, manager, force, subresource)
+            return self._check_patched(out, route, store, APPLY_PATCH, config, mode, warnings)
+
+        def keep(_live: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+            return new  # the apply already computed managedFields
+
+        dry = P.dry_run(request.query.getall("dryRun", []))
+        try:
+            out = store.update(route.namespace, route.name, transform=applied, strategy=strategy, dry_run=dry,
+                               manage=keep)
+            return self._respond(request, out, 200, warnings, store=store)
+        except E.StatusError as exc:
+            if exc.status.get("code") != 404 or subresource or not _names_object(exc, route.name):
+                raise
+        obj = applied(None)
+        uid = (obj.get("metadata") or {}).get("uid")
+        if uid:
+            raise E.conflict(store.info.plural, route.name, f"uid mismatch: the provided object specified uid {uid}, "
+                             "and no existing object was found", getattr(store, "group", ""))
+        obj["kind"] = kind
+        admit = self.ctx.admission.for_create(store.info)
+        validating = getattr(self.ctx.admission, "for_validate", None)
+        extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
+        created = store.create(obj, dry_run=dry, admit=admit, manage=keep, **extra)
+        return self._respond(request, created, 201, warnings, store=store)
 
     async def _delete_body(self, request: web.Request) -> dict[str, Any] | None:
         raw = await read_body(request)
@@ -260,3 +316,8 @@ class Handlers:
         out = store.delete_collection(route.namespace, P.list_options(request.query), opts)
         return self._respond(request, out, store=store)
 
+
+
+def _names_object(err: E.StatusError, name: str) -> bool:
+    """A NotFound about the patched object itself (not, say, its namespace's)."""
+    return (err.status.get("details") or {}).get("name") == name

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import apierrors as E
+from ..fieldmanager.manager import manager_or_user_agent, validate_manager
 from ..registry import DeleteOptions, ListOptions
 
 MAX_BODY = 3 * 1024 * 1024
@@ -22,11 +23,29 @@ def dry_run(values: list[str]) -> bool:
     return bool(values)
 
 
-def field_manager(query: Mapping[str, str], user_agent: str | None) -> str:
-    fm = query.get("fieldManager")
-    if fm:
-        return fm
-    return (user_agent or "").split("/", 1)[0][:128] or "unknown"
+def field_manager(query: Mapping[str, str], user_agent: str | None, options_kind: str = "CreateOptions") -> str:
+    """The manager of a create/update/non-apply patch (`managerOrUserAgent`), after `ValidateFieldManager`
+    (422 `<options_kind>.meta.k8s.io "" is invalid`)."""
+    fm = query.get("fieldManager") or ""
+    errs = validate_manager(fm)
+    if errs:
+        raise E.invalid(options_kind, "", errs, group="meta.k8s.io")
+    return manager_or_user_agent(fm, user_agent) or "unknown"
+
+
+def patch_options(query: Mapping[str, str], apply: bool) -> tuple[str, bool]:
+    """`ValidatePatchOptions`: `force` only with apply, `fieldManager` required by apply; (manager, force)."""
+    fm = query.get("fieldManager") or ""
+    errs: list[E.FieldError] = []
+    if not apply and "force" in query:
+        errs.append(E.field_forbidden("force", "may not be specified for non-apply patch"))
+    if apply and not fm:
+        errs.append(E.field_required("fieldManager", "is required for apply patch"))
+    errs += validate_manager(fm)
+    if errs:
+        raise E.invalid("PatchOptions", "", errs, group="meta.k8s.io")
+    force = (query.get("force") or "") in ("1", "t", "T", "TRUE", "true", "True")
+    return fm, force
 
 
 def field_validation(query: Mapping[str, str]) -> str:

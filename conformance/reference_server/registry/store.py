@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
+from ..fieldmanager import FieldManager
 from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store, TooOldResourceVersionError, object_key
 from ..storage.clone import clone
 from ..storage.interface import Event, Watcher
@@ -41,6 +42,10 @@ ValidateAdmit = Callable[[dict[str, Any]], "Callable[[], None] | None"]
 (the quota's new `status.used`), run in the same atomic block and only when the object was stored."""
 
 RENDER_MEMO_MAX = 4096  # objects whose encoded GET response `get_rendered` keeps
+
+Manage = Callable[["dict[str, Any] | None", dict[str, Any]], dict[str, Any]]
+"""The field manager's step (`manage(live, new) -> new`, live None on create), handed down by the handler and
+run where upstream's handler runs it: on the decoded, defaulted object, before admission."""
 
 
 @dataclass
@@ -118,16 +123,43 @@ class GenericStore:
 
     # ---- create ----------------------------------------------------------------------------------
     def create(self, obj: dict[str, Any], *, dry_run: bool = False, field_manager: str = "",
+               manage: Manage | None = None,
                admit: Admit | None = None, validate_admit: ValidateAdmit | None = None) -> dict[str, Any]:
-        """Create (NS-10..NS-23 order): admission → name generation → prepare → validate →
-        validating admission → store."""
+        """Create (NS-10..NS-23 order): field manager → admission → name generation → prepare → validate →
+        validating admission → store. `field_manager` (internal writers) records an Update entry by that name;
+        `manage` is the handler's own field-manager step."""
         with self.store.atomic():  # admission's check and the write see the same world
-            return self._create(clone(obj), dry_run, field_manager, admit, validate_admit)
+            return self._create(clone(obj), dry_run, self._manage(manage, field_manager), admit, validate_admit)
 
-    def _create(self, obj: dict[str, Any], dry_run: bool, field_manager: str,
+    @property
+    def field_manager(self) -> FieldManager:
+        """This kind's managedFields bookkeeping (built once: the kind never changes under a store)."""
+        fm = self.__dict__.get("_field_manager")
+        if fm is None:
+            builtin = not getattr(self, "crd_name", None)
+            status_sub = getattr(self, "status_strategy", None) is not None
+            zero = {f: {} for f in ("spec", "status") if builtin and f in self.info.fields}
+            ignored = {"status": frozenset({"spec"}), "finalize": frozenset({"status"})}
+            if status_sub or (builtin and "status" in self.info.fields):
+                ignored[""] = frozenset({"status"})
+            fm = FieldManager(self.info.kind, getattr(self, "api_version", "v1"), builtin=builtin, zero=zero,
+                              ignored=ignored)
+            self.__dict__["_field_manager"] = fm
+        return fm
+
+    def _manage(self, manage: Manage | None, field_manager: str, subresource: str = "") -> Manage | None:
+        if manage is not None or not field_manager:
+            return manage
+        fm = self.field_manager
+        return lambda live, new: fm.update(live, new, field_manager, subresource)
+
+    def _create(self, obj: dict[str, Any], dry_run: bool, manage: Manage | None,
                 admit: Admit | None, validate_admit: ValidateAdmit | None = None) -> dict[str, Any]:
         meta = obj.setdefault("metadata", {})
         self.strategy.default(obj)  # decode → default → admission → prepare → validate, as upstream
+        if manage is not None:
+            obj = manage(None, obj)
+            meta = obj.setdefault("metadata", {})
         if admit is not None:
             admit(obj)
         if _nonzero_rv(meta.get("resourceVersion")):
@@ -149,7 +181,6 @@ class GenericStore:
             if self.info.plural == "namespaces" and self.deviations.active("uid-from-name"):
                 cmeta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_DNS, cmeta["name"]))
             cmeta["creationTimestamp"] = M.now()
-            M.record_manager(candidate, field_manager)
             cmeta["resourceVersion"] = ""  # keeps the key's position; storage fills it in
             candidate = self._normalize(candidate)
             after = validate_admit(candidate) if validate_admit is not None else None
@@ -294,13 +325,14 @@ class GenericStore:
     def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
                transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                strategy: Strategy | None = None, dry_run: bool = False, field_manager: str = "",
-               admit: Admit | None = None) -> dict[str, Any]:
+               manage: Manage | None = None, admit: Admit | None = None) -> dict[str, Any]:
         """Guaranteed update; `transform(current)` (PATCH) or `body` (PUT) gives the new object.
 
         Unconditional without `metadata.resourceVersion`; stale RV ⇒ 409; a body UID is a precondition.
         An update that empties the finalizers of an object being deleted removes it (NS-39).
         """
         strategy = strategy or self.strategy
+        manage = self._manage(manage, field_manager, strategy.subresource)
         result: dict[str, Any] = {}
         if self.info.namespaced and ns and self.deviations.active("terminating-blocks-updates"):
             try:
@@ -331,6 +363,9 @@ class GenericStore:
                                  f"ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
                                  f"precondition: {uid}, UID in object meta: {cmeta.get('uid')}")
             strategy.default(new, update=True)  # decode-time defaults come before admission and validation
+            if manage is not None:
+                new = manage(current, new)
+                nmeta = new.setdefault("metadata", {})
             if admit is not None:
                 admit(new)
             strategy.prepare_for_update(new, current)
@@ -339,10 +374,8 @@ class GenericStore:
             if errs:
                 raise self._invalid(name, errs)
             strategy.canonicalize(new)
-            if "managedFields" not in nmeta and cmeta.get("managedFields"):
-                nmeta["managedFields"] = cmeta["managedFields"]
-            if _changed(new, current):
-                M.record_manager(new, field_manager, subresource=strategy.subresource)
+            if manage is None and "managedFields" not in nmeta and cmeta.get("managedFields"):
+                nmeta["managedFields"] = cmeta["managedFields"]  # an unmanaged write keeps them as they are
             new = self._normalize(new)
             new["metadata"]["resourceVersion"] = cmeta.get("resourceVersion")
             result["new"] = new
@@ -570,14 +603,6 @@ def _restore_system_meta(new: dict[str, Any], old: dict[str, Any]) -> None:
     for f in ("deletionTimestamp", "deletionGracePeriodSeconds"):
         if old.get(f) is not None:
             new[f] = old[f]
-
-
-def _changed(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    a = {k: v for k, v in new.items() if k not in ("metadata", "kind", "apiVersion")}
-    b = {k: v for k, v in old.items() if k not in ("metadata", "kind", "apiVersion")}
-    ma = {k: v for k, v in new.get("metadata", {}).items() if k not in ("resourceVersion", "managedFields")}
-    mb = {k: v for k, v in old.get("metadata", {}).items() if k not in ("resourceVersion", "managedFields")}
-    return a != b or ma != mb
 
 
 def check_delete_preconditions(resource: str, name: str, opts: DeleteOptions, meta: dict[str, Any],
