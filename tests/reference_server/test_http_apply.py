@@ -1,0 +1,152 @@
+"""Server-side apply over HTTP (`application/apply-patch+yaml`): PatchOptions validation, create on apply,
+ownership and conflicts, force, dry run, managedFields recorded by the other verbs."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import requests
+
+APPLY = {"Content-Type": "application/apply-patch+yaml"}
+MERGE = {"Content-Type": "application/merge-patch+json"}
+
+
+def cm(data: dict[str, str], name: str = "c") -> str:
+    return json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})
+
+
+def apply(http: requests.Session, path: str, body: str, **params: str) -> requests.Response:
+    return http.patch(path, data=body, headers=APPLY, params=params)
+
+
+def managers(obj: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(e["manager"], e["operation"]) for e in obj["metadata"].get("managedFields", [])]
+
+
+def test_apply_creates_then_updates(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
+    r = apply(http, path, cm({"a": "1", "b": "2"}), fieldManager="tool")
+    assert r.status_code == 201, r.text
+    assert r.json()["data"] == {"a": "1", "b": "2"}
+    [entry] = r.json()["metadata"]["managedFields"]
+    assert entry["manager"] == "tool" and entry["operation"] == "Apply" and entry["apiVersion"] == "v1"
+    assert entry["fieldsType"] == "FieldsV1" and entry["fieldsV1"] == {"f:data": {"f:a": {}, "f:b": {}}}
+    r = apply(http, path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: '3'\n",
+              fieldManager="tool")  # YAML, dropping b
+    assert r.status_code == 200, r.text
+    assert r.json()["data"] == {"a": "3"}
+    assert http.get(path).json()["data"] == {"a": "3"}
+
+
+def test_conflict_and_force(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    assert http.post(base, json={"metadata": {"name": "c"}, "data": {"key": "v"}},
+                     params={"fieldManager": "mgr"}).status_code == 201
+    r = apply(http, f"{base}/c", cm({"key": "mine"}), fieldManager="kubectl")
+    assert r.status_code == 409
+    st = r.json()
+    assert (st["kind"], st["status"], st["reason"], st["code"]) == ("Status", "Failure", "Conflict", 409)
+    assert st["message"] == 'Apply failed with 1 conflict: conflict with "mgr" using v1: .data.key'
+    assert st["details"] == {"causes": [{"reason": "FieldManagerConflict", "message": 'conflict with "mgr" using v1',
+                                         "field": ".data.key"}]}
+    assert http.get(f"{base}/c").json()["data"] == {"key": "v"}
+    r = apply(http, f"{base}/c", cm({"key": "mine"}), fieldManager="kubectl", force="true")
+    assert r.status_code == 200 and r.json()["data"] == {"key": "mine"}
+    # mgr keeps only the `data` map it created (the `.` member); the key is kubectl's now
+    assert [(e["manager"], e["fieldsV1"]) for e in r.json()["metadata"]["managedFields"]] == [
+        ("kubectl", {"f:data": {"f:key": {}}}), ("mgr", {"f:data": {}})]
+
+
+def test_update_and_patch_record_update_entries(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    http.post(base, json={"metadata": {"name": "c"}, "data": {"a": "1"}}, headers={"User-Agent": "maker/1.0 x"})
+    r = http.patch(f"{base}/c", data=json.dumps({"data": {"b": "2"}}), headers=MERGE, params={"fieldManager": "p"})
+    body = r.json()
+    assert managers(body) == [("maker", "Update"), ("p", "Update")]
+    assert body["metadata"]["managedFields"][1]["fieldsV1"] == {"f:data": {"f:b": {}}}
+    body["data"]["a"] = "changed"
+    r = http.put(f"{base}/c", json=body, params={"fieldManager": "putter"})
+    assert {m: e["fieldsV1"] for m, e in ((e["manager"], e) for e in r.json()["metadata"]["managedFields"])} == {
+        "maker": {"f:data": {}}, "p": {"f:data": {"f:b": {}}}, "putter": {"f:data": {"f:a": {}}}}
+
+
+def test_patch_options_are_validated(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
+    st = apply(http, path, cm({"a": "1"})).json()
+    assert st["code"] == 422 and st["reason"] == "Invalid"
+    assert st["message"] == ('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: '
+                             'is required for apply patch')
+    assert st["details"] == {"group": "meta.k8s.io", "kind": "PatchOptions", "causes": [
+        {"reason": "FieldValueRequired", "message": "Required value: is required for apply patch",
+         "field": "fieldManager"}]}
+    st = http.patch(path, data="{}", headers=MERGE, params={"force": "true"}).json()
+    assert st["code"] == 422
+    assert st["message"] == ('PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: '
+                             'may not be specified for non-apply patch')
+    st = http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "c"}},
+                   params={"fieldManager": "m" * 129}).json()
+    assert st["code"] == 422
+    assert st["message"] == ('CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: '
+                             'may not be more than 128 bytes')
+
+
+def test_bad_apply_bodies_are_400(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
+    st = apply(http, path, json.dumps({"apiVersion": "v2", "kind": "ConfigMap", "metadata": {"name": "c"}}),
+               fieldManager="m").json()
+    assert (st["code"], st["message"]) == (400, "Incorrect version specified in apply patch. Specified patch "
+                                                "version: v2, expected: v1")
+    st = apply(http, path, json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
+                                       "metadata": {"name": "c", "managedFields": []}}), fieldManager="m").json()
+    assert (st["code"], st["message"]) == (400, "metadata.managedFields must be nil")
+    st = apply(http, path, "a: [", fieldManager="m").json()
+    assert st["code"] == 400 and st["message"].startswith("error decoding YAML: ")
+    st = apply(http, path, cm({"a": "1"}, name="other"), fieldManager="m").json()
+    assert st["code"] == 400
+    assert http.get(path).status_code == 404
+
+
+def test_dry_run_apply_stores_nothing(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
+    r = apply(http, path, cm({"a": "1"}), fieldManager="m", dryRun="All")
+    assert r.status_code == 201 and r.json()["data"] == {"a": "1"}
+    assert http.get(path).status_code == 404
+    apply(http, path, cm({"a": "1"}), fieldManager="m")
+    r = apply(http, path, cm({"a": "2"}), fieldManager="m", dryRun="All")
+    assert r.status_code == 200 and r.json()["data"] == {"a": "2"}
+    assert http.get(path).json()["data"] == {"a": "1"}
+
+
+def test_apply_a_namespace_and_a_pod(http, url, namespaces):
+    name = namespaces.name("apply")
+    r = apply(http, f"{url}/api/v1/namespaces/{name}",
+              json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": {"a": "b"}}}),
+              fieldManager="m")
+    assert r.status_code == 201 and r.json()["status"]["phase"] == "Active"
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "app", "image": "nginx", "ports": [{"containerPort": 80}]}]}}
+    r = apply(http, f"{url}/api/v1/namespaces/{name}/pods/p", json.dumps(pod), fieldManager="m")
+    assert r.status_code == 201, r.text
+    fields = r.json()["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:containers"]
+    assert fields == {'k:{"name":"app"}': {".": {}, "f:image": {}, "f:name": {}, "f:ports": {
+        'k:{"containerPort":80,"protocol":"TCP"}': {".": {}, "f:containerPort": {}}}}}
+    assert r.json()["spec"]["restartPolicy"] == "Always"  # defaulted, owned by nobody
+    side = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "app", "image": "nginx:2"}]}}
+    st = apply(http, f"{url}/api/v1/namespaces/{name}/pods/p", json.dumps(side), fieldManager="other").json()
+    assert st["code"] == 409
+    assert st["message"] == ('Apply failed with 1 conflict: conflict with "m": '
+                             '.spec.containers[name="app"].image')
+
+
+def test_apply_to_a_missing_subresource_object_is_404(http, url):
+    r = apply(http, f"{url}/api/v1/namespaces/nsc-none-{id(http)}/status",
+              json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"nsc-none-{id(http)}"}}),
+              fieldManager="m")
+    assert r.status_code == 404
