@@ -911,3 +911,76 @@ def test_official_typed_client(served: Kube, names: Any) -> None:
         assert (gone.kind, gone.metadata.uid) == ("ServiceAccount", sa.metadata.uid)
     finally:
         api_client.close()
+
+
+# ---- server-side apply: kubectl, the official client's dynamic client, lightkube -----------------------------
+
+def test_kubectl_server_side_apply_conflicts_and_force(kube: Kube, names: Any, tmp_path: Path) -> None:
+    ns = names("ssa")
+    kube.create_ns(ns)
+    manifest = tmp_path / "cm.yaml"
+    doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m", "namespace": ns},
+           "data": {"a": "1", "b": "2"}}
+    manifest.write_text(yaml.safe_dump(doc))
+    assert kube.ok("apply", "--server-side", "-f", str(manifest)) == "configmap/m serverside-applied\n"
+    doc["data"] = {"a": "1"}
+    manifest.write_text(yaml.safe_dump(doc))
+    assert kube.ok("apply", "--server-side", "-f", str(manifest)) == "configmap/m serverside-applied\n"
+    stored = kube.get(f"/api/v1/namespaces/{ns}/configmaps/m").json()
+    assert stored["data"] == {"a": "1"}  # b: applied before, no longer applied, owned by no one else
+    assert [(e["manager"], e["operation"]) for e in stored["metadata"]["managedFields"]] == [("kubectl", "Apply")]
+    doc["data"] = {"a": "other"}
+    manifest.write_text(yaml.safe_dump(doc))
+    err = kube.fails("apply", "--server-side", "--field-manager", "rival", "-f", str(manifest))
+    assert err.startswith('error: Apply failed with 1 conflict: conflict with "kubectl": .data.a\n'), err
+    assert kube.get(f"/api/v1/namespaces/{ns}/configmaps/m").json()["data"] == {"a": "1"}
+    assert kube.ok("apply", "--server-side", "--force-conflicts", "--field-manager", "rival", "-f",
+                   str(manifest)) == "configmap/m serverside-applied\n"
+    stored = kube.get(f"/api/v1/namespaces/{ns}/configmaps/m").json()
+    assert stored["data"] == {"a": "other"}
+    assert [e["manager"] for e in stored["metadata"]["managedFields"]] == ["rival"]
+
+
+def test_python_dynamic_client_server_side_apply(served: Kube, names: Any, tmp_path: Path) -> None:
+    from kubernetes import config, dynamic
+    from kubernetes.dynamic.exceptions import ConflictError
+
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    try:
+        dc = dynamic.DynamicClient(api_client, cache_file=str(tmp_path / "discovery.json"))
+        ns = names("dynssa")
+        served.create_ns(ns)
+        configmaps = dc.resources.get(api_version="v1", kind="ConfigMap")
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": ns},
+                "data": {"k": "v"}}
+        created = configmaps.server_side_apply(body=body, namespace=ns, field_manager="py")
+        assert created.data.k == "v" and created.metadata.managedFields[0].manager == "py"
+        body["data"] = {"k": "w"}
+        with pytest.raises(ConflictError) as err:
+            configmaps.server_side_apply(body=body, namespace=ns, field_manager="other")
+        assert json.loads(err.value.body)["message"] == \
+            'Apply failed with 1 conflict: conflict with "py": .data.k'
+        forced = configmaps.server_side_apply(body=body, namespace=ns, field_manager="other", force_conflicts=True)
+        assert forced.data.k == "w"
+    finally:
+        api_client.close()
+
+
+def test_lightkube_apply(served: Kube, names: Any) -> None:
+    lightkube = pytest.importorskip("lightkube")
+    from lightkube.config.kubeconfig import KubeConfig
+    from lightkube.models.meta_v1 import ObjectMeta
+    from lightkube.resources.core_v1 import ConfigMap, Namespace
+
+    client = lightkube.Client(KubeConfig.from_file(str(served.kubeconfig)), field_manager="lk")
+    ns = names("lkssa")
+    client.apply(Namespace(metadata=ObjectMeta(name=ns)))
+    applied = client.apply(ConfigMap(metadata=ObjectMeta(name="c", namespace=ns), data={"a": "1", "b": "2"}))
+    assert applied.data == {"a": "1", "b": "2"}
+    again = client.apply(ConfigMap(metadata=ObjectMeta(name="c", namespace=ns), data={"a": "3"}))
+    assert again.data == {"a": "3"}
+    with pytest.raises(lightkube.ApiError) as err:
+        client.apply(ConfigMap(metadata=ObjectMeta(name="c", namespace=ns), data={"a": "4"}), field_manager="x")
+    assert err.value.status.code == 409 and err.value.status.reason == "Conflict"
+    assert client.apply(ConfigMap(metadata=ObjectMeta(name="c", namespace=ns), data={"a": "4"}), field_manager="x",
+                        force=True).data == {"a": "4"}
