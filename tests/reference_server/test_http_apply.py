@@ -150,3 +150,14 @@ def test_apply_to_a_missing_subresource_object_is_404(http, url):
               json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"nsc-none-{id(http)}"}}),
               fieldManager="m")
     assert r.status_code == 404
+
+
+def test_hostile_apply_bodies_get_a_status_never_a_500(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
+    codes = [apply(http, path, body, fieldManager="m").status_code for body in (
+        "[]", "3", json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": []}),
+        json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": None}))]
+    assert codes == [400, 400, 400, 400]
+    r = apply(http, path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  1: a\n", fieldManager="m")
+    assert r.status_code == 201 and r.json()["data"] == {"1": "a"}  # YAML keys become JSON strings

@@ -121,6 +121,11 @@ class FieldManager:
         if not isinstance(config, dict):
             raise E.bad_request("error decoding YAML: json: cannot unmarshal into Go value of type "
                                 "map[string]interface {}")
+        config = json.loads(json.dumps(config))  # sigs.k8s.io/yaml: map keys become JSON strings
+        if config.get("metadata", {}) is None:
+            del config["metadata"]
+        if not isinstance(config.get("metadata", {}), dict):
+            raise E.bad_request("metadata must be an object")
         version = config.get("apiVersion") if isinstance(config.get("apiVersion"), str) else ""
         if version != self.api_version:
             raise E.bad_request("Incorrect version specified in apply patch. Specified patch version: "
