@@ -232,3 +232,18 @@ def test_unavailable_apiservice_discovery_and_deletion(ext):
     finally:
         http.delete(f"{base}{APISERVICES}/{name}")
     wait_gone(http, base, ns)
+
+
+def test_custom_resources_take_server_side_apply(ext):
+    """A CRD schema without `x-kubernetes-list-type`: lists are atomic, maps granular (structured-merge-diff)."""
+    http, base = requests.Session(), ext.url
+    group, ns = new_group(http, base), new_namespace(http, base)
+    path = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets/w"
+    body = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1, "tags": ["a"]}}
+    apply = {"Content-Type": "application/apply-patch+yaml"}
+    r = http.patch(path, json=body, headers=apply, params={"fieldManager": "m"})
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"]["managedFields"][0]["fieldsV1"] == {"f:spec": {"f:size": {}, "f:tags": {}}}
+    body["spec"]["tags"] = ["b"]
+    st = http.patch(path, json=body, headers=apply, params={"fieldManager": "other"}).json()
+    assert st["code"] == 409 and st["message"] == 'Apply failed with 1 conflict: conflict with "m": .spec.tags'

@@ -161,3 +161,21 @@ def test_hostile_apply_bodies_get_a_status_never_a_500(http, url, namespaces):
     assert codes == [400, 400, 400, 400]
     r = apply(http, path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  1: a\n", fieldManager="m")
     assert r.status_code == 201 and r.json()["data"] == {"1": "a"}  # YAML keys become JSON strings
+
+
+
+def test_apply_a_named_group_kind(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/apis/apps/v1/namespaces/{ns}/deployments/d"
+    dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+           "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {
+               "metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}},
+           "status": {"replicas": 9}}
+    r = apply(http, path, json.dumps(dep), fieldManager="m")
+    assert r.status_code == 201, r.text
+    fields = r.json()["metadata"]["managedFields"][0]["fieldsV1"]
+    assert fields["f:spec"]["f:selector"] == {}  # LabelSelector is an atomic struct
+    assert "f:status" not in fields  # reset by the main resource's strategy: nobody owns it through it
+    st = apply(http, path, json.dumps(dep | {"apiVersion": "v1"}), fieldManager="m").json()
+    assert st["message"] == ("Incorrect version specified in apply patch. Specified patch version: v1, "
+                             "expected: apps/v1")
