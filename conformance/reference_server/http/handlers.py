@@ -16,7 +16,7 @@ from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
-from .respond import dumps, json_body_response, object_response, plain_json
+from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .watch import serve_watch
 
@@ -74,7 +74,8 @@ class Handlers:
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
                 return self._respond(request, self._list(store, ns, opts, route), store=store)
-            if plain_json(request.headers.get("Accept"), store.info.kind):  # the hot path: memoised bytes
+            if plain_json(request.headers.get("Accept"), store.info.kind,  # the hot path: memoised bytes
+                          protobuf_ok(getattr(store, "api_version", "v1"), store.info.kind)):
                 return json_body_response(store.get_rendered(route.namespace, route.name, dumps))
             return self._respond(request, store.get(route.namespace, route.name, shared=True),  # only encoded
                                  store=store)
