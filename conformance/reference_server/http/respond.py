@@ -50,7 +50,9 @@ def _negotiate_uncached(accept: str | None, transforms: tuple[str, ...],
         chosen = neg(accept, transforms=transforms, yaml_ok=True, protobuf_ok=protobuf)
         if chosen is None:
             msg_fn = hooks.wire_attr("negotiation", "not_acceptable_message")
-            msg = msg_fn(True, protobuf) if msg_fn else "only the following media types are accepted: application/json"
+            # every serializer behind a resource lists protobuf, custom resources' too (their `StandardSerializers`
+            # leave it out of what they answer, not of what the 406 names)
+            msg = msg_fn(True, True) if msg_fn else "only the following media types are accepted: application/json"
             raise E.StatusError(E.status_dict(406, "NotAcceptable", msg))
         return chosen.media_type, chosen.transform, chosen.version
     for part in (accept or "").split(","):
