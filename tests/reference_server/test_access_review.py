@@ -214,8 +214,8 @@ def _ssar_pb(kind: str = "SelfSubjectAccessReview", api_version: str = f"{G}/v1"
 
 
 def test_protobuf_decode():
-    assert authorization_pb.decode(_ssar_pb()) == {
-        "apiVersion": f"{G}/v1", "kind": "SelfSubjectAccessReview", "metadata": {},
+    assert authorization_pb.decode(_ssar_pb()) == {  # Go's JSON of the decoded review: a null creationTimestamp
+        "apiVersion": f"{G}/v1", "kind": "SelfSubjectAccessReview", "metadata": {"creationTimestamp": None},
         "spec": {"resourceAttributes": {"namespace": "a", "verb": "get", "resource": "pods"}}}
     with pytest.raises(ValueError):
         authorization_pb.decode(_ssar_pb(kind="Pod"))
@@ -399,7 +399,8 @@ def _ssrr_pb(namespace: str) -> bytes:
 
 def test_rules_review_protobuf(rbac):
     assert authorization_pb.decode(_ssrr_pb("a")) == {"apiVersion": f"{G}/v1", "kind": "SelfSubjectRulesReview",
-                                                      "metadata": {}, "spec": {"namespace": "a"}}
+                                                      "metadata": {"creationTimestamp": None},
+                                                      "spec": {"namespace": "a"}}
     assert authorization_pb.decode(_ssrr_pb(""))["spec"] == {}
     headers = {"Authorization": "Bearer alice-token", "Content-Type": PB, "Accept": f"{PB},application/json"}
     r = requests.post(rbac.url + SSRR, data=_ssrr_pb("a"), headers=headers, timeout=10)

@@ -169,6 +169,16 @@ def decode_response(body: bytes) -> dict[str, Any]:
     return _decode(body, lambda api_version, kind: OUTPUT_MESSAGES.get((api_version, kind)))
 
 
+def decode_group(body: bytes, group_version: str, kinds: frozenset[str]) -> dict[str, Any]:
+    """A request body of one of a group's create-only kinds (access reviews, TokenReview, TokenRequest), found
+    by kind whatever apiVersion the envelope names (the caller answers a wrong one with upstream's 400). The
+    `status` a client may send is left out: the server fills it."""
+    obj = _decode(body, lambda api_version, kind: OUTPUT_MESSAGES.get((group_version, kind)) if kind in kinds
+                  else None)
+    obj.pop("status", None)
+    return obj
+
+
 def _decode(body: bytes, message_for: Any) -> dict[str, Any]:
     if not body.startswith(MAGIC):
         raise ValueError("protobuf body does not start with the Kubernetes magic number 'k8s\\x00'")
@@ -190,6 +200,8 @@ def _decode(body: bytes, message_for: Any) -> dict[str, Any]:
         obj.ParseFromString(unknown.raw)  # type: ignore[attr-defined]
     except DecodeError as exc:
         raise ValueError(f"malformed protobuf {kind}: {exc}") from exc
+    except UnicodeDecodeError as exc:  # a string field that is not UTF-8
+        raise ValueError(f"invalid UTF-8 in protobuf string: {exc}") from None
     head: dict[str, Any] = {}
     if kind:
         head["kind"] = kind

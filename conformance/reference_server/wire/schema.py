@@ -147,6 +147,7 @@ KEEP_ZERO: frozenset[str] = frozenset({
     "core.Event.reportingComponent", "core.Event.reportingInstance",
     # review answers (`json:"allowed"`, `json:"incomplete"`: printed when false)
     "authorization.SubjectAccessReviewStatus.allowed", "authorization.SubjectRulesReviewStatus.incomplete",
+    "authentication.TokenRequestSpec.expirationSeconds",  # *int64
 })
 
 _FIELD_RE = re.compile(r"^(?P<name>\w+)=(?P<num>\d+):(?P<rep>\*?)(?P<type>.+)$")
