@@ -169,6 +169,8 @@ def test_custom_resources_answer_json_to_a_protobuf_first_accept(ext):
     with http.get(coll, params={"watch": "true"}, headers={"Accept": f"{pb},application/json"}, stream=True) as r:
         assert r.headers["Content-Type"] == "application/json"
         assert json.loads(next(r.iter_lines()))["object"]["metadata"]["name"] == "p1"
+    r = http.delete(f"{coll}/p1", headers={"Accept": f"{pb},application/json"})  # its Status too: JSON
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/json" and r.json()["kind"] == "Status"
 
 
 def test_same_plural_in_two_groups_is_two_resources(ext):

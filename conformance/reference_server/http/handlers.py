@@ -115,7 +115,8 @@ class Handlers:
         kind = obj.get("kind", "").removesuffix("List") if obj.get("kind") != "Status" else ""
         if kind == store.info.kind:
             kind = store.table_kind
-        return object_response(obj, status, request.headers.get("Accept"), headers, kind=kind, query=request.query)
+        return object_response(obj, status, request.headers.get("Accept"), headers, kind=kind, query=request.query,
+                               protobuf=protobuf_ok(getattr(store, "api_version", "v1"), store.info.kind))
 
     def _list(self, store: GenericStore, ns: str | None, opts: Any, route: Route) -> dict[str, Any]:
         if route.target == "collection" and self.ctx.deviations.active("namespaced-list-leaks"):

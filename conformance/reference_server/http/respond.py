@@ -111,10 +111,13 @@ def protobuf_body(obj: Any) -> bytes | None:
 
 def object_response(obj: Any, status: int = 200, accept: str | None = None,
                     headers: Mapping[str, str] | None = None, *, kind: str = "",
-                    query: Mapping[str, str] | None = None) -> web.Response:
-    """Encode `obj`; with `kind` set the endpoint also offers the `as=` transforms."""
+                    query: Mapping[str, str] | None = None, protobuf: bool | None = None) -> web.Response:
+    """Encode `obj`; with `kind` set the endpoint also offers the `as=` transforms. `protobuf`: whether the
+    endpoint answers protobuf (a resource endpoint: its kind has a message; a custom resource's never does,
+    not even for the Status its DELETE answers); None: whether `obj` itself has a message."""
     transforms = TRANSFORMS if kind and hooks.wire_attr("table", "to_table") else ()
-    proto = isinstance(obj, dict) and protobuf_ok(obj.get("apiVersion"), obj.get("kind"))
+    proto = protobuf if protobuf is not None else \
+        isinstance(obj, dict) and protobuf_ok(obj.get("apiVersion"), obj.get("kind"))
     media, transform, version = _negotiate(accept, transforms, proto)
     if transform:
         obj = _transform(obj, transform, version, kind, query or {})
