@@ -150,8 +150,6 @@ def test_invalid_query_values(http, url, survivor):
 def test_not_acceptable(http, url):
     st = status_of(http.get(f"{url}/api/v1/namespaces/default", headers={"Accept": "text/html"}))
     assert st["code"] == 406 and st["reason"] == "NotAcceptable"
-    assert st["message"] == ("only the following media types are accepted: application/json, application/yaml, "
-                             "application/vnd.kubernetes.protobuf")  # a built-in kind: protobuf is on offer
     r = http.get(f"{url}/api/v1/namespaces/default", headers={"Accept": "application/vnd.kubernetes.protobuf, "
                                                                          "application/json"})
     assert r.status_code == 200 and r.headers["Content-Type"] == "application/vnd.kubernetes.protobuf"
