@@ -16,7 +16,7 @@ from conformance.reference_server.auth.rbac import RuleSet
 from conformance.reference_server.auth.review import BY_PLURAL, AlwaysAllowAuthorizer, review
 from conformance.reference_server import apierrors as E
 from conformance.reference_server.embedded import start_embedded
-from conformance.reference_server.wire import authorization_pb
+from conformance.reference_server.wire import authorization_pb, protobuf
 
 G = "authorization.k8s.io"
 V1 = f"/apis/{G}/v1"
@@ -214,8 +214,8 @@ def _ssar_pb(kind: str = "SelfSubjectAccessReview", api_version: str = f"{G}/v1"
 
 
 def test_protobuf_decode():
-    assert authorization_pb.decode(_ssar_pb()) == {
-        "apiVersion": f"{G}/v1", "kind": "SelfSubjectAccessReview", "metadata": {},
+    assert authorization_pb.decode(_ssar_pb()) == {  # Go's JSON of the decoded review: a null creationTimestamp
+        "apiVersion": f"{G}/v1", "kind": "SelfSubjectAccessReview", "metadata": {"creationTimestamp": None},
         "spec": {"resourceAttributes": {"namespace": "a", "verb": "get", "resource": "pods"}}}
     with pytest.raises(ValueError):
         authorization_pb.decode(_ssar_pb(kind="Pod"))
@@ -227,9 +227,10 @@ def test_protobuf_body(rbac):
     headers = {"Authorization": "Bearer alice-token", "Content-Type": PB,
                "Accept": f"{PB},application/json"}
     r = requests.post(rbac.url + SSAR, data=_ssar_pb(), headers=headers, timeout=10)
-    assert r.status_code == 201 and r.headers["Content-Type"].startswith("application/json")
-    assert r.json()["spec"] == {"resourceAttributes": {"namespace": "a", "verb": "get", "resource": "pods"}}
-    assert r.json()["status"] == {"allowed": False}
+    assert r.status_code == 201 and r.headers["Content-Type"] == PB  # asked first: answered in protobuf
+    answer = protobuf.decode_response(r.content)
+    assert answer["spec"] == {"resourceAttributes": {"namespace": "a", "verb": "get", "resource": "pods"}}
+    assert answer["status"] == {"allowed": False}
     r = requests.post(rbac.url + SSAR, data=_ssar_pb(kind="Pod"), headers=headers, timeout=10)
     assert r.status_code == 400
 
@@ -398,13 +399,14 @@ def _ssrr_pb(namespace: str) -> bytes:
 
 def test_rules_review_protobuf(rbac):
     assert authorization_pb.decode(_ssrr_pb("a")) == {"apiVersion": f"{G}/v1", "kind": "SelfSubjectRulesReview",
-                                                      "metadata": {}, "spec": {"namespace": "a"}}
+                                                      "metadata": {"creationTimestamp": None},
+                                                      "spec": {"namespace": "a"}}
     assert authorization_pb.decode(_ssrr_pb(""))["spec"] == {}
     headers = {"Authorization": "Bearer alice-token", "Content-Type": PB, "Accept": f"{PB},application/json"}
     r = requests.post(rbac.url + SSRR, data=_ssrr_pb("a"), headers=headers, timeout=10)
-    assert r.status_code == 201 and r.json()["status"]["resourceRules"] == BASIC_RULES
+    assert r.status_code == 201 and protobuf.decode_response(r.content)["status"]["resourceRules"] == BASIC_RULES
     r = requests.post(rbac.url + SSRR, data=_ssrr_pb(""), headers=headers, timeout=10)
-    assert r.status_code == 400 and r.json()["message"] == "no namespace on request"
+    assert r.status_code == 400 and protobuf.decode_response(r.content)["message"] == "no namespace on request"
     r = requests.post(rbac.url + SSRR, data=_ssar_pb(), headers=headers, timeout=10)  # a SSAR body here
-    assert r.status_code == 400 and r.json()["message"] == (
+    assert r.status_code == 400 and protobuf.decode_response(r.content)["message"] == (
         'SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectRulesReview')

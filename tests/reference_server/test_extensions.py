@@ -12,6 +12,7 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.wire import protobuf
 
 from .conftest import WatchReader, unique, wait_gone
 
@@ -145,6 +146,31 @@ def test_cluster_scoped_custom_resource(ext):
     assert res["namespaced"] is False
     with WatchReader(coll, {"watch": "true"}) as w:
         assert w.next()["object"]["metadata"]["name"] == "c1"
+
+
+def test_custom_resources_answer_json_to_a_protobuf_first_accept(ext):
+    """A custom resource has no protobuf serializer (`StandardSerializers`: JSON, YAML; apiextensions-apiserver's
+    customresource_handler.go): a typed client's `protobuf,json` gets JSON, protobuf alone a 406 (itself written
+    in protobuf, as `ErrorNegotiated` does); its metadata-only form may still be protobuf."""
+    http, base = requests.Session(), ext.url
+    group = new_group(http, base, scope="Cluster")
+    coll = f"{base}/apis/{group}/v1/widgets"
+    assert http.post(coll, json=widget("p1")).status_code == 201
+    pb = "application/vnd.kubernetes.protobuf"
+    r = http.get(f"{coll}/p1", headers={"Accept": f"{pb},application/json"})
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/json" and r.json()["kind"] == "Widget"
+    r = http.get(f"{coll}/p1", headers={"Accept": pb})  # the error itself is negotiated: a protobuf Status
+    assert r.status_code == 406 and r.headers["Content-Type"] == pb
+    assert protobuf.decode_response(r.content)["message"] == (
+        "only the following media types are accepted: application/json, application/yaml, "
+        "application/vnd.kubernetes.protobuf")
+    r = http.get(f"{coll}/p1", headers={"Accept": f"{pb};as=PartialObjectMetadata;g=meta.k8s.io;v=v1"})
+    assert r.status_code == 200 and r.headers["Content-Type"] == pb
+    with http.get(coll, params={"watch": "true"}, headers={"Accept": f"{pb},application/json"}, stream=True) as r:
+        assert r.headers["Content-Type"] == "application/json"
+        assert json.loads(next(r.iter_lines()))["object"]["metadata"]["name"] == "p1"
+    r = http.delete(f"{coll}/p1", headers={"Accept": f"{pb},application/json"})  # its Status too: JSON
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/json" and r.json()["kind"] == "Status"
 
 
 def test_same_plural_in_two_groups_is_two_resources(ext):

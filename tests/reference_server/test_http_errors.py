@@ -152,6 +152,9 @@ def test_not_acceptable(http, url):
     assert st["code"] == 406 and st["reason"] == "NotAcceptable"
     r = http.get(f"{url}/api/v1/namespaces/default", headers={"Accept": "application/vnd.kubernetes.protobuf, "
                                                                          "application/json"})
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/vnd.kubernetes.protobuf"
+    r = http.get(f"{url}/api/v1/namespaces/default", headers={"Accept": "application/vnd.kubernetes.protobuf;q=0.5, "
+                                                                         "application/json"})
     assert r.status_code == 200 and r.json()["kind"] == "Namespace"
 
 

@@ -537,6 +537,44 @@ def test_create_namespace_and_configmap(kube: Kube, names: Any) -> None:
     assert kube.get(f"/api/v1/namespaces/{ns}/configmaps/c").status_code == 404
 
 
+def _response_content_types(stderr: str) -> list[str]:
+    """The Content-Type of each response kubectl logged at -v=8."""
+    out, in_response = [], False
+    for line in stderr.splitlines():
+        if '"Response"' in line:
+            in_response = True
+        elif '"Request"' in line:
+            in_response = False
+        elif in_response and line.strip().startswith("Content-Type:"):
+            out.append(line.split(":", 1)[1].strip())
+    return out
+
+
+def test_typed_kubectl_reads_our_protobuf_answers(kube: Kube, names: Any) -> None:
+    """`kubectl create` is a typed client-go client: it asks for protobuf first and prints (`-o json`) the object
+    it decoded from our protobuf answer, which must be the object the server holds; an error comes back as a
+    protobuf Status kubectl reads its reason and message from."""
+    ns = names("pb")
+    proc = kube.run("create", "ns", ns, "-o", "json", "-v=8")
+    assert proc.returncode == 0, proc.stderr
+    assert "Accept: application/vnd.kubernetes.protobuf,application/json" in proc.stderr
+    assert _response_content_types(proc.stderr)[-1] == "application/vnd.kubernetes.protobuf"
+    served = kube.ns(ns)
+    served["metadata"].pop("managedFields")  # kubectl hides them (--show-managed-fields=false)
+    assert json.loads(proc.stdout) == served
+
+    proc = kube.run("create", "secret", "generic", "s", "--from-literal=k=v", "-n", ns, "-o", "json", "-v=8")
+    assert proc.returncode == 0, proc.stderr
+    assert _response_content_types(proc.stderr)[-1] == "application/vnd.kubernetes.protobuf"
+    served = kube.get(f"/api/v1/namespaces/{ns}/secrets/s").json()
+    served["metadata"].pop("managedFields")
+    assert json.loads(proc.stdout) == served and served["data"] == {"k": "dg=="}
+
+    proc = kube.run("create", "ns", ns, "-v=8")
+    assert _response_content_types(proc.stderr)[-1] == "application/vnd.kubernetes.protobuf"
+    assert proc.stderr.splitlines()[-1] == f'Error from server (AlreadyExists): namespaces "{ns}" already exists'
+
+
 def test_create_secret_and_serviceaccount(kube: Kube, names: Any) -> None:
     ns = names()
     kube.create_ns(ns)

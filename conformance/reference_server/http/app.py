@@ -118,6 +118,7 @@ def _errors(ctx: ServerContext, check_token: bool = False):
     @web.middleware
     async def errors(request: web.Request, handler):
         ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
+        accept = request.headers.get("Accept")  # errors are negotiated too (protobuf Status)
         try:
             if check_token and ctx.token is not None:
                 _check_token(ctx, request)
@@ -128,23 +129,24 @@ def _errors(ctx: ServerContext, check_token: bool = False):
                     return await handler(request)
             except TimeoutError:  # the rest of a slow body is not waited for: the connection is closed
                 resp = error_response(E.timeout("request did not complete within requested timeout - context "
-                                                "deadline exceeded"), ctx.deviations)
+                                                "deadline exceeded"), ctx.deviations, accept)
                 resp.force_close()
                 return resp
         except E.StatusError as err:
-            return error_response(err, ctx.deviations)
+            return error_response(err, ctx.deviations, accept)
         except web.HTTPRequestEntityTooLarge:
-            return error_response(E.request_entity_too_large("limit is 3145728"), ctx.deviations)
+            return error_response(E.request_entity_too_large("limit is 3145728"), ctx.deviations, accept)
         except web.HTTPException as exc:
             if exc.status == 404:
                 return plain_not_found()
-            return error_response(E.StatusError(E.status_dict(exc.status, None, exc.reason)), ctx.deviations)
+            return error_response(E.StatusError(E.status_dict(exc.status, None, exc.reason)), ctx.deviations,
+                                  accept)
         except (ConnectionResetError, ConnectionError):
             raise
         except Exception:  # a bug in the server, not the client's fault: no Python name in the answer
             log.exception("internal error serving %s %s", request.method, request.path)
             return error_response(E.internal("an error on the server prevented the request from succeeding"),
-                                  ctx.deviations)
+                                  ctx.deviations, accept)
     return errors
 
 

@@ -19,7 +19,7 @@ from .decode import apply_field_validation, decode_body, decode_delete_options, 
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_yaml
 from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
-from .respond import dumps, json_body_response, object_response, plain_json
+from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .watch import serve_watch
 
@@ -77,7 +77,8 @@ class Handlers:
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
                 return self._respond(request, self._list(store, ns, opts, route), store=store)
-            if plain_json(request.headers.get("Accept"), store.info.kind):  # the hot path: memoised bytes
+            if plain_json(request.headers.get("Accept"), store.info.kind,  # the hot path: memoised bytes
+                          protobuf_ok(getattr(store, "api_version", "v1"), store.info.kind)):
                 return json_body_response(store.get_rendered(route.namespace, route.name, dumps))
             return self._respond(request, store.get(route.namespace, route.name, shared=True),  # only encoded
                                  store=store)
@@ -117,7 +118,8 @@ class Handlers:
         kind = obj.get("kind", "").removesuffix("List") if obj.get("kind") != "Status" else ""
         if kind == store.info.kind:
             kind = store.table_kind
-        return object_response(obj, status, request.headers.get("Accept"), headers, kind=kind, query=request.query)
+        return object_response(obj, status, request.headers.get("Accept"), headers, kind=kind, query=request.query,
+                               protobuf=protobuf_ok(getattr(store, "api_version", "v1"), store.info.kind))
 
     def _list(self, store: GenericStore, ns: str | None, opts: Any, route: Route) -> dict[str, Any]:
         if route.target == "collection" and self.ctx.deviations.active("namespaced-list-leaks"):

@@ -4,7 +4,8 @@ Each getter returns the wire function when that module provides it, else None, s
 serves what exists and answers 415/406/404 for the rest:
 
 * protobuf request bodies: `wire.protobuf.decode(raw: bytes) -> dict` (ValueError ⇒ 400), used by
-  `decode.decode_body(content_type, raw, expected_kind)`.
+  `decode.decode_body(content_type, raw, expected_kind)`; protobuf answers: `wire.protobuf.encodable(apiVersion,
+  kind)`, `encode_response(obj) -> bytes`, `watch_frame(type, encoded)`, used by `respond` and `watch`.
 * Accept negotiation: `wire.negotiation.negotiate(accept, *, transforms, yaml_ok) -> Negotiated | None`.
 * Table / metadata-only output: `wire.table.to_table(objects, kind, list_meta, *, include_object, version)`,
   `wire.table.partial_object_metadata(obj, version)`, `wire.table.partial_object_metadata_list(...)`.

@@ -1,7 +1,9 @@
-"""Response encoding: Accept negotiation (JSON, YAML, Table and metadata-only via `wire`), Status errors."""
+"""Response encoding: Accept negotiation (JSON, YAML, protobuf, Table and metadata-only via `wire`), Status
+errors (in protobuf too when the client asks for it first: `responsewriters.ErrorNegotiated`)."""
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Mapping
 
 import yaml
@@ -12,11 +14,13 @@ from ..deviations import Deviations
 from . import hooks
 
 JSON = "application/json"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+log = logging.getLogger("nsconform.reference_server.http")
 TRANSFORMS = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what json.dumps would build per call
-_NEGOTIATED: dict[tuple[str | None, tuple[str, ...]], tuple[str, str | None, str]] = {}
+_NEGOTIATED: dict[tuple[str | None, tuple[str, ...], bool], tuple[str, str | None, str]] = {}
 _NEGOTIATED_MAX = 256
 
 
@@ -24,27 +28,31 @@ def dumps(obj: Any) -> bytes:
     return _ENCODER.encode(obj).encode("utf-8")
 
 
-def _negotiate(accept: str | None, transforms: tuple[str, ...]) -> tuple[str, str | None, str]:
+def _negotiate(accept: str | None, transforms: tuple[str, ...], protobuf: bool = False) -> tuple[str, str | None, str]:
     """(media type, transform, meta version); 406 when nothing is acceptable. Memoised per (Accept,
-    transforms): a pure function, and clients send the same few Accept headers over and over."""
-    key = (accept, transforms)
+    transforms, protobuf): a pure function, and clients send the same few Accept headers over and over.
+    `protobuf`: the answer's kind has a protobuf message."""
+    key = (accept, transforms, protobuf)
     hit = _NEGOTIATED.get(key)
     if hit is not None:
         return hit
-    out = _negotiate_uncached(accept, transforms)  # raises 406: not memoised
+    out = _negotiate_uncached(accept, transforms, protobuf)  # raises 406: not memoised
     if len(_NEGOTIATED) >= _NEGOTIATED_MAX:  # bounded: a client varying its Accept header cannot grow it
         _NEGOTIATED.clear()
     _NEGOTIATED[key] = out
     return out
 
 
-def _negotiate_uncached(accept: str | None, transforms: tuple[str, ...]) -> tuple[str, str | None, str]:
+def _negotiate_uncached(accept: str | None, transforms: tuple[str, ...],
+                        protobuf: bool = False) -> tuple[str, str | None, str]:
     neg = hooks.wire_attr("negotiation", "negotiate")
     if neg is not None:
-        chosen = neg(accept, transforms=transforms, yaml_ok=True)
+        chosen = neg(accept, transforms=transforms, yaml_ok=True, protobuf_ok=protobuf)
         if chosen is None:
             msg_fn = hooks.wire_attr("negotiation", "not_acceptable_message")
-            msg = msg_fn(True) if msg_fn else "only the following media types are accepted: application/json"
+            # every serializer behind a resource lists protobuf, custom resources' too (their `StandardSerializers`
+            # leave it out of what they answer, not of what the 406 names)
+            msg = msg_fn(True, True) if msg_fn else "only the following media types are accepted: application/json"
             raise E.StatusError(E.status_dict(406, "NotAcceptable", msg))
         return chosen.media_type, chosen.transform, chosen.version
     for part in (accept or "").split(","):
@@ -82,27 +90,54 @@ def _transform(obj: dict[str, Any], transform: str, version: str, kind: str, que
     raise E.not_acceptable()
 
 
+def protobuf_ok(api_version: Any, kind: Any) -> bool:
+    """True when answers of this (apiVersion, kind) can be written in protobuf (`wire.protobuf.encodable`)."""
+    encodable = hooks.wire_attr("protobuf", "encodable")
+    return bool(encodable and encodable(api_version, kind))
+
+
+def protobuf_body(obj: Any) -> bytes | None:
+    """`obj` in protobuf, or None when it cannot be written so (a value its Go type could not hold: the
+    client's JSON clause is answered instead, never a 500)."""
+    encode = hooks.wire_attr("protobuf", "encode_response")
+    if encode is None:
+        return None
+    try:
+        return encode(obj)
+    except ValueError as exc:
+        log.warning("answering JSON: %s", exc)
+        return None
+
+
 def object_response(obj: Any, status: int = 200, accept: str | None = None,
                     headers: Mapping[str, str] | None = None, *, kind: str = "",
-                    query: Mapping[str, str] | None = None) -> web.Response:
-    """Encode `obj`; with `kind` set the endpoint also offers the `as=` transforms."""
+                    query: Mapping[str, str] | None = None, protobuf: bool | None = None) -> web.Response:
+    """Encode `obj`; with `kind` set the endpoint also offers the `as=` transforms. `protobuf`: whether the
+    endpoint answers protobuf (a resource endpoint: its kind has a message; a custom resource's never does,
+    not even for the Status its DELETE answers); None: whether `obj` itself has a message."""
     transforms = TRANSFORMS if kind and hooks.wire_attr("table", "to_table") else ()
-    media, transform, version = _negotiate(accept, transforms)
+    proto = protobuf if protobuf is not None else \
+        isinstance(obj, dict) and protobuf_ok(obj.get("apiVersion"), obj.get("kind"))
+    media, transform, version = _negotiate(accept, transforms, proto)
     if transform:
         obj = _transform(obj, transform, version, kind, query or {})
+    if media == PROTOBUF:
+        body = protobuf_body(obj)
+        if body is not None:
+            return web.Response(body=body, status=status, content_type=PROTOBUF, headers=headers)
     if media == "application/yaml":
         body = yaml.safe_dump(obj, sort_keys=False, allow_unicode=True).encode("utf-8")
         return web.Response(body=body, status=status, content_type="application/yaml", headers=headers)
     return web.Response(body=dumps(obj), status=status, content_type=JSON, headers=headers)
 
 
-def plain_json(accept: str | None, kind: str) -> bool:
+def plain_json(accept: str | None, kind: str, protobuf: bool = False) -> bool:
     """True when `object_response(obj, accept=accept, kind=kind)` would answer `dumps(obj)` as JSON (no
-    transform, no YAML); False also when it would answer 406 (the caller then takes the general path, which
-    raises it in its usual order)."""
+    transform, no YAML, no protobuf); False also when it would answer 406 (the caller then takes the general
+    path, which raises it in its usual order). `protobuf`: the object's kind has a protobuf message."""
     transforms = TRANSFORMS if kind and hooks.wire_attr("table", "to_table") else ()
     try:
-        media, transform, _ = _negotiate(accept, transforms)
+        media, transform, _ = _negotiate(accept, transforms, protobuf)
     except E.StatusError:
         return False
     return media == JSON and not transform
@@ -113,10 +148,20 @@ def json_body_response(body: bytes) -> web.Response:
     return web.Response(body=body, content_type=JSON)
 
 
-def error_response(err: E.StatusError, deviations: Deviations) -> web.Response:
-    """A Status error as upstream writes it (or plain text under `plain-text-errors`)."""
+def error_response(err: E.StatusError, deviations: Deviations, accept: str | None = None) -> web.Response:
+    """A Status error as upstream writes it (or plain text under `plain-text-errors`): protobuf when the
+    client's `Accept` prefers it, JSON otherwise, also when the `Accept` header is unusable (`WriteRawJSON`)."""
     if deviations.active("plain-text-errors"):
         return web.Response(text=err.message, status=err.code, content_type="text/plain")
+    if accept and "protobuf" in accept:  # the common case (no protobuf asked for) skips negotiation
+        try:
+            media, _, _ = _negotiate(accept, (), True)
+        except E.StatusError:
+            media = JSON
+        if media == PROTOBUF:
+            body = protobuf_body({"kind": "Status", "apiVersion": "v1", **err.status})
+            if body is not None:
+                return web.Response(body=body, status=err.code, content_type=PROTOBUF)
     return web.Response(body=dumps(err.status), status=err.code, content_type=JSON)
 
 

@@ -1,4 +1,5 @@
-"""Watch streams (NS-90..NS-99): 200 flushed at once, newline-delimited JSON events, selector transitions."""
+"""Watch streams (NS-90..NS-99): 200 flushed at once, newline-delimited JSON events (or length-delimited protobuf
+`WatchEvent` frames when the client asks for protobuf first: upstream `handlers/watch.go`), selector transitions."""
 from __future__ import annotations
 
 import asyncio
@@ -13,7 +14,7 @@ from ..registry import GenericStore, ListOptions
 from ..storage import Progress, TooOldResourceVersionError
 from ..storage.interface import Event
 from . import hooks
-from .respond import dumps
+from .respond import PROTOBUF, dumps, protobuf_ok
 
 BOOKMARK_INTERVAL = 60.0
 MIN_REQUEST_TIMEOUT = 1800.0
@@ -42,6 +43,39 @@ def convert(ev: Event, pred: Callable[[dict], bool], *,
     return None
 
 
+def _stream_encoder(request: web.Request, store: GenericStore) -> tuple[str, Callable[[str, Any], bytes]] | None:
+    """(Content-Type, event encoder) of a protobuf watch (`NegotiateOutputMediaTypeStream`: the stream
+    serializer of the media type the client prefers), or None for the JSON stream. Each event is one
+    length-delimited `WatchEvent` frame whose object is the enveloped protobuf object."""
+    neg = hooks.wire_attr("negotiation", "negotiate")
+    api_version = getattr(store, "api_version", "v1")
+    if neg is None or not protobuf_ok(api_version, store.info.kind):
+        return None
+    chosen = neg(request.headers.get("Accept"), transforms=("Table", "PartialObjectMetadata"), yaml_ok=False,
+                 protobuf_ok=True)
+    if chosen is None or chosen.media_type != PROTOBUF:
+        return None
+    encode = hooks.wire_attr("protobuf", "encode_response")
+    frame = hooks.wire_attr("protobuf", "watch_frame")
+    assert encode is not None and frame is not None
+    kind = store.info.kind
+
+    def event(typ: str, obj: Any) -> bytes:
+        if "kind" not in obj:
+            obj = {"kind": kind, "apiVersion": api_version, **obj}
+        try:
+            return frame(typ, encode(obj))
+        except ValueError as exc:  # a value its Go type could not hold: the stream ends with an ERROR event
+            err = E.internal(f"unable to encode watch object: {exc}")
+            return frame("ERROR", encode(err.status))
+
+    return f"{PROTOBUF};stream=watch", event
+
+
+def _json_event(typ: str, obj: Any) -> bytes:
+    return dumps({"type": typ, "object": obj}) + b"\n"
+
+
 def _embedded_transform(request: web.Request, kind: str) -> Callable[[dict[str, Any]], Any] | None:
     """`watchEmbeddedEncoder`: the `as=Table` / `as=PartialObjectMetadata` an Accept header asks for, applied to
     each event's object (a Status is sent as is). Only the first Table carries `columnDefinitions`: upstream sets
@@ -51,7 +85,8 @@ def _embedded_transform(request: web.Request, kind: str) -> Callable[[dict[str, 
     to_table = hooks.wire_attr("table", "to_table")
     if neg is None or to_table is None:
         return None
-    chosen = neg(request.headers.get("Accept"), transforms=("Table", "PartialObjectMetadata"), yaml_ok=False)
+    chosen = neg(request.headers.get("Accept"), transforms=("Table", "PartialObjectMetadata"), yaml_ok=False,
+                 protobuf_ok=True)
     if chosen is None or chosen.transform is None:
         return None
     version = chosen.version
@@ -97,6 +132,9 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                                  "is enabled")], group="meta.k8s.io")
     timeout = _timeout(request.query)
     embed = _embedded_transform(request, store.table_kind)
+    stream = _stream_encoder(request, store)
+    content_type, encode_event = stream if stream is not None else ("application/json", _json_event)
+    cache_prefix = "pb:" if stream is not None else ""
     bookmarks = request.query.get("allowWatchBookmarks", "").lower() in ("true", "1")
     deviations = ctx.deviations
     loop = asyncio.get_running_loop()
@@ -105,14 +143,14 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
         backlog, watcher, pred = store.watch(ns, opts, loop)
     except TooOldResourceVersionError as exc:
         too_old, backlog, watcher, pred = exc, [], None, (lambda o: True)
-    resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json",
+    resp = web.StreamResponse(status=200, headers={"Content-Type": content_type,
                                                    "Cache-Control": "no-cache, private"})
     resp.enable_chunked_encoding()
     await resp.prepare(request)
     try:
         if too_old is not None:
             err = E.expired(str(too_old))
-            await resp.write(dumps({"type": "ERROR", "object": err.status}) + b"\n")
+            await resp.write(encode_event("ERROR", err.status))
             return resp
         assert watcher is not None
         faults = _StreamFaults(deviations, resp)
@@ -132,11 +170,11 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 if ev.namespace != seen_ns[0]:
                     return
             if embed is None and out[1] is ev.object:  # the event's own object: encode once for every watcher
-                line = ev.encoded.get(out[0])
+                line = ev.encoded.get(cache_prefix + out[0])
                 if line is None:
-                    line = ev.encoded[out[0]] = dumps({"type": out[0], "object": out[1]}) + b"\n"
+                    line = ev.encoded[cache_prefix + out[0]] = encode_event(out[0], out[1])
             else:
-                line = dumps({"type": out[0], "object": embed(out[1]) if embed else out[1]}) + b"\n"
+                line = encode_event(out[0], embed(out[1]) if embed else out[1])
             await faults.write(line, (ev.namespace, ev.name), out[0])
 
         if backlog and deviations.active("watch-resume-late") and opts.resource_version not in ("", "0"):
@@ -166,7 +204,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
             if ev is None:
                 break
             if isinstance(ev, Progress):
-                await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed)
+                await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event)
                 continue
             await send(ev)
         if bookmarks:  # a last BOOKMARK before the timeout ends the watch (cacher's heartbeat before the deadline)
@@ -179,7 +217,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 if ev is None:
                     break
                 if isinstance(ev, Progress):
-                    await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed)
+                    await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event)
                     break
                 await send(ev)
         await faults.flush()
@@ -205,9 +243,10 @@ else:  # pragma: no cover - Python 3.10
 
 
 async def _bookmark(resp: web.StreamResponse, store: GenericStore, rv: str,
-                    embed: Callable[[dict[str, Any]], Any] | None = None) -> None:
+                    embed: Callable[[dict[str, Any]], Any] | None = None,
+                    encode_event: Callable[[str, Any], bytes] = _json_event) -> None:
     obj = {"kind": store.info.kind, "apiVersion": "v1", "metadata": {"resourceVersion": rv, "creationTimestamp": None}}
-    await resp.write(dumps({"type": "BOOKMARK", "object": embed(obj) if embed else obj}) + b"\n")
+    await resp.write(encode_event("BOOKMARK", embed(obj) if embed else obj))
 
 
 class _StreamFaults:

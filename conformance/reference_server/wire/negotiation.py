@@ -2,9 +2,12 @@
 
 Mirrors kube-apiserver's ``NegotiateOutputMediaType``: clauses are ordered by q-value and
 specificity; ``application/json;as=Table;g=meta.k8s.io;v=v1`` selects a Table (kubectl get),
-``as=PartialObjectMetadata[List]`` selects metadata-only objects; protobuf cannot be produced
-here, so a protobuf clause is skipped and the next acceptable one (kubectl always lists
-``application/json`` too) wins. Nothing acceptable means 406.
+``as=PartialObjectMetadata[List]`` selects metadata-only objects. Protobuf is chosen where the
+endpoint's kind has a protobuf message (``protobuf_ok``); elsewhere -- custom resources, whose
+``StandardSerializers`` leave protobuf out (``RequestScope.AllowsMediaTypeTransform``), and the kinds
+this server has no message for -- a protobuf clause is skipped and the next acceptable one (typed
+clients always list ``application/json`` too) wins. A Table is JSON only here (upstream: JSON or
+YAML, never protobuf); metadata-only objects may be protobuf. Nothing acceptable means 406.
 """
 
 from __future__ import annotations
@@ -75,42 +78,49 @@ def parse_accept(header: str) -> list[_Clause]:
     return sorted(clauses, key=lambda c: (-c.q, c.type == "*", c.subtype == "*"))
 
 
-def _match(clause: _Clause, transforms: frozenset[str], yaml_ok: bool) -> Negotiated | None:
+def _match(clause: _Clause, transforms: frozenset[str], yaml_ok: bool, protobuf_ok: bool) -> Negotiated | None:
     if clause.q <= 0:
         return None
     full = f"{clause.type}/{clause.subtype}"
     as_kind = clause.params.get("as")
     if as_kind is not None:
-        if as_kind not in transforms or full != JSON:
+        metadata_pb = full == PROTOBUF and as_kind != "Table"  # PartialObjectMetadata[List] has a message
+        if as_kind not in transforms or (full != JSON and not metadata_pb):
             return None
         if clause.params.get("g") != _META_GROUP or clause.params.get("v") not in _META_VERSIONS:
             return None
-        return Negotiated(JSON, as_kind, clause.params["v"])
+        return Negotiated(full, as_kind, clause.params["v"])
     if full in (JSON, "application/*", "*/*"):
         return Negotiated(JSON)
     if full == YAML and yaml_ok:
         return Negotiated(YAML)
-    return None  # protobuf, cbor, text/html, ...: not produced by this server
+    if full == PROTOBUF and protobuf_ok:
+        return Negotiated(PROTOBUF)
+    return None  # cbor, text/html, ...: not produced by this server
 
 
 def negotiate(accept: str | None, *, transforms: tuple[str, ...] | frozenset[str] = TRANSFORMS,
-              yaml_ok: bool = False) -> Negotiated | None:
+              yaml_ok: bool = False, protobuf_ok: bool = False) -> Negotiated | None:
     """Choose the response representation, or None for 406 Not Acceptable.
 
     ``transforms`` lists the ``as=`` kinds the endpoint allows (object endpoints: all of
-    TRANSFORMS; discovery, /version, Status-only answers: none).
+    TRANSFORMS; discovery, /version, Status-only answers: none); ``protobuf_ok``: the answer's kind
+    can be written in protobuf.
     """
     if accept is None or not accept.strip():
         return Negotiated(JSON)
     allowed = frozenset(transforms)
     for clause in parse_accept(accept):
-        chosen = _match(clause, allowed, yaml_ok)
+        chosen = _match(clause, allowed, yaml_ok, protobuf_ok)
         if chosen is not None:
             return chosen
     return None
 
 
-def not_acceptable_message(yaml_ok: bool = False) -> str:
-    """Upstream's 406 message (``errNotAcceptable``), listing what this server can produce."""
+def not_acceptable_message(yaml_ok: bool = False, protobuf_ok: bool = False) -> str:
+    """Upstream's 406 message (``errNotAcceptable``), listing what the endpoint can produce (in the codec
+    factory's order: JSON, YAML, protobuf)."""
     types = [JSON, YAML] if yaml_ok else [JSON]
+    if protobuf_ok:
+        types.append(PROTOBUF)
     return "only the following media types are accepted: " + ", ".join(types)

@@ -1,13 +1,18 @@
-"""Decode (and, for tests, encode) ``application/vnd.kubernetes.protobuf`` bodies.
+"""Decode and encode ``application/vnd.kubernetes.protobuf`` bodies.
 
 Typed client-go clients (``kubectl create ns|configmap|secret|...``, controllers) send
-protobuf; the server core only knows JSON-shaped dicts. ``decode`` returns exactly the dict
-that Go's ``encoding/json`` would print for the same object, so the registry cannot tell the
-two paths apart. Descriptors are built at import time from ``_proto_table`` (no protoc, no
-generated code).
+protobuf and ask for it first in ``Accept``; the server core only knows JSON-shaped dicts.
+``decode`` returns exactly the dict that Go's ``encoding/json`` would print for the same object,
+so the registry cannot tell the two paths apart; ``encode_response`` is its inverse for answers
+(objects, lists, Status, metadata-only objects, reviews) and ``watch_frame`` frames one watch event.
+Descriptors are built at import time from ``_proto_table`` (no protoc, no generated code): one
+description per kind, shared by both directions.
 
-Wire format: ``k8s\\x00`` + ``runtime.Unknown{typeMeta{apiVersion, kind}, raw, contentEncoding,
-contentType}``; ``raw`` is the object's own message.
+Wire format (upstream ``runtime/serializer/protobuf/protobuf.go``): ``k8s\\x00`` +
+``runtime.Unknown{typeMeta{apiVersion, kind}, raw, contentEncoding, contentType}``; ``raw`` is the
+object's own message. A watch stream is a sequence of frames, each a 4-byte big-endian length and a
+``metav1.WatchEvent{type, object: RawExtension{raw}}`` written without envelope (the ``RawSerializer``),
+whose ``raw`` is the object in the enveloped form above.
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ from typing import Any
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, Message
 
-from .schema import JSON_SCALAR_MESSAGES, KIND_MESSAGES, Field, fields, fields_by_name
+from .schema import (JSON_SCALAR_MESSAGES, KIND_MESSAGES, OUTPUT_MESSAGES, STRING_LIST_MESSAGES, Field, fields,
+                     fields_by_name)
 from ._proto_table import MESSAGES
 from .textdecode import loads_json
 
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
+WATCH_CONTENT_TYPE = CONTENT_TYPE + ";stream=watch"
 MAGIC = b"k8s\x00"
 _PACKAGE = "nsconform.k8s"
 _SCALAR_TYPES = {
@@ -115,6 +122,8 @@ def _json_scalar_message(name: str, msg: Message) -> Any:
 
 
 def _value_to_json(field: Field, value: Any) -> Any:
+    if field.type in STRING_LIST_MESSAGES:
+        return list(value.items)
     if field.type in JSON_SCALAR_MESSAGES:
         return _json_scalar_message(field.type, value)
     if field.is_message:
@@ -151,6 +160,26 @@ def decode(body: bytes) -> dict[str, Any]:
     Raises ValueError (a 400 for the HTTP layer) on a bad magic number, a truncated or
     malformed message, a compressed payload, or a kind this server has no schema for.
     """
+    return _decode(body, lambda api_version, kind: KIND_MESSAGES.get(kind))
+
+
+def decode_response(body: bytes) -> dict[str, Any]:
+    """Decode what ``encode_response`` wrote (any answer kind, chosen by apiVersion and kind): tests read
+    the server's protobuf answers with it."""
+    return _decode(body, lambda api_version, kind: OUTPUT_MESSAGES.get((api_version, kind)))
+
+
+def decode_group(body: bytes, group_version: str, kinds: frozenset[str]) -> dict[str, Any]:
+    """A request body of one of a group's create-only kinds (access reviews, TokenReview, TokenRequest), found
+    by kind whatever apiVersion the envelope names (the caller answers a wrong one with upstream's 400). The
+    `status` a client may send is left out: the server fills it."""
+    obj = _decode(body, lambda api_version, kind: OUTPUT_MESSAGES.get((group_version, kind)) if kind in kinds
+                  else None)
+    obj.pop("status", None)
+    return obj
+
+
+def _decode(body: bytes, message_for: Any) -> dict[str, Any]:
     if not body.startswith(MAGIC):
         raise ValueError("protobuf body does not start with the Kubernetes magic number 'k8s\\x00'")
     unknown = _CLASSES["runtime.Unknown"]()
@@ -163,14 +192,16 @@ def decode(body: bytes) -> dict[str, Any]:
         raise ValueError(f"unsupported protobuf contentEncoding {encoding!r}")
     api_version = unknown.typeMeta.apiVersion  # type: ignore[attr-defined]
     kind = unknown.typeMeta.kind  # type: ignore[attr-defined]
-    if kind not in KIND_MESSAGES:
+    message = message_for(api_version, kind)
+    if message is None:
         raise ValueError(f"no protobuf schema for kind {kind!r} (apiVersion {api_version!r})")
-    message = KIND_MESSAGES[kind]
     obj = _CLASSES[message]()
     try:
         obj.ParseFromString(unknown.raw)  # type: ignore[attr-defined]
     except DecodeError as exc:
         raise ValueError(f"malformed protobuf {kind}: {exc}") from exc
+    except UnicodeDecodeError as exc:  # a string field that is not UTF-8
+        raise ValueError(f"invalid UTF-8 in protobuf string: {exc}") from None
     head: dict[str, Any] = {}
     if kind:
         head["kind"] = kind
@@ -191,7 +222,7 @@ def _parse_time(value: str) -> tuple[int, int]:
 
 def _fill_json_scalar(name: str, target: Message, value: Any) -> None:
     if name in ("meta.Time", "meta.MicroTime"):
-        if value is None:
+        if value is None:  # Go's zero time: an empty message
             target.SetInParent()
             return
         seconds, nanos = _parse_time(value)
@@ -207,6 +238,17 @@ def _fill_json_scalar(name: str, target: Message, value: Any) -> None:
             target.type, target.strVal = 1, value  # type: ignore[attr-defined]
     elif name == "meta.FieldsV1":
         target.Raw = json.dumps(value, separators=(",", ":")).encode()  # type: ignore[attr-defined]
+    elif name in STRING_LIST_MESSAGES:
+        target.items.extend(value)  # type: ignore[attr-defined]
+
+
+def _fill_value(field: Field, target: Message, value: Any, path: str, strict: bool) -> None:
+    """One message value (a singular field's slot, a repeated element, a map value)."""
+    if field.type in JSON_SCALAR_MESSAGES or field.type in STRING_LIST_MESSAGES:
+        _fill_json_scalar(field.type, target, value)
+    else:
+        target.SetInParent()
+        _fill(field.type, target, value, path, strict)
 
 
 def _scalar_from_json(field: Field, value: Any) -> Any:
@@ -215,7 +257,11 @@ def _scalar_from_json(field: Field, value: Any) -> Any:
     return value
 
 
-def _fill(message: str, target: Message, data: dict[str, Any], path: str) -> None:
+def _fill(message: str, target: Message, data: dict[str, Any], path: str, strict: bool = True) -> None:
+    """Set ``target`` from the JSON-shaped ``data``. ``strict`` (request bodies built by tests): an unknown
+    field is a ValueError. Otherwise (answers): a key the Go type does not have is left out, as Go's
+    decoding into the typed object would have dropped it, and so is a JSON null, which Go prints only
+    for a zero time."""
     by_name = fields_by_name(message)
     inline_fields = [f for f in fields(message) if f.inline]
     for key, value in data.items():
@@ -223,31 +269,28 @@ def _fill(message: str, target: Message, data: dict[str, Any], path: str) -> Non
         if field is None or field.inline:
             owner = next((f for f in inline_fields if key in _all_json_names(f.type)), None)
             if owner is None:
-                raise ValueError(f"{path}{key}: unknown field for {message}")
-            _fill(owner.type, getattr(target, owner.name), {key: value}, path)
+                if strict:
+                    raise ValueError(f"{path}{key}: unknown field for {message}")
+                continue
+            _fill(owner.type, getattr(target, owner.name), {key: value}, path, strict)
+            continue
+        if value is None and not strict and field.type not in ("meta.Time", "meta.MicroTime"):
             continue
         slot = getattr(target, field.name)
         if field.map_key is not None:
             for k, v in value.items():
-                if field.type in JSON_SCALAR_MESSAGES:
-                    _fill_json_scalar(field.type, slot[k], v)
-                elif field.is_message:
-                    _fill(field.type, slot[k], v, f"{path}{key}.{k}.")
+                if field.is_message:
+                    _fill_value(field, slot[k], v, f"{path}{key}.{k}.", strict)
                 else:
                     slot[k] = _scalar_from_json(field, v)
         elif field.repeated:
             for i, item in enumerate(value):
-                if field.type in JSON_SCALAR_MESSAGES:
-                    _fill_json_scalar(field.type, slot.add(), item)
-                elif field.is_message:
-                    _fill(field.type, slot.add(), item, f"{path}{key}[{i}].")
+                if field.is_message:
+                    _fill_value(field, slot.add(), item, f"{path}{key}[{i}].", strict)
                 else:
                     slot.append(_scalar_from_json(field, item))
-        elif field.type in JSON_SCALAR_MESSAGES:
-            _fill_json_scalar(field.type, slot, value)
         elif field.is_message:
-            slot.SetInParent()
-            _fill(field.type, slot, value, f"{path}{key}.")
+            _fill_value(field, slot, value, f"{path}{key}.", strict)
         else:
             setattr(target, field.name, _scalar_from_json(field, value))
 
@@ -259,8 +302,20 @@ def _all_json_names(message: str) -> set[str]:
     return names
 
 
+def _envelope(api_version: str, kind: str, raw: bytes) -> bytes:
+    """``k8s\\x00`` + runtime.Unknown, byte for byte as Go's gogo marshaller writes it (its non-pointer
+    contentEncoding and contentType are written even when empty)."""
+    unknown = _CLASSES["runtime.Unknown"]()
+    unknown.typeMeta.apiVersion = api_version  # type: ignore[attr-defined]
+    unknown.typeMeta.kind = kind  # type: ignore[attr-defined]
+    unknown.raw = raw  # type: ignore[attr-defined]
+    unknown.contentEncoding = ""  # type: ignore[attr-defined]
+    unknown.contentType = ""  # type: ignore[attr-defined]
+    return MAGIC + unknown.SerializeToString(deterministic=True)
+
+
 def encode(obj: dict[str, Any]) -> bytes:
-    """Encode a JSON-shaped object as a protobuf body (the inverse of ``decode``; used by tests).
+    """Encode a JSON-shaped object as a protobuf request body (the inverse of ``decode``; used by tests).
 
     Unknown fields raise ValueError, so a test cannot silently build a lossy body.
     """
@@ -270,11 +325,56 @@ def encode(obj: dict[str, Any]) -> bytes:
     message = KIND_MESSAGES[kind]
     inner = _CLASSES[message]()
     _fill(message, inner, {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}, "")
-    unknown = _CLASSES["runtime.Unknown"]()
-    unknown.typeMeta.kind = kind  # type: ignore[attr-defined]
-    unknown.typeMeta.apiVersion = obj.get("apiVersion", "")  # type: ignore[attr-defined]
-    unknown.raw = inner.SerializeToString()  # type: ignore[attr-defined]
-    return MAGIC + unknown.SerializeToString()
+    return _envelope(obj.get("apiVersion", ""), kind, inner.SerializeToString(deterministic=True))
+
+
+def encodable(api_version: str | None, kind: str | None) -> bool:
+    """True when answers of this kind can be written in protobuf (``OUTPUT_MESSAGES``)."""
+    return (api_version, kind) in OUTPUT_MESSAGES
+
+
+def encode_response(obj: dict[str, Any]) -> bytes:
+    """An answer (object, list, Status, review) in protobuf, as kube-apiserver writes it: maps sorted by key
+    (gogo's generated marshallers sort them), fields in number order. ValueError when the kind has no
+    message or a value does not fit its field (the caller answers JSON instead)."""
+    api_version, kind = obj.get("apiVersion", ""), obj.get("kind", "")
+    message = OUTPUT_MESSAGES.get((api_version, kind))
+    if message is None:
+        raise ValueError(f"no protobuf schema for kind {kind!r} (apiVersion {api_version!r})")
+    inner = _CLASSES[message]()
+    try:
+        _fill(message, inner, {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}, "", strict=False)
+        raw = inner.SerializeToString(deterministic=True)
+    except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a value Go's type could not hold
+        raise ValueError(f"{kind} does not fit its protobuf message: {exc}") from None
+    return _envelope(api_version, kind, raw)
+
+
+def watch_frame(event_type: str, encoded_object: bytes) -> bytes:
+    """One watch event of a ``;stream=watch`` protobuf stream: the length-delimited frame (4-byte big-endian
+    length, ``framer.NewLengthDelimitedFrameWriter``) of ``metav1.WatchEvent{type, object{raw}}`` written
+    raw (no envelope); ``encoded_object`` is ``encode_response`` of the event's object."""
+    event = _CLASSES["meta.WatchEvent"]()
+    event.type = event_type  # type: ignore[attr-defined]
+    event.object.raw = encoded_object  # type: ignore[attr-defined]
+    data = event.SerializeToString()
+    return len(data).to_bytes(4, "big") + data
+
+
+def read_watch_frames(stream: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """Split a protobuf watch stream into (type, object) pairs (the inverse of ``watch_frame``; for tests).
+    A trailing partial frame is left out."""
+    out = []
+    i = 0
+    while i + 4 <= len(stream):
+        size = int.from_bytes(stream[i:i + 4], "big")
+        if i + 4 + size > len(stream):
+            break
+        event = _CLASSES["meta.WatchEvent"]()
+        event.ParseFromString(stream[i + 4:i + 4 + size])
+        out.append((event.type, decode_response(event.object.raw)))  # type: ignore[attr-defined]
+        i += 4 + size
+    return out
 
 
 def is_protobuf(content_type: str | None) -> bool:

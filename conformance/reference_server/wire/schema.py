@@ -29,6 +29,26 @@ KIND_MESSAGES: dict[str, str] = {
     "DeleteOptions": "meta.DeleteOptions",
 }
 
+# (apiVersion, Kind) -> message, for everything a response may carry in protobuf: the request kinds, their
+# lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON
+# (the client's next Accept clause), as upstream answers custom resources.
+_CORE_KINDS = ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "ResourceQuota", "LimitRange",
+               "Event")
+OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
+    **{("v1", k): f"core.{k}" for k in _CORE_KINDS},
+    **{("v1", f"{k}List"): f"core.{k}List" for k in _CORE_KINDS},
+    ("v1", "Status"): "meta.Status",
+    **{(f"meta.k8s.io/{v}", k): f"meta.{k}" for v in ("v1", "v1beta1")
+       for k in ("PartialObjectMetadata", "PartialObjectMetadataList")},
+    **{("authorization.k8s.io/v1", k): f"authorization.{k}" for k in (
+        "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview")},
+    **{("authentication.k8s.io/v1", k): f"authentication.{k}" for k in (
+        "SelfSubjectReview", "TokenReview", "TokenRequest")},
+}
+
+# Messages that are a JSON array of strings (Go `type ExtraValue []string`).
+STRING_LIST_MESSAGES: frozenset[str] = frozenset({"authentication.ExtraValue", "authorization.ExtraValue"})
+
 # Embedded Go structs: protobuf nests them, JSON flattens them into the parent.
 INLINE: frozenset[str] = frozenset({
     "core.Volume.volumeSource",
@@ -125,6 +145,9 @@ KEEP_ZERO: frozenset[str] = frozenset({
     "core.TopologySpreadConstraint.whenUnsatisfiable", "core.NodeSelectorRequirement.key",
     "core.NodeSelectorRequirement.operator", "core.PodAffinityTerm.topologyKey",
     "core.Event.reportingComponent", "core.Event.reportingInstance",
+    # review answers (`json:"allowed"`, `json:"incomplete"`: printed when false)
+    "authorization.SubjectAccessReviewStatus.allowed", "authorization.SubjectRulesReviewStatus.incomplete",
+    "authentication.TokenRequestSpec.expirationSeconds",  # *int64
 })
 
 _FIELD_RE = re.compile(r"^(?P<name>\w+)=(?P<num>\d+):(?P<rep>\*?)(?P<type>.+)$")
