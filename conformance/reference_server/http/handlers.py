@@ -15,6 +15,7 @@ from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
+from ..storage.offload import Offload
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_yaml
@@ -54,6 +55,7 @@ def check_path_segment(value: str, what: str) -> None:
 class Handlers:
     def __init__(self, ctx: ServerContext):
         self.ctx = ctx
+        self.offload = Offload(ctx.store)  # writes to a remote store (etcd) run off the event loop
 
     # ---- dispatch --------------------------------------------------------------------------------
     async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:
@@ -195,7 +197,7 @@ class Handlers:
         admit = self.ctx.admission.for_create(store.info)
         validating = getattr(self.ctx.admission, "for_validate", None)  # admission/scope.py: LimitRanger, quota
         extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
-        created = store.create(obj, dry_run=dry, admit=admit,
+        created = await self.offload(store.create, obj, dry_run=dry, admit=admit,
                                field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
                                **extra)
         return self._respond(request, created, 201, warnings, store=store)
@@ -207,9 +209,9 @@ class Handlers:
             obj.setdefault("metadata", {})["name"] = route.name
         self._check_name(obj, route.name)
         dry = P.dry_run(request.query.getall("dryRun", []))
-        out = store.update(route.namespace, route.name, obj, strategy=self._strategy(route, store), dry_run=dry,
-                           field_manager=P.field_manager(request.query, request.headers.get("User-Agent"),
-                                                         "UpdateOptions"))
+        manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
+        out = await self.offload(store.update, route.namespace, route.name, obj, strategy=self._strategy(route, store),
+                                 dry_run=dry, field_manager=manager)
         return self._respond(request, out, 200, warnings, store=store)
 
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
@@ -232,9 +234,9 @@ class Handlers:
             return self._check_patched(patched, route, store, ctype, patch, mode, warnings)
 
         dry = P.dry_run(request.query.getall("dryRun", []))
-        out = store.update(route.namespace, route.name, transform=transform, strategy=self._strategy(route, store),
-                           dry_run=dry, field_manager=manager_or_user_agent(manager, request.headers.get("User-Agent"))
-                           or "unknown")
+        manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
+        out = await self.offload(store.update, route.namespace, route.name, transform=transform,
+                                 strategy=self._strategy(route, store), dry_run=dry, field_manager=manager)
         return self._respond(request, out, 200, warnings, store=store)
 
     def _check_patched(self, patched: dict[str, Any], route: Route, store: GenericStore, ctype: str, patch: Any,
@@ -280,8 +282,8 @@ class Handlers:
 
         dry = P.dry_run(request.query.getall("dryRun", []))
         try:
-            out = store.update(route.namespace, route.name, transform=applied, strategy=strategy, dry_run=dry,
-                               manage=keep)
+            out = await self.offload(store.update, route.namespace, route.name, transform=applied,
+                                     strategy=strategy, dry_run=dry, manage=keep)
             return self._respond(request, out, 200, warnings, store=store)
         except E.StatusError as exc:
             if exc.status.get("code") != 404 or subresource or not _names_object(exc, route.name):
@@ -295,7 +297,7 @@ class Handlers:
         admit = self.ctx.admission.for_create(store.info)
         validating = getattr(self.ctx.admission, "for_validate", None)
         extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
-        created = store.create(obj, dry_run=dry, admit=admit, manage=keep, **extra)
+        created = await self.offload(store.create, obj, dry_run=dry, admit=admit, manage=keep, **extra)
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _delete_body(self, request: web.Request) -> dict[str, Any] | None:
@@ -308,14 +310,14 @@ class Handlers:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
         admit = self.ctx.admission.for_delete(store.info, route.name)
-        out, deleted = store.delete(route.namespace, route.name, opts, admit=admit)
+        out, deleted = await self.offload(store.delete, route.namespace, route.name, opts, admit=admit)
         status = 202 if (not deleted and opts.orphan_dependents is False) else 200
         return self._respond(request, out, status, store=store)
 
     async def _delete_collection(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
-        out = store.delete_collection(route.namespace, P.list_options(request.query), opts)
+        out = await self.offload(store.delete_collection, route.namespace, P.list_options(request.query), opts)
         return self._respond(request, out, store=store)
 
 
