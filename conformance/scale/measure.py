@@ -1,0 +1,128 @@
+"""Time the operations of one step.
+
+Judged (per namespace): LIST of one namespace's ConfigMaps, GET of one of them, watch start (request to
+response headers, from the LIST's resourceVersion) and event delivery (a create in the namespace until
+its ADDED event arrives on an open watch). Reported only: a cross-namespace LIST (first page of 500,
+this run's label selector) and namespace deletion (DELETE until the namespace is gone).
+
+Every operation is timed `rounds` times, interleaved (one of each per round, so a burst of load on a
+shared machine touches every operation alike), and summarised by the median. Before measuring, the
+server is given time to finish what the last batch set off (controllers writing into new namespaces):
+`settle` times a control request, GET /version, until it is back near its cost before the run.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+import requests
+
+if TYPE_CHECKING:
+    from ..endpoints import Paths
+    from .population import Population
+
+__all__ = ["JUDGED", "REPORTED", "measure_step", "control_cost", "settle"]
+
+JUDGED = ("list", "get", "watch_start", "event_delivery")
+REPORTED = ("cross_namespace_list", "namespace_deletion")
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def control_cost(pop: "Population", samples: int = 7) -> float:
+    """Median seconds of GET /version: what a request costs the target when nothing grows."""
+    s = pop.session()
+    out = []
+    for _ in range(samples):
+        dt, r = _timed(lambda: s.get(pop.client.url("/version"), timeout=30))
+        r.content
+        out.append(dt)
+    return statistics.median(out)
+
+
+def settle(pop: "Population", baseline: float, timeout: float) -> dict[str, Any]:
+    """Wait (each look is itself a request: no sleeping) until the control request costs at most twice
+    its `baseline`, or `timeout` seconds; returns {"waited_s", "control_s", "settled"}."""
+    t0 = time.monotonic()
+    cost = control_cost(pop)
+    while cost > 2 * baseline and time.monotonic() - t0 < timeout:
+        cost = control_cost(pop)
+    return {"waited_s": round(time.monotonic() - t0, 3), "control_s": cost, "settled": cost <= 2 * baseline}
+
+
+def _watch_params(rv: str) -> dict[str, str]:
+    return {"watch": "true", "resourceVersion": rv, "timeoutSeconds": "30", "allowWatchBookmarks": "false"}
+
+
+def measure_step(pop: "Population", paths: "Paths", probe_ns: str, rounds: int,
+                 cross_selector: str, deletion: Callable[[], float] | None) -> dict[str, list[float]]:
+    """{operation: [seconds per round]} for the probe namespace `probe_ns` (which holds the objects
+    `scale-0..`); raises AssertionError naming the request when the target answers wrongly."""
+    s = pop.session()
+    url = pop.client.url
+    coll = paths.content(probe_ns, "configmaps")
+    samples: dict[str, list[float]] = {op: [] for op in JUDGED + REPORTED}
+
+    def check(r: requests.Response, what: str, code: int = 200) -> None:
+        if r.status_code != code:
+            raise AssertionError(f"{what}: expected {code}, got {r.status_code}: {r.text[:300]}")
+
+    for i in range(rounds):
+        dt, r = _timed(lambda: s.get(url(coll), timeout=60))
+        check(r, f"LIST {coll}")
+        body = r.json()
+        rv = str((body.get("metadata") or {}).get("resourceVersion") or "")
+        samples["list"].append(dt)
+
+        obj = paths.content(probe_ns, "configmaps", "scale-0")
+        dt, r = _timed(lambda: s.get(url(obj), timeout=60))
+        check(r, f"GET {obj}")
+        samples["get"].append(dt)
+
+        w = pop.client.new_session()
+        try:
+            dt, stream = _timed(lambda: w.get(url(coll), params=_watch_params(rv), stream=True, timeout=(30, 30)))
+            check(stream, f"WATCH {coll}")
+            samples["watch_start"].append(dt)
+            name = f"probe-{i}"
+            body = {"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": name, "namespace": probe_ns, "labels": dict(pop.labels)}}
+            lines = stream.iter_lines()
+            t0 = time.perf_counter()
+            r = s.post(url(coll), json=body, timeout=60)
+            check(r, f"POST {coll} ({name})", 201)
+            seen = []
+            for line in lines:
+                if not line:
+                    continue
+                ev = json.loads(line)
+                seen.append(f"{ev.get('type')} {((ev.get('object') or {}).get('metadata') or {}).get('name')}")
+                if ev.get("type") == "ADDED" and (ev.get("object") or {}).get("metadata", {}).get("name") == name:
+                    samples["event_delivery"].append(time.perf_counter() - t0)
+                    break
+            else:
+                raise AssertionError(f"WATCH {coll} from resourceVersion {rv} ended without the ADDED event of "
+                                     f"{name}; saw: {', '.join(seen) or 'nothing'}")
+            stream.close()
+        finally:
+            w.close()
+        r = s.delete(url(paths.content(probe_ns, "configmaps", name)), timeout=60)
+        check(r, f"DELETE configmap {name}")
+
+        cross = paths.all_namespaces("configmaps")
+        dt, r = _timed(lambda: s.get(url(cross), params={"labelSelector": cross_selector, "limit": "500"},
+                                     timeout=120))
+        check(r, f"LIST {cross}")
+        samples["cross_namespace_list"].append(dt)
+
+    if deletion is not None:
+        for _ in range(min(rounds, 3)):
+            samples["namespace_deletion"].append(deletion())
+    return samples
