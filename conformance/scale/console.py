@@ -33,6 +33,8 @@ def progress_for(config: pytest.Config) -> Callable[[str, int, int], None]:
         if 0 < done < total:
             text += f", eta {eta(elapsed / done * (total - done))}"
         text += ")"
+        if done >= total:
+            started.pop(key, None)  # the next phase of the same size starts its own clock
         with (capman.global_and_fixture_disabled() if capman is not None else _nothing()):
             if live:
                 sys.stderr.write("\r\x1b[K" + text + ("\n" if done >= total else ""))

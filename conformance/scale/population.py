@@ -140,7 +140,8 @@ class Population:
                 raise AssertionError(f"listing namespaces {self.selector}: {r.status_code}: {r.text[:300]}")
             body = r.json()
             left &= {i["metadata"]["name"] for i in body.get("items") or []}
-            self.progress("wait for deletion", len(names) - len(left), len(names))
+            if len(names) > 1:
+                self.progress("wait for deletion", len(names) - len(left), len(names))
             if not left:
                 break
             rv = (body.get("metadata") or {}).get("resourceVersion") or ""
