@@ -44,10 +44,11 @@ def fit_curve(points: Iterable[tuple[int, float]]) -> dict[str, Any]:
     return {"model": "log", "a": la, "b": lb, "formula": f"{la * 1e3:.3g} ms + {lb * 1e3:.3g} ms × ln n"}
 
 
-def growth(points: Sequence[tuple[int, float]], judged_ratio: int) -> dict[str, Any]:
-    """The ratio of the last step's median to the first's, and whether the clause judges it."""
+def growth(points: Sequence[tuple[int, float]], judged_ratio: int, *, judge: bool = True) -> dict[str, Any]:
+    """The ratio of the last step's cost to the first's, and whether the clause judges it (`judge=False`:
+    a reported operation, never judged)."""
     (n0, s0), (n1, s1) = points[0], points[-1]
-    ratio = (s1 / s0) if s0 > 0 else float("inf")
-    judged = n1 / n0 >= judged_ratio
+    ratio = (s1 / s0) if s0 and s1 is not None and s0 > 0 else float("inf")
+    judged = judge and n1 / n0 >= judged_ratio
     return {"first": n0, "last": n1, "ratio": round(ratio, 3), "judged": judged,
             "ok": (ratio <= LIMIT) if judged else None, "fit": fit_curve(points)}
