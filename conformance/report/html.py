@@ -340,14 +340,17 @@ def _scale(run: dict[str, Any]) -> str:
             "not judged (N/first below %s)" % f"{scale.get('judged_ratio', 1000):,}" if not g.get("judged")
             else ("ok" if g.get("ok") else "too steep"))
         rows += (f"<tr><td>{_e(op)}</td><td>{_e(g.get('first'))} → {_e(g.get('last'))}</td>"
-                 f"<td>{_e(g.get('ratio'))}×</td><td>{_e((g.get('fit') or {}).get('model'))}: "
+                 f"<td>{_e(g.get('ratio'))}×" + (f" (raw {_e(g.get('raw_ratio'))}×)" if g.get("raw_ratio") is not None
+                                                   else "") + f"</td><td>{_e((g.get('fit') or {}).get('model'))}: "
                  f"{_e((g.get('fit') or {}).get('formula'))}</td><td>{_e(verdict)}</td></tr>")
-    table = ("<table><tr><th>operation</th><th>namespaces</th><th>cost ratio</th><th>fitted curve</th>"
+    table = ("<table><tr><th>operation</th><th>namespaces</th><th>cost ratio N/first (judged: relative to "
+             "GET /version)</th><th>fitted curve (raw medians)</th>"
              f"<th>verdict</th></tr>{rows}</table>") if rows else ""
     return (f'<h2 id="scale">Scale: {_e(scale.get("n"))} namespaces, {_e(scale.get("objects"))} objects each</h2>'
             f'<p class="sub">Median of {_e(scale.get("rounds"))} timings per operation and step; per-namespace '
             f'operations at N may cost at most {_e(scale.get("limit"))}× their cost at the first step.</p>'
-            + "".join(f'<div class="plot">{svg}</div>' for svg in svg_panels(scale)) + table)
+            + '<div style="display:flex;flex-wrap:wrap;gap:8px">'
+            + "".join(f'<div class="plot">{svg}</div>' for svg in svg_panels(scale)) + "</div>" + table)
 
 
 def render_html(run: dict[str, Any]) -> str:

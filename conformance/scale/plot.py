@@ -26,19 +26,21 @@ def _nice_max(v: float) -> float:
 
 
 def svg_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[int, float]]]], *,
-             width: int = 560, height: int = 300, limit: float | None = None) -> str:
+             width: int = 560, height: int = 300, limit: float | None = None, factor: float = 1e3,
+             unit: str = "ms", axis: str = "median ms") -> str:
     """One panel: `series` = [(operation, [(namespaces, seconds), ...])]; `limit`: draw each judged
     series' allowance (limit × its first point) as a dotted line at the right edge."""
     left, right, top, bottom = 56, 190, 28, 40
     pw, ph = width - left - right, height - top - bottom
     xs = [n for _, pts in series for n, _ in pts if n > 0]
-    ys = [s * 1e3 for _, pts in series for _, s in pts if s is not None]
+    ys = [s * factor for _, pts in series for _, s in pts if s is not None]
     if not xs or not ys:
         return ""
     lo, hi = math.log10(min(xs)), math.log10(max(xs))
     if hi - lo < 1e-9:
         hi = lo + 1
-    ymax = _nice_max(max(ys + ([limit * pts[0][1] * 1e3 for _, pts in series if pts] if limit else [])) * 1.05)
+    ymax = _nice_max(max(ys + ([limit * pts[0][1] * factor for _, pts in series if pts and pts[0][1]]
+                               if limit else [])) * 1.05)
 
     def X(n: float) -> float:
         return left + (math.log10(n) - lo) / (hi - lo) * pw
@@ -66,19 +68,20 @@ def svg_plot(title: str, series: Sequence[tuple[str, Sequence[tuple[int, float]]
     out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>')
     out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 6}" text-anchor="middle">namespaces (log scale)</text>')
     out.append(f'<text x="12" y="{top + ph / 2:.1f}" text-anchor="middle" '
-               f'transform="rotate(-90 12 {top + ph / 2:.1f})">median ms</text>')
+               f'transform="rotate(-90 12 {top + ph / 2:.1f})">{escape(axis)}</text>')
     for i, (op, pts) in enumerate(series):
         colour = COLOURS[i % len(COLOURS)]
         pts = [(n, s) for n, s in pts if n > 0 and s is not None]
         if not pts:
             continue
-        path = " ".join(f"{X(n):.1f},{Y(s * 1e3):.1f}" for n, s in pts)
+        path = " ".join(f"{X(n):.1f},{Y(s * factor):.1f}" for n, s in pts)
         out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
         for n, s in pts:
-            out.append(f'<circle cx="{X(n):.1f}" cy="{Y(s * 1e3):.1f}" r="3" fill="{colour}">'
-                       f'<title>{escape(NAMES.get(op, op))}: {s * 1e3:.3g} ms at {n:,} namespaces</title></circle>')
+            out.append(f'<circle cx="{X(n):.1f}" cy="{Y(s * factor):.1f}" r="3" fill="{colour}">'
+                       f'<title>{escape(NAMES.get(op, op))}: {s * factor:.3g} {escape(unit)} at {n:,} namespaces'
+                       '</title></circle>')
         if limit:
-            y = Y(limit * pts[0][1] * 1e3)
+            y = Y(limit * pts[0][1] * factor)
             out.append(f'<line x1="{left + pw - 40}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="{colour}" '
                        'stroke-dasharray="2,3"/>')
         ly = top + 14 + i * 16
@@ -102,9 +105,14 @@ def svg_panels(scale: dict[str, Any]) -> list[str]:
         return [(op, [(s["namespaces"], (s.get("median_s") or {}).get(op)) for s in steps]) for op in ops
                 if any((s.get("median_s") or {}).get(op) is not None for s in steps)]
 
-    judged = series(scale.get("judged_operations") or ["list", "get", "watch_start", "event_delivery"])
+    ops = scale.get("judged_operations") or ["list", "get", "watch_start", "event_delivery"]
+    judged = [(op, [(s["namespaces"], (s.get("relative") or {}).get(op)) for s in steps]) for op in ops
+              if any((s.get("relative") or {}).get(op) is not None for s in steps)]
     reported = series(scale.get("reported_operations") or ["cross_namespace_list", "namespace_deletion"])
-    out = [svg_plot("Per-namespace operations (judged)", judged, limit=float(scale.get("limit") or 2.0))]
+    out = [svg_plot("Per-namespace operations (judged), relative to GET /version", judged,
+                    limit=float(scale.get("limit") or 2.0), factor=1.0, unit="× GET /version",
+                    axis="median × GET /version") if judged else "",
+           svg_plot("Per-namespace operations, raw", series(ops))]
     if reported:
         out.append(svg_plot("Across namespaces and deletion (reported)", reported))
     return [p for p in out if p]

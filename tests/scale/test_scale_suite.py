@@ -45,7 +45,7 @@ def test_small_scale_run_is_reported_not_judged(small_run):
     from conformance.schemas import validate
     validate(run, "ConformanceRun")
     html = (run_dir / "conformance.html").read_text()
-    assert "<svg" in html and "Per-namespace operations (judged)" in html
+    assert "<svg" in html and "Per-namespace operations (judged), relative to GET /version" in html
 
 
 def test_without_scale_the_suite_skips_with_the_option_to_use(tmp_path):

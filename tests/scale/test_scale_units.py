@@ -47,18 +47,19 @@ def _run(medians: list[tuple[int, float]], n: int) -> dict:
         "reported_operations": ["cross_namespace_list", "namespace_deletion"],
         "steps": [{"namespaces": k, "median_s": {op: v for op in ops} | {"cross_namespace_list": v * 3,
                                                                         "namespace_deletion": None},
-                   "samples_s": {}} for k, v in medians],
+                   "relative": {op: v * 1000 for op in ops}, "samples_s": {}} for k, v in medians],
         "growth": {op: growth(medians, 1000) for op in ops}}}
 
 
 def test_svg_panels_are_well_formed_and_self_contained():
     panels = svg_panels(_run([(1, 0.001), (10, 0.0012), (1000, 0.0013)], 1000)["scale"])
-    assert len(panels) == 2
+    assert len(panels) == 3  # judged (relative), raw, reported
     for svg in panels:
         root = ET.fromstring(svg)  # well-formed XML
         assert root.tag.endswith("svg")
         assert "http" not in svg.replace('xmlns="http://www.w3.org/2000/svg"', "")  # no external asset
-    assert "LIST (one namespace)" in panels[0] and "namespace deletion" not in panels[1]  # all-null series left out
+    assert "relative to GET /version" in panels[0] and "LIST (one namespace)" in panels[1]
+    assert "namespace deletion" not in panels[2]  # an all-null series is left out
     assert svg_panels({"steps": []}) == []
 
 
