@@ -134,10 +134,13 @@ class Population:
         """Watch the label selector until every one of `names` has been deleted (LIST again whenever the
         watch ends, so a missed event costs one more LIST, not the deadline)."""
         left = set(names)
+        # one namespace (the deletion probe): select it by name, not the list of every scale namespace
+        selector = {"fieldSelector": f"metadata.name={next(iter(left))}"} if len(left) == 1 else \
+            {"labelSelector": self.selector}
         while left and time.monotonic() < deadline:
-            r = self.send("GET", self.paths.namespaces() + "?labelSelector=" + self.selector, ok=(200,))
+            r = self.session().get(self.client.url(self.paths.namespaces()), params=selector, timeout=120)
             if r.status_code != 200:
-                raise AssertionError(f"listing namespaces {self.selector}: {r.status_code}: {r.text[:300]}")
+                raise AssertionError(f"listing namespaces {selector}: {r.status_code}: {r.text[:300]}")
             body = r.json()
             left &= {i["metadata"]["name"] for i in body.get("items") or []}
             if len(names) > 1:
@@ -146,8 +149,7 @@ class Population:
                 break
             rv = (body.get("metadata") or {}).get("resourceVersion") or ""
             wait_s = max(0.1, min(30.0, deadline - time.monotonic()))
-            params = {"watch": "true", "labelSelector": self.selector, "resourceVersion": rv,
-                      "timeoutSeconds": str(int(wait_s) or 1)}
+            params = {"watch": "true", **selector, "resourceVersion": rv, "timeoutSeconds": str(int(wait_s) or 1)}
             try:
                 with self.session().get(self.client.url(self.paths.namespaces()), params=params, stream=True,
                                         timeout=(10, wait_s + 5)) as w:
