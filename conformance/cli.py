@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--authorization", choices=("always-allow", "rbac"), default=None,
                      help="embedded server only (default rbac: authentication + RBAC, which the scope suites' "
                           "authorization tests need; always-allow: they skip)")
+    run.add_argument("--scale", type=positive_int, default=None, metavar="N",
+                     help="run the opt-in scale suite alone: namespaces in steps up to N (growth judged from "
+                          "N = 1000; README 'Scale')")
+    run.add_argument("--scale-objects", type=positive_int, default=None, metavar="M",
+                     help="with --scale: ConfigMaps in each namespace (default 2)")
     run.add_argument("--results-dir", default=None, metavar="DIR",
                      help="run as a Sonobuoy plugin (default $SONOBUOY_RESULTS_DIR): pack the reports into DIR, "
                           "write DIR/done naming them, exit 0 even when clauses failed (docs/sonobuoy.md)")
@@ -335,6 +340,13 @@ def _run(ns: argparse.Namespace, passthrough: list[str]) -> int:
         args += ["--extension", name]
     for gate in getattr(ns, "feature_gates", None) or []:
         args += ["--nsconform-feature-gates", gate]
+    if getattr(ns, "scale", None):
+        args += ["--scale", str(ns.scale)]
+    if getattr(ns, "scale_objects", None):
+        if not getattr(ns, "scale", None):
+            _err("--scale-objects needs --scale N")
+            return EXIT_USAGE
+        args += ["--scale-objects", str(ns.scale_objects)]
     if ns.jobs and ns.jobs > 1:
         args += ["-n", str(ns.jobs)]
     args += passthrough

@@ -35,6 +35,8 @@ __all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "NAME
 
 SUITES_DIR = Path(__file__).parent / "suites"
 
+pytest_plugins = ["conformance.scale.options"]  # the opt-in scale suite's options (--scale N)
+
 RUN_ID_KEY: pytest.StashKey[str] = pytest.StashKey()
 """`config.stash[RUN_ID_KEY]`: the run id (same on controller and workers); also `config.option.run_id`."""
 CLAUSES_KEY: pytest.StashKey[tuple[str, ...]] = pytest.StashKey()

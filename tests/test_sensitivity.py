@@ -209,6 +209,20 @@ def test_pytest_argv_and_schedule(tmp_path):
     assert [r.run_id for r in schedule([fast, slow, clean], {"s": 10.0, "f": 1.0})] == ["c", "s", "f"]
 
 
+def test_pytest_argv_adds_a_deviations_run_options(tmp_path):
+    """A deviation seen only by an opt-in suite (the scale scan) brings that suite's options to its run."""
+    from conformance.reference_server.deviations import RUN_OPTIONS
+
+    r = Run(run_id="sens-kubernetes-list-scans-all-namespaces", profile="kubernetes",
+            deviation="list-scans-all-namespaces", clauses=("NS-SCALE-001",))
+    argv = pytest_argv(r, tmp_path, timeout_scale=0.1, extra=["-x"])
+    opts = RUN_OPTIONS["list-scans-all-namespaces"]
+    assert "--scale" in opts and int(opts[opts.index("--scale") + 1]) >= 1000  # the least the clause judges
+    assert argv[-len(opts) - 1:-1] == list(opts) and argv[-1] == "-x"
+    clean = Run(run_id="c", profile="kubernetes", deviation=None, clauses=("NS-SCALE-001",))
+    assert "--scale" not in pytest_argv(clean, tmp_path, timeout_scale=0.1)  # the clean run: skipped, opt-in
+
+
 def test_coverage_reports_uncovered_unknown_and_unbreakable():
     devs = {"k": _Dev("k", ["NS-K-001", "NS-NOPE"])}
     cov = coverage(CAT, devs, {"NS-U-001": "why", "NS-GONE": "x"})

@@ -241,6 +241,11 @@ class KubeClient:
         self.recorder.record(ex)
         return resp, ex
 
+    def new_session(self) -> requests.Session:
+        """A fresh session with the client's credentials and TLS settings, unrecorded: for bulk traffic
+        (the scale suite's thousands of creates) and timings that must not include the recorder."""
+        return self._stream_session()
+
     def _stream_session(self) -> requests.Session:
         """A session with the same credentials and TLS settings as the client's, and its own pool."""
         clone = requests.Session()

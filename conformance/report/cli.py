@@ -41,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             a, b = (load_run(p) for p in args.compare)
             changes = compare(a, b)
             sys.stdout.write(format_table(changes, a, b))
+            from ..scale.compare import scale_table
+            sys.stdout.write(scale_table(a, b))
             return 1 if regressions(changes) else 0
         run_dir = resolve_run_dir(args.dir)
         run = load_run(run_dir)

@@ -173,6 +173,8 @@ class ReportPlugin:
                 state.clauses.append(cid)
         if exchanges:
             self._pending_hits.append((report.nodeid, exchanges))
+        if isinstance(getattr(report, "nsconform_scale", None), dict):
+            self._scale = report.nsconform_scale  # the scale suite's raw points (conformance.json "scale")
         self._record_outcome(state, report)
 
     def _announce_failure(self, state: _TestState) -> None:
@@ -243,6 +245,8 @@ class ReportPlugin:
         teardown = _teardown_summary(self.config)
         if teardown is not None:
             run["teardown"] = teardown
+        if getattr(self, "_scale", None):
+            run["scale"] = self._scale
         return run
 
     @pytest.hookimpl(wrapper=True)

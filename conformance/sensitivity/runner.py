@@ -140,6 +140,8 @@ def pytest_argv(run: Run, reports: Path, *, timeout_scale: float, extra: Sequenc
         ext = EXTENSION_DEVIATIONS.get(run.deviation)
         if ext:  # an extension's bug shows only with its feature gate on and its clauses asked for
             argv += ["--extension", ext, "--nsconform-feature-gates", "NamespaceInitializers=true"]
+        from ..reference_server.deviations import RUN_OPTIONS
+        argv += list(RUN_OPTIONS.get(run.deviation, ()))  # an opt-in suite its clauses need (e.g. --scale)
     if run.flavor:
         argv += ["--nsconform-flavor", run.flavor]
     return argv + list(extra)

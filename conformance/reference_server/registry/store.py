@@ -280,7 +280,10 @@ class GenericStore:
         else:
             at = self._list_rv(opts)
         try:
-            if at is None:
+            if at is None and ns is not None and self.deviations.active("list-scans-all-namespaces"):
+                items, rv = self.store.list(self.info.plural, None, shared=True)
+                items = [o if shared else clone(o) for o in items if o["metadata"].get("namespace") == ns]
+            elif at is None:
                 items, rv = self.store.list(self.info.plural, ns, shared=shared)
             else:
                 items, rv = self.store.list_at(self.info.plural, ns, at, shared=shared)
