@@ -240,30 +240,53 @@ class LeaderElector:
 
     # ---- the loop --------------------------------------------------------------------------------
     def start(self) -> None:
-        """One attempt now (a lone server leads before `start` returns, so its controllers run at once),
-        then the election loop in the background."""
-        if self.try_acquire_or_renew():
-            self._lead()
-        self._task = asyncio.get_running_loop().create_task(self._run())
+        """Start the election loop. On a local store the first attempt is made now, so a lone server leads
+        (and its controllers run) before `start` returns; a remote store (etcd) is never called on the loop."""
+        led = False
+        if not self._remote:
+            led = self.try_acquire_or_renew()
+            if led:
+                self._lead()
+        self._task = asyncio.get_running_loop().create_task(self._run(first_now=self._remote and not led))
+
+    @property
+    def _remote(self) -> bool:
+        return bool(getattr(self.lock.registry.store, "remote", False))
+
+    async def _step(self, fn: Callable[[], bool]) -> bool:
+        """One storage step, in a worker thread when the store blocks on the network."""
+        return await asyncio.to_thread(fn) if self._remote else fn()
+
+    async def _renew_before(self, deadline: float) -> bool:
+        """An attempt that does not outlive the renew deadline (upstream's timeout context): a hung etcd
+        must not keep this replica's controllers running past it."""
+        try:
+            return await asyncio.wait_for(self._step(self.try_acquire_or_renew),
+                                          max(0.001, deadline - asyncio.get_running_loop().time()))
+        except asyncio.TimeoutError:
+            return False
 
     def _lead(self) -> None:
         log.info("leader election: %s successfully acquired lease %s", self.config.identity, self.lock.describe())
         self.leading = True
         self.on_started()
 
-    async def _run(self) -> None:
+    async def _run(self, first_now: bool) -> None:
         cfg = self.config
+        loop = asyncio.get_running_loop()
         while True:
             if not self.leading:
-                await asyncio.sleep(cfg.retry_period * (1 + random.random() * JITTER_FACTOR))  # JitterUntil
-                if not self.try_acquire_or_renew():
+                if not first_now:
+                    await asyncio.sleep(cfg.retry_period * (1 + random.random() * JITTER_FACTOR))  # JitterUntil
+                first_now = False
+                if not await self._step(self.try_acquire_or_renew):
                     continue
                 self._lead()
             # renew: every retry period; a renewal not achieved within the renew deadline loses the lease
             await asyncio.sleep(cfg.retry_period)
-            deadline = asyncio.get_running_loop().time() + cfg.renew_deadline
-            while not self.try_acquire_or_renew():
-                if asyncio.get_running_loop().time() + cfg.retry_period > deadline:
+            deadline = loop.time() + cfg.renew_deadline
+            while not await self._renew_before(deadline):
+                if loop.time() + cfg.retry_period > deadline:
                     log.warning("leader election: %s lost lease %s", cfg.identity, self.lock.describe())
                     self.leading = False
                     await self.on_stopped()
@@ -279,7 +302,7 @@ class LeaderElector:
         if self.leading:
             self.leading = False
             await self.on_stopped()
-            self.release()
+            await self._step(self.release)
 
 
 def _why(exc: BaseException) -> str:
