@@ -1,0 +1,221 @@
+"""The watch cache (upstream's `cacher`): an in-memory mirror of every object under the prefix, fed by one etcd
+watch, serving gets, lists, counts and watches without a round trip to etcd.
+
+The mirror is a `MemoryStore` whose resourceVersions come from etcd (the mod revision of each change) instead
+of its own counter: its history window, reads at a past RV, watch backlogs and progress marks are the memory
+store's own code. A writer that got revision R from etcd waits (`wait_for(R)`) until the mirror has applied R,
+so a client reads its own writes from any replica's cache once that replica has seen them.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from typing import Any, Callable
+
+from .clone import clone
+from .etcdclient import EtcdClient, EtcdCompacted, EtcdError, unb64
+from .interface import Event
+from .keys import parse_key
+from .memory import MemoryStore
+
+log = logging.getLogger("nsconform.reference_server.storage")
+
+
+def decode_value(prefix: str, key: bytes, value: bytes, mod_revision: int) -> tuple[str, str, str, dict] | None:
+    """(resource, namespace, name, object with its resourceVersion) of one etcd kv; None when it is not ours
+    (not JSON, e.g. kube-apiserver's protobuf `k8s\\0` envelope, or outside the key layout)."""
+    try:
+        obj = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    parsed = parse_key(prefix, key.decode(errors="replace"), obj)
+    if parsed is None:
+        return None
+    obj.setdefault("metadata", {})["resourceVersion"] = str(mod_revision)
+    return (*parsed, obj)
+
+
+class WatchCache(MemoryStore):
+    """A `MemoryStore` written only by `apply`/`load` (changes etcd reported), read by everything else."""
+
+    def __init__(self, history_size: int = 10000):
+        super().__init__(history_size=history_size, start_rv=0)
+        self._seen = threading.Condition(self._lock)
+
+    def load(self, objects: list[tuple[str, str, str, dict]], rv: int) -> None:
+        """Replace the whole state with a list read at `rv`; history starts there. Open watches end (their
+        clients re-watch, and get 410 when their RV is older than the new window), as upstream's cacher."""
+        with self._lock:
+            self._index.clear()
+            for resource, ns, name, obj in objects:
+                self._index.setdefault((resource, ns), {})[name] = obj
+            self._history.clear()
+            self._rv = max(self._rv, rv)
+            self._compacted = self._rv
+            self._seen.notify_all()
+        self.close_watchers()
+
+    def apply(self, typ: str, resource: str, ns: str, name: str, obj: dict | None, rv: int) -> None:
+        """One change etcd reported: PUT (`obj`) or DELETE (`obj` None) at revision `rv`."""
+        with self._lock:
+            bucket = self._index.setdefault((resource, ns), {})
+            prev = bucket.get(name)
+            self._rv = max(self._rv, rv)
+            if typ == "DELETE":
+                if prev is None:
+                    return
+                del bucket[name]
+                if not bucket:
+                    del self._index[(resource, ns)]
+                gone = {**prev, "metadata": {**(prev.get("metadata") or {}), "resourceVersion": str(rv)}}
+                self._emit_at("DELETED", resource, ns, name, gone, prev, rv)
+            else:
+                bucket[name] = obj  # type: ignore[assignment]
+                self._emit_at("MODIFIED" if prev is not None else "ADDED", resource, ns, name, obj, prev, rv)
+            self._seen.notify_all()
+
+    def advance(self, rv: int) -> None:
+        """etcd's progress notification: nothing under the prefix changed up to `rv`."""
+        with self._lock:
+            if rv > self._rv:
+                self._rv = rv
+                self._seen.notify_all()
+
+    def wait_for(self, rv: int, timeout: float) -> bool:
+        with self._lock:
+            return self._seen.wait_for(lambda: self._rv >= rv, timeout)
+
+    def _emit_at(self, typ: str, resource: str, ns: str, name: str, obj: dict, prev: dict | None, rv: int) -> None:
+        ev = Event(typ, resource, ns, name, rv, obj, prev)
+        self._history.append(ev)
+        while len(self._history) > self._history_size:
+            self._compacted = self._history.popleft().rv
+        for w in list(self._watchers):
+            if w.closed:
+                self._watchers.remove(w)
+            elif w.matches(ev):
+                w.deliver(ev)
+
+    def snapshot(self, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """The cached object itself (read-only) or None."""
+        with self._lock:
+            return self._index.get((resource, namespace), {}).get(name)
+
+
+class Reflector:
+    """Lists the prefix once, then follows it with one etcd watch into a `WatchCache`, re-listing when etcd has
+    compacted past where the watch was and reconnecting (from the last revision seen) when etcd goes away."""
+
+    def __init__(self, client: EtcdClient, prefix: str, cache: WatchCache,
+                 on_error: Callable[[Exception], None] | None = None):
+        self.client, self.prefix, self.cache = client, prefix, cache
+        self._stop = threading.Event()
+        self._stream: Any = None
+        self._thread: threading.Thread | None = None
+        self._on_error = on_error
+        self.revision = 0
+
+    def start(self) -> None:
+        self.relist()  # EtcdUnavailable here reaches the caller: the server does not start on a dead etcd
+        self._thread = threading.Thread(target=self._run, name="etcd-reflector", daemon=True)
+        self._thread.start()
+
+    def relist(self) -> None:
+        out = self.client.range(self.prefix + "/", prefix=True)
+        rev = int(out["header"]["revision"])
+        objects = []
+        for kv in out.get("kvs", []):
+            d = decode_value(self.prefix, unb64(kv["key"]), unb64(kv.get("value")), int(kv["mod_revision"]))
+            if d is not None:
+                objects.append(d)
+        self.cache.load(objects, rev)
+        self.revision = rev
+
+    def _run(self) -> None:
+        backoff = 0.05
+        while not self._stop.is_set():
+            try:
+                self._stream = self.client.watch(self.prefix + "/", self.revision + 1)
+                for res in self._stream:
+                    backoff = 0.05
+                    events = res.get("events") or []
+                    for ev in events:
+                        kv = ev["kv"]
+                        rv = int(kv["mod_revision"])
+                        key = unb64(kv["key"])
+                        if ev.get("type") == "DELETE":
+                            self._apply_delete(key, rv)
+                        else:
+                            d = decode_value(self.prefix, key, unb64(kv.get("value")), rv)
+                            if d is not None:
+                                self.cache.apply("PUT", d[0], d[1], d[2], d[3], rv)
+                            else:
+                                self.cache.advance(rv)
+                        self.revision = rv
+                    if not events and not res.get("created") and "header" in res:
+                        hdr = int(res["header"].get("revision", 0) or 0)  # a progress notification
+                        if hdr > self.revision:
+                            self.revision = hdr
+                            self.cache.advance(hdr)
+            except EtcdCompacted:
+                if self._stop.is_set():
+                    return
+                log.warning("etcd compacted past the watch cache (revision %d): re-listing", self.revision)
+                self._retry(self.relist)
+                continue
+            except (EtcdError, OSError, ValueError, Exception) as e:  # noqa: BLE001 - reconnect on anything
+                if self._stop.is_set():
+                    return
+                if self._on_error:
+                    self._on_error(e)
+                log.debug("etcd watch ended (%s): reconnecting", e)
+            self._stop.wait(backoff)
+            backoff = min(backoff * 2, 2.0)
+
+    def _retry(self, fn: Callable[[], None]) -> None:
+        while not self._stop.is_set():
+            try:
+                fn()
+                return
+            except Exception as e:  # noqa: BLE001
+                log.debug("re-list failed (%s), retrying", e)
+                self._stop.wait(0.5)
+
+    def _apply_delete(self, key: bytes, rv: int) -> None:
+        """A DELETE event carries no value: find the object by its key in the cache."""
+        k = key.decode(errors="replace")
+        hit = self._lookup(k)
+        if hit is None:
+            self.cache.advance(rv)
+        else:
+            self.cache.apply("DELETE", *hit, None, rv)
+
+    def _lookup(self, key: str) -> tuple[str, str, str] | None:
+        from .keys import resource_of
+        rest = key[len(self.prefix) + 1:]
+        parts = rest.split("/")
+        # the root is 1 or 2 segments (`services/specs`, `group/plural`); namespaced keys have one more
+        for root_len in (1, 2):
+            for namespaced in (True, False):
+                n = root_len + (2 if namespaced else 1)
+                if len(parts) != n:
+                    continue
+                resource = resource_of("/".join(parts[:root_len]))
+                ns, name = (parts[root_len], parts[root_len + 1]) if namespaced else ("", parts[root_len])
+                if self.cache.snapshot(resource, ns, name) is not None:
+                    return resource, ns, name
+        return None
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._stream is not None:
+            self._stream.close()
+        if self._thread is not None:
+            self._thread.join(5)
+
+
+__all__ = ["Reflector", "WatchCache", "clone", "decode_value"]

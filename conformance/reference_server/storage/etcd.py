@@ -1,0 +1,227 @@
+"""The etcd store: kube-apiserver's storage layout, revisions and transactions, reads from a watch cache.
+
+- keys as kube-apiserver writes them (`keys.py`), values JSON (kube-apiserver writes protobuf in a `k8s\\0`
+  envelope; an object it wrote is skipped here);
+- resourceVersion = the object's etcd mod revision (never stored in the value, as upstream's
+  `APIObjectVersioner`);
+- create: txn(create_revision == 0); update and delete: txn(mod_revision == the revision read), retried on a
+  lost compare-and-swap with the state etcd returned, as upstream's `GuaranteedUpdate`;
+- reads (get, list, count, watch) come from the process's `WatchCache`; a list at a revision older than the
+  cache's window is a range read at that revision in etcd (410 once etcd compacted it);
+- every write returns only once the cache has seen its revision (read-your-writes in this process; other
+  processes see it once their own cache has).
+
+Its calls block on network round trips: `remote = True` tells the HTTP layer to run writes off the event loop.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any, Callable
+
+from .cacher import Reflector, WatchCache, decode_value
+from .clone import clone
+from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
+from .etcdclient import EtcdClient, EtcdCompacted, b64, unb64
+from .interface import DELETE, UpdateFn
+from .keys import collection_key, object_key
+from .memory import _same
+
+log = logging.getLogger("nsconform.reference_server.storage")
+CACHE_WAIT = 10.0  # seconds a write waits for the cache to see it (then returns anyway, logged)
+
+
+class EtcdStore:
+    """A `storage.Store` on etcd (one per server process; any number of processes may share one etcd)."""
+
+    remote = True
+
+    def __init__(self, client: EtcdClient, prefix: str = "/registry", *, history_size: int = 10000):
+        self.client = client
+        self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
+        self.cache = WatchCache(history_size)
+        self.reflector = Reflector(client, self.prefix, self.cache)
+        self.reflector.start()  # EtcdUnavailable when etcd cannot be reached
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        self.reflector.stop()
+        self.cache.close_watchers()
+        self.client.close()
+
+    def atomic(self) -> threading.RLock:
+        """A process-local lock: it orders this process's check-then-write sequences, not other processes'.
+        Across processes correctness rests on the compare-and-swap of each write; the window between a check of
+        one key and a write of another stays open between replicas, as in kube-apiserver (NamespaceLifecycle
+        admission checks its informer's namespace, then the create goes to etcd)."""
+        return self._lock
+
+    # ---- reads: the watch cache ----------------------------------------------------------------------
+    def current_rv(self) -> int:
+        return self.cache.current_rv()
+
+    def compacted_rv(self) -> int:
+        return self.cache.compacted_rv()
+
+    def get(self, resource: str, namespace: str, name: str, *, shared: bool = False) -> dict[str, Any]:
+        try:
+            return self.cache.get(resource, namespace, name, shared=shared)
+        except KeyNotFoundError:
+            raise KeyNotFoundError(self._key(resource, namespace, name)) from None
+
+    def list(self, resource: str, namespace: str | None, *, shared: bool = False) -> tuple[list[dict], int]:
+        return self.cache.list(resource, namespace, shared=shared)
+
+    def count(self, resource: str, namespace: str | None) -> int:
+        return self.cache.count(resource, namespace)
+
+    def check_rv(self, rv: int) -> None:
+        self.cache.check_rv(rv)
+
+    def watch(self, resource: str, namespace: str | None, from_rv: int, loop: Any) -> tuple[list, Any]:
+        return self.cache.watch(resource, namespace, from_rv, loop)
+
+    def list_at(self, resource: str, namespace: str | None, rv: int, *,
+                shared: bool = False) -> tuple[list[dict[str, Any]], int]:
+        """From the cache while `rv` is in its window (waiting for it to catch up to a future `rv`), else a
+        range read at `rv` in etcd; `TooOldResourceVersionError` once etcd compacted it."""
+        if rv > self.cache.current_rv():
+            self.cache.wait_for(rv, 3.0)  # upstream's cacher waits (up to 3 s) for a resourceVersion it has not seen
+        try:
+            return self.cache.list_at(resource, namespace, rv, shared=shared)
+        except TooOldResourceVersionError:
+            pass
+        start = collection_key(self.prefix, resource, namespace)
+        try:
+            out = self.client.range(start, prefix=True, revision=rv)
+        except EtcdCompacted as e:
+            raise TooOldResourceVersionError(rv, max(e.compact_revision, self.cache.compacted_rv())) from None
+        items = []
+        for kv in out.get("kvs", []):
+            d = decode_value(self.prefix, unb64(kv["key"]), unb64(kv.get("value")), int(kv["mod_revision"]))
+            if d is not None and d[0] == resource and (namespace is None or d[1] == namespace):
+                items.append(d[3])
+        return items, rv
+
+    # ---- writes: etcd transactions -------------------------------------------------------------------
+    def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:
+        key = self._key(resource, namespace, name)
+        value = _encode(obj)
+        out = self.client.txn([{"key": b64(key), "target": "CREATE", "create_revision": "0"}],
+                              [{"request_put": {"key": b64(key), "value": b64(value)}}],
+                              [{"request_range": {"key": b64(key)}}])
+        if not out.get("succeeded"):
+            existing = self._from_failure(out, key)
+            raise KeyExistsError(key, existing if existing is not None else {})
+        rv = int(out["header"]["revision"])
+        self._seen(rv)
+        stored = clone(obj)
+        stored.setdefault("metadata", {})["resourceVersion"] = str(rv)
+        return stored
+
+    def guaranteed_update(self, resource: str, namespace: str, name: str,
+                          fn: UpdateFn) -> tuple[dict[str, Any], bool]:
+        """`fn(copy_of_current)` → new object or `DELETE`, written only if nobody wrote in between; on a lost
+        compare-and-swap `fn` runs again on the state etcd returned. A state read from the cache that `fn`
+        refuses is checked against etcd first (the cache may lag), as upstream's `origStateIsCurrent`."""
+        key = self._key(resource, namespace, name)
+        current = self.cache.snapshot(resource, namespace, name)
+        from_cache = True
+        while True:
+            if current is None:
+                current = self._read(key)
+                from_cache = False
+                if current is None:
+                    raise KeyNotFoundError(key)
+            rv = current["metadata"]["resourceVersion"]
+            try:
+                new = fn(clone(current))
+            except Exception:
+                if from_cache:
+                    fresh = self._read(key)
+                    if fresh is None or fresh["metadata"]["resourceVersion"] != rv:
+                        current, from_cache = fresh, False
+                        if fresh is None:
+                            raise KeyNotFoundError(key) from None
+                        continue
+                raise
+            guard = [{"key": b64(key), "target": "MOD", "mod_revision": rv}]
+            fail = [{"request_range": {"key": b64(key)}}]
+            if new is DELETE:
+                out = self.client.txn(guard, [{"request_delete_range": {"key": b64(key)}}], fail)
+                if out.get("succeeded"):
+                    rev = int(out["header"]["revision"])
+                    self._seen(rev)
+                    return _gone(current, rev), True
+            else:
+                if _same(new, current):
+                    return clone(current), False
+                out = self.client.txn(guard, [{"request_put": {"key": b64(key), "value": b64(_encode(new))}}], fail)
+                if out.get("succeeded"):
+                    rev = int(out["header"]["revision"])
+                    self._seen(rev)
+                    stored = clone(new)
+                    stored.setdefault("metadata", {})["resourceVersion"] = str(rev)
+                    return stored, False
+            current, from_cache = self._from_failure(out, key), False  # lost the race: try again on etcd's state
+            if current is None:
+                raise KeyNotFoundError(key)
+
+    def delete(self, resource: str, namespace: str, name: str,
+               check: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        def remove(obj: dict[str, Any]) -> Any:
+            if check is not None:
+                check(obj)
+            return DELETE
+        gone, _ = self.guaranteed_update(resource, namespace, name, remove)
+        return gone
+
+    def compact(self, rv: int | None = None) -> None:
+        """etcd compaction at `rv` (default: the newest revision), and the cache's window moves there too."""
+        rv = self.cache.current_rv() if rv is None else rv
+        if rv > 0:
+            self.client.compact(rv)
+        self.cache.compact(rv)
+
+    def close_watchers(self) -> None:
+        self.cache.close_watchers()
+
+    # ---- internals -----------------------------------------------------------------------------------
+    def _key(self, resource: str, namespace: str, name: str) -> str:
+        return object_key(self.prefix, resource, namespace, name)
+
+    def _seen(self, rv: int) -> None:
+        if not self.cache.wait_for(rv, CACHE_WAIT):
+            log.warning("the watch cache has not seen revision %d after %.0f s", rv, CACHE_WAIT)
+
+    def _read(self, key: str) -> dict[str, Any] | None:
+        out = self.client.range(key)
+        kvs = out.get("kvs") or []
+        return self._decode(kvs[0]) if kvs else None
+
+    def _from_failure(self, out: dict[str, Any], key: str) -> dict[str, Any] | None:
+        """The current object from a failed txn's `request_range`, or None when the key is gone."""
+        for r in out.get("responses") or []:
+            kvs = (r.get("response_range") or {}).get("kvs") or []
+            if kvs:
+                return self._decode(kvs[0])
+        return None
+
+    def _decode(self, kv: dict[str, Any]) -> dict[str, Any] | None:
+        obj = json.loads(unb64(kv.get("value")))
+        obj.setdefault("metadata", {})["resourceVersion"] = str(int(kv["mod_revision"]))
+        return obj
+
+
+def _encode(obj: dict[str, Any]) -> bytes:
+    """JSON without the resourceVersion (the mod revision is the version, as upstream stores it)."""
+    meta = dict(obj.get("metadata") or {})
+    meta.pop("resourceVersion", None)
+    return json.dumps({**obj, "metadata": meta}, separators=(",", ":")).encode()
+
+
+def _gone(last: dict[str, Any], rv: int) -> dict[str, Any]:
+    out = clone(last)
+    out.setdefault("metadata", {})["resourceVersion"] = str(rv)
+    return out

@@ -1,0 +1,181 @@
+"""A small synchronous client of etcd's v3 JSON gateway (`/v3/kv/range`, `/v3/kv/txn`, `/v3/watch`, ...).
+
+Why the gateway and not a gRPC client: it needs nothing beyond urllib3 (already here through requests), works
+with every etcd since 3.4, and the store only needs six calls. Keys and values are base64 in the JSON, int64s
+are strings, and proto3 leaves out fields at their default (a failed txn has no `succeeded`, a PUT event no
+`type`). urllib3's pool is thread-safe: the store calls it from executor threads and its watch thread.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+from typing import Any, Iterator
+
+import urllib3
+
+COMPACTED = "required revision has been compacted"
+
+
+class EtcdError(Exception):
+    """etcd answered an error (`code` is the gRPC code)."""
+
+    def __init__(self, message: str, code: int = 0):
+        super().__init__(message)
+        self.code = code
+
+
+class EtcdUnavailable(EtcdError):
+    """No endpoint could be reached (or none answered in time)."""
+
+
+class EtcdCompacted(EtcdError):
+    """The revision asked for has been compacted (`compact_revision` when etcd said which)."""
+
+    def __init__(self, message: str, compact_revision: int = 0):
+        super().__init__(message, 11)
+        self.compact_revision = compact_revision
+
+
+def b64(s: str | bytes) -> str:
+    return base64.b64encode(s.encode() if isinstance(s, str) else s).decode()
+
+
+def unb64(s: str | None) -> bytes:
+    return base64.b64decode(s) if s else b""
+
+
+def prefix_end(prefix: str) -> str:
+    """The `range_end` that selects every key starting with `prefix` (etcd's `clientv3.GetPrefixRangeEnd`)."""
+    raw = bytearray(prefix.encode())
+    for i in range(len(raw) - 1, -1, -1):
+        if raw[i] < 0xFF:
+            raw[i] += 1
+            return raw[:i + 1].decode("latin-1")
+    return "\0"
+
+
+class EtcdClient:
+    """Round trips to the first endpoint that answers (the next one on a connection error)."""
+
+    def __init__(self, endpoints: list[str], *, ca_file: str | None = None, cert_file: str | None = None,
+                 key_file: str | None = None, timeout: float = 10.0):
+        if not endpoints:
+            raise ValueError("no etcd endpoints")
+        self.endpoints = [e.rstrip("/") for e in endpoints]
+        kw: dict[str, Any] = {"maxsize": 16, "retries": False}
+        if any(e.startswith("https://") for e in self.endpoints):
+            ctx = ssl.create_default_context(cafile=ca_file)
+            if cert_file:
+                ctx.load_cert_chain(cert_file, key_file)
+            kw["ssl_context"] = ctx
+        self._http = urllib3.PoolManager(**kw)
+        self.timeout = timeout
+        self._current = 0
+
+    # ---- plumbing ------------------------------------------------------------------------------------
+    def call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(body).encode()
+        last: Exception | None = None
+        for i in range(len(self.endpoints)):
+            at = (self._current + i) % len(self.endpoints)
+            try:
+                r = self._http.request("POST", self.endpoints[at] + path, body=data,
+                                       headers={"Content-Type": "application/json"},
+                                       timeout=urllib3.Timeout(connect=2.0, read=self.timeout))
+            except urllib3.exceptions.HTTPError as e:
+                last = e
+                continue
+            self._current = at
+            out = json.loads(r.data or b"{}")
+            if r.status != 200 or "error" in out:
+                raise _error(out.get("message") or out.get("error") or f"HTTP {r.status}", out.get("code", 0))
+            return out
+        raise EtcdUnavailable(f"etcd at {', '.join(self.endpoints)} is unreachable: {last}")
+
+    # ---- the calls the store makes -------------------------------------------------------------------
+    def range(self, key: str, *, prefix: bool = False, revision: int = 0, limit: int = 0,
+              range_end: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"key": b64(key)}
+        if prefix or range_end is not None:
+            body["range_end"] = b64(range_end if range_end is not None else prefix_end(key))
+        if revision:
+            body["revision"] = str(revision)
+        if limit:
+            body["limit"] = str(limit)
+        return self.call("/v3/kv/range", body)
+
+    def txn(self, compare: list[dict[str, Any]], success: list[dict[str, Any]],
+            failure: list[dict[str, Any]]) -> dict[str, Any]:
+        return self.call("/v3/kv/txn", {"compare": compare, "success": success, "failure": failure})
+
+    def compact(self, revision: int) -> None:
+        try:
+            self.call("/v3/kv/compaction", {"revision": str(revision), "physical": True})
+        except EtcdCompacted:  # already compacted at or past `revision`
+            pass
+
+    def status(self) -> dict[str, Any]:
+        return self.call("/v3/maintenance/status", {})
+
+    def watch(self, key: str, start_revision: int, *, prefix: bool = True) -> "WatchStream":
+        """A streamed watch from `start_revision` with progress notifications; iterate it for responses."""
+        body = {"create_request": {"key": b64(key), "start_revision": str(start_revision), "progress_notify": True,
+                                   **({"range_end": b64(prefix_end(key))} if prefix else {})}}
+        last: Exception | None = None
+        for i in range(len(self.endpoints)):
+            at = (self._current + i) % len(self.endpoints)
+            try:
+                r = self._http.request("POST", self.endpoints[at] + "/v3/watch", body=json.dumps(body).encode(),
+                                       headers={"Content-Type": "application/json"}, preload_content=False,
+                                       timeout=urllib3.Timeout(connect=2.0, read=None))
+            except urllib3.exceptions.HTTPError as e:
+                last = e
+                continue
+            return WatchStream(r)
+        raise EtcdUnavailable(f"etcd at {', '.join(self.endpoints)} is unreachable: {last}")
+
+    def close(self) -> None:
+        self._http.clear()
+
+
+class WatchStream:
+    """Newline-delimited `{"result": WatchResponse}` objects of one gateway watch."""
+
+    def __init__(self, response: Any):
+        self._r = response
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        buf = b""
+        for chunk in self._r.stream(64 * 1024, decode_content=False):
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                if not line.strip():
+                    continue
+                msg = json.loads(line)
+                if "error" in msg:
+                    err = msg["error"]
+                    raise _error(err.get("message", "watch error"), err.get("code", 0))
+                res = msg.get("result", {})
+                if res.get("canceled"):
+                    reason = res.get("cancel_reason", "watch canceled")
+                    if int(res.get("compact_revision", 0) or 0):
+                        raise EtcdCompacted(reason, int(res["compact_revision"]))
+                    raise EtcdError(reason)
+                yield res
+
+    def close(self) -> None:
+        try:
+            self._r.shutdown() if hasattr(self._r, "shutdown") else None
+            self._r.release_conn()
+        except Exception:  # noqa: BLE001 - closing a dead stream
+            pass
+
+
+def _error(message: str, code: int) -> EtcdError:
+    if COMPACTED in message:
+        return EtcdCompacted(message)
+    if code == 14:  # gRPC Unavailable
+        return EtcdUnavailable(message, code)
+    return EtcdError(message, code)
