@@ -182,3 +182,41 @@ def test_serve_flags_are_kube_controller_managers():
     assert (cfg.lease_duration, cfg.renew_deadline, cfg.retry_period) == (3, 2, 0.5)
     assert (cfg.namespace, cfg.name) == ("kube-system", "kube-controller-manager")
     assert leader_election(build_parser().parse_args(["--leader-elect=false"])) == {"leader_elect": False}
+
+
+@pytest.fixture(scope="module")
+def etcd():
+    from conformance.reference_server.storage.etcdprocess import EtcdNotInstalled, EtcdProcess
+    try:
+        proc = EtcdProcess()
+    except EtcdNotInstalled as exc:
+        pytest.skip(str(exc))
+    yield proc
+    proc.stop()
+
+
+def test_two_replicas_on_one_etcd_elect_one_leader_by_compare_and_swap(etcd):
+    """Two stores (two replicas' watch caches) on one etcd: both read the expired Lease, both write it,
+    etcd's revision compare lets exactly one through."""
+    from conformance.reference_server.storage.etcd import EtcdStore
+    from conformance.reference_server.storage.etcdclient import EtcdClient
+    prefix = "/leader-" + str(id(etcd))
+    one, two = (Registry(EtcdStore(EtcdClient([etcd.url]), prefix)) for _ in range(2))
+    try:
+        clock = Clock()
+        a, b = elector(one, "a", clock), elector(two, "b", clock)
+        assert a.try_acquire_or_renew() and not b.try_acquire_or_renew()
+        clock.t += 16
+        locks = [LeaseLock(r, "kube-system", "kube-controller-manager", i) for r, i in ((one, "c"), (two, "b"))]
+        records = [lock.get()[0] for lock in locks]
+        for rec, who in zip(records, ("c", "b")):
+            rec.holder_identity = who
+        locks[0].update(records[0])
+        with pytest.raises(E.StatusError) as err:
+            locks[1].update(records[1])
+        assert err.value.code == 409
+        assert b.try_acquire_or_renew() is False, "c's write is a change b must wait a full lease for"
+        assert lease(one)["spec"]["holderIdentity"] == "c"  # one's cache has seen its own write
+    finally:
+        for r in (one, two):
+            r.store.close()
