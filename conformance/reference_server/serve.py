@@ -15,6 +15,7 @@ from .flavors import DEFAULT_FLAVOR, FLAVORS
 from .logmask import protect
 from .http import PROFILES
 from .server import ReferenceServer
+from .storage.backends import BACKENDS, StorageConfig, StorageUnavailable
 
 
 class _ParseError(Exception):
@@ -57,6 +58,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--flavor", choices=sorted(FLAVORS), default=DEFAULT_FLAVOR,
                    help="behave like this kind of cluster (controllers, admission, timings; see README "
                         "'Cluster flavours'; default: %(default)s)")
+    g = p.add_argument_group("storage (default: in memory, lost at exit)")
+    g.add_argument("--storage", choices=BACKENDS, default="memory",
+                   help="etcd: keep objects in etcd as kube-apiserver does (several servers may share one etcd)")
+    g.add_argument("--etcd-servers", metavar="URL[,URL...]|embedded", default=None,
+                   help="etcd client URLs; `embedded`: start a private etcd for this process (data in "
+                        "--etcd-data-dir, kept across restarts)")
+    g.add_argument("--etcd-prefix", default="/registry", help="key prefix (default %(default)s)")
+    g.add_argument("--etcd-cafile", metavar="PATH", default=None)
+    g.add_argument("--etcd-certfile", metavar="PATH", default=None)
+    g.add_argument("--etcd-keyfile", metavar="PATH", default=None)
+    g.add_argument("--etcd-data-dir", metavar="DIR", default=None,
+                   help="data of `--etcd-servers embedded` (default: ~/.cache/nsconform/etcd)")
     _leader_election_arguments(p)
     p.add_argument("-v", "--verbose", action="store_true")
 
@@ -150,6 +163,22 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
 
+def storage_config(args: argparse.Namespace) -> StorageConfig | None:
+    """The `--storage`/`--etcd-*` options (ValueError for an inconsistent set)."""
+    backend = getattr(args, "storage", "memory") or "memory"
+    servers = getattr(args, "etcd_servers", None)
+    if backend == "memory":
+        if servers:
+            raise ValueError("--etcd-servers needs --storage etcd")
+        return None
+    if not servers:
+        raise ValueError("--storage etcd needs --etcd-servers URL[,URL...] (or `embedded`)")
+    return StorageConfig("etcd", tuple(u.strip() for u in servers.split(",") if u.strip()),
+                         getattr(args, "etcd_prefix", "/registry"), getattr(args, "etcd_cafile", None),
+                         getattr(args, "etcd_certfile", None), getattr(args, "etcd_keyfile", None),
+                         getattr(args, "etcd_data_dir", None))
+
+
 def _hardening(args: argparse.Namespace) -> dict:
     """The issue-13 options (timeouts, --cert-dir, --anonymous-auth) for `ReferenceServer`."""
     return {"request_timeout": getattr(args, "request_timeout", 60.0), "cert_dir": getattr(args, "cert_dir", None),
@@ -165,8 +194,8 @@ async def _run(args: argparse.Namespace) -> int:
                                  users_file=getattr(args, "users", None),
                                  flavor=getattr(args, "flavor", None),
                                  feature_gates=parse_feature_gates(getattr(args, "feature_gates", None)),
-                                 **_hardening(args), **leader_election(args))
-    except (ValueError, OSError) as exc:  # incl. TokenFileError and an unreadable --users file
+                                 storage=storage_config(args), **_hardening(args), **leader_election(args))
+    except (ValueError, OSError, StorageUnavailable) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
         return 2
     try:

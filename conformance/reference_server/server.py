@@ -27,6 +27,7 @@ from .registry import Registry
 from .registry.service import KUBERNETES_SERVICE_IP
 from .storage import KeyNotFoundError
 from .storage import MemoryStore
+from .storage.backends import StorageConfig, open_store
 from .tls import ServerTLS, generate
 
 log = logging.getLogger("nsconform.reference_server")
@@ -37,13 +38,15 @@ AUTHORIZATION_MODES = ("always-allow", "rbac")
 def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   token: str | None = None, *, authorization: str = "always-allow",
                   users_file: str | None = None, flavor: str | Flavor | None = None,
-                  feature_gates: Iterable[str] = ()) -> ServerContext:
+                  feature_gates: Iterable[str] = (), store: object | None = None) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
     `authorization="rbac"` serves the RBAC API, seeds the bootstrap policy and authorizes every request
     (identity: `token` = `system:admin` in `system:masters`, `users_file` tokens, impersonation).
     `flavor` (flavors/): the admission plugins, authorizer and middlewares of a cluster flavour.
     `feature_gates` (extensions/): opt-in extensions, e.g. `NamespaceInitializers` (KEP-33).
+    `store`: the storage (default a fresh `MemoryStore`); on a store that already holds them (etcd, restarted)
+    the initial objects are not created again.
     """
     fl = get_flavor(flavor)
     if profile not in PROFILES:
@@ -51,16 +54,18 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     if authorization not in AUTHORIZATION_MODES:
         raise ValueError(f"unknown authorization mode {authorization!r}; known: {', '.join(AUTHORIZATION_MODES)}")
     devs = Deviations(deviations)
-    registry = Registry(MemoryStore(), devs)
+    registry = Registry(store if store is not None else MemoryStore(), devs)
+    seeded = _seeded(registry)
     install_strategies(registry)
     authenticator = authorizer = None
     if authorization == "rbac":
         from .http.authz import rbac_setup  # TokenFileError (a ValueError) for a bad --users file
         authenticator, authorizer = rbac_setup(registry, devs, token, users_file)
-    for name in INITIAL_NAMESPACES:
+    for name in INITIAL_NAMESPACES if not seeded else ():
         registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
                                    field_manager="kube-apiserver")
-    registry.content("services").create(KUBERNETES_SERVICE, field_manager="kube-apiserver")
+    if not seeded:
+        registry.content("services").create(KUBERNETES_SERVICE, field_manager="kube-apiserver")
     issuer = TokenIssuer(_service_account_uid(registry))
     if authenticator is not None:
         authenticator.service_accounts = issuer
@@ -91,6 +96,15 @@ KUBERNETES_SERVICE = {
              "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}
 
 
+def _seeded(registry: Registry) -> bool:
+    """A store that already holds the `default` namespace was seeded by an earlier start (or another replica)."""
+    try:
+        registry.store.get("namespaces", "", "default", shared=True)
+        return True
+    except KeyNotFoundError:
+        return False
+
+
 def _service_account_uid(registry: Registry):
     def lookup(namespace: str, name: str) -> str | None:
         try:
@@ -119,14 +133,19 @@ class ReferenceServer:
                  flavor: str | Flavor | None = None,
                  request_timeout: float = REQUEST_TIMEOUT, read_header_timeout: float = READ_HEADER_TIMEOUT,
                  idle_timeout: float = IDLE_TIMEOUT, cert_dir: str | None = None, anonymous_auth: bool = True,
-                 feature_gates: Iterable[str] = (),
+                 feature_gates: Iterable[str] = (), storage: StorageConfig | None = None,
                  leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None):
         self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
-        self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
-                                 flavor=self.flavor, feature_gates=feature_gates)
+        store, self._close_store = open_store(storage)  # StorageUnavailable: etcd cannot be reached
+        try:
+            self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
+                                     flavor=self.flavor, feature_gates=feature_gates, store=store)
+        except BaseException:
+            self._close_store()
+            raise
         self.ctx.request_timeout = request_timeout
         protect([token] if token else [])  # and every bearer token by its shape
         if self.ctx.authenticator is not None:
@@ -204,6 +223,7 @@ class ReferenceServer:
             await runner.cleanup()
         if self.tls is not None:
             self.tls.cleanup()
+        self._close_store()
 
     def _start_controllers(self) -> None:
         """The namespace controller and the others (kube-controller-manager's share of the server)."""

@@ -17,6 +17,7 @@ from aiohttp import web
 from ..auth import RBACAuthorizer, TokenAuthenticator, UserInfo, impersonate, request_attributes
 from ..auth.escalation import CURRENT_USER
 from ..auth.kinds import GROUP
+from ..apierrors import StatusError
 from ..auth.rbac import RequestInfoError
 from ..deviations import NONE, Deviations
 from ..registry import Registry
@@ -66,7 +67,11 @@ def seed_bootstrap_policy(registry: Registry) -> None:
     for obj in BOOTSTRAP_POLICY:
         store = registry.group(GROUP, _PLURALS[obj["kind"]])
         if store is not None:
-            store.create(copy.deepcopy(obj), field_manager="kube-apiserver")
+            try:
+                store.create(copy.deepcopy(obj), field_manager="kube-apiserver")
+            except StatusError as e:  # already stored by an earlier start on the same etcd, or another replica
+                if e.code != 409:
+                    raise
 
 
 def authz_middleware(ctx: Any):

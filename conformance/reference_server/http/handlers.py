@@ -14,6 +14,7 @@ from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
+from .offload import Offload
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
 from .respond import dumps, json_body_response, object_response, plain_json
@@ -51,6 +52,7 @@ def check_path_segment(value: str, what: str) -> None:
 class Handlers:
     def __init__(self, ctx: ServerContext):
         self.ctx = ctx
+        self.offload = Offload(ctx.store)  # writes to a remote store (etcd) run off the event loop
 
     # ---- dispatch --------------------------------------------------------------------------------
     async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:
@@ -190,7 +192,7 @@ class Handlers:
         admit = self.ctx.admission.for_create(store.info)
         validating = getattr(self.ctx.admission, "for_validate", None)  # admission/scope.py: LimitRanger, quota
         extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
-        created = store.create(obj, dry_run=dry, admit=admit,
+        created = await self.offload(store.create, obj, dry_run=dry, admit=admit,
                                field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
                                **extra)
         return self._respond(request, created, 201, warnings, store=store)
@@ -202,7 +204,7 @@ class Handlers:
             obj.setdefault("metadata", {})["name"] = route.name
         self._check_name(obj, route.name)
         dry = P.dry_run(request.query.getall("dryRun", []))
-        out = store.update(route.namespace, route.name, obj, strategy=self._strategy(route, store), dry_run=dry,
+        out = await self.offload(store.update, route.namespace, route.name, obj, strategy=self._strategy(route, store), dry_run=dry,
                            field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
         return self._respond(request, out, 200, warnings, store=store)
 
@@ -235,7 +237,7 @@ class Handlers:
             return patched
 
         dry = P.dry_run(request.query.getall("dryRun", []))
-        out = store.update(route.namespace, route.name, transform=transform, strategy=self._strategy(route, store),
+        out = await self.offload(store.update, route.namespace, route.name, transform=transform, strategy=self._strategy(route, store),
                            dry_run=dry,
                            field_manager=P.field_manager(request.query, request.headers.get("User-Agent")))
         return self._respond(request, out, 200, warnings, store=store)
@@ -250,13 +252,13 @@ class Handlers:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
         admit = self.ctx.admission.for_delete(store.info, route.name)
-        out, deleted = store.delete(route.namespace, route.name, opts, admit=admit)
+        out, deleted = await self.offload(store.delete, route.namespace, route.name, opts, admit=admit)
         status = 202 if (not deleted and opts.orphan_dependents is False) else 200
         return self._respond(request, out, status, store=store)
 
     async def _delete_collection(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
-        out = store.delete_collection(route.namespace, P.list_options(request.query), opts)
+        out = await self.offload(store.delete_collection, route.namespace, P.list_options(request.query), opts)
         return self._respond(request, out, store=store)
 

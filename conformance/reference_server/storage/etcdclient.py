@@ -91,7 +91,7 @@ class EtcdClient:
             if r.status != 200 or "error" in out:
                 raise _error(out.get("message") or out.get("error") or f"HTTP {r.status}", out.get("code", 0))
             return out
-        raise EtcdUnavailable(f"etcd at {', '.join(self.endpoints)} is unreachable: {last}")
+        raise EtcdUnavailable(f"cannot reach etcd at {', '.join(self.endpoints)}: {_reason(last)}")
 
     # ---- the calls the store makes -------------------------------------------------------------------
     def range(self, key: str, *, prefix: bool = False, revision: int = 0, limit: int = 0,
@@ -133,7 +133,7 @@ class EtcdClient:
                 last = e
                 continue
             return WatchStream(r)
-        raise EtcdUnavailable(f"etcd at {', '.join(self.endpoints)} is unreachable: {last}")
+        raise EtcdUnavailable(f"cannot reach etcd at {', '.join(self.endpoints)}: {_reason(last)}")
 
     def close(self) -> None:
         self._http.clear()
@@ -171,6 +171,11 @@ class WatchStream:
             self._r.release_conn()
         except Exception:  # noqa: BLE001 - closing a dead stream
             pass
+
+
+def _reason(exc: Exception | None) -> str:
+    """`[Errno 111] Connection refused` rather than urllib3's whole repr."""
+    return str(exc).rsplit(": ", 1)[-1] if exc is not None else "no answer"
 
 
 def _error(message: str, code: int) -> EtcdError:

@@ -3,8 +3,11 @@
 The binary: `$NSCONFORM_ETCD`, else `etcd` on PATH (Debian's `etcd-server` package, which `.ci/run` installs)."""
 from __future__ import annotations
 
+import ctypes
+import fcntl
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -23,6 +26,14 @@ def etcd_binary() -> str | None:
         (p if os.access(p := "/usr/bin/etcd", os.X_OK) else None)
 
 
+def _die_with_parent() -> None:
+    """In the child: SIGTERM when the process that started etcd dies (even by kill -9), so no etcd outlives it."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -39,6 +50,13 @@ class EtcdProcess:
         self._tmp = None if data_dir else tempfile.mkdtemp(prefix="nsconform-etcd-")
         self.data_dir = data_dir or os.path.join(self._tmp, "data")  # type: ignore[arg-type]
         Path(self.data_dir).parent.mkdir(parents=True, exist_ok=True)
+        # etcd waits silently for the lock of a data dir another etcd has open: say so at once instead
+        self._lock = open(self.data_dir.rstrip("/") + ".lock", "w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise RuntimeError(f"etcd data dir {self.data_dir} is in use by another process") from None
         last = ""
         for _ in range(3):  # a port taken between choosing and binding: try others
             client, peer = _free_port(), _free_port()
@@ -52,13 +70,16 @@ class EtcdProcess:
                 args.append("--unsafe-no-fsync")
             self._log = tempfile.TemporaryFile()
             self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL)
+                                         stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
             if self._wait_ready(timeout):
                 return
             self._log.seek(0)
             last = self._log.read().decode(errors="replace")[-500:]
             self._kill()
-        raise RuntimeError(f"etcd did not start: {last.strip()}")
+            if "address already in use" not in last:
+                break
+        self._lock.close()
+        raise RuntimeError(f"etcd did not start: {last.strip() or 'no answer on ' + self.url}")
 
     def _wait_ready(self, timeout: float) -> bool:
         http = urllib3.PoolManager(retries=False)
@@ -77,6 +98,8 @@ class EtcdProcess:
 
     def stop(self) -> None:
         self._kill()
+        if not self._lock.closed:
+            self._lock.close()
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)
 
