@@ -15,6 +15,8 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
+from .backends import backend, etcd_process, make_store, storage_config  # noqa: F401 - fixtures
+
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[RunningServer]:

@@ -1,4 +1,5 @@
-"""MemoryStore: versions, index, copies, guaranteed update, history and watches."""
+"""The storage contract, on both backends (`make_store`: memory, etcd): versions, index, copies, guaranteed
+update, history and watches."""
 from __future__ import annotations
 
 import asyncio
@@ -22,16 +23,16 @@ def test_keys():
     assert object_key("namespaces", "", "x") == "/registry/namespaces/x"
 
 
-def test_rv_is_global_and_monotonic():
-    s = MemoryStore()
+def test_rv_is_global_and_monotonic(make_store):
+    s = make_store()
     a = s.create("namespaces", "", "a", obj("a"))
     b = s.create("configmaps", "a", "c", obj("c", "a"))
     assert int(b["metadata"]["resourceVersion"]) == int(a["metadata"]["resourceVersion"]) + 1
     assert s.current_rv() == int(b["metadata"]["resourceVersion"])
 
 
-def test_create_twice_and_missing():
-    s = MemoryStore()
+def test_create_twice_and_missing(make_store):
+    s = make_store()
     s.create("configmaps", "a", "c", obj("c", "a"))
     with pytest.raises(KeyExistsError) as e:
         s.create("configmaps", "a", "c", obj("c", "a"))
@@ -41,8 +42,8 @@ def test_create_twice_and_missing():
         s.get("configmaps", "a", "zz")
 
 
-def test_copies_protect_the_store():
-    s = MemoryStore()
+def test_copies_protect_the_store(make_store):
+    s = make_store()
     src = obj("c", "a", data={"k": "v"})
     out = s.create("configmaps", "a", "c", src)
     src["data"]["k"] = "changed"
@@ -52,8 +53,8 @@ def test_copies_protect_the_store():
     assert s.get("configmaps", "a", "c")["data"] == {"k": "v"}
 
 
-def test_list_per_namespace_and_all():
-    s = MemoryStore()
+def test_list_per_namespace_and_all(make_store):
+    s = make_store()
     for ns in ("b", "a"):
         for n in ("y", "x"):
             s.create("configmaps", ns, n, obj(n, ns))
@@ -66,8 +67,8 @@ def test_list_per_namespace_and_all():
     assert s.list("secrets", "a")[0] == []
 
 
-def test_guaranteed_update_noop_and_delete():
-    s = MemoryStore()
+def test_guaranteed_update_noop_and_delete(make_store):
+    s = make_store()
     s.create("configmaps", "a", "c", obj("c", "a"))
     rv = s.current_rv()
     out, deleted = s.guaranteed_update("configmaps", "a", "c", lambda cur: cur)
@@ -80,8 +81,8 @@ def test_guaranteed_update_noop_and_delete():
         s.guaranteed_update("configmaps", "a", "c", lambda cur: cur)
 
 
-def test_update_fn_error_leaves_object_untouched():
-    s = MemoryStore()
+def test_update_fn_error_leaves_object_untouched(make_store):
+    s = make_store()
     s.create("configmaps", "a", "c", obj("c", "a"))
 
     def boom(cur):
@@ -93,8 +94,8 @@ def test_update_fn_error_leaves_object_untouched():
     assert "data" not in s.get("configmaps", "a", "c")
 
 
-def test_history_compaction_and_too_old():
-    s = MemoryStore(history_size=3)
+def test_history_compaction_and_too_old(make_store):
+    s = make_store(history_size=3)
     for i in range(6):
         s.create("configmaps", "a", f"c{i}", obj(f"c{i}", "a"))
     loop = asyncio.new_event_loop()
@@ -111,8 +112,8 @@ def test_history_compaction_and_too_old():
         s.check_rv(2)
 
 
-def test_watch_initial_state_then_live_events_from_another_thread():
-    s = MemoryStore()
+def test_watch_initial_state_then_live_events_from_another_thread(make_store):
+    s = make_store()
     s.create("configmaps", "a", "old", obj("old", "a"))
     s.create("configmaps", "b", "other", obj("other", "b"))
 
@@ -133,8 +134,8 @@ def test_watch_initial_state_then_live_events_from_another_thread():
     assert got[1].prev["metadata"]["name"] == "old"
 
 
-def test_close_watchers_sends_end():
-    s = MemoryStore()
+def test_close_watchers_sends_end(make_store):
+    s = make_store()
 
     async def main():
         _, w = s.watch("namespaces", None, 0, asyncio.get_running_loop())
@@ -144,12 +145,13 @@ def test_close_watchers_sends_end():
     assert asyncio.run(main()) is None
 
 
-def test_mutating_returned_objects_never_changes_the_store():
+def test_mutating_returned_objects_never_changes_the_store(make_store):
     """Every object handed out (write results, reads, errors, deletion results, the registry's reads) is the
     caller's own: deep mutations of it leave what is stored, and what later readers and watchers see, intact."""
     from conformance.reference_server.registry import ListOptions, Registry
 
-    s = MemoryStore()
+    s = make_store()
+    start = s.current_rv()
     want = {"k": ["v"]}
     out = s.create("configmaps", "a", "c", obj("c", "a", data={"k": ["v"]}))
     out["data"]["k"].append("x")
@@ -167,11 +169,11 @@ def test_mutating_returned_objects_never_changes_the_store():
     assert s.get("configmaps", "a", "c")["data"] == want
     assert s.get("configmaps", "a", "c")["metadata"]["name"] == "c"
 
-    backlog, w = s.watch("configmaps", "a", 1, asyncio.new_event_loop())
+    backlog, w = s.watch("configmaps", "a", start, asyncio.new_event_loop())
     assert [ev.object["data"] for ev in backlog] == [want, want]  # the history holds the states as written
     w.close()
 
-    reg = Registry(MemoryStore())
+    reg = Registry(make_store())
     reg.store.create("configmaps", "a", "d", obj("d", "a", data={"k": ["v"]}))
     cms = reg.content("configmaps")
     got = cms.get("a", "d")
@@ -187,15 +189,15 @@ def test_mutating_returned_objects_never_changes_the_store():
 
     gone = s.delete("configmaps", "a", "c")
     gone["data"]["k"].append("x")
-    backlog, w = s.watch("configmaps", "a", 1, asyncio.new_event_loop())
+    backlog, w = s.watch("configmaps", "a", start, asyncio.new_event_loop())
     assert [ev.object["data"] for ev in backlog] == [want, want, want]
     assert backlog[-1].type == "DELETED" and backlog[-1].prev["metadata"]["resourceVersion"] \
         != backlog[-1].object["metadata"]["resourceVersion"]
     w.close()
 
 
-def test_list_at_reads_the_state_at_a_resource_version():
-    s = MemoryStore()
+def test_list_at_reads_the_state_at_a_resource_version(make_store):
+    s = make_store()
     s.create("configmaps", "a", "x", obj("x", "a", data={"v": "1"}))
     s.create("configmaps", "b", "y", obj("y", "b"))
     at = s.current_rv()
@@ -214,10 +216,10 @@ def test_list_at_reads_the_state_at_a_resource_version():
         s.list_at("configmaps", None, at)
 
 
-def test_progress_mark_follows_every_delivered_change():
+def test_progress_mark_follows_every_delivered_change(make_store):
     from conformance.reference_server.storage import Progress
 
-    s = MemoryStore()
+    s = make_store()
     loop = asyncio.new_event_loop()
     try:
         _, w = s.watch("configmaps", None, s.current_rv(), loop)
