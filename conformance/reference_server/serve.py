@@ -215,6 +215,9 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"kubeconfig written to {args.write_kubeconfig}", flush=True)
     if args.deviate:
         print(f"deviations: {', '.join(args.deviate)}", flush=True)
+    if server.elector is not None and getattr(args, "storage", "memory") == "etcd":  # replicas: who is who
+        cfg = server.elector.config
+        print(f"leader election: identity {cfg.identity} on lease {cfg.namespace}/{cfg.name}", flush=True)
     try:
         await stop.wait()
     finally:

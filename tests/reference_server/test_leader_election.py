@@ -15,6 +15,8 @@ from conformance.reference_server.embedded import start_embedded
 from conformance.reference_server.registry import Registry
 from conformance.reference_server.storage import MemoryStore
 
+from .backends import unique_prefix
+
 
 class Clock:
     def __init__(self, t: float = 1_700_000_000.0):
@@ -184,24 +186,13 @@ def test_serve_flags_are_kube_controller_managers():
     assert leader_election(build_parser().parse_args(["--leader-elect=false"])) == {"leader_elect": False}
 
 
-@pytest.fixture(scope="module")
-def etcd():
-    from conformance.reference_server.storage.etcdprocess import EtcdNotInstalled, EtcdProcess
-    try:
-        proc = EtcdProcess()
-    except EtcdNotInstalled as exc:
-        pytest.skip(str(exc))
-    yield proc
-    proc.stop()
-
-
-def test_two_replicas_on_one_etcd_elect_one_leader_by_compare_and_swap(etcd):
+def test_two_replicas_on_one_etcd_elect_one_leader_by_compare_and_swap(etcd_process):
     """Two stores (two replicas' watch caches) on one etcd: both read the expired Lease, both write it,
     etcd's revision compare lets exactly one through."""
     from conformance.reference_server.storage.etcd import EtcdStore
     from conformance.reference_server.storage.etcdclient import EtcdClient
-    prefix = "/leader-" + str(id(etcd))
-    one, two = (Registry(EtcdStore(EtcdClient([etcd.url]), prefix)) for _ in range(2))
+    prefix = unique_prefix()
+    one, two = (Registry(EtcdStore(EtcdClient([etcd_process.url]), prefix)) for _ in range(2))
     try:
         clock = Clock()
         a, b = elector(one, "a", clock), elector(two, "b", clock)
