@@ -97,3 +97,54 @@ def until(fn: Callable[[], Any], what: str, timeout: float = 30.0, every: float 
 def lease_spec(http: requests.Session, url: str) -> dict[str, Any]:
     r = http.get(url + LEASE, timeout=10)
     return r.json().get("spec", {}) if r.status_code == 200 else {}
+
+
+class EtcdCluster:
+    """A 3-member etcd cluster on loopback (each member's data kept in `tmp` so a stopped one can rejoin)."""
+
+    def __init__(self, tmp: str, size: int = 3):
+        from conformance.reference_server.storage.etcdprocess import etcd_binary
+        from conformance.reference_server.storage.etcdprocess import _free_port
+        self.binary = etcd_binary()
+        self.tmp = tmp
+        self.names = [f"m{i}" for i in range(size)]
+        self.client_urls = {n: f"http://127.0.0.1:{_free_port()}" for n in self.names}
+        self.peer_urls = {n: f"http://127.0.0.1:{_free_port()}" for n in self.names}
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        for n in self.names:
+            self.start(n)
+        for n in self.names:
+            until(lambda n=n: self.healthy(n), f"etcd member {n} healthy", timeout=30)
+
+    @property
+    def urls(self) -> list[str]:
+        return [self.client_urls[n] for n in self.names]
+
+    def start(self, name: str) -> None:
+        cluster = ",".join(f"{n}={self.peer_urls[n]}" for n in self.names)
+        self.procs[name] = subprocess.Popen(
+            [str(self.binary), "--name", name, "--data-dir", os.path.join(self.tmp, name),
+             "--listen-client-urls", self.client_urls[name], "--advertise-client-urls", self.client_urls[name],
+             "--listen-peer-urls", self.peer_urls[name], "--initial-advertise-peer-urls", self.peer_urls[name],
+             "--initial-cluster", cluster, "--initial-cluster-token", os.path.basename(self.tmp),
+             "--initial-cluster-state", "new", "--log-level", "error",
+             # short timeouts so a lost quorum is noticed in about a second, not etcd's default seconds
+             "--heartbeat-interval", "50", "--election-timeout", "500"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+
+    def stop(self, name: str) -> None:
+        p = self.procs[name]
+        if p.poll() is None:
+            p.kill()
+        p.wait(10)
+
+    def healthy(self, name: str) -> bool:
+        try:
+            r = requests.get(self.client_urls[name] + "/health", timeout=2)
+            return r.status_code == 200 and r.json().get("health") == "true"
+        except (requests.RequestException, ValueError):
+            return False
+
+    def close(self) -> None:
+        for n in self.names:
+            self.stop(n)
