@@ -113,8 +113,10 @@ def test_no_acknowledged_write_lost_to_kill_9_or_a_restart_and_410_then_relist(c
         return {i["metadata"]["name"]: i["metadata"]["resourceVersion"] for i in items}
     on_b = stored(b)
     assert {n: on_b.get(n) for n in acked} == acked, "an acknowledged write is missing or changed"
-    # a client watching b, which b's death cuts off
+    # a client watching b, which b's death cuts off after a write the client has not seen yet
     list_rv = http.get(f"{b.url}/api/v1/namespaces/{ns}/configmaps", timeout=10).json()["metadata"]["resourceVersion"]
+    write(b, "missed", 1)
+    on_b = stored(b)
     b.kill()
     # etcd compacts while no replica runs, then every replica restarts: everything is still there, same versions
     client = EtcdClient([etcd_process.url])
@@ -129,7 +131,7 @@ def test_no_acknowledged_write_lost_to_kill_9_or_a_restart_and_410_then_relist(c
     assert [(e["type"], e["object"].get("code"), e["object"].get("reason")) for e in events] == \
         [("ERROR", 410, "Expired")], events
     relisted = http.get(f"{c.url}/api/v1/namespaces/{ns}/configmaps", timeout=10).json()
-    assert "after" in {i["metadata"]["name"] for i in relisted["items"]}
+    assert {"missed-0", "after"} <= {i["metadata"]["name"] for i in relisted["items"]}
     with WatchReader(f"{c.url}/api/v1/namespaces/{ns}/configmaps",
                      {"resourceVersion": relisted["metadata"]["resourceVersion"]}) as w:
         assert http.post(f"{c.url}/api/v1/namespaces/{ns}/configmaps", json=_cm("later"),
