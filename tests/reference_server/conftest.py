@@ -15,12 +15,19 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
+from conformance.reference_server.storage.backends import StorageConfig
+
+from .backends import BACKENDS, unique_prefix
 from .backends import backend, etcd_process, make_store, storage_config  # noqa: F401 - fixtures
 
 
-@pytest.fixture(scope="session")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare")  # the server's layers alone (flavors/ has its own tests)
+@pytest.fixture(scope="session", params=BACKENDS)
+def server(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
+    """The server's layers alone (flavors/ has its own tests), on each storage backend in turn."""
+    storage = None
+    if request.param == "etcd":
+        storage = StorageConfig("etcd", (request.getfixturevalue("etcd_process").url,), unique_prefix())
+    srv = start_embedded(flavor="bare", storage=storage)
     yield srv
     srv.stop()
 

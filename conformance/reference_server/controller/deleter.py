@@ -22,6 +22,7 @@ from ..registry.apiservice import KEY as APISERVICES_KEY
 from ..registry.crd import CRD_KEY
 from .conditions import failure_conditions, update_conditions
 from .discovery import discover, discovery_failed_message, qualified
+from ..storage.offload import Offload
 from .loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -43,6 +44,7 @@ class NamespaceController(Controller):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._marked: set[str] = set()       # namespaces seen with a deletionTimestamp
         self._names: WorkQueue[str] = self._queue()
+        self._offload = Offload(registry.store, "namespace-deleter")  # a remote store's syncs run off the loop
 
     def start(self) -> None:
         """Start watching; must be called on the server's event loop."""
@@ -64,6 +66,9 @@ class NamespaceController(Controller):
     def _follow_content(self, store: Any) -> None:
         key = getattr(store, "storage_key", store.info.plural)
         if key in self._watched or self._loop is None:
+            return
+        if not self._on_loop():  # a sync running off the loop (remote store): watches start on the loop
+            self._loop.call_soon_threadsafe(self._follow_content, store)
             return
         self._watched.add(key)
         _, cw, _ = store.watch(None, ListOptions(resource_version=str(self.registry.store.current_rv())), self._loop)
@@ -101,9 +106,21 @@ class NamespaceController(Controller):
             self._enqueue(ev.namespace)
 
     def _enqueue(self, name: str) -> None:
+        if self._loop is not None and not self._on_loop():
+            self._loop.call_soon_threadsafe(self._names.add, name)
+            return
         self._names.add(name)
 
+    def _on_loop(self) -> bool:
+        try:
+            return asyncio.get_running_loop() is self._loop
+        except RuntimeError:  # a thread without a loop
+            return False
+
     async def _sync_yielding(self, name: str) -> None:
+        if self._offload.remote:  # etcd: every deletion is a round trip, so the whole pass runs off the loop
+            await self._offload(self.sync, name)
+            return
         for _ in self._sync_steps(name):  # a large namespace: let other requests in between batches
             await asyncio.sleep(0)
 

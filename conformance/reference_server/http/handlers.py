@@ -14,7 +14,7 @@ from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
-from .offload import Offload
+from ..storage.offload import Offload
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
 from .respond import dumps, json_body_response, object_response, plain_json

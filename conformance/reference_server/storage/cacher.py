@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from typing import Any, Callable
 
 from .clone import clone
