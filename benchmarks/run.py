@@ -24,9 +24,10 @@ if not __package__:  # `python benchmarks/run.py` (also re-imported as __mp_main
 from benchmarks import loadgen, probes, stats  # noqa: E402
 from benchmarks.procs import CeilingHost, ServerHost, configmap_body, run_in_child  # noqa: E402
 
-PHASES = ("suite", "throughput", "fanout", "delete", "scaling", "memory", "cluster")
-DEFAULT_SKIP = ("cluster",)
-"""Phases run only when asked for (`--only cluster`): the cluster-like runs take minutes, not seconds."""
+PHASES = ("suite", "throughput", "fanout", "delete", "scaling", "memory", "cluster", "etcd")
+DEFAULT_SKIP = ("cluster", "etcd")
+"""Phases run only when asked for (`--only cluster`, `--only etcd`): the cluster-like runs take minutes, not
+seconds; the etcd phase needs an etcd binary and fills etcd through transactions (tens of seconds)."""
 
 
 class Config:
@@ -374,6 +375,53 @@ def phase_delete(cfg: Config, fig: dict[str, Any], det: dict[str, Any], profile_
     det["delete"] = res
 
 
+# ------------------------------------------------------------------------------------------ etcd
+def phase_etcd(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
+    """GET/LIST/create+delete throughput of the etcd-backed server beside the in-memory one (same moment, same
+    generator, so the ratio survives a noisy machine), then the 10k-namespace delete on etcd. One private etcd
+    (`EtcdProcess`, no fsync) in its own process; each server keeps its keys under its own prefix."""
+    from conformance.reference_server.storage.backends import StorageConfig
+    from conformance.reference_server.storage.etcdprocess import EtcdProcess
+
+    out: dict[str, Any] = {}
+    with EtcdProcess() as etcd:
+        for backend, opts in (("memory", {}), ("etcd", {"storage": StorageConfig("etcd", (etcd.url,), "/bench-tp")})):
+            with ServerHost(**opts) as sh:
+                c = probes.Http(sh.url)
+                for ns in ("bench-tp", "bench-list"):
+                    c.json("POST", "/api/v1/namespaces",
+                           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+                for i in range(10):
+                    c.json("POST", "/api/v1/namespaces/bench-list/configmaps", configmap_body("bench-list", f"cm-{i}"))
+                c.close()
+                out[backend] = {
+                    "get": _load(sh.url, sh.pid, cfg, workload="get", path="/api/v1/namespaces/bench-tp"),
+                    "list": _load(sh.url, sh.pid, cfg, workload="get", path="/api/v1/namespaces/bench-list/configmaps"),
+                    "create_delete": _load(sh.url, sh.pid, cfg, workload="create_delete", ns="bench-tp")}
+        with ServerHost(storage=StorageConfig("etcd", (etcd.url,), "/bench-del")) as sh:
+            pop = sh.call("populate", namespaces=["bench-del"], per_ns=cfg.delete_n)
+            # the probe watches from the namespace's own RV: write it again so that RV is inside the watch
+            # cache's window of 10,000 events (upstream's cacher answers an older one 410, as this one does)
+            c = probes.Http(sh.url)
+            ns = c.json("GET", "/api/v1/namespaces/bench-del")
+            ns["metadata"].setdefault("labels", {})["bench"] = "del"
+            c.request("PUT", "/api/v1/namespaces/bench-del", ns)
+            c.close()
+            res = probes.delete_namespace_until_gone(sh.url, "bench-del", timeout=600)
+    res["populate_s"] = pop["seconds"]
+    out["delete"] = res
+    fig["etcd_rps_get"] = out["etcd"]["get"]["rps"]
+    fig["etcd_memory_rps_get"] = out["memory"]["get"]["rps"]
+    fig["etcd_get_ratio"] = stats.ratio(out["etcd"]["get"]["rps"], out["memory"]["get"]["rps"])
+    fig["etcd_rps_list10"] = out["etcd"]["list"]["rps"]
+    fig["etcd_list10_ratio"] = stats.ratio(out["etcd"]["list"]["rps"], out["memory"]["list"]["rps"])
+    fig["etcd_rps_create_delete"] = out["etcd"]["create_delete"]["rps"]
+    fig["etcd_memory_rps_create_delete"] = out["memory"]["create_delete"]["rps"]
+    fig["etcd_delete_10k_s"] = res["delete_s"]
+    fig["etcd_delete_stall_ms"] = res["probe_max_ms"]
+    det["etcd"] = out
+
+
 # ------------------------------------------------------------------------------------------ fan-out
 def phase_fanout(cfg: Config, fig: dict[str, Any], det: dict[str, Any], profile_dir: str | None) -> None:
     def setup(sh: ServerHost) -> None:
@@ -469,6 +517,15 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("suite_onebug_xdist_floor_s", f"s, its floor with {XDIST} workers"),
     ("onebug_root_cause_first", "console names NS-FIN-001 as root cause before any traceback"),
     ("onebug_console_lines", "lines of console output of the serial one-bug run (-vv --durations=0)"),
+    ("etcd_rps_get", "req/s GET namespace, etcd-backed server (--only etcd; same generator as the next)"),
+    ("etcd_memory_rps_get", "req/s GET namespace, in-memory server, same phase"),
+    ("etcd_get_ratio", "etcd / memory GET throughput (reads come from the watch cache)"),
+    ("etcd_rps_list10", "req/s list of 10 configmaps, etcd-backed"),
+    ("etcd_list10_ratio", "etcd / memory list throughput"),
+    ("etcd_rps_create_delete", "req/s POST + DELETE configmap, etcd-backed (etcd without fsync)"),
+    ("etcd_memory_rps_create_delete", "req/s POST + DELETE configmap, in-memory, same phase"),
+    ("etcd_delete_10k_s", "s, DELETE namespace of 10,000 configmaps on etcd -> watch DELETED"),
+    ("etcd_delete_stall_ms", "ms, worst GET /version latency during that delete"),
 )
 
 
@@ -539,6 +596,7 @@ def main(argv: list[str] | None = None) -> int:
         "scaling": lambda: phase_scaling(cfg, fig, det),
         "memory": lambda: phase_memory(cfg, fig, det),
         "cluster": lambda: phase_cluster(cfg, fig, det),
+        "etcd": lambda: phase_etcd(cfg, fig, det),
     }
     t_all = time.perf_counter()
     det["phase_s"] = {}

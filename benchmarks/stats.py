@@ -16,6 +16,7 @@ JSON_KEYS: tuple[str, ...] = (
     "watch_p99_ms", "rss_mb_per_10k",
     "suite_delay5_s", "suite_delay5_floor_s", "suite_delay5_xdist_s", "suite_delay5_xdist_floor_s",
     "suite_onebug_s", "suite_onebug_floor_s", "suite_onebug_xdist_s", "suite_onebug_xdist_floor_s",
+    "etcd_rps_get", "etcd_get_ratio", "etcd_rps_list10", "etcd_rps_create_delete", "etcd_delete_10k_s",
 )
 
 
@@ -96,6 +97,8 @@ TARGETS: dict[str, Target] = {t.key: t for t in (
     Target("suite_delay5_s", "<=", 90.0),
     Target("suite_delay5_xdist_s", "<=", 45.0),
     Target("suite_onebug_s", "<=", 120.0),
+    Target("etcd_get_ratio", ">=", 0.5),
+    Target("etcd_delete_10k_s", "<", 5.0),
 )}
 
 
