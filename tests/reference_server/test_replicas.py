@@ -166,8 +166,8 @@ def test_three_member_etcd_loses_a_member_then_quorum_and_recovers(tmp_path, htt
             r = write(f"one-down-{i}")
             assert r.status_code == 201 or (r.status_code >= 500 and r.json()["kind"] == "Status"), r.text
         attempt = iter(range(10 ** 6))  # a fresh name per attempt: a failed write may still have been stored
-        until(lambda: write(f"one-down-last-{next(attempt)}").status_code == 201, "a write with 2 of 3 members (quorum)",
-              timeout=30, every=0.2)
+        until(lambda: write(f"one-down-last-{next(attempt)}").status_code == 201,
+              "a write with 2 of 3 members (quorum)", timeout=30, every=0.2)
         etcd.stop("m1")
         r = write("no-quorum")
         assert 500 <= r.status_code < 600, (r.status_code, r.text)
@@ -175,8 +175,8 @@ def test_three_member_etcd_loses_a_member_then_quorum_and_recovers(tmp_path, htt
         assert body["kind"] == "Status" and body["status"] == "Failure" and body["code"] == r.status_code, body
         etcd.start("m0")
         etcd.start("m1")
-        until(lambda: write(f"recovered-{next(attempt)}").status_code == 201, "a write acknowledged after recovery", timeout=60,
-              every=0.2)
+        until(lambda: write(f"recovered-{next(attempt)}").status_code == 201,
+              "a write acknowledged after recovery", timeout=60, every=0.2)
         items = http.get(f"{replica.url}/api/v1/namespaces/{ns}/configmaps", timeout=30).json()["items"]
         stored = {i["metadata"]["name"]: i["metadata"]["resourceVersion"] for i in items}
         assert {n: stored.get(n) for n in acked} == acked, "an acknowledged write is missing or changed"
