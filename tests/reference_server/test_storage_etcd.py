@@ -159,3 +159,17 @@ def test_unreachable_etcd_is_one_clear_line():
     with pytest.raises(StorageUnavailable) as e:
         open_store(StorageConfig("etcd", ("http://127.0.0.1:1",)))
     assert str(e.value) == "cannot reach etcd at http://127.0.0.1:1: [Errno 111] Connection refused"
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--storage", "etcd"], "--storage etcd needs --etcd-servers URL[,URL...] (or `embedded`)"),
+    (["--etcd-servers", "http://127.0.0.1:1"], "--etcd-servers needs --storage etcd"),
+    (["--storage", "etcd", "--etcd-servers", "http://127.0.0.1:1"],
+     "cannot reach etcd at http://127.0.0.1:1: [Errno 111] Connection refused"),
+])
+def test_serve_storage_errors_are_one_line(argv, said, capsys):
+    from conformance.reference_server.serve import main
+
+    assert main(["--port", "0", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err == f"nsconform serve: error: {said}\n"

@@ -44,6 +44,7 @@ class WatchCache(MemoryStore):
     def __init__(self, history_size: int = 10000):
         super().__init__(history_size=history_size, start_rv=0)
         self._seen = threading.Condition(self._lock)
+        self.closed = False
 
     def load(self, objects: list[tuple[str, str, str, dict]], rv: int) -> None:
         """Replace the whole state with a list read at `rv`; history starts there. Open watches end (their
@@ -85,8 +86,15 @@ class WatchCache(MemoryStore):
                 self._seen.notify_all()
 
     def wait_for(self, rv: int, timeout: float) -> bool:
+        """True once the cache has applied `rv`; False after `timeout` or when the cache is shut."""
         with self._lock:
-            return self._seen.wait_for(lambda: self._rv >= rv, timeout)
+            return self._seen.wait_for(lambda: self._rv >= rv or self.closed, timeout) and not self.closed
+
+    def shut(self) -> None:
+        """No more changes will come: release every writer waiting for one."""
+        with self._lock:
+            self.closed = True
+            self._seen.notify_all()
 
     def _emit_at(self, typ: str, resource: str, ns: str, name: str, obj: dict, prev: dict | None, rv: int) -> None:
         ev = Event(typ, resource, ns, name, rv, obj, prev)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from .cacher import Reflector, WatchCache, decode_value
 from .clone import clone
-from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
+from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResourceVersionError
 from .etcdclient import EtcdClient, EtcdCompacted, b64, unb64
 from .interface import DELETE, UpdateFn
 from .keys import collection_key, object_key
@@ -44,8 +44,16 @@ class EtcdStore:
         self.reflector = Reflector(client, self.prefix, self.cache)
         self.reflector.start()  # EtcdUnavailable when etcd cannot be reached
         self._lock = threading.RLock()
+        self._closers: list[Callable[[], None]] = []
+
+    def on_close(self, fn: Callable[[], None]) -> None:
+        """Call `fn` when the store closes (the threads that call it off the event loop end then)."""
+        self._closers.append(fn)
 
     def close(self) -> None:
+        self.cache.shut()  # a write still in flight (a deleter pass) stops waiting, and the next one fails
+        for fn in self._closers:
+            fn()
         self.reflector.stop()
         self.cache.close_watchers()
         self.client.close()
@@ -189,10 +197,12 @@ class EtcdStore:
 
     # ---- internals -----------------------------------------------------------------------------------
     def _key(self, resource: str, namespace: str, name: str) -> str:
+        if self.cache.closed:
+            raise StorageError("", "the etcd store is closed")
         return object_key(self.prefix, resource, namespace, name)
 
     def _seen(self, rv: int) -> None:
-        if not self.cache.wait_for(rv, CACHE_WAIT):
+        if not self.cache.wait_for(rv, CACHE_WAIT) and not self.cache.closed:
             log.warning("the watch cache has not seen revision %d after %.0f s", rv, CACHE_WAIT)
 
     def _read(self, key: str) -> dict[str, Any] | None:

@@ -22,6 +22,10 @@ class Offload:
         self.remote = bool(getattr(store, "remote", False))
         self.name = name
         self._pool: ThreadPoolExecutor | None = None
+        if self.remote:  # its thread starts with the server, not at some later first call
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix=name)
+            self._pool.submit(lambda: None).result()
+            store.on_close(self.shutdown)  # and ends when the store closes
 
     async def __call__(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         if not self.remote:
