@@ -23,9 +23,10 @@ if not __package__:  # `python benchmarks/run.py` (also re-imported as __mp_main
 
 from benchmarks import loadgen, probes, stats  # noqa: E402
 from benchmarks.procs import CeilingHost, ServerHost, configmap_body, run_in_child  # noqa: E402
+from benchmarks.replicas import phase_replicas  # noqa: E402
 
-PHASES = ("suite", "throughput", "fanout", "delete", "scaling", "memory", "cluster", "etcd")
-DEFAULT_SKIP = ("cluster", "etcd")
+PHASES = ("suite", "throughput", "fanout", "delete", "scaling", "memory", "cluster", "etcd", "replicas")
+DEFAULT_SKIP = ("cluster", "etcd", "replicas")
 """Phases run only when asked for (`--only cluster`, `--only etcd`): the cluster-like runs take minutes, not
 seconds; the etcd phase needs an etcd binary and fills etcd through transactions (tens of seconds)."""
 
@@ -526,6 +527,10 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("etcd_memory_rps_create_delete", "req/s POST + DELETE configmap, in-memory, same phase"),
     ("etcd_delete_10k_s", "s, DELETE namespace of 10,000 configmaps on etcd -> watch DELETED"),
     ("etcd_delete_stall_ms", "ms, worst GET /version latency during that delete"),
+    ("replicas_rps_get_1", "req/s GET namespace, one etcd-backed server (--only replicas)"),
+    ("replicas_rps_get_3", "req/s GET namespace, three servers on the same etcd, one generator each"),
+    ("replicas_get_ratio", "three replicas / one (reads; bounded by the cores the generators leave)"),
+    ("replicas_server_us_per_get", "µs server CPU per GET, one replica (what extrapolates to more cores)"),
 )
 
 
@@ -597,6 +602,7 @@ def main(argv: list[str] | None = None) -> int:
         "memory": lambda: phase_memory(cfg, fig, det),
         "cluster": lambda: phase_cluster(cfg, fig, det),
         "etcd": lambda: phase_etcd(cfg, fig, det),
+        "replicas": lambda: phase_replicas(cfg, fig, det),
     }
     t_all = time.perf_counter()
     det["phase_s"] = {}

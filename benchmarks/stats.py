@@ -17,6 +17,7 @@ JSON_KEYS: tuple[str, ...] = (
     "suite_delay5_s", "suite_delay5_floor_s", "suite_delay5_xdist_s", "suite_delay5_xdist_floor_s",
     "suite_onebug_s", "suite_onebug_floor_s", "suite_onebug_xdist_s", "suite_onebug_xdist_floor_s",
     "etcd_rps_get", "etcd_get_ratio", "etcd_rps_list10", "etcd_rps_create_delete", "etcd_delete_10k_s",
+    "replicas_rps_get_1", "replicas_rps_get_3", "replicas_get_ratio",
 )
 
 
@@ -99,6 +100,7 @@ TARGETS: dict[str, Target] = {t.key: t for t in (
     Target("suite_onebug_s", "<=", 120.0),
     Target("etcd_get_ratio", ">=", 0.5),
     Target("etcd_delete_10k_s", "<", 5.0),
+    Target("replicas_get_ratio", ">=", 1.5),
 )}
 
 

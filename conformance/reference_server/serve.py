@@ -70,7 +70,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--etcd-keyfile", metavar="PATH", default=None)
     g.add_argument("--etcd-data-dir", metavar="DIR", default=None,
                    help="data of `--etcd-servers embedded` (default: ~/.cache/nsconform/etcd)")
+    _leader_election_arguments(p)
     p.add_argument("-v", "--verbose", action="store_true")
+
+
+def _leader_election_arguments(p: argparse.ArgumentParser) -> None:
+    """kube-controller-manager's leader election flags: the controllers run only in the replica that holds
+    the Lease `kube-system/kube-controller-manager` (see controller/leader.py)."""
+    p.add_argument("--leader-elect", type=_bool_flag, default=True, metavar="true|false",
+                   help="run the controllers only while holding the leader Lease (default true, as "
+                        "kube-controller-manager; a lone server acquires it at once)")
+    p.add_argument("--leader-elect-lease-duration", type=_duration, default=15.0, metavar="DURATION",
+                   help="how long a non-leader waits after the Lease last changed before taking it (default 15s)")
+    p.add_argument("--leader-elect-renew-deadline", type=_duration, default=10.0, metavar="DURATION",
+                   help="how long the leader keeps trying to renew before it stops its controllers "
+                        "(default 10s)")
+    p.add_argument("--leader-elect-retry-period", type=_duration, default=2.0, metavar="DURATION",
+                   help="between attempts to acquire or renew (default 2s)")
+    p.add_argument("--leader-elect-resource-name", default="kube-controller-manager", metavar="NAME")
+    p.add_argument("--leader-elect-resource-namespace", default="kube-system", metavar="NAMESPACE")
+
+
+def leader_election(args: argparse.Namespace) -> dict:
+    """`ReferenceServer`'s leader election options from the flags (ValueError for inconsistent durations)."""
+    from .controller.leader import LeaderElectionConfig
+    if not getattr(args, "leader_elect", True):
+        return {"leader_elect": False}
+    if not hasattr(args, "leader_elect_lease_duration"):
+        return {}
+    return {"leader_election": LeaderElectionConfig(
+        lease_duration=args.leader_elect_lease_duration, renew_deadline=args.leader_elect_renew_deadline,
+        retry_period=args.leader_elect_retry_period, name=args.leader_elect_resource_name,
+        namespace=args.leader_elect_resource_namespace)}
 
 
 def _bool_flag(value: str) -> bool:
@@ -163,7 +194,7 @@ async def _run(args: argparse.Namespace) -> int:
                                  users_file=getattr(args, "users", None),
                                  flavor=getattr(args, "flavor", None),
                                  feature_gates=parse_feature_gates(getattr(args, "feature_gates", None)),
-                                 storage=storage_config(args), **_hardening(args))
+                                 storage=storage_config(args), **_hardening(args), **leader_election(args))
     except (ValueError, OSError, StorageUnavailable) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
         return 2
@@ -184,6 +215,9 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"kubeconfig written to {args.write_kubeconfig}", flush=True)
     if args.deviate:
         print(f"deviations: {', '.join(args.deviate)}", flush=True)
+    if server.elector is not None and getattr(args, "storage", "memory") == "etcd":  # replicas: who is who
+        cfg = server.elector.config
+        print(f"leader election: identity {cfg.identity} on lease {cfg.namespace}/{cfg.name}", flush=True)
     try:
         await stop.wait()
     finally:

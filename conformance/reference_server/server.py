@@ -12,6 +12,7 @@ from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
 from .controller.apiservices import APIServiceAvailability
 from .controller.crd_finalizer import CRDFinalizer
+from .controller.leader import LeaderElectionConfig, LeaderElector
 from .controller.loop import Controller
 from .controller.quota import QuotaController
 from .deviations import Deviations
@@ -132,7 +133,8 @@ class ReferenceServer:
                  flavor: str | Flavor | None = None,
                  request_timeout: float = REQUEST_TIMEOUT, read_header_timeout: float = READ_HEADER_TIMEOUT,
                  idle_timeout: float = IDLE_TIMEOUT, cert_dir: str | None = None, anonymous_auth: bool = True,
-                 feature_gates: Iterable[str] = (), storage: StorageConfig | None = None):
+                 feature_gates: Iterable[str] = (), storage: StorageConfig | None = None,
+                 leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None):
         self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
@@ -166,6 +168,9 @@ class ReferenceServer:
         self.flavor_controllers: list[Controller] = []
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
+        # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
+        self.leader_election = (leader_election or LeaderElectionConfig()) if leader_elect else None
+        self.elector: LeaderElector | None = None
 
     @property
     def url(self) -> str:
@@ -179,18 +184,12 @@ class ReferenceServer:
 
     async def start(self) -> None:
         """Bind and start serving (raises OSError when the port is taken)."""
-        fl = self.flavor
-        delay = self.controller_delay or (lambda: fl.draw(fl.deletion_delay))
-        self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations)
-        self.controller.start()
-        self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
-        self.quota_controller.start()
-        self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
-                                      APIServiceAvailability(self.ctx.registry)]
-        ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
-        self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
-        for c in self.extension_controllers + self.flavor_controllers:
-            c.start()
+        if self.leader_election is None:
+            self._start_controllers()
+        else:  # a lone server (or the first replica) leads at once; the others wait for the Lease
+            self.elector = LeaderElector(self.ctx.registry, self.leader_election,
+                                         on_started=self._start_controllers, on_stopped=self._stop_controllers)
+            self.elector.start()
         app = build_app(self.ctx)
         self._runner = GuardedRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0,
                                      read_header_timeout=self._read_header_timeout, idle_timeout=self._idle_timeout)
@@ -215,6 +214,33 @@ class ReferenceServer:
             warm_up, self._warm_up = self._warm_up, None
             await warm_up
         self.ctx.registry.store.close_watchers()
+        if self.elector is not None:
+            elector, self.elector = self.elector, None
+            await elector.stop()
+        await self._stop_controllers()
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
+        if self.tls is not None:
+            self.tls.cleanup()
+        self._close_store()
+
+    def _start_controllers(self) -> None:
+        """The namespace controller and the others (kube-controller-manager's share of the server)."""
+        fl = self.flavor
+        delay = self.controller_delay or (lambda: fl.draw(fl.deletion_delay))
+        self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations)
+        self.controller.start()
+        self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
+        self.quota_controller.start()
+        self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
+                                      APIServiceAvailability(self.ctx.registry)]
+        ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
+        self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
+        for c in self.extension_controllers + self.flavor_controllers:
+            c.start()
+
+    async def _stop_controllers(self) -> None:
         if self.controller is not None:
             await self.controller.stop()
             self.controller = None
@@ -227,12 +253,6 @@ class ReferenceServer:
         for c in self.flavor_controllers:
             await c.stop()
         self.flavor_controllers = []
-        if self._runner is not None:
-            runner, self._runner = self._runner, None
-            await runner.cleanup()
-        if self.tls is not None:
-            self.tls.cleanup()
-        self._close_store()
 
     def write_kubeconfig(self, path: str) -> None:
         write_kubeconfig(path, self.url, self.token, self.tls.ca_pem if self.tls else None)

@@ -111,7 +111,7 @@ def test_list_at_an_old_revision_reads_etcd_until_compacted(pair):
 
 def test_restart_keeps_objects_and_resource_versions(etcd_process):
     storage_config = StorageConfig("etcd", (etcd_process.url,), unique_prefix())
-    srv = start_embedded(flavor="bare", storage=storage_config)
+    srv = start_embedded(flavor="bare", storage=storage_config, leader_elect=False)  # no Lease writes after cm
     try:
         ns = requests.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": "kept"}}).json()
         cm = requests.post(f"{srv.url}/api/v1/namespaces/kept/configmaps",
@@ -119,7 +119,7 @@ def test_restart_keeps_objects_and_resource_versions(etcd_process):
         default = requests.get(f"{srv.url}/api/v1/namespaces/default").json()
     finally:
         srv.stop()
-    srv = start_embedded(flavor="bare", storage=storage_config)
+    srv = start_embedded(flavor="bare", storage=storage_config, leader_elect=False)  # no Lease writes after cm
     try:
         assert requests.get(f"{srv.url}/api/v1/namespaces/kept/configmaps/c").json() == cm
         assert requests.get(f"{srv.url}/api/v1/namespaces/kept").json()["metadata"] == ns["metadata"]
