@@ -71,7 +71,10 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         authenticator.service_accounts = issuer
     # kube-apiserver's watch cache starts at the resourceVersion it was started at, and etcd compacts older
     # history: a watch or exact list from before the server's start is answered 410 (as it is on a cluster).
-    registry.store.compact()
+    # A store already seeded (etcd, another replica or an earlier run) is not compacted: the replicas on it
+    # may be serving clients at older revisions (upstream compacts periodically, never at a server's start).
+    if not seeded:
+        registry.store.compact()
     if authorizer is not None and fl.webhook_authorizer:
         authorizer = behaviours.WebhookAuthorizer(authorizer)
     admission = ScopeAdmission(registry, devs)
