@@ -29,26 +29,69 @@ def _wait_controller_done(waiter, paths, name, timeout=DELETE_TIMEOUT):
     return ns
 
 
+RECREATED_KINDS = ["configmaps", "services", "pods"]
+
+
 @pytest.fixture(scope="module")
-def deleted_with_content(api, paths, module_namespaces, waiter):
+def started_deletions(api, paths, module_namespaces):
+    """The namespaces of the module's shared scenarios, filled and deleted together before any test waits on
+    one: their controller passes overlap (one wait per run for NS-LIF-001 and NS-LIF-007 together).
+
+    Returns {"content": (name, {kind: path}), "recreate": (first, body, {kind: path})}; a failure to build
+    one is returned in its place for its tests to fail on."""
+    factory = ContentFactory(api, paths)
+    started: dict = {}
+    try:
+        for key, build in (("content", _fill_held_namespace), ("recreate", _fill_namespace_to_recreate)):
+            try:
+                started[key] = build(api, paths, module_namespaces, factory)
+            except Exception as exc:  # noqa: BLE001 - its tests fail on it
+                started[key] = exc
+    finally:
+        for key in factory.tracked:
+            module_namespaces.track_content(*key)
+    for value in started.values():
+        if not isinstance(value, BaseException):
+            delete_namespace(api, paths, value[0] if isinstance(value[0], str) else value[0]["metadata"]["name"])
+    return started
+
+
+def _fill_held_namespace(api, paths, namespaces, factory):
+    ns = create_namespace(namespaces, "lif-content", finalizers=[HOLD])
+    name = ns["metadata"]["name"]
+    objects = {}
+    for kind in CONTENT_KINDS:
+        obj = factory.create(name, kind, f"nsc-{kind[:-1]}")
+        objects[kind] = paths.content(name, kind, obj["metadata"]["name"])
+        read_object(api, objects[kind])
+    return name, objects
+
+
+def _fill_namespace_to_recreate(api, paths, namespaces, factory):
+    name = namespaces.name("rc")
+    body = namespace_body(name, namespaces.labels)
+    first = A.expect_ok(api.post(paths.namespaces(), body), 201)
+    validate(first, "Namespace")
+    objects = {kind: paths.content(name, kind, factory.create(name, kind, f"nsc-old-{kind[:-1]}")["metadata"]["name"])
+               for kind in RECREATED_KINDS}
+    return first, body, objects
+
+
+def _started(started_deletions, key):
+    value = started_deletions[key]
+    if isinstance(value, BaseException):
+        raise value.with_traceback(None)
+    return value
+
+
+@pytest.fixture(scope="module")
+def deleted_with_content(api, paths, waiter, started_deletions):
     """One namespace (held by HOLD) with one object of every content kind, deleted; the controller's pass is
     awaited once for every kind's NS-LIF-001 test (one controller pass per run, not one per kind).
 
     Returns (name, the namespace after the controller removed `kubernetes` — or the exception the wait
     ended with, which each kind's test then fails on —, {kind: (path, GET of it right after)})."""
-    ns = create_namespace(module_namespaces, "lif-content", finalizers=[HOLD])
-    name = ns["metadata"]["name"]
-    factory = ContentFactory(api, paths)
-    try:
-        objects = {}
-        for kind in CONTENT_KINDS:
-            obj = factory.create(name, kind, f"nsc-{kind[:-1]}")
-            objects[kind] = paths.content(name, kind, obj["metadata"]["name"])
-            read_object(api, objects[kind])
-    finally:
-        for key in factory.tracked:
-            module_namespaces.track_content(*key)
-    delete_namespace(api, paths, name)
+    name, objects = _started(started_deletions, "content")
     try:
         after = _wait_controller_done(waiter, paths, name, max(SLOW_KINDS.get(k, DELETE_TIMEOUT) for k in objects))
     except (AssertionError, WaitTimeout) as exc:
@@ -212,28 +255,15 @@ def test_termination_conditions(api, paths, namespaces, content, waiter):
     clear_content_finalizers(api, cm_path)
 
 
-RECREATED_KINDS = ["configmaps", "services", "pods"]
-
-
 @pytest.fixture(scope="module")
-def recreated_namespace(api, paths, module_namespaces, waiter):
+def recreated_namespace(api, paths, waiter, started_deletions):
     """A namespace holding one object of each of RECREATED_KINDS, deleted, awaited until gone, and created again
     under the same name: one deletion per run for every kind's NS-LIF-007 test.
 
     Returns (first, second — or the exception the wait or the re-create ended with —, {kind: (path, GET of
     it in the re-created namespace)})."""
-    name = module_namespaces.name("rc")
-    body = namespace_body(name, module_namespaces.labels)
-    first = A.expect_ok(api.post(paths.namespaces(), body), 201)
-    validate(first, "Namespace")
-    factory = ContentFactory(api, paths)
-    try:
-        objects = {kind: paths.content(name, kind, factory.create(name, kind, f"nsc-old-{kind[:-1]}")["metadata"]["name"])
-                   for kind in RECREATED_KINDS}
-    finally:
-        for key in factory.tracked:
-            module_namespaces.track_content(*key)
-    delete_namespace(api, paths, name)
+    first, body, objects = _started(started_deletions, "recreate")
+    name = first["metadata"]["name"]
     try:
         wait_namespace_gone(waiter, paths, name, timeout=max(SLOW_KINDS.get(k, DELETE_TIMEOUT) for k in objects))
         second = A.expect_ok(api.post(paths.namespaces(), body), 201)
