@@ -25,7 +25,7 @@ from conformance.fixtures.content import ContentFactory
 from conformance.history import Seen, Write, check_resume, check_snapshot, check_watch
 from conformance.schemas import validate
 from conformance.suites import HOLD, content_body, create_namespace, delete_namespace, own_label, selector_of
-from conformance.wait import scaled
+from conformance.wait import no_controller_for_content, scaled
 
 RESOURCE = "configmaps"
 EVENT_TIMEOUT = 30.0   # seconds (before --timeout-scale) for a history's events to arrive
@@ -163,19 +163,22 @@ def _write_concurrently(api: Any, paths: Any, content: Any, mine: dict[str, str]
     return rec.writes + system, spaces
 
 
-def collect(stream: Any, expected: int, what: str, *, resumed_on: Any = None) -> list[Seen]:
+def collect(stream: Any, expected: int, what: str, *, resumed_on: Any = None,
+            deadline: float | None = None, hopeless: Callable[[], bool] | None = None) -> list[Seen]:
     """Events until `expected` changes arrived (or the time is up), then until the stream is quiet.
 
     `resumed_on` (the target) for a resumed watch: a cluster may legitimately have dropped the history of a
     busy resource from its watch window already (410); the reference server, whose window is 10000 changes,
-    may not."""
+    may not. `deadline` (monotonic): one time limit for watches that record the same history at once.
+    `hopeless()`, asked after a second without events: the missing changes can never happen (stop waiting;
+    the history check then says what is missing)."""
     events: list[Seen] = []
-    deadline = time.monotonic() + scaled(EVENT_TIMEOUT)
+    deadline = deadline if deadline is not None else time.monotonic() + scaled(EVENT_TIMEOUT)
     changes = 0
     while changes < expected and time.monotonic() < deadline:
         ev = stream.next_event(min(1.0, max(deadline - time.monotonic(), 0.0)))
         if ev is None:
-            if stream.ended:
+            if stream.ended or (hopeless is not None and hopeless()):
                 break
             continue
         if resumed_on is not None and resumed_on.kind != "embedded" and _expired(ev):
@@ -265,17 +268,38 @@ def concurrent_watches(api, paths, profile, module_namespaces):
         watches.close()
         return exc
     recorded: dict[tuple[str, str], Any] = {}
+    deadline = time.monotonic() + scaled(EVENT_TIMEOUT)  # the streams were open together: one time limit
+    hopeless = _controller_never_deletes(api, paths, spaces[2], mine)
     try:
         for (scope, style), (path, stream) in watches.open.items():
             expected = [w for w in writes if w.key[0] == spaces[2]] if scope == "namespace" else writes
             try:
-                events: Any = collect(stream, len(expected), f"watch {path}")
+                events: Any = collect(stream, len(expected), f"watch {path}", deadline=deadline, hopeless=hopeless)
             except AssertionError as exc:
                 events = exc
             recorded[(scope, style)] = (path, expected, events)
     finally:
         watches.close()
     return recorded
+
+
+def _controller_never_deletes(api: Any, paths: Any, doomed: str, mine: dict[str, str]) -> Callable[[], bool]:
+    """Will the namespace controller never delete what the doomed namespace still holds? True when this
+    test's objects are still stored in it while it is terminating without the `kubernetes` finalizer or
+    gone: the controller deletes content only of a namespace that carries `kubernetes` and removes that
+    finalizer only once the content is gone (a conformant server's deletions were then stored already, and
+    only their events can still be on their way)."""
+    def check() -> bool:
+        if no_controller_for_content(doomed, paths.profile)(_namespace_or_none(api, paths, doomed)) is None:
+            return False
+        resp = api.get(paths.content(doomed, RESOURCE), params={"labelSelector": selector_of(mine)})
+        return resp.status_code == 200 and bool(resp.json().get("items"))
+    return check
+
+
+def _namespace_or_none(api: Any, paths: Any, name: str) -> Any:
+    resp = api.get(paths.namespace(name))
+    return None if resp.status_code == 404 else resp.json() if resp.status_code == 200 else {}
 
 
 def _recorded(concurrent_watches: Any, scope: str, style: str) -> tuple[str, list[Write], list[Seen]]:
