@@ -157,17 +157,18 @@ _DURATION = re.compile(r"^([0-9.]+)s (setup|call|teardown)\s+(\S+)", re.M)
 
 
 def _durations(stdout: str) -> dict[str, float]:
-    """nodeid -> seconds of its call phase, from `--durations=0 -vv`."""
+    """nodeid -> seconds of its setup and call phases, from `--durations=0 -vv` (a module fixture that
+    awaits a shared deletion for several tests does it in the setup of the first)."""
     out: dict[str, float] = {}
     for m in _DURATION.finditer(stdout):
-        if m.group(2) == "call":
-            out[m.group(3)] = float(m.group(1))
+        if m.group(2) in ("setup", "call"):
+            out[m.group(3)] = out.get(m.group(3), 0.0) + float(m.group(1))
     return out
 
 
 def delay_floor(calls: dict[str, float], delay: float, workers: int = 1) -> float:
     """The longest chain of waits a conformant run cannot avoid against a controller that acts `delay` s
-    after each change: per test, the whole controller delays its call phase sat through (its waits end
+    after each change: per test, the whole controller delays its setup and call phases sat through (its waits end
     as soon as the controller acted, so these are the controller's, not the harness's); serially their
     sum, with `workers` at least the sum shared out and at least the longest single test; plus one delay
     for the namespaces deleted at teardown, which can all be awaited at once at session end."""

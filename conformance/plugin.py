@@ -26,6 +26,7 @@ from .client import TargetError
 from .client.exchange import RECORDER
 from .fixtures.pytest_fixtures import (api, cluster_objects, content, finalize_forms, namespaces,  # noqa: F401
                                        paths, profile, run_id, target, waiter)
+from .fixtures.pytest_fixtures import module_namespaces  # noqa: F401
 from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
 from .interrupts import InterruptWatch, drop_lineless_frames
 from .wait import set_progress, set_timeout_scale

@@ -161,10 +161,11 @@ def event_summary(events: Iterable[dict[str, Any]]) -> str:
 
 
 def wait_namespace(waiter: Any, paths: Any, name: str, predicate: Any, what: str,
-                   timeout: float = DELETE_TIMEOUT) -> dict[str, Any] | None:
-    """Wait until the namespace satisfies `predicate` *or is gone*; returns the object, or None when gone."""
+                   timeout: float = DELETE_TIMEOUT, *, give_up: Any = None) -> dict[str, Any] | None:
+    """Wait until the namespace satisfies `predicate` *or is gone*; returns the object, or None when gone.
+    `give_up(namespace)` names a state that makes `predicate` impossible (the wait then ends at once)."""
     __tracebackhide__ = True
-    return waiter.until_or_gone(paths.namespace(name), predicate, what, timeout)
+    return waiter.until_or_gone(paths.namespace(name), predicate, what, timeout, give_up=give_up)
 
 
 CONFLICT_ATTEMPTS = 5

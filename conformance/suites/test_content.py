@@ -19,13 +19,16 @@ def _schema(kind: str) -> str | None:
     return "ConfigMap" if kind == "configmaps" else None
 
 
-def _terminating_namespace(api, paths, profile, namespaces, waiter):
+@pytest.fixture(scope="module")
+def terminating_namespace(api, paths, module_namespaces, waiter) -> str:
     """A namespace held in Terminating by a foreign spec finalizer, after the controller's pass.
 
     Waiting for the controller (it removes `kubernetes`) also gives every API server replica's namespace
-    informer time to see the deletion, so a multi-replica control plane is judged on settled state.
+    informer time to see the deletion, so a multi-replica control plane is judged on settled state. The
+    tests only try to create in it (each kind, each clause, its own object name), so the module's tests
+    share it: one controller pass per run (per xdist worker) instead of one per test.
     """
-    ns = create_namespace(namespaces, "term", finalizers=[HOLD])
+    ns = create_namespace(module_namespaces, "term", finalizers=[HOLD])
     name = ns["metadata"]["name"]
     delete_namespace(api, paths, name)
     settled = wait_namespace(waiter, paths, name, lambda o: "kubernetes" not in A.finalizers(o)
@@ -64,25 +67,24 @@ def test_content_in_missing_namespace_status(api, paths, namespaces, content, ki
 
 @pytest.mark.clause("NS-CON-003")
 @pytest.mark.parametrize("kind", CONTENT_KINDS)
-def test_no_content_in_terminating_namespace(api, paths, profile, namespaces, content, waiter, kind):
+def test_no_content_in_terminating_namespace(api, paths, profile, terminating_namespace, content, kind):
     """Creating content in a Terminating namespace is refused and nothing is stored."""
-    name = _terminating_namespace(api, paths, profile, namespaces, waiter)
-    resp = api.post(paths.content(name, kind), content_body(content, kind, _obj_name(kind)))
+    name, obj = terminating_namespace, _obj_name(kind) + "-refused"
+    resp = api.post(paths.content(name, kind), content_body(content, kind, obj))
     if resp.status_code < 300:
-        content.track(name, kind, _obj_name(kind))
+        content.track(name, kind, obj)
     if profile == "kubernetes":
         A.expect_status(resp, 403)
     else:
         A.expect_rejected(resp)
-    A.expect_code(api.get(paths.content(name, kind, _obj_name(kind))), 404)
+    A.expect_code(api.get(paths.content(name, kind, obj)), 404)
 
 
 @pytest.mark.clause("NS-CON-004")
 @pytest.mark.parametrize("kind", CONTENT_KINDS)
-def test_terminating_namespace_forbidden_status(api, paths, namespaces, content, waiter, kind):
+def test_terminating_namespace_forbidden_status(api, paths, terminating_namespace, content, kind):
     """The refusal is a 403 Forbidden with the upstream message and a NamespaceTerminating cause."""
-    name = _terminating_namespace(api, paths, "kubernetes", namespaces, waiter)
-    obj = _obj_name(kind)
+    name, obj = terminating_namespace, _obj_name(kind) + "-status"
     resp = api.post(paths.content(name, kind), content_body(content, kind, obj))
     if resp.status_code < 300:
         content.track(name, kind, obj)

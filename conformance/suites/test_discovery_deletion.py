@@ -13,7 +13,7 @@ import pytest
 from conformance import assertions as A
 from conformance.suites import (DELETE_TIMEOUT, HOLD, clear_content_finalizers, create_namespace,
                                 delete_namespace, read_namespace, wait_namespace)
-from conformance.wait import WaitTimeout
+from conformance.wait import WaitTimeout, gone, no_controller_for_content
 
 DISCOVERY_TIMEOUT = 150.0
 """Seconds (before --timeout-scale) for the controller to notice a removed APIService: upstream retries a
@@ -36,15 +36,13 @@ def _held_by_custom_resource(api, paths, namespaces, cluster_objects, base):
     obj = _create_resource(api, cr, name, "held", finalizers=[HOLD])
     path = cr.path(name, obj["metadata"]["name"])
     delete_namespace(api, paths, name)
-
-    def marked_or_orphaned(o):  # ends the wait early when the namespace went without deleting the resource
-        return bool(o["metadata"].get("deletionTimestamp")) or api.get(paths.namespace(name)).status_code == 404
-
-    obj = cluster_objects.waiter.until(path, marked_or_orphaned, f"the namespace controller to delete {path}",
-                                       timeout=DELETE_TIMEOUT)
-    assert obj["metadata"].get("deletionTimestamp"), (
-        f"namespace {name} was removed although the controller never deleted its {cr.kind} {path} "
-        f"({cr.qualified}): custom resources must be discovered and deleted too")
+    # Hopeless at once if the resource vanished despite its finalizer, or the namespace did or lost `kubernetes`
+    # without the resource being deleted (then no controller will ever delete it).
+    obj = cluster_objects.waiter.until(path, lambda o: bool(o["metadata"].get("deletionTimestamp")),
+                                       f"the namespace controller to delete {path} ({cr.qualified})",
+                                       timeout=DELETE_TIMEOUT, give_up=gone,
+                                       also=[(paths.namespace(name), no_controller_for_content(name, paths.profile))])
+    assert obj["metadata"].get("deletionTimestamp")
     return cr, name, path
 
 
@@ -129,8 +127,10 @@ def test_unavailable_aggregated_api_holds_deletion(api, paths, namespaces, waite
         c = A.condition(o, "NamespaceDeletionDiscoveryFailure") or {}
         return c.get("status") == "True" and gv in (c.get("message") or "")
 
+    # the controller writes its conditions only for a namespace that still carries `kubernetes`
     ns = wait_namespace(waiter, paths, name, failing,
-                        f"NamespaceDeletionDiscoveryFailure naming {gv} on {name}", timeout=DELETE_TIMEOUT)
+                        f"NamespaceDeletionDiscoveryFailure naming {gv} on {name}", timeout=DELETE_TIMEOUT,
+                        give_up=no_controller_for_content(name, paths.profile))
     assert ns is not None, (
         f"namespace {name} was removed while the aggregated API {gv} could not be discovered: the controller "
         "cannot know the namespace is empty")

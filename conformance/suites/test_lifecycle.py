@@ -11,6 +11,7 @@ from conformance.schemas import validate
 from conformance.suites import (CONTENT_KINDS, DELETE_TIMEOUT, HOLD, ORIGIN, SLOW_KINDS, clear_content_finalizers,
                                 create_namespace, delete_namespace, finalize_ok, namespace_body, read_namespace,
                                 read_object, wait_namespace, wait_namespace_gone)
+from conformance.fixtures.content import ContentFactory
 from conformance.wait import WaitTimeout, gone, no_controller_for_content
 
 
@@ -28,23 +29,88 @@ def _wait_controller_done(waiter, paths, name, timeout=DELETE_TIMEOUT):
     return ns
 
 
+RECREATED_KINDS = ["configmaps", "services", "pods"]
+
+
+@pytest.fixture(scope="module")
+def started_deletions(api, paths, module_namespaces):
+    """The namespaces of the module's shared scenarios, filled and deleted together before any test waits on
+    one: their controller passes overlap (one wait per run for NS-LIF-001 and NS-LIF-007 together).
+
+    Returns {"content": (name, {kind: path}), "recreate": (first, body, {kind: path})}; a failure to build
+    one is returned in its place for its tests to fail on."""
+    factory = ContentFactory(api, paths)
+    started: dict = {}
+    try:
+        for key, build in (("content", _fill_held_namespace), ("recreate", _fill_namespace_to_recreate)):
+            try:
+                started[key] = build(api, paths, module_namespaces, factory)
+            except Exception as exc:  # noqa: BLE001 - its tests fail on it
+                started[key] = exc
+    finally:
+        for key in factory.tracked:
+            module_namespaces.track_content(*key)
+    for value in started.values():
+        if not isinstance(value, BaseException):
+            delete_namespace(api, paths, value[0] if isinstance(value[0], str) else value[0]["metadata"]["name"])
+    return started
+
+
+def _fill_held_namespace(api, paths, namespaces, factory):
+    ns = create_namespace(namespaces, "lif-content", finalizers=[HOLD])
+    name = ns["metadata"]["name"]
+    objects = {}
+    for kind in CONTENT_KINDS:
+        obj = factory.create(name, kind, f"nsc-{kind[:-1]}")
+        objects[kind] = paths.content(name, kind, obj["metadata"]["name"])
+        read_object(api, objects[kind])
+    return name, objects
+
+
+def _fill_namespace_to_recreate(api, paths, namespaces, factory):
+    name = namespaces.name("rc")
+    body = namespace_body(name, namespaces.labels)
+    first = A.expect_ok(api.post(paths.namespaces(), body), 201)
+    validate(first, "Namespace")
+    objects = {kind: paths.content(name, kind, factory.create(name, kind, f"nsc-old-{kind[:-1]}")["metadata"]["name"])
+               for kind in RECREATED_KINDS}
+    return first, body, objects
+
+
+def _started(started_deletions, key):
+    value = started_deletions[key]
+    if isinstance(value, BaseException):
+        raise value.with_traceback(None)
+    return value
+
+
+@pytest.fixture(scope="module")
+def deleted_with_content(api, paths, waiter, started_deletions):
+    """One namespace (held by HOLD) with one object of every content kind, deleted; the controller's pass is
+    awaited once for every kind's NS-LIF-001 test (one controller pass per run, not one per kind).
+
+    Returns (name, the namespace after the controller removed `kubernetes` — or the exception the wait
+    ended with, which each kind's test then fails on —, {kind: (path, GET of it right after)})."""
+    name, objects = _started(started_deletions, "content")
+    try:
+        after = _wait_controller_done(waiter, paths, name, max(SLOW_KINDS.get(k, DELETE_TIMEOUT) for k in objects))
+    except (AssertionError, WaitTimeout) as exc:
+        after = exc
+    return name, after, {kind: (path, api.get(path)) for kind, path in objects.items()}
+
+
 @pytest.mark.clause("NS-LIF-001")
 @pytest.mark.parametrize("kind", CONTENT_KINDS)
-def test_controller_deletes_content_before_finalizing(api, paths, namespaces, content, waiter, kind):
+def test_controller_deletes_content_before_finalizing(deleted_with_content, kind):
     """Deleting a namespace deletes its content of this kind before `kubernetes` leaves spec.finalizers."""
-    ns = create_namespace(namespaces, f"lif-{kind}", finalizers=[HOLD])
-    name = ns["metadata"]["name"]
-    obj = content.create(name, kind, f"nsc-{kind[:-1]}")
-    obj_name = obj["metadata"]["name"]
-    path = paths.content(name, kind, obj_name)
-    read_object(api, path)
-    delete_namespace(api, paths, name)
-    after = _wait_controller_done(waiter, paths, name, SLOW_KINDS.get(kind, DELETE_TIMEOUT))
+    name, after, found = deleted_with_content
+    if isinstance(after, BaseException):
+        raise after.with_traceback(None)
     assert A.finalizers(after) == [HOLD], f"spec.finalizers after the controller: {A.finalizers(after)}"
-    resp = api.get(path)
+    path, resp = found[kind]
     assert resp.status_code == 404, (
         f"GET {path}: HTTP {resp.status_code}; the controller removed `kubernetes` from {name} while its "
-        f"{kind} {obj_name} still exists: {A.body_excerpt(resp)}")
+        f"{kind} {path.rsplit('/', 1)[-1]} still exists: {A.body_excerpt(resp)}")
 
 
 @pytest.mark.clause("NS-LIF-002", "NS-LIF-003")
@@ -189,24 +255,36 @@ def test_termination_conditions(api, paths, namespaces, content, waiter):
     clear_content_finalizers(api, cm_path)
 
 
+@pytest.fixture(scope="module")
+def recreated_namespace(api, paths, waiter, started_deletions):
+    """A namespace holding one object of each of RECREATED_KINDS, deleted, awaited until gone, and created again
+    under the same name: one deletion per run for every kind's NS-LIF-007 test.
+
+    Returns (first, second — or the exception the wait or the re-create ended with —, {kind: (path, GET of
+    it in the re-created namespace)})."""
+    first, body, objects = _started(started_deletions, "recreate")
+    name = first["metadata"]["name"]
+    try:
+        wait_namespace_gone(waiter, paths, name, timeout=max(SLOW_KINDS.get(k, DELETE_TIMEOUT) for k in objects))
+        second = A.expect_ok(api.post(paths.namespaces(), body), 201)
+        validate(second, "Namespace")
+    except (AssertionError, WaitTimeout) as exc:
+        return first, exc, {}
+    return first, second, {kind: (path, api.get(path)) for kind, path in objects.items()}
+
+
 @pytest.mark.clause("NS-LIF-007")
-@pytest.mark.parametrize("kind", ["configmaps", "services", "pods"])
-def test_recreated_namespace_is_new_and_empty(api, paths, namespaces, content, waiter, kind):
+@pytest.mark.parametrize("kind", RECREATED_KINDS)
+def test_recreated_namespace_is_new_and_empty(recreated_namespace, kind):
     """Re-creating a deleted namespace's name gives a new uid and none of the old content."""
-    name = namespaces.name(f"rc-{kind}")
-    body = namespace_body(name, namespaces.labels)
-    first = A.expect_ok(api.post(paths.namespaces(), body), 201)
-    validate(first, "Namespace")
-    obj = content.create(name, kind, f"nsc-old-{kind[:-1]}")
-    obj_path = paths.content(name, kind, obj["metadata"]["name"])
-    delete_namespace(api, paths, name)
-    wait_namespace_gone(waiter, paths, name, timeout=SLOW_KINDS.get(kind, DELETE_TIMEOUT))
-    second = A.expect_ok(api.post(paths.namespaces(), body), 201)
-    validate(second, "Namespace")
+    first, second, found = recreated_namespace
+    if isinstance(second, BaseException):
+        raise second.with_traceback(None)
+    name = first["metadata"]["name"]
     assert second["metadata"].get("uid") and second["metadata"]["uid"] != first["metadata"].get("uid"), (
         f"re-created {name}: expected a new uid, got {second['metadata'].get('uid')!r} "
         f"(old {first['metadata'].get('uid')!r})")
-    resp = api.get(obj_path)
+    obj_path, resp = found[kind]
     assert resp.status_code == 404, (
         f"GET {obj_path} in the re-created namespace: HTTP {resp.status_code}, the old {kind} survived: "
         f"{A.body_excerpt(resp)}")

@@ -173,19 +173,51 @@ def test_content_list_across_namespaces_field_selector(api, paths, namespaces, c
 
 # --------------------------------------------------------------------------------------------- WATCH
 
-@pytest.mark.clause("NS-LW-008")
-@pytest.mark.parametrize("style", WATCH_STYLES)
-def test_namespace_watch_event_sequence(api, paths, profile, namespaces, waiter, style):
-    """A namespace watch shows its life: ADDED (Active), MODIFIED (Terminating + deletionTimestamp)..., DELETED."""
-    _skip_param_style_in_design(profile, style)
-    rv = _rv(_list(api, paths.namespaces(), "NamespaceList", labelSelector=namespaces.selector))
-    path = paths.namespaces() if style == "param" else paths.watch_namespaces()
-    with _open(api, path, style, {"labelSelector": namespaces.selector, "resourceVersion": rv}) as stream:
-        name = create_namespace(namespaces, "w")["metadata"]["name"]
+@pytest.fixture(scope="module")
+def namespace_life(api, paths, profile, module_namespaces, waiter):
+    """One namespace created, deleted and awaited until gone while a watch of each style records it: the
+    deletion is awaited once per run for both NS-LW-008 tests.
+
+    Returns {style: (path, name, its events — or the exception opening or reading it ended with)}, or the
+    exception the namespace's life ended with."""
+    rv = _rv(_list(api, paths.namespaces(), "NamespaceList", labelSelector=module_namespaces.selector))
+    streams, recorded = {}, {}
+    for style in ("param", "path") if profile == "kubernetes" else ("path",):
+        path = paths.namespaces() if style == "param" else paths.watch_namespaces()
+        try:
+            streams[style] = (path, _open(api, path, style, {"labelSelector": module_namespaces.selector,
+                                                             "resourceVersion": rv}))
+        except AssertionError as exc:
+            recorded[style] = (path, None, exc)
+    try:
+        name = create_namespace(module_namespaces, "w")["metadata"]["name"]
         delete_namespace(api, paths, name)
         wait_namespace_gone(waiter, paths, name, timeout=DELETE_TIMEOUT)
-        events = stream.until(lambda ev: ev.get("type") == "DELETED" and _name(ev) == name, timeout=EVENT_TIMEOUT,
-                              what=f"the DELETED event of namespace {name}")
+    except Exception as exc:  # noqa: BLE001 - every test using it fails on it
+        for _, stream in streams.values():
+            stream.close()
+        return exc
+    for style, (path, stream) in streams.items():
+        try:
+            with stream:
+                events = stream.until(lambda ev: ev.get("type") == "DELETED" and _name(ev) == name,
+                                      timeout=EVENT_TIMEOUT, what=f"the DELETED event of namespace {name}")
+        except Exception as exc:  # noqa: BLE001 - this style's test fails on it
+            events = exc
+        recorded[style] = (path, name, events)
+    return recorded
+
+
+@pytest.mark.clause("NS-LW-008")
+@pytest.mark.parametrize("style", WATCH_STYLES)
+def test_namespace_watch_event_sequence(profile, namespace_life, style):
+    """A namespace watch shows its life: ADDED (Active), MODIFIED (Terminating + deletionTimestamp)..., DELETED."""
+    _skip_param_style_in_design(profile, style)
+    if isinstance(namespace_life, BaseException):
+        raise namespace_life.with_traceback(None)
+    path, name, events = namespace_life[style]
+    if isinstance(events, BaseException):
+        raise events.with_traceback(None)
     events = [e for e in _checked(events) if _name(e) == name]
     seq = event_summary(events)
     assert events[0]["type"] == "ADDED" and A.phase(events[0]["object"]) == "Active", (

@@ -21,10 +21,11 @@ from typing import Any, Callable
 import pytest
 
 from conformance import assertions as A
+from conformance.fixtures.content import ContentFactory
 from conformance.history import Seen, Write, check_resume, check_snapshot, check_watch
 from conformance.schemas import validate
 from conformance.suites import HOLD, content_body, create_namespace, delete_namespace, own_label, selector_of
-from conformance.wait import scaled
+from conformance.wait import no_controller_for_content, scaled
 
 RESOURCE = "configmaps"
 EVENT_TIMEOUT = 30.0   # seconds (before --timeout-scale) for a history's events to arrive
@@ -162,19 +163,22 @@ def _write_concurrently(api: Any, paths: Any, content: Any, mine: dict[str, str]
     return rec.writes + system, spaces
 
 
-def collect(stream: Any, expected: int, what: str, *, resumed_on: Any = None) -> list[Seen]:
+def collect(stream: Any, expected: int, what: str, *, resumed_on: Any = None,
+            deadline: float | None = None, hopeless: Callable[[], bool] | None = None) -> list[Seen]:
     """Events until `expected` changes arrived (or the time is up), then until the stream is quiet.
 
     `resumed_on` (the target) for a resumed watch: a cluster may legitimately have dropped the history of a
     busy resource from its watch window already (410); the reference server, whose window is 10000 changes,
-    may not."""
+    may not. `deadline` (monotonic): one time limit for watches that record the same history at once.
+    `hopeless()`, asked after a second without events: the missing changes can never happen (stop waiting;
+    the history check then says what is missing)."""
     events: list[Seen] = []
-    deadline = time.monotonic() + scaled(EVENT_TIMEOUT)
+    deadline = deadline if deadline is not None else time.monotonic() + scaled(EVENT_TIMEOUT)
     changes = 0
     while changes < expected and time.monotonic() < deadline:
         ev = stream.next_event(min(1.0, max(deadline - time.monotonic(), 0.0)))
         if ev is None:
-            if stream.ended:
+            if stream.ended or (hopeless is not None and hopeless()):
                 break
             continue
         if resumed_on is not None and resumed_on.kind != "embedded" and _expired(ev):
@@ -221,47 +225,110 @@ def _fail(violation: Any, what: str) -> None:
 
 # --------------------------------------------------------------------------------------------- NS-LWH-001
 
+class _Watches:
+    """The watches of one concurrent history, opened together (closed together on failure)."""
+
+    def __init__(self) -> None:
+        self.open: dict[tuple[str, str], tuple[str, Any]] = {}
+
+    def close(self) -> None:
+        for _, stream in self.open.values():
+            stream.close()
+
+
+@pytest.fixture(scope="module")
+def concurrent_watches(api, paths, profile, module_namespaces):
+    """One concurrent history (three writers, one namespace deleted half-way) recorded by every watch NS-LWH-001
+    and NS-LWH-002 judge, all open at once from the same LIST: the controller's deletions are awaited once per
+    run, not once per watch.
+
+    Returns {(scope, style): (path, the writes it must deliver, its events — or the exception collecting them
+    ended with)}, or the exception the history itself ended with."""
+    mine = own_label(module_namespaces)
+    watches = _Watches()
+
+    def open_watches(spaces: list[str], rv: str) -> _Watches:
+        for scope in ("namespace", "all-namespaces"):
+            for style in ("param", "path"):
+                if style == "param" and profile != "kubernetes":
+                    continue
+                if scope == "namespace":  # the doomed namespace: its writer's changes and the controller's deletions
+                    path = paths.content(spaces[2], RESOURCE) if style == "param" else \
+                        paths.watch_content(spaces[2], RESOURCE)
+                else:
+                    path = paths.all_namespaces(RESOURCE) if style == "param" else paths.watch_all(RESOURCE)
+                watches.open[(scope, style)] = (path, _watch(api, path, style, {"labelSelector": selector_of(mine),
+                                                                               "resourceVersion": rv}))
+        return watches
+
+    try:
+        writes, spaces, _ = concurrent_history(api, paths, module_namespaces, ContentFactory(api, paths),
+                                               open_watches)
+    except (AssertionError, Exception) as exc:  # noqa: BLE001 - every test using it fails on it
+        watches.close()
+        return exc
+    recorded: dict[tuple[str, str], Any] = {}
+    deadline = time.monotonic() + scaled(EVENT_TIMEOUT)  # the streams were open together: one time limit
+    hopeless = _controller_never_deletes(api, paths, spaces[2], mine)
+    try:
+        for (scope, style), (path, stream) in watches.open.items():
+            expected = [w for w in writes if w.key[0] == spaces[2]] if scope == "namespace" else writes
+            try:
+                events: Any = collect(stream, len(expected), f"watch {path}", deadline=deadline, hopeless=hopeless)
+            except AssertionError as exc:
+                events = exc
+            recorded[(scope, style)] = (path, expected, events)
+    finally:
+        watches.close()
+    return recorded
+
+
+def _controller_never_deletes(api: Any, paths: Any, doomed: str, mine: dict[str, str]) -> Callable[[], bool]:
+    """Will the namespace controller never delete what the doomed namespace still holds? True when this
+    test's objects are still stored in it while it is terminating without the `kubernetes` finalizer or
+    gone: the controller deletes content only of a namespace that carries `kubernetes` and removes that
+    finalizer only once the content is gone (a conformant server's deletions were then stored already, and
+    only their events can still be on their way)."""
+    def check() -> bool:
+        if no_controller_for_content(doomed, paths.profile)(_namespace_or_none(api, paths, doomed)) is None:
+            return False
+        resp = api.get(paths.content(doomed, RESOURCE), params={"labelSelector": selector_of(mine)})
+        return resp.status_code == 200 and bool(resp.json().get("items"))
+    return check
+
+
+def _namespace_or_none(api: Any, paths: Any, name: str) -> Any:
+    resp = api.get(paths.namespace(name))
+    return None if resp.status_code == 404 else resp.json() if resp.status_code == 200 else {}
+
+
+def _recorded(concurrent_watches: Any, scope: str, style: str) -> tuple[str, list[Write], list[Seen]]:
+    if isinstance(concurrent_watches, BaseException):
+        raise concurrent_watches.with_traceback(None)
+    path, writes, events = concurrent_watches[(scope, style)]
+    if isinstance(events, BaseException):
+        raise events.with_traceback(None)
+    return path, writes, events
+
+
 @pytest.mark.clause("NS-LWH-001")
 @pytest.mark.parametrize("scope", ["namespace", "all-namespaces"])
 @pytest.mark.parametrize("style", STYLES)
-def test_concurrent_writes_delivered_exactly_once_in_order(api, paths, profile, namespaces, content, scope, style):
+def test_concurrent_writes_delivered_exactly_once_in_order(profile, concurrent_watches, scope, style):
     """Three writers, one namespace deleted half-way: the watch delivers every change once, in order, as written."""
     _skip_param_style_in_design(profile, style)
-    mine = own_label(namespaces)
-    where: dict[str, str] = {}
-
-    def open_watch(spaces: list[str], rv: str) -> Any:
-        if scope == "namespace":  # the doomed namespace: its writer's changes and the controller's deletions
-            path = paths.content(spaces[2], RESOURCE) if style == "param" else paths.watch_content(spaces[2],
-                                                                                                  RESOURCE)
-        else:
-            path = paths.all_namespaces(RESOURCE) if style == "param" else paths.watch_all(RESOURCE)
-        where["path"] = path
-        return _watch(api, path, style, {"labelSelector": selector_of(mine), "resourceVersion": rv})
-
-    writes, spaces, stream = concurrent_history(api, paths, namespaces, content, open_watch)
-    with stream:
-        if scope == "namespace":
-            writes = [w for w in writes if w.key[0] == spaces[2]]
-        events = collect(stream, len(writes), f"watch {where['path']}")
-    _fail(check_watch(writes, events), f"watch {where['path']} from the LIST's resourceVersion "
+    path, writes, events = _recorded(concurrent_watches, scope, style)
+    _fail(check_watch(writes, events), f"watch {path} from the LIST's resourceVersion "
                                        f"({len(writes)} acknowledged writes, {len(events)} events)")
 
 
 # --------------------------------------------------------------------------------------------- NS-LWH-002
 
 @pytest.mark.clause("NS-LWH-002")
-def test_resume_from_any_delivered_resource_version(api, paths, target, namespaces, content):
+def test_resume_from_any_delivered_resource_version(api, target, module_namespaces, concurrent_watches):
     """A watch resumed from an event's resourceVersion delivers exactly what followed it."""
-    mine = own_label(namespaces)
-    path = paths.watch_all(RESOURCE)
-
-    def open_watch(spaces: list[str], rv: str) -> Any:
-        return _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv})
-
-    writes, _, stream = concurrent_history(api, paths, namespaces, content, open_watch)
-    with stream:
-        first = collect(stream, len(writes), f"watch {path}")
+    mine = own_label(module_namespaces)
+    path, writes, first = _recorded(concurrent_watches, "all-namespaces", "path")
     _fail(check_watch(writes, first), f"watch {path} (the history to resume in)")
     n = len(first)
     for point in sorted({0, n // 4, n // 2, (3 * n) // 4, n - 2}):

@@ -76,13 +76,16 @@ def test_cluster_phase_floor_and_parsers():
            "10.20s call     conformance/suites/test_lifecycle.py::test_a[pods]\n"
            "5.01s teardown conformance/suites/test_lifecycle.py::test_a[pods]\n"
            "4.90s call     conformance/suites/test_phase.py::test_b\n"
-           "0.01s call     conformance/suites/test_naming.py::test_c\n")
+           "0.01s call     conformance/suites/test_naming.py::test_c\n"
+           "5.10s setup    conformance/suites/test_content.py::test_d[pods]\n"
+           "0.02s call     conformance/suites/test_content.py::test_d[pods]\n")
     calls = _durations(out)
     assert calls == {"conformance/suites/test_lifecycle.py::test_a[pods]": 10.2,
                      "conformance/suites/test_phase.py::test_b": 4.9,
-                     "conformance/suites/test_naming.py::test_c": 0.01}
+                     "conformance/suites/test_naming.py::test_c": 0.01,
+                     "conformance/suites/test_content.py::test_d[pods]": pytest.approx(5.12)}  # a module fixture's wait
     # whole delays only (10.2 s -> two passes), plus one delay for the teardown reaper
-    assert delay_floor(calls, 5.0) == 15.0
+    assert delay_floor(calls, 5.0) == 20.0
     assert delay_floor(calls, 5.0, workers=4) == 15.0  # the longest test bounds it
     assert delay_floor({}, 5.0) == 5.0
     console = ("x\n===== nsconform: failing clauses =====\n13 clauses failed; 12 of them depend on NS-FIN-001, "

@@ -246,3 +246,43 @@ def test_catalogue_problems_under_xdist_are_one_clean_error(pytester, suite, fak
     assert rec.ret == pytest.ExitCode.USAGE_ERROR
     err = capfd.readouterr().err
     assert "test_x: unknown clause id(s) C-404" in err and "INTERNALERROR" not in err
+
+
+SHARED = """
+import pytest
+
+SEEN = []
+
+@pytest.fixture(scope="module")
+def shared(module_namespaces):
+    return module_namespaces.create("shared")["metadata"]["name"]
+
+@pytest.mark.clause("C-1")
+@pytest.mark.parametrize("i", [1, 2, 3])
+def test_uses_shared(api, paths, shared, i):
+    SEEN.append(shared)
+    assert len(set(SEEN)) == 1, "one namespace for the whole module"
+    assert api.get(paths.namespace(shared)).status_code == 200
+    assert i != FAIL_AT
+
+@pytest.mark.clause("C-2")
+def test_two():
+    pass
+"""
+
+
+def test_module_namespaces_shared_by_a_module_and_removed_after_it(pytester, suite, fake):
+    suite("test_a.py", SHARED.replace("FAIL_AT", "0"))
+    rec = pytester.inline_run("suites", "--server", fake.url, "--run-id", "run-xyz", "-p", "no:cacheprovider")
+    passed, _, failed = rec.listoutcomes()
+    assert len(passed) == 3 and not failed
+    assert not [k for k in fake.objects if k[0] == "namespaces"]
+
+
+def test_module_namespaces_kept_on_failure(pytester, suite, fake):
+    suite("test_a.py", SHARED.replace("FAIL_AT", "2"))
+    result = pytester.runpytest("suites", "--server", fake.url, "--run-id", "run-xyz", "-p", "no:cacheprovider",
+                                "--keep-namespaces", "on-failure")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    kept = [k for k in fake.objects if k[0] == "namespaces"]
+    assert len(kept) == 1 and kept[0][2].startswith("nsc-shared-")
