@@ -128,12 +128,14 @@ def content_body(content: Any, resource: str, name: str, ns: str | None = None,
 
 
 def own_label(namespaces: Any) -> dict[str, str]:
-    """The single label that marks this test's objects (used to narrow content lists and watches)."""
-    key = "nsconform.io/test"
+    """The labels that mark this test's objects in this run (used to narrow content lists and watches).
+
+    The test label alone is a hash of the nodeid, the same in every run: a second run (or a concurrent CI
+    job) on a cluster still holding the first one's content would see it. The run label tells them apart."""
+    keys = ("nsconform.io/run", "nsconform.io/test")
     labels = dict(namespaces.labels)
-    if key in labels:
-        return {key: labels[key]}
-    return labels
+    mine = {k: labels[k] for k in keys if k in labels}
+    return mine or labels
 
 
 def selector_of(labels: dict[str, str]) -> str:
