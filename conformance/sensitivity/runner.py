@@ -9,12 +9,15 @@ on the clean server never counts as having caught a deviation.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -120,7 +123,7 @@ def plan_runs(deviations: Sequence[Any], catalogue: Mapping[str, Any], profiles:
 def pytest_argv(run: Run, reports: Path, *, timeout_scale: float, extra: Sequence[str] = (),
                 authorization: str | None = None) -> list[str]:
     argv = [sys.executable, "-m", "pytest", "--pyargs", "conformance.suites", "-p", "no:cacheprovider",
-            "-p", SELECT_PLUGIN, "-q", "-rN", "--color=no", "--profile", run.profile,
+            *unused_plugins(), "-p", SELECT_PLUGIN, "-q", "-rN", "--color=no", "--profile", run.profile,
             "--nsconform-reports", str(reports), "--run-id", run.run_id, "--timeout-scale", repr(timeout_scale)]
     if authorization:  # rbac: the scope suites' authorization tests skip without it (nothing else changes)
         argv += ["--nsconform-authorization", authorization]
@@ -143,6 +146,47 @@ def pytest_argv(run: Run, reports: Path, *, timeout_scale: float, extra: Sequenc
     if run.flavor:
         argv += ["--nsconform-flavor", run.flavor]
     return argv + list(extra)
+
+
+USED_PLUGIN_DISTS = frozenset({"nsconform", "pytest-xdist"})
+"""The only installed pytest plugins a run needs: the harness, and xdist for `-n` (specificity)."""
+
+
+@functools.lru_cache(maxsize=None)
+def unused_plugins() -> tuple[str, ...]:
+    """`-p no:NAME` for every other installed pytest11 plugin (Schemathesis, Hypothesis, allure-pytest, anyio...):
+    a run uses none of them, and importing them (Hypothesis alone: ~1 s of CPU) was most of each run's start-up.
+    Blocking by name, not PYTEST_DISABLE_PLUGIN_AUTOLOAD, keeps the harness package's assertion rewriting as it is."""
+    from importlib.metadata import entry_points
+
+    names = {ep.name for ep in entry_points(group="pytest11")
+             if ep.dist is None or ep.dist.name.lower() not in USED_PLUGIN_DISTS}
+    names.discard("nsconform")
+    return tuple(a for n in sorted(names) for a in ("-p", f"no:{n}"))
+
+
+_PYCACHE: list[str] = []
+
+
+def pycache_dir() -> str:
+    """One private bytecode cache for every run of this process (removed at exit). Without it, under
+    PYTHONDONTWRITEBYTECODE (common in containers) each run compiled, and assertion-rewrote, every module
+    it imports from source again; with it only the first run does."""
+    if not _PYCACHE:
+        path = tempfile.mkdtemp(prefix="nsconform-pycache-")
+        atexit.register(shutil.rmtree, path, ignore_errors=True)
+        _PYCACHE.append(path)
+    return _PYCACHE[0]
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a run's pytest process: bytecode written, but only to `pycache_dir()` (never next to
+    the user's sources); writes are atomic (CPython and pytest both write-then-rename), so parallel runs share it."""
+    env = dict(os.environ)
+    env.pop("NSCONFORM_SELECT_CLAUSES", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = pycache_dir()
+    return env
 
 
 # --------------------------------------------------------------------------------------------- results
@@ -217,9 +261,7 @@ def execute(run: Run, reports: Path, *, timeout_scale: float, run_timeout: float
     run.report_dir = reports / run.run_id
     shutil.rmtree(run.report_dir, ignore_errors=True)  # never read a previous sensitivity run's report
     argv = pytest_argv(run, reports, timeout_scale=timeout_scale, extra=extra, authorization=authorization)
-    env = dict(os.environ)
-    env.pop("NSCONFORM_SELECT_CLAUSES", None)
-    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    env = child_env()
     started = time.monotonic()
     try:
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
