@@ -166,17 +166,19 @@ def unused_plugins() -> tuple[str, ...]:
 
 
 _PYCACHE: list[str] = []
+_PYCACHE_LOCK = threading.Lock()
 
 
 def pycache_dir() -> str:
     """One private bytecode cache for every run of this process (removed at exit). Without it, under
     PYTHONDONTWRITEBYTECODE (common in containers) each run compiled, and assertion-rewrote, every module
     it imports from source again; with it only the first run does."""
-    if not _PYCACHE:
-        path = tempfile.mkdtemp(prefix="nsconform-pycache-")
-        atexit.register(shutil.rmtree, path, ignore_errors=True)
-        _PYCACHE.append(path)
-    return _PYCACHE[0]
+    with _PYCACHE_LOCK:  # the runs start from a thread pool
+        if not _PYCACHE:
+            path = tempfile.mkdtemp(prefix="nsconform-pycache-")
+            atexit.register(shutil.rmtree, path, ignore_errors=True)
+            _PYCACHE.append(path)
+        return _PYCACHE[0]
 
 
 def child_env() -> dict[str, str]:
