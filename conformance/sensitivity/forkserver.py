@@ -40,7 +40,7 @@ class ForkServerError(RuntimeError):
 # ------------------------------------------------------------------------------------------- server side
 # Runs in the fork server process, from source (`python -c`): importing this module there would import
 # the `conformance` package before pytest could mark it for rewriting.
-SERVER_SOURCE = r'''
+SERVER_SOURCE = r'''# nsconform fork server: each child is one sensitivity/specificity run (python -m pytest ...)
 import json, os, select, signal, sys, traceback
 
 def _preload(names):
