@@ -223,6 +223,26 @@ def test_pytest_argv_adds_a_deviations_run_options(tmp_path):
     assert "--scale" not in pytest_argv(clean, tmp_path, timeout_scale=0.1)  # the clean run: skipped, opt-in
 
 
+def test_runs_load_only_the_plugins_they_use_and_share_a_private_bytecode_cache(monkeypatch):
+    """Start-up cost: other installed pytest plugins are blocked by name (the harness and xdist never are), and
+    bytecode is written to one private cache, even under PYTHONDONTWRITEBYTECODE, never next to the sources."""
+    from importlib.metadata import entry_points
+
+    from conformance.sensitivity import runner
+
+    argv = pytest_argv(Run(run_id="r", profile="kubernetes", deviation=None, clauses=()), Path("/tmp"),
+                       timeout_scale=0.1)
+    blocked = {argv[i + 1][3:] for i, a in enumerate(argv[:-1]) if a == "-p" and argv[i + 1].startswith("no:")}
+    installed = {ep.name: ep.dist.name.lower() for ep in entry_points(group="pytest11") if ep.dist is not None}
+    assert "nsconform" not in blocked and not {n for n, d in installed.items() if d == "pytest-xdist"} & blocked
+    assert blocked >= {n for n, d in installed.items() if d not in runner.USED_PLUGIN_DISTS} - {"cacheprovider"}
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("NSCONFORM_SELECT_CLAUSES", "NS-A-001")
+    env = runner.child_env()
+    assert "PYTHONDONTWRITEBYTECODE" not in env and "NSCONFORM_SELECT_CLAUSES" not in env
+    assert env["PYTHONPYCACHEPREFIX"] == runner.child_env()["PYTHONPYCACHEPREFIX"]
+    assert Path(env["PYTHONPYCACHEPREFIX"]).is_dir()
+
 def test_coverage_reports_uncovered_unknown_and_unbreakable():
     devs = {"k": _Dev("k", ["NS-K-001", "NS-NOPE"])}
     cov = coverage(CAT, devs, {"NS-U-001": "why", "NS-GONE": "x"})

@@ -42,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nsconform sensitivity", usage="nsconform sensitivity [options] [-- PYTEST-ARGS...]",
         description="Run the suites against the reference server with each deliberate deviation and check "
                     "that some test of the clauses it breaks fails.")
-    p.add_argument("-j", "--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
-                   help="runs in parallel (default: number of cores)")
+    p.add_argument("-j", "--jobs", type=positive_int, default=2 * (os.cpu_count() or 1), metavar="N",
+                   help="runs in parallel (default: twice the number of cores: a run needs about a second of CPU, "
+                        "and the deviations caught by a timeout spend the rest of theirs waiting)")
     p.add_argument("--full", action="store_true", help="run the whole suite per deviation, not only its clauses' tests")
     p.add_argument("--profile", action="append", choices=PROFILES, default=None,
                    help="only this profile (repeatable; default: both)")

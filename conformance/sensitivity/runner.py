@@ -1,4 +1,8 @@
-"""The sensitivity runs: one pytest subprocess per (deviation, profile), `jobs` at a time.
+"""The sensitivity runs: one pytest process per (deviation, profile), `jobs` at a time.
+
+Each process is forked from a warm fork server (forkserver.py; `NSCONFORM_FORKSERVER=0`: a fresh
+`python -m pytest` each time), loads no pytest plugin but the harness and xdist, and shares a private
+bytecode cache with the others: start-up was most of a selected-clause run's CPU.
 
 Each run is an ordinary conformance run of the suites against an embedded reference server started with
 one deliberate deviation (`--nsconform-deviate NAME`), restricted to the tests of the clauses the deviation
@@ -9,12 +13,15 @@ on the clean server never counts as having caught a deviation.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -120,7 +127,7 @@ def plan_runs(deviations: Sequence[Any], catalogue: Mapping[str, Any], profiles:
 def pytest_argv(run: Run, reports: Path, *, timeout_scale: float, extra: Sequence[str] = (),
                 authorization: str | None = None) -> list[str]:
     argv = [sys.executable, "-m", "pytest", "--pyargs", "conformance.suites", "-p", "no:cacheprovider",
-            "-p", SELECT_PLUGIN, "-q", "-rN", "--color=no", "--profile", run.profile,
+            *unused_plugins(), "-p", SELECT_PLUGIN, "-q", "-rN", "--color=no", "--profile", run.profile,
             "--nsconform-reports", str(reports), "--run-id", run.run_id, "--timeout-scale", repr(timeout_scale)]
     if authorization:  # rbac: the scope suites' authorization tests skip without it (nothing else changes)
         argv += ["--nsconform-authorization", authorization]
@@ -145,6 +152,56 @@ def pytest_argv(run: Run, reports: Path, *, timeout_scale: float, extra: Sequenc
     if run.flavor:
         argv += ["--nsconform-flavor", run.flavor]
     return argv + list(extra)
+
+
+USED_PLUGIN_DISTS = frozenset({"nsconform", "pytest-xdist"})
+"""The only installed pytest plugins a run needs: the harness, and xdist for `-n` (specificity)."""
+
+
+@functools.lru_cache(maxsize=None)
+def unused_plugins() -> tuple[str, ...]:
+    """`-p no:NAME` for every other installed pytest11 plugin (Schemathesis, Hypothesis, allure-pytest, anyio...):
+    a run uses none of them, and importing them (Hypothesis alone: ~1 s of CPU) was most of each run's start-up.
+    Blocking by name, not PYTEST_DISABLE_PLUGIN_AUTOLOAD, keeps the harness package's assertion rewriting as it is."""
+    from importlib.metadata import entry_points
+
+    names = {ep.name for ep in entry_points(group="pytest11")
+             if ep.dist is None or ep.dist.name.lower() not in USED_PLUGIN_DISTS}
+    names.discard("nsconform")
+    return tuple(a for n in sorted(names) for a in ("-p", f"no:{n}"))
+
+
+_WORK: list[str] = []
+_WORK_LOCK = threading.RLock()
+
+
+def _workdir() -> Path:
+    """This process's private scratch directory (removed at exit): the bytecode cache, the runs' output."""
+    with _WORK_LOCK:  # the runs start from a thread pool
+        if not _WORK:
+            path = tempfile.mkdtemp(prefix="nsconform-runs-")
+            atexit.register(shutil.rmtree, path, ignore_errors=True)
+            _WORK.append(path)
+        return Path(_WORK[0])
+
+
+def pycache_dir() -> str:
+    """One private bytecode cache for every run of this process. Without it, under PYTHONDONTWRITEBYTECODE
+    (common in containers) each run compiled, and assertion-rewrote, every module it imports from source
+    again; with it only the first run does."""
+    path = _workdir() / "pycache"
+    path.mkdir(exist_ok=True)
+    return str(path)
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a run's pytest process: bytecode written, but only to `pycache_dir()` (never next to
+    the user's sources); writes are atomic (CPython and pytest both write-then-rename), so parallel runs share it."""
+    env = dict(os.environ)
+    env.pop("NSCONFORM_SELECT_CLAUSES", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = pycache_dir()
+    return env
 
 
 # --------------------------------------------------------------------------------------------- results
@@ -219,19 +276,9 @@ def execute(run: Run, reports: Path, *, timeout_scale: float, run_timeout: float
     run.report_dir = reports / run.run_id
     shutil.rmtree(run.report_dir, ignore_errors=True)  # never read a previous sensitivity run's report
     argv = pytest_argv(run, reports, timeout_scale=timeout_scale, extra=extra, authorization=authorization)
-    env = dict(os.environ)
-    env.pop("NSCONFORM_SELECT_CLAUSES", None)
-    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     started = time.monotonic()
-    try:
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                              timeout=run_timeout, stdin=subprocess.DEVNULL)
-        run.returncode = proc.returncode
-        output = proc.stdout or ""
-    except subprocess.TimeoutExpired as exc:
-        run.returncode = None
-        out = exc.stdout or b""
-        output = out.decode(errors="replace") if isinstance(out, bytes) else out
+    run.returncode, output = _spawn(argv, run.run_id, run_timeout)
+    if run.returncode is None:
         run.error = f"timed out after {run_timeout:.0f} s"
     run.duration_s = time.monotonic() - started
     run.output_tail = "\n".join(output.strip().splitlines()[-25:])
@@ -247,6 +294,50 @@ def execute(run: Run, reports: Path, *, timeout_scale: float, run_timeout: float
             except (OSError, ValueError) as exc:
                 run.error = f"unreadable report {report}: {exc}"
     return run
+
+
+FORKSERVER_ENV = "NSCONFORM_FORKSERVER"
+"""Set to 0 to start every run as a fresh `python -m pytest` process instead of forking the fork server."""
+_FORKSERVER: list[Any] = []  # [ForkServer] once started, [None] when unavailable
+
+
+def _fork_server() -> Any:
+    with _WORK_LOCK:
+        if not _FORKSERVER:
+            server = None
+            if os.environ.get(FORKSERVER_ENV, "1") != "0":
+                from .forkserver import ForkServer, ForkServerError
+                try:
+                    server = ForkServer(child_env())
+                    atexit.register(server.close)
+                except (ForkServerError, OSError):
+                    server = None
+            _FORKSERVER.append(server)
+        return _FORKSERVER[0]
+
+
+def _spawn(argv: Sequence[str], name: str, timeout: float) -> tuple[int | None, str]:
+    """Run `python -m pytest ARGS` (argv): (exit status or None on timeout, its output). Forked from the warm
+    fork server when there is one (runs start in a fraction of the CPU), else a fresh subprocess."""
+    from .forkserver import ForkServerError
+
+    server = _fork_server() if list(argv[:3]) == [sys.executable, "-m", "pytest"] else None
+    if server is not None and server.alive:
+        out = _workdir() / f"{name}.{threading.get_ident()}.out"
+        try:
+            rc = server.run(argv[3:], out, timeout)
+            return rc, out.read_text(encoding="utf-8", errors="replace") if out.is_file() else ""
+        except ForkServerError:
+            pass  # gone: this and the later runs start as subprocesses
+        finally:
+            out.unlink(missing_ok=True)
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=child_env(),
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+        return proc.returncode, proc.stdout or ""
+    except subprocess.TimeoutExpired as exc:
+        out_b = exc.stdout or b""
+        return None, out_b.decode(errors="replace") if isinstance(out_b, bytes) else out_b
 
 
 def previous_durations(summary: Path) -> dict[str, float]:
