@@ -1022,3 +1022,91 @@ def test_lightkube_apply(served: Kube, names: Any) -> None:
     assert err.value.status.code == 409 and err.value.status.reason == "Conflict"
     assert client.apply(ConfigMap(metadata=ObjectMeta(name="c", namespace=ns), data={"a": "4"}), field_manager="x",
                         force=True).data == {"a": "4"}
+
+
+def _contains(whole: Any, part: Any) -> bool:
+    """`part` is `whole` with some map keys left out (the server adds defaults and metadata, never changes one);
+    a null in `part` (Go's zero `creationTimestamp`) may be absent from `whole`, and an empty `status` filled."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(
+            (v is None and whole.get(k) is None) or (k == "status" and v == {} and k in whole)
+            or (k in whole and _contains(whole[k], v)) for k, v in part.items())
+    if isinstance(part, list):
+        return isinstance(whole, list) and len(whole) == len(part) and all(map(_contains, whole, part))
+    return whole == part
+
+
+_SERVER_SET = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields")
+
+
+def _created_in_protobuf(kube: Kube, ns: str, create: list[str], path: str) -> dict[str, Any]:
+    """Run `kubectl create <create>`: the body must go out in protobuf and the answer come back in protobuf; the
+    stored object holds what `--dry-run=client -o json` prints (the typed object kubectl encoded), and kubectl's
+    `-o json` of our protobuf answer is the stored object. Returns the stored object."""
+    cut = create.index("--") if "--" in create else len(create)
+    args, command = create[:cut], create[cut:]  # flags go before a container command
+    expected = json.loads(kube.ok("create", *args, "-n", ns, "--dry-run=client", "-o", "json", *command))
+    proc = kube.run("create", *args, "-n", ns, "-o", "json", "-v=8", *command)
+    assert proc.returncode == 0, proc.stderr
+    assert "Content-Type: application/vnd.kubernetes.protobuf" in proc.stderr  # the request body
+    assert _response_content_types(proc.stderr)[-1] == "application/vnd.kubernetes.protobuf"
+    stored = kube.get(path).json()
+    expected["metadata"]["namespace"] = stored["metadata"].get("namespace")  # dry-run=client leaves it out
+    if not expected["metadata"]["namespace"]:
+        del expected["metadata"]["namespace"]
+    for key in _SERVER_SET:
+        expected["metadata"].pop(key, None)
+    assert _contains(stored, expected), (stored, expected)
+    printed = json.loads(proc.stdout)
+    stored["metadata"].pop("managedFields")  # kubectl hides them
+    assert printed == stored
+    return stored
+
+
+def test_kubectl_creates_workloads_in_protobuf(kube: Kube, names: Any) -> None:
+    """`kubectl create deployment|job|cronjob|pdb` send protobuf bodies; pointer fields keep an explicit zero
+    (`--replicas=0`, a CronJob's `suspend` unset stays unset), non-pointer zero values are dropped as Go's JSON
+    drops them."""
+    ns = names("pbw")
+    kube.create_ns(ns)
+    deploy = _created_in_protobuf(kube, ns, ["deployment", "d", "--image=nginx", "--replicas=0"],
+                                  f"/apis/apps/v1/namespaces/{ns}/deployments/d")
+    assert deploy["spec"]["replicas"] == 0
+    assert "paused" not in deploy["spec"] and "minReadySeconds" not in deploy["spec"]  # Go zero, omitempty
+    job = _created_in_protobuf(kube, ns, ["job", "j", "--image=busybox", "--", "true"],
+                               f"/apis/batch/v1/namespaces/{ns}/jobs/j")
+    assert job["spec"]["template"]["spec"]["containers"][0]["command"] == ["true"]
+    cron = _created_in_protobuf(kube, ns, ["cronjob", "c", "--image=busybox", "--schedule=*/5 * * * *"],
+                                f"/apis/batch/v1/namespaces/{ns}/cronjobs/c")
+    assert cron["spec"]["schedule"] == "*/5 * * * *"
+    pdb = _created_in_protobuf(kube, ns, ["pdb", "p", "--selector=app=x", "--min-available=0"],
+                               f"/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets/p")
+    assert pdb["spec"]["minAvailable"] == 0
+
+    proc = kube.run("get", "deployment", "d", "-n", ns, "-o", "json", "-v=8")
+    assert proc.returncode == 0, proc.stderr
+    served = kube.get(f"/apis/apps/v1/namespaces/{ns}/deployments/d").json()
+    served["metadata"].pop("managedFields")
+    assert json.loads(proc.stdout) == served
+
+
+def test_kubectl_creates_rbac_objects_in_protobuf(rbac_kube: Kube) -> None:
+    """`kubectl create role|rolebinding|clusterrole` send protobuf bodies (issue 12's 400)."""
+    kube = rbac_kube
+    ns = f"pbr-{uuid.uuid4().hex[:8]}"
+    kube.create_ns(ns)
+    cluster_role = f"pbr-{uuid.uuid4().hex[:8]}"
+    try:
+        role = _created_in_protobuf(kube, ns, ["role", "r", "--verb=get,list", "--resource=pods"],
+                                    f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles/r")
+        assert role["rules"] == [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}]
+        binding = _created_in_protobuf(kube, ns, ["rolebinding", "rb", "--role=r", "--user=u",
+                                                  f"--serviceaccount={ns}:default"],
+                                       f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings/rb")
+        assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"}
+        _created_in_protobuf(kube, ns, ["clusterrole", cluster_role, "--verb=get", "--resource=namespaces"],
+                             f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{cluster_role}")
+    finally:
+        kube.http.delete(f"{kube.server.url}/apis/rbac.authorization.k8s.io/v1/clusterroles/{cluster_role}", timeout=10)
+        kube.release(ns)
+        kube.http.delete(f"{kube.server.url}/api/v1/namespaces/{ns}", timeout=10)

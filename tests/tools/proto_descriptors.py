@@ -26,6 +26,13 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.apimachinery.pkg.runtime": "runtime",
     "k8s.io.api.authorization.v1": "authorization",
     "k8s.io.api.authentication.v1": "authentication",
+    "k8s.io.api.apps.v1": "apps",
+    "k8s.io.api.batch.v1": "batch",
+    "k8s.io.api.networking.v1": "networking",
+    "k8s.io.api.policy.v1": "policy",
+    "k8s.io.api.coordination.v1": "coordination",
+    "k8s.io.api.discovery.v1": "discovery",
+    "k8s.io.api.rbac.v1": "rbac",
 }
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
                                "ResourceQuota", "LimitRange", "Event")]
@@ -35,6 +42,12 @@ ROOTS += ["meta.DeleteOptions", "runtime.Unknown", "meta.Status", "meta.WatchEve
 ROOTS += [f"authorization.{k}" for k in ("SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview",
                                          "SelfSubjectRulesReview")]
 ROOTS += [f"authentication.{k}" for k in ("SelfSubjectReview", "TokenReview", "TokenRequest")]
+# the named-group built-in kinds (registry/workloads.py, auth/kinds.py) and their lists
+GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"), "batch": ("Job", "CronJob"),
+               "networking": ("NetworkPolicy",), "policy": ("PodDisruptionBudget",), "coordination": ("Lease",),
+               "discovery": ("EndpointSlice",),
+               "rbac": ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")}
+ROOTS += [f"{group}.{kind}{suffix}" for group, kinds in GROUP_KINDS.items() for kind in kinds for suffix in ("", "List")]
 # Go field names whose gogo proto name differs from the JSON name (the table speaks JSON names).
 JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid"}
 SCALARS = {1: "f64", 2: "f32", 3: "i64", 4: "u64", 5: "i32", 8: "b", 9: "s", 12: "y", 13: "u32"}

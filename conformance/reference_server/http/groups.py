@@ -178,9 +178,17 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
 
 
 def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore) -> dict[str, Any]:
-    """Decode a JSON/YAML body for a named-group resource: `apiVersion` must be `<group>/<version>`
-    (or absent); the core decoder does the rest with the version swapped to `v1` for its checks."""
-    obj = decode_named_body(content_type, raw, store.api_version, store.info.kind)  # type: ignore[attr-defined]
+    """Decode a body for a named-group resource: `apiVersion` must be `<group>/<version>` (or absent). JSON/YAML:
+    the core decoder does the rest with the version swapped to `v1` for its checks; protobuf (what typed clients
+    such as `kubectl create deployment|role` send): the built-in kinds' messages (`wire.protobuf.decode_stored`)."""
+    api_version, kind = store.api_version, store.info.kind  # type: ignore[attr-defined]
+    stored_kind = hooks.wire_attr("protobuf", "stored_kind")
+    decode_stored = hooks.wire_attr("protobuf", "decode_stored")
+    if media_type(content_type) == PROTOBUF_TYPE and stored_kind and decode_stored and stored_kind(api_version, kind):
+        obj = decode_unstored_body(content_type, raw, api_version, kind,
+                                   lambda body: decode_stored(body, api_version, kind))  # type: ignore[misc]
+    else:
+        obj = decode_named_body(content_type, raw, api_version, kind)
     check_shape(store, obj)
     return obj
 

@@ -7,6 +7,116 @@ Syntax: ``name=N:type``; type is s/b/i32/i64/u32/u64/f32/f64/y(bytes) or ``@pkg.
 """
 
 MESSAGES: dict[str, str] = {
+    'apps.DaemonSet': (
+        'metadata=1:@meta.ObjectMeta spec=2:@apps.DaemonSetSpec '
+        'status=3:@apps.DaemonSetStatus'
+    ),
+    'apps.DaemonSetCondition': (
+        'type=1:s status=2:s lastTransitionTime=3:@meta.Time reason=4:s message=5:s'
+    ),
+    'apps.DaemonSetList': (
+        'metadata=1:@meta.ListMeta items=2:*@apps.DaemonSet'
+    ),
+    'apps.DaemonSetSpec': (
+        'selector=1:@meta.LabelSelector template=2:@core.PodTemplateSpec '
+        'updateStrategy=3:@apps.DaemonSetUpdateStrategy minReadySeconds=4:i32 '
+        'revisionHistoryLimit=6:i32'
+    ),
+    'apps.DaemonSetStatus': (
+        'currentNumberScheduled=1:i32 numberMisscheduled=2:i32 '
+        'desiredNumberScheduled=3:i32 numberReady=4:i32 observedGeneration=5:i64 '
+        'updatedNumberScheduled=6:i32 numberAvailable=7:i32 numberUnavailable=8:i32 '
+        'collisionCount=9:i32 conditions=10:*@apps.DaemonSetCondition'
+    ),
+    'apps.DaemonSetUpdateStrategy': (
+        'type=1:s rollingUpdate=2:@apps.RollingUpdateDaemonSet'
+    ),
+    'apps.Deployment': (
+        'metadata=1:@meta.ObjectMeta spec=2:@apps.DeploymentSpec '
+        'status=3:@apps.DeploymentStatus'
+    ),
+    'apps.DeploymentCondition': (
+        'type=1:s status=2:s lastUpdateTime=6:@meta.Time lastTransitionTime=7:@meta.Time '
+        'reason=4:s message=5:s'
+    ),
+    'apps.DeploymentList': (
+        'metadata=1:@meta.ListMeta items=2:*@apps.Deployment'
+    ),
+    'apps.DeploymentSpec': (
+        'replicas=1:i32 selector=2:@meta.LabelSelector template=3:@core.PodTemplateSpec '
+        'strategy=4:@apps.DeploymentStrategy minReadySeconds=5:i32 '
+        'revisionHistoryLimit=6:i32 paused=7:b progressDeadlineSeconds=9:i32'
+    ),
+    'apps.DeploymentStatus': (
+        'observedGeneration=1:i64 replicas=2:i32 updatedReplicas=3:i32 '
+        'readyReplicas=7:i32 availableReplicas=4:i32 unavailableReplicas=5:i32 '
+        'terminatingReplicas=9:i32 conditions=6:*@apps.DeploymentCondition '
+        'collisionCount=8:i32'
+    ),
+    'apps.DeploymentStrategy': (
+        'type=1:s rollingUpdate=2:@apps.RollingUpdateDeployment'
+    ),
+    'apps.ReplicaSet': (
+        'metadata=1:@meta.ObjectMeta spec=2:@apps.ReplicaSetSpec '
+        'status=3:@apps.ReplicaSetStatus'
+    ),
+    'apps.ReplicaSetCondition': (
+        'type=1:s status=2:s lastTransitionTime=3:@meta.Time reason=4:s message=5:s'
+    ),
+    'apps.ReplicaSetList': (
+        'metadata=1:@meta.ListMeta items=2:*@apps.ReplicaSet'
+    ),
+    'apps.ReplicaSetSpec': (
+        'replicas=1:i32 minReadySeconds=4:i32 selector=2:@meta.LabelSelector '
+        'template=3:@core.PodTemplateSpec'
+    ),
+    'apps.ReplicaSetStatus': (
+        'replicas=1:i32 fullyLabeledReplicas=2:i32 readyReplicas=4:i32 '
+        'availableReplicas=5:i32 terminatingReplicas=7:i32 observedGeneration=3:i64 '
+        'conditions=6:*@apps.ReplicaSetCondition'
+    ),
+    'apps.RollingUpdateDaemonSet': (
+        'maxUnavailable=1:@intstr.IntOrString maxSurge=2:@intstr.IntOrString'
+    ),
+    'apps.RollingUpdateDeployment': (
+        'maxUnavailable=1:@intstr.IntOrString maxSurge=2:@intstr.IntOrString'
+    ),
+    'apps.RollingUpdateStatefulSetStrategy': (
+        'partition=1:i32 maxUnavailable=2:@intstr.IntOrString'
+    ),
+    'apps.StatefulSet': (
+        'metadata=1:@meta.ObjectMeta spec=2:@apps.StatefulSetSpec '
+        'status=3:@apps.StatefulSetStatus'
+    ),
+    'apps.StatefulSetCondition': (
+        'type=1:s status=2:s lastTransitionTime=3:@meta.Time reason=4:s message=5:s'
+    ),
+    'apps.StatefulSetList': (
+        'metadata=1:@meta.ListMeta items=2:*@apps.StatefulSet'
+    ),
+    'apps.StatefulSetOrdinals': (
+        'start=1:i32'
+    ),
+    'apps.StatefulSetPersistentVolumeClaimRetentionPolicy': (
+        'whenDeleted=1:s whenScaled=2:s'
+    ),
+    'apps.StatefulSetSpec': (
+        'replicas=1:i32 selector=2:@meta.LabelSelector template=3:@core.PodTemplateSpec '
+        'volumeClaimTemplates=4:*@core.PersistentVolumeClaim serviceName=5:s '
+        'podManagementPolicy=6:s updateStrategy=7:@apps.StatefulSetUpdateStrategy '
+        'revisionHistoryLimit=8:i32 minReadySeconds=9:i32 '
+        'persistentVolumeClaimRetentionPolicy=10:@apps.StatefulSetPersistentVolumeClaimRetentionPolicy '
+        'ordinals=11:@apps.StatefulSetOrdinals'
+    ),
+    'apps.StatefulSetStatus': (
+        'observedGeneration=1:i64 replicas=2:i32 readyReplicas=3:i32 '
+        'currentReplicas=4:i32 updatedReplicas=5:i32 currentRevision=6:s '
+        'updateRevision=7:s collisionCount=9:i32 '
+        'conditions=10:*@apps.StatefulSetCondition availableReplicas=11:i32'
+    ),
+    'apps.StatefulSetUpdateStrategy': (
+        'type=1:s rollingUpdate=2:@apps.RollingUpdateStatefulSetStrategy'
+    ),
     'authentication.BoundObjectReference': (
         'kind=1:s apiVersion=2:s name=3:s uid=4:s'
     ),
@@ -101,6 +211,83 @@ MESSAGES: dict[str, str] = {
         'resourceRules=1:*@authorization.ResourceRule '
         'nonResourceRules=2:*@authorization.NonResourceRule incomplete=3:b '
         'evaluationError=4:s'
+    ),
+    'batch.CronJob': (
+        'metadata=1:@meta.ObjectMeta spec=2:@batch.CronJobSpec '
+        'status=3:@batch.CronJobStatus'
+    ),
+    'batch.CronJobList': (
+        'metadata=1:@meta.ListMeta items=2:*@batch.CronJob'
+    ),
+    'batch.CronJobSpec': (
+        'schedule=1:s timeZone=8:s startingDeadlineSeconds=2:i64 concurrencyPolicy=3:s '
+        'suspend=4:b jobTemplate=5:@batch.JobTemplateSpec '
+        'successfulJobsHistoryLimit=6:i32 failedJobsHistoryLimit=7:i32'
+    ),
+    'batch.CronJobStatus': (
+        'active=1:*@core.ObjectReference lastScheduleTime=4:@meta.Time '
+        'lastSuccessfulTime=5:@meta.Time'
+    ),
+    'batch.Job': (
+        'metadata=1:@meta.ObjectMeta spec=2:@batch.JobSpec status=3:@batch.JobStatus'
+    ),
+    'batch.JobCondition': (
+        'type=1:s status=2:s lastProbeTime=3:@meta.Time lastTransitionTime=4:@meta.Time '
+        'reason=5:s message=6:s'
+    ),
+    'batch.JobList': (
+        'metadata=1:@meta.ListMeta items=2:*@batch.Job'
+    ),
+    'batch.JobSpec': (
+        'parallelism=1:i32 completions=2:i32 activeDeadlineSeconds=3:i64 '
+        'podFailurePolicy=11:@batch.PodFailurePolicy '
+        'successPolicy=16:@batch.SuccessPolicy backoffLimit=7:i32 '
+        'backoffLimitPerIndex=12:i32 maxFailedIndexes=13:i32 '
+        'selector=4:@meta.LabelSelector manualSelector=5:b '
+        'template=6:@core.PodTemplateSpec ttlSecondsAfterFinished=8:i32 '
+        'completionMode=9:s suspend=10:b podReplacementPolicy=14:s managedBy=15:s'
+    ),
+    'batch.JobStatus': (
+        'conditions=1:*@batch.JobCondition startTime=2:@meta.Time '
+        'completionTime=3:@meta.Time active=4:i32 succeeded=5:i32 failed=6:i32 '
+        'terminating=11:i32 completedIndexes=7:s failedIndexes=10:s '
+        'uncountedTerminatedPods=8:@batch.UncountedTerminatedPods ready=9:i32'
+    ),
+    'batch.JobTemplateSpec': (
+        'metadata=1:@meta.ObjectMeta spec=2:@batch.JobSpec'
+    ),
+    'batch.PodFailurePolicy': (
+        'rules=1:*@batch.PodFailurePolicyRule'
+    ),
+    'batch.PodFailurePolicyOnExitCodesRequirement': (
+        'containerName=1:s operator=2:s values=3:*i32'
+    ),
+    'batch.PodFailurePolicyOnPodConditionsPattern': (
+        'type=1:s status=2:s'
+    ),
+    'batch.PodFailurePolicyRule': (
+        'action=1:s onExitCodes=2:@batch.PodFailurePolicyOnExitCodesRequirement '
+        'onPodConditions=3:*@batch.PodFailurePolicyOnPodConditionsPattern'
+    ),
+    'batch.SuccessPolicy': (
+        'rules=1:*@batch.SuccessPolicyRule'
+    ),
+    'batch.SuccessPolicyRule': (
+        'succeededIndexes=1:s succeededCount=2:i32'
+    ),
+    'batch.UncountedTerminatedPods': (
+        'succeeded=1:*s failed=2:*s'
+    ),
+    'coordination.Lease': (
+        'metadata=1:@meta.ObjectMeta spec=2:@coordination.LeaseSpec'
+    ),
+    'coordination.LeaseList': (
+        'metadata=1:@meta.ListMeta items=2:*@coordination.Lease'
+    ),
+    'coordination.LeaseSpec': (
+        'holderIdentity=1:s leaseDurationSeconds=2:i32 acquireTime=3:@meta.MicroTime '
+        'renewTime=4:@meta.MicroTime leaseTransitions=5:i32 strategy=6:s '
+        'preferredHolder=7:s'
     ),
     'core.AWSElasticBlockStoreVolumeSource': (
         'volumeID=1:s fsType=2:s partition=3:i32 readOnly=4:b'
@@ -347,6 +534,9 @@ MESSAGES: dict[str, str] = {
     'core.LocalObjectReference': (
         'name=1:s'
     ),
+    'core.ModifyVolumeStatus': (
+        'targetVolumeAttributesClassName=1:s status=2:s'
+    ),
     'core.NFSVolumeSource': (
         'server=1:s path=2:s readOnly=3:b'
     ),
@@ -387,11 +577,26 @@ MESSAGES: dict[str, str] = {
         'kind=1:s namespace=2:s name=3:s uid=4:s apiVersion=5:s resourceVersion=6:s '
         'fieldPath=7:s'
     ),
+    'core.PersistentVolumeClaim': (
+        'metadata=1:@meta.ObjectMeta spec=2:@core.PersistentVolumeClaimSpec '
+        'status=3:@core.PersistentVolumeClaimStatus'
+    ),
+    'core.PersistentVolumeClaimCondition': (
+        'type=1:s status=2:s lastProbeTime=3:@meta.Time lastTransitionTime=4:@meta.Time '
+        'reason=5:s message=6:s'
+    ),
     'core.PersistentVolumeClaimSpec': (
         'accessModes=1:*s selector=4:@meta.LabelSelector '
         'resources=2:@core.VolumeResourceRequirements volumeName=3:s storageClassName=5:s '
         'volumeMode=6:s dataSource=7:@core.TypedLocalObjectReference '
         'dataSourceRef=8:@core.TypedObjectReference volumeAttributesClassName=9:s'
+    ),
+    'core.PersistentVolumeClaimStatus': (
+        'phase=1:s accessModes=2:*s capacity=3:{s:@resource.Quantity} '
+        'conditions=4:*@core.PersistentVolumeClaimCondition '
+        'allocatedResources=5:{s:@resource.Quantity} allocatedResourceStatuses=7:{s:s} '
+        'currentVolumeAttributesClassName=8:s '
+        'modifyVolumeStatus=9:@core.ModifyVolumeStatus'
     ),
     'core.PersistentVolumeClaimTemplate': (
         'metadata=1:@meta.ObjectMeta spec=2:@core.PersistentVolumeClaimSpec'
@@ -485,6 +690,9 @@ MESSAGES: dict[str, str] = {
         'containerStatuses=8:*@core.ContainerStatus qosClass=9:s '
         'ephemeralContainerStatuses=13:*@core.ContainerStatus resize=14:s '
         'resourceClaimStatuses=15:*@core.PodResourceClaimStatus'
+    ),
+    'core.PodTemplateSpec': (
+        'metadata=1:@meta.ObjectMeta spec=2:@core.PodSpec'
     ),
     'core.PortStatus': (
         'port=1:i32 protocol=2:s error=3:s'
@@ -706,6 +914,33 @@ MESSAGES: dict[str, str] = {
         'gmsaCredentialSpecName=1:s gmsaCredentialSpec=2:s runAsUserName=3:s '
         'hostProcess=4:b'
     ),
+    'discovery.Endpoint': (
+        'addresses=1:*s conditions=2:@discovery.EndpointConditions hostname=3:s '
+        'targetRef=4:@core.ObjectReference deprecatedTopology=5:{s:s} nodeName=6:s '
+        'zone=7:s hints=8:@discovery.EndpointHints'
+    ),
+    'discovery.EndpointConditions': (
+        'ready=1:b serving=2:b terminating=3:b'
+    ),
+    'discovery.EndpointHints': (
+        'forZones=1:*@discovery.ForZone forNodes=2:*@discovery.ForNode'
+    ),
+    'discovery.EndpointPort': (
+        'name=1:s protocol=2:s port=3:i32 appProtocol=4:s'
+    ),
+    'discovery.EndpointSlice': (
+        'metadata=1:@meta.ObjectMeta addressType=4:s endpoints=2:*@discovery.Endpoint '
+        'ports=3:*@discovery.EndpointPort'
+    ),
+    'discovery.EndpointSliceList': (
+        'metadata=1:@meta.ListMeta items=2:*@discovery.EndpointSlice'
+    ),
+    'discovery.ForNode': (
+        'name=1:s'
+    ),
+    'discovery.ForZone': (
+        'name=1:s'
+    ),
     'intstr.IntOrString': (
         'type=1:i64 intVal=2:i32 strVal=3:s'
     ),
@@ -775,6 +1010,86 @@ MESSAGES: dict[str, str] = {
     ),
     'meta.WatchEvent': (
         'type=1:s object=2:@runtime.RawExtension'
+    ),
+    'networking.IPBlock': (
+        'cidr=1:s except=2:*s'
+    ),
+    'networking.NetworkPolicy': (
+        'metadata=1:@meta.ObjectMeta spec=2:@networking.NetworkPolicySpec'
+    ),
+    'networking.NetworkPolicyEgressRule': (
+        'ports=1:*@networking.NetworkPolicyPort to=2:*@networking.NetworkPolicyPeer'
+    ),
+    'networking.NetworkPolicyIngressRule': (
+        'ports=1:*@networking.NetworkPolicyPort from=2:*@networking.NetworkPolicyPeer'
+    ),
+    'networking.NetworkPolicyList': (
+        'metadata=1:@meta.ListMeta items=2:*@networking.NetworkPolicy'
+    ),
+    'networking.NetworkPolicyPeer': (
+        'podSelector=1:@meta.LabelSelector namespaceSelector=2:@meta.LabelSelector '
+        'ipBlock=3:@networking.IPBlock'
+    ),
+    'networking.NetworkPolicyPort': (
+        'protocol=1:s port=2:@intstr.IntOrString endPort=3:i32'
+    ),
+    'networking.NetworkPolicySpec': (
+        'podSelector=1:@meta.LabelSelector '
+        'ingress=2:*@networking.NetworkPolicyIngressRule '
+        'egress=3:*@networking.NetworkPolicyEgressRule policyTypes=4:*s'
+    ),
+    'policy.PodDisruptionBudget': (
+        'metadata=1:@meta.ObjectMeta spec=2:@policy.PodDisruptionBudgetSpec '
+        'status=3:@policy.PodDisruptionBudgetStatus'
+    ),
+    'policy.PodDisruptionBudgetList': (
+        'metadata=1:@meta.ListMeta items=2:*@policy.PodDisruptionBudget'
+    ),
+    'policy.PodDisruptionBudgetSpec': (
+        'minAvailable=1:@intstr.IntOrString selector=2:@meta.LabelSelector '
+        'maxUnavailable=3:@intstr.IntOrString unhealthyPodEvictionPolicy=4:s'
+    ),
+    'policy.PodDisruptionBudgetStatus': (
+        'observedGeneration=1:i64 disruptedPods=2:{s:@meta.Time} disruptionsAllowed=3:i32 '
+        'currentHealthy=4:i32 desiredHealthy=5:i32 expectedPods=6:i32 '
+        'conditions=7:*@meta.Condition'
+    ),
+    'rbac.AggregationRule': (
+        'clusterRoleSelectors=1:*@meta.LabelSelector'
+    ),
+    'rbac.ClusterRole': (
+        'metadata=1:@meta.ObjectMeta rules=2:*@rbac.PolicyRule '
+        'aggregationRule=3:@rbac.AggregationRule'
+    ),
+    'rbac.ClusterRoleBinding': (
+        'metadata=1:@meta.ObjectMeta subjects=2:*@rbac.Subject roleRef=3:@rbac.RoleRef'
+    ),
+    'rbac.ClusterRoleBindingList': (
+        'metadata=1:@meta.ListMeta items=2:*@rbac.ClusterRoleBinding'
+    ),
+    'rbac.ClusterRoleList': (
+        'metadata=1:@meta.ListMeta items=2:*@rbac.ClusterRole'
+    ),
+    'rbac.PolicyRule': (
+        'verbs=1:*s apiGroups=2:*s resources=3:*s resourceNames=4:*s nonResourceURLs=5:*s'
+    ),
+    'rbac.Role': (
+        'metadata=1:@meta.ObjectMeta rules=2:*@rbac.PolicyRule'
+    ),
+    'rbac.RoleBinding': (
+        'metadata=1:@meta.ObjectMeta subjects=2:*@rbac.Subject roleRef=3:@rbac.RoleRef'
+    ),
+    'rbac.RoleBindingList': (
+        'metadata=1:@meta.ListMeta items=2:*@rbac.RoleBinding'
+    ),
+    'rbac.RoleList': (
+        'metadata=1:@meta.ListMeta items=2:*@rbac.Role'
+    ),
+    'rbac.RoleRef': (
+        'apiGroup=1:s kind=2:s name=3:s'
+    ),
+    'rbac.Subject': (
+        'kind=1:s apiGroup=2:s name=3:s namespace=4:s'
     ),
     'resource.Quantity': (
         'string=1:s'

@@ -179,6 +179,19 @@ def decode_group(body: bytes, group_version: str, kinds: frozenset[str]) -> dict
     return obj
 
 
+def decode_stored(body: bytes, group_version: str, kind: str) -> dict[str, Any]:
+    """A request body of a named-group built-in kind (``apps/v1`` Deployment, ``rbac.authorization.k8s.io/v1``
+    Role, ...: what ``kubectl create deployment|job|role|...`` sends), found by the kind the envelope names in
+    the store's group-version. The caller answers another apiVersion or kind with upstream's 400."""
+    return _decode(body, lambda api_version, envelope_kind: OUTPUT_MESSAGES.get((group_version, envelope_kind))
+                   if envelope_kind == kind else None)
+
+
+def stored_kind(group_version: str, kind: str) -> bool:
+    """True when ``decode_stored`` reads bodies of this named-group kind."""
+    return not kind.endswith("List") and (group_version, kind) in OUTPUT_MESSAGES and "/" in group_version
+
+
 def _decode(body: bytes, message_for: Any) -> dict[str, Any]:
     if not body.startswith(MAGIC):
         raise ValueError("protobuf body does not start with the Kubernetes magic number 'k8s\\x00'")
@@ -320,9 +333,9 @@ def encode(obj: dict[str, Any]) -> bytes:
     Unknown fields raise ValueError, so a test cannot silently build a lossy body.
     """
     kind = obj.get("kind", "")
-    if kind not in KIND_MESSAGES:
+    message = KIND_MESSAGES.get(kind) or OUTPUT_MESSAGES.get((obj.get("apiVersion", ""), kind))
+    if message is None:
         raise ValueError(f"no protobuf schema for kind {kind!r}")
-    message = KIND_MESSAGES[kind]
     inner = _CLASSES[message]()
     _fill(message, inner, {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}, "")
     return _envelope(obj.get("apiVersion", ""), kind, inner.SerializeToString(deterministic=True))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ._proto_table import MESSAGES
+from .group_fields import KEEP_ZERO as _GROUP_KEEP_ZERO
 
 # Kind -> message, for objects that can arrive as a request body.
 KIND_MESSAGES: dict[str, str] = {
@@ -27,6 +28,17 @@ KIND_MESSAGES: dict[str, str] = {
     "LimitRange": "core.LimitRange",
     "Event": "core.Event",
     "DeleteOptions": "meta.DeleteOptions",
+}
+
+# The named-group built-in kinds (registry/workloads.py, auth/kinds.py): group-version -> (table prefix, kinds).
+GROUP_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "apps/v1": ("apps", ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")),
+    "batch/v1": ("batch", ("Job", "CronJob")),
+    "networking.k8s.io/v1": ("networking", ("NetworkPolicy",)),
+    "policy/v1": ("policy", ("PodDisruptionBudget",)),
+    "coordination.k8s.io/v1": ("coordination", ("Lease",)),
+    "discovery.k8s.io/v1": ("discovery", ("EndpointSlice",)),
+    "rbac.authorization.k8s.io/v1": ("rbac", ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")),
 }
 
 # (apiVersion, Kind) -> message, for everything a response may carry in protobuf: the request kinds, their
@@ -44,6 +56,8 @@ OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
         "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview")},
     **{("authentication.k8s.io/v1", k): f"authentication.{k}" for k in (
         "SelfSubjectReview", "TokenReview", "TokenRequest")},
+    **{(group_version, k + suffix): f"{prefix}.{k}{suffix}" for group_version, (prefix, kinds) in GROUP_KINDS.items()
+       for k in kinds for suffix in ("", "List")},
 }
 
 # Messages that are a JSON array of strings (Go `type ExtraValue []string`).
@@ -148,6 +162,7 @@ KEEP_ZERO: frozenset[str] = frozenset({
     # review answers (`json:"allowed"`, `json:"incomplete"`: printed when false)
     "authorization.SubjectAccessReviewStatus.allowed", "authorization.SubjectRulesReviewStatus.incomplete",
     "authentication.TokenRequestSpec.expirationSeconds",  # *int64
+    *_GROUP_KEEP_ZERO,  # apps, batch, networking, policy, coordination, discovery, rbac (wire/group_fields.py)
 })
 
 _FIELD_RE = re.compile(r"^(?P<name>\w+)=(?P<num>\d+):(?P<rep>\*?)(?P<type>.+)$")

@@ -1,0 +1,62 @@
+"""Which scalar fields of the named-group built-in kinds keep a zero value on the protobuf -> JSON path.
+
+Go's protobuf marshaller writes every non-pointer field, zero or not; ``encoding/json`` drops a zero
+``omitempty`` field but keeps a set pointer (``*int32`` 0, ``*bool`` false: ``kubectl create deployment
+--replicas=0``, ``create cronjob`` with ``suspend: false``) and every field without ``omitempty``.
+The descriptors cannot tell these apart, so they are listed here, per message, from upstream's Go types
+(v1.33): ``staging/src/k8s.io/api/{apps,batch,coordination,discovery,networking,policy,rbac}/v1/types.go``.
+``wire.schema.KEEP_ZERO`` (the same rule for the core kinds) includes them.
+"""
+from __future__ import annotations
+
+# message -> field names: Go pointers (`*int32`, `*bool`, `*string`, `*<named string>`) and fields whose JSON
+# tag has no `omitempty`.
+_KEEP_ZERO: dict[str, tuple[str, ...]] = {
+    # apps/v1/types.go
+    "apps.DeploymentSpec": ("replicas", "revisionHistoryLimit", "progressDeadlineSeconds"),
+    "apps.DeploymentStatus": ("terminatingReplicas", "collisionCount"),
+    "apps.ReplicaSetSpec": ("replicas",),
+    "apps.ReplicaSetStatus": ("replicas", "terminatingReplicas"),  # `json:"replicas"`
+    "apps.StatefulSetSpec": ("replicas", "revisionHistoryLimit"),
+    "apps.RollingUpdateStatefulSetStrategy": ("partition",),
+    "apps.StatefulSetOrdinals": ("start",),  # `json:"start"`
+    "apps.StatefulSetStatus": ("replicas", "collisionCount", "availableReplicas"),  # replicas, available: no omitempty
+    "apps.DaemonSetSpec": ("revisionHistoryLimit",),
+    "apps.DaemonSetStatus": ("currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady",
+                             "collisionCount"),
+    **{f"apps.{kind}Condition": ("type", "status") for kind in ("Deployment", "ReplicaSet", "StatefulSet",
+                                                                 "DaemonSet")},
+    # batch/v1/types.go
+    "batch.JobSpec": ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex",
+                      "maxFailedIndexes", "manualSelector", "ttlSecondsAfterFinished", "completionMode", "suspend",
+                      "podReplacementPolicy", "managedBy"),
+    "batch.JobStatus": ("terminating", "failedIndexes", "ready"),
+    "batch.JobCondition": ("type", "status"),
+    "batch.CronJobSpec": ("schedule", "timeZone", "startingDeadlineSeconds", "suspend", "successfulJobsHistoryLimit",
+                          "failedJobsHistoryLimit"),
+    "batch.PodFailurePolicyRule": ("action",),
+    "batch.PodFailurePolicyOnExitCodesRequirement": ("containerName", "operator"),
+    "batch.PodFailurePolicyOnPodConditionsPattern": ("type", "status"),
+    "batch.SuccessPolicyRule": ("succeededIndexes", "succeededCount"),
+    # coordination/v1/types.go
+    "coordination.LeaseSpec": ("holderIdentity", "leaseDurationSeconds", "leaseTransitions", "strategy",
+                               "preferredHolder"),
+    # discovery/v1/types.go
+    "discovery.EndpointSlice": ("addressType",),
+    "discovery.Endpoint": ("hostname", "nodeName", "zone"),
+    "discovery.EndpointConditions": ("ready", "serving", "terminating"),
+    "discovery.EndpointPort": ("name", "protocol", "port", "appProtocol"),
+    "discovery.ForZone": ("name",),
+    "discovery.ForNode": ("name",),
+    # networking/v1/types.go
+    "networking.IPBlock": ("cidr",),
+    "networking.NetworkPolicyPort": ("protocol", "endPort"),
+    # policy/v1/types.go
+    "policy.PodDisruptionBudgetSpec": ("unhealthyPodEvictionPolicy",),
+    "policy.PodDisruptionBudgetStatus": ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"),
+    # rbac/v1/types.go
+    "rbac.RoleRef": ("apiGroup", "kind", "name"),
+    "rbac.Subject": ("kind", "name"),
+}
+
+KEEP_ZERO: frozenset[str] = frozenset(f"{message}.{name}" for message, names in _KEEP_ZERO.items() for name in names)
