@@ -96,3 +96,52 @@ def test_watch_too_old_is_a_protobuf_error_event(http, url, namespaces) -> None:
         assert r.status_code == 200
         events = protobuf.read_watch_frames(r.content)
     assert [(t, o["kind"], o["code"], o["reason"]) for t, o in events] == [("ERROR", "Status", 410, "Expired")]
+
+
+def _deployment(name: str) -> dict:
+    labels = {"app": name}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+            "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+
+
+def test_named_group_kinds_answer_protobuf(http, url, namespaces) -> None:
+    """apps/batch/rbac/... objects and lists come back in protobuf when asked first, decoding to the JSON answer
+    (Deployment `spec.replicas: 0`, a pointer, included)."""
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
+    r = http.post(path, json=_deployment("d"))
+    assert r.status_code == 201, r.text
+    r = http.get(f"{path}/d", headers={"Accept": TYPED})
+    assert r.status_code == 200 and r.headers["Content-Type"] == PB
+    got = protobuf.decode_response(r.content)
+    assert got == http.get(f"{path}/d").json() and got["spec"]["replicas"] == 0
+    r = http.get(path, headers={"Accept": TYPED})
+    assert r.status_code == 200 and r.headers["Content-Type"] == PB
+    listed = protobuf.decode_response(r.content)
+    assert listed["kind"] == "DeploymentList" and [i["metadata"]["name"] for i in listed["items"]] == ["d"]
+
+
+def test_named_group_protobuf_bodies_keep_pointer_zeros_and_drop_go_zeros(http, url, namespaces) -> None:
+    """A protobuf body as Go writes it (every non-pointer field, zero or not) is stored as the JSON Go prints:
+    `parallelism: 0` and `suspend: false` (pointers) kept; `manualSelector` unset stays unset."""
+    ns = namespaces.create()["metadata"]["name"]
+    labels = {"job": "j"}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+           "spec": {"parallelism": 0, "suspend": False,
+                    "template": {"metadata": {"labels": labels},
+                                 "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}},
+           "status": {"active": 0, "succeeded": 0}}
+    r = http.post(f"{url}/apis/batch/v1/namespaces/{ns}/jobs", data=protobuf.encode(job),
+                  headers={"Content-Type": PB, "Accept": TYPED})
+    assert r.status_code == 201, r.content
+    assert r.headers["Content-Type"] == PB
+    stored = http.get(f"{url}/apis/batch/v1/namespaces/{ns}/jobs/j").json()
+    assert protobuf.decode_response(r.content) == stored
+    assert stored["spec"]["parallelism"] == 0 and stored["spec"]["suspend"] is False
+    assert "manualSelector" not in stored["spec"] and "active" not in stored.get("status", {})
+
+    wrong = protobuf.encode(_deployment("d"))  # a Deployment sent to the jobs collection: upstream's 400
+    r = http.post(f"{url}/apis/batch/v1/namespaces/{ns}/jobs", data=wrong, headers={"Content-Type": PB})
+    assert r.status_code == 400 and r.json()["reason"] == "BadRequest"

@@ -164,3 +164,24 @@ def test_is_protobuf() -> None:
     assert protobuf.is_protobuf("application/vnd.kubernetes.protobuf; charset=utf-8")
     assert not protobuf.is_protobuf("application/json")
     assert not protobuf.is_protobuf(None)
+
+
+def test_named_group_kinds_keep_go_pointer_zeros_only() -> None:
+    """Go writes every non-pointer field in protobuf; decoding prints what `encoding/json` would: a pointer's
+    zero (Deployment `replicas`, CronJob `suspend`) and a non-omitempty field (RoleRef `apiGroup`) kept, an
+    omitempty non-pointer zero (`paused`, `minReadySeconds`) dropped."""
+    from conformance.reference_server.wire import protobuf as pb
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+              "spec": {"replicas": 0, "paused": False, "minReadySeconds": 0, "strategy": {}}}
+    assert pb.decode_stored(pb.encode(deploy), "apps/v1", "Deployment")["spec"] == {"replicas": 0, "strategy": {}}
+    cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"},
+            "spec": {"schedule": "", "suspend": False, "concurrencyPolicy": ""}}
+    assert pb.decode_stored(pb.encode(cron), "batch/v1", "CronJob")["spec"] == {"schedule": "", "suspend": False}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "b"},
+               "roleRef": {"apiGroup": "", "kind": "Role", "name": "r"},
+               "subjects": [{"kind": "ServiceAccount", "apiGroup": "", "name": "s", "namespace": ""}]}
+    decoded = pb.decode_stored(pb.encode(binding), "rbac.authorization.k8s.io/v1", "RoleBinding")
+    assert decoded["roleRef"] == {"apiGroup": "", "kind": "Role", "name": "r"}
+    assert decoded["subjects"] == [{"kind": "ServiceAccount", "name": "s"}]
+    with pytest.raises(ValueError):  # another kind than the store's
+        pb.decode_stored(pb.encode(binding), "rbac.authorization.k8s.io/v1", "Role")
