@@ -290,6 +290,15 @@ RUN_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 """Extra pytest options of a deviation's sensitivity run (an opt-in suite its clauses need)."""
 
+# ---- storage (suites/test_storage.py, opt-in with --etcd-endpoints): seen only on an etcd-backed server ---
+_STORAGE = [
+    ("content-keys-without-namespace", "the etcd store keys namespaced objects `{prefix}/{resource}/{name}`, "
+                                       "without the namespace segment", ("NS-STOR-002",)),
+]
+_MORE = _MORE + [(n, d) for n, d, _ in _STORAGE]
+_CLAUSES.update({n: c for n, _, c in _STORAGE})
+RUN_OPTIONS["content-keys-without-namespace"] = ("--etcd-endpoints", "embedded")  # the embedded server on etcd
+
 DEVIATIONS: dict[str, Deviation] = {name: Deviation(name, desc, _CLAUSES.get(name, ()))
                                     for name, desc in _LIST + _MORE}
 
