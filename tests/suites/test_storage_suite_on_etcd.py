@@ -31,7 +31,7 @@ def test_storage_clauses_pass_on_the_etcd_backed_server(tmp_path, etcd_process):
         proc = subprocess.run(
             [sys.executable, "-m", "conformance.cli", "run", "--server", url, "--profile", "kubernetes",
              "--etcd-endpoints", etcd_process.url, "--etcd-prefix", "/nsc-storage-suite",
-             "--reports", str(tmp_path / "reports"), "--run-id", "storage", "--", "-m", "storage"],
+             "-n", "1", "--reports", str(tmp_path / "reports"), "--run-id", "storage", "--", "-m", "storage"],
             capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
         run = json.loads((tmp_path / "reports" / "storage" / "conformance.json").read_text())
