@@ -60,9 +60,11 @@ def pytest_configure(config: pytest.Config) -> None:
         if workerinput.get("nsconform_etcd_endpoints"):
             config.option.nsconform_etcd_endpoints = workerinput["nsconform_etcd_endpoints"]
         return
-    if config.getoption("nsconform_etcd_endpoints", default=None) != EMBEDDED \
-            or config.option.collectonly or not _embedded_target(config):
+    if config.getoption("nsconform_etcd_endpoints", default=None) != EMBEDDED or config.option.collectonly:
         return
+    if not _embedded_target(config):
+        raise pytest.UsageError("--etcd-endpoints embedded only applies to the embedded reference server; "
+                                "give the target's etcd client URLs")
     # the plugin imports the reference server only to start the embedded target; so does this
     from ..reference_server.storage.backends import StorageConfig
     from ..reference_server.storage.etcdprocess import EtcdNotInstalled, EtcdProcess
