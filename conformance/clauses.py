@@ -23,7 +23,7 @@ __all__ = ["Clause", "CatalogueError", "DATA", "GROUPS", "SEVERITIES", "load", "
 
 DATA = Path(__file__).parent / "data" / "clauses.toml"
 GROUPS = ("finalizers", "finalize", "phase", "lifecycle", "content", "naming", "list-watch", "discovery",
-          "errors", "coverage", "scope", "discovery-deletion", "scale")
+          "errors", "coverage", "scope", "discovery-deletion", "scale", "storage")
 SEVERITIES = ("critical", "major", "minor")
 PROFILES = ("kubernetes", "design")
 

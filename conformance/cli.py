@@ -122,6 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
                           "N = 1000; README 'Scale')")
     run.add_argument("--scale-objects", type=positive_int, default=None, metavar="M",
                      help="with --scale: ConfigMaps in each namespace (default 2)")
+    run.add_argument("--etcd-endpoints", default=None, metavar="URL[,URL...]",
+                     help="also run the opt-in storage suite: read the target's etcd key layout (read-only; "
+                          "README 'Storage layout (etcd)'); `embedded`: the embedded server on a private etcd")
+    run.add_argument("--etcd-cacert", default=None, metavar="FILE", help="with --etcd-endpoints: etcd's CA")
+    run.add_argument("--etcd-cert", default=None, metavar="FILE", help="with --etcd-endpoints: client certificate")
+    run.add_argument("--etcd-key", default=None, metavar="FILE", help="with --etcd-endpoints: client key")
+    run.add_argument("--etcd-prefix", default=None, metavar="PREFIX",
+                     help="with --etcd-endpoints: kube-apiserver's --etcd-prefix (default /registry)")
     run.add_argument("--results-dir", default=None, metavar="DIR",
                      help="run as a Sonobuoy plugin (default $SONOBUOY_RESULTS_DIR): pack the reports into DIR, "
                           "write DIR/done naming them, exit 0 even when clauses failed (docs/sonobuoy.md)")
@@ -347,6 +355,12 @@ def _run(ns: argparse.Namespace, passthrough: list[str]) -> int:
             _err("--scale-objects needs --scale N")
             return EXIT_USAGE
         args += ["--scale-objects", str(ns.scale_objects)]
+    etcd = [(f"--{o.replace('_', '-')}", getattr(ns, o, None)) for o in
+            ("etcd_endpoints", "etcd_cacert", "etcd_cert", "etcd_key", "etcd_prefix")]
+    if any(v for _, v in etcd[1:]) and not ns.etcd_endpoints:
+        _err("--etcd-cacert/--etcd-cert/--etcd-key/--etcd-prefix need --etcd-endpoints URL")
+        return EXIT_USAGE
+    args += [a for flag, v in etcd if v for a in (flag, v)]
     if ns.jobs and ns.jobs > 1:
         args += ["-n", str(ns.jobs)]
     args += passthrough

@@ -29,6 +29,7 @@ from .fixtures.pytest_fixtures import (api, cluster_objects, content, finalize_f
 from .fixtures.pytest_fixtures import module_namespaces  # noqa: F401
 from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
 from .interrupts import InterruptWatch, drop_lineless_frames
+from .storage.options import EMBEDDED_STORAGE_KEY
 from .wait import set_progress, set_timeout_scale
 
 __all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "NAMESPACE_STATE_KEY", "ensure_target", "test_failed",
@@ -37,6 +38,7 @@ __all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "NAME
 SUITES_DIR = Path(__file__).parent / "suites"
 
 pytest_plugins = ["conformance.scale.options"]  # the opt-in scale suite's options (--scale N)
+pytest_plugins.append("conformance.storage.options")  # the opt-in storage suite's (--etcd-endpoints)
 
 RUN_ID_KEY: pytest.StashKey[str] = pytest.StashKey()
 """`config.stash[RUN_ID_KEY]`: the run id (same on controller and workers); also `config.option.run_id`."""
@@ -222,7 +224,8 @@ def ensure_target(config: pytest.Config) -> Target:
                                deviations=config.getoption("nsconform_deviate") or (),
                                authorization=config.getoption("nsconform_authorization") or "always-allow",
                                flavor=config.getoption("nsconform_flavor"),
-                               feature_gates=_feature_gates(config))
+                               feature_gates=_feature_gates(config),
+                               storage=config.stash.get(EMBEDDED_STORAGE_KEY, None))
         except TargetError as exc:
             pytest.exit(f"nsconform: {exc}", returncode=2)
         _check_profile_fits(config, t)

@@ -119,7 +119,7 @@ def _check_profile(profile: str) -> None:
 
 def start_embedded_target(profile: str, deviations: Iterable[str] = (),
                           authorization: str = "always-allow", flavor: str | None = None,
-                          feature_gates: Iterable[str] = ()) -> Target:
+                          feature_gates: Iterable[str] = (), storage: Any = None) -> Target:
     """Start the bundled reference server (Contract 1) and wrap it as a Target."""
     _check_profile(profile)
     try:
@@ -129,7 +129,8 @@ def start_embedded_target(profile: str, deviations: Iterable[str] = (),
     devs = tuple(deviations)
     try:
         server = start_embedded(profile=profile, deviations=devs, authorization=authorization,
-                                feature_gates=tuple(feature_gates), **({"flavor": flavor} if flavor else {}))
+                                feature_gates=tuple(feature_gates), **({"flavor": flavor} if flavor else {}),
+                                **({"storage": storage} if storage is not None else {}))
     except ValueError as exc:
         raise TargetError(f"embedded server: {exc}") from None
     except OSError as exc:
@@ -149,7 +150,7 @@ def resolve_target(*, kubeconfig: str | None = None, context: str | None = None,
                    token: str | None = None, insecure: bool = False, in_cluster: bool = False,
                    profile: str = "kubernetes", deviations: Iterable[str] = (), embedded: bool = True,
                    authorization: str = "always-allow", preflight: bool = True, ca_file: str | None = None,
-                   flavor: str | None = None, feature_gates: Iterable[str] = ()) -> Target:
+                   flavor: str | None = None, feature_gates: Iterable[str] = (), storage: Any = None) -> Target:
     """Resolve and probe the target the options name; with none, start the embedded server.
 
     `preflight`: refuse a cluster whose access reviews say the credentials lack what the suites need."""
@@ -160,7 +161,7 @@ def resolve_target(*, kubeconfig: str | None = None, context: str | None = None,
     if conn is None:
         if not embedded:
             raise TargetError("no target given: pass --kubeconfig/--context or --server")
-        return start_embedded_target(profile, devs, authorization, flavor, feature_gates)
+        return start_embedded_target(profile, devs, authorization, flavor, feature_gates, storage)
     if flavor:
         conn.close()
         raise TargetError("--nsconform-flavor only applies to the embedded reference server")

@@ -290,6 +290,27 @@ RUN_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 """Extra pytest options of a deviation's sensitivity run (an opt-in suite its clauses need)."""
 
+# ---- storage (suites/test_storage.py, opt-in with --etcd-endpoints): seen only on an etcd-backed server ---
+_STORAGE = [
+    ("content-keys-without-namespace", "the etcd store keys namespaced objects `{prefix}/{resource}/{name}`, "
+                                       "without the namespace segment", ("NS-STOR-002",)),
+]
+_MORE = _MORE + [(n, d) for n, d, _ in _STORAGE]
+_CLAUSES.update({n: c for n, _, c in _STORAGE})
+RUN_OPTIONS["content-keys-without-namespace"] = ("--etcd-endpoints", "embedded")  # the embedded server on etcd
+UNBREAKABLE.update({
+    "NS-STOR-003": "with content keyed under one root, etcd's own prefix watch delivers every namespace's changes "
+                   "in revision order: the server cannot break it except by the key layout, which "
+                   "content-keys-without-namespace breaks (NS-STOR-002)",
+    "NS-STOR-001": "not yet broken by a deviation (issue 17 follow-up): the etcd store keys every resource by "
+                   "one rule (keys.py), so a namespace-only key bug needs its own branch there",
+    "NS-STOR-004": "not yet broken by a deviation (issue 17 follow-up): the namespace controller deletes content "
+                   "through the store, whose deletes remove the key; a leak needs a store that deletes only "
+                   "from its cache",
+    "NS-STOR-005": "not yet broken by a deviation (issue 17 follow-up): admission refuses before the store is "
+                   "called, so a leak needs a write ahead of admission",
+})
+
 DEVIATIONS: dict[str, Deviation] = {name: Deviation(name, desc, _CLAUSES.get(name, ()))
                                     for name, desc in _LIST + _MORE}
 

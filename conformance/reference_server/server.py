@@ -142,7 +142,8 @@ class ReferenceServer:
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
-        store, self._close_store = open_store(storage)  # StorageUnavailable: etcd cannot be reached
+        deviations = tuple(deviations)
+        store, self._close_store = open_store(storage, Deviations(deviations))  # StorageUnavailable: etcd unreachable
         try:
             self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
                                      flavor=self.flavor, feature_gates=feature_gates, store=store)

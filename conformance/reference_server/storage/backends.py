@@ -34,8 +34,9 @@ class StorageUnavailable(Exception):
     """The configured store cannot be opened (one line for the user)."""
 
 
-def open_store(config: StorageConfig | None) -> tuple[Any, Callable[[], None]]:
-    """The store and the function that closes it (and stops an embedded etcd)."""
+def open_store(config: StorageConfig | None, deviations: Any = None) -> tuple[Any, Callable[[], None]]:
+    """The store and the function that closes it (and stops an embedded etcd); `deviations` (a `Deviations`)
+    reach the etcd store's key layout."""
     if config is None or config.backend == "memory":
         return MemoryStore(), lambda: None
     if config.backend != "etcd":
@@ -57,7 +58,7 @@ def open_store(config: StorageConfig | None) -> tuple[Any, Callable[[], None]]:
     client = EtcdClient(servers, ca_file=config.etcd_cafile, cert_file=config.etcd_certfile,
                         key_file=config.etcd_keyfile)
     try:
-        store = EtcdStore(client, config.etcd_prefix)
+        store = EtcdStore(client, config.etcd_prefix, **({"deviations": deviations} if deviations else {}))
     except (EtcdError, OSError, ValueError) as e:
         if process is not None:
             process.stop()

@@ -59,6 +59,12 @@ class WatchCache(MemoryStore):
             self._seen.notify_all()
         self.close_watchers()
 
+    def namespace_of(self, resource: str, name: str) -> str | None:
+        """The namespace of a namespaced object found by resource and name alone (a key without its namespace)."""
+        with self._lock:
+            return next((ns for (r, ns), bucket in self._index.items() if r == resource and ns and name in bucket),
+                        None)
+
     def apply(self, typ: str, resource: str, ns: str, name: str, obj: dict | None, rv: int) -> None:
         """One change etcd reported: PUT (`obj`) or DELETE (`obj` None) at revision `rv`."""
         with self._lock:
@@ -215,6 +221,11 @@ class Reflector:
                 ns, name = (parts[root_len], parts[root_len + 1]) if namespaced else ("", parts[root_len])
                 if self.cache.snapshot(resource, ns, name) is not None:
                     return resource, ns, name
+        if len(parts) in (2, 3):  # a namespaced object keyed without its namespace (content-keys-without-namespace)
+            resource = resource_of("/".join(parts[:-1]))
+            ns = self.cache.namespace_of(resource, parts[-1])
+            if ns:
+                return resource, ns, parts[-1]
         return None
 
     def stop(self) -> None:

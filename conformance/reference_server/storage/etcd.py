@@ -25,6 +25,7 @@ from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResourceVersionError
 from .etcdclient import EtcdClient, EtcdCompacted, b64, unb64
 from .interface import DELETE, UpdateFn
+from ..deviations import NONE, Deviations
 from .keys import collection_key, object_key
 from .memory import _same
 
@@ -37,8 +38,10 @@ class EtcdStore:
 
     remote = True
 
-    def __init__(self, client: EtcdClient, prefix: str = "/registry", *, history_size: int = 10000):
+    def __init__(self, client: EtcdClient, prefix: str = "/registry", *, history_size: int = 10000,
+                 deviations: Deviations = NONE):
         self.client = client
+        self.deviations = deviations
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.cache = WatchCache(history_size)
         self.reflector = Reflector(client, self.prefix, self.cache)
@@ -199,6 +202,8 @@ class EtcdStore:
     def _key(self, resource: str, namespace: str, name: str) -> str:
         if self.cache.closed:
             raise StorageError("", "the etcd store is closed")
+        if namespace and self.deviations.active("content-keys-without-namespace"):
+            namespace = ""  # `{prefix}/configmaps/{name}`: still readable (the cache trusts the object's metadata)
         return object_key(self.prefix, resource, namespace, name)
 
     def _seen(self, rv: int) -> None:

@@ -46,10 +46,14 @@ def collection_key(prefix: str, resource: str, namespace: str | None) -> str:
 
 def parse_key(prefix: str, key: str, obj: dict) -> tuple[str, str, str] | None:
     """(resource, namespace, name) of a stored key, from the object's own namespace and name (so roots with
-    slashes parse without a table); None for a key outside the layout."""
+    slashes parse without a table); None for a key outside the layout. A namespaced object under a key without
+    its namespace segment (only the `content-keys-without-namespace` deviation writes one) is read by its
+    metadata, as upstream's cacher reads every object."""
     meta = obj.get("metadata") or {}
     name, namespace = meta.get("name") or "", meta.get("namespace") or ""
     tail = f"/{namespace}/{name}" if namespace else f"/{name}"
+    if name and namespace and not key.endswith(tail) and key.endswith(f"/{name}"):
+        tail = f"/{name}"
     if not name or not key.startswith(prefix + "/") or not key.endswith(tail):
         return None
     root = key[len(prefix) + 1:len(key) - len(tail)]
