@@ -26,7 +26,7 @@ from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResour
 from .etcdclient import EtcdClient, EtcdCompacted, b64, unb64
 from .interface import DELETE, UpdateFn
 from ..deviations import NONE, Deviations
-from .keys import collection_key, object_key
+from .keys import MISPLACED_NAMESPACES, collection_key, object_key
 from .memory import _same
 
 log = logging.getLogger("nsconform.reference_server.storage")
@@ -204,6 +204,8 @@ class EtcdStore:
             raise StorageError("", "the etcd store is closed")
         if namespace and self.deviations.active("content-keys-without-namespace"):
             namespace = ""  # `{prefix}/configmaps/{name}`: still readable (the cache trusts the object's metadata)
+        if resource == "namespaces" and self.deviations.active("namespace-keys-misplaced"):
+            return f"{self.prefix}/{MISPLACED_NAMESPACES}/{name}"
         return object_key(self.prefix, resource, namespace, name)
 
     def _seen(self, rv: int) -> None:

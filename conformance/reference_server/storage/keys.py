@@ -15,6 +15,10 @@ IRREGULAR = {
     "ingresses": "ingress",
 }
 _BY_ROOT = {root: resource for resource, root in IRREGULAR.items()}
+MISPLACED_NAMESPACES = "core/namespaces"
+"""Where the `namespace-keys-misplaced` deviation keeps namespaces (a group-qualified root, as some
+alternative storages do); read back as `namespaces`, so only the key layout is wrong."""
+_BY_ROOT[MISPLACED_NAMESPACES] = "namespaces"
 
 
 def key_root(resource: str) -> str:
