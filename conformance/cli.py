@@ -349,6 +349,8 @@ def _run(ns: argparse.Namespace, passthrough: list[str]) -> int:
         args += ["--scale-objects", str(ns.scale_objects)]
     if ns.jobs and ns.jobs > 1:
         args += ["-n", str(ns.jobs)]
+        if not any(a == "-d" or a.startswith("--dist") for a in passthrough):
+            args += ["--dist", "loadgroup"]  # a module's shared namespaces on one worker (conformance/scheduling.py)
     args += passthrough
     import pytest
 
