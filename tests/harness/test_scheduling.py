@@ -39,12 +39,13 @@ def names(items: list[pytest.Item]) -> list[str]:
     return [i.nodeid.split("::")[-1] for i in items]
 
 
-def test_waiting_tests_first_and_shared_ones_grouped(pytester: pytest.Pytester) -> None:
+def test_shared_ones_grouped_order_kept_without_loadgroup(pytester: pytest.Pytester) -> None:
     items = pytester.getitems(SOURCE)
     group_and_order(items[0].config, items)
-    assert names(items) == ["test_waits", "test_reads_shared[a]", "test_reads_shared[b]", "test_quick"]
+    assert names(items) == ["test_quick", "test_waits", "test_reads_shared[a]", "test_reads_shared[b]"]
     groups = [m.args for i in items for m in i.iter_markers("xdist_group")]
-    assert groups == [(f"shared-{items[1].module.__name__}",)] * 2
+    assert groups == [(f"shared-{items[0].module.__name__}",)] * 2
+    assert not any("@" in i.nodeid for i in items)
 
 
 def test_loadgroup_worker_gets_the_group_in_the_nodeid(pytester: pytest.Pytester) -> None:
@@ -53,6 +54,8 @@ def test_loadgroup_worker_gets_the_group_in_the_nodeid(pytester: pytest.Pytester
         pytest.skip("pytest 8: xdist's own worker hook appends the group")
     items[0].config.option.loadgroup = True  # as on an xdist worker under --dist loadgroup
     group_and_order(items[0].config, items)
+    assert [n.split("@")[0] for n in names(items)] == [
+        "test_waits", "test_reads_shared[a]", "test_reads_shared[b]", "test_quick"]
     shared = [i.nodeid for i in items if "reads_shared" in i.nodeid]
     assert all(n.endswith(f"@shared-{items[1].module.__name__}") for n in shared), shared
     assert not any("@" in i.nodeid for i in items if "reads_shared" not in i.nodeid)
