@@ -198,7 +198,7 @@ def phase_cluster(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None
             with ServerHost(**opts, **extra) as sh:
                 target = ["--server", sh.url, "--include-disruptive", "--durations=0", "-vv"] + (
                     ["--token", sh.token] if sh.token else [])
-                for suffix, more in (("", []), ("_xdist", ["-n", str(XDIST)])):
+                for suffix, more in (("", []), ("_xdist", ["-n", str(XDIST), "--dist", "loadgroup"])):
                     c0 = sh.call("count")
                     r = _pytest(target + more, tmp, timeout=1800.0, keep_stdout=True)
                     r["requests"] = sh.call("count") - c0

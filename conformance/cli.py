@@ -363,6 +363,8 @@ def _run(ns: argparse.Namespace, passthrough: list[str]) -> int:
     args += [a for flag, v in etcd if v for a in (flag, v)]
     if ns.jobs and ns.jobs > 1:
         args += ["-n", str(ns.jobs)]
+        if not any(a == "-d" or a.startswith("--dist") for a in passthrough):
+            args += ["--dist", "loadgroup"]  # a module's shared namespaces on one worker (conformance/scheduling.py)
     args += passthrough
     import pytest
 

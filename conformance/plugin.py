@@ -485,6 +485,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     _select_extensions(config, items, catalogue)
     kept = {id(i) for i in items}
     _apply_skips(config, [i for i in suite_items if id(i) in kept], catalogue)
+    from .scheduling import group_and_order
+
+    group_and_order(config, items)  # before xdist's worker hook turns the groups into nodeid suffixes
     if not _collect_only(config) and not state.is_worker and state.target is None:
         ensure_target(config)  # fail fast (exit 2) before running anything
 
