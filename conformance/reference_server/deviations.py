@@ -296,18 +296,19 @@ _STORAGE = [
                                        "without the namespace segment", ("NS-STOR-002",)),
     ("namespace-keys-misplaced", "the etcd store keeps namespaces at `{prefix}/core/namespaces/{name}`, not "
                                  "`{prefix}/namespaces/{name}`", ("NS-STOR-001",)),
+    ("deleted-content-keys-archived", "the etcd store keeps a copy of every deleted namespaced object at "
+                                      "`{key}.deleted`, so a deleted namespace's content stays in etcd",
+     ("NS-STOR-004",)),
 ]
 _MORE = _MORE + [(n, d) for n, d, _ in _STORAGE]
 _CLAUSES.update({n: c for n, _, c in _STORAGE})
 RUN_OPTIONS["content-keys-without-namespace"] = ("--etcd-endpoints", "embedded")  # the embedded server on etcd
 RUN_OPTIONS["namespace-keys-misplaced"] = ("--etcd-endpoints", "embedded")
+RUN_OPTIONS["deleted-content-keys-archived"] = ("--etcd-endpoints", "embedded")
 UNBREAKABLE.update({
     "NS-STOR-003": "with content keyed under one root, etcd's own prefix watch delivers every namespace's changes "
                    "in revision order: the server cannot break it except by the key layout, which "
                    "content-keys-without-namespace breaks (NS-STOR-002)",
-    "NS-STOR-004": "not yet broken by a deviation (issue 17 follow-up): the namespace controller deletes content "
-                   "through the store, whose deletes remove the key; a leak needs a store that deletes only "
-                   "from its cache",
     "NS-STOR-005": "not yet broken by a deviation (issue 17 follow-up): admission refuses before the store is "
                    "called, so a leak needs a write ahead of admission",
 })

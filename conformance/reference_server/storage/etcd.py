@@ -160,7 +160,11 @@ class EtcdStore:
             guard = [{"key": b64(key), "target": "MOD", "mod_revision": rv}]
             fail = [{"request_range": {"key": b64(key)}}]
             if new is DELETE:
-                out = self.client.txn(guard, [{"request_delete_range": {"key": b64(key)}}], fail)
+                ops: list[dict[str, Any]] = [{"request_delete_range": {"key": b64(key)}}]
+                if namespace and self.deviations.active("deleted-content-keys-archived"):
+                    # a copy left beside the key (outside the layout: the cache never reads it back)
+                    ops.append({"request_put": {"key": b64(key + ".deleted"), "value": b64(_encode(current))}})
+                out = self.client.txn(guard, ops, fail)
                 if out.get("succeeded"):
                     rev = int(out["header"]["revision"])
                     self._seen(rev)
