@@ -299,18 +299,19 @@ _STORAGE = [
     ("deleted-content-keys-archived", "the etcd store keeps a copy of every deleted namespaced object at "
                                       "`{key}.deleted`, so a deleted namespace's content stays in etcd",
      ("NS-STOR-004",)),
+    ("refused-content-written", "content refused because its namespace is missing is written to storage all the "
+                                "same (the client gets the 404)", ("NS-STOR-005",)),
 ]
 _MORE = _MORE + [(n, d) for n, d, _ in _STORAGE]
 _CLAUSES.update({n: c for n, _, c in _STORAGE})
 RUN_OPTIONS["content-keys-without-namespace"] = ("--etcd-endpoints", "embedded")  # the embedded server on etcd
 RUN_OPTIONS["namespace-keys-misplaced"] = ("--etcd-endpoints", "embedded")
 RUN_OPTIONS["deleted-content-keys-archived"] = ("--etcd-endpoints", "embedded")
+RUN_OPTIONS["refused-content-written"] = ("--etcd-endpoints", "embedded")
 UNBREAKABLE.update({
     "NS-STOR-003": "with content keyed under one root, etcd's own prefix watch delivers every namespace's changes "
                    "in revision order: the server cannot break it except by the key layout, which "
                    "content-keys-without-namespace breaks (NS-STOR-002)",
-    "NS-STOR-005": "not yet broken by a deviation (issue 17 follow-up): admission refuses before the store is "
-                   "called, so a leak needs a write ahead of admission",
 })
 
 DEVIATIONS: dict[str, Deviation] = {name: Deviation(name, desc, _CLAUSES.get(name, ()))
