@@ -112,6 +112,8 @@ def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (
             if pending:
                 loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             loop.run_until_complete(loop.shutdown_asyncgens())
+            # join the default executor's threads (the wire-module warm-up's): close() alone does not wait
+            loop.run_until_complete(loop.shutdown_default_executor())
             loop.close()
 
     thread = threading.Thread(target=run, name="nsconform-reference-server", daemon=True)
