@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Iterable
+from typing import Callable, Iterable
 
 from aiohttp import web
 
+from . import apierrors as E
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
 from .controller.apiservices import APIServiceAvailability
@@ -33,6 +34,16 @@ from .tls import ServerTLS, generate
 log = logging.getLogger("nsconform.reference_server")
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 AUTHORIZATION_MODES = ("always-allow", "rbac")
+
+
+def _ensure(create: Callable[[], object]) -> None:
+    """Create an initial object unless it exists: replicas starting together on one empty etcd all see it
+    unseeded, and the ones that lose the race find it there (upstream's bootstrap controllers ensure, too)."""
+    try:
+        create()
+    except E.StatusError as exc:
+        if exc.code != 409:
+            raise
 
 
 def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
@@ -62,10 +73,10 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         from .http.authz import rbac_setup  # TokenFileError (a ValueError) for a bad --users file
         authenticator, authorizer = rbac_setup(registry, devs, token, users_file)
     for name in INITIAL_NAMESPACES if not seeded else ():
-        registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
-                                   field_manager="kube-apiserver")
+        _ensure(lambda name=name: registry.namespaces.create(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, field_manager="kube-apiserver"))
     if not seeded:
-        registry.content("services").create(KUBERNETES_SERVICE, field_manager="kube-apiserver")
+        _ensure(lambda: registry.content("services").create(KUBERNETES_SERVICE, field_manager="kube-apiserver"))
     issuer = TokenIssuer(_service_account_uid(registry))
     if authenticator is not None:
         authenticator.service_accounts = issuer
