@@ -15,7 +15,6 @@ from typing import Any, Callable
 
 from .clone import clone
 from .etcdclient import EtcdClient, EtcdCompacted, EtcdError, unb64
-from .interface import Event
 from .keys import parse_key
 from .memory import MemoryStore
 
@@ -78,10 +77,10 @@ class WatchCache(MemoryStore):
                 if not bucket:
                     del self._index[(resource, ns)]
                 gone = {**prev, "metadata": {**(prev.get("metadata") or {}), "resourceVersion": str(rv)}}
-                self._emit_at("DELETED", resource, ns, name, gone, prev, rv)
+                self._emit("DELETED", resource, ns, name, gone, prev, rv)
             else:
                 bucket[name] = obj  # type: ignore[assignment]
-                self._emit_at("MODIFIED" if prev is not None else "ADDED", resource, ns, name, obj, prev, rv)
+                self._emit("MODIFIED" if prev is not None else "ADDED", resource, ns, name, obj, prev, rv)
             self._seen.notify_all()
 
     def advance(self, rv: int) -> None:
@@ -101,17 +100,6 @@ class WatchCache(MemoryStore):
         with self._lock:
             self.closed = True
             self._seen.notify_all()
-
-    def _emit_at(self, typ: str, resource: str, ns: str, name: str, obj: dict, prev: dict | None, rv: int) -> None:
-        ev = Event(typ, resource, ns, name, rv, obj, prev)
-        self._history.append(ev)
-        while len(self._history) > self._history_size:
-            self._compacted = self._history.popleft().rv
-        for w in list(self._watchers):
-            if w.closed:
-                self._watchers.remove(w)
-            elif w.matches(ev):
-                w.deliver(ev)
 
     def snapshot(self, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
         """The cached object itself (read-only) or None."""

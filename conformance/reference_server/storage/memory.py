@@ -250,9 +250,12 @@ class MemoryStore:
         self._emit("DELETED", resource, namespace, name, gone, last)
         return clone(gone)
 
-    def _emit(self, typ: str, resource: str, namespace: str, name: str, obj: dict, prev: dict | None) -> None:
+    def _emit(self, typ: str, resource: str, namespace: str, name: str, obj: dict, prev: dict | None,
+              rv: int | None = None) -> None:
+        """Record and deliver one change at `rv` (default: the store's own newest resourceVersion; the etcd
+        watch cache passes etcd's revision)."""
         # events share the stored (immutable-by-convention) objects: no copy per event or per watcher
-        ev = Event(typ, resource, namespace, name, self._rv, obj, prev)
+        ev = Event(typ, resource, namespace, name, self._rv if rv is None else rv, obj, prev)
         self._history.append(ev)
         while len(self._history) > self._history_size:
             self._compacted = self._history.popleft().rv
