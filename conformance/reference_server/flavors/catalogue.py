@@ -30,6 +30,7 @@ class Flavor:
     response_delay: Span = NONE          # added before every response (watch streams: before the headers)
     deletion_delay: Span = NONE          # the namespace controller waits this long before it deletes content
     watch_lag: float = 0.0               # a watch event reaches the client this much late (order kept)
+    ordered_namespace_deletion: bool = True  # OrderedNamespaceDeletion: pods first (on by default since 1.33)
     # ---- kube-controller-manager ---------------------------------------------------------------------
     service_accounts: tuple[str, ...] = ("default",)   # created in every Active namespace
     service_account_delay: Span = NONE
@@ -71,6 +72,11 @@ FIELD_MANAGERS = Source(
 NS_DELETION = Source(
     "namespace deletion takes seconds: the controller re-discovers every API resource and deletes it kind by kind",
     "kubernetes: pkg/controller/namespace/deletion/namespaced_resources_deleter.go")
+ORDERED_DELETION = Source(
+    "namespace deletion deletes pods first and nothing else while a pod remains (OrderedNamespaceDeletion, KEP-5080: "
+    "beta and off in 1.30-1.32, on by default in 1.33, locked on from 1.34); every flavour imitates 1.33 or later",
+    "kubernetes: pkg/controller/namespace/deletion/namespaced_resources_deleter.go (deleteAllContent), "
+    "pkg/features/kube_features.go")
 
 DEFAULT = Flavor(
     name="default",
@@ -84,7 +90,7 @@ KIND = Flavor(
     name="kind",
     summary="a kind/kubeadm cluster: the default controllers a few hundred milliseconds late, namespace deletion "
             "in seconds, responses in milliseconds",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION,
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION, ORDERED_DELETION,
              Source("controllers act shortly after creation (informer + work-queue latency)",
                     "kubernetes: staging/src/k8s.io/client-go/util/workqueue; kind: sigs.k8s.io/kind (kubeadm cluster)")),
     response_delay=(0.001, 0.005),
