@@ -36,6 +36,8 @@ class Flavor:
     service_account_delay: Span = NONE
     root_ca_configmap: bool = True       # kube-root-ca.crt in every Active namespace
     root_ca_delay: Span = NONE
+    pod_gc_period: float = 20.0          # pod GC pass every this many seconds (0: no pod GC)
+    pod_gc_quarantine: float = 40.0      # a missing node's pods are force-deleted after this quarantine
     # ---- admission ------------------------------------------------------------------------------------
     serviceaccount_admission: bool = True                # pods refused until their ServiceAccount exists
     webhook_namespace_labels: Mapping[str, str] = field(default_factory=dict)  # mutating webhook, on create
@@ -66,6 +68,10 @@ SA_ADMISSION = Source(
     "pods refused (403 `error looking up service account <ns>/<sa>: serviceaccount \"<sa>\" not found`) until "
     "their ServiceAccount exists; `spec.serviceAccountName` defaults to `default`",
     "kubernetes: plugin/pkg/admission/serviceaccount/admission.go (Admit; default-enabled plugin)")
+KCM_PODGC = Source(
+    "pods bound to a node that does not exist are marked Failed (DisruptionTarget: DeletionByPodGC) and "
+    "force-deleted after a 40 s quarantine (passes every 20 s); terminating pods bound to no node likewise",
+    "kubernetes: pkg/controller/podgc/gc_controller.go (gcOrphaned, gcUnscheduledTerminating)")
 FIELD_MANAGERS = Source(
     "objects written by several field managers (`kube-controller-manager`, the creating client)",
     "kubernetes: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager (managedFields per manager)")
@@ -82,7 +88,7 @@ DEFAULT = Flavor(
     name="default",
     summary="what every real cluster has (kube-controller-manager's ServiceAccount and root-CA publisher, the "
             "ServiceAccount admission plugin, several field managers), with fast deletion so a run stays quick",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS),
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS),
     suite_jobs=1,
 )
 
@@ -90,7 +96,7 @@ KIND = Flavor(
     name="kind",
     summary="a kind/kubeadm cluster: the default controllers a few hundred milliseconds late, namespace deletion "
             "in seconds, responses in milliseconds",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION, ORDERED_DELETION,
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION, ORDERED_DELETION,
              Source("controllers act shortly after creation (informer + work-queue latency)",
                     "kubernetes: staging/src/k8s.io/client-go/util/workqueue; kind: sigs.k8s.io/kind (kubeadm cluster)")),
     response_delay=(0.001, 0.005),
@@ -104,7 +110,7 @@ OPENSHIFT = Flavor(
     name="openshift",
     summary="OpenShift 4: SCC annotations and Pod Security labels patched onto new namespaces, builder/deployer "
             "ServiceAccounts with dockercfg pull secrets in every namespace",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS,
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS,
              Source("`builder` and `deployer` ServiceAccounts next to `default` in every namespace",
                     "openshift/openshift-controller-manager: pkg/cmd/controller/serviceaccounts.go "
                     "(serviceaccount controller with builder, deployer)"),
@@ -138,7 +144,7 @@ MANAGED = Flavor(
     name="managed",
     summary="a managed cluster (GKE/EKS-like): an IAM webhook authorizer in front of RBAC, an admission webhook "
             "adding Warning headers and labels on new namespaces",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS,
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS,
              Source("403s end in `: <webhook reason>` (GKE: `requires one of [\"container.<resource>.<verb>\"] "
                     "permission(s).`); the union authorizer joins reasons with a newline",
                     "kubernetes: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go "
@@ -163,7 +169,7 @@ SLOW = Flavor(
     name="slow",
     summary="a loaded or distant cluster: every response tens of milliseconds late, namespace deletion in 5-10 s, "
             "watch events late but in order",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION,
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION,
              Source("responses and watch events delayed (etcd latency, API priority and fairness queueing)",
                     "kubernetes: staging/src/k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go")),
     response_delay=(0.02, 0.06),
@@ -183,6 +189,7 @@ BARE = Flavor(
                     "test/integration/framework, run with --disable-admission-plugins=ServiceAccount"),),
     service_accounts=(),
     root_ca_configmap=False,
+    pod_gc_period=0.0,
     serviceaccount_admission=False,
 )
 

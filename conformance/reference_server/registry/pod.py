@@ -152,3 +152,18 @@ def graceful_period(pod: dict[str, Any], requested: int | None) -> int:
     if ((pod.get("status") or {}).get("phase")) in ("Succeeded", "Failed"):
         period = 0
     return 1 if period < 0 else period
+
+
+class PodStatusStrategy(PodStrategy):
+    """`podStatusStrategy` (what `pods/status` writes go through): spec and ownerReferences stay as stored, the
+    status is the writer's. Used by the pod garbage collector; not (yet) served as an HTTP subresource."""
+
+    subresource = "status"
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        new["spec"] = old.get("spec")
+        meta, old_meta = new.setdefault("metadata", {}), old.get("metadata") or {}
+        if "ownerReferences" in old_meta:
+            meta["ownerReferences"] = old_meta["ownerReferences"]
+        else:
+            meta.pop("ownerReferences", None)
