@@ -107,3 +107,22 @@ def test_deletecollection_is_graceful_too(reg):
     pods.delete_collection(NS, ListOptions(), DeleteOptions())
     left = pods.list(NS, ListOptions())["items"]
     assert [p["metadata"]["name"] for p in left] == ["bound"] and left[0]["metadata"]["deletionTimestamp"]
+
+
+def test_an_int64_grace_period_does_not_overflow_the_timestamp(reg):
+    pods = reg.content("pods")
+    pods.create(pod("bound", node="node-1"))
+    obj, removed = pods.delete(NS, "bound", DeleteOptions(grace_period_seconds=(1 << 63) - 1))
+    assert not removed and obj["metadata"]["deletionTimestamp"].startswith("9999-")
+
+
+def test_a_grace_period_beyond_int64_is_a_400(http, url, namespaces):
+    name = namespaces.create()["metadata"]["name"]
+    body = {"metadata": {"name": "p"}, "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "pause"}]}}
+    assert http.post(f"{url}/api/v1/namespaces/{name}/pods", json=body).status_code == 201
+    r = http.delete(f"{url}/api/v1/namespaces/{name}/pods/p", params={"gracePeriodSeconds": str(1 << 63)})
+    assert r.status_code == 400 and r.json()["message"] == f'invalid value for gracePeriodSeconds: "{1 << 63}"'
+    r = http.delete(f"{url}/api/v1/namespaces/{name}/pods/p", params={"gracePeriodSeconds": str((1 << 63) - 1)})
+    assert r.status_code == 200 and r.json()["metadata"]["deletionGracePeriodSeconds"] == (1 << 63) - 1
+    assert http.delete(f"{url}/api/v1/namespaces/{name}/pods/p", params={"gracePeriodSeconds": "0"}).status_code == 200
+    assert http.get(f"{url}/api/v1/namespaces/{name}/pods/p").status_code == 404

@@ -33,6 +33,14 @@ def _fmt(t: _dt.datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _plus(t: _dt.datetime, seconds: int) -> _dt.datetime:
+    """`t + seconds`, held within what a timestamp can show (an int64 grace period can overflow it)."""
+    try:
+        return t + _dt.timedelta(seconds=seconds)
+    except OverflowError:
+        return _dt.datetime.max.replace(tzinfo=_dt.timezone.utc) if seconds > 0 else t
+
+
 def before_delete(strategy: Any, obj: dict[str, Any], requested: int | None) -> Decision:
     """`rest.BeforeDelete` for `obj` and the request's `gracePeriodSeconds` (None: not given)."""
     if requested is not None and requested < 0:  # "Negative values will be treated as the value `1s`"
@@ -48,12 +56,12 @@ def before_delete(strategy: Any, obj: dict[str, Any], requested: int | None) -> 
         if requested is None or requested >= grace:  # only a shorter grace period may be provided
             return Decision(PENDING, int(grace))
         try:
-            new_ts = _fmt(_parse(ts) - _dt.timedelta(seconds=int(grace)) + _dt.timedelta(seconds=requested))
-        except ValueError:
-            new_ts = _fmt(_dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(seconds=requested))
+            new_ts = _fmt(_plus(_plus(_parse(ts), -int(grace)), requested))
+        except (ValueError, OverflowError):
+            new_ts = _fmt(_plus(_dt.datetime.now(_dt.timezone.utc), requested))
         return Decision(GRACEFUL, requested, {"deletionTimestamp": new_ts, "deletionGracePeriodSeconds": requested})
     period = period_of(obj, requested)
     if period is None:
         return Decision(NOT_GRACEFUL)
-    deadline = _dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(seconds=period)
+    deadline = _plus(_dt.datetime.now(_dt.timezone.utc), period)
     return Decision(GRACEFUL, period, {"deletionTimestamp": _fmt(deadline), "deletionGracePeriodSeconds": period})
