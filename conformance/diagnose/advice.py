@@ -35,6 +35,31 @@ def _apiservice_remedy(problems: list[APIServiceProblem]) -> Remedy:
         "longer used, delete its APIService; the namespaces then finish on their own."), cmds)
 
 
+def _pods_first(ns: str, pods: list, waiting: list) -> list[Remedy]:
+    """Pods remain: since 1.33 the controller deletes nothing else until they are gone (OrderedNamespaceDeletion,
+    `namespaced_resources_deleter.go`), and a pod without finalizers waits for its kubelet (grace period) or, its
+    node gone, for the pod garbage collector (`pkg/controller/podgc`: force-deletes after a 40 s quarantine)."""
+    out: list[Remedy] = []
+    terminating = [o for o in pods if not o.finalizers]
+    if terminating:
+        listing = ", ".join(o.name for o in terminating[:5]) + (" ..." if len(terminating) > 5 else "")
+        out.append(Remedy("pods-terminating", (
+            f"{len(terminating)} pod(s) without finalizers remain: {listing}. A pod bound to a node is removed "
+            "once its kubelet has stopped its containers (its grace period, usually 30 s); a pod whose node is "
+            "gone is force-deleted by kube-controller-manager's pod garbage collector about a minute later. "
+            "Check the pods' nodes; force-delete a pod only if its node is gone for good."),
+            [f"kubectl get pods -n {_q(ns)} -o wide"]
+            + [f"kubectl delete pod {_q(o.name)} -n {_q(ns)} --grace-period=0 --force   # last resort"
+               for o in terminating[:3]]))
+    if waiting:
+        listing = ", ".join(f"{o.resource}/{o.name}" for o in waiting[:5]) + (" ..." if len(waiting) > 5 else "")
+        out.append(Remedy("pods-first", (
+            f"{len(waiting)} other object(s) wait for the pods: {listing}. Since Kubernetes 1.33 "
+            "(OrderedNamespaceDeletion) the namespace controller deletes the pods first and nothing else while "
+            "a pod remains; these go once the pods are gone.")))
+    return out
+
+
 def advise(d: Diagnosis) -> None:
     """Fill `remedies` of every terminating namespace."""
     for n in d.namespaces:
@@ -71,6 +96,10 @@ def _remedies(n: NamespaceDiagnosis, d: Diagnosis) -> list[Remedy]:
             "its logs; remove the finalizer yourself only if that controller is gone for good (its cleanup, "
             "e.g. of external resources, will then not happen)."), cmds))
     plain = [o for o in n.remaining if not o.finalizers]
+    pods = [o for o in n.remaining if o.resource == "pods"]
+    if pods:
+        out += _pods_first(ns, pods, [o for o in plain if o.resource != "pods"])
+        plain = []
     if plain:
         listing = ", ".join(f"{o.resource}/{o.name}" for o in plain[:5]) + (" ..." if len(plain) > 5 else "")
         out.append(Remedy("content", (

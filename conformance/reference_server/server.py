@@ -244,7 +244,8 @@ class ReferenceServer:
         """The namespace controller and the others (kube-controller-manager's share of the server)."""
         fl = self.flavor
         delay = self.controller_delay or (lambda: fl.draw(fl.deletion_delay))
-        self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations)
+        self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations,
+                                              ordered=fl.ordered_namespace_deletion)
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
         self.quota_controller.start()

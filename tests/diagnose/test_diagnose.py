@@ -96,6 +96,44 @@ def test_content_finalizer(srv):
     assert "Some content in the namespace has finalizers remaining" in text(d)
 
 
+def _pods_and_a_configmap(base: str, name: str, pod: dict) -> None:
+    """Namespace `name` with `pod` and a ConfigMap, deleted; returns once the controller has marked the pod."""
+    from tests.reference_server.conftest import WatchReader
+    namespace(base, name)
+    with WatchReader(f"{base}/api/v1/namespaces/{name}/serviceaccounts") as w:  # ServiceAccount admission
+        w.until(lambda e: e["object"]["metadata"]["name"] == "default", 10, "the default ServiceAccount")
+    assert requests.post(f"{base}/api/v1/namespaces/{name}/pods", json=pod).status_code == 201
+    assert requests.post(f"{base}/api/v1/namespaces/{name}/configmaps", json={"metadata": {"name": "cm"}}
+                         ).status_code == 201
+    with WatchReader(f"{base}/api/v1/namespaces/{name}/pods") as w:
+        requests.delete(f"{base}/api/v1/namespaces/{name}")
+        w.until(lambda e: bool(e["object"]["metadata"].get("deletionTimestamp")), 10, "the pod marked for deletion")
+
+
+SPEC = {"containers": [{"name": "c", "image": "pause"}]}
+
+
+def test_held_pod_keeps_the_rest_waiting(srv):
+    """OrderedNamespaceDeletion: a pod's finalizer holds the pod, and the ConfigMap (no finalizer) only waits
+    for the pods: it is not refused by anything."""
+    _pods_and_a_configmap(srv.url, "podheld", {"metadata": {"name": "p", "finalizers": ["example.com/hold"]},
+                                               "spec": SPEC})
+    n = only_reads(srv, lambda: diagnose(client(srv), ["podheld"])).namespaces[0]
+    assert [r.cause for r in n.remedies] == ["content-finalizer", "pods-first"]
+    assert "configmaps/cm" in n.remedies[1].explanation and "OrderedNamespaceDeletion" in n.remedies[1].explanation
+    requests.patch(f"{srv.url}/api/v1/namespaces/podheld/pods/p", data=json.dumps({"metadata": {"finalizers": None}}),
+                   headers=MERGE)
+
+
+def test_terminating_bound_pod_is_explained(srv):
+    """A pod bound to a node waits for its kubelet (or, the node gone, pod GC); a force delete is the last resort."""
+    _pods_and_a_configmap(srv.url, "podbound", {"metadata": {"name": "p"}, "spec": {**SPEC, "nodeName": "n1"}})
+    n = diagnose(client(srv), ["podbound"]).namespaces[0]
+    assert [r.cause for r in n.remedies] == ["pods-terminating", "pods-first"]
+    assert n.remedies[0].commands[-1] == ("kubectl delete pod p -n podbound --grace-period=0 --force   "
+                                          "# last resort")
+
+
 def test_foreign_spec_finalizer(srv):
     base = srv.url
     namespace(base, "origin", ["example.com/origin"])

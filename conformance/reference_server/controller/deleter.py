@@ -6,7 +6,9 @@ every sync, deletes what it found, writes the five conditions through the status
 re-list finds the namespace empty and discovery failed for no group — removes `kubernetes` through the
 finalize strategy. While content with finalizers remains it waits for content events in that namespace;
 while discovery fails it waits for APIService events (no polling). It never touches foreign finalizers
-and never sends a final DELETE.
+and never sends a final DELETE. With `ordered` (OrderedNamespaceDeletion, the flavour's) it deletes pods
+first and nothing else while any pod remains (ordered_deletion.py); pods in their grace period bring the
+namespace back after upstream's requeue delay, when the estimate may have run out.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from ..registry.apiservice import KEY as APISERVICES_KEY
 from ..registry.crd import CRD_KEY
 from .conditions import failure_conditions, update_conditions
 from .discovery import discover, discovery_failed_message, qualified
+from .ordered_deletion import deletion_phases, is_core_pods, pods_estimate, requeue_after, unexpected_items
 from ..storage.offload import Offload
 from .loop import Controller, WorkQueue
 
@@ -33,16 +36,18 @@ class NamespaceController(Controller):
     name = "namespace controller"
 
     def __init__(self, registry: Registry, *, delay: float | Callable[[], float] = 0.0,
-                 deviations: Deviations = NONE):
+                 deviations: Deviations = NONE, ordered: bool = True):
         super().__init__()
         self.registry = registry
         self.delay = delay
+        self.ordered = ordered  # OrderedNamespaceDeletion: pods first (on by default since 1.33)
         self.deviations = deviations
         self._waiting: set[str] = set()      # namespaces blocked on content with finalizers
         self._blocked: set[str] = set()      # namespaces blocked on a discovery failure
         self._watched: set[str] = set()      # storage keys of custom resources followed
         self._loop: asyncio.AbstractEventLoop | None = None
         self._marked: set[str] = set()       # namespaces seen with a deletionTimestamp
+        self._timers: list[asyncio.TimerHandle] = []  # requeues of namespaces whose pods are in their grace period
         self._names: WorkQueue[str] = self._queue()
         self._offload = Offload(registry.store, "namespace-deleter")  # a remote store's syncs run off the loop
 
@@ -111,6 +116,28 @@ class NamespaceController(Controller):
             return
         self._names.add(name)
 
+    def _look_again(self, name: str, after: float) -> None:
+        """Upstream's requeue of a namespace with content left (`AddAfter`), as a timer of its own: it does
+        not hold back the syncs that content events start meanwhile."""
+        loop = self._loop
+        if loop is None:
+            return
+
+        def arm() -> None:
+            self._timers = [t for t in self._timers if not t.cancelled() and t.when() > loop.time()]
+            self._timers.append(loop.call_later(after, self._names.add, name))
+
+        if self._on_loop():
+            arm()
+        else:
+            loop.call_soon_threadsafe(arm)
+
+    async def stop(self) -> None:
+        for t in self._timers:
+            t.cancel()
+        self._timers.clear()
+        await super().stop()
+
     def _on_loop(self) -> bool:
         try:
             return asyncio.get_running_loop() is self._loop
@@ -147,8 +174,24 @@ class NamespaceController(Controller):
         found = discover(self.registry, ignore_failures=self.deviations.active("deleter-ignores-discovery-failure"))
         if self.deviations.active("deleter-skips-custom-resources"):
             found.stores = [s for s in found.stores if not hasattr(s, "crd_name")]
-        remaining, finalizers, errors = yield from self._delete_content(name, found.stores)
         failure = discovery_failed_message(found.failed) if found.failed else ""
+        remaining: dict[str, int] = {}
+        finalizers: dict[str, int] = {}
+        errors: list[str] = []
+        grace = 0  # seconds the remaining pods' grace periods may still take
+        phases = deletion_phases(found.stores, ordered=self.ordered)
+        for i, stores in enumerate(phases):
+            r, f, e, g = yield from self._delete_content(name, stores, ns["metadata"]["deletionTimestamp"])
+            remaining.update(r)
+            for k, n in f.items():
+                finalizers[k] = finalizers.get(k, 0) + n
+            errors += e
+            grace = max(grace, g)
+            if i < len(phases) - 1 and any(r.values()):
+                self._hold_for_pods(name, stores, errors, failure, found.failed, grace)
+                return
+        if grace:  # the estimate may run out before the pods go: look again then, as upstream's requeue
+            self._look_again(name, requeue_after(grace))
         if not self.deviations.active("no-deletion-conditions"):
             self._write_status(name, lambda o: update_conditions(
                 o["status"], failure_conditions(remaining, finalizers, errors, failure)))
@@ -166,15 +209,37 @@ class NamespaceController(Controller):
                 return
             self._finalize(name)
 
-    def _delete_content(self, ns: str, stores: list[Any]
-                        ) -> Generator[None, None, tuple[dict[str, int], dict[str, int], list[str]]]:
+    def _hold_for_pods(self, name: str, pods: list[Any], errors: list[str], failure: str,
+                       failed: dict[str, str], grace: int) -> None:
+        """Pods remain after the first pass of an ordered deletion: upstream writes the conditions it has (not
+        the content totals) and returns; the namespace comes back when a pod changes or goes (or when their
+        grace estimate may have run out)."""
+        if not self.deviations.active("no-deletion-conditions"):
+            self._write_status(name, lambda o: update_conditions(
+                o["status"], failure_conditions({}, {}, errors, failure)))
+        if failed:
+            self._blocked.add(name)
+        with self.registry.store.atomic():
+            if self._content_left(name, pods):
+                self._waiting.add(name)
+            else:  # the pods went since the pass: go again
+                self._enqueue(name)
+                return
+        if grace:
+            self._look_again(name, requeue_after(grace))
+
+    def _delete_content(self, ns: str, stores: list[Any], deleted_at: str = ""
+                        ) -> Generator[None, None, tuple[dict[str, int], dict[str, int], list[str], int]]:
         """Delete the namespace's content (yielding between batches); returns (remaining by `<resource>.<group>`,
-        finalizers, errors)."""
+        finalizers, errors, the remaining pods' grace estimate)."""
         remaining: dict[str, int] = {}
         finalizers: dict[str, int] = {}
         errors: list[str] = []
+        grace = 0
         for store in stores:
             self._follow_content(store)
+            pods = is_core_pods(store)
+            estimate = pods_estimate(store.list(ns, ListOptions(), shared=True)["items"], deleted_at) if pods else 0
             if not self.deviations.active("controller-skips-content"):
                 try:
                     yield from store.delete_collection_steps(ns, ListOptions(),
@@ -187,10 +252,16 @@ class NamespaceController(Controller):
                 if self.deviations.active("remaining-without-group") and hasattr(store, "crd_name"):
                     key = store.info.plural + "."
                 remaining[key] = len(items)
+                held = False
                 for it in items:
                     for f in it["metadata"].get("finalizers") or []:
                         finalizers[f] = finalizers.get(f, 0) + 1
-        return remaining, finalizers, errors
+                        held = True
+                if pods and estimate:
+                    grace = max(grace, estimate)
+                elif pods and not held:  # past their grace period and nothing holds them: upstream's error
+                    errors.append(unexpected_items(ns, store))
+        return remaining, finalizers, errors, grace
 
     def _content_left(self, ns: str, stores: list[Any]) -> bool:
         return any(s.store.count(s.info.plural, ns) for s in stores)

@@ -1,7 +1,7 @@
 """A flavour's behaviours: what `ReferenceServer` installs for it, each an ordinary piece of its layer.
 
-* `controllers(flavor, registry, ca_pem)`: kube-controller-manager's ServiceAccount controller and root-CA
-  publisher, OpenShift's namespace-metadata and dockercfg controllers (controller/per_namespace.py);
+* `controllers(flavor, registry, ca_pem)`: kube-controller-manager's ServiceAccount controller, root-CA
+  publisher and pod garbage collector (controller/podgc.py), OpenShift's namespace-metadata and dockercfg controllers (controller/per_namespace.py);
 * `FlavorAdmission`: the server's admission chain followed by the ServiceAccount plugin and the
   flavour's mutating webhook (upstream's order: built-in mutating plugins, then webhooks);
 * `WebhookAuthorizer`: an IAM-style webhook in front of RBAC (union authorizer semantics);
@@ -18,6 +18,7 @@ from multidict import CIMultiDict
 
 from ..admission.serviceaccount import ServiceAccountAdmission
 from ..controller.loop import Controller
+from ..controller.podgc import PodGarbageCollector
 from ..controller.per_namespace import (DockercfgController, NamespaceMetadataController, RootCAPublisher,
                                         ServiceAccountsController)
 from ..registry import Registry, ResourceInfo
@@ -46,6 +47,8 @@ def controllers(flavor: Flavor, registry: Registry, ca_pem: str | None = None) -
                                                delay=_delay(flavor, flavor.namespace_metadata_delay)))
     if flavor.dockercfg_secrets:
         out.append(DockercfgController(registry))
+    if flavor.pod_gc_period > 0:
+        out.append(PodGarbageCollector(registry, period=flavor.pod_gc_period, quarantine=flavor.pod_gc_quarantine))
     return out
 
 

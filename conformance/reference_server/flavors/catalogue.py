@@ -30,11 +30,14 @@ class Flavor:
     response_delay: Span = NONE          # added before every response (watch streams: before the headers)
     deletion_delay: Span = NONE          # the namespace controller waits this long before it deletes content
     watch_lag: float = 0.0               # a watch event reaches the client this much late (order kept)
+    ordered_namespace_deletion: bool = True  # OrderedNamespaceDeletion: pods first (on by default since 1.33)
     # ---- kube-controller-manager ---------------------------------------------------------------------
     service_accounts: tuple[str, ...] = ("default",)   # created in every Active namespace
     service_account_delay: Span = NONE
     root_ca_configmap: bool = True       # kube-root-ca.crt in every Active namespace
     root_ca_delay: Span = NONE
+    pod_gc_period: float = 20.0          # pod GC pass every this many seconds (0: no pod GC)
+    pod_gc_quarantine: float = 40.0      # a missing node's pods are force-deleted after this quarantine
     # ---- admission ------------------------------------------------------------------------------------
     serviceaccount_admission: bool = True                # pods refused until their ServiceAccount exists
     webhook_namespace_labels: Mapping[str, str] = field(default_factory=dict)  # mutating webhook, on create
@@ -65,18 +68,27 @@ SA_ADMISSION = Source(
     "pods refused (403 `error looking up service account <ns>/<sa>: serviceaccount \"<sa>\" not found`) until "
     "their ServiceAccount exists; `spec.serviceAccountName` defaults to `default`",
     "kubernetes: plugin/pkg/admission/serviceaccount/admission.go (Admit; default-enabled plugin)")
+KCM_PODGC = Source(
+    "pods bound to a node that does not exist are marked Failed (DisruptionTarget: DeletionByPodGC) and "
+    "force-deleted after a 40 s quarantine (passes every 20 s); terminating pods bound to no node likewise",
+    "kubernetes: pkg/controller/podgc/gc_controller.go (gcOrphaned, gcUnscheduledTerminating)")
 FIELD_MANAGERS = Source(
     "objects written by several field managers (`kube-controller-manager`, the creating client)",
     "kubernetes: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager (managedFields per manager)")
 NS_DELETION = Source(
     "namespace deletion takes seconds: the controller re-discovers every API resource and deletes it kind by kind",
     "kubernetes: pkg/controller/namespace/deletion/namespaced_resources_deleter.go")
+ORDERED_DELETION = Source(
+    "namespace deletion deletes pods first and nothing else while a pod remains (OrderedNamespaceDeletion, KEP-5080: "
+    "beta and off in 1.30-1.32, on by default in 1.33, locked on from 1.34); every flavour imitates 1.33 or later",
+    "kubernetes: pkg/controller/namespace/deletion/namespaced_resources_deleter.go (deleteAllContent), "
+    "pkg/features/kube_features.go")
 
 DEFAULT = Flavor(
     name="default",
     summary="what every real cluster has (kube-controller-manager's ServiceAccount and root-CA publisher, the "
             "ServiceAccount admission plugin, several field managers), with fast deletion so a run stays quick",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS),
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS),
     suite_jobs=1,
 )
 
@@ -84,7 +96,7 @@ KIND = Flavor(
     name="kind",
     summary="a kind/kubeadm cluster: the default controllers a few hundred milliseconds late, namespace deletion "
             "in seconds, responses in milliseconds",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION,
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION, ORDERED_DELETION,
              Source("controllers act shortly after creation (informer + work-queue latency)",
                     "kubernetes: staging/src/k8s.io/client-go/util/workqueue; kind: sigs.k8s.io/kind (kubeadm cluster)")),
     response_delay=(0.001, 0.005),
@@ -98,7 +110,7 @@ OPENSHIFT = Flavor(
     name="openshift",
     summary="OpenShift 4: SCC annotations and Pod Security labels patched onto new namespaces, builder/deployer "
             "ServiceAccounts with dockercfg pull secrets in every namespace",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS,
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS,
              Source("`builder` and `deployer` ServiceAccounts next to `default` in every namespace",
                     "openshift/openshift-controller-manager: pkg/cmd/controller/serviceaccounts.go "
                     "(serviceaccount controller with builder, deployer)"),
@@ -132,7 +144,7 @@ MANAGED = Flavor(
     name="managed",
     summary="a managed cluster (GKE/EKS-like): an IAM webhook authorizer in front of RBAC, an admission webhook "
             "adding Warning headers and labels on new namespaces",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS,
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS,
              Source("403s end in `: <webhook reason>` (GKE: `requires one of [\"container.<resource>.<verb>\"] "
                     "permission(s).`); the union authorizer joins reasons with a newline",
                     "kubernetes: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go "
@@ -157,7 +169,7 @@ SLOW = Flavor(
     name="slow",
     summary="a loaded or distant cluster: every response tens of milliseconds late, namespace deletion in 5-10 s, "
             "watch events late but in order",
-    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION,
+    sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION,
              Source("responses and watch events delayed (etcd latency, API priority and fairness queueing)",
                     "kubernetes: staging/src/k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go")),
     response_delay=(0.02, 0.06),
@@ -177,6 +189,7 @@ BARE = Flavor(
                     "test/integration/framework, run with --disable-admission-plugins=ServiceAccount"),),
     service_accounts=(),
     root_ca_configmap=False,
+    pod_gc_period=0.0,
     serviceaccount_admission=False,
 )
 

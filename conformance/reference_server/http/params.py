@@ -113,8 +113,10 @@ def delete_options(body: dict[str, Any] | None, query: Mapping[str, str], query_
     if grace is not None:
         try:
             grace = int(grace)
+            if not -(1 << 63) <= grace < (1 << 63):  # an int64, as upstream decodes it
+                raise ValueError
         except (TypeError, ValueError):
-            raise E.bad_request(f'invalid value for gracePeriodSeconds: "{grace}"') from None
+            raise E.bad_request(f'invalid value for gracePeriodSeconds: "{src.get("gracePeriodSeconds")}"') from None
     if errs:
         raise E.invalid("DeleteOptions", "", errs, group="meta.k8s.io")
     pre = src.get("preconditions") or {}

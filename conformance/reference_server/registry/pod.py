@@ -4,7 +4,8 @@ Follows `pkg/apis/core/v1/defaults.go` (`SetDefaults_Pod`, `SetDefaults_PodSpec`
 the default admission plugins that touch every pod (`DefaultTolerationSeconds`: not-ready/unreachable
 NoExecute for 300 s; `Priority`: priority 0 and `PreemptLowerPriority` without a default PriorityClass;
 `ServiceAccount`: `serviceAccountName: default` — not its token volume), `pkg/registry/core/pod/strategy.go`
-(`PrepareForCreate`: status is `{phase: Pending, qosClass}`; `PrepareForUpdate`: status kept) and the
+(`PrepareForCreate`: status is `{phase: Pending, qosClass}`; `PrepareForUpdate`: status kept;
+`CheckGracefulDelete`: `graceful_period`) and the
 required-field checks of `pkg/apis/core/validation/validation.go` (`validateContainers`).
 """
 from __future__ import annotations
@@ -132,3 +133,37 @@ class PodStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return super().validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
+
+    @staticmethod
+    def graceful_period(pod: dict[str, Any], requested: int | None) -> int:
+        """Pods are deleted gracefully (registry/graceful.py); see `graceful_period` below."""
+        return graceful_period(pod, requested)
+
+
+def graceful_period(pod: dict[str, Any], requested: int | None) -> int:
+    """`podStrategy.CheckGracefulDelete`: the request's gracePeriodSeconds, else the pod's
+    terminationGracePeriodSeconds (else 0); 0 for a pod not scheduled to a node (`spec.nodeName` empty) or
+    already terminated (phase Succeeded/Failed) — such a pod has nothing to stop and is removed at once."""
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    period = requested if requested is not None else spec.get("terminationGracePeriodSeconds")
+    period = period if isinstance(period, int) and not isinstance(period, bool) else 0
+    if not spec.get("nodeName"):
+        period = 0
+    if ((pod.get("status") or {}).get("phase")) in ("Succeeded", "Failed"):
+        period = 0
+    return 1 if period < 0 else period
+
+
+class PodStatusStrategy(PodStrategy):
+    """`podStatusStrategy` (what `pods/status` writes go through): spec and ownerReferences stay as stored, the
+    status is the writer's. Used by the pod garbage collector; not (yet) served as an HTTP subresource."""
+
+    subresource = "status"
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        new["spec"] = old.get("spec")
+        meta, old_meta = new.setdefault("metadata", {}), old.get("metadata") or {}
+        if "ownerReferences" in old_meta:
+            meta["ownerReferences"] = old_meta["ownerReferences"]
+        else:
+            meta.pop("ownerReferences", None)

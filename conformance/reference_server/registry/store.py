@@ -20,6 +20,7 @@ from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store, TooOldRes
 from ..storage.clone import clone
 from ..storage.interface import Event, Watcher
 from . import meta as M
+from .graceful import GRACEFUL, PENDING, Decision, before_delete
 from .kinds import ResourceInfo
 from .selectors import make_predicate
 from .strategy import Strategy
@@ -405,6 +406,11 @@ class GenericStore:
         check_delete_preconditions(self.info.plural, name, opts, cmeta, generic=True)
         if admit is not None:
             admit(current)
+        decision = before_delete(self.strategy, current, opts.grace_period_seconds)
+        if decision.outcome == PENDING:
+            return current, False
+        if decision.outcome == GRACEFUL:
+            return self._delete_gracefully(ns, name, current, decision, opts.dry_run)
         if cmeta.get("finalizers"):
             if cmeta.get("deletionTimestamp"):
                 return current, False
@@ -427,6 +433,36 @@ class GenericStore:
             gone = self.store.delete(self.info.plural, ns, name)
         except KeyNotFoundError:
             raise self._not_found(name) from None
+        return self._deleted_result(self._finish(gone)), True
+
+    def _delete_gracefully(self, ns: str, name: str, current: dict[str, Any], decision: Decision,
+                           dry_run: bool) -> tuple[dict[str, Any], bool]:
+        """`updateForGracefulDeletionAndFinalizers`: write the deletion timestamp and grace period; the object
+        stays while the period is above zero or finalizers remain, else it is removed right after that write."""
+        changes = decision.changes or {}
+
+        def mark(obj: dict[str, Any]) -> dict[str, Any]:
+            obj["metadata"].update(changes)
+            return obj
+
+        if dry_run:
+            obj = mark(current)
+            if decision.period > 0 or obj["metadata"].get("finalizers"):
+                return obj, False
+            return self._deleted_result(obj), True
+        try:
+            stored, _ = self.store.guaranteed_update(self.info.plural, ns, name, mark)
+        except KeyNotFoundError:
+            raise self._not_found(name) from None
+        obj = self._finish(stored)
+        if decision.period > 0 or obj["metadata"].get("finalizers"):
+            return obj, False
+        try:
+            gone = self.store.delete(self.info.plural, ns, name, check=_refuse_finalizers)
+        except KeyNotFoundError:  # upstream ignores NotFound here: another component won the race
+            return self._deleted_result(obj), True
+        except _HasFinalizers:  # finalizers added since the write: the object waits for them
+            return self.get(ns, name), False
         return self._deleted_result(self._finish(gone)), True
 
     def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
@@ -460,7 +496,8 @@ class GenericStore:
         validate_list_options(opts_list, watch=False)
         pred = self.predicate(opts_list)
         stored, _ = self.store.list(self.info.plural, ns, shared=True)  # read-only snapshot of the stored objects
-        fast = type(self).delete is GenericStore.delete and not opts.dry_run
+        fast = (type(self).delete is GenericStore.delete and not opts.dry_run
+                and getattr(self.strategy, "graceful_period", None) is None)  # graceful kinds: `delete` decides
         done = 0
         for o in stored:
             if not pred(o):
@@ -479,7 +516,8 @@ class GenericStore:
                     obj = None
             if obj is None:
                 try:
-                    obj, _ = self.delete(item_ns, name, DeleteOptions(dry_run=opts.dry_run))
+                    obj, _ = self.delete(item_ns, name, DeleteOptions(dry_run=opts.dry_run,
+                                                               grace_period_seconds=opts.grace_period_seconds))
                 except E.StatusError as e:
                     if e.code == 404:
                         continue
