@@ -529,9 +529,17 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("etcd_delete_10k_s", "s, DELETE namespace of 10,000 configmaps on etcd -> watch DELETED"),
     ("etcd_delete_stall_ms", "ms, worst GET /version latency during that delete"),
     ("replicas_rps_get_1", "req/s GET namespace, one etcd-backed server (--only replicas)"),
-    ("replicas_rps_get_3", "req/s GET namespace, three servers on the same etcd, one generator each"),
+    ("replicas_rps_get_3", "req/s GET namespace, three servers on the same etcd, one generator each (wrk if on PATH)"),
     ("replicas_get_ratio", "three replicas / one (reads; bounded by the cores the generators leave)"),
     ("replicas_server_us_per_get", "µs server CPU per GET, one replica (what extrapolates to more cores)"),
+    ("replicas_rps_get_1_wrk", "req/s GET namespace, one replica, one wrk (1 thread, 32 conns)"),
+    ("replicas_rps_get_3_wrk", "req/s GET namespace, three replicas, one wrk each (1 thread, 11 conns)"),
+    ("replicas_get_ratio_wrk", "three replicas / one, wrk"),
+    ("replicas_server_cpu_3_wrk", "CPU-s/s of the three replicas together during the wrk run"),
+    ("replicas_rps_get_1_raw", "req/s GET namespace, one replica, raw Python generator (cross-check)"),
+    ("replicas_rps_get_3_raw", "req/s GET namespace, three replicas, raw generator each"),
+    ("replicas_get_ratio_raw", "three replicas / one, raw generators (they eat the cores)"),
+    ("replicas_server_cpu_3_raw", "CPU-s/s of the three replicas together during the raw run"),
 )
 
 
