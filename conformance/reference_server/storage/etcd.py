@@ -146,10 +146,12 @@ class EtcdStore:
             self._seen(rev)
         return obj, deleted
 
-    def _update(self, resource: str, namespace: str, name: str, fn: UpdateFn,
-                copy: bool = True) -> tuple[dict[str, Any], bool, int]:
+    def _update(self, resource: str, namespace: str, name: str, fn: UpdateFn, copy: bool = True,
+                shared: bool = False) -> tuple[dict[str, Any], bool, int]:
         """`guaranteed_update` without the wait for the cache: (object, deleted, revision written or 0).
-        `copy=False`: `fn` gets the current state itself (a deletion's check, which only reads it)."""
+        `copy=False`: `fn` gets the current state itself (a deletion's check, which only reads it);
+        `shared=True`: a deleted object's last state has new top-level and metadata dicts only, the rest is
+        shared with the cache's object (read-only below metadata, as the registry's `_normalize` output)."""
         key = self._key(resource, namespace, name)
         current = self.cache.snapshot(resource, namespace, name)
         from_cache = True
@@ -181,7 +183,9 @@ class EtcdStore:
                 out = self.client.txn(guard, ops, fail)
                 if out.get("succeeded"):
                     rev = int(out["header"]["revision"])
-                    return _gone(current, rev), True, rev
+                    gone = ({**current, "metadata": {**current["metadata"], "resourceVersion": str(rev)}} if shared
+                            else _gone(current, rev))
+                    return gone, True, rev
             else:
                 if _same(new, current):
                     return clone(current), False, 0
@@ -208,8 +212,8 @@ class EtcdStore:
 
     def delete_many(self, resource: str, items: list[tuple[str, str]],
                     check: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any] | Exception]:
-        """`delete` of each (namespace, name), in order of `items`: the object's last state, or the exception
-        `delete` would have raised (`KeyNotFoundError`, `check`'s). Each deletion is still its own transaction
+        """`delete` of each (namespace, name), in order of `items`: the object's last state (read-only below
+        metadata), or the exception `delete` would have raised (`KeyNotFoundError`, `check`'s). Each deletion is still its own transaction
         (its own revision and DELETED event, as upstream's deleteCollection); up to `DELETE_WORKERS` are in
         flight at once (etcd commits concurrent proposals together), and the wait for the watch cache comes
         once, for the newest revision, instead of after each one."""
@@ -224,7 +228,8 @@ class EtcdStore:
         def stride(first: int, step: int) -> None:  # one worker: items first, first + step, ...
             for i in range(first, len(items), step):
                 try:
-                    done[i], _, revs[i] = self._update(resource, items[i][0], items[i][1], remove, copy=False)
+                    done[i], _, revs[i] = self._update(resource, items[i][0], items[i][1], remove,
+                                                                 copy=False, shared=True)
                 except Exception as e:  # noqa: BLE001 - handed back to the caller, item by item
                     done[i] = e
         workers = min(DELETE_WORKERS, len(items))

@@ -91,6 +91,7 @@ class Store(Protocol):
     def delete_many(self, resource: str, items: list[tuple[str, str]],
                     check: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any] | Exception]:
         """`delete` of each (namespace, name), each its own write (own resourceVersion, own DELETED event);
+        the objects returned may share values below metadata with the store (read them, never mutate);
         per item the last state or the exception `delete` raised. A remote store may run them concurrently."""
         ...
 
