@@ -245,7 +245,8 @@ def run_wrk_many(urls: list[str], connections: int, duration: int, server_pids: 
                  threads: int = 1) -> list[dict[str, Any]]:
     """One wrk per URL, all started at once (the replicas phase: one generator per replica, the same closed loop
     as `run_wrk`); per URL: requests/s, non-2xx responses, socket errors and the server's CPU over the run
-    (`server_pids[i]`, from /proc: wrk reports no CPU use of its own). Empty without wrk."""
+    (`server_pids[i]`, from /proc) and the CPU-s/s of all the wrk processes together (`loadgen_cpu_all`, from
+    the finished children's rusage: the caller must not reap other children meanwhile). Empty without wrk."""
     import re
 
     from .procs import cpu_seconds
@@ -255,6 +256,7 @@ def run_wrk_many(urls: list[str], connections: int, duration: int, server_pids: 
         return []
     pids = list(server_pids or [None] * len(urls))
     s0 = [cpu_seconds(p) if p else float("nan") for p in pids]
+    w0 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the wrk processes, once waited for
     t0 = time.perf_counter()
     procs = [subprocess.Popen([exe, f"-t{threads}", f"-c{connections}", f"-d{duration}s", u],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for u in urls]
@@ -267,6 +269,8 @@ def run_wrk_many(urls: list[str], connections: int, duration: int, server_pids: 
             outs.append(p.communicate()[0])
     elapsed = time.perf_counter() - t0
     s1 = [cpu_seconds(p) if p else float("nan") for p in pids]
+    w1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wrk_cpu = (w1.ru_utime + w1.ru_stime - w0.ru_utime - w0.ru_stime) / elapsed if elapsed > 0 else float("nan")
     res = []
     for u, out, a, b in zip(urls, outs, s0, s1):
         rps = re.search(r"^Requests/sec:\s+([\d.]+)", out, re.M)
@@ -279,5 +283,6 @@ def run_wrk_many(urls: list[str], connections: int, duration: int, server_pids: 
                     "bad": int(bad.group(1)) if bad else 0,
                     "errors": sum(int(x) for x in errs.groups()) if errs else 0,
                     "server_cpu": (b - a) / elapsed if elapsed > 0 else float("nan"),
+                    "loadgen_cpu_all": wrk_cpu,
                     "server_us_per_req": (b - a) / n * 1e6 if n else float("nan")})
     return res

@@ -91,4 +91,7 @@ def _figures(one: list[dict[str, Any]], three: list[dict[str, Any]]) -> dict[str
         return sum(r["rps"] for r in runs)
     rps1, rps3 = total(one), total(three)
     return {"rps_get_1": rps1, "rps_get_3": rps3, "get_ratio": rps3 / rps1 if rps1 and rps3 else None,
-            "server_cpu_3": sum(r.get("server_cpu") or 0.0 for r in three) if three else None}
+            "server_cpu_3": sum(r.get("server_cpu") or 0.0 for r in three) if three else None,
+            "server_cpu_1": one[0].get("server_cpu") if one else None,
+            "loadgen_cpu_3": three[0].get("loadgen_cpu_all", sum(r.get("loadgen_cpu") or 0.0 for r in three))
+            if three else None}

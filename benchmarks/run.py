@@ -550,11 +550,14 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("replicas_rps_get_1_wrk", "req/s GET namespace, one replica, one wrk (1 thread, 32 conns)"),
     ("replicas_rps_get_3_wrk", "req/s GET namespace, three replicas, one wrk each (1 thread, 11 conns)"),
     ("replicas_get_ratio_wrk", "three replicas / one, wrk"),
+    ("replicas_server_cpu_1_wrk", "CPU-s/s of the one replica during its wrk run (1.0 = a core: saturated)"),
     ("replicas_server_cpu_3_wrk", "CPU-s/s of the three replicas together during the wrk run"),
+    ("replicas_loadgen_cpu_3_wrk", "CPU-s/s of the three wrk processes together (the generators' share)"),
     ("replicas_rps_get_1_raw", "req/s GET namespace, one replica, raw Python generator (cross-check)"),
     ("replicas_rps_get_3_raw", "req/s GET namespace, three replicas, raw generator each"),
     ("replicas_get_ratio_raw", "three replicas / one, raw generators (they eat the cores)"),
     ("replicas_server_cpu_3_raw", "CPU-s/s of the three replicas together during the raw run"),
+    ("replicas_loadgen_cpu_3_raw", "CPU-s/s of the three raw generators together"),
 )
 
 
