@@ -11,6 +11,7 @@ one ~0.4 CPU-s per server CPU-s), which caps the three-replica figure; they stil
 (`replicas_*_raw`)."""
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -90,8 +91,33 @@ def _figures(one: list[dict[str, Any]], three: list[dict[str, Any]]) -> dict[str
             return None
         return sum(r["rps"] for r in runs)
     rps1, rps3 = total(one), total(three)
-    return {"rps_get_1": rps1, "rps_get_3": rps3, "get_ratio": rps3 / rps1 if rps1 and rps3 else None,
-            "server_cpu_3": sum(r.get("server_cpu") or 0.0 for r in three) if three else None,
-            "server_cpu_1": one[0].get("server_cpu") if one else None,
-            "loadgen_cpu_3": three[0].get("loadgen_cpu_all", sum(r.get("loadgen_cpu") or 0.0 for r in three))
-            if three else None}
+    out = {"rps_get_1": rps1, "rps_get_3": rps3, "get_ratio": rps3 / rps1 if rps1 and rps3 else None,
+           "server_cpu_1": _server_cpu(one), "server_cpu_3": _server_cpu(three),
+           "loadgen_cpu_1": _loadgen_cpu(one), "loadgen_cpu_3": _loadgen_cpu(three)}
+    out["get_ratio_cpu_bound"] = cpu_bound_ratio(rps1, rps3, out["server_cpu_1"], out["server_cpu_3"],
+                                                 out["loadgen_cpu_1"], out["loadgen_cpu_3"], os.cpu_count() or 1)
+    return out
+
+
+def _server_cpu(runs: list[dict[str, Any]]) -> float | None:
+    return sum(r.get("server_cpu") or 0.0 for r in runs) if runs else None
+
+
+def _loadgen_cpu(runs: list[dict[str, Any]]) -> float | None:
+    """CPU-s/s of the generators of one run: all the wrk processes together, or the sum of the raw ones."""
+    if not runs:
+        return None
+    if "loadgen_cpu_all" in runs[0]:
+        return runs[0]["loadgen_cpu_all"]
+    return sum(r.get("loadgen_cpu") or 0.0 for r in runs)
+
+
+def cpu_bound_ratio(rps1: float | None, rps3: float | None, server1: float | None, server3: float | None,
+                    gen1: float | None, gen3: float | None, cores: int) -> float | None:
+    """The ratio an idle machine with `cores` would show, from CPU per request (steady under load, where req/s
+    are the scheduler's share): R replicas serve at most R / s (one core each) and at most cores / (s + g)
+    (the cores shared with the generators), s and g the servers' and generators' CPU-s per request."""
+    if not (rps1 and rps3 and server1 and server3) or gen1 is None or gen3 is None:
+        return None
+    s1, g1, s3, g3 = server1 / rps1, gen1 / rps1, server3 / rps3, gen3 / rps3
+    return min(3 / s3, cores / (s3 + g3)) / min(1 / s1, cores / (s1 + g1))
