@@ -239,3 +239,50 @@ def run_wrk(url: str, connections: int = 32, duration: int = 3, threads: int = 1
         if line.startswith("Requests/sec:"):
             return float(line.split()[1])
     return None
+
+
+def run_wrk_many(urls: list[str], connections: int, duration: int, server_pids: list[int | None] | None = None,
+                 threads: int = 1) -> list[dict[str, Any]]:
+    """One wrk per URL, all started at once (the replicas phase: one generator per replica, the same closed loop
+    as `run_wrk`); per URL: requests/s, non-2xx responses, socket errors and the server's CPU over the run
+    (`server_pids[i]`, from /proc) and the CPU-s/s of all the wrk processes together (`loadgen_cpu_all`, from
+    the finished children's rusage: the caller must not reap other children meanwhile). Empty without wrk."""
+    import re
+
+    from .procs import cpu_seconds
+
+    exe = wrk_available()
+    if exe is None:
+        return []
+    pids = list(server_pids or [None] * len(urls))
+    s0 = [cpu_seconds(p) if p else float("nan") for p in pids]
+    w0 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the wrk processes, once waited for
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen([exe, f"-t{threads}", f"-c{connections}", f"-d{duration}s", u],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for u in urls]
+    outs = []
+    for p in procs:
+        try:
+            outs.append(p.communicate(timeout=duration + 30)[0])
+        except subprocess.TimeoutExpired:
+            p.kill()
+            outs.append(p.communicate()[0])
+    elapsed = time.perf_counter() - t0
+    s1 = [cpu_seconds(p) if p else float("nan") for p in pids]
+    w1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wrk_cpu = (w1.ru_utime + w1.ru_stime - w0.ru_utime - w0.ru_stime) / elapsed if elapsed > 0 else float("nan")
+    res = []
+    for u, out, a, b in zip(urls, outs, s0, s1):
+        rps = re.search(r"^Requests/sec:\s+([\d.]+)", out, re.M)
+        total = re.search(r"^\s*(\d+) requests in", out, re.M)
+        bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+        errs = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+        n = int(total.group(1)) if total else 0
+        res.append({"url": u, "client": "wrk", "connections": connections, "seconds": elapsed,
+                    "rps": float(rps.group(1)) if rps else None, "requests": n,
+                    "bad": int(bad.group(1)) if bad else 0,
+                    "errors": sum(int(x) for x in errs.groups()) if errs else 0,
+                    "server_cpu": (b - a) / elapsed if elapsed > 0 else float("nan"),
+                    "loadgen_cpu_all": wrk_cpu,
+                    "server_us_per_req": (b - a) / n * 1e6 if n else float("nan")})
+    return res

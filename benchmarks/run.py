@@ -22,7 +22,7 @@ if not __package__:  # `python benchmarks/run.py` (also re-imported as __mp_main
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks import loadgen, probes, stats  # noqa: E402
-from benchmarks.procs import CeilingHost, ServerHost, configmap_body, run_in_child  # noqa: E402
+from benchmarks.procs import CeilingHost, ServerHost, configmap_body, cpu_seconds, run_in_child  # noqa: E402
 from benchmarks.replicas import phase_replicas  # noqa: E402
 
 PHASES = ("suite", "throughput", "fanout", "delete", "scaling", "memory", "cluster", "etcd", "replicas")
@@ -409,8 +409,17 @@ def phase_etcd(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
             ns["metadata"].setdefault("labels", {})["bench"] = "del"
             c.request("PUT", "/api/v1/namespaces/bench-del", ns)
             c.close()
+            cpu0 = (cpu_seconds(sh.pid), cpu_seconds(etcd.proc.pid))
             res = probes.delete_namespace_until_gone(sh.url, "bench-del", timeout=600)
+            cpu1 = (cpu_seconds(sh.pid), cpu_seconds(etcd.proc.pid))
     res["populate_s"] = pop["seconds"]
+    # CPU per deleted object, server and etcd: steadier than the wall time on a shared machine; on an idle
+    # machine the wall time cannot go below (server + etcd CPU) / cores, nor below the server's CPU alone
+    # (one GIL), so `etcd_delete_cpu_bound_s` is what these CPU figures allow on this machine's cores
+    n = max(1, cfg.delete_n)
+    res["server_cpu_ms_per_obj"] = (cpu1[0] - cpu0[0]) / n * 1e3
+    res["etcd_cpu_ms_per_obj"] = (cpu1[1] - cpu0[1]) / n * 1e3
+    res["cpu_bound_s"] = max(cpu1[0] - cpu0[0], (cpu1[0] - cpu0[0] + cpu1[1] - cpu0[1]) / (os.cpu_count() or 1))
     out["delete"] = res
     fig["etcd_rps_get"] = out["etcd"]["get"]["rps"]
     fig["etcd_memory_rps_get"] = out["memory"]["get"]["rps"]
@@ -421,6 +430,9 @@ def phase_etcd(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
     fig["etcd_memory_rps_create_delete"] = out["memory"]["create_delete"]["rps"]
     fig["etcd_delete_10k_s"] = res["delete_s"]
     fig["etcd_delete_stall_ms"] = res["probe_max_ms"]
+    fig["etcd_delete_server_cpu_ms"] = res["server_cpu_ms_per_obj"]
+    fig["etcd_delete_etcd_cpu_ms"] = res["etcd_cpu_ms_per_obj"]
+    fig["etcd_delete_cpu_bound_s"] = res["cpu_bound_s"]
     det["etcd"] = out
 
 
@@ -528,10 +540,29 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("etcd_memory_rps_create_delete", "req/s POST + DELETE configmap, in-memory, same phase"),
     ("etcd_delete_10k_s", "s, DELETE namespace of 10,000 configmaps on etcd -> watch DELETED"),
     ("etcd_delete_stall_ms", "ms, worst GET /version latency during that delete"),
+    ("etcd_delete_server_cpu_ms", "ms server CPU per deleted object (all threads; load-independent)"),
+    ("etcd_delete_etcd_cpu_ms", "ms etcd CPU per deleted object (JSON gateway, raft, watch)"),
+    ("etcd_delete_cpu_bound_s", "s, the delete's floor on these cores: max(server CPU, (server+etcd CPU)/cores)"),
     ("replicas_rps_get_1", "req/s GET namespace, one etcd-backed server (--only replicas)"),
-    ("replicas_rps_get_3", "req/s GET namespace, three servers on the same etcd, one generator each"),
+    ("replicas_rps_get_3", "req/s GET namespace, three servers on the same etcd, one generator each (wrk if on PATH)"),
     ("replicas_get_ratio", "three replicas / one (reads; bounded by the cores the generators leave)"),
     ("replicas_server_us_per_get", "µs server CPU per GET, one replica (what extrapolates to more cores)"),
+    ("replicas_rps_get_1_wrk", "req/s GET namespace, one replica, one wrk (1 thread, 32 conns)"),
+    ("replicas_rps_get_3_wrk", "req/s GET namespace, three replicas, one wrk each (1 thread, 11 conns)"),
+    ("replicas_get_ratio_wrk", "three replicas / one, wrk"),
+    ("replicas_get_ratio_cpu_bound_wrk", "the ratio an idle machine with these cores allows, from CPU per request"),
+    ("replicas_loadgen_cpu_1_wrk", "CPU-s/s of the one wrk process"),
+    ("replicas_server_cpu_1_wrk", "CPU-s/s of the one replica during its wrk run (1.0 = a core: saturated)"),
+    ("replicas_server_cpu_3_wrk", "CPU-s/s of the three replicas together during the wrk run"),
+    ("replicas_loadgen_cpu_3_wrk", "CPU-s/s of the three wrk processes together (the generators' share)"),
+    ("replicas_rps_get_1_raw", "req/s GET namespace, one replica, raw Python generator (cross-check)"),
+    ("replicas_rps_get_3_raw", "req/s GET namespace, three replicas, raw generator each"),
+    ("replicas_get_ratio_raw", "three replicas / one, raw generators (they eat the cores)"),
+    ("replicas_get_ratio_cpu_bound_raw", "the ratio an idle machine allows with the raw generators"),
+    ("replicas_server_cpu_1_raw", "CPU-s/s of the one replica during the raw run"),
+    ("replicas_loadgen_cpu_1_raw", "CPU-s/s of the one raw generator"),
+    ("replicas_server_cpu_3_raw", "CPU-s/s of the three replicas together during the raw run"),
+    ("replicas_loadgen_cpu_3_raw", "CPU-s/s of the three raw generators together"),
 )
 
 

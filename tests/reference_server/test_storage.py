@@ -240,3 +240,36 @@ def test_progress_mark_follows_every_delivered_change(make_store):
         w.close()
     finally:
         loop.close()
+
+
+def test_delete_many_is_one_write_and_one_event_per_object(make_store):
+    """A collection deleted together (several in flight on etcd) still gives each object its own
+    resourceVersion and its own DELETED event, as upstream's deleteCollection; per item the last state or
+    what `delete` would have raised; the store has seen every deletion when the call returns."""
+    s = make_store()
+    names = [f"cm-{i}" for i in range(30)]
+    for n in names:
+        s.create("configmaps", "a", n, obj(n, "a", data={"k": n}))
+    s.create("configmaps", "a", "kept", {"metadata": {"name": "kept", "namespace": "a", "finalizers": ["x/y"]}})
+    start = s.current_rv()
+
+    def refuse(stored):
+        if stored["metadata"].get("finalizers"):
+            raise LookupError("finalizers")
+
+    items = [("a", n) for n in names[:15]] + [("a", "missing"), ("a", "kept")] + [("a", n) for n in names[15:]]
+    out = s.delete_many("configmaps", items, check=refuse)
+    assert isinstance(out[15], KeyNotFoundError) and isinstance(out[16], LookupError)
+    gone = out[:15] + out[17:]
+    assert [g["metadata"]["name"] for g in gone] == names and [g["data"]["k"] for g in gone] == names
+    rvs = sorted(int(g["metadata"]["resourceVersion"]) for g in gone)
+    assert len(set(rvs)) == 30 and rvs[0] > start and s.current_rv() >= rvs[-1]
+    assert [o["metadata"]["name"] for o in s.list("configmaps", "a")[0]] == ["kept"]
+
+    async def events():
+        backlog, w = s.watch("configmaps", "a", start, asyncio.get_running_loop())
+        w.close()
+        return backlog
+    deleted = [e for e in asyncio.run(events()) if e.type == "DELETED"]
+    assert sorted(e.name for e in deleted) == sorted(names)
+    assert sorted(e.rv for e in deleted) == rvs

@@ -64,7 +64,7 @@ def is_established(crd: dict[str, Any]) -> bool:
 class _KeyedStore:
     """The storage seen through a different resource key (`widgets` → `widgets.example.com`)."""
 
-    _KEYED = ("create", "get", "list", "count", "guaranteed_update", "delete", "watch")
+    _KEYED = ("create", "get", "list", "count", "guaranteed_update", "delete", "delete_many", "watch")
 
     def __init__(self, inner: Store, key: str):
         self._inner, self._key = inner, key

@@ -486,46 +486,58 @@ class GenericStore:
 
     def delete_collection_steps(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions,
                                 out: list[dict[str, Any]], batch: int = DELETE_BATCH) -> Iterator[None]:
-        """Delete the matching objects one by one (as `delete` each), appending the results to `out`;
-        yields after every `batch` deletions, so an async caller (the namespace controller) can let the
-        event loop serve other requests in between. Each deletion is atomic on its own.
+        """Delete the matching objects (as `delete` each), appending the results to `out`; yields after every
+        `batch` of them, so an async caller (the namespace controller) can let the event loop serve other
+        requests in between. Each deletion is atomic on its own: its own write, resourceVersion and event.
 
         Objects without finalizers are removed straight from storage (what `delete` would do, without its
-        copies); anything else goes through `delete`."""
+        copies), a batch at a time (`_delete_chunk`); anything else goes through `delete`."""
         opts_list = ListOptions(list_opts.label_selector, list_opts.field_selector)
         validate_list_options(opts_list, watch=False)
         pred = self.predicate(opts_list)
         stored, _ = self.store.list(self.info.plural, ns, shared=True)  # read-only snapshot of the stored objects
         fast = (type(self).delete is GenericStore.delete and not opts.dry_run
                 and getattr(self.strategy, "graceful_period", None) is None)  # graceful kinds: `delete` decides
-        done = 0
+        chunk: list[dict[str, Any]] = []
         for o in stored:
-            if not pred(o):
-                continue
-            item = self._finish(o)  # the listed state (read-only below metadata)
+            if pred(o):
+                chunk.append(self._finish(o))  # the listed state (read-only below metadata)
+            if len(chunk) == batch:
+                self._delete_chunk(chunk, fast, opts, out)
+                chunk = []
+                yield
+        if chunk:
+            self._delete_chunk(chunk, fast, opts, out)
+
+    def _delete_chunk(self, items: list[dict[str, Any]], fast: bool, opts: DeleteOptions,
+                      out: list[dict[str, Any]]) -> None:
+        """Delete listed `items` (in order), appending the results to `out`. Those without finalizers go to
+        the store together (`store.delete_many`: each its own write, possibly concurrent); the store's check
+        refuses one that got finalizers meanwhile, which then goes through `delete`, as does anything else."""
+        direct = [i for i, item in enumerate(items) if fast and not item["metadata"].get("finalizers")]
+        removed = dict(zip(direct, self.store.delete_many(
+            self.info.plural, [(items[i]["metadata"].get("namespace", ""), items[i]["metadata"]["name"])
+                               for i in direct], check=_refuse_finalizers))) if direct else {}
+        for i, item in enumerate(items):
             m = item["metadata"]
-            item_ns, name = m.get("namespace", ""), m["name"]
             obj: dict[str, Any] | None = None
-            if fast and not m.get("finalizers"):
-                try:
-                    gone = self.store.delete(self.info.plural, item_ns, name, check=_refuse_finalizers)
-                    obj = self._deleted_result(self._finish(gone))
-                except KeyNotFoundError:
+            if i in removed:
+                gone = removed[i]
+                if isinstance(gone, KeyNotFoundError):
                     continue
-                except _HasFinalizers:  # finalizers added since the listing: the general path decides
-                    obj = None
-            if obj is None:
+                if isinstance(gone, Exception) and not isinstance(gone, _HasFinalizers):
+                    raise gone
+                if not isinstance(gone, Exception):
+                    obj = self._deleted_result(self._finish(gone))
+            if obj is None:  # not direct, or finalizers added since the listing: the general path decides
                 try:
-                    obj, _ = self.delete(item_ns, name, DeleteOptions(dry_run=opts.dry_run,
-                                                               grace_period_seconds=opts.grace_period_seconds))
+                    obj, _ = self.delete(m.get("namespace", ""), m["name"], DeleteOptions(
+                        dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds))
                 except E.StatusError as e:
                     if e.code == 404:
                         continue
                     raise
             out.append(item if obj.get("kind") == "Status" else obj)
-            done += 1
-            if done % batch == 0:
-                yield
 
     # ---- watch -----------------------------------------------------------------------------------
     def watch(self, ns: str | None, opts: ListOptions,

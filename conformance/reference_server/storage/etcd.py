@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from .cacher import Reflector, WatchCache, decode_value
@@ -31,6 +32,7 @@ from .memory import _same
 
 log = logging.getLogger("nsconform.reference_server.storage")
 CACHE_WAIT = 10.0  # seconds a write waits for the cache to see it (then returns anyway, logged)
+DELETE_WORKERS = 8  # deletions in flight at once in `delete_many`
 
 
 class EtcdStore:
@@ -48,6 +50,7 @@ class EtcdStore:
         self.reflector.start()  # EtcdUnavailable when etcd cannot be reached
         self._lock = threading.RLock()
         self._closers: list[Callable[[], None]] = []
+        self._delete_pool: ThreadPoolExecutor | None = None
 
     def on_close(self, fn: Callable[[], None]) -> None:
         """Call `fn` when the store closes (the threads that call it off the event loop end then)."""
@@ -57,6 +60,8 @@ class EtcdStore:
         self.cache.shut()  # a write still in flight (a deleter pass) stops waiting, and the next one fails
         for fn in self._closers:
             fn()
+        if self._delete_pool is not None:
+            self._delete_pool.shutdown(wait=False)
         self.reflector.stop()
         self.cache.close_watchers()
         self.client.close()
@@ -136,6 +141,17 @@ class EtcdStore:
         """`fn(copy_of_current)` → new object or `DELETE`, written only if nobody wrote in between; on a lost
         compare-and-swap `fn` runs again on the state etcd returned. A state read from the cache that `fn`
         refuses is checked against etcd first (the cache may lag), as upstream's `origStateIsCurrent`."""
+        obj, deleted, rev = self._update(resource, namespace, name, fn)
+        if rev:
+            self._seen(rev)
+        return obj, deleted
+
+    def _update(self, resource: str, namespace: str, name: str, fn: UpdateFn, copy: bool = True,
+                shared: bool = False) -> tuple[dict[str, Any], bool, int]:
+        """`guaranteed_update` without the wait for the cache: (object, deleted, revision written or 0).
+        `copy=False`: `fn` gets the current state itself (a deletion's check, which only reads it);
+        `shared=True`: a deleted object's last state has new top-level and metadata dicts only, the rest is
+        shared with the cache's object (read-only below metadata, as the registry's `_normalize` output)."""
         key = self._key(resource, namespace, name)
         current = self.cache.snapshot(resource, namespace, name)
         from_cache = True
@@ -147,7 +163,7 @@ class EtcdStore:
                     raise KeyNotFoundError(key)
             rv = current["metadata"]["resourceVersion"]
             try:
-                new = fn(clone(current))
+                new = fn(clone(current) if copy else current)
             except Exception:
                 if from_cache:
                     fresh = self._read(key)
@@ -167,18 +183,18 @@ class EtcdStore:
                 out = self.client.txn(guard, ops, fail)
                 if out.get("succeeded"):
                     rev = int(out["header"]["revision"])
-                    self._seen(rev)
-                    return _gone(current, rev), True
+                    gone = ({**current, "metadata": {**current["metadata"], "resourceVersion": str(rev)}} if shared
+                            else _gone(current, rev))
+                    return gone, True, rev
             else:
                 if _same(new, current):
-                    return clone(current), False
+                    return clone(current), False, 0
                 out = self.client.txn(guard, [{"request_put": {"key": b64(key), "value": b64(_encode(new))}}], fail)
                 if out.get("succeeded"):
                     rev = int(out["header"]["revision"])
-                    self._seen(rev)
                     stored = clone(new)
                     stored.setdefault("metadata", {})["resourceVersion"] = str(rev)
-                    return stored, False
+                    return stored, False, rev
             current, from_cache = self._from_failure(out, key), False  # lost the race: try again on etcd's state
             if current is None:
                 raise KeyNotFoundError(key)
@@ -189,8 +205,50 @@ class EtcdStore:
             if check is not None:
                 check(obj)
             return DELETE
-        gone, _ = self.guaranteed_update(resource, namespace, name, remove)
+        gone, _, rev = self._update(resource, namespace, name, remove, copy=False)  # `check` only reads
+        if rev:
+            self._seen(rev)
         return gone
+
+    def delete_many(self, resource: str, items: list[tuple[str, str]],
+                    check: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any] | Exception]:
+        """`delete` of each (namespace, name), in order of `items`: the object's last state (read-only below
+        metadata), or the exception `delete` would have raised (`KeyNotFoundError`, `check`'s). Each deletion is still its own transaction
+        (its own revision and DELETED event, as upstream's deleteCollection); up to `DELETE_WORKERS` are in
+        flight at once (etcd commits concurrent proposals together), and the wait for the watch cache comes
+        once, for the newest revision, instead of after each one."""
+        def remove(obj: dict[str, Any]) -> Any:
+            if check is not None:
+                check(obj)
+            return DELETE
+
+        done: list[Any] = [None] * len(items)
+        revs = [0] * len(items)
+
+        def stride(first: int, step: int) -> None:  # one worker: items first, first + step, ...
+            for i in range(first, len(items), step):
+                try:
+                    done[i], _, revs[i] = self._update(resource, items[i][0], items[i][1], remove,
+                                                                 copy=False, shared=True)
+                except Exception as e:  # noqa: BLE001 - handed back to the caller, item by item
+                    done[i] = e
+        workers = min(DELETE_WORKERS, len(items))
+        if workers <= 1:
+            stride(0, 1)
+        else:
+            pool = self._deleters()
+            for f in [pool.submit(stride, w, workers) for w in range(workers)]:
+                f.result()
+        newest = max(revs, default=0)
+        if newest:
+            self._seen(newest)
+        return done
+
+    def _deleters(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._delete_pool is None:
+                self._delete_pool = ThreadPoolExecutor(DELETE_WORKERS, thread_name_prefix="etcd-delete")
+            return self._delete_pool
 
     def compact(self, rv: int | None = None) -> None:
         """etcd compaction at `rv` (default: the newest revision), and the cache's window moves there too."""

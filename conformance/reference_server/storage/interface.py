@@ -88,6 +88,13 @@ class Store(Protocol):
     def delete(self, resource: str, namespace: str, name: str,
                check: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]: ...
 
+    def delete_many(self, resource: str, items: list[tuple[str, str]],
+                    check: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any] | Exception]:
+        """`delete` of each (namespace, name), each its own write (own resourceVersion, own DELETED event);
+        the objects returned may share values below metadata with the store (read them, never mutate);
+        per item the last state or the exception `delete` raised. A remote store may run them concurrently."""
+        ...
+
     def watch(self, resource: str, namespace: str | None, from_rv: int,
               loop: asyncio.AbstractEventLoop) -> tuple[list[Event], Watcher]: ...
 

@@ -188,6 +188,17 @@ class MemoryStore:
                 check(current)
             return self._remove(resource, namespace, name)
 
+    def delete_many(self, resource: str, items: list[tuple[str, str]],
+                    check: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any] | Exception]:
+        """`delete` of each (namespace, name) in turn: the last state, or the exception `delete` raised."""
+        out: list[dict[str, Any] | Exception] = []
+        for ns, name in items:
+            try:
+                out.append(self.delete(resource, ns, name, check))
+            except Exception as e:  # noqa: BLE001 - handed back to the caller, item by item
+                out.append(e)
+        return out
+
     def compact(self, rv: int | None = None) -> None:
         """Drop history up to `rv` (default: everything), as etcd compaction does."""
         with self._lock:
