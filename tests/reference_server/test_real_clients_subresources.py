@@ -1,4 +1,4 @@
-"""kubectl 1.33 and the official Python client on the `status` and `scale` subresources
+"""kubectl 1.33 and the official Python client on the `status` and `scale` subresources and on immutable pod fields
 (registry/subresources.py): `kubectl scale`, `kubectl get --subresource=status|scale`,
 `read_namespaced_deployment_scale` / `patch_namespaced_deployment_scale`, `replace_namespaced_pod_status`."""
 from __future__ import annotations
@@ -70,3 +70,22 @@ def test_official_client_scale_and_status(served: Kube, names: Any) -> None:
         assert out.spec.containers[0].image == pod.spec.containers[0].image
     finally:
         api_client.close()
+
+
+def test_kubectl_apply_of_an_immutable_pod_field_is_refused(kube: Kube, names: Any, tmp_path: Any) -> None:
+    """`kubectl apply` changing a pod's restartPolicy: upstream's 422 (kubectl prints the Status message)."""
+    ns = names("immut")
+    kube.create_ns(ns)
+    manifest = tmp_path / "pod.yaml"
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": ns},
+           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    manifest.write_text(json.dumps(pod))
+    assert kube.ok("apply", "-f", str(manifest)) == "pod/p created\n"
+    pod["spec"]["containers"][0]["image"] = "nginx:2"
+    manifest.write_text(json.dumps(pod))
+    assert kube.ok("apply", "-f", str(manifest)) == "pod/p configured\n"
+    pod["spec"]["restartPolicy"] = "Never"
+    manifest.write_text(json.dumps(pod))
+    stderr = kube.fails("apply", "-f", str(manifest))
+    assert 'The Pod "p" is invalid: spec: Forbidden: pod updates may not change fields other than ' \
+           "`spec.containers[*].image`" in stderr, stderr

@@ -5,13 +5,15 @@ the default admission plugins that touch every pod (`DefaultTolerationSeconds`: 
 NoExecute for 300 s; `Priority`: priority 0 and `PreemptLowerPriority` without a default PriorityClass;
 `ServiceAccount`: `serviceAccountName: default` — not its token volume), `pkg/registry/core/pod/strategy.go`
 (`PrepareForCreate`: status is `{phase: Pending, qosClass}`; `PrepareForUpdate`: status kept) and the
-required-field checks of `pkg/apis/core/validation/validation.go` (`validateContainers`).
+required-field checks of `pkg/apis/core/validation/validation.go` (`validateContainers`); what an update may
+change is `ValidatePodUpdate` (pod_update.py).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
+from .pod_update import validate_pod_spec_update
 from .strategy import Strategy
 from .validation import is_dns1123_label
 
@@ -125,10 +127,20 @@ class PodStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
-        if isinstance(new.get("spec"), dict):
-            default_pod_spec(new["spec"])
+        spec, ospec = new.get("spec"), old.get("spec") if isinstance(old.get("spec"), dict) else {}
+        if isinstance(spec, dict):
+            default_pod_spec(spec)
+            spec.setdefault("enableServiceLinks", True)
+            for key in ("priority", "priorityClassName", "preemptionPolicy"):  # the Priority plugin on update
+                spec.pop(key, None)
+                if key in ospec:
+                    spec[key] = ospec[key]
+            account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+            if account:  # v1 conversion: the deprecated alias follows serviceAccountName
+                spec["serviceAccountName"] = spec["serviceAccount"] = account
         if "status" in old:
             new["status"] = old["status"]
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
+        return (super().validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
+                + validate_pod_spec_update(new.get("spec"), old.get("spec")))
