@@ -185,3 +185,21 @@ def test_openapi_serves_the_subresource_paths(http, url):
     scale = doc["components"]["schemas"]["io.k8s.api.autoscaling.v1.Scale"]
     assert scale["x-kubernetes-group-version-kind"] == [{"group": "autoscaling", "kind": "Scale", "version": "v1"}]
     assert set(scale["properties"]) == {"apiVersion", "kind", "metadata", "spec", "status"}
+
+
+def test_scale_in_protobuf(http, url, namespaces):
+    """A typed client (client-go's scale client) asks for and may send autoscaling/v1 Scale in protobuf."""
+    from conformance.reference_server.wire import protobuf
+
+    ns = namespaces.create()["metadata"]["name"]
+    path, _ = _make(http, url, ns, "apps", "deployments")
+    pb = "application/vnd.kubernetes.protobuf"
+    r = http.get(f"{path}/scale", headers={"Accept": f"{pb}, application/json"})
+    assert r.status_code == 200 and r.headers["Content-Type"] == pb
+    scale = protobuf.decode_stored(r.content, "autoscaling/v1", "Scale")
+    assert scale["spec"] == {"replicas": 1} and scale["status"]["selector"] == "app=web"
+    scale["spec"]["replicas"] = 5
+    r = http.put(f"{path}/scale", data=protobuf.encode_response(scale),
+                 headers={"Content-Type": pb, "Accept": "application/json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["spec"] == {"replicas": 5} and http.get(path).json()["spec"]["replicas"] == 5

@@ -311,8 +311,11 @@ class Handlers:
             return self._respond_scale(request, scale_of(store.get(route.namespace, name, shared=True)))
         raw = await read_body(request)
         if request.method == "PUT":
-            from .groups import decode_named_body
-            body = decode_named_body(request.headers.get("Content-Type"), raw, SCALE_API_VERSION, SCALE_KIND)
+            from .groups import decode_unstored_body
+            from . import hooks
+            decode_stored = hooks.wire_attr("protobuf", "decode_stored")  # a typed client's protobuf Scale
+            body = decode_unstored_body(request.headers.get("Content-Type"), raw, SCALE_API_VERSION, SCALE_KIND,
+                                        lambda b: decode_stored(b, SCALE_API_VERSION, SCALE_KIND))  # type: ignore[misc]
             self._fix_namespace(body, route, store)
             self._check_name(body, name)
 
