@@ -9,7 +9,7 @@ import json
 import pytest
 
 from .conftest import status_of
-from .test_http_workloads import BODIES, DEPLOYMENT, _body
+from .test_http_workloads import DEPLOYMENT, _body
 
 MERGE = {"Content-Type": "application/merge-patch+json"}
 STATUS_KINDS = [("apps", "deployments"), ("apps", "replicasets"), ("apps", "statefulsets"), ("apps", "daemonsets"),
