@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import apierrors as E
+from ..storage.clone import clone
 from .kinds import ResourceInfo
 from .strategy import Strategy
 
@@ -40,11 +41,11 @@ class StatusStrategy(Strategy):
             del new[k]
         for k, v in old.items():
             if k not in _TOP:
-                new[k] = v
+                new[k] = clone(v)  # stored objects are never changed in place
         meta, ometa = new["metadata"], old.get("metadata") or {}
         for f in self.keep_meta:
             if f in ometa:
-                meta[f] = ometa[f]
+                meta[f] = clone(ometa[f])
             else:
                 meta.pop(f, None)
         if "status" not in new and "status" in old:
