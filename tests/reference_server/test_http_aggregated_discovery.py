@@ -141,7 +141,8 @@ def _from_aggregated(group: str, version: dict[str, Any]) -> dict[str, tuple]:
             # a subresource of another group's kind keeps that group (serviceaccounts/token: TokenRequest)
             assert sub["responseKind"] in ({**kind, "kind": sub["responseKind"]["kind"]},
                                            {"group": "", "version": "", "kind": ""},
-                                           {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"})
+                                           {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"},
+                                           {"group": "autoscaling", "version": "v1", "kind": "Scale"})
             out[f"{r['resource']}/{sub['subresource']}"] = (sub["responseKind"]["kind"], namespaced,
                                                             tuple(sub["verbs"]), (), (), "")
     return out

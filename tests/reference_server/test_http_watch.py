@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from .conftest import WatchReader
 
 MERGE = {"Content-Type": "application/merge-patch+json"}
@@ -85,8 +87,9 @@ def test_too_old_rv_is_error_event_ns93(server, http, url):
 
 
 def test_timeout_and_bookmarks_ns95_ns97(http, url, namespaces):
+    rv = http.get(f"{url}/api/v1/namespaces").json()["metadata"]["resourceVersion"]  # no initial events
     with WatchReader(f"{url}/api/v1/namespaces", {"timeoutSeconds": "1", "allowWatchBookmarks": "true",
-                                                  "resourceVersion": str(10 ** 6)}) as w:
+                                                  "resourceVersion": rv}) as w:
         events = w.rest(timeout=5)
     assert events and events[-1]["type"] == "BOOKMARK"
     bm = events[-1]["object"]
@@ -176,3 +179,35 @@ def test_bookmark_follows_the_delivered_changes_and_resumes_cleanly(http, url, n
     assert int(mark["metadata"]["resourceVersion"]) >= int(events[1]["object"]["metadata"]["resourceVersion"])
     with WatchReader(base, {"resourceVersion": mark["metadata"]["resourceVersion"], "timeoutSeconds": "1"}) as w:
         assert w.rest(timeout=5) == []
+
+
+@pytest.mark.parametrize("rv, why", [("abc", "invalid syntax"), ("-1", "invalid syntax"), ("+5", "invalid syntax"),
+                                     ("18446744073709551616", "value out of range")])
+def test_invalid_watch_resource_version_is_upstreams_500(http, url, rv, why):
+    """cacher.go `Watch` returns `ParseResourceVersion`'s storage.InvalidError as is; `ErrorToAPIStatus` makes any
+    such error a 500 without a reason (lists, by contrast, answer 400)."""
+    r = http.get(f"{url}/api/v1/namespaces", params={"watch": "1", "resourceVersion": rv, "timeoutSeconds": "1"},
+                 timeout=10)
+    assert r.status_code == 500
+    assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 500,
+                        "message": f'resourceVersion: Invalid value: "{rv}": strconv.ParseUint: parsing "{rv}": {why}'}
+
+
+def test_watch_from_a_future_resource_version_waits_for_newer_events(http, url, namespaces):
+    """A plain watch (no sendInitialEvents) from a resourceVersion the server has not reached is established and
+    delivers only events newer than it, bookmarks included (cacher.go `waitUntilWatchCacheFreshAndForceAllEvents`
+    waits only for watch-list requests; `cacheWatcher.process` filters the rest): no 504."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    target = int(http.get(base).json()["metadata"]["resourceVersion"]) + 10
+    made: list[tuple[str, int]] = []
+    with WatchReader(base, {"resourceVersion": str(target), "allowWatchBookmarks": "true"}) as w:
+        while not made or made[-1][1] <= target:  # configmaps written before and after the target
+            r = http.post(base, json={"metadata": {"name": f"c{len(made)}"}})
+            assert r.status_code == 201, r.text
+            made.append((r.json()["metadata"]["name"], int(r.json()["metadata"]["resourceVersion"])))
+        events = w.until(lambda e: e["object"]["metadata"].get("name") == made[-1][0], 10, "the last ADDED")
+    assert [n for n, rv in made if rv <= target], made  # some writes came before the target
+    assert [e["object"]["metadata"]["name"] for e in events if e["type"] == "ADDED"] == \
+        [n for n, rv in made if rv > target]
+    assert all(int(e["object"]["metadata"]["resourceVersion"]) >= target for e in events), events

@@ -33,6 +33,7 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.api.coordination.v1": "coordination",
     "k8s.io.api.discovery.v1": "discovery",
     "k8s.io.api.rbac.v1": "rbac",
+    "k8s.io.api.autoscaling.v1": "autoscaling",
 }
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
                                "ResourceQuota", "LimitRange", "Event")]
@@ -42,6 +43,7 @@ ROOTS += ["meta.DeleteOptions", "runtime.Unknown", "meta.Status", "meta.WatchEve
 ROOTS += [f"authorization.{k}" for k in ("SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview",
                                          "SelfSubjectRulesReview")]
 ROOTS += [f"authentication.{k}" for k in ("SelfSubjectReview", "TokenReview", "TokenRequest")]
+ROOTS += ["autoscaling.Scale"]  # the /scale subresource of deployments, replicasets, statefulsets
 # the named-group built-in kinds (registry/workloads.py, auth/kinds.py) and their lists
 GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"), "batch": ("Job", "CronJob"),
                "networking": ("NetworkPolicy",), "policy": ("PodDisruptionBudget",), "coordination": ("Lease",),

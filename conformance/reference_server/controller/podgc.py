@@ -22,7 +22,6 @@ from typing import Any
 from .. import apierrors as E
 from ..registry import DeleteOptions, ListOptions, Registry
 from ..registry.meta import now
-from ..registry.pod import PodStatusStrategy
 from .loop import Controller
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -111,7 +110,7 @@ class PodGarbageCollector(Controller):
                                       "message": condition["message"]})
                         status["conditions"] = conds
                     return new
-                strategy = getattr(pods, "status_strategy", None) or PodStatusStrategy(pods.info)
+                strategy = pods.status_strategy  # `pods/status` (registry/subresources.py)
                 pods.update(ns, name, transform=failed, strategy=strategy, field_manager=FIELD_MANAGER)
             pods.delete(ns, name, DeleteOptions(grace_period_seconds=0))  # NewDeleteOptions(0)
         except E.StatusError as exc:

@@ -38,6 +38,9 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
             entry["categories"] = list(info.categories)
         entry["storageVersionHash"] = info.storage_version_hash
         resources.append(entry)
+        if getattr(registry.content(info.plural), "status_strategy", None) is not None and info.namespaced:
+            resources.append({"name": f"{info.plural}/status", "singularName": "", "namespaced": True,
+                              "kind": info.kind, "verbs": ["get", "patch", "update"]})
         if info.plural == "serviceaccounts":  # TokenRequest (http/authentication.py)
             resources.append({"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
                               "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",

@@ -106,6 +106,8 @@ def _match_resource(registry: Registry, group: str, segs: list[str],
             return Route("item", plural, namespace=ns, name=rest[0], group=group), ITEM
         if rest[1:] == ["status"] and getattr(store, "status_strategy", None) is not None and not watch:
             return Route("status", plural, namespace=ns, name=rest[0], group=group), ("GET", "PUT", "PATCH")
+        if rest[1:] == ["scale"] and "scale" in getattr(store, "subresources", {}) and not watch:
+            return Route("scale", plural, namespace=ns, name=rest[0], group=group), ("GET", "PUT", "PATCH")
         raise nf()
     store = registry.group(group, segs[0])
     if store is None:
@@ -170,6 +172,10 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
             entry["categories"] = list(categories)
         entry["storageVersionHash"] = _hash(gv, info.kind)
         resources.append(entry)
+        if "scale" in getattr(s, "subresources", {}):  # registry/subresources.py: an autoscaling/v1 Scale
+            resources.append({"name": f"{info.plural}/scale", "singularName": "", "namespaced": info.namespaced,
+                              "group": "autoscaling", "version": "v1", "kind": "Scale",
+                              "verbs": ["get", "patch", "update"]})
         if getattr(s, "status_strategy", None) is not None:  # CRDs, APIServices, custom resources with status
             resources.append({"name": f"{info.plural}/status", "singularName": "", "namespaced": info.namespaced,
                               "kind": info.kind, "verbs": ["get", "patch", "update"]})

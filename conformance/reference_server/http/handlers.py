@@ -11,6 +11,7 @@ from multidict import CIMultiDict
 from .. import apierrors as E
 from ..registry import GenericStore
 from ..registry.namespace import NamespaceStore
+from ..registry.subresources import SCALE_API_VERSION, SCALE_KIND, ScaleUpdateStrategy, scale_of, scale_update
 from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
@@ -19,7 +20,7 @@ from ..storage.offload import Offload
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_yaml
-from .patch import APPLY_PATCH, PATCH_TYPES, apply_patch
+from .patch import APPLY_PATCH, MERGE_PATCH as MERGE, PATCH_TYPES, apply_patch
 from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .watch import serve_watch
@@ -66,7 +67,9 @@ class Handlers:
             check_path_segment(route.name, "Name")
         store = self._store(route)
         watching = route.watch_path or (P.truthy(request.query.get("watch"))
-                                        and route.target not in ("ns-status", "ns-finalize", "status"))
+                                        and route.target not in ("ns-status", "ns-finalize", "status", "scale"))
+        if route.target == "scale":
+            return await self._scale(request, route, store)
         if m == "GET":
             if route.target in ("ns-collection", "collection", "cluster") or watching:
                 ns = None if route.target in ("ns-collection", "cluster", "ns-item") else route.namespace
@@ -180,7 +183,7 @@ class Handlers:
             raise E.bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
 
     def _strategy(self, route: Route, store: GenericStore) -> Any:
-        if route.target == "status":  # a named-group status subresource (CRDs, APIServices, custom resources)
+        if route.target == "status":  # registry/subresources.py, CRDs, APIServices, custom resources
             return getattr(store, "status_strategy", None)
         if isinstance(store, NamespaceStore):
             if route.target == "ns-status":
@@ -299,6 +302,57 @@ class Handlers:
         extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
         created = await self.offload(store.create, obj, dry_run=dry, admit=admit, manage=keep, **extra)
         return self._respond(request, created, 201, warnings, store=store)
+
+    async def _scale(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
+        """`ScaleREST` (registry/subresources.py): GET answers the object's Scale; PUT and PATCH (merge,
+        strategic, JSON patch) change it, i.e. the object's `spec.replicas`, through the object's strategy."""
+        name = route.name
+        if request.method == "GET":
+            return self._respond_scale(request, scale_of(store.get(route.namespace, name, shared=True)))
+        raw = await read_body(request)
+        if request.method == "PUT":
+            from .groups import decode_unstored_body
+            from . import hooks
+            decode_stored = hooks.wire_attr("protobuf", "decode_stored")  # a typed client's protobuf Scale
+            body = decode_unstored_body(request.headers.get("Content-Type"), raw, SCALE_API_VERSION, SCALE_KIND,
+                                        lambda b: decode_stored(b, SCALE_API_VERSION, SCALE_KIND))  # type: ignore[misc]
+            self._fix_namespace(body, route, store)
+            self._check_name(body, name)
+
+            def new_scale(_old: dict[str, Any]) -> dict[str, Any]:
+                return body
+            manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
+        else:
+            ctype = media_type(request.headers.get("Content-Type"))
+            if ctype not in PATCH_TYPES:
+                raise E.router_unsupported_media_type()
+            manager, _force = P.patch_options(request.query, ctype == APPLY_PATCH)
+            try:  # server-side apply through /scale: the configuration is merged (no Apply ownership here)
+                patch = (loads_yaml(raw) or {}) if ctype == APPLY_PATCH else loads_json(raw)
+            except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
+                raise E.bad_request(f"error decoding patch: {exc}") from None
+
+            def new_scale(old: dict[str, Any]) -> dict[str, Any]:
+                patched = apply_patch(old, MERGE if ctype == APPLY_PATCH else ctype, patch)
+                check_depth(patched)
+                if not isinstance(patched.get("metadata"), dict):
+                    patched["metadata"] = {}
+                patched["kind"], patched["apiVersion"] = SCALE_KIND, SCALE_API_VERSION
+                self._fix_namespace(patched, route, store)
+                self._check_name(patched, name)
+                return patched
+            manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
+        dry = P.dry_run(request.query.getall("dryRun", []))
+        group = getattr(store, "group", "")
+        out = await self.offload(store.update, route.namespace, name,
+                                 transform=scale_update(store.info.plural, group, name, new_scale),
+                                 strategy=ScaleUpdateStrategy(store.strategy), dry_run=dry, field_manager=manager)
+        return self._respond_scale(request, scale_of(out))
+
+    @staticmethod
+    def _respond_scale(request: web.Request, scale: dict[str, Any]) -> web.Response:
+        return object_response(scale, 200, request.headers.get("Accept"), kind=SCALE_KIND, query=request.query,
+                               protobuf=protobuf_ok(SCALE_API_VERSION, SCALE_KIND))
 
     async def _delete_body(self, request: web.Request) -> dict[str, Any] | None:
         raw = await read_body(request)

@@ -126,6 +126,8 @@ class Router:
                 return Route("collection", sub, namespace=name), ("GET", "POST", "DELETE")
             if n == 4:
                 return Route("item", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH", "DELETE")
+            if n == 5 and segs[4] == "status" and getattr(self.registry.content(sub), "status_strategy", None):
+                return Route("status", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH")
             if n == 5 and sub == "serviceaccounts" and segs[4] == "token":  # TokenRequest (http/authentication.py)
                 return Route("sa-token", sub, namespace=name, name=segs[3]), ("POST",)
             raise nf()

@@ -156,11 +156,16 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
         faults = _StreamFaults(deviations, resp)
         start_rv = opts.resource_version if opts.resource_version not in ("", "0") else \
             str(ctx.registry.store.current_rv())
+        # cacheWatcher.process: only events newer than the resourceVersion asked for (a future one waits for
+        # them, as upstream's cacher: no 504 for a plain watch), bookmarks not older than it
+        floor = int(opts.resource_version) if opts.resource_version.isdigit() else 0
         skip_deleted = store.info.plural == "namespaces" and deviations.active("watch-no-deleted")
         miss = cluster and deviations.active("cluster-watch-misses-events")
         seen_ns: list[str] = []
 
         async def send(ev: Event) -> None:
+            if ev.rv <= floor:
+                return
             out = convert(ev, pred, no_transitions=deviations.active("selector-watch-no-transitions"))
             if out is None or (skip_deleted and out[0] == "DELETED"):
                 return
@@ -204,7 +209,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
             if ev is None:
                 break
             if isinstance(ev, Progress):
-                await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event)
+                if ev.rv >= floor:
+                    await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event)
                 continue
             await send(ev)
         if bookmarks:  # a last BOOKMARK before the timeout ends the watch (cacher's heartbeat before the deadline)
@@ -217,7 +223,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 if ev is None:
                     break
                 if isinstance(ev, Progress):
-                    await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event)
+                    if ev.rv >= floor:
+                        await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event)
                     break
                 await send(ev)
         await faults.flush()

@@ -9,6 +9,7 @@ from .group import GroupStore
 from .pod import PodStrategy
 from .service import ServiceStrategy
 from .store import DeleteOptions, GenericStore, ListOptions
+from .subresources import status_strategy, subresources
 from .workloads import WORKLOAD_KINDS
 
 __all__ = ["DeleteOptions", "GenericStore", "ListOptions", "NamespaceStore", "Registry", "ResourceInfo"]
@@ -32,7 +33,17 @@ class Registry:
         self._groups: dict[tuple[str, str], GenericStore] = {}  # (group, plural) → store of a named API group
         for gk in WORKLOAD_KINDS:  # always served, as kube-apiserver's built-in groups
             self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
+        for s in list(self._content.values()) + [self._groups[(gk.group, gk.info.plural)] for gk in WORKLOAD_KINDS]:
+            self._add_subresources(s)
         self._install_extensions()
+
+    @staticmethod
+    def _add_subresources(store: GenericStore) -> None:
+        """`/status` (and `/scale`) where upstream serves them (registry/subresources.py)."""
+        strategy = status_strategy(store.info)
+        if strategy is not None:
+            store.status_strategy = strategy  # type: ignore[attr-defined]
+            store.subresources = subresources(store.info)  # type: ignore[attr-defined]
 
     def _install_extensions(self) -> None:
         """CRDs (and the custom resources they define) and APIServices, served on every server."""

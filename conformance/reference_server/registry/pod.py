@@ -6,13 +6,15 @@ NoExecute for 300 s; `Priority`: priority 0 and `PreemptLowerPriority` without a
 `ServiceAccount`: `serviceAccountName: default` — not its token volume), `pkg/registry/core/pod/strategy.go`
 (`PrepareForCreate`: status is `{phase: Pending, qosClass}`; `PrepareForUpdate`: status kept;
 `CheckGracefulDelete`: `graceful_period`) and the
-required-field checks of `pkg/apis/core/validation/validation.go` (`validateContainers`).
+required-field checks of `pkg/apis/core/validation/validation.go` (`validateContainers`); what an update may
+change is `ValidatePodUpdate` (pod_update.py).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
+from .pod_update import validate_pod_spec_update
 from .strategy import Strategy
 from .validation import is_dns1123_label
 
@@ -126,13 +128,23 @@ class PodStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
-        if isinstance(new.get("spec"), dict):
-            default_pod_spec(new["spec"])
+        spec, ospec = new.get("spec"), old.get("spec") if isinstance(old.get("spec"), dict) else {}
+        if isinstance(spec, dict):
+            default_pod_spec(spec)
+            spec.setdefault("enableServiceLinks", True)
+            for key in ("priority", "priorityClassName", "preemptionPolicy"):  # the Priority plugin on update
+                spec.pop(key, None)
+                if key in ospec:
+                    spec[key] = ospec[key]
+            account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+            if account:  # v1 conversion: the deprecated alias follows serviceAccountName
+                spec["serviceAccountName"] = spec["serviceAccount"] = account
         if "status" in old:
             new["status"] = old["status"]
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
+        return (super().validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
+                + validate_pod_spec_update(new.get("spec"), old.get("spec")))
 
     @staticmethod
     def graceful_period(pod: dict[str, Any], requested: int | None) -> int:
@@ -152,18 +164,3 @@ def graceful_period(pod: dict[str, Any], requested: int | None) -> int:
     if ((pod.get("status") or {}).get("phase")) in ("Succeeded", "Failed"):
         period = 0
     return 1 if period < 0 else period
-
-
-class PodStatusStrategy(PodStrategy):
-    """`podStatusStrategy` (what `pods/status` writes go through): spec and ownerReferences stay as stored, the
-    status is the writer's. Used by the pod garbage collector; not (yet) served as an HTTP subresource."""
-
-    subresource = "status"
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        new["spec"] = old.get("spec")
-        meta, old_meta = new.setdefault("metadata", {}), old.get("metadata") or {}
-        if "ownerReferences" in old_meta:
-            meta["ownerReferences"] = old_meta["ownerReferences"]
-        else:
-            meta.pop("ownerReferences", None)

@@ -5,7 +5,8 @@ Follows `pkg/apis/core/v1/defaults.go` (`SetDefaults_Service`: type ClusterIP, s
 protocol TCP, targetPort = port, internalTrafficPolicy Cluster, externalTrafficPolicy Cluster for
 NodePort/LoadBalancer), `pkg/registry/core/service/storage/alloc.go` (ipFamilies/ipFamilyPolicy, cluster IP and
 node port allocation), `pkg/registry/core/service/strategy.go` (status is `{loadBalancer: {}}` on create and
-kept on update; allocated values kept when an update omits them) and `ValidateService`'s required fields.
+kept on update; allocated values kept when an update omits them), `ValidateService`'s required fields and
+`ValidateServiceUpdate`'s immutable cluster IPs and IP families.
 """
 from __future__ import annotations
 
@@ -30,6 +31,24 @@ def _invalid_ips(ip: str, why: str) -> FieldError:
     """The allocator's error: the value prints as Go's `%#v` of `[]string`."""
     return FieldError("FieldValueInvalid", "spec.clusterIPs",
                       f'Invalid value: []string{{"{ip}"}}: failed to allocate IP {ip}: {why}')
+
+
+def _defaults(spec: dict[str, Any]) -> None:
+    """`SetDefaults_Service` / `SetDefaults_ServicePort` (run on create and update bodies alike)."""
+    spec.setdefault("sessionAffinity", "None")
+    for port in _list(spec.get("ports")):
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+            if port.get("targetPort") in (None, "", 0) and port.get("port"):
+                port["targetPort"] = port["port"]
+    typ = spec.get("type")
+    if typ == "ExternalName":
+        return
+    spec.setdefault("internalTrafficPolicy", "Cluster")
+    if typ in ("NodePort", "LoadBalancer"):
+        spec.setdefault("externalTrafficPolicy", "Cluster")
+    if typ == "LoadBalancer":
+        spec.setdefault("allocateLoadBalancerNodePorts", True)
 
 
 class ServiceStrategy(Strategy):
@@ -60,21 +79,11 @@ class ServiceStrategy(Strategy):
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
-        typ = spec.setdefault("type", "ClusterIP")
-        spec.setdefault("sessionAffinity", "None")
-        for port in _list(spec.get("ports")):
-            if isinstance(port, dict):
-                port.setdefault("protocol", "TCP")
-                if port.get("targetPort") in (None, "", 0) and port.get("port"):
-                    port["targetPort"] = port["port"]
+        spec.setdefault("type", "ClusterIP")
+        _defaults(spec)
         obj["status"] = {"loadBalancer": {}}
-        if typ == "ExternalName":
+        if spec["type"] == "ExternalName":
             return
-        spec.setdefault("internalTrafficPolicy", "Cluster")
-        if typ in ("NodePort", "LoadBalancer"):
-            spec.setdefault("externalTrafficPolicy", "Cluster")
-        if typ == "LoadBalancer":
-            spec.setdefault("allocateLoadBalancerNodePorts", True)
         spec.setdefault("ipFamilies", ["IPv4"])
         spec.setdefault("ipFamilyPolicy", "SingleStack")
 
@@ -107,12 +116,13 @@ class ServiceStrategy(Strategy):
         if not isinstance(spec, dict) or spec.get("type") == "ExternalName":
             return
         ips = spec.get("clusterIPs")
-        if isinstance(ips, list) and ips and all(isinstance(ip, str) for ip in ips):
-            return
         used_ips, used_ports = self._used()
-        ip = spec.get("clusterIP") if isinstance(spec.get("clusterIP"), str) else ""
-        ip = ip or self._allocate_ip(used_ips)
-        spec["clusterIP"], spec["clusterIPs"] = ip, [ip]
+        if not (isinstance(ips, list) and ips and all(isinstance(ip, str) for ip in ips)):
+            ip = spec.get("clusterIP") if isinstance(spec.get("clusterIP"), str) else ""
+            ip = ip or self._allocate_ip(used_ips)
+            spec["clusterIP"], spec["clusterIPs"] = ip, [ip]
+            spec.setdefault("ipFamilies", ["IPv4"])
+            spec.setdefault("ipFamilyPolicy", "SingleStack")
         if spec.get("type") in ("NodePort", "LoadBalancer"):
             for p in _list(spec.get("ports")):
                 if isinstance(p, dict) and not p.get("nodePort"):
@@ -143,12 +153,116 @@ class ServiceStrategy(Strategy):
         super().prepare_for_update(new, old)
         ospec, nspec = old.get("spec") or {}, new.get("spec")
         if isinstance(nspec, dict):
-            for key in _ALLOCATED:  # `patchAllocatedValues`: an update that omits them keeps them
-                if key in ospec and not nspec.get(key):
-                    nspec[key] = ospec[key]
             for key, value in (("type", "ClusterIP"), ("sessionAffinity", "None")):
                 nspec.setdefault(key, ospec.get(key, value))
+            _defaults(nspec)  # decode-time defaults apply to an update's body too
+            _normalize_cluster_ips(nspec, ospec)
+            _drop_type_dependent_fields(nspec, ospec)
+            both_need_ip = _needs_cluster_ip(ospec) and _needs_cluster_ip(nspec)
+            for key in _ALLOCATED:  # `patchAllocatedValues`: an update that omits them keeps them
+                if key in ospec and not nspec.get(key) and (both_need_ip or key == "healthCheckNodePort"):
+                    nspec[key] = ospec[key]
         new["status"] = old.get("status", {"loadBalancer": {}})
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self._validate_spec(new.get("spec"))
+        nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
+        ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
+        return (super().validate_update(new, old) + _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
+                + self._validate_spec(new.get("spec")))
+
+
+# ---- updates: `ValidateServiceUpdate` (pkg/apis/core/validation) and the REST update's normalisation
+# (pkg/registry/core/service/storage/storage.go `normalizeClusterIPs`, strategy.go `dropTypeDependentFields`)
+def _needs_cluster_ip(spec: dict[str, Any]) -> bool:
+    return spec.get("type", "ClusterIP") != "ExternalName"
+
+
+def _ips(spec: dict[str, Any]) -> list[Any]:
+    return _list(spec.get("clusterIPs"))
+
+
+def _go_strings(values: list[Any], type_name: str = "string") -> str:
+    """Go's `%#v` of a string slice (how `field.Invalid` prints one)."""
+    return f"[]{type_name}{{" + ", ".join(f'"{v}"' for v in values) + "}"
+
+
+def _invalid_list(field: str, values: list[Any], detail: str, type_name: str = "string") -> FieldError:
+    return FieldError("FieldValueInvalid", field, f"Invalid value: {_go_strings(values, type_name)}: {detail}")
+
+
+def _normalize_cluster_ips(new: dict[str, Any], old: dict[str, Any]) -> None:
+    """`normalizeClusterIPs` on update: a changed singular `clusterIP` with unchanged `clusterIPs` moves
+    into `clusterIPs[0]`; a cleared singular with unchanged plural clears both."""
+    same = _ips(new) == _ips(old)
+    ip = new.get("clusterIP") or ""
+    if not ip and same and "clusterIPs" in new:
+        new.pop("clusterIPs", None)
+        return
+    if ip and ip != old.get("clusterIP") and same and _ips(new):
+        new["clusterIPs"] = [ip] + _ips(new)[1:]
+
+
+def _drop_type_dependent_fields(new: dict[str, Any], old: dict[str, Any]) -> None:
+    """`dropTypeDependentFields`: a Service becoming ExternalName loses the cluster IP fields it kept as they
+    were (the user did not change them)."""
+    external = ("NodePort", "LoadBalancer")
+    if old.get("type") in external and new.get("type") not in external:
+        old_ports = {p.get("port"): p.get("nodePort") for p in _list(old.get("ports")) if isinstance(p, dict)}
+        for p in _list(new.get("ports")):
+            if isinstance(p, dict) and p.get("nodePort") and p["nodePort"] == old_ports.get(p.get("port")):
+                del p["nodePort"]  # unchanged node ports go with the type that needed them
+        if new.get("externalTrafficPolicy") == old.get("externalTrafficPolicy"):
+            new.pop("externalTrafficPolicy", None)
+    if _needs_cluster_ip(old) and not _needs_cluster_ip(new):
+        if _ips(new) == _ips(old) and new.get("clusterIP") == old.get("clusterIP"):
+            for key in ("clusterIP", "clusterIPs"):
+                new.pop(key, None)
+        if new.get("ipFamilies") == old.get("ipFamilies"):
+            new.pop("ipFamilies", None)
+        if new.get("ipFamilyPolicy") == old.get("ipFamilyPolicy"):
+            new.pop("ipFamilyPolicy", None)
+
+
+def _cluster_ip_updates(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """`validateUpgradeDowngradeClusterIPs`."""
+    if not _needs_cluster_ip(new) or not _needs_cluster_ip(old):
+        return []
+    if old.get("clusterIP") == "None" and new.get("clusterIP") == "None":
+        return []
+    nips, oips = _ips(new), _ips(old)
+    errs: list[FieldError] = []
+    if len(oips) == len(nips):
+        for i, ip in enumerate(oips):
+            if ip != nips[i]:
+                errs.append(_invalid_list(f"spec.clusterIPs[{i}]", nips, "may not change once set"))
+    elif len(oips) > len(nips):
+        if not nips:
+            errs.append(_invalid_list("spec.clusterIPs[0]", nips, "primary clusterIP can not be unset"))
+        elif oips[0] != nips[0]:
+            errs.append(_invalid_list("spec.clusterIPs[0]", nips, "may not change once set"))
+        if len(nips) == 1 and new.get("ipFamilyPolicy") != "SingleStack":
+            errs.append(_invalid_list("spec.clusterIPs[0]", nips, "`ipFamilyPolicy` must be set to 'SingleStack' "
+                                      "when releasing the secondary clusterIP"))
+    elif oips and nips[0] != oips[0]:
+        errs.append(_invalid_list("spec.clusterIPs[0]", nips, "may not change once set"))
+    return errs
+
+
+def _ip_family_updates(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """`validateUpgradeDowngradeIPFamilies` (its errors name index 0 whichever family changed, as upstream)."""
+    if not _needs_cluster_ip(new) or not _needs_cluster_ip(old):
+        return []
+    nf, of = _list(new.get("ipFamilies")), _list(old.get("ipFamilies"))
+    errs: list[FieldError] = []
+    if len(of) == len(nf):
+        for i, fam in enumerate(of):
+            if fam != nf[i]:
+                errs.append(_invalid_list("spec.ipFamilies[0]", nf, "may not change once set", "core.IPFamily"))
+    elif len(of) > len(nf):
+        if not nf:
+            errs.append(_invalid_list("spec.ipFamilies[0]", nf, "primary ipFamily can not be unset", "core.IPFamily"))
+        elif of[0] != nf[0]:
+            errs.append(_invalid_list("spec.ipFamilies[0]", nf, "may not change once set", "core.IPFamily"))
+    elif of and nf[0] != of[0]:
+        errs.append(_invalid_list("spec.ipFamilies[0]", nf, "may not change once set", "core.IPFamily"))
+    return errs

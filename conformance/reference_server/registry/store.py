@@ -545,7 +545,7 @@ class GenericStore:
         """Subscribe; raises `TooOldResourceVersionError` for a compacted RV (the caller sends ERROR)."""
         validate_list_options(opts, watch=True)
         pred = self.predicate(opts)
-        rv = 0 if opts.resource_version in ("", "0") else parse_rv(opts.resource_version)
+        rv = parse_watch_rv(opts.resource_version)
         if opts.resource_version == "" and self.deviations.active("watch-no-initial-state"):
             rv = self.store.current_rv()
         if rv and self.deviations.active("compaction-unnoticed"):
@@ -582,6 +582,26 @@ def parse_rv(value: str) -> int:
         return rv
     except (TypeError, ValueError):
         raise E.bad_request(f'invalid resource version "{value}"') from None
+
+
+MAX_UINT64 = 2**64 - 1
+
+
+def parse_watch_rv(value: str) -> int:
+    """`APIObjectVersioner.ParseResourceVersion` as the watch path meets it (cacher.go `Watch`, etcd3
+    `store.Watch`): "" and "0" are 0; anything `strconv.ParseUint` refuses is a `storage.InvalidError` that
+    nothing converts on the way out, so `ErrorToAPIStatus` answers it as a 500 without a reason."""
+    if value in ("", "0"):
+        return 0
+    if not value.isascii() or not value.isdigit():
+        why = "invalid syntax"
+    elif int(value) > MAX_UINT64:
+        why = "value out of range"
+    else:
+        return int(value)
+    quoted = json.dumps(value, ensure_ascii=False)
+    raise E.StatusError(E.status_dict(500, None, f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: "
+                                                 f"parsing {quoted}: {why}"))
 
 
 def validate_list_options(opts: ListOptions, *, watch: bool) -> None:

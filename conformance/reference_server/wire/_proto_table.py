@@ -212,6 +212,16 @@ MESSAGES: dict[str, str] = {
         'nonResourceRules=2:*@authorization.NonResourceRule incomplete=3:b '
         'evaluationError=4:s'
     ),
+    'autoscaling.Scale': (
+        'metadata=1:@meta.ObjectMeta spec=2:@autoscaling.ScaleSpec '
+        'status=3:@autoscaling.ScaleStatus'
+    ),
+    'autoscaling.ScaleSpec': (
+        'replicas=1:i32'
+    ),
+    'autoscaling.ScaleStatus': (
+        'replicas=1:i32 selector=2:s'
+    ),
     'batch.CronJob': (
         'metadata=1:@meta.ObjectMeta spec=2:@batch.CronJobSpec '
         'status=3:@batch.CronJobStatus'

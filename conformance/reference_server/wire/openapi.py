@@ -139,6 +139,7 @@ def _paths_for(k: KindInfo, v3: bool) -> dict[str, dict[str, Any]]:
     paths[f"{base}/{{name}}"] = item
     for sub, sub_verbs in k.subresources.items():
         suffix = sub.capitalize()
+        obj = SCALE if sub == "scale" else f"{definition_prefix(k)}.{k.kind}"  # `/scale`: an autoscaling/v1 Scale
         entry: dict[str, Any] = {"parameters": list(name_params)}
         if "get" in sub_verbs:
             entry["get"] = _operation(k, "get", f"read{gv}{scope}{k.kind}{suffix}", v3, response=obj)
@@ -226,12 +227,20 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
                            "items": {"type": "array", "items": _ref(name, v3)},
                            "metadata": _ref(f"{_META}.ListMeta", v3)},
             "x-kubernetes-group-version-kind": [{**k.gvk(), "kind": f"{k.kind}List"}]}
+    if any("scale" in k.subresources for k in kinds) and SCALE in group_defs:
+        scale = json.loads(json.dumps(group_defs[SCALE]))
+        scale["properties"] = {**type_meta, "metadata": _group_ref(f"{_META}.ObjectMeta", v3), **scale["properties"]}
+        scale["x-kubernetes-group-version-kind"] = [{"group": "autoscaling", "kind": "Scale", "version": "v1"}]
+        defs[SCALE] = scale
     delete_options = defs[f"{_META}.DeleteOptions"]
     delete_options["properties"] = {"apiVersion": s, "kind": s, **delete_options["properties"]}
     delete_options["x-kubernetes-group-version-kind"] = [
         {"group": "", "kind": "DeleteOptions", "version": "v1"},
         {"group": "meta.k8s.io", "kind": "DeleteOptions", "version": "v1"}]
     return defs
+
+
+SCALE = "io.k8s.api.autoscaling.v1.Scale"
 
 
 def _group_ref(definition: str, v3: bool) -> dict[str, Any]:

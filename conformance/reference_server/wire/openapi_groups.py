@@ -104,6 +104,8 @@ def definitions(ref: Ref) -> dict[str, dict[str, Any]]:
                                     "hints": FREE}, ("addresses",))),
             "ports": _arr(_obj({"name": S, "port": I32, "protocol": S, "appProtocol": S}))},
             ("addressType", "endpoints")),
+        "io.k8s.api.autoscaling.v1.Scale": _obj({"spec": _obj({"replicas": I32}),
+                                                 "status": _obj({"replicas": I32, "selector": S}, ("replicas",))}),
         "io.k8s.api.authentication.v1.TokenReview": _obj({"spec": _obj({"token": S, "audiences": _arr(S)}),
                                                           "status": FREE}, ("spec",)),
         "io.k8s.api.authentication.v1.SelfSubjectReview": _obj({"status": FREE}),

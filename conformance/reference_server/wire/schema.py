@@ -58,6 +58,7 @@ OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
         "SelfSubjectReview", "TokenReview", "TokenRequest")},
     **{(group_version, k + suffix): f"{prefix}.{k}{suffix}" for group_version, (prefix, kinds) in GROUP_KINDS.items()
        for k in kinds for suffix in ("", "List")},
+    ("autoscaling/v1", "Scale"): "autoscaling.Scale",  # the apps kinds' /scale subresource
 }
 
 # Messages that are a JSON array of strings (Go `type ExtraValue []string`).

@@ -331,6 +331,13 @@ PRINTERS["APIService"] = ([_NAME, _col("Service", "The reference to the service 
 # additionalPrinterColumns): Name, then Age of type "date" whose cell is a human duration.
 PRINTERS["CustomResource"] = ([_NAME, _col("Age", _CREATED_DOC, type_="date")], _custom_resource)
 PRINTERS.update(table_workloads.printers(_col, _NAME, _AGE, age))
+# `printScale` (`kubectl get deploy x --subresource=scale`): desired and observed replicas.
+PRINTERS["Scale"] = ([_NAME, _col("Desired", "replicas is the desired number of instances for the scaled object.",
+                                  type_="integer"),
+                      _col("Available", "replicas is the actual number of observed instances of the scaled object.",
+                           type_="integer"), _AGE],
+                     lambda obj, now: [obj["metadata"].get("name", ""), (obj.get("spec") or {}).get("replicas", 0),
+                                       (obj.get("status") or {}).get("replicas", 0), age(obj, now)])
 DEFAULT_COLUMNS = [_NAME, _col("Created At", _CREATED_DOC, type_="date")]
 
 
