@@ -75,14 +75,27 @@ def machine() -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------ suite
-SUMMARY = re.compile(r"(\d+ (?:passed|failed|skipped|error|errors|xfailed|xpassed)(?:, )?)+ in ([0-9.]+)s")
+SUMMARY = re.compile(r"(\d+ (?:passed|failed|skipped|error|errors|xfailed|xpassed|warning|warnings)(?:, )?)+ in ([0-9.]+)s")
 
 
-def _pytest(extra: list[str], tmp: str, timeout: float = 600.0, keep_stdout: bool = False) -> dict[str, Any]:
+def _bytecode_env(tmp: str) -> dict[str, str] | None:
+    """The suite runs' environment where PYTHONDONTWRITEBYTECODE is set (as on the project's CI and helper
+    machines): without a bytecode cache every run would recompile, and pytest re-rewrite the assertions of,
+    ~450 modules (about 2.5 s of each run) that a user's installation has cached. So, as `.ci/run` does, a
+    cache under `tmp` (PYTHONPYCACHEPREFIX), filled by a warm-up run. None: the environment caches already."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return None
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+    return env
+
+
+def _pytest(extra: list[str], tmp: str, timeout: float = 600.0, keep_stdout: bool = False,
+            env: dict[str, str] | None = None) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "pytest", "--pyargs", "conformance.suites", "-q", "-p", "no:cacheprovider",
            "--nsconform-reports", os.path.join(tmp, "reports"), *extra]
     t = time.perf_counter()
-    p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, env=env)
     wall = time.perf_counter() - t
     tail = [ln for ln in p.stdout.splitlines() if ln.strip()][-1:] or [""]
     m = SUMMARY.search(p.stdout)
@@ -115,14 +128,19 @@ def phase_suite(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory(prefix="nsconform-bench-") as tmp:
         runs: dict[str, list[dict[str, Any]]] = {"embedded": [], "embedded_xdist": [], "counted": []}
         counts: list[int] = []
+        env = _bytecode_env(tmp)
+        det["suite_bytecode"] = "cached by the environment" if env is None else \
+            "PYTHONDONTWRITEBYTECODE unset, PYTHONPYCACHEPREFIX=<tmp>/pycache, filled by a warm-up run"
+        if env is not None:  # one quick test: imports the suites, the plugin, the server, xdist's worker side
+            det["suite_warmup"] = _pytest(["-n", "1", "-k", "test_no_resource_type_named_finalize"], tmp, env=env)
         with ServerHost(**opts) as sh:
             det["counter"] = sh.counter_how
             target = ["--server", sh.url, "--include-disruptive"] + (["--token", sh.token] if sh.token else [])
             for _ in range(cfg.suite_reps):
-                runs["embedded"].append(_pytest([], tmp))
-                runs["embedded_xdist"].append(_pytest(["-n", "2"], tmp))
+                runs["embedded"].append(_pytest([], tmp, env=env))
+                runs["embedded_xdist"].append(_pytest(["-n", "2"], tmp, env=env))
                 c0 = sh.call("count")
-                runs["counted"].append(_pytest(target, tmp))
+                runs["counted"].append(_pytest(target, tmp, env=env))
                 counts.append(sh.call("count") - c0)
             # the floor: one sequential request to the same server, same client library as the suite
             lat = probes.requests_latency(sh.url, "/api/v1/namespaces/default", cfg.floor_n, token=sh.token)

@@ -102,6 +102,13 @@ def row(endpoint_id: str, profile: str) -> Endpoint | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _candidates(profile: str, method: str, length: int) -> tuple[Endpoint, ...]:
+    """The rows (file order) a request of this method and number of path segments can hit: `match` runs on
+    every request the client records, and most rows differ in one of the two."""
+    return tuple(e for e in rows(profile) if e.method == method and len(e._segments) == length)
+
+
 def _is_watch_query(query: str) -> bool:
     values = parse_qs(query, keep_blank_values=True).get("watch", [])
     return any(v.lower() in ("true", "1") for v in values)
@@ -116,7 +123,7 @@ def match(method: str, path: str, profile: str) -> str | None:
     segments = _split(parts.path)
     is_watch = _is_watch_query(parts.query)
     best: Endpoint | None = None
-    for e in rows(profile):
+    for e in _candidates(profile, method.upper(), len(segments)):
         if e.matches(method, segments, is_watch) and (best is None or e.literal_count > best.literal_count):
             best = e
     return best.id if best else None

@@ -12,6 +12,7 @@ start a server.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from pathlib import Path
@@ -396,6 +397,18 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         extra += ", Status messages: warn only"
     return [f"nsconform: target {where} [{t.kind}], version {t.git_version}, profile {t.profile}{extra}",
             f"nsconform: run id {config.stash[RUN_ID_KEY]}"]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In a process that runs suite tests: what the imports and the collection built lives until the end, so
+    take it out of the garbage collector's full passes (`gc.freeze`); they then scan what the tests create,
+    not ~150,000 import-time objects (measured: about half a second of CPU in an embedded run). An
+    in-process run (pytester, `pytest.main(plugins=...)`) hands them back at unconfigure: its process goes on."""
+    if session.config.pluginmanager.has_plugin("nsconform-teardown"):
+        gc.freeze()
+        if session.config.invocation_params.plugins:
+            session.config.add_cleanup(gc.unfreeze)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -13,6 +13,7 @@ on a cluster that still serves it, skip with that reason. The reference server c
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import threading
 import time
@@ -22,6 +23,7 @@ import pytest
 
 from conformance import assertions as A
 from conformance.fixtures.content import ContentFactory
+from conformance.fixtures.namespaces import TEST_LABEL
 from conformance.history import Seen, Write, check_resume, check_snapshot, check_watch
 from conformance.schemas import validate
 from conformance.suites import HOLD, content_body, create_namespace, delete_namespace, own_label, selector_of
@@ -164,14 +166,16 @@ def _write_concurrently(api: Any, paths: Any, content: Any, mine: dict[str, str]
 
 
 def collect(stream: Any, expected: int, what: str, *, resumed_on: Any = None,
-            deadline: float | None = None, hopeless: Callable[[], bool] | None = None) -> list[Seen]:
+            deadline: float | None = None, hopeless: Callable[[], bool] | None = None,
+            settle: bool = True) -> list[Seen]:
     """Events until `expected` changes arrived (or the time is up), then until the stream is quiet.
 
     `resumed_on` (the target) for a resumed watch: a cluster may legitimately have dropped the history of a
     busy resource from its watch window already (410); the reference server, whose window is 10000 changes,
     may not. `deadline` (monotonic): one time limit for watches that record the same history at once.
     `hopeless()`, asked after a second without events: the missing changes can never happen (stop waiting;
-    the history check then says what is missing)."""
+    the history check then says what is missing). `settle=False`: the caller awaits the quiet tail of several
+    streams at once (`settle_quietly`)."""
     events: list[Seen] = []
     deadline = deadline if deadline is not None else time.monotonic() + scaled(EVENT_TIMEOUT)
     changes = 0
@@ -188,10 +192,32 @@ def collect(stream: Any, expected: int, what: str, *, resumed_on: Any = None,
         validate(ev, "WatchEvent")
         events.append(_seen(ev))
         changes += ev.get("type") != "BOOKMARK"
-    while (ev := stream.next_event(QUIET)) is not None:
-        _not_error(ev, what)
-        events.append(_seen(ev))
+    if settle:
+        error = settle_quietly([(stream, events, what)])[0]
+        if error is not None:
+            raise error
     return events
+
+
+def settle_quietly(recordings: list[tuple[Any, list[Seen], str]]) -> list[AssertionError | None]:
+    """After its expected changes, each stream must stay silent for QUIET (a duplicate or stray event would
+    arrive within it); its further events are added to its list. The streams are independent, so their
+    silences are awaited at once (one QUIET for all of them, not one per stream); a stream that delivers
+    more is watched for another QUIET after that event, as `collect` alone does. Returns, per stream, the
+    assertion its events failed (an ERROR event) or None."""
+    until = time.monotonic() + QUIET
+    errors: list[AssertionError | None] = []
+    for stream, events, what in recordings:
+        try:
+            while (ev := stream.next_event(until - time.monotonic())) is not None:
+                _not_error(ev, what)
+                events.append(_seen(ev))
+                until = max(until, time.monotonic() + QUIET)
+        except AssertionError as exc:
+            errors.append(exc)
+        else:
+            errors.append(None)
+    return errors
 
 
 def _expired(ev: dict[str, Any]) -> bool:
@@ -237,7 +263,7 @@ class _Watches:
 
 
 @pytest.fixture(scope="module")
-def concurrent_watches(api, paths, profile, module_namespaces):
+def concurrent_watches(api, paths, profile, module_namespaces, bookmark_watch):  # noqa: ARG001 - see bookmark_watch
     """One concurrent history (three writers, one namespace deleted half-way) recorded by every watch NS-LWH-001
     and NS-LWH-002 judge, all open at once from the same LIST: the controller's deletions are awaited once per
     run, not once per watch.
@@ -274,10 +300,17 @@ def concurrent_watches(api, paths, profile, module_namespaces):
         for (scope, style), (path, stream) in watches.open.items():
             expected = [w for w in writes if w.key[0] == spaces[2]] if scope == "namespace" else writes
             try:
-                events: Any = collect(stream, len(expected), f"watch {path}", deadline=deadline, hopeless=hopeless)
+                events: Any = collect(stream, len(expected), f"watch {path}", deadline=deadline, hopeless=hopeless,
+                                      settle=False)
             except AssertionError as exc:
                 events = exc
             recorded[(scope, style)] = (path, expected, events)
+        settling = [(key, watches.open[key][1], path, events) for key, (path, _, events) in recorded.items()
+                    if not isinstance(events, BaseException)]
+        errors = settle_quietly([(stream, events, f"watch {path}") for _, stream, path, events in settling])
+        for (key, _, path, _), error in zip(settling, errors):
+            if error is not None:
+                recorded[key] = (path, recorded[key][1], error)
     finally:
         watches.close()
     return recorded
@@ -331,13 +364,20 @@ def test_resume_from_any_delivered_resource_version(api, target, module_namespac
     path, writes, first = _recorded(concurrent_watches, "all-namespaces", "path")
     _fail(check_watch(writes, first), f"watch {path} (the history to resume in)")
     n = len(first)
-    for point in sorted({0, n // 4, n // 2, (3 * n) // 4, n - 2}):
-        if not 0 <= point < n:
-            continue
-        with _watch(api, path, "path", {"labelSelector": selector_of(mine),
-                                        "resourceVersion": first[point].rv}) as resumed:
-            later = collect(resumed, n - point - 1, f"watch {path} resumed", resumed_on=target)
-        _fail(check_resume(first, point, later), f"watch {path}?resourceVersion={first[point].rv}")
+    points = [p for p in sorted({0, n // 4, n // 2, (3 * n) // 4, n - 2}) if 0 <= p < n]
+    what = f"watch {path} resumed"
+    with contextlib.ExitStack() as open_streams:  # independent watches: open together, one time limit, one QUIET
+        resumed = [open_streams.enter_context(_watch(api, path, "path", {"labelSelector": selector_of(mine),
+                                                                          "resourceVersion": first[p].rv}))
+                   for p in points]
+        deadline = time.monotonic() + scaled(EVENT_TIMEOUT)
+        later = [collect(stream, n - p - 1, what, resumed_on=target, deadline=deadline, settle=False)
+                 for stream, p in zip(resumed, points)]
+        errors = settle_quietly([(stream, events, what) for stream, events in zip(resumed, later)])
+    for p, events, error in zip(points, later, errors):
+        if error is not None:
+            raise error
+        _fail(check_resume(first, p, events), f"watch {path}?resourceVersion={first[p].rv}")
 
 
 # --------------------------------------------------------------------------------------------- NS-LWH-003
@@ -476,54 +516,6 @@ def test_compacted_resource_version_answers_410_then_relist_recovers(api, paths,
     _fail(check_watch(rec.writes, events), f"watch {path} after the re-list")
 
 
-# --------------------------------------------------------------------------------------------- NS-LWH-006
-
-@pytest.mark.clause("NS-LWH-006")
-def test_bookmark_carries_a_resumable_resource_version(api, paths, target, namespaces, content):
-    """allowWatchBookmarks: a BOOKMARK is only a resourceVersion, and resuming from it loses and repeats nothing."""
-    mine = own_label(namespaces)
-    ns = create_namespace(namespaces, "bm")["metadata"]["name"]
-    path = paths.watch_all(RESOURCE)
-    rv = A.expect_ok(api.get(paths.all_namespaces(RESOURCE),
-                             params={"labelSelector": selector_of(mine)}))["metadata"]["resourceVersion"]
-    rec = Recorder(api, paths, content, mine)
-    events: list[Seen] = []
-    raw: list[dict[str, Any]] = []
-    with _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv,
-                                    "allowWatchBookmarks": "true", "timeoutSeconds": BOOKMARK_WATCH_S}) as stream:
-        _run_writer(rec, ns, "writer", steps=6)
-        assert not rec.errors, rec.errors
-        deadline = time.monotonic() + BOOKMARK_WATCH_S + scaled(EVENT_TIMEOUT)
-        while time.monotonic() < deadline:  # until the server ends the watch at timeoutSeconds
-            ev = stream.next_event(1.0)
-            if ev is None:
-                if stream.ended:
-                    break
-                continue
-            _not_error(ev, f"watch {path}")
-            raw.append(ev)
-            events.append(_seen(ev))
-    _fail(check_watch(rec.writes, events), f"watch {path}?allowWatchBookmarks=true")
-    marks = [i for i, e in enumerate(events) if e.type == "BOOKMARK"]
-    if not marks:
-        pytest.skip(f"the server sent no BOOKMARK in a {BOOKMARK_WATCH_S} s watch (bookmarks are optional)")
-    for i in marks:
-        obj = raw[i].get("object") or {}
-        meta = obj.get("metadata") or {}
-        extra = sorted(k for k in meta if k not in ("resourceVersion", "creationTimestamp", "annotations")
-                       or (k == "creationTimestamp" and meta[k] is not None))
-        content_keys = sorted(k for k in obj if k not in ("kind", "apiVersion", "metadata") and obj[k])
-        assert meta.get("resourceVersion") and not extra and not content_keys, (
-            f"watch {path}: a BOOKMARK must carry only a resourceVersion, got {obj}")
-        assert obj.get("kind") in (None, "ConfigMap"), f"watch {path}: BOOKMARK of kind {obj.get('kind')!r}"
-    for i in marks:
-        with _watch(api, path, "path", {"labelSelector": selector_of(mine),
-                                        "resourceVersion": events[i].rv}) as resumed:
-            later = collect(resumed, sum(1 for e in events[i + 1:] if e.type != "BOOKMARK"), f"watch {path}",
-                            resumed_on=target)
-        _fail(check_resume(events, i, later), f"watch {path} resumed from BOOKMARK rv={events[i].rv}")
-
-
 # --------------------------------------------------------------------------------------------- NS-LWH-007
 
 @pytest.mark.clause("NS-LWH-007")
@@ -604,3 +596,76 @@ def test_exact_list_and_continue_with_resource_version(api, paths, namespaces, c
     resp = api.get(path, params={"limit": 1, "continue": token, "resourceVersion": rv, **names})
     A.expect_status(resp, 400, reason="BadRequest", message="specifying resource version is not allowed when using "
                                                             "continue")
+
+
+# --------------------------------------------------------------------------------------------- NS-LWH-006
+# (last in the module: its watch, opened when the module starts, has ended by the time the test reads it)
+
+@pytest.fixture(scope="module")
+def bookmark_watch(api, paths, module_namespaces):
+    """The NS-LWH-006 watch (allowWatchBookmarks, timeoutSeconds=BOOKMARK_WATCH_S) and its writes, set up when
+    the module starts (`concurrent_watches` asks for it first): kube-apiserver bookmarks 2 s before a watch's
+    deadline and the test reads the watch until the server ends it, so those seconds pass while the module's
+    other tests run (the events wait in the stream's queue), not in the test. Its objects carry a test label
+    of their own: the concurrent history lists and watches `own_label`, which must not match them.
+
+    Yields (watch path, labels, the writes' Recorder, the open stream), or the exception setting up ended with."""
+    mine = own_label(module_namespaces)
+    mine = {**mine, TEST_LABEL: f"{mine.get(TEST_LABEL, 'nsc')}-bm"}
+    path = paths.watch_all(RESOURCE)
+    try:
+        ns = create_namespace(module_namespaces, "bm")["metadata"]["name"]
+        rv = A.expect_ok(api.get(paths.all_namespaces(RESOURCE),
+                                 params={"labelSelector": selector_of(mine)}))["metadata"]["resourceVersion"]
+        rec = Recorder(api, paths, ContentFactory(api, paths), mine)
+        stream = _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv,
+                                            "allowWatchBookmarks": "true", "timeoutSeconds": BOOKMARK_WATCH_S})
+    except (AssertionError, Exception) as exc:  # noqa: BLE001 - the test fails on it
+        yield exc
+        return
+    try:
+        _run_writer(rec, ns, "writer", steps=6)
+        yield path, mine, rec, stream
+    finally:
+        stream.close()
+
+
+@pytest.mark.clause("NS-LWH-006")
+def test_bookmark_carries_a_resumable_resource_version(api, target, bookmark_watch):
+    """allowWatchBookmarks: a BOOKMARK is only a resourceVersion, and resuming from it loses and repeats nothing."""
+    if isinstance(bookmark_watch, BaseException):
+        raise bookmark_watch.with_traceback(None)
+    path, mine, rec, stream = bookmark_watch
+    assert not rec.errors, rec.errors
+    events: list[Seen] = []
+    raw: list[dict[str, Any]] = []
+    deadline = time.monotonic() + BOOKMARK_WATCH_S + scaled(EVENT_TIMEOUT)
+    while time.monotonic() < deadline:  # until the server ends the watch at timeoutSeconds
+        ev = stream.next_event(1.0)
+        if ev is None:
+            if stream.ended:
+                break
+            continue
+        _not_error(ev, f"watch {path}")
+        raw.append(ev)
+        events.append(_seen(ev))
+    stream.close()
+    _fail(check_watch(rec.writes, events), f"watch {path}?allowWatchBookmarks=true")
+    marks = [i for i, e in enumerate(events) if e.type == "BOOKMARK"]
+    if not marks:
+        pytest.skip(f"the server sent no BOOKMARK in a {BOOKMARK_WATCH_S} s watch (bookmarks are optional)")
+    for i in marks:
+        obj = raw[i].get("object") or {}
+        meta = obj.get("metadata") or {}
+        extra = sorted(k for k in meta if k not in ("resourceVersion", "creationTimestamp", "annotations")
+                       or (k == "creationTimestamp" and meta[k] is not None))
+        content_keys = sorted(k for k in obj if k not in ("kind", "apiVersion", "metadata") and obj[k])
+        assert meta.get("resourceVersion") and not extra and not content_keys, (
+            f"watch {path}: a BOOKMARK must carry only a resourceVersion, got {obj}")
+        assert obj.get("kind") in (None, "ConfigMap"), f"watch {path}: BOOKMARK of kind {obj.get('kind')!r}"
+    for i in marks:
+        with _watch(api, path, "path", {"labelSelector": selector_of(mine),
+                                        "resourceVersion": events[i].rv}) as resumed:
+            later = collect(resumed, sum(1 for e in events[i + 1:] if e.type != "BOOKMARK"), f"watch {path}",
+                            resumed_on=target)
+        _fail(check_resume(events, i, later), f"watch {path} resumed from BOOKMARK rv={events[i].rv}")
