@@ -43,6 +43,8 @@ border:1px solid var(--line);border-radius:10px;padding:18px 22px}
 .card.failed{border-top-color:var(--fail)} .card.passed{border-top-color:var(--pass)}
 .card.skipped{border-top-color:var(--skip)} .card.untested{border-top-color:var(--untested)}
 .sub{color:var(--muted);margin:4px 0 0}
+.plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:10px;margin:10px 0}
+.plot svg{display:block;width:100%;height:auto;border:1px solid var(--line);border-radius:8px}
 .groups{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:10px 16px}
 .grow{display:grid;grid-template-columns:150px 1fr 190px;gap:12px;align-items:center;padding:5px 0}
 .bar{display:flex;height:14px;border-radius:7px;overflow:hidden;background:var(--line)}
@@ -332,24 +334,27 @@ def _scale(run: dict[str, Any]) -> str:
     scale = run.get("scale") or {}
     if not scale.get("steps"):
         return ""
-    from ..scale.plot import svg_panels
+    from ..scale.plot import NAMES, svg_panels
+
+    def count(v: Any) -> str:  # 10,000 namespaces, as the console and the failure message write them
+        return _e(f"{v:,}" if isinstance(v, int) else v)
 
     rows = ""
     for op, g in (scale.get("growth") or {}).items():
         verdict = "reported" if op not in (scale.get("judged_operations") or []) else (
             "not judged (N/first below %s)" % f"{scale.get('judged_ratio', 1000):,}" if not g.get("judged")
             else ("ok" if g.get("ok") else "too steep"))
-        rows += (f"<tr><td>{_e(op)}</td><td>{_e(g.get('first'))} → {_e(g.get('last'))}</td>"
+        rows += (f"<tr><td>{_e(NAMES.get(op, op))}</td><td>{count(g.get('first'))} → {count(g.get('last'))}</td>"
                  f"<td>{_e(g.get('ratio'))}×" + (f" (raw {_e(g.get('raw_ratio'))}×)" if g.get("raw_ratio") is not None
                                                    else "") + f"</td><td>{_e((g.get('fit') or {}).get('model'))}: "
                  f"{_e((g.get('fit') or {}).get('formula'))}</td><td>{_e(verdict)}</td></tr>")
     table = ("<table><tr><th>operation</th><th>namespaces</th><th>cost ratio N/first (judged: relative to "
              "GET /version)</th><th>fitted curve (raw medians)</th>"
              f"<th>verdict</th></tr>{rows}</table>") if rows else ""
-    return (f'<h2 id="scale">Scale: {_e(scale.get("n"))} namespaces, {_e(scale.get("objects"))} objects each</h2>'
+    return (f'<h2 id="scale">Scale: {count(scale.get("n"))} namespaces, {_e(scale.get("objects"))} objects each</h2>'
             f'<p class="sub">Median of {_e(scale.get("rounds"))} timings per operation and step; per-namespace '
             f'operations at N may cost at most {_e(scale.get("limit"))}× their cost at the first step.</p>'
-            + '<div style="display:flex;flex-wrap:wrap;gap:8px">'
+            + '<div class="plots">'
             + "".join(f'<div class="plot">{svg}</div>' for svg in svg_panels(scale)) + "</div>" + table)
 
 

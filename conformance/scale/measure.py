@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable
 
 import requests
@@ -86,8 +87,9 @@ def settle(pop: "Population", paths: "Paths", baseline: float, timeout: float) -
     three times its `baseline`. Returns {"waited_s", "control_s", "settled"}."""
     t0 = time.monotonic()
     quiet = False
-    while not quiet and time.monotonic() - t0 < timeout:
-        quiet = all(_quiet_for(pop, paths, kind, 1) for kind in QUIET_KINDS)
+    with ThreadPoolExecutor(len(QUIET_KINDS), thread_name_prefix="nsconform-settle") as pool:
+        while not quiet and time.monotonic() - t0 < timeout:  # every kind watched over the same second
+            quiet = all(pool.map(lambda kind: _quiet_for(pop, paths, kind, 1), QUIET_KINDS))
     cost = control_cost(pop)
     while cost > 3 * baseline and time.monotonic() - t0 < timeout:
         cost = control_cost(pop)

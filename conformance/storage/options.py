@@ -60,7 +60,12 @@ def pytest_configure(config: pytest.Config) -> None:
         if workerinput.get("nsconform_etcd_endpoints"):
             config.option.nsconform_etcd_endpoints = workerinput["nsconform_etcd_endpoints"]
         return
-    if config.getoption("nsconform_etcd_endpoints", default=None) != EMBEDDED or config.option.collectonly:
+    if config.option.collectonly:
+        return
+    if config.getoption("nsconform_etcd_endpoints", default=None) not in (None, EMBEDDED):
+        _check_reachable(config)
+        return
+    if config.getoption("nsconform_etcd_endpoints", default=None) != EMBEDDED:
         return
     if not _embedded_target(config):
         raise pytest.UsageError("--etcd-endpoints embedded only applies to the embedded reference server; "
@@ -77,6 +82,22 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[EMBEDDED_STORAGE_KEY] = StorageConfig("etcd", (proc.url,),
                                                        config.getoption("nsconform_etcd_prefix") or "/registry")
     config.option.nsconform_etcd_endpoints = proc.url
+
+
+def _check_reachable(config: pytest.Config) -> None:
+    """One read before any test: a wrong CA, a missing client certificate or a dead endpoint is one line,
+    not the same error on every storage test."""
+    from .reader import EtcdReader, EtcdReadError
+
+    opts = etcd_options(config)
+    assert opts is not None
+    reader = EtcdReader(opts.endpoints, cacert=opts.cacert, cert=opts.cert, key=opts.key)
+    try:
+        reader.revision()
+    except EtcdReadError as e:
+        raise pytest.UsageError(f"--etcd-endpoints: {e}") from None
+    finally:
+        reader.close()
 
 
 def _embedded_target(config: pytest.Config) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import queue
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -47,6 +48,27 @@ def prefix_end(prefix: str) -> str:
     return "\0"
 
 
+_VERIFY = re.compile(r"certificate verify failed: ([^(')]+)")
+
+
+def _reason(exc: Exception | None) -> str:
+    """One line for what went wrong, naming the option to check on a TLS failure (requests wraps the
+    handshake error in three layers of repr)."""
+    text = str(exc) if exc is not None else "no answer"
+    if m := _VERIFY.search(text):
+        return (f"etcd's serving certificate is not trusted ({m.group(1).strip()}): give the CA that signed it "
+                f"with --etcd-cacert")
+    if isinstance(exc, requests.exceptions.SSLError):
+        if "WRONG_VERSION_NUMBER" in text or "wrong version number" in text:
+            return "TLS handshake failed: the endpoint does not speak TLS (use http://)"
+        return ("TLS handshake failed: etcd refused the connection (it may require a client certificate: "
+                "--etcd-cert/--etcd-key)")
+    if isinstance(exc, requests.exceptions.ConnectionError) and "RemoteDisconnected" in text:
+        return "etcd closed the connection without an answer (a TLS etcd given an http:// URL?)"
+    m = re.search(r"\[Errno \d+\] [^'\")]+", text)
+    return m.group(0) if m else text
+
+
 class EtcdReader:
     """Range and watch against the first endpoint that answers."""
 
@@ -63,14 +85,16 @@ class EtcdReader:
         last: Exception | None = None
         for ep in self.endpoints:
             try:
-                r = self.session.post(ep + path, data=json.dumps(body), timeout=kw.pop("timeout", self.timeout), **kw)
-            except requests.RequestException as e:
+                # verify= on the request: set on the session only, requests lets REQUESTS_CA_BUNDLE replace it
+                r = self.session.post(ep + path, data=json.dumps(body), timeout=kw.pop("timeout", self.timeout),
+                                      verify=self.session.verify, **kw)
+            except OSError as e:  # requests' errors, and a CA/certificate file it cannot read
                 last = e
                 continue
             if r.status_code != 200:
                 raise EtcdReadError(f"etcd {ep}{path}: HTTP {r.status_code}: {r.text[:200]}")
             return r
-        raise EtcdReadError(f"etcd unreachable at {', '.join(self.endpoints)}: {last}")
+        raise EtcdReadError(f"etcd unreachable at {', '.join(self.endpoints)}: {_reason(last)}")
 
     def keys(self, prefix: str) -> tuple[list[str], int]:
         """Every key starting with `prefix` (sorted), and the store's revision."""

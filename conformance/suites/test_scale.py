@@ -89,7 +89,7 @@ def test_per_namespace_operations_scale_log_n(request: pytest.FixtureRequest, ap
             before = len(pop.names)
             created = pop.grow_to(count, namespaces.track)
             if count == plan[0]:  # once through the recorded client: the report's endpoint coverage and,
-                _recorded_reads(api, paths, pop.names[0], namespaces.selector)  # on failure, exchanges
+                _recorded_sample(api, paths, namespaces, pop.names[0])  # on failure, exchanges
                 measure_step(pop, paths, pop.names[0], 1, namespaces.selector, None)  # warm-up, not kept:
                 # first requests fill the server's caches and open connections
             step = measure_at(count, count - before)
@@ -133,11 +133,29 @@ def test_per_namespace_operations_scale_log_n(request: pytest.FixtureRequest, ap
                     f"(use --scale {JUDGED_RATIO * plan[0]} or more)")
 
 
-def _recorded_reads(api, paths, ns: str, selector: str) -> None:
-    for path, params in ((paths.content(ns, "configmaps"), None), (paths.content(ns, "configmaps", "scale-0"), None),
-                         (paths.all_namespaces("configmaps"), {"labelSelector": selector, "limit": "500"})):
+def _recorded_sample(api, paths, namespaces, ns: str) -> None:
+    """One of each request the measurements send (unrecorded, thousands of times), through the recording
+    client: the endpoint coverage counts them like any suite's, and a failure report shows them."""
+    coll = paths.content(ns, "configmaps")
+    for path, params in ((coll, None), (paths.content(ns, "configmaps", "scale-0"), None),
+                         (paths.all_namespaces("configmaps"), {"labelSelector": namespaces.selector, "limit": "500"})):
         r = api.get(path, params=params)
         assert r.status_code == 200, f"GET {path}: expected 200, got {r.status_code}: {r.text[:300]}"
+    rv = str((r.json().get("metadata") or {}).get("resourceVersion") or "")
+    name = "probe-recorded"
+    with api.watch(coll, params={"watch": "true", "resourceVersion": rv}, timeout_s=scaled(60)) as w:
+        assert w.status_code == 200, f"WATCH {coll}: HTTP {w.status_code}: {w.error_body}"
+        body = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": ns, "labels": dict(namespaces.labels)}}
+        r = api.post(coll, body)
+        assert r.status_code == 201, f"POST {coll}: expected 201, got {r.status_code}: {r.text[:300]}"
+        w.until(lambda ev: ev["type"] == "ADDED" and ev["object"]["metadata"]["name"] == name, scaled(60),
+                f"the ADDED event of configmap {name}")
+    r = api.delete(paths.content(ns, "configmaps", name))
+    assert r.status_code in (200, 202), f"DELETE configmap {name}: {r.status_code}: {r.text[:300]}"
+    gone = namespaces.create("scale-del")["metadata"]["name"]  # the deletion probe's DELETE (reaped at the end)
+    r = api.delete(paths.namespace(gone))
+    assert r.status_code in (200, 202), f"DELETE namespace {gone}: {r.status_code}: {r.text[:300]}"
 
 
 def _points(data: dict[str, Any], op: str) -> list[tuple[int, float]]:

@@ -32,9 +32,12 @@ def etcd(pytestconfig: pytest.Config) -> Iterator[tuple[EtcdReader, str]]:
     reader = EtcdReader(opts.endpoints, cacert=opts.cacert, cert=opts.cert, key=opts.key)
     try:
         reader.revision()
+        error = None
     except EtcdReadError as e:
+        error = f"--etcd-endpoints: {e}"  # failed outside the except: no "during handling" chain
+    if error is not None:
         reader.close()
-        pytest.fail(f"--etcd-endpoints: {e}", pytrace=False)
+        pytest.fail(error, pytrace=False)
     yield reader, normalize_prefix(opts.prefix)
     reader.close()
 

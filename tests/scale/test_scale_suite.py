@@ -41,6 +41,11 @@ def test_small_scale_run_is_reported_not_judged(small_run):
     assert scale["removal"]["left"] == [] and scale["removal"]["skipped"]  # embedded: discarded with the server
     clause = next(c for c in run["clauses"] if c["id"] == "NS-SCALE-001")
     assert clause["status"] == "skipped"
+    # the suite's API calls count in the endpoint coverage, attributed to its clause, like any suite's
+    rows = {row["endpoint"]: row for row in run["coverage"]}
+    for endpoint in ("ns-create", "ns-delete", "content-create", "content-list", "content-get", "content-watch",
+                     "content-delete", "content-list-all"):
+        assert rows[endpoint]["hits"] > 0 and "NS-SCALE-001" in rows[endpoint]["clauses"], (endpoint, rows[endpoint])
 
     from conformance.schemas import validate
     validate(run, "ConformanceRun")

@@ -61,8 +61,7 @@ class WatchCache(MemoryStore):
     def namespace_of(self, resource: str, name: str) -> str | None:
         """The namespace of a namespaced object found by resource and name alone (a key without its namespace)."""
         with self._lock:
-            return next((ns for (r, ns), bucket in self._index.items() if r == resource and ns and name in bucket),
-                        None)
+            return next((ns for ns, bucket in self._index.buckets(resource) if ns and name in bucket), None)
 
     def apply(self, typ: str, resource: str, ns: str, name: str, obj: dict | None, rv: int) -> None:
         """One change etcd reported: PUT (`obj`) or DELETE (`obj` None) at revision `rv`."""

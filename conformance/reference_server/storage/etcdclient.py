@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import select
 import socket
 import ssl
@@ -72,10 +73,7 @@ class EtcdClient:
         self.endpoints = [e.rstrip("/") for e in endpoints]
         kw: dict[str, Any] = {"maxsize": 16, "retries": False}
         if any(e.startswith("https://") for e in self.endpoints):
-            ctx = ssl.create_default_context(cafile=ca_file)
-            if cert_file:
-                ctx.load_cert_chain(cert_file, key_file)
-            kw["ssl_context"] = ctx
+            kw["ssl_context"] = tls_context(ca_file, cert_file, key_file)
         self._http = urllib3.PoolManager(**kw)
         self._ssl = kw.get("ssl_context")
         self.timeout = timeout
@@ -327,9 +325,44 @@ class _Conn:
             self._until(b"\r\n")
 
 
+def tls_context(ca_file: str | None, cert_file: str | None, key_file: str | None) -> ssl.SSLContext:
+    """The client side of a TLS etcd; a file that cannot be read or used is a ValueError naming it."""
+    try:
+        ctx = ssl.create_default_context(cafile=ca_file)
+    except (OSError, ssl.SSLError) as e:
+        raise ValueError(f"etcd CA file {ca_file}: {getattr(e, 'strerror', None) or e}") from None
+    if cert_file:
+        try:
+            ctx.load_cert_chain(cert_file, key_file)
+        except (OSError, ssl.SSLError) as e:
+            raise ValueError(f"etcd client certificate {cert_file} (key {key_file or 'in the same file'}): "
+                             f"{getattr(e, 'strerror', None) or e}") from None
+    return ctx
+
+
+_VERIFY = re.compile(r"certificate verify failed: ([^(']+)")
+
+
+def tls_reason(text: str) -> str | None:
+    """What a failed TLS handshake with etcd means for the user, or None when `text` is not one."""
+    if m := _VERIFY.search(text):
+        return (f"etcd's serving certificate is not trusted ({m.group(1).strip()}): "
+                f"is the CA file the one that signed it?")
+    if "SSL" in text or "EOF occurred in violation of protocol" in text or "TLSV13_ALERT_CERTIFICATE_REQUIRED" in text:
+        if "WRONG_VERSION_NUMBER" in text or "wrong version number" in text:
+            return "TLS handshake failed: the endpoint does not speak TLS (an http:// etcd?)"
+        return ("TLS handshake failed: etcd refused the connection; does it require a client certificate "
+                "(certificate and key files) signed by its trusted CA?")
+    if "Remote end closed connection without response" in text:
+        return "etcd closed the connection without an answer (an https:// etcd given an http:// URL?)"
+    return None
+
+
 def _reason(exc: Exception | None) -> str:
     """`[Errno 111] Connection refused` rather than urllib3's whole repr."""
-    return str(exc).rsplit(": ", 1)[-1] if exc is not None else "no answer"
+    if exc is None:
+        return "no answer"
+    return tls_reason(str(exc)) or str(exc).rsplit(": ", 1)[-1]
 
 
 def _error(message: str, code: int) -> EtcdError:

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import urllib3
@@ -34,6 +35,18 @@ def _die_with_parent() -> None:
         pass
 
 
+@dataclass(frozen=True)
+class EtcdTLS:
+    """Certificates of a TLS etcd with client-certificate authentication (`--client-cert-auth`), as kubeadm
+    runs it: etcd serves `cert_file`/`key_file` and trusts clients signed by `ca_file`; `client_cert_file`/
+    `client_key_file` are what this process itself checks readiness with."""
+    ca_file: str
+    cert_file: str
+    key_file: str
+    client_cert_file: str
+    client_key_file: str
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -43,7 +56,8 @@ def _free_port() -> int:
 class EtcdProcess:
     """One single-member etcd on free loopback ports; `url` is its client URL. `stop()` is idempotent."""
 
-    def __init__(self, data_dir: str | None = None, *, fsync: bool = False, timeout: float = 20.0):
+    def __init__(self, data_dir: str | None = None, *, fsync: bool = False, timeout: float = 20.0,
+                 tls: EtcdTLS | None = None):
         binary = etcd_binary()
         if binary is None:
             raise EtcdNotInstalled("etcd is not installed (apt-get install etcd-server, or set NSCONFORM_ETCD)")
@@ -60,18 +74,21 @@ class EtcdProcess:
         last = ""
         for _ in range(3):  # a port taken between choosing and binding: try others
             client, peer = _free_port(), _free_port()
-            self.url = f"http://127.0.0.1:{client}"
+            self.url = f"{'https' if tls else 'http'}://127.0.0.1:{client}"
             peer_url = f"http://127.0.0.1:{peer}"
             args = [binary, "--name", "nsconform", "--data-dir", self.data_dir,
                     "--listen-client-urls", self.url, "--advertise-client-urls", self.url,
                     "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
                     "--initial-cluster", f"nsconform={peer_url}", "--log-level", "error"]
+            if tls:
+                args += ["--cert-file", tls.cert_file, "--key-file", tls.key_file,
+                         "--trusted-ca-file", tls.ca_file, "--client-cert-auth"]
             if not fsync:
                 args.append("--unsafe-no-fsync")
             self._log = tempfile.TemporaryFile()
             self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
-            if self._wait_ready(timeout):
+            if self._wait_ready(timeout, tls):
                 return
             self._log.seek(0)
             last = self._log.read().decode(errors="replace")[-500:]
@@ -81,8 +98,9 @@ class EtcdProcess:
         self._lock.close()
         raise RuntimeError(f"etcd did not start: {last.strip() or 'no answer on ' + self.url}")
 
-    def _wait_ready(self, timeout: float) -> bool:
-        http = urllib3.PoolManager(retries=False)
+    def _wait_ready(self, timeout: float, tls: EtcdTLS | None) -> bool:
+        http = urllib3.PoolManager(retries=False) if tls is None else urllib3.PoolManager(
+            retries=False, ca_certs=tls.ca_file, cert_file=tls.client_cert_file, key_file=tls.client_key_file)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -60,13 +60,48 @@ class MemoryWatcher:
             self._store._unregister(self)
 
 
+class BucketIndex(dict):
+    """`{(resource, namespace): {name: object}}` that also keeps each resource's namespaces, so that reading one
+    resource across namespaces visits that resource's buckets only, not every resource's in every namespace
+    (with 10,000 namespaces, every create looked through 30,000 keys to list the CRDs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.namespaces: dict[str, set[str]] = {}
+
+    def __setitem__(self, key: tuple[str, str], value: dict[str, Any]) -> None:
+        super().__setitem__(key, value)
+        self.namespaces.setdefault(key[0], set()).add(key[1])
+
+    def setdefault(self, key: tuple[str, str], default: Any = None) -> Any:  # type: ignore[override]
+        if key not in self:
+            self[key] = {} if default is None else default
+        return self[key]
+
+    def __delitem__(self, key: tuple[str, str]) -> None:
+        super().__delitem__(key)
+        left = self.namespaces.get(key[0])
+        if left is not None:
+            left.discard(key[1])
+            if not left:
+                del self.namespaces[key[0]]
+
+    def clear(self) -> None:
+        super().clear()
+        self.namespaces.clear()
+
+    def buckets(self, resource: str) -> list[tuple[str, dict[str, Any]]]:
+        """(namespace, bucket) of `resource`, by namespace."""
+        return [(ns, self[(resource, ns)]) for ns in sorted(self.namespaces.get(resource, ()))]
+
+
 class MemoryStore:
     """The reference implementation of `storage.Store`."""
 
     def __init__(self, history_size: int = 10000, start_rv: int = 1):
         self._lock = threading.RLock()
         self._rv = start_rv
-        self._index: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+        self._index = BucketIndex()
         self._history: deque[Event] = deque()
         self._history_size = history_size
         self._compacted = 0
@@ -102,8 +137,7 @@ class MemoryStore:
                 items = [bucket[n] for n in sorted(bucket)]
             else:
                 items = []
-                for (res, ns) in sorted(k for k in self._index if k[0] == resource):
-                    bucket = self._index[(res, ns)]
+                for _, bucket in self._index.buckets(resource):
                     items.extend(bucket[n] for n in sorted(bucket))
             return (items if shared else clone(items)), self._rv
 
@@ -135,7 +169,7 @@ class MemoryStore:
         with self._lock:
             if namespace is not None:
                 return len(self._index.get((resource, namespace), {}))
-            return sum(len(v) for k, v in self._index.items() if k[0] == resource)
+            return sum(len(bucket) for _, bucket in self._index.buckets(resource))
 
     def check_rv(self, rv: int) -> None:
         """Raise `TooOldResourceVersionError` when history at `rv` has been compacted."""
