@@ -1,5 +1,5 @@
 """The field manager (upstream `managedfields/internal/fieldmanager.go` and the managers it stacks:
-`structuredmerge.go`, `stripmeta.go`, `managedfieldsupdater.go`, `skipnonapplied.go`, `lastappliedupdater.go`).
+`structuredmerge.go`, `stripmeta.go`, `managedfieldsupdater.go`, `skipnonapplied.go`, `lastappliedupdater.go`, `capmanagers.go`).
 
 `update` records an Update entry for a create, update or non-apply patch (it never fails: upstream's
 `UpdateNoErrors`); `apply` merges an applied configuration (`application/apply-patch+yaml`) into the live
@@ -16,6 +16,7 @@ from typing import Any
 from .. import apierrors as E
 from . import fieldpath as fp
 from . import typed
+from .capmanagers import cap_update_managers
 from .conflicts import conflict_error
 from .managed import APPLY, UPDATE, Entry, decode, encode, is_reset, now
 from .schema import Schema
@@ -111,7 +112,7 @@ class FieldManager:
                 entries.append(me)
                 prev = me
             prev.fields, prev.time = prev.fields | mine, now()
-        _store(new, [e for e in entries if e.fields])
+        _store(new, cap_update_managers([e for e in entries if e.fields]))
         return new
 
     # ---- Apply -----------------------------------------------------------------------------------------------

@@ -134,3 +134,54 @@ def test_kubectl_apply_refreshes_the_client_side_annotation() -> None:
     out = CM.apply(live, cm({"a": "2"}), "kubectl", True)
     assert out["metadata"]["annotations"][ann] == \
         '{"apiVersion":"v1","data":{"a":"2"},"kind":"ConfigMap","metadata":{"name":"c"}}\n'
+
+
+def _updated_by(n: int, *, version_of: Any = lambda i: "v1") -> dict[str, Any]:
+    """A ConfigMap whose key kN was last written by manager mN (mN older than mN+1), plus an applier."""
+    from conformance.reference_server.fieldmanager.managed import Entry, encode
+    from conformance.reference_server.fieldmanager import fieldpath as fp
+    entries = [Entry(f"m{i:02d}", "Update", version_of(i), "", f"2020-01-01T00:00:{i:02d}Z",
+                     frozenset({(fp.field("data"), fp.field(f"k{i}"))})) for i in range(n)]
+    entries.append(Entry("applier", "Apply", "v1", "", "2019-01-01T00:00:00Z",
+                         frozenset({(fp.field("data"), fp.field("applied"))})))
+    obj = stored(cm({**{f"k{i}": "1" for i in range(n)}, "applied": "1"}))
+    obj["metadata"]["managedFields"] = encode(entries)
+    return obj
+
+
+def test_update_managers_are_capped_at_ten_with_ancient_changes() -> None:
+    """capmanagers.go: the 11th Update manager folds the two oldest of a version into `ancient-changes`."""
+    live = _updated_by(10)
+    new = _updated_by(10)
+    new["data"]["k-new"] = "1"
+    out = CM.update(live, new, "newcomer")
+    entries = out["metadata"]["managedFields"]
+    updaters = [e for e in entries if e["operation"] == "Update"]
+    assert len(updaters) == 10
+    names = [e["manager"] for e in updaters]
+    assert "m00" not in names and "m01" not in names and "ancient-changes" in names and "newcomer" in names
+    bucket = next(e for e in updaters if e["manager"] == "ancient-changes")
+    assert bucket["fieldsV1"] == {"f:data": {"f:k0": {}, "f:k1": {}}}
+    assert bucket["time"] == "2020-01-01T00:00:01Z"  # the time of the newer entry merged in
+    assert [e["manager"] for e in entries if e["operation"] == "Apply"] == ["applier"]  # appliers never count
+
+
+def test_update_managers_are_bucketed_per_api_version() -> None:
+    """A version's oldest entry waits for a second one of the same version before becoming its bucket."""
+    live = _updated_by(11, version_of=lambda i: "v1" if i % 2 else "v1beta1")
+    new = _updated_by(11, version_of=lambda i: "v1" if i % 2 else "v1beta1")
+    new["data"]["k-new"] = "1"
+    out = CM.update(live, new, "newcomer")
+    updaters = [e for e in out["metadata"]["managedFields"] if e["operation"] == "Update"]
+    assert len(updaters) == 10
+    buckets = {e["apiVersion"]: e["fieldsV1"] for e in updaters if e["manager"] == "ancient-changes"}
+    # m00 (v1beta1), m01 (v1) are first of their versions; m02 (v1beta1) merges into m00's bucket; m03 with m01
+    assert buckets == {"v1beta1": {"f:data": {"f:k0": {}, "f:k2": {}}}, "v1": {"f:data": {"f:k1": {}, "f:k3": {}}}}
+
+
+def test_ten_update_managers_are_left_alone() -> None:
+    live = _updated_by(9)
+    new = _updated_by(9)
+    new["data"]["k-new"] = "1"
+    out = CM.update(live, new, "newcomer")
+    assert "ancient-changes" not in [e["manager"] for e in out["metadata"]["managedFields"]]
