@@ -273,3 +273,21 @@ def test_custom_resources_take_server_side_apply(ext):
     body["spec"]["tags"] = ["b"]
     st = http.patch(path, json=body, headers=apply, params={"fieldManager": "other"}).json()
     assert st["code"] == 409 and st["message"] == 'Apply failed with 1 conflict: conflict with "m": .spec.tags'
+
+
+def test_custom_resources_refuse_strategic_merge_patch(ext):
+    """customresource_handler.go serves json-patch, merge-patch and apply only: a strategic-merge patch (no Go
+    struct to read merge keys from) is `PatchResource`'s 415, whose message lists what it takes."""
+    http, base = requests.Session(), ext.url
+    group, ns = new_group(http, base), new_namespace(http, base)
+    path = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
+    assert http.post(path, json={**widget("w"), "apiVersion": f"{group}/v1"}).status_code == 201
+    accepted = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+    for ctype in ("application/strategic-merge-patch+json", "text/plain"):
+        r = http.patch(f"{path}/w", data=json.dumps({"spec": {"size": 2}}), headers={"Content-Type": ctype})
+        st = r.json()
+        assert (r.status_code, st["reason"]) == (415, "UnsupportedMediaType"), r.text
+        assert st["message"] == f"the body of the request was in an unknown format - accepted media types include: {accepted}"
+    r = http.patch(f"{path}/w", data=json.dumps({"spec": {"size": 2}}),
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200 and r.json()["spec"]["size"] == 2
