@@ -62,14 +62,15 @@ def validate_manager(manager: str) -> list[E.FieldError]:
 class FieldManager:
     """managedFields bookkeeping of one kind at one API version.
 
-    `zero` is the kind's empty object (`Creater.New`): what a create is compared with. `ignored` maps a
+    `zero` is the kind's empty object (`Creater.New`): what a create is compared with; `crd_schema` a custom
+    resource's structural schema (its list and map types). `ignored` maps a
     subresource ("" for the main resource) to the top-level fields its strategy resets (`GetResetFields`),
     whose changes nobody comes to own through that endpoint."""
 
     def __init__(self, kind: str, api_version: str, *, builtin: bool = True, zero: dict[str, Any] | None = None,
-                 ignored: dict[str, frozenset[str]] | None = None):
+                 ignored: dict[str, frozenset[str]] | None = None, crd_schema: dict[str, Any] | None = None):
         self.kind, self.api_version = kind, api_version
-        self.schema = Schema(kind, builtin)
+        self.schema = Schema(kind, builtin, crd_schema)
         self.zero = {"apiVersion": api_version, "kind": kind, "metadata": {}} | (zero or {})
         self.ignored = ignored or {}
 

@@ -185,3 +185,44 @@ def test_ten_update_managers_are_left_alone() -> None:
     new["data"]["k-new"] = "1"
     out = CM.update(live, new, "newcomer")
     assert "ancient-changes" not in [e["manager"] for e in out["metadata"]["managedFields"]]
+
+
+WIDGET_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "protocol"],
+              "items": {"type": "object", "properties": {"name": {"type": "string"},
+                                                         "protocol": {"type": "string", "default": "TCP"},
+                                                         "port": {"type": "integer"}}}},
+    "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+    "args": {"type": "array", "items": {"type": "string"}},
+    "selector": {"type": "object", "x-kubernetes-map-type": "atomic",
+                 "additionalProperties": {"type": "string"}}}}}}
+WIDGET = FieldManager("Widget", "example.com/v1", builtin=False, crd_schema=WIDGET_SCHEMA)
+
+
+def widget(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec}
+
+
+def test_custom_resource_lists_follow_the_crd_schema() -> None:
+    """x-kubernetes-list-type map/set lists are shared item by item; a list without a type stays atomic; a
+    map-type atomic map is owned whole; a map key's default fills an item that omits it."""
+    first = stored(WIDGET.apply(None, widget({"ports": [{"name": "a", "port": 1}], "tags": ["x"], "args": ["1"],
+                                              "selector": {"k": "v"}}), "one", False))
+    assert fields(first)[("one", "Apply")] == {"f:spec": {
+        "f:ports": {'k:{"name":"a","protocol":"TCP"}': {".": {}, "f:name": {}, "f:port": {}}},
+        "f:tags": {"v:\"x\"": {}}, "f:args": {}, "f:selector": {}}}
+    second = WIDGET.apply(first, widget({"ports": [{"name": "b", "port": 2}], "tags": ["y"]}), "two", False)
+    assert second["spec"]["ports"] == [{"name": "a", "port": 1}, {"name": "b", "port": 2}]
+    assert second["spec"]["tags"] == ["x", "y"]
+    with pytest.raises(StatusError) as exc:  # atomic list: one owner at a time
+        WIDGET.apply(first, widget({"args": ["2"]}), "two", False)
+    assert exc.value.status["message"] == 'Apply failed with 1 conflict: conflict with "one": .spec.args'
+    with pytest.raises(StatusError) as exc:  # atomic map: the whole selector conflicts
+        WIDGET.apply(first, widget({"selector": {"other": "v"}}), "two", False)
+    assert exc.value.status["message"] == 'Apply failed with 1 conflict: conflict with "one": .spec.selector'
+
+
+def test_custom_resource_metadata_is_object_meta() -> None:
+    first = stored(WIDGET.apply(None, {**widget({}), "metadata": {"name": "w", "finalizers": ["a/x"]}}, "one", False))
+    out = WIDGET.apply(first, {**widget({}), "metadata": {"name": "w", "finalizers": ["b/y"]}}, "two", False)
+    assert out["metadata"]["finalizers"] == ["a/x", "b/y"]  # a set, as ObjectMeta's
