@@ -13,6 +13,7 @@ their live order. Errors upstream leaves untranslated are its 500s; directive ke
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from .. import apierrors as E
@@ -38,21 +39,13 @@ def _unprocessable(msg: str) -> E.StatusError:
                                                                "message": msg}]}))
 
 
+_GO_TYPES = {dict: "map[string]interface {}", list: "[]interface {}", bool: "bool", int: "int64",
+             float: "float64", str: "string"}
+
+
 def _go_type(v: Any) -> str:
     """`reflect.TypeOf` of a decoded JSON value (numbers as `UnmarshalCaseSensitivePreserveInts` keeps them)."""
-    if isinstance(v, dict):
-        return "map[string]interface {}"
-    if isinstance(v, list):
-        return "[]interface {}"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int64"
-    if isinstance(v, float):
-        return "float64"
-    if isinstance(v, str):
-        return "string"
-    return "<nil>"
+    return _GO_TYPES.get(type(v), "<nil>")
 
 
 def _bad_arg_type(expected: str, actual: Any) -> E.StatusError:
@@ -80,6 +73,23 @@ def strip_directives(value: Any) -> Any:
 def _same(a: Any, b: Any) -> bool:
     """Go's `==` on interface values: equal type and value."""
     return _go_type(a) == _go_type(b) and a == b
+
+
+def _ident(v: Any) -> tuple[str, Any]:
+    """A hashable stand-in for `_same` (lists are looked up through dictionaries, never scanned per item:
+    a hostile patch of a long list must not cost quadratic time)."""
+    t = _GO_TYPES.get(type(v), "<nil>")
+    if t[0] in "m[":
+        return t, json.dumps(v, sort_keys=True)
+    return t, v
+
+
+def _positions(items: list[Any], merge_key: str, kind: str) -> dict[tuple[str, Any], int]:
+    """`index` for every item at once: identity → first position."""
+    out: dict[tuple[str, Any], int] = {}
+    for i, v in enumerate(items):
+        out.setdefault(_ident(_key_of(v, merge_key, kind)), i)
+    return out
 
 
 def _strategy(node: Node) -> str:
@@ -127,22 +137,15 @@ def _key_of(item: Any, merge_key: str, kind: str) -> Any:
     return item
 
 
-def _index(items: list[Any], item: Any, merge_key: str, kind: str) -> int:
-    want = _key_of(item, merge_key, kind)
-    for i, v in enumerate(items):
-        if _same(_key_of(v, merge_key, kind), want):
-            return i
-    return -1
-
-
-def _find(items: list[Any], merge_key: str, value: Any) -> int:
-    """`findMapInSliceBasedOnKeyValue`."""
+def _keyed(items: list[Any], merge_key: str) -> dict[tuple[str, Any], int]:
+    """`findMapInSliceBasedOnKeyValue` for every key at once: merge-key value → first position."""
+    out: dict[tuple[str, Any], int] = {}
     for i, v in enumerate(items):
         if not isinstance(v, dict):
             raise _internal(f"value for key {i} is not a map.")
-        if merge_key in v and _same(v[merge_key], value):
-            return i
-    return -1
+        if merge_key in v:
+            out.setdefault(_ident(v[merge_key]), i)
+    return out
 
 
 def _check_merge_keys(merge_key: str, *lists: list[Any]) -> None:
@@ -163,7 +166,8 @@ def _normalize_slice_order(to_sort: list[Any], order: list[Any], merge_key: str,
         keep = [v for v in to_sort if v.get(DIRECTIVE) != "delete"]
         to_delete = [v for v in to_sort if v.get(DIRECTIVE) == "delete"]
         to_sort = keep
-    positions = [_index(order, v, merge_key, kind) for v in to_sort]
+    where = _positions(order, merge_key, kind)
+    positions = [where.get(_ident(_key_of(v, merge_key, kind)), -1) for v in to_sort]
     if all(p >= 0 for p in positions):  # (every caller's items are in `order`)
         to_sort = [to_sort[i] for _, i in sorted((p, i) for i, p in enumerate(positions))]
     return to_sort + to_delete
@@ -173,6 +177,7 @@ def _merge_sorted(left: list[Any], right: list[Any], server_order: list[Any], me
                   kind: str) -> list[Any]:
     """`mergeSortedSlice`: live-only items (left) woven into the patch's items (right) by their live order."""
     out: list[Any] = []
+    where = _positions(server_order, merge_key, kind)
     i = j = 0
     while i < len(left) or j < len(right):
         if i >= len(left):
@@ -182,8 +187,8 @@ def _merge_sorted(left: list[Any], right: list[Any], server_order: list[Any], me
             out.append(left[i])
             i += 1
         else:
-            li = _index(server_order, left[i], merge_key, kind)
-            ri = _index(server_order, right[j], merge_key, kind)
+            li = where.get(_ident(_key_of(left[i], merge_key, kind)), -1)
+            ri = where.get(_ident(_key_of(right[j], merge_key, kind)), -1)
             if li >= 0 and ri >= 0 and li < ri:
                 out.append(left[i])
                 i += 1
@@ -204,15 +209,20 @@ def _partition(merged: list[Any], by: list[Any], merge_key: str) -> tuple[list[A
     """`partitionPrimitivesByPresentInList` / `partitionMapsByPresentInList`."""
     in_patch: list[Any] = []
     server_only: list[Any] = []
+    present: Any = None
     for v in merged:
         if merge_key:
             if not isinstance(v, dict):
                 raise _bad_arg_type("map[string]interface {}", v)
             if merge_key not in v:
                 raise _no_merge_key(v, merge_key)
-            found = _find(by, merge_key, v[merge_key]) >= 0
+            if present is None:
+                present = _keyed(by, merge_key)
+            found = _ident(v[merge_key]) in present
         else:
-            found = any(_same(v, x) for x in by)
+            if present is None:
+                present = {_ident(x) for x in by}
+            found = _ident(v) in present
         (in_patch if found else server_only).append(v)
     return in_patch, server_only
 
@@ -277,10 +287,13 @@ def _merge_slice(original: list[Any], patch: list[Any], node: Node, delete_list:
     merge_key = node.merge_key
     if kind != "map":
         if delete_list:
-            return [x for x in original if not any(_same(x, d) for d in patch)]
+            gone = {_ident(d) for d in patch}
+            return [x for x in original if _ident(x) not in gone]
         merged: list[Any] = []
+        seen: set[tuple[str, Any]] = set()
         for x in original + patch:
-            if not any(_same(x, m) for m in merged):
+            if _ident(x) not in seen:
+                seen.add(_ident(x))
                 merged.append(x)
         order_by = patch
     else:
@@ -307,8 +320,9 @@ def _merge_special_elements(original: list[Any], patch: list[Any], merge_key: st
         if directive == "delete":
             if merge_key not in v:
                 raise _no_merge_key(v, merge_key)
-            while (i := _find(original, merge_key, v[merge_key])) >= 0:
-                original = original[:i] + original[i + 1:]
+            _keyed(original, merge_key)  # (every item must be a map)
+            gone = _ident(v[merge_key])
+            original = [o for o in original if not (merge_key in o and _ident(o[merge_key]) == gone)]
         elif directive == "replace":
             replace = True
         elif directive == "merge":
@@ -323,13 +337,15 @@ def _merge_special_elements(original: list[Any], patch: list[Any], merge_key: st
 def _merge_plain_elements(original: list[Any], patch: list[Any], merge_key: str, node: Node) -> list[Any]:
     """`mergeSliceWithoutSpecialElements`: an item matching by merge key merges, others are appended."""
     original = list(original)
+    where = _keyed(original, merge_key)
     for v in patch:
         if merge_key not in v:
             raise _no_merge_key(v, merge_key)
-        i = _find(original, merge_key, v[merge_key])
+        i = where.get(_ident(v[merge_key]), -1)
         if i >= 0:
             original[i] = merge_map(copy.deepcopy(original[i]), v, node)
         else:
+            where[_ident(v[merge_key])] = len(original)
             original.append(strip_directives(v))
     return original
 
@@ -341,13 +357,14 @@ def _apply_retain_keys(original: dict[str, Any], patch: dict[str, Any]) -> None:
     keys = patch.pop(RETAIN_KEYS)
     if not isinstance(keys, list):
         raise E.bad_request("invalid patch format of retainKeys")
+    listed = {_ident(x) for x in keys}
     for k, v in patch.items():
         if v is None or k.startswith(DELETE_FROM_PRIMITIVE_LIST) or k.startswith(SET_ELEMENT_ORDER):
             continue
-        if not any(_same(k, x) for x in keys):
+        if _ident(k) not in listed:
             raise E.bad_request("invalid patch format of retainKeys")
     for k in list(original):
-        if not any(_same(k, x) for x in keys):
+        if _ident(k) not in listed:
             del original[k]
 
 
