@@ -70,6 +70,28 @@ def strip_directives(value: Any) -> Any:
     return value
 
 
+_DROP = object()
+
+
+def _new_value(value: Any, discard_nulls: bool = True) -> Any:
+    """A value the live object lacks: `discardNullValuesFromPatch` (nulls in its maps go), then
+    `removeDirectives` (a map carrying `$patch` goes, from a map or a list), then the typed decode."""
+    if isinstance(value, dict):
+        if DIRECTIVE in value:
+            return _DROP
+        out = {}
+        for k, v in value.items():
+            if k.startswith("$") or (v is None and discard_nulls):
+                continue
+            kept = _new_value(v, discard_nulls)
+            if kept is not _DROP:
+                out[k] = kept
+        return out
+    if isinstance(value, list):
+        return [kept for v in value if (kept := _new_value(v, discard_nulls)) is not _DROP]
+    return value
+
+
 def _same(a: Any, b: Any) -> bool:
     """Go's `==` on interface values: equal type and value."""
     return _go_type(a) == _go_type(b) and a == b
@@ -252,15 +274,15 @@ def merge_map(original: dict[str, Any] | None, patch: dict[str, Any], node: Node
         if v is None:
             original.pop(k, None)
             continue
-        if k not in original:
+        if k not in original or _go_type(original[k]) != _go_type(v):
             if not delete_list:
-                original[k] = strip_directives(v)
+                kept = _new_value(v)
+                if kept is _DROP:
+                    original.pop(k, None)
+                else:
+                    original[k] = kept
             continue
         current = original[k]
-        if _go_type(current) != _go_type(v):
-            if not delete_list:
-                original[k] = strip_directives(v)
-            continue
         child = node.field(k)
         strategy = _strategy(child)
         if isinstance(v, dict):
@@ -274,7 +296,7 @@ def merge_map(original: dict[str, Any] | None, patch: dict[str, Any], node: Node
 
 def _merge_slice_handler(original: list[Any], patch: list[Any], node: Node, strategy: str,
                          delete_list: bool) -> list[Any]:
-    if strategy != "merge":
+    if strategy != "merge" and not delete_list:  # a deletion list applies whatever the field's strategy
         return strip_directives(patch)
     return _merge_slice(original, patch, node, delete_list)
 
@@ -426,7 +448,7 @@ def _merge_element_orders(original: dict[str, Any], patch: dict[str, Any], node:
         if found_original and not found_patch:
             merged = original_list
         elif found_patch and not found_original:
-            merged = strip_directives(patch_list)
+            merged = _new_value(patch_list, discard_nulls=False)
         elif found_original and found_patch:
             merged = _merge_slice_handler(original_list, patch_list, child, strategy, False)
         else:

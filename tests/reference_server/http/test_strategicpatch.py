@@ -104,10 +104,19 @@ def test_patch_replace_and_delete_directives() -> None:
 
 
 def test_nulls_delete_and_new_values_lose_their_directives() -> None:
+    """A null deletes; a value the live object lacks is taken without its nulls and without any map that
+    carries `$patch` (`discardNullValuesFromPatch`, `removeDirectives`)."""
     out = strategic_merge_patch({"metadata": {"labels": {"a": "1", "b": "2"}}},
                                 {"metadata": {"labels": {"a": None, "c": None}},
-                                 "spec": {"containers": [{"name": "x", "$patch": "merge"}]}}, POD)
-    assert out == {"metadata": {"labels": {"b": "2"}}, "spec": {"containers": [{"name": "x"}]}}
+                                 "spec": {"hostname": None, "containers": [{"name": "x", "$patch": "delete"},
+                                                                           {"name": "y", "image": None}]}}, POD)
+    assert out == {"metadata": {"labels": {"b": "2"}}, "spec": {"containers": [{"name": "y"}]}}
+
+
+def test_a_deletion_list_applies_whatever_the_strategy() -> None:
+    out = strategic_merge_patch({"spec": {"containers": [{"name": "a", "args": ["1", "2"]}]}},
+                                {"spec": {"containers": [{"name": "a", "$deleteFromPrimitiveList/args": ["1"]}]}}, POD)
+    assert out["spec"]["containers"] == [{"name": "a", "args": ["2"]}]
 
 
 @pytest.mark.parametrize("live,patch,code,message", [
