@@ -233,10 +233,9 @@ class Handlers:
         mode = P.field_validation(request.query)
         warnings: list[str] = []
 
-        meta = patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY
-
         def transform(current: dict[str, Any]) -> dict[str, Any]:
-            patched = apply_patch(current, ctype, patch, meta)
+            # (off the event loop: the kind's metadata is built on its first strategic patch)
+            patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY)
             return self._check_patched(patched, route, store, ctype, patch, mode, warnings)
 
         dry = P.dry_run(request.query.getall("dryRun", []))

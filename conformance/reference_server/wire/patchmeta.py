@@ -7,7 +7,8 @@ definitions (`openapi_schemas.PATCH_META` for core and meta, `openapi_groups` fo
 source: what `kubectl apply` diffs with is what the server merges with. A field the schema does not describe
 (free-form status, a field unknown to the model) has no strategy: its maps merge, its lists are replaced.
 
-Nodes are built once per kind and memoise their children, so a request only follows dictionaries.
+Nodes are built once per kind (`warm` builds the built-in kinds' at start-up) and memoise their children, so a
+request only follows dictionaries.
 """
 from __future__ import annotations
 
@@ -83,3 +84,15 @@ def for_kind(group: str, version: str, kind: str) -> Node:
 
 
 EMPTY = Node({}, None)
+
+
+def warm() -> None:
+    """Build every built-in kind's node ahead of use (the server's start-up warm-up thread calls this), so no
+    request builds one on the event loop."""
+    from .schema import GROUP_KINDS, KIND_MESSAGES
+    for kind in KIND_MESSAGES:
+        for_kind("", "v1", kind)
+    for group_version, (_, kinds) in GROUP_KINDS.items():
+        group, _, version = group_version.rpartition("/")
+        for kind in kinds:
+            for_kind(group, version, kind)
