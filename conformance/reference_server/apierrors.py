@@ -200,10 +200,11 @@ def timeout(msg: str, retry_after: int = 0) -> StatusError:
 SUPPORTED_MEDIA_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
 
 
-def unsupported_media_type(content_type: str = "") -> StatusError:
-    """The handler-level 415 (`NegotiateInputSerializer`): the body format is unknown."""
+def unsupported_media_type(content_type: str = "", accepted: Iterable[str] = SUPPORTED_MEDIA_TYPES) -> StatusError:
+    """The handler-level 415 (`NegotiateInputSerializer`, or `PatchResource` for a patch type the resource
+    does not take): the body format is unknown."""
     msg = ("the body of the request was in an unknown format - accepted media types include: "
-           + ", ".join(SUPPORTED_MEDIA_TYPES))
+           + ", ".join(accepted))
     return StatusError(status_dict(415, "UnsupportedMediaType", msg))
 
 

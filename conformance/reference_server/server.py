@@ -136,6 +136,10 @@ def _import_wire_modules() -> None:
             importlib.import_module(f"conformance.reference_server.wire.{name}")
         except Exception:  # noqa: BLE001 - a broken wire module is served without, as hooks.py does
             pass
+    try:  # the strategic-merge metadata of the built-in kinds (http/strategicpatch.py)
+        importlib.import_module("conformance.reference_server.wire.patchmeta").warm()
+    except Exception:  # noqa: BLE001 - built on first use instead
+        pass
 
 
 class ReferenceServer:

@@ -273,3 +273,50 @@ def test_custom_resources_take_server_side_apply(ext):
     body["spec"]["tags"] = ["b"]
     st = http.patch(path, json=body, headers=apply, params={"fieldManager": "other"}).json()
     assert st["code"] == 409 and st["message"] == 'Apply failed with 1 conflict: conflict with "m": .spec.tags'
+
+
+def test_custom_resources_refuse_strategic_merge_patch(ext):
+    """customresource_handler.go serves json-patch, merge-patch and apply only: a strategic-merge patch (no Go
+    struct to read merge keys from) is `PatchResource`'s 415, whose message lists what it takes."""
+    http, base = requests.Session(), ext.url
+    group, ns = new_group(http, base), new_namespace(http, base)
+    path = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
+    assert http.post(path, json={**widget("w"), "apiVersion": f"{group}/v1"}).status_code == 201
+    accepted = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+    for ctype in ("application/strategic-merge-patch+json", "text/plain"):
+        r = http.patch(f"{path}/w", data=json.dumps({"spec": {"size": 2}}), headers={"Content-Type": ctype})
+        st = r.json()
+        assert (r.status_code, st["reason"]) == (415, "UnsupportedMediaType"), r.text
+        assert st["message"] == f"the body of the request was in an unknown format - accepted media types include: {accepted}"
+    r = http.patch(f"{path}/w", data=json.dumps({"spec": {"size": 2}}),
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200 and r.json()["spec"]["size"] == 2
+
+
+def test_custom_resources_apply_with_the_list_types_of_their_schema(ext):
+    """x-kubernetes-list-type: map (keys from x-kubernetes-list-map-keys) and set lists are merged item by
+    item between appliers, as structured-merge-diff reads the CRD's structural schema."""
+    http, base = requests.Session(), ext.url
+    group = f"{unique('g')}.example.com"
+    body = crd(group)
+    spec = body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    spec["tags"]["x-kubernetes-list-type"] = "set"
+    spec["rules"] = {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                     "items": {"type": "object", "required": ["name"],
+                               "properties": {"name": {"type": "string"}, "value": {"type": "string"}}}}
+    assert http.post(base + CRDS, json=body).status_code == 201
+    ns = new_namespace(http, base)
+    path = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets/w"
+    apply = {"Content-Type": "application/apply-patch+yaml"}
+    mine = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w"},
+            "spec": {"size": 1, "tags": ["a"], "rules": [{"name": "r1", "value": "1"}]}}
+    r = http.patch(path, json=mine, headers=apply, params={"fieldManager": "one"})
+    assert r.status_code == 201, r.text
+    theirs = {**mine, "spec": {"tags": ["b"], "rules": [{"name": "r2", "value": "2"}]}}
+    r = http.patch(path, json=theirs, headers=apply, params={"fieldManager": "two"})
+    assert r.status_code == 200, r.text
+    assert r.json()["spec"]["tags"] == ["a", "b"]
+    assert r.json()["spec"]["rules"] == [{"name": "r1", "value": "1"}, {"name": "r2", "value": "2"}]
+    owned = {e["manager"]: e["fieldsV1"] for e in r.json()["metadata"]["managedFields"]}
+    assert owned["two"] == {"f:spec": {"f:rules": {'k:{"name":"r2"}': {".": {}, "f:name": {}, "f:value": {}}},
+                                       "f:tags": {'v:"b"': {}}}}

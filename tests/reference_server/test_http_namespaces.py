@@ -299,7 +299,8 @@ def test_status_conditions_strategic_merge_by_type_ns43(http, url, namespaces):
     for c in ({"type": "A", "status": "True"}, {"type": "B", "status": "True"}, {"type": "A", "status": "False"}):
         r = http.patch(f"{url}/api/v1/namespaces/{name}/status",
                        data=json.dumps({"status": {"conditions": [c]}}), headers=STRATEGIC)
-    assert [(c["type"], c["status"]) for c in r.json()["status"]["conditions"]] == [("A", "False"), ("B", "True")]
+    # merged by type; upstream's order (mergeSortedSlice): B, added while A existed, went first and stays first
+    assert [(c["type"], c["status"]) for c in r.json()["status"]["conditions"]] == [("B", "True"), ("A", "False")]
 
 
 def test_finalize_ns44_ns45(http, url, namespaces):

@@ -1110,3 +1110,52 @@ def test_kubectl_creates_rbac_objects_in_protobuf(rbac_kube: Kube) -> None:
         kube.http.delete(f"{kube.server.url}/apis/rbac.authorization.k8s.io/v1/clusterroles/{cluster_role}", timeout=10)
         kube.release(ns)
         kube.http.delete(f"{kube.server.url}/api/v1/namespaces/{ns}", timeout=10)
+
+
+def test_kubectl_client_side_apply_and_strategic_patch_merge_by_schema(kube: Kube, names: Any,
+                                                                       tmp_path: Path) -> None:
+    """Client-side `kubectl apply` of a changed Deployment and Service sends a three-way strategic-merge patch
+    with `$setElementOrder` (container order), `$retainKeys` (the Deployment's strategy), `$patch: delete` items
+    (a removed port, a removed env var); what another writer added meanwhile (`kubectl patch --type strategic`)
+    survives, merged by the schema's keys (containers by name, env by name, Service ports by port)."""
+    ns = names("smp")
+    kube.create_ns(ns)
+    env = [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]
+    deploy: dict[str, Any] = {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": ns},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "d"}},
+                 "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
+                 "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [
+                     {"name": "a", "image": "nginx:1", "env": env}, {"name": "b", "image": "busybox:1"}]}}}}
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": ns},
+               "spec": {"selector": {"app": "d"}, "ports": [{"name": "http", "port": 80},
+                                                            {"name": "https", "port": 443}]}}
+    manifest = tmp_path / "app.yaml"
+    manifest.write_text(yaml.safe_dump_all([deploy, service]))
+    assert kube.ok("apply", "-f", str(manifest)) == "deployment.apps/d created\nservice/s created\n"
+
+    extra = {"spec": {"template": {"spec": {"containers": [{"name": "a", "env": [{"name": "X", "value": "x"}]}]}}}}
+    assert kube.ok("patch", "deployment", "d", "-n", ns, "--type", "strategic", "-p", json.dumps(extra)) == \
+        "deployment.apps/d patched\n"
+    containers = kube.get(f"/apis/apps/v1/namespaces/{ns}/deployments/d").json()["spec"]["template"]["spec"][
+        "containers"]
+    assert [c["name"] for c in containers] == ["a", "b"]
+    assert [e["name"] for e in containers[0]["env"]] == ["X", "A", "B"]  # merged by name, the patch's item first
+
+    a, b = deploy["spec"]["template"]["spec"]["containers"]
+    a["env"] = [env[0]]
+    a["image"] = "nginx:2"
+    deploy["spec"]["template"]["spec"]["containers"] = [b, a]
+    deploy["spec"]["strategy"] = {"type": "Recreate"}
+    service["spec"]["ports"] = [{"name": "http", "port": 80, "targetPort": 8080}]
+    manifest.write_text(yaml.safe_dump_all([deploy, service]))
+    assert kube.ok("apply", "-f", str(manifest)) == "deployment.apps/d configured\nservice/s configured\n"
+
+    got = kube.get(f"/apis/apps/v1/namespaces/{ns}/deployments/d").json()["spec"]
+    containers = got["template"]["spec"]["containers"]
+    assert [c["name"] for c in containers] == ["b", "a"]  # $setElementOrder/containers
+    assert containers[1]["image"] == "nginx:2"
+    assert [e["name"] for e in containers[1]["env"]] == ["X", "A"]  # B deleted; X (not applied) kept in its place
+    assert got["strategy"] == {"type": "Recreate"}  # $retainKeys dropped rollingUpdate
+    ports = kube.get(f"/api/v1/namespaces/{ns}/services/s").json()["spec"]["ports"]
+    assert [(p["port"], p.get("targetPort")) for p in ports] == [(80, 8080)]

@@ -4,7 +4,9 @@ from __future__ import annotations
 import pytest
 
 from conformance.reference_server import apierrors as E
-from conformance.reference_server.http.patch import json_patch, merge_patch, strategic_merge
+from conformance.reference_server.http.patch import json_patch, merge_patch
+from conformance.reference_server.http.strategicpatch import strategic_merge_patch
+from conformance.reference_server.wire.patchmeta import EMPTY, for_kind
 from conformance.reference_server.registry.selectors import labels_match, parse_field_selector, \
     parse_label_selector
 from conformance.reference_server.registry.validation import is_dns1123_label, is_qualified_name, \
@@ -121,10 +123,10 @@ def test_strategic_merge():
     patch = {"status": {"conditions": [{"type": "B", "status": "False"}, {"type": "C", "status": "True"}]},
              "metadata": {"finalizers": ["x/b"], "labels": {"$patch": "replace", "n": "m"}},
              "spec": {"containers": [{"name": "c", "$patch": "delete"}]}}
-    out = strategic_merge(cur, patch)
+    out = strategic_merge_patch(cur, patch, for_kind("", "v1", "Pod"))
     assert out["status"]["conditions"] == [{"type": "A", "status": "True"}, {"type": "B", "status": "False"},
                                            {"type": "C", "status": "True"}]
-    assert out["metadata"]["finalizers"] == ["x/a", "x/b"]
+    assert out["metadata"]["finalizers"] == ["x/b", "x/a"]  # the patch's items first (mergeSortedSlice)
     assert out["metadata"]["labels"] == {"n": "m"}
     assert out["spec"]["containers"] == []
-    assert strategic_merge({"a": {"b": 1}}, {"a": {"$patch": "delete"}}) == {}
+    assert strategic_merge_patch({"a": {"b": 1}}, {"a": {"$patch": "delete"}}, EMPTY) == {"a": {}}

@@ -1,5 +1,5 @@
 """The field manager (upstream `managedfields/internal/fieldmanager.go` and the managers it stacks:
-`structuredmerge.go`, `stripmeta.go`, `managedfieldsupdater.go`, `skipnonapplied.go`, `lastappliedupdater.go`).
+`structuredmerge.go`, `stripmeta.go`, `managedfieldsupdater.go`, `skipnonapplied.go`, `lastappliedupdater.go`, `capmanagers.go`).
 
 `update` records an Update entry for a create, update or non-apply patch (it never fails: upstream's
 `UpdateNoErrors`); `apply` merges an applied configuration (`application/apply-patch+yaml`) into the live
@@ -16,6 +16,7 @@ from typing import Any
 from .. import apierrors as E
 from . import fieldpath as fp
 from . import typed
+from .capmanagers import cap_update_managers
 from .conflicts import conflict_error
 from .managed import APPLY, UPDATE, Entry, decode, encode, is_reset, now
 from .schema import Schema
@@ -61,14 +62,15 @@ def validate_manager(manager: str) -> list[E.FieldError]:
 class FieldManager:
     """managedFields bookkeeping of one kind at one API version.
 
-    `zero` is the kind's empty object (`Creater.New`): what a create is compared with. `ignored` maps a
+    `zero` is the kind's empty object (`Creater.New`): what a create is compared with; `crd_schema` a custom
+    resource's structural schema (its list and map types). `ignored` maps a
     subresource ("" for the main resource) to the top-level fields its strategy resets (`GetResetFields`),
     whose changes nobody comes to own through that endpoint."""
 
     def __init__(self, kind: str, api_version: str, *, builtin: bool = True, zero: dict[str, Any] | None = None,
-                 ignored: dict[str, frozenset[str]] | None = None):
+                 ignored: dict[str, frozenset[str]] | None = None, crd_schema: dict[str, Any] | None = None):
         self.kind, self.api_version = kind, api_version
-        self.schema = Schema(kind, builtin)
+        self.schema = Schema(kind, builtin, crd_schema)
         self.zero = {"apiVersion": api_version, "kind": kind, "metadata": {}} | (zero or {})
         self.ignored = ignored or {}
 
@@ -111,7 +113,7 @@ class FieldManager:
                 entries.append(me)
                 prev = me
             prev.fields, prev.time = prev.fields | mine, now()
-        _store(new, [e for e in entries if e.fields])
+        _store(new, cap_update_managers([e for e in entries if e.fields]))
         return new
 
     # ---- Apply -----------------------------------------------------------------------------------------------

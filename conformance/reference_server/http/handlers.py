@@ -20,7 +20,9 @@ from ..storage.offload import Offload
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_yaml
-from .patch import APPLY_PATCH, MERGE_PATCH as MERGE, PATCH_TYPES, apply_patch
+from ..wire.patchmeta import EMPTY, for_kind
+from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, MERGE_PATCH as MERGE, PATCH_TYPES, STRATEGIC_PATCH,
+                    apply_patch)
 from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .watch import serve_watch
@@ -220,6 +222,9 @@ class Handlers:
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         ctype = media_type(request.headers.get("Content-Type"))
         raw = await read_body(request)
+        custom = bool(getattr(store, "crd_name", None))
+        if custom and ctype not in CUSTOM_RESOURCE_PATCH_TYPES:
+            raise E.unsupported_media_type(accepted=CUSTOM_RESOURCE_PATCH_TYPES)  # crdHandler's PatchResource
         if ctype not in PATCH_TYPES:
             raise E.router_unsupported_media_type()
         manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
@@ -233,7 +238,8 @@ class Handlers:
         warnings: list[str] = []
 
         def transform(current: dict[str, Any]) -> dict[str, Any]:
-            patched = apply_patch(current, ctype, patch)
+            # (off the event loop: the kind's metadata is built on its first strategic patch)
+            patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY)
             return self._check_patched(patched, route, store, ctype, patch, mode, warnings)
 
         dry = P.dry_run(request.query.getall("dryRun", []))
@@ -379,3 +385,8 @@ class Handlers:
 def _names_object(err: E.StatusError, name: str) -> bool:
     """A NotFound about the patched object itself (not, say, its namespace's)."""
     return (err.status.get("details") or {}).get("name") == name
+
+
+def patch_meta(store: GenericStore) -> Any:
+    """The kind's strategic-merge metadata (built once per kind by `wire.patchmeta`)."""
+    return for_kind(getattr(store, "group", "") or "", getattr(store, "version", "v1"), store.info.kind)

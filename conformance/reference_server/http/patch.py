@@ -1,4 +1,4 @@
-"""PATCH bodies: JSON patch (RFC 6902), JSON merge patch (RFC 7386), strategic merge patch.
+"""PATCH bodies: JSON patch (RFC 6902), JSON merge patch (RFC 7386), strategic merge patch (`strategicpatch`).
 
 Pure functions over JSON values; errors are the StatusErrors `handlers/patch.go` produces.
 """
@@ -8,21 +8,17 @@ import copy
 from typing import Any
 
 from .. import apierrors as E
+from ..wire.patchmeta import EMPTY, Node
+from .strategicpatch import strategic_merge_patch
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH)
+# `customresource_handler.go`: custom resources have no Go types, hence no strategic merge.
+CUSTOM_RESOURCE_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
 MAX_JSON_PATCH_OPERATIONS = 10000
-
-# patchMergeKey of the list fields of the served kinds (strategic merge); other lists are replaced.
-MERGE_KEYS = {"conditions": "type", "containers": "name", "initContainers": "name", "ephemeralContainers": "name",
-              "env": "name", "volumes": "name", "volumeMounts": "mountPath", "ownerReferences": "uid",
-              "imagePullSecrets": "name", "secrets": "name", "ports": None, "hostAliases": "ip",
-              "volumeDevices": "devicePath", "readinessGates": None}
-PRIMITIVE_MERGE_LISTS = frozenset({"finalizers@metadata"})
-
 
 def _apply_error(msg: str) -> E.StatusError:
     """`NewGenericServerResponse(422, …, err.Error())`."""
@@ -148,81 +144,9 @@ def json_patch(doc: Any, ops: Any) -> Any:
     return doc
 
 
-# ---- strategic merge -----------------------------------------------------------------------------
-def strategic_merge(target: Any, patch: Any, parent_key: str = "") -> Any:
-    """Merge like RFC 7386, but keyed lists merge by their patchMergeKey and `$patch` directives apply."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    directive = patch.get("$patch")
-    if directive == "delete":
-        return None
-    body = {k: v for k, v in patch.items() if not k.startswith("$")}
-    if directive == "replace":
-        return copy.deepcopy(body)
-    out = copy.deepcopy(target) if isinstance(target, dict) else {}
-    for k, v in patch.items():
-        if k.startswith("$deleteFromPrimitiveList/"):
-            field = k.split("/", 1)[1]
-            if isinstance(out.get(field), list) and isinstance(v, list):
-                out[field] = [x for x in out[field] if x not in v]
-    for k, v in body.items():
-        if v is None:
-            out.pop(k, None)
-        elif isinstance(v, dict):
-            merged = strategic_merge(out.get(k), v, k)
-            if merged is None:
-                out.pop(k, None)
-            else:
-                out[k] = merged
-        elif isinstance(v, list) and isinstance(out.get(k), list):
-            out[k] = _merge_list(out[k], v, k, parent_key)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
-
-
-def _merge_key(key: str, items: list[Any]) -> str | None:
-    if key not in MERGE_KEYS:
-        return None
-    mk = MERGE_KEYS[key]
-    if mk is None and key == "ports":
-        sample = next((i for i in items if isinstance(i, dict)), {})
-        mk = "containerPort" if "containerPort" in sample else "port"
-    if mk is None and key == "readinessGates":
-        mk = "conditionType"
-    return mk
-
-
-def _merge_list(old: list[Any], patch: list[Any], key: str, parent_key: str) -> list[Any]:
-    if f"{key}@{parent_key}" in PRIMITIVE_MERGE_LISTS:
-        out = list(old)
-        for v in patch:
-            if isinstance(v, dict) and v.get("$patch") == "replace":
-                return [x for x in patch if not isinstance(x, dict)]
-            if v not in out:
-                out.append(v)
-        return out
-    mk = _merge_key(key, old + patch)
-    if mk is None or not all(isinstance(i, dict) for i in patch):
-        return copy.deepcopy([i for i in patch if not (isinstance(i, dict) and "$patch" in i)])
-    if any(i.get("$patch") == "replace" for i in patch):
-        return copy.deepcopy([i for i in patch if "$patch" not in i])
-    out = copy.deepcopy(old)
-    for item in patch:
-        idx = next((n for n, o in enumerate(out) if isinstance(o, dict) and o.get(mk) == item.get(mk)), None)
-        if item.get("$patch") == "delete":
-            if idx is not None:
-                out.pop(idx)
-            continue
-        if idx is None:
-            out.append(copy.deepcopy({k: v for k, v in item.items() if not k.startswith("$")}))
-        else:
-            out[idx] = strategic_merge(out[idx], item, key)
-    return out
-
-
-def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any) -> dict[str, Any]:
-    """Dispatch on the PATCH media type (apply-patch is refused by the caller)."""
+def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY) -> dict[str, Any]:
+    """Dispatch on the PATCH media type (apply-patch is refused by the caller); `meta` is the kind's
+    strategic-merge metadata (`wire.patchmeta.for_kind`)."""
     if patch_type == JSON_PATCH:
         out = json_patch(doc, patch)
     elif patch_type == MERGE_PATCH:
@@ -232,7 +156,7 @@ def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any) -> dict[str, A
     elif patch_type == STRATEGIC_PATCH:
         if not isinstance(patch, dict):
             raise E.bad_request("json: cannot unmarshal non-object into Go value of type map[string]interface {}")
-        out = strategic_merge(doc, patch)
+        out = strategic_merge_patch(doc, patch, meta)
     else:
         raise E.router_unsupported_media_type()
     if not isinstance(out, dict):

@@ -144,7 +144,7 @@ class GenericStore:
             if status_sub or (builtin and "status" in self.info.fields):
                 ignored[""] = frozenset({"status"})
             fm = FieldManager(self.info.kind, getattr(self, "api_version", "v1"), builtin=builtin, zero=zero,
-                              ignored=ignored)
+                              ignored=ignored, crd_schema=None if builtin else getattr(self.strategy, "schema", None))
             self.__dict__["_field_manager"] = fm
         return fm
 

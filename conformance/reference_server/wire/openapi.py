@@ -314,12 +314,19 @@ def type_error(group: str, version: str, kind: str, obj: Any) -> str | None:
 
     Lenient on scalars (quantities and int-or-strings take numbers and strings): the point is the 400 a
     typed decoder answers instead of a strategy meeting a shape it cannot walk."""
+    defs, root = kind_schema(group, version, kind)
+    return _shape_error(defs, root, obj, kind, 0)
+
+
+def kind_schema(group: str, version: str, kind: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The v2 definitions of one kind and its root schema, built once per kind (the request path only reads
+    them: the shape check above and the strategic-merge metadata of `wire.patchmeta`)."""
     key = (group, version, kind)
     defs = _TYPE_DEFS.get(key)
     if defs is None:
         defs = _TYPE_DEFS[key] = _definitions([KindInfo(kind, "", "", True, group=group, version=version)], v3=False)
     k = KindInfo(kind, "", "", True, group=group, version=version)
-    return _shape_error(defs, defs.get(f"{definition_prefix(k)}.{kind}", {}), obj, kind, 0)
+    return defs, defs.get(f"{definition_prefix(k)}.{kind}", {})
 
 
 def _shape_error(defs: dict[str, Any], schema: dict[str, Any], value: Any, path: str, depth: int) -> str | None:

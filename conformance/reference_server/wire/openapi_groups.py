@@ -35,6 +35,13 @@ def _obj(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any
     return out
 
 
+# `+patchStrategy=merge` `+patchMergeKey=type` on the workloads' and PDBs' status conditions (the rest of
+# their status is free-form here).
+CONDITIONED: dict[str, Any] = {**FREE, "properties": {"conditions": {
+    "type": "array", "items": FREE, "x-kubernetes-patch-merge-key": "type", "x-kubernetes-patch-strategy": "merge",
+    "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]}}}
+
+
 def _int_or_string() -> dict[str, Any]:
     return {"x-kubernetes-int-or-string": True, "format": "int-or-string", "type": "string"}
 
@@ -44,7 +51,7 @@ def definitions(ref: Ref) -> dict[str, dict[str, Any]]:
     rbac = "io.k8s.api.rbac.v1"
     om, sel = ref(f"{META}.ObjectMeta"), ref(f"{META}.LabelSelector")
     template = _obj({"metadata": om, "spec": ref(f"{CORE}.PodSpec")})
-    spec_status = lambda spec, req=(): {"spec": _obj(spec, req), "status": FREE}  # noqa: E731
+    spec_status = lambda spec, req=(): {"spec": _obj(spec, req), "status": CONDITIONED}  # noqa: E731
     rule = _obj({"apiGroups": _arr(S), "nonResourceURLs": _arr(S), "resourceNames": _arr(S),
                  "resources": _arr(S), "verbs": _arr(S)}, ("verbs",))
     subject = _obj({"apiGroup": S, "kind": S, "name": S, "namespace": S}, ("kind", "name"))
@@ -66,7 +73,8 @@ def definitions(ref: Ref) -> dict[str, dict[str, Any]]:
         "io.k8s.api.apps.v1.Deployment": _obj(spec_status({
             "replicas": I32, "selector": sel, "template": template, "minReadySeconds": I32, "paused": B,
             "progressDeadlineSeconds": I32, "revisionHistoryLimit": I32,
-            "strategy": _obj({"type": S, "rollingUpdate": rolling})}, ("selector", "template"))),
+            "strategy": {**_obj({"type": S, "rollingUpdate": rolling}), "x-kubernetes-patch-strategy": "retainKeys"}},
+            ("selector", "template"))),
         "io.k8s.api.apps.v1.ReplicaSet": _obj(spec_status({
             "replicas": I32, "selector": sel, "template": template, "minReadySeconds": I32}, ("selector",))),
         "io.k8s.api.apps.v1.StatefulSet": _obj(spec_status({

@@ -134,3 +134,95 @@ def test_kubectl_apply_refreshes_the_client_side_annotation() -> None:
     out = CM.apply(live, cm({"a": "2"}), "kubectl", True)
     assert out["metadata"]["annotations"][ann] == \
         '{"apiVersion":"v1","data":{"a":"2"},"kind":"ConfigMap","metadata":{"name":"c"}}\n'
+
+
+def _updated_by(n: int, *, version_of: Any = lambda i: "v1") -> dict[str, Any]:
+    """A ConfigMap whose key kN was last written by manager mN (mN older than mN+1), plus an applier."""
+    from conformance.reference_server.fieldmanager.managed import Entry, encode
+    from conformance.reference_server.fieldmanager import fieldpath as fp
+    entries = [Entry(f"m{i:02d}", "Update", version_of(i), "", f"2020-01-01T00:00:{i:02d}Z",
+                     frozenset({(fp.field("data"), fp.field(f"k{i}"))})) for i in range(n)]
+    entries.append(Entry("applier", "Apply", "v1", "", "2019-01-01T00:00:00Z",
+                         frozenset({(fp.field("data"), fp.field("applied"))})))
+    obj = stored(cm({**{f"k{i}": "1" for i in range(n)}, "applied": "1"}))
+    obj["metadata"]["managedFields"] = encode(entries)
+    return obj
+
+
+def test_update_managers_are_capped_at_ten_with_ancient_changes() -> None:
+    """capmanagers.go: the 11th Update manager folds the two oldest of a version into `ancient-changes`."""
+    live = _updated_by(10)
+    new = _updated_by(10)
+    new["data"]["k-new"] = "1"
+    out = CM.update(live, new, "newcomer")
+    entries = out["metadata"]["managedFields"]
+    updaters = [e for e in entries if e["operation"] == "Update"]
+    assert len(updaters) == 10
+    names = [e["manager"] for e in updaters]
+    assert "m00" not in names and "m01" not in names and "ancient-changes" in names and "newcomer" in names
+    bucket = next(e for e in updaters if e["manager"] == "ancient-changes")
+    assert bucket["fieldsV1"] == {"f:data": {"f:k0": {}, "f:k1": {}}}
+    assert bucket["time"] == "2020-01-01T00:00:01Z"  # the time of the newer entry merged in
+    assert [e["manager"] for e in entries if e["operation"] == "Apply"] == ["applier"]  # appliers never count
+
+
+def test_update_managers_are_bucketed_per_api_version() -> None:
+    """A version's oldest entry waits for a second one of the same version before becoming its bucket."""
+    live = _updated_by(11, version_of=lambda i: "v1" if i % 2 else "v1beta1")
+    new = _updated_by(11, version_of=lambda i: "v1" if i % 2 else "v1beta1")
+    new["data"]["k-new"] = "1"
+    out = CM.update(live, new, "newcomer")
+    updaters = [e for e in out["metadata"]["managedFields"] if e["operation"] == "Update"]
+    assert len(updaters) == 10
+    buckets = {e["apiVersion"]: e["fieldsV1"] for e in updaters if e["manager"] == "ancient-changes"}
+    # m00 (v1beta1), m01 (v1) are first of their versions; m02 (v1beta1) merges into m00's bucket; m03 with m01
+    assert buckets == {"v1beta1": {"f:data": {"f:k0": {}, "f:k2": {}}}, "v1": {"f:data": {"f:k1": {}, "f:k3": {}}}}
+
+
+def test_ten_update_managers_are_left_alone() -> None:
+    live = _updated_by(9)
+    new = _updated_by(9)
+    new["data"]["k-new"] = "1"
+    out = CM.update(live, new, "newcomer")
+    assert "ancient-changes" not in [e["manager"] for e in out["metadata"]["managedFields"]]
+
+
+WIDGET_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "protocol"],
+              "items": {"type": "object", "properties": {"name": {"type": "string"},
+                                                         "protocol": {"type": "string", "default": "TCP"},
+                                                         "port": {"type": "integer"}}}},
+    "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+    "args": {"type": "array", "items": {"type": "string"}},
+    "selector": {"type": "object", "x-kubernetes-map-type": "atomic",
+                 "additionalProperties": {"type": "string"}}}}}}
+WIDGET = FieldManager("Widget", "example.com/v1", builtin=False, crd_schema=WIDGET_SCHEMA)
+
+
+def widget(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec}
+
+
+def test_custom_resource_lists_follow_the_crd_schema() -> None:
+    """x-kubernetes-list-type map/set lists are shared item by item; a list without a type stays atomic; a
+    map-type atomic map is owned whole; a map key's default fills an item that omits it."""
+    first = stored(WIDGET.apply(None, widget({"ports": [{"name": "a", "port": 1}], "tags": ["x"], "args": ["1"],
+                                              "selector": {"k": "v"}}), "one", False))
+    assert fields(first)[("one", "Apply")] == {"f:spec": {
+        "f:ports": {'k:{"name":"a","protocol":"TCP"}': {".": {}, "f:name": {}, "f:port": {}}},
+        "f:tags": {"v:\"x\"": {}}, "f:args": {}, "f:selector": {}}}
+    second = WIDGET.apply(first, widget({"ports": [{"name": "b", "port": 2}], "tags": ["y"]}), "two", False)
+    assert second["spec"]["ports"] == [{"name": "a", "port": 1}, {"name": "b", "port": 2}]
+    assert second["spec"]["tags"] == ["x", "y"]
+    with pytest.raises(StatusError) as exc:  # atomic list: one owner at a time
+        WIDGET.apply(first, widget({"args": ["2"]}), "two", False)
+    assert exc.value.status["message"] == 'Apply failed with 1 conflict: conflict with "one": .spec.args'
+    with pytest.raises(StatusError) as exc:  # atomic map: the whole selector conflicts
+        WIDGET.apply(first, widget({"selector": {"other": "v"}}), "two", False)
+    assert exc.value.status["message"] == 'Apply failed with 1 conflict: conflict with "one": .spec.selector'
+
+
+def test_custom_resource_metadata_is_object_meta() -> None:
+    first = stored(WIDGET.apply(None, {**widget({}), "metadata": {"name": "w", "finalizers": ["a/x"]}}, "one", False))
+    out = WIDGET.apply(first, {**widget({}), "metadata": {"name": "w", "finalizers": ["b/y"]}}, "two", False)
+    assert out["metadata"]["finalizers"] == ["a/x", "b/y"]  # a set, as ObjectMeta's
