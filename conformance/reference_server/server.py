@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from aiohttp import web
 
@@ -36,13 +36,15 @@ INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease"
 AUTHORIZATION_MODES = ("always-allow", "rbac")
 
 
-def _ensure(create: Callable[[], object]) -> None:
+def _ensure(create: Callable[[], object], exists: Callable[[], bool]) -> None:
     """Create an initial object unless it exists: replicas starting together on one empty etcd all see it
-    unseeded, and the ones that lose the race find it there (upstream's bootstrap controllers ensure, too)."""
+    unseeded, and the ones that lose the race find it there (upstream's bootstrap controllers ensure, too).
+    The loser's refusal may be a 409 or, for the `kubernetes` Service, the allocator's 422 (its cluster IP is
+    taken by the winner's copy, which this replica's cache therefore holds): fine once the object exists."""
     try:
         create()
     except E.StatusError as exc:
-        if exc.code != 409:
+        if exc.code != 409 and not exists():
             raise
 
 
@@ -74,9 +76,12 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         authenticator, authorizer = rbac_setup(registry, devs, token, users_file)
     for name in INITIAL_NAMESPACES if not seeded else ():
         _ensure(lambda name=name: registry.namespaces.create(
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, field_manager="kube-apiserver"))
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, field_manager="kube-apiserver"),
+                lambda name=name: _exists(registry.namespaces, "", name))
     if not seeded:
-        _ensure(lambda: registry.content("services").create(KUBERNETES_SERVICE, field_manager="kube-apiserver"))
+        services = registry.content("services")
+        _ensure(lambda: services.create(KUBERNETES_SERVICE, field_manager="kube-apiserver"),
+                lambda: _exists(services, "default", "kubernetes"))
     issuer = TokenIssuer(_service_account_uid(registry))
     if authenticator is not None:
         authenticator.service_accounts = issuer
@@ -108,6 +113,14 @@ KUBERNETES_SERVICE = {
                  "labels": {"component": "apiserver", "provider": "kubernetes"}},
     "spec": {"clusterIP": KUBERNETES_SERVICE_IP,
              "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}
+
+
+def _exists(store: Any, namespace: str, name: str) -> bool:
+    try:
+        store.get(namespace, name, shared=True)
+        return True
+    except E.StatusError:
+        return False
 
 
 def _seeded(registry: Registry) -> bool:

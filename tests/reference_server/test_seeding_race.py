@@ -3,16 +3,32 @@ import pytest
 
 from conformance.reference_server import apierrors as E
 from conformance.reference_server.registry import Registry
-from conformance.reference_server.server import _ensure
+from conformance.reference_server.server import KUBERNETES_SERVICE, _ensure, _exists
 from conformance.reference_server.storage import MemoryStore
 
 
 def test_an_initial_object_another_replica_created_first_is_fine():
     registry = Registry(MemoryStore())
     body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}
-    _ensure(lambda: registry.namespaces.create(dict(body)))
-    _ensure(lambda: registry.namespaces.create(dict(body)))  # the second replica's attempt: 409, ignored
+    exists = lambda: _exists(registry.namespaces, "", "default")  # noqa: E731
+    _ensure(lambda: registry.namespaces.create(dict(body)), exists)
+    _ensure(lambda: registry.namespaces.create(dict(body)), exists)  # the second replica's attempt: 409, ignored
     assert registry.store.count("namespaces", None) == 1
+
+
+def test_the_kubernetes_service_whose_ip_the_winner_took_is_fine():
+    """The loser's create is refused by the allocator (422: 10.96.0.1 is allocated), not by the name (409)."""
+    registry = Registry(MemoryStore())
+    registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
+    services = registry.content("services")
+    exists = lambda: _exists(services, "default", "kubernetes")  # noqa: E731
+    _ensure(lambda: services.create(KUBERNETES_SERVICE), exists)
+    other = {**KUBERNETES_SERVICE, "metadata": {**KUBERNETES_SERVICE["metadata"], "name": "kubernetes-too"}}
+    with pytest.raises(E.StatusError) as refused:
+        services.create(other)
+    assert refused.value.code == 422  # what a loser sees when its copy is checked before its name
+    _ensure(lambda: services.create(other), exists)  # the object (the winner's) exists: fine
+    assert services.get("default", "kubernetes")["spec"]["clusterIP"] == KUBERNETES_SERVICE["spec"]["clusterIP"]
 
 
 def test_other_errors_still_stop_the_start():
@@ -20,4 +36,4 @@ def test_other_errors_still_stop_the_start():
         raise E.not_found("namespaces", "default")
 
     with pytest.raises(E.StatusError):
-        _ensure(refused)
+        _ensure(refused, lambda: False)
