@@ -6,8 +6,10 @@ Upstream's `Admit`, in its order:
 - the account must exist: else 403 `pods "<name>" is forbidden: error looking up service account
   <ns>/<sa>: serviceaccount "<sa>" not found`. This is what a client meets when it creates a pod in a
   namespace the ServiceAccount controller has not reached yet. Upstream looks the account up in its informer,
-  then live, up to 10 times 100-200 ms apart for `default` (`getServiceAccount`); here the store is the
-  informer and the live copy at once, and admission may not sleep on the event loop, so one look-up;
+  then live, up to 10 times 100-200 ms apart for `default` (`getServiceAccount`): so a pod created within
+  about a second of its namespace waits instead of being refused. Here the store is the informer and the
+  live copy at once; admission may not sleep on the event loop, so for `default` it raises
+  `RetriedStatusError` and the HTTP layer waits and runs the create again (10 tries in all);
 - `automountServiceAccountToken` (pod first, then the account; default true, `shouldAutomount`) ⇒ the
   projected `kube-api-access-<5 chars>` volume (`TokenVolumeSource`: a bound token of 3607 s at `token`,
   `kube-root-ca.crt`'s `ca.crt`, the namespace through the downward API; defaultMode 420), mounted read-only
@@ -17,6 +19,7 @@ Upstream's `Admit`, in its order:
 """
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from .. import apierrors as E
@@ -25,6 +28,7 @@ from ..registry.meta import generate_name
 from ..storage import KeyNotFoundError
 
 DEFAULT_SERVICE_ACCOUNT = "default"
+DEFAULT_LOOKUP_ATTEMPTS = 10                      # getServiceAccount: numAttempts for `default`
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 SERVICE_ACCOUNT_VOLUME_NAME = "kube-api-access"
 DEFAULT_API_TOKEN_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -97,8 +101,13 @@ class ServiceAccountAdmission:
             account = self.registry.store.get("serviceaccounts", ns, sa)
         except KeyNotFoundError:
             name = meta.get("name") or ""
-            raise E.forbidden("pods", name, f"error looking up service account {ns}/{sa}: "
-                                            f'serviceaccount "{sa}" not found') from None
+            refusal = E.forbidden("pods", name, f"error looking up service account {ns}/{sa}: "
+                                                f'serviceaccount "{sa}" not found')
+            if sa != DEFAULT_SERVICE_ACCOUNT:
+                raise refusal from None
+            # getServiceAccount: `default` "should be auto-created by the controller": 10 live look-ups
+            raise E.RetriedStatusError(refusal.status, DEFAULT_LOOKUP_ATTEMPTS,
+                                       random.uniform(0.1, 0.2)) from None
         if should_automount(account, spec):
             mount_service_account_token(spec)
         if not spec.get("imagePullSecrets"):

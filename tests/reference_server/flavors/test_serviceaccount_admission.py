@@ -118,3 +118,21 @@ def test_existing_token_volume_is_reused():
     assert spec["volumes"] == [{"name": "kube-api-access-abcde", "projected": {}}]
     assert spec["containers"][0]["volumeMounts"] == [
         {"name": "kube-api-access-abcde", "readOnly": True, "mountPath": MOUNT}]
+
+
+def test_a_default_account_a_moment_late_is_waited_for():
+    """getServiceAccount looks `default` up 10 times 100-200 ms apart: a pod sent right after its namespace,
+    while the controller is half a second late, is admitted (not refused) after that wait."""
+    import dataclasses
+
+    from conformance.reference_server.flavors.catalogue import DEFAULT
+
+    srv = start_embedded(flavor=dataclasses.replace(DEFAULT, name="sa-late", service_account_delay=(0.5, 0.5)))
+    try:
+        http = requests.Session()
+        name = unique("sa")
+        assert http.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
+        r = http.post(f"{srv.url}/api/v1/namespaces/{name}/pods", json=_pod("p"))
+        assert r.status_code == 201, r.text
+    finally:
+        srv.stop()
