@@ -30,6 +30,16 @@ class StatusError(Exception):
         return self.status.get("message", "")
 
 
+class RetriedStatusError(StatusError):
+    """A refusal upstream retries inside the request before answering it (`attempts` tries, `interval` s
+    apart; e.g. the ServiceAccount plugin's live look-ups of `default`). Nothing was stored: the HTTP layer
+    awaits `interval` (never blocking the event loop) and runs the write again, then answers `status`."""
+
+    def __init__(self, status: dict[str, Any], attempts: int, interval: float):
+        super().__init__(status)
+        self.attempts, self.interval = attempts, interval
+
+
 def status_dict(code: int, reason: str | None, message: str, details: dict | None = None) -> dict[str, Any]:
     """Build a Failure Status the way `ErrorToAPIStatus` serialises it (omitempty fields left out)."""
     st: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure"}

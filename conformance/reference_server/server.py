@@ -12,6 +12,7 @@ from . import apierrors as E
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
 from .controller.apiservices import APIServiceAvailability
+from .controller.clusterrole_aggregation import ClusterRoleAggregation
 from .controller.crd_finalizer import CRDFinalizer
 from .controller.leader import LeaderElectionConfig, LeaderElector
 from .controller.loop import Controller
@@ -267,7 +268,8 @@ class ReferenceServer:
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
         self.quota_controller.start()
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
-                                      APIServiceAvailability(self.ctx.registry)]
+                                      APIServiceAvailability(self.ctx.registry),
+                                      ClusterRoleAggregation(self.ctx.registry)]
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
         for c in self.extension_controllers + self.flavor_controllers:

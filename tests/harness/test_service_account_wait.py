@@ -71,3 +71,27 @@ def test_service_account_that_never_comes_says_so(fake, sa_client):
 ])
 def test_only_the_default_service_account_refusal_matches(message, expected):
     assert missing_default_service_account("ns1", message) is expected
+
+
+def test_the_reference_servers_refusal_is_waited_out(recorder):
+    """Against the real refusal (the reference server's ServiceAccount admission, its controller 3 s late: later
+    than the plugin's own ~1-2 s of look-ups), as a suite's `api` client meets it on a cluster: the pod create
+    is refused once, then succeeds."""
+    import dataclasses
+
+    from conformance.client.api import KubeClient
+    from conformance.reference_server.embedded import start_embedded
+    from conformance.reference_server.flavors.catalogue import DEFAULT
+
+    srv = start_embedded(flavor=dataclasses.replace(DEFAULT, name="late-sa", service_account_delay=(3.0, 3.0)))
+    client = KubeClient(srv.url, profile="kubernetes", recorder=recorder, timeout=10.0)
+    try:
+        client.add_refusal_handler(DefaultServiceAccountWait(Waiter(client)))
+        assert client.post("/api/v1/namespaces", {"metadata": {"name": "late"}}).status_code == 201
+        first = client.session.post(f"{srv.url}/api/v1/namespaces/late/pods", json=POD)
+        assert first.status_code == 403 and missing_default_service_account("late", first.json()["message"])
+        resp = client.post("/api/v1/namespaces/late/pods", {**POD, "metadata": {"name": "q"}})
+        assert resp.status_code == 201, resp.text
+    finally:
+        client.close()
+        srv.stop()

@@ -18,8 +18,10 @@ Upstream sources reproduced here:
 - `pkg/kubeapiserver/authorizer/reload.go` (`newForConfig`: the privileged-group authorizer authorizes
   but is no rule resolver).
 
-Skipped (documented in docs/scope.md): ClusterRole aggregation (`aggregationRule` is ignored, only
-`rules` count), the Node authorizer, field/label-selector authorization. The escalation checks on writing
+ClusterRole aggregation is kube-controller-manager's (controller/clusterrole_aggregation.py): the
+authorizer reads `rules` only, as upstream's does, and they are filled in by that controller.
+
+Skipped (documented in docs/scope.md): the Node authorizer, field/label-selector authorization. The escalation checks on writing
 roles/bindings (`escalate`/`bind`) live in `auth/escalation.py`.
 """
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequenc
 from urllib.parse import parse_qs
 
 from .. import apierrors as E
+from .bootstrap_aggregated import AGGREGATED_ROLES
 
 GROUP = "rbac.authorization.k8s.io"
 SYSTEM_MASTERS = "system:masters"
@@ -535,7 +538,8 @@ def _cluster_binding(name: str, role: str, groups: list[str]) -> dict[str, Any]:
             "subjects": [{"apiGroup": GROUP, "kind": "Group", "name": g} for g in groups]}
 
 
-# bootstrappolicy/policy.go: the subset a conformance run needs (discovery, /version, cluster-admin).
+# bootstrappolicy/policy.go: the subset a conformance run needs (discovery, /version, cluster-admin) and the
+# user-facing admin/edit/view roles with their aggregation.
 BOOTSTRAP_POLICY: tuple[dict[str, Any], ...] = (
     _cluster_role("cluster-admin", [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
                                     {"nonResourceURLs": ["*"], "verbs": ["*"]}]),
@@ -549,6 +553,7 @@ BOOTSTRAP_POLICY: tuple[dict[str, Any], ...] = (
                                          "verbs": ["create"]}]),
     _cluster_role("system:public-info-viewer", [{"nonResourceURLs": [
         "/livez", "/readyz", "/healthz", "/version", "/version/"], "verbs": ["get"]}]),
+    *AGGREGATED_ROLES,  # admin/edit/view and their system:aggregate-to-* sources (bootstrap_aggregated.py)
     _cluster_binding("cluster-admin", "cluster-admin", [SYSTEM_MASTERS]),
     _cluster_binding("system:discovery", "system:discovery", [ALL_AUTHENTICATED]),
     _cluster_binding("system:basic-user", "system:basic-user", [ALL_AUTHENTICATED]),

@@ -66,7 +66,8 @@ KCM_ROOTCA = Source(
     "kubernetes: pkg/controller/certificates/rootcacertpublisher/publisher.go")
 SA_ADMISSION = Source(
     "pods refused (403 `error looking up service account <ns>/<sa>: serviceaccount \"<sa>\" not found`) until "
-    "their ServiceAccount exists; `spec.serviceAccountName` defaults to `default`",
+    "their ServiceAccount exists; `spec.serviceAccountName` defaults to `default`; the projected "
+    "`kube-api-access-xxxxx` token volume in every container unless automountServiceAccountToken is false",
     "kubernetes: plugin/pkg/admission/serviceaccount/admission.go (Admit; default-enabled plugin)")
 KCM_PODGC = Source(
     "pods bound to a node that does not exist are marked Failed (DisruptionTarget: DeletionByPodGC) and "

@@ -1,6 +1,7 @@
 """Resource handlers (upstream `endpoints/handlers`): one request → admission → registry, exactly once."""
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import Any
 
@@ -202,10 +203,23 @@ class Handlers:
         admit = self.ctx.admission.for_create(store.info)
         validating = getattr(self.ctx.admission, "for_validate", None)  # admission/scope.py: LimitRanger, quota
         extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
-        created = await self.offload(store.create, obj, dry_run=dry, admit=admit,
-                               field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
-                               **extra)
+        created = await self._create_retried(store, obj, dry_run=dry, admit=admit,
+                                             field_manager=P.field_manager(request.query,
+                                                                           request.headers.get("User-Agent")),
+                                             **extra)
         return self._respond(request, created, 201, warnings, store=store)
+
+    async def _create_retried(self, store: GenericStore, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        """`store.create`, run again while admission answers a `RetriedStatusError` it has tries left for."""
+        attempt = 1
+        while True:
+            try:
+                return await self.offload(store.create, obj, **kw)
+            except E.RetriedStatusError as exc:
+                if attempt >= exc.attempts:
+                    raise E.StatusError(exc.status) from None
+                attempt += 1
+                await asyncio.sleep(exc.interval)
 
     async def _update(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         obj, warnings = await self._decode(request, store)
@@ -306,7 +320,7 @@ class Handlers:
         admit = self.ctx.admission.for_create(store.info)
         validating = getattr(self.ctx.admission, "for_validate", None)
         extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
-        created = await self.offload(store.create, obj, dry_run=dry, admit=admit, manage=keep, **extra)
+        created = await self._create_retried(store, obj, dry_run=dry, admit=admit, manage=keep, **extra)
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _scale(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:

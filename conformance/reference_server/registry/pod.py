@@ -3,7 +3,8 @@
 Follows `pkg/apis/core/v1/defaults.go` (`SetDefaults_Pod`, `SetDefaults_PodSpec`, `SetDefaults_Container`),
 the default admission plugins that touch every pod (`DefaultTolerationSeconds`: not-ready/unreachable
 NoExecute for 300 s; `Priority`: priority 0 and `PreemptLowerPriority` without a default PriorityClass;
-`ServiceAccount`: `serviceAccountName: default` — not its token volume), `pkg/registry/core/pod/strategy.go`
+`ServiceAccount`: admission/serviceaccount.py, with `serviceAccountName: default` here too for flavours
+without that plugin), `pkg/registry/core/pod/strategy.go`
 (`PrepareForCreate`: status is `{phase: Pending, qosClass}`; `PrepareForUpdate`: status kept;
 `CheckGracefulDelete`: `graceful_period`) and the
 required-field checks of `pkg/apis/core/validation/validation.go` (`validateContainers`); what an update may
@@ -110,8 +111,9 @@ class PodStrategy(Strategy):
             return  # validation refuses it (spec.containers: Required value)
         default_pod_spec(spec)
         spec.setdefault("enableServiceLinks", True)
-        spec.setdefault("serviceAccountName", "default")
-        spec["serviceAccount"] = spec["serviceAccountName"]  # the deprecated alias, kept equal
+        # v1 conversion: an empty serviceAccountName takes the deprecated alias; the alias then follows it
+        spec["serviceAccountName"] = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
+        spec["serviceAccount"] = spec["serviceAccountName"]
         spec.setdefault("priority", 0)
         spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
         tolerations = spec.get("tolerations") if isinstance(spec.get("tolerations"), list) else []
