@@ -74,6 +74,10 @@ class SigningKey:
         if key_file is not None:
             self.load()  # an unreadable or non-RSA file is a start-up error (ValueError/OSError), not a 500 later
 
+    @property
+    def ready(self) -> bool:
+        return self._private is not None
+
     def load(self) -> Any:
         with self._lock:
             if self._private is None:
@@ -150,10 +154,15 @@ class TokenIssuer:
         sig = _b64(self.key.sign(f"{head}.{body}".encode()))
         return f"{head}.{body}.{sig}", claims["exp"]
 
+    @property
+    def ready(self) -> bool:
+        """The key exists; until then (`warm_up` still running) no token can carry its signature."""
+        return self.key.ready
+
     def claims(self, token: str) -> dict[str, Any] | None:
         """The claims of a token this server signed, issued by it and within its lifetime; else None."""
         parts = token.split(".")
-        if len(parts) != 3:
+        if len(parts) != 3 or not self.key.ready:  # never waits for the key on the event loop
             return None
         try:
             header = json.loads(_unb64(parts[0]))

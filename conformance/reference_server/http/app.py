@@ -55,7 +55,7 @@ def build_app(ctx: ServerContext) -> web.Application:
                 return object_response({**VERSION_INFO, "major": 1, "minor": 33})
             return object_response(VERSION_INFO)
         if t == "openid":
-            return openid_metadata(ctx, request, route.name)
+            return await openid_metadata(ctx, request, route.name)
         if t in ("api", "apis"):  # upstream's WrappedHandler: aggregated (v2) or legacy by Accept
             accept = request.headers.get("Accept")
             media = aggregated.select(accept)

@@ -11,6 +11,7 @@ endpoints: JSON and `application/jwk-set+json`, `Cache-Control: public, max-age=
 """
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import hmac
 import json
@@ -110,7 +111,7 @@ async def handle_token_request(ctx: ServerContext, request: web.Request, route: 
     lifetime, warn_after = expiration, 0
     if "pod" in bound and expiration == WARN_ONLY_EXPIRATION and ISSUER in audiences:
         lifetime, warn_after = EXTENDED_EXPIRATION, expiration
-    issuer: TokenIssuer = ctx.token_issuer  # type: ignore[attr-defined]
+    issuer = await _issuer_with_key(ctx)
     token, expiry = issuer.issue(route.namespace, route.name, sa["metadata"]["uid"], audiences, lifetime,
                                  bound=bound, warn_after=warn_after)
     expiry = expiry - lifetime + expiration  # the status reports the requested lifetime
@@ -146,9 +147,17 @@ def _bound_object(ctx: ServerContext, namespace: str, sa_name: str, ref: dict[st
     return {kind.lower(): {"name": obj["metadata"]["name"], "uid": uid}}
 
 
-def openid_metadata(ctx: ServerContext, request: web.Request, path: str) -> web.Response:
-    """`/.well-known/openid-configuration` and `/openid/v1/jwks` (pkg/routes/openidmetadata.go)."""
+async def _issuer_with_key(ctx: ServerContext) -> TokenIssuer:
+    """The issuer, once its key exists: a request right after start waits for it off the event loop."""
     issuer: TokenIssuer = ctx.token_issuer  # type: ignore[attr-defined]
+    if not issuer.ready:
+        await asyncio.get_running_loop().run_in_executor(None, issuer.warm_up)
+    return issuer
+
+
+async def openid_metadata(ctx: ServerContext, request: web.Request, path: str) -> web.Response:
+    """`/.well-known/openid-configuration` and `/openid/v1/jwks` (pkg/routes/openidmetadata.go)."""
+    issuer = await _issuer_with_key(ctx)
     if path == OPENID_CONFIG_PATH:
         body, content_type = issuer.openid_configuration(request.host), "application/json"
     else:

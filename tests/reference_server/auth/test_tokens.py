@@ -73,7 +73,9 @@ def test_forged_expired_and_foreign_tokens_are_refused():
     old, _ = issuer.issue("ns", "bot", "u1", ["api"], 600, now=time.time() - 700)
     assert issuer.authenticate(old) is None  # expired beyond the minute's leeway
     other = TokenIssuer(_store(**{"serviceaccounts/ns/bot": _obj("u1")}))
-    assert other.authenticate(token) is None  # another server's key
+    assert not other.ready and other.authenticate(token) is None  # no key yet: nothing to wait for, no token of its
+    other.warm_up()
+    assert other.ready and other.authenticate(token) is None  # another server's key
     assert issuer.authenticate("a.b") is None and issuer.authenticate("not-a-jwt") is None
 
 
