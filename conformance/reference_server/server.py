@@ -11,6 +11,7 @@ from aiohttp import web
 from . import apierrors as E
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
+from .controller import apiserver_endpoints
 from .controller.apiservices import APIServiceAvailability
 from .controller.crd_finalizer import CRDFinalizer
 from .controller.leader import LeaderElectionConfig, LeaderElector
@@ -224,6 +225,8 @@ class ReferenceServer:
         server = site._server  # aiohttp exposes the bound sockets only here
         if server is not None and server.sockets:
             self.port = server.sockets[0].getsockname()[1]
+        # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
+        apiserver_endpoints.reconcile(self.ctx.registry, apiserver_endpoints.advertise_address(self.host), self.port)
         # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
         # in a worker thread, so no early request pays for it on the event loop (issue 13).
         self._warm_up = asyncio.get_running_loop().run_in_executor(None, self._warm_up_off_loop)
