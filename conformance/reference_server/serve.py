@@ -52,7 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "token,user,uid,\"group1,group2\")")
     p.add_argument("--service-account-key-file", metavar="PATH", default=None,
                    help="PEM RSA private key that signs service-account tokens (kube-apiserver's "
-                        "--service-account-signing-key-file); default: a key made at start. Replicas on one etcd "
+                        "--service-account-signing-key-file); default: a key made on first need. Replicas on one etcd "
                         "must share it to accept each other's tokens")
     p.add_argument("--deviate", action="append", default=[], metavar="NAME", choices=sorted(DEVIATIONS),
                    help="switch on a named deliberate bug (repeatable)")

@@ -58,7 +58,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     (identity: `token` = `system:admin` in `system:masters`, `users_file` tokens, impersonation).
     `flavor` (flavors/): the admission plugins, authorizer and middlewares of a cluster flavour.
     `feature_gates` (extensions/): opt-in extensions, e.g. `NamespaceInitializers` (KEP-33).
-    `service_account_key_file`: the PEM RSA key that signs service-account tokens (default: one made at start).
+    `service_account_key_file`: the PEM RSA key that signs service-account tokens (default: one made on first need).
     `store`: the storage (default a fresh `MemoryStore`); on a store that already holds them (etcd, restarted)
     the initial objects are not created again.
     """
@@ -229,16 +229,7 @@ class ReferenceServer:
         apiserver_endpoints.reconcile(self.ctx.registry, apiserver_endpoints.advertise_address(self.host), self.port)
         # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
         # in a worker thread, so no early request pays for it on the event loop (issue 13).
-        self._warm_up = asyncio.get_running_loop().run_in_executor(None, self._warm_up_off_loop)
-
-    def _warm_up_off_loop(self) -> None:
-        _import_wire_modules()
-        issuer = self.ctx.token_issuer
-        if issuer is not None:
-            try:
-                issuer.warm_up()  # the service-account signing key (RSA generation: ~0.1 s)
-            except Exception:  # noqa: BLE001 - the first token request reports it
-                pass
+        self._warm_up = asyncio.get_running_loop().run_in_executor(None, _import_wire_modules)
 
     async def stop(self) -> None:
         """End watches, stop the controller, close the listener; idempotent."""

@@ -7,7 +7,8 @@ warnafter; `validator.Validate`: the ServiceAccount and the bound object must st
 and not have been deleted more than `jwt.DefaultLeeway` (1 minute) ago), `pkg/serviceaccount/openidmetadata.go`
 (the discovery document and the JWKS).
 
-The RSA key is the server's own, generated on first need (`warm_up` does it off the request path at start), or
+The RSA key is the server's own, generated on first need (in a worker thread: the first TokenRequest or JWKS
+request waits ~0.1-0.5 s for it, the event loop does not; a server that issues no token never pays), or
 read from `--service-account-key-file` (a PEM private key, as kube-apiserver's
 `--service-account-signing-key-file`): replicas on one etcd must share that file to accept each other's tokens.
 """
@@ -132,7 +133,7 @@ class TokenIssuer:
         self._lookup = lookup
 
     def warm_up(self) -> None:
-        """Make the key now (a worker thread at start), so no request waits ~0.1-0.5 s for it."""
+        """Make (or read) the key now; blocking, so the HTTP layer calls it in a worker thread."""
         self.key.load()
 
     def issue(self, namespace: str, name: str, uid: str, audiences: list[str], expiration: int,
