@@ -114,6 +114,10 @@ def test_bound_token_requests(http, url, namespaces):
     assert claims["kubernetes.io"]["warnafter"] == claims["iat"] + 3607  # kubelet's 3607 s: a year, warns after
     assert claims["exp"] == claims["iat"] + 365 * 24 * 3600
     pod_token = body["status"]["token"]
+    other_audience = _token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Pod", "name": "p"},
+                            expirationSeconds=3607, audiences=["vault"]).json()["status"]["token"]
+    claims = json.loads(base64.urlsafe_b64decode(other_audience.split(".")[1] + "=="))
+    assert claims["exp"] == claims["iat"] + 3607 and "warnafter" not in claims["kubernetes.io"]  # not the API's
     secret_token = _token(http, url, ns, "bot", boundObjectRef={
         "apiVersion": "v1", "kind": "Secret", "name": "s", "uid": secret["metadata"]["uid"]}).json()["status"]["token"]
 

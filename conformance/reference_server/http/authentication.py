@@ -109,7 +109,7 @@ async def handle_token_request(ctx: ServerContext, request: web.Request, route: 
     # token.go: a pod-bound token for the API server asked for 3607 s (the kubelet's projected volume) lives a
     # year and carries `warnafter` (--service-account-extend-token-expiration, default true)
     lifetime, warn_after = expiration, 0
-    if "pod" in bound and expiration == WARN_ONLY_EXPIRATION and ISSUER in audiences:
+    if "pod" in bound and expiration == WARN_ONLY_EXPIRATION and set(audiences) <= {ISSUER}:  # isKubeAudiences
         lifetime, warn_after = EXTENDED_EXPIRATION, expiration
     issuer = await _issuer_with_key(ctx)
     token, expiry = issuer.issue(route.namespace, route.name, sa["metadata"]["uid"], audiences, lifetime,
