@@ -50,6 +50,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--users", "--token-auth-file", dest="users", metavar="FILE", default=None,
                    help="token file for --authorization rbac (kube-apiserver --token-auth-file CSV: "
                         "token,user,uid,\"group1,group2\")")
+    p.add_argument("--service-account-key-file", metavar="PATH", default=None,
+                   help="PEM RSA private key that signs service-account tokens (kube-apiserver's "
+                        "--service-account-signing-key-file); default: a key made on first need. Replicas on one etcd "
+                        "must share it to accept each other's tokens")
     p.add_argument("--deviate", action="append", default=[], metavar="NAME", choices=sorted(DEVIATIONS),
                    help="switch on a named deliberate bug (repeatable)")
     p.add_argument("--feature-gates", action="append", default=[], metavar="NAME=true",
@@ -194,7 +198,8 @@ async def _run(args: argparse.Namespace) -> int:
                                  users_file=getattr(args, "users", None),
                                  flavor=getattr(args, "flavor", None),
                                  feature_gates=parse_feature_gates(getattr(args, "feature_gates", None)),
-                                 storage=storage_config(args), **_hardening(args), **leader_election(args))
+                                 storage=storage_config(args), **_hardening(args), **leader_election(args),
+                                 service_account_key_file=getattr(args, "service_account_key_file", None))
     except (ValueError, OSError, StorageUnavailable) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ from aiohttp import web
 from . import apierrors as E
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
+from .controller import apiserver_endpoints
 from .controller.apiservices import APIServiceAvailability
 from .controller.clusterrole_aggregation import ClusterRoleAggregation
 from .controller.crd_finalizer import CRDFinalizer
@@ -52,13 +53,15 @@ def _ensure(create: Callable[[], object], exists: Callable[[], bool]) -> None:
 def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   token: str | None = None, *, authorization: str = "always-allow",
                   users_file: str | None = None, flavor: str | Flavor | None = None,
-                  feature_gates: Iterable[str] = (), store: object | None = None) -> ServerContext:
+                  feature_gates: Iterable[str] = (), store: object | None = None,
+                  service_account_key_file: str | None = None) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
     `authorization="rbac"` serves the RBAC API, seeds the bootstrap policy and authorizes every request
     (identity: `token` = `system:admin` in `system:masters`, `users_file` tokens, impersonation).
     `flavor` (flavors/): the admission plugins, authorizer and middlewares of a cluster flavour.
     `feature_gates` (extensions/): opt-in extensions, e.g. `NamespaceInitializers` (KEP-33).
+    `service_account_key_file`: the PEM RSA key that signs service-account tokens (default: one made on first need).
     `store`: the storage (default a fresh `MemoryStore`); on a store that already holds them (etcd, restarted)
     the initial objects are not created again.
     """
@@ -83,7 +86,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         services = registry.content("services")
         _ensure(lambda: services.create(KUBERNETES_SERVICE, field_manager="kube-apiserver"),
                 lambda: _exists(services, "default", "kubernetes"))
-    issuer = TokenIssuer(_service_account_uid(registry))
+    issuer = TokenIssuer(_stored_object(registry), service_account_key_file)
     if authenticator is not None:
         authenticator.service_accounts = issuer
     # kube-apiserver's watch cache starts at the resourceVersion it was started at, and etcd compacts older
@@ -133,10 +136,11 @@ def _seeded(registry: Registry) -> bool:
         return False
 
 
-def _service_account_uid(registry: Registry):
-    def lookup(namespace: str, name: str) -> str | None:
+def _stored_object(registry: Registry):
+    """What the token validator reads: a ServiceAccount, or the Pod/Secret a token is bound to."""
+    def lookup(resource: str, namespace: str, name: str) -> dict | None:
         try:
-            return registry.store.get("serviceaccounts", namespace, name, shared=True)["metadata"]["uid"]
+            return registry.store.get(resource, namespace, name, shared=True)
         except KeyNotFoundError:
             return None
     return lookup
@@ -166,7 +170,8 @@ class ReferenceServer:
                  request_timeout: float = REQUEST_TIMEOUT, read_header_timeout: float = READ_HEADER_TIMEOUT,
                  idle_timeout: float = IDLE_TIMEOUT, cert_dir: str | None = None, anonymous_auth: bool = True,
                  feature_gates: Iterable[str] = (), storage: StorageConfig | None = None,
-                 leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None):
+                 leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None,
+                 service_account_key_file: str | None = None):
         self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
@@ -175,7 +180,8 @@ class ReferenceServer:
         store, self._close_store = open_store(storage, Deviations(deviations))  # StorageUnavailable: etcd unreachable
         try:
             self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
-                                     flavor=self.flavor, feature_gates=feature_gates, store=store)
+                                     flavor=self.flavor, feature_gates=feature_gates, store=store,
+                                     service_account_key_file=service_account_key_file)
         except BaseException:
             self._close_store()
             raise
@@ -237,6 +243,8 @@ class ReferenceServer:
         server = site._server  # aiohttp exposes the bound sockets only here
         if server is not None and server.sockets:
             self.port = server.sockets[0].getsockname()[1]
+        # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
+        apiserver_endpoints.reconcile(self.ctx.registry, apiserver_endpoints.advertise_address(self.host), self.port)
         # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
         # in a worker thread, so no early request pays for it on the event loop (issue 13).
         self._warm_up = asyncio.get_running_loop().run_in_executor(None, _import_wire_modules)

@@ -2,6 +2,9 @@
 `default/kubernetes` Service and the empty node list of a cluster without nodes."""
 from __future__ import annotations
 
+import base64
+import json
+
 import requests
 
 from .conftest import status_of
@@ -66,3 +69,111 @@ def test_kubernetes_service_and_nodes(http, url):
     assert res["nodes"]["namespaced"] is False and res["serviceaccounts/token"]["kind"] == "TokenRequest"
     groups = {r["name"] for r in http.get(f"{url}/apis/authentication.k8s.io/v1").json()["resources"]}
     assert groups == {"selfsubjectreviews", "tokenreviews"}
+
+
+def test_issuer_discovery_serves_the_key_that_verifies_tokens(http, url, namespaces):
+    """pkg/routes/openidmetadata.go: an OIDC client finds the JWKS and verifies a TokenRequest's RS256 token."""
+    from .auth.test_tokens import _verify_with_jwks
+
+    conf = http.get(f"{url}/.well-known/openid-configuration")
+    assert conf.status_code == 200 and conf.headers["Content-Type"] == "application/json"
+    assert conf.headers["Cache-Control"] == "public, max-age=3600"
+    host = url.split("://", 1)[1]
+    assert conf.json() == {"issuer": "https://kubernetes.default.svc.cluster.local",
+                           "jwks_uri": f"https://{host}/openid/v1/jwks", "response_types_supported": ["id_token"],
+                           "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"]}
+    keys = http.get(f"{url}/openid/v1/jwks")
+    assert keys.status_code == 200 and keys.headers["Content-Type"] == "application/jwk-set+json"
+    assert keys.headers["Cache-Control"] == "public, max-age=3600"
+    ns = namespaces.create()["metadata"]["name"]
+    sa = http.post(f"{url}/api/v1/namespaces/{ns}/serviceaccounts", json={"metadata": {"name": "bot"}}).json()
+    token = _token(http, url, ns, "bot", audiences=["vault"]).json()["status"]["token"]
+    claims = _verify_with_jwks(token, keys.json())
+    assert claims["aud"] == ["vault"] and claims["kubernetes.io"]["serviceaccount"]["uid"] == sa["metadata"]["uid"]
+    assert http.post(f"{url}/openid/v1/jwks").status_code == 405
+
+
+def test_bound_token_requests(http, url, namespaces):
+    """token.go: bound to a Pod running as the ServiceAccount or a Secret; invalid once the object is gone."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}"
+    http.post(f"{base}/serviceaccounts", json={"metadata": {"name": "bot"}})
+    pod = http.post(f"{base}/pods", json={"metadata": {"name": "p"}, "spec": {
+        "serviceAccountName": "bot", "containers": [{"name": "c", "image": "busybox"}]}}).json()
+    http.post(f"{base}/pods", json={"metadata": {"name": "other"}, "spec": {
+        "containers": [{"name": "c", "image": "busybox"}]}})
+    secret = http.post(f"{base}/secrets", json={"metadata": {"name": "s"}}).json()
+
+    r = _token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Pod", "name": "p"},
+               expirationSeconds=3607)
+    assert r.status_code == 201
+    body = r.json()
+    assert body["spec"]["boundObjectRef"] == {"apiVersion": "v1", "kind": "Pod", "name": "p"}
+    claims = json.loads(base64.urlsafe_b64decode(body["status"]["token"].split(".")[1] + "=="))
+    assert claims["kubernetes.io"]["pod"] == {"name": "p", "uid": pod["metadata"]["uid"]}
+    assert claims["kubernetes.io"]["warnafter"] == claims["iat"] + 3607  # kubelet's 3607 s: a year, warns after
+    assert claims["exp"] == claims["iat"] + 365 * 24 * 3600
+    pod_token = body["status"]["token"]
+    other_audience = _token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Pod", "name": "p"},
+                            expirationSeconds=3607, audiences=["vault"]).json()["status"]["token"]
+    claims = json.loads(base64.urlsafe_b64decode(other_audience.split(".")[1] + "=="))
+    assert claims["exp"] == claims["iat"] + 3607 and "warnafter" not in claims["kubernetes.io"]  # not the API's
+    secret_token = _token(http, url, ns, "bot", boundObjectRef={
+        "apiVersion": "v1", "kind": "Secret", "name": "s", "uid": secret["metadata"]["uid"]}).json()["status"]["token"]
+
+    def review(token):
+        return http.post(f"{url}/apis/authentication.k8s.io/v1/tokenreviews",
+                         json={"apiVersion": AUTHN, "kind": "TokenReview", "spec": {"token": token}}).json()["status"]
+
+    user = review(pod_token)["user"]
+    assert user["extra"]["authentication.kubernetes.io/pod-name"] == ["p"]
+    assert review(secret_token)["authenticated"] is True
+
+    st = status_of(_token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Pod", "name": "other"}))
+    assert st["code"] == 400 and st["message"] == (
+        'cannot bind token for serviceaccount "bot" to pod running with different serviceaccount name.')
+    st = status_of(_token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "ConfigMap", "name": "c"}))
+    assert st["code"] == 400 and st["message"] == "cannot bind token to object of type /v1, Kind=ConfigMap"
+    st = status_of(_token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Secret", "name": "gone"}))
+    assert st["code"] == 404 and st["message"] == 'secrets "gone" not found'
+    st = status_of(_token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Secret", "name": "s",
+                                                                "uid": "0000"}))
+    assert st["code"] == 409 and st["message"] == (
+        f'Operation cannot be fulfilled on Secret "s": the UID in the bound object reference (0000) does not match '
+        f'the UID in record ({secret["metadata"]["uid"]}). The object might have been deleted and then recreated')
+
+    http.delete(f"{base}/secrets/s")
+    assert review(secret_token) == {"user": {}}
+    http.delete(f"{base}/pods/p", params={"gracePeriodSeconds": "0"})
+    assert http.get(f"{base}/pods/p").status_code == 404
+    assert review(pod_token) == {"user": {}}
+
+
+def test_servers_sharing_a_key_file_accept_each_others_tokens(etcd_process, tmp_path):
+    """Two servers on one etcd with one `--service-account-key-file`: a token one issues authenticates at the
+    other, and both serve the same JWKS (kube-apiserver replicas share --service-account-signing-key-file)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from conformance.reference_server.embedded import start_embedded
+    from conformance.reference_server.storage.backends import StorageConfig
+
+    from .backends import unique_prefix
+
+    key = tmp_path / "sa.key"
+    key.write_bytes(rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    storage = StorageConfig("etcd", (etcd_process.url,), unique_prefix())
+    a = start_embedded(flavor="bare", storage=storage, service_account_key_file=str(key), leader_elect=False)
+    b = start_embedded(flavor="bare", storage=storage, service_account_key_file=str(key), leader_elect=False)
+    try:
+        with requests.Session() as http:
+            http.post(f"{a.url}/api/v1/namespaces/default/serviceaccounts", json={"metadata": {"name": "bot"}})
+            token = _token(http, a.url, "default", "bot").json()["status"]["token"]
+            review = http.post(f"{b.url}/apis/authentication.k8s.io/v1/tokenreviews", json={
+                "apiVersion": AUTHN, "kind": "TokenReview", "spec": {"token": token}}).json()
+            assert review["status"]["user"]["username"] == "system:serviceaccount:default:bot"
+            assert http.get(f"{a.url}/openid/v1/jwks").json() == http.get(f"{b.url}/openid/v1/jwks").json()
+    finally:
+        a.stop()
+        b.stop()

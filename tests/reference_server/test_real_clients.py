@@ -845,6 +845,13 @@ def test_create_token_authenticates_as_the_service_account(kube: Kube, names: An
     assert r.status_code == 201 and r.json()["status"]["userInfo"]["username"] == f"system:serviceaccount:{ns}:bot"
     proc = kube.run("create", "token", "nobody", "-n", ns)
     assert (proc.returncode, proc.stderr) == (1, 'error: failed to create token: serviceaccounts "nobody" not found\n')
+    # bound to a Secret, RS256-signed: verified with the served JWKS as an OIDC client would
+    from .auth.test_tokens import _verify_with_jwks
+    kube.ok("create", "secret", "generic", "s", "-n", ns)
+    bound = kube.ok("create", "token", "bot", "-n", ns, "--bound-object-kind", "Secret",
+                    "--bound-object-name", "s").strip()
+    claims = _verify_with_jwks(bound, json.loads(kube.ok("get", "--raw", "/openid/v1/jwks")))
+    assert claims["kubernetes.io"]["secret"]["name"] == "s"
 
 
 # ---- the official Python client's DynamicClient (discovery-driven) -------------------------------------------

@@ -554,9 +554,15 @@ BOOTSTRAP_POLICY: tuple[dict[str, Any], ...] = (
     _cluster_role("system:public-info-viewer", [{"nonResourceURLs": [
         "/livez", "/readyz", "/healthz", "/version", "/version/"], "verbs": ["get"]}]),
     *AGGREGATED_ROLES,  # admin/edit/view and their system:aggregate-to-* sources (bootstrap_aggregated.py)
+    # the issuer discovery endpoints (pkg/routes/openidmetadata.go), bound to every service account
+    _cluster_role("system:service-account-issuer-discovery", [{"nonResourceURLs": [
+        "/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks",
+        "/openid/v1/jwks/"], "verbs": ["get"]}]),
     _cluster_binding("cluster-admin", "cluster-admin", [SYSTEM_MASTERS]),
     _cluster_binding("system:discovery", "system:discovery", [ALL_AUTHENTICATED]),
     _cluster_binding("system:basic-user", "system:basic-user", [ALL_AUTHENTICATED]),
     _cluster_binding("system:public-info-viewer", "system:public-info-viewer",
                      [ALL_AUTHENTICATED, ALL_UNAUTHENTICATED]),
+    _cluster_binding("system:service-account-issuer-discovery", "system:service-account-issuer-discovery",
+                     ["system:serviceaccounts"]),
 )

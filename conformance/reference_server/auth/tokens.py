@@ -1,17 +1,24 @@
-"""Service-account tokens: `TokenRequest` issues them, the authenticators accept them.
+"""Service-account tokens: `TokenRequest` issues them, the authenticators accept them, OIDC clients verify them.
 
-Upstream (`pkg/serviceaccount/jwt.go`, `claims.go`, `pkg/registry/core/serviceaccount/storage/token.go`) signs
-RS256 JWTs; here a per-server HMAC key signs the same claims (HS256) — JWT-shaped, opaque to clients. A token
-authenticates as `system:serviceaccount:<ns>:<name>` (groups `system:serviceaccounts`,
-`system:serviceaccounts:<ns>`) while it is unexpired and its ServiceAccount still exists with the same UID.
+Upstream: `pkg/serviceaccount/jwt.go` (RS256 JWS, header `kid` from `keyIDFromPublicKey`: base64url of the
+SHA-256 of the DER (PKIX) public key; the generator adds `iss`), `pkg/serviceaccount/claims.go` (`Claims`: sub,
+aud, iat, nbf, exp, jti, the `kubernetes.io` private claims with namespace, serviceaccount, pod/secret when bound,
+warnafter; `validator.Validate`: the ServiceAccount and the bound object must still exist with the token's UID,
+and not have been deleted more than `jwt.DefaultLeeway` (1 minute) ago), `pkg/serviceaccount/openidmetadata.go`
+(the discovery document and the JWKS).
+
+The RSA key is the server's own, generated on first need (in a worker thread: the first TokenRequest or JWKS
+request waits ~0.1-0.5 s for it, the event loop does not; a server that issues no token never pays), or
+read from `--service-account-key-file` (a PEM private key, as kube-apiserver's
+`--service-account-signing-key-file`): replicas on one etcd must share that file to accept each other's tokens.
 """
 from __future__ import annotations
 
 import base64
+import datetime as _dt
 import hashlib
-import hmac
 import json
-import secrets
+import threading
 import time
 import uuid
 from typing import Any, Callable
@@ -22,8 +29,16 @@ ISSUER = "https://kubernetes.default.svc.cluster.local"
 DEFAULT_EXPIRATION = 3600
 MIN_EXPIRATION = 600
 SA_PREFIX = "system:serviceaccount:"
+LEEWAY = 60  # go-jose's jwt.DefaultLeeway: exp/nbf/iat tolerance and the grace after a bound object's deletion
+# claims.go / token.go: a pod-bound token asked for 3607 s lives a year but warns after the 3607 s
+WARN_ONLY_EXPIRATION = 3607
+EXTENDED_EXPIRATION = 24 * 365 * 60 * 60
+OPENID_CONFIG_PATH = "/.well-known/openid-configuration"
+JWKS_PATH = "/openid/v1/jwks"
+CACHE_MAX_AGE = 3600  # the static key getter's GetCacheAgeMaxSeconds
 
-Lookup = Callable[[str, str], "str | None"]  # (namespace, name) → the ServiceAccount's UID, None when absent
+# (resource, namespace, name) → the stored object, None when absent
+Lookup = Callable[[str, str, str], "dict[str, Any] | None"]
 
 
 def _b64(data: bytes) -> str:
@@ -34,36 +49,138 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def _int_b64(n: int) -> str:
+    return _b64(n.to_bytes((n.bit_length() + 7) // 8, "big"))
+
+
+def _deleted_before(obj: dict[str, Any], cutoff: float) -> bool:
+    ts = (obj.get("metadata") or {}).get("deletionTimestamp")
+    if not ts:
+        return False
+    try:
+        when = _dt.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.timezone.utc).timestamp()
+    except ValueError:
+        return False
+    return when < cutoff
+
+
+class SigningKey:
+    """The RSA key pair, made (or read) once, on first need."""
+
+    def __init__(self, key_file: str | None = None):
+        self._key_file = key_file
+        self._lock = threading.Lock()
+        self._private: Any = None
+        self.kid = ""
+        if key_file is not None:
+            self.load()  # an unreadable or non-RSA file is a start-up error (ValueError/OSError), not a 500 later
+
+    @property
+    def ready(self) -> bool:
+        return self._private is not None
+
+    def load(self) -> Any:
+        with self._lock:
+            if self._private is None:
+                from cryptography.hazmat.primitives import serialization
+                from cryptography.hazmat.primitives.asymmetric import rsa
+
+                if self._key_file is not None:
+                    with open(self._key_file, "rb") as f:
+                        pem = f.read()
+                    try:
+                        key = serialization.load_pem_private_key(pem, password=None)
+                    except (ValueError, TypeError) as exc:  # not PEM, or encrypted
+                        raise ValueError(f"--service-account-key-file {self._key_file}: {exc}") from None
+                    if not isinstance(key, rsa.RSAPrivateKey):
+                        raise ValueError(f"--service-account-key-file {self._key_file}: not an RSA private key")
+                else:
+                    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+                der = key.public_key().public_bytes(serialization.Encoding.DER,
+                                                    serialization.PublicFormat.SubjectPublicKeyInfo)
+                self.kid = _b64(hashlib.sha256(der).digest())  # jwt.go keyIDFromPublicKey
+                self._private = key
+            return self._private
+
+    def sign(self, data: bytes) -> bytes:
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
+        return self.load().sign(data, padding.PKCS1v15(), hashes.SHA256())
+
+    def verify(self, signature: bytes, data: bytes) -> bool:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
+        try:
+            self.load().public_key().verify(signature, data, padding.PKCS1v15(), hashes.SHA256())
+            return True
+        except InvalidSignature:
+            return False
+
+    def jwk(self) -> dict[str, Any]:
+        """go-jose's JSONWebKey of the public key: `use`, `kty`, `kid`, `alg`, `n`, `e` (its field order)."""
+        nums = self.load().public_key().public_numbers()
+        return {"use": "sig", "kty": "RSA", "kid": self.kid, "alg": "RS256",
+                "n": _int_b64(nums.n), "e": _int_b64(nums.e)}
+
+
 class TokenIssuer:
-    def __init__(self, lookup: Lookup, key: bytes | None = None):
-        self._key = key or secrets.token_bytes(32)
+    def __init__(self, lookup: Lookup, key_file: str | None = None, issuer: str = ISSUER):
+        self.key = SigningKey(key_file)
+        self.issuer = issuer
         self._lookup = lookup
 
+    def warm_up(self) -> None:
+        """Make (or read) the key now; blocking, so the HTTP layer calls it in a worker thread."""
+        self.key.load()
+
     def issue(self, namespace: str, name: str, uid: str, audiences: list[str], expiration: int,
-              now: float | None = None) -> tuple[str, int]:
-        """(token, expiry as a Unix time)."""
+              now: float | None = None, bound: dict[str, dict[str, str]] | None = None,
+              warn_after: int = 0) -> tuple[str, int]:
+        """(token, expiry as a Unix time). `bound`: {"pod"|"secret": {"name", "uid"}}."""
         iat = int(time.time() if now is None else now)
-        claims = {"aud": audiences, "exp": iat + expiration, "iat": iat, "iss": ISSUER, "jti": str(uuid.uuid4()),
-                  "kubernetes.io": {"namespace": namespace, "serviceaccount": {"name": name, "uid": uid}},
-                  "nbf": iat, "sub": f"{SA_PREFIX}{namespace}:{name}"}
-        head = _b64(json.dumps({"alg": "HS256", "kid": "nsconform"}, separators=(",", ":")).encode())
+        private: dict[str, Any] = {"namespace": namespace, "serviceaccount": {"name": name, "uid": uid}}
+        for kind, ref in (bound or {}).items():
+            private[kind] = ref
+        if warn_after:
+            private["warnafter"] = iat + warn_after
+        claims = {"aud": audiences, "exp": iat + expiration, "iat": iat, "iss": self.issuer,
+                  "jti": str(uuid.uuid4()), "kubernetes.io": dict(sorted(private.items())), "nbf": iat,
+                  "sub": f"{SA_PREFIX}{namespace}:{name}"}
+        self.key.load()
+        head = _b64(json.dumps({"alg": "RS256", "kid": self.key.kid}, separators=(",", ":")).encode())
         body = _b64(json.dumps(claims, separators=(",", ":")).encode())
-        sig = _b64(hmac.new(self._key, f"{head}.{body}".encode(), hashlib.sha256).digest())
+        sig = _b64(self.key.sign(f"{head}.{body}".encode()))
         return f"{head}.{body}.{sig}", claims["exp"]
 
+    @property
+    def ready(self) -> bool:
+        """The key exists; until then (`warm_up` still running) no token can carry its signature."""
+        return self.key.ready
+
     def claims(self, token: str) -> dict[str, Any] | None:
-        """The claims of a token this server signed, still valid; else None."""
+        """The claims of a token this server signed, issued by it and within its lifetime; else None."""
         parts = token.split(".")
-        if len(parts) != 3:
-            return None
-        expected = _b64(hmac.new(self._key, f"{parts[0]}.{parts[1]}".encode(), hashlib.sha256).digest())
-        if not hmac.compare_digest(expected, parts[2]):
+        if len(parts) != 3 or not self.key.ready:  # never waits for the key on the event loop
             return None
         try:
+            header = json.loads(_unb64(parts[0]))
+            if not isinstance(header, dict) or header.get("alg") != "RS256":
+                return None
+            if not self.key.verify(_unb64(parts[2]), f"{parts[0]}.{parts[1]}".encode()):
+                return None
             claims = json.loads(_unb64(parts[1]))
-        except ValueError:
+        except (ValueError, TypeError):
             return None
-        if not isinstance(claims, dict) or claims.get("exp", 0) < time.time():
+        if not isinstance(claims, dict) or claims.get("iss") != self.issuer:
+            return None
+        now = time.time()
+        try:
+            if float(claims.get("exp", 0)) < now - LEEWAY or float(claims.get("nbf", 0)) > now + LEEWAY:
+                return None
+        except (TypeError, ValueError):
             return None
         return claims
 
@@ -71,10 +188,36 @@ class TokenIssuer:
         claims = self.claims(token)
         if claims is None:
             return None
-        k8s = claims.get("kubernetes.io") or {}
-        ns, sa = k8s.get("namespace", ""), (k8s.get("serviceaccount") or {})
-        if self._lookup(ns, sa.get("name", "")) != sa.get("uid"):
-            return None  # deleted (or recreated) since: upstream's `Validate` refuses it too
-        return UserInfo(f"{SA_PREFIX}{ns}:{sa.get('name', '')}", sa.get("uid", ""),
+        k8s = claims.get("kubernetes.io")
+        if not isinstance(k8s, dict) or not isinstance(k8s.get("serviceaccount"), dict):
+            return None
+        ns, sa = str(k8s.get("namespace", "")), k8s["serviceaccount"]
+        cutoff = time.time() - LEEWAY
+        extra: dict[str, tuple[str, ...]] = {}
+        for kind, resource in (("serviceaccount", "serviceaccounts"), ("secret", "secrets"), ("pod", "pods")):
+            ref = k8s.get(kind)
+            if ref is None:
+                continue
+            if not isinstance(ref, dict):
+                return None
+            obj = self._lookup(resource, ns, str(ref.get("name", "")))
+            # deleted, recreated, or deleted more than a minute ago: claims.go refuses it
+            if obj is None or obj["metadata"].get("uid") != ref.get("uid") or _deleted_before(obj, cutoff):
+                return None
+            if kind == "pod":
+                extra["authentication.kubernetes.io/pod-name"] = (str(ref.get("name", "")),)
+                extra["authentication.kubernetes.io/pod-uid"] = (str(ref.get("uid", "")),)
+        if claims.get("jti"):
+            extra["authentication.kubernetes.io/credential-id"] = (f"JTI={claims['jti']}",)
+        return UserInfo(f"{SA_PREFIX}{ns}:{sa.get('name', '')}", str(sa.get("uid", "")),
                         ("system:serviceaccounts", f"system:serviceaccounts:{ns}", "system:authenticated"),
-                        {"authentication.kubernetes.io/credential-id": (f"JTI={claims.get('jti', '')}",)})
+                        dict(sorted(extra.items())))
+
+    # openidmetadata.go
+    def openid_configuration(self, external_host: str) -> dict[str, Any]:
+        return {"issuer": self.issuer, "jwks_uri": f"https://{external_host}{JWKS_PATH}",
+                "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
+                "id_token_signing_alg_values_supported": ["RS256"]}
+
+    def jwks(self) -> dict[str, Any]:
+        return {"keys": [self.key.jwk()]}

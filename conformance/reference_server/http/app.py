@@ -17,7 +17,7 @@ from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_re
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .handlers import Handlers
 from .respond import error_response, object_response, plain_not_found
-from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request
+from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
 
 log = logging.getLogger("nsconform.reference_server.http")
@@ -54,6 +54,8 @@ def build_app(ctx: ServerContext) -> web.Application:
             if ctx.deviations.active("version-numeric-fields"):
                 return object_response({**VERSION_INFO, "major": 1, "minor": 33})
             return object_response(VERSION_INFO)
+        if t == "openid":
+            return await openid_metadata(ctx, request, route.name)
         if t in ("api", "apis"):  # upstream's WrappedHandler: aggregated (v2) or legacy by Accept
             accept = request.headers.get("Accept")
             media = aggregated.select(accept)

@@ -5,12 +5,16 @@ Upstream: `pkg/registry/authentication/selfsubjectreview/rest.go` (the requester
 `{creationTimestamp: null}`), `tokenreview/storage.go` (400 "token is required for TokenReview in
 authentication"; unauthenticated ⇒ `status.user: {}`), `pkg/registry/core/serviceaccount/storage/token.go`
 (404 for a missing ServiceAccount; audiences default to the API server's; `SetDefaults_TokenRequestSpec`:
-3600 s; `ValidateTokenRequest`: at least 10 minutes).
+3600 s; `ValidateTokenRequest`: at least 10 minutes; `boundObjectRef` to a Pod running as the ServiceAccount or
+a Secret, else 400; a UID that differs answers 409), `pkg/routes/openidmetadata.go` (the issuer discovery
+endpoints: JSON and `application/jwk-set+json`, `Cache-Control: public, max-age=3600`).
 """
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import hmac
+import json
 from typing import Any
 
 from aiohttp import web
@@ -18,7 +22,8 @@ from aiohttp import web
 from .. import apierrors as E
 from ..auth.authn import ADMIN_USER, user_to_dict
 from ..auth.rbac import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SYSTEM_MASTERS, UserInfo
-from ..auth.tokens import DEFAULT_EXPIRATION, ISSUER, MIN_EXPIRATION, TokenIssuer
+from ..auth.tokens import (CACHE_MAX_AGE, DEFAULT_EXPIRATION, EXTENDED_EXPIRATION, ISSUER, MIN_EXPIRATION,
+                           OPENID_CONFIG_PATH, WARN_ONLY_EXPIRATION, TokenIssuer)
 from ..wire import authentication_pb
 from .authz import REQUESTER
 from .context import ServerContext
@@ -99,8 +104,17 @@ async def handle_token_request(ctx: ServerContext, request: web.Request, route: 
         raise E.invalid("TokenRequest", route.name, [E.field_invalid(
             "spec.expirationSeconds", expiration, "may not specify a duration less than 10 minutes")], group=GROUP)
     audiences = list(spec.get("audiences") or [ISSUER])
-    issuer: TokenIssuer = ctx.token_issuer  # type: ignore[attr-defined]
-    token, expiry = issuer.issue(route.namespace, route.name, sa["metadata"]["uid"], audiences, expiration)
+    ref = spec.get("boundObjectRef")
+    bound = _bound_object(ctx, route.namespace, route.name, ref) if isinstance(ref, dict) else {}
+    # token.go: a pod-bound token for the API server asked for 3607 s (the kubelet's projected volume) lives a
+    # year and carries `warnafter` (--service-account-extend-token-expiration, default true)
+    lifetime, warn_after = expiration, 0
+    if "pod" in bound and expiration == WARN_ONLY_EXPIRATION and set(audiences) <= {ISSUER}:  # isKubeAudiences
+        lifetime, warn_after = EXTENDED_EXPIRATION, expiration
+    issuer = await _issuer_with_key(ctx)
+    token, expiry = issuer.issue(route.namespace, route.name, sa["metadata"]["uid"], audiences, lifetime,
+                                 bound=bound, warn_after=warn_after)
+    expiry = expiry - lifetime + expiration  # the status reports the requested lifetime
     meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
     out = {"kind": "TokenRequest", "apiVersion": API_VERSION,
            "metadata": {**meta, "name": route.name, "namespace": route.namespace, "creationTimestamp": None},
@@ -108,3 +122,45 @@ async def handle_token_request(ctx: ServerContext, request: web.Request, route: 
                     "boundObjectRef": spec.get("boundObjectRef")},
            "status": {"token": token, "expirationTimestamp": _timestamp(expiry)}}
     return object_response(out, 201, request.headers.get("Accept"))
+
+
+def _bound_object(ctx: ServerContext, namespace: str, sa_name: str, ref: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """token.go: the Pod (running as this ServiceAccount) or Secret a token is bound to, as claims refs."""
+    api_version, kind = str(ref.get("apiVersion") or ""), str(ref.get("kind") or "")
+    group = api_version.rpartition("/")[0] if "/" in api_version else ""
+    version = api_version.rpartition("/")[2]
+    if group or kind not in ("Pod", "Secret"):
+        gvk = f"{group}/{version}, Kind={kind}"  # schema.GroupVersionKind.String(): "/v1, Kind=X" for core
+        raise E.bad_request(f"cannot bind token to object of type {gvk}")
+    resource = "pods" if kind == "Pod" else "secrets"
+    store = ctx.registry.content(resource)
+    assert store is not None
+    obj = store.get(namespace, str(ref.get("name") or ""))  # 404 as a GET of it
+    if kind == "Pod" and (obj.get("spec") or {}).get("serviceAccountName") != sa_name:
+        raise E.bad_request(f"cannot bind token for serviceaccount {json.dumps(sa_name)} to pod running with "
+                            "different serviceaccount name.")
+    uid = obj["metadata"]["uid"]
+    if ref.get("uid") and ref["uid"] != uid:
+        raise E.conflict(kind, str(ref.get("name") or ""),  # upstream's GroupResource{Resource: the Kind}
+                             f"the UID in the bound object reference ({ref['uid']}) does not match the UID in "
+                             f"record ({uid}). The object might have been deleted and then recreated")
+    return {kind.lower(): {"name": obj["metadata"]["name"], "uid": uid}}
+
+
+async def _issuer_with_key(ctx: ServerContext) -> TokenIssuer:
+    """The issuer, once its key exists: a request right after start waits for it off the event loop."""
+    issuer: TokenIssuer = ctx.token_issuer  # type: ignore[attr-defined]
+    if not issuer.ready:
+        await asyncio.get_running_loop().run_in_executor(None, issuer.warm_up)
+    return issuer
+
+
+async def openid_metadata(ctx: ServerContext, request: web.Request, path: str) -> web.Response:
+    """`/.well-known/openid-configuration` and `/openid/v1/jwks` (pkg/routes/openidmetadata.go)."""
+    issuer = await _issuer_with_key(ctx)
+    if path == OPENID_CONFIG_PATH:
+        body, content_type = issuer.openid_configuration(request.host), "application/json"
+    else:
+        body, content_type = issuer.jwks(), "application/jwk-set+json"
+    return web.Response(body=json.dumps(body, separators=(",", ":")).encode(), content_type=content_type,
+                        headers={"Cache-Control": f"public, max-age={CACHE_MAX_AGE}"})

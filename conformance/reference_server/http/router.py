@@ -65,6 +65,8 @@ class Router:
             return Route("health"), get
         if path in ("/version", "/version/"):
             return Route("version"), get
+        if path in ("/.well-known/openid-configuration", "/openid/v1/jwks"):  # pkg/routes/openidmetadata.go
+            return Route("openid", name=path), get
         if path in ("/api", "/api/"):
             return Route("api"), get
         if path in ("/apis", "/apis/"):

@@ -1,0 +1,75 @@
+"""The `default/kubernetes` EndpointSlice: where the `kubernetes` Service's traffic goes (the API server itself).
+
+Upstream: `pkg/controlplane/reconcilers/endpointsadapter.go` (`updateEndpointSlice`: name `kubernetes`, label
+`kubernetes.io/service-name: kubernetes`, the service IP's address type, one endpoint per API server address
+with `conditions.ready: true`, port `https`/TCP on the secure port), written by the `lease` reconciler at each
+API server's start. The address is the advertise address `ResolveBindAddress` gives: the bind address unless it
+is loopback or unspecified, then the host's default-route interface (`ChooseHostInterface`).
+
+Replicas of this server run on one host, so they advertise one address; the last to start writes its port
+(upstream expects every API server on one port). Nothing removes the address at shutdown.
+"""
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import Any
+
+from .. import apierrors as E
+
+GROUP = "discovery.k8s.io"
+SERVICE_NAME, NAMESPACE = "kubernetes", "default"
+FIELD_MANAGER = "kube-apiserver"
+
+
+def advertise_address(bind_host: str) -> str:
+    """utilnet.ResolveBindAddress: the bind host, or the default-route interface's IPv4 address."""
+    try:
+        ip = ipaddress.ip_address(bind_host)
+        if not (ip.is_loopback or ip.is_unspecified):
+            return str(ip)
+    except ValueError:  # a host name
+        pass
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # UDP connect sends nothing; it only picks the route's source address
+            return s.getsockname()[0]
+    except OSError:  # no default route (upstream fails to start); keep the bind address
+        return bind_host if bind_host not in ("", "0.0.0.0", "::") else "127.0.0.1"
+
+
+def endpoint_slice(ip: str, port: int) -> dict[str, Any]:
+    family = "IPv6" if ipaddress.ip_address(ip).version == 6 else "IPv4"
+    return {"apiVersion": f"{GROUP}/v1", "kind": "EndpointSlice",
+            "metadata": {"name": SERVICE_NAME, "namespace": NAMESPACE,
+                         "labels": {"kubernetes.io/service-name": SERVICE_NAME}},
+            "addressType": family,
+            "endpoints": [{"addresses": [ip], "conditions": {"ready": True}}],
+            "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}
+
+
+def reconcile(registry: Any, ip: str, port: int) -> None:
+    """Create the slice, or reset its endpoints, ports and labels when they differ (the adapter's Sync)."""
+    store = registry.group(GROUP, "endpointslices")
+    if store is None:
+        return
+    want = endpoint_slice(ip, port)
+    for _ in range(5):  # isRetriableError: a conflict or an AlreadyExists from another replica, then again
+        try:
+            current = store.get(NAMESPACE, SERVICE_NAME)
+        except E.StatusError as exc:
+            if exc.code != 404:
+                raise
+            current = None
+        try:
+            if current is None:
+                store.create(want, field_manager=FIELD_MANAGER)
+            elif any(current.get(k) != want[k] for k in ("addressType", "endpoints", "ports")) or \
+                    current["metadata"].get("labels") != want["metadata"]["labels"]:
+                body = {**current, **{k: want[k] for k in ("addressType", "endpoints", "ports")},
+                        "metadata": {**current["metadata"], "labels": want["metadata"]["labels"]}}
+                store.update(NAMESPACE, SERVICE_NAME, body, field_manager=FIELD_MANAGER)
+            return
+        except E.StatusError as exc:
+            if exc.code != 409:
+                raise
