@@ -28,7 +28,7 @@ def _signal_when_held(served, args: list[str], cwd, send, *, attempts: int = 3):
             return held
 
         try:
-            held = _procs.poll(signal_when_held, timeout=60, interval=0.005,
+            held = _procs.poll(signal_when_held, timeout=120, interval=0.005,
                                what="the run to create a namespace held by a finalizer")
         except BaseException:
             _procs.stop(proc)
