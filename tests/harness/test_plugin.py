@@ -207,7 +207,7 @@ def test_embedded_server_in_a_thread_when_asked(pytester, suite, fake_embedded, 
     monkeypatch.setattr(child, "start_child", no_child)
     monkeypatch.setenv("NSCONFORM_EMBEDDED_THREAD", "1")
     suite("test_a.py", GOOD)
-    result = pytester.runpytest("suites")
+    result = pytester.runpytest("suites", "--run-id", "run-xyz")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert fake_embedded["start"] == [("kubernetes", ())] and fake_embedded["stop"] == 1
 
