@@ -201,9 +201,6 @@ def child_env() -> dict[str, str]:
     env.pop("NSCONFORM_SELECT_CLAUSES", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = pycache_dir()
-    # the embedded server in the run's own thread: a child process would import it cold in every run (the fork
-    # server's preloaded modules are not inherited by a fresh interpreter), and a few-test run gains nothing
-    env["NSCONFORM_EMBEDDED_THREAD"] = "1"
     return env
 
 

@@ -164,7 +164,7 @@ def test_unreachable_server_exits_2(pytester, suite):
 
 @pytest.fixture
 def fake_embedded(monkeypatch, fake):
-    """Contract 1 stand-in: `start_embedded` (and `start_child`, same options) backed by the fake server."""
+    """Contract 1 stand-in: `start_embedded` backed by the fake server."""
     calls = {"start": [], "stop": 0}
 
     class Running:
@@ -182,9 +182,7 @@ def fake_embedded(monkeypatch, fake):
     mod = types.ModuleType("conformance.reference_server.embedded")
     mod.start_embedded = start_embedded
     monkeypatch.setitem(sys.modules, "conformance.reference_server.embedded", mod)
-    import conformance.reference_server.child as child  # the plugin's default: the server in a child process
-
-    monkeypatch.setattr(child, "start_child", start_embedded)
+    calls["start_embedded"] = start_embedded
     return calls
 
 
@@ -197,19 +195,22 @@ def test_embedded_started_and_stopped(pytester, suite, fake_embedded):
                                  "deviations: d1"])
 
 
-def test_embedded_server_in_a_thread_when_asked(pytester, suite, fake_embedded, monkeypatch):
-    """NSCONFORM_EMBEDDED_THREAD=1 (what sensitivity runs set) keeps the server in the run's own process."""
+def test_embedded_server_in_a_child_process_when_asked(pytester, suite, fake_embedded, monkeypatch):
+    """NSCONFORM_EMBEDDED_PROCESS=1 starts the server with reference_server/child.py (same options)."""
     import conformance.reference_server.child as child
 
-    def no_child(**kw):
-        raise AssertionError("a child process was started")
+    in_child = []
 
-    monkeypatch.setattr(child, "start_child", no_child)
-    monkeypatch.setenv("NSCONFORM_EMBEDDED_THREAD", "1")
+    def start_child(**kw):
+        in_child.append(kw)
+        return fake_embedded["start_embedded"](**kw)
+
+    monkeypatch.setattr(child, "start_child", start_child)
+    monkeypatch.setenv("NSCONFORM_EMBEDDED_PROCESS", "1")
     suite("test_a.py", GOOD)
-    result = pytester.runpytest("suites", "--run-id", "run-xyz")
+    result = pytester.runpytest("suites", "--run-id", "run-xyz", "--nsconform-deviate", "d1")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    assert fake_embedded["start"] == [("kubernetes", ())] and fake_embedded["stop"] == 1
+    assert [k["deviations"] for k in in_child] == [("d1",)] and fake_embedded["stop"] == 1
 
 
 def test_unknown_deviation_exits_2(pytester, suite, fake_embedded, capfd):
