@@ -126,21 +126,27 @@ def start_embedded_target(profile: str, deviations: Iterable[str] = (),
     instead of sharing one GIL) unless a storage backend object is given; `Target.server` is then a
     `ChildServer` (url, token, ca_file, flavor, stop), not the in-process `RunningServer`."""
     _check_profile(profile)
-    devs = tuple(deviations)
+    in_child = process and storage is None  # then the server's modules are imported by the child only
     try:
-        if process and storage is None:  # the server's modules are imported by the child only
+        if in_child:
             from .reference_server.child import start_child
-
-            server = start_child(profile=profile, deviations=devs, authorization=authorization, flavor=flavor,
-                                 feature_gates=tuple(feature_gates))
         else:
             from .reference_server.embedded import start_embedded
-
+    except ImportError as exc:
+        raise TargetError(f"the embedded reference server is not available ({exc}); pass --kubeconfig or --server") from None
+    devs = tuple(deviations)
+    try:
+        if in_child:
+            try:
+                server = start_child(profile=profile, deviations=devs, authorization=authorization, flavor=flavor,
+                                     feature_gates=tuple(feature_gates))
+            except ImportError as exc:  # what the child could not import
+                raise TargetError(f"the embedded reference server is not available ({exc}); "
+                                  "pass --kubeconfig or --server") from None
+        else:
             server = start_embedded(profile=profile, deviations=devs, authorization=authorization,
                                     feature_gates=tuple(feature_gates), **({"flavor": flavor} if flavor else {}),
                                     **({"storage": storage} if storage is not None else {}))
-    except ImportError as exc:
-        raise TargetError(f"the embedded reference server is not available ({exc}); pass --kubeconfig or --server") from None
     except ValueError as exc:
         raise TargetError(f"embedded server: {exc}") from None
     except OSError as exc:
