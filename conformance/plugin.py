@@ -226,7 +226,9 @@ def ensure_target(config: pytest.Config) -> Target:
                                authorization=config.getoption("nsconform_authorization") or "always-allow",
                                flavor=config.getoption("nsconform_flavor"),
                                feature_gates=_feature_gates(config),
-                               storage=config.stash.get(EMBEDDED_STORAGE_KEY, None))
+                               storage=config.stash.get(EMBEDDED_STORAGE_KEY, None),
+                               # opt-in: the server in a child process (reference_server/child.py)
+                               process=os.environ.get("NSCONFORM_EMBEDDED_PROCESS") == "1")
         except TargetError as exc:
             pytest.exit(f"nsconform: {exc}", returncode=2)
         _check_profile_fits(config, t)

@@ -119,18 +119,34 @@ def _check_profile(profile: str) -> None:
 
 def start_embedded_target(profile: str, deviations: Iterable[str] = (),
                           authorization: str = "always-allow", flavor: str | None = None,
-                          feature_gates: Iterable[str] = (), storage: Any = None) -> Target:
-    """Start the bundled reference server (Contract 1) and wrap it as a Target."""
+                          feature_gates: Iterable[str] = (), storage: Any = None, process: bool = False) -> Target:
+    """Start the bundled reference server (Contract 1) and wrap it as a Target.
+
+    `process`: run it in a child process (reference_server/child.py: client and server then use two cores
+    instead of sharing one GIL) unless a storage backend object is given; `Target.server` is then a
+    `ChildServer` (url, token, ca_file, flavor, stop), not the in-process `RunningServer`."""
     _check_profile(profile)
+    in_child = process and storage is None  # then the server's modules are imported by the child only
     try:
-        from .reference_server.embedded import start_embedded
+        if in_child:
+            from .reference_server.child import start_child
+        else:
+            from .reference_server.embedded import start_embedded
     except ImportError as exc:
         raise TargetError(f"the embedded reference server is not available ({exc}); pass --kubeconfig or --server") from None
     devs = tuple(deviations)
     try:
-        server = start_embedded(profile=profile, deviations=devs, authorization=authorization,
-                                feature_gates=tuple(feature_gates), **({"flavor": flavor} if flavor else {}),
-                                **({"storage": storage} if storage is not None else {}))
+        if in_child:
+            try:
+                server = start_child(profile=profile, deviations=devs, authorization=authorization, flavor=flavor,
+                                     feature_gates=tuple(feature_gates))
+            except ImportError as exc:  # what the child could not import
+                raise TargetError(f"the embedded reference server is not available ({exc}); "
+                                  "pass --kubeconfig or --server") from None
+        else:
+            server = start_embedded(profile=profile, deviations=devs, authorization=authorization,
+                                    feature_gates=tuple(feature_gates), **({"flavor": flavor} if flavor else {}),
+                                    **({"storage": storage} if storage is not None else {}))
     except ValueError as exc:
         raise TargetError(f"embedded server: {exc}") from None
     except OSError as exc:
@@ -150,8 +166,10 @@ def resolve_target(*, kubeconfig: str | None = None, context: str | None = None,
                    token: str | None = None, insecure: bool = False, in_cluster: bool = False,
                    profile: str = "kubernetes", deviations: Iterable[str] = (), embedded: bool = True,
                    authorization: str = "always-allow", preflight: bool = True, ca_file: str | None = None,
-                   flavor: str | None = None, feature_gates: Iterable[str] = (), storage: Any = None) -> Target:
-    """Resolve and probe the target the options name; with none, start the embedded server.
+                   flavor: str | None = None, feature_gates: Iterable[str] = (), storage: Any = None,
+                   process: bool = False) -> Target:
+    """Resolve and probe the target the options name; with none, start the embedded server (in a child
+    process when `process`, see start_embedded_target).
 
     `preflight`: refuse a cluster whose access reviews say the credentials lack what the suites need."""
     _check_profile(profile)
@@ -161,7 +179,7 @@ def resolve_target(*, kubeconfig: str | None = None, context: str | None = None,
     if conn is None:
         if not embedded:
             raise TargetError("no target given: pass --kubeconfig/--context or --server")
-        return start_embedded_target(profile, devs, authorization, flavor, feature_gates, storage)
+        return start_embedded_target(profile, devs, authorization, flavor, feature_gates, storage, process)
     if flavor:
         conn.close()
         raise TargetError("--nsconform-flavor only applies to the embedded reference server")

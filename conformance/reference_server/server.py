@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from aiohttp import web
 
@@ -31,7 +31,9 @@ from .registry.service import KUBERNETES_SERVICE_IP
 from .storage import KeyNotFoundError
 from .storage import MemoryStore
 from .storage.backends import StorageConfig, open_store
-from .tls import ServerTLS, generate
+
+if TYPE_CHECKING:
+    from .tls import ServerTLS
 
 log = logging.getLogger("nsconform.reference_server")
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -200,7 +202,11 @@ class ReferenceServer:
         self.host, self.port = host, port
         self.token = token
         self.controller_delay = controller_delay
-        self.tls: ServerTLS | None = generate(cert_dir=cert_dir) if tls or cert_dir else None
+        self.tls: ServerTLS | None = None
+        if tls or cert_dir:  # `cryptography` is imported only for a TLS server
+            from .tls import generate
+
+            self.tls = generate(cert_dir=cert_dir)
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
         self.extension_controllers: list = []   # CRD finalizer, APIService availability

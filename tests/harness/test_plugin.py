@@ -182,6 +182,7 @@ def fake_embedded(monkeypatch, fake):
     mod = types.ModuleType("conformance.reference_server.embedded")
     mod.start_embedded = start_embedded
     monkeypatch.setitem(sys.modules, "conformance.reference_server.embedded", mod)
+    calls["start_embedded"] = start_embedded
     return calls
 
 
@@ -192,6 +193,24 @@ def test_embedded_started_and_stopped(pytester, suite, fake_embedded):
     assert fake_embedded["start"] == [("kubernetes", ("d1",))] and fake_embedded["stop"] == 1
     result.stdout.fnmatch_lines(["nsconform: target * [[]embedded], version v1.33.0-fake, profile kubernetes, "
                                  "deviations: d1"])
+
+
+def test_embedded_server_in_a_child_process_when_asked(pytester, suite, fake_embedded, monkeypatch):
+    """NSCONFORM_EMBEDDED_PROCESS=1 starts the server with reference_server/child.py (same options)."""
+    import conformance.reference_server.child as child
+
+    in_child = []
+
+    def start_child(**kw):
+        in_child.append(kw)
+        return fake_embedded["start_embedded"](**kw)
+
+    monkeypatch.setattr(child, "start_child", start_child)
+    monkeypatch.setenv("NSCONFORM_EMBEDDED_PROCESS", "1")
+    suite("test_a.py", GOOD)
+    result = pytester.runpytest("suites", "--run-id", "run-xyz", "--nsconform-deviate", "d1")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert [k["deviations"] for k in in_child] == [("d1",)] and fake_embedded["stop"] == 1
 
 
 def test_unknown_deviation_exits_2(pytester, suite, fake_embedded, capfd):
