@@ -88,6 +88,12 @@ class EtcdStore:
         object), whose response header carries it, as upstream's `GetCurrentResourceVersionFromStorage`."""
         return int(self.client.range(self.prefix or "/", limit=1)["header"]["revision"])
 
+    def revision_request(self) -> tuple[list[str], str, dict[str, Any], Any]:
+        """`current_revision` as a request for a caller with its own (non-blocking) HTTP client: the etcd
+        endpoints, the JSON gateway path, the body, the TLS context (None for http)."""
+        return self.client.endpoints, "/v3/kv/range", {"key": b64(self.prefix or "/"), "limit": "1"}, \
+            self.client.ssl_context
+
     def wait_fresh(self, rev: int, timeout: float) -> bool:
         """True once the cache has reached `rev` (False after `timeout`): reads from it are then as fresh."""
         return self.cache.current_rv() >= rev or self.cache.wait_for(rev, timeout)
