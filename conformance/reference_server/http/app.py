@@ -39,6 +39,7 @@ def build_app(ctx: ServerContext) -> web.Application:
     app = web.Application(middlewares=middlewares, client_max_size=1024 ** 3)
     app[CTX_KEY] = ctx
     handlers = Handlers(ctx)
+    app.on_cleanup.append(lambda _app: handlers.fresh.aclose())  # its etcd connection, on the loop
 
     async def dispatch(request: web.Request) -> web.StreamResponse:
         route = ctx.router.resolve(request.method, request.path)

@@ -17,6 +17,7 @@ from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
+from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from ..fieldmanager import manager_or_user_agent
@@ -60,6 +61,7 @@ class Handlers:
     def __init__(self, ctx: ServerContext):
         self.ctx = ctx
         self.offload = Offload(ctx.store)  # writes to a remote store (etcd) run off the event loop
+        self.fresh = FreshnessGate(ctx.store)  # reads at resourceVersion "" see every acknowledged write
 
     # ---- dispatch --------------------------------------------------------------------------------
     async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:
@@ -84,7 +86,17 @@ class Handlers:
                 opts = P.list_options(request.query, named)
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
+                if self.fresh.remote and opts.resource_version == "" and not opts.continue_token:  # consistent list
+                    stale = await self.fresh()
+                    if stale:
+                        listed = await self.fresh.read_at(stale, lambda: self._list(store, ns, opts, route))
+                        return self._respond(request, listed, store=store)
                 return self._respond(request, self._list(store, ns, opts, route), store=store)
+            if self.fresh.remote and not request.query.get("resourceVersion"):  # consistent get (upstream: etcd)
+                stale = await self.fresh()
+                if stale:
+                    got = await self.fresh.read_at(stale, lambda: store.get(route.namespace, route.name, shared=True))
+                    return self._respond(request, got, store=store)
             if plain_json(request.headers.get("Accept"), store.info.kind,  # the hot path: memoised bytes
                           protobuf_ok(getattr(store, "api_version", "v1"), store.info.kind)):
                 return json_body_response(store.get_rendered(route.namespace, route.name, dumps))

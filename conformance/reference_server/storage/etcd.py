@@ -7,7 +7,9 @@
 - create: txn(create_revision == 0); update and delete: txn(mod_revision == the revision read), retried on a
   lost compare-and-swap with the state etcd returned, as upstream's `GuaranteedUpdate`;
 - reads (get, list, count, watch) come from the process's `WatchCache`; a list at a revision older than the
-  cache's window is a range read at that revision in etcd (410 once etcd compacted it);
+  cache's window is a range read at that revision in etcd (410 once etcd compacted it); a get or list at
+  resourceVersion "" is first made as fresh as etcd by the HTTP layer's `FreshnessGate` (`freshness.py`:
+  `current_revision`, `wait_fresh`, and a read from etcd under `READ_AT` when the cache cannot catch up);
 - every write returns only once the cache has seen its revision (read-your-writes in this process; other
   processes see it once their own cache has).
 
@@ -25,6 +27,7 @@ from .cacher import Reflector, WatchCache, decode_value
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResourceVersionError
 from .etcdclient import EtcdClient, EtcdCompacted, b64, unb64
+from .freshness import READ_AT
 from .interface import DELETE, UpdateFn
 from ..deviations import NONE, Deviations
 from .keys import MISPLACED_NAMESPACES, collection_key, object_key
@@ -80,13 +83,45 @@ class EtcdStore:
     def compacted_rv(self) -> int:
         return self.cache.compacted_rv()
 
+    def current_revision(self) -> int:
+        """etcd's current revision: one linearizable range of a single key (the prefix itself, never an
+        object), whose response header carries it, as upstream's `GetCurrentResourceVersionFromStorage`."""
+        return int(self.client.range(self.prefix or "/", limit=1)["header"]["revision"])
+
+    def revision_request(self) -> tuple[list[str], str, dict[str, Any], Any]:
+        """`current_revision` as a request for a caller with its own (non-blocking) HTTP client: the etcd
+        endpoints, the JSON gateway path, the body, the TLS context (None for http)."""
+        return self.client.endpoints, "/v3/kv/range", {"key": b64(self.prefix or "/"), "limit": "1"}, \
+            self.client.ssl_context
+
+    def wait_fresh(self, rev: int, timeout: float) -> bool:
+        """True once the cache has reached `rev` (False after `timeout`): reads from it are then as fresh."""
+        return self.cache.current_rv() >= rev or self.cache.wait_for(rev, timeout)
+
     def get(self, resource: str, namespace: str, name: str, *, shared: bool = False) -> dict[str, Any]:
+        at = READ_AT.get()
+        if at:  # a consistent read the cache could not serve in time (`freshness.py`)
+            key = self._key(resource, namespace, name)
+            try:
+                kvs = self.client.range(key, revision=at).get("kvs") or []
+            except EtcdCompacted:
+                kvs = self.client.range(key).get("kvs") or []  # compacted meanwhile: newer is as fresh
+            found = self._decode(kvs[0]) if kvs else None
+            if found is None:
+                raise KeyNotFoundError(key)
+            return found
         try:
             return self.cache.get(resource, namespace, name, shared=shared)
         except KeyNotFoundError:
             raise KeyNotFoundError(self._key(resource, namespace, name)) from None
 
     def list(self, resource: str, namespace: str | None, *, shared: bool = False) -> tuple[list[dict], int]:
+        at = READ_AT.get()
+        if at:  # a consistent read the cache could not serve in time (`freshness.py`)
+            try:
+                return self._range_at(resource, namespace, at)
+            except TooOldResourceVersionError:
+                return self._range_at(resource, namespace, 0)
         return self.cache.list(resource, namespace, shared=shared)
 
     def count(self, resource: str, namespace: str | None) -> int:
@@ -108,6 +143,10 @@ class EtcdStore:
             return self.cache.list_at(resource, namespace, rv, shared=shared)
         except TooOldResourceVersionError:
             pass
+        return self._range_at(resource, namespace, rv)
+
+    def _range_at(self, resource: str, namespace: str | None, rv: int) -> tuple[list[dict[str, Any]], int]:
+        """The collection read from etcd at `rv` (0: its current revision)."""
         start = collection_key(self.prefix, resource, namespace)
         try:
             out = self.client.range(start, prefix=True, revision=rv)
@@ -118,7 +157,7 @@ class EtcdStore:
             d = decode_value(self.prefix, unb64(kv["key"]), unb64(kv.get("value")), int(kv["mod_revision"]))
             if d is not None and d[0] == resource and (namespace is None or d[1] == namespace):
                 items.append(d[3])
-        return items, rv
+        return items, rv or int(out["header"]["revision"])
 
     # ---- writes: etcd transactions -------------------------------------------------------------------
     def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:

@@ -82,6 +82,10 @@ class EtcdClient:
         self._conns: list[_Conn] = []  # every one of them, for close()
         self._conns_lock = threading.Lock()
 
+    @property
+    def ssl_context(self) -> ssl.SSLContext | None:
+        return self._ssl
+
     # ---- plumbing ------------------------------------------------------------------------------------
     def call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         data = json.dumps(body).encode()
