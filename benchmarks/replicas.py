@@ -19,6 +19,9 @@ from . import loadgen, probes
 from .procs import ServerHost, run_in_child
 
 PATH = "/api/v1/namespaces/bench-rep"
+# resourceVersion=0: "any version" — upstream's cacher serves it from the watch cache without asking etcd (what
+# informers' lists do); the plain GET is a consistent read (etcd's current revision first, storage/freshness.py)
+CACHED_PATH = PATH + "?resourceVersion=0"
 
 
 def _reads(cfg: Any, hosts: list[ServerHost], connections: int) -> list[dict[str, Any]]:
@@ -56,6 +59,8 @@ def phase_replicas(cfg: Any, fig: dict[str, Any], det: dict[str, Any]) -> None:
             three = _reads(cfg, hosts, cfg.connections)
             wrk_one = _wrk_reads(cfg, hosts[:1], cfg.connections)
             wrk_three = _wrk_reads(cfg, hosts, cfg.connections)
+            cached_one = _wrk_reads(cfg, hosts[:1], cfg.connections, CACHED_PATH)
+            cached_three = _wrk_reads(cfg, hosts, cfg.connections, CACHED_PATH)
         finally:
             for h in hosts:
                 h.close()
@@ -65,6 +70,8 @@ def phase_replicas(cfg: Any, fig: dict[str, Any], det: dict[str, Any]) -> None:
         fig[f"replicas_{k}_raw"] = v
     for k, v in wrk.items():
         fig[f"replicas_{k}_wrk"] = v
+    for k, v in _figures(cached_one, cached_three).items():
+        fig[f"replicas_{k}_cached_wrk"] = v
     behind = wrk if cfg.generator == "wrk" and wrk["get_ratio"] is not None else raw
     if cfg.generator == "wrk" and behind is raw:
         det.setdefault("errors", {})["replicas_wrk"] = "wrk gave no figure: replicas_* from the raw generator"
@@ -73,13 +80,14 @@ def phase_replicas(cfg: Any, fig: dict[str, Any], det: dict[str, Any]) -> None:
     fig["replicas_get_ratio"] = behind["get_ratio"]
     fig["replicas_server_us_per_get"] = one[0].get("server_us_per_req")  # the raw run's (CPU over a counted window)
     det["replicas"] = {"generator": "wrk" if behind is wrk else "raw", "one": one, "three": three,
-                       "wrk_one": wrk_one, "wrk_three": wrk_three}
+                       "wrk_one": wrk_one, "wrk_three": wrk_three, "cached_one": cached_one,
+                       "cached_three": cached_three}
 
 
-def _wrk_reads(cfg: Any, hosts: list[ServerHost], connections: int) -> list[dict[str, Any]]:
+def _wrk_reads(cfg: Any, hosts: list[ServerHost], connections: int, path: str = PATH) -> list[dict[str, Any]]:
     """One wrk per host, all at once, `connections` split between them (empty without wrk)."""
     per = max(1, connections // len(hosts))
-    return loadgen.run_wrk_many([h.url + PATH for h in hosts], per, int(cfg.tp_duration), [h.pid for h in hosts])
+    return loadgen.run_wrk_many([h.url + path for h in hosts], per, int(cfg.tp_duration), [h.pid for h in hosts])
 
 
 def _figures(one: list[dict[str, Any]], three: list[dict[str, Any]]) -> dict[str, Any]:

@@ -581,6 +581,10 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("replicas_loadgen_cpu_1_raw", "CPU-s/s of the one raw generator"),
     ("replicas_server_cpu_3_raw", "CPU-s/s of the three replicas together during the raw run"),
     ("replicas_loadgen_cpu_3_raw", "CPU-s/s of the three raw generators together"),
+    ("replicas_rps_get_1_cached_wrk", "req/s GET ?resourceVersion=0 (watch cache, no etcd read), one replica, wrk"),
+    ("replicas_rps_get_3_cached_wrk", "req/s GET ?resourceVersion=0, three replicas, one wrk each"),
+    ("replicas_get_ratio_cached_wrk", "three replicas / one, cache-served reads (wrk)"),
+    ("replicas_get_ratio_cpu_bound_cached_wrk", "the ratio an idle machine allows for cache-served reads"),
 )
 
 
