@@ -38,6 +38,18 @@ def unique_prefix() -> str:
     return f"/nsconform-test-{uuid.uuid4().hex[:10]}/registry"
 
 
+@pytest.fixture
+def pair(etcd_process: EtcdProcess) -> Iterator[tuple[Any, Any]]:
+    """Two etcd stores on one prefix: two API server processes sharing an etcd."""
+    from conformance.reference_server.storage.etcd import EtcdStore
+    from conformance.reference_server.storage.etcdclient import EtcdClient
+    prefix = unique_prefix()
+    a, b = (EtcdStore(EtcdClient([etcd_process.url]), prefix) for _ in range(2))
+    yield a, b
+    a.close()
+    b.close()
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
     return request.param

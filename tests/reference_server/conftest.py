@@ -18,7 +18,7 @@ from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.storage.backends import StorageConfig
 
 from .backends import BACKENDS, unique_prefix
-from .backends import backend, etcd_process, make_store, storage_config  # noqa: F401 - fixtures
+from .backends import backend, etcd_process, make_store, pair, storage_config  # noqa: F401 - fixtures
 
 
 @pytest.fixture(scope="session", params=BACKENDS)

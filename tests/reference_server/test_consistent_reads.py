@@ -38,14 +38,6 @@ def hold(store: EtcdStore) -> threading.Event:
     return release
 
 
-@pytest.fixture
-def pair(etcd_process):
-    prefix = unique_prefix()
-    a, b = (EtcdStore(EtcdClient([etcd_process.url]), prefix) for _ in range(2))
-    yield a, b
-    a.close()
-    b.close()
-
 
 async def fresh_read(gate: FreshnessGate, fn):
     stale = await gate()

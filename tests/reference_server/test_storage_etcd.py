@@ -24,15 +24,6 @@ def obj(name: str, ns: str = "", **extra):
     return {"metadata": {"name": name, **({"namespace": ns} if ns else {})}, **extra}
 
 
-@pytest.fixture
-def pair(etcd_process):
-    """Two stores on one prefix: two API server processes sharing an etcd."""
-    prefix = unique_prefix()
-    a, b = (EtcdStore(EtcdClient([etcd_process.url]), prefix) for _ in range(2))
-    yield a, b
-    a.close()
-    b.close()
-
 
 def test_keys_and_values_as_kube_apiserver_lays_them_out(etcd_process):
     prefix = unique_prefix()
