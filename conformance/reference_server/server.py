@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from aiohttp import web
 
@@ -83,11 +83,11 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     for name in INITIAL_NAMESPACES if not seeded else ():
         _ensure(lambda name=name: registry.namespaces.create(
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, field_manager="kube-apiserver"),
-                lambda name=name: _exists(registry.namespaces, "", name))
+                lambda name=name: _exists(registry, "namespaces", "", name))
     if not seeded:
         services = registry.content("services")
         _ensure(lambda: services.create(KUBERNETES_SERVICE, field_manager="kube-apiserver"),
-                lambda: _exists(services, "default", "kubernetes"))
+                lambda: _exists(registry, "services", "default", "kubernetes"))
     issuer = TokenIssuer(_stored_object(registry), service_account_key_file)
     if authenticator is not None:
         authenticator.service_accounts = issuer
@@ -121,21 +121,13 @@ KUBERNETES_SERVICE = {
              "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}
 
 
-def _exists(store: Any, namespace: str, name: str) -> bool:
-    try:
-        store.get(namespace, name, shared=True)
-        return True
-    except E.StatusError:
-        return False
+def _exists(registry: Registry, resource: str, namespace: str, name: str) -> bool:
+    return _stored_object(registry)(resource, namespace, name) is not None
 
 
 def _seeded(registry: Registry) -> bool:
     """A store that already holds the `default` namespace was seeded by an earlier start (or another replica)."""
-    try:
-        registry.store.get("namespaces", "", "default", shared=True)
-        return True
-    except KeyNotFoundError:
-        return False
+    return _exists(registry, "namespaces", "", "default")
 
 
 def _stored_object(registry: Registry):

@@ -10,7 +10,7 @@ from conformance.reference_server.storage import MemoryStore
 def test_an_initial_object_another_replica_created_first_is_fine():
     registry = Registry(MemoryStore())
     body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}
-    exists = lambda: _exists(registry.namespaces, "", "default")  # noqa: E731
+    exists = lambda: _exists(registry, "namespaces", "", "default")  # noqa: E731
     _ensure(lambda: registry.namespaces.create(dict(body)), exists)
     _ensure(lambda: registry.namespaces.create(dict(body)), exists)  # the second replica's attempt: 409, ignored
     assert registry.store.count("namespaces", None) == 1
@@ -21,7 +21,7 @@ def test_the_kubernetes_service_whose_ip_the_winner_took_is_fine():
     registry = Registry(MemoryStore())
     registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
     services = registry.content("services")
-    exists = lambda: _exists(services, "default", "kubernetes")  # noqa: E731
+    exists = lambda: _exists(registry, "services", "default", "kubernetes")  # noqa: E731
     _ensure(lambda: services.create(KUBERNETES_SERVICE), exists)
     other = {**KUBERNETES_SERVICE, "metadata": {**KUBERNETES_SERVICE["metadata"], "name": "kubernetes-too"}}
     with pytest.raises(E.StatusError) as refused:
