@@ -9,7 +9,7 @@
 - reads (get, list, count, watch) come from the process's `WatchCache`; a list at a revision older than the
   cache's window is a range read at that revision in etcd (410 once etcd compacted it); a get or list at
   resourceVersion "" is first made as fresh as etcd by the HTTP layer's `FreshnessGate` (`freshness.py`:
-  `current_revision`, `wait_fresh`, and a read from etcd under `READ_AT` when the cache cannot catch up);
+  `revision_request`, `wait_fresh`, and a read from etcd under `READ_AT` when the cache cannot catch up);
 - every write returns only once the cache has seen its revision (read-your-writes in this process; other
   processes see it once their own cache has).
 
@@ -83,14 +83,11 @@ class EtcdStore:
     def compacted_rv(self) -> int:
         return self.cache.compacted_rv()
 
-    def current_revision(self) -> int:
-        """etcd's current revision: one linearizable range of a single key (the prefix itself, never an
-        object), whose response header carries it, as upstream's `GetCurrentResourceVersionFromStorage`."""
-        return int(self.client.range(self.prefix or "/", limit=1)["header"]["revision"])
-
     def revision_request(self) -> tuple[list[str], str, dict[str, Any], Any]:
-        """`current_revision` as a request for a caller with its own (non-blocking) HTTP client: the etcd
-        endpoints, the JSON gateway path, the body, the TLS context (None for http)."""
+        """How to ask etcd for its current revision, for a caller with its own (non-blocking) HTTP client: one
+        linearizable range of a single key (the prefix itself, never an object), whose response header carries
+        it, as upstream's `GetCurrentResourceVersionFromStorage`. The etcd endpoints, the JSON gateway path, the
+        body, the TLS context (None for http)."""
         return self.client.endpoints, "/v3/kv/range", {"key": b64(self.prefix or "/"), "limit": "1"}, \
             self.client.ssl_context
 

@@ -98,10 +98,7 @@ class EtcdClient:
                 last = e
                 continue
             self._current = at
-            out = json.loads(raw or b"{}")
-            if status != 200 or "error" in out:
-                raise _error(out.get("message") or out.get("error") or f"HTTP {status}", out.get("code", 0))
-            return out
+            return parse_answer(status, raw)
         raise EtcdUnavailable(f"cannot reach etcd at {', '.join(self.endpoints)}: {_reason(last)}")
 
     def _post(self, endpoint: str, path: str, data: bytes) -> tuple[int, bytes]:
@@ -367,6 +364,14 @@ def _reason(exc: Exception | None) -> str:
     if exc is None:
         return "no answer"
     return tls_reason(str(exc)) or str(exc).rsplit(": ", 1)[-1]
+
+
+def parse_answer(status: int, raw: bytes) -> dict[str, Any]:
+    """The JSON gateway's answer to a unary call, or the `EtcdError` it carries."""
+    out = json.loads(raw or b"{}")
+    if status != 200 or "error" in out:
+        raise _error(out.get("message") or out.get("error") or f"HTTP {status}", out.get("code", 0))
+    return out
 
 
 def _error(message: str, code: int) -> EtcdError:

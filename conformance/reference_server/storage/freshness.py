@@ -28,7 +28,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
-from .etcdclient import EtcdUnavailable, _error
+from .etcdclient import EtcdUnavailable, parse_answer
 
 T = TypeVar("T")
 FRESH_WAIT = 3.0  # seconds a read waits for the cache to reach etcd's revision (upstream's blockTimeout)
@@ -97,7 +97,7 @@ class FreshnessGate:
                 self._sending = None
 
     async def fetch_revision(self) -> int:
-        """etcd's current revision (the store's `current_revision`, without blocking the loop)."""
+        """etcd's current revision (the store's `revision_request`), without blocking the loop."""
         import aiohttp
         endpoints, path, body, ssl_context = self._store.revision_request()
         if self._session is None or self._session.closed:
@@ -109,11 +109,7 @@ class FreshnessGate:
         for endpoint in endpoints:
             try:
                 async with self._session.post(endpoint + path, data=data) as resp:
-                    out = json.loads(await resp.read() or b"{}")
-                    if resp.status != 200 or "error" in out:
-                        raise _error(out.get("message") or out.get("error") or f"HTTP {resp.status}",
-                                     out.get("code", 0))
-                    return int(out["header"]["revision"])
+                    return int(parse_answer(resp.status, await resp.read())["header"]["revision"])
             except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as e:
                 last = e
         raise EtcdUnavailable(f"cannot reach etcd at {', '.join(endpoints)}: {last}")
