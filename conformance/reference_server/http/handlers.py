@@ -12,6 +12,7 @@ from multidict import CIMultiDict
 from .. import apierrors as E
 from ..registry import GenericStore
 from ..registry.namespace import NamespaceStore
+from ..registry.store import check_get_rv
 from ..registry.subresources import SCALE_API_VERSION, SCALE_KIND, ScaleUpdateStrategy, scale_of, scale_update
 from . import params as P
 from .context import ServerContext
@@ -92,6 +93,7 @@ class Handlers:
                         listed = await self.fresh.read_at(stale, lambda: self._list(store, ns, opts, route))
                         return self._respond(request, listed, store=store)
                 return self._respond(request, self._list(store, ns, opts, route), store=store)
+            check_get_rv(request.query.get("resourceVersion", ""))
             if self.fresh.remote and not request.query.get("resourceVersion"):  # consistent get (upstream: etcd)
                 stale = await self.fresh()
                 if stale:
@@ -340,6 +342,7 @@ class Handlers:
         strategic, JSON patch) change it, i.e. the object's `spec.replicas`, through the object's strategy."""
         name = route.name
         if request.method == "GET":
+            check_get_rv(request.query.get("resourceVersion", ""))
             return self._respond_scale(request, scale_of(store.get(route.namespace, name, shared=True)))
         raw = await read_body(request)
         if request.method == "PUT":
