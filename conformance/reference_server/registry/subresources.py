@@ -3,7 +3,8 @@
 `/status` follows each kind's `StatusREST` and `<kind>StatusStrategy` (`pkg/registry/{apps,batch,policy,core}/
 <kind>/strategy.go`): an update through it changes only `status` (and metadata), the rest of the object is
 kept from storage (`PrepareForUpdate`: `newObj.Spec = oldObj.Spec`; Deployments keep their labels too, Pods
-their ownerReferences and `status.qosClass`), while the main resource's strategy keeps `status`.
+their ownerReferences and `status.qosClass`), while the main resource's strategy keeps `status`; its
+`ValidateUpdate` is the kind's `Validate<Kind>StatusUpdate` (status_validation.py).
 
 `/scale` follows `ScaleREST` of `pkg/registry/apps/{deployment,replicaset,statefulset}/storage/storage.go`:
 an `autoscaling/v1` Scale built from the object (`scaleFromDeployment`), whose update moves `spec.replicas`
@@ -18,6 +19,7 @@ from typing import Any, Callable
 from .. import apierrors as E
 from ..storage.clone import clone
 from .kinds import ResourceInfo
+from .status_validation import status_defaults, validate_status_update
 from .strategy import Strategy
 
 SUBRESOURCE_VERBS = ("get", "patch", "update")
@@ -35,6 +37,14 @@ class StatusStrategy(Strategy):
     def __init__(self, info: ResourceInfo, keep_meta: tuple[str, ...] = ()):
         super().__init__(info)
         self.keep_meta = keep_meta
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        status_defaults(self.info.kind, obj)  # what the v1 → internal decoding does to status
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
+        """`Validate<Kind>StatusUpdate`: metadata, then the kind's status rules (status_validation.py)."""
+        return validate_status_update(self.info.kind, new, old, super().validate_update(new, old))
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         for k in [k for k in new if k not in _TOP]:
