@@ -54,6 +54,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="PEM RSA private key that signs service-account tokens (kube-apiserver's "
                         "--service-account-signing-key-file); default: a key made on first need. Replicas on one etcd "
                         "must share it to accept each other's tokens")
+    p.add_argument("--service-account-issuer", dest="service_account_issuers", action="append", default=[],
+                   metavar="URL", help="identifier of the service-account token issuer, the `iss` claim of the tokens "
+                   "it issues (kube-apiserver's flag; default https://kubernetes.default.svc.cluster.local). "
+                   "Repeatable: the first signs tokens, all are accepted, and all are the API server's audiences. "
+                   "The discovery document (/.well-known/openid-configuration) is served only when the first is "
+                   "an https URL")
     p.add_argument("--deviate", action="append", default=[], metavar="NAME", choices=sorted(DEVIATIONS),
                    help="switch on a named deliberate bug (repeatable)")
     p.add_argument("--feature-gates", action="append", default=[], metavar="NAME=true",
@@ -199,7 +205,8 @@ async def _run(args: argparse.Namespace) -> int:
                                  flavor=getattr(args, "flavor", None),
                                  feature_gates=parse_feature_gates(getattr(args, "feature_gates", None)),
                                  storage=storage_config(args), **_hardening(args), **leader_election(args),
-                                 service_account_key_file=getattr(args, "service_account_key_file", None))
+                                 service_account_key_file=getattr(args, "service_account_key_file", None),
+                                 service_account_issuers=getattr(args, "service_account_issuers", None) or ())
     except (ValueError, OSError, StorageUnavailable) as exc:  # incl. TokenFileError and an unreadable --users file
         print(f"nsconform serve: error: {exc}", file=sys.stderr)
         return 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from aiohttp import web
 
@@ -56,7 +56,8 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   token: str | None = None, *, authorization: str = "always-allow",
                   users_file: str | None = None, flavor: str | Flavor | None = None,
                   feature_gates: Iterable[str] = (), store: object | None = None,
-                  service_account_key_file: str | None = None) -> ServerContext:
+                  service_account_key_file: str | None = None,
+                  service_account_issuers: Sequence[str] = ()) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
     `authorization="rbac"` serves the RBAC API, seeds the bootstrap policy and authorizes every request
@@ -64,6 +65,8 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     `flavor` (flavors/): the admission plugins, authorizer and middlewares of a cluster flavour.
     `feature_gates` (extensions/): opt-in extensions, e.g. `NamespaceInitializers` (KEP-33).
     `service_account_key_file`: the PEM RSA key that signs service-account tokens (default: one made on first need).
+    `service_account_issuers`: `--service-account-issuer` in order, the first signs, all are accepted (default: the
+    in-cluster `https://kubernetes.default.svc.cluster.local`; ValueError for one kube-apiserver refuses).
     `store`: the storage (default a fresh `MemoryStore`); on a store that already holds them (etcd, restarted)
     the initial objects are not created again.
     """
@@ -88,7 +91,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         services = registry.content("services")
         _ensure(lambda: services.create(KUBERNETES_SERVICE, field_manager="kube-apiserver"),
                 lambda: _exists(registry, "services", "default", "kubernetes"))
-    issuer = TokenIssuer(_stored_object(registry), service_account_key_file)
+    issuer = TokenIssuer(_stored_object(registry), service_account_key_file, service_account_issuers)
     if authenticator is not None:
         authenticator.service_accounts = issuer
     # kube-apiserver's watch cache starts at the resourceVersion it was started at, and etcd compacts older
@@ -165,7 +168,7 @@ class ReferenceServer:
                  idle_timeout: float = IDLE_TIMEOUT, cert_dir: str | None = None, anonymous_auth: bool = True,
                  feature_gates: Iterable[str] = (), storage: StorageConfig | None = None,
                  leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None,
-                 service_account_key_file: str | None = None):
+                 service_account_key_file: str | None = None, service_account_issuers: Sequence[str] = ()):
         self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
@@ -175,7 +178,8 @@ class ReferenceServer:
         try:
             self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
                                      flavor=self.flavor, feature_gates=feature_gates, store=store,
-                                     service_account_key_file=service_account_key_file)
+                                     service_account_key_file=service_account_key_file,
+                                     service_account_issuers=service_account_issuers)
         except BaseException:
             self._close_store()
             raise

@@ -31,6 +31,10 @@ PY_NAMES = re.compile(r"Traceback|RecursionError|MemoryError|OSError|OverflowErr
                       r"KeyError|ValueError|IndexError|UnicodeEncodeError|UnicodeDecodeError|NoneType|"
                       r"'dict' object|'list' object|'str' object|'int' object")
 LONG_RUNNING = re.compile(r"/watch/")
+# the one 500 kube-apiserver sends a fuzzer too: a list or GET at a resourceVersion `strconv.ParseUint` refuses, which
+# the watch cache returns unconverted (registry/store.py `check_list_rv`, `check_get_rv`)
+UPSTREAM_500 = re.compile(r'resourceVersion: Invalid value: ".*": strconv\.ParseUint: parsing ".*": '
+                          r"(invalid syntax|value out of range)", re.S)
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +59,17 @@ def _check(srv: RunningServer, case) -> None:
         response = case.call(base_url=srv.url, timeout=30)
     except requests.ConnectionError as exc:  # a lost reply: the worst outcome
         raise AssertionError(f"no reply: {exc}") from None
-    assert response.status_code < 500, (response.status_code, response.text[:300])
+    assert response.status_code < 500 or _upstreams_500(response), (response.status_code, response.text[:300])
     assert not PY_NAMES.search(response.text), response.text[:300]
+
+
+def _upstreams_500(response: requests.Response) -> bool:
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return (response.status_code == 500 and isinstance(body, dict) and body.get("kind") == "Status"
+            and "reason" not in body and UPSTREAM_500.fullmatch(str(body.get("message", ""))) is not None)
 
 
 def _strategy(operation):

@@ -177,3 +177,39 @@ def test_servers_sharing_a_key_file_accept_each_others_tokens(etcd_process, tmp_
     finally:
         a.stop()
         b.stop()
+
+
+def test_service_account_issuers(tmp_path, capsys):
+    """`--service-account-issuer` (repeatable): the first is every token's `iss` and the discovery document's
+    issuer; the issuers are the API server's audiences, so a TokenRequest and a TokenReview default to them;
+    a non-https first issuer leaves the discovery endpoints unserved (404); a refused issuer stops `serve`
+    with one line."""
+    from conformance.reference_server import serve
+    from conformance.reference_server.embedded import start_embedded
+
+    issuers = ["https://issuer.example/a", "https://kubernetes.default.svc.cluster.local"]
+    srv = start_embedded(flavor="bare", service_account_issuers=issuers)
+    plain = start_embedded(flavor="bare", service_account_issuers=["kubernetes"])
+    try:
+        with requests.Session() as http:
+            http.post(f"{srv.url}/api/v1/namespaces/default/serviceaccounts", json={"metadata": {"name": "bot"}})
+            body = _token(http, srv.url, "default", "bot").json()
+            assert body["spec"]["audiences"] == issuers
+            claims = json.loads(base64.urlsafe_b64decode(body["status"]["token"].split(".")[1] + "=="))
+            assert claims["iss"] == issuers[0] and claims["aud"] == issuers
+            review = http.post(f"{srv.url}/apis/authentication.k8s.io/v1/tokenreviews", json={
+                "apiVersion": AUTHN, "kind": "TokenReview", "spec": {"token": body["status"]["token"]}}).json()
+            assert review["status"]["authenticated"] is True and review["status"]["audiences"] == issuers
+            assert http.get(f"{srv.url}/.well-known/openid-configuration").json()["issuer"] == issuers[0]
+            for path in ("/.well-known/openid-configuration", "/openid/v1/jwks"):
+                r = http.get(f"{plain.url}{path}")
+                assert (r.status_code, r.text) == (404, "404 page not found\n")
+            http.post(f"{plain.url}/api/v1/namespaces/default/serviceaccounts", json={"metadata": {"name": "bot"}})
+            assert _token(http, plain.url, "default", "bot").json()["spec"]["audiences"] == ["kubernetes"]
+    finally:
+        srv.stop()
+        plain.stop()
+    assert serve.main(["--port", "0", "--service-account-issuer", "https://a", "--service-account-issuer",
+                       "https://a"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ['nsconform serve: error: service-account-issuer "https://a" is already specified']

@@ -185,7 +185,7 @@ def test_bookmark_follows_the_delivered_changes_and_resumes_cleanly(http, url, n
                                      ("18446744073709551616", "value out of range")])
 def test_invalid_watch_resource_version_is_upstreams_500(http, url, rv, why):
     """cacher.go `Watch` returns `ParseResourceVersion`'s storage.InvalidError as is; `ErrorToAPIStatus` makes any
-    such error a 500 without a reason (lists, by contrast, answer 400)."""
+    such error a 500 without a reason (lists: test_http_resource_version.py)."""
     r = http.get(f"{url}/api/v1/namespaces", params={"watch": "1", "resourceVersion": rv, "timeoutSeconds": "1"},
                  timeout=10)
     assert r.status_code == 500

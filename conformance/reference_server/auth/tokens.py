@@ -7,6 +7,13 @@ warnafter; `validator.Validate`: the ServiceAccount and the bound object must st
 and not have been deleted more than `jwt.DefaultLeeway` (1 minute) ago), `pkg/serviceaccount/openidmetadata.go`
 (the discovery document and the JWKS).
 
+Issuers (`--service-account-issuer`, repeatable as kube-apiserver's, `pkg/kubeapiserver/options/authentication.go`):
+the first is the `iss` of every token issued and the discovery document's `issuer`; a token from any of them
+is accepted; with no `--api-audiences` (this server has none) the API server's audiences are the issuers, so
+they are a TokenRequest's and a TokenReview's default audiences. The discovery endpoints are served only when
+the first issuer is an https URL without query or fragment (`NewOpenIDMetadataProvider`: kube-apiserver logs
+the error and does not install them).
+
 The RSA key is the server's own, generated on first need (in a worker thread: the first TokenRequest or JWKS
 request waits ~0.1-0.5 s for it, the event loop does not; a server that issues no token never pays), or
 read from `--service-account-key-file` (a PEM private key, as kube-apiserver's
@@ -18,10 +25,12 @@ import base64
 import datetime as _dt
 import hashlib
 import json
+import re
 import threading
 import time
+import urllib.parse
 import uuid
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .rbac import UserInfo
 
@@ -126,10 +135,65 @@ class SigningKey:
                 "n": _int_b64(nums.n), "e": _int_b64(nums.e)}
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _go_url_error(value: str) -> str | None:
+    """The refusals of Go's `url.Parse` an issuer may meet (a control character, a missing scheme, a colon in
+    the first segment of a scheme-less reference), as `parse "<value>": <why>`; None when it parses."""
+    why = None
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        why = "net/url: invalid control character in URL"
+    elif value.startswith(":"):
+        why = "missing protocol scheme"
+    elif not _SCHEME.match(value) and ":" in value.split("/", 1)[0]:
+        why = "first path segment in URL cannot contain colon"
+    return None if why is None else f"parse {json.dumps(value)}: {why}"
+
+
+def validate_issuers(issuers: Sequence[str]) -> list[str]:
+    """`BuiltInAuthenticationOptions.Validate` on `--service-account-issuer`: each error, in upstream's words."""
+    errs: list[str] = []
+    seen: set[str] = set()
+    for issuer in issuers:
+        bad = _go_url_error(issuer) if ":" in issuer else None
+        if bad:
+            errs.append(f"service-account-issuer {json.dumps(issuer)} contained a ':' but was not a valid URL: {bad}")
+        elif issuer == "":
+            errs.append("service-account-issuer should not be an empty string")
+        elif issuer in seen:
+            errs.append(f"service-account-issuer {json.dumps(issuer)} is already specified")
+        else:
+            seen.add(issuer)
+    return errs
+
+
+def discovery_error(issuer: str) -> str | None:
+    """`NewOpenIDMetadataProvider`'s refusal of an issuer URL (the OIDC discovery spec's), or None."""
+    if _go_url_error(issuer):
+        return _go_url_error(issuer)
+    parsed = urllib.parse.urlsplit(issuer)
+    if parsed.scheme != "https":
+        return f"issuer URL must use https scheme, got: {issuer}"
+    if parsed.query:
+        return f"issuer URL may not include a query, got: {issuer}"
+    if parsed.fragment:
+        return f"issuer URL may not include a fragment, got: {issuer}"
+    return None
+
+
 class TokenIssuer:
-    def __init__(self, lookup: Lookup, key_file: str | None = None, issuer: str = ISSUER):
+    def __init__(self, lookup: Lookup, key_file: str | None = None, issuers: Sequence[str] = (ISSUER,)):
+        """`issuers`: `--service-account-issuer` in order (ValueError for what kube-apiserver refuses)."""
+        issuers = tuple(issuers) or (ISSUER,)
+        errs = validate_issuers(issuers)
+        if errs:
+            raise ValueError("; ".join(errs))
         self.key = SigningKey(key_file)
-        self.issuer = issuer
+        self.issuer = issuers[0]  # signs
+        self.issuers = frozenset(issuers)  # accepted
+        self.audiences = list(issuers)  # the API server's audiences (no --api-audiences: the issuers)
+        self.serves_discovery = discovery_error(self.issuer) is None
         self._lookup = lookup
 
     def warm_up(self) -> None:
@@ -174,7 +238,7 @@ class TokenIssuer:
             claims = json.loads(_unb64(parts[1]))
         except (ValueError, TypeError):
             return None
-        if not isinstance(claims, dict) or claims.get("iss") != self.issuer:
+        if not isinstance(claims, dict) or not isinstance(claims.get("iss"), str) or claims["iss"] not in self.issuers:
             return None
         now = time.time()
         try:

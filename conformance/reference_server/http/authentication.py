@@ -22,14 +22,14 @@ from aiohttp import web
 from .. import apierrors as E
 from ..auth.authn import ADMIN_USER, user_to_dict
 from ..auth.rbac import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SYSTEM_MASTERS, UserInfo
-from ..auth.tokens import (CACHE_MAX_AGE, DEFAULT_EXPIRATION, EXTENDED_EXPIRATION, ISSUER, MIN_EXPIRATION,
+from ..auth.tokens import (CACHE_MAX_AGE, DEFAULT_EXPIRATION, EXTENDED_EXPIRATION, MIN_EXPIRATION,
                            OPENID_CONFIG_PATH, WARN_ONLY_EXPIRATION, TokenIssuer)
 from ..wire import authentication_pb
 from .authz import REQUESTER
 from .context import ServerContext
 from .groups import decode_unstored_body
 from .handlers import check_path_segment, read_body
-from .respond import object_response
+from .respond import object_response, plain_not_found
 from .router import Route
 
 GROUP, VERSION = "authentication.k8s.io", "v1"
@@ -82,8 +82,14 @@ async def handle_authentication_review(ctx: ServerContext, request: web.Request,
         user = authenticate_token(ctx, str(token))
         out["spec"] = spec
         out["status"] = {"authenticated": True, "user": user_to_dict(user),
-                         "audiences": list(spec.get("audiences") or [ISSUER])} if user else {"user": {}}
+                         "audiences": list(spec.get("audiences") or _api_audiences(ctx))} if user else {"user": {}}
     return object_response(out, 201, request.headers.get("Accept"))
+
+
+def _api_audiences(ctx: ServerContext) -> list[str]:
+    """The API server's audiences (`--service-account-issuer`s): TokenRequest and TokenReview defaults."""
+    issuer: TokenIssuer | None = getattr(ctx, "token_issuer", None)
+    return list(issuer.audiences) if issuer is not None else []
 
 
 def _timestamp(unix: int) -> str:
@@ -103,13 +109,14 @@ async def handle_token_request(ctx: ServerContext, request: web.Request, route: 
     if not isinstance(expiration, int) or expiration < MIN_EXPIRATION:
         raise E.invalid("TokenRequest", route.name, [E.field_invalid(
             "spec.expirationSeconds", expiration, "may not specify a duration less than 10 minutes")], group=GROUP)
-    audiences = list(spec.get("audiences") or [ISSUER])
+    api_audiences = _api_audiences(ctx)
+    audiences = list(spec.get("audiences") or api_audiences)
     ref = spec.get("boundObjectRef")
     bound = _bound_object(ctx, route.namespace, route.name, ref) if isinstance(ref, dict) else {}
     # token.go: a pod-bound token for the API server asked for 3607 s (the kubelet's projected volume) lives a
     # year and carries `warnafter` (--service-account-extend-token-expiration, default true)
     lifetime, warn_after = expiration, 0
-    if "pod" in bound and expiration == WARN_ONLY_EXPIRATION and set(audiences) <= {ISSUER}:  # isKubeAudiences
+    if "pod" in bound and expiration == WARN_ONLY_EXPIRATION and set(audiences) <= set(api_audiences):  # isKubeAudiences
         lifetime, warn_after = EXTENDED_EXPIRATION, expiration
     issuer = await _issuer_with_key(ctx)
     token, expiry = issuer.issue(route.namespace, route.name, sa["metadata"]["uid"], audiences, lifetime,
@@ -156,7 +163,10 @@ async def _issuer_with_key(ctx: ServerContext) -> TokenIssuer:
 
 
 async def openid_metadata(ctx: ServerContext, request: web.Request, path: str) -> web.Response:
-    """`/.well-known/openid-configuration` and `/openid/v1/jwks` (pkg/routes/openidmetadata.go)."""
+    """`/.well-known/openid-configuration` and `/openid/v1/jwks` (pkg/routes/openidmetadata.go); not installed
+    (404, as any unknown path) when the first issuer is not an https URL."""
+    if not ctx.token_issuer.serves_discovery:  # type: ignore[attr-defined]
+        return plain_not_found()
     issuer = await _issuer_with_key(ctx)
     if path == OPENID_CONFIG_PATH:
         body, content_type = issuer.openid_configuration(request.host), "application/json"

@@ -12,7 +12,9 @@ from multidict import CIMultiDict
 from .. import apierrors as E
 from ..registry import GenericStore
 from ..registry.namespace import NamespaceStore
-from ..registry.subresources import SCALE_API_VERSION, SCALE_KIND, ScaleUpdateStrategy, scale_of, scale_update
+from ..registry.store import check_get_rv
+from ..registry.subresources import (SCALE_API_VERSION, SCALE_KIND, ScaleUpdateStrategy, keep_managed_fields,
+                                     scale_of, scale_update)
 from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
@@ -23,7 +25,7 @@ from .decode import apply_field_validation, decode_body, decode_delete_options, 
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_yaml
 from ..wire.patchmeta import EMPTY, for_kind
-from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, MERGE_PATCH as MERGE, PATCH_TYPES, STRATEGIC_PATCH,
+from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRATEGIC_PATCH,
                     apply_patch)
 from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
@@ -92,6 +94,7 @@ class Handlers:
                         listed = await self.fresh.read_at(stale, lambda: self._list(store, ns, opts, route))
                         return self._respond(request, listed, store=store)
                 return self._respond(request, self._list(store, ns, opts, route), store=store)
+            check_get_rv(request.query.get("resourceVersion", ""))
             if self.fresh.remote and not request.query.get("resourceVersion"):  # consistent get (upstream: etcd)
                 stale = await self.fresh()
                 if stale:
@@ -337,11 +340,14 @@ class Handlers:
 
     async def _scale(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         """`ScaleREST` (registry/subresources.py): GET answers the object's Scale; PUT and PATCH (merge,
-        strategic, JSON patch) change it, i.e. the object's `spec.replicas`, through the object's strategy."""
+        strategic, JSON patch, server-side apply) change it, i.e. the object's `spec.replicas`, through the object's
+        strategy; managedFields through the Scale's field manager (fieldmanager/scale.py)."""
         name = route.name
         if request.method == "GET":
+            check_get_rv(request.query.get("resourceVersion", ""))
             return self._respond_scale(request, scale_of(store.get(route.namespace, name, shared=True)))
         raw = await read_body(request)
+        applied: tuple[Any, bool] | None = None  # server-side apply: (configuration, force)
         if request.method == "PUT":
             from .groups import decode_unstored_body
             from . import hooks
@@ -358,14 +364,17 @@ class Handlers:
             ctype = media_type(request.headers.get("Content-Type"))
             if ctype not in PATCH_TYPES:
                 raise E.router_unsupported_media_type()
-            manager, _force = P.patch_options(request.query, ctype == APPLY_PATCH)
-            try:  # server-side apply through /scale: the configuration is merged (no Apply ownership here)
+            manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
+            try:  # server-side apply through /scale: the Scale's field manager merges it (fieldmanager/scale.py)
                 patch = (loads_yaml(raw) or {}) if ctype == APPLY_PATCH else loads_json(raw)
             except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
                 raise E.bad_request(f"error decoding patch: {exc}") from None
+            if ctype == APPLY_PATCH:
+                check_depth(patch)
+                applied = (patch, bool(force))
 
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
-                patched = apply_patch(old, MERGE if ctype == APPLY_PATCH else ctype, patch)
+                patched = old if applied is not None else apply_patch(old, ctype, patch)
                 check_depth(patched)
                 if not isinstance(patched.get("metadata"), dict):
                     patched["metadata"] = {}
@@ -376,9 +385,10 @@ class Handlers:
             manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
         dry = P.dry_run(request.query.getall("dryRun", []))
         group = getattr(store, "group", "")
-        out = await self.offload(store.update, route.namespace, name,
-                                 transform=scale_update(store.info.plural, group, name, new_scale),
-                                 strategy=ScaleUpdateStrategy(store.strategy), dry_run=dry, field_manager=manager)
+        transform = scale_update(store.info.plural, group, name, new_scale, manager=manager, apply=applied)
+        out = await self.offload(store.update, route.namespace, name, transform=transform,
+                                 strategy=ScaleUpdateStrategy(store.strategy), dry_run=dry,
+                                 manage=keep_managed_fields)
         return self._respond_scale(request, scale_of(out))
 
     @staticmethod

@@ -267,7 +267,8 @@ class GenericStore:
         resourceVersion; `NotOlderThan` (or no match) reads the current state.
         `shared` as for `get`: each item's top-level and metadata dicts are new, the rest is stored data."""
         validate_list_options(opts, watch=False)
-        pred = self.predicate(opts)
+        pred = self.predicate(opts)  # selectors are parsed with the request's options, before storage
+        check_list_rv(opts)
         start: tuple[str, str] | None = None
         if opts.continue_token:
             token_rv, start_key = decode_continue(opts.continue_token)
@@ -310,7 +311,7 @@ class GenericStore:
         """The resourceVersion to read the list at, or None for the current state."""
         if opts.resource_version in ("", "0"):
             return None
-        rv = parse_rv(opts.resource_version)
+        rv = int(opts.resource_version)  # check_list_rv has parsed it
         current = self.store.current_rv()
         if rv > current:
             raise E.StatusError(E.status_dict(504, "Timeout", f"Timeout: Too large resource version: {rv}, "
@@ -574,34 +575,73 @@ def _nonzero_rv(value: Any) -> bool:
         return False
 
 
-def parse_rv(value: str) -> int:
-    try:
-        rv = int(value)
-        if rv < 0:
-            raise ValueError
-        return rv
-    except (TypeError, ValueError):
-        raise E.bad_request(f'invalid resource version "{value}"') from None
-
-
 MAX_UINT64 = 2**64 - 1
+
+
+def versioner_error(value: str) -> str | None:
+    """`APIObjectVersioner.ParseResourceVersion` (apiserver/pkg/storage/api_object_versioner.go): "" and "0" are 0,
+    anything else goes to `strconv.ParseUint(v, 10, 64)`; returns the text of the `storage.InvalidError` it
+    makes of a refusal (`resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid
+    syntax`), or None for a valid value."""
+    if value in ("", "0"):
+        return None
+    if not value.isascii() or not value.isdigit():
+        why = "invalid syntax"
+    elif int(value) > MAX_UINT64:
+        why = "value out of range"
+    else:
+        return None
+    quoted = json.dumps(value, ensure_ascii=False)  # Go's %q, as the rest of the field errors here
+    return f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: {why}"
+
+
+def unconverted_storage_error(text: str) -> E.StatusError:
+    """A storage error that nothing converts on the way out (`InterpretListError`/`InterpretGetError` pass a
+    `storage.InvalidError` through): `ErrorToAPIStatus` answers it as a 500 with no reason and its text."""
+    return E.StatusError(E.status_dict(500, None, text))
+
+
+def delegates_list(opts: ListOptions) -> bool:
+    """`shouldDelegateList` (apiserver/pkg/storage/cacher/delegator.go, 1.33): which lists the watch cache
+    hands to etcd3's `store.GetList` rather than serving itself. Exact, the legacy exact (`limit` with a
+    non-zero resourceVersion and no match) and continued lists go to etcd."""
+    m = opts.resource_version_match
+    if m == "Exact" or m not in ("", "NotOlderThan"):
+        return True
+    if m == "NotOlderThan":
+        return False
+    return bool((opts.limit > 0 and opts.resource_version not in ("", "0")) or opts.continue_token)
+
+
+def check_list_rv(opts: ListOptions) -> None:
+    """A list's resourceVersion as kube-apiserver 1.33 parses it: a list the cache serves parses it in
+    `CacheDelegator.GetList` and returns the versioner's error as it is (500, no reason); a list handed to
+    etcd parses it first thing in etcd3 `store.GetList` (before the continue token), a 400 BadRequest
+    `invalid resource version: ...`."""
+    text = versioner_error(opts.resource_version)
+    if text is None:
+        return
+    if delegates_list(opts):
+        raise E.bad_request(f"invalid resource version: {text}")
+    raise unconverted_storage_error(text)
+
+
+def check_get_rv(value: str) -> None:
+    """GET of one object at a resourceVersion: `CacheDelegator.Get` sends "" to etcd and parses anything else
+    (`ParseResourceVersion`), returning its error unconverted (`InterpretGetError` passes it): a 500."""
+    text = versioner_error(value) if value else None
+    if text is not None:
+        raise unconverted_storage_error(text)
 
 
 def parse_watch_rv(value: str) -> int:
     """`APIObjectVersioner.ParseResourceVersion` as the watch path meets it (cacher.go `Watch`, etcd3
     `store.Watch`): "" and "0" are 0; anything `strconv.ParseUint` refuses is a `storage.InvalidError` that
     nothing converts on the way out, so `ErrorToAPIStatus` answers it as a 500 without a reason."""
-    if value in ("", "0"):
-        return 0
-    if not value.isascii() or not value.isdigit():
-        why = "invalid syntax"
-    elif int(value) > MAX_UINT64:
-        why = "value out of range"
-    else:
-        return int(value)
-    quoted = json.dumps(value, ensure_ascii=False)
-    raise E.StatusError(E.status_dict(500, None, f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: "
-                                                 f"parsing {quoted}: {why}"))
+    text = versioner_error(value)
+    if text is not None:
+        raise unconverted_storage_error(text)
+    return int(value) if value else 0
 
 
 def validate_list_options(opts: ListOptions, *, watch: bool) -> None:

@@ -3,21 +3,25 @@
 `/status` follows each kind's `StatusREST` and `<kind>StatusStrategy` (`pkg/registry/{apps,batch,policy,core}/
 <kind>/strategy.go`): an update through it changes only `status` (and metadata), the rest of the object is
 kept from storage (`PrepareForUpdate`: `newObj.Spec = oldObj.Spec`; Deployments keep their labels too, Pods
-their ownerReferences and `status.qosClass`), while the main resource's strategy keeps `status`.
+their ownerReferences and `status.qosClass`), while the main resource's strategy keeps `status`; its
+`ValidateUpdate` is the kind's `Validate<Kind>StatusUpdate` (status_validation.py).
 
 `/scale` follows `ScaleREST` of `pkg/registry/apps/{deployment,replicaset,statefulset}/storage/storage.go`:
 an `autoscaling/v1` Scale built from the object (`scaleFromDeployment`), whose update moves `spec.replicas`
 and `metadata.resourceVersion` back into the object (`scaleUpdatedObjectInfo.UpdatedObject`), after
 `ValidateScale` (`pkg/apis/autoscaling/validation`) and the UID precondition; the parent's own strategy then
-prepares and validates the object as for any update.
+prepares and validates the object as for any update. Its managedFields go through the Scale's own field manager
+(`fieldmanager/scale.py`: Update and server-side Apply, subresource `scale`).
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from .. import apierrors as E
+from ..fieldmanager.scale import SCALE_FIELD_MANAGER, to_parent, to_subresource
 from ..storage.clone import clone
 from .kinds import ResourceInfo
+from .status_validation import status_defaults, validate_status_update
 from .strategy import Strategy
 
 SUBRESOURCE_VERBS = ("get", "patch", "update")
@@ -35,6 +39,14 @@ class StatusStrategy(Strategy):
     def __init__(self, info: ResourceInfo, keep_meta: tuple[str, ...] = ()):
         super().__init__(info)
         self.keep_meta = keep_meta
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        status_defaults(self.info.kind, obj)  # what the v1 → internal decoding does to status
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
+        """`Validate<Kind>StatusUpdate`: metadata, then the kind's status rules (status_validation.py)."""
+        return validate_status_update(self.info.kind, new, old, super().validate_update(new, old))
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         for k in [k for k in new if k not in _TOP]:
@@ -130,13 +142,25 @@ def validate_scale(scale: dict[str, Any]) -> list[E.FieldError]:
 
 
 def scale_update(resource: str, group: str, name: str,
-                 new_scale: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """`scaleUpdatedObjectInfo.UpdatedObject` as a transform of the stored object: object → old Scale →
-    `new_scale(old)` (the request's body or patch) → checks → object with the new replicas and the Scale's
-    resourceVersion (the store checks it as any update's)."""
+                 new_scale: Callable[[dict[str, Any]], dict[str, Any]], *, manager: str = "",
+                 apply: tuple[Any, bool] | None = None) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """`scaleUpdatedObjectInfo.UpdatedObject` as a transform of the stored object: object → old Scale (with the
+    parent's managedFields that own replicas, `ScaleHandler.ToSubresource`) → the new Scale (`apply`: the
+    applied configuration and force, merged by the Scale's field manager, then `new_scale`; otherwise
+    `new_scale(old)`, the request's body or patch, recorded as `manager`'s Update) → checks → object with the
+    new replicas, the Scale's resourceVersion (the store checks it as any update's) and the managedFields
+    merged back (`ToParent`)."""
 
     def transform(current: dict[str, Any]) -> dict[str, Any]:
-        scale = new_scale(scale_of(current))
+        parent_fields = (current.get("metadata") or {}).get("managedFields")
+        old = scale_of(current)
+        old["metadata"]["managedFields"] = to_subresource(parent_fields)
+        if apply is not None:
+            scale = new_scale(SCALE_FIELD_MANAGER.apply(old, apply[0], manager, apply[1], "scale"))
+        else:
+            scale = new_scale(clone(old))
+            if isinstance(scale, dict) and manager:
+                scale = SCALE_FIELD_MANAGER.update(old, scale, manager, "scale")
         if not isinstance(scale, dict):
             raise E.bad_request("nil update passed to Scale")
         errs = validate_scale(scale)
@@ -155,9 +179,19 @@ def scale_update(resource: str, group: str, name: str,
             current["metadata"]["resourceVersion"] = rv
         else:
             current["metadata"].pop("resourceVersion", None)
+        merged = to_parent(parent_fields, smeta.get("managedFields"))
+        if merged:
+            current["metadata"]["managedFields"] = merged
+        else:
+            current["metadata"].pop("managedFields", None)
         return current
 
     return transform
+
+
+def keep_managed_fields(_live: "dict[str, Any] | None", new: dict[str, Any]) -> dict[str, Any]:
+    """The store's field-manager step for a `/scale` write: its managedFields are already the Scale's, merged."""
+    return new
 
 
 class ScaleUpdateStrategy:

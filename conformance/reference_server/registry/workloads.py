@@ -73,6 +73,15 @@ class SpecStrategy(Strategy):
     def defaults(self, obj: dict[str, Any]) -> None:
         pass
 
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        """The kind's v1 defaults at decode time, as upstream: before the field manager, so the writer owns them
+        (e.g. a defaulted `spec.replicas`, which a later write through `/scale` takes over)."""
+        super().default(obj, update=update)
+        if obj.get("spec") is None:
+            obj["spec"] = {}
+        if isinstance(obj.get("spec"), dict):
+            self.defaults(obj)
+
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
         return []
 

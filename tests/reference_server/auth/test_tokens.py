@@ -126,3 +126,43 @@ def test_issuer_discovery_role_is_bound_to_service_accounts():
     for path in ("/.well-known/openid-configuration", "/openid/v1/jwks"):
         assert a.authorize(attrs("GET", path, who=sa))[0]
         assert not a.authorize(attrs("GET", path, who=user))[0]
+
+
+def test_several_issuers_the_first_signs_and_all_are_accepted():
+    """kube-apiserver's repeated --service-account-issuer: the first is the `iss` of new tokens, a token from any of
+    them authenticates (rotating the issuer keeps old tokens working), one from an unlisted issuer does not."""
+    lookup = _store(**{"serviceaccounts/ns/bot": _obj("u1")})
+    old = TokenIssuer(lookup, issuers=["https://old.example"])
+    new = TokenIssuer(lookup, issuers=["https://new.example", "https://old.example"])
+    new.key, old.key = old.key, old.key  # one signing key, as replicas sharing --service-account-key-file
+    token, _ = new.issue("ns", "bot", "u1", ["x"], 3600)
+    assert _verify_with_jwks(token, new.jwks())["iss"] == "https://new.example"
+    assert new.issuer == "https://new.example" and new.audiences == ["https://new.example", "https://old.example"]
+    legacy, _ = old.issue("ns", "bot", "u1", ["x"], 3600)
+    assert new.authenticate(legacy) is not None and new.authenticate(token) is not None
+    assert old.authenticate(token) is None  # "https://new.example" is not one of old's issuers
+    assert new.openid_configuration("h:1")["issuer"] == "https://new.example" and new.serves_discovery
+
+
+@pytest.mark.parametrize("issuers, message", [
+    (["https://a", "https://a"], 'service-account-issuer "https://a" is already specified'),
+    ([""], "service-account-issuer should not be an empty string"),
+    ([":x"], 'service-account-issuer ":x" contained a \':\' but was not a valid URL: parse ":x": missing protocol '
+             'scheme'),
+    (["1a:b"], 'service-account-issuer "1a:b" contained a \':\' but was not a valid URL: parse "1a:b": first path '
+               'segment in URL cannot contain colon')])
+def test_issuers_kube_apiserver_refuses(issuers, message):
+    with pytest.raises(ValueError) as exc:
+        TokenIssuer(_store(), issuers=issuers)
+    assert str(exc.value) == message
+
+
+@pytest.mark.parametrize("issuer, serves", [("https://k.example/p", True), ("api", False), ("http://k.example", False),
+                                            ("https://k.example?q=1", False), ("https://k.example#f", False)])
+def test_discovery_only_for_an_https_issuer(issuer, serves):
+    """`NewOpenIDMetadataProvider`: kube-apiserver installs the discovery endpoints only for an https issuer URL
+    without query or fragment; any other issuer still signs tokens."""
+    issuer_ = TokenIssuer(_store(**{"serviceaccounts/ns/bot": _obj("u1")}), issuers=[issuer])
+    assert issuer_.serves_discovery is serves
+    token, _ = issuer_.issue("ns", "bot", "u1", ["x"], 3600)
+    assert issuer_.authenticate(token) is not None

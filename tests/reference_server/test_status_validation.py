@@ -1,0 +1,127 @@
+"""registry/status_validation.py: each kind's `Validate<Kind>StatusUpdate` (pkg/apis/{apps,batch,policy,core}/
+validation), as a client meets it through `/status`: a 422 with upstream's paths and messages."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance.reference_server.registry.status_validation import (parse_ip_sloppy, status_defaults,
+                                                                     validate_status_update)
+
+from .conftest import status_of
+from .test_http_subresources import MERGE, _make
+
+
+def _msgs(kind, new_status, old_status=None, *, spec=None, old_spec=None):
+    new = {"spec": spec or {}, "status": new_status}
+    old = {"spec": old_spec if old_spec is not None else (spec or {}), "status": old_status or {}}
+    status_defaults(kind, new)
+    return [str(e) for e in validate_status_update(kind, new, old, [])]
+
+
+def test_apps_counts():
+    assert _msgs("Deployment", {"replicas": 1, "readyReplicas": 2, "availableReplicas": 3, "updatedReplicas": -1}) == [
+        "status.updatedReplicas: Invalid value: -1: must be greater than or equal to 0",
+        "status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas",
+        "status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas",
+        "status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas"]
+    assert _msgs("Deployment", {}, {"collisionCount": 2}) == [
+        "status.collisionCount: Invalid value: 0: cannot be decremented"]
+    assert _msgs("ReplicaSet", {"replicas": 1, "fullyLabeledReplicas": 2}) == [
+        "status.fullyLabeledReplicas: Invalid value: 2: cannot be greater than status.replicas"]
+    assert _msgs("StatefulSet", {"replicas": 2, "readyReplicas": 1, "availableReplicas": 2}) == [
+        "status.availableReplicas: Invalid value: 2: cannot be greater than status.readyReplicas"]
+    assert _msgs("DaemonSet", {"numberReady": -1, "collisionCount": 1}, {"collisionCount": 3}) == [
+        "status.numberReady: Invalid value: -1: must be greater than or equal to 0",
+        "status.collisionCount: Invalid value: 1: cannot be decremented"]
+    assert _msgs("Deployment", {"replicas": 3, "readyReplicas": 2, "availableReplicas": 2, "updatedReplicas": 3}) == []
+
+
+def test_job_pdb_counts():
+    assert _msgs("Job", {"active": -1, "ready": -2, "uncountedTerminatedPods": {"succeeded": ["a", ""],
+                                                                                 "failed": ["a"]}}) == [
+        "status.active: Invalid value: -1: must be greater than or equal to 0",
+        "status.ready: Invalid value: -2: must be greater than or equal to 0",
+        'status.uncountedTerminatedPods.succeeded[1]: Invalid value: "": must not be empty',
+        'status.uncountedTerminatedPods.failed[0]: Duplicate value: "a"']
+    assert _msgs("PodDisruptionBudget", {"disruptionsAllowed": -1}) == [
+        "status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0"]
+
+
+def test_pod_status_rules():
+    never = {"restartPolicy": "Never", "containers": [{"name": "c"}]}
+    done = {"containerStatuses": [{"name": "c", "state": {"terminated": {"exitCode": 0}}}], "qosClass": "BestEffort"}
+    again = {"containerStatuses": [{"name": "c", "state": {"running": {}}}], "qosClass": "BestEffort"}
+    assert _msgs("Pod", again, done, spec=never) == [
+        "status.containerStatuses[0].state: Forbidden: may not be transitioned to non-terminated state"]
+    assert _msgs("Pod", again, done, spec=never | {"restartPolicy": "Always"}) == []
+    assert _msgs("Pod", {"qosClass": "Guaranteed", "conditions": [{"type": "Ready"}, {"type": "bad type"}],
+                         "nominatedNodeName": "Node_1"}, {"qosClass": "BestEffort"})[:3] == [
+        'metadata.conditions[1].Type: Invalid value: "bad type": name part must consist of alphanumeric characters, '
+        "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+        "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        'status.nominatedNodeName: Invalid value: "Node_1": a lowercase RFC 1123 subdomain must consist of lower case '
+        "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+        "'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        'status.qosClass: Invalid value: "Guaranteed": field is immutable']
+
+
+def test_pod_ips():
+    assert _msgs("Pod", {"podIPs": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}]}) == [
+        'status.podIPs: Invalid value: [{"IP":"10.0.0.1"},{"IP":"10.0.0.2"}]: may specify no more than one IP for '
+        "each IP family"]
+    assert _msgs("Pod", {"podIP": "010.0.0.1"}) == [
+        'status.podIPs[0]: Invalid value: "010.0.0.1": must not have leading 0s']
+    assert _msgs("Pod", {"podIPs": [{"ip": "10.0.0.1"}, {"ip": "fd00::1"}]}) == []
+    assert _msgs("Pod", {"hostIPs": [{"ip": "nope"}]}) == [
+        'status.hostIPs[0].ip: Invalid value: "nope": must be equal to `hostIP`',
+        'status.hostIPs[0]: Invalid value: "nope": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)']
+    converted = {"status": {"podIP": "10.0.0.9", "podIPs": [{"ip": "10.0.0.1"}]}}
+    status_defaults("Pod", converted)  # Convert_v1_PodStatus_To_core_PodStatus: podIP is authoritative
+    assert converted["status"] == {"podIP": "10.0.0.9", "podIPs": [{"ip": "10.0.0.9"}]}
+
+
+def test_service_load_balancer_status():
+    lb = {"type": "LoadBalancer"}
+    assert _msgs("Service", {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}, spec={"type": "ClusterIP"}) == [
+        "status.loadBalancer.ingress: Forbidden: may only be used when `spec.type` is 'LoadBalancer'"]
+    assert _msgs("Service", {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}, spec=lb) == []  # ipMode: VIP
+    assert _msgs("Service", {"loadBalancer": {"ingress": [{"ip": "x", "ipMode": "Bad"}, {"ipMode": "VIP"},
+                                                          {"hostname": "1.2.3.4"}]}}, spec=lb) == [
+        'status.loadBalancer.ingress[0].ip: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or '
+        "2001:db8::ffff)",
+        'status.loadBalancer.ingress[0].ipMode: Unsupported value: "Bad": supported values: "Proxy", "VIP"',
+        "status.loadBalancer.ingress[1].ipMode: Forbidden: may not be specified when `ip` is not set",
+        'status.loadBalancer.ingress[2].hostname: Invalid value: "1.2.3.4": must be a DNS name, not an IP address']
+    # an address already stored is not checked again (IsValidIPForLegacyField's validOldIPs)
+    assert _msgs("Service", {"loadBalancer": {"ingress": [{"ip": "x", "ipMode": "VIP"}]}},
+                 {"loadBalancer": {"ingress": [{"ip": "x"}]}}, spec=lb) == []
+
+
+@pytest.mark.parametrize("text, ok", [("1.2.3.4", True), ("001.2.3.4", True), ("256.1.1.1", False), ("::1", True),
+                                      ("fe80::1%eth0", False), ("1.2.3", False), ("", False)])
+def test_parse_ip_sloppy(text, ok):
+    assert (parse_ip_sloppy(text) is not None) is ok
+
+
+def test_status_writes_answer_422(http, url, namespaces):
+    """Through the API: PUT and PATCH on /status refuse what the kind's status validation refuses."""
+    ns = namespaces.create()["metadata"]["name"]
+    path, dep = _make(http, url, ns, "apps", "deployments")
+    st = status_of(http.patch(f"{path}/status", data=json.dumps({"status": {"replicas": 1, "readyReplicas": 2}}),
+                              headers=MERGE))
+    assert st["code"] == 422 and st["reason"] == "Invalid"
+    assert st["message"] == ('Deployment.apps "obj" is invalid: status.readyReplicas: Invalid value: 2: cannot be '
+                             "greater than status.replicas")
+    assert st["details"]["causes"] == [{"reason": "FieldValueInvalid", "message": "Invalid value: 2: cannot be "
+                                        "greater than status.replicas", "field": "status.readyReplicas"}]
+    path, svc = _make(http, url, ns, "", "services")
+    svc["status"] = {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}
+    st = status_of(http.put(f"{path}/status", json=svc))
+    assert st["code"] == 422 and st["message"] == (
+        'Service "obj" is invalid: status.loadBalancer.ingress: Forbidden: may only be used when `spec.type` is '
+        "'LoadBalancer'")
+    path, pod = _make(http, url, ns, "", "pods")
+    r = http.patch(f"{path}/status", data=json.dumps({"status": {"podIP": "10.1.2.3"}}), headers=MERGE)
+    assert r.status_code == 200 and r.json()["status"]["podIPs"] == [{"ip": "10.1.2.3"}], r.text
