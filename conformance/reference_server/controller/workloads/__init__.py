@@ -1,0 +1,26 @@
+"""kube-controller-manager's workload controllers, as they behave on a cluster without nodes (pods are made
+and stay Pending): ReplicaSet, Deployment, StatefulSet, Job, DaemonSet. One module each; `common.py` holds
+what they share (`controller_utils.go`). They set ownerReferences as upstream; cascading deletion is the
+garbage collector's. CronJob is not here (see README "Known gaps")."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Registry
+from .daemonset import DaemonSetController
+from .deployment import DeploymentController
+from .job import JobController
+from .replicaset import ReplicaSetController
+from .statefulset import StatefulSetController
+from .common import WorkloadController
+
+CONTROLLERS = (ReplicaSetController, DeploymentController, StatefulSetController, JobController, DaemonSetController)
+
+
+def workload_controllers(registry: Registry, admission: Any = None) -> list[WorkloadController]:
+    """The workload controllers, not started; `admission` is the server's chain (pods they create pass it)."""
+    return [c(registry, admission) for c in CONTROLLERS]
+
+
+__all__ = ["CONTROLLERS", "DaemonSetController", "DeploymentController", "JobController", "ReplicaSetController",
+           "StatefulSetController", "workload_controllers"]
