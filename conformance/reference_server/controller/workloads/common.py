@@ -132,11 +132,18 @@ class WorkloadController(Controller):
         self.admission = admission
         self.keys: WorkQueue[Key] = self._queue()
         self._timers: list[asyncio.TimerHandle] = []
+        self.requeued: list[tuple[Key, float]] = []
 
     def requeue_after(self, key: Key, delay: float) -> None:
-        """`AddAfter`, without holding the key out of the queue meanwhile (events still sync it at once)."""
-        self._timers = [t for t in self._timers if not t.cancelled() and t.when() > asyncio.get_running_loop().time()]
-        self._timers.append(asyncio.get_running_loop().call_later(delay, self.keys.add, key))
+        """`AddAfter`, without holding the key out of the queue meanwhile (events still sync it at once).
+        Outside the event loop (a sync called directly) the request is kept in `requeued`."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.requeued.append((key, delay))
+            return
+        self._timers = [t for t in self._timers if not t.cancelled() and t.when() > loop.time()]
+        self._timers.append(loop.call_later(delay, self.keys.add, key))
 
     async def stop(self) -> None:
         for t in self._timers:
