@@ -1,12 +1,13 @@
 """kube-controller-manager's workload controllers, as they behave on a cluster without nodes (pods are made
-and stay Pending): ReplicaSet, Deployment, StatefulSet, Job, DaemonSet. One module each; `common.py` holds
-what they share (`controller_utils.go`). They set ownerReferences as upstream; cascading deletion is the
-garbage collector's. CronJob is not here (see README "Known gaps")."""
+and stay Pending): ReplicaSet, Deployment, StatefulSet, Job, CronJob (cron.py: the schedule syntax),
+DaemonSet. One module each; `common.py` holds what they share (`controller_utils.go`). They set
+ownerReferences as upstream; cascading deletion is the garbage collector's."""
 from __future__ import annotations
 
 from typing import Any
 
 from ...registry import Registry
+from .cronjob import CronJobController
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController
 from .job import JobController
@@ -14,7 +15,8 @@ from .replicaset import ReplicaSetController
 from .statefulset import StatefulSetController
 from .common import WorkloadController
 
-CONTROLLERS = (ReplicaSetController, DeploymentController, StatefulSetController, JobController, DaemonSetController)
+CONTROLLERS = (ReplicaSetController, DeploymentController, StatefulSetController, JobController, CronJobController,
+               DaemonSetController)
 
 
 def workload_controllers(registry: Registry, admission: Any = None) -> list[WorkloadController]:
@@ -22,5 +24,5 @@ def workload_controllers(registry: Registry, admission: Any = None) -> list[Work
     return [c(registry, admission) for c in CONTROLLERS]
 
 
-__all__ = ["CONTROLLERS", "DaemonSetController", "DeploymentController", "JobController", "ReplicaSetController",
+__all__ = ["CONTROLLERS", "CronJobController", "DaemonSetController", "DeploymentController", "JobController", "ReplicaSetController",
            "StatefulSetController", "workload_controllers"]
