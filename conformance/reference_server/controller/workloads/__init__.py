@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...registry import Registry
+from ...storage.offload import Offload
 from .cronjob import CronJobController
 from .daemonset import DaemonSetController
 from .deployment import DeploymentController
@@ -20,8 +21,10 @@ CONTROLLERS = (ReplicaSetController, DeploymentController, StatefulSetController
 
 
 def workload_controllers(registry: Registry, admission: Any = None) -> list[WorkloadController]:
-    """The workload controllers, not started; `admission` is the server's chain (pods they create pass it)."""
-    return [c(registry, admission) for c in CONTROLLERS]
+    """The workload controllers, not started; `admission` is the server's chain (pods they create pass it).
+    They share one offload (on etcd: one writer thread, syncs one at a time, off the event loop)."""
+    offload = Offload(registry.store, "workload-controllers")
+    return [c(registry, admission, offload) for c in CONTROLLERS]
 
 
 __all__ = ["CONTROLLERS", "CronJobController", "DaemonSetController", "DeploymentController", "JobController", "ReplicaSetController",

@@ -18,10 +18,12 @@ from typing import Any, Callable, Iterable
 from ... import apierrors as E
 from ...registry import DeleteOptions, GenericStore, ListOptions, Registry
 from ...registry.meta import now
+from ...storage.offload import Offload
 from ..loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
 KCM = "kube-controller-manager"
+SYNC_CREATES = 64  # creations one sync makes before it lets the loop run (requeued at once for the rest)
 NAMESPACE_TERMINATING = "NamespaceTerminating"
 SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand
 Key = tuple[str, str]
@@ -126,24 +128,48 @@ class WorkloadController(Controller):
     owned = "pods"          # core resource (pods) or `apps/<plural>`
     owner_kind = ""
 
-    def __init__(self, registry: Registry, admission: Any = None):
+    def __init__(self, registry: Registry, admission: Any = None, offload: Offload | None = None):
         super().__init__()
         self.registry = registry
         self.admission = admission
+        # etcd: a sync's writes are round trips, so syncs run in the offload's thread (as the namespace deleter's)
+        self._offload = offload or Offload(registry.store, "workload-controllers")
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.keys: WorkQueue[Key] = self._queue()
         self._timers: list[asyncio.TimerHandle] = []
         self.requeued: list[tuple[Key, float]] = []
 
     def requeue_after(self, key: Key, delay: float) -> None:
-        """`AddAfter`, without holding the key out of the queue meanwhile (events still sync it at once).
-        Outside the event loop (a sync called directly) the request is kept in `requeued`."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        """`AddAfter`, without holding the key out of the queue meanwhile (events still sync it at once); from
+        the loop or the offload thread. Without a loop (a sync called directly) the request is kept in
+        `requeued`."""
+        loop = self._loop
+        if loop is None:
             self.requeued.append((key, delay))
+            return
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            self._schedule(key, delay)
+        else:
+            loop.call_soon_threadsafe(self._schedule, key, delay)
+
+    def _schedule(self, key: Key, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        if delay <= 0:
+            self.keys.add(key)
             return
         self._timers = [t for t in self._timers if not t.cancelled() and t.when() > loop.time()]
         self._timers.append(loop.call_later(delay, self.keys.add, key))
+
+    def capped(self, key: Key, wanted: int) -> int:
+        """How many to create now (at most SYNC_CREATES); the rest is left to a sync queued at once."""
+        if wanted > SYNC_CREATES:
+            self.requeue_after(key, 0)
+            return SYNC_CREATES
+        return wanted
 
     async def stop(self) -> None:
         for t in self._timers:
@@ -173,7 +199,7 @@ class WorkloadController(Controller):
         return s
 
     def start(self) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         rv = str(self.registry.store.current_rv())
         backlog, w, _ = self.store.watch(None, ListOptions(), loop)
         for ev in backlog:
@@ -202,6 +228,9 @@ class WorkloadController(Controller):
         """Hook for an owned object's event (the Job controller's orphan finalizers)."""
 
     async def _sync(self, key: Key) -> None:
+        await self._offload(self._sync_now, key)
+
+    def _sync_now(self, key: Key) -> None:
         try:
             self.sync(*key)
         except Requeue as r:

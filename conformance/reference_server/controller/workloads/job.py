@@ -190,5 +190,5 @@ class JobController(WorkloadController):
                 template["spec"]["hostname"] = f'{job["metadata"]["name"]}-{index}'
                 generate = f'{job["metadata"]["name"]}-{index}-'
             created.append(self.create_pod(pod_from_template(template, job, generate_name=generate)))
-        slow_start(diff, make)
+        slow_start(self.capped(key, diff), make)
         return created

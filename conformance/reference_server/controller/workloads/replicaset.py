@@ -45,7 +45,8 @@ class ReplicaSetController(WorkloadController):
         diff = len(pods) - want
         if diff < 0:
             template = rs["spec"]["template"]
-            _, error = slow_start(min(-diff, BURST_REPLICAS),
+            key = (rs["metadata"]["namespace"], rs["metadata"]["name"])
+            _, error = slow_start(self.capped(key, min(-diff, BURST_REPLICAS)),
                                   lambda: self.create_pod(pod_from_template(template, rs)))
             return error
         if diff > 0:

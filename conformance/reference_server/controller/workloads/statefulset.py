@@ -67,9 +67,14 @@ class StatefulSetController(WorkloadController):
         parallel = spec.get("podManagementPolicy") == "Parallel"
         start = int(((spec.get("ordinals") or {}).get("start")) or 0)
         wanted = range(start, start + replicas)
+        budget = self.capped((sts["metadata"]["namespace"], sts["metadata"]["name"]),
+                             sum(1 for o in wanted if o not in pods))
         for ordinal in wanted:
             pod = pods.get(ordinal)
             if pod is None:
+                if budget == 0:
+                    return
+                budget -= 1
                 self.create_pod(self.new_pod(sts, ordinal, revision))
                 if not parallel:
                     return  # monotonic: wait for it to be Running and Ready (never, here)

@@ -89,3 +89,14 @@ def test_hash_is_upstreams_shape():
 
 
 CONTAINERS_ = [{"name": "c", "image": "nginx"}]
+
+
+def test_a_large_replicaset_is_made_a_chunk_per_sync(reg):
+    """At most SYNC_CREATES pods a sync, the rest queued at once: the event loop serves requests in between."""
+    from conformance.reference_server.controller.workloads.common import SYNC_CREATES
+    _rs(reg, replicas=SYNC_CREATES + 6)
+    c = ReplicaSetController(reg)
+    c.sync(NS, "web")
+    assert len(pods(reg)) == SYNC_CREATES and c.requeued == [((NS, "web"), 0)]
+    c.sync(NS, "web")
+    assert len(pods(reg)) == SYNC_CREATES + 6
