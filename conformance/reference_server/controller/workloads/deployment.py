@@ -225,6 +225,8 @@ class DeploymentController(WorkloadController):
     # ---- strategies --------------------------------------------------------------------------------
     def rollout_rolling(self, d: dict[str, Any], rss: list[dict[str, Any]]) -> None:
         new = self.get_new(d, rss, create=True)
+        if new is None:  # the name was taken (collisionCount counted): the next sync tries another hash
+            return
         old = [rs for rs in rss if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]]
         if new is not None:  # reconcileNewReplicaSet
             want = _replicas(d)
