@@ -18,6 +18,8 @@ from .controller.crd_finalizer import CRDFinalizer
 from .controller.leader import LeaderElectionConfig, LeaderElector
 from .controller.loop import Controller
 from .controller.quota import QuotaController
+from .controller.scheduler import NoNodesScheduler
+from .controller.workloads import workload_controllers
 from .deviations import Deviations
 from .flavors import Flavor, get_flavor
 from .flavors import behaviours
@@ -282,6 +284,10 @@ class ReferenceServer:
                                       ClusterRoleAggregation(self.ctx.registry)]
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
+        if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would
+            self.flavor_controllers += workload_controllers(self.ctx.registry, self.ctx.admission)
+        if fl.scheduler:  # kube-scheduler's share: with no node, every pod is Unschedulable
+            self.flavor_controllers.append(NoNodesScheduler(self.ctx.registry))
         for c in self.extension_controllers + self.flavor_controllers:
             c.start()
 

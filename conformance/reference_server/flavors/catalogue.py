@@ -38,6 +38,8 @@ class Flavor:
     root_ca_delay: Span = NONE
     pod_gc_period: float = 20.0          # pod GC pass every this many seconds (0: no pod GC)
     pod_gc_quarantine: float = 40.0      # a missing node's pods are force-deleted after this quarantine
+    workload_controllers: bool = True    # ReplicaSet/Deployment/StatefulSet/Job/DaemonSet (controller/workloads/)
+    scheduler: bool = True               # kube-scheduler: pods Unschedulable, no nodes (controller/scheduler.py)
     # ---- admission ------------------------------------------------------------------------------------
     serviceaccount_admission: bool = True                # pods refused until their ServiceAccount exists
     webhook_namespace_labels: Mapping[str, str] = field(default_factory=dict)  # mutating webhook, on create
@@ -191,6 +193,8 @@ BARE = Flavor(
     service_accounts=(),
     root_ca_configmap=False,
     pod_gc_period=0.0,
+    workload_controllers=False,
+    scheduler=False,
     serviceaccount_admission=False,
 )
 

@@ -1,4 +1,4 @@
-"""Storage-only kinds a namespace usually holds (no controller acts on them here): apps/v1, batch/v1,
+"""Kinds a namespace usually holds (the apps/batch ones acted on by controller/workloads/): apps/v1, batch/v1,
 networking.k8s.io/v1, policy/v1, coordination.k8s.io/v1, discovery.k8s.io/v1. The namespace controller
 deletes them with the rest of a namespace's content.
 

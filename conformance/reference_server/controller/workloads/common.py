@@ -1,0 +1,338 @@
+"""What the workload controllers share (`pkg/controller/controller_utils.go`, `controller_ref_manager.go`):
+a controller watching its own kind and the pods (or ReplicaSets) it owns, pods made from a template through
+the registry with admission applied, controller references, the template hash and status writes.
+
+Every write goes through the registry as a client's would (field manager `kube-controller-manager`), with the
+server's admission chain on creates: a namespace being terminated refuses the write with the cause
+`NamespaceTerminating`, which the controllers take quietly (as upstream's `slowStartBatch` callers do).
+"""
+from __future__ import annotations
+
+import asyncio
+import copy
+import datetime as _dt
+import json
+import logging
+from typing import Any, Callable, Iterable
+
+from ... import apierrors as E
+from ...registry import DeleteOptions, GenericStore, ListOptions, Registry
+from ...registry.meta import now
+from ...storage.offload import Offload
+from ..loop import Controller, WorkQueue
+
+log = logging.getLogger("nsconform.reference_server.controller")
+KCM = "kube-controller-manager"
+SYNC_CREATES = 64  # creations one sync makes before it lets the loop run (requeued at once for the rest)
+NAMESPACE_TERMINATING = "NamespaceTerminating"
+SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand
+Key = tuple[str, str]
+
+
+class Requeue(Exception):
+    """A sync that must run again after `delay` seconds (upstream: the rate-limited requeue or AddAfter)."""
+
+    def __init__(self, delay: float):
+        super().__init__(delay)
+        self.delay = delay
+
+
+def safe_encode(s: str) -> str:
+    """`rand.SafeEncodeString`: no vowels, no look-alike characters (bad words cannot appear)."""
+    return "".join(SAFE_ALPHANUMS[b % len(SAFE_ALPHANUMS)] for b in s.encode())
+
+
+def compute_hash(template: dict[str, Any], collision_count: int | None = None) -> str:
+    """`controller.ComputeHash`: FNV-1a 32 of the template (and the collision count), safe-encoded. Upstream
+    hashes Go's printed struct, which no client can reproduce; the shape (digits of a uint32, safe-encoded)
+    is the same."""
+    data = json.dumps(template, sort_keys=True, separators=(",", ":"))
+    if collision_count:
+        data += str(collision_count)
+    h = 0x811C9DC5
+    for b in data.encode():
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return safe_encode(str(h))
+
+
+def owner_reference(owner: dict[str, Any]) -> dict[str, Any]:
+    """`metav1.NewControllerRef`: controller and blockOwnerDeletion true."""
+    meta = owner["metadata"]
+    return {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": meta["name"], "uid": meta["uid"],
+            "controller": True, "blockOwnerDeletion": True}
+
+
+def controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """`metav1.GetControllerOf`."""
+    for ref in obj.get("metadata", {}).get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("controller"):
+            return ref
+    return None
+
+
+def is_terminating_refusal(exc: E.StatusError) -> bool:
+    """`apierrors.HasStatusCause(err, v1.NamespaceTerminatingCause)`."""
+    causes = (exc.status.get("details") or {}).get("causes") or ()
+    return any(c.get("reason") == NAMESPACE_TERMINATING for c in causes)
+
+
+def is_active(pod: dict[str, Any]) -> bool:
+    """`controller.IsPodActive`: not terminal and not being deleted."""
+    return (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed") \
+        and not pod["metadata"].get("deletionTimestamp")
+
+
+def parse_time(ts: str) -> _dt.datetime:
+    return _dt.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.timezone.utc)
+
+
+def utcnow() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def pod_from_template(template: dict[str, Any], owner: dict[str, Any], *, name: str = "",
+                      generate_name: str = "") -> dict[str, Any]:
+    """`GetPodFromTemplate`: the template's labels, annotations, finalizers and spec, the owner's controller
+    reference, `generateName` `<owner>-` (or a fixed name)."""
+    tmeta = template.get("metadata") or {}
+    meta: dict[str, Any] = {"namespace": owner["metadata"]["namespace"]}
+    if name:
+        meta["name"] = name
+    else:
+        meta["generateName"] = generate_name or owner["metadata"]["name"] + "-"
+    for key in ("labels", "annotations", "finalizers"):
+        if tmeta.get(key):
+            meta[key] = copy.deepcopy(tmeta[key])
+    meta["ownerReferences"] = [owner_reference(owner)]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": copy.deepcopy(template.get("spec") or {})}
+
+
+def set_condition(conditions: list[dict[str, Any]], cond: dict[str, Any]) -> list[dict[str, Any]]:
+    """`Set<Kind>Condition`: unchanged when status and reason are the same; the transition time is kept
+    when only the reason or message changes."""
+    out = [c for c in conditions if c.get("type") != cond["type"]]
+    old = next((c for c in conditions if c.get("type") == cond["type"]), None)
+    if old is not None and old.get("status") == cond["status"] and old.get("reason") == cond.get("reason"):
+        return conditions
+    if old is not None and old.get("status") == cond["status"] and "lastTransitionTime" in old:
+        cond = {**cond, "lastTransitionTime": old["lastTransitionTime"]}
+    return out + [cond]
+
+
+class WorkloadController(Controller):
+    """Base: a work queue of `(namespace, name)` of `group/plural` objects, fed by their own events and by
+    the events of the objects they control (`owned`: pods, or ReplicaSets for Deployments)."""
+
+    group = "apps"
+    plural = ""
+    owned = "pods"          # core resource (pods) or `apps/<plural>`
+    owner_kind = ""
+
+    def __init__(self, registry: Registry, admission: Any = None, offload: Offload | None = None):
+        super().__init__()
+        self.registry = registry
+        self.admission = admission
+        # etcd: a sync's writes are round trips, so syncs run in the offload's thread (as the namespace deleter's)
+        self._offload = offload or Offload(registry.store, "workload-controllers")
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.keys: WorkQueue[Key] = self._queue()
+        self._timers: list[asyncio.TimerHandle] = []
+        self.requeued: list[tuple[Key, float]] = []
+
+    def requeue_after(self, key: Key, delay: float) -> None:
+        """`AddAfter`, without holding the key out of the queue meanwhile (events still sync it at once); from
+        the loop or the offload thread. Without a loop (a sync called directly) the request is kept in
+        `requeued`."""
+        loop = self._loop
+        if loop is None:
+            self.requeued.append((key, delay))
+            return
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            self._schedule(key, delay)
+        else:
+            loop.call_soon_threadsafe(self._schedule, key, delay)
+
+    def _schedule(self, key: Key, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        if delay <= 0:
+            self.keys.add(key)
+            return
+        self._timers = [t for t in self._timers if not t.cancelled() and t.when() > loop.time()]
+        self._timers.append(loop.call_later(delay, self.keys.add, key))
+
+    def capped(self, key: Key, wanted: int) -> int:
+        """How many to create now (at most SYNC_CREATES); the rest is left to a sync queued at once."""
+        if wanted > SYNC_CREATES:
+            self.requeue_after(key, 0)
+            return SYNC_CREATES
+        return wanted
+
+    async def stop(self) -> None:
+        for t in self._timers:
+            t.cancel()
+        self._timers.clear()
+        await super().stop()
+
+    @property
+    def store(self) -> GenericStore:
+        s = self.registry.group(self.group, self.plural)
+        assert s is not None
+        return s
+
+    @property
+    def pods(self) -> GenericStore:
+        s = self.registry.content("pods")
+        assert s is not None
+        return s
+
+    def owned_store(self) -> GenericStore:
+        if "/" in self.owned:
+            group, plural = self.owned.split("/")
+            s = self.registry.group(group, plural)
+        else:
+            s = self.registry.content(self.owned)
+        assert s is not None
+        return s
+
+    def start(self) -> None:
+        loop = self._loop = asyncio.get_running_loop()
+        rv = str(self.registry.store.current_rv())
+        backlog, w, _ = self.store.watch(None, ListOptions(), loop)
+        for ev in backlog:
+            self._on_object(ev)
+        self._follow(w, self._on_object)
+        _, ow, _ = self.owned_store().watch(None, ListOptions(resource_version=rv), loop)
+        self._follow(ow, self._on_owned)
+        self._work(self.keys, self._sync)
+
+    def _on_object(self, ev: Any) -> None:
+        if ev.type != "DELETED":
+            self.keys.add((ev.namespace, ev.name))
+        else:
+            self.deleted(ev)
+
+    def deleted(self, ev: Any) -> None:
+        """The controlled object is gone (the garbage collector, not this controller, cascades)."""
+
+    def _on_owned(self, ev: Any) -> None:
+        ref = controller_of(ev.object)
+        if ref is not None and ref.get("kind") == self.owner_kind:
+            self.keys.add((ev.namespace, ref.get("name", "")))
+        self.owned_event(ev, ref)
+
+    def owned_event(self, ev: Any, ref: dict[str, Any] | None) -> None:
+        """Hook for an owned object's event (the Job controller's orphan finalizers)."""
+
+    async def _sync(self, key: Key) -> None:
+        await self._offload(self._sync_now, key)
+
+    def _sync_now(self, key: Key) -> None:
+        try:
+            self.sync(*key)
+        except Requeue as r:
+            self.requeue_after(key, r.delay)
+        except E.StatusError as exc:
+            if exc.code == 409:  # a write raced ours: look again (upstream: requeue with rate limit)
+                self.requeue_after(key, 0.05)
+            elif not is_terminating_refusal(exc):
+                log.info("%s: %s/%s: %s", self.name, key[0], key[1], exc.message)
+
+    def sync(self, ns: str, name: str) -> None:
+        raise NotImplementedError
+
+    # ---- reads -------------------------------------------------------------------------------------
+    def get(self, ns: str, name: str) -> dict[str, Any] | None:
+        try:
+            return self.store.get(ns, name)
+        except E.StatusError as exc:
+            if exc.code == 404:
+                return None
+            raise
+
+    def controlled(self, store: GenericStore, owner: dict[str, Any]) -> list[dict[str, Any]]:
+        """The objects of `store` in the owner's namespace whose controller reference is the owner."""
+        uid = owner["metadata"]["uid"]
+        items = store.list(owner["metadata"]["namespace"], ListOptions(), shared=True)["items"]
+        return [o for o in items if (controller_of(o) or {}).get("uid") == uid]
+
+    # ---- writes ------------------------------------------------------------------------------------
+    def create_pod(self, pod: dict[str, Any]) -> dict[str, Any]:
+        """`RealPodControl.CreatePods`: through admission (NamespaceLifecycle, LimitRanger, quota, SA)."""
+        return self.create(self.pods, pod)
+
+    def create(self, store: GenericStore, obj: dict[str, Any]) -> dict[str, Any]:
+        kw: dict[str, Any] = {}
+        if self.admission is not None:
+            kw["admit"] = self.admission.for_create(store.info)
+            validating = getattr(self.admission, "for_validate", None)
+            if validating is not None and (v := validating(store.info)) is not None:
+                kw["validate_admit"] = v
+        try:
+            return store.create(obj, field_manager=KCM, **kw)
+        except E.RetriedStatusError:  # e.g. the `default` ServiceAccount not made yet: try again shortly
+            raise Requeue(0.2) from None
+
+    def delete_pod(self, pod: dict[str, Any]) -> None:
+        meta = pod["metadata"]
+        try:
+            self.pods.delete(meta["namespace"], meta["name"], DeleteOptions(uid=meta.get("uid")))
+        except E.StatusError as exc:
+            if exc.code not in (404, 409):
+                raise
+
+    def write_status(self, obj: dict[str, Any], status: dict[str, Any],
+                     annotations: dict[str, str] | None = None, store: GenericStore | None = None) -> None:
+        """`UpdateStatus`, only when something changed (`annotations`: the Deployment's revision, which its
+        status strategy keeps)."""
+        meta = obj["metadata"]
+        current_ann = meta.get("annotations") or {}
+        want_ann = {**current_ann, **annotations} if annotations else current_ann
+        if status == (obj.get("status") or {}) and want_ann == current_ann:
+            return
+        store = store or self.store
+
+        def put(cur: dict[str, Any]) -> dict[str, Any]:
+            new = copy.deepcopy(cur)
+            new["metadata"]["resourceVersion"] = meta.get("resourceVersion")
+            new["status"] = status
+            if annotations:
+                new["metadata"]["annotations"] = {**(cur["metadata"].get("annotations") or {}), **annotations}
+            return new
+
+        store.update(meta["namespace"], meta["name"], transform=put, strategy=store.status_strategy,  # type: ignore[attr-defined]
+                     field_manager=KCM)
+
+
+def slow_start(count: int, create: Callable[[], None], initial: int = 1) -> tuple[int, E.StatusError | None]:
+    """`slowStartBatch`: batches of 1, 2, 4, ... creations; the first failure ends it. A refusal because the
+    namespace is being terminated is no error (nothing can be created there). Returns (created, error)."""
+    done, batch = 0, min(count, initial)
+    while batch > 0:
+        for _ in range(batch):
+            try:
+                create()
+            except E.StatusError as exc:
+                if is_terminating_refusal(exc):
+                    return done, None
+                return done, exc
+            done += 1
+        batch = min(2 * batch, count - done)
+    return done, None
+
+
+def counts(items: Iterable[dict[str, Any]], pred: Callable[[dict[str, Any]], bool]) -> int:
+    return sum(1 for i in items if pred(i))
+
+
+__all__ = ["KCM", "Requeue", "WorkloadController", "compute_hash", "controller_of", "is_active",
+           "is_terminating_refusal", "owner_reference", "pod_from_template", "set_condition", "slow_start", "now"]
+
+
+def is_ready(pod: dict[str, Any]) -> bool:
+    """`podutil.IsPodReady`: the Ready condition is True (never, on a cluster without nodes)."""
+    return any(c.get("type") == "Ready" and c.get("status") == "True"
+               for c in (pod.get("status") or {}).get("conditions") or () if isinstance(c, dict))

@@ -1,0 +1,149 @@
+"""Real clients meet the workload controllers (controller/workloads/, controller/scheduler.py) as on a kind
+cluster without nodes: kubectl 1.33 (`create deployment`, `get all`, `rollout status`, `scale`, `delete ns
+--wait`) and the official Python client's typed API and watch. The server runs the default flavour (every
+kube-controller-manager controller, ServiceAccount admission) over TLS with a token."""
+from __future__ import annotations
+
+import secrets
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import start_embedded
+from tests.tools import kubectl as kubectl_tool
+
+from .test_real_clients import Kube, table
+
+WAIT = 30  # seconds any one wait may take (a watch ends it as soon as the state is there)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    binary = kubectl_tool.get_kubectl()
+    token = secrets.token_urlsafe(24)
+    server = start_embedded(tls=True, token=token)
+    tmp = tmp_path_factory.mktemp("workloads")
+    kubeconfig = tmp / "kubeconfig"
+    server.write_kubeconfig(str(kubeconfig))
+    home = tmp / "home"
+    home.mkdir()
+    http = requests.Session()
+    http.trust_env = False
+    http.verify = server.ca_file
+    http.headers["Authorization"] = f"Bearer {token}"
+    try:
+        yield Kube(binary, server, kubeconfig, home, http)
+    finally:
+        http.close()
+        server.stop()
+
+
+@pytest.fixture
+def kube(served: Kube) -> Kube:
+    if served.binary is None:
+        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
+    return served
+
+
+@pytest.fixture
+def ns(served: Kube) -> Iterator[str]:
+    name = f"wl-{uuid.uuid4().hex[:8]}"
+    served.create_ns(name)
+    yield name
+    served.http.delete(f"{served.server.url}/api/v1/namespaces/{name}", timeout=10)
+
+
+@pytest.fixture
+def client(served: Kube) -> Iterator[Any]:
+    from kubernetes import config
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    yield api_client
+    api_client.close()
+
+
+def watch_until(list_fn: Callable[..., Any], what: str, pred: Callable[[list[Any]], bool], **kw: Any) -> list[Any]:
+    """List, then watch from the list's resourceVersion until `pred(items)` holds (informer-style)."""
+    from kubernetes import watch
+    listed = list_fn(**kw)
+    items = {i.metadata.uid: i for i in listed.items}
+    if pred(list(items.values())):
+        return list(items.values())
+    w = watch.Watch()
+    for ev in w.stream(list_fn, resource_version=listed.metadata.resource_version, timeout_seconds=WAIT, **kw):
+        obj = ev["object"]
+        if ev["type"] == "DELETED":
+            items.pop(obj.metadata.uid, None)
+        else:
+            items[obj.metadata.uid] = obj
+        if pred(list(items.values())):
+            w.stop()
+            return list(items.values())
+    raise AssertionError(f"{what}: not within {WAIT} s; last seen {[i.metadata.name for i in items.values()]}")
+
+
+def test_kubectl_create_deployment_get_all_rollout_status_and_scale(kube: Kube, ns: str, client: Any) -> None:
+    from kubernetes import client as k
+    core = k.CoreV1Api(client)
+    assert kube.ok("create", "deployment", "x", "--image=nginx", "-n", ns) == "deployment.apps/x created\n"
+    [pod] = watch_until(core.list_namespaced_pod, "the deployment's pod, Unschedulable",
+                        lambda ps: len(ps) == 1 and any(c.type == "PodScheduled" for c in ps[0].status.conditions or []),
+                        namespace=ns)
+    [cond] = pod.status.conditions
+    assert (pod.status.phase, cond.status, cond.reason, cond.message) == (
+        "Pending", "False", "Unschedulable", "no nodes available to schedule pods")
+    rs = kube.ok("get", "replicasets", "-n", ns, "-o", "name").split()
+    assert len(rs) == 1 and pod.metadata.name.startswith(rs[0].split("/")[1] + "-")
+    out = kube.ok("get", "all", "-n", ns, "-o", "name").split()
+    assert out == [f"pod/{pod.metadata.name}", "deployment.apps/x", rs[0]]
+    header, rows = table(kube.ok("get", "pods", "-n", ns))
+    assert rows[0][1:4] == ["0/1", "Pending", "0"]
+    proc = kube.run("rollout", "status", "deployment/x", "-n", ns, "--timeout=1s")
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0] == 'Waiting for deployment "x" rollout to finish: 0 of 1 updated replicas are available...'
+    assert proc.stderr == "error: timed out waiting for the condition\n"
+    assert kube.ok("scale", "deployment", "x", "--replicas=3", "-n", ns) == "deployment.apps/x scaled\n"
+    watch_until(core.list_namespaced_pod, "three pods", lambda ps: len(ps) == 3, namespace=ns)
+    header, rows = table(kube.ok("get", "deployments", "-n", ns))
+    assert rows[0][:4] == ["x", "0/3", "3", "0"]
+
+
+def test_python_client_job_and_statefulset(served: Kube, ns: str, client: Any) -> None:
+    from kubernetes import client as k
+    batch, apps, core = k.BatchV1Api(client), k.AppsV1Api(client), k.CoreV1Api(client)
+    container = k.V1Container(name="c", image="busybox")
+    batch.create_namespaced_job(ns, k.V1Job(metadata=k.V1ObjectMeta(name="j"), spec=k.V1JobSpec(
+        template=k.V1PodTemplateSpec(spec=k.V1PodSpec(restart_policy="Never", containers=[container])))))
+    apps.create_namespaced_stateful_set(ns, k.V1StatefulSet(metadata=k.V1ObjectMeta(name="db"), spec=k.V1StatefulSetSpec(
+        service_name="db", replicas=2, selector=k.V1LabelSelector(match_labels={"app": "db"}),
+        template=k.V1PodTemplateSpec(metadata=k.V1ObjectMeta(labels={"app": "db"}),
+                                     spec=k.V1PodSpec(containers=[container])))))
+    pods = watch_until(core.list_namespaced_pod, "the Job's pod and the StatefulSet's pod 0",
+                       lambda ps: len(ps) == 2, namespace=ns)
+    by_owner = {p.metadata.owner_references[0].kind: p for p in pods}
+    assert by_owner["StatefulSet"].metadata.name == "db-0"  # OrderedReady: db-1 waits for db-0 to be Ready
+    job_pod = by_owner["Job"]
+    assert job_pod.metadata.finalizers == ["batch.kubernetes.io/job-tracking"]
+    [job] = watch_until(batch.list_namespaced_job, "the Job's status", lambda js: bool(js and js[0].status.active),
+                        namespace=ns)
+    assert (job.status.active, job.status.ready, job.status.terminating) == (1, 0, 0) and job.status.start_time
+    core.delete_namespaced_pod(job_pod.metadata.name, ns)
+    watch_until(core.list_namespaced_pod, "the Job's pod gone (finalizer removed)",
+                lambda ps: job_pod.metadata.uid not in {p.metadata.uid for p in ps}, namespace=ns)
+    [job] = watch_until(batch.list_namespaced_job, "one failure counted", lambda js: js[0].status.failed == 1,
+                        namespace=ns)
+
+
+def test_delete_ns_with_workloads_completes(kube: Kube, served: Kube) -> None:
+    """The namespace controller deletes Deployments, ReplicaSets, Jobs and pods while the controllers would
+    make them again: admission refuses them in a Terminating namespace, and the Job's pod finalizer goes."""
+    name = f"wl-{uuid.uuid4().hex[:8]}"
+    kube.ok("create", "namespace", name)
+    kube.ok("create", "deployment", "web", "--image=nginx", "--replicas=3", "-n", name)
+    kube.ok("create", "job", "j", "--image=busybox", "-n", name)
+    kube.ok("create", "deployment", "other", "--image=nginx", "-n", name)
+    assert kube.ok("wait", "--for=jsonpath={.status.active}=1", "job/j", "-n", name, f"--timeout={WAIT}s")
+    assert kube.ok("delete", "namespace", name, "--wait", f"--timeout={WAIT}s") == f'namespace "{name}" deleted\n'
+    assert served.get(f"/api/v1/namespaces/{name}").status_code == 404
