@@ -15,6 +15,7 @@ from .controller import apiserver_endpoints
 from .controller.apiservices import APIServiceAvailability
 from .controller.clusterrole_aggregation import ClusterRoleAggregation
 from .controller.crd_finalizer import CRDFinalizer
+from .controller.garbagecollector import GarbageCollector
 from .controller.leader import LeaderElectionConfig, LeaderElector
 from .controller.loop import Controller
 from .controller.quota import QuotaController
@@ -275,7 +276,8 @@ class ReferenceServer:
         self.quota_controller.start()
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
                                       APIServiceAvailability(self.ctx.registry),
-                                      ClusterRoleAggregation(self.ctx.registry)]
+                                      ClusterRoleAggregation(self.ctx.registry),
+                                      GarbageCollector(self.ctx.registry)]
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
         for c in self.extension_controllers + self.flavor_controllers:
