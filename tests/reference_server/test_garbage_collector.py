@@ -288,3 +288,17 @@ def test_owner_references_validation(objs: Objects, refs: list[dict[str, Any]], 
                         headers=MERGE)
     assert r.status_code == 422 and message in r.json()["message"]
     assert good["metadata"]["uid"]
+
+
+DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {
+    "selector": {"matchLabels": {"app": "web"}},
+    "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+
+
+def test_marking_for_deletion_bumps_generation(objs: Objects) -> None:
+    """`markAsDeleting`: the first deletion of an object that keeps a generation increments it."""
+    deployments = f"/apis/apps/v1/namespaces/{objs.ns}/deployments"
+    assert objs.http.post(objs.url + deployments, json=DEPLOYMENT).json()["metadata"]["generation"] == 1
+    r = objs.delete(f"{deployments}/web", propagationPolicy="Foreground")
+    assert r.status_code == 200 and r.json()["metadata"]["generation"] == 2
+    objs.gone(f"{deployments}/web")  # no dependents: the garbage collector lets it go
