@@ -302,3 +302,16 @@ def test_marking_for_deletion_bumps_generation(objs: Objects) -> None:
     r = objs.delete(f"{deployments}/web", propagationPolicy="Foreground")
     assert r.status_code == 200 and r.json()["metadata"]["generation"] == 2
     objs.gone(f"{deployments}/web")  # no dependents: the garbage collector lets it go
+
+
+@pytest.mark.parametrize("policy", ["Foreground", "Orphan"])
+def test_namespace_deleted_with_a_policy_still_goes(http: requests.Session, url: str, namespaces: Any,
+                                                    policy: str) -> None:
+    """The namespace's `orphan`/`foregroundDeletion` metadata finalizer (NS-55) is the garbage collector's to
+    remove: without it such a namespace stayed Terminating for ever."""
+    name = namespaces.create("gcns")["metadata"]["name"]
+    Objects(http, url, name).cm("content")
+    r = http.delete(f"{url}/api/v1/namespaces/{name}", params={"propagationPolicy": policy})
+    assert r.status_code == 200 and r.json()["metadata"]["finalizers"] == [
+        {"Foreground": "foregroundDeletion", "Orphan": "orphan"}[policy]]
+    wait_gone(http, url, name, timeout=30)
