@@ -15,6 +15,7 @@ from .controller import apiserver_endpoints
 from .controller.apiservices import APIServiceAvailability
 from .controller.clusterrole_aggregation import ClusterRoleAggregation
 from .controller.crd_finalizer import CRDFinalizer
+from .controller.garbagecollector import GarbageCollector
 from .controller.leader import LeaderElectionConfig, LeaderElector
 from .controller.loop import Controller
 from .controller.quota import QuotaController
@@ -281,7 +282,8 @@ class ReferenceServer:
         self.quota_controller.start()
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
                                       APIServiceAvailability(self.ctx.registry),
-                                      ClusterRoleAggregation(self.ctx.registry)]
+                                      ClusterRoleAggregation(self.ctx.registry),
+                                      GarbageCollector(self.ctx.registry)]
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
         if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would

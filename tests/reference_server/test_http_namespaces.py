@@ -437,17 +437,20 @@ def test_delete_missing_and_collection_ns58_ns59(http, url):
 
 
 def test_update_emptying_finalizers_removes_terminating_namespace_ns39(http, url, namespaces, watch):
+    # a metadata finalizer nothing removes (the garbage collector takes a metadata `orphan` off at once)
     name = namespaces.create(finalizers=["example.com/hold"])["metadata"]["name"]
-    r = http.delete(f"{url}/api/v1/namespaces/{name}", json={"propagationPolicy": "Orphan"})
+    assert http.patch(f"{url}/api/v1/namespaces/{name}", data=json.dumps({"metadata": {"finalizers": [
+        "example.com/meta"]}}), headers=MERGE).status_code == 200
+    r = http.delete(f"{url}/api/v1/namespaces/{name}")
     wait_for = r.json()
-    # controller removes `kubernetes`; example.com/hold and metadata orphan remain
+    # controller removes `kubernetes`; example.com/hold and the metadata finalizer remain
     w = watch(f"{url}/api/v1/namespaces", {"fieldSelector": f"metadata.name={name}",
                                            "resourceVersion": wait_for["metadata"]["resourceVersion"]})
     w.until(lambda e: e["object"]["spec"].get("finalizers") == ["example.com/hold"], what="kubernetes removed")
     ns = http.get(f"{url}/api/v1/namespaces/{name}").json()
     ns["spec"]["finalizers"] = []
     assert http.put(f"{url}/api/v1/namespaces/{name}/finalize", json=ns).status_code == 200
-    assert http.get(f"{url}/api/v1/namespaces/{name}").status_code == 200  # metadata.finalizers still [orphan]
+    assert http.get(f"{url}/api/v1/namespaces/{name}").status_code == 200  # metadata.finalizers still set
     r = http.patch(f"{url}/api/v1/namespaces/{name}", data=json.dumps({"metadata": {"finalizers": None}}),
                    headers=MERGE)
     assert r.status_code == 200

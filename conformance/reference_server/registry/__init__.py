@@ -73,6 +73,10 @@ class Registry:
         """The store of a cluster-scoped core resource other than namespaces (nodes), or None."""
         return self._cluster.get(plural)
 
+    def cluster_stores(self) -> list[GenericStore]:
+        """Every cluster-scoped store: namespaces, the core ones (nodes) and those of named groups."""
+        return [self.namespaces, *self._cluster.values(), *(s for s in self.group_stores() if not s.info.namespaced)]
+
     def namespaced(self) -> list[GenericStore]:
         return list(self._content.values()) + [s for s in self.group_stores() if s.info.namespaced]
 

@@ -21,6 +21,7 @@ from ..storage.clone import clone
 from ..storage.interface import Event, Watcher
 from . import meta as M
 from .graceful import GRACEFUL, PENDING, Decision, before_delete
+from .propagation import FOREGROUND, ORPHAN, deletion_finalizers
 from .kinds import ResourceInfo
 from .selectors import make_predicate
 from .strategy import Strategy
@@ -410,43 +411,78 @@ class GenericStore:
         decision = before_delete(self.strategy, current, opts.grace_period_seconds)
         if decision.outcome == PENDING:
             return current, False
-        if decision.outcome == GRACEFUL:
-            return self._delete_gracefully(ns, name, current, decision, opts.dry_run)
-        if cmeta.get("finalizers"):
-            if cmeta.get("deletionTimestamp"):
-                return current, False
 
-            def mark(obj: dict[str, Any]) -> dict[str, Any]:
-                obj["metadata"].setdefault("deletionTimestamp", M.now())
-                obj["metadata"].setdefault("deletionGracePeriodSeconds", 0)
+        def gc_finalizers(meta: dict[str, Any]) -> None:
+            """`deletionFinalizersForGarbageCollection` on the state being written (registry/propagation.py)."""
+            changed, finalizers = deletion_finalizers(self.strategy, meta, opts.propagation_policy,
+                                                      opts.orphan_dependents)
+            if changed:
+                if finalizers:
+                    meta["finalizers"] = finalizers
+                else:
+                    meta.pop("finalizers", None)
+
+        if decision.outcome == GRACEFUL:
+            return self._delete_gracefully(ns, name, current, decision, opts, gc_finalizers)
+        changed, finalizers = deletion_finalizers(self.strategy, cmeta, opts.propagation_policy,
+                                                  opts.orphan_dependents)
+        if finalizers and not changed and cmeta.get("deletionTimestamp") and \
+                not cmeta.get("deletionGracePeriodSeconds"):
+            return current, False  # already marked: upstream's update changes nothing and writes nothing
+        if finalizers:  # `updateForGracefulDeletionAndFinalizers` with pending finalizers: mark, keep
+            def mark(obj: dict[str, Any]) -> Any:
+                meta = obj["metadata"]
+                check_delete_preconditions(self.info.plural, name, opts, meta, generic=True)
+                gc_finalizers(meta)
+                if not meta.get("finalizers"):
+                    return DELETE  # finalizers gone since the read: `errDeleteNow`
+                mark_as_deleting(meta)
                 return obj
 
             if opts.dry_run:
-                return mark(current), False
+                out = mark(current)
+                return (self._deleted_result(current), True) if out is DELETE else (out, False)
             try:
-                obj, _ = self.store.guaranteed_update(self.info.plural, ns, name, mark)
+                obj, deleted = self.store.guaranteed_update(self.info.plural, ns, name, mark)
             except KeyNotFoundError:
                 raise self._not_found(name) from None
+            if deleted:
+                return self._deleted_result(self._finish(obj)), True
             return self._finish(obj), False
         if opts.dry_run:
             return self._deleted_result(current), True
+
+        def check(stored: dict[str, Any]) -> None:
+            meta = stored.get("metadata") or {}
+            check_delete_preconditions(self.info.plural, name, opts, meta, generic=True)
+            if changed:  # the options emptied the GC finalizers: only those may be there
+                if [f for f in meta.get("finalizers") or [] if f not in (ORPHAN, FOREGROUND)]:
+                    raise _HasFinalizers()
+            else:
+                _refuse_finalizers(stored)
+
         try:
-            gone = self.store.delete(self.info.plural, ns, name)
+            gone = self.store.delete(self.info.plural, ns, name, check=check)
         except KeyNotFoundError:
             raise self._not_found(name) from None
+        except _HasFinalizers:  # finalizers added since the read: the general path decides again
+            return self.delete(ns, name, opts)
         return self._deleted_result(self._finish(gone)), True
 
     def _delete_gracefully(self, ns: str, name: str, current: dict[str, Any], decision: Decision,
-                           dry_run: bool) -> tuple[dict[str, Any], bool]:
-        """`updateForGracefulDeletionAndFinalizers`: write the deletion timestamp and grace period; the object
-        stays while the period is above zero or finalizers remain, else it is removed right after that write."""
+                           opts: DeleteOptions,
+                           gc_finalizers: Callable[[dict[str, Any]], None]) -> tuple[dict[str, Any], bool]:
+        """`updateForGracefulDeletionAndFinalizers`: write the deletion timestamp and grace period (and the GC
+        finalizers the options ask for); the object stays while the period is above zero or finalizers remain,
+        else it is removed right after that write."""
         changes = decision.changes or {}
 
         def mark(obj: dict[str, Any]) -> dict[str, Any]:
+            gc_finalizers(obj["metadata"])
             obj["metadata"].update(changes)
             return obj
 
-        if dry_run:
+        if opts.dry_run:
             obj = mark(current)
             if decision.period > 0 or obj["metadata"].get("finalizers"):
                 return obj, False
@@ -498,7 +534,9 @@ class GenericStore:
         pred = self.predicate(opts_list)
         stored, _ = self.store.list(self.info.plural, ns, shared=True)  # read-only snapshot of the stored objects
         fast = (type(self).delete is GenericStore.delete and not opts.dry_run
-                and getattr(self.strategy, "graceful_period", None) is None)  # graceful kinds: `delete` decides
+                and getattr(self.strategy, "graceful_period", None) is None  # graceful kinds: `delete` decides
+                and not deletion_finalizers(self.strategy, {}, opts.propagation_policy,
+                                            opts.orphan_dependents)[1])  # nor when the options add a GC finalizer
         chunk: list[dict[str, Any]] = []
         for o in stored:
             if pred(o):
@@ -533,7 +571,8 @@ class GenericStore:
             if obj is None:  # not direct, or finalizers added since the listing: the general path decides
                 try:
                     obj, _ = self.delete(m.get("namespace", ""), m["name"], DeleteOptions(
-                        dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds))
+                        dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds,
+                        propagation_policy=opts.propagation_policy, orphan_dependents=opts.orphan_dependents))
                 except E.StatusError as e:
                     if e.code == 404:
                         continue
@@ -558,6 +597,18 @@ class GenericStore:
 # ---- module helpers ------------------------------------------------------------------------------
 class _HasFinalizers(Exception):
     """The object to delete has finalizers (raised by `_refuse_finalizers` under the store lock)."""
+
+
+def mark_as_deleting(meta: dict[str, Any]) -> None:
+    """`markAsDeleting`: a first deletion bumps a kept `generation`; the deletion timestamp is now unless an
+    earlier one is set; the grace period is zero."""
+    ts = meta.get("deletionTimestamp")
+    if not ts and isinstance(meta.get("generation"), int) and meta["generation"] > 0:
+        meta["generation"] += 1
+    now = M.now()
+    if not ts or ts > now:
+        meta["deletionTimestamp"] = now
+    meta["deletionGracePeriodSeconds"] = 0
 
 
 def _refuse_finalizers(stored: dict[str, Any]) -> None:

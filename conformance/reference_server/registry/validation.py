@@ -143,6 +143,7 @@ def validate_object_meta(meta: dict[str, Any], *, namespaced: bool, name_rule: s
     errs += validate_labels(meta.get("labels") or {}, "metadata.labels")
     for key in (meta.get("annotations") or {}):
         errs += [field_invalid("metadata.annotations", key, m) for m in is_qualified_name(str(key).lower())]
+    errs += validate_owner_references(meta.get("ownerReferences"))
     finalizers = meta.get("finalizers") or []
     for i, f in enumerate(finalizers):
         errs += validate_finalizer_name(f, f"metadata.finalizers[{i}]")
@@ -150,6 +151,51 @@ def validate_object_meta(meta: dict[str, Any], *, namespaced: bool, name_rule: s
         errs.append(field_invalid("metadata.finalizers", finalizers,
                                   "finalizer orphan and foregroundDeletion cannot be both set"))
     return errs
+
+
+def validate_owner_references(refs: Any, path: str = "metadata.ownerReferences") -> list[FieldError]:
+    """apimachinery `ValidateOwnerReferences` (api/validation/objectmeta.go): apiVersion (with a version), kind,
+    name and uid required, no Event owner, at most one `controller: true` (paths without an index, as upstream).
+    Upstream does not refuse an object naming itself (its own UID) as owner, nor an owner that does not exist."""
+    errs: list[FieldError] = []
+    if not isinstance(refs, list):
+        return errs
+    first_controller = ""
+    for ref in refs:
+        if not isinstance(ref, dict):
+            continue
+        api_version, kind = str(ref.get("apiVersion") or ""), str(ref.get("kind") or "")
+        group, version = _parse_group_version(api_version)
+        if not version:
+            errs.append(field_invalid(f"{path}.apiVersion", api_version, "version must not be empty"))
+        if not kind:
+            errs.append(field_invalid(f"{path}.kind", kind, "kind must not be empty"))
+        if not ref.get("name"):
+            errs.append(field_invalid(f"{path}.name", str(ref.get("name") or ""), "name must not be empty"))
+        if not ref.get("uid"):
+            errs.append(field_invalid(f"{path}.uid", str(ref.get("uid") or ""), "uid must not be empty"))
+        if (group, version, kind) == ("", "v1", "Event"):
+            errs.append(field_invalid(path, ref, "/v1, Kind=Event is disallowed from being an owner"))
+        if ref.get("controller") is True:
+            current = f"{kind}/{ref.get('name') or ''}"
+            if first_controller:
+                errs.append(field_invalid(path, refs, 'Only one reference can have Controller set to true. Found '
+                                                      f'"true" in references for {first_controller} and {current}'))
+            else:
+                first_controller = current
+    return errs
+
+
+def _parse_group_version(api_version: str) -> tuple[str, str]:
+    """`schema.FromAPIVersionAndKind`: "v1" is the core group; more than one "/" parses as nothing."""
+    if not api_version:
+        return "", ""
+    parts = api_version.split("/")
+    if len(parts) == 1:
+        return "", parts[0]
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    return "", ""
 
 
 def validate_labels(labels: dict[str, Any], path: str) -> list[FieldError]:

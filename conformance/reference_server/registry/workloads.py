@@ -266,6 +266,8 @@ def _job_errors(spec: dict[str, Any], path: str) -> list[FieldError]:
 class JobStrategy(_Generation):
     """`job.Strategy.PrepareForCreate` generates the selector and template labels from the object's UID."""
 
+    gc_policy = "OrphanDependents"  # `DefaultGarbageCollectionPolicy` for batch/v1 ("for back compatibility")
+
     def defaults(self, obj: dict[str, Any]) -> None:
         _job_defaults(obj["spec"])
 

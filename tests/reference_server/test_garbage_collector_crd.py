@@ -1,0 +1,76 @@
+"""The garbage collector on custom resources: a CRD created after the server started is monitored (its
+resources own and are owned), foreground deletion through a custom resource, and a cluster-scoped custom
+resource owning namespaced objects. A server of its own: CRDs change `/apis` for every other test."""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+
+from .test_extensions import CRDS, new_group, new_namespace, until, widget
+from .test_garbage_collector import Objects, ref
+
+
+@pytest.fixture(scope="module")
+def crd_server() -> Iterator[RunningServer]:
+    srv = start_embedded(flavor="bare")
+    yield srv
+    srv.stop()
+
+
+def _established(base: str, group: str) -> None:
+    until(base, f"{CRDS}/widgets.{group}",
+          lambda o: any(c["type"] == "Established" and c["status"] == "True"
+                        for c in (o.get("status") or {}).get("conditions", [])), "CRD established")
+
+
+def test_custom_resource_trio(crd_server: RunningServer) -> None:
+    base, http = crd_server.url, requests.Session()
+    group = new_group(http, base)
+    _established(base, group)
+    objs = Objects(http, base, new_namespace(http, base))
+    widgets = f"/apis/{group}/v1/namespaces/{objs.ns}/widgets"
+    owner = http.post(base + widgets, json={**widget("owner"), "apiVersion": f"{group}/v1"}).json()
+    assert owner["metadata"]["uid"], owner
+    child = http.post(base + widgets, json={**widget("child", ownerReferences=[ref(owner, block=True)]),
+                                            "apiVersion": f"{group}/v1"}).json()
+    objs.cm("grandchild", ref(child, block=True), finalizers=["example.com/hold"])
+    r = http.delete(f"{base}{widgets}/owner", json={"propagationPolicy": "Foreground"})
+    assert r.status_code == 200 and r.json()["metadata"]["finalizers"] == ["foregroundDeletion"]
+    objs.until(objs.path("grandchild"), lambda o: o["metadata"].get("deletionTimestamp"), "grandchild marked")
+    assert http.get(f"{base}{widgets}/child").json()["metadata"]["finalizers"] == ["foregroundDeletion"]
+    assert http.get(f"{base}{widgets}/owner").status_code == 200
+    objs.release(objs.path("grandchild"))
+    objs.gone(f"{widgets}/owner")
+    assert http.get(f"{base}{widgets}/child").status_code == 404
+
+
+def test_cluster_scoped_custom_resource_owns_namespaced_objects(crd_server: RunningServer) -> None:
+    base, http = crd_server.url, requests.Session()
+    group = new_group(http, base, scope="Cluster")
+    _established(base, group)
+    objs = Objects(http, base, new_namespace(http, base))
+    owner: dict[str, Any] = http.post(f"{base}/apis/{group}/v1/widgets",
+                                      json={**widget("cluster-owner"), "apiVersion": f"{group}/v1"}).json()
+    objs.cm("owned", ref(owner))
+    objs.barrier()
+    assert objs.get(objs.path("owned")).status_code == 200
+    assert http.delete(f"{base}/apis/{group}/v1/widgets/cluster-owner").status_code == 200
+    objs.gone(objs.path("owned"))
+
+
+def test_owner_kind_not_served_yet_is_retried(crd_server: RunningServer) -> None:
+    """A reference to a kind no API serves is a `restMappingError`: the dependent is kept and retried, and once
+    the CRD is served, a missing owner makes it dangling."""
+    base, http = crd_server.url, requests.Session()
+    objs = Objects(http, base, new_namespace(http, base))
+    group = f"later-{objs.ns}.example.com"
+    objs.cm("waits", {"apiVersion": f"{group}/v1", "kind": "Widget", "name": "w", "uid": "0000"})
+    objs.barrier()
+    assert objs.get(objs.path("waits")).status_code == 200
+    from .test_extensions import crd
+    assert http.post(base + CRDS, json=crd(group)).status_code == 201
+    objs.gone(objs.path("waits"), timeout=60)
