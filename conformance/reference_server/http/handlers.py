@@ -57,7 +57,8 @@ def check_path_segment(value: str, what: str) -> None:
         raise E.bad_request(f'{what} parameter invalid: "{value}": {";".join(msgs)}')
 
 
-DEPRECATION_KEY = "nsconform.deprecation"
+DEPRECATION_KEY: Any = (web.RequestKey("deprecation", str) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
+                        else "nsconform.deprecation")  # aiohttp < 3.12
 
 
 async def add_deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
