@@ -15,6 +15,8 @@ from .controller import apiserver_endpoints
 from .controller.apiservices import APIServiceAvailability
 from .controller.clusterrole_aggregation import ClusterRoleAggregation
 from .controller.crd_finalizer import CRDFinalizer
+from .controller.endpoints import EndpointsController
+from .controller.endpointslice import EndpointSliceController
 from .controller.garbagecollector import GarbageCollector
 from .controller.leader import LeaderElectionConfig, LeaderElector
 from .controller.loop import Controller
@@ -208,7 +210,7 @@ class ReferenceServer:
             self.tls = generate(cert_dir=cert_dir)
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
-        self.extension_controllers: list = []   # CRD finalizer, APIService availability
+        self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
         self.flavor_controllers: list[Controller] = []
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
@@ -283,7 +285,8 @@ class ReferenceServer:
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
                                       APIServiceAvailability(self.ctx.registry),
                                       ClusterRoleAggregation(self.ctx.registry),
-                                      GarbageCollector(self.ctx.registry)]
+                                      GarbageCollector(self.ctx.registry),
+                                      EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry)]
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
         if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would

@@ -237,6 +237,7 @@ def test_api_resources(kube: Kube) -> None:
 API_RESOURCES = """\
 NAME                        SHORTNAMES   APIVERSION                  NAMESPACED   KIND
 configmaps                  cm           v1                          true         ConfigMap
+endpoints                   ep           v1                          true         Endpoints
 events                      ev           v1                          true         Event
 limitranges                 limits       v1                          true         LimitRange
 namespaces                  ns           v1                          false        Namespace

@@ -1,6 +1,10 @@
-"""The `default/kubernetes` EndpointSlice: where the `kubernetes` Service's traffic goes (the API server itself).
+"""The `default/kubernetes` Endpoints and EndpointSlice: where the `kubernetes` Service's traffic goes (the API
+server itself).
 
-Upstream: `pkg/controlplane/reconcilers/endpointsadapter.go` (`updateEndpointSlice`: name `kubernetes`, label
+Upstream: `pkg/controlplane/reconcilers/endpointsadapter.go`. `updateEndpoints`: name `kubernetes`, the label
+`endpointslice.kubernetes.io/skip-mirror: "true"`, one subset with one address per API server and port `https`/TCP;
+written first, and its validation refuses a loopback address (upstream then logs "unable to sync kubernetes
+service" and goes on). `updateEndpointSlice`: name `kubernetes`, label
 `kubernetes.io/service-name: kubernetes`, the service IP's address type, one endpoint per API server address
 with `conditions.ready: true`, port `https`/TCP on the secure port), written by the `lease` reconciler at each
 API server's start. The address is the advertise address `ResolveBindAddress` gives: the bind address unless it
@@ -12,12 +16,15 @@ Replicas of this server run on one host, so they advertise one address; the last
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 from typing import Any
 
 from .. import apierrors as E
 
+log = logging.getLogger("nsconform.reference_server.controller")
 GROUP = "discovery.k8s.io"
+SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
 SERVICE_NAME, NAMESPACE = "kubernetes", "default"
 FIELD_MANAGER = "kube-apiserver"
 
@@ -48,12 +55,25 @@ def endpoint_slice(ip: str, port: int) -> dict[str, Any]:
             "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}
 
 
+def endpoints(ip: str, port: int) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Endpoints",
+            "metadata": {"name": SERVICE_NAME, "namespace": NAMESPACE, "labels": {SKIP_MIRROR: "true"}},
+            "subsets": [{"addresses": [{"ip": ip}], "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}]}
+
+
 def reconcile(registry: Any, ip: str, port: int) -> None:
-    """Create the slice, or reset its endpoints, ports and labels when they differ (the adapter's Sync)."""
-    store = registry.group(GROUP, "endpointslices")
+    """The adapter's Sync: the Endpoints, then the slice (each created, or reset when it differs)."""
+    try:
+        _sync(registry.content("endpoints"), endpoints(ip, port), ("subsets",))
+    except E.StatusError as exc:  # e.g. a loopback advertise address: upstream logs it and syncs the slice
+        log.warning("unable to sync kubernetes service: %s", exc.message)
+    _sync(registry.group(GROUP, "endpointslices"), endpoint_slice(ip, port), ("addressType", "endpoints", "ports"))
+
+
+def _sync(store: Any, want: dict[str, Any], fields: tuple[str, ...]) -> None:
+    """Create `want`, or reset its `fields` and labels when they differ."""
     if store is None:
         return
-    want = endpoint_slice(ip, port)
     for _ in range(5):  # isRetriableError: a conflict or an AlreadyExists from another replica, then again
         try:
             current = store.get(NAMESPACE, SERVICE_NAME)
@@ -64,9 +84,9 @@ def reconcile(registry: Any, ip: str, port: int) -> None:
         try:
             if current is None:
                 store.create(want, field_manager=FIELD_MANAGER)
-            elif any(current.get(k) != want[k] for k in ("addressType", "endpoints", "ports")) or \
+            elif any(current.get(k) != want[k] for k in fields) or \
                     current["metadata"].get("labels") != want["metadata"]["labels"]:
-                body = {**current, **{k: want[k] for k in ("addressType", "endpoints", "ports")},
+                body = {**current, **{k: want[k] for k in fields},
                         "metadata": {**current["metadata"], "labels": want["metadata"]["labels"]}}
                 store.update(NAMESPACE, SERVICE_NAME, body, field_manager=FIELD_MANAGER)
             return

@@ -15,7 +15,7 @@ from . import params as P
 from .context import ServerContext
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
-from .handlers import Handlers
+from .handlers import Handlers, add_deprecation_warning
 from .respond import error_response, object_response, plain_not_found
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
@@ -39,6 +39,7 @@ def build_app(ctx: ServerContext) -> web.Application:
     app = web.Application(middlewares=middlewares, client_max_size=1024 ** 3)
     app[CTX_KEY] = ctx
     handlers = Handlers(ctx)
+    app.on_response_prepare.append(add_deprecation_warning)  # deprecated kinds (core/v1 Endpoints)
     app.on_cleanup.append(lambda _app: handlers.fresh.aclose())  # its etcd connection, on the loop
 
     async def dispatch(request: web.Request) -> web.StreamResponse:

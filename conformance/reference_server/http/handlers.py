@@ -59,6 +59,18 @@ def check_path_segment(value: str, what: str) -> None:
         raise E.bad_request(f'{what} parameter invalid: "{value}": {";".join(msgs)}')
 
 
+DEPRECATION_KEY: Any = (web.RequestKey("deprecation", str) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
+                        else "nsconform.deprecation")  # aiohttp < 3.12
+
+
+async def add_deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
+    """`on_response_prepare`: the `Warning` upstream's handler wrapper adds to every answer on a deprecated kind
+    (`APILifecycleDeprecated`, e.g. core/v1 Endpoints since 1.33), errors and watches included."""
+    warning = request.get(DEPRECATION_KEY)
+    if warning:
+        response.headers.add("Warning", f'299 - "{warning}"')
+
+
 class Handlers:
     def __init__(self, ctx: ServerContext):
         self.ctx = ctx
@@ -73,6 +85,8 @@ class Handlers:
         if route.name:
             check_path_segment(route.name, "Name")
         store = self._store(route)
+        if store.info.deprecation:
+            request[DEPRECATION_KEY] = store.info.deprecation
         watching = route.watch_path or (P.truthy(request.query.get("watch"))
                                         and route.target not in ("ns-status", "ns-finalize", "status", "scale"))
         if route.target == "scale":

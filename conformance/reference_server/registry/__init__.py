@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..deviations import NONE, Deviations
 from ..storage import Store
+from .endpoints import EndpointsStrategy
 from .kinds import CLUSTER_KINDS, CONTENT_KINDS, FINALIZE_AS_CONTENT, NAMESPACES, ResourceInfo
 from .namespace import NamespaceStore
 from .group import GroupStore
@@ -27,6 +28,7 @@ class Registry:
             kinds.append(FINALIZE_AS_CONTENT)
         self._content = {k.plural: GenericStore(k, store, deviations=deviations) for k in kinds}
         self._content["pods"].strategy = PodStrategy(self._content["pods"].info)
+        self._content["endpoints"].strategy = EndpointsStrategy(self._content["endpoints"].info)
         self._content["services"].strategy = ServiceStrategy(
             self._content["services"].info, lambda: store.list("services", None, shared=True)[0])
         self._cluster = {k.plural: GenericStore(k, store, deviations=deviations) for k in CLUSTER_KINDS}

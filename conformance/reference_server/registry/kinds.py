@@ -28,6 +28,7 @@ class ResourceInfo:
     custom_field_labels: bool = False             # registers its own v1 field-label conversion
     return_deleted_object: bool = False
     categories: tuple[str, ...] = ()              # discovery categories (`kubectl get all`)
+    deprecation: str = ""                         # the `Warning` every request on it gets (`APILifecycleDeprecated`)
 
     @property
     def list_kind(self) -> str:
@@ -64,6 +65,8 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("ResourceQuota", "resourcequotas", "resourcequota", ("quota",),
                  fields=frozenset({"spec", "status"}), return_deleted_object=True),
     ResourceInfo("LimitRange", "limitranges", "limitrange", ("limits",), fields=frozenset({"spec"})),
+    ResourceInfo("Endpoints", "endpoints", "endpoints", ("ep",), fields=frozenset({"subsets"}),
+                 deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
     ResourceInfo("Event", "events", "event", ("ev",),
                  fields=frozenset({"involvedObject", "reason", "message", "source", "firstTimestamp",
                                    "lastTimestamp", "count", "type", "eventTime", "series", "action",

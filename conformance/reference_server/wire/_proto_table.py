@@ -411,6 +411,22 @@ MESSAGES: dict[str, str] = {
     'core.EmptyDirVolumeSource': (
         'medium=1:s sizeLimit=2:@resource.Quantity'
     ),
+    'core.EndpointAddress': (
+        'ip=1:s hostname=3:s nodeName=4:s targetRef=2:@core.ObjectReference'
+    ),
+    'core.EndpointPort': (
+        'name=1:s port=2:i32 protocol=3:s appProtocol=4:s'
+    ),
+    'core.EndpointSubset': (
+        'addresses=1:*@core.EndpointAddress notReadyAddresses=2:*@core.EndpointAddress '
+        'ports=3:*@core.EndpointPort'
+    ),
+    'core.Endpoints': (
+        'metadata=1:@meta.ObjectMeta subsets=2:*@core.EndpointSubset'
+    ),
+    'core.EndpointsList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.Endpoints'
+    ),
     'core.EnvFromSource': (
         'prefix=1:s configMapRef=2:@core.ConfigMapEnvSource '
         'secretRef=3:@core.SecretEnvSource'

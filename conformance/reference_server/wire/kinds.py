@@ -53,6 +53,7 @@ DEFAULT_KINDS: tuple[KindInfo, ...] = (
     KindInfo("ResourceQuota", "resourcequotas", "resourcequota", True, ("quota",), _CRUD, _STATUS),
     KindInfo("LimitRange", "limitranges", "limitrange", True, ("limits",), _CRUD),
     KindInfo("Event", "events", "event", True, ("ev",), _CRUD),
+    KindInfo("Endpoints", "endpoints", "endpoints", True, ("ep",), _CRUD),
 )
 
 

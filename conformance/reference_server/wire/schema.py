@@ -27,6 +27,7 @@ KIND_MESSAGES: dict[str, str] = {
     "ResourceQuota": "core.ResourceQuota",
     "LimitRange": "core.LimitRange",
     "Event": "core.Event",
+    "Endpoints": "core.Endpoints",
     "DeleteOptions": "meta.DeleteOptions",
 }
 
@@ -45,7 +46,7 @@ GROUP_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 # lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON
 # (the client's next Accept clause), as upstream answers custom resources.
 _CORE_KINDS = ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "ResourceQuota", "LimitRange",
-               "Event")
+               "Event", "Endpoints")
 OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
     **{("v1", k): f"core.{k}" for k in _CORE_KINDS},
     **{("v1", f"{k}List"): f"core.{k}List" for k in _CORE_KINDS},
@@ -101,6 +102,8 @@ KEEP_ZERO: frozenset[str] = frozenset({
     "core.ServiceSpec.ipFamilyPolicy", "core.ServiceSpec.loadBalancerClass",
     "core.ServiceSpec.internalTrafficPolicy", "core.ServiceSpec.trafficDistribution",
     "core.ServicePort.appProtocol", "core.ClientIPConfig.timeoutSeconds",
+    "core.EndpointPort.port", "core.EndpointPort.appProtocol", "core.EndpointAddress.ip",
+    "core.EndpointAddress.nodeName",
     # pods
     "core.PodSpec.terminationGracePeriodSeconds", "core.PodSpec.activeDeadlineSeconds",
     "core.PodSpec.automountServiceAccountToken", "core.PodSpec.shareProcessNamespace",

@@ -236,6 +236,33 @@ def _event(obj: dict[str, Any], now: datetime) -> list[Any]:
             obj.get("message", "").strip(), first, count, obj.get("metadata", {}).get("name", "")]
 
 
+def _host_port(ip: str, port: Any) -> str:
+    """Go's `net.JoinHostPort`: an IPv6 address is bracketed."""
+    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
+
+
+def _endpoints(obj: dict[str, Any], now: datetime) -> list[Any]:
+    """`printEndpoints` → `formatEndpoints(endpoints, nil)`: up to 3 ready `ip:port` (a port-less subset shows
+    the bare IP), then ` + N more...`; `<none>` without subsets."""
+    subsets = [ss for ss in obj.get("subsets") or [] if isinstance(ss, dict)]
+    if not subsets:
+        return [obj["metadata"].get("name", ""), NONE, age(obj, now)]
+    shown: list[str] = []
+    count, more = 0, False
+    for ss in subsets:
+        ips = [str(a.get("ip", "")) for a in ss.get("addresses") or [] if isinstance(a, dict)]
+        ports = [p for p in ss.get("ports") or [] if isinstance(p, dict)]
+        for port in ports or [None]:
+            count += len(ips)
+            for ip in ips:
+                if len(shown) == 3:
+                    more = True
+                    break
+                shown.append(ip if port is None else _host_port(ip, port.get("port", 0)))
+    cell = ",".join(shown) + (f" + {count - 3} more..." if more else "")
+    return [obj["metadata"].get("name", ""), cell, age(obj, now)]
+
+
 def _resourcequota(obj: dict[str, Any], now: datetime) -> list[Any]:
     """``printResourceQuota``: ``used/hard`` per resource, ``limits.*`` in the Limit column."""
     status = obj.get("status", {})
@@ -325,6 +352,13 @@ PRINTERS: dict[str, tuple[list[dict[str, Any]], Printer]] = {
                        _col("Limit", "Limits control the maximum amount of cpu/memory that a container may use "
                                      "independent of contention on the node.")], _resourcequota),
 }
+PRINTERS["Endpoints"] = ([_NAME, _col("Endpoints", "The set of all endpoints is the union of all subsets. Addresses are "
+                                    "placed into subsets according to the IPs they share. A single address with "
+                                    "multiple ports, some of which are ready and some of which are not (because "
+                                    "they come from different containers) will result in the address being "
+                                    "displayed in different subsets for the different ports. No address will "
+                                    "appear in both Addresses and NotReadyAddresses in the same subset. Sets of "
+                                    "addresses and ports that comprise a service."), _AGE], _endpoints)
 PRINTERS["APIService"] = ([_NAME, _col("Service", "The reference to the service that hosts this API endpoint."),
                            _col("Available", "Whether this service is available."), _AGE], _apiservice)
 # apiextensions-apiserver's tableconvertor with `serveDefaultColumnsIfEmpty` (a CRD without
