@@ -75,3 +75,44 @@ def test_unreachable_is_one_line(recorder):
     assert "\n" not in msg and f"cannot reach http://127.0.0.1:{port}" in msg and "refused" in msg.lower()
     [ex] = recorder.take("t")
     assert ex.status is None and ex.error
+
+
+def _wire(prep):
+    return prep.method, prep.url, dict(prep.headers), prep.body
+
+
+@pytest.mark.parametrize("method, headers, body, params", [
+    ("GET", {}, None, {}),
+    ("GET", {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}, None, {"labelSelector": "a=b,c in (d)",
+                                                                            "limit": 2, "watch": True}),
+    ("POST", {"Content-Type": "application/json"}, b'{"metadata": {"name": "x"}}', {"dryRun": "All"}),
+    ("PUT", {"Impersonate-User": "u", "Impersonate-Group": "g"}, b"{}", {}),
+    ("DELETE", {}, None, {"gracePeriodSeconds": 0}),
+    ("PATCH", {"Content-Type": "application/merge-patch+json", "User-Agent": None}, b'{"a": 1}', {}),
+    ("GET", {}, None, {"fieldSelector": ["metadata.name=x", "status.phase=Active"]}),
+])
+@pytest.mark.parametrize("session_kind", ["token", "none", "cookie", "trust-env", "params", "hook"])
+def test_prepare_sends_what_requests_would(method, headers, body, params, session_kind):
+    """The fast path of `prepare` (no merging) puts on the wire exactly what `Session.prepare_request` does;
+    a session with cookies, params, hooks or trust_env takes requests' own path."""
+    import requests
+
+    from conformance.client.api import prepare, send_settings
+
+    conn = from_server("http://127.0.0.1:1", token="tok" if session_kind == "token" else None)
+    session = conn.session
+    if session_kind == "cookie":
+        session.cookies.set("sticky", "1")
+    elif session_kind == "trust-env":
+        session.trust_env = True
+    elif session_kind == "params":
+        session.params = {"pretty": "true"}
+    elif session_kind == "hook":
+        session.hooks["response"].append(lambda r, **kw: r)
+    url = "http://127.0.0.1:1/api/v1/namespaces"
+    want = session.prepare_request(requests.Request(method, url, headers=headers, data=body, params=params))
+    got = prepare(session, method, url, headers, body, params)
+    assert _wire(got) == _wire(want)
+    assert send_settings(session, url, False) == session.merge_environment_settings(url, {}, False, None, None)
+    session.proxies = {"http": "http://proxy:3128", "https": None}
+    assert send_settings(session, url, True) == session.merge_environment_settings(url, {}, True, None, None)
