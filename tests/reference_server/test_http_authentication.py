@@ -42,6 +42,22 @@ def test_token_request_review_and_identity(http, url, namespaces):
     assert review["status"] == {"user": {}}
 
 
+def test_a_token_for_another_audience_is_not_the_api_servers(http, url, namespaces):
+    """jwt.go: a TokenRequest for audience "vault" makes a token whose default TokenReview (the API server's
+    audiences) fails; a review asking for "vault" authenticates it and grants just that audience."""
+    ns = namespaces.create()["metadata"]["name"]
+    http.post(f"{url}/api/v1/namespaces/{ns}/serviceaccounts", json={"metadata": {"name": "bot"}})
+    token = _token(http, url, ns, "bot", audiences=["vault"]).json()["status"]["token"]
+
+    def review(**spec):
+        return http.post(f"{url}/apis/authentication.k8s.io/v1/tokenreviews", json={
+            "apiVersion": AUTHN, "kind": "TokenReview", "spec": {"token": token, **spec}}).json()["status"]
+
+    assert review() == {"user": {}}
+    granted = review(audiences=["other", "vault"])
+    assert granted["authenticated"] is True and granted["audiences"] == ["vault"]
+
+
 def test_token_request_errors(http, url, namespaces):
     ns = namespaces.create()["metadata"]["name"]
     st = status_of(_token(http, url, ns, "nobody"))

@@ -248,9 +248,22 @@ class TokenIssuer:
             return None
         return claims
 
-    def authenticate(self, token: str) -> UserInfo | None:
+    def authenticate(self, token: str, audiences: Sequence[str] = ()) -> UserInfo | None:
+        reviewed = self.review(token, audiences)
+        return reviewed[0] if reviewed is not None else None
+
+    def review(self, token: str, audiences: Sequence[str] = ()) -> tuple[UserInfo, list[str]] | None:
+        """(who, the audiences granted) for a token of this server meant for one of `audiences` (a TokenReview's;
+        default the API server's), as jwt.go: a token without `aud` (legacy) counts as the API server's."""
         claims = self.claims(token)
         if claims is None:
+            return None
+        aud = claims.get("aud")
+        token_auds = [aud] if isinstance(aud, str) else [a for a in aud if isinstance(a, str)] \
+            if isinstance(aud, list) else []
+        requested = list(audiences) or self.audiences
+        granted = [a for a in (token_auds or self.audiences) if a in requested]
+        if not granted:  # "token audiences %q is invalid for the target audiences %q"
             return None
         k8s = claims.get("kubernetes.io")
         if not isinstance(k8s, dict) or not isinstance(k8s.get("serviceaccount"), dict):
@@ -275,7 +288,7 @@ class TokenIssuer:
             extra["authentication.kubernetes.io/credential-id"] = (f"JTI={claims['jti']}",)
         return UserInfo(f"{SA_PREFIX}{ns}:{sa.get('name', '')}", str(sa.get("uid", "")),
                         ("system:serviceaccounts", f"system:serviceaccounts:{ns}", "system:authenticated"),
-                        dict(sorted(extra.items())))
+                        dict(sorted(extra.items()))), granted
 
     # openidmetadata.go
     def openid_configuration(self, external_host: str) -> dict[str, Any]:

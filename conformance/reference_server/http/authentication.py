@@ -48,6 +48,15 @@ def _bearer(request: web.Request) -> str:
 
 def authenticate_token(ctx: ServerContext, token: str) -> UserInfo | None:
     """Who a bearer token is: the admin token, a `--users` token (rbac), or a service-account token."""
+    user = _static_token_user(ctx, token)
+    if user is not None or not token:
+        return user
+    issuer: TokenIssuer | None = getattr(ctx, "token_issuer", None)
+    return issuer.authenticate(token) if issuer is not None else None
+
+
+def _static_token_user(ctx: ServerContext, token: str) -> UserInfo | None:
+    """The admin token's or a `--users` token's user (audience-agnostic, as upstream's token file)."""
     if not token:
         return None
     if ctx.token is not None and hmac.compare_digest(token.encode(), ctx.token.encode()):
@@ -57,8 +66,7 @@ def authenticate_token(ctx: ServerContext, token: str) -> UserInfo | None:
         if user is not None:
             return user if ALL_AUTHENTICATED in user.groups else \
                 UserInfo(user.name, user.uid, user.groups + (ALL_AUTHENTICATED,), user.extra)
-    issuer: TokenIssuer | None = getattr(ctx, "token_issuer", None)
-    return issuer.authenticate(token) if issuer is not None else None
+    return None
 
 
 def _requester(ctx: ServerContext, request: web.Request) -> UserInfo:
@@ -79,10 +87,14 @@ async def handle_authentication_review(ctx: ServerContext, request: web.Request,
         token = spec.get("token")
         if not token:
             raise E.bad_request("token is required for TokenReview in authentication")
-        user = authenticate_token(ctx, str(token))
+        requested = [str(a) for a in spec.get("audiences") or ()] or _api_audiences(ctx)
+        issuer: TokenIssuer | None = getattr(ctx, "token_issuer", None)
+        reviewed = issuer.review(str(token), requested) if issuer is not None else None
+        # a service-account token: the audiences it was issued for that the review asks for (jwt.go Intersect)
+        user, audiences = reviewed if reviewed is not None else (_static_token_user(ctx, str(token)), requested)
         out["spec"] = spec
         out["status"] = {"authenticated": True, "user": user_to_dict(user),
-                         "audiences": list(spec.get("audiences") or _api_audiences(ctx))} if user else {"user": {}}
+                         "audiences": audiences} if user else {"user": {}}
     return object_response(out, 201, request.headers.get("Accept"))
 
 

@@ -49,10 +49,10 @@ def _verify_with_jwks(token: str, jwks: dict) -> dict:
 
 def test_rs256_token_verifies_against_the_jwks_with_upstreams_claims():
     issuer = TokenIssuer(_store(**{"serviceaccounts/ns/bot": _obj("u1")}))
-    token, exp = issuer.issue("ns", "bot", "u1", ["api"], 3600, now=time.time())
+    token, exp = issuer.issue("ns", "bot", "u1", [ISSUER], 3600, now=time.time())
     claims = _verify_with_jwks(token, issuer.jwks())
     assert list(claims) == ["aud", "exp", "iat", "iss", "jti", "kubernetes.io", "nbf", "sub"]
-    assert claims["iss"] == ISSUER and claims["aud"] == ["api"] and claims["exp"] == exp == claims["iat"] + 3600
+    assert claims["iss"] == ISSUER and claims["aud"] == [ISSUER] and claims["exp"] == exp == claims["iat"] + 3600
     assert claims["sub"] == "system:serviceaccount:ns:bot" and claims["nbf"] == claims["iat"]
     assert claims["kubernetes.io"] == {"namespace": "ns", "serviceaccount": {"name": "bot", "uid": "u1"}}
     user = issuer.authenticate(token)
@@ -62,7 +62,7 @@ def test_rs256_token_verifies_against_the_jwks_with_upstreams_claims():
 
 def test_forged_expired_and_foreign_tokens_are_refused():
     issuer = TokenIssuer(_store(**{"serviceaccounts/ns/bot": _obj("u1")}))
-    token, _ = issuer.issue("ns", "bot", "u1", ["api"], 3600)
+    token, _ = issuer.issue("ns", "bot", "u1", [ISSUER], 3600)
     head, body, sig = token.split(".")
     claims = json.loads(_unb64(body))
     claims["sub"] = "system:serviceaccount:ns:admin"
@@ -70,7 +70,7 @@ def test_forged_expired_and_foreign_tokens_are_refused():
     assert issuer.authenticate(f"{head}.{forged}.{sig}") is None
     hs = base64.urlsafe_b64encode(b'{"alg":"HS256"}').decode().rstrip("=")
     assert issuer.authenticate(f"{hs}.{body}.{sig}") is None
-    old, _ = issuer.issue("ns", "bot", "u1", ["api"], 600, now=time.time() - 700)
+    old, _ = issuer.issue("ns", "bot", "u1", [ISSUER], 600, now=time.time() - 700)
     assert issuer.authenticate(old) is None  # expired beyond the minute's leeway
     other = TokenIssuer(_store(**{"serviceaccounts/ns/bot": _obj("u1")}))
     assert not other.ready and other.authenticate(token) is None  # no key yet: nothing to wait for, no token of its
@@ -82,14 +82,14 @@ def test_forged_expired_and_foreign_tokens_are_refused():
 def test_bound_tokens_carry_the_object_and_die_with_it():
     objects = {"serviceaccounts/ns/bot": _obj("u1"), "pods/ns/p": _obj("pu"), "secrets/ns/s": _obj("su")}
     issuer = TokenIssuer(lambda r, ns, n: objects.get(f"{r}/{ns}/{n}"))
-    pod_token, _ = issuer.issue("ns", "bot", "u1", ["api"], 3600, bound={"pod": {"name": "p", "uid": "pu"}},
+    pod_token, _ = issuer.issue("ns", "bot", "u1", [ISSUER], 3600, bound={"pod": {"name": "p", "uid": "pu"}},
                                 warn_after=3607)
     claims = _verify_with_jwks(pod_token, issuer.jwks())
     assert claims["kubernetes.io"]["pod"] == {"name": "p", "uid": "pu"}
     assert claims["kubernetes.io"]["warnafter"] == claims["iat"] + 3607
     assert list(claims["kubernetes.io"]) == ["namespace", "pod", "serviceaccount", "warnafter"]
     assert issuer.authenticate(pod_token).extra["authentication.kubernetes.io/pod-name"] == ("p",)
-    secret_token, _ = issuer.issue("ns", "bot", "u1", ["api"], 3600, bound={"secret": {"name": "s", "uid": "su"}})
+    secret_token, _ = issuer.issue("ns", "bot", "u1", [ISSUER], 3600, bound={"secret": {"name": "s", "uid": "su"}})
     assert issuer.authenticate(secret_token) is not None
     objects["pods/ns/p"] = _obj("other")  # recreated with another UID
     assert issuer.authenticate(pod_token) is None
@@ -109,7 +109,7 @@ def test_key_file_is_shared_by_replicas(tmp_path):
                                        serialization.NoEncryption()))
     lookup = _store(**{"serviceaccounts/ns/bot": _obj("u1")})
     one, two = TokenIssuer(lookup, str(path)), TokenIssuer(lookup, str(path))
-    token, _ = one.issue("ns", "bot", "u1", ["api"], 3600)
+    token, _ = one.issue("ns", "bot", "u1", [ISSUER], 3600)
     assert two.authenticate(token) is not None and one.jwks() == two.jwks()
     bad = tmp_path / "bad.key"
     bad.write_text("not a key")
@@ -135,10 +135,10 @@ def test_several_issuers_the_first_signs_and_all_are_accepted():
     old = TokenIssuer(lookup, issuers=["https://old.example"])
     new = TokenIssuer(lookup, issuers=["https://new.example", "https://old.example"])
     new.key, old.key = old.key, old.key  # one signing key, as replicas sharing --service-account-key-file
-    token, _ = new.issue("ns", "bot", "u1", ["x"], 3600)
+    token, _ = new.issue("ns", "bot", "u1", ["https://old.example"], 3600)
     assert _verify_with_jwks(token, new.jwks())["iss"] == "https://new.example"
     assert new.issuer == "https://new.example" and new.audiences == ["https://new.example", "https://old.example"]
-    legacy, _ = old.issue("ns", "bot", "u1", ["x"], 3600)
+    legacy, _ = old.issue("ns", "bot", "u1", ["https://old.example"], 3600)
     assert new.authenticate(legacy) is not None and new.authenticate(token) is not None
     assert old.authenticate(token) is None  # "https://new.example" is not one of old's issuers
     assert new.openid_configuration("h:1")["issuer"] == "https://new.example" and new.serves_discovery
@@ -164,5 +164,19 @@ def test_discovery_only_for_an_https_issuer(issuer, serves):
     without query or fragment; any other issuer still signs tokens."""
     issuer_ = TokenIssuer(_store(**{"serviceaccounts/ns/bot": _obj("u1")}), issuers=[issuer])
     assert issuer_.serves_discovery is serves
-    token, _ = issuer_.issue("ns", "bot", "u1", ["x"], 3600)
+    token, _ = issuer_.issue("ns", "bot", "u1", [issuer], 3600)
     assert issuer_.authenticate(token) is not None
+
+
+def test_a_token_counts_only_for_its_audiences():
+    """jwt.go: the token's `aud` must meet the requested audiences (a TokenReview's, else the API server's: the
+    issuers); a token without `aud` (legacy) counts as the API server's; the review grants the intersection."""
+    issuer = TokenIssuer(_store(**{"serviceaccounts/ns/bot": _obj("u1")}))
+    vault, _ = issuer.issue("ns", "bot", "u1", ["vault"], 3600)
+    assert issuer.authenticate(vault) is None  # not a token for this API server
+    user, granted = issuer.review(vault, ["other", "vault"])
+    assert user.name == "system:serviceaccount:ns:bot" and granted == ["vault"]
+    both, _ = issuer.issue("ns", "bot", "u1", ["vault", ISSUER], 3600)
+    assert issuer.review(both)[1] == [ISSUER] and issuer.review(both, ["vault"])[1] == ["vault"]
+    legacy, _ = issuer.issue("ns", "bot", "u1", [], 3600)
+    assert issuer.review(legacy)[1] == [ISSUER] and issuer.review(legacy, ["vault"]) is None
