@@ -119,6 +119,7 @@ class Reflector:
         self._thread: threading.Thread | None = None
         self._on_error = on_error
         self.revision = 0
+        self._ids: dict[bytes, tuple[str, str, str]] = {}  # etcd key -> (resource, namespace, name) in the cache
 
     def start(self) -> None:
         self.relist()  # EtcdUnavailable here reaches the caller: the server does not start on a dead etcd
@@ -130,10 +131,13 @@ class Reflector:
         out = self.client.get(start, range_end=prefix_range_end(start))
         rev = out.revision
         objects = []
+        ids = {}
         for kv in out.kvs:
             d = decode_value(self.prefix, kv.key, kv.value, kv.mod_revision)
             if d is not None:
                 objects.append(d)
+                ids[kv.key] = d[:3]
+        self._ids = ids
         self.cache.load(objects, rev)
         self.revision = rev
 
@@ -152,6 +156,7 @@ class Reflector:
                         else:
                             d = decode_value(self.prefix, kv.key, kv.value, rv)
                             if d is not None:
+                                self._ids[kv.key] = d[:3]
                                 self.cache.apply("PUT", d[0], d[1], d[2], d[3], rv)
                             else:
                                 self.cache.advance(rv)
@@ -184,9 +189,11 @@ class Reflector:
                 self._stop.wait(0.5)
 
     def _apply_delete(self, key: bytes, rv: int) -> None:
-        """A DELETE event carries no value: find the object by its key in the cache."""
-        k = key.decode(errors="replace")
-        hit = self._lookup(k)
+        """A DELETE event carries no value: find the object by its key (noted when it was put), else by the
+        key's layout in the cache."""
+        hit = self._ids.pop(key, None)
+        if hit is None or self.cache.snapshot(*hit) is None:
+            hit = self._lookup(key.decode(errors="replace"))
         if hit is None:
             self.cache.advance(rv)
         else:

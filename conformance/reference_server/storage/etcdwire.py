@@ -35,7 +35,10 @@ def varint(n: int) -> bytes:
 
 
 def _len_field(num: int, data: bytes) -> bytes:
-    return varint(num << 3 | _LEN) + varint(len(data)) + data
+    n = len(data)
+    if num < 16 and n < 0x80:  # one-byte tag and length: most of what the store sends
+        return bytes((num << 3 | _LEN, n)) + data
+    return varint(num << 3 | _LEN) + varint(n) + data
 
 
 def _int_field(num: int, value: int) -> bytes:
@@ -50,23 +53,25 @@ def range_request(key: bytes, range_end: bytes | None = None, revision: int = 0,
 
 def _compare(c: Cmp) -> bytes:
     # result EQUAL (0) is the default; the union member is written even at 0 (a oneof member is present)
-    return (_int_field(2, _CMP_TARGET[c.target]) + _len_field(3, c.key)
-            + varint(_CMP_UNION[c.target] << 3) + varint(c.revision))
+    return (bytes((2 << 3, _CMP_TARGET[c.target])) + _len_field(3, c.key)
+            + bytes((_CMP_UNION[c.target] << 3,)) + varint(c.revision))
 
 
 def _op(op: Op) -> bytes:
-    if op.kind == "put":
-        return _len_field(2, _len_field(1, op.key) + _len_field(2, op.value))
     if op.kind == "delete":
         return _len_field(3, _len_field(1, op.key))
     if op.kind == "range":
         return _len_field(1, _len_field(1, op.key))
+    if op.kind == "put":
+        return _len_field(2, _len_field(1, op.key) + _len_field(2, op.value))
     raise ValueError(f"unknown transaction operation {op.kind!r}")
 
 
 def txn_request(compare: list[Cmp], success: list[Op], failure: list[Op]) -> bytes:
-    return b"".join([*(_len_field(1, _compare(c)) for c in compare), *(_len_field(2, _op(o)) for o in success),
-                     *(_len_field(3, _op(o)) for o in failure)])
+    parts = [_len_field(1, _compare(c)) for c in compare]
+    parts += [_len_field(2, _op(o)) for o in success]
+    parts += [_len_field(3, _op(o)) for o in failure]
+    return b"".join(parts)
 
 
 def compaction_request(revision: int, physical: bool = True) -> bytes:
