@@ -559,7 +559,7 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("etcd_delete_10k_s", "s, DELETE namespace of 10,000 configmaps on etcd -> watch DELETED"),
     ("etcd_delete_stall_ms", "ms, worst GET /version latency during that delete"),
     ("etcd_delete_server_cpu_ms", "ms server CPU per deleted object (all threads; load-independent)"),
-    ("etcd_delete_etcd_cpu_ms", "ms etcd CPU per deleted object (JSON gateway, raft, watch)"),
+    ("etcd_delete_etcd_cpu_ms", "ms etcd CPU per deleted object (gRPC or JSON gateway, raft, watch)"),
     ("etcd_delete_cpu_bound_s", "s, the delete's floor on these cores: max(server CPU, (server+etcd CPU)/cores)"),
     ("replicas_rps_get_1", "req/s GET namespace, one etcd-backed server (--only replicas)"),
     ("replicas_rps_get_3", "req/s GET namespace, three servers on the same etcd, one generator each (wrk if on PATH)"),

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from conformance.reference_server.storage import MemoryStore
-from conformance.reference_server.storage.backends import StorageConfig
+from conformance.reference_server.storage.backends import StorageConfig, etcd_client
 from conformance.reference_server.storage.etcdprocess import EtcdNotInstalled, EtcdProcess, etcd_binary
 
 BACKENDS = ("memory", "etcd")
@@ -42,9 +42,8 @@ def unique_prefix() -> str:
 def pair(etcd_process: EtcdProcess) -> Iterator[tuple[Any, Any]]:
     """Two etcd stores on one prefix: two API server processes sharing an etcd."""
     from conformance.reference_server.storage.etcd import EtcdStore
-    from conformance.reference_server.storage.etcdclient import EtcdClient
     prefix = unique_prefix()
-    a, b = (EtcdStore(EtcdClient([etcd_process.url]), prefix) for _ in range(2))
+    a, b = (EtcdStore(etcd_client([etcd_process.url]), prefix) for _ in range(2))
     yield a, b
     a.close()
     b.close()
@@ -64,9 +63,8 @@ def make_store(backend: str, request: pytest.FixtureRequest) -> Iterator[Callabl
         if backend == "memory":
             return MemoryStore(history_size=history_size)
         from conformance.reference_server.storage.etcd import EtcdStore
-        from conformance.reference_server.storage.etcdclient import EtcdClient
         proc = request.getfixturevalue("etcd_process")
-        store = EtcdStore(EtcdClient([proc.url]), unique_prefix(), history_size=history_size)
+        store = EtcdStore(etcd_client([proc.url]), unique_prefix(), history_size=history_size)
         opened.append(store)
         return store
 

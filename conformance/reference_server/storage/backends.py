@@ -10,6 +10,7 @@ from .memory import MemoryStore
 
 BACKENDS = ("memory", "etcd")
 EMBEDDED = "embedded"
+TRANSPORTS = ("grpc", "gateway")  # etcd's gRPC API (etcdgrpc.py) or its v3 JSON gateway (etcdclient.py)
 
 
 def default_data_dir() -> str:
@@ -27,6 +28,7 @@ class StorageConfig:
     etcd_certfile: str | None = None
     etcd_keyfile: str | None = None
     etcd_data_dir: str | None = None  # for `embedded`; default `default_data_dir()`
+    etcd_transport: str = "grpc"  # one of TRANSPORTS
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -42,7 +44,7 @@ def open_store(config: StorageConfig | None, deviations: Any = None) -> tuple[An
     if config.backend != "etcd":
         raise ValueError(f"unknown storage backend {config.backend!r}; known: {', '.join(BACKENDS)}")
     from .etcd import EtcdStore
-    from .etcdclient import EtcdClient, EtcdError
+    from .etcdclient import EtcdError
     from .etcdprocess import EtcdNotInstalled, EtcdProcess
 
     if not config.etcd_servers:
@@ -55,8 +57,8 @@ def open_store(config: StorageConfig | None, deviations: Any = None) -> tuple[An
         except (EtcdNotInstalled, RuntimeError) as e:
             raise StorageUnavailable(f"cannot start the embedded etcd: {e}") from None
         servers = [process.url]
-    client = EtcdClient(servers, ca_file=config.etcd_cafile, cert_file=config.etcd_certfile,
-                        key_file=config.etcd_keyfile)
+    client = etcd_client(servers, config.etcd_transport, ca_file=config.etcd_cafile,
+                         cert_file=config.etcd_certfile, key_file=config.etcd_keyfile)
     try:
         store = EtcdStore(client, config.etcd_prefix, **({"deviations": deviations} if deviations else {}))
     except (EtcdError, OSError, ValueError) as e:
@@ -69,3 +71,14 @@ def open_store(config: StorageConfig | None, deviations: Any = None) -> tuple[An
         if process is not None:
             process.stop()
     return store, close
+
+
+def etcd_client(servers: list[str], transport: str = "grpc", **tls: str | None) -> Any:
+    """An `etcdapi.KVClient` on `transport` (`ca_file`, `cert_file`, `key_file` for TLS)."""
+    if transport == "grpc":
+        from .etcdgrpc import GrpcEtcdClient
+        return GrpcEtcdClient(servers, **tls)
+    if transport == "gateway":
+        from .etcdclient import EtcdClient
+        return EtcdClient(servers, **tls)
+    raise ValueError(f"unknown etcd transport {transport!r}; known: {', '.join(TRANSPORTS)}")

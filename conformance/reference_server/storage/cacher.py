@@ -14,7 +14,8 @@ import threading
 from typing import Any, Callable
 
 from .clone import clone
-from .etcdclient import EtcdClient, EtcdCompacted, EtcdError, unb64
+from .etcdapi import KVClient, prefix_range_end
+from .etcdclient import EtcdCompacted, EtcdError
 from .keys import parse_key
 from .memory import MemoryStore
 
@@ -110,7 +111,7 @@ class Reflector:
     """Lists the prefix once, then follows it with one etcd watch into a `WatchCache`, re-listing when etcd has
     compacted past where the watch was and reconnecting (from the last revision seen) when etcd goes away."""
 
-    def __init__(self, client: EtcdClient, prefix: str, cache: WatchCache,
+    def __init__(self, client: KVClient, prefix: str, cache: WatchCache,
                  on_error: Callable[[Exception], None] | None = None):
         self.client, self.prefix, self.cache = client, prefix, cache
         self._stop = threading.Event()
@@ -118,6 +119,7 @@ class Reflector:
         self._thread: threading.Thread | None = None
         self._on_error = on_error
         self.revision = 0
+        self._ids: dict[bytes, tuple[str, str, str]] = {}  # etcd key -> (resource, namespace, name) in the cache
 
     def start(self) -> None:
         self.relist()  # EtcdUnavailable here reaches the caller: the server does not start on a dead etcd
@@ -125,13 +127,17 @@ class Reflector:
         self._thread.start()
 
     def relist(self) -> None:
-        out = self.client.range(self.prefix + "/", prefix=True)
-        rev = int(out["header"]["revision"])
+        start = (self.prefix + "/").encode()
+        out = self.client.get(start, range_end=prefix_range_end(start))
+        rev = out.revision
         objects = []
-        for kv in out.get("kvs", []):
-            d = decode_value(self.prefix, unb64(kv["key"]), unb64(kv.get("value")), int(kv["mod_revision"]))
+        ids = {}
+        for kv in out.kvs:
+            d = decode_value(self.prefix, kv.key, kv.value, kv.mod_revision)
             if d is not None:
                 objects.append(d)
+                ids[kv.key] = d[:3]
+        self._ids = ids
         self.cache.load(objects, rev)
         self.revision = rev
 
@@ -139,28 +145,25 @@ class Reflector:
         backoff = 0.05
         while not self._stop.is_set():
             try:
-                self._stream = self.client.watch(self.prefix + "/", self.revision + 1)
-                for res in self._stream:
+                start = (self.prefix + "/").encode()
+                self._stream = self.client.watch_range(start, prefix_range_end(start), self.revision + 1)
+                for batch in self._stream:
                     backoff = 0.05
-                    events = res.get("events") or []
-                    for ev in events:
-                        kv = ev["kv"]
-                        rv = int(kv["mod_revision"])
-                        key = unb64(kv["key"])
-                        if ev.get("type") == "DELETE":
-                            self._apply_delete(key, rv)
+                    for deleted, kv in batch.events:
+                        rv = kv.mod_revision
+                        if deleted:
+                            self._apply_delete(kv.key, rv)
                         else:
-                            d = decode_value(self.prefix, key, unb64(kv.get("value")), rv)
+                            d = decode_value(self.prefix, kv.key, kv.value, rv)
                             if d is not None:
+                                self._ids[kv.key] = d[:3]
                                 self.cache.apply("PUT", d[0], d[1], d[2], d[3], rv)
                             else:
                                 self.cache.advance(rv)
                         self.revision = rv
-                    if not events and not res.get("created") and "header" in res:
-                        hdr = int(res["header"].get("revision", 0) or 0)  # a progress notification
-                        if hdr > self.revision:
-                            self.revision = hdr
-                            self.cache.advance(hdr)
+                    if not batch.events and not batch.created and batch.revision > self.revision:
+                        self.revision = batch.revision  # a progress notification
+                        self.cache.advance(batch.revision)
             except EtcdCompacted:
                 if self._stop.is_set():
                     return
@@ -186,9 +189,11 @@ class Reflector:
                 self._stop.wait(0.5)
 
     def _apply_delete(self, key: bytes, rv: int) -> None:
-        """A DELETE event carries no value: find the object by its key in the cache."""
-        k = key.decode(errors="replace")
-        hit = self._lookup(k)
+        """A DELETE event carries no value: find the object by its key (noted when it was put), else by the
+        key's layout in the cache."""
+        hit = self._ids.pop(key, None)
+        if hit is None or self.cache.snapshot(*hit) is None:
+            hit = self._lookup(key.decode(errors="replace"))
         if hit is None:
             self.cache.advance(rv)
         else:
@@ -214,6 +219,13 @@ class Reflector:
             if ns:
                 return resource, ns, parts[-1]
         return None
+
+    def request_progress(self) -> bool:
+        """Ask etcd for a progress notification on the cache's watch now (upstream's `RequestWatchProgress`):
+        its answer moves the cache to etcd's current revision when nothing under the prefix changed. False when
+        the transport cannot (the gateway) or no watch is open."""
+        stream = self._stream
+        return stream is not None and stream.request_progress()
 
     def stop(self) -> None:
         self._stop.set()

@@ -20,13 +20,15 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from .cacher import Reflector, WatchCache, decode_value
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResourceVersionError
-from .etcdclient import EtcdClient, EtcdCompacted, b64, unb64
+from .etcdapi import Cmp, KeyValue, KVClient, Op, TxnResult, prefix_range_end
+from .etcdclient import EtcdCompacted, b64
 from .freshness import READ_AT
 from .interface import DELETE, UpdateFn
 from ..deviations import NONE, Deviations
@@ -35,6 +37,7 @@ from .memory import _same
 
 log = logging.getLogger("nsconform.reference_server.storage")
 CACHE_WAIT = 10.0  # seconds a write waits for the cache to see it (then returns anyway, logged)
+PROGRESS_INTERVAL = 0.1  # while a read waits for the cache: a progress request this often (upstream's 100 ms)
 DELETE_WORKERS = 8  # deletions in flight at once in `delete_many`
 
 
@@ -43,14 +46,16 @@ class EtcdStore:
 
     remote = True
 
-    def __init__(self, client: EtcdClient, prefix: str = "/registry", *, history_size: int = 10000,
-                 deviations: Deviations = NONE):
+    def __init__(self, client: KVClient, prefix: str = "/registry", *, history_size: int = 10000,
+                 deviations: Deviations = NONE, progress_requests: bool | None = None):
         self.client = client
         self.deviations = deviations
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.cache = WatchCache(history_size)
         self.reflector = Reflector(client, self.prefix, self.cache)
         self.reflector.start()  # EtcdUnavailable when etcd cannot be reached
+        self.progress_requests = supports_progress_requests(client) if progress_requests is None \
+            else progress_requests
         self._lock = threading.RLock()
         self._closers: list[Callable[[], None]] = []
         self._delete_pool: ThreadPoolExecutor | None = None
@@ -92,17 +97,31 @@ class EtcdStore:
             self.client.ssl_context
 
     def wait_fresh(self, rev: int, timeout: float) -> bool:
-        """True once the cache has reached `rev` (False after `timeout`): reads from it are then as fresh."""
-        return self.cache.current_rv() >= rev or self.cache.wait_for(rev, timeout)
+        """True once the cache has reached `rev` (False after `timeout`): reads from it are then as fresh.
+        While it waits, etcd is asked for a progress notification every `PROGRESS_INTERVAL` (when
+        `progress_requests`), as upstream's cacher does for its waiting readers (`progress/watch_progress.go`):
+        writes outside the prefix move etcd's revision without an event the cache would see."""
+        if self.cache.current_rv() >= rev:
+            return True
+        if timeout <= 0 or not self.progress_requests:
+            return self.cache.wait_for(rev, timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            self.reflector.request_progress()
+            left = deadline - time.monotonic()
+            if self.cache.wait_for(rev, max(0.0, min(PROGRESS_INTERVAL, left))):
+                return True
+            if left <= PROGRESS_INTERVAL or self.cache.closed:
+                return False
 
     def get(self, resource: str, namespace: str, name: str, *, shared: bool = False) -> dict[str, Any]:
         at = READ_AT.get()
         if at:  # a consistent read the cache could not serve in time (`freshness.py`)
             key = self._key(resource, namespace, name)
             try:
-                kvs = self.client.range(key, revision=at).get("kvs") or []
+                kvs = self.client.get(key.encode(), revision=at).kvs
             except EtcdCompacted:
-                kvs = self.client.range(key).get("kvs") or []  # compacted meanwhile: newer is as fresh
+                kvs = self.client.get(key.encode()).kvs  # compacted meanwhile: newer is as fresh
             found = self._decode(kvs[0]) if kvs else None
             if found is None:
                 raise KeyNotFoundError(key)
@@ -135,7 +154,7 @@ class EtcdStore:
         """From the cache while `rv` is in its window (waiting for it to catch up to a future `rv`), else a
         range read at `rv` in etcd; `TooOldResourceVersionError` once etcd compacted it."""
         if rv > self.cache.current_rv():
-            self.cache.wait_for(rv, 3.0)  # upstream's cacher waits (up to 3 s) for a resourceVersion it has not seen
+            self.wait_fresh(rv, 3.0)  # upstream's cacher waits (up to 3 s) for a resourceVersion it has not seen
         try:
             return self.cache.list_at(resource, namespace, rv, shared=shared)
         except TooOldResourceVersionError:
@@ -144,29 +163,27 @@ class EtcdStore:
 
     def _range_at(self, resource: str, namespace: str | None, rv: int) -> tuple[list[dict[str, Any]], int]:
         """The collection read from etcd at `rv` (0: its current revision)."""
-        start = collection_key(self.prefix, resource, namespace)
+        start = collection_key(self.prefix, resource, namespace).encode()
         try:
-            out = self.client.range(start, prefix=True, revision=rv)
+            out = self.client.get(start, range_end=prefix_range_end(start), revision=rv)
         except EtcdCompacted as e:
             raise TooOldResourceVersionError(rv, max(e.compact_revision, self.cache.compacted_rv())) from None
         items = []
-        for kv in out.get("kvs", []):
-            d = decode_value(self.prefix, unb64(kv["key"]), unb64(kv.get("value")), int(kv["mod_revision"]))
+        for kv in out.kvs:
+            d = decode_value(self.prefix, kv.key, kv.value, kv.mod_revision)
             if d is not None and d[0] == resource and (namespace is None or d[1] == namespace):
                 items.append(d[3])
-        return items, rv or int(out["header"]["revision"])
+        return items, rv or out.revision
 
     # ---- writes: etcd transactions -------------------------------------------------------------------
     def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:
         key = self._key(resource, namespace, name)
-        value = _encode(obj)
-        out = self.client.txn([{"key": b64(key), "target": "CREATE", "create_revision": "0"}],
-                              [{"request_put": {"key": b64(key), "value": b64(value)}}],
-                              [{"request_range": {"key": b64(key)}}])
-        if not out.get("succeeded"):
-            existing = self._from_failure(out, key)
+        k = key.encode()
+        out = self.client.transact([Cmp("CREATE", k, 0)], [Op("put", k, _encode(obj))], [Op("range", k)])
+        if not out.succeeded:
+            existing = self._from_failure(out)
             raise KeyExistsError(key, existing if existing is not None else {})
-        rv = int(out["header"]["revision"])
+        rv = out.revision
         self._seen(rv)
         stored = clone(obj)
         stored.setdefault("metadata", {})["resourceVersion"] = str(rv)
@@ -209,29 +226,30 @@ class EtcdStore:
                             raise KeyNotFoundError(key) from None
                         continue
                 raise
-            guard = [{"key": b64(key), "target": "MOD", "mod_revision": rv}]
-            fail = [{"request_range": {"key": b64(key)}}]
+            k = key.encode()
+            guard = [Cmp("MOD", k, int(rv))]
+            fail = [Op("range", k)]
             if new is DELETE:
-                ops: list[dict[str, Any]] = [{"request_delete_range": {"key": b64(key)}}]
+                ops = [Op("delete", k)]
                 if namespace and self.deviations.active("deleted-content-keys-archived"):
                     # a copy left beside the key (outside the layout: the cache never reads it back)
-                    ops.append({"request_put": {"key": b64(key + ".deleted"), "value": b64(_encode(current))}})
-                out = self.client.txn(guard, ops, fail)
-                if out.get("succeeded"):
-                    rev = int(out["header"]["revision"])
+                    ops.append(Op("put", k + b".deleted", _encode(current)))
+                out = self.client.transact(guard, ops, fail)
+                if out.succeeded:
+                    rev = out.revision
                     gone = ({**current, "metadata": {**current["metadata"], "resourceVersion": str(rev)}} if shared
                             else _gone(current, rev))
                     return gone, True, rev
             else:
                 if _same(new, current):
                     return clone(current), False, 0
-                out = self.client.txn(guard, [{"request_put": {"key": b64(key), "value": b64(_encode(new))}}], fail)
-                if out.get("succeeded"):
-                    rev = int(out["header"]["revision"])
+                out = self.client.transact(guard, [Op("put", k, _encode(new))], fail)
+                if out.succeeded:
+                    rev = out.revision
                     stored = clone(new)
                     stored.setdefault("metadata", {})["resourceVersion"] = str(rev)
                     return stored, False, rev
-            current, from_cache = self._from_failure(out, key), False  # lost the race: try again on etcd's state
+            current, from_cache = self._from_failure(out), False  # lost the race: try again on etcd's state
             if current is None:
                 raise KeyNotFoundError(key)
 
@@ -311,22 +329,38 @@ class EtcdStore:
             log.warning("the watch cache has not seen revision %d after %.0f s", rv, CACHE_WAIT)
 
     def _read(self, key: str) -> dict[str, Any] | None:
-        out = self.client.range(key)
-        kvs = out.get("kvs") or []
+        kvs = self.client.get(key.encode()).kvs
         return self._decode(kvs[0]) if kvs else None
 
-    def _from_failure(self, out: dict[str, Any], key: str) -> dict[str, Any] | None:
-        """The current object from a failed txn's `request_range`, or None when the key is gone."""
-        for r in out.get("responses") or []:
-            kvs = (r.get("response_range") or {}).get("kvs") or []
-            if kvs:
-                return self._decode(kvs[0])
-        return None
+    def _from_failure(self, out: TxnResult) -> dict[str, Any] | None:
+        """The current object from a failed txn's range operation, or None when the key is gone."""
+        return self._decode(out.kvs[0]) if out.kvs else None
 
-    def _decode(self, kv: dict[str, Any]) -> dict[str, Any] | None:
-        obj = json.loads(unb64(kv.get("value")))
-        obj.setdefault("metadata", {})["resourceVersion"] = str(int(kv["mod_revision"]))
+    def _decode(self, kv: KeyValue) -> dict[str, Any] | None:
+        obj = json.loads(kv.value)
+        obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
         return obj
+
+
+PROGRESS_FIXED = ((3, 4, 31), (3, 5, 13))  # etcd releases whose progress notifications are ordered right
+
+
+def supports_progress_requests(client: KVClient) -> bool:
+    """Whether to ask etcd for progress notifications, as upstream's `feature_support_checker.go` decides: a
+    transport that can (gRPC) and an etcd of 3.4.31+ or 3.5.13+ (older ones may send a progress notification
+    ahead of events at or below its revision: etcd issues 15220 and 17507), else not (then a read that the
+    cache cannot serve in time falls back to etcd, as before)."""
+    if getattr(client, "transport", "") != "grpc":
+        return False
+    try:
+        ver = tuple(int(x) for x in client.version().split("-")[0].split(".")[:3])
+    except Exception:  # noqa: BLE001 - unknown: not supported, as upstream
+        return False
+    if len(ver) != 3:
+        return False
+    if ver[:2] == (3, 4):
+        return ver >= PROGRESS_FIXED[0]
+    return ver >= PROGRESS_FIXED[1]
 
 
 def _encode(obj: dict[str, Any]) -> bytes:

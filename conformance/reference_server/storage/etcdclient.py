@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 
 import urllib3
 
+from .etcdapi import Cmp, Event, KeyValue, Op, RangeResult, TxnResult, WatchBatch
+
 COMPACTED = "required revision has been compacted"
 
 
@@ -154,6 +156,9 @@ class EtcdClient:
         """A streamed watch from `start_revision` with progress notifications; iterate it for responses."""
         body = {"create_request": {"key": b64(key), "start_revision": str(start_revision), "progress_notify": True,
                                    **({"range_end": b64(prefix_end(key))} if prefix else {})}}
+        return self._watch(body)
+
+    def _watch(self, body: dict[str, Any]) -> "WatchStream":
         last: Exception | None = None
         for i in range(len(self.endpoints)):
             at = (self._current + i) % len(self.endpoints)
@@ -166,6 +171,35 @@ class EtcdClient:
                 continue
             return WatchStream(r)
         raise EtcdUnavailable(f"cannot reach etcd at {', '.join(self.endpoints)}: {_reason(last)}")
+
+    # ---- etcdapi.KVClient: the typed calls the store makes -----------------------------------------------
+    transport = "gateway"
+
+    def get(self, key: bytes, *, range_end: bytes | None = None, revision: int = 0,
+            limit: int = 0) -> RangeResult:
+        body: dict[str, Any] = {"key": b64(key)}
+        if range_end:
+            body["range_end"] = b64(range_end)
+        if revision:
+            body["revision"] = str(revision)
+        if limit:
+            body["limit"] = str(limit)
+        out = self.call("/v3/kv/range", body)
+        return RangeResult(int(out["header"]["revision"]), [_kv(kv) for kv in out.get("kvs") or []])
+
+    def transact(self, compare: list[Cmp], success: list[Op], failure: list[Op]) -> TxnResult:
+        out = self.call("/v3/kv/txn", {"compare": [_cmp(c) for c in compare], "success": [_op(o) for o in success],
+                                       "failure": [_op(o) for o in failure]})
+        kvs = [_kv(kv) for r in out.get("responses") or [] for kv in (r.get("response_range") or {}).get("kvs") or []]
+        return TxnResult(int(out["header"]["revision"]), bool(out.get("succeeded")), kvs)
+
+    def version(self) -> str:
+        return str(self.status().get("version", ""))
+
+    def watch_range(self, key: bytes, range_end: bytes, start_revision: int) -> "GatewayWatch":
+        body = {"create_request": {"key": b64(key), "start_revision": str(start_revision), "progress_notify": True,
+                                   **({"range_end": b64(range_end)} if range_end else {})}}
+        return GatewayWatch(self._watch(body))
 
     def close(self) -> None:
         self._http.clear()
@@ -207,6 +241,43 @@ class WatchStream:
             self._r.release_conn()
         except Exception:  # noqa: BLE001 - closing a dead stream
             pass
+
+
+class GatewayWatch:
+    """A gateway watch as `etcdapi.WatchBatch`es. It cannot ask for progress: the gateway's watch is one POST,
+    whose request stream ends with its body."""
+
+    def __init__(self, stream: WatchStream):
+        self._stream = stream
+
+    def __iter__(self) -> Iterator[WatchBatch]:
+        for res in self._stream:
+            events = [Event(ev.get("type") == "DELETE", _kv(ev["kv"])) for ev in res.get("events") or []]
+            yield WatchBatch(int((res.get("header") or {}).get("revision", 0) or 0), events, bool(res.get("created")))
+
+    def request_progress(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+def _kv(kv: dict[str, Any]) -> KeyValue:
+    return KeyValue(unb64(kv.get("key")), unb64(kv.get("value")), int(kv.get("mod_revision", 0) or 0),
+                    int(kv.get("create_revision", 0) or 0))
+
+
+def _cmp(c: Cmp) -> dict[str, Any]:
+    field = {"CREATE": "create_revision", "MOD": "mod_revision", "VERSION": "version"}[c.target]
+    return {"key": b64(c.key), "target": c.target, field: str(c.revision)}
+
+
+def _op(o: Op) -> dict[str, Any]:
+    if o.kind == "put":
+        return {"request_put": {"key": b64(o.key), "value": b64(o.value)}}
+    if o.kind == "delete":
+        return {"request_delete_range": {"key": b64(o.key)}}
+    return {"request_range": {"key": b64(o.key)}}
 
 
 class _Conn:

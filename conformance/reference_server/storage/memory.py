@@ -33,6 +33,8 @@ class MemoryWatcher:
         self.loop = loop
         self.queue: asyncio.Queue = asyncio.Queue()
         self.closed = False
+        self._pending: list[Event | None] = []  # delivered from another thread, not yet on the loop
+        self._pending_lock = threading.Lock()
 
     def matches(self, ev: Event) -> bool:
         return ev.resource == self.resource and (self.namespace is None or ev.namespace == self.namespace)
@@ -42,13 +44,23 @@ class MemoryWatcher:
             on_loop = asyncio.get_running_loop() is self.loop
         except RuntimeError:  # no loop in this thread
             on_loop = False
-        if on_loop:  # the write runs on the watcher's loop: no self-pipe wake-up needed
-            self.queue.put_nowait(item)
-            return
-        try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+        with self._pending_lock:
+            if on_loop and not self._pending:  # the write runs on the watcher's loop: no wake-up needed
+                self.queue.put_nowait(item)
+                return
+            self._pending.append(item)
+            if len(self._pending) > 1:  # a hand-over to the loop is already on its way: it takes this too
+                return
+        try:  # one wake-up of the loop per run of events (the etcd cache's reflector sends thousands)
+            self.loop.call_soon_threadsafe(self._hand_over)
         except RuntimeError:  # loop closed: the watch is gone
             self.closed = True
+
+    def _hand_over(self) -> None:
+        with self._pending_lock:
+            items, self._pending = self._pending, []
+        for item in items:
+            self.queue.put_nowait(item)
 
     def request_progress(self) -> None:
         with self._store.atomic():  # no write can slip between reading the RV and queueing the mark
