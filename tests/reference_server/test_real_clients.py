@@ -145,26 +145,31 @@ class Background:
                 f.close()
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
-    """The server (TLS, random token), its kubeconfig, a requests session; kubectl if it could be fetched."""
+def serve_kube(tmp_path_factory: pytest.TempPathFactory, name: str, **server: Any) -> Iterator[Kube]:
+    """A server (TLS, random token, `start_embedded(**server)`), its kubeconfig, a requests session; kubectl if it
+    could be fetched. Stopped when the generator ends (the modules' `served` fixtures)."""
     binary = kubectl_tool.get_kubectl()
     token = secrets.token_urlsafe(24)
-    server = start_embedded(tls=True, token=token, flavor="bare")
-    tmp = tmp_path_factory.mktemp("real-clients")
+    srv = start_embedded(tls=True, token=token, **server)
+    tmp = tmp_path_factory.mktemp(name)
     kubeconfig = tmp / "kubeconfig"
-    server.write_kubeconfig(str(kubeconfig))
+    srv.write_kubeconfig(str(kubeconfig))
     home = tmp / "home"
     home.mkdir()
     http = requests.Session()
     http.trust_env = False  # REQUESTS_CA_BUNDLE would override verify=
-    http.verify = server.ca_file
+    http.verify = srv.ca_file
     http.headers["Authorization"] = f"Bearer {token}"
     try:
-        yield Kube(binary, server, kubeconfig, home, http)
+        yield Kube(binary, srv, kubeconfig, home, http)
     finally:
         http.close()
-        server.stop()
+        srv.stop()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    yield from serve_kube(tmp_path_factory, "real-clients", flavor="bare")
 
 
 @pytest.fixture

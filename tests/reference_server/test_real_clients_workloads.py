@@ -4,48 +4,19 @@ cluster without nodes: kubectl 1.33 (`create deployment`, `get all`, `rollout st
 kube-controller-manager controller, ServiceAccount admission) over TLS with a token."""
 from __future__ import annotations
 
-import secrets
 import uuid
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
-import requests
 
-from conformance.reference_server.embedded import start_embedded
-from tests.tools import kubectl as kubectl_tool
-
-from .test_real_clients import Kube, table
+from .test_real_clients import Kube, kube, serve_kube, table  # noqa: F401 - kube: a fixture
 
 WAIT = 30  # seconds any one wait may take (a watch ends it as soon as the state is there)
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
-    binary = kubectl_tool.get_kubectl()
-    token = secrets.token_urlsafe(24)
-    server = start_embedded(tls=True, token=token)
-    tmp = tmp_path_factory.mktemp("workloads")
-    kubeconfig = tmp / "kubeconfig"
-    server.write_kubeconfig(str(kubeconfig))
-    home = tmp / "home"
-    home.mkdir()
-    http = requests.Session()
-    http.trust_env = False
-    http.verify = server.ca_file
-    http.headers["Authorization"] = f"Bearer {token}"
-    try:
-        yield Kube(binary, server, kubeconfig, home, http)
-    finally:
-        http.close()
-        server.stop()
-
-
-@pytest.fixture
-def kube(served: Kube) -> Kube:
-    if served.binary is None:
-        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
-    return served
+    yield from serve_kube(tmp_path_factory, "workloads")  # the default flavour: every controller
 
 
 @pytest.fixture
