@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import urllib3
 
 from .etcdapi import Cmp, Event, KeyValue, Op, RangeResult, TxnResult, WatchBatch
+from .h2conn import connect_socket
 
 COMPACTED = "required revision has been compacted"
 
@@ -288,16 +289,8 @@ class _Conn:
         u = urlsplit(endpoint)
         https = u.scheme == "https"
         host, port = u.hostname or "", u.port or (443 if https else 80)
-        sock = socket.create_connection((host, port), timeout=2.0)  # within 2 s, then each answer within timeout
-        try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if https:
-                sock = (ssl_context or ssl.create_default_context()).wrap_socket(sock, server_hostname=host)
-            sock.settimeout(timeout)
-        except BaseException:
-            sock.close()
-            raise
-        self.sock: socket.socket | None = sock
+        context = (ssl_context or ssl.create_default_context()) if https else None
+        self.sock: socket.socket | None = connect_socket(host, port, context, timeout)
         self.timeout = timeout
         self.head = f"Host: {u.netloc}\r\nContent-Type: application/json\r\nContent-Length: ".encode()
         self.buf = bytearray()

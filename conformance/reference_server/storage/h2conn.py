@@ -66,21 +66,28 @@ def _hlen(n: int) -> bytes:
     return bytes(out)
 
 
+def connect_socket(host: str, port: int, ssl_context: ssl.SSLContext | None, timeout: float | None,
+                   connect_timeout: float = 2.0) -> socket.socket:
+    """A connected TCP socket to etcd (no Nagle: calls are small and answered at once), TLS when `ssl_context`;
+    connected within `connect_timeout`, then each read within `timeout`."""
+    sock = socket.create_connection((host, port), timeout=connect_timeout)
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if ssl_context is not None:
+            sock = ssl_context.wrap_socket(sock, server_hostname=host)
+        sock.settimeout(timeout)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 class H2Conn:
     """One HTTP/2 connection to `host:port` (TLS when `ssl_context`), carrying gRPC calls."""
 
     def __init__(self, host: str, port: int, ssl_context: ssl.SSLContext | None, timeout: float | None,
                  authority: str | None = None, connect_timeout: float = 2.0):
-        sock = socket.create_connection((host, port), timeout=connect_timeout)
-        try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if ssl_context is not None:
-                sock = ssl_context.wrap_socket(sock, server_hostname=host)
-            sock.settimeout(timeout)
-        except BaseException:
-            sock.close()
-            raise
-        self.sock: socket.socket | None = sock
+        self.sock: socket.socket | None = connect_socket(host, port, ssl_context, timeout, connect_timeout)
         self.timeout = timeout
         self.draining = False
         self._send_lock = threading.Lock()
