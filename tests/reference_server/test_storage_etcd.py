@@ -84,6 +84,7 @@ def test_concurrent_updates_from_two_processes_lose_nothing(pair):
         t.start()
     for t in threads:
         t.join()
+    a.cache.wait_for(a.current_rv(), 5)  # b's last write is acknowledged once b's cache has it; a's may lag
     assert a.get("configmaps", "x", "counter")["data"]["n"] == "80"
 
 
