@@ -5,10 +5,13 @@ from typing import Any
 
 import pytest
 
-from conformance.reference_server.registry import ListOptions, Registry
+from conformance.reference_server.registry import DeleteOptions, ListOptions, Registry
 from conformance.reference_server.storage import MemoryStore
 
 NS = "w"
+# how kubectl and the controllers delete a Job: a batch/v1 Job's own default is to orphan its pods (an `orphan`
+# finalizer that only the garbage collector, not running in these tests, would take off)
+BACKGROUND = DeleteOptions(propagation_policy="Background")
 CONTAINERS = [{"name": "c", "image": "nginx"}]
 
 

@@ -8,9 +8,9 @@ import pytest
 from conformance.reference_server.controller.workloads import CronJobController
 from conformance.reference_server.controller.workloads import cron
 from conformance.reference_server.controller.workloads.common import parse_time
-from conformance.reference_server.registry import DeleteOptions, ListOptions
+from conformance.reference_server.registry import ListOptions
 
-from .conftest import NS, apps, get, patch_spec, template
+from .conftest import BACKGROUND, NS, apps, get, patch_spec, template
 
 T = dt.datetime(2026, 11, 23, 9, 37, 20)  # a Monday
 
@@ -70,7 +70,7 @@ def test_a_job_at_the_scheduled_time_then_requeued_for_the_next(reg):
                                  "resourceVersion": job["metadata"]["resourceVersion"]}]
     c.sync(NS, "cj")
     assert len(_jobs(reg)) == 1  # the same time is not run twice
-    reg.group("batch", "jobs").delete(NS, job["metadata"]["name"], DeleteOptions())
+    reg.group("batch", "jobs").delete(NS, job["metadata"]["name"], BACKGROUND)
     c.sync(NS, "cj")
     assert "active" not in get(reg, "cronjobs", "cj", group="batch")["status"]
 

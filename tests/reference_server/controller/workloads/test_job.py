@@ -6,7 +6,7 @@ from conformance.reference_server.controller.workloads import JobController
 from conformance.reference_server.controller.workloads.job import FINALIZER
 from conformance.reference_server.registry import DeleteOptions
 
-from .conftest import NS, apps, get, patch_spec, pods, template
+from .conftest import BACKGROUND, NS, apps, get, pods, template
 
 
 def _job(reg, **spec):
@@ -52,7 +52,7 @@ def test_pods_of_a_deleted_job_lose_the_finalizer(reg):
     c.sync(NS, "j")
     [p] = pods(reg)
     gone = reg.group("batch", "jobs").get(NS, "j")
-    reg.group("batch", "jobs").delete(NS, "j", DeleteOptions())
+    reg.group("batch", "jobs").delete(NS, "j", BACKGROUND)
 
     class Ev:
         namespace, object = NS, gone
@@ -68,7 +68,7 @@ def test_suspended_and_indexed(reg):
     status = get(reg, "jobs", "j", group="batch")["status"]
     assert [(x["type"], x["reason"]) for x in status["conditions"]] == [("Suspended", "JobSuspended")]
     assert "startTime" not in status
-    reg.group("batch", "jobs").delete(NS, "j", DeleteOptions())
+    reg.group("batch", "jobs").delete(NS, "j", BACKGROUND)
     _job(reg, completionMode="Indexed", completions=3, parallelism=2)
     c.sync(NS, "j")
     indexes = sorted(p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] for p in pods(reg))
