@@ -84,7 +84,9 @@ def test_concurrent_updates_from_two_processes_lose_nothing(pair):
         t.start()
     for t in threads:
         t.join()
-    a.cache.wait_for(a.current_rv(), 5)  # b's last write is acknowledged once b's cache has it; a's may lag
+    # each write is acknowledged once its writer's cache has it, so the later of the two caches has the last
+    # write; a's own cache may still lag b's last writes
+    assert a.cache.wait_for(max(a.current_rv(), b.current_rv()), 5)
     assert a.get("configmaps", "x", "counter")["data"]["n"] == "80"
 
 
