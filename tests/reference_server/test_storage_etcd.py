@@ -169,6 +169,26 @@ def test_serve_storage_errors_are_one_line(argv, said, capsys):
     assert err == f"nsconform serve: error: {said}\n"
 
 
+def test_a_namespace_another_process_just_created_admits_content_before_this_cache_sees_it(pair):
+    """NamespaceLifecycle refuses content only when the namespace is missing from storage itself: upstream's
+    last resort is a live GET when its informer has not seen the namespace yet (replicas behind one load
+    balancer: a namespace created through one, its content at once through another)."""
+    from conformance.reference_server.admission.lifecycle import NamespaceLifecycle
+    from conformance.reference_server.registry import Registry
+    from conformance.reference_server.storage import KeyNotFoundError
+    a, b = pair
+    b.reflector.stop()  # b's cache stays behind for as long as the test needs
+    a.create("namespaces", "", "fresh", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fresh"}})
+    with pytest.raises(KeyNotFoundError):
+        b.get("namespaces", "", "fresh")  # b's cache has not seen it
+    registry = Registry(b)
+    admit = NamespaceLifecycle(registry).for_create(registry.content("configmaps").info)
+    admit(obj("c", "fresh"))  # admitted: the namespace is in etcd
+    with pytest.raises(Exception) as refused:
+        admit(obj("c", "never-created"))
+    assert getattr(refused.value, "code", None) == 404
+
+
 def test_a_reflector_stopped_while_its_watch_opens_ends_with_it():
     """`stop` right after `start` (a store closed at once) found no watch to close while the reflector's thread
     was still opening it: the thread then followed etcd for good and `stop` waited its 5 s join in vain."""
