@@ -32,7 +32,7 @@ def test_next_event_times_out_quickly(client):
     with client.watch("/api/v1/namespaces", params={"watch": "true"}) as w:
         started = time.monotonic()
         assert w.next_event(0.3) is None
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 10  # the 0.3 s asked, not the read timeout (load adds seconds)
         assert not w.ended
 
 
