@@ -157,7 +157,10 @@ def test_three_member_etcd_loses_a_member_then_quorum_and_recovers(tmp_path, htt
     try:
         replica = Replica(etcd.urls, unique_prefix()).ready()
         ns = "nsc-replicas-three"
-        assert http.post(f"{replica.url}/api/v1/namespaces", json=_ns(ns), timeout=30).status_code == 201
+        # etcd's short election timeout (500 ms) can lapse on a loaded machine even with every member up: the
+        # namespace is created once it is stored (409: an attempt that failed was stored after all)
+        until(lambda: http.post(f"{replica.url}/api/v1/namespaces", json=_ns(ns), timeout=30).status_code in (201, 409),
+              "the namespace created", timeout=30, every=0.2)
         acked: dict[str, str] = {}
 
         def write(name: str) -> requests.Response:
