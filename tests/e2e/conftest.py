@@ -22,6 +22,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_procs.Served]:
 def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`nsconform run` on the embedded server: the run dir of a run where every clause passes."""
     work = tmp_path_factory.mktemp("clean")
-    res = _procs.run(["run", "--reports", str(work / "r"), "--run-id", "emb"], cwd=work)
+    # a whole suite run: its timeout bounds a hang only (600 s, as the suite tests'), the 120 s default ran out
+    # on a loaded machine and errored every test that compares against this run
+    res = _procs.run(["run", "--reports", str(work / "r"), "--run-id", "emb"], cwd=work, timeout=600)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     return work / "r" / "emb"

@@ -45,11 +45,11 @@ def test_timeout_message_names_last_state(client, waiter):
 
 
 def test_timeout_scale(client, waiter):
-    set_timeout_scale(0.25)
+    set_timeout_scale(0.025)
     started = time.monotonic()
     with pytest.raises(WaitTimeout, match="timed out after 0.5s"):
-        waiter.until("/api/v1/namespaces/never", lambda o: True, "never", timeout=2)
-    assert time.monotonic() - started < 1.5
+        waiter.until("/api/v1/namespaces/never", lambda o: True, "never", timeout=20)
+    assert time.monotonic() - started < 10  # scaled: well short of the 20 s asked (a loaded machine adds seconds)
 
 
 def test_polling_fallback_without_watch(client, fake):
@@ -79,7 +79,7 @@ def test_gives_up_at_once_when_the_object_is_gone(client, waiter):
     started = time.monotonic()
     with pytest.raises(WaitHopeless) as exc:
         waiter.until("/api/v1/namespaces/never", lambda o: True, "a label", timeout=30, give_up=gone)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 15  # gave up, long before the timeout (a loaded machine adds seconds)
     assert isinstance(exc.value, WaitTimeout)  # callers catching WaitTimeout still work
     assert "gave up after" in str(exc.value) and "it is gone (404)" in str(exc.value)
     assert "a label" in str(exc.value)
@@ -91,7 +91,7 @@ def test_gives_up_when_another_object_makes_success_impossible(client, waiter):
     with pytest.raises(WaitHopeless, match="namespace gone-ns is gone"):
         waiter.until("/api/v1/namespaces/held", lambda o: False, "the controller", timeout=30,
                      also=[("/api/v1/namespaces/gone-ns", no_controller_for_content("gone-ns"))])
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 15  # gave up, long before the timeout (a loaded machine adds seconds)
 
 
 def test_a_slow_but_possible_wait_is_never_cut_short(client, waiter):

@@ -56,6 +56,16 @@ class Replica:
                 self.identity = line.split()[3]
         return self
 
+    def output(self) -> list[str]:
+        """Every line the process has said so far, its log lines since `ready()` included (for failure messages)."""
+        while True:
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                return self.said
+            if line is not None:
+                self.said.append(line)
+
     def kill(self) -> None:
         """kill -9: no release of the Lease, no flush, nothing."""
         if self.proc.poll() is None:

@@ -124,7 +124,7 @@ def test_yaml_alias_bomb_is_refused_fast(srv, ns, dry):
         took = time.perf_counter() - t0
     body = assert_clean(r, 400)
     assert "excessive aliasing" in body["message"]
-    assert took < 2 and len(r.content) < 10_000
+    assert took < 10 and len(r.content) < 10_000  # refused, not expanded (9**9 nodes would take minutes)
     probe.check()
     assert requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/lol").status_code == 404
 

@@ -167,3 +167,60 @@ def test_serve_storage_errors_are_one_line(argv, said, capsys):
     assert main(["--port", "0", *argv]) == 2
     err = capsys.readouterr().err
     assert err == f"nsconform serve: error: {said}\n"
+
+
+def test_a_namespace_another_process_just_created_admits_content_before_this_cache_sees_it(pair):
+    """NamespaceLifecycle refuses content only when the namespace is missing from storage itself: upstream's
+    last resort is a live GET when its informer has not seen the namespace yet (replicas behind one load
+    balancer: a namespace created through one, its content at once through another)."""
+    from conformance.reference_server.admission.lifecycle import NamespaceLifecycle
+    from conformance.reference_server.registry import Registry
+    from conformance.reference_server.storage import KeyNotFoundError
+    a, b = pair
+    b.reflector.stop()  # b's cache stays behind for as long as the test needs
+    a.create("namespaces", "", "fresh", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fresh"}})
+    with pytest.raises(KeyNotFoundError):
+        b.get("namespaces", "", "fresh")  # b's cache has not seen it
+    registry = Registry(b)
+    admit = NamespaceLifecycle(registry).for_create(registry.content("configmaps").info)
+    admit(obj("c", "fresh"))  # admitted: the namespace is in etcd
+    with pytest.raises(Exception) as refused:
+        admit(obj("c", "never-created"))
+    assert getattr(refused.value, "code", None) == 404
+
+
+def test_a_reflector_stopped_while_its_watch_opens_ends_with_it():
+    """`stop` right after `start` (a store closed at once) found no watch to close while the reflector's thread
+    was still opening it: the thread then followed etcd for good and `stop` waited its 5 s join in vain."""
+    from conformance.reference_server.storage.cacher import Reflector, WatchCache
+    from conformance.reference_server.storage.etcdapi import RangeResult
+
+    opening, opened = threading.Event(), threading.Event()
+    closed = threading.Event()
+
+    class Stream:
+        def __iter__(self):
+            closed.wait(30)  # a live watch: silent until closed
+            return iter(())
+
+        def close(self):
+            closed.set()
+
+    class Client:
+        def get(self, key, range_end=None, revision=0, limit=0):
+            return RangeResult(kvs=[], revision=1)
+
+        def watch_range(self, key, range_end, start_revision):
+            opening.set()
+            opened.wait(30)
+            return Stream()
+
+    reflector = Reflector(Client(), "/p", WatchCache())
+    reflector.start()
+    assert opening.wait(30)
+    stopper = threading.Thread(target=reflector.stop)
+    stopper.start()
+    assert reflector._stop.wait(30)
+    opened.set()  # the watch is open only now, after `stop` looked for it
+    stopper.join(30)
+    assert closed.is_set() and not reflector._thread.is_alive()

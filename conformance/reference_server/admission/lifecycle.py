@@ -41,13 +41,26 @@ class NamespaceLifecycle:
         if name in immortal:
             raise E.forbidden("namespaces", name, "this namespace may not be deleted")
 
+    def _namespace(self, name: str) -> dict[str, Any]:
+        """The namespace from the store's (cached) view, else, as upstream's last resort before refusing, from
+        storage itself: a replica whose watch cache has not yet seen a namespace another replica just created
+        must not answer 404 (upstream: `l.client.CoreV1().Namespaces().Get` when the informer misses it)."""
+        store = self.registry.store
+        try:
+            return store.get("namespaces", "", name)
+        except KeyNotFoundError:
+            from_storage = getattr(store, "get_from_storage", None)  # a remote store (etcd); memory has no lag
+            if from_storage is None:
+                raise
+            return from_storage("namespaces", "", name)
+
     def _admit_create(self, info: ResourceInfo, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata", {})
         ns = meta.get("namespace", "")
         if not ns:
             return
         try:
-            namespace = self.registry.store.get("namespaces", "", ns)
+            namespace = self._namespace(ns)
         except KeyNotFoundError:
             if self.deviations.active("content-in-missing-namespace"):
                 return

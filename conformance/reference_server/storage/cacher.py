@@ -147,6 +147,9 @@ class Reflector:
             try:
                 start = (self.prefix + "/").encode()
                 self._stream = self.client.watch_range(start, prefix_range_end(start), self.revision + 1)
+                if self._stop.is_set():  # `stop` ran while the watch was being opened, and found none to close
+                    self._stream.close()
+                    return
                 for batch in self._stream:
                     backoff = 0.05
                     for deleted, kv in batch.events:

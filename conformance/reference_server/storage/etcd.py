@@ -131,6 +131,16 @@ class EtcdStore:
         except KeyNotFoundError:
             raise KeyNotFoundError(self._key(resource, namespace, name)) from None
 
+    def get_from_storage(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+        """The object as etcd has it now, never the watch cache's view (which may lag another process's write):
+        for a check that must not refuse what the cache has not seen yet, as NamespaceLifecycle's last resort
+        (a live GET, which kube-apiserver answers from etcd)."""
+        key = self._key(resource, namespace, name)
+        found = self._read(key)
+        if found is None:
+            raise KeyNotFoundError(key)
+        return found
+
     def list(self, resource: str, namespace: str | None, *, shared: bool = False) -> tuple[list[dict], int]:
         at = READ_AT.get()
         if at:  # a consistent read the cache could not serve in time (`freshness.py`)
