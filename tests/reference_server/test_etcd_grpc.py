@@ -91,6 +91,11 @@ def test_the_store_on_each_transport(etcd_process, transport):  # noqa: F811
         store.compact()
         with pytest.raises(TooOldResourceVersionError):
             store._range_at("configmaps", "x", int(created["metadata"]["resourceVersion"]))
+        for n in ("m1", "m2", "m3"):  # delete_many: pipelined on gRPC, threads on the gateway
+            store.create("configmaps", "x", n, {**CM, "metadata": {"name": n, "namespace": "x"}})
+        out = store.delete_many("configmaps", [("x", "m1"), ("x", "gone"), ("x", "m2"), ("x", "m3")])
+        assert [o["metadata"]["name"] for o in out if isinstance(o, dict)] == ["m1", "m2", "m3"]
+        assert isinstance(out[1], KeyNotFoundError) and store.list("configmaps", "x")[0] == []
     finally:
         store.close()
 
