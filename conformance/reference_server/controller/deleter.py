@@ -243,7 +243,7 @@ class NamespaceController(Controller):
             if not self.deviations.active("controller-skips-content"):
                 try:
                     yield from store.delete_collection_steps(ns, ListOptions(),
-                                                             DeleteOptions(propagation_policy="Background"), [])
+                                                             DeleteOptions(propagation_policy="Background"), None)
                 except E.StatusError as exc:
                     errors.append(exc.message)
             items = store.list(ns, ListOptions(), shared=True)["items"]  # read only

@@ -8,6 +8,7 @@ from typing import Any, Awaitable, Callable, Generic, Hashable, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 log = logging.getLogger("nsconform.reference_server.controller")
+PUMP_RUN = 100  # events a watch pump handles before it lets the event loop run (an etcd delete sends 10,000)
 
 
 class WorkQueue(Generic[K]):
@@ -77,10 +78,14 @@ class Controller:
         self._tasks.append(asyncio.get_running_loop().create_task(coro))  # type: ignore[arg-type]
 
     async def _pump(self, watcher: Any, on_event: Callable[[Any], None]) -> None:
+        taken = 0
         while True:
-            ev = await watcher.queue.get()
+            ev = await watcher.queue.get()  # no yield while the queue has events: thousands may wait at once
             if ev is None:
                 return
+            taken += 1
+            if taken % PUMP_RUN == 0:  # let the loop serve requests between runs
+                await asyncio.sleep(0)
             try:
                 on_event(ev)
             except Exception:  # a controller bug must not stop the loop

@@ -52,7 +52,10 @@ class QuotaController(Controller):
             return
         if ev.type == "MODIFIED" and ev.resource != "pods":
             return  # only a pod's usage changes on update (phase Succeeded/Failed, resources)
-        for q in self.registry.store.list("resourcequotas", ev.namespace)[0]:
+        store = self.registry.store
+        if not store.count("resourcequotas", ev.namespace):  # most namespaces have none: no list per event
+            return
+        for q in store.list("resourcequotas", ev.namespace, shared=True)[0]:  # names only: no copies
             self._enqueue(ev.namespace, q["metadata"]["name"])
 
     def _enqueue(self, ns: str, name: str) -> None:

@@ -522,8 +522,9 @@ class GenericStore:
                 "metadata": {"resourceVersion": str(self.store.current_rv())}, "items": out}
 
     def delete_collection_steps(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions,
-                                out: list[dict[str, Any]], batch: int = DELETE_BATCH) -> Iterator[None]:
-        """Delete the matching objects (as `delete` each), appending the results to `out`; yields after every
+                                out: list[dict[str, Any]] | None, batch: int = DELETE_BATCH) -> Iterator[None]:
+        """Delete the matching objects (as `delete` each), appending the results to `out` (None: a caller that
+        does not read them, the namespace deleter: no response copies are made); yields after every
         `batch` of them, so an async caller (the namespace controller) can let the event loop serve other
         requests in between. Each deletion is atomic on its own: its own write, resourceVersion and event.
 
@@ -540,7 +541,7 @@ class GenericStore:
         chunk: list[dict[str, Any]] = []
         for o in stored:
             if pred(o):
-                chunk.append(self._finish(o))  # the listed state (read-only below metadata)
+                chunk.append(o if out is None else self._finish(o))  # the listed state (read-only)
             if len(chunk) == batch:
                 self._delete_chunk(chunk, fast, opts, out)
                 chunk = []
@@ -549,7 +550,7 @@ class GenericStore:
             self._delete_chunk(chunk, fast, opts, out)
 
     def _delete_chunk(self, items: list[dict[str, Any]], fast: bool, opts: DeleteOptions,
-                      out: list[dict[str, Any]]) -> None:
+                      out: list[dict[str, Any]] | None) -> None:
         """Delete listed `items` (in order), appending the results to `out`. Those without finalizers go to
         the store together (`store.delete_many`: each its own write, possibly concurrent); the store's check
         refuses one that got finalizers meanwhile, which then goes through `delete`, as does anything else."""
@@ -567,6 +568,8 @@ class GenericStore:
                 if isinstance(gone, Exception) and not isinstance(gone, _HasFinalizers):
                     raise gone
                 if not isinstance(gone, Exception):
+                    if out is None:
+                        continue
                     obj = self._deleted_result(self._finish(gone))
             if obj is None:  # not direct, or finalizers added since the listing: the general path decides
                 try:
@@ -577,7 +580,8 @@ class GenericStore:
                     if e.code == 404:
                         continue
                     raise
-            out.append(item if obj.get("kind") == "Status" else obj)
+            if out is not None:
+                out.append(item if obj.get("kind") == "Status" else obj)
 
     # ---- watch -----------------------------------------------------------------------------------
     def watch(self, ns: str | None, opts: ListOptions,

@@ -64,24 +64,28 @@ class WatchCache(MemoryStore):
         with self._lock:
             return next((ns for ns, bucket in self._index.buckets(resource) if ns and name in bucket), None)
 
-    def apply(self, typ: str, resource: str, ns: str, name: str, obj: dict | None, rv: int) -> None:
-        """One change etcd reported: PUT (`obj`) or DELETE (`obj` None) at revision `rv`."""
+    def apply(self, typ: str, resource: str, ns: str, name: str, obj: dict | None, rv: int) -> bool:
+        """One change etcd reported: PUT (`obj`) or DELETE (`obj` None) at revision `rv`. False (and nothing
+        applied) for a DELETE of an object the cache does not hold under that name."""
         with self._lock:
-            bucket = self._index.setdefault((resource, ns), {})
-            prev = bucket.get(name)
-            self._rv = max(self._rv, rv)
             if typ == "DELETE":
+                bucket = self._index.get((resource, ns))
+                prev = bucket.pop(name, None) if bucket is not None else None
                 if prev is None:
-                    return
-                del bucket[name]
+                    return False
                 if not bucket:
                     del self._index[(resource, ns)]
+                self._rv = max(self._rv, rv)
                 gone = {**prev, "metadata": {**(prev.get("metadata") or {}), "resourceVersion": str(rv)}}
                 self._emit("DELETED", resource, ns, name, gone, prev, rv)
             else:
+                bucket = self._index.setdefault((resource, ns), {})
+                prev = bucket.get(name)
+                self._rv = max(self._rv, rv)
                 bucket[name] = obj  # type: ignore[assignment]
                 self._emit("MODIFIED" if prev is not None else "ADDED", resource, ns, name, obj, prev, rv)
             self._seen.notify_all()
+            return True
 
     def advance(self, rv: int) -> None:
         """etcd's progress notification: nothing under the prefix changed up to `rv`."""
@@ -195,12 +199,11 @@ class Reflector:
         """A DELETE event carries no value: find the object by its key (noted when it was put), else by the
         key's layout in the cache."""
         hit = self._ids.pop(key, None)
-        if hit is None or self.cache.snapshot(*hit) is None:
-            hit = self._lookup(key.decode(errors="replace"))
-        if hit is None:
+        if hit is not None and self.cache.apply("DELETE", *hit, None, rv):
+            return
+        hit = self._lookup(key.decode(errors="replace"))
+        if hit is None or not self.cache.apply("DELETE", *hit, None, rv):
             self.cache.advance(rv)
-        else:
-            self.cache.apply("DELETE", *hit, None, rv)
 
     def _lookup(self, key: str) -> tuple[str, str, str] | None:
         from .keys import resource_of

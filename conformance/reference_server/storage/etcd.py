@@ -28,7 +28,7 @@ from .cacher import Reflector, WatchCache, decode_value
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResourceVersionError
 from .etcdapi import Cmp, KeyValue, KVClient, Op, TxnResult, prefix_range_end
-from .etcdclient import EtcdCompacted, b64
+from .etcdclient import EtcdCompacted, EtcdError, EtcdUnavailable, b64
 from .freshness import READ_AT
 from .interface import DELETE, UpdateFn
 from ..deviations import NONE, Deviations
@@ -38,7 +38,7 @@ from .memory import _same
 log = logging.getLogger("nsconform.reference_server.storage")
 CACHE_WAIT = 10.0  # seconds a write waits for the cache to see it (then returns anyway, logged)
 PROGRESS_INTERVAL = 0.1  # while a read waits for the cache: a progress request this often (upstream's 100 ms)
-DELETE_WORKERS = 8  # deletions in flight at once in `delete_many`
+DELETE_WORKERS = 8  # deletions in flight at once in `delete_many` on a client that cannot pipeline (gateway)
 
 
 class EtcdStore:
@@ -210,14 +210,15 @@ class EtcdStore:
         return obj, deleted
 
     def _update(self, resource: str, namespace: str, name: str, fn: UpdateFn, copy: bool = True,
-                shared: bool = False) -> tuple[dict[str, Any], bool, int]:
+                shared: bool = False, start: dict[str, Any] | None = None) -> tuple[dict[str, Any], bool, int]:
         """`guaranteed_update` without the wait for the cache: (object, deleted, revision written or 0).
         `copy=False`: `fn` gets the current state itself (a deletion's check, which only reads it);
         `shared=True`: a deleted object's last state has new top-level and metadata dicts only, the rest is
-        shared with the cache's object (read-only below metadata, as the registry's `_normalize` output)."""
+        shared with the cache's object (read-only below metadata, as the registry's `_normalize` output);
+        `start`: the state etcd returned to a lost compare-and-swap (the cache may not have it yet)."""
         key = self._key(resource, namespace, name)
-        current = self.cache.snapshot(resource, namespace, name)
-        from_cache = True
+        current = self.cache.snapshot(resource, namespace, name) if start is None else start
+        from_cache = start is None
         while True:
             if current is None:
                 current = self._read(key)
@@ -240,11 +241,7 @@ class EtcdStore:
             guard = [Cmp("MOD", k, int(rv))]
             fail = [Op("range", k)]
             if new is DELETE:
-                ops = [Op("delete", k)]
-                if namespace and self.deviations.active("deleted-content-keys-archived"):
-                    # a copy left beside the key (outside the layout: the cache never reads it back)
-                    ops.append(Op("put", k + b".deleted", _encode(current)))
-                out = self.client.transact(guard, ops, fail)
+                out = self.client.transact(guard, self._delete_ops(namespace, k, current), fail)
                 if out.succeeded:
                     rev = out.revision
                     gone = ({**current, "metadata": {**current["metadata"], "resourceVersion": str(rev)}} if shared
@@ -277,10 +274,81 @@ class EtcdStore:
     def delete_many(self, resource: str, items: list[tuple[str, str]],
                     check: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any] | Exception]:
         """`delete` of each (namespace, name), in order of `items`: the object's last state (read-only below
-        metadata), or the exception `delete` would have raised (`KeyNotFoundError`, `check`'s). Each deletion is still its own transaction
-        (its own revision and DELETED event, as upstream's deleteCollection); up to `DELETE_WORKERS` are in
-        flight at once (etcd commits concurrent proposals together), and the wait for the watch cache comes
-        once, for the newest revision, instead of after each one."""
+        metadata), or the exception `delete` would have raised (`KeyNotFoundError`, `check`'s). Each deletion is
+        still its own transaction on the object's mod revision (its own revision and DELETED event, as
+        upstream's deleteCollection workers), and the wait for the watch cache comes once, for the newest
+        revision, instead of after each one.
+
+        With a client that pipelines (`transact_many`, gRPC), the first attempt of every deletion goes out
+        together on one connection from this thread; anything that needs more (not in the cache, refused by
+        `check` on the cached state, a lost compare-and-swap, an answer lost with the connection) then takes
+        the ordinary path, one by one. Otherwise (the JSON gateway) `DELETE_WORKERS` threads each send one at
+        a time."""
+        transact_many = getattr(self.client, "transact_many", None)
+        if transact_many is None or len(items) <= 1:
+            return self._delete_threaded(resource, items, check)
+
+        def remove(obj: dict[str, Any]) -> Any:
+            if check is not None:
+                check(obj)
+            return DELETE
+
+        done: list[Any] = [None] * len(items)
+        revs = [0] * len(items)
+        slow: list[tuple[int, dict[str, Any] | None]] = []  # (index, etcd's state after a lost CAS, or None)
+        txns = []
+        sent: list[tuple[int, dict[str, Any]]] = []
+        for i, (ns, name) in enumerate(items):
+            try:
+                k = self._key(resource, ns, name).encode()
+            except StorageError as e:
+                done[i] = e
+                continue
+            current = self.cache.snapshot(resource, ns, name)
+            if current is None:
+                slow.append((i, None))
+                continue
+            if check is not None:
+                try:
+                    check(current)  # only reads it
+                except Exception:  # noqa: BLE001 - the ordinary path checks it again against etcd
+                    slow.append((i, None))
+                    continue
+            txns.append(([Cmp("MOD", k, int(current["metadata"]["resourceVersion"]))],
+                         self._delete_ops(ns, k, current), [Op("range", k)]))
+            sent.append((i, current))
+        if txns:
+            try:
+                answers: list[Any] = transact_many(txns)
+            except EtcdError as e:  # no endpoint answered: nothing was sent
+                answers = [e] * len(txns)
+            for (i, current), out in zip(sent, answers):
+                if isinstance(out, EtcdUnavailable):  # its fate is unknown: the ordinary path reads etcd
+                    slow.append((i, None))
+                elif isinstance(out, Exception):
+                    done[i] = out
+                elif out.succeeded:
+                    revs[i] = out.revision
+                    done[i] = {**current, "metadata": {**current["metadata"], "resourceVersion": str(out.revision)}}
+                elif out.kvs:  # lost the race: try again on etcd's state
+                    slow.append((i, self._decode(out.kvs[0])))
+                else:
+                    done[i] = KeyNotFoundError(self._key(resource, *items[i]))
+        for i, start in sorted(slow, key=lambda t: t[0]):
+            try:
+                done[i], _, revs[i] = self._update(resource, items[i][0], items[i][1], remove,
+                                                   copy=False, shared=True, start=start)
+            except Exception as e:  # noqa: BLE001 - handed back to the caller, item by item
+                done[i] = e
+        newest = max(revs, default=0)
+        if newest:
+            self._seen(newest)
+        return done
+
+    def _delete_threaded(self, resource: str, items: list[tuple[str, str]],
+                         check: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any] | Exception]:
+        """`delete_many` for a client that cannot pipeline: up to `DELETE_WORKERS` threads, each with one
+        deletion in flight (etcd commits concurrent proposals together)."""
         def remove(obj: dict[str, Any]) -> Any:
             if check is not None:
                 check(obj)
@@ -293,7 +361,7 @@ class EtcdStore:
             for i in range(first, len(items), step):
                 try:
                     done[i], _, revs[i] = self._update(resource, items[i][0], items[i][1], remove,
-                                                                 copy=False, shared=True)
+                                                       copy=False, shared=True)
                 except Exception as e:  # noqa: BLE001 - handed back to the caller, item by item
                     done[i] = e
         workers = min(DELETE_WORKERS, len(items))
@@ -307,6 +375,13 @@ class EtcdStore:
         if newest:
             self._seen(newest)
         return done
+
+    def _delete_ops(self, namespace: str, k: bytes, current: dict[str, Any]) -> list[Op]:
+        ops = [Op("delete", k)]
+        if namespace and self.deviations.active("deleted-content-keys-archived"):
+            # a copy left beside the key (outside the layout: the cache never reads it back)
+            ops.append(Op("put", k + b".deleted", _encode(current)))
+        return ops
 
     def _deleters(self) -> ThreadPoolExecutor:
         with self._lock:

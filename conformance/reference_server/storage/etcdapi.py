@@ -5,7 +5,11 @@ transport's encoding (base64 and int64-as-string in the gateway's JSON, protobuf
 A transaction is `transact(compare, success, failure)` of the three kinds of condition and operation the store uses
 (`Cmp`, `Op` below); its answer carries the key-values of its range operations (the current object after a lost
 compare-and-swap). Errors are `etcdclient.EtcdError`s: `EtcdUnavailable` (no endpoint answered, no quorum),
-`EtcdCompacted` (the revision asked for is compacted)."""
+`EtcdCompacted` (the revision asked for is compacted).
+
+Optional: `transact_many(txns)` (gRPC has it, the gateway not): `transact` of each (compare, success, failure),
+pipelined on one connection; per transaction its result or error, `EtcdUnavailable` when its fate is unknown.
+`EtcdStore.delete_many` sends a batch's deletions through it when the client has it."""
 from __future__ import annotations
 
 from typing import Iterator, NamedTuple, Protocol

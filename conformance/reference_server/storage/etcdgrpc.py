@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ssl
 import threading
-from typing import Iterator
+from typing import Callable, Iterator, TypeVar
 from urllib.parse import urlsplit
 
 from . import etcdwire as wire
@@ -28,6 +28,7 @@ RANGE, TXN, COMPACT = "/etcdserverpb.KV/Range", "/etcdserverpb.KV/Txn", "/etcdse
 STATUS, WATCH = "/etcdserverpb.Maintenance/Status", "/etcdserverpb.Watch/Watch"
 REQUIRE_LEADER = _literal(b"hasleader", b"true")
 UNAVAILABLE = 14
+T = TypeVar("T")
 
 
 def _mapped(e: GrpcStatus) -> EtcdError:
@@ -81,6 +82,11 @@ class GrpcEtcdClient:
         return conn
 
     def _call(self, path: str, message: bytes) -> bytes:
+        return self._on_conn(lambda conn: conn.unary(path, message))
+
+    def _on_conn(self, call: Callable[[H2Conn], T]) -> T:
+        """`call` on this thread's connection to the endpoint that last answered, the next on a connection
+        failure (a call is never repeated after an answer)."""
         conns = self._local.__dict__.setdefault("conns", {})
         last: Exception | None = None
         n = len(self._targets)
@@ -93,7 +99,7 @@ class GrpcEtcdClient:
             try:
                 if conn is None:
                     conn = conns[at] = self._connect(at, self.timeout)
-                out = conn.unary(path, message)
+                out = call(conn)
             except GrpcStatus as e:
                 raise _mapped(e) from None
             except OSError as e:  # connection refused, reset, closed, timed out: the next endpoint
@@ -113,6 +119,21 @@ class GrpcEtcdClient:
 
     def transact(self, compare: list[Cmp], success: list[Op], failure: list[Op]) -> TxnResult:
         return wire.txn_response(self._call(TXN, wire.txn_request(compare, success, failure)))
+
+    def transact_many(self, txns: list[tuple[list[Cmp], list[Op], list[Op]]]) -> list[TxnResult | EtcdError]:
+        """`transact` of each (compare, success, failure), pipelined on one connection from this thread (no
+        thread per call in flight). Per transaction: its result, or the error `transact` would have raised;
+        `EtcdUnavailable` for one whose fate is unknown (the connection ended before its answer)."""
+        answers = self._on_conn(lambda conn: conn.unary_many(TXN, [wire.txn_request(*t) for t in txns]))
+        out: list[TxnResult | EtcdError] = []
+        for a in answers:
+            if isinstance(a, bytes):
+                out.append(wire.txn_response(a))
+            elif isinstance(a, GrpcStatus):
+                out.append(_mapped(a))
+            else:
+                out.append(EtcdUnavailable(f"etcd connection lost before the answer: {a}"))
+        return out
 
     def compact(self, revision: int) -> None:
         try:

@@ -29,7 +29,7 @@ import hpack
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = 0, 1, 3, 4, 6, 7, 8, 9
 END_STREAM, ACK, END_HEADERS, PADDED, PRIORITY = 0x1, 0x1, 0x4, 0x8, 0x20
-SETTINGS_INITIAL_WINDOW_SIZE, SETTINGS_MAX_FRAME_SIZE = 0x4, 0x5
+SETTINGS_MAX_CONCURRENT_STREAMS, SETTINGS_INITIAL_WINDOW_SIZE, SETTINGS_MAX_FRAME_SIZE = 0x3, 0x4, 0x5
 BIG_WINDOW = 1 << 30  # what we let the server send before we top it up
 
 
@@ -97,6 +97,8 @@ class H2Conn:
         self._decoder = hpack.Decoder()
         self._memo: dict[bytes, list[tuple[str, str]]] = {}
         self._max_frame = 16384
+        self._max_streams = 100  # until the peer's SETTINGS say (RFC 9113 recommends at least 100)
+        self._goaway_last: int | None = None  # the last stream the peer will process, once it sent GOAWAY
         self._peer_window = 65535  # the connection's send window
         self._peer_initial = 65535  # each new stream's send window
         self._stream_window: dict[int, int] = {}
@@ -134,6 +136,87 @@ class H2Conn:
         stream = self._open(path, extra_headers, message, end=True)
         headers, data = self._until_end(stream)
         return _answer(headers, data)
+
+    def unary_many(self, path: str, messages: list[bytes], in_flight: int = 256) -> list[bytes | Exception]:
+        """Unary calls pipelined on this connection from one thread: requests go out together (as many at once
+        as `in_flight`, the peer's stream limit and its flow-control windows allow), answers are read as they
+        come, whatever their order. Per message: the answer's bytes, a `GrpcStatus`, or a `ConnectionLost`
+        for a call whose fate is unknown (the connection ended before its answer; it may have been applied).
+        A connection that fails while sending raises `OSError` as `unary` does for calls not yet sent."""
+        results: list[bytes | Exception | None] = [None] * len(messages)
+        pending: dict[int, tuple[int, list[tuple[str, str]], bytearray]] = {}  # stream → (index, headers, data)
+        block = self._paths.get(path)
+        if block is None:
+            block = self._paths[path] = self._head + _literal(b":path", path.encode()) + self._tail
+        limit = max(1, min(in_flight, self._max_streams))
+        i = 0
+        try:
+            while i < len(messages) or pending:
+                out = []
+                with self._send_lock:
+                    if self.sock is None:
+                        raise ConnectionLost("connection closed")
+                    while i < len(messages) and len(pending) < limit and not self.draining:
+                        body = _grpc_message(messages[i])
+                        if len(body) > min(self._max_frame, self._peer_window, self._peer_initial):
+                            break  # no room in the peer's windows now: read (its WINDOW_UPDATEs) first
+                        stream = self._next_stream
+                        self._next_stream += 2
+                        self._peer_window -= len(body)
+                        out.append(_frame(HEADERS, END_HEADERS, stream, block))
+                        out.append(_frame(DATA, END_STREAM, stream, body))
+                        pending[stream] = (i, [], bytearray())
+                        i += 1
+                    if out:
+                        self.sock.sendall(b"".join(out))
+                if not pending:
+                    if self.draining:
+                        raise ConnectionLost("etcd is closing the connection (GOAWAY)")
+                    results[i] = self._one(path, messages[i])  # larger than the window allows at once
+                    i += 1
+                    continue
+                typ, flags, sid, payload = self._read_frame()
+                mine = pending.get(sid)
+                try:
+                    got = self._handle(typ, flags, sid, payload, sid if mine is not None else None)
+                except GrpcStatus as e:  # RST_STREAM of one of ours
+                    results[pending.pop(sid)[0]] = e
+                    self._stream_unacked.pop(sid, None)
+                    continue
+                if self._goaway_last is not None:  # streams above it were never processed: not applied
+                    for s in [s for s in pending if s > self._goaway_last]:
+                        results[pending.pop(s)[0]] = ConnectionLost("etcd closed the connection (GOAWAY)")
+                        self._stream_unacked.pop(s, None)
+                if got is None or mine is None:
+                    continue
+                gtyp, gflags, gpayload = got
+                if gtyp == DATA:
+                    mine[2].extend(gpayload)  # type: ignore[arg-type]
+                else:
+                    mine[1].extend(gpayload)  # type: ignore[arg-type]
+                if gflags & END_STREAM:
+                    del pending[sid]
+                    self._stream_unacked.pop(sid, None)
+                    try:
+                        results[mine[0]] = _answer(mine[1], bytes(mine[2]))
+                    except GrpcStatus as e:
+                        results[mine[0]] = e
+        except OSError as e:
+            if i == 0 and not any(r is not None for r in results):
+                raise  # nothing sent: the caller may try another endpoint, as after `unary`
+            lost = e if isinstance(e, ConnectionLost) else ConnectionLost(str(e))
+            for s, (index, _, _) in pending.items():
+                results[index] = lost
+                self._stream_unacked.pop(s, None)
+            for j in range(i, len(messages)):
+                results[j] = ConnectionLost(f"not sent: {e}")
+        return results  # type: ignore[return-value]
+
+    def _one(self, path: str, message: bytes) -> bytes | Exception:
+        try:
+            return self.unary(path, message)
+        except GrpcStatus as e:
+            return e
 
     def open_stream(self, path: str, first: bytes, extra_headers: bytes = b"") -> int:
         """A client-streaming call opened with its first message (watches); `send` more, `messages` to read."""
@@ -280,6 +363,7 @@ class H2Conn:
             last = int.from_bytes(payload[:4], "big") & 0x7FFFFFFF
             code = int.from_bytes(payload[4:8], "big")
             self.draining = True  # no new stream on this connection
+            self._goaway_last = last
             if code != 0 or stream is not None and stream > last:
                 self.close()
                 raise ConnectionLost(f"etcd closed the connection (GOAWAY, HTTP/2 error {code})")
@@ -297,6 +381,8 @@ class H2Conn:
                         self._stream_window[s] += delta
                 elif ident == SETTINGS_MAX_FRAME_SIZE:
                     self._max_frame = value
+                elif ident == SETTINGS_MAX_CONCURRENT_STREAMS:
+                    self._max_streams = value
             if self.sock is not None:
                 self.sock.sendall(_frame(SETTINGS, ACK, 0))
 

@@ -40,10 +40,8 @@ class MemoryWatcher:
         return ev.resource == self.resource and (self.namespace is None or ev.namespace == self.namespace)
 
     def deliver(self, item: Event | None) -> None:
-        try:
-            on_loop = asyncio.get_running_loop() is self.loop
-        except RuntimeError:  # no loop in this thread
-            on_loop = False
+        # None in a thread without a loop (the etcd reflector's): no exception raised and caught per event
+        on_loop = asyncio._get_running_loop() is self.loop
         with self._pending_lock:
             if on_loop and not self._pending:  # the write runs on the watcher's loop: no wake-up needed
                 self.queue.put_nowait(item)
@@ -118,6 +116,7 @@ class MemoryStore:
         self._history_size = history_size
         self._compacted = 0
         self._watchers: list[MemoryWatcher] = []
+        self._watching: dict[str, list[MemoryWatcher]] = {}  # resource → its watchers: an event visits only those
 
     def atomic(self) -> threading.RLock:
         """The store lock (re-entrant), for check-then-write sequences spanning two keys."""
@@ -274,12 +273,14 @@ class MemoryStore:
                         backlog.append(ev)
                 backlog.reverse()
             self._watchers.append(w)
+            self._watching.setdefault(resource, []).append(w)
             return backlog, w
 
     def close_watchers(self) -> None:
         """End every watch (server shutdown)."""
         with self._lock:
             watchers, self._watchers = self._watchers, []
+            self._watching.clear()
         for w in watchers:
             w.deliver(None)
             w.closed = True
@@ -288,6 +289,11 @@ class MemoryStore:
         with self._lock:
             if w in self._watchers:
                 self._watchers.remove(w)
+            same = self._watching.get(w.resource)
+            if same is not None and w in same:
+                same.remove(w)
+                if not same:
+                    del self._watching[w.resource]
 
     # ---- internals ---------------------------------------------------------------------------------
     def _stamp(self, obj: dict[str, Any]) -> dict[str, Any]:
@@ -316,10 +322,13 @@ class MemoryStore:
         self._history.append(ev)
         while len(self._history) > self._history_size:
             self._compacted = self._history.popleft().rv
-        for w in list(self._watchers):
+        watchers = self._watching.get(resource)
+        if not watchers:
+            return
+        for w in list(watchers):
             if w.closed:
-                self._watchers.remove(w)
-            elif w.matches(ev):
+                self._unregister(w)
+            elif namespace == w.namespace or w.namespace is None:
                 w.deliver(ev)
 
 
