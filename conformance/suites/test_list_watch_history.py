@@ -263,13 +263,16 @@ class _Watches:
 
 
 @pytest.fixture(scope="module")
-def concurrent_watches(api, paths, profile, module_namespaces, bookmark_watch):  # noqa: ARG001 - see bookmark_watch
+def concurrent_watches(api, paths, target, profile, module_namespaces, bookmark_watch):  # noqa: ARG001 - see bookmark_watch
     """One concurrent history (three writers, one namespace deleted half-way) recorded by every watch NS-LWH-001
     and NS-LWH-002 judge, all open at once from the same LIST: the controller's deletions are awaited once per
-    run, not once per watch.
+    run, not once per watch. NS-LWH-002's resumed watches are opened here too, once the history has arrived,
+    so that the quiet tail of every stream is awaited once (a stray event on the first watch fails NS-LWH-002
+    on that watch before any resume is judged, as when the resumes were opened after its tail).
 
     Returns {(scope, style): (path, the writes it must deliver, its events — or the exception collecting them
-    ended with)}, or the exception the history itself ended with."""
+    ended with), RESUMES: (points, their events) — or the exception (a skip too) they ended with}, or the
+    exception the history itself ended with."""
     mine = own_label(module_namespaces)
     watches = _Watches()
 
@@ -307,13 +310,52 @@ def concurrent_watches(api, paths, profile, module_namespaces, bookmark_watch): 
             recorded[(scope, style)] = (path, expected, events)
         settling = [(key, watches.open[key][1], path, events) for key, (path, _, events) in recorded.items()
                     if not isinstance(events, BaseException)]
-        errors = settle_quietly([(stream, events, f"watch {path}") for _, stream, path, events in settling])
+        resumes = _open_resumes(api, target, mine, recorded[RESUMED], watches)
+        tails = [(stream, events, f"watch {path}") for _, stream, path, events in settling]
+        if not isinstance(resumes, BaseException):
+            tails += [(stream, events, f"watch {recorded[RESUMED][0]} resumed") for stream, events in resumes[1]]
+        errors = settle_quietly(tails)
         for (key, _, path, _), error in zip(settling, errors):
             if error is not None:
                 recorded[key] = (path, recorded[key][1], error)
+        if not isinstance(resumes, BaseException):
+            resumes = next((e for e in errors[len(settling):] if e is not None), None) or \
+                (resumes[0], [events for _, events in resumes[1]])
+        recorded[RESUMES] = resumes
     finally:
         watches.close()
     return recorded
+
+
+RESUMED = ("all-namespaces", "path")  # the watch NS-LWH-002 resumes in
+RESUMES = ("resumes", "")
+
+
+def _resume_points(n: int) -> list[int]:
+    return [p for p in sorted({0, n // 4, n // 2, (3 * n) // 4, n - 2}) if 0 <= p < n]
+
+
+def _open_resumes(api: Any, target: Any, mine: dict[str, str], recording: Any,
+                  watches: _Watches) -> Any:
+    """NS-LWH-002's watches, resumed from several resourceVersions the first watch delivered, each with the
+    changes that followed (quiet tail not yet awaited): (points, [(stream, events)]), or the exception."""
+    path, _, first = recording
+    if isinstance(first, BaseException):
+        return first
+    n = len(first)
+    points = _resume_points(n)
+    what = f"watch {path} resumed"
+    try:
+        resumed = []
+        for p in points:
+            stream = _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": first[p].rv})
+            watches.open[("resumed", str(p))] = (path, stream)  # (closed with the others)
+            resumed.append(stream)
+        deadline = time.monotonic() + scaled(EVENT_TIMEOUT)  # independent watches: one time limit, one QUIET
+        return points, [(stream, collect(stream, n - p - 1, what, resumed_on=target, deadline=deadline,
+                                         settle=False)) for stream, p in zip(resumed, points)]
+    except (AssertionError, Exception, pytest.skip.Exception) as exc:  # noqa: BLE001 - the test fails (or skips) on it
+        return exc
 
 
 def _controller_never_deletes(api: Any, paths: Any, doomed: str, mine: dict[str, str]) -> Callable[[], bool]:
@@ -358,25 +400,15 @@ def test_concurrent_writes_delivered_exactly_once_in_order(profile, concurrent_w
 # --------------------------------------------------------------------------------------------- NS-LWH-002
 
 @pytest.mark.clause("NS-LWH-002")
-def test_resume_from_any_delivered_resource_version(api, target, module_namespaces, concurrent_watches):
+def test_resume_from_any_delivered_resource_version(concurrent_watches):
     """A watch resumed from an event's resourceVersion delivers exactly what followed it."""
-    mine = own_label(module_namespaces)
-    path, writes, first = _recorded(concurrent_watches, "all-namespaces", "path")
+    path, writes, first = _recorded(concurrent_watches, *RESUMED)
     _fail(check_watch(writes, first), f"watch {path} (the history to resume in)")
-    n = len(first)
-    points = [p for p in sorted({0, n // 4, n // 2, (3 * n) // 4, n - 2}) if 0 <= p < n]
-    what = f"watch {path} resumed"
-    with contextlib.ExitStack() as open_streams:  # independent watches: open together, one time limit, one QUIET
-        resumed = [open_streams.enter_context(_watch(api, path, "path", {"labelSelector": selector_of(mine),
-                                                                          "resourceVersion": first[p].rv}))
-                   for p in points]
-        deadline = time.monotonic() + scaled(EVENT_TIMEOUT)
-        later = [collect(stream, n - p - 1, what, resumed_on=target, deadline=deadline, settle=False)
-                 for stream, p in zip(resumed, points)]
-        errors = settle_quietly([(stream, events, what) for stream, events in zip(resumed, later)])
-    for p, events, error in zip(points, later, errors):
-        if error is not None:
-            raise error
+    resumes = concurrent_watches[RESUMES]  # opened by the fixture (one quiet tail for every stream)
+    if isinstance(resumes, BaseException):
+        raise resumes.with_traceback(None)
+    points, later = resumes
+    for p, events in zip(points, later):
         _fail(check_resume(first, p, events), f"watch {path}?resourceVersion={first[p].rv}")
 
 
