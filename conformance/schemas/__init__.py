@@ -12,7 +12,7 @@ import json
 import threading
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Callable
 
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
@@ -60,6 +60,23 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
                                            format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
+@lru_cache(maxsize=None)
+def _fast(name: str) -> Callable[[Any], bool] | None:
+    """The compiled check of schema `name` (`fast.py`: True only for a body jsonschema finds valid), or None
+    when the schema uses a keyword it does not implement."""
+    from .fast import NotCompilable, compile_schema
+
+    try:
+        return compile_schema(schema(name), registry().resolver(base_uri=schema(name).get("$id", BASE_URI)))
+    except NotCompilable:
+        return None
+
+
+def _valid(body: Any, name: str) -> bool:
+    fast = _fast(name)
+    return fast is not None and fast(body)
+
+
 def _path_of(error: ValidationError) -> str:
     """JSON path of the offending value; for a missing property, the path the property should have had."""
     path = error.json_path
@@ -78,6 +95,8 @@ def _describe(error: ValidationError, label: str, clause: str | None) -> str:
 
 def errors(body: Any, name: str) -> list[str]:
     """Every violation of schema `name` as `"$.path: message"` lines (empty when valid)."""
+    if _valid(body, name):
+        return []
     found = sorted(_validator(name).iter_errors(body), key=lambda e: list(e.absolute_path))
     return [f"{_path_of(e)}: {e.message}" for e in found]
 
@@ -85,6 +104,8 @@ def errors(body: Any, name: str) -> list[str]:
 def validate(body: Any, name: str, clause: str | None = None) -> None:
     """Assert that `body` matches schema `name`; the message names the JSON path, the schema and the clause."""
     __tracebackhide__ = True
+    if _valid(body, name):
+        return
     error = best_match(_validator(name).iter_errors(body))
     if error is not None:
         raise AssertionError(_describe(error, name, clause))

@@ -263,13 +263,16 @@ class _Watches:
 
 
 @pytest.fixture(scope="module")
-def concurrent_watches(api, paths, profile, module_namespaces, bookmark_watch):  # noqa: ARG001 - see bookmark_watch
+def concurrent_watches(api, paths, target, profile, module_namespaces, bookmark_watch):  # noqa: ARG001 - see bookmark_watch
     """One concurrent history (three writers, one namespace deleted half-way) recorded by every watch NS-LWH-001
     and NS-LWH-002 judge, all open at once from the same LIST: the controller's deletions are awaited once per
-    run, not once per watch.
+    run, not once per watch. NS-LWH-002's resumed watches are opened here too, once the history has arrived,
+    so that the quiet tail of every stream is awaited once (a stray event on the first watch fails NS-LWH-002
+    on that watch before any resume is judged, as when the resumes were opened after its tail).
 
     Returns {(scope, style): (path, the writes it must deliver, its events — or the exception collecting them
-    ended with)}, or the exception the history itself ended with."""
+    ended with), RESUMES: (points, their events) — or the exception (a skip too) they ended with}, or the
+    exception the history itself ended with."""
     mine = own_label(module_namespaces)
     watches = _Watches()
 
@@ -307,13 +310,52 @@ def concurrent_watches(api, paths, profile, module_namespaces, bookmark_watch): 
             recorded[(scope, style)] = (path, expected, events)
         settling = [(key, watches.open[key][1], path, events) for key, (path, _, events) in recorded.items()
                     if not isinstance(events, BaseException)]
-        errors = settle_quietly([(stream, events, f"watch {path}") for _, stream, path, events in settling])
+        resumes = _open_resumes(api, target, mine, recorded[RESUMED], watches)
+        tails = [(stream, events, f"watch {path}") for _, stream, path, events in settling]
+        if not isinstance(resumes, BaseException):
+            tails += [(stream, events, f"watch {recorded[RESUMED][0]} resumed") for stream, events in resumes[1]]
+        errors = settle_quietly(tails)
         for (key, _, path, _), error in zip(settling, errors):
             if error is not None:
                 recorded[key] = (path, recorded[key][1], error)
+        if not isinstance(resumes, BaseException):
+            resumes = next((e for e in errors[len(settling):] if e is not None), None) or \
+                (resumes[0], [events for _, events in resumes[1]])
+        recorded[RESUMES] = resumes
     finally:
         watches.close()
     return recorded
+
+
+RESUMED = ("all-namespaces", "path")  # the watch NS-LWH-002 resumes in
+RESUMES = ("resumes", "")
+
+
+def _resume_points(n: int) -> list[int]:
+    return [p for p in sorted({0, n // 4, n // 2, (3 * n) // 4, n - 2}) if 0 <= p < n]
+
+
+def _open_resumes(api: Any, target: Any, mine: dict[str, str], recording: Any,
+                  watches: _Watches) -> Any:
+    """NS-LWH-002's watches, resumed from several resourceVersions the first watch delivered, each with the
+    changes that followed (quiet tail not yet awaited): (points, [(stream, events)]), or the exception."""
+    path, _, first = recording
+    if isinstance(first, BaseException):
+        return first
+    n = len(first)
+    points = _resume_points(n)
+    what = f"watch {path} resumed"
+    try:
+        resumed = []
+        for p in points:
+            stream = _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": first[p].rv})
+            watches.open[("resumed", str(p))] = (path, stream)  # (closed with the others)
+            resumed.append(stream)
+        deadline = time.monotonic() + scaled(EVENT_TIMEOUT)  # independent watches: one time limit, one QUIET
+        return points, [(stream, collect(stream, n - p - 1, what, resumed_on=target, deadline=deadline,
+                                         settle=False)) for stream, p in zip(resumed, points)]
+    except (AssertionError, Exception, pytest.skip.Exception) as exc:  # noqa: BLE001 - the test fails (or skips) on it
+        return exc
 
 
 def _controller_never_deletes(api: Any, paths: Any, doomed: str, mine: dict[str, str]) -> Callable[[], bool]:
@@ -358,25 +400,15 @@ def test_concurrent_writes_delivered_exactly_once_in_order(profile, concurrent_w
 # --------------------------------------------------------------------------------------------- NS-LWH-002
 
 @pytest.mark.clause("NS-LWH-002")
-def test_resume_from_any_delivered_resource_version(api, target, module_namespaces, concurrent_watches):
+def test_resume_from_any_delivered_resource_version(concurrent_watches):
     """A watch resumed from an event's resourceVersion delivers exactly what followed it."""
-    mine = own_label(module_namespaces)
-    path, writes, first = _recorded(concurrent_watches, "all-namespaces", "path")
+    path, writes, first = _recorded(concurrent_watches, *RESUMED)
     _fail(check_watch(writes, first), f"watch {path} (the history to resume in)")
-    n = len(first)
-    points = [p for p in sorted({0, n // 4, n // 2, (3 * n) // 4, n - 2}) if 0 <= p < n]
-    what = f"watch {path} resumed"
-    with contextlib.ExitStack() as open_streams:  # independent watches: open together, one time limit, one QUIET
-        resumed = [open_streams.enter_context(_watch(api, path, "path", {"labelSelector": selector_of(mine),
-                                                                          "resourceVersion": first[p].rv}))
-                   for p in points]
-        deadline = time.monotonic() + scaled(EVENT_TIMEOUT)
-        later = [collect(stream, n - p - 1, what, resumed_on=target, deadline=deadline, settle=False)
-                 for stream, p in zip(resumed, points)]
-        errors = settle_quietly([(stream, events, what) for stream, events in zip(resumed, later)])
-    for p, events, error in zip(points, later, errors):
-        if error is not None:
-            raise error
+    resumes = concurrent_watches[RESUMES]  # opened by the fixture (one quiet tail for every stream)
+    if isinstance(resumes, BaseException):
+        raise resumes.with_traceback(None)
+    points, later = resumes
+    for p, events in zip(points, later):
         _fail(check_resume(first, p, events), f"watch {path}?resourceVersion={first[p].rv}")
 
 
@@ -639,8 +671,12 @@ def test_bookmark_carries_a_resumable_resource_version(api, target, bookmark_wat
     assert not rec.errors, rec.errors
     events: list[Seen] = []
     raw: list[dict[str, Any]] = []
+    expected = len(rec.writes)
     deadline = time.monotonic() + BOOKMARK_WATCH_S + scaled(EVENT_TIMEOUT)
-    while time.monotonic() < deadline:  # until the server ends the watch at timeoutSeconds
+    # until the writes' changes and a BOOKMARK arrived (kube-apiserver's comes 2 s before the deadline), or the
+    # server ended the watch at timeoutSeconds without one; the quiet tail below still catches a stray event
+    while time.monotonic() < deadline and not (
+            sum(e.type != "BOOKMARK" for e in events) >= expected and any(e.type == "BOOKMARK" for e in events)):
         ev = stream.next_event(1.0)
         if ev is None:
             if stream.ended:
@@ -649,9 +685,21 @@ def test_bookmark_carries_a_resumable_resource_version(api, target, bookmark_wat
         _not_error(ev, f"watch {path}")
         raw.append(ev)
         events.append(_seen(ev))
-    stream.close()
-    _fail(check_watch(rec.writes, events), f"watch {path}?allowWatchBookmarks=true")
     marks = [i for i, e in enumerate(events) if e.type == "BOOKMARK"]
+    with contextlib.ExitStack() as open_streams:  # the resumed watches and the first: one quiet tail for all
+        later = []
+        for i in marks:
+            resumed = open_streams.enter_context(_watch(api, path, "path", {"labelSelector": selector_of(mine),
+                                                                            "resourceVersion": events[i].rv}))
+            later.append((resumed, collect(resumed, sum(1 for e in events[i + 1:] if e.type != "BOOKMARK"),
+                                           f"watch {path}", resumed_on=target, settle=False)))
+        errors = settle_quietly([(stream, events, f"watch {path}")] +
+                                [(resumed, seen, f"watch {path}") for resumed, seen in later])
+    stream.close()
+    for error in errors:
+        if error is not None:
+            raise error
+    _fail(check_watch(rec.writes, events), f"watch {path}?allowWatchBookmarks=true")
     if not marks:
         pytest.skip(f"the server sent no BOOKMARK in a {BOOKMARK_WATCH_S} s watch (bookmarks are optional)")
     for i in marks:
@@ -663,9 +711,5 @@ def test_bookmark_carries_a_resumable_resource_version(api, target, bookmark_wat
         assert meta.get("resourceVersion") and not extra and not content_keys, (
             f"watch {path}: a BOOKMARK must carry only a resourceVersion, got {obj}")
         assert obj.get("kind") in (None, "ConfigMap"), f"watch {path}: BOOKMARK of kind {obj.get('kind')!r}"
-    for i in marks:
-        with _watch(api, path, "path", {"labelSelector": selector_of(mine),
-                                        "resourceVersion": events[i].rv}) as resumed:
-            later = collect(resumed, sum(1 for e in events[i + 1:] if e.type != "BOOKMARK"), f"watch {path}",
-                            resumed_on=target)
-        _fail(check_resume(events, i, later), f"watch {path} resumed from BOOKMARK rv={events[i].rv}")
+    for i, (_, seen) in zip(marks, later):
+        _fail(check_resume(events, i, seen), f"watch {path} resumed from BOOKMARK rv={events[i].rv}")

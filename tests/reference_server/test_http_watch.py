@@ -96,6 +96,24 @@ def test_timeout_and_bookmarks_ns95_ns97(http, url, namespaces):
     assert bm["kind"] == "Namespace" and bm["metadata"]["resourceVersion"]
 
 
+def test_bookmark_is_due_two_seconds_before_the_deadline():
+    """cache_watcher.go `nextBookmarkTime`: every minute, and 2 s before the watch's deadline; none after that
+    moment (a watch of 3 s gets its BOOKMARK after 1 s, not as it ends)."""
+    from conformance.reference_server.http.watch import _next_bookmark
+    assert _next_bookmark(0.0, 3.0) == 1.0
+    assert _next_bookmark(0.0, 1000.0) == 60.0
+    assert _next_bookmark(990.0, 1000.0) == 998.0
+    assert _next_bookmark(0.0, 2.0) is None and _next_bookmark(998.5, 1000.0) is None
+
+
+def test_three_second_watch_gets_one_bookmark(http, url, namespaces):
+    base = f"{url}/api/v1/namespaces/{namespaces.create()['metadata']['name']}/configmaps"
+    rv = http.get(base).json()["metadata"]["resourceVersion"]  # no initial events
+    with WatchReader(base, {"timeoutSeconds": "3", "allowWatchBookmarks": "true", "resourceVersion": rv}) as w:
+        events = w.rest(timeout=10)
+    assert [e["type"] for e in events] == ["BOOKMARK"], events
+
+
 def test_watch_option_validation_ns92_ns98(http, url):
     r = http.get(f"{url}/api/v1/namespaces", params={"watch": "1", "resourceVersionMatch": "NotOlderThan",
                                                      "resourceVersion": "1"})

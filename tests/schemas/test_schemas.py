@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
+from referencing import Registry
 
-from conformance.schemas import SCHEMA_NAMES, errors, schema, validate, validate_against_openapi
+from conformance import schemas
+from conformance.schemas import SCHEMA_NAMES, errors, fast, schema, validate, validate_against_openapi
 
 NS = {"kind": "Namespace", "apiVersion": "v1",
       "metadata": {"name": "foo", "uid": "0c8b3a5e-1d2f-4a9e-8f73-0b9d8f2b9c11", "resourceVersion": "812",
@@ -200,3 +202,94 @@ def test_openapi_dialect_int_or_string_and_nullable() -> None:
     validate_against_openapi(_set(NS, "metadata.deletionTimestamp", None), _v3(), "v1/Namespace")
     with pytest.raises(AssertionError, match=r"^\$\.metadata\.deletionTimestamp"):
         validate_against_openapi(_set(NS, "metadata.deletionTimestamp", 5), _v3(), "v1/Namespace")
+
+
+# --- the compiled check (conformance/schemas/fast.py): jsonschema's verdict, on real objects, the broken ones
+# above and every single-value mutation of the real ones
+
+_REPLACEMENTS = ("DELETE", None, 0, 1.5, "x", True, [], {})
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield prefix + (k,)
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield prefix + (i,)
+            yield from _paths(v, prefix + (i,))
+
+
+def _mutations(body: Any) -> Iterator[Any]:
+    for path in _paths(body):
+        for value in _REPLACEMENTS:
+            out = copy.deepcopy(body)
+            node = out
+            for k in path[:-1]:
+                node = node[k]
+            if value == "DELETE" and isinstance(node, dict):
+                del node[path[-1]]
+            elif value != "DELETE":
+                node[path[-1]] = copy.deepcopy(value)
+            yield out
+
+
+def _jsonschema_valid(body: Any, name: str) -> bool:
+    return next(iter(schemas._validator(name).iter_errors(body)), None) is None
+
+
+def test_every_package_schema_compiles() -> None:
+    assert [n for n in schemas.SCHEMA_NAMES if schemas._fast(n) is None] == []
+
+
+@pytest.mark.parametrize(("name", "body"), GOOD, ids=[f"{n}-{i}" for i, (n, _) in enumerate(GOOD)])
+def test_same_verdict_as_jsonschema_on_every_mutation(name: str, body: Any) -> None:
+    check = schemas._fast(name)
+    assert check is not None and check(body)
+    differ = [m for m in _mutations(body) if check(m) != _jsonschema_valid(m, name)]
+    assert differ == []
+
+
+def test_broken_objects_are_left_to_jsonschema() -> None:
+    assert [(n, p) for n, body, p in BAD if schemas._fast(n)(body)] == []
+
+
+def _check(schema: dict[str, Any]) -> Any:
+    doc = {"$id": "urn:t", "$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    registry = Registry().with_resource("urn:t", fast_resource(doc))
+    return fast.compile_schema(doc, registry.resolver(base_uri="urn:t"))
+
+
+def fast_resource(doc: dict[str, Any]) -> Any:
+    from referencing.jsonschema import DRAFT202012
+    return DRAFT202012.create_resource(doc)
+
+
+def test_unimplemented_keywords_are_not_compiled() -> None:
+    for schema in ({"pattern": "^a"}, {"properties": {"a": {"oneOf": [{"type": "string"}]}}},
+                   {"prefixItems": [{"type": "string"}], "items": False}):
+        with pytest.raises(fast.NotCompilable):
+            _check(schema)
+
+
+def test_keywords_match_jsonschema_on_edge_values() -> None:
+    """bool is not an integer, 1.0 is not a string, const 1 is not True, if/then/else, a recursive $ref."""
+    cases = [({"type": "integer"}, [1, True, 1.0, "1", None]),
+             ({"type": ["string", "null"]}, ["a", None, 1]),
+             ({"const": 1}, [1, True, 1.0, "1"]),
+             ({"enum": [False, "a"]}, [0, False, "a", None]),
+             ({"minimum": 2, "maximum": 3}, [1, 2, 3, 4, True, "9"]),
+             ({"minLength": 2, "minItems": 1}, ["a", "ab", [], [1], 5]),
+             ({"if": {"properties": {"t": {"const": "E"}}}, "then": {"required": ["c"]}, "else": {"required": ["d"]}},
+              [{"t": "E"}, {"t": "E", "c": 1}, {"t": "F"}, {"t": "F", "d": 1}, {}, 3]),
+             ({"additionalProperties": {"type": "string"}, "properties": {"n": {"type": "integer"}}},
+              [{"n": 1, "x": "y"}, {"n": 1, "x": 2}, {"n": "1"}]),
+             ({"$defs": {"t": {"type": "object", "properties": {"c": {"$ref": "#/$defs/t"}}}}, "$ref": "#/$defs/t"},
+              [{"c": {"c": {}}}, {"c": {"c": 1}}, 3]),
+             ({"format": "ipv4"}, ["1.2.3.4", "1.2.3", 7])]
+    import jsonschema
+    for schema, values in cases:
+        check = _check(schema)
+        v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        assert [check(x) for x in values] == [v.is_valid(x) for x in values], schema

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import yaml
+from functools import lru_cache
 from typing import Any
 
 from .. import apierrors as E
@@ -186,8 +187,10 @@ def _check_shapes_legacy(obj: dict[str, Any], kind: str) -> None:
             fail("data", obj["data"], "map[string]string")
 
 
+@lru_cache(maxsize=256)
 def _schema(kind: str, top_level: frozenset[str]) -> dict[str, Any]:
-    """The nested field model (`wire.openapi.known_fields`), else top level + ObjectMeta."""
+    """The nested field model (`wire.openapi.known_fields`), else top level + ObjectMeta. Built once per kind
+    (`known_fields` deep-copies the model: ~0.3 ms a write) and only ever read (`_merged` copies)."""
     known = hooks.wire_attr("openapi", "known_fields")
     if known is not None:
         try:

@@ -17,6 +17,7 @@ from . import hooks
 from .respond import PROTOBUF, dumps, protobuf_ok
 
 BOOKMARK_INTERVAL = 60.0
+BOOKMARK_BEFORE_DEADLINE = 2.0  # cache_watcher.go nextBookmarkTime: a heartbeat 2 s before the watch's deadline
 MIN_REQUEST_TIMEOUT = 1800.0
 
 
@@ -187,7 +188,11 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
         for ev in backlog:
             await send(ev)
         deadline = time.monotonic() + timeout
-        next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
+        next_bookmark = _next_bookmark(time.monotonic(), deadline)
+        # a watch too short for upstream's pre-deadline heartbeat gets one BOOKMARK as it ends (our server's own)
+        final_bookmark = bookmarks and next_bookmark is None
+        if next_bookmark is None:
+            next_bookmark = deadline
         queue = watcher.queue
         while True:
             now = time.monotonic()
@@ -200,9 +205,9 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 try:
                     ev = await _get(queue, max(wait, 0.0))
                 except asyncio.TimeoutError:
-                    if bookmarks and time.monotonic() < deadline:
+                    if bookmarks and time.monotonic() < deadline and time.monotonic() >= next_bookmark:
                         watcher.request_progress()  # the BOOKMARK goes out behind every queued change
-                        next_bookmark = time.monotonic() + BOOKMARK_INTERVAL
+                        next_bookmark = _next_bookmark(time.monotonic(), deadline) or deadline
                     continue
                 if ev is not None and ctx.watch_lag > 0:  # a flavour's late watch: the burst waits, in order
                     await asyncio.sleep(ctx.watch_lag)
@@ -213,7 +218,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                     await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event)
                 continue
             await send(ev)
-        if bookmarks:  # a last BOOKMARK before the timeout ends the watch (cacher's heartbeat before the deadline)
+        if final_bookmark:  # a last BOOKMARK as a short watch ends
             watcher.request_progress()
             while True:
                 try:
@@ -238,6 +243,13 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     except (ConnectionResetError, ConnectionError, RuntimeError):
         pass
     return resp
+
+
+def _next_bookmark(now: float, deadline: float) -> float | None:
+    """When the next BOOKMARK is due (cache_watcher.go `nextBookmarkTime`): every BOOKMARK_INTERVAL, and
+    BOOKMARK_BEFORE_DEADLINE s before the watch's deadline; None once that moment has passed."""
+    due = min(now + BOOKMARK_INTERVAL, deadline - BOOKMARK_BEFORE_DEADLINE)
+    return due if due > now else None
 
 
 if hasattr(asyncio, "timeout"):  # Python 3.11+: a timer, not a task per wait as `wait_for` creates
