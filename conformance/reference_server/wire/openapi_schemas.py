@@ -11,7 +11,7 @@ import copy
 from functools import lru_cache
 from typing import Any
 
-from . import schema
+from . import markers, schema
 from .schema import Field
 
 _PREFIX = {
@@ -19,6 +19,13 @@ _PREFIX = {
     "meta": "io.k8s.apimachinery.pkg.apis.meta.v1",
     "resource": "io.k8s.apimachinery.pkg.api.resource",
     "intstr": "io.k8s.apimachinery.pkg.util.intstr",
+    "runtime": "io.k8s.apimachinery.pkg.runtime",
+    # the named groups' packages (a group added to `schema.GROUP_KINDS` gets its prefix below)
+    "autoscaling": "io.k8s.api.autoscaling.v1",
+    "authentication": "io.k8s.api.authentication.v1",
+    "authorization": "io.k8s.api.authorization.v1",
+    **{package: f"io.k8s.api.{gv.split('/')[0].split('.')[0]}.{gv.split('/')[1]}"
+       for gv, (package, _) in schema.GROUP_KINDS.items()},
 }
 _SCALARS: dict[str, dict[str, str]] = {
     "s": {"type": "string"}, "b": {"type": "boolean"}, "y": {"type": "string", "format": "byte"},
@@ -84,6 +91,7 @@ PATCH_META: dict[str, dict[str, Any]] = {
     "core.Capabilities.drop": _ATOMIC,
     "meta.DeleteOptions.dryRun": _ATOMIC,
 }
+PATCH_META.update({k: v for k, v in markers.FIELD_MARKERS.items() if k not in PATCH_META})
 _SPEC_STATUS = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"
 _NS_DOCS = "https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"
 # Upstream's doc comments as its OpenAPI carries them (`kubectl explain` prints them), for the Namespace types;
@@ -124,6 +132,7 @@ REQUIRED: dict[str, list[str]] = {
     "meta.OwnerReference": ["apiVersion", "kind", "name", "uid"],
     "meta.LabelSelectorRequirement": ["key", "operator"],
     "meta.ManagedFieldsEntry": [], "meta.Condition": ["type", "status", "lastTransitionTime", "reason", "message"],
+    **markers.REQUIRED,
 }
 
 
@@ -165,6 +174,8 @@ def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
         out = {"description": DESCRIPTIONS[f.qualified], **out}
     if f.qualified in ENUMS:
         out["enum"] = list(ENUMS[f.qualified])
+    if f.qualified in markers.DEFAULTS:
+        out["default"] = markers.DEFAULTS[f.qualified]
     return {**out, **PATCH_META.get(f.qualified, {})}
 
 
@@ -181,6 +192,8 @@ def message_schema(message: str, v3: bool) -> dict[str, Any]:
         out = {"description": DESCRIPTIONS[message], **out}
     if REQUIRED.get(message):
         out["required"] = REQUIRED[message]
+    if message in markers.ATOMIC_STRUCTS:
+        out["x-kubernetes-map-type"] = "atomic"
     return out
 
 
