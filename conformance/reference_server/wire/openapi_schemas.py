@@ -153,6 +153,10 @@ def _special(message: str, v3: bool) -> dict[str, Any] | None:
         return {**base, "oneOf": [{"type": "integer"}, {"type": "string"}]} if v3 else {"type": "string", **base}
     if message == "meta.FieldsV1":
         return {"type": "object"}
+    if message in schema.STRING_LIST_MESSAGES:  # Go `type ExtraValue []string`
+        return {"type": "array", "items": {"type": "string"}}
+    if message == "runtime.RawExtension":  # any JSON object (ControllerRevision.data)
+        return {"type": "object"}
     return None
 
 
@@ -163,7 +167,10 @@ def _ref(message: str, v3: bool) -> dict[str, Any]:
 
 
 def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
-    value = _ref(f.type, v3) if f.is_message else dict(_SCALARS[f.type])
+    if f.type in schema.STRING_LIST_MESSAGES:  # inlined, as upstream publishes `map[string]ExtraValue`
+        value: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+    else:
+        value = _ref(f.type, v3) if f.is_message else dict(_SCALARS[f.type])
     if f.map_key is not None:
         out: dict[str, Any] = {"type": "object", "additionalProperties": value}
     elif f.repeated:
@@ -206,7 +213,7 @@ def closure(roots: list[str]) -> list[str]:
         if m in seen:
             continue
         seen.add(m)
-        stack.extend(f.type for f in schema.fields(m) if f.is_message)
+        stack.extend(f.type for f in schema.fields(m) if f.is_message and f.type not in schema.STRING_LIST_MESSAGES)
     return sorted(seen)
 
 
