@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from . import openapi_groups, schema
+from . import schema
 from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
 from .openapi_schemas import closure, definition_name, known_fields, message_schema
@@ -215,20 +215,17 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
     has_scale = any("scale" in k.subresources for k in kinds)
     if has_scale:
         roots.append("autoscaling.Scale")
-    defs = {definition_name(m): message_schema(m, v3) for m in closure(roots)}
+    # message_schema is memoised and shared: copy the top level, which is all this function changes
+    defs = {definition_name(m): dict(message_schema(m, v3)) for m in closure(roots)}
     defs.update(_meta_definitions(v3))
     s = {"type": "string"}
     type_meta = {"apiVersion": {"description": API_VERSION_DOC, "type": "string"},
                  "kind": {"description": KIND_DOC, "type": "string"}}
-    group_defs: dict[str, Any] | None = None
     for k in kinds:
         name = f"{definition_prefix(k)}.{k.kind}"
-        if name not in defs:  # a kind the field model lacks: the hand-written schema, else metadata only
-            if group_defs is None:
-                group_defs = openapi_groups.definitions(lambda d: _group_ref(d, v3))
-            defs[name] = json.loads(json.dumps(group_defs.get(name, {"type": "object", "properties": {}})))
-            defs[name]["properties"] = {"metadata": _group_ref(f"{_META}.ObjectMeta", v3),
-                                        **defs[name]["properties"]}
+        if name not in defs:  # a kind the field model lacks: its metadata only
+            defs[name] = {"type": "object", "properties": {"metadata": _group_ref(f"{_META}.ObjectMeta", v3)},
+                          "x-kubernetes-preserve-unknown-fields": True}
         obj = defs[name]
         obj["properties"] = {**type_meta, **obj["properties"]}
         obj["x-kubernetes-group-version-kind"] = [k.gvk()]

@@ -186,8 +186,10 @@ def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
     return {**out, **PATCH_META.get(f.qualified, {})}
 
 
+@lru_cache(maxsize=None)
 def message_schema(message: str, v3: bool) -> dict[str, Any]:
-    """The schema of one message, inlined structs flattened as Go's JSON does."""
+    """The schema of one message, inlined structs flattened as Go's JSON does (memoised: callers must not
+    change it)."""
     special = _special(message, v3)
     if special is not None:
         return special
