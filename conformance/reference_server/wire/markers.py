@@ -60,6 +60,15 @@ _ATOMIC_FIELDS = (
     "core.ServiceSpec.loadBalancerSourceRanges", "core.TopologySpreadConstraint.matchLabelKeys",
     # meta/v1
     "meta.LabelSelector.matchExpressions", "meta.LabelSelectorRequirement.values",
+    "meta.FieldSelectorRequirement.values", "meta.StatusDetails.causes",
+    # authentication.k8s.io/v1, authorization.k8s.io/v1 (the create-only reviews)
+    "authentication.TokenRequestSpec.audiences", "authentication.TokenReviewSpec.audiences",
+    "authentication.TokenReviewStatus.audiences", "authentication.UserInfo.groups",
+    "authorization.FieldSelectorAttributes.requirements", "authorization.LabelSelectorAttributes.requirements",
+    "authorization.NonResourceRule.verbs", "authorization.NonResourceRule.nonResourceURLs",
+    "authorization.ResourceRule.verbs", "authorization.ResourceRule.apiGroups", "authorization.ResourceRule.resources",
+    "authorization.ResourceRule.resourceNames", "authorization.SubjectAccessReviewSpec.groups",
+    "authorization.SubjectRulesReviewStatus.resourceRules", "authorization.SubjectRulesReviewStatus.nonResourceRules",
     # apps/v1
     "apps.StatefulSetSpec.volumeClaimTemplates",
     # batch/v1
