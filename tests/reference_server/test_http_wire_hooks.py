@@ -58,10 +58,13 @@ def test_openapi_v3_lists_every_group_version(http, url):
     assert "io.k8s.api.authorization.v1.SelfSubjectAccessReview" in doc["components"]["schemas"]
 
 
-def test_openapi_v2_refuses_protobuf_only(http, url):
-    """kube-openapi answers 406 for a format it cannot serve; we write JSON only."""
+def test_openapi_v2_serves_protobuf_and_refuses_what_it_cannot_write(http, url):
+    """kube-openapi serves v2 as JSON or gnostic protobuf, in the first Accept clause it can; 406 otherwise."""
     r = http.get(f"{url}/openapi/v2", headers={"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
+    assert r.status_code == 200
+    assert r.headers["Content-Type"] == "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+    assert r.content[:5] == b"\x0a\x032.0"  # Document.swagger = "2.0"
+    r = http.get(f"{url}/openapi/v2", headers={"Accept": "application/yaml"})
     assert r.status_code == 406 and r.content == b""
-    r = http.get(f"{url}/openapi/v2", headers={"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf,"
-                                                          " application/json"})
+    r = http.get(f"{url}/openapi/v2", headers={"Accept": "application/yaml, application/json"})
     assert r.status_code == 200 and r.json()["swagger"] == "2.0"

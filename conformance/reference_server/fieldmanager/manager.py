@@ -70,7 +70,7 @@ class FieldManager:
     def __init__(self, kind: str, api_version: str, *, builtin: bool = True, zero: dict[str, Any] | None = None,
                  ignored: dict[str, frozenset[str]] | None = None, crd_schema: dict[str, Any] | None = None):
         self.kind, self.api_version = kind, api_version
-        self.schema = Schema(kind, builtin, crd_schema)
+        self.schema = Schema(kind, builtin, crd_schema, api_version)
         self.zero = {"apiVersion": api_version, "kind": kind, "metadata": {}} | (zero or {})
         self.ignored = ignored or {}
 

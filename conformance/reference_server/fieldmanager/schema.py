@@ -1,8 +1,9 @@
 """How structured-merge-diff sees the served kinds: which lists merge by key (`x-kubernetes-list-type: map`
 with `x-kubernetes-list-map-keys`), which are sets, which are atomic, and which maps are atomic.
 
-Built-in kinds follow the `+listType`/`+listMapKey`/`+structType`/`+mapType` markers of
-`staging/src/k8s.io/api/core/v1/types.go` (and `meta/v1`, `apps/v1`) that their OpenAPI publishes. Custom
+Built-in kinds follow the `+listType`/`+listMapKey`/`+patchStrategy`/`+structType`/`+mapType` markers of
+upstream's types that their OpenAPI publishes: the schema this server publishes (`wire.openapi.kind_schema`,
+markers in `wire.openapi_schemas.PATCH_META` and `wire.markers`), read as `schemaconv` reads it. Custom
 resources follow their CRD's structural schema as structured-merge-diff reads it (`schemaconv` of
 `kube-openapi`, `apiextensions-apiserver`'s type converter): `x-kubernetes-list-type` (`atomic`, `set`, `map`
 with `x-kubernetes-list-map-keys`; a key's `default` fills an item that omits it), `x-kubernetes-map-type:
@@ -25,39 +26,6 @@ class ListType:
 
 _ATOMIC = ListType(ATOMIC)
 _SET = ListType(SET)
-_PORT_DEFAULT = (("protocol", "TCP"),)
-_CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
-
-# (parent field, field) → list type; the parent of a list item's field is the list's own field name.
-_BY_PARENT: dict[tuple[str, str], ListType] = {
-    ("metadata", "finalizers"): _SET,
-    ("metadata", "ownerReferences"): ListType(MAP, ("uid",)),
-    ("metadata", "managedFields"): _ATOMIC,
-    **{(c, "ports"): ListType(MAP, ("containerPort", "protocol"), _PORT_DEFAULT) for c in _CONTAINER_LISTS},
-    **{(c, "env"): ListType(MAP, ("name",)) for c in _CONTAINER_LISTS},
-    **{(c, "volumeMounts"): ListType(MAP, ("mountPath",)) for c in _CONTAINER_LISTS},
-    **{(c, "volumeDevices"): ListType(MAP, ("devicePath",)) for c in _CONTAINER_LISTS},
-    ("spec", "ports"): ListType(MAP, ("port", "protocol"), _PORT_DEFAULT),   # ServiceSpec
-}
-_BY_FIELD: dict[str, ListType] = {
-    **{c: ListType(MAP, ("name",)) for c in _CONTAINER_LISTS},
-    "volumes": ListType(MAP, ("name",)),
-    "imagePullSecrets": ListType(MAP, ("name",)),
-    "hostAliases": ListType(MAP, ("ip",)),
-    "topologySpreadConstraints": ListType(MAP, ("topologyKey", "whenUnsatisfiable")),
-    "resourceClaims": ListType(MAP, ("name",)),
-    "schedulingGates": ListType(MAP, ("name",)),
-    "conditions": ListType(MAP, ("type",)),
-}
-# ServiceAccount: `secrets` merge by name; its imagePullSecrets are atomic.
-_KIND_TOP: dict[str, dict[str, ListType]] = {
-    "ServiceAccount": {"secrets": ListType(MAP, ("name",)), "imagePullSecrets": _ATOMIC},
-}
-# `+structType=atomic` / `+mapType=atomic` maps: LabelSelector (workloads, PDBs, quotas' scope selectors)
-_ATOMIC_MAP_KINDS_SELECTOR = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job",
-                                        "PodDisruptionBudget"})
-
-
 _MEMO_LIMIT = 4096
 
 
@@ -65,47 +33,90 @@ _MEMO_LIMIT = 4096
 class Schema:
     """The merge rules of one kind (names: the field names from the root, list items skipped).
 
-    `crd_schema` is a custom resource's `openAPIV3Schema` (None: every list atomic, every map granular)."""
+    A built-in kind's rules come from the OpenAPI schema this server publishes for it (`wire.openapi.kind_schema`,
+    generated from the field model with upstream's markers, `wire.markers`): the one source strategic-merge
+    patch reads too. `crd_schema` is a custom resource's `openAPIV3Schema` (None: every list atomic, every map
+    granular)."""
 
     kind: str
     builtin: bool = True
     crd_schema: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    api_version: str = "v1"
     _memo: dict[tuple[str, ...], tuple[ListType, bool]] = field(default_factory=dict, compare=False, hash=False,
                                                                  repr=False)
 
     def list_type(self, names: tuple[str, ...]) -> ListType:
         if not names:
             return _ATOMIC
-        if not self.builtin:
-            return self._custom(names)[0] if names[0] != "metadata" else _builtin_list_type("", names)
-        return _builtin_list_type(self.kind, names)
+        return self._at(names)[0]
 
     def atomic_map(self, names: tuple[str, ...]) -> bool:
-        """LabelSelector is `+structType=atomic`; a Service's selector is `+mapType=atomic`."""
-        if not self.builtin:
-            return bool(names) and names[0] != "metadata" and self._custom(names)[1]
-        if names != ("spec", "selector"):
-            return False
-        return self.kind in _ATOMIC_MAP_KINDS_SELECTOR or self.kind == "Service"
+        """`+structType=atomic` / `+mapType=atomic` (LabelSelector, a Service's selector, a pod's nodeSelector)."""
+        return bool(names) and self._at(names)[1]
 
-    def _custom(self, names: tuple[str, ...]) -> tuple[ListType, bool]:
-        """(list type, atomic map) at `names` in the CRD's schema, memoised: the schema never changes under a
-        store (a changed CRD gets a new store)."""
+    def _at(self, names: tuple[str, ...]) -> tuple[ListType, bool]:
+        """(list type, atomic map) at `names`, memoised: the schema never changes under a store (a changed CRD
+        gets a new store)."""
         hit = self._memo.get(names)
         if hit is None:
             if len(self._memo) >= _MEMO_LIMIT:  # names include map keys: bound what arbitrary data can add
                 self._memo.clear()
-            node = _crd_node(self.crd_schema, names)
-            hit = self._memo[names] = (_crd_list_type(node), node.get("x-kubernetes-map-type") == "atomic")
+            if self.builtin or names[0] == "metadata":  # a custom resource's metadata is ObjectMeta
+                hit = _builtin_at(self.kind if self.builtin else "ConfigMap",
+                                  self.api_version if self.builtin else "v1", names)
+            else:
+                node = _crd_node(self.crd_schema, names)
+                hit = (_crd_list_type(node), node.get("x-kubernetes-map-type") == "atomic")
+            self._memo[names] = hit
         return hit
 
 
-def _builtin_list_type(kind: str, names: tuple[str, ...]) -> ListType:
-    name = names[-1]
-    if len(names) == 1 and name in _KIND_TOP.get(kind, {}):
-        return _KIND_TOP[kind][name]
-    parent = names[-2] if len(names) > 1 else ""
-    return _BY_PARENT.get((parent, name)) or _BY_FIELD.get(name) or _ATOMIC
+def _builtin_at(kind: str, api_version: str, names: tuple[str, ...]) -> tuple[ListType, bool]:
+    """The list type and map atomicity at `names` of a built-in kind's published v2 schema."""
+    from ..wire.openapi import kind_schema  # the OpenAPI model loads on the first apply, not at start-up
+    group, _, version = api_version.rpartition("/")
+    defs, node = kind_schema(group, version, kind)
+    own: dict[str, Any] = node
+    for name in names:
+        own = _deref(defs, own)
+        while own.get("type") == "array":
+            own = _deref(defs, own.get("items"))
+        props = own.get("properties") or {}
+        if name in props:
+            node = props[name]
+        elif isinstance(own.get("additionalProperties"), dict):
+            node = own["additionalProperties"]
+        else:
+            return _ATOMIC, False
+        own = node
+    resolved = _deref(defs, node)
+    element = _deref(defs, resolved.get("items")) if resolved.get("type") == "array" else resolved
+    atomic = "atomic" in (node.get("x-kubernetes-map-type"), element.get("x-kubernetes-map-type"))
+    return _list_type_of(resolved, defs), atomic
+
+
+def _deref(defs: dict[str, Any], schema: Any) -> dict[str, Any]:
+    for _ in range(8):
+        if not isinstance(schema, dict):
+            return {}
+        ref = schema.get("$ref") or next((s.get("$ref") for s in schema.get("allOf") or []
+                                          if isinstance(s, dict) and "$ref" in s), None)
+        if not ref:
+            return schema
+        schema = defs.get(ref.rsplit("/", 1)[-1])
+    return {}
+
+
+def _list_type_of(node: dict[str, Any], defs: dict[str, Any]) -> ListType:
+    """kube-openapi's `schemaconv` (`getListElementRelationship`): `x-kubernetes-list-type` first, else a
+    `merge` patch strategy (keyed by its merge key, a set without one), else atomic."""
+    if node.get("type") != "array":
+        return _ATOMIC
+    if "x-kubernetes-list-type" not in node and "merge" in (node.get("x-kubernetes-patch-strategy") or "").split(","):
+        key = node.get("x-kubernetes-patch-merge-key")
+        node = {**node, "x-kubernetes-list-type": "map" if key else "set",
+                "x-kubernetes-list-map-keys": [key] if key else []}
+    return _crd_list_type({**node, "items": _deref(defs, node.get("items"))})
 
 
 def _crd_node(schema: dict[str, Any] | None, names: tuple[str, ...]) -> dict[str, Any]:

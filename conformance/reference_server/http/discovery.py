@@ -1,13 +1,14 @@
 """Discovery and version documents (NS-110..NS-114) and the OpenAPI hook."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aiohttp import web
 
 from ..registry import Registry
 from . import hooks
-from .respond import object_response, plain_not_found
+from .respond import dumps, object_response, plain_not_found
 
 VERSION_INFO = {
     "major": "1", "minor": "33", "emulationMajor": "1", "emulationMinor": "33",
@@ -76,46 +77,53 @@ def _openapi_kinds(registry: Registry) -> list[Any] | None:
     return kinds
 
 
-def _accepts_json(accept: str | None) -> bool:
-    """kube-openapi's handler: JSON (or protobuf, which we cannot write) for `application/json`,
-    `application/*`, `*/*` or no Accept; anything else is 406 with an empty body."""
-    if not accept:
-        return True
-    for clause in accept.split(","):
-        media = clause.split(";")[0].strip().lower()
-        if media in ("*/*", "application/*", "application/json"):
-            return True
-    return False
-
-
 def openapi_response(registry: Registry, path: str, accept: str | None = None,
-                     extend: Any = None) -> web.StreamResponse:
+                     extend: Any = None, headers: Mapping[str, str] | None = None) -> web.StreamResponse:
     """Serve OpenAPI through `wire.openapi` when present; otherwise a plain 404 (route not installed).
 
-    `/openapi/v3` lists one document per served group-version; `/openapi/v2` is JSON only, so a client that
-    accepts only protobuf (kubectl's fallback) gets kube-openapi's 406 instead of JSON it cannot parse.
+    `/openapi/v3` lists one document per served group-version; `/openapi/v2` answers JSON or gnostic's protobuf
+    as kube-openapi does (`http/openapi.py`: negotiation, ETag, 304, gzip). Documents are built on first request
+    and their bytes kept. `headers`: the request's (Accept when absent is `accept`).
     `extend(doc)`: an enabled extension adds its fields to the v2 / v3 `api/v1` documents."""
+    from . import openapi as handler
+    if headers is None:
+        headers = {"Accept": accept} if accept is not None else {}
     if extend is not None:
-        resp = openapi_response(registry, path, accept)
+        resp = openapi_response(registry, path, "application/json")
         if resp.status == 200 and (path == "/openapi/v2" or path.rstrip("/") == "/openapi/v3/api/v1"):
             import json as _json
             doc = _json.loads(resp.body)  # type: ignore[attr-defined]
             extend(doc)
+            if path == "/openapi/v2":
+                return _v2_answer(handler.served(doc), doc, headers)
             return object_response(doc)
+        if path == "/openapi/v2":
+            return openapi_response(registry, path, headers=headers)
         return resp
     kinds = _openapi_kinds(registry)
-    v2, root, documents = (hooks.wire_attr("openapi", n)
-                           for n in ("openapi_v2", "openapi_v3_root", "openapi_v3_documents"))
-    if kinds is None or None in (v2, root, documents):
+    v2, root, documents, pb = (hooks.wire_attr("openapi", n) for n in (
+        "openapi_v2", "openapi_v3_root", "openapi_v3_documents", "openapi_v2_protobuf"))
+    if kinds is None or None in (v2, root, documents, pb):
         return plain_not_found()
+
+    entry = handler.CACHE.get(handler.kinds_key(kinds), dict)  # filled per document on first request
     if path == "/openapi/v2":
-        if not _accepts_json(accept):
-            return web.Response(status=406, headers={"Vary": "Accept"})
-        return object_response(v2(kinds))
+        if "v2" not in entry:
+            doc = v2(kinds)  # type: ignore[misc]
+            entry["v2"], entry["v2served"] = doc, handler.served(doc)
+        return _v2_answer(entry["v2served"], entry["v2"], headers)
+    if "v3" not in entry:
+        docs = documents(kinds)  # type: ignore[misc]
+        entry["v3root"] = dumps(root(documents=docs))  # type: ignore[misc]
+        entry["v3"] = {k: dumps(d) for k, d in docs.items()}
     sub = path[len("/openapi/v3"):].strip("/")
-    docs = documents(kinds)
-    if sub == "":
-        return object_response(root(documents=docs))
-    if sub in docs:
-        return object_response(docs[sub])
-    return plain_not_found()
+    body = entry["v3root"] if sub == "" else entry["v3"].get(sub)
+    if body is None:
+        return plain_not_found()
+    return web.Response(body=body, content_type="application/json")
+
+
+def _v2_answer(served: Any, doc: dict[str, Any], headers: Mapping[str, str]) -> web.StreamResponse:
+    from . import openapi as handler
+    encode = hooks.wire_attr("openapi", "openapi_v2_protobuf")
+    return handler.v2_response(served, lambda: encode(doc), headers)  # type: ignore[misc]

@@ -13,12 +13,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from . import openapi_groups, schema
+from . import schema
 from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
 from .openapi_schemas import closure, definition_name, known_fields, message_schema
 
-__all__ = ["openapi_v2", "openapi_v3_root", "openapi_v3_group", "openapi_v3_documents", "known_fields",
+__all__ = ["openapi_v2", "openapi_v2_protobuf", "openapi_v3_root", "openapi_v3_group", "openapi_v3_documents", "known_fields",
            "group_hash"]
 
 INFO = {"title": "Kubernetes", "version": "v1.33.0"}
@@ -201,23 +201,31 @@ KIND_DOC = ("Kind is a string value representing the REST resource this object r
             f"{_CONVENTIONS}#types-kinds")
 
 
+def model_message(k: KindInfo) -> str | None:
+    """The field-model message of a served kind (`core.Pod`, `apps.Deployment`, `authorization.SubjectAccessReview`),
+    None for a kind the model lacks. A kind added to `schema.GROUP_KINDS` (or `OUTPUT_MESSAGES`) with its messages
+    in `_proto_table` gets its full schema from here, with no other step."""
+    message = schema.OUTPUT_MESSAGES.get((k.group_version, k.kind))
+    return message if message is not None and message in schema.MESSAGES else None
+
+
 def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
-    roots = [schema.KIND_MESSAGES[k.kind] for k in kinds if k.kind in schema.KIND_MESSAGES]
+    roots = [m for m in (model_message(k) for k in kinds) if m is not None]
     roots.append("meta.DeleteOptions")
-    if any(k.group for k in kinds):  # the named-group kinds' schemas refer to core messages
-        roots += openapi_groups.CORE_ROOTS
-    defs = {definition_name(m): message_schema(m, v3) for m in closure(roots)}
+    has_scale = any("scale" in k.subresources for k in kinds)
+    if has_scale:
+        roots.append("autoscaling.Scale")
+    # message_schema is memoised and shared: copy the top level, which is all this function changes
+    defs = {definition_name(m): dict(message_schema(m, v3)) for m in closure(roots)}
     defs.update(_meta_definitions(v3))
-    group_defs = openapi_groups.definitions(lambda name: _group_ref(name, v3))
     s = {"type": "string"}
     type_meta = {"apiVersion": {"description": API_VERSION_DOC, "type": "string"},
                  "kind": {"description": KIND_DOC, "type": "string"}}
     for k in kinds:
         name = f"{definition_prefix(k)}.{k.kind}"
-        if name not in defs:  # a named-group kind: its hand-written schema, else metadata only
-            defs[name] = json.loads(json.dumps(group_defs.get(name, {"type": "object", "properties": {}})))
-            defs[name]["properties"] = {"metadata": _group_ref(f"{_META}.ObjectMeta", v3),
-                                        **defs[name]["properties"]}
+        if name not in defs:  # a kind the field model lacks: its metadata only
+            defs[name] = {"type": "object", "properties": {"metadata": _group_ref(f"{_META}.ObjectMeta", v3)},
+                          "x-kubernetes-preserve-unknown-fields": True}
         obj = defs[name]
         obj["properties"] = {**type_meta, **obj["properties"]}
         obj["x-kubernetes-group-version-kind"] = [k.gvk()]
@@ -227,11 +235,10 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
                            "items": {"type": "array", "items": _ref(name, v3)},
                            "metadata": _ref(f"{_META}.ListMeta", v3)},
             "x-kubernetes-group-version-kind": [{**k.gvk(), "kind": f"{k.kind}List"}]}
-    if any("scale" in k.subresources for k in kinds) and SCALE in group_defs:
-        scale = json.loads(json.dumps(group_defs[SCALE]))
-        scale["properties"] = {**type_meta, "metadata": _group_ref(f"{_META}.ObjectMeta", v3), **scale["properties"]}
+    if has_scale:
+        scale = defs[SCALE]
+        scale["properties"] = {**type_meta, **scale["properties"]}
         scale["x-kubernetes-group-version-kind"] = [{"group": "autoscaling", "kind": "Scale", "version": "v1"}]
-        defs[SCALE] = scale
     delete_options = defs[f"{_META}.DeleteOptions"]
     delete_options["properties"] = {"apiVersion": s, "kind": s, **delete_options["properties"]}
     delete_options["x-kubernetes-group-version-kind"] = [
@@ -263,6 +270,12 @@ def openapi_v2(kinds: Sequence[KindInfo]) -> dict[str, Any]:
             "definitions": _definitions(kinds, v3=False),
             "securityDefinitions": {"BearerToken": {"type": "apiKey", "name": "authorization", "in": "header"}},
             "security": [{"BearerToken": []}]}
+
+
+def openapi_v2_protobuf(doc: dict[str, Any]) -> bytes:
+    """The v2 document as gnostic's protobuf `openapi.v2.Document` (kube-openapi's `ToProtoBinary`)."""
+    from .openapi_pb import document
+    return document(doc)
 
 
 def openapi_v3_group(kinds: Sequence[KindInfo]) -> dict[str, Any]:

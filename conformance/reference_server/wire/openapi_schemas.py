@@ -11,7 +11,7 @@ import copy
 from functools import lru_cache
 from typing import Any
 
-from . import schema
+from . import markers, schema
 from .schema import Field
 
 _PREFIX = {
@@ -19,6 +19,13 @@ _PREFIX = {
     "meta": "io.k8s.apimachinery.pkg.apis.meta.v1",
     "resource": "io.k8s.apimachinery.pkg.api.resource",
     "intstr": "io.k8s.apimachinery.pkg.util.intstr",
+    "runtime": "io.k8s.apimachinery.pkg.runtime",
+    # the named groups' packages (a group added to `schema.GROUP_KINDS` gets its prefix below)
+    "autoscaling": "io.k8s.api.autoscaling.v1",
+    "authentication": "io.k8s.api.authentication.v1",
+    "authorization": "io.k8s.api.authorization.v1",
+    **{package: f"io.k8s.api.{gv.split('/')[0].split('.')[0]}.{gv.split('/')[1]}"
+       for gv, (package, _) in schema.GROUP_KINDS.items()},
 }
 _SCALARS: dict[str, dict[str, str]] = {
     "s": {"type": "string"}, "b": {"type": "boolean"}, "y": {"type": "string", "format": "byte"},
@@ -84,6 +91,7 @@ PATCH_META: dict[str, dict[str, Any]] = {
     "core.Capabilities.drop": _ATOMIC,
     "meta.DeleteOptions.dryRun": _ATOMIC,
 }
+PATCH_META.update({k: v for k, v in markers.FIELD_MARKERS.items() if k not in PATCH_META})
 _SPEC_STATUS = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"
 _NS_DOCS = "https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"
 # Upstream's doc comments as its OpenAPI carries them (`kubectl explain` prints them), for the Namespace types;
@@ -124,6 +132,7 @@ REQUIRED: dict[str, list[str]] = {
     "meta.OwnerReference": ["apiVersion", "kind", "name", "uid"],
     "meta.LabelSelectorRequirement": ["key", "operator"],
     "meta.ManagedFieldsEntry": [], "meta.Condition": ["type", "status", "lastTransitionTime", "reason", "message"],
+    **markers.REQUIRED,
 }
 
 
@@ -144,6 +153,10 @@ def _special(message: str, v3: bool) -> dict[str, Any] | None:
         return {**base, "oneOf": [{"type": "integer"}, {"type": "string"}]} if v3 else {"type": "string", **base}
     if message == "meta.FieldsV1":
         return {"type": "object"}
+    if message in schema.STRING_LIST_MESSAGES:  # Go `type ExtraValue []string`
+        return {"type": "array", "items": {"type": "string"}}
+    if message == "runtime.RawExtension":  # any JSON object (ControllerRevision.data)
+        return {"type": "object"}
     return None
 
 
@@ -154,7 +167,10 @@ def _ref(message: str, v3: bool) -> dict[str, Any]:
 
 
 def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
-    value = _ref(f.type, v3) if f.is_message else dict(_SCALARS[f.type])
+    if f.type in schema.STRING_LIST_MESSAGES:  # inlined, as upstream publishes `map[string]ExtraValue`
+        value: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+    else:
+        value = _ref(f.type, v3) if f.is_message else dict(_SCALARS[f.type])
     if f.map_key is not None:
         out: dict[str, Any] = {"type": "object", "additionalProperties": value}
     elif f.repeated:
@@ -165,11 +181,15 @@ def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
         out = {"description": DESCRIPTIONS[f.qualified], **out}
     if f.qualified in ENUMS:
         out["enum"] = list(ENUMS[f.qualified])
+    if f.qualified in markers.DEFAULTS:
+        out["default"] = markers.DEFAULTS[f.qualified]
     return {**out, **PATCH_META.get(f.qualified, {})}
 
 
+@lru_cache(maxsize=None)
 def message_schema(message: str, v3: bool) -> dict[str, Any]:
-    """The schema of one message, inlined structs flattened as Go's JSON does."""
+    """The schema of one message, inlined structs flattened as Go's JSON does (memoised: callers must not
+    change it)."""
     special = _special(message, v3)
     if special is not None:
         return special
@@ -181,6 +201,8 @@ def message_schema(message: str, v3: bool) -> dict[str, Any]:
         out = {"description": DESCRIPTIONS[message], **out}
     if REQUIRED.get(message):
         out["required"] = REQUIRED[message]
+    if message in markers.ATOMIC_STRUCTS:
+        out["x-kubernetes-map-type"] = "atomic"
     return out
 
 
@@ -193,7 +215,7 @@ def closure(roots: list[str]) -> list[str]:
         if m in seen:
             continue
         seen.add(m)
-        stack.extend(f.type for f in schema.fields(m) if f.is_message)
+        stack.extend(f.type for f in schema.fields(m) if f.is_message and f.type not in schema.STRING_LIST_MESSAGES)
     return sorted(seen)
 
 

@@ -3,7 +3,7 @@
 Upstream's strategic merge (`apimachinery/pkg/util/strategicpatch`, `PatchMetaFromStruct` /
 `PatchMetaFromOpenAPI`) takes each field's `patchStrategy` / `patchMergeKey` from the Go struct tags, which
 kube-openapi publishes as `x-kubernetes-patch-strategy` / `x-kubernetes-patch-merge-key`. Here the published
-definitions (`openapi_schemas.PATCH_META` for core and meta, `openapi_groups` for the named groups) are the one
+definitions (`openapi_schemas.PATCH_META` and `markers`, for every kind of the field model) are the one
 source: what `kubectl apply` diffs with is what the server merges with. A field the schema does not describe
 (free-form status, a field unknown to the model) has no strategy: its maps merge, its lists are replaced.
 

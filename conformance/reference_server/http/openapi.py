@@ -1,0 +1,177 @@
+"""`/openapi/v2` and `/openapi/v3[...]` as kube-openapi's handlers answer them.
+
+`/openapi/v2` follows `pkg/handler/handler.go` (`RegisterOpenAPIVersionedService` behind `gziphandler`):
+the first Accept clause (goautoneg order: q, then the more specific) matching JSON, the deprecated protobuf
+`application/com.github.proto-openapi.spec.v2@v1.0+protobuf` or `...spec.v2.v1.0+protobuf` gets that form
+(both protobuf types answered as `...spec.v2.v1.0+protobuf`), nothing matching gets 406 without a body; every
+answer has `Vary: Accept-Encoding` and `Vary: Accept`, the quoted upper-case hex SHA-512 of the JSON as
+`Etag` (one for both forms), `Last-Modified` (when the document was built), and Go's `http.ServeContent`
+preconditions: a matching `If-None-Match` (or, without one, an `If-Modified-Since` not older than the
+document) gets 304 without a body; bodies of 1400 bytes or more are gzipped for a client that accepts gzip.
+
+Documents are built on first request and their bytes kept per set of served kinds (a CRD changes the set),
+so start-up does no OpenAPI work and a repeated request costs a dictionary lookup.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, field
+from email.utils import formatdate, parsedate_to_datetime
+from typing import Any, Callable, Mapping
+
+from aiohttp import web
+from multidict import CIMultiDict
+
+from .respond import dumps
+
+JSON = "application/json"
+PB = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+PB_DEPRECATED = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+_OFFERS = (JSON, PB_DEPRECATED, PB)  # kube-openapi's order
+GZIP_MIN_SIZE = 1400  # gziphandler.DefaultMinSize
+
+
+@dataclass
+class _Served:
+    """One document's bytes in each form, made on first need."""
+
+    json: bytes
+    etag: str
+    modified: float
+    _pb: bytes | None = None
+    _gzip: dict[str, bytes] = field(default_factory=dict)
+
+    def body(self, media: str, pb: Callable[[], bytes]) -> bytes:
+        if media == JSON:
+            return self.json
+        if self._pb is None:
+            self._pb = pb()
+        return self._pb
+
+    def gzipped(self, media: str, body: bytes) -> bytes:
+        if media not in self._gzip:
+            self._gzip[media] = gzip.compress(body, compresslevel=6, mtime=0)
+        return self._gzip[media]
+
+
+def served(doc: dict[str, Any]) -> _Served:
+    raw = dumps(doc)
+    return _Served(raw, '"' + hashlib.sha512(raw).hexdigest().upper() + '"', time.time())
+
+
+class Cache:
+    """The OpenAPI documents of the last few sets of served kinds."""
+
+    def __init__(self, limit: int = 4):
+        self._limit = limit
+        self._entries: dict[Any, dict[str, Any]] = {}
+        self._lock = threading.Lock()  # replicas in one process share it; building twice would only waste time
+
+    def get(self, key: Any, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        entry = self._entries.get(key)
+        if entry is None:
+            with self._lock:
+                entry = self._entries.get(key)
+                if entry is None:
+                    entry = build()
+                    if len(self._entries) >= self._limit:
+                        self._entries.pop(next(iter(self._entries)))
+                    self._entries[key] = entry
+        return entry
+
+
+CACHE = Cache()
+
+
+def kinds_key(kinds: list[Any]) -> tuple[Any, ...]:
+    """A hashable signature of the served kinds (KindInfo's subresources are a dict)."""
+    return tuple((k.group, k.version, k.kind, k.plural, k.singular, k.namespaced, tuple(k.short_names),
+                  tuple(k.verbs), tuple(sorted((s, tuple(v)) for s, v in k.subresources.items()))) for k in kinds)
+
+
+def _clauses(accept: str | None) -> list[tuple[str, str]]:
+    """goautoneg.ParseAccept: (type, subtype) sorted by q, then concrete before wildcard (stable)."""
+    out: list[tuple[float, int, int, int, str, str]] = []
+    for i, raw in enumerate((accept or "*/*").split(",")):
+        parts = raw.strip().split(";")
+        media = parts[0].strip().lower()
+        typ, _, sub = media.partition("/")
+        if not typ:
+            continue
+        q = 1.0
+        for p in parts[1:]:
+            k, _, v = p.strip().partition("=")
+            if k.strip() == "q":
+                try:
+                    q = float(v)
+                except ValueError:
+                    q = 0.0
+        out.append((-q, typ == "*", sub == "*" or not sub, i, typ, sub or "*"))
+    out.sort()
+    return [(t, s) for *_, t, s in out]
+
+
+def negotiate_v2(accept: str | None) -> str | None:
+    """The media type kube-openapi's v2 handler picks for `accept` (JSON, or one of the protobuf types), else
+    None (406)."""
+    for typ, sub in _clauses(accept):
+        for offer in _OFFERS:
+            otype, _, osub = offer.partition("/")
+            if typ in (otype, "*") and sub in (osub, "*"):
+                return offer
+    return None
+
+
+def _accepts_gzip(value: str | None) -> bool:
+    for clause in (value or "").split(","):
+        parts = clause.strip().split(";")
+        if parts[0].strip().lower() in ("gzip", "*"):
+            q = next((p.strip()[2:] for p in parts[1:] if p.strip().startswith("q=")), "1")
+            try:
+                return float(q) > 0
+            except ValueError:
+                return False
+    return False
+
+
+def _not_modified(headers: Mapping[str, str], doc: _Served) -> bool:
+    """net/http `checkIfNoneMatch` (weak comparison, `*`), else `checkIfModifiedSince` (whole seconds)."""
+    inm = headers.get("If-None-Match")
+    if inm is not None:
+        tags = [t.strip() for t in inm.split(",")]
+        return any(t == "*" or t.removeprefix("W/") == doc.etag for t in tags)
+    ims = headers.get("If-Modified-Since")
+    if ims:
+        try:
+            since = parsedate_to_datetime(ims).timestamp()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return False
+        return int(doc.modified) <= since
+    return False
+
+
+def v2_response(doc: _Served, pb: Callable[[], bytes], headers: Mapping[str, str], method: str = "GET"
+                ) -> web.Response:
+    """kube-openapi's v2 handler answer for one request (see the module's docstring)."""
+    out: CIMultiDict[str] = CIMultiDict()
+    out.add("Vary", "Accept-Encoding")
+    out.add("Vary", "Accept")
+    media = negotiate_v2(headers.get("Accept"))
+    if media is None:
+        return web.Response(status=406, headers=out)
+    out["Content-Type"] = PB if media == PB_DEPRECATED else media
+    out["Etag"] = doc.etag
+    out["Last-Modified"] = formatdate(doc.modified, usegmt=True)
+    if _not_modified(headers, doc):
+        del out["Content-Type"]
+        del out["Last-Modified"]  # writeNotModified: dropped when an Etag is set
+        return web.Response(status=304, headers=out)
+    body = doc.body(media, pb)
+    out["Accept-Ranges"] = "bytes"
+    if len(body) >= GZIP_MIN_SIZE and _accepts_gzip(headers.get("Accept-Encoding")):
+        body = doc.gzipped(media, body)
+        out["Content-Encoding"] = "gzip"
+    return web.Response(body=None if method == "HEAD" else body, status=200, headers=out)

@@ -1,0 +1,83 @@
+"""`http/openapi.py`: `/openapi/v2` answered as kube-openapi's handler (`pkg/handler/handler.go` behind
+gziphandler, `http.ServeContent`): Accept negotiation, one ETag for both forms, 304, gzip, 406; documents kept."""
+from __future__ import annotations
+
+import gzip
+import re
+from typing import Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.http import openapi
+
+PB = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+PB_OLD = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RunningServer]:
+    srv = start_embedded(flavor="bare")
+    yield srv
+    srv.stop()
+
+
+def get(server: RunningServer, **headers: str) -> requests.Response:
+    headers.setdefault("Accept-Encoding", "identity")
+    return requests.get(f"{server.url}/openapi/v2", headers=headers, timeout=30)
+
+
+@pytest.mark.parametrize("accept, media", [
+    (None, openapi.JSON), ("*/*", openapi.JSON), ("application/*", openapi.JSON),
+    (PB_OLD, PB_OLD), (PB, PB), (f"{PB_OLD}, application/json", PB_OLD),
+    (f"application/json;q=0.5, {PB}", PB), ("*/*;q=0.1, application/yaml, " + PB, PB),
+    ("application/yaml", None), ("text/plain, application/vnd.kubernetes.protobuf", None),
+])
+def test_negotiation(accept, media):
+    assert openapi.negotiate_v2(accept) == media
+
+
+def test_protobuf_and_json_share_the_etag(server):
+    pb = get(server, Accept=PB_OLD)
+    assert pb.status_code == 200 and pb.headers["Content-Type"] == PB
+    js = get(server)
+    assert js.status_code == 200 and js.headers["Content-Type"] == "application/json"
+    assert pb.headers["Etag"] == js.headers["Etag"]
+    assert re.fullmatch(r'"[0-9A-F]{128}"', pb.headers["Etag"])  # quoted upper-case hex SHA-512 of the JSON
+    assert pb.raw.headers.getlist("Vary") == ["Accept-Encoding", "Accept"]
+    assert pb.content[:5] == b"\x0a\x032.0" and js.json()["swagger"] == "2.0"
+    assert "Last-Modified" in pb.headers
+
+
+def test_not_modified(server):
+    first = get(server, Accept=PB)
+    tag = first.headers["Etag"]
+    r = get(server, Accept=PB, **{"If-None-Match": tag})
+    assert r.status_code == 304 and r.content == b"" and r.headers["Etag"] == tag
+    assert "Content-Type" not in r.headers and "Last-Modified" not in r.headers
+    assert get(server, **{"If-None-Match": f'"other", W/{tag}'}).status_code == 304
+    assert get(server, **{"If-None-Match": '"other"'}).status_code == 200
+    assert get(server, **{"If-Modified-Since": first.headers["Last-Modified"]}).status_code == 304
+    assert get(server, **{"If-Modified-Since": "Mon, 01 Jan 2001 00:00:00 GMT"}).status_code == 200
+
+
+def test_gzip_and_406(server):
+    plain = get(server, Accept=PB)
+    r = requests.get(f"{server.url}/openapi/v2", headers={"Accept": PB, "Accept-Encoding": "gzip"}, stream=True,
+                     timeout=30)
+    assert r.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(r.raw.read(decode_content=False)) == plain.content
+    r = get(server, Accept="application/yaml")
+    assert r.status_code == 406 and r.content == b"" and r.raw.headers.getlist("Vary") == ["Accept-Encoding",
+                                                                                           "Accept"]
+
+
+def test_documents_are_kept(server):
+    """A second request serves the kept bytes (the same object) instead of building the documents again."""
+    get(server)
+    entries = list(openapi.CACHE._entries.values())
+    assert any("v2served" in e for e in entries)
+    before = [e["v2served"] for e in entries if "v2served" in e]
+    get(server)
+    assert [e["v2served"] for e in openapi.CACHE._entries.values() if "v2served" in e] == before
