@@ -292,7 +292,7 @@ class ReferenceServer:
         if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would
             self.flavor_controllers += workload_controllers(self.ctx.registry, self.ctx.admission)
         if fl.scheduler:  # kube-scheduler's share: with no node, every pod is Unschedulable
-            self.flavor_controllers.append(NoNodesScheduler(self.ctx.registry))
+            self.flavor_controllers.append(NoNodesScheduler(self.ctx.registry, self.ctx.admission))
         for c in self.extension_controllers + self.flavor_controllers:
             c.start()
 

@@ -19,6 +19,7 @@ from ... import apierrors as E
 from ...registry import DeleteOptions, GenericStore, ListOptions, Registry
 from ...registry.meta import now
 from ...storage.offload import Offload
+from ..events import NORMAL, WARNING, EventRecorder
 from ..loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -127,11 +128,13 @@ class WorkloadController(Controller):
     plural = ""
     owned = "pods"          # core resource (pods) or `apps/<plural>`
     owner_kind = ""
+    component = ""          # the event source (`v1.EventSource{Component: ...}` of the controller's recorder)
 
     def __init__(self, registry: Registry, admission: Any = None, offload: Offload | None = None):
         super().__init__()
         self.registry = registry
         self.admission = admission
+        self.recorder = EventRecorder(registry, self.component, admission)
         # etcd: a sync's writes are round trips, so syncs run in the offload's thread (as the namespace deleter's)
         self._offload = offload or Offload(registry.store, "workload-controllers")
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -260,9 +263,33 @@ class WorkloadController(Controller):
         return [o for o in items if (controller_of(o) or {}).get("uid") == uid]
 
     # ---- writes ------------------------------------------------------------------------------------
-    def create_pod(self, pod: dict[str, Any]) -> dict[str, Any]:
-        """`RealPodControl.CreatePods`: through admission (NamespaceLifecycle, LimitRanger, quota, SA)."""
-        return self.create(self.pods, pod)
+    def create_pod(self, pod: dict[str, Any], owner: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`RealPodControl.CreatePods`: through admission (NamespaceLifecycle, LimitRanger, quota, SA), with
+        its events on `owner`: `SuccessfulCreate` "Created pod: <name>", or `FailedCreate` "Error creating:
+        <message>" (none when the namespace is being terminated)."""
+        try:
+            created = self.create(self.pods, pod)
+        except E.StatusError as exc:
+            if owner is not None and not is_terminating_refusal(exc):
+                self.pod_event(owner, pod, exc)
+            raise
+        if owner is not None:
+            self.pod_event(owner, created, None)
+        return created
+
+    def pod_event(self, owner: dict[str, Any], pod: dict[str, Any], error: E.StatusError | None,
+                  verb: str = "create") -> None:
+        """`RealPodControl`'s events (the StatefulSet controller words its own)."""
+        name = pod["metadata"].get("name", "")
+        if verb == "create":
+            if error is None:
+                self.recorder.event(owner, NORMAL, "SuccessfulCreate", f"Created pod: {name}")
+            else:
+                self.recorder.event(owner, WARNING, "FailedCreate", f"Error creating: {error.message}")
+        elif error is None:
+            self.recorder.event(owner, NORMAL, "SuccessfulDelete", f"Deleted pod: {name}")
+        else:
+            self.recorder.event(owner, WARNING, "FailedDelete", f"Error deleting: {error.message}")
 
     def create(self, store: GenericStore, obj: dict[str, Any]) -> dict[str, Any]:
         kw: dict[str, Any] = {}
@@ -276,13 +303,19 @@ class WorkloadController(Controller):
         except E.RetriedStatusError:  # e.g. the `default` ServiceAccount not made yet: try again shortly
             raise Requeue(0.2) from None
 
-    def delete_pod(self, pod: dict[str, Any]) -> None:
+    def delete_pod(self, pod: dict[str, Any], owner: dict[str, Any] | None = None) -> None:
+        """`RealPodControl.DeletePod`, its events on `owner` (none for a pod already gone)."""
         meta = pod["metadata"]
         try:
             self.pods.delete(meta["namespace"], meta["name"], DeleteOptions(uid=meta.get("uid")))
         except E.StatusError as exc:
             if exc.code not in (404, 409):
+                if owner is not None:
+                    self.pod_event(owner, pod, exc, "delete")
                 raise
+            return
+        if owner is not None:
+            self.pod_event(owner, pod, None, "delete")
 
     def write_status(self, obj: dict[str, Any], status: dict[str, Any],
                      annotations: dict[str, str] | None = None, store: GenericStore | None = None) -> None:

@@ -22,6 +22,7 @@ import math
 from typing import Any
 
 from ... import apierrors as E
+from ..events import NORMAL
 from .common import KCM, WorkloadController, compute_hash, now, owner_reference, parse_time, set_condition, utcnow
 
 HASH_LABEL = "pod-template-hash"
@@ -104,6 +105,7 @@ class DeploymentController(WorkloadController):
     plural = "deployments"
     owned = "apps/replicasets"
     owner_kind = "Deployment"
+    component = "deployment-controller"
 
     @property
     def replicasets(self) -> Any:
@@ -189,6 +191,9 @@ class DeploymentController(WorkloadController):
             status["collisionCount"] = collisions + 1
             self.write_status(d, status)
             return None
+        if replicas > 0:
+            self.recorder.event(d, NORMAL, "ScalingReplicaSet",
+                                f'Scaled up replica set {created["metadata"]["name"]} from 0 to {replicas}')
         if d["spec"].get("progressDeadlineSeconds") is not None:
             status["conditions"] = set_condition(conditions, _condition(
                 "Progressing", "True", "NewReplicaSetCreated", f'Created new replica set "{created["metadata"]["name"]}"'))
@@ -220,7 +225,12 @@ class DeploymentController(WorkloadController):
         if _replicas(rs) == replicas and all((rs["metadata"].get("annotations") or {}).get(k) == v
                                              for k, v in ann.items()):
             return rs
-        return self._annotate(rs, ann, replicas)
+        old = _replicas(rs)
+        out = self._annotate(rs, ann, replicas)
+        if old != replicas:
+            self.recorder.event(d, NORMAL, "ScalingReplicaSet", f'Scaled {"up" if old < replicas else "down"} '
+                                f'replica set {out["metadata"]["name"]} from {old} to {replicas}')
+        return out
 
     # ---- strategies --------------------------------------------------------------------------------
     def rollout_rolling(self, d: dict[str, Any], rss: list[dict[str, Any]]) -> None:

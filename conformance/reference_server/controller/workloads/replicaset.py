@@ -28,6 +28,7 @@ class ReplicaSetController(WorkloadController):
     name = "replicaset controller"
     plural = "replicasets"
     owner_kind = "ReplicaSet"
+    component = "replicaset-controller"
 
     def sync(self, ns: str, name: str) -> None:
         rs = self.get(ns, name)
@@ -47,11 +48,11 @@ class ReplicaSetController(WorkloadController):
             template = rs["spec"]["template"]
             key = (rs["metadata"]["namespace"], rs["metadata"]["name"])
             _, error = slow_start(self.capped(key, min(-diff, BURST_REPLICAS)),
-                                  lambda: self.create_pod(pod_from_template(template, rs)))
+                                  lambda: self.create_pod(pod_from_template(template, rs), rs))
             return error
         if diff > 0:
             for pod in sorted(pods, key=_delete_rank)[:min(diff, BURST_REPLICAS)]:
-                self.delete_pod(pod)
+                self.delete_pod(pod, rs)
         return None
 
     def calculate_status(self, rs: dict[str, Any], pods: list[dict[str, Any]], error: Any) -> dict[str, Any]:
