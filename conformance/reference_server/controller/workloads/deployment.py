@@ -147,6 +147,7 @@ class DeploymentController(WorkloadController):
     owned = "apps/replicasets"
     owner_kind = "Deployment"
     component = "deployment-controller"
+    adopts = True
 
     @property
     def replicasets(self) -> Any:
@@ -156,7 +157,7 @@ class DeploymentController(WorkloadController):
         d = self.get(ns, name)
         if d is None:
             return
-        rss = self.controlled(self.replicasets, d)
+        rss = self.claim(self.replicasets, d)
         if d["metadata"].get("deletionTimestamp"):
             return self.sync_status_only(d, rss)
         if d["spec"].get("paused"):

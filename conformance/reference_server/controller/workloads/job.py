@@ -48,6 +48,7 @@ class JobController(WorkloadController):
     plural = "jobs"
     owner_kind = "Job"
     component = "job-controller"
+    adopts = True
 
     def __init__(self, *a: Any, **kw: Any):
         super().__init__(*a, **kw)
@@ -92,7 +93,7 @@ class JobController(WorkloadController):
         job = self.get(ns, name)
         if job is None:
             return
-        pods = self.controlled(self.pods, job)
+        pods = self.claim(self.pods, job)
         uid = job["metadata"]["uid"]
         status = copy.deepcopy(job.get("status") or {})
         new_failed = new_succeeded = 0

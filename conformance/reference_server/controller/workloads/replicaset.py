@@ -29,12 +29,16 @@ class ReplicaSetController(WorkloadController):
     plural = "replicasets"
     owner_kind = "ReplicaSet"
     component = "replicaset-controller"
+    adopts = True
+
+    def member(self, owner: dict[str, Any], obj: dict[str, Any]) -> bool:
+        return is_active(obj)  # `FilterActivePods` before `ClaimPods`
 
     def sync(self, ns: str, name: str) -> None:
         rs = self.get(ns, name)
         if rs is None:
             return
-        pods = [p for p in self.controlled(self.pods, rs) if is_active(p)]
+        pods = [p for p in self.claim(self.pods, rs) if is_active(p)]
         error = None
         if not rs["metadata"].get("deletionTimestamp"):
             error = self.manage_replicas(pods, rs)

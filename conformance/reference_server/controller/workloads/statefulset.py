@@ -35,6 +35,10 @@ class StatefulSetController(WorkloadController):
     plural = "statefulsets"
     owner_kind = "StatefulSet"
     component = "statefulset-controller"
+    adopts = True
+
+    def member(self, owner: dict[str, Any], obj: dict[str, Any]) -> bool:
+        return _ordinal(obj, owner["metadata"]["name"]) is not None  # isMemberOf: `<set>-<ordinal>`
 
     def pod_event(self, owner: dict[str, Any], pod: dict[str, Any], error: Any, verb: str = "create") -> None:
         """`recordPodEvent`: `Successful<Verb>` "<verb> Pod <pod> in StatefulSet <set> successful", or
@@ -53,7 +57,7 @@ class StatefulSetController(WorkloadController):
             return
         spec = sts["spec"]
         revision = f"{name}-{compute_hash(spec.get('template') or {}, (sts.get('status') or {}).get('collisionCount'))}"
-        pods = {o: p for p in self.controlled(self.pods, sts) if (o := _ordinal(p, name)) is not None}
+        pods = {o: p for p in self.claim(self.pods, sts) if (o := _ordinal(p, name)) is not None}
         if not sts["metadata"].get("deletionTimestamp"):
             self.update_pods(sts, pods, revision)
             pods = {o: p for p in self.controlled(self.pods, sts) if (o := _ordinal(p, name)) is not None}
