@@ -175,7 +175,8 @@ class EventRecorder:
     def _name(self, obj_name: str) -> str:
         """`<name>.<hex UnixNano>`, strictly increasing in this recorder (two events in one tick differ)."""
         with self._lock:
-            ns = max(int(self.clock() * 1e9), self._last_ns + 1)
+            now = time.time_ns() if self.clock is time.time else int(self.clock() * 1e9)  # a float loses the ns
+            ns = max(now, self._last_ns + 1)
             self._last_ns = ns
         return f"{obj_name}.{ns:x}"
 
