@@ -22,6 +22,7 @@ from .controller.leader import LeaderElectionConfig, LeaderElector
 from .controller.loop import Controller
 from .controller.quota import QuotaController
 from .controller.scheduler import NoNodesScheduler
+from .controller.endpointslicemirroring import EndpointSliceMirroringController
 from .controller.workloads import workload_controllers
 from .deviations import Deviations
 from .flavors import Flavor, get_flavor
@@ -286,13 +287,14 @@ class ReferenceServer:
                                       APIServiceAvailability(self.ctx.registry),
                                       ClusterRoleAggregation(self.ctx.registry),
                                       GarbageCollector(self.ctx.registry),
-                                      EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry)]
+                                      EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry),
+                                      EndpointSliceMirroringController(self.ctx.registry)]
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
         if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would
             self.flavor_controllers += workload_controllers(self.ctx.registry, self.ctx.admission)
         if fl.scheduler:  # kube-scheduler's share: with no node, every pod is Unschedulable
-            self.flavor_controllers.append(NoNodesScheduler(self.ctx.registry))
+            self.flavor_controllers.append(NoNodesScheduler(self.ctx.registry, self.ctx.admission))
         for c in self.extension_controllers + self.flavor_controllers:
             c.start()
 

@@ -186,3 +186,22 @@ def test_endpoints_in_protobuf(http, url):
     assert r.status_code == 200 and r.headers["Content-Type"] == "application/vnd.kubernetes.protobuf"
     assert decode_response(r.content)["kind"] == "EndpointsList"
 
+
+
+def test_endpoints_of_a_service_without_selector_are_mirrored_to_a_slice(http, url, namespaces):
+    ns = namespaces.create("epm")["metadata"]["name"]
+    rv = http.get(f"{url}/api/v1/namespaces/{ns}/endpoints").json()["metadata"]["resourceVersion"]
+    with _watch(url, SLICES.format(ns=ns), rv) as slices:
+        assert http.post(f"{url}/api/v1/namespaces/{ns}/services", json={"metadata": {"name": "db"}, "spec": {
+            "ports": [{"port": 5432}]}}).status_code == 201
+        ep = http.post(f"{url}/api/v1/namespaces/{ns}/endpoints", json=_endpoints("db", [
+            {"addresses": [{"ip": "10.1.0.9"}], "ports": [{"port": 5432}]}])).json()
+        sl = _added(slices, "the mirrored slice")
+        assert http.delete(f"{url}/api/v1/namespaces/{ns}/endpoints/db").status_code == 200
+        slices.until(lambda e: e["type"] == "DELETED", what="the mirrored slice deleted with its Endpoints")
+    assert sl["metadata"]["labels"] == {"kubernetes.io/service-name": "db", "endpointslice.kubernetes.io/managed-by":
+                                        "endpointslicemirroring-controller.k8s.io"}
+    assert sl["metadata"]["ownerReferences"][0]["uid"] == ep["metadata"]["uid"]
+    assert (sl["addressType"], sl["endpoints"], sl["ports"]) == (
+        "IPv4", [{"addresses": ["10.1.0.9"], "conditions": {"ready": True}}],
+        [{"name": "", "protocol": "TCP", "port": 5432}])

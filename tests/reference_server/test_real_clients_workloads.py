@@ -118,3 +118,47 @@ def test_delete_ns_with_workloads_completes(kube: Kube, served: Kube) -> None:
     assert kube.ok("wait", "--for=jsonpath={.status.active}=1", "job/j", "-n", name, f"--timeout={WAIT}s")
     assert kube.ok("delete", "namespace", name, "--wait", f"--timeout={WAIT}s") == f'namespace "{name}" deleted\n'
     assert served.get(f"/api/v1/namespaces/{name}").status_code == 404
+
+
+def test_kubectl_describe_get_events_rollout_history_and_undo(kube: Kube, ns: str, client: Any) -> None:
+    """The controllers' Events as `kubectl describe` and `get events` show them; `rollout history` and
+    `rollout undo` (client-side: they read the ReplicaSets' revision annotations)."""
+    from kubernetes import client as k
+    core = k.CoreV1Api(client)
+    kube.ok("create", "deployment", "x", "--image=nginx", "-n", ns)
+    wanted = {"ScalingReplicaSet", "SuccessfulCreate", "FailedScheduling"}
+    watch_until(core.list_namespaced_event, "the three controllers' events",
+                lambda evs: wanted <= {e.reason for e in evs}, namespace=ns)
+    [rs] = kube.ok("get", "replicasets", "-n", ns, "-o", "name").split()
+    rs = rs.split("/")[1]
+    described = kube.ok("describe", "deployment", "x", "-n", ns)
+    events = described[described.index("Events:"):].splitlines()
+    assert events[1].split() == ["Type", "Reason", "Age", "From", "Message"]
+    row = events[3].split()
+    assert row[:2] == ["Normal", "ScalingReplicaSet"] and row[3:] == [
+        "deployment-controller", "Scaled", "up", "replica", "set", rs, "from", "0", "to", "1"]
+    [pod] = kube.ok("get", "pods", "-n", ns, "-o", "name").split()
+    described = kube.ok("describe", pod, "-n", ns)
+    assert described[described.index("Events:"):].splitlines()[3].split()[:2] == ["Warning", "FailedScheduling"]
+    assert "default-scheduler  no nodes available to schedule pods" in described
+    header, rows = table(kube.ok("get", "events", "-n", ns, "--sort-by=.metadata.creationTimestamp"))
+    assert header[:4] == ["LAST SEEN", "TYPE", "REASON", "OBJECT"]
+    assert {(r[1], r[2], r[3]) for r in rows} >= {("Normal", "ScalingReplicaSet", "deployment/x"),
+                                                  ("Normal", "SuccessfulCreate", f"replicaset/{rs}"),
+                                                  ("Warning", "FailedScheduling", pod)}
+    kube.ok("set", "image", "deployment/x", "nginx=nginx:1.27", "-n", ns)
+    kube.ok("annotate", "deployment/x", "kubernetes.io/change-cause=to 1.27", "-n", ns)
+    apps = k.AppsV1Api(client)
+    watch_until(apps.list_namespaced_replica_set, "the second revision",
+                lambda rss: any((r.metadata.annotations or {}).get("kubernetes.io/change-cause") == "to 1.27"
+                                for r in rss), namespace=ns)
+    header, rows = table(kube.ok("rollout", "history", "deployment/x", "-n", ns).split("\n", 1)[1])
+    assert header == ["REVISION", "CHANGE-CAUSE"] and rows == [["1", "<none>"], ["2", "to 1.27"]]
+    assert kube.ok("rollout", "undo", "deployment/x", "-n", ns) == "deployment.apps/x rolled back\n"
+    [back] = watch_until(apps.list_namespaced_replica_set, "revision 3 on the first ReplicaSet",
+                         lambda rss: any(r.metadata.name == rs and r.metadata.annotations.get(
+                             "deployment.kubernetes.io/revision") == "3" for r in rss),
+                         namespace=ns, field_selector=f"metadata.name={rs}")
+    assert back.metadata.annotations["deployment.kubernetes.io/revision-history"] == "1"
+    out = kube.ok("rollout", "history", "deployment/x", "-n", ns)
+    assert [line.split()[0] for line in out.splitlines()[2:] if line.strip()] == ["2", "3"]

@@ -2,8 +2,9 @@
 schedule (`spec.schedulerName` default-scheduler, no `spec.nodeName`, not being deleted) fails with
 `ErrNoNodesAvailable` ("no nodes available to schedule pods", `UnschedulableAndUnresolvable`), which
 `handleSchedulingFailure` writes as the condition PodScheduled False, reason `Unschedulable`, through
-`pods/status` (field manager `kube-scheduler`). A pod already carrying that condition is left alone
-(`UpdatePodCondition` finds nothing to change).
+`pods/status` (field manager `kube-scheduler`), after the Warning event `FailedScheduling` with the same
+message (for zero nodes upstream's message is this error's, not the "0/N nodes are available: ..." of a failed
+fit). A pod already carrying that condition is left alone (`UpdatePodCondition` finds nothing to change).
 
 With Node objects present (created through the API: there is no kubelet here) this imitation steps aside:
 it never binds pods, and the "0/N nodes are available: ..." messages of a failed fit need the filter plugins.
@@ -13,11 +14,13 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import socket
 from typing import Any
 
 from .. import apierrors as E
 from ..registry import ListOptions, Registry
 from ..registry.meta import now
+from .events import WARNING, EventRecorder
 from .loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -43,9 +46,13 @@ def wants_scheduling(pod: dict[str, Any]) -> bool:
 class NoNodesScheduler(Controller):
     name = "scheduler"
 
-    def __init__(self, registry: Registry):
+    def __init__(self, registry: Registry, admission: Any = None):
         super().__init__()
         self.registry = registry
+        # kube-scheduler's recorder is the events.k8s.io one (`tools/events`): `reportingInstance`
+        # `default-scheduler-<host>`, action `Scheduling`
+        self.recorder = EventRecorder(registry, SCHEDULER_NAME, admission, host=f"{SCHEDULER_NAME}-{socket.gethostname()}",
+                                      events_api=True, action="Scheduling", field_manager=FIELD_MANAGER)
         self.keys: WorkQueue[tuple[str, str]] = self._queue()
 
     def start(self) -> None:
@@ -89,6 +96,8 @@ class NoNodesScheduler(Controller):
                                "lastTransitionTime": now(), "reason": "Unschedulable", "message": NO_NODES})
             status["conditions"] = conditions
             return new
+        # handleSchedulingFailure: the event (Warning FailedScheduling, the status's message), then the condition
+        self.recorder.event(pod, WARNING, "FailedScheduling", NO_NODES)
         try:
             pods.update(ns, name, transform=fail, strategy=pods.status_strategy,  # type: ignore[union-attr]
                         field_manager=FIELD_MANAGER)

@@ -18,7 +18,9 @@ from typing import Any, Callable, Iterable
 from ... import apierrors as E
 from ...registry import DeleteOptions, GenericStore, ListOptions, Registry
 from ...registry.meta import now
+from ...registry.workloads import selector_matches
 from ...storage.offload import Offload
+from ..events import NORMAL, WARNING, EventRecorder
 from ..loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -127,11 +129,13 @@ class WorkloadController(Controller):
     plural = ""
     owned = "pods"          # core resource (pods) or `apps/<plural>`
     owner_kind = ""
+    component = ""          # the event source (`v1.EventSource{Component: ...}` of the controller's recorder)
 
     def __init__(self, registry: Registry, admission: Any = None, offload: Offload | None = None):
         super().__init__()
         self.registry = registry
         self.admission = admission
+        self.recorder = EventRecorder(registry, self.component, admission)
         # etcd: a sync's writes are round trips, so syncs run in the offload's thread (as the namespace deleter's)
         self._offload = offload or Offload(registry.store, "workload-controllers")
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -222,7 +226,20 @@ class WorkloadController(Controller):
         ref = controller_of(ev.object)
         if ref is not None and ref.get("kind") == self.owner_kind:
             self.keys.add((ev.namespace, ref.get("name", "")))
+        elif ref is None and self.adopts and ev.type != "DELETED" \
+                and not ev.object["metadata"].get("deletionTimestamp"):
+            self._wake_adopters(ev)
         self.owned_event(ev, ref)
+
+    def _wake_adopters(self, ev: Any) -> None:
+        """An orphan: every owner in its namespace whose selector matches it syncs (`getPodReplicaSets`)."""
+        labels = ev.object["metadata"].get("labels") or {}
+        if not labels:
+            return
+        for owner in self.store.list(ev.namespace, ListOptions(), shared=True)["items"]:
+            selector = (owner.get("spec") or {}).get("selector") or {}
+            if (selector.get("matchLabels") or selector.get("matchExpressions")) and selector_matches(selector, labels):
+                self.keys.add((ev.namespace, owner["metadata"]["name"]))
 
     def owned_event(self, ev: Any, ref: dict[str, Any] | None) -> None:
         """Hook for an owned object's event (the Job controller's orphan finalizers)."""
@@ -259,10 +276,102 @@ class WorkloadController(Controller):
         items = store.list(owner["metadata"]["namespace"], ListOptions(), shared=True)["items"]
         return [o for o in items if (controller_of(o) or {}).get("uid") == uid]
 
+    # ---- adoption and release (`controller_ref_manager.go`) ------------------------------------------
+    adopts = False           # whether this controller claims orphans by its selector (ClaimPods/ClaimReplicaSets)
+
+    def member(self, owner: dict[str, Any], obj: dict[str, Any]) -> bool:
+        """An extra condition for adoption (the StatefulSet's `isMemberOf`)."""
+        return True
+
+    def claim(self, store: GenericStore, owner: dict[str, Any]) -> list[dict[str, Any]]:
+        """`ClaimObject` over the namespace: ours and matching: kept; ours and no longer matching the selector:
+        released (our reference removed; not while the owner is being deleted); orphans matching it (neither
+        side being deleted): adopted, once the owner is read again and is still the same and not deleting
+        (`RecheckDeletionTimestamp`)."""
+        meta = owner["metadata"]
+        uid, deleting = meta["uid"], bool(meta.get("deletionTimestamp"))
+        selector = (owner.get("spec") or {}).get("selector") or {}
+        if not self.adopts or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+            return self.controlled(store, owner)
+        out: list[dict[str, Any]] = []
+        rechecked: bool | None = None
+        for obj in store.list(meta["namespace"], ListOptions(), shared=True)["items"]:
+            ref = controller_of(obj)
+            matches = selector_matches(selector, obj["metadata"].get("labels") or {})
+            if ref is not None:
+                if ref.get("uid") != uid:
+                    continue
+                if matches or deleting:
+                    out.append(obj)
+                    continue
+                self._set_controller(store, obj, owner, adopt=False)
+                continue
+            if deleting or obj["metadata"].get("deletionTimestamp") or not matches or not self.member(owner, obj):
+                continue
+            if rechecked is None:
+                fresh = self.get(meta["namespace"], meta["name"])
+                rechecked = fresh is not None and fresh["metadata"]["uid"] == uid \
+                    and not fresh["metadata"].get("deletionTimestamp")
+            if rechecked:
+                adopted = self._set_controller(store, obj, owner, adopt=True)
+                if adopted is not None:
+                    out.append(adopted)
+        return out
+
+    def _set_controller(self, store: GenericStore, obj: dict[str, Any], owner: dict[str, Any],
+                        adopt: bool) -> dict[str, Any] | None:
+        """The adoption patch (our controller reference added, the object's uid a precondition) or the release
+        patch (our reference deleted); None when the object changed hands or is gone."""
+        meta, uid = obj["metadata"], owner["metadata"]["uid"]
+
+        def change(cur: dict[str, Any]) -> dict[str, Any]:
+            if cur["metadata"].get("uid") != meta.get("uid"):
+                raise E.conflict(store.info.plural, meta["name"], "the object has been modified")
+            new = copy.deepcopy(cur)
+            refs = [r for r in cur["metadata"].get("ownerReferences") or [] if r.get("uid") != uid]
+            if adopt:
+                if controller_of(cur) is not None:
+                    raise E.conflict(store.info.plural, meta["name"], "the object has been modified")
+                refs.append(owner_reference(owner))
+            new["metadata"]["ownerReferences"] = refs
+            if not refs:
+                del new["metadata"]["ownerReferences"]
+            return new
+        try:
+            return store.update(meta["namespace"], meta["name"], transform=change, field_manager=KCM)
+        except E.StatusError as exc:
+            if exc.code in (404, 409, 422):
+                return None
+            raise
+
     # ---- writes ------------------------------------------------------------------------------------
-    def create_pod(self, pod: dict[str, Any]) -> dict[str, Any]:
-        """`RealPodControl.CreatePods`: through admission (NamespaceLifecycle, LimitRanger, quota, SA)."""
-        return self.create(self.pods, pod)
+    def create_pod(self, pod: dict[str, Any], owner: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`RealPodControl.CreatePods`: through admission (NamespaceLifecycle, LimitRanger, quota, SA), with
+        its events on `owner`: `SuccessfulCreate` "Created pod: <name>", or `FailedCreate` "Error creating:
+        <message>" (none when the namespace is being terminated)."""
+        try:
+            created = self.create(self.pods, pod)
+        except E.StatusError as exc:
+            if owner is not None and not is_terminating_refusal(exc):
+                self.pod_event(owner, pod, exc)
+            raise
+        if owner is not None:
+            self.pod_event(owner, created, None)
+        return created
+
+    def pod_event(self, owner: dict[str, Any], pod: dict[str, Any], error: E.StatusError | None,
+                  verb: str = "create") -> None:
+        """`RealPodControl`'s events (the StatefulSet controller words its own)."""
+        name = pod["metadata"].get("name", "")
+        if verb == "create":
+            if error is None:
+                self.recorder.event(owner, NORMAL, "SuccessfulCreate", f"Created pod: {name}")
+            else:
+                self.recorder.event(owner, WARNING, "FailedCreate", f"Error creating: {error.message}")
+        elif error is None:
+            self.recorder.event(owner, NORMAL, "SuccessfulDelete", f"Deleted pod: {name}")
+        else:
+            self.recorder.event(owner, WARNING, "FailedDelete", f"Error deleting: {error.message}")
 
     def create(self, store: GenericStore, obj: dict[str, Any]) -> dict[str, Any]:
         kw: dict[str, Any] = {}
@@ -276,13 +385,19 @@ class WorkloadController(Controller):
         except E.RetriedStatusError:  # e.g. the `default` ServiceAccount not made yet: try again shortly
             raise Requeue(0.2) from None
 
-    def delete_pod(self, pod: dict[str, Any]) -> None:
+    def delete_pod(self, pod: dict[str, Any], owner: dict[str, Any] | None = None) -> None:
+        """`RealPodControl.DeletePod`, its events on `owner` (none for a pod already gone)."""
         meta = pod["metadata"]
         try:
             self.pods.delete(meta["namespace"], meta["name"], DeleteOptions(uid=meta.get("uid")))
         except E.StatusError as exc:
             if exc.code not in (404, 409):
+                if owner is not None:
+                    self.pod_event(owner, pod, exc, "delete")
                 raise
+            return
+        if owner is not None:
+            self.pod_event(owner, pod, None, "delete")
 
     def write_status(self, obj: dict[str, Any], status: dict[str, Any],
                      annotations: dict[str, str] | None = None, store: GenericStore | None = None) -> None:

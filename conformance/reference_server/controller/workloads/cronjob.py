@@ -17,8 +17,9 @@ from zoneinfo import ZoneInfo
 
 from ... import apierrors as E
 from ...registry import DeleteOptions
+from ..events import NORMAL, WARNING
 from . import cron
-from .common import WorkloadController, controller_of, owner_reference, parse_time
+from .common import WorkloadController, controller_of, is_terminating_refusal, owner_reference, parse_time
 
 SCHEDULED = "batch.kubernetes.io/cronjob-scheduled-timestamp"
 UTC = _dt.timezone.utc
@@ -48,6 +49,7 @@ class CronJobController(WorkloadController):
     plural = "cronjobs"
     owned = "batch/jobs"
     owner_kind = "CronJob"
+    component = "cronjob-controller"
 
     def __init__(self, *a: Any, clock: Callable[[], float] = time.time, **kw: Any):
         super().__init__(*a, **kw)
@@ -69,6 +71,9 @@ class CronJobController(WorkloadController):
             if job is None:
                 continue
             done = _finished(job)
+            if done is not None:
+                self.recorder.event(cj, NORMAL, "SawCompletedJob",
+                                    f'Saw completed job: {job["metadata"]["name"]}, condition: {done}')
             if done == "Complete":
                 status["lastSuccessfulTime"] = _fmt(_dt.datetime.now(UTC))
             if done is None:
@@ -131,7 +136,10 @@ class CronJobController(WorkloadController):
                     self.jobs.delete(ref["namespace"], ref["name"], DeleteOptions(propagation_policy="Background"))
                 except E.StatusError as exc:
                     if exc.code != 404:
+                        self.recorder.event(cj, WARNING, "FailedDelete", f'Deleted job: {exc.message}')
                         raise
+                else:
+                    self.recorder.event(cj, NORMAL, "SuccessfulDelete", f'Deleted job {ref["name"]}')
             active = []
         template = (cj.get("spec") or {}).get("jobTemplate") or {}
         tmeta = template.get("metadata") or {}
@@ -147,6 +155,8 @@ class CronJobController(WorkloadController):
             job = self.create(self.jobs, body)
         except E.StatusError as exc:
             if exc.code != 409:
+                if not is_terminating_refusal(exc):
+                    self.recorder.event(cj, WARNING, "FailedCreate", f"Error creating job: {exc.message}")
                 raise
             try:  # made by an earlier sync: ours if its controller is this CronJob
                 job = self.jobs.get(cj["metadata"]["namespace"], name)
@@ -154,6 +164,8 @@ class CronJobController(WorkloadController):
                 return active
             if (controller_of(job) or {}).get("uid") != cj["metadata"]["uid"]:
                 return active
+        else:
+            self.recorder.event(cj, NORMAL, "SuccessfulCreate", f'Created job {job["metadata"]["name"]}')
         status["lastScheduleTime"] = _fmt(scheduled)
         if all(r.get("uid") != job["metadata"]["uid"] for r in active):
             active = active + [_ref(job)]

@@ -12,6 +12,7 @@ class DaemonSetController(WorkloadController):
     name = "daemonset controller"
     plural = "daemonsets"
     owner_kind = "DaemonSet"
+    component = "daemonset-controller"
 
     def sync(self, ns: str, name: str) -> None:
         ds = self.get(ns, name)

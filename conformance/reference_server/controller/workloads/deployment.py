@@ -13,7 +13,12 @@
   Progressing `ReplicaSetUpdated` while counts move and `ProgressDeadlineExceeded` once
   `progressDeadlineSeconds` passed without progress (the sync is requeued for that moment).
 * paused (`checkPausedConditions`): Progressing Unknown `DeploymentPaused`, no new ReplicaSet made.
-Proportional scaling of several active ReplicaSets and rollback are left out.
+* rollback (`kubectl rollout undo`, client-side: it puts an old ReplicaSet's template back) finds that
+  ReplicaSet as the new one, raises its revision and records the old one in `revision-history`; the
+  Deployment's annotations (`kubernetes.io/change-cause`) are copied to it (`SetNewReplicaSetAnnotations`).
+* `cleanupDeployment`: old ReplicaSets beyond `revisionHistoryLimit` deleted, oldest revision first, once the
+  rollout is complete (or paused) and only those with no replica left.
+Proportional scaling of several active ReplicaSets is left out.
 """
 from __future__ import annotations
 
@@ -22,14 +27,18 @@ import math
 from typing import Any
 
 from ... import apierrors as E
+from ...registry import DeleteOptions
+from ..events import NORMAL
 from .common import KCM, WorkloadController, compute_hash, now, owner_reference, parse_time, set_condition, utcnow
 
 HASH_LABEL = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
 DESIRED = "deployment.kubernetes.io/desired-replicas"
 MAX = "deployment.kubernetes.io/max-replicas"
+HISTORY = "deployment.kubernetes.io/revision-history"
+MAX_HISTORY_CHARS = 2000  # maxRevHistoryLengthInChars
 SKIP_COPY = frozenset({"kubectl.kubernetes.io/last-applied-configuration", REVISION,
-                       "deployment.kubernetes.io/revision-history", DESIRED, MAX, "deprecated.deployment.rollback.to"})
+                       HISTORY, DESIRED, MAX, "deprecated.deployment.rollback.to"})
 
 
 def _scaled(value: Any, total: int, round_up: bool) -> int:
@@ -81,6 +90,39 @@ def _revision(rs: dict[str, Any]) -> int:
         return 0
 
 
+def new_rs_annotations(d: dict[str, Any], current: dict[str, str], revision: str) -> dict[str, str]:
+    """`SetNewReplicaSetAnnotations` for the existing new ReplicaSet: the Deployment's annotations copied
+    (`kubernetes.io/change-cause` among them), the revision raised to `revision`, and, when it is raised (a
+    rollback to this template), the old revision appended to `revision-history` (at most 2,000 characters,
+    the oldest dropped first)."""
+    out = dict(current)
+    for k, v in (d["metadata"].get("annotations") or {}).items():  # copyDeploymentAnnotationsToReplicaSet
+        if k not in SKIP_COPY:
+            out[k] = v
+    old = current.get(REVISION)
+    try:
+        old_int = int(old) if old is not None else 0
+    except ValueError:
+        if old:
+            return current
+        old_int = 0
+    if old_int < int(revision):
+        out[REVISION] = revision
+        if old is not None:
+            history = current.get(HISTORY, "")
+            olds = history.split(",")
+            if not olds[0]:
+                out[HISTORY] = old
+            else:
+                total, start = len(history) + len(old) + 1, 0
+                while total > MAX_HISTORY_CHARS and start < len(olds):
+                    total -= len(olds[start]) + 1
+                    start += 1
+                if total <= MAX_HISTORY_CHARS:
+                    out[HISTORY] = ",".join(olds[start:] + [old])
+    return out
+
+
 def _template_without_hash(template: dict[str, Any]) -> dict[str, Any]:
     t = copy.deepcopy(template)
     labels = (t.get("metadata") or {}).get("labels")
@@ -104,6 +146,8 @@ class DeploymentController(WorkloadController):
     plural = "deployments"
     owned = "apps/replicasets"
     owner_kind = "Deployment"
+    component = "deployment-controller"
+    adopts = True
 
     @property
     def replicasets(self) -> Any:
@@ -113,7 +157,7 @@ class DeploymentController(WorkloadController):
         d = self.get(ns, name)
         if d is None:
             return
-        rss = self.controlled(self.replicasets, d)
+        rss = self.claim(self.replicasets, d)
         if d["metadata"].get("deletionTimestamp"):
             return self.sync_status_only(d, rss)
         if d["spec"].get("paused"):
@@ -154,8 +198,10 @@ class DeploymentController(WorkloadController):
         status = copy.deepcopy(d.get("status") or {})
         conditions = status.get("conditions") or []
         if new is not None:
-            if _revision(new) < max_old + 1 and (new["metadata"].get("annotations") or {}).get(REVISION) != revision:
-                new = self._annotate(new, {REVISION: revision})
+            current = new["metadata"].get("annotations") or {}
+            wanted = new_rs_annotations(d, current, revision)
+            if wanted != current:
+                new = self._annotate(new, wanted)
             if d["spec"].get("progressDeadlineSeconds") is not None and \
                     not any(c.get("type") == "Progressing" for c in conditions):
                 status["conditions"] = set_condition(conditions, _condition(
@@ -189,6 +235,9 @@ class DeploymentController(WorkloadController):
             status["collisionCount"] = collisions + 1
             self.write_status(d, status)
             return None
+        if replicas > 0:
+            self.recorder.event(d, NORMAL, "ScalingReplicaSet",
+                                f'Scaled up replica set {created["metadata"]["name"]} from 0 to {replicas}')
         if d["spec"].get("progressDeadlineSeconds") is not None:
             status["conditions"] = set_condition(conditions, _condition(
                 "Progressing", "True", "NewReplicaSetCreated", f'Created new replica set "{created["metadata"]["name"]}"'))
@@ -220,7 +269,12 @@ class DeploymentController(WorkloadController):
         if _replicas(rs) == replicas and all((rs["metadata"].get("annotations") or {}).get(k) == v
                                              for k, v in ann.items()):
             return rs
-        return self._annotate(rs, ann, replicas)
+        old = _replicas(rs)
+        out = self._annotate(rs, ann, replicas)
+        if old != replicas:
+            self.recorder.event(d, NORMAL, "ScalingReplicaSet", f'Scaled {"up" if old < replicas else "down"} '
+                                f'replica set {out["metadata"]["name"]} from {old} to {replicas}')
+        return out
 
     # ---- strategies --------------------------------------------------------------------------------
     def rollout_rolling(self, d: dict[str, Any], rss: list[dict[str, Any]]) -> None:
@@ -237,7 +291,31 @@ class DeploymentController(WorkloadController):
             else:
                 new = self.scale(d, new, want)
         old = self.reconcile_old(d, old, new)
+        if self._complete(d, d.get("status") or {}):
+            self.cleanup(d, old)
         self.sync_rollout_status(d, old + ([new] if new else []), new)
+
+    def cleanup(self, d: dict[str, Any], old: list[dict[str, Any]]) -> None:
+        """`cleanupDeployment`: beyond `revisionHistoryLimit` (default 10), delete the oldest revisions among
+        the old ReplicaSets that are scaled to zero, have no pod left and whose status is current."""
+        limit = d["spec"].get("revisionHistoryLimit")
+        if limit is None:
+            return
+        alive = [rs for rs in old if not rs["metadata"].get("deletionTimestamp")]
+        diff = len(alive) - int(limit)
+        if diff <= 0:
+            return
+        alive.sort(key=lambda rs: (_revision(rs), rs["metadata"].get("creationTimestamp") or "", rs["metadata"]["name"]))
+        for rs in alive[:diff]:
+            status = rs.get("status") or {}
+            if status.get("replicas", 0) or _replicas(rs) or \
+                    rs["metadata"].get("generation", 0) > status.get("observedGeneration", 0):
+                continue
+            try:
+                self.replicasets.delete(rs["metadata"]["namespace"], rs["metadata"]["name"], DeleteOptions())
+            except E.StatusError as exc:
+                if exc.code != 404:
+                    raise
 
     def reconcile_old(self, d: dict[str, Any], old: list[dict[str, Any]],
                       new: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -279,12 +357,15 @@ class DeploymentController(WorkloadController):
             new = self.get_new(d, rss, create=True)
         if new is not None and _replicas(new) != _replicas(d):
             new = self.scale(d, new, _replicas(d))
+        if self._complete(d, d.get("status") or {}):
+            self.cleanup(d, old)
         self.sync_rollout_status(d, old + ([new] if new else []), new)
 
     def sync_paused(self, d: dict[str, Any], rss: list[dict[str, Any]]) -> None:
         new = self.get_new(d, rss, create=False)
         if new is not None and _replicas(new) != _replicas(d) and len(rss) == 1:
             new = self.scale(d, new, _replicas(d))
+        self.cleanup(d, [rs for rs in rss if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]])
         status = self.calculate_status(d, rss, new)
         if d["spec"].get("progressDeadlineSeconds") is not None:
             cond = next((c for c in status.get("conditions", []) if c.get("type") == "Progressing"), None)

@@ -19,6 +19,7 @@ from typing import Any
 
 from ... import apierrors as E
 from ...registry import ListOptions
+from ..events import NORMAL, WARNING
 from .common import KCM, WorkloadController, controller_of, counts, is_active, is_ready, now, pod_from_template, \
     set_condition, slow_start
 
@@ -46,6 +47,8 @@ class JobController(WorkloadController):
     group = "batch"
     plural = "jobs"
     owner_kind = "Job"
+    component = "job-controller"
+    adopts = True
 
     def __init__(self, *a: Any, **kw: Any):
         super().__init__(*a, **kw)
@@ -90,7 +93,7 @@ class JobController(WorkloadController):
         job = self.get(ns, name)
         if job is None:
             return
-        pods = self.controlled(self.pods, job)
+        pods = self.claim(self.pods, job)
         uid = job["metadata"]["uid"]
         status = copy.deepcopy(job.get("status") or {})
         new_failed = new_succeeded = 0
@@ -118,19 +121,26 @@ class JobController(WorkloadController):
             msg = "Job has reached the specified backoff limit"
             conditions = set_condition(conditions, _condition("FailureTarget", "BackoffLimitExceeded", msg))
             for pod in active:
-                self.delete_pod(pod)
+                self.delete_pod(pod, job)
             active = []
             conditions = set_condition(conditions, _condition("Failed", "BackoffLimitExceeded", msg))
+            self.recorder.event(job, WARNING, "BackoffLimitExceeded", msg)  # recordJobFinished
             done = True
         elif not done and suspended:
             for pod in active:
-                self.delete_pod(pod)
+                self.delete_pod(pod, job)
             active = []
-            conditions = set_condition(conditions, _condition("Suspended", "JobSuspended", "Job suspended"))
+            changed = set_condition(conditions, _condition("Suspended", "JobSuspended", "Job suspended"))
+            if changed is not conditions:
+                self.recorder.event(job, NORMAL, "Suspended", "Job suspended")
+            conditions = changed
         elif not done:
             if any(c.get("type") == "Suspended" for c in conditions):
-                conditions = set_condition(conditions, {**_condition("Suspended", "JobResumed", "Job resumed"),
-                                                        "status": "False"})
+                changed = set_condition(conditions, {**_condition("Suspended", "JobResumed", "Job resumed"),
+                                                     "status": "False"})
+                if changed is not conditions:
+                    self.recorder.event(job, NORMAL, "Resumed", "Job resumed")
+                conditions = changed
             active = active + self.manage(job, active, succeeded, (ns, name))
         status["conditions"] = conditions
         if not conditions:
@@ -161,7 +171,7 @@ class JobController(WorkloadController):
         diff = want - len(active)
         if diff < 0:
             for pod in sorted(active, key=lambda p: p["metadata"].get("creationTimestamp") or "", reverse=True)[:-diff]:
-                self.delete_pod(pod)
+                self.delete_pod(pod, job)
             return []
         if diff == 0:
             return []
@@ -189,6 +199,6 @@ class JobController(WorkloadController):
                 tmeta["labels"] = {**(tmeta.get("labels") or {}), INDEX: index}
                 template["spec"]["hostname"] = f'{job["metadata"]["name"]}-{index}'
                 generate = f'{job["metadata"]["name"]}-{index}-'
-            created.append(self.create_pod(pod_from_template(template, job, generate_name=generate)))
+            created.append(self.create_pod(pod_from_template(template, job, generate_name=generate), job))
         slow_start(self.capped(key, diff), make)
         return created

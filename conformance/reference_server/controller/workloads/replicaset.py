@@ -28,12 +28,17 @@ class ReplicaSetController(WorkloadController):
     name = "replicaset controller"
     plural = "replicasets"
     owner_kind = "ReplicaSet"
+    component = "replicaset-controller"
+    adopts = True
+
+    def member(self, owner: dict[str, Any], obj: dict[str, Any]) -> bool:
+        return is_active(obj)  # `FilterActivePods` before `ClaimPods`
 
     def sync(self, ns: str, name: str) -> None:
         rs = self.get(ns, name)
         if rs is None:
             return
-        pods = [p for p in self.controlled(self.pods, rs) if is_active(p)]
+        pods = [p for p in self.claim(self.pods, rs) if is_active(p)]
         error = None
         if not rs["metadata"].get("deletionTimestamp"):
             error = self.manage_replicas(pods, rs)
@@ -47,11 +52,11 @@ class ReplicaSetController(WorkloadController):
             template = rs["spec"]["template"]
             key = (rs["metadata"]["namespace"], rs["metadata"]["name"])
             _, error = slow_start(self.capped(key, min(-diff, BURST_REPLICAS)),
-                                  lambda: self.create_pod(pod_from_template(template, rs)))
+                                  lambda: self.create_pod(pod_from_template(template, rs), rs))
             return error
         if diff > 0:
             for pod in sorted(pods, key=_delete_rank)[:min(diff, BURST_REPLICAS)]:
-                self.delete_pod(pod)
+                self.delete_pod(pod, rs)
         return None
 
     def calculate_status(self, rs: dict[str, Any], pods: list[dict[str, Any]], error: Any) -> dict[str, Any]:

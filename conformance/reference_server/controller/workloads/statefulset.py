@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ..events import NORMAL, WARNING
 from .common import WorkloadController, compute_hash, counts, is_ready, owner_reference
 
 REVISION_LABEL = "controller-revision-hash"
@@ -33,6 +34,22 @@ class StatefulSetController(WorkloadController):
     name = "statefulset controller"
     plural = "statefulsets"
     owner_kind = "StatefulSet"
+    component = "statefulset-controller"
+    adopts = True
+
+    def member(self, owner: dict[str, Any], obj: dict[str, Any]) -> bool:
+        return _ordinal(obj, owner["metadata"]["name"]) is not None  # isMemberOf: `<set>-<ordinal>`
+
+    def pod_event(self, owner: dict[str, Any], pod: dict[str, Any], error: Any, verb: str = "create") -> None:
+        """`recordPodEvent`: `Successful<Verb>` "<verb> Pod <pod> in StatefulSet <set> successful", or
+        `Failed<Verb>` "... failed error: <message>"."""
+        pod_name, set_name = pod["metadata"].get("name", ""), owner["metadata"]["name"]
+        if error is None:
+            self.recorder.event(owner, NORMAL, f"Successful{verb.title()}",
+                                f"{verb} Pod {pod_name} in StatefulSet {set_name} successful")
+        else:
+            self.recorder.event(owner, WARNING, f"Failed{verb.title()}",
+                                f"{verb} Pod {pod_name} in StatefulSet {set_name} failed error: {error.message}")
 
     def sync(self, ns: str, name: str) -> None:
         sts = self.get(ns, name)
@@ -40,7 +57,7 @@ class StatefulSetController(WorkloadController):
             return
         spec = sts["spec"]
         revision = f"{name}-{compute_hash(spec.get('template') or {}, (sts.get('status') or {}).get('collisionCount'))}"
-        pods = {o: p for p in self.controlled(self.pods, sts) if (o := _ordinal(p, name)) is not None}
+        pods = {o: p for p in self.claim(self.pods, sts) if (o := _ordinal(p, name)) is not None}
         if not sts["metadata"].get("deletionTimestamp"):
             self.update_pods(sts, pods, revision)
             pods = {o: p for p in self.controlled(self.pods, sts) if (o := _ordinal(p, name)) is not None}
@@ -75,13 +92,13 @@ class StatefulSetController(WorkloadController):
                 if budget == 0:
                     return
                 budget -= 1
-                self.create_pod(self.new_pod(sts, ordinal, revision))
+                self.create_pod(self.new_pod(sts, ordinal, revision), sts)
                 if not parallel:
                     return  # monotonic: wait for it to be Running and Ready (never, here)
             elif not parallel and (pod["metadata"].get("deletionTimestamp") or not is_ready(pod)):
                 return
         for ordinal in sorted((o for o in pods if o not in wanted), reverse=True):
-            self.delete_pod(pods[ordinal])
+            self.delete_pod(pods[ordinal], sts)
             if not parallel:
                 return
 

@@ -144,3 +144,71 @@ def test_zero_replicas_is_available_and_complete(reg):
     assert conds["Available"] == ("True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
     assert conds["Progressing"] == ("True", "NewReplicaSetAvailable",
                                     f'ReplicaSet "{rs["metadata"]["name"]}" has successfully progressed.')
+
+
+# ---- rollout history (kubectl rollout history/undo read and write these) -----------------------------
+def _history_deploy(reg, replicas=1, **spec):
+    from .conftest import apps, template
+    return apps(reg, "deployments", "h", {"replicas": replicas, "selector": {"matchLabels": {"app": "h"}},
+                                          "template": template({"app": "h"}), **spec})
+
+
+def _by_image(reg):
+    from conformance.reference_server.registry import ListOptions
+    return {rs["spec"]["template"]["spec"]["containers"][0]["image"]: rs
+            for rs in reg.group("apps", "replicasets").list(NS, ListOptions())["items"]}
+
+
+def _set_image(reg, image):
+    from .conftest import template
+    patch_spec(reg, "deployments", "h", {"template": template({"app": "h"}, image=image)})
+
+
+def test_undo_raises_the_old_replicasets_revision_and_keeps_its_history(reg):
+    from conformance.reference_server.controller.workloads import DeploymentController
+    _history_deploy(reg)
+    dc = DeploymentController(reg)
+    dc.sync(NS, "h")
+    _set_image(reg, "nginx:2")
+    dc.sync(NS, "h")
+    rss = _by_image(reg)
+    assert rss["nginx"]["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "1"
+    assert rss["nginx:2"]["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
+    old_template = rss["nginx"]["spec"]["template"]
+    del old_template["metadata"]["labels"]["pod-template-hash"]
+
+    def undo(cur):  # what `kubectl rollout undo` does: the old ReplicaSet's template, without its hash label
+        cur["metadata"].setdefault("annotations", {})["kubernetes.io/change-cause"] = "undo to 1"
+        cur["spec"]["template"] = old_template
+        return cur
+    reg.group("apps", "deployments").update(NS, "h", transform=undo)
+    dc.sync(NS, "h")
+    ann = _by_image(reg)["nginx"]["metadata"]["annotations"]
+    assert ann["deployment.kubernetes.io/revision"] == "3"
+    assert ann["deployment.kubernetes.io/revision-history"] == "1"
+    assert ann["kubernetes.io/change-cause"] == "undo to 1"
+    assert get(reg, "deployments", "h")["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+    _set_image(reg, "nginx:2")
+    dc.sync(NS, "h")
+    _set_image(reg, "nginx")
+    dc.sync(NS, "h")
+    ann = _by_image(reg)["nginx"]["metadata"]["annotations"]
+    assert (ann["deployment.kubernetes.io/revision"], ann["deployment.kubernetes.io/revision-history"]) == ("5", "1,3")
+
+
+def test_revision_history_limit_deletes_the_oldest_idle_replicasets_once_complete(reg):
+    from conformance.reference_server.controller.workloads import DeploymentController, ReplicaSetController
+    _history_deploy(reg, replicas=0, revisionHistoryLimit=1)
+    dc, rsc = DeploymentController(reg), ReplicaSetController(reg)
+    for image in ("nginx:2", "nginx:3", "nginx:4"):
+        dc.sync(NS, "h")
+        for rs in _by_image(reg).values():
+            rsc.sync(NS, rs["metadata"]["name"])
+        dc.sync(NS, "h")
+        _set_image(reg, image)
+    dc.sync(NS, "h")
+    for rs in _by_image(reg).values():
+        rsc.sync(NS, rs["metadata"]["name"])
+    dc.sync(NS, "h")
+    dc.sync(NS, "h")
+    assert sorted(_by_image(reg)) == ["nginx:3", "nginx:4"]  # the new one and revisionHistoryLimit=1 old one

@@ -100,3 +100,47 @@ def test_a_large_replicaset_is_made_a_chunk_per_sync(reg):
     assert len(pods(reg)) == SYNC_CREATES and c.requeued == [((NS, "web"), 0)]
     c.sync(NS, "web")
     assert len(pods(reg)) == SYNC_CREATES + 6
+
+
+# ---- adoption and release by selector (controller_ref_manager.go) -----------------------------------
+def _orphan(reg, name, labels):
+    return reg.content("pods").create({"metadata": {"name": name, "namespace": NS, "labels": labels},
+                                       "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+
+
+def test_an_orphan_matching_the_selector_is_adopted_and_counted(reg):
+    _orphan(reg, "stray", {"app": "web"})
+    _orphan(reg, "other", {"app": "db"})
+    rs = _rs(reg, replicas=2)
+    ReplicaSetController(reg).sync(NS, "web")
+    stray = reg.content("pods").get(NS, "stray")
+    assert stray["metadata"]["ownerReferences"] == [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web",
+                                                     "uid": rs["metadata"]["uid"], "controller": True,
+                                                     "blockOwnerDeletion": True}]
+    assert "ownerReferences" not in reg.content("pods").get(NS, "other")["metadata"]
+    assert len(pods(reg)) == 3  # the adopted pod counts: one made, not two
+
+
+def test_a_pod_that_no_longer_matches_is_released_and_replaced(reg):
+    _rs(reg, replicas=1)
+    c = ReplicaSetController(reg)
+    c.sync(NS, "web")
+    [mine] = pods(reg)
+
+    def relabel(cur):
+        cur["metadata"]["labels"] = {"app": "debug"}
+        return cur
+    reg.content("pods").update(NS, mine["metadata"]["name"], transform=relabel)
+    c.sync(NS, "web")
+    assert "ownerReferences" not in reg.content("pods").get(NS, mine["metadata"]["name"])["metadata"]
+    assert len(pods(reg)) == 2
+
+
+def test_a_replicaset_being_deleted_adopts_nothing(reg):
+    _rs(reg, replicas=0)
+    reg.group("apps", "replicasets").update(NS, "web", transform=lambda cur: {
+        **cur, "metadata": {**cur["metadata"], "finalizers": ["x/y"]}})
+    reg.group("apps", "replicasets").delete(NS, "web", DeleteOptions())
+    _orphan(reg, "stray", {"app": "web"})
+    ReplicaSetController(reg).sync(NS, "web")
+    assert "ownerReferences" not in reg.content("pods").get(NS, "stray")["metadata"]
