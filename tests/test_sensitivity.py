@@ -6,8 +6,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from conformance import clauses as C
 from conformance.reference_server import deviations as D
 from conformance.sensitivity import main, summarise

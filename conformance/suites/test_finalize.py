@@ -98,7 +98,7 @@ def test_status_write_does_not_change_finalizers(api, paths, namespaces, method)
     name = ns["metadata"]["name"]
     cond = {"type": "NsconformProbe", "status": "True", "reason": "Probe", "message": "written by nsconform"}
     try:
-        current = read_object(api, paths.status(name), "Namespace")
+        read_object(api, paths.status(name), "Namespace")
         if method == "PUT":
             def change(body):
                 body["spec"] = {"finalizers": ["kubernetes", HOLD]}

@@ -10,7 +10,6 @@ import requests
 
 from conformance.client.api import KubeClient
 from conformance.client.config import _BearerAuth, from_kubeconfig, from_server
-from conformance.client.exchange import Recorder
 from conformance.wait import set_timeout_scale
 
 from test_config import _write_kubeconfig  # noqa: E402  (tests/harness is on sys.path, see conftest)

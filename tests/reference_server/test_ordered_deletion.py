@@ -7,7 +7,6 @@ import dataclasses
 import datetime as dt
 import json
 
-import pytest
 import requests
 
 from conformance.reference_server.controller.ordered_deletion import deletion_phases, pods_estimate, requeue_after

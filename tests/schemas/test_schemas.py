@@ -267,10 +267,10 @@ def fast_resource(doc: dict[str, Any]) -> Any:
 
 
 def test_unimplemented_keywords_are_not_compiled() -> None:
-    for schema in ({"pattern": "^a"}, {"properties": {"a": {"oneOf": [{"type": "string"}]}}},
+    for doc in ({"pattern": "^a"}, {"properties": {"a": {"oneOf": [{"type": "string"}]}}},
                    {"prefixItems": [{"type": "string"}], "items": False}):
         with pytest.raises(fast.NotCompilable):
-            _check(schema)
+            _check(doc)
 
 
 def test_keywords_match_jsonschema_on_edge_values() -> None:
@@ -289,7 +289,7 @@ def test_keywords_match_jsonschema_on_edge_values() -> None:
               [{"c": {"c": {}}}, {"c": {"c": 1}}, 3]),
              ({"format": "ipv4"}, ["1.2.3.4", "1.2.3", 7])]
     import jsonschema
-    for schema, values in cases:
-        check = _check(schema)
-        v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-        assert [check(x) for x in values] == [v.is_valid(x) for x in values], schema
+    for doc, values in cases:
+        check = _check(doc)
+        v = jsonschema.Draft202012Validator(doc, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        assert [check(x) for x in values] == [v.is_valid(x) for x in values], doc

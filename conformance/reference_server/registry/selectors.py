@@ -66,7 +66,7 @@ def parse_label_selector(s: str) -> list[Requirement]:
     while i < len(toks):
         if toks[i] == "!":
             if i + 1 >= len(toks):
-                raise bad_request(f"found '', expected: identifier after '!'")
+                raise bad_request("found '', expected: identifier after '!'")
             key = toks[i + 1]
             check_key(key)
             reqs.append(Requirement(key, "!"))
