@@ -1,4 +1,21 @@
 """Admission plugins run by the http layer between decoding and the registry."""
+from __future__ import annotations
+
+from typing import Any
+
 from .lifecycle import IMMORTAL_NAMESPACES, NamespaceLifecycle
 
-__all__ = ["IMMORTAL_NAMESPACES", "NamespaceLifecycle"]
+__all__ = ["IMMORTAL_NAMESPACES", "NamespaceLifecycle", "create_admission"]
+
+
+def create_admission(chain: Any, info: Any) -> dict[str, Any]:
+    """The keyword arguments a store's `create` takes from an admission chain (None: no admission): `admit`,
+    and `validate_admit` when the chain has a validating phase for the resource (admission/scope.py:
+    LimitRanger, quota). One place, so a controller's create passes the same plugins as a client's."""
+    if chain is None:
+        return {}
+    kw: dict[str, Any] = {"admit": chain.for_create(info)}
+    validating = getattr(chain, "for_validate", None)
+    if validating is not None and (v := validating(info)) is not None:
+        kw["validate_admit"] = v
+    return kw

@@ -33,6 +33,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from .. import apierrors as E
+from ..admission import create_admission
 from ..registry import Registry
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -239,14 +240,9 @@ class EventRecorder:
             raise
 
     def _create(self, store: Any, ev: dict[str, Any]) -> dict[str, Any] | None:
-        kw: dict[str, Any] = {}
-        if self.admission is not None:
-            kw["admit"] = self.admission.for_create(store.info)
-            validating = getattr(self.admission, "for_validate", None)
-            if validating is not None and (v := validating(store.info)) is not None:
-                kw["validate_admit"] = v
         try:
-            return store.create(ev, field_manager=self.field_manager, **kw)
+            return store.create(ev, field_manager=self.field_manager,
+                                **create_admission(self.admission, store.info))
         except E.StatusError as exc:  # namespace terminating, quota, a name taken: upstream drops it too
             log.debug("%s: event %s not written: %s", self.component, ev["reason"], exc.message)
             return None

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..wire.patchmeta import resolve as _deref
+
 ATOMIC, SET, MAP = "atomic", "set", "map"
 
 
@@ -93,18 +95,6 @@ def _builtin_at(kind: str, api_version: str, names: tuple[str, ...]) -> tuple[Li
     element = _deref(defs, resolved.get("items")) if resolved.get("type") == "array" else resolved
     atomic = "atomic" in (node.get("x-kubernetes-map-type"), element.get("x-kubernetes-map-type"))
     return _list_type_of(resolved, defs), atomic
-
-
-def _deref(defs: dict[str, Any], schema: Any) -> dict[str, Any]:
-    for _ in range(8):
-        if not isinstance(schema, dict):
-            return {}
-        ref = schema.get("$ref") or next((s.get("$ref") for s in schema.get("allOf") or []
-                                          if isinstance(s, dict) and "$ref" in s), None)
-        if not ref:
-            return schema
-        schema = defs.get(ref.rsplit("/", 1)[-1])
-    return {}
 
 
 def _list_type_of(node: dict[str, Any], defs: dict[str, Any]) -> ListType:

@@ -10,6 +10,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from .. import apierrors as E
+from ..admission import create_admission
 from ..registry import GenericStore
 from ..registry.namespace import NamespaceStore
 from ..registry.store import check_get_rv
@@ -229,13 +230,10 @@ class Handlers:
         obj, warnings = await self._decode(request, store)
         self._fix_namespace(obj, route, store)
         dry = P.dry_run(request.query.getall("dryRun", []))
-        admit = self.ctx.admission.for_create(store.info)
-        validating = getattr(self.ctx.admission, "for_validate", None)  # admission/scope.py: LimitRanger, quota
-        extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
-        created = await self._create_retried(store, obj, dry_run=dry, admit=admit,
+        created = await self._create_retried(store, obj, dry_run=dry,
                                              field_manager=P.field_manager(request.query,
                                                                            request.headers.get("User-Agent")),
-                                             **extra)
+                                             **create_admission(self.ctx.admission, store.info))
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _create_retried(self, store: GenericStore, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -346,10 +344,8 @@ class Handlers:
             raise E.conflict(store.info.plural, route.name, f"uid mismatch: the provided object specified uid {uid}, "
                              "and no existing object was found", getattr(store, "group", ""))
         obj["kind"] = kind
-        admit = self.ctx.admission.for_create(store.info)
-        validating = getattr(self.ctx.admission, "for_validate", None)
-        extra = {"validate_admit": v} if validating and (v := validating(store.info)) is not None else {}
-        created = await self._create_retried(store, obj, dry_run=dry, admit=admit, manage=keep, **extra)
+        created = await self._create_retried(store, obj, dry_run=dry, manage=keep,
+                                             **create_admission(self.ctx.admission, store.info))
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _scale(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:

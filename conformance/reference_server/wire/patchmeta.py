@@ -18,6 +18,20 @@ from typing import Any
 _GO_SCALARS = {"string": "string", "boolean": "bool", "number": "float64"}
 
 
+def resolve(defs: dict[str, Any], schema: Any) -> dict[str, Any]:
+    """The definition a schema position stands for: `$ref` (v2) or kube-openapi's allOf-wrapped reference,
+    followed up to 8 times; {} for anything else."""
+    for _ in range(8):
+        if not isinstance(schema, dict):
+            return {}
+        ref = schema.get("$ref") or next((s.get("$ref") for s in schema.get("allOf") or []
+                                          if isinstance(s, dict) and "$ref" in s), None)
+        if not ref:
+            return schema
+        schema = defs.get(ref.rsplit("/", 1)[-1])
+    return {}
+
+
 class Node:
     """One schema position: its patch strategies and merge key, and the nodes below it."""
 
@@ -33,15 +47,7 @@ class Node:
         self._items: Node | None = None
 
     def _resolved(self, schema: dict[str, Any] | None) -> dict[str, Any]:
-        for _ in range(8):  # `$ref` (v2) or kube-openapi's allOf-wrapped reference
-            if not isinstance(schema, dict):
-                return {}
-            ref = schema.get("$ref") or next((s.get("$ref") for s in schema.get("allOf") or []
-                                              if isinstance(s, dict) and "$ref" in s), None)
-            if not ref:
-                return schema
-            schema = self._defs.get(ref.rsplit("/", 1)[-1])
-        return {}
+        return resolve(self._defs, schema)
 
     def field(self, name: str) -> Node:
         """The node of a map's key: a struct's property, else the map's value schema; empty when unknown."""

@@ -16,6 +16,7 @@ import logging
 from typing import Any, Callable, Iterable
 
 from ... import apierrors as E
+from ...admission import create_admission
 from ...registry import DeleteOptions, GenericStore, ListOptions, Registry
 from ...registry.meta import now
 from ...registry.workloads import selector_matches
@@ -374,14 +375,8 @@ class WorkloadController(Controller):
             self.recorder.event(owner, WARNING, "FailedDelete", f"Error deleting: {error.message}")
 
     def create(self, store: GenericStore, obj: dict[str, Any]) -> dict[str, Any]:
-        kw: dict[str, Any] = {}
-        if self.admission is not None:
-            kw["admit"] = self.admission.for_create(store.info)
-            validating = getattr(self.admission, "for_validate", None)
-            if validating is not None and (v := validating(store.info)) is not None:
-                kw["validate_admit"] = v
         try:
-            return store.create(obj, field_manager=KCM, **kw)
+            return store.create(obj, field_manager=KCM, **create_admission(self.admission, store.info))
         except E.RetriedStatusError:  # e.g. the `default` ServiceAccount not made yet: try again shortly
             raise Requeue(0.2) from None
 
