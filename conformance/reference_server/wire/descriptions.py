@@ -91,9 +91,20 @@ def describe(definitions: dict[str, Any], v3: bool, data: Descriptions | None = 
                 if isinstance(prop, dict):
                     if field_name in words and "description" not in prop:
                         prop = {"description": words[field_name], **prop}
-                    if field_name in enums and "enum" not in prop:
-                        prop = {**prop, "enum": list(enums[field_name])}
+                    if field_name in enums:
+                        prop = _with_enum(prop, enums[field_name])
                 new_props[field_name] = prop
             schema["properties"] = new_props
         out[name] = schema
     return out
+
+
+def _with_enum(prop: dict[str, Any], values: list[Any]) -> dict[str, Any]:
+    """`enum` on a string field, or on the items of a list of them (`[]PolicyType`), as kube-openapi puts it."""
+    if prop.get("type") == "array" and isinstance(prop.get("items"), dict):
+        items = prop["items"]
+        return prop if "enum" in items or "$ref" in items or "allOf" in items else \
+            {**prop, "items": {**items, "enum": list(values)}}
+    if "enum" in prop or "$ref" in prop or "allOf" in prop:
+        return prop
+    return {**prop, "enum": list(values)}
