@@ -10,7 +10,6 @@ Loaded on first use (the first OpenAPI document built), never at import: start-u
 """
 from __future__ import annotations
 
-import gzip
 import json
 import pathlib
 from dataclasses import dataclass, field
@@ -62,6 +61,7 @@ def upstream_name(definition: str) -> str:
 @lru_cache(maxsize=1)
 def load(path: pathlib.Path = DATA) -> Descriptions:
     """The data file, read once; an absent or unreadable file gives no descriptions (the schemas stay valid)."""
+    import gzip  # here, not at import: start-up does not need it
     try:
         data = json.loads(gzip.decompress(path.read_bytes()))
     except (OSError, ValueError, EOFError):
