@@ -78,10 +78,10 @@ def describe(definitions: dict[str, Any], v3: bool, data: Descriptions | None = 
     out: dict[str, Any] = {}
     for name, schema in definitions.items():
         words, enums = data.of(name), (data.enums_of(name) if v3 else {})
-        props = schema.get("properties")
-        if not words and not enums or not isinstance(schema, dict):
+        if not (words or enums) or not isinstance(schema, dict):
             out[name] = schema
             continue
+        props = schema.get("properties")
         schema = dict(schema)
         if "" in words and "description" not in schema:
             schema = {"description": words[""], **schema}
