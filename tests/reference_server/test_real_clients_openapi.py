@@ -1,6 +1,8 @@
 """kubectl 1.33 reads the server's published schemas: `explain --output plaintext-openapiv2` fetches the
 protobuf `/openapi/v2` (gnostic's Document, `http/openapi.py`), plain `explain` the per-group `/openapi/v3`
-documents; both describe every field of a core and a named-group kind (`wire/markers.py`, the field model)."""
+documents; both describe every field of a core and a named-group kind (`wire/markers.py`, the field model),
+with upstream's descriptions and enums (`wire/descriptions.py`). `/openapi/v3` answers as kube-openapi's
+handler3: `?hash=`, Etag/304, 406."""
 from __future__ import annotations
 
 import re
@@ -15,7 +17,7 @@ V2 = ("--output", "plaintext-openapiv2")
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
-    yield from serve_kube(tmp_path_factory, "openapi", flavor="bare")
+    yield from serve_kube(tmp_path_factory, "openapi", flavor="bare", authorization="rbac")  # rbac: Roles served
 
 
 def test_explain_openapiv2_reads_protobuf(kube: Kube) -> None:
@@ -28,18 +30,39 @@ VERSION:  v1
 RESOURCE: ports <[]Object>
 
 DESCRIPTION:
-     <empty>
+     List of ports to expose from the container. Not specifying a port here DOES
+     NOT prevent that port from being exposed. Any port which is listening on
+     the default "0.0.0.0" address inside a container will be accessible from
+     the network. Modifying this array with strategic merge patch may corrupt
+     the data. For more information See
+     https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated.
+
+     ContainerPort represents a network port in a single container.
 
 FIELDS:
    containerPort\t<integer> -required-
+     Number of port to expose on the pod's IP address. This must be a valid port
+     number, 0 < x < 65536.
 
    hostIP\t<string>
+     What host IP to bind the external port to.
 
    hostPort\t<integer>
+     Number of port to expose on the host. If specified, this must be a valid
+     port number, 0 < x < 65536. If HostNetwork is specified, this must match
+     ContainerPort. Most containers do not need this.
 
    name\t<string>
+     If specified, this must be an IANA_SVC_NAME and unique within the pod. Each
+     named port in a pod must have a unique name. Name for the port that can be
+     referred to by services.
 
    protocol\t<string>
+     Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
+     Possible enum values:
+     - `"SCTP"` is the SCTP protocol.
+     - `"TCP"` is the TCP protocol.
+     - `"UDP"` is the UDP protocol.
 
 """
 
@@ -63,3 +86,70 @@ def test_explain_openapiv3_fields_the_trimmed_schemas_lacked(kube: Kube) -> None
     assert "FIELD: lastUpdateTime <string>" in out
     out = kube.ok("explain", "endpointslice.endpoints.targetRef.fieldPath")
     assert "FIELD: fieldPath <string>" in out
+
+
+RESTART_POLICY = ("Restart policy for all containers within the pod. One of Always, OnFailure,\n{i}Never. In some "
+                  "contexts, only a subset of those values may be permitted.\n{i}Default to Always. More info:\n{i}"
+                  "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy\n")
+
+
+def test_explain_restart_policy_has_upstreams_description_and_enum(kube: Kube) -> None:
+    out = kube.ok("explain", "pods.spec.restartPolicy")
+    assert "FIELD: restartPolicy <string>\nENUM:\n    Always\n    Never\n    OnFailure\n\nDESCRIPTION:\n" in out
+    assert "DESCRIPTION:\n    " + RESTART_POLICY.format(i="    ") in out
+    assert ("Possible enum values:\n     - `\"Always\"`\n     - `\"Never\"`\n     - `\"OnFailure\"`\n" in out)
+    out = kube.ok("explain", "pods.spec.restartPolicy", *V2)
+    assert "FIELD:    restartPolicy <string>\n\nDESCRIPTION:\n     " + RESTART_POLICY.format(i="     ") in out
+
+
+def test_explain_deployment_strategy_has_upstreams_descriptions(kube: Kube) -> None:
+    out = kube.ok("explain", "deployments.spec.strategy")
+    assert ("DESCRIPTION:\n    The deployment strategy to use to replace existing pods with new ones.\n"
+            "    DeploymentStrategy describes how to replace existing pods with new ones.\n") in out
+    assert ("  type\t<string>\n  enum: Recreate, RollingUpdate\n    Type of deployment. Can be \"Recreate\" or "
+            "\"RollingUpdate\". Default is\n    RollingUpdate.\n") in out
+    out = kube.ok("explain", "deployments.spec.strategy", *V2)
+    assert ("DESCRIPTION:\n     The deployment strategy to use to replace existing pods with new ones.\n\n"
+            "     DeploymentStrategy describes how to replace existing pods with new ones.\n") in out
+    assert ("   rollingUpdate\t<Object>\n     Rolling update config params. Present only if DeploymentStrategyType =\n"
+            "     RollingUpdate.\n") in out
+
+
+def test_explain_role_rules_has_upstreams_descriptions(kube: Kube) -> None:
+    out = kube.ok("explain", "roles.rules")
+    assert out.startswith("GROUP:      rbac.authorization.k8s.io\nKIND:       Role\nVERSION:    v1\n")
+    assert ("DESCRIPTION:\n    Rules holds all the PolicyRules for this Role\n    PolicyRule holds information that "
+            "describes a policy rule, but does not\n") in out
+    assert ("  verbs\t<[]string> -required-\n    Verbs is a list of Verbs that apply to ALL the ResourceKinds "
+            "contained in\n    this rule. '*' represents all verbs.\n") in out
+    out = kube.ok("explain", "roles.rules", *V2)
+    assert "DESCRIPTION:\n     Rules holds all the PolicyRules for this Role\n\n     PolicyRule holds" in out
+
+
+V3_PB = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
+
+
+def test_openapi_v3_hash_etag_and_not_modified(served: Kube) -> None:
+    """handler3: the index's `?hash=` is the document's Etag; with it, `public, immutable` for a year; a stale hash
+    is a 301 to the current one; `If-None-Match` a 304; an Accept naming only a form not served, 406."""
+    http, url = served.http, served.server.url
+    index = http.get(f"{url}/openapi/v3")
+    assert index.status_code == 200 and index.headers["Content-Type"] == "application/json"
+    assert http.get(f"{url}/openapi/v3", headers={"If-None-Match": index.headers["Etag"]}).status_code == 304
+    paths = index.json()["paths"]
+    assert {"api/v1", "apis/apps/v1", "apis/rbac.authorization.k8s.io/v1"} <= set(paths)
+    relative = paths["apis/apps/v1"]["serverRelativeURL"]
+    assert re.fullmatch(r"/openapi/v3/apis/apps/v1\?hash=[0-9A-F]{128}", relative)
+    doc = http.get(url + relative)
+    assert doc.status_code == 200 and doc.headers["Etag"] == '"' + relative.rsplit("=", 1)[1] + '"'
+    assert doc.headers["Cache-Control"] == "public, immutable" and doc.headers["Vary"] == "Accept"
+    assert re.fullmatch(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d UTC", doc.headers["Expires"])
+    plain = http.get(f"{url}/openapi/v3/apis/apps/v1")
+    assert plain.status_code == 200 and "Cache-Control" not in plain.headers
+    assert plain.headers["Etag"] == doc.headers["Etag"] and plain.content == doc.content
+    again = http.get(url + relative, headers={"If-None-Match": doc.headers["Etag"]})
+    assert again.status_code == 304 and again.content == b""
+    stale = http.get(f"{url}/openapi/v3/apis/apps/v1?hash=0123", allow_redirects=False)
+    assert stale.status_code == 301 and stale.headers["Location"] == relative
+    refused = http.get(url + relative, headers={"Accept": V3_PB})
+    assert refused.status_code == 406 and refused.content == b""

@@ -73,7 +73,8 @@ def build_app(ctx: ServerContext) -> web.Application:
                                    else group_resource_list(ctx.registry, route.group))
         if t == "openapi":
             return openapi_response(ctx.registry, route.name, request.headers.get("Accept"),
-                                    _openapi_extension(ctx), headers=request.headers)
+                                    _openapi_extension(ctx), headers=request.headers, query=request.query,
+                                    method=request.method)
         if t == "review" and route.group == AUTHN_GROUP:
             return await handle_authentication_review(ctx, request, route)
         if t == "review":

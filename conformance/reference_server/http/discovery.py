@@ -78,13 +78,15 @@ def _openapi_kinds(registry: Registry) -> list[Any] | None:
 
 
 def openapi_response(registry: Registry, path: str, accept: str | None = None,
-                     extend: Any = None, headers: Mapping[str, str] | None = None) -> web.StreamResponse:
+                     extend: Any = None, headers: Mapping[str, str] | None = None,
+                     query: Mapping[str, str] | None = None, method: str = "GET") -> web.StreamResponse:
     """Serve OpenAPI through `wire.openapi` when present; otherwise a plain 404 (route not installed).
 
     `/openapi/v3` lists one document per served group-version; `/openapi/v2` answers JSON or gnostic's protobuf
     as kube-openapi does (`http/openapi.py`: negotiation, ETag, 304, gzip). Documents are built on first request
     and their bytes kept. `headers`: the request's (Accept when absent is `accept`).
-    `extend(doc)`: an enabled extension adds its fields to the v2 / v3 `api/v1` documents."""
+    `extend(doc)`: an enabled extension adds its fields to the v2 / v3 `api/v1` documents. `/openapi/v3` follows
+    kube-openapi's handler3 (`http/openapi.py`: `?hash=`, Etag/304, 406); `query`, `method`: the request's."""
     from . import openapi as handler
     if headers is None:
         headers = {"Accept": accept} if accept is not None else {}
@@ -114,13 +116,15 @@ def openapi_response(registry: Registry, path: str, accept: str | None = None,
         return _v2_answer(entry["v2served"], entry["v2"], headers)
     if "v3" not in entry:
         docs = documents(kinds)  # type: ignore[misc]
-        entry["v3root"] = dumps(root(documents=docs))  # type: ignore[misc]
-        entry["v3"] = {k: dumps(d) for k, d in docs.items()}
+        entry["v3"] = {k: handler.served(d) for k, d in docs.items()}
+        entry["v3root"] = handler.v3_index(entry["v3"])
     sub = path[len("/openapi/v3"):].strip("/")
-    body = entry["v3root"] if sub == "" else entry["v3"].get(sub)
-    if body is None:
+    if sub == "":
+        return handler.v3_index_response(entry["v3root"], headers, method)
+    doc = entry["v3"].get(sub)
+    if doc is None:
         return plain_not_found()
-    return web.Response(body=body, content_type="application/json")
+    return handler.v3_response(doc, sub, query or {}, headers, method)
 
 
 def _v2_answer(served: Any, doc: dict[str, Any], headers: Mapping[str, str]) -> web.StreamResponse:

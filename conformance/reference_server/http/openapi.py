@@ -175,3 +175,67 @@ def v2_response(doc: _Served, pb: Callable[[], bytes], headers: Mapping[str, str
         body = doc.gzipped(media, body)
         out["Content-Encoding"] = "gzip"
     return web.Response(body=None if method == "HEAD" else body, status=200, headers=out)
+
+
+# `/openapi/v3` and `/openapi/v3/<group-version>`: kube-openapi's `pkg/handler3/handler.go`. No gzip here (the
+# v3 handler is not wrapped in gziphandler as the v2 one is); the protobuf forms it offers are not produced by
+# this server, so a client that accepts only those gets 406, as kube-openapi answers an Accept it cannot meet.
+V3_PB = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
+V3_PB_DEPRECATED = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
+_V3_OFFERS = (JSON,)
+
+
+def v3_url(key: str, etag: str) -> str:
+    """`constructServerRelativeURL`: `/openapi/v3/<key>?hash=<etag>` (the etag unquoted)."""
+    return f"/openapi/v3/{key}?hash={etag}"
+
+
+def v3_index(documents: Mapping[str, _Served]) -> _Served:
+    """`HandleDiscovery`'s body: each group-version's `serverRelativeURL`, keys sorted as Go marshals a map."""
+    return served({"paths": {key: {"serverRelativeURL": v3_url(key, doc.etag.strip('"'))}
+                             for key, doc in sorted(documents.items())}})
+
+
+def _serve_content(doc: _Served, headers: Mapping[str, str], out: CIMultiDict[str], method: str,
+                   modified: float) -> web.Response:
+    """Go's `http.ServeContent` for bytes already in memory: preconditions, then the whole body."""
+    out["Last-Modified"] = formatdate(modified, usegmt=True)
+    if _not_modified(headers, doc):
+        out.popall("Content-Type", None)
+        del out["Last-Modified"]
+        return web.Response(status=304, headers=out)
+    out["Accept-Ranges"] = "bytes"
+    return web.Response(body=None if method == "HEAD" else doc.json, status=200, headers=out)
+
+
+def v3_index_response(index: _Served, headers: Mapping[str, str], method: str = "GET") -> web.Response:
+    """`HandleDiscovery`: JSON with its Etag; `ServeContent` with the time of the request as modification time."""
+    out: CIMultiDict[str] = CIMultiDict()
+    out["Etag"] = index.etag
+    out["Content-Type"] = JSON
+    return _serve_content(index, headers, out, method, time.time())
+
+
+def v3_response(doc: _Served, key: str, query: Mapping[str, str], headers: Mapping[str, str],
+                method: str = "GET") -> web.Response:
+    """`HandleGroupVersion` for one document (see the comment above `V3_PB`)."""
+    out: CIMultiDict[str] = CIMultiDict()
+    out.add("Vary", "Accept")
+    media = next((offer for typ, sub in _clauses(headers.get("Accept") or "*/*") for offer in _V3_OFFERS
+                  if typ in (offer.partition("/")[0], "*") and sub in (offer.partition("/")[2], "*")), None)
+    if media is None:
+        return web.Response(status=406, headers=out)
+    out["Content-Type"] = media
+    out["Etag"] = doc.etag
+    wanted = query.get("hash", "")
+    if wanted:
+        etag = doc.etag.strip('"')
+        if wanted != etag:  # http.Redirect: 301 to the current URL
+            url = v3_url(key, etag)
+            out.popall("Content-Type", None)
+            out["Location"] = url
+            body = f'<a href="{url}">Moved Permanently</a>.\n\n' if method == "GET" else None
+            return web.Response(status=301, headers=out, body=body, content_type="text/html", charset="utf-8")
+        out["Cache-Control"] = "public, immutable"
+        out["Expires"] = time.strftime("%a, %d %b %Y %H:%M:%S UTC", time.gmtime(time.time() + 365 * 86400))
+    return _serve_content(doc, headers, out, method, doc.modified)

@@ -266,8 +266,9 @@ def _paths(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
 
 def openapi_v2(kinds: Sequence[KindInfo]) -> dict[str, Any]:
     """The Swagger 2.0 document for ``GET /openapi/v2`` (JSON; kubectl asks for protobuf here)."""
+    from .descriptions import describe  # upstream's words: read with the first document, not at start-up
     return {"swagger": "2.0", "info": dict(INFO), "paths": _paths(kinds, v3=False),
-            "definitions": _definitions(kinds, v3=False),
+            "definitions": describe(_definitions(kinds, v3=False), v3=False),
             "securityDefinitions": {"BearerToken": {"type": "apiKey", "name": "authorization", "in": "header"}},
             "security": [{"BearerToken": []}]}
 
@@ -280,8 +281,9 @@ def openapi_v2_protobuf(doc: dict[str, Any]) -> bytes:
 
 def openapi_v3_group(kinds: Sequence[KindInfo]) -> dict[str, Any]:
     """The OpenAPI 3.0 document for ``GET /openapi/v3/api/v1``."""
+    from .descriptions import describe
     return {"openapi": "3.0.0", "info": dict(INFO), "paths": _paths(kinds, v3=True),
-            "components": {"schemas": _definitions(kinds, v3=True),
+            "components": {"schemas": describe(_definitions(kinds, v3=True), v3=True),
                            "securitySchemes": {"BearerToken": {"type": "apiKey", "name": "authorization",
                                                                "in": "header"}}}}
 

@@ -42,9 +42,12 @@ def test_deployment_fields_the_hand_written_schema_left_out(defs):
     spec = defs[f"{APPS}.DeploymentSpec"]
     assert spec["required"] == ["selector", "template"]
     assert spec["properties"]["strategy"] == {"$ref": f"#/definitions/{APPS}.DeploymentStrategy",
-                                              "x-kubernetes-patch-strategy": "retainKeys"}
+                                              "x-kubernetes-patch-strategy": "retainKeys",
+                                              "description": "The deployment strategy to use to replace existing "
+                                                             "pods with new ones."}
     rolling = defs[f"{APPS}.RollingUpdateDeployment"]["properties"]
-    assert rolling["maxSurge"] == {"$ref": "#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString"}
+    assert rolling["maxSurge"]["$ref"] == "#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+    assert rolling["maxSurge"]["description"].startswith("The maximum number of pods that can be scheduled above")
     assert defs["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["format"] == "int-or-string"
     conditions = defs[f"{APPS}.DeploymentStatus"]["properties"]["conditions"]
     assert conditions["x-kubernetes-list-map-keys"] == ["type"]
@@ -96,4 +99,5 @@ def test_a_kind_added_to_the_model_needs_no_other_step(monkeypatch):
     defs = openapi.openapi_v2([KindInfo("Gadget", "gadgets", "gadget", True, group="apps")])["definitions"]
     assert set(defs[f"{APPS}.Gadget"]["properties"]) == {"apiVersion", "kind", "metadata", "spec"}
     assert defs[f"{APPS}.GadgetSpec"]["properties"]["revision"] == {"type": "integer", "format": "int64"}
-    assert defs["io.k8s.apimachinery.pkg.runtime.RawExtension"] == {"type": "object"}
+    assert {k: v for k, v in defs["io.k8s.apimachinery.pkg.runtime.RawExtension"].items()
+            if k != "description"} == {"type": "object"}
