@@ -8,7 +8,7 @@ from aiohttp import web
 
 from ..registry import Registry
 from . import hooks
-from .respond import dumps, object_response, plain_not_found
+from .respond import object_response, plain_not_found
 
 VERSION_INFO = {
     "major": "1", "minor": "33", "emulationMajor": "1", "emulationMinor": "33",
