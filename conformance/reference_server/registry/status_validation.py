@@ -9,7 +9,7 @@ with the condition, time and index rules 1.33's `JobStatusValidationOptions` swi
 (`ValidatePodDisruptionBudgetStatusUpdate`, policy/v1: counts not negative), `pkg/apis/core/validation/
 validation.go` (`ValidatePodStatusUpdate`: custom condition types, `nominatedNodeName`, `qosClass` immutable, no
 way back from a terminated container that will not restart, `podIPs`/`hostIPs`; `ValidateServiceStatusUpdate` →
-`ValidateLoadBalancerStatus`). The v1 → internal conversions and defaults these rules see are applied first
+`ValidateLoadBalancerStatus`; `ValidateResourceQuotaStatusUpdate`: in `resourcequota.py`). The v1 → internal conversions and defaults these rules see are applied first
 (`status_defaults`): `Convert_v1_PodStatus_To_core_PodStatus` (`podIP`/`hostIP` authoritative over the lists)
 and `SetDefaults_Service` (`ipMode: VIP` for a LoadBalancer's ingress IPs).
 """
@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from .job_status import validate_job_status
+from .resourcequota import status_errors as resourcequota_status
 from .validation import is_dns1123_subdomain, is_qualified_name
 
 NEGATIVE = "must be greater than or equal to 0"  # apimachinery validation.IsNegativeErrorMsg
@@ -303,7 +304,8 @@ STATUS_CHECKS: dict[str, tuple[StatusCheck, bool]] = {
     "Deployment": (deployment_status, False), "ReplicaSet": (replicaset_status, False),
     "StatefulSet": (statefulset_status, True), "DaemonSet": (daemonset_status, False),
     "Job": (validate_job_status, False), "PodDisruptionBudget": (pdb_status, False),
-    "Pod": (pod_status, False), "Service": (service_status, False)}
+    "Pod": (pod_status, False), "Service": (service_status, False),
+    "ResourceQuota": (resourcequota_status, False)}
 
 STATUS_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "Pod": _pod_status_conversion, "Service": _service_status_defaults}
