@@ -19,6 +19,7 @@ DECIMAL_EXPONENT = "DecimalExponent"
 
 # quantity.go: splitREString / the error text of ErrFormatWrong
 QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+_NUMBER = re.compile(r"[+-]?[0-9]*(?:\.[0-9]*)?")  # parseQuantityString's sign, numerator and denominator
 _BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DEC = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _DEC_BY_EXP = {v: k for k, v in _DEC.items()}
@@ -48,17 +49,14 @@ class Quantity:
             raise QuantityError("quantities must match the regular expression "
                                 "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
         s = str(text) if not isinstance(text, float) else repr(text)
-        m = QUANTITY_RE.match(s)
-        if not s or not m:
-            raise QuantityError("quantities must match the regular expression "
-                                "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-        num, suffix = m.group(1), m.group(2)
+        err = parse_error(s)
+        if err:
+            raise QuantityError(err)
+        m = _NUMBER.match(s)
+        num, suffix = m.group(0), s[m.end():]
         sign = -1 if num.startswith("-") else 1
         digits = num.lstrip("+-")
-        if digits.count(".") > 1 or digits in (".", ""):
-            raise QuantityError("quantities must match the regular expression "
-                                "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-        whole, _, frac = digits.partition(".")
+        whole, _, frac = digits.partition(".")  # "", "." and "1." are numbers to ParseQuantity
         mantissa = Fraction(int(whole or "0")) + (Fraction(int(frac), 10 ** len(frac)) if frac else 0)
         if suffix in _BIN:
             fmt, factor = BINARY_SI, Fraction(2 ** _BIN[suffix])
@@ -145,3 +143,44 @@ def parse_quantity(text: Any) -> Quantity:
 def canonical(text: Any) -> str:
     """The canonical form of a quantity string, e.g. `1000m` → `1`, `0.5` → `500m`, `1024Mi` → `1Gi`."""
     return Quantity.parse(text).canonical()
+
+
+FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+SUFFIX_WRONG = "unable to parse quantity's suffix"
+_DIGITS = frozenset("0123456789")
+
+
+def _suffix_ok(suffix: str) -> bool:
+    """`quantitySuffixer.interpret`: a decimal or binary SI suffix, or e/E and an int64 exponent."""
+    if suffix in _DEC or suffix in _BIN:
+        return True
+    if len(suffix) > 1 and suffix[0] in "eE":
+        rest = suffix[1:]
+        digits = rest[1:] if rest[:1] in "+-" else rest
+        return bool(digits) and set(digits) <= _DIGITS and int(rest) in range(-2**63, 2**63)
+    return False
+
+
+def parse_error(text: str) -> str | None:
+    """The error of `ParseQuantity(text)` (`parseQuantityString`'s scan, then the suffix), or None. Not the
+    regular expression its message quotes: upstream accepts `.`, `1.` and `+.5`, and so does this."""
+    if not text:
+        return FORMAT_WRONG
+    pos, end = (1 if text[0] in "+-" else 0), len(text)
+    while pos < end and text[pos] in _DIGITS:  # leading zeros, then the numerator
+        pos += 1
+    if pos < end and text[pos] == ".":
+        pos += 1
+        while pos < end and text[pos] in _DIGITS:
+            pos += 1
+    start = pos
+    while pos < end and text[pos] in "eEinumkKMGTP":
+        pos += 1
+    if pos < end:
+        if text[pos] in "+-":
+            pos += 1
+        while pos < end and text[pos] in _DIGITS:
+            pos += 1
+        if pos < end:
+            return FORMAT_WRONG
+    return None if _suffix_ok(text[start:]) else SUFFIX_WRONG

@@ -6,6 +6,7 @@ import pytest
 
 from conformance.reference_server.apierrors import StatusError
 from conformance.reference_server.registry import Registry
+from conformance.reference_server.quantity import FORMAT_WRONG, SUFFIX_WRONG, parse_error
 from conformance.reference_server.registry.resourcequota import go_struct, is_integer_resource
 from conformance.reference_server.storage import MemoryStore
 
@@ -52,7 +53,7 @@ def test_resource_names(quotas):
         'spec.hard[storage]: Invalid value: "storage": must be a standard resource for quota']
     created = _create(quotas, {"cpu": "1.5m", "requests.nvidia.com/gpu": "2", "hugepages-2Mi": "1Gi",
                                "count/pods": "3", "services.loadbalancers": "0"})
-    assert created["spec"]["hard"]["cpu"] == "1.5m"
+    assert created["spec"]["hard"]["cpu"] == "1500u"  # canonical, as the Go struct re-encodes
 
 
 def test_status_on_create_is_dropped_and_scopes_are_immutable(quotas):
@@ -97,3 +98,22 @@ def test_integer_resources(name, integer):
     (1.5, 'value:15, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}')])
 def test_go_struct_of_the_fast_path(text, shown):
     assert go_struct(text) == "resource.Quantity{i:resource.int64Amount{" + shown
+
+
+@pytest.mark.parametrize("text, err", [("abc", "FORMAT"), ("1.2.3", "FORMAT"), ("", "FORMAT"), ("1 m", "FORMAT"),
+                                       ("1ki", "SUFFIX"), ("1e", "SUFFIX"), ("--1", "SUFFIX"), ("1mm", "SUFFIX"),
+                                       ("1.", None), (".5", None), ("-", None), ("3e+2", None), ("12Gi", None)])
+def test_parse_error_follows_parse_quantity_not_its_regular_expression(text, err):
+    assert parse_error(text) == {"FORMAT": FORMAT_WRONG, "SUFFIX": SUFFIX_WRONG, None: None}[err]
+
+
+def test_a_quantity_that_does_not_parse_is_a_decoding_error(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/resourcequotas",
+                  json={"metadata": {"name": "rq"}, "spec": {"hard": {"pods": "ten"}}})
+    assert r.status_code == 400 and r.json()["reason"] == "BadRequest"
+    assert r.json()["message"] == f'ResourceQuota in version "v1" cannot be handled as a ResourceQuota: {FORMAT_WRONG}'
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/resourcequotas",
+                  json={"metadata": {"name": "rq"}, "spec": {"hard": {"pods": "-2"}}})
+    assert r.status_code == 422 and r.json()["message"] == (
+        'ResourceQuota "rq" is invalid: spec.hard[pods]: Invalid value: "-2": must be greater than or equal to 0')

@@ -2,7 +2,8 @@
 `ValidateResourceQuotaUpdate` and `ValidateResourceQuotaStatusUpdate` (resource names through
 `ValidateResourceQuotaResourceName`, values through `ValidateResourceQuantityValue`: not negative, whole numbers
 for the integer resources), with the name sets of `pkg/apis/core/helper/helpers.go`; and
-`pkg/registry/core/resourcequota/strategy.go` (`PrepareForCreate` drops the status a client sent).
+`pkg/registry/core/resourcequota/strategy.go` (`PrepareForCreate` drops the status a client sent, a spec update
+keeps the stored one; values re-encoded canonical).
 
 Messages print values as `field.ErrorBody` does: a negative one is `value.String()` (the parsed string itself
 when `ParseQuantity` kept it as canonical, else the canonical form), a non-integer one the `%#v` of the
@@ -193,6 +194,23 @@ class ResourceQuotaStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         obj.pop("status", None)  # `resourcequota.Status = api.ResourceQuotaStatus{}`
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """The status is the quota controller's (through `/status`): a spec update keeps the stored one."""
+        if old.get("status") is not None:
+            new["status"] = old["status"]
+        else:
+            new.pop("status", None)
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        """`spec.hard` values in canonical form (the Go struct re-encoded)."""
+        hard = _dict(obj.get("spec")).get("hard")
+        if isinstance(hard, dict):
+            for k, v in list(hard.items()):
+                try:
+                    hard[k] = Quantity.parse(_text(v)).canonical()
+                except QuantityError:
+                    pass
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         """`ValidateResourceQuota`: metadata, spec.hard (the status, emptied, has nothing to refuse)."""
