@@ -274,20 +274,17 @@ class DeploymentController(WorkloadController):
         return self.replicasets.update(rs["metadata"]["namespace"], rs["metadata"]["name"], transform=change,
                                        field_manager=KCM)
 
-    def scale(self, d: dict[str, Any], rs: dict[str, Any], replicas: int,
-              operation: str | None = None) -> dict[str, Any]:
-        """`scaleReplicaSet`: replicas and the desired/max-replicas annotations (`SetReplicasAnnotations`);
-        `operation` is the word of the event (`scaleReplicaSetAndRecordEvent` derives it from the sizes)."""
+    def scale(self, d: dict[str, Any], rs: dict[str, Any], replicas: int) -> dict[str, Any]:
+        """`scaleReplicaSet`: replicas and the desired/max-replicas annotations (`SetReplicasAnnotations`), and
+        the event ("up" or "down" from the two sizes)."""
         want, surge = _replicas(d), max_surge(d)
         if _replicas(rs) == replicas and not proportional.annotations_need_update(rs, want, want + surge):
             return rs
         old = _replicas(rs)
         out = self._annotate(rs, {DESIRED: str(want), MAX: str(want + surge)}, replicas)
         if old != replicas:
-            if operation is None:
-                operation = "up" if old < replicas else "down"
-            self.recorder.event(d, NORMAL, "ScalingReplicaSet",
-                                f'Scaled {operation} replica set {out["metadata"]["name"]} from {old} to {replicas}')
+            self.recorder.event(d, NORMAL, "ScalingReplicaSet", f'Scaled {"up" if old < replicas else "down"} '
+                                f'replica set {out["metadata"]["name"]} from {old} to {replicas}')
         return out
 
     # ---- scaling events (sync.go `sync`, `scale`, `isScalingEvent`) ------------------------------------
@@ -326,9 +323,8 @@ class DeploymentController(WorkloadController):
                 by_uid[rs["metadata"]["uid"]] = self.scale(d, rs, 0)
         elif _rolling(d):
             status_replicas = int((d.get("status") or {}).get("replicas", 0) or 0)
-            sizes, operation = proportional.plan(want, max_surge(d), status_replicas, list(by_uid.values()))
-            for rs, size in sizes:
-                by_uid[rs["metadata"]["uid"]] = self.scale(d, rs, size, operation)
+            for rs, size in proportional.plan(want, max_surge(d), status_replicas, list(by_uid.values())):
+                by_uid[rs["metadata"]["uid"]] = self.scale(d, rs, size)
         return list(by_uid.values())
 
     # ---- strategies --------------------------------------------------------------------------------

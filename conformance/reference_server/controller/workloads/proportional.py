@@ -102,20 +102,16 @@ def proportion(rs: dict[str, Any], want: int, surge: int, status_replicas: int, 
     return min(f, allowed) if to_add > 0 else max(f, allowed)
 
 
-def plan(want: int, surge: int, status_replicas: int,
-         rss: list[dict[str, Any]]) -> tuple[list[tuple[dict[str, Any], int]], str]:
+def plan(want: int, surge: int, status_replicas: int, rss: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
     """`scale`'s rolling-update branch: the new size of each active ReplicaSet, in the order upstream writes
-    them, and the scaling operation ("up", "down" or "") for the events."""
+    them."""
     live = active(rss)
     allowed = want + surge if want > 0 else 0
     to_add = allowed - sum(replicas(rs) for rs in live)
-    operation = ""
     if to_add > 0:  # ReplicaSetsBySizeNewer
         live.sort(key=lambda rs: (-replicas(rs), _Desc(_created(rs))))
-        operation = "up"
     elif to_add < 0:  # ReplicaSetsBySizeOlder
         live.sort(key=lambda rs: (-replicas(rs), _created(rs)))
-        operation = "down"
     sizes, added = [], 0
     for rs in live:
         p = proportion(rs, want, surge, status_replicas, to_add, added) if to_add else 0
@@ -123,7 +119,7 @@ def plan(want: int, surge: int, status_replicas: int,
         sizes.append(replicas(rs) + p)
     if live and to_add:  # the leftover goes to the first (largest)
         sizes[0] = max(sizes[0] + to_add - added, 0)
-    return list(zip(live, sizes)), operation
+    return list(zip(live, sizes))
 
 
 class _Desc:
