@@ -125,3 +125,86 @@ def test_status_writes_answer_422(http, url, namespaces):
     path, pod = _make(http, url, ns, "", "pods")
     r = http.patch(f"{path}/status", data=json.dumps({"status": {"podIP": "10.1.2.3"}}), headers=MERGE)
     assert r.status_code == 200 and r.json()["status"]["podIPs"] == [{"ip": "10.1.2.3"}], r.text
+
+
+# ---- Job: validateJobStatus / ValidateJobStatusUpdate with 1.33's options ------------------------------------
+T0, T1 = "2026-01-02T03:04:05Z", "2026-01-02T03:04:00Z"
+COMPLETE, FAILED = {"type": "Complete", "status": "True"}, {"type": "Failed", "status": "True"}
+TARGET, CRITERIA = {"type": "FailureTarget", "status": "True"}, {"type": "SuccessCriteriaMet", "status": "True"}
+
+
+def test_job_terminal_conditions():
+    started = {"startTime": T0}
+    assert _msgs("Job", started | {"conditions": [COMPLETE, FAILED]}, started) == [
+        "status.conditions: Invalid value: cannot set Complete=True and Failed=true conditions",
+        "status.completionTime: Required value: completionTime is required for Complete jobs",
+        "status.conditions: Invalid value: cannot set Failed=True condition without the FailureTarget=true condition",
+        "status.conditions: Invalid value: cannot set Complete=True condition without the SuccessCriteriaMet=true "
+        "condition"]
+    # what the Job controller writes: FailureTarget with Failed, SuccessCriteriaMet with Complete
+    assert _msgs("Job", started | {"conditions": [TARGET, FAILED]}, started) == []
+    assert _msgs("Job", started | {"conditions": [CRITERIA, COMPLETE], "completionTime": T0}, started) == []
+    assert _msgs("Job", {"conditions": [TARGET, FAILED], "active": 2, "ready": 3,
+                         "uncountedTerminatedPods": {"failed": ["u1"]}}, {"active": 2}) == [
+        "status.active: Invalid value: 2: active>0 is invalid for finished job",
+        "status.startTime: Required value: startTime is required for finished job",
+        'status.uncountedTerminatedPods: Invalid value: batch.UncountedTerminatedPods{Succeeded:[]types.UID(nil), '
+        'Failed:[]types.UID{"u1"}}: uncountedTerminatedPods needs to be empty for finished job',
+        "status.ready: Invalid value: 3: cannot set more ready pods than active"]
+    # a terminal condition never goes back; SuccessCriteriaMet neither
+    assert _msgs("Job", {"conditions": [], "startTime": T0}, {"conditions": [TARGET, FAILED], "startTime": T0}) == [
+        "status.conditions: Invalid value: cannot disable the terminal Failed=True condition",
+        "status.conditions: Invalid value: cannot disable the terminal FailureTarget=True condition"]
+    assert _msgs("Job", {"conditions": [CRITERIA, FAILED, TARGET]}, {"conditions": [CRITERIA]}) == [
+        "status.startTime: Required value: startTime is required for finished job",
+        "status.conditions: Invalid value: cannot set SuccessCriteriaMet=True and Failed=true conditions",
+        "status.conditions: Invalid value: cannot set SuccessCriteriaMet=True and FailureTarget=true conditions"]
+
+
+def test_job_times_and_counters():
+    assert _msgs("Job", {"startTime": T0, "completionTime": T1, "failed": 1, "succeeded": 0},
+                 {"startTime": T0, "failed": 2, "succeeded": 1}) == [
+        "status.completionTime: Invalid value: 2026-01-02 03:04:00 +0000 UTC: cannot set completionTime when there "
+        "is no Complete=True condition",
+        "status.completionTime: Invalid value: 2026-01-02 03:04:00 +0000 UTC: completionTime cannot be set before "
+        "startTime",
+        "status.failed: Invalid value: 1: cannot decrease the failed counter",
+        "status.succeeded: Invalid value: 0: cannot decrease the succeeded counter"]
+    done = {"conditions": [CRITERIA, COMPLETE], "startTime": T1, "completionTime": T1}
+    assert _msgs("Job", done | {"completionTime": T0}, done) == [
+        "status.completionTime: Invalid value: 2026-01-02 03:04:05 +0000 UTC: completionTime cannot be mutated"]
+    assert _msgs("Job", {}, {"startTime": T0}) == [
+        "status.startTime: Required value: startTime cannot be removed for unsuspended job"]
+    assert _msgs("Job", {}, {"startTime": T0}, spec={"suspend": True}) == []
+    # rules about a field judge only a write that changes it: an odd status stays writable elsewhere
+    odd = {"completionTime": T0, "active": 1, "ready": 2}
+    assert _msgs("Job", odd | {"failed": 1}, odd) == []
+
+
+def test_job_indexes():
+    indexed = {"completionMode": "Indexed", "completions": 5, "parallelism": 5, "backoffLimitPerIndex": 1}
+    assert _msgs("Job", {"completedIndexes": "1,3-2,7", "failedIndexes": "0-2"}, spec=indexed) == [
+        'status.completedIndexes: Invalid value: "1,3-2,7": error parsing completedIndexes: non-increasing order, '
+        "previous: 3, current: 2",
+        'status.failedIndexes: Invalid value: "0-2": failedIndexes and completedIndexes overlap at index: 1']
+    assert _msgs("Job", {"completedIndexes": "x"}, spec=indexed) == [
+        'status.completedIndexes: Invalid value: "x": error parsing completedIndexes: cannot convert string to '
+        'integer for index: "x"']
+    assert _msgs("Job", {"completedIndexes": "0,9"}, spec=indexed) == [
+        'status.completedIndexes: Invalid value: "0,9": error parsing completedIndexes: too large index: "9"']
+    assert _msgs("Job", {"completedIndexes": "1", "failedIndexes": ""}, spec={"completions": 5}) == [
+        'status.completedIndexes: Invalid value: "1": cannot set non-empty completedIndexes when non-indexed '
+        "completion mode",
+        'status.failedIndexes: Invalid value: "": cannot set non-null failedIndexes when backoffLimitPerIndex is null']
+    # an Indexed Job with completions == parallelism may lose succeeded pods (it can be scaled down)
+    assert _msgs("Job", {"succeeded": 1}, {"succeeded": 3}, spec=indexed) == []
+
+
+def test_job_status_rules_answer_422(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    path, _ = _make(http, url, ns, "batch", "jobs")
+    st = status_of(http.patch(f"{path}/status", data=json.dumps({"status": {"completedIndexes": "0"}}),
+                              headers=MERGE))
+    assert st["code"] == 422 and st["reason"] == "Invalid"
+    assert st["message"] == ('Job.batch "obj" is invalid: status.completedIndexes: Invalid value: "0": cannot set '
+                             "non-empty completedIndexes when non-indexed completion mode")

@@ -18,7 +18,8 @@ import copy
 from typing import Any, Iterable
 
 from .. import apierrors as E
-from .quota import MAX_MILLI_VALUE, Quantity, ResourceList, parse_list, pod_container_totals
+from ..quantity import MAX_MILLI_VALUE, Quantity
+from .quota import ResourceList, parse_list, pod_container_totals
 
 LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger"
 

@@ -119,29 +119,6 @@ def _without_compute(q: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- registry strategies ---------------------------------------------------------------------------
-class ResourceQuotaStrategy(Strategy):
-    """`resourcequota.Strategy`: status is cleared on create and kept on (spec) updates; the quota
-    controller is the only writer of status (through storage). `spec.hard` values are canonical."""
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        obj.pop("status", None)
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        if old.get("status") is not None:
-            new["status"] = old["status"]
-        else:
-            new.pop("status", None)
-
-    def canonicalize(self, obj: dict[str, Any]) -> None:
-        hard = (obj.get("spec") or {}).get("hard")
-        if isinstance(hard, dict):
-            for k, v in list(hard.items()):
-                try:
-                    hard[k] = quota.canonical(v)
-                except (ValueError, TypeError):
-                    pass
-
-
 class LimitRangeStrategy(Strategy):
     """`SetDefaults_LimitRangeItem` on store: the defaults are visible on GET, quantities canonical."""
 
@@ -156,8 +133,7 @@ class LimitRangeStrategy(Strategy):
 
 
 def install_strategies(registry: Registry) -> None:
-    """Give the ResourceQuota and LimitRange stores their strategies."""
-    for plural, cls in (("resourcequotas", ResourceQuotaStrategy), ("limitranges", LimitRangeStrategy)):
-        store = registry.content(plural)
-        if store is not None:
-            store.strategy = cls(store.info)
+    """Give the LimitRange store its strategy (ResourceQuota's is the registry's own: registry/resourcequota.py)."""
+    store = registry.content("limitranges")
+    if store is not None:
+        store.strategy = LimitRangeStrategy(store.info)

@@ -8,6 +8,7 @@ from .kinds import CLUSTER_KINDS, CONTENT_KINDS, FINALIZE_AS_CONTENT, NAMESPACES
 from .namespace import NamespaceStore
 from .group import GroupStore
 from .pod import PodStrategy
+from .resourcequota import ResourceQuotaStrategy
 from .service import ServiceStrategy
 from .store import DeleteOptions, GenericStore, ListOptions
 from .subresources import status_strategy, subresources
@@ -29,6 +30,7 @@ class Registry:
         self._content = {k.plural: GenericStore(k, store, deviations=deviations) for k in kinds}
         self._content["pods"].strategy = PodStrategy(self._content["pods"].info)
         self._content["endpoints"].strategy = EndpointsStrategy(self._content["endpoints"].info)
+        self._content["resourcequotas"].strategy = ResourceQuotaStrategy(self._content["resourcequotas"].info)
         self._content["services"].strategy = ServiceStrategy(
             self._content["services"].info, lambda: store.list("services", None, shared=True)[0])
         self._cluster = {k.plural: GenericStore(k, store, deviations=deviations) for k in CLUSTER_KINDS}

@@ -4,12 +4,12 @@ field paths and messages (a 422 Invalid, as for any update).
 Upstream (1.33): `pkg/apis/apps/validation/validation.go` (`ValidateDeploymentStatusUpdate`,
 `ValidateReplicaSetStatusUpdate`, `ValidateStatefulSetStatusUpdate`, `ValidateDaemonSetStatusUpdate`: counts not
 negative, ready/available/updated not above `status.replicas`, `collisionCount` never decremented),
-`pkg/apis/batch/validation/validation.go` (`validateJobStatus`: the counts and `uncountedTerminatedPods`; the
-condition rules its `JobStatusValidationOptions` switch on are left out), `pkg/apis/policy/validation`
+`pkg/apis/batch/validation/validation.go` (`validateJobStatus`, `ValidateJobStatusUpdate`: in `job_status.py`,
+with the condition, time and index rules 1.33's `JobStatusValidationOptions` switch on), `pkg/apis/policy/validation`
 (`ValidatePodDisruptionBudgetStatusUpdate`, policy/v1: counts not negative), `pkg/apis/core/validation/
 validation.go` (`ValidatePodStatusUpdate`: custom condition types, `nominatedNodeName`, `qosClass` immutable, no
 way back from a terminated container that will not restart, `podIPs`/`hostIPs`; `ValidateServiceStatusUpdate` →
-`ValidateLoadBalancerStatus`). The v1 → internal conversions and defaults these rules see are applied first
+`ValidateLoadBalancerStatus`; `ValidateResourceQuotaStatusUpdate`: in `resourcequota.py`). The v1 → internal conversions and defaults these rules see are applied first
 (`status_defaults`): `Convert_v1_PodStatus_To_core_PodStatus` (`podIP`/`hostIP` authoritative over the lists)
 and `SetDefaults_Service` (`ipMode: VIP` for a LoadBalancer's ingress IPs).
 """
@@ -21,6 +21,8 @@ import re
 from typing import Any, Callable
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from .job_status import validate_job_status
+from .resourcequota import status_errors as resourcequota_status
 from .validation import is_dns1123_subdomain, is_qualified_name
 
 NEGATIVE = "must be greater than or equal to 0"  # apimachinery validation.IsNegativeErrorMsg
@@ -123,24 +125,6 @@ def daemonset_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldErro
 
 
 # ---- batch/v1, policy/v1 ----------------------------------------------------------------------------
-def job_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-    s = _status(new)
-    errs = _nonnegative(s, ("active", "succeeded", "failed", "ready", "terminating"))
-    uncounted = s.get("uncountedTerminatedPods")
-    if isinstance(uncounted, dict):
-        seen: set[str] = set()
-        for key in ("succeeded", "failed"):
-            for i, uid in enumerate(_list(uncounted.get(key))):
-                path = f"status.uncountedTerminatedPods.{key}[{i}]"
-                if uid == "":
-                    errs.append(field_invalid(path, uid, "must not be empty"))
-                elif uid in seen:
-                    errs.append(field_duplicate(path, uid))
-                else:
-                    seen.add(uid)
-    return errs
-
-
 def pdb_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     return _nonnegative(_status(new), ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"))
 
@@ -319,8 +303,9 @@ def _service_status_defaults(obj: dict[str, Any]) -> None:
 STATUS_CHECKS: dict[str, tuple[StatusCheck, bool]] = {
     "Deployment": (deployment_status, False), "ReplicaSet": (replicaset_status, False),
     "StatefulSet": (statefulset_status, True), "DaemonSet": (daemonset_status, False),
-    "Job": (job_status, False), "PodDisruptionBudget": (pdb_status, False),
-    "Pod": (pod_status, False), "Service": (service_status, False)}
+    "Job": (validate_job_status, False), "PodDisruptionBudget": (pdb_status, False),
+    "Pod": (pod_status, False), "Service": (service_status, False),
+    "ResourceQuota": (resourcequota_status, False)}
 
 STATUS_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "Pod": _pod_status_conversion, "Service": _service_status_defaults}

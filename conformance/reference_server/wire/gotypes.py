@@ -13,6 +13,7 @@ import binascii
 import re
 from typing import Any
 
+from .. import quantity
 from . import schema
 
 _INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
@@ -94,7 +95,7 @@ def _special_error(message: str, v: Any) -> str | None:
     if message == "resource.Quantity":
         if isinstance(v, bool) or not isinstance(v, (str, int, float)):
             return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-        return None
+        return quantity.parse_error(v.strip()) if isinstance(v, str) else None  # UnmarshalJSON → ParseQuantity
     if message == "intstr.IntOrString":
         if isinstance(v, bool) or not isinstance(v, (str, int)):
             return f"json: cannot unmarshal {kind_word(v)} into Go value of type int32"

@@ -5,8 +5,9 @@ import datetime as dt
 
 import pytest
 
-from conformance.reference_server.admission.quota import (Quantity, QuantityError, canonical, check_create,
-                                                          object_usage, sync_status, usage)
+from conformance.reference_server.admission.quota import (Quantity, canonical, check_create, object_usage,
+                                                          sync_status, usage)
+from conformance.reference_server.quantity import QuantityError
 from conformance.reference_server.apierrors import StatusError
 
 

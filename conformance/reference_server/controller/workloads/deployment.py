@@ -18,7 +18,10 @@
   Deployment's annotations (`kubernetes.io/change-cause`) are copied to it (`SetNewReplicaSetAnnotations`).
 * `cleanupDeployment`: old ReplicaSets beyond `revisionHistoryLimit` deleted, oldest revision first, once the
   rollout is complete (or paused) and only those with no replica left.
-Proportional scaling of several active ReplicaSets is left out.
+* scaling events (`isScalingEvent`: an active ReplicaSet's `desired-replicas` differs from the Deployment's
+  replicas) and paused Deployments go through `sync.go` `sync`/`scale`: the one active ReplicaSet (or the newest)
+  takes the new size; a saturated new one leaves the old ones at 0; otherwise, rolling, the change is spread
+  over the active ReplicaSets in proportion (`proportional.py`), then only the status is written.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from typing import Any
 from ... import apierrors as E
 from ...registry import DeleteOptions
 from ..events import NORMAL
+from . import proportional
 from .common import KCM, WorkloadController, compute_hash, now, owner_reference, parse_time, set_condition, utcnow
 
 HASH_LABEL = "pod-template-hash"
@@ -74,6 +78,11 @@ def fenceposts(d: dict[str, Any]) -> tuple[int, int]:
 
 def _rolling(d: dict[str, Any]) -> bool:
     return (d["spec"].get("strategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
+
+
+def max_surge(d: dict[str, Any]) -> int:
+    """`deploymentutil.MaxSurge`: 0 unless RollingUpdate."""
+    return fenceposts(d)[0] if _rolling(d) else 0
 
 
 def max_unavailable(d: dict[str, Any]) -> int:
@@ -162,6 +171,9 @@ class DeploymentController(WorkloadController):
             return self.sync_status_only(d, rss)
         if d["spec"].get("paused"):
             return self.sync_paused(d, rss)
+        rss, scaling = self.is_scaling_event(d, rss)
+        if scaling:
+            return self.sync_scaling(d, rss)
         if _rolling(d):
             self.rollout_rolling(d, rss)
         else:
@@ -263,18 +275,57 @@ class DeploymentController(WorkloadController):
                                        field_manager=KCM)
 
     def scale(self, d: dict[str, Any], rs: dict[str, Any], replicas: int) -> dict[str, Any]:
-        """`scaleReplicaSet`: replicas and the desired/max-replicas annotations."""
-        surge = fenceposts(d)[0] if _rolling(d) else 0
-        ann = {DESIRED: str(_replicas(d)), MAX: str(_replicas(d) + surge)}
-        if _replicas(rs) == replicas and all((rs["metadata"].get("annotations") or {}).get(k) == v
-                                             for k, v in ann.items()):
+        """`scaleReplicaSet`: replicas and the desired/max-replicas annotations (`SetReplicasAnnotations`), and
+        the event ("up" or "down" from the two sizes)."""
+        want, surge = _replicas(d), max_surge(d)
+        if _replicas(rs) == replicas and not proportional.annotations_need_update(rs, want, want + surge):
             return rs
         old = _replicas(rs)
-        out = self._annotate(rs, ann, replicas)
+        out = self._annotate(rs, {DESIRED: str(want), MAX: str(want + surge)}, replicas)
         if old != replicas:
             self.recorder.event(d, NORMAL, "ScalingReplicaSet", f'Scaled {"up" if old < replicas else "down"} '
                                 f'replica set {out["metadata"]["name"]} from {old} to {replicas}')
         return out
+
+    # ---- scaling events (sync.go `sync`, `scale`, `isScalingEvent`) ------------------------------------
+    def is_scaling_event(self, d: dict[str, Any],
+                         rss: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+        """`isScalingEvent`: an active ReplicaSet annotated with other desired replicas than the Deployment's.
+        The new ReplicaSet's annotations and the revision are synced first (`getAllReplicaSetsAndSyncRevision`),
+        so the ReplicaSets are returned as they now are."""
+        new = self.get_new(d, rss, create=False)
+        rss = [new if new is not None and rs["metadata"]["uid"] == new["metadata"]["uid"] else rs for rs in rss]
+        for rs in proportional.active(rss):
+            desired = proportional.int32_annotation(rs, DESIRED)
+            if desired is not None and desired != _replicas(d):
+                return rss, True
+        return rss, False
+
+    def sync_scaling(self, d: dict[str, Any], rss: list[dict[str, Any]]) -> None:
+        """`sync` for a scaling event: `scale`, then only the status (`syncDeploymentStatus`)."""
+        new = self.find_new(d, rss)
+        old = [rs for rs in rss if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]]
+        rss = self.proportional_scale(d, new, old)
+        new = next((rs for rs in rss if new is not None and rs["metadata"]["uid"] == new["metadata"]["uid"]), None)
+        self.write_status(d, self.calculate_status(d, rss, new))
+
+    def proportional_scale(self, d: dict[str, Any], new: dict[str, Any] | None,
+                           old: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`scale`: returns every ReplicaSet (new and old) as written."""
+        want = _replicas(d)
+        by_uid = {rs["metadata"]["uid"]: rs for rs in old + ([new] if new else [])}
+        only = proportional.find_active_or_latest(new, old)
+        if only is not None:
+            if _replicas(only) != want:
+                by_uid[only["metadata"]["uid"]] = self.scale(d, only, want)
+        elif proportional.is_saturated(want, new):
+            for rs in proportional.active(old):
+                by_uid[rs["metadata"]["uid"]] = self.scale(d, rs, 0)
+        elif _rolling(d):
+            status_replicas = int((d.get("status") or {}).get("replicas", 0) or 0)
+            for rs, size in proportional.plan(want, max_surge(d), status_replicas, list(by_uid.values())):
+                by_uid[rs["metadata"]["uid"]] = self.scale(d, rs, size)
+        return list(by_uid.values())
 
     # ---- strategies --------------------------------------------------------------------------------
     def rollout_rolling(self, d: dict[str, Any], rss: list[dict[str, Any]]) -> None:
@@ -362,9 +413,11 @@ class DeploymentController(WorkloadController):
         self.sync_rollout_status(d, old + ([new] if new else []), new)
 
     def sync_paused(self, d: dict[str, Any], rss: list[dict[str, Any]]) -> None:
+        """`checkPausedConditions` + `sync`: a paused Deployment is still scaled (proportionally)."""
         new = self.get_new(d, rss, create=False)
-        if new is not None and _replicas(new) != _replicas(d) and len(rss) == 1:
-            new = self.scale(d, new, _replicas(d))
+        old = [rs for rs in rss if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]]
+        rss = self.proportional_scale(d, new, old)
+        new = next((rs for rs in rss if new is not None and rs["metadata"]["uid"] == new["metadata"]["uid"]), None)
         self.cleanup(d, [rs for rs in rss if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]])
         status = self.calculate_status(d, rss, new)
         if d["spec"].get("progressDeadlineSeconds") is not None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from conformance.reference_server.controller.workloads import DeploymentController, ReplicaSetController
+from conformance.reference_server.controller.workloads import DeploymentController, ReplicaSetController, proportional
 from conformance.reference_server.registry import ListOptions
 
 from .conftest import NS, apps, get, patch_spec, pods, template
@@ -197,7 +197,7 @@ def test_undo_raises_the_old_replicasets_revision_and_keeps_its_history(reg):
 
 
 def test_revision_history_limit_deletes_the_oldest_idle_replicasets_once_complete(reg):
-    from conformance.reference_server.controller.workloads import DeploymentController, ReplicaSetController
+    from conformance.reference_server.controller.workloads import DeploymentController, ReplicaSetController, proportional
     _history_deploy(reg, replicas=0, revisionHistoryLimit=1)
     dc, rsc = DeploymentController(reg), ReplicaSetController(reg)
     for image in ("nginx:2", "nginx:3", "nginx:4"):
@@ -212,3 +212,84 @@ def test_revision_history_limit_deletes_the_oldest_idle_replicasets_once_complet
     dc.sync(NS, "h")
     dc.sync(NS, "h")
     assert sorted(_by_image(reg)) == ["nginx:3", "nginx:4"]  # the new one and revisionHistoryLimit=1 old one
+
+
+# ---- proportional scaling (sync.go `scale`, deployment_util.go `GetProportion`) ------------------------
+def _stuck_rollout(reg):
+    """replicas 3, maxSurge 1, maxUnavailable 0, pods never available: the new ReplicaSet gets the one surge
+    pod (3 + 1 = 4 at most) and no old pod may go (3 must stay available): stuck at old 3, new 1, both
+    annotated desired-replicas 3 and max-replicas 4."""
+    _deploy(reg, replicas=3, strategy={"type": "RollingUpdate",
+                                       "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}})
+    d, r = DeploymentController(reg), ReplicaSetController(reg)
+    _settle(reg, d, r)
+    patch_spec(reg, "deployments", "web", {"template": template({"app": "web"}, image="nginx:2")})
+    _settle(reg, d, r)
+    old, new = _rss(reg)
+    assert (old["spec"]["replicas"], new["spec"]["replicas"]) == (3, 1)
+    return d, r
+
+
+def _sizes(reg):
+    return [(rs["spec"]["replicas"], rs["metadata"]["annotations"]["deployment.kubernetes.io/desired-replicas"],
+             rs["metadata"]["annotations"]["deployment.kubernetes.io/max-replicas"]) for rs in _rss(reg)]
+
+
+def test_scaling_up_mid_rollout_spreads_the_new_replicas_in_proportion(reg):
+    d, r = _stuck_rollout(reg)
+    patch_spec(reg, "deployments", "web", {"replicas": 9})
+    _settle(reg, d, r)
+    # allowed 9 + 1 = 10, to add 10 - 4 = 6; largest first: old 3 * 10 / 4 = 7.5, rounded half away from
+    # zero to 8: +5; new 1 * 10 / 4 = 2.5 → 3: +2, but only 6 - 5 = 1 is left: +1. Then the rollout (not a
+    # scaling event any more) moves nothing: 10 pods = 9 + surge, none available.
+    assert _sizes(reg) == [(8, "9", "10"), (2, "9", "10")]
+    assert len(pods(reg)) == 10
+    old, new = (rs["metadata"]["name"] for rs in _rss(reg))
+    messages = {e["message"] for e in reg.content("events").list(NS, ListOptions())["items"]
+                if e["reason"] == "ScalingReplicaSet"}
+    assert {f"Scaled up replica set {old} from 3 to 8", f"Scaled up replica set {new} from 1 to 2"} <= messages
+
+
+def test_scaling_down_mid_rollout_takes_from_every_replicaset(reg):
+    _deploy(reg, replicas=4)
+    d, r = DeploymentController(reg), ReplicaSetController(reg)
+    _settle(reg, d, r)
+    patch_spec(reg, "deployments", "web", {"template": template({"app": "web"}, image="nginx:2")})
+    _settle(reg, d, r)
+    assert _sizes(reg) == [(3, "4", "5"), (2, "4", "5")]  # as in the rolling-update test above
+    patch_spec(reg, "deployments", "web", {"replicas": 2})
+    _settle(reg, d, r)
+    # maxSurge 25% of 2 rounded up = 1: allowed 3, to add 3 - 5 = -2; largest first: old 3 * 3 / 5 = 1.8 → 2:
+    # -1; new 2 * 3 / 5 = 1.2 → 1: -1 (a rollout alone would keep the new one at 2 and take the old one down)
+    assert _sizes(reg) == [(2, "2", "3"), (1, "2", "3")]
+
+
+def _rs(name, replicas, created, max_replicas="4"):
+    return {"metadata": {"name": name, "creationTimestamp": created,
+                         "annotations": {"deployment.kubernetes.io/max-replicas": max_replicas}},
+            "spec": {"replicas": replicas}}
+
+
+def test_the_leftover_goes_to_the_largest_and_halves_round_away_from_zero():
+    old, new = _rs("a", 3, "2026-01-01T00:00:00Z"), _rs("b", 1, "2026-01-01T00:00:01Z")
+    # to 1 replica, surge 1: allowed 2, to add -2; old 3 * 2 / 4 = 1.5 → 2: -1; new 1 * 2 / 4 = 0.5 → 1 (Go's
+    # math.Round; half-to-even would say 0): 0; the leftover -2 - (-1) = -1 goes to the first, the old one
+    sizes = proportional.plan(1, 1, 4, [new, old])
+    assert [(rs["metadata"]["name"], n) for rs, n in sizes] == [("a", 1), ("b", 1)]
+    # equal sizes: scaling up, the newest first (and it takes the leftover); scaling down, the oldest first
+    a, b, c = (_rs(n, 1, f"2026-01-01T00:00:0{i}Z", "3") for i, n in enumerate("abc"))
+    sizes = proportional.plan(4, 0, 3, [a, b, c])  # 1 * 4 / 3 = 1.33 → 1: +0 each, leftover +1
+    assert [(rs["metadata"]["name"], n) for rs, n in sizes] == [("c", 2), ("b", 1), ("a", 1)]
+    sizes = proportional.plan(2, 0, 3, [c, a, b])  # 1 * 2 / 3 = 0.67 → 1: -0 each, leftover -1
+    assert [(rs["metadata"]["name"], n) for rs, n in sizes] == [("a", 0), ("b", 1), ("c", 1)]
+    # without a max-replicas annotation the Deployment's status.replicas stands in; scaling to 0 empties all
+    assert proportional.fraction(_rs("x", 2, "", ""), 6, 0, 3) == 2
+    assert proportional.fraction(_rs("x", 2, "", "4"), 0, 0, 3) == -2
+
+
+def test_a_paused_deployment_is_scaled_in_proportion(reg):
+    d, r = _stuck_rollout(reg)
+    patch_spec(reg, "deployments", "web", {"paused": True, "replicas": 7})
+    _settle(reg, d, r)
+    # allowed 7 + 1 = 8, to add 8 - 4 = 4: old 3 * 8 / 4 = 6: +3; new 1 * 8 / 4 = 2: +1
+    assert _sizes(reg) == [(6, "7", "8"), (2, "7", "8")]
