@@ -118,6 +118,9 @@ def _json_scalar_message(name: str, msg: Message) -> Any:
     if name == "meta.FieldsV1":
         raw = msg.Raw  # type: ignore[attr-defined]
         return loads_json(raw) if raw else {}  # Go's JSON rules: depth bounded, surrogates replaced
+    if name == "runtime.RawExtension":  # `RawExtension.MarshalJSON`: the raw bytes as they are, `null` if none
+        raw = msg.raw  # type: ignore[attr-defined]
+        return loads_json(raw) if raw else None
     raise AssertionError(name)
 
 
@@ -251,6 +254,8 @@ def _fill_json_scalar(name: str, target: Message, value: Any) -> None:
             target.type, target.strVal = 1, value  # type: ignore[attr-defined]
     elif name == "meta.FieldsV1":
         target.Raw = json.dumps(value, separators=(",", ":")).encode()  # type: ignore[attr-defined]
+    elif name == "runtime.RawExtension":
+        target.raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()  # type: ignore[attr-defined]
     elif name in STRING_LIST_MESSAGES:
         target.items.extend(value)  # type: ignore[attr-defined]
 
