@@ -55,10 +55,15 @@ def revision_name(prefix: str, hash_: str) -> str:
 
 
 def template_patch(owner: dict[str, Any]) -> dict[str, Any]:
-    """`getPatch` (StatefulSet and DaemonSet alike): the owner's template with `$patch: replace`."""
+    """`getPatch` (StatefulSet and DaemonSet alike): the owner's template with `$patch: replace`, as Go prints
+    the typed template (its zero `metadata.creationTimestamp` a `null`), so that kubectl, computing the same
+    patch from the object it reads, finds the revision the template already matches."""
     template = copy.deepcopy((owner.get("spec") or {}).get("template") or {})
+    if not isinstance(template.get("metadata"), dict):
+        template["metadata"] = {}
+    template["metadata"].setdefault("creationTimestamp", None)
     template["$patch"] = "replace"
-    return {"spec": {"template": template}}
+    return json.loads(go_json({"spec": {"template": template}}))  # keys in Go's order: protobuf's raw bytes keep it
 
 
 def apply_revision(owner: dict[str, Any], revision: dict[str, Any]) -> dict[str, Any]:
@@ -67,6 +72,8 @@ def apply_revision(owner: dict[str, Any], revision: dict[str, Any]) -> dict[str,
     out = copy.deepcopy(owner)
     template = copy.deepcopy((((revision.get("data") or {}).get("spec") or {}).get("template")) or {})
     template.pop("$patch", None)
+    if isinstance(template.get("metadata"), dict) and template["metadata"].get("creationTimestamp") is None:
+        template["metadata"].pop("creationTimestamp", None)
     out.setdefault("spec", {})["template"] = template
     return out
 
