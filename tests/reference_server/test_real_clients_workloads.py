@@ -230,3 +230,5 @@ def test_kubectl_rollout_history_and_undo_daemonset(kube: Kube, ns: str, client:
     # kubectl compares the revision's data with the patch it computes from the DaemonSet: byte for byte
     assert kube.ok("rollout", "undo", "ds/agent", "-n", ns, "--to-revision=3") == (
         "daemonset.apps/agent skipped rollback (current template already matches revision 3)\n")
+    kube.ok("delete", "ds", "agent", "-n", ns)  # the garbage collector follows the revisions' ownerReferences
+    watch_until(apps.list_namespaced_controller_revision, "the revisions collected", lambda rs: rs == [], namespace=ns)
