@@ -179,7 +179,8 @@ def test_kubectl_rollout_history_and_undo_statefulset(kube: Kube, ns: str, clien
     put while pod 0 is never Ready (`completeRollingUpdate`)."""
     from kubernetes import client as k
     apps = k.AppsV1Api(client)
-    assert kube.ok("apply", "-f", _manifest(tmp_path, "StatefulSet", "web"), "-n", ns) == "statefulset.apps/web created\n"
+    created = kube.ok("apply", "-f", _manifest(tmp_path, "StatefulSet", "web"), "-n", ns)
+    assert created == "statefulset.apps/web created\n"
     [sts] = watch_until(apps.list_namespaced_stateful_set, "the first revision",
                         lambda ss: bool(ss and ss[0].status.update_revision), namespace=ns)
     first = sts.status.update_revision
@@ -213,7 +214,8 @@ def test_kubectl_rollout_history_and_undo_statefulset(kube: Kube, ns: str, clien
 
 def test_kubectl_rollout_history_and_undo_daemonset(kube: Kube, ns: str, client: Any, tmp_path: Any) -> None:
     """A DaemonSet's history exists without nodes: one revision per template, `rollout undo` renumbers the old one."""
-    assert kube.ok("apply", "-f", _manifest(tmp_path, "DaemonSet", "agent"), "-n", ns) == "daemonset.apps/agent created\n"
+    created = kube.ok("apply", "-f", _manifest(tmp_path, "DaemonSet", "agent"), "-n", ns)
+    assert created == "daemonset.apps/agent created\n"
     kube.ok("set", "image", "ds/agent", "c=nginx:1.27", "-n", ns)
     from kubernetes import client as k
     apps = k.AppsV1Api(client)
@@ -226,7 +228,8 @@ def test_kubectl_rollout_history_and_undo_daemonset(kube: Kube, ns: str, client:
     revs = watch_until(apps.list_namespaced_controller_revision, "the first revision renumbered 3",
                        lambda rs: sorted(r.revision for r in rs) == [2, 3], namespace=ns)
     assert all(r.metadata.labels["controller-revision-hash"] == r.metadata.name.split("-")[-1] for r in revs)
-    assert kube.ok("get", "ds", "agent", "-n", ns, "-o", "jsonpath={.spec.template.spec.containers[0].image}") == "nginx"
+    image = kube.ok("get", "ds", "agent", "-n", ns, "-o", "jsonpath={.spec.template.spec.containers[0].image}")
+    assert image == "nginx"
     # kubectl compares the revision's data with the patch it computes from the DaemonSet: byte for byte
     assert kube.ok("rollout", "undo", "ds/agent", "-n", ns, "--to-revision=3") == (
         "daemonset.apps/agent skipped rollback (current template already matches revision 3)\n")

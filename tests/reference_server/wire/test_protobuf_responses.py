@@ -119,7 +119,7 @@ def test_controllerrevision_data_is_raw_json_bytes_as_go_marshals_them() -> None
            "data": {"spec": {"template": {"$patch": "replace", "metadata": {"creationTimestamp": None},
                                           "cmd": "a && b"}}}, "revision": 0}
     body = protobuf.encode_response(rev)
-    assert b'{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null},"cmd":"a \\u0026\\u0026 b"}}}' \
-        in body
+    assert (b'{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null},'
+            b'"cmd":"a \\u0026\\u0026 b"}}}') in body
     assert protobuf.decode_response(body) == rev
     assert protobuf.decode_stored(protobuf.encode(rev), "apps/v1", "ControllerRevision") == rev  # a typed create
