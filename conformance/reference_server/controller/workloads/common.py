@@ -308,7 +308,8 @@ class WorkloadController(Controller):
         meta = owner["metadata"]
         uid, deleting = meta["uid"], bool(meta.get("deletionTimestamp"))
         selector = (owner.get("spec") or {}).get("selector") or {}
-        if not (self.adopts if adopt is None else adopt) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        adopts = self.adopts if adopt is None else adopt
+        if not adopts or not (selector.get("matchLabels") or selector.get("matchExpressions")):
             return self.controlled(store, owner)
         out: list[dict[str, Any]] = []
         rechecked: bool | None = None
