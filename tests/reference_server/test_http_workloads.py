@@ -26,13 +26,15 @@ BODIES = {
 
 
 def _body(group, plural, name="obj"):
+    if plural == "controllerrevisions":
+        return {"metadata": {"name": name}, "data": {"spec": {}}, "revision": 1}
     if plural == "endpointslices":
         return {"metadata": {"name": name}, "addressType": "IPv4",
                 "endpoints": [{"addresses": ["10.0.0.1"]}], "ports": [{"port": 80}]}
     return {"metadata": {"name": name}, "spec": copy.deepcopy(BODIES[(group, plural)])}
 
 
-KINDS = sorted(BODIES) + [("discovery.k8s.io", "endpointslices")]
+KINDS = sorted(BODIES) + [("discovery.k8s.io", "endpointslices"), ("apps", "controllerrevisions")]
 
 
 @pytest.mark.parametrize("group, plural", KINDS)
@@ -81,6 +83,29 @@ def test_deployment_validation(http, url, namespaces, change, message):
     st = status_of(http.post(f"{url}/apis/apps/v1/namespaces/{ns}/deployments", json=body))
     assert st["code"] == 422 and st["message"] == f'Deployment.apps "web" is invalid: {message}'
     assert st["details"]["group"] == "apps"
+
+
+def test_controllerrevision_validation_and_immutable_data(http, url, namespaces):
+    """`ValidateControllerRevision` / `ValidateControllerRevisionUpdate`: data required, revision not negative,
+    data immutable; the revision number may change (the controllers renumber a revision they roll back to)."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/apps/v1/namespaces/{ns}/controllerrevisions"
+    st = status_of(http.post(base, json={"metadata": {"name": "r"}, "revision": -1}))
+    assert st["code"] == 422 and st["message"] == (
+        'ControllerRevision.apps "r" is invalid: [data: Required value: data is mandatory, revision: Invalid value: '
+        '-1: must be greater than or equal to 0]')
+    created = http.post(base, json=_body("apps", "controllerrevisions", "r"))
+    assert created.status_code == 201 and "generation" not in created.json()["metadata"]
+    body = {**created.json(), "revision": 2}
+    r = http.put(f"{base}/r", json=body)
+    assert r.status_code == 200 and r.json()["revision"] == 2
+    st = status_of(http.put(f"{base}/r", json={**r.json(), "data": {"spec": {"x": 1}}}))
+    assert st["code"] == 422 and st["message"].startswith(
+        'ControllerRevision.apps "r" is invalid: data: Invalid value: ') and st["message"].endswith(
+        ": field is immutable")
+    header = http.get(base, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).json()
+    assert [c["name"] for c in header["columnDefinitions"]] == ["Name", "Controller", "Revision", "Age"]
+    assert header["rows"][0]["cells"][:3] == ["r", "<none>", 2]
 
 
 def test_job_selector_generated_and_restart_policy_checked(http, url, namespaces):

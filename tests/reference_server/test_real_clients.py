@@ -254,6 +254,7 @@ serviceaccounts             sa           v1                          true       
 services                    svc          v1                          true         Service
 customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1     false        CustomResourceDefinition
 apiservices                              apiregistration.k8s.io/v1   false        APIService
+controllerrevisions                      apps/v1                     true         ControllerRevision
 daemonsets                  ds           apps/v1                     true         DaemonSet
 deployments                 deploy       apps/v1                     true         Deployment
 replicasets                 rs           apps/v1                     true         ReplicaSet

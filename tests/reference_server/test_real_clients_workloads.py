@@ -162,3 +162,76 @@ def test_kubectl_describe_get_events_rollout_history_and_undo(kube: Kube, ns: st
     assert back.metadata.annotations["deployment.kubernetes.io/revision-history"] == "1"
     out = kube.ok("rollout", "history", "deployment/x", "-n", ns)
     assert [line.split()[0] for line in out.splitlines()[2:] if line.strip()] == ["2", "3"]
+
+
+def _manifest(tmp_path: Any, kind: str, name: str) -> str:
+    path = tmp_path / f"{name}.yaml"
+    extra = "  serviceName: web\n" if kind == "StatefulSet" else ""
+    path.write_text(f"apiVersion: apps/v1\nkind: {kind}\nmetadata:\n  name: {name}\nspec:\n{extra}"
+                    f"  selector:\n    matchLabels:\n      app: {name}\n  template:\n    metadata:\n      labels:\n"
+                    f"        app: {name}\n    spec:\n      containers:\n      - name: c\n        image: nginx\n")
+    return str(path)
+
+
+def test_kubectl_rollout_history_and_undo_statefulset(kube: Kube, ns: str, client: Any, tmp_path: Any) -> None:
+    """ControllerRevisions: `rollout history` (and `--revision`), `get controllerrevisions`, `rollout undo`
+    (a strategic merge patch of the revision's data) renumbering the old revision; the current revision stays
+    put while pod 0 is never Ready (`completeRollingUpdate`)."""
+    from kubernetes import client as k
+    apps = k.AppsV1Api(client)
+    created = kube.ok("apply", "-f", _manifest(tmp_path, "StatefulSet", "web"), "-n", ns)
+    assert created == "statefulset.apps/web created\n"
+    [sts] = watch_until(apps.list_namespaced_stateful_set, "the first revision",
+                        lambda ss: bool(ss and ss[0].status.update_revision), namespace=ns)
+    first = sts.status.update_revision
+    kube.ok("annotate", "sts/web", "kubernetes.io/change-cause=to 1.27", "-n", ns)
+    kube.ok("set", "image", "sts/web", "c=nginx:1.27", "-n", ns)
+    [sts] = watch_until(apps.list_namespaced_stateful_set, "the second revision",
+                        lambda ss: ss[0].status.update_revision not in (None, first), namespace=ns)
+    second = sts.status.update_revision
+    assert (sts.status.current_revision, sts.status.current_replicas, sts.status.updated_replicas) == (first, 1, None)
+    out = kube.ok("rollout", "history", "sts/web", "-n", ns)
+    assert out.splitlines()[0] == "statefulset.apps/web "
+    assert table(out.split("\n", 1)[1]) == (["REVISION", "CHANGE-CAUSE"], [["1", "<none>"], ["2", "to 1.27"]])
+    shown = kube.ok("rollout", "history", "sts/web", "-n", ns, "--revision=2")
+    assert shown.splitlines()[0] == "statefulset.apps/web with revision #2" and "nginx:1.27" in shown
+    header, rows = table(kube.ok("get", "controllerrevisions", "-n", ns))
+    assert header == ["NAME", "CONTROLLER", "REVISION", "AGE"]
+    assert sorted(r[:3] for r in rows) == sorted([[first, "statefulset.apps/web", "1"],
+                                                  [second, "statefulset.apps/web", "2"]])
+    [pod] = kube.ok("get", "pods", "-n", ns, "-o", "jsonpath={.items[*].metadata.labels.controller-revision-hash}"
+                    ).split()
+    assert pod == first  # OrderedReady: pod 0 is never Ready, so the rolling update never starts
+    assert kube.ok("rollout", "undo", "sts/web", "-n", ns) == "statefulset.apps/web rolled back\n"
+    watch_until(apps.list_namespaced_stateful_set, "the first revision back",
+                lambda ss: ss[0].status.update_revision == first == ss[0].status.current_revision, namespace=ns)
+    out = kube.ok("rollout", "history", "sts/web", "-n", ns)
+    assert table(out.split("\n", 1)[1])[1] == [["2", "to 1.27"], ["3", "<none>"]]
+    assert kube.ok("get", "controllerrevision", first, "-n", ns, "-o", "jsonpath={.revision}") == "3"
+    assert kube.ok("rollout", "undo", "sts/web", "-n", ns, "--to-revision=3") == (
+        "statefulset.apps/web skipped rollback (current template already matches revision 3)\n")
+
+
+def test_kubectl_rollout_history_and_undo_daemonset(kube: Kube, ns: str, client: Any, tmp_path: Any) -> None:
+    """A DaemonSet's history exists without nodes: one revision per template, `rollout undo` renumbers the old one."""
+    created = kube.ok("apply", "-f", _manifest(tmp_path, "DaemonSet", "agent"), "-n", ns)
+    assert created == "daemonset.apps/agent created\n"
+    kube.ok("set", "image", "ds/agent", "c=nginx:1.27", "-n", ns)
+    from kubernetes import client as k
+    apps = k.AppsV1Api(client)
+    watch_until(apps.list_namespaced_controller_revision, "two revisions", lambda rs: len(rs) == 2, namespace=ns)
+    out = kube.ok("rollout", "history", "ds/agent", "-n", ns)
+    assert out.splitlines()[0] == "daemonset.apps/agent "
+    assert table(out.split("\n", 1)[1]) == (["REVISION", "CHANGE-CAUSE"], [["1", "<none>"], ["2", "<none>"]])
+    assert "nginx:1.27" not in kube.ok("rollout", "history", "ds/agent", "-n", ns, "--revision=1")
+    assert kube.ok("rollout", "undo", "ds/agent", "-n", ns) == "daemonset.apps/agent rolled back\n"
+    revs = watch_until(apps.list_namespaced_controller_revision, "the first revision renumbered 3",
+                       lambda rs: sorted(r.revision for r in rs) == [2, 3], namespace=ns)
+    assert all(r.metadata.labels["controller-revision-hash"] == r.metadata.name.split("-")[-1] for r in revs)
+    image = kube.ok("get", "ds", "agent", "-n", ns, "-o", "jsonpath={.spec.template.spec.containers[0].image}")
+    assert image == "nginx"
+    # kubectl compares the revision's data with the patch it computes from the DaemonSet: byte for byte
+    assert kube.ok("rollout", "undo", "ds/agent", "-n", ns, "--to-revision=3") == (
+        "daemonset.apps/agent skipped rollback (current template already matches revision 3)\n")
+    kube.ok("delete", "ds", "agent", "-n", ns)  # the garbage collector follows the revisions' ownerReferences
+    watch_until(apps.list_namespaced_controller_revision, "the revisions collected", lambda rs: rs == [], namespace=ns)

@@ -45,7 +45,7 @@ ROOTS += [f"authorization.{k}" for k in ("SubjectAccessReview", "SelfSubjectAcce
 ROOTS += [f"authentication.{k}" for k in ("SelfSubjectReview", "TokenReview", "TokenRequest")]
 ROOTS += ["autoscaling.Scale"]  # the /scale subresource of deployments, replicasets, statefulsets
 # the named-group built-in kinds (registry/workloads.py, auth/kinds.py) and their lists
-GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"), "batch": ("Job", "CronJob"),
+GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"), "batch": ("Job", "CronJob"),
                "networking": ("NetworkPolicy",), "policy": ("PodDisruptionBudget",), "coordination": ("Lease",),
                "discovery": ("EndpointSlice",),
                "rbac": ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")}

@@ -1,4 +1,5 @@
-"""Kinds a namespace usually holds (the apps/batch ones acted on by controller/workloads/): apps/v1, batch/v1,
+"""Kinds a namespace usually holds (the apps/batch ones acted on by controller/workloads/; ControllerRevisions
+written by the StatefulSet and DaemonSet controllers, controller/history.py): apps/v1, batch/v1,
 networking.k8s.io/v1, policy/v1, coordination.k8s.io/v1, discovery.k8s.io/v1. The namespace controller
 deletes them with the rest of a namespace's content.
 
@@ -14,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..apierrors import FieldError, field_not_supported, field_required
+from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from .kinds import ResourceInfo
 from .pod import default_pod_spec, validate_pod_spec
 from .strategy import Strategy
@@ -342,6 +343,31 @@ class PodDisruptionBudgetStrategy(_Generation):
         return {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
 
 
+class ControllerRevisionStrategy(Strategy):
+    """`pkg/registry/apps/controllerrevision/strategy.go`: no generation, no status, nothing prepared;
+    `ValidateControllerRevision` (`data` required, `revision` not negative) and, on update,
+    `ValidateControllerRevisionUpdate` (`data` immutable; `revision` may change: the controllers renumber a
+    revision they roll back to)."""
+
+    def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if obj.get("data") is None:
+            errs.append(field_required("data", "data is mandatory"))
+        revision = obj.get("revision")
+        if isinstance(revision, int) and not isinstance(revision, bool) and revision < 0:
+            errs.append(field_invalid("revision", revision, "must be greater than or equal to 0"))
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self._errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errs = super().validate_update(new, old) + self._errors(new)
+        if new.get("data") != old.get("data"):
+            errs.append(field_invalid("data", new.get("data"), "field is immutable"))
+        return errs
+
+
 class EndpointSliceStrategy(Strategy):
     """`ValidateEndpointSlice`: a supported `addressType`; every endpoint has addresses."""
 
@@ -375,6 +401,8 @@ WORKLOAD_KINDS: tuple[GroupKind, ...] = (
     GroupKind("apps", "v1", _info("Deployment", "deployments", ("deploy",), categories=ALL), DeploymentStrategy),
     GroupKind("apps", "v1", _info("ReplicaSet", "replicasets", ("rs",), categories=ALL), ReplicaSetStrategy),
     GroupKind("apps", "v1", _info("StatefulSet", "statefulsets", ("sts",), categories=ALL), StatefulSetStrategy),
+    GroupKind("apps", "v1", _info("ControllerRevision", "controllerrevisions", fields=frozenset({"data", "revision"})),
+              ControllerRevisionStrategy),
     GroupKind("batch", "v1", _info("CronJob", "cronjobs", ("cj",), categories=ALL), CronJobStrategy),
     GroupKind("batch", "v1", _info("Job", "jobs", categories=ALL), JobStrategy),
     GroupKind("networking.k8s.io", "v1", _info("NetworkPolicy", "networkpolicies", ("netpol",)),

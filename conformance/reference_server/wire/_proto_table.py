@@ -7,6 +7,12 @@ Syntax: ``name=N:type``; type is s/b/i32/i64/u32/u64/f32/f64/y(bytes) or ``@pkg.
 """
 
 MESSAGES: dict[str, str] = {
+    'apps.ControllerRevision': (
+        'metadata=1:@meta.ObjectMeta data=2:@runtime.RawExtension revision=3:i64'
+    ),
+    'apps.ControllerRevisionList': (
+        'metadata=1:@meta.ListMeta items=2:*@apps.ControllerRevision'
+    ),
     'apps.DaemonSet': (
         'metadata=1:@meta.ObjectMeta spec=2:@apps.DaemonSetSpec '
         'status=3:@apps.DaemonSetStatus'

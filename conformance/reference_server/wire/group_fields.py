@@ -22,6 +22,7 @@ _KEEP_ZERO: dict[str, tuple[str, ...]] = {
     "apps.StatefulSetOrdinals": ("start",),  # `json:"start"`
     "apps.StatefulSetStatus": ("replicas", "collisionCount", "availableReplicas"),  # replicas, available: no omitempty
     "apps.DaemonSetSpec": ("revisionHistoryLimit",),
+    "apps.ControllerRevision": ("revision",),  # `json:"revision"`
     "apps.DaemonSetStatus": ("currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady",
                              "collisionCount"),
     **{f"apps.{kind}Condition": ("type", "status") for kind in ("Deployment", "ReplicaSet", "StatefulSet",

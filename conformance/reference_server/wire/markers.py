@@ -126,6 +126,7 @@ REQUIRED: dict[str, list[str]] = {
     "apps.DeploymentSpec": ["selector", "template"], "apps.ReplicaSetSpec": ["selector"],
     "apps.StatefulSetSpec": ["selector", "template"], "apps.DaemonSetSpec": ["selector", "template"],
     "apps.ReplicaSetStatus": ["replicas"], "apps.StatefulSetStatus": ["replicas"],
+    "apps.ControllerRevision": ["revision"],
     "apps.DaemonSetStatus": ["currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled",
                              "numberReady"],
     "batch.JobSpec": ["template"], "batch.JobCondition": ["type", "status"],

@@ -118,6 +118,9 @@ def _json_scalar_message(name: str, msg: Message) -> Any:
     if name == "meta.FieldsV1":
         raw = msg.Raw  # type: ignore[attr-defined]
         return loads_json(raw) if raw else {}  # Go's JSON rules: depth bounded, surrogates replaced
+    if name == "runtime.RawExtension":  # `RawExtension.MarshalJSON`: the raw bytes as they are, `null` if none
+        raw = msg.raw  # type: ignore[attr-defined]
+        return loads_json(raw) if raw else None
     raise AssertionError(name)
 
 
@@ -251,6 +254,12 @@ def _fill_json_scalar(name: str, target: Message, value: Any) -> None:
             target.type, target.strVal = 1, value  # type: ignore[attr-defined]
     elif name == "meta.FieldsV1":
         target.Raw = json.dumps(value, separators=(",", ":")).encode()  # type: ignore[attr-defined]
+    elif name == "runtime.RawExtension":  # the bytes Go's json.Marshal writes (keys in the stored order)
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                        ("\u2029", "\\u2029")):
+            text = text.replace(ch, esc)
+        target.raw = text.encode()  # type: ignore[attr-defined]
     elif name in STRING_LIST_MESSAGES:
         target.items.extend(value)  # type: ignore[attr-defined]
 

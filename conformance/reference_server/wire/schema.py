@@ -33,7 +33,7 @@ KIND_MESSAGES: dict[str, str] = {
 
 # The named-group built-in kinds (registry/workloads.py, auth/kinds.py): group-version -> (table prefix, kinds).
 GROUP_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "apps/v1": ("apps", ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")),
+    "apps/v1": ("apps", ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision")),
     "batch/v1": ("batch", ("Job", "CronJob")),
     "networking.k8s.io/v1": ("networking", ("NetworkPolicy",)),
     "policy/v1": ("policy", ("PodDisruptionBudget",)),
@@ -78,6 +78,7 @@ INLINE: frozenset[str] = frozenset({
 # Messages that are a single JSON value (string / int-or-string / free-form object).
 JSON_SCALAR_MESSAGES: frozenset[str] = frozenset({
     "meta.Time", "meta.MicroTime", "resource.Quantity", "intstr.IntOrString", "meta.FieldsV1",
+    "runtime.RawExtension",  # ControllerRevision.data: any JSON, its bytes in `raw` on the protobuf side
 })
 
 # Scalar fields that keep a zero value when present on the wire: Go pointer fields (set = present,

@@ -1,6 +1,7 @@
 """Table printers of the named-group kinds (and nodes), after upstream's
 `pkg/printers/internalversion/printers.go` (`printDeployment`, `printReplicaSet`, `printStatefulSet`,
-`printDaemonSet`, `printJob`, `printCronJob`, `printNetworkPolicy`, `printPodDisruptionBudget`, `printLease`,
+`printDaemonSet`, `printControllerRevision`, `printJob`, `printCronJob`, `printNetworkPolicy`,
+`printPodDisruptionBudget`, `printLease`,
 `printEndpointSlice`, `printNode`). Column descriptions are short paraphrases (kubectl does not print them).
 """
 from __future__ import annotations
@@ -105,6 +106,16 @@ def printers(col: Col, name: dict[str, Any], age_col: dict[str, Any],
         shown = ",".join(addrs[:3]) + (f" + {len(addrs) - 3} more..." if len(addrs) > 3 else "")
         return [n(obj), obj.get("addressType", ""), ",".join(ports) or NONE, shown or NONE, age(obj, now)]
 
+    def controllerrevision(obj: dict[str, Any], now: datetime) -> list[Any]:
+        """`formatResourceName(gvk.GroupKind(), ref.Name, true)`: `statefulset.apps/web`."""
+        ref = next((r for r in obj["metadata"].get("ownerReferences") or () if isinstance(r, dict)
+                    and r.get("controller")), None)
+        owner = NONE
+        if ref is not None:
+            group = str(ref.get("apiVersion", "")).rpartition("/")[0]
+            owner = f"{ref.get('kind', '')}.{group}".lower().rstrip(".") + f"/{ref.get('name', '')}"
+        return [n(obj), owner, obj.get("revision", 0), age(obj, now)]
+
     def node(obj: dict[str, Any], now: datetime) -> list[Any]:
         conds = {c.get("type"): c.get("status") for c in (obj.get("status") or {}).get("conditions") or []}
         status = "Ready" if conds.get("Ready") == "True" else "NotReady" if "Ready" in conds else "Unknown"
@@ -146,6 +157,9 @@ def printers(col: Col, name: dict[str, Any], age_col: dict[str, Any],
                                  col("Allowed Disruptions", "Allowed pod disruptions.", type_="integer"), age_col],
                                 pdb),
         "Lease": ([name, col("Holder", "The holder of the lease."), age_col], lease),
+        "ControllerRevision": ([name, col("Controller", "Controller of the object"),
+                                col("Revision", "Revision indicates the revision of the state represented by Data."),
+                                age_col], controllerrevision),
         "EndpointSlice": ([name, col("AddressType", "The type of address carried by this EndpointSlice."),
                            col("Ports", "Port numbers exposed by this EndpointSlice."),
                            col("Endpoints", "Addresses of endpoints in this EndpointSlice."), age_col],

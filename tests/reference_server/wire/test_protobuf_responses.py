@@ -110,3 +110,16 @@ def test_negotiation_chooses_protobuf_only_where_the_kind_has_a_message() -> Non
         PROTOBUF, "PartialObjectMetadataList", "v1")
     assert not_acceptable_message(True, True) == ("only the following media types are accepted: application/json, "
                                                   "application/yaml, application/vnd.kubernetes.protobuf")
+
+
+def test_controllerrevision_data_is_raw_json_bytes_as_go_marshals_them() -> None:
+    """`runtime.RawExtension{raw}`: the data's JSON bytes (Go's escaping of `<`, `>`, `&`; keys as stored), and
+    `revision` written even when 0 (`json:"revision"`, no omitempty)."""
+    rev = {"kind": "ControllerRevision", "apiVersion": "apps/v1", "metadata": {"name": "web-1"},
+           "data": {"spec": {"template": {"$patch": "replace", "metadata": {"creationTimestamp": None},
+                                          "cmd": "a && b"}}}, "revision": 0}
+    body = protobuf.encode_response(rev)
+    assert (b'{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null},'
+            b'"cmd":"a \\u0026\\u0026 b"}}}') in body
+    assert protobuf.decode_response(body) == rev
+    assert protobuf.decode_stored(protobuf.encode(rev), "apps/v1", "ControllerRevision") == rev  # a typed create

@@ -212,6 +212,11 @@ class WorkloadController(Controller):
         self._follow(w, self._on_object)
         _, ow, _ = self.owned_store().watch(None, ListOptions(resource_version=rv), loop)
         self._follow(ow, self._on_owned)
+        if self.revisions_owned:  # the ControllerRevision informer (StatefulSet, DaemonSet)
+            revisions = self.registry.group("apps", "controllerrevisions")
+            assert revisions is not None
+            _, rw, _ = revisions.watch(None, ListOptions(resource_version=rv), loop)
+            self._follow(rw, self._on_revision)
         self._work(self.keys, self._sync)
 
     def _on_object(self, ev: Any) -> None:
@@ -241,6 +246,18 @@ class WorkloadController(Controller):
             selector = (owner.get("spec") or {}).get("selector") or {}
             if (selector.get("matchLabels") or selector.get("matchExpressions")) and selector_matches(selector, labels):
                 self.keys.add((ev.namespace, owner["metadata"]["name"]))
+
+    revisions_owned = False  # whether it keeps ControllerRevisions (`history.py`) and follows their events
+
+    def _on_revision(self, ev: Any) -> None:
+        """`addRevision`/`updateRevision`/`deleteRevision`: the controller owner syncs; an orphan wakes every
+        owner whose selector matches it."""
+        ref = controller_of(ev.object)
+        if ref is not None:
+            if ref.get("kind") == self.owner_kind:
+                self.keys.add((ev.namespace, ref.get("name", "")))
+        elif ev.type != "DELETED":
+            self._wake_adopters(ev)
 
     def owned_event(self, ev: Any, ref: dict[str, Any] | None) -> None:
         """Hook for an owned object's event (the Job controller's orphan finalizers)."""
@@ -284,15 +301,16 @@ class WorkloadController(Controller):
         """An extra condition for adoption (the StatefulSet's `isMemberOf`)."""
         return True
 
-    def claim(self, store: GenericStore, owner: dict[str, Any]) -> list[dict[str, Any]]:
+    def claim(self, store: GenericStore, owner: dict[str, Any], adopt: bool | None = None) -> list[dict[str, Any]]:
         """`ClaimObject` over the namespace: ours and matching: kept; ours and no longer matching the selector:
         released (our reference removed; not while the owner is being deleted); orphans matching it (neither
         side being deleted): adopted, once the owner is read again and is still the same and not deleting
-        (`RecheckDeletionTimestamp`)."""
+        (`RecheckDeletionTimestamp`). `adopt` overrides `adopts` (the DaemonSet claims its revisions)."""
         meta = owner["metadata"]
         uid, deleting = meta["uid"], bool(meta.get("deletionTimestamp"))
         selector = (owner.get("spec") or {}).get("selector") or {}
-        if not self.adopts or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        adopts = self.adopts if adopt is None else adopt
+        if not adopts or not (selector.get("matchLabels") or selector.get("matchExpressions")):
             return self.controlled(store, owner)
         out: list[dict[str, Any]] = []
         rechecked: bool | None = None
