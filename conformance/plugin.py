@@ -53,6 +53,21 @@ _STATE_KEY: pytest.StashKey["_State"] = pytest.StashKey()
 
 _TARGET_OPTS = ("kubeconfig", "context", "server", "token", "in_cluster")
 
+# Start-up (the other plugins, the suites' and the embedded server's imports, collection) allocates ~150,000
+# objects that live until the end: with the default threshold every 700 allocations start a young collection
+# that promotes them, and the older generations are scanned again and again. Until the collection finishes
+# (`pytest_collection_finish`, which hands the threshold back and freezes what start-up built) young
+# collections are rarer; garbage is still collected, in larger batches.
+_GC_THRESHOLD = gc.get_threshold()
+_GC_STARTUP_THRESHOLD = (max(_GC_THRESHOLD[0], 20_000), *_GC_THRESHOLD[1:]) if _GC_THRESHOLD[0] else _GC_THRESHOLD
+gc.set_threshold(*_GC_STARTUP_THRESHOLD)
+
+
+def _end_gc_startup() -> None:
+    """Hand the garbage collector's threshold back (once; not if someone else has changed it since)."""
+    if gc.get_threshold() == _GC_STARTUP_THRESHOLD:
+        gc.set_threshold(*_GC_THRESHOLD)
+
 
 class _State:
     def __init__(self) -> None:
@@ -406,7 +421,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """In a process that runs suite tests: what the imports and the collection built lives until the end, so
     take it out of the garbage collector's full passes (`gc.freeze`); they then scan what the tests create,
     not ~150,000 import-time objects (measured: about half a second of CPU in an embedded run). An
-    in-process run (pytester, `pytest.main(plugins=...)`) hands them back at unconfigure: its process goes on."""
+    in-process run (pytester, `pytest.main(plugins=...)`) hands them back at unconfigure: its process goes on.
+    The start-up's raised collection threshold ends here in every process."""
+    _end_gc_startup()
     if session.config.pluginmanager.has_plugin("nsconform-teardown"):
         gc.freeze()
         if session.config.invocation_params.plugins:
@@ -427,6 +444,7 @@ def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> I
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    _end_gc_startup()  # (a run that never finished collecting)
     state = config.stash.get(_STATE_KEY, None)
     if state is None:
         return

@@ -32,6 +32,7 @@ from conformance.wait import no_controller_for_content, scaled
 RESOURCE = "configmaps"
 EVENT_TIMEOUT = 30.0   # seconds (before --timeout-scale) for a history's events to arrive
 QUIET = 0.3            # seconds a finished stream must stay silent (no duplicate or stray event after the last)
+MARKER = "nsc-end"     # a ConfigMap written after a test's writes: its event ends the stream's quiet tail early
 BOOKMARK_WATCH_S = 3   # timeoutSeconds of the bookmark watch: kube-apiserver sends a BOOKMARK 2 s before it ends
 TOO_OLD = "1"          # the oldest resourceVersion there is: compacted on any server that compacts
 INCONSISTENT_CONTINUE = (
@@ -100,6 +101,14 @@ class Recorder:
                                      started, acked, writer))
         return True
 
+    def mark(self, ns: str) -> tuple[str, str] | None:
+        """Write the end marker (not a recorded write: no watch check sees its event) once every write to judge
+        was acknowledged, and return its key; None when the target refused it (the quiet tail alone then ends
+        the stream's reading, as without a marker). Its resourceVersion follows every judged write's, so a
+        watch delivers its event after theirs (watch order): once it arrived, nothing judged is still coming."""
+        resp = self.api.post(self.paths.content(ns, RESOURCE), self._body(ns, MARKER, 0))
+        return (ns, MARKER) if resp.status_code in (200, 201, 202) else None
+
 
 SCRIPT = [("create", 0), ("create", 1), ("update", 0), ("create", 2), ("update", 1), ("update", 0),
           ("delete", 0), ("update", 2), ("update", 1), ("delete", 2)]
@@ -165,9 +174,15 @@ def _write_concurrently(api: Any, paths: Any, content: Any, mine: dict[str, str]
     return rec.writes + system, spaces
 
 
+class Recording(list):
+    """The events a stream delivered (list of Seen); `marked`: the end marker's event arrived too."""
+
+    marked = False
+
+
 def collect(stream: Any, expected: int, what: str, *, resumed_on: Any = None,
             deadline: float | None = None, hopeless: Callable[[], bool] | None = None,
-            settle: bool = True) -> list[Seen]:
+            settle: bool = True, marker: tuple[str, str] | None = None) -> list[Seen]:
     """Events until `expected` changes arrived (or the time is up), then until the stream is quiet.
 
     `resumed_on` (the target) for a resumed watch: a cluster may legitimately have dropped the history of a
@@ -175,8 +190,10 @@ def collect(stream: Any, expected: int, what: str, *, resumed_on: Any = None,
     may not. `deadline` (monotonic): one time limit for watches that record the same history at once.
     `hopeless()`, asked after a second without events: the missing changes can never happen (stop waiting;
     the history check then says what is missing). `settle=False`: the caller awaits the quiet tail of several
-    streams at once (`settle_quietly`)."""
-    events: list[Seen] = []
+    streams at once (`settle_quietly`). `marker`: the key `Recorder.mark` returned; its event is not recorded
+    and ends the reading (the changes still missing then can never arrive, and nothing stray is still coming:
+    watch order delivers every earlier change before it)."""
+    events = Recording()
     deadline = deadline if deadline is not None else time.monotonic() + scaled(EVENT_TIMEOUT)
     changes = 0
     while changes < expected and time.monotonic() < deadline:
@@ -190,27 +207,36 @@ def collect(stream: Any, expected: int, what: str, *, resumed_on: Any = None,
                         f"{(ev.get('object') or {}).get('message')}")
         _not_error(ev, what)
         validate(ev, "WatchEvent")
+        if marker is not None and _key(ev.get("object") or {}) == marker:
+            events.marked = True
+            break
         events.append(_seen(ev))
         changes += ev.get("type") != "BOOKMARK"
     if settle:
-        error = settle_quietly([(stream, events, what)])[0]
+        error = settle_quietly([(stream, events, what)], marker=marker)[0]
         if error is not None:
             raise error
     return events
 
 
-def settle_quietly(recordings: list[tuple[Any, list[Seen], str]]) -> list[AssertionError | None]:
+def settle_quietly(recordings: list[tuple[Any, list[Seen], str]],
+                   marker: tuple[str, str] | None = None) -> list[AssertionError | None]:
     """After its expected changes, each stream must stay silent for QUIET (a duplicate or stray event would
     arrive within it); its further events are added to its list. The streams are independent, so their
     silences are awaited at once (one QUIET for all of them, not one per stream); a stream that delivers
-    more is watched for another QUIET after that event, as `collect` alone does. Returns, per stream, the
+    more is watched for another QUIET after that event, as `collect` alone does. With a `marker`
+    (`Recorder.mark`), a stream's tail also ends when the marker's event arrives (not recorded): by watch order
+    every change before it, stray ones included, has been delivered by then. Returns, per stream, the
     assertion its events failed (an ERROR event) or None."""
     until = time.monotonic() + QUIET
     errors: list[AssertionError | None] = []
     for stream, events, what in recordings:
         try:
-            while (ev := stream.next_event(until - time.monotonic())) is not None:
+            while not getattr(events, "marked", False) and \
+                    (ev := stream.next_event(until - time.monotonic())) is not None:
                 _not_error(ev, what)
+                if marker is not None and _key(ev.get("object") or {}) == marker:
+                    break
                 events.append(_seen(ev))
                 until = max(until, time.monotonic() + QUIET)
         except AssertionError as exc:
@@ -456,7 +482,7 @@ def test_paginated_list_is_one_snapshot(api, paths, namespaces, content):
                 assert not rec.errors, rec.errors
             params = {"labelSelector": selector_of(mine), "limit": 3, "continue": token}
         assert pages >= 2, f"GET {path}?limit=3: one page for 12 objects (no continue token)"
-        events = collect(stream, len(rec.writes), f"watch {paths.watch_all(RESOURCE)}")
+        events = collect(stream, len(rec.writes), f"watch {paths.watch_all(RESOURCE)}", marker=rec.mark(spaces[-1]))
     _fail(check_watch(rec.writes, events), f"watch {paths.watch_all(RESOURCE)} (the history)")
     _fail(check_snapshot(initial, events, listed), f"GET {path}?limit=3 ({pages} pages, writes after the first)")
 
@@ -544,7 +570,7 @@ def test_compacted_resource_version_answers_410_then_relist_recovers(api, paths,
     with _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv}) as stream:
         _run_writer(rec, ns, "writer")
         assert not rec.errors, rec.errors
-        events = collect(stream, len(rec.writes), f"watch {path}")
+        events = collect(stream, len(rec.writes), f"watch {path}", marker=rec.mark(ns))
     _fail(check_watch(rec.writes, events), f"watch {path} after the re-list")
 
 
@@ -571,7 +597,8 @@ def test_label_selector_watch_transitions(api, paths, namespaces, content):
         put("out")
         put("in")
         A.expect_ok(api.delete(obj_path), (200, 202))
-        events = collect(stream, 4, f"watch {path}?labelSelector={selector}")
+        marker = Recorder(api, paths, content, {**mine, "nsconform.io/phase": "in"}).mark(ns)  # (it matches)
+        events = collect(stream, 4, f"watch {path}?labelSelector={selector}", marker=marker)
     types = [e.type for e in events if e.type != "BOOKMARK"]
     assert types == ["ADDED", "DELETED", "ADDED", "DELETED"], (
         f"watch {path}?labelSelector={selector}: create (matches), relabel out, relabel in, delete must arrive "
@@ -686,15 +713,16 @@ def test_bookmark_carries_a_resumable_resource_version(api, target, bookmark_wat
         raw.append(ev)
         events.append(_seen(ev))
     marks = [i for i, e in enumerate(events) if e.type == "BOOKMARK"]
+    marker = rec.mark(rec.writes[0].key[0]) if rec.writes else None  # after every write: ends every tail below
     with contextlib.ExitStack() as open_streams:  # the resumed watches and the first: one quiet tail for all
         later = []
         for i in marks:
             resumed = open_streams.enter_context(_watch(api, path, "path", {"labelSelector": selector_of(mine),
                                                                             "resourceVersion": events[i].rv}))
             later.append((resumed, collect(resumed, sum(1 for e in events[i + 1:] if e.type != "BOOKMARK"),
-                                           f"watch {path}", resumed_on=target, settle=False)))
+                                           f"watch {path}", resumed_on=target, settle=False, marker=marker)))
         errors = settle_quietly([(stream, events, f"watch {path}")] +
-                                [(resumed, seen, f"watch {path}") for resumed, seen in later])
+                                [(resumed, seen, f"watch {path}") for resumed, seen in later], marker=marker)
     stream.close()
     for error in errors:
         if error is not None:

@@ -305,3 +305,22 @@ def test_module_namespaces_kept_on_failure(pytester, suite, fake):
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     kept = [k for k in fake.objects if k[0] == "namespaces"]
     assert len(kept) == 1 and kept[0][2].startswith("nsc-shared-")
+
+
+def test_gc_threshold_raised_for_start_up_only():
+    """The plugin raises the young-generation threshold while pytest starts; collection hands it back."""
+    import gc
+
+    from conformance import plugin
+
+    assert plugin._GC_STARTUP_THRESHOLD[0] >= plugin._GC_THRESHOLD[0]
+    assert gc.get_threshold() == plugin._GC_THRESHOLD  # (this test runs after this session's collection)
+    gc.set_threshold(*plugin._GC_STARTUP_THRESHOLD)
+    try:
+        plugin._end_gc_startup()
+        assert gc.get_threshold() == plugin._GC_THRESHOLD
+        gc.set_threshold(1234, 5, 6)  # changed by someone else since: left alone
+        plugin._end_gc_startup()
+        assert gc.get_threshold() == (1234, 5, 6)
+    finally:
+        gc.set_threshold(*plugin._GC_THRESHOLD)
