@@ -366,13 +366,6 @@ class CSINodeStrategy(Strategy):
                 errs.append(field_required(f"spec.drivers[{i}].nodeID", "nodeID must be provided"))
         return errs
 
-    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
-        super().default(obj, update=update)
-        if not isinstance(obj.get("spec"), dict):
-            obj["spec"] = {}
-        if obj["spec"].get("drivers") is None:
-            obj["spec"]["drivers"] = None  # `json:"drivers"`: printed as null when absent
-
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self._errors(obj)
 
