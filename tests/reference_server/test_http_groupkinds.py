@@ -209,3 +209,37 @@ def test_protobuf_answer(http, url, path):
     assert r.status_code == 200
     assert r.headers["Content-Type"] == "application/vnd.kubernetes.protobuf"
     assert r.content.startswith(b"k8s\x00") and b"system-node-critical" in r.content
+
+
+def test_priority_class_collection_delete_is_the_generic_store(http, url, server):
+    """Upstream's DeleteCollection is the embedded Store's (its REST.Delete guard is not on that path): a label
+    selector picks what goes; the system classes, unlabelled, stay."""
+    base = f"{url}/apis/scheduling.k8s.io/v1/priorityclasses"
+    label = unique("sel")
+    name = unique("pc")
+    assert http.post(base, json={"metadata": {"name": name, "labels": {"t": label}}, "value": 1}).status_code == 201
+    r = http.delete(base, params={"labelSelector": f"t={label}"})
+    assert r.status_code == 200, r.text
+    assert [i["metadata"]["name"] for i in r.json()["items"]] == [name]
+    assert http.get(f"{base}/system-node-critical").status_code == 200
+
+
+def test_system_priority_classes_bootstrap_and_collection_delete():
+    """On a fresh store the hook makes both classes; DELETE by name is refused, a collection delete removes them
+    (upstream's Store.DeleteCollection), and the hook makes them again at the next start."""
+    from conformance.reference_server.apierrors import StatusError
+    from conformance.reference_server.registry import DeleteOptions, ListOptions, Registry
+    from conformance.reference_server.registry.groupkinds import ensure_system_priority_classes
+    from conformance.reference_server.storage import MemoryStore
+
+    store = Registry(MemoryStore()).group("scheduling.k8s.io", "priorityclasses")
+    ensure_system_priority_classes(store)
+    names = ["system-cluster-critical", "system-node-critical"]
+    assert [i["metadata"]["name"] for i in store.list(None, ListOptions())["items"]] == names
+    with pytest.raises(StatusError) as e:
+        store.delete("", "system-node-critical", DeleteOptions())
+    assert e.value.code == 403
+    store.delete_collection(None, ListOptions(), DeleteOptions())
+    assert store.list(None, ListOptions())["items"] == []
+    ensure_system_priority_classes(store)
+    assert [i["metadata"]["name"] for i in store.list(None, ListOptions())["items"]] == names

@@ -18,7 +18,7 @@ names inside specs are not checked against their formats beyond what is listed.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
@@ -253,10 +253,21 @@ class PriorityClassStrategy(Strategy):
 
 
 class PriorityClassStore(GroupStore):
-    """`priorityclass/storage.REST.Delete`: a system priority class is never deleted (403, before any lookup)."""
+    """`priorityclass/storage.REST.Delete`: a system priority class is not deleted by name (403, before any
+    lookup). A collection delete is the embedded `Store.DeleteCollection`, which calls `Store.Delete`, not the
+    REST's: upstream deletes the system classes there (the post-start hook makes them again at the next start)."""
+
+    _in_collection = False
+
+    def delete_collection_steps(self, *args: Any, **kw: Any) -> Iterator[None]:
+        self._in_collection = True
+        try:
+            yield from super().delete_collection_steps(*args, **kw)
+        finally:
+            self._in_collection = False
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> tuple[dict[str, Any], bool]:
-        if name in _SYSTEM_VALUES:
+        if name in _SYSTEM_VALUES and not self._in_collection:
             raise E.forbidden("priorityclasses", name, "this is a system priority class and cannot be deleted",
                               group="scheduling.k8s.io")
         return super().delete(ns, name, opts, **kw)
