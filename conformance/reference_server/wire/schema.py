@@ -80,6 +80,11 @@ INLINE: frozenset[str] = frozenset({
         "SecretEnvSource", "SecretKeySelector", "SecretProjection")),
 })
 
+INLINE = INLINE | {  # registry/groupkinds.py: `json:",inline"` in networking/v1 and core/v1 (a VolumeAttachment's
+    "networking.IngressRule.ingressRuleValue",  # inlineVolumeSpec)
+    "core.PersistentVolumeSpec.persistentVolumeSource",
+}
+
 # Messages that are a single JSON value (string / int-or-string / free-form object).
 JSON_SCALAR_MESSAGES: frozenset[str] = frozenset({
     "meta.Time", "meta.MicroTime", "resource.Quantity", "intstr.IntOrString", "meta.FieldsV1",
