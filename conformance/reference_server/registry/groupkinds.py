@@ -26,7 +26,7 @@ from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
 from .strategy import Strategy
-from .validation import is_dns1123_label, is_dns1123_subdomain
+from .validation import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
 from .workloads import GroupKind, SpecStrategy, _Generation
 
 
@@ -68,7 +68,7 @@ def _backend_errors(backend: dict[str, Any], path: str) -> list[FieldError]:
     if not name:
         errs.append(field_required(f"{path}.service.name"))
     else:
-        errs += [field_invalid(f"{path}.service.name", name, m) for m in _dns1035(name)]
+        errs += [field_invalid(f"{path}.service.name", name, m) for m in is_dns1035_label(name)]
     port = _dict(svc.get("port"))
     pname, pnum = port.get("name") or "", port.get("number") or 0
     if pname and pnum:
@@ -78,11 +78,6 @@ def _backend_errors(backend: dict[str, Any], path: str) -> list[FieldError]:
     elif pnum and not (isinstance(pnum, int) and 1 <= pnum <= 65535):
         errs.append(field_invalid(f"{path}.service.port.number", pnum, "must be between 1 and 65535, inclusive"))
     return errs
-
-
-def _dns1035(value: str) -> list[str]:
-    from .validation import is_dns1035_label
-    return is_dns1035_label(value)
 
 
 def _http_path_errors(p: dict[str, Any], path: str) -> list[FieldError]:
