@@ -166,7 +166,7 @@ def test_storage_defaults_and_immutability(http, url):
     va_name = unique("va")
     va = http.post(f"{url}/apis/storage.k8s.io/v1/volumeattachments", json=_body(
         "storage.k8s.io", "volumeattachments", va_name)).json()
-    assert va["status"] == {"attached": False}
+    assert va["status"] == {"attached": False} and "generation" not in va["metadata"]
     va["status"] = {"attached": True}
     r = http.put(f"{url}/apis/storage.k8s.io/v1/volumeattachments/{va_name}/status", json=va)
     assert r.status_code == 200 and r.json()["status"] == {"attached": True}

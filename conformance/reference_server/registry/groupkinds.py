@@ -386,6 +386,10 @@ class VolumeAttachmentStrategy(SpecStrategy):
     def initial_status(self) -> dict[str, Any]:
         return {"attached": False}
 
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        obj["metadata"].pop("generation", None)  # "no need to increment Generation": the spec never changes
+
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
         errs: list[FieldError] = []
         if not spec.get("attacher"):
