@@ -243,3 +243,22 @@ def test_system_priority_classes_bootstrap_and_collection_delete():
     assert store.list(None, ListOptions())["items"] == []
     ensure_system_priority_classes(store)
     assert [i["metadata"]["name"] for i in store.list(None, ListOptions())["items"]] == names
+
+
+@pytest.mark.parametrize("plural, body, change, created", [
+    ("networking.k8s.io/v1/ingressclasses", {"spec": {"controller": "example.com/a"}},
+     {"spec": {"parameters": {"kind": "K", "name": "p", "scope": "Cluster"}}}, 1),
+    ("storage.k8s.io/v1/csidrivers", {"spec": {}}, {"spec": {"podInfoOnMount": True}}, None),
+])
+def test_generation_on_spec_change(http, url, plural, body, change, created):
+    """ingressClassStrategy sets generation 1 on create, csiDriverStrategy none; both add 1 on a spec change."""
+    base, name = f"{url}/apis/{plural}", unique("gen")
+    obj = http.post(base, json={"metadata": {"name": name}, **body}).json()
+    assert obj["metadata"].get("generation") == created
+    merge = {"Content-Type": "application/merge-patch+json"}
+    r = http.patch(f"{base}/{name}", json={"metadata": {"labels": {"a": "b"}}}, headers=merge)
+    assert r.json()["metadata"].get("generation") == created
+    r = http.patch(f"{base}/{name}", json=change, headers=merge)
+    assert r.status_code == 200, r.text
+    assert r.json()["metadata"]["generation"] == (created or 0) + 1
+    assert http.delete(f"{base}/{name}").status_code == 200

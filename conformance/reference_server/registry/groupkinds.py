@@ -43,6 +43,30 @@ def _immutable(path: str, new: Any, old: Any) -> list[FieldError]:
     return [field_invalid(path, new, "field is immutable")] if new != old else []
 
 
+class _SpecGeneration(Strategy):
+    """`metadata.generation` + 1 when the spec changes, in `canonicalize` (after the registry kept the stored
+    system metadata); `created` is what PrepareForCreate sets (IngressClass: 1; CSIDriver: none, so its first
+    spec change makes it 1)."""
+
+    created: int | None = 1
+    _old: tuple[Any, int] | None = None
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._old = None
+        if self.created is not None:
+            obj["metadata"]["generation"] = self.created
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        self._old = (old.get("spec"), (old.get("metadata") or {}).get("generation", 0))
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        if self._old is not None:
+            spec, generation = self._old
+            self._old = None
+            if obj.get("spec") != spec:
+                obj["metadata"]["generation"] = generation + 1
+
+
 # ---- networking.k8s.io ----------------------------------------------------------------------------
 _PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
 
@@ -138,7 +162,7 @@ class IngressStrategy(_Generation):
         return errs
 
 
-class IngressClassStrategy(Strategy):
+class IngressClassStrategy(_SpecGeneration):
     """`ingressClassStrategy` (generation on spec change) and `ValidateIngressClass`: `spec.controller` required,
     at most 250 characters and immutable; parameters need kind, name and a supported scope."""
 
@@ -169,15 +193,8 @@ class IngressClassStrategy(Strategy):
                 errs.append(field_forbidden("spec.parameters.namespace", "`parameters.scope` is set to 'Cluster'"))
         return errs
 
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        obj["metadata"]["generation"] = 1
-
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self._errors(obj)
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        generation = (old.get("metadata") or {}).get("generation", 1)
-        new["metadata"]["generation"] = generation + (new.get("spec") != old.get("spec"))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = super().validate_update(new, old)
@@ -309,8 +326,8 @@ class StorageClassStrategy(Strategy):
         return errs + _immutable("volumeBindingMode", new.get("volumeBindingMode"), old.get("volumeBindingMode"))
 
 
-class CSIDriverStrategy(Strategy):
-    """`csiDriverStrategy` (generation on spec change); `SetDefaults_CSIDriver`: attachRequired true,
+class CSIDriverStrategy(_SpecGeneration):
+    """`csiDriverStrategy` (generation only from the first spec change); `SetDefaults_CSIDriver`: attachRequired true,
     podInfoOnMount/storageCapacity/requiresRepublish/seLinuxMount false, fsGroupPolicy ReadWriteOnceWithFSType,
     volumeLifecycleModes [Persistent]."""
 
@@ -339,12 +356,7 @@ class CSIDriverStrategy(Strategy):
             errs.append(field_not_supported("spec.fsGroupPolicy", policy, policies))
         return errs
 
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        obj["metadata"]["generation"] = 1
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        generation = (old.get("metadata") or {}).get("generation", 1)
-        new["metadata"]["generation"] = generation + (new.get("spec") != old.get("spec"))
+    created = None  # csiDriverStrategy.PrepareForCreate sets no generation
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self._errors(obj)
