@@ -32,6 +32,7 @@ from .http.connection import IDLE_TIMEOUT, READ_HEADER_TIMEOUT, REQUEST_TIMEOUT,
 from .kubeconfig import write_kubeconfig
 from .auth.tokens import TokenIssuer
 from .logmask import protect
+from .registry.groupkinds import ensure_system_priority_classes
 from .registry import Registry
 from .registry.service import KUBERNETES_SERVICE_IP
 from .storage import KeyNotFoundError
@@ -97,6 +98,8 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         services = registry.content("services")
         _ensure(lambda: services.create(KUBERNETES_SERVICE, field_manager="kube-apiserver"),
                 lambda: _exists(registry, "services", "default", "kubernetes"))
+    # scheduling's post-start hook (bootstrap-system-priority-classes), on every start
+    ensure_system_priority_classes(registry.group("scheduling.k8s.io", "priorityclasses"))  # type: ignore[arg-type]
     issuer = TokenIssuer(_stored_object(registry), service_account_key_file, service_account_issuers)
     if authenticator is not None:
         authenticator.service_accounts = issuer

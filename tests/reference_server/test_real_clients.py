@@ -269,8 +269,17 @@ cronjobs                    cj           batch/v1                    true       
 jobs                                     batch/v1                    true         Job
 leases                                   coordination.k8s.io/v1      true         Lease
 endpointslices                           discovery.k8s.io/v1         true         EndpointSlice
+ingressclasses                           networking.k8s.io/v1        false        IngressClass
+ingresses                   ing          networking.k8s.io/v1        true         Ingress
 networkpolicies             netpol       networking.k8s.io/v1        true         NetworkPolicy
+runtimeclasses                           node.k8s.io/v1              false        RuntimeClass
 poddisruptionbudgets        pdb          policy/v1                   true         PodDisruptionBudget
+priorityclasses             pc           scheduling.k8s.io/v1        false        PriorityClass
+csidrivers                               storage.k8s.io/v1           false        CSIDriver
+csinodes                                 storage.k8s.io/v1           false        CSINode
+csistoragecapacities                     storage.k8s.io/v1           true         CSIStorageCapacity
+storageclasses              sc           storage.k8s.io/v1           false        StorageClass
+volumeattachments                        storage.k8s.io/v1           false        VolumeAttachment
 """  # what kubectl printed before aggregated discovery, byte for byte (+ the CRD and APIService kinds)
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
 

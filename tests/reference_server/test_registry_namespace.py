@@ -84,7 +84,8 @@ def test_content_kinds_declared_once(reg):
     plurals = [s.info.plural for s in reg.namespaced()]
     assert plurals == ["configmaps", "secrets", "services", "serviceaccounts", "pods", "resourcequotas",
                        "limitranges", "endpoints", "events", "daemonsets", "deployments", "replicasets", "statefulsets",
-                       "controllerrevisions", "cronjobs", "jobs", "networkpolicies", "poddisruptionbudgets", "leases", "endpointslices"]
+                       "controllerrevisions", "cronjobs", "jobs", "networkpolicies", "poddisruptionbudgets", "leases", "endpointslices",
+                       "ingresses", "csistoragecapacities"]
     assert all(s.info.namespaced for s in reg.namespaced())
     assert "finalize" in [s.info.plural for s in Registry(MemoryStore(), Deviations(["finalize-as-content"]))
                           .namespaced()]

@@ -34,6 +34,9 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.api.discovery.v1": "discovery",
     "k8s.io.api.rbac.v1": "rbac",
     "k8s.io.api.autoscaling.v1": "autoscaling",
+    "k8s.io.api.scheduling.v1": "scheduling",
+    "k8s.io.api.storage.v1": "storage",
+    "k8s.io.api.node.v1": "node",
 }
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
                                "ResourceQuota", "LimitRange", "Event", "Endpoints")]
@@ -49,9 +52,13 @@ GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", 
                "networking": ("NetworkPolicy",), "policy": ("PodDisruptionBudget",), "coordination": ("Lease",),
                "discovery": ("EndpointSlice",),
                "rbac": ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")}
+GROUP_KINDS["networking"] += ("Ingress", "IngressClass")  # registry/groupkinds.py
+GROUP_KINDS.update({"scheduling": ("PriorityClass",), "node": ("RuntimeClass",),
+                    "storage": ("StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "CSIStorageCapacity")})
 ROOTS += [f"{group}.{kind}{suffix}" for group, kinds in GROUP_KINDS.items() for kind in kinds for suffix in ("", "List")]
 # Go field names whose gogo proto name differs from the JSON name (the table speaks JSON names).
-JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid"}
+JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid",
+              "networking.IngressClassParametersReference.aPIGroup": "apiGroup"}
 SCALARS = {1: "f64", 2: "f32", 3: "i64", 4: "u64", 5: "i32", 8: "b", 9: "s", 12: "y", 13: "u32"}
 
 

@@ -13,6 +13,7 @@ from .service import ServiceStrategy
 from .store import DeleteOptions, GenericStore, ListOptions
 from .subresources import status_strategy, subresources
 from .workloads import WORKLOAD_KINDS
+from .groupkinds import GROUP_KINDS, STORES as GROUP_STORES
 
 __all__ = ["DeleteOptions", "GenericStore", "ListOptions", "NamespaceStore", "Registry", "ResourceInfo"]
 
@@ -37,8 +38,13 @@ class Registry:
         self._groups: dict[tuple[str, str], GenericStore] = {}  # (group, plural) → store of a named API group
         for gk in WORKLOAD_KINDS:  # always served, as kube-apiserver's built-in groups
             self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
+        for gk in GROUP_KINDS:  # networking/scheduling/storage/node kinds (registry/groupkinds.py)
+            make = GROUP_STORES.get(gk.info.plural, GroupStore)
+            self.add_group_store(make(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
         for s in list(self._content.values()) + [self._groups[(gk.group, gk.info.plural)] for gk in WORKLOAD_KINDS]:
             self._add_subresources(s)
+        for gk in GROUP_KINDS:
+            self._add_subresources(self._groups[(gk.group, gk.info.plural)])
         self._install_extensions()
 
     @staticmethod

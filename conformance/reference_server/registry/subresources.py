@@ -71,7 +71,8 @@ class StatusStrategy(Strategy):
 # kind → metadata fields its status strategy keeps from storage
 _STATUS_KEEPS: dict[str, tuple[str, ...]] = {"Deployment": ("labels",), "Pod": ("ownerReferences",)}
 STATUS_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
-                          "PodDisruptionBudget", "Pod", "Service", "ResourceQuota"})
+                          "PodDisruptionBudget", "Pod", "Service", "ResourceQuota",
+                          "Ingress", "VolumeAttachment"})
 SCALE_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet"})
 
 

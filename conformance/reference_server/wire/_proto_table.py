@@ -318,8 +318,19 @@ MESSAGES: dict[str, str] = {
     'core.AzureDiskVolumeSource': (
         'diskName=1:s diskURI=2:s cachingMode=3:s fsType=4:s readOnly=5:b kind=6:s'
     ),
+    'core.AzureFilePersistentVolumeSource': (
+        'secretName=1:s shareName=2:s readOnly=3:b secretNamespace=4:s'
+    ),
     'core.AzureFileVolumeSource': (
         'secretName=1:s shareName=2:s readOnly=3:b'
+    ),
+    'core.CSIPersistentVolumeSource': (
+        'driver=1:s volumeHandle=2:s readOnly=3:b fsType=4:s volumeAttributes=5:{s:s} '
+        'controllerPublishSecretRef=6:@core.SecretReference '
+        'nodeStageSecretRef=7:@core.SecretReference '
+        'nodePublishSecretRef=8:@core.SecretReference '
+        'controllerExpandSecretRef=9:@core.SecretReference '
+        'nodeExpandSecretRef=10:@core.SecretReference'
     ),
     'core.CSIVolumeSource': (
         'driver=1:s readOnly=2:b fsType=3:s volumeAttributes=4:{s:s} '
@@ -328,9 +339,16 @@ MESSAGES: dict[str, str] = {
     'core.Capabilities': (
         'add=1:*s drop=2:*s'
     ),
+    'core.CephFSPersistentVolumeSource': (
+        'monitors=1:*s path=2:s user=3:s secretFile=4:s secretRef=5:@core.SecretReference '
+        'readOnly=6:b'
+    ),
     'core.CephFSVolumeSource': (
         'monitors=1:*s path=2:s user=3:s secretFile=4:s '
         'secretRef=5:@core.LocalObjectReference readOnly=6:b'
+    ),
+    'core.CinderPersistentVolumeSource': (
+        'volumeID=1:s fsType=2:s readOnly=3:b secretRef=4:@core.SecretReference'
     ),
     'core.CinderVolumeSource': (
         'volumeID=1:s fsType=2:s readOnly=3:b secretRef=4:@core.LocalObjectReference'
@@ -486,6 +504,10 @@ MESSAGES: dict[str, str] = {
     'core.FCVolumeSource': (
         'targetWWNs=1:*s lun=2:i32 fsType=3:s readOnly=4:b wwids=5:*s'
     ),
+    'core.FlexPersistentVolumeSource': (
+        'driver=1:s fsType=2:s secretRef=3:@core.SecretReference readOnly=4:b '
+        'options=5:{s:s}'
+    ),
     'core.FlexVolumeSource': (
         'driver=1:s fsType=2:s secretRef=3:@core.LocalObjectReference readOnly=4:b '
         'options=5:{s:s}'
@@ -501,6 +523,9 @@ MESSAGES: dict[str, str] = {
     ),
     'core.GitRepoVolumeSource': (
         'repository=1:s revision=2:s directory=3:s'
+    ),
+    'core.GlusterfsPersistentVolumeSource': (
+        'endpoints=1:s path=2:s readOnly=3:b endpointsNamespace=4:s'
     ),
     'core.GlusterfsVolumeSource': (
         'endpoints=1:s path=2:s readOnly=3:b'
@@ -520,6 +545,11 @@ MESSAGES: dict[str, str] = {
     ),
     'core.HostPathVolumeSource': (
         'path=1:s type=2:s'
+    ),
+    'core.ISCSIPersistentVolumeSource': (
+        'targetPortal=1:s iqn=2:s lun=3:i32 iscsiInterface=4:s fsType=5:s readOnly=6:b '
+        'portals=7:*s chapAuthDiscovery=8:b chapAuthSession=11:b '
+        'secretRef=10:@core.SecretReference initiatorName=12:s'
     ),
     'core.ISCSIVolumeSource': (
         'targetPortal=1:s iqn=2:s lun=3:i32 iscsiInterface=4:s fsType=5:s readOnly=6:b '
@@ -565,6 +595,9 @@ MESSAGES: dict[str, str] = {
     ),
     'core.LocalObjectReference': (
         'name=1:s'
+    ),
+    'core.LocalVolumeSource': (
+        'path=1:s fsType=2:s'
     ),
     'core.ModifyVolumeStatus': (
         'targetVolumeAttributesClassName=1:s status=2:s'
@@ -635,6 +668,32 @@ MESSAGES: dict[str, str] = {
     ),
     'core.PersistentVolumeClaimVolumeSource': (
         'claimName=1:s readOnly=2:b'
+    ),
+    'core.PersistentVolumeSource': (
+        'gcePersistentDisk=1:@core.GCEPersistentDiskVolumeSource '
+        'awsElasticBlockStore=2:@core.AWSElasticBlockStoreVolumeSource '
+        'hostPath=3:@core.HostPathVolumeSource '
+        'glusterfs=4:@core.GlusterfsPersistentVolumeSource nfs=5:@core.NFSVolumeSource '
+        'rbd=6:@core.RBDPersistentVolumeSource iscsi=7:@core.ISCSIPersistentVolumeSource '
+        'cinder=8:@core.CinderPersistentVolumeSource '
+        'cephfs=9:@core.CephFSPersistentVolumeSource fc=10:@core.FCVolumeSource '
+        'flocker=11:@core.FlockerVolumeSource '
+        'flexVolume=12:@core.FlexPersistentVolumeSource '
+        'azureFile=13:@core.AzureFilePersistentVolumeSource '
+        'vsphereVolume=14:@core.VsphereVirtualDiskVolumeSource '
+        'quobyte=15:@core.QuobyteVolumeSource azureDisk=16:@core.AzureDiskVolumeSource '
+        'photonPersistentDisk=17:@core.PhotonPersistentDiskVolumeSource '
+        'portworxVolume=18:@core.PortworxVolumeSource '
+        'scaleIO=19:@core.ScaleIOPersistentVolumeSource local=20:@core.LocalVolumeSource '
+        'storageos=21:@core.StorageOSPersistentVolumeSource '
+        'csi=22:@core.CSIPersistentVolumeSource'
+    ),
+    'core.PersistentVolumeSpec': (
+        'capacity=1:{s:@resource.Quantity} '
+        'persistentVolumeSource=2:@core.PersistentVolumeSource accessModes=3:*s '
+        'claimRef=4:@core.ObjectReference persistentVolumeReclaimPolicy=5:s '
+        'storageClassName=6:s mountOptions=7:*s volumeMode=8:s '
+        'nodeAffinity=9:@core.VolumeNodeAffinity volumeAttributesClassName=10:s'
     ),
     'core.PhotonPersistentDiskVolumeSource': (
         'pdID=1:s fsType=2:s'
@@ -750,6 +809,10 @@ MESSAGES: dict[str, str] = {
     'core.QuobyteVolumeSource': (
         'registry=1:s volume=2:s readOnly=3:b user=4:s group=5:s tenant=6:s'
     ),
+    'core.RBDPersistentVolumeSource': (
+        'monitors=1:*s image=2:s fsType=3:s pool=4:s user=5:s keyring=6:s '
+        'secretRef=7:@core.SecretReference readOnly=8:b'
+    ),
     'core.RBDVolumeSource': (
         'monitors=1:*s image=2:s fsType=3:s pool=4:s user=5:s keyring=6:s '
         'secretRef=7:@core.LocalObjectReference readOnly=8:b'
@@ -786,6 +849,11 @@ MESSAGES: dict[str, str] = {
     'core.SELinuxOptions': (
         'user=1:s role=2:s type=3:s level=4:s'
     ),
+    'core.ScaleIOPersistentVolumeSource': (
+        'gateway=1:s system=2:s secretRef=3:@core.SecretReference sslEnabled=4:b '
+        'protectionDomain=5:s storagePool=6:s storageMode=7:s volumeName=8:s fsType=9:s '
+        'readOnly=10:b'
+    ),
     'core.ScaleIOVolumeSource': (
         'gateway=1:s system=2:s secretRef=3:@core.LocalObjectReference sslEnabled=4:b '
         'protectionDomain=5:s storagePool=6:s storageMode=7:s volumeName=8:s fsType=9:s '
@@ -816,6 +884,9 @@ MESSAGES: dict[str, str] = {
     'core.SecretProjection': (
         'localObjectReference=1:@core.LocalObjectReference items=2:*@core.KeyToPath '
         'optional=4:b'
+    ),
+    'core.SecretReference': (
+        'name=1:s namespace=2:s'
     ),
     'core.SecretVolumeSource': (
         'secretName=1:s items=2:*@core.KeyToPath defaultMode=3:i32 optional=4:b'
@@ -867,6 +938,10 @@ MESSAGES: dict[str, str] = {
     'core.SleepAction': (
         'seconds=1:i64'
     ),
+    'core.StorageOSPersistentVolumeSource': (
+        'volumeName=1:s volumeNamespace=2:s fsType=3:s readOnly=4:b '
+        'secretRef=5:@core.ObjectReference'
+    ),
     'core.StorageOSVolumeSource': (
         'volumeName=1:s volumeNamespace=2:s fsType=3:s readOnly=4:b '
         'secretRef=5:@core.LocalObjectReference'
@@ -879,6 +954,12 @@ MESSAGES: dict[str, str] = {
     ),
     'core.Toleration': (
         'key=1:s operator=2:s value=3:s effect=4:s tolerationSeconds=5:i64'
+    ),
+    'core.TopologySelectorLabelRequirement': (
+        'key=1:s values=2:*s'
+    ),
+    'core.TopologySelectorTerm': (
+        'matchLabelExpressions=1:*@core.TopologySelectorLabelRequirement'
     ),
     'core.TopologySpreadConstraint': (
         'maxSkew=1:i32 topologyKey=2:s whenUnsatisfiable=3:s '
@@ -903,6 +984,9 @@ MESSAGES: dict[str, str] = {
     ),
     'core.VolumeMountStatus': (
         'name=1:s mountPath=2:s readOnly=3:b recursiveReadOnly=4:s'
+    ),
+    'core.VolumeNodeAffinity': (
+        'required=1:@core.NodeSelector'
     ),
     'core.VolumeProjection': (
         'secret=1:@core.SecretProjection downwardAPI=2:@core.DownwardAPIProjection '
@@ -1043,8 +1127,65 @@ MESSAGES: dict[str, str] = {
     'meta.WatchEvent': (
         'type=1:s object=2:@runtime.RawExtension'
     ),
+    'networking.HTTPIngressPath': (
+        'path=1:s pathType=3:s backend=2:@networking.IngressBackend'
+    ),
+    'networking.HTTPIngressRuleValue': (
+        'paths=1:*@networking.HTTPIngressPath'
+    ),
     'networking.IPBlock': (
         'cidr=1:s except=2:*s'
+    ),
+    'networking.Ingress': (
+        'metadata=1:@meta.ObjectMeta spec=2:@networking.IngressSpec '
+        'status=3:@networking.IngressStatus'
+    ),
+    'networking.IngressBackend': (
+        'service=4:@networking.IngressServiceBackend '
+        'resource=3:@core.TypedLocalObjectReference'
+    ),
+    'networking.IngressClass': (
+        'metadata=1:@meta.ObjectMeta spec=2:@networking.IngressClassSpec'
+    ),
+    'networking.IngressClassList': (
+        'metadata=1:@meta.ListMeta items=2:*@networking.IngressClass'
+    ),
+    'networking.IngressClassParametersReference': (
+        'apiGroup=1:s kind=2:s name=3:s scope=4:s namespace=5:s'
+    ),
+    'networking.IngressClassSpec': (
+        'controller=1:s parameters=2:@networking.IngressClassParametersReference'
+    ),
+    'networking.IngressList': (
+        'metadata=1:@meta.ListMeta items=2:*@networking.Ingress'
+    ),
+    'networking.IngressLoadBalancerIngress': (
+        'ip=1:s hostname=2:s ports=4:*@networking.IngressPortStatus'
+    ),
+    'networking.IngressLoadBalancerStatus': (
+        'ingress=1:*@networking.IngressLoadBalancerIngress'
+    ),
+    'networking.IngressPortStatus': (
+        'port=1:i32 protocol=2:s error=3:s'
+    ),
+    'networking.IngressRule': (
+        'host=1:s ingressRuleValue=2:@networking.IngressRuleValue'
+    ),
+    'networking.IngressRuleValue': (
+        'http=1:@networking.HTTPIngressRuleValue'
+    ),
+    'networking.IngressServiceBackend': (
+        'name=1:s port=2:@networking.ServiceBackendPort'
+    ),
+    'networking.IngressSpec': (
+        'ingressClassName=4:s defaultBackend=1:@networking.IngressBackend '
+        'tls=2:*@networking.IngressTLS rules=3:*@networking.IngressRule'
+    ),
+    'networking.IngressStatus': (
+        'loadBalancer=1:@networking.IngressLoadBalancerStatus'
+    ),
+    'networking.IngressTLS': (
+        'hosts=1:*s secretName=2:s'
     ),
     'networking.NetworkPolicy': (
         'metadata=1:@meta.ObjectMeta spec=2:@networking.NetworkPolicySpec'
@@ -1069,6 +1210,22 @@ MESSAGES: dict[str, str] = {
         'podSelector=1:@meta.LabelSelector '
         'ingress=2:*@networking.NetworkPolicyIngressRule '
         'egress=3:*@networking.NetworkPolicyEgressRule policyTypes=4:*s'
+    ),
+    'networking.ServiceBackendPort': (
+        'name=1:s number=2:i32'
+    ),
+    'node.Overhead': (
+        'podFixed=1:{s:@resource.Quantity}'
+    ),
+    'node.RuntimeClass': (
+        'metadata=1:@meta.ObjectMeta handler=2:s overhead=3:@node.Overhead '
+        'scheduling=4:@node.Scheduling'
+    ),
+    'node.RuntimeClassList': (
+        'metadata=1:@meta.ListMeta items=2:*@node.RuntimeClass'
+    ),
+    'node.Scheduling': (
+        'nodeSelector=1:{s:s} tolerations=2:*@core.Toleration'
     ),
     'policy.PodDisruptionBudget': (
         'metadata=1:@meta.ObjectMeta spec=2:@policy.PodDisruptionBudgetSpec '
@@ -1134,5 +1291,77 @@ MESSAGES: dict[str, str] = {
     ),
     'runtime.Unknown': (
         'typeMeta=1:@runtime.TypeMeta raw=2:y contentEncoding=3:s contentType=4:s'
+    ),
+    'scheduling.PriorityClass': (
+        'metadata=1:@meta.ObjectMeta value=2:i32 globalDefault=3:b description=4:s '
+        'preemptionPolicy=5:s'
+    ),
+    'scheduling.PriorityClassList': (
+        'metadata=1:@meta.ListMeta items=2:*@scheduling.PriorityClass'
+    ),
+    'storage.CSIDriver': (
+        'metadata=1:@meta.ObjectMeta spec=2:@storage.CSIDriverSpec'
+    ),
+    'storage.CSIDriverList': (
+        'metadata=1:@meta.ListMeta items=2:*@storage.CSIDriver'
+    ),
+    'storage.CSIDriverSpec': (
+        'attachRequired=1:b podInfoOnMount=2:b volumeLifecycleModes=3:*s '
+        'storageCapacity=4:b fsGroupPolicy=5:s tokenRequests=6:*@storage.TokenRequest '
+        'requiresRepublish=7:b seLinuxMount=8:b nodeAllocatableUpdatePeriodSeconds=9:i64'
+    ),
+    'storage.CSINode': (
+        'metadata=1:@meta.ObjectMeta spec=2:@storage.CSINodeSpec'
+    ),
+    'storage.CSINodeDriver': (
+        'name=1:s nodeID=2:s topologyKeys=3:*s allocatable=4:@storage.VolumeNodeResources'
+    ),
+    'storage.CSINodeList': (
+        'metadata=1:@meta.ListMeta items=2:*@storage.CSINode'
+    ),
+    'storage.CSINodeSpec': (
+        'drivers=1:*@storage.CSINodeDriver'
+    ),
+    'storage.CSIStorageCapacity': (
+        'metadata=1:@meta.ObjectMeta nodeTopology=2:@meta.LabelSelector '
+        'storageClassName=3:s capacity=4:@resource.Quantity '
+        'maximumVolumeSize=5:@resource.Quantity'
+    ),
+    'storage.CSIStorageCapacityList': (
+        'metadata=1:@meta.ListMeta items=2:*@storage.CSIStorageCapacity'
+    ),
+    'storage.StorageClass': (
+        'metadata=1:@meta.ObjectMeta provisioner=2:s parameters=3:{s:s} reclaimPolicy=4:s '
+        'mountOptions=5:*s allowVolumeExpansion=6:b volumeBindingMode=7:s '
+        'allowedTopologies=8:*@core.TopologySelectorTerm'
+    ),
+    'storage.StorageClassList': (
+        'metadata=1:@meta.ListMeta items=2:*@storage.StorageClass'
+    ),
+    'storage.TokenRequest': (
+        'audience=1:s expirationSeconds=2:i64'
+    ),
+    'storage.VolumeAttachment': (
+        'metadata=1:@meta.ObjectMeta spec=2:@storage.VolumeAttachmentSpec '
+        'status=3:@storage.VolumeAttachmentStatus'
+    ),
+    'storage.VolumeAttachmentList': (
+        'metadata=1:@meta.ListMeta items=2:*@storage.VolumeAttachment'
+    ),
+    'storage.VolumeAttachmentSource': (
+        'persistentVolumeName=1:s inlineVolumeSpec=2:@core.PersistentVolumeSpec'
+    ),
+    'storage.VolumeAttachmentSpec': (
+        'attacher=1:s source=2:@storage.VolumeAttachmentSource nodeName=3:s'
+    ),
+    'storage.VolumeAttachmentStatus': (
+        'attached=1:b attachmentMetadata=2:{s:s} attachError=3:@storage.VolumeError '
+        'detachError=4:@storage.VolumeError'
+    ),
+    'storage.VolumeError': (
+        'time=1:@meta.Time message=2:s errorCode=3:i32'
+    ),
+    'storage.VolumeNodeResources': (
+        'count=1:i32'
     ),
 }

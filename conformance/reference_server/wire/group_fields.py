@@ -4,7 +4,8 @@ Go's protobuf marshaller writes every non-pointer field, zero or not; ``encoding
 ``omitempty`` field but keeps a set pointer (``*int32`` 0, ``*bool`` false: ``kubectl create deployment
 --replicas=0``, ``create cronjob`` with ``suspend: false``) and every field without ``omitempty``.
 The descriptors cannot tell these apart, so they are listed here, per message, from upstream's Go types
-(v1.33): ``staging/src/k8s.io/api/{apps,batch,coordination,discovery,networking,policy,rbac}/v1/types.go``.
+(v1.33): ``staging/src/k8s.io/api/{apps,batch,coordination,discovery,networking,policy,rbac,scheduling,storage,
+node}/v1/types.go``.
 ``wire.schema.KEEP_ZERO`` (the same rule for the core kinds) includes them.
 """
 from __future__ import annotations
@@ -59,5 +60,24 @@ _KEEP_ZERO: dict[str, tuple[str, ...]] = {
     "rbac.RoleRef": ("apiGroup", "kind", "name"),
     "rbac.Subject": ("kind", "name"),
 }
+_KEEP_ZERO.update({  # registry/groupkinds.py: {networking,scheduling,storage,node}/v1/types.go
+    "networking.HTTPIngressPath": ("pathType",),
+    "networking.IngressSpec": ("ingressClassName",),
+    "networking.IngressServiceBackend": ("name",),
+    "networking.IngressClassParametersReference": ("apiGroup", "kind", "name", "scope", "namespace"),
+    "networking.IngressPortStatus": ("port", "protocol", "error"),
+    "scheduling.PriorityClass": ("value", "preemptionPolicy"),
+    "storage.StorageClass": ("provisioner", "reclaimPolicy", "allowVolumeExpansion", "volumeBindingMode"),
+    "storage.CSIDriverSpec": ("attachRequired", "podInfoOnMount", "storageCapacity", "requiresRepublish",
+                              "seLinuxMount", "fsGroupPolicy", "nodeAllocatableUpdatePeriodSeconds"),
+    "storage.TokenRequest": ("audience", "expirationSeconds"),
+    "storage.CSINodeDriver": ("name", "nodeID"),
+    "storage.VolumeNodeResources": ("count",),
+    "storage.VolumeAttachmentSpec": ("attacher", "nodeName"),
+    "storage.VolumeAttachmentSource": ("persistentVolumeName",),
+    "storage.VolumeAttachmentStatus": ("attached",),
+    "storage.CSIStorageCapacity": ("storageClassName",),
+    "node.RuntimeClass": ("handler",),
+})
 
 KEEP_ZERO: frozenset[str] = frozenset(f"{message}.{name}" for message, names in _KEEP_ZERO.items() for name in names)

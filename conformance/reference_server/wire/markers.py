@@ -145,6 +145,30 @@ REQUIRED: dict[str, list[str]] = {
     "authentication.TokenReview": ["spec"], "authentication.TokenRequest": ["spec"],
 }
 
+# registry/groupkinds.py: {networking,scheduling,storage,node}/v1/types.go (v1.33)
+REQUIRED.update({
+    "networking.HTTPIngressRuleValue": ["paths"], "networking.HTTPIngressPath": ["pathType", "backend"],
+    "networking.IngressServiceBackend": ["name"], "networking.IngressClassParametersReference": ["kind", "name"],
+    "networking.IngressPortStatus": ["port", "protocol"],
+    "scheduling.PriorityClass": ["value"],
+    "storage.StorageClass": ["provisioner"], "storage.CSIDriver": ["spec"], "storage.CSINode": ["spec"],
+    "storage.CSINodeSpec": ["drivers"], "storage.CSINodeDriver": ["name", "nodeID"],
+    "storage.VolumeAttachment": ["spec"], "storage.VolumeAttachmentSpec": ["attacher", "source", "nodeName"],
+    "storage.VolumeAttachmentStatus": ["attached"], "storage.CSIStorageCapacity": ["storageClassName"],
+    "storage.TokenRequest": ["audience"],
+    "node.RuntimeClass": ["handler"],
+})
+FIELD_MARKERS.update({
+    **{name: ATOMIC for name in (
+        "networking.IngressSpec.rules", "networking.IngressSpec.tls", "networking.IngressTLS.hosts",
+        "networking.HTTPIngressRuleValue.paths", "networking.IngressLoadBalancerStatus.ingress",
+        "networking.IngressLoadBalancerIngress.ports", "storage.StorageClass.mountOptions",
+        "storage.StorageClass.allowedTopologies", "storage.CSIDriverSpec.tokenRequests",
+        "storage.CSINodeDriver.topologyKeys", "node.Scheduling.tolerations")},
+    "storage.CSIDriverSpec.volumeLifecycleModes": SET,
+    "storage.CSINodeSpec.drivers": keyed("name"),
+})
+
 # message.field -> `+default=` value that kube-openapi publishes as `default` (structured-merge-diff fills a
 # list-map key that an applied item omits with it: ports keyed by port+protocol).
 DEFAULTS: dict[str, Any] = {"core.ContainerPort.protocol": "TCP", "core.ServicePort.protocol": "TCP"}

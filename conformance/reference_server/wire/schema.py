@@ -40,7 +40,13 @@ GROUP_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "coordination.k8s.io/v1": ("coordination", ("Lease",)),
     "discovery.k8s.io/v1": ("discovery", ("EndpointSlice",)),
     "rbac.authorization.k8s.io/v1": ("rbac", ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")),
+    "scheduling.k8s.io/v1": ("scheduling", ("PriorityClass",)),  # registry/groupkinds.py
+    "storage.k8s.io/v1": ("storage", ("StorageClass", "CSIDriver", "CSINode", "VolumeAttachment",
+                                      "CSIStorageCapacity")),
+    "node.k8s.io/v1": ("node", ("RuntimeClass",)),
 }
+GROUP_KINDS["networking.k8s.io/v1"] = ("networking",
+                                       GROUP_KINDS["networking.k8s.io/v1"][1] + ("Ingress", "IngressClass"))
 
 # (apiVersion, Kind) -> message, for everything a response may carry in protobuf: the request kinds, their
 # lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON
@@ -74,6 +80,11 @@ INLINE: frozenset[str] = frozenset({
         "ConfigMapEnvSource", "ConfigMapKeySelector", "ConfigMapProjection", "ConfigMapVolumeSource",
         "SecretEnvSource", "SecretKeySelector", "SecretProjection")),
 })
+
+INLINE = INLINE | {  # registry/groupkinds.py: `json:",inline"` in networking/v1 and core/v1 (a VolumeAttachment's
+    "networking.IngressRule.ingressRuleValue",  # inlineVolumeSpec)
+    "core.PersistentVolumeSpec.persistentVolumeSource",
+}
 
 # Messages that are a single JSON value (string / int-or-string / free-form object).
 JSON_SCALAR_MESSAGES: frozenset[str] = frozenset({

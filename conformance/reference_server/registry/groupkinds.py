@@ -1,0 +1,516 @@
+"""Single-version named-group kinds kind 1.33 serves besides the workload ones (registry/workloads.py), as storage
+kinds with upstream's v1 defaults and the required-field validation of each group:
+
+- `networking.k8s.io/v1` Ingress (`pkg/registry/networking/ingress/strategy.go`, `/status`) and IngressClass
+  (`pkg/registry/networking/ingressclass/strategy.go`); rules of `pkg/apis/networking/validation/validation.go`
+  (`ValidateIngressSpec`, `validateHTTPIngressPath`, `validateIngressBackend`, `validateIngressClassSpec`);
+- `scheduling.k8s.io/v1` PriorityClass (`pkg/registry/scheduling/priorityclass/strategy.go` and `storage/storage.go`:
+  the system classes cannot be deleted; `pkg/apis/scheduling/validation/validation.go`, `pkg/apis/scheduling/v1/
+  helpers.go` `IsKnownSystemPriorityClass`, `defaults.go` preemptionPolicy); the two system classes are created at
+  start as `pkg/registry/scheduling/rest/storage_scheduling.go`'s post-start hook does (`SYSTEM_PRIORITY_CLASSES`);
+- `storage.k8s.io/v1` StorageClass, CSIDriver, CSINode, VolumeAttachment (`/status`), CSIStorageCapacity
+  (`pkg/registry/storage/<kind>/strategy.go`, `pkg/apis/storage/validation/validation.go`, `pkg/apis/storage/v1/
+  defaults.go`);
+- `node.k8s.io/v1` RuntimeClass (`pkg/registry/node/runtimeclass/strategy.go`, `pkg/apis/node/validation`).
+
+Not every upstream rule: required fields, enums, immutability and the system priority classes; hosts, paths and
+names inside specs are not checked against their formats beyond what is listed.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from .. import apierrors as E
+from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from .group import GroupStore
+from .kinds import ResourceInfo
+from .store import DeleteOptions
+from .strategy import Strategy
+from .validation import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
+from .workloads import GroupKind, SpecStrategy, _Generation
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _immutable(path: str, new: Any, old: Any) -> list[FieldError]:
+    """`ValidateImmutableField`."""
+    return [field_invalid(path, new, "field is immutable")] if new != old else []
+
+
+class _SpecGeneration(Strategy):
+    """`metadata.generation` + 1 when the spec changes, in `canonicalize` (after the registry kept the stored
+    system metadata); `created` is what PrepareForCreate sets (IngressClass: 1; CSIDriver: none, so its first
+    spec change makes it 1)."""
+
+    created: int | None = 1
+    _old: tuple[Any, int] | None = None
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._old = None
+        if self.created is not None:
+            obj["metadata"]["generation"] = self.created
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        self._old = (old.get("spec"), (old.get("metadata") or {}).get("generation", 0))
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        if self._old is not None:
+            spec, generation = self._old
+            self._old = None
+            if obj.get("spec") != spec:
+                obj["metadata"]["generation"] = generation + 1
+
+
+# ---- networking.k8s.io ----------------------------------------------------------------------------
+_PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
+
+
+def _backend_errors(backend: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateIngressBackend`: exactly one of service/resource; a service has a name and a port."""
+    service, resource = backend.get("service"), backend.get("resource")
+    if service is not None and resource is not None:
+        return [field_invalid(path, "", "cannot set both resource and service backends")]
+    if resource is not None:
+        res = _dict(resource)
+        errs = []
+        if not res.get("kind"):
+            errs.append(field_required(f"{path}.resource.kind"))
+        if not res.get("name"):
+            errs.append(field_required(f"{path}.resource.name"))
+        return errs
+    if service is None:
+        return [field_invalid(path, "", "resource or service backend is required")]
+    svc = _dict(service)
+    errs = []
+    name = svc.get("name") or ""
+    if not name:
+        errs.append(field_required(f"{path}.service.name"))
+    else:
+        errs += [field_invalid(f"{path}.service.name", name, m) for m in is_dns1035_label(name)]
+    port = _dict(svc.get("port"))
+    pname, pnum = port.get("name") or "", port.get("number") or 0
+    if pname and pnum:
+        errs.append(field_invalid(path, "", "cannot set both port name & port number"))
+    elif not pname and not pnum:
+        errs.append(field_required(path, "port name or number is required"))
+    elif pnum and not (isinstance(pnum, int) and 1 <= pnum <= 65535):
+        errs.append(field_invalid(f"{path}.service.port.number", pnum, "must be between 1 and 65535, inclusive"))
+    return errs
+
+
+def _http_path_errors(p: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateHTTPIngressPath`."""
+    ptype = p.get("pathType")
+    if ptype is None:
+        return [field_required(f"{path}.pathType", "pathType must be specified")]
+    value = p.get("path") or ""
+    errs: list[FieldError] = []
+    if ptype in ("Exact", "Prefix"):
+        if not value.startswith("/"):
+            errs.append(field_invalid(f"{path}.path", value, "must be an absolute path"))
+        for seq in ("//", "/./", "/../", "%2f", "%2F"):
+            if value and seq in value:
+                errs.append(field_invalid(f"{path}.path", value, f"must not contain '{seq}'"))
+        for suffix in ("/..", "/."):
+            if value.endswith(suffix):
+                errs.append(field_invalid(f"{path}.path", value, f"cannot end with '{suffix}'"))
+    elif ptype == "ImplementationSpecific":
+        if value and not value.startswith("/"):
+            errs.append(field_invalid(f"{path}.path", value, "must be an absolute path"))
+    else:
+        errs.append(field_not_supported(f"{path}.pathType", ptype, _PATH_TYPES))
+    return errs + _backend_errors(_dict(p.get("backend")), f"{path}.backend")
+
+
+class IngressStrategy(_Generation):
+    """`ingressStrategy`: status reset on create and kept on update (`status.loadBalancer` always printed),
+    generation bumped on a spec change; `ValidateIngressSpec`."""
+
+    def initial_status(self) -> dict[str, Any]:
+        return {"loadBalancer": {}}
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        errs: list[FieldError] = []
+        rules = spec.get("rules")
+        if not rules and spec.get("defaultBackend") is None:
+            shown = "[]networking.IngressRule{}" if isinstance(rules, list) else "[]networking.IngressRule(nil)"
+            errs.append(FieldError("FieldValueInvalid", "spec",
+                                   f"Invalid value: {shown}: either `defaultBackend` or `rules` must be specified"))
+        if spec.get("defaultBackend") is not None:
+            errs += _backend_errors(_dict(spec["defaultBackend"]), "spec.defaultBackend")
+        for i, rule in enumerate(_list(rules)):
+            rule = _dict(rule)
+            host = rule.get("host") or ""
+            if host and "*" not in host:
+                errs += [field_invalid(f"spec.rules[{i}].host", host, m) for m in is_dns1123_subdomain(host)]
+            http = rule.get("http")
+            if http is not None:
+                paths = _list(_dict(http).get("paths"))
+                if not paths:
+                    errs.append(field_required(f"spec.rules[{i}].http.paths"))
+                for j, p in enumerate(paths):
+                    errs += _http_path_errors(_dict(p), f"spec.rules[{i}].http.paths[{j}]")
+        cls = spec.get("ingressClassName")
+        if isinstance(cls, str):
+            errs += [field_invalid("spec.ingressClassName", cls, m) for m in is_dns1123_subdomain(cls)]
+        return errs
+
+
+class IngressClassStrategy(_SpecGeneration):
+    """`ingressClassStrategy` (generation on spec change) and `ValidateIngressClass`: `spec.controller` required,
+    at most 250 characters and immutable; parameters need kind, name and a supported scope."""
+
+    def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = _dict(obj.get("spec"))
+        errs: list[FieldError] = []
+        controller = spec.get("controller") or ""
+        if not controller:
+            errs.append(field_required("spec.controller"))
+        elif len(controller) > 250:
+            errs.append(FieldError("FieldValueTooLong", "spec.controller",
+                                   "Too long: may not be more than 250 bytes"))
+        params = spec.get("parameters")
+        if params is not None:
+            params = _dict(params)
+            if not params.get("kind"):
+                errs.append(field_required("spec.parameters.kind"))
+            if not params.get("name"):
+                errs.append(field_required("spec.parameters.name"))
+            scope = params.get("scope")
+            if scope is None:
+                errs.append(field_required("spec.parameters.scope"))
+            elif scope not in ("Cluster", "Namespace"):
+                errs.append(field_not_supported("spec.parameters.scope", scope, ["Cluster", "Namespace"]))
+            elif scope == "Namespace" and params.get("namespace") is None:
+                errs.append(field_required("spec.parameters.namespace", "`parameters.scope` is set to 'Namespace'"))
+            elif scope == "Cluster" and params.get("namespace") is not None:
+                errs.append(field_forbidden("spec.parameters.namespace", "`parameters.scope` is set to 'Cluster'"))
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self._errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errs = super().validate_update(new, old)
+        errs += _immutable("spec.controller", _dict(new.get("spec")).get("controller", ""),
+                           _dict(old.get("spec")).get("controller", ""))
+        return errs + self._errors(new)
+
+
+# ---- scheduling.k8s.io ----------------------------------------------------------------------------
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY
+SYSTEM_PRIORITY_CLASSES: tuple[dict[str, Any], ...] = (
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-node-critical"},
+     "value": SYSTEM_CRITICAL_PRIORITY + 1000,
+     "description": "Used for system critical pods that must not be moved from their current node."},
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-cluster-critical"},
+     "value": SYSTEM_CRITICAL_PRIORITY,
+     "description": "Used for system critical pods that must run in the cluster, but can be moved to another node "
+                    "if necessary."},
+)
+_SYSTEM_VALUES = {pc["metadata"]["name"]: pc["value"] for pc in SYSTEM_PRIORITY_CLASSES}
+PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
+
+
+def _known_system_error(name: str, value: Any, global_default: bool) -> str:
+    """`IsKnownSystemPriorityClass`'s error, "" when `name` is a system class with its value and no globalDefault."""
+    if name not in _SYSTEM_VALUES:
+        return f"{name} is not a known system priority class"
+    if value != _SYSTEM_VALUES[name]:
+        return f"value of {name} PriorityClass must be {_SYSTEM_VALUES[name]}"
+    if global_default:
+        return f"globalDefault of {name} PriorityClass must be false"
+    return ""
+
+
+class PriorityClassStrategy(Strategy):
+    """`priorityClassStrategy`: `ValidatePriorityClass` on create, `ValidatePriorityClassUpdate` on update (value and
+    preemptionPolicy immutable); v1 default preemptionPolicy `PreemptLowerPriority`."""
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        if obj.get("preemptionPolicy") is None:
+            obj["preemptionPolicy"] = "PreemptLowerPriority"
+        obj.setdefault("value", 0)  # `json:"value"`: Go's zero when absent
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        errs = super().validate(obj)
+        name = _dict(obj.get("metadata")).get("name") or ""
+        value = obj.get("value", 0)
+        if name.startswith("system-"):
+            err = _known_system_error(name, value, bool(obj.get("globalDefault")))
+            if err:
+                errs.append(field_forbidden("metadata.name", "priority class names with 'system-' prefix are "
+                                                             f"reserved for system use only. error: {err}"))
+        elif isinstance(value, int) and value > HIGHEST_USER_DEFINABLE_PRIORITY:
+            errs.append(field_forbidden("value", "maximum allowed value of a user defined priority is "
+                                                 f"{HIGHEST_USER_DEFINABLE_PRIORITY}"))
+        policy = obj.get("preemptionPolicy")
+        if policy not in PREEMPTION_POLICIES:
+            errs.append(field_not_supported("preemptionPolicy", policy, PREEMPTION_POLICIES))
+        return errs
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errs = super().validate_update(new, old)
+        if new.get("value", 0) != old.get("value", 0):
+            errs.append(field_forbidden("value", "may not be changed in an update."))
+        return errs + _immutable("preemptionPolicy", new.get("preemptionPolicy"), old.get("preemptionPolicy"))
+
+
+class PriorityClassStore(GroupStore):
+    """`priorityclass/storage.REST.Delete`: a system priority class is not deleted by name (403, before any
+    lookup). A collection delete is the embedded `Store.DeleteCollection`, which calls `Store.Delete`, not the
+    REST's: upstream deletes the system classes there (the post-start hook makes them again at the next start)."""
+
+    _in_collection = False
+
+    def delete_collection_steps(self, *args: Any, **kw: Any) -> Iterator[None]:
+        self._in_collection = True
+        try:
+            yield from super().delete_collection_steps(*args, **kw)
+        finally:
+            self._in_collection = False
+
+    def delete(self, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> tuple[dict[str, Any], bool]:
+        if name in _SYSTEM_VALUES and not self._in_collection:
+            raise E.forbidden("priorityclasses", name, "this is a system priority class and cannot be deleted",
+                              group="scheduling.k8s.io")
+        return super().delete(ns, name, opts, **kw)
+
+
+# ---- storage.k8s.io -------------------------------------------------------------------------------
+RECLAIM_POLICIES = ("Delete", "Retain")
+BINDING_MODES = ("Immediate", "WaitForFirstConsumer")
+
+
+class StorageClassStrategy(Strategy):
+    """`storageClassStrategy`; `SetDefaults_StorageClass` (reclaimPolicy Delete, volumeBindingMode Immediate);
+    `ValidateStorageClass` (provisioner required) and `ValidateStorageClassUpdate` (parameters, provisioner,
+    reclaimPolicy forbidden to change; volumeBindingMode immutable)."""
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        if obj.get("reclaimPolicy") is None:
+            obj["reclaimPolicy"] = "Delete"
+        if obj.get("volumeBindingMode") is None:
+            obj["volumeBindingMode"] = "Immediate"
+
+    def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if not obj.get("provisioner"):
+            errs.append(field_required("provisioner"))
+        if obj.get("reclaimPolicy") not in RECLAIM_POLICIES:
+            errs.append(field_not_supported("reclaimPolicy", obj.get("reclaimPolicy"), RECLAIM_POLICIES))
+        if obj.get("volumeBindingMode") not in BINDING_MODES:
+            errs.append(field_not_supported("volumeBindingMode", obj.get("volumeBindingMode"), BINDING_MODES))
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self._errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errs = super().validate_update(new, old) + self._errors(new)
+        if (new.get("parameters") or {}) != (old.get("parameters") or {}):
+            errs.append(field_forbidden("parameters", "updates to parameters are forbidden."))
+        if new.get("provisioner") != old.get("provisioner"):
+            errs.append(field_forbidden("provisioner", "updates to provisioner are forbidden."))
+        if new.get("reclaimPolicy") != old.get("reclaimPolicy"):
+            errs.append(field_forbidden("reclaimPolicy", "updates to reclaimPolicy are forbidden."))
+        return errs + _immutable("volumeBindingMode", new.get("volumeBindingMode"), old.get("volumeBindingMode"))
+
+
+class CSIDriverStrategy(_SpecGeneration):
+    """`csiDriverStrategy` (generation only from the first spec change); `SetDefaults_CSIDriver`: attachRequired true,
+    podInfoOnMount/storageCapacity/requiresRepublish/seLinuxMount false, fsGroupPolicy ReadWriteOnceWithFSType,
+    volumeLifecycleModes [Persistent]."""
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        if not isinstance(obj.get("spec"), dict):
+            obj["spec"] = {}
+        spec = obj["spec"]
+        for key, value in (("attachRequired", True), ("podInfoOnMount", False), ("storageCapacity", False),
+                           ("fsGroupPolicy", "ReadWriteOnceWithFSType"), ("requiresRepublish", False),
+                           ("seLinuxMount", False)):
+            if spec.get(key) is None:
+                spec[key] = value
+        if not spec.get("volumeLifecycleModes"):
+            spec["volumeLifecycleModes"] = ["Persistent"]
+
+    def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = _dict(obj.get("spec"))
+        errs: list[FieldError] = []
+        for i, mode in enumerate(_list(spec.get("volumeLifecycleModes"))):
+            if mode not in ("Ephemeral", "Persistent"):
+                errs.append(field_not_supported(f"spec.volumeLifecycleModes[{i}]", mode, ["Ephemeral", "Persistent"]))
+        policy = spec.get("fsGroupPolicy")
+        policies = ("File", "None", "ReadWriteOnceWithFSType")
+        if policy not in policies:
+            errs.append(field_not_supported("spec.fsGroupPolicy", policy, policies))
+        return errs
+
+    created = None  # csiDriverStrategy.PrepareForCreate sets no generation
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self._errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + self._errors(new)
+
+
+class CSINodeStrategy(Strategy):
+    """`csiNodeStrategy`; `ValidateCSINode`: each driver has a name and a nodeID (unique names)."""
+
+    def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        errs: list[FieldError] = []
+        seen: set[str] = set()
+        for i, driver in enumerate(_list(_dict(obj.get("spec")).get("drivers"))):
+            driver = _dict(driver)
+            name = driver.get("name") or ""
+            if not name:
+                errs.append(field_required(f"spec.drivers[{i}].name", "name is required"))
+            elif name in seen:
+                errs.append(FieldError("FieldValueDuplicate", f"spec.drivers[{i}].name",
+                                       f"Duplicate value: {E._go_quote(name)}"))
+            seen.add(name)
+            if not driver.get("nodeID"):
+                errs.append(field_required(f"spec.drivers[{i}].nodeID", "nodeID must be provided"))
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self._errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + self._errors(new)
+
+
+class VolumeAttachmentStrategy(SpecStrategy):
+    """`volumeAttachmentStrategy`: status reset on create, kept on update; `ValidateVolumeAttachment` (attacher,
+    nodeName, exactly one source) and `ValidateVolumeAttachmentUpdate` (spec immutable)."""
+
+    def initial_status(self) -> dict[str, Any]:
+        return {"attached": False}
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        obj["metadata"].pop("generation", None)  # "no need to increment Generation": the spec never changes
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if not spec.get("attacher"):
+            errs.append(field_required("spec.attacher"))
+        source = _dict(spec.get("source"))
+        has_pv, has_inline = source.get("persistentVolumeName") is not None, source.get("inlineVolumeSpec") is not None
+        if has_pv == has_inline:
+            errs.append(field_required("spec.source",
+                                       "must specify exactly one of inlineVolumeSpec and persistentVolumeName"))
+        elif has_pv and not source.get("persistentVolumeName"):
+            errs.append(field_required("spec.source.persistentVolumeName",
+                                       "must specify non empty persistentVolumeName"))
+        if not spec.get("nodeName"):
+            errs.append(field_required("spec.nodeName"))
+        return errs
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errs = super().validate_update(new, old)
+        if new.get("spec") != old.get("spec"):
+            errs.append(field_invalid("spec", new.get("spec"), "field is immutable"))
+        return errs
+
+
+class CSIStorageCapacityStrategy(Strategy):
+    """`csiStorageCapacityStrategy`; `ValidateCSIStorageCapacity`: a valid `storageClassName`, no negative capacity;
+    `ValidateCSIStorageCapacityUpdate`: everything but metadata, capacity and maximumVolumeSize immutable."""
+
+    def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        name = obj.get("storageClassName") or ""
+        errs = [field_invalid("storageClassName", name, m) for m in is_dns1123_subdomain(name)]
+        for key in ("capacity", "maximumVolumeSize"):
+            value = obj.get(key)
+            if isinstance(value, str) and value.strip().startswith("-"):
+                errs.append(field_invalid(key, value, "must be greater than or equal to 0"))
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self._errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errs = super().validate_update(new, old) + self._errors(new)
+        for key in ("storageClassName", "nodeTopology"):
+            errs += _immutable(key, new.get(key), old.get(key))
+        return errs
+
+
+# ---- node.k8s.io ----------------------------------------------------------------------------------
+class RuntimeClassStrategy(Strategy):
+    """`runtimeClassStrategy`; `ValidateRuntimeClass`: `handler` a DNS label; `ValidateRuntimeClassUpdate`: the
+    handler is immutable."""
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        handler = obj.get("handler") or ""
+        errs = [field_invalid("handler", handler, m) for m in is_dns1123_label(handler)]
+        return super().validate(obj) + errs
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + _immutable("handler", new.get("handler"), old.get("handler"))
+
+
+def _info(kind: str, plural: str, short: tuple[str, ...] = (), *, fields: frozenset[str],
+          namespaced: bool = True) -> ResourceInfo:
+    return ResourceInfo(kind, plural, kind.lower(), short, namespaced=namespaced, fields=fields)
+
+
+_SPEC = frozenset({"spec", "status"})
+GROUP_KINDS: tuple[GroupKind, ...] = (
+    GroupKind("networking.k8s.io", "v1", _info("Ingress", "ingresses", ("ing",), fields=_SPEC), IngressStrategy),
+    GroupKind("networking.k8s.io", "v1", _info("IngressClass", "ingressclasses", fields=frozenset({"spec"}),
+                                               namespaced=False), IngressClassStrategy),
+    GroupKind("scheduling.k8s.io", "v1", _info(
+        "PriorityClass", "priorityclasses", ("pc",), namespaced=False,
+        fields=frozenset({"value", "globalDefault", "description", "preemptionPolicy"})), PriorityClassStrategy),
+    GroupKind("storage.k8s.io", "v1", _info(
+        "StorageClass", "storageclasses", ("sc",), namespaced=False,
+        fields=frozenset({"provisioner", "parameters", "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
+                          "volumeBindingMode", "allowedTopologies"})), StorageClassStrategy),
+    GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False),
+              CSIDriverStrategy),
+    GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False),
+              CSINodeStrategy),
+    GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC,
+                                            namespaced=False), VolumeAttachmentStrategy),
+    GroupKind("storage.k8s.io", "v1", _info(
+        "CSIStorageCapacity", "csistoragecapacities",
+        fields=frozenset({"nodeTopology", "storageClassName", "capacity", "maximumVolumeSize"})),
+        CSIStorageCapacityStrategy),
+    GroupKind("node.k8s.io", "v1", _info("RuntimeClass", "runtimeclasses", namespaced=False,
+                                         fields=frozenset({"handler", "overhead", "scheduling"})),
+              RuntimeClassStrategy),
+)
+STORES: dict[str, Callable[..., GroupStore]] = {"priorityclasses": PriorityClassStore}
+
+
+def ensure_system_priority_classes(store: GroupStore) -> None:
+    """The `scheduling/bootstrap-system-priority-classes` post-start hook: each system class created unless it
+    exists (on every start; one deleted through a collection delete comes back at the next start, as upstream)."""
+    for pc in SYSTEM_PRIORITY_CLASSES:
+        try:
+            store.get("", pc["metadata"]["name"], shared=True)
+            continue
+        except E.StatusError as exc:
+            if exc.code != 404:
+                raise
+        try:
+            store.create({**pc, "metadata": dict(pc["metadata"])}, field_manager="kube-apiserver")
+        except E.StatusError as exc:
+            if exc.code != 409:
+                raise
+
+
+__all__ = ["GROUP_KINDS", "STORES", "SYSTEM_PRIORITY_CLASSES", "ensure_system_priority_classes"]
