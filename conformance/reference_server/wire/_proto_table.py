@@ -318,8 +318,19 @@ MESSAGES: dict[str, str] = {
     'core.AzureDiskVolumeSource': (
         'diskName=1:s diskURI=2:s cachingMode=3:s fsType=4:s readOnly=5:b kind=6:s'
     ),
+    'core.AzureFilePersistentVolumeSource': (
+        'secretName=1:s shareName=2:s readOnly=3:b secretNamespace=4:s'
+    ),
     'core.AzureFileVolumeSource': (
         'secretName=1:s shareName=2:s readOnly=3:b'
+    ),
+    'core.CSIPersistentVolumeSource': (
+        'driver=1:s volumeHandle=2:s readOnly=3:b fsType=4:s volumeAttributes=5:{s:s} '
+        'controllerPublishSecretRef=6:@core.SecretReference '
+        'nodeStageSecretRef=7:@core.SecretReference '
+        'nodePublishSecretRef=8:@core.SecretReference '
+        'controllerExpandSecretRef=9:@core.SecretReference '
+        'nodeExpandSecretRef=10:@core.SecretReference'
     ),
     'core.CSIVolumeSource': (
         'driver=1:s readOnly=2:b fsType=3:s volumeAttributes=4:{s:s} '
@@ -328,9 +339,16 @@ MESSAGES: dict[str, str] = {
     'core.Capabilities': (
         'add=1:*s drop=2:*s'
     ),
+    'core.CephFSPersistentVolumeSource': (
+        'monitors=1:*s path=2:s user=3:s secretFile=4:s secretRef=5:@core.SecretReference '
+        'readOnly=6:b'
+    ),
     'core.CephFSVolumeSource': (
         'monitors=1:*s path=2:s user=3:s secretFile=4:s '
         'secretRef=5:@core.LocalObjectReference readOnly=6:b'
+    ),
+    'core.CinderPersistentVolumeSource': (
+        'volumeID=1:s fsType=2:s readOnly=3:b secretRef=4:@core.SecretReference'
     ),
     'core.CinderVolumeSource': (
         'volumeID=1:s fsType=2:s readOnly=3:b secretRef=4:@core.LocalObjectReference'
@@ -341,6 +359,15 @@ MESSAGES: dict[str, str] = {
     'core.ClusterTrustBundleProjection': (
         'name=1:s signerName=2:s labelSelector=3:@meta.LabelSelector optional=5:b '
         'path=4:s'
+    ),
+    'core.ComponentCondition': (
+        'type=1:s status=2:s message=3:s error=4:s'
+    ),
+    'core.ComponentStatus': (
+        'metadata=1:@meta.ObjectMeta conditions=2:*@core.ComponentCondition'
+    ),
+    'core.ComponentStatusList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.ComponentStatus'
     ),
     'core.ConfigMap': (
         'metadata=1:@meta.ObjectMeta immutable=4:b data=2:{s:s} binaryData=3:{s:y}'
@@ -486,6 +513,10 @@ MESSAGES: dict[str, str] = {
     'core.FCVolumeSource': (
         'targetWWNs=1:*s lun=2:i32 fsType=3:s readOnly=4:b wwids=5:*s'
     ),
+    'core.FlexPersistentVolumeSource': (
+        'driver=1:s fsType=2:s secretRef=3:@core.SecretReference readOnly=4:b '
+        'options=5:{s:s}'
+    ),
     'core.FlexVolumeSource': (
         'driver=1:s fsType=2:s secretRef=3:@core.LocalObjectReference readOnly=4:b '
         'options=5:{s:s}'
@@ -501,6 +532,9 @@ MESSAGES: dict[str, str] = {
     ),
     'core.GitRepoVolumeSource': (
         'repository=1:s revision=2:s directory=3:s'
+    ),
+    'core.GlusterfsPersistentVolumeSource': (
+        'endpoints=1:s path=2:s readOnly=3:b endpointsNamespace=4:s'
     ),
     'core.GlusterfsVolumeSource': (
         'endpoints=1:s path=2:s readOnly=3:b'
@@ -520,6 +554,11 @@ MESSAGES: dict[str, str] = {
     ),
     'core.HostPathVolumeSource': (
         'path=1:s type=2:s'
+    ),
+    'core.ISCSIPersistentVolumeSource': (
+        'targetPortal=1:s iqn=2:s lun=3:i32 iscsiInterface=4:s fsType=5:s readOnly=6:b '
+        'portals=7:*s chapAuthDiscovery=8:b chapAuthSession=11:b '
+        'secretRef=10:@core.SecretReference initiatorName=12:s'
     ),
     'core.ISCSIVolumeSource': (
         'targetPortal=1:s iqn=2:s lun=3:i32 iscsiInterface=4:s fsType=5:s readOnly=6:b '
@@ -566,6 +605,9 @@ MESSAGES: dict[str, str] = {
     'core.LocalObjectReference': (
         'name=1:s'
     ),
+    'core.LocalVolumeSource': (
+        'path=1:s fsType=2:s'
+    ),
     'core.ModifyVolumeStatus': (
         'targetVolumeAttributesClassName=1:s status=2:s'
     ),
@@ -609,6 +651,10 @@ MESSAGES: dict[str, str] = {
         'kind=1:s namespace=2:s name=3:s uid=4:s apiVersion=5:s resourceVersion=6:s '
         'fieldPath=7:s'
     ),
+    'core.PersistentVolume': (
+        'metadata=1:@meta.ObjectMeta spec=2:@core.PersistentVolumeSpec '
+        'status=3:@core.PersistentVolumeStatus'
+    ),
     'core.PersistentVolumeClaim': (
         'metadata=1:@meta.ObjectMeta spec=2:@core.PersistentVolumeClaimSpec '
         'status=3:@core.PersistentVolumeClaimStatus'
@@ -616,6 +662,9 @@ MESSAGES: dict[str, str] = {
     'core.PersistentVolumeClaimCondition': (
         'type=1:s status=2:s lastProbeTime=3:@meta.Time lastTransitionTime=4:@meta.Time '
         'reason=5:s message=6:s'
+    ),
+    'core.PersistentVolumeClaimList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.PersistentVolumeClaim'
     ),
     'core.PersistentVolumeClaimSpec': (
         'accessModes=1:*s selector=4:@meta.LabelSelector '
@@ -635,6 +684,38 @@ MESSAGES: dict[str, str] = {
     ),
     'core.PersistentVolumeClaimVolumeSource': (
         'claimName=1:s readOnly=2:b'
+    ),
+    'core.PersistentVolumeList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.PersistentVolume'
+    ),
+    'core.PersistentVolumeSource': (
+        'gcePersistentDisk=1:@core.GCEPersistentDiskVolumeSource '
+        'awsElasticBlockStore=2:@core.AWSElasticBlockStoreVolumeSource '
+        'hostPath=3:@core.HostPathVolumeSource '
+        'glusterfs=4:@core.GlusterfsPersistentVolumeSource nfs=5:@core.NFSVolumeSource '
+        'rbd=6:@core.RBDPersistentVolumeSource iscsi=7:@core.ISCSIPersistentVolumeSource '
+        'cinder=8:@core.CinderPersistentVolumeSource '
+        'cephfs=9:@core.CephFSPersistentVolumeSource fc=10:@core.FCVolumeSource '
+        'flocker=11:@core.FlockerVolumeSource '
+        'flexVolume=12:@core.FlexPersistentVolumeSource '
+        'azureFile=13:@core.AzureFilePersistentVolumeSource '
+        'vsphereVolume=14:@core.VsphereVirtualDiskVolumeSource '
+        'quobyte=15:@core.QuobyteVolumeSource azureDisk=16:@core.AzureDiskVolumeSource '
+        'photonPersistentDisk=17:@core.PhotonPersistentDiskVolumeSource '
+        'portworxVolume=18:@core.PortworxVolumeSource '
+        'scaleIO=19:@core.ScaleIOPersistentVolumeSource local=20:@core.LocalVolumeSource '
+        'storageos=21:@core.StorageOSPersistentVolumeSource '
+        'csi=22:@core.CSIPersistentVolumeSource'
+    ),
+    'core.PersistentVolumeSpec': (
+        'capacity=1:{s:@resource.Quantity} '
+        'persistentVolumeSource=2:@core.PersistentVolumeSource accessModes=3:*s '
+        'claimRef=4:@core.ObjectReference persistentVolumeReclaimPolicy=5:s '
+        'storageClassName=6:s mountOptions=7:*s volumeMode=8:s '
+        'nodeAffinity=9:@core.VolumeNodeAffinity volumeAttributesClassName=10:s'
+    ),
+    'core.PersistentVolumeStatus': (
+        'phase=1:s message=2:s reason=3:s lastPhaseTransitionTime=4:@meta.Time'
     ),
     'core.PhotonPersistentDiskVolumeSource': (
         'pdID=1:s fsType=2:s'
@@ -723,6 +804,12 @@ MESSAGES: dict[str, str] = {
         'ephemeralContainerStatuses=13:*@core.ContainerStatus resize=14:s '
         'resourceClaimStatuses=15:*@core.PodResourceClaimStatus'
     ),
+    'core.PodTemplate': (
+        'metadata=1:@meta.ObjectMeta template=2:@core.PodTemplateSpec'
+    ),
+    'core.PodTemplateList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.PodTemplate'
+    ),
     'core.PodTemplateSpec': (
         'metadata=1:@meta.ObjectMeta spec=2:@core.PodSpec'
     ),
@@ -750,9 +837,32 @@ MESSAGES: dict[str, str] = {
     'core.QuobyteVolumeSource': (
         'registry=1:s volume=2:s readOnly=3:b user=4:s group=5:s tenant=6:s'
     ),
+    'core.RBDPersistentVolumeSource': (
+        'monitors=1:*s image=2:s fsType=3:s pool=4:s user=5:s keyring=6:s '
+        'secretRef=7:@core.SecretReference readOnly=8:b'
+    ),
     'core.RBDVolumeSource': (
         'monitors=1:*s image=2:s fsType=3:s pool=4:s user=5:s keyring=6:s '
         'secretRef=7:@core.LocalObjectReference readOnly=8:b'
+    ),
+    'core.ReplicationController': (
+        'metadata=1:@meta.ObjectMeta spec=2:@core.ReplicationControllerSpec '
+        'status=3:@core.ReplicationControllerStatus'
+    ),
+    'core.ReplicationControllerCondition': (
+        'type=1:s status=2:s lastTransitionTime=3:@meta.Time reason=4:s message=5:s'
+    ),
+    'core.ReplicationControllerList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.ReplicationController'
+    ),
+    'core.ReplicationControllerSpec': (
+        'replicas=1:i32 minReadySeconds=4:i32 selector=2:{s:s} '
+        'template=3:@core.PodTemplateSpec'
+    ),
+    'core.ReplicationControllerStatus': (
+        'replicas=1:i32 fullyLabeledReplicas=2:i32 readyReplicas=4:i32 '
+        'availableReplicas=5:i32 observedGeneration=3:i64 '
+        'conditions=6:*@core.ReplicationControllerCondition'
     ),
     'core.ResourceClaim': (
         'name=1:s request=2:s'
@@ -786,6 +896,11 @@ MESSAGES: dict[str, str] = {
     'core.SELinuxOptions': (
         'user=1:s role=2:s type=3:s level=4:s'
     ),
+    'core.ScaleIOPersistentVolumeSource': (
+        'gateway=1:s system=2:s secretRef=3:@core.SecretReference sslEnabled=4:b '
+        'protectionDomain=5:s storagePool=6:s storageMode=7:s volumeName=8:s fsType=9:s '
+        'readOnly=10:b'
+    ),
     'core.ScaleIOVolumeSource': (
         'gateway=1:s system=2:s secretRef=3:@core.LocalObjectReference sslEnabled=4:b '
         'protectionDomain=5:s storagePool=6:s storageMode=7:s volumeName=8:s fsType=9:s '
@@ -816,6 +931,9 @@ MESSAGES: dict[str, str] = {
     'core.SecretProjection': (
         'localObjectReference=1:@core.LocalObjectReference items=2:*@core.KeyToPath '
         'optional=4:b'
+    ),
+    'core.SecretReference': (
+        'name=1:s namespace=2:s'
     ),
     'core.SecretVolumeSource': (
         'secretName=1:s items=2:*@core.KeyToPath defaultMode=3:i32 optional=4:b'
@@ -867,6 +985,10 @@ MESSAGES: dict[str, str] = {
     'core.SleepAction': (
         'seconds=1:i64'
     ),
+    'core.StorageOSPersistentVolumeSource': (
+        'volumeName=1:s volumeNamespace=2:s fsType=3:s readOnly=4:b '
+        'secretRef=5:@core.ObjectReference'
+    ),
     'core.StorageOSVolumeSource': (
         'volumeName=1:s volumeNamespace=2:s fsType=3:s readOnly=4:b '
         'secretRef=5:@core.LocalObjectReference'
@@ -903,6 +1025,9 @@ MESSAGES: dict[str, str] = {
     ),
     'core.VolumeMountStatus': (
         'name=1:s mountPath=2:s readOnly=3:b recursiveReadOnly=4:s'
+    ),
+    'core.VolumeNodeAffinity': (
+        'required=1:@core.NodeSelector'
     ),
     'core.VolumeProjection': (
         'secret=1:@core.SecretProjection downwardAPI=2:@core.DownwardAPIProjection '

@@ -29,6 +29,8 @@ KIND_MESSAGES: dict[str, str] = {
     "Event": "core.Event",
     "Endpoints": "core.Endpoints",
     "DeleteOptions": "meta.DeleteOptions",
+    **{k: f"core.{k}" for k in ("PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController",
+                                "ComponentStatus")},
 }
 
 # The named-group built-in kinds (registry/workloads.py, auth/kinds.py): group-version -> (table prefix, kinds).
@@ -46,7 +48,8 @@ GROUP_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 # lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON
 # (the client's next Accept clause), as upstream answers custom resources.
 _CORE_KINDS = ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "ResourceQuota", "LimitRange",
-               "Event", "Endpoints")
+               "Event", "Endpoints",
+               "PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController", "ComponentStatus")
 OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
     **{("v1", k): f"core.{k}" for k in _CORE_KINDS},
     **{("v1", f"{k}List"): f"core.{k}List" for k in _CORE_KINDS},
@@ -70,6 +73,7 @@ INLINE: frozenset[str] = frozenset({
     "core.Volume.volumeSource",
     "core.Probe.handler",
     "core.EphemeralContainer.ephemeralContainerCommon",
+    "core.PersistentVolumeSpec.persistentVolumeSource",
     *(f"core.{m}.localObjectReference" for m in (
         "ConfigMapEnvSource", "ConfigMapKeySelector", "ConfigMapProjection", "ConfigMapVolumeSource",
         "SecretEnvSource", "SecretKeySelector", "SecretProjection")),
