@@ -4,7 +4,8 @@ Upstream probes the controller-manager's and scheduler's `/healthz` and each etc
 this server and answer, and the store answers too, so every component is `Healthy` with message `ok` (what a
 kind cluster shows). No storage, no resourceVersion, no watch; `get`/`list` only (`kubectl get cs`, with the
 `v1 ComponentStatus is deprecated in v1.19+` Warning every request on it gets). An unknown name is upstream's
-plain `fmt.Errorf`, i.e. a 500 `Internal error occurred: Component not found: <name>`.
+plain `fmt.Errorf`, which `ErrorToAPIStatus` answers as a 500 Status without a reason, message
+`Component not found: <name>`.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ class ComponentStatusStore(GenericStore):
 
     def get(self, ns: str, name: str, *, shared: bool = False) -> dict[str, Any]:
         if name not in COMPONENTS:
-            raise E.internal(f"Component not found: {name}")
+            raise E.StatusError(E.status_dict(500, None, f"Component not found: {name}"))
         return component_status(name)
 
     def get_rendered(self, ns: str, name: str, render: Callable[[dict[str, Any]], Any]) -> Any:
