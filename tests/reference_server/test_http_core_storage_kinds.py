@@ -186,3 +186,23 @@ def test_discovery_and_protobuf(http, url, ns):
                  headers={"Accept": "application/vnd.kubernetes.protobuf"})
     assert r.status_code == 200 and r.headers["Content-Type"] == "application/vnd.kubernetes.protobuf"
     assert r.content.startswith(b"k8s\x00") and b"PersistentVolumeClaim" in r.content
+
+
+def test_quota_counts_claims_and_their_storage(http, url, ns):
+    """persistent_volume_claims.go: object counts and requests.storage, also per storage class."""
+    hard = {"persistentvolumeclaims": "1", "requests.storage": "1Gi",
+            "gold.storageclass.storage.k8s.io/requests.storage": "5Gi"}
+    assert http.post(f"{url}/api/v1/namespaces/{ns}/resourcequotas",
+                     json={"metadata": {"name": "q"}, "spec": {"hard": hard}}).status_code == 201
+    claim = {"metadata": {"name": "a"}, "spec": {**PVC["spec"], "storageClassName": "gold",
+                                                 "resources": {"requests": {"storage": "512Mi"}}}}
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/persistentvolumeclaims", json=claim)
+    assert r.status_code == 201, r.text
+    claim["metadata"]["name"] = "b"
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/persistentvolumeclaims", json=claim)
+    assert r.status_code == 403 and status_of(r)["message"] == (
+        'persistentvolumeclaims "b" is forbidden: exceeded quota: q, requested: persistentvolumeclaims=1, '
+        'used: persistentvolumeclaims=1, limited: persistentvolumeclaims=1')
+    used = http.get(f"{url}/api/v1/namespaces/{ns}/resourcequotas/q").json()["status"]["used"]
+    assert used == {"persistentvolumeclaims": "1", "requests.storage": "512Mi",
+                    "gold.storageclass.storage.k8s.io/requests.storage": "512Mi"}
