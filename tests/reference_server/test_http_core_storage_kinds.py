@@ -15,7 +15,8 @@ PVC = {"metadata": {"name": "claim"},
        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
 RC = {"metadata": {"name": "rc"}, "spec": {"replicas": 2, "template": {"metadata": {"labels": {"app": "rc"}},
                                                                        "spec": {"containers": CONTAINERS}}}}
-PT = {"metadata": {"name": "pt"}, "template": {"metadata": {"labels": {"app": "pt"}}, "spec": {"containers": CONTAINERS}}}
+PT = {"metadata": {"name": "pt"},
+      "template": {"metadata": {"labels": {"app": "pt"}}, "spec": {"containers": CONTAINERS}}}
 TABLE = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
 
 
