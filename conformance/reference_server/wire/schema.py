@@ -172,6 +172,11 @@ KEEP_ZERO: frozenset[str] = frozenset({
     "authorization.SubjectAccessReviewStatus.allowed", "authorization.SubjectRulesReviewStatus.incomplete",
     "authentication.TokenRequestSpec.expirationSeconds",  # *int64
     *_GROUP_KEEP_ZERO,  # apps, batch, networking, policy, coordination, discovery, rbac (wire/group_fields.py)
+    # PVs, RCs, ComponentStatuses: pointers and non-omitempty fields
+    "core.ReplicationControllerSpec.replicas", "core.ReplicationControllerStatus.replicas",
+    "core.ReplicationControllerCondition.type", "core.ReplicationControllerCondition.status",
+    "core.PersistentVolumeSpec.volumeMode", "core.PersistentVolumeSpec.volumeAttributesClassName",
+    "core.ComponentCondition.type", "core.ComponentCondition.status",
 })
 
 _FIELD_RE = re.compile(r"^(?P<name>\w+)=(?P<num>\d+):(?P<rep>\*?)(?P<type>.+)$")
