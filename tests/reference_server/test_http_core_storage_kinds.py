@@ -207,3 +207,13 @@ def test_quota_counts_claims_and_their_storage(http, url, ns):
     used = http.get(f"{url}/api/v1/namespaces/{ns}/resourcequotas/q").json()["status"]["used"]
     assert used == {"persistentvolumeclaims": "1", "requests.storage": "512Mi",
                     "gold.storageclass.storage.k8s.io/requests.storage": "512Mi"}
+
+
+def test_replication_controllers_select_by_status_replicas(http, url, ns):
+    """`AddFieldLabelConversionsForReplicationController`: `status.replicas`; other labels: upstream's text."""
+    base = f"{url}/api/v1/namespaces/{ns}/replicationcontrollers"
+    assert http.post(base, json=RC).status_code == 201
+    names = lambda sel: [i["metadata"]["name"] for i in http.get(base, params={"fieldSelector": sel}).json()["items"]]  # noqa: E731
+    assert names("status.replicas=0") == ["rc"] and names("status.replicas!=0") == []
+    r = http.get(base, params={"fieldSelector": "spec.replicas=2"})
+    assert r.status_code == 400 and status_of(r)["message"] == "field label not supported: spec.replicas"

@@ -82,7 +82,9 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("PodTemplate", "podtemplates", "podtemplate", fields=frozenset({"template"}),
                  return_deleted_object=True),
     ResourceInfo("ReplicationController", "replicationcontrollers", "replicationcontroller", ("rc",),
-                 fields=frozenset({"spec", "status"}), categories=("all",)),
+                 fields=frozenset({"spec", "status"}), categories=("all",),
+                 selectable_fields=("metadata.name", "metadata.namespace", "status.replicas"),
+                 custom_field_labels=True),
 )
 
 # Cluster-scoped core kinds besides namespaces: a cluster without nodes lists none (`kubectl get nodes`).
