@@ -100,8 +100,14 @@ def test_volume_defaults_finalizer_and_validation(http, url, pv_name):
     assert table["rows"][0]["cells"][:4] == [pv_name, "1Gi", "RWO", "Retain"]
     r = http.post(f"{url}/api/v1/persistentvolumes", json={"metadata": {"name": "bad"}, "spec": {}})
     assert r.status_code == 422 and status_of(r)["message"] == (
-        'PersistentVolume "bad" is invalid: [spec.accessModes: Required value: at least 1 access mode is required, '
-        'spec.capacity: Required value, spec: Required value: must specify a volume type]')
+        'PersistentVolume "bad" is invalid: [spec.accessModes: Required value, spec.capacity: Required value, '
+        'spec.capacity: Unsupported value: core.ResourceList(nil): supported values: "storage", '
+        'spec: Required value: must specify a volume type]')
+    r = http.patch(f"{url}/api/v1/persistentvolumes/{pv_name}", json={"spec": {"hostPath": {"path": "/tmp/y"}}},
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 422 and status_of(r)["message"] == (
+        f'PersistentVolume "{pv_name}" is invalid: spec.persistentvolumesource: Forbidden: is immutable after '
+        'creation')
     assert http.delete(f"{url}/api/v1/persistentvolumes/{pv_name}").status_code == 200
     deadline = time.monotonic() + 10  # gone once pv-protection lets it go (polling: a few reads)
     while http.get(f"{url}/api/v1/persistentvolumes/{pv_name}").status_code != 404:

@@ -57,13 +57,15 @@ class ReplicationControllerStrategy(_Generation):
         return {"replicas": 0}
 
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        """`ValidateReplicationControllerSpec`'s order: minReadySeconds, selector, replicas, template."""
         errs: list[FieldError] = []
         selector = spec.get("selector")
-        if not isinstance(selector, dict) or not selector:
-            errs.append(field_required("spec.selector"))
-        for key in ("replicas", "minReadySeconds"):
+        for key in ("minReadySeconds", "selector", "replicas"):
             value = spec.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            if key == "selector":
+                if not isinstance(selector, dict) or not selector:
+                    errs.append(field_required("spec.selector"))
+            elif isinstance(value, int) and not isinstance(value, bool) and value < 0:
                 errs.append(field_invalid(f"spec.{key}", value, "must be greater than or equal to 0"))
         template = spec.get("template")
         if not isinstance(template, dict):

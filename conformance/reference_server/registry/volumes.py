@@ -12,6 +12,7 @@ controller/volumeprotection.py.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
@@ -34,10 +35,11 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _access_modes(modes: Any, path: str) -> list[FieldError]:
-    """`ValidatePersistentVolumeClaimSpec`'s / `ValidatePersistentVolumeSpec`'s access-mode checks."""
+def _access_modes(modes: Any, path: str, missing: str = "at least 1 access mode is required") -> list[FieldError]:
+    """`ValidatePersistentVolumeClaimSpec`'s / `ValidatePersistentVolumeSpec`'s access-mode checks (a volume's
+    missing modes are a bare `Required value`)."""
     if not isinstance(modes, list) or not modes:
-        return [field_required(path, "at least 1 access mode is required")]
+        return [field_required(path, missing)]
     errs = [field_not_supported(path, m, ACCESS_MODES) for m in modes if m not in ACCESS_MODES]
     if "ReadWriteOncePod" in modes and len(modes) > 1:
         errs.append(field_forbidden(path, "may not use ReadWriteOncePod with other access modes"))
@@ -130,14 +132,18 @@ class PersistentVolumeStrategy(Strategy):
     def spec_errors(spec: Any) -> list[FieldError]:
         if not isinstance(spec, dict):
             spec = {}
-        errs = _access_modes(spec.get("accessModes"), "spec.accessModes")
-        capacity = spec.get("capacity")
-        if not isinstance(capacity, dict) or not capacity:
+        errs = _access_modes(spec.get("accessModes"), "spec.accessModes", "")
+        capacity = spec.get("capacity") if isinstance(spec.get("capacity"), dict) else None
+        if not capacity:
             errs.append(field_required("spec.capacity"))
-        elif "storage" not in capacity or len(capacity) > 1:
-            errs.append(field_not_supported("spec.capacity", {k: str(v) for k, v in capacity.items()}, ["storage"]))
-        else:
-            errs += _positive_storage(capacity["storage"], "spec.capacity[storage]")
+        if not capacity or "storage" not in capacity or len(capacity) > 1:
+            # Go's `%#v` of the ResourceList; a non-empty one is shown as JSON here (upstream prints Quantity structs)
+            shown = "core.ResourceList(nil)" if capacity is None else "core.ResourceList{}" if not capacity else \
+                json.dumps({k: str(v) for k, v in capacity.items()}, separators=(",", ":"))
+            errs.append(FieldError("FieldValueNotSupported", "spec.capacity",
+                                   f'Unsupported value: {shown}: supported values: "storage"'))
+        for key, value in (capacity or {}).items():
+            errs += _positive_storage(value, f"spec.capacity[{key}]")
         policy = spec.get("persistentVolumeReclaimPolicy")
         if policy and policy not in RECLAIM_POLICIES:
             errs.append(field_not_supported("spec.persistentVolumeReclaimPolicy", policy, RECLAIM_POLICIES))
@@ -159,7 +165,7 @@ class PersistentVolumeStrategy(Strategy):
         errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"))
         nspec, ospec = _dict(new.get("spec")), _dict(old.get("spec"))
         if any(nspec.get(s) != ospec.get(s) for s in PV_SOURCES):
-            errs.append(field_forbidden("spec.persistentvolumesource", "spec.persistentvolumesource is forbidden"))
-        if nspec.get("volumeMode") != ospec.get("volumeMode"):
-            errs.append(field_invalid("spec.volumeMode", nspec.get("volumeMode"), "field is immutable"))
+            errs.append(field_forbidden("spec.persistentvolumesource", "is immutable after creation"))
+        if nspec.get("volumeMode") != ospec.get("volumeMode"):  # upstream's path: `volumeMode`, not under spec
+            errs.append(field_invalid("volumeMode", nspec.get("volumeMode"), "field is immutable"))
         return errs
