@@ -223,3 +223,11 @@ def test_replication_controllers_select_by_status_replicas(http, url, ns):
     assert names("status.replicas=0") == ["rc"] and names("status.replicas!=0") == []
     r = http.get(base, params={"fieldSelector": "spec.replicas=2"})
     assert r.status_code == 400 and status_of(r)["message"] == "field label not supported: spec.replicas"
+
+
+def test_component_statuses_cannot_be_watched(http, url):
+    """No watch route upstream (404); `?watch=true` on the list: MethodNotSupported."""
+    assert http.get(f"{url}/api/v1/watch/componentstatuses").status_code == 404
+    r = http.get(f"{url}/api/v1/componentstatuses", params={"watch": "true"})
+    assert r.status_code == 405 and status_of(r)["message"] == (
+        'watch is not supported on resources of kind "componentstatuses"')

@@ -1232,6 +1232,10 @@ def test_get_core_storage_and_template_kinds(kube: Kube, names: Any, tmp_path: P
         assert rows[0][:2] == ["replicationcontroller/rc", "2"]  # no pods: this flavour runs no workload controllers
         assert rows[1] == ["NAME", "CONTAINERS", "IMAGES", "POD LABELS"]
         assert rows[2] == ["podtemplate/pt", "c", "nginx", "app=pt"]
+        out = kube.ok("get", "pvc,pv,rc,podtemplates", "-n", ns)  # one table per kind, kind-qualified names
+        assert [ln.split()[0] for ln in out.split("\n") if ln] == [
+            "NAME", "persistentvolumeclaim/claim", "NAME", f"persistentvolume/{pv_name}", "NAME",
+            "replicationcontroller/rc", "NAME", "podtemplate/pt"]
         proc = kube.run("get", "cs")
         assert proc.returncode == 0 and "Warning: v1 ComponentStatus is deprecated in v1.19+" in proc.stderr
         header, rows = table(proc.stdout)

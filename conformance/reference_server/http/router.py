@@ -99,6 +99,9 @@ class Router:
                 raise nf()
             if route.target == "cluster" and n > 1 and segs[1] == "list":
                 raise nf()
+            unwatched = self.registry.cluster(route.resource)
+            if unwatched is not None and "watch" not in unwatched.info.verbs:  # componentstatuses: no watch route
+                raise nf()
             return Route(route.target, route.resource, route.namespace, route.name, watch_path=True), ("GET",)
         design_list = self.profile == "design" or self.deviations.active("kubernetes-serves-design-list")
         if segs[0] == "list" and design_list and n == 2:
