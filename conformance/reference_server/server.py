@@ -116,6 +116,8 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     if "NamespaceInitializers" in gates:  # KEP-33, opt-in (extensions/initializers.py)
         from .extensions import initializers
         admission = initializers.install(registry, admission, devs, phase="NamespaceInitializingPhase" in gates)
+    from .admission.storageprotection import StorageObjectInUseProtection
+    admission = StorageObjectInUseProtection(admission)  # PVC/PV protection finalizers
     return ServerContext(registry=registry, admission=behaviours.FlavorAdmission(admission, registry, fl),
                          deviations=devs, router=Router(registry, profile, devs), profile=profile, token=token,
                          authenticator=authenticator, authorizer=authorizer, token_issuer=issuer,
@@ -292,6 +294,8 @@ class ReferenceServer:
                                       GarbageCollector(self.ctx.registry),
                                       EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry),
                                       EndpointSliceMirroringController(self.ctx.registry)]
+        from .controller.volumeprotection import VolumeProtectionController
+        self.extension_controllers.append(VolumeProtectionController(self.ctx.registry))
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
         if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would

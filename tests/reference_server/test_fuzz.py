@@ -31,10 +31,11 @@ PY_NAMES = re.compile(r"Traceback|RecursionError|MemoryError|OSError|OverflowErr
                       r"KeyError|ValueError|IndexError|UnicodeEncodeError|UnicodeDecodeError|NoneType|"
                       r"'dict' object|'list' object|'str' object|'int' object")
 LONG_RUNNING = re.compile(r"/watch/")
-# the one 500 kube-apiserver sends a fuzzer too: a list or GET at a resourceVersion `strconv.ParseUint` refuses, which
+# the 500s kube-apiserver sends a fuzzer too: a list or GET at a resourceVersion `strconv.ParseUint` refuses, which
 # the watch cache returns unconverted (registry/store.py `check_list_rv`, `check_get_rv`)
 UPSTREAM_500 = re.compile(r'resourceVersion: Invalid value: ".*": strconv\.ParseUint: parsing ".*": '
-                          r"(invalid syntax|value out of range)", re.S)
+                          r"(invalid syntax|value out of range)"
+                          r"|Component not found: .*", re.S)  # GET of an unknown componentstatus: a plain error
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ import re
 import secrets
 import subprocess
 import threading
+import time
 import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -241,13 +242,18 @@ def test_api_resources(kube: Kube) -> None:
 
 API_RESOURCES = """\
 NAME                        SHORTNAMES   APIVERSION                  NAMESPACED   KIND
+componentstatuses           cs           v1                          false        ComponentStatus
 configmaps                  cm           v1                          true         ConfigMap
 endpoints                   ep           v1                          true         Endpoints
 events                      ev           v1                          true         Event
 limitranges                 limits       v1                          true         LimitRange
 namespaces                  ns           v1                          false        Namespace
 nodes                       no           v1                          false        Node
+persistentvolumeclaims      pvc          v1                          true         PersistentVolumeClaim
+persistentvolumes           pv           v1                          false        PersistentVolume
 pods                        po           v1                          true         Pod
+podtemplates                             v1                          true         PodTemplate
+replicationcontrollers      rc           v1                          true         ReplicationController
 resourcequotas              quota        v1                          true         ResourceQuota
 secrets                                  v1                          true         Secret
 serviceaccounts             sa           v1                          true         ServiceAccount
@@ -280,7 +286,8 @@ csinodes                                 storage.k8s.io/v1           false      
 csistoragecapacities                     storage.k8s.io/v1           true         CSIStorageCapacity
 storageclasses              sc           storage.k8s.io/v1           false        StorageClass
 volumeattachments                        storage.k8s.io/v1           false        VolumeAttachment
-"""  # what kubectl printed before aggregated discovery, byte for byte (+ the CRD and APIService kinds)
+"""  # what kubectl printed before aggregated discovery, byte for byte (+ the CRD and APIService kinds); the core
+# rows (names, short names, namespaced) are a kind 1.33 cluster's, but for `bindings` (not served)
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
 
 
@@ -1186,3 +1193,66 @@ def test_kubectl_client_side_apply_and_strategic_patch_merge_by_schema(kube: Kub
     assert got["strategy"] == {"type": "Recreate"}  # $retainKeys dropped rollingUpdate
     ports = kube.get(f"/api/v1/namespaces/{ns}/services/s").json()["spec"]["ports"]
     assert [(p["port"], p.get("targetPort")) for p in ports] == [(80, 8080)]
+
+
+def test_get_core_storage_and_template_kinds(kube: Kube, names: Any, tmp_path: Path) -> None:
+    """`kubectl get pvc,pv,rc,podtemplates` print upstream's columns (printers.go); the claim is Pending with
+    its protection finalizer, the volume Available; `get cs`
+    lists the components with the deprecation warning; the namespace holding them all still deletes."""
+    ns = names("core")
+    kube.ok("create", "namespace", ns)
+    pv_name = names("pv")
+    container = {"name": "c", "image": "nginx"}
+    manifests = [
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "claim", "namespace": ns},
+         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+        {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv_name},
+         "spec": {"accessModes": ["ReadWriteOnce", "ReadOnlyMany"], "capacity": {"storage": "2Gi"},
+                  "hostPath": {"path": "/tmp/x"}}},
+        {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc", "namespace": ns},
+         "spec": {"replicas": 2, "template": {"metadata": {"labels": {"app": "rc"}}, "spec": {"containers": [container]}}}},
+        {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt", "namespace": ns},
+         "template": {"metadata": {"labels": {"app": "pt"}}, "spec": {"containers": [container]}}},
+    ]
+    manifest = tmp_path / "core.yaml"
+    manifest.write_text(yaml.safe_dump_all(manifests))
+    try:
+        assert kube.ok("apply", "-f", str(manifest)) == (
+            f"persistentvolumeclaim/claim created\npersistentvolume/{pv_name} created\n"
+            "replicationcontroller/rc created\npodtemplate/pt created\n")
+        header, rows = table(kube.ok("get", "pvc", "-n", ns))
+        assert header == ["NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS",
+                          "VOLUMEATTRIBUTESCLASS", "AGE"]
+        assert rows[0][:3] == ["claim", "Pending", "<unset>"] and AGE.match(rows[0][3])  # blank cells collapse
+        claim = kube.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim").json()
+        assert claim["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+        assert claim["spec"]["volumeMode"] == "Filesystem"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # the PV controller makes it Available (polling: a few reads)
+            if kube.get(f"/api/v1/persistentvolumes/{pv_name}").json()["status"]["phase"] == "Available":
+                break
+            time.sleep(0.1)
+        header, rows = table(kube.ok("get", "pv", pv_name))
+        assert header == ["NAME", "CAPACITY", "ACCESS MODES", "RECLAIM POLICY", "STATUS", "CLAIM", "STORAGECLASS",
+                          "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"]
+        assert rows[0][:6] == [pv_name, "2Gi", "RWO,ROX", "Retain", "Available", "<unset>"]
+        header, rows = table(kube.ok("get", "rc,podtemplates", "-n", ns))
+        assert header == ["NAME", "DESIRED", "CURRENT", "READY", "AGE"]
+        assert rows[0][:2] == ["replicationcontroller/rc", "2"]  # no pods: this flavour runs no workload controllers
+        assert rows[1] == ["NAME", "CONTAINERS", "IMAGES", "POD LABELS"]
+        assert rows[2] == ["podtemplate/pt", "c", "nginx", "app=pt"]
+        out = kube.ok("get", "pvc,pv,rc,podtemplates", "-n", ns)  # one table per kind, kind-qualified names
+        assert [ln.split()[0] for ln in out.split("\n") if ln] == [
+            "NAME", "persistentvolumeclaim/claim", "NAME", f"persistentvolume/{pv_name}", "NAME",
+            "replicationcontroller/rc", "NAME", "podtemplate/pt"]
+        proc = kube.run("get", "cs")
+        assert proc.returncode == 0 and "Warning: v1 ComponentStatus is deprecated in v1.19+" in proc.stderr
+        header, rows = table(proc.stdout)
+        assert header == ["NAME", "STATUS", "MESSAGE", "ERROR"]
+        assert sorted(r[:3] for r in rows) == [[n, "Healthy", "ok"] for n in ("controller-manager", "etcd-0",
+                                                                                "scheduler")]
+        proc = kube.run("delete", "ns", ns, "--wait", "--timeout=60s")
+        assert proc.returncode == 0, proc.stderr  # the pvc-protection controller let the claim go
+        kube.ok("delete", "pv", pv_name, "--wait", "--timeout=30s")
+    finally:
+        kube.run("delete", "pv", pv_name, "--ignore-not-found", "--wait=false")

@@ -235,3 +235,25 @@ def test_kubectl_rollout_history_and_undo_daemonset(kube: Kube, ns: str, client:
         "daemonset.apps/agent skipped rollback (current template already matches revision 3)\n")
     kube.ok("delete", "ds", "agent", "-n", ns)  # the garbage collector follows the revisions' ownerReferences
     watch_until(apps.list_namespaced_controller_revision, "the revisions collected", lambda rs: rs == [], namespace=ns)
+
+
+def test_replication_controller_pods_scale_and_get_all(kube: Kube, ns: str, client: Any) -> None:
+    """The replication manager makes an RC's pods (typed client create, informer-style wait); `kubectl scale rc`
+    goes through its `/scale`; `kubectl get all` lists it (category `all`)."""
+    from kubernetes import client as k
+    core = k.CoreV1Api(client)
+    template = k.V1PodTemplateSpec(metadata=k.V1ObjectMeta(labels={"app": "rc"}),
+                                   spec=k.V1PodSpec(containers=[k.V1Container(name="c", image="nginx")]))
+    rc = core.create_namespaced_replication_controller(ns, k.V1ReplicationController(
+        metadata=k.V1ObjectMeta(name="rc"), spec=k.V1ReplicationControllerSpec(replicas=2, template=template)))
+    assert rc.spec.selector == {"app": "rc"}
+
+    def owned(n: int) -> Callable[[list[Any]], bool]:
+        return lambda pods: sorted((p.metadata.owner_references or [k.V1OwnerReference(
+            api_version="", kind="", name="", uid="")])[0].kind for p in pods
+            if not p.metadata.deletion_timestamp) == ["ReplicationController"] * n
+    watch_until(core.list_namespaced_pod, "two pods of the RC", owned(2), namespace=ns)
+    assert kube.ok("scale", "rc", "rc", "-n", ns, "--replicas=1") == "replicationcontroller/rc scaled\n"
+    watch_until(core.list_namespaced_pod, "one pod of the RC", owned(1), namespace=ns)
+    out = kube.ok("get", "all", "-n", ns)
+    assert "replicationcontroller/rc" in out and "pod/rc-" in out

@@ -39,7 +39,9 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.api.node.v1": "node",
 }
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
-                               "ResourceQuota", "LimitRange", "Event", "Endpoints")]
+                               "ResourceQuota", "LimitRange", "Event", "Endpoints",
+                               "PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController",
+                               "ComponentStatus")]
 ROOTS += [f"{root}List" for root in ROOTS]  # list responses
 ROOTS += ["meta.DeleteOptions", "runtime.Unknown", "meta.Status", "meta.WatchEvent", "meta.PartialObjectMetadata",
           "meta.PartialObjectMetadataList"]

@@ -7,7 +7,7 @@ Upstream sources reproduced here (read, not guessed):
   `exceeded quota: %s, requested: %s, used: %s, limited: %s`, `failed quota: %s: %v` and
   `status unknown for quota: %s, resources: %s` messages, `prettyPrint`);
 - `pkg/quota/v1/evaluator/core/pods.go` (pod usage, `must specify %s for: %s` constraints, scopes,
-  `QuotaV1Pod`), `pkg/quota/v1/evaluator/core/services.go`, `pkg/quota/v1/evaluator/core/registry.go`
+  `QuotaV1Pod`), `pkg/quota/v1/evaluator/core/services.go`, `.../persistent_volume_claims.go`, `pkg/quota/v1/evaluator/core/registry.go`
   (legacy object-count aliases), `staging/src/k8s.io/apiserver/pkg/quota/v1/generic/evaluator.go`
   (`count/<resource>[.<group>]`, `Matches`);
 - `staging/src/k8s.io/apiserver/pkg/admission/errors.go` (`NewForbidden`: the name is the object's name,
@@ -83,6 +83,38 @@ LEGACY_ALIASES = {"configmaps": "configmaps", "resourcequotas": "resourcequotas"
 POD_RESOURCES = ("count/pods", "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
                  "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods")
 SERVICE_RESOURCES = ("count/services", "services", "services.nodeports", "services.loadbalancers")
+# persistent_volume_claims.go: the claim's object counts and storage, also per storage class
+# (`<class>.storageclass.storage.k8s.io/persistentvolumeclaims`, `.../requests.storage`)
+PVC_RESOURCES = ("count/persistentvolumeclaims", "persistentvolumeclaims", "requests.storage")
+STORAGE_CLASS_SUFFIX = ".storageclass.storage.k8s.io/"
+
+
+def _claim_usage(claim: dict[str, Any]) -> ResourceList:
+    """`pvcEvaluator.Usage`: one claim, its requested storage (the larger of the request and
+    `status.allocatedResources`), both again under its storage class when it names one."""
+    usage: ResourceList = {"persistentvolumeclaims": Quantity.from_int(1),
+                           "count/persistentvolumeclaims": Quantity.from_int(1)}
+    ann = (claim.get("metadata") or {}).get("annotations") or {}
+    spec, status = claim.get("spec") or {}, claim.get("status") or {}
+    klass = ann.get("volume.beta.kubernetes.io/storage-class") or spec.get("storageClassName") or ""
+    if klass:
+        usage[f"{klass}{STORAGE_CLASS_SUFFIX}persistentvolumeclaims"] = Quantity.from_int(1)
+    storage = None
+    for raw in (((spec.get("resources") or {}).get("requests") or {}).get("storage"),
+                (status.get("allocatedResources") or {}).get("storage")):
+        try:
+            q = Quantity.parse(raw) if raw is not None else None
+        except Exception:  # refused by validation; nothing to charge
+            q = None
+        if q is not None and (storage is None or q.value > storage.value):
+            storage = q
+    if storage is not None:
+        usage["requests.storage"] = storage
+        if klass:
+            usage[f"{klass}{STORAGE_CLASS_SUFFIX}requests.storage"] = storage
+    return usage
+
+
 # pods.go validationSet: quota on these forces every container to state them ("it was a mistake").
 POD_VALIDATION_SET = frozenset({"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"})
 
@@ -104,6 +136,9 @@ def matching_resources(resource: str, names: Iterable[str], group: str = "") -> 
         return out
     if not group and resource == "services":
         return [n for n in names if n in SERVICE_RESOURCES]
+    if not group and resource == "persistentvolumeclaims":  # persistent_volume_claims.go MatchingResources
+        return [n for n in names if n in PVC_RESOURCES or n.endswith(tuple(STORAGE_CLASS_SUFFIX + r for r in
+                                                                           PVC_RESOURCES[1:]))]
     own = {object_count_name(resource, group)}
     if not group and resource in LEGACY_ALIASES:
         own.add(LEGACY_ALIASES[resource])
@@ -200,6 +235,8 @@ def object_usage(resource: str, obj: dict[str, Any], group: str = "", *,
             usage["services.nodeports"] = Quantity.from_int(ports)
             usage["services.loadbalancers"] = Quantity.from_int(1)
         return usage
+    if not group and resource == "persistentvolumeclaims":
+        return _claim_usage(obj)
     usage = {object_count_name(resource, group): Quantity.from_int(1)}
     if not group and resource in LEGACY_ALIASES:
         usage[LEGACY_ALIASES[resource]] = Quantity.from_int(1)

@@ -24,6 +24,9 @@ def api_versions(host: str) -> dict[str, Any]:
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": host}]}
 
 
+_CORE_EXTRA = frozenset({"persistentvolumes", "replicationcontrollers"})  # core /status of a cluster kind, /scale
+
+
 def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str, Any]:
     """`/api/v1`: resources sorted by name, verbs sorted; subresources with `singularName: ""`."""
     resources: list[dict[str, Any]] = []
@@ -42,6 +45,13 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
         if getattr(registry.content(info.plural), "status_strategy", None) is not None and info.namespaced:
             resources.append({"name": f"{info.plural}/status", "singularName": "", "namespaced": True,
                               "kind": info.kind, "verbs": ["get", "patch", "update"]})
+        extra = registry.content(info.plural) if info.namespaced else registry.cluster(info.plural)
+        for sub in sorted(getattr(extra, "subresources", {}) if info.plural in _CORE_EXTRA else ()):
+            if sub == "status" and info.namespaced:
+                continue  # listed above
+            resources.append({"name": f"{info.plural}/{sub}", "singularName": "", "namespaced": info.namespaced,
+                              **({"group": "autoscaling", "version": "v1"} if sub == "scale" else {}),
+                              "kind": "Scale" if sub == "scale" else info.kind, "verbs": ["get", "patch", "update"]})
         if info.plural == "serviceaccounts":  # TokenRequest (http/authentication.py)
             resources.append({"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
                               "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",

@@ -56,5 +56,8 @@ def wire_kinds(resources: list[Any]) -> list[Any] | None:
     out = []
     for r in resources:
         subs = {"finalize": ("update",), "status": ("get", "patch", "update")} if r.plural == "namespaces" else {}
+        if r.plural in ("persistentvolumeclaims", "persistentvolumes", "replicationcontrollers"):
+            from ..registry.subresources import subresources  # their /status (and the RC's /scale)
+            subs = subresources(r)
         out.append(kind_info(r.kind, r.plural, r.singular, r.namespaced, tuple(r.short_names), tuple(r.verbs), subs))
     return out

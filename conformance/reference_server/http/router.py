@@ -99,6 +99,9 @@ class Router:
                 raise nf()
             if route.target == "cluster" and n > 1 and segs[1] == "list":
                 raise nf()
+            unwatched = self.registry.cluster(route.resource)
+            if unwatched is not None and "watch" not in unwatched.info.verbs:  # componentstatuses: no watch route
+                raise nf()
             return Route(route.target, route.resource, route.namespace, route.name, watch_path=True), ("GET",)
         design_list = self.profile == "design" or self.deviations.active("kubernetes-serves-design-list")
         if segs[0] == "list" and design_list and n == 2:
@@ -130,13 +133,20 @@ class Router:
                 return Route("item", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH", "DELETE")
             if n == 5 and segs[4] == "status" and getattr(self.registry.content(sub), "status_strategy", None):
                 return Route("status", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH")
+            if n == 5 and segs[4] == "scale" and "scale" in getattr(self.registry.content(sub), "subresources", {}):
+                return Route("scale", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH")  # RCs
             if n == 5 and sub == "serviceaccounts" and segs[4] == "token":  # TokenRequest (http/authentication.py)
                 return Route("sa-token", sub, namespace=name, name=segs[3]), ("POST",)
             raise nf()
         if n == 1 and self._known(segs[0]):
             return Route("cluster", segs[0]), ("GET",)
-        if self.registry.cluster(segs[0]) is not None and n <= 2:  # cluster-scoped core kinds (nodes)
+        cluster = self.registry.cluster(segs[0])
+        if cluster is not None and n <= 2:  # cluster-scoped core kinds (nodes)
+            if "create" not in cluster.info.verbs:  # read-only (componentstatuses)
+                return Route("collection" if n == 1 else "item", segs[0], name=segs[1] if n == 2 else ""), ("GET",)
             if n == 1:
                 return Route("collection", segs[0]), ("GET", "POST", "DELETE")
             return Route("item", segs[0], name=segs[1]), ("GET", "PUT", "PATCH", "DELETE")
+        if cluster is not None and n == 3 and segs[2] == "status" and getattr(cluster, "status_strategy", None):
+            return Route("status", segs[0], name=segs[1]), ("GET", "PUT", "PATCH")  # persistentvolumes/status
         raise nf()

@@ -35,6 +35,7 @@ class Registry:
         self._content["services"].strategy = ServiceStrategy(
             self._content["services"].info, lambda: store.list("services", None, shared=True)[0])
         self._cluster = {k.plural: GenericStore(k, store, deviations=deviations) for k in CLUSTER_KINDS}
+        self._install_core_kinds()
         self._groups: dict[tuple[str, str], GenericStore] = {}  # (group, plural) → store of a named API group
         for gk in WORKLOAD_KINDS:  # always served, as kube-apiserver's built-in groups
             self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
@@ -45,6 +46,7 @@ class Registry:
             self._add_subresources(s)
         for gk in GROUP_KINDS:
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
+        self._add_subresources(self._cluster["persistentvolumes"])
         self._install_extensions()
 
     @staticmethod
@@ -54,6 +56,21 @@ class Registry:
         if strategy is not None:
             store.status_strategy = strategy  # type: ignore[attr-defined]
             store.subresources = subresources(store.info)  # type: ignore[attr-defined]
+
+    def _install_core_kinds(self) -> None:
+        """The strategies of PersistentVolumeClaims, PersistentVolumes, ReplicationControllers and PodTemplates,
+        and ComponentStatus's computed store (registry/volumes.py, replication.py, componentstatus.py)."""
+        from .componentstatus import ComponentStatusStore
+        from .replication import PodTemplateStrategy, ReplicationControllerStrategy
+        from .volumes import PersistentVolumeClaimStrategy, PersistentVolumeStrategy
+        for plural, strategy in (("persistentvolumeclaims", PersistentVolumeClaimStrategy),
+                                 ("podtemplates", PodTemplateStrategy),
+                                 ("replicationcontrollers", ReplicationControllerStrategy)):
+            self._content[plural].strategy = strategy(self._content[plural].info)
+        pv = self._cluster["persistentvolumes"]
+        pv.strategy = PersistentVolumeStrategy(pv.info)
+        cs = self._cluster["componentstatuses"]
+        self._cluster["componentstatuses"] = ComponentStatusStore(cs.info, self.store, deviations=self.deviations)
 
     def _install_extensions(self) -> None:
         """CRDs (and the custom resources they define) and APIServices, served on every server."""

@@ -76,12 +76,26 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
                                     "involvedObject.apiVersion", "involvedObject.resourceVersion",
                                     "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
                  custom_field_labels=True),
+    # kind's other core/v1 namespaced kinds (registry/volumes.py, registry/replication.py)
+    ResourceInfo("PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", ("pvc",),
+                 fields=frozenset({"spec", "status"}), return_deleted_object=True),
+    ResourceInfo("PodTemplate", "podtemplates", "podtemplate", fields=frozenset({"template"}),
+                 return_deleted_object=True),
+    ResourceInfo("ReplicationController", "replicationcontrollers", "replicationcontroller", ("rc",),
+                 fields=frozenset({"spec", "status"}), categories=("all",),
+                 selectable_fields=("metadata.name", "metadata.namespace", "status.replicas"),
+                 custom_field_labels=True),
 )
 
 # Cluster-scoped core kinds besides namespaces: a cluster without nodes lists none (`kubectl get nodes`).
 CLUSTER_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("Node", "nodes", "node", ("no",), namespaced=False, fields=frozenset({"spec", "status"}),
                  selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True),
+    ResourceInfo("PersistentVolume", "persistentvolumes", "persistentvolume", ("pv",), namespaced=False,
+                 fields=frozenset({"spec", "status"}), return_deleted_object=True),
+    ResourceInfo("ComponentStatus", "componentstatuses", "componentstatus", ("cs",), verbs=("get", "list"),
+                 namespaced=False, fields=frozenset({"conditions"}),
+                 deprecation="v1 ComponentStatus is deprecated in v1.19+"),
 )
 
 # Only used with the `finalize-as-content` deviation: `/namespaces/x/finalize` becomes a content type.

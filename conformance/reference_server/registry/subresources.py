@@ -72,8 +72,10 @@ class StatusStrategy(Strategy):
 _STATUS_KEEPS: dict[str, tuple[str, ...]] = {"Deployment": ("labels",), "Pod": ("ownerReferences",)}
 STATUS_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
                           "PodDisruptionBudget", "Pod", "Service", "ResourceQuota",
-                          "Ingress", "VolumeAttachment"})
-SCALE_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet"})
+                          "Ingress", "VolumeAttachment",
+                          "PersistentVolumeClaim", "PersistentVolume", "ReplicationController"})
+SCALE_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet",
+                         "ReplicationController"})
 
 
 def status_strategy(info: ResourceInfo) -> StatusStrategy | None:
@@ -123,6 +125,8 @@ def scale_of(obj: dict[str, Any]) -> dict[str, Any]:
     meta = obj.get("metadata") or {}
     smeta = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if meta.get(k)}
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    if obj.get("kind") == "ReplicationController":  # `scaleFromRC`: its selector is a plain label map
+        spec = {**spec, "selector": {"matchLabels": spec.get("selector") or {}}}
     replicas = spec.get("replicas")
     out_spec = {"replicas": replicas} if replicas else {}
     out_status: dict[str, Any] = {"replicas": status.get("replicas") or 0}

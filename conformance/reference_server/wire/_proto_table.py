@@ -360,6 +360,15 @@ MESSAGES: dict[str, str] = {
         'name=1:s signerName=2:s labelSelector=3:@meta.LabelSelector optional=5:b '
         'path=4:s'
     ),
+    'core.ComponentCondition': (
+        'type=1:s status=2:s message=3:s error=4:s'
+    ),
+    'core.ComponentStatus': (
+        'metadata=1:@meta.ObjectMeta conditions=2:*@core.ComponentCondition'
+    ),
+    'core.ComponentStatusList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.ComponentStatus'
+    ),
     'core.ConfigMap': (
         'metadata=1:@meta.ObjectMeta immutable=4:b data=2:{s:s} binaryData=3:{s:y}'
     ),
@@ -642,6 +651,10 @@ MESSAGES: dict[str, str] = {
         'kind=1:s namespace=2:s name=3:s uid=4:s apiVersion=5:s resourceVersion=6:s '
         'fieldPath=7:s'
     ),
+    'core.PersistentVolume': (
+        'metadata=1:@meta.ObjectMeta spec=2:@core.PersistentVolumeSpec '
+        'status=3:@core.PersistentVolumeStatus'
+    ),
     'core.PersistentVolumeClaim': (
         'metadata=1:@meta.ObjectMeta spec=2:@core.PersistentVolumeClaimSpec '
         'status=3:@core.PersistentVolumeClaimStatus'
@@ -649,6 +662,9 @@ MESSAGES: dict[str, str] = {
     'core.PersistentVolumeClaimCondition': (
         'type=1:s status=2:s lastProbeTime=3:@meta.Time lastTransitionTime=4:@meta.Time '
         'reason=5:s message=6:s'
+    ),
+    'core.PersistentVolumeClaimList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.PersistentVolumeClaim'
     ),
     'core.PersistentVolumeClaimSpec': (
         'accessModes=1:*s selector=4:@meta.LabelSelector '
@@ -668,6 +684,9 @@ MESSAGES: dict[str, str] = {
     ),
     'core.PersistentVolumeClaimVolumeSource': (
         'claimName=1:s readOnly=2:b'
+    ),
+    'core.PersistentVolumeList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.PersistentVolume'
     ),
     'core.PersistentVolumeSource': (
         'gcePersistentDisk=1:@core.GCEPersistentDiskVolumeSource '
@@ -694,6 +713,9 @@ MESSAGES: dict[str, str] = {
         'claimRef=4:@core.ObjectReference persistentVolumeReclaimPolicy=5:s '
         'storageClassName=6:s mountOptions=7:*s volumeMode=8:s '
         'nodeAffinity=9:@core.VolumeNodeAffinity volumeAttributesClassName=10:s'
+    ),
+    'core.PersistentVolumeStatus': (
+        'phase=1:s message=2:s reason=3:s lastPhaseTransitionTime=4:@meta.Time'
     ),
     'core.PhotonPersistentDiskVolumeSource': (
         'pdID=1:s fsType=2:s'
@@ -782,6 +804,12 @@ MESSAGES: dict[str, str] = {
         'ephemeralContainerStatuses=13:*@core.ContainerStatus resize=14:s '
         'resourceClaimStatuses=15:*@core.PodResourceClaimStatus'
     ),
+    'core.PodTemplate': (
+        'metadata=1:@meta.ObjectMeta template=2:@core.PodTemplateSpec'
+    ),
+    'core.PodTemplateList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.PodTemplate'
+    ),
     'core.PodTemplateSpec': (
         'metadata=1:@meta.ObjectMeta spec=2:@core.PodSpec'
     ),
@@ -816,6 +844,25 @@ MESSAGES: dict[str, str] = {
     'core.RBDVolumeSource': (
         'monitors=1:*s image=2:s fsType=3:s pool=4:s user=5:s keyring=6:s '
         'secretRef=7:@core.LocalObjectReference readOnly=8:b'
+    ),
+    'core.ReplicationController': (
+        'metadata=1:@meta.ObjectMeta spec=2:@core.ReplicationControllerSpec '
+        'status=3:@core.ReplicationControllerStatus'
+    ),
+    'core.ReplicationControllerCondition': (
+        'type=1:s status=2:s lastTransitionTime=3:@meta.Time reason=4:s message=5:s'
+    ),
+    'core.ReplicationControllerList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.ReplicationController'
+    ),
+    'core.ReplicationControllerSpec': (
+        'replicas=1:i32 minReadySeconds=4:i32 selector=2:{s:s} '
+        'template=3:@core.PodTemplateSpec'
+    ),
+    'core.ReplicationControllerStatus': (
+        'replicas=1:i32 fullyLabeledReplicas=2:i32 readyReplicas=4:i32 '
+        'availableReplicas=5:i32 observedGeneration=3:i64 '
+        'conditions=6:*@core.ReplicationControllerCondition'
     ),
     'core.ResourceClaim': (
         'name=1:s request=2:s'

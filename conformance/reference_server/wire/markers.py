@@ -107,6 +107,13 @@ FIELD_MARKERS: dict[str, dict[str, Any]] = {
     "policy.PodDisruptionBudgetStatus.conditions": _CONDITIONS,
     "policy.PodDisruptionBudgetSpec.selector": {"x-kubernetes-patch-strategy": "replace"},
     "core.PodSpec.nodeSelector": {"x-kubernetes-map-type": "atomic"},
+    # PVs, RCs, ComponentStatuses (registry/volumes.py, replication.py, componentstatus.py)
+    "core.ReplicationControllerSpec.selector": {"x-kubernetes-map-type": "atomic"},
+    "core.ReplicationControllerStatus.conditions": _CONDITIONS,
+    "core.ComponentStatus.conditions": _CONDITIONS,
+    **{name: ATOMIC for name in ("core.PersistentVolumeSpec.accessModes", "core.PersistentVolumeSpec.mountOptions",
+                                 "core.ISCSIPersistentVolumeSource.portals", "core.RBDPersistentVolumeSource.monitors",
+                                 "core.CephFSPersistentVolumeSource.monitors")},
 }
 
 # Types marked `+structType=atomic` (or `+mapType=atomic`): the definition carries `x-kubernetes-map-type:
@@ -143,6 +150,8 @@ REQUIRED: dict[str, list[str]] = {
     "authorization.SubjectAccessReview": ["spec"], "authorization.SelfSubjectAccessReview": ["spec"],
     "authorization.LocalSubjectAccessReview": ["spec"], "authorization.SelfSubjectRulesReview": ["spec"],
     "authentication.TokenReview": ["spec"], "authentication.TokenRequest": ["spec"],
+    "core.ReplicationControllerStatus": ["replicas"], "core.ReplicationControllerCondition": ["type", "status"],
+    "core.ComponentCondition": ["type", "status"],
 }
 
 # registry/groupkinds.py: {networking,scheduling,storage,node}/v1/types.go (v1.33)

@@ -29,6 +29,8 @@ KIND_MESSAGES: dict[str, str] = {
     "Event": "core.Event",
     "Endpoints": "core.Endpoints",
     "DeleteOptions": "meta.DeleteOptions",
+    **{k: f"core.{k}" for k in ("PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController",
+                                "ComponentStatus")},
 }
 
 # The named-group built-in kinds (registry/workloads.py, auth/kinds.py): group-version -> (table prefix, kinds).
@@ -52,7 +54,8 @@ GROUP_KINDS["networking.k8s.io/v1"] = ("networking",
 # lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON
 # (the client's next Accept clause), as upstream answers custom resources.
 _CORE_KINDS = ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "ResourceQuota", "LimitRange",
-               "Event", "Endpoints")
+               "Event", "Endpoints",
+               "PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController", "ComponentStatus")
 OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
     **{("v1", k): f"core.{k}" for k in _CORE_KINDS},
     **{("v1", f"{k}List"): f"core.{k}List" for k in _CORE_KINDS},
@@ -76,6 +79,7 @@ INLINE: frozenset[str] = frozenset({
     "core.Volume.volumeSource",
     "core.Probe.handler",
     "core.EphemeralContainer.ephemeralContainerCommon",
+    "core.PersistentVolumeSpec.persistentVolumeSource",
     *(f"core.{m}.localObjectReference" for m in (
         "ConfigMapEnvSource", "ConfigMapKeySelector", "ConfigMapProjection", "ConfigMapVolumeSource",
         "SecretEnvSource", "SecretKeySelector", "SecretProjection")),
@@ -179,6 +183,11 @@ KEEP_ZERO: frozenset[str] = frozenset({
     "authorization.SubjectAccessReviewStatus.allowed", "authorization.SubjectRulesReviewStatus.incomplete",
     "authentication.TokenRequestSpec.expirationSeconds",  # *int64
     *_GROUP_KEEP_ZERO,  # apps, batch, networking, policy, coordination, discovery, rbac (wire/group_fields.py)
+    # PVs, RCs, ComponentStatuses: pointers and non-omitempty fields
+    "core.ReplicationControllerSpec.replicas", "core.ReplicationControllerStatus.replicas",
+    "core.ReplicationControllerCondition.type", "core.ReplicationControllerCondition.status",
+    "core.PersistentVolumeSpec.volumeMode", "core.PersistentVolumeSpec.volumeAttributesClassName",
+    "core.ComponentCondition.type", "core.ComponentCondition.status",
 })
 
 _FIELD_RE = re.compile(r"^(?P<name>\w+)=(?P<num>\d+):(?P<rep>\*?)(?P<type>.+)$")

@@ -13,11 +13,13 @@ from .daemonset import DaemonSetController
 from .deployment import DeploymentController
 from .job import JobController
 from .replicaset import ReplicaSetController
+from .replication import ReplicationManager
 from .statefulset import StatefulSetController
 from .common import WorkloadController
 
 CONTROLLERS = (ReplicaSetController, DeploymentController, StatefulSetController, JobController, CronJobController,
-               DaemonSetController)
+               DaemonSetController,
+               ReplicationManager)
 
 
 def workload_controllers(registry: Registry, admission: Any = None) -> list[WorkloadController]:

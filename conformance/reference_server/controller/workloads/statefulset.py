@@ -16,14 +16,19 @@ the update revision, then waits for it. Old revisions beyond `revisionHistoryLim
 deleted (`truncateHistory`); orphan revisions matching the selector are adopted.
 Status: replicas, currentReplicas/updatedReplicas, readyReplicas/availableReplicas 0, currentRevision and
 updateRevision, collisionCount, observedGeneration.
-Left out: PVCs from `volumeClaimTemplates` (`persistentvolumeclaims` is not served) and the alpha
-`MaxUnavailableStatefulSet` rolling update.
+Claims (`stateful_pod_control.go` `createPersistentVolumeClaims`, `stateful_set_utils.go`
+`getPersistentVolumeClaims`/`updateStorage`): before each pod, every `volumeClaimTemplates` entry not yet there is
+created as `<template>-<set>-<ordinal>` (the template's labels plus the selector's `matchLabels`; no owner
+reference under the default `Retain` retention policy), with its `SuccessfulCreate` "create Claim ..." Event; the
+pod mounts them as volumes named after the templates. Left out: the `Delete` retention policies' owner
+references and the alpha `MaxUnavailableStatefulSet` rolling update.
 """
 from __future__ import annotations
 
 import copy
 from typing import Any, Callable
 
+from ... import apierrors as E
 from ..events import NORMAL, WARNING
 from .common import WorkloadController, controller_of, counts, is_ready, owner_reference
 from .history import (History, apply_revision, equal_revision, new_revision, next_revision, sort_revisions,
@@ -38,6 +43,24 @@ def _ordinal(pod: dict[str, Any], set_name: str) -> int | None:
     name = pod["metadata"]["name"]
     prefix, _, tail = name.rpartition("-")
     return int(tail) if prefix == set_name and tail.isdigit() else None
+
+
+def claims_of(sts: dict[str, Any], ordinal: int) -> list[dict[str, Any]]:
+    """`getPersistentVolumeClaims`: the set's claim templates for one ordinal (`template`: the template's name)."""
+    out = []
+    selector_labels = ((sts["spec"].get("selector") or {}).get("matchLabels")) or {}
+    for t in sts["spec"].get("volumeClaimTemplates") or []:
+        if not isinstance(t, dict):
+            continue
+        tmeta = t.get("metadata") if isinstance(t.get("metadata"), dict) else {}
+        template_name = tmeta.get("name", "")
+        meta = copy.deepcopy(tmeta)
+        meta["name"] = f'{template_name}-{sts["metadata"]["name"]}-{ordinal}'
+        meta["namespace"] = sts["metadata"]["namespace"]
+        meta["labels"] = {**(meta.get("labels") or {}), **selector_labels}
+        out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
+                    "spec": copy.deepcopy(t.get("spec") or {}), "template": template_name})
+    return out
 
 
 class StatefulSetController(WorkloadController):
@@ -61,6 +84,37 @@ class StatefulSetController(WorkloadController):
         else:
             self.recorder.event(owner, WARNING, f"Failed{verb.title()}",
                                 f"{verb} Pod {pod_name} in StatefulSet {set_name} failed error: {error.message}")
+
+    def create_pod(self, pod: dict[str, Any], owner: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`CreateStatefulPod`: the pod's claims first (a failure ends it, with a `FailedCreate` Event)."""
+        if owner is not None:
+            self.create_claims(owner, pod)
+        return super().create_pod(pod, owner)
+
+    def create_claims(self, sts: dict[str, Any], pod: dict[str, Any]) -> None:
+        """`createPersistentVolumeClaims`: each claim the pod needs that does not exist yet."""
+        store = self.registry.content("persistentvolumeclaims")
+        ordinal = _ordinal(pod, sts["metadata"]["name"])
+        if store is None or ordinal is None:
+            return
+        pod_name, set_name = pod["metadata"]["name"], sts["metadata"]["name"]
+        for claim in claims_of(sts, ordinal):
+            claim.pop("template")
+            name = claim["metadata"]["name"]
+            try:
+                store.get(claim["metadata"]["namespace"], name)
+                continue
+            except E.StatusError as exc:
+                if exc.code != 404:
+                    raise
+            try:
+                self.create(store, claim)
+            except E.StatusError as exc:
+                self.recorder.event(sts, WARNING, "FailedCreate", f"create Claim {name} for Pod {pod_name} in "
+                                    f"StatefulSet {set_name} failed error: {exc.message}")
+                raise
+            self.recorder.event(sts, NORMAL, "SuccessfulCreate",
+                                f"create Claim {name} Pod {pod_name} in StatefulSet {set_name} success")
 
     def sync(self, ns: str, name: str) -> None:
         """`StatefulSetController.sync`: adopt orphan revisions, claim pods, then `UpdateStatefulSet`
@@ -230,6 +284,11 @@ class StatefulSetController(WorkloadController):
                 meta[key] = tmeta[key]
         meta["ownerReferences"] = [owner_reference(sts)]
         pod_spec = template.get("spec") or {}
+        claims = {c["template"]: c["metadata"]["name"] for c in claims_of(sts, ordinal)}
+        if claims:  # `updateStorage`: the claims' volumes, then the template's other volumes
+            pod_spec["volumes"] = [{"name": t, "persistentVolumeClaim": {"claimName": c}} for t, c in
+                                   sorted(claims.items())] + [v for v in pod_spec.get("volumes") or []
+                                                              if isinstance(v, dict) and v.get("name") not in claims]
         pod_spec["hostname"] = name
         if sts["spec"].get("serviceName"):
             pod_spec["subdomain"] = sts["spec"]["serviceName"]

@@ -1,0 +1,171 @@
+"""PersistentVolumeClaims and PersistentVolumes, as on a cluster without a provisioner.
+
+Follows `pkg/registry/core/persistentvolumeclaim/strategy.go` and `pkg/registry/core/persistentvolume/strategy.go`
+(status reset on create, kept from storage on update; a PV starts `Pending` with `lastPhaseTransitionTime`),
+`pkg/apis/core/v1/defaults.go` (`SetDefaults_PersistentVolumeClaimSpec`: `volumeMode: Filesystem`;
+`SetDefaults_PersistentVolume`: `persistentVolumeReclaimPolicy: Retain`, `volumeMode: Filesystem`; both
+`status.phase: Pending` when read back) and the required-field checks of `pkg/apis/core/validation/validation.go`
+(`ValidatePersistentVolumeClaimSpec`, `ValidatePersistentVolumeSpec`, `ValidatePersistentVolumeClaimUpdate`).
+Nothing binds a claim here (no provisioner, no volume matching), so a claim stays `Pending`; the protection
+finalizers are the admission plugin's (admission/storageprotection.py) and are removed by
+controller/volumeprotection.py.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ..quantity import parse_quantity
+from .meta import now
+from .strategy import Strategy
+
+ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
+VOLUME_MODES = ("Block", "Filesystem")
+RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")
+# `PersistentVolumeSource`'s members (one, and only one, is required)
+PV_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder",
+              "cephfs", "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk",
+              "photonPersistentDisk", "portworxVolume", "scaleIO", "local", "storageos", "csi")
+SPEC_IMMUTABLE = ("spec is immutable after creation except resources.requests and volumeAttributesClassName for "
+                  "bound claims")
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _access_modes(modes: Any, path: str, missing: str = "at least 1 access mode is required") -> list[FieldError]:
+    """`ValidatePersistentVolumeClaimSpec`'s / `ValidatePersistentVolumeSpec`'s access-mode checks (a volume's
+    missing modes are a bare `Required value`)."""
+    if not isinstance(modes, list) or not modes:
+        return [field_required(path, missing)]
+    errs = [field_not_supported(path, m, ACCESS_MODES) for m in modes if m not in ACCESS_MODES]
+    if "ReadWriteOncePod" in modes and len(modes) > 1:
+        errs.append(field_forbidden(path, "may not use ReadWriteOncePod with other access modes"))
+    return errs
+
+
+def _positive_storage(value: Any, path: str) -> list[FieldError]:
+    """`ValidatePositiveQuantityValue` (+ `ValidateResourceQuantityValue`)."""
+    try:
+        q = parse_quantity(value)
+    except Exception:  # undecodable quantities are refused when the body is decoded
+        return []
+    if q.value <= 0:
+        return [field_invalid(path, q.canonical(), "must be greater than zero")]
+    return []
+
+
+class PersistentVolumeClaimStrategy(Strategy):
+    """`persistentvolumeclaimStrategy`: status cleared on create (read back `Pending`), kept on update."""
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and not spec.get("volumeMode"):
+            spec["volumeMode"] = "Filesystem"
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        obj["status"] = {"phase": "Pending"}  # `Status = {}`; the v1 default phase as the store decodes it
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        new["status"] = old.get("status", {"phase": "Pending"})
+
+    @staticmethod
+    def spec_errors(spec: Any) -> list[FieldError]:
+        if not isinstance(spec, dict):
+            spec = {}
+        errs = _access_modes(spec.get("accessModes"), "spec.accessModes")
+        requests = _dict(_dict(spec.get("resources")).get("requests"))
+        if "storage" not in requests:
+            errs.append(field_required("spec.resources[storage]"))
+        else:
+            errs += _positive_storage(requests["storage"], "spec.resources[storage]")
+        mode = spec.get("volumeMode")
+        if mode is not None and mode not in VOLUME_MODES:
+            errs.append(field_not_supported("spec.volumeMode", mode, VOLUME_MODES))
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self.spec_errors(obj.get("spec"))
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidatePersistentVolumeClaimUpdate`: an unbound claim's spec cannot change (upstream appends the
+        spec's `cmp.Diff` to the message; left out here)."""
+        errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"))
+        nspec, ospec = dict(_dict(new.get("spec"))), dict(_dict(old.get("spec")))
+        if _dict(old.get("status")).get("phase") == "Bound":  # resizing and the class name may change when bound
+            for s in (nspec, ospec):
+                s.pop("resources", None)
+                s.pop("volumeAttributesClassName", None)
+        if nspec != ospec:
+            errs.append(field_forbidden("spec", SPEC_IMMUTABLE))
+        return errs
+
+
+class PersistentVolumeStrategy(Strategy):
+    """`persistentvolumeStrategy`: a new volume is `Pending` since now (`lastPhaseTransitionTime`, GA in 1.31);
+    the PV controller would make it `Available`, which needs nothing but itself: see
+    controller/volumeprotection.py."""
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            if not spec.get("persistentVolumeReclaimPolicy"):
+                spec["persistentVolumeReclaimPolicy"] = "Retain"
+            if not spec.get("volumeMode"):
+                spec["volumeMode"] = "Filesystem"
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        obj["status"] = {"phase": "Pending", "lastPhaseTransitionTime": now()}
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        new["status"] = old.get("status", {"phase": "Pending"})
+
+    @staticmethod
+    def spec_errors(spec: Any) -> list[FieldError]:
+        if not isinstance(spec, dict):
+            spec = {}
+        errs = _access_modes(spec.get("accessModes"), "spec.accessModes", "")
+        capacity = spec.get("capacity") if isinstance(spec.get("capacity"), dict) else None
+        if not capacity:
+            errs.append(field_required("spec.capacity"))
+        if not capacity or "storage" not in capacity or len(capacity) > 1:
+            # Go's `%#v` of the ResourceList; a non-empty one is shown as JSON here (upstream prints Quantity structs)
+            shown = "core.ResourceList(nil)" if capacity is None else "core.ResourceList{}" if not capacity else \
+                json.dumps({k: str(v) for k, v in capacity.items()}, separators=(",", ":"))
+            errs.append(FieldError("FieldValueNotSupported", "spec.capacity",
+                                   f'Unsupported value: {shown}: supported values: "storage"'))
+        for key, value in (capacity or {}).items():
+            errs += _positive_storage(value, f"spec.capacity[{key}]")
+        policy = spec.get("persistentVolumeReclaimPolicy")
+        if policy and policy not in RECLAIM_POLICIES:
+            errs.append(field_not_supported("spec.persistentVolumeReclaimPolicy", policy, RECLAIM_POLICIES))
+        sources = [s for s in PV_SOURCES if spec.get(s) is not None]
+        if not sources:
+            errs.append(field_required("spec", "must specify a volume type"))
+        elif len(sources) > 1:
+            errs.append(field_forbidden(f"spec.{sources[1]}", "may not specify more than 1 volume type"))
+        mode = spec.get("volumeMode")
+        if mode is not None and mode not in VOLUME_MODES:
+            errs.append(field_not_supported("spec.volumeMode", mode, VOLUME_MODES))
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self.spec_errors(obj.get("spec"))
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidatePersistentVolumeUpdate`: the volume source is immutable."""
+        errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"))
+        nspec, ospec = _dict(new.get("spec")), _dict(old.get("spec"))
+        if any(nspec.get(s) != ospec.get(s) for s in PV_SOURCES):
+            errs.append(field_forbidden("spec.persistentvolumesource", "is immutable after creation"))
+        if nspec.get("volumeMode") != ospec.get("volumeMode"):  # upstream's path: `volumeMode`, not under spec
+            errs.append(field_invalid("volumeMode", nspec.get("volumeMode"), "field is immutable"))
+        return errs
