@@ -20,6 +20,7 @@ from typing import Any
 from .. import apierrors as E
 from ..registry import DeleteOptions, ListOptions
 from ..registry.endpoints import repack_subsets
+from .reads import get_or_none
 from .service_endpoints import (FIELD_MANAGER, HEADLESS, TRIGGER_TIME, ServiceEndpointsController, find_port,
                                 is_ipv6, is_pod_ready, is_service_ip_set, pod_ips, should_pod_be_in_endpoints,
                                 should_set_hostname, target_ref)
@@ -116,7 +117,7 @@ class EndpointsController(ServiceEndpointsController):
         pods = self.pods_of(svc)
         trigger = self.triggers.compute((namespace, name), svc, pods)
         subsets = desired_subsets(svc, pods)
-        current = self._get(store, namespace, name)
+        current = get_or_none(store, namespace, name)
         labels = dict(svc["metadata"].get("labels") or {})
         if current is not None:
             cur_labels = {k: v for k, v in (current["metadata"].get("labels") or {}).items() if k != HEADLESS}

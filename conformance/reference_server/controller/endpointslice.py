@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..registry import DeleteOptions, ListOptions
+from .reads import get_or_none
 from .service_endpoints import (FIELD_MANAGER, HEADLESS, TRIGGER_TIME, Key, ServiceEndpointsController, find_port,
                                 is_ipv6, is_pod_ready, is_service_ip_set, pod_ips, should_pod_be_in_endpoints,
                                 should_set_hostname, target_ref)
@@ -183,7 +184,7 @@ class EndpointSliceController(ServiceEndpointsController):
                 continue
             ports = endpoint_ports(svc, pod)
             node_name = (pod.get("spec") or {}).get("nodeName") or ""
-            node = self._get(nodes, "", node_name) if node_name else None
+            node = get_or_none(nodes, "", node_name) if node_name else None
             if node is None and not publish:  # upstream: "skipping Pod for Service, Node not found"
                 continue
             ep = pod_endpoint(pod, node, svc, address_type)

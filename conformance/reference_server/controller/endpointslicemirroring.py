@@ -27,6 +27,7 @@ from .. import apierrors as E
 from ..registry import DeleteOptions, ListOptions, Registry
 from .endpointslice import GROUP, MANAGED_BY, SERVICE_NAME
 from .loop import Controller, WorkQueue
+from .reads import get_or_none
 from .service_endpoints import FIELD_MANAGER, TRIGGER_TIME, Key
 
 CONTROLLER_NAME = "endpointslicemirroring-controller.k8s.io"
@@ -138,13 +139,7 @@ class EndpointSliceMirroringController(Controller):
                 self.keys.add_after(key, 1.0)
 
     def _get(self, plural: str, ns: str, name: str) -> dict[str, Any] | None:
-        store = self._store("", plural)
-        try:
-            return store.get(ns, name) if store is not None else None
-        except E.StatusError as exc:
-            if exc.code == 404:
-                return None
-            raise
+        return get_or_none(self._store("", plural), ns, name)
 
     def sync(self, ns: str, name: str) -> None:
         slices = self._store(GROUP, "endpointslices")

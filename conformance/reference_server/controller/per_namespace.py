@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 from .. import apierrors as E
 from ..registry import ListOptions, Registry
 from .loop import Controller, WorkQueue
+from .reads import get_or_none
 
 log = logging.getLogger("nsconform.reference_server.controller")
 KCM = "kube-controller-manager"
@@ -85,13 +86,7 @@ class PerNamespaceController(Controller):
 
     # ---- helpers -----------------------------------------------------------------------------------
     def _get(self, resource: str, ns: str, name: str) -> dict[str, Any] | None:
-        store = self.registry.content(resource)
-        try:
-            return store.get(ns, name) if store is not None else None
-        except E.StatusError as exc:
-            if exc.code == 404:
-                return None
-            raise
+        return get_or_none(self.registry.content(resource), ns, name)
 
     def _create(self, resource: str, body: dict[str, Any]) -> dict[str, Any] | None:
         store = self.registry.content(resource)

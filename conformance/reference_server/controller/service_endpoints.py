@@ -19,6 +19,7 @@ from typing import Any
 from .. import apierrors as E
 from ..registry import ListOptions, Registry
 from .loop import Controller, WorkQueue
+from .reads import get_or_none
 
 Key = tuple[str, str]
 TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time"
@@ -197,7 +198,7 @@ class ServiceEndpointsController(Controller):
         raise NotImplementedError
 
     def service(self, namespace: str, name: str) -> dict[str, Any] | None:
-        return self._get(self.registry.content("services"), namespace, name)
+        return get_or_none(self.registry.content("services"), namespace, name)
 
     def pods_of(self, svc: dict[str, Any]) -> list[dict[str, Any]]:
         """The Service's namespace's pods its selector matches (`podLister.List(selector)`)."""
@@ -210,16 +211,6 @@ class ServiceEndpointsController(Controller):
 
     def namespace_writable(self, namespace: str) -> bool:
         """False for a namespace that is gone or terminating: creates there would be refused."""
-        ns = self._get(self.registry.namespaces, "", namespace)
+        ns = get_or_none(self.registry.namespaces, "", namespace)
         return ns is not None and not ns["metadata"].get("deletionTimestamp")
 
-    @staticmethod
-    def _get(store: Any, namespace: str, name: str) -> dict[str, Any] | None:
-        if store is None:
-            return None
-        try:
-            return store.get(namespace, name)
-        except E.StatusError as exc:
-            if exc.code == 404:
-                return None
-            raise

@@ -23,6 +23,7 @@ from ...registry.workloads import selector_matches
 from ...storage.offload import Offload
 from ..events import NORMAL, WARNING, EventRecorder
 from ..loop import Controller, WorkQueue
+from ..reads import get_or_none
 
 log = logging.getLogger("nsconform.reference_server.controller")
 KCM = "kube-controller-manager"
@@ -243,9 +244,15 @@ class WorkloadController(Controller):
         if not labels:
             return
         for owner in self.store.list(ev.namespace, ListOptions(), shared=True)["items"]:
-            selector = (owner.get("spec") or {}).get("selector") or {}
-            if (selector.get("matchLabels") or selector.get("matchExpressions")) and selector_matches(selector, labels):
+            selector = self.owner_selector(owner)
+            if selector is not None and selector_matches(selector, labels):
                 self.keys.add((ev.namespace, owner["metadata"]["name"]))
+
+    @staticmethod
+    def owner_selector(owner: dict[str, Any]) -> dict[str, Any] | None:
+        """The owner's `spec.selector` as a LabelSelector, None when it selects nothing (empty)."""
+        selector = (owner.get("spec") or {}).get("selector") or {}
+        return selector if selector.get("matchLabels") or selector.get("matchExpressions") else None
 
     revisions_owned = False  # whether it keeps ControllerRevisions (`history.py`) and follows their events
 
@@ -281,12 +288,7 @@ class WorkloadController(Controller):
 
     # ---- reads -------------------------------------------------------------------------------------
     def get(self, ns: str, name: str) -> dict[str, Any] | None:
-        try:
-            return self.store.get(ns, name)
-        except E.StatusError as exc:
-            if exc.code == 404:
-                return None
-            raise
+        return get_or_none(self.store, ns, name)
 
     def controlled(self, store: GenericStore, owner: dict[str, Any]) -> list[dict[str, Any]]:
         """The objects of `store` in the owner's namespace whose controller reference is the owner."""

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import GenericStore, ListOptions
-from ...registry.workloads import selector_matches
+from ...registry import GenericStore
 from .replicaset import ReplicaSetController
 
 
@@ -37,11 +36,8 @@ class ReplicationManager(ReplicaSetController):
         rc = super().get(ns, name)
         return None if rc is None else as_replica_set(rc)
 
-    def _wake_adopters(self, ev: Any) -> None:
-        labels = ev.object["metadata"].get("labels") or {}
-        if not labels:
-            return
-        for owner in self.store.list(ev.namespace, ListOptions(), shared=True)["items"]:
-            selector = (owner.get("spec") or {}).get("selector") or {}
-            if selector and selector_matches({"matchLabels": selector}, labels):
-                self.keys.add((ev.namespace, owner["metadata"]["name"]))
+    @staticmethod
+    def owner_selector(owner: dict[str, Any]) -> dict[str, Any] | None:
+        """An RC's selector is a plain label map."""
+        selector = (owner.get("spec") or {}).get("selector") or {}
+        return {"matchLabels": selector} if selector else None
