@@ -57,6 +57,12 @@ def _positive_storage(value: Any, path: str) -> list[FieldError]:
     return []
 
 
+
+def _volume_mode(spec: dict[str, Any]) -> list[FieldError]:
+    """`spec.volumeMode`, of a claim or a volume: one of `VOLUME_MODES` when set."""
+    mode = spec.get("volumeMode")
+    return [] if mode is None or mode in VOLUME_MODES else [field_not_supported("spec.volumeMode", mode, VOLUME_MODES)]
+
 class PersistentVolumeClaimStrategy(Strategy):
     """`persistentvolumeclaimStrategy`: status cleared on create (read back `Pending`), kept on update."""
 
@@ -84,10 +90,7 @@ class PersistentVolumeClaimStrategy(Strategy):
             errs.append(field_required("spec.resources[storage]"))
         else:
             errs += _positive_storage(requests["storage"], "spec.resources[storage]")
-        mode = spec.get("volumeMode")
-        if mode is not None and mode not in VOLUME_MODES:
-            errs.append(field_not_supported("spec.volumeMode", mode, VOLUME_MODES))
-        return errs
+        return errs + _volume_mode(spec)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self.spec_errors(obj.get("spec"))
@@ -152,10 +155,7 @@ class PersistentVolumeStrategy(Strategy):
             errs.append(field_required("spec", "must specify a volume type"))
         elif len(sources) > 1:
             errs.append(field_forbidden(f"spec.{sources[1]}", "may not specify more than 1 volume type"))
-        mode = spec.get("volumeMode")
-        if mode is not None and mode not in VOLUME_MODES:
-            errs.append(field_not_supported("spec.volumeMode", mode, VOLUME_MODES))
-        return errs
+        return errs + _volume_mode(spec)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self.spec_errors(obj.get("spec"))

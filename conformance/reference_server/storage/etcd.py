@@ -41,6 +41,16 @@ PROGRESS_INTERVAL = 0.1  # while a read waits for the cache: a progress request 
 DELETE_WORKERS = 8  # deletions in flight at once in `delete_many` on a client that cannot pipeline (gateway)
 
 
+
+def _removal(check: Callable[[dict[str, Any]], None] | None) -> Callable[[dict[str, Any]], Any]:
+    """The transform of a deletion in `delete_many`: `check` (which may refuse, raising) then DELETE."""
+    def remove(obj: dict[str, Any]) -> Any:
+        if check is not None:
+            check(obj)
+        return DELETE
+    return remove
+
+
 class EtcdStore:
     """A `storage.Store` on etcd (one per server process; any number of processes may share one etcd)."""
 
@@ -288,11 +298,7 @@ class EtcdStore:
         if transact_many is None or len(items) <= 1:
             return self._delete_threaded(resource, items, check)
 
-        def remove(obj: dict[str, Any]) -> Any:
-            if check is not None:
-                check(obj)
-            return DELETE
-
+        remove = _removal(check)
         done: list[Any] = [None] * len(items)
         revs = [0] * len(items)
         slow: list[tuple[int, dict[str, Any] | None]] = []  # (index, etcd's state after a lost CAS, or None)
@@ -349,11 +355,7 @@ class EtcdStore:
                          check: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any] | Exception]:
         """`delete_many` for a client that cannot pipeline: up to `DELETE_WORKERS` threads, each with one
         deletion in flight (etcd commits concurrent proposals together)."""
-        def remove(obj: dict[str, Any]) -> Any:
-            if check is not None:
-                check(obj)
-            return DELETE
-
+        remove = _removal(check)
         done: list[Any] = [None] * len(items)
         revs = [0] * len(items)
 
