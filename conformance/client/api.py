@@ -21,6 +21,7 @@ from .. import endpoints
 from . import TargetUnreachable
 from .exchange import RECORDER, Exchange, Recorder, mask_headers, mask_secret_data, mask_text
 from .config import server_name_of, use_server_name
+from .transport import LeanTransport
 
 if TYPE_CHECKING:
     from .config import Connection
@@ -173,6 +174,7 @@ class KubeClient:
         self.timeout = timeout
         self.recorder = recorder
         self.refusal_handlers: list[Callable[[str, str, requests.Response], bool]] = []
+        self._lean = LeanTransport()  # loopback plain HTTP without requests' per-request cost (transport.py)
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -251,9 +253,10 @@ class KubeClient:
         # A stream gets a connection of its own: requests' pool is not thread-safe, and a watch read by a
         # background thread must never hand its socket back to the pool ordinary requests draw from.
         session = self._stream_session() if stream else self.session
-        settings = send_settings(session, prep.url or "", stream)
         try:
-            resp = session.send(prep, timeout=timeout, **settings)
+            resp = None if stream else self._lean.send(session, prep, timeout)
+            if resp is None:
+                resp = session.send(prep, timeout=timeout, **send_settings(session, prep.url or "", stream))
         except requests.RequestException as exc:
             if session is not self.session:
                 session.close()
@@ -330,6 +333,7 @@ class KubeClient:
         return WatchStream(self, path, params=params, read_timeout=timeout_s, resume=resume, headers=headers)
 
     def close(self) -> None:
+        self._lean.close()
         self.session.close()
 
 
