@@ -30,7 +30,6 @@ from .fixtures.pytest_fixtures import (api, cluster_objects, content, finalize_f
 from .fixtures.pytest_fixtures import module_namespaces  # noqa: F401
 from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
 from .interrupts import InterruptWatch, drop_lineless_frames
-from .storage.options import EMBEDDED_STORAGE_KEY
 from .wait import set_progress, set_timeout_scale
 
 __all__ = ["TARGET_KEY", "RUN_ID_KEY", "CLAUSES_KEY", "PHASE_REPORTS_KEY", "NAMESPACE_STATE_KEY", "ensure_target", "test_failed",
@@ -230,6 +229,10 @@ def _uses_xdist(config: pytest.Config) -> bool:
 # --------------------------------------------------------------------------------------------- target
 def ensure_target(config: pytest.Config) -> Target:
     """The run's target, resolving it on first use; connection problems end the run with exit code 2."""
+    # imported here, not at the top: pytest registers the module as a plugin (pytest_plugins below) and warns
+    # "cannot be rewritten" in every run when it was imported first
+    from .storage.options import EMBEDDED_STORAGE_KEY
+
     state = config.stash[_STATE_KEY]
     with state.lock:
         if state.target is not None:
@@ -242,8 +245,7 @@ def ensure_target(config: pytest.Config) -> Target:
                                flavor=config.getoption("nsconform_flavor"),
                                feature_gates=_feature_gates(config),
                                storage=config.stash.get(EMBEDDED_STORAGE_KEY, None),
-                               # opt-in: the server in a child process (reference_server/child.py)
-                               process=os.environ.get("NSCONFORM_EMBEDDED_PROCESS") == "1")
+                               process=_embedded_in_child(config))
         except TargetError as exc:
             pytest.exit(f"nsconform: {exc}", returncode=2)
         _check_profile_fits(config, t)
@@ -251,6 +253,20 @@ def ensure_target(config: pytest.Config) -> Target:
         config.stash[TARGET_KEY] = t
         _learn_secret(config, t)
         return t
+
+
+def _embedded_in_child(config: pytest.Config) -> bool:
+    """Run the embedded server in a child process (reference_server/child.py) when a second core can run it
+    beside the tests: client and server then stop sharing one GIL (benchmarks/README, "sixth pass"). Not
+    under xdist, whose controller holding the server is otherwise idle. NSCONFORM_EMBEDDED_PROCESS=1/0 decides."""
+    asked = os.environ.get("NSCONFORM_EMBEDDED_PROCESS")
+    if asked in ("0", "1"):
+        return asked == "1"
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return cores >= 2 and not _uses_xdist(config)
 
 
 def _feature_gates(config: pytest.Config) -> frozenset[str]:

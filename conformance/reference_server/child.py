@@ -5,9 +5,10 @@ other (about 1 ms each); in a child process they use two cores. The child lives 
 pipe on its stdin: it ignores SIGINT and SIGTERM (so a Ctrl-C'd run's teardown still finds its server)
 and stops when the parent closes the pipe or dies (the kernel closes it), whatever killed the parent.
 
-Opt-in (`NSCONFORM_EMBEDDED_PROCESS=1` for a plugin run): measured on a machine with no idle core (load 7-11 on
-two cores) it was slower than the thread (every request then wakes another process); whether it wins where a
-core is free is in benchmarks/README.md ("Embedded server in a child process").
+The plugin's default where a second core is free to run it (two or more usable CPUs, no xdist):
+`NSCONFORM_EMBEDDED_PROCESS=1`/`0` forces it on or off. On a machine with no idle core (load 7-11 on two
+cores) it was slower than the thread (every request then wakes another process); on a quiet one it is faster
+(benchmarks/README.md, "Embedded server in a child process" and "sixth pass").
 
 Parent side: `start_child(...)` returns a `ChildServer` with `RunningServer`'s `url`, `token`, `ca_file`,
 `profile`, `flavor` and an idempotent `stop()`. Child side: `python -m conformance.reference_server.child

@@ -201,6 +201,8 @@ def child_env() -> dict[str, str]:
     env.pop("NSCONFORM_SELECT_CLAUSES", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = pycache_dir()
+    # the fork server's runs have the reference server imported already: in-thread costs them nothing more
+    env.setdefault("NSCONFORM_EMBEDDED_PROCESS", "0")
     return env
 
 

@@ -182,6 +182,7 @@ def fake_embedded(monkeypatch, fake):
     mod = types.ModuleType("conformance.reference_server.embedded")
     mod.start_embedded = start_embedded
     monkeypatch.setitem(sys.modules, "conformance.reference_server.embedded", mod)
+    monkeypatch.setenv("NSCONFORM_EMBEDDED_PROCESS", "0")  # the stand-in replaces the in-thread server
     calls["start_embedded"] = start_embedded
     return calls
 
@@ -211,6 +212,23 @@ def test_embedded_server_in_a_child_process_when_asked(pytester, suite, fake_emb
     result = pytester.runpytest("suites", "--run-id", "run-xyz", "--nsconform-deviate", "d1")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert [k["deviations"] for k in in_child] == [("d1",)] and fake_embedded["stop"] == 1
+
+
+@pytest.mark.parametrize("asked, cores, xdist, child", [
+    (None, 2, False, True), (None, 1, False, False), (None, 8, True, False),
+    ("0", 8, False, False), ("1", 1, True, True)])
+def test_embedded_server_in_a_child_process_by_default_where_a_core_is_free(monkeypatch, asked, cores, xdist,
+                                                                            child):
+    """A second core runs the server beside the tests; NSCONFORM_EMBEDDED_PROCESS=0/1 decides either way."""
+    from conformance import plugin
+
+    if asked is None:
+        monkeypatch.delenv("NSCONFORM_EMBEDDED_PROCESS", raising=False)
+    else:
+        monkeypatch.setenv("NSCONFORM_EMBEDDED_PROCESS", asked)
+    monkeypatch.setattr(plugin.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(plugin, "_uses_xdist", lambda config: xdist)
+    assert plugin._embedded_in_child(None) is child
 
 
 def test_unknown_deviation_exits_2(pytester, suite, fake_embedded, capfd):
