@@ -7,6 +7,7 @@ paths; the intermediate nodes of its FieldsV1 tree are implied (`.` marks a node
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any, Iterable
 
 Path = tuple[str, ...]
@@ -18,8 +19,12 @@ def field(name: str) -> str:
     return "f:" + name
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+"""One encoder for every key and value element (`json.dumps` with options builds a new one per call)."""
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return _ENCODE(value)
 
 
 def key(fields: dict[str, Any]) -> str:
@@ -81,7 +86,19 @@ def iterate_sorted(paths: Iterable[Path]) -> list[Path]:
 
 
 def to_fields_v1(paths: Iterable[Path]) -> dict[str, Any]:
-    """The FieldsV1 tree: children sorted as upstream serialises them, `.` first for member nodes."""
+    """The FieldsV1 tree: children sorted as upstream serialises them, `.` first for member nodes.
+
+    Every write re-encodes every manager's set, mostly unchanged: the tree is built once per distinct set and
+    handed out as a fresh copy (json.loads of the cached text, far cheaper than rebuilding it)."""
+    return json.loads(_fields_v1_text(paths if isinstance(paths, frozenset) else frozenset(paths)))
+
+
+@lru_cache(maxsize=2048)
+def _fields_v1_text(paths: FieldSet) -> str:
+    return json.dumps(_build(paths), separators=(",", ":"))
+
+
+def _build(paths: Iterable[Path]) -> dict[str, Any]:
     tree: dict[str, Any] = {}
     members: set[Path] = set()
     for p in paths:
@@ -106,9 +123,23 @@ def _render(node: dict[str, Any], prefix: Path, members: set[Path]) -> dict[str,
 
 
 def from_fields_v1(tree: Any) -> FieldSet:
-    """Parse a FieldsV1 tree; anything malformed raises ValueError (upstream: `DecodeManagedFields` fails)."""
+    """Parse a FieldsV1 tree; anything malformed raises ValueError (upstream: `DecodeManagedFields` fails).
+    Parsed once per distinct tree (keyed by its JSON text): every write decodes the live object's managers."""
     if not isinstance(tree, dict):
         raise ValueError("FieldsV1 must be an object")
+    try:
+        text = json.dumps(tree, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = None  # not JSON-encodable: parse it (and fail) without the cache
+    return _parsed(text) if text is not None else _parse_tree(tree)
+
+
+@lru_cache(maxsize=2048)
+def _parsed(text: str) -> FieldSet:
+    return _parse_tree(json.loads(text))
+
+
+def _parse_tree(tree: dict[str, Any]) -> FieldSet:
     out: set[Path] = set()
     _parse(tree, (), out)
     return frozenset(out)

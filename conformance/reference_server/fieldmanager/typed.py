@@ -114,6 +114,8 @@ def _shape(v: Any, names: tuple[str, ...], schema: Schema) -> str:
 
 
 def _cmp(a: Any, b: Any, path: Path, names: tuple[str, ...], schema: Schema, c: Comparison) -> None:
+    if a is not _MISSING and type(a) is type(b) and a == b:
+        return  # an unchanged subtree adds, removes and modifies nothing (most of an object on most updates)
     sa, sb = _shape(a, names, schema), _shape(b, names, schema)
     if {sa, sb} - {"missing"} not in ({"map"}, {"list"}):
         # a leaf (scalar, atomic list or map) on at least one side: rule `a` of `Compare`
