@@ -37,6 +37,13 @@ class ServedVersion:
     from_storage: Converter
 
 
+class Presented(dict):  # type: ignore[type-arg]
+    """An object as a view shows it, still knowing the stored object it came from (`stored`): table printers
+    print that one, as upstream prints the internal object whatever version the client reads."""
+
+    __slots__ = ("stored",)
+
+
 class VersionView(GroupStore):
     """The objects of `base` (the storage version's store) in the version `served`: every verb is the base's,
     with the request converted in and the answer converted out."""
@@ -55,8 +62,10 @@ class VersionView(GroupStore):
         if not isinstance(obj, dict) or obj.get("kind") not in (None, self.info.kind):
             return obj
         out = self.served.from_storage(obj)
-        return {"kind": self.info.kind, "apiVersion": self.api_version,
-                **{k: v for k, v in out.items() if k not in ("kind", "apiVersion")}}
+        shown = Presented({"kind": self.info.kind, "apiVersion": self.api_version,
+                           **{k: v for k, v in out.items() if k not in ("kind", "apiVersion")}})
+        shown.stored = obj
+        return shown
 
     def accept(self, obj: dict[str, Any]) -> dict[str, Any]:
         """An object of this version as the storage version holds it."""

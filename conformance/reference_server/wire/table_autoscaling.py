@@ -66,7 +66,10 @@ def format_metrics(specs: list[Any], statuses: list[Any]) -> str:
 def printers(col: Col, name: dict[str, Any], age_col: dict[str, Any],
              age: Callable[[dict[str, Any], datetime], str]) -> dict[str, tuple[list[dict[str, Any]], Callable]]:
     def hpa(obj: dict[str, Any], now: datetime) -> list[Any]:
-        if obj.get("apiVersion") == "autoscaling/v1":
+        stored = getattr(obj, "stored", None)  # registry/versions.py: a v1 answer keeps its stored v2 object
+        if isinstance(stored, dict):
+            obj = stored
+        elif obj.get("apiVersion") == "autoscaling/v1":
             from ..registry.autoscaling_v1 import to_storage  # pure conversion, as the internal object upstream
             obj = {**to_storage(obj), "metadata": obj.get("metadata") or {}}
         spec, status = _dict(obj.get("spec")), _dict(obj.get("status"))
