@@ -146,6 +146,13 @@ def test_validation_errors_in_upstream_order(http, url, namespaces):
     assert status_of(r)["message"] == (
         'HorizontalPodAutoscaler.autoscaling "two" is invalid: [spec.metrics[0].pods.metric.name: Required value: '
         'must specify a metric name, spec.metrics[0].pods: Forbidden: must populate the given metric source only]')
+    # a string where v2 has an int32 is a decoding error (400), never a validation crash
+    r = http.post(_base(url, V2, ns), json={"metadata": {"name": "str"}, "spec": {
+        "scaleTargetRef": REF, "maxReplicas": "5"}})
+    assert r.status_code == 400
+    assert status_of(r)["message"] == (
+        'HorizontalPodAutoscaler in version "v2" cannot be handled as a HorizontalPodAutoscaler: json: cannot '
+        'unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32')
     # the same rules judge a v1 write (upstream validates the internal object)
     r = http.post(_base(url, V1, ns), json={"metadata": {"name": "bad1"}, "spec": {
         "scaleTargetRef": REF, "maxReplicas": 1, "minReplicas": 2}})

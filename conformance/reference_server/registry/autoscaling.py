@@ -14,8 +14,10 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
+from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..quantity import Quantity, QuantityError
 from .kinds import ResourceInfo
@@ -106,6 +108,45 @@ def set_defaults(obj: dict[str, Any]) -> None:
         spec["behavior"] = {"scaleUp": up, "scaleDown": down}
     order = ("scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior")  # Go's field order
     obj["spec"] = {**{k: spec[k] for k in order if k in spec}, **{k: v for k, v in spec.items() if k not in order}}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _json_kind(value: Any) -> str:
+    """`encoding/json`'s name of a JSON value in an UnmarshalTypeError."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number " + json.dumps(value)
+    return {str: "string", list: "array", dict: "object"}.get(type(value), "value")
+
+
+def check_integers(obj: dict[str, Any]) -> None:
+    """The 400 a typed decoder answers for a non-integer where v2 has an int32 (the shape check leaves scalars
+    alone): `json: cannot unmarshal string into Go struct field <Struct>.<path> of type int32`."""
+    spec = _dict(obj.get("spec"))
+    found: list[tuple[str, str, Any]] = [("HorizontalPodAutoscalerSpec", f"spec.{k}", spec.get(k))
+                                         for k in ("minReplicas", "maxReplicas")]
+    for m in _list(spec.get("metrics")):
+        for key in ("resource", "containerResource"):
+            target = _dict(_dict(_dict(m).get(key)).get("target"))
+            found.append(("MetricTarget", f"spec.metrics.{key}.target.averageUtilization",
+                          target.get("averageUtilization")))
+    behavior = _dict(spec.get("behavior"))
+    for rules_key in ("scaleUp", "scaleDown"):
+        rules = _dict(behavior.get(rules_key))
+        found.append(("HPAScalingRules", f"spec.behavior.{rules_key}.stabilizationWindowSeconds",
+                      rules.get("stabilizationWindowSeconds")))
+        for p in _list(rules.get("policies")):
+            for k in ("value", "periodSeconds"):
+                found.append(("HPAScalingPolicy", f"spec.behavior.{rules_key}.policies.{k}", _dict(p).get(k)))
+    for struct, path, value in found:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise E.bad_request(f'HorizontalPodAutoscaler in version "{STORAGE_VERSION}" cannot be handled as a '
+                                f"HorizontalPodAutoscaler: json: cannot unmarshal {_json_kind(value)} into Go struct "
+                                f"field {struct}.{path} of type int32")
 
 
 # ---- validation ------------------------------------------------------------------------------------------
@@ -261,7 +302,7 @@ def _scaling_rules(rules: Any, path: str) -> list[FieldError]:
         p, at = _dict(policy), f"{path}.policies[{i}]"
         if p.get("type") not in _POLICY_TYPES:
             errs.append(field_not_supported(f"{at}.type", p.get("type") or "", _POLICY_TYPES))
-        value, period = p.get("value") or 0, p.get("periodSeconds") or 0
+        value, period = _int(p.get("value")), _int(p.get("periodSeconds"))
         if value <= 0:
             errs.append(field_invalid(f"{at}.value", value, "must be greater than zero"))
         if period <= 0:
@@ -275,7 +316,7 @@ def _scaling_rules(rules: Any, path: str) -> list[FieldError]:
 def validate_spec(spec: dict[str, Any], path: str = "spec") -> list[FieldError]:
     """`validateHorizontalPodAutoscalerSpec` with 1.33's options (HPAScaleToZero off: minReplicas ≥ 1)."""
     errs: list[FieldError] = []
-    min_replicas, max_replicas = spec.get("minReplicas"), spec.get("maxReplicas") or 0
+    min_replicas, max_replicas = spec.get("minReplicas"), _int(spec.get("maxReplicas"))
     if isinstance(min_replicas, int) and min_replicas < 1:
         errs.append(field_invalid(f"{path}.minReplicas", min_replicas, "must be greater than or equal to 1"))
     if max_replicas < 1:
@@ -301,6 +342,7 @@ class HorizontalPodAutoscalerStrategy(Strategy):
         drop_round_trip_annotations(obj)
         if obj.get("spec") is None:
             obj["spec"] = {}
+        check_integers(obj)
         set_defaults(obj)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
