@@ -271,6 +271,7 @@ localsubjectaccessreviews                authorization.k8s.io/v1     true       
 selfsubjectaccessreviews                 authorization.k8s.io/v1     false        SelfSubjectAccessReview
 selfsubjectrulesreviews                  authorization.k8s.io/v1     false        SelfSubjectRulesReview
 subjectaccessreviews                     authorization.k8s.io/v1     false        SubjectAccessReview
+horizontalpodautoscalers    hpa          autoscaling/v2              true         HorizontalPodAutoscaler
 cronjobs                    cj           batch/v1                    true         CronJob
 jobs                                     batch/v1                    true         Job
 leases                                   coordination.k8s.io/v1      true         Lease

@@ -34,6 +34,7 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.api.discovery.v1": "discovery",
     "k8s.io.api.rbac.v1": "rbac",
     "k8s.io.api.autoscaling.v1": "autoscaling",
+    "k8s.io.api.autoscaling.v2": "autoscalingv2",  # registry/autoscaling.py: HPAs, v2 beside v1
     "k8s.io.api.scheduling.v1": "scheduling",
     "k8s.io.api.storage.v1": "storage",
     "k8s.io.api.node.v1": "node",
@@ -57,6 +58,7 @@ GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", 
 GROUP_KINDS["networking"] += ("Ingress", "IngressClass")  # registry/groupkinds.py
 GROUP_KINDS.update({"scheduling": ("PriorityClass",), "node": ("RuntimeClass",),
                     "storage": ("StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "CSIStorageCapacity")})
+GROUP_KINDS.update({"autoscaling": ("HorizontalPodAutoscaler",), "autoscalingv2": ("HorizontalPodAutoscaler",)})
 ROOTS += [f"{group}.{kind}{suffix}" for group, kinds in GROUP_KINDS.items() for kind in kinds for suffix in ("", "List")]
 # Go field names whose gogo proto name differs from the JSON name (the table speaks JSON names).
 JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid",

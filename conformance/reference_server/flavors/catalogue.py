@@ -40,6 +40,7 @@ class Flavor:
     pod_gc_quarantine: float = 40.0      # a missing node's pods are force-deleted after this quarantine
     workload_controllers: bool = True    # ReplicaSet/Deployment/StatefulSet/Job/DaemonSet (controller/workloads/)
     scheduler: bool = True               # kube-scheduler: pods Unschedulable, no nodes (controller/scheduler.py)
+    hpa_sync_period: float = 15.0        # HPA controller pass every this many seconds (0: none; podautoscaler.py)
     # ---- admission ------------------------------------------------------------------------------------
     serviceaccount_admission: bool = True                # pods refused until their ServiceAccount exists
     webhook_namespace_labels: Mapping[str, str] = field(default_factory=dict)  # mutating webhook, on create
@@ -196,6 +197,7 @@ BARE = Flavor(
     workload_controllers=False,
     scheduler=False,
     serviceaccount_admission=False,
+    hpa_sync_period=0.0,
 )
 
 FLAVORS: dict[str, Flavor] = {f.name: f for f in (DEFAULT, KIND, OPENSHIFT, MANAGED, SLOW, BARE)}

@@ -79,7 +79,7 @@ def _openapi_kinds(registry: Registry) -> list[Any] | None:
     for plural, (kind, singular) in AUTHN_RESOURCES.items():
         kinds.append(kind_info(kind, plural, singular, False, (), ("create",), {}, group=AUTHN_GROUP,
                                version=AUTHN_VERSION))
-    for s in registry.group_stores():
+    for s in registry.group_stores() + registry.views():  # every version of a multi-version kind
         i = s.info
         kinds.append(kind_info(i.kind, i.plural, i.singular, i.namespaced, tuple(i.short_names), tuple(i.verbs),
                                dict(getattr(s, "subresources", {})), group=s.group,  # type: ignore[attr-defined]

@@ -32,6 +32,7 @@ _PRIORITY = {"apps": 17800, "authentication.k8s.io": 17700, AUTHZ_GROUP: 17600, 
              "networking.k8s.io": 17200, "policy": 17100, "rbac.authorization.k8s.io": 17000,
              "coordination.k8s.io": 16500, "discovery.k8s.io": 16200}
 _PRIORITY.update({"storage.k8s.io": 16800, "scheduling.k8s.io": 16600, "node.k8s.io": 16300})  # groupkinds.py
+_PRIORITY["autoscaling"] = 17500  # registry/autoscaling.py
 
 
 def _groups(registry: Registry) -> dict[str, str]:
@@ -61,19 +62,24 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
         return Route("plain-404"), ()
     if len(segs) == 1:
         return Route("group", group=group), ("GET",)
-    if segs[1] != groups[group]:
+    if segs[1] not in group_versions(registry, group):
         return Route("plain-404"), ()
     if extensions.is_unavailable(registry, group, segs[1]):
         return Route("unavailable", group=group), ("GET", "POST", "PUT", "PATCH", "DELETE")
     if len(segs) == 2:
-        return Route("group-version", group=group), ("GET",)
+        return Route("group-version", group=group, version=segs[1]), ("GET",)
     if group == AUTHZ_GROUP:
         return _match_review(segs[2:])
     if group == AUTHN_GROUP:
         if len(segs) == 3 and segs[2] in AUTHN_RESOURCES:
             return Route("review", segs[2], group=AUTHN_GROUP), ("POST",)
         raise E.route_not_found()
-    return _match_resource(registry, group, segs[2:])
+    return _match_resource(registry, group, segs[2:], version=segs[1])
+
+
+def group_versions(registry: Registry, group: str) -> list[str]:
+    """Every served version of `group`, the preferred one first (registry/versions.py)."""
+    return registry.group_versions(group) or [_groups(registry)[group]]
 
 
 def _match_review(segs: list[str]) -> tuple[Route, tuple[str, ...]]:
@@ -87,18 +93,25 @@ def _match_review(segs: list[str]) -> tuple[Route, tuple[str, ...]]:
 
 
 def _match_resource(registry: Registry, group: str, segs: list[str],
-                    watch: bool = False) -> tuple[Route, tuple[str, ...]]:
+                    watch: bool = False, version: str = "") -> tuple[Route, tuple[str, ...]]:
+    route, methods = _match_versionless(registry, group, segs, watch, version)
+    return (Route(route.target, route.resource, route.namespace, route.name, route.watch_path, group, version)
+            if version else route), methods
+
+
+def _match_versionless(registry: Registry, group: str, segs: list[str],
+                       watch: bool = False, version: str = "") -> tuple[Route, tuple[str, ...]]:
     nf = E.route_not_found
     if segs[0] == "watch" and not watch:
         if len(segs) < 2:
             raise nf()
-        route, _ = _match_resource(registry, group, segs[1:], watch=True)
+        route, _ = _match_versionless(registry, group, segs[1:], True, version)
         if route.target not in ("collection", "item", "cluster"):
             raise nf()
         return Route(route.target, route.resource, route.namespace, route.name, True, group), ("GET",)
     if segs[0] == "namespaces" and len(segs) >= 3:
         ns, plural, rest = segs[1], segs[2], segs[3:]
-        store = registry.group(group, plural)
+        store = registry.group(group, plural, version)
         if store is None or not store.info.namespaced:
             raise nf()
         if not rest:
@@ -110,7 +123,7 @@ def _match_resource(registry: Registry, group: str, segs: list[str],
         if rest[1:] == ["scale"] and "scale" in getattr(store, "subresources", {}) and not watch:
             return Route("scale", plural, namespace=ns, name=rest[0], group=group), ("GET", "PUT", "PATCH")
         raise nf()
-    store = registry.group(group, segs[0])
+    store = registry.group(group, segs[0], version)
     if store is None:
         raise nf()
     if store.info.namespaced:
@@ -130,29 +143,32 @@ def _version_entry(group: str, version: str) -> dict[str, str]:
     return {"groupVersion": f"{group}/{version}", "version": version}
 
 
-def api_group(group: str, version: str) -> dict[str, Any]:
-    return {"name": group, "versions": [_version_entry(group, version)],
+def api_group(group: str, version: str, versions: list[str] | None = None) -> dict[str, Any]:
+    """An APIGroup: every served version (preferred first, as upstream orders them) and the preferred one."""
+    return {"name": group, "versions": [_version_entry(group, v) for v in versions or [version]],
             "preferredVersion": _version_entry(group, version)}
 
 
 def api_group_list(registry: Registry) -> dict[str, Any]:
     """`/apis` (legacy): every served named group, in `served_groups` order."""
     return {"kind": "APIGroupList", "apiVersion": "v1",
-            "groups": [api_group(g, v) for g, v in served_groups(registry)]}
+            "groups": [api_group(g, v, group_versions(registry, g)) for g, v in served_groups(registry)]}
 
 
 def api_group_document(registry: Registry, group: str) -> dict[str, Any]:
     """`/apis/<group>`."""
-    return {"kind": "APIGroup", "apiVersion": "v1", **api_group(group, _groups(registry)[group])}
+    return {"kind": "APIGroup", "apiVersion": "v1",
+            **api_group(group, _groups(registry)[group], group_versions(registry, group))}
 
 
 def _hash(group_version: str, kind: str) -> str:
     return base64.b64encode(hashlib.sha256(f"{group_version}/{kind}".encode()).digest()[:8]).decode()
 
 
-def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
-    """`/apis/<group>/<version>`: the group's resources, sorted by name, verbs sorted."""
-    gv = f"{group}/{_groups(registry)[group]}"
+def api_resource_list(registry: Registry, group: str, version: str = "") -> dict[str, Any]:
+    """`/apis/<group>/<version>`: the group's resources, sorted by name, verbs sorted (`version`: the preferred
+    one when not given)."""
+    gv = f"{group}/{version or _groups(registry)[group]}"
     if extensions.is_unavailable(registry, group, gv.rpartition("/")[2]):
         return extensions.stale_resource_list(group, gv.rpartition("/")[2])
     resources: list[dict[str, Any]] = []
@@ -162,7 +178,8 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
     if group == AUTHN_GROUP:
         resources = [{"name": plural, "singularName": singular, "namespaced": False, "kind": kind,
                       "verbs": ["create"]} for plural, (kind, singular) in AUTHN_RESOURCES.items()]
-    for s in registry.group_stores(group):
+    stores = registry.version_stores(group, gv.rpartition("/")[2]) if version else registry.group_stores(group)
+    for s in stores:
         info = s.info
         entry: dict[str, Any] = {"name": info.plural, "singularName": info.singular,
                                  "namespaced": info.namespaced, "kind": info.kind, "verbs": sorted(info.verbs)}
@@ -171,7 +188,7 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
         categories = info.categories or tuple(getattr(s, "categories", ()))  # CRDs keep theirs on the store
         if categories:
             entry["categories"] = list(categories)
-        entry["storageVersionHash"] = _hash(gv, info.kind)
+        entry["storageVersionHash"] = _hash(getattr(s, "storage_api_version", gv), info.kind)  # storage version's
         resources.append(entry)
         if "scale" in getattr(s, "subresources", {}):  # registry/subresources.py: an autoscaling/v1 Scale
             resources.append({"name": f"{info.plural}/scale", "singularName": "", "namespaced": info.namespaced,

@@ -136,7 +136,7 @@ class Handlers:
 
     def _store(self, route: Route) -> GenericStore:
         if route.group:
-            gstore = self.ctx.registry.group(route.group, route.resource)
+            gstore = self.ctx.registry.group(route.group, route.resource, route.version)
             if gstore is None:
                 raise E.route_not_found()
             return gstore

@@ -29,6 +29,7 @@ class Route:
     name: str = ""
     watch_path: bool = False
     group: str = ""        # a named API group (`/apis/<group>/<version>/...`); "" for the core group
+    version: str = ""      # the named group's version in the path (registry/versions.py: a kind may have several)
 
 
 class Router:

@@ -136,6 +136,9 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     stream = _stream_encoder(request, store)
     content_type, encode_event = stream if stream is not None else ("application/json", _json_event)
     cache_prefix = "pb:" if stream is not None else ""
+    present = getattr(store, "present", None)  # a kind's other version (registry/versions.py): events converted
+    if present is not None:
+        cache_prefix += getattr(store, "api_version", "") + ":"
     bookmarks = request.query.get("allowWatchBookmarks", "").lower() in ("true", "1")
     deviations = ctx.deviations
     loop = asyncio.get_running_loop()
@@ -169,6 +172,15 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 return
             out = convert(ev, pred, no_transitions=deviations.active("selector-watch-no-transitions"))
             if out is None or (skip_deleted and out[0] == "DELETED"):
+                return
+            if present is not None:
+                cached = embed is None and out[1] is ev.object
+                line = ev.encoded.get(cache_prefix + out[0]) if cached else None
+                if line is None:
+                    line = encode_event(out[0], embed(present(out[1])) if embed else present(out[1]))
+                    if cached:
+                        ev.encoded[cache_prefix + out[0]] = line
+                await faults.write(line, (ev.namespace, ev.name), out[0])
                 return
             if miss:
                 if not seen_ns:

@@ -12,6 +12,7 @@ from .resourcequota import ResourceQuotaStrategy
 from .service import ServiceStrategy
 from .store import DeleteOptions, GenericStore, ListOptions
 from .subresources import status_strategy, subresources
+from .versions import ServedVersion, VersionView
 from .workloads import WORKLOAD_KINDS
 from .groupkinds import GROUP_KINDS, STORES as GROUP_STORES
 
@@ -37,6 +38,7 @@ class Registry:
         self._cluster = {k.plural: GenericStore(k, store, deviations=deviations) for k in CLUSTER_KINDS}
         self._install_core_kinds()
         self._groups: dict[tuple[str, str], GenericStore] = {}  # (group, plural) → store of a named API group
+        self._views: dict[tuple[str, str, str], GenericStore] = {}  # (group, version, plural) → registry/versions.py
         for gk in WORKLOAD_KINDS:  # always served, as kube-apiserver's built-in groups
             self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
         for gk in GROUP_KINDS:  # networking/scheduling/storage/node kinds (registry/groupkinds.py)
@@ -47,6 +49,7 @@ class Registry:
         for gk in GROUP_KINDS:
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
         self._add_subresources(self._cluster["persistentvolumes"])
+        self._install_versioned_kinds()
         self._install_extensions()
 
     @staticmethod
@@ -72,6 +75,28 @@ class Registry:
         cs = self._cluster["componentstatuses"]
         self._cluster["componentstatuses"] = ComponentStatusStore(cs.info, self.store, deviations=self.deviations)
 
+    def _install_versioned_kinds(self) -> None:
+        """Kinds served in several versions of their group (registry/versions.py): autoscaling's
+        HorizontalPodAutoscalers, stored in v2 and served in v1 too (registry/autoscaling.py, autoscaling_v1.py)."""
+        from .autoscaling import GROUP, HPA, STORAGE_VERSION, HorizontalPodAutoscalerStrategy, install
+        from .autoscaling_v1 import V1
+        hpa = GroupStore(HPA, self.store, GROUP, STORAGE_VERSION, HorizontalPodAutoscalerStrategy(HPA), self.deviations)
+        install(hpa)
+        self.add_group_store(hpa)
+        self.add_version(hpa, V1)
+
+    def add_version(self, store: GenericStore, served: "ServedVersion") -> None:
+        """Serve the objects of `store` (the storage version) in one more version of its group as well."""
+        view = VersionView(store, served)  # type: ignore[arg-type]
+        self._views[(view.group, view.version, store.info.plural)] = view
+
+    def group_versions(self, group: str) -> list[str]:
+        """The served versions of a named group, the preferred (storage) one first (discovery's order)."""
+        versions = [s.version for s in self.group_stores(group)]  # type: ignore[attr-defined]
+        versions = list(dict.fromkeys(versions))
+        versions += [v for g, v, _ in self._views if g == group and v not in versions]
+        return versions
+
     def _install_extensions(self) -> None:
         """CRDs (and the custom resources they define) and APIServices, served on every server."""
         from .apiservice import APIServiceStore
@@ -85,8 +110,26 @@ class Registry:
         """Serve a resource of a named API group (`store.group`), e.g. the RBAC kinds when RBAC is on."""
         self._groups[(store.group, store.info.plural)] = store  # type: ignore[attr-defined]
 
-    def group(self, group: str, plural: str) -> GenericStore | None:
-        return self._groups.get((group, plural)) or self.custom.lookup(group, plural)
+    def group(self, group: str, plural: str, version: str = "") -> GenericStore | None:
+        """The store of `plural` in `group`; with `version`, the one serving that version (a `VersionView`
+        for a kind's non-storage versions), None when that version does not serve it."""
+        if version:
+            view = self._views.get((group, version, plural))
+            if view is not None:
+                return view
+        store = self._groups.get((group, plural)) or self.custom.lookup(group, plural)
+        if store is not None and version and getattr(store, "version", version) != version:
+            return None
+        return store
+
+    def views(self) -> list[GenericStore]:
+        """The stores serving a kind's non-storage versions (OpenAPI documents them too)."""
+        return list(self._views.values())
+
+    def version_stores(self, group: str, version: str) -> list[GenericStore]:
+        """Every store serving `group/version` (discovery of one group-version)."""
+        out = [s for s in self.group_stores(group) if s.version == version]  # type: ignore[attr-defined]
+        return out + [v for (g, ver, _), v in self._views.items() if g == group and ver == version]
 
     def group_stores(self, group: str | None = None) -> list[GenericStore]:
         stores = list(self._groups.values()) + list(self.custom.stores())

@@ -218,6 +218,24 @@ MESSAGES: dict[str, str] = {
         'nonResourceRules=2:*@authorization.NonResourceRule incomplete=3:b '
         'evaluationError=4:s'
     ),
+    'autoscaling.CrossVersionObjectReference': (
+        'kind=1:s name=2:s apiVersion=3:s'
+    ),
+    'autoscaling.HorizontalPodAutoscaler': (
+        'metadata=1:@meta.ObjectMeta spec=2:@autoscaling.HorizontalPodAutoscalerSpec '
+        'status=3:@autoscaling.HorizontalPodAutoscalerStatus'
+    ),
+    'autoscaling.HorizontalPodAutoscalerList': (
+        'metadata=1:@meta.ListMeta items=2:*@autoscaling.HorizontalPodAutoscaler'
+    ),
+    'autoscaling.HorizontalPodAutoscalerSpec': (
+        'scaleTargetRef=1:@autoscaling.CrossVersionObjectReference minReplicas=2:i32 '
+        'maxReplicas=3:i32 targetCPUUtilizationPercentage=4:i32'
+    ),
+    'autoscaling.HorizontalPodAutoscalerStatus': (
+        'observedGeneration=1:i64 lastScaleTime=2:@meta.Time currentReplicas=3:i32 '
+        'desiredReplicas=4:i32 currentCPUUtilizationPercentage=5:i32'
+    ),
     'autoscaling.Scale': (
         'metadata=1:@meta.ObjectMeta spec=2:@autoscaling.ScaleSpec '
         'status=3:@autoscaling.ScaleStatus'
@@ -227,6 +245,100 @@ MESSAGES: dict[str, str] = {
     ),
     'autoscaling.ScaleStatus': (
         'replicas=1:i32 selector=2:s'
+    ),
+    'autoscalingv2.ContainerResourceMetricSource': (
+        'name=1:s target=2:@autoscalingv2.MetricTarget container=3:s'
+    ),
+    'autoscalingv2.ContainerResourceMetricStatus': (
+        'name=1:s current=2:@autoscalingv2.MetricValueStatus container=3:s'
+    ),
+    'autoscalingv2.CrossVersionObjectReference': (
+        'kind=1:s name=2:s apiVersion=3:s'
+    ),
+    'autoscalingv2.ExternalMetricSource': (
+        'metric=1:@autoscalingv2.MetricIdentifier target=2:@autoscalingv2.MetricTarget'
+    ),
+    'autoscalingv2.ExternalMetricStatus': (
+        'metric=1:@autoscalingv2.MetricIdentifier '
+        'current=2:@autoscalingv2.MetricValueStatus'
+    ),
+    'autoscalingv2.HPAScalingPolicy': (
+        'type=1:s value=2:i32 periodSeconds=3:i32'
+    ),
+    'autoscalingv2.HPAScalingRules': (
+        'stabilizationWindowSeconds=3:i32 selectPolicy=1:s '
+        'policies=2:*@autoscalingv2.HPAScalingPolicy tolerance=4:@resource.Quantity'
+    ),
+    'autoscalingv2.HorizontalPodAutoscaler': (
+        'metadata=1:@meta.ObjectMeta spec=2:@autoscalingv2.HorizontalPodAutoscalerSpec '
+        'status=3:@autoscalingv2.HorizontalPodAutoscalerStatus'
+    ),
+    'autoscalingv2.HorizontalPodAutoscalerBehavior': (
+        'scaleUp=1:@autoscalingv2.HPAScalingRules '
+        'scaleDown=2:@autoscalingv2.HPAScalingRules'
+    ),
+    'autoscalingv2.HorizontalPodAutoscalerCondition': (
+        'type=1:s status=2:s lastTransitionTime=3:@meta.Time reason=4:s message=5:s'
+    ),
+    'autoscalingv2.HorizontalPodAutoscalerList': (
+        'metadata=1:@meta.ListMeta items=2:*@autoscalingv2.HorizontalPodAutoscaler'
+    ),
+    'autoscalingv2.HorizontalPodAutoscalerSpec': (
+        'scaleTargetRef=1:@autoscalingv2.CrossVersionObjectReference minReplicas=2:i32 '
+        'maxReplicas=3:i32 metrics=4:*@autoscalingv2.MetricSpec '
+        'behavior=5:@autoscalingv2.HorizontalPodAutoscalerBehavior'
+    ),
+    'autoscalingv2.HorizontalPodAutoscalerStatus': (
+        'observedGeneration=1:i64 lastScaleTime=2:@meta.Time currentReplicas=3:i32 '
+        'desiredReplicas=4:i32 currentMetrics=5:*@autoscalingv2.MetricStatus '
+        'conditions=6:*@autoscalingv2.HorizontalPodAutoscalerCondition'
+    ),
+    'autoscalingv2.MetricIdentifier': (
+        'name=1:s selector=2:@meta.LabelSelector'
+    ),
+    'autoscalingv2.MetricSpec': (
+        'type=1:s object=2:@autoscalingv2.ObjectMetricSource '
+        'pods=3:@autoscalingv2.PodsMetricSource '
+        'resource=4:@autoscalingv2.ResourceMetricSource '
+        'containerResource=7:@autoscalingv2.ContainerResourceMetricSource '
+        'external=5:@autoscalingv2.ExternalMetricSource'
+    ),
+    'autoscalingv2.MetricStatus': (
+        'type=1:s object=2:@autoscalingv2.ObjectMetricStatus '
+        'pods=3:@autoscalingv2.PodsMetricStatus '
+        'resource=4:@autoscalingv2.ResourceMetricStatus '
+        'containerResource=7:@autoscalingv2.ContainerResourceMetricStatus '
+        'external=5:@autoscalingv2.ExternalMetricStatus'
+    ),
+    'autoscalingv2.MetricTarget': (
+        'type=1:s value=2:@resource.Quantity averageValue=3:@resource.Quantity '
+        'averageUtilization=4:i32'
+    ),
+    'autoscalingv2.MetricValueStatus': (
+        'value=1:@resource.Quantity averageValue=2:@resource.Quantity '
+        'averageUtilization=3:i32'
+    ),
+    'autoscalingv2.ObjectMetricSource': (
+        'describedObject=1:@autoscalingv2.CrossVersionObjectReference '
+        'target=2:@autoscalingv2.MetricTarget metric=3:@autoscalingv2.MetricIdentifier'
+    ),
+    'autoscalingv2.ObjectMetricStatus': (
+        'metric=1:@autoscalingv2.MetricIdentifier '
+        'current=2:@autoscalingv2.MetricValueStatus '
+        'describedObject=3:@autoscalingv2.CrossVersionObjectReference'
+    ),
+    'autoscalingv2.PodsMetricSource': (
+        'metric=1:@autoscalingv2.MetricIdentifier target=2:@autoscalingv2.MetricTarget'
+    ),
+    'autoscalingv2.PodsMetricStatus': (
+        'metric=1:@autoscalingv2.MetricIdentifier '
+        'current=2:@autoscalingv2.MetricValueStatus'
+    ),
+    'autoscalingv2.ResourceMetricSource': (
+        'name=1:s target=2:@autoscalingv2.MetricTarget'
+    ),
+    'autoscalingv2.ResourceMetricStatus': (
+        'name=1:s current=2:@autoscalingv2.MetricValueStatus'
     ),
     'batch.CronJob': (
         'metadata=1:@meta.ObjectMeta spec=2:@batch.CronJobSpec '

@@ -79,5 +79,26 @@ _KEEP_ZERO.update({  # registry/groupkinds.py: {networking,scheduling,storage,no
     "storage.CSIStorageCapacity": ("storageClassName",),
     "node.RuntimeClass": ("handler",),
 })
+_KEEP_ZERO.update({  # registry/autoscaling.py: autoscaling/{v1,v2}/types.go (HorizontalPodAutoscaler)
+    "autoscaling.CrossVersionObjectReference": ("kind", "name"),
+    "autoscaling.HorizontalPodAutoscalerSpec": ("minReplicas", "maxReplicas", "targetCPUUtilizationPercentage"),
+    "autoscaling.HorizontalPodAutoscalerStatus": ("observedGeneration", "currentReplicas", "desiredReplicas",
+                                                  "currentCPUUtilizationPercentage"),
+    "autoscalingv2.CrossVersionObjectReference": ("kind", "name"),
+    "autoscalingv2.HorizontalPodAutoscalerSpec": ("minReplicas", "maxReplicas"),
+    "autoscalingv2.HorizontalPodAutoscalerStatus": ("observedGeneration", "desiredReplicas"),
+    "autoscalingv2.MetricSpec": ("type",),
+    "autoscalingv2.MetricStatus": ("type",),
+    "autoscalingv2.MetricIdentifier": ("name",),
+    "autoscalingv2.MetricTarget": ("type", "averageUtilization"),
+    "autoscalingv2.MetricValueStatus": ("averageUtilization",),
+    "autoscalingv2.ResourceMetricSource": ("name",),
+    "autoscalingv2.ResourceMetricStatus": ("name",),
+    "autoscalingv2.ContainerResourceMetricSource": ("name", "container"),
+    "autoscalingv2.ContainerResourceMetricStatus": ("name", "container"),
+    "autoscalingv2.HPAScalingRules": ("stabilizationWindowSeconds", "selectPolicy", "tolerance"),
+    "autoscalingv2.HPAScalingPolicy": ("type", "value", "periodSeconds"),
+    "autoscalingv2.HorizontalPodAutoscalerCondition": ("type", "status"),
+})
 
 KEEP_ZERO: frozenset[str] = frozenset(f"{message}.{name}" for message, names in _KEEP_ZERO.items() for name in names)

@@ -1,0 +1,104 @@
+"""Multi-version kinds: one stored object served in several versions of its group, as kube-apiserver serves
+`autoscaling/v1` and `autoscaling/v2` HorizontalPodAutoscalers from one etcd key.
+
+Upstream decodes a request in the version of its URL, converts it to the internal version, runs the strategy,
+and stores the *storage version*; every answer (get, list, watch, the object a write returns) is converted to
+the version the client asked in. Here the storage version's `GroupStore` does all the work (strategy, storage,
+defaults, validation) on objects in its own version, and a `VersionView` serves the same objects in another
+version by converting at its edges only:
+
+- a request body, or the object a PATCH / apply computes, goes through `to_storage` before the store sees it;
+- what the store answers (and what a watch sends) goes through `from_storage`.
+
+A kind declares its extra versions as `ServedVersion`s (conversion functions on JSON objects); `Registry`
+installs one view per extra version (`add_version`). Discovery lists every version of a group, the preferred
+(storage) one first (`Registry.group_versions`). The namespace controller, the garbage collector and the other
+controllers see only the storage version (`Registry.group_stores`), as upstream's use the preferred version.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .group import GroupStore
+from .store import DeleteOptions, ListOptions
+
+Converter = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ServedVersion:
+    """Another version a stored kind is served in: `to_storage` converts an object of this version to the
+    storage version, `from_storage` the other way (both return new objects and leave their input untouched;
+    `apiVersion` is set by the view)."""
+
+    version: str
+    to_storage: Converter
+    from_storage: Converter
+
+
+class Presented(dict):  # type: ignore[type-arg]
+    """An object as a view shows it, still knowing the stored object it came from (`stored`): table printers
+    print that one, as upstream prints the internal object whatever version the client reads."""
+
+    __slots__ = ("stored",)
+
+
+class VersionView(GroupStore):
+    """The objects of `base` (the storage version's store) in the version `served`: every verb is the base's,
+    with the request converted in and the answer converted out."""
+
+    def __init__(self, base: GroupStore, served: ServedVersion):
+        super().__init__(base.info, base.store, base.group, served.version, base.strategy, base.deviations)
+        self.base, self.served = base, served
+        self.storage_api_version = base.api_version
+        for attr in ("status_strategy", "subresources"):  # /status (and /scale) as the base serves them
+            if hasattr(base, attr):
+                setattr(self, attr, getattr(base, attr))
+
+    # ---- conversion at the edges -------------------------------------------------------------------
+    def present(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored (storage-version) object as this version shows it; anything else (a Status) unchanged."""
+        if not isinstance(obj, dict) or obj.get("kind") not in (None, self.info.kind):
+            return obj
+        out = self.served.from_storage(obj)
+        shown = Presented({"kind": self.info.kind, "apiVersion": self.api_version,
+                           **{k: v for k, v in out.items() if k not in ("kind", "apiVersion")}})
+        shown.stored = obj
+        return shown
+
+    def accept(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """An object of this version as the storage version holds it."""
+        out = self.served.to_storage(obj)
+        return {"kind": self.info.kind, "apiVersion": self.storage_api_version,
+                **{k: v for k, v in out.items() if k not in ("kind", "apiVersion")}}
+
+    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return self.present(self.base._finish(obj))
+
+    # ---- writes: the base's, converted --------------------------------------------------------------
+    def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        return self.present(self.base.create(self.accept(obj), **kw))
+
+    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
+               transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
+        if body is not None:
+            body = self.accept(body)
+        if transform is not None:
+            inner = transform
+
+            def transform(current: dict[str, Any]) -> dict[str, Any]:
+                return self.accept(inner(self.present(current)))
+        return self.present(self.base.update(ns, name, body, transform=transform, **kw))
+
+    def delete(self, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> Any:
+        out = self.base.delete(ns, name, opts, **kw)
+        if isinstance(out, tuple):
+            return (self.present(out[0]), *out[1:])
+        return self.present(out)
+
+    def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: Any) -> dict[str, Any]:
+        out = self.base.delete_collection(ns, list_opts, opts)
+        out["items"] = [self.present(i) for i in out.get("items") or []]
+        out["apiVersion"] = self.api_version
+        return out

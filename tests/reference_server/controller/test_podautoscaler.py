@@ -1,0 +1,130 @@
+"""The HPA controller on a cluster without metrics-server (controller/podautoscaler.py): conditions, status and
+Events of one sync (`reconcileAutoscaler`), for a missing target, a target outside the bounds (rescaled through its
+scale) and a target whose CPU metric cannot be fetched."""
+from __future__ import annotations
+
+import asyncio
+
+from conformance.reference_server.controller.podautoscaler import HorizontalPodAutoscalerController
+from conformance.reference_server.registry import ListOptions, Registry
+from conformance.reference_server.storage import MemoryStore
+
+NS = "hpa"
+REF = {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"}
+NOT_SERVED = ("failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from "
+              "resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)")
+
+
+def _reg() -> Registry:
+    r = Registry(MemoryStore())
+    r.namespaces.create({"metadata": {"name": NS}})
+    return r
+
+
+def _hpa(reg: Registry, name: str = "h", **spec) -> dict:
+    body = {"metadata": {"name": name, "namespace": NS}, "spec": {"scaleTargetRef": REF, "maxReplicas": 5, **spec}}
+    return reg.group("autoscaling", "horizontalpodautoscalers").create(body)
+
+
+def _deployment(reg: Registry, replicas: int) -> dict:
+    labels = {"app": "web"}
+    return reg.group("apps", "deployments").create({"metadata": {"name": "web", "namespace": NS}, "spec": {
+        "replicas": replicas, "selector": {"matchLabels": labels},
+        "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+
+
+def _events(reg: Registry) -> list[tuple[str, str, str]]:
+    items = reg.content("events").list(NS, ListOptions())["items"]
+    items.sort(key=lambda e: int(e["metadata"]["resourceVersion"]))
+    return [(e["type"], e["reason"], e["message"]) for e in items]
+
+
+def _status(reg: Registry, name: str = "h") -> dict:
+    return reg.group("autoscaling", "horizontalpodautoscalers").get(NS, name)["status"]
+
+
+def _conditions(status: dict) -> list[tuple[str, str, str, str]]:
+    return [(c["type"], c["status"], c["reason"], c["message"]) for c in status.get("conditions", [])]
+
+
+def test_missing_target_fails_get_scale():
+    reg = _reg()
+    _hpa(reg)
+    assert HorizontalPodAutoscalerController(reg).reconcile((NS, "h")) is True
+    status = _status(reg)
+    assert _conditions(status) == [("AbleToScale", "False", "FailedGetScale", "the HPA controller was unable to get "
+                                    'the target\'s current scale: deployments.apps "web" not found')]
+    assert status["conditions"][0]["lastTransitionTime"]
+    assert _events(reg) == [("Warning", "FailedGetScale", 'deployments.apps "web" not found')]
+    # a second sync changes nothing: same condition (time kept), the event counted, no status write
+    rv = reg.group("autoscaling", "horizontalpodautoscalers").get(NS, "h")["metadata"]["resourceVersion"]
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    assert reg.group("autoscaling", "horizontalpodautoscalers").get(NS, "h")["metadata"]["resourceVersion"] == rv
+    # an HPA that is gone: nothing to do
+    assert HorizontalPodAutoscalerController(reg).reconcile((NS, "gone")) is False
+
+
+def test_below_min_is_rescaled_through_the_scale():
+    reg = _reg()
+    _deployment(reg, 1)
+    _hpa(reg, minReplicas=2)
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    assert reg.group("apps", "deployments").get(NS, "web")["spec"]["replicas"] == 2
+    status = _status(reg)
+    assert (status["currentReplicas"], status["desiredReplicas"]) == (1, 2) and status["lastScaleTime"]
+    assert _conditions(status) == [("AbleToScale", "True", "SucceededRescale",
+                                    "the HPA controller was able to update the target scale to 2")]
+    assert _events(reg) == [("Normal", "SuccessfulRescale",
+                             "New size: 2; reason: Current number of replicas below Spec.MinReplicas")]
+
+
+def test_cpu_metric_cannot_be_fetched_without_metrics_server():
+    reg = _reg()
+    _deployment(reg, 1)
+    _hpa(reg)
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    status = _status(reg)
+    assert status["currentReplicas"] == 1 and status["desiredReplicas"] == 0
+    assert status["currentMetrics"] == [{"type": ""}]  # the zero MetricStatus upstream writes per metric
+    assert _conditions(status) == [
+        ("AbleToScale", "True", "SucceededGetScale", "the HPA controller was able to get the target's current scale"),
+        ("ScalingActive", "False", "FailedGetResourceMetric", f"the HPA was unable to compute the replica count: "
+                                                              f"{NOT_SERVED}")]
+    assert _events(reg) == [("Warning", "FailedGetResourceMetric", NOT_SERVED),
+                            ("Warning", "FailedComputeMetricsReplicas",
+                             f"invalid metrics (1 invalid out of 1), first error is: {NOT_SERVED}")]
+    # read in autoscaling/v1, the conditions and the empty current metric travel in annotations
+    v1 = reg.group("autoscaling", "horizontalpodautoscalers", "v1").get(NS, "h")
+    assert v1["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/current-metrics"] == '[{"type":""}]'
+    assert v1["status"] == {"currentReplicas": 1, "desiredReplicas": 0}
+
+
+def test_zero_replicas_disable_scaling():
+    reg = _reg()
+    _deployment(reg, 0)
+    _hpa(reg)
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    assert _conditions(_status(reg))[1] == ("ScalingActive", "False", "ScalingDisabled",
+                                            "scaling is disabled since the replica count of the target is zero")
+
+
+def test_first_sync_one_period_after_the_hpa_appears():
+    """`enqueueHPA` adds with a fixed-interval rate limiter: the first sync comes one period after the add."""
+    async def run() -> tuple[dict, dict]:
+        reg = _reg()
+        ctl = HorizontalPodAutoscalerController(reg, period=0.2)
+        ctl.start()
+        try:
+            _hpa(reg)
+            early = _status(reg)
+            store = reg.group("autoscaling", "horizontalpodautoscalers")
+            _, w, _ = store.watch(NS, ListOptions(), asyncio.get_running_loop())
+            while True:
+                ev = await asyncio.wait_for(w.queue.get(), 5)
+                if ev is not None and (ev.object.get("status") or {}).get("conditions"):
+                    return early, ev.object["status"]
+        finally:
+            await ctl.stop()
+    early, later = asyncio.run(run())
+    assert "conditions" not in early
+    assert later["conditions"][0]["reason"] == "FailedGetScale"
