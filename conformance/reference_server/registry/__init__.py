@@ -47,6 +47,7 @@ class Registry:
         for gk in GROUP_KINDS:
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
         self._add_subresources(self._cluster["persistentvolumes"])
+        self._install_certificates()
         self._install_extensions()
 
     @staticmethod
@@ -71,6 +72,20 @@ class Registry:
         pv.strategy = PersistentVolumeStrategy(pv.info)
         cs = self._cluster["componentstatuses"]
         self._cluster["componentstatuses"] = ComponentStatusStore(cs.info, self.store, deviations=self.deviations)
+
+    def _install_certificates(self) -> None:
+        """`certificates.k8s.io/v1` CSRs with `/status` and `/approval` (registry/certificates.py), and
+        `events.k8s.io/v1` Events (registry/eventsview.py)."""
+        from . import certificates as C
+        csr = GroupStore(C.CSR_INFO, self.store, C.GROUP, C.VERSION, C.CSRStrategy(C.CSR_INFO), self.deviations)
+        csr.status_strategy = C.CSRStatusStrategy(C.CSR_INFO)  # type: ignore[attr-defined]
+        csr.extra_subresources = {"approval": C.CSRApprovalStrategy(C.CSR_INFO)}  # type: ignore[attr-defined]
+        csr.subresources = {"approval": ("get", "patch", "update"),  # type: ignore[attr-defined]
+                            "status": ("get", "patch", "update")}
+        csr.records_requester = True  # type: ignore[attr-defined]
+        self.add_group_store(csr)
+        from .eventsview import EventsView  # events.k8s.io/v1: the core events' storage in the v1 shape
+        self.add_group_store(EventsView(self.store, self.deviations))
 
     def _install_extensions(self) -> None:
         """CRDs (and the custom resources they define) and APIServices, served on every server."""

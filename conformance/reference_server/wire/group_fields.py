@@ -79,5 +79,10 @@ _KEEP_ZERO.update({  # registry/groupkinds.py: {networking,scheduling,storage,no
     "storage.CSIStorageCapacity": ("storageClassName",),
     "node.RuntimeClass": ("handler",),
 })
+_KEEP_ZERO.update({  # registry/certificates.py, registry/eventsview.py: {certificates,events}/v1/types.go
+    "certificates.CertificateSigningRequestSpec": ("request", "signerName", "expirationSeconds"),
+    "certificates.CertificateSigningRequestCondition": ("type", "status"),
+    "events.EventSeries": ("count",),
+})
 
 KEEP_ZERO: frozenset[str] = frozenset(f"{message}.{name}" for message, names in _KEEP_ZERO.items() for name in names)
