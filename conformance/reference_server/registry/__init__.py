@@ -120,7 +120,9 @@ class Registry:
         return [self.namespaces, *self._cluster.values(), *(s for s in self.group_stores() if not s.info.namespaced)]
 
     def namespaced(self) -> list[GenericStore]:
-        return list(self._content.values()) + [s for s in self.group_stores() if s.info.namespaced]
+        # a second view of a kind's storage (events.k8s.io/v1 events) is left out: its objects are the first's
+        return list(self._content.values()) + [s for s in self.group_stores()
+                                               if s.info.namespaced and not getattr(s, "view_of", "")]
 
     def resources(self) -> list[ResourceInfo]:
         return [NAMESPACES] + [s.info for s in self._content.values()] + [s.info for s in self._cluster.values()]

@@ -209,6 +209,7 @@ class EventsView(GroupStore):
         super().__init__(EVENTS_V1_INFO, ConvertingStore(store), eventsv1.GROUP, eventsv1.VERSION,  # type: ignore[arg-type]
                          EventsV1Strategy(EVENTS_V1_INFO), deviations)
 
+    view_of = "events"  # the core events' store: left out of `Registry.namespaced()` (no double deletion or GC)
     schema_kind = "events.k8s.io/Event"  # not core/v1's Event to the decoder's field model (http/handlers.py)
 
     @property
