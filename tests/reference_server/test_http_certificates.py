@@ -250,3 +250,19 @@ def test_durations_and_the_ca_end():
     long = x509.load_pem_x509_certificate(sign(server_ca, req, ["client auth"], None, at))
     long.verify_directly_issued_by(server_ca.cert)
     assert long.not_valid_after_utc == server_ca.cert.not_valid_after_utc  # never after the CA's own end
+
+
+def test_subject_restriction_refuses_system_masters(http, url):
+    """CertificateSubjectRestriction: after validation (a 422 comes first), a 403 for the client signer only."""
+    pem = request_pem("root", ("system:masters",))
+    r = http.post(url + GROUP, json=csr_body("masters", pem=pem))
+    st = status_of(r)
+    assert (r.status_code, st["reason"], st["message"]) == (
+        403, "Forbidden", 'certificatesigningrequests.certificates.k8s.io "masters" is forbidden: use of '
+                          "kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed")
+    assert st["details"] == {"name": "masters", "group": "certificates.k8s.io", "kind": "certificatesigningrequests"}
+    assert http.post(url + GROUP, json=csr_body("masters", pem=pem, usages=[])).status_code == 422
+    name = unique("csr")
+    r = http.post(url + GROUP, json=csr_body(name, pem=pem, signer="example.com/other"))
+    assert r.status_code == 201, r.text
+    http.delete(f"{url}{GROUP}/{name}")
