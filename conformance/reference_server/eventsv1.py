@@ -36,8 +36,8 @@ def to_v1(core: dict[str, Any]) -> dict[str, Any]:
     series = _series(core.get("series"))
     if series is not None:
         out["series"] = series
-    for v1_name, core_name in (("reportingController", "reportingComponent"), ("reportingInstance", "reportingInstance"),
-                               ("action", "action"), ("reason", "reason")):
+    for v1_name, core_name in (("reportingController", "reportingComponent"),
+                               ("reportingInstance", "reportingInstance"), ("action", "action"), ("reason", "reason")):
         if core.get(core_name):
             out[v1_name] = core[core_name]
     out["regarding"] = _dict(core.get("involvedObject"))

@@ -106,8 +106,8 @@ def test_validation_errors_in_upstream_order(http, url):
         "this API version]")
     r = http.post(url + GROUP, json=csr_body("bad", signer="example/x"))
     assert status_of(r)["message"] == ('CertificateSigningRequest.certificates.k8s.io "bad" is invalid: '
-                                       'spec.signerName: Invalid value: "example": should be a domain with at least two '
-                                       "segments separated by dots")
+                                       'spec.signerName: Invalid value: "example": should be a domain with at least '
+                                       "two segments separated by dots")
 
 
 def test_approval_subresource_conditions(http, url, csrs):
@@ -125,7 +125,7 @@ def test_approval_subresource_conditions(http, url, csrs):
                                        "conditions are mutually exclusive")
     r = http.put(f"{url}{GROUP}/{name}/approval", json={**got, "status": {"conditions": [
         {"type": "Approved", "status": "False"}]}})
-    assert "status.conditions[0].status: Unsupported value: \"False\": supported values: \"True\"" in r.json()["message"]
+    assert 'status.conditions[0].status: Unsupported value: "False": supported values: "True"' in r.json()["message"]
     r = approve(http, url, got)
     assert r.status_code == 200, r.text
     cond = r.json()["status"]["conditions"]
@@ -143,8 +143,9 @@ def test_approval_subresource_conditions(http, url, csrs):
                                                                           "certificate": cert}})
     assert r.status_code == 200, r.text
     assert r.json()["status"]["certificate"] == cert
-    r = http.put(f"{url}{GROUP}/{name}/status", json={**r.json(), "status": {**r.json()["status"],
-                                                                           "certificate": base64.b64encode(b"x").decode()}})
+    other = base64.b64encode(b"x").decode()
+    body = r.json()
+    r = http.put(f"{url}{GROUP}/{name}/status", json={**body, "status": {**body["status"], "certificate": other}})
     assert status_of(r)["details"]["causes"][0]["field"] == "status.certificate"
 
 

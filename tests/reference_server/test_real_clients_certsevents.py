@@ -58,8 +58,8 @@ def issued(kube: Kube, name: str, timeout: float = 10) -> dict:
 def test_kubectl_csr_approve_get_and_certificate(kube: Kube, tmp_path: Path) -> None:
     ok, no = f"csr-{uuid.uuid4().hex[:6]}", f"csr-{uuid.uuid4().hex[:6]}"
     manifest = tmp_path / "csr.yaml"
-    manifest.write_text("---\n".join(CSR_YAML.format(name=n, request=base64.b64encode(request_pem(n, ("devs",))).decode())
-                                     for n in (ok, no)))
+    manifest.write_text("---\n".join(
+        CSR_YAML.format(name=n, request=base64.b64encode(request_pem(n, ("devs",))).decode()) for n in (ok, no)))
     try:
         assert kube.ok("apply", "-f", str(manifest)) == (
             f"certificatesigningrequest.certificates.k8s.io/{ok} created\n"

@@ -14,9 +14,10 @@ first need. Each handles only the approved, not failed CSRs naming it:
 - `kubernetes.io/legacy-unknown`: never signed (its signer refuses every request: not reachable through v1).
 
 A request its signer refuses gets the `Failed` condition (`SignerValidationFailure`, the rule's words); one it
-accepts gets `status.certificate`: the request's subject, SANs and key, the usages as key usages (`keyUsagesFromStrings`),
-not a CA, `NotBefore` now - 5 min, `NotAfter` now + the duration (`expirationSeconds` clamped to [10 min,
-`--cluster-signing-duration` 8760h]) minus the 5 min backdate unless shorter than 8 h, never after the CA's own end.
+accepts gets `status.certificate`: the request's subject, SANs and key, the usages as key usages
+(`keyUsagesFromStrings`), not a CA, `NotBefore` now - 5 min, `NotAfter` now + the duration (`expirationSeconds`
+clamped to [10 min, `--cluster-signing-duration` 8760h]) minus the 5 min backdate unless shorter than 8 h, never after
+the CA's own end.
 Other signer names are left to their own signers (none here), as upstream.
 """
 from __future__ import annotations

@@ -95,7 +95,8 @@ class Handlers:
         if store.info.deprecation:
             request[DEPRECATION_KEY] = store.info.deprecation
         watching = route.watch_path or (P.truthy(request.query.get("watch"))
-                                        and route.target not in ("ns-status", "ns-finalize", "status", "scale", "approval"))
+                                        and route.target not in ("ns-status", "ns-finalize", "status", "scale",
+                                                                 "approval"))
         if route.target == "scale":
             return await self._scale(request, route, store)
         if m == "GET":

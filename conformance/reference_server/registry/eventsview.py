@@ -136,9 +136,9 @@ def _legacy_errors(event: dict[str, Any]) -> list[FieldError]:
         if not controller:
             errs.append(field_required("reportingController"))
         errs += [field_invalid("reportingController", controller, m) for m in is_qualified_name(controller)]
-        for path, value, limit in (("reportingInstance", event.get("reportingInstance") or "", REPORTING_INSTANCE_LIMIT),
-                                   ("action", event.get("action") or "", ACTION_LIMIT),
-                                   ("reason", event.get("reason") or "", REASON_LIMIT)):
+        for path, limit in (("reportingInstance", REPORTING_INSTANCE_LIMIT), ("action", ACTION_LIMIT),
+                            ("reason", REASON_LIMIT)):
+            value = event.get(path) or ""
             if not value:
                 errs.append(field_required(path))
             if len(value) > limit:
@@ -206,7 +206,8 @@ class EventsView(GroupStore):
     """The events.k8s.io/v1 store: the generic store over `ConvertingStore` (the core events' storage)."""
 
     def __init__(self, store: Store, deviations: Any):
-        super().__init__(EVENTS_V1_INFO, ConvertingStore(store), eventsv1.GROUP, eventsv1.VERSION,  # type: ignore[arg-type]
+        converting: Any = ConvertingStore(store)
+        super().__init__(EVENTS_V1_INFO, converting, eventsv1.GROUP, eventsv1.VERSION,
                          EventsV1Strategy(EVENTS_V1_INFO), deviations)
 
     view_of = "events"  # the core events' store: left out of `Registry.namespaced()` (no double deletion or GC)

@@ -192,6 +192,7 @@ REQUIRED.update({
 FIELD_MARKERS.update({
     **{name: ATOMIC for name in (
         "certificates.CertificateSigningRequestSpec.request", "certificates.CertificateSigningRequestSpec.usages",
-        "certificates.CertificateSigningRequestSpec.groups", "certificates.CertificateSigningRequestStatus.certificate")},
+        "certificates.CertificateSigningRequestSpec.groups",
+        "certificates.CertificateSigningRequestStatus.certificate")},
     "certificates.CertificateSigningRequestStatus.conditions": keyed("type", strategy=None),
 })
