@@ -25,6 +25,7 @@ class ServerTLS:
     key_file: str
     ca_pem: bytes
     keep: bool = False  # files live in a --cert-dir: never removed
+    ca_key_pem: bytes = b""  # the CA's key: kube-controller-manager's csrsigning signs with it (controller/csrsigning.py)
 
     def ssl_context(self) -> ssl.SSLContext:
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -108,7 +109,7 @@ def generate(hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1"), cert_di
         p = os.path.join(d, fname)
         _write_private(p, data)
         paths[fname] = p
-    return ServerTLS(d, paths["ca.crt"], paths["server.crt"], paths["server.key"], ca_pem)
+    return ServerTLS(d, paths["ca.crt"], paths["server.crt"], paths["server.key"], ca_pem, ca_key_pem=_key_pem(ca_key))
 
 
 CERT_DAYS = 365  # client-go's self-signed fixtures (GenerateSelfSignedCertKeyWithFixtures): one year
@@ -134,7 +135,7 @@ def _load_or_create(d: str, hosts: tuple[str, ...]) -> ServerTLS:
         _write_private(key_file, _key_pem(key))
         _write_private(cert_file, cert.public_bytes(serialization.Encoding.PEM))
     ca_pem = ca_cert.public_bytes(serialization.Encoding.PEM)
-    return ServerTLS(d, ca_file, cert_file, key_file, ca_pem, keep=True)
+    return ServerTLS(d, ca_file, cert_file, key_file, ca_pem, keep=True, ca_key_pem=_key_pem(ca_key))
 
 
 def _read_pair(cert_file: str, key_file: str, now: _dt.datetime) -> tuple[Any, x509.Certificate] | None:

@@ -38,6 +38,8 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.api.scheduling.v1": "scheduling",
     "k8s.io.api.storage.v1": "storage",
     "k8s.io.api.node.v1": "node",
+    "k8s.io.api.certificates.v1": "certificates",  # registry/certificates.py
+    "k8s.io.api.events.v1": "events",  # registry/eventsview.py
 }
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
                                "ResourceQuota", "LimitRange", "Event", "Endpoints",
@@ -59,6 +61,7 @@ GROUP_KINDS["networking"] += ("Ingress", "IngressClass")  # registry/groupkinds.
 GROUP_KINDS.update({"scheduling": ("PriorityClass",), "node": ("RuntimeClass",),
                     "storage": ("StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "CSIStorageCapacity")})
 GROUP_KINDS.update({"autoscaling": ("HorizontalPodAutoscaler",), "autoscalingv2": ("HorizontalPodAutoscaler",)})
+GROUP_KINDS.update({"certificates": ("CertificateSigningRequest",), "events": ("Event",)})
 ROOTS += [f"{group}.{kind}{suffix}" for group, kinds in GROUP_KINDS.items() for kind in kinds for suffix in ("", "List")]
 # Go field names whose gogo proto name differs from the JSON name (the table speaks JSON names).
 JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid",

@@ -67,7 +67,10 @@ class ScopeAdmission(NamespaceLifecycle):
 
     # ---- validating --------------------------------------------------------------------------------
     def for_validate(self, info: ResourceInfo) -> Callable[[dict[str, Any]], Callable[[], None] | None] | None:
-        """The validating hook for a create of `info` (namespaced resources only)."""
+        """The validating hook for a create of `info` (namespaced resources only, and CSRs)."""
+        if info.kind == "CertificateSigningRequest":  # CertificateSubjectRestriction (admission/certificates.py)
+            from .certificates import subject_restriction
+            return subject_restriction
         if not info.namespaced:
             return None
         group = next((getattr(s, "group", "") for s in self.registry.group_stores() if s.info is info), "")

@@ -76,6 +76,14 @@ def _requester(ctx: ServerContext, request: web.Request) -> UserInfo:
     return authenticate_token(ctx, _bearer(request)) or UserInfo(ANONYMOUS, "", (ALL_UNAUTHENTICATED,))
 
 
+def record_requester(ctx: ServerContext, request: web.Request) -> None:
+    """Make the request's user what `auth.escalation.CURRENT_USER` gives the registry (set already under
+    `--authorization rbac`; here also for the always-allow server), as upstream's `request.UserFrom(ctx)`."""
+    from ..auth.escalation import CURRENT_USER
+    if CURRENT_USER.get() is None:
+        CURRENT_USER.set(_requester(ctx, request))
+
+
 async def handle_authentication_review(ctx: ServerContext, request: web.Request, route: Route) -> web.StreamResponse:
     kind = RESOURCES[route.resource]
     body = _decode(request.headers.get("Content-Type"), await read_body(request), kind)

@@ -33,6 +33,7 @@ _PRIORITY = {"apps": 17800, "authentication.k8s.io": 17700, AUTHZ_GROUP: 17600, 
              "coordination.k8s.io": 16500, "discovery.k8s.io": 16200}
 _PRIORITY.update({"storage.k8s.io": 16800, "scheduling.k8s.io": 16600, "node.k8s.io": 16300})  # groupkinds.py
 _PRIORITY["autoscaling"] = 17500  # registry/autoscaling.py
+_PRIORITY.update({"certificates.k8s.io": 17300, "events.k8s.io": 17750})  # registry/certificates.py, events
 
 
 def _groups(registry: Registry) -> dict[str, str]:
@@ -136,6 +137,8 @@ def _match_versionless(registry: Registry, group: str, segs: list[str],
         return Route("item", segs[0], name=segs[1], group=group), ITEM
     if segs[2:] == ["status"] and getattr(store, "status_strategy", None) is not None and not watch:
         return Route("status", segs[0], name=segs[1], group=group), ("GET", "PUT", "PATCH")
+    if len(segs) == 3 and segs[2] in getattr(store, "extra_subresources", {}) and not watch:  # CSRs' /approval
+        return Route(segs[2], segs[0], name=segs[1], group=group), ("GET", "PUT", "PATCH")
     raise nf()
 
 
@@ -196,6 +199,9 @@ def api_resource_list(registry: Registry, group: str, version: str = "") -> dict
                               "verbs": ["get", "patch", "update"]})
         if getattr(s, "status_strategy", None) is not None:  # CRDs, APIServices, custom resources with status
             resources.append({"name": f"{info.plural}/status", "singularName": "", "namespaced": info.namespaced,
+                              "kind": info.kind, "verbs": ["get", "patch", "update"]})
+        for sub in getattr(s, "extra_subresources", {}):  # CSRs' /approval
+            resources.append({"name": f"{info.plural}/{sub}", "singularName": "", "namespaced": info.namespaced,
                               "kind": info.kind, "verbs": ["get", "patch", "update"]})
     resources.sort(key=lambda r: r["name"])
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}

@@ -72,6 +72,12 @@ async def add_deprecation_warning(request: web.Request, response: web.StreamResp
         response.headers.add("Warning", f'299 - "{warning}"')
 
 
+def _schema_kind(store: GenericStore) -> str:
+    """The kind name the decoder's field model knows this resource by: its kind, except where a named group
+    reuses a core kind's name for another type (events.k8s.io/v1 Event: `registry/eventsview.py`)."""
+    return getattr(store, "schema_kind", store.info.kind)
+
+
 class Handlers:
     def __init__(self, ctx: ServerContext):
         self.ctx = ctx
@@ -89,7 +95,8 @@ class Handlers:
         if store.info.deprecation:
             request[DEPRECATION_KEY] = store.info.deprecation
         watching = route.watch_path or (P.truthy(request.query.get("watch"))
-                                        and route.target not in ("ns-status", "ns-finalize", "status", "scale"))
+                                        and route.target not in ("ns-status", "ns-finalize", "status", "scale",
+                                                                 "approval"))
         if route.target == "scale":
             return await self._scale(request, route, store)
         if m == "GET":
@@ -182,7 +189,7 @@ class Handlers:
         else:
             obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind)
         mode = P.field_validation(request.query)
-        warnings = apply_field_validation(obj, store.info.kind, store.info.fields, mode,
+        warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
                                           extra_fields(self.ctx.feature_gates, store.info.kind))
         return obj, warnings
 
@@ -218,6 +225,9 @@ class Handlers:
     def _strategy(self, route: Route, store: GenericStore) -> Any:
         if route.target == "status":  # registry/subresources.py, CRDs, APIServices, custom resources
             return getattr(store, "status_strategy", None)
+        extra = getattr(store, "extra_subresources", None)
+        if extra and route.target in extra:  # CSRs' /approval
+            return extra[route.target]
         if isinstance(store, NamespaceStore):
             if route.target == "ns-status":
                 return store.status_strategy
@@ -230,6 +240,9 @@ class Handlers:
         obj, warnings = await self._decode(request, store)
         self._fix_namespace(obj, route, store)
         dry = P.dry_run(request.query.getall("dryRun", []))
+        if getattr(store, "records_requester", False):  # a CSR's spec.username/groups (registry/certificates.py)
+            from .authentication import record_requester
+            record_requester(self.ctx, request)
         created = await self._create_retried(store, obj, dry_run=dry,
                                              field_manager=P.field_manager(request.query,
                                                                            request.headers.get("User-Agent")),
@@ -294,10 +307,10 @@ class Handlers:
         """What every patched object goes through before the registry: it must still decode into the kind."""
         check_depth(patched)
         patched["kind"], patched["apiVersion"] = store.info.kind, "v1"
-        patch_type_error(patched, store.info.kind, ctype, patch)
+        patch_type_error(patched, _schema_kind(store), ctype, patch)
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
             patched["metadata"] = {}
-        warnings[:] = apply_field_validation(patched, store.info.kind, store.info.fields, mode,
+        warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
                                               extra_fields(self.ctx.feature_gates, store.info.kind))
         self._fix_namespace(patched, route, store)
         self._check_name(patched, route.name)

@@ -50,6 +50,7 @@ class Registry:
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
         self._add_subresources(self._cluster["persistentvolumes"])
         self._install_versioned_kinds()
+        self._install_certificates()
         self._install_extensions()
 
     @staticmethod
@@ -96,6 +97,19 @@ class Registry:
         versions = list(dict.fromkeys(versions))
         versions += [v for g, v, _ in self._views if g == group and v not in versions]
         return versions
+    def _install_certificates(self) -> None:
+        """`certificates.k8s.io/v1` CSRs with `/status` and `/approval` (registry/certificates.py), and
+        `events.k8s.io/v1` Events (registry/eventsview.py)."""
+        from . import certificates as C
+        csr = GroupStore(C.CSR_INFO, self.store, C.GROUP, C.VERSION, C.CSRStrategy(C.CSR_INFO), self.deviations)
+        csr.status_strategy = C.CSRStatusStrategy(C.CSR_INFO)  # type: ignore[attr-defined]
+        csr.extra_subresources = {"approval": C.CSRApprovalStrategy(C.CSR_INFO)}  # type: ignore[attr-defined]
+        csr.subresources = {"approval": ("get", "patch", "update"),  # type: ignore[attr-defined]
+                            "status": ("get", "patch", "update")}
+        csr.records_requester = True  # type: ignore[attr-defined]
+        self.add_group_store(csr)
+        from .eventsview import EventsView  # events.k8s.io/v1: the core events' storage in the v1 shape
+        self.add_group_store(EventsView(self.store, self.deviations))
 
     def _install_extensions(self) -> None:
         """CRDs (and the custom resources they define) and APIServices, served on every server."""
@@ -148,7 +162,9 @@ class Registry:
         return [self.namespaces, *self._cluster.values(), *(s for s in self.group_stores() if not s.info.namespaced)]
 
     def namespaced(self) -> list[GenericStore]:
-        return list(self._content.values()) + [s for s in self.group_stores() if s.info.namespaced]
+        # a second view of a kind's storage (events.k8s.io/v1 events) is left out: its objects are the first's
+        return list(self._content.values()) + [s for s in self.group_stores()
+                                               if s.info.namespaced and not getattr(s, "view_of", "")]
 
     def resources(self) -> list[ResourceInfo]:
         return [NAMESPACES] + [s.info for s in self._content.values()] + [s.info for s in self._cluster.values()]

@@ -406,6 +406,27 @@ MESSAGES: dict[str, str] = {
     'batch.UncountedTerminatedPods': (
         'succeeded=1:*s failed=2:*s'
     ),
+    'certificates.CertificateSigningRequest': (
+        'metadata=1:@meta.ObjectMeta spec=2:@certificates.CertificateSigningRequestSpec '
+        'status=3:@certificates.CertificateSigningRequestStatus'
+    ),
+    'certificates.CertificateSigningRequestCondition': (
+        'type=1:s status=6:s reason=2:s message=3:s lastUpdateTime=4:@meta.Time '
+        'lastTransitionTime=5:@meta.Time'
+    ),
+    'certificates.CertificateSigningRequestList': (
+        'metadata=1:@meta.ListMeta items=2:*@certificates.CertificateSigningRequest'
+    ),
+    'certificates.CertificateSigningRequestSpec': (
+        'request=1:y signerName=7:s expirationSeconds=8:i32 usages=5:*s username=2:s '
+        'uid=3:s groups=4:*s extra=6:{s:@certificates.ExtraValue}'
+    ),
+    'certificates.CertificateSigningRequestStatus': (
+        'conditions=1:*@certificates.CertificateSigningRequestCondition certificate=2:y'
+    ),
+    'certificates.ExtraValue': (
+        'items=1:*s'
+    ),
     'coordination.Lease': (
         'metadata=1:@meta.ObjectMeta spec=2:@coordination.LeaseSpec'
     ),
@@ -1215,6 +1236,20 @@ MESSAGES: dict[str, str] = {
     ),
     'discovery.ForZone': (
         'name=1:s'
+    ),
+    'events.Event': (
+        'metadata=1:@meta.ObjectMeta eventTime=2:@meta.MicroTime '
+        'series=3:@events.EventSeries reportingController=4:s reportingInstance=5:s '
+        'action=6:s reason=7:s regarding=8:@core.ObjectReference '
+        'related=9:@core.ObjectReference note=10:s type=11:s '
+        'deprecatedSource=12:@core.EventSource deprecatedFirstTimestamp=13:@meta.Time '
+        'deprecatedLastTimestamp=14:@meta.Time deprecatedCount=15:i32'
+    ),
+    'events.EventList': (
+        'metadata=1:@meta.ListMeta items=2:*@events.Event'
+    ),
+    'events.EventSeries': (
+        'count=1:i32 lastObservedTime=2:@meta.MicroTime'
     ),
     'intstr.IntOrString': (
         'type=1:i64 intVal=2:i32 strVal=3:s'

@@ -100,5 +100,10 @@ _KEEP_ZERO.update({  # registry/autoscaling.py: autoscaling/{v1,v2}/types.go (Ho
     "autoscalingv2.HPAScalingPolicy": ("type", "value", "periodSeconds"),
     "autoscalingv2.HorizontalPodAutoscalerCondition": ("type", "status"),
 })
+_KEEP_ZERO.update({  # registry/certificates.py, registry/eventsview.py: {certificates,events}/v1/types.go
+    "certificates.CertificateSigningRequestSpec": ("request", "signerName", "expirationSeconds"),
+    "certificates.CertificateSigningRequestCondition": ("type", "status"),
+    "events.EventSeries": ("count",),
+})
 
 KEEP_ZERO: frozenset[str] = frozenset(f"{message}.{name}" for message, names in _KEEP_ZERO.items() for name in names)

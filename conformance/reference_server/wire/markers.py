@@ -181,3 +181,18 @@ FIELD_MARKERS.update({
 # message.field -> `+default=` value that kube-openapi publishes as `default` (structured-merge-diff fills a
 # list-map key that an applied item omits with it: ports keyed by port+protocol).
 DEFAULTS: dict[str, Any] = {"core.ContainerPort.protocol": "TCP", "core.ServicePort.protocol": "TCP"}
+
+# registry/certificates.py and registry/eventsview.py: {certificates,events}/v1/types.go (v1.33)
+REQUIRED.update({
+    "certificates.CertificateSigningRequest": ["spec"],
+    "certificates.CertificateSigningRequestSpec": ["request", "signerName"],
+    "certificates.CertificateSigningRequestCondition": ["type", "status"],
+    "events.Event": ["eventTime"], "events.EventSeries": ["count", "lastObservedTime"],
+})
+FIELD_MARKERS.update({
+    **{name: ATOMIC for name in (
+        "certificates.CertificateSigningRequestSpec.request", "certificates.CertificateSigningRequestSpec.usages",
+        "certificates.CertificateSigningRequestSpec.groups",
+        "certificates.CertificateSigningRequestStatus.certificate")},
+    "certificates.CertificateSigningRequestStatus.conditions": keyed("type", strategy=None),
+})

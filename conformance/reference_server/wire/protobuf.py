@@ -342,7 +342,8 @@ def encode(obj: dict[str, Any]) -> bytes:
     Unknown fields raise ValueError, so a test cannot silently build a lossy body.
     """
     kind = obj.get("kind", "")
-    message = KIND_MESSAGES.get(kind) or OUTPUT_MESSAGES.get((obj.get("apiVersion", ""), kind))
+    # by group-version first: events.k8s.io/v1's Event is not core/v1's
+    message = OUTPUT_MESSAGES.get((obj.get("apiVersion", ""), kind)) or KIND_MESSAGES.get(kind)
     if message is None:
         raise ValueError(f"no protobuf schema for kind {kind!r}")
     inner = _CLASSES[message]()

@@ -51,6 +51,8 @@ GROUP_KINDS["networking.k8s.io/v1"] = ("networking",
                                        GROUP_KINDS["networking.k8s.io/v1"][1] + ("Ingress", "IngressClass"))
 GROUP_KINDS.update({"autoscaling/v2": ("autoscalingv2", ("HorizontalPodAutoscaler",)),  # registry/autoscaling.py:
                     "autoscaling/v1": ("autoscaling", ("HorizontalPodAutoscaler",))})  # one kind, two versions
+GROUP_KINDS["certificates.k8s.io/v1"] = ("certificates", ("CertificateSigningRequest",))  # registry/certificates.py
+GROUP_KINDS["events.k8s.io/v1"] = ("events", ("Event",))  # registry/eventsview.py: core events seen as events/v1
 
 # (apiVersion, Kind) -> message, for everything a response may carry in protobuf: the request kinds, their
 # lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON
@@ -74,7 +76,8 @@ OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
 }
 
 # Messages that are a JSON array of strings (Go `type ExtraValue []string`).
-STRING_LIST_MESSAGES: frozenset[str] = frozenset({"authentication.ExtraValue", "authorization.ExtraValue"})
+STRING_LIST_MESSAGES: frozenset[str] = frozenset({"authentication.ExtraValue", "authorization.ExtraValue",
+                                                  "certificates.ExtraValue"})
 
 # Embedded Go structs: protobuf nests them, JSON flattens them into the parent.
 INLINE: frozenset[str] = frozenset({

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from . import table_autoscaling, table_core, table_groupkinds, table_workloads
+from .. import eventsv1
+from . import table_autoscaling, table_certsevents, table_core, table_groupkinds, table_workloads
 
 _NAME_DOC = ("Name must be unique within a namespace. Is required when creating resources, although some "
              "resources may allow a client to request the generation of an appropriate name automatically. "
@@ -368,6 +369,8 @@ PRINTERS.update(table_workloads.printers(_col, _NAME, _AGE, age))
 PRINTERS.update(table_groupkinds.printers(_col, _NAME, _AGE, age))
 PRINTERS.update(table_core.printers(_col, _NAME, _AGE, age))  # PVCs, PVs, PodTemplates, RCs, ComponentStatuses
 PRINTERS.update(table_autoscaling.printers(_col, _NAME, _AGE, age))  # HorizontalPodAutoscalers, v1 and v2
+PRINTERS.update(table_certsevents.printers(_col, _NAME, _AGE, age, human_duration, PRINTERS["Event"],
+                                           eventsv1.to_core))  # CSRs, events.k8s.io/v1 Events
 # `printScale` (`kubectl get deploy x --subresource=scale`): desired and observed replicas.
 PRINTERS["Scale"] = ([_NAME, _col("Desired", "replicas is the desired number of instances for the scaled object.",
                                   type_="integer"),
