@@ -38,6 +38,7 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.api.storage.v1": "storage",
     "k8s.io.api.node.v1": "node",
 }
+PACKAGES["k8s.io.api.admissionregistration.v1"] = "admissionregistration"  # registry/admissionregistration.py
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
                                "ResourceQuota", "LimitRange", "Event", "Endpoints",
                                "PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController",
@@ -57,6 +58,8 @@ GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", 
 GROUP_KINDS["networking"] += ("Ingress", "IngressClass")  # registry/groupkinds.py
 GROUP_KINDS.update({"scheduling": ("PriorityClass",), "node": ("RuntimeClass",),
                     "storage": ("StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "CSIStorageCapacity")})
+GROUP_KINDS["admissionregistration"] = ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+                                        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
 ROOTS += [f"{group}.{kind}{suffix}" for group, kinds in GROUP_KINDS.items() for kind in kinds for suffix in ("", "List")]
 # Go field names whose gogo proto name differs from the JSON name (the table speaks JSON names).
 JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid",

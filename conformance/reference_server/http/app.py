@@ -14,7 +14,8 @@ from . import aggregated
 from . import params as P
 from .context import ServerContext
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
-from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
+from .groups import (api_group_document, api_group_list, api_resource_list as group_resource_list, group_versions,
+                     served_groups)
 from .handlers import Handlers, add_deprecation_warning
 from .respond import error_response, object_response, plain_not_found
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
@@ -70,7 +71,7 @@ def build_app(ctx: ServerContext) -> web.Application:
             return object_response(api_resource_list(ctx.registry, _finalize_verbs(ctx)))
         if t in ("group", "group-version"):
             return object_response(api_group_document(ctx.registry, route.group) if t == "group"
-                                   else group_resource_list(ctx.registry, route.group))
+                                   else group_resource_list(ctx.registry, route.group, route.version))
         if t == "openapi":
             return openapi_response(ctx.registry, route.name, request.headers.get("Accept"),
                                     _openapi_extension(ctx), headers=request.headers, query=request.query,
@@ -104,7 +105,9 @@ def _root_resource_lists(ctx: ServerContext, target: str) -> list[dict[str, Any]
     `/apis` order): the very documents `/api/v1` and `/apis/<group>/<version>` serve."""
     if target == "api":
         return [api_resource_list(ctx.registry, _finalize_verbs(ctx))]
-    return [group_resource_list(ctx.registry, group) for group, _ in served_groups(ctx.registry)]
+    versions = group_versions(ctx.registry)
+    return [group_resource_list(ctx.registry, group, v) for group, _ in served_groups(ctx.registry)
+            for v in versions[group]]
 
 
 def _check_token(ctx: ServerContext, request: web.Request) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from typing import Any, Callable
 
 from .. import apierrors as E
@@ -32,16 +33,34 @@ _PRIORITY = {"apps": 17800, "authentication.k8s.io": 17700, AUTHZ_GROUP: 17600, 
              "networking.k8s.io": 17200, "policy": 17100, "rbac.authorization.k8s.io": 17000,
              "coordination.k8s.io": 16500, "discovery.k8s.io": 16200}
 _PRIORITY.update({"storage.k8s.io": 16800, "scheduling.k8s.io": 16600, "node.k8s.io": 16300})  # groupkinds.py
+_PRIORITY["admissionregistration.k8s.io"] = 16700  # registry/admissionregistration.py
+
+
+def version_priority(version: str) -> tuple[int, int, int]:
+    """apimachinery's `version.CompareKubeAwareVersionStrings` as a sort key (lower sorts first): GA before beta
+    before alpha, higher numbers first; a version that is not Kubernetes-shaped last."""
+    m = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
+    if m is None:
+        return (3, 0, 0)
+    stage = {None: 0, "beta": 1, "alpha": 2}[m.group(2)]
+    return (stage, -int(m.group(1)), -int(m.group(3) or 0))
+
+
+def group_versions(registry: Registry) -> dict[str, list[str]]:
+    """group → its served versions, preferred first (`/apis/<group>` `versions`)."""
+    versions: dict[str, set[str]] = {}
+    for s in registry.group_stores():
+        versions.setdefault(s.group, set()).add(s.version)  # type: ignore[attr-defined]
+    versions[AUTHZ_GROUP] = {AUTHZ_VERSION}
+    versions[AUTHN_GROUP] = {AUTHN_VERSION}
+    for group, version in extensions.unavailable_groups(registry).items():  # unreachable aggregated APIs
+        versions.setdefault(group, {version})
+    return {g: sorted(vs, key=version_priority) for g, vs in versions.items()}
 
 
 def _groups(registry: Registry) -> dict[str, str]:
-    """group → version of every served named group."""
-    groups = {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
-    groups[AUTHZ_GROUP] = AUTHZ_VERSION
-    groups[AUTHN_GROUP] = AUTHN_VERSION
-    for group, version in extensions.unavailable_groups(registry).items():  # unreachable aggregated APIs
-        groups.setdefault(group, version)
-    return groups
+    """group → preferred version of every served named group."""
+    return {g: vs[0] for g, vs in group_versions(registry).items()}
 
 
 def served_groups(registry: Registry) -> list[tuple[str, str]]:
@@ -55,25 +74,25 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
     segs = path[len("/apis/"):].split("/")
     if len(segs) > 1 and segs[-1] == "":
         segs = segs[:-1]
-    groups = _groups(registry)
+    groups = group_versions(registry)
     group = segs[0]
     if group not in groups:
         return Route("plain-404"), ()
     if len(segs) == 1:
         return Route("group", group=group), ("GET",)
-    if segs[1] != groups[group]:
+    if segs[1] not in groups[group]:
         return Route("plain-404"), ()
     if extensions.is_unavailable(registry, group, segs[1]):
         return Route("unavailable", group=group), ("GET", "POST", "PUT", "PATCH", "DELETE")
     if len(segs) == 2:
-        return Route("group-version", group=group), ("GET",)
+        return Route("group-version", group=group, version=segs[1]), ("GET",)
     if group == AUTHZ_GROUP:
         return _match_review(segs[2:])
     if group == AUTHN_GROUP:
         if len(segs) == 3 and segs[2] in AUTHN_RESOURCES:
             return Route("review", segs[2], group=AUTHN_GROUP), ("POST",)
         raise E.route_not_found()
-    return _match_resource(registry, group, segs[2:])
+    return _match_resource(registry, group, segs[2:], version=segs[1])
 
 
 def _match_review(segs: list[str]) -> tuple[Route, tuple[str, ...]]:
@@ -86,19 +105,26 @@ def _match_review(segs: list[str]) -> tuple[Route, tuple[str, ...]]:
     raise E.route_not_found()
 
 
+def _served(registry: Registry, group: str, plural: str, version: str) -> GenericStore | None:
+    """The store of `plural` when it is served in `version` of `group` (a multi-version group's other versions
+    do not serve it: 404)."""
+    store = registry.group(group, plural)
+    return store if store is not None and getattr(store, "version", version) == version else None
+
+
 def _match_resource(registry: Registry, group: str, segs: list[str],
-                    watch: bool = False) -> tuple[Route, tuple[str, ...]]:
+                    watch: bool = False, version: str = "") -> tuple[Route, tuple[str, ...]]:
     nf = E.route_not_found
     if segs[0] == "watch" and not watch:
         if len(segs) < 2:
             raise nf()
-        route, _ = _match_resource(registry, group, segs[1:], watch=True)
+        route, _ = _match_resource(registry, group, segs[1:], watch=True, version=version)
         if route.target not in ("collection", "item", "cluster"):
             raise nf()
         return Route(route.target, route.resource, route.namespace, route.name, True, group), ("GET",)
     if segs[0] == "namespaces" and len(segs) >= 3:
         ns, plural, rest = segs[1], segs[2], segs[3:]
-        store = registry.group(group, plural)
+        store = _served(registry, group, plural, version) if version else registry.group(group, plural)
         if store is None or not store.info.namespaced:
             raise nf()
         if not rest:
@@ -110,7 +136,7 @@ def _match_resource(registry: Registry, group: str, segs: list[str],
         if rest[1:] == ["scale"] and "scale" in getattr(store, "subresources", {}) and not watch:
             return Route("scale", plural, namespace=ns, name=rest[0], group=group), ("GET", "PUT", "PATCH")
         raise nf()
-    store = registry.group(group, segs[0])
+    store = _served(registry, group, segs[0], version) if version else registry.group(group, segs[0])
     if store is None:
         raise nf()
     if store.info.namespaced:
@@ -130,29 +156,34 @@ def _version_entry(group: str, version: str) -> dict[str, str]:
     return {"groupVersion": f"{group}/{version}", "version": version}
 
 
-def api_group(group: str, version: str) -> dict[str, Any]:
-    return {"name": group, "versions": [_version_entry(group, version)],
-            "preferredVersion": _version_entry(group, version)}
+def api_group(group: str, versions: str | list[str]) -> dict[str, Any]:
+    """An APIGroup: `versions` preferred first, as `group_versions` orders them."""
+    versions = [versions] if isinstance(versions, str) else versions
+    return {"name": group, "versions": [_version_entry(group, v) for v in versions],
+            "preferredVersion": _version_entry(group, versions[0])}
 
 
 def api_group_list(registry: Registry) -> dict[str, Any]:
     """`/apis` (legacy): every served named group, in `served_groups` order."""
+    versions = group_versions(registry)
     return {"kind": "APIGroupList", "apiVersion": "v1",
-            "groups": [api_group(g, v) for g, v in served_groups(registry)]}
+            "groups": [api_group(g, versions[g]) for g, _ in served_groups(registry)]}
 
 
 def api_group_document(registry: Registry, group: str) -> dict[str, Any]:
     """`/apis/<group>`."""
-    return {"kind": "APIGroup", "apiVersion": "v1", **api_group(group, _groups(registry)[group])}
+    return {"kind": "APIGroup", "apiVersion": "v1", **api_group(group, group_versions(registry)[group])}
 
 
 def _hash(group_version: str, kind: str) -> str:
     return base64.b64encode(hashlib.sha256(f"{group_version}/{kind}".encode()).digest()[:8]).decode()
 
 
-def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
-    """`/apis/<group>/<version>`: the group's resources, sorted by name, verbs sorted."""
-    gv = f"{group}/{_groups(registry)[group]}"
+def api_resource_list(registry: Registry, group: str, version: str = "") -> dict[str, Any]:
+    """`/apis/<group>/<version>` (default: the preferred version): the version's resources, sorted by name,
+    verbs sorted."""
+    version = version or _groups(registry)[group]
+    gv = f"{group}/{version}"
     if extensions.is_unavailable(registry, group, gv.rpartition("/")[2]):
         return extensions.stale_resource_list(group, gv.rpartition("/")[2])
     resources: list[dict[str, Any]] = []
@@ -163,6 +194,8 @@ def api_resource_list(registry: Registry, group: str) -> dict[str, Any]:
         resources = [{"name": plural, "singularName": singular, "namespaced": False, "kind": kind,
                       "verbs": ["create"]} for plural, (kind, singular) in AUTHN_RESOURCES.items()]
     for s in registry.group_stores(group):
+        if getattr(s, "version", version) != version:
+            continue
         info = s.info
         entry: dict[str, Any] = {"name": info.plural, "singularName": info.singular,
                                  "namespaced": info.namespaced, "kind": info.kind, "verbs": sorted(info.verbs)}

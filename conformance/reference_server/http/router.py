@@ -29,6 +29,7 @@ class Route:
     name: str = ""
     watch_path: bool = False
     group: str = ""        # a named API group (`/apis/<group>/<version>/...`); "" for the core group
+    version: str = ""      # its version (a group may serve several: admissionregistration v1 + v1alpha1)
 
 
 class Router:

@@ -49,6 +49,9 @@ GROUP_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 GROUP_KINDS["networking.k8s.io/v1"] = ("networking",
                                        GROUP_KINDS["networking.k8s.io/v1"][1] + ("Ingress", "IngressClass"))
+GROUP_KINDS["admissionregistration.k8s.io/v1"] = ("admissionregistration", (  # registry/admissionregistration.py
+    "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding"))
 
 # (apiVersion, Kind) -> message, for everything a response may carry in protobuf: the request kinds, their
 # lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON
@@ -85,6 +88,9 @@ INLINE: frozenset[str] = frozenset({
         "SecretEnvSource", "SecretKeySelector", "SecretProjection")),
 })
 
+INLINE = INLINE | {  # registry/admissionregistration.py: `json:",inline"` rules
+    "admissionregistration.RuleWithOperations.rule", "admissionregistration.NamedRuleWithOperations.ruleWithOperations",
+}
 INLINE = INLINE | {  # registry/groupkinds.py: `json:",inline"` in networking/v1 and core/v1 (a VolumeAttachment's
     "networking.IngressRule.ingressRuleValue",  # inlineVolumeSpec)
     "core.PersistentVolumeSpec.persistentVolumeSource",
