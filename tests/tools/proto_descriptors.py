@@ -64,6 +64,9 @@ ROOTS += [f"{group}.{kind}{suffix}" for group, kinds in GROUP_KINDS.items() for 
 # Go field names whose gogo proto name differs from the JSON name (the table speaks JSON names).
 JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid",
               "networking.IngressClassParametersReference.aPIGroup": "apiGroup"}
+JSON_NAMES.update({f"admissionregistration.{name}": name.rsplit(".", 1)[1].lower() for name in (
+    "ValidatingWebhookConfiguration.Webhooks", "MutatingWebhookConfiguration.Webhooks", "Validation.Expression",
+    "Variable.Name", "Variable.Expression")})
 SCALARS = {1: "f64", 2: "f32", 3: "i64", 4: "u64", 5: "i32", 8: "b", 9: "s", 12: "y", 13: "u32"}
 
 

@@ -31,7 +31,7 @@ MESSAGES: dict[str, str] = {
         'matchConditions=12:*@admissionregistration.MatchCondition'
     ),
     'admissionregistration.MutatingWebhookConfiguration': (
-        'metadata=1:@meta.ObjectMeta Webhooks=2:*@admissionregistration.MutatingWebhook'
+        'metadata=1:@meta.ObjectMeta webhooks=2:*@admissionregistration.MutatingWebhook'
     ),
     'admissionregistration.MutatingWebhookConfigurationList': (
         'metadata=1:@meta.ListMeta '
@@ -102,17 +102,17 @@ MESSAGES: dict[str, str] = {
         'matchConditions=11:*@admissionregistration.MatchCondition'
     ),
     'admissionregistration.ValidatingWebhookConfiguration': (
-        'metadata=1:@meta.ObjectMeta Webhooks=2:*@admissionregistration.ValidatingWebhook'
+        'metadata=1:@meta.ObjectMeta webhooks=2:*@admissionregistration.ValidatingWebhook'
     ),
     'admissionregistration.ValidatingWebhookConfigurationList': (
         'metadata=1:@meta.ListMeta '
         'items=2:*@admissionregistration.ValidatingWebhookConfiguration'
     ),
     'admissionregistration.Validation': (
-        'Expression=1:s message=2:s reason=3:s messageExpression=4:s'
+        'expression=1:s message=2:s reason=3:s messageExpression=4:s'
     ),
     'admissionregistration.Variable': (
-        'Name=1:s Expression=2:s'
+        'name=1:s expression=2:s'
     ),
     'admissionregistration.WebhookClientConfig': (
         'url=3:s service=1:@admissionregistration.ServiceReference caBundle=2:y'
