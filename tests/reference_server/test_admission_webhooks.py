@@ -22,7 +22,8 @@ AR = "/apis/admissionregistration.k8s.io/v1"
 
 
 class Hook:
-    """The webhook: `/allow`, `/deny`, `/label` (JSONPatch), `/hold` (answers once `release` is set)."""
+    """The webhook: `/allow`, `/deny`, `/label` (JSONPatch), `/hold` (answers once `release` is set), `/absent`
+    (a review without a response)."""
 
     def __init__(self) -> None:
         self.tls = tls.generate(("127.0.0.1",))
@@ -44,8 +45,10 @@ class Hook:
                                 warnings=["labelled by the webhook"])
                 if path == "/hold":
                     hook.release.wait(30)
-                out = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-                                  "response": resp}).encode()
+                answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}
+                if path == "/absent":
+                    del answer["response"]
+                out = json.dumps(answer).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(out)))
@@ -238,3 +241,15 @@ def test_a_slow_webhook_does_not_stall_the_server(server, hook, ns):
         writer.join(60)
         unconfigure(server, "validatingwebhookconfigurations", cfg)
     assert result and result[0].status_code == 201, result
+
+
+def test_a_review_without_response_fails_closed(server, hook, ns):
+    cfg = configure(server, "mutatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/absent", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "absent")
+        assert r.status_code == 500
+        assert r.json()["message"] == (f'Internal error occurred: failed calling webhook "{cfg}.example.com": '
+                                       "received invalid webhook response: webhook response was absent")
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)

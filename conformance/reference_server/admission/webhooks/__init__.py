@@ -68,11 +68,12 @@ class WebhookAdmission:
 
     # ---- the two phases ----------------------------------------------------------------------------
     async def _call(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any, user: Any, dry_run: bool,
-                    options: dict[str, Any] | None) -> dict[str, Any] | None:
+                    options: dict[str, Any] | None, mutating: bool = False) -> dict[str, Any] | None:
         """One call; the response, or None when a failed call is ignored (`failurePolicy: Ignore`)."""
         sent = review.request(a, obj, old, user, dry_run, options)
         try:
-            return review.response(str(hook.get("name")), sent, await client.call(hook, sent, self._service))
+            return review.response(str(hook.get("name")), sent, await client.call(hook, sent, self._service),
+                                   mutating=mutating)
         except review.CallError as exc:
             if hook.get("failurePolicy") == "Ignore":
                 return None
@@ -84,7 +85,7 @@ class WebhookAdmission:
         matched)."""
         hooks = matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
         for hook in hooks:
-            resp = await self._call(hook, a, obj, old, user, dry_run, options)
+            resp = await self._call(hook, a, obj, old, user, dry_run, options, mutating=True)
             if resp is None:
                 continue
             warnings += [w for w in resp.get("warnings") or [] if isinstance(w, str)]

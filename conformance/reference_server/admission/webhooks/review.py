@@ -46,18 +46,26 @@ def request(a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | Non
     return {"kind": KIND, "apiVersion": API_VERSION, "request": req}
 
 
-def response(webhook: str, sent: dict[str, Any], body: Any) -> dict[str, Any]:
+def response(webhook: str, sent: dict[str, Any], body: Any, *, mutating: bool = False) -> dict[str, Any]:
     """`VerifyAdmissionResponse`: the review's `response`, or a `CallError` when the answer is not one."""
-    if not isinstance(body, dict) or body.get("apiVersion") != API_VERSION or body.get("kind") != KIND:
-        got = f'{body.get("apiVersion", "")}, Kind={body.get("kind", "")}' if isinstance(body, dict) else ""
-        raise CallError(webhook, f"expected webhook response of {API_VERSION}, Kind={KIND}, got {got}")
+    body = body if isinstance(body, dict) else {}
     resp = body.get("response")
-    if not isinstance(resp, dict):
-        raise CallError(webhook, "webhook response was absent")
     uid = sent["request"]["uid"]
-    if resp.get("uid") != uid:
-        raise CallError(webhook, f'expected response.uid="{uid}", got "{resp.get("uid", "")}"')
-    return resp
+    problem = ""
+    if not isinstance(resp, dict):
+        problem = "webhook response was absent"
+    elif resp.get("uid") != uid:
+        problem = f'expected response.uid="{uid}", got "{resp.get("uid", "")}"'
+    elif body.get("apiVersion") != API_VERSION or body.get("kind") != KIND:
+        problem = (f"expected webhook response of {API_VERSION}, Kind={KIND}, got "
+                   f'{body.get("apiVersion", "")}, Kind={body.get("kind", "")}')
+    elif mutating and resp.get("patch") and not resp.get("patchType"):
+        problem = "webhook returned response.patch but not response.patchType"
+    elif mutating and resp.get("patchType") and not resp.get("patch"):
+        problem = "webhook returned response.patchType but not response.patch"
+    if problem:
+        raise CallError(webhook, f"received invalid webhook response: {problem}")
+    return resp  # type: ignore[return-value]
 
 
 def denied(webhook: str, status: Any) -> E.StatusError:
