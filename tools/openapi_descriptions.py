@@ -42,7 +42,7 @@ OUT = pathlib.Path(__file__).resolve().parent.parent / "conformance/reference_se
 # upstream packages of every group the server serves (core/v1, the named groups, meta, CRDs, APIServices)
 PREFIXES = tuple(f"io.k8s.api.{g}.v1." for g in (
     "core", "apps", "batch", "networking", "policy", "coordination", "discovery", "rbac", "authentication",
-    "authorization", "autoscaling", "scheduling", "storage", "node")) + (
+    "authorization", "autoscaling", "scheduling", "storage", "node", "admissionregistration")) + (
     "io.k8s.apimachinery.pkg.apis.meta.v1.", "io.k8s.apimachinery.pkg.api.resource.",
     "io.k8s.apimachinery.pkg.util.intstr.", "io.k8s.apimachinery.pkg.runtime.",
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.",
@@ -89,7 +89,7 @@ _NPM_GROUPS = {
     "autoscaling/v1": "io.k8s.api.autoscaling.v1", "policy/v1": "io.k8s.api.policy.v1",
     **{f"{g}.k8s.io/v1": f"io.k8s.api.{g}.v1" for g in ("networking", "coordination", "discovery",
                                                          "authentication", "authorization", "scheduling",
-                                                         "storage", "node")},
+                                                         "storage", "node", "admissionregistration")},
     "rbac.authorization.k8s.io/v1": "io.k8s.api.rbac.v1",
     "apiextensions.k8s.io/v1": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1",
     "apiregistration.k8s.io/v1": "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1",
