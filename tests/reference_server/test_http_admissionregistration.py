@@ -138,8 +138,15 @@ def test_mutating_reinvocation_policy_validated(http, url):
         'reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"')
 
 
-def test_policy_defaults_status_and_generation(http, url):
+def _observed(generation: int):
+    return lambda ev: (ev["object"].get("status") or {}).get("observedGeneration") == generation
+
+
+def test_policy_defaults_status_and_generation(http, url, watch):
+    """Defaults, status reset on create, `/status` changing only status, generation on spec change, and the
+    status controller's `observedGeneration` + `typeChecking` (controller/policystatus.py)."""
     name = unique("vap")
+    plural = base(url, "validatingadmissionpolicies")
     created = create(http, url, "validatingadmissionpolicies",
                      {"metadata": {"name": name}, "spec": POLICY_SPEC, "status": {"observedGeneration": 7}})
     spec = created["spec"]
@@ -147,15 +154,26 @@ def test_policy_defaults_status_and_generation(http, url):
     match = spec["matchConstraints"]
     assert (match["matchPolicy"], match["namespaceSelector"], match["objectSelector"],
             match["resourceRules"][0]["scope"]) == ("Equivalent", {}, {}, "*")
-    item = f"{base(url, 'validatingadmissionpolicies')}/{name}"
-    r = http.put(f"{item}/status", json={**created, "spec": {}, "status": {"observedGeneration": 1,
-                                                                             "typeChecking": {}}})
+    params = {"fieldSelector": f"metadata.name={name}", "resourceVersion": created["metadata"]["resourceVersion"]}
+    with watch(plural, params) as w:
+        seen = w.until(_observed(1), what="observedGeneration 1")[-1]["object"]
+    assert seen["status"] == {"observedGeneration": 1, "typeChecking": {}}
+    assert [m["manager"] for m in seen["metadata"]["managedFields"] if m.get("subresource") == "status"] == [
+        "validatingadmissionpolicy-status-controller"]
+    condition = {"type": "Ready", "status": "True", "reason": "Checked", "message": "",
+                 "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    r = http.put(f"{plural}/{name}/status", json={**seen, "spec": {}, "status": {**seen["status"],
+                                                                                "conditions": [condition]}})
     assert r.status_code == 200, r.text
-    assert r.json()["status"] == {"observedGeneration": 1, "typeChecking": {}} and r.json()["spec"] == spec
-    r = http.patch(item, json={"spec": {"failurePolicy": "Ignore"}, "status": None}, headers=MERGE)
+    assert r.json()["status"]["conditions"] == [condition] and r.json()["spec"] == spec
+    r = http.patch(f"{plural}/{name}", json={"spec": {"failurePolicy": "Ignore"}, "status": None}, headers=MERGE)
     assert r.status_code == 200, r.text
     assert r.json()["metadata"]["generation"] == 2 and r.json()["status"]["observedGeneration"] == 1
-    assert http.delete(item).status_code == 200
+    params["resourceVersion"] = r.json()["metadata"]["resourceVersion"]
+    with watch(plural, params) as w:
+        seen = w.until(_observed(2), what="observedGeneration 2")[-1]["object"]
+    assert seen["status"]["conditions"] == [condition]  # the controller applies only its own fields
+    assert http.delete(f"{plural}/{name}").status_code == 200
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -113,9 +113,11 @@ def test_official_client(served: Kube) -> None:
                     operations=["CREATE"], api_groups=["apps"], api_versions=["v1"], resources=["deployments"])]),
                 validations=[client.V1Validation(expression="object.spec.replicas <= 5")])))
         assert policy.spec.failure_policy == "Fail" and policy.metadata.generation == 1
-        policy.status = client.V1ValidatingAdmissionPolicyStatus(observed_generation=1)
-        status = api.replace_validating_admission_policy_status(u, policy)
-        assert status.status.observed_generation == 1
+        condition = {"type": "Checked", "status": "True", "reason": "ByHand", "message": "",
+                     "lastTransitionTime": "2026-01-01T00:00:00Z"}
+        status = api.patch_validating_admission_policy_status(u, {"status": {"conditions": [condition]}})
+        assert [c.reason for c in status.status.conditions] == ["ByHand"]
+        assert status.spec.failure_policy == "Fail"
         api.delete_mutating_webhook_configuration(u)
         api.delete_validating_admission_policy(u)
         assert u not in [c.metadata.name for c in api.list_validating_admission_policy().items]
