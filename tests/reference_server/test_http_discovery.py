@@ -33,11 +33,12 @@ def test_apis_and_version(http, url):
     assert (groups["kind"], groups["apiVersion"]) == ("APIGroupList", "v1")
     assert groups["groups"][3] == {"name": "authorization.k8s.io", "versions": [authz], "preferredVersion": authz}
     # kube-aggregator's priorities (apiVersionPriorities): apiregistration first, apps 17800, authentication 17700,
-    # authorization 17600, ..., storage 16800, apiextensions 16700, scheduling 16600, coordination 16500, node 16300,
-    # discovery 16200
+    # authorization 17600, ..., storage 16800, admissionregistration and apiextensions 16700 (then by name),
+    # scheduling 16600, coordination 16500, node 16300, discovery 16200
     assert [g["name"] for g in groups["groups"]] == ["apiregistration.k8s.io", "apps", "authentication.k8s.io",
                                                      "authorization.k8s.io", "batch", "networking.k8s.io", "policy",
-                                                     "storage.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
+                                                     "storage.k8s.io", "admissionregistration.k8s.io",
+                                                     "apiextensions.k8s.io", "scheduling.k8s.io",
                                                      "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io"]
     v = http.get(f"{url}/version").json()
     assert v["major"] == "1" and v["minor"] == "33" and v["gitVersion"] == "v1.33.0-nsconform"
