@@ -42,7 +42,9 @@ OUT = pathlib.Path(__file__).resolve().parent.parent / "conformance/reference_se
 # upstream packages of every group the server serves (core/v1, the named groups, meta, CRDs, APIServices)
 PREFIXES = tuple(f"io.k8s.api.{g}.v1." for g in (
     "core", "apps", "batch", "networking", "policy", "coordination", "discovery", "rbac", "authentication",
-    "authorization", "autoscaling", "scheduling", "storage", "node", "certificates", "events")) + (
+    "authorization", "autoscaling", "scheduling", "storage", "node", "certificates", "events",
+    "admissionregistration")) + (
+    "io.k8s.api.autoscaling.v2.",  # HorizontalPodAutoscalers' storage version (registry/autoscaling.py)
     "io.k8s.apimachinery.pkg.apis.meta.v1.", "io.k8s.apimachinery.pkg.api.resource.",
     "io.k8s.apimachinery.pkg.util.intstr.", "io.k8s.apimachinery.pkg.runtime.",
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.",
@@ -86,10 +88,12 @@ def extract(schemas: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 # kubernetes-models' folders (API group/version) -> upstream's definition prefix
 _NPM_GROUPS = {
     "v1": "io.k8s.api.core.v1", "apps/v1": "io.k8s.api.apps.v1", "batch/v1": "io.k8s.api.batch.v1",
-    "autoscaling/v1": "io.k8s.api.autoscaling.v1", "policy/v1": "io.k8s.api.policy.v1",
+    "autoscaling/v1": "io.k8s.api.autoscaling.v1", "autoscaling/v2": "io.k8s.api.autoscaling.v2",
+    "policy/v1": "io.k8s.api.policy.v1",
     **{f"{g}.k8s.io/v1": f"io.k8s.api.{g}.v1" for g in ("networking", "coordination", "discovery",
                                                          "authentication", "authorization", "scheduling",
-                                                         "storage", "node", "certificates", "events")},
+                                                         "storage", "node", "certificates", "events",
+                                                         "admissionregistration")},
     "rbac.authorization.k8s.io/v1": "io.k8s.api.rbac.v1",
     "apiextensions.k8s.io/v1": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1",
     "apiregistration.k8s.io/v1": "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1",

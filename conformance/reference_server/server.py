@@ -299,6 +299,8 @@ class ReferenceServer:
         from .controller.csrsigning import CSRSigningController  # signs with the server's CA (tls.py)
         self.extension_controllers.append(CSRSigningController(
             self.ctx.registry, self.tls.ca_pem if self.tls else None, self.tls.ca_key_pem if self.tls else None))
+        from .controller.policystatus import PolicyStatusController  # admissionregistration.k8s.io policies
+        self.extension_controllers.append(PolicyStatusController(self.ctx.registry))
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
         if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would

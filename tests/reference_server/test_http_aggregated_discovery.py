@@ -116,6 +116,7 @@ BUILTIN = {"v1", "apps/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1
 BUILTIN |= {"scheduling.k8s.io/v1", "storage.k8s.io/v1", "node.k8s.io/v1"}  # registry/groupkinds.py
 BUILTIN |= {"autoscaling/v2", "autoscaling/v1"}  # registry/autoscaling.py: one kind, two versions
 BUILTIN |= {"certificates.k8s.io/v1", "events.k8s.io/v1"}  # registry/certificates.py, registry/eventsview.py
+BUILTIN |= {"admissionregistration.k8s.io/v1"}  # registry/admissionregistration.py
 
 
 def test_apis_document_order(http, url):

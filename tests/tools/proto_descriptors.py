@@ -41,6 +41,7 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.api.certificates.v1": "certificates",  # registry/certificates.py
     "k8s.io.api.events.v1": "events",  # registry/eventsview.py
 }
+PACKAGES["k8s.io.api.admissionregistration.v1"] = "admissionregistration"  # registry/admissionregistration.py
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
                                "ResourceQuota", "LimitRange", "Event", "Endpoints",
                                "PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController",
@@ -62,10 +63,15 @@ GROUP_KINDS.update({"scheduling": ("PriorityClass",), "node": ("RuntimeClass",),
                     "storage": ("StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "CSIStorageCapacity")})
 GROUP_KINDS.update({"autoscaling": ("HorizontalPodAutoscaler",), "autoscalingv2": ("HorizontalPodAutoscaler",)})
 GROUP_KINDS.update({"certificates": ("CertificateSigningRequest",), "events": ("Event",)})
+GROUP_KINDS["admissionregistration"] = ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+                                        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
 ROOTS += [f"{group}.{kind}{suffix}" for group, kinds in GROUP_KINDS.items() for kind in kinds for suffix in ("", "List")]
 # Go field names whose gogo proto name differs from the JSON name (the table speaks JSON names).
 JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid",
               "networking.IngressClassParametersReference.aPIGroup": "apiGroup"}
+JSON_NAMES.update({f"admissionregistration.{name}": name.rsplit(".", 1)[1].lower() for name in (
+    "ValidatingWebhookConfiguration.Webhooks", "MutatingWebhookConfiguration.Webhooks", "Validation.Expression",
+    "Variable.Name", "Variable.Expression")})
 SCALARS = {1: "f64", 2: "f32", 3: "i64", 4: "u64", 5: "i32", 8: "b", 9: "s", 12: "y", 13: "u32"}
 
 

@@ -101,17 +101,19 @@ def _version_discovery(resource_list: dict[str, Any]) -> tuple[str, dict[str, An
 
 
 def _items(resource_lists: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One APIGroupDiscovery per group (its versions in the lists' order: preferred first). `metadata` is a Go ObjectMeta: `name` is
+    """One APIGroupDiscovery per group (its versions preferred first, as handed over). `metadata` is a Go ObjectMeta: `name` is
     omitted when empty (the core group on `/api`) and `creationTimestamp` is always written as null."""
     items: list[dict[str, Any]] = []
+    by_group: dict[str, dict[str, Any]] = {}
     for rl in resource_lists:
         group, version = _version_discovery(rl)
-        if items and items[-1]["metadata"].get("name", "") == group:  # another version of the same group
-            items[-1]["versions"].append(version)
+        if group in by_group:  # a group's further versions (handed over preferred first)
+            by_group[group]["versions"].append(version)
             continue
         meta: dict[str, Any] = {"name": group} if group else {}
         meta["creationTimestamp"] = None
-        items.append({"metadata": meta, "versions": [version]})
+        by_group[group] = {"metadata": meta, "versions": [version]}
+        items.append(by_group[group])
     return items
 
 

@@ -34,11 +34,12 @@ _PRIORITY = {"apps": 17800, "authentication.k8s.io": 17700, AUTHZ_GROUP: 17600, 
 _PRIORITY.update({"storage.k8s.io": 16800, "scheduling.k8s.io": 16600, "node.k8s.io": 16300})  # groupkinds.py
 _PRIORITY["autoscaling"] = 17500  # registry/autoscaling.py
 _PRIORITY.update({"certificates.k8s.io": 17300, "events.k8s.io": 17750})  # registry/certificates.py, events
+_PRIORITY["admissionregistration.k8s.io"] = 16700  # registry/admissionregistration.py
 
 
 def _groups(registry: Registry) -> dict[str, str]:
-    """group → version of every served named group."""
-    groups = {s.group: s.version for s in registry.group_stores()}  # type: ignore[attr-defined]
+    """group → preferred version of every served named group (registry/versions.py orders a group's versions)."""
+    groups = {g: registry.group_versions(g)[0] for g in {s.group for s in registry.group_stores()}}  # type: ignore[attr-defined]
     groups[AUTHZ_GROUP] = AUTHZ_VERSION
     groups[AUTHN_GROUP] = AUTHN_VERSION
     for group, version in extensions.unavailable_groups(registry).items():  # unreachable aggregated APIs

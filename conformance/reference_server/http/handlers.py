@@ -30,6 +30,7 @@ from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRAT
                     apply_patch)
 from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
+from .webhookcalls import on_delete, on_write, webhook_admission
 from .watch import serve_watch
 
 
@@ -83,6 +84,7 @@ class Handlers:
         self.ctx = ctx
         self.offload = Offload(ctx.store)  # writes to a remote store (etcd) run off the event loop
         self.fresh = FreshnessGate(ctx.store)  # reads at resourceVersion "" see every acknowledged write
+        self.webhooks = webhook_admission(ctx.registry)  # admission/webhooks/: awaited around the writes
 
     # ---- dispatch --------------------------------------------------------------------------------
     async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:
@@ -235,6 +237,13 @@ class Handlers:
                 return store.finalize_strategy
         return None
 
+    @staticmethod
+    def _current(store: GenericStore, route: Route) -> dict[str, Any] | None:
+        try:
+            return store.get(route.namespace, route.name, shared=True)
+        except E.StatusError:
+            return None  # the update itself answers (404, or a create where the kind allows one)
+
     # ---- verbs -----------------------------------------------------------------------------------
     async def _create(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         obj, warnings = await self._decode(request, store)
@@ -243,10 +252,12 @@ class Handlers:
         if getattr(store, "records_requester", False):  # a CSR's spec.username/groups (registry/certificates.py)
             from .authentication import record_requester
             record_requester(self.ctx, request)
-        created = await self._create_retried(store, obj, dry_run=dry,
-                                             field_manager=P.field_manager(request.query,
-                                                                           request.headers.get("User-Agent")),
-                                             **create_admission(self.ctx.admission, store.info))
+        kw = dict(field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
+                  **create_admission(self.ctx.admission, store.info))
+        if self.webhooks.active():
+            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, kw["field_manager"],
+                                 warnings, lambda o: self._create_retried(store, o, dry_run=True, **kw))
+        created = await self._create_retried(store, obj, dry_run=dry, **kw)
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _create_retried(self, store: GenericStore, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -269,6 +280,12 @@ class Handlers:
         self._check_name(obj, route.name)
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
+        old = self._current(store, route) if self.webhooks.active() and route.target in ("item", "ns-item") else None
+        if old is not None:
+            obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, manager, warnings,
+                                 lambda o: self.offload(store.update, route.namespace, route.name, o,
+                                                        strategy=self._strategy(route, store), dry_run=True,
+                                                        field_manager=manager))
         out = await self.offload(store.update, route.namespace, route.name, obj, strategy=self._strategy(route, store),
                                  dry_run=dry, field_manager=manager)
         return self._respond(request, out, 200, warnings, store=store)
@@ -429,6 +446,8 @@ class Handlers:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
         admit = self.ctx.admission.for_delete(store.info, route.name)
+        if self.webhooks.active():
+            await on_delete(self.webhooks, request, store, route.namespace, route.name, opts.dry_run)
         out, deleted = await self.offload(store.delete, route.namespace, route.name, opts, admit=admit)
         status = 202 if (not deleted and opts.orphan_dependents is False) else 200
         return self._respond(request, out, status, store=store)

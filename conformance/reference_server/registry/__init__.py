@@ -12,9 +12,10 @@ from .resourcequota import ResourceQuotaStrategy
 from .service import ServiceStrategy
 from .store import DeleteOptions, GenericStore, ListOptions
 from .subresources import status_strategy, subresources
-from .versions import ServedVersion, VersionView
+from .versions import ServedVersion, VersionView, version_priority
 from .workloads import WORKLOAD_KINDS
 from .groupkinds import GROUP_KINDS, STORES as GROUP_STORES
+from .admissionregistration import ADMISSIONREGISTRATION_KINDS
 
 __all__ = ["DeleteOptions", "GenericStore", "ListOptions", "NamespaceStore", "Registry", "ResourceInfo"]
 
@@ -47,6 +48,9 @@ class Registry:
         for s in list(self._content.values()) + [self._groups[(gk.group, gk.info.plural)] for gk in WORKLOAD_KINDS]:
             self._add_subresources(s)
         for gk in GROUP_KINDS:
+            self._add_subresources(self._groups[(gk.group, gk.info.plural)])
+        for gk in ADMISSIONREGISTRATION_KINDS:  # webhook configurations and policies (registry/admissionregistration.py)
+            self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
         self._add_subresources(self._cluster["persistentvolumes"])
         self._install_versioned_kinds()
@@ -93,10 +97,9 @@ class Registry:
 
     def group_versions(self, group: str) -> list[str]:
         """The served versions of a named group, the preferred (storage) one first (discovery's order)."""
-        versions = [s.version for s in self.group_stores(group)]  # type: ignore[attr-defined]
-        versions = list(dict.fromkeys(versions))
-        versions += [v for g, v, _ in self._views if g == group and v not in versions]
-        return versions
+        versions = {s.version for s in self.group_stores(group)}  # type: ignore[attr-defined]
+        versions |= {v for g, v, _ in self._views if g == group}
+        return sorted(versions, key=version_priority)
     def _install_certificates(self) -> None:
         """`certificates.k8s.io/v1` CSRs with `/status` and `/approval` (registry/certificates.py), and
         `events.k8s.io/v1` Events (registry/eventsview.py)."""

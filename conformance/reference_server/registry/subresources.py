@@ -74,6 +74,7 @@ STATUS_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"
                           "PodDisruptionBudget", "Pod", "Service", "ResourceQuota",
                           "Ingress", "VolumeAttachment",
                           "PersistentVolumeClaim", "PersistentVolume", "ReplicationController"})
+STATUS_KINDS |= {"ValidatingAdmissionPolicy"}  # registry/admissionregistration.py
 SCALE_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet",
                          "ReplicationController"})
 

@@ -17,6 +17,7 @@ controllers see only the storage version (`Registry.group_stores`), as upstream'
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -24,6 +25,17 @@ from .group import GroupStore
 from .store import DeleteOptions, ListOptions
 
 Converter = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def version_priority(version: str) -> tuple[int, int, int]:
+    """apimachinery's `version.CompareKubeAwareVersionStrings` as a sort key (lower sorts first): GA before beta
+    before alpha, higher numbers first; a version that is not Kubernetes-shaped last. A group's preferred
+    version is its first (autoscaling: v2, v1; admissionregistration: v1 before KEP-33's v1alpha1)."""
+    m = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
+    if m is None:
+        return (3, 0, 0)
+    stage = {None: 0, "beta": 1, "alpha": 2}[m.group(2)]
+    return (stage, -int(m.group(1)), -int(m.group(3) or 0))
 
 
 @dataclass(frozen=True)

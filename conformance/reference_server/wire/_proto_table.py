@@ -7,6 +7,116 @@ Syntax: ``name=N:type``; type is s/b/i32/i64/u32/u64/f32/f64/y(bytes) or ``@pkg.
 """
 
 MESSAGES: dict[str, str] = {
+    'admissionregistration.AuditAnnotation': (
+        'key=1:s valueExpression=2:s'
+    ),
+    'admissionregistration.ExpressionWarning': (
+        'fieldRef=2:s warning=3:s'
+    ),
+    'admissionregistration.MatchCondition': (
+        'name=1:s expression=2:s'
+    ),
+    'admissionregistration.MatchResources': (
+        'namespaceSelector=1:@meta.LabelSelector objectSelector=2:@meta.LabelSelector '
+        'resourceRules=3:*@admissionregistration.NamedRuleWithOperations '
+        'excludeResourceRules=4:*@admissionregistration.NamedRuleWithOperations '
+        'matchPolicy=7:s'
+    ),
+    'admissionregistration.MutatingWebhook': (
+        'name=1:s clientConfig=2:@admissionregistration.WebhookClientConfig '
+        'rules=3:*@admissionregistration.RuleWithOperations failurePolicy=4:s '
+        'matchPolicy=9:s namespaceSelector=5:@meta.LabelSelector '
+        'objectSelector=11:@meta.LabelSelector sideEffects=6:s timeoutSeconds=7:i32 '
+        'admissionReviewVersions=8:*s reinvocationPolicy=10:s '
+        'matchConditions=12:*@admissionregistration.MatchCondition'
+    ),
+    'admissionregistration.MutatingWebhookConfiguration': (
+        'metadata=1:@meta.ObjectMeta webhooks=2:*@admissionregistration.MutatingWebhook'
+    ),
+    'admissionregistration.MutatingWebhookConfigurationList': (
+        'metadata=1:@meta.ListMeta '
+        'items=2:*@admissionregistration.MutatingWebhookConfiguration'
+    ),
+    'admissionregistration.NamedRuleWithOperations': (
+        'resourceNames=1:*s '
+        'ruleWithOperations=2:@admissionregistration.RuleWithOperations'
+    ),
+    'admissionregistration.ParamKind': (
+        'apiVersion=1:s kind=2:s'
+    ),
+    'admissionregistration.ParamRef': (
+        'name=1:s namespace=2:s selector=3:@meta.LabelSelector '
+        'parameterNotFoundAction=4:s'
+    ),
+    'admissionregistration.Rule': (
+        'apiGroups=1:*s apiVersions=2:*s resources=3:*s scope=4:s'
+    ),
+    'admissionregistration.RuleWithOperations': (
+        'operations=1:*s rule=2:@admissionregistration.Rule'
+    ),
+    'admissionregistration.ServiceReference': (
+        'namespace=1:s name=2:s path=3:s port=4:i32'
+    ),
+    'admissionregistration.TypeChecking': (
+        'expressionWarnings=1:*@admissionregistration.ExpressionWarning'
+    ),
+    'admissionregistration.ValidatingAdmissionPolicy': (
+        'metadata=1:@meta.ObjectMeta '
+        'spec=2:@admissionregistration.ValidatingAdmissionPolicySpec '
+        'status=3:@admissionregistration.ValidatingAdmissionPolicyStatus'
+    ),
+    'admissionregistration.ValidatingAdmissionPolicyBinding': (
+        'metadata=1:@meta.ObjectMeta '
+        'spec=2:@admissionregistration.ValidatingAdmissionPolicyBindingSpec'
+    ),
+    'admissionregistration.ValidatingAdmissionPolicyBindingList': (
+        'metadata=1:@meta.ListMeta '
+        'items=2:*@admissionregistration.ValidatingAdmissionPolicyBinding'
+    ),
+    'admissionregistration.ValidatingAdmissionPolicyBindingSpec': (
+        'policyName=1:s paramRef=2:@admissionregistration.ParamRef '
+        'matchResources=3:@admissionregistration.MatchResources validationActions=4:*s'
+    ),
+    'admissionregistration.ValidatingAdmissionPolicyList': (
+        'metadata=1:@meta.ListMeta '
+        'items=2:*@admissionregistration.ValidatingAdmissionPolicy'
+    ),
+    'admissionregistration.ValidatingAdmissionPolicySpec': (
+        'paramKind=1:@admissionregistration.ParamKind '
+        'matchConstraints=2:@admissionregistration.MatchResources '
+        'validations=3:*@admissionregistration.Validation failurePolicy=4:s '
+        'auditAnnotations=5:*@admissionregistration.AuditAnnotation '
+        'matchConditions=6:*@admissionregistration.MatchCondition '
+        'variables=7:*@admissionregistration.Variable'
+    ),
+    'admissionregistration.ValidatingAdmissionPolicyStatus': (
+        'observedGeneration=1:i64 typeChecking=2:@admissionregistration.TypeChecking '
+        'conditions=3:*@meta.Condition'
+    ),
+    'admissionregistration.ValidatingWebhook': (
+        'name=1:s clientConfig=2:@admissionregistration.WebhookClientConfig '
+        'rules=3:*@admissionregistration.RuleWithOperations failurePolicy=4:s '
+        'matchPolicy=9:s namespaceSelector=5:@meta.LabelSelector '
+        'objectSelector=10:@meta.LabelSelector sideEffects=6:s timeoutSeconds=7:i32 '
+        'admissionReviewVersions=8:*s '
+        'matchConditions=11:*@admissionregistration.MatchCondition'
+    ),
+    'admissionregistration.ValidatingWebhookConfiguration': (
+        'metadata=1:@meta.ObjectMeta webhooks=2:*@admissionregistration.ValidatingWebhook'
+    ),
+    'admissionregistration.ValidatingWebhookConfigurationList': (
+        'metadata=1:@meta.ListMeta '
+        'items=2:*@admissionregistration.ValidatingWebhookConfiguration'
+    ),
+    'admissionregistration.Validation': (
+        'expression=1:s message=2:s reason=3:s messageExpression=4:s'
+    ),
+    'admissionregistration.Variable': (
+        'name=1:s expression=2:s'
+    ),
+    'admissionregistration.WebhookClientConfig': (
+        'url=3:s service=1:@admissionregistration.ServiceReference caBundle=2:y'
+    ),
     'apps.ControllerRevision': (
         'metadata=1:@meta.ObjectMeta data=2:@runtime.RawExtension revision=3:i64'
     ),

@@ -106,4 +106,14 @@ _KEEP_ZERO.update({  # registry/certificates.py, registry/eventsview.py: {certif
     "events.EventSeries": ("count",),
 })
 
+_KEEP_ZERO.update({  # registry/admissionregistration.py: admissionregistration/v1/types.go
+    "admissionregistration.ValidatingWebhook": ("name",), "admissionregistration.MutatingWebhook": ("name",),
+    "admissionregistration.ServiceReference": ("namespace", "name"),
+    "admissionregistration.Validation": ("expression",),
+    "admissionregistration.MatchCondition": ("name", "expression"),
+    "admissionregistration.Variable": ("name", "expression"),
+    "admissionregistration.AuditAnnotation": ("key", "valueExpression"),
+    "admissionregistration.ExpressionWarning": ("fieldRef", "warning"),
+})
+
 KEEP_ZERO: frozenset[str] = frozenset(f"{message}.{name}" for message, names in _KEEP_ZERO.items() for name in names)

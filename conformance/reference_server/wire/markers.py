@@ -178,6 +178,32 @@ FIELD_MARKERS.update({
     "storage.CSINodeSpec.drivers": keyed("name"),
 })
 
+# registry/admissionregistration.py: admissionregistration/v1/types.go (v1.33)
+_AR = "admissionregistration"
+REQUIRED.update({
+    f"{_AR}.ValidatingWebhook": ["name", "clientConfig", "sideEffects", "admissionReviewVersions"],
+    f"{_AR}.MutatingWebhook": ["name", "clientConfig", "sideEffects", "admissionReviewVersions"],
+    f"{_AR}.ServiceReference": ["namespace", "name"], f"{_AR}.Validation": ["expression"],
+    f"{_AR}.MatchCondition": ["name", "expression"], f"{_AR}.Variable": ["name", "expression"],
+    f"{_AR}.AuditAnnotation": ["key", "valueExpression"], f"{_AR}.ExpressionWarning": ["fieldRef", "warning"],
+})
+FIELD_MARKERS.update({
+    **{f"{_AR}.{name}": ATOMIC for name in (
+        "ValidatingWebhook.rules", "ValidatingWebhook.admissionReviewVersions", "MutatingWebhook.rules",
+        "MutatingWebhook.admissionReviewVersions", "Rule.apiGroups", "Rule.apiVersions", "Rule.resources",
+        "RuleWithOperations.operations", "ValidatingAdmissionPolicySpec.validations",
+        "ValidatingAdmissionPolicySpec.auditAnnotations", "ValidatingAdmissionPolicySpec.variables",
+        "MatchResources.resourceRules", "MatchResources.excludeResourceRules",
+        "NamedRuleWithOperations.resourceNames", "TypeChecking.expressionWarnings")},
+    **{f"{_AR}.{name}": keyed("name") for name in (
+        "ValidatingWebhookConfiguration.webhooks", "MutatingWebhookConfiguration.webhooks",
+        "ValidatingWebhook.matchConditions", "MutatingWebhook.matchConditions",
+        "ValidatingAdmissionPolicySpec.matchConditions")},
+    f"{_AR}.ValidatingAdmissionPolicyBindingSpec.validationActions": SET,
+    f"{_AR}.ValidatingAdmissionPolicyStatus.conditions": keyed("type", strategy=None),
+})
+ATOMIC_STRUCTS = ATOMIC_STRUCTS | {f"{_AR}.ParamKind", f"{_AR}.ParamRef"}
+
 # message.field -> `+default=` value that kube-openapi publishes as `default` (structured-merge-diff fills a
 # list-map key that an applied item omits with it: ports keyed by port+protocol).
 DEFAULTS: dict[str, Any] = {"core.ContainerPort.protocol": "TCP", "core.ServicePort.protocol": "TCP"}

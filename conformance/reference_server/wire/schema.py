@@ -53,6 +53,9 @@ GROUP_KINDS.update({"autoscaling/v2": ("autoscalingv2", ("HorizontalPodAutoscale
                     "autoscaling/v1": ("autoscaling", ("HorizontalPodAutoscaler",))})  # one kind, two versions
 GROUP_KINDS["certificates.k8s.io/v1"] = ("certificates", ("CertificateSigningRequest",))  # registry/certificates.py
 GROUP_KINDS["events.k8s.io/v1"] = ("events", ("Event",))  # registry/eventsview.py: core events seen as events/v1
+GROUP_KINDS["admissionregistration.k8s.io/v1"] = ("admissionregistration", (  # registry/admissionregistration.py
+    "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding"))
 
 # (apiVersion, Kind) -> message, for everything a response may carry in protobuf: the request kinds, their
 # lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON
@@ -90,6 +93,9 @@ INLINE: frozenset[str] = frozenset({
         "SecretEnvSource", "SecretKeySelector", "SecretProjection")),
 })
 
+INLINE = INLINE | {  # registry/admissionregistration.py: `json:",inline"` rules
+    "admissionregistration.RuleWithOperations.rule", "admissionregistration.NamedRuleWithOperations.ruleWithOperations",
+}
 INLINE = INLINE | {  # registry/groupkinds.py: `json:",inline"` in networking/v1 and core/v1 (a VolumeAttachment's
     "networking.IngressRule.ingressRuleValue",  # inlineVolumeSpec)
     "core.PersistentVolumeSpec.persistentVolumeSource",

@@ -1,0 +1,140 @@
+"""Dynamic admission webhooks (`staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/`): the
+MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins over the stored
+Mutating/ValidatingWebhookConfigurations (registry/admissionregistration.py).
+
+The registry's admission hooks are synchronous and run inside the store's write; a webhook call is network I/O, so
+the http layer awaits this room around the write instead (the event loop never waits on a webhook):
+
+- mutating webhooks, in configuration-name order, one after the other, on the decoded and defaulted object; an
+  allowed answer's `JSONPatch` is applied (reinvocation is not implemented: `IfNeeded` is treated as `Never`);
+  upstream runs them after the built-in mutating plugins, here they run just before them;
+- validating webhooks, all at once, on the object as it would be stored: the write is first run as a dry run
+  (built-in admission, preparation and validation, so a 422 still comes before any webhook), then the
+  webhooks judge that object, then the write is made.
+
+An answer `allowed: false` is upstream's `ToStatusErr` (the webhook's status, at least 400, message prefixed with
+`admission webhook "<name>" denied the request`); a failed call is skipped under `failurePolicy: Ignore` and is a
+500 `InternalError` under `Fail`. `matchConditions` (CEL) are not evaluated: a webhook with them is called as if
+they held. Matching (rules, scope, selectors) is `matching.py`, the review and errors `review.py`, the call
+`client.py`. Operations: CREATE, UPDATE (PUT) and DELETE; a PATCH or server-side apply does not reach webhooks.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import copy
+import json
+from typing import Any, Awaitable, Callable
+
+from ... import apierrors as E
+from ...registry import Registry
+from . import client, review
+from .matching import Attributes, matching
+
+VALIDATING, MUTATING = "validatingwebhookconfigurations", "mutatingwebhookconfigurations"
+JsonPatch = Callable[[Any, Any], Any]
+
+
+class WebhookAdmission:
+    """The two webhook plugins; `json_patch(doc, ops)` applies a webhook's patch (RFC 6902)."""
+
+    def __init__(self, registry: Registry, json_patch: JsonPatch):
+        self.registry = registry
+        self.json_patch = json_patch
+
+    # ---- lookups -----------------------------------------------------------------------------------
+    def _configurations(self, plural: str) -> list[dict[str, Any]]:
+        return self.registry.store.list(plural, None, shared=True)[0]
+
+    def _namespace_labels(self, name: str) -> dict[str, Any] | None:
+        try:
+            ns = self.registry.store.get("namespaces", "", name, shared=True)
+        except Exception:  # noqa: BLE001 - a missing namespace has no labels (lifecycle refused it already)
+            return None
+        return (ns.get("metadata") or {}).get("labels") or {}
+
+    def _service(self, namespace: str, name: str) -> dict[str, Any] | None:
+        services = self.registry.content("services")
+        if services is None:
+            return None
+        try:
+            return services.get(namespace, name, shared=True)
+        except E.StatusError:
+            return None
+
+    def active(self) -> bool:
+        """Any configuration stored at all (the fast path of every write skips this room otherwise)."""
+        return bool(self._configurations(VALIDATING) or self._configurations(MUTATING))
+
+    # ---- the two phases ----------------------------------------------------------------------------
+    async def _call(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any, user: Any, dry_run: bool,
+                    options: dict[str, Any] | None, mutating: bool = False) -> dict[str, Any] | None:
+        """One call; the response, or None when a failed call is ignored (`failurePolicy: Ignore`)."""
+        sent = review.request(a, obj, old, user, dry_run, options)
+        try:
+            return review.response(str(hook.get("name")), sent, await client.call(hook, sent, self._service),
+                                   mutating=mutating)
+        except review.CallError as exc:
+            if hook.get("failurePolicy") == "Ignore":
+                return None
+            raise review.internal(exc) from None
+
+    async def mutate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
+                     dry_run: bool, options: dict[str, Any] | None, warnings: list[str]) -> dict[str, Any] | None:
+        """MutatingAdmissionWebhook: `obj` after every matching webhook's patch (the same object when none
+        matched)."""
+        hooks = matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
+        for hook in hooks:
+            resp = await self._call(hook, a, obj, old, user, dry_run, options, mutating=True)
+            if resp is None:
+                continue
+            warnings += [w for w in resp.get("warnings") or [] if isinstance(w, str)]
+            if not resp.get("allowed"):
+                raise review.denied(str(hook.get("name")), resp.get("status"))
+            if resp.get("patch") and obj is not None:
+                obj = self._patched(obj, resp)
+        return obj
+
+    def _patched(self, obj: dict[str, Any], resp: dict[str, Any]) -> dict[str, Any]:
+        if resp.get("patchType") != "JSONPatch":
+            raise review.internal(ValueError(f'unsupported patch type "{resp.get("patchType", "")}"'))
+        try:
+            ops = json.loads(base64.b64decode(resp["patch"]))
+        except (ValueError, TypeError) as exc:
+            raise review.internal(exc) from None
+        try:
+            return self.json_patch(copy.deepcopy(obj), ops)
+        except E.StatusError as exc:
+            raise review.internal(ValueError(exc.status.get("details", {}).get("causes", [{}])[0].get(
+                "message", exc.status.get("message", "")))) from None
+
+    async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
+                       dry_run: bool, options: dict[str, Any] | None, warnings: list[str],
+                       preview: Callable[[], Awaitable[dict[str, Any] | None]] | None = None) -> None:
+        """ValidatingAdmissionWebhook: every matching webhook at once; the first refusal (in webhook order)
+        wins. `preview()` gives the object as it would be stored (asked only when a webhook matches)."""
+        hooks = matching(self._configurations(VALIDATING), a, obj, old, self._namespace_labels)
+        if not hooks:
+            return
+        if preview is not None:
+            obj = await preview()
+        answers = await asyncio.gather(*(self._call(h, a, obj, old, user, dry_run, options) for h in hooks),
+                                       return_exceptions=True)
+        for hook, resp in zip(hooks, answers):
+            if isinstance(resp, BaseException):
+                raise resp
+            if resp is None:
+                continue
+            warnings += [w for w in resp.get("warnings") or [] if isinstance(w, str)]
+            if not resp.get("allowed"):
+                raise review.denied(str(hook.get("name")), resp.get("status"))
+
+
+def attributes(operation: str, store: Any, namespace: str, name: str, subresource: str = "") -> Attributes:
+    info = store.info
+    return Attributes(operation, getattr(store, "group", ""), getattr(store, "version", "v1"), info.plural,
+                      subresource, namespace if info.namespaced or info.plural == "namespaces" else "", name,
+                      info.kind)
+
+
+__all__ = ["Attributes", "WebhookAdmission", "attributes"]

@@ -1,0 +1,677 @@
+"""`admissionregistration.k8s.io/v1` as kube-apiserver 1.33 serves it: ValidatingWebhookConfiguration,
+MutatingWebhookConfiguration, ValidatingAdmissionPolicy (`/status`) and ValidatingAdmissionPolicyBinding, all
+cluster-scoped, with
+
+- the v1 defaults of `pkg/apis/admissionregistration/v1/defaults.go` (webhooks: failurePolicy Fail, matchPolicy
+  Equivalent, namespaceSelector/objectSelector `{}`, timeoutSeconds 10, reinvocationPolicy Never for mutating ones;
+  rules' scope `*`; a service reference's port 443; policies: failurePolicy Fail; MatchResources: matchPolicy
+  Equivalent, selectors `{}`);
+- the validation of `pkg/apis/admissionregistration/validation/validation.go` (and `apiserver/pkg/util/webhook/
+  validation.go` for clientConfig), errors in upstream's order and words;
+- the strategies of `pkg/registry/admissionregistration/<kind>/strategy.go`: generation 1 on create and + 1 when
+  `webhooks` / `spec` change; a policy's status reset on create and kept on update, its `/status` changing only
+  status.
+
+CEL expressions (matchConditions, validations, messageExpression, auditAnnotations, variables) are **stored, not
+compiled**: upstream refuses an expression that does not compile or type-check (422 with the CEL compiler's
+message); this server only checks that they are present. Nothing evaluates policies either (admission/webhooks/
+calls webhooks; no ValidatingAdmissionPolicy is enforced), and no controller writes a policy's
+`status.typeChecking`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_not_supported, field_required
+from .kinds import ResourceInfo
+from .strategy import Strategy
+from .validation import is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, validate_labels
+from .workloads import GroupKind
+
+GROUP, VERSION = "admissionregistration.k8s.io", "v1"
+
+FAILURE_POLICIES = ("Fail", "Ignore")
+MATCH_POLICIES = ("Equivalent", "Exact")
+NO_SIDE_EFFECTS = ("None", "NoneOnDryRun")
+OPERATIONS = ("*", "CONNECT", "CREATE", "DELETE", "UPDATE")
+REINVOCATION_POLICIES = ("IfNeeded", "Never")
+SCOPES = ("*", "Cluster", "Namespaced")
+REASONS = ("Forbidden", "Invalid", "RequestEntityTooLarge")
+ACTIONS = ("Audit", "Deny", "Warn")
+REVIEW_VERSIONS = ("v1", "v1beta1")  # AcceptedAdmissionReviewVersions
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def go_slice(values: list[Any], elem: str = "string") -> str:
+    """Go's `%#v` of a string slice (what `field.Invalid` prints for one)."""
+    return f"[]{elem}{{" + ", ".join(_go_quote(str(v)) for v in values) + "}"
+
+
+def _invalid_slice(path: str, values: list[Any], detail: str, elem: str = "string") -> FieldError:
+    return FieldError("FieldValueInvalid", path, f"Invalid value: {go_slice(values, elem)}: {detail}")
+
+
+def _duplicate(path: str, value: Any) -> FieldError:
+    return FieldError("FieldValueDuplicate", path, f"Duplicate value: {_go_quote(value)}")
+
+
+# ---- defaults (pkg/apis/admissionregistration/v1/defaults.go) ----------------------------------------------
+def _default_rule(rule: Any) -> None:
+    """`SetDefaults_Rule`: scope `*`."""
+    if isinstance(rule, dict) and rule.get("scope") is None:
+        rule["scope"] = "*"
+
+
+def _default_webhook(hook: dict[str, Any], *, mutating: bool) -> None:
+    """`SetDefaults_ValidatingWebhook` / `SetDefaults_MutatingWebhook`, then the rules and service reference."""
+    for key, value in (("failurePolicy", "Fail"), ("matchPolicy", "Equivalent"), ("timeoutSeconds", 10)):
+        if hook.get(key) is None:
+            hook[key] = value
+    for key in ("namespaceSelector", "objectSelector"):
+        if hook.get(key) is None:
+            hook[key] = {}
+    if mutating and hook.get("reinvocationPolicy") is None:
+        hook["reinvocationPolicy"] = "Never"
+    for rule in _list(hook.get("rules")):
+        _default_rule(rule)
+    service = _dict(hook.get("clientConfig")).get("service")
+    if isinstance(service, dict) and service.get("port") is None:
+        service["port"] = 443  # SetDefaults_ServiceReference
+
+
+def _default_match_resources(match: Any) -> None:
+    """`SetDefaults_MatchResources` (only for a set MatchResources: it is a pointer), and its rules' scope."""
+    if not isinstance(match, dict):
+        return
+    if match.get("matchPolicy") is None:
+        match["matchPolicy"] = "Equivalent"
+    for key in ("namespaceSelector", "objectSelector"):
+        if match.get(key) is None:
+            match[key] = {}
+    for key in ("resourceRules", "excludeResourceRules"):
+        for rule in _list(match.get(key)):
+            _default_rule(rule)
+
+
+# ---- shared validation -------------------------------------------------------------------------------------
+def validate_label_selector(selector: Any, path: str) -> list[FieldError]:
+    """`metav1validation.ValidateLabelSelector` (strict label values)."""
+    selector = _dict(selector)
+    errs = validate_labels(_dict(selector.get("matchLabels")), f"{path}.matchLabels")
+    for i, req in enumerate(_list(selector.get("matchExpressions"))):
+        req, rpath = _dict(req), f"{path}.matchExpressions[{i}]"
+        op, values = req.get("operator"), _list(req.get("values"))
+        if op in ("In", "NotIn"):
+            if not values:
+                errs.append(field_required(f"{rpath}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif op in ("Exists", "DoesNotExist"):
+            if values:
+                errs.append(field_forbidden(f"{rpath}.values",
+                                            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+        else:
+            errs.append(field_invalid(f"{rpath}.operator", op or "", "not a valid selector operator"))
+        key = req.get("key") or ""
+        errs += [field_invalid(f"{rpath}.key", key, m) for m in is_qualified_name(key)]
+        for j, value in enumerate(values):
+            errs += [field_invalid(f"{rpath}.values[{j}]", value, m) for m in is_label_value(str(value))]
+    return errs
+
+
+def _fully_qualified_name(path: str, name: str) -> list[FieldError]:
+    """`utilvalidation.IsFullyQualifiedName`."""
+    if not name:
+        return [field_required(path)]
+    errs = is_dns1123_subdomain(name)
+    if errs:
+        return [field_invalid(path, name, ",".join(errs))]
+    if len(name.split(".")) < 3:
+        return [field_invalid(path, name, "should be a domain with at least three segments separated by dots")]
+    return []
+
+
+def _resources_errors(resources: list[Any], path: str) -> list[FieldError]:
+    """`validateResources` (subresources allowed)."""
+    errs: list[FieldError] = []
+    if not resources:
+        errs.append(field_required(path))
+    with_wild_sub: set[str] = set()
+    wild_res_subs: set[str] = set()
+    double = single = without_sub = False
+    for i, res_sub in enumerate(resources):
+        res_sub = str(res_sub) if res_sub is not None else ""
+        if res_sub == "":
+            errs.append(field_required(f"{path}[{i}]"))
+            continue
+        double = double or res_sub == "*/*"
+        single = single or res_sub == "*"
+        parts = res_sub.split("/", 1)
+        if len(parts) == 1:
+            without_sub = res_sub != "*"
+            continue
+        res, sub = parts
+        if res in with_wild_sub:
+            errs.append(field_invalid(f"{path}[{i}]", res_sub, f"if '{res}/*' is present, must not specify {res_sub}"))
+        if sub in wild_res_subs:
+            errs.append(field_invalid(f"{path}[{i}]", res_sub, f"if '*/{sub}' is present, must not specify {res_sub}"))
+        if sub == "*":
+            with_wild_sub.add(res)
+        if res == "*":
+            wild_res_subs.add(sub)
+    if len(resources) > 1 and double:
+        errs.append(_invalid_slice(path, resources, "if '*/*' is present, must not specify other resources"))
+    if single and without_sub:
+        errs.append(_invalid_slice(path, resources,
+                                   "if '*' is present, must not specify other resources without subresources"))
+    return errs
+
+
+def _rule_with_operations_errors(rule: Any, path: str) -> list[FieldError]:
+    """`validateRuleWithOperations` + `validateRule` (subresources allowed)."""
+    rule = _dict(rule)
+    errs: list[FieldError] = []
+    ops = _list(rule.get("operations"))
+    if not ops:
+        errs.append(field_required(f"{path}.operations"))
+    if len(ops) > 1 and "*" in ops:
+        errs.append(_invalid_slice(f"{path}.operations", ops, "if '*' is present, must not specify other operations",
+                                   "admissionregistration.OperationType"))
+    for i, op in enumerate(ops):
+        if op not in OPERATIONS:
+            errs.append(field_not_supported(f"{path}.operations[{i}]", op, OPERATIONS))
+    groups, versions = _list(rule.get("apiGroups")), _list(rule.get("apiVersions"))
+    if not groups:
+        errs.append(field_required(f"{path}.apiGroups"))
+    if len(groups) > 1 and "*" in groups:
+        errs.append(_invalid_slice(f"{path}.apiGroups", groups, "if '*' is present, must not specify other API groups"))
+    if not versions:
+        errs.append(field_required(f"{path}.apiVersions"))
+    if len(versions) > 1 and "*" in versions:
+        errs.append(_invalid_slice(f"{path}.apiVersions", versions,
+                                   "if '*' is present, must not specify other API versions"))
+    for i, version in enumerate(versions):
+        if not version:
+            errs.append(field_required(f"{path}.apiVersions[{i}]"))
+    errs += _resources_errors(_list(rule.get("resources")), f"{path}.resources")
+    scope = rule.get("scope")
+    if scope is not None and scope not in SCOPES:
+        errs.append(field_not_supported(f"{path}.scope", scope, SCOPES))
+    return errs
+
+
+def _url_errors(path: str, url: str) -> list[FieldError]:
+    """`webhook.ValidateWebhookURL(forceHttps=true)`."""
+    form = "; desired format: https://host[/path]"
+    try:
+        u = urlsplit(url)
+        host = u.netloc.rpartition("@")[2]
+    except ValueError as exc:
+        return [field_required(path, f"url must be a valid URL: {exc}{form}")]
+    errs: list[FieldError] = []
+    if u.scheme != "https":
+        errs.append(field_invalid(path, u.scheme, "'https' is the only allowed URL scheme" + form))
+    if not host:
+        errs.append(field_invalid(path, host, "host must be provided" + form))
+    if "@" in u.netloc:
+        errs.append(field_invalid(path, u.netloc.rpartition("@")[0], "user information is not permitted in the URL"))
+    if u.fragment:
+        errs.append(field_invalid(path, u.fragment, "fragments are not permitted in the URL"))
+    if u.query:
+        errs.append(field_invalid(path, u.query, "query parameters are not permitted in the URL"))
+    return errs
+
+
+def _service_errors(path: str, service: dict[str, Any]) -> list[FieldError]:
+    """`webhook.ValidateWebhookService`."""
+    errs: list[FieldError] = []
+    if not service.get("name"):
+        errs.append(field_required(f"{path}.name", "service name is required"))
+    if not service.get("namespace"):
+        errs.append(field_required(f"{path}.namespace", "service namespace is required"))
+    port = service.get("port")
+    if not isinstance(port, int) or not 1 <= port <= 65535:
+        errs.append(field_invalid(f"{path}.port", port, "port is not valid: must be between 1 and 65535, inclusive"))
+    url_path = service.get("path")
+    if url_path is None or url_path in ("", "/"):
+        return errs
+    if url_path == "//":
+        return errs + [field_invalid(f"{path}.path", url_path, "segment[0] may not be empty")]
+    if not url_path.startswith("/"):
+        errs.append(field_invalid(f"{path}.path", url_path, "must start with a '/'"))
+    check = url_path[1:]
+    if check.endswith("/"):
+        check = check[:-1]
+    for i, step in enumerate(check.split("/")):
+        if not step:
+            errs.append(field_invalid(f"{path}.path", url_path, f"segment[{i}] may not be empty"))
+            continue
+        errs += [field_invalid(f"{path}.path", url_path, f"segment[{i}]: {m}") for m in is_dns1123_subdomain(step)]
+    return errs
+
+
+def _match_conditions_errors(conditions: list[Any], path: str) -> list[FieldError]:
+    """`validateMatchConditions` without compiling the expressions (stored, not compiled)."""
+    errs: list[FieldError] = []
+    if len(conditions) > 64:
+        errs.append(FieldError("FieldValueTooMany", path, f"Too many: {len(conditions)}: must have at most 64 items"))
+    names: set[str] = set()
+    for i, cond in enumerate(conditions):
+        cond = _dict(cond)
+        if not str(cond.get("expression") or "").strip():
+            errs.append(field_required(f"{path}[{i}].expression"))
+        name = cond.get("name") or ""
+        if not name:
+            errs.append(field_required(f"{path}[{i}].name"))
+        else:
+            errs += [field_invalid(f"{path}[{i}].name", name, m) for m in is_qualified_name(name)]
+        if name:
+            if name in names:
+                errs.append(_duplicate(f"{path}[{i}].name", name))
+            names.add(name)
+    return errs
+
+
+def _review_versions_errors(versions: list[Any], path: str, require_recognized: bool) -> list[FieldError]:
+    """`validateAdmissionReviewVersions`."""
+    if not versions:
+        return [field_required(path, f"must specify one of {', '.join(REVIEW_VERSIONS)}")]
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    accepted = False
+    for i, v in enumerate(versions):
+        v = str(v)
+        if v in seen:
+            errs.append(field_invalid(f"{path}[{i}]", v, "duplicate version"))
+            continue
+        seen.add(v)
+        errs += [field_invalid(f"{path}[{i}]", v, m) for m in is_dns1035_label(v)]
+        accepted = accepted or v in REVIEW_VERSIONS
+    if require_recognized and not accepted:
+        errs.append(_invalid_slice(path, versions, f"must include at least one of {', '.join(REVIEW_VERSIONS)}"))
+    return errs
+
+
+def _webhook_errors(hook: dict[str, Any], path: str, *, mutating: bool, no_side_effects: bool,
+                    match_conditions: bool) -> list[FieldError]:
+    """`validateValidatingWebhook` / `validateMutatingWebhook`."""
+    errs = _fully_qualified_name(f"{path}.name", hook.get("name") or "")
+    for i, rule in enumerate(_list(hook.get("rules"))):
+        errs += _rule_with_operations_errors(rule, f"{path}.rules[{i}]")
+    if hook.get("failurePolicy") is not None and hook["failurePolicy"] not in FAILURE_POLICIES:
+        errs.append(field_not_supported(f"{path}.failurePolicy", hook["failurePolicy"], FAILURE_POLICIES))
+    if hook.get("matchPolicy") is not None and hook["matchPolicy"] not in MATCH_POLICIES:
+        errs.append(field_not_supported(f"{path}.matchPolicy", hook["matchPolicy"], MATCH_POLICIES))
+    allowed = NO_SIDE_EFFECTS if no_side_effects else ("None", "NoneOnDryRun", "Some", "Unknown")
+    side = hook.get("sideEffects")
+    if side is None:
+        errs.append(field_required(f"{path}.sideEffects", f"must specify one of {', '.join(allowed)}"))
+    elif side not in allowed:
+        errs.append(field_not_supported(f"{path}.sideEffects", side, allowed))
+    timeout = hook.get("timeoutSeconds")
+    if timeout is not None and (not isinstance(timeout, int) or not 1 <= timeout <= 30):
+        errs.append(field_invalid(f"{path}.timeoutSeconds", timeout, "the timeout value must be between 1 and 30 "
+                                                                     "seconds"))
+    for key in ("namespaceSelector", "objectSelector"):
+        if hook.get(key) is not None:
+            errs += validate_label_selector(hook[key], f"{path}.{key}")
+    if mutating and hook.get("reinvocationPolicy") is not None \
+            and hook["reinvocationPolicy"] not in REINVOCATION_POLICIES:
+        errs.append(field_not_supported(f"{path}.reinvocationPolicy", hook["reinvocationPolicy"],
+                                        REINVOCATION_POLICIES))
+    cc = _dict(hook.get("clientConfig"))
+    url, service = cc.get("url"), cc.get("service")
+    if (url is None) == (service is None):
+        errs.append(field_required(f"{path}.clientConfig", "exactly one of url or service is required"))
+    elif url is not None:
+        errs += _url_errors(f"{path}.clientConfig.url", str(url))
+    else:
+        errs += _service_errors(f"{path}.clientConfig.service", _dict(service))
+    if match_conditions:
+        errs += _match_conditions_errors(_list(hook.get("matchConditions")), f"{path}.matchConditions")
+    return errs
+
+
+# ---- strategies --------------------------------------------------------------------------------------------
+class _GenerationOn(Strategy):
+    """Generation 1 on create, + 1 when `watched` changes on update (every strategy of this group)."""
+
+    watched = "spec"
+    _old: tuple[Any, int] | None = None
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._old = None
+        obj["metadata"]["generation"] = 1
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        self._old = (old.get(self.watched), (old.get("metadata") or {}).get("generation", 0))
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        if self._old is not None:
+            watched, generation = self._old
+            self._old = None
+            obj["metadata"]["generation"] = generation + (obj.get(self.watched) != watched)
+
+
+class WebhookConfigurationStrategy(_GenerationOn):
+    """`validatingWebhookConfigurationStrategy` / `mutatingWebhookConfigurationStrategy`; update validation relaxes
+    the rules the stored object already broke (`ValidateValidatingWebhookConfigurationUpdate`)."""
+
+    watched = "webhooks"
+    mutating = False
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        for hook in _list(obj.get("webhooks")):
+            if isinstance(hook, dict):
+                _default_webhook(hook, mutating=self.mutating)
+
+    def _errors(self, obj: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
+        old_hooks = [_dict(h) for h in _list((old or {}).get("webhooks"))]
+        new_hooks = [_dict(h) for h in _list(obj.get("webhooks"))]
+        if old is None:
+            no_side, recognized, unique, conditions = True, True, True, True
+        else:
+            no_side = all(h.get("sideEffects") in NO_SIDE_EFFECTS for h in old_hooks)
+            recognized = all(not h.get("admissionReviewVersions")
+                             or any(v in REVIEW_VERSIONS for v in _list(h.get("admissionReviewVersions")))
+                             for h in old_hooks)
+            unique = len({h.get("name") for h in old_hooks}) == len(old_hooks)
+            conditions = len(new_hooks) != len(old_hooks) or any(
+                n.get("matchConditions") != o.get("matchConditions") for n, o in zip(new_hooks, old_hooks))
+        errs: list[FieldError] = []
+        names: set[str] = set()
+        for i, hook in enumerate(new_hooks):
+            path = f"webhooks[{i}]"
+            errs += _webhook_errors(hook, path, mutating=self.mutating, no_side_effects=no_side,
+                                    match_conditions=conditions)
+            errs += _review_versions_errors(_list(hook.get("admissionReviewVersions")),
+                                            f"{path}.admissionReviewVersions", recognized)
+            name = hook.get("name") or ""
+            if unique and name:
+                if name in names:
+                    errs.append(_duplicate(f"{path}.name", name))
+                names.add(name)
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self._errors(obj, None)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + self._errors(new, old)
+
+
+class MutatingWebhookConfigurationStrategy(WebhookConfigurationStrategy):
+    mutating = True
+
+
+def _match_resources_errors(match: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateMatchResources`."""
+    errs: list[FieldError] = []
+    policy = match.get("matchPolicy")
+    if policy is None:
+        errs.append(field_required(f"{path}.matchPolicy"))
+    elif policy not in MATCH_POLICIES:
+        errs.append(field_not_supported(f"{path}.matchPolicy", policy, MATCH_POLICIES))
+    for key in ("namespaceSelector", "objectSelector"):
+        if match.get(key) is None:
+            errs.append(field_required(f"{path}.{key}"))
+        else:
+            errs += validate_label_selector(match[key], f"{path}.{key}")
+    for key in ("resourceRules", "excludeResourceRules"):
+        for i, rule in enumerate(_list(match.get(key))):
+            rpath = f"{path}.{key}[{i}]"
+            seen: set[str] = set()
+            for j, name in enumerate(_list(_dict(rule).get("resourceNames"))):
+                name = str(name)
+                for msg in _path_segment_errors(name):
+                    errs.append(field_invalid(f"{rpath}.resourceNames[{j}]", name, msg))
+                if name in seen:
+                    errs.append(_duplicate(f"{rpath}.resourceNames[{j}]", name))
+                seen.add(name)
+            errs += _rule_with_operations_errors(rule, rpath)
+    return errs
+
+
+def _path_segment_errors(name: str) -> list[str]:
+    """`path.ValidatePathSegmentName(name, false)`."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
+
+
+_CEL_IDENT = re.compile(r"^[_a-zA-Z][_a-zA-Z0-9]*$")
+_CEL_RESERVED = frozenset({"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
+                           "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
+                           "void", "while"})
+
+
+def _param_kind_errors(kind: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateParamKind`."""
+    errs: list[FieldError] = []
+    api_version = kind.get("apiVersion") or ""
+    if not api_version:
+        errs.append(field_required(f"{path}.apiVersion"))
+    elif api_version.count("/") > 1:
+        errs.append(field_invalid(f"{path}.apiVersion", api_version,
+                                  f"unexpected GroupVersion string: {api_version}"))
+    elif api_version != "/":
+        group, _, version = api_version.rpartition("/")
+        if group and is_dns1123_subdomain(group):
+            errs.append(field_invalid(f"{path}.apiVersion", group, ",".join(is_dns1123_subdomain(group))))
+        if not version:
+            errs.append(field_invalid(f"{path}.apiVersion", api_version, "version must be specified"))
+        elif is_dns1035_label(version):
+            errs.append(field_invalid(f"{path}.apiVersion", version, ",".join(is_dns1035_label(version))))
+    name = kind.get("kind") or ""
+    if not name:
+        errs.append(field_required(f"{path}.kind"))
+    elif is_dns1035_label(name.lower()):
+        errs.append(field_invalid(f"{path}.kind", name, "may have mixed case, but should otherwise match: "
+                                  + ",".join(is_dns1035_label(name.lower()))))
+    return errs
+
+
+def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_conditions: bool) -> list[FieldError]:
+    """`validateValidatingAdmissionPolicySpec`, expressions not compiled."""
+    errs: list[FieldError] = []
+    policy = spec.get("failurePolicy")
+    if policy is None:
+        errs.append(field_required("spec.failurePolicy"))
+    elif policy not in FAILURE_POLICIES:
+        errs.append(field_not_supported("spec.failurePolicy", policy, FAILURE_POLICIES))
+    if spec.get("paramKind") is not None:
+        errs += _param_kind_errors(_dict(spec["paramKind"]), "spec.paramKind")
+    match = spec.get("matchConstraints")
+    if match is None:
+        errs.append(field_required("spec.matchConstraints"))
+    else:
+        errs += _match_resources_errors(_dict(match), "spec.matchConstraints")
+        if not _list(_dict(match).get("resourceRules")):
+            errs.append(field_required("spec.matchConstraints.resourceRules"))
+    if match_conditions:
+        errs += _match_conditions_errors(_list(spec.get("matchConditions")), "spec.matchConditions")
+    for i, var in enumerate(_list(spec.get("variables"))):
+        var, vpath = _dict(var), f"spec.variables[{i}]"
+        name = str(var.get("name") or "")
+        if not name.strip():
+            errs.append(field_required(f"{vpath}.name", "name is not specified"))
+        elif not _CEL_IDENT.match(name) or name in _CEL_RESERVED:
+            errs.append(field_invalid(f"{vpath}.name", name, "name is not a valid CEL identifier"))
+        if not str(var.get("expression") or "").strip():
+            errs.append(field_required(f"{vpath}.expression", "expression is not specified"))
+    validations, audits = _list(spec.get("validations")), _list(spec.get("auditAnnotations"))
+    if not validations and not audits:
+        detail = "validations or auditAnnotations must contain at least one item"
+        return errs + [field_required("spec.validations", detail), field_required("spec.auditAnnotations", detail)]
+    for i, v in enumerate(validations):
+        errs += _validation_errors(_dict(v), f"spec.validations[{i}]")
+    if spec.get("auditAnnotations") is not None:
+        if len(audits) > 20:
+            errs.append(FieldError("FieldValueInvalid", "spec.auditAnnotations",
+                                   "Invalid value: ...: must not have more than 20 auditAnnotations"))
+        keys: set[str] = set()
+        for i, a in enumerate(audits):
+            a, apath = _dict(a), f"spec.auditAnnotations[{i}]"
+            key = str(a.get("key") or "")
+            if meta.get("name"):
+                errs += [field_invalid(f"{apath}.key", f"{meta['name']}/{key}", m)
+                         for m in is_qualified_name(f"{meta['name']}/{key}")]
+            else:
+                errs.append(field_invalid(f"{apath}.key", key, "requires metadata.name be non-empty"))
+            value = str(a.get("valueExpression") or "").strip()
+            if not value:
+                errs.append(field_required(f"{apath}.valueExpression", "valueExpression is not specified"))
+            elif len(value) > 5 * 1024:
+                errs.append(field_required(f"{apath}.valueExpression", "must not exceed 5120 bytes in length"))
+            if key in keys:
+                errs.append(_duplicate(f"{apath}.key", key))
+            keys.add(key)
+    return errs
+
+
+def _validation_errors(v: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateValidation`, the expression not compiled."""
+    errs: list[FieldError] = []
+    if not str(v.get("expression") or "").strip():
+        errs.append(field_required(f"{path}.expression", "expression is not specified"))
+    msg_expr = str(v.get("messageExpression") or "")
+    if msg_expr and not msg_expr.strip():
+        errs.append(field_invalid(f"{path}.messageExpression", msg_expr, "must be non-empty if specified"))
+    message = str(v.get("message") or "")
+    if message and not message.strip():
+        errs.append(field_invalid(f"{path}.message", message, "message must be non-empty if specified"))
+    elif re.search(r"[\n\r]+", message.strip()):
+        errs.append(field_invalid(f"{path}.message", message, "message must not contain line breaks"))
+    reason = v.get("reason")
+    if reason is not None and reason not in REASONS:
+        errs.append(field_not_supported(f"{path}.reason", reason, REASONS))
+    return errs
+
+
+class ValidatingAdmissionPolicyStrategy(_GenerationOn):
+    """`validatingAdmissionPolicyStrategy`: status reset on create and kept on update (`/status` has its own
+    strategy); `SetDefaults_ValidatingAdmissionPolicySpec` and `SetDefaults_MatchResources`."""
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            if spec.get("failurePolicy") is None:
+                spec["failurePolicy"] = "Fail"
+            _default_match_resources(spec.get("matchConstraints"))
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        obj["status"] = {}
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        if "status" in old:
+            new["status"] = old["status"]
+        else:
+            new.pop("status", None)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + _policy_spec_errors(_dict(obj.get("metadata")), _dict(obj.get("spec")), True)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        nspec, ospec = _dict(new.get("spec")), _dict(old.get("spec"))
+        conditions = (nspec.get("paramKind") != ospec.get("paramKind")
+                      or nspec.get("matchConditions") != ospec.get("matchConditions"))
+        return super().validate_update(new, old) + _policy_spec_errors(_dict(new.get("metadata")), nspec, conditions)
+
+
+class ValidatingAdmissionPolicyBindingStrategy(_GenerationOn):
+    """`validatingAdmissionPolicyBindingStrategy`; `SetDefaults_MatchResources` on a set `matchResources`."""
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        _default_match_resources(_dict(obj.get("spec")).get("matchResources"))
+
+    def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = _dict(obj.get("spec"))
+        errs: list[FieldError] = []
+        policy = spec.get("policyName") or ""
+        if not policy:
+            errs.append(field_required("spec.policyName"))
+        else:
+            errs += [field_invalid("spec.policyName", policy, m) for m in is_dns1123_subdomain(policy)]
+        if spec.get("paramRef") is not None:
+            errs += _param_ref_errors(_dict(spec["paramRef"]), "spec.paramRef")
+        if spec.get("matchResources") is not None:
+            errs += _match_resources_errors(_dict(spec["matchResources"]), "spec.matchResouces")  # upstream's typo
+        errs += _actions_errors(_list(spec.get("validationActions")), "spec.validationActions")
+        return errs
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + self._errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + self._errors(new)
+
+
+def _param_ref_errors(ref: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateParamRef`."""
+    errs: list[FieldError] = []
+    name, selector = ref.get("name") or "", ref.get("selector")
+    if name:
+        errs += [field_invalid(f"{path}.name", name, m) for m in _path_segment_errors(name)]
+        if selector is not None:
+            errs.append(field_forbidden(f"{path}.name", "name and selector are mutually exclusive"))
+    if selector is not None:
+        errs += validate_label_selector(selector, f"{path}.selector")
+        if name:
+            errs.append(field_forbidden(f"{path}.selector", "name and selector are mutually exclusive"))
+    if not name and selector is None:
+        errs.append(field_required(path, "one of name or selector must be specified"))
+    action = ref.get("parameterNotFoundAction")
+    if not action:
+        errs.append(field_required(f"{path}.parameterNotFoundAction"))
+    elif action not in ("Deny", "Allow"):
+        errs.append(field_not_supported(f"{path}.parameterNotFoundAction", action, ("Deny", "Allow")))
+    return errs
+
+
+def _actions_errors(actions: list[Any], path: str) -> list[FieldError]:
+    """`validateValidationActions`."""
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, action in enumerate(actions):
+        if action not in ACTIONS:
+            errs.append(field_not_supported(f"{path}[{i}]", action, ACTIONS))
+        if action in seen:
+            errs.append(_duplicate(f"{path}[{i}]", action))
+        seen.add(str(action))
+    if "Deny" in seen and "Warn" in seen:
+        errs.append(_invalid_slice(path, actions, "must not contain both Deny and Warn (repeating the same validation "
+                                                  "failure information in the API response and headers serves no "
+                                                  "purpose)", "admissionregistration.ValidationAction"))
+    if not seen:
+        errs.append(field_required(path, "at least one validation action is required"))
+    return errs
+
+
+def _info(kind: str, plural: str, fields: frozenset[str]) -> ResourceInfo:
+    return ResourceInfo(kind, plural, kind.lower(), namespaced=False, fields=fields, categories=("api-extensions",))
+
+
+ADMISSIONREGISTRATION_KINDS: tuple[GroupKind, ...] = (
+    GroupKind(GROUP, VERSION, _info("MutatingWebhookConfiguration", "mutatingwebhookconfigurations",
+                                    frozenset({"webhooks"})), MutatingWebhookConfigurationStrategy),
+    GroupKind(GROUP, VERSION, _info("ValidatingAdmissionPolicy", "validatingadmissionpolicies",
+                                    frozenset({"spec", "status"})), ValidatingAdmissionPolicyStrategy),
+    GroupKind(GROUP, VERSION, _info("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings",
+                                    frozenset({"spec"})), ValidatingAdmissionPolicyBindingStrategy),
+    GroupKind(GROUP, VERSION, _info("ValidatingWebhookConfiguration", "validatingwebhookconfigurations",
+                                    frozenset({"webhooks"})), WebhookConfigurationStrategy),
+)
+
+__all__ = ["ADMISSIONREGISTRATION_KINDS", "GROUP", "VERSION", "validate_label_selector"]

@@ -1,0 +1,255 @@
+"""Admission webhooks (admission/webhooks/): a small local HTTPS webhook (the server's own TLS helper makes its
+CA and certificate) answers AdmissionReview v1; the reference server calls it for matching writes, applies a
+mutating webhook's JSONPatch, refuses on `allowed: false` with upstream's message, fails a `service` reference as a
+cluster whose Service has no ready endpoints does, and keeps answering other requests while a webhook is slow."""
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server import tls
+from conformance.reference_server.embedded import RunningServer, start_embedded
+
+AR = "/apis/admissionregistration.k8s.io/v1"
+
+
+class Hook:
+    """The webhook: `/allow`, `/deny`, `/label` (JSONPatch), `/hold` (answers once `release` is set), `/absent`
+    (a review without a response)."""
+
+    def __init__(self) -> None:
+        self.tls = tls.generate(("127.0.0.1",))
+        self.reviews: list[tuple[str, dict[str, Any]]] = []
+        self.release = threading.Event()
+        hook = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                path = self.path.split("?")[0]
+                hook.reviews.append((self.path, body))
+                resp: dict[str, Any] = {"uid": body["request"]["uid"], "allowed": path != "/deny"}
+                if path == "/deny":
+                    resp["status"] = {"code": 403, "message": "no configmaps named deny-me"}
+                if path == "/label":
+                    ops = [{"op": "add", "path": "/metadata/labels", "value": {"hooked": "yes"}}]
+                    resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(ops).encode()).decode(),
+                                warnings=["labelled by the webhook"])
+                if path == "/hold":
+                    hook.release.wait(30)
+                answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}
+                if path == "/absent":
+                    del answer["response"]
+                out = json.dumps(answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(self.tls.cert_file, self.tls.key_file)
+        self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+        self.url = f"https://127.0.0.1:{self.server.server_address[1]}"
+        self.ca_bundle = base64.b64encode(self.tls.ca_pem).decode()
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.tls.cleanup()
+
+
+@pytest.fixture(scope="module")
+def hook() -> Iterator[Hook]:
+    h = Hook()
+    yield h
+    h.stop()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RunningServer]:
+    """A server of its own: its webhook configurations must not reach other modules' requests."""
+    srv = start_embedded()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def ns(server: RunningServer) -> Iterator[str]:
+    name = f"wh-{uuid.uuid4().hex[:8]}"
+    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"hooks": name}}})
+    assert r.status_code == 201, r.text
+    yield name
+    requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+
+
+def configure(server: RunningServer, plural: str, ns: str, **hook: Any) -> str:
+    """One webhook for configmap CREATE/UPDATE/DELETE in namespace `ns` (by its label); returns the configuration's
+    name (deleted by `unconfigure`)."""
+    name = f"cfg-{uuid.uuid4().hex[:8]}"
+    body = {"metadata": {"name": name}, "webhooks": [{
+        "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "rules": [{"operations": ["CREATE", "UPDATE", "DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
+                   "resources": ["configmaps"]}],
+        "namespaceSelector": {"matchLabels": {"hooks": ns}}, **hook}]}
+    r = requests.post(f"{server.url}{AR}/{plural}", json=body)
+    assert r.status_code == 201, r.text
+    return name
+
+
+def unconfigure(server: RunningServer, plural: str, name: str) -> None:
+    assert requests.delete(f"{server.url}{AR}/{plural}/{name}").status_code == 200
+
+
+def cm(server: RunningServer, ns: str, name: str, **kw: Any) -> requests.Response:
+    return requests.post(f"{server.url}/api/v1/namespaces/{ns}/configmaps",
+                         json={"metadata": {"name": name}, "data": {"a": "b"}}, **kw)
+
+
+def test_validating_webhook_allows_and_denies(server, hook, ns):
+    cfg = configure(server, "validatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "deny-me")
+        assert r.status_code == 403, r.text
+        assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                            "message": f'admission webhook "{cfg}.example.com" denied the request: no configmaps '
+                                       "named deny-me", "code": 403}
+        path, review = hook.reviews[-1]
+        assert path == "/deny?timeout=10s"
+        req = review["request"]
+        assert (review["apiVersion"], review["kind"]) == ("admission.k8s.io/v1", "AdmissionReview")
+        assert (req["operation"], req["namespace"], req["name"], req["kind"], req["resource"]) == (
+            "CREATE", ns, "deny-me", {"group": "", "version": "v1", "kind": "ConfigMap"},
+            {"group": "", "version": "v1", "resource": "configmaps"})
+        # validating webhooks judge the object as it would be stored
+        assert req["object"]["metadata"]["uid"] and req["oldObject"] is None and req["dryRun"] is False
+        assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/configmaps/deny-me").status_code == 404
+        other = f"wh-{uuid.uuid4().hex[:8]}"  # a namespace outside the selector: no call
+        assert requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": other}}).status_code == 201
+        calls = len(hook.reviews)
+        assert cm(server, other, "deny-me").status_code == 201
+        assert len(hook.reviews) == calls
+        requests.delete(f"{server.url}/api/v1/namespaces/{other}")
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+    assert cm(server, ns, "deny-me").status_code == 201
+
+
+def test_mutating_webhook_patch_and_update_delete(server, hook, ns):
+    cfg = configure(server, "mutatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/label", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "patched")
+        assert r.status_code == 201, r.text
+        assert r.json()["metadata"]["labels"] == {"hooked": "yes"}
+        assert r.headers["Warning"] == '299 - "labelled by the webhook"'
+        obj = r.json()
+        obj["data"] = {"a": "c"}
+        obj["metadata"]["labels"] = {}
+        r = requests.put(f"{server.url}/api/v1/namespaces/{ns}/configmaps/patched", json=obj)
+        assert r.status_code == 200 and r.json()["metadata"]["labels"] == {"hooked": "yes"}
+        _, review = hook.reviews[-1]
+        assert review["request"]["operation"] == "UPDATE" and review["request"]["oldObject"]["data"] == {"a": "b"}
+        assert requests.delete(f"{server.url}/api/v1/namespaces/{ns}/configmaps/patched").status_code == 200
+        _, review = hook.reviews[-1]
+        assert review["request"]["operation"] == "DELETE" and review["request"]["object"] is None
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+@pytest.mark.parametrize("service, cause", [
+    ({"name": "no-such-service"}, 'service "no-such-service" not found'),
+    ({"name": "hooks", "port": 8443}, 'no service port 8443 found for service "hooks"'),
+    ({"name": "hooks", "path": "/check"}, "dial tcp {ip}:443: connect: connection refused"),
+    ({"name": "headless"}, 'cannot route to service with ClusterIP "None"'),
+])
+def test_service_reference_without_endpoints(server, ns, service, cause):
+    """A Service whose pods never run (a selector, no ready endpoint): the call fails as on a kind cluster."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    spec = {"selector": {"app": "hooks"}, "ports": [{"port": 443, "targetPort": 8443}]}
+    created = requests.post(services, json={"metadata": {"name": "hooks"}, "spec": spec})
+    assert created.status_code == 201, created.text
+    assert requests.post(services, json={"metadata": {"name": "headless"},
+                                         "spec": {**spec, "clusterIP": "None"}}).status_code == 201
+    cause = cause.format(ip=created.json()["spec"]["clusterIP"])
+    service = {**service, "namespace": ns}
+    cfg = configure(server, "validatingwebhookconfigurations", ns, clientConfig={"service": service})
+    try:
+        r = cm(server, ns, "refused")
+        assert r.status_code == 500, r.text
+        path = service.get("path", "/")
+        err = (f'failed calling webhook "{cfg}.example.com": failed to call webhook: Post '
+               f'"https://{service["name"]}.{ns}.svc:{service.get("port", 443)}{path}?timeout=10s": {cause}')
+        assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                            "message": f"Internal error occurred: {err}", "reason": "InternalError",
+                            "details": {"causes": [{"message": err}]}, "code": 500}
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+    cfg = configure(server, "validatingwebhookconfigurations", ns, clientConfig={"service": service},
+                    failurePolicy="Ignore")
+    try:
+        assert cm(server, ns, "ignored").status_code == 201
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_untrusted_certificate_fails_closed(server, hook, ns):
+    cfg = configure(server, "validatingwebhookconfigurations", ns, clientConfig={"url": f"{hook.url}/allow"})
+    try:
+        r = cm(server, ns, "untrusted")
+        assert r.status_code == 500
+        assert r.json()["message"].endswith(
+            f'Post "{hook.url}/allow?timeout=10s": tls: failed to verify certificate: x509: certificate signed by '
+            "unknown authority")
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_a_slow_webhook_does_not_stall_the_server(server, hook, ns):
+    cfg = configure(server, "validatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/hold", "caBundle": hook.ca_bundle}, timeoutSeconds=30)
+    hook.release.clear()
+    result: list[requests.Response] = []
+    writer = threading.Thread(target=lambda: result.append(cm(server, ns, "held", timeout=60)))
+    try:
+        calls = len(hook.reviews)
+        writer.start()
+        for _ in range(3000):  # until the webhook holds the call (no sleeping: each GET takes its own time)
+            if len(hook.reviews) > calls:
+                break
+            requests.get(f"{server.url}/version", timeout=5)
+        assert len(hook.reviews) > calls, "the webhook was never called"
+        assert requests.get(f"{server.url}/version", timeout=5).status_code == 200  # the loop still answers
+        assert not result  # while the write still waits for the webhook
+    finally:
+        hook.release.set()
+        writer.join(60)
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+    assert result and result[0].status_code == 201, result
+
+
+def test_a_review_without_response_fails_closed(server, hook, ns):
+    cfg = configure(server, "mutatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/absent", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "absent")
+        assert r.status_code == 500
+        assert r.json()["message"] == (f'Internal error occurred: failed calling webhook "{cfg}.example.com": '
+                                       "received invalid webhook response: webhook response was absent")
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
