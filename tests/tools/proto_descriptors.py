@@ -37,6 +37,7 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.api.scheduling.v1": "scheduling",
     "k8s.io.api.storage.v1": "storage",
     "k8s.io.api.node.v1": "node",
+    "k8s.io.api.flowcontrol.v1": "flowcontrol",
 }
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
                                "ResourceQuota", "LimitRange", "Event", "Endpoints",
@@ -57,6 +58,7 @@ GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", 
 GROUP_KINDS["networking"] += ("Ingress", "IngressClass")  # registry/groupkinds.py
 GROUP_KINDS.update({"scheduling": ("PriorityClass",), "node": ("RuntimeClass",),
                     "storage": ("StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "CSIStorageCapacity")})
+GROUP_KINDS["flowcontrol"] = ("FlowSchema", "PriorityLevelConfiguration")  # registry/flowcontrol.py
 ROOTS += [f"{group}.{kind}{suffix}" for group, kinds in GROUP_KINDS.items() for kind in kinds for suffix in ("", "List")]
 # Go field names whose gogo proto name differs from the JSON name (the table speaks JSON names).
 JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid",

@@ -32,6 +32,7 @@ _PRIORITY = {"apps": 17800, "authentication.k8s.io": 17700, AUTHZ_GROUP: 17600, 
              "networking.k8s.io": 17200, "policy": 17100, "rbac.authorization.k8s.io": 17000,
              "coordination.k8s.io": 16500, "discovery.k8s.io": 16200}
 _PRIORITY.update({"storage.k8s.io": 16800, "scheduling.k8s.io": 16600, "node.k8s.io": 16300})  # groupkinds.py
+_PRIORITY["flowcontrol.apiserver.k8s.io"] = 16100  # registry/flowcontrol.py
 
 
 def _groups(registry: Registry) -> dict[str, str]:

@@ -14,6 +14,7 @@ from .store import DeleteOptions, GenericStore, ListOptions
 from .subresources import status_strategy, subresources
 from .workloads import WORKLOAD_KINDS
 from .groupkinds import GROUP_KINDS, STORES as GROUP_STORES
+from .flowcontrol import FLOWCONTROL_KINDS
 
 __all__ = ["DeleteOptions", "GenericStore", "ListOptions", "NamespaceStore", "Registry", "ResourceInfo"]
 
@@ -45,6 +46,9 @@ class Registry:
         for s in list(self._content.values()) + [self._groups[(gk.group, gk.info.plural)] for gk in WORKLOAD_KINDS]:
             self._add_subresources(s)
         for gk in GROUP_KINDS:
+            self._add_subresources(self._groups[(gk.group, gk.info.plural)])
+        for gk in FLOWCONTROL_KINDS:  # flowcontrol.apiserver.k8s.io (registry/flowcontrol.py)
+            self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
         self._add_subresources(self._cluster["persistentvolumes"])
         self._install_extensions()

@@ -74,6 +74,7 @@ STATUS_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"
                           "PodDisruptionBudget", "Pod", "Service", "ResourceQuota",
                           "Ingress", "VolumeAttachment",
                           "PersistentVolumeClaim", "PersistentVolume", "ReplicationController"})
+STATUS_KINDS |= {"FlowSchema", "PriorityLevelConfiguration"}  # registry/flowcontrol.py
 SCALE_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet",
                          "ReplicationController"})
 

@@ -49,6 +49,7 @@ GROUP_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 GROUP_KINDS["networking.k8s.io/v1"] = ("networking",
                                        GROUP_KINDS["networking.k8s.io/v1"][1] + ("Ingress", "IngressClass"))
+GROUP_KINDS["flowcontrol.apiserver.k8s.io/v1"] = ("flowcontrol", ("FlowSchema", "PriorityLevelConfiguration"))
 
 # (apiVersion, Kind) -> message, for everything a response may carry in protobuf: the request kinds, their
 # lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from . import table_core, table_groupkinds, table_workloads
+from . import table_core, table_flowcontrol, table_groupkinds, table_workloads
 
 _NAME_DOC = ("Name must be unique within a namespace. Is required when creating resources, although some "
              "resources may allow a client to request the generation of an appropriate name automatically. "
@@ -366,6 +366,7 @@ PRINTERS["APIService"] = ([_NAME, _col("Service", "The reference to the service 
 PRINTERS["CustomResource"] = ([_NAME, _col("Age", _CREATED_DOC, type_="date")], _custom_resource)
 PRINTERS.update(table_workloads.printers(_col, _NAME, _AGE, age))
 PRINTERS.update(table_groupkinds.printers(_col, _NAME, _AGE, age))
+PRINTERS.update(table_flowcontrol.printers(_col, _NAME, _AGE, age))  # registry/flowcontrol.py
 PRINTERS.update(table_core.printers(_col, _NAME, _AGE, age))  # PVCs, PVs, PodTemplates, RCs, ComponentStatuses
 # `printScale` (`kubectl get deploy x --subresource=scale`): desired and observed replicas.
 PRINTERS["Scale"] = ([_NAME, _col("Desired", "replicas is the desired number of instances for the scaled object.",
