@@ -114,6 +114,7 @@ def test_api_document(http, url):
 BUILTIN = {"v1", "apps/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1", "batch/v1", "networking.k8s.io/v1", "policy/v1",
            "coordination.k8s.io/v1", "discovery.k8s.io/v1", "apiregistration.k8s.io/v1", "apiextensions.k8s.io/v1"}
 BUILTIN |= {"scheduling.k8s.io/v1", "storage.k8s.io/v1", "node.k8s.io/v1"}  # registry/groupkinds.py
+BUILTIN |= {"flowcontrol.apiserver.k8s.io/v1"}  # registry/flowcontrol.py
 
 
 def test_apis_document_order(http, url):
