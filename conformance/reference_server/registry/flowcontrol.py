@@ -28,7 +28,6 @@ from .workloads import GroupKind
 
 GROUP, VERSION = "flowcontrol.apiserver.k8s.io", "v1"
 API_VERSION = f"{GROUP}/{VERSION}"
-AUTOUPDATE_ANNOTATION = "apf.kubernetes.io/autoupdate-spec"
 MAX_MATCHING_PRECEDENCE = 10000
 MAX_QUEUES = 10 * 1000 * 1000
 MAX_HASH_BITS = 60  # shufflesharding.MaxHashBits
@@ -266,7 +265,8 @@ def flow_schema_spec_errors(name: str, spec: dict[str, Any]) -> list[FieldError]
                                    ": supported values: " + ", ".join(json.dumps(v) for v in DISTINGUISHER_METHODS)))
     pl_name = _dict(spec.get("priorityLevelConfiguration")).get("name") or ""
     if pl_name:
-        errs += [field_invalid("spec.priorityLevelConfiguration.name", pl_name, m) for m in is_dns1123_subdomain(pl_name)]
+        errs += [field_invalid("spec.priorityLevelConfiguration.name", pl_name, m)
+                 for m in is_dns1123_subdomain(pl_name)]
     else:
         errs.append(field_required("spec.priorityLevelConfiguration.name", "must reference a priority level"))
     for i, rule in enumerate(_list(spec.get("rules"))):
@@ -338,7 +338,8 @@ def _limited_errors(limited: dict[str, Any], path: str) -> list[FieldError]:
             errs.append(field_forbidden(f"{rpath}.queuing", "must be nil if limited.limitResponse.type is not Limited"))
     elif rtype == "Queue":
         if response.get("queuing") is None:
-            errs.append(field_required(f"{rpath}.queuing", "must not be empty if limited.limitResponse.type is Limited"))
+            errs.append(field_required(f"{rpath}.queuing",
+                                       "must not be empty if limited.limitResponse.type is Limited"))
         else:
             errs += _queuing_errors(_dict(response["queuing"]), f"{rpath}.queuing")
     else:
@@ -365,7 +366,8 @@ def priority_level_spec_errors(name: str, spec: dict[str, Any]) -> list[FieldErr
             exempt = _dict(exempt)
             ncs = exempt.get("nominalConcurrencyShares")
             if isinstance(ncs, int) and ncs < 0:
-                errs.append(field_invalid("spec.exempt.nominalConcurrencyShares", ncs, "must be a non-negative integer"))
+                errs.append(field_invalid("spec.exempt.nominalConcurrencyShares", ncs,
+                                          "must be a non-negative integer"))
             errs += _percent_errors(exempt, "spec.exempt")
     elif ptype == "Limited":
         if spec.get("exempt") is not None:
@@ -478,4 +480,4 @@ FLOWCONTROL_KINDS: tuple[GroupKind, ...] = (
               PriorityLevelConfigurationStrategy),
 )
 
-__all__ = ["API_VERSION", "AUTOUPDATE_ANNOTATION", "FLOWCONTROL_KINDS", "GROUP", "VERSION", "status_update_errors"]
+__all__ = ["API_VERSION", "FLOWCONTROL_KINDS", "GROUP", "VERSION", "status_update_errors"]

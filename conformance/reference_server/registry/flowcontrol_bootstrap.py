@@ -36,7 +36,8 @@ def _rule(verbs: list[str], groups: list[str], resources: list[str], namespaces:
 
 
 def _everything(subjects: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"subjects": subjects, "resourceRules": [dict(_ALL_RESOURCES)], "nonResourceRules": [dict(_ALL_NON_RESOURCES)]}
+    return {"subjects": subjects, "resourceRules": [dict(_ALL_RESOURCES)],
+            "nonResourceRules": [dict(_ALL_NON_RESOURCES)]}
 
 
 def _fs(name: str, pl: str, precedence: int, method: str, *rules: dict[str, Any]) -> dict[str, Any]:
