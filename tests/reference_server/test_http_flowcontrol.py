@@ -296,3 +296,13 @@ def test_headers_follow_the_configuration(http, url):
     assert _headers(http.get(url + "/api/v1/namespaces/kube-system/configmaps")) == before  # other namespace
     assert http.delete(f"{url}{FS}/{name}").status_code == 200
     assert _headers(http.get(url + "/api/v1/namespaces/default/configmaps")) == before
+
+
+@pytest.mark.parametrize("path", [f"{PL}/catch-all", f"{PL}/exempt", f"{FS}/system-leader-election"])
+def test_protobuf_answers(own, admin, path):
+    """Typed clients ask for protobuf first: the same object (zero shares and percents kept)."""
+    from conformance.reference_server.wire import protobuf
+
+    r = admin.get(own.url + path, headers={"Accept": "application/vnd.kubernetes.protobuf, application/json"})
+    assert r.headers["Content-Type"] == "application/vnd.kubernetes.protobuf"
+    assert protobuf.decode_response(r.content) == admin.get(own.url + path).json()
