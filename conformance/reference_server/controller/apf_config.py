@@ -14,8 +14,9 @@ apiserver runs them, leader or not).
   FlowSchema or PriorityLevelConfiguration (a deleted mandatory object is back within milliseconds, not a minute).
 - The config consumer's status write (`staging/src/k8s.io/apiserver/pkg/util/flowcontrol/apf_controller.go`,
   `presyncFlowSchemaStatus`): each FlowSchema's `Dangling` condition says whether its priority level exists
-  (`False`/`Found` or `True`/`NotFound`, upstream's messages), written only when it changes, by the manager
-  `api-priority-and-fairness-config-consumer-v1` on `/status`.
+  (`False`/`Found` or `True`/`NotFound`, upstream's messages), written only when it changes, by a forced
+  server-side apply of the manager `api-priority-and-fairness-config-consumer-v1` on `/status` (read at
+  k8s.io/apiserver v0.33.1).
 """
 from __future__ import annotations
 
@@ -163,21 +164,16 @@ def sync_dangling(registry: Registry) -> None:
             continue
         if (fs.get("metadata") or {}).get("deletionTimestamp"):
             continue
-        condition = {"type": "Dangling", "status": want["status"], "lastTransitionTime": now(),
-                     "reason": want["reason"], "message": want["message"]}
-
-        def put(cur: dict[str, Any], condition: dict[str, Any] = condition) -> dict[str, Any]:
-            new = copy.deepcopy(cur)
-            status = new.get("status") if isinstance(new.get("status"), dict) else {}
-            others = [c for c in status.get("conditions") or [] if not (isinstance(c, dict)
-                                                                         and c.get("type") == "Dangling")]
-            status["conditions"] = others + [condition]
-            new["status"] = status
-            return new
-        try:
-            store.update("", fs["metadata"]["name"], transform=put,
+        name = fs["metadata"]["name"]
+        config = {"apiVersion": f"{GROUP}/v1", "kind": "FlowSchema", "metadata": {"name": name},
+                  "status": {"conditions": [{"type": "Dangling", "status": want["status"], "lastTransitionTime": now(),
+                                             "reason": want["reason"], "message": want["message"]}]}}
+        fm = store.field_manager
+        try:  # `ApplyStatus` with Force (`apf_controller.go` `apply`)
+            store.update("", name, transform=lambda live, config=config: fm.apply(live, config, CONSUMER, True,
+                                                                                 subresource="status"),
                          strategy=store.status_strategy,  # type: ignore[attr-defined]
-                         field_manager=CONSUMER)
+                         manage=lambda _live, new: new)
         except E.StatusError as exc:
             if exc.code not in (404, 409):
                 raise

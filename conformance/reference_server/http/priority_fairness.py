@@ -5,10 +5,12 @@ answer a classified request gets: successes, errors (404, 403, 422, ...), watche
 Where upstream's filter sits (`DefaultBuildHandlerChain`): after authentication and impersonation, before
 authorization and routing. So a request refused by authentication (401) or impersonation gets no headers, and
 neither does a long-running request that is not a watch (`BasicLongRunningRequestCheck`: the `proxy` verb, the
-`attach`, `exec`, `log`, `portforward` and `proxy` subresources), which the filter passes through unclassified.
+`attach`, `exec`, `log`, `portforward` and `proxy` subresources, `/debug/pprof/`), which the filter passes through
+unclassified. Read at k8s.io/apiserver v0.33.1 (`pkg/server/filters`, `pkg/util/flowcontrol/rule.go`).
 
 Classification (`apf_controller.go` `startRequest`, `rule.go`): the FlowSchemas in order of matchingPrecedence then
-name, those whose priority level does not exist skipped; the first whose rules match the user (User, Group or
+name, those whose priority level does not exist skipped (a missing `exempt` or `catch-all` schema is supplied
+from the bootstrap objects, without a UID); the first whose rules match the user (User, Group or
 ServiceAccount subjects, `*` wildcards), and the verb and resource (group, `resource/subresource`, namespace or
 cluster scope) or the non-resource path (exact, `*`, or a `/*` prefix), is chosen; none: the catch-all schema.
 No queuing or rejection: the server has no concurrency limits to share.
@@ -25,6 +27,7 @@ from aiohttp import web
 
 from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
+from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 
 FLOW_SCHEMA_HEADER = "X-Kubernetes-PF-FlowSchema-UID"
 PRIORITY_LEVEL_HEADER = "X-Kubernetes-PF-PriorityLevel-UID"
@@ -130,6 +133,12 @@ class Classifier:
                 ordered.append((spec.get("matchingPrecedence") or 0, fs["metadata"]["name"], fs, uids[pl]))
         ordered.sort(key=lambda t: (t[0], t[1]))
         self._schemas = [(fs, pl_uid) for _, _, fs, pl_uid in ordered]
+        names = {fs["metadata"]["name"] for fs, _ in self._schemas}
+        # `digestFlowSchemasLocked`: a missing mandatory schema is supplied, unstored (so no UID), in its place
+        if "exempt" not in names:
+            self._schemas.insert(0, (MANDATORY_FLOW_SCHEMAS[0], uids.get("exempt", "")))
+        if "catch-all" not in names:
+            self._schemas.append((MANDATORY_FLOW_SCHEMAS[1], uids.get("catch-all", "")))
         self._catch_all = next(((fs["metadata"].get("uid", ""), pl_uid) for fs, pl_uid in self._schemas
                                 if fs["metadata"]["name"] == "catch-all"), None)
         self._cache = {}
@@ -188,7 +197,8 @@ def install(app: web.Application, ctx: Any) -> None:
             attrs = request_attributes(request.method, request.path, request.query, user, design_list=design)
         except RequestInfoError:  # WithRequestInfo's 500, before the filter
             return
-        if attrs.resource_request and (attrs.verb == "proxy" or attrs.subresource in LONG_RUNNING_SUBRESOURCES):
+        if attrs.verb == "proxy" or (attrs.subresource in LONG_RUNNING_SUBRESOURCES if attrs.resource_request
+                                     else attrs.path.startswith("/debug/pprof/")):
             return  # long-running, not a watch: served unclassified
         decision = classifier.classify(user, attrs)
         if decision is not None:

@@ -1,7 +1,8 @@
 """The API Priority and Fairness configuration every kube-apiserver 1.33 makes
-(`staging/src/k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap/default.go`): the mandatory `exempt` and `catch-all`
-objects and the suggested ones, each with the `apf.kubernetes.io/autoupdate-spec: "true"` annotation, their specs
-as stored (after `pkg/apis/flowcontrol/v1/defaults.go`). Data only; `controller/apf_config.py` keeps them.
+(`staging/src/k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap/default.go`, read at k8s.io/apiserver v0.33.1): the
+mandatory `exempt` and `catch-all` objects and the suggested ones, in its order, each with the
+`apf.kubernetes.io/autoupdate-spec: "true"` annotation, their specs as stored (after
+`pkg/apis/flowcontrol/v1/defaults.go`). Data only; `controller/apf_config.py` keeps them.
 """
 from __future__ import annotations
 
@@ -63,10 +64,10 @@ def _limited(name: str, shares: int, lendable: int, queuing: tuple[int, int, int
 _LEASES = _rule(["get", "create", "update"], ["coordination.k8s.io"], ["leases"], ["*"], False)
 
 MANDATORY_PRIORITY_LEVELS: tuple[dict[str, Any], ...] = (
+    _limited("catch-all", 5, 0, None),
     {"apiVersion": API_VERSION, "kind": "PriorityLevelConfiguration",
      "metadata": {"name": "exempt", "annotations": {AUTOUPDATE_ANNOTATION: "true"}},
      "spec": {"type": "Exempt", "exempt": {"nominalConcurrencyShares": 0, "lendablePercent": 0}}},
-    _limited("catch-all", 5, 0, None),
 )
 MANDATORY_FLOW_SCHEMAS: tuple[dict[str, Any], ...] = (
     _fs("exempt", "exempt", 1, "", _everything(_groups("system:masters"))),
@@ -92,8 +93,7 @@ SUGGESTED_FLOW_SCHEMAS: tuple[dict[str, Any], ...] = (
          "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz", "/readyz", "/livez"]}]}),
     _fs("system-leader-election", "leader-election", 100, "ByUser",
         {"subjects": _users("system:kube-controller-manager", "system:kube-scheduler") + _kube_system_sas("*"),
-         "resourceRules": [_rule(["get", "create", "update"], [""], ["endpoints", "configmaps"], ["kube-system"],
-                                 False), _LEASES]}),
+         "resourceRules": [_LEASES]}),
     _fs("workload-leader-election", "leader-election", 200, "ByUser",
         {"subjects": _kube_system_sas("*"),
          "resourceRules": [_rule(["get", "create", "update"], [""], ["endpoints", "configmaps"], ["*"], False),
