@@ -306,3 +306,35 @@ def test_protobuf_answers(own, admin, path):
     r = admin.get(own.url + path, headers={"Accept": "application/vnd.kubernetes.protobuf, application/json"})
     assert r.headers["Content-Type"] == "application/vnd.kubernetes.protobuf"
     assert protobuf.decode_response(r.content) == admin.get(own.url + path).json()
+
+
+def test_headers_with_rbac(tmp_path):
+    """With authentication and RBAC: a user's request is classified after authentication and impersonation and
+    before authorization (a 403 carries the headers), a service account's by its namespace (kube-system's accounts:
+    kube-system-service-accounts; others: service-accounts), an impersonated user as the impersonated one."""
+    users = tmp_path / "users.csv"
+    users.write_text('alice-token,alice,1,"dev"\nsa-token,system:serviceaccount:kube-system:bot,2,'
+                     '"system:serviceaccounts,system:serviceaccounts:kube-system"\n'
+                     'app-token,system:serviceaccount:apps:web,3,"system:serviceaccounts,system:serviceaccounts:apps"\n')
+    srv = start_embedded(authorization="rbac", users_file=str(users), flavor="bare")
+    try:
+        admin = {"Authorization": f"Bearer {srv.token}"}
+
+        def uids(fs: str, pl: str) -> tuple[str, str]:
+            return (requests.get(f"{srv.url}{FS}/{fs}", headers=admin).json()["metadata"]["uid"],
+                    requests.get(f"{srv.url}{PL}/{pl}", headers=admin).json()["metadata"]["uid"])
+
+        def get(token: str, path: str = "/api/v1/namespaces/default/configmaps", **headers: str) -> requests.Response:
+            return requests.get(srv.url + path, headers={"Authorization": f"Bearer {token}", **headers})
+
+        r = get("alice-token")
+        assert r.status_code == 403 and _headers(r) == uids("global-default", "global-default")
+        assert _headers(get("sa-token")) == uids("kube-system-service-accounts", "workload-high")
+        assert _headers(get("app-token")) == uids("service-accounts", "workload-low")
+        assert _headers(get(srv.token, **{"Impersonate-User": "system:kube-scheduler"})) == uids("kube-scheduler",
+                                                                                                 "workload-high")
+        r = get("alice-token", **{"Impersonate-User": "bob"})  # impersonation refused: before the filter
+        assert r.status_code == 403 and _headers(r) == (None, None)
+        assert _headers(get("nobody-token")) == (None, None)  # 401
+    finally:
+        srv.stop()
