@@ -221,6 +221,7 @@ class ReferenceServer:
         self.quota_controller: QuotaController | None = None
         self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
         self.flavor_controllers: list[Controller] = []
+        self.apf_controller: apf_config.ApfConfigController | None = None  # started with the listener, every replica
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
@@ -277,7 +278,7 @@ class ReferenceServer:
             elector, self.elector = self.elector, None
             await elector.stop()
         await self._stop_controllers()
-        if getattr(self, "apf_controller", None) is not None:
+        if self.apf_controller is not None:
             apf, self.apf_controller = self.apf_controller, None
             await apf.stop()
         if self._runner is not None:

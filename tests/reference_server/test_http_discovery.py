@@ -38,7 +38,8 @@ def test_apis_and_version(http, url):
     assert [g["name"] for g in groups["groups"]] == ["apiregistration.k8s.io", "apps", "authentication.k8s.io",
                                                      "authorization.k8s.io", "batch", "networking.k8s.io", "policy",
                                                      "storage.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
-                                                     "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io"]
+                                                     "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io",
+                                                     "flowcontrol.apiserver.k8s.io"]
     v = http.get(f"{url}/version").json()
     assert v["major"] == "1" and v["minor"] == "33" and v["gitVersion"] == "v1.33.0-nsconform"
     assert {"gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"} <= set(v)

@@ -15,6 +15,7 @@ The bootstrap objects and the Dangling condition are the config producer's and c
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 from typing import Any
@@ -63,7 +64,9 @@ def _invalid_raw(path: str, shown: str, detail: str) -> FieldError:
 # ---- defaults ---------------------------------------------------------------------------------------------
 def default_flow_schema(obj: dict[str, Any]) -> None:
     """`SetDefaults_FlowSchemaSpec`."""
-    spec = obj.setdefault("spec", {}) if isinstance(obj.get("spec", {}), dict) else obj["spec"]
+    if obj.get("spec") is None:
+        obj["spec"] = {}
+    spec = obj["spec"]
     if isinstance(spec, dict) and not spec.get("matchingPrecedence"):
         spec["matchingPrecedence"] = 1000
 
@@ -427,7 +430,7 @@ class _FlowcontrolStrategy(Strategy):
         obj["metadata"]["generation"] = 1
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        new["status"] = old.get("status", {})
+        new["status"] = copy.deepcopy(old.get("status", {}))  # stored objects are never changed in place
         self._old = (old.get("spec"), (old.get("metadata") or {}).get("generation", 0))
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
