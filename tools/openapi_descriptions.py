@@ -45,6 +45,7 @@ PREFIXES = tuple(f"io.k8s.api.{g}.v1." for g in (
     "authorization", "autoscaling", "scheduling", "storage", "node", "certificates", "events",
     "admissionregistration")) + (
     "io.k8s.api.autoscaling.v2.",  # HorizontalPodAutoscalers' storage version (registry/autoscaling.py)
+    "io.k8s.api.flowcontrol.v1.",  # flowcontrol.apiserver.k8s.io/v1 (registry/flowcontrol.py)
     "io.k8s.apimachinery.pkg.apis.meta.v1.", "io.k8s.apimachinery.pkg.api.resource.",
     "io.k8s.apimachinery.pkg.util.intstr.", "io.k8s.apimachinery.pkg.runtime.",
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.",
@@ -89,7 +90,7 @@ def extract(schemas: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 _NPM_GROUPS = {
     "v1": "io.k8s.api.core.v1", "apps/v1": "io.k8s.api.apps.v1", "batch/v1": "io.k8s.api.batch.v1",
     "autoscaling/v1": "io.k8s.api.autoscaling.v1", "autoscaling/v2": "io.k8s.api.autoscaling.v2",
-    "policy/v1": "io.k8s.api.policy.v1",
+    "policy/v1": "io.k8s.api.policy.v1", "flowcontrol.apiserver.k8s.io/v1": "io.k8s.api.flowcontrol.v1",
     **{f"{g}.k8s.io/v1": f"io.k8s.api.{g}.v1" for g in ("networking", "coordination", "discovery",
                                                          "authentication", "authorization", "scheduling",
                                                          "storage", "node", "certificates", "events",

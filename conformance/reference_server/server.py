@@ -33,6 +33,7 @@ from .kubeconfig import write_kubeconfig
 from .auth.tokens import TokenIssuer
 from .logmask import protect
 from .registry.groupkinds import ensure_system_priority_classes
+from .controller import apf_config
 from .registry import Registry
 from .registry.service import KUBERNETES_SERVICE_IP
 from .storage import KeyNotFoundError
@@ -100,6 +101,8 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                 lambda: _exists(registry, "services", "default", "kubernetes"))
     # scheduling's post-start hook (bootstrap-system-priority-classes), on every start
     ensure_system_priority_classes(registry.group("scheduling.k8s.io", "priorityclasses"))  # type: ignore[arg-type]
+    apf_config.ensure_configuration(registry)  # the priority-and-fairness-config-producer hook (APF bootstrap objects)
+    apf_config.sync_dangling(registry)
     issuer = TokenIssuer(_stored_object(registry), service_account_key_file, service_account_issuers)
     if authenticator is not None:
         authenticator.service_accounts = issuer
@@ -218,6 +221,7 @@ class ReferenceServer:
         self.quota_controller: QuotaController | None = None
         self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
         self.flavor_controllers: list[Controller] = []
+        self.apf_controller: apf_config.ApfConfigController | None = None  # started with the listener, every replica
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
@@ -256,6 +260,8 @@ class ReferenceServer:
         server = site._server  # aiohttp exposes the bound sockets only here
         if server is not None and server.sockets:
             self.port = server.sockets[0].getsockname()[1]
+        self.apf_controller = apf_config.ApfConfigController(self.ctx.registry)  # every apiserver's, not the leader's
+        self.apf_controller.start()
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
         apiserver_endpoints.reconcile(self.ctx.registry, apiserver_endpoints.advertise_address(self.host), self.port)
         # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
@@ -272,6 +278,9 @@ class ReferenceServer:
             elector, self.elector = self.elector, None
             await elector.stop()
         await self._stop_controllers()
+        if self.apf_controller is not None:
+            apf, self.apf_controller = self.apf_controller, None
+            await apf.stop()
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()

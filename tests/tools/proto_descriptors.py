@@ -40,6 +40,7 @@ PACKAGES = {  # proto package -> short prefix used in the table
     "k8s.io.api.node.v1": "node",
     "k8s.io.api.certificates.v1": "certificates",  # registry/certificates.py
     "k8s.io.api.events.v1": "events",  # registry/eventsview.py
+    "k8s.io.api.flowcontrol.v1": "flowcontrol",
 }
 PACKAGES["k8s.io.api.admissionregistration.v1"] = "admissionregistration"  # registry/admissionregistration.py
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
@@ -65,6 +66,7 @@ GROUP_KINDS.update({"autoscaling": ("HorizontalPodAutoscaler",), "autoscalingv2"
 GROUP_KINDS.update({"certificates": ("CertificateSigningRequest",), "events": ("Event",)})
 GROUP_KINDS["admissionregistration"] = ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
                                         "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+GROUP_KINDS["flowcontrol"] = ("FlowSchema", "PriorityLevelConfiguration")  # registry/flowcontrol.py
 ROOTS += [f"{group}.{kind}{suffix}" for group, kinds in GROUP_KINDS.items() for kind in kinds for suffix in ("", "List")]
 # Go field names whose gogo proto name differs from the JSON name (the table speaks JSON names).
 JSON_NAMES = {"authentication.BoundObjectReference.uID": "uid",

@@ -10,7 +10,7 @@ from typing import Any
 from aiohttp import web
 
 from .. import apierrors as E
-from . import aggregated
+from . import aggregated, priority_fairness
 from . import params as P
 from .context import ServerContext
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
@@ -41,6 +41,7 @@ def build_app(ctx: ServerContext) -> web.Application:
     app[CTX_KEY] = ctx
     handlers = Handlers(ctx)
     app.on_response_prepare.append(add_deprecation_warning)  # deprecated kinds (core/v1 Endpoints)
+    priority_fairness.install(app, ctx)  # X-Kubernetes-PF-* headers (http/priority_fairness.py)
     app.on_cleanup.append(lambda _app: handlers.fresh.aclose())  # its etcd connection, on the loop
 
     async def dispatch(request: web.Request) -> web.StreamResponse:

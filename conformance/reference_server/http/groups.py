@@ -35,6 +35,7 @@ _PRIORITY.update({"storage.k8s.io": 16800, "scheduling.k8s.io": 16600, "node.k8s
 _PRIORITY["autoscaling"] = 17500  # registry/autoscaling.py
 _PRIORITY.update({"certificates.k8s.io": 17300, "events.k8s.io": 17750})  # registry/certificates.py, events
 _PRIORITY["admissionregistration.k8s.io"] = 16700  # registry/admissionregistration.py
+_PRIORITY["flowcontrol.apiserver.k8s.io"] = 16100  # registry/flowcontrol.py
 
 
 def _groups(registry: Registry) -> dict[str, str]:

@@ -16,6 +16,7 @@ from .versions import ServedVersion, VersionView, version_priority
 from .workloads import WORKLOAD_KINDS
 from .groupkinds import GROUP_KINDS, STORES as GROUP_STORES
 from .admissionregistration import ADMISSIONREGISTRATION_KINDS
+from .flowcontrol import FLOWCONTROL_KINDS
 
 __all__ = ["DeleteOptions", "GenericStore", "ListOptions", "NamespaceStore", "Registry", "ResourceInfo"]
 
@@ -49,7 +50,7 @@ class Registry:
             self._add_subresources(s)
         for gk in GROUP_KINDS:
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
-        for gk in ADMISSIONREGISTRATION_KINDS:  # webhook configurations and policies (registry/admissionregistration.py)
+        for gk in ADMISSIONREGISTRATION_KINDS + FLOWCONTROL_KINDS:  # registry/admissionregistration.py, flowcontrol.py
             self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
         self._add_subresources(self._cluster["persistentvolumes"])

@@ -300,12 +300,18 @@ def _service_status_defaults(obj: dict[str, Any]) -> None:
 
 
 # kind → (its Validate<Kind>StatusUpdate's status rules, whether they come before the metadata errors)
+def flowcontrol_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    from .flowcontrol import status_update_errors  # registry/flowcontrol.py
+    return status_update_errors(new, old)
+
+
 STATUS_CHECKS: dict[str, tuple[StatusCheck, bool]] = {
     "Deployment": (deployment_status, False), "ReplicaSet": (replicaset_status, False),
     "StatefulSet": (statefulset_status, True), "DaemonSet": (daemonset_status, False),
     "Job": (validate_job_status, False), "PodDisruptionBudget": (pdb_status, False),
     "Pod": (pod_status, False), "Service": (service_status, False),
     "ResourceQuota": (resourcequota_status, False)}
+STATUS_CHECKS.update({k: (flowcontrol_status, False) for k in ("FlowSchema", "PriorityLevelConfiguration")})
 
 STATUS_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "Pod": _pod_status_conversion, "Service": _service_status_defaults}

@@ -75,6 +75,7 @@ STATUS_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"
                           "Ingress", "VolumeAttachment",
                           "PersistentVolumeClaim", "PersistentVolume", "ReplicationController"})
 STATUS_KINDS |= {"ValidatingAdmissionPolicy"}  # registry/admissionregistration.py
+STATUS_KINDS |= {"FlowSchema", "PriorityLevelConfiguration"}  # registry/flowcontrol.py
 SCALE_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet",
                          "ReplicationController"})
 

@@ -1361,6 +1361,85 @@ MESSAGES: dict[str, str] = {
     'events.EventSeries': (
         'count=1:i32 lastObservedTime=2:@meta.MicroTime'
     ),
+    'flowcontrol.ExemptPriorityLevelConfiguration': (
+        'nominalConcurrencyShares=1:i32 lendablePercent=2:i32'
+    ),
+    'flowcontrol.FlowDistinguisherMethod': (
+        'type=1:s'
+    ),
+    'flowcontrol.FlowSchema': (
+        'metadata=1:@meta.ObjectMeta spec=2:@flowcontrol.FlowSchemaSpec '
+        'status=3:@flowcontrol.FlowSchemaStatus'
+    ),
+    'flowcontrol.FlowSchemaCondition': (
+        'type=1:s status=2:s lastTransitionTime=3:@meta.Time reason=4:s message=5:s'
+    ),
+    'flowcontrol.FlowSchemaList': (
+        'metadata=1:@meta.ListMeta items=2:*@flowcontrol.FlowSchema'
+    ),
+    'flowcontrol.FlowSchemaSpec': (
+        'priorityLevelConfiguration=1:@flowcontrol.PriorityLevelConfigurationReference '
+        'matchingPrecedence=2:i32 '
+        'distinguisherMethod=3:@flowcontrol.FlowDistinguisherMethod '
+        'rules=4:*@flowcontrol.PolicyRulesWithSubjects'
+    ),
+    'flowcontrol.FlowSchemaStatus': (
+        'conditions=1:*@flowcontrol.FlowSchemaCondition'
+    ),
+    'flowcontrol.GroupSubject': (
+        'name=1:s'
+    ),
+    'flowcontrol.LimitResponse': (
+        'type=1:s queuing=2:@flowcontrol.QueuingConfiguration'
+    ),
+    'flowcontrol.LimitedPriorityLevelConfiguration': (
+        'nominalConcurrencyShares=1:i32 limitResponse=2:@flowcontrol.LimitResponse '
+        'lendablePercent=3:i32 borrowingLimitPercent=4:i32'
+    ),
+    'flowcontrol.NonResourcePolicyRule': (
+        'verbs=1:*s nonResourceURLs=6:*s'
+    ),
+    'flowcontrol.PolicyRulesWithSubjects': (
+        'subjects=1:*@flowcontrol.Subject '
+        'resourceRules=2:*@flowcontrol.ResourcePolicyRule '
+        'nonResourceRules=3:*@flowcontrol.NonResourcePolicyRule'
+    ),
+    'flowcontrol.PriorityLevelConfiguration': (
+        'metadata=1:@meta.ObjectMeta spec=2:@flowcontrol.PriorityLevelConfigurationSpec '
+        'status=3:@flowcontrol.PriorityLevelConfigurationStatus'
+    ),
+    'flowcontrol.PriorityLevelConfigurationCondition': (
+        'type=1:s status=2:s lastTransitionTime=3:@meta.Time reason=4:s message=5:s'
+    ),
+    'flowcontrol.PriorityLevelConfigurationList': (
+        'metadata=1:@meta.ListMeta items=2:*@flowcontrol.PriorityLevelConfiguration'
+    ),
+    'flowcontrol.PriorityLevelConfigurationReference': (
+        'name=1:s'
+    ),
+    'flowcontrol.PriorityLevelConfigurationSpec': (
+        'type=1:s limited=2:@flowcontrol.LimitedPriorityLevelConfiguration '
+        'exempt=3:@flowcontrol.ExemptPriorityLevelConfiguration'
+    ),
+    'flowcontrol.PriorityLevelConfigurationStatus': (
+        'conditions=1:*@flowcontrol.PriorityLevelConfigurationCondition'
+    ),
+    'flowcontrol.QueuingConfiguration': (
+        'queues=1:i32 handSize=2:i32 queueLengthLimit=3:i32'
+    ),
+    'flowcontrol.ResourcePolicyRule': (
+        'verbs=1:*s apiGroups=2:*s resources=3:*s clusterScope=4:b namespaces=5:*s'
+    ),
+    'flowcontrol.ServiceAccountSubject': (
+        'namespace=1:s name=2:s'
+    ),
+    'flowcontrol.Subject': (
+        'kind=1:s user=2:@flowcontrol.UserSubject group=3:@flowcontrol.GroupSubject '
+        'serviceAccount=4:@flowcontrol.ServiceAccountSubject'
+    ),
+    'flowcontrol.UserSubject': (
+        'name=1:s'
+    ),
     'intstr.IntOrString': (
         'type=1:i64 intVal=2:i32 strVal=3:s'
     ),

@@ -116,4 +116,15 @@ _KEEP_ZERO.update({  # registry/admissionregistration.py: admissionregistration/
     "admissionregistration.ExpressionWarning": ("fieldRef", "warning"),
 })
 
+_KEEP_ZERO.update({  # registry/flowcontrol.py: flowcontrol/v1/types.go (non-omitempty and pointer fields)
+    "flowcontrol.PriorityLevelConfigurationReference": ("name",), "flowcontrol.FlowDistinguisherMethod": ("type",),
+    "flowcontrol.Subject": ("kind",), "flowcontrol.UserSubject": ("name",), "flowcontrol.GroupSubject": ("name",),
+    "flowcontrol.ServiceAccountSubject": ("namespace", "name"),
+    "flowcontrol.PriorityLevelConfigurationSpec": ("type",), "flowcontrol.LimitResponse": ("type",),
+    "flowcontrol.LimitedPriorityLevelConfiguration": ("nominalConcurrencyShares", "lendablePercent",
+                                                      "borrowingLimitPercent"),
+    "flowcontrol.ExemptPriorityLevelConfiguration": ("nominalConcurrencyShares", "lendablePercent"),
+    "flowcontrol.QueuingConfiguration": ("queues", "handSize", "queueLengthLimit"),
+})
+
 KEEP_ZERO: frozenset[str] = frozenset(f"{message}.{name}" for message, names in _KEEP_ZERO.items() for name in names)

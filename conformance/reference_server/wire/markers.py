@@ -203,6 +203,28 @@ FIELD_MARKERS.update({
     f"{_AR}.ValidatingAdmissionPolicyStatus.conditions": keyed("type", strategy=None),
 })
 ATOMIC_STRUCTS = ATOMIC_STRUCTS | {f"{_AR}.ParamKind", f"{_AR}.ParamRef"}
+# registry/flowcontrol.py: flowcontrol/v1/types.go (v1.33)
+REQUIRED.update({
+    "flowcontrol.FlowSchemaSpec": ["priorityLevelConfiguration"],
+    "flowcontrol.PriorityLevelConfigurationReference": ["name"], "flowcontrol.FlowDistinguisherMethod": ["type"],
+    "flowcontrol.PolicyRulesWithSubjects": ["subjects"], "flowcontrol.Subject": ["kind"],
+    "flowcontrol.UserSubject": ["name"], "flowcontrol.GroupSubject": ["name"],
+    "flowcontrol.ServiceAccountSubject": ["namespace", "name"],
+    "flowcontrol.ResourcePolicyRule": ["verbs", "apiGroups", "resources"],
+    "flowcontrol.NonResourcePolicyRule": ["verbs", "nonResourceURLs"],
+    "flowcontrol.PriorityLevelConfigurationSpec": ["type"], "flowcontrol.LimitResponse": ["type"],
+})
+FIELD_MARKERS.update({
+    **{name: ATOMIC for name in (
+        "flowcontrol.FlowSchemaSpec.rules", "flowcontrol.PolicyRulesWithSubjects.subjects",
+        "flowcontrol.PolicyRulesWithSubjects.resourceRules", "flowcontrol.PolicyRulesWithSubjects.nonResourceRules")},
+    **{name: SET for name in (
+        "flowcontrol.ResourcePolicyRule.verbs", "flowcontrol.ResourcePolicyRule.apiGroups",
+        "flowcontrol.ResourcePolicyRule.resources", "flowcontrol.ResourcePolicyRule.namespaces",
+        "flowcontrol.NonResourcePolicyRule.verbs", "flowcontrol.NonResourcePolicyRule.nonResourceURLs")},
+    "flowcontrol.FlowSchemaStatus.conditions": _CONDITIONS,
+    "flowcontrol.PriorityLevelConfigurationStatus.conditions": _CONDITIONS,
+})
 
 # message.field -> `+default=` value that kube-openapi publishes as `default` (structured-merge-diff fills a
 # list-map key that an applied item omits with it: ports keyed by port+protocol).

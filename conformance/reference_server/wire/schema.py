@@ -56,6 +56,7 @@ GROUP_KINDS["events.k8s.io/v1"] = ("events", ("Event",))  # registry/eventsview.
 GROUP_KINDS["admissionregistration.k8s.io/v1"] = ("admissionregistration", (  # registry/admissionregistration.py
     "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding"))
+GROUP_KINDS["flowcontrol.apiserver.k8s.io/v1"] = ("flowcontrol", ("FlowSchema", "PriorityLevelConfiguration"))
 
 # (apiVersion, Kind) -> message, for everything a response may carry in protobuf: the request kinds, their
 # lists, Status, metadata-only objects and the create-only reviews. A kind missing here is answered in JSON

@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .. import eventsv1
-from . import (table_admissionregistration, table_autoscaling, table_certsevents, table_core, table_groupkinds,
-               table_workloads)
+from . import (table_admissionregistration, table_autoscaling, table_certsevents, table_core, table_flowcontrol,
+               table_groupkinds, table_workloads)
 
 _NAME_DOC = ("Name must be unique within a namespace. Is required when creating resources, although some "
              "resources may allow a client to request the generation of an appropriate name automatically. "
@@ -369,6 +369,7 @@ PRINTERS["CustomResource"] = ([_NAME, _col("Age", _CREATED_DOC, type_="date")], 
 PRINTERS.update(table_workloads.printers(_col, _NAME, _AGE, age))
 PRINTERS.update(table_groupkinds.printers(_col, _NAME, _AGE, age))
 PRINTERS.update(table_admissionregistration.printers(_col, _NAME, _AGE, age))
+PRINTERS.update(table_flowcontrol.printers(_col, _NAME, _AGE, age))  # registry/flowcontrol.py
 PRINTERS.update(table_core.printers(_col, _NAME, _AGE, age))  # PVCs, PVs, PodTemplates, RCs, ComponentStatuses
 PRINTERS.update(table_autoscaling.printers(_col, _NAME, _AGE, age))  # HorizontalPodAutoscalers, v1 and v2
 PRINTERS.update(table_certsevents.printers(_col, _NAME, _AGE, age, human_duration, PRINTERS["Event"],

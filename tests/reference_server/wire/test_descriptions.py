@@ -93,7 +93,7 @@ def test_tool_reads_v3_swagger_and_bundle_shapes_and_completes_enum_paragraphs(t
     tool = _tool()
     prop = {"description": "Restart policy.", "type": "string", "enum": ["Always", "Never"]}
     v3 = {"components": {"schemas": {"io.k8s.api.core.v1.PodSpec": {"description": "PodSpec is.", "properties": {
-        "restartPolicy": prop}}, "io.k8s.api.flowcontrol.v1.FlowSchema": {"description": "not served"}}}}
+        "restartPolicy": prop}}, "io.k8s.api.resource.v1beta1.ResourceClaim": {"description": "not served"}}}}
     descs, enums = tool.extract(tool.schemas_of(v3))
     assert descs == {"io.k8s.api.core.v1.PodSpec": {"": "PodSpec is.", "restartPolicy": "Restart policy."}}
     assert enums == {"io.k8s.api.core.v1.PodSpec": {"restartPolicy": ["Always", "Never"]}}
