@@ -299,7 +299,9 @@ class ReferenceServer:
                                       EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry),
                                       EndpointSliceMirroringController(self.ctx.registry)]
         from .controller.volumeprotection import VolumeProtectionController
-        self.extension_controllers.append(VolumeProtectionController(self.ctx.registry))
+        from .controller.persistentvolume import PersistentVolumeController
+        self.extension_controllers += [VolumeProtectionController(self.ctx.registry),
+                                       PersistentVolumeController(self.ctx.registry, self.ctx.admission)]
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
         if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would

@@ -1208,7 +1208,7 @@ def test_get_core_storage_and_template_kinds(kube: Kube, names: Any, tmp_path: P
          "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
         {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv_name},
          "spec": {"accessModes": ["ReadWriteOnce", "ReadOnlyMany"], "capacity": {"storage": "2Gi"},
-                  "hostPath": {"path": "/tmp/x"}}},
+                  "hostPath": {"path": "/tmp/x"}, "storageClassName": "manual"}},  # not the claim's: no binding
         {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc", "namespace": ns},
          "spec": {"replicas": 2, "template": {"metadata": {"labels": {"app": "rc"}}, "spec": {"containers": [container]}}}},
         {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt", "namespace": ns},
