@@ -242,6 +242,7 @@ def test_api_resources(kube: Kube) -> None:
 
 API_RESOURCES = """\
 NAME                        SHORTNAMES   APIVERSION                  NAMESPACED   KIND
+bindings                                 v1                          true         Binding
 componentstatuses           cs           v1                          false        ComponentStatus
 configmaps                  cm           v1                          true         ConfigMap
 endpoints                   ep           v1                          true         Endpoints
@@ -287,7 +288,7 @@ csistoragecapacities                     storage.k8s.io/v1           true       
 storageclasses              sc           storage.k8s.io/v1           false        StorageClass
 volumeattachments                        storage.k8s.io/v1           false        VolumeAttachment
 """  # what kubectl printed before aggregated discovery, byte for byte (+ the CRD and APIService kinds); the core
-# rows (names, short names, namespaced) are a kind 1.33 cluster's, but for `bindings` (not served)
+# rows (names, short names, namespaced) are a kind 1.33 cluster's
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
 
 
