@@ -146,7 +146,8 @@ def test_priority_admission(bare):
 
 def test_default_ingress_and_storage_classes(bare):
     ns = bare.ns()
-    ing = {"metadata": {"name": "web"}, "spec": {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}}
+    backend = {"service": {"name": "web", "port": {"number": 80}}}
+    ing = {"metadata": {"name": "web"}, "spec": {"defaultBackend": backend}}
     r = bare.post(f"/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses", ing)
     assert r.status_code == 201 and "ingressClassName" not in r.json()["spec"]  # no default class yet
     assert bare.post("/apis/networking.k8s.io/v1/ingressclasses", {
@@ -213,6 +214,8 @@ def test_pod_binding(http, url, namespaces):
     assert r.status_code == 201, r.text
     assert http.get(f"{pods}/q").json()["spec"]["nodeName"] == "node-1"
     assert http.get(f"{url}/api/v1/namespaces/{ns}/bindings").status_code == 405
+    r = http.post(f"{url}/api/v1/namespaces/nsc-missing-{uuid.uuid4().hex[:6]}/pods/p/binding", json=binding)
+    assert r.status_code == 404 and status_of(r)["message"].startswith('namespaces "nsc-missing-')
     resources = {r["name"]: r for r in http.get(f"{url}/api/v1").json()["resources"]}
     assert resources["bindings"] == {"name": "bindings", "singularName": "binding", "namespaced": True,
                                      "kind": "Binding", "verbs": ["create"]}

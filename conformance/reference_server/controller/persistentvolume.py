@@ -404,7 +404,8 @@ class PersistentVolumeController(Controller):
         elif _spec(volume).get("claimRef") is None:
             err = check_volume_satisfies_claim(volume, claim)
             if err:
-                self.recorder.event(claim, WARNING, "VolumeMismatch", f'Cannot bind to requested volume "{name}": {err}')
+                self.recorder.event(claim, WARNING, "VolumeMismatch",
+                                    f'Cannot bind to requested volume "{name}": {err}')
                 self.update_claim_status(claim, "Pending", None)
             else:
                 self.bind(volume, claim)
