@@ -1236,7 +1236,7 @@ def test_get_core_storage_and_template_kinds(kube: Kube, names: Any, tmp_path: P
         header, rows = table(kube.ok("get", "pv", pv_name))
         assert header == ["NAME", "CAPACITY", "ACCESS MODES", "RECLAIM POLICY", "STATUS", "CLAIM", "STORAGECLASS",
                           "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"]
-        assert rows[0][:6] == [pv_name, "2Gi", "RWO,ROX", "Retain", "Available", "<unset>"]
+        assert rows[0][:7] == [pv_name, "2Gi", "RWO,ROX", "Retain", "Available", "manual", "<unset>"]
         header, rows = table(kube.ok("get", "rc,podtemplates", "-n", ns))
         assert header == ["NAME", "DESIRED", "CURRENT", "READY", "AGE"]
         assert rows[0][:2] == ["replicationcontroller/rc", "2"]  # no pods: this flavour runs no workload controllers
