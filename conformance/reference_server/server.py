@@ -99,6 +99,8 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         services = registry.content("services")
         _ensure(lambda: services.create(KUBERNETES_SERVICE, field_manager="kube-apiserver"),
                 lambda: _exists(registry, "services", "default", "kubernetes"))
+    if not seeded:  # what the distribution's installer applies (kind: the `standard` StorageClass)
+        behaviours.seed(fl, registry)
     # scheduling's post-start hook (bootstrap-system-priority-classes), on every start
     ensure_system_priority_classes(registry.group("scheduling.k8s.io", "priorityclasses"))  # type: ignore[arg-type]
     apf_config.ensure_configuration(registry)  # the priority-and-fairness-config-producer hook (APF bootstrap objects)
@@ -121,7 +123,9 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         admission = initializers.install(registry, admission, devs, phase="NamespaceInitializingPhase" in gates)
     from .admission.storageprotection import StorageObjectInUseProtection
     admission = StorageObjectInUseProtection(admission)  # PVC/PV protection finalizers
-    return ServerContext(registry=registry, admission=behaviours.FlavorAdmission(admission, registry, fl),
+    from .admission.classes import ClassAdmission  # Priority, DefaultStorageClass, DefaultIngressClass
+    admission = ClassAdmission(behaviours.FlavorAdmission(admission, registry, fl), registry)
+    return ServerContext(registry=registry, admission=admission,
                          deviations=devs, router=Router(registry, profile, devs), profile=profile, token=token,
                          authenticator=authenticator, authorizer=authorizer, token_issuer=issuer,
                          middlewares=tuple(behaviours.middlewares(fl)), watch_lag=fl.watch_lag,
@@ -304,7 +308,9 @@ class ReferenceServer:
                                       EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry),
                                       EndpointSliceMirroringController(self.ctx.registry)]
         from .controller.volumeprotection import VolumeProtectionController
-        self.extension_controllers.append(VolumeProtectionController(self.ctx.registry))
+        from .controller.persistentvolume import PersistentVolumeController
+        self.extension_controllers += [VolumeProtectionController(self.ctx.registry),
+                                       PersistentVolumeController(self.ctx.registry, self.ctx.admission)]
         from .controller.csrsigning import CSRSigningController  # signs with the server's CA (tls.py)
         self.extension_controllers.append(CSRSigningController(
             self.ctx.registry, self.tls.ca_pem if self.tls else None, self.tls.ca_key_pem if self.tls else None))

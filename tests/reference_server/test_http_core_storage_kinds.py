@@ -21,8 +21,11 @@ TABLE = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
 
 
 def _pv(name: str, **spec) -> dict:
+    """A volume of a class no claim here asks for: the PV controller leaves it `Available` (a class-less one
+    would bind a class-less claim another test left behind, as on a real cluster)."""
     return {"metadata": {"name": name}, "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"},
-                                                 "hostPath": {"path": "/tmp/x"}, **spec}}
+                                                 "hostPath": {"path": "/tmp/x"}, "storageClassName": "nsc-unclaimed",
+                                                 **spec}}
 
 
 @pytest.fixture

@@ -242,6 +242,7 @@ def test_api_resources(kube: Kube) -> None:
 
 API_RESOURCES = """\
 NAME                        SHORTNAMES   APIVERSION                  NAMESPACED   KIND
+bindings                                 v1                          true         Binding
 componentstatuses           cs           v1                          false        ComponentStatus
 configmaps                  cm           v1                          true         ConfigMap
 endpoints                   ep           v1                          true         Endpoints
@@ -288,7 +289,7 @@ csistoragecapacities                     storage.k8s.io/v1           true       
 storageclasses              sc           storage.k8s.io/v1           false        StorageClass
 volumeattachments                        storage.k8s.io/v1           false        VolumeAttachment
 """  # what kubectl printed before aggregated discovery, byte for byte (+ the CRD and APIService kinds); the core
-# rows (names, short names, namespaced) are a kind 1.33 cluster's, but for `bindings` (not served)
+# rows (names, short names, namespaced) are a kind 1.33 cluster's
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
 
 
@@ -1209,7 +1210,7 @@ def test_get_core_storage_and_template_kinds(kube: Kube, names: Any, tmp_path: P
          "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
         {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv_name},
          "spec": {"accessModes": ["ReadWriteOnce", "ReadOnlyMany"], "capacity": {"storage": "2Gi"},
-                  "hostPath": {"path": "/tmp/x"}}},
+                  "hostPath": {"path": "/tmp/x"}, "storageClassName": "manual"}},  # not the claim's: no binding
         {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc", "namespace": ns},
          "spec": {"replicas": 2, "template": {"metadata": {"labels": {"app": "rc"}}, "spec": {"containers": [container]}}}},
         {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt", "namespace": ns},
@@ -1236,7 +1237,7 @@ def test_get_core_storage_and_template_kinds(kube: Kube, names: Any, tmp_path: P
         header, rows = table(kube.ok("get", "pv", pv_name))
         assert header == ["NAME", "CAPACITY", "ACCESS MODES", "RECLAIM POLICY", "STATUS", "CLAIM", "STORAGECLASS",
                           "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"]
-        assert rows[0][:6] == [pv_name, "2Gi", "RWO,ROX", "Retain", "Available", "<unset>"]
+        assert rows[0][:7] == [pv_name, "2Gi", "RWO,ROX", "Retain", "Available", "manual", "<unset>"]
         header, rows = table(kube.ok("get", "rc,podtemplates", "-n", ns))
         assert header == ["NAME", "DESIRED", "CURRENT", "READY", "AGE"]
         assert rows[0][:2] == ["replicationcontroller/rc", "2"]  # no pods: this flavour runs no workload controllers

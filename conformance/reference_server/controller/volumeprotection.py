@@ -1,4 +1,4 @@
-"""kube-controller-manager's storage-object protection controllers and the PV controller's first step:
+"""kube-controller-manager's storage-object protection controllers:
 
 * `pvc-protection` (`pkg/controller/volume/pvcprotection/pvc_protection_controller.go`): a claim being deleted
   loses its `kubernetes.io/pvc-protection` finalizer once no pod uses it. `podUsesPVC` counts only pods bound
@@ -6,9 +6,8 @@
   the finalizer goes at once and a namespace holding a claim still deletes.
 * `pv-protection` (`pkg/controller/volume/pvprotection/pv_protection_controller.go`): a volume being deleted
   loses `kubernetes.io/pv-protection` unless it is `Bound`.
-* the PV controller's `syncVolume` (`pkg/controller/volume/persistentvolume/pv_controller.go`) for a volume no
-  claim references: phase `Available` (`updateVolumePhase`, with `lastPhaseTransitionTime`). Binding claims to
-  volumes and dynamic provisioning are not done here: claims stay `Pending`, as with no provisioner.
+
+The PV controller (binding, phases, reclaim) is controller/persistentvolume.py.
 """
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ from typing import Any
 from .. import apierrors as E
 from ..admission.storageprotection import PV_PROTECTION, PVC_PROTECTION
 from ..registry import ListOptions, Registry
-from ..registry.meta import now
 from .loop import Controller
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -127,12 +125,3 @@ class VolumeProtectionController(Controller):
         if meta.get("deletionTimestamp"):
             if PV_PROTECTION in (meta.get("finalizers") or []) and status.get("phase") != "Bound":
                 self._remove_finalizer(store, volume, PV_PROTECTION)
-            return
-        if (volume.get("spec") or {}).get("claimRef") is None and status.get("phase") in (None, "", "Pending"):
-            def available(cur: dict[str, Any]) -> dict[str, Any]:
-                new = copy.deepcopy(cur)
-                new["metadata"]["resourceVersion"] = meta.get("resourceVersion")
-                new["status"] = {**(cur.get("status") or {}), "phase": "Available", "lastPhaseTransitionTime": now()}
-                return new
-            store.update("", meta["name"], transform=available, strategy=store.status_strategy,
-                         field_manager=FIELD_MANAGER)

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from aiohttp import web
 from multidict import CIMultiDict
 
+from .. import apierrors as E
 from ..admission.serviceaccount import ServiceAccountAdmission
 from ..controller.loop import Controller
 from ..controller.podgc import PodGarbageCollector
@@ -53,6 +54,27 @@ def controllers(flavor: Flavor, registry: Registry, ca_pem: str | None = None) -
         from ..controller.podautoscaler import HorizontalPodAutoscalerController
         out.append(HorizontalPodAutoscalerController(registry, period=flavor.hpa_sync_period))
     return out
+
+
+def seed(flavor: Flavor, registry: Registry) -> None:
+    """The objects the distribution's installer applies once the cluster is up (kind: the `standard`
+    StorageClass), as `kubectl apply` creates them: the `last-applied-configuration` annotation, the
+    `kubectl-client-side-apply` manager. Only on a fresh store; one the user deleted stays deleted."""
+    import json
+
+    for obj in flavor.startup_objects:
+        group, _, _ = str(obj["apiVersion"]).rpartition("/")
+        store = next((s for s in registry.group_stores(group) if s.info.kind == obj["kind"]), None)
+        if store is None:
+            continue
+        body = json.loads(json.dumps(obj))
+        applied = json.dumps(obj, separators=(",", ":"), sort_keys=True) + "\n"
+        body["metadata"].setdefault("annotations", {})["kubectl.kubernetes.io/last-applied-configuration"] = applied
+        try:
+            store.create(body, field_manager="kubectl-client-side-apply")
+        except E.StatusError as exc:
+            if exc.code != 409:  # another replica seeded it first
+                raise
 
 
 def _warn(text: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 Span = tuple[float, float]
 NONE: Span = (0.0, 0.0)
@@ -52,6 +52,8 @@ class Flavor:
     namespace_labels: Mapping[str, str] = field(default_factory=dict)       # patched after creation
     namespace_metadata_delay: Span = NONE
     dockercfg_secrets: bool = False      # a `<sa>-dockercfg-xxxxx` pull secret per ServiceAccount
+    # ---- objects the distribution's installer creates once the cluster is up ---------------------------
+    startup_objects: tuple[Mapping[str, Any], ...] = ()  # named-group objects, created as `kubectl apply` does
     # ---- how to run the suites against it ------------------------------------------------------------
     suite_jobs: int = 1                  # pytest workers a whole-suite run needs to finish in minutes
 
@@ -96,17 +98,31 @@ DEFAULT = Flavor(
     suite_jobs=1,
 )
 
+# kind's `installstorage` action applies the node image's /kind/manifests/default-storage.yaml with kubectl:
+# the `standard` class of rancher's local-path-provisioner, the cluster's default
+KIND_STANDARD_STORAGECLASS: Mapping[str, Any] = {
+    "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+    "metadata": {"name": "standard", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+    "provisioner": "rancher.io/local-path", "reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer"}
+KIND_STORAGE = Source(
+    "the `standard` StorageClass (provisioner `rancher.io/local-path`, reclaimPolicy Delete, volumeBindingMode "
+    "WaitForFirstConsumer, annotated `storageclass.kubernetes.io/is-default-class: \"true\"`) applied at start-up",
+    "kind: pkg/cluster/internal/create/actions/installstorage/storage.go (applies the node image's "
+    "/kind/manifests/default-storage.yaml, built by pkg/build/nodeimage)")
+
 KIND = Flavor(
     name="kind",
     summary="a kind/kubeadm cluster: the default controllers a few hundred milliseconds late, namespace deletion "
             "in seconds, responses in milliseconds",
     sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION, ORDERED_DELETION,
              Source("controllers act shortly after creation (informer + work-queue latency)",
-                    "kubernetes: staging/src/k8s.io/client-go/util/workqueue; kind: sigs.k8s.io/kind (kubeadm cluster)")),
+                    "kubernetes: staging/src/k8s.io/client-go/util/workqueue; kind: sigs.k8s.io/kind (kubeadm cluster)"),
+             KIND_STORAGE),
     response_delay=(0.001, 0.005),
     deletion_delay=(1.5, 3.0),
     service_account_delay=(0.1, 0.4),
     root_ca_delay=(0.1, 0.4),
+    startup_objects=(KIND_STANDARD_STORAGECLASS,),
     suite_jobs=4,
 )
 

@@ -83,6 +83,9 @@ def build_app(ctx: ServerContext) -> web.Application:
             return await handle_review(ctx, request, route)
         if t == "sa-token":
             return await handle_token_request(ctx, request, route)
+        if t == "pod-binding":
+            from .binding import handle_binding
+            return await handle_binding(ctx, request, route, handlers.offload)
         return await handlers.handle(request, route)
 
     app.router.add_route("*", "/{tail:.*}", dispatch)

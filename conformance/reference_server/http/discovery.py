@@ -52,6 +52,11 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
             resources.append({"name": f"{info.plural}/{sub}", "singularName": "", "namespaced": info.namespaced,
                               **({"group": "autoscaling", "version": "v1"} if sub == "scale" else {}),
                               "kind": "Scale" if sub == "scale" else info.kind, "verbs": ["get", "patch", "update"]})
+        if info.plural == "pods":  # BindingREST, both paths (http/binding.py): no storage, no storageVersionHash
+            resources.append({"name": "bindings", "singularName": "binding", "namespaced": True, "kind": "Binding",
+                              "verbs": ["create"]})
+            resources.append({"name": "pods/binding", "singularName": "", "namespaced": True, "kind": "Binding",
+                              "verbs": ["create"]})
         if info.plural == "serviceaccounts":  # TokenRequest (http/authentication.py)
             resources.append({"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
                               "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",

@@ -126,6 +126,8 @@ class Router:
                 if sub == "status":
                     return Route("ns-status", "namespaces", name=name), ("GET", "PUT", "PATCH")
                 return Route("ns-finalize", "namespaces", name=name), self.finalize_methods()
+            if sub == "bindings" and n == 3 and self._known("pods"):  # the legacy Binding collection
+                return Route("pod-binding", "bindings", namespace=name), ("POST",)
             if not self._known(sub):
                 raise nf()
             if n == 3:
@@ -136,6 +138,8 @@ class Router:
                 return Route("status", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH")
             if n == 5 and segs[4] == "scale" and "scale" in getattr(self.registry.content(sub), "subresources", {}):
                 return Route("scale", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH")  # RCs
+            if n == 5 and sub == "pods" and segs[4] == "binding":  # BindingREST (http/binding.py)
+                return Route("pod-binding", sub, namespace=name, name=segs[3]), ("POST",)
             if n == 5 and sub == "serviceaccounts" and segs[4] == "token":  # TokenRequest (http/authentication.py)
                 return Route("sa-token", sub, namespace=name, name=segs[3]), ("POST",)
             raise nf()

@@ -6,8 +6,8 @@ Follows `pkg/registry/core/persistentvolumeclaim/strategy.go` and `pkg/registry/
 `SetDefaults_PersistentVolume`: `persistentVolumeReclaimPolicy: Retain`, `volumeMode: Filesystem`; both
 `status.phase: Pending` when read back) and the required-field checks of `pkg/apis/core/validation/validation.go`
 (`ValidatePersistentVolumeClaimSpec`, `ValidatePersistentVolumeSpec`, `ValidatePersistentVolumeClaimUpdate`).
-Nothing binds a claim here (no provisioner, no volume matching), so a claim stays `Pending`; the protection
-finalizers are the admission plugin's (admission/storageprotection.py) and are removed by
+The PV controller (controller/persistentvolume.py) binds claims and volumes and moves their phases; the
+protection finalizers are the admission plugin's (admission/storageprotection.py) and are removed by
 controller/volumeprotection.py.
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")
 PV_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder",
               "cephfs", "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk",
               "photonPersistentDisk", "portworxVolume", "scaleIO", "local", "storageos", "csi")
+BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
 SPEC_IMMUTABLE = ("spec is immutable after creation except resources.requests and volumeAttributesClassName for "
                   "bound claims")
 
@@ -97,9 +98,18 @@ class PersistentVolumeClaimStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         """`ValidatePersistentVolumeClaimUpdate`: an unbound claim's spec cannot change (upstream appends the
-        spec's `cmp.Diff` to the message; left out here)."""
+        spec's `cmp.Diff` to the message; left out here) except `volumeName` once and a class where it had none
+        (the PV controller's binding and retroactive default class)."""
         errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"))
         nspec, ospec = dict(_dict(new.get("spec"))), dict(_dict(old.get("spec")))
+        if not ospec.get("volumeName"):  # the PV controller sets volumeName once
+            ospec["volumeName"] = nspec.get("volumeName")
+            if ospec["volumeName"] is None:
+                del ospec["volumeName"]
+        if BETA_STORAGE_CLASS not in _dict(_dict(old.get("metadata")).get("annotations")) \
+                and not ospec.get("storageClassName") and nspec.get("storageClassName"):
+            nspec.pop("storageClassName")  # validateStorageClassUpgradeFromNil: the retroactive default class
+            ospec.pop("storageClassName", None)
         if _dict(old.get("status")).get("phase") == "Bound":  # resizing and the class name may change when bound
             for s in (nspec, ospec):
                 s.pop("resources", None)

@@ -1,5 +1,6 @@
-"""The pvc-protection and pv-protection controllers and the PV controller's `Available`
-(controller/volumeprotection.py), with the StorageObjectInUseProtection finalizers (admission/storageprotection.py)."""
+"""The pvc-protection and pv-protection controllers (controller/volumeprotection.py), with the
+StorageObjectInUseProtection finalizers (admission/storageprotection.py); the PV controller's binding and
+phases: test_persistentvolume.py."""
 from __future__ import annotations
 
 import asyncio
@@ -92,9 +93,3 @@ def test_a_claim_used_by_a_scheduled_pod_keeps_its_finalizer(reg):
     reg.content("pods").delete(NS, "p", DeleteOptions(grace_period_seconds=0))
     VolumeProtectionController(reg)._sync_claim(pvcs, pvcs.get(NS, "c"))
     assert not pvcs.list(NS, ListOptions())["items"]
-
-
-def test_an_unclaimed_volume_becomes_available(reg):
-    created = _create(reg, "persistentvolumes", VOLUME)
-    assert created["status"]["phase"] == "Pending" and created["status"]["lastPhaseTransitionTime"]
-    assert _run(reg, lambda: reg.cluster("persistentvolumes").get("", "vol")["status"]["phase"] == "Available")

@@ -1,0 +1,65 @@
+"""The default-enabled plugins that resolve classes on create: Priority (admission/priority.py),
+DefaultStorageClass and DefaultIngressClass (admission/defaultclass.py). On in every flavour, as they are in
+every kube-apiserver (`pkg/kubeapiserver/options/plugins.go` `DefaultOffAdmissionPlugins` leaves them on).
+
+Wraps the server's admission chain like StorageObjectInUseProtection: the inner chain first (NamespaceLifecycle,
+LimitRanger, ServiceAccount, the flavour's webhooks), then these; other phases are the inner chain's.
+Upstream runs Priority right after ServiceAccount and the default-class plugins before the webhooks; no
+plugin here reads what another writes, so only which refusal wins could differ (the namespace's, the
+ServiceAccount's and a webhook's come first here, as upstream for the first two).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..registry import Registry, ResourceInfo
+from . import defaultclass, priority
+
+
+class ClassAdmission:
+    def __init__(self, inner: Any, registry: Registry):
+        self.inner = inner
+        self.registry = registry
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def _step(self, info: ResourceInfo) -> Callable[[Any, dict[str, Any]], None] | None:
+        reg = self.registry
+        pods = reg.content("pods")
+        if pods is not None and info is pods.info:
+            return priority.admit_pod
+        claims = reg.content("persistentvolumeclaims")
+        if claims is not None and info is claims.info:
+            return defaultclass.admit_claim
+        ingresses = reg.group("networking.k8s.io", "ingresses")
+        if ingresses is not None and info is ingresses.info:
+            return defaultclass.admit_ingress
+        return None
+
+    def for_validate(self, info: ResourceInfo) -> Callable[[dict[str, Any]], Callable[[], None] | None] | None:
+        """Priority's validating half: a PriorityClass create after the strategy's validation (its 422s first)."""
+        inner = getattr(self.inner, "for_validate", None)
+        inner_step = inner(info) if inner is not None else None
+        classes = self.registry.group(priority.SCHEDULING, "priorityclasses")
+        if classes is None or info is not classes.info:
+            return inner_step
+        registry = self.registry
+
+        def validate(obj: dict[str, Any]) -> Callable[[], None] | None:
+            priority.validate_priority_class(registry, obj)
+            return inner_step(obj) if inner_step is not None else None
+        return validate
+
+    def for_create(self, info: ResourceInfo) -> Callable[[dict[str, Any]], None] | None:
+        inner = self.inner.for_create(info)
+        step = self._step(info)
+        if step is None:
+            return inner
+        registry = self.registry
+
+        def admit(obj: dict[str, Any]) -> None:
+            if inner is not None:
+                inner(obj)
+            step(registry, obj)
+        return admit
