@@ -241,53 +241,61 @@ def test_api_resources(kube: Kube) -> None:
 
 
 API_RESOURCES = """\
-NAME                        SHORTNAMES   APIVERSION                  NAMESPACED   KIND
-bindings                                 v1                          true         Binding
-componentstatuses           cs           v1                          false        ComponentStatus
-configmaps                  cm           v1                          true         ConfigMap
-endpoints                   ep           v1                          true         Endpoints
-events                      ev           v1                          true         Event
-limitranges                 limits       v1                          true         LimitRange
-namespaces                  ns           v1                          false        Namespace
-nodes                       no           v1                          false        Node
-persistentvolumeclaims      pvc          v1                          true         PersistentVolumeClaim
-persistentvolumes           pv           v1                          false        PersistentVolume
-pods                        po           v1                          true         Pod
-podtemplates                             v1                          true         PodTemplate
-replicationcontrollers      rc           v1                          true         ReplicationController
-resourcequotas              quota        v1                          true         ResourceQuota
-secrets                                  v1                          true         Secret
-serviceaccounts             sa           v1                          true         ServiceAccount
-services                    svc          v1                          true         Service
-customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1     false        CustomResourceDefinition
-apiservices                              apiregistration.k8s.io/v1   false        APIService
-controllerrevisions                      apps/v1                     true         ControllerRevision
-daemonsets                  ds           apps/v1                     true         DaemonSet
-deployments                 deploy       apps/v1                     true         Deployment
-replicasets                 rs           apps/v1                     true         ReplicaSet
-statefulsets                sts          apps/v1                     true         StatefulSet
-selfsubjectreviews                       authentication.k8s.io/v1    false        SelfSubjectReview
-tokenreviews                             authentication.k8s.io/v1    false        TokenReview
-localsubjectaccessreviews                authorization.k8s.io/v1     true         LocalSubjectAccessReview
-selfsubjectaccessreviews                 authorization.k8s.io/v1     false        SelfSubjectAccessReview
-selfsubjectrulesreviews                  authorization.k8s.io/v1     false        SelfSubjectRulesReview
-subjectaccessreviews                     authorization.k8s.io/v1     false        SubjectAccessReview
-horizontalpodautoscalers    hpa          autoscaling/v2              true         HorizontalPodAutoscaler
-cronjobs                    cj           batch/v1                    true         CronJob
-jobs                                     batch/v1                    true         Job
-leases                                   coordination.k8s.io/v1      true         Lease
-endpointslices                           discovery.k8s.io/v1         true         EndpointSlice
-ingressclasses                           networking.k8s.io/v1        false        IngressClass
-ingresses                   ing          networking.k8s.io/v1        true         Ingress
-networkpolicies             netpol       networking.k8s.io/v1        true         NetworkPolicy
-runtimeclasses                           node.k8s.io/v1              false        RuntimeClass
-poddisruptionbudgets        pdb          policy/v1                   true         PodDisruptionBudget
-priorityclasses             pc           scheduling.k8s.io/v1        false        PriorityClass
-csidrivers                               storage.k8s.io/v1           false        CSIDriver
-csinodes                                 storage.k8s.io/v1           false        CSINode
-csistoragecapacities                     storage.k8s.io/v1           true         CSIStorageCapacity
-storageclasses              sc           storage.k8s.io/v1           false        StorageClass
-volumeattachments                        storage.k8s.io/v1           false        VolumeAttachment
+NAME                                SHORTNAMES   APIVERSION                        NAMESPACED   KIND
+bindings                                         v1                                true         Binding
+componentstatuses                   cs           v1                                false        ComponentStatus
+configmaps                          cm           v1                                true         ConfigMap
+endpoints                           ep           v1                                true         Endpoints
+events                              ev           v1                                true         Event
+limitranges                         limits       v1                                true         LimitRange
+namespaces                          ns           v1                                false        Namespace
+nodes                               no           v1                                false        Node
+persistentvolumeclaims              pvc          v1                                true         PersistentVolumeClaim
+persistentvolumes                   pv           v1                                false        PersistentVolume
+pods                                po           v1                                true         Pod
+podtemplates                                     v1                                true         PodTemplate
+replicationcontrollers              rc           v1                                true         ReplicationController
+resourcequotas                      quota        v1                                true         ResourceQuota
+secrets                                          v1                                true         Secret
+serviceaccounts                     sa           v1                                true         ServiceAccount
+services                            svc          v1                                true         Service
+mutatingwebhookconfigurations                    admissionregistration.k8s.io/v1   false        MutatingWebhookConfiguration
+validatingadmissionpolicies                      admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicy
+validatingadmissionpolicybindings                admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicyBinding
+validatingwebhookconfigurations                  admissionregistration.k8s.io/v1   false        ValidatingWebhookConfiguration
+customresourcedefinitions           crd,crds     apiextensions.k8s.io/v1           false        CustomResourceDefinition
+apiservices                                      apiregistration.k8s.io/v1         false        APIService
+controllerrevisions                              apps/v1                           true         ControllerRevision
+daemonsets                          ds           apps/v1                           true         DaemonSet
+deployments                         deploy       apps/v1                           true         Deployment
+replicasets                         rs           apps/v1                           true         ReplicaSet
+statefulsets                        sts          apps/v1                           true         StatefulSet
+selfsubjectreviews                               authentication.k8s.io/v1          false        SelfSubjectReview
+tokenreviews                                     authentication.k8s.io/v1          false        TokenReview
+localsubjectaccessreviews                        authorization.k8s.io/v1           true         LocalSubjectAccessReview
+selfsubjectaccessreviews                         authorization.k8s.io/v1           false        SelfSubjectAccessReview
+selfsubjectrulesreviews                          authorization.k8s.io/v1           false        SelfSubjectRulesReview
+subjectaccessreviews                             authorization.k8s.io/v1           false        SubjectAccessReview
+horizontalpodautoscalers            hpa          autoscaling/v2                    true         HorizontalPodAutoscaler
+cronjobs                            cj           batch/v1                          true         CronJob
+jobs                                             batch/v1                          true         Job
+certificatesigningrequests          csr          certificates.k8s.io/v1            false        CertificateSigningRequest
+leases                                           coordination.k8s.io/v1            true         Lease
+endpointslices                                   discovery.k8s.io/v1               true         EndpointSlice
+events                              ev           events.k8s.io/v1                  true         Event
+flowschemas                                      flowcontrol.apiserver.k8s.io/v1   false        FlowSchema
+prioritylevelconfigurations                      flowcontrol.apiserver.k8s.io/v1   false        PriorityLevelConfiguration
+ingressclasses                                   networking.k8s.io/v1              false        IngressClass
+ingresses                           ing          networking.k8s.io/v1              true         Ingress
+networkpolicies                     netpol       networking.k8s.io/v1              true         NetworkPolicy
+runtimeclasses                                   node.k8s.io/v1                    false        RuntimeClass
+poddisruptionbudgets                pdb          policy/v1                         true         PodDisruptionBudget
+priorityclasses                     pc           scheduling.k8s.io/v1              false        PriorityClass
+csidrivers                                       storage.k8s.io/v1                 false        CSIDriver
+csinodes                                         storage.k8s.io/v1                 false        CSINode
+csistoragecapacities                             storage.k8s.io/v1                 true         CSIStorageCapacity
+storageclasses                      sc           storage.k8s.io/v1                 false        StorageClass
+volumeattachments                                storage.k8s.io/v1                 false        VolumeAttachment
 """  # what kubectl printed before aggregated discovery, byte for byte (+ the CRD and APIService kinds); the core
 # rows (names, short names, namespaced) are a kind 1.33 cluster's
 REQUESTED = re.compile(r'"Response" verb="GET" url="https://[^/]+(/[^"?]*)[^"]*" status="200 OK"')
