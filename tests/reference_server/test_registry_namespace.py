@@ -87,7 +87,8 @@ def test_content_kinds_declared_once(reg):
                        "persistentvolumeclaims", "podtemplates", "replicationcontrollers",  # registry/kinds.py
                        "daemonsets", "deployments", "replicasets", "statefulsets",
                        "controllerrevisions", "cronjobs", "jobs", "networkpolicies", "poddisruptionbudgets", "leases", "endpointslices",
-                       "ingresses", "csistoragecapacities"]
+                       "ingresses", "csistoragecapacities",
+                       "horizontalpodautoscalers"]  # registry/autoscaling.py (its storage version only)
     assert all(s.info.namespaced for s in reg.namespaced())
     assert "finalize" in [s.info.plural for s in Registry(MemoryStore(), Deviations(["finalize-as-content"]))
                           .namespaced()]
