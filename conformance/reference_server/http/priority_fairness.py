@@ -15,7 +15,8 @@ ServiceAccount subjects, `*` wildcards), and the verb and resource (group, `reso
 cluster scope) or the non-resource path (exact, `*`, or a `/*` prefix), is chosen; none: the catch-all schema.
 No queuing or rejection: the server has no concurrency limits to share.
 
-Cost: the decision is cached per (user, groups, verb, group, resource, namespace or path) and the cache is dropped
+Cost: a request's digest is cached per (method, path, query), the decision per (user, groups, verb, group,
+resource, namespace or path), and the decision cache is dropped
 when a FlowSchema or PriorityLevelConfiguration changes (checked by the store's resourceVersion, then by the
 identity of the stored objects, which are replaced, never changed in place, on every write).
 """
@@ -171,6 +172,20 @@ def install(app: web.Application, ctx: Any) -> None:
     classifier = Classifier(ctx.registry.store)
     design = ctx.profile == "design"
     users: dict[str, UserInfo] = {}  # bearer token → user (AlwaysAllow mode: what authentication made of it)
+    infos: dict[tuple[str, str, str], Any] = {}  # (method, path, query) → its RequestInfo (user-independent)
+
+    def request_info(request: web.Request) -> Any:
+        key = (request.method, request.path, request.query_string)
+        info = infos.get(key)
+        if info is None:
+            try:
+                info = request_attributes(request.method, request.path, request.query, None, design_list=design)
+            except RequestInfoError:  # WithRequestInfo's 500, before the filter
+                info = False
+            if len(infos) >= _CACHE_LIMIT:
+                infos.clear()
+            infos[key] = info
+        return info
 
     def requester(request: web.Request) -> UserInfo | None:
         if ctx.authorizer is not None:  # rbac: set after authentication and impersonation, else refused before
@@ -193,9 +208,8 @@ def install(app: web.Application, ctx: Any) -> None:
         user = requester(request)
         if user is None:
             return
-        try:
-            attrs = request_attributes(request.method, request.path, request.query, user, design_list=design)
-        except RequestInfoError:  # WithRequestInfo's 500, before the filter
+        attrs = request_info(request)
+        if attrs is False:
             return
         if attrs.verb == "proxy" or (attrs.subresource in LONG_RUNNING_SUBRESOURCES if attrs.resource_request
                                      else attrs.path.startswith("/debug/pprof/")):
