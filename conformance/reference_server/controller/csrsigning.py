@@ -22,7 +22,6 @@ Other signer names are left to their own signers (none here), as upstream.
 """
 from __future__ import annotations
 
-import asyncio
 import base64
 import datetime as _dt
 import ipaddress
@@ -36,7 +35,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from .. import apierrors as E
-from ..registry import ListOptions, Registry
+from ..registry import Registry
 from ..registry import certificates as C
 from ..registry.meta import now as meta_now
 from .loop import Controller
@@ -207,10 +206,7 @@ class CSRSigningController(Controller):
         store = self._store()
         if store is None:
             return
-        backlog, w, _ = store.watch(None, ListOptions(), asyncio.get_running_loop())
-        for ev in backlog:
-            self._on(ev)
-        self._follow(w, self._on)
+        self._inform(store, self._on)
         self._work(self.keys, self._sync)
 
     def _on(self, ev: Any) -> None:

@@ -54,10 +54,7 @@ class NamespaceController(Controller):
     def start(self) -> None:
         """Start watching; must be called on the server's event loop."""
         loop = asyncio.get_running_loop()
-        backlog, w, _ = self.registry.namespaces.watch(None, ListOptions(), loop)
-        for ev in backlog:
-            self._on_namespace_event(ev)
-        self._follow(w, self._on_namespace_event)
+        self._inform(self.registry.namespaces, self._on_namespace_event)
         self._loop = loop
         for store in self.registry.namespaced():
             self._follow_content(store)

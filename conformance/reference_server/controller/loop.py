@@ -6,6 +6,8 @@ import asyncio
 import logging
 from typing import Any, Awaitable, Callable, Generic, Hashable, TypeVar
 
+from ..registry.store import ListOptions
+
 K = TypeVar("K", bound=Hashable)
 log = logging.getLogger("nsconform.reference_server.controller")
 PUMP_RUN = 100  # events a watch pump handles before it lets the event loop run (an etcd delete sends 10,000)
@@ -62,6 +64,14 @@ class Controller:
         """Feed every event of a storage watch to `on_event` until the watch ends."""
         self._watchers.append(watcher)
         self._spawn(self._pump(watcher, on_event))
+
+    def _inform(self, store: Any, on_event: Callable[[Any], None]) -> None:
+        """List-then-watch, as an informer's handlers see it: an event for every object already stored (the
+        watch's backlog), then every change, each to `on_event`. Must be called on the server's event loop."""
+        backlog, watcher, _ = store.watch(None, ListOptions(), asyncio.get_running_loop())
+        for ev in backlog:
+            on_event(ev)
+        self._follow(watcher, on_event)
 
     def _work(self, queue: WorkQueue[K], sync: Callable[[K], Awaitable[None]]) -> None:
         """One worker: `sync` each key taken from `queue`; a failed sync is logged, the worker goes on."""

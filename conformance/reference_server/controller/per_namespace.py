@@ -45,10 +45,7 @@ class PerNamespaceController(Controller):
         """Start watching; must be called on the server's event loop."""
         loop = asyncio.get_running_loop()
         rv = str(self.registry.store.current_rv())
-        backlog, w, _ = self.registry.namespaces.watch(None, ListOptions(), loop)
-        for ev in backlog:
-            self._on_namespace(ev)
-        self._follow(w, self._on_namespace)
+        self._inform(self.registry.namespaces, self._on_namespace)
         if self.resource:
             store = self.registry.content(self.resource)
             if store is not None:

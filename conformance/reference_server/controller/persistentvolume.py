@@ -42,7 +42,7 @@ from typing import Any, Callable
 from .. import apierrors as E
 from ..admission.defaultclass import BETA_STORAGE_CLASS, claim_has_class, default_storage_class
 from ..quantity import parse_quantity
-from ..registry import DeleteOptions, ListOptions, Registry
+from ..registry import DeleteOptions, Registry
 from ..registry.meta import now
 from ..registry.workloads import selector_matches
 from .events import NORMAL, WARNING, EventRecorder
@@ -208,12 +208,8 @@ class PersistentVolumeController(Controller):
     def start(self) -> None:
         if self.claims is None or self.volumes is None:
             return
-        loop = asyncio.get_running_loop()
         for kind, store in (("claim", self.claims), ("volume", self.volumes)):
-            backlog, w, _ = store.watch(None, ListOptions(), loop)
-            for ev in backlog:
-                self._on(kind, ev)
-            self._follow(w, lambda ev, k=kind: self._on(k, ev))
+            self._inform(store, lambda ev, k=kind: self._on(k, ev))
         self._work(self.keys, self._sync)
         if self.resync > 0:
             self._spawn(self._resync())

@@ -23,12 +23,11 @@ window and behavior policies (they only shape a metric-driven recommendation).
 """
 from __future__ import annotations
 
-import asyncio
 import copy
 from typing import Any
 
 from .. import apierrors as E
-from ..registry import ListOptions, Registry
+from ..registry import Registry
 from ..registry.autoscaling import GROUP, HPA
 from ..registry.meta import now
 from ..registry.subresources import scale_of
@@ -103,10 +102,7 @@ class HorizontalPodAutoscalerController(Controller):
         store = self._hpas()
         if store is None:
             return
-        backlog, w, _ = store.watch(None, ListOptions(), asyncio.get_running_loop())
-        for ev in backlog:
-            self._on(ev)
-        self._follow(w, self._on)
+        self._inform(store, self._on)
         self._work(self.keys, self._sync)
 
     def _on(self, ev: Any) -> None:

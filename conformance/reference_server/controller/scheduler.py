@@ -11,7 +11,6 @@ it never binds pods, and the "0/N nodes are available: ..." messages of a failed
 """
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
 import socket
@@ -59,10 +58,7 @@ class NoNodesScheduler(Controller):
         pods = self.registry.content("pods")
         if pods is None:
             return
-        backlog, w, _ = pods.watch(None, ListOptions(), asyncio.get_running_loop())
-        for ev in backlog:
-            self._on_pod(ev)
-        self._follow(w, self._on_pod)
+        self._inform(pods, self._on_pod)
         self._work(self.keys, self._sync)
 
     def _on_pod(self, ev: Any) -> None:

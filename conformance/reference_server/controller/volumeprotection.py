@@ -61,10 +61,7 @@ class VolumeProtectionController(Controller):
             store = self._store(plural)
             if store is None:
                 continue
-            backlog, w, _ = store.watch(None, ListOptions(), loop)
-            for ev in backlog:
-                self._on(plural, ev)
-            self._follow(w, lambda ev, p=plural: self._on(p, ev))
+            self._inform(store, lambda ev, p=plural: self._on(p, ev))
         pods = self.registry.content("pods")
         if pods is not None:
             _, pw, _ = pods.watch(None, ListOptions(resource_version=rv), loop)

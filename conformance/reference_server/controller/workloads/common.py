@@ -207,10 +207,7 @@ class WorkloadController(Controller):
     def start(self) -> None:
         loop = self._loop = asyncio.get_running_loop()
         rv = str(self.registry.store.current_rv())
-        backlog, w, _ = self.store.watch(None, ListOptions(), loop)
-        for ev in backlog:
-            self._on_object(ev)
-        self._follow(w, self._on_object)
+        self._inform(self.store, self._on_object)
         _, ow, _ = self.owned_store().watch(None, ListOptions(resource_version=rv), loop)
         self._follow(ow, self._on_owned)
         if self.revisions_owned:  # the ControllerRevision informer (StatefulSet, DaemonSet)
