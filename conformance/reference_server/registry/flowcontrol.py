@@ -100,53 +100,39 @@ def default_priority_level(obj: dict[str, Any]) -> None:
 
 
 # ---- FlowSchema validation --------------------------------------------------------------------------------
+_SUBJECT_FIELDS = (("serviceAccount", "ServiceAccount"), ("user", "User"), ("group", "Group"))
+"""Each subject kind's own field, in the order upstream checks the others are absent."""
+
+
 def _subject_errors(subject: dict[str, Any], path: str) -> list[FieldError]:
-    """`ValidateFlowSchemaSubject` and the per-kind subject checks."""
+    """`ValidateFlowSchemaSubject` and the per-kind subject checks: the kind's own field required (and checked),
+    every other kind's field forbidden."""
     kind = subject.get("kind") or ""
-    sa, user, group = subject.get("serviceAccount"), subject.get("user"), subject.get("group")
+    own = next((f for f, k in _SUBJECT_FIELDS if k == kind), None)
+    if own is None:
+        return [field_not_supported(f"{path}.kind", kind, SUBJECT_KINDS)]
     errs: list[FieldError] = []
-    if kind == "ServiceAccount":
-        if sa is None:
-            errs.append(field_required(f"{path}.serviceAccount",
-                                       "serviceAccount is required when subject kind is 'ServiceAccount'"))
+    value = subject.get(own)
+    if value is None:
+        errs.append(field_required(f"{path}.{own}", f"{own} is required when subject kind is '{kind}'"))
+    elif kind == "ServiceAccount":
+        sa = _dict(value)
+        name, ns = sa.get("name") or "", sa.get("namespace") or ""
+        if not name:
+            errs.append(field_required(f"{path}.serviceAccount.name"))
+        elif name != "*":
+            errs += [field_invalid(f"{path}.serviceAccount.name", name, m) for m in is_dns1123_subdomain(name)]
+        if ns:
+            errs += [field_invalid(f"{path}.serviceAccount.namespace", ns, m) for m in is_dns1123_label(ns)]
         else:
-            sa = _dict(sa)
-            name, ns = sa.get("name") or "", sa.get("namespace") or ""
-            if not name:
-                errs.append(field_required(f"{path}.serviceAccount.name"))
-            elif name != "*":
-                errs += [field_invalid(f"{path}.serviceAccount.name", name, m) for m in is_dns1123_subdomain(name)]
-            if ns:
-                errs += [field_invalid(f"{path}.serviceAccount.namespace", ns, m) for m in is_dns1123_label(ns)]
-            else:
-                errs.append(field_required(f"{path}.serviceAccount.namespace",
-                                           "must specify namespace for service account"))
-        if user is not None:
-            errs.append(field_forbidden(f"{path}.user", "user is forbidden when subject kind is not 'User'"))
-        if group is not None:
-            errs.append(field_forbidden(f"{path}.group", "group is forbidden when subject kind is not 'Group'"))
-    elif kind == "User":
-        if user is None:
-            errs.append(field_required(f"{path}.user", "user is required when subject kind is 'User'"))
-        elif not _dict(user).get("name"):
-            errs.append(field_required(f"{path}.user.name"))
-        if sa is not None:
-            errs.append(field_forbidden(f"{path}.serviceAccount",
-                                        "serviceAccount is forbidden when subject kind is not 'ServiceAccount'"))
-        if group is not None:
-            errs.append(field_forbidden(f"{path}.group", "group is forbidden when subject kind is not 'Group'"))
-    elif kind == "Group":
-        if group is None:
-            errs.append(field_required(f"{path}.group", "group is required when subject kind is 'Group'"))
-        elif not _dict(group).get("name"):
-            errs.append(field_required(f"{path}.group.name"))
-        if sa is not None:
-            errs.append(field_forbidden(f"{path}.serviceAccount",
-                                        "serviceAccount is forbidden when subject kind is not 'ServiceAccount'"))
-        if user is not None:
-            errs.append(field_forbidden(f"{path}.user", "user is forbidden when subject kind is not 'User'"))
-    else:
-        errs.append(field_not_supported(f"{path}.kind", kind, SUBJECT_KINDS))
+            errs.append(field_required(f"{path}.serviceAccount.namespace",
+                                       "must specify namespace for service account"))
+    elif not _dict(value).get("name"):
+        errs.append(field_required(f"{path}.{own}.name"))
+    for field, field_kind in _SUBJECT_FIELDS:
+        if field != own and subject.get(field) is not None:
+            errs.append(field_forbidden(f"{path}.{field}",
+                                        f"{field} is forbidden when subject kind is not '{field_kind}'"))
     return errs
 
 
