@@ -9,7 +9,6 @@ compile CEL (registry/admissionregistration.py), so the type checker finds nothi
 """
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from .. import apierrors as E
@@ -31,12 +30,10 @@ class PolicyStatusController(Controller):
 
     def start(self) -> None:
         """Start watching; must be called on the server's event loop."""
-        if self.registry.group(GROUP, PLURAL) is None:
+        store = self.registry.group(GROUP, PLURAL)
+        if store is None:
             return
-        _, w = self.registry.store.watch(PLURAL, None, self.registry.store.current_rv(), asyncio.get_running_loop())
-        for policy in self.registry.store.list(PLURAL, None, shared=True)[0]:
-            self._names.add(policy["metadata"]["name"])
-        self._follow(w, self._on_event)
+        self._inform(store, self._on_event)
         self._work(self._names, self._sync)
 
     def _on_event(self, ev: Any) -> None:
