@@ -69,12 +69,13 @@ class LeanTransport:
              timeout: float | tuple[float, float]) -> requests.Response | None:
         """The response, or None when this request must go through requests instead."""
         url = prep.url or ""
-        where = _local_netloc(_prefix(url))
+        prefix = _prefix(url)
+        where = _local_netloc(prefix)
         if where is None or session.trust_env or len(session.cookies) or (prep.hooks or {}).get("response") \
                 or any(session.proxies.values()):
             return None
         connect_s, read_s = timeout if isinstance(timeout, tuple) else (timeout, timeout)
-        target = url[len(_prefix(url)):] or "/"
+        target = url[len(prefix):] or "/"
         started = time.monotonic()
         conn = self._connection(where, connect_s)
         if conn is None:
