@@ -8,12 +8,12 @@ unless forced.
 """
 from __future__ import annotations
 
-import copy
 import json
 import unicodedata
 from typing import Any
 
 from .. import apierrors as E
+from ..storage.clone import clone
 from . import fieldpath as fp
 from . import typed
 from .capmanagers import cap_update_managers
@@ -75,7 +75,7 @@ class FieldManager:
         self.ignored = ignored or {}
 
     def _live(self, live: dict[str, Any] | None) -> dict[str, Any]:
-        obj = dict(live) if live else copy.deepcopy(self.zero)
+        obj = dict(live) if live else clone(self.zero)
         obj["metadata"] = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "managedFields"}
         return obj
 
@@ -213,7 +213,7 @@ def _store(obj: dict[str, Any], entries: list[Entry]) -> None:
 def _last_applied(config: dict[str, Any]) -> str:
     """`buildLastApplied`: the applied configuration without the annotation, as Go's json.Marshal writes an
     unstructured object (sorted keys, HTML-escaped) followed by the encoder's newline."""
-    cfg = copy.deepcopy(config)
+    cfg = clone(config)
     ann = (cfg.get("metadata") or {}).get("annotations")
     if isinstance(ann, dict):
         ann.pop(LAST_APPLIED, None)
