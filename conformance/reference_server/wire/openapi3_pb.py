@@ -73,6 +73,18 @@ def _camel(name: str) -> str:
     return _KEYS.get(name) or re.sub(r"_(\w)", lambda m: m.group(1).upper(), name)
 
 
+_PLANS: dict[str, list[tuple[str | None, int, str, bool, bool]]] = {}
+
+
+def _plan(message: str) -> list[tuple[str | None, int, str, bool, bool]]:
+    """A message's fields with their JSON keys (None: the extensions), made once per message."""
+    plan = _PLANS.get(message)
+    if plan is None:
+        plan = _PLANS[message] = [(None if name == "specification_extension" else _camel(name), num, kind, rep, one)
+                                  for name, num, kind, rep, one in MESSAGES[message]]
+    return plan
+
+
 def _yaml(value: Any) -> str:
     return json.dumps(value, separators=(", ", ": "), ensure_ascii=False) + "\n"
 
@@ -122,11 +134,10 @@ def encode(message: str, value: Any) -> bytes:
                            if _RESPONSE_CODE.match(k))
                 + _extensions(3, "NamedAny", value))
     out = []
-    for name, num, kind, repeated, oneof in fields:
-        if name == "specification_extension":
+    for key, num, kind, repeated, oneof in _plan(message):
+        if key is None:
             out.append(_extensions(num, kind, value))
             continue
-        key = _camel(name)
         if key not in value:
             continue
         v = value[key]
