@@ -50,7 +50,8 @@ def _role(name: str, subresource: str) -> dict[str, Any]:
 
 
 def _binding(role: str, group: str) -> dict[str, Any]:
-    return {"kind": "ClusterRoleBinding", "metadata": {"name": role}, "roleRef": {"kind": "ClusterRole", "name": role},
+    return {"kind": "ClusterRoleBinding", "metadata": {"name": role},
+            "roleRef": {"apiGroup": G, "kind": "ClusterRole", "name": role},
             "subjects": [{"kind": "Group", "name": group}]}
 
 
@@ -86,8 +87,10 @@ def server(tmp_path_factory) -> Iterator[RunningServer]:
     may_create = {"kind": "ClusterRole", "metadata": {"name": "csr-creator"}, "rules": [
         {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests"],
          "verbs": ["create", "get", "list", "watch"]}]}
-    for body in (may_create, _binding("csr-creator", "system:authenticated"),
-                 _role("nodeclient", "nodeclient"), _binding("nodeclient", "system:bootstrappers")):
+    # the bootstrap policy's role, bound as kubeadm's `kubeadm:node-autoapprove-bootstrap` binds it
+    autoapprove = _binding("kubeadm:node-autoapprove-bootstrap", "system:bootstrappers")
+    autoapprove["roleRef"]["name"] = "system:certificates.k8s.io:certificatesigningrequests:nodeclient"
+    for body in (may_create, _binding("csr-creator", "system:authenticated"), autoapprove):
         kind = "clusterroles" if body["kind"] == "ClusterRole" else "clusterrolebindings"
         r = requests.post(f"{srv.url}/apis/{G}/v1/{kind}", json={"apiVersion": f"{G}/v1", **body}, headers=admin,
                           timeout=10)
