@@ -34,6 +34,7 @@ from typing import Any
 
 from ... import apierrors as E
 from ...registry import ListOptions
+from ...registry.workloads import TEMPLATE_GENERATION
 from .common import KCM, WorkloadController, compute_hash, owner_reference, parse_time, utcnow
 from .history import History, go_json, sort_revisions, template_patch
 
@@ -241,7 +242,6 @@ class DaemonSetController(WorkloadController):
             self.delete_pod(pod, ds)
 
 
-TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"  # apps/v1's DeprecatedTemplateGeneration
 POD_TEMPLATE_GENERATION = "pod-template-generation"  # extensions.DaemonSetTemplateGenerationKey
 
 

@@ -87,6 +87,27 @@ def test_a_pod_of_the_current_revision_stays(reg):
     assert set(_by_name(reg)) == {"current"}
 
 
+def test_a_pod_of_the_template_generation_stays_and_the_generation_counts_template_changes(reg):
+    gen = "deprecated.daemonset.template.generation"
+    assert apps(reg, "daemonsets", "zero", {"selector": {"matchLabels": {"x": "y"}}, "template": template({"x": "y"})},
+                )["metadata"]["annotations"] == {gen: "1"}
+    ds = reg.group("apps", "daemonsets").create({"metadata": {"name": "ds", "namespace": NS, "annotations": {gen: "7"}},
+                                                 "spec": {"selector": {"matchLabels": LABELS},
+                                                          "template": template(LABELS)}})
+    assert ds["metadata"]["annotations"][gen] == "7"
+
+    def touch(cur: dict[str, Any]) -> dict[str, Any]:
+        cur["metadata"]["annotations"][gen] = "100"  # the writer's value is ignored
+        cur["spec"]["minReadySeconds"] = 5
+        return cur
+    assert reg.group("apps", "daemonsets").update(NS, "ds", transform=touch)["metadata"]["annotations"][gen] == "7"
+    _pod(reg, "gen7", {**LABELS, "pod-template-generation": "7"}, nodeName="missing")
+    c = DaemonSetController(reg)
+    c.sync(NS, "ds")
+    c.sync(NS, "ds")
+    assert set(_by_name(reg)) == {"gen7"} and not _by_name(reg)["gen7"]["metadata"].get("deletionTimestamp")
+
+
 def test_target_node_and_scaled_values():
     assert target_node_name({"spec": {"nodeName": "a", "affinity": _affinity("b")}}) == "a"
     assert target_node_name({"spec": {"affinity": _affinity("b")}}) == "b"
