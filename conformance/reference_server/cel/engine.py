@@ -80,15 +80,55 @@ def _position(expression: str, name: str) -> tuple[int, int, str]:
     return line + 1, offset - start, expression[start:end if end >= 0 else len(expression)]
 
 
+# kube-apiserver's per-call runtime cost budget (`celconfig.RuntimeCELCostBudget`); cel-rust has no cost tracking
+# and holds the GIL while it runs, so an expression whose worst case exceeds the budget is refused before it runs:
+# operators x (largest list or map in the inputs) ^ (comprehension nesting), an over-estimate of cel-go's cost.
+COST_BUDGET = 10_000_000
+_MACRO_OPEN = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(")
+
+
+def _macro_depth(expression: str) -> int:
+    """How deeply comprehension macros nest (by their parentheses, string literals blanked)."""
+    text = _LITERALS.sub(lambda m: "'" + " " * (len(m.group(0)) - 2) + "'", expression)
+    opens = {m.end() - 1 for m in _MACRO_OPEN.finditer(text)}
+    stack: list[bool] = []
+    depth = best = 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            stack.append(i in opens)
+            depth += i in opens
+            best = max(best, depth)
+        elif ch == ")" and stack:
+            depth -= stack.pop()
+    return best
+
+
+def _largest(activation: dict[str, Any]) -> int:
+    largest, todo = 1, list(activation.values())
+    while todo:
+        value = todo.pop()
+        if isinstance(value, dict):
+            largest = max(largest, len(value))
+            todo.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            largest = max(largest, len(value))
+            todo.extend(value)
+    return largest
+
+
 class Program:
     """A compiled expression and the library functions it calls."""
 
-    __slots__ = ("expression", "_program", "_functions")
+    __slots__ = ("expression", "_program", "_functions", "_depth", "_operators")
 
     def __init__(self, expression: str, program: Any, functions: dict[str, Any]):
         self.expression, self._program, self._functions = expression, program, functions
+        self._depth = _macro_depth(expression)
+        self._operators = max(1, len(_OPERATORS.findall(_LITERALS.sub("''", expression))))
 
     def evaluate(self, activation: dict[str, Any]) -> Any:
+        if self._depth and self._operators * _largest(activation) ** self._depth > COST_BUDGET:
+            raise EvalError("operation cancelled: actual cost limit exceeded")
         try:
             return self._program.execute({**activation, **self._functions} if self._functions else activation)
         except KeyError as exc:
@@ -105,8 +145,30 @@ class Program:
             raise EvalError(text) from None
 
 
-@lru_cache(maxsize=2048)
+# cel-go's `ExpressionSizeCodePointLimit` default; and a bound of our own on operators: cel-rust recurses on the
+# AST (a chain of ~15,000 selections or operators overflows its stack and kills the process); cel-go refuses deep
+# expressions with its own recursion limits, which this count only approximates.
+MAX_CODE_POINTS = 100_000
+MAX_OPERATORS = 2_000
+_LITERALS = re.compile(r"""'''.*?'''|\"\"\".*?\"\"\"|'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*\"""", re.S)
+_OPERATORS = re.compile(r"[.\[(+\-*/%!<>=&|?]")
+
+
+def _too_large(expression: str) -> str:
+    if len(expression) > MAX_CODE_POINTS:
+        return (f"ERROR: <input>:-1:0: expression code point size exceeds limit: size: {len(expression)}, "
+                f"limit {MAX_CODE_POINTS}")
+    operators = len(_OPERATORS.findall(_LITERALS.sub("''", expression)))
+    if operators > MAX_OPERATORS:
+        return (f"ERROR: <input>:-1:0: expression has {operators} operators, more than this server's limit of "
+                f"{MAX_OPERATORS}")
+    return ""
+
+
 def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...]] | str:
+    refused = _too_large(expression)
+    if refused:
+        return refused
     try:
         program = native().compile(expression)
     except ValueError as exc:
@@ -116,16 +178,23 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...]] |
 
 def compile_expression(expression: str, declared: Iterable[str]) -> Program:
     """Parse `expression`; refuse a free variable that is not `declared` (cel-go's `undeclared reference`)."""
-    out = _compiled(expression)
+    out = _checked(expression, frozenset(declared))
     if isinstance(out, str):
         raise CompileError(out)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _checked(expression: str, declared: frozenset[str]) -> Program | str:
+    out = _compiled(expression)
+    if isinstance(out, str):
+        return out
     program, variables, functions = out
     bound = set(_MACRO_VAR.findall(expression)) | set(_BIND_VAR.findall(expression))
-    declared = set(declared)
     for name in variables:
         if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS:
             continue
         line, col, source = _position(expression, name)
-        raise CompileError(f"ERROR: <input>:{line}:{col + 1}: undeclared reference to '{name}' (in container '')"
-                           f"\n | {source}\n | {'.' * col}^")
+        return (f"ERROR: <input>:{line}:{col + 1}: undeclared reference to '{name}' (in container '')"
+                f"\n | {source}\n | {'.' * col}^")
     return Program(expression, program, {f: FUNCTIONS[f] for f in functions if f in FUNCTIONS})

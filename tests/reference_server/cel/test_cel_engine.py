@@ -70,3 +70,15 @@ def test_server_import_does_not_load_the_engine() -> None:
             "print(any(m == 'cel' or m.startswith('cel.') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_limits_keep_the_process_alive() -> None:
+    """cel-rust recurses on the AST and holds the GIL: oversized or deep expressions are refused before parsing,
+    and a comprehension whose worst case exceeds kube-apiserver's runtime budget is cancelled before it runs."""
+    assert "expression code point size exceeds limit: size: 100001, limit 100000" in (
+        compile_detail("'" + "x" * 99_999 + "'", declared()) or "")
+    assert "operators, more than this server's limit" in (compile_detail("object" + ".a" * 20_000, declared()) or "")
+    nested = compile_expression("object.x.all(a, object.x.all(b, object.x.all(c, a + b + c >= 0)))", declared())
+    with pytest.raises(EvalError, match="operation cancelled: actual cost limit exceeded"):
+        nested.evaluate({"object": {"x": list(range(200))}})
+    assert nested.evaluate({"object": {"x": list(range(10))}}) is True
