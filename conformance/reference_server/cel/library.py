@@ -78,7 +78,13 @@ def last_index_of(value: Any, sub: Any, offset: int | None = None) -> int:
     return next((i for i in range(len(items) - 1, -1, -1) if items[i] == sub), -1)
 
 
+# Python's `re` backtracks (RE2 does not): a repeated group that itself repeats could run for hours holding the GIL
+_NESTED_REPEAT = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]")
+
+
 def _regex(pattern: str) -> re.Pattern[str]:
+    if _NESTED_REPEAT.search(pattern):
+        raise _Err("Illegal regular expression: nested repetition is not supported by this server's regex engine")
     try:
         return re.compile(pattern)
     except re.error as exc:

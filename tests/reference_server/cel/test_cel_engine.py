@@ -46,6 +46,7 @@ def test_macro_variables_and_declared_names_compile() -> None:
     ("'abcb'.indexOf('b') * 10 + 'abcb'.lastIndexOf('b')", 13),
     ("'abc 123 def 456'.find('[0-9]+')", "123"),
     ("'abc 123 def 456'.findAll('[0-9]+')", ["123", "456"]),
+    ("'abab'.find('(ab)+')", "abab"),
     ("'a,b,c'.split(',').join('-')", "a-b-c"),
     ("' Ab '.trim().lowerAscii() + 'x'.upperAscii()", "abX"),
     ("'hello'.substring(1, 3) + 'hello'.charAt(4) + 'aaa'.replace('a', 'b', 2)", "elobba"),
@@ -58,6 +59,7 @@ def test_library_functions(expression: str, value: object) -> None:
     ("object.missing == 1", "no such key: missing"),
     ("1 / 0 == 1", "division by zero"),
     ("[1].min() == [].min()", "min called on empty list"),
+    ("'aaaa'.find('(a+)+b') == ''", "nested repetition is not supported"),
 ])
 def test_evaluation_errors(expression: str, message: str) -> None:
     with pytest.raises(EvalError) as exc:
