@@ -24,9 +24,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import cel
 from ..apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_not_supported, field_required
-from ..cel.environments import declared
 from .kinds import ResourceInfo
 from .strategy import Strategy
 from .validation import is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, validate_labels
@@ -259,9 +257,15 @@ def _service_errors(path: str, service: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
+def declared(**kw: bool) -> frozenset[str]:
+    from ..cel.environments import declared as names  # the CEL room loads on the first expression written
+    return names(**kw)
+
+
 def _compile_errors(path: str, expression: str, names: frozenset[str], shown: str | None = None) -> list[FieldError]:
     """`validateCELCondition`: `field.Invalid(path, expression, "compilation failed: ...")`."""
-    detail = cel.compile_detail(expression, names)
+    from ..cel import compile_detail
+    detail = compile_detail(expression, names)
     return [] if detail is None else [field_invalid(path, expression if shown is None else shown, detail)]
 
 

@@ -18,9 +18,8 @@ from typing import Any
 
 from ... import apierrors as E
 from ...registry import Registry
-from ..matchconditions import admission_request
 from ..webhooks.matching import EXEMPT, Attributes
-from . import matching, params, validator
+from . import matching, params
 
 POLICIES, BINDINGS = "validatingadmissionpolicies", "validatingadmissionpolicybindings"
 GROUP = "admissionregistration.k8s.io"
@@ -80,7 +79,9 @@ class PolicyAdmission:
         """Raises the first denial; appends the warnings of `Warn` bindings."""
         if a.resource in EXEMPT and a.group == GROUP:
             return
-        denied: list[tuple[str, str, validator.Decision]] = []
+        from ..matchconditions import admission_request  # CEL loads with the first binding
+        from . import validator
+        denied: list[tuple[str, str, Any]] = []
         request: dict[str, Any] | None = None
         namespace: Any = ...
         for policy, bindings in self._hooks():
@@ -121,7 +122,7 @@ class PolicyAdmission:
 
     @staticmethod
     def _refusal(a: Attributes, obj: dict[str, Any] | None, policy: str, binding: str,
-                 decision: validator.Decision) -> E.StatusError:
+                 decision: Any) -> E.StatusError:
         """`admission.NewForbidden` with the decision's reason and its code (`reasonToCode`), plus a cause."""
         message = f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {decision.message}"
         meta = (obj or {}).get("metadata") or {}

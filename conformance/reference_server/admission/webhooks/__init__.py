@@ -31,7 +31,6 @@ from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
 from ...registry import Registry
-from .. import matchconditions
 from . import client, review
 from .matching import Attributes, matching
 
@@ -78,6 +77,7 @@ class WebhookAdmission:
         conditions = hook.get("matchConditions")
         if not conditions:
             return True
+        from .. import matchconditions  # CEL loads with the first webhook that has conditions
         activation = {"object": obj, "oldObject": old, "namespaceObject": None,
                       "request": matchconditions.admission_request(a, user, dry_run, options)}
         result = matchconditions.match(conditions, activation, hook.get("failurePolicy"))
