@@ -205,3 +205,13 @@ def test_delete_sees_the_old_object(vap: Policies, ns: str) -> None:
     r = requests.delete(f"{url}/keep")
     assert r.status_code == 422 and r.json()["message"].endswith("denied request: protected"), r.text
     assert requests.delete(f"{url}/drop").status_code == 200
+
+
+def test_unknown_param_kind_is_a_policy_configuration_error(vap: Policies) -> None:
+    policy = vap.policy(paramKind={"apiVersion": "example.com/v1", "kind": "Limits"},
+                        validations=[{"expression": "true"}])
+    vap.bind(policy, paramRef={"name": "x", "parameterNotFoundAction": "Allow"})
+    r = vap.cm("u1")
+    assert r.status_code == 422 and r.json()["message"] == (
+        f'configmaps "u1" is forbidden: ValidatingAdmissionPolicy \'{policy}\' denied request: failed to configure '
+        "policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Limits'"), r.text

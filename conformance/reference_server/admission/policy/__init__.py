@@ -11,7 +11,8 @@ Invalid by default, and a cause carrying the message), `Warn` adds a `Warning` (
 ValidatingAdmissionPolicy '<p>' with binding '<b>': <message>`), `Audit` would add an audit annotation: this
 server keeps no audit log, so it records nothing (nor the policies' own `auditAnnotations` values). A binding that
 cannot be evaluated (its params) is `failed to configure binding: ...` under `failurePolicy: Fail` and skipped
-under `Ignore`. The `authorizer` variable is not bound (an expression that reads it fails to evaluate)."""
+under `Ignore`, as is a policy whose paramKind no served resource has (`failed to configure policy: ...`, named
+without a binding). The `authorizer` variable is not bound (an expression that reads it fails to evaluate)."""
 from __future__ import annotations
 
 from typing import Any
@@ -89,6 +90,11 @@ class PolicyAdmission:
             if not matching.matches(spec.get("matchConstraints") or {}, a, obj, old, self._namespace_labels):
                 continue
             fail = (spec.get("failurePolicy") or "Fail") == "Fail"
+            problem = params.configuration_error(self.registry, policy)
+            if problem:
+                if fail:
+                    denied.append((_name(policy), "", validator.Decision(f"failed to configure policy: {problem}")))
+                continue
             for binding in bindings:
                 bspec = binding.get("spec") or {}
                 if not matching.matches(bspec.get("matchResources"), a, obj, old, self._namespace_labels):
@@ -124,7 +130,10 @@ class PolicyAdmission:
     def _refusal(a: Attributes, obj: dict[str, Any] | None, policy: str, binding: str,
                  decision: Any) -> E.StatusError:
         """`admission.NewForbidden` with the decision's reason and its code (`reasonToCode`), plus a cause."""
-        message = f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {decision.message}"
+        if binding:
+            message = f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {decision.message}"
+        else:
+            message = f"ValidatingAdmissionPolicy '{policy}' denied request: {decision.message}"
         meta = (obj or {}).get("metadata") or {}
         name = a.name or meta.get("name") or meta.get("generateName") or "Unknown"
         err = E.forbidden(a.resource, name, message, a.group, causes=[{"message": message}])

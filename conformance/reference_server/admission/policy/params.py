@@ -28,6 +28,15 @@ def _store(registry: Any, kind: dict[str, Any]) -> Any:
     return None
 
 
+def configuration_error(registry: Any, policy: dict[str, Any]) -> str:
+    """The policy's own configuration error (`policy_source.go`): a paramKind no served resource has."""
+    kind = (policy.get("spec") or {}).get("paramKind")
+    if not isinstance(kind, dict) or _store(registry, kind) is not None:
+        return ""
+    group, _, version = str(kind.get("apiVersion") or "").rpartition("/")
+    return f"failed to find resource referenced by paramKind: '{group}/{version}, Kind={kind.get('kind', '')}'"
+
+
 def collect(registry: Any, policy: dict[str, Any], binding: dict[str, Any], namespace: str) -> list[Any]:
     kind = (policy.get("spec") or {}).get("paramKind")
     ref = (binding.get("spec") or {}).get("paramRef")
