@@ -161,6 +161,13 @@ def test_kubectl_create_refused_by_a_policy(kube: Kube, tmp_path: Path) -> None:
         assert stderr == ('error: failed to create configmap: configmaps "bad" is forbidden: ValidatingAdmissionPolicy '
                           f"'{u}' with binding '{u}' denied request: name bad must start with ok-\n"), stderr
         assert kube.ok("create", "configmap", "ok-1", "-n", u) == "configmap/ok-1 created\n"
+        broken = tmp_path / "broken.yaml"
+        broken.write_text(POLICY.format(u=u + "x").split("---")[0].replace(
+            "object.metadata.name.startsWith('ok-')", "object.metadata.name.startsWith('ok-'"))
+        stderr = kube.fails("apply", "-f", str(broken))
+        assert (f'The ValidatingAdmissionPolicy "{u}x" is invalid: spec.validations[0].expression: Invalid value: '
+                '"object.metadata.name.startsWith(\'ok-\'": compilation failed: ERROR: <input>:1:38: Syntax error: '
+                ) in stderr, stderr
     finally:
         kube.run("delete", "-f", str(manifest), "--ignore-not-found")
         kube.run("delete", "namespace", u, "--wait=false")
