@@ -131,7 +131,8 @@ class PolicyAdmission:
                  decision: Any) -> E.StatusError:
         """`admission.NewForbidden` with the decision's reason and its code (`reasonToCode`), plus a cause."""
         if binding:
-            message = f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {decision.message}"
+            message = (f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: "
+                       f"{decision.message}")
         else:
             message = f"ValidatingAdmissionPolicy '{policy}' denied request: {decision.message}"
         meta = (obj or {}).get("metadata") or {}

@@ -14,12 +14,15 @@ the http layer awaits this room around the write instead (the event loop never w
 
 An answer `allowed: false` is upstream's `ToStatusErr` (the webhook's status, at least 400, message prefixed with
 `admission webhook "<name>" denied the request`); a failed call is skipped under `failurePolicy: Ignore` and is a
-500 `InternalError` under `Fail`. A webhook's `matchConditions` (CEL, admission/matchconditions.py) are evaluated
-just before it would be called (`generic/webhook.go` `ShouldCallHook`): one false skips it; an evaluation error
-skips it under `failurePolicy: Ignore` and refuses the request under `Fail` (403 Forbidden, `<resource> "<name>" is
-forbidden: expression '<e>' resulted in error: <err>`). The ValidatingAdmissionPolicy plugin (admission/policy/),
-when given, runs in `validate` before the validating webhooks, on the same previewed object. Matching (rules, scope, selectors) is `matching.py`, the review and errors `review.py`, the call
+500 `InternalError` under `Fail`. `matchConditions` are evaluated (below).
+Matching (rules, scope, selectors) is `matching.py`, the review and errors `review.py`, the call
 `client.py`. Operations: CREATE, UPDATE (PUT) and DELETE; a PATCH or server-side apply does not reach webhooks.
+
+A webhook's `matchConditions` (CEL, admission/matchconditions.py) are evaluated just before it would be called
+(`generic/webhook.go` `ShouldCallHook`): one false skips it; an evaluation error skips it under `failurePolicy:
+Ignore` and refuses the request under `Fail` (403 Forbidden, `<resource> "<name>" is forbidden: expression '<e>'
+resulted in error: <err>`). The ValidatingAdmissionPolicy plugin (admission/policy/), when given, runs in
+`validate` before the validating webhooks, on the same previewed object.
 """
 from __future__ import annotations
 
