@@ -7,6 +7,7 @@ from typing import Any, Awaitable, Callable
 from aiohttp import web
 
 from .. import apierrors as E
+from ..admission.policy import PolicyAdmission
 from ..admission.webhooks import WebhookAdmission, attributes
 from ..storage.clone import clone
 from .authz import REQUESTER
@@ -14,7 +15,7 @@ from .patch import json_patch
 
 
 def webhook_admission(registry: Any) -> WebhookAdmission:
-    return WebhookAdmission(registry, json_patch)
+    return WebhookAdmission(registry, json_patch, PolicyAdmission(registry))
 
 
 def _scope(store: Any, obj: dict[str, Any] | None, namespace: str, name: str) -> tuple[str, str]:
