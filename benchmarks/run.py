@@ -167,11 +167,11 @@ def phase_suite(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory(prefix="nsconform-bench-") as tmp:
         runs: dict[str, list[dict[str, Any]]] = {"embedded": [], "embedded_xdist": [], "counted": [],
                                                  "embedded_installed": []}
+        counts: list[int] = []
+        env = _bytecode_env(tmp)
         plugins, others = installed_plugins()
         installed_env = {**(env if env is not None else os.environ), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         det["suite_installed_plugins"] = {"loaded": plugins[1::2], "left_out": others}
-        counts: list[int] = []
-        env = _bytecode_env(tmp)
         det["suite_bytecode"] = "cached by the environment" if env is None else \
             "PYTHONDONTWRITEBYTECODE unset, PYTHONPYCACHEPREFIX=<tmp>/pycache, filled by a warm-up run"
         if env is not None:  # one quick test: imports the suites, the plugin, the server, xdist's worker side
