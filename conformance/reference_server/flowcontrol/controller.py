@@ -3,8 +3,8 @@ priority level, re-configured in place when the stored PriorityLevelConfiguratio
 executing requests kept), a missing mandatory level (`exempt`, `catch-all`) imagined from the bootstrap objects as
 upstream's `imaginePL` does. Exempt levels have no QueueSet: their requests never wait.
 
-No borrowing: a level's limit is its nominal one (upstream re-divides lendable seats every 10 s by smoothed
-demand, `lendablePercent`/`borrowingLimitPercent`; both are computed, in `LevelLimits`, but not applied).
+Borrowing is simplified (flowcontrol/queueset.py, `SeatPool`): each level keeps `nominal - lendable` seats of its
+own and takes lendable seats of any level, exempt ones included, up to its borrowing limit, while one is free.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from ..registry.flowcontrol_bootstrap import MANDATORY_PRIORITY_LEVELS
 from .limits import LevelLimits, concurrency_limits
-from .queueset import QueueSet
+from .queueset import QueueSet, SeatPool
 from .retry_after import DroppedRequests
 
 DEFAULT_MAX_REQUESTS_INFLIGHT = 400           # kube-apiserver --max-requests-inflight
@@ -34,6 +34,7 @@ class FlowControl:
         self.levels: dict[str, LevelState] = {}
         self.queuesets: dict[str, QueueSet] = {}  # name → QueueSet of the limited levels (the filter's lookup)
         self.dropped = DroppedRequests()
+        self.pool = SeatPool()
 
     def configure(self, levels: Iterable[dict[str, Any]]) -> None:
         """The stored PriorityLevelConfigurations changed: new limits, queue sets kept where the level stays."""
@@ -47,16 +48,25 @@ class FlowControl:
             if not limits.exempt:
                 qs = old.queueset if old is not None else None
                 if qs is None:
-                    qs = QueueSet(limits)
+                    qs = QueueSet(limits, self.pool)
                 else:
-                    qs.reconfigure(limits)
+                    qs.limits = limits  # reconfigured below, once the pool is recounted
             new[name] = LevelState(limits, qs)
-        # a level gone (or now exempt) keeps serving what it queued and runs: nothing new joins it
+        # a level gone (or now exempt) keeps serving what it queued and runs, on seats of its own, outside the pool
         for name, old in self.levels.items():
             if old.queueset is not None and (name not in new or new[name].queueset is None):
-                old.queueset.limit = max(old.queueset.limit, 1)
+                old.queueset.pool = None
+                old.queueset.reconfigure(old.queueset.limits)
         self.levels = new
         self.queuesets = {name: s.queueset for name, s in new.items() if s.queueset is not None}
+        pool = self.pool
+        pool.capacity = sum(s.limits.lendable for s in new.values())
+        pool.levels = list(self.queuesets.values())
+        for qs in pool.levels:
+            qs.min_cl = qs.limits.nominal - qs.limits.lendable  # the pool's count below uses the new limits
+        pool.used = sum(max(0, qs.in_use - qs.min_cl) for qs in pool.levels)
+        for qs in pool.levels:
+            qs.reconfigure(qs.limits)
 
     def level(self, name: str) -> QueueSet | None:
         return self.queuesets.get(name)

@@ -58,10 +58,35 @@ class _Queue:
         self.next_r = 0
 
 
-class QueueSet:
-    """The seats and queues of one limited priority level."""
+class SeatPool:
+    """The lendable seats of every level, shared (see `QueueSet`): `used` is the sum over the levels of the seats
+    each holds beyond its `min_cl`."""
 
-    def __init__(self, limits: LevelLimits):
+    def __init__(self) -> None:
+        self.capacity = 0
+        self.used = 0
+        self.levels: list["QueueSet"] = []
+
+    def dispatch(self) -> None:
+        """A pooled seat came back: the levels with requests waiting take what they can."""
+        for qs in self.levels:
+            if self.used >= self.capacity:
+                return
+            if qs.waiting:
+                qs._dispatch()
+
+
+class QueueSet:
+    """The seats and queues of one limited priority level.
+
+    Seats: `min_cl` (nominal minus lendable) are the level's own; beyond them, up to `max_cl`, it takes seats from
+    the pool of every level's lendable seats while the pool has one free. (Upstream re-divides the lendable seats
+    every 10 s by each level's smoothed demand, `computeConcurrencyAllocation`; here the borrowing is immediate and
+    a level's lent seats come back only as its borrowers finish, as upstream's between two re-divisions.)
+    """
+
+    def __init__(self, limits: LevelLimits, pool: SeatPool | None = None):
+        self.pool = pool
         self.in_use = 0          # seats taken (requests executing)
         self.waiting = 0         # requests in the queues
         self.rejected = 0        # counters for the debug dump
@@ -77,7 +102,9 @@ class QueueSet:
         """New limits: a changed queue count re-deals the waiting requests (upstream drains the old queues
         instead); then as many as now fit are dispatched."""
         self.limits = limits
-        self.limit = limits.nominal
+        self.limit = limits.nominal  # shown as the level's own; `min_cl`/`max_cl` decide
+        self.min_cl = limits.nominal - limits.lendable if self.pool is not None else limits.nominal
+        self.max_cl = limits.borrowing_limit if self.pool is not None else limits.nominal
         if len(self._queues) != limits.queues:
             old = [f for q in self._queues for f in q.waiting]
             self._queues = [_Queue() for _ in range(limits.queues)]
@@ -92,11 +119,29 @@ class QueueSet:
 
     def try_take(self) -> bool:
         """The fast path: a seat when one is free and nobody waits for it."""
-        if self.in_use < self.limit and not self.waiting:
+        if self.waiting:
+            return False
+        if self.in_use < self.min_cl:
             self.in_use += 1
             self.dispatched += 1
             return True
+        if self._can_borrow():
+            self._take()
+            return True
         return False
+
+    def _can_borrow(self) -> bool:
+        pool = self.pool
+        return pool is not None and self.in_use < self.max_cl and pool.used < pool.capacity
+
+    def _can_take(self) -> bool:
+        return self.in_use < self.min_cl or self._can_borrow()
+
+    def _take(self) -> None:
+        if self.in_use >= self.min_cl:
+            self.pool.used += 1  # type: ignore[union-attr]
+        self.in_use += 1
+        self.dispatched += 1
 
     async def wait(self, hash_value: int, timeout: float) -> Callable[[], None] | None:
         """A seat within `timeout` seconds (its release function), or None: rejected or timed out."""
@@ -113,7 +158,7 @@ class QueueSet:
             if best_len is None or length < best_len:
                 best, best_len = i, length
         queue = self._queues[best]
-        if self.in_use >= self.limit and len(queue.waiting) >= self.limits.queue_length_limit:
+        if not self._can_take() and len(queue.waiting) >= self.limits.queue_length_limit:
             self.rejected += 1
             return None
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -164,7 +209,12 @@ class QueueSet:
     def release(self) -> None:
         """A seat taken by `try_take` is free again."""
         self.in_use -= 1
-        if self.waiting:
+        if self.in_use >= self.min_cl and self.pool is not None:  # a borrowed seat: back to the pool
+            self.pool.used -= 1
+            if self.waiting:
+                self._dispatch()
+            self.pool.dispatch()
+        elif self.waiting:
             self._dispatch()
 
     def _release_queue(self, fut: asyncio.Future) -> None:
@@ -175,7 +225,7 @@ class QueueSet:
         """`dispatchAsMuchAsPossibleLocked`."""
         queues = self._queues
         n = len(queues)
-        while self.waiting and self.in_use < self.limit:
+        while self.waiting and self._can_take():
             best = None
             for k in range(n):
                 q = queues[(self._robin + k) % n]
@@ -192,9 +242,8 @@ class QueueSet:
             self._virtual_r = best.next_r
             best.next_r += 1
             best.executing += 1
-            self.in_use += 1
-            self.dispatched += 1
+            self._take()
             fut.set_result(True)
 
 
-__all__ = ["QueueSet", "deal", "flow_hash"]
+__all__ = ["QueueSet", "SeatPool", "deal", "flow_hash"]

@@ -41,7 +41,6 @@ from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
 from ..flowcontrol import FlowControl, flow_hash
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
-from . import params as P
 
 FLOW_SCHEMA_HEADER = "X-Kubernetes-PF-FlowSchema-UID"
 PRIORITY_LEVEL_HEADER = "X-Kubernetes-PF-PriorityLevel-UID"
@@ -73,6 +72,7 @@ class Decision(NamedTuple):
     fs_name: str
     pl_name: str
     distinguisher: str  # computeFlowDistinguisher: the user's name (ByUser), the namespace (ByNamespace) or ""
+    watch: bool         # the verb is watch: the seat is held only until the watch is set up
 
 
 def _contains(value: str, values: Any, wildcard: str = "*") -> bool:
@@ -210,7 +210,7 @@ class Classifier:
                 (attrs.namespace or "") if method == "ByNamespace" and attrs.resource_request else ""
             found = Decision(fs["metadata"].get("uid", ""), self._pl_uids[fs["metadata"]["name"]],
                              fs["metadata"]["name"], (spec.get("priorityLevelConfiguration") or {}).get("name", ""),
-                             distinguisher)
+                             distinguisher, attrs.verb == "watch")
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[key] = found
@@ -332,7 +332,7 @@ class PriorityAndFairness:
         queueset = self.flow_control.queuesets.get(decision.pl_name)
         if queueset is None:  # exempt
             return await handler(request)
-        watch = "/watch/" in request.path or P.truthy(request.query.get("watch"))
+        watch = decision.watch
         if queueset.try_take():  # the fast path: a free seat, nobody waiting
             release = queueset.release
         else:

@@ -125,3 +125,28 @@ def test_retry_after_grows_with_drops_and_shrinks_after():
     now[0] += 10
     dropped.record("pl")  # quiet since: one step down
     assert dropped.retry_after("pl") == 1 and dropped.retry_after("other") == 1
+
+
+def _pl(name: str, shares: int, lendable: int = 0, borrowing: int | None = None) -> dict:
+    limited = {"nominalConcurrencyShares": shares, "lendablePercent": lendable, "limitResponse": {"type": "Reject"}}
+    if borrowing is not None:
+        limited["borrowingLimitPercent"] = borrowing
+    return {"metadata": {"name": name}, "spec": {"type": "Limited", "limited": limited}}
+
+
+def test_borrowing_from_the_lendable_pool():
+    """a: 2 seats, half lendable; b: 2 seats, none lendable. b borrows a's lendable seat once its own are taken,
+    then a is down to its own one until b gives the borrowed seat back; with borrowingLimitPercent 0 no borrowing."""
+    fc = FlowControl(4)
+    fc.configure([_pl("a", 1, lendable=50), _pl("b", 1), _pl("exempt", 0), _pl("catch-all", 0)])
+    a, b = fc.level("a"), fc.level("b")
+    assert (a.limits.nominal, a.limits.lendable, b.limits.nominal) == (2, 1, 2)
+    assert b.try_take() and b.try_take() and b.try_take()  # the third is a's lendable seat
+    assert not b.try_take() and fc.pool.used == 1
+    assert a.try_take() and not a.try_take()  # a's own seat; its other one is lent
+    b.release()  # the borrowed seat comes back
+    assert fc.pool.used == 0 and a.try_take()
+    fc.configure([_pl("a", 1, lendable=50), _pl("b", 1, borrowing=0), _pl("exempt", 0), _pl("catch-all", 0)])
+    b = fc.level("b")
+    assert b.in_use == 2 and not b.try_take()  # at its nominal limit, may not borrow
+    assert fc.pool.used == 1  # a holds its lendable seat itself
