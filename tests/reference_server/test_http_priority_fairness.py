@@ -166,3 +166,21 @@ def test_dump_lists_every_level(srv):
     assert names == sorted(names) and {"exempt", "catch-all", "t-reject", "t-queue"} <= set(names)
     assert _level(srv, "exempt")["ExecutingRequests"] == "<none>"
     assert requests.get(srv.url + DUMP, headers=ALICE).status_code == 200  # alice is cluster-admin here
+
+
+def test_serve_flags():
+    """kube-apiserver's flag names; a negative value or no seats at all is refused with one clear line."""
+    import argparse
+
+    from conformance.reference_server import serve
+    from conformance.reference_server.server import ReferenceServer
+
+    p = argparse.ArgumentParser()
+    serve.add_arguments(p)
+    args = p.parse_args(["--max-requests-inflight", "7", "--max-mutating-requests-inflight", "3"])
+    hardening = serve._hardening(args)
+    assert (hardening["max_requests_inflight"], hardening["max_mutating_requests_inflight"]) == (7, 3)
+    with pytest.raises(ValueError, match="--max-requests-inflight can not be negative value"):
+        ReferenceServer(max_requests_inflight=-1)
+    with pytest.raises(ValueError, match="must be positive"):
+        ReferenceServer(max_requests_inflight=0, max_mutating_requests_inflight=0)
