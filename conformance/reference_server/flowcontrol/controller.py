@@ -1,7 +1,7 @@
 """The config consumer's enforcement side (`apf_controller.go`, k8s.io/apiserver v0.33): one `QueueSet` per limited
 priority level, re-configured in place when the stored PriorityLevelConfigurations change (its waiting and
 executing requests kept), a missing mandatory level (`exempt`, `catch-all`) imagined from the bootstrap objects as
-upstream's `imaginePL` does. Exempt levels have no QueueSet: their requests never wait.
+upstream's `imaginePL` does. An exempt level's QueueSet never makes a request wait (it only counts them, for the debug dump).
 
 Borrowing is simplified (flowcontrol/queueset.py, `SeatPool`): each level keeps `nominal - lendable` seats of its
 own and takes lendable seats of any level, exempt ones included, up to its borrowing limit, while one is free.
@@ -23,11 +23,12 @@ DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT = 200  # kube-apiserver --max-mutating-re
 @dataclass
 class LevelState:
     limits: LevelLimits
-    queueset: QueueSet | None  # None: exempt
+    queueset: QueueSet  # an exempt level's: seats without limit, counted for the dump
 
 
 class FlowControl:
-    """Seats for classified requests; `level(name)` is None for an exempt (or unknown) level."""
+    """Seats for classified requests: `level(name)`, a QueueSet (an exempt level's never refuses one), or None for
+    an unknown level."""
 
     def __init__(self, server_limit: int = DEFAULT_MAX_REQUESTS_INFLIGHT + DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT):
         self.server_limit = server_limit
@@ -44,28 +45,27 @@ class FlowControl:
         new: dict[str, LevelState] = {}
         for name, limits in concurrency_limits(levels, self.server_limit).items():
             old = self.levels.get(name)
-            qs = None
-            if not limits.exempt:
-                qs = old.queueset if old is not None else None
-                if qs is None:
-                    qs = QueueSet(limits, self.pool)
-                else:
-                    qs.limits = limits  # reconfigured below, once the pool is recounted
+            if old is not None and old.limits.exempt == limits.exempt:
+                qs = old.queueset
+                qs.limits = limits  # reconfigured below, once the pool is recounted
+            else:
+                qs = QueueSet(limits, None if limits.exempt else self.pool)
             new[name] = LevelState(limits, qs)
-        # a level gone (or now exempt) keeps serving what it queued and runs, on seats of its own, outside the pool
+        # a level gone keeps serving what it queued and runs, on seats of its own, outside the pool (upstream's
+        # quiescing level, not shown in the dump here)
         for name, old in self.levels.items():
-            if old.queueset is not None and (name not in new or new[name].queueset is None):
+            if new.get(name, LevelState(old.limits, None)).queueset is not old.queueset:
                 old.queueset.pool = None
                 old.queueset.reconfigure(old.queueset.limits)
         self.levels = new
-        self.queuesets = {name: s.queueset for name, s in new.items() if s.queueset is not None}
+        self.queuesets = {name: s.queueset for name, s in new.items()}
         pool = self.pool
-        pool.capacity = sum(s.limits.lendable for s in new.values())
-        pool.levels = list(self.queuesets.values())
+        pool.capacity = sum(s.limits.lendable for s in new.values())  # exempt levels lend too
+        pool.levels = [qs for qs in self.queuesets.values() if not qs.limits.exempt]
         for qs in pool.levels:
             qs.min_cl = qs.limits.nominal - qs.limits.lendable  # the pool's count below uses the new limits
         pool.used = sum(max(0, qs.in_use - qs.min_cl) for qs in pool.levels)
-        for qs in pool.levels:
+        for qs in self.queuesets.values():
             qs.reconfigure(qs.limits)
 
     def level(self, name: str) -> QueueSet | None:
@@ -73,15 +73,13 @@ class FlowControl:
 
     def dump_priority_levels(self) -> str:
         """`/debug/api_priority_and_fairness/dump_priority_levels` (`apf_controller_debug.go`): one row per level,
-        sorted by name, `<none>` for a level without queue set (exempt), through Go's tabwriter(8, 0, 1, ' ')."""
+        sorted by name (exempt ones too: upstream gives them a queue set without queues), through Go's
+        tabwriter(8, 0, 1, ' ')."""
         rows = [["PriorityLevelName", "ActiveQueues", "IsIdle", "IsQuiescing", "WaitingRequests",
                  "ExecutingRequests", "DispatchedRequests", "RejectedRequests", "TimedoutRequests",
                  "CancelledRequests"]]
         for name in sorted(self.levels):
             qs = self.levels[name].queueset
-            if qs is None:
-                rows.append([name] + ["<none>"] * 9)
-                continue
             idle = not qs.waiting and not qs.in_use
             rows.append([name, str(qs.active_queues), str(idle).lower(), "false", str(qs.waiting), str(qs.in_use),
                          str(qs.dispatched), str(qs.rejected), str(qs.timed_out), str(qs.cancelled)])

@@ -5,7 +5,7 @@ The server's total is `--max-requests-inflight` + `--max-mutating-requests-infli
 default; `BuildPriorityAndFairness`). A level's nominal limit is `ceil(total × nominalConcurrencyShares / sum of
 every level's shares)`, exempt levels' shares included (they are 0 unless an admin sets them); its lendable seats
 `round(nominal × lendablePercent / 100)`; the most it may reach by borrowing `nominal + round(nominal ×
-borrowingLimitPercent / 100)`, or the server's total when borrowingLimitPercent is unset.
+borrowingLimitPercent / 100)`, or `nominal` + the server's total when borrowingLimitPercent is unset.
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def concurrency_limits(levels: Iterable[dict[str, Any]], server_limit: int) -> d
         nominal = math.ceil(server_limit * shares / share_sum) if share_sum > 0 else 0
         lendable = _go_round(nominal * _int(section.get("lendablePercent")) / 100)
         borrowing = section.get("borrowingLimitPercent")
-        max_cl = nominal + _go_round(nominal * borrowing / 100) if isinstance(borrowing, int) else server_limit
+        max_cl = nominal + (_go_round(nominal * borrowing / 100) if isinstance(borrowing, int) else server_limit)
         queues = hand = qll = 0
         if not exempt:
             response = section.get("limitResponse") or {}
@@ -62,7 +62,7 @@ def concurrency_limits(levels: Iterable[dict[str, Any]], server_limit: int) -> d
                 queues, hand, qll = (_int(queuing.get("queues"), 64), _int(queuing.get("handSize"), 8),
                                      _int(queuing.get("queueLengthLimit"), 50))
                 hand = max(1, min(hand, queues))
-        out[name] = LevelLimits(name, exempt, nominal, lendable, max(max_cl, nominal), queues, hand, qll)
+        out[name] = LevelLimits(name, exempt, nominal, lendable, max_cl, queues, hand, qll)
     return out
 
 

@@ -5,9 +5,9 @@
 - `limitResponse.type: Reject` (no queues): no free seat is a rejection at once.
 - `Queue`: the flow (FlowSchema name and distinguisher) is hashed as upstream (`hashFlowID`: SHA-256 of
   `name NUL distinguisher`, first 8 bytes little-endian) and dealt a hand of `handSize` of the `queues` queues
-  (`Dealer.Deal`); the request joins the hand's shortest queue (waiting + executing requests; upstream weighs
-  seat-seconds: the same order while every request costs one seat); it is rejected when every seat is taken and
-  that queue already holds `queueLengthLimit` requests (`rejectOrEnqueueToBoundLocked`). A freed seat goes to the
+  (`Dealer.Deal`); the request joins the hand's shortest queue, visited from a rotating offset (upstream weighs the
+  waiting requests' seat-seconds: the same order while every request costs the same); it is rejected when every
+  seat is taken and that queue already holds `queueLengthLimit` requests (`rejectOrEnqueueToBoundLocked`). A freed seat goes to the
   head of the non-empty queue with the smallest virtual dispatch time (`findDispatchQueueToBoundLocked`: fair
   queuing; each dispatch advances its queue's virtual time by the request's one seat; a queue that wakes up starts
   at the current virtual time, round-robin between equals). A request still waiting at its deadline leaves its
@@ -24,6 +24,8 @@ from collections import deque
 from typing import Callable
 
 from .limits import LevelLimits
+
+UNLIMITED = 1 << 62
 
 
 def flow_hash(flow_schema: str, distinguisher: str) -> int:
@@ -96,6 +98,7 @@ class QueueSet:
         self._queues: list[_Queue] = []
         self._virtual_r = 0
         self._robin = 0
+        self._enqueues = 0
         self.reconfigure(limits)
 
     def reconfigure(self, limits: LevelLimits) -> None:
@@ -105,6 +108,8 @@ class QueueSet:
         self.limit = limits.nominal  # shown as the level's own; `min_cl`/`max_cl` decide
         self.min_cl = limits.nominal - limits.lendable if self.pool is not None else limits.nominal
         self.max_cl = limits.borrowing_limit if self.pool is not None else limits.nominal
+        if limits.exempt:  # never waits
+            self.min_cl = self.max_cl = UNLIMITED
         if len(self._queues) != limits.queues:
             old = [f for q in self._queues for f in q.waiting]
             self._queues = [_Queue() for _ in range(limits.queues)]
@@ -151,10 +156,13 @@ class QueueSet:
             self.rejected += 1
             return None
         hand = deal(hash_value, len(self._queues), self.limits.hand_size)
-        best, best_len = hand[0], None
-        for i in hand:  # `chooseQueueIndexLocked`: the first of the shortest
-            q = self._queues[i]
-            length = len(q.waiting) + q.executing
+        n = len(hand)
+        offset = self._enqueues % n  # `shuffleShardLocked`: visited from a rotating offset, the first shortest wins
+        self._enqueues += 1
+        best, best_len = hand[offset], None
+        for k in range(n):
+            i = hand[(offset + k) % n]
+            length = len(self._queues[i].waiting)
             if best_len is None or length < best_len:
                 best, best_len = i, length
         queue = self._queues[best]

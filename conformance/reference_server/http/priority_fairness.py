@@ -330,10 +330,10 @@ class PriorityAndFairness:
         if decision is None or decision is _UNCLASSIFIED:
             return await handler(request)
         queueset = self.flow_control.queuesets.get(decision.pl_name)
-        if queueset is None:  # exempt
+        if queueset is None:  # a level unknown to the configuration read so far
             return await handler(request)
         watch = decision.watch
-        if queueset.try_take():  # the fast path: a free seat, nobody waiting
+        if queueset.try_take():  # the fast path: a free seat, nobody waiting (an exempt level: always)
             release = queueset.release
         else:
             release = await queueset.wait(flow_hash(decision.fs_name, decision.distinguisher),

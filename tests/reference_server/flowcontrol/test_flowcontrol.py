@@ -28,8 +28,10 @@ def test_bootstrap_limits_are_a_real_clusters():
 def test_missing_mandatory_level_is_imagined():
     fc = FlowControl(10)
     fc.configure([])
-    assert fc.level("exempt") is None and fc.level("catch-all") is not None
+    assert fc.level("exempt").limits.exempt and not fc.level("catch-all").limits.exempt
     assert fc.level("catch-all").limit == 10  # the only shares
+    exempt = fc.level("exempt")
+    assert all(exempt.try_take() for _ in range(1000)) and exempt.in_use == 1000  # never limited
 
 
 def test_deal_is_a_hand_of_distinct_queues():
