@@ -150,6 +150,7 @@ class Classifier:
         self._schemas: list[tuple[dict[str, Any], str]] = []  # (schema, its level's uid) in matching order
         self._catch_all: dict[str, Any] | None = None
         self._cache: dict[tuple[Any, ...], Decision | None] = {}
+        self.generation = 0  # bumped whenever the decisions may have changed
         self.on_levels: Any = None  # called with the stored PriorityLevelConfigurations when they change
         self._levels_identity: tuple[int, ...] | None = None
 
@@ -186,6 +187,7 @@ class Classifier:
         self._catch_all = next((fs for fs, _ in self._schemas if fs["metadata"]["name"] == "catch-all"), None)
         self._pl_uids = {fs["metadata"]["name"]: pl_uid for fs, pl_uid in self._schemas}
         self._cache = {}
+        self.generation += 1
 
     def classify(self, user: UserInfo, attrs: Any) -> Decision | None:
         """The Decision (its first two fields: FlowSchema UID, PriorityLevel UID), or None when no configuration is
@@ -222,6 +224,7 @@ _DECISION: Any = (web.RequestKey("apf_decision", object) if hasattr(web, "Reques
 _SEAT: Any = (web.RequestKey("apf_seat", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
               else "nsconform.apf_seat")
 _UNCLASSIFIED = object()  # long-running, not a watch: passed through without headers
+_MISSING = object()
 
 
 class _Seat:
@@ -252,6 +255,8 @@ class PriorityAndFairness:
         self._design = ctx.profile == "design"
         self._users: dict[str, UserInfo] = {}  # bearer token → user (AlwaysAllow: what authentication made of it)
         self._infos: dict[tuple[str, str, str], Any] = {}  # (method, path, query) → RequestInfo (user-independent)
+        self._fast: dict[tuple[Any, ...], Any] = {}  # see _decide
+        self._fast_generation = -1
 
     def request_info(self, request: web.Request) -> Any:
         key = (request.method, request.path, request.query_string)
@@ -284,7 +289,26 @@ class PriorityAndFairness:
         return user
 
     def _decide(self, request: web.Request) -> Any:
-        """The Decision, None (no configuration) or _UNCLASSIFIED (no user, no RequestInfo, long-running)."""
+        """The Decision, None (no configuration) or _UNCLASSIFIED (no user, no RequestInfo, long-running).
+        Without rbac the user follows from the Authorization header alone: one lookup by (method, path, query,
+        header) while the configuration stands."""
+        if self.ctx.authorizer is not None:
+            return self._classify(request)
+        classifier = self.classifier
+        classifier._refresh()
+        if classifier.generation != self._fast_generation:
+            self._fast.clear()
+            self._fast_generation = classifier.generation
+        key = (request.method, request.path, request.query_string, request.headers.get("Authorization"))
+        decision = self._fast.get(key, _MISSING)
+        if decision is _MISSING:
+            decision = self._classify(request)
+            if len(self._fast) >= _CACHE_LIMIT:
+                self._fast.clear()
+            self._fast[key] = decision
+        return decision
+
+    def _classify(self, request: web.Request) -> Any:
         user = self.requester(request)
         if user is None:
             return _UNCLASSIFIED
