@@ -21,7 +21,8 @@ its deadline (`getRequestWaitContext`: `min(?timeout=, --request-timeout) / 4`; 
 `--request-timeout / 4`, the `defaultRequestWaitLimit` of `config.go`); a rejected or timed-out request gets
 `tooManyRequests`: 429, `Retry-After` (`dropped_requests_tracker.go`) and Go's `http.Error` plain-text body
 `Too many requests, please try again later.` (not a Status), with the PF headers. A watch holds its seat until it is
-set up (its answer's headers are sent: upstream's watch initialization signal), not while it streams. Here the
+set up (its answer's headers are sent; upstream's watch initialization signal comes once the cacher has sent its
+initial events, a little later), not while it streams. Here the
 filter runs after authorization (upstream: just before it), so a request refused with 403 takes no seat; its
 headers are still set.
 
@@ -250,7 +251,8 @@ class PriorityAndFairness:
         self.ctx = ctx
         self._authenticate_token = authenticate_token
         self.classifier = Classifier(ctx.registry.store)
-        self.flow_control = FlowControl(max(1, ctx.max_requests_inflight + ctx.max_mutating_requests_inflight))
+        self.flow_control = FlowControl(max(1, getattr(ctx, "max_requests_inflight", 400)
+                                            + getattr(ctx, "max_mutating_requests_inflight", 200)))
         self.classifier.on_levels = self.flow_control.configure
         self._design = ctx.profile == "design"
         self._users: dict[str, UserInfo] = {}  # bearer token → user (AlwaysAllow: what authentication made of it)
