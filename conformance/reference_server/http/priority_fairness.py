@@ -222,18 +222,17 @@ class Classifier:
 
 _DECISION: Any = (web.RequestKey("apf_decision", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
                   else "nsconform.apf_decision")
-_SEAT: Any = (web.RequestKey("apf_seat", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
-              else "nsconform.apf_seat")
 _UNCLASSIFIED = object()  # long-running, not a watch: passed through without headers
 _MISSING = object()
 
 
 class _Seat:
     """A watch's seat, freed once: when its answer starts (set up) or when the request ends, whichever is first."""
-    __slots__ = ("release",)
+    __slots__ = ("release", "decision")
 
-    def __init__(self, release: Any):
+    def __init__(self, release: Any, decision: Decision):
         self.release = release
+        self.decision = decision
 
     def free(self) -> None:
         release, self.release = self.release, None
@@ -371,25 +370,29 @@ class PriorityAndFairness:
                 return await handler(request)
             finally:
                 release()
-        seat = request[_SEAT] = _Seat(release)
+        seat = request[_DECISION] = _Seat(release, decision)
         try:
             return await handler(request)
         finally:
             seat.free()
 
     async def set_headers(self, request: web.Request, response: web.StreamResponse) -> None:
-        seat = request.get(_SEAT)
-        if seat is not None:  # a watch is set up: its seat is free for others
-            seat.free()
+        try:
+            decision = request[_DECISION]
+        except KeyError:  # refused before the filter ran (403 of authorization, here after it)
+            decision = _MISSING
+        if type(decision) is _Seat:  # a watch is set up: its seat is free for others
+            decision.free()
+            decision = decision.decision
         if response.status == 401:  # refused by authentication, before the filter
             return
-        decision = request.get(_DECISION, _SEAT)
-        if decision is _SEAT:  # refused before the filter ran (403 of authorization, here after it)
+        if decision is _MISSING:
             decision = self._decide(request)
         if decision is not None and decision is not _UNCLASSIFIED:
-            response.headers[FLOW_SCHEMA_HEADER] = decision[0]
-            response.headers[PRIORITY_LEVEL_HEADER] = decision[1]
+            headers = response.headers
+            headers[FLOW_SCHEMA_HEADER] = decision[0]
+            headers[PRIORITY_LEVEL_HEADER] = decision[1]
 
 
 __all__ = ["Classifier", "Decision", "FLOW_SCHEMA_HEADER", "PRIORITY_LEVEL_HEADER", "PriorityAndFairness",
-           "TOO_MANY_REQUESTS", "install"]
+           "TOO_MANY_REQUESTS"]
