@@ -42,6 +42,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="false: a request without credentials is 401 Unauthorized (kube-apiserver's flag)")
     p.add_argument("--request-timeout", type=_duration, default=60.0, metavar="DURATION",
                    help="end a non-watch request after this long with a 504 (default 1m0s, as kube-apiserver)")
+    p.add_argument("--max-requests-inflight", type=int, default=400, metavar="N",
+                   help="with --max-mutating-requests-inflight: API Priority and Fairness' total seats, shared by "
+                        "the priority levels (kube-apiserver's flag, default 400)")
+    p.add_argument("--max-mutating-requests-inflight", type=int, default=200, metavar="N",
+                   help="see --max-requests-inflight (kube-apiserver's flag, default 200)")
     p.add_argument("--write-kubeconfig", metavar="PATH", default=None)
     p.add_argument("--controller-delay", type=float, default=0.0, metavar="S")
     p.add_argument("--authorization", choices=("always-allow", "rbac"), default="always-allow",
@@ -195,7 +200,9 @@ def storage_config(args: argparse.Namespace) -> StorageConfig | None:
 def _hardening(args: argparse.Namespace) -> dict:
     """The issue-13 options (timeouts, --cert-dir, --anonymous-auth) for `ReferenceServer`."""
     return {"request_timeout": getattr(args, "request_timeout", 60.0), "cert_dir": getattr(args, "cert_dir", None),
-            "anonymous_auth": getattr(args, "anonymous_auth", True)}
+            "anonymous_auth": getattr(args, "anonymous_auth", True),
+            "max_requests_inflight": getattr(args, "max_requests_inflight", 400),
+            "max_mutating_requests_inflight": getattr(args, "max_mutating_requests_inflight", 200)}
 
 
 async def _run(args: argparse.Namespace) -> int:

@@ -186,7 +186,14 @@ class ReferenceServer:
                  idle_timeout: float = IDLE_TIMEOUT, cert_dir: str | None = None, anonymous_auth: bool = True,
                  feature_gates: Iterable[str] = (), storage: StorageConfig | None = None,
                  leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None,
-                 service_account_key_file: str | None = None, service_account_issuers: Sequence[str] = ()):
+                 service_account_key_file: str | None = None, service_account_issuers: Sequence[str] = (),
+                 max_requests_inflight: int = 400, max_mutating_requests_inflight: int = 200):
+        if max_requests_inflight < 0 or max_mutating_requests_inflight < 0:  # ServerRunOptions.Validate
+            raise ValueError("--max-requests-inflight can not be negative value" if max_requests_inflight < 0
+                             else "--max-mutating-requests-inflight can not be negative value")
+        if max_requests_inflight + max_mutating_requests_inflight <= 0:
+            raise ValueError("--max-requests-inflight plus --max-mutating-requests-inflight must be positive: "
+                             "they are API Priority and Fairness' total seats")
         self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
@@ -202,6 +209,8 @@ class ReferenceServer:
             self._close_store()
             raise
         self.ctx.request_timeout = request_timeout
+        self.ctx.max_requests_inflight = max_requests_inflight
+        self.ctx.max_mutating_requests_inflight = max_mutating_requests_inflight
         protect([token] if token else [])  # and every bearer token by its shape
         if self.ctx.authenticator is not None:
             protect(self.ctx.authenticator.tokens)

@@ -36,12 +36,13 @@ def build_app(ctx: ServerContext) -> web.Application:
             middlewares.append(guard_middleware(ctx))
     else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two)
         middlewares = [_errors(ctx, check_token=True)]
-    middlewares += list(ctx.middlewares)
+    apf = priority_fairness.PriorityAndFairness(ctx)  # seats, queues, 429s, X-Kubernetes-PF-* headers
+    middlewares += [apf.middleware] + list(ctx.middlewares)
     app = web.Application(middlewares=middlewares, client_max_size=1024 ** 3)
     app[CTX_KEY] = ctx
     handlers = Handlers(ctx)
     app.on_response_prepare.append(add_deprecation_warning)  # deprecated kinds (core/v1 Endpoints)
-    priority_fairness.install(app, ctx)  # X-Kubernetes-PF-* headers (http/priority_fairness.py)
+    app.on_response_prepare.append(apf.set_headers)
     app.on_cleanup.append(lambda _app: handlers.fresh.aclose())  # its etcd connection, on the loop
 
     async def dispatch(request: web.Request) -> web.StreamResponse:

@@ -26,6 +26,8 @@ class ServerContext:
     middlewares: tuple = ()     # a cluster flavour's extra middlewares, innermost (flavors/behaviours.py)
     watch_lag: float = 0.0      # a cluster flavour's lateness of watch events, seconds (order kept)
     request_timeout: float = 60.0  # --request-timeout: non-long-running requests end in a 504 after it
+    max_requests_inflight: int = 400          # --max-requests-inflight: with the next, APF's total seats
+    max_mutating_requests_inflight: int = 200  # --max-mutating-requests-inflight (http/priority_fairness.py)
 
     @property
     def store(self):

@@ -13,7 +13,18 @@ name, those whose priority level does not exist skipped (a missing `exempt` or `
 from the bootstrap objects, without a UID); the first whose rules match the user (User, Group or
 ServiceAccount subjects, `*` wildcards), and the verb and resource (group, `resource/subresource`, namespace or
 cluster scope) or the non-resource path (exact, `*`, or a `/*` prefix), is chosen; none: the catch-all schema.
-No queuing or rejection: the server has no concurrency limits to share.
+
+Enforcement (`PriorityAndFairness.middleware`, the filter's `Handle`): an exempt level's request runs at once; a
+limited level's takes a seat of its `QueueSet` (flowcontrol/: nominal limits from `--max-requests-inflight` +
+`--max-mutating-requests-inflight`, shuffle-sharded fair queues) or waits in a queue for one, at most a quarter of
+its deadline (`getRequestWaitContext`: `min(?timeout=, --request-timeout) / 4`; a watch, which has no deadline,
+`--request-timeout / 4`, the `defaultRequestWaitLimit` of `config.go`); a rejected or timed-out request gets
+`tooManyRequests`: 429, `Retry-After` (`dropped_requests_tracker.go`) and Go's `http.Error` plain-text body
+`Too many requests, please try again later.` (not a Status), with the PF headers. A watch holds its seat until it is
+set up (its answer's headers are sent; upstream's watch initialization signal comes once the cacher has sent its
+initial events, a little later), not while it streams. Here the
+filter runs after authorization (upstream: just before it), so a request refused with 403 takes no seat; its
+headers are still set.
 
 Cost: a request's digest is cached per (method, path, query), the decision per (user, groups, verb, group,
 resource, namespace or path), and the decision cache is dropped
@@ -22,12 +33,14 @@ identity of the stored objects, which are replaced, never changed in place, on e
 """
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, NamedTuple
 
 from aiohttp import web
 
 from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
+from ..flowcontrol import FlowControl, flow_hash
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 
 FLOW_SCHEMA_HEADER = "X-Kubernetes-PF-FlowSchema-UID"
@@ -36,6 +49,31 @@ LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portfo
 _SA_PREFIX = "system:serviceaccount:"
 _CACHE_LIMIT = 4096
 _ANONYMOUS = UserInfo(ANONYMOUS, "", (ALL_UNAUTHENTICATED,))
+TOO_MANY_REQUESTS = "Too many requests, please try again later.\n"  # Go's http.Error adds the newline
+_MAX_WAIT = 60.0
+DUMP_PRIORITY_LEVELS = "/debug/api_priority_and_fairness/dump_priority_levels"  # getRequestWaitContext's hard limit
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|us|µs|ns|m|s)")
+_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+
+
+def _go_duration(value: str) -> float:
+    """`time.ParseDuration` (unsigned), in seconds."""
+    parts = _DURATION.findall(value)
+    if not parts or "".join(a + b for a, b in parts) != value:
+        raise ValueError(value)
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+class Decision(NamedTuple):
+    """The classification: the headers' UIDs, then what the seat is asked for with."""
+    fs_uid: str
+    pl_uid: str
+    fs_name: str
+    pl_name: str
+    distinguisher: str  # computeFlowDistinguisher: the user's name (ByUser), the namespace (ByNamespace) or ""
+    watch: bool         # the verb is watch: the seat is held only until the watch is set up
 
 
 def _contains(value: str, values: Any, wildcard: str = "*") -> bool:
@@ -111,8 +149,11 @@ class Classifier:
         self._rv = -1
         self._identity: tuple[int, ...] = ()
         self._schemas: list[tuple[dict[str, Any], str]] = []  # (schema, its level's uid) in matching order
-        self._catch_all: tuple[str, str] | None = None
-        self._cache: dict[tuple[Any, ...], tuple[str, str] | None] = {}
+        self._catch_all: dict[str, Any] | None = None
+        self._cache: dict[tuple[Any, ...], Decision | None] = {}
+        self.generation = 0  # bumped whenever the decisions may have changed
+        self.on_levels: Any = None  # called with the stored PriorityLevelConfigurations when they change
+        self._levels_identity: tuple[int, ...] | None = None
 
     def _refresh(self) -> None:
         rv = self.store.current_rv()
@@ -125,6 +166,10 @@ class Classifier:
         if identity == self._identity:
             return
         self._identity = identity
+        levels_identity = tuple(id(o) for o in levels)
+        if self.on_levels is not None and levels_identity != self._levels_identity:
+            self._levels_identity = levels_identity
+            self.on_levels(levels)
         uids = {o["metadata"]["name"]: o["metadata"].get("uid", "") for o in levels}
         ordered = []
         for fs in schemas:
@@ -140,12 +185,14 @@ class Classifier:
             self._schemas.insert(0, (MANDATORY_FLOW_SCHEMAS[0], uids.get("exempt", "")))
         if "catch-all" not in names:
             self._schemas.append((MANDATORY_FLOW_SCHEMAS[1], uids.get("catch-all", "")))
-        self._catch_all = next(((fs["metadata"].get("uid", ""), pl_uid) for fs, pl_uid in self._schemas
-                                if fs["metadata"]["name"] == "catch-all"), None)
+        self._catch_all = next((fs for fs, _ in self._schemas if fs["metadata"]["name"] == "catch-all"), None)
+        self._pl_uids = {fs["metadata"]["name"]: pl_uid for fs, pl_uid in self._schemas}
         self._cache = {}
+        self.generation += 1
 
-    def classify(self, user: UserInfo, attrs: Any) -> tuple[str, str] | None:
-        """(FlowSchema UID, PriorityLevel UID), or None when no configuration is stored at all."""
+    def classify(self, user: UserInfo, attrs: Any) -> Decision | None:
+        """The Decision (its first two fields: FlowSchema UID, PriorityLevel UID), or None when no configuration is
+        stored at all."""
         self._refresh()
         if attrs.resource_request:
             key: tuple[Any, ...] = (user.name, user.groups, attrs.verb, attrs.api_group, attrs.resource,
@@ -156,70 +203,196 @@ class Classifier:
             return self._cache[key]
         except KeyError:
             pass
-        found = next(((fs["metadata"].get("uid", ""), pl_uid) for fs, pl_uid in self._schemas
-                      if _rules_match((fs.get("spec") or {}).get("rules"), user, attrs)), self._catch_all)
+        fs = next((fs for fs, _ in self._schemas
+                   if _rules_match((fs.get("spec") or {}).get("rules"), user, attrs)), self._catch_all)
+        found = None
+        if fs is not None:
+            spec = fs.get("spec") or {}
+            method = (spec.get("distinguisherMethod") or {}).get("type")
+            distinguisher = user.name if method == "ByUser" else \
+                (attrs.namespace or "") if method == "ByNamespace" and attrs.resource_request else ""
+            found = Decision(fs["metadata"].get("uid", ""), self._pl_uids[fs["metadata"]["name"]],
+                             fs["metadata"]["name"], (spec.get("priorityLevelConfiguration") or {}).get("name", ""),
+                             distinguisher, attrs.verb == "watch")
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[key] = found
         return found
 
 
-def install(app: web.Application, ctx: Any) -> None:
-    """Add the headers to every classified answer (`on_response_prepare`, so errors and watches get them too)."""
-    from .authentication import authenticate_token
-    from .authz import REQUESTER
+_DECISION: Any = (web.RequestKey("apf_decision", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
+                  else "nsconform.apf_decision")
+_UNCLASSIFIED = object()  # long-running, not a watch: passed through without headers
+_MISSING = object()
 
-    classifier = Classifier(ctx.registry.store)
-    design = ctx.profile == "design"
-    users: dict[str, UserInfo] = {}  # bearer token → user (AlwaysAllow mode: what authentication made of it)
-    infos: dict[tuple[str, str, str], Any] = {}  # (method, path, query) → its RequestInfo (user-independent)
 
-    def request_info(request: web.Request) -> Any:
+class _Seat:
+    """A watch's seat, freed once: when its answer starts (set up) or when the request ends, whichever is first."""
+    __slots__ = ("release", "decision")
+
+    def __init__(self, release: Any, decision: Decision):
+        self.release = release
+        self.decision = decision
+
+    def free(self) -> None:
+        release, self.release = self.release, None
+        if release is not None:
+            release()
+
+
+class PriorityAndFairness:
+    """The filter: `middleware` classifies and seats each request, `set_headers` (an `on_response_prepare` hook)
+    adds the X-Kubernetes-PF-* headers and frees a watch's seat."""
+
+    def __init__(self, ctx: Any):
+        from .authentication import authenticate_token
+
+        self.ctx = ctx
+        self._authenticate_token = authenticate_token
+        self.classifier = Classifier(ctx.registry.store)
+        self.flow_control = FlowControl(max(1, getattr(ctx, "max_requests_inflight", 400)
+                                            + getattr(ctx, "max_mutating_requests_inflight", 200)))
+        self.classifier.on_levels = self.flow_control.configure
+        self._design = ctx.profile == "design"
+        self._users: dict[str, UserInfo] = {}  # bearer token → user (AlwaysAllow: what authentication made of it)
+        self._infos: dict[tuple[str, str, str], Any] = {}  # (method, path, query) → RequestInfo (user-independent)
+        self._fast: dict[tuple[Any, ...], Any] = {}  # see _decide
+        self._fast_generation = -1
+
+    def request_info(self, request: web.Request) -> Any:
         key = (request.method, request.path, request.query_string)
-        info = infos.get(key)
+        info = self._infos.get(key)
         if info is None:
             try:
-                info = request_attributes(request.method, request.path, request.query, None, design_list=design)
+                info = request_attributes(request.method, request.path, request.query, None,
+                                          design_list=self._design)
             except RequestInfoError:  # WithRequestInfo's 500, before the filter
                 info = False
-            if len(infos) >= _CACHE_LIMIT:
-                infos.clear()
-            infos[key] = info
+            if len(self._infos) >= _CACHE_LIMIT:
+                self._infos.clear()
+            self._infos[key] = info
         return info
 
-    def requester(request: web.Request) -> UserInfo | None:
-        if ctx.authorizer is not None:  # rbac: set after authentication and impersonation, else refused before
+    def requester(self, request: web.Request) -> UserInfo | None:
+        if self.ctx.authorizer is not None:  # rbac: set after authentication and impersonation, else refused before
+            from .authz import REQUESTER
             return request.get(REQUESTER)
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.startswith("Bearer ") else ""
         if not token:
             return _ANONYMOUS
-        user = users.get(token)
+        user = self._users.get(token)
         if user is None:
-            user = authenticate_token(ctx, token) or _ANONYMOUS
-            if len(users) >= _CACHE_LIMIT:
-                users.clear()
-            users[token] = user
+            user = self._authenticate_token(self.ctx, token) or _ANONYMOUS
+            if len(self._users) >= _CACHE_LIMIT:
+                self._users.clear()
+            self._users[token] = user
         return user
 
-    async def set_headers(request: web.Request, response: web.StreamResponse) -> None:
-        if response.status == 401:  # refused by authentication, before the filter
-            return
-        user = requester(request)
+    def _decide(self, request: web.Request) -> Any:
+        """The Decision, None (no configuration) or _UNCLASSIFIED (no user, no RequestInfo, long-running).
+        Without rbac the user follows from the Authorization header alone: one lookup by (method, path, query,
+        header) while the configuration stands."""
+        if self.ctx.authorizer is not None:
+            return self._classify(request)
+        classifier = self.classifier
+        classifier._refresh()
+        if classifier.generation != self._fast_generation:
+            self._fast.clear()
+            self._fast_generation = classifier.generation
+        key = (request.method, request.path, request.query_string, request.headers.get("Authorization"))
+        decision = self._fast.get(key, _MISSING)
+        if decision is _MISSING:
+            decision = self._classify(request)
+            if len(self._fast) >= _CACHE_LIMIT:
+                self._fast.clear()
+            self._fast[key] = decision
+        return decision
+
+    def _classify(self, request: web.Request) -> Any:
+        user = self.requester(request)
         if user is None:
-            return
-        attrs = request_info(request)
+            return _UNCLASSIFIED
+        attrs = self.request_info(request)
         if attrs is False:
-            return
+            return _UNCLASSIFIED
         if attrs.verb == "proxy" or (attrs.subresource in LONG_RUNNING_SUBRESOURCES if attrs.resource_request
                                      else attrs.path.startswith("/debug/pprof/")):
-            return  # long-running, not a watch: served unclassified
-        decision = classifier.classify(user, attrs)
-        if decision is not None:
-            response.headers[FLOW_SCHEMA_HEADER] = decision[0]
-            response.headers[PRIORITY_LEVEL_HEADER] = decision[1]
+            return _UNCLASSIFIED  # long-running, not a watch: served unclassified
+        return self.classifier.classify(user, attrs)
 
-    app.on_response_prepare.append(set_headers)
+    def _wait_limit(self, request: web.Request, watch: bool) -> float:
+        """`getRequestWaitContext`: a quarter of the request's deadline (`WithRequestDeadline`: `?timeout=` when
+        shorter than --request-timeout), at most a minute."""
+        limit = self.ctx.request_timeout if self.ctx.request_timeout > 0 else _MAX_WAIT * 4
+        if not watch and "timeout" in request.query:
+            try:
+                asked = _go_duration(request.query["timeout"])
+            except ValueError:  # unparsable: the handler answers it
+                asked = None
+            if asked is not None and 0 < asked < limit:
+                limit = asked
+        return min(limit / 4, _MAX_WAIT)
+
+    def too_many_requests(self, level: str) -> web.Response:
+        """`tooManyRequests`: Go's `http.Error` (plain text, not a Status) with the level's Retry-After."""
+        dropped = self.flow_control.dropped
+        dropped.record(level)
+        return web.Response(status=429, text=TOO_MANY_REQUESTS, charset="utf-8", content_type="text/plain",
+                            headers={"Retry-After": str(dropped.retry_after(level)),
+                                     "X-Content-Type-Options": "nosniff"})
+
+    async def _dump_priority_levels(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(text=self.flow_control.dump_priority_levels(), content_type="text/plain",
+                            charset="utf-8")
+
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if request.path == DUMP_PRIORITY_LEVELS and request.method in ("GET", "HEAD"):
+            handler = self._dump_priority_levels  # behind the filter, as upstream's unlisted handler
+        decision = self._decide(request)
+        request[_DECISION] = decision
+        if decision is None or decision is _UNCLASSIFIED:
+            return await handler(request)
+        queueset = self.flow_control.queuesets.get(decision.pl_name)
+        if queueset is None:  # a level unknown to the configuration read so far
+            return await handler(request)
+        watch = decision.watch
+        if queueset.try_take():  # the fast path: a free seat, nobody waiting (an exempt level: always)
+            release = queueset.release
+        else:
+            release = await queueset.wait(flow_hash(decision.fs_name, decision.distinguisher),
+                                          self._wait_limit(request, watch))
+            if release is None:
+                return self.too_many_requests(decision.pl_name)
+        if not watch:
+            try:
+                return await handler(request)
+            finally:
+                release()
+        seat = request[_DECISION] = _Seat(release, decision)
+        try:
+            return await handler(request)
+        finally:
+            seat.free()
+
+    async def set_headers(self, request: web.Request, response: web.StreamResponse) -> None:
+        try:
+            decision = request[_DECISION]
+        except KeyError:  # refused before the filter ran (403 of authorization, here after it)
+            decision = _MISSING
+        if type(decision) is _Seat:  # a watch is set up: its seat is free for others
+            decision.free()
+            decision = decision.decision
+        if response.status == 401:  # refused by authentication, before the filter
+            return
+        if decision is _MISSING:
+            decision = self._decide(request)
+        if decision is not None and decision is not _UNCLASSIFIED:
+            headers = response.headers
+            headers[FLOW_SCHEMA_HEADER] = decision[0]
+            headers[PRIORITY_LEVEL_HEADER] = decision[1]
 
 
-__all__ = ["Classifier", "FLOW_SCHEMA_HEADER", "PRIORITY_LEVEL_HEADER", "install"]
+__all__ = ["Classifier", "Decision", "FLOW_SCHEMA_HEADER", "PRIORITY_LEVEL_HEADER", "PriorityAndFairness",
+           "TOO_MANY_REQUESTS"]
