@@ -39,7 +39,7 @@ class Hook:
                 resp: dict[str, Any] = {"uid": body["request"]["uid"], "allowed": path != "/deny"}
                 if path == "/deny":
                     resp["status"] = {"code": 403, "message": "no configmaps named deny-me"}
-                if path == "/label":
+                if path == "/label" and body["request"].get("object") is not None:  # (a DELETE has none to patch)
                     ops = [{"op": "add", "path": "/metadata/labels", "value": {"hooked": "yes"}}]
                     resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(ops).encode()).decode(),
                                 warnings=["labelled by the webhook"])
