@@ -10,7 +10,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from .. import apierrors as E
-from ..admission import create_admission
+from ..admission import create_admission, update_admission
 from ..registry import GenericStore
 from ..registry.namespace import NamespaceStore
 from ..registry.store import DeleteOptions, ListOptions, check_get_rv
@@ -31,7 +31,8 @@ from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRAT
                     apply_patch)
 from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
-from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, subresource, webhook_admission
+from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, webhook_admission
+from .webhookcalls import subresource as subresource_name
 from .watch import serve_watch
 
 
@@ -281,14 +282,15 @@ class Handlers:
         self._check_name(obj, route.name)
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
+        adm = update_admission(self.ctx.admission, store.info, subresource_name(route.target))
         old = self._current(store, route) if self.webhooks.active() else None
         if old is not None:
             obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, warnings,
                                  lambda o: self.offload(store.update, route.namespace, route.name, o,
                                                         strategy=self._strategy(route, store), dry_run=True,
-                                                        field_manager=manager), sub=subresource(route.target))
+                                                        field_manager=manager, **adm), sub=subresource_name(route.target))
         out = await self.offload(store.update, route.namespace, route.name, obj, strategy=self._strategy(route, store),
-                                 dry_run=dry, field_manager=manager)
+                                 dry_run=dry, field_manager=manager, **adm)
         return self._respond(request, out, 200, warnings, store=store)
 
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
@@ -316,7 +318,8 @@ class Handlers:
 
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
-        kw = dict(strategy=self._strategy(route, store), dry_run=dry, field_manager=manager)
+        kw = dict(strategy=self._strategy(route, store), dry_run=dry, field_manager=manager,
+                  **update_admission(self.ctx.admission, store.info, subresource_name(route.target)))
         if self.webhooks.active():
             out = await self._admitted_update(request, route, store, transform, warnings, kw)
         else:
@@ -338,7 +341,7 @@ class Handlers:
                 obj = await on_write(self.webhooks, request, store, "UPDATE", patched, old, kw["dry_run"], warnings,
                                      lambda o: self.offload(store.update, ns, name, transform=pinned(o, old),
                                                             **{**kw, "dry_run": True}),
-                                     sub=subresource(route.target))
+                                     sub=subresource_name(route.target))
                 return await self.offload(store.update, ns, name, transform=pinned(obj, old), **kw)
             except Stale:
                 continue
@@ -388,13 +391,13 @@ class Handlers:
             return new  # the apply already computed managedFields
 
         dry = P.dry_run(request.query.getall("dryRun", []))
+        kw = dict(strategy=strategy, dry_run=dry, manage=keep,
+                  **update_admission(self.ctx.admission, store.info, subresource_name(route.target)))
         try:
             if self.webhooks.active():
-                out = await self._admitted_update(request, route, store, applied, warnings,
-                                                  dict(strategy=strategy, dry_run=dry, manage=keep))
+                out = await self._admitted_update(request, route, store, applied, warnings, kw)
             else:
-                out = await self.offload(store.update, route.namespace, route.name, transform=applied,
-                                         strategy=strategy, dry_run=dry, manage=keep)
+                out = await self.offload(store.update, route.namespace, route.name, transform=applied, **kw)
             return self._respond(request, out, 200, warnings, store=store)
         except E.StatusError as exc:
             if exc.status.get("code") != 404 or subresource or not _names_object(exc, route.name):
