@@ -184,3 +184,29 @@ def test_reinvocation_if_needed(server, hook, ns):
     finally:
         for name in names:
             unconfigure(server, "mutatingwebhookconfigurations", name)
+
+
+def test_binding_and_token_requests_reach_webhooks(server, hook, ns):
+    cfg = f"create-subs-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle,
+              ["pods/binding", "serviceaccounts/token"])
+    base = f"{server.url}/api/v1/namespaces/{ns}"
+    try:
+        pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+        assert requests.post(f"{base}/pods", json=pod).status_code == 201
+        assert requests.post(f"{base}/serviceaccounts", json={"metadata": {"name": "sa"}}).status_code == 201
+        hook.reviews.clear()
+        r = requests.post(f"{base}/pods/p/binding", json={"metadata": {"name": "p"}, "target": {"name": "n1"}})
+        assert r.status_code == 201, r.text
+        r = requests.post(f"{base}/serviceaccounts/sa/token", json={"spec": {"audiences": ["a"]}})
+        assert r.status_code == 201, r.text
+        binding, token = reviews(hook, ns)
+        assert (binding["operation"], binding["kind"], binding["resource"], binding["subResource"],
+                binding["name"], binding["object"]["target"]["name"], binding["options"]["kind"]) == (
+            "CREATE", {"group": "", "version": "v1", "kind": "Binding"},
+            {"group": "", "version": "v1", "resource": "pods"}, "binding", "p", "n1", "CreateOptions")
+        assert (token["kind"], token["resource"], token["subResource"], token["name"]) == (
+            {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"},
+            {"group": "", "version": "v1", "resource": "serviceaccounts"}, "token", "sa")
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)

@@ -13,7 +13,7 @@ from typing import Any, Awaitable, Callable
 from aiohttp import web
 
 from .. import apierrors as E
-from ..admission.webhooks import WebhookAdmission, attributes
+from ..admission.webhooks import Attributes, WebhookAdmission, attributes
 from ..registry.store import DeleteOptions
 from ..storage.clone import clone
 from .authz import REQUESTER
@@ -109,6 +109,19 @@ async def on_delete(hooks: WebhookAdmission, request: web.Request, store: Any, n
     user, review_opts, warnings = request.get(REQUESTER), delete_options(opts), []
     await hooks.mutate(a, None, old, user, opts.dry_run, review_opts, warnings)
     await hooks.validate(a, None, old, user, opts.dry_run, review_opts, warnings)
+
+
+async def on_subresource_create(registry: Any, request: web.Request, a: Attributes, obj: dict[str, Any],
+                                dry_run: bool) -> dict[str, Any]:
+    """CREATE of a subresource that stores no object of its own (`pods/binding`, `serviceaccounts/token`): both
+    plugins on the request's object (a Binding, a TokenRequest); the object as the mutating webhooks left it."""
+    hooks = webhook_admission(registry)
+    if not hooks.active():
+        return obj
+    user, opts, warnings = request.get(REQUESTER), options("CreateOptions", request, dry_run), []
+    obj = await hooks.mutate(a, clone(obj), None, user, dry_run, opts, warnings) or obj
+    await hooks.validate(a, obj, None, user, dry_run, opts, warnings)
+    return obj
 
 
 def pinned(obj: dict[str, Any], old: dict[str, Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
