@@ -66,7 +66,8 @@ def test_patch_apply_status_and_scale_reach_webhooks(server, hook, ns):
               ["configmaps", "pods/status", "deployments/scale"])
     base = f"{server.url}/api/v1/namespaces/{ns}"
     try:
-        assert requests.post(f"{base}/configmaps", json={"metadata": {"name": "c"}, "data": {"a": "b"}}).status_code == 201
+        r = requests.post(f"{base}/configmaps", json={"metadata": {"name": "c"}, "data": {"a": "b"}})
+        assert r.status_code == 201, r.text
         for ctype, body in ((MERGE, '{"data":{"a":"m"}}'), (SMP, '{"data":{"a":"s"}}'),
                             (JSONP, '[{"op":"replace","path":"/data/a","value":"j"}]')):
             r = requests.patch(f"{base}/configmaps/c", params={"fieldManager": "fm1"}, data=body,
@@ -149,11 +150,13 @@ def test_refusals_on_patch_and_delete_collection(server, hook, ns):
         configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/deny", hook.ca_bundle,
                   ["configmaps"], objectSelector={"matchLabels": {"deny": "yes"}})
         hook.reviews.clear()
-        r = requests.delete(base, params={"labelSelector": "t=x"})  # each item's DELETE is admitted on its own (upstream's DeleteCollection)
+        # each item's DELETE is admitted on its own (upstream's DeleteCollection)
+        r = requests.delete(base, params={"labelSelector": "t=x"})
         assert r.status_code == 403, r.text
         assert [(q["operation"], q["name"], q["options"]["kind"]) for q in reviews(hook, ns)] == [
             ("DELETE", "keep", "DeleteOptions")]
-        assert [c["metadata"]["name"] for c in requests.get(base, params={"labelSelector": "t=x"}).json()["items"]] == ["keep"]
+        left = requests.get(base, params={"labelSelector": "t=x"}).json()["items"]
+        assert [c["metadata"]["name"] for c in left] == ["keep"]
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
 

@@ -288,7 +288,8 @@ class Handlers:
             obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, warnings,
                                  lambda o: self.offload(store.update, route.namespace, route.name, o,
                                                         strategy=self._strategy(route, store), dry_run=True,
-                                                        field_manager=manager, **adm), sub=subresource_name(route.target))
+                                                        field_manager=manager, **adm),
+                                 sub=subresource_name(route.target))
         out = await self.offload(store.update, route.namespace, route.name, obj, strategy=self._strategy(route, store),
                                  dry_run=dry, field_manager=manager, **adm)
         return self._respond(request, out, 200, warnings, store=store)
