@@ -213,3 +213,23 @@ def test_binding_and_token_requests_reach_webhooks(server, hook, ns):
             {"group": "", "version": "v1", "resource": "serviceaccounts"}, "token", "sa")
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_builtin_mutating_plugins_run_before_webhooks(server, hook, ns):
+    """`plugins.go` order: ServiceAccount and Priority have mutated the pod before MutatingAdmissionWebhook sees it
+    (before this change the webhook saw the pod as decoded)."""
+    cfg = f"order-{ns}"
+    configure(server, "mutatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle, ["pods"])
+    base = f"{server.url}/api/v1/namespaces/{ns}"
+    try:
+        assert requests.post(f"{base}/serviceaccounts", json={"metadata": {"name": "runner"}}).status_code == 201
+        hook.reviews.clear()
+        pod = {"metadata": {"name": "p"}, "spec": {"serviceAccountName": "runner",
+                                                   "containers": [{"name": "c", "image": "busybox"}]}}
+        assert requests.post(f"{base}/pods", json=pod).status_code == 201
+        (seen,) = reviews(hook, ns)
+        spec = seen["object"]["spec"]
+        assert (spec["priority"], spec["preemptionPolicy"]) == (0, "PreemptLowerPriority")
+        assert any(v.get("name", "").startswith("kube-api-access-") for v in spec["volumes"])
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)

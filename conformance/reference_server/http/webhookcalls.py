@@ -88,12 +88,24 @@ async def on_write(hooks: WebhookAdmission, request: web.Request, store: Any, op
     if kind is None:
         store.strategy.default(candidate)
     if builtin is not None:
+        builtin = _settled(builtin)
         builtin(candidate)
     mutated = await hooks.mutate(a, candidate, old, user, dry_run, opts, warnings, builtin)
     if mutated is not candidate:
         obj = mutated
     await hooks.validate(a, obj, old, user, dry_run, opts, warnings, lambda: preview(obj))
     return obj
+
+
+def _settled(builtin: Builtin) -> Builtin:
+    """The built-in plugins as run before the webhooks: a refusal the store's write retries (the ServiceAccount
+    plugin waiting for `default`: `RetriedStatusError`) is left to that write, which runs them again."""
+    def run(obj: dict[str, Any]) -> None:
+        try:
+            builtin(obj)
+        except E.RetriedStatusError:
+            pass
+    return run
 
 
 async def on_delete(hooks: WebhookAdmission, request: web.Request, store: Any, namespace: str, name: str,
