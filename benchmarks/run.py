@@ -110,6 +110,45 @@ def _pytest(extra: list[str], tmp: str, timeout: float = 600.0, keep_stdout: boo
     return res
 
 
+def installed_plugins() -> tuple[list[str], list[str]]:
+    """The pytest11 plugins `pip install nsconform` brings (those of its runtime dependency closure, extras left
+    out) as `-p module` options, and the names of the others this environment autoloads (the `test` extra's
+    schemathesis and hypothesis: ~0.9 s of start-up a user's run does not pay)."""
+    from importlib import metadata
+
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    def canonical(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    closure: set[str] = set()
+    todo = ["nsconform"]
+    while todo:
+        dist = canonical(todo.pop())
+        if dist in closure:
+            continue
+        closure.add(dist)
+        try:
+            requires = metadata.distribution(dist).requires or []
+        except metadata.PackageNotFoundError:
+            continue
+        for text in requires:
+            try:
+                req = Requirement(text)
+            except InvalidRequirement:
+                continue
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name)
+    keep, others = [], []
+    for ep in metadata.entry_points(group="pytest11"):
+        owner = canonical(ep.dist.name) if ep.dist is not None else ""
+        if owner in closure:
+            keep += ["-p", ep.value]
+        else:
+            others.append(ep.name)
+    return keep, sorted(others)
+
+
 def _suite_server_options() -> dict[str, Any]:
     """The plugin's embedded-server configuration (RBAC by default since the scope suites), so that the
     counted `--server` run does the same work as the embedded run."""
@@ -126,7 +165,11 @@ def phase_suite(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
     opts = _suite_server_options()
     det["suite_server_options"] = opts
     with tempfile.TemporaryDirectory(prefix="nsconform-bench-") as tmp:
-        runs: dict[str, list[dict[str, Any]]] = {"embedded": [], "embedded_xdist": [], "counted": []}
+        runs: dict[str, list[dict[str, Any]]] = {"embedded": [], "embedded_xdist": [], "counted": [],
+                                                 "embedded_installed": []}
+        plugins, others = installed_plugins()
+        installed_env = {**(env if env is not None else os.environ), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        det["suite_installed_plugins"] = {"loaded": plugins[1::2], "left_out": others}
         counts: list[int] = []
         env = _bytecode_env(tmp)
         det["suite_bytecode"] = "cached by the environment" if env is None else \
@@ -138,6 +181,7 @@ def phase_suite(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
             target = ["--server", sh.url, "--include-disruptive"] + (["--token", sh.token] if sh.token else [])
             for _ in range(cfg.suite_reps):
                 runs["embedded"].append(_pytest([], tmp, env=env))
+                runs["embedded_installed"].append(_pytest(plugins, tmp, env=installed_env))
                 runs["embedded_xdist"].append(_pytest(["-n", "2"], tmp, env=env))
                 c0 = sh.call("count")
                 runs["counted"].append(_pytest(target, tmp, env=env))
@@ -157,6 +201,7 @@ def phase_suite(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
     med = lambda key, rs: stats.median([r[key] for r in rs if r[key] is not None])  # noqa: E731
     fig["suite_wall_s"] = med("wall_s", runs["embedded"])
     fig["suite_wall_xdist_s"] = med("wall_s", runs["embedded_xdist"])
+    fig["suite_wall_installed_s"] = med("wall_s", runs["embedded_installed"])
     fig["suite_wall_counted_s"] = med("wall_s", runs["counted"])
     fig["suite_requests"] = int(stats.median(counts))
     fig["single_request_s"] = stats.median(lat)
@@ -495,6 +540,7 @@ def phase_memory(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
 ROWS: tuple[tuple[str, str], ...] = (
     ("suite_wall_s", "s, pytest subprocess, embedded server, serial"),
     ("suite_wall_xdist_s", "s, same with -n 2"),
+    ("suite_wall_installed_s", "s, suite_wall_s with only the plugins `pip install nsconform` brings"),
     ("suite_wall_counted_s", "s, serial against a server process (--server), counted"),
     ("suite_requests", "HTTP requests the suite made (server-side count)"),
     ("single_request_s", "s, median sequential GET namespace (requests.Session)"),

@@ -18,6 +18,7 @@ JSON_KEYS: tuple[str, ...] = (
     "suite_onebug_s", "suite_onebug_floor_s", "suite_onebug_xdist_s", "suite_onebug_xdist_floor_s",
     "etcd_rps_get", "etcd_get_ratio", "etcd_rps_list10", "etcd_rps_create_delete", "etcd_delete_10k_s",
     "replicas_rps_get_1", "replicas_rps_get_3", "replicas_get_ratio",
+    "suite_wall_installed_s",
 )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json as _json
 import threading
 import time
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urlencode, urlsplit
 
@@ -148,9 +149,59 @@ def prepare(session: requests.Session, method: str, url: str, headers: dict[str,
     for key in [k for k, v in merged.items() if v is None]:
         del merged[key]
     prep = requests.PreparedRequest()
-    prep.prepare(method=method, url=url, headers=merged, data=body, params=params or None, auth=session.auth,
-                 cookies=RequestsCookieJar(), hooks=default_hooks())
+    fast_url = _canonical_url(url, params)
+    if fast_url is None:
+        prep.prepare(method=method, url=url, headers=merged, data=body, params=params or None, auth=session.auth,
+                     cookies=RequestsCookieJar(), hooks=default_hooks())
+        return prep
+    # PreparedRequest.prepare's steps, with the URL already in the form prepare_url gives it
+    prep.method = method.upper()
+    prep.url = fast_url
+    prep.prepare_headers(merged)
+    prep._cookies = RequestsCookieJar()
+    if body:
+        prep.body = body
+        prep.headers["Content-Length"] = str(len(body))
+    elif prep.method not in ("GET", "HEAD") and prep.headers.get("Content-Length") is None:
+        prep.headers["Content-Length"] = "0"
+    if session.auth is not None:
+        prep.prepare_auth(session.auth, fast_url)
     return prep
+
+
+_URL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/:?&=!$'()*+,;@")
+
+
+@lru_cache(maxsize=64)
+def _canonical_prefix(prefix: str) -> bool:
+    """Is `scheme://host[:port]` already in the form requests' `prepare_url` writes (lower case, no credentials,
+    nothing to encode)?"""
+    probe = requests.PreparedRequest()
+    try:
+        probe.prepare_url(prefix + "/", None)
+    except requests.RequestException:
+        return False
+    return probe.url == prefix + "/" and "@" not in prefix
+
+
+def _canonical_url(url: str, params: Mapping[str, Any]) -> str | None:
+    """The URL requests' `prepare_url` would make of `url` and `params`, computed directly when nothing in it
+    needs requests' work (~0.2 ms a request: urllib3's parse, IDNA, re-quoting): a canonical prefix, then a
+    path and query of characters `requote_uri` keeps, no `%` (it would re-decide escapes), no dot segment
+    (urllib3 removes them), no fragment. Anything else answers None: requests prepares it."""
+    scheme_end = url.find("://")
+    cut = url.find("/", scheme_end + 3) if scheme_end > 0 else -1
+    if cut < 0:
+        return None
+    prefix, rest = url[:cut], url[cut:]
+    if not _URL_SAFE.issuperset(rest) or "/." in rest or rest.endswith("?") or not _canonical_prefix(prefix):
+        return None
+    if any(not isinstance(v, (str, int)) for v in params.values()):
+        return None
+    encoded = urlencode(params, doseq=True) if params else ""
+    if not encoded:
+        return url
+    return f"{url}{'&' if '?' in rest else '?'}{encoded}"
 
 
 def send_settings(session: requests.Session, url: str, stream: bool) -> dict[str, Any]:

@@ -317,6 +317,10 @@ class ReferenceServer:
         from .controller.csrsigning import CSRSigningController  # signs with the server's CA (tls.py)
         self.extension_controllers.append(CSRSigningController(
             self.ctx.registry, self.tls.ca_pem if self.tls else None, self.tls.ca_key_pem if self.tls else None))
+        from .controller.csrapproving import CSRApprovingController  # kubelet client CSRs, SAR-checked
+        from .controller.csrcleaner import CSRCleanerController  # old CSRs deleted hourly
+        self.extension_controllers += [CSRApprovingController(self.ctx.registry, self.ctx.authorizer),
+                                       CSRCleanerController(self.ctx.registry)]
         from .controller.policystatus import PolicyStatusController  # admissionregistration.k8s.io policies
         self.extension_controllers.append(PolicyStatusController(self.ctx.registry))
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None

@@ -14,10 +14,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable
 
-import jsonschema
-from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT4, DRAFT202012
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where a body fails (or an OpenAPI check runs): a quarter second of start-up
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
 
 __all__ = ["BASE_URI", "SCHEMA_NAMES", "schema", "registry", "validate", "errors", "validate_against_openapi"]
 
@@ -37,8 +39,11 @@ def _files() -> dict[str, dict[str, Any]]:
 
 
 @lru_cache(maxsize=None)
-def registry() -> Registry:
+def registry() -> "Registry":
     """One registry holding every schema under its `$id`, so cross-file `$ref`s resolve offline."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
     resources_ = [(doc.get("$id", BASE_URI + fname), Resource.from_contents(doc, default_specification=DRAFT202012))
                   for fname, doc in _files().items()]
     return Registry().with_resources(resources_)
@@ -54,7 +59,14 @@ def schema(name: str) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=None)
-def _validator(name: str) -> jsonschema.Draft202012Validator:
+def _by_uri() -> dict[str, Any]:
+    return {doc.get("$id", BASE_URI + fname): doc for fname, doc in _files().items()}
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str) -> "jsonschema.Draft202012Validator":
+    import jsonschema
+
     doc = schema(name)
     return jsonschema.Draft202012Validator(doc, registry=registry(),
                                            format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
@@ -64,10 +76,10 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
 def _fast(name: str) -> Callable[[Any], bool] | None:
     """The compiled check of schema `name` (`fast.py`: True only for a body jsonschema finds valid), or None
     when the schema uses a keyword it does not implement."""
-    from .fast import NotCompilable, compile_schema
+    from .fast import Documents, NotCompilable, compile_schema
 
     try:
-        return compile_schema(schema(name), registry().resolver(base_uri=schema(name).get("$id", BASE_URI)))
+        return compile_schema(schema(name), Documents(_by_uri(), schema(name).get("$id", BASE_URI)))
     except NotCompilable:
         return None
 
@@ -77,7 +89,7 @@ def _valid(body: Any, name: str) -> bool:
     return fast is not None and fast(body)
 
 
-def _path_of(error: ValidationError) -> str:
+def _path_of(error: "ValidationError") -> str:
     """JSON path of the offending value; for a missing property, the path the property should have had."""
     path = error.json_path
     if error.validator == "required" and isinstance(error.instance, dict):
@@ -88,7 +100,7 @@ def _path_of(error: ValidationError) -> str:
     return path
 
 
-def _describe(error: ValidationError, label: str, clause: str | None) -> str:
+def _describe(error: "ValidationError", label: str, clause: str | None) -> str:
     where = f"{label}" + (f", clause {clause}" if clause else "")
     return f"{_path_of(error)}: {error.message} (schema {where})"
 
@@ -106,6 +118,8 @@ def validate(body: Any, name: str, clause: str | None = None) -> None:
     __tracebackhide__ = True
     if _valid(body, name):
         return
+    from jsonschema.exceptions import best_match
+
     error = best_match(_validator(name).iter_errors(body))
     if error is not None:
         raise AssertionError(_describe(error, name, clause))
@@ -115,7 +129,7 @@ def validate(body: Any, name: str, clause: str | None = None) -> None:
 
 _OPENAPI_URI = "urn:nsconform:target-openapi"
 _openapi_lock = threading.Lock()
-_openapi_cache: dict[int, tuple[Any, dict[str, Any], Registry]] = {}
+_openapi_cache: dict[int, tuple[Any, dict[str, Any], "Registry"]] = {}
 
 
 def _loosen(node: Any, nullable_ok: bool) -> Any:
@@ -148,8 +162,11 @@ def _parse_gvk(gvk: Any) -> tuple[str, str, str]:
     return group, version, kind
 
 
-def _openapi(doc: dict[str, Any]) -> tuple[dict[str, Any], Registry]:
+def _openapi(doc: dict[str, Any]) -> tuple[dict[str, Any], "Registry"]:
     """The definitions table and a registry for one OpenAPI document (cached: the documents are megabytes)."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT4
+
     with _openapi_lock:
         hit = _openapi_cache.get(id(doc))
         if hit is not None and hit[0] is doc:
@@ -185,6 +202,9 @@ def validate_against_openapi(body: Any, openapi_doc: dict[str, Any], gvk: Any, c
     if found is None:
         raise LookupError(f"the target's OpenAPI document has no schema for {group or 'core'}/{version} {kind}")
     ref = {"$ref": f"{_OPENAPI_URI}{pointer}{found.replace('~', '~0').replace('/', '~1')}"}
+    import jsonschema
+    from jsonschema.exceptions import best_match
+
     validator = jsonschema.Draft4Validator(ref, registry=reg)
     error = best_match(validator.iter_errors(body))
     if error is not None:

@@ -5,23 +5,30 @@ tree of closures once.
 The check only ever answers "valid" when jsonschema (Draft 2020-12, the package's format checker) would find
 no error; anything else, and every keyword it does not implement, sends the body to jsonschema, which alone
 words the failure. So a verdict never changes, only the time a valid body takes.
+
+It does not import jsonschema (or referencing): a run whose bodies are all valid never needs them, and their
+import is a quarter of a second of every run's start-up. Types, equality and the one format the package's
+schemas use are written out here with jsonschema's semantics; `$ref`s resolve through `Documents`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-import jsonschema
-from jsonschema._utils import equal
-from referencing._core import Resolver
+import calendar
+import re
+from typing import Any, Callable, Mapping
+from urllib.parse import urljoin, urldefrag
 
 BASE_URI = "https://nsconform.dev/schemas/"  # (the package's documents: a $ref into one resolves to its root)
 
 Check = Callable[[Any], bool]
 
-_VALIDATOR = jsonschema.Draft202012Validator
-_TYPES = _VALIDATOR.TYPE_CHECKER
-_FORMATS = _VALIDATOR.FORMAT_CHECKER
+# Draft 2020-12's assertion and applicator keywords (jsonschema's Draft202012Validator.VALIDATORS)
+_KEYWORDS = frozenset({
+    "$dynamicRef", "$ref", "additionalProperties", "allOf", "anyOf", "const", "contains", "dependentRequired",
+    "dependentSchemas", "enum", "exclusiveMaximum", "exclusiveMinimum", "format", "if", "items", "maxItems",
+    "maxLength", "maxProperties", "maximum", "minItems", "minLength", "minProperties", "minimum", "multipleOf",
+    "not", "oneOf", "pattern", "patternProperties", "prefixItems", "properties", "propertyNames", "required",
+    "type", "unevaluatedItems", "unevaluatedProperties", "uniqueItems"})
 # keywords compiled below; any other assertion keyword jsonschema knows makes the schema "not compilable"
 _SUPPORTED = frozenset({"$ref", "type", "properties", "required", "additionalProperties", "items", "const", "enum",
                         "minimum", "maximum", "minLength", "minItems", "allOf", "if", "then", "else", "format"})
@@ -32,7 +39,33 @@ class NotCompilable(Exception):
     """The schema uses a keyword (or keyword shape) this module does not implement: use jsonschema alone."""
 
 
-def compile_schema(schema: Any, resolver: Resolver) -> Check:
+class Documents:
+    """Resolves `$ref`s among the package's documents (by `$id`) and JSON pointers inside them: what
+    `referencing.Registry.resolver(...).lookup` answers for them, as `.contents` and `.resolver`."""
+
+    def __init__(self, by_uri: Mapping[str, Any], base_uri: str) -> None:
+        self._by_uri = by_uri
+        self.base_uri = base_uri
+        self.contents: Any = None
+        self.resolver: "Documents" = self
+
+    def lookup(self, ref: str) -> "Documents":
+        uri, fragment = urldefrag(self.base_uri + ref if ref.startswith("#") else urljoin(self.base_uri, ref))
+        if uri not in self._by_uri:
+            raise NotCompilable(f"unresolvable $ref {ref!r}")
+        node = self._by_uri[uri]
+        for token in (fragment.split("/")[1:] if fragment else ()):
+            token = token.replace("~1", "/").replace("~0", "~")
+            try:
+                node = node[int(token)] if isinstance(node, list) else node[token]
+            except (KeyError, IndexError, ValueError, TypeError):
+                raise NotCompilable(f"unresolvable $ref {ref!r}") from None
+        found = Documents(self._by_uri, uri)
+        found.contents = node
+        return found
+
+
+def compile_schema(schema: Any, resolver: Any) -> Check:
     """`check(body) -> bool`: True only when jsonschema would find `body` valid against `schema`."""
     return _Compiler(schema).compile(schema, resolver)
 
@@ -42,7 +75,7 @@ class _Compiler:
         self._root = root
         self._done: dict[int, list[Check]] = {}  # id(subschema) -> a cell, so recursive $refs terminate
 
-    def compile(self, node: Any, resolver: Resolver) -> Check:
+    def compile(self, node: Any, resolver: Any) -> Check:
         if node is True:
             return lambda _i: True
         if node is False:
@@ -57,7 +90,7 @@ class _Compiler:
         self._done[key] = cell
         if "$id" in node and node is not self._root and not node["$id"].startswith(BASE_URI):
             raise NotCompilable("a nested $id")  # (none of the package's schemas has one)
-        unknown = sorted(k for k in node if k in _VALIDATOR.VALIDATORS and k not in _SUPPORTED)
+        unknown = sorted(k for k in node if k in _KEYWORDS and k not in _SUPPORTED)
         if unknown:
             raise NotCompilable(f"keywords {unknown}")
         checks = [c for c in (self._keyword(k, node, resolver) for k in node if k in _SUPPORTED) if c is not None]
@@ -70,7 +103,7 @@ class _Compiler:
         cell[0] = fn
         return fn
 
-    def _keyword(self, k: str, node: dict[str, Any], resolver: Resolver) -> Check | None:
+    def _keyword(self, k: str, node: dict[str, Any], resolver: Any) -> Check | None:
         v = node[k]
         if k == "$ref":
             resolved = resolver.lookup(v)
@@ -100,9 +133,9 @@ class _Compiler:
             choices = list(v)
             return lambda i: any(equal(c, i) for c in choices)
         if k == "minimum":
-            return lambda i: not _TYPES.is_type(i, "number") or not i < v
+            return lambda i: not _is_type(i, "number") or not i < v
         if k == "maximum":
-            return lambda i: not _TYPES.is_type(i, "number") or not i > v
+            return lambda i: not _is_type(i, "number") or not i > v
         if k == "minLength":
             return lambda i: not isinstance(i, str) or len(i) >= v
         if k == "minItems":
@@ -115,7 +148,9 @@ class _Compiler:
         if k in ("then", "else"):
             return None  # (compiled with their `if`; without one jsonschema ignores them)
         if k == "format":
-            return lambda i: _FORMATS.conforms(i, v)
+            if v != "date-time":
+                raise NotCompilable(f"format {v!r}")
+            return lambda i: not isinstance(i, str) or _rfc3339(i)
         raise NotCompilable(k)  # pragma: no cover - _SUPPORTED and this list are the same
 
 
@@ -125,10 +160,59 @@ def _type(v: Any) -> Check:
         exact = _EXACT[names[0]]
         if exact is dict or exact is list or exact is str:  # jsonschema: isinstance(instance, dict | list | str)
             return lambda i: isinstance(i, exact)
-    return lambda i: any(_TYPES.is_type(i, n) for n in names)
+    if any(n not in _TYPE_NAMES for n in names):
+        raise NotCompilable(f"type {v!r}")
+    return lambda i: any(_is_type(i, n) for n in names)
 
 
-def _if_then_else(cond: Check, node: dict[str, Any], resolver: Resolver, compiler: _Compiler) -> Check:
+_TYPE_NAMES = frozenset({"object", "array", "string", "null", "boolean", "number", "integer"})
+
+
+def _is_type(i: Any, name: str) -> bool:
+    """jsonschema's Draft 2020-12 type checker: booleans are not numbers, 1.0 is an integer."""
+    if name == "number":
+        return isinstance(i, (int, float)) and not isinstance(i, bool)
+    if name == "integer":
+        if isinstance(i, bool):
+            return False
+        return isinstance(i, int) or (isinstance(i, float) and i.is_integer())
+    if name == "boolean":
+        return isinstance(i, bool)
+    return isinstance(i, _EXACT[name])
+
+
+def equal(one: Any, two: Any) -> bool:
+    """jsonschema's `_utils.equal`: JSON equality, where True is not 1 and False is not 0."""
+    if one is two:
+        return True
+    if isinstance(one, str) or isinstance(two, str):
+        return one == two
+    if isinstance(one, dict) and isinstance(two, dict):
+        return one.keys() == two.keys() and all(equal(one[k], two[k]) for k in one)
+    if isinstance(one, list) and isinstance(two, list):
+        return len(one) == len(two) and all(equal(a, b) for a, b in zip(one, two))
+    if isinstance(one, bool) != isinstance(two, bool):
+        return False
+    return bool(one == two)
+
+
+_DATE_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))")
+
+
+def _rfc3339(text: str) -> bool:
+    """A strict RFC 3339 date-time (what `rfc3339-validator` accepts, or narrower: jsonschema then decides, and
+    without that package installed it checks no date-time at all)."""
+    m = _DATE_TIME.fullmatch(text)
+    if m is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1] and hour < 24 and minute < 60
+            and second < 60):
+        return False
+    return m.group(7) is None or (int(m.group(7)) < 24 and int(m.group(8)) < 60)
+
+
+def _if_then_else(cond: Check, node: dict[str, Any], resolver: Any, compiler: _Compiler) -> Check:
     if not _exact(node["if"]):
         raise NotCompilable("an `if` this module cannot decide exactly")
     then = compiler.compile(node["then"], resolver) if "then" in node else None
@@ -149,7 +233,7 @@ def _exact(node: Any) -> bool:
     if not isinstance(node, dict):
         return False
     for k, v in node.items():
-        if k not in _VALIDATOR.VALIDATORS:
+        if k not in _KEYWORDS:
             continue
         if k in ("const", "enum", "type", "required", "minimum", "maximum", "minLength", "minItems"):
             continue

@@ -116,3 +116,24 @@ def test_prepare_sends_what_requests_would(method, headers, body, params, sessio
     assert send_settings(session, url, False) == session.merge_environment_settings(url, {}, False, None, None)
     session.proxies = {"http": "http://proxy:3128", "https": None}
     assert send_settings(session, url, True) == session.merge_environment_settings(url, {}, True, None, None)
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:1/api/v1/namespaces", "http://127.0.0.1:1/api/v1/namespaces/a b",
+    "http://127.0.0.1:1/api/v1/namespaces/%41%2F", "http://127.0.0.1:1/api/v1/namespaces/../x",
+    "http://127.0.0.1:1/api/v1/namespaces/./x", "http://127.0.0.1:1/api/v1/namespaces/ü",
+    "http://127.0.0.1:1/api/v1/namespaces?watch=1", "http://127.0.0.1:1/x?", "http://127.0.0.1:1/x#frag",
+    "http://LOCALHOST:1/api", "http://localhost:80/api", "http://127.0.0.1:1", "http://127.0.0.1:1/a[0]",
+    "http://127.0.0.1:1/api/v1/namespaces/x:y@z!$'()*+,;=~"])
+@pytest.mark.parametrize("params", [
+    {}, {"limit": 5}, {"watch": True}, {"labelSelector": "a in (x, y),b!=ü", "fieldSelector": "metadata.name=n"},
+    {"fieldSelector": ["metadata.name=x", "status.phase=Active"]}, {"continue": "abc%3D=="}])
+def test_prepare_url_is_requests_url(url, params):
+    """The URL computed without requests' prepare_url is the one it would compute, or requests computes it."""
+    import requests
+
+    from conformance.client.api import prepare
+
+    session = from_server("http://127.0.0.1:1").session
+    want = session.prepare_request(requests.Request("GET", url, params=params))
+    assert prepare(session, "GET", url, {}, None, params).url == want.url

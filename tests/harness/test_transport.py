@@ -19,6 +19,7 @@ from conformance.client.transport import LeanTransport, is_local_plain_http
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     requests_seen: list[str] = []
+    headers_seen: list[list[tuple[str, str]]] = []
 
     def log_message(self, *args: object) -> None:  # quiet
         pass
@@ -27,6 +28,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body_in = self.rfile.read(length) if length else b""
         type(self).requests_seen.append(f"{self.command} {self.path} {body_in.decode()}")
+        type(self).headers_seen.append(sorted((k, v) for k, v in self.headers.items() if k != "User-Agent"))
         if self.path == "/gzip":
             payload = gzip.compress(b'{"kind": "Status", "code": 200}')
             self.send_response(200)
@@ -55,6 +57,22 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"bye!!")
             self.close_connection = True
+        elif self.path == "/eof":  # neither a length nor chunks: the body ends when the server closes
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"until the end")
+            self.close_connection = True
+        elif self.path == "/nocontent":
+            self.send_response(204)
+            self.end_headers()
+        elif self.path == "/interim":
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\nX-Early: 1\r\n\r\n")
+            self.send_response(200)
+            self.send_header("X-Folded", "one")
+            self.send_header("Content-Length", "3")
+            self.end_headers()
+            self.wfile.write(b"yes")
         elif self.path == "/chunked":
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
@@ -70,7 +88,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(payload)
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _answer
 
 
 @pytest.fixture
@@ -80,6 +98,7 @@ def server() -> Iterator[str]:
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     _Handler.requests_seen = []
+    _Handler.headers_seen = []
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
@@ -96,7 +115,8 @@ def _both(url: str, path: str, method: str = "GET", body: bytes | None = None) -
 
 @pytest.mark.parametrize("path, method, body", [
     ("/gzip", "GET", None), ("/warnings", "POST", b'{"a": 1}'), ("/close", "GET", None),
-    ("/chunked", "GET", None), ("/x?y=1", "PATCH", b"{}"), ("/x", "DELETE", None)])
+    ("/chunked", "GET", None), ("/x?y=1", "PATCH", b"{}"), ("/x", "DELETE", None), ("/eof", "GET", None),
+    ("/nocontent", "DELETE", None), ("/interim", "PUT", b"{}"), ("/x", "HEAD", None), ("/x", "POST", None)])
 def test_answers_as_requests_does(server, path, method, body):
     lean, plain = _both(server, path, method, body)
     assert lean is not None
@@ -107,6 +127,8 @@ def test_answers_as_requests_does(server, path, method, body):
         {k: v for k, v in plain.headers.items() if k not in drop}
     if path == "/warnings":
         assert lean.headers["Warning"] == '299 - "first", 299 - "second"'
+    lean_sent, plain_sent = _Handler.headers_seen  # the same request on the wire (Host, lengths, encodings)
+    assert lean_sent == plain_sent
 
 
 def test_keeps_the_connection_and_reopens_a_closed_one(server):

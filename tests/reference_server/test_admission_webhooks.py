@@ -259,3 +259,35 @@ def test_a_review_without_response_fails_closed(server, hook, ns):
                                        "received invalid webhook response: webhook response was absent")
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+def test_match_conditions_decide_the_call(server, hook, ns):
+    """`matchConditions` (admission/matchconditions.py): false skips the webhook; an evaluation error skips it
+    under `Ignore` and refuses the request under `Fail` (`ShouldCallHook`'s 403)."""
+    conditions = [{"name": "named", "expression": "object.metadata.name.startsWith('deny')"},
+                  {"name": "flagged", "expression": "object.data.flag == 'on'"}]
+    cfg = configure(server, "validatingwebhookconfigurations", ns, matchConditions=conditions,
+                    clientConfig={"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle})
+    try:
+        calls = len(hook.reviews)
+        assert cm(server, ns, "other").status_code == 201  # first condition false: not called (no flag needed)
+        assert len(hook.reviews) == calls
+        r = cm(server, ns, "deny-no-flag")  # `data.flag` missing: an evaluation error under Fail
+        assert r.status_code == 403, r.text
+        assert r.json()["message"] == ('configmaps "deny-no-flag" is forbidden: expression '
+                                       "'object.data.flag == 'on'' resulted in error: no such key: flag")
+        assert len(hook.reviews) == calls
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/configmaps",
+                          json={"metadata": {"name": "deny-flagged"}, "data": {"flag": "on"}})
+        assert r.status_code == 403 and "denied the request" in r.json()["message"], r.text
+        assert len(hook.reviews) == calls + 1
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+    cfg = configure(server, "mutatingwebhookconfigurations", ns, matchConditions=conditions, failurePolicy="Ignore",
+                    clientConfig={"url": f"{hook.url}/label", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "deny-ignored")  # the same error under Ignore: skipped, no label
+        assert r.status_code == 201 and not r.json()["metadata"].get("labels"), r.text
+        assert len(hook.reviews) == calls + 1
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)

@@ -216,3 +216,25 @@ def test_discovery_lists_both_versions_v2_preferred(http, url):
         hashes.add(hpa["storageVersionHash"])
     assert len(hashes) == 1  # the storage version's, in both lists
     assert http.get(f"{url}/apis/autoscaling/v3/horizontalpodautoscalers").status_code == 404
+
+
+def test_apply_in_another_version_prunes_in_the_last_one(http, url, namespaces):
+    """An applier that last applied in v2 and now applies in v1 has its v2 set pruned in v2 (structured-merge-
+    diff's `prune` converts to the last set's version): the memory metric and the label it no longer applies go,
+    its entry is now an `autoscaling/v1` one."""
+    ns = namespaces.create()["metadata"]["name"]
+    apply = {"Content-Type": "application/apply-patch+yaml"}
+    v2 = {"apiVersion": V2, "kind": "HorizontalPodAutoscaler", "metadata": {"name": "p", "labels": {"x": "1"}},
+          "spec": {"scaleTargetRef": REF, "minReplicas": 3, "maxReplicas": 7, "metrics": [MEMORY]}}
+    r = http.patch(f"{_base(url, V2, ns)}/p?fieldManager=m", data=json.dumps(v2), headers=apply)
+    assert r.status_code == 201, r.text
+    v1 = {"apiVersion": V1, "kind": "HorizontalPodAutoscaler", "metadata": {"name": "p"},
+          "spec": {"scaleTargetRef": REF, "maxReplicas": 8}}
+    r = http.patch(f"{_base(url, V1, ns)}/p?fieldManager=m", data=json.dumps(v1), headers=apply)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert "labels" not in out["metadata"] and "annotations" not in out["metadata"]
+    assert [(e["manager"], e["apiVersion"]) for e in out["metadata"]["managedFields"]] == [("m", V1)]
+    stored = http.get(f"{_base(url, V2, ns)}/p").json()["spec"]
+    assert stored["maxReplicas"] == 8 and stored["minReplicas"] == 1  # pruned, then defaulted again
+    assert [m["resource"]["name"] for m in stored["metrics"]] == ["cpu"]  # v1's implicit CPU target

@@ -801,6 +801,7 @@ def test_error_bad_token(kube: Kube, tmp_path: Path) -> None:
     config["users"][0]["user"]["token"] = "not-the-token"
     bad = tmp_path / "bad-kubeconfig"
     bad.write_text(yaml.safe_dump(config))
+    kube.ok("get", "ns")  # a discovery cache, as earlier tests leave it (without one kubectl also logs each 401)
     proc = kube.run("get", "ns", kubeconfig=bad)
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == "error: You must be logged in to the server (Unauthorized)\n"

@@ -123,3 +123,51 @@ def test_official_client(served: Kube) -> None:
         assert u not in [c.metadata.name for c in api.list_validating_admission_policy().items]
     finally:
         api_client.close()
+
+
+POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {{name: {u}}}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}}
+    namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: {u}}}}}
+  validations:
+  - expression: "object.metadata.name.startsWith('ok-')"
+    messageExpression: "'name ' + object.metadata.name + ' must start with ok-'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {{name: {u}}}
+spec:
+  policyName: {u}
+  validationActions: [Deny]
+"""
+
+
+def test_kubectl_create_refused_by_a_policy(kube: Kube, tmp_path: Path) -> None:
+    """`apply -f` of a policy and its binding, then `kubectl create configmap` refused with upstream's text."""
+    u = f"vap-{uuid.uuid4().hex[:6]}"
+    manifest = tmp_path / "policy.yaml"
+    manifest.write_text(POLICY.format(u=u))
+    try:
+        kube.ok("create", "namespace", u)
+        assert kube.ok("apply", "-f", str(manifest)).endswith(
+            f"validatingadmissionpolicybinding.admissionregistration.k8s.io/{u} created\n")
+        stderr = kube.fails("create", "configmap", "bad", "-n", u)
+        # kubectl's `create configmap` wraps the Status's message (its own `failed to create configmap: `)
+        assert stderr == ('error: failed to create configmap: configmaps "bad" is forbidden: ValidatingAdmissionPolicy '
+                          f"'{u}' with binding '{u}' denied request: name bad must start with ok-\n"), stderr
+        assert kube.ok("create", "configmap", "ok-1", "-n", u) == "configmap/ok-1 created\n"
+        broken = tmp_path / "broken.yaml"
+        broken.write_text(POLICY.format(u=u + "x").split("---")[0].replace(
+            "object.metadata.name.startsWith('ok-')", "object.metadata.name.startsWith('ok-'"))
+        stderr = kube.fails("apply", "-f", str(broken))
+        assert (f'The ValidatingAdmissionPolicy "{u}x" is invalid: spec.validations[0].expression: Invalid value: '
+                '"object.metadata.name.startsWith(\'ok-\'": compilation failed: ERROR: <input>:1:38: Syntax error: '
+                ) in stderr, stderr
+    finally:
+        kube.run("delete", "-f", str(manifest), "--ignore-not-found")
+        kube.run("delete", "namespace", u, "--wait=false")

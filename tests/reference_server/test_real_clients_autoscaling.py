@@ -74,3 +74,63 @@ def test_official_client_v1_and_v2(served: Kube, namespace: str) -> None:
         assert (deleted["kind"], deleted["status"]) == ("Status", "Success")  # no ReturnDeletedObject for HPAs
     finally:
         api_client.close()
+
+
+def test_managed_fields_in_the_request_version(served: Kube, namespace: str) -> None:
+    """managedFields as upstream's field manager records them (versionconverter.go, structured-merge-diff's
+    `Updater`): a v1 create is a `autoscaling/v1` entry in v1 paths; a v2 applier conflicts with it where the v1
+    object changes (the CPU target is `targetCPUUtilizationPercentage` there); forced, it takes those fields
+    and the v1 entry keeps the rest; a v1 applier then conflicts with the v2 applier's `spec.metrics`."""
+    import json
+
+    from kubernetes import client as k, config
+    from kubernetes.client.rest import ApiException
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    apply = {"_content_type": "application/apply-patch+yaml"}
+    ref = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+    try:
+        v1, v2 = k.AutoscalingV1Api(api_client), k.AutoscalingV2Api(api_client)
+        body = k.V1HorizontalPodAutoscaler(metadata=k.V1ObjectMeta(name="m"), spec=k.V1HorizontalPodAutoscalerSpec(
+            scale_target_ref=k.V1CrossVersionObjectReference(**{"api_version": "apps/v1", "kind": "Deployment",
+                                                                  "name": "web"}),
+            max_replicas=4, target_cpu_utilization_percentage=55))
+        created: Any = v1.create_namespaced_horizontal_pod_autoscaler(namespace, body, field_manager="v1-creator")
+        [entry] = created.metadata.managed_fields
+        target = {"f:apiVersion": {}, "f:kind": {}, "f:name": {}}  # a struct, never absent: no "." of its own
+        assert (entry.manager, entry.operation, entry.api_version) == ("v1-creator", "Update", "autoscaling/v1")
+        assert entry.fields_v1 == {"f:spec": {"f:maxReplicas": {}, "f:minReplicas": {}, "f:scaleTargetRef": target,
+                                              "f:targetCPUUtilizationPercentage": {}}}
+
+        config_v2 = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "m"},
+                     "spec": {"scaleTargetRef": ref, "maxReplicas": 6, "metrics": [{"type": "Resource", "resource": {
+                         "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]}}
+        with pytest.raises(ApiException) as refused:
+            v2.patch_namespaced_horizontal_pod_autoscaler("m", namespace, config_v2, field_manager="v2-applier", **apply)
+        assert refused.value.status == 409
+        assert json.loads(refused.value.body)["message"] == (
+            'Apply failed with 2 conflicts: conflicts with "v1-creator" using autoscaling/v1:\n'
+            "- .spec.maxReplicas\n- .spec.targetCPUUtilizationPercentage")
+        forced: Any = v2.patch_namespaced_horizontal_pod_autoscaler("m", namespace, config_v2,
+                                                                    field_manager="v2-applier", force=True, **apply)
+        entries = {e.manager: (e.operation, e.api_version, e.fields_v1) for e in forced.metadata.managed_fields}
+        assert entries == {
+            "v2-applier": ("Apply", "autoscaling/v2", {"f:spec": {"f:maxReplicas": {}, "f:metrics": {},
+                                                                  "f:scaleTargetRef": target}}),
+            "v1-creator": ("Update", "autoscaling/v1", {"f:spec": {"f:minReplicas": {}, "f:scaleTargetRef": target}})}
+
+        config_v1 = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "m"},
+                     "spec": {"scaleTargetRef": ref, "maxReplicas": 6, "targetCPUUtilizationPercentage": 90}}
+        with pytest.raises(ApiException) as refused:
+            v1.patch_namespaced_horizontal_pod_autoscaler("m", namespace, config_v1, field_manager="v1-applier", **apply)
+        assert json.loads(refused.value.body)["message"] == (
+            'Apply failed with 1 conflict: conflict with "v2-applier": .spec.metrics')
+        applied: Any = v1.patch_namespaced_horizontal_pod_autoscaler("m", namespace, config_v1,
+                                                                     field_manager="v1-applier", force=True, **apply)
+        entries = {e.manager: (e.api_version, e.fields_v1) for e in applied.metadata.managed_fields}
+        assert entries["v1-applier"] == ("autoscaling/v1", {"f:spec": {
+            "f:maxReplicas": {}, "f:scaleTargetRef": target, "f:targetCPUUtilizationPercentage": {}}})
+        assert entries["v2-applier"] == ("autoscaling/v2", {"f:spec": {"f:maxReplicas": {},
+                                                                       "f:scaleTargetRef": target}})
+        assert applied.spec.target_cpu_utilization_percentage == 90
+    finally:
+        api_client.close()

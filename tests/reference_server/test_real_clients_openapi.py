@@ -131,7 +131,8 @@ V3_PB = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
 
 def test_openapi_v3_hash_etag_and_not_modified(served: Kube) -> None:
     """handler3: the index's `?hash=` is the document's Etag; with it, `public, immutable` for a year; a stale hash
-    is a 301 to the current one; `If-None-Match` a 304; an Accept naming only a form not served, 406."""
+    is a 301 to the current one; `If-None-Match` a 304; gnostic's protobuf for its Accept (same Etag); an Accept
+    naming only a form not served, 406."""
     http, url = served.http, served.server.url
     index = http.get(f"{url}/openapi/v3")
     assert index.status_code == 200 and index.headers["Content-Type"] == "application/json"
@@ -151,5 +152,7 @@ def test_openapi_v3_hash_etag_and_not_modified(served: Kube) -> None:
     assert again.status_code == 304 and again.content == b""
     stale = http.get(f"{url}/openapi/v3/apis/apps/v1?hash=0123", allow_redirects=False)
     assert stale.status_code == 301 and stale.headers["Location"] == relative
-    refused = http.get(url + relative, headers={"Accept": V3_PB})
+    pb = http.get(url + relative, headers={"Accept": V3_PB})
+    assert pb.status_code == 200 and pb.headers["Content-Type"] == V3_PB and pb.headers["Etag"] == doc.headers["Etag"]
+    refused = http.get(url + relative, headers={"Accept": "application/yaml"})
     assert refused.status_code == 406 and refused.content == b""

@@ -558,6 +558,14 @@ BOOTSTRAP_POLICY: tuple[dict[str, Any], ...] = (
     _cluster_role("system:service-account-issuer-discovery", [{"nonResourceURLs": [
         "/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks",
         "/openid/v1/jwks/"], "verbs": ["get"]}]),
+    # what csrapproving's SubjectAccessReviews look for (controller/csrapproving.py); bound by the installer
+    # (kubeadm: `kubeadm:node-autoapprove-bootstrap`, `kubeadm:node-autoapprove-certificate-rotation`), not here
+    _cluster_role("system:certificates.k8s.io:certificatesigningrequests:nodeclient", [
+        {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests/nodeclient"],
+         "verbs": ["create"]}]),
+    _cluster_role("system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", [
+        {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests/selfnodeclient"],
+         "verbs": ["create"]}]),
     _cluster_binding("cluster-admin", "cluster-admin", [SYSTEM_MASTERS]),
     _cluster_binding("system:discovery", "system:discovery", [ALL_AUTHENTICATED]),
     _cluster_binding("system:basic-user", "system:basic-user", [ALL_AUTHENTICATED]),

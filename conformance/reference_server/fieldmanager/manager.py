@@ -8,18 +8,19 @@ unless forced.
 """
 from __future__ import annotations
 
-import copy
 import json
 import unicodedata
 from typing import Any
 
 from .. import apierrors as E
+from ..storage.clone import clone
 from . import fieldpath as fp
 from . import typed
 from .capmanagers import cap_update_managers
 from .conflicts import conflict_error
 from .managed import APPLY, UPDATE, Entry, decode, encode, is_reset, now
 from .schema import Schema
+from .versionconverter import VersionConverter
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # `NewStripMetaManager`: fields nobody owns.
@@ -65,17 +66,52 @@ class FieldManager:
     `zero` is the kind's empty object (`Creater.New`): what a create is compared with; `crd_schema` a custom
     resource's structural schema (its list and map types). `ignored` maps a
     subresource ("" for the main resource) to the top-level fields its strategy resets (`GetResetFields`),
-    whose changes nobody comes to own through that endpoint."""
+    whose changes nobody comes to own through that endpoint. `converter` (a kind served in several versions):
+    other managers' entries recorded in another of its versions are compared in theirs
+    (`fieldmanager/versionconverter.py`)."""
 
     def __init__(self, kind: str, api_version: str, *, builtin: bool = True, zero: dict[str, Any] | None = None,
-                 ignored: dict[str, frozenset[str]] | None = None, crd_schema: dict[str, Any] | None = None):
+                 ignored: dict[str, frozenset[str]] | None = None, crd_schema: dict[str, Any] | None = None,
+                 converter: VersionConverter | None = None):
         self.kind, self.api_version = kind, api_version
         self.schema = Schema(kind, builtin, crd_schema, api_version)
         self.zero = {"apiVersion": api_version, "kind": kind, "metadata": {}} | (zero or {})
         self.ignored = ignored or {}
+        self.converter = converter
+        self._schemas = {api_version: self.schema}
+
+    # ---- other versions (versionconverter.go) ----------------------------------------------------------------
+    def _version(self, e: Entry) -> str:
+        """The version `e`'s set is compared in: its own when the converter serves it, else this manager's."""
+        c = self.converter
+        return e.api_version if c is not None and e.api_version != self.api_version and c.serves(e.api_version) \
+            else self.api_version
+
+    def _schema_at(self, version: str) -> Schema:
+        schema = self._schemas.get(version)
+        if schema is None:
+            schema = self._schemas[version] = Schema(self.kind, self.schema.builtin, self.schema.crd_schema, version)
+        return schema
+
+    def _changes(self, old: dict[str, Any], new: dict[str, Any], own: typed.Comparison, entries: list[Entry],
+                 ignored: frozenset[str]) -> dict[str, typed.Comparison]:
+        """`Updater.update`'s comparisons: `own` in this version, and old against new converted to each other
+        version an entry was recorded in."""
+        out = {self.api_version: own}
+        for e in entries:
+            version = self._version(e)
+            if version not in out:
+                assert self.converter is not None
+                schema = self._schema_at(version)
+                convert = self.converter.convert
+                c = typed.compare(convert(old, self.api_version, version), convert(new, self.api_version, version),
+                                  schema)
+                c.drop_under(ignored)
+                out[version] = c
+        return out
 
     def _live(self, live: dict[str, Any] | None) -> dict[str, Any]:
-        obj = dict(live) if live else copy.deepcopy(self.zero)
+        obj = dict(live) if live else clone(self.zero)
         obj["metadata"] = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "managedFields"}
         return obj
 
@@ -101,13 +137,17 @@ class FieldManager:
             c = typed.compare(self._live(live), new, self.schema)
         except typed.SchemaError:
             return new  # UpdateNoErrors: managedFields are dropped rather than wrong
-        c.drop_under(self.ignored.get(subresource, frozenset()))
+        ignored = self.ignored.get(subresource, frozenset())
+        c.drop_under(ignored)
         changed = frozenset(c.added | c.modified)
+        me = Entry(manager, UPDATE, self.api_version, subresource)
+        old = self._live(live)
+        by_version = self._changes(old, new, c, [e for e in entries if e.ident != me.ident], ignored)
         for e in entries:
-            e.fields = e.fields - changed - c.removed
+            ce = by_version[self._version(e)] if e.ident != me.ident else c
+            e.fields = e.fields - ce.added - ce.modified - ce.removed
         mine = changed - STRIP
         if mine:
-            me = Entry(manager, UPDATE, self.api_version, subresource)
             prev = next((e for e in entries if e.ident == me.ident), None)
             if prev is None:
                 entries.append(me)
@@ -148,21 +188,27 @@ class FieldManager:
         me = Entry(manager, APPLY, self.api_version, subresource)
         prev = next((e for e in entries if e.ident == me.ident), None)
         last = (prev.fields - fp.under(prev.fields, ignored)) if prev else frozenset()
+        last_version = self._version(prev) if prev else self.api_version
         if prev is None:
             entries.append(me)
             prev = me
         prev.fields, prev.api_version = applied, self.api_version
-        self._prune(merged, last, entries)
+        if last_version == self.api_version:
+            self._prune(merged, last, entries)
+        elif last:
+            merged = self._prune_in(merged, last, last_version, entries)
         c = typed.compare(base, merged, self.schema)
         c.drop_under(ignored)
-        changed = frozenset(c.added | c.modified)
-        conflicts = [(e, fp.iterate_sorted(e.fields & changed)) for e in entries if e is not prev]
+        others = [e for e in entries if e is not prev]
+        by_version = self._changes(base, merged, c, others, ignored)
+        conflicts = [(e, fp.iterate_sorted(e.fields & (by_version[self._version(e)].added
+                                                        | by_version[self._version(e)].modified))) for e in others]
         conflicts = [(e, paths) for e, paths in conflicts if paths]
         if conflicts and not force:
             raise conflict_error(conflicts)
-        for e in entries:
-            if e is not prev:
-                e.fields = e.fields - changed - c.removed
+        for e in others:
+            ce = by_version[self._version(e)]
+            e.fields = e.fields - ce.added - ce.modified - ce.removed
         prev.fields = prev.fields - STRIP
         if merged != base:
             prev.time = now()
@@ -171,26 +217,53 @@ class FieldManager:
             merged["metadata"].setdefault("annotations", {})[LAST_APPLIED] = _last_applied(config)
         return merged
 
-    def _prune(self, merged: dict[str, Any], last: frozenset[fp.Path], entries: list[Entry]) -> None:
+    def _prune(self, merged: dict[str, Any], last: frozenset[fp.Path], entries: list[Entry],
+               schema: Schema | None = None) -> None:
         """`Updater.prune`: remove what this manager applied last time, no longer applies and nobody owns;
         an item kept because someone owns part of it keeps only the owned parts."""
         owned: set[fp.Path] = set()
         for e in entries:
             owned |= e.fields
+        self._remove(merged, last - owned, owned, schema or self.schema)
+
+    def _remove(self, obj: dict[str, Any], paths: Any, owned: set[fp.Path], schema: Schema) -> None:
         prefixes = {p[:n] for p in owned for n in range(1, len(p))}
-        for path in sorted(last - owned, key=len, reverse=True):
+        for path in sorted(paths, key=len, reverse=True):
             if path in prefixes:
                 continue
-            if typed.remove(merged, path, self.schema) and self.schema.builtin:
-                self._drop_empty_parents(merged, path, owned)
+            if typed.remove(obj, path, schema) and schema.builtin:
+                self._drop_empty_parents(obj, path, owned, schema)
 
-    def _drop_empty_parents(self, obj: dict[str, Any], path: fp.Path, owned: set[fp.Path]) -> None:
+    def _prune_in(self, merged: dict[str, Any], last: frozenset[fp.Path], version: str,
+                  entries: list[Entry]) -> dict[str, Any]:
+        """`Updater.prune` when this manager last applied in another version: prune in that version (what the
+        managers recorded there own stays), convert back, and add back what the managers of this version own
+        (`addBackOwnedItems`); the result is in this version."""
+        assert self.converter is not None
+        convert = self.converter.convert
+        schema = self._schema_at(version)
+        pruned = convert(merged, self.api_version, version)
+        pruned = json.loads(json.dumps(pruned))
+        self._prune(pruned, last, [e for e in entries if self._version(e) == version], schema)
+        back = convert(pruned, version, self.api_version)
+        owned: set[fp.Path] = set()
+        for e in entries:
+            if self._version(e) == self.api_version:
+                owned |= e.fields
+        keep = typed.field_set(back, self.schema) | owned
+        out = json.loads(json.dumps(merged))
+        self._remove(out, typed.field_set(merged, self.schema) - keep, set(keep), self.schema)
+        return out
+
+    def _drop_empty_parents(self, obj: dict[str, Any], path: fp.Path, owned: set[fp.Path],
+                            schema: Schema | None = None) -> None:
         """Go's `omitempty`: a built-in kind's map or list emptied by pruning is not serialised."""
+        schema = schema or self.schema
         for n in range(len(path) - 1, 1, -1):
             parent = path[:n]
-            value = typed.get(obj, parent, self.schema)
+            value = typed.get(obj, parent, schema)
             if value in ({}, []) and parent not in owned:
-                typed.remove(obj, parent, self.schema)
+                typed.remove(obj, parent, schema)
             else:
                 return
 
@@ -213,7 +286,7 @@ def _store(obj: dict[str, Any], entries: list[Entry]) -> None:
 def _last_applied(config: dict[str, Any]) -> str:
     """`buildLastApplied`: the applied configuration without the annotation, as Go's json.Marshal writes an
     unstructured object (sorted keys, HTML-escaped) followed by the encoder's newline."""
-    cfg = copy.deepcopy(config)
+    cfg = clone(config)
     ann = (cfg.get("metadata") or {}).get("annotations")
     if isinstance(ann, dict):
         ann.pop(LAST_APPLIED, None)

@@ -3,10 +3,10 @@ configuration (`ToFieldSet`), the comparison of two objects (`Compare`), the app
 removal of paths (`RemoveItems`)."""
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field as dc_field
 from typing import Any
 
+from ..storage.clone import clone
 from . import fieldpath as fp
 from .fieldpath import Path
 from .schema import ATOMIC, MAP, SET, ListType, Schema
@@ -164,23 +164,23 @@ def _merge(lv: Any, cv: Any, names: tuple[str, ...], schema: Schema) -> Any:
     if isinstance(lv, dict) and isinstance(cv, dict) and not schema.atomic_map(names):
         out = dict(lv)
         for k, v in cv.items():
-            out[k] = _merge(lv[k], v, names + (k,), schema) if k in lv else copy.deepcopy(v)
+            out[k] = _merge(lv[k], v, names + (k,), schema) if k in lv else clone(v)
         return out
     lt = _granular_list(schema, names, cv)
     if lt is not None and isinstance(lv, list):
         try:
             live_items = _items(lt, lv)
         except SchemaError:
-            return copy.deepcopy(cv)
+            return clone(cv)
         cfg_items = _items(lt, cv)
         out_items = dict(live_items)
         for pe, item in cfg_items.items():
             if pe in live_items and lt.kind == MAP:
                 out_items[pe] = _merge(live_items[pe], item, names, schema)
             elif pe not in live_items:
-                out_items[pe] = copy.deepcopy(item)
+                out_items[pe] = clone(item)
         return list(out_items.values())
-    return copy.deepcopy(cv)
+    return clone(cv)
 
 
 # ---- RemoveItems -----------------------------------------------------------------------------------------

@@ -24,7 +24,6 @@ from ..auth.authn import ADMIN_USER, user_to_dict
 from ..auth.rbac import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SYSTEM_MASTERS, UserInfo
 from ..auth.tokens import (CACHE_MAX_AGE, DEFAULT_EXPIRATION, EXTENDED_EXPIRATION, MIN_EXPIRATION,
                            OPENID_CONFIG_PATH, WARN_ONLY_EXPIRATION, TokenIssuer)
-from ..wire import authentication_pb
 from .authz import REQUESTER
 from .context import ServerContext
 from .groups import decode_unstored_body
@@ -38,6 +37,8 @@ RESOURCES = {"selfsubjectreviews": "SelfSubjectReview", "tokenreviews": "TokenRe
 
 
 def _decode(request_ct: str | None, raw: bytes, kind: str) -> dict[str, Any]:
+    from ..wire import authentication_pb  # (protobuf's descriptors: a tenth of a second of start-up, rarely used)
+
     return decode_unstored_body(request_ct, raw, API_VERSION, kind, authentication_pb.decode)
 
 

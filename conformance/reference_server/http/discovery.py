@@ -1,6 +1,7 @@
 """Discovery and version documents (NS-110..NS-114) and the OpenAPI hook."""
 from __future__ import annotations
 
+import json as _json
 from collections.abc import Mapping
 from typing import Any
 
@@ -108,7 +109,6 @@ def openapi_response(registry: Registry, path: str, accept: str | None = None,
     if extend is not None:
         resp = openapi_response(registry, path, "application/json")
         if resp.status == 200 and (path == "/openapi/v2" or path.rstrip("/") == "/openapi/v3/api/v1"):
-            import json as _json
             doc = _json.loads(resp.body)  # type: ignore[attr-defined]
             extend(doc)
             if path == "/openapi/v2":
@@ -139,7 +139,9 @@ def openapi_response(registry: Registry, path: str, accept: str | None = None,
     doc = entry["v3"].get(sub)
     if doc is None:
         return plain_not_found()
-    return handler.v3_response(doc, sub, query or {}, headers, method)
+    v3pb = hooks.wire_attr("openapi", "openapi_v3_protobuf")
+    pb = None if v3pb is None else (lambda: v3pb(_json.loads(doc.json)))  # ToV3ProtoBinary parses the JSON bytes
+    return handler.v3_response(doc, sub, query or {}, headers, method, pb)
 
 
 def _v2_answer(served: Any, doc: dict[str, Any], headers: Mapping[str, str]) -> web.StreamResponse:

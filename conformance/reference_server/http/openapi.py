@@ -178,11 +178,13 @@ def v2_response(doc: _Served, pb: Callable[[], bytes], headers: Mapping[str, str
 
 
 # `/openapi/v3` and `/openapi/v3/<group-version>`: kube-openapi's `pkg/handler3/handler.go`. No gzip here (the
-# v3 handler is not wrapped in gziphandler as the v2 one is); the protobuf forms it offers are not produced by
-# this server, so a client that accepts only those gets 406, as kube-openapi answers an Accept it cannot meet.
+# v3 handler is not wrapped in gziphandler as the v2 one is). A group-version is offered as JSON, then gnostic's
+# protobuf under both names (the deprecated one answered as `...spec.v3.v1.0+protobuf`), one Etag (the JSON's
+# SHA-512) for every form; the protobuf is made from the JSON bytes on first request (`ToV3ProtoBinary`). The
+# discovery index (`HandleDiscovery`) is JSON whatever the Accept.
 V3_PB = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
 V3_PB_DEPRECATED = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
-_V3_OFFERS = (JSON,)
+_V3_OFFERS = (JSON, V3_PB, V3_PB_DEPRECATED)  # handler3's order
 
 
 def v3_url(key: str, etag: str) -> str:
@@ -197,15 +199,17 @@ def v3_index(documents: Mapping[str, _Served]) -> _Served:
 
 
 def _serve_content(doc: _Served, headers: Mapping[str, str], out: CIMultiDict[str], method: str,
-                   modified: float) -> web.Response:
-    """Go's `http.ServeContent` for bytes already in memory: preconditions, then the whole body."""
+                   modified: float, body: bytes | None = None) -> web.Response:
+    """Go's `http.ServeContent` for bytes already in memory (`body`, else the JSON): preconditions, then the
+    whole body."""
     out["Last-Modified"] = formatdate(modified, usegmt=True)
     if _not_modified(headers, doc):
         out.popall("Content-Type", None)
         del out["Last-Modified"]
         return web.Response(status=304, headers=out)
     out["Accept-Ranges"] = "bytes"
-    return web.Response(body=None if method == "HEAD" else doc.json, status=200, headers=out)
+    return web.Response(body=None if method == "HEAD" else (doc.json if body is None else body), status=200,
+                        headers=out)
 
 
 def v3_index_response(index: _Served, headers: Mapping[str, str], method: str = "GET") -> web.Response:
@@ -217,15 +221,17 @@ def v3_index_response(index: _Served, headers: Mapping[str, str], method: str = 
 
 
 def v3_response(doc: _Served, key: str, query: Mapping[str, str], headers: Mapping[str, str],
-                method: str = "GET") -> web.Response:
-    """`HandleGroupVersion` for one document (see the comment above `V3_PB`)."""
+                method: str = "GET", pb: Callable[[], bytes] | None = None) -> web.Response:
+    """`HandleGroupVersion` for one document (see the comment above `V3_PB`); `pb()` makes its protobuf form
+    (without it, only JSON is offered)."""
     out: CIMultiDict[str] = CIMultiDict()
     out.add("Vary", "Accept")
-    media = next((offer for typ, sub in _clauses(headers.get("Accept") or "*/*") for offer in _V3_OFFERS
+    offers = _V3_OFFERS if pb is not None else (JSON,)
+    media = next((offer for typ, sub in _clauses(headers.get("Accept") or "*/*") for offer in offers
                   if typ in (offer.partition("/")[0], "*") and sub in (offer.partition("/")[2], "*")), None)
     if media is None:
         return web.Response(status=406, headers=out)
-    out["Content-Type"] = media
+    out["Content-Type"] = V3_PB if media == V3_PB_DEPRECATED else media
     out["Etag"] = doc.etag
     wanted = query.get("hash", "")
     if wanted:
@@ -238,4 +244,5 @@ def v3_response(doc: _Served, key: str, query: Mapping[str, str], headers: Mappi
             return web.Response(status=301, headers=out, body=body, content_type="text/html", charset="utf-8")
         out["Cache-Control"] = "public, immutable"
         out["Expires"] = time.strftime("%a, %d %b %Y %H:%M:%S UTC", time.gmtime(time.time() + 365 * 86400))
-    return _serve_content(doc, headers, out, method, doc.modified)
+    body = None if media == JSON or pb is None else doc.body(media, pb)
+    return _serve_content(doc, headers, out, method, doc.modified, body)

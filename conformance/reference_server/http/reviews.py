@@ -5,10 +5,11 @@ impersonation; without `--authorization rbac` there is none and the AlwaysAllow 
 """
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from ..auth.review import API_VERSION, BY_PLURAL, AlwaysAllowAuthorizer, review
-from ..wire import authorization_pb
 from .authz import REQUESTER
 from .context import ServerContext
 from .groups import decode_unstored_body
@@ -19,11 +20,17 @@ from .router import Route
 ALWAYS_ALLOW = AlwaysAllowAuthorizer()
 
 
+def _decode_protobuf(*args: Any, **kwargs: Any) -> Any:
+    from ..wire import authorization_pb  # (protobuf's descriptors: a tenth of a second of start-up, rarely used)
+
+    return authorization_pb.decode(*args, **kwargs)
+
+
 async def handle_review(ctx: ServerContext, request: web.Request, route: Route) -> web.StreamResponse:
     if route.namespace:
         check_path_segment(route.namespace, "Namespace")
     kind = BY_PLURAL[route.resource]
     body = decode_unstored_body(request.headers.get("Content-Type"), await read_body(request), API_VERSION,
-                                kind.kind, authorization_pb.decode)
+                                kind.kind, _decode_protobuf)
     result = review(kind, body, request.get(REQUESTER), ctx.authorizer or ALWAYS_ALLOW, route.namespace)
     return object_response(result, 201, request.headers.get("Accept"))

@@ -13,6 +13,7 @@ from typing import Any, Awaitable, Callable
 from aiohttp import web
 
 from .. import apierrors as E
+from ..admission.policy import PolicyAdmission
 from ..admission.webhooks import Attributes, WebhookAdmission, attributes
 from ..registry.store import DeleteOptions
 from ..storage.clone import clone
@@ -27,7 +28,7 @@ SUBRESOURCES = {"status": "status", "ns-status": "status", "ns-finalize": "final
 
 
 def webhook_admission(registry: Any) -> WebhookAdmission:
-    return WebhookAdmission(registry, json_patch)
+    return WebhookAdmission(registry, json_patch, PolicyAdmission(registry))
 
 
 def subresource(target: str) -> str:

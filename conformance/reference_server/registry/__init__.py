@@ -94,6 +94,7 @@ class Registry:
     def add_version(self, store: GenericStore, served: "ServedVersion") -> None:
         """Serve the objects of `store` (the storage version) in one more version of its group as well."""
         view = VersionView(store, served)  # type: ignore[arg-type]
+        view.served_by(store)
         self._views[(view.group, view.version, store.info.plural)] = view
 
     def group_versions(self, group: str) -> list[str]:

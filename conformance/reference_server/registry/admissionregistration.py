@@ -12,11 +12,11 @@ cluster-scoped, with
   `webhooks` / `spec` change; a policy's status reset on create and kept on update, its `/status` changing only
   status.
 
-CEL expressions (matchConditions, validations, messageExpression, auditAnnotations, variables) are **stored, not
-compiled**: upstream refuses an expression that does not compile or type-check (422 with the CEL compiler's
-message); this server only checks that they are present. Nothing evaluates policies either (admission/webhooks/
-calls webhooks; no ValidatingAdmissionPolicy is enforced), and no controller writes a policy's
-`status.typeChecking`.
+CEL expressions (matchConditions, validations, messageExpression, auditAnnotations, variables) are compiled on
+write (`reference_server/cel/`): one that does not parse, or names a variable its environment does not declare, is
+refused as upstream refuses it (`compilation failed: ...`; the parser's text is cel-rust's, not cel-go's); there
+is no type checker, so `must evaluate to bool` is never answered. admission/policy/ enforces the policies;
+no controller writes a policy's `status.typeChecking`.
 """
 from __future__ import annotations
 
@@ -257,16 +257,31 @@ def _service_errors(path: str, service: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
-def _match_conditions_errors(conditions: list[Any], path: str) -> list[FieldError]:
-    """`validateMatchConditions` without compiling the expressions (stored, not compiled)."""
+def declared(**kw: bool) -> frozenset[str]:
+    from ..cel.environments import declared as names  # the CEL room loads on the first expression written
+    return names(**kw)
+
+
+def _compile_errors(path: str, expression: str, names: frozenset[str], shown: str | None = None) -> list[FieldError]:
+    """`validateCELCondition`: `field.Invalid(path, expression, "compilation failed: ...")`."""
+    from ..cel import compile_detail
+    detail = compile_detail(expression, names)
+    return [] if detail is None else [field_invalid(path, expression if shown is None else shown, detail)]
+
+
+def _match_conditions_errors(conditions: list[Any], path: str, params: bool = False) -> list[FieldError]:
+    """`validateMatchConditions`, each expression compiled (`validateMatchConditionsExpression`)."""
     errs: list[FieldError] = []
     if len(conditions) > 64:
         errs.append(FieldError("FieldValueTooMany", path, f"Too many: {len(conditions)}: must have at most 64 items"))
     names: set[str] = set()
     for i, cond in enumerate(conditions):
         cond = _dict(cond)
-        if not str(cond.get("expression") or "").strip():
+        expression = str(cond.get("expression") or "").strip()
+        if not expression:
             errs.append(field_required(f"{path}[{i}].expression"))
+        else:
+            errs += _compile_errors(f"{path}[{i}].expression", expression, declared(params=params))
         name = cond.get("name") or ""
         if not name:
             errs.append(field_required(f"{path}[{i}].name"))
@@ -496,8 +511,9 @@ def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_condit
         errs += _match_resources_errors(_dict(match), "spec.matchConstraints")
         if not _list(_dict(match).get("resourceRules")):
             errs.append(field_required("spec.matchConstraints.resourceRules"))
+    params, composition = spec.get("paramKind") is not None, bool(_list(spec.get("variables")))
     if match_conditions:
-        errs += _match_conditions_errors(_list(spec.get("matchConditions")), "spec.matchConditions")
+        errs += _match_conditions_errors(_list(spec.get("matchConditions")), "spec.matchConditions", params)
     for i, var in enumerate(_list(spec.get("variables"))):
         var, vpath = _dict(var), f"spec.variables[{i}]"
         name = str(var.get("name") or "")
@@ -507,12 +523,15 @@ def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_condit
             errs.append(field_invalid(f"{vpath}.name", name, "name is not a valid CEL identifier"))
         if not str(var.get("expression") or "").strip():
             errs.append(field_required(f"{vpath}.expression", "expression is not specified"))
+        else:
+            errs += _compile_errors(f"{vpath}.expression", str(var["expression"]),
+                                    declared(params=params, variables=True))
     validations, audits = _list(spec.get("validations")), _list(spec.get("auditAnnotations"))
     if not validations and not audits:
         detail = "validations or auditAnnotations must contain at least one item"
         return errs + [field_required("spec.validations", detail), field_required("spec.auditAnnotations", detail)]
     for i, v in enumerate(validations):
-        errs += _validation_errors(_dict(v), f"spec.validations[{i}]")
+        errs += _validation_errors(_dict(v), f"spec.validations[{i}]", params, composition)
     if spec.get("auditAnnotations") is not None:
         if len(audits) > 20:
             errs.append(FieldError("FieldValueInvalid", "spec.auditAnnotations",
@@ -531,20 +550,32 @@ def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_condit
                 errs.append(field_required(f"{apath}.valueExpression", "valueExpression is not specified"))
             elif len(value) > 5 * 1024:
                 errs.append(field_required(f"{apath}.valueExpression", "must not exceed 5120 bytes in length"))
+            else:
+                errs += _compile_errors(f"{apath}.valueExpression", value,
+                                        declared(params=params, variables=composition),
+                                        str(a.get("valueExpression")))
             if key in keys:
                 errs.append(_duplicate(f"{apath}.key", key))
             keys.add(key)
     return errs
 
 
-def _validation_errors(v: dict[str, Any], path: str) -> list[FieldError]:
-    """`validateValidation`, the expression not compiled."""
+def _validation_errors(v: dict[str, Any], path: str, params: bool = False,
+                       composition: bool = False) -> list[FieldError]:
+    """`validateValidation`: the expression and the messageExpression compiled (the latter without
+    `authorizer`)."""
     errs: list[FieldError] = []
     if not str(v.get("expression") or "").strip():
         errs.append(field_required(f"{path}.expression", "expression is not specified"))
+    else:
+        errs += _compile_errors(f"{path}.expression", str(v["expression"]),
+                                declared(params=params, variables=composition))
     msg_expr = str(v.get("messageExpression") or "")
     if msg_expr and not msg_expr.strip():
         errs.append(field_invalid(f"{path}.messageExpression", msg_expr, "must be non-empty if specified"))
+    elif msg_expr:
+        errs += _compile_errors(f"{path}.messageExpression", msg_expr,
+                                declared(params=params, authorizer=False, variables=composition))
     message = str(v.get("message") or "")
     if message and not message.strip():
         errs.append(field_invalid(f"{path}.message", message, "message must be non-empty if specified"))

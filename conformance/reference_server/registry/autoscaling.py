@@ -379,3 +379,7 @@ def install(store: Any) -> None:
     """The `/status` subresource of the storage version's store (and so of every version's view)."""
     store.status_strategy = HorizontalPodAutoscalerStatusStrategy(store.info)
     store.subresources = {"status": SUBRESOURCE_VERBS}
+    # `Creater.New()` as the v2 JSON shows it (fields without omitempty): what the field manager compares a create
+    # with, so `scaleTargetRef` (a struct, never absent) is not recorded as added (no `.` in managedFields)
+    store.field_manager_zero = {"spec": {"scaleTargetRef": {"kind": "", "name": ""}, "maxReplicas": 0},
+                                "status": {"desiredReplicas": 0}}

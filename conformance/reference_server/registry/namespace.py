@@ -5,7 +5,6 @@ keeps spec (NS-41), `/finalize` keeps status (NS-44). Deletion follows `REST.Del
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import re
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
 from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store
+from ..storage.clone import clone
 from . import meta as M
 from .kinds import NAMESPACES
 from .store import Admit, DeleteOptions, GenericStore, ListOptions, check_delete_preconditions
@@ -119,7 +119,7 @@ class NamespaceStrategy(Strategy):
                 E.field_forbidden("spec.finalizers", "may only be changed through the finalize subresource")])
         if not self.deviations.active("update-changes-finalizers"):
             _copy_key(spec, old.get("spec") or {}, "finalizers")
-        new["status"] = copy.deepcopy(old.get("status") or {})
+        new["status"] = clone(old.get("status") or {})
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         return super().validate_update(new, old) + self._finalizer_errs(new, indexed=False)
@@ -137,7 +137,7 @@ class NamespaceStatusStrategy(NamespaceStrategy):
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["metadata"].pop("namespace", None)
         if not (self.deviations.active("status-write-changes-finalizers") and isinstance(new.get("spec"), dict)):
-            new["spec"] = copy.deepcopy(old.get("spec") or {})
+            new["spec"] = clone(old.get("spec") or {})
         status = new.get("status") if isinstance(new.get("status"), dict) else {}
         if not status.get("phase"):
             status["phase"] = "Active"  # SetDefaults_NamespaceStatus
@@ -167,7 +167,7 @@ class NamespaceFinalizeStrategy(NamespaceStrategy):
         new["metadata"].pop("namespace", None)
         if not isinstance(new.get("spec"), dict):
             new["spec"] = {}
-        new["status"] = copy.deepcopy(old.get("status") or {})
+        new["status"] = clone(old.get("status") or {})
         if self.deviations.active("finalize-ignores-additions"):
             before = (old.get("spec") or {}).get("finalizers") or []
             new["spec"]["finalizers"] = [f for f in new["spec"].get("finalizers") or [] if f in before]
@@ -228,7 +228,7 @@ class NamespaceStore(GenericStore):
                 raise
 
             def replace(cur: dict[str, Any]) -> dict[str, Any]:
-                new = copy.deepcopy(obj)
+                new = clone(obj)
                 for key in ("uid", "creationTimestamp"):
                     new["metadata"][key] = cur["metadata"].get(key)
                 new["metadata"]["resourceVersion"] = cur["metadata"].get("resourceVersion")
@@ -325,6 +325,6 @@ def _apply_propagation(meta: dict[str, Any], opts: DeleteOptions) -> None:
 
 def _copy_key(dst: dict[str, Any], src: dict[str, Any], key: str) -> None:
     if key in src:
-        dst[key] = copy.deepcopy(src[key])
+        dst[key] = clone(src[key])
     else:
         dst.pop(key, None)

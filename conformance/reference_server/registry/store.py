@@ -140,12 +140,14 @@ class GenericStore:
         if fm is None:
             builtin = not getattr(self, "crd_name", None)
             status_sub = getattr(self, "status_strategy", None) is not None
-            zero = {f: {} for f in ("spec", "status") if builtin and f in self.info.fields}
+            zero = getattr(self, "field_manager_zero", None) or \
+                {f: {} for f in ("spec", "status") if builtin and f in self.info.fields}
             ignored = {"status": frozenset({"spec"}), "finalize": frozenset({"status"})}
             if status_sub or (builtin and "status" in self.info.fields):
                 ignored[""] = frozenset({"status"})
             fm = FieldManager(self.info.kind, getattr(self, "api_version", "v1"), builtin=builtin, zero=zero,
-                              ignored=ignored, crd_schema=None if builtin else getattr(self.strategy, "schema", None))
+                              ignored=ignored, crd_schema=None if builtin else getattr(self.strategy, "schema", None),
+                              converter=getattr(self, "version_converter", None))  # registry/versions.py
             self.__dict__["_field_manager"] = fm
         return fm
 

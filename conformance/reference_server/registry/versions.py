@@ -8,7 +8,12 @@ defaults, validation) on objects in its own version, and a `VersionView` serves 
 version by converting at its edges only:
 
 - a request body, or the object a PATCH / apply computes, goes through `to_storage` before the store sees it;
-- what the store answers (and what a watch sends) goes through `from_storage`.
+- what the store answers (and what a watch sends) goes through `from_storage`;
+- managedFields are recorded in the request's version (upstream's field manager converts the live and new
+  objects to it): a create, update or patch through a view runs the view's field manager on the objects as this
+  version shows them, and apply through a view merges in this version; every field manager of the kind holds a
+  `VersionConverter` (`fieldmanager/versionconverter.py`) so entries recorded in the other version are compared,
+  and conflict, in theirs.
 
 A kind declares its extra versions as `ServedVersion`s (conversion functions on JSON objects); `Registry`
 installs one view per extra version (`add_version`). Discovery lists every version of a group, the preferred
@@ -21,6 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..fieldmanager.versionconverter import VersionConverter
 from .group import GroupStore
 from .store import DeleteOptions, ListOptions
 
@@ -68,6 +74,46 @@ class VersionView(GroupStore):
             if hasattr(base, attr):
                 setattr(self, attr, getattr(base, attr))
 
+    def served_by(self, base: GroupStore) -> None:
+        """Register this version's conversions with the kind's `VersionConverter` (shared with the base)."""
+        converter = base.__dict__.get("version_converter")
+        if converter is None:
+            converter = base.version_converter = VersionConverter(base.api_version)  # type: ignore[attr-defined]
+        converter.add(self.api_version, self.accept, self._from_storage)
+        zero = getattr(base, "field_manager_zero", None)
+        if zero is not None:  # the empty object as this version shows it
+            shown = self._from_storage({"apiVersion": base.api_version, "kind": self.info.kind, "metadata": {}, **zero})
+            self.field_manager_zero = {k: v for k, v in shown.items() if k not in ("apiVersion", "kind", "metadata")}
+
+    @property
+    def version_converter(self) -> VersionConverter | None:
+        return self.base.__dict__.get("version_converter")
+
+    def _from_storage(self, obj: dict[str, Any]) -> dict[str, Any]:
+        out = self.served.from_storage(obj)
+        return {"kind": self.info.kind, "apiVersion": self.api_version,
+                **{k: v for k, v in out.items() if k not in ("kind", "apiVersion")}}
+
+    def _managed(self, kw: dict[str, Any], subresource: str = "") -> dict[str, Any]:
+        """A write's `field_manager` as a `manage` step run in this version: the base hands it the live and new
+        objects in the storage version; the view's field manager sees them as this version shows them and
+        its managedFields go onto the new object (entries of either version, each in its own paths)."""
+        manager = kw.get("field_manager") or ""
+        if kw.get("manage") is not None or not manager:
+            return kw
+        fm = self.field_manager
+
+        def manage(live: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+            out = fm.update(self._from_storage(live) if live else None, self._from_storage(new), manager, subresource)
+            meta = new.setdefault("metadata", {})
+            entries = (out.get("metadata") or {}).get("managedFields")
+            if entries is None:
+                meta.pop("managedFields", None)
+            else:
+                meta["managedFields"] = entries
+            return new
+        return {**{k: v for k, v in kw.items() if k != "field_manager"}, "manage": manage}
+
     # ---- conversion at the edges -------------------------------------------------------------------
     def present(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored (storage-version) object as this version shows it; anything else (a Status) unchanged."""
@@ -90,7 +136,7 @@ class VersionView(GroupStore):
 
     # ---- writes: the base's, converted --------------------------------------------------------------
     def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        return self.present(self.base.create(self.accept(obj), **kw))
+        return self.present(self.base.create(self.accept(obj), **self._managed(kw)))
 
     def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
                transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
@@ -101,6 +147,8 @@ class VersionView(GroupStore):
 
             def transform(current: dict[str, Any]) -> dict[str, Any]:
                 return self.accept(inner(self.present(current)))
+        strategy = kw.get("strategy") or self.strategy
+        kw = self._managed(kw, getattr(strategy, "subresource", "") or "")
         return self.present(self.base.update(ns, name, body, transform=transform, **kw))
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> Any:

@@ -240,8 +240,41 @@ class DaemonSetStrategy(_Generation):
         return {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0,
                 "numberReady": 0}
 
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        """`PrepareForCreate`: `spec.templateGeneration` at least 1; apps/v1 shows it as an annotation."""
+        super().prepare_for_create(obj)
+        _set_template_generation(obj, max(_template_generation(obj) or 0, 1))
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """`PrepareForUpdate`: the writer's value ignored; the old one, plus 1 when the template changed."""
+        super().prepare_for_update(new, old)
+        generation = _template_generation(old) or 1
+        if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
+            generation += 1
+        _set_template_generation(new, generation)
+
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
         return _selector_and_template(spec)
+
+
+TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"  # appsv1.DeprecatedTemplateGeneration
+
+
+def _template_generation(obj: dict[str, Any]) -> int | None:
+    """A DaemonSet's internal `spec.templateGeneration`, read from apps/v1's annotation
+    (`Convert_v1_DaemonSet_To_apps_DaemonSet`; a value that is not an integer, a decoding error upstream, is
+    read as absent here)."""
+    raw = ((obj.get("metadata") or {}).get("annotations") or {}).get(TEMPLATE_GENERATION)
+    try:
+        return int(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return None
+
+
+def _set_template_generation(obj: dict[str, Any], generation: int) -> None:
+    """`Convert_apps_DaemonSet_To_v1_DaemonSet`: the annotation always written."""
+    meta = obj["metadata"]
+    meta["annotations"] = {**(meta.get("annotations") or {}), TEMPLATE_GENERATION: str(generation)}
 
 
 def _job_defaults(spec: dict[str, Any]) -> None:

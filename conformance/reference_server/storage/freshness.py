@@ -28,7 +28,6 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
-from .etcdclient import EtcdUnavailable, parse_answer
 
 T = TypeVar("T")
 FRESH_WAIT = 3.0  # seconds a read waits for the cache to reach etcd's revision (upstream's blockTimeout)
@@ -99,6 +98,9 @@ class FreshnessGate:
     async def fetch_revision(self) -> int:
         """etcd's current revision (the store's `revision_request`), without blocking the loop."""
         import aiohttp
+
+        from .etcdclient import EtcdUnavailable, parse_answer  # (urllib3 and the rest: not on the memory store)
+
         endpoints, path, body, ssl_context = self._store.revision_request()
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(

@@ -18,7 +18,7 @@ from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
 from .openapi_schemas import closure, definition_name, known_fields, message_schema
 
-__all__ = ["openapi_v2", "openapi_v2_protobuf", "openapi_v3_root", "openapi_v3_group", "openapi_v3_documents", "known_fields",
+__all__ = ["openapi_v2", "openapi_v2_protobuf", "openapi_v3_protobuf", "openapi_v3_root", "openapi_v3_group", "openapi_v3_documents", "known_fields",
            "group_hash"]
 
 INFO = {"title": "Kubernetes", "version": "v1.33.0"}
@@ -276,6 +276,12 @@ def openapi_v2(kinds: Sequence[KindInfo]) -> dict[str, Any]:
 def openapi_v2_protobuf(doc: dict[str, Any]) -> bytes:
     """The v2 document as gnostic's protobuf `openapi.v2.Document` (kube-openapi's `ToProtoBinary`)."""
     from .openapi_pb import document
+    return document(doc)
+
+
+def openapi_v3_protobuf(doc: dict[str, Any]) -> bytes:
+    """A v3 group-version document as gnostic's protobuf `openapi.v3.Document` (kube-openapi's `ToV3ProtoBinary`)."""
+    from .openapi3_pb import document
     return document(doc)
 
 

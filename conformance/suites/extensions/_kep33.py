@@ -45,14 +45,31 @@ def require_served(api: Any) -> None:
 
 @contextlib.contextmanager
 def serial(run_id: str) -> Iterator[None]:
-    """One KEP-33 test at a time across the run's xdist workers (see the module docstring)."""
+    """One KEP-33 test at a time across the run's xdist workers (see the module docstring).
+
+    The lock file is removed by whoever releases it, so a run leaves none behind in the temporary directory; a
+    waiter that then wins the lock on the removed file sees that its path is gone (or is another file) and
+    takes the lock again on the path's current file, so two holders never overlap."""
     path = os.path.join(tempfile.gettempdir(), f"nsconform-kep33-{run_id}.lock")
-    with open(path, "a+") as fh:
+    while True:
+        fh = open(path, "a+")
         fcntl.flock(fh, fcntl.LOCK_EX)
+        held = os.fstat(fh.fileno())
         try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            current = os.stat(path)
+        except FileNotFoundError:
+            current = None
+        if current is not None and (current.st_dev, current.st_ino) == (held.st_dev, held.st_ino):
+            break
+        fh.close()  # (releases the lock on a file no one else can find any more)
+    try:
+        yield
+    finally:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        fh.close()  # the lock is released only once the path is gone
 
 
 def initializer_name(tag: str) -> str:

@@ -81,3 +81,31 @@ def test_documents_are_kept(server):
     before = [e["v2served"] for e in entries if "v2served" in e]
     get(server)
     assert [e["v2served"] for e in openapi.CACHE._entries.values() if "v2served" in e] == before
+
+
+V3_PB = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
+V3_PB_OLD = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
+
+
+def test_v3_protobuf_form(server):
+    """handler3: a group-version in gnostic's protobuf for either name (answered under the new one), with the
+    JSON's Etag, `?hash=` and 304 as for JSON; JSON first for `*/*`; the discovery index stays JSON."""
+    index = requests.get(f"{server.url}/openapi/v3", headers={"Accept": V3_PB}, timeout=30)
+    assert index.status_code == 200 and index.headers["Content-Type"] == "application/json"
+    relative = index.json()["paths"]["apis/apps/v1"]["serverRelativeURL"]
+    js = requests.get(server.url + relative, timeout=30)
+    for accept in (V3_PB, V3_PB_OLD, f"application/yaml, {V3_PB_OLD};q=0.5", f"{V3_PB}, application/json"):
+        pb = requests.get(server.url + relative, headers={"Accept": accept}, timeout=30)
+        assert pb.status_code == 200 and pb.headers["Content-Type"] == V3_PB, accept
+        assert pb.headers["Etag"] == js.headers["Etag"] and pb.headers["Cache-Control"] == "public, immutable"
+        assert pb.content.startswith(b"\x0a\x053.0.0\x12") and len(pb.content) > 1000  # openapi, then info
+    assert requests.get(server.url + relative, headers={"Accept": f"application/json, {V3_PB}"},
+                        timeout=30).headers["Content-Type"] == "application/json"
+    again = requests.get(server.url + relative, headers={"Accept": V3_PB, "If-None-Match": js.headers["Etag"]},
+                         timeout=30)
+    assert again.status_code == 304 and again.content == b""
+    stale = requests.get(f"{server.url}/openapi/v3/apis/apps/v1?hash=0", headers={"Accept": V3_PB},
+                         allow_redirects=False, timeout=30)
+    assert stale.status_code == 301 and stale.headers["Location"] == relative
+    refused = requests.get(server.url + relative, headers={"Accept": "application/yaml"}, timeout=30)
+    assert refused.status_code == 406 and refused.content == b""

@@ -16,9 +16,17 @@ the http layer awaits this room around the write instead (the event loop never w
 
 An answer `allowed: false` is upstream's `ToStatusErr` (the webhook's status, at least 400, message prefixed with
 `admission webhook "<name>" denied the request`); a failed call is skipped under `failurePolicy: Ignore` and is a
-500 `InternalError` under `Fail`. `matchConditions` (CEL) are not evaluated: a webhook with them is called as if
-they held. Matching (rules, scope, selectors) is `matching.py`, the review and errors `review.py`, the call
-`client.py`. Operations: CREATE, UPDATE (PUT) and DELETE; a PATCH or server-side apply does not reach webhooks.
+500 `InternalError` under `Fail`. `matchConditions` are evaluated (below).
+Matching (rules, scope, selectors) is `matching.py`, the review and errors `review.py`, the call
+`client.py`. Operations: CREATE, UPDATE (PUT, every PATCH type, server-side apply) and DELETE (each item of a
+DELETE collection), on objects and on subresources (`pods/status`, `deployments/scale` with the Scale, ...):
+http/webhookcalls.py builds the attributes.
+
+A webhook's `matchConditions` (CEL, admission/matchconditions.py) are evaluated just before it would be called
+(`generic/webhook.go` `ShouldCallHook`): one false skips it; an evaluation error skips it under `failurePolicy:
+Ignore` and refuses the request under `Fail` (403 Forbidden, `<resource> "<name>" is forbidden: expression '<e>'
+resulted in error: <err>`). The ValidatingAdmissionPolicy plugin (admission/policy/), when given, runs in
+`validate` before the validating webhooks, on the same previewed object.
 """
 from __future__ import annotations
 
@@ -40,9 +48,10 @@ JsonPatch = Callable[[Any, Any], Any]
 class WebhookAdmission:
     """The two webhook plugins; `json_patch(doc, ops)` applies a webhook's patch (RFC 6902)."""
 
-    def __init__(self, registry: Registry, json_patch: JsonPatch):
+    def __init__(self, registry: Registry, json_patch: JsonPatch, policies: Any = None):
         self.registry = registry
         self.json_patch = json_patch
+        self.policies = policies  # admission/policy/ PolicyAdmission, run first in `validate`
 
     # ---- lookups -----------------------------------------------------------------------------------
     def _configurations(self, plural: str) -> list[dict[str, Any]]:
@@ -66,7 +75,22 @@ class WebhookAdmission:
 
     def active(self) -> bool:
         """Any configuration stored at all (the fast path of every write skips this room otherwise)."""
-        return bool(self._configurations(VALIDATING) or self._configurations(MUTATING))
+        return bool(self._configurations(VALIDATING) or self._configurations(MUTATING)
+                    or (self.policies is not None and self.policies.active()))
+
+    def _conditions_hold(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any, user: Any, dry_run: bool,
+                         options: dict[str, Any] | None) -> bool:
+        """`ShouldCallHook`'s matchConditions step."""
+        conditions = hook.get("matchConditions")
+        if not conditions:
+            return True
+        from .. import matchconditions  # CEL loads with the first webhook that has conditions
+        activation = {"object": obj, "oldObject": old, "namespaceObject": None,
+                      "request": matchconditions.admission_request(a, user, dry_run, options)}
+        result = matchconditions.match(conditions, activation, hook.get("failurePolicy"))
+        if result.error:
+            raise E.forbidden(a.resource, a.name, result.error, a.group)
+        return result.matches
 
     # ---- the two phases ----------------------------------------------------------------------------
     async def _call(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any, user: Any, dry_run: bool,
@@ -95,6 +119,8 @@ class WebhookAdmission:
         reinvoke: set[int] = set()   # those the second round calls
         should_reinvoke = False
         for i, hook in enumerate(hooks):
+            if not self._conditions_hold(hook, a, obj, old, user, dry_run, options):
+                continue
             obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
             if changed:
                 reinvoke |= invoked
@@ -111,7 +137,7 @@ class WebhookAdmission:
                 reinvoke |= invoked
                 obj = again
         for i, hook in enumerate(hooks):
-            if i in reinvoke:
+            if i in reinvoke and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
                 obj, _ = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
         return obj
 
@@ -152,10 +178,14 @@ class WebhookAdmission:
         """ValidatingAdmissionWebhook: every matching webhook at once; the first refusal (in webhook order)
         wins. `preview()` gives the object as it would be stored (asked only when a webhook matches)."""
         hooks = matching(self._configurations(VALIDATING), a, obj, old, self._namespace_labels)
-        if not hooks:
+        policies = self.policies is not None and self.policies.active()
+        if not hooks and not policies:
             return
         if preview is not None:
             obj = await preview()
+        if policies:
+            self.policies.validate(a, obj, old, user, dry_run, options, warnings)
+        hooks = [h for h in hooks if self._conditions_hold(h, a, obj, old, user, dry_run, options)]
         answers = await asyncio.gather(*(self._call(h, a, obj, old, user, dry_run, options) for h in hooks),
                                        return_exceptions=True)
         for hook, resp in zip(hooks, answers):

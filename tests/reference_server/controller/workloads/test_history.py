@@ -139,14 +139,18 @@ def test_daemonset_history_without_nodes(reg):
     c.sync(NS, "ds")
     [(first, rev)] = revisions(reg).items()
     assert rev["metadata"]["labels"] == {"app": "ds", "controller-revision-hash": first.split("-", 1)[1]}
-    assert rev["metadata"]["annotations"] == {"a": "b"} and rev["revision"] == 1
+    # the DaemonSet's annotations, apps/v1's template generation among them (upstream's revisions carry it too)
+    assert rev["metadata"]["annotations"] == {"a": "b", "deprecated.daemonset.template.generation": "1"}
+    assert rev["revision"] == 1
     patch_spec(reg, "daemonsets", "ds", {"template": template({"app": "ds"}, image="nginx:2")})
+    assert get(reg, "daemonsets", "ds")["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "2"
     c.sync(NS, "ds")
     [(_, _), (_, second)] = numbers(reg)
     patch_spec(reg, "daemonsets", "ds", {"template": template({"app": "ds"})})
     c.sync(NS, "ds")
     assert numbers(reg) == [(2, second), (3, first)]
-    patch_spec(reg, "daemonsets", "ds", {"revisionHistoryLimit": 0})
+    patch_spec(reg, "daemonsets", "ds", {"revisionHistoryLimit": 0})  # not the template: generation kept
+    assert get(reg, "daemonsets", "ds")["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "3"
     c.sync(NS, "ds")
     assert numbers(reg) == [(3, first)]
     assert pods(reg) == []

@@ -1,0 +1,147 @@
+"""The ValidatingAdmissionPolicy plugin (`staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/`
+`dispatcher.go`, `admission.go`; `policy/generic/`): every stored ValidatingAdmissionPolicy with the bindings that
+name it, evaluated on each create, update (PUT) and delete made through the API, after the mutating webhooks and
+before the validating ones (upstream's plugin order).
+
+For each policy (by name) whose `matchConstraints` match (`matching.py`), for each binding whose `matchResources`
+match, for each param (`params.py`), `validator.py` evaluates it; a deny is acted on per the binding's
+`validationActions`: `Deny` refuses the request with the first denial (`ValidatingAdmissionPolicy '<p>' with
+binding '<b>' denied request: <message>`, `admission.NewForbidden`'s message with the validation's reason, 422
+Invalid by default, and a cause carrying the message), `Warn` adds a `Warning` (`Validation failed for
+ValidatingAdmissionPolicy '<p>' with binding '<b>': <message>`), `Audit` would add an audit annotation: this
+server keeps no audit log, so it records nothing (nor the policies' own `auditAnnotations` values). A binding that
+cannot be evaluated (its params) is `failed to configure binding: ...` under `failurePolicy: Fail` and skipped
+under `Ignore`, as is a policy whose paramKind no served resource has (`failed to configure policy: ...`, named
+without a binding). The `authorizer` variable is not bound (an expression that reads it fails to evaluate)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ... import apierrors as E
+from ...registry import Registry
+from ..webhooks.matching import EXEMPT, Attributes
+from . import matching, params
+
+POLICIES, BINDINGS = "validatingadmissionpolicies", "validatingadmissionpolicybindings"
+GROUP = "admissionregistration.k8s.io"
+REASON_CODES = {"Forbidden": 403, "Invalid": 422, "RequestEntityTooLarge": 413}
+
+
+def _name(obj: dict[str, Any] | None) -> str:
+    return ((obj or {}).get("metadata") or {}).get("name") or ""
+
+
+class PolicyAdmission:
+    def __init__(self, registry: Registry):
+        self.registry = registry
+
+    def _list(self, plural: str) -> list[dict[str, Any]]:
+        return self.registry.store.list(plural, None, shared=True)[0]
+
+    def _namespace(self, name: str) -> dict[str, Any] | None:
+        try:
+            return self.registry.store.get("namespaces", "", name, shared=True)
+        except Exception:  # noqa: BLE001 - a missing namespace (lifecycle refused the request already)
+            return None
+
+    def _namespace_labels(self, name: str) -> dict[str, Any] | None:
+        ns = self._namespace(name)
+        return None if ns is None else (ns.get("metadata") or {}).get("labels") or {}
+
+    def active(self) -> bool:
+        """Any binding stored (a policy without one is never evaluated)."""
+        return bool(self._list(BINDINGS))
+
+    def _hooks(self) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+        bindings: dict[str, list[dict[str, Any]]] = {}
+        for b in sorted(self._list(BINDINGS), key=_name):
+            bindings.setdefault(str((b.get("spec") or {}).get("policyName") or ""), []).append(b)
+        return [(p, bindings[_name(p)]) for p in sorted(self._list(POLICIES), key=_name) if _name(p) in bindings]
+
+    def _namespace_object(self, a: Attributes) -> dict[str, Any] | None:
+        """`CreateNamespaceObject`: the request's namespace, some metadata fields, spec and status (none for a
+        cluster-scoped request or a Namespace's own)."""
+        if not a.namespace or (a.resource == "namespaces" and not a.group):
+            return None
+        ns = self._namespace(a.namespace)
+        if ns is None:
+            return None
+        meta = ns.get("metadata") or {}
+        keep = ("name", "generateName", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
+                "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "finalizers")
+        out: dict[str, Any] = {"metadata": {k: meta[k] for k in keep if k in meta}}
+        for key in ("spec", "status"):
+            if key in ns:
+                out[key] = ns[key]
+        return out
+
+    def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
+                 dry_run: bool, options: dict[str, Any] | None, warnings: list[str]) -> None:
+        """Raises the first denial; appends the warnings of `Warn` bindings."""
+        if a.resource in EXEMPT and a.group == GROUP:
+            return
+        from ..matchconditions import admission_request  # CEL loads with the first binding
+        from . import validator
+        denied: list[tuple[str, str, Any]] = []
+        request: dict[str, Any] | None = None
+        namespace: Any = ...
+        for policy, bindings in self._hooks():
+            spec = policy.get("spec") or {}
+            if not matching.matches(spec.get("matchConstraints") or {}, a, obj, old, self._namespace_labels):
+                continue
+            fail = (spec.get("failurePolicy") or "Fail") == "Fail"
+            problem = params.configuration_error(self.registry, policy)
+            if problem:
+                if fail:
+                    denied.append((_name(policy), "", validator.Decision(f"failed to configure policy: {problem}")))
+                continue
+            for binding in bindings:
+                bspec = binding.get("spec") or {}
+                if not matching.matches(bspec.get("matchResources"), a, obj, old, self._namespace_labels):
+                    continue
+                try:
+                    found = params.collect(self.registry, policy, binding, a.namespace)
+                except params.ConfigError as exc:
+                    if fail:
+                        denied.append((_name(policy), _name(binding),
+                                       validator.Decision(f"failed to configure binding: {exc}")))
+                    continue
+                if request is None:
+                    request = admission_request(a, user, dry_run, options)
+                if namespace is ...:
+                    namespace = self._namespace_object(a)
+                actions = bspec.get("validationActions") or []
+                for param in found:
+                    activation = {"object": obj, "oldObject": old, "request": request, "params": param,
+                                  "namespaceObject": namespace}
+                    for decision in validator.validate(policy, activation):
+                        if decision.error:
+                            denied.append((_name(policy), _name(binding), decision))
+                            continue
+                        if "Deny" in actions:
+                            denied.append((_name(policy), _name(binding), decision))
+                        if "Warn" in actions:
+                            warnings.append(f"Validation failed for ValidatingAdmissionPolicy '{_name(policy)}' "
+                                            f"with binding '{_name(binding)}': {decision.message}")
+        if denied:
+            raise self._refusal(a, obj, *denied[0])
+
+    @staticmethod
+    def _refusal(a: Attributes, obj: dict[str, Any] | None, policy: str, binding: str,
+                 decision: Any) -> E.StatusError:
+        """`admission.NewForbidden` with the decision's reason and its code (`reasonToCode`), plus a cause."""
+        if binding:
+            message = (f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: "
+                       f"{decision.message}")
+        else:
+            message = f"ValidatingAdmissionPolicy '{policy}' denied request: {decision.message}"
+        meta = (obj or {}).get("metadata") or {}
+        name = a.name or meta.get("name") or meta.get("generateName") or "Unknown"
+        err = E.forbidden(a.resource, name, message, a.group, causes=[{"message": message}])
+        reason = decision.reason or "Invalid"
+        err.status["reason"] = reason
+        err.status["code"] = REASON_CODES.get(reason, 500)
+        return err
+
+
+__all__ = ["PolicyAdmission"]

@@ -1,0 +1,124 @@
+"""One policy evaluated for one binding and param (`plugin/policy/validating/validator.go` `Validate`): its
+matchConditions, then `spec.variables` (in order), `validations` with their messages, `auditAnnotations`.
+Returns the decisions the dispatcher acts on."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ... import cel
+from .. import matchconditions as mc
+
+MAX_MESSAGE = 5 * 1024  # celconfig.MaxEvaluatedMessageExpressionSizeBytes
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A deny (`ActionDeny`): evaluated false (`reason` set) or an evaluation error under `failurePolicy: Fail`.
+    Admits are not recorded."""
+
+    message: str
+    reason: str = ""
+    error: bool = False  # an audit annotation's error denies whatever the binding's actions say
+
+
+def _variables(spec: dict[str, Any], activation: dict[str, Any]) -> dict[str, str]:
+    """Evaluate `spec.variables` into `activation["variables"]`; the errors by name (upstream evaluates lazily:
+    a variable's error surfaces only in an expression that reads it, as here)."""
+    values: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    activation["variables"] = values
+    for var in spec.get("variables") or []:
+        if not isinstance(var, dict):
+            continue
+        name = str(var.get("name") or "")
+        try:
+            values[name] = cel.compile_expression(str(var.get("expression") or ""), mc.EVERYTHING) \
+                .evaluate(activation)
+        except (cel.CompileError, cel.EvalError) as exc:
+            errors[name] = str(exc)
+    return errors
+
+
+def _evaluate(expression: str, activation: dict[str, Any], var_errors: dict[str, str]) -> Any:
+    try:
+        return mc.evaluate(expression, activation)
+    except cel.EvalError:
+        for name, err in var_errors.items():
+            if re.search(r"\bvariables\s*\.\s*" + re.escape(name) + r"\b", expression):
+                raise cel.EvalError(f"expression '{expression}' resulted in error: {err}") from None
+        raise
+
+
+def _message(v: dict[str, Any], activation: dict[str, Any], var_errors: dict[str, str]) -> str:
+    message = ""
+    if v.get("messageExpression"):
+        try:
+            value = _evaluate(str(v["messageExpression"]), activation, var_errors)
+        except cel.EvalError:
+            value = None
+        if isinstance(value, str):
+            message = value.strip()
+            if len(message) > MAX_MESSAGE or "\n" in message:
+                message = ""
+    if not message and v.get("message"):
+        message = str(v["message"]).strip()
+    return message or f"failed expression: {str(v.get('expression') or '').strip()}"
+
+
+def _cel_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, dict):
+        return "map"
+    if isinstance(value, bytes):
+        return "bytes"
+    return type(value).__name__
+
+
+def validate(policy: dict[str, Any], activation: dict[str, Any]) -> list[Decision]:
+    spec = policy.get("spec") or {}
+    fail = (spec.get("failurePolicy") or "Fail") == "Fail"
+    conditions = spec.get("matchConditions") or []
+    if conditions:
+        result = mc.match(conditions, activation, spec.get("failurePolicy"))
+        if result.error:
+            return [Decision(result.error)]
+        if not result.matches:
+            return []
+    var_errors = _variables(spec, activation)
+    out: list[Decision] = []
+    for v in spec.get("validations") or []:
+        if not isinstance(v, dict):
+            continue
+        try:
+            value = _evaluate(str(v.get("expression") or ""), activation, var_errors)
+        except cel.EvalError as exc:
+            if fail:
+                out.append(Decision(str(exc)))
+            continue
+        if value is not True:
+            out.append(Decision(_message(v, activation, var_errors), v.get("reason") or "Invalid"))
+    for ann in spec.get("auditAnnotations") or []:
+        if not isinstance(ann, dict):
+            continue
+        expression = str(ann.get("valueExpression") or "").strip()
+        try:
+            value = _evaluate(expression, activation, var_errors)
+        except cel.EvalError as exc:
+            if fail:
+                out.append(Decision(str(exc), error=True))
+            continue
+        if value is not None and not isinstance(value, str):
+            out.append(Decision(f"valueExpression '{ann.get('valueExpression')}' resulted in unsupported return "
+                                f"type: {_cel_type(value)}. Return type must be either string or null.",
+                                error=True))
+        # a string value is an audit annotation `<policy>/<key>`: there is no audit log to publish it to
+    return out

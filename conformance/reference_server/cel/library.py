@@ -1,0 +1,149 @@
+"""The Kubernetes CEL functions policies commonly call, in Python, with upstream's semantics where cheap:
+
+- lists (`staging/src/k8s.io/apiserver/pkg/cel/library/lists.go`): `isSorted`, `sum`, `min`, `max`, `indexOf`,
+  `lastIndexOf`;
+- regex (`library/regex.go`): `find`, `findAll` (Python's `re`, not RE2);
+- cel-go's strings extension (`ext.Strings`, which the Kubernetes environment includes): `charAt`, `indexOf`,
+  `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`.
+
+Left out: `url`, `quantity`, `ip`/`cidr`, `format`, `sets`, `math`, `authorizer` (an expression calling them
+fails at evaluation with the engine's "Undefined variable or function"). Receiver-style calls (`l.sum()`) reach
+these as `sum(l)`: one Python function per name, dispatching on the receiver's type."""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+
+class _Err(ValueError):
+    pass
+
+
+def _list(value: Any, fn: str) -> list[Any]:
+    if not isinstance(value, (list, tuple)):
+        raise _Err(f"no such overload: {fn}")
+    return list(value)
+
+
+def is_sorted(value: Any) -> bool:
+    items = _list(value, "isSorted")
+    return all(items[i] <= items[i + 1] for i in range(len(items) - 1))
+
+
+def list_sum(value: Any) -> Any:
+    items = _list(value, "sum")
+    if not items:
+        return 0
+    total = items[0]
+    for x in items[1:]:
+        total = total + x
+    return total
+
+
+def list_min(value: Any) -> Any:
+    items = _list(value, "min")
+    if not items:
+        raise _Err("min called on empty list")
+    return min(items)
+
+
+def list_max(value: Any) -> Any:
+    items = _list(value, "max")
+    if not items:
+        raise _Err("max called on empty list")
+    return max(items)
+
+
+def index_of(value: Any, sub: Any, offset: int = 0) -> int:
+    if isinstance(value, str):
+        if not isinstance(sub, str):
+            raise _Err("no such overload: indexOf")
+        if offset < 0 or offset > len(value):
+            raise _Err(f"index out of range: {offset}")
+        return value.find(sub, offset)
+    items = _list(value, "indexOf")
+    return next((i for i, x in enumerate(items) if x == sub), -1)
+
+
+def last_index_of(value: Any, sub: Any, offset: int | None = None) -> int:
+    if isinstance(value, str):
+        if not isinstance(sub, str):
+            raise _Err("no such overload: lastIndexOf")
+        if offset is None:
+            return value.rfind(sub)
+        if offset < 0 or offset > len(value):
+            raise _Err(f"index out of range: {offset}")
+        return value.rfind(sub, 0, offset + len(sub))
+    items = _list(value, "lastIndexOf")
+    return next((i for i in range(len(items) - 1, -1, -1) if items[i] == sub), -1)
+
+
+# Python's `re` backtracks (RE2 does not): a repeated group that itself repeats could run for hours holding the GIL
+_NESTED_REPEAT = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]")
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    if _NESTED_REPEAT.search(pattern):
+        raise _Err("Illegal regular expression: nested repetition is not supported by this server's regex engine")
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise _Err(f"Illegal regular expression: {exc}") from None
+
+
+def find(value: str, pattern: str) -> str:
+    m = _regex(pattern).search(value)
+    return m.group(0) if m else ""
+
+
+def find_all(value: str, pattern: str, limit: int = -1) -> list[str]:
+    found = [m.group(0) for m in _regex(pattern).finditer(value)]
+    return found if limit < 0 else found[:limit]
+
+
+def char_at(value: str, i: int) -> str:
+    if i < 0 or i > len(value):
+        raise _Err(f"index out of range: {i}")
+    return value[i:i + 1]
+
+
+def _ascii(value: str, upper: bool) -> str:
+    return "".join((c.upper() if upper else c.lower()) if c.isascii() else c for c in value)
+
+
+def replace(value: str, old: str, new: str, n: int = -1) -> str:
+    return value.replace(old, new, n)
+
+
+def split(value: str, sep: str, n: int = -1) -> list[str]:
+    if n == 0:
+        return []
+    if sep == "":
+        chars = list(value)
+        return chars if n < 0 or n >= len(chars) else chars[:n - 1] + ["".join(chars[n - 1:])]
+    return value.split(sep, n - 1 if n > 0 else -1)
+
+
+def substring(value: str, start: int, end: int | None = None) -> str:
+    end = len(value) if end is None else end
+    if start < 0 or start > len(value):
+        raise _Err(f"index out of range: {start}")
+    if end < start or end > len(value):
+        raise _Err(f"index out of range: {end}")
+    return value[start:end]
+
+
+def join(value: Any, sep: str = "") -> str:
+    items = _list(value, "join")
+    if not all(isinstance(x, str) for x in items):
+        raise _Err("no such overload: join")
+    return sep.join(items)
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "isSorted": is_sorted, "sum": list_sum, "min": list_min, "max": list_max,
+    "indexOf": index_of, "lastIndexOf": last_index_of,
+    "find": find, "findAll": find_all,
+    "charAt": char_at, "lowerAscii": lambda v: _ascii(v, False), "upperAscii": lambda v: _ascii(v, True),
+    "replace": replace, "split": split, "substring": substring, "trim": lambda v: v.strip(), "join": join,
+}

@@ -1,0 +1,217 @@
+"""ValidatingAdmissionPolicy (admission/policy/) and compile-on-write (registry/admissionregistration.py) over HTTP:
+expressions that do not compile are refused with upstream's field paths and `compilation failed:` prefix; a Deny
+binding refuses a ConfigMap with upstream's message, reason, code and cause; Warn adds a Warning header; params come
+from a ConfigMap (by name, by selector, missing with `Deny`); matchConditions, variables, `request`,
+`namespaceObject`, DELETE's `oldObject` and the failure policy behave as `validating/dispatcher.go` says."""
+from __future__ import annotations
+
+import uuid
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+
+AR = "/apis/admissionregistration.k8s.io/v1"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RunningServer]:
+    """A server of its own: its bindings must not reach other modules' requests."""
+    srv = start_embedded()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def ns(server: RunningServer) -> Iterator[str]:
+    name = f"vap-{uuid.uuid4().hex[:8]}"
+    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"vap": name}}})
+    assert r.status_code == 201, r.text
+    yield name
+    requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+
+
+class Policies:
+    def __init__(self, server: RunningServer, ns: str):
+        self.server, self.ns, self.created = server, ns, []
+
+    def post(self, plural: str, body: dict[str, Any]) -> requests.Response:
+        r = requests.post(f"{self.server.url}{AR}/{plural}", json=body)
+        if r.status_code == 201:
+            self.created.append((plural, body["metadata"]["name"]))
+        return r
+
+    def policy(self, operations: tuple[str, ...] = ("CREATE", "UPDATE"), **spec: Any) -> str:
+        """A policy on configmaps in this test's namespace, bound with `actions`; returns its name."""
+        name = f"p-{uuid.uuid4().hex[:8]}"
+        rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": list(operations),
+                  "resources": ["configmaps"]}]
+        body = {"metadata": {"name": name}, "spec": {
+            "matchConstraints": {"resourceRules": rules, "namespaceSelector": {"matchLabels": {"vap": self.ns}}},
+            **spec}}
+        r = self.post("validatingadmissionpolicies", body)
+        assert r.status_code == 201, r.text
+        return name
+
+    def bind(self, policy: str, actions: tuple[str, ...] = ("Deny",), **spec: Any) -> str:
+        name = f"b-{uuid.uuid4().hex[:8]}"
+        r = self.post("validatingadmissionpolicybindings", {"metadata": {"name": name}, "spec": {
+            "policyName": policy, "validationActions": list(actions), **spec}})
+        assert r.status_code == 201, r.text
+        return name
+
+    def cm(self, name: str, data: dict[str, str] | None = None, labels: dict[str, str] | None = None,
+           ns: str | None = None) -> requests.Response:
+        return requests.post(f"{self.server.url}/api/v1/namespaces/{ns or self.ns}/configmaps",
+                             json={"metadata": {"name": name, "labels": labels or {}}, "data": data or {}})
+
+    def cleanup(self) -> None:
+        for plural, name in reversed(self.created):
+            requests.delete(f"{self.server.url}{AR}/{plural}/{name}")
+
+
+@pytest.fixture
+def vap(server: RunningServer, ns: str) -> Iterator[Policies]:
+    p = Policies(server, ns)
+    yield p
+    p.cleanup()
+
+
+def _causes(r: requests.Response) -> list[tuple[str, str]]:
+    return [(c.get("field", ""), c["message"]) for c in r.json()["details"]["causes"]]
+
+
+def test_expressions_that_do_not_compile_are_refused(vap: Policies) -> None:
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]
+    r = vap.post("validatingadmissionpolicies", {"metadata": {"name": f"p-{uuid.uuid4().hex[:8]}"}, "spec": {
+        "matchConstraints": {"resourceRules": rules},
+        "matchConditions": [{"name": "c", "expression": "params.x"}],
+        "variables": [{"name": "v", "expression": "object.("}],
+        "validations": [{"expression": "variables.v && foo", "messageExpression": "authorizer.x"}],
+        "auditAnnotations": [{"key": "k", "valueExpression": "'a' +"}]}})
+    assert r.status_code == 422, r.text
+    causes = _causes(r)
+    assert [f for f, _ in causes] == ["spec.matchConditions[0].expression", "spec.variables[0].expression",
+                                      "spec.validations[0].expression", "spec.validations[0].messageExpression",
+                                      "spec.auditAnnotations[0].valueExpression"]
+    assert all(m.startswith(f'Invalid value: "{e}": compilation failed: ERROR: <input>:')
+               for (_, m), e in zip(causes, ["params.x", "object.(", "variables.v && foo", "authorizer.x", "'a' +"]))
+    assert "undeclared reference to 'params' (in container '')" in causes[0][1]
+    assert "undeclared reference to 'foo' (in container '')" in causes[2][1]
+    assert "undeclared reference to 'authorizer'" in causes[3][1]  # messageExpression: no authorizer
+    hook = {"name": "w.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+            "clientConfig": {"url": "https://hooks.example.com/"},
+            "matchConditions": [{"name": "ok", "expression": "request.name != ''"},
+                                {"name": "bad", "expression": "object.metadata.name =="}]}
+    r = vap.post("validatingwebhookconfigurations", {"metadata": {"name": f"w-{uuid.uuid4().hex[:8]}"},
+                                                     "webhooks": [hook]})
+    assert r.status_code == 422, r.text
+    assert [f for f, _ in _causes(r)] == ["webhooks[0].matchConditions[1].expression"]
+    assert "compilation failed: ERROR: <input>:1:24: Syntax error:" in r.json()["message"]
+
+
+def test_deny_refuses_with_upstreams_message(vap: Policies) -> None:
+    policy = vap.policy(validations=[{"expression": "object.data.size() < 2"},
+                                     {"expression": "!('secret' in object.data)", "reason": "Forbidden",
+                                      "messageExpression": "'no secret in ' + object.metadata.name"}])
+    binding = vap.bind(policy)
+    r = vap.cm("c1", {"a": "1", "b": "2"})
+    message = (f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: "
+               "failed expression: object.data.size() < 2")
+    assert r.status_code == 422, r.text
+    assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                        "message": f'configmaps "c1" is forbidden: {message}', "reason": "Invalid",
+                        "details": {"name": "c1", "kind": "configmaps", "causes": [{"message": message}]},
+                        "code": 422}
+    r = vap.cm("c2", {"secret": "x"})
+    assert (r.status_code, r.json()["reason"]) == (403, "Forbidden")
+    assert r.json()["message"].endswith("denied request: no secret in c2")
+    assert vap.cm("c3", {"a": "1"}).status_code == 201
+
+
+def test_warn_adds_a_warning_header(vap: Policies) -> None:
+    policy = vap.policy(validations=[{"expression": "object.data.size() < 1", "message": "keep it empty"}])
+    binding = vap.bind(policy, ("Warn", "Audit"))
+    r = vap.cm("w1", {"a": "1"})
+    assert r.status_code == 201, r.text
+    assert r.headers["Warning"] == (f'299 - "Validation failed for ValidatingAdmissionPolicy \'{policy}\' with '
+                                    f'binding \'{binding}\': keep it empty"')
+
+
+def test_params_from_a_configmap(vap: Policies, ns: str) -> None:
+    assert vap.cm("limits", {"max": "2"}).status_code == 201
+    policy = vap.policy(paramKind={"apiVersion": "v1", "kind": "ConfigMap"},
+                        validations=[{"expression": "object.data.size() <= int(params.data.max)",
+                                      "messageExpression": "'at most ' + params.data.max + ' keys'"}])
+    binding = vap.bind(policy, paramRef={"name": "limits", "namespace": ns, "parameterNotFoundAction": "Deny"})
+    r = vap.cm("p1", {"a": "1", "b": "2", "c": "3"})
+    assert r.status_code == 422 and r.json()["message"].endswith(
+        f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: at most 2 keys"), r.text
+    assert vap.cm("p2", {"a": "1"}).status_code == 201
+    missing = vap.bind(policy, paramRef={"name": "absent", "parameterNotFoundAction": "Deny"})
+    r = vap.cm("p3", {"a": "1"})
+    assert r.status_code == 422 and r.json()["message"].endswith(
+        f"with binding '{missing}' denied request: failed to configure binding: no params found for policy "
+        "binding with `Deny` parameterNotFoundAction"), r.text
+
+
+def test_selector_params_allow_when_none_found(vap: Policies) -> None:
+    policy = vap.policy(paramKind={"apiVersion": "v1", "kind": "ConfigMap"},
+                        validations=[{"expression": "object.metadata.name != params.data.banned"}])
+    vap.bind(policy, paramRef={"selector": {"matchLabels": {"role": "ban"}}, "parameterNotFoundAction": "Allow"})
+    assert vap.cm("free", {"a": "1"}).status_code == 201  # no params: nothing evaluated
+    assert vap.cm("ban1", {"banned": "evil"}, labels={"role": "ban"}).status_code == 201
+    assert vap.cm("evil").status_code == 422
+
+
+def test_conditions_variables_and_request(vap: Policies, ns: str) -> None:
+    policy = vap.policy(
+        matchConditions=[{"name": "labelled", "expression": "has(object.metadata.labels) && "
+                                                            "'checked' in object.metadata.labels"}],
+        variables=[{"name": "owner", "expression": "object.metadata.labels.checked"}],
+        validations=[{"expression": "variables.owner == request.userInfo.username || "
+                                    "variables.owner == namespaceObject.metadata.name",
+                      "messageExpression": "request.operation + ' by ' + variables.owner"}])
+    vap.bind(policy)
+    assert vap.cm("skipped").status_code == 201  # the condition is false: not evaluated
+    assert vap.cm("mine", labels={"checked": ns}).status_code == 201
+    r = vap.cm("theirs", labels={"checked": "someone"})
+    assert r.status_code == 422 and r.json()["message"].endswith("denied request: CREATE by someone"), r.text
+
+
+def test_evaluation_errors_follow_the_failure_policy(vap: Policies) -> None:
+    strict = vap.policy(validations=[{"expression": "object.data.missing == 'x'"}])
+    binding = vap.bind(strict)
+    r = vap.cm("e1", {"a": "1"})
+    assert r.status_code == 422 and r.json()["message"].endswith(
+        f"ValidatingAdmissionPolicy '{strict}' with binding '{binding}' denied request: expression "
+        "'object.data.missing == 'x'' resulted in error: no such key: missing"), r.text
+    requests.delete(f"{vap.server.url}{AR}/validatingadmissionpolicybindings/{binding}")
+    lenient = vap.policy(failurePolicy="Ignore", validations=[{"expression": "object.data.missing == 'x'"}])
+    vap.bind(lenient)
+    assert vap.cm("e2", {"a": "1"}).status_code == 201
+
+
+def test_delete_sees_the_old_object(vap: Policies, ns: str) -> None:
+    assert vap.cm("keep", labels={"protected": "yes"}).status_code == 201
+    assert vap.cm("drop").status_code == 201
+    policy = vap.policy(("DELETE",), validations=[{
+        "expression": "object == null && !(has(oldObject.metadata.labels) && "
+                      "'protected' in oldObject.metadata.labels)", "message": "protected"}])
+    vap.bind(policy)
+    url = f"{vap.server.url}/api/v1/namespaces/{ns}/configmaps"
+    r = requests.delete(f"{url}/keep")
+    assert r.status_code == 422 and r.json()["message"].endswith("denied request: protected"), r.text
+    assert requests.delete(f"{url}/drop").status_code == 200
+
+
+def test_unknown_param_kind_is_a_policy_configuration_error(vap: Policies) -> None:
+    policy = vap.policy(paramKind={"apiVersion": "example.com/v1", "kind": "Limits"},
+                        validations=[{"expression": "true"}])
+    vap.bind(policy, paramRef={"name": "x", "parameterNotFoundAction": "Allow"})
+    r = vap.cm("u1")
+    assert r.status_code == 422 and r.json()["message"] == (
+        f'configmaps "u1" is forbidden: ValidatingAdmissionPolicy \'{policy}\' denied request: failed to configure '
+        "policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Limits'"), r.text
