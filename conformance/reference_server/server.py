@@ -125,6 +125,9 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     admission = StorageObjectInUseProtection(admission)  # PVC/PV protection finalizers
     from .admission.classes import ClassAdmission  # Priority, DefaultStorageClass, DefaultIngressClass
     admission = ClassAdmission(behaviours.FlavorAdmission(admission, registry, fl), registry)
+    if authorizer is not None:  # CertificateApproval, CertificateSigning: they ask the authorizer
+        from .admission.certificates import CertificateAdmission
+        admission = CertificateAdmission(admission, authorizer)
     return ServerContext(registry=registry, admission=admission,
                          deviations=devs, router=Router(registry, profile, devs), profile=profile, token=token,
                          authenticator=authenticator, authorizer=authorizer, token_issuer=issuer,

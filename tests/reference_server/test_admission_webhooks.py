@@ -22,7 +22,7 @@ AR = "/apis/admissionregistration.k8s.io/v1"
 
 
 class Hook:
-    """The webhook: `/allow`, `/deny`, `/label` (JSONPatch), `/hold` (answers once `release` is set), `/absent`
+    """The webhook: `/allow`, `/deny`, `/label` (JSONPatch), `/addlabel-<key>` (adds `<key>: yes`), `/hold` (answers once `release` is set), `/absent`
     (a review without a response)."""
 
     def __init__(self) -> None:
@@ -39,10 +39,16 @@ class Hook:
                 resp: dict[str, Any] = {"uid": body["request"]["uid"], "allowed": path != "/deny"}
                 if path == "/deny":
                     resp["status"] = {"code": 403, "message": "no configmaps named deny-me"}
-                if path == "/label":
+                if path == "/label" and body["request"].get("object") is not None:  # (a DELETE has none to patch)
                     ops = [{"op": "add", "path": "/metadata/labels", "value": {"hooked": "yes"}}]
                     resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(ops).encode()).decode(),
                                 warnings=["labelled by the webhook"])
+                if path.startswith("/addlabel-") and body["request"].get("object") is not None:
+                    key = path.removeprefix("/addlabel-")  # adds label <key>=yes (no change when it is there)
+                    labels = (body["request"]["object"].get("metadata") or {}).get("labels")
+                    ops = ([{"op": "add", "path": f"/metadata/labels/{key}", "value": "yes"}] if labels is not None
+                           else [{"op": "add", "path": "/metadata/labels", "value": {key: "yes"}}])
+                    resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(ops).encode()).decode())
                 if path == "/hold":
                     hook.release.wait(30)
                 answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}

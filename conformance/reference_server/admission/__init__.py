@@ -5,7 +5,7 @@ from typing import Any
 
 from .lifecycle import IMMORTAL_NAMESPACES, NamespaceLifecycle
 
-__all__ = ["IMMORTAL_NAMESPACES", "NamespaceLifecycle", "create_admission"]
+__all__ = ["IMMORTAL_NAMESPACES", "NamespaceLifecycle", "create_admission", "update_admission"]
 
 
 def create_admission(chain: Any, info: Any) -> dict[str, Any]:
@@ -19,3 +19,13 @@ def create_admission(chain: Any, info: Any) -> dict[str, Any]:
     if validating is not None and (v := validating(info)) is not None:
         kw["validate_admit"] = v
     return kw
+
+
+def update_admission(chain: Any, info: Any, subresource: str = "") -> dict[str, Any]:
+    """The keyword arguments a store's `update` takes from an admission chain: `validate_admit(new, old)` when
+    the chain has a validating phase for an update of the resource (or its `subresource`): Priority on
+    PriorityClasses, CertificateApproval/CertificateSigning on CSRs' /approval and /status. Empty otherwise (most
+    kinds: the stores that override `update` need not know the keyword)."""
+    validating = getattr(chain, "for_validate_update", None) if chain is not None else None
+    step = validating(info, subresource) if validating is not None else None
+    return {"validate_admit": step} if step is not None else {}

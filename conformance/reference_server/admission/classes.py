@@ -51,6 +51,22 @@ class ClassAdmission:
             return inner_step(obj) if inner_step is not None else None
         return validate
 
+    def for_validate_update(self, info: ResourceInfo, subresource: str) -> Callable[[dict[str, Any], dict[str, Any]],
+                                                                                    None] | None:
+        """Priority's validating half on update: a PriorityClass may not become a second default."""
+        inner = getattr(self.inner, "for_validate_update", None)
+        inner_step = inner(info, subresource) if inner is not None else None
+        classes = self.registry.group(priority.SCHEDULING, "priorityclasses")
+        if classes is None or info is not classes.info or subresource:
+            return inner_step
+        registry = self.registry
+
+        def validate(new: dict[str, Any], old: dict[str, Any]) -> None:
+            priority.validate_priority_class(registry, new, update=True)
+            if inner_step is not None:
+                inner_step(new, old)
+        return validate
+
     def for_create(self, info: ResourceInfo) -> Callable[[dict[str, Any]], None] | None:
         inner = self.inner.for_create(info)
         step = self._step(info)

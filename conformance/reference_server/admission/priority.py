@@ -7,10 +7,10 @@ On a pod's create (`admitPod`): without `spec.priorityClassName` the global defa
 Since 1.17 the system classes may be used in any namespace (the old kube-system-only rule is gone; a
 ResourceQuota limits them where an administrator wants).
 
-On a PriorityClass's create (`validatePriorityClass`): a second `globalDefault` class is refused (403
-`PriorityClass <other> is already marked as default. Only one default can exist`). The update half of both
-(keep a pod's priority; refuse marking a second default by update) is not wired: this server has no update
-admission, and the pod strategy keeps `priority`/`preemptionPolicy` from the stored pod (registry/pod.py).
+On a PriorityClass's create or update (`validatePriorityClass`): a second `globalDefault` class is refused (403
+`PriorityClass <other> is already marked as default. Only one default can exist`); an update of the default
+class itself is not. A pod update keeps the stored `priority`/`preemptionPolicy` (admitPod's update half) through
+the pod strategy (registry/pod.py).
 """
 from __future__ import annotations
 
@@ -87,12 +87,12 @@ def admit_pod(registry: Registry, pod: dict[str, Any]) -> None:
         spec["preemptionPolicy"] = policy
 
 
-def validate_priority_class(registry: Registry, pc: dict[str, Any]) -> None:
-    """`validatePriorityClass` on create: one `globalDefault` class at most."""
+def validate_priority_class(registry: Registry, pc: dict[str, Any], update: bool = False) -> None:
+    """`validatePriorityClass` on create and update: one `globalDefault` class at most."""
     if pc.get("globalDefault") is not True:
         return
     current = default_priority_class(registry)
-    if current is not None:
+    if current is not None and not (update and current["metadata"]["name"] == _name(pc)):
         raise E.forbidden("priorityclasses", _name(pc),
                           f"PriorityClass {current['metadata']['name']} is already marked as default. "
                           "Only one default can exist", SCHEDULING)

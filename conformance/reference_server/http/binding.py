@@ -22,6 +22,8 @@ from .groups import decode_named_body
 from .handlers import check_path_segment, read_body
 from .respond import object_response
 from .router import Route
+from .webhookcalls import on_subresource_create
+from ..admission.webhooks import Attributes
 
 
 async def handle_binding(ctx: ServerContext, request: web.Request, route: Route,
@@ -41,5 +43,7 @@ async def handle_binding(ctx: ServerContext, request: web.Request, route: Route,
     info = ResourceInfo("Binding", "pods" if route.name else "bindings", "binding")
     NamespaceLifecycle(ctx.registry, ctx.deviations).for_create(info)(  # type: ignore[misc]
         {"metadata": {"name": name, "namespace": route.namespace}})
+    body = await on_subresource_create(ctx.registry, request, Attributes(  # the webhooks see the Binding
+        "CREATE", "", "v1", info.plural, "binding" if route.name else "", route.namespace, name, "Binding"), body, dry)
     status = await offload(bind_pod, ctx.registry.store, route.namespace, name, body, dry_run=dry)
     return object_response(status, 201, request.headers.get("Accept"))

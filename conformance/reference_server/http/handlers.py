@@ -10,12 +10,13 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from .. import apierrors as E
-from ..admission import create_admission
+from ..admission import create_admission, update_admission
 from ..registry import GenericStore
 from ..registry.namespace import NamespaceStore
-from ..registry.store import check_get_rv
-from ..registry.subresources import (SCALE_API_VERSION, SCALE_KIND, ScaleUpdateStrategy, keep_managed_fields,
-                                     scale_of, scale_update)
+from ..registry.store import DeleteOptions, ListOptions, check_get_rv
+from ..registry.subresources import (SCALE_API_VERSION, SCALE_GROUP, SCALE_KIND, SCALE_VERSION,
+                                     ScaleUpdateStrategy, keep_managed_fields, scale_of, scale_update)
+from ..storage.clone import clone
 from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
@@ -30,7 +31,8 @@ from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRAT
                     apply_patch)
 from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
-from .webhookcalls import on_delete, on_write, webhook_admission
+from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, webhook_admission
+from .webhookcalls import subresource as subresource_name
 from .watch import serve_watch
 
 
@@ -255,8 +257,8 @@ class Handlers:
         kw = dict(field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
                   **create_admission(self.ctx.admission, store.info))
         if self.webhooks.active():
-            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, kw["field_manager"],
-                                 warnings, lambda o: self._create_retried(store, o, dry_run=True, **kw))
+            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, warnings,
+                                 lambda o: self._create_retried(store, o, dry_run=True, **kw), builtin=kw.get("admit"))
         created = await self._create_retried(store, obj, dry_run=dry, **kw)
         return self._respond(request, created, 201, warnings, store=store)
 
@@ -280,14 +282,16 @@ class Handlers:
         self._check_name(obj, route.name)
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
-        old = self._current(store, route) if self.webhooks.active() and route.target in ("item", "ns-item") else None
+        adm = update_admission(self.ctx.admission, store.info, subresource_name(route.target))
+        old = self._current(store, route) if self.webhooks.active() else None
         if old is not None:
-            obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, manager, warnings,
+            obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, warnings,
                                  lambda o: self.offload(store.update, route.namespace, route.name, o,
                                                         strategy=self._strategy(route, store), dry_run=True,
-                                                        field_manager=manager))
+                                                        field_manager=manager, **adm),
+                                 sub=subresource_name(route.target))
         out = await self.offload(store.update, route.namespace, route.name, obj, strategy=self._strategy(route, store),
-                                 dry_run=dry, field_manager=manager)
+                                 dry_run=dry, field_manager=manager, **adm)
         return self._respond(request, out, 200, warnings, store=store)
 
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
@@ -315,9 +319,36 @@ class Handlers:
 
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
-        out = await self.offload(store.update, route.namespace, route.name, transform=transform,
-                                 strategy=self._strategy(route, store), dry_run=dry, field_manager=manager)
+        kw = dict(strategy=self._strategy(route, store), dry_run=dry, field_manager=manager,
+                  **update_admission(self.ctx.admission, store.info, subresource_name(route.target)))
+        if self.webhooks.active():
+            out = await self._admitted_update(request, route, store, transform, warnings, kw)
+        else:
+            out = await self.offload(store.update, route.namespace, route.name, transform=transform, **kw)
         return self._respond(request, out, 200, warnings, store=store)
+
+    async def _admitted_update(self, request: web.Request, route: Route, store: GenericStore,
+                               transform: Any, warnings: list[str], kw: dict[str, Any]) -> dict[str, Any]:
+        """A PATCH or an apply while webhooks are configured: the patch applied to the current object, the
+        webhooks on the result (operation UPDATE, as upstream's patcher admits it), the write pinned to the state
+        it was computed from; a write in between patches the new state again (`maxRetryWhenPatchConflicts`)."""
+        ns, name = route.namespace, route.name
+        for _ in range(PATCH_ATTEMPTS):
+            old = self._current(store, route)
+            if old is None:
+                break  # the store answers (404; an apply then creates)
+            try:
+                patched = await self.offload(transform, clone(old))
+                obj = await on_write(self.webhooks, request, store, "UPDATE", patched, old, kw["dry_run"], warnings,
+                                     lambda o: self.offload(store.update, ns, name, transform=pinned(o, old),
+                                                            **{**kw, "dry_run": True}),
+                                     sub=subresource_name(route.target))
+                return await self.offload(store.update, ns, name, transform=pinned(obj, old), **kw)
+            except Stale:
+                continue
+        else:
+            raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG, getattr(store, "group", ""))
+        return await self.offload(store.update, ns, name, transform=transform, **kw)
 
     def _check_patched(self, patched: dict[str, Any], route: Route, store: GenericStore, ctype: str, patch: Any,
                        mode: str, warnings: list[str]) -> dict[str, Any]:
@@ -361,9 +392,13 @@ class Handlers:
             return new  # the apply already computed managedFields
 
         dry = P.dry_run(request.query.getall("dryRun", []))
+        kw = dict(strategy=strategy, dry_run=dry, manage=keep,
+                  **update_admission(self.ctx.admission, store.info, subresource_name(route.target)))
         try:
-            out = await self.offload(store.update, route.namespace, route.name, transform=applied,
-                                     strategy=strategy, dry_run=dry, manage=keep)
+            if self.webhooks.active():
+                out = await self._admitted_update(request, route, store, applied, warnings, kw)
+            else:
+                out = await self.offload(store.update, route.namespace, route.name, transform=applied, **kw)
             return self._respond(request, out, 200, warnings, store=store)
         except E.StatusError as exc:
             if exc.status.get("code") != 404 or subresource or not _names_object(exc, route.name):
@@ -374,8 +409,12 @@ class Handlers:
             raise E.conflict(store.info.plural, route.name, f"uid mismatch: the provided object specified uid {uid}, "
                              "and no existing object was found", getattr(store, "group", ""))
         obj["kind"] = kind
-        created = await self._create_retried(store, obj, dry_run=dry, manage=keep,
-                                             **create_admission(self.ctx.admission, store.info))
+        adm = create_admission(self.ctx.admission, store.info)
+        if self.webhooks.active():  # an apply that creates: CREATE with `patchToCreateOptions`
+            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, warnings,
+                                 lambda o: self._create_retried(store, o, dry_run=True, manage=keep, **adm),
+                                 builtin=adm.get("admit"))
+        created = await self._create_retried(store, obj, dry_run=dry, manage=keep, **adm)
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _scale(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
@@ -426,10 +465,51 @@ class Handlers:
         dry = P.dry_run(request.query.getall("dryRun", []))
         group = getattr(store, "group", "")
         transform = scale_update(store.info.plural, group, name, new_scale, manager=manager, apply=applied)
-        out = await self.offload(store.update, route.namespace, name, transform=transform,
-                                 strategy=ScaleUpdateStrategy(store.strategy), dry_run=dry,
-                                 manage=keep_managed_fields)
+        kw = dict(strategy=ScaleUpdateStrategy(store.strategy), dry_run=dry, manage=keep_managed_fields)
+        if self.webhooks.active():
+            return self._respond_scale(request, scale_of(await self._admitted_scale(request, route, store,
+                                                                                    transform, manager, kw)))
+        out = await self.offload(store.update, route.namespace, name, transform=transform, **kw)
         return self._respond_scale(request, scale_of(out))
+
+    async def _admitted_scale(self, request: web.Request, route: Route, store: GenericStore, transform: Any,
+                              manager: str, kw: dict[str, Any]) -> dict[str, Any]:
+        """A /scale write while webhooks are configured: they see the Scale (kind autoscaling/v1 Scale, resource
+        the object's, subresource `scale`), new and old; a mutated Scale is written as a PUT of it would be."""
+        ns, name, group = route.namespace, route.name, getattr(store, "group", "")
+        preview = dict(kw, dry_run=True)
+
+        def writing(scale: dict[str, Any]) -> Any:
+            return scale_update(store.info.plural, group, name, lambda _old: clone(scale), manager=manager)
+
+        def guarded(step: Any, old: dict[str, Any]) -> Any:
+            rv = old["metadata"].get("resourceVersion")
+
+            def run(current: dict[str, Any]) -> dict[str, Any]:
+                if current["metadata"].get("resourceVersion") != rv:
+                    raise Stale()
+                return step(current)
+            return run
+
+        for _ in range(PATCH_ATTEMPTS):
+            old = self._current(store, route)
+            if old is None:
+                return await self.offload(store.update, ns, name, transform=transform, **kw)  # 404
+            try:
+                scale = scale_of(await self.offload(store.update, ns, name, transform=guarded(transform, old),
+                                                    **preview))
+                final = await on_write(
+                    self.webhooks, request, store, "UPDATE", scale, scale_of(old), kw["dry_run"], [],
+                    lambda s: self._scale_preview(store, route, guarded(writing(s), old), preview),
+                    sub="scale", kind=(SCALE_GROUP, SCALE_VERSION, SCALE_KIND))
+                step = transform if final is scale else writing(final)
+                return await self.offload(store.update, ns, name, transform=guarded(step, old), **kw)
+            except Stale:
+                continue
+        raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG, group)
+
+    async def _scale_preview(self, store: GenericStore, route: Route, step: Any, kw: dict[str, Any]) -> Any:
+        return scale_of(await self.offload(store.update, route.namespace, route.name, transform=step, **kw))
 
     @staticmethod
     def _respond_scale(request: web.Request, scale: dict[str, Any]) -> web.Response:
@@ -447,7 +527,7 @@ class Handlers:
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
         admit = self.ctx.admission.for_delete(store.info, route.name)
         if self.webhooks.active():
-            await on_delete(self.webhooks, request, store, route.namespace, route.name, opts.dry_run)
+            await on_delete(self.webhooks, request, store, route.namespace, route.name, opts)
         out, deleted = await self.offload(store.delete, route.namespace, route.name, opts, admit=admit)
         status = 202 if (not deleted and opts.orphan_dependents is False) else 200
         return self._respond(request, out, status, store=store)
@@ -455,8 +535,38 @@ class Handlers:
     async def _delete_collection(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
+        if self.webhooks.active():
+            return self._respond(request, await self._delete_each(request, route, store, opts), store=store)
         out = await self.offload(store.delete_collection, route.namespace, P.list_options(request.query), opts)
         return self._respond(request, out, store=store)
+
+    async def _delete_each(self, request: web.Request, route: Route, store: GenericStore,
+                           opts: DeleteOptions) -> dict[str, Any]:
+        """DELETE collection while webhooks are configured: upstream's `DeleteCollection` deletes item by item
+        through `Delete` with the request's admission, so every item's DELETE reaches the webhooks; a refusal
+        (or any error) ends the call with that error after the other items' deletions (upstream's workers go on
+        with theirs too)."""
+        query = P.list_options(request.query)
+        listed = store.list(route.namespace, ListOptions(query.label_selector, query.field_selector))
+        out: list[dict[str, Any]] = []
+        first: E.StatusError | None = None
+        for item in listed["items"]:
+            m = item["metadata"]
+            ns = m.get("namespace", "")
+            try:
+                await on_delete(self.webhooks, request, store, ns, m["name"], opts, old=item)
+                obj, _ = await self.offload(store.delete, ns, m["name"], DeleteOptions(
+                    dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds,
+                    propagation_policy=opts.propagation_policy, orphan_dependents=opts.orphan_dependents))
+            except E.StatusError as exc:
+                if exc.code != 404 and first is None:
+                    first = exc
+                continue
+            out.append(obj)
+        if first is not None:
+            raise first
+        listed["items"] = out
+        return listed
 
 
 

@@ -333,8 +333,10 @@ class GenericStore:
     def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
                transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                strategy: Strategy | None = None, dry_run: bool = False, field_manager: str = "",
-               manage: Manage | None = None, admit: Admit | None = None) -> dict[str, Any]:
-        """Guaranteed update; `transform(current)` (PATCH) or `body` (PUT) gives the new object.
+               manage: Manage | None = None, admit: Admit | None = None,
+               validate_admit: Callable[[dict[str, Any], dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        """Guaranteed update; `transform(current)` (PATCH) or `body` (PUT) gives the new object;
+        `validate_admit(new, current)`: the validating admission of an update, after the strategy's validation.
 
         Unconditional without `metadata.resourceVersion`; stale RV ⇒ 409; a body UID is a precondition.
         An update that empties the finalizers of an object being deleted removes it (NS-39).
@@ -381,6 +383,8 @@ class GenericStore:
             errs = strategy.validate_update(new, current)
             if errs:
                 raise self._invalid(name, errs)
+            if validate_admit is not None:
+                validate_admit(new, current)
             strategy.canonicalize(new)
             if manage is None and "managedFields" not in nmeta and cmeta.get("managedFields"):
                 nmeta["managedFields"] = cmeta["managedFields"]  # an unmanaged write keeps them as they are

@@ -6,8 +6,10 @@ The registry's admission hooks are synchronous and run inside the store's write;
 the http layer awaits this room around the write instead (the event loop never waits on a webhook):
 
 - mutating webhooks, in configuration-name order, one after the other, on the decoded and defaulted object; an
-  allowed answer's `JSONPatch` is applied (reinvocation is not implemented: `IfNeeded` is treated as `Never`);
-  upstream runs them after the built-in mutating plugins, here they run just before them;
+  allowed answer's `JSONPatch` is applied; `reinvocationPolicy: IfNeeded` reinvokes a webhook once when a later
+  one changed the object; as upstream (`pkg/kubeapiserver/options/plugins.go`), the built-in mutating plugins
+  run first (http/webhookcalls.py runs them on the candidate; the store runs them again on the result, as
+  upstream's reinvocation does: they are idempotent);
 - validating webhooks, all at once, on the object as it would be stored: the write is first run as a dry run
   (built-in admission, preparation and validation, so a 422 still comes before any webhook), then the
   webhooks judge that object, then the write is made.
@@ -16,7 +18,9 @@ An answer `allowed: false` is upstream's `ToStatusErr` (the webhook's status, at
 `admission webhook "<name>" denied the request`); a failed call is skipped under `failurePolicy: Ignore` and is a
 500 `InternalError` under `Fail`. `matchConditions` are evaluated (below).
 Matching (rules, scope, selectors) is `matching.py`, the review and errors `review.py`, the call
-`client.py`. Operations: CREATE, UPDATE (PUT) and DELETE; a PATCH or server-side apply does not reach webhooks.
+`client.py`. Operations: CREATE, UPDATE (PUT, every PATCH type, server-side apply) and DELETE (each item of a
+DELETE collection), on objects and on subresources (`pods/status`, `deployments/scale` with the Scale, ...):
+http/webhookcalls.py builds the attributes.
 
 A webhook's `matchConditions` (CEL, admission/matchconditions.py) are evaluated just before it would be called
 (`generic/webhook.go` `ShouldCallHook`): one false skips it; an evaluation error skips it under `failurePolicy:
@@ -102,22 +106,58 @@ class WebhookAdmission:
             raise review.internal(exc) from None
 
     async def mutate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
-                     dry_run: bool, options: dict[str, Any] | None, warnings: list[str]) -> dict[str, Any] | None:
+                     dry_run: bool, options: dict[str, Any] | None, warnings: list[str],
+                     builtin: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
         """MutatingAdmissionWebhook: `obj` after every matching webhook's patch (the same object when none
-        matched)."""
+        matched). `reinvocationPolicy: IfNeeded` as `reinvocationcontext.go`: when a webhook changes the object,
+        every earlier IfNeeded webhook is called once more (a second round, in order); before that round the
+        built-in mutating plugins (`builtin`) run again, and a change they make requires the same."""
         hooks = matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
-        for hook in hooks:
+        if not hooks:
+            return obj
+        invoked: set[int] = set()    # previously invoked IfNeeded webhooks
+        reinvoke: set[int] = set()   # those the second round calls
+        should_reinvoke = False
+        for i, hook in enumerate(hooks):
             if not self._conditions_hold(hook, a, obj, old, user, dry_run, options):
                 continue
-            resp = await self._call(hook, a, obj, old, user, dry_run, options, mutating=True)
-            if resp is None:
-                continue
-            warnings += [w for w in resp.get("warnings") or [] if isinstance(w, str)]
-            if not resp.get("allowed"):
-                raise review.denied(str(hook.get("name")), resp.get("status"))
-            if resp.get("patch") and obj is not None:
-                obj = self._patched(obj, resp)
+            obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
+            if changed:
+                reinvoke |= invoked
+                invoked = set()
+                should_reinvoke = True
+            if hook.get("reinvocationPolicy") == "IfNeeded":
+                invoked.add(i)
+        if not should_reinvoke or obj is None:
+            return obj
+        if builtin is not None:  # the in-tree plugins' reinvocation (admission/reinvocation.go)
+            again = copy.deepcopy(obj)
+            builtin(again)
+            if again != obj:
+                reinvoke |= invoked
+                obj = again
+        for i, hook in enumerate(hooks):
+            if i in reinvoke and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
+                obj, _ = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
         return obj
+
+    async def _mutate_one(self, hook: dict[str, Any], a: Attributes, obj: dict[str, Any] | None,
+                          old: dict[str, Any] | None, user: Any, dry_run: bool, options: dict[str, Any] | None,
+                          warnings: list[str]) -> tuple[dict[str, Any] | None, bool]:
+        """One mutating call: (the object after its patch, whether the patch changed it)."""
+        resp = await self._call(hook, a, obj, old, user, dry_run, options, mutating=True)
+        if resp is None:
+            return obj, False
+        warnings += [w for w in resp.get("warnings") or [] if isinstance(w, str)]
+        if not resp.get("allowed"):
+            raise review.denied(str(hook.get("name")), resp.get("status"))
+        if not resp.get("patch"):
+            return obj, False
+        if obj is None:
+            raise review.internal(ValueError(f'admission webhook "{hook.get("name")}" attempted to modify the '
+                                             "object, which is not supported for this operation"))
+        patched = self._patched(obj, resp)
+        return patched, patched != obj
 
     def _patched(self, obj: dict[str, Any], resp: dict[str, Any]) -> dict[str, Any]:
         if resp.get("patchType") != "JSONPatch":
@@ -158,11 +198,15 @@ class WebhookAdmission:
                 raise review.denied(str(hook.get("name")), resp.get("status"))
 
 
-def attributes(operation: str, store: Any, namespace: str, name: str, subresource: str = "") -> Attributes:
+def attributes(operation: str, store: Any, namespace: str, name: str, subresource: str = "",
+               kind: tuple[str, str, str] | None = None) -> Attributes:
+    """`kind` (group, version, kind): a subresource's own kind (`deployments/scale`: autoscaling/v1 Scale)."""
     info = store.info
-    return Attributes(operation, getattr(store, "group", ""), getattr(store, "version", "v1"), info.plural,
+    group, version = getattr(store, "group", ""), getattr(store, "version", "v1")
+    kind_group, kind_version, kind_name = kind or (group, version, info.kind)
+    return Attributes(operation, group, version, info.plural,
                       subresource, namespace if info.namespaced or info.plural == "namespaces" else "", name,
-                      info.kind)
+                      kind_name, (kind_group, kind_version) if kind else None)
 
 
 __all__ = ["Attributes", "WebhookAdmission", "attributes"]

@@ -25,6 +25,7 @@ class Attributes:
     namespace: str           # "" for a cluster-scoped object (a namespace's own name for namespaces)
     name: str
     kind: str
+    kind_gv: tuple[str, str] | None = None  # the kind's group/version where it is not the resource's (Scale)
 
 
 def _split(resource: str) -> tuple[str, str]:

@@ -22,7 +22,8 @@ class CallError(Exception):
 def request(a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
             dry_run: bool, options: dict[str, Any] | None) -> dict[str, Any]:
     """`CreateV1AdmissionReview`."""
-    kind = {"group": a.group, "version": a.version, "kind": a.kind}
+    kind_group, kind_version = a.kind_gv or (a.group, a.version)
+    kind = {"group": kind_group, "version": kind_version, "kind": a.kind}
     resource = {"group": a.group, "version": a.version, "resource": a.resource}
     req: dict[str, Any] = {"uid": str(uuid.uuid4()), "kind": kind, "resource": resource}
     if a.subresource:
