@@ -27,29 +27,13 @@ import struct
 from typing import Any
 
 from ._openapiv3_table import MESSAGES
+from .openapi_pb import _len, _varint  # (the v2 form's wire primitives: the same encoding)
 
 CONTENT_TYPE = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
 DEPRECATED_CONTENT_TYPE = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
 
 _RESPONSE_CODE = re.compile(r"^([0-9X]{3})$")  # gnostic's pattern3
 _KEYS = {"_ref": "$ref"}
-
-
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _len(num: int, payload: bytes) -> bytes:
-    return _varint(num << 3 | 2) + _varint(len(payload)) + payload
 
 
 def _scalar(num: int, kind: str, value: Any, present: bool) -> bytes:
