@@ -23,6 +23,7 @@ from cryptography import x509
 from .. import apierrors as E
 from ..registry import DeleteOptions, ListOptions, Registry
 from ..registry import certificates as C
+from ..registry.meta import parse_time
 from .loop import Controller
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -35,17 +36,6 @@ Clock = Callable[[], _dt.datetime]
 
 def utc_now() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
-
-
-def parse_time(value: Any) -> _dt.datetime | None:
-    """A metav1.Time's JSON; None for the zero time (absent) or what does not parse."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        t = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return t if t.tzinfo else t.replace(tzinfo=_dt.timezone.utc)
 
 
 def _older_than(value: Any, d: _dt.timedelta, now: _dt.datetime) -> bool:

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
+from .meta import parse_time
 
 NEGATIVE = "must be greater than or equal to 0"
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -50,15 +51,8 @@ def finished(status: dict[str, Any]) -> bool:
 
 def _time(value: Any) -> _dt.datetime | None:
     """A `metav1.Time` (RFC 3339, second precision) or None when unset or unreadable."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        t = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=_dt.timezone.utc)
-    return t.astimezone(_dt.timezone.utc).replace(microsecond=0)
+    t = parse_time(value)
+    return None if t is None else t.astimezone(_dt.timezone.utc).replace(microsecond=0)
 
 
 def _go_time(t: _dt.datetime) -> str:

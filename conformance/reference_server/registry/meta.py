@@ -15,6 +15,18 @@ def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def parse_time(value: Any) -> _dt.datetime | None:
+    """A metav1.Time's JSON (RFC 3339) as an aware datetime (UTC when it names no zone); None when unset or
+    unreadable."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        t = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=_dt.timezone.utc)
+
+
 def new_uid() -> str:
     return str(uuid.uuid4())
 
