@@ -24,6 +24,7 @@ from typing import Any
 from cryptography import x509
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ..auth.authn import user_to_dict
 from ..auth.escalation import CURRENT_USER
 from ..storage.clone import clone
 from .kinds import ResourceInfo
@@ -307,15 +308,8 @@ class CSRStrategy(Strategy):
         for k in ("username", "uid", "groups", "extra"):
             spec.pop(k, None)
         user = CURRENT_USER.get()
-        if user is not None:
-            if user.name:
-                spec["username"] = user.name
-            if user.uid:
-                spec["uid"] = user.uid
-            if user.groups:
-                spec["groups"] = list(user.groups)
-            if user.extra:
-                spec["extra"] = {k: list(v) for k, v in user.extra.items()}
+        if user is not None:  # the requester as UserInfo JSON, empty fields left out
+            spec.update((k, v) for k, v in user_to_dict(user).items() if v)
         obj["status"] = {}
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
