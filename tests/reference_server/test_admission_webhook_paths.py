@@ -3,42 +3,17 @@ create), `pods/status`, `deployments/scale` (the Scale itself), each item of a D
 fields as `webhook/request/admissionreview.go` fills them; `reinvocationPolicy: IfNeeded`."""
 from __future__ import annotations
 
-import uuid
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 
-from .test_admission_webhooks import AR, Hook
+from .test_admission_webhooks import AR, Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
 
 MERGE, JSONP, SMP = ("application/merge-patch+json", "application/json-patch+json",
                      "application/strategic-merge-patch+json")
 APPLY = "application/apply-patch+yaml"
-
-
-@pytest.fixture(scope="module")
-def hook() -> Iterator[Hook]:
-    h = Hook()
-    yield h
-    h.stop()
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded()
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture
-def ns(server: RunningServer) -> Iterator[str]:
-    name = f"wp-{uuid.uuid4().hex[:8]}"
-    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"hooks": name}}})
-    assert r.status_code == 201, r.text
-    yield name
-    requests.delete(f"{server.url}/api/v1/namespaces/{name}")
 
 
 def configure(server: RunningServer, plural: str, ns: str, name: str, url: str, ca: str, resources: list[str],
