@@ -22,7 +22,7 @@ from .. import endpoints
 from . import TargetUnreachable
 from .exchange import RECORDER, Exchange, Recorder, mask_headers, mask_secret_data, mask_text
 from .config import server_name_of, use_server_name
-from .transport import LeanTransport
+from .transport import LeanTransport, url_prefix
 
 if TYPE_CHECKING:
     from .config import Connection
@@ -189,12 +189,10 @@ def _canonical_url(url: str, params: Mapping[str, Any]) -> str | None:
     needs requests' work (~0.2 ms a request: urllib3's parse, IDNA, re-quoting): a canonical prefix, then a
     path and query of characters `requote_uri` keeps, no `%` (it would re-decide escapes), no dot segment
     (urllib3 removes them), no fragment. Anything else answers None: requests prepares it."""
-    scheme_end = url.find("://")
-    cut = url.find("/", scheme_end + 3) if scheme_end > 0 else -1
-    if cut < 0:
-        return None
-    prefix, rest = url[:cut], url[cut:]
-    if not _URL_SAFE.issuperset(rest) or "/." in rest or rest.endswith("?") or not _canonical_prefix(prefix):
+    prefix = url_prefix(url)
+    rest = url[len(prefix):]
+    if not rest or not _URL_SAFE.issuperset(rest) or "/." in rest or rest.endswith("?") \
+            or not _canonical_prefix(prefix):
         return None
     if any(not isinstance(v, (str, int)) for v in params.values()):
         return None

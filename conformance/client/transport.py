@@ -32,7 +32,7 @@ import requests
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 
-__all__ = ["LeanTransport", "is_local_plain_http"]
+__all__ = ["LeanTransport", "is_local_plain_http", "url_prefix"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _EXPECTING_BODY = frozenset({"PATCH", "POST", "PUT"})  # http.client sends Content-Length: 0 without one
@@ -58,10 +58,10 @@ def _local_netloc(url_prefix: str) -> tuple[str, int] | None:
 
 def is_local_plain_http(url: str) -> bool:
     """Is `url` plain HTTP to a loopback address (the only target the lean path serves)?"""
-    return _local_netloc(_prefix(url)) is not None
+    return _local_netloc(url_prefix(url)) is not None
 
 
-def _prefix(url: str) -> str:
+def url_prefix(url: str) -> str:
     """`scheme://netloc` of `url`, cut without parsing the whole URL (the cache key)."""
     cut = url.find("/", url.find("://") + 3) if "://" in url else -1
     return url if cut < 0 else url[:cut]
@@ -140,7 +140,7 @@ class LeanTransport:
              timeout: float | tuple[float, float]) -> requests.Response | None:
         """The response, or None when this request must go through requests instead."""
         url = prep.url or ""
-        prefix = _prefix(url)
+        prefix = url_prefix(url)
         where = _local_netloc(prefix)
         if where is None or session.trust_env or len(session.cookies) or (prep.hooks or {}).get("response") \
                 or any(session.proxies.values()):
