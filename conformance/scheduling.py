@@ -11,8 +11,11 @@ close to its floor (benchmarks/README.md, "Issue 11 re-measured"):
   `module_namespaces`) come first, so no worker starts a five-second wait after the others have run
   out of work.
 
-Serial runs and other `--dist` modes are unchanged (measured: under `--dist load` the reordering made
-`-n 4` slower, 60.7 s against 51.7 s).
+Other `--dist` modes are unchanged (measured: under `--dist load` the reordering made `-n 4` slower, 60.7 s
+against 51.7 s). A serial run moves the tests that read a background recording (conformance/background.py,
+marked `background`) to its end and their modules to its front: the recordings start with the first test and
+wait while everything else runs. Under xdist such tests are grouped like `module_namespaces` users, so one
+worker records once.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from __future__ import annotations
 import inspect
 
 import pytest
+
+from .background import MARK as BACKGROUND
 
 SHARED = "module_namespaces"
 """A module-scoped fixture whose state costs a controller pass; its users are grouped."""
@@ -29,21 +34,36 @@ WAITER = "waiter"
 
 def group_and_order(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark shared-fixture tests with one `xdist_group` per module; on a loadgroup worker, also move
-    waiting tests to the front (stable: otherwise collection order)."""
+    waiting tests to the front (stable: otherwise collection order); in a serial run, background readers last."""
     loadgroup = bool(getattr(config.option, "loadgroup", False))  # set on xdist workers under --dist loadgroup
     for item in items:
         names = getattr(item, "fixturenames", ())
-        if SHARED in names and not item.get_closest_marker("xdist_group"):
+        if (SHARED in names or item.get_closest_marker(BACKGROUND)) and not item.get_closest_marker("xdist_group"):
             group = f"shared-{item.module.__name__.rsplit('.', 1)[-1]}"
             item.add_marker(pytest.mark.xdist_group(group))
             if loadgroup:
                 _suffix_nodeid(item, group)
     if loadgroup:  # under --dist load the front would be dealt round-robin, a shared module's tests to every worker
         items.sort(key=lambda i: not _waits(i))
+    if not hasattr(config, "workerinput"):  # a serial run (an xdist controller collects nothing)
+        _background_last(items)
+
+
+def _background_last(items: list[pytest.Item]) -> None:
+    """Background readers to the end, the modules they belong to (whose first test starts the recordings)
+    to the front; stable otherwise."""
+    late = [i for i in items if i.get_closest_marker(BACKGROUND)]
+    if not late:
+        return
+    modules = {getattr(i, "module", None) for i in late}
+    reading = {id(i) for i in late}
+    first = [i for i in items if id(i) not in reading and getattr(i, "module", None) in modules]
+    rest = [i for i in items if id(i) not in reading and getattr(i, "module", None) not in modules]
+    items[:] = first + rest + late
 
 
 def _waits(item: pytest.Item) -> bool:
-    if SHARED in getattr(item, "fixturenames", ()):
+    if SHARED in getattr(item, "fixturenames", ()) or item.get_closest_marker(BACKGROUND):
         return True
     function = getattr(item, "function", None)
     try:

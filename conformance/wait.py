@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["WaitTimeout", "WaitHopeless", "Waiter", "scaled", "set_timeout_scale", "get_timeout_scale",
            "describe_object", "DEFAULT_TIMEOUT", "GiveUp", "gone", "no_controller_for_content",
            "terminating_without_finalizers",
-           "WaitProgress", "set_progress", "PROGRESS_AFTER"]
+           "WaitProgress", "set_progress", "track_progress", "PROGRESS_AFTER"]
 
 DEFAULT_TIMEOUT = 60.0
 PROGRESS_AFTER = 2.0
@@ -335,6 +335,12 @@ class Waiter:
 _UNSEEN = object()
 
 
+def track_progress(what: str, limit: float) -> "_Progress":
+    """A wait of the caller's own (not a `Waiter`'s) shown as `Waiter` waits are: `tick(seen)` while it lasts,
+    `finish(outcome, seen)` at its end; `seen` is an object (described) or a short text."""
+    return _Progress(what, time.monotonic(), limit)
+
+
 class _Progress:
     """Tells the progress hook about a wait once it has lasted PROGRESS_AFTER seconds (then each second)."""
 
@@ -347,7 +353,7 @@ class _Progress:
         hook = _PROGRESS
         if hook is None:
             return
-        seen = "nothing yet" if state is _UNSEEN else describe_object(state)
+        seen = "nothing yet" if state is _UNSEEN else state if isinstance(state, str) else describe_object(state)
         try:
             hook(WaitProgress(self.what, time.monotonic() - self.started, self.limit, seen, done, outcome))
         except Exception:  # noqa: BLE001 - a display problem must never fail a wait

@@ -17,11 +17,12 @@ import contextlib
 import json
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
 from conformance import assertions as A
+from conformance.background import Background, start_with_module
 from conformance.fixtures.content import ContentFactory
 from conformance.fixtures.namespaces import TEST_LABEL
 from conformance.history import Seen, Write, check_resume, check_snapshot, check_watch
@@ -34,6 +35,7 @@ EVENT_TIMEOUT = 30.0   # seconds (before --timeout-scale) for a history's events
 QUIET = 0.3            # seconds a finished stream must stay silent (no duplicate or stray event after the last)
 MARKER = "nsc-end"     # a ConfigMap written after a test's writes: its event ends the stream's quiet tail early
 BOOKMARK_WATCH_S = 3   # timeoutSeconds of the bookmark watch: kube-apiserver sends a BOOKMARK 2 s before it ends
+RECORDING_TIMEOUT = 4 * EVENT_TIMEOUT  # a background recording's whole life: its own waits each end sooner
 TOO_OLD = "1"          # the oldest resourceVersion there is: compacted on any server that compacts
 INCONSISTENT_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. You can start a new list "
@@ -278,29 +280,51 @@ def _fail(violation: Any, what: str) -> None:
 # --------------------------------------------------------------------------------------------- NS-LWH-001
 
 class _Watches:
-    """The watches of one concurrent history, opened together (closed together on failure)."""
+    """The watches of one concurrent history, opened together (closed together on failure); `closing` hears
+    of each stream opened (the background recording's, to shut them when the session ends first)."""
 
-    def __init__(self) -> None:
+    def __init__(self, closing: Callable[[Any], Any] = lambda stream: stream) -> None:
         self.open: dict[tuple[str, str], tuple[str, Any]] = {}
+        self.closing = closing
+
+    def add(self, key: tuple[str, str], path: str, stream: Any) -> Any:
+        self.open[key] = (path, self.closing(stream))
+        return stream
 
     def close(self) -> None:
         for _, stream in self.open.values():
             stream.close()
 
 
-@pytest.fixture(scope="module")
-def concurrent_watches(api, paths, target, profile, module_namespaces, bookmark_watch):  # noqa: ARG001 - see bookmark_watch
+@pytest.fixture(scope="module", autouse=True)
+def _recordings_start_with_the_module(request):
+    """The background recordings start with the module's first test; their readers run last (serial runs)."""
+    start_with_module(request, "bookmark_watch", "concurrent_watches")
+
+
+@pytest.fixture(scope="session")
+def concurrent_watches(api, paths, target, profile, session_namespaces,
+                       bookmark_watch) -> Iterator[Background[Any]]:  # noqa: ARG001 - see bookmark_watch
     """One concurrent history (three writers, one namespace deleted half-way) recorded by every watch NS-LWH-001
     and NS-LWH-002 judge, all open at once from the same LIST: the controller's deletions are awaited once per
-    run, not once per watch. NS-LWH-002's resumed watches are opened here too, once the history has arrived,
-    so that the quiet tail of every stream is awaited once (a stray event on the first watch fails NS-LWH-002
-    on that watch before any resume is judged, as when the resumes were opened after its tail).
+    run, not once per watch. NS-LWH-002's resumed watches are opened in the recording too, once the history has
+    arrived, so that the quiet tail of every stream is awaited once (a stray event on the first watch fails
+    NS-LWH-002 on that watch before any resume is judged, as when the resumes were opened after its tail).
+    It runs in the background (conformance.background) from the module's start; its tests run last.
 
-    Returns {(scope, style): (path, the writes it must deliver, its events — or the exception collecting them
+    Holds {(scope, style): (path, the writes it must deliver, its events — or the exception collecting them
     ended with), RESUMES: (points, their events) — or the exception (a skip too) they ended with}, or the
     exception the history itself ended with."""
-    mine = own_label(module_namespaces)
-    watches = _Watches()
+    recording = Background("the concurrent history (NS-LWH-001, NS-LWH-002)",
+                           lambda closing: _record_concurrent(api, paths, target, profile, session_namespaces, closing))
+    yield recording
+    recording.close()
+
+
+def _record_concurrent(api: Any, paths: Any, target: Any, profile: str, namespaces: Any,
+                       closing: Callable[[Any], Any]) -> Any:
+    mine = own_label(namespaces)
+    watches = _Watches(closing)
 
     def open_watches(spaces: list[str], rv: str) -> _Watches:
         for scope in ("namespace", "all-namespaces"):
@@ -312,12 +336,12 @@ def concurrent_watches(api, paths, target, profile, module_namespaces, bookmark_
                         paths.watch_content(spaces[2], RESOURCE)
                 else:
                     path = paths.all_namespaces(RESOURCE) if style == "param" else paths.watch_all(RESOURCE)
-                watches.open[(scope, style)] = (path, _watch(api, path, style, {"labelSelector": selector_of(mine),
-                                                                               "resourceVersion": rv}))
+                watches.add((scope, style), path, _watch(api, path, style, {"labelSelector": selector_of(mine),
+                                                                             "resourceVersion": rv}))
         return watches
 
     try:
-        writes, spaces, _ = concurrent_history(api, paths, module_namespaces, ContentFactory(api, paths),
+        writes, spaces, _ = concurrent_history(api, paths, namespaces, ContentFactory(api, paths),
                                                open_watches)
     except (AssertionError, Exception) as exc:  # noqa: BLE001 - every test using it fails on it
         watches.close()
@@ -375,7 +399,7 @@ def _open_resumes(api: Any, target: Any, mine: dict[str, str], recording: Any,
         resumed = []
         for p in points:
             stream = _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": first[p].rv})
-            watches.open[("resumed", str(p))] = (path, stream)  # (closed with the others)
+            watches.add(("resumed", str(p)), path, stream)  # (closed with the others)
             resumed.append(stream)
         deadline = time.monotonic() + scaled(EVENT_TIMEOUT)  # independent watches: one time limit, one QUIET
         return points, [(stream, collect(stream, n - p - 1, what, resumed_on=target, deadline=deadline,
@@ -403,16 +427,18 @@ def _namespace_or_none(api: Any, paths: Any, name: str) -> Any:
     return None if resp.status_code == 404 else resp.json() if resp.status_code == 200 else {}
 
 
-def _recorded(concurrent_watches: Any, scope: str, style: str) -> tuple[str, list[Write], list[Seen]]:
-    if isinstance(concurrent_watches, BaseException):
-        raise concurrent_watches.with_traceback(None)
-    path, writes, events = concurrent_watches[(scope, style)]
+def _recorded(concurrent_watches: Background[Any], scope: str, style: str) -> tuple[str, list[Write], list[Seen]]:
+    history = concurrent_watches.result(RECORDING_TIMEOUT)
+    if isinstance(history, BaseException):
+        raise history.with_traceback(None)
+    path, writes, events = history[(scope, style)]
     if isinstance(events, BaseException):
         raise events.with_traceback(None)
     return path, writes, events
 
 
 @pytest.mark.clause("NS-LWH-001")
+@pytest.mark.background
 @pytest.mark.parametrize("scope", ["namespace", "all-namespaces"])
 @pytest.mark.parametrize("style", STYLES)
 def test_concurrent_writes_delivered_exactly_once_in_order(profile, concurrent_watches, scope, style):
@@ -426,11 +452,12 @@ def test_concurrent_writes_delivered_exactly_once_in_order(profile, concurrent_w
 # --------------------------------------------------------------------------------------------- NS-LWH-002
 
 @pytest.mark.clause("NS-LWH-002")
+@pytest.mark.background
 def test_resume_from_any_delivered_resource_version(concurrent_watches):
     """A watch resumed from an event's resourceVersion delivers exactly what followed it."""
     path, writes, first = _recorded(concurrent_watches, *RESUMED)
     _fail(check_watch(writes, first), f"watch {path} (the history to resume in)")
-    resumes = concurrent_watches[RESUMES]  # opened by the fixture (one quiet tail for every stream)
+    resumes = concurrent_watches.result(RECORDING_TIMEOUT)[RESUMES]  # opened by the recording (one quiet tail for all)
     if isinstance(resumes, BaseException):
         raise resumes.with_traceback(None)
     points, later = resumes
@@ -658,76 +685,78 @@ def test_exact_list_and_continue_with_resource_version(api, paths, namespaces, c
 
 
 # --------------------------------------------------------------------------------------------- NS-LWH-006
-# (last in the module: its watch, opened when the module starts, has ended by the time the test reads it)
 
-@pytest.fixture(scope="module")
-def bookmark_watch(api, paths, module_namespaces):
-    """The NS-LWH-006 watch (allowWatchBookmarks, timeoutSeconds=BOOKMARK_WATCH_S) and its writes, set up when
-    the module starts (`concurrent_watches` asks for it first): kube-apiserver bookmarks 2 s before a watch's
-    deadline and the test reads the watch until the server ends it, so those seconds pass while the module's
-    other tests run (the events wait in the stream's queue), not in the test. Its objects carry a test label
-    of their own: the concurrent history lists and watches `own_label`, which must not match them.
+@pytest.fixture(scope="session")
+def bookmark_watch(api, paths, target, session_namespaces) -> Iterator[Background[Any]]:
+    """The NS-LWH-006 recording, in the background (conformance.background) from the module's start
+    (`concurrent_watches` asks for it first): kube-apiserver bookmarks 2 s before a watch's deadline, so the
+    second before the BOOKMARK passes while other tests run. Its objects carry a test label of their own: the
+    concurrent history lists and watches `own_label`, which must not match them."""
+    recording = Background("the bookmark watch (NS-LWH-006)",
+                           lambda closing: _record_bookmarks(api, paths, target, session_namespaces, closing))
+    yield recording
+    recording.close()
 
-    Yields (watch path, labels, the writes' Recorder, the open stream), or the exception setting up ended with."""
-    mine = own_label(module_namespaces)
+
+def _record_bookmarks(api: Any, paths: Any, target: Any, namespaces: Any,
+                      closing: Callable[[Any], Any]) -> dict[str, Any]:
+    """A watch (allowWatchBookmarks, timeoutSeconds=BOOKMARK_WATCH_S) over six writes, read until the writes'
+    changes and a BOOKMARK arrived (or the server ended it without one), then a watch resumed from each
+    BOOKMARK's resourceVersion, right away (a later resume could find the history compacted), with the quiet
+    tail of every stream. Returns what the test judges; raises what setting up or reading ended with."""
+    mine = own_label(namespaces)
     mine = {**mine, TEST_LABEL: f"{mine.get(TEST_LABEL, 'nsc')}-bm"}
     path = paths.watch_all(RESOURCE)
-    try:
-        ns = create_namespace(module_namespaces, "bm")["metadata"]["name"]
-        rv = A.expect_ok(api.get(paths.all_namespaces(RESOURCE),
-                                 params={"labelSelector": selector_of(mine)}))["metadata"]["resourceVersion"]
-        rec = Recorder(api, paths, ContentFactory(api, paths), mine)
-        stream = _watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv,
-                                            "allowWatchBookmarks": "true", "timeoutSeconds": BOOKMARK_WATCH_S})
-    except (AssertionError, Exception) as exc:  # noqa: BLE001 - the test fails on it
-        yield exc
-        return
-    try:
+    ns = create_namespace(namespaces, "bm")["metadata"]["name"]
+    rv = A.expect_ok(api.get(paths.all_namespaces(RESOURCE),
+                             params={"labelSelector": selector_of(mine)}))["metadata"]["resourceVersion"]
+    rec = Recorder(api, paths, ContentFactory(api, paths), mine)
+    with closing(_watch(api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": rv,
+                                            "allowWatchBookmarks": "true", "timeoutSeconds": BOOKMARK_WATCH_S})) \
+            as stream:
         _run_writer(rec, ns, "writer", steps=6)
-        yield path, mine, rec, stream
-    finally:
-        stream.close()
+        events: list[Seen] = []
+        raw: list[dict[str, Any]] = []
+        expected = len(rec.writes)
+        deadline = time.monotonic() + BOOKMARK_WATCH_S + scaled(EVENT_TIMEOUT)
+        # until the writes' changes and a BOOKMARK arrived (kube-apiserver's comes 2 s before the deadline), or
+        # the server ended the watch at timeoutSeconds without one; the quiet tail below still catches a stray event
+        while not rec.errors and time.monotonic() < deadline and not (
+                sum(e.type != "BOOKMARK" for e in events) >= expected and any(e.type == "BOOKMARK" for e in events)):
+            ev = stream.next_event(1.0)
+            if ev is None:
+                if stream.ended:
+                    break
+                continue
+            _not_error(ev, f"watch {path}")
+            raw.append(ev)
+            events.append(_seen(ev))
+        marks = [i for i, e in enumerate(events) if e.type == "BOOKMARK"]
+        marker = rec.mark(rec.writes[0].key[0]) if rec.writes else None  # after every write: ends every tail below
+        with contextlib.ExitStack() as open_streams:  # the resumed watches and the first: one quiet tail for all
+            later = []
+            for i in marks:
+                resumed = open_streams.enter_context(closing(_watch(
+                    api, path, "path", {"labelSelector": selector_of(mine), "resourceVersion": events[i].rv})))
+                later.append((resumed, collect(resumed, sum(1 for e in events[i + 1:] if e.type != "BOOKMARK"),
+                                               f"watch {path}", resumed_on=target, settle=False, marker=marker)))
+            errors = settle_quietly([(stream, events, f"watch {path}")] +
+                                    [(resumed, seen, f"watch {path}") for resumed, seen in later], marker=marker)
+    return {"path": path, "writes": rec.writes, "write_errors": rec.errors, "events": events, "raw": raw,
+            "marks": marks, "resumed": [seen for _, seen in later], "errors": errors}
 
 
 @pytest.mark.clause("NS-LWH-006")
-def test_bookmark_carries_a_resumable_resource_version(api, target, bookmark_watch):
+@pytest.mark.background
+def test_bookmark_carries_a_resumable_resource_version(bookmark_watch):
     """allowWatchBookmarks: a BOOKMARK is only a resourceVersion, and resuming from it loses and repeats nothing."""
-    if isinstance(bookmark_watch, BaseException):
-        raise bookmark_watch.with_traceback(None)
-    path, mine, rec, stream = bookmark_watch
-    assert not rec.errors, rec.errors
-    events: list[Seen] = []
-    raw: list[dict[str, Any]] = []
-    expected = len(rec.writes)
-    deadline = time.monotonic() + BOOKMARK_WATCH_S + scaled(EVENT_TIMEOUT)
-    # until the writes' changes and a BOOKMARK arrived (kube-apiserver's comes 2 s before the deadline), or the
-    # server ended the watch at timeoutSeconds without one; the quiet tail below still catches a stray event
-    while time.monotonic() < deadline and not (
-            sum(e.type != "BOOKMARK" for e in events) >= expected and any(e.type == "BOOKMARK" for e in events)):
-        ev = stream.next_event(1.0)
-        if ev is None:
-            if stream.ended:
-                break
-            continue
-        _not_error(ev, f"watch {path}")
-        raw.append(ev)
-        events.append(_seen(ev))
-    marks = [i for i, e in enumerate(events) if e.type == "BOOKMARK"]
-    marker = rec.mark(rec.writes[0].key[0]) if rec.writes else None  # after every write: ends every tail below
-    with contextlib.ExitStack() as open_streams:  # the resumed watches and the first: one quiet tail for all
-        later = []
-        for i in marks:
-            resumed = open_streams.enter_context(_watch(api, path, "path", {"labelSelector": selector_of(mine),
-                                                                            "resourceVersion": events[i].rv}))
-            later.append((resumed, collect(resumed, sum(1 for e in events[i + 1:] if e.type != "BOOKMARK"),
-                                           f"watch {path}", resumed_on=target, settle=False, marker=marker)))
-        errors = settle_quietly([(stream, events, f"watch {path}")] +
-                                [(resumed, seen, f"watch {path}") for resumed, seen in later], marker=marker)
-    stream.close()
-    for error in errors:
+    got = bookmark_watch.result(RECORDING_TIMEOUT)
+    path, events, raw, marks = got["path"], got["events"], got["raw"], got["marks"]
+    assert not got["write_errors"], got["write_errors"]
+    for error in got["errors"]:
         if error is not None:
             raise error
-    _fail(check_watch(rec.writes, events), f"watch {path}?allowWatchBookmarks=true")
+    _fail(check_watch(got["writes"], events), f"watch {path}?allowWatchBookmarks=true")
     if not marks:
         pytest.skip(f"the server sent no BOOKMARK in a {BOOKMARK_WATCH_S} s watch (bookmarks are optional)")
     for i in marks:
@@ -739,5 +768,5 @@ def test_bookmark_carries_a_resumable_resource_version(api, target, bookmark_wat
         assert meta.get("resourceVersion") and not extra and not content_keys, (
             f"watch {path}: a BOOKMARK must carry only a resourceVersion, got {obj}")
         assert obj.get("kind") in (None, "ConfigMap"), f"watch {path}: BOOKMARK of kind {obj.get('kind')!r}"
-    for i, (_, seen) in zip(marks, later):
+    for i, seen in zip(marks, got["resumed"]):
         _fail(check_resume(events, i, seen), f"watch {path} resumed from BOOKMARK rv={events[i].rv}")

@@ -59,3 +59,43 @@ def test_loadgroup_worker_gets_the_group_in_the_nodeid(pytester: pytest.Pytester
     shared = [i.nodeid for i in items if "reads_shared" in i.nodeid]
     assert all(n.endswith(f"@shared-{items[1].module.__name__}") for n in shared), shared
     assert not any("@" in i.nodeid for i in items if "reads_shared" not in i.nodeid)
+
+
+TWO_MODULES = {
+    "test_a_first": """
+def test_a():
+    pass
+""",
+    "test_b_records": """
+import pytest
+
+def test_b_quick():
+    pass
+
+@pytest.mark.background
+def test_b_reads():
+    pass
+
+def test_b_other():
+    pass
+""",
+}
+
+
+def test_serial_run_moves_background_readers_last_and_their_module_first(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(**TWO_MODULES)
+    items, _ = pytester.inline_genitems("-p", "no:cacheprovider")
+    group_and_order(items[0].config, items)
+    assert names(items) == ["test_b_quick", "test_b_other", "test_a", "test_b_reads"]
+    assert [m.args for m in items[-1].iter_markers("xdist_group")] == [(f"shared-{items[-1].module.__name__}",)]
+
+
+def test_xdist_worker_keeps_background_readers_in_place(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(**TWO_MODULES)
+    items, _ = pytester.inline_genitems("-p", "no:cacheprovider")
+    items[0].config.workerinput = {}  # as on an xdist worker (--dist load: no loadgroup reordering)
+    try:
+        group_and_order(items[0].config, items)
+    finally:
+        del items[0].config.workerinput
+    assert names(items) == ["test_a", "test_b_quick", "test_b_reads", "test_b_other"]

@@ -1,0 +1,96 @@
+"""A background recording hands its result (or its exception) to the tests reading it, shows a long wait,
+and its streams close when the session ends first."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from conformance import wait
+from conformance.background import Background
+
+
+class FakeStream:
+    """A stream whose read blocks until it is closed."""
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+def test_result_is_what_the_work_returned() -> None:
+    assert Background("x", lambda closing: 42).result(5) == 42
+
+
+def test_result_raises_what_the_work_raised_a_skip_too() -> None:
+    def fails(closing):
+        raise AssertionError("watch /x: 3 events missing")
+
+    with pytest.raises(AssertionError, match="3 events missing"):
+        Background("x", fails).result(5)
+
+    def skips(closing):
+        pytest.skip("410 Expired")
+
+    with pytest.raises(pytest.skip.Exception, match="410 Expired"):
+        Background("x", skips).result(5)
+
+
+def test_close_shuts_the_streams_and_the_work_ends() -> None:
+    stream = FakeStream()
+
+    def reads(closing):
+        closing(stream).closed.wait(30)
+        return "ended" if stream.closed.is_set() else "still reading"
+
+    recording = Background("x", reads)
+    recording.close()
+    assert recording.result(5) == "ended"
+
+
+def test_a_stream_opened_after_close_is_shut_at_once() -> None:
+    stream, go = FakeStream(), threading.Event()
+
+    def opens_late(closing):
+        go.wait(5)
+        closing(stream)
+        return stream.closed.is_set()
+
+    recording = Background("x", opens_late)
+    recording.close()
+    go.set()
+    assert recording.result(5) is True
+
+
+def test_a_recording_past_its_limit_fails_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wait, "_SCALE", 0.01)  # limit 100 s x 0.01
+    release = threading.Event()
+    recording = Background("the slow one", lambda closing: release.wait(30))
+    try:
+        with pytest.raises(AssertionError, match="the slow one: the background recording did not end within 1 s"):
+            recording.result(100)
+    finally:
+        release.set()
+
+
+def test_a_long_wait_is_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    heard: list[wait.WaitProgress] = []
+    release = threading.Event()
+
+    def hear(progress: wait.WaitProgress) -> None:
+        heard.append(progress)
+        release.set()  # the recording ends once its wait was shown
+
+    monkeypatch.setattr(wait, "PROGRESS_AFTER", 0.0)
+    wait.set_progress(hear)
+    try:
+        recording = Background("the bookmark watch", lambda closing: release.wait(30) and "done")
+        assert recording.result(10) == "done"
+    finally:
+        wait.set_progress(None)
+        release.set()
+    assert heard and heard[0].what == "the background recording of the bookmark watch"
+    assert heard[-1].done and heard[-1].outcome == "met"
