@@ -3,30 +3,33 @@
 A few clauses need a history that takes wall time to become observable, whatever the server's speed: a watch's
 BOOKMARK (kube-apiserver sends it 2 s before the watch's deadline, so a second after it opens at the soonest), a
 stream's quiet tail (nothing stray may follow the last expected event), the namespace controller deleting a
-namespace's content (seconds on a real cluster). A suite starts such a recording when its module starts, as a
-session-scoped fixture holding a `Background`, and reads it from tests marked `background`, which a serial run
-moves to its end (conformance/scheduling.py): the waiting then overlaps the rest of the run instead of holding
-it up. The recording does its own reading, resuming and settling in the thread, right when its events arrive
-(a resume minutes later could find the history compacted on a real cluster); the tests only judge what it
-recorded.
+namespace's content (seconds on a real cluster). A suite declares such a recording (`@recording(name)`) and
+reads it from tests marked `background(name)` through the `background_recordings` fixture, which starts every
+recording a selected test reads with the session's first test; scheduling.py runs the readers last, so the
+waiting overlaps the rest of the run instead of holding it up. The recording does its own reading, resuming
+and settling in the thread, right when its events arrive (a resume minutes later could find the history
+compacted on a real cluster); the tests only judge what it recorded.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+import inspect
 from typing import Any, Callable, Generic, TypeVar
 
 import pytest
 
 from .wait import scaled, track_progress
 
-__all__ = ["Background", "MARK", "start_with_module"]
+__all__ = ["Background", "MARK", "Recordings", "recording"]
 
 T = TypeVar("T")
 
 MARK = "background"
-"""The marker of a test that reads a `Background` recording (scheduling.py runs it last in a serial run)."""
+"""`@pytest.mark.background(name)`: the test reads the recording `name` (scheduling.py runs it last)."""
+
+_DECLARED: dict[str, tuple[str, Callable[..., Any]]] = {}
 
 
 class Background(Generic[T]):
@@ -87,14 +90,39 @@ class Background(Generic[T]):
             stream.close()
 
 
-def start_with_module(request: pytest.FixtureRequest, *names: str) -> None:
-    """Start the module's recordings (`names`: session fixtures holding a `Background`) with its first test, in
-    a serial run and when a selected test reads them. Under xdist the first reader on its worker starts them:
-    the module's other tests may run on another worker, which must not record for nothing."""
-    if hasattr(request.config, "workerinput"):
-        return
-    wanted = {name for item in request.session.items if getattr(item, "module", None) is request.module
-              for name in getattr(item, "fixturenames", ()) if name in names}
-    for name in names:
-        if name in wanted:
-            request.getfixturevalue(name)
+
+def recording(name: str, what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Declare the recording `name` (`what`: how a wait or a failure names it): `work(<fixtures>..., closing)`,
+    its parameters other than `closing` being session fixtures (`api`, `paths`, `target`, `profile`,
+    `session_namespaces`, ...)."""
+    def declare(work: Callable[..., T]) -> Callable[..., T]:
+        _DECLARED[name] = (what, work)
+        return work
+    return declare
+
+
+class Recordings:
+    """A process's recordings, each started once: by `start_wanted` with the session's first test, or by the
+    first `get` (under `--dist loadgroup`, where only the worker running the readers' group should record)."""
+
+    def __init__(self, request: pytest.FixtureRequest) -> None:
+        self._request = request
+        self._started: dict[str, Background[Any]] = {}
+
+    def start_wanted(self, items: list[pytest.Item]) -> None:
+        for name in dict.fromkeys(m.args[0] for item in items for m in item.iter_markers(MARK) if m.args):
+            self.get(name)
+
+    def get(self, name: str) -> Background[Any]:
+        if name not in self._started:
+            if name not in _DECLARED:
+                raise pytest.UsageError(f"no background recording named {name!r} (declare it with @recording)")
+            what, work = _DECLARED[name]
+            kwargs = {p: self._request.getfixturevalue(p) for p in inspect.signature(work).parameters
+                      if p != "closing"}
+            self._started[name] = Background(what, lambda closing: work(closing=closing, **kwargs))
+        return self._started[name]
+
+    def close(self) -> None:
+        for started in self._started.values():
+            started.close()

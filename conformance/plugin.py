@@ -27,7 +27,7 @@ from .client import TargetError
 from .client.exchange import RECORDER
 from .fixtures.pytest_fixtures import (api, cluster_objects, content, finalize_forms, namespaces,  # noqa: F401
                                        paths, profile, run_id, target, waiter)
-from .fixtures.pytest_fixtures import module_namespaces, session_namespaces  # noqa: F401
+from .fixtures.pytest_fixtures import background_recordings, module_namespaces, session_namespaces  # noqa: F401
 from .target import TARGET_KEY, Target, from_worker_payload, new_run_id, resolve_target
 from .interrupts import InterruptWatch, drop_lineless_frames
 from .wait import set_progress, set_timeout_scale
@@ -306,8 +306,8 @@ test_failed.__test__ = False  # type: ignore[attr-defined]  # not a test, despit
 # --------------------------------------------------------------------------------------------- lifecycle
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "clause(*ids): the conformance clause(s) a suite test checks")
-    config.addinivalue_line("markers", "background: reads a recording made in the background (conformance/background.py); "
-                                       "a serial run runs it last")
+    config.addinivalue_line("markers", "background(name): reads the recording `name` made in the background "
+                                       "(conformance/background.py); runs last")
     config.addinivalue_line("markers", "disruptive: touches cluster-wide state; runs only with --include-disruptive "
                                        "on kubeconfig/server targets (always on the embedded server)")
     state = _State()

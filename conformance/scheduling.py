@@ -12,10 +12,10 @@ close to its floor (benchmarks/README.md, "Issue 11 re-measured"):
   out of work.
 
 Other `--dist` modes are unchanged (measured: under `--dist load` the reordering made `-n 4` slower, 60.7 s
-against 51.7 s). A serial run moves the tests that read a background recording (conformance/background.py,
-marked `background`) to its end and their modules to its front: the recordings start with the first test and
-wait while everything else runs. Under xdist such tests are grouped like `module_namespaces` users, so one
-worker records once.
+against 51.7 s). Other runs (serial, `--dist load`) move the tests that read a background recording (conformance/background.py,
+marked `background`) to the end: the recordings start with the first test and wait while everything else
+runs. Under `--dist loadgroup` such tests are grouped like `module_namespaces` users and come first, so one
+worker records once, as a slow cluster's run needs.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ WAITER = "waiter"
 
 def group_and_order(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark shared-fixture tests with one `xdist_group` per module; on a loadgroup worker, also move
-    waiting tests to the front (stable: otherwise collection order); in a serial run, background readers last."""
+    waiting tests to the front (stable: otherwise collection order); elsewhere, background readers last."""
     loadgroup = bool(getattr(config.option, "loadgroup", False))  # set on xdist workers under --dist loadgroup
     for item in items:
         names = getattr(item, "fixturenames", ())
@@ -45,21 +45,13 @@ def group_and_order(config: pytest.Config, items: list[pytest.Item]) -> None:
                 _suffix_nodeid(item, group)
     if loadgroup:  # under --dist load the front would be dealt round-robin, a shared module's tests to every worker
         items.sort(key=lambda i: not _waits(i))
-    if not hasattr(config, "workerinput"):  # a serial run (an xdist controller collects nothing)
+    else:  # serial, or an xdist worker under --dist load (every worker collects, and reorders, alike)
         _background_last(items)
 
 
 def _background_last(items: list[pytest.Item]) -> None:
-    """Background readers to the end, the modules they belong to (whose first test starts the recordings)
-    to the front; stable otherwise."""
-    late = [i for i in items if i.get_closest_marker(BACKGROUND)]
-    if not late:
-        return
-    modules = {getattr(i, "module", None) for i in late}
-    reading = {id(i) for i in late}
-    first = [i for i in items if id(i) not in reading and getattr(i, "module", None) in modules]
-    rest = [i for i in items if id(i) not in reading and getattr(i, "module", None) not in modules]
-    items[:] = first + rest + late
+    """Background readers to the end (stable)."""
+    items.sort(key=lambda i: i.get_closest_marker(BACKGROUND) is not None)
 
 
 def _waits(item: pytest.Item) -> bool:

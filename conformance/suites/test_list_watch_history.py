@@ -17,12 +17,12 @@ import contextlib
 import json
 import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 
 from conformance import assertions as A
-from conformance.background import Background, start_with_module
+from conformance.background import recording
 from conformance.fixtures.content import ContentFactory
 from conformance.fixtures.namespaces import TEST_LABEL
 from conformance.history import Seen, Write, check_resume, check_snapshot, check_watch
@@ -296,33 +296,22 @@ class _Watches:
             stream.close()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _recordings_start_with_the_module(request):
-    """The background recordings start with the module's first test; their readers run last (serial runs)."""
-    start_with_module(request, "bookmark_watch", "concurrent_watches")
+CONCURRENT = "concurrent_watches"
 
 
-@pytest.fixture(scope="session")
-def concurrent_watches(api, paths, target, profile, session_namespaces,
-                       bookmark_watch) -> Iterator[Background[Any]]:  # noqa: ARG001 - see bookmark_watch
+@recording(CONCURRENT, "the concurrent history (NS-LWH-001, NS-LWH-002)")
+def _record_concurrent(api: Any, paths: Any, target: Any, profile: str, session_namespaces: Any,
+                       closing: Callable[[Any], Any]) -> Any:
     """One concurrent history (three writers, one namespace deleted half-way) recorded by every watch NS-LWH-001
     and NS-LWH-002 judge, all open at once from the same LIST: the controller's deletions are awaited once per
-    run, not once per watch. NS-LWH-002's resumed watches are opened in the recording too, once the history has
-    arrived, so that the quiet tail of every stream is awaited once (a stray event on the first watch fails
-    NS-LWH-002 on that watch before any resume is judged, as when the resumes were opened after its tail).
-    It runs in the background (conformance.background) from the module's start; its tests run last.
+    run, not once per watch. NS-LWH-002's resumed watches are opened here too, once the history has arrived,
+    so that the quiet tail of every stream is awaited once (a stray event on the first watch fails NS-LWH-002
+    on that watch before any resume is judged, as when the resumes were opened after its tail).
 
-    Holds {(scope, style): (path, the writes it must deliver, its events — or the exception collecting them
+    Returns {(scope, style): (path, the writes it must deliver, its events — or the exception collecting them
     ended with), RESUMES: (points, their events) — or the exception (a skip too) they ended with}, or the
     exception the history itself ended with."""
-    recording = Background("the concurrent history (NS-LWH-001, NS-LWH-002)",
-                           lambda closing: _record_concurrent(api, paths, target, profile, session_namespaces, closing))
-    yield recording
-    recording.close()
-
-
-def _record_concurrent(api: Any, paths: Any, target: Any, profile: str, namespaces: Any,
-                       closing: Callable[[Any], Any]) -> Any:
+    namespaces = session_namespaces
     mine = own_label(namespaces)
     watches = _Watches(closing)
 
@@ -427,8 +416,8 @@ def _namespace_or_none(api: Any, paths: Any, name: str) -> Any:
     return None if resp.status_code == 404 else resp.json() if resp.status_code == 200 else {}
 
 
-def _recorded(concurrent_watches: Background[Any], scope: str, style: str) -> tuple[str, list[Write], list[Seen]]:
-    history = concurrent_watches.result(RECORDING_TIMEOUT)
+def _recorded(recordings: Any, scope: str, style: str) -> tuple[str, list[Write], list[Seen]]:
+    history = recordings.get(CONCURRENT).result(RECORDING_TIMEOUT)
     if isinstance(history, BaseException):
         raise history.with_traceback(None)
     path, writes, events = history[(scope, style)]
@@ -438,13 +427,13 @@ def _recorded(concurrent_watches: Background[Any], scope: str, style: str) -> tu
 
 
 @pytest.mark.clause("NS-LWH-001")
-@pytest.mark.background
+@pytest.mark.background(CONCURRENT)
 @pytest.mark.parametrize("scope", ["namespace", "all-namespaces"])
 @pytest.mark.parametrize("style", STYLES)
-def test_concurrent_writes_delivered_exactly_once_in_order(profile, concurrent_watches, scope, style):
+def test_concurrent_writes_delivered_exactly_once_in_order(profile, background_recordings, scope, style):
     """Three writers, one namespace deleted half-way: the watch delivers every change once, in order, as written."""
     _skip_param_style_in_design(profile, style)
-    path, writes, events = _recorded(concurrent_watches, scope, style)
+    path, writes, events = _recorded(background_recordings, scope, style)
     _fail(check_watch(writes, events), f"watch {path} from the LIST's resourceVersion "
                                        f"({len(writes)} acknowledged writes, {len(events)} events)")
 
@@ -452,12 +441,12 @@ def test_concurrent_writes_delivered_exactly_once_in_order(profile, concurrent_w
 # --------------------------------------------------------------------------------------------- NS-LWH-002
 
 @pytest.mark.clause("NS-LWH-002")
-@pytest.mark.background
-def test_resume_from_any_delivered_resource_version(concurrent_watches):
+@pytest.mark.background(CONCURRENT)
+def test_resume_from_any_delivered_resource_version(background_recordings):
     """A watch resumed from an event's resourceVersion delivers exactly what followed it."""
-    path, writes, first = _recorded(concurrent_watches, *RESUMED)
+    path, writes, first = _recorded(background_recordings, *RESUMED)
     _fail(check_watch(writes, first), f"watch {path} (the history to resume in)")
-    resumes = concurrent_watches.result(RECORDING_TIMEOUT)[RESUMES]  # opened by the recording (one quiet tail for all)
+    resumes = background_recordings.get(CONCURRENT).result(RECORDING_TIMEOUT)[RESUMES]  # (one quiet tail for all)
     if isinstance(resumes, BaseException):
         raise resumes.with_traceback(None)
     points, later = resumes
@@ -686,24 +675,20 @@ def test_exact_list_and_continue_with_resource_version(api, paths, namespaces, c
 
 # --------------------------------------------------------------------------------------------- NS-LWH-006
 
-@pytest.fixture(scope="session")
-def bookmark_watch(api, paths, target, session_namespaces) -> Iterator[Background[Any]]:
-    """The NS-LWH-006 recording, in the background (conformance.background) from the module's start
-    (`concurrent_watches` asks for it first): kube-apiserver bookmarks 2 s before a watch's deadline, so the
-    second before the BOOKMARK passes while other tests run. Its objects carry a test label of their own: the
-    concurrent history lists and watches `own_label`, which must not match them."""
-    recording = Background("the bookmark watch (NS-LWH-006)",
-                           lambda closing: _record_bookmarks(api, paths, target, session_namespaces, closing))
-    yield recording
-    recording.close()
+BOOKMARKS = "bookmark_watch"
 
 
-def _record_bookmarks(api: Any, paths: Any, target: Any, namespaces: Any,
+@recording(BOOKMARKS, "the bookmark watch (NS-LWH-006)")
+def _record_bookmarks(api: Any, paths: Any, target: Any, session_namespaces: Any,
                       closing: Callable[[Any], Any]) -> dict[str, Any]:
     """A watch (allowWatchBookmarks, timeoutSeconds=BOOKMARK_WATCH_S) over six writes, read until the writes'
     changes and a BOOKMARK arrived (or the server ended it without one), then a watch resumed from each
     BOOKMARK's resourceVersion, right away (a later resume could find the history compacted), with the quiet
-    tail of every stream. Returns what the test judges; raises what setting up or reading ended with."""
+    tail of every stream. Returns what the test judges; raises what setting up or reading ended with.
+    kube-apiserver bookmarks 2 s before a watch's deadline: the second before it passes while other tests run.
+    Its objects carry a test label of their own: the concurrent history lists and watches `own_label`, which
+    must not match them."""
+    namespaces = session_namespaces
     mine = own_label(namespaces)
     mine = {**mine, TEST_LABEL: f"{mine.get(TEST_LABEL, 'nsc')}-bm"}
     path = paths.watch_all(RESOURCE)
@@ -747,10 +732,10 @@ def _record_bookmarks(api: Any, paths: Any, target: Any, namespaces: Any,
 
 
 @pytest.mark.clause("NS-LWH-006")
-@pytest.mark.background
-def test_bookmark_carries_a_resumable_resource_version(bookmark_watch):
+@pytest.mark.background(BOOKMARKS)
+def test_bookmark_carries_a_resumable_resource_version(background_recordings):
     """allowWatchBookmarks: a BOOKMARK is only a resourceVersion, and resuming from it loses and repeats nothing."""
-    got = bookmark_watch.result(RECORDING_TIMEOUT)
+    got = background_recordings.get(BOOKMARKS).result(RECORDING_TIMEOUT)
     path, events, raw, marks = got["path"], got["events"], got["raw"], got["marks"]
     assert not got["write_errors"], got["write_errors"]
     for error in got["errors"]:

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from conformance import wait
-from conformance.background import Background
+from conformance.background import Background, Recordings, recording
 
 
 class FakeStream:
@@ -94,3 +94,47 @@ def test_a_long_wait_is_shown(monkeypatch: pytest.MonkeyPatch) -> None:
         release.set()
     assert heard and heard[0].what == "the background recording of the bookmark watch"
     assert heard[-1].done and heard[-1].outcome == "met"
+
+
+class FakeRequest:
+    """The fixtures a recording's work asks for, and which of them were asked."""
+
+    def __init__(self, **fixtures) -> None:
+        self.fixtures, self.asked = fixtures, []
+
+    def getfixturevalue(self, name: str):
+        self.asked.append(name)
+        return self.fixtures[name]
+
+
+class FakeItem:
+    def __init__(self, *marks: tuple) -> None:
+        self.marks = [pytest.mark.background(*m).mark for m in marks]
+
+    def iter_markers(self, name: str):
+        return iter(m for m in self.marks if m.name == name)
+
+
+@recording("test-sum", "the sum")
+def _sum(api, paths, closing):
+    return api + paths
+
+
+def test_recordings_start_what_selected_tests_read_with_the_fixtures_their_work_names() -> None:
+    request = FakeRequest(api=1, paths=2)
+    recordings = Recordings(request)
+    recordings.start_wanted([FakeItem(), FakeItem(("test-sum",)), FakeItem(("test-sum",))])
+    assert request.asked == ["api", "paths"]  # started once
+    assert recordings.get("test-sum").result(5) == 3
+    assert recordings.get("test-sum").what == "the sum"
+
+
+def test_recordings_ask_nothing_when_no_selected_test_reads_one() -> None:
+    request = FakeRequest()
+    Recordings(request).start_wanted([FakeItem(), FakeItem()])
+    assert request.asked == []
+
+
+def test_an_undeclared_recording_is_a_usage_error() -> None:
+    with pytest.raises(pytest.UsageError, match="no background recording named 'nope'"):
+        Recordings(FakeRequest()).get("nope")

@@ -72,7 +72,7 @@ import pytest
 def test_b_quick():
     pass
 
-@pytest.mark.background
+@pytest.mark.background("x")
 def test_b_reads():
     pass
 
@@ -82,20 +82,17 @@ def test_b_other():
 }
 
 
-def test_serial_run_moves_background_readers_last_and_their_module_first(pytester: pytest.Pytester) -> None:
+def test_serial_run_moves_background_readers_last(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(**TWO_MODULES)
     items, _ = pytester.inline_genitems("-p", "no:cacheprovider")
     group_and_order(items[0].config, items)
-    assert names(items) == ["test_b_quick", "test_b_other", "test_a", "test_b_reads"]
+    assert names(items) == ["test_a", "test_b_quick", "test_b_other", "test_b_reads"]
     assert [m.args for m in items[-1].iter_markers("xdist_group")] == [(f"shared-{items[-1].module.__name__}",)]
 
 
-def test_xdist_worker_keeps_background_readers_in_place(pytester: pytest.Pytester) -> None:
+def test_loadgroup_worker_puts_background_readers_first_in_their_group(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(**TWO_MODULES)
     items, _ = pytester.inline_genitems("-p", "no:cacheprovider")
-    items[0].config.workerinput = {}  # as on an xdist worker (--dist load: no loadgroup reordering)
-    try:
-        group_and_order(items[0].config, items)
-    finally:
-        del items[0].config.workerinput
-    assert names(items) == ["test_a", "test_b_quick", "test_b_reads", "test_b_other"]
+    items[0].config.option.loadgroup = True  # as on an xdist worker under --dist loadgroup
+    group_and_order(items[0].config, items)
+    assert [n.split("@")[0] for n in names(items)] == ["test_b_reads", "test_a", "test_b_quick", "test_b_other"]
