@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import threading
 import time
+import contextvars
 import inspect
 from typing import Any, Callable, Generic, TypeVar
 
 import pytest
 
+from .client.exchange import RECORDER
 from .wait import scaled, track_progress
 
-__all__ = ["Background", "MARK", "Recordings", "recording"]
+__all__ = ["Background", "MARK", "Recordings", "recording", "spawn"]
 
 T = TypeVar("T")
 
@@ -32,12 +34,21 @@ MARK = "background"
 _DECLARED: dict[str, tuple[str, Callable[..., Any]]] = {}
 
 
+def spawn(target: Callable[..., Any], *args: Any, name: str | None = None) -> threading.Thread:
+    """A (daemon, not started) thread that runs in its starter's context: the exchanges of a thread a
+    recording starts (its concurrent writers) are the recording's, as its own are."""
+    return threading.Thread(target=contextvars.copy_context().run, args=(target, *args), name=name, daemon=True)
+
+
 class Background(Generic[T]):
     """`work(closing)` run in a daemon thread from construction on; `closing(stream)` registers what `close`
-    shuts (its watch streams), so a session ending early (a failure, Ctrl-C) never leaves the thread reading."""
+    shuts (its watch streams), so a session ending early (a failure, Ctrl-C) never leaves the thread reading.
+    Its exchanges (client.exchange.RECORDER) are kept apart from the tests that run meanwhile, and go to the
+    first test that reads the result (its report, its clauses' coverage), as a fixture's would."""
 
     def __init__(self, what: str, work: Callable[[Callable[[Any], Any]], T]) -> None:
         self.what = what
+        self._owner = f"<background: {what}>"
         self._work = work
         self._done = threading.Event()
         self._lock = threading.Lock()
@@ -58,7 +69,8 @@ class Background(Generic[T]):
 
     def _run(self) -> None:
         try:
-            self._value = self._work(self._closing)
+            with RECORDER.owned_by(self._owner):
+                self._value = self._work(self._closing)
         except BaseException as exc:  # noqa: BLE001 - handed to the test that reads the recording
             self._error = exc
         finally:
@@ -77,6 +89,7 @@ class Background(Generic[T]):
                 raise AssertionError(f"{self.what}: the background recording did not end within {limit:.0f} s")
             progress.tick("still recording")
         progress.finish("met", "recorded")
+        RECORDER.adopt(self._owner)
         if self._error is not None:
             raise self._error.with_traceback(None)
         return self._value

@@ -5,10 +5,12 @@ Secrets are masked when the exchange is recorded, so nothing downstream ever hol
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 import threading
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Iterator
 
 MASK = "***"
 _SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-auth-token"}
@@ -72,8 +74,13 @@ def mask_secret_data(body: Any) -> Any:
     return body
 
 
+_OWNER: contextvars.ContextVar[str | None] = contextvars.ContextVar("nsconform_exchange_owner", default=None)
+
+
 class Recorder:
-    """Collects exchanges per test; the client records, the pytest plugin takes them per test."""
+    """Collects exchanges per test; the client records, the pytest plugin takes them per test. Exchanges made
+    under `owned_by(key)` (a background recording's thread, and the threads it starts in its context) go to
+    `key` instead of the running test, until a test `adopt`s them."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -86,13 +93,29 @@ class Recorder:
             self._current = nodeid
 
     def record(self, exchange: Exchange) -> None:
+        owner = _OWNER.get()
         with self._lock:
             self.total += 1
-            self._by_test.setdefault(self._current or "<session>", []).append(exchange)
+            self._by_test.setdefault(owner or self._current or "<session>", []).append(exchange)
 
     def take(self, nodeid: str) -> list[Exchange]:
         with self._lock:
             return self._by_test.pop(nodeid, [])
+
+    @contextlib.contextmanager
+    def owned_by(self, key: str) -> Iterator[None]:
+        token = _OWNER.set(key)
+        try:
+            yield
+        finally:
+            _OWNER.reset(token)
+
+    def adopt(self, key: str) -> None:
+        """The exchanges recorded under `key` so far become the running test's."""
+        with self._lock:
+            adopted = self._by_test.pop(key, [])
+            if adopted:
+                self._by_test.setdefault(self._current or "<session>", []).extend(adopted)
 
 
 RECORDER = Recorder()

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import pytest
 
 from conformance import assertions as A
-from conformance.background import recording
+from conformance.background import recording, spawn
 from conformance.fixtures.content import ContentFactory
 from conformance.fixtures.namespaces import TEST_LABEL
 from conformance.history import Seen, Write, check_resume, check_snapshot, check_watch
@@ -157,8 +157,8 @@ def _write_concurrently(api: Any, paths: Any, content: Any, mine: dict[str, str]
                         spaces: list[str]) -> tuple[list[Write], list[str]]:
     rec = Recorder(api, paths, content, mine)
     halfway = threading.Event()
-    threads = [threading.Thread(target=_run_writer, args=(rec, ns, f"writer-{i}", halfway if i == 2 else None),
-                                daemon=True) for i, ns in enumerate(spaces)]
+    threads = [spawn(_run_writer, rec, ns, f"writer-{i}", halfway if i == 2 else None)  # (in this context)
+               for i, ns in enumerate(spaces)]
     for t in threads:
         t.start()
     assert halfway.wait(scaled(EVENT_TIMEOUT)), "the writer of the namespace to delete did not get half-way"

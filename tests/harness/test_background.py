@@ -8,7 +8,8 @@ import threading
 import pytest
 
 from conformance import wait
-from conformance.background import Background, Recordings, recording
+from conformance.background import Background, Recordings, recording, spawn
+from conformance.client.exchange import RECORDER
 
 
 class FakeStream:
@@ -138,3 +139,28 @@ def test_recordings_ask_nothing_when_no_selected_test_reads_one() -> None:
 def test_an_undeclared_recording_is_a_usage_error() -> None:
     with pytest.raises(pytest.UsageError, match="no background recording named 'nope'"):
         Recordings(FakeRequest()).get("nope")
+
+
+def test_a_recordings_exchanges_go_to_its_first_reader_not_to_the_tests_meanwhile() -> None:
+    mine, writers, theirs = object(), object(), object()
+    go = threading.Event()
+
+    def work(closing):
+        RECORDER.record(mine)
+        writer = spawn(RECORDER.record, writers)  # a thread it starts records for it too
+        writer.start()
+        writer.join()
+        go.wait(5)
+        return "done"
+
+    RECORDER.start_test("test_other")
+    try:
+        recording = Background("x", work)
+        RECORDER.record(theirs)
+        go.set()
+        RECORDER.start_test("test_reader")
+        assert recording.result(5) == "done"
+        assert RECORDER.take("test_other") == [theirs]
+        assert RECORDER.take("test_reader") == [mine, writers]
+    finally:
+        RECORDER.start_test(None)
