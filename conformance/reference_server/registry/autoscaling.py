@@ -24,6 +24,7 @@ from .kinds import ResourceInfo
 from .strategy import Strategy
 from .subresources import SUBRESOURCE_VERBS, StatusStrategy
 from .validation import is_dns1123_label
+from .shapes import as_dict, as_int, as_list
 
 GROUP, STORAGE_VERSION = "autoscaling", "v2"
 HPA = ResourceInfo("HorizontalPodAutoscaler", "horizontalpodautoscalers", "horizontalpodautoscaler", ("hpa",),
@@ -44,14 +45,6 @@ _SOURCE_FIELD = {"Object": "object", "Pods": "pods", "Resource": "resource", "Ex
 _SELECT_POLICIES = ("Disabled", "Max", "Min")
 _POLICY_TYPES = ("Percent", "Pods")
 _CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def drop_round_trip_annotations(obj: dict[str, Any]) -> None:
@@ -110,10 +103,6 @@ def set_defaults(obj: dict[str, Any]) -> None:
     obj["spec"] = {**{k: spec[k] for k in order if k in spec}, **{k: v for k, v in spec.items() if k not in order}}
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def _json_kind(value: Any) -> str:
     """`encoding/json`'s name of a JSON value in an UnmarshalTypeError."""
     if isinstance(value, bool):
@@ -126,22 +115,22 @@ def _json_kind(value: Any) -> str:
 def check_integers(obj: dict[str, Any]) -> None:
     """The 400 a typed decoder answers for a non-integer where v2 has an int32 (the shape check leaves scalars
     alone): `json: cannot unmarshal string into Go struct field <Struct>.<path> of type int32`."""
-    spec = _dict(obj.get("spec"))
+    spec = as_dict(obj.get("spec"))
     found: list[tuple[str, str, Any]] = [("HorizontalPodAutoscalerSpec", f"spec.{k}", spec.get(k))
                                          for k in ("minReplicas", "maxReplicas")]
-    for m in _list(spec.get("metrics")):
+    for m in as_list(spec.get("metrics")):
         for key in ("resource", "containerResource"):
-            target = _dict(_dict(_dict(m).get(key)).get("target"))
+            target = as_dict(as_dict(as_dict(m).get(key)).get("target"))
             found.append(("MetricTarget", f"spec.metrics.{key}.target.averageUtilization",
                           target.get("averageUtilization")))
-    behavior = _dict(spec.get("behavior"))
+    behavior = as_dict(spec.get("behavior"))
     for rules_key in ("scaleUp", "scaleDown"):
-        rules = _dict(behavior.get(rules_key))
+        rules = as_dict(behavior.get(rules_key))
         found.append(("HPAScalingRules", f"spec.behavior.{rules_key}.stabilizationWindowSeconds",
                       rules.get("stabilizationWindowSeconds")))
-        for p in _list(rules.get("policies")):
+        for p in as_list(rules.get("policies")):
             for k in ("value", "periodSeconds"):
-                found.append(("HPAScalingPolicy", f"spec.behavior.{rules_key}.policies.{k}", _dict(p).get(k)))
+                found.append(("HPAScalingPolicy", f"spec.behavior.{rules_key}.policies.{k}", as_dict(p).get(k)))
     for struct, path, value in found:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise E.bad_request(f'HorizontalPodAutoscaler in version "{STORAGE_VERSION}" cannot be handled as a '
@@ -222,7 +211,7 @@ def _resource_source(src: dict[str, Any], path: str, container: bool) -> list[Fi
             errs.append(field_required(f"{path}.container", "must specify a container"))
         else:
             errs += [field_invalid(f"{path}.container", cname, m) for m in is_dns1123_label(cname)]
-    target = _dict(src.get("target"))
+    target = as_dict(src.get("target"))
     errs += _metric_target(target, f"{path}.target")
     if target.get("averageUtilization") is None and target.get("averageValue") is None:
         errs.append(field_required(f"{path}.target.averageUtilization",
@@ -238,9 +227,9 @@ def _source_errors(kind: str, src: dict[str, Any], path: str) -> list[FieldError
         return _resource_source(src, path, kind == "containerResource")
     errs: list[FieldError] = []
     if kind == "object":
-        errs += _cross_version_ref(_dict(src.get("describedObject")), f"{path}.describedObject")
-    errs += _metric_identifier(_dict(src.get("metric")), f"{path}.metric")
-    target = _dict(src.get("target"))
+        errs += _cross_version_ref(as_dict(src.get("describedObject")), f"{path}.describedObject")
+    errs += _metric_identifier(as_dict(src.get("metric")), f"{path}.metric")
+    target = as_dict(src.get("target"))
     errs += _metric_target(target, f"{path}.target")
     if kind == "object" and target.get("value") is None and target.get("averageValue") is None:
         errs.append(field_required(f"{path}.target.averageValue", "must set either a target value or averageValue"))
@@ -269,7 +258,7 @@ def _metric_spec(spec: dict[str, Any], path: str) -> list[FieldError]:
         if spec.get(key) is not None:
             present.append(key)
             if len(present) == 1:
-                errs += _source_errors(key, _dict(spec[key]), f"{path}.{key}")
+                errs += _source_errors(key, as_dict(spec[key]), f"{path}.{key}")
     expected = _SOURCE_FIELD.get(typ, "")
     if expected and spec.get(expected) is None:
         errs.append(field_required(f"{path}.{expected}", "must populate information for the given metric source"))
@@ -295,14 +284,14 @@ def _scaling_rules(rules: Any, path: str) -> list[FieldError]:
     select = rules.get("selectPolicy")
     if select is not None and select not in _SELECT_POLICIES:
         errs.append(field_not_supported(f"{path}.selectPolicy", select, _SELECT_POLICIES))
-    policies = _list(rules.get("policies"))
+    policies = as_list(rules.get("policies"))
     if not policies:
         errs.append(field_required(f"{path}.policies", "must specify at least one Policy"))
     for i, policy in enumerate(policies):
-        p, at = _dict(policy), f"{path}.policies[{i}]"
+        p, at = as_dict(policy), f"{path}.policies[{i}]"
         if p.get("type") not in _POLICY_TYPES:
             errs.append(field_not_supported(f"{at}.type", p.get("type") or "", _POLICY_TYPES))
-        value, period = _int(p.get("value")), _int(p.get("periodSeconds"))
+        value, period = as_int(p.get("value")), as_int(p.get("periodSeconds"))
         if value <= 0:
             errs.append(field_invalid(f"{at}.value", value, "must be greater than zero"))
         if period <= 0:
@@ -316,16 +305,16 @@ def _scaling_rules(rules: Any, path: str) -> list[FieldError]:
 def validate_spec(spec: dict[str, Any], path: str = "spec") -> list[FieldError]:
     """`validateHorizontalPodAutoscalerSpec` with 1.33's options (HPAScaleToZero off: minReplicas ≥ 1)."""
     errs: list[FieldError] = []
-    min_replicas, max_replicas = spec.get("minReplicas"), _int(spec.get("maxReplicas"))
+    min_replicas, max_replicas = spec.get("minReplicas"), as_int(spec.get("maxReplicas"))
     if isinstance(min_replicas, int) and min_replicas < 1:
         errs.append(field_invalid(f"{path}.minReplicas", min_replicas, "must be greater than or equal to 1"))
     if max_replicas < 1:
         errs.append(field_invalid(f"{path}.maxReplicas", max_replicas, "must be greater than 0"))
     if isinstance(min_replicas, int) and max_replicas < min_replicas:
         errs.append(field_invalid(f"{path}.maxReplicas", max_replicas, "must be greater than or equal to `minReplicas`"))
-    errs += _cross_version_ref(_dict(spec.get("scaleTargetRef")), f"{path}.scaleTargetRef")
-    for i, metric in enumerate(_list(spec.get("metrics"))):
-        errs += _metric_spec(_dict(metric), f"{path}.metrics[{i}]")
+    errs += _cross_version_ref(as_dict(spec.get("scaleTargetRef")), f"{path}.scaleTargetRef")
+    for i, metric in enumerate(as_list(spec.get("metrics"))):
+        errs += _metric_spec(as_dict(metric), f"{path}.metrics[{i}]")
     behavior = spec.get("behavior")
     if isinstance(behavior, dict):
         errs += _scaling_rules(behavior.get("scaleUp"), f"{path}.behavior.scaleUp")
@@ -352,10 +341,10 @@ class HorizontalPodAutoscalerStrategy(Strategy):
         new["status"] = copy.deepcopy(old.get("status", {"desiredReplicas": 0}))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + validate_spec(_dict(obj.get("spec")))
+        return super().validate(obj) + validate_spec(as_dict(obj.get("spec")))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + validate_spec(_dict(new.get("spec")))
+        return super().validate_update(new, old) + validate_spec(as_dict(new.get("spec")))
 
 
 class HorizontalPodAutoscalerStatusStrategy(StatusStrategy):
@@ -367,7 +356,7 @@ class HorizontalPodAutoscalerStatusStrategy(StatusStrategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = Strategy.validate_update(self, new, old)
-        status = _dict(new.get("status"))
+        status = as_dict(new.get("status"))
         for key in ("currentReplicas", "desiredReplicas"):
             value = status.get(key) or 0
             if isinstance(value, int) and value < 0:

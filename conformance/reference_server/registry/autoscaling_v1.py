@@ -19,13 +19,10 @@ from ..quantity import canonical
 from .autoscaling import (BEHAVIOR_SPECS, CONDITIONS, METRIC_SPECS, METRIC_STATUSES, ROUND_TRIP_ANNOTATIONS,
                           default_cpu_metric)
 from .versions import ServedVersion
+from .shapes import as_dict
 
 _SOURCE_FIELD = {"Object": "object", "Pods": "pods", "Resource": "resource", "ContainerResource": "containerResource",
                  "External": "external"}
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _q(value: Any) -> Any:
@@ -49,14 +46,14 @@ def _compact(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _ref(ref: Any) -> dict[str, Any]:
-    r = _dict(ref)
+    r = as_dict(ref)
     return _compact([("kind", r.get("kind", "")), ("name", r.get("name", "")), ("apiVersion", r.get("apiVersion") or None)])
 
 
 def _is_cpu_utilization(metric: dict[str, Any]) -> bool:
-    res = _dict(metric.get("resource"))
+    res = as_dict(metric.get("resource"))
     return (metric.get("type") == "Resource" and res.get("name") == "cpu"
-            and _dict(res.get("target")).get("averageUtilization") is not None)
+            and as_dict(res.get("target")).get("averageUtilization") is not None)
 
 
 # ---- metrics: v2 → v1 ------------------------------------------------------------------------------------
@@ -66,7 +63,7 @@ def _spec_to_v1(m: dict[str, Any]) -> dict[str, Any]:
         src = m.get(key)
         if not isinstance(src, dict):
             continue
-        metric, target = _dict(src.get("metric")), _dict(src.get("target"))
+        metric, target = as_dict(src.get("metric")), as_dict(src.get("target"))
         if typ == "Object":
             out[key] = _compact([("target", _ref(src.get("describedObject"))), ("metricName", metric.get("name", "")),
                                  ("targetValue", _q0(target.get("value"))), ("selector", metric.get("selector")),
@@ -93,7 +90,7 @@ def _status_to_v1(m: dict[str, Any]) -> dict[str, Any]:
         src = m.get(key)
         if not isinstance(src, dict):
             continue
-        metric, current = _dict(src.get("metric")), _dict(src.get("current"))
+        metric, current = as_dict(src.get("metric")), as_dict(src.get("current"))
         if typ == "Object":
             out[key] = _compact([("target", _ref(src.get("describedObject"))), ("metricName", metric.get("name", "")),
                                  ("currentValue", _q0(current.get("value"))), ("selector", metric.get("selector")),
@@ -115,7 +112,7 @@ def _status_to_v1(m: dict[str, Any]) -> dict[str, Any]:
 
 
 def _condition(c: Any) -> dict[str, Any]:
-    c = _dict(c)
+    c = as_dict(c)
     return _compact([("type", c.get("type", "")), ("status", c.get("status", "")),
                      ("lastTransitionTime", c.get("lastTransitionTime")),
                      ("reason", c.get("reason") or None), ("message", c.get("message") or None)])
@@ -141,9 +138,9 @@ def _dumps(value: Any) -> str:
 
 def from_storage(obj: dict[str, Any]) -> dict[str, Any]:
     """`Convert_autoscaling_HorizontalPodAutoscaler_To_v1_HorizontalPodAutoscaler` of a stored v2 object."""
-    spec, status = _dict(obj.get("spec")), _dict(obj.get("status"))
-    meta = dict(_dict(obj.get("metadata")))
-    annotations = {k: v for k, v in _dict(meta.get("annotations")).items() if k not in ROUND_TRIP_ANNOTATIONS}
+    spec, status = as_dict(obj.get("spec")), as_dict(obj.get("status"))
+    meta = dict(as_dict(obj.get("metadata")))
+    annotations = {k: v for k, v in as_dict(meta.get("annotations")).items() if k not in ROUND_TRIP_ANNOTATIONS}
     metrics = [m for m in spec.get("metrics") or [] if isinstance(m, dict)]
     other = [_spec_to_v1(m) for m in metrics if not _is_cpu_utilization(m)]
     current = [_status_to_v1(m) for m in status.get("currentMetrics") or [] if isinstance(m, dict)]
@@ -162,14 +159,14 @@ def from_storage(obj: dict[str, Any]) -> dict[str, Any]:
         meta.pop("annotations", None)
     target_cpu = None
     for m in metrics:
-        if m.get("type") == "Resource" and _dict(m.get("resource")).get("name") == "cpu":
-            target_cpu = _dict(_dict(m["resource"]).get("target")).get("averageUtilization")
+        if m.get("type") == "Resource" and as_dict(m.get("resource")).get("name") == "cpu":
+            target_cpu = as_dict(as_dict(m["resource"]).get("target")).get("averageUtilization")
             break
     current_cpu = None
     for m in status.get("currentMetrics") or []:
-        res = _dict(_dict(m).get("resource"))
-        if _dict(m).get("type") == "Resource" and res.get("name") == "cpu":
-            if _dict(res.get("current")).get("averageUtilization") is not None:
+        res = as_dict(as_dict(m).get("resource"))
+        if as_dict(m).get("type") == "Resource" and res.get("name") == "cpu":
+            if as_dict(res.get("current")).get("averageUtilization") is not None:
                 current_cpu = res["current"]["averageUtilization"]
     out: dict[str, Any] = {k: v for k, v in obj.items() if k not in ("spec", "status", "metadata")}
     out["metadata"] = meta
@@ -288,9 +285,9 @@ def _behavior_from_go(text: Any) -> dict[str, Any] | None:
 
 def to_storage(obj: dict[str, Any]) -> dict[str, Any]:
     """`Convert_v1_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler`, then to v2."""
-    spec, status = _dict(obj.get("spec")), _dict(obj.get("status"))
-    meta = dict(_dict(obj.get("metadata")))
-    annotations = _dict(meta.get("annotations"))
+    spec, status = as_dict(obj.get("spec")), as_dict(obj.get("status"))
+    meta = dict(as_dict(obj.get("metadata")))
+    annotations = as_dict(meta.get("annotations"))
     metrics: list[dict[str, Any]] = []
     if spec.get("targetCPUUtilizationPercentage") is not None:
         metrics = [default_cpu_metric(spec["targetCPUUtilizationPercentage"])]

@@ -32,6 +32,7 @@ from .meta import now
 from .status_validation import field_duplicate
 from .strategy import Strategy
 from .validation import is_dns1123_label, is_dns1123_subdomain
+from .shapes import as_dict, as_list
 
 GROUP, VERSION = "certificates.k8s.io", "v1"
 CSR_INFO = ResourceInfo("CertificateSigningRequest", "certificatesigningrequests", "certificatesigningrequest",
@@ -50,14 +51,6 @@ VALID_USAGES = sorted((
     "microsoft sgc", "netscape sgc"))
 _TRUE_ONLY = (APPROVED, DENIED, FAILED)
 _PEM = re.compile(rb"-----BEGIN ([^-\r\n]*)-----\r?\n(.*?)-----END \1-----", re.S)
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def decode_bytes(value: Any) -> bytes:
@@ -154,7 +147,7 @@ def validate_signer_name(path: str, name: str) -> list[FieldError]:
 
 
 def _conditions(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    return [c for c in _list(_dict(obj.get("status")).get("conditions")) if isinstance(c, dict)]
+    return [c for c in as_list(as_dict(obj.get("status")).get("conditions")) if isinstance(c, dict)]
 
 
 def _find(obj: dict[str, Any], ctype: str) -> list[dict[str, Any]]:
@@ -170,16 +163,16 @@ class _Options:
 
     def __init__(self, new: dict[str, Any], old: dict[str, Any] | None):
         types = [c.get("type") for c in _conditions(old)] if old is not None else []
-        ospec = _dict(old.get("spec")) if old is not None else {}
-        ousages = _list(ospec.get("usages"))
+        ospec = as_dict(old.get("spec")) if old is not None else {}
+        ousages = as_list(ospec.get("usages"))
         self.setting_approval = False
         self.setting_certificate = False
         self.both_approved_and_denied = APPROVED in types and DENIED in types
         self.legacy_signer = old is not None and ospec.get("signerName") == LEGACY_UNKNOWN
         self.duplicate_conditions = len(types) != len(set(types))
         self.empty_condition_type = "" in types or None in types
-        new_cert = _dict(new.get("status")).get("certificate")
-        old_cert = _dict(old.get("status")).get("certificate") if old is not None else None
+        new_cert = as_dict(new.get("status")).get("certificate")
+        old_cert = as_dict(old.get("status")).get("certificate") if old is not None else None
         self.arbitrary_certificate = old is not None and (
             decode_bytes(new_cert) == decode_bytes(old_cert) or bool(_certificate_error(decode_bytes(old_cert))))
         self.unknown_usages = any(u not in VALID_USAGES for u in ousages)
@@ -188,14 +181,14 @@ class _Options:
 
 def validate_csr(obj: dict[str, Any], opts: _Options) -> list[FieldError]:
     """`validateCertificateSigningRequest` (metadata is the caller's)."""
-    spec = _dict(obj.get("spec"))
+    spec = as_dict(obj.get("spec"))
     errs: list[FieldError] = []
     try:
         parse_csr(decode_bytes(spec.get("request")))
     except ValueError as exc:
         errs.append(FieldError("FieldValueInvalid", "spec.request",
                                f"Invalid value: {go_bytes(spec.get('request'))}: {exc}"))
-    usages = _list(spec.get("usages"))
+    usages = as_list(spec.get("usages"))
     if not usages:
         errs.append(field_required("spec.usages"))
     if not opts.unknown_usages:
@@ -219,7 +212,7 @@ def validate_csr(obj: dict[str, Any], opts: _Options) -> list[FieldError]:
                                   "may not specify a duration less than 600 seconds (10 minutes)"))
     errs += _validate_conditions(obj, opts)
     if not opts.arbitrary_certificate:
-        err = _certificate_error(decode_bytes(_dict(obj.get("status")).get("certificate")))
+        err = _certificate_error(decode_bytes(as_dict(obj.get("status")).get("certificate")))
         if err:
             errs.append(field_invalid("status.certificate", "<certificate data>", err))
     return errs
@@ -271,8 +264,8 @@ def validate_csr_update(new: dict[str, Any], old: dict[str, Any], opts: _Options
             elif len(n) == len(o) and n != o:
                 errs.append(field_forbidden("status.conditions", f'updates may not modify a condition of type '
                                                                  f'"{ctype}"\n'))
-    new_cert = decode_bytes(_dict(new.get("status")).get("certificate"))
-    old_cert = decode_bytes(_dict(old.get("status")).get("certificate"))
+    new_cert = decode_bytes(as_dict(new.get("status")).get("certificate"))
+    old_cert = decode_bytes(as_dict(old.get("status")).get("certificate"))
     if new_cert != old_cert:
         if not opts.setting_certificate:
             errs.append(field_forbidden("status.certificate", "updates may not set certificate content"))
@@ -340,7 +333,7 @@ class CSRStatusStrategy(CSRStrategy):
         new["spec"] = clone(old.get("spec") or {})
         if not isinstance(new.get("status"), dict):
             new["status"] = {}
-        conds = _list(new["status"].get("conditions"))
+        conds = as_list(new["status"].get("conditions"))
         for ctype in (APPROVED, DENIED):
             old_idx = [i for i, c in enumerate(_conditions(old)) if c.get("type") == ctype]
             new_idx = [i for i, c in enumerate(conds) if isinstance(c, dict) and c.get("type") == ctype]
@@ -362,7 +355,7 @@ class CSRApprovalStrategy(CSRStrategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         _populate_timestamps(new, old)
-        conditions = _dict(new.get("status")).get("conditions")
+        conditions = as_dict(new.get("status")).get("conditions")
         new["spec"] = clone(old.get("spec") or {})
         new["status"] = clone(old.get("status") or {})
         if conditions is None:

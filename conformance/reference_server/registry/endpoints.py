@@ -16,17 +16,14 @@ from typing import Any
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from .strategy import Strategy
 from .validation import is_dns1123_label, is_dns1123_subdomain
+from .shapes import as_list
 
 PROTOCOLS = ("SCTP", "TCP", "UDP")
 _IP_EXAMPLE = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _dicts(value: Any) -> list[dict[str, Any]]:
-    return [v for v in _list(value) if isinstance(v, dict)]
+    return [v for v in as_list(value) if isinstance(v, dict)]
 
 
 def _parse_ip(ip: Any) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -90,16 +87,16 @@ def _port_errors(port: dict[str, Any], require_name: bool, path: str) -> list[Fi
 def validate_subsets(subsets: Any) -> list[FieldError]:
     """`validateEndpointSubsets`."""
     errs: list[FieldError] = []
-    for i, ss in enumerate(_list(subsets)):
+    for i, ss in enumerate(as_list(subsets)):
         ss = ss if isinstance(ss, dict) else {}
         path = f"subsets[{i}]"
-        if not _list(ss.get("addresses")) and not _list(ss.get("notReadyAddresses")):
+        if not as_list(ss.get("addresses")) and not as_list(ss.get("notReadyAddresses")):
             errs.append(field_required(path, "must specify `addresses` or `notReadyAddresses`"))
-        for j, addr in enumerate(_list(ss.get("addresses"))):
+        for j, addr in enumerate(as_list(ss.get("addresses"))):
             errs += _address_errors(addr if isinstance(addr, dict) else {}, f"{path}.addresses[{j}]")
-        for j, addr in enumerate(_list(ss.get("notReadyAddresses"))):
+        for j, addr in enumerate(as_list(ss.get("notReadyAddresses"))):
             errs += _address_errors(addr if isinstance(addr, dict) else {}, f"{path}.notReadyAddresses[{j}]")
-        ports = _list(ss.get("ports"))
+        ports = as_list(ss.get("ports"))
         for j, port in enumerate(ports):
             errs += _port_errors(port if isinstance(port, dict) else {}, len(ports) > 1, f"{path}.ports[{j}]")
     return errs

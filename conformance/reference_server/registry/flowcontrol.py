@@ -26,6 +26,7 @@ from .strategy import Strategy
 from .flowcontrol_bootstrap import MANDATORY_SPECS
 from .validation import is_dns1123_label, is_dns1123_subdomain
 from .workloads import GroupKind
+from .shapes import as_dict, as_int, as_list
 
 GROUP, VERSION = "flowcontrol.apiserver.k8s.io", "v1"
 API_VERSION = f"{GROUP}/{VERSION}"
@@ -38,18 +39,6 @@ SUBJECT_KINDS = ("Group", "ServiceAccount", "User")
 PL_TYPES = ("Exempt", "Limited")
 LIMIT_RESPONSE_TYPES = ("Queue", "Reject")
 _NS_INTRO = "each member of this list must be '*' or a DNS-1123 label; "
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _go_strings(values: list[Any]) -> str:
@@ -92,7 +81,7 @@ def default_priority_level(obj: dict[str, Any]) -> None:
         if limited.get("lendablePercent") is None:
             limited["lendablePercent"] = 0
         response = limited.get("limitResponse")
-        queuing = _dict(response).get("queuing")
+        queuing = as_dict(response).get("queuing")
         if isinstance(queuing, dict):
             for key, value in (("handSize", 8), ("queues", 64), ("queueLengthLimit", 50)):
                 if not queuing.get(key):
@@ -116,7 +105,7 @@ def _subject_errors(subject: dict[str, Any], path: str) -> list[FieldError]:
     if value is None:
         errs.append(field_required(f"{path}.{own}", f"{own} is required when subject kind is '{kind}'"))
     elif kind == "ServiceAccount":
-        sa = _dict(value)
+        sa = as_dict(value)
         name, ns = sa.get("name") or "", sa.get("namespace") or ""
         if not name:
             errs.append(field_required(f"{path}.serviceAccount.name"))
@@ -127,7 +116,7 @@ def _subject_errors(subject: dict[str, Any], path: str) -> list[FieldError]:
         else:
             errs.append(field_required(f"{path}.serviceAccount.namespace",
                                        "must specify namespace for service account"))
-    elif not _dict(value).get("name"):
+    elif not as_dict(value).get("name"):
         errs.append(field_required(f"{path}.{own}.name"))
     for field, field_kind in _SUBJECT_FIELDS:
         if field != own and subject.get(field) is not None:
@@ -169,9 +158,9 @@ def non_resource_url_error(url: str, path: str) -> FieldError | None:
 
 def _resource_rule_errors(rule: dict[str, Any], path: str) -> list[FieldError]:
     """`ValidateFlowSchemaResourcePolicyRule`."""
-    errs = _verb_errors(_list(rule.get("verbs")), f"{path}.verbs")
-    groups, resources, namespaces = _list(rule.get("apiGroups")), _list(rule.get("resources")), \
-        _list(rule.get("namespaces"))
+    errs = _verb_errors(as_list(rule.get("verbs")), f"{path}.verbs")
+    groups, resources, namespaces = as_list(rule.get("apiGroups")), as_list(rule.get("resources")), \
+        as_list(rule.get("namespaces"))
     if not groups:
         errs.append(field_required(f"{path}.apiGroups", "resource rules must supply at least one api group"))
     elif len(groups) > 1 and "*" in groups:
@@ -198,8 +187,8 @@ def _resource_rule_errors(rule: dict[str, Any], path: str) -> list[FieldError]:
 
 def _non_resource_rule_errors(rule: dict[str, Any], path: str) -> list[FieldError]:
     """`ValidateFlowSchemaNonResourcePolicyRule`."""
-    errs = _verb_errors(_list(rule.get("verbs")), f"{path}.verbs")
-    urls = _list(rule.get("nonResourceURLs"))
+    errs = _verb_errors(as_list(rule.get("verbs")), f"{path}.verbs")
+    urls = as_list(rule.get("nonResourceURLs"))
     if not urls:
         errs.append(field_required(f"{path}.nonResourceURLs", "nonResourceURLs must contain at least one value"))
     elif "*" in urls:
@@ -217,26 +206,26 @@ def _non_resource_rule_errors(rule: dict[str, Any], path: str) -> list[FieldErro
 def _rules_errors(rule: dict[str, Any], path: str) -> list[FieldError]:
     """`ValidateFlowSchemaPolicyRulesWithSubjects`."""
     errs: list[FieldError] = []
-    subjects = _list(rule.get("subjects"))
+    subjects = as_list(rule.get("subjects"))
     if subjects:
         for i, s in enumerate(subjects):
-            errs += _subject_errors(_dict(s), f"{path}.subjects[{i}]")
+            errs += _subject_errors(as_dict(s), f"{path}.subjects[{i}]")
     else:
         errs.append(field_required(f"{path}.subjects", "subjects must contain at least one value"))
-    resource_rules, non_resource_rules = _list(rule.get("resourceRules")), _list(rule.get("nonResourceRules"))
+    resource_rules, non_resource_rules = as_list(rule.get("resourceRules")), as_list(rule.get("nonResourceRules"))
     if not resource_rules and not non_resource_rules:
         errs.append(field_required(path, "at least one of resourceRules and nonResourceRules has to be non-empty"))
     for i, r in enumerate(resource_rules):
-        errs += _resource_rule_errors(_dict(r), f"{path}.resourceRules[{i}]")
+        errs += _resource_rule_errors(as_dict(r), f"{path}.resourceRules[{i}]")
     for i, r in enumerate(non_resource_rules):
-        errs += _non_resource_rule_errors(_dict(r), f"{path}.nonResourceRules[{i}]")
+        errs += _non_resource_rule_errors(as_dict(r), f"{path}.nonResourceRules[{i}]")
     return errs
 
 
 def flow_schema_spec_errors(name: str, spec: dict[str, Any]) -> list[FieldError]:
     """`ValidateFlowSchemaSpec`."""
     errs: list[FieldError] = []
-    precedence = _int(spec.get("matchingPrecedence"))
+    precedence = as_int(spec.get("matchingPrecedence"))
     if precedence <= 0:
         errs.append(field_invalid("spec.matchingPrecedence", precedence, "must be a positive value"))
     if precedence > MAX_MATCHING_PRECEDENCE:
@@ -247,19 +236,19 @@ def flow_schema_spec_errors(name: str, spec: dict[str, Any]) -> list[FieldError]
                                   "only the schema named 'exempt' may have matchingPrecedence 1"))
     method = spec.get("distinguisherMethod")
     if method is not None:
-        mtype = _dict(method).get("type") or ""
+        mtype = as_dict(method).get("type") or ""
         if mtype not in DISTINGUISHER_METHODS:
             errs.append(FieldError("FieldValueNotSupported", "spec.distinguisherMethod.type",
                                    f"Unsupported value: flowcontrol.FlowDistinguisherMethod{{Type:{json.dumps(mtype)}}}"
                                    ": supported values: " + ", ".join(json.dumps(v) for v in DISTINGUISHER_METHODS)))
-    pl_name = _dict(spec.get("priorityLevelConfiguration")).get("name") or ""
+    pl_name = as_dict(spec.get("priorityLevelConfiguration")).get("name") or ""
     if pl_name:
         errs += [field_invalid("spec.priorityLevelConfiguration.name", pl_name, m)
                  for m in is_dns1123_subdomain(pl_name)]
     else:
         errs.append(field_required("spec.priorityLevelConfiguration.name", "must reference a priority level"))
-    for i, rule in enumerate(_list(spec.get("rules"))):
-        errs += _rules_errors(_dict(rule), f"spec.rules[{i}]")
+    for i, rule in enumerate(as_list(spec.get("rules"))):
+        errs += _rules_errors(as_dict(rule), f"spec.rules[{i}]")
     return errs
 
 
@@ -267,8 +256,8 @@ def _condition_errors(status: dict[str, Any]) -> list[FieldError]:
     """`Validate<Kind>Status`: condition types present and unique."""
     errs: list[FieldError] = []
     seen: set[str] = set()
-    for i, cond in enumerate(_list(status.get("conditions"))):
-        ctype = _dict(cond).get("type") or ""
+    for i, cond in enumerate(as_list(status.get("conditions"))):
+        ctype = as_dict(cond).get("type") or ""
         if ctype in seen:
             errs.append(FieldError("FieldValueDuplicate", f"status.conditions[{i}].type",
                                    f"Duplicate value: {json.dumps(ctype)}"))
@@ -287,8 +276,8 @@ def required_entropy_bits(deck: int, hand: int) -> int:
 def _queuing_errors(queuing: dict[str, Any], path: str) -> list[FieldError]:
     """`ValidatePriorityLevelQueuingConfiguration`."""
     errs: list[FieldError] = []
-    qll, queues, hand = _int(queuing.get("queueLengthLimit")), _int(queuing.get("queues")), \
-        _int(queuing.get("handSize"))
+    qll, queues, hand = as_int(queuing.get("queueLengthLimit")), as_int(queuing.get("queues")), \
+        as_int(queuing.get("handSize"))
     if qll <= 0:
         errs.append(field_invalid(f"{path}.queueLengthLimit", qll, "must be positive"))
     if queues <= 0:
@@ -316,10 +305,10 @@ def _percent_errors(obj: dict[str, Any], path: str) -> list[FieldError]:
 def _limited_errors(limited: dict[str, Any], path: str) -> list[FieldError]:
     """`ValidateLimitedPriorityLevelConfiguration` for a v1 request (zero shares allowed)."""
     errs: list[FieldError] = []
-    ncs = _int(limited.get("nominalConcurrencyShares"))
+    ncs = as_int(limited.get("nominalConcurrencyShares"))
     if ncs < 0:
         errs.append(field_invalid(f"{path}.nominalConcurrencyShares", ncs, "must be a non-negative integer"))
-    response = _dict(limited.get("limitResponse"))
+    response = as_dict(limited.get("limitResponse"))
     rtype = response.get("type") or ""
     rpath = f"{path}.limitResponse"
     if rtype == "Reject":
@@ -330,7 +319,7 @@ def _limited_errors(limited: dict[str, Any], path: str) -> list[FieldError]:
             errs.append(field_required(f"{rpath}.queuing",
                                        "must not be empty if limited.limitResponse.type is Limited"))
         else:
-            errs += _queuing_errors(_dict(response["queuing"]), f"{rpath}.queuing")
+            errs += _queuing_errors(as_dict(response["queuing"]), f"{rpath}.queuing")
     else:
         errs.append(field_not_supported(f"{rpath}.type", rtype, LIMIT_RESPONSE_TYPES))
     errs += _percent_errors(limited, path)
@@ -352,7 +341,7 @@ def priority_level_spec_errors(name: str, spec: dict[str, Any]) -> list[FieldErr
             errs.append(field_forbidden("spec.limited", "must be nil if the type is not Limited"))
         exempt = spec.get("exempt")
         if exempt is not None:
-            exempt = _dict(exempt)
+            exempt = as_dict(exempt)
             ncs = exempt.get("nominalConcurrencyShares")
             if isinstance(ncs, int) and ncs < 0:
                 errs.append(field_invalid("spec.exempt.nominalConcurrencyShares", ncs,
@@ -364,7 +353,7 @@ def priority_level_spec_errors(name: str, spec: dict[str, Any]) -> list[FieldErr
         if spec.get("limited") is None:
             errs.append(field_required("spec.limited", "must not be empty when type is Limited"))
         else:
-            errs += _limited_errors(_dict(spec["limited"]), "spec.limited")
+            errs += _limited_errors(as_dict(spec["limited"]), "spec.limited")
     else:
         errs.append(field_not_supported("spec.type", ptype, PL_TYPES))
     return errs
@@ -426,10 +415,10 @@ class _FlowcontrolStrategy(Strategy):
             obj["metadata"]["generation"] = generation + (obj.get("spec") != spec)
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
-        name = _dict(obj.get("metadata")).get("name") or ""
-        spec = _dict(obj.get("spec"))
+        name = as_dict(obj.get("metadata")).get("name") or ""
+        spec = as_dict(obj.get("spec"))
         return (self.spec_errors(name, spec) + mandatory_spec_errors(self.info.kind, name, spec)
-                + _condition_errors(_dict(obj.get("status"))))
+                + _condition_errors(as_dict(obj.get("status"))))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self._errors(obj)
@@ -456,7 +445,7 @@ class PriorityLevelConfigurationStrategy(_FlowcontrolStrategy):
 
 def status_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """`ValidateFlowSchemaStatusUpdate` / `ValidatePriorityLevelConfigurationStatusUpdate`: the conditions."""
-    return _condition_errors(_dict(new.get("status")))
+    return _condition_errors(as_dict(new.get("status")))
 
 
 def _info(kind: str, plural: str) -> ResourceInfo:

@@ -28,14 +28,7 @@ from .store import DeleteOptions
 from .strategy import Strategy
 from .validation import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
 from .workloads import GroupKind, SpecStrategy, _Generation
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+from .shapes import as_dict, as_list
 
 
 def _immutable(path: str, new: Any, old: Any) -> list[FieldError]:
@@ -77,7 +70,7 @@ def _backend_errors(backend: dict[str, Any], path: str) -> list[FieldError]:
     if service is not None and resource is not None:
         return [field_invalid(path, "", "cannot set both resource and service backends")]
     if resource is not None:
-        res = _dict(resource)
+        res = as_dict(resource)
         errs = []
         if not res.get("kind"):
             errs.append(field_required(f"{path}.resource.kind"))
@@ -86,14 +79,14 @@ def _backend_errors(backend: dict[str, Any], path: str) -> list[FieldError]:
         return errs
     if service is None:
         return [field_invalid(path, "", "resource or service backend is required")]
-    svc = _dict(service)
+    svc = as_dict(service)
     errs = []
     name = svc.get("name") or ""
     if not name:
         errs.append(field_required(f"{path}.service.name"))
     else:
         errs += [field_invalid(f"{path}.service.name", name, m) for m in is_dns1035_label(name)]
-    port = _dict(svc.get("port"))
+    port = as_dict(svc.get("port"))
     pname, pnum = port.get("name") or "", port.get("number") or 0
     if pname and pnum:
         errs.append(field_invalid(path, "", "cannot set both port name & port number"))
@@ -125,7 +118,7 @@ def _http_path_errors(p: dict[str, Any], path: str) -> list[FieldError]:
             errs.append(field_invalid(f"{path}.path", value, "must be an absolute path"))
     else:
         errs.append(field_not_supported(f"{path}.pathType", ptype, _PATH_TYPES))
-    return errs + _backend_errors(_dict(p.get("backend")), f"{path}.backend")
+    return errs + _backend_errors(as_dict(p.get("backend")), f"{path}.backend")
 
 
 class IngressStrategy(_Generation):
@@ -143,19 +136,19 @@ class IngressStrategy(_Generation):
             errs.append(FieldError("FieldValueInvalid", "spec",
                                    f"Invalid value: {shown}: either `defaultBackend` or `rules` must be specified"))
         if spec.get("defaultBackend") is not None:
-            errs += _backend_errors(_dict(spec["defaultBackend"]), "spec.defaultBackend")
-        for i, rule in enumerate(_list(rules)):
-            rule = _dict(rule)
+            errs += _backend_errors(as_dict(spec["defaultBackend"]), "spec.defaultBackend")
+        for i, rule in enumerate(as_list(rules)):
+            rule = as_dict(rule)
             host = rule.get("host") or ""
             if host and "*" not in host:
                 errs += [field_invalid(f"spec.rules[{i}].host", host, m) for m in is_dns1123_subdomain(host)]
             http = rule.get("http")
             if http is not None:
-                paths = _list(_dict(http).get("paths"))
+                paths = as_list(as_dict(http).get("paths"))
                 if not paths:
                     errs.append(field_required(f"spec.rules[{i}].http.paths"))
                 for j, p in enumerate(paths):
-                    errs += _http_path_errors(_dict(p), f"spec.rules[{i}].http.paths[{j}]")
+                    errs += _http_path_errors(as_dict(p), f"spec.rules[{i}].http.paths[{j}]")
         cls = spec.get("ingressClassName")
         if isinstance(cls, str):
             errs += [field_invalid("spec.ingressClassName", cls, m) for m in is_dns1123_subdomain(cls)]
@@ -167,7 +160,7 @@ class IngressClassStrategy(_SpecGeneration):
     at most 250 characters and immutable; parameters need kind, name and a supported scope."""
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = _dict(obj.get("spec"))
+        spec = as_dict(obj.get("spec"))
         errs: list[FieldError] = []
         controller = spec.get("controller") or ""
         if not controller:
@@ -177,7 +170,7 @@ class IngressClassStrategy(_SpecGeneration):
                                    "Too long: may not be more than 250 bytes"))
         params = spec.get("parameters")
         if params is not None:
-            params = _dict(params)
+            params = as_dict(params)
             if not params.get("kind"):
                 errs.append(field_required("spec.parameters.kind"))
             if not params.get("name"):
@@ -198,8 +191,8 @@ class IngressClassStrategy(_SpecGeneration):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = super().validate_update(new, old)
-        errs += _immutable("spec.controller", _dict(new.get("spec")).get("controller", ""),
-                           _dict(old.get("spec")).get("controller", ""))
+        errs += _immutable("spec.controller", as_dict(new.get("spec")).get("controller", ""),
+                           as_dict(old.get("spec")).get("controller", ""))
         return errs + self._errors(new)
 
 
@@ -242,7 +235,7 @@ class PriorityClassStrategy(Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         errs = super().validate(obj)
-        name = _dict(obj.get("metadata")).get("name") or ""
+        name = as_dict(obj.get("metadata")).get("name") or ""
         value = obj.get("value", 0)
         if name.startswith("system-"):
             err = _known_system_error(name, value, bool(obj.get("globalDefault")))
@@ -345,9 +338,9 @@ class CSIDriverStrategy(_SpecGeneration):
             spec["volumeLifecycleModes"] = ["Persistent"]
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = _dict(obj.get("spec"))
+        spec = as_dict(obj.get("spec"))
         errs: list[FieldError] = []
-        for i, mode in enumerate(_list(spec.get("volumeLifecycleModes"))):
+        for i, mode in enumerate(as_list(spec.get("volumeLifecycleModes"))):
             if mode not in ("Ephemeral", "Persistent"):
                 errs.append(field_not_supported(f"spec.volumeLifecycleModes[{i}]", mode, ["Ephemeral", "Persistent"]))
         policy = spec.get("fsGroupPolicy")
@@ -371,8 +364,8 @@ class CSINodeStrategy(Strategy):
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
         errs: list[FieldError] = []
         seen: set[str] = set()
-        for i, driver in enumerate(_list(_dict(obj.get("spec")).get("drivers"))):
-            driver = _dict(driver)
+        for i, driver in enumerate(as_list(as_dict(obj.get("spec")).get("drivers"))):
+            driver = as_dict(driver)
             name = driver.get("name") or ""
             if not name:
                 errs.append(field_required(f"spec.drivers[{i}].name", "name is required"))
@@ -406,7 +399,7 @@ class VolumeAttachmentStrategy(SpecStrategy):
         errs: list[FieldError] = []
         if not spec.get("attacher"):
             errs.append(field_required("spec.attacher"))
-        source = _dict(spec.get("source"))
+        source = as_dict(spec.get("source"))
         has_pv, has_inline = source.get("persistentVolumeName") is not None, source.get("inlineVolumeSpec") is not None
         if has_pv == has_inline:
             errs.append(field_required("spec.source",

@@ -17,21 +17,10 @@ from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
 from .meta import parse_time
+from .shapes import as_dict, as_int, as_list
 
 NEGATIVE = "must be greater than or equal to 0"
 _INT = re.compile(r"[+-]?[0-9]+")
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _opt_int(value: Any) -> int | None:
@@ -40,8 +29,8 @@ def _opt_int(value: Any) -> int | None:
 
 def condition_true(status: dict[str, Any], ctype: str) -> bool:
     """`IsConditionTrue`."""
-    return any(_dict(c).get("type") == ctype and _dict(c).get("status") == "True"
-               for c in _list(status.get("conditions")))
+    return any(as_dict(c).get("type") == ctype and as_dict(c).get("status") == "True"
+               for c in as_list(status.get("conditions")))
 
 
 def finished(status: dict[str, Any]) -> bool:
@@ -72,7 +61,7 @@ def _invalid_raw(path: str, shown: str, detail: str) -> FieldError:
 def _go_uids(value: Any) -> str:
     if value is None:
         return "[]types.UID(nil)"
-    return "[]types.UID{" + ", ".join(json.dumps(str(u), ensure_ascii=False) for u in _list(value)) + "}"
+    return "[]types.UID{" + ", ".join(json.dumps(str(u), ensure_ascii=False) for u in as_list(value)) + "}"
 
 
 def _uncounted_repr(u: dict[str, Any]) -> str:
@@ -149,7 +138,7 @@ def _overlap_error(completed: str, failed: str, completions: int) -> str | None:
 
 def options(new: dict[str, Any], old: dict[str, Any]) -> dict[str, bool]:
     """`getStatusValidationOptions` with JobManagedBy on: which rules this write is judged by."""
-    s, o, spec = _dict(new.get("status")), _dict(old.get("status")), _dict(new.get("spec"))
+    s, o, spec = as_dict(new.get("status")), as_dict(old.get("status")), as_dict(new.get("spec"))
     indexed = spec.get("completionMode") == "Indexed"
 
     def changed(fn: Any) -> bool:
@@ -161,7 +150,7 @@ def options(new: dict[str, Any], old: dict[str, Any]) -> dict[str, bool]:
     criteria_c = changed(lambda st: condition_true(st, "SuccessCriteriaMet"))
     completed_idx_c = (o.get("completedIndexes") or "") != (s.get("completedIndexes") or "")
     failed_idx_c = o.get("failedIndexes") != s.get("failedIndexes")
-    active_c = _int(o.get("active")) != _int(s.get("active"))
+    active_c = as_int(o.get("active")) != as_int(s.get("active"))
     ready_c = _opt_int(o.get("ready")) != _opt_int(s.get("ready"))
     terminating_c = _opt_int(o.get("terminating")) != _opt_int(s.get("terminating"))
     start_c = _time(o.get("startTime")) != _time(s.get("startTime"))
@@ -194,13 +183,13 @@ def _uncounted_norm(value: Any) -> Any:
     """`apiequality.Semantic.DeepEqual` of the pointers: nil and empty lists alike inside, nil apart from {}."""
     if not isinstance(value, dict):
         return None
-    return tuple(tuple(str(u) for u in _list(value.get(k))) for k in ("succeeded", "failed"))
+    return tuple(tuple(str(u) for u in as_list(value.get(k))) for k in ("succeeded", "failed"))
 
 
 def validate_job_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """`validateJobStatus` + `ValidateJobStatusUpdate` with `options(new, old)`."""
     opts = options(new, old)
-    s, o, spec = _dict(new.get("status")), _dict(old.get("status")), _dict(new.get("spec"))
+    s, o, spec = as_dict(new.get("status")), as_dict(old.get("status")), as_dict(new.get("spec"))
     errs: list[FieldError] = []
     for name in ("active", "succeeded", "failed", "ready", "terminating"):
         value = _opt_int(s.get(name))
@@ -210,7 +199,7 @@ def validate_job_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
     if isinstance(uncounted, dict):
         seen: set[str] = set()
         for key in ("succeeded", "failed"):
-            for i, uid in enumerate(_list(uncounted.get(key))):
+            for i, uid in enumerate(as_list(uncounted.get(key))):
                 path = f"status.uncountedTerminatedPods.{key}[{i}]"
                 if uid == "":
                     errs.append(field_invalid(path, uid, "must not be empty"))
@@ -241,13 +230,13 @@ def validate_job_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
     if opts["complete_without_success_criteria"] and complete and not criteria:
         errs.append(_omit("status.conditions",
                           "cannot set Complete=True condition without the SuccessCriteriaMet=true condition"))
-    active = _int(s.get("active"))
+    active = as_int(s.get("active"))
     if opts["finished_with_active"] and active > 0 and done:
         errs.append(field_invalid("status.active", active, "active>0 is invalid for finished job"))
     if opts["finished_without_start"] and start is None and done:
         errs.append(field_required("status.startTime", "startTime is required for finished job"))
     if opts["finished_with_uncounted"] and done and isinstance(uncounted, dict) and \
-            _list(uncounted.get("failed")) + _list(uncounted.get("succeeded")):
+            as_list(uncounted.get("failed")) + as_list(uncounted.get("succeeded")):
         errs.append(_invalid_raw("status.uncountedTerminatedPods", _uncounted_repr(uncounted),
                                  "uncountedTerminatedPods needs to be empty for finished job"))
     completions = _opt_int(spec.get("completions"))
@@ -288,10 +277,10 @@ def validate_job_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
     for ctype in ("Failed", "Complete", "FailureTarget"):  # RejectDisablingTerminalCondition: always
         if condition_true(o, ctype) and not condition_true(s, ctype):
             errs.append(_omit("status.conditions", f"cannot disable the terminal {ctype}=True condition"))
-    if _int(s.get("failed")) < _int(o.get("failed")):  # RejectDecreasingFailedCounter: always
-        errs.append(field_invalid("status.failed", _int(s.get("failed")), "cannot decrease the failed counter"))
-    if opts["decreasing_succeeded"] and _int(s.get("succeeded")) < _int(o.get("succeeded")):
-        errs.append(field_invalid("status.succeeded", _int(s.get("succeeded")), "cannot decrease the succeeded counter"))
+    if as_int(s.get("failed")) < as_int(o.get("failed")):  # RejectDecreasingFailedCounter: always
+        errs.append(field_invalid("status.failed", as_int(s.get("failed")), "cannot decrease the failed counter"))
+    if opts["decreasing_succeeded"] and as_int(s.get("succeeded")) < as_int(o.get("succeeded")):
+        errs.append(field_invalid("status.succeeded", as_int(s.get("succeeded")), "cannot decrease the succeeded counter"))
     old_completion, old_start = _time(o.get("completionTime")), _time(o.get("startTime"))
     if completion is not None and old_completion is not None and completion != old_completion:  # always
         errs.append(_invalid_raw("status.completionTime", _go_time(completion), "completionTime cannot be mutated"))

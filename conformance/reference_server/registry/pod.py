@@ -18,13 +18,10 @@ from ..apierrors import FieldError, field_invalid, field_required
 from .pod_update import validate_pod_spec_update
 from .strategy import Strategy
 from .validation import is_dns1123_label
+from .shapes import as_list
 
 DEFAULT_TOLERATION_SECONDS = 300
 _TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _default_container(c: Any) -> None:
@@ -40,7 +37,7 @@ def _default_container(c: Any) -> None:
     c.setdefault("terminationMessagePolicy", "File")
     if not isinstance(c.get("resources"), dict):
         c["resources"] = {}
-    for port in _list(c.get("ports")):
+    for port in as_list(c.get("ports")):
         if isinstance(port, dict) and not port.get("protocol"):
             port["protocol"] = "TCP"
 
@@ -54,7 +51,7 @@ def default_pod_spec(spec: dict[str, Any]) -> None:
         spec["securityContext"] = {}
     spec.setdefault("schedulerName", "default-scheduler")
     for key in ("initContainers", "containers"):
-        for c in _list(spec.get(key)):
+        for c in as_list(spec.get(key)):
             _default_container(c)
 
 
@@ -85,7 +82,7 @@ def validate_pod_spec(spec: Any, path: str) -> list[FieldError]:
 def qos_class(spec: dict[str, Any]) -> str:
     """`qos.GetPodQOS`: BestEffort without any request/limit; Guaranteed when every container limits cpu and
     memory with requests equal to the limits (requests default to limits); else Burstable."""
-    containers = [c for k in ("initContainers", "containers") for c in _list(spec.get(k)) if isinstance(c, dict)]
+    containers = [c for k in ("initContainers", "containers") for c in as_list(spec.get(k)) if isinstance(c, dict)]
     any_set, guaranteed = False, True
     for c in containers:
         res = c.get("resources") if isinstance(c.get("resources"), dict) else {}

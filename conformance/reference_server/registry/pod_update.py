@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
+from .shapes import as_list
 
 UPDATABLE_POD_SPEC_FIELDS = (
     "`spec.containers[*].image`",
@@ -36,10 +37,6 @@ def semantic(value: Any) -> Any:
     if isinstance(value, list):
         return [semantic(v) for v in value]
     return value
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _container_updates(new: list[Any], old: list[Any], path: str) -> tuple[list[FieldError], bool]:
@@ -109,10 +106,10 @@ def validate_pod_spec_update(new_spec: Any, old_spec: Any) -> list[FieldError]:
     """The spec part of `ValidatePodUpdate` (metadata and `ValidatePodSpec` are the caller's)."""
     new = new_spec if isinstance(new_spec, dict) else {}
     old = old_spec if isinstance(old_spec, dict) else {}
-    errs, stop = _container_updates(_list(new.get("containers")), _list(old.get("containers")), "spec.containers")
+    errs, stop = _container_updates(as_list(new.get("containers")), as_list(old.get("containers")), "spec.containers")
     if stop:
         return errs
-    more, stop = _container_updates(_list(new.get("initContainers")), _list(old.get("initContainers")),
+    more, stop = _container_updates(as_list(new.get("initContainers")), as_list(old.get("initContainers")),
                                     "spec.initContainers")
     errs += more
     if stop:
@@ -128,8 +125,8 @@ def validate_pod_spec_update(new_spec: Any, old_spec: Any) -> list[FieldError]:
     elif old_ads is not None:
         errs.append(field_invalid("spec.activeDeadlineSeconds", "null", "must not update from a positive integer to "
                                   "nil value"))  # a nil pointer prints as "null"
-    errs += _only_added_tolerations(_list(new.get("tolerations")), _list(old.get("tolerations")))
-    errs += _only_deleted_gates(_list(new.get("schedulingGates")), _list(old.get("schedulingGates")))
+    errs += _only_added_tolerations(as_list(new.get("tolerations")), as_list(old.get("tolerations")))
+    errs += _only_deleted_gates(as_list(new.get("schedulingGates")), as_list(old.get("schedulingGates")))
     old_sem, munged = _internal(old), _internal(new)
     if munged == old_sem:
         return errs

@@ -19,10 +19,7 @@ from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_su
 from .pod import default_pod_spec, validate_pod_spec
 from .strategy import Strategy
 from .workloads import _Generation, go_string_map
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+from .shapes import as_dict
 
 
 def _default_template(holder: dict[str, Any], key: str = "template") -> None:
@@ -42,7 +39,7 @@ class ReplicationControllerStrategy(_Generation):
         """`SetDefaults_ReplicationController`."""
         spec = obj["spec"]
         template = spec.get("template")
-        labels = _dict(template).get("metadata", {}).get("labels") if isinstance(template, dict) and \
+        labels = as_dict(template).get("metadata", {}).get("labels") if isinstance(template, dict) and \
             isinstance(template.get("metadata"), dict) else None
         if isinstance(labels, dict) and labels:
             if not spec.get("selector"):
@@ -70,14 +67,14 @@ class ReplicationControllerStrategy(_Generation):
         template = spec.get("template")
         if not isinstance(template, dict):
             return errs + [field_required("spec.template")]
-        labels = _dict(template.get("metadata")).get("labels")
+        labels = as_dict(template.get("metadata")).get("labels")
         if isinstance(selector, dict) and selector:
             have = labels if isinstance(labels, dict) else {}
             if any(have.get(k) != v for k, v in selector.items()):
                 errs.append(FieldError("FieldValueInvalid", "spec.template.metadata.labels",
                                        f"Invalid value: {go_string_map(labels)}: `selector` does not match "
                                        "template `labels`"))
-        tspec = _dict(template.get("spec"))
+        tspec = as_dict(template.get("spec"))
         errs += validate_pod_spec(tspec, "spec.template.spec")
         policy = tspec.get("restartPolicy")
         if policy != "Always":
@@ -106,7 +103,7 @@ class PodTemplateStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
-        self._old = (_dict(old.get("metadata")).get("generation", 1), old.get("template"))
+        self._old = (as_dict(old.get("metadata")).get("generation", 1), old.get("template"))
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """After the store restored the old system metadata (as `_Generation` does for the apps kinds)."""
@@ -117,7 +114,7 @@ class PodTemplateStrategy(Strategy):
 
     @staticmethod
     def _errors(obj: dict[str, Any]) -> list[FieldError]:
-        template = _dict(obj.get("template"))
+        template = as_dict(obj.get("template"))
         return validate_pod_spec(template.get("spec"), "template.spec")
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:

@@ -20,6 +20,7 @@ from ..apierrors import FieldError, field_invalid
 from ..quantity import Quantity, QuantityError
 from .strategy import Strategy
 from .validation import is_qualified_name
+from .shapes import as_dict
 
 NEGATIVE = "must be greater than or equal to 0"
 NOT_INTEGER = "must be an integer"
@@ -169,15 +170,11 @@ def resource_list_errors(raw: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def status_errors(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """`ValidateResourceQuotaStatusUpdate` after the metadata: status.hard, then status.used. (Its
     `resourceVersion: Required value` cannot happen through the API: an update without one is made
     unconditional with the stored one.)"""
-    status = _dict(new.get("status"))
+    status = as_dict(new.get("status"))
     return resource_list_errors(status.get("hard"), "status.hard") + \
         resource_list_errors(status.get("used"), "status.used")
 
@@ -204,7 +201,7 @@ class ResourceQuotaStrategy(Strategy):
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """`spec.hard` values in canonical form (the Go struct re-encoded)."""
-        hard = _dict(obj.get("spec")).get("hard")
+        hard = as_dict(obj.get("spec")).get("hard")
         if isinstance(hard, dict):
             for k, v in list(hard.items()):
                 try:
@@ -214,13 +211,13 @@ class ResourceQuotaStrategy(Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         """`ValidateResourceQuota`: metadata, spec.hard (the status, emptied, has nothing to refuse)."""
-        return super().validate(obj) + resource_list_errors(_dict(obj.get("spec")).get("hard"), "spec.hard")
+        return super().validate(obj) + resource_list_errors(as_dict(obj.get("spec")).get("hard"), "spec.hard")
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         """`ValidateResourceQuotaUpdate`: metadata, spec.hard, and scopes that may not change."""
         errs = super().validate_update(new, old) + \
-            resource_list_errors(_dict(new.get("spec")).get("hard"), "spec.hard")
-        scopes, old_scopes = _dict(new.get("spec")).get("scopes"), _dict(old.get("spec")).get("scopes")
+            resource_list_errors(as_dict(new.get("spec")).get("hard"), "spec.hard")
+        scopes, old_scopes = as_dict(new.get("spec")).get("scopes"), as_dict(old.get("spec")).get("scopes")
         as_set = lambda v: {str(s) for s in v} if isinstance(v, list) else set()  # noqa: E731
         if as_set(scopes) != as_set(old_scopes):
             errs.append(FieldError("FieldValueInvalid", "spec.scopes",

@@ -16,15 +16,12 @@ from typing import Any, Callable
 
 from ..apierrors import FieldError, field_invalid, field_required
 from .strategy import Strategy
+from .shapes import as_list
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 KUBERNETES_SERVICE_IP = "10.96.0.1"
 NODE_PORTS = (30000, 32767)
 _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort")
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _invalid_ips(ip: str, why: str) -> FieldError:
@@ -36,7 +33,7 @@ def _invalid_ips(ip: str, why: str) -> FieldError:
 def _defaults(spec: dict[str, Any]) -> None:
     """`SetDefaults_Service` / `SetDefaults_ServicePort` (run on create and update bodies alike)."""
     spec.setdefault("sessionAffinity", "None")
-    for port in _list(spec.get("ports")):
+    for port in as_list(spec.get("ports")):
         if isinstance(port, dict):
             port.setdefault("protocol", "TCP")
             if port.get("targetPort") in (None, "", 0) and port.get("port"):
@@ -63,8 +60,8 @@ class ServiceStrategy(Strategy):
         ips, ports = set(), set()
         for s in self._services():
             spec = s.get("spec") if isinstance(s.get("spec"), dict) else {}
-            ips.update(ip for ip in _list(spec.get("clusterIPs")) if isinstance(ip, str) and ip != "None")
-            ports.update(p.get("nodePort") for p in _list(spec.get("ports")) if isinstance(p, dict))
+            ips.update(ip for ip in as_list(spec.get("clusterIPs")) if isinstance(ip, str) and ip != "None")
+            ports.update(p.get("nodePort") for p in as_list(spec.get("ports")) if isinstance(p, dict))
         return ips, ports
 
     def _allocate_ip(self, used: set[str]) -> str:
@@ -124,7 +121,7 @@ class ServiceStrategy(Strategy):
             spec.setdefault("ipFamilies", ["IPv4"])
             spec.setdefault("ipFamilyPolicy", "SingleStack")
         if spec.get("type") in ("NodePort", "LoadBalancer"):
-            for p in _list(spec.get("ports")):
+            for p in as_list(spec.get("ports")):
                 if isinstance(p, dict) and not p.get("nodePort"):
                     free = [n for n in range(NODE_PORTS[0], NODE_PORTS[1] + 1) if n not in used_ports]
                     p["nodePort"] = self._rng.choice(free)
@@ -178,7 +175,7 @@ def _needs_cluster_ip(spec: dict[str, Any]) -> bool:
 
 
 def _ips(spec: dict[str, Any]) -> list[Any]:
-    return _list(spec.get("clusterIPs"))
+    return as_list(spec.get("clusterIPs"))
 
 
 def _go_strings(values: list[Any], type_name: str = "string") -> str:
@@ -207,8 +204,8 @@ def _drop_type_dependent_fields(new: dict[str, Any], old: dict[str, Any]) -> Non
     were (the user did not change them)."""
     external = ("NodePort", "LoadBalancer")
     if old.get("type") in external and new.get("type") not in external:
-        old_ports = {p.get("port"): p.get("nodePort") for p in _list(old.get("ports")) if isinstance(p, dict)}
-        for p in _list(new.get("ports")):
+        old_ports = {p.get("port"): p.get("nodePort") for p in as_list(old.get("ports")) if isinstance(p, dict)}
+        for p in as_list(new.get("ports")):
             if isinstance(p, dict) and p.get("nodePort") and p["nodePort"] == old_ports.get(p.get("port")):
                 del p["nodePort"]  # unchanged node ports go with the type that needed them
         if new.get("externalTrafficPolicy") == old.get("externalTrafficPolicy"):
@@ -252,7 +249,7 @@ def _ip_family_updates(new: dict[str, Any], old: dict[str, Any]) -> list[FieldEr
     """`validateUpgradeDowngradeIPFamilies` (its errors name index 0 whichever family changed, as upstream)."""
     if not _needs_cluster_ip(new) or not _needs_cluster_ip(old):
         return []
-    nf, of = _list(new.get("ipFamilies")), _list(old.get("ipFamilies"))
+    nf, of = as_list(new.get("ipFamilies")), as_list(old.get("ipFamilies"))
     errs: list[FieldError] = []
     if len(of) == len(nf):
         for i, fam in enumerate(of):

@@ -24,6 +24,7 @@ from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_su
 from .job_status import validate_job_status
 from .resourcequota import status_errors as resourcequota_status
 from .validation import is_dns1123_subdomain, is_qualified_name
+from .shapes import as_dict, as_list
 
 NEGATIVE = "must be greater than or equal to 0"  # apimachinery validation.IsNegativeErrorMsg
 IMMUTABLE = "field is immutable"
@@ -32,14 +33,6 @@ INVALID_IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 LB_IP_MODES = ("Proxy", "VIP")
 
 StatusCheck = Callable[[dict[str, Any], dict[str, Any]], list[FieldError]]
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _int(value: Any) -> int | None:
@@ -81,7 +74,7 @@ def _collision_decremented(new: dict[str, Any], old: dict[str, Any]) -> list[Fie
 
 
 def _status(obj: dict[str, Any]) -> dict[str, Any]:
-    return _dict(obj.get("status"))
+    return as_dict(obj.get("status"))
 
 
 # ---- apps/v1 ------------------------------------------------------------------------------------
@@ -165,7 +158,7 @@ def ip_errors(path: str, value: Any, *, strict: bool) -> list[FieldError]:
 
 def _ip_list_errors(path: str, entries: list[Any], kind: str) -> list[FieldError]:
     """`validatePodIPs` / `validateHostIPs`: each a valid IP, at most one per family, no duplicates."""
-    ips = [str(_dict(e).get("ip", "")) for e in entries]
+    ips = [str(as_dict(e).get("ip", "")) for e in entries]
     errs: list[FieldError] = []
     for i, ip in enumerate(ips):
         errs += ip_errors(f"{path}[{i}]", ip, strict=True)
@@ -195,27 +188,27 @@ def _state_transitions(new: list[Any], old: list[Any], path: str, restart_policy
         return []
     errs = []
     for i, o in enumerate(old):
-        o = _dict(o)
-        terminated = _dict(o.get("state")).get("terminated")
+        o = as_dict(o)
+        terminated = as_dict(o.get("state")).get("terminated")
         if terminated is None:
             continue
-        if (_int(_dict(terminated).get("exitCode")) or 0) != 0 and restart_policy == "OnFailure":
+        if (_int(as_dict(terminated).get("exitCode")) or 0) != 0 and restart_policy == "OnFailure":
             continue
         if o.get("name") in restartable:
             continue
         for n in new:
-            n = _dict(n)
-            if n.get("name") == o.get("name") and _dict(n.get("state")).get("terminated") is None:
+            n = as_dict(n)
+            if n.get("name") == o.get("name") and as_dict(n.get("state")).get("terminated") is None:
                 errs.append(field_forbidden(f"{path}[{i}].state", "may not be transitioned to non-terminated state"))
     return errs
 
 
 def pod_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     s, os_ = _status(new), _status(old)
-    ospec = _dict(old.get("spec"))
+    ospec = as_dict(old.get("spec"))
     errs: list[FieldError] = []
-    for i, cond in enumerate(_list(s.get("conditions"))):
-        ctype = _dict(cond).get("type")
+    for i, cond in enumerate(as_list(s.get("conditions"))):
+        ctype = as_dict(cond).get("type")
         if ctype in _SYSTEM_CONDITIONS:
             continue
         # upstream passes the `metadata` path here (validation.go: `fldPath.Child("conditions")` before it
@@ -228,19 +221,19 @@ def pod_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     if (s.get("qosClass") or "") != (os_.get("qosClass") or ""):
         errs.append(field_invalid("status.qosClass", s.get("qosClass") or "", IMMUTABLE))
     policy = str(ospec.get("restartPolicy") or "")
-    restartable = frozenset(str(_dict(c).get("name")) for c in _list(ospec.get("initContainers"))
-                            if _dict(c).get("restartPolicy") == "Always")
-    errs += _state_transitions(_list(s.get("containerStatuses")), _list(os_.get("containerStatuses")),
+    restartable = frozenset(str(as_dict(c).get("name")) for c in as_list(ospec.get("initContainers"))
+                            if as_dict(c).get("restartPolicy") == "Always")
+    errs += _state_transitions(as_list(s.get("containerStatuses")), as_list(os_.get("containerStatuses")),
                                "status.containerStatuses", policy)
-    errs += _state_transitions(_list(s.get("initContainerStatuses")), _list(os_.get("initContainerStatuses")),
+    errs += _state_transitions(as_list(s.get("initContainerStatuses")), as_list(os_.get("initContainerStatuses")),
                                "status.initContainerStatuses", policy, restartable)
-    errs += _state_transitions(_list(s.get("ephemeralContainerStatuses")),
-                               _list(os_.get("ephemeralContainerStatuses")), "status.ephemeralContainerStatuses",
+    errs += _state_transitions(as_list(s.get("ephemeralContainerStatuses")),
+                               as_list(os_.get("ephemeralContainerStatuses")), "status.ephemeralContainerStatuses",
                                "Never")
-    errs += _ip_list_errors("status.podIPs", _list(s.get("podIPs")), "pod")
-    host_ips = _list(s.get("hostIPs"))
+    errs += _ip_list_errors("status.podIPs", as_list(s.get("podIPs")), "pod")
+    host_ips = as_list(s.get("hostIPs"))
     if host_ips:
-        first = str(_dict(host_ips[0]).get("ip", ""))
+        first = str(as_dict(host_ips[0]).get("ip", ""))
         if (s.get("hostIP") or "") != first:
             errs.append(field_invalid("status.hostIPs[0].ip", first, "must be equal to `hostIP`"))
         errs += _ip_list_errors("status.hostIPs", host_ips, "host")
@@ -254,25 +247,25 @@ def _pod_status_conversion(obj: dict[str, Any]) -> None:
     if not isinstance(s, dict):
         return
     for single, plural in (("podIP", "podIPs"), ("hostIP", "hostIPs")):
-        ip, ips = s.get(single) or "", _list(s.get(plural))
-        if isinstance(ip, str) and ip and (not ips or _dict(ips[0]).get("ip") != ip):
+        ip, ips = s.get(single) or "", as_list(s.get(plural))
+        if isinstance(ip, str) and ip and (not ips or as_dict(ips[0]).get("ip") != ip):
             s[plural] = [{"ip": ip}]
-        ips = _list(s.get(plural))
+        ips = as_list(s.get(plural))
         if ips and single == "podIP":  # core.PodStatus has no podIP: it is rebuilt from the list
-            s[single] = _dict(ips[0]).get("ip", "")
+            s[single] = as_dict(ips[0]).get("ip", "")
 
 
 # ---- core/v1: Service ------------------------------------------------------------------------------------
 def service_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """`ValidateLoadBalancerStatus(status.loadBalancer)` (AllowServiceLBStatusOnNonLB off, LoadBalancerIPMode on)."""
-    ingress = _list(_dict(_status(new).get("loadBalancer")).get("ingress"))
+    ingress = as_list(as_dict(_status(new).get("loadBalancer")).get("ingress"))
     path = "status.loadBalancer.ingress"
-    if _dict(new.get("spec")).get("type") != "LoadBalancer" and ingress:
+    if as_dict(new.get("spec")).get("type") != "LoadBalancer" and ingress:
         return [field_forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'")]
-    old_ips = {_dict(i).get("ip") for i in _list(_dict(_status(old).get("loadBalancer")).get("ingress"))} - {None, ""}
+    old_ips = {as_dict(i).get("ip") for i in as_list(as_dict(_status(old).get("loadBalancer")).get("ingress"))} - {None, ""}
     errs: list[FieldError] = []
     for i, entry in enumerate(ingress):
-        entry, p = _dict(entry), f"{path}[{i}]"
+        entry, p = as_dict(entry), f"{path}[{i}]"
         ip, mode, host = entry.get("ip") or "", entry.get("ipMode"), entry.get("hostname") or ""
         if ip and ip not in old_ips:
             errs += ip_errors(f"{p}.ip", ip, strict=False)
@@ -292,9 +285,9 @@ def service_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]
 
 def _service_status_defaults(obj: dict[str, Any]) -> None:
     """`SetDefaults_Service`: a LoadBalancer's ingress IP without `ipMode` gets `VIP`."""
-    if _dict(obj.get("spec")).get("type") != "LoadBalancer":
+    if as_dict(obj.get("spec")).get("type") != "LoadBalancer":
         return
-    for entry in _list(_dict(_status(obj).get("loadBalancer")).get("ingress")):
+    for entry in as_list(as_dict(_status(obj).get("loadBalancer")).get("ingress")):
         if isinstance(entry, dict) and entry.get("ip") and entry.get("ipMode") is None:
             entry["ipMode"] = "VIP"
 

@@ -19,6 +19,7 @@ from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_su
 from ..quantity import parse_quantity
 from .meta import now
 from .strategy import Strategy
+from .shapes import as_dict
 
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 VOLUME_MODES = ("Block", "Filesystem")
@@ -30,10 +31,6 @@ PV_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterf
 BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
 SPEC_IMMUTABLE = ("spec is immutable after creation except resources.requests and volumeAttributesClassName for "
                   "bound claims")
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _access_modes(modes: Any, path: str, missing: str = "at least 1 access mode is required") -> list[FieldError]:
@@ -56,7 +53,6 @@ def _positive_storage(value: Any, path: str) -> list[FieldError]:
     if q.value <= 0:
         return [field_invalid(path, q.canonical(), "must be greater than zero")]
     return []
-
 
 
 def _volume_mode(spec: dict[str, Any]) -> list[FieldError]:
@@ -86,7 +82,7 @@ class PersistentVolumeClaimStrategy(Strategy):
         if not isinstance(spec, dict):
             spec = {}
         errs = _access_modes(spec.get("accessModes"), "spec.accessModes")
-        requests = _dict(_dict(spec.get("resources")).get("requests"))
+        requests = as_dict(as_dict(spec.get("resources")).get("requests"))
         if "storage" not in requests:
             errs.append(field_required("spec.resources[storage]"))
         else:
@@ -101,16 +97,16 @@ class PersistentVolumeClaimStrategy(Strategy):
         spec's `cmp.Diff` to the message; left out here) except `volumeName` once and a class where it had none
         (the PV controller's binding and retroactive default class)."""
         errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"))
-        nspec, ospec = dict(_dict(new.get("spec"))), dict(_dict(old.get("spec")))
+        nspec, ospec = dict(as_dict(new.get("spec"))), dict(as_dict(old.get("spec")))
         if not ospec.get("volumeName"):  # the PV controller sets volumeName once
             ospec["volumeName"] = nspec.get("volumeName")
             if ospec["volumeName"] is None:
                 del ospec["volumeName"]
-        if BETA_STORAGE_CLASS not in _dict(_dict(old.get("metadata")).get("annotations")) \
+        if BETA_STORAGE_CLASS not in as_dict(as_dict(old.get("metadata")).get("annotations")) \
                 and not ospec.get("storageClassName") and nspec.get("storageClassName"):
             nspec.pop("storageClassName")  # validateStorageClassUpgradeFromNil: the retroactive default class
             ospec.pop("storageClassName", None)
-        if _dict(old.get("status")).get("phase") == "Bound":  # resizing and the class name may change when bound
+        if as_dict(old.get("status")).get("phase") == "Bound":  # resizing and the class name may change when bound
             for s in (nspec, ospec):
                 s.pop("resources", None)
                 s.pop("volumeAttributesClassName", None)
@@ -173,7 +169,7 @@ class PersistentVolumeStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         """`ValidatePersistentVolumeUpdate`: the volume source is immutable."""
         errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"))
-        nspec, ospec = _dict(new.get("spec")), _dict(old.get("spec"))
+        nspec, ospec = as_dict(new.get("spec")), as_dict(old.get("spec"))
         if any(nspec.get(s) != ospec.get(s) for s in PV_SOURCES):
             errs.append(field_forbidden("spec.persistentvolumesource", "is immutable after creation"))
         if nspec.get("volumeMode") != ospec.get("volumeMode"):  # upstream's path: `volumeMode`, not under spec

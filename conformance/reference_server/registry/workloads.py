@@ -19,6 +19,7 @@ from ..apierrors import FieldError, field_invalid, field_not_supported, field_re
 from .kinds import ResourceInfo
 from .pod import default_pod_spec, validate_pod_spec
 from .strategy import Strategy
+from .shapes import as_dict
 
 _SPEC = frozenset({"spec", "status"})
 
@@ -64,10 +65,6 @@ def _empty_selector(selector: dict[str, Any]) -> bool:
     return not selector.get("matchLabels") and not selector.get("matchExpressions")
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 class SpecStrategy(Strategy):
     """Generation bookkeeping and status kept from storage, as the apps/batch/policy strategies."""
 
@@ -98,7 +95,7 @@ class SpecStrategy(Strategy):
         return {}
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + self.spec_errors(_dict(obj.get("spec")))
+        return super().validate(obj) + self.spec_errors(as_dict(obj.get("spec")))
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
@@ -108,7 +105,7 @@ class SpecStrategy(Strategy):
         new["status"] = old.get("status", self.initial_status())
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self.spec_errors(_dict(new.get("spec")))
+        return super().validate_update(new, old) + self.spec_errors(as_dict(new.get("spec")))
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         pass
@@ -165,7 +162,7 @@ def _selector_and_template(spec: dict[str, Any], *, template_required: bool = Tr
                                f"Invalid value: {go_string_map(labels)}: `selector` does not match template "
                                "`labels`"))
     errs += validate_pod_spec(template.get("spec"), "spec.template.spec")
-    policy = _dict(template.get("spec")).get("restartPolicy")
+    policy = as_dict(template.get("spec")).get("restartPolicy")
     if policy != "Always":
         errs.append(field_not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))
     return errs
@@ -288,10 +285,10 @@ def _job_defaults(spec: dict[str, Any]) -> None:
 
 
 def _job_errors(spec: dict[str, Any], path: str) -> list[FieldError]:
-    template = _dict(spec.get("template"))
+    template = as_dict(spec.get("template"))
     errs = [FieldError(e.type, e.field.replace("spec.template.spec", f"{path}.template.spec", 1), e.body)
             for e in validate_pod_spec(template.get("spec"), "spec.template.spec")]
-    policy = _dict(template.get("spec")).get("restartPolicy")
+    policy = as_dict(template.get("spec")).get("restartPolicy")
     if policy not in ("OnFailure", "Never"):
         errs.append(field_not_supported(f"{path}.template.spec.restartPolicy", policy, ["OnFailure", "Never"]))
     return errs
