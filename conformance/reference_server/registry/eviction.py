@@ -118,26 +118,32 @@ def still_processing(pdb_name: str) -> E.StatusError:
                                                "server.", 10)
 
 
-def set_disruption_allowed_condition(status: dict[str, Any]) -> None:
-    """`pdbhelper.UpdateDisruptionAllowedCondition` (`apimeta.SetStatusCondition`: the transition time moves only
-    when the condition's status changes)."""
-    allowed = (status.get("disruptionsAllowed") or 0) > 0
-    value, reason = ("True", "SufficientPods") if allowed else ("False", "InsufficientPods")
+def set_disruption_allowed(status: dict[str, Any], value: str, reason: str, message: str = "") -> None:
+    """`apimeta.SetStatusCondition` of `DisruptionAllowed` (observedGeneration: the status's): the transition time
+    moves only when the condition's status changes."""
     conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
-    current = next((c for c in conditions if c.get("type") == "DisruptionAllowed"), None)
-    fresh = {"type": "DisruptionAllowed", "status": value,
-             "observedGeneration": status.get("observedGeneration") or 0, "lastTransitionTime": now(),
-             "reason": reason, "message": ""}
-    if not fresh["observedGeneration"]:  # omitempty
-        fresh.pop("observedGeneration")
-    if current is None:
-        conditions.append(fresh)
+    fresh: dict[str, Any] = {"type": "DisruptionAllowed", "status": value}
+    if status.get("observedGeneration"):  # omitempty
+        fresh["observedGeneration"] = status["observedGeneration"]
+    fresh.update(lastTransitionTime=now(), reason=reason, message=message)
+    for i, current in enumerate(conditions):
+        if current.get("type") == "DisruptionAllowed":
+            if current.get("status") == value:
+                fresh["lastTransitionTime"] = current.get("lastTransitionTime")
+            conditions[i] = fresh
+            break
     else:
-        if current.get("status") == value:
-            fresh["lastTransitionTime"] = current.get("lastTransitionTime")
-        current.clear()
-        current.update(fresh)
+        conditions.append(fresh)
     status["conditions"] = conditions
+
+
+def set_disruption_allowed_condition(status: dict[str, Any]) -> None:
+    """`pdbhelper.UpdateDisruptionAllowedCondition`: `SufficientPods` while a disruption is allowed, else
+    `InsufficientPods`."""
+    if (status.get("disruptionsAllowed") or 0) > 0:
+        set_disruption_allowed(status, "True", "SufficientPods")
+    else:
+        set_disruption_allowed(status, "False", "InsufficientPods")
 
 
 def pdbs_for_pod(registry: Any, pod: dict[str, Any]) -> list[dict[str, Any]]:
@@ -309,5 +315,5 @@ def evict_pod(registry: Any, namespace: str, url_name: str, eviction: dict[str, 
     return _Eviction(registry, namespace, name, options).run()
 
 
-__all__ = ["can_ignore_pdb", "evict_pod", "is_pod_ready", "pdbs_for_pod", "set_disruption_allowed_condition",
-           "update_pod_condition"]
+__all__ = ["can_ignore_pdb", "evict_pod", "is_pod_ready", "pdbs_for_pod", "set_disruption_allowed",
+           "set_disruption_allowed_condition", "update_pod_condition"]
