@@ -202,3 +202,24 @@ def test_discovery_lists_pods_eviction(http, url):
     assert [r for r in resources if r["name"] == "pods/eviction"] == [{
         "name": "pods/eviction", "singularName": "", "namespaced": True, "group": "policy", "version": "v1",
         "kind": "Eviction", "verbs": ["create"]}]
+
+
+@pytest.mark.parametrize("api_version", ["policy/v1", "policy/v1beta1"])
+def test_a_protobuf_eviction(http, url, ns, api_version):
+    """What typed clients (kubectl drain) send: the Eviction in protobuf, its deleteOptions honoured."""
+    from conformance.reference_server.wire import protobuf as pb
+
+    _pod(http, url, ns)
+    raw = pb.encode_response({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p"},
+                              "deleteOptions": {"dryRun": ["All"]}})
+    unknown = pb._CLASSES["runtime.Unknown"].FromString(raw[len(pb.MAGIC):])
+    unknown.typeMeta.apiVersion = api_version  # the envelope's TypeMeta names the version
+    raw = pb.MAGIC + unknown.SerializeToString()
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods/p/eviction", data=raw,
+                  headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert (r.status_code, r.json()) == (201, SUCCESS)
+    assert _exists(http, url, ns)  # the body's dryRun kept it
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods/p/eviction", data=b"k8s\x00garbage",
+                  headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert r.status_code == 400
+    assert r.json()["message"].startswith("the object provided is unrecognized (must be of type Eviction): ")

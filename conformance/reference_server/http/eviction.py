@@ -2,7 +2,7 @@
 (`pkg/registry/core/pod/storage/eviction.go`; registry/eviction.py does the work).
 
 As upstream's create handler for that subresource: the body is a `policy/v1` or `policy/v1beta1` Eviction
-(`AcceptsGroupVersion`; another apiVersion is a 400), JSON or YAML, or protobuf when the wire tables know it; `dryRun`
+(`AcceptsGroupVersion`; another apiVersion is a 400), in JSON, YAML or protobuf (`policy.Eviction`); `dryRun`
 is honoured; NamespaceLifecycle answers for the namespace, then the admission webhooks and policies see a
 `pods/eviction` CREATE of the Eviction; the eviction runs in the server's one writer (`offload`).
 """
@@ -19,7 +19,8 @@ from ..registry import ResourceInfo
 from ..registry.eviction import evict_pod
 from . import params as P
 from .context import ServerContext
-from .decode import check_go_types, decode_body, parse_raw
+from . import hooks
+from .decode import PROTOBUF_TYPE, check_go_types, decode_body, media_type, parse_raw, summarize
 from .handlers import check_path_segment, read_body
 from .respond import object_response
 from .router import Route
@@ -31,7 +32,7 @@ ACCEPTED_VERSIONS = ("policy/v1", "policy/v1beta1")
 
 def decode_eviction(content_type: str | None, raw: bytes) -> dict[str, Any]:
     """The request body as a `policy/v1` Eviction (a missing apiVersion/kind is the route's)."""
-    obj = parse_raw(content_type, raw, "Eviction")
+    obj = _parse(content_type, raw)
     if not isinstance(obj, dict):
         decode_body(content_type, raw, "Eviction")  # raises the decoder's own error for a non-object
         raise E.bad_request("the body of the request must be an object")
@@ -52,6 +53,18 @@ def decode_eviction(content_type: str | None, raw: bytes) -> dict[str, Any]:
                             "into Go struct field Eviction.deleteOptions of type v1.DeleteOptions")
     obj["apiVersion"], obj["kind"] = GROUP_VERSION, "Eviction"
     return obj
+
+
+def _parse(content_type: str | None, raw: bytes) -> Any:
+    """JSON/YAML by the core reader; protobuf (what typed clients send) by the wire tables' `policy.Eviction`."""
+    decode = hooks.wire_attr("protobuf", "decode_group")
+    if media_type(content_type) != PROTOBUF_TYPE or decode is None:
+        return parse_raw(content_type, raw, "Eviction")
+    try:
+        return decode(raw, GROUP_VERSION, frozenset({"Eviction"}))
+    except ValueError as exc:
+        raise E.bad_request(f"the object provided is unrecognized (must be of type Eviction): {exc} "
+                            f"({summarize(raw)})") from None
 
 
 async def handle_eviction(ctx: ServerContext, request: web.Request, route: Route,
