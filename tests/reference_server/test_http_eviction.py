@@ -223,3 +223,20 @@ def test_a_protobuf_eviction(http, url, ns, api_version):
                   headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
     assert r.status_code == 400
     assert r.json()["message"].startswith("the object provided is unrecognized (must be of type Eviction): ")
+
+
+def test_openapi_documents_describe_pods_eviction(http, url):
+    """kube-apiserver's `createCoreV1NamespacedPodEviction` with the policy/v1 Eviction as body and answer."""
+    v2 = http.get(f"{url}/openapi/v2").json()
+    post = v2["paths"]["/api/v1/namespaces/{namespace}/pods/{name}/eviction"]["post"]
+    assert (post["operationId"], post["x-kubernetes-action"], post["x-kubernetes-group-version-kind"]) == (
+        "createCoreV1NamespacedPodEviction", "post", {"group": "policy", "kind": "Eviction", "version": "v1"})
+    assert [p["schema"] for p in post["parameters"] if p["in"] == "body"] == \
+        [{"$ref": "#/definitions/io.k8s.api.policy.v1.Eviction"}]
+    assert sorted(post["responses"]) == ["200", "201", "202", "401"]
+    eviction = v2["definitions"]["io.k8s.api.policy.v1.Eviction"]
+    assert eviction["x-kubernetes-group-version-kind"] == [{"group": "policy", "kind": "Eviction", "version": "v1"}]
+    assert set(eviction["properties"]) == {"apiVersion", "kind", "metadata", "deleteOptions"}
+    v3 = http.get(f"{url}/openapi/v3/api/v1").json()
+    assert "io.k8s.api.policy.v1.Eviction" in v3["components"]["schemas"]
+    assert "post" in v3["paths"]["/api/v1/namespaces/{namespace}/pods/{name}/eviction"]
