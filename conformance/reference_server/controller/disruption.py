@@ -30,8 +30,8 @@ from typing import Any
 
 from .. import apierrors as E
 from ..registry import Registry
-from ..registry.eviction import (is_pod_ready, set_disruption_allowed, set_disruption_allowed_condition,
-                                 update_pod_condition)
+from ..registry.conditions import update_pod_condition
+from ..registry.eviction import is_pod_ready, set_disruption_allowed, set_disruption_allowed_condition
 from ..registry.meta import parse_time
 from ..registry.store import ListOptions
 from ..registry.subresources import scale_of
@@ -259,11 +259,17 @@ class DisruptionController(Controller):
         obj = self._get(group, plural, ns, ref.get("name") or "")
         return obj if obj is not None and obj["metadata"].get("uid") == ref.get("uid") else None
 
-    def _replication_controller(self, ref: dict[str, Any], ns: str) -> tuple[str, int] | None:
-        if not self._is(ref, "ReplicationController", ("",)):
+    def _direct(self, ref: dict[str, Any], ns: str, kind: str, groups: tuple[str, ...], group: str,
+                plural: str) -> tuple[str, int] | None:
+        """A pod's controller of `kind` with a `spec.replicas` of its own (getPodReplicationController,
+        getPodStatefulSet)."""
+        if not self._is(ref, kind, groups):
             return None
-        rc = self._owned(ref, "", "replicationcontrollers", ns)
-        return None if rc is None else (rc["metadata"]["uid"], _replicas(rc))
+        obj = self._owned(ref, group, plural, ns)
+        return None if obj is None else (obj["metadata"]["uid"], _replicas(obj))
+
+    def _replication_controller(self, ref: dict[str, Any], ns: str) -> tuple[str, int] | None:
+        return self._direct(ref, ns, "ReplicationController", ("",), "", "replicationcontrollers")
 
     def _deployment(self, ref: dict[str, Any], ns: str) -> tuple[str, int] | None:
         if not self._is(ref, "ReplicaSet", ("apps", "extensions")):
@@ -284,10 +290,7 @@ class DisruptionController(Controller):
         return rs["metadata"]["uid"], _replicas(rs)
 
     def _stateful_set(self, ref: dict[str, Any], ns: str) -> tuple[str, int] | None:
-        if not self._is(ref, "StatefulSet", ("apps",)):
-            return None
-        sts = self._owned(ref, "apps", "statefulsets", ns)
-        return None if sts is None else (sts["metadata"]["uid"], _replicas(sts))
+        return self._direct(ref, ns, "StatefulSet", ("apps",), "apps", "statefulsets")
 
     def _scale_controller(self, ref: dict[str, Any], ns: str) -> tuple[str, int] | None:
         """`getScaleController`: the owner's `/scale`, found through the served kinds (the RESTMapper)."""
@@ -401,7 +404,7 @@ class DisruptionController(Controller):
         if wait is None or wait > 0:
             return wait
         status = pod.setdefault("status", {})
-        if not update_pod_condition(status, {"type": "DisruptionTarget", "status": "False"}):
+        if not update_pod_condition(status, "DisruptionTarget", "False"):
             return None
         try:
             pods.update(key[0], key[1], pod, strategy=pods.status_strategy, field_manager=FIELD_MANAGER)

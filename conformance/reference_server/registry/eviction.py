@@ -30,6 +30,7 @@ import dataclasses
 from typing import Any
 
 from .. import apierrors as E
+from .conditions import set_condition, update_pod_condition
 from .meta import now
 from .store import DeleteOptions, ListOptions
 from .workloads import selector_matches
@@ -121,20 +122,11 @@ def still_processing(pdb_name: str) -> E.StatusError:
 def set_disruption_allowed(status: dict[str, Any], value: str, reason: str, message: str = "") -> None:
     """`apimeta.SetStatusCondition` of `DisruptionAllowed` (observedGeneration: the status's): the transition time
     moves only when the condition's status changes."""
-    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
     fresh: dict[str, Any] = {"type": "DisruptionAllowed", "status": value}
     if status.get("observedGeneration"):  # omitempty
         fresh["observedGeneration"] = status["observedGeneration"]
     fresh.update(lastTransitionTime=now(), reason=reason, message=message)
-    for i, current in enumerate(conditions):
-        if current.get("type") == "DisruptionAllowed":
-            if current.get("status") == value:
-                fresh["lastTransitionTime"] = current.get("lastTransitionTime")
-            conditions[i] = fresh
-            break
-    else:
-        conditions.append(fresh)
-    status["conditions"] = conditions
+    set_condition(status, fresh)
 
 
 def set_disruption_allowed_condition(status: dict[str, Any]) -> None:
@@ -238,9 +230,8 @@ class _Eviction:
                 raise E.conflict("Pod", self.name, f"the ResourceVersion in the precondition ({rv}) does not match "
                                                    f"the ResourceVersion in record ({meta.get('resourceVersion')}). "
                                                    "The object might have been modified")
-            update_pod_condition(latest.setdefault("status", {}), {
-                "type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
-                "message": "Eviction API: evicting"})
+            update_pod_condition(latest.setdefault("status", {}), "DisruptionTarget", "True", "EvictionByEvictionAPI",
+                                 "Eviction API: evicting")
             return latest
         return change
 
@@ -283,26 +274,6 @@ class _Eviction:
         store.update(self.namespace, name, {**pdb, "status": status}, strategy=store.status_strategy)
 
 
-def update_pod_condition(status: dict[str, Any], condition: dict[str, Any]) -> bool:
-    """`podutil.UpdatePodCondition`: add or replace the condition of that type; its transition time moves only
-    when its status changes. True when anything changed."""
-    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
-    new = {"type": condition["type"], "status": condition["status"], "lastProbeTime": None,
-           "lastTransitionTime": now(), "reason": condition.get("reason", ""), "message": condition.get("message", "")}
-    new = {k: v for k, v in new.items() if v != ""}
-    for i, old in enumerate(conditions):
-        if old.get("type") == new["type"]:
-            if old.get("status") == new["status"]:
-                new["lastTransitionTime"] = old.get("lastTransitionTime")
-            changed = old != new
-            conditions[i] = new
-            status["conditions"] = conditions
-            return changed
-    conditions.append(new)
-    status["conditions"] = conditions
-    return True
-
-
 def evict_pod(registry: Any, namespace: str, url_name: str, eviction: dict[str, Any],
               query_dry_run: list[str]) -> dict[str, Any]:
     """`EvictionREST.Create`; returns the Status answered (201)."""
@@ -316,4 +287,4 @@ def evict_pod(registry: Any, namespace: str, url_name: str, eviction: dict[str, 
 
 
 __all__ = ["can_ignore_pdb", "evict_pod", "is_pod_ready", "pdbs_for_pod", "set_disruption_allowed",
-           "set_disruption_allowed_condition", "update_pod_condition"]
+           "set_disruption_allowed_condition"]
