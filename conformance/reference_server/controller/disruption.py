@@ -111,6 +111,7 @@ class DisruptionController(Controller):
         self.keys: WorkQueue[Key] = self._queue()
         self.stale: WorkQueue[Key] = self._queue()
         self._offload = Offload(registry.store, "disruption-controller")
+        self._budgets: dict[str, dict[str, dict[str, Any]]] = {}  # namespace → name → budget (the PDB lister)
 
     def _pdbs(self) -> Any:
         return self.registry.group(POLICY, PDBS)
@@ -118,12 +119,21 @@ class DisruptionController(Controller):
     def start(self) -> None:
         if self._pdbs() is None or self.registry.content("pods") is None:
             return
-        self._inform(self._pdbs(), lambda ev: self.keys.add((ev.namespace or "", ev.name)))
+        self._inform(self._pdbs(), self._on_pdb)
         self._inform(self.registry.content("pods"), self._on_pod)
         self._work(self.keys, self._sync)
         self._work(self.stale, self._sync_stale)
 
     # ---- event handlers ---------------------------------------------------------------------------
+    def _on_pdb(self, ev: Any) -> None:
+        """`addDB`/`updateDB`/`removeDB`; the budget is kept as the lister's cache keeps it."""
+        budgets = self._budgets.setdefault(ev.namespace or "", {})
+        if ev.type == "DELETED":
+            budgets.pop(ev.name, None)
+        else:
+            budgets[ev.name] = ev.object
+        self.keys.add((ev.namespace or "", ev.name))
+
     def _on_pod(self, ev: Any) -> None:
         pod = ev.object
         pdbs = self.pdbs_for_pod(pod)
@@ -143,7 +153,8 @@ class DisruptionController(Controller):
         """`GetPodPodDisruptionBudgets` (policy/v1: an empty selector matches every pod)."""
         meta = _dict(pod.get("metadata"))
         labels = _dict(meta.get("labels"))
-        return [pdb for pdb in self._pdbs().list(meta.get("namespace") or "", ListOptions(), shared=True)["items"]
+        budgets = self._budgets.get(meta.get("namespace") or "") or {}
+        return [pdb for _, pdb in sorted(budgets.items())
                 if isinstance(_dict(pdb.get("spec")).get("selector"), dict)
                 and selector_matches(pdb["spec"]["selector"], labels)]
 

@@ -4,12 +4,21 @@ controllers that cannot be found (failSafe's `SyncFailed`), Ready pods and `disr
 from __future__ import annotations
 
 import datetime as _dt
+from typing import Any, NamedTuple
 
 from conformance.reference_server.controller.disruption import DisruptionController, label_selector_string
 from conformance.reference_server.registry import ListOptions, Registry
 from conformance.reference_server.storage import MemoryStore
 
 NS = "pdb"
+
+
+class Ev(NamedTuple):
+    """A storage watch event, as the informers hand them to the controller."""
+    type: str
+    namespace: str
+    name: str
+    object: Any
 LABELS = {"app": "web"}
 
 
@@ -196,13 +205,10 @@ def test_no_matching_pods():
 
 def test_a_pod_selected_by_two_budgets_gets_a_warning():
     reg = _reg()
-    _pdb(reg, "a", minAvailable=1)
-    _pdb(reg, "b", minAvailable=1)
-    pod = _pod(reg, "p")
-
-    class Ev:
-        type, namespace, name, object = "ADDED", NS, "p", pod
     c = DisruptionController(reg)
-    c._on_pod(Ev())
+    for name in ("b", "a"):  # as the PDB informer hands them over
+        c._on_pdb(Ev("ADDED", NS, name, _pdb(reg, name, minAvailable=1)))
+    c._on_pod(Ev("ADDED", NS, "p", _pod(reg, "p")))
+    assert sorted(c.keys._queued) == [(NS, "a"), (NS, "b")]  # both budgets are synced
     assert _events(reg) == [("Pod", "Warning", "MultiplePodDisruptionBudgets",
                              f'Pod "{NS}"/"p" matches multiple PodDisruptionBudgets.  Chose "a" arbitrarily.')]
