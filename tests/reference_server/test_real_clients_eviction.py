@@ -120,3 +120,45 @@ def test_kubectl_lists_pods_eviction(kube: Kube) -> None:
     [entry] = [r for r in resources if r["name"] == "pods/eviction"]
     assert (entry["group"], entry["version"], entry["kind"], entry["verbs"]) == ("policy", "v1", "Eviction",
                                                                                  ["create"])
+
+
+@pytest.fixture
+def node(served: Kube) -> Iterator[str]:
+    """A Node object (no kubelet behind it) for `kubectl drain` to cordon and empty."""
+    name = f"n-{uuid.uuid4().hex[:8]}"
+    r = served.http.post(f"{served.server.url}/api/v1/nodes", json={"metadata": {"name": name}}, timeout=10)
+    assert r.status_code == 201, r.text
+    yield name
+    served.http.delete(f"{served.server.url}/api/v1/nodes/{name}", timeout=10)
+
+
+def _bound_pod(served: Kube, ns: str, name: str, node: str, labels: dict[str, str]) -> None:
+    r = served.http.post(f"{served.server.url}/api/v1/namespaces/{ns}/pods", json={
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"nodeName": node, "containers": [{"name": "c", "image": "nginx"}]}}, timeout=10)
+    assert r.status_code == 201, r.text
+
+
+def test_kubectl_drain_evicts(kube: Kube, ns: str, node: str) -> None:
+    """kubectl finds `pods/eviction` in `/api/v1` and evicts (before: it fell back to DELETE)."""
+    _bound_pod(kube, ns, "p", node, {"app": "lone"})
+    proc = kube.run("drain", node, "--force", "--grace-period=0", "--timeout=20s")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [f"node/{node} cordoned", f"evicting pod {ns}/p", "pod/p evicted",
+                                        f"node/{node} drained"]
+    assert kube.get(f"/api/v1/namespaces/{ns}/pods/p").status_code == 404
+
+
+def test_kubectl_drain_waits_for_the_budget(kube: Kube, ns: str, node: str, client: Any) -> None:
+    from kubernetes import client as k
+    labels = {"app": "guarded"}
+    _bound_pod(kube, ns, "p", node, labels)
+    k.CoreV1Api(client).patch_namespaced_pod_status("p", ns, {"status": {"phase": "Running"}})
+    policy = k.PolicyV1Api(client)
+    policy.create_namespaced_pod_disruption_budget(ns, _pdb(k, "guard", labels, min_available=1))
+    watch_until(policy.list_namespaced_pod_disruption_budget, "the budget observed",
+                lambda ps: bool(ps and ps[0].status and ps[0].status.observed_generation == 1), namespace=ns)
+    proc = kube.run("drain", node, "--force", "--grace-period=0", "--timeout=2s")
+    assert proc.returncode == 1
+    assert f'error when evicting pods/"p" -n "{ns}" (will retry after 5s): {TOO_MANY}\n' in proc.stderr
+    assert kube.get(f"/api/v1/namespaces/{ns}/pods/p").status_code == 200
