@@ -82,9 +82,21 @@ def test_eviction_body_versions_and_names(http, url, ns):
     r = _evict(http, url, ns, body={"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "other"}})
     assert r.status_code == 400
     assert status_of(r)["message"] == "name in URL does not match name in Eviction object"
+    # the body is decoded into policy.Eviction as upstream's decoder does: an unknown pair, a kind without
+    # conversion, a field of the wrong JSON type
     r = _evict(http, url, ns, body={"apiVersion": "apps/v1", "kind": "Eviction", "metadata": {"name": "p"}})
-    assert (r.status_code, r.json()["message"]) == (400, "the API version in the data (apps/v1) does not match the "
-                                                         "expected API version (policy/v1)")
+    assert r.status_code == 400
+    assert r.json()["message"].startswith('the object provided is unrecognized (must be of type Eviction): no kind '
+                                          '"Eviction" is registered for version "apps/v1" in scheme '
+                                          '"pkg/api/legacyscheme/scheme.go:30" (')
+    r = _evict(http, url, ns, body={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}})
+    assert (r.status_code, r.json()["message"]) == (400, 'Pod in version "v1" cannot be handled as a Eviction: '
+                                                         "converting (v1.Pod) to (policy.Eviction): unknown conversion")
+    r = _evict(http, url, ns, body={"metadata": {"name": "p"}, "deleteOptions": {"preconditions": "x"}})
+    assert (r.status_code, r.json()["message"]) == (400, 'Eviction in version "v1" cannot be handled as a Eviction: '
+                                                         "json: cannot unmarshal string into Go struct field "
+                                                         "DeleteOptions.deleteOptions.preconditions of type "
+                                                         "v1.Preconditions")
     r = _evict(http, url, ns, "missing", body={"metadata": {"name": "missing"}})
     assert (r.status_code, r.json()["message"]) == (404, 'pods "missing" not found')
     assert _exists(http, url, ns)

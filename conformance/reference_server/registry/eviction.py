@@ -60,19 +60,14 @@ def _dry_run_list(value: Any) -> list[str]:
 
 
 def _delete_options(body: dict[str, Any], dry_run: list[str]) -> DeleteOptions:
-    """The Eviction's `deleteOptions` as the registry's options (no `ValidateDeleteOptions`: upstream's eviction
-    hands them to the store's Delete as they are)."""
+    """The Eviction's `deleteOptions` (decoded with Go's types by the handler) as the registry's options; no
+    `ValidateDeleteOptions`: upstream's eviction hands them to the store's Delete as they are."""
     pre = _dict(body.get("preconditions"))
-    grace = body.get("gracePeriodSeconds")
-    if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)):
-        raise E.bad_request('Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal '
-                            f"{type(grace).__name__} into Go struct field DeleteOptions.deleteOptions."
-                            "gracePeriodSeconds of type int64")
-    orphan = body.get("orphanDependents")
+    grace, orphan = body.get("gracePeriodSeconds"), body.get("orphanDependents")
     return DeleteOptions(dry_run=bool(dry_run), propagation_policy=body.get("propagationPolicy") or None,
                          orphan_dependents=orphan if isinstance(orphan, bool) else None,
                          uid=pre.get("uid"), resource_version=pre.get("resourceVersion"),
-                         grace_period_seconds=grace)
+                         grace_period_seconds=grace if isinstance(grace, int) and not isinstance(grace, bool) else None)
 
 
 def propagate_dry_run(eviction: dict[str, Any], query_dry_run: list[str]) -> DeleteOptions:
