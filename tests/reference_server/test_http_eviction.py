@@ -183,8 +183,11 @@ def test_a_ready_pod_takes_one_allowed_disruption(http, url, ns):
     r = _evict(http, url, ns)
     assert (r.status_code, r.json()) == (201, SUCCESS)
     assert not _exists(http, url, ns)
-    status = http.get(f"{url}/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets/b").json()["status"]
+    pdb = http.get(f"{url}/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets/b").json()
+    status = pdb["status"]
     assert status["disruptionsAllowed"] == 0 and list(status["disruptedPods"]) == ["p"]
+    assert ("kube-apiserver", "Update", "status") in [(m["manager"], m["operation"], m.get("subresource"))
+                                                      for m in pdb["metadata"]["managedFields"]]
     assert [(c["type"], c["status"], c["reason"]) for c in status["conditions"]] == \
         [("DisruptionAllowed", "False", "InsufficientPods")]
 
@@ -252,3 +255,30 @@ def test_openapi_documents_describe_pods_eviction(http, url):
     v3 = http.get(f"{url}/openapi/v3/api/v1").json()
     assert "io.k8s.api.policy.v1.Eviction" in v3["components"]["schemas"]
     assert "post" in v3["paths"]["/api/v1/namespaces/{namespace}/pods/{name}/eviction"]
+
+
+def test_rbac_create_on_pods_eviction():
+    """`--authorization rbac`: the bootstrap `edit` role may evict (`create` on `pods/eviction`), a user without a
+    binding gets upstream's 403."""
+    from conformance.reference_server.embedded import start_embedded
+
+    srv = start_embedded(flavor="bare", authorization="rbac", token="admin-token")
+    s = requests.Session()
+    s.headers["Authorization"] = "Bearer admin-token"
+    try:
+        assert s.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": "rb"}}).status_code == 201
+        _pod(s, srv.url, "rb")
+        rb = {"metadata": {"name": "alice"}, "subjects": [
+            {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"}],
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"}}
+        assert s.post(f"{srv.url}/apis/rbac.authorization.k8s.io/v1/namespaces/rb/rolebindings",
+                      json=rb).status_code == 201
+        s.headers["Impersonate-User"] = "bob"
+        r = _evict(s, srv.url, "rb")
+        assert (r.status_code, r.json()["message"]) == (403, 'pods "p" is forbidden: User "bob" cannot create resource '
+                                                             '"pods/eviction" in API group "" in the namespace "rb"')
+        s.headers["Impersonate-User"] = "alice"
+        assert (_evict(s, srv.url, "rb").status_code, _exists(s, srv.url, "rb")) == (201, False)
+    finally:
+        s.close()
+        srv.stop()

@@ -265,8 +265,10 @@ class _Eviction:
         if self.options.dry_run:
             return
         status["disruptedPods"] = {**_dict(status.get("disruptedPods")), self.name: now()}
-        # UpdateStatus of the budget as read: its resourceVersion makes a concurrent change a 409
-        store.update(self.namespace, name, {**pdb, "status": status}, strategy=store.status_strategy)
+        # UpdateStatus of the budget as read (its resourceVersion makes a concurrent change a 409), by the
+        # apiserver's loopback client, whose user agent names the manager
+        store.update(self.namespace, name, {**pdb, "status": status}, strategy=store.status_strategy,
+                     field_manager="kube-apiserver")
 
 
 def evict_pod(registry: Any, namespace: str, url_name: str, eviction: dict[str, Any],
