@@ -109,6 +109,7 @@ class DisruptionController(Controller):
         self.registry = registry
         self.recorder = EventRecorder(registry, COMPONENT, admission)
         self.keys: WorkQueue[Key] = self._queue()
+        self.recheck: WorkQueue[Key] = self._queue()  # `recheckQueue`: delayed, apart from the events' queue
         self.stale: WorkQueue[Key] = self._queue()
         self._offload = Offload(registry.store, "disruption-controller")
         self._budgets: dict[str, dict[str, dict[str, Any]]] = {}  # namespace → name → budget (the PDB lister)
@@ -122,6 +123,7 @@ class DisruptionController(Controller):
         self._inform(self._pdbs(), self._on_pdb)
         self._inform(self.registry.content("pods"), self._on_pod)
         self._work(self.keys, self._sync)
+        self._work(self.recheck, self._requeue)
         self._work(self.stale, self._sync_stale)
 
     # ---- event handlers ---------------------------------------------------------------------------
@@ -161,8 +163,12 @@ class DisruptionController(Controller):
     # ---- sync -------------------------------------------------------------------------------------
     async def _sync(self, key: Key) -> None:
         retry = await self._offload(self.sync, key)
-        if retry is not None:
-            self.keys.add_after(key, retry)
+        if retry is not None:  # a pending recheck must not hide the events that come before it
+            self.recheck.add_after(key, retry)
+
+    async def _requeue(self, key: Key) -> None:
+        """`processNextRecheckWorkItem`: the budget back in the main queue."""
+        self.keys.add(key)
 
     def sync(self, key: Key) -> float | None:
         """`sync`: one pass over the budget `key`; the delay after which it wants another, if any."""

@@ -212,3 +212,38 @@ def test_a_pod_selected_by_two_budgets_gets_a_warning():
     assert sorted(c.keys._queued) == [(NS, "a"), (NS, "b")]  # both budgets are synced
     assert _events(reg) == [("Pod", "Warning", "MultiplePodDisruptionBudgets",
                              f'Pod "{NS}"/"p" matches multiple PodDisruptionBudgets.  Chose "a" arbitrarily.')]
+
+
+def test_a_pending_recheck_does_not_hide_events():
+    """The recheck of a `disruptedPods` entry waits in its own queue (upstream's `recheckQueue`): a change of the
+    budget meanwhile is synced at once, not when the entry expires."""
+    import asyncio
+
+    async def until_observed(reg: Registry, generation: int) -> dict:
+        for _ in range(300):  # poll, at most 3 s
+            status = _get(reg).get("status", {})
+            if status.get("observedGeneration") == generation:
+                return status
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"generation {generation} not observed: {_get(reg).get('status')}")
+
+    async def run() -> None:
+        reg = _reg()
+        _deployment(reg, 2)
+        for i in range(2):
+            _ready(reg, f"web-1-{i}")
+        when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        store = reg.group("policy", "poddisruptionbudgets")
+        _pdb(reg, minAvailable=1)
+        store.update(NS, "b", transform=lambda p: {**p, "status": {"disruptedPods": {"web-1-0": when}}},
+                     strategy=store.status_strategy)
+        c = DisruptionController(reg)
+        c.start()
+        try:
+            assert (await until_observed(reg, 1))["disruptedPods"] == {"web-1-0": when}  # a recheck in ~120 s
+            store.update(NS, "b", transform=lambda p: {**p, "spec": {**p["spec"], "minAvailable": 2}})
+            status = await until_observed(reg, 2)
+            assert (status["desiredHealthy"], status["currentHealthy"]) == (2, 1)
+        finally:
+            await c.stop()
+    asyncio.run(run())
