@@ -1,7 +1,7 @@
 """Real clients meet PodDisruptionBudgets and `pods/eviction` as on a kind cluster without nodes (the default
 flavour: the disruption controller, controller/disruption.py, and the eviction subresource, registry/eviction.py):
-the official Python client's `create_namespaced_pod_eviction` and PolicyV1Api, and kubectl 1.33 (`get pdb`,
-`get --raw /api/v1`)."""
+the official Python client's `create_namespaced_pod_eviction` and PolicyV1Api, lightkube's `Pod.Eviction`, and
+kubectl 1.33 (`get pdb`, `get --raw /api/v1`, `drain` of a Node object)."""
 from __future__ import annotations
 
 import json
@@ -162,3 +162,28 @@ def test_kubectl_drain_waits_for_the_budget(kube: Kube, ns: str, node: str, clie
     assert proc.returncode == 1
     assert f'error when evicting pods/"p" -n "{ns}" (will retry after 5s): {TOO_MANY}\n' in proc.stderr
     assert kube.get(f"/api/v1/namespaces/{ns}/pods/p").status_code == 200
+
+
+def test_lightkube_evicts_and_reads_budget_status(served: Kube, ns: str) -> None:
+    """lightkube's `Pod.Eviction` subresource create and its typed PodDisruptionBudget status model."""
+    lightkube = pytest.importorskip("lightkube")
+    from lightkube.config.kubeconfig import KubeConfig
+    from lightkube.models.core_v1 import Container, PodSpec
+    from lightkube.models.meta_v1 import LabelSelector, ObjectMeta
+    from lightkube.models.policy_v1 import PodDisruptionBudgetSpec
+    from lightkube.resources.core_v1 import Pod
+    from lightkube.resources.policy_v1 import PodDisruptionBudget
+
+    client = lightkube.Client(KubeConfig.from_file(str(served.kubeconfig)))
+    labels = {"app": "lk"}
+    client.create(Pod(metadata=ObjectMeta(name="p", labels=labels),
+                      spec=PodSpec(containers=[Container(name="c", image="nginx")])), namespace=ns)
+    client.create(PodDisruptionBudget(metadata=ObjectMeta(name="lk"), spec=PodDisruptionBudgetSpec(
+        minAvailable=1, selector=LabelSelector(matchLabels=labels))), namespace=ns)
+    for _, pdb in client.watch(PodDisruptionBudget, namespace=ns, server_timeout=30):
+        if pdb.status is not None and pdb.status.observedGeneration == 1 and pdb.status.expectedPods == 1:
+            break
+    assert (pdb.status.disruptionsAllowed, pdb.status.desiredHealthy, pdb.status.conditions[0].reason) == (
+        0, 1, "InsufficientPods")
+    client.create(Pod.Eviction(metadata=ObjectMeta(name="p", namespace=ns)), name="p", namespace=ns)
+    assert [p.metadata.name for p in client.list(Pod, namespace=ns)] == []  # Pending: canIgnorePDB
