@@ -282,3 +282,19 @@ def test_rbac_create_on_pods_eviction():
     finally:
         s.close()
         srv.stop()
+
+
+def test_the_evictions_delete_options_reach_the_pod(http, url, ns):
+    """A pod bound to a node is deleted gracefully, with the Eviction's `gracePeriodSeconds`."""
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json={"metadata": {"name": "p", "labels": LABELS}, "spec": {
+        "nodeName": "n1", "terminationGracePeriodSeconds": 30, "containers": [{"name": "c", "image": "nginx"}]}})
+    assert r.status_code == 201, r.text
+    body = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p"},
+            "deleteOptions": {"gracePeriodSeconds": 7}}
+    assert (_evict(http, url, ns, body=body).status_code) == 201
+    pod = http.get(f"{url}/api/v1/namespaces/{ns}/pods/p").json()
+    assert pod["metadata"]["deletionGracePeriodSeconds"] == 7 and pod["metadata"]["deletionTimestamp"]
+    assert [c["reason"] for c in pod["status"]["conditions"] if c["type"] == "DisruptionTarget"] == \
+        ["EvictionByEvictionAPI"]
+    body["deleteOptions"]["gracePeriodSeconds"] = 0  # a terminating pod: no budget asked, deleted at once
+    assert _evict(http, url, ns, body=body).status_code == 201 and not _exists(http, url, ns)
