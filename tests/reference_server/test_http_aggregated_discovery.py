@@ -143,10 +143,12 @@ def _from_aggregated(group: str, version: dict[str, Any]) -> dict[str, tuple]:
         out[r["resource"]] = (kind["kind"], namespaced, tuple(r["verbs"]), tuple(r.get("shortNames", ())),
                               tuple(r.get("categories", ())), r["singularResource"])
         for sub in r.get("subresources", []):
-            # a subresource of another group's kind keeps that group (serviceaccounts/token: TokenRequest)
+            # a subresource of another group's kind keeps that group (serviceaccounts/token: TokenRequest,
+            # pods/eviction: policy/v1 Eviction)
             assert sub["responseKind"] in ({**kind, "kind": sub["responseKind"]["kind"]},
                                            {"group": "", "version": "", "kind": ""},
                                            {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"},
+                                           {"group": "policy", "version": "v1", "kind": "Eviction"},
                                            {"group": "autoscaling", "version": "v1", "kind": "Scale"})
             out[f"{r['resource']}/{sub['subresource']}"] = (sub["responseKind"]["kind"], namespaced,
                                                             tuple(sub["verbs"]), (), (), "")

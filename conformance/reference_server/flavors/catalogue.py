@@ -41,6 +41,7 @@ class Flavor:
     workload_controllers: bool = True    # ReplicaSet/Deployment/StatefulSet/Job/DaemonSet (controller/workloads/)
     scheduler: bool = True               # kube-scheduler: pods Unschedulable, no nodes (controller/scheduler.py)
     hpa_sync_period: float = 15.0        # HPA controller pass every this many seconds (0: none; podautoscaler.py)
+    disruption_controller: bool = True   # PodDisruptionBudget status (controller/disruption.py)
     # ---- admission ------------------------------------------------------------------------------------
     serviceaccount_admission: bool = True                # pods refused until their ServiceAccount exists
     webhook_namespace_labels: Mapping[str, str] = field(default_factory=dict)  # mutating webhook, on create
@@ -214,6 +215,7 @@ BARE = Flavor(
     scheduler=False,
     serviceaccount_admission=False,
     hpa_sync_period=0.0,
+    disruption_controller=False,
 )
 
 FLAVORS: dict[str, Flavor] = {f.name: f for f in (DEFAULT, KIND, OPENSHIFT, MANAGED, SLOW, BARE)}

@@ -87,6 +87,9 @@ def build_app(ctx: ServerContext) -> web.Application:
         if t == "pod-binding":
             from .binding import handle_binding
             return await handle_binding(ctx, request, route, handlers.offload)
+        if t == "pod-eviction":
+            from .eviction import handle_eviction
+            return await handle_eviction(ctx, request, route, handlers.offload)
         return await handlers.handle(request, route)
 
     app.router.add_route("*", "/{tail:.*}", dispatch)

@@ -58,6 +58,8 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
                               "verbs": ["create"]})
             resources.append({"name": "pods/binding", "singularName": "", "namespaced": True, "kind": "Binding",
                               "verbs": ["create"]})
+            resources.append({"name": "pods/eviction", "singularName": "", "namespaced": True, "group": "policy",
+                              "version": "v1", "kind": "Eviction", "verbs": ["create"]})  # EvictionREST
         if info.plural == "serviceaccounts":  # TokenRequest (http/authentication.py)
             resources.append({"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
                               "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",

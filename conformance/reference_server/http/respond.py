@@ -161,8 +161,15 @@ def error_response(err: E.StatusError, deviations: Deviations, accept: str | Non
         if media == PROTOBUF:
             body = protobuf_body({"kind": "Status", "apiVersion": "v1", **err.status})
             if body is not None:
-                return web.Response(body=body, status=err.code, content_type=PROTOBUF)
-    return web.Response(body=dumps(err.status), status=err.code, content_type=JSON)
+                return web.Response(body=body, status=err.code, content_type=PROTOBUF, headers=_retry_after(err))
+    return web.Response(body=dumps(err.status), status=err.code, content_type=JSON, headers=_retry_after(err))
+
+
+def _retry_after(err: E.StatusError) -> dict[str, str] | None:
+    """`ErrorNegotiated`: a Status asking for a retry period also says it in `Retry-After`."""
+    details = err.status.get("details")
+    seconds = details.get("retryAfterSeconds") if isinstance(details, dict) else None
+    return {"Retry-After": str(seconds)} if isinstance(seconds, int) and seconds > 0 else None
 
 
 def plain_not_found() -> web.Response:

@@ -140,6 +140,8 @@ class Router:
                 return Route("scale", sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH")  # RCs
             if n == 5 and sub == "pods" and segs[4] == "binding":  # BindingREST (http/binding.py)
                 return Route("pod-binding", sub, namespace=name, name=segs[3]), ("POST",)
+            if n == 5 and sub == "pods" and segs[4] == "eviction":  # EvictionREST (http/eviction.py)
+                return Route("pod-eviction", sub, namespace=name, name=segs[3]), ("POST",)
             if n == 5 and sub == "serviceaccounts" and segs[4] == "token":  # TokenRequest (http/authentication.py)
                 return Route("sa-token", sub, namespace=name, name=segs[3]), ("POST",)
             raise nf()

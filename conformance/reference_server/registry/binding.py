@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..storage import KeyNotFoundError, object_key
-from .meta import now
+from .conditions import update_pod_condition
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -35,21 +35,6 @@ def validate_binding(binding: dict[str, Any]) -> list[E.FieldError]:
     if not target.get("name"):
         errs.append(E.field_required("target.name"))
     return errs
-
-
-def _update_pod_scheduled(status: dict[str, Any]) -> None:
-    """`podutil.UpdatePodCondition(&pod.Status, {Type: PodScheduled, Status: True})`."""
-    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
-    new = {"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": now()}
-    for i, c in enumerate(conditions):
-        if c.get("type") == "PodScheduled":
-            if c.get("status") == "True":
-                new["lastTransitionTime"] = c.get("lastTransitionTime")
-            conditions[i] = new
-            break
-    else:
-        conditions.append(new)
-    status["conditions"] = conditions
 
 
 def bind_pod(store: Any, namespace: str, url_name: str, binding: dict[str, Any], *, dry_run: bool = False) -> \
@@ -91,7 +76,7 @@ def bind_pod(store: Any, namespace: str, url_name: str, binding: dict[str, Any],
         if annotations:
             pmeta["annotations"] = {**_dict(pmeta.get("annotations")), **annotations}
         status = pod.setdefault("status", {})
-        _update_pod_scheduled(status)
+        update_pod_condition(status, "PodScheduled", "True")  # reason and message cleared
         return pod
 
     try:

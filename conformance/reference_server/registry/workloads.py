@@ -11,6 +11,7 @@ their strategies) and the required-field checks of `pkg/apis/{apps,batch,discove
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -368,9 +369,55 @@ class NetworkPolicyStrategy(_Generation):
         obj.pop("status", None)
 
 
+_PERCENT = re.compile(r"[0-9]+%")
+PERCENT_MESSAGE = ("a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', "
+                   "regex used for validation is '[0-9]+%')")
+
+
+def _int_or_string_value(value: Any) -> str:
+    """`%#v` of an `intstr.IntOrString` (its `String()` has a pointer receiver: field.Invalid prints the struct)."""
+    if isinstance(value, str):
+        return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{json.dumps(value)}}}"
+    return f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}'
+
+
+def positive_int_or_percent(value: Any, path: str) -> list[FieldError]:
+    """`ValidatePositiveIntOrPercent` then `IsNotMoreThan100Percent` (pkg/apis/apps/validation)."""
+    if isinstance(value, str):
+        if not _PERCENT.fullmatch(value):
+            return [FieldError("FieldValueInvalid", path, f"Invalid value: {_int_or_string_value(value)}: "
+                                                          f"{PERCENT_MESSAGE}")]
+        if int(value[:-1]) > 100:
+            return [FieldError("FieldValueInvalid", path, f"Invalid value: {_int_or_string_value(value)}: must not "
+                                                          "be greater than 100%")]
+    elif isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        return [field_invalid(path, value, "must be greater than or equal to 0")]
+    return []
+
+
 class PodDisruptionBudgetStrategy(_Generation):
+    """`pkg/registry/policy/poddisruptionbudget/strategy.go`; `ValidatePodDisruptionBudgetSpec` of
+    `pkg/apis/policy/validation/validation.go` on create and update (the spec may change)."""
+
     def initial_status(self) -> dict[str, Any]:
         return {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
+
+    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        from .admissionregistration import validate_label_selector
+
+        errs: list[FieldError] = []
+        if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+            # upstream prints the Go struct (`%#v`, pointer addresses included); here its JSON
+            errs.append(field_invalid("spec", spec, "minAvailable and maxUnavailable cannot be both set"))
+        for key in ("minAvailable", "maxUnavailable"):
+            if spec.get(key) is not None:
+                errs += positive_int_or_percent(spec[key], f"spec.{key}")
+        if isinstance(spec.get("selector"), dict):
+            errs += validate_label_selector(spec["selector"], "spec.selector")
+        policy = spec.get("unhealthyPodEvictionPolicy")
+        if policy is not None and policy not in ("AlwaysAllow", "IfHealthyBudget"):
+            errs.append(field_not_supported("spec.unhealthyPodEvictionPolicy", policy, ["AlwaysAllow", "IfHealthyBudget"]))
+        return errs
 
 
 class ControllerRevisionStrategy(Strategy):

@@ -1610,6 +1610,9 @@ MESSAGES: dict[str, str] = {
     'node.Scheduling': (
         'nodeSelector=1:{s:s} tolerations=2:*@core.Toleration'
     ),
+    'policy.Eviction': (
+        'metadata=1:@meta.ObjectMeta deleteOptions=2:@meta.DeleteOptions'
+    ),
     'policy.PodDisruptionBudget': (
         'metadata=1:@meta.ObjectMeta spec=2:@policy.PodDisruptionBudgetSpec '
         'status=3:@policy.PodDisruptionBudgetStatus'

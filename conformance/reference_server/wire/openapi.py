@@ -79,10 +79,10 @@ def _ref(definition: str, v3: bool) -> dict[str, Any]:
 
 def _operation(k: KindInfo, action: str, op_id: str, v3: bool, *, params: Sequence[str] = (),
                body: str | None = None, body_types: Sequence[str] = ("application/json",),
-               response: str, codes: Sequence[str] = ("200",)) -> dict[str, Any]:
+               response: str, codes: Sequence[str] = ("200",), gvk: dict[str, str] | None = None) -> dict[str, Any]:
     op: dict[str, Any] = {
         "operationId": op_id, "tags": [_tag(k)], "x-kubernetes-action": action,
-        "x-kubernetes-group-version-kind": k.gvk(),
+        "x-kubernetes-group-version-kind": gvk or k.gvk(),
         "parameters": [_query(p, v3) for p in ("pretty", *params)],
         "description": f"{action} {k.kind}",
     }
@@ -151,6 +151,10 @@ def _paths_for(k: KindInfo, v3: bool) -> dict[str, dict[str, Any]]:
                                         params=(*_WRITE_PARAMS, "force"), body=f"{_META}.Patch",
                                         body_types=_PATCH_TYPES, response=obj, codes=("200", "201"))
         paths[f"{base}/{{name}}/{sub}"] = entry
+    if k.plural == "pods" and not k.group:  # EvictionREST: a policy/v1 Eviction posted to pods/<name>/eviction
+        paths[f"{base}/{{name}}/eviction"] = {"parameters": list(name_params), "post": _operation(
+            k, "post", f"create{gv}{scope}{k.kind}Eviction", v3, params=_WRITE_PARAMS, body=EVICTION,
+            response=EVICTION, codes=("200", "201", "202"), gvk=EVICTION_GVK)}
     if "watch" in verbs:
         watch_base = base.replace(f"{root}/", f"{root}/watch/", 1)
         event = f"{_META}.WatchEvent"
@@ -215,6 +219,9 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
     has_scale = any("scale" in k.subresources for k in kinds)
     if has_scale:
         roots.append("autoscaling.Scale")
+    has_eviction = any(k.plural == "pods" and not k.group for k in kinds)
+    if has_eviction:
+        roots.append("policy.Eviction")
     # message_schema is memoised and shared: copy the top level, which is all this function changes
     defs = {definition_name(m): dict(message_schema(m, v3)) for m in closure(roots)}
     defs.update(_meta_definitions(v3))
@@ -239,6 +246,10 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
         scale = defs[SCALE]
         scale["properties"] = {**type_meta, **scale["properties"]}
         scale["x-kubernetes-group-version-kind"] = [{"group": "autoscaling", "kind": "Scale", "version": "v1"}]
+    if has_eviction:
+        eviction = defs[EVICTION]
+        eviction["properties"] = {**type_meta, **eviction["properties"]}
+        eviction["x-kubernetes-group-version-kind"] = [EVICTION_GVK]
     delete_options = defs[f"{_META}.DeleteOptions"]
     delete_options["properties"] = {"apiVersion": s, "kind": s, **delete_options["properties"]}
     delete_options["x-kubernetes-group-version-kind"] = [
@@ -248,6 +259,8 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
 
 
 SCALE = "io.k8s.api.autoscaling.v1.Scale"
+EVICTION = "io.k8s.api.policy.v1.Eviction"
+EVICTION_GVK = {"group": "policy", "kind": "Eviction", "version": "v1"}
 
 
 def _group_ref(definition: str, v3: bool) -> dict[str, Any]:

@@ -77,6 +77,7 @@ OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
     **{(group_version, k + suffix): f"{prefix}.{k}{suffix}" for group_version, (prefix, kinds) in GROUP_KINDS.items()
        for k in kinds for suffix in ("", "List")},
     ("autoscaling/v1", "Scale"): "autoscaling.Scale",  # the apps kinds' /scale subresource
+    ("policy/v1", "Eviction"): "policy.Eviction",  # the body of pods/eviction (http/eviction.py)
 }
 
 # Messages that are a JSON array of strings (Go `type ExtraValue []string`).

@@ -1,0 +1,103 @@
+"""POST `/api/v1/namespaces/<ns>/pods/<name>/eviction`: the handler half of `EvictionREST`
+(`pkg/registry/core/pod/storage/eviction.go`; registry/eviction.py does the work).
+
+As upstream's create handler for that subresource: the body is a `policy/v1` or `policy/v1beta1` Eviction
+(`AcceptsGroupVersion`; another kind or version is upstream's decoding 400), in JSON, YAML or protobuf (`policy.Eviction`); `dryRun`
+is honoured; NamespaceLifecycle answers for the namespace, then the admission webhooks and policies see a
+`pods/eviction` CREATE of the Eviction; the eviction runs in the server's one writer (`offload`).
+"""
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+from aiohttp import web
+
+from .. import apierrors as E
+from ..admission.lifecycle import NamespaceLifecycle
+from ..admission.webhooks import Attributes
+from ..registry import ResourceInfo
+from ..registry.eviction import evict_pod
+from . import params as P
+from .context import ServerContext
+from . import hooks
+from ..wire import gotypes
+from .decode import PROTOBUF_TYPE, decode_body, media_type, parse_raw, summarize
+from .handlers import check_path_segment, read_body
+from .respond import object_response
+from .router import Route
+from .webhookcalls import on_subresource_create
+
+GROUP_VERSION = "policy/v1"
+ACCEPTED_VERSIONS = ("policy/v1", "policy/v1beta1")
+
+
+def decode_eviction(content_type: str | None, raw: bytes,
+                    registered: Callable[[str, str], bool] = lambda version, kind: False) -> dict[str, Any]:
+    """The request body as a `policy/v1` Eviction (a missing apiVersion/kind is the route's). As upstream's decoder
+    into `policy.Eviction`: another kind the scheme knows (`registered(apiVersion, kind)`) has no conversion, an
+    unknown version/kind pair is unrecognized, a field of the wrong JSON type is Go's decoding error."""
+    obj = _parse(content_type, raw)
+    if not isinstance(obj, dict) or not all(isinstance(obj.get(k) or "", str) for k in ("apiVersion", "kind")):
+        decode_body(content_type, raw, "Eviction")  # raises the core decoder's error for these
+        raise E.bad_request("the body of the request must be an object")
+    version, kind = obj.get("apiVersion") or GROUP_VERSION, obj.get("kind") or "Eviction"
+    if kind != "Eviction" and registered(version, kind):
+        raise E.bad_request(f'{kind} in version "{version.rpartition("/")[2]}" cannot be handled as a Eviction: '
+                            f"converting ({version.rpartition('/')[2]}.{kind}) to (policy.Eviction): unknown "
+                            "conversion")
+    if kind != "Eviction" or version not in ACCEPTED_VERSIONS:
+        raise E.bad_request(f'the object provided is unrecognized (must be of type Eviction): no kind "{kind}" is '
+                            f'registered for version "{version}" in scheme "pkg/api/legacyscheme/scheme.go:30" '
+                            f"({summarize(raw)})")
+    err = gotypes.type_error(obj, "policy.Eviction") or gotypes.object_meta_error(obj, "Eviction")
+    if err:
+        raise E.bad_request(f'Eviction in version "{version.rpartition("/")[2]}" cannot be handled as a Eviction: '
+                            f"{err}")
+    if obj.get("metadata") is None:
+        obj["metadata"] = {}
+    obj["apiVersion"], obj["kind"] = GROUP_VERSION, "Eviction"
+    return obj
+
+
+def registered_kinds(registry: Any) -> Callable[[str, str], bool]:
+    """Whether the server's scheme knows `kind` in `apiVersion` (core v1 or a served group-version)."""
+    def registered(api_version: str, kind: str) -> bool:
+        if api_version == "v1":
+            return kind in hooks.KNOWN_KINDS
+        return any(getattr(s, "api_version", "") == api_version and s.info.kind == kind
+                   for s in registry.group_stores())
+    return registered
+
+
+def _parse(content_type: str | None, raw: bytes) -> Any:
+    """JSON/YAML by the core reader; protobuf (what typed clients send) by the wire tables' `policy.Eviction`."""
+    decode = hooks.wire_attr("protobuf", "decode_group")
+    if media_type(content_type) != PROTOBUF_TYPE or decode is None:
+        return parse_raw(content_type, raw, "Eviction")
+    try:
+        return decode(raw, GROUP_VERSION, frozenset({"Eviction"}))
+    except ValueError as exc:
+        raise E.bad_request(f"the object provided is unrecognized (must be of type Eviction): {exc} "
+                            f"({summarize(raw)})") from None
+
+
+async def handle_eviction(ctx: ServerContext, request: web.Request, route: Route,
+                          offload: Callable[..., Awaitable[Any]]) -> web.StreamResponse:
+    check_path_segment(route.namespace, "Namespace")
+    check_path_segment(route.name, "Name")
+    query_dry_run = request.query.getall("dryRun", [])
+    dry = P.dry_run(query_dry_run)
+    body = decode_eviction(request.headers.get("Content-Type"), await read_body(request),
+                           registered_kinds(ctx.registry))
+    meta = body["metadata"] if isinstance(body["metadata"], dict) else {}
+    ns = meta.get("namespace")
+    if ns and ns != route.namespace:
+        raise E.bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    info = ResourceInfo("Eviction", "pods", "eviction")
+    NamespaceLifecycle(ctx.registry, ctx.deviations).for_create(info)(  # type: ignore[misc]
+        {"metadata": {"name": route.name, "namespace": route.namespace}})
+    body = await on_subresource_create(ctx.registry, request, Attributes(  # the webhooks see the Eviction
+        "CREATE", "", "v1", "pods", "eviction", route.namespace, route.name, "Eviction", ("policy", "v1")), body, dry)
+    status = await offload(evict_pod, ctx.registry, route.namespace, route.name, body,
+                           ["All"] if dry else [])
+    return object_response(status, 201, request.headers.get("Accept"))
