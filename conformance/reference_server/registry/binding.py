@@ -19,15 +19,12 @@ from typing import Any
 from .. import apierrors as E
 from ..storage import KeyNotFoundError, object_key
 from .conditions import update_pod_condition
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+from .shapes import as_dict
 
 
 def validate_binding(binding: dict[str, Any]) -> list[E.FieldError]:
     """`ValidatePodBinding`."""
-    target = _dict(binding.get("target"))
+    target = as_dict(binding.get("target"))
     errs = []
     kind = target.get("kind") or ""
     if kind and kind != "Node":
@@ -40,7 +37,7 @@ def validate_binding(binding: dict[str, Any]) -> list[E.FieldError]:
 def bind_pod(store: Any, namespace: str, url_name: str, binding: dict[str, Any], *, dry_run: bool = False) -> \
         dict[str, Any]:
     """`BindingREST.Create` on the raw storage `store`; returns the Status answered (201)."""
-    meta = _dict(binding.get("metadata"))
+    meta = as_dict(binding.get("metadata"))
     name = meta.get("name") or ""
     if url_name != name:
         raise E.bad_request("name in URL does not match name in Binding object")
@@ -49,8 +46,8 @@ def bind_pod(store: Any, namespace: str, url_name: str, binding: dict[str, Any],
         raise E.StatusError(E.status_dict(500, None, E.aggregate(errs)))
     if not name:
         raise E.bad_request("Name parameter required.")
-    target = str(_dict(binding.get("target")).get("name"))
-    annotations = {k: str(v) for k, v in _dict(meta.get("annotations")).items()}
+    target = str(as_dict(binding.get("target")).get("name"))
+    annotations = {k: str(v) for k, v in as_dict(meta.get("annotations")).items()}
     uid, rv = meta.get("uid") or "", meta.get("resourceVersion") or ""
     key = object_key("pods", namespace, name)
 
@@ -74,7 +71,7 @@ def bind_pod(store: Any, namespace: str, url_name: str, binding: dict[str, Any],
             raise E.conflict("pods/binding", name, err)
         spec["nodeName"] = target
         if annotations:
-            pmeta["annotations"] = {**_dict(pmeta.get("annotations")), **annotations}
+            pmeta["annotations"] = {**as_dict(pmeta.get("annotations")), **annotations}
         status = pod.setdefault("status", {})
         update_pod_condition(status, "PodScheduled", "True")  # reason and message cleared
         return pod

@@ -34,6 +34,7 @@ from .conditions import set_condition, update_pod_condition
 from .meta import now
 from .store import DeleteOptions, ListOptions
 from .workloads import selector_matches
+from .shapes import as_dict
 
 POLICY = "policy"
 PDB_PLURAL = "poddisruptionbudgets"
@@ -43,10 +44,6 @@ DISRUPTION_BUDGET_CAUSE = "DisruptionBudget"  # policyv1.DisruptionBudgetCause
 TOO_MANY_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget."
 MULTIPLE_PDBS = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
 SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _go_list(values: list[str]) -> str:
@@ -62,7 +59,7 @@ def _dry_run_list(value: Any) -> list[str]:
 def _delete_options(body: dict[str, Any], dry_run: list[str]) -> DeleteOptions:
     """The Eviction's `deleteOptions` (decoded with Go's types by the handler) as the registry's options; no
     `ValidateDeleteOptions`: upstream's eviction hands them to the store's Delete as they are."""
-    pre = _dict(body.get("preconditions"))
+    pre = as_dict(body.get("preconditions"))
     grace, orphan = body.get("gracePeriodSeconds"), body.get("orphanDependents")
     return DeleteOptions(dry_run=bool(dry_run), propagation_policy=body.get("propagationPolicy") or None,
                          orphan_dependents=orphan if isinstance(orphan, bool) else None,
@@ -84,20 +81,20 @@ def propagate_dry_run(eviction: dict[str, Any], query_dry_run: list[str]) -> Del
 
 def can_ignore_pdb(pod: dict[str, Any]) -> bool:
     """`canIgnorePDB`: terminal, pending or already terminating pods are deleted without asking a budget."""
-    phase = _dict(pod.get("status")).get("phase")
-    return phase in ("Succeeded", "Failed", "Pending") or bool(_dict(pod.get("metadata")).get("deletionTimestamp"))
+    phase = as_dict(pod.get("status")).get("phase")
+    return phase in ("Succeeded", "Failed", "Pending") or bool(as_dict(pod.get("metadata")).get("deletionTimestamp"))
 
 
 def should_enforce_resource_version(pod: dict[str, Any]) -> bool:
     """`shouldEnforceResourceVersion`: not for terminal or terminating pods."""
-    phase = _dict(pod.get("status")).get("phase")
-    return not (phase in ("Succeeded", "Failed") or _dict(pod.get("metadata")).get("deletionTimestamp"))
+    phase = as_dict(pod.get("status")).get("phase")
+    return not (phase in ("Succeeded", "Failed") or as_dict(pod.get("metadata")).get("deletionTimestamp"))
 
 
 def is_pod_ready(pod: dict[str, Any]) -> bool:
     """`podutil.IsPodReady`: the `Ready` condition is True."""
     return any(isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True"
-               for c in _dict(pod.get("status")).get("conditions") or [])
+               for c in as_dict(pod.get("status")).get("conditions") or [])
 
 
 def too_many_requests(message: str, cause: str, retry_after: int = 0) -> E.StatusError:
@@ -138,11 +135,11 @@ def pdbs_for_pod(registry: Any, pod: dict[str, Any]) -> list[dict[str, Any]]:
     store = registry.group(POLICY, PDB_PLURAL)
     if store is None:
         return []
-    meta = _dict(pod.get("metadata"))
-    labels = _dict(meta.get("labels"))
+    meta = as_dict(pod.get("metadata"))
+    labels = as_dict(meta.get("labels"))
     out = []
     for pdb in store.list(meta.get("namespace") or "", ListOptions())["items"]:
-        selector = _dict(pdb.get("spec")).get("selector")
+        selector = as_dict(pdb.get("spec")).get("selector")
         if isinstance(selector, dict) and selector_matches(selector, labels):
             out.append(pdb)
     return out
@@ -166,7 +163,7 @@ class _Eviction:
         if pdbs:
             pdb = pdbs[0]
             pdb_name = pdb["metadata"]["name"]
-            spec, status = _dict(pdb.get("spec")), _dict(pdb.get("status"))
+            spec, status = as_dict(pdb.get("spec")), as_dict(pdb.get("status"))
             if not is_pod_ready(pod) and (
                     spec.get("unhealthyPodEvictionPolicy") == "AlwaysAllow"
                     or (status.get("currentHealthy") or 0) >= (status.get("desiredHealthy") or 0) > 0):
@@ -245,14 +242,14 @@ class _Eviction:
 
     def _check_and_decrement(self, store: Any, pdb: dict[str, Any]) -> None:
         """`checkAndDecrement`."""
-        meta, status = pdb["metadata"], copy.deepcopy(_dict(pdb.get("status")))
+        meta, status = pdb["metadata"], copy.deepcopy(as_dict(pdb.get("status")))
         name = meta["name"]
         if (status.get("observedGeneration") or 0) < (meta.get("generation") or 0):
             raise still_processing(name)
         allowed = status.get("disruptionsAllowed") or 0
         if allowed < 0:
             raise E.forbidden("poddisruptionbudget", name, "pdb disruptions allowed is negative", POLICY)
-        if len(_dict(status.get("disruptedPods"))) > MAX_DISRUPTED_POD_SIZE:
+        if len(as_dict(status.get("disruptedPods"))) > MAX_DISRUPTED_POD_SIZE:
             raise E.forbidden("poddisruptionbudget", name, "DisruptedPods map too big - too many evictions not "
                                                            "confirmed by PDB controller", POLICY)
         if allowed == 0:
@@ -264,7 +261,7 @@ class _Eviction:
             set_disruption_allowed_condition(status)
         if self.options.dry_run:
             return
-        status["disruptedPods"] = {**_dict(status.get("disruptedPods")), self.name: now()}
+        status["disruptedPods"] = {**as_dict(status.get("disruptedPods")), self.name: now()}
         # UpdateStatus of the budget as read (its resourceVersion makes a concurrent change a 409), by the
         # apiserver's loopback client, whose user agent names the manager
         store.update(self.namespace, name, {**pdb, "status": status}, strategy=store.status_strategy,
@@ -274,7 +271,7 @@ class _Eviction:
 def evict_pod(registry: Any, namespace: str, url_name: str, eviction: dict[str, Any],
               query_dry_run: list[str]) -> dict[str, Any]:
     """`EvictionREST.Create`; returns the Status answered (201)."""
-    name = _dict(eviction.get("metadata")).get("name") or ""
+    name = as_dict(eviction.get("metadata")).get("name") or ""
     if url_name != name:
         raise E.bad_request("name in URL does not match name in Eviction object")
     options = propagate_dry_run(eviction, query_dry_run)
