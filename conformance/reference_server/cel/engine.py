@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import logging
 import os
 import re
 import sys
@@ -23,7 +24,10 @@ from .library import FUNCTIONS
 
 # Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
 # `strings.quote`, `base64.encode`) parse here as variable references: never "undeclared".
-_NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64"})
+_NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format"})
+# how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
+_PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
+                         re.S)
 _MACRO_VAR = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 _BIND_VAR = re.compile(r"\bcel\s*\.\s*bind\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 
@@ -58,6 +62,8 @@ def native() -> Any:
             loaded = importlib.util.module_from_spec(ext_spec)
             ext_spec.loader.exec_module(loaded)
             sys.modules["cel.cel"] = loaded
+        # cel-rust also logs each exception a library function raises; Program.evaluate reports it once
+        logging.getLogger("cel").setLevel(logging.CRITICAL)
         _native_module = loaded
     return _native_module
 
@@ -138,6 +144,9 @@ class Program:
         except IndexError as exc:
             raise EvalError(str(exc)) from None
         except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
+            failure = _PY_FAILURE.search(str(exc))
+            if failure:
+                raise EvalError(failure.group(1)) from None
             text = str(exc).split(". ", 1)[0] if str(exc).startswith(("No such overload", "Unsupported")) \
                 else str(exc)
             if text.startswith("No such overload"):
@@ -197,4 +206,6 @@ def _checked(expression: str, declared: frozenset[str]) -> Program | str:
         line, col, source = _position(expression, name)
         return (f"ERROR: <input>:{line}:{col + 1}: undeclared reference to '{name}' (in container '')"
                 f"\n | {source}\n | {'.' * col}^")
-    return Program(expression, program, {f: FUNCTIONS[f] for f in functions if f in FUNCTIONS})
+    # a qualified function (`sets.contains`, `ip.isCanonical`) is a call of `contains` on the variable `sets`
+    names = set(functions) | {f"{ns}.{f}" for ns in variables for f in functions}
+    return Program(expression, program, {f: FUNCTIONS[f] for f in names if f in FUNCTIONS})

@@ -6,17 +6,18 @@
 - cel-go's strings extension (`ext.Strings`, which the Kubernetes environment includes): `charAt`, `indexOf`,
   `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`.
 
-Left out: `url`, `quantity`, `ip`/`cidr`, `format`, `sets`, `math`, `authorizer` (an expression calling them
-fails at evaluation with the engine's "Undefined variable or function"). Receiver-style calls (`l.sum()`) reach
-these as `sum(l)`: one Python function per name, dispatching on the receiver's type."""
+The other libraries of 1.33's base environment are in `libs/` (quantity, IP/CIDR, URLs, format, cel-go's sets) and
+merged here. Not served: `semver` and `image` (1.33), `authorizer` (declared but unbound), cel-go's `math` (not in
+1.33's base environment; an expression calling them fails at evaluation with the engine's "Undefined variable or
+function"). Receiver-style calls (`l.sum()`) reach these as `sum(l)`: one Python function per name, dispatching on
+the receiver's type."""
 from __future__ import annotations
 
 import re
 from typing import Any, Callable
 
-
-class _Err(ValueError):
-    pass
+from .libs import format as _format, net as _net, quantity as _quantity, sets as _sets, url as _url
+from .libs.values import LibraryError as _Err
 
 
 def _list(value: Any, fn: str) -> list[Any]:
@@ -146,4 +147,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "find": find, "findAll": find_all,
     "charAt": char_at, "lowerAscii": lambda v: _ascii(v, False), "upperAscii": lambda v: _ascii(v, True),
     "replace": replace, "split": split, "substring": substring, "trim": lambda v: v.strip(), "join": join,
+    **_quantity.FUNCTIONS, **_net.FUNCTIONS, **_url.FUNCTIONS, **_format.FUNCTIONS, **_sets.FUNCTIONS,
 }

@@ -215,3 +215,26 @@ def test_unknown_param_kind_is_a_policy_configuration_error(vap: Policies) -> No
     assert r.status_code == 422 and r.json()["message"] == (
         f'configmaps "u1" is forbidden: ValidatingAdmissionPolicy \'{policy}\' denied request: failed to configure '
         "policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Limits'"), r.text
+
+
+def test_kubernetes_libraries_in_a_policy(vap: Policies) -> None:
+    """quantity, cidr/ip, url and format (cel/libs/) as a policy author uses them; a library's evaluation error is
+    the failure policy's, worded as cel-go's."""
+    policy = vap.policy(validations=[
+        {"expression": "!has(object.data.mem) || quantity(object.data.mem).isLessThan(quantity('1Gi'))"},
+        {"expression": "!has(object.data.ip) || cidr('10.0.0.0/8').containsIP(object.data.ip)"},
+        {"expression": "!has(object.data.url) || url(object.data.url).getScheme() == 'https'"},
+        {"expression": "!has(object.data.host) || !format.dns1123Subdomain().validate(object.data.host).hasValue()",
+         "messageExpression": "format.dns1123Subdomain().validate(object.data.host).value()[0]"}])
+    vap.bind(policy)
+    assert vap.cm("ok", {"mem": "512Mi", "ip": "10.1.2.3", "url": "https://x/y", "host": "a.b"}).status_code == 201
+    assert vap.cm("big", {"mem": "2Gi"}).json()["message"].endswith(
+        "failed expression: !has(object.data.mem) || quantity(object.data.mem).isLessThan(quantity('1Gi'))")
+    assert vap.cm("far", {"ip": "192.168.0.1"}).status_code == 422
+    assert vap.cm("http", {"url": "http://x/"}).status_code == 422
+    assert vap.cm("host", {"host": "A_B"}).json()["message"].endswith(
+        "denied request: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+        "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
+        "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+    r = vap.cm("bad", {"mem": "2Go"})
+    assert r.status_code == 422 and "quantities must match the regular expression" in r.json()["message"], r.text
