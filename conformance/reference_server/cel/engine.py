@@ -76,14 +76,20 @@ def _issues_text(message: str) -> str:
     return "\n".join(" " + line if line.startswith("|") else line for line in text.split("\n"))
 
 
-def _position(expression: str, name: str) -> tuple[int, int, str]:
-    """Line, column (0-based) and source line of the first free use of `name`."""
-    m = re.search(r"(?<![\w.])" + re.escape(name) + r"\b", expression)
-    offset = m.start() if m else 0
+def issue_text(expression: str, offset: int, message: str) -> str:
+    """One issue as cel-go prints it: `ERROR: <input>:L:C: message`, the source line and a caret under it."""
     line = expression.count("\n", 0, offset)
     start = expression.rfind("\n", 0, offset) + 1
     end = expression.find("\n", offset)
-    return line + 1, offset - start, expression[start:end if end >= 0 else len(expression)]
+    col = offset - start
+    source = expression[start:end if end >= 0 else len(expression)]
+    return f"ERROR: <input>:{line + 1}:{col + 1}: {message}\n | {source}\n | {'.' * col}^"
+
+
+def _undeclared(expression: str, name: str) -> str:
+    """cel-go's `undeclared reference` at the first free use of `name`."""
+    m = re.search(r"(?<![\w.])" + re.escape(name) + r"\b", expression)
+    return issue_text(expression, m.start() if m else 0, f"undeclared reference to '{name}' (in container '')")
 
 
 # kube-apiserver's per-call runtime cost budget (`celconfig.RuntimeCELCostBudget`); cel-rust has no cost tracking
@@ -203,9 +209,7 @@ def _checked(expression: str, declared: frozenset[str]) -> Program | str:
     for name in variables:
         if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS:
             continue
-        line, col, source = _position(expression, name)
-        return (f"ERROR: <input>:{line}:{col + 1}: undeclared reference to '{name}' (in container '')"
-                f"\n | {source}\n | {'.' * col}^")
+        return _undeclared(expression, name)
     # a qualified function (`sets.contains`, `ip.isCanonical`) is a call of `contains` on the variable `sets`
     names = set(functions) | {f"{ns}.{f}" for ns in variables for f in functions}
     return Program(expression, program, {f: FUNCTIONS[f] for f in names if f in FUNCTIONS})

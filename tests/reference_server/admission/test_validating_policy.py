@@ -112,6 +112,54 @@ def test_expressions_that_do_not_compile_are_refused(vap: Policies) -> None:
     assert "compilation failed: ERROR: <input>:1:24: Syntax error:" in r.json()["message"]
 
 
+def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
+    """`CompileCELExpression`'s return-type check (`must evaluate to ...`) and the checker's overload and field
+    errors, each a `field.Invalid` of the expression; `object` is dyn (no schema), so what only a schema could
+    refuse is accepted."""
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]
+    r = vap.post("validatingadmissionpolicies", {"metadata": {"name": f"p-{uuid.uuid4().hex[:8]}"}, "spec": {
+        "matchConstraints": {"resourceRules": rules},
+        "matchConditions": [{"name": "c", "expression": "'a'"}],
+        "variables": [{"name": "n", "expression": "'a'"}, {"name": "m", "expression": "object.x"}],
+        "validations": [{"expression": "1", "messageExpression": "object.metadata.name.size()"},
+                        {"expression": "object.spec.paused"},
+                        {"expression": "variables.n > 1"},
+                        {"expression": "1 + 'a' == 2 || request.operation == 1"},
+                        {"expression": "request.nope == '' && variables.m && variables.z"},
+                        {"expression": "quantity('1').isGreaterThan(1)"}],
+        "auditAnnotations": [{"key": "k", "valueExpression": "1"}]}})
+    assert r.status_code == 422, r.text
+    assert _causes(r) == [
+        ("spec.matchConditions[0].expression", 'Invalid value: "\'a\'": must evaluate to bool but got string'),
+        ("spec.validations[0].expression", 'Invalid value: "1": must evaluate to bool but got int'),
+        ("spec.validations[0].messageExpression",
+         'Invalid value: "object.metadata.name.size()": must evaluate to string but got int'),
+        ("spec.validations[1].expression", 'Invalid value: "object.spec.paused": must evaluate to bool but got dyn'),
+        ("spec.validations[2].expression", 'Invalid value: "variables.n > 1": compilation failed: ERROR: <input>:1:13: '
+         "found no matching overload for '_>_' applied to '(string, int)'\n | variables.n > 1\n | ............^"),
+        ("spec.validations[3].expression", "Invalid value: \"1 + 'a' == 2 || request.operation == 1\": compilation "
+         "failed: ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'\n"
+         " | 1 + 'a' == 2 || request.operation == 1\n | ..^\n"
+         "ERROR: <input>:1:35: found no matching overload for '_==_' applied to '(string, int)'\n"
+         " | 1 + 'a' == 2 || request.operation == 1\n | ..................................^"),
+        ("spec.validations[4].expression", "Invalid value: \"request.nope == '' && variables.m && variables.z\": "
+         "compilation failed: ERROR: <input>:1:8: undefined field 'nope'\n"
+         " | request.nope == '' && variables.m && variables.z\n | .......^\n"
+         "ERROR: <input>:1:47: undefined field 'z'\n"
+         " | request.nope == '' && variables.m && variables.z\n | ..............................................^"),
+        ("spec.validations[5].expression", "Invalid value: \"quantity('1').isGreaterThan(1)\": compilation failed: "
+         "ERROR: <input>:1:28: found no matching overload for 'isGreaterThan' applied to 'kubernetes.Quantity.(int)'"
+         "\n | quantity('1').isGreaterThan(1)\n | ...........................^"),
+        ("spec.auditAnnotations[0].valueExpression",
+         'Invalid value: "1": must evaluate to one of [string null_type] but got int')]
+    policy = vap.policy(variables=[{"name": "n", "expression": "object.data.size()"}],
+                        validations=[{"expression": "object.data.x == 'y' || variables.n > 1 || object.a + 1 > 2",
+                                      "messageExpression": "'x: ' + string(variables.n)"},
+                                     {"expression": "has(object.a) ? object.a.all(x, x > 1) : true"}],
+                        auditAnnotations=[{"key": "k", "valueExpression": "object.x == 1 ? 'a' : null"}])
+    assert policy
+
+
 def test_deny_refuses_with_upstreams_message(vap: Policies) -> None:
     policy = vap.policy(validations=[{"expression": "object.data.size() < 2"},
                                      {"expression": "!('secret' in object.data)", "reason": "Forbidden",
