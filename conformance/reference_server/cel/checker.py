@@ -165,6 +165,7 @@ class Checker:
 
     variables: Mapping[str, Type]
     composition: Mapping[str, Type] | None = None
+    objects: Mapping[str, Mapping[str, Type]] = field(default_factory=lambda: OBJECTS)
     errors: list[tuple[int, str]] = field(default_factory=list)
 
     def fail(self, node: Node, message: str) -> Type:
@@ -237,7 +238,7 @@ class Checker:
     def field(self, node: Node, operand: Type) -> Type:
         if operand.vague:
             return operand
-        fields = self.composition if operand.name == VARIABLES else OBJECTS.get(operand.name)
+        fields = self.composition if operand.name == VARIABLES else self.objects.get(operand.name)
         if fields is not None:
             if node.value not in fields:
                 return self.fail(node, f"undefined field '{node.value}'")
@@ -310,10 +311,12 @@ class Checker:
         return f"found no matching overload for '{name}' applied to '{signature}'"
 
 
-def variable_types(names: frozenset[str], composition: Mapping[str, Type] | None = None) -> dict[str, Type]:
-    """The declared variables' types (`createEnvForOpts`): `object`, `oldObject`, `params` dyn, `request` and
-    `namespaceObject` typed; `variables` the composition's object (its fields typed) when there is one."""
+def variable_types(names: frozenset[str], composition: Mapping[str, Type] | None = None,
+                   typed: Mapping[str, Type] | None = None) -> dict[str, Type]:
+    """The declared variables' types (`createEnvForOpts`): `object`, `oldObject`, `params` dyn unless `typed`
+    gives them a schema's type (the status controller's type check), `request` and `namespaceObject` typed;
+    `variables` the composition's object (its fields typed) when there is one."""
     from .types import NAMESPACE, REQUEST
     types = {"object": DYN, "oldObject": DYN, "params": DYN, "request": REQUEST, "namespaceObject": NAMESPACE,
-             "variables": Type(VARIABLES) if composition is not None else UNKNOWN}
+             "variables": Type(VARIABLES) if composition is not None else UNKNOWN, **(typed or {})}
     return {n: types.get(n, UNKNOWN) for n in names}

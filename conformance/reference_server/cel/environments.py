@@ -8,8 +8,9 @@ Types come from `checker.py`, which knows no object schema: `object`, `oldObject
 upstream's write-time compile; an expression whose type it cannot tell is accepted."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from .engine import CompileError, compile_expression, issue_text
 from .types import Type
@@ -29,16 +30,26 @@ def declared(*, params: bool = False, authorizer: bool = True, variables: bool =
     return frozenset(names)
 
 
-def _typed(expression: str, names: frozenset[str], composition: dict[str, Type] | None) -> tuple[Type, str]:
+@dataclass(frozen=True, eq=False)
+class Schemas:
+    """Types for `object`/`oldObject`/`params` from a kind's schema, and the object types they name."""
+
+    variables: Mapping[str, Type]
+    objects: Mapping[str, Mapping[str, Type]]
+
+
+def _typed(expression: str, names: frozenset[str], composition: Mapping[str, Type] | None,
+           schemas: Schemas | None = None) -> tuple[Type, str]:
     """The expression's type and cel-go's issues text for its type errors ("" when none)."""
     from .checker import Checker, variable_types
     from .parser import ParseError, parse
-    from .types import UNKNOWN
+    from .types import OBJECTS, UNKNOWN
     try:
         tree = parse(expression)
     except ParseError:
         return UNKNOWN, ""
-    checker = Checker(variable_types(names, composition), composition)
+    checker = Checker(variable_types(names, composition, schemas and schemas.variables), composition,
+                      {**OBJECTS, **schemas.objects} if schemas else OBJECTS)
     try:
         out = checker.check(tree)
     except RecursionError:
@@ -48,17 +59,33 @@ def _typed(expression: str, names: frozenset[str], composition: dict[str, Type] 
 
 
 @lru_cache(maxsize=256)
-def composition_types(variables: tuple[tuple[str, str], ...], params: bool) -> dict[str, Type]:
+def composition_types(variables: tuple[tuple[str, str], ...], params: bool,
+                      schemas: Schemas | None = None) -> dict[str, Type]:
     """`spec.variables` typed in order, each seeing those before it (the composition compiler)."""
     names = declared(params=params, variables=True)
     types: dict[str, Type] = {}
     for name, expression in variables:
         try:
             compile_expression(expression, names)
-            types[name] = _typed(expression, names, dict(types))[0]
+            out, issues = _typed(expression, names, dict(types), schemas)
+            types[name] = Type("?") if issues else out
         except CompileError:
             types[name] = Type("?")
     return types
+
+
+def type_check(expression: str, schemas: Schemas, params: bool,
+               variables: tuple[tuple[str, str], ...] | None) -> str:
+    """The issues of `expression` with `object`/`oldObject`/`params` typed by a schema, as the
+    validatingadmissionpolicy-status controller's `typeCheckingCompiler` words them (no output type check):
+    "" when it type-checks or this checker cannot tell."""
+    names = declared(params=params, variables=variables is not None)
+    try:
+        compile_expression(expression, names)
+    except CompileError as exc:
+        return str(exc)
+    composition = composition_types(variables, params, schemas) if variables is not None else None
+    return _typed(expression, names, composition, schemas)[1]
 
 
 def compile_detail(expression: str, names: frozenset[str], returns: Iterable[str] = ANY,
