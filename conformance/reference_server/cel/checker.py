@@ -136,18 +136,20 @@ _NAMESPACES = frozenset({"sets", "format", "optional", "ip", "strings", "math", 
 
 def _bind(param: Type, arg: Type, env: dict[str, Type]) -> bool:
     """Whether `arg` may be passed as `param`, binding the type parameters A and B."""
-    if arg.vague:
-        return True
     if param.name in ("A", "B"):
         bound = env.get(param.name)
-        if bound is None or bound.vague:
+        if bound is None:
             env[param.name] = arg
+            return True
+        if bound.vague or arg.vague:  # a parameter bound to dyn stays dyn, as cel-go's substitution
             return True
         if bound == arg or (bound in NUMBERS and arg in NUMBERS):  # heterogeneous numbers: not ours to refuse
             return True
         if bound.name == arg.name and len(bound.params) == len(arg.params):
             return all(_bind(p, a, env) for p, a in zip(bound.params, arg.params))
         return False
+    if arg.vague:
+        return True
     if param.name != arg.name or len(param.params) != len(arg.params):
         return False
     return all(_bind(p, a, env) for p, a in zip(param.params, arg.params))

@@ -4,8 +4,9 @@ on first use so the server's start-up does not pay for it.
 Why this library: it parses CEL with cel-go's grammar (its syntax errors read as cel-go's, `ERROR: <input>:L:C:
 ...` with the caret line), runs the standard macros (`has`, `all`, `exists`, `exists_one`, `map`, `filter`) and
 compiles and evaluates in tens of microseconds (cel-python 0.5: about a millisecond each). It does not type-check
-(no declared types: `Program.variables()` is all it reports), has no optional types (`.?`, `orValue`) and no
-cel-go extension libraries; `library.py` adds the Kubernetes functions policies commonly use.
+(no declared types: `Program.variables()` is all it reports; `checker.py` does, at write time), runs optional
+values but does not parse their syntax (`optionals.py` rewrites it) and has no cel-go extension libraries;
+`library.py` adds the Kubernetes functions.
 
 The package's `__init__` imports its command-line interface (typer, rich: ~0.3 s); only the native module is
 loaded here (`cel.cel`), registered under its own name so a later `import cel` reuses it."""
@@ -21,6 +22,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from .library import FUNCTIONS
+from .optionals import desugar
 
 # Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
 # `strings.quote`, `base64.encode`) parse here as variable references: never "undeclared".
@@ -187,7 +189,13 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...]] |
     try:
         program = native().compile(expression)
     except ValueError as exc:
-        return _issues_text(str(exc))
+        rewritten = desugar(expression) if "unsupported syntax" in str(exc) else None
+        if rewritten is None:
+            return _issues_text(str(exc))
+        try:
+            program = native().compile(rewritten)  # optional syntax cel-rust does not parse (optionals.py)
+        except ValueError:
+            return _issues_text(str(exc))
     return program, tuple(program.variables()), tuple(program.functions())
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from . import optionals as _optionals
 from .libs import format as _format, net as _net, quantity as _quantity, sets as _sets, url as _url
 from .libs.values import LibraryError as _Err
 
@@ -148,4 +149,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "charAt": char_at, "lowerAscii": lambda v: _ascii(v, False), "upperAscii": lambda v: _ascii(v, True),
     "replace": replace, "split": split, "substring": substring, "trim": lambda v: v.strip(), "join": join,
     **_quantity.FUNCTIONS, **_net.FUNCTIONS, **_url.FUNCTIONS, **_format.FUNCTIONS, **_sets.FUNCTIONS,
+    **_optionals.FUNCTIONS,
 }

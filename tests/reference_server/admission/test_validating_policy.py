@@ -286,3 +286,12 @@ def test_kubernetes_libraries_in_a_policy(vap: Policies) -> None:
         "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
     r = vap.cm("bad", {"mem": "2Go"})
     assert r.status_code == 422 and "quantities must match the regular expression" in r.json()["message"], r.text
+
+
+def test_optional_syntax_in_a_policy(vap: Policies) -> None:
+    """`.?` and `orValue` (cel.OptionalTypes, 1.28+) compile on write and run on admission."""
+    vap.bind(vap.policy(validations=[{"expression": "object.?data.mode.orValue('safe') == 'safe'",
+                                      "messageExpression": "'mode ' + object.data[?'mode'].orValue('')"}]))
+    assert vap.cm("plain").status_code == 201
+    r = vap.cm("unsafe", {"mode": "fast"})
+    assert r.status_code == 422 and r.json()["message"].endswith("denied request: mode fast"), r.text
