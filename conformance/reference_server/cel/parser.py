@@ -220,14 +220,19 @@ class _Parser:
         self.take("]")
         return Node("list", pos, self.last_end(), pos, args=elems, opt_elems=frozenset(optional))
 
-    def entries(self) -> list[tuple[Node, Node, bool]]:
+    def entries(self, field_names: bool = False) -> list[tuple[Node, Node, bool]]:
+        """A map literal's entries, or a message literal's (`field_names`: keys are names, not expressions)."""
         out: list[tuple[Node, Node, bool]] = []
         while not self.at("}"):
             optional = False
             if self.at("?"):
                 self.take()
                 optional = True
-            key = self.expr()
+            if field_names:
+                kind, text, fpos = self.take()
+                key = Node("lit", fpos, fpos + len(text), fpos, ("string", text))
+            else:
+                key = self.expr()
             self.take(":")
             out.append((key, self.expr(), optional))
             if not self.at("}"):
@@ -237,19 +242,7 @@ class _Parser:
 
     def struct(self, name: str, pos: int) -> Node:
         self.take("{")
-        entries: list[tuple[Node, Node, bool]] = []
-        while not self.at("}"):
-            optional = False
-            if self.at("?"):
-                self.take()
-                optional = True
-            kind, text, fpos = self.take()
-            key = Node("lit", fpos, fpos + len(text), fpos, ("string", text))
-            self.take(":")
-            entries.append((key, self.expr(), optional))
-            if not self.at("}"):
-                self.take(",")
-        self.take("}")
+        entries = self.entries(field_names=True)
         return Node("struct", pos, self.last_end(), pos, name, entries=entries)
 
 

@@ -142,14 +142,18 @@ def ip(value: Any) -> dict[str, Any]:
     return _ip_value(parse_ip(_str_arg(value, "ip")))
 
 
-def is_ip(value: Any) -> bool:
+def _parses(parse: Callable[[str], Any], value: Any, function: str) -> bool:
+    """`isIP`/`isCIDR`: whether the string parses (a non-string is no such overload)."""
+    text = _str_arg(value, function)
     try:
-        parse_ip(_str_arg(value, "isIP"))
-    except LibraryError as exc:
-        if str(exc).startswith("no such overload"):
-            raise
+        parse(text)
+    except LibraryError:
         return False
     return True
+
+
+def is_ip(value: Any) -> bool:
+    return _parses(parse_ip, value, "isIP")
 
 
 def is_canonical(value: Any) -> bool:
@@ -166,13 +170,7 @@ def cidr(value: Any) -> dict[str, Any]:
 
 
 def is_cidr(value: Any) -> bool:
-    try:
-        parse_cidr(_str_arg(value, "isCIDR"))
-    except LibraryError as exc:
-        if str(exc).startswith("no such overload"):
-            raise
-        return False
-    return True
+    return _parses(parse_cidr, value, "isCIDR")
 
 
 def _masked(addr: Address, bits: int) -> Address:
