@@ -13,7 +13,8 @@ from typing import Mapping
 
 from .parser import Node
 from .types import (BOOL, BYTES, CIDR, DOUBLE, DURATION, DYN, FORMAT, INT, IP, NULL, NUMBERS, OBJECTS, PRIMITIVES,
-                    QUANTITY, STRING, TIMESTAMP, TYPE, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of)
+                    QUANTITY, SEMVER, STRING, TIMESTAMP, TYPE, UINT, UNKNOWN, URL, Type, list_of, map_of,
+                    optional_of)
 
 A, B = Type("A"), Type("B")
 VARIABLES = "kubernetes.variables"  # the composition's `variables` object
@@ -97,11 +98,17 @@ LIBRARY: dict[str, list[Overload]] = {
     # library/quantity.go (`sign` is declared global but called as a member: both are taken)
     "quantity": [_o(STRING, result=QUANTITY)], "isQuantity": [_o(STRING, result=BOOL)],
     "sign": [_o(QUANTITY, result=INT), _m(QUANTITY, result=INT)],
-    "isGreaterThan": [_m(QUANTITY, QUANTITY, result=BOOL)], "isLessThan": [_m(QUANTITY, QUANTITY, result=BOOL)],
-    "compareTo": [_m(QUANTITY, QUANTITY, result=INT)], "asApproximateFloat": [_m(QUANTITY, result=DOUBLE)],
+    "isGreaterThan": [_m(t, t, result=BOOL) for t in (QUANTITY, SEMVER)],
+    "isLessThan": [_m(t, t, result=BOOL) for t in (QUANTITY, SEMVER)],
+    "compareTo": [_m(t, t, result=INT) for t in (QUANTITY, SEMVER)],
+    "asApproximateFloat": [_m(QUANTITY, result=DOUBLE)],
     "asInteger": [_m(QUANTITY, result=INT)], "isInteger": [_m(QUANTITY, result=BOOL)],
     "add": [_m(QUANTITY, QUANTITY, result=QUANTITY), _m(QUANTITY, INT, result=QUANTITY)],
     "sub": [_m(QUANTITY, QUANTITY, result=QUANTITY), _m(QUANTITY, INT, result=QUANTITY)],
+    # library/semverlib.go (version 1)
+    "semver": [_o(STRING, result=SEMVER), _o(STRING, BOOL, result=SEMVER)],
+    "isSemver": [_o(STRING, result=BOOL), _o(STRING, BOOL, result=BOOL)],
+    **{f: [_m(SEMVER, result=INT)] for f in ("major", "minor", "patch")},
     # library/ip.go, cidr.go
     "ip": [_o(STRING, result=IP), _m(CIDR, result=IP)], "isIP": [_o(STRING, result=BOOL)],
     "ip.isCanonical": [_o(STRING, result=BOOL)], "family": [_m(IP, result=INT)],

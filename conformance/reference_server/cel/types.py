@@ -45,8 +45,9 @@ INT, UINT, DOUBLE, BOOL, STRING, BYTES = (Type("int"), Type("uint"), Type("doubl
                                           Type("bytes"))
 NULL, DYN, UNKNOWN, TYPE = Type("null_type"), Type("dyn"), Type("?"), Type("type")
 TIMESTAMP, DURATION = Type("google.protobuf.Timestamp"), Type("google.protobuf.Duration")
-QUANTITY, IP, CIDR, URL, FORMAT = (Type("kubernetes.Quantity"), Type("net.IP"), Type("net.CIDR"),
-                                   Type("kubernetes.URL"), Type("kubernetes.NamedFormat"))
+QUANTITY, IP, CIDR, URL, FORMAT, SEMVER = (Type("kubernetes.Quantity"), Type("net.IP"), Type("net.CIDR"),
+                                           Type("kubernetes.URL"), Type("kubernetes.NamedFormat"),
+                                           Type("kubernetes.Semver"))
 PRIMITIVES = frozenset({INT, UINT, DOUBLE, BOOL, STRING, BYTES, NULL, TIMESTAMP, DURATION})
 NUMBERS = (INT, UINT, DOUBLE)
 
