@@ -8,13 +8,37 @@ compile), anything it cannot tell is `UNKNOWN`, and it reports an error only whe
 and no declared overload of a function it knows can take them: an expression upstream accepts is never refused."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from .parser import Node
-from .types import (BOOL, BYTES, CIDR, DOUBLE, DURATION, DYN, FORMAT, INT, IP, NULL, NUMBERS, OBJECTS, PRIMITIVES,
-                    QUANTITY, SEMVER, STRING, TIMESTAMP, TYPE, UINT, UNKNOWN, URL, Type, list_of, map_of,
-                    optional_of)
+from .types import (
+    BOOL,
+    BYTES,
+    CIDR,
+    DOUBLE,
+    DURATION,
+    DYN,
+    FORMAT,
+    INT,
+    IP,
+    NULL,
+    NUMBERS,
+    OBJECTS,
+    PRIMITIVES,
+    QUANTITY,
+    SEMVER,
+    STRING,
+    TIMESTAMP,
+    TYPE,
+    UINT,
+    UNKNOWN,
+    URL,
+    Type,
+    list_of,
+    map_of,
+    optional_of,
+)
 
 A, B = Type("A"), Type("B")
 VARIABLES = "kubernetes.variables"  # the composition's `variables` object

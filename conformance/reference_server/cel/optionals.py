@@ -10,7 +10,8 @@ An expression using them is rewritten from our parser's AST before cel-rust comp
 - `{k: v, ?k2: v2}` -> `__opt_map([[k, v, false], [k2, v2, true]])` (a none value's entry left out)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .libs.values import LibraryError
 from .parser import Node, ParseError, parse

@@ -23,10 +23,10 @@ class Node:
     end: int
     at: int            # where cel-go reports an error on this node
     value: Any = None  # lit: (type name, python value); ident/select/call: the name; unary/binary: the operator
-    args: list["Node"] = field(default_factory=list)   # operands, call arguments, list elements
-    target: "Node | None" = None                       # select/index operand, member call receiver
+    args: list[Node] = field(default_factory=list)   # operands, call arguments, list elements
+    target: Node | None = None                       # select/index operand, member call receiver
     optional: bool = False                             # `.?f`, `[?i]`
-    entries: list[tuple["Node", "Node", bool]] = field(default_factory=list)  # map/struct: key, value, optional
+    entries: list[tuple[Node, Node, bool]] = field(default_factory=list)  # map/struct: key, value, optional
     opt_elems: frozenset[int] = frozenset()            # list: indexes of `?e` elements
 
 
@@ -38,7 +38,7 @@ _TOKEN = re.compile(r"""
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>\|\||&&|==|!=|<=|>=|\.\?|\[\?|[-+*/%!<>?:.,()\[\]{}])
   | (?P<quoted>`[^`]*`)
-""", re.X)
+""", re.VERBOSE)
 _RESERVED = frozenset({"as", "break", "const", "continue", "else", "for", "function", "if", "import", "let",
                        "loop", "package", "namespace", "return", "var", "void", "while"})
 
@@ -94,7 +94,7 @@ class _Parser:
         return tok[0] in ("op", "ident") and tok[1] in texts
 
     def last_end(self) -> int:
-        kind, text, pos = self.toks[self.i - 1]
+        _, text, pos = self.toks[self.i - 1]
         return pos + len(text)
 
     def expr(self) -> Node:
@@ -229,7 +229,7 @@ class _Parser:
                 self.take()
                 optional = True
             if field_names:
-                kind, text, fpos = self.take()
+                _, text, fpos = self.take()
                 key = Node("lit", fpos, fpos + len(text), fpos, ("string", text))
             else:
                 key = self.expr()

@@ -8,11 +8,22 @@ Where the schema's CEL type depends on details this server does not reproduce (Q
 `FieldsV1`, `RawExtension`) the field is UNKNOWN: the checker accepts anything done with it."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Mapping
 
 from ..wire import schema
-from .types import BOOL, BYTES, DOUBLE, INT, STRING, TIMESTAMP, UNKNOWN, Type, list_of, map_of
+from .types import (
+    BOOL,
+    BYTES,
+    DOUBLE,
+    INT,
+    STRING,
+    TIMESTAMP,
+    UNKNOWN,
+    Type,
+    list_of,
+    map_of,
+)
 
 _SCALARS = {"s": STRING, "b": BOOL, "y": BYTES, "i32": INT, "i64": INT, "u32": INT, "u64": INT, "f32": DOUBLE,
             "f64": DOUBLE}

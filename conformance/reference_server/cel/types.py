@@ -4,14 +4,14 @@
 tell, about which it never complains."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 
 @dataclass(frozen=True)
 class Type:
     name: str
-    params: tuple["Type", ...] = ()
+    params: tuple[Type, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.params))})" if self.params else self.name
@@ -29,15 +29,15 @@ class Type:
         return self.name in ("dyn", "?")
 
 
-def list_of(elem: "Type") -> Type:
+def list_of(elem: Type) -> Type:
     return Type("list", (elem,))
 
 
-def map_of(key: "Type", value: "Type") -> Type:
+def map_of(key: Type, value: Type) -> Type:
     return Type("map", (key, value))
 
 
-def optional_of(t: "Type") -> Type:
+def optional_of(t: Type) -> Type:
     return Type("optional_type", (t,))
 
 

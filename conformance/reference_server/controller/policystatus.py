@@ -14,7 +14,8 @@ the partial checker of `cel/checker.py` (a warning only where it is sure upstrea
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .. import apierrors as E
 from ..registry import Registry

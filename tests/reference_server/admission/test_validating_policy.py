@@ -135,21 +135,21 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
         ("spec.validations[0].messageExpression",
          'Invalid value: "object.metadata.name.size()": must evaluate to string but got int'),
         ("spec.validations[1].expression", 'Invalid value: "object.spec.paused": must evaluate to bool but got dyn'),
-        ("spec.validations[2].expression", 'Invalid value: "variables.n > 1": compilation failed: ERROR: <input>:1:13: '
-         "found no matching overload for '_>_' applied to '(string, int)'\n | variables.n > 1\n | ............^"),
-        ("spec.validations[3].expression", "Invalid value: \"1 + 'a' == 2 || request.operation == 1\": compilation "
+        ("spec.validations[2].expression", ('Invalid value: "variables.n > 1": compilation failed: ERROR: <input>:1:13: '
+         "found no matching overload for '_>_' applied to '(string, int)'\n | variables.n > 1\n | ............^")),
+        ("spec.validations[3].expression", ("Invalid value: \"1 + 'a' == 2 || request.operation == 1\": compilation "
          "failed: ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'\n"
          " | 1 + 'a' == 2 || request.operation == 1\n | ..^\n"
          "ERROR: <input>:1:35: found no matching overload for '_==_' applied to '(string, int)'\n"
-         " | 1 + 'a' == 2 || request.operation == 1\n | ..................................^"),
-        ("spec.validations[4].expression", "Invalid value: \"request.nope == '' && variables.m && variables.z\": "
+         " | 1 + 'a' == 2 || request.operation == 1\n | ..................................^")),
+        ("spec.validations[4].expression", ("Invalid value: \"request.nope == '' && variables.m && variables.z\": "
          "compilation failed: ERROR: <input>:1:8: undefined field 'nope'\n"
          " | request.nope == '' && variables.m && variables.z\n | .......^\n"
          "ERROR: <input>:1:47: undefined field 'z'\n"
-         " | request.nope == '' && variables.m && variables.z\n | ..............................................^"),
-        ("spec.validations[5].expression", "Invalid value: \"quantity('1').isGreaterThan(1)\": compilation failed: "
+         " | request.nope == '' && variables.m && variables.z\n | ..............................................^")),
+        ("spec.validations[5].expression", ("Invalid value: \"quantity('1').isGreaterThan(1)\": compilation failed: "
          "ERROR: <input>:1:28: found no matching overload for 'isGreaterThan' applied to 'kubernetes.Quantity.(int)'"
-         "\n | quantity('1').isGreaterThan(1)\n | ...........................^"),
+         "\n | quantity('1').isGreaterThan(1)\n | ...........................^")),
         ("spec.auditAnnotations[0].valueExpression",
          'Invalid value: "1": must evaluate to one of [string null_type] but got int')]
     policy = vap.policy(variables=[{"name": "n", "expression": "object.data.size()"}],

@@ -74,8 +74,8 @@ def run(expression: str, activation: dict[str, Any] | None = None) -> Any:
     "url('https://example.com/path').getEscapedPath() == '/path' && url('https://example.com').getEscapedPath() == ''",
     "url('https://example.com/path with spaces/').getEscapedPath() == '/path%20with%20spaces/'",
     "url('https://example.com/path?k1=a&k2=b&k2=c').getQuery() == {'k1': ['a'], 'k2': ['b', 'c']}",
-    "url('https://example.com/path?key with spaces=value with spaces').getQuery() == "
-    "{'key with spaces': ['value with spaces']}",
+    ("url('https://example.com/path?key with spaces=value with spaces').getQuery() == "
+     "{'key with spaces': ['value with spaces']}"),
     "url('https://example.com/path?').getQuery() == {} && url('https://example.com/path').getQuery() == {}",
     "url('https://example.com/p#frag').getEscapedPath() == '/p'",
     # format.go
@@ -112,10 +112,10 @@ def test_upstream_examples(expression: str) -> None:
 
 
 def test_format_messages_are_apimachinerys() -> None:
-    assert run("format.dns1123Label().validate('My_label').value()") == [
+    assert run("format.dns1123Label().validate('My_label').value()") == [(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
         "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")]
 
 
 @pytest.mark.parametrize("expression, message", [
@@ -124,18 +124,18 @@ def test_format_messages_are_apimachinerys() -> None:
     ("quantity('10Mo')", "quantities must match the regular expression"),
     ("quantity('10Mm')", "unable to parse quantity's suffix"),
     ("quantity('9999999999999999999999999999999999999G').asInteger()", "cannot convert value to integer"),
-    ("ip('127.0.0.256')", 'IP Address "127.0.0.256" parse error during conversion from string: '
-                          'ParseAddr("127.0.0.256"): IPv4 field has value >255'),
+    ("ip('127.0.0.256')", ('IP Address "127.0.0.256" parse error during conversion from string: '
+                           'ParseAddr("127.0.0.256"): IPv4 field has value >255')),
     ("ip('01.2.3.4')", 'ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero'),
     ("ip('1.2.3')", 'ParseAddr("1.2.3"): IPv4 address too short'),
     ("ip('::ffff:1.2.3.4')", 'IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed'),
     ("ip('fe80::1%eth0')", 'IP address "fe80::1%eth0" with zone value is not allowed'),
-    ("cidr('1.2.3.4')", 'network address parse error during conversion from string: network address parse error '
-                        'during conversion from string: netip.ParsePrefix("1.2.3.4"): no \'/\''),
+    ("cidr('1.2.3.4')", ('network address parse error during conversion from string: network address parse error '
+                         'during conversion from string: netip.ParsePrefix("1.2.3.4"): no \'/\'')),
     ("cidr('1.2.3.4/33')", 'netip.ParsePrefix("1.2.3.4/33"): prefix length out of range'),
     ("cidr('1.2.3.4/016')", 'netip.ParsePrefix("1.2.3.4/016"): bad bits after slash: "016"'),
-    ("url('https://a:b:c/')", 'URL parse error during conversion from string: parse "https://a:b:c/": '
-                              'invalid port ":c" after host'),
+    ("url('https://a:b:c/')", ('URL parse error during conversion from string: parse "https://a:b:c/": '
+                               'invalid port ":c" after host')),
     ("url('../relative-path')", 'parse "../relative-path": invalid URI for request'),
     ("quantity(1)", "no such overload"),
     ("semver('Three')", "No Major.Minor.Patch elements found"),

@@ -8,7 +8,9 @@ import base64
 import binascii
 import datetime
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from .url import parse_request_uri
 from .values import FORMAT, LibraryError, unwrap, wrap
@@ -22,7 +24,7 @@ def _names() -> dict[str, Callable[[str], list[str]]]:
     from ...registry import validation as v
 
     def prefix(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
-        return lambda s: check(s[:-1] if s.endswith("-") else s)  # NameIs*(s, true) masks one trailing dash
+        return lambda s: check(s.removesuffix("-"))  # NameIs*(s, true) masks one trailing dash
     return {
         "dns1123Label": v.is_dns1123_label, "dns1123Subdomain": v.is_dns1123_subdomain,
         "dns1035Label": v.is_dns1035_label, "qualifiedName": v.is_qualified_name,
@@ -96,5 +98,5 @@ def validate(fmt: Any, text: Any) -> Any:
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "format.named": named, "validate": validate,
-    **{f"format.{name}": (lambda n: lambda: wrap(FORMAT, name=n))(name) for name in NAMES},
+    **{f"format.{name}": partial(wrap, FORMAT, name=name) for name in NAMES},
 }

@@ -9,7 +9,8 @@ RFC 5952 for IPv6, which Python's `compressed` form is."""
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .values import CIDR, IP, LibraryError, go_quote, type_name, unwrap, wrap
 

@@ -6,8 +6,9 @@ A Quantity travels as its exact value (`n/d`), so equal quantities compare equal
 upstream's `Quantity.Equal`."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from ...quantity import Quantity, QuantityError
 from .values import QUANTITY, LibraryError, unwrap, wrap
@@ -76,7 +77,7 @@ def _cmp(a: Any, b: Any, function: str) -> int:
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "quantity": quantity,
     "isQuantity": is_quantity,
-    "sign": lambda q: (lambda v: (v > 0) - (v < 0))(_value(q, "sign")),
+    "sign": lambda q: (_value(q, "sign") > 0) - (_value(q, "sign") < 0),
     "isGreaterThan": lambda a, b: _cmp(a, b, "isGreaterThan") == 1,
     "isLessThan": lambda a, b: _cmp(a, b, "isLessThan") == -1,
     "compareTo": lambda a, b: _cmp(a, b, "compareTo"),

@@ -5,7 +5,8 @@ ignored in comparisons and equality)."""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .values import SEMVER, LibraryError, go_quote, unwrap, wrap
 

@@ -3,7 +3,8 @@
 bool never equals a number)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .values import LibraryError
 

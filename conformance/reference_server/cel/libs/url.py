@@ -4,7 +4,8 @@ decides what is a URL and words the error, `Parse` splits the fragment off befor
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import unquote
 
 from .values import URL, LibraryError, go_quote, unwrap, wrap

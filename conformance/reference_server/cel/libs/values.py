@@ -8,7 +8,8 @@ type's own `Equal` (two quantities of equal value, two IPs of the same address).
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 TYPE_KEY = "@cel.type"
 QUANTITY, IP, CIDR, URL, FORMAT, SEMVER = ("kubernetes.Quantity", "net.IP", "net.CIDR", "kubernetes.URL",
