@@ -12,33 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .parser import Node
-from .types import (
-    BOOL,
-    BYTES,
-    CIDR,
-    DOUBLE,
-    DURATION,
-    DYN,
-    FORMAT,
-    INT,
-    IP,
-    NULL,
-    NUMBERS,
-    OBJECTS,
-    PRIMITIVES,
-    QUANTITY,
-    SEMVER,
-    STRING,
-    TIMESTAMP,
-    TYPE,
-    UINT,
-    UNKNOWN,
-    URL,
-    Type,
-    list_of,
-    map_of,
-    optional_of,
-)
+from .types import (BOOL, BYTES, CIDR, DOUBLE, DURATION, DYN, FORMAT, INT, IP, NULL, NUMBERS, OBJECTS, PRIMITIVES,
+                    QUANTITY, SEMVER, STRING, TIMESTAMP, TYPE, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of)
 
 A, B = Type("A"), Type("B")
 VARIABLES = "kubernetes.variables"  # the composition's `variables` object

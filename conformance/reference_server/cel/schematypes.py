@@ -12,18 +12,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from ..wire import schema
-from .types import (
-    BOOL,
-    BYTES,
-    DOUBLE,
-    INT,
-    STRING,
-    TIMESTAMP,
-    UNKNOWN,
-    Type,
-    list_of,
-    map_of,
-)
+from .types import (BOOL, BYTES, DOUBLE, INT, STRING, TIMESTAMP, UNKNOWN, Type, list_of, map_of)
 
 _SCALARS = {"s": STRING, "b": BOOL, "y": BYTES, "i32": INT, "i64": INT, "u32": INT, "u64": INT, "f32": DOUBLE,
             "f64": DOUBLE}
