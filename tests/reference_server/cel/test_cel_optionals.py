@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conformance.reference_server.cel import (EvalError, compile_detail, compile_expression)
+from conformance.reference_server.cel import EvalError, compile_detail, compile_expression
 from conformance.reference_server.cel.environments import declared
 
 OBJECT = {"object": {"spec": {"a": 1, "l": [1, 2]}, "metadata": {"labels": {"x": "y"}}}}
