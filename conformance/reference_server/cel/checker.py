@@ -16,6 +16,9 @@ from .types import (BOOL, BYTES, CIDR, DOUBLE, DURATION, DYN, FORMAT, INT, IP, N
                     QUANTITY, SEMVER, STRING, TIMESTAMP, TYPE, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of)
 
 A, B = Type("A"), Type("B")
+# Libraries 1.33 introduces (base.go IntroducedVersion 1.33): its environment for new expressions is that of the
+# default compatibility version, 1.32, without them; stored expressions (the status controller's) have them.
+NEWER_THAN_COMPATIBILITY = frozenset({"semver", "isSemver", "major", "minor", "patch"})
 VARIABLES = "kubernetes.variables"  # the composition's `variables` object
 LIST_A, MAP_AB = list_of(A), map_of(A, B)
 
@@ -174,6 +177,7 @@ class Checker:
     variables: Mapping[str, Type]
     composition: Mapping[str, Type] | None = None
     objects: Mapping[str, Mapping[str, Type]] = field(default_factory=lambda: OBJECTS)
+    unavailable: frozenset[str] = frozenset()  # global functions the environment does not declare
     errors: list[tuple[int, str]] = field(default_factory=list)
 
     def fail(self, node: Node, message: str) -> Type:
@@ -269,6 +273,8 @@ class Checker:
             if qualified in DECLARATIONS:
                 return self.resolve(node, qualified, [self.check(a, scope) for a in node.args], False)
             return UNKNOWN
+        if target is None and name in self.unavailable:
+            return self.fail(node, f"undeclared reference to '{name}' (in container '')")
         if target is None and name == "has":
             if node.args and node.args[0].kind == "select":
                 self.check(node.args[0], scope)
@@ -278,7 +284,10 @@ class Checker:
             return self.comprehension(node, target, scope)
         args = [self.check(a, scope) for a in node.args]
         if target is not None:
-            return self.resolve(node, name, [self.check(target, scope), *args], True)
+            receiver = self.check(target, scope)
+            if name in self.unavailable:
+                return self.fail(node, f"undeclared reference to '{name}' (in container '')")
+            return self.resolve(node, name, [receiver, *args], True)
         return self.resolve(node, name, args, False)
 
     def comprehension(self, node: Node, target: Node, scope: Mapping[str, Type]) -> Type:

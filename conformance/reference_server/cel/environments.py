@@ -39,9 +39,10 @@ class Schemas:
 
 
 def _typed(expression: str, names: frozenset[str], composition: Mapping[str, Type] | None,
-           schemas: Schemas | None = None) -> tuple[Type, str]:
-    """The expression's type and cel-go's issues text for its type errors ("" when none)."""
-    from .checker import Checker, variable_types
+           schemas: Schemas | None = None, new: bool = False) -> tuple[Type, str]:
+    """The expression's type and cel-go's issues text for its type errors ("" when none); `new`: checked in the
+    environment of new expressions (`environment.NewExpressions`), not stored ones."""
+    from .checker import NEWER_THAN_COMPATIBILITY, Checker, variable_types
     from .parser import ParseError, parse
     from .types import OBJECTS, UNKNOWN
     try:
@@ -49,7 +50,8 @@ def _typed(expression: str, names: frozenset[str], composition: Mapping[str, Typ
     except ParseError:
         return UNKNOWN, ""
     checker = Checker(variable_types(names, composition, schemas and schemas.variables), composition,
-                      {**OBJECTS, **schemas.objects} if schemas else OBJECTS)
+                      {**OBJECTS, **schemas.objects} if schemas else OBJECTS,
+                      NEWER_THAN_COMPATIBILITY if new else frozenset())
     try:
         out = checker.check(tree)
     except RecursionError:
@@ -101,7 +103,7 @@ def compile_detail(expression: str, names: frozenset[str], returns: Iterable[str
     composition = None
     if variables is not None and "variables" in names:
         composition = composition_types(variables, "params" in names)
-    out, issues = _typed(expression, names, composition)
+    out, issues = _typed(expression, names, composition, new=True)
     if issues:
         return f"compilation failed: {issues}"
     wanted = tuple(returns)

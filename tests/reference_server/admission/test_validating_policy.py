@@ -126,7 +126,8 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
                         {"expression": "variables.n > 1"},
                         {"expression": "1 + 'a' == 2 || request.operation == 1"},
                         {"expression": "request.nope == '' && variables.m && variables.z"},
-                        {"expression": "quantity('1').isGreaterThan(1)"}],
+                        {"expression": "quantity('1').isGreaterThan(1)"},
+                        {"expression": "semver('1.0.0').major() == 1"}],
         "auditAnnotations": [{"key": "k", "valueExpression": "1"}]}})
     assert r.status_code == 422, r.text
     assert _causes(r) == [
@@ -150,6 +151,11 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
         ("spec.validations[5].expression", ("Invalid value: \"quantity('1').isGreaterThan(1)\": compilation failed: "
          "ERROR: <input>:1:28: found no matching overload for 'isGreaterThan' applied to 'kubernetes.Quantity.(int)'"
          "\n | quantity('1').isGreaterThan(1)\n | ...........................^")),
+        ("spec.validations[6].expression", "Invalid value: \"semver('1.0.0').major() == 1\": compilation failed: "
+         "ERROR: <input>:1:7: undeclared reference to 'semver' (in container '')\n"
+         " | semver('1.0.0').major() == 1\n | ......^\n"
+         "ERROR: <input>:1:22: undeclared reference to 'major' (in container '')\n"
+         " | semver('1.0.0').major() == 1\n | .....................^"),
         ("spec.auditAnnotations[0].valueExpression",
          'Invalid value: "1": must evaluate to one of [string null_type] but got int')]
     policy = vap.policy(variables=[{"name": "n", "expression": "object.data.size()"}],
