@@ -5,7 +5,7 @@ Why this library: it parses CEL with cel-go's grammar (its syntax errors read as
 ...` with the caret line), runs the standard macros (`has`, `all`, `exists`, `exists_one`, `map`, `filter`) and
 compiles and evaluates in tens of microseconds (cel-python 0.5: about a millisecond each). It does not type-check
 (no declared types: `Program.variables()` is all it reports; `checker.py` does, at write time), runs optional
-values but does not parse their syntax (`optionals.py` rewrites it) and has no cel-go extension libraries;
+values but does not parse their syntax (`desugar.py` rewrites it, and two-variable comprehensions) and has no cel-go extension libraries;
 `library.py` adds the Kubernetes functions.
 
 The package's `__init__` imports its command-line interface (typer, rich: ~0.3 s); only the native module is
@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from .library import FUNCTIONS
-from .optionals import desugar
+from .desugar import desugar
 
 # Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
 # `strings.quote`, `base64.encode`) parse here as variable references: never "undeclared".
@@ -30,7 +30,9 @@ _NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64",
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
 _PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
                          re.S)
-_MACRO_VAR = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+_MACRO_VAR = re.compile(r"\.\s*(?:all|exists|exists_one|existsOne|map|filter)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+_TWO_VAR_CALL = re.compile(r"\.\s*(?:all|exists|existsOne|exists_one|transformList|transformMap|transformMapEntry)"
+                           r"\s*\(\s*[A-Za-z_]\w*\s*,\s*[A-Za-z_]\w*\s*,")
 _BIND_VAR = re.compile(r"\bcel\s*\.\s*bind\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 
 
@@ -182,21 +184,26 @@ def _too_large(expression: str) -> str:
     return ""
 
 
-def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...]] | str:
+def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:
+    """cel-rust's program of `expression` (rewritten by desugar.py where needed), its free variables and
+    functions, and the source it compiled; or the issues text."""
     refused = _too_large(expression)
     if refused:
         return refused
+    # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py)
+    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) else None) or expression
     try:
-        program = native().compile(expression)
+        program = native().compile(source)
     except ValueError as exc:
         rewritten = desugar(expression) if "unsupported syntax" in str(exc) else None
         if rewritten is None:
             return _issues_text(str(exc))
         try:
-            program = native().compile(rewritten)  # optional syntax cel-rust does not parse (optionals.py)
+            program = native().compile(rewritten)  # optional syntax cel-rust does not parse (desugar.py)
         except ValueError:
             return _issues_text(str(exc))
-    return program, tuple(program.variables()), tuple(program.functions())
+        source = rewritten
+    return program, tuple(program.variables()), tuple(program.functions()), source
 
 
 def compile_expression(expression: str, declared: Iterable[str]) -> Program:
@@ -212,8 +219,9 @@ def _checked(expression: str, declared: frozenset[str]) -> Program | str:
     out = _compiled(expression)
     if isinstance(out, str):
         return out
-    program, variables, functions = out
-    bound = set(_MACRO_VAR.findall(expression)) | set(_BIND_VAR.findall(expression))
+    program, variables, functions, source = out
+    bound = {name for text in {expression, source} for pattern in (_MACRO_VAR, _BIND_VAR)
+             for name in pattern.findall(text)}
     for name in variables:
         if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS:
             continue

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from . import optionals as _optionals
+from . import desugar as _desugar
 from .libs import format as _format, net as _net, quantity as _quantity, semver as _semver, sets as _sets
 from .libs import url as _url
 from .libs.values import QUANTITY, SEMVER, LibraryError as _Err, by_receiver
@@ -150,7 +150,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "charAt": char_at, "lowerAscii": lambda v: _ascii(v, False), "upperAscii": lambda v: _ascii(v, True),
     "replace": replace, "split": split, "substring": substring, "trim": lambda v: v.strip(), "join": join,
     **_quantity.FUNCTIONS, **_net.FUNCTIONS, **_url.FUNCTIONS, **_format.FUNCTIONS, **_sets.FUNCTIONS,
-    **_optionals.FUNCTIONS, **_semver.FUNCTIONS,
+    **_desugar.FUNCTIONS, **_semver.FUNCTIONS,
     # the comparisons Quantity and Semver both declare
     **{name: by_receiver(name, {QUANTITY: _quantity.FUNCTIONS[name], SEMVER: _semver.FUNCTIONS[name]})
        for name in ("isGreaterThan", "isLessThan", "compareTo")},

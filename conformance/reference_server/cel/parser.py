@@ -1,5 +1,5 @@
 """A CEL parser of our own (cel-go's grammar, `github.com/google/cel-go/parser/gen/CEL.g4`) for what cel-rust does
-not do: the type checker (`checker.py`) and the optional-syntax rewrite (`optionals.py`) need the AST.
+not do: the type checker (`checker.py`) and the rewrites for cel-rust (`desugar.py`) need the AST.
 
 cel-rust stays the judge of syntax: an expression it parses but this parser does not is simply not type-checked
 (`ParseError` means "do not know", never "refuse"). Each node keeps its source span and, as cel-go's parser does,

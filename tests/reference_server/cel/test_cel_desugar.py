@@ -1,6 +1,6 @@
-"""cel-go's optional syntax over cel-rust (reference_server/cel/optionals.py): `.?`, `[?`, optional list elements
-and map entries, chains after an optional qualifier (`attributes.go` applyQualifiers), and their types at compile
-time."""
+"""What reference_server/cel/desugar.py rewrites for cel-rust: cel-go's optional syntax (`.?`, `[?`, optional list
+elements and map entries, chains after an optional qualifier as `attributes.go` applyQualifiers, their types at
+compile time) and the two-variable comprehensions of `ext/comprehensions.go`."""
 from __future__ import annotations
 
 from typing import Any
@@ -37,3 +37,28 @@ def test_optional_errors_and_types() -> None:
     assert compile_detail("object.?spec.a", declared(), ("bool",)) == \
         "must evaluate to bool but got optional_type(dyn)"
     assert compile_detail("object.?spec.", declared()) is not None  # still a syntax error
+
+
+TWO = {"object": {"data": {"a": "1", "b": "22"}, "l": [10, 20, 30]}}
+
+
+@pytest.mark.parametrize("expression, value", [
+    ("object.data.all(k, v, size(v) == size(k) || k == 'b')", True),
+    ("object.l.exists(i, v, i == 1 && v == 20) && !object.l.exists(i, v, i == v)", True),
+    ("object.l.existsOne(i, v, v > 15 && i < 2) && object.l.exists_one(i, v, v == 30)", True),
+    ("object.l.transformList(i, v, v + i)", [10, 21, 32]),
+    ("object.l.transformList(i, v, i > 0, v * 2)", [40, 60]),
+    ("object.data.transformMap(k, v, k + v)", {"a": "a1", "b": "b22"}),
+    ("object.data.transformMap(k, v, k != 'a', size(v))", {"b": 2}),
+    ("object.l.transformMapEntry(i, v, {string(i): v})", {"0": 10, "1": 20, "2": 30}),
+    ("object.data.all(k, v, object.l.all(v, v > 0))", True),  # an inner macro's variable shadows `v`
+    ("object.l.all(i, v, object.data.exists(k, v, v == '1'))", True),
+])
+def test_two_variable_comprehensions(expression: str, value: Any) -> None:
+    assert compile_expression(expression, declared()).evaluate(TWO) == value
+
+
+def test_transform_map_entry_refuses_a_repeated_key() -> None:
+    with pytest.raises(EvalError, match="insert failed: key x already exists"):
+        compile_expression("object.l.transformMapEntry(i, v, {'x': v})", declared()).evaluate(TWO)
+    assert compile_detail("object.data.all(k, v, v.size() > 0)", declared(), ("bool",)) is None
