@@ -61,7 +61,7 @@ class _Emitter:
     def __init__(self, src: str, subst: dict[str, str] | None = None):
         self.src, self.subst = src, subst or {}
 
-    def inner(self, *bound: str, extra: dict[str, str] | None = None) -> "_Emitter":
+    def inner(self, *bound: str, extra: dict[str, str] | None = None) -> _Emitter:
         """The emitter for a body where `bound` names are a macro's own (they shadow a substitution)."""
         subst = {k: v for k, v in self.subst.items() if k not in bound}
         return _Emitter(self.src, {**subst, **(extra or {})})
