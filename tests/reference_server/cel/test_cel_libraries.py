@@ -111,6 +111,48 @@ def test_upstream_examples(expression: str) -> None:
     assert run(expression) is True
 
 
+_LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+          "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+          "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+_SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+              "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+              "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+_DNS1035 = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+            "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
+            "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+
+
+@pytest.mark.parametrize("expression, errors", [  # format_test.go
+    ("format.dns1123SubdomainPrefix().validate('mysubdomain.prefix.-')", None),
+    ("format.dns1035LabelPrefix().validate('my-label-prefix-')", None),
+    ("format.dns1123Label().validate('contains a space')", [_LABEL]),
+    ("format.dns1123Subdomain().validate('contains a space')", [_SUBDOMAIN]),
+    ("format.dns1035Label().validate('contains a space')", [_DNS1035]),
+    ("format.qualifiedName().validate('contains a space')", [(
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")]),
+    ("format.dns1123LabelPrefix().validate('contains a space-')", [_LABEL]),
+    ("format.dns1123SubdomainPrefix().validate('contains a space-')", [_SUBDOMAIN]),
+    ("format.dns1035LabelPrefix().validate('contains a space-')", [_DNS1035]),
+    ("format.qualifiedName().validate('my.name')", None),
+    ("format.byte().validate('aGVsbG8')", ["invalid base64"]),
+    ("format.date().validate('2020-01-32')", ["invalid date"]),
+    ("format.datetime().validate('2020-01-32T00:00:00Z')", ["invalid datetime"]),
+    ("format.labelValue().validate('my-cool-label-Value')", None),
+    ("format.labelValue().validate('my-cool-label-Value!!\\n\\n!!!')", [(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+        "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+        "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")]),
+])
+def test_format_validate(expression: str, errors: list[str] | None) -> None:
+    assert run(f"{expression}.orValue(['<none>'])") == (errors or ["<none>"])
+
+
+def test_format_constants_compare() -> None:
+    assert run("format.named('dns1123Label').value() == format.dns1123Label() && format.uri() != format.uuid()")
+
+
 def test_format_messages_are_apimachinerys() -> None:
     assert run("format.dns1123Label().validate('My_label').value()") == [(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "

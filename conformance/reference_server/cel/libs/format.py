@@ -24,7 +24,8 @@ def _names() -> dict[str, Callable[[str], list[str]]]:
     from ...registry import validation as v
 
     def prefix(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
-        return lambda s: check(s.removesuffix("-"))  # NameIs*(s, true) masks one trailing dash
+        # NameIs*(s, true): `maskTrailingDash` turns a trailing "x-" into "a"
+        return lambda s: check(s[:-2] + "a" if len(s) > 1 and s.endswith("-") else s)
     return {
         "dns1123Label": v.is_dns1123_label, "dns1123Subdomain": v.is_dns1123_subdomain,
         "dns1035Label": v.is_dns1035_label, "qualifiedName": v.is_qualified_name,
