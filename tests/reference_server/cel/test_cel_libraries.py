@@ -51,6 +51,8 @@ def run(expression: str, activation: dict[str, Any] | None = None) -> Any:
     "ip('192.168.0.1').isGlobalUnicast() && !ip('255.255.255.255').isGlobalUnicast()",
     "ip('2001:db8::abcd').isGlobalUnicast() && !ip('ff00::1').isGlobalUnicast()",
     "string(ip('2001:DB8::0:0:ABCD')) == '2001:db8::abcd' && ip('10.0.0.1') == ip('10.0.0.1')",
+    "string(ip('::ffff:0:1.2.3.4')) == '::ffff:0:102:304' && ip('1:2:3:4:5:6:7:8').family() == 6",
+    "!isIP('1:2:3:4:5:6:7:8:9') && isIP('::') && !isIP(':') && !isIP('1.2.3.4%eth0')",
     # cidr.go
     "isCIDR('192.168.0.0/16') && isCIDR('::1/128') && !isCIDR('192.168.0.0/33') && !isCIDR('1.2.3.4')",
     "cidr('192.168.0.0/24').containsIP(ip('192.168.0.1')) && !cidr('192.168.0.0/24').containsIP('192.168.1.1')",
@@ -170,6 +172,15 @@ def test_format_messages_are_apimachinerys() -> None:
                            'ParseAddr("127.0.0.256"): IPv4 field has value >255')),
     ("ip('01.2.3.4')", 'ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero'),
     ("ip('1.2.3')", 'ParseAddr("1.2.3"): IPv4 address too short'),
+    ("ip('192.168.0.1.0')", ('IP Address "192.168.0.1.0" parse error during conversion from string: '
+                             'ParseAddr("192.168.0.1.0"): IPv4 address too long')),
+    ("ip('2001:db8:::68')", ('IP Address "2001:db8:::68" parse error during conversion from string: '
+                             'ParseAddr("2001:db8:::68"): each colon-separated field must have at least one digit '
+                             '(at ":68")')),
+    ("ip('1:2:3:4:5:6:7:8:9')", 'ParseAddr("1:2:3:4:5:6:7:8:9"): trailing garbage after address (at "9")'),
+    ("ip('1::2::3')", 'ParseAddr("1::2::3"): multiple :: in address (at ":3")'),
+    ("ip('12345::')", 'ParseAddr("12345::"): each group must have 4 or less digits (at "12345::")'),
+    ("ip('1:2')", 'ParseAddr("1:2"): address string too short'),
     ("ip('::ffff:1.2.3.4')", 'IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed'),
     ("ip('fe80::1%eth0')", 'IP address "fe80::1%eth0" with zone value is not allowed'),
     ("cidr('1.2.3.4')", ('network address parse error during conversion from string: network address parse error '

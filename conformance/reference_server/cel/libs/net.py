@@ -3,9 +3,8 @@
 `isLinkLocalMulticast`, `isLinkLocalUnicast`, `isGlobalUnicast`, `string`; `cidr`, `isCIDR`, `containsIP`,
 `containsCIDR`, `ip` (of a CIDR), `prefixLength`, `masked`, `string`.
 
-`netip.ParseAddr`'s IPv4 errors are Go's words (`parseIPv4`); an IPv6 address that does not parse gets Go's
-message for the commonest mistakes and `unable to parse IP` otherwise. Addresses print as `Addr.String()`:
-RFC 5952 for IPv6, which Python's `compressed` form is."""
+`netip.ParseAddr`'s parse (`parseIPv4Fields`, `parseIPv6`) is ported with its error texts. Addresses print as
+`Addr.String()`: RFC 5952 for IPv6, which Python's `compressed` form is."""
 from __future__ import annotations
 
 import ipaddress
@@ -43,6 +42,71 @@ def _ipv4_error(raw: str, s: str) -> str | None:
     return _addr_error(raw, "IPv4 address too short") if pos < 3 else None
 
 
+def _ipv6(raw: str) -> tuple[Address, str]:
+    """netip's `parseIPv6`, its errors word for word."""
+    s, zone = raw, ""
+    if "%" in s:
+        s, _, zone = s.partition("%")
+        if not zone:
+            raise LibraryError(_addr_error(raw, "zone must be a non-empty string"))
+    ip = bytearray(16)
+    ellipsis, i = -1, 0
+    if s.startswith("::"):
+        ellipsis, s = 0, s[2:]
+        if not s:
+            return ipaddress.IPv6Address(bytes(ip)), zone
+    while i < 16:
+        off = acc = 0
+        while off < len(s) and s[off] in "0123456789abcdefABCDEF":
+            acc = (acc << 4) + int(s[off], 16)
+            if off > 3:
+                raise LibraryError(_addr_error(raw, "each group must have 4 or less digits", s))
+            if acc > 0xFFFF:
+                raise LibraryError(_addr_error(raw, "IPv6 field has value >=2^16", s))
+            off += 1
+        if off == 0:
+            raise LibraryError(_addr_error(raw, "each colon-separated field must have at least one digit", s))
+        if off < len(s) and s[off] == ".":
+            if ellipsis < 0 and i != 12:
+                raise LibraryError(_addr_error(
+                    raw, "embedded IPv4 address must replace the final 2 fields of the address", s))
+            if i + 4 > 16:
+                raise LibraryError(_addr_error(
+                    raw, "too many hex fields to fit an embedded IPv4 at the end of the address", s))
+            err = _ipv4_error(raw, s)
+            if err:
+                raise LibraryError(err)
+            ip[i:i + 4] = ipaddress.IPv4Address(s).packed
+            i, s = i + 4, ""
+            break
+        ip[i], ip[i + 1] = acc >> 8, acc & 0xFF
+        i, s = i + 2, s[off:]
+        if not s:
+            break
+        if s[0] != ":":
+            raise LibraryError(_addr_error(raw, "unexpected character, want colon", s))
+        if len(s) == 1:
+            raise LibraryError(_addr_error(raw, "colon must be followed by more characters", s))
+        s = s[1:]
+        if s[0] == ":":
+            if ellipsis >= 0:
+                raise LibraryError(_addr_error(raw, "multiple :: in address", s))
+            ellipsis, s = i, s[1:]
+            if not s:
+                break
+    if s:
+        raise LibraryError(_addr_error(raw, "trailing garbage after address", s))
+    if i < 16:
+        if ellipsis < 0:
+            raise LibraryError(_addr_error(raw, "address string too short"))
+        n = 16 - i
+        ip[ellipsis + n:16] = ip[ellipsis:i]
+        ip[ellipsis:ellipsis + n] = bytes(n)
+    elif ellipsis >= 0:
+        raise LibraryError(_addr_error(raw, "the :: must expand to at least one field of zeros", s))
+    return ipaddress.IPv6Address(bytes(ip)), zone
+
+
 def parse_addr(raw: str) -> tuple[Address, str]:
     """`netip.ParseAddr`: the address and its zone, or LibraryError with Go's message."""
     for ch in raw:
@@ -52,16 +116,7 @@ def parse_addr(raw: str) -> tuple[Address, str]:
                 raise LibraryError(err)
             return ipaddress.IPv4Address(raw), ""
         if ch == ":":
-            text, _, zone = raw.partition("%")
-            if "%" in raw and not zone:
-                raise LibraryError(_addr_error(raw, "zone must be a non-empty string"))
-            try:
-                return ipaddress.IPv6Address(text), zone
-            except ValueError:
-                tail = text.rsplit(":", 1)[-1]
-                if "." in tail and _ipv4_error(raw, tail):
-                    raise LibraryError(_ipv4_error(raw, tail)) from None
-                raise LibraryError(_addr_error(raw, "unable to parse IP")) from None
+            return _ipv6(raw)
         if ch == "%":
             raise LibraryError(_addr_error(raw, "missing IPv6 address"))
     raise LibraryError(_addr_error(raw, "unable to parse IP"))
