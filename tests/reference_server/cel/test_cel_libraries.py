@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conformance.reference_server.cel import EvalError, compile_expression
+from conformance.reference_server.cel import EvalError, compile_detail, compile_expression
 from conformance.reference_server.cel.environments import declared
 
 
@@ -65,6 +65,8 @@ def run(expression: str, activation: dict[str, Any] | None = None) -> Any:
     "cidr('192.168.0.1/24') != cidr('192.168.0.1/24').masked()",
     "cidr('192.168.0.0/16').prefixLength() == 16 && cidr('::1/128').prefixLength() == 128",
     "string(cidr('192.168.0.1/24')) == '192.168.0.1/24'",
+    "cidr('2001:db8:1::/32').masked() == cidr('2001:db8::/32') && cidr('2001:db8::/32').ip() == ip('2001:db8::')",
+    "cidr('2001:db8::/32').containsCIDR('2001:db8::/33') && !cidr('2001:db8::/32').containsIP('2001:dc8::1')",
     # urls.go
     "isURL('https://user:pass@example.com:80/path?query=val#fragment') && isURL('/absolute-path')",
     "!isURL('https://a:b:c/') && !isURL('../relative-path')",
@@ -151,6 +153,15 @@ def test_format_validate(expression: str, errors: list[str] | None) -> None:
     assert run(f"{expression}.orValue(['<none>'])") == (errors or ["<none>"])
 
 
+@pytest.mark.parametrize("expression, message", [  # the compile errors of ip_test.go, cidr_test.go, quantity_test.go
+    ("cidr(192168)", "found no matching overload for 'cidr' applied to '(int)'"),
+    ("isIP(cidr('192.168.0.0/24'))", "found no matching overload for 'isIP' applied to '(net.CIDR)'"),
+    ("isQuantity([1, 2, 3])", "found no matching overload for 'isQuantity' applied to '(list(int))'"),
+])
+def test_library_overloads_are_type_checked(expression: str, message: str) -> None:
+    assert message in (compile_detail(expression, declared(), ()) or "")
+
+
 def test_format_constants_compare() -> None:
     assert run("format.named('dns1123Label').value() == format.dns1123Label() && format.uri() != format.uuid()")
 
@@ -186,6 +197,9 @@ def test_format_messages_are_apimachinerys() -> None:
     ("cidr('1.2.3.4')", ('network address parse error during conversion from string: network address parse error '
                          'during conversion from string: netip.ParsePrefix("1.2.3.4"): no \'/\'')),
     ("cidr('1.2.3.4/33')", 'netip.ParsePrefix("1.2.3.4/33"): prefix length out of range'),
+    ("cidr('2001:db8::/')", ('network address parse error during conversion from string: network address parse '
+                             'error during conversion from string: netip.ParsePrefix("2001:db8::/"): bad bits after '
+                             'slash: ""')),
     ("cidr('1.2.3.4/016')", 'netip.ParsePrefix("1.2.3.4/016"): bad bits after slash: "016"'),
     ("url('https://a:b:c/')", ('URL parse error during conversion from string: parse "https://a:b:c/": '
                                'invalid port ":c" after host')),
