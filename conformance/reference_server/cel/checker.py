@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .engine import TYPE_NAMES
 from .parser import Node
 from .types import (BOOL, BYTES, CIDR, DOUBLE, DURATION, DYN, FORMAT, INT, IP, NULL, NUMBERS, OBJECTS, PRIMITIVES,
                     QUANTITY, SEMVER, STRING, TIMESTAMP, TYPE, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of)
@@ -141,6 +142,7 @@ FORMAT_NAMES = ("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedNa
 LIBRARY.update({f"format.{n}": [_o(result=FORMAT)] for n in FORMAT_NAMES})
 DECLARATIONS = {**STANDARD, **LIBRARY}
 _NAMESPACES = frozenset({"sets", "format", "optional", "ip", "strings", "math", "cel", "base64"})
+_MACROS = frozenset({"has"})  # the global macro; every other global function 1.33 declares is in DECLARATIONS
 
 
 def _bind(param: Type, arg: Type, env: dict[str, Type]) -> bool:
@@ -192,6 +194,8 @@ class Checker:
         if kind == "ident":
             if node.value in scope:
                 return scope[node.value]
+            if node.value not in self.variables and node.value in TYPE_NAMES:
+                return TYPE
             return self.variables.get(node.value, UNKNOWN)
         if kind == "select":
             return self.select(node, scope)
@@ -273,7 +277,9 @@ class Checker:
             if qualified in DECLARATIONS:
                 return self.resolve(node, qualified, [self.check(a, scope) for a in node.args], False)
             return UNKNOWN
-        if target is None and name in self.unavailable:
+        if target is None and (name in self.unavailable or (name not in DECLARATIONS and name not in _MACROS)):
+            for a in node.args:
+                self.check(a, scope)
             return self.fail(node, f"undeclared reference to '{name}' (in container '')")
         if target is None and name == "has":
             if node.args and node.args[0].kind == "select":

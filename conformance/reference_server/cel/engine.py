@@ -27,6 +27,8 @@ from .desugar import desugar
 # Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
 # `strings.quote`, `base64.encode`) parse here as variable references: never "undeclared".
 _NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format"})
+# the type identifiers (`type(x) == int`): declared in every cel-go environment
+TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn"})
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
 _PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
                          re.S)
@@ -223,7 +225,7 @@ def _checked(expression: str, declared: frozenset[str]) -> Program | str:
     bound = {name for text in {expression, source} for pattern in (_MACRO_VAR, _BIND_VAR)
              for name in pattern.findall(text)}
     for name in variables:
-        if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS:
+        if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS or name in TYPE_NAMES:
             continue
         return _undeclared(expression, name)
     # a qualified function (`sets.contains`, `ip.isCanonical`) is a call of `contains` on the variable `sets`

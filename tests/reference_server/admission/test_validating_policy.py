@@ -127,7 +127,8 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
                         {"expression": "1 + 'a' == 2 || request.operation == 1"},
                         {"expression": "request.nope == '' && variables.m && variables.z"},
                         {"expression": "quantity('1').isGreaterThan(1)"},
-                        {"expression": "semver('1.0.0').major() == 1"}],
+                        {"expression": "semver('1.0.0').major() == 1"},
+                        {"expression": "image('a') != null || type(1) == int"}],
         "auditAnnotations": [{"key": "k", "valueExpression": "1"}]}})
     assert r.status_code == 422, r.text
     assert _causes(r) == [
@@ -156,12 +157,16 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
          " | semver('1.0.0').major() == 1\n | ......^\n"
          "ERROR: <input>:1:22: undeclared reference to 'major' (in container '')\n"
          " | semver('1.0.0').major() == 1\n | .....................^"),
+        ("spec.validations[7].expression", "Invalid value: \"image('a') != null || type(1) == int\": "
+         "compilation failed: ERROR: <input>:1:6: undeclared reference to 'image' (in container '')\n"
+         " | image('a') != null || type(1) == int\n | .....^"),
         ("spec.auditAnnotations[0].valueExpression",
          'Invalid value: "1": must evaluate to one of [string null_type] but got int')]
     policy = vap.policy(variables=[{"name": "n", "expression": "object.data.size()"}],
                         validations=[{"expression": "object.data.x == 'y' || variables.n > 1 || object.a + 1 > 2",
                                       "messageExpression": "'x: ' + string(variables.n)"},
-                                     {"expression": "has(object.a) ? object.a.all(x, x > 1) : true"}],
+                                     {"expression": "has(object.a) ? object.a.all(x, x > 1) : true"},
+                                     {"expression": "type(object.a) == string || type(object.a) == list"}],
                         auditAnnotations=[{"key": "k", "valueExpression": "object.x == 1 ? 'a' : null"}])
     assert policy
 
