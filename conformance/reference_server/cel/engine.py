@@ -5,8 +5,8 @@ Why this library: it parses CEL with cel-go's grammar (its syntax errors read as
 ...` with the caret line), runs the standard macros (`has`, `all`, `exists`, `exists_one`, `map`, `filter`) and
 compiles and evaluates in tens of microseconds (cel-python 0.5: about a millisecond each). It does not type-check
 (no declared types: `Program.variables()` is all it reports; `checker.py` does, at write time), runs optional
-values but does not parse their syntax (`desugar.py` rewrites it, and two-variable comprehensions) and has no cel-go extension libraries;
-`library.py` adds the Kubernetes functions.
+values but does not parse their syntax nor run two-variable comprehensions (`desugar.py` rewrites both) and has no
+cel-go extension libraries; `library.py` adds the Kubernetes functions.
 
 The package's `__init__` imports its command-line interface (typer, rich: ~0.3 s); only the native module is
 loaded here (`cel.cel`), registered under its own name so a later `import cel` reuses it."""
