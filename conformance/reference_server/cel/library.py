@@ -4,7 +4,8 @@
   `lastIndexOf`;
 - regex (`library/regex.go`): `find`, `findAll` (Python's `re`, not RE2);
 - cel-go's strings extension (`ext.Strings`, which the Kubernetes environment includes): `charAt`, `indexOf`,
-  `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`.
+  `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`, and `format`
+  (`libs/strformat.py`).
 
 The other libraries of 1.33's base environment are in `libs/` (quantity, IP/CIDR, URLs, format, cel-go's sets) and
 merged here (semver too). Not served: `image` (1.33), `authorizer` (declared but unbound), cel-go's `math` (not in
@@ -18,7 +19,7 @@ from typing import Any, Callable
 
 from . import desugar as _desugar
 from .libs import format as _format, net as _net, quantity as _quantity, semver as _semver, sets as _sets
-from .libs import url as _url
+from .libs import strformat as _strformat, url as _url
 from .libs.values import QUANTITY, SEMVER, LibraryError as _Err, by_receiver
 
 
@@ -150,7 +151,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "charAt": char_at, "lowerAscii": lambda v: _ascii(v, False), "upperAscii": lambda v: _ascii(v, True),
     "replace": replace, "split": split, "substring": substring, "trim": lambda v: v.strip(), "join": join,
     **_quantity.FUNCTIONS, **_net.FUNCTIONS, **_url.FUNCTIONS, **_format.FUNCTIONS, **_sets.FUNCTIONS,
-    **_desugar.FUNCTIONS, **_semver.FUNCTIONS,
+    **_desugar.FUNCTIONS, **_semver.FUNCTIONS, **_strformat.FUNCTIONS,
     # the comparisons Quantity and Semver both declare
     **{name: by_receiver(name, {QUANTITY: _quantity.FUNCTIONS[name], SEMVER: _semver.FUNCTIONS[name]})
        for name in ("isGreaterThan", "isLessThan", "compareTo")},

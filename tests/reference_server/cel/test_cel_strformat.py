@@ -1,0 +1,52 @@
+"""`<string>.format(<list>)` (reference_server/cel/libs/strformat.py): the rows of cel-go v0.23's
+`ext/strings_test.go` for the default locale, and its error texts."""
+from __future__ import annotations
+
+import pytest
+
+from conformance.reference_server.cel import EvalError, compile_expression
+from conformance.reference_server.cel.environments import declared
+
+
+@pytest.mark.parametrize("expression, output", [
+    ("'%o'.format([11]) + ' ' + '%o'.format([-11]) + ' ' + '%o'.format([uint(65535)])", "13 -13 177777"),
+    ("'%x is 30 in hexadecimal'.format([30])", "1e is 30 in hexadecimal"),
+    ("'%X'.format([30]) + '%x'.format([-30]) + '%X'.format([uint(6000)])", "1E-1e1770"),
+    ("'%x'.format(['Hello world!'])", "48656c6c6f20776f726c6421"),
+    ("'%X'.format([b'byte string'])", "6279746520737472696E67"),
+    ("'%.6e'.format([1052.032911275])", "1.052033\u202f\u00d7\u202f10\u2070\u00b3"),
+    ("'%e'.format([2.71828])", "2.718280\u202f\u00d7\u202f10\u2070\u2070"),
+    ("'%f'.format([2.71828])", "2.718280"),
+    ("'%s'.format([2.71]) + ' ' + '%s'.format([[2.71]])", "2.71 [2.710000]"),
+    ("'%s'.format([0.000000002]) + ' ' + '%s'.format([[0.000000002]])", "2e-09 [0.000000]"),
+    ("'%f %f %f'.format(['NaN', 'Infinity', '-Infinity'])", "NaN ∞ -∞"),
+    ("'%s'.format([[double('NaN'), double('+Inf'), double('-Inf')]])", '["NaN", "+Inf", "-Inf"]'),
+    ("'%d'.format([uint(64)]) + ' null: %s'.format([null]) + ' %s'.format([999999999999])",
+     "64 null: null 999999999999"),
+    ("'some bytes: %s'.format([b'xyz'])", "some bytes: xyz"),
+    ("'%s'.format([timestamp('2023-02-03T23:31:20+00:00')])", "2023-02-03T23:31:20Z"),
+    ("'%s'.format([duration('1h45m47s')])", "6347s"),
+    ("'%s'.format([['abc', 3.14, null, [9, 8, 7, 6], timestamp('2023-02-03T23:31:20Z')]])",
+     '["abc", 3.140000, null, [9, 8, 7, 6], timestamp("2023-02-03T23:31:20Z")]'),
+    ("'%s'.format([{'key1': b'xyz', 'key5': null, 'key2': duration('2h'), 'key4': true, 'key3': 2.71828}])",
+     '{"key1":b"xyz", "key2":duration("7200s"), "key3":2.718280, "key4":true, "key5":null}'),
+    ("'true bool: %s, false bool: %s'.format([true, false])", "true bool: true, false bool: false"),
+    ("'%.3f'.format([4.5]) + ' ' + '%.2f'.format([1234.5])", "4.500 1,234.50"),
+    ("'%b %b %%'.format([true, 5])", "1 101 %"),
+])
+def test_format_clauses(expression: str, output: str) -> None:
+    assert compile_expression(expression, declared()).evaluate({}) == output
+
+
+@pytest.mark.parametrize("expression, message", [
+    ("'%d'.format([1.5])", "error during formatting: decimal clause can only be used on integers, was given double"),
+    ("'%s %s'.format([1])", "index 1 out of range"),
+    ("'%z'.format([1])", 'could not parse formatting clause: unrecognized formatting clause "z"'),
+    ("'%'.format([1])", "unexpected end of string"),
+    ("'%x'.format([1.5])", ("error during formatting: only integers, byte buffers, and strings can be formatted as "
+                            "hex, was given double")),
+])
+def test_format_errors(expression: str, message: str) -> None:
+    with pytest.raises(EvalError) as exc:
+        compile_expression(expression, declared()).evaluate({})
+    assert str(exc.value) == message
