@@ -98,7 +98,7 @@ LIBRARY: dict[str, list[Overload]] = {
     "substring": [_m(STRING, INT, result=STRING), _m(STRING, INT, INT, result=STRING)],
     "trim": [_m(STRING, result=STRING)],
     "join": [_m(list_of(STRING), result=STRING), _m(list_of(STRING), STRING, result=STRING)],
-    "format": [_m(STRING, LIST_A, result=STRING)],
+    "format": [_m(STRING, LIST_A, result=STRING)], "strings.quote": [_o(STRING, result=STRING)],
     # library/quantity.go (`sign` is declared global but called as a member: both are taken)
     "quantity": [_o(STRING, result=QUANTITY)], "isQuantity": [_o(STRING, result=BOOL)],
     "sign": [_o(QUANTITY, result=INT), _m(QUANTITY, result=INT)],

@@ -4,8 +4,8 @@
   `lastIndexOf`;
 - regex (`library/regex.go`): `find`, `findAll` (Python's `re`, not RE2);
 - cel-go's strings extension (`ext.Strings`, which the Kubernetes environment includes): `charAt`, `indexOf`,
-  `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`, and `format`
-  (`libs/strformat.py`).
+  `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`, `format` and
+  `strings.quote` (`libs/strformat.py`).
 
 The other libraries of 1.33's base environment are in `libs/` (quantity, IP/CIDR, URLs, format, cel-go's sets) and
 merged here (semver too). Not served: `image` (1.33), `authorizer` (declared but unbound), cel-go's `math` (not in

@@ -33,6 +33,8 @@ from conformance.reference_server.cel.environments import declared
     ("'true bool: %s, false bool: %s'.format([true, false])", "true bool: true, false bool: false"),
     ("'%.3f'.format([4.5]) + ' ' + '%.2f'.format([1234.5])", "4.500 1,234.50"),
     ("'%b %b %%'.format([true, 5])", "1 101 %"),
+    ("strings.quote('%s %s').format(['hello', 'world'])", '"hello world"'),
+    (r"""strings.quote('a\\b\n"c"\t')""", r'"a\\b\n\"c\"\t"'),
 ])
 def test_format_clauses(expression: str, output: str) -> None:
     assert compile_expression(expression, declared()).evaluate({}) == output

@@ -1,4 +1,4 @@
-"""`<string>.format(<list>)` of cel-go's strings extension at the version 1.33 enables (`ext.Strings(
+"""`<string>.format(<list>)` and `strings.quote(<string>)` of cel-go's strings extension at the version 1.33 enables (`ext.Strings(
 ext.StringsVersion(2))`, cel-go v0.23 `ext/formatting.go`): the clauses `%s`, `%d`, `%f`/`%.Nf`, `%e`, `%b`,
 `%o`, `%x`/`%X` and `%%`, the default `en_US` locale's number output (golang.org/x/text: `,` grouping for `%f`,
 `2.718280 × 10⁰⁰` for `%e`, whose precision cel-go passes as a width and so ignores), and its error texts.
@@ -251,4 +251,15 @@ def string_format(fmt: Any, args: Any) -> str:
     return "".join(out)
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {"format": string_format}
+_QUOTE = str.maketrans({"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+                        "\v": "\\v", "\\": "\\\\", '"': '\\"'})
+
+
+def quote(text: Any) -> str:
+    """`strings.quote` (ext/strings.go `quote`): the string between double quotes, its escapes spelled out."""
+    if not isinstance(text, str):
+        raise LibraryError("no such overload: strings.quote")
+    return '"' + text.translate(_QUOTE) + '"'
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {"format": string_format, "strings.quote": quote}
