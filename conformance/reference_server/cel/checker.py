@@ -167,9 +167,19 @@ def _bind(param: Type, arg: Type, env: dict[str, Type]) -> bool:
     return all(_bind(p, a, env) for p, a in zip(param.params, arg.params))
 
 
+def uncertain(t: Type) -> bool:
+    """A type with a part this checker cannot tell."""
+    return t == UNKNOWN or any(uncertain(p) for p in t.params)
+
+
+def _inner(t: Type) -> Type:
+    """The value type of an optional list element or map entry."""
+    return t.params[0] if t.name == "optional_type" else UNKNOWN
+
+
 def _substitute(t: Type, env: dict[str, Type]) -> Type:
     if t.name in ("A", "B"):
-        return env.get(t.name, DYN)
+        return env.get(t.name, UNKNOWN)
     return Type(t.name, tuple(_substitute(p, env) for p in t.params)) if t.params else t
 
 
@@ -182,6 +192,7 @@ class Checker:
     objects: Mapping[str, Mapping[str, Type]] = field(default_factory=lambda: OBJECTS)
     unavailable: frozenset[str] = frozenset()  # global functions the environment does not declare
     errors: list[tuple[int, str]] = field(default_factory=list)
+    exempt: int = 0  # inside a `format` call: its literals may mix types
 
     def fail(self, node: Node, message: str) -> Type:
         self.errors.append((node.at, message))
@@ -208,12 +219,15 @@ class Checker:
                 return optional_of(self.resolve(node, "_[_]", [inner, index], False))
             return self.resolve(node, "_[_]", [operand, index], False)
         if kind == "list":
-            elems = [self.check(e, scope) for e in node.args]
-            return list_of(self._join(elems))
+            elems = [(e, self.check(e, scope)) for e in node.args]
+            return list_of(self._join([(e, _inner(t) if i in node.opt_elems else t)
+                                       for i, (e, t) in enumerate(elems)], every=False))
         if kind in ("map", "struct"):
-            keys = [self.check(k, scope) for k, _, _ in node.entries]
-            values = [self.check(v, scope) for _, v, _ in node.entries]
-            return map_of(self._join(keys), self._join(values)) if kind == "map" else UNKNOWN
+            keys = [(k, self.check(k, scope)) for k, _, _ in node.entries]
+            values = [(v, _inner(t) if opt else t) for (_, v, opt) in node.entries for t in [self.check(v, scope)]]
+            if kind == "struct":
+                return UNKNOWN
+            return map_of(self._join(keys, every=True), self._join(values, every=True))
         if kind in ("unary", "binary"):
             args = [self.check(a, scope) for a in node.args]
             if node.value in ("_==_", "_!=_"):
@@ -231,15 +245,23 @@ class Checker:
             return self.call(node, scope)
         return UNKNOWN
 
-    @staticmethod
-    def _join(types: list[Type]) -> Type:
-        """A literal's element type: the one type all elements share, else dyn."""
-        known = {t for t in types if t != UNKNOWN}
-        if not types:
-            return DYN
-        if UNKNOWN in types:
-            return UNKNOWN
-        return known.pop() if len(known) == 1 else DYN
+    def _join(self, elems: list[tuple[Node, Type]], every: bool) -> Type:
+        """A literal's element type. cel-go's `ValidateHomogeneousAggregateLiterals` (base.go, 1.29) refuses an
+        element whose type is not the first's, dyn included (`expected type '<first>' but found '<other>'`): the
+        first such element of a list, every such key and value of a map; literals inside a `format` call exempt."""
+        if not elems:
+            return UNKNOWN  # an empty literal's element type is a type parameter the checker may yet bind
+        first, consistent = elems[0][1], True
+        for node, t in elems[1:]:
+            if t != first:
+                consistent = False
+                if not self.exempt and not uncertain(first) and not uncertain(t):
+                    self.fail(node, f"expected type '{first.formatted()}' but found '{t.formatted()}'")
+                    if not every:
+                        break
+        if consistent:
+            return first
+        return UNKNOWN if any(uncertain(t) for _, t in elems) else DYN
 
     def select(self, node: Node, scope: Mapping[str, Type]) -> Type:
         target = node.target
@@ -267,6 +289,15 @@ class Checker:
         return UNKNOWN
 
     def call(self, node: Node, scope: Mapping[str, Type]) -> Type:
+        if node.value != "format":
+            return self._call(node, scope)
+        self.exempt += 1
+        try:
+            return self._call(node, scope)
+        finally:
+            self.exempt -= 1
+
+    def _call(self, node: Node, scope: Mapping[str, Type]) -> Type:
         name, target = node.value, node.target
         if target is not None and target.kind == "ident" and target.value == "cel" and name == "bind" \
                 and len(node.args) == 3 and node.args[0].kind == "ident":

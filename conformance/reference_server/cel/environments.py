@@ -103,11 +103,12 @@ def compile_detail(expression: str, names: frozenset[str], returns: Iterable[str
     composition = None
     if variables is not None and "variables" in names:
         composition = composition_types(variables, "params" in names)
+    from .checker import uncertain
     out, issues = _typed(expression, names, composition, new=True)
     if issues:
         return f"compilation failed: {issues}"
     wanted = tuple(returns)
-    if wanted and out.name != "?" and str(out) not in wanted:
+    if wanted and not uncertain(out) and str(out) not in wanted:
         if len(wanted) == 1:
             return f"must evaluate to {wanted[0]} but got {out}"
         return f"must evaluate to one of [{' '.join(wanted)}] but got {out}"

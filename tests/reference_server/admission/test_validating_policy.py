@@ -128,7 +128,8 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
                         {"expression": "request.nope == '' && variables.m && variables.z"},
                         {"expression": "quantity('1').isGreaterThan(1)"},
                         {"expression": "semver('1.0.0').major() == 1"},
-                        {"expression": "image('a') != null || type(1) == int"}],
+                        {"expression": "image('a') != null || type(1) == int"},
+                        {"expression": "['a', object.metadata.name].exists(x, x == '%s %d'.format(['a', 1]))"}],
         "auditAnnotations": [{"key": "k", "valueExpression": "1"}]}})
     assert r.status_code == 422, r.text
     assert _causes(r) == [
@@ -160,6 +161,9 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
         ("spec.validations[7].expression", "Invalid value: \"image('a') != null || type(1) == int\": "
          "compilation failed: ERROR: <input>:1:6: undeclared reference to 'image' (in container '')\n"
          " | image('a') != null || type(1) == int\n | .....^"),
+        ("spec.validations[8].expression", "Invalid value: \"['a', object.metadata.name].exists(x, x == '%s %d'."
+         "format(['a', 1]))\": compilation failed: ERROR: <input>:1:22: expected type 'string' but found 'dyn'\n"
+         " | ['a', object.metadata.name].exists(x, x == '%s %d'.format(['a', 1]))\n | .....................^"),
         ("spec.auditAnnotations[0].valueExpression",
          'Invalid value: "1": must evaluate to one of [string null_type] but got int')]
     policy = vap.policy(variables=[{"name": "n", "expression": "object.data.size()"}],
