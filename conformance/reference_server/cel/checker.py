@@ -238,7 +238,7 @@ class Checker:
             return self.resolve(node, node.value, args, False)
         if kind == "cond":
             cond, then, other = (self.check(a, scope) for a in node.args)
-            if not cond.vague and cond != BOOL:
+            if not cond.vague and cond != BOOL and not any(map(uncertain, (cond, then, other))):
                 return self.fail(node, self._no_overload("_?_:_", [cond, then, other], False))
             return then if then == other else UNKNOWN
         if kind == "call":
@@ -351,7 +351,7 @@ class Checker:
             if all(_bind(p, a, env) for p, a in zip(o.params, args)):
                 results.append(_substitute(o.result, env))
         if not results:
-            if any(a == UNKNOWN for a in args) or not any(len(o.params) == len(args) for o in overloads):
+            if any(map(uncertain, args)) or not any(len(o.params) == len(args) for o in overloads):
                 return UNKNOWN  # not ours to refuse: a type we cannot tell, or an arity we do not declare
             return self.fail(node, self._no_overload(name, args, member))
         distinct = set(results)
