@@ -150,23 +150,24 @@ def _double(v: Any, clause: str) -> float:
     raise _clause_error(f"{clause}, was given {_type_name(v)}")
 
 
+def _not_finite(f: float) -> str:
+    """How golang.org/x/text prints NaN and the infinities ("" for a finite number)."""
+    if math.isnan(f):
+        return "NaN"
+    return ("∞" if f > 0 else "-∞") if math.isinf(f) else ""
+
+
 def _fixed(precision: int | None) -> Callable[[Any], str]:
     def clause(v: Any) -> str:
         f = _double(v, "fixed-point clause can only be used on doubles")
-        if math.isnan(f):
-            return "NaN"
-        if math.isinf(f):
-            return "∞" if f > 0 else "-∞"
-        return f"{f:,.{6 if precision is None else precision}f}"
+        return _not_finite(f) or f"{f:,.{6 if precision is None else precision}f}"
     return clause
 
 
 def _scientific(v: Any) -> str:
     f = _double(v, "scientific clause can only be used on doubles")
-    if math.isnan(f):
-        return "NaN"
-    if math.isinf(f):
-        return "∞" if f > 0 else "-∞"
+    if _not_finite(f):
+        return _not_finite(f)
     mantissa, _, exp = f"{f:.6e}".partition("e")
     e = int(exp)
     return f"{mantissa}\u202f×\u202f10" + (("-" if e < 0 else "") + f"{abs(e):02d}").translate(_SUPERSCRIPT)
