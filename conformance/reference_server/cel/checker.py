@@ -321,12 +321,55 @@ class Checker:
                 and len(node.args) in (2, 3) and node.args[0].kind == "ident":
             return self.comprehension(node, target, scope)
         args = [self.check(a, scope) for a in node.args]
+        if name == "format" and target is not None and target.kind == "lit" and target.value[0] == "string" \
+                and len(node.args) == 1 and node.args[0].kind == "list":
+            self.check_format(node, target.value[1], node.args[0], scope)
         if target is not None:
             receiver = self.check(target, scope)
             if name in self.unavailable:
                 return self.fail(node, f"undeclared reference to '{name}' (in container '')")
             return self.resolve(node, name, [receiver, *args], True)
         return self.resolve(node, name, args, False)
+
+    def check_format(self, node: Node, fmt: str, literal: Node, scope: Mapping[str, Type]) -> None:
+        """cel-go's `stringFormatValidator`: a literal format string with a list literal of arguments is checked
+        at compile time, each clause against its argument's type, and the argument count."""
+        from .libs.strformat import CLAUSE_TYPES, clause_verbs
+        from .libs.values import LibraryError
+        if "\\" in fmt:
+            return  # escapes: this parser keeps a literal's source text, not its value
+        elements = literal.args
+        try:
+            verbs = clause_verbs(fmt, len(elements))
+        except LibraryError as exc:
+            self.fail(node, str(exc))
+            return
+        for verb, element in zip(verbs, elements):
+            allowed, clause = CLAUSE_TYPES[verb]
+            bad = self._format_mismatch(element, allowed, verb == "s", scope)
+            if bad is not None:
+                self.fail(bad[0], f"error during formatting: {clause}, was given {bad[1]}")
+                return
+        if len(elements) > len(verbs):
+            self.fail(node, f"too many arguments supplied to string.format (expected {len(verbs)}, got "
+                            f"{len(elements)})")
+
+    def _format_mismatch(self, element: Node, allowed: tuple[str, ...], nested: bool,
+                         scope: Mapping[str, Type]) -> tuple[Node, str] | None:
+        """The element (or, for `%s`, a member of a list or map literal) whose type the clause does not take."""
+        probe = Checker(self.variables, self.composition, self.objects, self.unavailable, exempt=1)
+        t = probe.check(element, scope)  # its own errors are the main pass's to report
+        if uncertain(t) or t.name == "dyn":
+            return None
+        if t.name not in allowed:
+            return element, t.name
+        if nested and element.kind in ("list", "map"):
+            members = element.args if element.kind == "list" else [x for k, v, _ in element.entries for x in (k, v)]
+            for member in members:
+                bad = self._format_mismatch(member, allowed, True, scope)
+                if bad is not None:
+                    return bad
+        return None
 
     def comprehension(self, node: Node, target: Node, scope: Mapping[str, Type]) -> Type:
         rng = self.check(target, scope)

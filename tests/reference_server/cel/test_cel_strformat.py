@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server.cel import EvalError, compile_expression
+from conformance.reference_server.cel import EvalError, compile_detail, compile_expression
 from conformance.reference_server.cel.environments import declared
 
 
@@ -52,3 +52,21 @@ def test_format_errors(expression: str, message: str) -> None:
     with pytest.raises(EvalError) as exc:
         compile_expression(expression, declared()).evaluate({})
     assert str(exc.value) == message
+
+
+@pytest.mark.parametrize("expression, issue", [  # cel-go's stringFormatValidator, at its positions
+    ("'%d'.format(['a']) == ''", "1:14: error during formatting: decimal clause can only be used on integers, "
+                                 "was given string"),
+    ("'%s'.format(['a', 1]) == ''", "1:12: too many arguments supplied to string.format (expected 1, got 2)"),
+    ("'%s %s'.format(['a']) == ''", "1:15: index 1 out of range"),
+    ("'%z'.format([1]) == ''", '1:12: could not parse formatting clause: unrecognized formatting clause "z"'),
+    ("'%d'.format([1 + 'a']) == ''", "1:16: found no matching overload for '_+_' applied to '(int, string)'\n"),
+])
+def test_literal_format_strings_are_checked(expression: str, issue: str) -> None:
+    detail = compile_detail(expression, declared())
+    assert detail is not None and detail.startswith(f"compilation failed: ERROR: <input>:{issue}")
+    assert detail.count("ERROR:") == 1
+
+
+def test_format_arguments_of_unknown_type_pass() -> None:
+    assert compile_detail("'%d %s'.format([object.x, [1, 'a']]) != ''", declared(), ("bool",)) is None

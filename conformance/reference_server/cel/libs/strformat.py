@@ -224,6 +224,41 @@ def _clause(text: str) -> tuple[int, Callable[[Any], str]]:
     return i + 1, clauses[verb]
 
 
+# the types each clause takes, as cel-go's compile-time `stringFormatChecker` verifies them (dyn always passes)
+CLAUSE_TYPES: dict[str, tuple[tuple[str, ...], str]] = {
+    "d": (("int", "uint"), "decimal clause can only be used on integers"),
+    "f": (("double", "string"), "fixed-point clause can only be used on doubles"),
+    "e": (("double", "string"), "scientific clause can only be used on doubles"),
+    "b": (("int", "uint", "bool"), "only integers and bools can be formatted as binary"),
+    "x": (("int", "uint", "string", "bytes"), "only integers, byte buffers, and strings can be formatted as hex"),
+    "o": (("int", "uint"), "octal clause can only be used on integers"),
+    "s": (("list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp", "bytes",
+           "google.protobuf.Duration", "type", "null_type"),
+          "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, "
+          "and timestamps"),
+}
+
+
+def clause_verbs(fmt: str, count: int) -> list[str]:
+    """The verbs of `fmt`'s clauses for `count` arguments, or LibraryError with `parseFormatString`'s error."""
+    verbs, i = [], 0
+    while i < len(fmt):
+        if fmt[i] != "%":
+            i += 1
+            continue
+        if fmt[i + 1:i + 2] == "%":
+            i += 2
+            continue
+        if len(verbs) >= count:
+            raise LibraryError(f"index {len(verbs)} out of range")
+        if i + 1 >= len(fmt):
+            raise LibraryError("unexpected end of string")
+        read, _ = _clause(fmt[i + 1:])
+        verbs.append(fmt[i + read].lower() if fmt[i + read] == "X" else fmt[i + read])
+        i += 1 + read
+    return verbs
+
+
 def string_format(fmt: Any, args: Any) -> str:
     """`parseFormatString` with the runtime's clauses."""
     if not isinstance(fmt, str) or not isinstance(args, (list, tuple)):
