@@ -138,7 +138,8 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
         ("spec.validations[0].messageExpression",
          'Invalid value: "object.metadata.name.size()": must evaluate to string but got int'),
         ("spec.validations[1].expression", 'Invalid value: "object.spec.paused": must evaluate to bool but got dyn'),
-        ("spec.validations[2].expression", ('Invalid value: "variables.n > 1": compilation failed: ERROR: <input>:1:13: '
+        ("spec.validations[2].expression", ('Invalid value: "variables.n > 1": compilation failed: '
+                                            'ERROR: <input>:1:13: '
          "found no matching overload for '_>_' applied to '(string, int)'\n | variables.n > 1\n | ............^")),
         ("spec.validations[3].expression", ("Invalid value: \"1 + 'a' == 2 || request.operation == 1\": compilation "
          "failed: ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'\n"

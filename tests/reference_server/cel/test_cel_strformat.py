@@ -55,8 +55,8 @@ def test_format_errors(expression: str, message: str) -> None:
 
 
 @pytest.mark.parametrize("expression, issue", [  # cel-go's stringFormatValidator, at its positions
-    ("'%d'.format(['a']) == ''", "1:14: error during formatting: decimal clause can only be used on integers, "
-                                 "was given string"),
+    ("'%d'.format(['a']) == ''", ("1:14: error during formatting: decimal clause can only be used on integers, "
+                                  "was given string")),
     ("'%s'.format(['a', 1]) == ''", "1:12: too many arguments supplied to string.format (expected 1, got 2)"),
     ("'%s %s'.format(['a']) == ''", "1:15: index 1 out of range"),
     ("'%z'.format([1]) == ''", '1:12: could not parse formatting clause: unrecognized formatting clause "z"'),

@@ -1,5 +1,5 @@
-"""`<string>.format(<list>)` and `strings.quote(<string>)` of cel-go's strings extension at the version 1.33 enables (`ext.Strings(
-ext.StringsVersion(2))`, cel-go v0.23 `ext/formatting.go`): the clauses `%s`, `%d`, `%f`/`%.Nf`, `%e`, `%b`,
+"""`<string>.format(<list>)` and `strings.quote(<string>)` of cel-go's strings extension at the version 1.33
+enables (`ext.Strings(ext.StringsVersion(2))`, cel-go v0.23 `ext/formatting.go`, `ext/strings.go`): the clauses `%s`, `%d`, `%f`/`%.Nf`, `%e`, `%b`,
 `%o`, `%x`/`%X` and `%%`, the default `en_US` locale's number output (golang.org/x/text: `,` grouping for `%f`,
 `2.718280 × 10⁰⁰` for `%e`, whose precision cel-go passes as a width and so ignores), and its error texts.
 
@@ -234,8 +234,8 @@ CLAUSE_TYPES: dict[str, tuple[tuple[str, ...], str]] = {
     "o": (("int", "uint"), "octal clause can only be used on integers"),
     "s": (("list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp", "bytes",
            "google.protobuf.Duration", "type", "null_type"),
-          "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, "
-          "and timestamps"),
+          ("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, "
+           "and timestamps")),
 }
 
 
