@@ -268,3 +268,32 @@ def test_two_versions_with_the_kep33_extension(kep33, http):
     assert {GV, "admissionregistration.k8s.io/v1alpha1"} <= assert_views_agree(url, {})
     assert [p for p in http.get(f"{url}/openapi/v3").json()["paths"] if "admissionregistration" in p] == [
         f"apis/{GV}", "apis/admissionregistration.k8s.io/v1alpha1"]
+
+
+def test_policy_status_type_checking_warnings(http, url, watch):
+    """The status controller type-checks each validation against the schemas of the matched kinds
+    (`validating/typechecking.go`): `object` typed, a warning per expression and kind that does not type-check,
+    none for what type-checks, for wildcard rules or for kinds without a schema here."""
+    name = unique("vap")
+    plural = base(url, "validatingadmissionpolicies")
+    rules = [{**RULE, "apiGroups": [""], "resources": ["configmaps", "secrets", "pods/status"]},
+             {**RULE, "apiGroups": ["*"], "resources": ["deployments"]}]
+    spec = {"matchConstraints": {"resourceRules": rules},
+            "variables": [{"name": "size", "expression": "object.data.size()"}],
+            "validations": [
+                {"expression": "object.foo == 'x'"},
+                {"expression": "object.data.size() > 0 && variables.size < 3 && object.metadata.name != ''",
+                 "messageExpression": "'n: ' + object.metadata.generation"},
+                {"expression": "has(object.data.x) && quantity('1').sign() == 1"}]}
+    created = create(http, url, "validatingadmissionpolicies", {"metadata": {"name": name}, "spec": spec})
+    params = {"fieldSelector": f"metadata.name={name}", "resourceVersion": created["metadata"]["resourceVersion"]}
+    with watch(plural, params) as w:
+        seen = w.until(_observed(1), what="observedGeneration 1")[-1]["object"]
+    undefined = "ERROR: <input>:1:7: undefined field 'foo'\n | object.foo == 'x'\n | ......^\n"
+    assert seen["status"]["typeChecking"] == {"expressionWarnings": [
+        {"fieldRef": "spec.validations[0].expression",
+         "warning": f"/v1, Kind=ConfigMap: {undefined}\n/v1, Kind=Secret: {undefined}"},
+        {"fieldRef": "spec.validations[1].messageExpression",
+         "warning": "\n".join(f"/v1, Kind={kind}: ERROR: <input>:1:7: found no matching overload for '_+_' applied to "
+                              "'(string, int)'\n | 'n: ' + object.metadata.generation\n | ......^\n"
+                              for kind in ("ConfigMap", "Secret"))}]}

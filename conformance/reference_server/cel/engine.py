@@ -4,8 +4,9 @@ on first use so the server's start-up does not pay for it.
 Why this library: it parses CEL with cel-go's grammar (its syntax errors read as cel-go's, `ERROR: <input>:L:C:
 ...` with the caret line), runs the standard macros (`has`, `all`, `exists`, `exists_one`, `map`, `filter`) and
 compiles and evaluates in tens of microseconds (cel-python 0.5: about a millisecond each). It does not type-check
-(no declared types: `Program.variables()` is all it reports), has no optional types (`.?`, `orValue`) and no
-cel-go extension libraries; `library.py` adds the Kubernetes functions policies commonly use.
+(no declared types: `Program.variables()` is all it reports; `checker.py` does, at write time), runs optional
+values but does not parse their syntax nor run two-variable comprehensions (`desugar.py` rewrites both) and has no
+cel-go extension libraries; `library.py` adds the Kubernetes functions.
 
 The package's `__init__` imports its command-line interface (typer, rich: ~0.3 s); only the native module is
 loaded here (`cel.cel`), registered under its own name so a later `import cel` reuses it."""
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import logging
 import os
 import re
 import sys
@@ -20,11 +22,19 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from .library import FUNCTIONS
+from .desugar import desugar
 
 # Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
 # `strings.quote`, `base64.encode`) parse here as variable references: never "undeclared".
-_NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64"})
-_MACRO_VAR = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+_NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format"})
+# the type identifiers (`type(x) == int`): declared in every cel-go environment
+TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn"})
+# how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
+_PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
+                         re.S)
+_MACRO_VAR = re.compile(r"\.\s*(?:all|exists|exists_one|existsOne|map|filter)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
+_TWO_VAR_CALL = re.compile(r"\.\s*(?:all|exists|existsOne|exists_one|transformList|transformMap|transformMapEntry)"
+                           r"\s*\(\s*[A-Za-z_]\w*\s*,\s*[A-Za-z_]\w*\s*,")
 _BIND_VAR = re.compile(r"\bcel\s*\.\s*bind\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 
 
@@ -58,6 +68,8 @@ def native() -> Any:
             loaded = importlib.util.module_from_spec(ext_spec)
             ext_spec.loader.exec_module(loaded)
             sys.modules["cel.cel"] = loaded
+        # cel-rust also logs each exception a library function raises; Program.evaluate reports it once
+        logging.getLogger("cel").setLevel(logging.CRITICAL)
         _native_module = loaded
     return _native_module
 
@@ -70,14 +82,20 @@ def _issues_text(message: str) -> str:
     return "\n".join(" " + line if line.startswith("|") else line for line in text.split("\n"))
 
 
-def _position(expression: str, name: str) -> tuple[int, int, str]:
-    """Line, column (0-based) and source line of the first free use of `name`."""
-    m = re.search(r"(?<![\w.])" + re.escape(name) + r"\b", expression)
-    offset = m.start() if m else 0
+def issue_text(expression: str, offset: int, message: str) -> str:
+    """One issue as cel-go prints it: `ERROR: <input>:L:C: message`, the source line and a caret under it."""
     line = expression.count("\n", 0, offset)
     start = expression.rfind("\n", 0, offset) + 1
     end = expression.find("\n", offset)
-    return line + 1, offset - start, expression[start:end if end >= 0 else len(expression)]
+    col = offset - start
+    source = expression[start:end if end >= 0 else len(expression)]
+    return f"ERROR: <input>:{line + 1}:{col + 1}: {message}\n | {source}\n | {'.' * col}^"
+
+
+def _undeclared(expression: str, name: str) -> str:
+    """cel-go's `undeclared reference` at the first free use of `name`."""
+    m = re.search(r"(?<![\w.])" + re.escape(name) + r"\b", expression)
+    return issue_text(expression, m.start() if m else 0, f"undeclared reference to '{name}' (in container '')")
 
 
 # kube-apiserver's per-call runtime cost budget (`celconfig.RuntimeCELCostBudget`); cel-rust has no cost tracking
@@ -138,6 +156,9 @@ class Program:
         except IndexError as exc:
             raise EvalError(str(exc)) from None
         except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
+            failure = _PY_FAILURE.search(str(exc))
+            if failure:
+                raise EvalError(failure.group(1)) from None
             text = str(exc).split(". ", 1)[0] if str(exc).startswith(("No such overload", "Unsupported")) \
                 else str(exc)
             if text.startswith("No such overload"):
@@ -165,15 +186,26 @@ def _too_large(expression: str) -> str:
     return ""
 
 
-def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...]] | str:
+def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:
+    """cel-rust's program of `expression` (rewritten by desugar.py where needed), its free variables and
+    functions, and the source it compiled; or the issues text."""
     refused = _too_large(expression)
     if refused:
         return refused
+    # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py)
+    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) else None) or expression
     try:
-        program = native().compile(expression)
+        program = native().compile(source)
     except ValueError as exc:
-        return _issues_text(str(exc))
-    return program, tuple(program.variables()), tuple(program.functions())
+        rewritten = desugar(expression) if "unsupported syntax" in str(exc) else None
+        if rewritten is None:
+            return _issues_text(str(exc))
+        try:
+            program = native().compile(rewritten)  # optional syntax cel-rust does not parse (desugar.py)
+        except ValueError:
+            return _issues_text(str(exc))
+        source = rewritten
+    return program, tuple(program.variables()), tuple(program.functions()), source
 
 
 def compile_expression(expression: str, declared: Iterable[str]) -> Program:
@@ -189,12 +221,13 @@ def _checked(expression: str, declared: frozenset[str]) -> Program | str:
     out = _compiled(expression)
     if isinstance(out, str):
         return out
-    program, variables, functions = out
-    bound = set(_MACRO_VAR.findall(expression)) | set(_BIND_VAR.findall(expression))
+    program, variables, functions, source = out
+    bound = {name for text in {expression, source} for pattern in (_MACRO_VAR, _BIND_VAR)
+             for name in pattern.findall(text)}
     for name in variables:
-        if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS:
+        if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS or name in TYPE_NAMES:
             continue
-        line, col, source = _position(expression, name)
-        return (f"ERROR: <input>:{line}:{col + 1}: undeclared reference to '{name}' (in container '')"
-                f"\n | {source}\n | {'.' * col}^")
-    return Program(expression, program, {f: FUNCTIONS[f] for f in functions if f in FUNCTIONS})
+        return _undeclared(expression, name)
+    # a qualified function (`sets.contains`, `ip.isCanonical`) is a call of `contains` on the variable `sets`
+    names = set(functions) | {f"{ns}.{f}" for ns in variables for f in functions}
+    return Program(expression, program, {f: FUNCTIONS[f] for f in names if f in FUNCTIONS})

@@ -262,10 +262,15 @@ def declared(**kw: bool) -> frozenset[str]:
     return names(**kw)
 
 
-def _compile_errors(path: str, expression: str, names: frozenset[str], shown: str | None = None) -> list[FieldError]:
-    """`validateCELCondition`: `field.Invalid(path, expression, "compilation failed: ...")`."""
+Composition = tuple[tuple[str, str], ...]  # a policy's `spec.variables` as (name, expression) pairs
+
+
+def _compile_errors(path: str, expression: str, names: frozenset[str], shown: str | None = None,
+                    returns: tuple[str, ...] = ("bool",), variables: Composition | None = None) -> list[FieldError]:
+    """`validateCELCondition` / `convertCELErrorToValidationError`: `field.Invalid(path, expression, detail)` with
+    `compilation failed: ...` or `must evaluate to <returns> but got <type>` (`returns` empty: any type)."""
     from ..cel import compile_detail
-    detail = compile_detail(expression, names)
+    detail = compile_detail(expression, names, returns, variables)
     return [] if detail is None else [field_invalid(path, expression if shown is None else shown, detail)]
 
 
@@ -512,6 +517,8 @@ def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_condit
         if not _list(_dict(match).get("resourceRules")):
             errs.append(field_required("spec.matchConstraints.resourceRules"))
     params, composition = spec.get("paramKind") is not None, bool(_list(spec.get("variables")))
+    pairs: Composition = tuple((str(_dict(v).get("name") or ""), str(_dict(v).get("expression") or ""))
+                               for v in _list(spec.get("variables")))
     if match_conditions:
         errs += _match_conditions_errors(_list(spec.get("matchConditions")), "spec.matchConditions", params)
     for i, var in enumerate(_list(spec.get("variables"))):
@@ -525,13 +532,13 @@ def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_condit
             errs.append(field_required(f"{vpath}.expression", "expression is not specified"))
         else:
             errs += _compile_errors(f"{vpath}.expression", str(var["expression"]),
-                                    declared(params=params, variables=True))
+                                    declared(params=params, variables=True), returns=(), variables=pairs[:i])
     validations, audits = _list(spec.get("validations")), _list(spec.get("auditAnnotations"))
     if not validations and not audits:
         detail = "validations or auditAnnotations must contain at least one item"
         return errs + [field_required("spec.validations", detail), field_required("spec.auditAnnotations", detail)]
     for i, v in enumerate(validations):
-        errs += _validation_errors(_dict(v), f"spec.validations[{i}]", params, composition)
+        errs += _validation_errors(_dict(v), f"spec.validations[{i}]", params, pairs if composition else None)
     if spec.get("auditAnnotations") is not None:
         if len(audits) > 20:
             errs.append(FieldError("FieldValueInvalid", "spec.auditAnnotations",
@@ -553,7 +560,8 @@ def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_condit
             else:
                 errs += _compile_errors(f"{apath}.valueExpression", value,
                                         declared(params=params, variables=composition),
-                                        str(a.get("valueExpression")))
+                                        str(a.get("valueExpression")), ("string", "null_type"),
+                                        pairs if composition else None)
             if key in keys:
                 errs.append(_duplicate(f"{apath}.key", key))
             keys.add(key)
@@ -561,7 +569,7 @@ def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_condit
 
 
 def _validation_errors(v: dict[str, Any], path: str, params: bool = False,
-                       composition: bool = False) -> list[FieldError]:
+                       variables: Composition | None = None) -> list[FieldError]:
     """`validateValidation`: the expression and the messageExpression compiled (the latter without
     `authorizer`)."""
     errs: list[FieldError] = []
@@ -569,13 +577,14 @@ def _validation_errors(v: dict[str, Any], path: str, params: bool = False,
         errs.append(field_required(f"{path}.expression", "expression is not specified"))
     else:
         errs += _compile_errors(f"{path}.expression", str(v["expression"]),
-                                declared(params=params, variables=composition))
+                                declared(params=params, variables=variables is not None), variables=variables)
     msg_expr = str(v.get("messageExpression") or "")
     if msg_expr and not msg_expr.strip():
         errs.append(field_invalid(f"{path}.messageExpression", msg_expr, "must be non-empty if specified"))
     elif msg_expr:
         errs += _compile_errors(f"{path}.messageExpression", msg_expr,
-                                declared(params=params, authorizer=False, variables=composition))
+                                declared(params=params, authorizer=False, variables=variables is not None),
+                                returns=("string",), variables=variables)
     message = str(v.get("message") or "")
     if message and not message.strip():
         errs.append(field_invalid(f"{path}.message", message, "message must be non-empty if specified"))

@@ -112,6 +112,70 @@ def test_expressions_that_do_not_compile_are_refused(vap: Policies) -> None:
     assert "compilation failed: ERROR: <input>:1:24: Syntax error:" in r.json()["message"]
 
 
+def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
+    """`CompileCELExpression`'s return-type check (`must evaluate to ...`) and the checker's overload and field
+    errors, each a `field.Invalid` of the expression; `object` is dyn (no schema), so what only a schema could
+    refuse is accepted."""
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]
+    r = vap.post("validatingadmissionpolicies", {"metadata": {"name": f"p-{uuid.uuid4().hex[:8]}"}, "spec": {
+        "matchConstraints": {"resourceRules": rules},
+        "matchConditions": [{"name": "c", "expression": "'a'"}],
+        "variables": [{"name": "n", "expression": "'a'"}, {"name": "m", "expression": "object.x"}],
+        "validations": [{"expression": "1", "messageExpression": "object.metadata.name.size()"},
+                        {"expression": "object.spec.paused"},
+                        {"expression": "variables.n > 1"},
+                        {"expression": "1 + 'a' == 2 || request.operation == 1"},
+                        {"expression": "request.nope == '' && variables.m && variables.z"},
+                        {"expression": "quantity('1').isGreaterThan(1)"},
+                        {"expression": "semver('1.0.0').major() == 1"},
+                        {"expression": "image('a') != null || type(1) == int"},
+                        {"expression": "['a', object.metadata.name].exists(x, x == '%s %d'.format(['a', 1]))"}],
+        "auditAnnotations": [{"key": "k", "valueExpression": "1"}]}})
+    assert r.status_code == 422, r.text
+    assert _causes(r) == [
+        ("spec.matchConditions[0].expression", 'Invalid value: "\'a\'": must evaluate to bool but got string'),
+        ("spec.validations[0].expression", 'Invalid value: "1": must evaluate to bool but got int'),
+        ("spec.validations[0].messageExpression",
+         'Invalid value: "object.metadata.name.size()": must evaluate to string but got int'),
+        ("spec.validations[1].expression", 'Invalid value: "object.spec.paused": must evaluate to bool but got dyn'),
+        ("spec.validations[2].expression", ('Invalid value: "variables.n > 1": compilation failed: '
+                                            'ERROR: <input>:1:13: '
+         "found no matching overload for '_>_' applied to '(string, int)'\n | variables.n > 1\n | ............^")),
+        ("spec.validations[3].expression", ("Invalid value: \"1 + 'a' == 2 || request.operation == 1\": compilation "
+         "failed: ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'\n"
+         " | 1 + 'a' == 2 || request.operation == 1\n | ..^\n"
+         "ERROR: <input>:1:35: found no matching overload for '_==_' applied to '(string, int)'\n"
+         " | 1 + 'a' == 2 || request.operation == 1\n | ..................................^")),
+        ("spec.validations[4].expression", ("Invalid value: \"request.nope == '' && variables.m && variables.z\": "
+         "compilation failed: ERROR: <input>:1:8: undefined field 'nope'\n"
+         " | request.nope == '' && variables.m && variables.z\n | .......^\n"
+         "ERROR: <input>:1:47: undefined field 'z'\n"
+         " | request.nope == '' && variables.m && variables.z\n | ..............................................^")),
+        ("spec.validations[5].expression", ("Invalid value: \"quantity('1').isGreaterThan(1)\": compilation failed: "
+         "ERROR: <input>:1:28: found no matching overload for 'isGreaterThan' applied to 'kubernetes.Quantity.(int)'"
+         "\n | quantity('1').isGreaterThan(1)\n | ...........................^")),
+        ("spec.validations[6].expression", "Invalid value: \"semver('1.0.0').major() == 1\": compilation failed: "
+         "ERROR: <input>:1:7: undeclared reference to 'semver' (in container '')\n"
+         " | semver('1.0.0').major() == 1\n | ......^\n"
+         "ERROR: <input>:1:22: undeclared reference to 'major' (in container '')\n"
+         " | semver('1.0.0').major() == 1\n | .....................^"),
+        ("spec.validations[7].expression", "Invalid value: \"image('a') != null || type(1) == int\": "
+         "compilation failed: ERROR: <input>:1:6: undeclared reference to 'image' (in container '')\n"
+         " | image('a') != null || type(1) == int\n | .....^"),
+        ("spec.validations[8].expression", "Invalid value: \"['a', object.metadata.name].exists(x, x == '%s %d'."
+         "format(['a', 1]))\": compilation failed: ERROR: <input>:1:22: expected type 'string' but found 'dyn'\n"
+         " | ['a', object.metadata.name].exists(x, x == '%s %d'.format(['a', 1]))\n | .....................^"),
+        ("spec.auditAnnotations[0].valueExpression",
+         'Invalid value: "1": must evaluate to one of [string null_type] but got int')]
+    policy = vap.policy(variables=[{"name": "n", "expression": "object.data.size()"}],
+                        validations=[{"expression": "object.data.x == 'y' || variables.n > 1 || object.a + 1 > 2",
+                                      "messageExpression": "'x: ' + string(variables.n)"},
+                                     {"expression": "has(object.a) ? object.a.all(x, x > 1) : true"},
+                                     {"expression": "type(object.a) == string || type(object.a) == list"}],
+                        auditAnnotations=[{"key": "k", "valueExpression": "object.x == 1 ? 'a' : null"}])
+    assert policy
+
+
 def test_deny_refuses_with_upstreams_message(vap: Policies) -> None:
     policy = vap.policy(validations=[{"expression": "object.data.size() < 2"},
                                      {"expression": "!('secret' in object.data)", "reason": "Forbidden",
@@ -215,3 +279,35 @@ def test_unknown_param_kind_is_a_policy_configuration_error(vap: Policies) -> No
     assert r.status_code == 422 and r.json()["message"] == (
         f'configmaps "u1" is forbidden: ValidatingAdmissionPolicy \'{policy}\' denied request: failed to configure '
         "policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Limits'"), r.text
+
+
+def test_kubernetes_libraries_in_a_policy(vap: Policies) -> None:
+    """quantity, cidr/ip, url and format (cel/libs/) as a policy author uses them; a library's evaluation error is
+    the failure policy's, worded as cel-go's."""
+    policy = vap.policy(validations=[
+        {"expression": "!has(object.data.mem) || quantity(object.data.mem).isLessThan(quantity('1Gi'))"},
+        {"expression": "!has(object.data.ip) || cidr('10.0.0.0/8').containsIP(object.data.ip)"},
+        {"expression": "!has(object.data.url) || url(object.data.url).getScheme() == 'https'"},
+        {"expression": "!has(object.data.host) || !format.dns1123Subdomain().validate(object.data.host).hasValue()",
+         "messageExpression": "format.dns1123Subdomain().validate(object.data.host).value()[0]"}])
+    vap.bind(policy)
+    assert vap.cm("ok", {"mem": "512Mi", "ip": "10.1.2.3", "url": "https://x/y", "host": "a.b"}).status_code == 201
+    assert vap.cm("big", {"mem": "2Gi"}).json()["message"].endswith(
+        "failed expression: !has(object.data.mem) || quantity(object.data.mem).isLessThan(quantity('1Gi'))")
+    assert vap.cm("far", {"ip": "192.168.0.1"}).status_code == 422
+    assert vap.cm("http", {"url": "http://x/"}).status_code == 422
+    assert vap.cm("host", {"host": "A_B"}).json()["message"].endswith(
+        "denied request: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+        "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
+        "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+    r = vap.cm("bad", {"mem": "2Go"})
+    assert r.status_code == 422 and "quantities must match the regular expression" in r.json()["message"], r.text
+
+
+def test_optional_syntax_in_a_policy(vap: Policies) -> None:
+    """`.?` and `orValue` (cel.OptionalTypes, 1.28+) compile on write and run on admission."""
+    vap.bind(vap.policy(validations=[{"expression": "object.?data.mode.orValue('safe') == 'safe'",
+                                      "messageExpression": "'mode ' + object.data[?'mode'].orValue('')"}]))
+    assert vap.cm("plain").status_code == 201
+    r = vap.cm("unsafe", {"mode": "fast"})
+    assert r.status_code == 422 and r.json()["message"].endswith("denied request: mode fast"), r.text

@@ -1,0 +1,246 @@
+"""What cel-rust does not parse or expand, rewritten from our parser's AST before cel-rust compiles it.
+
+cel-go's optional syntax (`cel.OptionalTypes()`, enabled since 1.28; semantics of `interpreter/attributes.go`
+`applyQualifiers` and the `optional_*` macros of `parser/parser.go`): cel-rust runs optional values
+(`optional.of/none`, `hasValue`, `value`, `orValue`, `or`) but does not parse `.?`, `[?` or `?` entries.
+
+- `x.?f` -> `__opt_select(x, 'f')`, `x[?k]` -> `__opt_index(x, k)`; a selection or index after one of these in the
+  same chain is optional too (`a.?b.c` is none when `c` is absent, as cel-go's qualifiers after an optional one);
+- `[a, ?b]` -> `__opt_list([[false, a], [true, b]])` (a none element left out);
+- `{k: v, ?k2: v2}` -> `__opt_map([[k, v, false], [k2, v2, true]])` (a none value's entry left out).
+
+cel-go's two-variable comprehensions (`ext.TwoVarComprehensions()`, enabled since 1.32; `ext/comprehensions.go`),
+over a list's indexes and values or a map's keys and values, become one-variable macros over `__keys(t)` with the
+second variable replaced by `__at(t, first)`:
+
+- `t.all(k, v, p)`, `exists`, `existsOne`/`exists_one` -> `__keys(t).all(k, p')`...;
+- `t.transformList(k, v, [f,] e)` -> `__keys(t)[.filter(k, f')].map(k, e')`;
+- `t.transformMap(k, v, [f,] e)` -> `__pairs(__keys(t)[.filter(k, f')].map(k, [k, e']))`;
+- `t.transformMapEntry(k, v, [f,] e)` -> `__merge(their e')`, a key given twice an error."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .libs.values import LibraryError
+from .parser import Node, ParseError, parse
+
+_OPS = {"@in": "in", "!_": "!", "-_": "-"}
+
+
+def _optional_chain(node: Node | None) -> bool:
+    """Whether `node` is an optional selection or index, or a selection or index of one."""
+    while node is not None and node.kind in ("select", "index"):
+        if node.optional:
+            return True
+        node = node.target
+    return False
+
+
+_COMPREHENSIONS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_TWO_VAR = frozenset({"all", "exists", "existsOne", "exists_one", "transformList", "transformMap",
+                      "transformMapEntry"})
+
+
+def _two_var(node: Node) -> bool:
+    return (node.kind == "call" and node.target is not None and node.value in _TWO_VAR
+            and len(node.args) >= 3 and node.args[0].kind == "ident" and node.args[1].kind == "ident"
+            and (node.value.startswith("transform") or len(node.args) == 3))
+
+
+def _needs_rewrite(node: Node | None) -> bool:
+    if node is None:
+        return False
+    if node.optional or node.opt_elems or any(opt for _, _, opt in node.entries) or _two_var(node):
+        return True
+    return any(_needs_rewrite(n) for n in (node.target, *node.args, *(x for k, v, _ in node.entries
+                                                                         for x in (k, v))))
+
+
+class _Emitter:
+    def __init__(self, src: str, subst: dict[str, str] | None = None):
+        self.src, self.subst = src, subst or {}
+
+    def inner(self, *bound: str, extra: dict[str, str] | None = None) -> _Emitter:
+        """The emitter for a body where `bound` names are a macro's own (they shadow a substitution)."""
+        subst = {k: v for k, v in self.subst.items() if k not in bound}
+        return _Emitter(self.src, {**subst, **(extra or {})})
+
+    def __call__(self, node: Node) -> str:
+        if not self.subst and not _needs_rewrite(node):
+            return self.src[node.start:node.end]
+        kind = node.kind
+        if kind == "lit":
+            return self.src[node.start:node.end]
+        if kind == "ident":
+            return f"({self.subst[node.value]})" if node.value in self.subst else node.value
+        if kind == "select":
+            assert node.target is not None
+            if node.optional or _optional_chain(node.target):
+                return f"__opt_select({self(node.target)}, {node.value!r})"
+            return f"{self(node.target)}.{node.value}"
+        if kind == "index":
+            assert node.target is not None
+            if node.optional or _optional_chain(node.target):
+                return f"__opt_index({self(node.target)}, {self(node.args[0])})"
+            return f"{self(node.target)}[{self(node.args[0])}]"
+        if kind == "call":
+            return self.call(node)
+        if kind == "binary":
+            op = _OPS.get(node.value, node.value.strip("_"))
+            return f"({self(node.args[0])} {op} {self(node.args[1])})"
+        if kind == "unary":
+            return f"{_OPS[node.value]}({self(node.args[0])})"
+        if kind == "cond":
+            return f"({self(node.args[0])} ? {self(node.args[1])} : {self(node.args[2])})"
+        if kind == "list":
+            if not node.opt_elems:
+                return "[" + ", ".join(self(e) for e in node.args) + "]"
+            pairs = ", ".join(f"[{str(i in node.opt_elems).lower()}, {self(e)}]" for i, e in enumerate(node.args))
+            return f"__opt_list([{pairs}])"
+        if kind == "map":
+            if not any(opt for _, _, opt in node.entries):
+                return "{" + ", ".join(f"{self(k)}: {self(v)}" for k, v, _ in node.entries) + "}"
+            triples = ", ".join(f"[{self(k)}, {self(v)}, {str(opt).lower()}]" for k, v, opt in node.entries)
+            return f"__opt_map([{triples}])"
+        raise ParseError(f"cannot rewrite a {kind}")
+
+    def call(self, node: Node) -> str:
+        name, target, args = node.value, node.target, node.args
+        if _two_var(node):
+            return self.two_var(node)
+        if target is not None and name in _COMPREHENSIONS and len(args) in (2, 3) and args[0].kind == "ident":
+            body = self.inner(args[0].value)
+            return f"{self(target)}.{name}({args[0].value}, {', '.join(body(a) for a in args[1:])})"
+        if target is not None and target.kind == "ident" and target.value == "cel" and name == "bind" \
+                and len(args) == 3 and args[0].kind == "ident":
+            return f"cel.bind({args[0].value}, {self(args[1])}, {self.inner(args[0].value)(args[2])})"
+        rendered = ", ".join(self(a) for a in args)
+        return f"{self(target)}.{name}({rendered})" if target is not None else f"{name}({rendered})"
+
+    def two_var(self, node: Node) -> str:
+        assert node.target is not None
+        first, second = node.args[0].value, node.args[1].value
+        target = self(node.target)
+        body = self.inner(first, second, extra={second: f"__at({target}, {first})"})
+        keys = f"__keys({target})"
+        rest = [body(a) for a in node.args[2:]]
+        name = node.value
+        if name in ("all", "exists"):
+            return f"{keys}.{name}({first}, {rest[0]})"
+        if name in ("existsOne", "exists_one"):
+            return f"{keys}.exists_one({first}, {rest[0]})"
+        if len(rest) == 2:
+            keys = f"{keys}.filter({first}, {rest[0]})"
+        if name == "transformList":
+            return f"{keys}.map({first}, {rest[-1]})"
+        if name == "transformMap":  # keys and values in one pass: a map's order is not stable across reads
+            return f"__pairs({keys}.map({first}, [{first}, {rest[-1]}]))"
+        return f"__merge({keys}.map({first}, {rest[-1]}))"
+
+
+def desugar(expression: str) -> str | None:
+    """`expression` rewritten for cel-rust, or None when it needs no rewrite or our parser cannot read it."""
+    try:
+        tree = parse(expression)
+        return _Emitter(expression)(tree) if _needs_rewrite(tree) else None
+    except (ParseError, RecursionError):
+        return None
+
+
+def _optional() -> Any:
+    from .engine import native
+    return native().OptionalValue
+
+
+def _unwrap(target: Any) -> tuple[bool, Any]:
+    if isinstance(target, _optional()):
+        return (True, target.value()) if target.has_value() else (False, None)
+    return True, target
+
+
+def opt_select(target: Any, name: str) -> Any:
+    present, value = _unwrap(target)
+    optional = _optional()
+    if not present:
+        return optional.none()
+    if not isinstance(value, dict):
+        raise LibraryError(f"no such overload: optional field selection of '{name}'")
+    return optional.of(value[name]) if name in value else optional.none()
+
+
+def opt_index(target: Any, key: Any) -> Any:
+    present, value = _unwrap(target)
+    optional = _optional()
+    if not present:
+        return optional.none()
+    if isinstance(value, (list, tuple)):
+        if isinstance(key, bool) or not isinstance(key, (int, float)) or key != int(key):
+            raise LibraryError("no such overload: optional index")
+        return optional.of(value[int(key)]) if 0 <= key < len(value) else optional.none()
+    if isinstance(value, dict):
+        return optional.of(value[key]) if key in value else optional.none()
+    raise LibraryError("no such overload: optional index")
+
+
+def _entry_value(value: Any) -> tuple[bool, Any]:
+    if not isinstance(value, _optional()):
+        raise LibraryError("cannot initialize optional entry from non-optional value")
+    return _unwrap(value)
+
+
+def opt_list(pairs: list[list[Any]]) -> list[Any]:
+    out = []
+    for optional, value in pairs:
+        if optional:
+            present, value = _entry_value(value)
+            if not present:
+                continue
+        out.append(value)
+    return out
+
+
+def opt_map(triples: list[list[Any]]) -> dict[Any, Any]:
+    out = {}
+    for key, value, optional in triples:
+        if optional:
+            present, value = _entry_value(value)
+            if not present:
+                continue
+        out[key] = value
+    return out
+
+
+def keys(target: Any) -> list[Any]:
+    if isinstance(target, dict):
+        return list(target)
+    if isinstance(target, (list, tuple)):
+        return list(range(len(target)))
+    raise LibraryError("no such overload")
+
+
+def at(target: Any, key: Any) -> Any:
+    return target[key]
+
+
+def pairs(entries: list[list[Any]]) -> dict[Any, Any]:
+    return {k: v for k, v in entries}
+
+
+def merge(maps: list[Any]) -> dict[Any, Any]:
+    """`transformMapEntry`'s result: the entries of every map, a key given twice an error."""
+    out: dict[Any, Any] = {}
+    for m in maps:
+        if not isinstance(m, dict):
+            raise LibraryError("no such overload")
+        for k, v in m.items():
+            if k in out:
+                raise LibraryError(f"insert failed: key {k} already exists")
+            out[k] = v
+    return out
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "__opt_select": opt_select, "__opt_index": opt_index, "__opt_list": opt_list, "__opt_map": opt_map,
+    "__keys": keys, "__at": at, "__pairs": pairs, "__merge": merge,
+}

@@ -1,0 +1,81 @@
+"""CEL types as cel-go's checker names them (`github.com/google/cel-go/common/types/types.go`): `String()` for the
+`must evaluate to` message, `formatted()` for the `found no matching overload ... applied to` one (cel-go's
+`FormatCELType`, which prints the null type as `null`). `UNKNOWN` is this server's own: a type its checker cannot
+tell, about which it never complains."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Type:
+    name: str
+    params: tuple[Type, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.params))})" if self.params else self.name
+
+    def formatted(self) -> str:
+        if self.name == "null_type":
+            return "null"
+        if self.params:
+            return f"{self.name}({', '.join(p.formatted() for p in self.params)})"
+        return self.name
+
+    @property
+    def vague(self) -> bool:
+        """dyn or unknown: anything may be assigned to it."""
+        return self.name in ("dyn", "?")
+
+
+def list_of(elem: Type) -> Type:
+    return Type("list", (elem,))
+
+
+def map_of(key: Type, value: Type) -> Type:
+    return Type("map", (key, value))
+
+
+def optional_of(t: Type) -> Type:
+    return Type("optional_type", (t,))
+
+
+INT, UINT, DOUBLE, BOOL, STRING, BYTES = (Type("int"), Type("uint"), Type("double"), Type("bool"), Type("string"),
+                                          Type("bytes"))
+NULL, DYN, UNKNOWN, TYPE = Type("null_type"), Type("dyn"), Type("?"), Type("type")
+TIMESTAMP, DURATION = Type("google.protobuf.Timestamp"), Type("google.protobuf.Duration")
+QUANTITY, IP, CIDR, URL, FORMAT, SEMVER = (Type("kubernetes.Quantity"), Type("net.IP"), Type("net.CIDR"),
+                                           Type("kubernetes.URL"), Type("kubernetes.NamedFormat"),
+                                           Type("kubernetes.Semver"))
+PRIMITIVES = frozenset({INT, UINT, DOUBLE, BOOL, STRING, BYTES, NULL, TIMESTAMP, DURATION})
+NUMBERS = (INT, UINT, DOUBLE)
+
+# Object types with declared fields (`plugin/cel/compile.go` BuildRequestType, BuildNamespaceType); the
+# composition's `variables` object is added per policy.
+_GVK = {"group": STRING, "version": STRING, "kind": STRING}
+_GVR = {"group": STRING, "version": STRING, "resource": STRING}
+OBJECTS: dict[str, Mapping[str, Type]] = {
+    "kubernetes.GroupVersionKind": _GVK,
+    "kubernetes.GroupVersionResource": _GVR,
+    "kubernetes.UserInfo": {"username": STRING, "uid": STRING, "groups": list_of(STRING),
+                            "extra": map_of(STRING, list_of(STRING))},
+    "kubernetes.AdmissionRequest": {
+        "kind": Type("kubernetes.GroupVersionKind"), "resource": Type("kubernetes.GroupVersionResource"),
+        "subResource": STRING, "requestKind": Type("kubernetes.GroupVersionKind"),
+        "requestResource": Type("kubernetes.GroupVersionResource"), "requestSubResource": STRING,
+        "name": STRING, "namespace": STRING, "operation": STRING, "userInfo": Type("kubernetes.UserInfo"),
+        "dryRun": BOOL, "options": DYN},
+    "kubernetes.NamespaceSpec": {"finalizers": list_of(STRING)},
+    "kubernetes.NamespaceCondition": {"status": STRING, "type": STRING, "lastTransitionTime": TIMESTAMP,
+                                      "message": STRING, "reason": STRING},
+    "kubernetes.NamespaceStatus": {"conditions": list_of(Type("kubernetes.NamespaceCondition")), "phase": STRING},
+    "kubernetes.NamespaceMetadata": {
+        "name": STRING, "generateName": STRING, "namespace": STRING, "labels": map_of(STRING, STRING),
+        "annotations": map_of(STRING, STRING), "UID": STRING, "creationTimestamp": TIMESTAMP,
+        "deletionGracePeriodSeconds": INT, "deletionTimestamp": TIMESTAMP, "generation": INT,
+        "resourceVersion": STRING, "finalizers": list_of(STRING)},
+    "kubernetes.Namespace": {"metadata": Type("kubernetes.NamespaceMetadata"),
+                             "spec": Type("kubernetes.NamespaceSpec"), "status": Type("kubernetes.NamespaceStatus")},
+}
+REQUEST, NAMESPACE = Type("kubernetes.AdmissionRequest"), Type("kubernetes.Namespace")
