@@ -29,6 +29,7 @@ from .kinds import ResourceInfo
 from .strategy import Strategy
 from .validation import is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, validate_labels
 from .workloads import GroupKind
+from .shapes import as_dict, as_list
 
 GROUP, VERSION = "admissionregistration.k8s.io", "v1"
 
@@ -41,14 +42,6 @@ SCOPES = ("*", "Cluster", "Namespaced")
 REASONS = ("Forbidden", "Invalid", "RequestEntityTooLarge")
 ACTIONS = ("Audit", "Deny", "Warn")
 REVIEW_VERSIONS = ("v1", "v1beta1")  # AcceptedAdmissionReviewVersions
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def go_slice(values: list[Any], elem: str = "string") -> str:
@@ -81,9 +74,9 @@ def _default_webhook(hook: dict[str, Any], *, mutating: bool) -> None:
             hook[key] = {}
     if mutating and hook.get("reinvocationPolicy") is None:
         hook["reinvocationPolicy"] = "Never"
-    for rule in _list(hook.get("rules")):
+    for rule in as_list(hook.get("rules")):
         _default_rule(rule)
-    service = _dict(hook.get("clientConfig")).get("service")
+    service = as_dict(hook.get("clientConfig")).get("service")
     if isinstance(service, dict) and service.get("port") is None:
         service["port"] = 443  # SetDefaults_ServiceReference
 
@@ -98,18 +91,18 @@ def _default_match_resources(match: Any) -> None:
         if match.get(key) is None:
             match[key] = {}
     for key in ("resourceRules", "excludeResourceRules"):
-        for rule in _list(match.get(key)):
+        for rule in as_list(match.get(key)):
             _default_rule(rule)
 
 
 # ---- shared validation -------------------------------------------------------------------------------------
 def validate_label_selector(selector: Any, path: str) -> list[FieldError]:
     """`metav1validation.ValidateLabelSelector` (strict label values)."""
-    selector = _dict(selector)
-    errs = validate_labels(_dict(selector.get("matchLabels")), f"{path}.matchLabels")
-    for i, req in enumerate(_list(selector.get("matchExpressions"))):
-        req, rpath = _dict(req), f"{path}.matchExpressions[{i}]"
-        op, values = req.get("operator"), _list(req.get("values"))
+    selector = as_dict(selector)
+    errs = validate_labels(as_dict(selector.get("matchLabels")), f"{path}.matchLabels")
+    for i, req in enumerate(as_list(selector.get("matchExpressions"))):
+        req, rpath = as_dict(req), f"{path}.matchExpressions[{i}]"
+        op, values = req.get("operator"), as_list(req.get("values"))
         if op in ("In", "NotIn"):
             if not values:
                 errs.append(field_required(f"{rpath}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
@@ -176,9 +169,9 @@ def _resources_errors(resources: list[Any], path: str) -> list[FieldError]:
 
 def _rule_with_operations_errors(rule: Any, path: str) -> list[FieldError]:
     """`validateRuleWithOperations` + `validateRule` (subresources allowed)."""
-    rule = _dict(rule)
+    rule = as_dict(rule)
     errs: list[FieldError] = []
-    ops = _list(rule.get("operations"))
+    ops = as_list(rule.get("operations"))
     if not ops:
         errs.append(field_required(f"{path}.operations"))
     if len(ops) > 1 and "*" in ops:
@@ -187,7 +180,7 @@ def _rule_with_operations_errors(rule: Any, path: str) -> list[FieldError]:
     for i, op in enumerate(ops):
         if op not in OPERATIONS:
             errs.append(field_not_supported(f"{path}.operations[{i}]", op, OPERATIONS))
-    groups, versions = _list(rule.get("apiGroups")), _list(rule.get("apiVersions"))
+    groups, versions = as_list(rule.get("apiGroups")), as_list(rule.get("apiVersions"))
     if not groups:
         errs.append(field_required(f"{path}.apiGroups"))
     if len(groups) > 1 and "*" in groups:
@@ -200,7 +193,7 @@ def _rule_with_operations_errors(rule: Any, path: str) -> list[FieldError]:
     for i, version in enumerate(versions):
         if not version:
             errs.append(field_required(f"{path}.apiVersions[{i}]"))
-    errs += _resources_errors(_list(rule.get("resources")), f"{path}.resources")
+    errs += _resources_errors(as_list(rule.get("resources")), f"{path}.resources")
     scope = rule.get("scope")
     if scope is not None and scope not in SCOPES:
         errs.append(field_not_supported(f"{path}.scope", scope, SCOPES))
@@ -281,7 +274,7 @@ def _match_conditions_errors(conditions: list[Any], path: str, params: bool = Fa
         errs.append(FieldError("FieldValueTooMany", path, f"Too many: {len(conditions)}: must have at most 64 items"))
     names: set[str] = set()
     for i, cond in enumerate(conditions):
-        cond = _dict(cond)
+        cond = as_dict(cond)
         expression = str(cond.get("expression") or "").strip()
         if not expression:
             errs.append(field_required(f"{path}[{i}].expression"))
@@ -323,7 +316,7 @@ def _webhook_errors(hook: dict[str, Any], path: str, *, mutating: bool, no_side_
                     match_conditions: bool) -> list[FieldError]:
     """`validateValidatingWebhook` / `validateMutatingWebhook`."""
     errs = _fully_qualified_name(f"{path}.name", hook.get("name") or "")
-    for i, rule in enumerate(_list(hook.get("rules"))):
+    for i, rule in enumerate(as_list(hook.get("rules"))):
         errs += _rule_with_operations_errors(rule, f"{path}.rules[{i}]")
     if hook.get("failurePolicy") is not None and hook["failurePolicy"] not in FAILURE_POLICIES:
         errs.append(field_not_supported(f"{path}.failurePolicy", hook["failurePolicy"], FAILURE_POLICIES))
@@ -346,16 +339,16 @@ def _webhook_errors(hook: dict[str, Any], path: str, *, mutating: bool, no_side_
             and hook["reinvocationPolicy"] not in REINVOCATION_POLICIES:
         errs.append(field_not_supported(f"{path}.reinvocationPolicy", hook["reinvocationPolicy"],
                                         REINVOCATION_POLICIES))
-    cc = _dict(hook.get("clientConfig"))
+    cc = as_dict(hook.get("clientConfig"))
     url, service = cc.get("url"), cc.get("service")
     if (url is None) == (service is None):
         errs.append(field_required(f"{path}.clientConfig", "exactly one of url or service is required"))
     elif url is not None:
         errs += _url_errors(f"{path}.clientConfig.url", str(url))
     else:
-        errs += _service_errors(f"{path}.clientConfig.service", _dict(service))
+        errs += _service_errors(f"{path}.clientConfig.service", as_dict(service))
     if match_conditions:
-        errs += _match_conditions_errors(_list(hook.get("matchConditions")), f"{path}.matchConditions")
+        errs += _match_conditions_errors(as_list(hook.get("matchConditions")), f"{path}.matchConditions")
     return errs
 
 
@@ -389,19 +382,19 @@ class WebhookConfigurationStrategy(_GenerationOn):
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
         super().default(obj, update=update)
-        for hook in _list(obj.get("webhooks")):
+        for hook in as_list(obj.get("webhooks")):
             if isinstance(hook, dict):
                 _default_webhook(hook, mutating=self.mutating)
 
     def _errors(self, obj: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
-        old_hooks = [_dict(h) for h in _list((old or {}).get("webhooks"))]
-        new_hooks = [_dict(h) for h in _list(obj.get("webhooks"))]
+        old_hooks = [as_dict(h) for h in as_list((old or {}).get("webhooks"))]
+        new_hooks = [as_dict(h) for h in as_list(obj.get("webhooks"))]
         if old is None:
             no_side, recognized, unique, conditions = True, True, True, True
         else:
             no_side = all(h.get("sideEffects") in NO_SIDE_EFFECTS for h in old_hooks)
             recognized = all(not h.get("admissionReviewVersions")
-                             or any(v in REVIEW_VERSIONS for v in _list(h.get("admissionReviewVersions")))
+                             or any(v in REVIEW_VERSIONS for v in as_list(h.get("admissionReviewVersions")))
                              for h in old_hooks)
             unique = len({h.get("name") for h in old_hooks}) == len(old_hooks)
             conditions = len(new_hooks) != len(old_hooks) or any(
@@ -412,7 +405,7 @@ class WebhookConfigurationStrategy(_GenerationOn):
             path = f"webhooks[{i}]"
             errs += _webhook_errors(hook, path, mutating=self.mutating, no_side_effects=no_side,
                                     match_conditions=conditions)
-            errs += _review_versions_errors(_list(hook.get("admissionReviewVersions")),
+            errs += _review_versions_errors(as_list(hook.get("admissionReviewVersions")),
                                             f"{path}.admissionReviewVersions", recognized)
             name = hook.get("name") or ""
             if unique and name:
@@ -446,10 +439,10 @@ def _match_resources_errors(match: dict[str, Any], path: str) -> list[FieldError
         else:
             errs += validate_label_selector(match[key], f"{path}.{key}")
     for key in ("resourceRules", "excludeResourceRules"):
-        for i, rule in enumerate(_list(match.get(key))):
+        for i, rule in enumerate(as_list(match.get(key))):
             rpath = f"{path}.{key}[{i}]"
             seen: set[str] = set()
-            for j, name in enumerate(_list(_dict(rule).get("resourceNames"))):
+            for j, name in enumerate(as_list(as_dict(rule).get("resourceNames"))):
                 name = str(name)
                 for msg in _path_segment_errors(name):
                     errs.append(field_invalid(f"{rpath}.resourceNames[{j}]", name, msg))
@@ -508,21 +501,21 @@ def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_condit
     elif policy not in FAILURE_POLICIES:
         errs.append(field_not_supported("spec.failurePolicy", policy, FAILURE_POLICIES))
     if spec.get("paramKind") is not None:
-        errs += _param_kind_errors(_dict(spec["paramKind"]), "spec.paramKind")
+        errs += _param_kind_errors(as_dict(spec["paramKind"]), "spec.paramKind")
     match = spec.get("matchConstraints")
     if match is None:
         errs.append(field_required("spec.matchConstraints"))
     else:
-        errs += _match_resources_errors(_dict(match), "spec.matchConstraints")
-        if not _list(_dict(match).get("resourceRules")):
+        errs += _match_resources_errors(as_dict(match), "spec.matchConstraints")
+        if not as_list(as_dict(match).get("resourceRules")):
             errs.append(field_required("spec.matchConstraints.resourceRules"))
-    params, composition = spec.get("paramKind") is not None, bool(_list(spec.get("variables")))
-    pairs: Composition = tuple((str(_dict(v).get("name") or ""), str(_dict(v).get("expression") or ""))
-                               for v in _list(spec.get("variables")))
+    params, composition = spec.get("paramKind") is not None, bool(as_list(spec.get("variables")))
+    pairs: Composition = tuple((str(as_dict(v).get("name") or ""), str(as_dict(v).get("expression") or ""))
+                               for v in as_list(spec.get("variables")))
     if match_conditions:
-        errs += _match_conditions_errors(_list(spec.get("matchConditions")), "spec.matchConditions", params)
-    for i, var in enumerate(_list(spec.get("variables"))):
-        var, vpath = _dict(var), f"spec.variables[{i}]"
+        errs += _match_conditions_errors(as_list(spec.get("matchConditions")), "spec.matchConditions", params)
+    for i, var in enumerate(as_list(spec.get("variables"))):
+        var, vpath = as_dict(var), f"spec.variables[{i}]"
         name = str(var.get("name") or "")
         if not name.strip():
             errs.append(field_required(f"{vpath}.name", "name is not specified"))
@@ -533,19 +526,19 @@ def _policy_spec_errors(meta: dict[str, Any], spec: dict[str, Any], match_condit
         else:
             errs += _compile_errors(f"{vpath}.expression", str(var["expression"]),
                                     declared(params=params, variables=True), returns=(), variables=pairs[:i])
-    validations, audits = _list(spec.get("validations")), _list(spec.get("auditAnnotations"))
+    validations, audits = as_list(spec.get("validations")), as_list(spec.get("auditAnnotations"))
     if not validations and not audits:
         detail = "validations or auditAnnotations must contain at least one item"
         return errs + [field_required("spec.validations", detail), field_required("spec.auditAnnotations", detail)]
     for i, v in enumerate(validations):
-        errs += _validation_errors(_dict(v), f"spec.validations[{i}]", params, pairs if composition else None)
+        errs += _validation_errors(as_dict(v), f"spec.validations[{i}]", params, pairs if composition else None)
     if spec.get("auditAnnotations") is not None:
         if len(audits) > 20:
             errs.append(FieldError("FieldValueInvalid", "spec.auditAnnotations",
                                    "Invalid value: ...: must not have more than 20 auditAnnotations"))
         keys: set[str] = set()
         for i, a in enumerate(audits):
-            a, apath = _dict(a), f"spec.auditAnnotations[{i}]"
+            a, apath = as_dict(a), f"spec.auditAnnotations[{i}]"
             key = str(a.get("key") or "")
             if meta.get("name"):
                 errs += [field_invalid(f"{apath}.key", f"{meta['name']}/{key}", m)
@@ -620,13 +613,13 @@ class ValidatingAdmissionPolicyStrategy(_GenerationOn):
             new.pop("status", None)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + _policy_spec_errors(_dict(obj.get("metadata")), _dict(obj.get("spec")), True)
+        return super().validate(obj) + _policy_spec_errors(as_dict(obj.get("metadata")), as_dict(obj.get("spec")), True)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        nspec, ospec = _dict(new.get("spec")), _dict(old.get("spec"))
+        nspec, ospec = as_dict(new.get("spec")), as_dict(old.get("spec"))
         conditions = (nspec.get("paramKind") != ospec.get("paramKind")
                       or nspec.get("matchConditions") != ospec.get("matchConditions"))
-        return super().validate_update(new, old) + _policy_spec_errors(_dict(new.get("metadata")), nspec, conditions)
+        return super().validate_update(new, old) + _policy_spec_errors(as_dict(new.get("metadata")), nspec, conditions)
 
 
 class ValidatingAdmissionPolicyBindingStrategy(_GenerationOn):
@@ -634,10 +627,10 @@ class ValidatingAdmissionPolicyBindingStrategy(_GenerationOn):
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
         super().default(obj, update=update)
-        _default_match_resources(_dict(obj.get("spec")).get("matchResources"))
+        _default_match_resources(as_dict(obj.get("spec")).get("matchResources"))
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = _dict(obj.get("spec"))
+        spec = as_dict(obj.get("spec"))
         errs: list[FieldError] = []
         policy = spec.get("policyName") or ""
         if not policy:
@@ -645,10 +638,10 @@ class ValidatingAdmissionPolicyBindingStrategy(_GenerationOn):
         else:
             errs += [field_invalid("spec.policyName", policy, m) for m in is_dns1123_subdomain(policy)]
         if spec.get("paramRef") is not None:
-            errs += _param_ref_errors(_dict(spec["paramRef"]), "spec.paramRef")
+            errs += _param_ref_errors(as_dict(spec["paramRef"]), "spec.paramRef")
         if spec.get("matchResources") is not None:
-            errs += _match_resources_errors(_dict(spec["matchResources"]), "spec.matchResouces")  # upstream's typo
-        errs += _actions_errors(_list(spec.get("validationActions")), "spec.validationActions")
+            errs += _match_resources_errors(as_dict(spec["matchResources"]), "spec.matchResouces")  # upstream's typo
+        errs += _actions_errors(as_list(spec.get("validationActions")), "spec.validationActions")
         return errs
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
