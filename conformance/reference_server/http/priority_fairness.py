@@ -22,9 +22,9 @@ its deadline (`getRequestWaitContext`: `min(?timeout=, --request-timeout) / 4`; 
 `tooManyRequests`: 429, `Retry-After` (`dropped_requests_tracker.go`) and Go's `http.Error` plain-text body
 `Too many requests, please try again later.` (not a Status), with the PF headers. A watch holds its seat until it is
 set up (its answer's headers are sent; upstream's watch initialization signal comes once the cacher has sent its
-initial events, a little later), not while it streams. Here the
-filter runs after authorization (upstream: just before it), so a request refused with 403 takes no seat; its
-headers are still set.
+initial events, a little later), not while it streams. The filter runs just before authorization, as in
+`DefaultBuildHandlerChain` (built inside-out: WithAuthorization wraps the handler, WithPriorityAndFairness wraps
+that): a request the authorizer refuses has taken a seat (or a 429) first, and its 403 carries the headers.
 
 Cost: a request's digest is cached per (method, path, query), the decision per (user, groups, verb, group,
 resource, namespace or path), and the decision cache is dropped
@@ -379,15 +379,11 @@ class PriorityAndFairness:
     async def set_headers(self, request: web.Request, response: web.StreamResponse) -> None:
         try:
             decision = request[_DECISION]
-        except KeyError:  # refused before the filter ran (403 of authorization, here after it)
-            decision = _MISSING
+        except KeyError:  # refused before the filter ran (authentication's 401, impersonation's 403): no headers
+            return
         if type(decision) is _Seat:  # a watch is set up: its seat is free for others
             decision.free()
             decision = decision.decision
-        if response.status == 401:  # refused by authentication, before the filter
-            return
-        if decision is _MISSING:
-            decision = self._decide(request)
         if decision is not None and decision is not _UNCLASSIFIED:
             headers = response.headers
             headers[FLOW_SCHEMA_HEADER] = decision[0]
