@@ -1,7 +1,9 @@
-"""The config consumer's enforcement side (`apf_controller.go`, k8s.io/apiserver v0.33): one `QueueSet` per limited
+"""The config consumer's enforcement side (`apf_controller.go`, k8s.io/apiserver v0.33): one `QueueSet` per
 priority level, re-configured in place when the stored PriorityLevelConfigurations change (its waiting and
 executing requests kept), a missing mandatory level (`exempt`, `catch-all`) imagined from the bootstrap objects as
-upstream's `imaginePL` does. An exempt level's QueueSet never makes a request wait (it only counts them, for the debug dump).
+upstream's `imaginePL` does. An exempt level's QueueSet never makes a request wait (it only counts them, for the
+debug dumps, flowcontrol/dump.py). Each level's most seats for one request feed the work estimator (`max_seats`,
+upstream's `MaxSeatsTracker`).
 
 Borrowing is simplified (flowcontrol/queueset.py, `SeatPool`): each level keeps `nominal - lendable` seats of its
 own and takes lendable seats of any level, exempt ones included, up to its borrowing limit, while one is free.
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ..registry.flowcontrol_bootstrap import MANDATORY_PRIORITY_LEVELS
+from . import dump
 from .limits import LevelLimits, concurrency_limits
 from .queueset import QueueSet, SeatPool
 from .retry_after import DroppedRequests
@@ -71,27 +74,19 @@ class FlowControl:
     def level(self, name: str) -> QueueSet | None:
         return self.queuesets.get(name)
 
+    def max_seats(self, name: str) -> int:
+        """The work estimator's `maxSeatsFn`: the level's most seats for one request (0: none of its own)."""
+        state = self.levels.get(name)
+        return state.limits.max_seats if state is not None else 0
+
     def dump_priority_levels(self) -> str:
-        """`/debug/api_priority_and_fairness/dump_priority_levels` (`apf_controller_debug.go`): one row per level,
-        sorted by name (exempt ones too: upstream gives them a queue set without queues), through Go's
-        tabwriter(8, 0, 1, ' ')."""
-        rows = [["PriorityLevelName", "ActiveQueues", "IsIdle", "IsQuiescing", "WaitingRequests",
-                 "ExecutingRequests", "DispatchedRequests", "RejectedRequests", "TimedoutRequests",
-                 "CancelledRequests"]]
-        for name in sorted(self.levels):
-            qs = self.levels[name].queueset
-            idle = not qs.waiting and not qs.in_use
-            rows.append([name, str(qs.active_queues), str(idle).lower(), "false", str(qs.waiting), str(qs.in_use),
-                         str(qs.dispatched), str(qs.rejected), str(qs.timed_out), str(qs.cancelled)])
-        return tab_rows(rows)
+        return dump.priority_levels(self.queuesets)
 
+    def dump_queues(self) -> str:
+        return dump.queues(self.queuesets)
 
-def tab_rows(rows: list[list[str]]) -> str:
-    """Go's `row` (cells joined by ",\t") through `tabwriter.NewWriter(w, 8, 0, 1, ' ', 0)`: every cell but a
-    line's last is padded to its column's widest cell plus one, at least 8."""
-    cells = [[c + "," for c in r[:-1]] + [r[-1]] for r in rows]
-    widths = [max(8, max(len(r[i]) for r in cells) + 1) for i in range(len(cells[0]) - 1)]
-    return "".join("".join(c.ljust(w) for c, w in zip(r, widths)) + r[-1] + "\n" for r in cells)
+    def dump_requests(self, details: bool) -> str:
+        return dump.requests(self.queuesets, details)
 
 
 __all__ = ["DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT", "DEFAULT_MAX_REQUESTS_INFLIGHT", "FlowControl", "LevelState"]
