@@ -5,8 +5,8 @@ upstream's `imaginePL` does. An exempt level's QueueSet never makes a request wa
 debug dumps, flowcontrol/dump.py). Each level's most seats for one request feed the work estimator (`max_seats`,
 upstream's `MaxSeatsTracker`).
 
-Borrowing is simplified (flowcontrol/queueset.py, `SeatPool`): each level keeps `nominal - lendable` seats of its
-own and takes lendable seats of any level, exempt ones included, up to its borrowing limit, while one is free.
+Borrowing: every level dispatches up to its current limit, re-divided by demand (flowcontrol/borrowing.py) when
+the configuration changes and every 10 s.
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from typing import Any, Iterable
 from ..registry.flowcontrol_bootstrap import MANDATORY_PRIORITY_LEVELS
 from . import dump
 from .limits import LevelLimits, concurrency_limits
-from .queueset import QueueSet, SeatPool
+from .borrowing import BORROWING_ADJUSTMENT_PERIOD, DemandStats, LevelDemand, current_limits
+from .queueset import QueueSet
 from .retry_after import DroppedRequests
 
 DEFAULT_MAX_REQUESTS_INFLIGHT = 400           # kube-apiserver --max-requests-inflight
@@ -27,21 +28,24 @@ DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT = 200  # kube-apiserver --max-mutating-re
 class LevelState:
     limits: LevelLimits
     queueset: QueueSet  # an exempt level's: seats without limit, counted for the dump
+    stats: DemandStats  # seatDemandStats
 
 
 class FlowControl:
     """Seats for classified requests: `level(name)`, a QueueSet (an exempt level's never refuses one), or None for
-    an unknown level."""
+    an unknown level. `update_borrowing()` re-divides the seats by demand; the filter calls it every
+    `BORROWING_ADJUSTMENT_PERIOD` seconds, as upstream's controller does."""
 
     def __init__(self, server_limit: int = DEFAULT_MAX_REQUESTS_INFLIGHT + DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT):
         self.server_limit = server_limit
         self.levels: dict[str, LevelState] = {}
-        self.queuesets: dict[str, QueueSet] = {}  # name → QueueSet of the limited levels (the filter's lookup)
+        self.queuesets: dict[str, QueueSet] = {}  # name → QueueSet of every level (the filter's lookup)
         self.dropped = DroppedRequests()
-        self.pool = SeatPool()
 
     def configure(self, levels: Iterable[dict[str, Any]]) -> None:
-        """The stored PriorityLevelConfigurations changed: new limits, queue sets kept where the level stays."""
+        """The stored PriorityLevelConfigurations changed: new limits, queue sets (and their demand statistics)
+        kept where the level stays; a new level starts at `nominal - lendable / 2`; then the seats are re-divided
+        at once, as `digestConfigObjects` ends with `updateBorrowingLocked`."""
         levels = list(levels)
         names = {o["metadata"]["name"] for o in levels}
         levels += [o for o in MANDATORY_PRIORITY_LEVELS if o["metadata"]["name"] not in names]
@@ -49,27 +53,30 @@ class FlowControl:
         for name, limits in concurrency_limits(levels, self.server_limit).items():
             old = self.levels.get(name)
             if old is not None and old.limits.exempt == limits.exempt:
-                qs = old.queueset
-                qs.limits = limits  # reconfigured below, once the pool is recounted
+                new[name] = LevelState(limits, old.queueset, old.stats)
             else:
-                qs = QueueSet(limits, None if limits.exempt else self.pool)
-            new[name] = LevelState(limits, qs)
-        # a level gone keeps serving what it queued and runs, on seats of its own, outside the pool (upstream's
-        # quiescing level, not shown in the dump here)
-        for name, old in self.levels.items():
-            if new.get(name, LevelState(old.limits, None)).queueset is not old.queueset:
-                old.queueset.pool = None
-                old.queueset.reconfigure(old.queueset.limits)
+                new[name] = LevelState(limits, QueueSet(limits, limits.nominal - limits.lendable // 2),
+                                       DemandStats())
+        # a level gone keeps serving what it queued and runs, at its last current limit (upstream's quiescing
+        # level, not shown in the dumps here)
         self.levels = new
         self.queuesets = {name: s.queueset for name, s in new.items()}
-        pool = self.pool
-        pool.capacity = sum(s.limits.lendable for s in new.values())  # exempt levels lend too
-        pool.levels = [qs for qs in self.queuesets.values() if not qs.limits.exempt]
-        for qs in pool.levels:
-            qs.min_cl = qs.limits.nominal - qs.limits.lendable  # the pool's count below uses the new limits
-        pool.used = sum(max(0, qs.in_use - qs.min_cl) for qs in pool.levels)
-        for qs in self.queuesets.values():
-            qs.reconfigure(qs.limits)
+        for state in new.values():
+            state.queueset.reconfigure(state.limits)
+        self.update_borrowing()
+
+    def update_borrowing(self) -> None:
+        """`updateBorrowingLocked`: each level's demand statistics from the period just ended, then the new
+        current limits (flowcontrol/borrowing.py)."""
+        demands: dict[str, LevelDemand] = {}
+        for name, state in self.levels.items():
+            state.stats.update(state.queueset.demand.reset())
+            lim = state.limits
+            demands[name] = LevelDemand(lim.exempt, lim.nominal, lim.nominal - lim.lendable, lim.borrowing_limit,
+                                        state.queueset.current_cl, state.stats)
+        nominal_sum = sum(state.limits.nominal for state in self.levels.values())
+        for name, current in current_limits(nominal_sum, demands).items():
+            self.levels[name].queueset.set_current_limit(current)
 
     def level(self, name: str) -> QueueSet | None:
         return self.queuesets.get(name)
@@ -89,4 +96,5 @@ class FlowControl:
         return dump.requests(self.queuesets, details)
 
 
-__all__ = ["DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT", "DEFAULT_MAX_REQUESTS_INFLIGHT", "FlowControl", "LevelState"]
+__all__ = ["BORROWING_ADJUSTMENT_PERIOD", "DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT", "DEFAULT_MAX_REQUESTS_INFLIGHT",
+           "FlowControl", "LevelState"]

@@ -21,9 +21,8 @@ seats), held while it runs and, when it has an additional latency, that long aft
   waiting at its deadline leaves its queue and is rejected (`time-out`); one whose client went away leaves it
   silently.
 
-A level's seats: `min_cl` (nominal minus lendable) are its own; beyond them, up to `max_cl`, it takes seats from
-the pool of every level's lendable seats while the pool has them free (see README Known gaps: upstream re-divides
-the lendable seats every 10 s, `computeConcurrencyAllocation`).
+A level dispatches up to its current limit (`currentCL`), which flowcontrol/borrowing.py re-divides every 10 s by
+the levels' seat demand, integrated here (seats in use + seats asked for by the waiting requests).
 """
 from __future__ import annotations
 
@@ -33,10 +32,10 @@ import time
 from collections import deque
 from typing import Any
 
+from .borrowing import SeatDemand
 from .limits import LevelLimits
 from .workestimate import WorkEstimate, seats_times_duration
 
-UNLIMITED = 1 << 62
 ESTIMATED_SERVICE_DURATION_NS = 3_000_000  # `estimatedServiceDuration`: 3 ms
 _WAITING, _EXECUTING, _DONE = 0, 1, 2
 
@@ -99,29 +98,12 @@ class _Queue:
         self.work_sum = 0
 
 
-class SeatPool:
-    """The lendable seats of every level, shared (see `QueueSet`): `used` is the sum over the levels of the seats
-    each holds beyond its `min_cl`."""
-
-    def __init__(self) -> None:
-        self.capacity = 0
-        self.used = 0
-        self.levels: list["QueueSet"] = []
-
-    def dispatch(self) -> None:
-        """Pooled seats came back: the levels with requests waiting take what they can."""
-        for qs in self.levels:
-            if self.used >= self.capacity:
-                return
-            if qs.waiting:
-                qs._dispatch()
-
-
 class QueueSet:
     """The seats and queues of one priority level."""
 
-    def __init__(self, limits: LevelLimits, pool: SeatPool | None = None):
-        self.pool = pool
+    def __init__(self, limits: LevelLimits, current_cl: int | None = None):
+        self.current_cl = limits.nominal if current_cl is None else current_cl  # currentCL: what it dispatches to
+        self.demand = SeatDemand()  # seatDemandIntegrator
         self.in_use = 0          # seats taken (running requests, and lingering ones' final seats)
         self.executing = 0       # requests running
         self.waiting = 0         # requests in the queues
@@ -145,11 +127,6 @@ class QueueSet:
         """New limits: a changed queue count re-deals the waiting requests and lets the running ones finish
         outside the queues (upstream drains the old queues instead); then as many as now fit are dispatched."""
         self.limits = limits
-        self.limit = limits.nominal  # shown as the level's own; `min_cl`/`max_cl` decide
-        self.min_cl = limits.nominal - limits.lendable if self.pool is not None else limits.nominal
-        self.max_cl = limits.borrowing_limit if self.pool is not None else limits.nominal
-        if limits.exempt:  # never waits
-            self.min_cl = self.max_cl = UNLIMITED
         if len(self._queues) != limits.queues:
             old = [r for q in self._queues for r in q.waiting]
             for q in self._queues:
@@ -171,38 +148,33 @@ class QueueSet:
 
     # -- seats ---------------------------------------------------------------------------------------------
 
+    def set_current_limit(self, current_cl: int) -> None:
+        """A new currentCL (the re-division, a new configuration): as many as now fit are dispatched."""
+        self.current_cl = current_cl
+        self._dispatch()
+
     def _fits(self, seats: int) -> bool:
-        total = self.in_use + seats
-        if total <= self.min_cl:
-            return True
-        pool = self.pool
-        if pool is None or total > self.max_cl:
-            return False
-        return pool.used + total - max(self.in_use, self.min_cl) <= pool.capacity
+        return self.limits.exempt or self.in_use + seats <= self.current_cl
 
     def _can_accommodate(self, seats: int) -> bool:
         """`canAccommodateSeatsLocked`: a request wider than the level runs alone."""
-        if seats > (self.max_cl if self.pool is not None else self.min_cl):
+        if self.limits.exempt:
+            return True
+        if seats > self.current_cl:
             return self.executing == 0
-        return self._fits(seats)
+        return self.in_use + seats <= self.current_cl
 
-    def _add_seats(self, seats: int) -> int:
-        """Take (or with a negative count give back) seats; the change in pooled seats."""
-        before = self.in_use
-        self.in_use = after = before + seats
-        pool = self.pool
-        if pool is None:
-            return 0
-        delta = max(after, self.min_cl) - max(before, self.min_cl)
-        pool.used += delta
-        return delta
+    def _add_seats(self, seats: int) -> None:
+        """Take (or with a negative count give back) seats."""
+        self.in_use += seats
+        self.demand.set(self.in_use + self.seats_waiting)
 
     def _sync(self) -> None:
         """`syncTimeLocked`: R advances by `min(seats asked for, limit) / active queues` seat-seconds a second."""
         now = time.monotonic()
         elapsed, self._last = now - self._last, now
         if self._active:
-            ratio = min(self._queue_seats + self.seats_waiting, self.limit) / self._active
+            ratio = min(self._queue_seats + self.seats_waiting, self.current_cl) / self._active
             self._r += seats_times_duration(ratio, int(elapsed * 1e9))
 
     # -- a request's life ---------------------------------------------------------------------------------
@@ -294,10 +266,8 @@ class QueueSet:
             self._sync()
             queue.seats_in_use -= req.seats
             self._queue_seats -= req.seats
-        pooled = self._add_seats(-req.seats)
+        self._add_seats(-req.seats)
         self._dispatch()
-        if pooled and self.pool is not None:
-            self.pool.dispatch()
 
     def _begin(self, req: Request, queue: _Queue | None) -> None:
         req.state = _EXECUTING
@@ -347,6 +317,7 @@ class QueueSet:
         queue.work_sum += req.total_work
         self.waiting += 1
         self.seats_waiting += req.seats
+        self.demand.set(self.in_use + self.seats_waiting)
 
     def _dequeue(self, req: Request, queue: _Queue) -> None:
         queue.initial_sum -= req.work.initial
@@ -354,6 +325,7 @@ class QueueSet:
         queue.work_sum -= req.total_work
         self.waiting -= 1
         self.seats_waiting -= req.seats
+        self.demand.set(self.in_use + self.seats_waiting)
 
     def _withdraw(self, req: Request) -> None:
         """A waiting request leaves its queue (its deadline passed or its client went away)."""
@@ -440,4 +412,4 @@ class QueueSet:
         return rows
 
 
-__all__ = ["ESTIMATED_SERVICE_DURATION_NS", "QueueSet", "Request", "SeatPool", "deal", "flow_hash"]
+__all__ = ["ESTIMATED_SERVICE_DURATION_NS", "QueueSet", "Request", "deal", "flow_hash"]

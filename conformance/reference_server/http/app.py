@@ -44,6 +44,7 @@ def build_app(ctx: ServerContext) -> web.Application:
     app.on_response_prepare.append(add_deprecation_warning)  # deprecated kinds (core/v1 Endpoints)
     app.on_response_prepare.append(apf.set_headers)
     app.on_cleanup.append(lambda _app: handlers.fresh.aclose())  # its etcd connection, on the loop
+    app.on_cleanup.append(apf.close)  # the periodic re-division of the seats
 
     async def dispatch(request: web.Request) -> web.StreamResponse:
         route = ctx.router.resolve(request.method, request.path)

@@ -38,6 +38,7 @@ identity of the stored objects, which are replaced, never changed in place, on e
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any, NamedTuple
 
@@ -45,7 +46,7 @@ from aiohttp import web
 
 from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
-from ..flowcontrol import FlowControl, ObjectCounts, WatchTracker, WorkEstimator
+from ..flowcontrol import BORROWING_ADJUSTMENT_PERIOD, FlowControl, ObjectCounts, WatchTracker, WorkEstimator
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 
 FLOW_SCHEMA_HEADER = "X-Kubernetes-PF-FlowSchema-UID"
@@ -264,6 +265,7 @@ class PriorityAndFairness:
                                             + getattr(ctx, "max_mutating_requests_inflight", 200)))
         self.classifier.on_levels = self.flow_control.configure
         self.watches = WatchTracker()
+        self._borrowing: asyncio.TimerHandle | None = None  # the periodic re-division, from the first request on
         self.estimator = WorkEstimator(ObjectCounts(self._object_count, ctx.registry.store.current_rv), self.watches)
         self._design = ctx.profile == "design"
         self._users: dict[str, UserInfo] = {}  # bearer token → user (AlwaysAllow: what authentication made of it)
@@ -375,8 +377,21 @@ class PriorityAndFairness:
                 else fc.dump_requests(bool(request.query.get("includeRequestDetails"))))
         return web.Response(text=text, content_type="text/plain", charset="utf-8")
 
+    def _update_borrowing(self) -> None:
+        """Every `BORROWING_ADJUSTMENT_PERIOD` seconds (`wait.Until(updateBorrowing, 10s)`)."""
+        self._borrowing = asyncio.get_running_loop().call_later(BORROWING_ADJUSTMENT_PERIOD, self._update_borrowing)
+        self.flow_control.update_borrowing()
+
+    async def close(self, _app: Any = None) -> None:
+        """Stop the periodic re-division (the application's cleanup)."""
+        if self._borrowing is not None:
+            self._borrowing.cancel()
+
     @web.middleware
     async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if self._borrowing is None:
+            self._borrowing = asyncio.get_running_loop().call_later(BORROWING_ADJUSTMENT_PERIOD,
+                                                                    self._update_borrowing)
         if request.path.startswith(DUMP_PREFIX) and request.path in _DUMPS and request.method in ("GET", "HEAD"):
             handler = self._dump  # behind the filter, as upstream's unlisted handlers
         decision = self._decide(request)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import copy
 
-from conformance.reference_server.flowcontrol import (ONE_SEAT, DroppedRequests, FlowControl, LevelLimits,
-                                                      QueueSet, WorkEstimate, concurrency_limits, deal, flow_hash)
+from conformance.reference_server.flowcontrol import (ONE_SEAT, AllocItem, DemandStats, DroppedRequests, FlowControl,
+                                                      LevelLimits, QueueSet, SeatDemand, WorkEstimate, allocate,
+                                                      concurrency_limits, deal, flow_hash)
 from conformance.reference_server.registry.flowcontrol_bootstrap import (MANDATORY_PRIORITY_LEVELS,
                                                                          SUGGESTED_PRIORITY_LEVELS)
 
@@ -29,7 +30,7 @@ def test_missing_mandatory_level_is_imagined():
     fc = FlowControl(10)
     fc.configure([])
     assert fc.level("exempt").limits.exempt and not fc.level("catch-all").limits.exempt
-    assert fc.level("catch-all").limit == 10  # the only shares
+    assert fc.level("catch-all").current_cl == 10  # the only shares
     exempt = fc.level("exempt")
     assert all(exempt.start(ONE_SEAT) for _ in range(1000)) and exempt.executing == 1000  # never limited
 
@@ -245,26 +246,73 @@ def test_retry_after_grows_with_drops_and_shrinks_after():
     assert dropped.retry_after("pl") == 1 and dropped.retry_after("other") == 1
 
 
-def _pl(name: str, shares: int, lendable: int = 0, borrowing: int | None = None) -> dict:
-    limited = {"nominalConcurrencyShares": shares, "lendablePercent": lendable, "limitResponse": {"type": "Reject"}}
+def _pl(name: str, shares: int, lendable: int = 0, borrowing: int | None = None, queue: bool = False) -> dict:
+    response = {"type": "Queue", "queuing": {"queues": 1, "handSize": 1, "queueLengthLimit": 10}} if queue \
+        else {"type": "Reject"}
+    limited = {"nominalConcurrencyShares": shares, "lendablePercent": lendable, "limitResponse": response}
     if borrowing is not None:
         limited["borrowingLimitPercent"] = borrowing
     return {"metadata": {"name": name}, "spec": {"type": "Limited", "limited": limited}}
 
 
-def test_borrowing_from_the_lendable_pool():
-    """a: 2 seats, half lendable; b: 2 seats, none lendable. b borrows a's lendable seat once its own are taken,
-    then a is down to its own one until b gives the borrowed seat back; with borrowingLimitPercent 0 no borrowing."""
-    fc = FlowControl(4)
-    fc.configure([_pl("a", 1, lendable=50), _pl("b", 1), _pl("exempt", 0), _pl("catch-all", 0)])
-    a, b = fc.level("a"), fc.level("b")
-    assert (a.limits.nominal, a.limits.lendable, b.limits.nominal) == (2, 1, 2)
-    taken = [b.start(ONE_SEAT) for _ in range(3)]  # the third is a's lendable seat
-    assert all(taken) and b.start(ONE_SEAT) is None and fc.pool.used == 1
-    assert a.start(ONE_SEAT) and a.start(ONE_SEAT) is None  # a's own seat; its other one is lent
-    b.finish(taken[2])  # the borrowed seat comes back
-    assert fc.pool.used == 0 and a.start(ONE_SEAT)
-    fc.configure([_pl("a", 1, lendable=50), _pl("b", 1, borrowing=0), _pl("exempt", 0), _pl("catch-all", 0)])
-    b = fc.level("b")
-    assert b.in_use == 2 and b.start(ONE_SEAT) is None  # at its nominal limit, may not borrow
-    assert fc.pool.used == 1  # a holds its lendable seat itself
+def test_allocation_is_proportional_to_targets_within_bounds():
+    """`computeConcurrencyAllocation`: proportional where no bound binds; bounded items pinned, the rest scaled."""
+    allocs, fair = allocate(10, [AllocItem(1, 0, 10), AllocItem(4, 0, 10)])
+    assert allocs == [2.0, 8.0] and fair == 2.0
+    allocs, fair = allocate(10, [AllocItem(1, 0, 1.5), AllocItem(4, 0, 10)])  # the first capped at 1.5
+    assert allocs[0] == 1.5 and abs(allocs[1] - 8.5) < 1e-9
+    allocs, _ = allocate(10, [AllocItem(1, 1, 10), AllocItem(9, 9, 10)])  # lower bounds sum to the total
+    assert allocs == [1, 9]
+    allocs, _ = allocate(6, [AllocItem(0, 0, 6), AllocItem(2, 2, 6)])  # a zero target counts as 0.001
+    assert allocs[0] < 0.01 and abs(sum(allocs) - 6) < 1e-9
+
+
+def test_seat_demand_integrates_over_time():
+    now = [0.0]
+    demand = SeatDemand(lambda: now[0])
+    demand.set(4)
+    now[0] = 1.0
+    demand.set(0)
+    now[0] = 2.0
+    duration, average, deviation, maximum = demand.reset()
+    assert (duration, average, deviation, maximum) == (2.0, 2.0, 2.0, 4)
+    stats = DemandStats()
+    stats.update(demand.reset())  # a period at 0 after one of high demand: smoothing keeps some of it
+    assert stats.high_watermark == 0
+    stats.smoothed = 4.0
+    stats.update(type(demand.reset())(1.0, 0.0, 0.0, 0.0))
+    assert abs(stats.smoothed - 0.977 * 4.0) < 1e-9
+
+
+def test_borrowing_follows_demand(monkeypatch):
+    """a: 2 seats, half lendable; b: 2 seats, none lendable; 4 in all. With no demand the seats go in proportion
+    to what each may not lend (a 1 + 1/3, b 2 + 2/3: 1 and 3, b borrowing a's lendable seat); once a has had
+    4 seats of demand for a period, the next re-division gives a its nominal 2 back (its lower bound is now
+    min(nominal, high watermark)) and dispatches its queued request; b is down to 2."""
+    from conformance.reference_server.flowcontrol import borrowing as borrowing_module
+
+    clock = _Clock()
+    monkeypatch.setattr(borrowing_module, "time", clock)
+
+    async def run() -> None:
+        fc = FlowControl(4)
+        fc.configure([_pl("a", 1, lendable=50, queue=True), _pl("b", 1, queue=True), _pl("exempt", 0),
+                      _pl("catch-all", 0)])
+        a, b = fc.level("a"), fc.level("b")
+        assert (a.limits.nominal, a.limits.lendable, b.limits.nominal) == (2, 1, 2)
+        assert (a.current_cl, b.current_cl) == (1, 3)
+        reqs = [a.start(ONE_SEAT) for _ in range(4)]
+        assert [a.running(r) for r in reqs] == [True, False, False, False]
+        clock.now += 10
+        fc.update_borrowing()
+        stats = fc.levels["a"].stats
+        assert (stats.high_watermark, stats.avg, stats.smoothed) == (4, 4.0, 4.0)
+        assert (a.current_cl, b.current_cl) == (2, 2)
+        assert [a.running(r) for r in reqs] == [True, True, False, False]
+        for r in reqs:
+            if a.running(r):
+                a.finish(r)
+        for r in reqs:
+            a.finish(r)
+        assert a.in_use == 0 and a.waiting == 0
+    asyncio.run(run())
