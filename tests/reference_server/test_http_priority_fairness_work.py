@@ -146,3 +146,26 @@ def test_dump_requests_details_and_the_dumps_headers(srv):
         "PriorityLevelName,", "Index,", "PendingRequests,", "ExecutingRequests,", "SeatsInUse,", "NextDispatchR,",
         "InitialSeatsSum,", "MaxSeatsSum,", "TotalWorkSum"]
     assert all(r["PriorityLevelName"] not in ("t-two", "exempt") for r in _rows(queues))  # no queues
+
+
+def test_a_write_many_watches_see_takes_more_seats(srv):
+    """`mutatingWorkEstimator`: 20 watches of the configmaps in t-two, so a create there takes 1 seat to run and
+    ceil(20 / 10) = 2 for 5 ms after; both are reserved from the start, so t-two's two seats are taken. (Last in
+    this module: its seats linger 5 ms after it ends.)"""
+    from contextlib import ExitStack
+
+    from .conftest import WatchReader
+
+    base = srv.url + "/api/v1/namespaces/t-two/configmaps"
+    with ExitStack() as stack:
+        watches = [stack.enter_context(WatchReader(base, {"timeoutSeconds": "30"}, _admin(srv)))
+                   for _ in range(20)]
+        assert all(w.status == 200 for w in watches)
+        held = _held(srv, "t-two", 1)
+        try:
+            row = next(r for r in _rows(requests.get(srv.url + DUMP_REQUESTS, headers=_admin(srv)).text)
+                       if r["PriorityLevelName"] == "t-two")
+            assert (row["InitialSeats"], row["FinalSeats"], row["AdditionalLatency"]) == ("1", "2", "5ms")
+            assert requests.get(base + "/cm-0", headers=ALICE).status_code == 429  # no seat left for a GET
+        finally:
+            assert held[0].finish() == 201
