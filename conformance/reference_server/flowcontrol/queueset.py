@@ -18,8 +18,8 @@ seats), held while it runs and, when it has an additional latency, that long aft
   advances at `min(seats asked for, limit) / active queues` per second; a queue that wakes up starts at the
   current R, its R advances by each dispatched request's work and is corrected by the actual service time when
   the request ends, and never falls behind its head's arrival (`boundNextDispatchLocked`). A request still
-  waiting at its deadline leaves its queue and is rejected (`time-out`); one whose client went away leaves it
-  silently.
+  waiting at its deadline, or whose client went away, leaves its queue (counted as rejected and cancelled, as
+  upstream's `time-out` rejection; upstream's dump never counts a timed-out one).
 
 A level dispatches up to its current limit (`currentCL`), which flowcontrol/borrowing.py re-divides every 10 s by
 the levels' seat demand, integrated here (seats in use + seats asked for by the waiting requests).
@@ -109,7 +109,7 @@ class QueueSet:
         self.waiting = 0         # requests in the queues
         self.seats_waiting = 0
         self.rejected = 0        # counters for the debug dump
-        self.timed_out = 0
+        self.timed_out = 0       # upstream never counts one (`totRequestsTimedout`): a time-out is a cancel
         self.cancelled = 0
         self.dispatched = 0
         self._queues: list[_Queue] = []
@@ -226,16 +226,21 @@ class QueueSet:
         except TimeoutError:
             if req.state == _EXECUTING:
                 return True
-            self._withdraw(req)
-            self.timed_out += 1
+            self._eject(req)
             return False
         except asyncio.CancelledError:
             if req.state == _EXECUTING:
                 self.finish(req)
             elif req.state == _WAITING:
-                self._withdraw(req)
-                self.cancelled += 1
+                self._eject(req)
             raise
+
+    def _eject(self, req: Request) -> None:
+        """`request.wait`'s `decisionCancel`: the wait's deadline passed or the client went away; either way the
+        request leaves its queue, rejected and cancelled (upstream's `time-out` rejection)."""
+        self._withdraw(req)
+        self.rejected += 1
+        self.cancelled += 1
 
     def finish(self, req: Request) -> None:
         """`finishRequestLocked`: the request ended; its seats are free now, or after its additional latency."""
