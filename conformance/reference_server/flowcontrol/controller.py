@@ -29,6 +29,7 @@ class LevelState:
     limits: LevelLimits
     queueset: QueueSet  # an exempt level's: seats without limit, counted for the dump
     stats: DemandStats  # seatDemandStats
+    obj: dict[str, Any]  # the PriorityLevelConfiguration it was configured from
 
 
 class FlowControl:
@@ -41,29 +42,42 @@ class FlowControl:
         self.levels: dict[str, LevelState] = {}
         self.queuesets: dict[str, QueueSet] = {}  # name → QueueSet of every level (the filter's lookup)
         self.dropped = DroppedRequests()
+        self._desired: list[dict[str, Any]] = []
 
     def configure(self, levels: Iterable[dict[str, Any]]) -> None:
         """The stored PriorityLevelConfigurations changed: new limits, queue sets (and their demand statistics)
-        kept where the level stays; a new level starts at `nominal - lendable / 2`; then the seats are re-divided
-        at once, as `digestConfigObjects` ends with `updateBorrowingLocked`."""
-        levels = list(levels)
-        names = {o["metadata"]["name"] for o in levels}
-        levels += [o for o in MANDATORY_PRIORITY_LEVELS if o["metadata"]["name"] not in names]
+        kept where the level stays; a new level starts at `nominal - lendable / 2`; a level no longer stored
+        that still has requests waiting or running is kept, quiescing, with its shares counted, until it is idle
+        (`processOldPLsLocked`; then the configuration is digested again, as `maybeReap` has it); then the seats
+        are re-divided at once, as `digestConfigObjects` ends with `updateBorrowingLocked`."""
+        desired = list(levels)
+        names = {o["metadata"]["name"] for o in desired}
+        desired += [o for o in MANDATORY_PRIORITY_LEVELS if o["metadata"]["name"] not in names]
+        self._desired = desired
+        names = {o["metadata"]["name"] for o in desired}
+        quiescing = [old.obj for name, old in self.levels.items() if name not in names and not old.queueset.idle]
+        objs = {o["metadata"]["name"]: o for o in desired + quiescing}
         new: dict[str, LevelState] = {}
-        for name, limits in concurrency_limits(levels, self.server_limit).items():
+        for name, limits in concurrency_limits(desired + quiescing, self.server_limit).items():
+            obj = objs[name]
             old = self.levels.get(name)
             if old is not None and old.limits.exempt == limits.exempt:
-                new[name] = LevelState(limits, old.queueset, old.stats)
+                new[name] = LevelState(limits, old.queueset, old.stats, obj)
             else:
                 new[name] = LevelState(limits, QueueSet(limits, limits.nominal - limits.lendable // 2),
-                                       DemandStats())
-        # a level gone keeps serving what it queued and runs, at its last current limit (upstream's quiescing
-        # level, not shown in the dumps here)
+                                       DemandStats(), obj)
+            qs = new[name].queueset
+            qs.quiescing = name not in names
+            qs.on_idle = self._reap if qs.quiescing else None
         self.levels = new
         self.queuesets = {name: s.queueset for name, s in new.items()}
         for state in new.values():
             state.queueset.reconfigure(state.limits)
         self.update_borrowing()
+
+    def _reap(self) -> None:
+        """A quiescing level went idle: digest the stored configuration again, without it."""
+        self.configure(self._desired)
 
     def update_borrowing(self) -> None:
         """`updateBorrowingLocked`: each level's demand statistics from the period just ended, then the new

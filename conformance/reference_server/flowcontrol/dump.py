@@ -83,8 +83,8 @@ def priority_levels(levels: dict[str, QueueSet]) -> str:
     rows = [list(_LEVEL_HEADERS)]
     for name in sorted(levels):
         qs = levels[name]
-        rows.append([name, str(qs.active_queues), str(qs.idle).lower(), "false", str(qs.waiting),
-                     str(qs.executing), str(qs.dispatched), str(qs.rejected), str(qs.timed_out),
+        rows.append([name, str(qs.active_queues), str(qs.idle).lower(), str(qs.quiescing).lower(),
+                     str(qs.waiting), str(qs.executing), str(qs.dispatched), str(qs.rejected), str(qs.timed_out),
                      str(qs.cancelled)])
     return tab_rows(rows)
 

@@ -30,7 +30,7 @@ import asyncio
 import hashlib
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Callable
 
 from .borrowing import SeatDemand
 from .limits import LevelLimits
@@ -121,6 +121,8 @@ class QueueSet:
         self._robin = -1
         self._enqueues = 0
         self._hands: dict[tuple[str, str], list[int]] = {}
+        self.quiescing = False   # its PriorityLevelConfiguration is gone; it drains
+        self.on_idle: Callable[[], None] | None = None  # called (soon) when a quiescing level goes idle
         self.reconfigure(limits)
 
     def reconfigure(self, limits: LevelLimits) -> None:
@@ -241,6 +243,7 @@ class QueueSet:
         self._withdraw(req)
         self.rejected += 1
         self.cancelled += 1
+        self._note_idle()
 
     def finish(self, req: Request) -> None:
         """`finishRequestLocked`: the request ended; its seats are free now, or after its additional latency."""
@@ -264,6 +267,11 @@ class QueueSet:
             self._dispatch()
         else:
             self._release(req)
+        self._note_idle()
+
+    def _note_idle(self) -> None:
+        if self.on_idle is not None and self.idle:
+            asyncio.get_running_loop().call_soon(self.on_idle)
 
     def _release(self, req: Request) -> None:
         queue = req.queue

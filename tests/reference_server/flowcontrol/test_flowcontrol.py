@@ -317,3 +317,22 @@ def test_borrowing_follows_demand(monkeypatch):
             a.finish(r)
         assert a.in_use == 0 and a.waiting == 0
     asyncio.run(run())
+
+
+def test_a_deleted_level_drains_quiescing():
+    """`processOldPLsLocked`: a level no longer configured that still runs a request is kept, quiescing (its shares
+    still counted), until it is idle; then the configuration is digested again without it."""
+    async def run() -> None:
+        fc = FlowControl(4)
+        fc.configure([_pl("q", 1), _pl("b", 1), _pl("exempt", 0), _pl("catch-all", 0)])
+        q = fc.level("q")
+        req = q.start(ONE_SEAT)
+        fc.configure([_pl("b", 1), _pl("exempt", 0), _pl("catch-all", 0)])
+        assert fc.level("q") is q and q.quiescing and fc.level("b").limits.nominal == 2
+        row = next(line for line in fc.dump_priority_levels().splitlines() if line.startswith("q,"))
+        assert [c.strip() for c in row.split(",")][2:6] == ["false", "true", "0", "1"]
+        q.finish(req)
+        await asyncio.sleep(0)
+        assert fc.level("q") is None and fc.level("b").limits.nominal == 4
+        assert "q," not in fc.dump_priority_levels()
+    asyncio.run(run())
