@@ -8,9 +8,9 @@ from .controller import BORROWING_ADJUSTMENT_PERIOD, FlowControl, LevelState
 from .limits import LevelLimits, concurrency_limits
 from .queueset import QueueSet, Request, deal, flow_hash
 from .retry_after import DroppedRequests
-from .workestimate import ONE_SEAT, ObjectCounts, WatchTracker, WorkEstimate, WorkEstimator
+from .workestimate import MUTATING_VERBS, ONE_SEAT, ObjectCounts, WatchTracker, WorkEstimate, WorkEstimator
 
 __all__ = ["AllocItem", "BORROWING_ADJUSTMENT_PERIOD", "DemandStats", "DroppedRequests", "FlowControl",
-           "LevelLimits", "LevelState", "ONE_SEAT", "ObjectCounts", "QueueSet", "Request", "SeatDemand",
+           "LevelLimits", "LevelState", "MUTATING_VERBS", "ONE_SEAT", "ObjectCounts", "QueueSet", "Request", "SeatDemand",
            "WatchTracker", "WorkEstimate", "WorkEstimator", "allocate", "concurrency_limits", "current_limits",
            "deal", "flow_hash"]

@@ -48,16 +48,24 @@ class SeatDemand:
         self._t = self._ix = self._ixx = 0.0
         self._max = 0.0
 
-    def _update(self) -> None:
-        now = self._clock()
+    def _update(self, now: float | None = None) -> None:
+        if now is None:
+            now = self._clock()
         dt, self._last = now - self._last, now
         x = self.x
         self._t += dt
         self._ix += x * dt
         self._ixx += x * x * dt
 
-    def set(self, x: float) -> None:
-        self._update()
+    def set(self, x: float, now: float | None = None) -> None:
+        """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one)."""
+        if now is None:
+            now = self._clock()
+        dt, self._last = now - self._last, now
+        old = self.x
+        self._t += dt
+        self._ix += old * dt
+        self._ixx += old * old * dt
         self.x = x
         if x > self._max:
             self._max = x

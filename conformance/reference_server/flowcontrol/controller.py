@@ -11,7 +11,7 @@ the configuration changes and every 10 s.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..registry.flowcontrol_bootstrap import MANDATORY_PRIORITY_LEVELS
 from . import dump
@@ -106,8 +106,9 @@ class FlowControl:
     def dump_queues(self) -> str:
         return dump.queues(self.queuesets)
 
-    def dump_requests(self, details: bool) -> str:
-        return dump.requests(self.queuesets, details)
+    def dump_requests(self, describe: Callable[[Any], tuple[str, Any]] | None = None) -> str:
+        """With `describe` (a request's details → its user name and RequestInfo), the detail columns too."""
+        return dump.requests(self.queuesets, describe)
 
 
 __all__ = ["BORROWING_ADJUSTMENT_PERIOD", "DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT", "DEFAULT_MAX_REQUESTS_INFLIGHT",

@@ -10,7 +10,7 @@ Go's zero time), durations in Go's `time.Duration` notation, seat-seconds as `Se
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from typing import Any, Callable
 
 from .queueset import QueueSet
 from .workestimate import SS_SCALE
@@ -104,17 +104,17 @@ def _api_version(attrs: Any) -> str:
     return f"{group}/{version}" if group else version
 
 
-def requests(levels: dict[str, QueueSet], details: bool) -> str:
+def requests(levels: dict[str, QueueSet], describe: Callable[[Any], tuple[str, Any]] | None) -> str:
     """`dumpRequests`: one row per waiting request (its index in its queue), running one (-1), running one
-    without a queue (-1, -1); with `details`, the user and the RequestInfo."""
-    rows = [list(_REQUEST_HEADERS) + (list(_DETAIL_HEADERS) if details else [])]
+    without a queue (-1, -1); with `describe` (a request's details → user name, RequestInfo), who and what."""
+    rows = [list(_REQUEST_HEADERS) + (list(_DETAIL_HEADERS) if describe is not None else [])]
     for name in sorted(levels):
         for queue, index, r in levels[name].request_rows():
             work = r.work
             row = [name, r.fs_name, str(queue), str(index), r.distinguisher, rfc3339_nano(r.arrived),
                    str(work.initial), str(work.final), go_duration(work.latency_ns), rfc3339_nano(r.started)]
-            if details:
-                user, attrs = r.details if r.details is not None else ("", None)
+            if describe is not None:
+                user, attrs = describe(r.details) if r.details is not None else ("", None)
                 row += [user, getattr(attrs, "verb", ""), getattr(attrs, "path", ""),
                         getattr(attrs, "namespace", ""), getattr(attrs, "name", ""), _api_version(attrs),
                         getattr(attrs, "resource", ""), getattr(attrs, "subresource", "")]

@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from .borrowing import SeatDemand
 from .limits import LevelLimits
-from .workestimate import WorkEstimate, seats_times_duration
+from .workestimate import SS_SCALE, WorkEstimate, seats_times_duration
 
 ESTIMATED_SERVICE_DURATION_NS = 3_000_000  # `estimatedServiceDuration`: 3 ms
 _WAITING, _EXECUTING, _DONE = 0, 1, 2
@@ -63,6 +63,26 @@ def deal(hash_value: int, deck_size: int, hand_size: int) -> list[int]:
     return hand
 
 
+_TOTAL_WORK: dict[WorkEstimate, int] = {}
+
+
+def total_work(work: WorkEstimate) -> int:
+    """`completeWorkEstimate`'s totalWork: initial seats × 3 ms + final seats × the additional latency, in
+    seat-seconds (cached: estimates take few distinct values)."""
+    found = _TOTAL_WORK.get(work)
+    if found is None:
+        if len(_TOTAL_WORK) >= 4096:
+            _TOTAL_WORK.clear()
+        found = _TOTAL_WORK[work] = (seats_times_duration(work.initial, ESTIMATED_SERVICE_DURATION_NS)
+                                     + seats_times_duration(work.final, work.latency_ns))
+    return found
+
+
+def _round_div10(x: int) -> int:
+    """x / 10 rounded half away from zero (`SeatsTimesDuration` of whole seats and nanoseconds)."""
+    return (x + 5) // 10 if x >= 0 else -((5 - x) // 10)
+
+
 class Request:
     """One request's place in a QueueSet (`request` in types.go)."""
     __slots__ = ("work", "seats", "total_work", "fs_name", "distinguisher", "details", "queue", "arrival_r",
@@ -71,15 +91,14 @@ class Request:
     def __init__(self, work: WorkEstimate, fs_name: str, distinguisher: str, details: Any):
         self.work = work
         self.seats = work.max_seats
-        self.total_work = (seats_times_duration(work.initial, ESTIMATED_SERVICE_DURATION_NS)
-                           + seats_times_duration(work.final, work.latency_ns))
+        self.total_work = total_work(work)
         self.fs_name = fs_name
         self.distinguisher = distinguisher
-        self.details = details  # (user name, RequestInfo) for `dump_requests?includeRequestDetails=1`
+        self.details = details  # for `dump_requests?includeRequestDetails=1` (see FlowControl.dump_requests)
         self.queue: _Queue | None = None
         self.arrival_r = 0
-        self.arrived = time.time_ns()
-        self.started = 0  # wall clock, ns; 0: not started
+        self.arrived = time.time_ns()  # wall clock, ns
+        self.started = 0  # wall clock, ns, once it runs
         self.fut: asyncio.Future | None = None
         self.state = _WAITING
 
@@ -166,18 +185,12 @@ class QueueSet:
             return self.executing == 0
         return self.in_use + seats <= self.current_cl
 
-    def _add_seats(self, seats: int) -> None:
-        """Take (or with a negative count give back) seats."""
-        self.in_use += seats
-        self.demand.set(self.in_use + self.seats_waiting)
-
-    def _sync(self) -> None:
+    def _sync(self, now: float) -> None:
         """`syncTimeLocked`: R advances by `min(seats asked for, limit) / active queues` seat-seconds a second."""
-        now = time.monotonic()
         elapsed, self._last = now - self._last, now
         if self._active:
             ratio = min(self._queue_seats + self.seats_waiting, self.current_cl) / self._active
-            self._r += seats_times_duration(ratio, int(elapsed * 1e9))
+            self._r += int(ratio * elapsed * SS_SCALE + 0.5)
 
     # -- a request's life ---------------------------------------------------------------------------------
 
@@ -186,13 +199,15 @@ class QueueSet:
         """`StartRequest`: the request, running (`running(req)`) or queued (then `await wait(req, timeout)`),
         or None when rejected."""
         req = Request(work, fs_name, distinguisher, details)
+        now = time.monotonic()
         if not self._queues:
             if self.limits.exempt or self._can_accommodate(req.seats):
-                self._begin(req, None)
+                req.started = req.arrived
+                self._begin(req, None, now)
                 return req
             self.rejected += 1
             return None
-        self._sync()
+        self._sync(now)
         queue = self._shuffle_shard(fs_name, distinguisher)
         req.arrival_r = self._r
         if not self.waiting and self._can_accommodate(req.seats):  # the only candidate: dispatched at once
@@ -200,7 +215,8 @@ class QueueSet:
                 self._active += 1
                 queue.next_r = self._r
             self._robin = queue.index
-            self._begin(req, queue)
+            req.started = req.arrived
+            self._begin(req, queue, now)
             return req
         if not self._fits(1) and len(queue.waiting) >= self.limits.queue_length_limit:
             self.rejected += 1
@@ -251,14 +267,16 @@ class QueueSet:
             return
         req.state = _DONE
         self.executing -= 1
+        now = time.monotonic()
         queue = req.queue
         if queue is not None:
-            self._sync()
+            self._sync(now)
             del queue.executing[req]
-            served_ns = time.time_ns() - req.started
-            queue.next_r -= seats_times_duration(req.work.initial, ESTIMATED_SERVICE_DURATION_NS - served_ns)
-            self._bound(queue)
-            if not queue.waiting and not queue.executing:
+            served_ns = time.time_ns() - req.started  # `nextDispatchR -= initial seats × (G - service time)`
+            queue.next_r -= _round_div10(req.work.initial * (ESTIMATED_SERVICE_DURATION_NS - served_ns))
+            if queue.waiting:
+                self._bound(queue)
+            elif not queue.executing:
                 self._active -= 1
         else:
             self._queueless.pop(req, None)
@@ -266,35 +284,42 @@ class QueueSet:
             asyncio.get_running_loop().call_later(req.work.latency_ns / 1e9, self._release, req)
             self._dispatch()
         else:
-            self._release(req)
-        self._note_idle()
+            self._release(req, now)
+        if self.on_idle is not None:
+            self._note_idle()
 
     def _note_idle(self) -> None:
         if self.on_idle is not None and self.idle:
             asyncio.get_running_loop().call_soon(self.on_idle)
 
-    def _release(self, req: Request) -> None:
+    def _release(self, req: Request, now: float | None = None) -> None:
+        if now is None:
+            now = time.monotonic()
+        seats = req.seats
         queue = req.queue
         if queue is not None:
-            self._sync()
-            queue.seats_in_use -= req.seats
-            self._queue_seats -= req.seats
-        self._add_seats(-req.seats)
-        self._dispatch()
+            self._sync(now)
+            queue.seats_in_use -= seats
+            self._queue_seats -= seats
+        self.in_use -= seats
+        self.demand.set(self.in_use + self.seats_waiting, now)
+        if self.waiting:
+            self._dispatch()
 
-    def _begin(self, req: Request, queue: _Queue | None) -> None:
+    def _begin(self, req: Request, queue: _Queue | None, now: float) -> None:
         req.state = _EXECUTING
-        req.started = time.time_ns()
         self.executing += 1
         self.dispatched += 1
-        self._add_seats(req.seats)
+        seats = req.seats
+        self.in_use += seats
+        self.demand.set(self.in_use + self.seats_waiting, now)
         req.queue = queue
         if queue is None:
             self._queueless[req] = None
             return
         queue.executing[req] = None
-        queue.seats_in_use += req.seats
-        self._queue_seats += req.seats
+        queue.seats_in_use += seats
+        self._queue_seats += seats
         queue.next_r += req.total_work
 
     def _shuffle_shard(self, fs_name: str, distinguisher: str) -> _Queue:
@@ -311,6 +336,8 @@ class QueueSet:
         self._enqueues += 1
         queues = self._queues
         best = queues[hand[offset]]
+        if not self.waiting:  # no work waits anywhere: the first visited wins
+            return best
         for k in range(1, n):
             q = queues[hand[(offset + k) % n]]
             if q.work_sum < best.work_sum:
@@ -330,7 +357,7 @@ class QueueSet:
         queue.work_sum += req.total_work
         self.waiting += 1
         self.seats_waiting += req.seats
-        self.demand.set(self.in_use + self.seats_waiting)
+        self.demand.set(self.in_use + self.seats_waiting, None)
 
     def _dequeue(self, req: Request, queue: _Queue) -> None:
         queue.initial_sum -= req.work.initial
@@ -338,7 +365,7 @@ class QueueSet:
         queue.work_sum -= req.total_work
         self.waiting -= 1
         self.seats_waiting -= req.seats
-        self.demand.set(self.in_use + self.seats_waiting)
+        self.demand.set(self.in_use + self.seats_waiting, None)
 
     def _withdraw(self, req: Request) -> None:
         """A waiting request leaves its queue (its deadline passed or its client went away)."""
@@ -346,7 +373,7 @@ class QueueSet:
         req.state = _DONE
         if queue is None:
             return
-        self._sync()
+        self._sync(time.monotonic())
         try:
             queue.waiting.remove(req)
         except ValueError:
@@ -366,7 +393,8 @@ class QueueSet:
         """`dispatchAsMuchAsPossibleLocked`."""
         if not self.waiting:
             return
-        self._sync()
+        now = time.monotonic()
+        self._sync(now)
         while self.waiting:
             found = self._find()
             if found is None:
@@ -374,7 +402,8 @@ class QueueSet:
             queue = found
             req = queue.waiting.popleft()
             self._dequeue(req, queue)
-            self._begin(req, queue)
+            req.started = time.time_ns()
+            self._begin(req, queue, now)
             self._bound(queue)
             if req.fut is not None and not req.fut.done():
                 req.fut.set_result(True)

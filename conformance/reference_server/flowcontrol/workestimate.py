@@ -34,7 +34,7 @@ WATCHES_PER_SEAT = 10.0
 EVENT_ADDITIONAL_DURATION_NS = 5_000_000  # 5 ms
 SS_SCALE = 100_000_000  # seat-seconds are integers of 1e-8 (`ssScale`)
 _READ_ONLY = frozenset({"get", "list", "watch", "proxy"})
-_MUTATING = frozenset({"create", "update", "patch", "delete"})
+MUTATING_VERBS = frozenset({"create", "update", "patch", "delete"})
 _BUILTIN_INDEXES = {"pods": "spec.nodeName"}
 _UNSET = "<unset>"
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -189,7 +189,7 @@ class WorkEstimator:
         verb = attrs.verb
         if verb == "list":
             return self._list(attrs, query, _max_seats(level_max_seats))
-        if verb in _MUTATING:
+        if verb in MUTATING_VERBS:
             return self._mutating(attrs, _max_seats(level_max_seats))
         return ONE_SEAT
 
@@ -230,5 +230,5 @@ def _max_seats(level_max_seats: int) -> int:
     return level_max_seats if 0 < level_max_seats <= MAXIMUM_SEATS_LIMIT else MAXIMUM_SEATS_LIMIT
 
 
-__all__ = ["MAXIMUM_SEATS_LIMIT", "ONE_SEAT", "ObjectCounts", "SS_SCALE", "WatchTracker", "WorkEstimate",
+__all__ = ["MAXIMUM_SEATS_LIMIT", "MUTATING_VERBS", "ONE_SEAT", "ObjectCounts", "SS_SCALE", "WatchTracker", "WorkEstimate",
            "WorkEstimator", "duration_per_seat", "seats_times_duration"]

@@ -46,7 +46,8 @@ from aiohttp import web
 
 from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
-from ..flowcontrol import BORROWING_ADJUSTMENT_PERIOD, FlowControl, ObjectCounts, WatchTracker, WorkEstimator
+from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT, FlowControl, ObjectCounts,
+                           WatchTracker, WorkEstimator)
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 
 FLOW_SCHEMA_HEADER = "X-Kubernetes-PF-FlowSchema-UID"
@@ -232,6 +233,7 @@ class Classifier:
 _DECISION: Any = (web.RequestKey("apf_decision", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
                   else "nsconform.apf_decision")
 _DUMPS = frozenset({DUMP_PRIORITY_LEVELS, DUMP_QUEUES, DUMP_REQUESTS})
+_NO_QUERY: dict[str, str] = {}
 _UNCLASSIFIED = object()  # long-running, not a watch: passed through without headers
 _MISSING = object()
 
@@ -373,9 +375,16 @@ class PriorityAndFairness:
         """The debug dumps (`apf_controller_debug.go`), unlisted handlers behind the filter and authorization."""
         fc = self.flow_control
         path = request.path
-        text = (fc.dump_priority_levels() if path == DUMP_PRIORITY_LEVELS else fc.dump_queues() if path == DUMP_QUEUES
-                else fc.dump_requests(bool(request.query.get("includeRequestDetails"))))
+        if path == DUMP_REQUESTS:
+            text = fc.dump_requests(self._describe if request.query.get("includeRequestDetails") else None)
+        else:
+            text = fc.dump_priority_levels() if path == DUMP_PRIORITY_LEVELS else fc.dump_queues()
         return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+    def _describe(self, details: tuple[web.Request, Any]) -> tuple[str, Any]:
+        """A seated request's user name and RequestInfo, for `dump_requests?includeRequestDetails=1`."""
+        user = self.requester(details[0])
+        return (user.name if user is not None else ""), details[1]
 
     def _update_borrowing(self) -> None:
         """Every `BORROWING_ADJUSTMENT_PERIOD` seconds (`wait.Until(updateBorrowing, 10s)`)."""
@@ -402,10 +411,13 @@ class PriorityAndFairness:
         if queueset is None:  # a level unknown to the configuration read so far
             return await handler(request)
         attrs = self.request_info(request)
-        work = self.estimator.estimate(attrs, request.query, self.flow_control.max_seats(decision.pl_name))
-        user = self.requester(request)
-        req = queueset.start(work, decision.fs_name, decision.distinguisher,
-                             (user.name if user is not None else "", attrs))
+        verb = attrs.verb
+        if verb == "list" or verb in MUTATING_VERBS:  # the others take one seat: no query, no level limit read
+            work = self.estimator.estimate(attrs, request.query if verb == "list" else _NO_QUERY,
+                                           self.flow_control.max_seats(decision.pl_name))
+        else:
+            work = ONE_SEAT
+        req = queueset.start(work, decision.fs_name, decision.distinguisher, (request, attrs))
         watch = decision.watch
         if req is None or not (queueset.running(req) or await queueset.wait(req, self._wait_limit(request, watch))):
             return self.too_many_requests(decision.pl_name)

@@ -291,9 +291,11 @@ def test_borrowing_follows_demand(monkeypatch):
     4 seats of demand for a period, the next re-division gives a its nominal 2 back (its lower bound is now
     min(nominal, high watermark)) and dispatches its queued request; b is down to 2."""
     from conformance.reference_server.flowcontrol import borrowing as borrowing_module
+    from conformance.reference_server.flowcontrol import queueset as queueset_module
 
     clock = _Clock()
     monkeypatch.setattr(borrowing_module, "time", clock)
+    monkeypatch.setattr(queueset_module, "time", clock)
 
     async def run() -> None:
         fc = FlowControl(4)
