@@ -11,6 +11,6 @@ from .retry_after import DroppedRequests
 from .workestimate import MUTATING_VERBS, ONE_SEAT, ObjectCounts, WatchTracker, WorkEstimate, WorkEstimator
 
 __all__ = ["AllocItem", "BORROWING_ADJUSTMENT_PERIOD", "DemandStats", "DroppedRequests", "FlowControl",
-           "LevelLimits", "LevelState", "MUTATING_VERBS", "ONE_SEAT", "ObjectCounts", "QueueSet", "Request", "SeatDemand",
-           "WatchTracker", "WorkEstimate", "WorkEstimator", "allocate", "concurrency_limits", "current_limits",
-           "deal", "flow_hash"]
+           "LevelLimits", "LevelState", "MUTATING_VERBS", "ONE_SEAT", "ObjectCounts", "QueueSet", "Request",
+           "SeatDemand", "WatchTracker", "WorkEstimate", "WorkEstimator", "allocate", "concurrency_limits",
+           "current_limits", "deal", "flow_hash"]

@@ -230,5 +230,5 @@ def _max_seats(level_max_seats: int) -> int:
     return level_max_seats if 0 < level_max_seats <= MAXIMUM_SEATS_LIMIT else MAXIMUM_SEATS_LIMIT
 
 
-__all__ = ["MAXIMUM_SEATS_LIMIT", "MUTATING_VERBS", "ONE_SEAT", "ObjectCounts", "SS_SCALE", "WatchTracker", "WorkEstimate",
-           "WorkEstimator", "duration_per_seat", "seats_times_duration"]
+__all__ = ["MAXIMUM_SEATS_LIMIT", "MUTATING_VERBS", "ONE_SEAT", "ObjectCounts", "SS_SCALE", "WatchTracker",
+           "WorkEstimate", "WorkEstimator", "duration_per_seat", "seats_times_duration"]
