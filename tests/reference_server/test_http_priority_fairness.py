@@ -23,13 +23,14 @@ GV = "/apis/flowcontrol.apiserver.k8s.io/v1"
 FS_HEADER, PL_HEADER = "X-Kubernetes-PF-FlowSchema-UID", "X-Kubernetes-PF-PriorityLevel-UID"
 DUMP = "/debug/api_priority_and_fairness/dump_priority_levels"
 ALICE = {"Authorization": "Bearer alice-token"}
+BOB = {"Authorization": "Bearer bob-token"}
 _BODY = b'{"metadata": {"generateName": "held-"}}'
 
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     users = tmp_path_factory.mktemp("apf") / "users.csv"
-    users.write_text('alice-token,alice,1,"dev"\n')
+    users.write_text('alice-token,alice,1,"dev"\nbob-token,bob,2,"dev"\n')  # bob: no RBAC binding
     server = start_embedded(authorization="rbac", users_file=str(users), flavor="bare", max_requests_inflight=1,
                             max_mutating_requests_inflight=0)
     admin = {"Authorization": f"Bearer {server.token}"}
@@ -47,7 +48,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
             "nominalConcurrencyShares": 1, "borrowingLimitPercent": 0, "limitResponse": response}}}  # 1 seat
         assert requests.post(server.url + GV + "/prioritylevelconfigurations", json=pl,
                              headers=admin).status_code == 201
-        rule = {"subjects": [{"kind": "User", "user": {"name": "alice"}}],
+        rule = {"subjects": [{"kind": "User", "user": {"name": "alice"}}, {"kind": "User", "user": {"name": "bob"}}],
                 "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"],
                                    "namespaces": [name]}]}
         fs = {"metadata": {"name": name}, "spec": {"priorityLevelConfiguration": {"name": name},
@@ -141,7 +142,8 @@ def test_queue_dispatches_in_turn_then_full_queue_and_deadline_reject(srv):
         started = time.monotonic()
         r = requests.get(srv.url + path, params={"timeout": "1s"}, headers=ALICE)  # waits a quarter: 0.25 s
         assert r.status_code == 429 and time.monotonic() - started < 1
-        assert _level(srv, "t-queue")["TimedoutRequests"] == "1"
+        row = _level(srv, "t-queue")  # upstream counts a wait past its deadline as rejected and cancelled
+        assert (row["RejectedRequests"], row["TimedoutRequests"], row["CancelledRequests"]) == ("2", "0", "1")
     finally:
         assert held.finish() == 201
 
@@ -156,6 +158,24 @@ def test_watch_holds_its_seat_only_while_set_up(srv):
         _until_level(srv, "t-reject", "ExecutingRequests", "1")
         with WatchReader(srv.url + path, {"timeoutSeconds": "30"}, ALICE) as w:
             assert w.status == 429  # no seat to set it up with
+    finally:
+        assert held.finish() == 201
+
+
+def test_filter_runs_before_authorization(srv):
+    """`DefaultBuildHandlerChain`: WithPriorityAndFairness wraps WithAuthorization, so a request the authorizer
+    refuses is classified and seated first: its 403 carries the headers and counts as dispatched, and with the
+    level's seat taken it gets the 429, not the 403."""
+    path = "/api/v1/namespaces/t-reject/configmaps"
+    before = int(_level(srv, "t-reject")["DispatchedRequests"])
+    r = requests.get(srv.url + path, headers=BOB)
+    assert r.status_code == 403 and (r.headers[FS_HEADER], r.headers[PL_HEADER]) == _uids(srv, "t-reject")
+    assert int(_level(srv, "t-reject")["DispatchedRequests"]) == before + 1
+    held = _Held(srv, path)
+    try:
+        _until_level(srv, "t-reject", "ExecutingRequests", "1")
+        r = requests.get(srv.url + path, headers=BOB)
+        assert r.status_code == 429 and r.text == "Too many requests, please try again later.\n"
     finally:
         assert held.finish() == 201
 

@@ -75,6 +75,23 @@ def test_kubectl_get_and_apply(kube: Kube, tmp_path: Path) -> None:
         kube.run("delete", "flowschema,prioritylevelconfiguration", u, "--ignore-not-found")
 
 
+def test_kubectl_reads_the_apf_dumps(kube: Kube) -> None:
+    """`kubectl get --raw` of the queue and request dumps (apf_controller_debug.go): a row per queue of each
+    queuing level (the bootstrap workload-low has 128), and kubectl's own request, exempt, with its details."""
+    queues = kube.ok("get", "--raw", "/debug/api_priority_and_fairness/dump_queues").splitlines()
+    assert queues[0].split() == ["PriorityLevelName,", "Index,", "PendingRequests,", "ExecutingRequests,",
+                                 "SeatsInUse,", "NextDispatchR,", "InitialSeatsSum,", "MaxSeatsSum,", "TotalWorkSum"]
+    rows = [[c.strip() for c in line.split(",")] for line in queues[1:]]
+    low = [r for r in rows if r[0] == "workload-low"]
+    assert [r[1] for r in low] == [str(i) for i in range(128)] and low[0][2:5] == ["0", "0", "0"]
+    assert not [r for r in rows if r[0] in ("exempt", "catch-all")]  # no queues: exempt, Reject
+    out = kube.ok("get", "--raw", "/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1")
+    rows = [[c.strip() for c in line.split(",")] for line in out.splitlines()[1:]]
+    own = next(r for r in rows if r[12] == "/debug/api_priority_and_fairness/dump_requests")
+    assert (own[0], own[1], own[2], own[3], own[6], own[7], own[8], own[11]) == (
+        "exempt", "exempt", "-1", "-1", "1", "0", "0s", "get")
+
+
 def test_official_client(served: Kube) -> None:
     from kubernetes import client, config
 

@@ -1,19 +1,23 @@
-"""The config consumer's enforcement side (`apf_controller.go`, k8s.io/apiserver v0.33): one `QueueSet` per limited
+"""The config consumer's enforcement side (`apf_controller.go`, k8s.io/apiserver v0.33): one `QueueSet` per
 priority level, re-configured in place when the stored PriorityLevelConfigurations change (its waiting and
 executing requests kept), a missing mandatory level (`exempt`, `catch-all`) imagined from the bootstrap objects as
-upstream's `imaginePL` does. An exempt level's QueueSet never makes a request wait (it only counts them, for the debug dump).
+upstream's `imaginePL` does. An exempt level's QueueSet never makes a request wait (it only counts them, for the
+debug dumps, flowcontrol/dump.py). Each level's most seats for one request feed the work estimator (`max_seats`,
+upstream's `MaxSeatsTracker`).
 
-Borrowing is simplified (flowcontrol/queueset.py, `SeatPool`): each level keeps `nominal - lendable` seats of its
-own and takes lendable seats of any level, exempt ones included, up to its borrowing limit, while one is free.
+Borrowing: every level dispatches up to its current limit, re-divided by demand (flowcontrol/borrowing.py) when
+the configuration changes and every 10 s.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..registry.flowcontrol_bootstrap import MANDATORY_PRIORITY_LEVELS
+from . import dump
 from .limits import LevelLimits, concurrency_limits
-from .queueset import QueueSet, SeatPool
+from .borrowing import BORROWING_ADJUSTMENT_PERIOD, DemandStats, LevelDemand, current_limits
+from .queueset import QueueSet
 from .retry_after import DroppedRequests
 
 DEFAULT_MAX_REQUESTS_INFLIGHT = 400           # kube-apiserver --max-requests-inflight
@@ -24,74 +28,88 @@ DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT = 200  # kube-apiserver --max-mutating-re
 class LevelState:
     limits: LevelLimits
     queueset: QueueSet  # an exempt level's: seats without limit, counted for the dump
+    stats: DemandStats  # seatDemandStats
+    obj: dict[str, Any]  # the PriorityLevelConfiguration it was configured from
 
 
 class FlowControl:
     """Seats for classified requests: `level(name)`, a QueueSet (an exempt level's never refuses one), or None for
-    an unknown level."""
+    an unknown level. `update_borrowing()` re-divides the seats by demand; the filter calls it every
+    `BORROWING_ADJUSTMENT_PERIOD` seconds, as upstream's controller does."""
 
     def __init__(self, server_limit: int = DEFAULT_MAX_REQUESTS_INFLIGHT + DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT):
         self.server_limit = server_limit
         self.levels: dict[str, LevelState] = {}
-        self.queuesets: dict[str, QueueSet] = {}  # name → QueueSet of the limited levels (the filter's lookup)
+        self.queuesets: dict[str, QueueSet] = {}  # name → QueueSet of every level (the filter's lookup)
         self.dropped = DroppedRequests()
-        self.pool = SeatPool()
+        self._desired: list[dict[str, Any]] = []
 
     def configure(self, levels: Iterable[dict[str, Any]]) -> None:
-        """The stored PriorityLevelConfigurations changed: new limits, queue sets kept where the level stays."""
-        levels = list(levels)
-        names = {o["metadata"]["name"] for o in levels}
-        levels += [o for o in MANDATORY_PRIORITY_LEVELS if o["metadata"]["name"] not in names]
+        """The stored PriorityLevelConfigurations changed: new limits, queue sets (and their demand statistics)
+        kept where the level stays; a new level starts at `nominal - lendable / 2`; a level no longer stored
+        that still has requests waiting or running is kept, quiescing, with its shares counted, until it is idle
+        (`processOldPLsLocked`; then the configuration is digested again, as `maybeReap` has it); then the seats
+        are re-divided at once, as `digestConfigObjects` ends with `updateBorrowingLocked`."""
+        desired = list(levels)
+        names = {o["metadata"]["name"] for o in desired}
+        desired += [o for o in MANDATORY_PRIORITY_LEVELS if o["metadata"]["name"] not in names]
+        self._desired = desired
+        names = {o["metadata"]["name"] for o in desired}
+        quiescing = [old.obj for name, old in self.levels.items() if name not in names and not old.queueset.idle]
+        objs = {o["metadata"]["name"]: o for o in desired + quiescing}
         new: dict[str, LevelState] = {}
-        for name, limits in concurrency_limits(levels, self.server_limit).items():
+        for name, limits in concurrency_limits(desired + quiescing, self.server_limit).items():
+            obj = objs[name]
             old = self.levels.get(name)
             if old is not None and old.limits.exempt == limits.exempt:
-                qs = old.queueset
-                qs.limits = limits  # reconfigured below, once the pool is recounted
+                new[name] = LevelState(limits, old.queueset, old.stats, obj)
             else:
-                qs = QueueSet(limits, None if limits.exempt else self.pool)
-            new[name] = LevelState(limits, qs)
-        # a level gone keeps serving what it queued and runs, on seats of its own, outside the pool (upstream's
-        # quiescing level, not shown in the dump here)
-        for name, old in self.levels.items():
-            if new.get(name, LevelState(old.limits, None)).queueset is not old.queueset:
-                old.queueset.pool = None
-                old.queueset.reconfigure(old.queueset.limits)
+                new[name] = LevelState(limits, QueueSet(limits, limits.nominal - limits.lendable // 2),
+                                       DemandStats(), obj)
+            qs = new[name].queueset
+            qs.quiescing = name not in names
+            qs.on_idle = self._reap if qs.quiescing else None
         self.levels = new
         self.queuesets = {name: s.queueset for name, s in new.items()}
-        pool = self.pool
-        pool.capacity = sum(s.limits.lendable for s in new.values())  # exempt levels lend too
-        pool.levels = [qs for qs in self.queuesets.values() if not qs.limits.exempt]
-        for qs in pool.levels:
-            qs.min_cl = qs.limits.nominal - qs.limits.lendable  # the pool's count below uses the new limits
-        pool.used = sum(max(0, qs.in_use - qs.min_cl) for qs in pool.levels)
-        for qs in self.queuesets.values():
-            qs.reconfigure(qs.limits)
+        for state in new.values():
+            state.queueset.reconfigure(state.limits)
+        self.update_borrowing()
+
+    def _reap(self) -> None:
+        """A quiescing level went idle: digest the stored configuration again, without it."""
+        self.configure(self._desired)
+
+    def update_borrowing(self) -> None:
+        """`updateBorrowingLocked`: each level's demand statistics from the period just ended, then the new
+        current limits (flowcontrol/borrowing.py)."""
+        demands: dict[str, LevelDemand] = {}
+        for name, state in self.levels.items():
+            state.stats.update(state.queueset.demand.reset())
+            lim = state.limits
+            demands[name] = LevelDemand(lim.exempt, lim.nominal, lim.nominal - lim.lendable, lim.borrowing_limit,
+                                        state.queueset.current_cl, state.stats)
+        nominal_sum = sum(state.limits.nominal for state in self.levels.values())
+        for name, current in current_limits(nominal_sum, demands).items():
+            self.levels[name].queueset.set_current_limit(current)
 
     def level(self, name: str) -> QueueSet | None:
         return self.queuesets.get(name)
 
+    def max_seats(self, name: str) -> int:
+        """The work estimator's `maxSeatsFn`: the level's most seats for one request (0: none of its own)."""
+        state = self.levels.get(name)
+        return state.limits.max_seats if state is not None else 0
+
     def dump_priority_levels(self) -> str:
-        """`/debug/api_priority_and_fairness/dump_priority_levels` (`apf_controller_debug.go`): one row per level,
-        sorted by name (exempt ones too: upstream gives them a queue set without queues), through Go's
-        tabwriter(8, 0, 1, ' ')."""
-        rows = [["PriorityLevelName", "ActiveQueues", "IsIdle", "IsQuiescing", "WaitingRequests",
-                 "ExecutingRequests", "DispatchedRequests", "RejectedRequests", "TimedoutRequests",
-                 "CancelledRequests"]]
-        for name in sorted(self.levels):
-            qs = self.levels[name].queueset
-            idle = not qs.waiting and not qs.in_use
-            rows.append([name, str(qs.active_queues), str(idle).lower(), "false", str(qs.waiting), str(qs.in_use),
-                         str(qs.dispatched), str(qs.rejected), str(qs.timed_out), str(qs.cancelled)])
-        return tab_rows(rows)
+        return dump.priority_levels(self.queuesets)
+
+    def dump_queues(self) -> str:
+        return dump.queues(self.queuesets)
+
+    def dump_requests(self, describe: Callable[[Any], tuple[str, Any]] | None = None) -> str:
+        """With `describe` (a request's details → its user name and RequestInfo), the detail columns too."""
+        return dump.requests(self.queuesets, describe)
 
 
-def tab_rows(rows: list[list[str]]) -> str:
-    """Go's `row` (cells joined by ",\t") through `tabwriter.NewWriter(w, 8, 0, 1, ' ', 0)`: every cell but a
-    line's last is padded to its column's widest cell plus one, at least 8."""
-    cells = [[c + "," for c in r[:-1]] + [r[-1]] for r in rows]
-    widths = [max(8, max(len(r[i]) for r in cells) + 1) for i in range(len(cells[0]) - 1)]
-    return "".join("".join(c.ljust(w) for c, w in zip(r, widths)) + r[-1] + "\n" for r in cells)
-
-
-__all__ = ["DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT", "DEFAULT_MAX_REQUESTS_INFLIGHT", "FlowControl", "LevelState"]
+__all__ = ["BORROWING_ADJUSTMENT_PERIOD", "DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT", "DEFAULT_MAX_REQUESTS_INFLIGHT",
+           "FlowControl", "LevelState"]

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+PRIORITY_LEVEL_MAX_SEATS_PERCENT = 0.15  # priorityLevelMaxSeatsPercent
+
 
 @dataclass(frozen=True)
 class LevelLimits:
@@ -24,6 +26,7 @@ class LevelLimits:
     queues: int = 0       # 0: `limitResponse.type: Reject` (or exempt)
     hand_size: int = 0
     queue_length_limit: int = 0
+    max_seats: int = 0    # MaxSeatsTracker's value; 0 when not a queuing level
 
 
 def _int(value: Any, default: int = 0) -> int:
@@ -54,7 +57,7 @@ def concurrency_limits(levels: Iterable[dict[str, Any]], server_limit: int) -> d
         lendable = _go_round(nominal * _int(section.get("lendablePercent")) / 100)
         borrowing = section.get("borrowingLimitPercent")
         max_cl = nominal + (_go_round(nominal * borrowing / 100) if isinstance(borrowing, int) else server_limit)
-        queues = hand = qll = 0
+        queues = hand = qll = max_seats = 0
         if not exempt:
             response = section.get("limitResponse") or {}
             if response.get("type") == "Queue":
@@ -62,7 +65,8 @@ def concurrency_limits(levels: Iterable[dict[str, Any]], server_limit: int) -> d
                 queues, hand, qll = (_int(queuing.get("queues"), 64), _int(queuing.get("handSize"), 8),
                                      _int(queuing.get("queueLengthLimit"), 50))
                 hand = max(1, min(hand, queues))
-        out[name] = LevelLimits(name, exempt, nominal, lendable, max_cl, queues, hand, qll)
+                max_seats = max(1, min(math.ceil(nominal * PRIORITY_LEVEL_MAX_SEATS_PERCENT), nominal // hand))
+        out[name] = LevelLimits(name, exempt, nominal, lendable, max_cl, queues, hand, qll, max_seats)
     return out
 
 

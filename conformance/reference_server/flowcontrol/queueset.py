@@ -1,31 +1,43 @@
-"""One limited priority level's seats and queues (`fairqueuing/queueset/queueset.go` and
-`shufflesharding/shufflesharding.go`, k8s.io/apiserver v0.33), on the event loop: no locks, a waiter is a future.
+"""One priority level's seats and queues (`fairqueuing/queueset/queueset.go`, `types.go` and
+`shufflesharding/shufflesharding.go`, k8s.io/apiserver v0.33.1), on the event loop: no locks, a waiter is a future.
 
-- A free seat and nobody waiting: the request runs at once (`try_take`, the fast path: two integer operations).
-- `limitResponse.type: Reject` (no queues): no free seat is a rejection at once.
+A request asks for its work estimate's seats (flowcontrol/workestimate.py: the most of its initial and final
+seats), held while it runs and, when it has an additional latency, that long after it ends.
+
+- Exempt levels: every request runs at once (counted, for the dumps).
+- `limitResponse.type: Reject` (no queues): a request runs when its seats fit, else is rejected at once.
 - `Queue`: the flow (FlowSchema name and distinguisher) is hashed as upstream (`hashFlowID`: SHA-256 of
   `name NUL distinguisher`, first 8 bytes little-endian) and dealt a hand of `handSize` of the `queues` queues
-  (`Dealer.Deal`); the request joins the hand's shortest queue, visited from a rotating offset (upstream weighs the
-  waiting requests' seat-seconds: the same order while every request costs the same); it is rejected when every
-  seat is taken and that queue already holds `queueLengthLimit` requests (`rejectOrEnqueueToBoundLocked`). A freed seat goes to the
-  head of the non-empty queue with the smallest virtual dispatch time (`findDispatchQueueToBoundLocked`: fair
-  queuing; each dispatch advances its queue's virtual time by the request's one seat; a queue that wakes up starts
-  at the current virtual time, round-robin between equals). A request still waiting at its deadline leaves its
-  queue and is rejected (`time-out`); one whose client went away leaves it silently.
+  (`Dealer.Deal`); the request joins the hand's queue with the least waiting work in seat-seconds, visited from a
+  rotating offset (`shuffleShardLocked`); it is rejected when every seat is taken and that queue already holds
+  `queueLengthLimit` requests (`rejectOrEnqueueToBoundLocked`). Freed seats go by fair queuing in seat-seconds
+  (`findDispatchQueueToBoundLocked`): the non-empty queue whose head would finish first in virtual time
+  (`nextDispatchR` + the head's work: initial seats × the estimated service time of 3 ms + final seats × the
+  additional latency), visited round-robin; when that head's seats do not fit, nothing is dispatched until they
+  do (a wide request is not overtaken), except that a request wider than the level runs alone. Virtual time (R)
+  advances at `min(seats asked for, limit) / active queues` per second; a queue that wakes up starts at the
+  current R, its R advances by each dispatched request's work and is corrected by the actual service time when
+  the request ends, and never falls behind its head's arrival (`boundNextDispatchLocked`). A request still
+  waiting at its deadline, or whose client went away, leaves its queue (counted as rejected and cancelled, as
+  upstream's `time-out` rejection; upstream's dump never counts a timed-out one).
 
-Every request takes one seat (upstream's work estimator gives a list up to 10 seats by the objects it may return,
-and a write extra seats while its watch events fan out): see README Known gaps.
+A level dispatches up to its current limit (`currentCL`), which flowcontrol/borrowing.py re-divides every 10 s by
+the levels' seat demand, integrated here (seats in use + seats asked for by the waiting requests).
 """
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections import deque
-from typing import Callable
+from typing import Any, Callable
 
+from .borrowing import SeatDemand
 from .limits import LevelLimits
+from .workestimate import SS_SCALE, WorkEstimate, seats_times_duration
 
-UNLIMITED = 1 << 62
+ESTIMATED_SERVICE_DURATION_NS = 3_000_000  # `estimatedServiceDuration`: 3 ms
+_WAITING, _EXECUTING, _DONE = 0, 1, 2
 
 
 def flow_hash(flow_schema: str, distinguisher: str) -> int:
@@ -51,207 +63,395 @@ def deal(hash_value: int, deck_size: int, hand_size: int) -> list[int]:
     return hand
 
 
+_TOTAL_WORK: dict[WorkEstimate, int] = {}
+
+
+def total_work(work: WorkEstimate) -> int:
+    """`completeWorkEstimate`'s totalWork: initial seats × 3 ms + final seats × the additional latency, in
+    seat-seconds (cached: estimates take few distinct values)."""
+    found = _TOTAL_WORK.get(work)
+    if found is None:
+        if len(_TOTAL_WORK) >= 4096:
+            _TOTAL_WORK.clear()
+        found = _TOTAL_WORK[work] = (seats_times_duration(work.initial, ESTIMATED_SERVICE_DURATION_NS)
+                                     + seats_times_duration(work.final, work.latency_ns))
+    return found
+
+
+def _round_div10(x: int) -> int:
+    """x / 10 rounded half away from zero (`SeatsTimesDuration` of whole seats and nanoseconds)."""
+    return (x + 5) // 10 if x >= 0 else -((5 - x) // 10)
+
+
+class Request:
+    """One request's place in a QueueSet (`request` in types.go)."""
+    __slots__ = ("work", "seats", "total_work", "fs_name", "distinguisher", "details", "queue", "arrival_r",
+                 "arrived", "started", "fut", "state")
+
+    def __init__(self, work: WorkEstimate, fs_name: str, distinguisher: str, details: Any):
+        self.work = work
+        self.seats = work.max_seats
+        self.total_work = total_work(work)
+        self.fs_name = fs_name
+        self.distinguisher = distinguisher
+        self.details = details  # for `dump_requests?includeRequestDetails=1` (see FlowControl.dump_requests)
+        self.queue: _Queue | None = None
+        self.arrival_r = 0
+        self.arrived = time.time_ns()  # wall clock, ns
+        self.started = 0  # wall clock, ns, once it runs
+        self.fut: asyncio.Future | None = None
+        self.state = _WAITING
+
+
 class _Queue:
-    __slots__ = ("waiting", "executing", "next_r")
+    __slots__ = ("index", "waiting", "executing", "seats_in_use", "next_r", "initial_sum", "max_sum", "work_sum")
 
-    def __init__(self) -> None:
-        self.waiting: deque[asyncio.Future] = deque()
-        self.executing = 0
-        self.next_r = 0
-
-
-class SeatPool:
-    """The lendable seats of every level, shared (see `QueueSet`): `used` is the sum over the levels of the seats
-    each holds beyond its `min_cl`."""
-
-    def __init__(self) -> None:
-        self.capacity = 0
-        self.used = 0
-        self.levels: list["QueueSet"] = []
-
-    def dispatch(self) -> None:
-        """A pooled seat came back: the levels with requests waiting take what they can."""
-        for qs in self.levels:
-            if self.used >= self.capacity:
-                return
-            if qs.waiting:
-                qs._dispatch()
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.waiting: deque[Request] = deque()
+        self.executing: dict[Request, None] = {}
+        self.seats_in_use = 0
+        self.next_r = 0       # nextDispatchR, seat-seconds × 1e8
+        self.initial_sum = 0  # the waiting requests' QueueSum
+        self.max_sum = 0
+        self.work_sum = 0
 
 
 class QueueSet:
-    """The seats and queues of one limited priority level.
+    """The seats and queues of one priority level."""
 
-    Seats: `min_cl` (nominal minus lendable) are the level's own; beyond them, up to `max_cl`, it takes seats from
-    the pool of every level's lendable seats while the pool has one free. (Upstream re-divides the lendable seats
-    every 10 s by each level's smoothed demand, `computeConcurrencyAllocation`; here the borrowing is immediate and
-    a level's lent seats come back only as its borrowers finish, as upstream's between two re-divisions.)
-    """
-
-    def __init__(self, limits: LevelLimits, pool: SeatPool | None = None):
-        self.pool = pool
-        self.in_use = 0          # seats taken (requests executing)
+    def __init__(self, limits: LevelLimits, current_cl: int | None = None):
+        self.current_cl = limits.nominal if current_cl is None else current_cl  # currentCL: what it dispatches to
+        self.demand = SeatDemand()  # seatDemandIntegrator
+        self.in_use = 0          # seats taken (running requests, and lingering ones' final seats)
+        self.executing = 0       # requests running
         self.waiting = 0         # requests in the queues
+        self.seats_waiting = 0
         self.rejected = 0        # counters for the debug dump
-        self.timed_out = 0
+        self.timed_out = 0       # upstream never counts one (`totRequestsTimedout`): a time-out is a cancel
         self.cancelled = 0
         self.dispatched = 0
         self._queues: list[_Queue] = []
-        self._virtual_r = 0
-        self._robin = 0
+        self._queueless: dict[Request, None] = {}  # running without a queue (exempt, Reject)
+        self._r = 0              # currentR
+        self._last = time.monotonic()
+        self._active = 0         # queues with requests waiting or running
+        self._queue_seats = 0    # seats in use by queued requests
+        self._robin = -1
         self._enqueues = 0
+        self._hands: dict[tuple[str, str], list[int]] = {}
+        self.quiescing = False   # its PriorityLevelConfiguration is gone; it drains
+        self.on_idle: Callable[[], None] | None = None  # called (soon) when a quiescing level goes idle
         self.reconfigure(limits)
 
     def reconfigure(self, limits: LevelLimits) -> None:
-        """New limits: a changed queue count re-deals the waiting requests (upstream drains the old queues
-        instead); then as many as now fit are dispatched."""
+        """New limits: a changed queue count re-deals the waiting requests and lets the running ones finish
+        outside the queues (upstream drains the old queues instead); then as many as now fit are dispatched."""
         self.limits = limits
-        self.limit = limits.nominal  # shown as the level's own; `min_cl`/`max_cl` decide
-        self.min_cl = limits.nominal - limits.lendable if self.pool is not None else limits.nominal
-        self.max_cl = limits.borrowing_limit if self.pool is not None else limits.nominal
-        if limits.exempt:  # never waits
-            self.min_cl = self.max_cl = UNLIMITED
         if len(self._queues) != limits.queues:
-            old = [f for q in self._queues for f in q.waiting]
-            self._queues = [_Queue() for _ in range(limits.queues)]
-            self.waiting = 0
-            for fut in old:
-                if not fut.done():
-                    if self._queues:
-                        self._enqueue(self._queues[getattr(fut, "_nsc_queue_hint", 0) % len(self._queues)], fut)
-                    else:
-                        fut.set_result(False)  # now Reject: out of the queue, refused
+            old = [r for q in self._queues for r in q.waiting]
+            for q in self._queues:
+                for r in q.executing:
+                    r.queue = None
+                    self._queueless[r] = None
+            self._queues = [_Queue(i) for i in range(limits.queues)]
+            self._hands = {}
+            self._robin = -1
+            self.waiting = self.seats_waiting = self._active = self._queue_seats = 0
+            for r in old:
+                if self._queues:
+                    self._enqueue(r, self._queues[r.queue.index % len(self._queues)])  # type: ignore[union-attr]
+                else:  # now Reject: out of the queue, refused
+                    r.state = _DONE
+                    if r.fut is not None and not r.fut.done():
+                        r.fut.set_result(False)
         self._dispatch()
 
-    def try_take(self) -> bool:
-        """The fast path: a seat when one is free and nobody waits for it."""
-        if self.waiting:
-            return False
-        if self.in_use < self.min_cl:
-            self.in_use += 1
-            self.dispatched += 1
-            return True
-        if self._can_borrow():
-            self._take()
-            return True
-        return False
+    # -- seats ---------------------------------------------------------------------------------------------
 
-    def _can_borrow(self) -> bool:
-        pool = self.pool
-        return pool is not None and self.in_use < self.max_cl and pool.used < pool.capacity
-
-    def _can_take(self) -> bool:
-        return self.in_use < self.min_cl or self._can_borrow()
-
-    def _take(self) -> None:
-        if self.in_use >= self.min_cl:
-            self.pool.used += 1  # type: ignore[union-attr]
-        self.in_use += 1
-        self.dispatched += 1
-
-    async def wait(self, hash_value: int, timeout: float) -> Callable[[], None] | None:
-        """A seat within `timeout` seconds (its release function), or None: rejected or timed out."""
-        if self.try_take():
-            return self.release
-        if not self._queues:  # Reject
-            self.rejected += 1
-            return None
-        hand = deal(hash_value, len(self._queues), self.limits.hand_size)
-        n = len(hand)
-        offset = self._enqueues % n  # `shuffleShardLocked`: visited from a rotating offset, the first shortest wins
-        self._enqueues += 1
-        best, best_len = hand[offset], None
-        for k in range(n):
-            i = hand[(offset + k) % n]
-            length = len(self._queues[i].waiting)
-            if best_len is None or length < best_len:
-                best, best_len = i, length
-        queue = self._queues[best]
-        if not self._can_take() and len(queue.waiting) >= self.limits.queue_length_limit:
-            self.rejected += 1
-            return None
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
-        fut._nsc_queue_hint = best  # type: ignore[attr-defined]
-        self._enqueue(queue, fut)
+    def set_current_limit(self, current_cl: int) -> None:
+        """A new currentCL (the re-division, a new configuration): as many as now fit are dispatched."""
+        self.current_cl = current_cl
         self._dispatch()
+
+    def _fits(self, seats: int) -> bool:
+        return self.limits.exempt or self.in_use + seats <= self.current_cl
+
+    def _can_accommodate(self, seats: int) -> bool:
+        """`canAccommodateSeatsLocked`: a request wider than the level runs alone."""
+        if self.limits.exempt:
+            return True
+        if seats > self.current_cl:
+            return self.executing == 0
+        return self.in_use + seats <= self.current_cl
+
+    def _sync(self, now: float) -> None:
+        """`syncTimeLocked`: R advances by `min(seats asked for, limit) / active queues` seat-seconds a second."""
+        elapsed, self._last = now - self._last, now
+        if self._active:
+            ratio = min(self._queue_seats + self.seats_waiting, self.current_cl) / self._active
+            self._r += int(ratio * elapsed * SS_SCALE + 0.5)
+
+    # -- a request's life ---------------------------------------------------------------------------------
+
+    def start(self, work: WorkEstimate, fs_name: str = "", distinguisher: str = "",
+              details: Any = None) -> Request | None:
+        """`StartRequest`: the request, running (`running(req)`) or queued (then `await wait(req, timeout)`),
+        or None when rejected."""
+        req = Request(work, fs_name, distinguisher, details)
+        now = time.monotonic()
+        if not self._queues:
+            if self.limits.exempt or self._can_accommodate(req.seats):
+                req.started = req.arrived
+                self._begin(req, None, now)
+                return req
+            self.rejected += 1
+            return None
+        self._sync(now)
+        queue = self._shuffle_shard(fs_name, distinguisher)
+        req.arrival_r = self._r
+        if not self.waiting and self._can_accommodate(req.seats):  # the only candidate: dispatched at once
+            if not queue.waiting and not queue.executing:
+                self._active += 1
+                queue.next_r = self._r
+            self._robin = queue.index
+            req.started = req.arrived
+            self._begin(req, queue, now)
+            return req
+        if not self._fits(1) and len(queue.waiting) >= self.limits.queue_length_limit:
+            self.rejected += 1
+            return None
+        req.fut = asyncio.get_running_loop().create_future()
+        self._enqueue(req, queue)
+        self._bound(queue)
+        self._dispatch()
+        return req
+
+    @staticmethod
+    def running(req: Request) -> bool:
+        return req.state == _EXECUTING
+
+    async def wait(self, req: Request, timeout: float) -> bool:
+        """Wait for a queued request's dispatch for at most `timeout` seconds: True when it runs (then `finish`
+        it), False when it timed out or its level stopped queuing."""
+        if req.state == _EXECUTING:
+            return True
+        fut = req.fut
+        assert fut is not None
         try:
             async with asyncio.timeout(timeout):
-                granted = await fut
+                return bool(await fut)
         except TimeoutError:
-            granted = self._withdraw(fut)
-            if not granted:
-                self.timed_out += 1
-                return None
+            if req.state == _EXECUTING:
+                return True
+            self._eject(req)
+            return False
         except asyncio.CancelledError:
-            if self._withdraw(fut):
-                self._release_queue(fut)
-            else:
-                self.cancelled += 1
+            if req.state == _EXECUTING:
+                self.finish(req)
+            elif req.state == _WAITING:
+                self._eject(req)
             raise
-        if not granted:
+
+    def _eject(self, req: Request) -> None:
+        """`request.wait`'s `decisionCancel`: the wait's deadline passed or the client went away; either way the
+        request leaves its queue, rejected and cancelled (upstream's `time-out` rejection)."""
+        self._withdraw(req)
+        self.rejected += 1
+        self.cancelled += 1
+        self._note_idle()
+
+    def finish(self, req: Request) -> None:
+        """`finishRequestLocked`: the request ended; its seats are free now, or after its additional latency."""
+        if req.state != _EXECUTING:
+            return
+        req.state = _DONE
+        self.executing -= 1
+        now = time.monotonic()
+        queue = req.queue
+        if queue is not None:
+            self._sync(now)
+            del queue.executing[req]
+            served_ns = time.time_ns() - req.started  # `nextDispatchR -= initial seats × (G - service time)`
+            queue.next_r -= _round_div10(req.work.initial * (ESTIMATED_SERVICE_DURATION_NS - served_ns))
+            if queue.waiting:
+                self._bound(queue)
+            elif not queue.executing:
+                self._active -= 1
+        else:
+            self._queueless.pop(req, None)
+        if req.work.latency_ns > 0:
+            asyncio.get_running_loop().call_later(req.work.latency_ns / 1e9, self._release, req)
+            self._dispatch()
+        else:
+            self._release(req, now)
+        if self.on_idle is not None:
+            self._note_idle()
+
+    def _note_idle(self) -> None:
+        if self.on_idle is not None and self.idle:
+            asyncio.get_running_loop().call_soon(self.on_idle)
+
+    def _release(self, req: Request, now: float | None = None) -> None:
+        if now is None:
+            now = time.monotonic()
+        seats = req.seats
+        queue = req.queue
+        if queue is not None:
+            self._sync(now)
+            queue.seats_in_use -= seats
+            self._queue_seats -= seats
+        self.in_use -= seats
+        self.demand.set(self.in_use + self.seats_waiting, now)
+        if self.waiting:
+            self._dispatch()
+
+    def _begin(self, req: Request, queue: _Queue | None, now: float) -> None:
+        req.state = _EXECUTING
+        self.executing += 1
+        self.dispatched += 1
+        seats = req.seats
+        self.in_use += seats
+        self.demand.set(self.in_use + self.seats_waiting, now)
+        req.queue = queue
+        if queue is None:
+            self._queueless[req] = None
+            return
+        queue.executing[req] = None
+        queue.seats_in_use += seats
+        self._queue_seats += seats
+        queue.next_r += req.total_work
+
+    def _shuffle_shard(self, fs_name: str, distinguisher: str) -> _Queue:
+        """`shuffleShardLocked`: the hand's queue with the least waiting work, from a rotating offset."""
+        key = (fs_name, distinguisher)
+        hand = self._hands.get(key)
+        if hand is None:
+            if len(self._hands) >= 4096:
+                self._hands.clear()
+            hand = self._hands[key] = deal(flow_hash(fs_name, distinguisher), len(self._queues),
+                                           self.limits.hand_size)
+        n = len(hand)
+        offset = self._enqueues % n
+        self._enqueues += 1
+        queues = self._queues
+        best = queues[hand[offset]]
+        if not self.waiting:  # no work waits anywhere: the first visited wins
+            return best
+        for k in range(1, n):
+            q = queues[hand[(offset + k) % n]]
+            if q.work_sum < best.work_sum:
+                best = q
+        return best
+
+    def _enqueue(self, req: Request, queue: _Queue) -> None:
+        """`enqueueToBoundLocked`."""
+        if not queue.waiting and not queue.executing:
+            self._active += 1
+            queue.next_r = self._r
+        req.queue = queue
+        req.state = _WAITING
+        queue.waiting.append(req)
+        queue.initial_sum += req.work.initial
+        queue.max_sum += req.seats
+        queue.work_sum += req.total_work
+        self.waiting += 1
+        self.seats_waiting += req.seats
+        self.demand.set(self.in_use + self.seats_waiting, None)
+
+    def _dequeue(self, req: Request, queue: _Queue) -> None:
+        queue.initial_sum -= req.work.initial
+        queue.max_sum -= req.seats
+        queue.work_sum -= req.total_work
+        self.waiting -= 1
+        self.seats_waiting -= req.seats
+        self.demand.set(self.in_use + self.seats_waiting, None)
+
+    def _withdraw(self, req: Request) -> None:
+        """A waiting request leaves its queue (its deadline passed or its client went away)."""
+        queue = req.queue
+        req.state = _DONE
+        if queue is None:
+            return
+        self._sync(time.monotonic())
+        try:
+            queue.waiting.remove(req)
+        except ValueError:
+            return
+        self._dequeue(req, queue)
+        if not queue.waiting and not queue.executing:
+            self._active -= 1
+        self._bound(queue)
+        self._dispatch()
+
+    def _bound(self, queue: _Queue) -> None:
+        """`boundNextDispatchLocked`: a queue's R never falls behind its head's arrival."""
+        if queue.waiting and queue.next_r < queue.waiting[0].arrival_r:
+            queue.next_r = queue.waiting[0].arrival_r
+
+    def _dispatch(self) -> None:
+        """`dispatchAsMuchAsPossibleLocked`."""
+        if not self.waiting:
+            return
+        now = time.monotonic()
+        self._sync(now)
+        while self.waiting:
+            found = self._find()
+            if found is None:
+                return
+            queue = found
+            req = queue.waiting.popleft()
+            self._dequeue(req, queue)
+            req.started = time.time_ns()
+            self._begin(req, queue, now)
+            self._bound(queue)
+            if req.fut is not None and not req.fut.done():
+                req.fut.set_result(True)
+
+    def _find(self) -> _Queue | None:
+        """`findDispatchQueueToBoundLocked`: the queue whose head finishes first in virtual time, if it fits."""
+        queues = self._queues
+        n = len(queues)
+        best: _Queue | None = None
+        best_finish = 0
+        robin = self._robin
+        for _ in range(n):
+            robin = (robin + 1) % n
+            q = queues[robin]
+            if q.waiting:
+                finish = q.next_r + q.waiting[0].total_work
+                if best is None or finish < best_finish:
+                    best, best_finish = q, finish
+        if best is None or not self._can_accommodate(best.waiting[0].seats):
             return None
-        return lambda: self._release_queue(fut)
+        self._robin = best.index
+        return best
+
+    # -- the dumps ----------------------------------------------------------------------------------------
 
     @property
     def active_queues(self) -> int:
         return sum(1 for q in self._queues if q.waiting)
 
-    def _enqueue(self, queue: _Queue, fut: asyncio.Future) -> None:
-        if not queue.waiting and not queue.executing:
-            queue.next_r = max(queue.next_r, self._virtual_r)
-        fut._nsc_queue = queue  # type: ignore[attr-defined]
-        queue.waiting.append(fut)
-        self.waiting += 1
+    @property
+    def idle(self) -> bool:
+        return not self.waiting and not self.executing
 
-    def _withdraw(self, fut: asyncio.Future) -> bool:
-        """Take a waiter out of its queue; True when it had been granted its seat meanwhile."""
-        if fut.done() and not fut.cancelled():
-            return bool(fut.result())
-        queue: _Queue = fut._nsc_queue  # type: ignore[attr-defined]
-        try:
-            queue.waiting.remove(fut)
-            self.waiting -= 1
-        except ValueError:
-            pass
-        return False
+    def queue_rows(self) -> list[tuple[int, int, int, int, int, int, int, int]]:
+        """Per queue: index, waiting, running, seats in use, nextDispatchR, and the waiting requests' initial
+        seats, most seats and work."""
+        return [(q.index, len(q.waiting), len(q.executing), q.seats_in_use, q.next_r, q.initial_sum, q.max_sum,
+                 q.work_sum) for q in self._queues]
 
-    def release(self) -> None:
-        """A seat taken by `try_take` is free again."""
-        self.in_use -= 1
-        if self.in_use >= self.min_cl and self.pool is not None:  # a borrowed seat: back to the pool
-            self.pool.used -= 1
-            if self.waiting:
-                self._dispatch()
-            self.pool.dispatch()
-        elif self.waiting:
-            self._dispatch()
-
-    def _release_queue(self, fut: asyncio.Future) -> None:
-        fut._nsc_queue.executing -= 1  # type: ignore[attr-defined]
-        self.release()
-
-    def _dispatch(self) -> None:
-        """`dispatchAsMuchAsPossibleLocked`."""
-        queues = self._queues
-        n = len(queues)
-        while self.waiting and self._can_take():
-            best = None
-            for k in range(n):
-                q = queues[(self._robin + k) % n]
-                if q.waiting and (best is None or q.next_r < best.next_r):
-                    best = q
-            if best is None:
-                self.waiting = 0
-                return
-            self._robin = (queues.index(best) + 1) % n
-            fut = best.waiting.popleft()
-            self.waiting -= 1
-            if fut.done():  # its waiter left (cancelled) between two loop turns
-                continue
-            self._virtual_r = best.next_r
-            best.next_r += 1
-            best.executing += 1
-            self._take()
-            fut.set_result(True)
+    def request_rows(self) -> list[tuple[int, int, Request]]:
+        """(queue index, index in queue, request): each queue's waiting ones, then its running ones (-1), then
+        those running without a queue (-1, -1), as `dumpRequests` lists them."""
+        rows: list[tuple[int, int, Request]] = []
+        for q in self._queues:
+            rows += [(q.index, i, r) for i, r in enumerate(q.waiting)]
+            rows += [(q.index, -1, r) for r in q.executing]
+        rows += [(-1, -1, r) for r in self._queueless]
+        return rows
 
 
-__all__ = ["QueueSet", "SeatPool", "deal", "flow_hash"]
+__all__ = ["ESTIMATED_SERVICE_DURATION_NS", "QueueSet", "Request", "deal", "flow_hash"]

@@ -28,22 +28,23 @@ PUBLIC_PATHS = ("/healthz", "/livez", "/readyz")
 
 def build_app(ctx: ServerContext) -> web.Application:
     """Build the application; all paths go to `dispatch`."""
-    if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → RBAC (http/authz.py)
-        from .authz import authz_middleware
-        middlewares = [_errors(ctx), authz_middleware(ctx)]
+    apf = priority_fairness.PriorityAndFairness(ctx)  # seats, queues, 429s, X-Kubernetes-PF-* headers
+    if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → APF → RBAC (http/authz.py)
+        from .authz import authn_middleware, authz_middleware
+        middlewares = [_errors(ctx), authn_middleware(ctx), apf.middleware, authz_middleware(ctx)]
         if "NamespaceInitializers" in ctx.feature_gates:  # KEP-33's guard needs the requester and RBAC
             from ..extensions.initializers import guard_middleware
             middlewares.append(guard_middleware(ctx))
     else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two)
-        middlewares = [_errors(ctx, check_token=True)]
-    apf = priority_fairness.PriorityAndFairness(ctx)  # seats, queues, 429s, X-Kubernetes-PF-* headers
-    middlewares += [apf.middleware] + list(ctx.middlewares)
+        middlewares = [_errors(ctx, check_token=True), apf.middleware]
+    middlewares += list(ctx.middlewares)
     app = web.Application(middlewares=middlewares, client_max_size=1024 ** 3)
     app[CTX_KEY] = ctx
     handlers = Handlers(ctx)
     app.on_response_prepare.append(add_deprecation_warning)  # deprecated kinds (core/v1 Endpoints)
     app.on_response_prepare.append(apf.set_headers)
     app.on_cleanup.append(lambda _app: handlers.fresh.aclose())  # its etcd connection, on the loop
+    app.on_cleanup.append(apf.close)  # the periodic re-division of the seats
 
     async def dispatch(request: web.Request) -> web.StreamResponse:
         route = ctx.router.resolve(request.method, request.path)

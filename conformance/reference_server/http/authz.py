@@ -74,20 +74,33 @@ def seed_bootstrap_policy(registry: Registry) -> None:
                     raise
 
 
-def authz_middleware(ctx: Any):
-    """The middleware installed instead of `app._check_token` when `ctx.authorizer` is set."""
+def authn_middleware(ctx: Any):
+    """Authentication and impersonation (`WithAuthentication`, `WithImpersonation`): the requester, set before
+    API Priority and Fairness classifies the request by it."""
     authenticator: TokenAuthenticator = ctx.authenticator
+    authorizer: RBACAuthorizer = ctx.authorizer
+
+    @web.middleware
+    async def authn(request: web.Request, handler):
+        user = authenticator.authenticate(request.headers)
+        user = impersonate(user, request.headers, authorizer)
+        request[REQUESTER] = user  # upstream's request context user: what SelfSubjectAccessReview asks about
+        CURRENT_USER.set(user)  # the same user, for the RBAC storages' escalation checks (auth/escalation.py)
+        return await handler(request)
+    return authn
+
+
+def authz_middleware(ctx: Any):
+    """Authorization (`WithAuthorization`), inside API Priority and Fairness as upstream's handler chain has it
+    (`DefaultBuildHandlerChain`): a request the authorizer refuses has taken its seat first."""
     authorizer: RBACAuthorizer = ctx.authorizer
     design = ctx.profile == "design"
 
     @web.middleware
     async def authz(request: web.Request, handler):
-        user = authenticator.authenticate(request.headers)
-        user = impersonate(user, request.headers, authorizer)
-        request[REQUESTER] = user  # upstream's request context user: what SelfSubjectAccessReview asks about
-        CURRENT_USER.set(user)  # the same user, for the RBAC storages' escalation checks (auth/escalation.py)
         try:
-            attrs = request_attributes(request.method, request.path, request.query, user, design_list=design)
+            attrs = request_attributes(request.method, request.path, request.query, request[REQUESTER],
+                                       design_list=design)
         except RequestInfoError as exc:  # upstream's WithRequestInfo answers a plain-text 500
             return web.Response(status=500, text=str(exc), content_type="text/plain")
         if (ctx.deviations.active("cross-namespace-list-unchecked") and attrs.resource_request
@@ -119,4 +132,5 @@ def rbac_setup(registry: Registry, deviations: Deviations, token: str | None,
     return authenticator, authorizer
 
 
-__all__ = ["REQUESTER", "RegistryRbacSource", "authz_middleware", "rbac_setup", "seed_bootstrap_policy"]
+__all__ = ["REQUESTER", "RegistryRbacSource", "authn_middleware", "authz_middleware", "rbac_setup",
+           "seed_bootstrap_policy"]

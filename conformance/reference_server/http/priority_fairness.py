@@ -14,17 +14,22 @@ from the bootstrap objects, without a UID); the first whose rules match the user
 ServiceAccount subjects, `*` wildcards), and the verb and resource (group, `resource/subresource`, namespace or
 cluster scope) or the non-resource path (exact, `*`, or a `/*` prefix), is chosen; none: the catch-all schema.
 
-Enforcement (`PriorityAndFairness.middleware`, the filter's `Handle`): an exempt level's request runs at once; a
-limited level's takes a seat of its `QueueSet` (flowcontrol/: nominal limits from `--max-requests-inflight` +
-`--max-mutating-requests-inflight`, shuffle-sharded fair queues) or waits in a queue for one, at most a quarter of
+Enforcement (`PriorityAndFairness.middleware`, the filter's `Handle`): the request's work is estimated
+(flowcontrol/workestimate.py: a list's seats by the resource's stored count, a write's extra seats by the watches
+being served, which the filter counts as upstream's `RegisterWatch`); an exempt level's request runs at once; a
+limited level's takes its seats of its `QueueSet` (flowcontrol/: nominal limits from `--max-requests-inflight` +
+`--max-mutating-requests-inflight`, shuffle-sharded fair queues) or waits in a queue for them, at most a quarter of
 its deadline (`getRequestWaitContext`: `min(?timeout=, --request-timeout) / 4`; a watch, which has no deadline,
 `--request-timeout / 4`, the `defaultRequestWaitLimit` of `config.go`); a rejected or timed-out request gets
 `tooManyRequests`: 429, `Retry-After` (`dropped_requests_tracker.go`) and Go's `http.Error` plain-text body
 `Too many requests, please try again later.` (not a Status), with the PF headers. A watch holds its seat until it is
 set up (its answer's headers are sent; upstream's watch initialization signal comes once the cacher has sent its
-initial events, a little later), not while it streams. Here the
-filter runs after authorization (upstream: just before it), so a request refused with 403 takes no seat; its
-headers are still set.
+initial events, a little later), not while it streams. The filter runs just before authorization, as in
+`DefaultBuildHandlerChain` (built inside-out: WithAuthorization wraps the handler, WithPriorityAndFairness wraps
+that): a request the authorizer refuses has taken a seat (or a 429) first, and its 403 carries the headers.
+
+The debug dumps `dump_priority_levels`, `dump_queues` and `dump_requests` (flowcontrol/dump.py) are served here,
+behind the filter and authorization, as upstream's unlisted handlers.
 
 Cost: a request's digest is cached per (method, path, query), the decision per (user, groups, verb, group,
 resource, namespace or path), and the decision cache is dropped
@@ -33,6 +38,7 @@ identity of the stored objects, which are replaced, never changed in place, on e
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any, NamedTuple
 
@@ -40,7 +46,8 @@ from aiohttp import web
 
 from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
-from ..flowcontrol import FlowControl, flow_hash
+from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT, FlowControl, ObjectCounts,
+                           WatchTracker, WorkEstimator)
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 
 FLOW_SCHEMA_HEADER = "X-Kubernetes-PF-FlowSchema-UID"
@@ -50,8 +57,11 @@ _SA_PREFIX = "system:serviceaccount:"
 _CACHE_LIMIT = 4096
 _ANONYMOUS = UserInfo(ANONYMOUS, "", (ALL_UNAUTHENTICATED,))
 TOO_MANY_REQUESTS = "Too many requests, please try again later.\n"  # Go's http.Error adds the newline
-_MAX_WAIT = 60.0
-DUMP_PRIORITY_LEVELS = "/debug/api_priority_and_fairness/dump_priority_levels"  # getRequestWaitContext's hard limit
+_MAX_WAIT = 60.0  # getRequestWaitContext's hard limit
+DUMP_PREFIX = "/debug/api_priority_and_fairness/"
+DUMP_PRIORITY_LEVELS = DUMP_PREFIX + "dump_priority_levels"
+DUMP_QUEUES = DUMP_PREFIX + "dump_queues"
+DUMP_REQUESTS = DUMP_PREFIX + "dump_requests"
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|us|µs|ns|m|s)")
@@ -222,22 +232,25 @@ class Classifier:
 
 _DECISION: Any = (web.RequestKey("apf_decision", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
                   else "nsconform.apf_decision")
+_DUMPS = frozenset({DUMP_PRIORITY_LEVELS, DUMP_QUEUES, DUMP_REQUESTS})
+_NO_QUERY: dict[str, str] = {}
 _UNCLASSIFIED = object()  # long-running, not a watch: passed through without headers
 _MISSING = object()
 
 
 class _Seat:
     """A watch's seat, freed once: when its answer starts (set up) or when the request ends, whichever is first."""
-    __slots__ = ("release", "decision")
+    __slots__ = ("queueset", "req", "decision")
 
-    def __init__(self, release: Any, decision: Decision):
-        self.release = release
+    def __init__(self, queueset: Any, req: Any, decision: Decision):
+        self.queueset = queueset
+        self.req = req
         self.decision = decision
 
     def free(self) -> None:
-        release, self.release = self.release, None
-        if release is not None:
-            release()
+        req, self.req = self.req, None
+        if req is not None:
+            self.queueset.finish(req)
 
 
 class PriorityAndFairness:
@@ -253,6 +266,9 @@ class PriorityAndFairness:
         self.flow_control = FlowControl(max(1, getattr(ctx, "max_requests_inflight", 400)
                                             + getattr(ctx, "max_mutating_requests_inflight", 200)))
         self.classifier.on_levels = self.flow_control.configure
+        self.watches = WatchTracker()
+        self._borrowing: asyncio.TimerHandle | None = None  # the periodic re-division, from the first request on
+        self.estimator = WorkEstimator(ObjectCounts(self._object_count, ctx.registry.store.current_rv), self.watches)
         self._design = ctx.profile == "design"
         self._users: dict[str, UserInfo] = {}  # bearer token → user (AlwaysAllow: what authentication made of it)
         self._infos: dict[tuple[str, str, str], Any] = {}  # (method, path, query) → RequestInfo (user-independent)
@@ -342,14 +358,51 @@ class PriorityAndFairness:
                             headers={"Retry-After": str(dropped.retry_after(level)),
                                      "X-Content-Type-Options": "nosniff"})
 
-    async def _dump_priority_levels(self, request: web.Request) -> web.StreamResponse:
-        return web.Response(text=self.flow_control.dump_priority_levels(), content_type="text/plain",
-                            charset="utf-8")
+    def _object_count(self, group: str, resource: str) -> int | None:
+        """The stored objects of a resource, for the list work estimate; None when it is not stored here."""
+        registry = self.ctx.registry
+        if group:
+            store = registry.group(group, resource)
+        elif resource == "namespaces":
+            store = registry.namespaces
+        else:
+            store = registry.content(resource) or registry.cluster(resource)
+        if store is None:
+            return None
+        return store.store.count(store.info.plural, None)
+
+    async def _dump(self, request: web.Request) -> web.StreamResponse:
+        """The debug dumps (`apf_controller_debug.go`), unlisted handlers behind the filter and authorization."""
+        fc = self.flow_control
+        path = request.path
+        if path == DUMP_REQUESTS:
+            text = fc.dump_requests(self._describe if request.query.get("includeRequestDetails") else None)
+        else:
+            text = fc.dump_priority_levels() if path == DUMP_PRIORITY_LEVELS else fc.dump_queues()
+        return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+    def _describe(self, details: tuple[web.Request, Any]) -> tuple[str, Any]:
+        """A seated request's user name and RequestInfo, for `dump_requests?includeRequestDetails=1`."""
+        user = self.requester(details[0])
+        return (user.name if user is not None else ""), details[1]
+
+    def _update_borrowing(self) -> None:
+        """Every `BORROWING_ADJUSTMENT_PERIOD` seconds (`wait.Until(updateBorrowing, 10s)`)."""
+        self._borrowing = asyncio.get_running_loop().call_later(BORROWING_ADJUSTMENT_PERIOD, self._update_borrowing)
+        self.flow_control.update_borrowing()
+
+    async def close(self, _app: Any = None) -> None:
+        """Stop the periodic re-division (the application's cleanup)."""
+        if self._borrowing is not None:
+            self._borrowing.cancel()
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        if request.path == DUMP_PRIORITY_LEVELS and request.method in ("GET", "HEAD"):
-            handler = self._dump_priority_levels  # behind the filter, as upstream's unlisted handler
+        if self._borrowing is None:
+            self._borrowing = asyncio.get_running_loop().call_later(BORROWING_ADJUSTMENT_PERIOD,
+                                                                    self._update_borrowing)
+        if request.path.startswith(DUMP_PREFIX) and request.path in _DUMPS and request.method in ("GET", "HEAD"):
+            handler = self._dump  # behind the filter, as upstream's unlisted handlers
         decision = self._decide(request)
         request[_DECISION] = decision
         if decision is None or decision is _UNCLASSIFIED:
@@ -357,37 +410,39 @@ class PriorityAndFairness:
         queueset = self.flow_control.queuesets.get(decision.pl_name)
         if queueset is None:  # a level unknown to the configuration read so far
             return await handler(request)
-        watch = decision.watch
-        if queueset.try_take():  # the fast path: a free seat, nobody waiting (an exempt level: always)
-            release = queueset.release
+        attrs = self.request_info(request)
+        verb = attrs.verb
+        if verb == "list" or verb in MUTATING_VERBS:  # the others take one seat: no query, no level limit read
+            work = self.estimator.estimate(attrs, request.query if verb == "list" else _NO_QUERY,
+                                           self.flow_control.max_seats(decision.pl_name))
         else:
-            release = await queueset.wait(flow_hash(decision.fs_name, decision.distinguisher),
-                                          self._wait_limit(request, watch))
-            if release is None:
-                return self.too_many_requests(decision.pl_name)
+            work = ONE_SEAT
+        req = queueset.start(work, decision.fs_name, decision.distinguisher, (request, attrs))
+        watch = decision.watch
+        if req is None or not (queueset.running(req) or await queueset.wait(req, self._wait_limit(request, watch))):
+            return self.too_many_requests(decision.pl_name)
         if not watch:
             try:
                 return await handler(request)
             finally:
-                release()
-        seat = request[_DECISION] = _Seat(release, decision)
+                queueset.finish(req)
+        seat = request[_DECISION] = _Seat(queueset, req, decision)
+        forget = self.watches.register(attrs, request.query)  # `RegisterWatch`: counted while it is served
         try:
             return await handler(request)
         finally:
             seat.free()
+            if forget is not None:
+                forget()
 
     async def set_headers(self, request: web.Request, response: web.StreamResponse) -> None:
         try:
             decision = request[_DECISION]
-        except KeyError:  # refused before the filter ran (403 of authorization, here after it)
-            decision = _MISSING
+        except KeyError:  # refused before the filter ran (authentication's 401, impersonation's 403): no headers
+            return
         if type(decision) is _Seat:  # a watch is set up: its seat is free for others
             decision.free()
             decision = decision.decision
-        if response.status == 401:  # refused by authentication, before the filter
-            return
-        if decision is _MISSING:
-            decision = self._decide(request)
         if decision is not None and decision is not _UNCLASSIFIED:
             headers = response.headers
             headers[FLOW_SCHEMA_HEADER] = decision[0]
