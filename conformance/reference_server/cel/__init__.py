@@ -9,5 +9,6 @@ plugins (evaluation) and the policy status controller (type checking); knows not
 validators of apimachinery that `libs/format.py` borrows from `registry/validation.py` (imported when first called)."""
 from .engine import CompileError, EvalError, Program, compile_expression
 from .environments import compile_detail
+from .libs.values import runtime_type
 
-__all__ = ["CompileError", "EvalError", "Program", "compile_detail", "compile_expression"]
+__all__ = ["CompileError", "EvalError", "Program", "compile_detail", "compile_expression", "runtime_type"]

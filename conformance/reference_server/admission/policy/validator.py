@@ -67,22 +67,6 @@ def _message(v: dict[str, Any], activation: dict[str, Any], var_errors: dict[str
     return message or f"failed expression: {str(v.get('expression') or '').strip()}"
 
 
-def _cel_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, (list, tuple)):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    if isinstance(value, bytes):
-        return "bytes"
-    return type(value).__name__
-
-
 def validate(policy: dict[str, Any], activation: dict[str, Any]) -> list[Decision]:
     spec = policy.get("spec") or {}
     fail = (spec.get("failurePolicy") or "Fail") == "Fail"
@@ -118,7 +102,7 @@ def validate(policy: dict[str, Any], activation: dict[str, Any]) -> list[Decisio
             continue
         if value is not None and not isinstance(value, str):
             out.append(Decision(f"valueExpression '{ann.get('valueExpression')}' resulted in unsupported return "
-                                f"type: {_cel_type(value)}. Return type must be either string or null.",
+                                f"type: {cel.runtime_type(value)}. Return type must be either string or null.",
                                 error=True))
         # a string value is an audit annotation `<policy>/<key>`: there is no audit log to publish it to
     return out

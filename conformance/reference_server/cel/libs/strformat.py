@@ -15,33 +15,9 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from .values import LibraryError
+from .values import LibraryError, runtime_type
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def _type_name(v: Any) -> str:
-    if v is None:
-        return "null_type"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int"
-    if isinstance(v, float):
-        return "double"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, bytes):
-        return "bytes"
-    if isinstance(v, (list, tuple)):
-        return "list"
-    if isinstance(v, dict):
-        return "map"
-    if isinstance(v, datetime.datetime):
-        return "google.protobuf.Timestamp"
-    if isinstance(v, datetime.timedelta):
-        return "google.protobuf.Duration"
-    return type(v).__name__
 
 
 def go_float(f: float) -> str:
@@ -107,13 +83,13 @@ def format_string(v: Any) -> str:
     if isinstance(v, datetime.timedelta):
         return _duration(v)
     raise _clause_error("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, "
-                        f"types, durations, and timestamps, was given {_type_name(v)}")
+                        f"types, durations, and timestamps, was given {runtime_type(v)}")
 
 
 def _key(k: Any) -> str:
     if isinstance(k, (str, bool, int)):
         return _quoted(k, format_string(k))
-    raise LibraryError(f"no formatting function for map key of type {_type_name(k)}")
+    raise LibraryError(f"no formatting function for map key of type {runtime_type(k)}")
 
 
 def _member(v: Any) -> str:
@@ -139,7 +115,7 @@ def _quoted(v: Any, text: str) -> str:
 def _integer(v: Any, clause: str) -> int:
     if isinstance(v, int) and not isinstance(v, bool):
         return v
-    raise _clause_error(f"{clause}, was given {_type_name(v)}")
+    raise _clause_error(f"{clause}, was given {runtime_type(v)}")
 
 
 def _double(v: Any, clause: str) -> float:
@@ -147,7 +123,7 @@ def _double(v: Any, clause: str) -> float:
         return float(v.replace("Infinity", "inf"))
     if isinstance(v, float):
         return v
-    raise _clause_error(f"{clause}, was given {_type_name(v)}")
+    raise _clause_error(f"{clause}, was given {runtime_type(v)}")
 
 
 def _not_finite(f: float) -> str:

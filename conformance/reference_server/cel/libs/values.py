@@ -7,6 +7,7 @@ key no Kubernetes field has; its other entries are the value in a canonical form
 type's own `Equal` (two quantities of equal value, two IPs of the same address)."""
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +28,22 @@ def wrap(type_name: str, **fields: Any) -> dict[str, Any]:
 def type_name(value: Any) -> str | None:
     """The opaque type of `value`, or None for plain CEL data."""
     return value.get(TYPE_KEY) if isinstance(value, dict) else None
+
+
+_PLAIN_TYPES = ((bool, "bool"), (int, "int"), (float, "double"), (str, "string"), (bytes, "bytes"),
+                ((list, tuple), "list"), (dict, "map"), (datetime.datetime, "google.protobuf.Timestamp"),
+                (datetime.timedelta, "google.protobuf.Duration"))
+
+
+def runtime_type(value: Any) -> str:
+    """The type name cel-go prints for a value in its runtime errors (`ref.Val.Type()`): the library type of an
+    opaque value, else the CEL type of the plain data the engine returned."""
+    if value is None:
+        return "null_type"
+    opaque = type_name(value)
+    if opaque:
+        return opaque
+    return next((name for cls, name in _PLAIN_TYPES if isinstance(value, cls)), type(value).__name__)
 
 
 def unwrap(value: Any, expected: str, function: str) -> dict[str, Any]:
