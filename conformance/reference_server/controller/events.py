@@ -24,6 +24,7 @@ every failure here is dropped just the same, never raised into the controller's 
 """
 from __future__ import annotations
 
+import asyncio
 import copy
 import datetime as _dt
 import logging
@@ -34,6 +35,7 @@ from typing import Any, Callable
 
 from .. import apierrors as E
 from ..admission import create_admission
+from ..admission.admitted import ControllerWrites, admitted
 from ..registry import Registry
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -172,6 +174,9 @@ class EventRecorder:
         self.correlator = EventCorrelator(clock)
         self._last_ns = 0
         self._lock = threading.Lock()
+        self.writes = ControllerWrites(None, "")  # the controller's (its service account), set by use_webhooks
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._sending: set[asyncio.Task[Any]] = set()
 
     def _name(self, obj_name: str) -> str:
         """`<name>.<hex UnixNano>`, strictly increasing in this recorder (two events in one tick differ)."""
@@ -216,6 +221,9 @@ class EventRecorder:
             return
         out.setdefault("apiVersion", "v1")
         out.setdefault("kind", "Event")
+        if self.writes.active() and self.loop is not None:  # through the webhooks: sent by the broadcaster
+            self._send_later(store, out, update)
+            return
         written = None
         if update:
             written = self._patch(store, out)
@@ -225,6 +233,43 @@ class EventRecorder:
         if written is not None:
             self.correlator.update_state(written)
 
+    def _send_later(self, store: Any, ev: dict[str, Any], update: bool) -> None:
+        """client-go's broadcaster writes events from its own goroutine: here a task on the loop, so a webhook
+        call never holds the controller's sync (which may be off the loop, on etcd)."""
+        loop = self.loop
+        assert loop is not None
+
+        async def send() -> None:
+            try:
+                written = None
+                if update:
+                    written = await admitted(self._offloaded, self._patch, store, ev)
+                if written is None:
+                    ev["metadata"].pop("resourceVersion", None)
+                    written = await admitted(self._offloaded, self._create, store, ev)
+            except Exception as exc:  # a lost event is logged, as the broadcaster's
+                log.info("%s: event %s dropped: %s", self.component, ev.get("reason"), exc)
+                return
+            if written is not None:
+                self.correlator.update_state(written)
+
+        def start() -> None:
+            task = loop.create_task(send())
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            start()
+        else:
+            loop.call_soon_threadsafe(start)
+
+    async def _offloaded(self, fn: Callable[..., Any], *args: Any) -> Any:
+        offload = self.writes.offload
+        return await offload(fn, *args) if offload is not None else fn(*args)
+
     def _patch(self, store: Any, ev: dict[str, Any]) -> dict[str, Any] | None:
         """The correlator's strategic-merge patch: count, lastTimestamp and message; None when it is gone."""
         def change(cur: dict[str, Any]) -> dict[str, Any]:
@@ -232,8 +277,8 @@ class EventRecorder:
             new["count"], new["lastTimestamp"], new["message"] = ev["count"], ev["lastTimestamp"], ev["message"]
             return new
         try:
-            return store.update(ev["metadata"]["namespace"], ev["metadata"]["name"], transform=change,
-                                field_manager=self.field_manager)
+            return self.writes.update(store, ev["metadata"]["namespace"], ev["metadata"]["name"], transform=change,
+                                      field_manager=self.field_manager)
         except E.StatusError as exc:
             if exc.code == 404:
                 return None
@@ -241,8 +286,8 @@ class EventRecorder:
 
     def _create(self, store: Any, ev: dict[str, Any]) -> dict[str, Any] | None:
         try:
-            return store.create(ev, field_manager=self.field_manager,
-                                **create_admission(self.admission, store.info))
+            return self.writes.create(store, ev, field_manager=self.field_manager,
+                                      **create_admission(self.admission, store.info))
         except E.StatusError as exc:  # namespace terminating, quota, a name taken: upstream drops it too
             log.debug("%s: event %s not written: %s", self.component, ev["reason"], exc.message)
             return None

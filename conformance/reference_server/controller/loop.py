@@ -6,6 +6,7 @@ import asyncio
 import logging
 from typing import Any, Awaitable, Callable, Generic, Hashable, TypeVar
 
+from ..admission.admitted import ControllerWrites, admitted
 from ..registry.store import ListOptions
 
 K = TypeVar("K", bound=Hashable)
@@ -49,11 +50,33 @@ class Controller:
     """Tasks and watches of one controller; `stop` closes the watches and cancels the tasks."""
 
     name = "controller"
+    # kube-controller-manager's client name for it (`ClientOrDie("<name>")`): its writes' service account
+    service_account = ""
+    # its writes through the webhooks and policies (admission/admitted.py); direct until `use_webhooks`
+    writes = ControllerWrites(None, "")
 
     def __init__(self) -> None:
         self._tasks: list[asyncio.Task[Any]] = []
         self._watchers: list[Any] = []
         self._queues: list[WorkQueue[Any]] = []
+        self._failures: dict[Any, int] = {}
+
+    def use_webhooks(self, hooks: Any, offload: Any = None) -> None:
+        """Make this controller's writes as an API client's: through `hooks` (admission/webhooks/
+        WebhookAdmission), as `system:serviceaccount:kube-system:<service_account>`."""
+        self.writes = ControllerWrites(hooks, self.service_account or self.name, offload)
+        recorder = getattr(self, "recorder", None)
+        if recorder is not None:  # its Events are written by the same client
+            recorder.writes, recorder.loop = self.writes, asyncio.get_running_loop()
+
+    def backoff(self, key: Any) -> float:
+        """`DefaultControllerRateLimiter`'s per-item delay (5 ms doubling, at most 1000 s) for a failed key."""
+        n = self._failures.get(key, 0)
+        self._failures[key] = n + 1
+        return min(0.005 * 2 ** n, 1000.0)
+
+    def forget(self, key: Any) -> None:
+        self._failures.pop(key, None)
 
     def _queue(self) -> WorkQueue[Any]:
         q: WorkQueue[Any] = WorkQueue()
@@ -79,7 +102,7 @@ class Controller:
             while True:
                 key = await queue.get()
                 try:
-                    await sync(key)
+                    await admitted(sync, key)  # a write waiting for the webhooks: settled, then synced again
                 except Exception:  # a controller bug must not stop the loop
                     log.exception("%s: sync of %s failed", self.name, key)
         self._spawn(worker())

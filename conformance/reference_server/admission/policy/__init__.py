@@ -50,7 +50,7 @@ class PolicyAdmission:
 
     def active(self) -> bool:
         """Any binding stored (a policy without one is never evaluated)."""
-        return bool(self._list(BINDINGS))
+        return bool(self.registry.store.count(BINDINGS, None))
 
     def _hooks(self) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
         bindings: dict[str, list[dict[str, Any]]] = {}

@@ -75,7 +75,8 @@ class WebhookAdmission:
 
     def active(self) -> bool:
         """Any configuration stored at all (the fast path of every write skips this room otherwise)."""
-        return bool(self._configurations(VALIDATING) or self._configurations(MUTATING)
+        count = self.registry.store.count
+        return bool(count(VALIDATING, None) or count(MUTATING, None)
                     or (self.policies is not None and self.policies.active()))
 
     def _conditions_hold(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any, user: Any, dry_run: bool,

@@ -156,6 +156,7 @@ class DeploymentController(WorkloadController):
     owned = "apps/replicasets"
     owner_kind = "Deployment"
     component = "deployment-controller"
+    service_account = "deployment-controller"
     adopts = True
 
     @property
@@ -271,8 +272,8 @@ class DeploymentController(WorkloadController):
             if replicas is not None:
                 new["spec"]["replicas"] = replicas
             return new
-        return self.replicasets.update(rs["metadata"]["namespace"], rs["metadata"]["name"], transform=change,
-                                       field_manager=KCM)
+        return self.writes.update(self.replicasets, rs["metadata"]["namespace"], rs["metadata"]["name"],
+                                  transform=change, field_manager=KCM)
 
     def scale(self, d: dict[str, Any], rs: dict[str, Any], replicas: int) -> dict[str, Any]:
         """`scaleReplicaSet`: replicas and the desired/max-replicas annotations (`SetReplicasAnnotations`), and
@@ -363,7 +364,7 @@ class DeploymentController(WorkloadController):
                     rs["metadata"].get("generation", 0) > status.get("observedGeneration", 0):
                 continue
             try:
-                self.replicasets.delete(rs["metadata"]["namespace"], rs["metadata"]["name"], DeleteOptions())
+                self.writes.delete(self.replicasets, rs["metadata"]["namespace"], rs["metadata"]["name"], DeleteOptions())
             except E.StatusError as exc:
                 if exc.code != 404:
                     raise

@@ -1,0 +1,229 @@
+"""The built-in controllers' own writes pass the admission webhooks and ValidatingAdmissionPolicies
+(admission/admitted.py), as kube-controller-manager's API calls do on a kind cluster: a mutating webhook on pods
+changes a Deployment's pods, each review's userInfo is the controller's service account (`ClientOrDie("<name>")`
+with `--use-service-account-credentials`), a refusal becomes the workload controller's `FailedCreate` event, a
+denying policy stops the root-CA publisher's ConfigMap but not the namespace's other objects, a webhook that is
+down (failurePolicy Fail) does not stop the controllers' work in other namespaces, and the namespace controller's
+deletions are DELETE reviews."""
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Callable, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer
+
+from .test_admission_webhook_paths import configure, reviews, unconfigure
+from .test_admission_webhooks import AR, Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
+
+GROUPS = ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"]
+
+
+def until(what: Callable[[], Any], timeout: float = 20.0) -> Any:
+    """Poll `what()` until it answers something truthy (no sleeps in tests: a bounded poll)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = what()
+        if got:
+            return got
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def deployment(server: RunningServer, ns: str, name: str = "web", replicas: int = 2) -> None:
+    body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name}, "spec": {
+        "replicas": replicas, "selector": {"matchLabels": {"app": name}},
+        "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    r = requests.post(f"{server.url}/apis/apps/v1/namespaces/{ns}/deployments", json=body)
+    assert r.status_code == 201, r.text
+
+
+def pods(server: RunningServer, ns: str) -> list[dict[str, Any]]:
+    return requests.get(f"{server.url}/api/v1/namespaces/{ns}/pods").json()["items"]
+
+
+def user_of(review: dict[str, Any]) -> dict[str, Any]:
+    return review["userInfo"]
+
+
+def test_mutating_webhook_changes_a_deployments_pods(server, hook, ns):
+    cfg = f"inject-{ns}"
+    configure(server, "mutatingwebhookconfigurations", ns, cfg, f"{hook.url}/addlabel-injected", hook.ca_bundle,
+              ["pods", "replicasets", "replicasets/status"])
+    try:
+        deployment(server, ns)
+        made = until(lambda: [p for p in pods(server, ns)] if len(pods(server, ns)) == 2 else None)
+        assert all(p["metadata"]["labels"].get("injected") == "yes" for p in made), made
+        rs = requests.get(f"{server.url}/apis/apps/v1/namespaces/{ns}/replicasets").json()["items"]
+        assert rs and rs[0]["metadata"]["labels"].get("injected") == "yes"  # the Deployment controller's create
+        seen = reviews(hook, ns)
+        pod_creates = [r for r in seen if r["resource"]["resource"] == "pods" and r["operation"] == "CREATE"]
+        assert len(pod_creates) >= 2
+        assert user_of(pod_creates[0]) == {"username": "system:serviceaccount:kube-system:replicaset-controller",
+                                           "groups": GROUPS}
+        assert pod_creates[0]["options"] == {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}
+        assert pod_creates[0]["object"]["metadata"]["ownerReferences"][0]["kind"] == "ReplicaSet"
+        rs_creates = [r for r in seen if r["resource"] == {"group": "apps", "version": "v1",
+                                                             "resource": "replicasets"} and r["operation"] == "CREATE"]
+        assert user_of(rs_creates[0])["username"] == "system:serviceaccount:kube-system:deployment-controller"
+        status = [r for r in seen if r.get("subResource") == "status" and r["resource"]["resource"] == "replicasets"]
+        assert status and status[0]["operation"] == "UPDATE"  # `UpdateStatus` of the ReplicaSet
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+def test_denying_webhook_is_the_replicasets_failed_create(server, hook, ns):
+    cfg = f"deny-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/deny", hook.ca_bundle, ["pods"])
+    try:
+        deployment(server, ns, "denied", replicas=1)
+
+        def failed() -> list[dict[str, Any]]:
+            items = requests.get(f"{server.url}/api/v1/namespaces/{ns}/events").json()["items"]
+            return [e for e in items if e["reason"] == "FailedCreate"]
+        event = until(failed)[0]
+        assert event["involvedObject"]["kind"] == "ReplicaSet"
+        assert event["source"] == {"component": "replicaset-controller"}
+        assert event["message"] == (f'Error creating: admission webhook "{cfg}.example.com" denied the request: '
+                                    "no configmaps named deny-me")
+        assert pods(server, ns) == []
+        rs = requests.get(f"{server.url}/apis/apps/v1/namespaces/{ns}/replicasets").json()["items"][0]
+        cond = until(lambda: [c for c in (requests.get(
+            f"{server.url}/apis/apps/v1/namespaces/{ns}/replicasets/{rs['metadata']['name']}").json().get(
+            "status") or {}).get("conditions") or [] if c["type"] == "ReplicaFailure"])[0]
+        assert cond["reason"] == "FailedCreate"
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+    until(lambda: len(pods(server, ns)) == 1)  # the refused key was requeued (rate-limited): it retries
+
+
+@pytest.fixture
+def policy(server: RunningServer) -> Iterator[Callable[[str], str]]:
+    """A Deny policy refusing `kube-root-ca.crt` in namespaces labelled `vap-root=<label>` when the root-CA publisher's
+    service account (by `request.userInfo`) makes it; returns the binding's name (deleted afterwards)."""
+    made: list[tuple[str, str]] = []
+
+    def make(label: str) -> str:
+        name = f"root-ca-{uuid.uuid4().hex[:8]}"
+        body = {"metadata": {"name": name}, "spec": {
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                                                    "operations": ["CREATE"], "resources": ["configmaps"]}],
+                                 "namespaceSelector": {"matchLabels": {"vap-root": label}}},
+            "validations": [{"expression": "!(object.metadata.name == 'kube-root-ca.crt' && request.userInfo.username"
+                                           " == 'system:serviceaccount:kube-system:root-ca-cert-publisher' && "
+                                           "'system:serviceaccounts:kube-system' in request.userInfo.groups)"}]}}
+        r = requests.post(f"{server.url}{AR}/validatingadmissionpolicies", json=body)
+        assert r.status_code == 201, r.text
+        made.append(("validatingadmissionpolicies", name))
+        r = requests.post(f"{server.url}{AR}/validatingadmissionpolicybindings", json={
+            "metadata": {"name": name}, "spec": {"policyName": name, "validationActions": ["Deny"]}})
+        assert r.status_code == 201, r.text
+        made.append(("validatingadmissionpolicybindings", name))
+        return name
+    yield make
+    for plural, name in reversed(made):
+        requests.delete(f"{server.url}{AR}/{plural}/{name}")
+
+
+def test_denying_policy_stops_the_root_ca_publisher_only(server, policy):
+    label = uuid.uuid4().hex[:8]
+    binding = policy(label)
+    name = f"root-{label}"
+    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name,
+                                                                           "labels": {"vap-root": label}}})
+    assert r.status_code == 201, r.text
+    later = f"later-{label}"  # queued after it: once this one has its ConfigMap, the publisher tried `name`
+    assert requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": later}}).status_code == 201
+    try:
+        until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{later}/configmaps/kube-root-ca.crt").ok)
+        until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}/serviceaccounts/default").ok)
+        r = requests.post(f"{server.url}/api/v1/namespaces/{name}/configmaps", json={"metadata": {"name": "mine"}})
+        assert r.status_code == 201, r.text  # the namespace is usable
+        # the publisher's create was refused (by its userInfo) and is retried with backoff meanwhile
+        assert requests.get(f"{server.url}/api/v1/namespaces/{name}/configmaps/kube-root-ca.crt").status_code == 404
+        requests.delete(f"{server.url}{AR}/validatingadmissionpolicybindings/{binding}")
+        until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}/configmaps/kube-root-ca.crt").ok)
+    finally:
+        requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+        requests.delete(f"{server.url}/api/v1/namespaces/{later}")
+
+
+def test_policy_sees_the_publishers_service_account(server, hook):
+    """The policy's `request.userInfo` is what a webhook sees: the root-CA publisher's service account."""
+    label = uuid.uuid4().hex[:8]
+    name = f"who-{label}"
+    cfg = f"who-{label}"
+    body = {"metadata": {"name": cfg}, "webhooks": [{
+        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "clientConfig": {"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle},
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                   "resources": ["configmaps", "serviceaccounts"]}],
+        "namespaceSelector": {"matchLabels": {"who": label}}}]}
+    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    try:
+        r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"who": label}}})
+        assert r.status_code == 201, r.text
+        until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}/configmaps/kube-root-ca.crt").ok)
+        until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}/serviceaccounts/default").ok)
+        users = {r["resource"]["resource"]: user_of(r) for r in reviews(hook, name)}
+        assert users["configmaps"] == {"username": "system:serviceaccount:kube-system:root-ca-cert-publisher",
+                                       "groups": GROUPS}
+        assert users["serviceaccounts"]["username"] == \
+            "system:serviceaccount:kube-system:service-account-controller"
+    finally:
+        requests.delete(f"{server.url}{AR}/validatingwebhookconfigurations/{cfg}")
+        requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+
+
+def test_a_webhook_down_does_not_stop_the_controllers(server, hook):
+    """failurePolicy Fail and nothing listening: the publisher's create fails in the matched namespace (requeued
+    with backoff), and the controllers keep working elsewhere."""
+    label = uuid.uuid4().hex[:8]
+    cfg = f"down-{label}"
+    body = {"metadata": {"name": cfg}, "webhooks": [{
+        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "failurePolicy": "Fail", "clientConfig": {"url": "https://127.0.0.1:9/down", "caBundle": hook.ca_bundle},
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+        "namespaceSelector": {"matchLabels": {"down": label}}}]}
+    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    blocked, free = f"down-{label}", f"up-{label}"
+    try:
+        for name, labels in ((blocked, {"down": label}), (free, {})):
+            r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": labels}})
+            assert r.status_code == 201, r.text
+        until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{free}/configmaps/kube-root-ca.crt").ok)
+        until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{blocked}/serviceaccounts/default").ok)
+        assert requests.get(f"{server.url}/api/v1/namespaces/{blocked}/configmaps/kube-root-ca.crt").status_code \
+            == 404
+        deployment(server, free, "elsewhere", replicas=1)
+        until(lambda: len(pods(server, free)) == 1)
+    finally:
+        requests.delete(f"{server.url}{AR}/validatingwebhookconfigurations/{cfg}")
+        for name in (blocked, free):
+            requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+    until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{blocked}").status_code == 404)
+
+
+def test_namespace_controller_deletes_are_delete_reviews(server, hook):
+    label = uuid.uuid4().hex[:8]
+    name = f"gone-{label}"
+    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"hooks": name}}})
+    assert r.status_code == 201, r.text
+    assert requests.post(f"{server.url}/api/v1/namespaces/{name}/configmaps",
+                         json={"metadata": {"name": "keep"}}).status_code == 201
+    cfg = f"gone-{label}"
+    configure(server, "validatingwebhookconfigurations", name, cfg, f"{hook.url}/allow", hook.ca_bundle,
+              ["configmaps"])
+    try:
+        requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+        until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}").status_code == 404)
+        deletes = [r for r in reviews(hook, name) if r["operation"] == "DELETE" and r["name"] == "keep"]
+        assert deletes and user_of(deletes[0])["username"] == "system:serviceaccount:kube-system:namespace-controller"
+        assert deletes[0]["options"] == {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1",
+                                         "propagationPolicy": "Background"}
+        assert deletes[0]["oldObject"]["metadata"]["name"] == "keep"
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
