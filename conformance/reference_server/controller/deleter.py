@@ -17,6 +17,7 @@ import logging
 from typing import Any, Callable, Generator, Iterator
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal
 from ..deviations import NONE, Deviations
 from ..registry import DeleteOptions, ListOptions, Registry
 from ..registry.apiservice import KEY as APISERVICES_KEY
@@ -25,7 +26,6 @@ from ..storage.clone import clone
 from .conditions import failure_conditions, update_conditions
 from .discovery import discover, discovery_failed_message, qualified
 from .ordered_deletion import deletion_phases, is_core_pods, pods_estimate, requeue_after, unexpected_items
-from ..admission.admitted import AdmissionRefusal
 from ..storage.offload import Offload
 from .loop import Controller, WorkQueue
 

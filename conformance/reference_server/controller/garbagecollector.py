@@ -29,12 +29,12 @@ import logging
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import admitted
 from ..registry import DeleteOptions, Registry
 from ..registry.crd import CRD_KEY
 from ..registry.propagation import FOREGROUND, ORPHAN
 from ..registry.validation import _parse_group_version
 from ..storage import KeyNotFoundError
-from ..admission.admitted import admitted
 from ..storage.offload import Offload
 from .gc_graph import Graph, ObjKey
 from .loop import Controller, WorkQueue

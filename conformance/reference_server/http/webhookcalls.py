@@ -8,12 +8,20 @@ the handler decoded it (`CreateOptions`, `UpdateOptions`, `DeleteOptions`; a PAT
 the query's own `fieldManager` (not the user agent a manager defaults to), `dryRun` and `fieldValidation`."""
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
 
-from ..admission.admitted import (Builtin, Stale, admit_delete, admit_subresource_create, admit_write, pinned,
-                                  review_options)
+from ..admission.admitted import (
+    Builtin,
+    Stale,
+    admit_delete,
+    admit_subresource_create,
+    admit_write,
+    pinned,
+    review_options,
+)
 from ..admission.policy import PolicyAdmission
 from ..admission.webhooks import Attributes, WebhookAdmission
 from ..registry.store import DeleteOptions

@@ -17,8 +17,8 @@ import copy
 import time
 from typing import Any
 
-from ...admission.admitted import AdmissionRefusal
 from ... import apierrors as E
+from ...admission.admitted import AdmissionRefusal
 from ...registry import ListOptions
 from ..events import NORMAL, WARNING
 from .common import KCM, WorkloadController, controller_of, counts, is_active, is_ready, now, pod_from_template, \
