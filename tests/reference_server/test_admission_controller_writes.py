@@ -300,3 +300,57 @@ def test_put_that_creates_needs_create_permission(tmp_path):
         assert requests.put(url, json={**body, "spec": {"holderIdentity": "bob"}}, headers=bob).status_code == 200
     finally:
         srv.stop()
+
+
+def test_a_slow_webhook_does_not_stall_the_server(server, hook):
+    """The publisher waits for a webhook that does not answer (until its `timeoutSeconds`, then `Ignore`), while the
+    server answers other requests at once."""
+    label = uuid.uuid4().hex[:8]
+    cfg, name = f"slow-{label}", f"slow-{label}"
+    body = {"metadata": {"name": cfg}, "webhooks": [{
+        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "failurePolicy": "Ignore", "timeoutSeconds": 2,
+        "clientConfig": {"url": f"{hook.url}/hold", "caBundle": hook.ca_bundle},
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+        "namespaceSelector": {"matchLabels": {"slow": label}}}]}
+    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    try:
+        r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"slow": label}}})
+        assert r.status_code == 201, r.text
+        until(lambda: any(b["request"].get("namespace") == name for _, b in hook.reviews))  # the call is under way
+        started = time.monotonic()
+        assert requests.get(f"{server.url}/api/v1/namespaces/{name}", timeout=5).ok
+        assert time.monotonic() - started < 1.0
+        assert requests.get(f"{server.url}/api/v1/namespaces/{name}/configmaps/kube-root-ca.crt").status_code == 404
+        until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}/configmaps/kube-root-ca.crt").ok)
+    finally:
+        requests.delete(f"{server.url}{AR}/validatingwebhookconfigurations/{cfg}")
+        requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+
+
+def test_on_etcd_the_offloaded_syncs_are_admitted_too(etcd_process, hook):
+    """On etcd the workload controllers, the garbage collector and the namespace controller sync in their Offload
+    threads: a write waiting for the webhooks still stops the sync there and is settled on the loop."""
+    from conformance.reference_server.embedded import start_embedded
+    from conformance.reference_server.storage.backends import StorageConfig
+
+    from .backends import unique_prefix
+    srv = start_embedded(storage=StorageConfig("etcd", (etcd_process.url,), unique_prefix()))
+    name = f"etcd-{uuid.uuid4().hex[:8]}"
+    try:
+        r = requests.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"hooks": name}}})
+        assert r.status_code == 201, r.text
+        configure(srv, "mutatingwebhookconfigurations", name, f"m-{name}", f"{hook.url}/addlabel-injected",
+                  hook.ca_bundle, ["pods", "configmaps"])
+        deployment(srv, name, replicas=1)
+        made = until(lambda: pods(srv, name))
+        assert made[0]["metadata"]["labels"]["injected"] == "yes"
+        requests.delete(f"{srv.url}/api/v1/namespaces/{name}")
+        until(lambda: requests.get(f"{srv.url}/api/v1/namespaces/{name}").status_code == 404, timeout=40)
+        deletes = [r for r in reviews(hook, name) if r["operation"] == "DELETE" and r["resource"]["resource"] == "pods"]
+        assert deletes and {user_of(d)["username"] for d in deletes} <= {
+            "system:serviceaccount:kube-system:namespace-controller",
+            "system:serviceaccount:kube-system:generic-garbage-collector"}
+    finally:
+        unconfigure(srv, "mutatingwebhookconfigurations", f"m-{name}")
+        srv.stop()
