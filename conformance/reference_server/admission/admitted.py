@@ -169,6 +169,15 @@ class AdmissionRefusal(E.StatusError):
     controller requeues the key with its rate limiter's backoff, as upstream's `AddRateLimited`."""
 
 
+class _Unadmitted(Exception):
+    """The registry's or a built-in plugin's own answer met while admitting (the dry-run preview, NamespaceLifecycle):
+    the write's verdict as the direct write would have raised it, not a webhook's refusal."""
+
+    def __init__(self, error: E.StatusError):
+        super().__init__(error.message)
+        self.error = error
+
+
 ROUNDS = 512  # settle-and-sync rounds one key may take in a row (each admits at least one write)
 VERDICTS = 1024  # admitted writes kept for the syncs that make them (stale ones dropped past this)
 
@@ -220,17 +229,36 @@ class ControllerWrites:
             for key, admit in admits:
                 try:
                     verdict = await admit()
-                except E.RetriedStatusError as exc:
-                    verdict = exc
+                except _Unadmitted as exc:
+                    verdict = exc.error
                 except E.StatusError as exc:
                     verdict = AdmissionRefusal(exc.status)
                 self._verdicts[key] = verdict
         return Pending(settle)
 
     async def _run(self, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
-        if self.offload is not None:
-            return await self.offload(fn, *args, **kw)
-        return fn(*args, **kw)
+        """A preview (the write as a dry run): its errors are the registry's, not admission's."""
+        try:
+            if self.offload is not None:
+                return await self.offload(fn, *args, **kw)
+            return fn(*args, **kw)
+        except E.StatusError as exc:
+            raise _Unadmitted(exc) from None
+
+    @staticmethod
+    def _builtin(builtin: Builtin | None) -> Builtin | None:
+        """The built-in mutating plugins; their refusals (NamespaceLifecycle's, ...) are not the webhooks'."""
+        if builtin is None:
+            return None
+
+        def run(obj: dict[str, Any]) -> None:
+            try:
+                builtin(obj)
+            except E.RetriedStatusError:
+                raise
+            except E.StatusError as exc:
+                raise _Unadmitted(exc) from None
+        return run
 
     # ---- the three verbs ---------------------------------------------------------------------------------
     def create(self, store: Any, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -247,7 +275,7 @@ class ControllerWrites:
         async def admit() -> dict[str, Any]:
             return await admit_write(self.hooks, store, "CREATE", obj, None, self.user, opts, False, [],
                                      lambda o: self._run(store.create, o, **{**kw, "dry_run": True}),
-                                     builtin=kw.get("admit"))
+                                     builtin=self._builtin(kw.get("admit")))
         raise self._pending(key, admit)
 
     def update(self, store: Any, ns: str, name: str, body: dict[str, Any] | None = None, *,
