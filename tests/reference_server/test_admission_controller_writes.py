@@ -354,3 +354,47 @@ def test_on_etcd_the_offloaded_syncs_are_admitted_too(etcd_process, hook):
     finally:
         unconfigure(srv, "mutatingwebhookconfigurations", f"m-{name}")
         srv.stop()
+
+
+def test_pvc_protection_finalizer_removal_is_the_controllers_update(server, hook, ns):
+    cfg = f"pvc-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle,
+              ["persistentvolumeclaims"])
+    try:
+        url = f"{server.url}/api/v1/namespaces/{ns}/persistentvolumeclaims"
+        r = requests.post(url, json={"metadata": {"name": "data"}, "spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})
+        assert r.status_code == 201, r.text
+        assert "kubernetes.io/pvc-protection" in r.json()["metadata"]["finalizers"]
+        requests.delete(f"{url}/data")
+        until(lambda: requests.get(f"{url}/data").status_code == 404)
+        updates = [x for x in reviews(hook, ns) if x["operation"] == "UPDATE" and x["name"] == "data"]
+        assert [user_of(x)["username"] for x in updates] == \
+            ["system:serviceaccount:kube-system:pvc-protection-controller"]
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_pv_binder_writes_are_reviewed(server, hook, ns):
+    cfg = f"pv-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle,
+              ["persistentvolumeclaims", "persistentvolumeclaims/status"])
+    pv = f"pv-{ns}"
+    try:
+        r = requests.post(f"{server.url}/api/v1/persistentvolumes", json={"metadata": {"name": pv}, "spec": {
+            "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/x"},
+            "storageClassName": "manual"}})
+        assert r.status_code == 201, r.text
+        url = f"{server.url}/api/v1/namespaces/{ns}/persistentvolumeclaims"
+        r = requests.post(url, json={"metadata": {"name": "claim"}, "spec": {
+            "accessModes": ["ReadWriteOnce"], "storageClassName": "manual",
+            "resources": {"requests": {"storage": "1Gi"}}}})
+        assert r.status_code == 201, r.text
+        until(lambda: (requests.get(f"{url}/claim").json().get("status") or {}).get("phase") == "Bound")
+        writes = [(x.get("subResource", ""), user_of(x)["username"]) for x in reviews(hook, ns)
+                  if x["operation"] == "UPDATE" and x["name"] == "claim"]
+        binder = "system:serviceaccount:kube-system:persistent-volume-binder"
+        assert ("", binder) in writes and ("status", binder) in writes, writes
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+        requests.delete(f"{server.url}/api/v1/persistentvolumes/{pv}")
