@@ -15,7 +15,8 @@ Their syncs are synchronous code (run on the loop, or in an Offload thread on et
 admitted first stops the sync with `Pending`; the controller's worker awaits `Pending.settle()` (the admission,
 on the event loop) and runs the sync again, level-triggered as upstream's syncs are: the write it reaches again
 finds its verdict (the admitted object, or the refusal it raises) and is made synchronously. Without any webhook
-configuration or policy binding (`active()`, two counts) a controller write is the plain registry call.
+configuration or policy binding (`active()`, three counts), or when no webhook's rules and selectors and no
+policy's constraints select the write (`relevant()`, synchronous), a controller write is the plain registry call.
 """
 from __future__ import annotations
 
@@ -212,6 +213,14 @@ class ControllerWrites:
     def active(self) -> bool:
         return self.hooks is not None and self.hooks.active()
 
+    def _selected(self, operation: str, store: Any, obj: dict[str, Any] | None, old: dict[str, Any] | None,
+                  sub: str = "") -> bool:
+        """Whether a webhook or policy may select this write (else it is made at once, as upstream's plugins
+        let a request no configuration selects through untouched)."""
+        assert self.hooks is not None
+        namespace, name = scope(store, obj if obj is not None and obj.get("metadata") else old, "", "")
+        return self.hooks.relevant(attributes(operation, store, namespace, name, sub), obj, old)
+
     # ---- verdicts --------------------------------------------------------------------------------------
     def _take(self, key: str) -> Any:
         verdict = self._verdicts.pop(key, _MISSING)
@@ -263,7 +272,7 @@ class ControllerWrites:
     # ---- the three verbs ---------------------------------------------------------------------------------
     def create(self, store: Any, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
         """`store.create(obj, **kw)` after the webhooks (CREATE, CreateOptions)."""
-        if not self.active():
+        if not self.active() or not self._selected("CREATE", store, obj, None):
             return store.create(obj, **kw)
         assert self.hooks is not None
         key = _key("CREATE", store.info.plural, getattr(store, "group", ""), obj)
@@ -295,6 +304,8 @@ class ControllerWrites:
             raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG, getattr(store, "group", ""))
         strategy = kw.get("strategy")
         sub = getattr(strategy, "subresource", "") or ""
+        if not self._selected("UPDATE", store, new, old, sub):
+            return store.update(ns, name, body, transform=transform, **kw)
         key = _key("UPDATE", store.info.plural, getattr(store, "group", ""), ns, name, sub, old_rv, new)
         verdict = self._take(key)
         if verdict is not _MISSING:
@@ -327,14 +338,15 @@ class ControllerWrites:
         hooks = self.hooks
         keyed = [(it, self._delete_key(store, it["metadata"].get("namespace", ""), it["metadata"]["name"], it, opts))
                  for it in items]
-        missing = [(k, self._delete_admission(hooks, store, it, opts)) for it, k in keyed if k not in self._verdicts]
+        missing = [(k, self._delete_admission(hooks, store, it, opts)) for it, k in keyed
+                   if k not in self._verdicts and self._selected("DELETE", store, None, it)]
         if missing:
             raise self._pending_all(missing)
         errors: list[E.StatusError] = []
         for it, k in keyed:
             meta = it["metadata"]
             try:
-                self._take(k)
+                self._take(k)  # (none for an item no webhook or policy selects)
                 store.delete(meta.get("namespace", ""), meta["name"], opts)
             except E.StatusError as exc:
                 if exc.code != 404:
@@ -361,6 +373,8 @@ class ControllerWrites:
             return store.delete(ns, name, opts, **kw)
         assert self.hooks is not None
         old = store.get(ns, name)
+        if not self._selected("DELETE", store, None, old):
+            return store.delete(ns, name, opts, **kw)
         key = self._delete_key(store, ns, name, old, opts)
         if self._take(key) is not _MISSING:
             return store.delete(ns, name, opts, **kw)

@@ -1,6 +1,7 @@
-"""admission/admitted.py's controller writes in isolation: without webhooks a write is the registry call itself;
-with them a write stops its sync with `Pending`, the settled verdict is used once, a webhook's refusal is an
-`AdmissionRefusal` while the registry's own answer met in the preview stays the plain error it would have been."""
+"""admission/admitted.py's controller writes in isolation: without webhooks (or none selecting it) a write is the
+registry call itself; with them a write stops its sync with `Pending`, the settled verdict is used once, a
+webhook's refusal is an `AdmissionRefusal` while the registry's own answer met in the preview stays the plain error
+it would have been."""
 from __future__ import annotations
 
 import asyncio
@@ -33,11 +34,15 @@ class FakeStore:
 
 
 class FakeHooks:
-    def __init__(self, active: bool = True, deny: bool = False):
-        self._active, self.deny, self.calls = active, deny, 0
+    def __init__(self, active: bool = True, deny: bool = False, selects: bool = True):
+        self._active, self.deny, self.selects, self.calls = active, deny, selects, 0
 
     def active(self) -> bool:
         return self._active
+
+    def relevant(self, a: Any, obj: Any, old: Any) -> bool:
+        assert a.operation == "CREATE" and a.resource == "configmaps" and a.namespace == "ns" and a.name == "x"
+        return self.selects
 
     async def mutate(self, a: Any, obj: Any, old: Any, user: Any, *rest: Any) -> Any:
         self.calls += 1
@@ -59,7 +64,9 @@ def test_without_webhooks_the_write_is_direct():
     store = FakeStore()
     assert ControllerWrites(None, "replicaset-controller").create(store, dict(CM)) == CM
     assert ControllerWrites(FakeHooks(active=False), "replicaset-controller").create(store, dict(CM)) == CM
-    assert len(store.created) == 2
+    hooks = FakeHooks(selects=False)  # configured, but nothing selects this write: no round through the loop
+    assert ControllerWrites(hooks, "replicaset-controller").create(store, dict(CM)) == CM
+    assert len(store.created) == 3 and hooks.calls == 0
 
 
 def test_pending_then_the_verdict_once():

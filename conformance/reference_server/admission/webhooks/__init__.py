@@ -79,6 +79,13 @@ class WebhookAdmission:
         return bool(count(VALIDATING, None) or count(MUTATING, None)
                     or (self.policies is not None and self.policies.active()))
 
+    def relevant(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> bool:
+        """Whether any webhook's rules and selectors, or any bound policy's constraints, select the request
+        (matchConditions not evaluated): a write none selects is admitted as it is, without awaiting anything."""
+        return bool(matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
+                    or matching(self._configurations(VALIDATING), a, obj, old, self._namespace_labels)
+                    or (self.policies is not None and self.policies.active() and self.policies.relevant(a, obj, old)))
+
     def _conditions_hold(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any, user: Any, dry_run: bool,
                          options: dict[str, Any] | None) -> bool:
         """`ShouldCallHook`'s matchConditions step."""
