@@ -398,3 +398,30 @@ def test_pv_binder_writes_are_reviewed(server, hook, ns):
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
         requests.delete(f"{server.url}/api/v1/persistentvolumes/{pv}")
+
+
+def test_denied_replicaset_is_the_deployments_replicaset_create_error(server, hook, ns):
+    """sync.go `getNewReplicaSet`: a refused create is a `ReplicaSetCreateError` event and the Progressing condition
+    False with the same message; the webhook is asked once per sync, not once per rerun of it."""
+    cfg = f"deny-rs-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/deny", hook.ca_bundle,
+              ["replicasets"])
+    try:
+        deployment(server, ns, "blocked", replicas=1)
+
+        def failed() -> list[dict[str, Any]]:
+            items = requests.get(f"{server.url}/api/v1/namespaces/{ns}/events").json()["items"]
+            return [e for e in items if e["reason"] == "ReplicaSetCreateError"]
+        event = until(failed)[0]
+        assert event["involvedObject"]["kind"] == "Deployment"
+        assert event["message"].startswith('Failed to create new replica set "blocked-')
+        assert event["message"].endswith(f'": admission webhook "{cfg}.example.com" denied the request: '
+                                         "no configmaps named deny-me")
+        cond = until(lambda: [c for c in (requests.get(
+            f"{server.url}/apis/apps/v1/namespaces/{ns}/deployments/blocked").json().get("status") or {}).get(
+            "conditions") or [] if c["type"] == "Progressing" and c["status"] == "False"])[0]
+        assert cond["reason"] == "ReplicaSetCreateError" and cond["message"] == event["message"]
+        creates = [x for x in reviews(hook, ns) if x["operation"] == "CREATE"]
+        assert len(creates) < 20  # the rate limiter's backoff, no storm of reruns
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)

@@ -158,11 +158,12 @@ def controller_user(service_account: str) -> UserInfo:
 
 class Pending(Exception):
     """A controller's write that must pass the webhooks first: its sync stops here; the worker awaits `settle()`
-    and syncs again."""
+    (which returns the keys of the verdicts it made) and syncs again; `done(keys)` drops what is left of them."""
 
-    def __init__(self, settle: Callable[[], Awaitable[None]]):
+    def __init__(self, settle: Callable[[], Awaitable[list[str]]], done: Callable[[list[str]], None]):
         super().__init__("admission pending")
         self.settle = settle
+        self.done = done
 
 
 class AdmissionRefusal(E.StatusError):
@@ -184,13 +185,20 @@ VERDICTS = 1024  # admitted writes kept for the syncs that make them (stale ones
 
 
 async def admitted(call: Callable[..., Awaitable[Any]], *args: Any, **kw: Any) -> Any:
-    """`await call(*args, **kw)`, settling each `Pending` write it stops at and calling again."""
-    for _ in range(ROUNDS):
-        try:
-            return await call(*args, **kw)
-        except Pending as p:
-            await p.settle()
-    return await call(*args, **kw)
+    """`await call(*args, **kw)`, settling each `Pending` write it stops at and calling again. The verdicts are
+    this call's: a refusal answers every time the sync reaches that write again (as upstream's sync ends at its
+    first error), and what is left of them is dropped at the end."""
+    settled: list[tuple[Callable[[list[str]], None], list[str]]] = []
+    try:
+        for _ in range(ROUNDS):
+            try:
+                return await call(*args, **kw)
+            except Pending as p:
+                settled.append((p.done, await p.settle()))
+        return await call(*args, **kw)
+    finally:
+        for done, keys in settled:
+            done(keys)
 
 
 _MISSING = object()
@@ -223,16 +231,22 @@ class ControllerWrites:
 
     # ---- verdicts --------------------------------------------------------------------------------------
     def _take(self, key: str) -> Any:
-        verdict = self._verdicts.pop(key, _MISSING)
+        """The verdict for `key`: an admitted object serves one write; a refusal stays for the sync's reruns."""
+        verdict = self._verdicts.get(key, _MISSING)
         if isinstance(verdict, E.StatusError):
             raise verdict
+        self._verdicts.pop(key, None)
         return verdict
+
+    def _done(self, keys: list[str]) -> None:
+        for key in keys:
+            self._verdicts.pop(key, None)
 
     def _pending(self, key: str, admit: Callable[[], Awaitable[Any]]) -> Pending:
         return self._pending_all([(key, admit)])
 
     def _pending_all(self, admits: list[tuple[str, Callable[[], Awaitable[Any]]]]) -> Pending:
-        async def settle() -> None:
+        async def settle() -> list[str]:
             if len(self._verdicts) + len(admits) > VERDICTS:
                 self._verdicts.clear()
             for key, admit in admits:
@@ -243,7 +257,8 @@ class ControllerWrites:
                 except E.StatusError as exc:
                     verdict = AdmissionRefusal(exc.status)
                 self._verdicts[key] = verdict
-        return Pending(settle)
+            return [key for key, _ in admits]
+        return Pending(settle, self._done)
 
     async def _run(self, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
         """A preview (the write as a dry run): its errors are the registry's, not admission's."""

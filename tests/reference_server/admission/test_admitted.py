@@ -108,3 +108,25 @@ def test_a_webhook_refusal_is_an_admission_refusal_and_the_registrys_error_is_no
     with pytest.raises(E.StatusError) as err:
         writes.create(store, dict(CM))
     assert not isinstance(err.value, AdmissionRefusal) and err.value.code == 409
+
+
+def test_a_refusal_answers_every_rerun_of_the_sync_and_goes_with_it():
+    """Within one `admitted` call a refused write stays refused (the sync goes on to its other writes, as upstream's
+    returns at its error), and the verdicts are dropped when the call ends."""
+    hooks = FakeHooks(deny=True)
+    writes = ControllerWrites(hooks, "x")
+    store, refusals = FakeStore(), []
+
+    async def sync() -> None:
+        try:
+            writes.create(store, dict(CM))
+        except AdmissionRefusal as exc:
+            refusals.append(exc)
+        if len(refusals) < 3:
+            raise Pending(_nothing, lambda keys: None)  # another write of the sync waits: the sync runs again
+
+    async def _nothing() -> list[str]:
+        return []
+    asyncio.run(admitted(sync))
+    assert len(refusals) == 3 and hooks.calls == 1
+    assert writes._verdicts == {}

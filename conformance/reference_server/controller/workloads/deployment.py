@@ -31,9 +31,10 @@ from typing import Any
 
 from ... import apierrors as E
 from ...registry import DeleteOptions
-from ..events import NORMAL
+from ..events import NORMAL, WARNING
 from . import proportional
-from .common import KCM, WorkloadController, compute_hash, now, owner_reference, parse_time, set_condition, utcnow
+from .common import (KCM, WorkloadController, compute_hash, is_terminating_refusal, now, owner_reference, parse_time,
+                     set_condition, utcnow)
 
 HASH_LABEL = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
@@ -242,6 +243,16 @@ class DeploymentController(WorkloadController):
         try:
             created = self.create(self.replicasets, body)
         except E.StatusError as exc:
+            if exc.code != 409 and not is_terminating_refusal(exc):  # sync.go `getNewReplicaSet`'s other errors
+                msg = f'Failed to create new replica set "{body["metadata"]["name"]}": {exc.message}'
+                if d["spec"].get("progressDeadlineSeconds") is not None:
+                    status["conditions"] = set_condition(conditions, _condition(
+                        "Progressing", "False", "ReplicaSetCreateError", msg))
+                    try:
+                        self.write_status(d, status)
+                    except E.StatusError:
+                        pass  # "we don't really care about this error at this point"
+                self.recorder.event(d, WARNING, "ReplicaSetCreateError", msg)
             if exc.code != 409:
                 raise
             # `name` taken by another template: count the collision and try another hash on the next sync
