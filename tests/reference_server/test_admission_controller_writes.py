@@ -165,7 +165,8 @@ def test_policy_sees_the_publishers_service_account(server, hook):
         "namespaceSelector": {"matchLabels": {"who": label}}}]}
     assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
     try:
-        r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"who": label}}})
+        r = requests.post(f"{server.url}/api/v1/namespaces",
+                          json={"metadata": {"name": name, "labels": {"who": label}}})
         assert r.status_code == 201, r.text
         until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}/configmaps/kube-root-ca.crt").ok)
         until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}/serviceaccounts/default").ok)
@@ -315,7 +316,8 @@ def test_a_slow_webhook_does_not_stall_the_server(server, hook):
         "namespaceSelector": {"matchLabels": {"slow": label}}}]}
     assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
     try:
-        r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"slow": label}}})
+        r = requests.post(f"{server.url}/api/v1/namespaces",
+                          json={"metadata": {"name": name, "labels": {"slow": label}}})
         assert r.status_code == 201, r.text
         until(lambda: any(b["request"].get("namespace") == name for _, b in hook.reviews))  # the call is under way
         started = time.monotonic()

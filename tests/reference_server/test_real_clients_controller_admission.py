@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -41,6 +42,12 @@ def rows(kube: Kube, *args: str) -> tuple[list[str], list[list[str]]]:
     return table(proc.stdout) if proc.stdout.strip() else ([], [])
 
 
+def rows_when(kube: Kube, ready: Any, *args: str) -> Any:
+    """`rows(...)` once `ready(rows)` holds (None meanwhile, for `poll`)."""
+    got = rows(kube, *args)
+    return got if ready(got[1]) else None
+
+
 def poll(what: Any, timeout: float = 30.0) -> Any:
     deadline = time.monotonic() + timeout
     while True:
@@ -57,8 +64,8 @@ def test_kubectl_sees_the_webhook_on_a_deployments_pods(kube: Kube, hook: Hook) 
     cfg = webhook(kube, hook, "mutatingwebhookconfigurations", "/addlabel-injected", ns)
     try:
         kube.ok("create", "deployment", "web", "--image=nginx", "--replicas=2", "-n", ns)
-        header, pods = poll(lambda: (lambda got: got if len(got[1]) == 2 else None)(
-            rows(kube, "pods", "-n", ns, "-l", "injected=yes,app=web")))
+        header, pods = poll(lambda: rows_when(kube, lambda r: len(r) == 2, "pods", "-n", ns, "-l",
+                                              "injected=yes,app=web"))
         assert header == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
         assert all(r[0].startswith("web-") and r[2] == "Pending" for r in pods), pods
     finally:
@@ -72,8 +79,8 @@ def test_kubectl_get_events_shows_the_refusal(kube: Kube, hook: Hook) -> None:
     cfg = webhook(kube, hook, "validatingwebhookconfigurations", "/deny", ns)
     try:
         kube.ok("create", "deployment", "web", "--image=nginx", "-n", ns)
-        header, events = poll(lambda: (lambda got: got if got[1] else None)(
-            rows(kube, "events", "-n", ns, "--field-selector", "reason=FailedCreate")))
+        header, events = poll(lambda: rows_when(kube, bool, "events", "-n", ns, "--field-selector",
+                                                "reason=FailedCreate"))
         assert header == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
         assert events[0][1:3] == ["Warning", "FailedCreate"] and events[0][3].startswith("replicaset/web-")
         assert events[0][4] == (f'Error creating: admission webhook "{cfg}.example.com" denied the request: '

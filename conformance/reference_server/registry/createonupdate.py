@@ -2,9 +2,10 @@
 `Store.Update` (`staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go`) creates a missing object
 only when the kind's strategy allows it; every other kind answers 404 NotFound.
 
-True upstream (each strategy.go under pkg/registry/): coordination/lease, core/endpoint, core/event,
-core/limitrange (events.k8s.io Events: the same strategy), rbac/role, rbac/clusterrole, rbac/rolebinding, rbac/clusterrolebinding. Services allow it too,
-but their create allocates cluster IPs in the REST layer (not modelled for a PUT: a missing Service answers 404)."""
+True upstream (each strategy.go under pkg/registry/): coordination/lease, core/endpoint, core/event (events.k8s.io
+Events: the same strategy), core/limitrange, rbac/role, rbac/clusterrole, rbac/rolebinding,
+rbac/clusterrolebinding. Services allow it too, but their create allocates cluster IPs in the REST layer (not
+modelled for a PUT: a missing Service answers 404)."""
 from __future__ import annotations
 
 from typing import Any
