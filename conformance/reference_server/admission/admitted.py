@@ -345,16 +345,22 @@ class ControllerWrites:
                                  getattr(store, "group", "")) from None
         return run
 
-    def delete_items(self, store: Any, items: list[dict[str, Any]], opts: DeleteOptions) -> list[E.StatusError]:
+    def delete_items(self, store: Any, items: list[dict[str, Any]],
+                     opts: DeleteOptions) -> list[E.StatusError] | None:
         """Each of `items` deleted as upstream's DeleteCollection does (`store.go`: a Delete of each item with the
         request's admission, so every item's DELETE reaches the webhooks); all of them admitted in one round.
-        Returns the errors (an item already gone is none)."""
+        Returns the errors (an item already gone is none); None, deleting nothing, when no webhook or policy
+        selects any item (the caller's collection delete is then the same)."""
+        if not self.active():
+            return None
         assert self.hooks is not None
         hooks = self.hooks
         keyed = [(it, self._delete_key(store, it["metadata"].get("namespace", ""), it["metadata"]["name"], it, opts))
                  for it in items]
-        missing = [(k, self._delete_admission(hooks, store, it, opts)) for it, k in keyed
-                   if k not in self._verdicts and self._selected("DELETE", store, None, it)]
+        selected = [(it, k) for it, k in keyed if k in self._verdicts or self._selected("DELETE", store, None, it)]
+        if not selected:
+            return None
+        missing = [(k, self._delete_admission(hooks, store, it, opts)) for it, k in selected if k not in self._verdicts]
         if missing:
             raise self._pending_all(missing)
         errors: list[E.StatusError] = []

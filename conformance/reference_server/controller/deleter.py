@@ -247,9 +247,11 @@ class NamespaceController(Controller):
                 continue  # (nothing of this kind here: most kinds, in most namespaces; `_content_left` agrees)
             pods = is_core_pods(store)
             estimate = pods_estimate(store.list(ns, ListOptions(), shared=True)["items"], deleted_at) if pods else 0
+            refused = None
             if not self.deviations.active("controller-skips-content") and self.writes.active():
                 refused = self.writes.delete_items(store, store.list(ns, ListOptions(), shared=True)["items"],
                                                    DeleteOptions(propagation_policy="Background"))
+            if refused is not None:  # a webhook or policy selects some item: each one's DELETE is reviewed
                 errors += [exc.message for exc in refused[:1]]  # DeleteCollection answers its first error
                 self._refused |= any(isinstance(exc, AdmissionRefusal) for exc in refused)
             elif not self.deviations.active("controller-skips-content"):
