@@ -184,10 +184,11 @@ ROUNDS = 512  # settle-and-sync rounds one key may take in a row (each admits at
 VERDICTS = 1024  # admitted writes kept for the syncs that make them (stale ones dropped past this)
 
 
-async def admitted(call: Callable[..., Awaitable[Any]], *args: Any, **kw: Any) -> Any:
-    """`await call(*args, **kw)`, settling each `Pending` write it stops at and calling again. The verdicts are
-    this call's: a refusal answers every time the sync reaches that write again (as upstream's sync ends at its
-    first error), and what is left of them is dropped at the end."""
+async def admitted(call: Callable[..., Awaitable[Any]], *args: Any, on_rerun: Callable[[], None] | None = None,
+                   **kw: Any) -> Any:
+    """`await call(*args, **kw)`, settling each `Pending` write it stops at and calling again (`on_rerun()` first).
+    The verdicts are this call's: a refusal answers every time the sync reaches that write again (as upstream's
+    sync ends at its first error), and what is left of them is dropped at the end."""
     settled: list[tuple[Callable[[list[str]], None], list[str]]] = []
     try:
         for _ in range(ROUNDS):
@@ -195,6 +196,8 @@ async def admitted(call: Callable[..., Awaitable[Any]], *args: Any, **kw: Any) -
                 return await call(*args, **kw)
             except Pending as p:
                 settled.append((p.done, await p.settle()))
+            if on_rerun is not None:
+                on_rerun()
         return await call(*args, **kw)
     finally:
         for done, keys in settled:

@@ -37,6 +37,7 @@ from .. import apierrors as E
 from ..admission import create_admission
 from ..admission.admitted import ControllerWrites, admitted
 from ..registry import Registry
+from .loop import SYNC_EVENTS
 
 log = logging.getLogger("nsconform.reference_server.controller")
 
@@ -177,6 +178,7 @@ class EventRecorder:
         self.writes = ControllerWrites(None, "")  # the controller's (its service account), set by use_webhooks
         self.loop: asyncio.AbstractEventLoop | None = None
         self._sending: set[asyncio.Task[Any]] = set()
+        self._last: asyncio.Task[Any] | None = None  # the event sent last (the next one waits for it)
 
     def _name(self, obj_name: str) -> str:
         """`<name>.<hex UnixNano>`, strictly increasing in this recorder (two events in one tick differ)."""
@@ -199,6 +201,9 @@ class EventRecorder:
         if store is None:
             return
         ref = object_reference(obj)
+        sync = SYNC_EVENTS.get()
+        if sync is not None and not sync.first((ref.get("uid"), ref.get("name"), type_, reason, message)):
+            return  # recorded by this sync's run that a pending admission stopped
         namespace = ref.get("namespace") or "default"
         now = _dt.datetime.fromtimestamp(self.clock(), _dt.timezone.utc)
         name = self._name(ref.get("name", ""))
@@ -208,6 +213,9 @@ class EventRecorder:
                   "firstTimestamp": None, "lastTimestamp": None, "type": type_,
                   "eventTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "action": self.action,
                   "reportingComponent": self.component, "reportingInstance": self.host}
+            if self.writes.active() and self.loop is not None:
+                self._send_later(store, lambda: (ev, False))
+                return
             self._create(store, ev)
             return
         stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -216,13 +224,11 @@ class EventRecorder:
               "involvedObject": ref, "reason": reason, "message": message, "source": source,
               "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1, "type": type_,
               "eventTime": None, "reportingComponent": self.component, "reportingInstance": self.host}
-        out, update = self.correlator.correlate(ev, stamp, name)
-        if out is None:
-            return
-        out.setdefault("apiVersion", "v1")
-        out.setdefault("kind", "Event")
         if self.writes.active() and self.loop is not None:  # through the webhooks: sent by the broadcaster
-            self._send_later(store, out, update)
+            self._send_later(store, lambda: self._correlated(ev, stamp, name))
+            return
+        out, update = self._correlated(ev, stamp, name)
+        if out is None:
             return
         written = None
         if update:
@@ -233,13 +239,26 @@ class EventRecorder:
         if written is not None:
             self.correlator.update_state(written)
 
-    def _send_later(self, store: Any, ev: dict[str, Any], update: bool) -> None:
-        """client-go's broadcaster writes events from its own goroutine: here a task on the loop, so a webhook
-        call never holds the controller's sync (which may be off the loop, on etcd)."""
+    def _correlated(self, ev: dict[str, Any], stamp: str, name: str) -> tuple[dict[str, Any] | None, bool]:
+        out, update = self.correlator.correlate(ev, stamp, name)
+        if out is not None:
+            out.setdefault("apiVersion", "v1")
+            out.setdefault("kind", "Event")
+        return out, update
+
+    def _send_later(self, store: Any, correlate: Callable[[], tuple[dict[str, Any] | None, bool]]) -> None:
+        """client-go's broadcaster correlates and writes events one after the other in its own goroutine: here a
+        task on the loop per event, each after the one before (so the correlator sees the last write), and a
+        webhook call never holds the controller's sync (which may be off the loop, on etcd)."""
         loop = self.loop
         assert loop is not None
 
-        async def send() -> None:
+        async def send(before: asyncio.Task[Any] | None) -> None:
+            if before is not None:
+                await asyncio.wait([before])
+            ev, update = correlate()
+            if ev is None:
+                return
             try:
                 written = None
                 if update:
@@ -254,7 +273,8 @@ class EventRecorder:
                 self.correlator.update_state(written)
 
         def start() -> None:
-            task = loop.create_task(send())
+            task = loop.create_task(send(self._last))
+            self._last = task
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
         try:

@@ -3,6 +3,7 @@ that dedupes keys, one worker draining it, and a clean stop. Runs on the server'
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from typing import Any, Awaitable, Callable, Generic, Hashable, TypeVar
 
@@ -10,6 +11,26 @@ from ..admission.admitted import ControllerWrites, admitted
 from ..registry.store import ListOptions
 
 K = TypeVar("K", bound=Hashable)
+
+
+class SyncEvents:
+    """The Events one sync has recorded, for the reruns of a sync a pending admission stopped: an Event its earlier
+    run recorded is not recorded again (upstream's sync runs once, its recorder once per call)."""
+
+    def __init__(self) -> None:
+        self.before: set[Any] = set()  # recorded by the earlier runs
+        self.now: set[Any] = set()     # by this run
+
+    def first(self, key: Any) -> bool:
+        self.now.add(key)
+        return key not in self.before
+
+    def rerun(self) -> None:
+        self.before |= self.now
+        self.now = set()
+
+
+SYNC_EVENTS: contextvars.ContextVar[SyncEvents | None] = contextvars.ContextVar("sync_events", default=None)
 log = logging.getLogger("nsconform.reference_server.controller")
 PUMP_RUN = 100  # events a watch pump handles before it lets the event loop run (an etcd delete sends 10,000)
 
@@ -101,10 +122,14 @@ class Controller:
         async def worker() -> None:
             while True:
                 key = await queue.get()
-                try:
-                    await admitted(sync, key)  # a write waiting for the webhooks: settled, then synced again
+                events = SyncEvents()
+                token = SYNC_EVENTS.set(events)
+                try:  # a write waiting for the webhooks: settled, then synced again
+                    await admitted(sync, key, on_rerun=events.rerun)
                 except Exception:  # a controller bug must not stop the loop
                     log.exception("%s: sync of %s failed", self.name, key)
+                finally:
+                    SYNC_EVENTS.reset(token)
         self._spawn(worker())
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
