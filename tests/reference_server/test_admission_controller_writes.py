@@ -428,3 +428,52 @@ def test_denied_replicaset_is_the_deployments_replicaset_create_error(server, ho
         assert len(creates) < 20  # the rate limiter's backoff, no storm of reruns
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_a_refused_content_delete_holds_the_namespace_until_the_webhook_allows_it(server, hook):
+    """The namespace controller's DELETE of an item refused: the namespace stays Terminating with the refusal in
+    its `NamespaceDeletionContentFailure` condition, and is retried with backoff (not wedged) until allowed."""
+    name = f"held-{uuid.uuid4().hex[:8]}"
+    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"hooks": name}}})
+    assert r.status_code == 201, r.text
+    assert requests.post(f"{server.url}/api/v1/namespaces/{name}/configmaps",
+                         json={"metadata": {"name": "precious"}}).status_code == 201
+    cfg = f"held-{name}"
+    body = {"metadata": {"name": cfg}, "webhooks": [{
+        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "clientConfig": {"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle},
+        "rules": [{"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+        "namespaceSelector": {"matchLabels": {"hooks": name}}}]}
+    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    try:
+        requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+
+        def failure() -> list[dict[str, Any]]:
+            conds = (requests.get(f"{server.url}/api/v1/namespaces/{name}").json().get("status") or {}).get(
+                "conditions") or []
+            return [c for c in conds if c["type"] == "NamespaceDeletionContentFailure" and c["status"] == "True"]
+        cond = until(failure)[0]
+        assert f'admission webhook "{cfg}.example.com" denied the request' in cond["message"]
+        assert requests.get(f"{server.url}/api/v1/namespaces/{name}/configmaps/precious").ok
+    finally:
+        requests.delete(f"{server.url}{AR}/validatingwebhookconfigurations/{cfg}")
+    until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}").status_code == 404, timeout=40)
+
+
+def test_garbage_collector_deletes_are_delete_reviews(server, hook, ns):
+    cfg = f"gc-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle,
+              ["replicasets"])
+    try:
+        deployment(server, ns, "owned", replicas=0)
+        until(lambda: requests.get(f"{server.url}/apis/apps/v1/namespaces/{ns}/replicasets").json()["items"])
+        r = requests.delete(f"{server.url}/apis/apps/v1/namespaces/{ns}/deployments/owned")
+        assert r.status_code == 200, r.text
+        until(lambda: not requests.get(f"{server.url}/apis/apps/v1/namespaces/{ns}/replicasets").json()["items"])
+        deletes = [x for x in reviews(hook, ns) if x["operation"] == "DELETE"]
+        assert [user_of(x)["username"] for x in deletes] == \
+            ["system:serviceaccount:kube-system:generic-garbage-collector"]
+        assert deletes[0]["options"]["propagationPolicy"] == "Background"
+        assert deletes[0]["options"]["preconditions"]["uid"] == deletes[0]["oldObject"]["metadata"]["uid"]
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
