@@ -342,7 +342,7 @@ class ReferenceServer:
         if fl.scheduler:  # kube-scheduler's share: with no node, every pod is Unschedulable
             self.flavor_controllers.append(NoNodesScheduler(self.ctx.registry, self.ctx.admission))
         for c in self.extension_controllers + self.flavor_controllers:
-            if c.service_account:  # an API client of its own: `system:serviceaccount:kube-system:<name>`
+            if c.service_account or c.client_user:  # an API client: `system:serviceaccount:kube-system:<name>`
                 c.use_webhooks(hooks, getattr(c, "_offload", None))
             c.start()
 

@@ -477,3 +477,20 @@ def test_garbage_collector_deletes_are_delete_reviews(server, hook, ns):
         assert deletes[0]["options"]["preconditions"]["uid"] == deletes[0]["oldObject"]["metadata"]["uid"]
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_the_schedulers_status_write_is_its_own_review(server, hook, ns):
+    cfg = f"sched-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle,
+              ["pods/status"])
+    try:
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/pods", json={
+            "metadata": {"name": "waits"}, "spec": {"containers": [{"name": "c", "image": "i"}]}})
+        assert r.status_code == 201, r.text
+        until(lambda: any(c["type"] == "PodScheduled" for c in (requests.get(
+            f"{server.url}/api/v1/namespaces/{ns}/pods/waits").json().get("status") or {}).get("conditions") or []))
+        [review] = [x for x in reviews(hook, ns) if x.get("subResource") == "status"]
+        assert review["operation"] == "UPDATE" and review["name"] == "waits"
+        assert user_of(review) == {"username": "system:kube-scheduler", "groups": ["system:authenticated"]}
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)

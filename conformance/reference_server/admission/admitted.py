@@ -215,9 +215,10 @@ class ControllerWrites:
     """One controller's writes (as its service account) through the admitted path; a plain registry call while
     no webhook configuration or policy binding exists."""
 
-    def __init__(self, hooks: WebhookAdmission | None, service_account: str, offload: Any = None):
+    def __init__(self, hooks: WebhookAdmission | None, service_account: str, offload: Any = None,
+                 user: UserInfo | None = None):
         self.hooks = hooks  # None: every write is the plain registry call
-        self.user = controller_user(service_account)
+        self.user = user or controller_user(service_account)  # `user`: a component with credentials of its own
         self.offload = offload
         self._verdicts: dict[str, Any] = {}
 

@@ -73,6 +73,8 @@ class Controller:
     name = "controller"
     # kube-controller-manager's client name for it (`ClientOrDie("<name>")`): its writes' service account
     service_account = ""
+    # or the user of a component with credentials of its own (kube-scheduler's `system:kube-scheduler`)
+    client_user: Any = None
     # its writes through the webhooks and policies (admission/admitted.py); direct until `use_webhooks`
     writes = ControllerWrites(None, "")
 
@@ -85,7 +87,7 @@ class Controller:
     def use_webhooks(self, hooks: Any, offload: Any = None) -> None:
         """Make this controller's writes as an API client's: through `hooks` (admission/webhooks/
         WebhookAdmission), as `system:serviceaccount:kube-system:<service_account>`."""
-        self.writes = ControllerWrites(hooks, self.service_account or self.name, offload)
+        self.writes = ControllerWrites(hooks, self.service_account or self.name, offload, self.client_user)
         recorder = getattr(self, "recorder", None)
         if recorder is not None:  # its Events are written by the same client
             recorder.writes, recorder.loop = self.writes, asyncio.get_running_loop()
