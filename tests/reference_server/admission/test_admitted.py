@@ -11,8 +11,13 @@ from typing import Any
 import pytest
 
 from conformance.reference_server import apierrors as E
-from conformance.reference_server.admission.admitted import (AdmissionRefusal, ControllerWrites, Pending, admitted,
-                                                             controller_user)
+from conformance.reference_server.admission.admitted import (
+    AdmissionRefusal,
+    ControllerWrites,
+    Pending,
+    admitted,
+    controller_user,
+)
 
 
 class FakeStore:
