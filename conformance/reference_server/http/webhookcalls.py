@@ -1,6 +1,8 @@
-"""Where a write meets the admission webhooks (admission/webhooks/): the handlers' create, update (PUT), every
-patch type, server-side apply, subresource writes, delete and each item of a delete collection await these around
-the registry call, so the webhook calls never run inside the (synchronous) store write.
+"""Where a request's write meets the admission webhooks (admission/webhooks/): the handlers' create, update (PUT),
+every patch type, server-side apply, subresource writes, delete and each item of a delete collection await these
+around the registry call, so the webhook calls never run inside the (synchronous) store write. The orchestration
+is admission/admitted.py's (shared with the controllers' own writes); this module adds the request's user and
+options.
 
 The review's fields follow `webhook/request/admissionreview.go`: `options` is the request's options object as
 the handler decoded it (`CreateOptions`, `UpdateOptions`, `DeleteOptions`; a PATCH's `PatchOptions` become
