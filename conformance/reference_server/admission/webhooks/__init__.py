@@ -3,7 +3,8 @@ MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins over the stored
 Mutating/ValidatingWebhookConfigurations (registry/admissionregistration.py).
 
 The registry's admission hooks are synchronous and run inside the store's write; a webhook call is network I/O, so
-the http layer awaits this room around the write instead (the event loop never waits on a webhook):
+admission/admitted.py awaits this room around the write instead, for API requests (http/webhookcalls.py) and the
+controllers' own writes alike (the event loop never waits on a webhook):
 
 - mutating webhooks, in configuration-name order, one after the other, on the decoded and defaulted object; an
   allowed answer's `JSONPatch` is applied; `reinvocationPolicy: IfNeeded` reinvokes a webhook once when a later
@@ -20,7 +21,8 @@ An answer `allowed: false` is upstream's `ToStatusErr` (the webhook's status, at
 Matching (rules, scope, selectors) is `matching.py`, the review and errors `review.py`, the call
 `client.py`. Operations: CREATE, UPDATE (PUT, every PATCH type, server-side apply) and DELETE (each item of a
 DELETE collection), on objects and on subresources (`pods/status`, `deployments/scale` with the Scale, ...):
-http/webhookcalls.py builds the attributes.
+admission/admitted.py builds the attributes. `relevant` is the synchronous upper bound (rules, scope, selectors,
+policies' constraints) a controller's write checks before anything is awaited.
 
 A webhook's `matchConditions` (CEL, admission/matchconditions.py) are evaluated just before it would be called
 (`generic/webhook.go` `ShouldCallHook`): one false skips it; an evaluation error skips it under `failurePolicy:
