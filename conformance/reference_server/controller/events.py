@@ -286,6 +286,12 @@ class EventRecorder:
         else:
             loop.call_soon_threadsafe(start)
 
+    async def close(self) -> None:
+        """The events still being sent are dropped (the controller stops)."""
+        for task in list(self._sending):
+            task.cancel()
+        await asyncio.gather(*self._sending, return_exceptions=True)
+
     async def _offloaded(self, fn: Callable[..., Any], *args: Any) -> Any:
         offload = self.writes.offload
         return await offload(fn, *args) if offload is not None else fn(*args)

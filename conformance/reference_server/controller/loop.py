@@ -152,6 +152,9 @@ class Controller:
                 log.exception("%s: event %s %s/%s", self.name, ev.type, ev.namespace, ev.name)
 
     async def stop(self) -> None:
+        recorder = getattr(self, "recorder", None)
+        if recorder is not None:
+            await recorder.close()
         for q in self._queues:
             q.shut_down()
         for w in self._watchers:
