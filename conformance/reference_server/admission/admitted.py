@@ -213,7 +213,7 @@ def _key(*parts: Any) -> str:
 
 class ControllerWrites:
     """One controller's writes (as its service account) through the admitted path; a plain registry call while
-    no webhook configuration or policy binding exists."""
+    no webhook configuration or policy binding exists, or none selects the write."""
 
     def __init__(self, hooks: WebhookAdmission | None, service_account: str, offload: Any = None,
                  user: UserInfo | None = None):
