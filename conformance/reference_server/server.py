@@ -310,6 +310,9 @@ class ReferenceServer:
         delay = self.controller_delay or (lambda: fl.draw(fl.deletion_delay))
         self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations,
                                               ordered=fl.ordered_namespace_deletion)
+        from .http.webhookcalls import webhook_admission
+        hooks = webhook_admission(self.ctx.registry)  # kube-controller-manager's writes meet the webhooks too
+        self.controller.use_webhooks(hooks, self.controller._offload)
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
         self.quota_controller.start()
@@ -339,6 +342,8 @@ class ReferenceServer:
         if fl.scheduler:  # kube-scheduler's share: with no node, every pod is Unschedulable
             self.flavor_controllers.append(NoNodesScheduler(self.ctx.registry, self.ctx.admission))
         for c in self.extension_controllers + self.flavor_controllers:
+            if c.service_account or c.client_user:  # an API client: `system:serviceaccount:kube-system:<name>`
+                c.use_webhooks(hooks, getattr(c, "_offload", None))
             c.start()
 
     async def _stop_controllers(self) -> None:

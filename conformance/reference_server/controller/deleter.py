@@ -17,6 +17,7 @@ import logging
 from typing import Any, Callable, Generator, Iterator
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal
 from ..deviations import NONE, Deviations
 from ..registry import DeleteOptions, ListOptions, Registry
 from ..registry.apiservice import KEY as APISERVICES_KEY
@@ -34,6 +35,7 @@ FINALIZER = "kubernetes"
 
 class NamespaceController(Controller):
     name = "namespace controller"
+    service_account = "namespace-controller"
 
     def __init__(self, registry: Registry, *, delay: float | Callable[[], float] = 0.0,
                  deviations: Deviations = NONE, ordered: bool = True):
@@ -49,6 +51,7 @@ class NamespaceController(Controller):
         self._marked: set[str] = set()       # namespaces seen with a deletionTimestamp
         self._timers: list[asyncio.TimerHandle] = []  # requeues of namespaces whose pods are in their grace period
         self._names: WorkQueue[str] = self._queue()
+        self._refused = False  # a webhook or policy refused a deletion in this pass
         self._offload = Offload(registry.store, "namespace-deleter")  # a remote store's syncs run off the loop
 
     def start(self) -> None:
@@ -142,11 +145,16 @@ class NamespaceController(Controller):
             return False
 
     async def _sync_yielding(self, name: str) -> None:
+        self._refused = False
         if self._offload.remote:  # etcd: every deletion is a round trip, so the whole pass runs off the loop
             await self._offload(self.sync, name)
-            return
-        for _ in self._sync_steps(name):  # a large namespace: let other requests in between batches
-            await asyncio.sleep(0)
+        else:
+            for _ in self._sync_steps(name):  # a large namespace: let other requests in between batches
+                await asyncio.sleep(0)
+        if self._refused:  # upstream: the content error requeues the namespace with the rate limiter's backoff
+            self._look_again(name, self.backoff(name))
+        else:
+            self.forget(name)
 
     # ---- the deleter -----------------------------------------------------------------------------
     def sync(self, name: str) -> None:
@@ -239,7 +247,14 @@ class NamespaceController(Controller):
                 continue  # (nothing of this kind here: most kinds, in most namespaces; `_content_left` agrees)
             pods = is_core_pods(store)
             estimate = pods_estimate(store.list(ns, ListOptions(), shared=True)["items"], deleted_at) if pods else 0
-            if not self.deviations.active("controller-skips-content"):
+            refused = None
+            if not self.deviations.active("controller-skips-content") and self.writes.active():
+                refused = self.writes.delete_items(store, store.list(ns, ListOptions(), shared=True)["items"],
+                                                   DeleteOptions(propagation_policy="Background"))
+            if refused is not None:  # a webhook or policy selects some item: each one's DELETE is reviewed
+                errors += [exc.message for exc in refused[:1]]  # DeleteCollection answers its first error
+                self._refused |= any(isinstance(exc, AdmissionRefusal) for exc in refused)
+            elif not self.deviations.active("controller-skips-content"):
                 try:
                     yield from store.delete_collection_steps(ns, ListOptions(),
                                                              DeleteOptions(propagation_policy="Background"), None)
@@ -275,8 +290,8 @@ class NamespaceController(Controller):
             return new
 
         try:
-            return nss.update("", name, transform=transform, strategy=nss.status_strategy,
-                              field_manager="namespace-controller")
+            return self.writes.update(nss, "", name, transform=transform, strategy=nss.status_strategy,
+                                      field_manager="namespace-controller")
         except E.StatusError as exc:
             log.info("namespace controller: status update of %s: %s", name, exc.message)
             return None
@@ -298,8 +313,8 @@ class NamespaceController(Controller):
             return new
 
         try:
-            nss.update("", name, transform=transform, strategy=nss.finalize_strategy,
-                       field_manager="namespace-controller")
+            self.writes.update(nss, "", name, transform=transform, strategy=nss.finalize_strategy,
+                               field_manager="namespace-controller")
         except E.StatusError as exc:
             if exc.code != 404:
                 log.info("namespace controller: finalize of %s: %s", name, exc.message)

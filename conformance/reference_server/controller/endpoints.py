@@ -85,6 +85,7 @@ def _strip_rv(subsets: Any) -> Any:
 
 class EndpointsController(ServiceEndpointsController):
     name = "endpoints controller"
+    service_account = "endpoint-controller"
 
     def follow_outputs(self, loop: asyncio.AbstractEventLoop) -> None:
         store = self.registry.content("endpoints")
@@ -106,7 +107,7 @@ class EndpointsController(ServiceEndpointsController):
             if namespace == "default" and name == "kubernetes":  # never a controller's (it has no selector)
                 return
             try:
-                store.delete(namespace, name, DeleteOptions())
+                self.writes.delete(store, namespace, name, DeleteOptions())
             except E.StatusError as exc:
                 if exc.code != 404:
                     raise
@@ -151,6 +152,6 @@ class EndpointsController(ServiceEndpointsController):
         if current is None:
             if not self.namespace_writable(namespace):  # upstream: 403 NamespaceTerminating, the key dropped
                 return
-            store.create(new, field_manager=FIELD_MANAGER)
+            self.writes.create(store, new, field_manager=FIELD_MANAGER)
         else:
-            store.update(namespace, name, new, field_manager=FIELD_MANAGER)
+            self.writes.update(store, namespace, name, new, field_manager=FIELD_MANAGER)

@@ -116,6 +116,7 @@ def pod_endpoint(pod: dict[str, Any], node: dict[str, Any] | None, svc: dict[str
 
 class EndpointSliceController(ServiceEndpointsController):
     name = "endpointslice controller"
+    service_account = "endpointslice-controller"
 
     def __init__(self, registry: Any):
         super().__init__(registry)
@@ -153,9 +154,10 @@ class EndpointSliceController(ServiceEndpointsController):
         svc = self.service(namespace, name)
         if svc is None:
             self.triggers.delete((namespace, name))
-            uid = self._owners.pop((namespace, name), None)
-            if uid:
+            uid = self._owners.get((namespace, name))
+            if uid:  # (forgotten only once done: a sync stopped by pending admission comes back for it)
                 self._collect_garbage(store, namespace, name, uid)
+            self._owners.pop((namespace, name), None)
             return
         self._owners[(namespace, name)] = svc["metadata"]["uid"]
         spec = svc.get("spec") or {}
@@ -263,16 +265,16 @@ class EndpointSliceController(ServiceEndpointsController):
         if current is None:
             if svc["metadata"].get("deletionTimestamp") or not self.namespace_writable(ns):
                 return  # no creates for a Service being deleted, nor in a terminating namespace
-            out = store.create(wanted, field_manager=FIELD_MANAGER)
+            out = self.writes.create(store, wanted, field_manager=FIELD_MANAGER)
         else:
-            out = store.update(ns, current["metadata"]["name"], wanted, field_manager=FIELD_MANAGER)
+            out = self.writes.update(store, ns, current["metadata"]["name"], wanted, field_manager=FIELD_MANAGER)
         self._written[(ns, out["metadata"]["name"])] = out["metadata"]["resourceVersion"]
 
     def _delete(self, store: Any, slice_: dict[str, Any]) -> None:
         ns, name = slice_["metadata"]["namespace"], slice_["metadata"]["name"]
         self._written[(ns, name)] = "deleted"
         try:
-            store.delete(ns, name, DeleteOptions())
+            self.writes.delete(store, ns, name, DeleteOptions())
         except E.StatusError as exc:
             if exc.code != 404:
                 raise

@@ -24,6 +24,7 @@ import json
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal
 from ..registry import DeleteOptions, ListOptions, Registry
 from .endpointslice import GROUP, MANAGED_BY, SERVICE_NAME
 from .loop import Controller, WorkQueue
@@ -97,6 +98,7 @@ def desired_endpoints(ep: dict[str, Any]) -> dict[tuple[str, str], list[dict[str
 
 class EndpointSliceMirroringController(Controller):
     name = "endpointslice mirroring controller"
+    service_account = "endpointslicemirroring-controller"
 
     def __init__(self, registry: Registry):
         super().__init__()
@@ -134,9 +136,13 @@ class EndpointSliceMirroringController(Controller):
     async def _sync(self, key: Key) -> None:
         try:
             self.sync(*key)
+        except AdmissionRefusal:  # a webhook or policy refused the write: `AddRateLimited`
+            self.keys.add_after(key, self.backoff(key))
         except E.StatusError as exc:
             if exc.code == 409:
                 self.keys.add_after(key, 1.0)
+        else:
+            self.forget(key)
 
     def _get(self, plural: str, ns: str, name: str) -> dict[str, Any] | None:
         return get_or_none(self._store("", plural), ns, name)
@@ -165,7 +171,7 @@ class EndpointSliceMirroringController(Controller):
             same = next((s for s in left if s.get("addressType") == want["addressType"]
                          and (s.get("ports") or []) == want["ports"]), None)
             if same is None:
-                slices.create(want, field_manager=FIELD_MANAGER)
+                self.writes.create(slices, want, field_manager=FIELD_MANAGER)
                 continue
             left.remove(same)
             meta = same["metadata"]
@@ -176,7 +182,7 @@ class EndpointSliceMirroringController(Controller):
             body = {**want, "metadata": {**want["metadata"], "name": meta["name"],
                                          "resourceVersion": meta["resourceVersion"]}}
             body["metadata"].pop("generateName", None)
-            slices.update(ns, meta["name"], body, field_manager=FIELD_MANAGER)
+            self.writes.update(slices, ns, meta["name"], body, field_manager=FIELD_MANAGER)
         for s in left:
             self._delete(slices, s)
 
@@ -203,10 +209,9 @@ class EndpointSliceMirroringController(Controller):
             return False
         return not namespace["metadata"].get("deletionTimestamp")
 
-    @staticmethod
-    def _delete(store: Any, slice_: dict[str, Any]) -> None:
+    def _delete(self, store: Any, slice_: dict[str, Any]) -> None:
         try:
-            store.delete(slice_["metadata"]["namespace"], slice_["metadata"]["name"], DeleteOptions())
+            self.writes.delete(store, slice_["metadata"]["namespace"], slice_["metadata"]["name"], DeleteOptions())
         except E.StatusError as exc:
             if exc.code != 404:
                 raise

@@ -24,6 +24,7 @@ every failure here is dropped just the same, never raised into the controller's 
 """
 from __future__ import annotations
 
+import asyncio
 import copy
 import datetime as _dt
 import logging
@@ -34,7 +35,9 @@ from typing import Any, Callable
 
 from .. import apierrors as E
 from ..admission import create_admission
+from ..admission.admitted import ControllerWrites, admitted
 from ..registry import Registry
+from .loop import SYNC_EVENTS
 
 log = logging.getLogger("nsconform.reference_server.controller")
 
@@ -172,6 +175,10 @@ class EventRecorder:
         self.correlator = EventCorrelator(clock)
         self._last_ns = 0
         self._lock = threading.Lock()
+        self.writes = ControllerWrites(None, "")  # the controller's (its service account), set by use_webhooks
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._sending: set[asyncio.Task[Any]] = set()
+        self._last: asyncio.Task[Any] | None = None  # the event sent last (the next one waits for it)
 
     def _name(self, obj_name: str) -> str:
         """`<name>.<hex UnixNano>`, strictly increasing in this recorder (two events in one tick differ)."""
@@ -194,6 +201,9 @@ class EventRecorder:
         if store is None:
             return
         ref = object_reference(obj)
+        sync = SYNC_EVENTS.get()
+        if sync is not None and not sync.first((ref.get("uid"), ref.get("name"), type_, reason, message)):
+            return  # recorded by this sync's run that a pending admission stopped
         namespace = ref.get("namespace") or "default"
         now = _dt.datetime.fromtimestamp(self.clock(), _dt.timezone.utc)
         name = self._name(ref.get("name", ""))
@@ -203,6 +213,9 @@ class EventRecorder:
                   "firstTimestamp": None, "lastTimestamp": None, "type": type_,
                   "eventTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "action": self.action,
                   "reportingComponent": self.component, "reportingInstance": self.host}
+            if self.writes.active() and self.loop is not None:
+                self._send_later(store, lambda: (ev, False))
+                return
             self._create(store, ev)
             return
         stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -211,11 +224,12 @@ class EventRecorder:
               "involvedObject": ref, "reason": reason, "message": message, "source": source,
               "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1, "type": type_,
               "eventTime": None, "reportingComponent": self.component, "reportingInstance": self.host}
-        out, update = self.correlator.correlate(ev, stamp, name)
+        if self.writes.active() and self.loop is not None:  # through the webhooks: sent by the broadcaster
+            self._send_later(store, lambda: self._correlated(ev, stamp, name))
+            return
+        out, update = self._correlated(ev, stamp, name)
         if out is None:
             return
-        out.setdefault("apiVersion", "v1")
-        out.setdefault("kind", "Event")
         written = None
         if update:
             written = self._patch(store, out)
@@ -225,6 +239,63 @@ class EventRecorder:
         if written is not None:
             self.correlator.update_state(written)
 
+    def _correlated(self, ev: dict[str, Any], stamp: str, name: str) -> tuple[dict[str, Any] | None, bool]:
+        out, update = self.correlator.correlate(ev, stamp, name)
+        if out is not None:
+            out.setdefault("apiVersion", "v1")
+            out.setdefault("kind", "Event")
+        return out, update
+
+    def _send_later(self, store: Any, correlate: Callable[[], tuple[dict[str, Any] | None, bool]]) -> None:
+        """client-go's broadcaster correlates and writes events one after the other in its own goroutine: here a
+        task on the loop per event, each after the one before (so the correlator sees the last write), and a
+        webhook call never holds the controller's sync (which may be off the loop, on etcd)."""
+        loop = self.loop
+        assert loop is not None
+
+        async def send(before: asyncio.Task[Any] | None) -> None:
+            if before is not None:
+                await asyncio.wait([before])
+            ev, update = correlate()
+            if ev is None:
+                return
+            try:
+                written = None
+                if update:
+                    written = await admitted(self._offloaded, self._patch, store, ev)
+                if written is None:
+                    ev["metadata"].pop("resourceVersion", None)
+                    written = await admitted(self._offloaded, self._create, store, ev)
+            except Exception as exc:  # a lost event is logged, as the broadcaster's
+                log.info("%s: event %s dropped: %s", self.component, ev.get("reason"), exc)
+                return
+            if written is not None:
+                self.correlator.update_state(written)
+
+        def start() -> None:
+            task = loop.create_task(send(self._last))
+            self._last = task
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            start()
+        else:
+            loop.call_soon_threadsafe(start)
+
+    async def close(self) -> None:
+        """The events still being sent are dropped (the controller stops)."""
+        for task in list(self._sending):
+            task.cancel()
+        await asyncio.gather(*self._sending, return_exceptions=True)
+
+    async def _offloaded(self, fn: Callable[..., Any], *args: Any) -> Any:
+        offload = self.writes.offload
+        return await offload(fn, *args) if offload is not None else fn(*args)
+
     def _patch(self, store: Any, ev: dict[str, Any]) -> dict[str, Any] | None:
         """The correlator's strategic-merge patch: count, lastTimestamp and message; None when it is gone."""
         def change(cur: dict[str, Any]) -> dict[str, Any]:
@@ -232,8 +303,8 @@ class EventRecorder:
             new["count"], new["lastTimestamp"], new["message"] = ev["count"], ev["lastTimestamp"], ev["message"]
             return new
         try:
-            return store.update(ev["metadata"]["namespace"], ev["metadata"]["name"], transform=change,
-                                field_manager=self.field_manager)
+            return self.writes.update(store, ev["metadata"]["namespace"], ev["metadata"]["name"], transform=change,
+                                      field_manager=self.field_manager)
         except E.StatusError as exc:
             if exc.code == 404:
                 return None
@@ -241,8 +312,8 @@ class EventRecorder:
 
     def _create(self, store: Any, ev: dict[str, Any]) -> dict[str, Any] | None:
         try:
-            return store.create(ev, field_manager=self.field_manager,
-                                **create_admission(self.admission, store.info))
+            return self.writes.create(store, ev, field_manager=self.field_manager,
+                                      **create_admission(self.admission, store.info))
         except E.StatusError as exc:  # namespace terminating, quota, a name taken: upstream drops it too
             log.debug("%s: event %s not written: %s", self.component, ev["reason"], exc.message)
             return None

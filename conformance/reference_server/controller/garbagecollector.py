@@ -29,6 +29,7 @@ import logging
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import admitted
 from ..registry import DeleteOptions, Registry
 from ..registry.crd import CRD_KEY
 from ..registry.propagation import FOREGROUND, ORPHAN
@@ -62,6 +63,7 @@ def _finalizers(meta: dict[str, Any]) -> list[str]:
 
 class GarbageCollector(Controller):
     name = "garbage collector"
+    service_account = "generic-garbage-collector"
 
     def __init__(self, registry: Registry):
         super().__init__()
@@ -300,7 +302,7 @@ class GarbageCollector(Controller):
     # ---- writes (operations.go) ----------------------------------------------------------------------
     async def _write(self, fn: Any, *args: Any) -> None:
         try:
-            await self._offload(fn, *args)
+            await admitted(self._offload, fn, *args)  # a write waiting for the webhooks: settled, then again
         except (_Skip, _Done):
             pass
         except E.StatusError as exc:
@@ -320,7 +322,7 @@ class GarbageCollector(Controller):
             if not change(new["metadata"]):
                 raise _Skip()
             return new
-        store.update(key.namespace, key.name, transform=transform, field_manager=KCM)
+        self.writes.update(store, key.namespace, key.name, transform=transform, field_manager=KCM)
 
     def _remove_references(self, key: ObjKey, uid: str, owner_uids: set[str]) -> None:
         """`GenerateDeleteOwnerRefStrategicMergeBytes`: drop the references to `owner_uids`."""
@@ -366,8 +368,8 @@ class GarbageCollector(Controller):
         store = self._store_of(key)
         if store is None:
             raise _Skip()
-        store.delete(key.namespace, key.name, DeleteOptions(propagation_policy=policy, uid=uid,
-                                                            resource_version=rv or None))
+        self.writes.delete(store, key.namespace, key.name,
+                           DeleteOptions(propagation_policy=policy, uid=uid, resource_version=rv or None))
 
 
 class _Done(Exception):

@@ -3,12 +3,34 @@ that dedupes keys, one worker draining it, and a clean stop. Runs on the server'
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from typing import Any, Awaitable, Callable, Generic, Hashable, TypeVar
 
+from ..admission.admitted import ControllerWrites, admitted
 from ..registry.store import ListOptions
 
 K = TypeVar("K", bound=Hashable)
+
+
+class SyncEvents:
+    """The Events one sync has recorded, for the reruns of a sync a pending admission stopped: an Event its earlier
+    run recorded is not recorded again (upstream's sync runs once, its recorder once per call)."""
+
+    def __init__(self) -> None:
+        self.before: set[Any] = set()  # recorded by the earlier runs
+        self.now: set[Any] = set()     # by this run
+
+    def first(self, key: Any) -> bool:
+        self.now.add(key)
+        return key not in self.before
+
+    def rerun(self) -> None:
+        self.before |= self.now
+        self.now = set()
+
+
+SYNC_EVENTS: contextvars.ContextVar[SyncEvents | None] = contextvars.ContextVar("sync_events", default=None)
 log = logging.getLogger("nsconform.reference_server.controller")
 PUMP_RUN = 100  # events a watch pump handles before it lets the event loop run (an etcd delete sends 10,000)
 
@@ -49,11 +71,35 @@ class Controller:
     """Tasks and watches of one controller; `stop` closes the watches and cancels the tasks."""
 
     name = "controller"
+    # kube-controller-manager's client name for it (`ClientOrDie("<name>")`): its writes' service account
+    service_account = ""
+    # or the user of a component with credentials of its own (kube-scheduler's `system:kube-scheduler`)
+    client_user: Any = None
+    # its writes through the webhooks and policies (admission/admitted.py); direct until `use_webhooks`
+    writes = ControllerWrites(None, "")
 
     def __init__(self) -> None:
         self._tasks: list[asyncio.Task[Any]] = []
         self._watchers: list[Any] = []
         self._queues: list[WorkQueue[Any]] = []
+        self._failures: dict[Any, int] = {}
+
+    def use_webhooks(self, hooks: Any, offload: Any = None) -> None:
+        """Make this controller's writes as an API client's: through `hooks` (admission/webhooks/
+        WebhookAdmission), as `system:serviceaccount:kube-system:<service_account>`."""
+        self.writes = ControllerWrites(hooks, self.service_account or self.name, offload, self.client_user)
+        recorder = getattr(self, "recorder", None)
+        if recorder is not None:  # its Events are written by the same client
+            recorder.writes, recorder.loop = self.writes, asyncio.get_running_loop()
+
+    def backoff(self, key: Any) -> float:
+        """`DefaultControllerRateLimiter`'s per-item delay (5 ms doubling, at most 1000 s) for a failed key."""
+        n = self._failures.get(key, 0)
+        self._failures[key] = n + 1
+        return min(0.005 * 2 ** n, 1000.0)
+
+    def forget(self, key: Any) -> None:
+        self._failures.pop(key, None)
 
     def _queue(self) -> WorkQueue[Any]:
         q: WorkQueue[Any] = WorkQueue()
@@ -78,10 +124,14 @@ class Controller:
         async def worker() -> None:
             while True:
                 key = await queue.get()
-                try:
-                    await sync(key)
+                events = SyncEvents()
+                token = SYNC_EVENTS.set(events)
+                try:  # a write waiting for the webhooks: settled, then synced again
+                    await admitted(sync, key, on_rerun=events.rerun)
                 except Exception:  # a controller bug must not stop the loop
                     log.exception("%s: sync of %s failed", self.name, key)
+                finally:
+                    SYNC_EVENTS.reset(token)
         self._spawn(worker())
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
@@ -102,6 +152,9 @@ class Controller:
                 log.exception("%s: event %s %s/%s", self.name, ev.type, ev.namespace, ev.name)
 
     async def stop(self) -> None:
+        recorder = getattr(self, "recorder", None)
+        if recorder is not None:
+            await recorder.close()
         for q in self._queues:
             q.shut_down()
         for w in self._watchers:

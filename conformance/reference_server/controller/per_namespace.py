@@ -16,6 +16,7 @@ import string
 from typing import Any, Callable, Iterable
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal
 from ..registry import ListOptions, Registry
 from .loop import Controller, WorkQueue
 from .reads import get_or_none
@@ -75,8 +76,13 @@ class PerNamespaceController(Controller):
             return
         try:
             self.ensure(ns, current)
+        except AdmissionRefusal as exc:  # a webhook or policy refused the write: `AddRateLimited`
+            log.info("%s: %s: %s", self.name, ns, exc.message)
+            self._names.add_after(ns, self.backoff(ns))
         except E.StatusError as exc:  # a user's write raced ours: the next event brings us back
             log.info("%s: %s: %s", self.name, ns, exc.message)
+        else:
+            self.forget(ns)
 
     def ensure(self, ns: str, namespace: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -90,7 +96,7 @@ class PerNamespaceController(Controller):
         if store is None:
             return None
         try:
-            return store.create(body, field_manager=self.manager)
+            return self.writes.create(store, body, field_manager=self.manager)
         except E.StatusError as exc:
             if exc.code == 409:  # someone made it meanwhile
                 return None
@@ -102,6 +108,7 @@ class ServiceAccountsController(PerNamespaceController):
     `default`) exist in every Active namespace; a deleted one is made again."""
 
     name = "serviceaccount controller"
+    service_account = "service-account-controller"
     resource = "serviceaccounts"
 
     def __init__(self, registry: Registry, names: Iterable[str] = ("default",), **kw: Any):
@@ -131,6 +138,7 @@ class RootCAPublisher(PerNamespaceController):
     cluster CA in every Active namespace; deleted ⇒ made again, data or description changed ⇒ put back."""
 
     name = "root-ca-cert-publisher"
+    service_account = "root-ca-cert-publisher"
     resource = "configmaps"
 
     def __init__(self, registry: Registry, ca_pem: str | None = None, **kw: Any):
@@ -156,7 +164,7 @@ class RootCAPublisher(PerNamespaceController):
         new = copy.deepcopy(cm)
         new["data"] = data
         new["metadata"]["annotations"] = {**annotations, "kubernetes.io/description": ROOT_CA_DESCRIPTION}
-        self.registry.content("configmaps").update(ns, ROOT_CA_NAME, new, field_manager=self.manager)  # type: ignore[union-attr]
+        self.writes.update(self.registry.content("configmaps"), ns, ROOT_CA_NAME, new, field_manager=self.manager)
 
 
 class NamespaceMetadataController(PerNamespaceController):

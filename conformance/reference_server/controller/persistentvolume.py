@@ -40,6 +40,7 @@ import re
 from typing import Any, Callable
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal
 from ..admission.defaultclass import BETA_STORAGE_CLASS, claim_has_class, default_storage_class
 from ..quantity import parse_quantity
 from ..registry import DeleteOptions, Registry
@@ -181,6 +182,7 @@ def _external(provisioner: str) -> bool:
 
 class PersistentVolumeController(Controller):
     name = COMPONENT
+    service_account = "persistent-volume-binder"
 
     def __init__(self, registry: Registry, admission: Any = None, resync: float = RESYNC_PERIOD):
         super().__init__()
@@ -244,6 +246,9 @@ class PersistentVolumeController(Controller):
                 volume = get_or_none(self.volumes, "", name)
                 if volume is not None:
                     self.sync_volume(volume)
+        except AdmissionRefusal as exc:  # a webhook or policy refused a write: `AddRateLimited`
+            log.info("%s: %s %s/%s: %s", self.name, kind, ns, name, exc.message)
+            self.keys.add_after(key, self.backoff(key))
         except E.StatusError as exc:
             if exc.code == 409:  # a stale read: the next sync sees the new object
                 self.keys.add_after(key, 0.05)
@@ -262,8 +267,8 @@ class PersistentVolumeController(Controller):
             change(new)
             return new
         kw = {"strategy": store.status_strategy} if status else {}
-        return store.update(meta.get("namespace", ""), meta["name"], transform=apply, field_manager=FIELD_MANAGER,
-                            **kw)
+        return self.writes.update(store, meta.get("namespace", ""), meta["name"], transform=apply,
+                                  field_manager=FIELD_MANAGER, **kw)
 
     def _set_annotation(self, obj: dict[str, Any], key: str, value: str) -> None:
         obj["metadata"].setdefault("annotations", {})[key] = value
@@ -556,7 +561,7 @@ class PersistentVolumeController(Controller):
             if err:
                 self.update_volume_phase_with_event(volume, "Failed", WARNING, "VolumeFailedDelete", err)
                 return
-            self.volumes.delete("", volume["metadata"]["name"], DeleteOptions())
+            self.writes.delete(self.volumes, "", volume["metadata"]["name"], DeleteOptions())
             return
         self.update_volume_phase_with_event(volume, "Failed", WARNING, "VolumeUnknownReclaimPolicy",
                                             "Volume has unrecognized PersistentVolumeReclaimPolicy")

@@ -17,6 +17,7 @@ import socket
 from typing import Any
 
 from .. import apierrors as E
+from ..auth.rbac import UserInfo
 from ..registry import ListOptions, Registry
 from ..registry.meta import now
 from .events import WARNING, EventRecorder
@@ -44,6 +45,15 @@ def wants_scheduling(pod: dict[str, Any]) -> bool:
 
 class NoNodesScheduler(Controller):
     name = "scheduler"
+    # kind's kube-scheduler.conf: a client certificate `CN=system:kube-scheduler` without organisation
+    client_user = UserInfo("system:kube-scheduler", groups=("system:authenticated",))
+
+    def use_webhooks(self, hooks: Any, offload: Any = None) -> None:
+        """Its `pods/status` writes pass the webhooks; its Events stay direct (upstream writes them through
+        events.k8s.io/v1, this recorder as core/v1 Events: a webhook would see the wrong group)."""
+        recorder_writes = self.recorder.writes
+        super().use_webhooks(hooks, offload)
+        self.recorder.writes = recorder_writes
 
     def __init__(self, registry: Registry, admission: Any = None):
         super().__init__()
@@ -95,8 +105,8 @@ class NoNodesScheduler(Controller):
         # handleSchedulingFailure: the event (Warning FailedScheduling, the status's message), then the condition
         self.recorder.event(pod, WARNING, "FailedScheduling", NO_NODES)
         try:
-            pods.update(ns, name, transform=fail, strategy=pods.status_strategy,  # type: ignore[union-attr]
-                        field_manager=FIELD_MANAGER)
+            self.writes.update(pods, ns, name, transform=fail, strategy=pods.status_strategy,  # type: ignore[union-attr]
+                               field_manager=FIELD_MANAGER)
         except E.StatusError as exc:
             if exc.code not in (404, 409):
                 log.info("%s: %s/%s: %s", self.name, ns, name, exc.message)

@@ -17,6 +17,7 @@ import ipaddress
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal, Pending
 from ..registry import ListOptions, Registry
 from .loop import Controller, WorkQueue
 from .reads import get_or_none
@@ -126,6 +127,16 @@ class TriggerTimeTracker:
     def delete(self, key: Key) -> None:
         self._state.pop(key, None)
 
+    def snapshot(self, key: Key) -> tuple[str, dict[str, str]] | None:
+        return self._state.get(key)
+
+    def restore(self, key: Key, state: tuple[str, dict[str, str]] | None) -> None:
+        """A sync stopped before its write (admission pending) computes again from where it started."""
+        if state is None:
+            self._state.pop(key, None)
+        else:
+            self._state[key] = state
+
 
 class ServiceEndpointsController(Controller):
     """Base: queue Services on Service and Pod events; subclasses write `sync` (and may follow their output)."""
@@ -188,11 +199,19 @@ class ServiceEndpointsController(Controller):
 
     # ---- sync helpers --------------------------------------------------------------------------------
     async def _sync(self, key: Key) -> None:
+        before = self.triggers.snapshot(key)
         try:
             self.sync(*key)
+        except Pending:
+            self.triggers.restore(key, before)
+            raise
+        except AdmissionRefusal:  # a webhook or policy refused the write: `handleErr`'s `AddRateLimited`
+            self.services.add_after(key, self.backoff(key))
         except E.StatusError as exc:  # a write raced another (409) or met a 422: the next event brings us back
             if exc.code == 409:
                 self.services.add_after(key, 1.0)
+        else:
+            self.forget(key)
 
     def sync(self, namespace: str, name: str) -> None:
         raise NotImplementedError

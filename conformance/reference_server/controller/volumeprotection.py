@@ -17,6 +17,7 @@ import logging
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal, ControllerWrites
 from ..admission.storageprotection import PV_PROTECTION, PVC_PROTECTION
 from ..registry import ListOptions, Registry
 from .loop import Controller
@@ -45,11 +46,18 @@ def pod_uses_claim(pod: dict[str, Any], claim: str) -> bool:
 
 class VolumeProtectionController(Controller):
     name = "volume protection controllers"
+    service_account = "pvc-protection-controller"  # and the PV one's, `pv_writes`
 
     def __init__(self, registry: Registry):
         super().__init__()
         self.registry = registry
         self.keys = self._queue()
+        self.pv_writes = self.writes
+
+    def use_webhooks(self, hooks: Any, offload: Any = None) -> None:
+        """Two controllers upstream, two clients: `pvc-protection-controller`, `pv-protection-controller`."""
+        super().use_webhooks(hooks, offload)
+        self.pv_writes = ControllerWrites(hooks, "pv-protection-controller", offload)
 
     def _store(self, plural: str) -> Any:
         return self.registry.content(plural) if plural == "persistentvolumeclaims" else self.registry.cluster(plural)
@@ -91,6 +99,10 @@ class VolumeProtectionController(Controller):
                 self._sync_claim(store, obj)
             else:
                 self._sync_volume(store, obj)
+        except AdmissionRefusal as exc:  # a webhook or policy refused the write: `AddRateLimited`
+            log.info("%s: %s %s/%s: %s", self.name, plural, ns, name, exc.message)
+            self.keys.add_after(key, self.backoff(key))
+            return
         except E.StatusError as exc:
             if exc.code == 409:
                 self.keys.add_after(key, 0.05)
@@ -106,7 +118,8 @@ class VolumeProtectionController(Controller):
             if not new["metadata"]["finalizers"]:
                 del new["metadata"]["finalizers"]
             return new
-        store.update(meta.get("namespace", ""), meta["name"], transform=drop, field_manager=FIELD_MANAGER)
+        writes = self.writes if store.info.plural == "persistentvolumeclaims" else self.pv_writes
+        writes.update(store, meta.get("namespace", ""), meta["name"], transform=drop, field_manager=FIELD_MANAGER)
 
     def _sync_claim(self, store: Any, claim: dict[str, Any]) -> None:
         meta = claim["metadata"]

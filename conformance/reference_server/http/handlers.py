@@ -12,6 +12,7 @@ from multidict import CIMultiDict
 from .. import apierrors as E
 from ..admission import create_admission, update_admission
 from ..registry import GenericStore
+from ..registry.createonupdate import allows_create_on_update
 from ..registry.namespace import NamespaceStore
 from ..registry.store import DeleteOptions, ListOptions, check_get_rv
 from ..registry.subresources import (SCALE_API_VERSION, SCALE_GROUP, SCALE_KIND, SCALE_VERSION,
@@ -31,6 +32,7 @@ from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRAT
                     apply_patch)
 from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
+from .authz import REQUESTER
 from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, webhook_admission
 from .webhookcalls import subresource as subresource_name
 from .watch import serve_watch
@@ -283,16 +285,46 @@ class Handlers:
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
         adm = update_admission(self.ctx.admission, store.info, subresource_name(route.target))
+        creates = route.target == "item" and allows_create_on_update(store)
         old = self._current(store, route) if self.webhooks.active() else None
+        if old is None and creates and self.webhooks.active():
+            return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
         if old is not None:
             obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, warnings,
                                  lambda o: self.offload(store.update, route.namespace, route.name, o,
                                                         strategy=self._strategy(route, store), dry_run=True,
                                                         field_manager=manager, **adm),
                                  sub=subresource_name(route.target))
-        out = await self.offload(store.update, route.namespace, route.name, obj, strategy=self._strategy(route, store),
-                                 dry_run=dry, field_manager=manager, **adm)
+        try:
+            out = await self.offload(store.update, route.namespace, route.name, obj,
+                                     strategy=self._strategy(route, store), dry_run=dry, field_manager=manager, **adm)
+        except E.StatusError as exc:
+            if not creates or exc.code != 404 or not _names_object(exc, route.name):
+                raise
+            return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
         return self._respond(request, out, 200, warnings, store=store)
+
+    async def _create_on_update(self, request: web.Request, route: Route, store: GenericStore, obj: dict[str, Any],
+                                manager: str, dry: bool, warnings: list[str]) -> web.Response:
+        """A PUT of a missing object of a kind whose strategy has `AllowCreateOnUpdate` (store.go `Update`): the
+        user must also be allowed to `create` it (update.go `withAuthorization`), admission is a create's (the
+        webhooks' operation CREATE with the UpdateOptions as CreateOptions, `updateToCreateOptions`), and the
+        answer is 201."""
+        if self.ctx.authorizer is not None:
+            from ..auth import request_attributes
+            user = request.get(REQUESTER)
+            attrs = dataclasses.replace(request_attributes("POST", request.path, request.query, user), verb="create",
+                                        name=route.name)
+            allowed, reason = self.ctx.authorizer.authorize(attrs)
+            if not allowed:
+                raise E.forbidden(store.info.plural, route.name, reason, getattr(store, "group", ""))
+        obj.setdefault("metadata", {}).pop("resourceVersion", None)  # the storage's create ignores it
+        kw = dict(field_manager=manager, **create_admission(self.ctx.admission, store.info))
+        if self.webhooks.active():
+            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, warnings,
+                                 lambda o: self._create_retried(store, o, dry_run=True, **kw), builtin=kw.get("admit"))
+        created = await self._create_retried(store, obj, dry_run=dry, **kw)
+        return self._respond(request, created, 201, warnings, store=store)
 
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         ctype = media_type(request.headers.get("Content-Type"))

@@ -194,3 +194,25 @@ def test_the_scheduler_records_failed_scheduling_through_the_events_api():
     assert ev["source"] == {} and ev["firstTimestamp"] is None and "count" not in ev or not ev.get("count")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", ev["eventTime"])
     assert ev["involvedObject"]["uid"] == pod["metadata"]["uid"] and ev["involvedObject"]["kind"] == "Pod"
+
+
+def test_a_rerun_of_a_sync_does_not_record_its_events_again():
+    """controller/loop.py SyncEvents: a sync stopped by a pending admission runs again; the Events its earlier run
+    recorded are not recorded twice (a new one of the rerun is)."""
+    from conformance.reference_server.controller.loop import SYNC_EVENTS, SyncEvents
+    reg, clock = _reg(), Clock()
+    cm = _cm(reg)
+    recorder = EventRecorder(reg, "some-controller", clock=clock)
+    sync = SyncEvents()
+    token = SYNC_EVENTS.set(sync)
+    try:
+        recorder.event(cm, "Warning", "FailedCreate", "Error creating: denied")
+        sync.rerun()
+        clock.t += 1
+        recorder.event(cm, "Warning", "FailedCreate", "Error creating: denied")
+        recorder.event(cm, "Normal", "Other", "new in the rerun")
+    finally:
+        SYNC_EVENTS.reset(token)
+    assert [(e["reason"], e["count"]) for e in _events(reg)] == [("FailedCreate", 1), ("Other", 1)]
+    recorder.event(cm, "Warning", "FailedCreate", "Error creating: denied")  # the next sync records it again
+    assert sorted((e["reason"], e["count"]) for e in _events(reg)) == [("FailedCreate", 2), ("Other", 1)]

@@ -50,7 +50,15 @@ class PolicyAdmission:
 
     def active(self) -> bool:
         """Any binding stored (a policy without one is never evaluated)."""
-        return bool(self._list(BINDINGS))
+        return bool(self.registry.store.count(BINDINGS, None))
+
+    def relevant(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> bool:
+        """Whether a bound policy's `matchConstraints` select the request (no CEL evaluated: a cheap upper bound
+        of what `validate` would evaluate, for writes that may skip it)."""
+        if a.resource in EXEMPT and a.group == GROUP:
+            return False
+        return any(matching.matches((policy.get("spec") or {}).get("matchConstraints") or {}, a, obj, old,
+                                    self._namespace_labels) for policy, _ in self._hooks())
 
     def _hooks(self) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
         bindings: dict[str, list[dict[str, Any]]] = {}

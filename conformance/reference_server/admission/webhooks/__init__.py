@@ -3,7 +3,8 @@ MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins over the stored
 Mutating/ValidatingWebhookConfigurations (registry/admissionregistration.py).
 
 The registry's admission hooks are synchronous and run inside the store's write; a webhook call is network I/O, so
-the http layer awaits this room around the write instead (the event loop never waits on a webhook):
+admission/admitted.py awaits this room around the write instead, for API requests (http/webhookcalls.py) and the
+controllers' own writes alike (the event loop never waits on a webhook):
 
 - mutating webhooks, in configuration-name order, one after the other, on the decoded and defaulted object; an
   allowed answer's `JSONPatch` is applied; `reinvocationPolicy: IfNeeded` reinvokes a webhook once when a later
@@ -20,7 +21,8 @@ An answer `allowed: false` is upstream's `ToStatusErr` (the webhook's status, at
 Matching (rules, scope, selectors) is `matching.py`, the review and errors `review.py`, the call
 `client.py`. Operations: CREATE, UPDATE (PUT, every PATCH type, server-side apply) and DELETE (each item of a
 DELETE collection), on objects and on subresources (`pods/status`, `deployments/scale` with the Scale, ...):
-http/webhookcalls.py builds the attributes.
+admission/admitted.py builds the attributes. `relevant` is the synchronous upper bound (rules, scope, selectors,
+policies' constraints) a controller's write checks before anything is awaited.
 
 A webhook's `matchConditions` (CEL, admission/matchconditions.py) are evaluated just before it would be called
 (`generic/webhook.go` `ShouldCallHook`): one false skips it; an evaluation error skips it under `failurePolicy:
@@ -75,8 +77,16 @@ class WebhookAdmission:
 
     def active(self) -> bool:
         """Any configuration stored at all (the fast path of every write skips this room otherwise)."""
-        return bool(self._configurations(VALIDATING) or self._configurations(MUTATING)
+        count = self.registry.store.count
+        return bool(count(VALIDATING, None) or count(MUTATING, None)
                     or (self.policies is not None and self.policies.active()))
+
+    def relevant(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> bool:
+        """Whether any webhook's rules and selectors, or any bound policy's constraints, select the request
+        (matchConditions not evaluated): a write none selects is admitted as it is, without awaiting anything."""
+        return bool(matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
+                    or matching(self._configurations(VALIDATING), a, obj, old, self._namespace_labels)
+                    or (self.policies is not None and self.policies.active() and self.policies.relevant(a, obj, old)))
 
     def _conditions_hold(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any, user: Any, dry_run: bool,
                          options: dict[str, Any] | None) -> bool:

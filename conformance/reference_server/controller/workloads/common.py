@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 
 from ... import apierrors as E
 from ...admission import create_admission
+from ...admission.admitted import AdmissionRefusal
 from ...registry import DeleteOptions, GenericStore, ListOptions, Registry
 from ...registry.meta import now
 from ...registry.workloads import selector_matches
@@ -270,15 +271,22 @@ class WorkloadController(Controller):
         await self._offload(self._sync_now, key)
 
     def _sync_now(self, key: Key) -> None:
+        failures = self._failures.get(key)
         try:
             self.sync(*key)
         except Requeue as r:
             self.requeue_after(key, r.delay)
+        except AdmissionRefusal as exc:  # a webhook or policy refused a write: `AddRateLimited`
+            log.info("%s: %s/%s: %s", self.name, key[0], key[1], exc.message)
+            self.requeue_after(key, self.backoff(key))
         except E.StatusError as exc:
             if exc.code == 409:  # a write raced ours: look again (upstream: requeue with rate limit)
                 self.requeue_after(key, 0.05)
             elif not is_terminating_refusal(exc):
                 log.info("%s: %s/%s: %s", self.name, key[0], key[1], exc.message)
+        else:
+            if self._failures.get(key) == failures:  # nothing refused in this sync: the backoff starts over
+                self.forget(key)
 
     def sync(self, ns: str, name: str) -> None:
         raise NotImplementedError
@@ -356,7 +364,7 @@ class WorkloadController(Controller):
                 del new["metadata"]["ownerReferences"]
             return new
         try:
-            return store.update(meta["namespace"], meta["name"], transform=change, field_manager=KCM)
+            return self.writes.update(store, meta["namespace"], meta["name"], transform=change, field_manager=KCM)
         except E.StatusError as exc:
             if exc.code in (404, 409, 422):
                 return None
@@ -393,7 +401,7 @@ class WorkloadController(Controller):
 
     def create(self, store: GenericStore, obj: dict[str, Any]) -> dict[str, Any]:
         try:
-            return store.create(obj, field_manager=KCM, **create_admission(self.admission, store.info))
+            return self.writes.create(store, obj, field_manager=KCM, **create_admission(self.admission, store.info))
         except E.RetriedStatusError:  # e.g. the `default` ServiceAccount not made yet: try again shortly
             raise Requeue(0.2) from None
 
@@ -401,7 +409,7 @@ class WorkloadController(Controller):
         """`RealPodControl.DeletePod`, its events on `owner` (none for a pod already gone)."""
         meta = pod["metadata"]
         try:
-            self.pods.delete(meta["namespace"], meta["name"], DeleteOptions(uid=meta.get("uid")))
+            self.writes.delete(self.pods, meta["namespace"], meta["name"], DeleteOptions(uid=meta.get("uid")))
         except E.StatusError as exc:
             if exc.code not in (404, 409):
                 if owner is not None:
@@ -430,8 +438,8 @@ class WorkloadController(Controller):
                 new["metadata"]["annotations"] = {**(cur["metadata"].get("annotations") or {}), **annotations}
             return new
 
-        store.update(meta["namespace"], meta["name"], transform=put, strategy=store.status_strategy,  # type: ignore[attr-defined]
-                     field_manager=KCM)
+        self.writes.update(store, meta["namespace"], meta["name"], transform=put,
+                           strategy=store.status_strategy, field_manager=KCM)  # type: ignore[attr-defined]
 
 
 def slow_start(count: int, create: Callable[[], None], initial: int = 1) -> tuple[int, E.StatusError | None]:

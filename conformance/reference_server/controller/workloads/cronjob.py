@@ -50,6 +50,7 @@ class CronJobController(WorkloadController):
     owned = "batch/jobs"
     owner_kind = "CronJob"
     component = "cronjob-controller"
+    service_account = "cronjob-controller"
 
     def __init__(self, *a: Any, clock: Callable[[], float] = time.time, **kw: Any):
         super().__init__(*a, **kw)
@@ -133,7 +134,8 @@ class CronJobController(WorkloadController):
         if policy == "Replace":
             for ref in active:
                 try:
-                    self.jobs.delete(ref["namespace"], ref["name"], DeleteOptions(propagation_policy="Background"))
+                    self.writes.delete(self.jobs, ref["namespace"], ref["name"],
+                                       DeleteOptions(propagation_policy="Background"))
                 except E.StatusError as exc:
                     if exc.code != 404:
                         self.recorder.event(cj, WARNING, "FailedDelete", f'Deleted job: {exc.message}')

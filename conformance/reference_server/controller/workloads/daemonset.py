@@ -46,6 +46,7 @@ class DaemonSetController(WorkloadController):
     plural = "daemonsets"
     owner_kind = "DaemonSet"
     component = "daemonset-controller"
+    service_account = "daemon-set-controller"
     revisions_owned = True
     adopts = True  # getDaemonPods → ClaimPods (every pod of the namespace, no activity filter)
 
@@ -65,7 +66,7 @@ class DaemonSetController(WorkloadController):
         self.write_status(ds, status)
 
     def history(self) -> History:
-        return History(self.registry.group("apps", "controllerrevisions"), self.create)  # type: ignore[arg-type]
+        return History(self.registry.group("apps", "controllerrevisions"), self.create, self.writes)  # type: ignore[arg-type]
 
     def construct_history(self, ds: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         """`constructHistory`; returns the current revision's hash label and the old revisions."""
@@ -95,7 +96,7 @@ class DaemonSetController(WorkloadController):
             new = copy.deepcopy(cur)
             new["metadata"]["labels"] = {**(cur["metadata"].get("labels") or {}), UNIQUE_LABEL: meta["name"]}
             return new
-        return store.update(meta["namespace"], meta["name"], transform=change, field_manager=KCM)
+        return self.writes.update(store, meta["namespace"], meta["name"], transform=change, field_manager=KCM)
 
     def dedup(self, ds: dict[str, Any], current: list[dict[str, Any]]) -> dict[str, Any]:
         """`dedupCurHistories`: the highest revision kept, its pods relabelled with its hash, the others
@@ -176,7 +177,7 @@ class DaemonSetController(WorkloadController):
             new["metadata"]["labels"] = {**(cur["metadata"].get("labels") or {}), UNIQUE_LABEL: hash_}
             return new
         try:
-            self.pods.update(meta["namespace"], meta["name"], transform=change, field_manager=KCM)
+            self.writes.update(self.pods, meta["namespace"], meta["name"], transform=change, field_manager=KCM)
         except E.StatusError as exc:
             if exc.code != 404:
                 raise

@@ -31,9 +31,10 @@ from typing import Any
 
 from ... import apierrors as E
 from ...registry import DeleteOptions
-from ..events import NORMAL
+from ..events import NORMAL, WARNING
 from . import proportional
-from .common import KCM, WorkloadController, compute_hash, now, owner_reference, parse_time, set_condition, utcnow
+from .common import (KCM, WorkloadController, compute_hash, is_terminating_refusal, now, owner_reference, parse_time,
+                     set_condition, utcnow)
 
 HASH_LABEL = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
@@ -156,6 +157,7 @@ class DeploymentController(WorkloadController):
     owned = "apps/replicasets"
     owner_kind = "Deployment"
     component = "deployment-controller"
+    service_account = "deployment-controller"
     adopts = True
 
     @property
@@ -241,6 +243,16 @@ class DeploymentController(WorkloadController):
         try:
             created = self.create(self.replicasets, body)
         except E.StatusError as exc:
+            if exc.code != 409 and not is_terminating_refusal(exc):  # sync.go `getNewReplicaSet`'s other errors
+                msg = f'Failed to create new replica set "{body["metadata"]["name"]}": {exc.message}'
+                if d["spec"].get("progressDeadlineSeconds") is not None:
+                    status["conditions"] = set_condition(conditions, _condition(
+                        "Progressing", "False", "ReplicaSetCreateError", msg))
+                    try:
+                        self.write_status(d, status)
+                    except E.StatusError:
+                        pass  # "we don't really care about this error at this point"
+                self.recorder.event(d, WARNING, "ReplicaSetCreateError", msg)
             if exc.code != 409:
                 raise
             # `name` taken by another template: count the collision and try another hash on the next sync
@@ -271,8 +283,8 @@ class DeploymentController(WorkloadController):
             if replicas is not None:
                 new["spec"]["replicas"] = replicas
             return new
-        return self.replicasets.update(rs["metadata"]["namespace"], rs["metadata"]["name"], transform=change,
-                                       field_manager=KCM)
+        return self.writes.update(self.replicasets, rs["metadata"]["namespace"], rs["metadata"]["name"],
+                                  transform=change, field_manager=KCM)
 
     def scale(self, d: dict[str, Any], rs: dict[str, Any], replicas: int) -> dict[str, Any]:
         """`scaleReplicaSet`: replicas and the desired/max-replicas annotations (`SetReplicasAnnotations`), and
@@ -363,7 +375,7 @@ class DeploymentController(WorkloadController):
                     rs["metadata"].get("generation", 0) > status.get("observedGeneration", 0):
                 continue
             try:
-                self.replicasets.delete(rs["metadata"]["namespace"], rs["metadata"]["name"], DeleteOptions())
+                self.writes.delete(self.replicasets, rs["metadata"]["namespace"], rs["metadata"]["name"], DeleteOptions())
             except E.StatusError as exc:
                 if exc.code != 404:
                     raise

@@ -113,9 +113,11 @@ def next_revision(revisions: list[dict[str, Any]]) -> int:
 class History:
     """`realHistory` over the registry: list, create (with collisions), renumber, delete, adopt."""
 
-    def __init__(self, store: GenericStore, create: Callable[[GenericStore, dict[str, Any]], dict[str, Any]]):
+    def __init__(self, store: GenericStore, create: Callable[[GenericStore, dict[str, Any]], dict[str, Any]],
+                 writes: Any):
         self.store = store
         self._create = create  # the controller's create (admission applied, field manager KCM)
+        self.writes = writes  # its updates and deletes (admission/admitted.py ControllerWrites)
 
     def list(self, owner: dict[str, Any], selector: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """`ListControllerRevisions`: those matching the selector (all without one) owned by `owner` or by no
@@ -158,13 +160,14 @@ class History:
             new = copy.deepcopy(cur)
             new["revision"] = number
             return new
-        return self.store.update(meta["namespace"], meta["name"], transform=change, field_manager=KCM)
+        return self.writes.update(self.store, meta["namespace"], meta["name"], transform=change,
+                                  field_manager=KCM)
 
     def delete(self, revision: dict[str, Any]) -> None:
         """`DeleteControllerRevision` (one already gone is no error here: the next sync lists again)."""
         meta = revision["metadata"]
         try:
-            self.store.delete(meta["namespace"], meta["name"], DeleteOptions())
+            self.writes.delete(self.store, meta["namespace"], meta["name"], DeleteOptions())
         except E.StatusError as exc:
             if exc.code != 404:
                 raise
@@ -182,7 +185,8 @@ class History:
                                                   owner_reference(owner)]
             return new
         try:
-            return self.store.update(meta["namespace"], meta["name"], transform=change, field_manager=KCM)
+            return self.writes.update(self.store, meta["namespace"], meta["name"], transform=change,
+                                      field_manager=KCM)
         except E.StatusError as exc:
             if exc.code in (404, 409):
                 return None

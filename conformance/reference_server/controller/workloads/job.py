@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from ... import apierrors as E
+from ...admission.admitted import AdmissionRefusal
 from ...registry import ListOptions
 from ..events import NORMAL, WARNING
 from .common import KCM, WorkloadController, controller_of, counts, is_active, is_ready, now, pod_from_template, \
@@ -48,6 +49,7 @@ class JobController(WorkloadController):
     plural = "jobs"
     owner_kind = "Job"
     component = "job-controller"
+    service_account = "job-controller"
     adopts = True
 
     def __init__(self, *a: Any, **kw: Any):
@@ -82,7 +84,7 @@ class JobController(WorkloadController):
             new["metadata"]["finalizers"] = [f for f in cur["metadata"].get("finalizers") or [] if f != FINALIZER]
             return new
         try:
-            self.pods.update(meta["namespace"], meta["name"], transform=drop, field_manager=KCM)
+            self.writes.update(self.pods, meta["namespace"], meta["name"], transform=drop, field_manager=KCM)
         except E.StatusError as exc:
             if exc.code != 404:
                 raise
@@ -200,5 +202,7 @@ class JobController(WorkloadController):
                 template["spec"]["hostname"] = f'{job["metadata"]["name"]}-{index}'
                 generate = f'{job["metadata"]["name"]}-{index}-'
             created.append(self.create_pod(pod_from_template(template, job, generate_name=generate), job))
-        slow_start(self.capped(key, diff), make)
+        _, error = slow_start(self.capped(key, diff), make)
+        if isinstance(error, AdmissionRefusal):  # a webhook or policy refused: the sync's error, rate-limited
+            self.requeue_after(key, self.backoff(key))
         return created

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...admission.admitted import AdmissionRefusal
 from ...registry.workloads import selector_matches
 from .common import WorkloadController, counts, is_active, is_ready, now, pod_from_template, set_condition, \
     slow_start
@@ -29,6 +30,7 @@ class ReplicaSetController(WorkloadController):
     plural = "replicasets"
     owner_kind = "ReplicaSet"
     component = "replicaset-controller"
+    service_account = "replicaset-controller"
     adopts = True
 
     def member(self, owner: dict[str, Any], obj: dict[str, Any]) -> bool:
@@ -43,6 +45,8 @@ class ReplicaSetController(WorkloadController):
         if not rs["metadata"].get("deletionTimestamp"):
             error = self.manage_replicas(pods, rs)
         self.write_status(rs, self.calculate_status(rs, pods, error))
+        if isinstance(error, AdmissionRefusal):  # `manageReplicasErr` returned: the key requeued, rate-limited
+            self.requeue_after((ns, name), self.backoff((ns, name)))
 
     def manage_replicas(self, pods: list[dict[str, Any]], rs: dict[str, Any]) -> Any:
         """`manageReplicas`: create or delete the difference; returns the first creation error."""

@@ -25,6 +25,7 @@ class ReplicationManager(ReplicaSetController):
     plural = "replicationcontrollers"
     owner_kind = "ReplicationController"
     component = "replication-controller"
+    service_account = "replication-controller"
 
     @property
     def store(self) -> GenericStore:

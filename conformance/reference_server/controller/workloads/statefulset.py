@@ -68,6 +68,7 @@ class StatefulSetController(WorkloadController):
     plural = "statefulsets"
     owner_kind = "StatefulSet"
     component = "statefulset-controller"
+    service_account = "statefulset-controller"
     adopts = True
     revisions_owned = True
 
@@ -142,7 +143,7 @@ class StatefulSetController(WorkloadController):
         self.truncate_history(sts, list(pods.values()), revisions, current, update)
 
     def history(self) -> History:
-        return History(self.registry.group("apps", "controllerrevisions"), self.create)  # type: ignore[arg-type]
+        return History(self.registry.group("apps", "controllerrevisions"), self.create, self.writes)  # type: ignore[arg-type]
 
     def revisions(self, sts: dict[str, Any], revisions: list[dict[str, Any]]
                   ) -> tuple[dict[str, Any], dict[str, Any], int]:

@@ -1,0 +1,410 @@
+"""The admitted write: the webhooks and ValidatingAdmissionPolicies (admission/webhooks/, admission/policy/) around
+one registry write, for API requests (http/webhookcalls.py) and the built-in controllers' own writes alike, so a
+write passes this room once whichever client made it.
+
+As upstream's handlers (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`, `update.go`, `delete.go`;
+`pkg/registry/generic/registry/store.go` `Update` → `createValidation` for a PUT that creates): the built-in
+mutating plugins first, then the mutating webhooks on the defaulted object, then the validating ones (policies
+first) on the object as it would be stored (the write run as a dry run), then the write. A webhook call is
+awaited network I/O, so it never runs inside the (synchronous) store write.
+
+The controllers (controller/) are kube-controller-manager's, API clients on a cluster: with
+`--use-service-account-credentials` (kind's default) each writes as `system:serviceaccount:kube-system:<name>`
+(`cmd/kube-controller-manager/app/*.go` `ClientOrDie("<name>")`), and its writes pass the webhooks as anyone's.
+Their syncs are synchronous code (run on the loop, or in an Offload thread on etcd), so a write that must be
+admitted first stops the sync with `Pending`; the controller's worker awaits `Pending.settle()` (the admission,
+on the event loop) and runs the sync again, level-triggered as upstream's syncs are: the write it reaches again
+finds its verdict (the admitted object, or the refusal it raises) and is made synchronously. Without any webhook
+configuration or policy binding (`active()`, three counts), or when no webhook's rules and selectors and no
+policy's constraints select the write (`relevant()`, synchronous), a controller write is the plain registry call.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Awaitable, Callable
+
+from .. import apierrors as E
+from ..auth.rbac import UserInfo
+from ..registry.store import DeleteOptions
+from ..storage.clone import clone
+from .webhooks import Attributes, WebhookAdmission, attributes
+
+Builtin = Callable[[dict[str, Any]], None]
+Preview = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+KUBE_SYSTEM = "kube-system"
+
+
+# ---- the review's pieces -------------------------------------------------------------------------------
+def scope(store: Any, obj: dict[str, Any] | None, namespace: str, name: str) -> tuple[str, str]:
+    """The review's (namespace, name): a namespace's own requests carry its name as the namespace."""
+    meta = (obj or {}).get("metadata") or {}
+    name = name or meta.get("name") or ""
+    if store.info.plural == "namespaces" and not getattr(store, "group", ""):
+        return name, name
+    return (namespace or meta.get("namespace") or "") if store.info.namespaced else "", name
+
+
+def review_options(kind: str, query: Any, dry_run: bool) -> dict[str, Any]:
+    """The review's `options`: the decoded options object (its set fields only, as Go's omitempty)."""
+    out: dict[str, Any] = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
+    if dry_run:
+        out["dryRun"] = ["All"]
+    query = query or {}
+    if query.get("fieldManager"):
+        out["fieldManager"] = query["fieldManager"]
+    if query.get("fieldValidation"):
+        out["fieldValidation"] = query["fieldValidation"]
+    return out
+
+
+def delete_options(opts: DeleteOptions) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+    if opts.grace_period_seconds is not None:
+        out["gracePeriodSeconds"] = opts.grace_period_seconds
+    if opts.uid or opts.resource_version:
+        out["preconditions"] = {k: v for k, v in (("uid", opts.uid), ("resourceVersion", opts.resource_version))
+                                if v}
+    if opts.orphan_dependents is not None:
+        out["orphanDependents"] = opts.orphan_dependents
+    if opts.propagation_policy:
+        out["propagationPolicy"] = opts.propagation_policy
+    if opts.dry_run:
+        out["dryRun"] = ["All"]
+    return out
+
+
+def _settled(builtin: Builtin) -> Builtin:
+    """The built-in plugins as run before the webhooks: a refusal the store's write retries (the ServiceAccount
+    plugin waiting for `default`: `RetriedStatusError`) is left to that write, which runs them again."""
+    def run(obj: dict[str, Any]) -> None:
+        try:
+            builtin(obj)
+        except E.RetriedStatusError:
+            pass
+    return run
+
+
+# ---- one admitted write ----------------------------------------------------------------------------------
+async def admit_write(hooks: WebhookAdmission, store: Any, operation: str, obj: dict[str, Any],
+                      old: dict[str, Any] | None, user: Any, opts: dict[str, Any], dry_run: bool,
+                      warnings: list[str], preview: Preview, *, sub: str = "", builtin: Builtin | None = None,
+                      kind: tuple[str, str, str] | None = None) -> dict[str, Any]:
+    """CREATE / UPDATE: the built-in mutating plugins (`builtin`, a create's), then the mutating webhooks, on the
+    defaulted object; then validating ones on `preview(obj)` (the write as a dry run). Returns the object to
+    write (`obj` itself when no webhook changed it: the store runs the built-in plugins on it)."""
+    namespace, name = scope(store, obj if obj.get("metadata") else old, "", "")
+    a = attributes(operation, store, namespace, name, sub, kind)
+    candidate = clone(obj)
+    if kind is None:
+        store.strategy.default(candidate)
+    if builtin is not None:
+        builtin = _settled(builtin)
+        builtin(candidate)
+    mutated = await hooks.mutate(a, candidate, old, user, dry_run, opts, warnings, builtin)
+    if mutated is not candidate:
+        obj = mutated
+    await hooks.validate(a, obj, old, user, dry_run, opts, warnings, lambda: preview(obj))
+    return obj
+
+
+async def admit_delete(hooks: WebhookAdmission, store: Any, namespace: str, name: str, user: Any,
+                       opts: DeleteOptions, old: dict[str, Any] | None = None) -> None:
+    """DELETE: both plugins with the stored object as `oldObject` (a missing one: the store answers 404)."""
+    if old is None:
+        try:
+            old = store.get(namespace, name, shared=True)
+        except E.StatusError:
+            return
+    ns, name = scope(store, old, namespace, name)
+    a = attributes("DELETE", store, ns, name)
+    review_opts, warnings = delete_options(opts), []
+    await hooks.mutate(a, None, old, user, opts.dry_run, review_opts, warnings)
+    await hooks.validate(a, None, old, user, opts.dry_run, review_opts, warnings)
+
+
+async def admit_subresource_create(hooks: WebhookAdmission, a: Attributes, obj: dict[str, Any], user: Any,
+                                   opts: dict[str, Any], dry_run: bool) -> dict[str, Any]:
+    """CREATE of a subresource that stores no object of its own (`pods/binding`, `serviceaccounts/token`): both
+    plugins on the request's object; the object as the mutating webhooks left it."""
+    warnings: list[str] = []
+    obj = await hooks.mutate(a, clone(obj), None, user, dry_run, opts, warnings) or obj
+    await hooks.validate(a, obj, None, user, dry_run, opts, warnings)
+    return obj
+
+
+class Stale(Exception):
+    """The object changed between a write's admission and the write."""
+
+
+def pinned(obj: dict[str, Any], old: dict[str, Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The transform that writes `obj`, admitted over `old`, only over that same state: a write in between raises
+    `Stale` (a handler patches the new state again, as upstream's patcher retries; a controller syncs again)."""
+    rv = (old.get("metadata") or {}).get("resourceVersion")
+
+    def transform(current: dict[str, Any]) -> dict[str, Any]:
+        if (current.get("metadata") or {}).get("resourceVersion") != rv:
+            raise Stale()
+        return clone(obj)
+    return transform
+
+
+# ---- the controllers' writes -------------------------------------------------------------------------------
+def controller_user(service_account: str) -> UserInfo:
+    """kube-controller-manager's client for one controller (`SAControllerClientBuilder`)."""
+    return UserInfo(f"system:serviceaccount:{KUBE_SYSTEM}:{service_account}",
+                    groups=("system:serviceaccounts", f"system:serviceaccounts:{KUBE_SYSTEM}",
+                            "system:authenticated"))
+
+
+class Pending(Exception):
+    """A controller's write that must pass the webhooks first: its sync stops here; the worker awaits `settle()`
+    (which returns the keys of the verdicts it made) and syncs again; `done(keys)` drops what is left of them."""
+
+    def __init__(self, settle: Callable[[], Awaitable[list[str]]], done: Callable[[list[str]], None]):
+        super().__init__("admission pending")
+        self.settle = settle
+        self.done = done
+
+
+class AdmissionRefusal(E.StatusError):
+    """A controller write refused by a webhook or policy (or a failed call under `failurePolicy: Fail`): the
+    controller requeues the key with its rate limiter's backoff, as upstream's `AddRateLimited`."""
+
+
+class _Unadmitted(Exception):
+    """The registry's or a built-in plugin's own answer met while admitting (the dry-run preview, NamespaceLifecycle):
+    the write's verdict as the direct write would have raised it, not a webhook's refusal."""
+
+    def __init__(self, error: E.StatusError):
+        super().__init__(error.message)
+        self.error = error
+
+
+ROUNDS = 512  # settle-and-sync rounds one key may take in a row (each admits at least one write)
+VERDICTS = 1024  # admitted writes kept for the syncs that make them (stale ones dropped past this)
+
+
+async def admitted(call: Callable[..., Awaitable[Any]], *args: Any, on_rerun: Callable[[], None] | None = None,
+                   **kw: Any) -> Any:
+    """`await call(*args, **kw)`, settling each `Pending` write it stops at and calling again (`on_rerun()` first).
+    The verdicts are this call's: a refusal answers every time the sync reaches that write again (as upstream's
+    sync ends at its first error), and what is left of them is dropped at the end."""
+    settled: list[tuple[Callable[[list[str]], None], list[str]]] = []
+    try:
+        for _ in range(ROUNDS):
+            try:
+                return await call(*args, **kw)
+            except Pending as p:
+                settled.append((p.done, await p.settle()))
+            if on_rerun is not None:
+                on_rerun()
+        return await call(*args, **kw)
+    finally:
+        for done, keys in settled:
+            done(keys)
+
+
+_MISSING = object()
+
+
+def _key(*parts: Any) -> str:
+    return json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+
+
+class ControllerWrites:
+    """One controller's writes (as its service account) through the admitted path; a plain registry call while
+    no webhook configuration or policy binding exists, or none selects the write."""
+
+    def __init__(self, hooks: WebhookAdmission | None, service_account: str, offload: Any = None,
+                 user: UserInfo | None = None):
+        self.hooks = hooks  # None: every write is the plain registry call
+        self.user = user or controller_user(service_account)  # `user`: a component with credentials of its own
+        self.offload = offload
+        self._verdicts: dict[str, Any] = {}
+
+    def active(self) -> bool:
+        return self.hooks is not None and self.hooks.active()
+
+    def _selected(self, operation: str, store: Any, obj: dict[str, Any] | None, old: dict[str, Any] | None,
+                  sub: str = "") -> bool:
+        """Whether a webhook or policy may select this write (else it is made at once, as upstream's plugins
+        let a request no configuration selects through untouched)."""
+        assert self.hooks is not None
+        namespace, name = scope(store, obj if obj is not None and obj.get("metadata") else old, "", "")
+        return self.hooks.relevant(attributes(operation, store, namespace, name, sub), obj, old)
+
+    # ---- verdicts --------------------------------------------------------------------------------------
+    def _take(self, key: str) -> Any:
+        """The verdict for `key`: an admitted object serves one write; a refusal stays for the sync's reruns."""
+        verdict = self._verdicts.get(key, _MISSING)
+        if isinstance(verdict, E.StatusError):
+            raise verdict
+        self._verdicts.pop(key, None)
+        return verdict
+
+    def _done(self, keys: list[str]) -> None:
+        for key in keys:
+            self._verdicts.pop(key, None)
+
+    def _pending(self, key: str, admit: Callable[[], Awaitable[Any]]) -> Pending:
+        return self._pending_all([(key, admit)])
+
+    def _pending_all(self, admits: list[tuple[str, Callable[[], Awaitable[Any]]]]) -> Pending:
+        async def settle() -> list[str]:
+            if len(self._verdicts) + len(admits) > VERDICTS:
+                self._verdicts.clear()
+            for key, admit in admits:
+                try:
+                    verdict = await admit()
+                except _Unadmitted as exc:
+                    verdict = exc.error
+                except E.StatusError as exc:
+                    verdict = AdmissionRefusal(exc.status)
+                self._verdicts[key] = verdict
+            return [key for key, _ in admits]
+        return Pending(settle, self._done)
+
+    async def _run(self, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        """A preview (the write as a dry run): its errors are the registry's, not admission's."""
+        try:
+            if self.offload is not None:
+                return await self.offload(fn, *args, **kw)
+            return fn(*args, **kw)
+        except E.StatusError as exc:
+            raise _Unadmitted(exc) from None
+
+    @staticmethod
+    def _builtin(builtin: Builtin | None) -> Builtin | None:
+        """The built-in mutating plugins; their refusals (NamespaceLifecycle's, ...) are not the webhooks'."""
+        if builtin is None:
+            return None
+
+        def run(obj: dict[str, Any]) -> None:
+            try:
+                builtin(obj)
+            except E.RetriedStatusError:
+                raise
+            except E.StatusError as exc:
+                raise _Unadmitted(exc) from None
+        return run
+
+    # ---- the three verbs ---------------------------------------------------------------------------------
+    def create(self, store: Any, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        """`store.create(obj, **kw)` after the webhooks (CREATE, CreateOptions)."""
+        if not self.active() or not self._selected("CREATE", store, obj, None):
+            return store.create(obj, **kw)
+        assert self.hooks is not None
+        key = _key("CREATE", store.info.plural, getattr(store, "group", ""), obj)
+        verdict = self._take(key)
+        if verdict is not _MISSING:
+            return store.create(verdict, **kw)
+        opts = review_options("CreateOptions", None, False)
+
+        async def admit() -> dict[str, Any]:
+            return await admit_write(self.hooks, store, "CREATE", obj, None, self.user, opts, False, [],
+                                     lambda o: self._run(store.create, o, **{**kw, "dry_run": True}),
+                                     builtin=self._builtin(kw.get("admit")))
+        raise self._pending(key, admit)
+
+    def update(self, store: Any, ns: str, name: str, body: dict[str, Any] | None = None, *,
+               transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
+        """`store.update(...)` after the webhooks (UPDATE, UpdateOptions; a status/finalize strategy's
+        subresource): the new object is computed over the current one, and written only over that same state
+        (a write in between: 409, the controller syncs again)."""
+        if not self.active():
+            return store.update(ns, name, body, transform=transform, **kw)
+        assert self.hooks is not None
+        old = store.get(ns, name)
+        new = transform(clone(old)) if transform is not None else body
+        assert new is not None
+        rv = (new.get("metadata") or {}).get("resourceVersion")
+        old_rv = old["metadata"].get("resourceVersion")
+        if transform is None and rv and rv != old_rv:
+            raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG, getattr(store, "group", ""))
+        strategy = kw.get("strategy")
+        sub = getattr(strategy, "subresource", "") or ""
+        if not self._selected("UPDATE", store, new, old, sub):
+            return store.update(ns, name, body, transform=transform, **kw)
+        key = _key("UPDATE", store.info.plural, getattr(store, "group", ""), ns, name, sub, old_rv, new)
+        verdict = self._take(key)
+        if verdict is not _MISSING:
+            return store.update(ns, name, transform=self._guarded(store, name, verdict, old), **kw)
+        opts = review_options("UpdateOptions", None, False)
+
+        async def admit() -> dict[str, Any]:
+            return await admit_write(self.hooks, store, "UPDATE", new, old, self.user, opts, False, [],
+                                     lambda o: self._run(store.update, ns, name, transform=pinned(o, old),
+                                                         **{**kw, "dry_run": True}), sub=sub)
+        raise self._pending(key, admit)
+
+    @staticmethod
+    def _guarded(store: Any, name: str, obj: dict[str, Any], old: dict[str, Any]) -> Any:
+        step = pinned(obj, old)
+
+        def run(current: dict[str, Any]) -> dict[str, Any]:
+            try:
+                return step(current)
+            except Stale:
+                raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG,
+                                 getattr(store, "group", "")) from None
+        return run
+
+    def delete_items(self, store: Any, items: list[dict[str, Any]],
+                     opts: DeleteOptions) -> list[E.StatusError] | None:
+        """Each of `items` deleted as upstream's DeleteCollection does (`store.go`: a Delete of each item with the
+        request's admission, so every item's DELETE reaches the webhooks); all of them admitted in one round.
+        Returns the errors (an item already gone is none); None, deleting nothing, when no webhook or policy
+        selects any item (the caller's collection delete is then the same)."""
+        if not self.active():
+            return None
+        assert self.hooks is not None
+        hooks = self.hooks
+        keyed = [(it, self._delete_key(store, it["metadata"].get("namespace", ""), it["metadata"]["name"], it, opts))
+                 for it in items]
+        selected = [(it, k) for it, k in keyed if k in self._verdicts or self._selected("DELETE", store, None, it)]
+        if not selected:
+            return None
+        missing = [(k, self._delete_admission(hooks, store, it, opts)) for it, k in selected if k not in self._verdicts]
+        if missing:
+            raise self._pending_all(missing)
+        errors: list[E.StatusError] = []
+        for it, k in keyed:
+            meta = it["metadata"]
+            try:
+                self._take(k)  # (none for an item no webhook or policy selects)
+                store.delete(meta.get("namespace", ""), meta["name"], opts)
+            except E.StatusError as exc:
+                if exc.code != 404:
+                    errors.append(exc)
+        return errors
+
+    @staticmethod
+    def _delete_key(store: Any, ns: str, name: str, old: dict[str, Any], opts: DeleteOptions) -> str:
+        return _key("DELETE", store.info.plural, getattr(store, "group", ""), ns, name,
+                    old["metadata"].get("resourceVersion"), delete_options(opts))
+
+    def _delete_admission(self, hooks: WebhookAdmission, store: Any, old: dict[str, Any],
+                          opts: DeleteOptions) -> Callable[[], Awaitable[bool]]:
+        meta = old["metadata"]
+
+        async def admit() -> bool:
+            await admit_delete(hooks, store, meta.get("namespace", ""), meta["name"], self.user, opts, old)
+            return True
+        return admit
+
+    def delete(self, store: Any, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> tuple[dict[str, Any], bool]:
+        """`store.delete(...)` after the webhooks (DELETE, DeleteOptions, the stored object as oldObject)."""
+        if not self.active():
+            return store.delete(ns, name, opts, **kw)
+        assert self.hooks is not None
+        old = store.get(ns, name)
+        if not self._selected("DELETE", store, None, old):
+            return store.delete(ns, name, opts, **kw)
+        key = self._delete_key(store, ns, name, old, opts)
+        if self._take(key) is not _MISSING:
+            return store.delete(ns, name, opts, **kw)
+        raise self._pending(key, self._delete_admission(self.hooks, store, old, opts))
+
+
+__all__ = ["AdmissionRefusal", "ControllerWrites", "Pending", "Stale", "admit_delete", "admit_subresource_create",
+           "admit_write", "admitted", "controller_user", "delete_options", "pinned", "review_options", "scope"]
