@@ -496,3 +496,23 @@ def test_the_schedulers_status_write_is_its_own_review(server, hook, ns):
                    for x in status)
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_the_disruption_controllers_status_write_is_its_own_review(server, hook, ns):
+    """disruption.go's `UpdateStatus` of a budget is an API call of `disruption-controller` (`ClientOrDie`)."""
+    cfg = f"pdb-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle,
+              ["poddisruptionbudgets/status"], rules=[{"operations": ["UPDATE"], "apiGroups": ["policy"],
+                                                      "apiVersions": ["v1"],
+                                                      "resources": ["poddisruptionbudgets/status"]}])
+    try:
+        url = f"{server.url}/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets"
+        r = requests.post(url, json={"metadata": {"name": "budget"},
+                                     "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}})
+        assert r.status_code == 201, r.text
+        until(lambda: (requests.get(f"{url}/budget").json().get("status") or {}).get("observedGeneration"))
+        writes = [(x.get("subResource", ""), user_of(x)["username"]) for x in reviews(hook, ns)
+                  if x["operation"] == "UPDATE" and x["name"] == "budget"]
+        assert ("status", "system:serviceaccount:kube-system:disruption-controller") in writes, writes
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)

@@ -25,10 +25,12 @@ stays 0 and no budget allows a disruption unless it asks for none):
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 import math
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal
 from ..registry import Registry
 from ..registry.conditions import update_pod_condition
 from ..registry.eviction import is_pod_ready, set_disruption_allowed, set_disruption_allowed_condition
@@ -40,6 +42,8 @@ from ..storage.offload import Offload
 from .events import NORMAL, WARNING, EventRecorder
 from .loop import Controller, WorkQueue
 from .workloads.common import controller_of
+
+log = logging.getLogger(__name__)
 
 COMPONENT = "controllermanager"
 FIELD_MANAGER = "kube-controller-manager"
@@ -103,6 +107,7 @@ def _replicas(obj: dict[str, Any]) -> int:
 
 class DisruptionController(Controller):
     name = "disruption controller"
+    service_account = "disruption-controller"  # its status writes pass the webhooks and policies
 
     def __init__(self, registry: Registry, admission: Any = None):
         super().__init__()
@@ -162,7 +167,13 @@ class DisruptionController(Controller):
 
     # ---- sync -------------------------------------------------------------------------------------
     async def _sync(self, key: Key) -> None:
-        retry = await self._offload(self.sync, key)
+        try:
+            retry = await self._offload(self.sync, key)
+        except AdmissionRefusal as exc:  # failSafe's write refused too: the sync's error, `AddRateLimited`
+            log.info("%s: %s/%s: %s", self.name, key[0], key[1], exc.message)
+            self.keys.add_after(key, self.backoff(key))
+            return
+        self.forget(key)
         if retry is not None:  # a pending recheck must not hide the events that come before it
             self.recheck.add_after(key, retry)
 
@@ -387,8 +398,8 @@ class DisruptionController(Controller):
     def _write_status(self, pdb: dict[str, Any], status: dict[str, Any]) -> None:
         """`writePdbStatus`: an UpdateStatus of the budget as read (a concurrent change: 409, retried)."""
         store = self._pdbs()
-        store.update(pdb["metadata"].get("namespace") or "", pdb["metadata"]["name"], {**pdb, "status": status},
-                     strategy=store.status_strategy, field_manager=FIELD_MANAGER)
+        self.writes.update(store, pdb["metadata"].get("namespace") or "", pdb["metadata"]["name"],
+                           {**pdb, "status": status}, strategy=store.status_strategy, field_manager=FIELD_MANAGER)
 
     # ---- stale DisruptionTarget conditions ---------------------------------------------------------
     @staticmethod
@@ -424,7 +435,9 @@ class DisruptionController(Controller):
         if not update_pod_condition(status, "DisruptionTarget", "False"):
             return None
         try:
-            pods.update(key[0], key[1], pod, strategy=pods.status_strategy, field_manager=FIELD_MANAGER)
+            self.writes.update(pods, key[0], key[1], pod, strategy=pods.status_strategy, field_manager=FIELD_MANAGER)
+        except AdmissionRefusal:  # the sync's error: retried by the queue's rate limiter
+            return self.backoff(("stale", *key))
         except E.StatusError as exc:
             return CONFLICT_RETRY if exc.code == 409 else None
         return None
