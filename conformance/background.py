@@ -3,7 +3,7 @@
 A few clauses need a history that takes wall time to become observable, whatever the server's speed: a watch's
 BOOKMARK (kube-apiserver sends it 2 s before the watch's deadline, so a second after it opens at the soonest), a
 stream's quiet tail (nothing stray may follow the last expected event), the namespace controller deleting a
-namespace's content (seconds on a real cluster). A suite declares such a recording (`@recording(name)`) and
+namespace's content (seconds on a real cluster). A suite declares such a recording (`@recording(name, what)`) and
 reads it from tests marked `background(name)` through the `background_recordings` fixture, which starts every
 recording a selected test reads with the session's first test; scheduling.py runs the readers last, so the
 waiting overlaps the rest of the run instead of holding it up. The recording does its own reading, resuming
@@ -13,10 +13,10 @@ compacted on a real cluster); the tests only judge what it recorded.
 
 from __future__ import annotations
 
-import threading
-import time
 import contextvars
 import inspect
+import threading
+import time
 from typing import Any, Callable, Generic, TypeVar
 
 import pytest
@@ -101,7 +101,6 @@ class Background(Generic[T]):
             streams, self._open = self._open, []
         for stream in streams:
             stream.close()
-
 
 
 def recording(name: str, what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
