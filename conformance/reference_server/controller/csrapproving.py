@@ -38,7 +38,6 @@ FIELD_MANAGER = "kube-controller-manager"
 REASON = "AutoApproved"
 SELF_NODE_CLIENT = ("selfnodeclient", "Auto approving self kubelet client certificate after SubjectAccessReview.")
 NODE_CLIENT = ("nodeclient", "Auto approving kubelet client certificate after SubjectAccessReview.")
-BACKOFF_BASE, BACKOFF_MAX = 0.2, 1000.0  # workqueue.DefaultTypedControllerRateLimiter's per-item backoff
 
 
 def common_name(req: Any) -> str:
@@ -100,13 +99,13 @@ def decide(csr: dict[str, Any], authorizer: Authorizer | None) -> tuple[str | No
 
 class CSRApprovingController(Controller):
     name = "csrapproving"
+    backoff_base = 0.2  # its queue's ItemExponentialFailureRateLimiter: 200 ms doubling, at most 1000 s
 
     def __init__(self, registry: Registry, authorizer: Authorizer | None = None):
         super().__init__()
         self.registry = registry
         self.authorizer = authorizer
         self.keys = self._queue()
-        self._failures: dict[str, int] = {}
 
     def _store(self) -> Any:
         return self.registry.group(C.GROUP, C.CSR_INFO.plural)
@@ -122,17 +121,15 @@ class CSRApprovingController(Controller):
         self.keys.add(ev.name)  # add, update and delete handlers all enqueue (a deleted one is not found)
 
     def _retry(self, name: str) -> None:
-        """`AddRateLimited`: 200 ms × 2^failures, at most 1000 s."""
-        n = self._failures.get(name, 0)
-        self._failures[name] = n + 1
-        self.keys.add_after(name, min(BACKOFF_BASE * 2 ** n, BACKOFF_MAX))
+        """`AddRateLimited`."""
+        self.keys.add_after(name, self.backoff(name))
 
     async def _sync(self, name: str) -> None:
         store = self._store()
         try:
             csr = store.get("", name)
         except E.StatusError:
-            self._failures.pop(name, None)
+            self.forget(name)
             return
         message, tried = decide(csr, self.authorizer)
         if message is None:
@@ -141,7 +138,7 @@ class CSRApprovingController(Controller):
                           self.name, name, tried)
                 self._retry(name)
             else:
-                self._failures.pop(name, None)
+                self.forget(name)
             return
         rv = csr["metadata"]["resourceVersion"]
         conditions = list((csr.get("status") or {}).get("conditions") or []) + [
@@ -159,7 +156,7 @@ class CSRApprovingController(Controller):
                 log.info("%s: error updating approval for csr %s: %s", self.name, name, exc.message)
                 self._retry(name)
             return
-        self._failures.pop(name, None)
+        self.forget(name)
 
 
 __all__ = ["CSRApprovingController", "decide", "is_node_client_cert", "is_self_node_client_cert"]

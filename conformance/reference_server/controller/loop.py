@@ -75,6 +75,8 @@ class Controller:
     service_account = ""
     # or the user of a component with credentials of its own (kube-scheduler's `system:kube-scheduler`)
     client_user: Any = None
+    # its queue's per-item backoff, in seconds: `DefaultControllerRateLimiter`'s 5 ms (some controllers differ)
+    backoff_base = 0.005
     # its writes through the webhooks and policies (admission/admitted.py); direct until `use_webhooks`
     writes = ControllerWrites(None, "")
 
@@ -93,10 +95,10 @@ class Controller:
             recorder.writes, recorder.loop = self.writes, asyncio.get_running_loop()
 
     def backoff(self, key: Any) -> float:
-        """`DefaultControllerRateLimiter`'s per-item delay (5 ms doubling, at most 1000 s) for a failed key."""
+        """The queue's per-item delay for a failed key: `backoff_base` doubling, at most 1000 s."""
         n = self._failures.get(key, 0)
         self._failures[key] = n + 1
-        return min(0.005 * 2 ** n, 1000.0)
+        return min(self.backoff_base * 2 ** n, 1000.0)
 
     def forget(self, key: Any) -> None:
         self._failures.pop(key, None)
