@@ -7,7 +7,7 @@ down (failurePolicy Fail) does not stop the controllers' work in other namespace
 deletions are DELETE reviews."""
 from __future__ import annotations
 
-import time
+import functools
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -17,21 +17,14 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer
 
+from .replicas import until as poll_until
 from .test_admission_webhook_paths import configure, reviews, unconfigure
 from .test_admission_webhooks import AR, Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
 
 GROUPS = ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"]
 
 
-def until(what: Callable[[], Any], timeout: float = 20.0) -> Any:
-    """Poll `what()` until it answers something truthy (no sleeps in tests: a bounded poll)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = what()
-        if got:
-            return got
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
+until = functools.partial(poll_until, what="the controllers' writes", timeout=20.0)  # a bounded poll
 
 
 def deployment(server: RunningServer, ns: str, name: str = "web", replicas: int = 2) -> None:

@@ -3,13 +3,13 @@ mutating webhook on pods labels the pods `kubectl create deployment` leads to, a
 ReplicaSet's `FailedCreate` with a denying webhook's message."""
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from .replicas import until
 from .test_admission_webhooks import AR, Hook, hook  # noqa: F401 - the webhook fixture, per module
 from .test_real_clients import Kube, serve_kube, table
 
@@ -48,24 +48,14 @@ def rows_when(kube: Kube, ready: Any, *args: str) -> Any:
     return got if ready(got[1]) else None
 
 
-def poll(what: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        got = what()
-        if got:
-            return got
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
-
-
 def test_kubectl_sees_the_webhook_on_a_deployments_pods(kube: Kube, hook: Hook) -> None:
     ns = f"kadm-{uuid.uuid4().hex[:8]}"
     kube.ok("create", "namespace", ns)
     cfg = webhook(kube, hook, "mutatingwebhookconfigurations", "/addlabel-injected", ns)
     try:
         kube.ok("create", "deployment", "web", "--image=nginx", "--replicas=2", "-n", ns)
-        header, pods = poll(lambda: rows_when(kube, lambda r: len(r) == 2, "pods", "-n", ns, "-l",
-                                              "injected=yes,app=web"))
+        header, pods = until(lambda: rows_when(kube, lambda r: len(r) == 2, "pods", "-n", ns, "-l",
+                                               "injected=yes,app=web"), "kubectl to list two injected pods", every=0.1)
         assert header == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
         assert all(r[0].startswith("web-") and r[2] == "Pending" for r in pods), pods
     finally:
@@ -79,8 +69,9 @@ def test_kubectl_get_events_shows_the_refusal(kube: Kube, hook: Hook) -> None:
     cfg = webhook(kube, hook, "validatingwebhookconfigurations", "/deny", ns)
     try:
         kube.ok("create", "deployment", "web", "--image=nginx", "-n", ns)
-        header, events = poll(lambda: rows_when(kube, bool, "events", "-n", ns, "--field-selector",
-                                                "reason=FailedCreate"))
+        header, events = until(lambda: rows_when(kube, bool, "events", "-n", ns, "--field-selector",
+                                                 "reason=FailedCreate"), "kubectl to list a FailedCreate event",
+                               every=0.1)
         assert header == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
         assert events[0][1:3] == ["Warning", "FailedCreate"] and events[0][3].startswith("replicaset/web-")
         assert events[0][4] == (f'Error creating: admission webhook "{cfg}.example.com" denied the request: '
