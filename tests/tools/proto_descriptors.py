@@ -183,16 +183,13 @@ def render(table: dict[str, str], source: str) -> str:
 
 
 def main() -> int:
-    from tests.tools.kubectl import get_kubectl
+    from tests.tools.kubectl import kubectl_and_version
 
-    kubectl = get_kubectl()
-    if kubectl is None:
-        print("no kubectl available", file=sys.stderr)
+    found = kubectl_and_version()
+    if found is None:
         return 1
-    import subprocess
-    proc = subprocess.run([str(kubectl), "version", "--client"], capture_output=True, text=True, check=False)
-    version = proc.stdout.split("\n")[0]
-    sys.stdout.write(render(table_from(extract_descriptors(kubectl)), f"kubectl ({version.strip()})"))
+    kubectl, version = found
+    sys.stdout.write(render(table_from(extract_descriptors(kubectl)), f"kubectl ({version})"))
     return 0
 
 

@@ -10,31 +10,21 @@ import yaml
 from conformance.reference_server.wire import openapi_pb
 from conformance.reference_server.wire.kinds import DEFAULT_KINDS
 from conformance.reference_server.wire.openapi import openapi_v2
+from tests.tools.kubectl import read_varint
 
 
 def fields(data: bytes) -> dict[int, list[Any]]:
     """Field number → values (int for varint, bytes for length-delimited and fixed64)."""
     out: dict[int, list[Any]] = {}
     i = 0
-
-    def varint() -> int:
-        nonlocal i
-        shift = n = 0
-        while True:
-            b = data[i]
-            i += 1
-            n |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                return n
-
     while i < len(data):
-        key = varint()
+        key, i = read_varint(data, i)
         num, wire = key >> 3, key & 7
         if wire == 0:
-            value: Any = varint()
+            value: Any
+            value, i = read_varint(data, i)
         elif wire == 2:
-            size = varint()
+            size, i = read_varint(data, i)
             value, i = data[i:i + size], i + size
         elif wire == 1:
             value, i = data[i:i + 8], i + 8
