@@ -132,6 +132,34 @@ def test_keep_namespaces_on_failure(pytester, suite, fake):
     assert len(kept) == 1 and kept[0][2].startswith("nsc-one-")
 
 
+SHARED_FACTORIES = """
+import pytest
+
+@pytest.mark.clause("C-1")
+def test_module_shared(module_namespaces):
+    module_namespaces.create("mod")
+
+@pytest.mark.clause("C-1")
+def test_session_shared(session_namespaces):
+    session_namespaces.create("ses")
+
+@pytest.mark.clause("C-2")
+def test_design_only():
+    pass
+"""
+
+
+def test_keep_namespaces_always_keeps_module_and_session_namespaces(pytester, suite, fake):
+    """A module's or the session's namespaces are kept as a test's are (their teardown has no test report to
+    write to: the end-of-run summary names them)."""
+    suite("test_a.py", SHARED_FACTORIES)
+    result = pytester.runpytest("suites", "--server", fake.url, "--run-id", "run-xyz", "--keep-namespaces", "always")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    kept = sorted(k[2].split("-")[1] for k in fake.objects if k[0] == "namespaces")
+    assert kept == ["mod", "ses"]
+    result.stdout.fnmatch_lines(["*kept (--keep-namespaces): nsc-*"])
+
+
 def test_disruptive_skipped_on_server_target(pytester, suite, fake):
     suite("test_a.py", GOOD + "\n@pytest.mark.disruptive\n@pytest.mark.clause('C-1')\ndef test_d():\n    pass\n")
     rec = pytester.inline_run("suites", "--server", fake.url, "--run-id", "run-xyz")
