@@ -342,3 +342,18 @@ def test_deep_named_group_bodies_are_bad_requests(tmp_path):
         assert "Go struct field ObjectMeta.metadata.labels of type map[string]string" in assert_clean(r, 400)["message"]
     finally:
         srv.stop()
+
+
+# ---- Expect headers, answered before any middleware (as aiohttp's Application did) --------------------
+def test_expect_100_continue_is_answered_then_the_request(srv):
+    c = _connect(srv.url)
+    c.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n")
+    got = _closed_within(c, 5)
+    assert got.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK"), got[:120]
+
+
+def test_an_unknown_expectation_is_refused_417(srv):
+    c = _connect(srv.url)
+    c.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n")
+    got = _closed_within(c, 5)
+    assert got.startswith(b"HTTP/1.1 417"), got[:120]

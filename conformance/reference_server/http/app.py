@@ -1,18 +1,19 @@
-"""The aiohttp application: auth and error middlewares around one dispatcher (no framework routing,
-so every 404/405 is upstream's)."""
+"""The request handler: auth and error middlewares around one dispatcher (no framework routing, so every
+404/405 is upstream's), run by aiohttp's low-level server."""
 from __future__ import annotations
 
-import asyncio
+import functools
 import hmac
 import logging
-from typing import Any
+from typing import Any, Awaitable, Callable
 
-from aiohttp import web
+from aiohttp import HttpVersion11, web
 
 from .. import apierrors as E
 from . import aggregated, priority_fairness
 from . import params as P
 from .context import ServerContext
+from .deadlines import Deadlines
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .groups import group_versions
@@ -22,12 +23,49 @@ from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, 
 from .reviews import handle_review
 
 log = logging.getLogger("nsconform.reference_server.http")
-CTX_KEY = web.AppKey("ctx", ServerContext)
+Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
+Middleware = Callable[..., Awaitable[web.StreamResponse]]
 PUBLIC_PATHS = ("/healthz", "/livez", "/readyz")
 
 
-def build_app(ctx: ServerContext) -> web.Application:
-    """Build the application; all paths go to `dispatch`."""
+class App:
+    """The request handler an aiohttp low-level `web.Server` runs (http/connection.py), built once: the
+    middlewares composed around `dispatch` here, not per request by aiohttp's `Application` (which would also
+    resolve a route and send two signals per request for a server that routes itself: about a tenth of a GET's
+    time). `make_request` makes requests whose responses get `on_prepare`'s headers when they start."""
+
+    def __init__(self, handle: Handler, on_prepare: tuple[Callable[[web.BaseRequest, web.StreamResponse], None], ...],
+                 client_max_size: int, cleanup: tuple[Callable[[], Awaitable[None]], ...]):
+        self.handle = handle
+        self._cleanup = cleanup
+        self._client_max_size = client_max_size
+
+        class ApiRequest(web.BaseRequest):
+            async def _prepare_hook(self, response: web.StreamResponse) -> None:  # aiohttp's hook, before headers go
+                for hook in on_prepare:
+                    hook(self, response)
+
+        self._request_class = ApiRequest
+
+    def make_request(self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> web.BaseRequest:
+        """`web.Server`'s request factory."""
+        return self._request_class(message, payload, protocol, writer, task, protocol._loop,
+                                   client_max_size=self._client_max_size)
+
+    async def cleanup(self) -> None:
+        for fn in self._cleanup:
+            await fn()
+
+
+def compose(middlewares: list[Middleware], handler: Handler) -> Handler:
+    """`middlewares` (aiohttp's `(request, handler)` shape, outermost first) around `handler`, bound once."""
+    for m in reversed(middlewares):
+        handler = functools.partial(m, handler=handler)
+    return handler
+
+
+def build_app(ctx: ServerContext) -> App:
+    """The request handler: the middlewares of `ctx`'s authorizer around `dispatch` (all paths)."""
     apf = priority_fairness.PriorityAndFairness(ctx)  # seats, queues, 429s, X-Kubernetes-PF-* headers
     if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → APF → RBAC (http/authz.py)
         from .authz import authn_middleware, authz_middleware
@@ -38,13 +76,7 @@ def build_app(ctx: ServerContext) -> web.Application:
     else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two)
         middlewares = [_errors(ctx, check_token=True), apf.middleware]
     middlewares += list(ctx.middlewares)
-    app = web.Application(middlewares=middlewares, client_max_size=1024 ** 3)
-    app[CTX_KEY] = ctx
     handlers = Handlers(ctx)
-    app.on_response_prepare.append(add_deprecation_warning)  # deprecated kinds (core/v1 Endpoints)
-    app.on_response_prepare.append(apf.set_headers)
-    app.on_cleanup.append(lambda _app: handlers.fresh.aclose())  # its etcd connection, on the loop
-    app.on_cleanup.append(apf.close)  # the periodic re-division of the seats
 
     async def dispatch(request: web.Request) -> web.StreamResponse:
         route = ctx.router.resolve(request.method, request.path)
@@ -93,8 +125,27 @@ def build_app(ctx: ServerContext) -> web.Application:
             return await handle_eviction(ctx, request, route, handlers.offload)
         return await handlers.handle(request, route)
 
-    app.router.add_route("*", "/{tail:.*}", dispatch)
-    return app
+    async def fresh_close() -> None:  # its etcd connection, on the loop
+        await handlers.fresh.aclose()
+
+    return App(_expect(compose(middlewares, dispatch)),
+               on_prepare=(add_deprecation_warning, apf.set_headers),  # deprecated kinds (core/v1 Endpoints)
+               client_max_size=1024 ** 3, cleanup=(fresh_close, apf.close))
+
+
+def _expect(handler: Handler) -> Handler:
+    """An `Expect` header, as aiohttp's `Application` answered it before any middleware: `100 Continue` for
+    HTTP/1.1's `100-continue`, 417 for any other expectation."""
+    async def expect(request: web.BaseRequest) -> web.StreamResponse:
+        value = request.headers.get("Expect")
+        if value and request.version == HttpVersion11:
+            if value.lower() != "100-continue":
+                raise web.HTTPExpectationFailed(text=f"Unknown Expect: {value}")
+            await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            request.writer.output_size = 0  # the answer has not started: handle_error may still write one
+        return await handler(request)
+
+    return expect
 
 
 def _openapi_extension(ctx: ServerContext) -> Any:
@@ -131,6 +182,8 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
 def _errors(ctx: ServerContext, check_token: bool = False):
     """Every failure becomes a Status; a true bug is logged and answered 500 without a traceback. With
     `check_token`, the token check (`_check_token`) runs first inside it, as the inner auth middleware did."""
+    deadlines = Deadlines(ctx.request_timeout) if ctx.request_timeout > 0 else None
+
     @web.middleware
     async def errors(request: web.Request, handler):
         ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
@@ -138,11 +191,10 @@ def _errors(ctx: ServerContext, check_token: bool = False):
         try:
             if check_token and ctx.token is not None:
                 _check_token(ctx, request)
-            if ctx.request_timeout <= 0 or _long_running(request):
+            if deadlines is None or _long_running(request):
                 return await handler(request)
             try:  # `WithTimeoutForNonLongRunningRequests`: a slow body or handler ends in a 504
-                async with asyncio.timeout(ctx.request_timeout):
-                    return await handler(request)
+                return await deadlines.run(handler, request)
             except TimeoutError:  # the rest of a slow body is not waited for: the connection is closed
                 resp = error_response(E.timeout("request did not complete within requested timeout - context "
                                                 "deadline exceeded"), ctx.deviations, accept)

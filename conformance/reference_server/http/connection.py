@@ -2,7 +2,7 @@
 `ReadHeaderTimeout` 32 s, `IdleTimeout` 90 s, and a plain `400 Bad Request` for a request the HTTP parser
 refuses (Go never echoes the offending header back, so neither do we: it may hold a token).
 
-aiohttp builds one `RequestHandler` per connection; `GuardedRunner` makes them `GuardedRequestHandler`s.
+aiohttp builds one `RequestHandler` per connection; `GuardedServer` makes them `GuardedRequestHandler`s.
 """
 from __future__ import annotations
 
@@ -77,7 +77,11 @@ class GuardedRequestHandler(RequestHandler):
 
 
 class GuardedServer(web.Server):
-    read_header_timeout: float = READ_HEADER_TIMEOUT
+    """aiohttp's low-level server whose connections are `GuardedRequestHandler`s."""
+
+    def __init__(self, handler: Any, *, read_header_timeout: float = READ_HEADER_TIMEOUT, **kwargs: Any):
+        super().__init__(handler, **kwargs)
+        self.read_header_timeout = read_header_timeout
 
     def __call__(self) -> RequestHandler:
         handler = GuardedRequestHandler(self, loop=self._loop, **self._kwargs)
@@ -85,20 +89,19 @@ class GuardedServer(web.Server):
         return handler
 
 
-class GuardedRunner(web.AppRunner):
-    """An AppRunner whose connections are `GuardedRequestHandler`s."""
+class GuardedRunner(web.ServerRunner):
+    """Runs an `App` (http/app.py) on a `GuardedServer`; its cleanup runs after the connections closed."""
 
-    def __init__(self, app: web.Application, *, read_header_timeout: float = READ_HEADER_TIMEOUT,
-                 idle_timeout: float = IDLE_TIMEOUT, **kwargs: Any):
+    def __init__(self, app: Any, *, read_header_timeout: float = READ_HEADER_TIMEOUT,
+                 idle_timeout: float = IDLE_TIMEOUT, shutdown_timeout: float = 60.0, **kwargs: Any):
         # the rest of a body the handler did not read is drained for at most this long, then the connection
         # closes (aiohttp's default 10 s, never longer than a header may take): closing at once would reset
         # keep-alive connections after every refused POST
-        super().__init__(app, keepalive_timeout=idle_timeout, lingering_time=min(10.0, read_header_timeout),
-                         **kwargs)
-        self._read_header_timeout = read_header_timeout
+        server = GuardedServer(app.handle, request_factory=app.make_request, read_header_timeout=read_header_timeout,
+                               keepalive_timeout=idle_timeout, lingering_time=min(10.0, read_header_timeout),
+                               **kwargs)
+        super().__init__(server, shutdown_timeout=shutdown_timeout)
+        self._app = app
 
-    async def _make_server(self) -> web.Server:
-        server = await super()._make_server()
-        server.__class__ = GuardedServer  # same state, our per-connection handler
-        server.read_header_timeout = self._read_header_timeout  # type: ignore[attr-defined]
-        return server
+    async def _cleanup_server(self) -> None:
+        await self._app.cleanup()

@@ -69,9 +69,9 @@ DEPRECATION_KEY: Any = (web.RequestKey("deprecation", str) if hasattr(web, "Requ
                         else "nsconform.deprecation")  # aiohttp < 3.12
 
 
-async def add_deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
-    """`on_response_prepare`: the `Warning` upstream's handler wrapper adds to every answer on a deprecated kind
-    (`APILifecycleDeprecated`, e.g. core/v1 Endpoints since 1.33), errors and watches included."""
+def add_deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
+    """Run as a response starts (http/app.py): the `Warning` upstream's handler wrapper adds to every answer on a
+    deprecated kind (`APILifecycleDeprecated`, e.g. core/v1 Endpoints since 1.33), errors and watches included."""
     warning = request.get(DEPRECATION_KEY)
     if warning:
         response.headers.add("Warning", f'299 - "{warning}"')

@@ -254,7 +254,7 @@ class _Seat:
 
 
 class PriorityAndFairness:
-    """The filter: `middleware` classifies and seats each request, `set_headers` (an `on_response_prepare` hook)
+    """The filter: `middleware` classifies and seats each request, `set_headers` (run as a response starts, http/app.py)
     adds the X-Kubernetes-PF-* headers and frees a watch's seat."""
 
     def __init__(self, ctx: Any):
@@ -391,7 +391,7 @@ class PriorityAndFairness:
         self._borrowing = asyncio.get_running_loop().call_later(BORROWING_ADJUSTMENT_PERIOD, self._update_borrowing)
         self.flow_control.update_borrowing()
 
-    async def close(self, _app: Any = None) -> None:
+    async def close(self) -> None:
         """Stop the periodic re-division (the application's cleanup)."""
         if self._borrowing is not None:
             self._borrowing.cancel()
@@ -435,7 +435,7 @@ class PriorityAndFairness:
             if forget is not None:
                 forget()
 
-    async def set_headers(self, request: web.Request, response: web.StreamResponse) -> None:
+    def set_headers(self, request: web.Request, response: web.StreamResponse) -> None:
         try:
             decision = request[_DECISION]
         except KeyError:  # refused before the filter ran (authentication's 401, impersonation's 403): no headers

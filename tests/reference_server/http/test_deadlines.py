@@ -1,0 +1,88 @@
+"""http/deadlines.py: one sweeping timer cuts requests off at --request-timeout, as asyncio.timeout did."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from conformance.reference_server.http.deadlines import Deadlines
+
+
+class _Request:
+    def __init__(self) -> None:
+        self.task = asyncio.current_task()
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+def test_a_quick_handler_answers_and_leaves_no_timer():
+    async def main():
+        d = Deadlines(0.2)
+
+        async def handler(request):
+            return "ok"
+
+        assert await d.run(handler, _Request()) == "ok"
+        await asyncio.sleep(d.tick * 1.5)  # the armed tick finds nothing in flight and stops
+        return d._timer, d._live
+
+    timer, live = _run(main())
+    assert timer is None and not live
+
+
+def test_a_slow_handler_times_out_within_a_tick_of_its_deadline():
+    async def main():
+        d = Deadlines(0.2)
+        loop = asyncio.get_running_loop()
+
+        async def handler(request):
+            await asyncio.sleep(5)
+
+        t0 = loop.time()
+        with pytest.raises(TimeoutError):
+            await d.run(handler, _Request())
+        return loop.time() - t0, d.tick, asyncio.current_task().cancelling()
+
+    took, tick, cancelling = _run(main())
+    assert 0.2 <= took < 0.2 + tick + 0.5
+    assert cancelling == 0  # our cancellation is taken back
+
+
+def test_a_client_going_away_stays_a_cancellation():
+    async def main():
+        d = Deadlines(10)
+        started = asyncio.Event()
+
+        async def handler(request):
+            started.set()
+            await asyncio.sleep(5)
+
+        async def request():
+            return await d.run(handler, _Request())
+
+        task = asyncio.ensure_future(request())
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return d._live
+
+    assert not _run(main())
+
+
+def test_a_handler_that_swallows_the_cancellation_is_uncancelled():
+    async def main():
+        d = Deadlines(0.1)
+
+        async def handler(request):
+            try:
+                await asyncio.sleep(5)
+            except asyncio.CancelledError:
+                return "swallowed"
+
+        out = await d.run(handler, _Request())
+        return out, asyncio.current_task().cancelling()
+
+    assert _run(main()) == ("swallowed", 0)
