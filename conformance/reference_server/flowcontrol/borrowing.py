@@ -59,7 +59,13 @@ class SeatDemand:
 
     def set(self, x: float, now: float | None = None) -> None:
         """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one)."""
-        self._update(now)
+        if now is None:
+            now = self._clock()
+        dt, self._last = now - self._last, now
+        old = self.x  # `_update`, inline: twice per request
+        self._t += dt
+        self._ix += old * dt
+        self._ixx += old * old * dt
         self.x = x
         if x > self._max:
             self._max = x

@@ -63,18 +63,19 @@ def deal(hash_value: int, deck_size: int, hand_size: int) -> list[int]:
     return hand
 
 
-_TOTAL_WORK: dict[WorkEstimate, int] = {}
+_SIZES: dict[WorkEstimate, tuple[int, int]] = {}
 
 
-def total_work(work: WorkEstimate) -> int:
-    """`completeWorkEstimate`'s totalWork: initial seats × 3 ms + final seats × the additional latency, in
-    seat-seconds (cached: estimates take few distinct values)."""
-    found = _TOTAL_WORK.get(work)
+def sizes(work: WorkEstimate) -> tuple[int, int]:
+    """(seats, total work): the most of initial and final seats, and `completeWorkEstimate`'s totalWork (initial
+    seats × 3 ms + final seats × the additional latency, in seat-seconds); cached, estimates take few values."""
+    found = _SIZES.get(work)
     if found is None:
-        if len(_TOTAL_WORK) >= 4096:
-            _TOTAL_WORK.clear()
-        found = _TOTAL_WORK[work] = (seats_times_duration(work.initial, ESTIMATED_SERVICE_DURATION_NS)
-                                     + seats_times_duration(work.final, work.latency_ns))
+        if len(_SIZES) >= 4096:
+            _SIZES.clear()
+        found = _SIZES[work] = (work.max_seats,
+                                seats_times_duration(work.initial, ESTIMATED_SERVICE_DURATION_NS)
+                                + seats_times_duration(work.final, work.latency_ns))
     return found
 
 
@@ -90,8 +91,7 @@ class Request:
 
     def __init__(self, work: WorkEstimate, fs_name: str, distinguisher: str, details: Any):
         self.work = work
-        self.seats = work.max_seats
-        self.total_work = total_work(work)
+        self.seats, self.total_work = sizes(work)
         self.fs_name = fs_name
         self.distinguisher = distinguisher
         self.details = details  # for `dump_requests?includeRequestDetails=1` (see FlowControl.dump_requests)
@@ -298,7 +298,8 @@ class QueueSet:
         seats = req.seats
         queue = req.queue
         if queue is not None:
-            self._sync(now)
+            if now != self._last:  # `finish` synced at this very reading
+                self._sync(now)
             queue.seats_in_use -= seats
             self._queue_seats -= seats
         self.in_use -= seats
