@@ -16,7 +16,7 @@ from typing import Any, Awaitable, Callable
 class _Deadline:
     __slots__ = ("at", "task", "expired")
 
-    def __init__(self, at: float, task: asyncio.Task):
+    def __init__(self, at: float, task: Any):
         self.at = at
         self.task = task
         self.expired = False
@@ -30,14 +30,18 @@ class Deadlines:
         self.tick = min(1.0, timeout / 10)
         self._live: set[_Deadline] = set()
         self._timer: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def run(self, handler: Callable[[Any], Awaitable[Any]], request: Any) -> Any:
         """`handler(request)`, cancelled once its deadline passed (then TimeoutError, as `asyncio.timeout`)."""
-        d = _Deadline(time.monotonic() + self.timeout, request.task)
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = request.task.get_loop()  # (`request.task` is the connection's)
+        d = _Deadline(time.monotonic() + self.timeout, asyncio.current_task(loop))  # (with the loop: no look-up)
         live = self._live
         live.add(d)
         if self._timer is None:
-            self._timer = d.task.get_loop().call_later(self.tick, self._sweep)
+            self._timer = loop.call_later(self.tick, self._sweep)
         try:
             return await handler(request)
         except asyncio.CancelledError:
@@ -60,7 +64,7 @@ class Deadlines:
             if not d.expired and d.at <= now:
                 d.expired = True
                 d.task.cancel()
-        self._timer = next(iter(self._live)).task.get_loop().call_later(self.tick, self._sweep)
+        self._timer = self._loop.call_later(self.tick, self._sweep)  # type: ignore[union-attr]
 
     def close(self) -> None:
         if self._timer is not None:

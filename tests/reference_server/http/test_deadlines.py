@@ -9,6 +9,7 @@ from conformance.reference_server.http.deadlines import Deadlines
 
 
 class _Request:
+    """aiohttp's request: `task` is the connection's task, which awaits the request's own."""
     def __init__(self) -> None:
         self.task = asyncio.current_task()
 
@@ -86,3 +87,23 @@ def test_a_handler_that_swallows_the_cancellation_is_uncancelled():
         return out, asyncio.current_task().cancelling()
 
     assert _run(main()) == ("swallowed", 0)
+
+
+def test_the_requests_own_task_is_cancelled_not_the_connections():
+    async def main():
+        d = Deadlines(0.1)
+        connection = asyncio.current_task()
+
+        async def handler(request):
+            await asyncio.sleep(5)
+
+        async def request_task(request):
+            with pytest.raises(TimeoutError):
+                await d.run(handler, request)
+            return asyncio.current_task().cancelling()
+
+        request = _Request()
+        inner = await asyncio.ensure_future(request_task(request))
+        return inner, connection.cancelling()
+
+    assert _run(main()) == (0, 0)
