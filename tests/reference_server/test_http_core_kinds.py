@@ -3,8 +3,11 @@ admission plugins' mutations, strategy-set status, required fields refused with 
 from __future__ import annotations
 
 import base64
+import ipaddress
 
 import pytest
+
+from conformance.reference_server.registry.service import SERVICE_CIDR
 
 from .conftest import status_of
 
@@ -85,6 +88,29 @@ def test_service_defaults_and_cluster_ip(http, url, ns):
     assert st["code"] == 422 and st["message"] == (
         f'Service "t" is invalid: spec.clusterIPs: Invalid value: []string{{"{spec["clusterIP"]}"}}: failed to '
         f'allocate IP {spec["clusterIP"]}: provided IP is already allocated')
+
+
+def test_put_of_a_missing_service_creates_it(http, url, ns):
+    """Service's strategy has `AllowCreateOnUpdate`: a PUT of a missing Service is a create (201) with the create's
+    defaults, allocation (`beginCreate` runs on store.go's create-on-update path) and validation."""
+    svc_url = f"{url}/api/v1/namespaces/{ns}/services"
+    r = http.put(f"{svc_url}/made", json={"apiVersion": "v1", "kind": "Service", "metadata": {"name": "made"},
+                                          "spec": {"type": "NodePort", "ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["clusterIPs"] == [spec["clusterIP"]] and ipaddress.ip_address(spec["clusterIP"]) in SERVICE_CIDR
+    assert (spec["ipFamilies"], spec["ipFamilyPolicy"], spec["externalTrafficPolicy"]) == (
+        ["IPv4"], "SingleStack", "Cluster")
+    assert 30000 <= spec["ports"][0]["nodePort"] <= 32767
+    assert spec["ports"][0]["targetPort"] == 80 and r.json()["status"] == {"loadBalancer": {}}
+    assert http.get(f"{svc_url}/made").json()["spec"]["clusterIP"] == spec["clusterIP"]
+    # the create's validation: its required fields and an IP already allocated
+    st = status_of(http.put(f"{svc_url}/bad", json={"metadata": {"name": "bad"}}))
+    assert st["code"] == 422 and st["message"] == 'Service "bad" is invalid: spec.ports: Required value'
+    st = status_of(http.put(f"{svc_url}/dup", json={"metadata": {"name": "dup"}, "spec": {
+        "clusterIP": spec["clusterIP"], "ports": [{"port": 80}]}}))
+    assert st["code"] == 422 and "provided IP is already allocated" in st["message"]
+    assert http.get(f"{svc_url}/dup").status_code == 404
 
 
 def test_service_without_ports_is_invalid(http, url, ns):
