@@ -4,8 +4,9 @@
 //
 // ComputeHash and DeepHashObject are upstream's (pkg/controller/controller_utils.go, pkg/util/hash/hash.go,
 // k8s.io/apimachinery/pkg/util/rand SafeEncodeString), copied. The template is decoded from JSON, then every
-// empty slice and map is made nil: kube-controller-manager reads templates as protobuf (from etcd through
-// kube-apiserver), which has no empty repeated field or map, only an absent one.
+// empty slice and map is made nil and every quantity canonical: kube-controller-manager reads templates as
+// protobuf (from etcd through kube-apiserver), which has no empty repeated field or map, only an absent one,
+// and carries a quantity as its canonical string.
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 
 	"github.com/davecgh/go-spew/spew"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 var printer = spew.ConfigState{
@@ -59,8 +61,20 @@ func SafeEncodeString(s string) string {
 	return string(r)
 }
 
-// protobufShape makes empty slices and maps nil, as a protobuf round trip does.
+var quantityType = reflect.TypeOf(resource.Quantity{})
+
+// stored is what a Quantity is after kube-apiserver stored it: its protobuf Marshal writes String() (the
+// canonical form), its Unmarshal calls ParseQuantity on that.
+func stored(q resource.Quantity) reflect.Value {
+	return reflect.ValueOf(resource.MustParse(q.String()))
+}
+
+// protobufShape makes empty slices and maps nil and quantities canonical, as a protobuf round trip does.
 func protobufShape(v reflect.Value) {
+	if v.Type() == quantityType {
+		v.Set(stored(v.Interface().(resource.Quantity)))
+		return
+	}
 	switch v.Kind() {
 	case reflect.Ptr, reflect.Interface:
 		if !v.IsNil() {
@@ -85,6 +99,11 @@ func protobufShape(v reflect.Value) {
 	case reflect.Map:
 		if v.Len() == 0 && !v.IsNil() {
 			v.Set(reflect.Zero(v.Type()))
+		}
+		if v.Type().Elem() == quantityType {
+			for _, k := range v.MapKeys() {
+				v.SetMapIndex(k, stored(v.MapIndex(k).Interface().(resource.Quantity)))
+			}
 		}
 	}
 }

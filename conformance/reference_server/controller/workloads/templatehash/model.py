@@ -116,24 +116,29 @@ def _quantity(raw: Any) -> Go:
     if raw is None:
         return Go(i=Go(value=0, scale=0), d=Go(Dec=None), s="", Format="")
     try:
-        q = Quantity.parse(raw.strip() if isinstance(raw, str) else raw)
+        q = _capped(Quantity.parse(raw.strip() if isinstance(raw, str) else raw))
     except QuantityError:
         return _quantity(None)
-    text = q.canonical()
+    text = q.canonical()  # what kube-apiserver wrote; the controller parses it again
     fast = int64_amount(text)
     if fast is not None:
         value, scale, kept, fmt = fast
         return Go(i=Go(value=value, scale=scale), d=Go(Dec=None), s=kept, Format=fmt)
+    q = _capped(Quantity.parse(text))
     return Go(i=Go(value=0, scale=0), d=Go(Dec=_inf_dec(q)), s="", Format=q.format)
+
+
+def _capped(q: Quantity) -> Quantity:
+    """`ParseQuantity`'s cap: a BinarySI magnitude above `maxAllowed` (the largest int64) becomes it."""
+    if q.format == "BinarySI" and abs(q.value) > MAX_INT64:
+        return Quantity(Fraction(MAX_INT64 if q.value > 0 else -MAX_INT64), q.format)
+    return q
 
 
 def _inf_dec(q: Quantity) -> Go:
     """`ParseQuantity`'s inf.Dec path for a non-zero value: rounded up (away from zero) to scale 9, as a
     `big.Int` (sign and 64-bit words, least significant first) and the scale."""
-    magnitude = abs(q.value)
-    if q.format == "BinarySI":
-        magnitude = min(magnitude, Fraction(MAX_INT64))  # `maxAllowed`
-    unscaled = math.ceil(magnitude * 10 ** 9)
+    unscaled = math.ceil(abs(q.value) * 10 ** 9)
     words = []
     while unscaled:
         words.append(unscaled & 0xFFFFFFFFFFFFFFFF)

@@ -1,0 +1,78 @@
+"""kube-controller-manager's template hash (controller/workloads/templatehash/): go-spew's `%#v` of the Go
+`v1.PodTemplateSpec`, FNV-32a, the collision count's bytes, safe-encoded.
+
+The expected values in `data/templatehash_cases.json` were computed by upstream's own `ComputeHash` built
+against the 1.33 sources (`tools/templatehash/main.go`, recorded by `tools/templatehash/cases.py`); one is also
+the name every `kubectl create deployment nginx --image=nginx` shows on recent clusters (`nginx-5869d7778c`)."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from conformance.reference_server.controller.workloads import DeploymentController, ReplicaSetController
+from conformance.reference_server.controller.workloads.templatehash import compute_hash, dump, safe_encode
+from conformance.reference_server.controller.workloads.templatehash.model import GoType
+from conformance.reference_server.controller.workloads.templatehash.spew import sprint
+from conformance.reference_server.registry import ListOptions
+
+from .conftest import NS, apps, pods
+
+CASES = json.loads((pathlib.Path(__file__).parent / "data" / "templatehash_cases.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_upstreams_hash(case):
+    assert compute_hash(case["template"], case["collisionCount"]) == case["hash"]
+
+
+def test_a_nil_collision_count_is_not_hashed_but_zero_is():
+    """`if collisionCount != nil`: 0 adds eight zero bytes."""
+    t = {"spec": {"containers": [{"name": "c", "image": "i"}]}}
+    assert len({compute_hash(t), compute_hash(t, 0), compute_hash(t, 1)}) == 3
+
+
+def test_dump_shape():
+    """Types in parentheses, unquoted strings, `<nil>` for nil pointers, slices and maps, map keys sorted, slice
+    elements and map values without their type, a pointer's target after `(*T)`."""
+    out = dump({"metadata": {"labels": {"b": "2", "a": "1"}},
+                "spec": {"containers": [{"name": "c", "image": "i"}], "terminationGracePeriodSeconds": 30}})
+    assert out.startswith("(v1.PodTemplateSpec){ObjectMeta:(v1.ObjectMeta){Name:(string) GenerateName:(string) ")
+    assert "CreationTimestamp:(v1.Time){Time:(time.Time){wall:(uint64)0 ext:(int64)0 loc:(*time.Location)<nil>}}" in out
+    assert "Labels:(map[string]string)map[a:1 b:2] Annotations:(map[string]string)<nil>" in out
+    assert "Containers:([]v1.Container)[{Name:(string)c Image:(string)i Command:([]string)<nil> " in out
+    assert "TerminationGracePeriodSeconds:(*int64)30 ActiveDeadlineSeconds:(*int64)<nil>" in out
+
+
+def test_a_nil_pointer_whose_type_is_ignored_leaves_the_flag_set():
+    """format.go: `formatPtr` returns on a nil pointer with `ignoreNextType` set without clearing it, so the next
+    struct field is printed without its type (no field of a pod template reaches this; the port keeps it)."""
+    i64 = GoType("int64", "int64")
+    ptr = GoType("*int64", "ptr", i64)
+    holder = GoType("main.S", "struct")
+    holder.fields = [("P", GoType("[]*int64", "slice", ptr)), ("N", i64)]
+    holder._json = [("P", "p"), ("N", "n")]
+    assert sprint(holder, {"p": [None, 3], "n": 7}) == "(main.S){P:([]*int64)[<nil> <*>3] N:(int64)7}"
+    assert sprint(holder, {"p": [3, None], "n": 7}) == "(main.S){P:([]*int64)[<*>3 <nil>] N:7}"
+
+
+def test_safe_encode():
+    assert safe_encode("0123456789") == "".join("bcdfghjklmnpqrstvwxz2456789"[b % 27] for b in b"0123456789")
+
+
+def test_the_deployment_controller_names_its_replicaset_with_upstreams_hash(reg):
+    """`kubectl create deployment nginx --image=nginx` (1.33's body, as the registry defaults and stores it):
+    the ReplicaSet is `nginx-5869d7778c`, as on kind, minikube and AKS transcripts of recent releases."""
+    apps(reg, "deployments", "nginx", {
+        "replicas": 1, "selector": {"matchLabels": {"app": "nginx"}}, "strategy": {},
+        "template": {"metadata": {"creationTimestamp": None, "labels": {"app": "nginx"}},
+                     "spec": {"containers": [{"name": "nginx", "image": "nginx", "resources": {}}]}}})
+    DeploymentController(reg).sync(NS, "nginx")
+    [rs] = reg.group("apps", "replicasets").list(NS, ListOptions())["items"]
+    assert rs["metadata"]["name"] == "nginx-5869d7778c"
+    assert rs["metadata"]["labels"]["pod-template-hash"] == "5869d7778c"
+    ReplicaSetController(reg).sync(NS, "nginx-5869d7778c")
+    [pod] = pods(reg)
+    assert pod["metadata"]["name"].startswith("nginx-5869d7778c-")
+    assert pod["metadata"]["labels"] == {"app": "nginx", "pod-template-hash": "5869d7778c"}
