@@ -52,6 +52,31 @@ def test_pod_qos_guaranteed(http, url, ns):
     assert r.status_code == 201 and r.json()["status"]["qosClass"] == "Guaranteed"
 
 
+def test_pod_nested_defaults(http, url, ns):
+    """defaults.go's nested defaults (pods and pod templates alike): probes and their HTTP/gRPC actions, volume
+    sources, `fieldRef.apiVersion`, resource lists rounded up to milli precision."""
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json={"metadata": {"name": "nested"}, "spec": {
+        "volumes": [{"name": "scratch"}, {"name": "s", "secret": {"secretName": "x"}}, {"name": "h", "hostPath": {
+            "path": "/x"}}, {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}}],
+        "containers": [{"name": "c", "image": "nginx:1", "resources": {"requests": {"cpu": "1n"}},
+                        "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+                        "livenessProbe": {"httpGet": {"port": 80}}, "readinessProbe": {"grpc": {"port": 9}},
+                        "lifecycle": {"preStop": {"httpGet": {"port": 80, "path": "/stop"}}}}]}})
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["volumes"] == [
+        {"name": "scratch", "emptyDir": {}}, {"name": "s", "secret": {"secretName": "x", "defaultMode": 420}},
+        {"name": "h", "hostPath": {"path": "/x", "type": ""}},
+        {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 3600}}],
+                                    "defaultMode": 420}}]
+    [c] = spec["containers"]
+    timing = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
+    assert c["livenessProbe"] == {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"}, **timing}
+    assert c["readinessProbe"] == {"grpc": {"port": 9, "service": ""}, **timing}
+    assert c["lifecycle"]["preStop"]["httpGet"] == {"port": 80, "path": "/stop", "scheme": "HTTP"}
+    assert c["env"][0]["valueFrom"]["fieldRef"] == {"fieldPath": "metadata.name", "apiVersion": "v1"}
+    assert c["resources"]["requests"] == {"cpu": "1m"}
+
 @pytest.mark.parametrize("spec, message", [
     ({}, "spec.containers: Required value"),
     (None, "spec.containers: Required value"),

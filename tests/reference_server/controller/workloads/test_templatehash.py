@@ -76,3 +76,33 @@ def test_the_deployment_controller_names_its_replicaset_with_upstreams_hash(reg)
     [pod] = pods(reg)
     assert pod["metadata"]["name"].startswith("nginx-5869d7778c-")
     assert pod["metadata"]["labels"] == {"app": "nginx", "pod-template-hash": "5869d7778c"}
+
+
+API_TEMPLATE = {"metadata": {"labels": {"app": "api"}},
+                "spec": {"volumes": [{"name": "scratch"},
+                                     {"name": "cfg", "configMap": {"name": "api-config"}},
+                                     {"name": "tls", "secret": {"secretName": "api-tls"}}],
+                         "containers": [{"name": "api",
+                                         "image": "example/api:1.2.3",
+                                         "ports": [{"name": "http", "containerPort": 8080}],
+                                         "env": [{"name": "POD_NAME",
+                                                  "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+                                         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"},
+                                                       "limits": {"memory": "256Mi"}},
+                                         "livenessProbe": {"httpGet": {"path": "/healthz", "port": "http"},
+                                                           "initialDelaySeconds": 10},
+                                         "readinessProbe": {"tcpSocket": {"port": 8080}},
+                                         "volumeMounts": [{"name": "scratch", "mountPath": "/tmp"},
+                                                          {"name": "cfg", "mountPath": "/etc/api"},
+                                                          {"name": "tls", "mountPath": "/tls", "readOnly": True}]}]}}
+
+
+def test_the_template_is_hashed_with_upstreams_nested_defaults(reg):
+    """Probes, volume sources, `fieldRef.apiVersion`: the registry defaults the template as kube-apiserver does
+    (registry/podspec_defaults.py), so the hash is the one upstream computes for that stored template (the
+    `stored:deployment-probes-volumes-env` case)."""
+    apps(reg, "deployments", "api", {"selector": {"matchLabels": {"app": "api"}}, "template": API_TEMPLATE})
+    DeploymentController(reg).sync(NS, "api")
+    [rs] = reg.group("apps", "replicasets").list(NS, ListOptions())["items"]
+    want = next(c["hash"] for c in CASES if c["name"] == "stored:deployment-probes-volumes-env")
+    assert rs["metadata"]["name"] == f"api-{want}"
