@@ -11,7 +11,8 @@ import pathlib
 
 import pytest
 
-from conformance.reference_server.controller.workloads import DeploymentController, ReplicaSetController
+from conformance.reference_server.controller.workloads import (DaemonSetController, DeploymentController,
+                                                                ReplicaSetController)
 from conformance.reference_server.controller.workloads.templatehash import compute_hash, dump, safe_encode
 from conformance.reference_server.controller.workloads.templatehash.model import GoType
 from conformance.reference_server.controller.workloads.templatehash.spew import sprint
@@ -106,3 +107,15 @@ def test_the_template_is_hashed_with_upstreams_nested_defaults(reg):
     [rs] = reg.group("apps", "replicasets").list(NS, ListOptions())["items"]
     want = next(c["hash"] for c in CASES if c["name"] == "stored:deployment-probes-volumes-env")
     assert rs["metadata"]["name"] == f"api-{want}"
+
+
+def test_the_daemonset_controller_names_its_revision_with_upstreams_hash(reg):
+    """A DaemonSet's ControllerRevision is `<ds>-<ComputeHash(template, status.collisionCount)>` (daemon/update.go
+    `snapshot`): the same template as `stored:deployment-minimal` gives the same hash."""
+    apps(reg, "daemonsets", "ds", {"selector": {"matchLabels": {"app": "web"}}, "template": {
+        "metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}})
+    DaemonSetController(reg).sync(NS, "ds")
+    [rev] = reg.group("apps", "controllerrevisions").list(NS, ListOptions())["items"]
+    want = next(c["hash"] for c in CASES if c["name"] == "stored:deployment-minimal")
+    assert rev["metadata"]["name"] == f"ds-{want}"
+    assert rev["metadata"]["labels"]["controller-revision-hash"] == want
