@@ -266,12 +266,8 @@ def test_put_that_creates_a_service_is_a_create_review(server, hook, ns):
     """A Service's PUT-create (its strategy has `AllowCreateOnUpdate`) is reviewed as CREATE, and the object the
     webhook mutated is allocated its cluster IP as a POST's would be."""
     cfg = f"putsvc-{ns}"
-    body = {"metadata": {"name": cfg}, "webhooks": [{
-        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}/addlabel-created", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["services"]}],
-        "namespaceSelector": {"matchLabels": {"hooks": ns}}}]}
-    assert requests.post(f"{server.url}{AR}/mutatingwebhookconfigurations", json=body).status_code == 201
+    configure(server, "mutatingwebhookconfigurations", ns, cfg, f"{hook.url}/addlabel-created", hook.ca_bundle,
+              ["services"])
     try:
         r = requests.put(f"{server.url}/api/v1/namespaces/{ns}/services/put-svc?fieldManager=putter", json={
             "apiVersion": "v1", "kind": "Service", "metadata": {"name": "put-svc"}, "spec": {"ports": [{"port": 80}]}})
@@ -283,7 +279,7 @@ def test_put_that_creates_a_service_is_a_create_review(server, hook, ns):
         assert made[0]["options"] == {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1",
                                       "fieldManager": "putter"}
     finally:
-        requests.delete(f"{server.url}{AR}/mutatingwebhookconfigurations/{cfg}")
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
 
 
 def test_put_that_creates_needs_create_permission(tmp_path):
