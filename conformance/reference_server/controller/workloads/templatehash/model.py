@@ -7,8 +7,9 @@ The struct layouts come from `data/podtemplate_types.json`, generated from k8s.i
 object as kube-apiserver stored it, read back as protobuf, so an empty list or map is nil (protobuf has no empty
 repeated field), a pointer is non-nil exactly when the JSON has the field, and JSON fields the struct lacks are
 dropped. Four types decode from JSON by their own rules, modelled here from their `Unmarshal` methods:
-- `resource.Quantity`: the canonical string kube-apiserver wrote, parsed by `ParseQuantity` (int64 fast path:
-  `i`, the kept string `s`, `Format`; otherwise an `*inf.Dec` rounded up to scale 9, `quantity.go`);
+- `resource.Quantity`: the canonical string kube-apiserver wrote (`"0"` for an absent one: the field is not a
+  pointer), parsed by `ParseQuantity` (int64 fast path: `i`, the kept string `s`, `Format`; otherwise an
+  `*inf.Dec` rounded up to scale 9, `quantity.go`);
 - `intstr.IntOrString`: `Type` 0 with `IntVal`, or 1 with `StrVal` (`intstr.go`);
 - `metav1.Time` and its `time.Time` (`wall`, `ext`, `loc`): zero for an absent or null timestamp. A set one is
   `time.Unix(...).Local()` upstream, whose `*time.Location` depends on the controller's time zone data; it is
@@ -112,13 +113,12 @@ class Model:
 
 # ---- the types whose JSON is not their fields -------------------------------------------------------------
 def _quantity(raw: Any) -> Go:
-    """`Quantity.UnmarshalJSON`/`Unmarshal` of the canonical string kube-apiserver stored."""
-    if raw is None:
-        return Go(i=Go(value=0, scale=0), d=Go(Dec=None), s="", Format="")
+    """`Quantity.Unmarshal` of the canonical string kube-apiserver stored. An absent (zero) quantity is stored
+    too, as `"0"` (its field is not a pointer, and protobuf writes `String()`)."""
     try:
-        q = _capped(Quantity.parse(raw.strip() if isinstance(raw, str) else raw))
+        q = _capped(Quantity.parse(raw.strip() if isinstance(raw, str) else "0" if raw is None else raw))
     except QuantityError:
-        return _quantity(None)
+        q = Quantity.parse("0")
     text = q.canonical()  # what kube-apiserver wrote; the controller parses it again
     fast = int64_amount(text)
     if fast is not None:

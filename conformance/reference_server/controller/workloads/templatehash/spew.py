@@ -27,7 +27,7 @@ class Formatter:
         return "".join(self.out)
 
     def format(self, t: GoType, v: Value) -> None:
-        if t.decoder is not None and v is not None and not isinstance(v, Go):
+        if t.decoder is not None and not isinstance(v, Go):  # an absent value too (a pointer's nil is above)
             v = t.decoder(v)
         kind = t.kind
         if kind == "ptr":
