@@ -3,11 +3,13 @@
 
 The expected values in `data/templatehash_cases.json` were computed by upstream's own `ComputeHash` built
 against the 1.33 sources (`tools/templatehash/main.go`, recorded by `tools/templatehash/cases.py`); one is also
-the name every `kubectl create deployment nginx --image=nginx` shows on recent clusters (`nginx-5869d7778c`)."""
+the name every `kubectl create deployment nginx --image=nginx` shows on recent clusters (`nginx-5869d7778c`), and
+three more such names are checked through the Deployment controller (`REAL_WORLD`)."""
 from __future__ import annotations
 
 import json
 import pathlib
+from typing import Any
 
 import pytest
 
@@ -62,21 +64,43 @@ def test_safe_encode():
     assert safe_encode("0123456789") == "".join("bcdfghjklmnpqrstvwxz2456789"[b % 27] for b in b"0123456789")
 
 
-def test_the_deployment_controller_names_its_replicaset_with_upstreams_hash(reg):
-    """`kubectl create deployment nginx --image=nginx` (1.33's body, as the registry defaults and stores it):
-    the ReplicaSet is `nginx-5869d7778c`, as on kind, minikube and AKS transcripts of recent releases."""
-    apps(reg, "deployments", "nginx", {
-        "replicas": 1, "selector": {"matchLabels": {"app": "nginx"}}, "strategy": {},
-        "template": {"metadata": {"creationTimestamp": None, "labels": {"app": "nginx"}},
-                     "spec": {"containers": [{"name": "nginx", "image": "nginx", "resources": {}}]}}})
-    DeploymentController(reg).sync(NS, "nginx")
+def _kubectl_create(labels: dict[str, str], container: dict[str, Any]) -> dict[str, Any]:
+    """The template `kubectl create deployment` (1.33) sends."""
+    return {"metadata": {"creationTimestamp": None, "labels": labels},
+            "spec": {"containers": [{**container, "resources": {}}]}}
+
+
+# (Deployment, its template as the client sent it, the ReplicaSet a real cluster names): public transcripts of
+# kind, minikube and AKS clusters of recent releases
+REAL_WORLD = [
+    ("nginx", _kubectl_create({"app": "nginx"}, {"name": "nginx", "image": "nginx"}),  # create deployment nginx
+     "nginx-5869d7778c"),
+    ("nginx", _kubectl_create({"app": "nginx"}, {"name": "nginx", "image": "nginx", "ports": [{"containerPort": 80}]}),
+     "nginx-86c57bc6b8"),  # ... --port=80
+    ("hello-node", _kubectl_create({"app": "hello-node"}, {  # the minikube tutorial's
+        "name": "agnhost", "image": "registry.k8s.io/e2e-test-images/agnhost:2.39",
+        "command": ["/agnhost", "netexec", "--http-port=8080"]}), "hello-node-c74958b5d"),
+    ("nginx-deployment", {"metadata": {"labels": {"app": "nginx"}}, "spec": {"containers": [  # the docs' example
+        {"name": "nginx", "image": "nginx:1.14.2", "ports": [{"containerPort": 80}]}]}},
+     "nginx-deployment-647677fc66"),
+]
+
+
+@pytest.mark.parametrize("name,tmpl,rs_name", REAL_WORLD, ids=[r[2] for r in REAL_WORLD])
+def test_the_deployment_controller_names_its_replicaset_as_real_clusters_do(reg, name, tmpl, rs_name):
+    """The registry defaults the template as kube-apiserver does and the controller hashes it as
+    kube-controller-manager does: the ReplicaSet has the name real clusters give it, its pods the hash label."""
+    apps(reg, "deployments", name, {"replicas": 1, "selector": {"matchLabels": tmpl["metadata"]["labels"]},
+                                    "template": tmpl})
+    DeploymentController(reg).sync(NS, name)
     [rs] = reg.group("apps", "replicasets").list(NS, ListOptions())["items"]
-    assert rs["metadata"]["name"] == "nginx-5869d7778c"
-    assert rs["metadata"]["labels"]["pod-template-hash"] == "5869d7778c"
-    ReplicaSetController(reg).sync(NS, "nginx-5869d7778c")
+    assert rs["metadata"]["name"] == rs_name
+    hash_ = rs_name.rsplit("-", 1)[1]
+    assert rs["metadata"]["labels"]["pod-template-hash"] == hash_
+    ReplicaSetController(reg).sync(NS, rs_name)
     [pod] = pods(reg)
-    assert pod["metadata"]["name"].startswith("nginx-5869d7778c-")
-    assert pod["metadata"]["labels"] == {"app": "nginx", "pod-template-hash": "5869d7778c"}
+    assert pod["metadata"]["name"].startswith(rs_name + "-")
+    assert pod["metadata"]["labels"] == {**tmpl["metadata"]["labels"], "pod-template-hash": hash_}
 
 
 API_TEMPLATE = {"metadata": {"labels": {"app": "api"}},
