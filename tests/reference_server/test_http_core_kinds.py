@@ -57,7 +57,9 @@ def test_pod_nested_defaults(http, url, ns):
     sources, `fieldRef.apiVersion`, resource lists rounded up to milli precision."""
     r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json={"metadata": {"name": "nested"}, "spec": {
         "volumes": [{"name": "scratch"}, {"name": "s", "secret": {"secretName": "x"}}, {"name": "h", "hostPath": {
-            "path": "/x"}}, {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}}],
+            "path": "/x"}}, {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}},
+            {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"],
+                                                                         "resources": {"requests": {"storage": "1n"}}}}}}],
         "containers": [{"name": "c", "image": "nginx:1", "resources": {"requests": {"cpu": "1n"}},
                         "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
                         "livenessProbe": {"httpGet": {"port": 80}}, "readinessProbe": {"grpc": {"port": 9}},
@@ -68,7 +70,9 @@ def test_pod_nested_defaults(http, url, ns):
         {"name": "scratch", "emptyDir": {}}, {"name": "s", "secret": {"secretName": "x", "defaultMode": 420}},
         {"name": "h", "hostPath": {"path": "/x", "type": ""}},
         {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 3600}}],
-                                    "defaultMode": 420}}]
+                                    "defaultMode": 420}},
+        {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1m"}}, "volumeMode": "Filesystem"}}}}]
     [c] = spec["containers"]
     timing = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
     assert c["livenessProbe"] == {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"}, **timing}

@@ -2,8 +2,8 @@
 (`pkg/apis/core/v1/defaults.go`, wired by `zz_generated.defaults.go`'s `SetObjectDefaults_*` for every object
 that holds a PodSpec): probes and their HTTP/gRPC actions, lifecycle hooks, `fieldRef.apiVersion`, volume
 sources (an empty source becomes `emptyDir`, file modes 0644, `hostPath.type` "", token expiry one hour, the
-ISCSI/RBD/AzureDisk/ScaleIO fields, an ephemeral claim's `volumeMode`) and resource lists rounded up to milli
-precision (`SetDefaults_ResourceList`).
+ISCSI/RBD/AzureDisk/ScaleIO fields, an ephemeral claim's `volumeMode`) and every resource list rounded up to
+milli precision (`SetDefaults_ResourceList`, which defaulter-gen applies to each `ResourceList` field).
 
 A workload's template is hashed with these in place (`controller.ComputeHash`, controller/workloads/templatehash),
 so a template defaulted differently would get another `pod-template-hash` than on a real cluster.
@@ -126,8 +126,12 @@ def volume(v: Any) -> None:
         if (token := _dict(source.get("serviceAccountToken"))) is not None and token.get("expirationSeconds") is None:
             token["expirationSeconds"] = 3600
     claim = _dict((_dict(v.get("ephemeral")) or {}).get("volumeClaimTemplate"))
-    if claim is not None and (spec := _dict(claim.get("spec"))) is not None and spec.get("volumeMode") is None:
-        spec["volumeMode"] = "Filesystem"  # SetDefaults_PersistentVolumeClaimSpec
+    if claim is not None and (spec := _dict(claim.get("spec"))) is not None:
+        if spec.get("volumeMode") is None:
+            spec["volumeMode"] = "Filesystem"  # SetDefaults_PersistentVolumeClaimSpec
+        if (res := _dict(spec.get("resources"))) is not None:
+            resource_list(res.get("limits"))
+            resource_list(res.get("requests"))
 
 
 def nested(spec: dict[str, Any]) -> None:
