@@ -58,8 +58,8 @@ def test_pod_nested_defaults(http, url, ns):
     r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json={"metadata": {"name": "nested"}, "spec": {
         "volumes": [{"name": "scratch"}, {"name": "s", "secret": {"secretName": "x"}}, {"name": "h", "hostPath": {
             "path": "/x"}}, {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}},
-            {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"],
-                                                                         "resources": {"requests": {"storage": "1n"}}}}}}],
+            {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
+                "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1n"}}}}}}],
         "containers": [{"name": "c", "image": "nginx:1", "resources": {"requests": {"cpu": "1n"}},
                         "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
                         "livenessProbe": {"httpGet": {"port": 80}}, "readinessProbe": {"grpc": {"port": 9}},
@@ -72,7 +72,8 @@ def test_pod_nested_defaults(http, url, ns):
         {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 3600}}],
                                     "defaultMode": 420}},
         {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
-            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1m"}}, "volumeMode": "Filesystem"}}}}]
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1m"}},
+            "volumeMode": "Filesystem"}}}}]
     [c] = spec["containers"]
     timing = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
     assert c["livenessProbe"] == {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"}, **timing}
