@@ -20,7 +20,7 @@ from conformance.reference_server.controller.workloads.templatehash.model import
 from conformance.reference_server.controller.workloads.templatehash.spew import sprint
 from conformance.reference_server.registry import ListOptions
 
-from .conftest import NS, apps, pods
+from .conftest import NS, apps, get, pods
 
 CASES = json.loads((pathlib.Path(__file__).parent / "data" / "templatehash_cases.json").read_text(encoding="utf-8"))
 
@@ -143,3 +143,20 @@ def test_the_daemonset_controller_names_its_revision_with_upstreams_hash(reg):
     want = next(c["hash"] for c in CASES if c["name"] == "stored:deployment-minimal")
     assert rev["metadata"]["name"] == f"ds-{want}"
     assert rev["metadata"]["labels"]["controller-revision-hash"] == want
+
+
+def test_a_name_collision_bumps_the_count_and_the_next_hash_is_upstreams(reg):
+    """sync.go `getNewReplicaSet`: the name `<deploy>-<hash>` taken by another ReplicaSet makes
+    `status.collisionCount` 1, and the next sync's ReplicaSet is named with `ComputeHash(template, &1)`."""
+    minimal = {c["name"]: c["hash"] for c in CASES}
+    taken = f"web-{minimal['stored:deployment-minimal']}"
+    apps(reg, "replicasets", taken, {"replicas": 0, "selector": {"matchLabels": {"other": "x"}}, "template": {
+        "metadata": {"labels": {"other": "x"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}})
+    apps(reg, "deployments", "web", {"selector": {"matchLabels": {"app": "web"}}, "template": {
+        "metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}})
+    d = DeploymentController(reg)
+    d.sync(NS, "web")
+    assert get(reg, "deployments", "web")["status"]["collisionCount"] == 1
+    d.sync(NS, "web")
+    names = {rs["metadata"]["name"] for rs in reg.group("apps", "replicasets").list(NS, ListOptions())["items"]}
+    assert names == {taken, f"web-{minimal['stored:deployment-minimal collision 1']}"}
