@@ -184,3 +184,58 @@ def parse_error(text: str) -> str | None:
         if pos < end:
             return FORMAT_WRONG
     return None if _suffix_ok(text[start:]) else SUFFIX_WRONG
+
+
+def int64_amount(text: str) -> tuple[int, int, str, str] | None:
+    """`ParseQuantity`'s int64 path: (value, scale, the kept string or "", format), or None for the inf.Dec one:
+    the fields of the `resource.Quantity` it returns (`i.value`, `i.scale`, the cached `s`, `Format`)."""
+    if text == "0":
+        return 0, 0, "0", "DecimalSI"
+    i, positive = 0, True
+    if text[:1] in "+-":
+        positive, i = text[0] == "+", 1
+    while i < len(text) and text[i] == "0":
+        i += 1
+    j = i
+    while j < len(text) and text[j].isdigit() and text[j].isascii():
+        j += 1
+    num, denom = text[i:j] or "0", ""
+    if j < len(text) and text[j] == ".":
+        k = j + 1
+        while k < len(text) and text[k].isdigit() and text[k].isascii():
+            k += 1
+        denom, j = text[j + 1:k], k
+    suffix = text[j:]
+    if suffix in _DEC:
+        fmt, exponent = "DecimalSI", _DEC[suffix]
+    elif suffix in _BIN:
+        fmt, exponent = "BinarySI", _BIN[suffix]
+    elif suffix[:1] in ("e", "E") and suffix[1:].lstrip("+-").isdigit():
+        fmt, exponent = "DecimalExponent", int(suffix[1:])
+    else:
+        return None
+    mantissa = 1
+    if fmt == "BinarySI":
+        if denom:
+            return None
+        mantissa = 1 << exponent
+        precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+        scale = 0
+    else:
+        precision = 18 - (len(num) + len(denom))
+        scale = exponent
+    if precision < 0:
+        return None
+    scale -= len(denom)
+    if scale < -9:
+        return None
+    shifted = num + denom
+    value = int(shifted) * mantissa
+    if value > MAX_INT64:
+        return None
+    result = value if positive else -value
+    if fmt == "BinarySI":
+        keep = exponent % 10 == 0 and int(shifted) & 0x07 != 0
+    else:
+        keep = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+    return result, scale, text if keep else "", fmt

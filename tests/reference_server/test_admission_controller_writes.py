@@ -262,6 +262,26 @@ def test_put_that_creates_is_a_create_review(server, hook, ns):
     assert r.status_code == 404, r.text
 
 
+def test_put_that_creates_a_service_is_a_create_review(server, hook, ns):
+    """A Service's PUT-create (its strategy has `AllowCreateOnUpdate`) is reviewed as CREATE, and the object the
+    webhook mutated is allocated its cluster IP as a POST's would be."""
+    cfg = f"putsvc-{ns}"
+    configure(server, "mutatingwebhookconfigurations", ns, cfg, f"{hook.url}/addlabel-created", hook.ca_bundle,
+              ["services"])
+    try:
+        r = requests.put(f"{server.url}/api/v1/namespaces/{ns}/services/put-svc?fieldManager=putter", json={
+            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "put-svc"}, "spec": {"ports": [{"port": 80}]}})
+        assert r.status_code == 201, r.text
+        assert r.json()["metadata"]["labels"] == {"created": "yes"}
+        assert r.json()["spec"]["clusterIPs"] == [r.json()["spec"]["clusterIP"]]
+        made = [x for x in reviews(hook, ns) if x["resource"]["resource"] == "services"]
+        assert [(x["operation"], x["name"]) for x in made] == [("CREATE", "put-svc")]
+        assert made[0]["options"] == {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1",
+                                      "fieldManager": "putter"}
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
 def test_put_that_creates_needs_create_permission(tmp_path):
     """update.go `withAuthorization`: a PUT that would create is also authorized as `create`."""
     from conformance.reference_server.embedded import start_embedded

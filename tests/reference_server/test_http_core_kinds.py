@@ -3,8 +3,11 @@ admission plugins' mutations, strategy-set status, required fields refused with 
 from __future__ import annotations
 
 import base64
+import ipaddress
 
 import pytest
+
+from conformance.reference_server.registry.service import SERVICE_CIDR
 
 from .conftest import status_of
 
@@ -49,6 +52,36 @@ def test_pod_qos_guaranteed(http, url, ns):
     assert r.status_code == 201 and r.json()["status"]["qosClass"] == "Guaranteed"
 
 
+def test_pod_nested_defaults(http, url, ns):
+    """defaults.go's nested defaults (pods and pod templates alike): probes and their HTTP/gRPC actions, volume
+    sources, `fieldRef.apiVersion`, resource lists rounded up to milli precision."""
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json={"metadata": {"name": "nested"}, "spec": {
+        "volumes": [{"name": "scratch"}, {"name": "s", "secret": {"secretName": "x"}}, {"name": "h", "hostPath": {
+            "path": "/x"}}, {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}},
+            {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
+                "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1n"}}}}}}],
+        "containers": [{"name": "c", "image": "nginx:1", "resources": {"requests": {"cpu": "1n"}},
+                        "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+                        "livenessProbe": {"httpGet": {"port": 80}}, "readinessProbe": {"grpc": {"port": 9}},
+                        "lifecycle": {"preStop": {"httpGet": {"port": 80, "path": "/stop"}}}}]}})
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["volumes"] == [
+        {"name": "scratch", "emptyDir": {}}, {"name": "s", "secret": {"secretName": "x", "defaultMode": 420}},
+        {"name": "h", "hostPath": {"path": "/x", "type": ""}},
+        {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 3600}}],
+                                    "defaultMode": 420}},
+        {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1m"}},
+            "volumeMode": "Filesystem"}}}}]
+    [c] = spec["containers"]
+    timing = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
+    assert c["livenessProbe"] == {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"}, **timing}
+    assert c["readinessProbe"] == {"grpc": {"port": 9, "service": ""}, **timing}
+    assert c["lifecycle"]["preStop"]["httpGet"] == {"port": 80, "path": "/stop", "scheme": "HTTP"}
+    assert c["env"][0]["valueFrom"]["fieldRef"] == {"fieldPath": "metadata.name", "apiVersion": "v1"}
+    assert c["resources"]["requests"] == {"cpu": "1m"}
+
 @pytest.mark.parametrize("spec, message", [
     ({}, "spec.containers: Required value"),
     (None, "spec.containers: Required value"),
@@ -85,6 +118,29 @@ def test_service_defaults_and_cluster_ip(http, url, ns):
     assert st["code"] == 422 and st["message"] == (
         f'Service "t" is invalid: spec.clusterIPs: Invalid value: []string{{"{spec["clusterIP"]}"}}: failed to '
         f'allocate IP {spec["clusterIP"]}: provided IP is already allocated')
+
+
+def test_put_of_a_missing_service_creates_it(http, url, ns):
+    """Service's strategy has `AllowCreateOnUpdate`: a PUT of a missing Service is a create (201) with the create's
+    defaults, allocation (`beginCreate` runs on store.go's create-on-update path) and validation."""
+    svc_url = f"{url}/api/v1/namespaces/{ns}/services"
+    r = http.put(f"{svc_url}/made", json={"apiVersion": "v1", "kind": "Service", "metadata": {"name": "made"},
+                                          "spec": {"type": "NodePort", "ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["clusterIPs"] == [spec["clusterIP"]] and ipaddress.ip_address(spec["clusterIP"]) in SERVICE_CIDR
+    assert (spec["ipFamilies"], spec["ipFamilyPolicy"], spec["externalTrafficPolicy"]) == (
+        ["IPv4"], "SingleStack", "Cluster")
+    assert 30000 <= spec["ports"][0]["nodePort"] <= 32767
+    assert spec["ports"][0]["targetPort"] == 80 and r.json()["status"] == {"loadBalancer": {}}
+    assert http.get(f"{svc_url}/made").json()["spec"]["clusterIP"] == spec["clusterIP"]
+    # the create's validation: its required fields and an IP already allocated
+    st = status_of(http.put(f"{svc_url}/bad", json={"metadata": {"name": "bad"}}))
+    assert st["code"] == 422 and st["message"] == 'Service "bad" is invalid: spec.ports: Required value'
+    st = status_of(http.put(f"{svc_url}/dup", json={"metadata": {"name": "dup"}, "spec": {
+        "clusterIP": spec["clusterIP"], "ports": [{"port": 80}]}}))
+    assert st["code"] == 422 and "provided IP is already allocated" in st["message"]
+    assert http.get(f"{svc_url}/dup").status_code == 404
 
 
 def test_service_without_ports_is_invalid(http, url, ns):

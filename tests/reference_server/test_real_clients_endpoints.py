@@ -1,6 +1,7 @@
 """kubectl 1.33 and the official Python client on core/v1 Endpoints and on the Endpoints/EndpointSlice controllers:
 `kubectl get endpoints` (with 1.33's deprecation warning), `kubectl get endpointslices`, the Endpoints line of
-`kubectl describe svc` (read from the EndpointSlices), the typed `CoreV1Api`/`DiscoveryV1Api` and `watch`."""
+`kubectl describe svc` (read from the EndpointSlices), the typed `CoreV1Api`/`DiscoveryV1Api` and `watch`; the
+client's PUT (`replace_namespaced_service`) that creates a Service."""
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -94,3 +95,23 @@ def test_official_client_reads_endpoints_and_slices(api: Any, names: Any) -> Non
                 addresses=[client.V1EndpointAddress(ip="0.0.0.0")], ports=[client.CoreV1EndpointPort(port=9000)])]))
     assert err.value.status == 422 and "may not be unspecified (0.0.0.0)" in err.value.body
     assert sorted(e.metadata.name for e in core.list_namespaced_endpoints(ns).items) == ["manual", "web"]
+
+
+def test_client_replace_of_a_missing_service_creates_it(kube: Kube, api: Any, names: Any) -> None:
+    """`CoreV1Api.replace_namespaced_service` on a name that does not exist: 201 with an allocated cluster IP (the
+    Service strategy's `AllowCreateOnUpdate`), which `kubectl get svc` then shows."""
+    from kubernetes import client
+
+    core = client.CoreV1Api(api)
+    ns = names("kput")
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=ns)))
+    body = client.V1Service(metadata=client.V1ObjectMeta(name="web"),
+                            spec=client.V1ServiceSpec(ports=[client.V1ServicePort(port=80)]))
+    svc, code, _ = core.replace_namespaced_service_with_http_info("web", ns, body)
+    assert code == 201
+    assert svc.spec.cluster_ip and svc.spec.cluster_ips == [svc.spec.cluster_ip]
+    assert (svc.spec.type, svc.spec.ip_families, svc.spec.ports[0].target_port) == ("ClusterIP", ["IPv4"], 80)
+    header, rows = table(kube.ok("get", "svc", "web", "-n", ns))
+    assert header[:3] == ["NAME", "TYPE", "CLUSTER-IP"] and rows[0][:3] == ["web", "ClusterIP", svc.spec.cluster_ip]
+    again, code, _ = core.replace_namespaced_service_with_http_info("web", ns, svc)
+    assert code == 200 and again.spec.cluster_ip == svc.spec.cluster_ip

@@ -81,6 +81,16 @@ def test_kubectl_create_deployment_get_all_rollout_status_and_scale(kube: Kube, 
     assert rows[0][:4] == ["x", "0/3", "3", "0"]
 
 
+def test_kubectl_create_deployment_nginx_has_upstreams_replicaset_name(kube: Kube, ns: str, client: Any) -> None:
+    """The `pod-template-hash` is kube-controller-manager's (go-spew's dump of the defaulted template): the
+    ReplicaSet of `kubectl create deployment nginx --image=nginx` is `nginx-5869d7778c`, as on real clusters."""
+    from kubernetes import client as k
+    assert kube.ok("create", "deployment", "nginx", "--image=nginx", "-n", ns) == "deployment.apps/nginx created\n"
+    [rs] = watch_until(k.AppsV1Api(client).list_namespaced_replica_set, "the ReplicaSet", lambda rs: len(rs) == 1,
+                       namespace=ns)
+    assert rs.metadata.name == "nginx-5869d7778c" and rs.metadata.labels["pod-template-hash"] == "5869d7778c"
+
+
 def test_python_client_job_and_statefulset(served: Kube, ns: str, client: Any) -> None:
     from kubernetes import client as k
     batch, apps, core = k.BatchV1Api(client), k.AppsV1Api(client), k.CoreV1Api(client)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
+from . import podspec_defaults
 from .pod_update import validate_pod_spec_update
 from .strategy import Strategy
 from .validation import is_dns1123_label
@@ -43,7 +44,8 @@ def _default_container(c: Any) -> None:
 
 
 def default_pod_spec(spec: dict[str, Any]) -> None:
-    """`SetDefaults_PodSpec` + `SetDefaults_Container` (also used for the workload kinds' pod templates)."""
+    """`SetDefaults_PodSpec` + `SetDefaults_Container` and the nested defaults (`podspec_defaults.py`), also used
+    for the workload kinds' pod templates."""
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
@@ -53,6 +55,7 @@ def default_pod_spec(spec: dict[str, Any]) -> None:
     for key in ("initContainers", "containers"):
         for c in as_list(spec.get(key)):
             _default_container(c)
+    podspec_defaults.nested(spec)
 
 
 def validate_pod_spec(spec: Any, path: str) -> list[FieldError]:

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid
-from ..quantity import Quantity, QuantityError
+from ..quantity import Quantity, QuantityError, int64_amount
 from .strategy import Strategy
 from .validation import is_qualified_name
 from .shapes import as_dict
@@ -41,9 +41,6 @@ STANDARD_QUOTA_RESOURCES = frozenset({
 INTEGER_RESOURCES = frozenset({
     "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
     "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"})
-_DEC_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BIN_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_INT64 = 2**63 - 1
 
 
 def _huge_pages(name: str) -> bool:
@@ -80,64 +77,10 @@ def _text(raw: Any) -> str:
     return json.dumps(raw)
 
 
-def _fast_path(text: str) -> tuple[int, int, str, str] | None:
-    """`ParseQuantity`'s int64 path: (value, scale, the kept string or "", format), or None for the inf.Dec one."""
-    if text == "0":
-        return 0, 0, "0", "DecimalSI"
-    i, positive = 0, True
-    if text[:1] in "+-":
-        positive, i = text[0] == "+", 1
-    while i < len(text) and text[i] == "0":
-        i += 1
-    j = i
-    while j < len(text) and text[j].isdigit() and text[j].isascii():
-        j += 1
-    num, denom = text[i:j] or "0", ""
-    if j < len(text) and text[j] == ".":
-        k = j + 1
-        while k < len(text) and text[k].isdigit() and text[k].isascii():
-            k += 1
-        denom, j = text[j + 1:k], k
-    suffix = text[j:]
-    if suffix in _DEC_SUFFIXES:
-        fmt, exponent = "DecimalSI", _DEC_SUFFIXES[suffix]
-    elif suffix in _BIN_SUFFIXES:
-        fmt, exponent = "BinarySI", _BIN_SUFFIXES[suffix]
-    elif suffix[:1] in ("e", "E") and suffix[1:].lstrip("+-").isdigit():
-        fmt, exponent = "DecimalExponent", int(suffix[1:])
-    else:
-        return None
-    mantissa = 1
-    if fmt == "BinarySI":
-        if denom:
-            return None
-        mantissa = 1 << exponent
-        precision = 15 - len(num) - int(exponent * 3 / 10) - 1
-        scale = 0
-    else:
-        precision = 18 - (len(num) + len(denom))
-        scale = exponent
-    if precision < 0:
-        return None
-    scale -= len(denom)
-    if scale < -9:
-        return None
-    shifted = num + denom
-    value = int(shifted) * mantissa
-    if value > _INT64:
-        return None
-    result = value if positive else -value
-    if fmt == "BinarySI":
-        keep = exponent % 10 == 0 and int(shifted) & 0x07 != 0
-    else:
-        keep = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
-    return result, scale, text if keep else "", fmt
-
-
 def go_struct(raw: Any) -> str:
     """`%#v` of the parsed `resource.Quantity` (the inf.Dec form shows a pointer, whose address upstream's
     message carries and no one can reproduce)."""
-    fast = _fast_path(_text(raw))
+    fast = int64_amount(_text(raw))
     if fast is None:
         return ('resource.Quantity{i:resource.int64Amount{value:0, scale:0}, '
                 'd:resource.infDecAmount{Dec:(*inf.Dec)(0xc000000000)}, s:"", Format:"DecimalSI"}')
@@ -154,7 +97,7 @@ def quantity_errors(name: str, raw: Any, path: str) -> list[FieldError]:
         return []
     errs = []
     if q.value < 0:
-        fast = _fast_path(_text(raw))
+        fast = int64_amount(_text(raw))
         errs.append(field_invalid(path, fast[2] if fast and fast[2] else q.canonical(), NEGATIVE))
     if is_integer_resource(name) and q.milli_value() % 1000 != 0:
         errs.append(FieldError("FieldValueInvalid", path, f"Invalid value: {go_struct(raw)}: {NOT_INTEGER}"))

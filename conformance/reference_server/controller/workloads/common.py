@@ -1,6 +1,7 @@
 """What the workload controllers share (`pkg/controller/controller_utils.go`, `controller_ref_manager.go`):
 a controller watching its own kind and the pods (or ReplicaSets) it owns, pods made from a template through
-the registry with admission applied, controller references, the template hash and status writes.
+the registry with admission applied, controller references and status writes (the template hash:
+`templatehash/`).
 
 Every write goes through the registry as a client's would (field manager `kube-controller-manager`), with the
 server's admission chain on creates: a namespace being terminated refuses the write with the cause
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import datetime as _dt
-import json
 import logging
 from typing import Any, Callable, Iterable
 
@@ -30,7 +30,6 @@ log = logging.getLogger("nsconform.reference_server.controller")
 KCM = "kube-controller-manager"
 SYNC_CREATES = 64  # creations one sync makes before it lets the loop run (requeued at once for the rest)
 NAMESPACE_TERMINATING = "NamespaceTerminating"
-SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand
 Key = tuple[str, str]
 
 
@@ -40,24 +39,6 @@ class Requeue(Exception):
     def __init__(self, delay: float):
         super().__init__(delay)
         self.delay = delay
-
-
-def safe_encode(s: str) -> str:
-    """`rand.SafeEncodeString`: no vowels, no look-alike characters (bad words cannot appear)."""
-    return "".join(SAFE_ALPHANUMS[b % len(SAFE_ALPHANUMS)] for b in s.encode())
-
-
-def compute_hash(template: dict[str, Any], collision_count: int | None = None) -> str:
-    """`controller.ComputeHash`: FNV-1a 32 of the template (and the collision count), safe-encoded. Upstream
-    hashes Go's printed struct, which no client can reproduce; the shape (digits of a uint32, safe-encoded)
-    is the same."""
-    data = json.dumps(template, sort_keys=True, separators=(",", ":"))
-    if collision_count:
-        data += str(collision_count)
-    h = 0x811C9DC5
-    for b in data.encode():
-        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return safe_encode(str(h))
 
 
 def owner_reference(owner: dict[str, Any]) -> dict[str, Any]:
@@ -463,7 +444,7 @@ def counts(items: Iterable[dict[str, Any]], pred: Callable[[dict[str, Any]], boo
     return sum(1 for i in items if pred(i))
 
 
-__all__ = ["KCM", "Requeue", "WorkloadController", "compute_hash", "controller_of", "is_active",
+__all__ = ["KCM", "Requeue", "WorkloadController", "controller_of", "is_active",
            "is_terminating_refusal", "owner_reference", "pod_from_template", "set_condition", "slow_start", "now"]
 
 

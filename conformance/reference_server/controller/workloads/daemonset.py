@@ -35,8 +35,9 @@ from typing import Any
 from ... import apierrors as E
 from ...registry import ListOptions
 from ...registry.workloads import TEMPLATE_GENERATION
-from .common import KCM, WorkloadController, compute_hash, owner_reference, parse_time, utcnow
+from .common import KCM, WorkloadController, owner_reference, parse_time, utcnow
 from .history import History, go_json, sort_revisions, template_patch
+from .templatehash import compute_hash
 
 UNIQUE_LABEL = "controller-revision-hash"  # apps.DefaultDaemonSetUniqueLabelKey
 

@@ -33,8 +33,9 @@ from ... import apierrors as E
 from ...registry import DeleteOptions
 from ..events import NORMAL, WARNING
 from . import proportional
-from .common import (KCM, WorkloadController, compute_hash, is_terminating_refusal, now, owner_reference, parse_time,
+from .common import (KCM, WorkloadController, is_terminating_refusal, now, owner_reference, parse_time,
                      set_condition, utcnow)
+from .templatehash import compute_hash
 
 HASH_LABEL = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
@@ -224,7 +225,7 @@ class DeploymentController(WorkloadController):
             return new
         if not create:
             return None
-        collisions = int((d.get("status") or {}).get("collisionCount") or 0)
+        collisions = (d.get("status") or {}).get("collisionCount")  # None: a nil pointer, not hashed
         template = copy.deepcopy(d["spec"]["template"])
         h = compute_hash(template, collisions)
         tmeta = template.setdefault("metadata", {})
@@ -256,7 +257,7 @@ class DeploymentController(WorkloadController):
             if exc.code != 409:
                 raise
             # `name` taken by another template: count the collision and try another hash on the next sync
-            status["collisionCount"] = collisions + 1
+            status["collisionCount"] = int(collisions or 0) + 1
             self.write_status(d, status)
             return None
         if replicas > 0:

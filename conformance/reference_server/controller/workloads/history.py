@@ -18,7 +18,8 @@ from typing import Any, Callable
 from ... import apierrors as E
 from ...registry import DeleteOptions, GenericStore, ListOptions
 from ...registry.workloads import selector_matches
-from .common import KCM, controller_of, owner_reference, safe_encode
+from .common import KCM, controller_of, owner_reference
+from .templatehash import safe_encode
 
 HASH_LABEL = "controller.kubernetes.io/hash"  # history.ControllerRevisionHashLabel
 MAX_PREFIX = 223                              # 253 (a DNS subdomain) minus a hash and its dash

@@ -8,7 +8,7 @@ import pytest
 
 from conformance.reference_server import apierrors as E
 from conformance.reference_server.controller.workloads import DaemonSetController, StatefulSetController
-from conformance.reference_server.controller.workloads.common import safe_encode
+from conformance.reference_server.controller.workloads.templatehash import safe_encode
 from conformance.reference_server.controller.workloads.history import (fnv32, go_json, hash_revision, revision_name,
                                                                       template_patch)
 from conformance.reference_server.registry import DeleteOptions, ListOptions

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from conformance.reference_server.controller.workloads import ReplicaSetController
-from conformance.reference_server.controller.workloads.common import compute_hash, safe_encode
 from conformance.reference_server.registry import DeleteOptions
 
 from .conftest import NS, apps, get, patch_spec, pods, template
@@ -78,17 +77,6 @@ def test_a_failed_create_is_the_replica_failure_condition_and_terminating_is_qui
     reg.namespaces.delete("", NS, DeleteOptions())  # Terminating: admission refuses, the controller says nothing
     c.sync(NS, "web")
     assert pods(reg) == [] and "conditions" not in get(reg, "replicasets", "web")["status"]
-
-
-def test_hash_is_upstreams_shape():
-    assert safe_encode("0123456789") == "bcdfghjklm"[:0] + "".join("bcdfghjklmnpqrstvwxz2456789"[b % 27]
-                                                                   for b in b"0123456789")
-    h = compute_hash({"spec": {"containers": CONTAINERS_}})
-    assert h and set(h) <= set("bcdfghjklmnpqrstvwxz2456789") and h == compute_hash({"spec": {"containers": CONTAINERS_}})
-    assert compute_hash({"spec": {"containers": CONTAINERS_}}, 1) != h
-
-
-CONTAINERS_ = [{"name": "c", "image": "nginx"}]
 
 
 def test_a_large_replicaset_is_made_a_chunk_per_sync(reg):
