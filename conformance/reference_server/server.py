@@ -315,6 +315,7 @@ class ReferenceServer:
         self.controller.use_webhooks(hooks, self.controller._offload)
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
+        self.quota_controller.use_webhooks(hooks)
         self.quota_controller.start()
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
                                       APIServiceAvailability(self.ctx.registry),

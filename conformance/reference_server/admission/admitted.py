@@ -21,6 +21,7 @@ policy's constraints select the write (`relevant()`, synchronous), a controller 
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any, Awaitable, Callable
 
 from .. import apierrors as E
@@ -154,6 +155,18 @@ def controller_user(service_account: str) -> UserInfo:
     return UserInfo(f"system:serviceaccount:{KUBE_SYSTEM}:{service_account}",
                     groups=("system:serviceaccounts", f"system:serviceaccounts:{KUBE_SYSTEM}",
                             "system:authenticated"))
+
+
+# kube-apiserver's own writes (the CRD finalizer, APIService availability, the `kubernetes` Endpoints/EndpointSlice
+# reconciler, the APF config producer, an eviction's budget status): its loopback client's user
+# (`staging/src/k8s.io/apiserver/pkg/server/config.go` `AuthorizeClientBearerToken`: `user.APIServerUser`, groups
+# `system:authenticated` and `system:masters`; the uid a fresh UUID per process)
+APISERVER_USER = UserInfo("system:apiserver", uid=str(uuid.uuid4()),
+                          groups=("system:authenticated", "system:masters"))
+# kind's kube-controller-manager.conf / kube-scheduler.conf: client certificates `CN=<name>` without organisation
+# (their leader election's Lease, the scheduler's writes)
+KUBE_CONTROLLER_MANAGER_USER = UserInfo("system:kube-controller-manager", groups=("system:authenticated",))
+KUBE_SCHEDULER_USER = UserInfo("system:kube-scheduler", groups=("system:authenticated",))
 
 
 class Pending(Exception):
@@ -406,5 +419,5 @@ class ControllerWrites:
         raise self._pending(key, self._delete_admission(self.hooks, store, old, opts))
 
 
-__all__ = ["AdmissionRefusal", "ControllerWrites", "Pending", "Stale", "admit_delete", "admit_subresource_create",
+__all__ = ["APISERVER_USER", "AdmissionRefusal", "KUBE_CONTROLLER_MANAGER_USER", "KUBE_SCHEDULER_USER", "ControllerWrites", "Pending", "Stale", "admit_delete", "admit_subresource_create",
            "admit_write", "admitted", "controller_user", "delete_options", "pinned", "review_options", "scope"]

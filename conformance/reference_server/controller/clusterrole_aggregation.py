@@ -11,14 +11,17 @@ graph"). The write is a forced server-side apply of `rules` by the manager
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal
 from ..registry import Registry
 from ..registry.workloads import selector_matches
 from ..storage import KeyNotFoundError
 from .loop import Controller, WorkQueue
 
+log = logging.getLogger("nsconform.reference_server.controller")
 GROUP = "rbac.authorization.k8s.io"
 PLURAL = "clusterroles"
 FIELD_MANAGER = "clusterrole-aggregation-controller"
@@ -44,6 +47,7 @@ def aggregated_rules(role: dict[str, Any], roles: list[dict[str, Any]]) -> list[
 
 class ClusterRoleAggregation(Controller):
     name = "clusterrole aggregation"
+    service_account = "clusterrole-aggregation-controller"
 
     def __init__(self, registry: Registry):
         super().__init__()
@@ -80,8 +84,13 @@ class ClusterRoleAggregation(Controller):
         config = {"apiVersion": f"{GROUP}/v1", "kind": "ClusterRole", "metadata": {"name": name}, "rules": rules}
         fm = store.field_manager
         try:
-            store.update("", name, transform=lambda live: fm.apply(live, config, FIELD_MANAGER, True),
-                         manage=lambda _live, new: new)
+            self.writes.update(store, "", name, transform=lambda live: fm.apply(live, config, FIELD_MANAGER, True),
+                               manage=lambda _live, new: new)
+        except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
+            log.info("%s: %s: %s", self.name, name, exc.message)
+            self._names.add_after(name, self.backoff(name))
+            return
         except E.StatusError as exc:
             if exc.code != 404:  # deleted meanwhile: nothing to aggregate
                 raise
+        self.forget(name)

@@ -18,6 +18,11 @@ metrics-server (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscal
   `pods.metrics.k8s.io`); the custom/external metrics' wording follows the same path but was not compared with a
   live cluster.
 
+Its status writes and Events are made as its service account (`cmd/kube-controller-manager/app/autoscaling.go`
+`ClientOrDie("horizontal-pod-autoscaler")`) through admission/admitted.py: a refused status write is logged and
+tried again a period later (the queue's fixed interval). Its rescale is still written directly: upstream's is an
+UPDATE of the target's `scale` subresource with a Scale, which a controller write here cannot yet present.
+
 Not done: overlapping HPAs (`AmbiguousSelector`), scaling from metrics (none can be fetched), the stabilization
 window and behavior policies (they only shape a metric-driven recommendation).
 """
@@ -33,7 +38,7 @@ from ..registry.meta import now
 from ..registry.subresources import scale_of
 from ..storage.offload import Offload
 from .events import NORMAL, WARNING, EventRecorder
-from .loop import Controller, WorkQueue
+from .loop import Controller, WorkQueue, log
 
 COMPONENT = "horizontal-pod-autoscaler"
 FIELD_MANAGER = "kube-controller-manager"
@@ -86,6 +91,7 @@ def _status(status: dict[str, Any]) -> dict[str, Any]:
 
 class HorizontalPodAutoscalerController(Controller):
     name = "horizontal-pod-autoscaler controller"
+    service_account = COMPONENT
 
     def __init__(self, registry: Registry, *, period: float = SYNC_PERIOD, admission: Any = None):
         super().__init__()
@@ -230,9 +236,10 @@ class HorizontalPodAutoscalerController(Controller):
         def change(cur: dict[str, Any]) -> dict[str, Any]:
             return {**cur, "status": status}
         try:
-            store.update(*key, transform=change, strategy=store.status_strategy, field_manager=FIELD_MANAGER)
-        except E.StatusError:
-            pass  # gone or conflicting: the next sync tries again, as upstream's
+            self.writes.update(store, *key, transform=change, strategy=store.status_strategy,
+                               field_manager=FIELD_MANAGER)
+        except E.StatusError as exc:  # gone, conflicting or refused: the next sync tries again, as upstream's
+            log.info("%s: %s/%s: %s", self.name, key[0], key[1], exc.message)
 
 
 __all__ = ["HorizontalPodAutoscalerController", "SYNC_PERIOD", "set_condition"]
