@@ -259,8 +259,10 @@ class ReferenceServer:
         if self.leader_election is None:
             self._start_controllers()
         else:  # a lone server (or the first replica) leads at once; the others wait for the Lease
+            from .http.webhookcalls import webhook_admission  # its Lease writes meet the webhooks too
             self.elector = LeaderElector(self.ctx.registry, self.leader_election,
-                                         on_started=self._start_controllers, on_stopped=self._stop_controllers)
+                                         on_started=self._start_controllers, on_stopped=self._stop_controllers,
+                                         hooks=webhook_admission(self.ctx.registry))
             self.elector.start()
         app = build_app(self.ctx)
         self._runner = GuardedRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0,
