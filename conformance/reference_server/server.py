@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 from aiohttp import web
 
 from . import apierrors as E
+from .admission.admitted import APISERVER_USER, ControllerWrites
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
 from .controller import apiserver_endpoints
@@ -238,6 +239,7 @@ class ReferenceServer:
         self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
         self.flavor_controllers: list[Controller] = []
         self.apf_controller: apf_config.ApfConfigController | None = None  # started with the listener, every replica
+        self._endpoints_sync: asyncio.Task[None] | None = None  # the `kubernetes` endpoints' admitted writes
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
@@ -279,9 +281,18 @@ class ReferenceServer:
         if server is not None and server.sockets:
             self.port = server.sockets[0].getsockname()[1]
         self.apf_controller = apf_config.ApfConfigController(self.ctx.registry)  # every apiserver's, not the leader's
+        from .http.webhookcalls import webhook_admission  # kube-apiserver's loopback writes meet the webhooks
+        hooks = webhook_admission(self.ctx.registry)
+        self.apf_controller.use_webhooks(hooks)
         self.apf_controller.start()
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
-        apiserver_endpoints.reconcile(self.ctx.registry, apiserver_endpoints.advertise_address(self.host), self.port)
+        address = apiserver_endpoints.advertise_address(self.host)
+        loopback = ControllerWrites(hooks, "", None, APISERVER_USER)
+        if loopback.active():  # (a store that already holds webhook configurations or policy bindings)
+            self._endpoints_sync = asyncio.get_running_loop().create_task(
+                apiserver_endpoints.reconcile_admitted(self.ctx.registry, address, self.port, loopback))
+        else:
+            apiserver_endpoints.reconcile(self.ctx.registry, address, self.port)
         # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
         # in a worker thread, so no early request pays for it on the event loop (issue 13).
         self._warm_up = asyncio.get_running_loop().run_in_executor(None, _import_wire_modules)
@@ -292,6 +303,10 @@ class ReferenceServer:
             warm_up, self._warm_up = self._warm_up, None
             await warm_up
         self.ctx.registry.store.close_watchers()
+        if self._endpoints_sync is not None:
+            sync, self._endpoints_sync = self._endpoints_sync, None
+            sync.cancel()
+            await asyncio.gather(sync, return_exceptions=True)
         if self.elector is not None:
             elector, self.elector = self.elector, None
             await elector.stop()
