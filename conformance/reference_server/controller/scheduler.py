@@ -48,13 +48,6 @@ class NoNodesScheduler(Controller):
     # kind's kube-scheduler.conf: a client certificate `CN=system:kube-scheduler` without organisation
     client_user = KUBE_SCHEDULER_USER
 
-    def use_webhooks(self, hooks: Any, offload: Any = None) -> None:
-        """Its `pods/status` writes pass the webhooks; its Events stay direct (upstream writes them through
-        events.k8s.io/v1, this recorder as core/v1 Events: a webhook would see the wrong group)."""
-        recorder_writes = self.recorder.writes
-        super().use_webhooks(hooks, offload)
-        self.recorder.writes = recorder_writes
-
     def __init__(self, registry: Registry, admission: Any = None):
         super().__init__()
         self.registry = registry
