@@ -3,7 +3,8 @@ kind cluster (admission/admitted.py), each with upstream's identity: kube-contro
 CSR (`certificate-controller`), ClusterRole aggregation controllers as their kube-system service accounts, its
 leader election's Lease as `system:kube-controller-manager`, and kube-apiserver's own loopback writes (the CRD
 finalizer, APIService availability, the APF config producer, the `kubernetes` Endpoints/EndpointSlice) as
-`system:apiserver` in `system:masters`. Each test binds a Deny policy that refuses exactly that user's write,
+`system:apiserver` in `system:masters`, and OpenShift's namespace metadata and dockercfg controllers as their
+`openshift-infra` service accounts. Each test binds a Deny policy that refuses exactly that user's write,
 sees the write refused (and the loop go on: requeued with backoff, or tried again on its next pass), then unbinds it
 and sees the write made. On a bare registry, the controllers' syncs called as their workers call them."""
 from __future__ import annotations
@@ -25,6 +26,7 @@ from conformance.reference_server.controller.csrapproving import CSRApprovingCon
 from conformance.reference_server.controller.csrcleaner import CSRCleanerController, utc_now
 from conformance.reference_server.controller.csrsigning import CSRSigningController
 from conformance.reference_server.controller.leader import LeaderElectionConfig, LeaderElector
+from conformance.reference_server.controller.per_namespace import DockercfgController, NamespaceMetadataController
 from conformance.reference_server.controller.podautoscaler import HorizontalPodAutoscalerController
 from conformance.reference_server.controller.podgc import PodGarbageCollector
 from conformance.reference_server.controller.quota import QuotaController
@@ -329,4 +331,54 @@ def test_csr_approver_approval_is_certificate_controllers(registry):
         await admitted(approver._sync, "k")
         assert [c["type"] for c in store.get("", "k")["status"]["conditions"]] == [C.APPROVED]  # type: ignore
         await approver.stop()
+    run(go)
+
+
+# ---- OpenShift's controllers (openshift-infra service accounts) ------------------------------------------------
+def openshift_sa(name: str) -> str:
+    return (f"request.userInfo.username == 'system:serviceaccount:openshift-infra:{name}' && request.userInfo.groups"
+            " == ['system:serviceaccounts', 'system:serviceaccounts:openshift-infra', 'system:authenticated']")
+
+
+def _namespace(registry: Registry, name: str = "d") -> None:
+    registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+
+
+def test_openshift_namespace_metadata_writes_are_two_controllers(registry):
+    _namespace(registry)
+    policy = Policy(registry, "", ["namespaces"], ["UPDATE"],
+                    openshift_sa("podsecurity-admission-label-syncer-controller")).bind()
+
+    async def go() -> None:
+        meta = wired(NamespaceMetadataController(registry, annotations={"openshift.io/sa.scc.mcs": "s0:c1,c0"},
+                                                 labels={"pod-security.kubernetes.io/warn": "restricted"}), registry)
+        await admitted(meta._sync, "d")
+        ns = registry.namespaces.get("", "d")["metadata"]
+        assert ns["annotations"] == {"openshift.io/sa.scc.mcs": "s0:c1,c0"}  # the SCC allocation's write
+        assert "pod-security.kubernetes.io/warn" not in ns["labels"] and meta._failures == {"d": 1}
+        policy.unbind()
+        await admitted(meta._sync, "d")
+        assert registry.namespaces.get("", "d")["metadata"]["labels"]["pod-security.kubernetes.io/warn"] == \
+            "restricted"
+        await meta.stop()
+    run(go)
+
+
+def test_openshift_dockercfg_secret_is_the_pull_secrets_controllers(registry):
+    _namespace(registry)
+    registry.content("serviceaccounts").create({"apiVersion": "v1", "kind": "ServiceAccount",  # type: ignore
+                                                "metadata": {"name": "builder", "namespace": "d"}})
+    policy = Policy(registry, "", ["secrets"], ["CREATE"], openshift_sa("serviceaccount-pull-secrets-controller")).bind()
+    secrets = registry.content("secrets")
+
+    async def go() -> None:
+        dockercfg = wired(DockercfgController(registry), registry)
+        await admitted(dockercfg._sync, "d")
+        assert secrets.list("d", ListOptions())["items"] == [] and dockercfg._failures == {"d": 1}  # type: ignore
+        policy.unbind()
+        await admitted(dockercfg._sync, "d")
+        made = [s["metadata"]["name"] for s in secrets.list("d", ListOptions())["items"]]  # type: ignore
+        sa = registry.content("serviceaccounts").get("d", "builder")  # type: ignore[union-attr]
+        assert len(made) == 1 and sa["imagePullSecrets"] == [{"name": made[0]}]
+        await dockercfg.stop()
     run(go)

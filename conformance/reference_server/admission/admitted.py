@@ -150,10 +150,11 @@ def pinned(obj: dict[str, Any], old: dict[str, Any]) -> Callable[[dict[str, Any]
 
 
 # ---- the controllers' writes -------------------------------------------------------------------------------
-def controller_user(service_account: str) -> UserInfo:
-    """kube-controller-manager's client for one controller (`SAControllerClientBuilder`)."""
-    return UserInfo(f"system:serviceaccount:{KUBE_SYSTEM}:{service_account}",
-                    groups=("system:serviceaccounts", f"system:serviceaccounts:{KUBE_SYSTEM}",
+def controller_user(service_account: str, namespace: str = KUBE_SYSTEM) -> UserInfo:
+    """kube-controller-manager's client for one controller (`SAControllerClientBuilder`); OpenShift's controllers'
+    service accounts live in `openshift-infra`."""
+    return UserInfo(f"system:serviceaccount:{namespace}:{service_account}",
+                    groups=("system:serviceaccounts", f"system:serviceaccounts:{namespace}",
                             "system:authenticated"))
 
 
