@@ -559,13 +559,20 @@ PDB_STATUS = [{"operations": ["UPDATE"], "apiGroups": ["policy"], "apiVersions":
                "resources": ["poddisruptionbudgets/status"]}]
 
 
+def _evicting(server: RunningServer, hook: Any, ns: str, answer: str) -> tuple[str, str]:
+    """The pod and budget, and a webhook (`/allow` or `/deny`) on the loopback user's budget status writes; returns
+    the eviction's URL and the configuration's name."""
+    eviction = _ready_pod_and_budget(server, ns)
+    cfg = f"evict-{answer}-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/{answer}", hook.ca_bundle,
+              ["poddisruptionbudgets/status"], rules=PDB_STATUS, matchConditions=APISERVER_ONLY)
+    return eviction, cfg
+
+
 def test_an_evictions_budget_status_is_the_apiservers_review(server, hook, ns):
     """eviction.go's `checkAndDecrement` writes the budget with the loopback client's `UpdateStatus`: a
     `poddisruptionbudgets/status` UPDATE by `system:apiserver` (`system:masters`) that webhooks see."""
-    eviction = _ready_pod_and_budget(server, ns)
-    cfg = f"evict-{ns}"
-    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle,
-              ["poddisruptionbudgets/status"], rules=PDB_STATUS, matchConditions=APISERVER_ONLY)
+    eviction, cfg = _evicting(server, hook, ns, "allow")
     try:
         r = requests.post(eviction, json=EVICTION)
         assert r.status_code == 201, r.text
@@ -582,10 +589,7 @@ def test_an_evictions_budget_status_is_the_apiservers_review(server, hook, ns):
 
 
 def test_a_refused_budget_status_refuses_the_eviction(server, hook, ns):
-    eviction = _ready_pod_and_budget(server, ns)
-    cfg = f"evict-deny-{ns}"
-    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/deny", hook.ca_bundle,
-              ["poddisruptionbudgets/status"], rules=PDB_STATUS, matchConditions=APISERVER_ONLY)
+    eviction, cfg = _evicting(server, hook, ns, "deny")
     try:
         r = requests.post(eviction, json=EVICTION)
         assert (r.status_code, r.json()["message"]) == (

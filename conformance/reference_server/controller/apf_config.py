@@ -35,7 +35,7 @@ from ..registry.flowcontrol_bootstrap import (AUTOUPDATE_ANNOTATION, MANDATORY_F
                                               MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS,
                                               SUGGESTED_PRIORITY_LEVELS)
 from ..registry.meta import now
-from .loop import Controller, WorkQueue, log
+from .loop import Controller, WorkQueue
 
 GROUP = "flowcontrol.apiserver.k8s.io"
 PRODUCER = "api-priority-and-fairness-config-producer-v1"
@@ -212,8 +212,7 @@ class ApfConfigController(Controller):
             ensure_configuration(self.registry, self.writes)
             sync_dangling(self.registry, self.writes)
         except AdmissionRefusal as exc:  # the round's error: tried again with backoff
-            log.info("%s: %s", self.name, exc.message)
-            self._rounds.add_after(key, self.backoff(key))
+            self.refused(self._rounds, key, exc)
             return
         self.forget(key)
 

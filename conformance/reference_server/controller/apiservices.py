@@ -16,7 +16,7 @@ from ..registry import Registry
 from ..registry.apiservice import KEY, availability
 from ..registry.meta import now
 from ..storage import KeyNotFoundError
-from .loop import Controller, WorkQueue, log
+from .loop import Controller, WorkQueue
 
 
 class APIServiceAvailability(Controller):
@@ -73,8 +73,7 @@ class APIServiceAvailability(Controller):
         except KeyNotFoundError:
             return
         except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
-            log.info("%s: %s: %s", self.name, name, exc.message)
-            self._names.add_after(name, self.backoff(name))
+            self.refused(self._names, name, exc)
             return
         except E.StatusError as exc:
             if exc.code not in (404, 409):  # gone, or changed meanwhile (its own event requeues it)

@@ -11,7 +11,6 @@ graph"). The write is a forced server-side apply of `rules` by the manager
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from .. import apierrors as E
@@ -21,7 +20,6 @@ from ..registry.workloads import selector_matches
 from ..storage import KeyNotFoundError
 from .loop import Controller, WorkQueue
 
-log = logging.getLogger("nsconform.reference_server.controller")
 GROUP = "rbac.authorization.k8s.io"
 PLURAL = "clusterroles"
 FIELD_MANAGER = "clusterrole-aggregation-controller"
@@ -87,8 +85,7 @@ class ClusterRoleAggregation(Controller):
             self.writes.update(store, "", name, transform=lambda live: fm.apply(live, config, FIELD_MANAGER, True),
                                manage=lambda _live, new: new)
         except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
-            log.info("%s: %s: %s", self.name, name, exc.message)
-            self._names.add_after(name, self.backoff(name))
+            self.refused(self._names, name, exc)
             return
         except E.StatusError as exc:
             if exc.code != 404:  # deleted meanwhile: nothing to aggregate

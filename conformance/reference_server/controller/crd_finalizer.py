@@ -68,8 +68,7 @@ class CRDFinalizer(Controller):
         try:
             await self._finalize(name)
         except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
-            log.info("crd finalizer: %s: %s", name, exc.message)
-            self._crds.add_after(name, self.backoff(name))
+            self.refused(self._crds, name, exc)
             return
         self.forget(name)
 

@@ -231,8 +231,7 @@ class CSRSigningController(Controller):
         try:
             self._handle(store, csr)
         except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
-            log.info("%s: csr %s: %s", self.name, name, exc.message)
-            self.keys.add_after(name, self.backoff(name))
+            self.refused(self.keys, name, exc)
             return
         except E.StatusError as exc:
             if exc.code == 409:

@@ -82,8 +82,7 @@ class QuotaController(Controller):
         try:
             self.sync(*key)
         except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
-            log.info("%s: %s/%s: %s", self.name, key[0], key[1], exc.message)
-            self._quotas.add_after(key, self.backoff(key))
+            self.refused(self._quotas, key, exc)
             return
         self.forget(key)
 
