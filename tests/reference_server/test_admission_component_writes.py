@@ -29,6 +29,7 @@ from conformance.reference_server.controller.leader import LeaderElectionConfig,
 from conformance.reference_server.controller.per_namespace import DockercfgController, NamespaceMetadataController
 from conformance.reference_server.controller.podautoscaler import HorizontalPodAutoscalerController
 from conformance.reference_server.controller.podgc import PodGarbageCollector
+from conformance.reference_server.controller.policystatus import PolicyStatusController
 from conformance.reference_server.controller.quota import QuotaController
 from conformance.reference_server.http.webhookcalls import webhook_admission
 from conformance.reference_server.registry import DeleteOptions, ListOptions, Registry
@@ -381,4 +382,20 @@ def test_openshift_dockercfg_secret_is_the_pull_secrets_controllers(registry):
         sa = registry.content("serviceaccounts").get("d", "builder")  # type: ignore[union-attr]
         assert len(made) == 1 and sa["imagePullSecrets"] == [{"name": made[0]}]
         await dockercfg.stop()
+    run(go)
+
+
+def test_policy_status_writes_are_exempt_as_upstreams(registry):
+    """`IsExemptAdmissionConfigurationResource`: no policy sees a ValidatingAdmissionPolicy's own writes, the
+    status controller's (`validatingadmissionpolicy-status-controller`) included."""
+    Policy(registry, AR, ["validatingadmissionpolicies/status"], ["UPDATE"],
+           sa("validatingadmissionpolicy-status-controller")).bind()
+    target = Policy(registry, "", ["configmaps"], ["CREATE"], "false")
+
+    async def go() -> None:
+        status = wired(PolicyStatusController(registry), registry)
+        await admitted(status._sync, target.name)
+        got = registry.group(AR, "validatingadmissionpolicies").get("", target.name)  # type: ignore[union-attr]
+        assert got["status"]["observedGeneration"] == 1
+        await status.stop()
     run(go)
