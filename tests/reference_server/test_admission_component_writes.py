@@ -399,3 +399,42 @@ def test_policy_status_writes_are_exempt_as_upstreams(registry):
         assert got["status"]["observedGeneration"] == 1
         await status.stop()
     run(go)
+
+
+def test_hpa_rescale_is_a_scale_update_of_the_controllers(registry):
+    """`scaleNamespacer.Update`: a `deployments/scale` UPDATE with the autoscaling/v1 Scale; refused, it is the sync's
+    `FailedRescale` (event and `AbleToScale` False `FailedUpdateScale`), then made."""
+    labels = {"app": "web"}
+    registry.group("apps", "deployments").create({  # type: ignore[union-attr]
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "d"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": {
+            "metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}},
+        field_manager="kubectl-create")
+    hpas = registry.group("autoscaling", "horizontalpodautoscalers")
+    hpas.create({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",  # type: ignore[union-attr]
+                 "metadata": {"name": "h", "namespace": "d"},
+                 "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                          "minReplicas": 2, "maxReplicas": 3}})
+    policy = Policy(registry, "apps", ["deployments/scale"], ["UPDATE"],
+                    f"object.kind == 'Scale' && object.apiVersion == 'autoscaling/v1' && object.spec.replicas == 2"
+                    f" && oldObject.spec.replicas == 1 && {sa('horizontal-pod-autoscaler')}").bind()
+
+    async def go() -> None:
+        hpa = wired(HorizontalPodAutoscalerController(registry), registry)
+        await admitted(hpa._offload, hpa.reconcile, ("d", "h"))
+        assert registry.group("apps", "deployments").get("d", "web")["spec"]["replicas"] == 1  # type: ignore
+        condition = hpas.get("d", "h")["status"]["conditions"][0]  # type: ignore[union-attr]
+        assert (condition["type"], condition["status"], condition["reason"]) == (
+            "AbleToScale", "False", "FailedUpdateScale")
+        assert condition["message"].startswith("the HPA controller was unable to update the target scale: ")
+        policy.unbind()
+        await admitted(hpa._offload, hpa.reconcile, ("d", "h"))
+        web = registry.group("apps", "deployments").get("d", "web")  # type: ignore[union-attr]
+        assert web["spec"]["replicas"] == 2
+        assert ("kube-controller-manager", "scale") in [(m["manager"], m.get("subresource"))
+                                                        for m in web["metadata"]["managedFields"]]
+        await asyncio.sleep(0)  # (the recorder's Events, sent by tasks)
+        reasons = [e["reason"] for e in registry.content("events").list("d", ListOptions())["items"]]  # type: ignore
+        assert "FailedRescale" in reasons
+        await hpa.stop()
+    run(go)

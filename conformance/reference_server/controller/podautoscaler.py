@@ -18,10 +18,11 @@ metrics-server (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscal
   `pods.metrics.k8s.io`); the custom/external metrics' wording follows the same path but was not compared with a
   live cluster.
 
-Its status writes and Events are made as its service account (`cmd/kube-controller-manager/app/autoscaling.go`
-`ClientOrDie("horizontal-pod-autoscaler")`) through admission/admitted.py: a refused status write is logged and
-tried again a period later (the queue's fixed interval). Its rescale is still written directly: upstream's is an
-UPDATE of the target's `scale` subresource with a Scale, which a controller write here cannot yet present.
+Its writes and Events are made as its service account (`cmd/kube-controller-manager/app/autoscaling.go`
+`ClientOrDie("horizontal-pod-autoscaler")`) through admission/admitted.py: the rescale an UPDATE of the target's
+`scale` subresource with the autoscaling/v1 Scale, the status `horizontalpodautoscalers/status`; a refused status
+write is logged and tried again a period later (the queue's fixed interval), a refused rescale is the sync's error
+(tried again a period later too).
 
 Not done: overlapping HPAs (`AmbiguousSelector`), scaling from metrics (none can be fetched), the stabilization
 window and behavior policies (they only shape a metric-driven recommendation).
@@ -159,7 +160,16 @@ class HorizontalPodAutoscalerController(Controller):
         else:
             return self._metrics_failed(key, hpa, spec, original, status, current, reference)
         if reason:
-            self._rescale(target, key[0], ref.get("name", ""), desired)
+            try:
+                self._rescale(target, key[0], ref.get("name", ""), desired)
+            except E.StatusError as exc:  # a refusal, a conflict: `FailedRescale`, the sync's error
+                self.recorder.event(hpa, WARNING, "FailedRescale",
+                                    f"New size: {desired}; reason: {reason}; error: {exc.message}")
+                set_condition(status, "AbleToScale", "False", "FailedUpdateScale",
+                              f"the HPA controller was unable to update the target scale: {exc.message}")
+                status.update(currentReplicas=current)
+                self._write_status(key, original, status)
+                return True
             set_condition(status, "AbleToScale", "True", "SucceededRescale",
                           f"the HPA controller was able to update the target scale to {desired}")
             self.recorder.event(hpa, NORMAL, "SuccessfulRescale", f"New size: {desired}; reason: {reason}")
@@ -220,11 +230,8 @@ class HorizontalPodAutoscalerController(Controller):
             raise LookupError(exc.status.get("message", "")) from None
 
     def _rescale(self, store: Any, ns: str, name: str, replicas: int) -> None:
-        def change(cur: dict[str, Any]) -> dict[str, Any]:
-            out = copy.deepcopy(cur)
-            out.setdefault("spec", {})["replicas"] = replicas
-            return out
-        store.update(ns, name, transform=change, field_manager=FIELD_MANAGER)
+        """`scaleNamespacer.Update`: the target's `scale` subresource, through the webhooks as the controller's."""
+        self.writes.update_scale(store, ns, name, replicas, FIELD_MANAGER)
 
     def _write_status(self, key: Key, original: dict[str, Any], status: dict[str, Any]) -> None:
         """`updateStatusIfNeeded`: an UpdateStatus only when the status changed."""
