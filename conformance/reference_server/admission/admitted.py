@@ -10,7 +10,11 @@ awaited network I/O, so it never runs inside the (synchronous) store write.
 
 The controllers (controller/) are kube-controller-manager's, API clients on a cluster: with
 `--use-service-account-credentials` (kind's default) each writes as `system:serviceaccount:kube-system:<name>`
-(`cmd/kube-controller-manager/app/*.go` `ClientOrDie("<name>")`), and its writes pass the webhooks as anyone's.
+(`cmd/kube-controller-manager/app/*.go` `ClientOrDie("<name>")`), and its writes pass the webhooks as anyone's;
+so do the other components' (`ControllerWrites(..., user=...)`): kube-scheduler's and the leader election's
+client-certificate users, OpenShift's `openshift-infra` service accounts, and kube-apiserver's own loopback client
+(`system:apiserver`, which upstream's webhook dispatchers do not skip: only the admission configuration kinds are
+exempt, `IsExemptAdmissionConfigurationResource`, admission/webhooks/matching.py `EXEMPT`).
 Their syncs are synchronous code (run on the loop, or in an Offload thread on etcd), so a write that must be
 admitted first stops the sync with `Pending`; the controller's worker awaits `Pending.settle()` (the admission,
 on the event loop) and runs the sync again, level-triggered as upstream's syncs are: the write it reaches again
