@@ -24,7 +24,9 @@ The budget's `UpdateStatus` is upstream's loopback client's (a `poddisruptionbud
 `system:apiserver` that webhooks and policies see): the handler passes `writes` (admission/admitted.py's
 ControllerWrites, duck-typed here: the registry knows nothing of admission), which stops the eviction with its
 `Pending` before that first write when some webhook or policy selects it; the handler has it admitted and runs the
-eviction again, with the same `stamp` for `disruptedPods`, so the write it reaches again is the one admitted.
+eviction again, with the same `stamp` for `disruptedPods` and the condition's transition, so the write it reaches
+again is the one admitted (unless the budget changed meanwhile: then, as upstream's conflict retry, it is reviewed
+again).
 
 Success answers a `Status` `Success`, 201. Retries are immediate (upstream waits 500 ms between them): writes here
 are serialised, so a conflict can only come from the client's own preconditions.
@@ -118,23 +120,24 @@ def still_processing(pdb_name: str) -> E.StatusError:
                                                "server.", 10)
 
 
-def set_disruption_allowed(status: dict[str, Any], value: str, reason: str, message: str = "") -> None:
+def set_disruption_allowed(status: dict[str, Any], value: str, reason: str, message: str = "",
+                           stamp: str | None = None) -> None:
     """`apimeta.SetStatusCondition` of `DisruptionAllowed` (observedGeneration: the status's): the transition time
-    moves only when the condition's status changes."""
+    (`stamp`, now) moves only when the condition's status changes."""
     fresh: dict[str, Any] = {"type": "DisruptionAllowed", "status": value}
     if status.get("observedGeneration"):  # omitempty
         fresh["observedGeneration"] = status["observedGeneration"]
-    fresh.update(lastTransitionTime=now(), reason=reason, message=message)
+    fresh.update(lastTransitionTime=stamp or now(), reason=reason, message=message)
     set_condition(status, fresh)
 
 
-def set_disruption_allowed_condition(status: dict[str, Any]) -> None:
+def set_disruption_allowed_condition(status: dict[str, Any], stamp: str | None = None) -> None:
     """`pdbhelper.UpdateDisruptionAllowedCondition`: `SufficientPods` while a disruption is allowed, else
     `InsufficientPods`."""
     if (status.get("disruptionsAllowed") or 0) > 0:
-        set_disruption_allowed(status, "True", "SufficientPods")
+        set_disruption_allowed(status, "True", "SufficientPods", stamp=stamp)
     else:
-        set_disruption_allowed(status, "False", "InsufficientPods")
+        set_disruption_allowed(status, "False", "InsufficientPods", stamp=stamp)
 
 
 def pdbs_for_pod(registry: Any, pod: dict[str, Any]) -> list[dict[str, Any]]:
@@ -267,7 +270,7 @@ class _Eviction:
                                                       f"{status.get('currentHealthy') or 0} currently")
         status["disruptionsAllowed"] = allowed - 1
         if status["disruptionsAllowed"] == 0:
-            set_disruption_allowed_condition(status)
+            set_disruption_allowed_condition(status, self.stamp)
         if self.options.dry_run:
             return
         status["disruptedPods"] = {**as_dict(status.get("disruptedPods")), self.name: self.stamp or now()}
