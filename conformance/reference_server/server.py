@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 from aiohttp import web
 
 from . import apierrors as E
+from .admission.admitted import APISERVER_USER, ControllerWrites
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
 from .controller import apiserver_endpoints
@@ -238,6 +239,7 @@ class ReferenceServer:
         self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
         self.flavor_controllers: list[Controller] = []
         self.apf_controller: apf_config.ApfConfigController | None = None  # started with the listener, every replica
+        self._endpoints_sync: asyncio.Task[None] | None = None  # the `kubernetes` endpoints' admitted writes
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
@@ -259,8 +261,10 @@ class ReferenceServer:
         if self.leader_election is None:
             self._start_controllers()
         else:  # a lone server (or the first replica) leads at once; the others wait for the Lease
+            from .http.webhookcalls import webhook_admission  # its Lease writes meet the webhooks too
             self.elector = LeaderElector(self.ctx.registry, self.leader_election,
-                                         on_started=self._start_controllers, on_stopped=self._stop_controllers)
+                                         on_started=self._start_controllers, on_stopped=self._stop_controllers,
+                                         hooks=webhook_admission(self.ctx.registry))
             self.elector.start()
         app = build_app(self.ctx)
         self._runner = GuardedRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0,
@@ -277,9 +281,18 @@ class ReferenceServer:
         if server is not None and server.sockets:
             self.port = server.sockets[0].getsockname()[1]
         self.apf_controller = apf_config.ApfConfigController(self.ctx.registry)  # every apiserver's, not the leader's
+        from .http.webhookcalls import webhook_admission  # kube-apiserver's loopback writes meet the webhooks
+        hooks = webhook_admission(self.ctx.registry)
+        self.apf_controller.use_webhooks(hooks)
         self.apf_controller.start()
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
-        apiserver_endpoints.reconcile(self.ctx.registry, apiserver_endpoints.advertise_address(self.host), self.port)
+        address = apiserver_endpoints.advertise_address(self.host)
+        loopback = ControllerWrites(hooks, "", None, APISERVER_USER)
+        if loopback.active():  # (a store that already holds webhook configurations or policy bindings)
+            self._endpoints_sync = asyncio.get_running_loop().create_task(
+                apiserver_endpoints.reconcile_admitted(self.ctx.registry, address, self.port, loopback))
+        else:
+            apiserver_endpoints.reconcile(self.ctx.registry, address, self.port)
         # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
         # in a worker thread, so no early request pays for it on the event loop (issue 13).
         self._warm_up = asyncio.get_running_loop().run_in_executor(None, _import_wire_modules)
@@ -290,6 +303,10 @@ class ReferenceServer:
             warm_up, self._warm_up = self._warm_up, None
             await warm_up
         self.ctx.registry.store.close_watchers()
+        if self._endpoints_sync is not None:
+            sync, self._endpoints_sync = self._endpoints_sync, None
+            sync.cancel()
+            await asyncio.gather(sync, return_exceptions=True)
         if self.elector is not None:
             elector, self.elector = self.elector, None
             await elector.stop()
@@ -315,6 +332,7 @@ class ReferenceServer:
         self.controller.use_webhooks(hooks, self.controller._offload)
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
+        self.quota_controller.use_webhooks(hooks)
         self.quota_controller.start()
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
                                       APIServiceAvailability(self.ctx.registry),

@@ -529,3 +529,96 @@ def test_the_disruption_controllers_status_write_is_its_own_review(server, hook,
         assert ("status", "system:serviceaccount:kube-system:disruption-controller") in writes, writes
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_the_schedulers_events_are_events_k8s_io_creates(server, hook, ns):
+    """kube-scheduler's recorder is the events.k8s.io/v1 one (`tools/events`): a webhook on that group's `events`
+    sees its FailedScheduling Event as an events.k8s.io/v1 object, made by `system:kube-scheduler`."""
+    cfg = f"sched-events-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle, ["events"],
+              rules=[{"operations": ["CREATE"], "apiGroups": ["events.k8s.io"], "apiVersions": ["v1"],
+                      "resources": ["events"]}])
+    try:
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/pods", json={
+            "metadata": {"name": "unplaced"}, "spec": {"containers": [{"name": "c", "image": "i"}]}})
+        assert r.status_code == 201, r.text
+        seen = until(lambda: [x for x in reviews(hook, ns) if x["resource"]["resource"] == "events"])
+        review = seen[0]
+        assert review["resource"] == {"group": "events.k8s.io", "version": "v1", "resource": "events"}
+        assert review["kind"] == {"group": "events.k8s.io", "version": "v1", "kind": "Event"}
+        assert user_of(review) == {"username": "system:kube-scheduler", "groups": ["system:authenticated"]}
+        event = review["object"]
+        assert (event["apiVersion"], event["reason"], event["note"], event["action"], event["reportingController"],
+                event["regarding"]["name"]) == ("events.k8s.io/v1", "FailedScheduling",
+                                                 "no nodes available to schedule pods", "Scheduling",
+                                                 "default-scheduler", "unplaced")
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def _ready_pod_and_budget(server: RunningServer, ns: str) -> str:
+    """A Running, Ready pod and a budget allowing one disruption (the disruption controller's status)."""
+    r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/pods", json={
+        "metadata": {"name": "p", "labels": {"app": "evict"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    assert r.status_code == 201, r.text
+    r = requests.patch(f"{server.url}/api/v1/namespaces/{ns}/pods/p/status", headers={
+        "Content-Type": "application/strategic-merge-patch+json"}, json={"status": {
+            "phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
+    assert r.status_code == 200, r.text
+    url = f"{server.url}/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets"
+    r = requests.post(url, json={"metadata": {"name": "budget"},
+                                 "spec": {"minAvailable": 0, "selector": {"matchLabels": {"app": "evict"}}}})
+    assert r.status_code == 201, r.text
+    until(lambda: (requests.get(f"{url}/budget").json().get("status") or {}).get("disruptionsAllowed") == 1)
+    return f"{server.url}/api/v1/namespaces/{ns}/pods/p/eviction"
+
+
+EVICTION = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p"}}
+APISERVER_ONLY = [{"name": "loopback", "expression": "request.userInfo.username == 'system:apiserver'"}]
+PDB_STATUS = [{"operations": ["UPDATE"], "apiGroups": ["policy"], "apiVersions": ["v1"],
+               "resources": ["poddisruptionbudgets/status"]}]
+
+
+def _evicting(server: RunningServer, hook: Any, ns: str, answer: str) -> tuple[str, str]:
+    """The pod and budget, and a webhook (`/allow` or `/deny`) on the loopback user's budget status writes; returns
+    the eviction's URL and the configuration's name."""
+    eviction = _ready_pod_and_budget(server, ns)
+    cfg = f"evict-{answer}-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/{answer}", hook.ca_bundle,
+              ["poddisruptionbudgets/status"], rules=PDB_STATUS, matchConditions=APISERVER_ONLY)
+    return eviction, cfg
+
+
+def test_an_evictions_budget_status_is_the_apiservers_review(server, hook, ns):
+    """eviction.go's `checkAndDecrement` writes the budget with the loopback client's `UpdateStatus`: a
+    `poddisruptionbudgets/status` UPDATE by `system:apiserver` (`system:masters`) that webhooks see."""
+    eviction, cfg = _evicting(server, hook, ns, "allow")
+    try:
+        r = requests.post(eviction, json=EVICTION)
+        assert r.status_code == 201, r.text
+        status = [x for x in reviews(hook, ns) if x["resource"]["resource"] == "poddisruptionbudgets"]
+        # one review per attempt (the eviction ran once more for the write, reviewed once); a disruption controller
+        # write in between is a conflict, retried on the budget read again (`RetryOnConflict`): another review
+        assert status and all((x["subResource"], x["operation"], x["name"]) == ("status", "UPDATE", "budget")
+                              for x in status), status
+        user = user_of(status[-1])
+        assert (user["username"], user["groups"]) == ("system:apiserver", ["system:authenticated", "system:masters"])
+        assert user["uid"]
+        assert list(status[-1]["object"]["status"]["disruptedPods"]) == ["p"]
+        assert status[-1]["object"]["status"]["disruptionsAllowed"] == 0
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_a_refused_budget_status_refuses_the_eviction(server, hook, ns):
+    eviction, cfg = _evicting(server, hook, ns, "deny")
+    try:
+        r = requests.post(eviction, json=EVICTION)
+        assert (r.status_code, r.json()["message"]) == (
+            403, f'admission webhook "{cfg}.example.com" denied the request: no configmaps named deny-me'), r.text
+        assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/pods/p").status_code == 200  # not evicted
+        budget = requests.get(f"{server.url}/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets/budget").json()
+        assert budget["status"]["disruptionsAllowed"] == 1 and not budget["status"].get("disruptedPods")
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+    assert requests.post(eviction, json=EVICTION).status_code == 201  # allowed again

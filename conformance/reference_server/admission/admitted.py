@@ -10,7 +10,11 @@ awaited network I/O, so it never runs inside the (synchronous) store write.
 
 The controllers (controller/) are kube-controller-manager's, API clients on a cluster: with
 `--use-service-account-credentials` (kind's default) each writes as `system:serviceaccount:kube-system:<name>`
-(`cmd/kube-controller-manager/app/*.go` `ClientOrDie("<name>")`), and its writes pass the webhooks as anyone's.
+(`cmd/kube-controller-manager/app/*.go` `ClientOrDie("<name>")`), and its writes pass the webhooks as anyone's;
+so do the other components' (`ControllerWrites(..., user=...)`): kube-scheduler's and the leader election's
+client-certificate users, OpenShift's `openshift-infra` service accounts, and kube-apiserver's own loopback client
+(`system:apiserver`, which upstream's webhook dispatchers do not skip: only the admission configuration kinds are
+exempt, `IsExemptAdmissionConfigurationResource`, admission/webhooks/matching.py `EXEMPT`).
 Their syncs are synchronous code (run on the loop, or in an Offload thread on etcd), so a write that must be
 admitted first stops the sync with `Pending`; the controller's worker awaits `Pending.settle()` (the admission,
 on the event loop) and runs the sync again, level-triggered as upstream's syncs are: the write it reaches again
@@ -21,11 +25,14 @@ policy's constraints select the write (`relevant()`, synchronous), a controller 
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any, Awaitable, Callable
 
 from .. import apierrors as E
 from ..auth.rbac import UserInfo
 from ..registry.store import DeleteOptions
+from ..registry.subresources import (SCALE_GROUP, SCALE_KIND, SCALE_VERSION, ScaleUpdateStrategy,
+                                     keep_managed_fields, scale_of, scale_update)
 from ..storage.clone import clone
 from .webhooks import Attributes, WebhookAdmission, attributes
 
@@ -149,11 +156,24 @@ def pinned(obj: dict[str, Any], old: dict[str, Any]) -> Callable[[dict[str, Any]
 
 
 # ---- the controllers' writes -------------------------------------------------------------------------------
-def controller_user(service_account: str) -> UserInfo:
-    """kube-controller-manager's client for one controller (`SAControllerClientBuilder`)."""
-    return UserInfo(f"system:serviceaccount:{KUBE_SYSTEM}:{service_account}",
-                    groups=("system:serviceaccounts", f"system:serviceaccounts:{KUBE_SYSTEM}",
+def controller_user(service_account: str, namespace: str = KUBE_SYSTEM) -> UserInfo:
+    """kube-controller-manager's client for one controller (`SAControllerClientBuilder`); OpenShift's controllers'
+    service accounts live in `openshift-infra`."""
+    return UserInfo(f"system:serviceaccount:{namespace}:{service_account}",
+                    groups=("system:serviceaccounts", f"system:serviceaccounts:{namespace}",
                             "system:authenticated"))
+
+
+# kube-apiserver's own writes (the CRD finalizer, APIService availability, the `kubernetes` Endpoints/EndpointSlice
+# reconciler, the APF config producer, an eviction's budget status): its loopback client's user
+# (`staging/src/k8s.io/apiserver/pkg/server/config.go` `AuthorizeClientBearerToken`: `user.APIServerUser`, groups
+# `system:authenticated` and `system:masters`; the uid a fresh UUID per process)
+APISERVER_USER = UserInfo("system:apiserver", uid=str(uuid.uuid4()),
+                          groups=("system:authenticated", "system:masters"))
+# kind's kube-controller-manager.conf / kube-scheduler.conf: client certificates `CN=<name>` without organisation
+# (their leader election's Lease, the scheduler's writes)
+KUBE_CONTROLLER_MANAGER_USER = UserInfo("system:kube-controller-manager", groups=("system:authenticated",))
+KUBE_SCHEDULER_USER = UserInfo("system:kube-scheduler", groups=("system:authenticated",))
 
 
 class Pending(Exception):
@@ -337,6 +357,40 @@ class ControllerWrites:
                                                          **{**kw, "dry_run": True}), sub=sub)
         raise self._pending(key, admit)
 
+    def update_scale(self, store: Any, ns: str, name: str, replicas: int, manager: str) -> dict[str, Any]:
+        """client-go's scale client `Update`: the object's `scale` subresource set to `replicas`, reviewed as an
+        UPDATE of the autoscaling/v1 Scale (its resourceVersion the one read: a write in between is a 409)."""
+        group = getattr(store, "group", "")
+        kw: dict[str, Any] = {"strategy": ScaleUpdateStrategy(store.strategy), "manage": keep_managed_fields}
+
+        def writing(scale: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+            return scale_update(store.info.plural, group, name, scale, manager=manager)
+
+        def resized(scale: dict[str, Any]) -> dict[str, Any]:
+            scale.setdefault("spec", {})["replicas"] = replicas
+            return scale
+        if not self.active():
+            return store.update(ns, name, transform=writing(resized), **kw)
+        assert self.hooks is not None
+        old = scale_of(store.get(ns, name))
+        new = resized(clone(old))
+        if not self._selected("UPDATE", store, new, old, "scale"):
+            return store.update(ns, name, transform=writing(resized), **kw)
+        key = _key("UPDATE", store.info.plural, group, ns, name, "scale", new)
+        verdict = self._take(key)
+        if verdict is not _MISSING:
+            return store.update(ns, name, transform=writing(lambda _old: clone(verdict)), **kw)
+        opts = review_options("UpdateOptions", None, False)
+
+        async def preview(scale: dict[str, Any]) -> dict[str, Any]:
+            return scale_of(await self._run(store.update, ns, name, transform=writing(lambda _old: clone(scale)),
+                                            dry_run=True, **kw))
+
+        async def admit() -> dict[str, Any]:
+            return await admit_write(self.hooks, store, "UPDATE", new, old, self.user, opts, False, [], preview,
+                                     sub="scale", kind=(SCALE_GROUP, SCALE_VERSION, SCALE_KIND))
+        raise self._pending(key, admit)
+
     @staticmethod
     def _guarded(store: Any, name: str, obj: dict[str, Any], old: dict[str, Any]) -> Any:
         step = pinned(obj, old)
@@ -406,5 +460,5 @@ class ControllerWrites:
         raise self._pending(key, self._delete_admission(self.hooks, store, old, opts))
 
 
-__all__ = ["AdmissionRefusal", "ControllerWrites", "Pending", "Stale", "admit_delete", "admit_subresource_create",
+__all__ = ["APISERVER_USER", "AdmissionRefusal", "KUBE_CONTROLLER_MANAGER_USER", "KUBE_SCHEDULER_USER", "ControllerWrites", "Pending", "Stale", "admit_delete", "admit_subresource_create",
            "admit_write", "admitted", "controller_user", "delete_options", "pinned", "review_options", "scope"]

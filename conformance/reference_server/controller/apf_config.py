@@ -17,6 +17,10 @@ apiserver runs them, leader or not).
   (`False`/`Found` or `True`/`NotFound`, upstream's messages), written only when it changes, by a forced
   server-side apply of the manager `api-priority-and-fairness-config-consumer-v1` on `/status` (read at
   k8s.io/apiserver v0.33.1).
+
+Both write with kube-apiserver's loopback client (`system:apiserver`), so webhooks and policies see their
+CREATE/UPDATE/DELETE of flowschemas and prioritylevelconfigurations (and `flowschemas/status`) through
+admission/admitted.py; a refused write ends the round, which is tried again with the queue's backoff.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import copy
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import APISERVER_USER, AdmissionRefusal, ControllerWrites
 from ..registry import DeleteOptions, Registry
 from ..registry.flowcontrol_bootstrap import (AUTOUPDATE_ANNOTATION, MANDATORY_FLOW_SCHEMAS,
                                               MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS,
@@ -36,6 +41,7 @@ GROUP = "flowcontrol.apiserver.k8s.io"
 PRODUCER = "api-priority-and-fairness-config-producer-v1"
 CONSUMER = "api-priority-and-fairness-config-consumer-v1"
 _PLURALS = {"FlowSchema": "flowschemas", "PriorityLevelConfiguration": "prioritylevelconfigurations"}
+DIRECT = ControllerWrites(None, "")  # every write the plain registry call
 
 
 def _parse_bool(value: Any) -> bool | None:
@@ -79,16 +85,16 @@ def _revise(current: dict[str, Any], bootstrap: dict[str, Any], mandatory: bool)
     return new
 
 
-def ensure_configuration(registry: Registry) -> None:
+def ensure_configuration(registry: Registry, writes: ControllerWrites = DIRECT) -> None:
     """`ensure`: suggested objects, then mandatory ones, then the removal of dangling bootstrap objects."""
     for objects, mandatory in ((SUGGESTED_PRIORITY_LEVELS + SUGGESTED_FLOW_SCHEMAS, False),
                                (MANDATORY_PRIORITY_LEVELS + MANDATORY_FLOW_SCHEMAS, True)):
         for bootstrap in objects:
-            _ensure_one(registry, bootstrap, mandatory)
-    _remove_unwanted(registry)
+            _ensure_one(registry, bootstrap, mandatory, writes)
+    _remove_unwanted(registry, writes)
 
 
-def _ensure_one(registry: Registry, bootstrap: dict[str, Any], mandatory: bool) -> None:
+def _ensure_one(registry: Registry, bootstrap: dict[str, Any], mandatory: bool, writes: ControllerWrites) -> None:
     """`EnsureConfiguration`: create when missing, else revise when needed (a conflict is retried next time)."""
     store = registry.group(GROUP, _PLURALS[bootstrap["kind"]])
     if store is None:
@@ -100,7 +106,7 @@ def _ensure_one(registry: Registry, bootstrap: dict[str, Any], mandatory: bool) 
         if exc.code != 404:
             raise
         try:
-            store.create(copy.deepcopy(bootstrap), field_manager=PRODUCER)
+            writes.create(store, copy.deepcopy(bootstrap), field_manager=PRODUCER)
         except E.StatusError as err:
             if err.code != 409:  # made meanwhile (another replica): next round looks again
                 raise
@@ -111,13 +117,13 @@ def _ensure_one(registry: Registry, bootstrap: dict[str, Any], mandatory: bool) 
     if revised is None:
         return
     try:
-        store.update("", name, revised, field_manager=PRODUCER)
+        writes.update(store, "", name, revised, field_manager=PRODUCER)
     except E.StatusError as exc:
         if exc.code not in (404, 409):
             raise
 
 
-def _remove_unwanted(registry: Registry) -> None:
+def _remove_unwanted(registry: Registry, writes: ControllerWrites) -> None:
     """`RemoveUnwantedObjects`: objects that say `autoupdate-spec: "true"` but are no bootstrap object any more."""
     wanted = {(o["kind"], o["metadata"]["name"]) for o in MANDATORY_PRIORITY_LEVELS + MANDATORY_FLOW_SCHEMAS
               + SUGGESTED_PRIORITY_LEVELS + SUGGESTED_FLOW_SCHEMAS}
@@ -132,7 +138,7 @@ def _remove_unwanted(registry: Registry) -> None:
             if _parse_bool((meta.get("annotations") or {}).get(AUTOUPDATE_ANNOTATION)) is not True:
                 continue
             try:
-                store.delete("", meta["name"], DeleteOptions(resource_version=meta.get("resourceVersion")))
+                writes.delete(store, "", meta["name"], DeleteOptions(resource_version=meta.get("resourceVersion")))
             except E.StatusError as exc:
                 if exc.code not in (404, 409):
                     raise
@@ -150,7 +156,7 @@ def dangling_condition(flow_schema: dict[str, Any], levels: set[str]) -> dict[st
                        "no such object"}
 
 
-def sync_dangling(registry: Registry) -> None:
+def sync_dangling(registry: Registry, writes: ControllerWrites = DIRECT) -> None:
     """Write each FlowSchema's `Dangling` condition where it is missing or differs."""
     store = registry.group(GROUP, "flowschemas")
     if store is None:
@@ -170,10 +176,11 @@ def sync_dangling(registry: Registry) -> None:
                                              "reason": want["reason"], "message": want["message"]}]}}
         fm = store.field_manager
         try:  # `ApplyStatus` with Force (`apf_controller.go` `apply`)
-            store.update("", name, transform=lambda live, config=config: fm.apply(live, config, CONSUMER, True,
-                                                                                 subresource="status"),
-                         strategy=store.status_strategy,  # type: ignore[attr-defined]
-                         manage=lambda _live, new: new)
+            writes.update(store, "", name,
+                          transform=lambda live, config=config: fm.apply(live, config, CONSUMER, True,
+                                                                         subresource="status"),
+                          strategy=store.status_strategy,  # type: ignore[attr-defined]
+                          manage=lambda _live, new: new)
         except E.StatusError as exc:
             if exc.code not in (404, 409):
                 raise
@@ -183,6 +190,7 @@ class ApfConfigController(Controller):
     """Both keepers on one work queue: any FlowSchema or PriorityLevelConfiguration event queues a round."""
 
     name = "apf config"
+    client_user = APISERVER_USER
 
     def __init__(self, registry: Registry):
         super().__init__()
@@ -199,9 +207,14 @@ class ApfConfigController(Controller):
         self._rounds.add("sync")
         self._work(self._rounds, self._sync)
 
-    async def _sync(self, _key: str) -> None:
-        ensure_configuration(self.registry)
-        sync_dangling(self.registry)
+    async def _sync(self, key: str) -> None:
+        try:
+            ensure_configuration(self.registry, self.writes)
+            sync_dangling(self.registry, self.writes)
+        except AdmissionRefusal as exc:  # the round's error: tried again with backoff
+            self.refused(self._rounds, key, exc)
+            return
+        self.forget(key)
 
 
 __all__ = ["ApfConfigController", "CONSUMER", "PRODUCER", "dangling_condition", "ensure_configuration",

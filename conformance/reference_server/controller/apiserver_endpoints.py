@@ -12,6 +12,10 @@ is loopback or unspecified, then the host's default-route interface (`ChooseHost
 
 Replicas of this server run on one host, so they advertise one address; the last to start writes its port
 (upstream expects every API server on one port). Nothing removes the address at shutdown.
+
+Both writes are kube-apiserver's loopback client's (`system:apiserver`): with any webhook configuration or policy
+binding stored (a restart on etcd), `reconcile_admitted` makes them through admission/admitted.py, so webhooks and
+policies see them; a refusal is logged as upstream's reconciler logs its errors.
 """
 from __future__ import annotations
 
@@ -21,12 +25,14 @@ import socket
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal, ControllerWrites, admitted
 
 log = logging.getLogger("nsconform.reference_server.controller")
 GROUP = "discovery.k8s.io"
 SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
 SERVICE_NAME, NAMESPACE = "kubernetes", "default"
 FIELD_MANAGER = "kube-apiserver"
+DIRECT = ControllerWrites(None, "")
 
 
 def advertise_address(bind_host: str) -> str:
@@ -61,16 +67,27 @@ def endpoints(ip: str, port: int) -> dict[str, Any]:
             "subsets": [{"addresses": [{"ip": ip}], "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}]}
 
 
-def reconcile(registry: Any, ip: str, port: int) -> None:
+def reconcile(registry: Any, ip: str, port: int, writes: ControllerWrites = DIRECT) -> None:
     """The adapter's Sync: the Endpoints, then the slice (each created, or reset when it differs)."""
     try:
-        _sync(registry.content("endpoints"), endpoints(ip, port), ("subsets",))
+        _sync(registry.content("endpoints"), endpoints(ip, port), ("subsets",), writes)
     except E.StatusError as exc:  # e.g. a loopback advertise address: upstream logs it and syncs the slice
         log.warning("unable to sync kubernetes service: %s", exc.message)
-    _sync(registry.group(GROUP, "endpointslices"), endpoint_slice(ip, port), ("addressType", "endpoints", "ports"))
+    try:
+        _sync(registry.group(GROUP, "endpointslices"), endpoint_slice(ip, port),
+              ("addressType", "endpoints", "ports"), writes)
+    except AdmissionRefusal as exc:
+        log.warning("unable to sync kubernetes service: %s", exc.message)
 
 
-def _sync(store: Any, want: dict[str, Any], fields: tuple[str, ...]) -> None:
+async def reconcile_admitted(registry: Any, ip: str, port: int, writes: ControllerWrites) -> None:
+    """`reconcile` with its writes through the webhooks and policies (`writes`: the loopback client's)."""
+    async def run() -> None:
+        reconcile(registry, ip, port, writes)
+    await admitted(run)
+
+
+def _sync(store: Any, want: dict[str, Any], fields: tuple[str, ...], writes: ControllerWrites) -> None:
     """Create `want`, or reset its `fields` and labels when they differ."""
     if store is None:
         return
@@ -83,12 +100,12 @@ def _sync(store: Any, want: dict[str, Any], fields: tuple[str, ...]) -> None:
             current = None
         try:
             if current is None:
-                store.create(want, field_manager=FIELD_MANAGER)
+                writes.create(store, want, field_manager=FIELD_MANAGER)
             elif any(current.get(k) != want[k] for k in fields) or \
                     current["metadata"].get("labels") != want["metadata"]["labels"]:
                 body = {**current, **{k: want[k] for k in fields},
                         "metadata": {**current["metadata"], "labels": want["metadata"]["labels"]}}
-                store.update(NAMESPACE, SERVICE_NAME, body, field_manager=FIELD_MANAGER)
+                writes.update(store, NAMESPACE, SERVICE_NAME, body, field_manager=FIELD_MANAGER)
             return
         except E.StatusError as exc:
             if exc.code != 409:

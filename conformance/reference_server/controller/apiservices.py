@@ -1,11 +1,17 @@
 """APIService availability (kube-aggregator `controllers/status`): keeps each APIService's `Available`
-condition in step with its service (`registry.apiservice.availability`), on APIService and Service events."""
+condition in step with its service (`registry.apiservice.availability`), on APIService and Service events.
+
+Its write is kube-apiserver's own, by the loopback client (`available_controller.go` `UpdateStatus` through
+`apiregistrationclient`): an `apiservices/status` UPDATE as `system:apiserver`, which webhooks and policies see
+(admission/admitted.py); a refusal requeues the APIService with the queue's backoff."""
 from __future__ import annotations
 
 import asyncio
 import copy
 from typing import Any
 
+from .. import apierrors as E
+from ..admission.admitted import APISERVER_USER, AdmissionRefusal
 from ..registry import Registry
 from ..registry.apiservice import KEY, availability
 from ..registry.meta import now
@@ -15,6 +21,7 @@ from .loop import Controller, WorkQueue
 
 class APIServiceAvailability(Controller):
     name = "apiservice availability"
+    client_user = APISERVER_USER
 
     def __init__(self, registry: Registry):
         super().__init__()
@@ -57,9 +64,18 @@ class APIServiceAvailability(Controller):
                 old["lastTransitionTime"] = now()
             old.update(status=state, reason=reason, message=message)
             return obj
+        store = self.registry.apiservices
         try:
             cur = self.registry.store.get(KEY, "", name, shared=True)
             if write(cur).get("status") != cur.get("status"):
-                self.registry.store.guaranteed_update(KEY, "", name, write)
+                self.writes.update(store, "", name, transform=write, strategy=store.status_strategy,
+                                   field_manager="kube-apiserver")
         except KeyNotFoundError:
             return
+        except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
+            self.refused(self._names, name, exc)
+            return
+        except E.StatusError as exc:
+            if exc.code not in (404, 409):  # gone, or changed meanwhile (its own event requeues it)
+                raise
+        self.forget(name)

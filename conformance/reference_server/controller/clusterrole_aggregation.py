@@ -14,6 +14,7 @@ import asyncio
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal
 from ..registry import Registry
 from ..registry.workloads import selector_matches
 from ..storage import KeyNotFoundError
@@ -44,6 +45,7 @@ def aggregated_rules(role: dict[str, Any], roles: list[dict[str, Any]]) -> list[
 
 class ClusterRoleAggregation(Controller):
     name = "clusterrole aggregation"
+    service_account = "clusterrole-aggregation-controller"
 
     def __init__(self, registry: Registry):
         super().__init__()
@@ -80,8 +82,12 @@ class ClusterRoleAggregation(Controller):
         config = {"apiVersion": f"{GROUP}/v1", "kind": "ClusterRole", "metadata": {"name": name}, "rules": rules}
         fm = store.field_manager
         try:
-            store.update("", name, transform=lambda live: fm.apply(live, config, FIELD_MANAGER, True),
-                         manage=lambda _live, new: new)
+            self.writes.update(store, "", name, transform=lambda live: fm.apply(live, config, FIELD_MANAGER, True),
+                               manage=lambda _live, new: new)
+        except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
+            self.refused(self._names, name, exc)
+            return
         except E.StatusError as exc:
             if exc.code != 404:  # deleted meanwhile: nothing to aggregate
                 raise
+        self.forget(name)

@@ -4,6 +4,12 @@ A CRD being deleted carries `customresourcecleanup.apiextensions.k8s.io`: delete
 namespace), wait — on the instances' events, not a timer — until none is left (instances with their own
 finalizers hold the CRD, as upstream), then remove the finalizer, which removes the CRD and with it the
 served resource. Condition `Terminating`: InstanceDeletionInProgress while instances remain.
+
+The instances are deleted through the registry without admission (upstream: the served resource's storage,
+`DeleteCollection` with `rest.ValidateAllObjectFunc`); the CRD's condition and the finalizer's removal are
+`UpdateStatus` calls of kube-apiserver's loopback client: `customresourcedefinitions/status` UPDATEs as
+`system:apiserver`, which webhooks and policies see (admission/admitted.py); a refusal requeues the CRD with the
+queue's backoff.
 """
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ import logging
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import APISERVER_USER, AdmissionRefusal
 from ..deviations import NONE, Deviations
 from ..registry import DeleteOptions, ListOptions, Registry
 from ..registry.crd import CLEANUP_FINALIZER, CRD_KEY, CustomResourceStore, set_condition
@@ -20,10 +27,12 @@ from ..storage import KeyNotFoundError
 from .loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
+FIELD_MANAGER = "apiextensions-apiserver"
 
 
 class CRDFinalizer(Controller):
     name = "crd finalizer"
+    client_user = APISERVER_USER
 
     def __init__(self, registry: Registry, *, deviations: Deviations = NONE):
         super().__init__()
@@ -57,6 +66,14 @@ class CRDFinalizer(Controller):
 
     async def _sync(self, name: str) -> None:
         try:
+            await self._finalize(name)
+        except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
+            self.refused(self._crds, name, exc)
+            return
+        self.forget(name)
+
+    async def _finalize(self, name: str) -> None:
+        try:
             crd = self.registry.store.get(CRD_KEY, "", name)
         except KeyNotFoundError:
             return
@@ -85,10 +102,13 @@ class CRDFinalizer(Controller):
             obj = copy.deepcopy(obj)
             set_condition(obj.setdefault("status", {}), "Terminating", "True", reason, message)
             return obj
+        crds = self.registry.custom.crds
         try:
-            self.registry.store.guaranteed_update(CRD_KEY, "", name, write)
-        except KeyNotFoundError:
-            pass
+            self.writes.update(crds, "", name, transform=write, strategy=crds.status_strategy,
+                               field_manager=FIELD_MANAGER)
+        except E.StatusError as exc:
+            if exc.code != 404:
+                raise
 
     def _release(self, name: str) -> None:
         """Remove the cleanup finalizer; with no other finalizer left the CRD is gone."""
@@ -102,7 +122,10 @@ class CRDFinalizer(Controller):
                 new["metadata"].pop("finalizers")
             return new
         try:
-            crds.update("", name, transform=transform, field_manager="apiextensions-apiserver")
+            self.writes.update(crds, "", name, transform=transform, strategy=crds.status_strategy,
+                               field_manager=FIELD_MANAGER)
+        except AdmissionRefusal:
+            raise
         except E.StatusError as exc:
             if exc.code != 404:
                 log.info("crd finalizer: release of %s: %s", name, exc.message)

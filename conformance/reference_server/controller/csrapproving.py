@@ -99,6 +99,7 @@ def decide(csr: dict[str, Any], authorizer: Authorizer | None) -> tuple[str | No
 
 class CSRApprovingController(Controller):
     name = "csrapproving"
+    service_account = "certificate-controller"  # its `certificatesigningrequests/approval` UPDATEs' user
     backoff_base = 0.2  # its queue's ItemExponentialFailureRateLimiter: 200 ms doubling, at most 1000 s
 
     def __init__(self, registry: Registry, authorizer: Authorizer | None = None):
@@ -149,8 +150,8 @@ class CSRApprovingController(Controller):
             cur["metadata"]["resourceVersion"] = rv  # UpdateApproval sends the lister's copy: stale ⇒ 409
             return cur
         try:
-            store.update("", name, transform=approved, strategy=store.extra_subresources["approval"],
-                         field_manager=FIELD_MANAGER)
+            self.writes.update(store, "", name, transform=approved, strategy=store.extra_subresources["approval"],
+                               field_manager=FIELD_MANAGER)
         except E.StatusError as exc:
             if exc.code != 404:
                 log.info("%s: error updating approval for csr %s: %s", self.name, name, exc.message)

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from cryptography import x509
 
 from .. import apierrors as E
+from ..admission.admitted import admitted
 from ..registry import DeleteOptions, ListOptions, Registry
 from ..registry import certificates as C
 from ..registry.meta import parse_time
@@ -79,6 +80,7 @@ def why_clean(csr: dict[str, Any], now: _dt.datetime) -> str:
 
 class CSRCleanerController(Controller):
     name = "csrcleaner"
+    service_account = "certificate-controller"  # its DELETEs' user (admission/admitted.py)
 
     def __init__(self, registry: Registry, *, period: float = POLLING_INTERVAL, clock: Clock = utc_now):
         super().__init__()
@@ -95,11 +97,14 @@ class CSRCleanerController(Controller):
 
     async def _run(self) -> None:
         while True:  # wait.Until: a pass, then the period
-            try:
-                self.clean()
+            try:  # a pass stopped by a DELETE still to be admitted runs again once it is
+                await admitted(self._pass)
             except Exception:  # a controller bug must not stop the loop
                 log.exception("%s: pass failed", self.name)
             await asyncio.sleep(self.period)
+
+    async def _pass(self) -> None:
+        self.clean()
 
     def clean(self, now: _dt.datetime | None = None) -> list[str]:
         """One `worker` pass: delete what the rules select; returns the names deleted."""
@@ -113,7 +118,7 @@ class CSRCleanerController(Controller):
                 continue
             log.info("%s: cleaning CSR %r (%s)", self.name, name, why)
             try:
-                store.delete("", name, DeleteOptions())
+                self.writes.delete(store, "", name, DeleteOptions())
             except E.StatusError as exc:
                 if exc.code != 404:
                     log.info("%s: unable to delete CSR %r: %s", self.name, name, exc.message)

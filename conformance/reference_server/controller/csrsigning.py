@@ -19,6 +19,12 @@ accepts gets `status.certificate`: the request's subject, SANs and key, the usag
 clamped to [10 min, `--cluster-signing-duration` 8760h]) minus the 5 min backdate unless shorter than 8 h, never after
 the CA's own end.
 Other signer names are left to their own signers (none here), as upstream.
+
+Its `certificatesigningrequests/status` UPDATEs are made as `certificate-controller`
+(`cmd/kube-controller-manager/app/certificates.go` `ClientOrDie("certificate-controller")`, shared by the signer,
+approver and cleaner) through admission/admitted.py; a refused write requeues the CSR with the queue's backoff.
+The certificate issued for a CSR's resourceVersion is kept for the sync's reruns, so the write a pending admission
+stopped is the same when the sync reaches it again.
 """
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from .. import apierrors as E
+from ..admission.admitted import AdmissionRefusal
 from ..registry import Registry
 from ..registry import certificates as C
 from ..registry.meta import now as meta_now
@@ -186,12 +193,14 @@ def sign(ca: SigningCA, req: x509.CertificateSigningRequest, usages: list[str], 
 
 class CSRSigningController(Controller):
     name = "csrsigning"
+    service_account = "certificate-controller"
 
     def __init__(self, registry: Registry, ca_pem: bytes | None = None, ca_key_pem: bytes | None = None):
         super().__init__()
         self.registry = registry
         self._ca = SigningCA(ca_pem, ca_key_pem) if ca_pem and ca_key_pem else None
         self.keys = self._queue()
+        self._issued: dict[tuple[str, str], bytes] = {}  # (name, resourceVersion) → the certificate to write
 
     @property
     def ca(self) -> SigningCA:
@@ -221,11 +230,16 @@ class CSRSigningController(Controller):
             return
         try:
             self._handle(store, csr)
+        except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
+            self.refused(self.keys, name, exc)
+            return
         except E.StatusError as exc:
             if exc.code == 409:
                 self.keys.add_after(name, 0.05)
             elif exc.code != 404:
                 log.info("%s: csr %s: %s", self.name, name, exc.message)
+            return
+        self.forget(name)
 
     def _handle(self, store: Any, csr: dict[str, Any]) -> None:
         """`signer.handle`: approved, not failed, not yet issued, for one of the four signers."""
@@ -253,15 +267,22 @@ class CSRSigningController(Controller):
                     "lastUpdateTime": stamp}]
                 cur["metadata"]["resourceVersion"] = csr["metadata"]["resourceVersion"]
                 return cur
-            store.update("", name, transform=failed, strategy=store.status_strategy, field_manager=FIELD_MANAGER)
+            self.writes.update(store, "", name, transform=failed, strategy=store.status_strategy,
+                               field_manager=FIELD_MANAGER)
             return
-        pem = sign(self.ca, req, usages, spec.get("expirationSeconds"))
+        key = (name, csr["metadata"]["resourceVersion"])
+        pem = self._issued.get(key)
+        if pem is None:
+            self._issued.clear()  # (one CSR's sync at a time)
+            pem = self._issued[key] = sign(self.ca, req, usages, spec.get("expirationSeconds"))
 
         def issued(cur: dict[str, Any]) -> dict[str, Any]:
             cur.setdefault("status", {})["certificate"] = base64.b64encode(pem).decode()
             cur["metadata"]["resourceVersion"] = csr["metadata"]["resourceVersion"]
             return cur
-        store.update("", name, transform=issued, strategy=store.status_strategy, field_manager=FIELD_MANAGER)
+        self.writes.update(store, "", name, transform=issued, strategy=store.status_strategy,
+                           field_manager=FIELD_MANAGER)
+        self._issued.pop(key, None)
 
 
 __all__ = ["CSRSigningController", "SigningCA", "duration", "sign", "signer_error"]

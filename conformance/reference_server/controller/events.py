@@ -13,9 +13,10 @@
   `message` on the first one's name (created again if that one is gone);
 * filters spam: a token bucket per source and object, 25 events, refilled at 1 per 300 s; beyond, dropped.
 
-`events_api=True` follows `tools/events` instead (kube-scheduler's recorder, events.k8s.io/v1 seen through
-core/v1): `eventTime` in microseconds, `action`, `reportingComponent`/`reportingInstance`, an empty `source`,
-no first/last timestamps and no count (its series bookkeeping is left out: this server's scheduler tries each
+`events_api=True` follows `tools/events` instead (kube-scheduler's recorder): the Event is created through the
+events.k8s.io/v1 store (registry/eventsview.py), so admission webhooks and policies see an `events.k8s.io/v1`
+`events` CREATE, with `eventTime` in microseconds, `action`, `reportingController`/`reportingInstance`, and no
+deprecated source, timestamps or count (its series bookkeeping is left out: this server's scheduler tries each
 pod once).
 
 Writes are synchronous, through the registry with the server's admission (an Event in a namespace being
@@ -34,6 +35,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from .. import apierrors as E
+from .. import eventsv1
 from ..admission import create_admission
 from ..admission.admitted import ControllerWrites, admitted
 from ..registry import Registry
@@ -208,11 +210,15 @@ class EventRecorder:
         now = _dt.datetime.fromtimestamp(self.clock(), _dt.timezone.utc)
         name = self._name(ref.get("name", ""))
         if self.events_api:  # tools/events: no correlator but its series (not kept here)
+            store = self.registry.group(eventsv1.GROUP, "events") or store
             ev = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": name, "namespace": namespace},
                   "involvedObject": ref, "reason": reason, "message": message, "source": {},
                   "firstTimestamp": None, "lastTimestamp": None, "type": type_,
                   "eventTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "action": self.action,
                   "reportingComponent": self.component, "reportingInstance": self.host}
+            if store.info.kind == "Event" and getattr(store, "group", "") == eventsv1.GROUP:
+                ev = {k: v for k, v in eventsv1.to_v1(ev).items()  # the events.k8s.io/v1 client's object
+                      if not (k.startswith("deprecated") and not v)}
             if self.writes.active() and self.loop is not None:
                 self._send_later(store, lambda: (ev, False))
                 return
@@ -269,7 +275,7 @@ class EventRecorder:
             except Exception as exc:  # a lost event is logged, as the broadcaster's
                 log.info("%s: event %s dropped: %s", self.component, ev.get("reason"), exc)
                 return
-            if written is not None:
+            if written is not None and not self.events_api:  # (tools/events has no correlator)
                 self.correlator.update_state(written)
 
         def start() -> None:

@@ -8,6 +8,12 @@ resourceVersion through the registry, so two processes can never both believe th
 Expiry is judged as upstream does: by the local time at which this elector last saw the record change
 (`observedTime`), never by the holder's `renewTime`, so clock skew between replicas does not matter.
 
+The Lease's writes are kube-controller-manager's own client's (kind's `controller-manager.conf`: a client
+certificate `CN=system:kube-controller-manager`), so webhooks and policies see them (admission/admitted.py, given
+`hooks`): a step that reaches a write some webhook or policy selects stops with `Pending`, is admitted, and runs
+again with the same `now` (so the write is the one admitted); a refused write is a failed attempt, as upstream's
+failed Create/Update.
+
 Differences from kube-controller-manager, deliberate: a replica that loses the Lease stops its controllers
 and competes again (kube-controller-manager exits and is restarted by its supervisor), and a graceful stop
 releases the Lease (client-go's `ReleaseOnCancel`), so the next replica takes over at once.
@@ -25,6 +31,7 @@ from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable
 
 from .. import apierrors as E
+from ..admission.admitted import KUBE_CONTROLLER_MANAGER_USER, ControllerWrites, Pending, admitted
 
 log = logging.getLogger("nsconform.reference_server.controller")
 
@@ -106,9 +113,11 @@ class LeaseLock:
     """`resourcelock.LeaseLock` on the registry: Get/Create/Update of one Lease, the update carrying the
     resourceVersion last read or written (a 409 when another replica wrote in between)."""
 
-    def __init__(self, registry: Any, namespace: str, name: str, identity: str):
+    def __init__(self, registry: Any, namespace: str, name: str, identity: str,
+                 writes: ControllerWrites | None = None):
         self.registry, self.namespace, self.name, self.identity = registry, namespace, name, identity
         self.lease: dict[str, Any] | None = None
+        self.writes = writes or ControllerWrites(None, "")  # direct until given the server's webhooks
 
     @property
     def _store(self) -> Any:
@@ -128,8 +137,8 @@ class LeaseLock:
         return LeaderElectionRecord.from_spec(spec), raw
 
     def create(self, record: LeaderElectionRecord) -> None:
-        self.lease = self._store.create(
-            {"apiVersion": f"{GROUP}/v1", "kind": "Lease",
+        self.lease = self.writes.create(
+            self._store, {"apiVersion": f"{GROUP}/v1", "kind": "Lease",
              "metadata": {"name": self.name, "namespace": self.namespace}, "spec": record.to_spec()},
             field_manager="kube-controller-manager")
 
@@ -137,7 +146,8 @@ class LeaseLock:
         if self.lease is None:
             raise RuntimeError("lease not initialized, call get or create first")
         body = dict(self.lease, spec=record.to_spec())
-        self.lease = self._store.update(self.namespace, self.name, body, field_manager="kube-controller-manager")
+        self.lease = self.writes.update(self._store, self.namespace, self.name, body,
+                                        field_manager="kube-controller-manager")
 
 
 class LeaderElector:
@@ -146,9 +156,11 @@ class LeaderElector:
 
     def __init__(self, registry: Any, config: LeaderElectionConfig, *,
                  on_started: Callable[[], Any], on_stopped: Callable[[], Awaitable[None]],
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, hooks: Any = None):
         self.config = config
-        self.lock = LeaseLock(registry, config.namespace, config.name, config.identity)
+        offload = None if not getattr(registry.store, "remote", False) else _in_thread
+        self.lock = LeaseLock(registry, config.namespace, config.name, config.identity,
+                              ControllerWrites(hooks, "", offload, KUBE_CONTROLLER_MANAGER_USER))
         self.on_started, self.on_stopped = on_started, on_stopped
         self.clock = clock
         self.observed_record = LeaderElectionRecord()
@@ -168,10 +180,11 @@ class LeaderElector:
         self.observed_record = record
         self.observed_time = self.clock()
 
-    def try_acquire_or_renew(self) -> bool:
+    def try_acquire_or_renew(self, now: float | None = None) -> bool:
         """Acquire the Lease, or renew it if held; False when another holder's lease is still valid or a
-        write lost a race (upstream's `tryAcquireOrRenew`, step by step)."""
-        now = self.clock()
+        write lost a race (upstream's `tryAcquireOrRenew`, step by step). `Pending`: a write to be admitted first
+        (the step runs again with the same `now`)."""
+        now = self.clock() if now is None else now
         record = LeaderElectionRecord(holder_identity=self.config.identity,
                                       lease_duration_seconds=int(self.config.lease_duration),
                                       acquire_time=now, renew_time=now)
@@ -183,6 +196,8 @@ class LeaderElector:
                 self.lock.update(record)
                 self._observe(record)
                 return True
+            except Pending:
+                raise
             except Exception as exc:  # noqa: BLE001 - a conflict or a storage error: take the slow path
                 log.info("leader election: optimistic update of %s failed (%s), falling back to slow path",
                          self.lock.describe(), _why(exc))
@@ -195,6 +210,8 @@ class LeaderElector:
                 return False
             try:
                 self.lock.create(record)
+            except Pending:
+                raise
             except Exception as exc2:  # noqa: BLE001 - another replica created it first, or storage down
                 log.info("leader election: error initially creating %s: %s", self.lock.describe(), _why(exc2))
                 return False
@@ -217,21 +234,25 @@ class LeaderElector:
             record.leader_transitions = old.leader_transitions + 1
         try:
             self.lock.update(record)
+        except Pending:
+            raise
         except Exception as exc:  # noqa: BLE001 - another replica won the race (409) or storage down
             log.info("leader election: failed to update %s: %s", self.lock.describe(), _why(exc))
             return False
         self._observe(record)
         return True
 
-    def release(self) -> bool:
+    def release(self, now: float | None = None) -> bool:
         """Give the Lease up (holder "", duration 1 s) so another replica need not wait for it to expire."""
         if not self.is_leader():
             return True
-        now = self.clock()
+        now = self.clock() if now is None else now
         record = LeaderElectionRecord(lease_duration_seconds=1, acquire_time=now, renew_time=now,
                                       leader_transitions=self.observed_record.leader_transitions)
         try:
             self.lock.update(record)
+        except Pending:
+            raise
         except Exception as exc:  # noqa: BLE001
             log.warning("leader election: failed to release %s: %s", self.lock.describe(), _why(exc))
             return False
@@ -244,7 +265,10 @@ class LeaderElector:
         (and its controllers run) before `start` returns; a remote store (etcd) is never called on the loop."""
         led = False
         if not self._remote:
-            led = self.try_acquire_or_renew()
+            try:
+                led = self.try_acquire_or_renew()
+            except Pending:  # (a webhook on leases: the loop's first attempt has it admitted)
+                led = False
             if led:
                 self._lead()
         self._task = asyncio.get_running_loop().create_task(self._run(first_now=self._remote and not led))
@@ -253,9 +277,14 @@ class LeaderElector:
     def _remote(self) -> bool:
         return bool(getattr(self.lock.registry.store, "remote", False))
 
-    async def _step(self, fn: Callable[[], bool]) -> bool:
-        """One storage step, in a worker thread when the store blocks on the network."""
-        return await asyncio.to_thread(fn) if self._remote else fn()
+    async def _step(self, fn: Callable[[float], bool]) -> bool:
+        """One storage step, in a worker thread when the store blocks on the network; a write it reaches that
+        must be admitted first is, and the step runs again at the same `now`."""
+        now = self.clock()
+        return await admitted(self._call, fn, now)
+
+    async def _call(self, fn: Callable[[float], bool], now: float) -> bool:
+        return await asyncio.to_thread(fn, now) if self._remote else fn(now)
 
     async def _renew_before(self, deadline: float) -> bool:
         """An attempt that does not outlive the renew deadline (upstream's timeout context): a hung etcd
@@ -303,6 +332,11 @@ class LeaderElector:
             self.leading = False
             await self.on_stopped()
             await self._step(self.release)
+
+
+async def _in_thread(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    """A remote store's preview writes, off the event loop (as the elector's steps)."""
+    return await asyncio.to_thread(fn, *args, **kw)
 
 
 def _why(exc: BaseException) -> str:

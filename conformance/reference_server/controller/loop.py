@@ -103,6 +103,12 @@ class Controller:
     def forget(self, key: Any) -> None:
         self._failures.pop(key, None)
 
+    def refused(self, queue: "WorkQueue[Any]", key: Any, exc: Exception) -> None:
+        """A write a webhook or policy refused (admission/admitted.py `AdmissionRefusal`): the sync's error, logged,
+        and the key queued again after its backoff (`AddRateLimited`)."""
+        log.info("%s: %s: %s", self.name, key, getattr(exc, "message", exc))
+        queue.add_after(key, self.backoff(key))
+
     def _queue(self) -> WorkQueue[Any]:
         q: WorkQueue[Any] = WorkQueue()
         self._queues.append(q)

@@ -16,13 +16,14 @@ import string
 from typing import Any, Callable, Iterable
 
 from .. import apierrors as E
-from ..admission.admitted import AdmissionRefusal
+from ..admission.admitted import AdmissionRefusal, ControllerWrites, controller_user
 from ..registry import ListOptions, Registry
 from .loop import Controller, WorkQueue
 from .reads import get_or_none
 
 log = logging.getLogger("nsconform.reference_server.controller")
 KCM = "kube-controller-manager"
+OPENSHIFT_INFRA = "openshift-infra"  # where OpenShift's controllers' service accounts live
 Delay = Callable[[], float]
 
 
@@ -169,9 +170,19 @@ class RootCAPublisher(PerNamespaceController):
 
 class NamespaceMetadataController(PerNamespaceController):
     """OpenShift's cluster-policy-controller (SCC allocation annotations, Pod Security label sync): keys a
-    namespace lacks are patched onto it shortly after creation; keys the user set are left alone."""
+    namespace lacks are patched onto it shortly after creation; keys the user set are left alone. Two controllers
+    upstream, two writes here, each as its `openshift-infra` service account (cluster-policy-controller's
+    `namespace-security-allocation-controller` and `podsecurity-admission-label-syncer-controller`), through
+    admission/admitted.py."""
 
     name = "namespace metadata controller"
+    client_user = controller_user("namespace-security-allocation-controller", OPENSHIFT_INFRA)
+    label_user = controller_user("podsecurity-admission-label-syncer-controller", OPENSHIFT_INFRA)
+    label_writes = ControllerWrites(None, "")
+
+    def use_webhooks(self, hooks: Any, offload: Any = None) -> None:
+        super().use_webhooks(hooks, offload)
+        self.label_writes = ControllerWrites(hooks, "", offload, self.label_user)
 
     def __init__(self, registry: Registry, *, annotations: dict[str, str], labels: dict[str, str],
                  manager: str = "cluster-policy-controller", **kw: Any):
@@ -189,17 +200,23 @@ class NamespaceMetadataController(PerNamespaceController):
         if not missing_a and not missing_l:
             return
 
-        def patch(cur: dict[str, Any]) -> dict[str, Any]:
-            new = copy.deepcopy(cur)
-            m = new["metadata"]
-            m.pop("resourceVersion", None)
-            if missing_a:
-                m["annotations"] = {**(m.get("annotations") or {}), **missing_a}
-            if missing_l:
-                m["labels"] = {**(m.get("labels") or {}), **missing_l}
-            return new
+        def patch(field: str, missing: dict[str, str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+            def change(cur: dict[str, Any]) -> dict[str, Any]:
+                new = copy.deepcopy(cur)
+                m = new["metadata"]
+                m.pop("resourceVersion", None)
+                m[field] = {**(m.get(field) or {}), **{k: v for k, v in missing.items()
+                                                        if k not in (m.get(field) or {})}}
+                return new
+            return change
 
-        self.registry.namespaces.update("", ns, transform=patch, field_manager=self.manager)
+        namespaces = self.registry.namespaces
+        if missing_a:  # the SCC allocation controller's
+            self.writes.update(namespaces, "", ns, transform=patch("annotations", missing_a),
+                               field_manager=self.manager)
+        if missing_l:  # the Pod Security label syncer's
+            self.label_writes.update(namespaces, "", ns, transform=patch("labels", missing_l),
+                                     field_manager=self.manager)
 
 
 class DockercfgController(PerNamespaceController):
@@ -209,9 +226,12 @@ class DockercfgController(PerNamespaceController):
     name = "dockercfg controller"
     resource = "serviceaccounts"
     ANNOTATION = "openshift.io/internal-registry-pull-secret-ref"
+    # openshift-controller-manager's `serviceaccount-pull-secrets-controller` (its writes through admitted.py)
+    client_user = controller_user("serviceaccount-pull-secrets-controller", OPENSHIFT_INFRA)
 
     def __init__(self, registry: Registry, manager: str = "openshift-controller-manager", **kw: Any):
         super().__init__(registry, manager=manager, **kw)
+        self._secret_names: dict[str, str] = {}  # ServiceAccount uid → its Secret's name (kept for a sync's reruns)
 
     def watches(self, ev: Any) -> bool:
         return ev.type == "ADDED"
@@ -224,22 +244,26 @@ class DockercfgController(PerNamespaceController):
             meta = sa["metadata"]
             if meta.get("deletionTimestamp") or (meta.get("annotations") or {}).get(self.ANNOTATION):
                 continue
-            secret_name = f"{meta['name']}-dockercfg-" + "".join(random.choices(string.ascii_lowercase + string.digits,
-                                                                                k=5))
+            uid = meta.get("uid") or f"{ns}/{meta['name']}"
+            secret_name = self._secret_names.setdefault(uid, f"{meta['name']}-dockercfg-" + "".join(
+                random.choices(string.ascii_lowercase + string.digits, k=5)))
             made = self._create("secrets", {
                 "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/dockercfg",
                 "metadata": {"name": secret_name, "namespace": ns, "annotations": {
                     "kubernetes.io/service-account.name": meta["name"],
                     "openshift.io/internal-registry-auth-token.service-account": meta["name"]}},
                 "data": {".dockercfg": "e30="}})
-            if made is None:
-                continue
+            if made is None and self._get("secrets", ns, secret_name) is None:
+                continue  # (made by an earlier run of this sync, stopped before the ServiceAccount's update: go on)
             new = copy.deepcopy(sa)
             new["metadata"].pop("resourceVersion", None)
             new["metadata"]["annotations"] = {**(meta.get("annotations") or {}), self.ANNOTATION: secret_name}
             new["imagePullSecrets"] = list(sa.get("imagePullSecrets") or []) + [{"name": secret_name}]
             new["secrets"] = list(sa.get("secrets") or []) + [{"name": secret_name}]
             try:
-                store.update(ns, meta["name"], new, field_manager=self.manager)
+                self.writes.update(store, ns, meta["name"], new, field_manager=self.manager)
+            except AdmissionRefusal:
+                raise
             except E.StatusError as exc:
                 log.info("%s: %s/%s: %s", self.name, ns, meta["name"], exc.message)
+            self._secret_names.pop(uid, None)

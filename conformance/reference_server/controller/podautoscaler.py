@@ -18,6 +18,12 @@ metrics-server (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscal
   `pods.metrics.k8s.io`); the custom/external metrics' wording follows the same path but was not compared with a
   live cluster.
 
+Its writes and Events are made as its service account (`cmd/kube-controller-manager/app/autoscaling.go`
+`ClientOrDie("horizontal-pod-autoscaler")`) through admission/admitted.py: the rescale an UPDATE of the target's
+`scale` subresource with the autoscaling/v1 Scale, the status `horizontalpodautoscalers/status`; a refused status
+write is logged and tried again a period later (the queue's fixed interval), a refused rescale is the sync's error
+(tried again a period later too).
+
 Not done: overlapping HPAs (`AmbiguousSelector`), scaling from metrics (none can be fetched), the stabilization
 window and behavior policies (they only shape a metric-driven recommendation).
 """
@@ -33,7 +39,7 @@ from ..registry.meta import now
 from ..registry.subresources import scale_of
 from ..storage.offload import Offload
 from .events import NORMAL, WARNING, EventRecorder
-from .loop import Controller, WorkQueue
+from .loop import Controller, WorkQueue, log
 
 COMPONENT = "horizontal-pod-autoscaler"
 FIELD_MANAGER = "kube-controller-manager"
@@ -86,6 +92,7 @@ def _status(status: dict[str, Any]) -> dict[str, Any]:
 
 class HorizontalPodAutoscalerController(Controller):
     name = "horizontal-pod-autoscaler controller"
+    service_account = COMPONENT
 
     def __init__(self, registry: Registry, *, period: float = SYNC_PERIOD, admission: Any = None):
         super().__init__()
@@ -153,7 +160,16 @@ class HorizontalPodAutoscalerController(Controller):
         else:
             return self._metrics_failed(key, hpa, spec, original, status, current, reference)
         if reason:
-            self._rescale(target, key[0], ref.get("name", ""), desired)
+            try:
+                self._rescale(target, key[0], ref.get("name", ""), desired)
+            except E.StatusError as exc:  # a refusal, a conflict: `FailedRescale`, the sync's error
+                self.recorder.event(hpa, WARNING, "FailedRescale",
+                                    f"New size: {desired}; reason: {reason}; error: {exc.message}")
+                set_condition(status, "AbleToScale", "False", "FailedUpdateScale",
+                              f"the HPA controller was unable to update the target scale: {exc.message}")
+                status.update(currentReplicas=current)
+                self._write_status(key, original, status)
+                return True
             set_condition(status, "AbleToScale", "True", "SucceededRescale",
                           f"the HPA controller was able to update the target scale to {desired}")
             self.recorder.event(hpa, NORMAL, "SuccessfulRescale", f"New size: {desired}; reason: {reason}")
@@ -214,11 +230,8 @@ class HorizontalPodAutoscalerController(Controller):
             raise LookupError(exc.status.get("message", "")) from None
 
     def _rescale(self, store: Any, ns: str, name: str, replicas: int) -> None:
-        def change(cur: dict[str, Any]) -> dict[str, Any]:
-            out = copy.deepcopy(cur)
-            out.setdefault("spec", {})["replicas"] = replicas
-            return out
-        store.update(ns, name, transform=change, field_manager=FIELD_MANAGER)
+        """`scaleNamespacer.Update`: the target's `scale` subresource, through the webhooks as the controller's."""
+        self.writes.update_scale(store, ns, name, replicas, FIELD_MANAGER)
 
     def _write_status(self, key: Key, original: dict[str, Any], status: dict[str, Any]) -> None:
         """`updateStatusIfNeeded`: an UpdateStatus only when the status changed."""
@@ -230,9 +243,10 @@ class HorizontalPodAutoscalerController(Controller):
         def change(cur: dict[str, Any]) -> dict[str, Any]:
             return {**cur, "status": status}
         try:
-            store.update(*key, transform=change, strategy=store.status_strategy, field_manager=FIELD_MANAGER)
-        except E.StatusError:
-            pass  # gone or conflicting: the next sync tries again, as upstream's
+            self.writes.update(store, *key, transform=change, strategy=store.status_strategy,
+                               field_manager=FIELD_MANAGER)
+        except E.StatusError as exc:  # gone, conflicting or refused: the next sync tries again, as upstream's
+            log.info("%s: %s/%s: %s", self.name, key[0], key[1], exc.message)
 
 
 __all__ = ["HorizontalPodAutoscalerController", "SYNC_PERIOD", "set_condition"]

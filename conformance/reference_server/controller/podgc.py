@@ -10,6 +10,11 @@ Every `period` seconds (upstream `gcCheckPeriod`, 20 s) it lists pods and nodes 
   at once) is marked Failed and deleted with grace 0.
 `gcTerminated` (past `--terminated-pod-gc-threshold`, 12500) and `gcTerminating` (nodes tainted out-of-service)
 need terminated pods or nodes, which this server never produces.
+
+Its writes (the `pods/status` UPDATE, then the DELETE) are made as its service account
+(`cmd/kube-controller-manager/app/core.go` `ClientOrDie("pod-garbage-collector")`) through admission/admitted.py:
+a pass that reaches a write some webhook or policy selects stops, is admitted, and runs again; a refused write is
+logged and the pod tried again on the next pass (upstream logs the error and goes on to the next pod).
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from typing import Any
 from .. import apierrors as E
 from ..registry import DeleteOptions, ListOptions, Registry
 from ..registry.meta import now
+from ..admission.admitted import admitted
 from .loop import Controller
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -34,6 +40,7 @@ ORPHANED = {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByP
 
 class PodGarbageCollector(Controller):
     name = "pod garbage collector"
+    service_account = "pod-garbage-collector"
 
     def __init__(self, registry: Registry, *, period: float = GC_CHECK_PERIOD, quarantine: float = QUARANTINE_TIME):
         super().__init__()
@@ -46,12 +53,15 @@ class PodGarbageCollector(Controller):
         """Start the periodic pass (`wait.UntilWithContext`: at once, then every period); on the server's loop."""
         async def run() -> None:
             while True:
-                try:
-                    self.gc()
+                try:  # a pass stopped by a write still to be admitted runs again once it is
+                    await admitted(self._pass)
                 except Exception:  # a controller bug must not stop the loop
                     log.exception("%s: pass failed", self.name)
                 await asyncio.sleep(self.period)
         self._spawn(run())
+
+    async def _pass(self) -> None:
+        self.gc()
 
     def gc(self, clock: float | None = None) -> None:
         """One pass over every pod (upstream's order: orphaned, then unscheduled terminating)."""
@@ -67,15 +77,17 @@ class PodGarbageCollector(Controller):
             node = (p.get("spec") or {}).get("nodeName")
             if node and node not in existing:
                 self._quarantined.setdefault(node, t + self.quarantine)
-        gone = set()
+        gone, expired = set(), []
         for node, until in list(self._quarantined.items()):
             if until <= t:
-                del self._quarantined[node]
+                expired.append(node)
                 if node not in existing and not self._node_exists(node):
                     gone.add(node)
         for p in items:
             if (p.get("spec") or {}).get("nodeName") in gone:
                 self._mark_failed_and_delete(p, ORPHANED)
+        for node in expired:  # (after the writes: a pass a pending admission stopped finds them again)
+            del self._quarantined[node]
         for p in items:
             if p["metadata"].get("deletionTimestamp") and not (p.get("spec") or {}).get("nodeName"):
                 self._mark_failed_and_delete(p, None)
@@ -111,8 +123,8 @@ class PodGarbageCollector(Controller):
                         status["conditions"] = conds
                     return new
                 strategy = pods.status_strategy  # `pods/status` (registry/subresources.py)
-                pods.update(ns, name, transform=failed, strategy=strategy, field_manager=FIELD_MANAGER)
-            pods.delete(ns, name, DeleteOptions(grace_period_seconds=0))  # NewDeleteOptions(0)
+                self.writes.update(pods, ns, name, transform=failed, strategy=strategy, field_manager=FIELD_MANAGER)
+            self.writes.delete(pods, ns, name, DeleteOptions(grace_period_seconds=0))  # NewDeleteOptions(0)
         except E.StatusError as exc:
             if exc.code != 404:
                 log.info("%s: %s/%s: %s", self.name, ns, name, exc.message)

@@ -11,6 +11,10 @@ paramKind, a warning `<group>/<version>, Kind=<kind>: <issues>` per kind that do
 
 Only kinds the server's field model describes are checked (a custom resource's schema is not: no warning), with
 the partial checker of `cel/checker.py` (a warning only where it is sure upstream gives one).
+
+The write is the controller's service account's (`ClientOrDie("validatingadmissionpolicy-status-controller")`,
+through admission/admitted.py), which no webhook or policy ever sees: a ValidatingAdmissionPolicy is one of the
+configuration kinds upstream's dispatchers exempt (`IsExemptAdmissionConfigurationResource`).
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ FIELD_MANAGER = "validatingadmissionpolicy-status-controller"
 
 class PolicyStatusController(Controller):
     name = "validatingadmissionpolicy status"
+    service_account = FIELD_MANAGER  # names.ValidatingAdmissionPolicyStatusController
 
     def __init__(self, registry: Registry):
         super().__init__()
@@ -63,9 +68,10 @@ class PolicyStatusController(Controller):
                   "status": {"observedGeneration": generation, "typeChecking": checking}}
         fm = store.field_manager
         try:
-            store.update("", name, transform=lambda live: fm.apply(live, config, FIELD_MANAGER, True, "status"),
-                         strategy=store.status_strategy,  # type: ignore[attr-defined]
-                         manage=lambda _live, new: new)
+            self.writes.update(store, "", name,
+                               transform=lambda live: fm.apply(live, config, FIELD_MANAGER, True, "status"),
+                               strategy=store.status_strategy,  # type: ignore[attr-defined]
+                               manage=lambda _live, new: new)
         except E.StatusError as exc:
             if exc.code not in (404, 409):  # deleted meanwhile, or changed again (its own event requeues it)
                 raise

@@ -5,21 +5,30 @@ Driven by storage watch events, no polling: a quota is synced when it is created
 namespace's content — deletes above all (upstream: replenishment; admission never decrements, so
 deleting frees quota only here, asynchronously). Upstream's periodic full resync (5 min) is not needed
 because every write goes through this server's storage and produces an event.
+
+The status write is the controller's service account's (`cmd/kube-controller-manager/app/core.go`
+`ClientOrDie("resourcequota-controller")`): while any webhook configuration or policy binding exists it is a
+`resourcequotas/status` UPDATE through admission/admitted.py (a refusal requeues the quota with the queue's
+backoff); without one, the plain storage write.
 """
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+from .. import apierrors as E
 from ..deviations import NONE, Deviations
 from ..registry import Registry
 from ..storage import KeyNotFoundError
 from ..admission import quota as Q
+from ..admission.admitted import AdmissionRefusal
+from .loop import log
 from .loop import Controller, WorkQueue
 
 
 class QuotaController(Controller):
     name = "quota controller"
+    service_account = "resourcequota-controller"
 
     def __init__(self, registry: Registry, *, deviations: Deviations = NONE):
         super().__init__()
@@ -70,7 +79,12 @@ class QuotaController(Controller):
         self._quotas.add((ns, name))
 
     async def _sync_key(self, key: tuple[str, str]) -> None:
-        self.sync(*key)
+        try:
+            self.sync(*key)
+        except AdmissionRefusal as exc:  # the sync's error: `AddRateLimited`
+            self.refused(self._quotas, key, exc)
+            return
+        self.forget(key)
 
     # ---- sync ------------------------------------------------------------------------------------
     def objects(self, ns: str) -> dict[str, list[dict[str, Any]]]:
@@ -100,6 +114,18 @@ class QuotaController(Controller):
                 q["status"] = status
                 return q
             try:
-                store.guaranteed_update("resourcequotas", ns, name, write)
+                if self.writes.active():  # an UpdateStatus the webhooks and policies may see
+                    quotas = self.registry.content("resourcequotas")
+                    self.writes.update(quotas, ns, name, transform=write,
+                                       strategy=quotas.status_strategy,  # type: ignore[union-attr]
+                                       field_manager="kube-controller-manager")
+                else:
+                    store.guaranteed_update("resourcequotas", ns, name, write)
             except KeyNotFoundError:
                 pass
+            except E.StatusError as exc:
+                if exc.code == 404:
+                    return
+                if isinstance(exc, AdmissionRefusal):
+                    raise
+                log.info("%s: %s/%s: %s", self.name, ns, name, exc.message)  # a race: the next event resyncs

@@ -17,7 +17,7 @@ import socket
 from typing import Any
 
 from .. import apierrors as E
-from ..auth.rbac import UserInfo
+from ..admission.admitted import KUBE_SCHEDULER_USER
 from ..registry import ListOptions, Registry
 from ..registry.meta import now
 from .events import WARNING, EventRecorder
@@ -46,14 +46,7 @@ def wants_scheduling(pod: dict[str, Any]) -> bool:
 class NoNodesScheduler(Controller):
     name = "scheduler"
     # kind's kube-scheduler.conf: a client certificate `CN=system:kube-scheduler` without organisation
-    client_user = UserInfo("system:kube-scheduler", groups=("system:authenticated",))
-
-    def use_webhooks(self, hooks: Any, offload: Any = None) -> None:
-        """Its `pods/status` writes pass the webhooks; its Events stay direct (upstream writes them through
-        events.k8s.io/v1, this recorder as core/v1 Events: a webhook would see the wrong group)."""
-        recorder_writes = self.recorder.writes
-        super().use_webhooks(hooks, offload)
-        self.recorder.writes = recorder_writes
+    client_user = KUBE_SCHEDULER_USER
 
     def __init__(self, registry: Registry, admission: Any = None):
         super().__init__()

@@ -4,7 +4,8 @@
 As upstream's create handler for that subresource: the body is a `policy/v1` or `policy/v1beta1` Eviction
 (`AcceptsGroupVersion`; another kind or version is upstream's decoding 400), in JSON, YAML or protobuf (`policy.Eviction`); `dryRun`
 is honoured; NamespaceLifecycle answers for the namespace, then the admission webhooks and policies see a
-`pods/eviction` CREATE of the Eviction; the eviction runs in the server's one writer (`offload`).
+`pods/eviction` CREATE of the Eviction; the eviction runs in the server's one writer (`offload`), its budget
+status write passing them too, as kube-apiserver's loopback client (`system:apiserver`).
 """
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from typing import Any, Awaitable, Callable
 from aiohttp import web
 
 from .. import apierrors as E
+from ..admission.admitted import APISERVER_USER, ControllerWrites, admitted
 from ..admission.lifecycle import NamespaceLifecycle
 from ..admission.webhooks import Attributes
 from ..registry import ResourceInfo
+from ..registry.meta import now
 from ..registry.eviction import evict_pod
 from . import params as P
 from .context import ServerContext
@@ -25,7 +28,7 @@ from .decode import PROTOBUF_TYPE, decode_body, media_type, parse_raw, summarize
 from .handlers import check_path_segment, read_body
 from .respond import object_response
 from .router import Route
-from .webhookcalls import on_subresource_create
+from .webhookcalls import on_subresource_create, webhook_admission
 
 GROUP_VERSION = "policy/v1"
 ACCEPTED_VERSIONS = ("policy/v1", "policy/v1beta1")
@@ -98,6 +101,8 @@ async def handle_eviction(ctx: ServerContext, request: web.Request, route: Route
         {"metadata": {"name": route.name, "namespace": route.namespace}})
     body = await on_subresource_create(ctx.registry, request, Attributes(  # the webhooks see the Eviction
         "CREATE", "", "v1", "pods", "eviction", route.namespace, route.name, "Eviction", ("policy", "v1")), body, dry)
-    status = await offload(evict_pod, ctx.registry, route.namespace, route.name, body,
-                           ["All"] if dry else [])
+    hooks = webhook_admission(ctx.registry)  # the budget's status: the loopback client's, reviewed
+    writes = ControllerWrites(hooks, "", offload, APISERVER_USER) if hooks.active() else None
+    status = await admitted(offload, evict_pod, ctx.registry, route.namespace, route.name, body,
+                            ["All"] if dry else [], writes, now())
     return object_response(status, 201, request.headers.get("Accept"))

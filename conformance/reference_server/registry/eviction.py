@@ -20,6 +20,14 @@ plain error, which kube-apiserver answers 500 without a reason). Then:
   written through the pod's status strategy (not on a dry run), then the delete with the eviction's options
   (preconditions, grace period, propagation); no admission on that delete (`rest.ValidateAllObjectFunc`).
 
+The budget's `UpdateStatus` is upstream's loopback client's (a `poddisruptionbudgets/status` UPDATE as
+`system:apiserver` that webhooks and policies see): the handler passes `writes` (admission/admitted.py's
+ControllerWrites, duck-typed here: the registry knows nothing of admission), which stops the eviction with its
+`Pending` before that first write when some webhook or policy selects it; the handler has it admitted and runs the
+eviction again, with the same `stamp` for `disruptedPods` and the condition's transition, so the write it reaches
+again is the one admitted (unless the budget changed meanwhile: then, as upstream's conflict retry, it is reviewed
+again).
+
 Success answers a `Status` `Success`, 201. Retries are immediate (upstream waits 500 ms between them): writes here
 are serialised, so a conflict can only come from the client's own preconditions.
 """
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from typing import Any
 
 from .. import apierrors as E
@@ -111,23 +120,24 @@ def still_processing(pdb_name: str) -> E.StatusError:
                                                "server.", 10)
 
 
-def set_disruption_allowed(status: dict[str, Any], value: str, reason: str, message: str = "") -> None:
+def set_disruption_allowed(status: dict[str, Any], value: str, reason: str, message: str = "",
+                           stamp: str | None = None) -> None:
     """`apimeta.SetStatusCondition` of `DisruptionAllowed` (observedGeneration: the status's): the transition time
-    moves only when the condition's status changes."""
+    (`stamp`, now) moves only when the condition's status changes."""
     fresh: dict[str, Any] = {"type": "DisruptionAllowed", "status": value}
     if status.get("observedGeneration"):  # omitempty
         fresh["observedGeneration"] = status["observedGeneration"]
-    fresh.update(lastTransitionTime=now(), reason=reason, message=message)
+    fresh.update(lastTransitionTime=stamp or now(), reason=reason, message=message)
     set_condition(status, fresh)
 
 
-def set_disruption_allowed_condition(status: dict[str, Any]) -> None:
+def set_disruption_allowed_condition(status: dict[str, Any], stamp: str | None = None) -> None:
     """`pdbhelper.UpdateDisruptionAllowedCondition`: `SufficientPods` while a disruption is allowed, else
     `InsufficientPods`."""
     if (status.get("disruptionsAllowed") or 0) > 0:
-        set_disruption_allowed(status, "True", "SufficientPods")
+        set_disruption_allowed(status, "True", "SufficientPods", stamp=stamp)
     else:
-        set_disruption_allowed(status, "False", "InsufficientPods")
+        set_disruption_allowed(status, "False", "InsufficientPods", stamp=stamp)
 
 
 def pdbs_for_pod(registry: Any, pod: dict[str, Any]) -> list[dict[str, Any]]:
@@ -148,9 +158,11 @@ def pdbs_for_pod(registry: Any, pod: dict[str, Any]) -> list[dict[str, Any]]:
 class _Eviction:
     """One `EvictionREST.Create` against the registry's pod and PDB stores."""
 
-    def __init__(self, registry: Any, namespace: str, name: str, options: DeleteOptions):
+    def __init__(self, registry: Any, namespace: str, name: str, options: DeleteOptions, writes: Any = None,
+                 stamp: str | None = None):
         self.registry, self.namespace, self.name, self.options = registry, namespace, name, options
         self.pods = registry.content("pods")
+        self.writes, self.stamp = writes, stamp
 
     def run(self) -> dict[str, Any]:
         pod = self._delete_if_pdb_ignored()
@@ -258,26 +270,28 @@ class _Eviction:
                                                       f"{status.get('currentHealthy') or 0} currently")
         status["disruptionsAllowed"] = allowed - 1
         if status["disruptionsAllowed"] == 0:
-            set_disruption_allowed_condition(status)
+            set_disruption_allowed_condition(status, self.stamp)
         if self.options.dry_run:
             return
-        status["disruptedPods"] = {**as_dict(status.get("disruptedPods")), self.name: now()}
+        status["disruptedPods"] = {**as_dict(status.get("disruptedPods")), self.name: self.stamp or now()}
         # UpdateStatus of the budget as read (its resourceVersion makes a concurrent change a 409), by the
         # apiserver's loopback client, whose user agent names the manager
-        store.update(self.namespace, name, {**pdb, "status": status}, strategy=store.status_strategy,
-                     field_manager="kube-apiserver")
+        write = store.update if self.writes is None else functools.partial(self.writes.update, store)
+        write(self.namespace, name, {**pdb, "status": status}, strategy=store.status_strategy,
+              field_manager="kube-apiserver")
 
 
 def evict_pod(registry: Any, namespace: str, url_name: str, eviction: dict[str, Any],
-              query_dry_run: list[str]) -> dict[str, Any]:
-    """`EvictionREST.Create`; returns the Status answered (201)."""
+              query_dry_run: list[str], writes: Any = None, stamp: str | None = None) -> dict[str, Any]:
+    """`EvictionREST.Create`; returns the Status answered (201). `writes`: the loopback client's writes (the
+    budget's status), `stamp`: the time recorded in `disruptedPods` (now)."""
     name = as_dict(eviction.get("metadata")).get("name") or ""
     if url_name != name:
         raise E.bad_request("name in URL does not match name in Eviction object")
     options = propagate_dry_run(eviction, query_dry_run)
     if registry.content("pods") is None:
         raise E.not_found("pods", name)
-    return _Eviction(registry, namespace, name, options).run()
+    return _Eviction(registry, namespace, name, options, writes, stamp).run()
 
 
 __all__ = ["can_ignore_pdb", "evict_pod", "is_pod_ready", "pdbs_for_pod", "set_disruption_allowed",

@@ -152,7 +152,10 @@ def test_openshift_patches_new_namespaces_and_adds_builder_and_deployer(serve):
     rv = created.json()["metadata"]["resourceVersion"]
     with WatchReader(f"{srv.url}/api/v1/namespaces", {"fieldSelector": f"metadata.name={name}",
                                                       "resourceVersion": rv}) as w:
-        ns = w.until(lambda e: e["type"] == "MODIFIED", 10, "the SCC patch")[-1]["object"]
+        # two controllers upstream, two writes: the SCC allocation's annotations, the Pod Security labels
+        ns = w.until(lambda e: e["type"] == "MODIFIED" and "openshift.io/sa.scc.mcs" in (
+            e["object"]["metadata"].get("annotations") or {}) and "pod-security.kubernetes.io/warn" in (
+            e["object"]["metadata"].get("labels") or {}), 10, "the SCC and Pod Security patches")[-1]["object"]
     ann, labels = ns["metadata"]["annotations"], ns["metadata"]["labels"]
     assert set(ann) >= {"openshift.io/sa.scc.mcs", "openshift.io/sa.scc.supplemental-groups",
                         "openshift.io/sa.scc.uid-range"}
@@ -174,7 +177,10 @@ def test_openshift_keeps_what_the_user_set(serve):
     rv = created.json()["metadata"]["resourceVersion"]
     with WatchReader(f"{srv.url}/api/v1/namespaces", {"fieldSelector": f"metadata.name={name}",
                                                       "resourceVersion": rv}) as w:
-        ns = w.until(lambda e: e["type"] == "MODIFIED", 10, "the SCC patch")[-1]["object"]
+        # two controllers upstream, two writes: the SCC allocation's annotations, the Pod Security labels
+        ns = w.until(lambda e: e["type"] == "MODIFIED" and "openshift.io/sa.scc.mcs" in (
+            e["object"]["metadata"].get("annotations") or {}) and "pod-security.kubernetes.io/warn" in (
+            e["object"]["metadata"].get("labels") or {}), 10, "the SCC and Pod Security patches")[-1]["object"]
     assert ns["metadata"]["labels"]["pod-security.kubernetes.io/warn"] == "privileged"
 
 
