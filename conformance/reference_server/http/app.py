@@ -20,6 +20,7 @@ from .handlers import Handlers, add_deprecation_warning
 from .respond import error_response, object_response, plain_not_found
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
+from ..metrics import ServerMetrics
 
 log = logging.getLogger("nsconform.reference_server.http")
 CTX_KEY = web.AppKey("ctx", ServerContext)
@@ -29,6 +30,7 @@ PUBLIC_PATHS = ("/healthz", "/livez", "/readyz")
 def build_app(ctx: ServerContext) -> web.Application:
     """Build the application; all paths go to `dispatch`."""
     apf = priority_fairness.PriorityAndFairness(ctx)  # seats, queues, 429s, X-Kubernetes-PF-* headers
+    metrics = apf.metrics = ServerMetrics(ctx.registry, apf.flow_control, apf.request_info)  # /metrics
     if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → APF → RBAC (http/authz.py)
         from .authz import authn_middleware, authz_middleware
         middlewares = [_errors(ctx), authn_middleware(ctx), apf.middleware, authz_middleware(ctx)]
@@ -48,6 +50,7 @@ def build_app(ctx: ServerContext) -> web.Application:
 
     async def dispatch(request: web.Request) -> web.StreamResponse:
         route = ctx.router.resolve(request.method, request.path)
+        metrics.note(request, route)  # what apiserver_request_total will count the answer under
         t = route.target
         if t == "plain-404":
             return plain_not_found()
@@ -56,6 +59,10 @@ def build_app(ctx: ServerContext) -> web.Application:
             return service_unavailable()
         if t == "health":
             return web.Response(text="ok", content_type="text/plain")
+        if t == "metrics":
+            status, headers, body = metrics.answer(request.method, request.path,
+                                                   request.headers.get("Accept-Encoding", ""))
+            return web.Response(status=status, headers=headers, body=body)
         if t == "version":
             if ctx.deviations.active("version-numeric-fields"):
                 return object_response({**VERSION_INFO, "major": 1, "minor": 33})
@@ -93,7 +100,7 @@ def build_app(ctx: ServerContext) -> web.Application:
             return await handle_eviction(ctx, request, route, handlers.offload)
         return await handlers.handle(request, route)
 
-    app.router.add_route("*", "/{tail:.*}", dispatch)
+    app.router.add_route("*", "/{tail:.*}", metrics.requests.instrument(dispatch))
     return app
 
 
