@@ -32,16 +32,11 @@ class ServerMetrics:
         self.flowcontrol = FlowControlMetrics(flow_control)
         self.process = ProcessMetrics()
         self.slis = SliMetrics(self.process)
+        self.requests.on_health = self.slis.observe
+        self.note = self.requests.note  # http/app.py's dispatcher calls it once the route is known
         self.registry = Registry()
         self.registry.add(*self.requests.families(), *self.flowcontrol.families(), storage_objects(registry),
                           *self.process.families())
-
-    def note(self, request: Any, route: Any) -> None:
-        """The route is known (http/app.py's dispatcher): what the answer will be counted under; a health root's
-        checks are observed for `/metrics/slis`."""
-        self.requests.note(request, route)
-        if route.target == "health" and request.path in ("/healthz", "/livez", "/readyz"):
-            self.slis.observe(request.path)
 
     def answer(self, method: str, path: str, accept_encoding: str) -> tuple[int, dict[str, str], bytes]:
         """(status, headers, body) for `/metrics` or `/metrics/slis`."""

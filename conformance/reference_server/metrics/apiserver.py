@@ -19,6 +19,7 @@ update and a histogram's bisect. `apiserver_longrunning_requests` counts the wat
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from time import perf_counter
 from typing import Any, Callable
 
@@ -107,7 +108,10 @@ class RequestMetrics:
             "apiserver_request_terminations_total",
             "Number of requests which apiserver terminated in self-defense.",
             ("verb", "group", "version", "resource", "subresource", "scope", "component", "code"))
+        self.on_health: Callable[[str], None] | None = None  # a health path was asked for (/metrics/slis)
         self._labels: dict[tuple[str, ...], Any] = {}
+        self._totals = self.total.values
+        self._durations = self.duration.values
         self._codes = {c: str(c) for c in (200, 201, 202, 204, 304, 400, 401, 403, 404, 405, 406, 409, 410, 415,
                                             422, 429, 500, 503, 504)}
 
@@ -122,6 +126,8 @@ class RequestMetrics:
         target = route.target
         if target in UNINSTRUMENTED:
             return
+        if target == "health" and self.on_health is not None:
+            self.on_health(request.path)
         method = request.method
         key = (method, request.path, request.query_string,
                request.headers.get("Content-Type", "") if method == "PATCH" else "")
@@ -187,17 +193,26 @@ class RequestMetrics:
         return instrumented
 
     def _done(self, request: Any, code: int, start: float, response: Any) -> None:
-        noted = request.get(KEY)
-        if noted is None:
+        try:
+            labels, longrunning, discovery = request[KEY]
+        except KeyError:  # not noted: a route upstream does not instrument, or none at all
             return
-        labels, longrunning, discovery = noted
         if longrunning is not None:
             self.longrunning.inc(longrunning, -1)
         if discovery and (response is None or "as=APIGroupDiscoveryList" not in
                           response.headers.get("Content-Type", "")):
             return  # a legacy discovery document: not instrumented upstream
-        self.total.inc(labels + (self._codes.get(code) or str(code),))
-        self.duration.observe(labels, perf_counter() - start)
+        key = labels + (self._codes.get(code) or str(code),)
+        totals = self._totals
+        totals[key] = totals.get(key, 0) + 1
+        elapsed = perf_counter() - start
+        cells = self._durations.get(labels)  # HistogramVec.observe, inlined: this runs for every request
+        if cells is None:
+            self.duration.observe(labels, elapsed)
+            return
+        cells[bisect_left(DURATION_BUCKETS, elapsed)] += 1
+        cells[-2] += elapsed
+        cells[-1] += 1
 
     def dropped(self, request: Any) -> None:
         """`RecordDroppedRequest` + `RecordRequestTermination` of APF's 429."""
