@@ -23,6 +23,8 @@ from bisect import bisect_left
 from time import perf_counter
 from typing import Any, Callable
 
+from aiohttp import web
+
 from .registry import STABLE, CounterVec, GaugeVec, HistogramVec
 
 COMPONENT = "apiserver"
@@ -38,7 +40,8 @@ DISCOVERY = {"api": "api", "apis": "apis"}
 UNINSTRUMENTED = frozenset({"plain-404", "unavailable", "version", "openid", "api-v1", "group", "group-version",
                             "openapi", "metrics"})
 _CACHE_LIMIT = 4096
-KEY: Any = "nsconform.metrics"  # the request's noted labels
+KEY: Any = (web.RequestKey("nsconform_metrics", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
+            else "nsconform.metrics")  # the request's noted labels
 
 
 def _watch_query(query: Any) -> bool:
@@ -179,26 +182,33 @@ class RequestMetrics:
 
         async def instrumented(request: Any) -> Any:
             start = perf_counter()
+            code, response = None, None  # None: cancelled (the client went away), counted nowhere
             try:
                 response = await handler(request)
+                code = response.status
+                return response
             except StatusError as err:
-                self._done(request, err.code, start, None)
+                code = err.code
                 raise
             except Exception as exc:  # aiohttp's HTTPExceptions carry their status; anything else is a 500
-                self._done(request, getattr(exc, "status", 500), start, None)
+                code = getattr(exc, "status", 500)
                 raise
-            self._done(request, response.status, start, response)
-            return response
+            finally:
+                self._done(request, code, start, response)
 
         return instrumented
 
-    def _done(self, request: Any, code: int, start: float, response: Any) -> None:
+    def _done(self, request: Any, code: int | None, start: float, response: Any) -> None:
         try:
             labels, longrunning, discovery = request[KEY]
         except KeyError:  # not noted: a route upstream does not instrument, or none at all
             return
         if longrunning is not None:
             self.longrunning.inc(longrunning, -1)
+            if code is None:  # a watch whose client went away: its 200 was sent when it started streaming
+                code = 200
+        if code is None:
+            return
         if discovery and (response is None or "as=APIGroupDiscoveryList" not in
                           response.headers.get("Content-Type", "")):
             return  # a legacy discovery document: not instrumented upstream
