@@ -6,9 +6,7 @@ and a queued request, `system:monitoring` may read and nobody else without the r
 from __future__ import annotations
 
 import gzip
-import socket
 import time
-import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator
 
@@ -18,6 +16,7 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
 from ..conftest import WatchReader
+from ..test_http_priority_fairness import _Held  # a POST holding its APF seat until finish()
 from .exposition import Family, parse
 
 GV = "/apis/flowcontrol.apiserver.k8s.io/v1"
@@ -25,7 +24,6 @@ ALICE = {"Authorization": "Bearer alice-token"}  # cluster-admin through a bindi
 BOB = {"Authorization": "Bearer bob-token"}      # no binding at all
 MON = {"Authorization": "Bearer mon-token"}      # group system:monitoring
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"
-_BODY = b'{"metadata": {"generateName": "held-"}}'
 
 
 @pytest.fixture(scope="module")
@@ -85,23 +83,6 @@ def until(read: Callable[[], float], want: float, what: str, timeout: float = 10
         seen = read()
 
 
-class _Held:
-    """A POST whose body is not all sent: it holds its APF seat until `finish()`."""
-
-    def __init__(self, srv: RunningServer, path: str):
-        u = urllib.parse.urlsplit(srv.url)
-        self.sock = socket.create_connection((u.hostname, u.port), timeout=30)
-        self.sock.sendall((f"POST {path} HTTP/1.1\r\nHost: {u.netloc}\r\nAuthorization: Bearer alice-token\r\n"
-                           f"Content-Type: application/json\r\nContent-Length: {len(_BODY)}\r\n\r\n").encode()
-                          + _BODY[:-1])
-
-    def finish(self) -> int:
-        self.sock.sendall(_BODY[-1:])
-        status = int(self.sock.recv(4096).split(b" ", 2)[1])
-        self.sock.close()
-        return status
-
-
 def test_exposition_parses_with_upstream_help_and_families(srv):
     prometheus_client = pytest.importorskip("prometheus_client.parser")
     r = requests.get(srv.url + "/metrics", headers=_admin(srv))
@@ -134,7 +115,8 @@ def test_request_total_moves_per_verb_resource_and_code(srv):
     assert requests.post(srv.url + base + "?dryRun=All", json={"metadata": {"name": "m2"}},
                          headers=admin).status_code == 201
     assert requests.get(srv.url + base, headers=admin).status_code == 200
-    apply = requests.patch(srv.url + base + "/m3?fieldManager=t", data='{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m3"}}',
+    apply = requests.patch(srv.url + base + "/m3?fieldManager=t",
+                           data='{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m3"}}',
                            headers={**admin, "Content-Type": "application/apply-patch+yaml"})
     assert apply.status_code == 201
     assert requests.get(srv.url + "/apis/apps/v1/namespaces/default/deployments/x", headers=admin).status_code == 404
