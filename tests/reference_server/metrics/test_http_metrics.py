@@ -121,6 +121,9 @@ def test_request_total_moves_per_verb_resource_and_code(srv):
     assert apply.status_code == 201
     assert requests.get(srv.url + "/apis/apps/v1/namespaces/default/deployments/x", headers=admin).status_code == 404
     assert requests.get(srv.url + "/healthz", headers=admin).status_code == 200
+    aggregated = {**admin, "Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}
+    assert requests.get(srv.url + "/apis", headers=aggregated).status_code == 200  # counted: subresource "apis"
+    assert requests.get(srv.url + "/apis", headers=admin).status_code == 200  # the legacy APIGroupList: not
     uncounted = [requests.get(srv.url + "/nothing/here", headers=admin),      # no route: go-restful's 404
                  requests.get(srv.url + "/api/v1/nothings", headers=admin),   # no such resource
                  requests.get(srv.url + base, headers=BOB),                   # 403 before any route
@@ -140,6 +143,8 @@ def test_request_total_moves_per_verb_resource_and_code(srv):
     assert total(after, **deploy) - total(before, **deploy) == 1
     health = {"verb": "GET", "subresource": "/healthz", "component": "", "scope": "", "code": "200"}
     assert total(after, **health) - total(before, **health) == 1
+    apis = {"verb": "GET", "subresource": "apis", "component": "apiserver", "scope": "", "code": "200"}
+    assert total(after, **apis) - total(before, **apis) == 1
     counted = {s[1].get("subresource") for s in after["apiserver_request_total"].samples}
     assert not counted & {"/nothing/here", "/version", "/metrics"}
     assert after["apiserver_request_total"].value(verb="LIST", resource="nothings") == 0
