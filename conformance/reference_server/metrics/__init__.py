@@ -43,6 +43,7 @@ class ServerMetrics:
         registry = self.slis.registry if path == "/metrics/slis" else self.registry
         if method == "DELETE":  # `HandlerWithReset`
             registry.reset()
+            self.requests.forget()
             return 200, {"Content-Type": "text/plain; charset=utf-8"}, b"metrics reset\n"
         body = registry.render().encode("utf-8")
         headers = {"Content-Type": CONTENT_TYPE}

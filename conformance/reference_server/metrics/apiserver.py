@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from aiohttp import web
 
-from .registry import STABLE, CounterVec, GaugeVec, HistogramVec
+from .registry import STABLE, CodeCounterVec, CounterVec, GaugeVec, HistogramVec
 
 COMPONENT = "apiserver"
 REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")
@@ -94,7 +94,7 @@ class RequestMetrics:
 
     def __init__(self, request_info: Callable[[Any], Any]):
         self.request_info = request_info  # the APF filter's cached RequestInfo of a request
-        self.total = CounterVec(
+        self.total = CodeCounterVec(
             "apiserver_request_total",
             "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, "
             "scope, component, and HTTP response code.", REQUEST_LABELS + ("code",), STABLE)
@@ -113,13 +113,13 @@ class RequestMetrics:
             ("verb", "group", "version", "resource", "subresource", "scope", "component", "code"))
         self.on_health: Callable[[str], None] | None = None  # a health path was asked for (/metrics/slis)
         self._labels: dict[tuple[str, ...], Any] = {}
-        self._totals = self.total.values
-        self._durations = self.duration.values
-        self._codes = {c: str(c) for c in (200, 201, 202, 204, 304, 400, 401, 403, 404, 405, 406, 409, 410, 415,
-                                            422, 429, 500, 503, 504)}
 
     def families(self) -> tuple[Any, ...]:
         return self.total, self.duration, self.longrunning, self.terminations
+
+    def forget(self) -> None:
+        """After a reset: the cached notes hold the old cells, so they are made again."""
+        self._labels.clear()
 
     # -- the route's labels ------------------------------------------------------------------------------
 
@@ -155,10 +155,10 @@ class RequestMetrics:
             if request.path not in HEALTH_ROOTS:
                 return False
             verb = reported_verb(method, "", query, "", "", False, "GET")
-            return (verb, dry_run, "", "", "", request.path, "", ""), None, False
+            return self._cells((verb, dry_run, "", "", "", request.path, "", ""), None, False)
         if target in DISCOVERY:
             verb = reported_verb(method, "", query, "", "", False, "GET")
-            return (verb, dry_run, "", "", "", DISCOVERY[target], "", COMPONENT), None, True
+            return self._cells((verb, dry_run, "", "", "", DISCOVERY[target], "", COMPONENT), None, True)
         attrs = self.request_info(request)
         if not attrs or not attrs.resource_request:
             return False
@@ -171,7 +171,12 @@ class RequestMetrics:
         if attrs.verb == "watch":  # `RecordLongRunning` in the watch handler: requestInfo's scope
             longrunning = ("WATCH", attrs.api_group, attrs.api_version, attrs.resource, attrs.subresource,
                            clean_scope(attrs), COMPONENT)
-        return labels, longrunning, False
+        return self._cells(labels, longrunning, False)
+
+    def _cells(self, labels: tuple[str, ...], longrunning: Any, discovery: bool) -> tuple[Any, ...]:
+        """A note: its labels, the long-running gauge's labels, discovery?, then the counter's and the
+        histogram's cells for these labels (updated in place by `_done`)."""
+        return labels, longrunning, discovery, self.total.cells(labels), self.duration.cells(labels)
 
     # -- recording ----------------------------------------------------------------------------------------
 
@@ -200,7 +205,7 @@ class RequestMetrics:
 
     def _done(self, request: Any, code: int | None, start: float, response: Any) -> None:
         try:
-            labels, longrunning, discovery = request[KEY]
+            _, longrunning, discovery, codes, cells = request[KEY]
         except KeyError:  # not noted: a route upstream does not instrument, or none at all
             return
         if longrunning is not None:
@@ -212,15 +217,9 @@ class RequestMetrics:
         if discovery and (response is None or "as=APIGroupDiscoveryList" not in
                           response.headers.get("Content-Type", "")):
             return  # a legacy discovery document: not instrumented upstream
-        key = labels + (self._codes.get(code) or str(code),)
-        totals = self._totals
-        totals[key] = totals.get(key, 0) + 1
+        codes[code] = codes.get(code, 0) + 1
         elapsed = perf_counter() - start
-        cells = self._durations.get(labels)  # HistogramVec.observe, inlined: this runs for every request
-        if cells is None:
-            self.duration.observe(labels, elapsed)
-            return
-        cells[bisect_left(DURATION_BUCKETS, elapsed)] += 1
+        cells[bisect_left(DURATION_BUCKETS, elapsed)] += 1  # HistogramVec.observe, inlined: every request runs it
         cells[-2] += elapsed
         cells[-1] += 1
 
@@ -235,10 +234,11 @@ class RequestMetrics:
         dry_run = clean_dry_run(request.query_string, request.query)
         if attrs.resource_request:
             where = (attrs.api_group, attrs.api_version, attrs.resource, attrs.subresource)
-            self.total.inc((verb, dry_run) + where + (scope, COMPONENT, "429"))
+            codes = self.total.cells((verb, dry_run) + where + (scope, COMPONENT))
         else:  # upstream puts requestInfo.Subresource (empty) where the path would go
             where = ("", "", "", attrs.path)
-            self.total.inc((verb, dry_run, "", "", "", "", scope, COMPONENT, "429"))
+            codes = self.total.cells((verb, dry_run, "", "", "", "", scope, COMPONENT))
+        codes[429] = codes.get(429, 0) + 1
         self.terminations.inc((verb,) + where + (scope, COMPONENT, "429"))
 
 

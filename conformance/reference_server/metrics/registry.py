@@ -111,6 +111,25 @@ class CounterVec(Family):
         self.values.clear()
 
 
+class CodeCounterVec(Family):
+    """A counter whose last label is an HTTP code, kept as {other labels: {code: count}} so that the hot path
+    hashes an int, not a tuple (`cells(labels)` hands out the inner dict once)."""
+    kind = "counter"
+
+    def __init__(self, name: str, help_text: str, labels: Iterable[str], stability: str = ALPHA):
+        super().__init__(name, help_text, labels, stability)
+        self.values: dict[tuple[str, ...], dict[int, float]] = {}
+
+    def cells(self, key: tuple[str, ...]) -> dict[int, float]:
+        return self.values.setdefault(key, {})
+
+    def samples(self) -> list[Sample]:
+        return [(key + (str(code),), n) for key, codes in self.values.items() for code, n in codes.items()]
+
+    def reset(self) -> None:
+        self.values.clear()
+
+
 class GaugeVec(CounterVec):
     """A gauge per label-value tuple (`inc` with a negative amount, or `set`)."""
     kind = "gauge"
@@ -144,10 +163,15 @@ class HistogramVec(Family):
         self._les = tuple(f'le="{go_float(b)}"' for b in self.bounds) + ('le="+Inf"',)
         self.values: dict[tuple[str, ...], list[float]] = {}  # per-bucket counts (+Inf last), then sum, count
 
-    def observe(self, key: tuple[str, ...], value: float) -> None:
+    def cells(self, key: tuple[str, ...]) -> list[float]:
+        """The label set's cells (created empty), for a caller that observes in place."""
         cells = self.values.get(key)
         if cells is None:
             cells = self.values[key] = [0] * (len(self.bounds) + 3)
+        return cells
+
+    def observe(self, key: tuple[str, ...], value: float) -> None:
+        cells = self.cells(key)
         cells[bisect_left(self.bounds, value)] += 1
         cells[-2] += value
         cells[-1] += 1
@@ -156,13 +180,14 @@ class HistogramVec(Family):
         self.values.clear()
 
     def render(self, out: list[str]) -> None:
-        if not self.values:
+        series = [(values, cells) for values, cells in self.values.items() if cells[-1]]  # handed out, unused: none
+        if not series:
             return
         name = self.name
         out.append(f"# HELP {name} {_escape_help(self.help)}")
         out.append(f"# TYPE {name} histogram")
         n = len(self.bounds) + 1
-        for values, cells in sorted(self.values.items(), key=lambda s: self._sort_key(s[0])):
+        for values, cells in sorted(series, key=lambda s: self._sort_key(s[0])):
             total = 0
             for i in range(n):
                 total += cells[i]
@@ -198,5 +223,5 @@ class Registry:
         return "\n".join(out) + "\n" if out else ""
 
 
-__all__ = ["ALPHA", "BETA", "Collected", "CounterVec", "Family", "GaugeVec", "HistogramVec", "RAW", "Registry",
+__all__ = ["ALPHA", "BETA", "CodeCounterVec", "Collected", "CounterVec", "Family", "GaugeVec", "HistogramVec", "RAW", "Registry",
            "STABLE", "go_float"]
