@@ -48,6 +48,7 @@ def build_app(ctx: ServerContext) -> web.Application:
     app.on_cleanup.append(lambda _app: handlers.fresh.aclose())  # its etcd connection, on the loop
     app.on_cleanup.append(apf.close)  # the periodic re-division of the seats
 
+    @metrics.requests.instrument  # apiserver_request_total & co. (metrics/apiserver.py)
     async def dispatch(request: web.Request) -> web.StreamResponse:
         route = ctx.router.resolve(request.method, request.path)
         metrics.note(request, route)  # what apiserver_request_total will count the answer under
@@ -100,7 +101,7 @@ def build_app(ctx: ServerContext) -> web.Application:
             return await handle_eviction(ctx, request, route, handlers.offload)
         return await handlers.handle(request, route)
 
-    app.router.add_route("*", "/{tail:.*}", metrics.requests.instrument(dispatch))
+    app.router.add_route("*", "/{tail:.*}", dispatch)
     return app
 
 
