@@ -205,14 +205,30 @@ def test_apf_gauges_follow_a_queued_request(srv):
             assert fams["apiserver_flowcontrol_current_inqueue_seats"].value(**flow) == 1
             assert fams["apiserver_current_inqueue_requests"].value(request_kind="readOnly") == 1
             assert fams["apiserver_current_inflight_requests"].value(request_kind="mutating") >= 1  # the held POST
+            assert requests.get(srv.url + path, headers=ALICE).status_code == 429  # its queue is full
         finally:
             assert held.finish() == 201
         assert queued.result(timeout=30).status_code == 200
+    held = _Held(srv, path + "?x=1")
+    try:
+        until(lambda: value(scrape(srv), "apiserver_flowcontrol_current_executing_requests", **flow), 1,
+              "the second held request executing in m-queue")
+        r = requests.get(srv.url + path, params={"timeout": "1s"}, headers=ALICE)  # waits a quarter: 0.25 s
+        assert r.status_code == 429
+    finally:
+        assert held.finish() == 201
     fams = scrape(srv)
     assert fams["apiserver_flowcontrol_current_inqueue_requests"].value(**flow) == 0
-    waits = [v for n, ls, v in fams["apiserver_flowcontrol_request_wait_duration_seconds"].samples
-             if n.endswith("_count") and ls == {**flow, "execute": "true"}]
-    assert waits == [1]
+    rejected = fams["apiserver_flowcontrol_rejected_requests_total"]
+    assert (rejected.value(reason="queue-full", **flow), rejected.value(reason="time-out", **flow)) == (1, 1)
+
+    def waits(execute: str) -> list[float]:
+        return [v for n, ls, v in fams["apiserver_flowcontrol_request_wait_duration_seconds"].samples
+                if n.endswith("_count") and ls == {**flow, "execute": execute}]
+    assert waits("true") == [1] and waits("false") == [1]  # the dispatched and the timed-out waits
+    timed_out = [v for n, ls, v in fams["apiserver_flowcontrol_request_wait_duration_seconds"].samples
+                 if n.endswith("_sum") and ls.get("execute") == "false" and ls["priority_level"] == "m-queue"]
+    assert 0.2 <= timed_out[0] < 1  # a quarter of its one-second deadline
 
 
 def test_only_monitoring_may_read_and_only_admins_reset(srv):
