@@ -33,6 +33,7 @@ class ServerMetrics:
         self.process = ProcessMetrics()
         self.slis = SliMetrics(self.process)
         self.requests.on_health = self.slis.observe
+        self.flowcontrol.on_waited = self.requests.waited
         self.note = self.requests.note  # http/app.py's dispatcher calls it once the route is known
         self.registry = Registry()
         self.registry.add(*self.requests.families(), *self.flowcontrol.families(), storage_objects(registry),

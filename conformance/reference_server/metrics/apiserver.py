@@ -12,7 +12,8 @@ Labels: the route's scope (`installer.go`: `resource` for a path with a name and
 namespaced collection, `cluster` otherwise), the reported verb (`cleanVerb(CanonicalVerb(method, scope), ...)`:
 LIST for a collection GET, WATCH for `?watch=` or a `/watch/` path, APPLY for an apply patch, CONNECT for the
 connect subresources, `other` for an unknown method) and `cleanDryRun` (`All`, or `invalid`). The duration is
-measured from the route's start (upstream: from the request's arrival, before authentication and APF's queue).
+measured from the route's start plus the request's wait in an APF queue (upstream: from its arrival, before
+authentication; the microseconds of authentication and classification are left out here).
 
 Cost on the request path: the label tuple is cached per (method, path, query); recording is a counter's dict
 update and a histogram's bisect. `apiserver_longrunning_requests` counts the watches being served.
@@ -40,8 +41,9 @@ DISCOVERY = {"api": "api", "apis": "apis"}
 UNINSTRUMENTED = frozenset({"plain-404", "unavailable", "version", "openid", "api-v1", "group", "group-version",
                             "openapi", "metrics"})
 _CACHE_LIMIT = 4096
-KEY: Any = (web.RequestKey("nsconform_metrics", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
-            else "nsconform.metrics")  # the request's noted labels
+_HAS_KEYS = hasattr(web, "RequestKey")
+KEY: Any = web.RequestKey("nsconform_metrics", object) if _HAS_KEYS else "nsconform.metrics"  # type: ignore
+WAITED: Any = web.RequestKey("nsconform_apf_wait", float) if _HAS_KEYS else "nsconform.apf_wait"  # type: ignore
 
 
 def _watch_query(query: Any) -> bool:
@@ -113,6 +115,7 @@ class RequestMetrics:
             ("verb", "group", "version", "resource", "subresource", "scope", "component", "code"))
         self.on_health: Callable[[str], None] | None = None  # a health path was asked for (/metrics/slis)
         self._labels: dict[tuple[str, ...], Any] = {}
+        self._waiting = 0  # requests APF queued whose route has not ended yet
 
     def families(self) -> tuple[Any, ...]:
         return self.total, self.duration, self.longrunning, self.terminations
@@ -203,7 +206,19 @@ class RequestMetrics:
 
         return instrumented
 
+    def waited(self, request: Any, seconds: float) -> None:
+        """APF queued the request that long before its route started (flowcontrol.py's `dispatched`)."""
+        request[WAITED] = seconds
+        self._waiting += 1
+
     def _done(self, request: Any, code: int | None, start: float, response: Any) -> None:
+        waited = 0.0
+        if self._waiting:  # some request waited in an APF queue: is it this one? (else no lookup at all)
+            try:
+                waited = request[WAITED]
+                self._waiting -= 1
+            except KeyError:
+                pass
         try:
             _, longrunning, discovery, codes, cells = request[KEY]
         except KeyError:  # not noted: a route upstream does not instrument, or none at all
@@ -218,7 +233,7 @@ class RequestMetrics:
                           response.headers.get("Content-Type", "")):
             return  # a legacy discovery document: not instrumented upstream
         codes[code] = codes.get(code, 0) + 1
-        elapsed = perf_counter() - start
+        elapsed = perf_counter() - start + waited
         cells[bisect_left(DURATION_BUCKETS, elapsed)] += 1  # HistogramVec.observe, inlined: every request runs it
         cells[-2] += elapsed
         cells[-1] += 1

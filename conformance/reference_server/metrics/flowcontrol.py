@@ -44,6 +44,7 @@ class FlowControlMetrics:
             "apiserver_flowcontrol_request_wait_duration_seconds",
             "Length of time a request spent waiting in its queue", _PL_FS + ("execute",), WAIT_BUCKETS, BETA)
         self._seen: dict[str, set[tuple[str, str]]] = {}
+        self.on_waited: Any = None  # (request, seconds) of a request dispatched after waiting in a queue
 
     # -- the filter's hooks --------------------------------------------------------------------------------
 
@@ -53,7 +54,10 @@ class FlowControlMetrics:
         values = self.dispatched_total.values
         values[key] = values.get(key, 0) + 1
         if req.started != req.arrived:  # it was queued
-            self.wait.observe(key + ("true",), (req.started - req.arrived) / 1e9)
+            waited = (req.started - req.arrived) / 1e9
+            self.wait.observe(key + ("true",), waited)
+            if self.on_waited is not None and isinstance(req.details, tuple):
+                self.on_waited(req.details[0], waited)  # the request's duration includes its wait
 
     def rejected(self, decision: Any, req: Any, queueset: Any) -> None:
         """A request refused its seats: at once (`req` None) or after waiting."""

@@ -74,6 +74,12 @@ def total(fams: dict[str, Family], **labels: str) -> float:
     return value(fams, "apiserver_request_total", **labels)
 
 
+def duration_sum(fams: dict[str, Family], **labels: str) -> float:
+    """apiserver_request_duration_seconds_sum over the series with these labels."""
+    return sum(v for n, ls, v in fams.get("apiserver_request_duration_seconds", Family("", "", "")).samples
+               if n.endswith("_sum") and all(ls.get(k) == x for k, x in labels.items()))
+
+
 def until(read: Callable[[], float], want: float, what: str, timeout: float = 10.0) -> None:
     """Poll (each scrape is the pace: there is nothing to watch) until read() == want."""
     deadline = time.monotonic() + timeout
@@ -193,6 +199,8 @@ def test_apf_rejection_counts_429_and_reason(srv):
 def test_apf_gauges_follow_a_queued_request(srv):
     path = "/api/v1/namespaces/m-queue/configmaps"
     flow = {"priority_level": "m-queue", "flow_schema": "m-queue"}
+    list_cm = {"verb": "LIST", "resource": "configmaps", "scope": "namespace", "dry_run": ""}
+    before = duration_sum(scrape(srv), **list_cm)
     held = _Held(srv, path)
     with ThreadPoolExecutor(1) as pool:
         try:
@@ -209,6 +217,10 @@ def test_apf_gauges_follow_a_queued_request(srv):
         finally:
             assert held.finish() == 201
         assert queued.result(timeout=30).status_code == 200
+    fams = scrape(srv)
+    waited = [v for n, ls, v in fams["apiserver_flowcontrol_request_wait_duration_seconds"].samples
+              if n.endswith("_sum") and ls == {**flow, "execute": "true"}][0]
+    assert waited > 0 and duration_sum(fams, **list_cm) - before >= waited  # its duration includes its wait
     held = _Held(srv, path + "?x=1")
     try:
         until(lambda: value(scrape(srv), "apiserver_flowcontrol_current_executing_requests", **flow), 1,
