@@ -546,6 +546,10 @@ BOOTSTRAP_POLICY: tuple[dict[str, Any], ...] = (
     _cluster_role("system:discovery", [{"nonResourceURLs": [
         "/livez", "/readyz", "/healthz", "/version", "/version/", "/openapi", "/openapi/*",
         "/api", "/api/*", "/apis", "/apis/*"], "verbs": ["get"]}]),
+    # read access to the monitoring endpoints, bound to the group of the same name (1.26 added /metrics/slis)
+    _cluster_role("system:monitoring", [{"nonResourceURLs": [
+        "/metrics", "/metrics/slis", "/livez", "/readyz", "/healthz", "/livez/*", "/readyz/*", "/healthz/*"],
+        "verbs": ["get"]}]),
     _cluster_role("system:basic-user", [{"apiGroups": ["authorization.k8s.io"],
                                          "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
                                          "verbs": ["create"]},
@@ -569,6 +573,7 @@ BOOTSTRAP_POLICY: tuple[dict[str, Any], ...] = (
     _cluster_binding("cluster-admin", "cluster-admin", [SYSTEM_MASTERS]),
     _cluster_binding("system:discovery", "system:discovery", [ALL_AUTHENTICATED]),
     _cluster_binding("system:basic-user", "system:basic-user", [ALL_AUTHENTICATED]),
+    _cluster_binding("system:monitoring", "system:monitoring", ["system:monitoring"]),
     _cluster_binding("system:public-info-viewer", "system:public-info-viewer",
                      [ALL_AUTHENTICATED, ALL_UNAUTHENTICATED]),
     _cluster_binding("system:service-account-issuer-discovery", "system:service-account-issuer-discovery",

@@ -21,6 +21,7 @@ from .handlers import Handlers, add_deprecation_warning
 from .respond import error_response, object_response, plain_not_found
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
+from ..metrics import ServerMetrics
 
 log = logging.getLogger("nsconform.reference_server.http")
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
@@ -67,6 +68,7 @@ def compose(middlewares: list[Middleware], handler: Handler) -> Handler:
 def build_app(ctx: ServerContext) -> App:
     """The request handler: the middlewares of `ctx`'s authorizer around `dispatch` (all paths)."""
     apf = priority_fairness.PriorityAndFairness(ctx)  # seats, queues, 429s, X-Kubernetes-PF-* headers
+    metrics = apf.metrics = ServerMetrics(ctx.registry, apf.flow_control, apf.request_info)  # /metrics
     if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → APF → RBAC (http/authz.py)
         from .authz import authn_middleware, authz_middleware
         middlewares = [_errors(ctx), authn_middleware(ctx), apf.middleware, authz_middleware(ctx)]
@@ -78,8 +80,10 @@ def build_app(ctx: ServerContext) -> App:
     middlewares += list(ctx.middlewares)
     handlers = Handlers(ctx)
 
+    @metrics.requests.instrument  # apiserver_request_total & co. (metrics/apiserver.py)
     async def dispatch(request: web.Request) -> web.StreamResponse:
         route = ctx.router.resolve(request.method, request.path)
+        metrics.note(request, route)  # what apiserver_request_total will count the answer under
         t = route.target
         if t == "plain-404":
             return plain_not_found()
@@ -88,6 +92,10 @@ def build_app(ctx: ServerContext) -> App:
             return service_unavailable()
         if t == "health":
             return web.Response(text="ok", content_type="text/plain")
+        if t == "metrics":
+            status, headers, body = metrics.answer(request.method, request.path,
+                                                   request.headers.get("Accept-Encoding", ""))
+            return web.Response(status=status, headers=headers, body=body)
         if t == "version":
             if ctx.deviations.active("version-numeric-fields"):
                 return object_response({**VERSION_INFO, "major": 1, "minor": 33})

@@ -256,6 +256,7 @@ class _Seat:
 class PriorityAndFairness:
     """The filter: `middleware` classifies and seats each request, `set_headers` (run as a response starts, http/app.py)
     adds the X-Kubernetes-PF-* headers and frees a watch's seat."""
+    metrics: Any  # metrics.ServerMetrics (http/app.py): dispatches, rejections and 429s counted
 
     def __init__(self, ctx: Any):
         from .authentication import authenticate_token
@@ -420,7 +421,10 @@ class PriorityAndFairness:
         req = queueset.start(work, decision.fs_name, decision.distinguisher, (request, attrs))
         watch = decision.watch
         if req is None or not (queueset.running(req) or await queueset.wait(req, self._wait_limit(request, watch))):
+            self.metrics.flowcontrol.rejected(decision, req, queueset)
+            self.metrics.requests.dropped(request)
             return self.too_many_requests(decision.pl_name)
+        self.metrics.flowcontrol.dispatched(decision, req)
         if not watch:
             try:
                 return await handler(request)

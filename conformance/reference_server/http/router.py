@@ -66,6 +66,8 @@ class Router:
             return Route("health"), get
         if path in ("/version", "/version/"):
             return Route("version"), get
+        if path in ("/metrics", "/metrics/slis"):  # metrics.ServerMetrics.answer: any method, DELETE resets
+            return Route("metrics", name=path), ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
         if path in ("/.well-known/openid-configuration", "/openid/v1/jwks"):  # pkg/routes/openidmetadata.go
             return Route("openid", name=path), get
         if path in ("/api", "/api/"):

@@ -1,0 +1,57 @@
+"""kube-apiserver's `/metrics` and `/metrics/slis` (`k8s.io/apiserver/pkg/server/routes/metrics.go`
+`MetricsWithReset`, installed because kube-apiserver profiles by default, and component-base's
+`slis.SLIMetricsWithReset`, v0.33.1): Prometheus' text format 0.0.4 answered to any method, `DELETE` resetting
+the counters and histograms (`metrics reset`), gzip when the client accepts it (promhttp).
+
+The rooms: registry.py (families and the text format), apiserver.py (request counters, the HTTP layer's hooks),
+flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), process.py
+(`process_*`), slis.py (`/metrics/slis`). Knows nothing of the HTTP layer beyond the request objects it is handed;
+authorization (`get` on the non-resource URL) is the HTTP layer's, before the handler.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .apiserver import RequestMetrics
+from .flowcontrol import FlowControlMetrics
+from .process import ProcessMetrics
+from .registry import Registry
+from .slis import SliMetrics
+from .storage import storage_objects
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"  # expfmt.Negotiate's default
+METRICS_PATHS = frozenset({"/metrics", "/metrics/slis"})
+
+
+class ServerMetrics:
+    """One server's metrics: `requests` and `flowcontrol` take the HTTP layer's hooks, `answer` serves a path."""
+
+    def __init__(self, registry: Any, flow_control: Any, request_info: Any):
+        self.requests = RequestMetrics(request_info)
+        self.flowcontrol = FlowControlMetrics(flow_control)
+        self.process = ProcessMetrics()
+        self.slis = SliMetrics(self.process)
+        self.requests.on_health = self.slis.observe
+        self.flowcontrol.on_waited = self.requests.waited
+        self.note = self.requests.note  # http/app.py's dispatcher calls it once the route is known
+        self.registry = Registry()
+        self.registry.add(*self.requests.families(), *self.flowcontrol.families(), storage_objects(registry),
+                          *self.process.families())
+
+    def answer(self, method: str, path: str, accept_encoding: str) -> tuple[int, dict[str, str], bytes]:
+        """(status, headers, body) for `/metrics` or `/metrics/slis`."""
+        registry = self.slis.registry if path == "/metrics/slis" else self.registry
+        if method == "DELETE":  # `HandlerWithReset`
+            registry.reset()
+            self.requests.forget()
+            return 200, {"Content-Type": "text/plain; charset=utf-8"}, b"metrics reset\n"
+        body = registry.render().encode("utf-8")
+        headers = {"Content-Type": CONTENT_TYPE}
+        if "gzip" in accept_encoding:
+            import gzip  # on first use: importing the server loads no compressor (wire/descriptions.py's test)
+            body = gzip.compress(body, compresslevel=6)
+            headers["Content-Encoding"] = "gzip"
+        return 200, headers, body
+
+
+__all__ = ["CONTENT_TYPE", "METRICS_PATHS", "ServerMetrics"]

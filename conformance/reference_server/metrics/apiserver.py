@@ -1,0 +1,260 @@
+"""kube-apiserver's request metrics (`k8s.io/apiserver/pkg/endpoints/metrics/metrics.go`, v0.33.1).
+
+Which requests are counted, as upstream: a request served by a resource route (`installer.go` wraps each in
+`InstrumentRouteFunc`: 404s of a missing object, 409s, 422s included), the health roots `/healthz`, `/livez`,
+`/readyz` (`healthz.go`: component "", subresource the path) and the aggregated discovery documents (`/api`,
+`/apis`: subresource "api"/"apis"); a request APF rejects is counted with code 429 (`RecordDroppedRequest`, and
+`apiserver_request_terminations_total`). Not counted, as upstream: a path no route serves (go-restful's 404/405),
+requests refused by authentication or authorization (401/403, before any route), `/version`, `/openapi/*`,
+legacy discovery documents and `/metrics` itself.
+
+Labels: the route's scope (`installer.go`: `resource` for a path with a name and for every POST, `namespace` for a
+namespaced collection, `cluster` otherwise), the reported verb (`cleanVerb(CanonicalVerb(method, scope), ...)`:
+LIST for a collection GET, WATCH for `?watch=` or a `/watch/` path, APPLY for an apply patch, CONNECT for the
+connect subresources, `other` for an unknown method) and `cleanDryRun` (`All`, or `invalid`). The duration is
+measured from the route's start plus the request's wait in an APF queue (upstream: from its arrival, before
+authentication; the microseconds of authentication and classification are left out here).
+
+Cost on the request path: the label tuple is cached per (method, path, query); recording is a counter's dict
+update and a histogram's bisect. `apiserver_longrunning_requests` counts the watches being served.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from time import perf_counter
+from typing import Any, Callable
+
+from aiohttp import web
+
+from .registry import STABLE, CodeCounterVec, CounterVec, GaugeVec, HistogramVec
+
+COMPONENT = "apiserver"
+REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")
+DURATION_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
+                    45, 60)
+VALID_VERBS = frozenset({"APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH", "POST",
+                         "PROXY", "PUT", "UPDATE", "WATCH", "WATCHLIST"})
+CONNECT_SUBRESOURCES = frozenset({"log", "exec", "portforward", "attach", "proxy"})
+APPLY_PATCH = "application/apply-patch+yaml"
+HEALTH_ROOTS = frozenset({"/healthz", "/livez", "/readyz"})
+DISCOVERY = {"api": "api", "apis": "apis"}
+UNINSTRUMENTED = frozenset({"plain-404", "unavailable", "version", "openid", "api-v1", "group", "group-version",
+                            "openapi", "metrics"})
+_CACHE_LIMIT = 4096
+_HAS_KEYS = hasattr(web, "RequestKey")
+KEY: Any = web.RequestKey("nsconform_metrics", object) if _HAS_KEYS else "nsconform.metrics"  # type: ignore
+WAITED: Any = web.RequestKey("nsconform_apf_wait", float) if _HAS_KEYS else "nsconform.apf_wait"  # type: ignore
+
+
+def _watch_query(query: Any) -> bool:
+    """`getVerbIfWatch`: the first `watch` value, unless `0` or `false` (an empty value is a watch)."""
+    values = query.getall("watch", ()) if hasattr(query, "getall") else query.get("watch", ())
+    if isinstance(values, str):
+        values = (values,)
+    return bool(values) and values[0].lower() not in ("0", "false")
+
+
+def clean_dry_run(query_string: str, query: Any) -> str:
+    """`cleanDryRun`: "" without `dryRun`, else its sorted distinct values, `invalid` unless each is `All`."""
+    if "dryRun" not in query_string:
+        return ""
+    values = list(query.getall("dryRun", ())) if hasattr(query, "getall") else list(query.get("dryRun", ()))
+    if any(v != "All" for v in values):
+        return "invalid"
+    return ",".join(sorted(set(values)))
+
+
+def reported_verb(method: str, scope: str, query: Any, content_type: str, subresource: str,
+                  resource_request: bool, suggested: str = "") -> str:
+    """`cleanVerb(CanonicalVerb(method, scope), suggested, req, requestInfo)`."""
+    if suggested in ("WATCH", "WATCHLIST"):
+        return "WATCH"
+    verb = method.upper()
+    if verb in ("GET", "HEAD"):
+        verb = "LIST" if scope not in ("resource", "") else "GET"
+    if method.upper() in ("GET", "LIST") and _watch_query(query):
+        verb = "WATCH"
+    if verb == "PATCH" and content_type == APPLY_PATCH:
+        verb = "APPLY"
+    if resource_request and subresource in CONNECT_SUBRESOURCES:
+        verb = "CONNECT"
+    return verb if verb in VALID_VERBS else "other"
+
+
+def clean_scope(attrs: Any) -> str:
+    """`CleanScope(requestInfo)`."""
+    if attrs.name or attrs.verb == "create":
+        return "resource"
+    if attrs.namespace:
+        return "namespace"
+    return "cluster" if attrs.resource_request else ""
+
+
+class RequestMetrics:
+    """The request families and the two hooks of the HTTP layer: `note(request, route)` once the route is known,
+    `instrument(handler)` around the dispatcher (it records when the route's answer is ready)."""
+
+    def __init__(self, request_info: Callable[[Any], Any]):
+        self.request_info = request_info  # the APF filter's cached RequestInfo of a request
+        self.total = CodeCounterVec(
+            "apiserver_request_total",
+            "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, "
+            "scope, component, and HTTP response code.", REQUEST_LABELS + ("code",), STABLE)
+        self.duration = HistogramVec(
+            "apiserver_request_duration_seconds",
+            "Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
+            "subresource, scope and component.", REQUEST_LABELS, DURATION_BUCKETS, STABLE)
+        self.longrunning = GaugeVec(
+            "apiserver_longrunning_requests",
+            "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, "
+            "scope and component. Not all requests are tracked this way.",
+            ("verb", "group", "version", "resource", "subresource", "scope", "component"), STABLE)
+        self.terminations = CounterVec(
+            "apiserver_request_terminations_total",
+            "Number of requests which apiserver terminated in self-defense.",
+            ("verb", "group", "version", "resource", "subresource", "scope", "component", "code"))
+        self.on_health: Callable[[str], None] | None = None  # a health path was asked for (/metrics/slis)
+        self._labels: dict[tuple[str, ...], Any] = {}
+        self._waiting = 0  # requests APF queued whose route has not ended yet
+
+    def families(self) -> tuple[Any, ...]:
+        return self.total, self.duration, self.longrunning, self.terminations
+
+    def forget(self) -> None:
+        """After a reset: the cached notes hold the old cells, so they are made again."""
+        self._labels.clear()
+
+    # -- the route's labels ------------------------------------------------------------------------------
+
+    def note(self, request: Any, route: Any) -> None:
+        """Called once the route is resolved: the labels the answer will be counted under (nothing for a route
+        upstream does not instrument); a watch is counted as long-running until it ends."""
+        target = route.target
+        if target in UNINSTRUMENTED:
+            return
+        if target == "health" and self.on_health is not None:
+            self.on_health(request.path)
+        method = request.method
+        key = (method, request.path, request.query_string,
+               request.headers.get("Content-Type", "") if method == "PATCH" else "")
+        noted = self._labels.get(key)
+        if noted is None:
+            noted = self._compute(request, route)
+            if len(self._labels) >= _CACHE_LIMIT:
+                self._labels.clear()
+            self._labels[key] = noted
+        if noted is False:
+            return
+        request[KEY] = noted
+        if noted[1] is not None:
+            self.longrunning.inc(noted[1])
+
+    def _compute(self, request: Any, route: Any) -> Any:
+        """(the request/duration labels, the long-running gauge's labels or None, discovery?) or False."""
+        method, query = request.method, request.query
+        dry_run = clean_dry_run(request.query_string, query)
+        target = route.target
+        if target == "health":
+            if request.path not in HEALTH_ROOTS:
+                return False
+            verb = reported_verb(method, "", query, "", "", False, "GET")
+            return self._cells((verb, dry_run, "", "", "", request.path, "", ""), None, False)
+        if target in DISCOVERY:
+            verb = reported_verb(method, "", query, "", "", False, "GET")
+            return self._cells((verb, dry_run, "", "", "", DISCOVERY[target], "", COMPONENT), None, True)
+        attrs = self.request_info(request)
+        if not attrs or not attrs.resource_request:
+            return False
+        scope = "resource" if route.name or method == "POST" else "namespace" if route.namespace else "cluster"
+        verb = reported_verb(method, scope, query, request.headers.get("Content-Type", ""), attrs.subresource, True,
+                             "WATCH" if route.watch_path else "")
+        labels = (verb, dry_run, attrs.api_group, attrs.api_version, attrs.resource, attrs.subresource, scope,
+                  COMPONENT)
+        longrunning = None
+        if attrs.verb == "watch":  # `RecordLongRunning` in the watch handler: requestInfo's scope
+            longrunning = ("WATCH", attrs.api_group, attrs.api_version, attrs.resource, attrs.subresource,
+                           clean_scope(attrs), COMPONENT)
+        return self._cells(labels, longrunning, False)
+
+    def _cells(self, labels: tuple[str, ...], longrunning: Any, discovery: bool) -> tuple[Any, ...]:
+        """A note: its labels, the long-running gauge's labels, discovery?, then the counter's and the
+        histogram's cells for these labels (updated in place by `_done`)."""
+        return labels, longrunning, discovery, self.total.cells(labels), self.duration.cells(labels)
+
+    # -- recording ----------------------------------------------------------------------------------------
+
+    def instrument(self, handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """`InstrumentRouteFunc` around the dispatcher: a Status error raised for the middlewares to answer is
+        counted with its code."""
+        from ..apierrors import StatusError
+
+        async def instrumented(request: Any) -> Any:
+            start = perf_counter()
+            code, response = None, None  # None: cancelled (the client went away), counted nowhere
+            try:
+                response = await handler(request)
+                code = response.status
+                return response
+            except StatusError as err:
+                code = err.code
+                raise
+            except Exception as exc:  # aiohttp's HTTPExceptions carry their status; anything else is a 500
+                code = getattr(exc, "status", 500)
+                raise
+            finally:
+                self._done(request, code, start, response)
+
+        return instrumented
+
+    def waited(self, request: Any, seconds: float) -> None:
+        """APF queued the request that long before its route started (flowcontrol.py's `dispatched`)."""
+        request[WAITED] = seconds
+        self._waiting += 1
+
+    def _done(self, request: Any, code: int | None, start: float, response: Any) -> None:
+        waited = 0.0
+        if self._waiting:  # some request waited in an APF queue: is it this one? (else no lookup at all)
+            try:
+                waited = request[WAITED]
+                self._waiting -= 1
+            except KeyError:
+                pass
+        try:
+            _, longrunning, discovery, codes, cells = request[KEY]
+        except KeyError:  # not noted: a route upstream does not instrument, or none at all
+            return
+        if longrunning is not None:
+            self.longrunning.inc(longrunning, -1)
+            if code is None:  # a watch whose client went away: its 200 was sent when it started streaming
+                code = 200
+        if code is None:
+            return
+        if discovery and (response is None or "as=APIGroupDiscoveryList" not in
+                          response.headers.get("Content-Type", "")):
+            return  # a legacy discovery document: not instrumented upstream
+        codes[code] = codes.get(code, 0) + 1
+        elapsed = perf_counter() - start + waited
+        cells[bisect_left(DURATION_BUCKETS, elapsed)] += 1  # HistogramVec.observe, inlined: every request runs it
+        cells[-2] += elapsed
+        cells[-1] += 1
+
+    def dropped(self, request: Any) -> None:
+        """`RecordDroppedRequest` + `RecordRequestTermination` of APF's 429."""
+        attrs = self.request_info(request)
+        if not attrs:
+            return
+        scope = clean_scope(attrs)
+        verb = reported_verb(request.method, scope, request.query, request.headers.get("Content-Type", ""),
+                             attrs.subresource, attrs.resource_request)
+        dry_run = clean_dry_run(request.query_string, request.query)
+        if attrs.resource_request:
+            where = (attrs.api_group, attrs.api_version, attrs.resource, attrs.subresource)
+            codes = self.total.cells((verb, dry_run) + where + (scope, COMPONENT))
+        else:  # upstream puts requestInfo.Subresource (empty) where the path would go
+            where = ("", "", "", attrs.path)
+            codes = self.total.cells((verb, dry_run, "", "", "", "", scope, COMPONENT))
+        codes[429] = codes.get(429, 0) + 1
+        self.terminations.inc((verb,) + where + (scope, COMPONENT, "429"))
+
+
+__all__ = ["COMPONENT", "DURATION_BUCKETS", "RequestMetrics", "clean_dry_run", "clean_scope", "reported_verb"]

@@ -1,0 +1,227 @@
+"""A tiny metrics registry and Prometheus' text exposition format 0.0.4, as kube-apiserver's `/metrics` writes it.
+
+Follows `k8s.io/component-base/metrics` v0.33.1 (`opts.go`: the `[STABILITY] ` prefix of a HELP text, ALPHA when
+unset; `registry.go` `shouldHide`: a metric deprecated before the current minor release is not served at all) and
+the encoder behind it (`github.com/prometheus/common` v0.62 `expfmt/text_create.go`, client_golang v1.22):
+families sorted by name, a family's samples sorted by their label values, label pairs sorted by name (`le` last in
+a histogram's buckets), numbers as Go's `strconv.FormatFloat(f, 'g', -1, 64)` (`1.7e+09`), `+Inf`, `NaN`, HELP
+escaping `\\` and newlines, label values also `"`. A labelled family with no sample yet is not written.
+
+Why not `prometheus_client`: recording must stay a dict update on the request path (a tuple of label values
+as the key, nothing rendered), and the text has to be Go's (stability prefixes, Go float formatting); the
+library would cost a dependency, a lock and a child object per label set for neither. Scrape-time values
+(gauges read from the server's state) are `collect` callbacks.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from decimal import Decimal
+from typing import Callable, Iterable, Iterator
+
+ALPHA, BETA, STABLE = "ALPHA", "BETA", "STABLE"
+RAW = ""  # a raw Prometheus collector (process_*): no stability prefix
+Sample = tuple[tuple[str, ...], float]  # (label values in the family's label order, value)
+
+
+def go_float(v: float) -> str:
+    """`strconv.FormatFloat(v, 'g', -1, 64)` as expfmt's `writeFloat` uses it."""
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "+Inf" if v > 0 else "-Inf"
+    if v == int(v) and -1e6 < v < 1e6:
+        return str(int(v))
+    sign, digits, exponent = Decimal(repr(float(v))).as_tuple()
+    ds = "".join(map(str, digits)).rstrip("0") or "0"
+    dp = len(digits) + int(exponent)  # the decimal point's position after the first digit of `digits`
+    exp = dp - 1
+    out = "-" if sign else ""
+    if exp < -4 or exp >= 6:  # the shortest formatting decides with a precision of 6
+        mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
+        return f"{out}{mant}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    if dp <= 0:
+        return f"{out}0.{'0' * -dp}{ds}"
+    if dp >= len(ds):
+        return out + ds + "0" * (dp - len(ds))
+    return f"{out}{ds[:dp]}.{ds[dp:]}"
+
+
+def _escape_help(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+def _escape_value(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
+
+
+class Family:
+    """One metric family: name, HELP (with its stability prefix), TYPE and label names."""
+    kind = "untyped"
+
+    def __init__(self, name: str, help_text: str, labels: Iterable[str] = (), stability: str = ALPHA):
+        self.name = name
+        self.help = f"[{stability}] {help_text}" if stability else help_text
+        self.labels = tuple(labels)
+        # rendering order: label pairs sorted by name
+        self._order = sorted(range(len(self.labels)), key=lambda i: self.labels[i])
+
+    def _label_text(self, values: tuple[str, ...], extra: str = "") -> str:
+        pairs = [f'{self.labels[i]}="{_escape_value(values[i])}"' for i in self._order]
+        if extra:
+            pairs.append(extra)
+        return "{" + ",".join(pairs) + "}" if pairs else ""
+
+    def _sort_key(self, values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(values[i] for i in self._order)
+
+    def samples(self) -> list[Sample]:
+        return []
+
+    def reset(self) -> None:
+        """`Reset()` (`DELETE /metrics`): counters and histograms forget their children."""
+
+    def render(self, out: list[str]) -> None:
+        samples = self.samples()
+        if not samples and self.labels:
+            return
+        out.append(f"# HELP {self.name} {_escape_help(self.help)}")
+        out.append(f"# TYPE {self.name} {self.kind}")
+        for values, value in sorted(samples, key=lambda s: self._sort_key(s[0])):
+            out.append(f"{self.name}{self._label_text(values)} {go_float(value)}")
+
+
+class CounterVec(Family):
+    """A counter per label-value tuple: `inc(key)` is one dict update."""
+    kind = "counter"
+
+    def __init__(self, name: str, help_text: str, labels: Iterable[str] = (), stability: str = ALPHA):
+        super().__init__(name, help_text, labels, stability)
+        self.values: dict[tuple[str, ...], float] = {}
+
+    def inc(self, key: tuple[str, ...], amount: float = 1) -> None:
+        values = self.values
+        values[key] = values.get(key, 0) + amount
+
+    def samples(self) -> list[Sample]:
+        if not self.labels and not self.values:
+            return [((), 0.0)]
+        return list(self.values.items())
+
+    def reset(self) -> None:
+        self.values.clear()
+
+
+class CodeCounterVec(Family):
+    """A counter whose last label is an HTTP code, kept as {other labels: {code: count}} so that the hot path
+    hashes an int, not a tuple (`cells(labels)` hands out the inner dict once)."""
+    kind = "counter"
+
+    def __init__(self, name: str, help_text: str, labels: Iterable[str], stability: str = ALPHA):
+        super().__init__(name, help_text, labels, stability)
+        self.values: dict[tuple[str, ...], dict[int, float]] = {}
+
+    def cells(self, key: tuple[str, ...]) -> dict[int, float]:
+        return self.values.setdefault(key, {})
+
+    def samples(self) -> list[Sample]:
+        return [(key + (str(code),), n) for key, codes in self.values.items() for code, n in codes.items()]
+
+    def reset(self) -> None:
+        self.values.clear()
+
+
+class GaugeVec(CounterVec):
+    """A gauge per label-value tuple (`inc` with a negative amount, or `set`)."""
+    kind = "gauge"
+
+    def set(self, key: tuple[str, ...], value: float) -> None:
+        self.values[key] = value
+
+
+class Collected(Family):
+    """A family whose samples are read from the server's state at scrape time (`collect()`)."""
+
+    def __init__(self, name: str, help_text: str, labels: Iterable[str], collect: Callable[[], Iterable[Sample]],
+                 stability: str = ALPHA, kind: str = "gauge"):
+        super().__init__(name, help_text, labels, stability)
+        self.kind = kind
+        self.collect = collect
+
+    def samples(self) -> list[Sample]:
+        return list(self.collect())
+
+
+class HistogramVec(Family):
+    """A histogram per label-value tuple: `observe(key, v)` is a bisect and three list updates; the buckets are
+    cumulated when written."""
+    kind = "histogram"
+
+    def __init__(self, name: str, help_text: str, labels: Iterable[str], buckets: Iterable[float],
+                 stability: str = ALPHA):
+        super().__init__(name, help_text, labels, stability)
+        self.bounds = tuple(buckets)
+        self._les = tuple(f'le="{go_float(b)}"' for b in self.bounds) + ('le="+Inf"',)
+        self.values: dict[tuple[str, ...], list[float]] = {}  # per-bucket counts (+Inf last), then sum, count
+
+    def cells(self, key: tuple[str, ...]) -> list[float]:
+        """The label set's cells (created empty), for a caller that observes in place."""
+        cells = self.values.get(key)
+        if cells is None:
+            cells = self.values[key] = [0] * (len(self.bounds) + 3)
+        return cells
+
+    def observe(self, key: tuple[str, ...], value: float) -> None:
+        cells = self.cells(key)
+        cells[bisect_left(self.bounds, value)] += 1
+        cells[-2] += value
+        cells[-1] += 1
+
+    def reset(self) -> None:
+        self.values.clear()
+
+    def render(self, out: list[str]) -> None:
+        series = [(values, cells) for values, cells in self.values.items() if cells[-1]]  # handed out, unused: none
+        if not series:
+            return
+        name = self.name
+        out.append(f"# HELP {name} {_escape_help(self.help)}")
+        out.append(f"# TYPE {name} histogram")
+        n = len(self.bounds) + 1
+        for values, cells in sorted(series, key=lambda s: self._sort_key(s[0])):
+            total = 0
+            for i in range(n):
+                total += cells[i]
+                out.append(f"{name}_bucket{self._label_text(values, self._les[i])} {go_float(total)}")
+            labels = self._label_text(values)
+            out.append(f"{name}_sum{labels} {go_float(cells[-2])}")
+            out.append(f"{name}_count{labels} {go_float(cells[-1])}")
+
+
+class Registry:
+    """The families one endpoint serves (`/metrics` or `/metrics/slis`)."""
+
+    def __init__(self) -> None:
+        self.families: dict[str, Family] = {}
+
+    def add(self, *families: Family) -> None:
+        for f in families:
+            if f.name in self.families:
+                raise ValueError(f"duplicate metric family {f.name}")
+            self.families[f.name] = f
+
+    def __iter__(self) -> Iterator[Family]:
+        return iter(self.families.values())
+
+    def reset(self) -> None:
+        for f in self.families.values():
+            f.reset()
+
+    def render(self) -> str:
+        out: list[str] = []
+        for name in sorted(self.families):
+            self.families[name].render(out)
+        return "\n".join(out) + "\n" if out else ""
+
+
+__all__ = ["ALPHA", "BETA", "CodeCounterVec", "Collected", "CounterVec", "Family", "GaugeVec", "HistogramVec", "RAW", "Registry",
+           "STABLE", "go_float"]

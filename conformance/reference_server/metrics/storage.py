@@ -1,0 +1,40 @@
+"""`apiserver_storage_objects` (`k8s.io/apiserver/pkg/storage/etcd3/metrics/metrics.go`, STABLE in 1.33; fed by
+`registry/generic/registry/store.go` `startObservingCount` with `DefaultQualifiedResource.String()`: `pods`,
+`deployments.apps`), one sample per stored resource, custom resources included. Upstream polls each count once a
+minute; here it is read at scrape time (the store keeps exact counts)."""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .registry import STABLE, Collected, Sample
+
+
+NOT_STORED = frozenset({"componentstatuses"})  # a REST of its own upstream (probes), not a generic store
+
+
+def _stores(registry: Any) -> Iterable[Any]:
+    """Every store of its own storage (a second view of a kind's storage, events.k8s.io events, is left out)."""
+    for store in (*registry.cluster_stores(), *registry.namespaced()):
+        if not getattr(store, "view_of", "") and store.info.plural not in NOT_STORED:
+            yield store
+
+
+def storage_objects(registry: Any) -> Collected:
+    def collect() -> list[Sample]:
+        out: dict[tuple[str], float] = {}
+        for store in _stores(registry):
+            plural = store.info.plural
+            group = getattr(store, "group", "")
+            try:
+                count = store.store.count(plural, None)
+            except Exception:  # upstream's "in case of a fetching error, the value will be -1"
+                count = -1
+            out[(f"{plural}.{group}" if group else plural,)] = float(count)
+        return list(out.items())
+
+    return Collected("apiserver_storage_objects",
+                     "Number of stored objects at the time of last check split by kind. In case of a fetching "
+                     "error, the value will be -1.", ("resource",), collect, STABLE)
+
+
+__all__ = ["storage_objects"]

@@ -1,0 +1,55 @@
+"""Real clients read `/metrics` as on a kind cluster: `kubectl get --raw /metrics` (every troubleshooting guide's
+command) and the official `kubernetes` client's `ApiClient.call_api` (what client e2e suites scrape
+`apiserver_request_total` with); both get text our strict reader and prometheus_client's parser accept, in which
+their own requests are counted."""
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from ..test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
+from .exposition import parse
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    yield from serve_kube(tmp_path_factory, "metrics", flavor="bare", authorization="rbac")
+
+
+def test_kubectl_get_raw_metrics(kube: Kube) -> None:
+    kube.ok("get", "ns", "default")
+    text = kube.ok("get", "--raw", "/metrics")
+    fams = parse(text)
+    get_ns = [v for n, ls, v in fams["apiserver_request_total"].samples
+              if ls["verb"] == "GET" and ls["resource"] == "namespaces" and ls["code"] == "200"]
+    assert get_ns and get_ns[0] >= 1  # kubectl's own GET of the namespace
+    assert fams["apiserver_flowcontrol_dispatched_requests_total"].value(priority_level="exempt",
+                                                                        flow_schema="exempt") >= 1
+    assert kube.ok("get", "--raw", "/readyz") == "ok"
+    assert parse(kube.ok("get", "--raw", "/metrics/slis"))["kubernetes_healthchecks_total"].value(
+        name="ping", type="readyz", status="success") == 1
+    denied = kube.run("get", "--raw", "/metrics", "--as", "someone")
+    assert denied.returncode != 0
+    assert 'User "someone" cannot get path "/metrics"' in denied.stderr
+    assert kube.ok("get", "--raw", "/metrics", "--as", "prom", "--as-group", "system:monitoring").startswith(
+        "# HELP ")
+
+
+def test_official_client_reads_metrics(served: Kube) -> None:
+    from kubernetes import client, config
+    text_string_to_metric_families = pytest.importorskip("prometheus_client.parser").text_string_to_metric_families
+
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    try:
+        client.CoreV1Api(api_client).read_namespace("default")
+        resp = api_client.call_api(*api_client.param_serialize("GET", "/metrics", auth_settings=["BearerToken"]))
+        text = resp.read().decode("utf-8")
+    finally:
+        api_client.close()
+    assert resp.status == 200 and resp.getheader("Content-Type").startswith("text/plain; version=0.0.4")
+    assert parse(text)["apiserver_request_total"].value(verb="GET", resource="namespaces", scope="resource",
+                                                         code="200") >= 1
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    assert families["apiserver_request"].type == "counter"
+    assert families["apiserver_request_duration_seconds"].type == "histogram"
