@@ -4,8 +4,8 @@ declares it; `variables` only in a policy with `spec.variables`, the composition
 expression must have (`CompileCELExpression`'s `ReturnTypes` check) and the error detail validation.go gives an
 expression that does not compile.
 
-Types come from `checker.py`, which knows no object schema: `object`, `oldObject` and `params` are dyn, as in
-upstream's write-time compile; an expression whose type it cannot tell is accepted."""
+Types come from `checker.py` (cel-go's checker over our parser): `object`, `oldObject` and `params` are dyn, as in
+upstream's write-time compile; an expression our parser cannot read is accepted (cel-rust judged its syntax)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -53,10 +53,10 @@ def _typed(expression: str, names: frozenset[str], composition: Mapping[str, Typ
                       {**OBJECTS, **schemas.objects} if schemas else OBJECTS,
                       NEWER_THAN_COMPATIBILITY if new else frozenset())
     try:
-        out = checker.check(tree)
+        out = checker.output(tree)
     except RecursionError:
         return UNKNOWN, ""
-    issues = "\n".join(issue_text(expression, at, message) for at, message in sorted(checker.errors))
+    issues = "\n".join(issue_text(expression, at, message) for at, message in checker.issues())
     return out, issues
 
 

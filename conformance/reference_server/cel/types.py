@@ -41,6 +41,11 @@ def optional_of(t: Type) -> Type:
     return Type("optional_type", (t,))
 
 
+def type_of(t: Type) -> Type:
+    """The type of a type (`type(int)`: what the identifier `int` and `type(1)` are)."""
+    return Type("type", (t,))
+
+
 INT, UINT, DOUBLE, BOOL, STRING, BYTES = (Type("int"), Type("uint"), Type("double"), Type("bool"), Type("string"),
                                           Type("bytes"))
 NULL, DYN, UNKNOWN, TYPE = Type("null_type"), Type("dyn"), Type("?"), Type("type")
@@ -48,6 +53,12 @@ TIMESTAMP, DURATION = Type("google.protobuf.Timestamp"), Type("google.protobuf.D
 QUANTITY, IP, CIDR, URL, FORMAT, SEMVER = (Type("kubernetes.Quantity"), Type("net.IP"), Type("net.CIDR"),
                                            Type("kubernetes.URL"), Type("kubernetes.NamedFormat"),
                                            Type("kubernetes.Semver"))
+# library/authz.go's object types (`cel.ObjectType`: messages without fields)
+AUTHORIZER, PATH_CHECK, GROUP_CHECK, RESOURCE_CHECK, DECISION = (
+    Type(f"kubernetes.authorization.{n}") for n in ("Authorizer", "PathCheck", "GroupCheck", "ResourceCheck",
+                                                     "Decision"))
+# the opaque types (cel-go's OpaqueKind): assignable only to their own name, nullable, no fields
+OPAQUE = frozenset({"optional_type", QUANTITY.name, IP.name, CIDR.name, URL.name, FORMAT.name, SEMVER.name})
 PRIMITIVES = frozenset({INT, UINT, DOUBLE, BOOL, STRING, BYTES, NULL, TIMESTAMP, DURATION})
 NUMBERS = (INT, UINT, DOUBLE)
 

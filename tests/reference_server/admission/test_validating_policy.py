@@ -172,7 +172,7 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
                                       "messageExpression": "'x: ' + string(variables.n)"},
                                      {"expression": "has(object.a) ? object.a.all(x, x > 1) : true"},
                                      {"expression": "type(object.a) == string || type(object.a) == list"}],
-                        auditAnnotations=[{"key": "k", "valueExpression": "object.x == 1 ? 'a' : null"}])
+                        auditAnnotations=[{"key": "k", "valueExpression": "object.x == 1 ? 'a' : 'b'"}])
     assert policy
 
 
