@@ -368,9 +368,9 @@ class Checker:
             return self.variables[name]
         if name in _TYPE_IDENTS:
             return type_of(_TYPE_IDENTS[name])
-        if name in _NAMESPACES:  # the engine takes these for qualified names; alone they are undeclared
-            return self.fail(node, f"undeclared reference to '{name}' (in container '')")
-        return UNKNOWN  # undeclared variables are the engine's to report
+        # the engine refuses the names no scope binds; these are the ones it lets through: qualified names'
+        # roots, and a comprehension's variable used outside its macro
+        return self.fail(node, f"undeclared reference to '{name}' (in container '')")
 
     def logical(self, nodes: list[Node], args: list[Type]) -> Type:
         """`_&&_`/`_||_`: each operand must be assignable to bool, else `expected type 'bool' but found ...`."""
@@ -408,8 +408,10 @@ class Checker:
             value_type = self.join(value_type, vt)
             keys.append((k, kt))
             values.append((v, vt))
-        if node.kind == "struct":
-            return UNKNOWN  # message literals: no message types are declared here
+        if node.kind == "struct":  # message literals: the objects' types are declared, not their constructors
+            if node.value not in self.objects:
+                return self.fail(node, f"undeclared reference to '{node.value}' (in container '')")
+            return UNKNOWN
         self.homogeneous(keys, every=True)
         self.homogeneous(values, every=True)
         if key_type is None or value_type is None:

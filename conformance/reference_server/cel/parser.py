@@ -241,9 +241,9 @@ class _Parser:
         return out
 
     def struct(self, name: str, pos: int) -> Node:
-        self.take("{")
+        brace = self.take("{")
         entries = self.entries(field_names=True)
-        return Node("struct", pos, self.last_end(), pos, name, entries=entries)
+        return Node("struct", pos, self.last_end(), brace[2], name, entries=entries)
 
 
 def parse(src: str) -> Node:
