@@ -311,7 +311,7 @@ class ReferenceServer:
         self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations,
                                               ordered=fl.ordered_namespace_deletion)
         from .http.webhookcalls import webhook_admission
-        hooks = webhook_admission(self.ctx.registry)  # kube-controller-manager's writes meet the webhooks too
+        hooks = webhook_admission(self.ctx.registry, self.ctx.authorizer)  # kube-controller-manager's writes meet the webhooks too
         self.controller.use_webhooks(hooks, self.controller._offload)
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)

@@ -16,12 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .engine import TYPE_NAMES
 from .parser import Node
 from .types import (AUTHORIZER, BOOL, BYTES, CIDR, DECISION, DOUBLE, DURATION, DYN, FORMAT, GROUP_CHECK, INT, IP,
                     NULL, NUMBERS, OBJECTS, OPAQUE, PATH_CHECK, PRIMITIVES, QUANTITY, RESOURCE_CHECK, SEMVER, STRING,
-                    TIMESTAMP,
-                    UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of, type_of)
+                    TIMESTAMP, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of, type_of)
 
 A, B = Type("A"), Type("B")
 # Libraries 1.33 introduces (base.go IntroducedVersion 1.33): its environment for new expressions is that of the

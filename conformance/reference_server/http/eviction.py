@@ -97,7 +97,8 @@ async def handle_eviction(ctx: ServerContext, request: web.Request, route: Route
     NamespaceLifecycle(ctx.registry, ctx.deviations).for_create(info)(  # type: ignore[misc]
         {"metadata": {"name": route.name, "namespace": route.namespace}})
     body = await on_subresource_create(ctx.registry, request, Attributes(  # the webhooks see the Eviction
-        "CREATE", "", "v1", "pods", "eviction", route.namespace, route.name, "Eviction", ("policy", "v1")), body, dry)
+        "CREATE", "", "v1", "pods", "eviction", route.namespace, route.name, "Eviction", ("policy", "v1")), body, dry,
+        ctx.authorizer)
     status = await offload(evict_pod, ctx.registry, route.namespace, route.name, body,
                            ["All"] if dry else [])
     return object_response(status, 201, request.headers.get("Accept"))
