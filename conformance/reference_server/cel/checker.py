@@ -504,10 +504,6 @@ class Checker:
             if not self._declared(name):
                 return self.fail(node, f"undeclared reference to '{name}' (in container '')")
             return self.resolve(node, name, args, False)
-        if target.kind == "ident" and target.value == "cel" and name == "bind" and "cel" not in scope \
-                and len(argn) == 3 and argn[0].kind == "ident":
-            bound = self.check(argn[1], scope)
-            return self.check(argn[2], {**scope, argn[0].value: bound})
         prefix = _qualified(target)
         if prefix is not None and _root(target) not in scope and _root(target) not in self.variables \
                 and self._declared(f"{prefix}.{name}"):

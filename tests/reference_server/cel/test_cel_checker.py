@@ -142,6 +142,8 @@ K8S_REFUSED = [
     ("authorizer.group('').resource('pods').check('get').allowed() == 'yes'", "1:62",
      "found no matching overload for '_==_' applied to '(bool, string)'"),
     ("math.greatest(1, 2) == 2", "1:1", "undeclared reference to 'math' (in container '')"),
+    # ext.Bindings is not in 1.33's base environment: `cel.bind` is no macro there
+    ("cel.bind(x, 1, x + 1) == 2", "1:1", "undeclared reference to 'cel' (in container '')"),
 ]
 
 
@@ -164,7 +166,7 @@ def test_kube_environment_refuses_what_cel_go_refuses(expression: str, at: str, 
     "authorizer.serviceAccount('ns', 'sa').group('').resource('pods').labelSelector('a=b').check('list').allowed()",
     "{'a': 1}.all(k, v, v > 0 && k == 'a') && [1].transformList(i, v, v + i) == [1]",
     "object.?spec.orValue(1) == 1 && [1][?0].hasValue() && [1].first().value() == 1",
-    "cel.bind(x, request.name, x + x) != '' && sets.contains([1], [1])",
+    "sets.contains([1], [1]) && sets.intersects([request.name], ['a']) && sets.equivalent([1u], [1u])",
     "has(object.spec) && object.metadata.labels.all(k, k.startsWith('a'))",
     "type(object.a) == string || type(object.a) == list",
 ])
