@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .parser import Node
+from .parser import Node, qualified_name
 from .types import (AUTHORIZER, BOOL, BYTES, CIDR, DECISION, DOUBLE, DURATION, DYN, FORMAT, GROUP_CHECK, INT, IP,
                     NULL, NUMBERS, OBJECTS, OPAQUE, PATH_CHECK, PRIMITIVES, QUANTITY, RESOURCE_CHECK, SEMVER, STRING,
-                    TIMESTAMP, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of, type_of)
+                    TIMESTAMP, TYPE_IDENTS, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of, type_of)
 
 A, B = Type("A"), Type("B")
 # Libraries 1.33 introduces (base.go IntroducedVersion 1.33): its environment for new expressions is that of the
@@ -171,7 +171,6 @@ FORMAT_NAMES = ("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedNa
                 "datetime")
 LIBRARY.update({f"format.{n}": [_o(result=FORMAT)] for n in FORMAT_NAMES})
 DECLARATIONS = {**STANDARD, **LIBRARY}
-_NAMESPACES = frozenset({"sets", "format", "optional", "ip", "strings", "math", "cel", "base64"})
 # the receiver macros (parser/macro.go, ext/comprehensions.go, cel/library.go's optMap/optFlatMap): their arities
 _ONE_VAR = {"all": (2,), "exists": (2,), "exists_one": (2,), "existsOne": (2,), "filter": (2,), "map": (2, 3)}
 _TWO_VAR = {"all": (3,), "exists": (3,), "existsOne": (3,), "transformList": (3, 4), "transformMap": (3, 4),
@@ -274,25 +273,10 @@ def uncertain(t: Type) -> bool:
     return t == UNKNOWN or any(uncertain(p) for p in t.params)
 
 
-def _qualified(node: Node) -> str | None:
-    """`containers.ToQualifiedName`: `a.b.c` for a chain of selections on an identifier."""
-    if node.kind == "ident":
-        return node.value
-    if node.kind == "select" and not node.optional and node.target is not None:
-        inner = _qualified(node.target)
-        return f"{inner}.{node.value}" if inner else None
-    return None
-
-
 def _root(node: Node) -> str:
     while node.target is not None:
         node = node.target
     return node.value
-
-
-_TYPE_IDENTS = {"int": INT, "uint": UINT, "double": DOUBLE, "bool": BOOL, "string": STRING, "bytes": BYTES,
-                "list": list_of(DYN), "map": map_of(DYN, DYN), "null_type": NULL, "dyn": DYN,
-                "type": type_of(DYN)}
 
 
 @dataclass
@@ -364,8 +348,8 @@ class Checker:
             return scope[name]
         if name in self.variables:
             return self.variables[name]
-        if name in _TYPE_IDENTS:
-            return type_of(_TYPE_IDENTS[name])
+        if name in TYPE_IDENTS:
+            return type_of(TYPE_IDENTS[name])
         # the engine refuses the names no scope binds; these are the ones it lets through: qualified names'
         # roots, and a comprehension's variable used outside its macro
         return self.fail(node, f"undeclared reference to '{name}' (in container '')")
@@ -452,9 +436,12 @@ class Checker:
     def select(self, node: Node, scope: Mapping[str, Type]) -> Type:
         target = node.target
         assert target is not None
-        qualified = _qualified(node)
-        if qualified is not None and qualified in self.variables and _root(node) not in scope:
-            return self.variables[qualified]  # a qualified variable (`authorizer.requestResource`)
+        qualified = qualified_name(node)
+        if qualified is not None and _root(node) not in scope:
+            if qualified in self.variables:
+                return self.variables[qualified]  # a qualified variable (`authorizer.requestResource`)
+            if qualified in TYPE_IDENTS and _root(node) not in self.variables:
+                return type_of(TYPE_IDENTS[qualified])  # a library type's name (`net.IP`)
         operand = substitute(self.mapping, self.check(target, scope), False)
         optional = operand.name == "optional_type"
         if optional:
@@ -504,7 +491,7 @@ class Checker:
             if not self._declared(name):
                 return self.fail(node, f"undeclared reference to '{name}' (in container '')")
             return self.resolve(node, name, args, False)
-        prefix = _qualified(target)
+        prefix = qualified_name(target)
         if prefix is not None and _root(target) not in scope and _root(target) not in self.variables \
                 and self._declared(f"{prefix}.{name}"):
             return self.resolve(node, f"{prefix}.{name}", [self.check(a, scope) for a in argn], False)

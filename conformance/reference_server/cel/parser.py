@@ -246,6 +246,16 @@ class _Parser:
         return Node("struct", pos, self.last_end(), brace[2], name, entries=entries)
 
 
+def qualified_name(node: Node) -> str | None:
+    """`containers.ToQualifiedName`: `a.b.c` for a chain of (non-optional) selections on an identifier."""
+    if node.kind == "ident":
+        return node.value
+    if node.kind == "select" and not node.optional and node.target is not None:
+        inner = qualified_name(node.target)
+        return f"{inner}.{node.value}" if inner else None
+    return None
+
+
 def parse(src: str) -> Node:
     """The AST of `src`, or ParseError when this parser cannot read it."""
     try:

@@ -59,6 +59,14 @@ AUTHORIZER, PATH_CHECK, GROUP_CHECK, RESOURCE_CHECK, DECISION = (
                                                      "Decision"))
 # the opaque types (cel-go's OpaqueKind): assignable only to their own name, nullable, no fields
 OPAQUE = frozenset({"optional_type", QUANTITY.name, IP.name, CIDR.name, URL.name, FORMAT.name, SEMVER.name})
+# the type names an expression may use as values (`type(x) == net.IP`): cel-go's own, and the library types each
+# library registers (`cel.Types(...)` in its CompileOptions)
+TYPE_IDENTS: dict[str, Type] = {
+    "int": INT, "uint": UINT, "double": DOUBLE, "bool": BOOL, "string": STRING, "bytes": BYTES,
+    "list": list_of(DYN), "map": map_of(DYN, DYN), "null_type": NULL, "dyn": DYN, "type": Type("type", (DYN,)),
+    "optional_type": Type("optional_type", (DYN,)),
+    **{t.name: t for t in (TIMESTAMP, DURATION, QUANTITY, IP, CIDR, URL, FORMAT, SEMVER, AUTHORIZER, PATH_CHECK,
+                           GROUP_CHECK, RESOURCE_CHECK, DECISION)}}
 PRIMITIVES = frozenset({INT, UINT, DOUBLE, BOOL, STRING, BYTES, NULL, TIMESTAMP, DURATION})
 NUMBERS = (INT, UINT, DOUBLE)
 
