@@ -182,3 +182,11 @@ def test_checking_stays_cheap() -> None:
     checker = Checker({"object": Type("dyn"), "request": Type("kubernetes.AdmissionRequest")})
     assert str(checker.output(parse(expression))) == "bool" and not checker.errors
     assert time.perf_counter() - start < 0.5
+
+
+def test_every_issue_is_reported_with_an_undeclared_name() -> None:
+    """The engine stops at the first undeclared name; cel-go's checker goes on and reports the rest."""
+    expression = "foo == 1 && 1 == 'a'"
+    assert compile_detail(expression, declared(), BOOL) == (
+        "compilation failed: " + caret(expression, "1:1", "undeclared reference to 'foo' (in container '')") + "\n"
+        + caret(expression, "1:15", "found no matching overload for '_==_' applied to '(int, string)'"))
