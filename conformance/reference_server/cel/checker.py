@@ -292,6 +292,7 @@ class Checker:
     exempt: int = 0  # inside a `format` call: its literals may mix types
     mapping: dict[str, Type] = field(default_factory=dict)
     fresh: int = 0
+    literals: list[tuple[list[tuple[Node, Type]], bool]] = field(default_factory=list)  # for the validator
 
     def fail(self, node: Node, message: str) -> Type:
         self.errors.append((node.at, message))
@@ -302,8 +303,12 @@ class Checker:
         return sorted(self.errors or self.validation)
 
     def output(self, node: Node) -> Type:
-        """The expression's type, unbound parameters as dyn (cel-go's final substitution)."""
-        return substitute(self.mapping, self.check(node), True)
+        """The expression's type, unbound parameters as dyn (cel-go's final substitution); then the validator of
+        literals, over the final types as cel-go's validators see them."""
+        out = substitute(self.mapping, self.check(node), True)
+        for elems, every in self.literals:
+            self.homogeneous(elems, every)
+        return out
 
     def new_var(self) -> Type:
         self.fresh += 1
@@ -374,7 +379,8 @@ class Checker:
                 t = self.unwrap_optional(e, t)
             elems.append((e, t))
             joined = self.join(joined, t)
-        self.homogeneous(elems, every=False)
+        if not self.exempt:
+            self.literals.append((elems, False))
         return list_of(joined if joined is not None else self.new_var())
 
     def map_literal(self, node: Node, scope: Mapping[str, Type]) -> Type:
@@ -394,8 +400,8 @@ class Checker:
             if node.value not in self.objects:
                 return self.fail(node, f"undeclared reference to '{node.value}' (in container '')")
             return UNKNOWN
-        self.homogeneous(keys, every=True)
-        self.homogeneous(values, every=True)
+        if not self.exempt:
+            self.literals += [(keys, True), (values, True)]
         if key_type is None or value_type is None:
             return map_of(self.new_var(), self.new_var())
         return map_of(key_type, value_type)
@@ -423,7 +429,7 @@ class Checker:
         """cel-go's `ValidateHomogeneousAggregateLiterals` (base.go, 1.29): an element whose type is not the first's,
         dyn included (`expected type '<first>' but found '<other>'`): the first such element of a list, every such
         key and value of a map; literals inside a `format` call exempt."""
-        if not elems or self.exempt:
+        if not elems:
             return
         first = substitute(self.mapping, elems[0][1], True)
         for node, t in elems[1:]:
