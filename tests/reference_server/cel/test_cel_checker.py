@@ -12,10 +12,13 @@ from conformance.reference_server.cel.checker import Checker
 from conformance.reference_server.cel.engine import CompileError, compile_expression, issue_text
 from conformance.reference_server.cel.environments import BOOL, compile_detail, declared
 from conformance.reference_server.cel.parser import parse
-from conformance.reference_server.cel.types import INT, Type, list_of, map_of
+from conformance.reference_server.cel.types import INT, Type, list_of, map_of, optional_of
 
 MSG = Type("google.expr.proto3.test.TestAllTypes")
-OBJECTS = {MSG.name: {"single_int64": INT, "repeated_int64": list_of(INT)}}
+NESTED = Type("google.expr.proto3.test.NestedTestAllTypes")
+OBJECTS = {MSG.name: {"single_int64": INT, "single_int32": INT, "repeated_int64": list_of(INT),
+                      "map_int64_nested_type": map_of(INT, NESTED)}, NESTED.name: {}}
+STRING = Type("string")
 
 
 def verdict(expression: str, idents: dict[str, Type] | None = None) -> tuple[str | None, str]:
@@ -66,6 +69,22 @@ TYPED = [
     ("[1].map(x, [x, x]).map(x, [x, x])", None, "list(list(list(int)))"),
     ("[{}.map(c,c,c)]+[{}.map(c,c,c)]", None, "list(list(bool))"),
     ("{}.map(c,[c,type(c)])", None, "list(list(dyn))"),
+    ("size([] + [1])", {"x": MSG}, "int"), ("(x + x)[1].single_int32 == size(x)", {"x": list_of(MSG)}, "bool"),
+    ("x.repeated_int64[x.single_int32] == 23", {"x": MSG}, "bool"),
+    ("size(x.map_int64_nested_type) == 0", {"x": MSG}, "bool"),
+    ('args.user["myextension"].customAttributes.filter(x, x.name == "hobbies")',
+     {"args": map_of(STRING, Type("dyn"))}, "list(dyn)"),
+    ('values.filter(i, i.content != "").map(i, i.content)', {"values": list_of(map_of(STRING, STRING))},
+     "list(string)"),
+    ("a.?b", {"a": map_of(STRING, STRING)}, "optional_type(string)"),
+    ("type(a.?b) == optional_type", {"a": map_of(STRING, STRING)}, "bool"),
+    ("a.b", {"a": optional_of(map_of(STRING, STRING))}, "optional_type(string)"),
+    ("a.dynamic", {"a": optional_of(Type("dyn"))}, "optional_type(dyn)"),
+    ("has(a.dynamic)", {"a": optional_of(Type("dyn"))}, "bool"),
+    ("{?'key': {'a': 'b'}.?value}", None, "map(string, string)"),
+    ("{?'key': {'a': 'b'}.?value}.key", None, "string"),
+    ("{?'nested': a.b}", {"a": optional_of(map_of(STRING, STRING))}, "map(string, string)"),
+    ("[?a, ?b, 'world']", {"a": optional_of(STRING), "b": optional_of(STRING)}, "list(string)"),
 ]
 
 # (expression, identifiers, [(line:col, message)]) from checker_test.go's error cases
