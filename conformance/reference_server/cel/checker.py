@@ -628,8 +628,9 @@ class Checker:
                 out = substitute(m, self.instantiate(o.result, fresh), False)
                 if result is None:
                     result = out
-                elif result != DYN and out != result:
-                    result = DYN
+                elif result not in (DYN, UNKNOWN) and out != result:
+                    # an argument this checker could not type keeps the result untold, not dyn
+                    result = UNKNOWN if any(map(uncertain, args)) else DYN
         if result is None:
             shown = [self.shown(a, True) for a in args]
             signature = f"{shown[0]}.({', '.join(shown[1:])})" if member else f"({', '.join(shown)})"
