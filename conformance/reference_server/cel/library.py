@@ -8,9 +8,9 @@
   `strings.quote` (`libs/strformat.py`).
 
 The other libraries of 1.33's base environment are in `libs/` (quantity, IP/CIDR, URLs, format, cel-go's sets, the
-authorizer's) and merged here (semver too). Not served: `image` (1.33), cel-go's `math` (not in
-1.33's base environment; an expression calling them fails at evaluation with the engine's "Undefined variable or
-function"). Receiver-style calls (`l.sum()`) reach these as `sum(l)`: one Python function per name, dispatching on
+authorizer's) and merged here (semver too). Not served, as 1.33 does not declare them (apiserver v0.33.0's
+`environment/base.go`): an `image` library (later releases), cel-go's `math`, `cel.bind`; the checker refuses an
+expression that calls them (`undeclared reference`), as upstream. Receiver-style calls (`l.sum()`) reach these as `sum(l)`: one Python function per name, dispatching on
 the receiver's type."""
 from __future__ import annotations
 
