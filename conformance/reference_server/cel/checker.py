@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .parser import Node, qualified_name
+from .validators import CHECKS, literal_issue
 from .types import (AUTHORIZER, BOOL, BYTES, CIDR, DECISION, DOUBLE, DURATION, DYN, FORMAT, GROUP_CHECK, INT, IP,
                     NULL, NUMBERS, OBJECTS, OPAQUE, PATH_CHECK, PRIMITIVES, QUANTITY, RESOURCE_CHECK, SEMVER, STRING,
                     TIMESTAMP, TYPE_IDENTS, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of, type_of)
@@ -489,6 +490,10 @@ class Checker:
 
     def _call(self, node: Node, scope: Mapping[str, Type]) -> Type:
         name, target, argn = node.value, node.target, node.args
+        if argn and argn[0].kind == "lit" and name in CHECKS:  # the literal validators (validators.py)
+            issue = literal_issue(name, *argn[0].value)
+            if issue:
+                self.validation.append((argn[0].at, issue))
         if target is None:
             if name == "has" and len(argn) == 1 and argn[0].kind == "select":
                 self.check(argn[0], scope)

@@ -163,6 +163,12 @@ K8S_REFUSED = [
     ("math.greatest(1, 2) == 2", "1:1", "undeclared reference to 'math' (in container '')"),
     # ext.Bindings is not in 1.33's base environment: `cel.bind` is no macro there
     ("cel.bind(x, 1, x + 1) == 2", "1:1", "undeclared reference to 'cel' (in container '')"),
+    # the literal validators (ValidateDurationLiterals, ValidateTimestampLiterals, ValidateRegexLiterals)
+    ("duration('1x') < duration('1h')", "1:10", "invalid duration argument"),
+    ("timestamp('2020-13-01T00:00:00Z') == timestamp('2020-01-01T00:00:00Z')", "1:11", "invalid timestamp argument"),
+    ("request.name.matches('[')", "1:22", "invalid matches argument"),
+    ("request.name.matches('^a(?=b)')", "1:22", "invalid matches argument"),
+    ("matches('(', request.name)", "1:9", "invalid matches argument"),  # the global form: its first argument
 ]
 
 
@@ -188,6 +194,9 @@ def test_kube_environment_refuses_what_cel_go_refuses(expression: str, at: str, 
     "sets.contains([1], [1]) && sets.intersects([request.name], ['a']) && sets.equivalent([1u], [1u])",
     "has(object.spec) && object.metadata.labels.all(k, k.startsWith('a'))",
     "type(object.a) == string || type(object.a) == list",
+    "duration('1h30m') > duration('-1.5s') && duration('0') == duration('300ms')",
+    "timestamp('2020-01-01T00:00:00.123+01:00') > timestamp('2020-01-01T00:00:00Z')",
+    r"request.name.matches('^\\d+$') && request.name.matches(r'\pL+') && matches(request.name, '[[:alpha:]]')",
 ])
 def test_kube_environment_accepts_what_cel_go_accepts(expression: str) -> None:
     assert compile_detail(expression, declared(), BOOL) is None
