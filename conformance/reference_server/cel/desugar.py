@@ -6,6 +6,7 @@ cel-go's optional syntax (`cel.OptionalTypes()`, enabled since 1.28; semantics o
 
 - `x.?f` -> `__opt_select(x, 'f')`, `x[?k]` -> `__opt_index(x, k)`; a selection or index after one of these in the
   same chain is optional too (`a.?b.c` is none when `c` is absent, as cel-go's qualifiers after an optional one);
+  `has(a.?b.c)` -> `__opt_has(a.?b', 'c')` (false when `a.?b` is none);
 - `[a, ?b]` -> `__opt_list([[false, a], [true, b]])` (a none element left out);
 - `{k: v, ?k2: v2}` -> `__opt_map([[k, v, false], [k2, v2, true]])` (a none value's entry left out).
 
@@ -148,6 +149,10 @@ class _Emitter:
         if self.types and _type_call(node):
             value = self(args[0])
             return f"__type({value}, type({value}))"
+        if target is None and name == "has" and len(args) == 1 and args[0].kind == "select" \
+                and _optional_chain(args[0]):  # a presence test in an optional chain: `has(a.?b.c)`
+            assert args[0].target is not None
+            return f"__opt_has({self(args[0].target)}, {args[0].value!r})"
         if target is not None and name in _COMPREHENSIONS and len(args) in (2, 3) and args[0].kind == "ident":
             body = self.inner(args[0].value)
             return f"{self(target)}.{name}({args[0].value}, {', '.join(body(a) for a in args[1:])})"
@@ -223,6 +228,16 @@ def opt_index(target: Any, key: Any) -> Any:
     raise LibraryError("no such overload: optional index")
 
 
+def opt_has(target: Any, name: str) -> bool:
+    """`has()` of a field of an optional value: false when the value is none."""
+    present, value = _unwrap(target)
+    if not present:
+        return False
+    if not isinstance(value, dict):
+        raise LibraryError(f"no such overload: presence test of '{name}'")
+    return name in value
+
+
 def _entry_value(value: Any) -> tuple[bool, Any]:
     if not isinstance(value, _optional()):
         raise LibraryError("cannot initialize optional entry from non-optional value")
@@ -286,6 +301,6 @@ def type_of(value: Any, builtin: str) -> dict[str, Any]:
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "__type": type_of, "__opt_select": opt_select, "__opt_index": opt_index, "__opt_list": opt_list, "__opt_map": opt_map,
+    "__type": type_of, "__opt_select": opt_select, "__opt_has": opt_has, "__opt_index": opt_index, "__opt_list": opt_list, "__opt_map": opt_map,
     "__keys": keys, "__at": at, "__pairs": pairs, "__merge": merge,
 }

@@ -81,6 +81,7 @@ TYPED = [
     ("a.b", {"a": optional_of(map_of(STRING, STRING))}, "optional_type(string)"),
     ("a.dynamic", {"a": optional_of(Type("dyn"))}, "optional_type(dyn)"),
     ("has(a.dynamic)", {"a": optional_of(Type("dyn"))}, "bool"),
+    ("has(a.?b.c)", {"a": optional_of(map_of(STRING, Type("dyn")))}, "bool"),
     ("{?'key': {'a': 'b'}.?value}", None, "map(string, string)"),
     ("{?'key': {'a': 'b'}.?value}.key", None, "string"),
     ("{?'nested': a.b}", {"a": optional_of(map_of(STRING, STRING))}, "map(string, string)"),

@@ -25,6 +25,7 @@ OBJECT = {"object": {"spec": {"a": 1, "l": [1, 2]}, "metadata": {"labels": {"x":
     ("{'a': 1, ?'b': object.?spec.a, ?'c': optional.none()}", {"a": 1, "b": 1}),
     ("object.?spec.a.or(optional.of(2)).value() == 1 && optional.none().or(optional.of(2)).value() == 2", True),
     ("(object.?spec.a.orValue(0) + 1) * 2 == 4 ? 'yes' : 'no'", "yes"),
+    ("has(object.?spec.a) && !has(object.?spec.b) && !has(object.?nope.a) && has(object.?metadata.?labels.x)", True),
 ])
 def test_optional_syntax(expression: str, value: Any) -> None:
     assert compile_expression(expression, declared()).evaluate(OBJECT) == value
