@@ -92,20 +92,22 @@ def _needs_rewrite(node: Node | None, types: bool = False) -> bool:
 
 
 class _Emitter:
-    def __init__(self, src: str, subst: dict[str, str] | None = None, types: bool = False):
-        self.src, self.subst, self.types = src, subst or {}, types
+    def __init__(self, src: str, subst: dict[str, str] | None = None, types: bool = False,
+                 bound: frozenset[str] = frozenset()):
+        self.src, self.subst, self.types, self.bound = src, subst or {}, types, bound
 
     def inner(self, *bound: str, extra: dict[str, str] | None = None) -> _Emitter:
-        """The emitter for a body where `bound` names are a macro's own (they shadow a substitution)."""
+        """The emitter for a body where `bound` names are a macro's own (they shadow a substitution, and a type
+        name)."""
         subst = {k: v for k, v in self.subst.items() if k not in bound}
-        return _Emitter(self.src, {**subst, **(extra or {})}, self.types)
+        return _Emitter(self.src, {**subst, **(extra or {})}, self.types, self.bound | set(bound))
 
     def __call__(self, node: Node) -> str:
         if not self.subst and not _needs_rewrite(node, self.types):
             return self.src[node.start:node.end]
         kind = node.kind
         named = _type_named(node) if self.types else None
-        if named is not None and not (kind == "ident" and node.value in self.subst):
+        if named is not None and named.split(".")[0] not in self.bound and named not in self.subst:
             return f"{{'{TYPE_KEY}': 'type', 'name': '{named}'}}"
         if kind == "lit":
             return self.src[node.start:node.end]
