@@ -33,8 +33,6 @@ from .libs.values import TYPE_KEY, LibraryError, type_name
 from .parser import Node, ParseError, parse, qualified_name
 from .types import TYPE_IDENTS
 
-_OPS = {"@in": "in", "!_": "!", "-_": "-"}
-
 
 def _optional_chain(node: Node | None) -> bool:
     """Whether `node` is an optional selection or index, or a selection or index of one."""
@@ -125,13 +123,8 @@ class _Emitter:
             return f"{self(node.target)}[{self(node.args[0])}]"
         if kind == "call":
             return self.call(node)
-        if kind == "binary":
-            op = _OPS.get(node.value, node.value.strip("_"))
-            return f"({self(node.args[0])} {op} {self(node.args[1])})"
-        if kind == "unary":
-            return f"{_OPS[node.value]}({self(node.args[0])})"
-        if kind == "cond":
-            return f"({self(node.args[0])} ? {self(node.args[1])} : {self(node.args[2])})"
+        if kind in ("binary", "unary", "cond"):
+            return self.splice(node)
         if kind == "list":
             if not node.opt_elems:
                 return "[" + ", ".join(self(e) for e in node.args) + "]"
@@ -143,6 +136,15 @@ class _Emitter:
             triples = ", ".join(f"[{self(k)}, {self(v)}, {str(opt).lower()}]" for k, v, opt in node.entries)
             return f"__opt_map([{triples}])"
         raise ParseError(f"cannot rewrite a {kind}")
+
+    def splice(self, node: Node) -> str:
+        """An operator's own source with its operands rewritten: its parentheses and spacing kept (parentheses
+        added at each level would soon exceed cel-rust's parser recursion limit of 96)."""
+        out, pos = [], node.start
+        for child in sorted(node.args, key=lambda c: c.start):
+            out += [self.src[pos:child.start], self(child)]
+            pos = child.end
+        return "".join(out) + self.src[pos:node.end]
 
     def call(self, node: Node) -> str:
         name, target, args = node.value, node.target, node.args

@@ -204,6 +204,13 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
     try:
         program = native().compile(source)
     except ValueError as exc:
+        if source != expression:  # the rewrite is refused (cel-rust's limits): the user's own text judged instead
+            source = expression
+            try:
+                program = native().compile(expression)
+                return program, tuple(program.variables()), tuple(program.functions()), source
+            except ValueError as own:
+                exc = own
         rewritten = desugar(expression) if "unsupported syntax" in str(exc) else None
         if rewritten is None:
             return _issues_text(str(exc))
