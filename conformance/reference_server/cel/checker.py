@@ -17,10 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .parser import Node, qualified_name
-from .validators import CHECKS, literal_issue
 from .types import (AUTHORIZER, BOOL, BYTES, CIDR, DECISION, DOUBLE, DURATION, DYN, FORMAT, GROUP_CHECK, INT, IP,
-                    NULL, NUMBERS, OBJECTS, OPAQUE, PATH_CHECK, PRIMITIVES, QUANTITY, RESOURCE_CHECK, SEMVER, STRING,
-                    TIMESTAMP, TYPE_IDENTS, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of, type_of)
+                    NULL, NUMBERS, OBJECTS, OPAQUE, PATH_CHECK, PRIMITIVES, QUANTITY, RECEIVER_ONLY, RESOURCE_CHECK,
+                    SEMVER, STRING, TIMESTAMP, TYPE_IDENTS, UINT, UNKNOWN, URL, Type, list_of, map_of, optional_of,
+                    type_of)
+from .validators import CHECKS, literal_issue
 
 A, B = Type("A"), Type("B")
 # Libraries 1.33 introduces (base.go IntroducedVersion 1.33): its environment for new expressions is that of the
@@ -472,6 +473,8 @@ class Checker:
             if node.value not in fields:
                 return self.fail(node, f"undefined field '{node.value}'")
             return fields[node.value]
+        if operand.name in RECEIVER_ONLY:  # `lookupFieldType`: the provider does not know the message
+            return self.fail(node, f"unexpected failed resolution of '{operand.name}'")
         if _is_struct(operand):
             return UNKNOWN  # an object type whose fields this server does not know
         return self.fail(node, f"type '{self.shown(operand)}' does not support field selection")

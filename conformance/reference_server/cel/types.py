@@ -96,7 +96,7 @@ OBJECTS: dict[str, Mapping[str, Type]] = {
         "resourceVersion": STRING, "finalizers": list_of(STRING)},
     "kubernetes.Namespace": {"metadata": Type("kubernetes.NamespaceMetadata"),
                              "spec": Type("kubernetes.NamespaceSpec"), "status": Type("kubernetes.NamespaceStatus")},
-    # receiver-only objects (authz.go `receiverOnlyObjectVal`): no fields
-    **{t.name: {} for t in (AUTHORIZER, PATH_CHECK, GROUP_CHECK, RESOURCE_CHECK, DECISION)},
 }
+# library/authz.go's types: `cel.ObjectType`s no type provider describes (receiver-only values)
+RECEIVER_ONLY = frozenset(t.name for t in (AUTHORIZER, PATH_CHECK, GROUP_CHECK, RESOURCE_CHECK, DECISION))
 REQUEST, NAMESPACE = Type("kubernetes.AdmissionRequest"), Type("kubernetes.Namespace")
