@@ -264,7 +264,7 @@ class ReferenceServer:
             from .http.webhookcalls import webhook_admission  # its Lease writes meet the webhooks too
             self.elector = LeaderElector(self.ctx.registry, self.leader_election,
                                          on_started=self._start_controllers, on_stopped=self._stop_controllers,
-                                         hooks=webhook_admission(self.ctx.registry))
+                                         hooks=webhook_admission(self.ctx.registry, self.ctx.authorizer))
             self.elector.start()
         app = build_app(self.ctx)
         self._runner = GuardedRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0,
@@ -282,7 +282,7 @@ class ReferenceServer:
             self.port = server.sockets[0].getsockname()[1]
         self.apf_controller = apf_config.ApfConfigController(self.ctx.registry)  # every apiserver's, not the leader's
         from .http.webhookcalls import webhook_admission  # kube-apiserver's loopback writes meet the webhooks
-        hooks = webhook_admission(self.ctx.registry)
+        hooks = webhook_admission(self.ctx.registry, self.ctx.authorizer)
         self.apf_controller.use_webhooks(hooks)
         self.apf_controller.start()
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
@@ -328,7 +328,7 @@ class ReferenceServer:
         self.controller = NamespaceController(self.ctx.registry, delay=delay, deviations=self.ctx.deviations,
                                               ordered=fl.ordered_namespace_deletion)
         from .http.webhookcalls import webhook_admission
-        hooks = webhook_admission(self.ctx.registry)  # kube-controller-manager's writes meet the webhooks too
+        hooks = webhook_admission(self.ctx.registry, self.ctx.authorizer)  # kube-controller-manager's writes meet the webhooks too
         self.controller.use_webhooks(hooks, self.controller._offload)
         self.controller.start()
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)

@@ -291,3 +291,25 @@ def test_match_conditions_decide_the_call(server, hook, ns):
         assert len(hook.reviews) == calls + 1
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+def test_match_conditions_ask_the_authorizer(server, hook, ns):
+    """`authorizer` in matchConditions (`matchconditions/matcher.go` compiles them with it): without RBAC every
+    check is allowed (AlwaysAllow), so a condition that needs a denial skips the webhook."""
+    conditions = [{"name": "may", "expression": "authorizer.group('').resource('secrets').namespace(request.namespace)"
+                                                ".check('delete').allowed()"},
+                  {"name": "own", "expression": "authorizer.requestResource.check('create').allowed()"}]
+    cfg = configure(server, "validatingwebhookconfigurations", ns, matchConditions=conditions,
+                    clientConfig={"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "asked")
+        assert r.status_code == 403 and "denied the request" in r.json()["message"], r.text
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+    conditions = [{"name": "never", "expression": "!authorizer.path('/healthz').check('get').allowed()"}]
+    cfg = configure(server, "validatingwebhookconfigurations", ns, matchConditions=conditions,
+                    clientConfig={"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle})
+    try:
+        assert cm(server, ns, "skipped").status_code == 201
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)

@@ -284,7 +284,7 @@ def test_policy_status_type_checking_warnings(http, url, watch):
                 {"expression": "object.foo == 'x'"},
                 {"expression": "object.data.size() > 0 && variables.size < 3 && object.metadata.name != ''",
                  "messageExpression": "'n: ' + object.metadata.generation"},
-                {"expression": "has(object.data.x) && quantity('1').sign() == 1"}]}
+                {"expression": "has(object.data.x) && sign(quantity('1')) == 1"}]}
     created = create(http, url, "validatingadmissionpolicies", {"metadata": {"name": name}, "spec": spec})
     params = {"fieldSelector": f"metadata.name={name}", "resourceVersion": created["metadata"]["resourceVersion"]}
     with watch(plural, params) as w:

@@ -6,9 +6,13 @@
   error: <err>`;
 - `match` is `webhook/matchconditions/matcher.go` `Match`: any condition false skips the webhook or policy; else
   evaluation errors follow the failure policy (`Fail`: the error, `utilerrors.NewAggregate`'s text; `Ignore`: no
-  match)."""
+  match);
+- `authorizer` is the `authorizer` variable's value for a request and `authorizing` installs the server's
+  authorizer for the checks an expression makes (`cel/libs/authz.py`; upstream's `NewAuthorizerVal` over the
+  apiserver's authorizer: RBAC under `--authorization rbac`, AlwaysAllow otherwise)."""
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +29,34 @@ def admission_request(a: Attributes, user: Any, dry_run: bool, options: dict[str
     for key in ("uid", "object", "oldObject"):
         req.pop(key, None)
     return req
+
+
+def authorizer(request: dict[str, Any]) -> dict[str, Any]:
+    """The `authorizer` variable (its `requestResource` the request's) for an `admission_request`."""
+    from ..cel.libs.authz import authorizer_value
+    return authorizer_value(request)
+
+
+def authorizing(server_authorizer: Any) -> AbstractContextManager[None]:
+    """While the block runs, `authorizer` checks ask `server_authorizer` (`authorize(Attributes) -> (allowed,
+    reason)`, the one the HTTP layer uses; None: AlwaysAllow, as kube-apiserver without RBAC)."""
+    from ..cel.libs.authz import Request
+    from ..cel.libs.authz import authorizing as install
+    if server_authorizer is None:
+        return install(None)
+    from ..auth.rbac import Attributes as AuthzAttributes
+    from ..auth.rbac import UserInfo
+
+    def ask(r: Request) -> tuple[bool, str, str]:
+        info = r.user
+        user = UserInfo(str(info.get("username") or ""), str(info.get("uid") or ""),
+                        tuple(info.get("groups") or ()), {k: tuple(v) for k, v in (info.get("extra") or {}).items()})
+        attrs = AuthzAttributes(user, r.verb, api_group=r.group, resource=r.resource, subresource=r.subresource,
+                                namespace=r.namespace, name=r.name, resource_request=r.resource_request,
+                                path=r.path, api_version="*" if r.resource_request else "")
+        allowed, reason = server_authorizer.authorize(attrs)
+        return allowed, reason, ""
+    return install(ask)
 
 
 def evaluate(expression: str, activation: dict[str, Any]) -> Any:

@@ -6,6 +6,7 @@ cel-go's optional syntax (`cel.OptionalTypes()`, enabled since 1.28; semantics o
 
 - `x.?f` -> `__opt_select(x, 'f')`, `x[?k]` -> `__opt_index(x, k)`; a selection or index after one of these in the
   same chain is optional too (`a.?b.c` is none when `c` is absent, as cel-go's qualifiers after an optional one);
+  `has(a.?b.c)` -> `__opt_has(a.?b', 'c')` (false when `a.?b` is none);
 - `[a, ?b]` -> `__opt_list([[false, a], [true, b]])` (a none element left out);
 - `{k: v, ?k2: v2}` -> `__opt_map([[k, v, false], [k2, v2, true]])` (a none value's entry left out).
 
@@ -16,16 +17,21 @@ second variable replaced by `__at(t, first)`:
 - `t.all(k, v, p)`, `exists`, `existsOne`/`exists_one` -> `__keys(t).all(k, p')`...;
 - `t.transformList(k, v, [f,] e)` -> `__keys(t)[.filter(k, f')].map(k, e')`;
 - `t.transformMap(k, v, [f,] e)` -> `__pairs(__keys(t)[.filter(k, f')].map(k, [k, e']))`;
-- `t.transformMapEntry(k, v, [f,] e)` -> `__merge(their e')`, a key given twice an error."""
+- `t.transformMapEntry(k, v, [f,] e)` -> `__merge(their e')`, a key given twice an error.
+
+Types as values (cel-go's `type(x)`, the type identifiers, the library types' names each library registers with
+`cel.Types`): the library values are maps to cel-rust, so an expression that calls `type` or names a library type
+has its types rewritten to tagged maps, equal when the types are: `type(e)` -> `__type(e, type(e))` (the value's
+library type, else cel-rust's own answer, whose names are cel-go's), `int`, `net.IP`, ... -> `{'@cel.type':
+'type', 'name': 'net.IP'}`."""
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from .libs.values import LibraryError
-from .parser import Node, ParseError, parse
-
-_OPS = {"@in": "in", "!_": "!", "-_": "-"}
+from .libs.values import TYPE_KEY, LibraryError, type_name
+from .parser import Node, ParseError, parse, qualified_name
+from .types import TYPE_IDENTS
 
 
 def _optional_chain(node: Node | None) -> bool:
@@ -48,28 +54,59 @@ def _two_var(node: Node) -> bool:
             and (node.value.startswith("transform") or len(node.args) == 3))
 
 
-def _needs_rewrite(node: Node | None) -> bool:
+def _type_call(node: Node) -> bool:
+    return node.kind == "call" and node.target is None and node.value == "type" and len(node.args) == 1
+
+
+def _type_named(node: Node) -> str | None:
+    """The type `node` names as a value (`int`, `net.IP`), if any."""
+    if node.kind not in ("ident", "select"):
+        return None
+    name = qualified_name(node)
+    return name if name in TYPE_IDENTS else None
+
+
+def _children(node: Node) -> tuple[Node | None, ...]:
+    return (node.target, *node.args, *(x for k, v, _ in node.entries for x in (k, v)))
+
+
+def _asks_types(node: Node | None) -> bool:
+    """Whether the expression calls `type` or names a library type (`net.IP`)."""
+    if node is None:
+        return False
+    if _type_call(node) or (node.kind == "select" and _type_named(node)):
+        return True
+    return any(_asks_types(n) for n in _children(node))
+
+
+def _needs_rewrite(node: Node | None, types: bool = False) -> bool:
     if node is None:
         return False
     if node.optional or node.opt_elems or any(opt for _, _, opt in node.entries) or _two_var(node):
         return True
-    return any(_needs_rewrite(n) for n in (node.target, *node.args, *(x for k, v, _ in node.entries
-                                                                         for x in (k, v))))
+    if types and (_type_call(node) or _type_named(node)):
+        return True
+    return any(_needs_rewrite(n, types) for n in _children(node))
 
 
 class _Emitter:
-    def __init__(self, src: str, subst: dict[str, str] | None = None):
-        self.src, self.subst = src, subst or {}
+    def __init__(self, src: str, subst: dict[str, str] | None = None, types: bool = False,
+                 bound: frozenset[str] = frozenset()):
+        self.src, self.subst, self.types, self.bound = src, subst or {}, types, bound
 
     def inner(self, *bound: str, extra: dict[str, str] | None = None) -> _Emitter:
-        """The emitter for a body where `bound` names are a macro's own (they shadow a substitution)."""
+        """The emitter for a body where `bound` names are a macro's own (they shadow a substitution, and a type
+        name)."""
         subst = {k: v for k, v in self.subst.items() if k not in bound}
-        return _Emitter(self.src, {**subst, **(extra or {})})
+        return _Emitter(self.src, {**subst, **(extra or {})}, self.types, self.bound | set(bound))
 
     def __call__(self, node: Node) -> str:
-        if not self.subst and not _needs_rewrite(node):
+        if not self.subst and not _needs_rewrite(node, self.types):
             return self.src[node.start:node.end]
         kind = node.kind
+        named = _type_named(node) if self.types else None
+        if named is not None and named.split(".")[0] not in self.bound and named not in self.subst:
+            return f"{{'{TYPE_KEY}': 'type', 'name': '{named}'}}"
         if kind == "lit":
             return self.src[node.start:node.end]
         if kind == "ident":
@@ -86,13 +123,8 @@ class _Emitter:
             return f"{self(node.target)}[{self(node.args[0])}]"
         if kind == "call":
             return self.call(node)
-        if kind == "binary":
-            op = _OPS.get(node.value, node.value.strip("_"))
-            return f"({self(node.args[0])} {op} {self(node.args[1])})"
-        if kind == "unary":
-            return f"{_OPS[node.value]}({self(node.args[0])})"
-        if kind == "cond":
-            return f"({self(node.args[0])} ? {self(node.args[1])} : {self(node.args[2])})"
+        if kind in ("binary", "unary", "cond"):
+            return self.splice(node)
         if kind == "list":
             if not node.opt_elems:
                 return "[" + ", ".join(self(e) for e in node.args) + "]"
@@ -105,10 +137,26 @@ class _Emitter:
             return f"__opt_map([{triples}])"
         raise ParseError(f"cannot rewrite a {kind}")
 
+    def splice(self, node: Node) -> str:
+        """An operator's own source with its operands rewritten: its parentheses and spacing kept (parentheses
+        added at each level would soon exceed cel-rust's parser recursion limit of 96)."""
+        out, pos = [], node.start
+        for child in sorted(node.args, key=lambda c: c.start):
+            out += [self.src[pos:child.start], self(child)]
+            pos = child.end
+        return "".join(out) + self.src[pos:node.end]
+
     def call(self, node: Node) -> str:
         name, target, args = node.value, node.target, node.args
         if _two_var(node):
             return self.two_var(node)
+        if self.types and _type_call(node):
+            value = self(args[0])
+            return f"__type({value}, type({value}))"
+        if target is None and name == "has" and len(args) == 1 and args[0].kind == "select" \
+                and _optional_chain(args[0]):  # a presence test in an optional chain: `has(a.?b.c)`
+            assert args[0].target is not None
+            return f"__opt_has({self(args[0].target)}, {args[0].value!r})"
         if target is not None and name in _COMPREHENSIONS and len(args) in (2, 3) and args[0].kind == "ident":
             body = self.inner(args[0].value)
             return f"{self(target)}.{name}({args[0].value}, {', '.join(body(a) for a in args[1:])})"
@@ -143,7 +191,8 @@ def desugar(expression: str) -> str | None:
     """`expression` rewritten for cel-rust, or None when it needs no rewrite or our parser cannot read it."""
     try:
         tree = parse(expression)
-        return _Emitter(expression)(tree) if _needs_rewrite(tree) else None
+        types = _asks_types(tree)
+        return _Emitter(expression, types=types)(tree) if _needs_rewrite(tree, types) else None
     except (ParseError, RecursionError):
         return None
 
@@ -181,6 +230,16 @@ def opt_index(target: Any, key: Any) -> Any:
     if isinstance(value, dict):
         return optional.of(value[key]) if key in value else optional.none()
     raise LibraryError("no such overload: optional index")
+
+
+def opt_has(target: Any, name: str) -> bool:
+    """`has()` of a field of an optional value: false when the value is none."""
+    present, value = _unwrap(target)
+    if not present:
+        return False
+    if not isinstance(value, dict):
+        raise LibraryError(f"no such overload: presence test of '{name}'")
+    return name in value
 
 
 def _entry_value(value: Any) -> tuple[bool, Any]:
@@ -240,7 +299,12 @@ def merge(maps: list[Any]) -> dict[Any, Any]:
     return out
 
 
+def type_of(value: Any, builtin: str) -> dict[str, Any]:
+    """A value's type: its library type's, else the name cel-rust gave (`builtin`)."""
+    return {TYPE_KEY: "type", "name": type_name(value) or builtin}
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "__opt_select": opt_select, "__opt_index": opt_index, "__opt_list": opt_list, "__opt_map": opt_map,
+    "__type": type_of, "__opt_select": opt_select, "__opt_has": opt_has, "__opt_index": opt_index, "__opt_list": opt_list, "__opt_map": opt_map,
     "__keys": keys, "__at": at, "__pairs": pairs, "__merge": merge,
 }

@@ -25,10 +25,16 @@ from .library import FUNCTIONS
 from .desugar import desugar
 
 # Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
-# `strings.quote`, `base64.encode`) parse here as variable references: never "undeclared".
-_NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format"})
+# `strings.quote`, `base64.encode`) or qualified type names (`net.IP`, `kubernetes.Quantity`,
+# `google.protobuf.Timestamp`) parse here as variable references: never "undeclared" (the checker judges them).
+_NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format", "net", "kubernetes",
+                         "google"})
 # the type identifiers (`type(x) == int`): declared in every cel-go environment
-TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn"})
+TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn",
+                        "optional_type"})
+# an expression that asks a value's type or names a library type: rewritten (desugar.py) so that library values,
+# maps to cel-rust, have their own types
+_TYPES = re.compile(r"(?<![\w.])type\s*\(|(?<![\w.])(?:net|kubernetes|google)\s*\.")
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
 _PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
                          re.S)
@@ -193,10 +199,18 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
     if refused:
         return refused
     # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py)
-    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) else None) or expression
+    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression) else None) \
+        or expression
     try:
         program = native().compile(source)
     except ValueError as exc:
+        if source != expression:  # the rewrite is refused (cel-rust's limits): the user's own text judged instead
+            source = expression
+            try:
+                program = native().compile(expression)
+                return program, tuple(program.variables()), tuple(program.functions()), source
+            except ValueError as own:
+                exc = own
         rewritten = desugar(expression) if "unsupported syntax" in str(exc) else None
         if rewritten is None:
             return _issues_text(str(exc))

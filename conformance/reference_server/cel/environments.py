@@ -4,8 +4,8 @@ declares it; `variables` only in a policy with `spec.variables`, the composition
 expression must have (`CompileCELExpression`'s `ReturnTypes` check) and the error detail validation.go gives an
 expression that does not compile.
 
-Types come from `checker.py`, which knows no object schema: `object`, `oldObject` and `params` are dyn, as in
-upstream's write-time compile; an expression whose type it cannot tell is accepted."""
+Types come from `checker.py` (cel-go's checker over our parser): `object`, `oldObject` and `params` are dyn, as in
+upstream's write-time compile; an expression our parser cannot read is accepted (cel-rust judged its syntax)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -53,10 +53,10 @@ def _typed(expression: str, names: frozenset[str], composition: Mapping[str, Typ
                       {**OBJECTS, **schemas.objects} if schemas else OBJECTS,
                       NEWER_THAN_COMPATIBILITY if new else frozenset())
     try:
-        out = checker.check(tree)
+        out = checker.output(tree)
     except RecursionError:
         return UNKNOWN, ""
-    issues = "\n".join(issue_text(expression, at, message) for at, message in sorted(checker.errors))
+    issues = "\n".join(issue_text(expression, at, message) for at, message in checker.issues())
     return out, issues
 
 
@@ -82,12 +82,23 @@ def type_check(expression: str, schemas: Schemas, params: bool,
     validatingadmissionpolicy-status controller's `typeCheckingCompiler` words them (no output type check):
     "" when it type-checks or this checker cannot tell."""
     names = declared(params=params, variables=variables is not None)
+    composition = composition_types(variables, params, schemas) if variables is not None else None
     try:
         compile_expression(expression, names)
     except CompileError as exc:
-        return str(exc)
-    composition = composition_types(variables, params, schemas) if variables is not None else None
+        return _all_issues(exc, expression, names, composition, schemas)
     return _typed(expression, names, composition, schemas)[1]
+
+
+def _all_issues(exc: CompileError, expression: str, names: frozenset[str], composition: Mapping[str, Type] | None,
+                schemas: Schemas | None = None, new: bool = False) -> str:
+    """The engine stops at the first undeclared name; cel-go's checker reports every issue, as ours does when our
+    parser reads the expression (a syntax error stays cel-rust's)."""
+    if "undeclared reference" in str(exc):
+        issues = _typed(expression, names, composition, schemas, new)[1]
+        if issues:
+            return issues
+    return str(exc)
 
 
 def compile_detail(expression: str, names: frozenset[str], returns: Iterable[str] = ANY,
@@ -96,13 +107,13 @@ def compile_detail(expression: str, names: frozenset[str], returns: Iterable[str
     (syntax, undeclared names, type errors), then `must evaluate to <type> but got <type>` when the output type is
     known and not one of `returns` (empty: any type). `variables`: the policy's (name, expression) pairs, typing
     `variables.<name>` when the policy has any."""
-    try:
-        compile_expression(expression, names)
-    except CompileError as exc:
-        return f"compilation failed: {exc}"
     composition = None
     if variables is not None and "variables" in names:
         composition = composition_types(variables, "params" in names)
+    try:
+        compile_expression(expression, names)
+    except CompileError as exc:
+        return f"compilation failed: {_all_issues(exc, expression, names, composition, new=True)}"
     from .checker import uncertain
     out, issues = _typed(expression, names, composition, new=True)
     if issues:

@@ -7,10 +7,10 @@
   `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`, `format` and
   `strings.quote` (`libs/strformat.py`).
 
-The other libraries of 1.33's base environment are in `libs/` (quantity, IP/CIDR, URLs, format, cel-go's sets) and
-merged here (semver too). Not served: `image` (1.33), `authorizer` (declared but unbound), cel-go's `math` (not in
-1.33's base environment; an expression calling them fails at evaluation with the engine's "Undefined variable or
-function"). Receiver-style calls (`l.sum()`) reach these as `sum(l)`: one Python function per name, dispatching on
+The other libraries of 1.33's base environment are in `libs/` (quantity, IP/CIDR, URLs, format, cel-go's sets, the
+authorizer's) and merged here (semver too). Not served, as 1.33 does not declare them (apiserver v0.33.0's
+`environment/base.go`): an `image` library (later releases), cel-go's `math`, `cel.bind`; the checker refuses an
+expression that calls them (`undeclared reference`), as upstream. Receiver-style calls (`l.sum()`) reach these as `sum(l)`: one Python function per name, dispatching on
 the receiver's type."""
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import re
 from typing import Any, Callable
 
 from . import desugar as _desugar
-from .libs import format as _format, net as _net, quantity as _quantity, semver as _semver, sets as _sets
+from .libs import authz as _authz, format as _format, net as _net, quantity as _quantity, semver as _semver
+from .libs import sets as _sets
 from .libs import strformat as _strformat, url as _url
 from .libs.values import QUANTITY, SEMVER, LibraryError as _Err, by_receiver
 
@@ -151,7 +152,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "charAt": char_at, "lowerAscii": lambda v: _ascii(v, False), "upperAscii": lambda v: _ascii(v, True),
     "replace": replace, "split": split, "substring": substring, "trim": lambda v: v.strip(), "join": join,
     **_quantity.FUNCTIONS, **_net.FUNCTIONS, **_url.FUNCTIONS, **_format.FUNCTIONS, **_sets.FUNCTIONS,
-    **_desugar.FUNCTIONS, **_semver.FUNCTIONS, **_strformat.FUNCTIONS,
+    **_desugar.FUNCTIONS, **_semver.FUNCTIONS, **_strformat.FUNCTIONS, **_authz.FUNCTIONS,
     # the comparisons Quantity and Semver both declare
     **{name: by_receiver(name, {QUANTITY: _quantity.FUNCTIONS[name], SEMVER: _semver.FUNCTIONS[name]})
        for name in ("isGreaterThan", "isLessThan", "compareTo")},

@@ -71,8 +71,27 @@ def _literal(kind: str, text: str) -> tuple[str, Any]:
     prefix = re.match(r"[rRbB]*", text).group(0).lower()  # type: ignore[union-attr]
     body = text[len(prefix):]
     quote = 3 if body[:3] in ("'''", '"""') else 1
-    raw = body[quote:-quote]
-    return ("bytes" if "b" in prefix else "string"), raw
+    raw = body[quote:-quote].replace("\r\n", "\n").replace("\r", "\n")
+    value = raw if "r" in prefix or "\\" not in raw else _ESCAPE.sub(_unescape, raw)
+    if "r" not in prefix and "\\" in _ESCAPE.sub("", raw):
+        raise ParseError("bad escape")
+    return ("bytes" if "b" in prefix else "string"), value
+
+
+# cel-go's `parser/unescape.go`: the escapes a quoted (not raw) literal may hold
+_ESCAPE = re.compile(r"\\(?:[abfnrtv\\'\"`?]|[xX][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2})")
+_SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+def _unescape(m: re.Match[str]) -> str:
+    code = m.group(0)[1:]
+    if code[0] in _SIMPLE:
+        return _SIMPLE[code[0]]
+    if code[0] in "xXuU":
+        return chr(int(code[1:], 16))
+    if code[0].isdigit():
+        return chr(int(code, 8))
+    return code
 
 
 class _Parser:
@@ -241,9 +260,19 @@ class _Parser:
         return out
 
     def struct(self, name: str, pos: int) -> Node:
-        self.take("{")
+        brace = self.take("{")
         entries = self.entries(field_names=True)
-        return Node("struct", pos, self.last_end(), pos, name, entries=entries)
+        return Node("struct", pos, self.last_end(), brace[2], name, entries=entries)
+
+
+def qualified_name(node: Node) -> str | None:
+    """`containers.ToQualifiedName`: `a.b.c` for a chain of (non-optional) selections on an identifier."""
+    if node.kind == "ident":
+        return node.value
+    if node.kind == "select" and not node.optional and node.target is not None:
+        inner = qualified_name(node.target)
+        return f"{inner}.{node.value}" if inner else None
+    return None
 
 
 def parse(src: str) -> Node:

@@ -41,6 +41,11 @@ def optional_of(t: Type) -> Type:
     return Type("optional_type", (t,))
 
 
+def type_of(t: Type) -> Type:
+    """The type of a type (`type(int)`: what the identifier `int` and `type(1)` are)."""
+    return Type("type", (t,))
+
+
 INT, UINT, DOUBLE, BOOL, STRING, BYTES = (Type("int"), Type("uint"), Type("double"), Type("bool"), Type("string"),
                                           Type("bytes"))
 NULL, DYN, UNKNOWN, TYPE = Type("null_type"), Type("dyn"), Type("?"), Type("type")
@@ -48,6 +53,20 @@ TIMESTAMP, DURATION = Type("google.protobuf.Timestamp"), Type("google.protobuf.D
 QUANTITY, IP, CIDR, URL, FORMAT, SEMVER = (Type("kubernetes.Quantity"), Type("net.IP"), Type("net.CIDR"),
                                            Type("kubernetes.URL"), Type("kubernetes.NamedFormat"),
                                            Type("kubernetes.Semver"))
+# library/authz.go's object types (`cel.ObjectType`: messages without fields)
+AUTHORIZER, PATH_CHECK, GROUP_CHECK, RESOURCE_CHECK, DECISION = (
+    Type(f"kubernetes.authorization.{n}") for n in ("Authorizer", "PathCheck", "GroupCheck", "ResourceCheck",
+                                                     "Decision"))
+# the opaque types (cel-go's OpaqueKind): assignable only to their own name, nullable, no fields
+OPAQUE = frozenset({"optional_type", QUANTITY.name, IP.name, CIDR.name, URL.name, FORMAT.name, SEMVER.name})
+# the type names an expression may use as values (`type(x) == net.IP`): cel-go's own, and the library types each
+# library registers (`cel.Types(...)` in its CompileOptions)
+TYPE_IDENTS: dict[str, Type] = {
+    "int": INT, "uint": UINT, "double": DOUBLE, "bool": BOOL, "string": STRING, "bytes": BYTES,
+    "list": list_of(DYN), "map": map_of(DYN, DYN), "null_type": NULL, "dyn": DYN, "type": Type("type", (DYN,)),
+    "optional_type": Type("optional_type", (DYN,)),
+    **{t.name: t for t in (TIMESTAMP, DURATION, QUANTITY, IP, CIDR, URL, FORMAT, SEMVER, AUTHORIZER, PATH_CHECK,
+                           GROUP_CHECK, RESOURCE_CHECK, DECISION)}}
 PRIMITIVES = frozenset({INT, UINT, DOUBLE, BOOL, STRING, BYTES, NULL, TIMESTAMP, DURATION})
 NUMBERS = (INT, UINT, DOUBLE)
 
@@ -78,4 +97,6 @@ OBJECTS: dict[str, Mapping[str, Type]] = {
     "kubernetes.Namespace": {"metadata": Type("kubernetes.NamespaceMetadata"),
                              "spec": Type("kubernetes.NamespaceSpec"), "status": Type("kubernetes.NamespaceStatus")},
 }
+# library/authz.go's types: `cel.ObjectType`s no type provider describes (receiver-only values)
+RECEIVER_ONLY = frozenset(t.name for t in (AUTHORIZER, PATH_CHECK, GROUP_CHECK, RESOURCE_CHECK, DECISION))
 REQUEST, NAMESPACE = Type("kubernetes.AdmissionRequest"), Type("kubernetes.Namespace")

@@ -128,7 +128,7 @@ async def handle_token_request(ctx: ServerContext, request: web.Request, route: 
     from .webhookcalls import on_subresource_create
     body = await on_subresource_create(ctx.registry, request, Attributes(  # the webhooks see the TokenRequest
         "CREATE", "", "v1", "serviceaccounts", "token", route.namespace, route.name, "TokenRequest",
-        ("authentication.k8s.io", "v1")), body, False)
+        ("authentication.k8s.io", "v1")), body, False, ctx.authorizer)
     spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
     expiration = spec.get("expirationSeconds")
     expiration = DEFAULT_EXPIRATION if expiration in (None, 0) else expiration

@@ -44,6 +44,7 @@ async def handle_binding(ctx: ServerContext, request: web.Request, route: Route,
     NamespaceLifecycle(ctx.registry, ctx.deviations).for_create(info)(  # type: ignore[misc]
         {"metadata": {"name": name, "namespace": route.namespace}})
     body = await on_subresource_create(ctx.registry, request, Attributes(  # the webhooks see the Binding
-        "CREATE", "", "v1", info.plural, "binding" if route.name else "", route.namespace, name, "Binding"), body, dry)
+        "CREATE", "", "v1", info.plural, "binding" if route.name else "", route.namespace, name, "Binding"), body, dry,
+        ctx.authorizer)
     status = await offload(bind_pod, ctx.registry.store, route.namespace, name, body, dry_run=dry)
     return object_response(status, 201, request.headers.get("Accept"))

@@ -100,8 +100,9 @@ async def handle_eviction(ctx: ServerContext, request: web.Request, route: Route
     NamespaceLifecycle(ctx.registry, ctx.deviations).for_create(info)(  # type: ignore[misc]
         {"metadata": {"name": route.name, "namespace": route.namespace}})
     body = await on_subresource_create(ctx.registry, request, Attributes(  # the webhooks see the Eviction
-        "CREATE", "", "v1", "pods", "eviction", route.namespace, route.name, "Eviction", ("policy", "v1")), body, dry)
-    hooks = webhook_admission(ctx.registry)  # the budget's status: the loopback client's, reviewed
+        "CREATE", "", "v1", "pods", "eviction", route.namespace, route.name, "Eviction", ("policy", "v1")), body, dry,
+        ctx.authorizer)
+    hooks = webhook_admission(ctx.registry, ctx.authorizer)  # the budget's status: the loopback client's, reviewed
     writes = ControllerWrites(hooks, "", offload, APISERVER_USER) if hooks.active() else None
     status = await admitted(offload, evict_pod, ctx.registry, route.namespace, route.name, body,
                             ["All"] if dry else [], writes, now())

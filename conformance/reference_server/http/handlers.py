@@ -88,7 +88,8 @@ class Handlers:
         self.ctx = ctx
         self.offload = Offload(ctx.store)  # writes to a remote store (etcd) run off the event loop
         self.fresh = FreshnessGate(ctx.store)  # reads at resourceVersion "" see every acknowledged write
-        self.webhooks = webhook_admission(ctx.registry)  # admission/webhooks/: awaited around the writes
+        # admission/webhooks/: awaited around the writes
+        self.webhooks = webhook_admission(ctx.registry, ctx.authorizer)
 
     # ---- dispatch --------------------------------------------------------------------------------
     async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:

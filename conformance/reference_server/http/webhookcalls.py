@@ -35,8 +35,9 @@ SUBRESOURCES = {"status": "status", "ns-status": "status", "ns-finalize": "final
                 "scale": "scale"}
 
 
-def webhook_admission(registry: Any) -> WebhookAdmission:
-    return WebhookAdmission(registry, json_patch, PolicyAdmission(registry))
+def webhook_admission(registry: Any, authorizer: Any = None) -> WebhookAdmission:
+    """`authorizer`: the server's (`ctx.authorizer`), which CEL's `authorizer` checks ask (None: AlwaysAllow)."""
+    return WebhookAdmission(registry, json_patch, PolicyAdmission(registry, authorizer), authorizer)
 
 
 def subresource(target: str) -> str:
@@ -67,9 +68,9 @@ async def on_delete(hooks: WebhookAdmission, request: web.Request, store: Any, n
 
 
 async def on_subresource_create(registry: Any, request: web.Request, a: Attributes, obj: dict[str, Any],
-                                dry_run: bool) -> dict[str, Any]:
+                                dry_run: bool, authorizer: Any = None) -> dict[str, Any]:
     """CREATE of a subresource that stores no object of its own (`pods/binding`, `serviceaccounts/token`)."""
-    hooks = webhook_admission(registry)
+    hooks = webhook_admission(registry, authorizer)
     if not hooks.active():
         return obj
     return await admit_subresource_create(hooks, a, obj, request.get(REQUESTER),

@@ -172,8 +172,33 @@ def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
                                       "messageExpression": "'x: ' + string(variables.n)"},
                                      {"expression": "has(object.a) ? object.a.all(x, x > 1) : true"},
                                      {"expression": "type(object.a) == string || type(object.a) == list"}],
-                        auditAnnotations=[{"key": "k", "valueExpression": "object.x == 1 ? 'a' : null"}])
+                        auditAnnotations=[{"key": "k", "valueExpression": "object.x == 1 ? 'a' : 'b'"}])
     assert policy
+
+
+def test_expressions_cel_gos_checker_refuses_are_refused(vap: Policies) -> None:
+    """What kube-apiserver's checker (cel-go v0.23.2) refuses at write time though every name is declared:
+    ternary branches of different types, equality across types, an undeclared member function, a global function
+    called as a member (quantity's `sign` is declared global), a wrong argument count, selection on a string."""
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]
+    expressions = ["object.data.size() > 1 ? 'many' : 1", "request.dryRun == 'true'", "'a'.foo()",
+                   "quantity('1').sign() == 1", "request.name.startsWith('a', 'b')", "request.name.x == 'y'"]
+    r = vap.post("validatingadmissionpolicies", {"metadata": {"name": f"p-{uuid.uuid4().hex[:8]}"}, "spec": {
+        "matchConstraints": {"resourceRules": rules},
+        "validations": [{"expression": e} for e in expressions]}})
+    assert r.status_code == 422, r.text
+    errors = [("1:24", "found no matching overload for '_?_:_' applied to '(bool, string, int)'"),
+              ("1:16", "found no matching overload for '_==_' applied to '(bool, string)'"),
+              ("1:8", "undeclared reference to 'foo' (in container '')"),
+              ("1:19", "found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'"),
+              ("1:24", "found no matching overload for 'startsWith' applied to 'string.(string, string)'"),
+              ("1:13", "type 'string' does not support field selection")]
+    expected = []
+    for i, (e, (at, message)) in enumerate(zip(expressions, errors)):
+        col = int(at.split(":")[1])
+        expected.append((f"spec.validations[{i}].expression", f'Invalid value: "{e}": compilation failed: '
+                         f"ERROR: <input>:{at}: {message}\n | {e}\n | {'.' * (col - 1)}^"))
+    assert _causes(r) == expected
 
 
 def test_deny_refuses_with_upstreams_message(vap: Policies) -> None:

@@ -25,6 +25,7 @@ OBJECT = {"object": {"spec": {"a": 1, "l": [1, 2]}, "metadata": {"labels": {"x":
     ("{'a': 1, ?'b': object.?spec.a, ?'c': optional.none()}", {"a": 1, "b": 1}),
     ("object.?spec.a.or(optional.of(2)).value() == 1 && optional.none().or(optional.of(2)).value() == 2", True),
     ("(object.?spec.a.orValue(0) + 1) * 2 == 4 ? 'yes' : 'no'", "yes"),
+    ("has(object.?spec.a) && !has(object.?spec.b) && !has(object.?nope.a) && has(object.?metadata.?labels.x)", True),
 ])
 def test_optional_syntax(expression: str, value: Any) -> None:
     assert compile_expression(expression, declared()).evaluate(OBJECT) == value
@@ -62,3 +63,11 @@ def test_transform_map_entry_refuses_a_repeated_key() -> None:
     with pytest.raises(EvalError, match="insert failed: key x already exists"):
         compile_expression("object.l.transformMapEntry(i, v, {'x': v})", declared()).evaluate(TWO)
     assert compile_detail("object.data.all(k, v, v.size() > 0)", declared(), ("bool",)) is None
+
+
+def test_a_long_rewritten_expression_stays_within_cel_rusts_parser_limits() -> None:
+    """The rewrite keeps the operators' own text (no parentheses added per level, which cel-rust's parser, limited
+    to 96 levels, would refuse: `Recursion limit of 96 exceeded` about a text the user never wrote)."""
+    expression = " && ".join(f"object.?spec.a{i}.orValue(1) == 1 && type(object.spec) == map" for i in range(60))
+    assert compile_detail(expression, declared(), ("bool",)) is None
+    assert compile_expression(expression, declared()).evaluate(OBJECT) is True

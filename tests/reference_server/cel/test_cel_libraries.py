@@ -36,7 +36,7 @@ def run(expression: str, activation: dict[str, Any] | None = None) -> Any:
     "quantity('50M').compareTo(quantity('50Mi')) == -1 && quantity('50Mi').compareTo(quantity('50M')) == 1",
     "quantity('150Mi').isGreaterThan(quantity('100Mi')) && !quantity('50Mi').isGreaterThan(quantity('100Mi'))",
     "quantity('50M').isLessThan(quantity('100M')) && !quantity('100M').isLessThan(quantity('50M'))",
-    "quantity('1Ki') == quantity('1024') && quantity('-5').sign() == -1 && quantity('0').sign() == 0",
+    "quantity('1Ki') == quantity('1024') && sign(quantity('-5')) == -1 && sign(quantity('0')) == 0",
     # ip.go
     "isIP('127.0.0.1') && isIP('::1') && !isIP('127.0.0.256') && !isIP(':::1')",
     "ip.isCanonical('127.0.0.1') && ip.isCanonical('2001:db8::abcd')",
@@ -216,3 +216,23 @@ def test_errors(expression: str, message: str) -> None:
     with pytest.raises(EvalError) as exc:
         run(expression)
     assert message in str(exc.value)
+
+
+@pytest.mark.parametrize("expression", [
+    "type(ip('1.2.3.4')) == net.IP && type(ip('1.2.3.4')) != map && type(cidr('10.0.0.0/8')) == net.CIDR",
+    "type(quantity('1')) == kubernetes.Quantity && type(url('https://a/b')) == kubernetes.URL",
+    "type(format.dns1123Label()) == kubernetes.NamedFormat",
+    "type(1) == int && type(1u) == uint && type(1.0) == double && type('a') == string && type(null) == null_type",
+    "type([1]) == list && type({'a': 1}) == map && type(type(1)) == type && type(ip('::1')) != net.CIDR",
+    "type(timestamp('2024-01-01T00:00:00Z')) == google.protobuf.Timestamp && type(optional.of(1)) == optional_type",
+    "[ip('1.2.3.4'), ip('::1')].all(i, type(i) == net.IP) && type(authorizer) == kubernetes.authorization.Authorizer",
+    "type(authorizer.path('/').check('get')) == kubernetes.authorization.Decision",
+    "string(ip('1.2.3.4')) == '1.2.3.4' && ip('1.2.3.4') == ip('1.2.3.4') && string(cidr('::1/128')) == '::1/128'",
+])
+def test_library_values_have_their_own_types(expression: str) -> None:
+    """`type()` of a library value is its library type (cel-go's `net.IP`, `kubernetes.Quantity`, ...), the
+    library types' names are values (`cel.Types` in each library's CompileOptions), equality and `string()` are
+    the types' own."""
+    from conformance.reference_server.cel.libs.authz import authorizer_value
+    assert compile_detail(expression, declared(), ("bool",)) is None
+    assert run(expression, {"authorizer": authorizer_value({})}) is True

@@ -12,7 +12,7 @@ ValidatingAdmissionPolicy '<p>' with binding '<b>': <message>`), `Audit` would a
 server keeps no audit log, so it records nothing (nor the policies' own `auditAnnotations` values). A binding that
 cannot be evaluated (its params) is `failed to configure binding: ...` under `failurePolicy: Fail` and skipped
 under `Ignore`, as is a policy whose paramKind no served resource has (`failed to configure policy: ...`, named
-without a binding). The `authorizer` variable is not bound (an expression that reads it fails to evaluate)."""
+without a binding). `authorizer` asks the server's authorizer (`matchconditions.authorizing`) as the requester."""
 from __future__ import annotations
 
 from typing import Any
@@ -32,8 +32,9 @@ def _name(obj: dict[str, Any] | None) -> str:
 
 
 class PolicyAdmission:
-    def __init__(self, registry: Registry):
+    def __init__(self, registry: Registry, authorizer: Any = None):
         self.registry = registry
+        self.authorizer = authorizer  # auth/: what `authorizer` checks ask (None: AlwaysAllow)
 
     def _list(self, plural: str) -> list[dict[str, Any]]:
         return self.registry.store.list(plural, None, shared=True)[0]
@@ -88,7 +89,7 @@ class PolicyAdmission:
         """Raises the first denial; appends the warnings of `Warn` bindings."""
         if a.resource in EXEMPT and a.group == GROUP:
             return
-        from ..matchconditions import admission_request  # CEL loads with the first binding
+        from ..matchconditions import admission_request, authorizer, authorizing  # CEL loads with the first binding
         from . import validator
         denied: list[tuple[str, str, Any]] = []
         request: dict[str, Any] | None = None
@@ -116,13 +117,16 @@ class PolicyAdmission:
                     continue
                 if request is None:
                     request = admission_request(a, user, dry_run, options)
+                    checks = authorizer(request)
                 if namespace is ...:
                     namespace = self._namespace_object(a)
                 actions = bspec.get("validationActions") or []
                 for param in found:
                     activation = {"object": obj, "oldObject": old, "request": request, "params": param,
-                                  "namespaceObject": namespace}
-                    for decision in validator.validate(policy, activation):
+                                  "namespaceObject": namespace, "authorizer": checks}
+                    with authorizing(self.authorizer):
+                        decisions = validator.validate(policy, activation)
+                    for decision in decisions:
                         if decision.error:
                             denied.append((_name(policy), _name(binding), decision))
                             continue

@@ -50,10 +50,11 @@ JsonPatch = Callable[[Any, Any], Any]
 class WebhookAdmission:
     """The two webhook plugins; `json_patch(doc, ops)` applies a webhook's patch (RFC 6902)."""
 
-    def __init__(self, registry: Registry, json_patch: JsonPatch, policies: Any = None):
+    def __init__(self, registry: Registry, json_patch: JsonPatch, policies: Any = None, authorizer: Any = None):
         self.registry = registry
         self.json_patch = json_patch
         self.policies = policies  # admission/policy/ PolicyAdmission, run first in `validate`
+        self.authorizer = authorizer  # what matchConditions' `authorizer` checks ask (None: AlwaysAllow)
 
     # ---- lookups -----------------------------------------------------------------------------------
     def _configurations(self, plural: str) -> list[dict[str, Any]]:
@@ -95,9 +96,11 @@ class WebhookAdmission:
         if not conditions:
             return True
         from .. import matchconditions  # CEL loads with the first webhook that has conditions
-        activation = {"object": obj, "oldObject": old, "namespaceObject": None,
-                      "request": matchconditions.admission_request(a, user, dry_run, options)}
-        result = matchconditions.match(conditions, activation, hook.get("failurePolicy"))
+        request = matchconditions.admission_request(a, user, dry_run, options)
+        activation = {"object": obj, "oldObject": old, "namespaceObject": None, "request": request,
+                      "authorizer": matchconditions.authorizer(request)}
+        with matchconditions.authorizing(self.authorizer):
+            result = matchconditions.match(conditions, activation, hook.get("failurePolicy"))
         if result.error:
             raise E.forbidden(a.resource, a.name, result.error, a.group)
         return result.matches

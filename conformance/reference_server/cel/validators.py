@@ -1,0 +1,68 @@
+"""cel-go's literal validators that 1.33's base environment installs (`environment/base.go`, 1.29:
+`cel.ValidateDurationLiterals()`, `ValidateTimestampLiterals()`, `ValidateRegexLiterals()`; `cel/validator.go`
+`formatValidator`): a literal first argument of `duration`, `timestamp` or `matches` that would fail at run time is
+refused when the expression is compiled, `invalid <function> argument` at the literal.
+
+As cel-go's, the check is on the call's first argument whatever the call style: `s.matches('[')` checks the
+pattern, the global `matches('[', s)` the string matched. Durations follow Go's `time.ParseDuration`, timestamps
+`time.Parse(time.RFC3339, ...)` within years 1 to 9999, patterns RE2 (through Python's `re`, which judges only
+patterns that use nothing RE2 and Python read differently)."""
+from __future__ import annotations
+
+import datetime
+import re
+
+_DURATION = re.compile(r"[-+]?(?:0|(?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)")
+_UNIT_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9,
+            "h": 3600 * 10**9}
+_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))")
+# what RE2 refuses though Python reads it (lookaround, backreferences, atomic groups, conditionals)
+_NOT_RE2 = re.compile(r"\(\?<?[=!]|\(\?>|\(\?\(|\\[1-9]")
+# what RE2 reads though Python refuses it, or reads otherwise: not judged here
+_RE2_ONLY = re.compile(r"\\[pPzCQE]|\[\[:|\(\?[a-zA-Z]*[-:)]")
+
+
+def valid_duration(text: str) -> bool:
+    if not _DURATION.fullmatch(text):
+        return False
+    total = sum(float(n) * _UNIT_NS[u] for n, u in _PART.findall(text))
+    return total <= 2**63 - 1
+
+
+def valid_timestamp(text: str) -> bool:
+    m = _TIMESTAMP.fullmatch(text)
+    if not m:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    try:
+        datetime.datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return False
+    if m.group(9) is not None and (int(m.group(9)) > 23 or int(m.group(10)) > 59):
+        return False
+    return year >= 1
+
+
+def valid_regex(pattern: str) -> bool:
+    if _NOT_RE2.search(pattern):
+        return False
+    if _RE2_ONLY.search(pattern):
+        return True
+    try:
+        re.compile(pattern)
+    except (re.error, OverflowError, RecursionError):
+        return False
+    return True
+
+
+CHECKS = {"duration": valid_duration, "timestamp": valid_timestamp, "matches": valid_regex}
+
+
+def literal_issue(function: str, kind: str, value: object) -> str | None:
+    """cel-go's message for an invalid literal first argument of `function`, None when it is valid (or not a
+    string, whose conversions cannot fail on a literal)."""
+    check = CHECKS.get(function)
+    if check is None or kind != "string" or not isinstance(value, str) or check(value):
+        return None
+    return f"invalid {function} argument"
