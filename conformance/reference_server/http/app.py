@@ -2,6 +2,7 @@
 404/405 is upstream's), run by aiohttp's low-level server."""
 from __future__ import annotations
 
+import asyncio
 import functools
 import hmac
 import logging
@@ -136,24 +137,20 @@ def build_app(ctx: ServerContext) -> App:
     async def fresh_close() -> None:  # its etcd connection, on the loop
         await handlers.fresh.aclose()
 
-    return App(_expect(compose(middlewares, dispatch)),
+    return App(compose(middlewares, dispatch),
                on_prepare=(add_deprecation_warning, apf.set_headers),  # deprecated kinds (core/v1 Endpoints)
                client_max_size=1024 ** 3, cleanup=(fresh_close, apf.close))
 
 
-def _expect(handler: Handler) -> Handler:
+async def _expect(request: web.BaseRequest) -> None:
     """An `Expect` header, as aiohttp's `Application` answered it before any middleware: `100 Continue` for
     HTTP/1.1's `100-continue`, 417 for any other expectation."""
-    async def expect(request: web.BaseRequest) -> web.StreamResponse:
-        value = request.headers.get("Expect")
-        if value and request.version == HttpVersion11:
-            if value.lower() != "100-continue":
-                raise web.HTTPExpectationFailed(text=f"Unknown Expect: {value}")
-            await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            request.writer.output_size = 0  # the answer has not started: handle_error may still write one
-        return await handler(request)
-
-    return expect
+    value = request.headers.get("Expect")
+    if value and request.version == HttpVersion11:
+        if value.lower() != "100-continue":
+            raise web.HTTPExpectationFailed(text=f"Unknown Expect: {value}")
+        await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        request.writer.output_size = 0  # the answer has not started: handle_error may still write one
 
 
 def _openapi_extension(ctx: ServerContext) -> Any:
@@ -188,26 +185,32 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
 
 
 def _errors(ctx: ServerContext, check_token: bool = False):
-    """Every failure becomes a Status; a true bug is logged and answered 500 without a traceback. With
-    `check_token`, the token check (`_check_token`) runs first inside it, as the inner auth middleware did."""
+    """The outermost filter: an `Expect` header answered first; then every failure becomes a Status, a true
+    bug logged and answered 500 without a traceback, and a request that is not long-running cut off at
+    `--request-timeout` (`WithTimeoutForNonLongRunningRequests`, http/deadlines.py). With `check_token`, the
+    token check (`_check_token`) runs first inside it, as the inner auth middleware did. (One coroutine for the
+    three: each layer of a request costs about a microsecond.)"""
     deadlines = Deadlines(ctx.request_timeout) if ctx.request_timeout > 0 else None
 
     @web.middleware
     async def errors(request: web.Request, handler):
+        if "Expect" in request.headers:
+            await _expect(request)
         ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
         accept = request.headers.get("Accept")  # errors are negotiated too (protobuf Status)
+        deadline = None if deadlines is None or _long_running(request) else deadlines.arm(request)
         try:
             if check_token and ctx.token is not None:
                 _check_token(ctx, request)
-            if deadlines is None or _long_running(request):
-                return await handler(request)
-            try:  # `WithTimeoutForNonLongRunningRequests`: a slow body or handler ends in a 504
-                return await deadlines.run(handler, request)
-            except TimeoutError:  # the rest of a slow body is not waited for: the connection is closed
+            return await handler(request)
+        except asyncio.CancelledError:
+            if deadline is not None and deadlines.timed_out(deadline):  # type: ignore[union-attr]
+                # a slow body or handler ends in a 504; the rest of the body is not waited for
                 resp = error_response(E.timeout("request did not complete within requested timeout - context "
                                                 "deadline exceeded"), ctx.deviations, accept)
                 resp.force_close()
                 return resp
+            raise
         except E.StatusError as err:
             return error_response(err, ctx.deviations, accept)
         except web.HTTPRequestEntityTooLarge:
@@ -223,6 +226,9 @@ def _errors(ctx: ServerContext, check_token: bool = False):
             log.exception("internal error serving %s %s", request.method, request.path)
             return error_response(E.internal("an error on the server prevented the request from succeeding"),
                                   ctx.deviations, accept)
+        finally:
+            if deadline is not None:
+                deadlines.disarm(deadline)  # type: ignore[union-attr]
     return errors
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 
 class _Deadline:
@@ -23,7 +23,7 @@ class _Deadline:
 
 
 class Deadlines:
-    """Runs handlers under a deadline of `timeout` seconds each; `run` raises TimeoutError at the deadline."""
+    """Deadlines of `timeout` seconds for requests in flight (`arm`, `timed_out`, `disarm`)."""
 
     def __init__(self, timeout: float):
         self.timeout = timeout
@@ -32,28 +32,31 @@ class Deadlines:
         self._timer: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def run(self, handler: Callable[[Any], Awaitable[Any]], request: Any) -> Any:
-        """`handler(request)`, cancelled once its deadline passed (then TimeoutError, as `asyncio.timeout`)."""
+    def arm(self, request: Any) -> _Deadline:
+        """The deadline of the request being served (its task is cancelled once it passed); `disarm` it when the
+        request ends, and ask `timed_out` when the handler raised CancelledError."""
         loop = self._loop
         if loop is None:
             loop = self._loop = request.task.get_loop()  # (`request.task` is the connection's)
         d = _Deadline(time.monotonic() + self.timeout, asyncio.current_task(loop))  # (with the loop: no look-up)
-        live = self._live
-        live.add(d)
+        self._live.add(d)
         if self._timer is None:
             self._timer = loop.call_later(self.tick, self._sweep)
-        try:
-            return await handler(request)
-        except asyncio.CancelledError:
-            if d.expired:
-                d.expired = False
-                if d.task.uncancel() == 0:  # ours alone: a timeout, not the client going away
-                    raise TimeoutError from None
-            raise
-        finally:
-            live.discard(d)
-            if d.expired:  # the handler swallowed our cancellation
-                d.task.uncancel()
+        return d
+
+    def timed_out(self, d: _Deadline) -> bool:
+        """After a CancelledError: True when the deadline alone cancelled it (a time-out, as `asyncio.timeout`
+        turns it into TimeoutError), False when someone else did too (the client went away): re-raise then."""
+        if not d.expired:
+            return False
+        d.expired = False
+        return d.task.uncancel() == 0
+
+    def disarm(self, d: _Deadline) -> None:
+        self._live.discard(d)
+        if d.expired:  # the handler swallowed our cancellation
+            d.expired = False
+            d.task.uncancel()
 
     def _sweep(self) -> None:
         self._timer = None
