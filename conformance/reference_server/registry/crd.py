@@ -21,7 +21,7 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
-from . import crschema
+from . import crdrules, crschema
 from . import meta as M
 from .group import GroupStore
 from .kinds import ResourceInfo
@@ -101,13 +101,13 @@ class CRDStrategy(Strategy):
         obj["status"] = status
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + validate_crd_spec(obj)
+        return super().validate(obj) + validate_crd_spec(obj) + crdrules.validate_crd_rules(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate_update(new, old) + validate_crd_spec(new)
+        errs = super().validate_update(new, old) + validate_crd_spec(new) + crdrules.validate_crd_rules(new, old)
         ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
         for f in ("group", "scope"):
             if nspec.get(f) != ospec.get(f):
@@ -209,9 +209,10 @@ class CRDStore(GroupStore):
 
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
-    def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool):
+    def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
+                 rules: crdrules.Node | None = None):
         super().__init__(info)
-        self.schema, self.status_subresource = schema, status_subresource
+        self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         crschema.prune(obj, self.schema, root=True)
@@ -220,7 +221,8 @@ class CustomResourceStrategy(Strategy):
         obj.setdefault("metadata", {})["generation"] = 1
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + crschema.validate_custom_resource(obj, self.schema)
+        errs = super().validate(obj) + crschema.validate_custom_resource(obj, self.schema)
+        return errs + crdrules.validate(self.rules, self.schema, obj, None, errs)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         crschema.prune(new, self.schema, root=True)
@@ -231,7 +233,8 @@ class CustomResourceStrategy(Strategy):
                 new.pop("status", None)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema)
+        errs = super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema)
+        return errs + crdrules.validate(self.rules, self.schema, new, old, errs)
 
 
 class CustomResourceStatusStrategy(CustomResourceStrategy):
@@ -264,14 +267,15 @@ class CustomResourceStore(GroupStore):
                             fields=props if not (schema or {}).get("x-kubernetes-preserve-unknown-fields")
                             else frozenset(), name_rule="subdomain")
         status_sub = "status" in ((version.get("subresources") or {}))
+        rules = crdrules.validator_for(crd, schema)  # compiled once per CRD uid and resourceVersion
         super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
                          spec["group"], version["name"],
-                         strategy=CustomResourceStrategy(info, schema, status_sub), deviations=deviations)
+                         strategy=CustomResourceStrategy(info, schema, status_sub, rules), deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
         self.storage_key = f"{names['plural']}.{spec['group']}"
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
-        self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub) if status_sub else None
+        self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
 
     @property
     def table_kind(self) -> str:

@@ -12,6 +12,11 @@ from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 
+
+def _type_invalid(where: str, value: Any, detail: str) -> FieldError:
+    """`field.TypeInvalid` (kube-openapi's InvalidTypeCode): printed as Invalid, its own cause reason."""
+    return FieldError("FieldValueTypeInvalid", where, field_invalid(where, value, detail).body)
+
 _GO_TYPE = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array", dict: "object"}
 
 
@@ -64,15 +69,15 @@ def validate(obj: Any, schema: dict[str, Any] | None, path: str = "") -> list[Fi
     if obj is None:
         if schema.get("nullable") or not schema.get("type"):
             return []
-        return [field_invalid(where, None, f'{where} in body must be of type {schema["type"]}: "null"')]
+        return [_type_invalid(where, None, f'{where} in body must be of type {schema["type"]}: "null"')]
     want = schema.get("type")
     got = _type_of(obj)
     if schema.get("x-kubernetes-int-or-string"):
         if got not in ("integer", "string"):
-            errs.append(field_invalid(where, obj, f"{where} in body must be of type integer,string: {_quote(obj)}"))
+            errs.append(_type_invalid(where, obj, f"{where} in body must be of type integer,string: {_quote(obj)}"))
         return errs
     if want and not (want == got or (want == "number" and got == "integer")):
-        return [field_invalid(where, obj, f"{where} in body must be of type {want}: {_quote(obj)}")]
+        return [_type_invalid(where, obj, f"{where} in body must be of type {want}: {_quote(obj)}")]
     if "enum" in schema and obj not in schema["enum"]:
         errs.append(field_not_supported(where, obj, [str(v) for v in schema["enum"]]))
     if isinstance(obj, dict):
