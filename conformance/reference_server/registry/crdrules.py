@@ -661,7 +661,7 @@ def validate(node: Node | None, schema: Any, obj: dict[str, Any], old: dict[str,
     if node is None:
         return []
     if any(e.type in BLOCKING for e in prior):
-        return [field_invalid("<nil>", None, NOT_CHECKED)]
+        return [FieldError("FieldValueInvalid", "<nil>", f'Invalid value: "null": {NOT_CHECKED}')]  # Go's nil: "null"
     new_val = _to_cel(obj, schema, resource_root=True)
     old_val = _to_cel(old, schema, resource_root=True) if old is not None else None
     corr = _Correlation(_equal(new_val, old_val)) if old_val is not None else None
