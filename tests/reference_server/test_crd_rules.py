@@ -313,3 +313,17 @@ def test_validators_are_built_once_per_crd_generation():
     assert [str(e) for e in errs] == ['spec: Invalid value: "object": failed rule: self.a > 0']
     blocked = crdrules.validate(built, schema, {"spec": {}}, None, [apierrors.field_required("spec.a")])
     assert blocked[0].field == "<nil>"
+
+
+def test_map_list_items_correlate_by_key_for_transition_rules(srv):
+    coll = served(srv, spec_schema({"ports": {
+        "type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+        "items": {"type": "object", "required": ["name"],
+                  "properties": {"name": {"type": "string"}, "port": {"type": "integer"}},
+                  "x-kubernetes-validations": [{"rule": "self.port == oldSelf.port", "message": "port is immutable"}]}}}))
+    assert requests.post(coll, json=gadget("g1", {"ports": [{"name": "a", "port": 1}]})).status_code == 201
+    reordered = {"spec": {"ports": [{"name": "b", "port": 9}, {"name": "a", "port": 1}]}}
+    assert requests.patch(f"{coll}/g1", data=json.dumps(reordered), headers=MERGE).status_code == 200
+    changed = {"spec": {"ports": [{"name": "b", "port": 9}, {"name": "a", "port": 2}]}}
+    message, _ = refused(requests.patch(f"{coll}/g1", data=json.dumps(changed), headers=MERGE))
+    assert message == 'spec.ports[1]: Invalid value: "object": port is immutable'

@@ -353,7 +353,7 @@ def _walk_crd(schema: Any, at: str, out: _Errors, types: _Types, type_name: str,
             if uncorrelatable is not None:
                 out.cel.append(field_invalid(f"{p}.rule", rule.get("rule"), "oldSelf cannot be used on the "
                                              f"uncorrelatable portion of the schema within {uncorrelatable}"))
-        elif rule.get("optionalOldSelf") is not None and not compiled.error:
+        elif rule.get("optionalOldSelf") is not None:
             out.cel.append(field_invalid(f"{p}.optionalOldSelf", rule.get("optionalOldSelf"),
                                          "may not be set if oldSelf is not used in rule"))
     return False
@@ -664,7 +664,8 @@ def validate(node: Node | None, schema: Any, obj: dict[str, Any], old: dict[str,
         return [FieldError("FieldValueInvalid", "<nil>", f'Invalid value: "null": {NOT_CHECKED}')]  # Go's nil: "null"
     new_val = _to_cel(obj, schema, resource_root=True)
     old_val = _to_cel(old, schema, resource_root=True) if old is not None else None
-    corr = _Correlation(_equal(new_val, old_val)) if old_val is not None else None
+    # the root correlates the whole objects, metadata included (`NewCorrelatedObject(uNew.Object, uOld.Object)`)
+    corr = _Correlation(_equal(obj, old)) if old is not None else None
     errs: list[FieldError] = []
     try:
         _validate(node, None, new_val, old_val, corr, errs)
