@@ -327,3 +327,22 @@ def test_map_list_items_correlate_by_key_for_transition_rules(srv):
     changed = {"spec": {"ports": [{"name": "b", "port": 9}, {"name": "a", "port": 2}]}}
     message, _ = refused(requests.patch(f"{coll}/g1", data=json.dumps(changed), headers=MERGE))
     assert message == 'spec.ports[1]: Invalid value: "object": port is immutable'
+
+
+def test_formatted_strings_are_cel_timestamps_durations_and_bytes(srv):
+    coll = served(srv, spec_schema({
+        "at": {"type": "string", "format": "date-time"}, "day": {"type": "string", "format": "date"},
+        "every": {"type": "string", "format": "duration"}, "blob": {"type": "string", "format": "byte"}}, [
+        {"rule": "self.at > timestamp('2020-01-01T00:00:00Z')", "message": "at is too early"},
+        {"rule": "self.day < timestamp('2030-01-01T00:00:00Z')", "message": "day is too late"},
+        {"rule": "self.every <= duration('1h')", "message": "every is too long"},
+        {"rule": "size(self.blob) == 3", "message": "blob is not 3 bytes"}]))
+    good = {"at": "2021-05-01T10:00:00Z", "day": "2025-01-01", "every": "30m", "blob": "YWJj"}
+    assert requests.post(coll, json=gadget("g1", good)).status_code == 201
+    bad = {"at": "2019-05-01T10:00:00Z", "day": "2031-01-01", "every": "2h", "blob": "YWJjZA=="}
+    message, _ = refused(requests.post(coll, json=gadget("g2", bad)))
+    assert message == ('[spec: Invalid value: "object": at is too early, spec: Invalid value: "object": day is too '
+                       'late, spec: Invalid value: "object": every is too long, spec: Invalid value: "object": blob is '
+                       "not 3 bytes]")
+    refused(write_crd(srv, spec_schema({"at": {"type": "string", "format": "date-time"}},
+                                       [{"rule": "self.at == 'x'"}])))

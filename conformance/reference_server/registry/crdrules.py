@@ -22,10 +22,12 @@ Follows apiextensions-apiserver 1.33 (v0.33):
 The CEL engine and partial type checker are `cel/`'s; validators are built once per CRD uid and resourceVersion."""
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from .. import cel
@@ -90,7 +92,8 @@ class _Types:
         self.objects: dict[str, dict[str, Any]] = {}
 
     def of(self, schema: Any, name: str, resource_root: bool = False) -> Any:
-        from ..cel.types import BOOL, DOUBLE, INT, STRING, TIMESTAMP, UNKNOWN, Type, list_of, map_of
+        from ..cel.types import (BOOL, BYTES, DOUBLE, DURATION, INT, STRING, TIMESTAMP, UNKNOWN, Type, list_of,
+                                 map_of)
         if not isinstance(schema, dict) or schema.get("x-kubernetes-int-or-string"):
             return UNKNOWN
         typ = schema.get("type")
@@ -115,8 +118,8 @@ class _Types:
         if typ == "array":
             return list_of(self.of(schema.get("items"), f"{name}.@items"))
         if typ == "string":
-            return TIMESTAMP if schema.get("format") == "date-time" else (
-                UNKNOWN if schema.get("format") in ("byte", "duration", "date") else STRING)
+            return {"date-time": TIMESTAMP, "date": TIMESTAMP, "duration": DURATION, "byte": BYTES}.get(
+                schema.get("format"), STRING)
         return {"integer": INT, "number": DOUBLE, "boolean": BOOL}.get(typ, UNKNOWN)
 
 
@@ -483,12 +486,48 @@ def _to_cel(value: Any, schema: Any, resource_root: bool = False) -> Any:
         return [_to_cel(v, schema.get("items")) for v in value]
     if schema.get("type") == "number" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
-    if schema.get("type") == "string" and schema.get("format") == "date-time" and isinstance(value, str):
+    if schema.get("type") == "string" and isinstance(value, str) and schema.get("format") in _FORMATS:
         try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return value
+            return _FORMATS[schema["format"]](value)
+        except (ValueError, binascii.Error):
+            return value  # upstream: an error value, which fails the rules that read it
     return value
+
+
+_GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+_GO_DURATION = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
+_WORD_DURATION = re.compile(r"^\s*(\d+)\s*(d|w|day|days|week|weeks)\s*$")
+
+
+def _duration(text: str) -> timedelta:
+    """strfmt.ParseDuration: Go's `time.ParseDuration`, else `<n> d|w`."""
+    sign, rest = (-1, text[1:]) if text.startswith("-") else (1, text.removeprefix("+"))
+    if rest == "0":
+        return timedelta(0)
+    seconds, pos = 0.0, 0
+    for m in _GO_DURATION.finditer(rest):
+        if m.start() != pos or m.group(1) in ("", "."):
+            break
+        seconds, pos = seconds + float(m.group(1)) * _GO_UNITS[m.group(2)], m.end()
+    else:
+        if pos == len(rest) and pos:
+            return timedelta(seconds=sign * seconds)
+    word = _WORD_DURATION.match(text)
+    if word:
+        return timedelta(days=int(word.group(1)) * (7 if word.group(2).startswith("w") else 1))
+    raise ValueError(text)
+
+
+def _date(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+
+
+def _date_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+
+
+_FORMATS = {"date-time": _date_time, "date": _date, "duration": _duration,
+            "byte": lambda text: base64.b64decode(text, validate=True)}
 
 
 def _equal(a: Any, b: Any) -> bool:
