@@ -320,7 +320,8 @@ def test_map_list_items_correlate_by_key_for_transition_rules(srv):
         "type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
         "items": {"type": "object", "required": ["name"],
                   "properties": {"name": {"type": "string"}, "port": {"type": "integer"}},
-                  "x-kubernetes-validations": [{"rule": "self.port == oldSelf.port", "message": "port is immutable"}]}}}))
+                  "x-kubernetes-validations": [{"rule": "self.port == oldSelf.port",
+                                                "message": "port is immutable"}]}}}))
     assert requests.post(coll, json=gadget("g1", {"ports": [{"name": "a", "port": 1}]})).status_code == 201
     reordered = {"spec": {"ports": [{"name": "b", "port": 9}, {"name": "a", "port": 1}]}}
     assert requests.patch(f"{coll}/g1", data=json.dumps(reordered), headers=MERGE).status_code == 200

@@ -433,9 +433,9 @@ def build(schema: Any, types: _Types | None = None, name: str = "selfType", root
         return None
     types = types or _Types()
     resource_root = root or bool(schema.get("x-kubernetes-embedded-resource"))
-    self_type = types.of(schema, name, resource_root)
-    rules = [compile_rule(r if isinstance(r, dict) else {}, schema, self_type, types, new=False)
-             for r in schema.get("x-kubernetes-validations") or []]
+    listed = schema.get("x-kubernetes-validations") or []
+    self_type = types.of(schema, name, resource_root) if listed else None
+    rules = [compile_rule(r if isinstance(r, dict) else {}, schema, self_type, types, new=False) for r in listed]
     props: dict[str, Node] = {}
     for prop, sub in (schema.get("properties") or {}).items() if isinstance(schema.get("properties"), dict) else ():
         child = build(sub, types, f"{name}.{escape(prop) or prop}", False)
@@ -556,25 +556,41 @@ def _old_item(schema: dict[str, Any], item: Any, old: Any) -> Any:
     return next((o for o in old if key is not None and _map_key(o, keys) == key), None)
 
 
+class _Same:
+    """A correlated pair of values (`CorrelatedObject`), compared only when an error asks (`CachedDeepEqual`)."""
+
+    __slots__ = ("new", "old", "_equal")
+
+    def __init__(self, new: Any, old: Any):
+        self.new, self.old, self._equal = new, old, None
+
+    def equal(self) -> bool:
+        if self._equal is None:
+            self._equal = _equal(self.new, self.old)
+        return self._equal
+
+
 @dataclass
 class _Correlation:
-    """Ratcheting state (`ratchetingOptions`): whether this node is unchanged, and whether the nearest
-    correlatable ancestor is (when this node does not correlate)."""
+    """Ratcheting state (`ratchetingOptions`): this node's correlated pair (None: it does not correlate) and the
+    nearest correlatable ancestor's."""
 
-    current: bool | None  # None: not correlatable
-    parent: bool = False
+    current: _Same | None
+    parent: _Same | None = None
 
     def ratchet(self) -> bool:
-        return self.current if self.current is not None else self.parent
+        """`shouldRatchetError`."""
+        same = self.current if self.current is not None else self.parent
+        return same is not None and same.equal()
 
 
 def _child_correlation(corr: _Correlation | None, new: Any, old: Any, correlates: bool) -> _Correlation | None:
+    """`ratchetingOptions.key`/`index`: an uncorrelatable node passes its nearest correlatable ancestor on."""
     if corr is None:
         return None
-    parent = corr.current if corr.current is not None else corr.parent
-    if corr.current is None or not correlates:
-        return _Correlation(None, parent)
-    return _Correlation(_equal(new, old), corr.current)
+    if corr.current is None:
+        return corr
+    return _Correlation(_Same(new, old) if correlates else None, corr.current)
 
 
 def _type_word(schema: dict[str, Any]) -> str:
@@ -687,7 +703,7 @@ def _validate(node: Node | None, path: str | None, obj: Any, old: Any, corr: _Co
             if escaped is None or escaped not in obj:
                 continue
             if corr is not None and path is None and k in ("apiVersion", "kind"):
-                sub_corr: _Correlation | None = _Correlation(None, False)
+                sub_corr: _Correlation | None = _Correlation(None)
             else:
                 sub_corr = _child_correlation(corr, obj[escaped], old_map.get(escaped), escaped in old_map)
             _validate(child, _child(path, k), obj[escaped], old_map.get(escaped), sub_corr, errs)
@@ -704,7 +720,7 @@ def validate(node: Node | None, schema: Any, obj: dict[str, Any], old: dict[str,
     new_val = _to_cel(obj, schema, resource_root=True)
     old_val = _to_cel(old, schema, resource_root=True) if old is not None else None
     # the root correlates the whole objects, metadata included (`NewCorrelatedObject(uNew.Object, uOld.Object)`)
-    corr = _Correlation(_equal(obj, old)) if old is not None else None
+    corr = _Correlation(_Same(obj, old)) if old is not None else None
     errs: list[FieldError] = []
     try:
         _validate(node, None, new_val, old_val, corr, errs)
