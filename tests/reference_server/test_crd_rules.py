@@ -347,3 +347,19 @@ def test_formatted_strings_are_cel_timestamps_durations_and_bytes(srv):
                        "not 3 bytes]")
     refused(write_crd(srv, spec_schema({"at": {"type": "string", "format": "date-time"}},
                                        [{"rule": "self.at == 'x'"}])))
+
+
+def test_schema_defaults_are_applied_before_the_rules(srv):
+    """Gateway API's rules read defaulted fields (`kind: Service` by default): without the defaults they fail with
+    `no such key`."""
+    tags = {"type": "object", "additionalProperties": {"type": "string", "default": "none"}}
+    coll = served(srv, spec_schema({"refs": {"type": "array", "items": {
+        "type": "object", "properties": {"name": {"type": "string"}, "kind": {"type": "string", "default": "Service"},
+                                         "port": {"type": "integer"}, "tags": tags},
+        "x-kubernetes-validations": [{"rule": "self.kind == 'Service' ? has(self.port) : true",
+                                      "message": "Must have port for Service reference"}]}}}))
+    made = requests.post(coll, json=gadget("g1", {"refs": [{"name": "a", "port": 80, "tags": {"t": None}}]}))
+    assert made.status_code == 201, made.text
+    assert made.json()["spec"]["refs"] == [{"name": "a", "kind": "Service", "port": 80, "tags": {"t": "none"}}]
+    message, _ = refused(requests.post(coll, json=gadget("g2", {"refs": [{"name": "a"}]})))
+    assert message == 'spec.refs[0]: Invalid value: "object": Must have port for Service reference'

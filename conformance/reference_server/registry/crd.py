@@ -215,7 +215,7 @@ class CustomResourceStrategy(Strategy):
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        crschema.prune(obj, self.schema, root=True)
+        crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
         if self.status_subresource:
             obj.pop("status", None)
         obj.setdefault("metadata", {})["generation"] = 1
@@ -225,7 +225,7 @@ class CustomResourceStrategy(Strategy):
         return errs + crdrules.validate(self.rules, self.schema, obj, None, errs)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        crschema.prune(new, self.schema, root=True)
+        crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
         if self.status_subresource:
             if "status" in old:
                 new["status"] = copy.deepcopy(old["status"])
@@ -241,7 +241,7 @@ class CustomResourceStatusStrategy(CustomResourceStrategy):
     subresource = "status"
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        crschema.prune(new, self.schema, root=True)
+        crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
         for k in list(new):
             if k not in ("apiVersion", "kind", "metadata", "status"):
                 del new[k]

@@ -1,13 +1,14 @@
-"""Structural schemas of CustomResourceDefinitions: type/required validation and pruning of unknown fields.
+"""Structural schemas of CustomResourceDefinitions: type/required validation, pruning of unknown fields, defaults.
 
-A subset of `apiextensions-apiserver/pkg/apiserver/schema` (pruning) and `.../validation` (kube-openapi's
-validator): `type`, `properties`, `required`, `items`, `additionalProperties`, `enum`, `nullable`,
+A subset of `apiextensions-apiserver/pkg/apiserver/schema` (pruning, `defaulting/algorithm.go`) and `.../validation`
+(kube-openapi's validator): `type`, `properties`, `required`, `items`, `additionalProperties`, `enum`, `nullable`,
 `x-kubernetes-preserve-unknown-fields`, `x-kubernetes-int-or-string`. Unknown fields are dropped silently
 (upstream prunes before validation; `fieldValidation=Strict` is the http layer's business). Error texts
 follow kube-openapi's: `<path> in body must be of type integer: "string"`.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
@@ -43,6 +44,34 @@ def prune(obj: Any, schema: dict[str, Any] | None, *, root: bool = False) -> Any
     elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
         for item in obj:
             prune(item, schema["items"])
+    return obj
+
+
+def default(obj: Any, schema: dict[str, Any] | None) -> Any:
+    """Fill in the schema's `default`s (`structuraldefaulting.Default`, run as a request is decoded, after pruning):
+    an absent property, or a null one whose schema is not nullable; `obj` is changed in place."""
+    if not isinstance(schema, dict):
+        return obj
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    extra = schema.get("additionalProperties")
+    if isinstance(obj, dict):
+        for key, prop in props.items():
+            if isinstance(prop, dict) and prop.get("default") is not None and (
+                    key not in obj or obj[key] is None and not prop.get("nullable")):
+                obj[key] = copy.deepcopy(prop["default"])
+        for key in list(obj):
+            if key in props:
+                default(obj[key], props[key])
+            elif isinstance(extra, dict):
+                if obj[key] is None and not extra.get("nullable"):
+                    obj[key] = copy.deepcopy(extra.get("default"))
+                default(obj[key], extra)
+    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
+        items = schema["items"]
+        for i, item in enumerate(obj):
+            if item is None and not items.get("nullable"):
+                obj[i] = copy.deepcopy(items.get("default"))
+            default(obj[i], items)
     return obj
 
 
