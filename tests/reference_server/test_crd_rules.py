@@ -363,3 +363,11 @@ def test_schema_defaults_are_applied_before_the_rules(srv):
     assert made.json()["spec"]["refs"] == [{"name": "a", "kind": "Service", "port": 80, "tags": {"t": "none"}}]
     message, _ = refused(requests.post(coll, json=gadget("g2", {"refs": [{"name": "a"}]})))
     assert message == 'spec.refs[0]: Invalid value: "object": Must have port for Service reference'
+
+
+def test_runtime_errors_in_cel_gos_words(srv):
+    coll = served(srv, spec_schema({"n": {"type": "integer"}, "l": {"type": "array", "items": {"type": "integer"}}}, [
+        {"rule": "self.n + 9223372036854775807 > 0"}, {"rule": "self.l[3] > 0", "message": "third item positive"}]))
+    message, _ = refused(requests.post(coll, json=gadget("g1", {"n": 1, "l": [1]})))
+    assert message == ('[spec: Invalid value: "object": integer overflow evaluating rule: self.n + 9223372036854775807 '
+                       '> 0, spec: Invalid value: "object": index out of bounds: 3 evaluating rule: third item positive]')
