@@ -370,5 +370,5 @@ def test_runtime_errors_in_cel_gos_words(srv):
         {"rule": "self.n + 9223372036854775807 > 0"}, {"rule": "self.l[3] > 0", "message": "third item positive"}]))
     message, _ = refused(requests.post(coll, json=gadget("g1", {"n": 1, "l": [1]})))
     assert message == ('[spec: Invalid value: "object": integer overflow evaluating rule: self.n + '
-                       '9223372036854775807 > 0, spec: Invalid value: "object": index out of bounds: 3 evaluating rule: '
-                       "third item positive]")
+                       '9223372036854775807 > 0, spec: Invalid value: "object": index out of bounds: 3 evaluating '
+                       "rule: third item positive]")
