@@ -9,8 +9,10 @@ condition Terminating/InstanceDeletionPending); `controller/crd_finalizer.py` de
 releases it, as upstream's `CRDFinalizer`.
 
 Custom resources are stored under `<plural>.<group>` (two CRDs may share a plural), validated against the
-storage version's structural schema and pruned (`crschema`). Only the storage version is served (a
-multi-version CRD without conversion webhooks serves the same objects under every version upstream; not here).
+storage version's structural schema, pruned and defaulted (`crschema`), and checked by its
+`x-kubernetes-validations` rules (`crdrules/`, which also compiles them when a CRD is written). Only the storage
+version is served (a multi-version CRD without conversion webhooks serves the same objects under every version
+upstream; not here).
 """
 from __future__ import annotations
 
