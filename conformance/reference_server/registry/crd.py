@@ -9,8 +9,10 @@ condition Terminating/InstanceDeletionPending); `controller/crd_finalizer.py` de
 releases it, as upstream's `CRDFinalizer`.
 
 Custom resources are stored under `<plural>.<group>` (two CRDs may share a plural), validated against the
-storage version's structural schema and pruned (`crschema`). Only the storage version is served (a
-multi-version CRD without conversion webhooks serves the same objects under every version upstream; not here).
+storage version's structural schema, pruned and defaulted (`crschema`), and checked by its
+`x-kubernetes-validations` rules (`crdrules/`, which also compiles them when a CRD is written). Only the storage
+version is served (a multi-version CRD without conversion webhooks serves the same objects under every version
+upstream; not here).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
-from . import crschema
+from . import crdrules, crschema
 from . import meta as M
 from .group import GroupStore
 from .kinds import ResourceInfo
@@ -101,13 +103,13 @@ class CRDStrategy(Strategy):
         obj["status"] = status
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + validate_crd_spec(obj)
+        return super().validate(obj) + validate_crd_spec(obj) + crdrules.validate_crd_rules(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate_update(new, old) + validate_crd_spec(new)
+        errs = super().validate_update(new, old) + validate_crd_spec(new) + crdrules.validate_crd_rules(new, old)
         ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
         for f in ("group", "scope"):
             if nspec.get(f) != ospec.get(f):
@@ -209,21 +211,23 @@ class CRDStore(GroupStore):
 
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
-    def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool):
+    def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
+                 rules: crdrules.Node | None = None):
         super().__init__(info)
-        self.schema, self.status_subresource = schema, status_subresource
+        self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        crschema.prune(obj, self.schema, root=True)
+        crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
         if self.status_subresource:
             obj.pop("status", None)
         obj.setdefault("metadata", {})["generation"] = 1
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + crschema.validate_custom_resource(obj, self.schema)
+        errs = super().validate(obj) + crschema.validate_custom_resource(obj, self.schema)
+        return errs + crdrules.validate(self.rules, self.schema, obj, None, errs)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        crschema.prune(new, self.schema, root=True)
+        crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
         if self.status_subresource:
             if "status" in old:
                 new["status"] = copy.deepcopy(old["status"])
@@ -231,14 +235,15 @@ class CustomResourceStrategy(Strategy):
                 new.pop("status", None)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema)
+        errs = super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema)
+        return errs + crdrules.validate(self.rules, self.schema, new, old, errs)
 
 
 class CustomResourceStatusStrategy(CustomResourceStrategy):
     subresource = "status"
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        crschema.prune(new, self.schema, root=True)
+        crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
         for k in list(new):
             if k not in ("apiVersion", "kind", "metadata", "status"):
                 del new[k]
@@ -264,14 +269,15 @@ class CustomResourceStore(GroupStore):
                             fields=props if not (schema or {}).get("x-kubernetes-preserve-unknown-fields")
                             else frozenset(), name_rule="subdomain")
         status_sub = "status" in ((version.get("subresources") or {}))
+        rules = crdrules.validator_for(crd, schema)  # compiled once per CRD uid and resourceVersion
         super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
                          spec["group"], version["name"],
-                         strategy=CustomResourceStrategy(info, schema, status_sub), deviations=deviations)
+                         strategy=CustomResourceStrategy(info, schema, status_sub, rules), deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
         self.storage_key = f"{names['plural']}.{spec['group']}"
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
-        self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub) if status_sub else None
+        self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
 
     @property
     def table_kind(self) -> str:

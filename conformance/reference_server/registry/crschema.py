@@ -1,16 +1,22 @@
-"""Structural schemas of CustomResourceDefinitions: type/required validation and pruning of unknown fields.
+"""Structural schemas of CustomResourceDefinitions: type/required validation, pruning of unknown fields, defaults.
 
-A subset of `apiextensions-apiserver/pkg/apiserver/schema` (pruning) and `.../validation` (kube-openapi's
-validator): `type`, `properties`, `required`, `items`, `additionalProperties`, `enum`, `nullable`,
+A subset of `apiextensions-apiserver/pkg/apiserver/schema` (pruning, `defaulting/algorithm.go`) and `.../validation`
+(kube-openapi's validator): `type`, `properties`, `required`, `items`, `additionalProperties`, `enum`, `nullable`,
 `x-kubernetes-preserve-unknown-fields`, `x-kubernetes-int-or-string`. Unknown fields are dropped silently
 (upstream prunes before validation; `fieldValidation=Strict` is the http layer's business). Error texts
 follow kube-openapi's: `<path> in body must be of type integer: "string"`.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
+
+
+def _type_invalid(where: str, value: Any, detail: str) -> FieldError:
+    """`field.TypeInvalid` (kube-openapi's InvalidTypeCode): printed as Invalid, its own cause reason."""
+    return FieldError("FieldValueTypeInvalid", where, field_invalid(where, value, detail).body)
 
 _GO_TYPE = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array", dict: "object"}
 
@@ -41,6 +47,34 @@ def prune(obj: Any, schema: dict[str, Any] | None, *, root: bool = False) -> Any
     return obj
 
 
+def default(obj: Any, schema: dict[str, Any] | None) -> Any:
+    """Fill in the schema's `default`s (`structuraldefaulting.Default`, run as a request is decoded, after pruning):
+    an absent property, or a null one whose schema is not nullable; `obj` is changed in place."""
+    if not isinstance(schema, dict):
+        return obj
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    extra = schema.get("additionalProperties")
+    if isinstance(obj, dict):
+        for key, prop in props.items():
+            if isinstance(prop, dict) and prop.get("default") is not None and (
+                    key not in obj or obj[key] is None and not prop.get("nullable")):
+                obj[key] = copy.deepcopy(prop["default"])
+        for key in list(obj):
+            if key in props:
+                default(obj[key], props[key])
+            elif isinstance(extra, dict):
+                if obj[key] is None and not extra.get("nullable"):
+                    obj[key] = copy.deepcopy(extra.get("default"))
+                default(obj[key], extra)
+    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
+        items = schema["items"]
+        for i, item in enumerate(obj):
+            if item is None and not items.get("nullable"):
+                obj[i] = copy.deepcopy(items.get("default"))
+            default(obj[i], items)
+    return obj
+
+
 def _type_of(value: Any) -> str:
     if value is None:
         return "null"
@@ -64,15 +98,15 @@ def validate(obj: Any, schema: dict[str, Any] | None, path: str = "") -> list[Fi
     if obj is None:
         if schema.get("nullable") or not schema.get("type"):
             return []
-        return [field_invalid(where, None, f'{where} in body must be of type {schema["type"]}: "null"')]
+        return [_type_invalid(where, None, f'{where} in body must be of type {schema["type"]}: "null"')]
     want = schema.get("type")
     got = _type_of(obj)
     if schema.get("x-kubernetes-int-or-string"):
         if got not in ("integer", "string"):
-            errs.append(field_invalid(where, obj, f"{where} in body must be of type integer,string: {_quote(obj)}"))
+            errs.append(_type_invalid(where, obj, f"{where} in body must be of type integer,string: {_quote(obj)}"))
         return errs
     if want and not (want == got or (want == "number" and got == "integer")):
-        return [field_invalid(where, obj, f"{where} in body must be of type {want}: {_quote(obj)}")]
+        return [_type_invalid(where, obj, f"{where} in body must be of type {want}: {_quote(obj)}")]
     if "enum" in schema and obj not in schema["enum"]:
         errs.append(field_not_supported(where, obj, [str(v) for v in schema["enum"]]))
     if isinstance(obj, dict):

@@ -1,0 +1,374 @@
+"""CRDs' `x-kubernetes-validations`: compiled when the CRD is written (a bad rule is refused with
+apiextensions-apiserver's path and words), enforced on custom resource writes (root, nested objects, list items,
+map values; transition rules on update only; messageExpression, reason, fieldPath; /status; ratcheting), and seen
+by the official `kubernetes` client as a 422 with the rule's message."""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server import apierrors
+from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.registry import crdrules
+
+from .conftest import unique
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+MERGE = {"Content-Type": "application/merge-patch+json"}
+ROOT = "spec.validation.openAPIV3Schema"
+NIL_REASON = "Reason:(*apiextensions.FieldValueErrorReason)(nil)"
+
+
+@pytest.fixture(scope="module")
+def srv() -> Iterator[RunningServer]:
+    server = start_embedded()
+    yield server
+    server.stop()
+
+
+def crd(group: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"gadgets.{group}"},
+            "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "gadgets", "kind": "Gadget"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                                   "schema": {"openAPIV3Schema": schema}}]}}
+
+
+def spec_schema(props: dict[str, Any], rules: list[dict[str, Any]] | None = None,
+                root_rules: list[dict[str, Any]] | None = None, status: dict[str, Any] | None = None) -> dict:
+    spec: dict[str, Any] = {"type": "object", "properties": props}
+    if rules:
+        spec["x-kubernetes-validations"] = rules
+    schema: dict[str, Any] = {"type": "object", "properties": {"spec": spec}}
+    if status:
+        schema["properties"]["status"] = status
+    if root_rules:
+        schema["x-kubernetes-validations"] = root_rules
+    return schema
+
+
+def write_crd(srv: RunningServer, schema: dict[str, Any]) -> requests.Response:
+    return requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", schema))
+
+
+def served(srv: RunningServer, schema: dict[str, Any]) -> str:
+    """A CRD with `schema` and a namespace: the collection URL of its gadgets."""
+    r = write_crd(srv, schema)
+    assert r.status_code == 201, r.text
+    group = r.json()["spec"]["group"]
+    ns = unique("cel")
+    assert requests.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
+    return f"{srv.url}/apis/{group}/v1/namespaces/{ns}/gadgets"
+
+
+def gadget(name: str, spec: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"apiVersion": "", "kind": "Gadget", "metadata": {"name": name}, "spec": spec, **extra}
+
+
+def refused(r: requests.Response) -> tuple[str, list[dict[str, str]]]:
+    """The Status of a 422: its message after `is invalid: `, and its causes."""
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert body["reason"] == "Invalid"
+    return body["message"].split(" is invalid: ", 1)[1], body["details"].get("causes", [])
+
+
+# ---- the CRD write --------------------------------------------------------------------------------------
+def test_a_rule_naming_an_undefined_field_is_refused_with_upstreams_rendering(srv):
+    schema = spec_schema({"replicas": {"type": "integer"}}, [{"rule": "self.replicas2 > 0"}])
+    message, causes = refused(write_crd(srv, schema))
+    assert message == (
+        f'{ROOT}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{{'
+        f'Rule:"self.replicas2 > 0", Message:"", MessageExpression:"", {NIL_REASON}, FieldPath:"", '
+        "OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: undefined field 'replicas2'\n"
+        " | self.replicas2 > 0\n | ....^")
+    assert causes[0]["reason"] == "FieldValueInvalid"
+
+
+@pytest.mark.parametrize("rule, at, detail", [
+    ({"rule": "self.replicas"}, "rule", "cel expression must evaluate to a bool"),
+    ({"rule": "self.replicas +"}, "rule", "compilation failed: ERROR: <input>:1:16: Syntax error"),
+    ({"rule": "self.replicas > 'a'"}, "rule",
+     "compilation failed: ERROR: <input>:1:15: found no matching overload for '_>_' applied to '(int, string)'"),
+    ({"rule": "self.replicas > 0", "messageExpression": "self.replicas"}, "messageExpression",
+     "messageExpression must evaluate to a string"),
+    ({"rule": "self.replicas > 0", "messageExpression": "self.nope"}, "messageExpression",
+     "messageExpression compilation failed: ERROR: <input>:1:5: undefined field 'nope'"),
+])
+def test_rules_that_do_not_compile_are_refused(srv, rule, at, detail):
+    message, _ = refused(write_crd(srv, spec_schema({"replicas": {"type": "integer"}}, [rule])))
+    prefix = f"{ROOT}.properties[spec].x-kubernetes-validations[0].{at}: Invalid value: apiextensions.ValidationRule{{"
+    assert message.startswith(prefix), message
+    assert detail in message
+
+
+@pytest.mark.parametrize("props, rules, expected", [
+    ({"a": {"type": "integer"}}, [{"rule": "  "}],
+     f"{ROOT}.properties[spec].x-kubernetes-validations[0].rule: Required value: rule is not specified"),
+    ({"a": {"type": "integer"}}, [{"rule": "true", "reason": "Nope"}],
+     f'{ROOT}.properties[spec].x-kubernetes-validations[0].reason: Unsupported value: "Nope": supported values: '
+     '"FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"'),
+    ({"a": {"type": "integer"}}, [{"rule": "true", "fieldPath": ".b"}],
+     f'{ROOT}.properties[spec].x-kubernetes-validations[0].fieldPath: Invalid value: ".b": fieldPath must be a '
+     "valid path"),
+    ({"a": {"type": "integer"}}, [{"rule": "true", "optionalOldSelf": True}],
+     f"{ROOT}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if "
+     "oldSelf is not used in rule"),
+    ({"a": {"type": "array", "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}},
+     None,
+     f'{ROOT}.properties[spec].properties[a].items.x-kubernetes-validations[0].rule: Invalid value: '
+     f'"self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within '
+     f"{ROOT}.properties[spec].properties[a]"),
+])
+def test_rule_fields_are_checked(srv, props, rules, expected):
+    message, _ = refused(write_crd(srv, spec_schema(props, rules)))
+    assert message == expected
+
+
+def test_a_crd_update_adding_a_bad_rule_is_refused(srv):
+    r = write_crd(srv, spec_schema({"a": {"type": "integer"}}))
+    assert r.status_code == 201
+    body = r.json()
+    body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] = [
+        {"rule": "self.b > 1"}]
+    message, _ = refused(requests.put(f"{srv.url}{CRDS}/{body['metadata']['name']}", json=body))
+    assert message.endswith("compilation failed: ERROR: <input>:1:5: undefined field 'b'\n | self.b > 1\n | ....^")
+
+
+# ---- custom resources -----------------------------------------------------------------------------------
+def test_root_rule_sees_metadata_name_and_fails_at_nil(srv):
+    coll = served(srv, spec_schema({"a": {"type": "integer"}}, root_rules=[
+        {"rule": "self.metadata.name.startsWith('g')", "message": "name must start with g"}]))
+    message, causes = refused(requests.post(coll, json=gadget("x", {"a": 1})))
+    assert message == '<nil>: Invalid value: "object": name must start with g'
+    assert causes == [{"reason": "FieldValueInvalid", "message": 'Invalid value: "object": name must start with g',
+                       "field": "<nil>"}]
+    assert requests.post(coll, json=gadget("g1", {"a": 1})).status_code == 201
+
+
+def test_nested_list_item_and_map_value_rules(srv):
+    coll = served(srv, spec_schema({
+        "replicas": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= 0"}]},
+        "ports": {"type": "array", "items": {"type": "object", "properties": {"port": {"type": "integer"}},
+                                             "x-kubernetes-validations": [{"rule": "self.port < 65536",
+                                                                           "message": "port too large"}]}},
+        "labels": {"type": "object", "additionalProperties": {
+            "type": "string", "x-kubernetes-validations": [{"rule": "self.size() <= 3"}]}},
+    }, [{"rule": "!has(self.ports) || size(self.ports) <= 2", "message": "at most two ports"}]))
+    spec = {"replicas": -1, "ports": [{"port": 80}, {"port": 70000}, {"port": 1}], "labels": {"a": "long", "b": "ok"}}
+    message, causes = refused(requests.post(coll, json=gadget("g1", spec)))
+    assert message == ('[spec: Invalid value: "object": at most two ports, '
+                       'spec.replicas: Invalid value: "integer": failed rule: self >= 0, '
+                       'spec.ports[1]: Invalid value: "object": port too large, '
+                       'spec.labels[a]: Invalid value: "string": failed rule: self.size() <= 3]')
+    assert [c["field"] for c in causes] == ["spec", "spec.replicas", "spec.ports[1]", "spec.labels[a]"]
+    ok = {"replicas": 1, "ports": [{"port": 80}], "labels": {"a": "ok"}}
+    assert requests.post(coll, json=gadget("g1", ok)).status_code == 201
+
+
+def test_message_expression_reason_and_field_path(srv):
+    coll = served(srv, spec_schema({"min": {"type": "integer"}, "max": {"type": "integer"}}, [
+        {"rule": "self.min <= self.max", "messageExpression": "'min ' + string(self.min) + ' exceeds max'",
+         "reason": "FieldValueForbidden", "fieldPath": ".min"},
+        {"rule": "self.max < 100", "reason": "FieldValueRequired", "message": "max must be small"},
+        {"rule": "self.max != 50", "reason": "FieldValueDuplicate"},
+    ]))
+    message, causes = refused(requests.post(coll, json=gadget("g1", {"min": 5, "max": 1})))
+    assert message == "spec.min: Forbidden: min 5 exceeds max"
+    assert causes[0]["reason"] == "FieldValueForbidden"
+    message, causes = refused(requests.post(coll, json=gadget("g1", {"min": 5, "max": 500})))
+    assert message == "spec: Required value: max must be small"
+    message, causes = refused(requests.post(coll, json=gadget("g1", {"min": 5, "max": 50})))
+    assert message == 'spec: Duplicate value: "object"' and causes[0]["reason"] == "FieldValueDuplicate"
+
+
+def test_evaluation_error_is_reported_with_the_rule(srv):
+    coll = served(srv, spec_schema({"a": {"type": "integer"}, "b": {"type": "integer"}}, [{"rule": "self.b > 0"}]))
+    message, _ = refused(requests.post(coll, json=gadget("g1", {"a": 1})))
+    assert message == 'spec: Invalid value: "object": no such key: b evaluating rule: self.b > 0'
+
+
+def test_transition_rule_runs_on_update_only(srv):
+    coll = served(srv, spec_schema({"name": {"type": "string", "x-kubernetes-validations": [
+        {"rule": "self == oldSelf", "message": "name is immutable"}]}, "size": {"type": "integer"}}))
+    assert requests.post(coll, json=gadget("g1", {"name": "a", "size": 1})).status_code == 201
+    ok = requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"size": 2}}), headers=MERGE)
+    assert ok.status_code == 200, ok.text
+    message, _ = refused(requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"name": "b"}}), headers=MERGE))
+    assert message == 'spec.name: Invalid value: "string": name is immutable'
+    # a value that was absent has no oldSelf: the rule does not run
+    assert requests.post(coll, json=gadget("g2", {"size": 1})).status_code == 201
+    assert requests.patch(f"{coll}/g2", data=json.dumps({"spec": {"name": "x"}}), headers=MERGE).status_code == 200
+
+
+def test_optional_old_self_rule_runs_on_create_too(srv):
+    coll = served(srv, spec_schema({"n": {"type": "integer"}}, [
+        {"rule": "!oldSelf.hasValue() ? self.n == 1 : self.n >= oldSelf.value().n", "optionalOldSelf": True,
+         "message": "starts at 1 and never decreases"}]))
+    message, _ = refused(requests.post(coll, json=gadget("g1", {"n": 2})))
+    assert message == 'spec: Invalid value: "object": starts at 1 and never decreases'
+    assert requests.post(coll, json=gadget("g1", {"n": 1})).status_code == 201
+    assert requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"n": 3}}), headers=MERGE).status_code == 200
+    refused(requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"n": 2}}), headers=MERGE))
+
+
+def test_status_writes_run_the_status_rules(srv):
+    coll = served(srv, spec_schema({"a": {"type": "integer"}}, status={
+        "type": "object", "properties": {"ready": {"type": "integer"}},
+        "x-kubernetes-validations": [{"rule": "self.ready <= 3", "message": "at most 3 ready"}]}))
+    created = requests.post(coll, json=gadget("g1", {"a": 1}))
+    assert created.status_code == 201
+    obj = created.json()
+    obj["status"] = {"ready": 4}
+    message, _ = refused(requests.put(f"{coll}/g1/status", json=obj))
+    assert message == 'status: Invalid value: "object": at most 3 ready'
+    obj["status"] = {"ready": 2}
+    assert requests.put(f"{coll}/g1/status", json=obj).status_code == 200
+
+
+def test_schema_errors_block_the_rules(srv):
+    coll = served(srv, spec_schema({"a": {"type": "integer"}}, [{"rule": "self.a > 5"}]))
+    message, causes = refused(requests.post(coll, json=gadget("g1", {"a": "x"})))
+    assert message == ('[spec.a: Invalid value: "x": spec.a in body must be of type integer: "string", <nil>: '
+                       'Invalid value: "null": some validation rules were not checked because the object was invalid; '
+                       "correct the existing errors to complete validation]")
+    assert causes[0]["reason"] == "FieldValueTypeInvalid"
+
+
+def test_ratcheting_keeps_an_unchanged_violation(srv):
+    """A rule added after the object was stored: an update that leaves the violating value alone passes
+    (CRDValidationRatcheting, GA in 1.33), one that changes it must satisfy the rule."""
+    schema = spec_schema({"a": {"type": "integer"}, "b": {"type": "integer"}})
+    coll = served(srv, schema)
+    assert requests.post(coll, json=gadget("g1", {"a": 10, "b": 1})).status_code == 201
+    group = coll.split("/apis/")[1].split("/")[0]
+    url = f"{srv.url}{CRDS}/gadgets.{group}"
+    current = requests.get(url).json()
+    spec = current["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"]["a"]["x-kubernetes-validations"] = [{"rule": "self < 5"}]
+    assert requests.put(url, json=current).status_code == 200
+    assert requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"b": 2}}), headers=MERGE).status_code == 200
+    message, _ = refused(requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"a": 11}}), headers=MERGE))
+    assert message == 'spec.a: Invalid value: "integer": failed rule: self < 5'
+
+
+def test_escaped_property_names_and_numbers_as_doubles(srv):
+    coll = served(srv, spec_schema({"max-size": {"type": "number"}}, [
+        {"rule": "self.max__dash__size == 2.0", "message": "must be 2"}]))
+    assert requests.post(coll, json=gadget("g1", {"max-size": 2})).status_code == 201
+    message, _ = refused(requests.post(coll, json=gadget("g2", {"max-size": 3})))
+    assert message == 'spec: Invalid value: "object": must be 2'
+
+
+def test_the_official_client_sees_the_422_and_the_message(srv):
+    from kubernetes import client
+    coll = served(srv, spec_schema({"replicas": {"type": "integer", "x-kubernetes-validations": [
+        {"rule": "self <= 10", "message": "replicas must be at most 10"}]}}))
+    group, ns = coll.split("/apis/")[1].split("/")[0], coll.split("/namespaces/")[1].split("/")[0]
+    config = client.Configuration(host=srv.url)
+    with client.ApiClient(config) as api_client:
+        api = client.CustomObjectsApi(api_client)
+        with pytest.raises(client.ApiException) as exc:
+            api.create_namespaced_custom_object(group, "v1", ns, "gadgets", {
+                "apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "g1"},
+                "spec": {"replicas": 11}})
+        assert exc.value.status == 422
+        body = json.loads(exc.value.body)
+        assert body["message"] == (f'Gadget.{group} "g1" is invalid: spec.replicas: Invalid value: "integer": '
+                                   "replicas must be at most 10")
+        made = api.create_namespaced_custom_object(group, "v1", ns, "gadgets", {
+            "apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"replicas": 3}})
+        assert made["spec"] == {"replicas": 3}
+
+
+# ---- units ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, escaped", [
+    ("foo", "foo"), ("namespace", "__namespace__"), ("a-b.c/d", "a__dash__b__dot__c__slash__d"),
+    ("a__b", "a__underscores__b"), ("1a", None), ("a b", None)])
+def test_escape(name, escaped):
+    assert crdrules.escape(name) == escaped
+
+
+def test_valid_field_path():
+    schema = {"type": "object", "properties": {
+        "a": {"type": "object", "properties": {"b.c": {"type": "string"}}},
+        "m": {"type": "object", "additionalProperties": {"type": "string"}}}}
+    assert crdrules.valid_field_path(".a['b.c']", schema) == "a.b.c"
+    assert crdrules.valid_field_path(".m.key", schema) == "m[key]"
+    assert crdrules.valid_field_path(".z", schema) is None
+    assert crdrules.valid_field_path("a", schema) is None
+
+
+def test_validators_are_built_once_per_crd_generation():
+    schema = spec_schema({"a": {"type": "integer"}}, [{"rule": "self.a > 0"}])
+    first = {"metadata": {"uid": unique("u"), "resourceVersion": "1"}}
+    built = crdrules.validator_for(first, schema)
+    assert built is not None and crdrules.validator_for(first, schema) is built
+    later = {"metadata": {**first["metadata"], "resourceVersion": "2"}}
+    assert crdrules.validator_for(later, schema) is not built
+    errs = crdrules.validate(built, schema, {"metadata": {"name": "x"}, "spec": {"a": 0}}, None, [])
+    assert [str(e) for e in errs] == ['spec: Invalid value: "object": failed rule: self.a > 0']
+    blocked = crdrules.validate(built, schema, {"spec": {}}, None, [apierrors.field_required("spec.a")])
+    assert blocked[0].field == "<nil>"
+
+
+def test_map_list_items_correlate_by_key_for_transition_rules(srv):
+    coll = served(srv, spec_schema({"ports": {
+        "type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+        "items": {"type": "object", "required": ["name"],
+                  "properties": {"name": {"type": "string"}, "port": {"type": "integer"}},
+                  "x-kubernetes-validations": [{"rule": "self.port == oldSelf.port",
+                                                "message": "port is immutable"}]}}}))
+    assert requests.post(coll, json=gadget("g1", {"ports": [{"name": "a", "port": 1}]})).status_code == 201
+    reordered = {"spec": {"ports": [{"name": "b", "port": 9}, {"name": "a", "port": 1}]}}
+    assert requests.patch(f"{coll}/g1", data=json.dumps(reordered), headers=MERGE).status_code == 200
+    changed = {"spec": {"ports": [{"name": "b", "port": 9}, {"name": "a", "port": 2}]}}
+    message, _ = refused(requests.patch(f"{coll}/g1", data=json.dumps(changed), headers=MERGE))
+    assert message == 'spec.ports[1]: Invalid value: "object": port is immutable'
+
+
+def test_formatted_strings_are_cel_timestamps_durations_and_bytes(srv):
+    coll = served(srv, spec_schema({
+        "at": {"type": "string", "format": "date-time"}, "day": {"type": "string", "format": "date"},
+        "every": {"type": "string", "format": "duration"}, "blob": {"type": "string", "format": "byte"}}, [
+        {"rule": "self.at > timestamp('2020-01-01T00:00:00Z')", "message": "at is too early"},
+        {"rule": "self.day < timestamp('2030-01-01T00:00:00Z')", "message": "day is too late"},
+        {"rule": "self.every <= duration('1h')", "message": "every is too long"},
+        {"rule": "size(self.blob) == 3", "message": "blob is not 3 bytes"}]))
+    good = {"at": "2021-05-01T10:00:00Z", "day": "2025-01-01", "every": "30m", "blob": "YWJj"}
+    assert requests.post(coll, json=gadget("g1", good)).status_code == 201
+    bad = {"at": "2019-05-01T10:00:00Z", "day": "2031-01-01", "every": "2h", "blob": "YWJjZA=="}
+    message, _ = refused(requests.post(coll, json=gadget("g2", bad)))
+    assert message == ('[spec: Invalid value: "object": at is too early, spec: Invalid value: "object": day is too '
+                       'late, spec: Invalid value: "object": every is too long, spec: Invalid value: "object": blob is '
+                       "not 3 bytes]")
+    refused(write_crd(srv, spec_schema({"at": {"type": "string", "format": "date-time"}},
+                                       [{"rule": "self.at == 'x'"}])))
+
+
+def test_schema_defaults_are_applied_before_the_rules(srv):
+    """Gateway API's rules read defaulted fields (`kind: Service` by default): without the defaults they fail with
+    `no such key`."""
+    tags = {"type": "object", "additionalProperties": {"type": "string", "default": "none"}}
+    coll = served(srv, spec_schema({"refs": {"type": "array", "items": {
+        "type": "object", "properties": {"name": {"type": "string"}, "kind": {"type": "string", "default": "Service"},
+                                         "port": {"type": "integer"}, "tags": tags},
+        "x-kubernetes-validations": [{"rule": "self.kind == 'Service' ? has(self.port) : true",
+                                      "message": "Must have port for Service reference"}]}}}))
+    made = requests.post(coll, json=gadget("g1", {"refs": [{"name": "a", "port": 80, "tags": {"t": None}}]}))
+    assert made.status_code == 201, made.text
+    assert made.json()["spec"]["refs"] == [{"name": "a", "kind": "Service", "port": 80, "tags": {"t": "none"}}]
+    message, _ = refused(requests.post(coll, json=gadget("g2", {"refs": [{"name": "a"}]})))
+    assert message == 'spec.refs[0]: Invalid value: "object": Must have port for Service reference'
+
+
+def test_runtime_errors_in_cel_gos_words(srv):
+    coll = served(srv, spec_schema({"n": {"type": "integer"}, "l": {"type": "array", "items": {"type": "integer"}}}, [
+        {"rule": "self.n + 9223372036854775807 > 0"}, {"rule": "self.l[3] > 0", "message": "third item positive"}]))
+    message, _ = refused(requests.post(coll, json=gadget("g1", {"n": 1, "l": [1]})))
+    assert message == ('[spec: Invalid value: "object": integer overflow evaluating rule: self.n + '
+                       '9223372036854775807 > 0, spec: Invalid value: "object": index out of bounds: 3 evaluating '
+                       "rule: third item positive]")

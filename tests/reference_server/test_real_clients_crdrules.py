@@ -1,0 +1,44 @@
+"""kubectl 1.33 against CRDs' `x-kubernetes-validations`: `kubectl apply` of a CRD whose rule does not compile is
+refused with apiextensions-apiserver's field path and `compilation failed`, and `kubectl apply` of a custom resource
+that breaks a rule prints the rule's message under `The <Kind> "<name>" is invalid`."""
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+from .test_real_clients import Kube, kube, served  # noqa: F401 - fixtures
+
+
+def _crd(group: str, rule: str) -> dict[str, Any]:
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"replicas": {
+        "type": "integer", "x-kubernetes-validations": [{"rule": rule, "message": "replicas must be at most 10"}]}}}}}
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"gadgets.{group}"},
+            "spec": {"group": group, "scope": "Cluster", "names": {"plural": "gadgets", "kind": "Gadget"},
+                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                   "schema": {"openAPIV3Schema": schema}}]}}
+
+
+def _file(tmp_path: Path, name: str, body: dict[str, Any]) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(body))
+    return str(path)
+
+
+def test_kubectl_apply_meets_the_rules(kube: Kube, tmp_path: Path) -> None:
+    group = f"k{uuid.uuid4().hex[:8]}.example.com"
+    err = kube.fails("apply", "-f", _file(tmp_path, "bad.json", _crd(group, "self.replicas <= 10")))
+    assert err.startswith(f'The CustomResourceDefinition "gadgets.{group}" is invalid: spec.validation.openAPIV3Schema'
+                          ".properties[spec].properties[replicas].x-kubernetes-validations[0].rule: Invalid value: "
+                          'apiextensions.ValidationRule{Rule:"self.replicas <= 10"'), err
+    assert "compilation failed: ERROR: <input>:1:5: type 'int' does not support field selection" in err
+    kube.ok("apply", "-f", _file(tmp_path, "crd.json", _crd(group, "self <= 10")))
+    gadget = {"apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"replicas": 11}}
+    err = kube.fails("apply", "-f", _file(tmp_path, "g1.json", gadget))
+    assert err == ('The Gadget "g1" is invalid: spec.replicas: Invalid value: "integer": replicas must be at most '
+                   "10\n"), err
+    gadget["spec"]["replicas"] = 3
+    assert kube.ok("apply", "-f", _file(tmp_path, "g1.json", gadget)) == f"gadget.{group}/g1 created\n"
+    kube.http.delete(f"{kube.server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{group}")
