@@ -51,7 +51,7 @@ class App:
 
     def make_request(self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> web.BaseRequest:
         """`web.Server`'s request factory."""
-        return self._request_class(message, payload, protocol, writer, task, protocol._loop,
+        return self._request_class(message, payload, protocol, writer, task, task.get_loop(),
                                    client_max_size=self._client_max_size)
 
     async def cleanup(self) -> None:
