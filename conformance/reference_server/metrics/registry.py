@@ -15,8 +15,9 @@ library would cost a dependency, a lock and a child object per label set for nei
 from __future__ import annotations
 
 from bisect import bisect_left
-from decimal import Decimal
 from typing import Callable, Iterable, Iterator
+
+from ..gofmt import format_float
 
 ALPHA, BETA, STABLE = "ALPHA", "BETA", "STABLE"
 RAW = ""  # a raw Prometheus collector (process_*): no stability prefix
@@ -24,26 +25,8 @@ Sample = tuple[tuple[str, ...], float]  # (label values in the family's label or
 
 
 def go_float(v: float) -> str:
-    """`strconv.FormatFloat(v, 'g', -1, 64)` as expfmt's `writeFloat` uses it."""
-    if v != v:
-        return "NaN"
-    if v in (float("inf"), float("-inf")):
-        return "+Inf" if v > 0 else "-Inf"
-    if v == int(v) and -1e6 < v < 1e6:
-        return str(int(v))
-    sign, digits, exponent = Decimal(repr(float(v))).as_tuple()
-    ds = "".join(map(str, digits)).rstrip("0") or "0"
-    dp = len(digits) + int(exponent)  # the decimal point's position after the first digit of `digits`
-    exp = dp - 1
-    out = "-" if sign else ""
-    if exp < -4 or exp >= 6:  # the shortest formatting decides with a precision of 6
-        mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
-        return f"{out}{mant}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    if dp <= 0:
-        return f"{out}0.{'0' * -dp}{ds}"
-    if dp >= len(ds):
-        return out + ds + "0" * (dp - len(ds))
-    return f"{out}{ds[:dp]}.{ds[dp:]}"
+    """expfmt's `writeFloat`: `0` for either zero, else `strconv.FormatFloat(v, 'g', -1, 64)`."""
+    return "0" if v == 0 else format_float(v)
 
 
 def _escape_help(text: str) -> str:

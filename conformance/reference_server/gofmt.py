@@ -1,0 +1,30 @@
+"""Go's formatting of values where a client reads it: `strconv.FormatFloat(f, 'g', -1, 64)`, which cel-go's
+`string(double)` and `format` (cel/libs/strformat.py) and Prometheus' text encoder (metrics/registry.py) both use."""
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+
+def format_float(f: float) -> str:
+    """`strconv.FormatFloat(f, 'g', -1, 64)`: the shortest digits, an exponent below 1e-4 or from 1e6 up."""
+    if math.isnan(f):
+        return "NaN"
+    if math.isinf(f):
+        return "+Inf" if f > 0 else "-Inf"
+    if f == 0:
+        return "-0" if math.copysign(1, f) < 0 else "0"
+    sign, digits, exp = Decimal(repr(f)).normalize().as_tuple()
+    text = "".join(map(str, digits))
+    point = len(text) + int(exp)  # position of the decimal point within the digits
+    if point - 1 < -4 or point - 1 >= 6:  # shortest: `eprec = 6`
+        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+        e = point - 1
+        out = f"{mantissa}e{'-' if e < 0 else '+'}{abs(e):02d}"
+    elif point <= 0:
+        out = "0." + "0" * -point + text
+    elif point >= len(text):
+        out = text + "0" * (point - len(text))
+    else:
+        out = text[:point] + "." + text[point:]
+    return ("-" if sign else "") + out
