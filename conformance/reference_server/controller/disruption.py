@@ -35,6 +35,7 @@ from ..registry import Registry
 from ..registry.conditions import update_pod_condition
 from ..registry.eviction import is_pod_ready, set_disruption_allowed, set_disruption_allowed_condition
 from ..registry.meta import parse_time
+from ..registry.shapes import as_dict
 from ..registry.store import ListOptions
 from ..registry.subresources import scale_of
 from ..registry.workloads import selector_matches
@@ -57,10 +58,6 @@ Key = tuple[str, str]
 
 class SyncError(Exception):
     """A sync that cannot compute the status: `failSafe` writes its text into the `SyncFailed` condition."""
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _utcnow() -> _dt.datetime:
@@ -90,7 +87,7 @@ def label_selector_string(selector: Any) -> str:
     exprs = "".join(f"LabelSelectorRequirement{{Key:{r.get('key', '')},Operator:{r.get('operator', '')},"
                     f"Values:[{' '.join(str(v) for v in r.get('values') or [])}],}},"
                     for r in selector.get("matchExpressions") or [] if isinstance(r, dict))
-    labels = "".join(f"{k}: {v}," for k, v in sorted(_dict(selector.get("matchLabels")).items()))
+    labels = "".join(f"{k}: {v}," for k, v in sorted(as_dict(selector.get("matchLabels")).items()))
     return f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{" \
            f"{exprs}}},}}"
 
@@ -101,7 +98,7 @@ def _group_of(ref: dict[str, Any]) -> str:
 
 
 def _replicas(obj: dict[str, Any]) -> int:
-    replicas = _dict(obj.get("spec")).get("replicas")
+    replicas = as_dict(obj.get("spec")).get("replicas")
     return replicas if isinstance(replicas, int) else 1
 
 
@@ -158,11 +155,11 @@ class DisruptionController(Controller):
 
     def pdbs_for_pod(self, pod: dict[str, Any]) -> list[dict[str, Any]]:
         """`GetPodPodDisruptionBudgets` (policy/v1: an empty selector matches every pod)."""
-        meta = _dict(pod.get("metadata"))
-        labels = _dict(meta.get("labels"))
+        meta = as_dict(pod.get("metadata"))
+        labels = as_dict(meta.get("labels"))
         budgets = self._budgets.get(meta.get("namespace") or "") or {}
         return [pdb for _, pdb in sorted(budgets.items())
-                if isinstance(_dict(pdb.get("spec")).get("selector"), dict)
+                if isinstance(as_dict(pdb.get("spec")).get("selector"), dict)
                 and selector_matches(pdb["spec"]["selector"], labels)]
 
     # ---- sync -------------------------------------------------------------------------------------
@@ -213,7 +210,7 @@ class DisruptionController(Controller):
         if unmanaged:
             self.recorder.event(pdb, WARNING, "UnmanagedPods",
                                 "Pods selected by this PodDisruptionBudget (selector: "
-                                f"{label_selector_string(_dict(pdb.get('spec')).get('selector'))}) were found to be "
+                                f"{label_selector_string(as_dict(pdb.get('spec')).get('selector'))}) were found to be "
                                 "unmanaged. As a result, the status of the PDB cannot be calculated correctly, which "
                                 "may result in undefined behavior. To account for these pods please set "
                                 '".spec.minAvailable" field of the PDB to an integer value.')
@@ -224,16 +221,16 @@ class DisruptionController(Controller):
         return None if recheck is None else max((recheck - now).total_seconds(), 0.0)
 
     def pods_for_pdb(self, pdb: dict[str, Any]) -> list[dict[str, Any]]:
-        selector = _dict(pdb.get("spec")).get("selector")
+        selector = as_dict(pdb.get("spec")).get("selector")
         if not isinstance(selector, dict):
             return []  # LabelSelectorAsSelector(nil): labels.Nothing()
         pods = self.registry.content("pods").list(pdb["metadata"].get("namespace") or "", ListOptions(),
                                                   shared=True)["items"]
-        return [p for p in pods if selector_matches(selector, _dict(_dict(p.get("metadata")).get("labels")))]
+        return [p for p in pods if selector_matches(selector, as_dict(as_dict(p.get("metadata")).get("labels")))]
 
     def expected_pod_count(self, pdb: dict[str, Any], pods: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
         """`getExpectedPodCount`: (expectedCount, desiredHealthy, unmanaged pods)."""
-        spec = _dict(pdb.get("spec"))
+        spec = as_dict(pdb.get("spec"))
         if spec.get("maxUnavailable") is not None:
             expected, unmanaged = self.expected_scale(pods)
             return expected, max(expected - scaled_value(spec["maxUnavailable"], expected), 0), unmanaged
@@ -251,13 +248,13 @@ class DisruptionController(Controller):
         unmanaged: list[str] = []
         for pod in pods:
             ref = controller_of(pod)
-            name = _dict(pod.get("metadata")).get("name", "")
+            name = as_dict(pod.get("metadata")).get("name", "")
             if ref is None:
                 unmanaged.append(name)
                 continue
             if ref.get("uid") in scales:
                 continue
-            ns = _dict(pod.get("metadata")).get("namespace") or ""
+            ns = as_dict(pod.get("metadata")).get("namespace") or ""
             for finder in (self._replication_controller, self._deployment, self._replica_set, self._stateful_set,
                            self._scale_controller):
                 found = finder(ref, ns)
@@ -313,7 +310,7 @@ class DisruptionController(Controller):
         if not self._is(ref, "ReplicaSet", ("apps", "extensions")):
             return None
         rs = self._owned(ref, "apps", "replicasets", ns)
-        if rs is None or _dict(controller_of(rs)).get("kind") == "Deployment":
+        if rs is None or as_dict(controller_of(rs)).get("kind") == "Deployment":
             return None  # a Deployment's ReplicaSet is counted through its Deployment
         return rs["metadata"]["uid"], _replicas(rs)
 
@@ -338,18 +335,18 @@ class DisruptionController(Controller):
         scale = scale_of(obj)
         if scale["metadata"].get("uid") != ref.get("uid"):
             return None
-        return scale["metadata"]["uid"], _dict(scale.get("spec")).get("replicas") or 0
+        return scale["metadata"]["uid"], as_dict(scale.get("spec")).get("replicas") or 0
 
     # ---- status -----------------------------------------------------------------------------------
     def build_disrupted_pod_map(self, pods: list[dict[str, Any]], pdb: dict[str, Any],
                                 now: _dt.datetime) -> tuple[dict[str, str], _dt.datetime | None]:
         """`buildDisruptedPodMap`: the entries of pods not yet being deleted and not expired."""
-        disrupted = _dict(_dict(pdb.get("status")).get("disruptedPods"))
+        disrupted = as_dict(as_dict(pdb.get("status")).get("disruptedPods"))
         result: dict[str, str] = {}
         recheck: _dt.datetime | None = None
         meta = pdb["metadata"]
         for pod in pods:
-            pmeta = _dict(pod.get("metadata"))
+            pmeta = as_dict(pod.get("metadata"))
             if pmeta.get("deletionTimestamp") or pmeta.get("name") not in disrupted:
                 continue
             when = disrupted[pmeta["name"]]
@@ -371,10 +368,10 @@ class DisruptionController(Controller):
         allowed = healthy - desired
         if expected <= 0 or allowed <= 0:
             allowed = 0
-        status = _dict(pdb.get("status"))
+        status = as_dict(pdb.get("status"))
         generation = pdb["metadata"].get("generation") or 0
         if ((status.get("currentHealthy") or 0, status.get("desiredHealthy") or 0, status.get("expectedPods") or 0,
-             status.get("disruptionsAllowed") or 0, _dict(status.get("disruptedPods")),
+             status.get("disruptionsAllowed") or 0, as_dict(status.get("disruptedPods")),
              status.get("observedGeneration") or 0) == (healthy, desired, expected, allowed, disrupted, generation)
                 and conditions_are_up_to_date(pdb)):
             return
@@ -388,7 +385,7 @@ class DisruptionController(Controller):
 
     def fail_safe(self, pdb: dict[str, Any], message: str) -> None:
         """`failSafe`: no disruption allowed, `DisruptionAllowed` False `SyncFailed` with the error."""
-        status = {**_dict(pdb.get("status")), "disruptionsAllowed": 0}
+        status = {**as_dict(pdb.get("status")), "disruptionsAllowed": 0}
         set_disruption_allowed(status, "False", "SyncFailed", message)
         try:
             self._write_status(pdb, status)
@@ -405,9 +402,9 @@ class DisruptionController(Controller):
     @staticmethod
     def stale_disruption_wait(pod: dict[str, Any]) -> float | None:
         """`nonTerminatingPodHasStaleDisruptionCondition`: seconds until the condition is stale, or None."""
-        if _dict(pod.get("metadata")).get("deletionTimestamp"):
+        if as_dict(pod.get("metadata")).get("deletionTimestamp"):
             return None
-        status = _dict(pod.get("status"))
+        status = as_dict(pod.get("status"))
         cond = next((c for c in status.get("conditions") or []
                      if isinstance(c, dict) and c.get("type") == "DisruptionTarget"), None)
         if cond is None or cond.get("status") != "True" or cond.get("reason") == "TerminationByKubelet" \
@@ -445,7 +442,7 @@ class DisruptionController(Controller):
 
 def conditions_are_up_to_date(pdb: dict[str, Any]) -> bool:
     """`pdbhelper.ConditionsAreUpToDate`."""
-    status = _dict(pdb.get("status"))
+    status = as_dict(pdb.get("status"))
     cond = next((c for c in status.get("conditions") or []
                  if isinstance(c, dict) and c.get("type") == "DisruptionAllowed"), None)
     if cond is None or (status.get("observedGeneration") or 0) != (pdb["metadata"].get("generation") or 0):
@@ -459,7 +456,7 @@ def count_healthy_pods(pods: list[dict[str, Any]], disrupted: dict[str, str], no
     """`countHealthyPods`: Ready pods neither being deleted nor expected to be deleted soon."""
     healthy = 0
     for pod in pods:
-        meta = _dict(pod.get("metadata"))
+        meta = as_dict(pod.get("metadata"))
         if meta.get("deletionTimestamp"):
             continue
         when = parse_time(disrupted.get(meta.get("name") or ""))
