@@ -59,13 +59,7 @@ class SeatDemand:
 
     def set(self, x: float, now: float | None = None) -> None:
         """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one)."""
-        if now is None:
-            now = self._clock()
-        dt, self._last = now - self._last, now
-        old = self.x  # `_update`, inline: twice per request
-        self._t += dt
-        self._ix += old * dt
-        self._ixx += old * old * dt
+        self._update(now)
         self.x = x
         if x > self._max:
             self._max = x

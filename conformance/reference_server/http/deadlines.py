@@ -68,8 +68,3 @@ class Deadlines:
                 d.expired = True
                 d.task.cancel()
         self._timer = self._loop.call_later(self.tick, self._sweep)  # type: ignore[union-attr]
-
-    def close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
