@@ -16,6 +16,7 @@ from ..registry import Registry
 
 PROFILES = ("kubernetes", "design")
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
+_MATCHED_LIMIT = 4096
 
 
 class Route(NamedTuple):
@@ -39,6 +40,7 @@ class Router:
         self.registry = registry
         self.profile = profile
         self.deviations = deviations
+        self._matched: dict[str, tuple[Route, tuple[str, ...]]] = {}  # see resolve
 
     def finalize_methods(self) -> tuple[str, ...]:
         base = ("PUT",) if self.profile == "kubernetes" else ("POST",)
@@ -47,8 +49,19 @@ class Router:
         return base
 
     def resolve(self, method: str, path: str) -> Route:
-        """Route a decoded path; raises the router's 404/405 Status errors."""
-        route, methods = self._match(path)
+        """Route a decoded path; raises the router's 404/405 Status errors.
+
+        A path outside `/apis/` is matched once: what it resolves to depends only on the core kinds, the profile
+        and the deviations, all fixed when the server is built (a named group's routes follow its CRDs and
+        APIServices, so they are matched every time). Refusals are not kept."""
+        found = self._matched.get(path)
+        if found is None:
+            found = self._match(path)
+            if not path.startswith("/apis/"):
+                if len(self._matched) >= _MATCHED_LIMIT:
+                    self._matched.clear()
+                self._matched[path] = found
+        route, methods = found
         if route.target == "plain-404":
             return route
         if method not in methods:
