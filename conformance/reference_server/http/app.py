@@ -47,6 +47,11 @@ class App:
                 for hook in on_prepare:
                     hook(self, response)
 
+            def get(self, key: Any, default: Any = None) -> Any:
+                """The request's state by key (the mapping aiohttp keeps it in): `MutableMapping.get` would
+                raise and catch a KeyError for every key not set, a microsecond each."""
+                return self._state.get(key, default)
+
         self._request_class = ApiRequest
 
     def make_request(self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> web.BaseRequest:
@@ -235,4 +240,4 @@ def _errors(ctx: ServerContext, check_token: bool = False):
 def _long_running(request: web.Request) -> bool:
     """Watches (`?watch=` or `/watch/`) have their own timeout (timeoutSeconds), as upstream's
     `longRunningRequestCheck`."""
-    return "/watch/" in request.path or P.truthy(request.query.get("watch"))
+    return "/watch/" in request.path or (bool(request.query_string) and P.truthy(request.query.get("watch")))

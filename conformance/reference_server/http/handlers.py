@@ -101,7 +101,8 @@ class Handlers:
         store = self._store(route)
         if store.info.deprecation:
             request[DEPRECATION_KEY] = store.info.deprecation
-        watching = route.watch_path or (P.truthy(request.query.get("watch"))
+        query = request.query if request.query_string else P.NO_QUERY  # (parsing nothing costs too)
+        watching = route.watch_path or (P.truthy(query.get("watch"))
                                         and route.target not in ("ns-status", "ns-finalize", "status", "scale",
                                                                  "approval"))
         if route.target == "scale":
@@ -114,7 +115,7 @@ class Handlers:
                 named = route.name if watching else ""
                 if route.watch_path and self.ctx.deviations.active("named-watch-ignores-name"):
                     named = ""
-                opts = P.list_options(request.query, named)
+                opts = P.list_options(query, named)
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
                 if self.fresh.remote and opts.resource_version == "" and not opts.continue_token:  # consistent list
@@ -123,8 +124,8 @@ class Handlers:
                         listed = await self.fresh.read_at(stale, lambda: self._list(store, ns, opts, route))
                         return self._respond(request, listed, store=store)
                 return self._respond(request, self._list(store, ns, opts, route), store=store)
-            check_get_rv(request.query.get("resourceVersion", ""))
-            if self.fresh.remote and not request.query.get("resourceVersion"):  # consistent get (upstream: etcd)
+            check_get_rv(query.get("resourceVersion", ""))
+            if self.fresh.remote and not query.get("resourceVersion"):  # consistent get (upstream: etcd)
                 stale = await self.fresh()
                 if stale:
                     got = await self.fresh.read_at(stale, lambda: store.get(route.namespace, route.name, shared=True))

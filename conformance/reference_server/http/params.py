@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from multidict import MultiDict, MultiDictProxy
+
 from .. import apierrors as E
 from ..fieldmanager.manager import manager_or_user_agent, validate_manager
 from ..registry import DeleteOptions, ListOptions
 
 MAX_BODY = 3 * 1024 * 1024
+NO_QUERY: MultiDictProxy[str] = MultiDictProxy(MultiDict())  # what `request.query` is without a query string
 
 
 def truthy(value: str | None) -> bool:
