@@ -22,6 +22,7 @@ TRANSFORMS = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what json.dumps would build per call
 _NEGOTIATED: dict[tuple[str | None, tuple[str, ...], bool], tuple[str, str | None, str]] = {}
 _NEGOTIATED_MAX = 256
+_PLAIN: dict[tuple[str | None, str, bool], bool] = {}  # plain_json's answers
 
 
 def dumps(obj: Any) -> bytes:
@@ -134,13 +135,22 @@ def object_response(obj: Any, status: int = 200, accept: str | None = None,
 def plain_json(accept: str | None, kind: str, protobuf: bool = False) -> bool:
     """True when `object_response(obj, accept=accept, kind=kind)` would answer `dumps(obj)` as JSON (no
     transform, no YAML, no protobuf); False also when it would answer 406 (the caller then takes the general
-    path, which raises it in its usual order). `protobuf`: the object's kind has a protobuf message."""
-    transforms = TRANSFORMS if kind and hooks.wire_attr("table", "to_table") else ()
-    try:
-        media, transform, _ = _negotiate(accept, transforms, protobuf)
-    except E.StatusError:
-        return False
-    return media == JSON and not transform
+    path, which raises it in its usual order). `protobuf`: the object's kind has a protobuf message.
+    Memoised as `_negotiate` is: every GET asks it."""
+    key = (accept, kind, protobuf)
+    found = _PLAIN.get(key)
+    if found is None:
+        transforms = TRANSFORMS if kind and hooks.wire_attr("table", "to_table") else ()
+        try:
+            media, transform, _ = _negotiate(accept, transforms, protobuf)
+        except E.StatusError:
+            found = False
+        else:
+            found = media == JSON and not transform
+        if len(_PLAIN) >= _NEGOTIATED_MAX:
+            _PLAIN.clear()
+        _PLAIN[key] = found
+    return found
 
 
 def json_body_response(body: bytes) -> web.Response:
