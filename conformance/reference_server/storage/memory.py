@@ -124,8 +124,7 @@ class MemoryStore:
 
     # ---- reads -------------------------------------------------------------------------------------
     def current_rv(self) -> int:
-        with self._lock:
-            return self._rv
+        return self._rv  # one attribute read (atomic): the lock would only order it with writes it cannot see
 
     def compacted_rv(self) -> int:
         with self._lock:
