@@ -38,6 +38,7 @@ from .workestimate import SS_SCALE, WorkEstimate, seats_times_duration
 
 ESTIMATED_SERVICE_DURATION_NS = 3_000_000  # `estimatedServiceDuration`: 3 ms
 _WAITING, _EXECUTING, _DONE = 0, 1, 2
+EXECUTING = _EXECUTING  # a request's `state` once it runs (`running`)
 
 
 def flow_hash(flow_schema: str, distinguisher: str) -> int:
@@ -455,4 +456,4 @@ class QueueSet:
         return rows
 
 
-__all__ = ["ESTIMATED_SERVICE_DURATION_NS", "QueueSet", "Request", "deal", "flow_hash"]
+__all__ = ["ESTIMATED_SERVICE_DURATION_NS", "EXECUTING", "QueueSet", "Request", "deal", "flow_hash"]

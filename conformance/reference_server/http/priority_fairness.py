@@ -48,6 +48,7 @@ from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
 from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT, FlowControl, ObjectCounts,
                            WatchTracker, WorkEstimator)
+from ..flowcontrol.queueset import EXECUTING
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 
 FLOW_SCHEMA_HEADER = "X-Kubernetes-PF-FlowSchema-UID"
@@ -84,6 +85,7 @@ class Decision(NamedTuple):
     pl_name: str
     distinguisher: str  # computeFlowDistinguisher: the user's name (ByUser), the namespace (ByNamespace) or ""
     watch: bool         # the verb is watch: the seat is held only until the watch is set up
+    flow: tuple[str, str]  # (pl_name, fs_name): the APF metrics' labels, made once
 
 
 def _contains(value: str, values: Any, wildcard: str = "*") -> bool:
@@ -221,9 +223,9 @@ class Classifier:
             method = (spec.get("distinguisherMethod") or {}).get("type")
             distinguisher = user.name if method == "ByUser" else \
                 (attrs.namespace or "") if method == "ByNamespace" and attrs.resource_request else ""
-            found = Decision(fs["metadata"].get("uid", ""), self._pl_uids[fs["metadata"]["name"]],
-                             fs["metadata"]["name"], (spec.get("priorityLevelConfiguration") or {}).get("name", ""),
-                             distinguisher, attrs.verb == "watch")
+            fs_name, pl_name = fs["metadata"]["name"], (spec.get("priorityLevelConfiguration") or {}).get("name", "")
+            found = Decision(fs["metadata"].get("uid", ""), self._pl_uids[fs_name], fs_name, pl_name, distinguisher,
+                             attrs.verb == "watch", (pl_name, fs_name))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[key] = found
@@ -306,10 +308,10 @@ class PriorityAndFairness:
             self._users[token] = user
         return user
 
-    def _decide(self, request: web.Request) -> Any:
-        """The Decision, None (no configuration) or _UNCLASSIFIED (no user, no RequestInfo, long-running).
-        Without rbac the user follows from the Authorization header alone: one lookup by (method, path, query,
-        header) while the configuration stands."""
+    def _decide(self, request: web.Request) -> tuple[Any, Any]:
+        """(the Decision, None (no configuration) or _UNCLASSIFIED (no user, no RequestInfo, long-running); the
+        RequestInfo). Without rbac the user follows from the Authorization header alone: one lookup by (method,
+        path, query, header) while the configuration stands."""
         if self.ctx.authorizer is not None:
             return self._classify(request)
         classifier = self.classifier
@@ -318,25 +320,25 @@ class PriorityAndFairness:
             self._fast.clear()
             self._fast_generation = classifier.generation
         key = (request.method, request.path, request.query_string, request.headers.get("Authorization"))
-        decision = self._fast.get(key, _MISSING)
-        if decision is _MISSING:
-            decision = self._classify(request)
+        found = self._fast.get(key)
+        if found is None:
+            found = self._classify(request)
             if len(self._fast) >= _CACHE_LIMIT:
                 self._fast.clear()
-            self._fast[key] = decision
-        return decision
+            self._fast[key] = found
+        return found
 
-    def _classify(self, request: web.Request) -> Any:
+    def _classify(self, request: web.Request) -> tuple[Any, Any]:
         user = self.requester(request)
         if user is None:
-            return _UNCLASSIFIED
+            return _UNCLASSIFIED, None
         attrs = self.request_info(request)
         if attrs is False:
-            return _UNCLASSIFIED
+            return _UNCLASSIFIED, None
         if attrs.verb == "proxy" or (attrs.subresource in LONG_RUNNING_SUBRESOURCES if attrs.resource_request
                                      else attrs.path.startswith("/debug/pprof/")):
-            return _UNCLASSIFIED  # long-running, not a watch: served unclassified
-        return self.classifier.classify(user, attrs)
+            return _UNCLASSIFIED, None  # long-running, not a watch: served unclassified
+        return self.classifier.classify(user, attrs), attrs
 
     def _wait_limit(self, request: web.Request, watch: bool) -> float:
         """`getRequestWaitContext`: a quarter of the request's deadline (`WithRequestDeadline`: `?timeout=` when
@@ -404,14 +406,13 @@ class PriorityAndFairness:
                                                                     self._update_borrowing)
         if request.path.startswith(DUMP_PREFIX) and request.path in _DUMPS and request.method in ("GET", "HEAD"):
             handler = self._dump  # behind the filter, as upstream's unlisted handlers
-        decision = self._decide(request)
+        decision, attrs = self._decide(request)
         request[_DECISION] = decision
         if decision is None or decision is _UNCLASSIFIED:
             return await handler(request)
         queueset = self.flow_control.queuesets.get(decision.pl_name)
         if queueset is None:  # a level unknown to the configuration read so far
             return await handler(request)
-        attrs = self.request_info(request)
         verb = attrs.verb
         if verb == "list" or verb in MUTATING_VERBS:  # the others take one seat: no query, no level limit read
             work = self.estimator.estimate(attrs, request.query if verb == "list" else _NO_QUERY,
@@ -420,7 +421,7 @@ class PriorityAndFairness:
             work = ONE_SEAT
         req = queueset.start(work, decision.fs_name, decision.distinguisher, (request, attrs))
         watch = decision.watch
-        if req is None or not (queueset.running(req) or await queueset.wait(req, self._wait_limit(request, watch))):
+        if req is None or not (req.state == EXECUTING or await queueset.wait(req, self._wait_limit(request, watch))):
             self.metrics.flowcontrol.rejected(decision, req, queueset)
             self.metrics.requests.dropped(request)
             return self.too_many_requests(decision.pl_name)
@@ -440,10 +441,9 @@ class PriorityAndFairness:
                 forget()
 
     def set_headers(self, request: web.Request, response: web.StreamResponse) -> None:
-        try:
-            decision = request[_DECISION]
-        except KeyError:  # refused before the filter ran (authentication's 401, impersonation's 403): no headers
-            return
+        decision = request.get(_DECISION)
+        if decision is None:  # refused before the filter ran (authentication's 401, impersonation's 403): no headers
+            return  # (or no configuration stored at all)
         if type(decision) is _Seat:  # a watch is set up: its seat is free for others
             decision.free()
             decision = decision.decision

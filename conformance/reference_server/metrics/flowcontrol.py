@@ -50,7 +50,7 @@ class FlowControlMetrics:
 
     def dispatched(self, decision: Any, req: Any) -> None:
         """A request got its seats (at once, or after waiting in a queue)."""
-        key = (decision.pl_name, decision.fs_name)
+        key = decision.flow
         values = self.dispatched_total.values
         values[key] = values.get(key, 0) + 1
         if req.started != req.arrived:  # it was queued
