@@ -23,6 +23,7 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what j
 _NEGOTIATED: dict[tuple[str | None, tuple[str, ...], bool], tuple[str, str | None, str]] = {}
 _NEGOTIATED_MAX = 256
 _PLAIN: dict[tuple[str | None, str, bool], bool] = {}  # plain_json's answers
+_PROTOBUF_OK: dict[tuple[Any, Any], bool] = {}  # protobuf_ok's
 
 
 def dumps(obj: Any) -> bytes:
@@ -92,9 +93,17 @@ def _transform(obj: dict[str, Any], transform: str, version: str, kind: str, que
 
 
 def protobuf_ok(api_version: Any, kind: Any) -> bool:
-    """True when answers of this (apiVersion, kind) can be written in protobuf (`wire.protobuf.encodable`)."""
-    encodable = hooks.wire_attr("protobuf", "encodable")
-    return bool(encodable and encodable(api_version, kind))
+    """True when answers of this (apiVersion, kind) can be written in protobuf (`wire.protobuf.encodable`);
+    memoised (a fixed table; every GET asks)."""
+    key = (api_version, kind)
+    found = _PROTOBUF_OK.get(key)
+    if found is None:
+        encodable = hooks.wire_attr("protobuf", "encodable")
+        found = bool(encodable and encodable(api_version, kind))
+        if len(_PROTOBUF_OK) >= _NEGOTIATED_MAX:
+            _PROTOBUF_OK.clear()
+        _PROTOBUF_OK[key] = found
+    return found
 
 
 def protobuf_body(obj: Any) -> bytes | None:
