@@ -58,8 +58,15 @@ class SeatDemand:
         self._ixx += x * x * dt
 
     def set(self, x: float, now: float | None = None) -> None:
-        """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one)."""
-        self._update(now)
+        """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one). (`_update`
+        inlined: the queue set calls this twice per request.)"""
+        if now is None:
+            now = self._clock()
+        dt, self._last = now - self._last, now
+        old = self.x
+        self._t += dt
+        self._ix += old * dt
+        self._ixx += old * old * dt
         self.x = x
         if x > self._max:
             self._max = x
