@@ -14,7 +14,7 @@ from .. import apierrors as E
 from . import aggregated, priority_fairness
 from . import params as P
 from .context import ServerContext
-from .deadlines import Deadlines
+from .deadlines import Deadlines, requested_timeout
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .groups import group_versions
@@ -187,7 +187,8 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
 def _errors(ctx: ServerContext, check_token: bool = False):
     """The outermost filter: an `Expect` header answered first; then every failure becomes a Status, a true
     bug logged and answered 500 without a traceback, and a request that is not long-running cut off at
-    `--request-timeout` (`WithTimeoutForNonLongRunningRequests`, http/deadlines.py). With `check_token`, the
+    `--request-timeout` or its shorter `?timeout=` (`WithRequestDeadline`, `WithTimeoutForNonLongRunningRequests`,
+    http/deadlines.py; a `?timeout=` Go cannot parse is a 400, before authentication). With `check_token`, the
     token check (`_check_token`) runs first inside it, as the inner auth middleware did. (One coroutine for the
     three: each layer of a request costs about a microsecond.)"""
     deadlines = Deadlines(ctx.request_timeout) if ctx.request_timeout > 0 else None
@@ -198,8 +199,11 @@ def _errors(ctx: ServerContext, check_token: bool = False):
             await _expect(request)
         ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
         accept = request.headers.get("Accept")  # errors are negotiated too (protobuf Status)
-        deadline = None if deadlines is None or _long_running(request) else deadlines.arm(request)
+        deadline = None
         try:
+            if deadlines is not None and not _long_running(request):  # WithRequestDeadline: a bad ?timeout= is 400
+                asked = requested_timeout(request) if "timeout=" in request.raw_path else None
+                deadline = deadlines.arm(request, asked)
             if check_token and ctx.token is not None:
                 _check_token(ctx, request)
             return await handler(request)
