@@ -23,6 +23,7 @@ from .respond import error_response, object_response, plain_not_found
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
 from ..metrics import ServerMetrics
+from ..warning import RECORDER, recorded, warning_header
 
 log = logging.getLogger("nsconform.reference_server.http")
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
@@ -184,11 +185,16 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
             raise E.unauthorized()
 
 
+_WARNED = frozenset({"PUT", "PATCH"})  # the writes whose validation may add warnings (ratcheted CRD rules)
+
+
 def _errors(ctx: ServerContext, check_token: bool = False):
     """The outermost filter: an `Expect` header answered first; then every failure becomes a Status, a true
     bug logged and answered 500 without a traceback, and a request that is not long-running cut off at
     `--request-timeout` or its shorter `?timeout=` (`WithRequestDeadline`, `WithTimeoutForNonLongRunningRequests`,
-    http/deadlines.py; a `?timeout=` Go cannot parse is a 400, before authentication). With `check_token`, the
+    http/deadlines.py; a `?timeout=` Go cannot parse is a 400, before authentication), and, for an update, the
+    request's warning recorder (warning.py; its warnings on an error answer here, on a success by the handler's
+    `_respond`). With `check_token`, the
     token check (`_check_token`) runs first inside it, as the inner auth middleware did. (One coroutine for the
     three: each layer of a request costs about a microsecond.)"""
     deadlines = Deadlines(ctx.request_timeout) if ctx.request_timeout > 0 else None
@@ -200,6 +206,7 @@ def _errors(ctx: ServerContext, check_token: bool = False):
         ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
         accept = request.headers.get("Accept")  # errors are negotiated too (protobuf Status)
         deadline = None
+        recording = RECORDER.set([]) if request.method in _WARNED else None  # WithWarningRecorder (warning.py)
         try:
             if deadlines is not None and not _long_running(request):  # WithRequestDeadline: a bad ?timeout= is 400
                 asked = requested_timeout(request) if "timeout=" in request.raw_path else None
@@ -216,7 +223,10 @@ def _errors(ctx: ServerContext, check_token: bool = False):
                 return resp
             raise
         except E.StatusError as err:
-            return error_response(err, ctx.deviations, accept)
+            resp = error_response(err, ctx.deviations, accept)
+            for w in recorded():  # warnings go out with an error too (e.g. a 422 after a ratcheted rule)
+                resp.headers.add("Warning", warning_header(w))
+            return resp
         except web.HTTPRequestEntityTooLarge:
             return error_response(E.request_entity_too_large("limit is 3145728"), ctx.deviations, accept)
         except web.HTTPException as exc:
@@ -233,6 +243,8 @@ def _errors(ctx: ServerContext, check_token: bool = False):
         finally:
             if deadline is not None:
                 deadlines.disarm(deadline)  # type: ignore[union-attr]
+            if recording is not None:
+                RECORDER.reset(recording)
     return errors
 
 
