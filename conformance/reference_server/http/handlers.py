@@ -165,8 +165,8 @@ class Handlers:
     def _respond(self, request: web.Request, obj: Any, status: int = 200,
                  warnings: list[str] | None = None, *, store: GenericStore) -> web.Response:
         headers = None
-        if warned := recorded():  # what the request's lower layers added (warning.py), after its own
-            warnings = [*(warnings or ()), *warned]
+        if warnings is not None and (warned := recorded()):  # a write's: what its lower layers added (warning.py)
+            warnings = [*warnings, *warned]
         if warnings:  # one Warning header per warning, quoted as RFC 7234 warn-text (`net.NewWarningHeader`)
             headers = CIMultiDict([("Warning", warning_header(w)) for w in dict.fromkeys(warnings) if w.isprintable()])
         kind = obj.get("kind", "").removesuffix("List") if obj.get("kind") != "Status" else ""
