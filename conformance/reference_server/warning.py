@@ -6,6 +6,7 @@ alike. Without a recorder (a controller's own write) a warning goes nowhere, as 
 from __future__ import annotations
 
 import contextvars
+from typing import Iterable
 
 RECORDER: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("warning_recorder", default=None)
 
@@ -27,4 +28,10 @@ def warning_header(text: str) -> str:
     return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-__all__ = ["RECORDER", "add_warning", "recorded", "warning_header"]
+def warning_headers(texts: Iterable[str]) -> list[tuple[str, str]]:
+    """One `Warning` header per distinct text, in order; a text no header can carry (a control character) is
+    dropped, as `NewWarningHeader` refuses what it cannot quote."""
+    return [("Warning", warning_header(w)) for w in dict.fromkeys(texts) if w.isprintable()]
+
+
+__all__ = ["RECORDER", "add_warning", "recorded", "warning_header", "warning_headers"]

@@ -23,7 +23,7 @@ from .respond import error_response, object_response, plain_not_found
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
 from ..metrics import ServerMetrics
-from ..warning import RECORDER, recorded, warning_header
+from ..warning import RECORDER, recorded, warning_headers
 
 log = logging.getLogger("nsconform.reference_server.http")
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
@@ -224,8 +224,8 @@ def _errors(ctx: ServerContext, check_token: bool = False):
             raise
         except E.StatusError as err:
             resp = error_response(err, ctx.deviations, accept)
-            for w in recorded():  # warnings go out with an error too (e.g. a 422 after a ratcheted rule)
-                resp.headers.add("Warning", warning_header(w))
+            for name, value in warning_headers(recorded()):  # with an error too (a 422 beside a ratcheted rule)
+                resp.headers.add(name, value)
             return resp
         except web.HTTPRequestEntityTooLarge:
             return error_response(E.request_entity_too_large("limit is 3145728"), ctx.deviations, accept)
