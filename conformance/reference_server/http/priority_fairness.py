@@ -45,7 +45,7 @@ from aiohttp import web
 
 from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
-from ..godur import DurationError, parse_duration  # (before flowcontrol: main's import there)
+from ..godur import DurationError, parse_duration
 from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT, FlowControl, ObjectCounts,
                            WatchTracker, WorkEstimator)
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
