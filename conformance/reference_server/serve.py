@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import re
 import signal
 import sys
 from typing import Sequence
@@ -12,6 +11,7 @@ from typing import Sequence
 from .deviations import DEVIATIONS
 from .extensions import parse_feature_gates
 from .flavors import DEFAULT_FLAVOR, FLAVORS
+from .godur import DurationError, parse_duration
 from .logmask import protect
 from .http import PROFILES
 from .server import ReferenceServer
@@ -130,19 +130,17 @@ def _bool_flag(value: str) -> bool:
     raise argparse.ArgumentTypeError(f"invalid boolean value {value!r}")
 
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
-
-
 def _duration(value: str) -> float:
-    """A Go duration (`1m0s`, `90s`, `500ms`) or plain seconds, in seconds."""
+    """A Go duration (`1m0s`, `90s`, `.5s`: kube-apiserver's flags are `time.ParseDuration`'s, godur.py) or plain
+    seconds, in seconds."""
     try:
         return float(value)
     except ValueError:
         pass
-    parts = _DURATION.findall(value)
-    if not parts or "".join(a + b for a, b in parts) != value:
-        raise argparse.ArgumentTypeError(f"invalid duration {value!r} (e.g. 60s, 1m0s)")
-    return sum(float(n) * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[u] for n, u in parts)
+    try:
+        return parse_duration(value) / 1e9
+    except DurationError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (e.g. 60s, 1m0s)") from None
 
 
 def read_token_file(path: str) -> str:

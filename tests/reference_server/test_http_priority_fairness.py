@@ -103,6 +103,7 @@ def _uids(srv: RunningServer, name: str) -> tuple[str, str]:
                  for kind in ("flowschemas", "prioritylevelconfigurations"))  # type: ignore[return-value]
 
 
+
 def test_reject_answers_429_at_once_exempt_never_limited(srv):
     path = "/api/v1/namespaces/t-reject/configmaps"
     held = _Held(srv, path)
@@ -206,3 +207,17 @@ def test_serve_flags():
         ReferenceServer(max_requests_inflight=-1)
     with pytest.raises(ValueError, match="must be positive"):
         ReferenceServer(max_requests_inflight=0, max_mutating_requests_inflight=0)
+
+
+def test_a_fractional_timeout_bounds_the_queue_wait(srv):
+    """`?timeout=.5s` is Go's grammar (godur.py): the wait ends at a quarter of it, not of --request-timeout.
+    (Last in the module: it adds to t-queue's counts.)"""
+    path = "/api/v1/namespaces/t-queue/configmaps"
+    held = _Held(srv, path + "?x=2")
+    try:
+        _until_level(srv, "t-queue", "ExecutingRequests", "1")
+        started = time.monotonic()
+        r = requests.get(srv.url + path, params={"timeout": ".5s"}, headers=ALICE)
+        assert r.status_code == 429 and time.monotonic() - started < 1
+    finally:
+        assert held.finish() == 201

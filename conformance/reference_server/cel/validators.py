@@ -4,18 +4,16 @@
 refused when the expression is compiled, `invalid <function> argument` at the literal.
 
 As cel-go's, the check is on the call's first argument whatever the call style: `s.matches('[')` checks the
-pattern, the global `matches('[', s)` the string matched. Durations follow Go's `time.ParseDuration`, timestamps
-`time.Parse(time.RFC3339, ...)` within years 1 to 9999, patterns RE2 (through Python's `re`, which judges only
-patterns that use nothing RE2 and Python read differently)."""
+pattern, the global `matches('[', s)` the string matched. Durations follow Go's `time.ParseDuration` (godur.py),
+timestamps `time.Parse(time.RFC3339, ...)` within years 1 to 9999, patterns RE2 (through Python's `re`, which judges
+only patterns that use nothing RE2 and Python read differently)."""
 from __future__ import annotations
 
 import datetime
 import re
 
-_DURATION = re.compile(r"[-+]?(?:0|(?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)")
-_UNIT_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9,
-            "h": 3600 * 10**9}
-_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+from ..godur import DurationError, parse_duration
+
 _TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))")
 # what RE2 refuses though Python reads it (lookaround, backreferences, atomic groups, conditionals)
 _NOT_RE2 = re.compile(r"\(\?<?[=!]|\(\?>|\(\?\(|\\[1-9]")
@@ -24,10 +22,11 @@ _RE2_ONLY = re.compile(r"\\[pPzCQE]|\[\[:|\(\?[a-zA-Z]*[-:)]")
 
 
 def valid_duration(text: str) -> bool:
-    if not _DURATION.fullmatch(text):
+    try:
+        parse_duration(text)
+    except DurationError:
         return False
-    total = sum(float(n) * _UNIT_NS[u] for n, u in _PART.findall(text))
-    return total <= 2**63 - 1
+    return True
 
 
 def valid_timestamp(text: str) -> bool:

@@ -24,6 +24,7 @@ from ..controller.podgc import PodGarbageCollector
 from ..controller.per_namespace import (DockercfgController, NamespaceMetadataController, RootCAPublisher,
                                         ServiceAccountsController)
 from ..registry import Registry, ResourceInfo
+from ..warning import warning_header
 from .catalogue import Flavor, Span
 
 # the warnings admission asked for during the current request (set per request by `warnings_middleware`)
@@ -198,8 +199,7 @@ async def warnings_middleware(request: web.Request, handler: Any) -> web.StreamR
     finally:
         ADMISSION_WARNINGS.reset(token)
     if warnings and not resp.prepared:
-        extra = CIMultiDict(("Warning", '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"')
-                            for w in warnings)
+        extra = CIMultiDict(("Warning", warning_header(w)) for w in warnings)
         for k, v in extra.items():
             resp.headers.add(k, v)
     return resp

@@ -14,7 +14,7 @@ from .. import apierrors as E
 from . import aggregated, priority_fairness
 from . import params as P
 from .context import ServerContext
-from .deadlines import Deadlines
+from .deadlines import Deadlines, requested_timeout
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .groups import group_versions
@@ -23,6 +23,7 @@ from .respond import error_response, object_response, plain_not_found
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
 from ..metrics import ServerMetrics
+from ..warning import RECORDER, recorded, warning_headers
 
 log = logging.getLogger("nsconform.reference_server.http")
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
@@ -189,10 +190,16 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
             raise E.unauthorized()
 
 
+_WARNED = frozenset({"PUT", "PATCH"})  # the writes whose validation may add warnings (ratcheted CRD rules)
+
+
 def _errors(ctx: ServerContext, check_token: bool = False):
     """The outermost filter: an `Expect` header answered first; then every failure becomes a Status, a true
     bug logged and answered 500 without a traceback, and a request that is not long-running cut off at
-    `--request-timeout` (`WithTimeoutForNonLongRunningRequests`, http/deadlines.py). With `check_token`, the
+    `--request-timeout` or its shorter `?timeout=` (`WithRequestDeadline`, `WithTimeoutForNonLongRunningRequests`,
+    http/deadlines.py; a `?timeout=` Go cannot parse is a 400, before authentication), and, for an update, the
+    request's warning recorder (warning.py; its warnings on an error answer here, on a success by the handler's
+    `_respond`). With `check_token`, the
     token check (`_check_token`) runs first inside it, as the inner auth middleware did. (One coroutine for the
     three: each layer of a request costs about a microsecond.)"""
     deadlines = Deadlines(ctx.request_timeout) if ctx.request_timeout > 0 else None
@@ -203,8 +210,12 @@ def _errors(ctx: ServerContext, check_token: bool = False):
             await _expect(request)
         ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
         accept = request.headers.get("Accept")  # errors are negotiated too (protobuf Status)
-        deadline = None if deadlines is None or _long_running(request) else deadlines.arm(request)
+        deadline = None
+        recording = RECORDER.set([]) if request.method in _WARNED else None  # WithWarningRecorder (warning.py)
         try:
+            if deadlines is not None and not _long_running(request):  # WithRequestDeadline: a bad ?timeout= is 400
+                asked = requested_timeout(request) if "timeout=" in request.raw_path else None
+                deadline = deadlines.arm(request, asked)
             if check_token and ctx.token is not None:
                 _check_token(ctx, request)
             return await handler(request)
@@ -217,7 +228,10 @@ def _errors(ctx: ServerContext, check_token: bool = False):
                 return resp
             raise
         except E.StatusError as err:
-            return error_response(err, ctx.deviations, accept)
+            resp = error_response(err, ctx.deviations, accept)
+            for name, value in warning_headers(recorded()):  # with an error too (a 422 beside a ratcheted rule)
+                resp.headers.add(name, value)
+            return resp
         except web.HTTPRequestEntityTooLarge:
             return error_response(E.request_entity_too_large("limit is 3145728"), ctx.deviations, accept)
         except web.HTTPException as exc:
@@ -234,6 +248,8 @@ def _errors(ctx: ServerContext, check_token: bool = False):
         finally:
             if deadline is not None:
                 deadlines.disarm(deadline)  # type: ignore[union-attr]
+            if recording is not None:
+                RECORDER.reset(recording)
     return errors
 
 

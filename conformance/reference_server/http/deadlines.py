@@ -5,6 +5,12 @@ One timer serves every request in flight, instead of one `asyncio.timeout` each 
 per request, and three running-loop look-ups: about 5 µs of a GET). It ticks a tenth of the timeout apart, at most
 a second, while requests are in flight, so a request ends between its deadline and one tick later (upstream: at
 its deadline); the timeout is a minute unless the server is told otherwise.
+
+A request's `?timeout=` is `WithRequestDeadline`'s (`staging/src/k8s.io/apiserver/pkg/endpoints/filters/
+request_deadline.go`, outside authentication): read with Go's `time.ParseDuration` (godur.py), a value that does not
+parse answered 400 `invalid timeout specified in the request URL - <Go's error>`; a positive one shorter than
+--request-timeout is the request's deadline (its own timer, a per-request cost paid only when it is asked for), zero or
+negative leave the server's ("no timeout on the user's part").
 """
 from __future__ import annotations
 
@@ -12,14 +18,33 @@ import asyncio
 import time
 from typing import Any
 
+from .. import apierrors as E
+from ..godur import DurationError, parse_duration
+
+INVALID_TIMEOUT = "invalid timeout specified in the request URL"
+
+
+def requested_timeout(request: Any) -> float | None:
+    """`parseTimeout`: the `?timeout=` in seconds when it shortens the deadline (positive), None when absent, empty,
+    zero or negative; StatusError 400 when Go cannot parse it."""
+    value = request.query.get("timeout")
+    if not value:
+        return None
+    try:
+        ns = parse_duration(value)
+    except DurationError as exc:
+        raise E.bad_request(f"{INVALID_TIMEOUT} - {exc}") from None
+    return ns / 1e9 if ns > 0 else None
+
 
 class _Deadline:
-    __slots__ = ("at", "task", "expired")
+    __slots__ = ("at", "task", "expired", "timer")
 
     def __init__(self, at: float, task: Any):
         self.at = at
         self.task = task
         self.expired = False
+        self.timer: asyncio.TimerHandle | None = None  # a shorter `?timeout=`'s own
 
 
 class Deadlines:
@@ -32,12 +57,17 @@ class Deadlines:
         self._timer: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def arm(self, request: Any) -> _Deadline:
-        """The deadline of the request being served (its task is cancelled once it passed); `disarm` it when the
-        request ends, and ask `timed_out` when the handler raised CancelledError."""
+    def arm(self, request: Any, timeout: float | None = None) -> _Deadline:
+        """The deadline of the request being served (its task is cancelled once it passed): `timeout` seconds (a
+        `?timeout=`) when shorter than the server's; `disarm` it when the request ends, and ask `timed_out` when
+        the handler raised CancelledError."""
         loop = self._loop
         if loop is None:
             loop = self._loop = request.task.get_loop()  # (`request.task` is the connection's)
+        if timeout is not None and timeout < self.timeout:
+            d = _Deadline(time.monotonic() + timeout, asyncio.current_task(loop))
+            d.timer = loop.call_later(timeout, self._expire, d)
+            return d
         d = _Deadline(time.monotonic() + self.timeout, asyncio.current_task(loop))  # (with the loop: no look-up)
         self._live.add(d)
         if self._timer is None:
@@ -53,10 +83,17 @@ class Deadlines:
         return d.task.uncancel() == 0
 
     def disarm(self, d: _Deadline) -> None:
+        if d.timer is not None:
+            d.timer.cancel()
         self._live.discard(d)
         if d.expired:  # the handler swallowed our cancellation
             d.expired = False
             d.task.uncancel()
+
+    @staticmethod
+    def _expire(d: _Deadline) -> None:
+        d.expired = True
+        d.task.cancel()
 
     def _sweep(self) -> None:
         self._timer = None

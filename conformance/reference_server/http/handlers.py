@@ -24,6 +24,7 @@ from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
 from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
+from ..warning import recorded, warning_headers
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_yaml
@@ -165,9 +166,10 @@ class Handlers:
     def _respond(self, request: web.Request, obj: Any, status: int = 200,
                  warnings: list[str] | None = None, *, store: GenericStore) -> web.Response:
         headers = None
+        if warnings is not None and (warned := recorded()):  # a write's: what its lower layers added (warning.py)
+            warnings = [*warnings, *warned]
         if warnings:  # one Warning header per warning, quoted as RFC 7234 warn-text (`net.NewWarningHeader`)
-            headers = CIMultiDict([("Warning", '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"')
-                                   for w in dict.fromkeys(warnings) if w.isprintable()])
+            headers = CIMultiDict(warning_headers(warnings))
         kind = obj.get("kind", "").removesuffix("List") if obj.get("kind") != "Status" else ""
         if kind == store.info.kind:
             kind = store.table_kind

@@ -39,13 +39,13 @@ identity of the stored objects, which are replaced, never changed in place, on e
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import Any, NamedTuple
 
 from aiohttp import web
 
 from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
+from ..godur import DurationError, parse_duration
 from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT, FlowControl, ObjectCounts,
                            WatchTracker, WorkEstimator)
 from ..flowcontrol.queueset import EXECUTING
@@ -63,18 +63,6 @@ DUMP_PREFIX = "/debug/api_priority_and_fairness/"
 DUMP_PRIORITY_LEVELS = DUMP_PREFIX + "dump_priority_levels"
 DUMP_QUEUES = DUMP_PREFIX + "dump_queues"
 DUMP_REQUESTS = DUMP_PREFIX + "dump_requests"
-
-
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|us|µs|ns|m|s)")
-_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
-
-
-def _go_duration(value: str) -> float:
-    """`time.ParseDuration` (unsigned), in seconds."""
-    parts = _DURATION.findall(value)
-    if not parts or "".join(a + b for a, b in parts) != value:
-        raise ValueError(value)
-    return sum(float(n) * _UNITS[u] for n, u in parts)
 
 
 class Decision(NamedTuple):
@@ -346,8 +334,8 @@ class PriorityAndFairness:
         limit = self.ctx.request_timeout if self.ctx.request_timeout > 0 else _MAX_WAIT * 4
         if not watch and "timeout" in request.query:
             try:
-                asked = _go_duration(request.query["timeout"])
-            except ValueError:  # unparsable: the handler answers it
+                asked = parse_duration(request.query["timeout"]) / 1e9
+            except DurationError:  # unparsable: WithRequestDeadline answered it (http/deadlines.py)
                 asked = None
             if asked is not None and 0 < asked < limit:
                 limit = asked

@@ -18,9 +18,9 @@ def _run(coro):
     return asyncio.run(coro)
 
 
-async def _serve(d: Deadlines, handler, request):
+async def _serve(d: Deadlines, handler, request, timeout: float | None = None):
     """What http/app.py's outermost filter does around a handler."""
-    deadline = d.arm(request)
+    deadline = d.arm(request, timeout)
     try:
         return await handler(request)
     except asyncio.CancelledError:
@@ -120,3 +120,43 @@ def test_the_requests_own_task_is_cancelled_not_the_connections():
         return inner, connection.cancelling()
 
     assert _run(main()) == (0, 0)
+
+
+def test_a_shorter_requested_timeout_has_its_own_timer():
+    """`?timeout=` shorter than the server's: cut at it (not a sweep tick later); a quick one leaves no timer."""
+    async def main():
+        d = Deadlines(60)
+        loop = asyncio.get_running_loop()
+
+        async def slow(request):
+            await asyncio.sleep(5)
+
+        async def quick(request):
+            return "ok"
+
+        t0 = loop.time()
+        with pytest.raises(TimeoutError):
+            await _serve(d, slow, _Request(), timeout=0.1)
+        took = loop.time() - t0
+        assert await _serve(d, quick, _Request(), timeout=0.1) == "ok"
+        return took, d._live, d._timer, asyncio.current_task().cancelling()
+
+    took, live, timer, cancelling = _run(main())
+    assert 0.1 <= took < 1 and not live and timer is None and cancelling == 0
+
+
+def test_a_longer_requested_timeout_keeps_the_servers():
+    async def main():
+        d = Deadlines(0.2)
+
+        async def slow(request):
+            await asyncio.sleep(5)
+
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        with pytest.raises(TimeoutError):
+            await _serve(d, slow, _Request(), timeout=30)
+        return loop.time() - t0, d.tick
+
+    took, tick = _run(main())
+    assert 0.2 <= took < 0.2 + tick + 0.5

@@ -5,8 +5,8 @@ transition rules (`oldSelf`) only where an old value correlates (object properti
 by key); `optionalOldSelf` rules always, `oldSelf` an optional. `pkg/registry/customresource/strategy.go`: the rules
 are skipped, with one error, after a blocking schema error; on update CRDValidationRatcheting (GA and locked on in
 1.33, `pkg/features/kube_features.go`) drops an error of a rule without `oldSelf` when its node, or its nearest
-correlatable ancestor, is unchanged (`apiserver/pkg/cel/common/equality.go` `CorrelatedObject`); upstream sends
-it as a warning, not sent here."""
+correlatable ancestor, is unchanged (`apiserver/pkg/cel/common/equality.go` `CorrelatedObject`) and sends it as a
+warning instead (`<path>: <error body>`, warning.py: a `Warning: 299` header on the answer)."""
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -15,6 +15,7 @@ from typing import Any
 
 from ... import cel
 from ...apierrors import FieldError, field_invalid
+from ...warning import add_warning
 from .compiler import Compiled, Types, compile_rule, escape
 from .crdwrite import go_string
 from .values import to_cel
@@ -229,9 +230,11 @@ def _expressions_of(node: Node, path: str | None, obj: Any, old: Any, corr: _Cor
         target = path
         if compiled.field_path:
             target = _child(path, compiled.field_path)
+        failure = _failure(target, schema, _message(compiled, activation), rule.get("reason"))
         if not compiled.uses_old_self and corr is not None and corr.ratchet():
-            continue  # ratcheted: upstream sends it as a warning
-        errs.append(_failure(target, schema, _message(compiled, activation), rule.get("reason")))
+            add_warning(str(failure))  # ratcheted: `warning.AddWarning(ctx, "", e.Error())`
+        else:
+            errs.append(failure)
 
 
 def _validate(node: Node | None, path: str | None, obj: Any, old: Any, corr: _Correlation | None,

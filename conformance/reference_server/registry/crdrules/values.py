@@ -1,7 +1,7 @@
 """A custom resource's values as its rules see them (`apiserver/pkg/cel/common/values.go` `UnstructuredToVal`):
 property names escaped, numbers doubles, `date-time`/`date` strings timestamps, `duration` strings durations
-(`strfmt.ParseDuration`), `byte` strings bytes, the metadata of a resource root reduced to `name` and
-`generateName`."""
+(kube-openapi's `strfmt.ParseDuration`: godur.py's Go grammar, then strfmt's own), `byte` strings bytes, the
+metadata of a resource root reduced to `name` and `generateName`."""
 from __future__ import annotations
 
 import base64
@@ -10,6 +10,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ...godur import DurationError, parse_duration
 from .compiler import escape
 
 
@@ -47,28 +48,45 @@ def to_cel(value: Any, schema: Any, resource_root: bool = False) -> Any:
     return value
 
 
-_GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
-_GO_DURATION = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
-_WORD_DURATION = re.compile(r"^\s*(\d+)\s*(d|w|day|days|week|weeks)\s*$")
+# kube-openapi's strfmt (`pkg/validation/strfmt/duration.go` at c8a335a9a2ff, the version 1.33 pins): Go's grammar,
+# else every `<digits>\s*<letters>` found anywhere in the string (not anchored: `1.5d` is `5d`, `-1d` is `1d`, unknown
+# units are skipped), each unit matched case-blind to a variant, or to a prefix of the group's last variant
+_STRFMT_UNITS = ((("ns", "nano"), 1), (("us", "µs", "micro"), 1_000), (("ms", "milli"), 1_000_000),
+                 (("s", "sec"), 10**9), (("m", "min"), 60 * 10**9), (("h", "hr", "hour"), 3_600 * 10**9),
+                 (("d", "day"), 86_400 * 10**9), (("w", "wk", "week"), 604_800 * 10**9))
+_STRFMT_MATCHER = re.compile(r"([0-9]+)[\t\n\f\r ]*([A-Za-zµ]+)")  # RE2's \d and \s are ASCII
+
+
+def _int64(n: int) -> int:
+    """Go's int64 arithmetic wraps."""
+    return (n + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def _strfmt_duration(text: str) -> int:
+    """`strfmt.ParseDuration`, in nanoseconds."""
+    try:
+        return parse_duration(text)
+    except DurationError:
+        pass
+    total, ok = 0, False
+    for digits, word in _STRFMT_MATCHER.findall(text):
+        factor = int(digits)
+        if factor >= 1 << 63:
+            raise ValueError(f'strconv.Atoi: parsing "{digits}": value out of range')
+        unit = word.lower()
+        for variants, ns in _STRFMT_UNITS:
+            for i, variant in enumerate(variants):
+                if (i == len(variants) - 1 and unit.startswith(variant)) or variant == unit:
+                    ok = True
+                    total = _int64(total + _int64(factor * ns))
+    if not ok:
+        raise ValueError(f"unable to parse {text} as duration")
+    return total
 
 
 def _duration(text: str) -> timedelta:
-    """strfmt.ParseDuration: Go's `time.ParseDuration`, else `<n> d|w`."""
-    sign, rest = (-1, text[1:]) if text.startswith("-") else (1, text.removeprefix("+"))
-    if rest == "0":
-        return timedelta(0)
-    seconds, pos = 0.0, 0
-    for m in _GO_DURATION.finditer(rest):
-        if m.start() != pos or m.group(1) in ("", "."):
-            break
-        seconds, pos = seconds + float(m.group(1)) * _GO_UNITS[m.group(2)], m.end()
-    else:
-        if pos == len(rest) and pos:
-            return timedelta(seconds=sign * seconds)
-    word = _WORD_DURATION.match(text)
-    if word:
-        return timedelta(days=int(word.group(1)) * (7 if word.group(2).startswith("w") else 1))
-    raise ValueError(text)
+    seconds, ns = divmod(_strfmt_duration(text), 10**9)
+    return timedelta(seconds=seconds, microseconds=ns / 1000)
 
 
 def _date(text: str) -> datetime:
