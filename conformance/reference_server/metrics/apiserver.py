@@ -46,6 +46,7 @@ UNINSTRUMENTED = frozenset({"plain-404", "unavailable", "version", "openid", "ap
                             "openapi", "metrics"})
 _CACHE_LIMIT = 4096
 FOLD_AT = LazyHistogramVec.FOLD_AT
+_webhooks = SPENT.get  # the request's webhook time cells (None: no webhook called)
 _HAS_KEYS = hasattr(web, "RequestKey")
 KEY: Any = web.RequestKey("nsconform_metrics", object) if _HAS_KEYS else "nsconform.metrics"  # type: ignore
 WAITED: Any = web.RequestKey("nsconform_apf_wait", float) if _HAS_KEYS else "nsconform.apf_wait"  # type: ignore
@@ -252,13 +253,16 @@ class RequestMetrics:
         cells[bisect_left(DURATION_BUCKETS, elapsed)] += 1  # HistogramVec.observe, inlined: every request runs it
         cells[-2] += elapsed
         cells[-1] += 1
-        if waited or SPENT.get() is not None:  # the SLI duration leaves out APF's wait and webhooks' time
+        if waited or _webhooks() is not None:  # the SLI duration leaves out APF's wait and webhooks' time
             self.sli.deduct(labels, elapsed, routed - webhook_seconds())
         if sizes is not None:  # the body's bytes (a watch's: its events', metrics/watch.py)
             if longrunning is not None:
                 sizes.append(request.get(STREAM_BYTES, 0))
             elif response is not None:
-                sizes.append(response.body_length or len(getattr(response, "body", None) or b""))
+                try:
+                    sizes.append(len(response.body or b""))
+                except (AttributeError, TypeError):  # a streamed answer (written already) or a payload object
+                    sizes.append(response.body_length)
             if len(sizes) >= FOLD_AT:
                 self.sizes.fold()
 

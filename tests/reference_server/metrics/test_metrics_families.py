@@ -1,0 +1,218 @@
+"""The /metrics families a dashboard looks for beyond the request counters (metrics/apiserver.py, latency.py,
+watch.py, admission.py, registry.py's meta metrics), after the requests that produce them: upstream's names, HELP
+texts with stability prefixes, label sets and buckets, read by our strict reader and prometheus_client's parser."""
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+
+from ..test_admission_webhooks import Hook, cm, configure, hook, unconfigure  # noqa: F401 - hook: a fixture
+from .exposition import Family, parse
+
+SIZE_BOUNDS = ["1000", "10000", "100000", "1e+06", "1e+07", "1e+08", "1e+09", "+Inf"]
+SLI_BOUNDS = ["0.05", "0.1", "0.2", "0.4", "0.6", "0.8", "1", "1.25", "1.5", "2", "3", "4", "5", "6", "8", "10", "15",
+              "20", "30", "45", "60", "+Inf"]
+EVENT_BOUNDS = ["1024", "2048", "4096", "8192", "16384", "32768", "65536", "131072", "+Inf"]
+WEBHOOK_BOUNDS = ["0.005", "0.025", "0.1", "0.5", "1", "2.5", "10", "25", "+Inf"]
+REQUEST_LABELS = {"verb", "group", "version", "resource", "subresource", "scope", "component"}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RunningServer]:
+    """A server of its own: its webhook configurations must not reach other modules' requests."""
+    srv = start_embedded()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def ns(server: RunningServer) -> Iterator[str]:
+    name = f"mf-{uuid.uuid4().hex[:8]}"
+    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"hooks": name}}})
+    assert r.status_code == 201, r.text
+    yield name
+    requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+
+
+def scrape(server: RunningServer) -> tuple[dict[str, Family], dict[str, Any]]:
+    """(our reader's families, prometheus_client's families by name)."""
+    text_string_to_metric_families = pytest.importorskip("prometheus_client.parser").text_string_to_metric_families
+    r = requests.get(server.url + "/metrics")
+    assert r.status_code == 200
+    return parse(r.text), {f.name: f for f in text_string_to_metric_families(r.text)}
+
+
+def series(fam: Family, suffix: str, **labels: str) -> list[tuple[dict[str, str], float]]:
+    return [(ls, v) for n, ls, v in fam.samples
+            if n == fam.name + suffix and all(ls.get(k) == x for k, x in labels.items())]
+
+
+def one(fam: Family, suffix: str, **labels: str) -> float:
+    found = series(fam, suffix, **labels)
+    assert len(found) <= 1, found
+    return found[0][1] if found else 0.0
+
+
+def buckets(fam: Family, **labels: str) -> list[str]:
+    return [ls["le"] for ls, _ in series(fam, "_bucket", **labels)]
+
+
+def test_response_sizes_of_reads(server: RunningServer, ns: str) -> None:
+    """`apiserver_response_sizes` (STABLE): the body's bytes of GET and LIST (a `?watch` too, as WATCH), 1 KB to
+    1 GB buckets, no `dry_run` label; writes are not observed."""
+    before, _ = scrape(server)
+    got = requests.get(f"{server.url}/api/v1/namespaces/{ns}")
+    listed = requests.get(f"{server.url}/api/v1/namespaces/{ns}/configmaps")
+    created = cm(server, ns, "sized")
+    watched = requests.get(f"{server.url}/api/v1/namespaces/{ns}/configmaps?watch=1&timeoutSeconds=1"
+                           "&resourceVersion=0")
+    assert got.status_code == listed.status_code == watched.status_code == 200 and created.status_code == 201
+    fams, prom = scrape(server)
+    fam = fams["apiserver_response_sizes"]
+    assert fam.help == ("[STABLE] Response size distribution in bytes for each group, version, verb, resource, "
+                        "subresource, scope and component.") and fam.type == "histogram"
+    assert prom["apiserver_response_sizes"].type == "histogram"
+    old = before.get("apiserver_response_sizes", Family("", "", ""))
+    get = {"verb": "GET", "resource": "namespaces", "scope": "resource", "version": "v1", "component": "apiserver"}
+    assert set(series(fam, "_count", **get)[0][0]) == REQUEST_LABELS
+    assert buckets(fam, **get) == SIZE_BOUNDS
+    assert one(fam, "_count", **get) - one(old, "_count", **get) == 1
+    assert one(fam, "_sum", **get) - one(old, "_sum", **get) == len(got.content)
+    lst = {"verb": "LIST", "resource": "configmaps", "scope": "namespace"}
+    assert one(fam, "_sum", **lst) - one(old, "_sum", **lst) == len(listed.content)
+    watch = {"verb": "WATCH", "resource": "configmaps", "scope": "namespace"}
+    assert one(fam, "_count", **watch) - one(old, "_count", **watch) == 1
+    assert one(fam, "_sum", **watch) - one(old, "_sum", **watch) == len(watched.content)  # the events, unframed
+    assert not series(fam, "_count", verb="POST")
+
+
+def test_sli_duration_follows_the_duration(server: RunningServer, ns: str) -> None:
+    """`apiserver_request_sli_duration_seconds` (ALPHA): the duration's labels without `dry_run` (dry runs summed
+    in), upstream's buckets from 0.05 s; without webhooks or an APF wait it equals the duration. The deprecated
+    SLO family is hidden, as component-base hides it in 1.33."""
+    assert cm(server, ns, "dry", params={"dryRun": "All"}).status_code == 201
+    assert cm(server, ns, "wet").status_code == 201
+    fams, prom = scrape(server)
+    fam = fams["apiserver_request_sli_duration_seconds"]
+    assert fam.help == ("[ALPHA] Response latency distribution (not counting webhook duration and priority & "
+                        "fairness queue wait times) in seconds for each verb, group, version, resource, "
+                        "subresource, scope and component.") and fam.type == "histogram"
+    assert prom["apiserver_request_sli_duration_seconds"].type == "histogram"
+    post = {"verb": "POST", "resource": "configmaps", "scope": "resource"}
+    assert set(series(fam, "_count", **post)[0][0]) == REQUEST_LABELS
+    assert buckets(fam, **post) == SLI_BOUNDS
+    duration = fams["apiserver_request_duration_seconds"]
+    counts = [v for _, v in series(duration, "_count", **post)]
+    assert len(counts) == 2  # dry_run "" and "All"
+    assert one(fam, "_count", **post) == sum(counts)
+    assert one(fam, "_sum", **post) == pytest.approx(sum(v for _, v in series(duration, "_sum", **post)))
+    assert "apiserver_request_slo_duration_seconds" not in fams
+
+
+def test_watch_events_counted_and_sized(server: RunningServer, ns: str) -> None:
+    """`apiserver_watch_events_total` counts each event sent; `apiserver_watch_events_sizes` the size of each
+    event's object (its JSON and the serializer's newline), by the watched kind's group, version and kind."""
+    assert cm(server, ns, "watched").status_code == 201
+    before, _ = scrape(server)
+    r = requests.get(f"{server.url}/api/v1/namespaces/{ns}/configmaps?watch=1&timeoutSeconds=1&resourceVersion=0"
+                     "&fieldSelector=metadata.name%3Dwatched")
+    lines = r.content.splitlines()
+    assert r.status_code == 200 and len(lines) == 1
+    obj = json.loads(lines[0])["object"]
+    fams, prom = scrape(server)
+    labels = {"group": "", "version": "v1", "kind": "ConfigMap"}
+    events = fams["apiserver_watch_events_total"]
+    assert (events.help, events.type) == ("[ALPHA] Number of events sent in watch clients", "counter")
+    assert prom["apiserver_watch_events"].type == "counter"  # prometheus_client strips `_total`
+    old_events = before.get("apiserver_watch_events_total", Family("", "", ""))
+    assert events.value(**labels) - old_events.value(**labels) == 1
+    sizes = fams["apiserver_watch_events_sizes"]
+    assert (sizes.help, sizes.type) == ("[ALPHA] Watch event size distribution in bytes", "histogram")
+    assert buckets(sizes, **labels) == EVENT_BOUNDS
+    old_sizes = before.get("apiserver_watch_events_sizes", Family("", "", ""))
+    assert one(sizes, "_sum", **labels) - one(old_sizes, "_sum", **labels) == len(
+        json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()) + 1
+
+
+def test_admission_webhook_families(server: RunningServer, hook: Hook, ns: str) -> None:  # noqa: F811
+    """A validating denial, a mutating call that allows, a failed call under Ignore and under Fail: the webhook
+    families as the dispatchers record them; the calls' time is left out of the SLI duration."""
+    deny = configure(server, "validatingwebhookconfigurations", ns,
+                     clientConfig={"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle})
+    label = configure(server, "mutatingwebhookconfigurations", ns,
+                      clientConfig={"url": f"{hook.url}/label", "caBundle": hook.ca_bundle})
+    try:
+        assert cm(server, ns, "deny-me").status_code == 403
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", deny)
+        unconfigure(server, "mutatingwebhookconfigurations", label)
+    closed = "https://127.0.0.1:1/nothing"
+    ignored = configure(server, "validatingwebhookconfigurations", ns, failurePolicy="Ignore",
+                        clientConfig={"url": closed, "caBundle": hook.ca_bundle})
+    try:
+        assert cm(server, ns, "ignored").status_code == 201
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", ignored)
+    failing = configure(server, "validatingwebhookconfigurations", ns, failurePolicy="Fail",
+                        clientConfig={"url": closed, "caBundle": hook.ca_bundle})
+    try:
+        assert cm(server, ns, "failed").status_code == 500
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", failing)
+    fams, prom = scrape(server)
+    total = fams["apiserver_admission_webhook_request_total"]
+    assert total.help.startswith("[ALPHA] Admission webhook request total, identified by name and broken out for "
+                                 "each admission type (validating or admit) and operation.")
+    assert prom["apiserver_admission_webhook_request"].type == "counter"
+    assert total.value(name=f"{deny}.example.com", type="validating", operation="CREATE", code="403",
+                       rejected="true") == 1
+    assert total.value(name=f"{label}.example.com", type="admit", operation="CREATE", code="200",
+                       rejected="false") == 1
+    assert total.value(name=f"{ignored}.example.com", type="validating", code="400", rejected="false") == 1
+    assert total.value(name=f"{failing}.example.com", type="validating", code="400", rejected="true") == 1
+    rejections = fams["apiserver_admission_webhook_rejection_count"]
+    assert rejections.type == "counter" and rejections.help.startswith("[ALPHA] Admission webhook rejection count")
+    assert rejections.value(name=f"{deny}.example.com", type="validating", operation="CREATE",
+                            error_type="no_error", rejection_code="403") == 1
+    assert rejections.value(name=f"{failing}.example.com", error_type="calling_webhook_error",
+                            rejection_code="400") == 1
+    assert not series(rejections, "", name=f"{ignored}.example.com")
+    assert fams["apiserver_admission_webhook_fail_open_count"].value(name=f"{ignored}.example.com",
+                                                                    type="validating") == 1
+    duration = fams["apiserver_admission_webhook_admission_duration_seconds"]
+    assert duration.help == ("[STABLE] Admission webhook latency histogram in seconds, identified by name and "
+                             "broken out for each operation and API resource and type (validate or admit).")
+    assert buckets(duration, name=f"{label}.example.com") == WEBHOOK_BOUNDS
+    assert one(duration, "_count", name=f"{label}.example.com", type="admit", operation="CREATE",
+               rejected="false") == 1
+    assert set(series(duration, "_count", name=f"{deny}.example.com")[0][0]) == {"name", "type", "operation",
+                                                                                "rejected"}
+    # the webhook time is not the SLI's: its POSTs' sum is below their duration's by at least the calls' time
+    called = sum(v for _, v in series(duration, "_sum"))
+    post = {"verb": "POST", "resource": "configmaps", "scope": "resource"}
+    durations = sum(v for _, v in series(fams["apiserver_request_duration_seconds"], "_sum", **post))
+    sli = one(fams["apiserver_request_sli_duration_seconds"], "_sum", **post)
+    assert sli <= durations - called + 1e-6 and called > 0
+
+
+def test_registered_metrics_total(server: RunningServer) -> None:
+    """component-base's meta metrics: `registered_metrics_total` (BETA) counts each registered family by
+    stability level (those of /metrics/slis too), `hidden_metrics_total` the hidden ones."""
+    fams, prom = scrape(server)
+    reg = fams["registered_metrics_total"]
+    assert (reg.help, reg.type) == ("[BETA] The count of registered metrics broken by stability level and "
+                                    "deprecation version.", "counter")
+    assert prom["registered_metrics"].type == "counter"
+    slis = parse(requests.get(server.url + "/metrics/slis").text)
+    # every family with a stability prefix, those without a sample yet included: at least those written
+    for level in ("ALPHA", "BETA", "STABLE"):
+        written = sum(f.help.startswith(f"[{level}]") for f in (*fams.values(), *slis.values()))
+        assert reg.value(stability_level=level, deprecated_version="") >= written > 0
+    assert set(series(reg, "")[0][0]) == {"stability_level", "deprecated_version"}
+    assert fams["hidden_metrics_total"].value() == 3 and fams["disabled_metrics_total"].value() == 0
