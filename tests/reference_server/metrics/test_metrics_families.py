@@ -12,6 +12,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
+from ..admission.test_validating_policy import Policies
 from ..test_admission_webhooks import Hook, cm, configure, hook, unconfigure  # noqa: F401 - hook: a fixture
 from .exposition import Family, parse
 
@@ -34,7 +35,7 @@ def server() -> Iterator[RunningServer]:
 @pytest.fixture
 def ns(server: RunningServer) -> Iterator[str]:
     name = f"mf-{uuid.uuid4().hex[:8]}"
-    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"hooks": name}}})
+    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"hooks": name, "vap": name}}})
     assert r.status_code == 201, r.text
     yield name
     requests.delete(f"{server.url}/api/v1/namespaces/{name}")
@@ -216,3 +217,39 @@ def test_registered_metrics_total(server: RunningServer) -> None:
         assert reg.value(stability_level=level, deprecated_version="") >= written > 0
     assert set(series(reg, "")[0][0]) == {"stability_level", "deprecated_version"}
     assert fams["hidden_metrics_total"].value() == 3 and fams["disabled_metrics_total"].value() == 0
+
+
+def test_validating_admission_policy_checks(server: RunningServer, ns: str) -> None:
+    """`apiserver_validating_admission_policy_check_total` and `_check_duration_seconds` (BETA), as the policy
+    dispatcher records: a failed validation once per binding action (a plain denial is `invalid_error`, as
+    upstream's `ErrorType` judges by the message), an error under `failurePolicy: Ignore` as `allow`, a passing
+    validation not at all."""
+    vap = Policies(server, ns)
+    try:
+        strict = vap.policy(validations=[{"expression": "object.data.a == 'b'"}])
+        both = vap.bind(strict, ("Deny", "Audit"))
+        lenient = vap.policy(failurePolicy="Ignore", validations=[{"expression": "object.data.missing == 'x'"}])
+        ignored = vap.bind(lenient, ("Deny",))
+        assert vap.cm("fine", {"a": "b"}).status_code == 201
+        assert vap.cm("refused", {"a": "c"}).status_code == 422
+    finally:
+        vap.cleanup()
+    fams, prom = scrape(server)
+    checks = fams["apiserver_validating_admission_policy_check_total"]
+    assert (checks.help, checks.type) == ("[BETA] Validation admission policy check total, labeled by policy and "
+                                          "further identified by binding and enforcement action taken.", "counter")
+    assert prom["apiserver_validating_admission_policy_check"].type == "counter"
+    assert checks.value(policy=strict, policy_binding=both, error_type="invalid_error",
+                        enforcement_action="deny") == 1
+    assert checks.value(policy=strict, policy_binding=both, error_type="invalid_error",
+                        enforcement_action="audit") == 1
+    assert len(series(checks, "", policy=strict)) == 2  # the passing create recorded nothing
+    assert checks.value(policy=lenient, policy_binding=ignored, error_type="invalid_error",
+                        enforcement_action="allow") == 2  # both creates: the expression errs, Ignore admits
+    duration = fams["apiserver_validating_admission_policy_check_duration_seconds"]
+    assert duration.help == ("[BETA] Validation admission latency for individual validation expressions in "
+                             "seconds, labeled by policy and further including binding and enforcement action "
+                             "taken.") and duration.type == "histogram"
+    assert buckets(duration, policy=strict, enforcement_action="deny") == ["5e-07", "0.001", "0.01", "0.1", "1",
+                                                                          "+Inf"]
+    assert one(duration, "_count", policy=lenient, enforcement_action="allow") == 2
