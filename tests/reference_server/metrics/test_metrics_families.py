@@ -253,3 +253,45 @@ def test_validating_admission_policy_checks(server: RunningServer, ns: str) -> N
     assert buckets(duration, policy=strict, enforcement_action="deny") == ["5e-07", "0.001", "0.01", "0.1", "1",
                                                                           "+Inf"]
     assert one(duration, "_count", policy=lenient, enforcement_action="allow") == 2
+
+
+def test_work_estimated_seats(server: RunningServer, ns: str) -> None:
+    """`apiserver_flowcontrol_work_estimated_seats` (ALPHA): one observation per request a non-exempt level
+    classified (rejected ones too), buckets 1, 2, 4, 10; exempt levels have none."""
+    assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/configmaps").status_code == 200
+    fams, prom = scrape(server)
+    fam = fams["apiserver_flowcontrol_work_estimated_seats"]
+    assert (fam.help, fam.type) == ("[ALPHA] Number of estimated seats (maximum of initial and final seats) "
+                                    "associated with requests in API Priority and Fairness", "histogram")
+    assert prom["apiserver_flowcontrol_work_estimated_seats"].type == "histogram"
+    dispatched = fams["apiserver_flowcontrol_dispatched_requests_total"]
+    rejected = fams.get("apiserver_flowcontrol_rejected_requests_total", Family("", "", ""))
+    counted = series(fam, "_count")
+    assert counted
+    for labels, n in counted:
+        assert set(labels) == {"priority_level", "flow_schema"} and labels["priority_level"] != "exempt"
+        assert buckets(fam, **labels) == ["1", "2", "4", "10", "+Inf"]
+        assert n == dispatched.value(**labels) + sum(v for _, v in series(rejected, "", **labels))
+    assert not series(fam, "_count", priority_level="exempt")
+
+
+def test_work_estimated_seats_of_wide_requests() -> None:
+    """The requests of more than one seat are noted one by one, the others derived from the counters."""
+    from types import SimpleNamespace
+
+    from conformance.reference_server.metrics.flowcontrol import FlowControlMetrics
+    from conformance.reference_server.metrics.registry import Registry
+
+    limited = SimpleNamespace(limits=SimpleNamespace(exempt=False, queues=0))
+    fc = FlowControlMetrics(SimpleNamespace(levels={"workload-low": limited}, queuesets={}))
+    decision = SimpleNamespace(pl_name="workload-low", fs_name="service-accounts")
+    for seats in (1, 1, 3, 10, 1):
+        req = SimpleNamespace(seats=seats, started=1, arrived=1, details=None)
+        fc.dispatched(decision, req)
+    fc.rejected(decision, None, limited)  # at once: counted as one seat
+    reg = Registry()
+    reg.add(fc.seats)
+    fam = parse(reg.render())["apiserver_flowcontrol_work_estimated_seats"]
+    assert [(ls["le"], v) for n, ls, v in fam.samples if n.endswith("_bucket")] == [
+        ("1", 4), ("2", 4), ("4", 5), ("10", 6), ("+Inf", 6)]
+    assert one(fam, "_sum") == 17
