@@ -28,8 +28,8 @@ from aiohttp import web
 
 from ..admission.webhooks.latency import SPENT, take as webhook_seconds
 from .latency import SliDuration
-from .watch import STREAM_BYTES
 from .registry import STABLE, CodeCounterVec, CounterVec, GaugeVec, HistogramVec, LazyHistogramVec
+from .watch import STREAM_BYTES
 
 COMPONENT = "apiserver"
 REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")

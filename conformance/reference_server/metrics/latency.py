@@ -16,7 +16,6 @@ starts at the route (metrics/apiserver.py), so neither includes those microsecon
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Any
 
 from .registry import HistogramVec
 

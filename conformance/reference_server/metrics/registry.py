@@ -226,7 +226,7 @@ HIDDEN = ("apiserver_request_slo_duration_seconds",                  # deprecate
           "apiserver_flowcontrol_request_concurrency_in_use")        # deprecated 1.31.0
 
 
-def meta_metrics(*registries: "Registry") -> tuple[Family, ...]:
+def meta_metrics(*registries: Registry) -> tuple[Family, ...]:
     """`kubeRegistry.RegisterMetaMetrics` (`k8s.io/component-base/metrics/registry.go`, registered by
     legacyregistry): `registered_metrics_total`, a count kept across every registry, counts each family
     `lazyMetric.Create` made (every family of `registries` but the raw collectors' `process_*`, these four
@@ -278,5 +278,5 @@ class Registry:
         return "\n".join(out) + "\n" if out else ""
 
 
-__all__ = ["ALPHA", "BETA", "CodeCounterVec", "Collected", "CounterVec", "Family", "GaugeVec", "HistogramVec",
-           "HIDDEN", "LazyHistogramVec", "RAW", "Registry", "STABLE", "go_float", "meta_metrics"]
+__all__ = ["ALPHA", "BETA", "HIDDEN", "RAW", "STABLE", "CodeCounterVec", "Collected", "CounterVec", "Family",
+           "GaugeVec", "HistogramVec", "LazyHistogramVec", "Registry", "go_float", "meta_metrics"]

@@ -10,26 +10,20 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 
+from .. import test_admission_webhooks as webhooks
 from ..admission.test_validating_policy import Policies
-from ..test_admission_webhooks import Hook, cm, configure, hook, unconfigure  # noqa: F401 - hook: a fixture
+from ..test_admission_webhooks import Hook, cm, configure, unconfigure
 from .exposition import Family, parse
 
+hook, server = webhooks.hook, webhooks.server  # fixtures: the local webhook, a server of this module's own
 SIZE_BOUNDS = ["1000", "10000", "100000", "1e+06", "1e+07", "1e+08", "1e+09", "+Inf"]
 SLI_BOUNDS = ["0.05", "0.1", "0.2", "0.4", "0.6", "0.8", "1", "1.25", "1.5", "2", "3", "4", "5", "6", "8", "10", "15",
               "20", "30", "45", "60", "+Inf"]
 EVENT_BOUNDS = ["1024", "2048", "4096", "8192", "16384", "32768", "65536", "131072", "+Inf"]
 WEBHOOK_BOUNDS = ["0.005", "0.025", "0.1", "0.5", "1", "2.5", "10", "25", "+Inf"]
 REQUEST_LABELS = {"verb", "group", "version", "resource", "subresource", "scope", "component"}
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    """A server of its own: its webhook configurations must not reach other modules' requests."""
-    srv = start_embedded()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture
@@ -141,7 +135,7 @@ def test_watch_events_counted_and_sized(server: RunningServer, ns: str) -> None:
         json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()) + 1
 
 
-def test_admission_webhook_families(server: RunningServer, hook: Hook, ns: str) -> None:  # noqa: F811
+def test_admission_webhook_families(server: RunningServer, hook: Hook, ns: str) -> None:
     """A validating denial, a mutating call that allows, a failed call under Ignore and under Fail: the webhook
     families as the dispatchers record them; the calls' time is left out of the SLI duration."""
     deny = configure(server, "validatingwebhookconfigurations", ns,
@@ -153,19 +147,8 @@ def test_admission_webhook_families(server: RunningServer, hook: Hook, ns: str) 
     finally:
         unconfigure(server, "validatingwebhookconfigurations", deny)
         unconfigure(server, "mutatingwebhookconfigurations", label)
-    closed = "https://127.0.0.1:1/nothing"
-    ignored = configure(server, "validatingwebhookconfigurations", ns, failurePolicy="Ignore",
-                        clientConfig={"url": closed, "caBundle": hook.ca_bundle})
-    try:
-        assert cm(server, ns, "ignored").status_code == 201
-    finally:
-        unconfigure(server, "validatingwebhookconfigurations", ignored)
-    failing = configure(server, "validatingwebhookconfigurations", ns, failurePolicy="Fail",
-                        clientConfig={"url": closed, "caBundle": hook.ca_bundle})
-    try:
-        assert cm(server, ns, "failed").status_code == 500
-    finally:
-        unconfigure(server, "validatingwebhookconfigurations", failing)
+    ignored = _unreachable(server, hook, ns, "Ignore", 201)
+    failing = _unreachable(server, hook, ns, "Fail", 500)
     fams, prom = scrape(server)
     total = fams["apiserver_admission_webhook_request_total"]
     assert total.help.startswith("[ALPHA] Admission webhook request total, identified by name and broken out for "
@@ -202,13 +185,24 @@ def test_admission_webhook_families(server: RunningServer, hook: Hook, ns: str) 
     assert sli <= durations - called + 1e-6 and called > 0
 
 
+def _unreachable(server: RunningServer, hook: Hook, ns: str, policy: str, status: int) -> str:
+    """One create under a validating webhook nobody answers (`failurePolicy: <policy>`); its configuration's name."""
+    name = configure(server, "validatingwebhookconfigurations", ns, failurePolicy=policy,
+                     clientConfig={"url": "https://127.0.0.1:1/nothing", "caBundle": hook.ca_bundle})
+    try:
+        assert cm(server, ns, f"{policy.lower()}-create").status_code == status
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", name)
+    return name
+
+
 def test_registered_metrics_total(server: RunningServer) -> None:
     """component-base's meta metrics: `registered_metrics_total` (BETA) counts each registered family by
     stability level (those of /metrics/slis too), `hidden_metrics_total` the hidden ones."""
     fams, prom = scrape(server)
     reg = fams["registered_metrics_total"]
-    assert (reg.help, reg.type) == ("[BETA] The count of registered metrics broken by stability level and "
-                                    "deprecation version.", "counter")
+    assert reg.type == "counter"
+    assert reg.help == "[BETA] The count of registered metrics broken by stability level and deprecation version."
     assert prom["registered_metrics"].type == "counter"
     slis = parse(requests.get(server.url + "/metrics/slis").text)
     # every family with a stability prefix, those without a sample yet included: at least those written
@@ -236,8 +230,9 @@ def test_validating_admission_policy_checks(server: RunningServer, ns: str) -> N
         vap.cleanup()
     fams, prom = scrape(server)
     checks = fams["apiserver_validating_admission_policy_check_total"]
-    assert (checks.help, checks.type) == ("[BETA] Validation admission policy check total, labeled by policy and "
-                                          "further identified by binding and enforcement action taken.", "counter")
+    assert checks.type == "counter"
+    assert checks.help == ("[BETA] Validation admission policy check total, labeled by policy and further identified "
+                           "by binding and enforcement action taken.")
     assert prom["apiserver_validating_admission_policy_check"].type == "counter"
     assert checks.value(policy=strict, policy_binding=both, error_type="invalid_error",
                         enforcement_action="deny") == 1
@@ -261,8 +256,9 @@ def test_work_estimated_seats(server: RunningServer, ns: str) -> None:
     assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/configmaps").status_code == 200
     fams, prom = scrape(server)
     fam = fams["apiserver_flowcontrol_work_estimated_seats"]
-    assert (fam.help, fam.type) == ("[ALPHA] Number of estimated seats (maximum of initial and final seats) "
-                                    "associated with requests in API Priority and Fairness", "histogram")
+    assert fam.type == "histogram"
+    assert fam.help == ("[ALPHA] Number of estimated seats (maximum of initial and final seats) associated with "
+                        "requests in API Priority and Fairness")
     assert prom["apiserver_flowcontrol_work_estimated_seats"].type == "histogram"
     dispatched = fams["apiserver_flowcontrol_dispatched_requests_total"]
     rejected = fams.get("apiserver_flowcontrol_rejected_requests_total", Family("", "", ""))
