@@ -220,6 +220,13 @@ class LazyHistogramVec(HistogramVec):
         super().render(out)
 
 
+class _MetaCounter(Collected):
+    """A counter computed at scrape time until a reset, then 0 (or, labelled, without a sample)."""
+
+    def reset(self) -> None:
+        self.collect = (lambda: []) if self.labels else (lambda: [((), 0.0)])
+
+
 # component-base's metrics that are registered but hidden in 1.33 (deprecated before 1.32): `hidden_metrics_total`
 HIDDEN = ("apiserver_request_slo_duration_seconds",                  # deprecated 1.27.0
           "apiserver_flowcontrol_request_concurrency_limit",         # deprecated 1.30.0
@@ -232,7 +239,9 @@ def meta_metrics(*registries: Registry) -> tuple[Family, ...]:
     `lazyMetric.Create` made (every family of `registries` but the raw collectors' `process_*`, these four
     included), by stability level and deprecated version (no family served here is deprecated), read at scrape
     time; `hidden_metrics_total` the hidden ones among those this server models (`HIDDEN`); nothing is disabled
-    or miscategorised. Kube-apiserver registers a few hundred families; the counts here are this server's."""
+    or miscategorised. Kube-apiserver registers a few hundred families; the counts here are this server's. They
+    are counters of the legacy registry, so `DELETE /metrics` resets them too (until the server restarts:
+    `registered_metrics_total` then has no sample, the others are 0)."""
     def registered() -> list[Sample]:
         counts: dict[tuple[str, str], float] = {}
         for f in (f for registry in registries for f in registry):
@@ -240,16 +249,16 @@ def meta_metrics(*registries: Registry) -> tuple[Family, ...]:
                 counts[(f.stability, "")] = counts.get((f.stability, ""), 0) + 1
         return list(counts.items())
 
-    return (Collected("registered_metrics_total", "The count of registered metrics broken by stability level and "
-                      "deprecation version.", ("stability_level", "deprecated_version"), registered, BETA,
-                      "counter"),
-            Collected("disabled_metrics_total", "The count of disabled metrics.", (), lambda: [((), 0.0)], BETA,
-                      "counter"),
-            Collected("hidden_metrics_total", "The count of hidden metrics.", (), lambda: [((), float(len(HIDDEN)))],
-                      BETA, "counter"),
-            Collected("cardinality_enforcement_unexpected_categorizations_total",
-                      "The count of unexpected categorizations during cardinality enforcement.", (),
-                      lambda: [((), 0.0)], ALPHA, "counter"))
+    return (_MetaCounter("registered_metrics_total", "The count of registered metrics broken by stability level "
+                         "and deprecation version.", ("stability_level", "deprecated_version"), registered, BETA,
+                         "counter"),
+            _MetaCounter("disabled_metrics_total", "The count of disabled metrics.", (), lambda: [((), 0.0)],
+                         BETA, "counter"),
+            _MetaCounter("hidden_metrics_total", "The count of hidden metrics.", (),
+                         lambda: [((), float(len(HIDDEN)))], BETA, "counter"),
+            _MetaCounter("cardinality_enforcement_unexpected_categorizations_total",
+                         "The count of unexpected categorizations during cardinality enforcement.", (),
+                         lambda: [((), 0.0)], ALPHA, "counter"))
 
 
 class Registry:

@@ -129,3 +129,22 @@ def test_watch_event_object_size() -> None:
     assert object_size(line, "MODIFIED", False) == len(dumps(obj)) + 1
     for raw in (b"", b"k8s\x00" + b"x" * 300):
         assert object_size(watch_frame("ADDED", raw), "ADDED", True) == len(raw)
+
+
+def test_meta_metrics_count_the_registered_families_until_a_reset() -> None:
+    """component-base's meta metrics: families by stability level (raw collectors not counted, the meta
+    metrics themselves counted); `DELETE /metrics` resets them as the legacy registry's other counters."""
+    from conformance.reference_server.metrics.registry import BETA, meta_metrics
+
+    reg = Registry()
+    reg.add(CounterVec("a_total", "A.", ("x",), STABLE), HistogramVec("b_seconds", "B.", (), (1,)),
+            Collected("c", "C.", (), lambda: [((), 1.0)], RAW))
+    reg.add(*meta_metrics(reg))
+    fams = parse(reg.render())
+    registered = fams["registered_metrics_total"]
+    assert [(ls["stability_level"], v) for _, ls, v in registered.samples] == [("ALPHA", 2), ("BETA", 3),
+                                                                              ("STABLE", 1)]
+    assert fams["hidden_metrics_total"].value() == 3 and fams["hidden_metrics_total"].help.startswith(f"[{BETA}]")
+    reg.reset()
+    fams = parse(reg.render())
+    assert "registered_metrics_total" not in fams and fams["hidden_metrics_total"].value() == 0
