@@ -133,6 +133,13 @@ def test_watch_events_counted_and_sized(server: RunningServer, ns: str) -> None:
     old_sizes = before.get("apiserver_watch_events_sizes", Family("", "", ""))
     assert one(sizes, "_sum", **labels) - one(old_sizes, "_sum", **labels) == len(
         json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()) + 1
+    # a named group's kind; a BOOKMARK counts (a watch this short gets one as it ends)
+    r = requests.get(f"{server.url}/apis/apps/v1/namespaces/{ns}/deployments?watch=1&timeoutSeconds=1"
+                     "&allowWatchBookmarks=true")
+    assert [json.loads(line)["type"] for line in r.content.splitlines()] == ["BOOKMARK"]
+    after, _ = scrape(server)
+    apps = {"group": "apps", "version": "v1", "kind": "Deployment"}
+    assert after["apiserver_watch_events_total"].value(**apps) - events.value(**apps) == 1
 
 
 def test_admission_webhook_families(server: RunningServer, hook: Hook, ns: str) -> None:
