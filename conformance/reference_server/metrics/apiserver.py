@@ -15,8 +15,17 @@ connect subresources, `other` for an unknown method) and `cleanDryRun` (`All`, o
 measured from the route's start plus the request's wait in an APF queue (upstream: from its arrival, before
 authentication; the microseconds of authentication and classification are left out here).
 
+`apiserver_response_sizes` (`MonitorRequest`: only when the installer's verb is GET or LIST, so a `?watch` too,
+reported as WATCH, but not a `/watch/` path): the body as handed to the HTTP layer (a watch's: the bytes of its
+events, without HTTP's chunk framing, as upstream's `ResponseWriterDelegator` counts them); an error raised as a
+Status, answered by the outer filters, is counted but not sized. `apiserver_request_sli_duration_seconds` is
+latency.py's, derived from the duration; a request that waited in an APF queue or called a webhook is noted to
+it (`deduct`).
+
 Cost on the request path: the label tuple is cached per (method, path, query); recording is a counter's dict
-update and a histogram's bisect. `apiserver_longrunning_requests` counts the watches being served.
+update, a histogram's bisect and, for a read, the body's length appended to a list (bucketed in bulk when
+/metrics is read, or every 4096). About 140 ns more per request than without the sizes and the SLI (a
+micro-benchmark of `_done`: 335 → 471 ns). `apiserver_longrunning_requests` counts the watches being served.
 """
 from __future__ import annotations
 
