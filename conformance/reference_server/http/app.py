@@ -75,7 +75,7 @@ def compose(middlewares: list[Middleware], handler: Handler) -> Handler:
 def build_app(ctx: ServerContext) -> App:
     """The request handler: the middlewares of `ctx`'s authorizer around `dispatch` (all paths)."""
     apf = priority_fairness.PriorityAndFairness(ctx)  # seats, queues, 429s, X-Kubernetes-PF-* headers
-    metrics = apf.metrics = ServerMetrics(ctx.registry, apf.flow_control, apf.request_info)  # /metrics
+    metrics = apf.metrics = ctx.metrics = ServerMetrics(ctx.registry, apf.flow_control, apf.request_info)
     if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → APF → RBAC (http/authz.py)
         from .authz import authn_middleware, authz_middleware
         middlewares = [_errors(ctx), authn_middleware(ctx), apf.middleware, authz_middleware(ctx)]

@@ -28,6 +28,7 @@ class ServerContext:
     request_timeout: float = 60.0  # --request-timeout: non-long-running requests end in a 504 after it
     max_requests_inflight: int = 400          # --max-requests-inflight: with the next, APF's total seats
     max_mutating_requests_inflight: int = 200  # --max-mutating-requests-inflight (http/priority_fairness.py)
+    metrics: Any = None         # metrics.ServerMetrics (set by http/app.py): what watch streams count
 
     @property
     def store(self):

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from aiohttp import web
 
 from .. import apierrors as E
+from ..metrics.watch import instrument as watch_metrics, not_counted
 from ..registry import GenericStore, ListOptions
 from ..storage import Progress, TooOldResourceVersionError
 from ..storage.interface import Event
@@ -135,6 +136,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     embed = _embedded_transform(request, store.table_kind)
     stream = _stream_encoder(request, store)
     content_type, encode_event = stream if stream is not None else ("application/json", _json_event)
+    encode_event, sent = watch_metrics(getattr(ctx, "metrics", None), request, store, encode_event, stream is not None)
     cache_prefix = "pb:" if stream is not None else ""
     present = getattr(store, "present", None)  # a kind's other version (registry/versions.py): events converted
     if present is not None:
@@ -153,11 +155,12 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     await resp.prepare(request)
     try:
         if too_old is not None:
-            err = E.expired(str(too_old))
-            await resp.write(encode_event("ERROR", err.status))
+            line = encode_event("ERROR", E.expired(str(too_old)).status)
+            sent(line)
+            await resp.write(line)
             return resp
         assert watcher is not None
-        faults = _StreamFaults(deviations, resp)
+        faults = _StreamFaults(deviations, resp, sent)
         start_rv = opts.resource_version if opts.resource_version not in ("", "0") else \
             str(ctx.registry.store.current_rv())
         # cacheWatcher.process: only events newer than the resourceVersion asked for (a future one waits for
@@ -227,7 +230,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 break
             if isinstance(ev, Progress):
                 if ev.rv >= floor:
-                    await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event)
+                    await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event, sent)
                 continue
             await send(ev)
         if final_bookmark:  # a last BOOKMARK as a short watch ends
@@ -241,7 +244,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                     break
                 if isinstance(ev, Progress):
                     if ev.rv >= floor:
-                        await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event)
+                        await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event,
+                                        sent)
                     break
                 await send(ev)
         await faults.flush()
@@ -275,9 +279,12 @@ else:  # pragma: no cover - Python 3.10
 
 async def _bookmark(resp: web.StreamResponse, store: GenericStore, rv: str,
                     embed: Callable[[dict[str, Any]], Any] | None = None,
-                    encode_event: Callable[[str, Any], bytes] = _json_event) -> None:
+                    encode_event: Callable[[str, Any], bytes] = _json_event,
+                    sent: Callable[[bytes], None] = not_counted) -> None:
     obj = {"kind": store.info.kind, "apiVersion": "v1", "metadata": {"resourceVersion": rv, "creationTimestamp": None}}
-    await resp.write(encode_event("BOOKMARK", embed(obj) if embed else obj))
+    line = encode_event("BOOKMARK", embed(obj) if embed else obj)
+    sent(line)
+    await resp.write(line)
 
 
 class _StreamFaults:
@@ -286,8 +293,9 @@ class _StreamFaults:
 
     NTH = 5  # the event (counted from 1) the drop/duplicate deviations act on
 
-    def __init__(self, deviations: Any, resp: web.StreamResponse):
+    def __init__(self, deviations: Any, resp: web.StreamResponse, sent: Callable[[bytes], None]):
         self.resp = resp
+        self.sent = sent  # apiserver_watch_events_total (metrics/watch.py)
         self.drop = deviations.active("watch-drops-event")
         self.duplicate = deviations.active("watch-duplicates-event")
         self.reorder = deviations.active("watch-reorders-events")
@@ -297,6 +305,7 @@ class _StreamFaults:
         self.reordered = False
 
     async def write(self, line: bytes, key: tuple[str, str], typ: str) -> None:
+        self.sent(line)
         self.count += 1
         if self.drop and self.count == self.NTH:
             return

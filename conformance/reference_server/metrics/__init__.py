@@ -3,8 +3,9 @@
 `slis.SLIMetricsWithReset`, v0.33.1): Prometheus' text format 0.0.4 answered to any method, `DELETE` resetting
 the counters and histograms (`metrics reset`), gzip when the client accepts it (promhttp).
 
-The rooms: registry.py (families and the text format), apiserver.py (request counters, the HTTP layer's hooks),
-flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), process.py
+The rooms: registry.py (families and the text format), apiserver.py (request counters, response sizes, the HTTP
+layer's hooks), latency.py (the SLI duration, derived from the duration), watch.py (watch events), admission.py
+(admission webhooks), flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), process.py
 (`process_*`), slis.py (`/metrics/slis`). Knows nothing of the HTTP layer beyond the request objects it is handed;
 authorization (`get` on the non-resource URL) is the HTTP layer's, before the handler.
 """
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from .admission import AdmissionMetrics
 from .apiserver import RequestMetrics
 from .flowcontrol import FlowControlMetrics
 from .process import ProcessMetrics
-from .registry import Registry
+from .registry import Registry, meta_metrics
 from .slis import SliMetrics
 from .storage import storage_objects
+from .watch import WatchMetrics
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"  # expfmt.Negotiate's default
 METRICS_PATHS = frozenset({"/metrics", "/metrics/slis"})
@@ -30,13 +33,17 @@ class ServerMetrics:
         self.requests = RequestMetrics(request_info)
         self.flowcontrol = FlowControlMetrics(flow_control)
         self.process = ProcessMetrics()
+        self.watch = WatchMetrics()  # http/watch.py finds it as ctx.metrics.watch
+        self.admission = AdmissionMetrics()
+        registry.admission_metrics = self.admission  # what the webhook plugin records into (admission/webhooks/)
         self.slis = SliMetrics(self.process)
         self.requests.on_health = self.slis.observe
         self.flowcontrol.on_waited = self.requests.waited
         self.note = self.requests.note  # http/app.py's dispatcher calls it once the route is known
         self.registry = Registry()
         self.registry.add(*self.requests.families(), *self.flowcontrol.families(), storage_objects(registry),
-                          *self.process.families())
+                          *self.process.families(), *self.watch.families(), *self.admission.families())
+        self.registry.add(*meta_metrics(self.registry, self.slis.registry))
 
     def answer(self, method: str, path: str, accept_encoding: str) -> tuple[int, dict[str, str], bytes]:
         """(status, headers, body) for `/metrics` or `/metrics/slis`."""

@@ -15,8 +15,17 @@ connect subresources, `other` for an unknown method) and `cleanDryRun` (`All`, o
 measured from the route's start plus the request's wait in an APF queue (upstream: from its arrival, before
 authentication; the microseconds of authentication and classification are left out here).
 
+`apiserver_response_sizes` (`MonitorRequest`: only when the installer's verb is GET or LIST, so a `?watch` too,
+reported as WATCH, but not a `/watch/` path): the body as handed to the HTTP layer (a watch's: the bytes of its
+events, without HTTP's chunk framing, as upstream's `ResponseWriterDelegator` counts them); an error raised as a
+Status, answered by the outer filters, is counted but not sized. `apiserver_request_sli_duration_seconds` is
+latency.py's, derived from the duration; a request that waited in an APF queue or called a webhook is noted to
+it (`deduct`).
+
 Cost on the request path: the label tuple is cached per (method, path, query); recording is a counter's dict
-update and a histogram's bisect. `apiserver_longrunning_requests` counts the watches being served.
+update, a histogram's bisect and, for a read, the body's length appended to a list (bucketed in bulk when
+/metrics is read, or every 4096). About 140 ns more per request than without the sizes and the SLI (a
+micro-benchmark of `_done`: 335 → 471 ns). `apiserver_longrunning_requests` counts the watches being served.
 """
 from __future__ import annotations
 
@@ -26,12 +35,16 @@ from typing import Any, Callable
 
 from aiohttp import web
 
-from .registry import STABLE, CodeCounterVec, CounterVec, GaugeVec, HistogramVec
+from ..admission.webhooks.latency import SPENT, take as webhook_seconds
+from .latency import SliDuration
+from .registry import STABLE, CodeCounterVec, CounterVec, GaugeVec, HistogramVec, LazyHistogramVec
+from .watch import STREAM_BYTES
 
 COMPONENT = "apiserver"
 REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")
 DURATION_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30,
                     45, 60)
+RESPONSE_SIZE_BUCKETS = tuple(1000.0 * 10 ** i for i in range(7))  # ExponentialBuckets(1000, 10.0, 7): 1 KB .. 1 GB
 VALID_VERBS = frozenset({"APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH", "POST",
                          "PROXY", "PUT", "UPDATE", "WATCH", "WATCHLIST"})
 CONNECT_SUBRESOURCES = frozenset({"log", "exec", "portforward", "attach", "proxy"})
@@ -41,6 +54,8 @@ DISCOVERY = {"api": "api", "apis": "apis"}
 UNINSTRUMENTED = frozenset({"plain-404", "unavailable", "version", "openid", "api-v1", "group", "group-version",
                             "openapi", "metrics"})
 _CACHE_LIMIT = 4096
+FOLD_AT = LazyHistogramVec.FOLD_AT
+_webhooks = SPENT.get  # the request's webhook time cells (None: no webhook called)
 _HAS_KEYS = hasattr(web, "RequestKey")
 KEY: Any = web.RequestKey("nsconform_metrics", object) if _HAS_KEYS else "nsconform.metrics"  # type: ignore
 WAITED: Any = web.RequestKey("nsconform_apf_wait", float) if _HAS_KEYS else "nsconform.apf_wait"  # type: ignore
@@ -113,12 +128,18 @@ class RequestMetrics:
             "apiserver_request_terminations_total",
             "Number of requests which apiserver terminated in self-defense.",
             ("verb", "group", "version", "resource", "subresource", "scope", "component", "code"))
+        self.sizes = LazyHistogramVec(
+            "apiserver_response_sizes",
+            "Response size distribution in bytes for each group, version, verb, resource, subresource, scope and "
+            "component.", ("verb", "group", "version", "resource", "subresource", "scope", "component"),
+            RESPONSE_SIZE_BUCKETS, STABLE)
+        self.sli = SliDuration(self.duration)
         self.on_health: Callable[[str], None] | None = None  # a health path was asked for (/metrics/slis)
         self._labels: dict[tuple[str, ...], Any] = {}
         self._waiting = 0  # requests APF queued whose route has not ended yet
 
     def families(self) -> tuple[Any, ...]:
-        return self.total, self.duration, self.longrunning, self.terminations
+        return self.total, self.duration, self.longrunning, self.terminations, self.sizes, self.sli
 
     def forget(self) -> None:
         """After a reset: the cached notes hold the old cells, so they are made again."""
@@ -158,10 +179,10 @@ class RequestMetrics:
             if request.path not in HEALTH_ROOTS:
                 return False
             verb = reported_verb(method, "", query, "", "", False, "GET")
-            return self._cells((verb, dry_run, "", "", "", request.path, "", ""), None, False)
+            return self._cells((verb, dry_run, "", "", "", request.path, "", ""), None, False, True)
         if target in DISCOVERY:
             verb = reported_verb(method, "", query, "", "", False, "GET")
-            return self._cells((verb, dry_run, "", "", "", DISCOVERY[target], "", COMPONENT), None, True)
+            return self._cells((verb, dry_run, "", "", "", DISCOVERY[target], "", COMPONENT), None, True, True)
         attrs = self.request_info(request)
         if not attrs or not attrs.resource_request:
             return False
@@ -174,12 +195,15 @@ class RequestMetrics:
         if attrs.verb == "watch":  # `RecordLongRunning` in the watch handler: requestInfo's scope
             longrunning = ("WATCH", attrs.api_group, attrs.api_version, attrs.resource, attrs.subresource,
                            clean_scope(attrs), COMPONENT)
-        return self._cells(labels, longrunning, False)
+        # the installer's verb is GET or LIST (a `?watch` included, reported as WATCH; not a `/watch/` path)
+        return self._cells(labels, longrunning, False, method in ("GET", "HEAD") and not route.watch_path)
 
-    def _cells(self, labels: tuple[str, ...], longrunning: Any, discovery: bool) -> tuple[Any, ...]:
+    def _cells(self, labels: tuple[str, ...], longrunning: Any, discovery: bool, sized: bool) -> tuple[Any, ...]:
         """A note: its labels, the long-running gauge's labels, discovery?, then the counter's and the
-        histogram's cells for these labels (updated in place by `_done`)."""
-        return labels, longrunning, discovery, self.total.cells(labels), self.duration.cells(labels)
+        histogram's cells for these labels (updated in place by `_done`), and the list its response's size is
+        appended to (`MonitorRequest`: only when the installer's verb is GET or LIST) or None."""
+        return (labels, longrunning, discovery, self.total.cells(labels), self.duration.cells(labels),
+                self.sizes.pending(labels[:1] + labels[2:]) if sized else None)
 
     # -- recording ----------------------------------------------------------------------------------------
 
@@ -220,7 +244,7 @@ class RequestMetrics:
             except KeyError:
                 pass
         try:
-            _, longrunning, discovery, codes, cells = request[KEY]
+            labels, longrunning, discovery, codes, cells, sizes = request[KEY]
         except KeyError:  # not noted: a route upstream does not instrument, or none at all
             return
         if longrunning is not None:
@@ -233,10 +257,23 @@ class RequestMetrics:
                           response.headers.get("Content-Type", "")):
             return  # a legacy discovery document: not instrumented upstream
         codes[code] = codes.get(code, 0) + 1
-        elapsed = perf_counter() - start + waited
+        routed = perf_counter() - start
+        elapsed = routed + waited
         cells[bisect_left(DURATION_BUCKETS, elapsed)] += 1  # HistogramVec.observe, inlined: every request runs it
         cells[-2] += elapsed
         cells[-1] += 1
+        if waited or _webhooks() is not None:  # the SLI duration leaves out APF's wait and webhooks' time
+            self.sli.deduct(labels, elapsed, routed - webhook_seconds())
+        if sizes is not None:  # the body's bytes (a watch's: its events', metrics/watch.py)
+            if longrunning is not None:
+                sizes.append(request.get(STREAM_BYTES, 0))
+            elif response is not None:
+                try:
+                    sizes.append(len(response.body or b""))
+                except (AttributeError, TypeError):  # a streamed answer (written already) or a payload object
+                    sizes.append(response.body_length)
+            if len(sizes) >= FOLD_AT:
+                self.sizes.fold()
 
     def dropped(self, request: Any) -> None:
         """`RecordDroppedRequest` + `RecordRequestTermination` of APF's 429."""

@@ -6,7 +6,8 @@ Counted as the filter goes (`apf_filter.go` `Handle`, `queueset.go`): a dispatch
 (`dispatched_requests_total`, exempt ones included), a rejection with its reason (`concurrency-limit` for a
 `Reject` level, `queue-full`, `time-out` for a wait that ended without a seat, the client's going away included,
 as upstream's `decisionCancel`), and the wait of a request that was queued (`request_wait_duration_seconds`,
-`execute` true or false; one dispatched at once is not observed). Read from flowcontrol/ at scrape time: the
+`execute` true or false; one dispatched at once is not observed); `work_estimated_seats` is derived from these
+counters (`WorkEstimatedSeats`). Read from flowcontrol/ at scrape time: the
 executing and waiting requests and seats per level and flow schema (series seen once stay, at 0, as a Go gauge
 does), each level's nominal, lower, upper and current limits, and the in-flight gauges by request kind
 (upstream's is the highest count of the last second; here the count at the scrape, the scrape included).
@@ -14,17 +15,20 @@ does), each level's nominal, lower, upper and current limits, and the in-flight 
 Not served: the deprecated `apiserver_flowcontrol_request_concurrency_limit` (deprecated in 1.30) and
 `request_concurrency_in_use` (1.31), hidden by component-base in 1.33; the timing-ratio histograms
 (`priority_level_seat_utilization`, `priority_level_request_utilization`, `read_vs_write_current_requests`,
-`demand_seats`), the R/S gauges, `request_execution_seconds`, `work_estimated_seats`, `watch_count_samples`,
+`demand_seats`), the R/S gauges, `request_execution_seconds` (its end would need a hook where the request path
+frees its seats), `watch_count_samples`,
 `request_queue_length_after_enqueue` and the borrowing statistics' gauges.
 """
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from typing import Any, Iterable
 
 from .registry import BETA, STABLE, Collected, CounterVec, HistogramVec, Sample
 
 WAIT_BUCKETS = (0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30)
+SEAT_BUCKETS = (1, 2, 4, 10)
 READ_ONLY_VERBS = frozenset({"get", "list", "watch"})  # nonMutatingRequestVerbs
 _PL_FS = ("priority_level", "flow_schema")
 
@@ -45,6 +49,7 @@ class FlowControlMetrics:
             "Length of time a request spent waiting in its queue", _PL_FS + ("execute",), WAIT_BUCKETS, BETA)
         self._seen: dict[str, set[tuple[str, str]]] = {}
         self.on_waited: Any = None  # (request, seconds) of a request dispatched after waiting in a queue
+        self.seats = WorkEstimatedSeats(self)
 
     # -- the filter's hooks --------------------------------------------------------------------------------
 
@@ -53,6 +58,8 @@ class FlowControlMetrics:
         key = decision.flow
         values = self.dispatched_total.values
         values[key] = values.get(key, 0) + 1
+        if req.seats != 1:  # work_estimated_seats: the one-seat requests are the counters' others
+            self.seats.wide(key, req.seats)
         if req.started != req.arrived:  # it was queued
             waited = (req.started - req.arrived) / 1e9
             self.wait.observe(key + ("true",), waited)
@@ -66,6 +73,8 @@ class FlowControlMetrics:
             reason = "queue-full" if queueset.limits.queues else "concurrency-limit"
         else:
             reason = "time-out"
+            if req.seats != 1:
+                self.seats.wide(key, req.seats)
             self.wait.observe(key + ("false",), (time.time_ns() - req.arrived) / 1e9)
         self.rejected_total.inc(key + (reason,))
 
@@ -92,6 +101,10 @@ class FlowControlMetrics:
                     counts["readOnly" if verb in READ_ONLY_VERBS else "mutating"] += 1
         return [((kind,), value) for kind, value in counts.items()]
 
+    def exempt(self, level: str) -> bool:
+        state = self.flow_control.levels.get(level)
+        return state.limits.exempt if state is not None else level == "exempt"
+
     def _limits(self, pick: Any) -> list[Sample]:
         return [((name,), float(pick(state))) for name, state in self.flow_control.levels.items()]
 
@@ -99,6 +112,7 @@ class FlowControlMetrics:
         yield self.dispatched_total
         yield self.rejected_total
         yield self.wait
+        yield self.seats
         yield Collected("apiserver_flowcontrol_current_executing_requests",
                         "Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the "
                         "API Priority and Fairness subsystem", _PL_FS,
@@ -133,4 +147,45 @@ class FlowControlMetrics:
                         ("request_kind",), lambda: self._by_kind(True))
 
 
-__all__ = ["FlowControlMetrics", "WAIT_BUCKETS"]
+class WorkEstimatedSeats(HistogramVec):
+    """`apiserver_flowcontrol_work_estimated_seats` (ALPHA; `priority-and-fairness.go` `estimateWork`: the most of
+    a request's initial and final seats, observed for each non-exempt request APF classifies, rejected ones
+    included). Derived when written: the requests of a non-exempt level and flow schema (dispatched and rejected)
+    are one-seat requests but for those noted by `wide` (a dict update only for a request of more seats). A
+    request rejected at once (a full queue, a `Reject` level) is counted as one seat: its estimate does not reach
+    the metrics."""
+
+    def __init__(self, flowcontrol: FlowControlMetrics):
+        super().__init__("apiserver_flowcontrol_work_estimated_seats",
+                         "Number of estimated seats (maximum of initial and final seats) associated with requests in "
+                         "API Priority and Fairness", _PL_FS, SEAT_BUCKETS)
+        self.flowcontrol = flowcontrol
+        self._wide: dict[tuple[str, str], dict[int, int]] = {}
+
+    def wide(self, key: tuple[str, str], seats: int) -> None:
+        counts = self._wide.setdefault(key, {})
+        counts[seats] = counts.get(seats, 0) + 1
+
+    def reset(self) -> None:
+        super().reset()
+        self._wide.clear()
+
+    def render(self, out: list[str]) -> None:
+        fc = self.flowcontrol
+        totals = dict(fc.dispatched_total.values)
+        for (pl, fs, _), n in fc.rejected_total.values.items():
+            totals[(pl, fs)] = totals.get((pl, fs), 0) + n
+        self.values = {}
+        for key, n in totals.items():
+            if fc.exempt(key[0]):
+                continue
+            wide = self._wide.get(key, {})
+            for seats, count in ((1, n - sum(wide.values())), *wide.items()):
+                cells = self.cells(key)
+                cells[bisect_left(self.bounds, seats)] += count
+                cells[-2] += seats * count
+                cells[-1] += count
+        super().render(out)
+
+
+__all__ = ["FlowControlMetrics", "SEAT_BUCKETS", "WAIT_BUCKETS", "WorkEstimatedSeats"]

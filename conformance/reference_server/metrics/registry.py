@@ -14,7 +14,7 @@ library would cost a dependency, a lock and a child object per label set for nei
 """
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from typing import Callable, Iterable, Iterator
 
 from ..gofmt import format_float
@@ -43,6 +43,7 @@ class Family:
 
     def __init__(self, name: str, help_text: str, labels: Iterable[str] = (), stability: str = ALPHA):
         self.name = name
+        self.stability = stability
         self.help = f"[{stability}] {help_text}" if stability else help_text
         self.labels = tuple(labels)
         # rendering order: label pairs sorted by name
@@ -180,6 +181,86 @@ class HistogramVec(Family):
             out.append(f"{name}_count{labels} {go_float(cells[-1])}")
 
 
+class LazyHistogramVec(HistogramVec):
+    """A histogram whose observations are appended to a per-label-set list (`pending(key)`, one `append` on the
+    hot path) and bucketed in bulk (sorted, then bisected once per bound) when written, reset, or once a list
+    holds FOLD_AT values (the caller checks, so memory stays bounded without a scrape)."""
+    FOLD_AT = 4096
+
+    def __init__(self, name: str, help_text: str, labels: Iterable[str], buckets: Iterable[float],
+                 stability: str = ALPHA):
+        super().__init__(name, help_text, labels, buckets, stability)
+        self.waiting: dict[tuple[str, ...], list[float]] = {}
+
+    def pending(self, key: tuple[str, ...]) -> list[float]:
+        return self.waiting.setdefault(key, [])
+
+    def fold(self) -> None:
+        for key, values in self.waiting.items():
+            if not values:
+                continue
+            values.sort()
+            cells, below = self.cells(key), 0
+            for i, bound in enumerate(self.bounds):
+                upto = bisect_right(values, bound, below)  # `le`: a value equal to a bound is in its bucket
+                cells[i] += upto - below
+                below = upto
+            cells[len(self.bounds)] += len(values) - below
+            cells[-2] += sum(values)
+            cells[-1] += len(values)
+            values.clear()  # the same list: callers keep appending to it
+
+    def reset(self) -> None:
+        super().reset()
+        for values in self.waiting.values():
+            values.clear()
+
+    def render(self, out: list[str]) -> None:
+        self.fold()
+        super().render(out)
+
+
+class _MetaCounter(Collected):
+    """A counter computed at scrape time until a reset, then 0 (or, labelled, without a sample)."""
+
+    def reset(self) -> None:
+        self.collect = (lambda: []) if self.labels else (lambda: [((), 0.0)])
+
+
+# component-base's metrics that are registered but hidden in 1.33 (deprecated before 1.32): `hidden_metrics_total`
+HIDDEN = ("apiserver_request_slo_duration_seconds",                  # deprecated 1.27.0
+          "apiserver_flowcontrol_request_concurrency_limit",         # deprecated 1.30.0
+          "apiserver_flowcontrol_request_concurrency_in_use")        # deprecated 1.31.0
+
+
+def meta_metrics(*registries: Registry) -> tuple[Family, ...]:
+    """`kubeRegistry.RegisterMetaMetrics` (`k8s.io/component-base/metrics/registry.go`, registered by
+    legacyregistry): `registered_metrics_total`, a count kept across every registry, counts each family
+    `lazyMetric.Create` made (every family of `registries` but the raw collectors' `process_*`, these four
+    included), by stability level and deprecated version (no family served here is deprecated), read at scrape
+    time; `hidden_metrics_total` the hidden ones among those this server models (`HIDDEN`); nothing is disabled
+    or miscategorised. Kube-apiserver registers a few hundred families; the counts here are this server's. They
+    are counters of the legacy registry, so `DELETE /metrics` resets them too (until the server restarts:
+    `registered_metrics_total` then has no sample, the others are 0)."""
+    def registered() -> list[Sample]:
+        counts: dict[tuple[str, str], float] = {}
+        for f in (f for registry in registries for f in registry):
+            if f.stability != RAW:
+                counts[(f.stability, "")] = counts.get((f.stability, ""), 0) + 1
+        return list(counts.items())
+
+    return (_MetaCounter("registered_metrics_total", "The count of registered metrics broken by stability level "
+                         "and deprecation version.", ("stability_level", "deprecated_version"), registered, BETA,
+                         "counter"),
+            _MetaCounter("disabled_metrics_total", "The count of disabled metrics.", (), lambda: [((), 0.0)],
+                         BETA, "counter"),
+            _MetaCounter("hidden_metrics_total", "The count of hidden metrics.", (),
+                         lambda: [((), float(len(HIDDEN)))], BETA, "counter"),
+            _MetaCounter("cardinality_enforcement_unexpected_categorizations_total",
+                         "The count of unexpected categorizations during cardinality enforcement.", (),
+                         lambda: [((), 0.0)], ALPHA, "counter"))
+
+
 class Registry:
     """The families one endpoint serves (`/metrics` or `/metrics/slis`)."""
 
@@ -206,5 +287,5 @@ class Registry:
         return "\n".join(out) + "\n" if out else ""
 
 
-__all__ = ["ALPHA", "BETA", "CodeCounterVec", "Collected", "CounterVec", "Family", "GaugeVec", "HistogramVec", "RAW", "Registry",
-           "STABLE", "go_float"]
+__all__ = ["ALPHA", "BETA", "HIDDEN", "RAW", "STABLE", "CodeCounterVec", "Collected", "CounterVec", "Family",
+           "GaugeVec", "HistogramVec", "LazyHistogramVec", "Registry", "go_float", "meta_metrics"]

@@ -53,3 +53,28 @@ def test_official_client_reads_metrics(served: Kube) -> None:
     families = {f.name: f for f in text_string_to_metric_families(text)}
     assert families["apiserver_request"].type == "counter"
     assert families["apiserver_request_duration_seconds"].type == "histogram"
+
+
+def test_kubectl_reads_the_request_size_watch_and_meta_families(kube: Kube) -> None:
+    """What a dashboard graphs besides the request counter, read through `kubectl get --raw /metrics`: the
+    response sizes of kubectl's own GET, the SLI duration, a watch's events, the registered-metrics count."""
+    text_string_to_metric_families = pytest.importorskip("prometheus_client.parser").text_string_to_metric_families
+    kube.ok("get", "ns", "default")
+    watched = kube.ok("get", "--raw", "/api/v1/namespaces?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3D"
+                                      "default")
+    assert '"type":"ADDED"' in watched
+    text = kube.ok("get", "--raw", "/metrics")
+    fams = parse(text)
+    get_ns = {"verb": "GET", "group": "", "version": "v1", "resource": "namespaces", "subresource": "",
+              "scope": "resource", "component": "apiserver"}
+    sizes = [v for n, ls, v in fams["apiserver_response_sizes"].samples if n.endswith("_count") and ls == get_ns]
+    assert sizes and sizes[0] >= 1
+    sli = [v for n, ls, v in fams["apiserver_request_sli_duration_seconds"].samples
+           if n.endswith("_count") and ls == get_ns]
+    assert sli and sli[0] >= 1
+    assert fams["apiserver_watch_events_total"].value(group="", version="v1", kind="Namespace") >= 1
+    assert fams["registered_metrics_total"].value(stability_level="STABLE", deprecated_version="") >= 1
+    families = {f.name: f.type for f in text_string_to_metric_families(text)}
+    assert (families["apiserver_response_sizes"], families["apiserver_request_sli_duration_seconds"],
+            families["apiserver_watch_events"], families["apiserver_watch_events_sizes"],
+            families["registered_metrics"]) == ("histogram", "histogram", "counter", "histogram", "counter")

@@ -59,3 +59,92 @@ def test_duplicate_family_refused() -> None:
     reg.add(CounterVec("x_total", "X."))
     with pytest.raises(ValueError):
         reg.add(GaugeVec("x_total", "X."))
+
+
+def test_lazy_histogram_buckets_when_written() -> None:
+    """LazyHistogramVec: values appended as they come are bucketed as HistogramVec would (a value equal to a
+    bound in that bound's bucket), when written, and in bulk once a list holds FOLD_AT values."""
+    from conformance.reference_server.metrics.registry import LazyHistogramVec
+
+    lazy = LazyHistogramVec("s_bytes", "Sizes.", ("verb",), (1000, 10000))
+    eager = HistogramVec("s_bytes", "Sizes.", ("verb",), (1000, 10000))
+    values = [0, 999, 1000, 1001, 10000, 10001, 5]
+    lazy.pending(("GET",)).extend(values)
+    for v in values:
+        eager.observe(("GET",), v)
+    out_lazy: list[str] = []
+    out_eager: list[str] = []
+    lazy.render(out_lazy)
+    eager.render(out_eager)
+    assert out_lazy == out_eager and 's_bytes_bucket{verb="GET",le="1000"} 4' in out_lazy
+    pending = lazy.pending(("GET",))
+    assert pending == [] and pending is lazy.pending(("GET",))  # the same list: callers keep appending
+    pending.extend([1] * LazyHistogramVec.FOLD_AT)
+    lazy.fold()
+    assert lazy.values[("GET",)][-1] == len(values) + LazyHistogramVec.FOLD_AT
+    lazy.pending(("GET",)).append(3)
+    lazy.reset()
+    assert lazy.values == {} and lazy.pending(("GET",)) == []
+
+
+def test_sli_duration_derived_from_the_duration() -> None:
+    """latency.SliDuration: the duration's observations summed over dry_run, in the SLI's buckets; a request with
+    webhook or APF time is moved to its SLI duration."""
+    from conformance.reference_server.metrics.apiserver import DURATION_BUCKETS, REQUEST_LABELS
+    from conformance.reference_server.metrics.latency import SliDuration
+
+    duration = HistogramVec("d_seconds", "D.", REQUEST_LABELS, DURATION_BUCKETS)
+    sli = SliDuration(duration)
+    where = ("", "v1", "pods", "", "resource", "apiserver")
+    for dry_run, seconds in (("", 0.001), ("All", 0.07), ("", 0.9)):
+        duration.observe(("POST", dry_run) + where, seconds)
+    sli.deduct(("POST", "") + where, 0.9, 0.03)  # the 0.9 s one spent 0.87 s in webhooks
+    fam = parse(_render(sli))["apiserver_request_sli_duration_seconds"]
+    assert [(ls["le"], v) for n, ls, v in fam.samples if n.endswith("_bucket")][:3] == [
+        ("0.05", 2), ("0.1", 3), ("0.2", 3)]
+    labels = {"verb": "POST", "group": "", "version": "v1", "resource": "pods", "subresource": "",
+              "scope": "resource", "component": "apiserver"}
+    assert fam.samples[-1] == ("apiserver_request_sli_duration_seconds_count", labels, 3)
+    assert [v for n, _, v in fam.samples if n.endswith("_sum")] == [pytest.approx(0.101)]
+    sli.reset()
+    duration.reset()
+    assert _render(sli) == ""
+
+
+def _render(family: object) -> str:
+    reg = Registry()
+    reg.add(family)  # type: ignore[arg-type]
+    return reg.render()
+
+
+def test_watch_event_object_size() -> None:
+    """watch.object_size: the object inside an encoded event, JSON (plus the serializer's newline) or a protobuf
+    frame's raw object."""
+    from conformance.reference_server.http.respond import dumps
+    from conformance.reference_server.metrics.watch import object_size
+    from conformance.reference_server.wire.protobuf import watch_frame
+
+    obj = {"kind": "ConfigMap", "metadata": {"name": "é"}}
+    line = dumps({"type": "MODIFIED", "object": obj}) + b"\n"
+    assert object_size(line, "MODIFIED", False) == len(dumps(obj)) + 1
+    for raw in (b"", b"k8s\x00" + b"x" * 300):
+        assert object_size(watch_frame("ADDED", raw), "ADDED", True) == len(raw)
+
+
+def test_meta_metrics_count_the_registered_families_until_a_reset() -> None:
+    """component-base's meta metrics: families by stability level (raw collectors not counted, the meta
+    metrics themselves counted); `DELETE /metrics` resets them as the legacy registry's other counters."""
+    from conformance.reference_server.metrics.registry import BETA, meta_metrics
+
+    reg = Registry()
+    reg.add(CounterVec("a_total", "A.", ("x",), STABLE), HistogramVec("b_seconds", "B.", (), (1,)),
+            Collected("c", "C.", (), lambda: [((), 1.0)], RAW))
+    reg.add(*meta_metrics(reg))
+    fams = parse(reg.render())
+    registered = fams["registered_metrics_total"]
+    assert [(ls["stability_level"], v) for _, ls, v in registered.samples] == [("ALPHA", 2), ("BETA", 3),
+                                                                              ("STABLE", 1)]
+    assert fams["hidden_metrics_total"].value() == 3 and fams["hidden_metrics_total"].help.startswith(f"[{BETA}]")
+    reg.reset()
+    fams = parse(reg.render())
+    assert "registered_metrics_total" not in fams and fams["hidden_metrics_total"].value() == 0

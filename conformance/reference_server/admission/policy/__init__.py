@@ -31,6 +31,10 @@ def _name(obj: dict[str, Any] | None) -> str:
     return ((obj or {}).get("metadata") or {}).get("name") or ""
 
 
+def _unobserved(policy: str, binding: str, decision: Any, action: str) -> None:
+    """No metrics (a registry no server serves)."""
+
+
 class PolicyAdmission:
     def __init__(self, registry: Registry, authorizer: Any = None):
         self.registry = registry
@@ -92,6 +96,7 @@ class PolicyAdmission:
         from ..matchconditions import admission_request, authorizer, authorizing  # CEL loads with the first binding
         from . import validator
         denied: list[tuple[str, str, Any]] = []
+        observe = getattr(getattr(self.registry, "admission_metrics", None), "observe_policy", _unobserved)
         request: dict[str, Any] | None = None
         namespace: Any = ...
         for policy, bindings in self._hooks():
@@ -127,14 +132,21 @@ class PolicyAdmission:
                     with authorizing(self.authorizer):
                         decisions = validator.validate(policy, activation)
                     for decision in decisions:
+                        if decision.admitted:  # an error ignored: only the metrics see it
+                            observe(_name(policy), _name(binding), decision, "allow")
+                            continue
                         if decision.error:
                             denied.append((_name(policy), _name(binding), decision))
+                            observe(_name(policy), _name(binding), decision, "deny")
                             continue
                         if "Deny" in actions:
                             denied.append((_name(policy), _name(binding), decision))
                         if "Warn" in actions:
                             warnings.append(f"Validation failed for ValidatingAdmissionPolicy '{_name(policy)}' "
                                             f"with binding '{_name(binding)}': {decision.message}")
+                        for action in actions:  # upstream's Deny, Audit and Warn each observed
+                            if action in ("Deny", "Warn", "Audit"):
+                                observe(_name(policy), _name(binding), decision, action.lower())
         if denied:
             raise self._refusal(a, obj, *denied[0])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any
 
 from ... import cel
@@ -15,12 +16,25 @@ MAX_MESSAGE = 5 * 1024  # celconfig.MaxEvaluatedMessageExpressionSizeBytes
 
 @dataclass(frozen=True)
 class Decision:
-    """A deny (`ActionDeny`): evaluated false (`reason` set) or an evaluation error under `failurePolicy: Fail`.
-    Admits are not recorded."""
+    """A deny (`ActionDeny`): evaluated false (`reason` set) or an evaluation error under `failurePolicy: Fail`;
+    or, `admitted`, an evaluation error under `Ignore` (upstream's `ActionAdmit` with `EvalError`, which only
+    the metrics see). Other admits are not recorded. `elapsed`: the expression's evaluation, in seconds."""
 
     message: str
     reason: str = ""
     error: bool = False  # an audit annotation's error denies whatever the binding's actions say
+    elapsed: float = 0.0
+    admitted: bool = False
+
+    @property
+    def error_type(self) -> str:
+        """`validating.ErrorType` (errors.go): by the message, whatever the evaluation was (a plain deny is
+        `invalid_error` too, as upstream)."""
+        if self.message.startswith("compilation"):
+            return "compile_error"
+        if self.message.startswith("validation failed due to running out of cost budget"):
+            return "out_of_budget"
+        return "invalid_error"
 
 
 def _variables(spec: dict[str, Any], activation: dict[str, Any]) -> dict[str, str]:
@@ -82,23 +96,25 @@ def validate(policy: dict[str, Any], activation: dict[str, Any]) -> list[Decisio
     for v in spec.get("validations") or []:
         if not isinstance(v, dict):
             continue
+        started = perf_counter()
         try:
             value = _evaluate(str(v.get("expression") or ""), activation, var_errors)
         except cel.EvalError as exc:
-            if fail:
-                out.append(Decision(str(exc)))
+            out.append(Decision(str(exc), elapsed=perf_counter() - started, admitted=not fail))
             continue
         if value is not True:
-            out.append(Decision(_message(v, activation, var_errors), v.get("reason") or "Invalid"))
+            elapsed = perf_counter() - started
+            out.append(Decision(_message(v, activation, var_errors), v.get("reason") or "Invalid", elapsed=elapsed))
     for ann in spec.get("auditAnnotations") or []:
         if not isinstance(ann, dict):
             continue
         expression = str(ann.get("valueExpression") or "").strip()
+        started = perf_counter()
         try:
             value = _evaluate(expression, activation, var_errors)
         except cel.EvalError as exc:
             if fail:
-                out.append(Decision(str(exc), error=True))
+                out.append(Decision(str(exc), error=True, elapsed=perf_counter() - started))
             continue
         if value is not None and not isinstance(value, str):
             out.append(Decision(f"valueExpression '{ann.get('valueExpression')}' resulted in unsupported return "

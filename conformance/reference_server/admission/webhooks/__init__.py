@@ -36,11 +36,13 @@ import asyncio
 import base64
 import copy
 import json
+import time
 from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
 from ...registry import Registry
 from . import client, review
+from .latency import tracking as webhook_time
 from .matching import Attributes, matching
 
 VALIDATING, MUTATING = "validatingwebhookconfigurations", "mutatingwebhookconfigurations"
@@ -110,13 +112,23 @@ class WebhookAdmission:
                     options: dict[str, Any] | None, mutating: bool = False) -> dict[str, Any] | None:
         """One call; the response, or None when a failed call is ignored (`failurePolicy: Ignore`)."""
         sent = review.request(a, obj, old, user, dry_run, options)
+        name, started = str(hook.get("name")), time.perf_counter()
+        observe = getattr(getattr(self.registry, "admission_metrics", None), "observe_webhook", None)
         try:
-            return review.response(str(hook.get("name")), sent, await client.call(hook, sent, self._service),
-                                   mutating=mutating)
+            resp = review.response(name, sent, await client.call(hook, sent, self._service), mutating=mutating)
         except review.CallError as exc:
-            if hook.get("failurePolicy") == "Ignore":
+            ignore = hook.get("failurePolicy") == "Ignore"
+            if observe is not None:  # metrics/admission.py, as the dispatchers record a failed call
+                observe(name, mutating, a.operation, time.perf_counter() - started, exc.code,
+                        "" if ignore else "calling_webhook_error", ignore)
+            if ignore:
                 return None
             raise review.internal(exc) from None
+        if observe is not None:
+            allowed = resp.get("allowed")
+            observe(name, mutating, a.operation, time.perf_counter() - started,
+                    200 if allowed else review.denied(name, resp.get("status")).code, "" if allowed else "no_error")
+        return resp
 
     async def mutate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
                      dry_run: bool, options: dict[str, Any] | None, warnings: list[str],
@@ -199,6 +211,8 @@ class WebhookAdmission:
         if policies:
             self.policies.validate(a, obj, old, user, dry_run, options, warnings)
         hooks = [h for h in hooks if self._conditions_hold(h, a, obj, old, user, dry_run, options)]
+        if hooks:
+            webhook_time()  # the request's webhook time (latency.py), shared with the parallel calls' tasks
         answers = await asyncio.gather(*(self._call(h, a, obj, old, user, dry_run, options) for h in hooks),
                                        return_exceptions=True)
         for hook, resp in zip(hooks, answers):

@@ -100,11 +100,11 @@ async def call(hook: dict[str, Any], review: dict[str, Any],
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
         raise CallError(name, f'failed to call webhook: Post "{url}": {_cause(exc)}') from None
     if status == 404:
-        raise CallError(name, "failed to call webhook: the server could not find the requested resource")
+        raise CallError(name, "failed to call webhook: the server could not find the requested resource", 404)
     if not 200 <= status < 300:
         text = raw.decode("utf-8", "replace")
         raise CallError(name, f'failed to call webhook: an error on the server ("{text}") has prevented the '
-                              "request from succeeding")
+                              "request from succeeding", status)
     try:
         return json.loads(raw)
     except ValueError as exc:

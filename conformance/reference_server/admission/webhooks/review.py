@@ -15,8 +15,9 @@ API_VERSION, KIND = "admission.k8s.io/v1", "AdmissionReview"
 class CallError(Exception):
     """`ErrCallingWebhook`: the call failed (the failure policy decides what follows)."""
 
-    def __init__(self, webhook: str, reason: str):
+    def __init__(self, webhook: str, reason: str, code: int = 400):
         super().__init__(f'failed calling webhook "{webhook}": {reason}')
+        self.code = code  # its Status' (`apierrors.NewBadRequest("error calling webhook")` unless an answer's)
 
 
 def request(a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
@@ -65,7 +66,7 @@ def response(webhook: str, sent: dict[str, Any], body: Any, *, mutating: bool = 
     elif mutating and resp.get("patchType") and not resp.get("patch"):
         problem = "webhook returned response.patchType but not response.patch"
     if problem:
-        raise CallError(webhook, f"received invalid webhook response: {problem}")
+        raise CallError(webhook, f"received invalid webhook response: {problem}", 503)
     return resp  # type: ignore[return-value]
 
 
