@@ -241,12 +241,6 @@ class CELParser ( Parser ):
         def getRuleIndex(self):
             return CELParser.RULE_start
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitStart" ):
-                return visitor.visitStart(self)
-            else:
-                return visitor.visitChildren(self)
-
 
 
 
@@ -297,12 +291,6 @@ class CELParser ( Parser ):
 
         def getRuleIndex(self):
             return CELParser.RULE_expr
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitExpr" ):
-                return visitor.visitExpr(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -365,12 +353,6 @@ class CELParser ( Parser ):
         def getRuleIndex(self):
             return CELParser.RULE_conditionalOr
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitConditionalOr" ):
-                return visitor.visitConditionalOr(self)
-            else:
-                return visitor.visitChildren(self)
-
 
 
 
@@ -431,12 +413,6 @@ class CELParser ( Parser ):
 
         def getRuleIndex(self):
             return CELParser.RULE_conditionalAnd
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitConditionalAnd" ):
-                return visitor.visitConditionalAnd(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -513,12 +489,6 @@ class CELParser ( Parser ):
 
         def getRuleIndex(self):
             return CELParser.RULE_relation
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitRelation" ):
-                return visitor.visitRelation(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -606,12 +576,6 @@ class CELParser ( Parser ):
 
         def getRuleIndex(self):
             return CELParser.RULE_calc
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitCalc" ):
-                return visitor.visitCalc(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -723,12 +687,6 @@ class CELParser ( Parser ):
             else:
                 return self.getToken(CELParser.EXCLAM, i)
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitLogicalNot" ):
-                return visitor.visitLogicalNot(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class MemberExprContext(UnaryContext):
 
@@ -739,12 +697,6 @@ class CELParser ( Parser ):
         def member(self):
             return self.getTypedRuleContext(CELParser.MemberContext,0)
 
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitMemberExpr" ):
-                return visitor.visitMemberExpr(self)
-            else:
-                return visitor.visitChildren(self)
 
 
     class NegateContext(UnaryContext):
@@ -763,12 +715,6 @@ class CELParser ( Parser ):
                 return self.getTokens(CELParser.MINUS)
             else:
                 return self.getToken(CELParser.MINUS, i)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitNegate" ):
-                return visitor.visitNegate(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -879,12 +825,6 @@ class CELParser ( Parser ):
             return self.getTypedRuleContext(CELParser.ExprListContext,0)
 
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitMemberCall" ):
-                return visitor.visitMemberCall(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class SelectContext(MemberContext):
 
@@ -906,12 +846,6 @@ class CELParser ( Parser ):
         def QUESTIONMARK(self):
             return self.getToken(CELParser.QUESTIONMARK, 0)
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitSelect" ):
-                return visitor.visitSelect(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class PrimaryExprContext(MemberContext):
 
@@ -922,12 +856,6 @@ class CELParser ( Parser ):
         def primary(self):
             return self.getTypedRuleContext(CELParser.PrimaryContext,0)
 
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitPrimaryExpr" ):
-                return visitor.visitPrimaryExpr(self)
-            else:
-                return visitor.visitChildren(self)
 
 
     class IndexContext(MemberContext):
@@ -951,12 +879,6 @@ class CELParser ( Parser ):
 
         def QUESTIONMARK(self):
             return self.getToken(CELParser.QUESTIONMARK, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitIndex" ):
-                return visitor.visitIndex(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -1104,12 +1026,6 @@ class CELParser ( Parser ):
             return self.getTypedRuleContext(CELParser.ListInitContext,0)
 
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitCreateList" ):
-                return visitor.visitCreateList(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class IdentContext(PrimaryContext):
 
@@ -1123,12 +1039,6 @@ class CELParser ( Parser ):
             return self.getToken(CELParser.IDENTIFIER, 0)
         def DOT(self):
             return self.getToken(CELParser.DOT, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitIdent" ):
-                return visitor.visitIdent(self)
-            else:
-                return visitor.visitChildren(self)
 
 
     class CreateStructContext(PrimaryContext):
@@ -1149,12 +1059,6 @@ class CELParser ( Parser ):
             return self.getTypedRuleContext(CELParser.MapInitializerListContext,0)
 
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitCreateStruct" ):
-                return visitor.visitCreateStruct(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class ConstantLiteralContext(PrimaryContext):
 
@@ -1165,12 +1069,6 @@ class CELParser ( Parser ):
         def literal(self):
             return self.getTypedRuleContext(CELParser.LiteralContext,0)
 
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitConstantLiteral" ):
-                return visitor.visitConstantLiteral(self)
-            else:
-                return visitor.visitChildren(self)
 
 
     class NestedContext(PrimaryContext):
@@ -1187,12 +1085,6 @@ class CELParser ( Parser ):
         def expr(self):
             return self.getTypedRuleContext(CELParser.ExprContext,0)
 
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitNested" ):
-                return visitor.visitNested(self)
-            else:
-                return visitor.visitChildren(self)
 
 
     class CreateMessageContext(PrimaryContext):
@@ -1228,12 +1120,6 @@ class CELParser ( Parser ):
             return self.getTypedRuleContext(CELParser.FieldInitializerListContext,0)
 
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitCreateMessage" ):
-                return visitor.visitCreateMessage(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class GlobalCallContext(PrimaryContext):
 
@@ -1256,12 +1142,6 @@ class CELParser ( Parser ):
         def exprList(self):
             return self.getTypedRuleContext(CELParser.ExprListContext,0)
 
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitGlobalCall" ):
-                return visitor.visitGlobalCall(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -1468,12 +1348,6 @@ class CELParser ( Parser ):
         def getRuleIndex(self):
             return CELParser.RULE_exprList
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitExprList" ):
-                return visitor.visitExprList(self)
-            else:
-                return visitor.visitChildren(self)
-
 
 
 
@@ -1531,12 +1405,6 @@ class CELParser ( Parser ):
 
         def getRuleIndex(self):
             return CELParser.RULE_listInit
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitListInit" ):
-                return visitor.visitListInit(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -1613,12 +1481,6 @@ class CELParser ( Parser ):
         def getRuleIndex(self):
             return CELParser.RULE_fieldInitializerList
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitFieldInitializerList" ):
-                return visitor.visitFieldInitializerList(self)
-            else:
-                return visitor.visitChildren(self)
-
 
 
 
@@ -1681,12 +1543,6 @@ class CELParser ( Parser ):
 
         def getRuleIndex(self):
             return CELParser.RULE_optField
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitOptField" ):
-                return visitor.visitOptField(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -1756,12 +1612,6 @@ class CELParser ( Parser ):
 
         def getRuleIndex(self):
             return CELParser.RULE_mapInitializerList
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitMapInitializerList" ):
-                return visitor.visitMapInitializerList(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -1835,12 +1685,6 @@ class CELParser ( Parser ):
         def ESC_IDENTIFIER(self):
             return self.getToken(CELParser.ESC_IDENTIFIER, 0)
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitEscapedIdentifier" ):
-                return visitor.visitEscapedIdentifier(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class SimpleIdentifierContext(EscapeIdentContext):
 
@@ -1851,12 +1695,6 @@ class CELParser ( Parser ):
 
         def IDENTIFIER(self):
             return self.getToken(CELParser.IDENTIFIER, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitSimpleIdentifier" ):
-                return visitor.visitSimpleIdentifier(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -1908,12 +1746,6 @@ class CELParser ( Parser ):
 
         def getRuleIndex(self):
             return CELParser.RULE_optExpr
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitOptExpr" ):
-                return visitor.visitOptExpr(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
@@ -1969,12 +1801,6 @@ class CELParser ( Parser ):
         def BYTES(self):
             return self.getToken(CELParser.BYTES, 0)
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitBytes" ):
-                return visitor.visitBytes(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class UintContext(LiteralContext):
 
@@ -1985,12 +1811,6 @@ class CELParser ( Parser ):
 
         def NUM_UINT(self):
             return self.getToken(CELParser.NUM_UINT, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitUint" ):
-                return visitor.visitUint(self)
-            else:
-                return visitor.visitChildren(self)
 
 
     class NullContext(LiteralContext):
@@ -2003,12 +1823,6 @@ class CELParser ( Parser ):
         def NUL(self):
             return self.getToken(CELParser.NUL, 0)
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitNull" ):
-                return visitor.visitNull(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class BoolFalseContext(LiteralContext):
 
@@ -2020,12 +1834,6 @@ class CELParser ( Parser ):
         def CEL_FALSE(self):
             return self.getToken(CELParser.CEL_FALSE, 0)
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitBoolFalse" ):
-                return visitor.visitBoolFalse(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class StringContext(LiteralContext):
 
@@ -2036,12 +1844,6 @@ class CELParser ( Parser ):
 
         def STRING(self):
             return self.getToken(CELParser.STRING, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitString" ):
-                return visitor.visitString(self)
-            else:
-                return visitor.visitChildren(self)
 
 
     class DoubleContext(LiteralContext):
@@ -2057,12 +1859,6 @@ class CELParser ( Parser ):
         def MINUS(self):
             return self.getToken(CELParser.MINUS, 0)
 
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitDouble" ):
-                return visitor.visitDouble(self)
-            else:
-                return visitor.visitChildren(self)
-
 
     class BoolTrueContext(LiteralContext):
 
@@ -2073,12 +1869,6 @@ class CELParser ( Parser ):
 
         def CEL_TRUE(self):
             return self.getToken(CELParser.CEL_TRUE, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitBoolTrue" ):
-                return visitor.visitBoolTrue(self)
-            else:
-                return visitor.visitChildren(self)
 
 
     class IntContext(LiteralContext):
@@ -2093,12 +1883,6 @@ class CELParser ( Parser ):
             return self.getToken(CELParser.NUM_INT, 0)
         def MINUS(self):
             return self.getToken(CELParser.MINUS, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitInt" ):
-                return visitor.visitInt(self)
-            else:
-                return visitor.visitChildren(self)
 
 
 
