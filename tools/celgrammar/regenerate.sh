@@ -8,7 +8,7 @@
 # renamed in a temporary copy: labels are not part of the ATN, so the parser and its error messages are unchanged.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-out="$here/../../conformance/reference_server/cel/gen"
+out="${1:-$here/../../conformance/reference_server/cel/gen}"  # an argument: another folder (tests compare)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sed -e 's/\bid=/ident=/g' -e 's/\bopen=/paren=/g' "$here/CEL.g4" > "$tmp/CEL.g4"

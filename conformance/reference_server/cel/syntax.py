@@ -379,8 +379,7 @@ class _Visitor:
                 fname = self.ident_text(escape, fields.start.start)
                 if fname is None:
                     continue
-                key = Node("lit", escape.start.start, escape.start.start + len(fname), escape.start.start,
-                           ("string", fname))
+                key = Node("lit", escape.start.start, escape.start.stop + 1, escape.start.start, ("string", fname))
                 entries.append((key, self.visit(fields.values[i]), field.opt is not None))
         start, end = self.span(ctx)
         return Node("struct", start, end, ctx.op.start, name, entries=entries)
