@@ -99,12 +99,7 @@ def _issues_text(message: str) -> str:
 
 def issue_text(expression: str, offset: int, message: str) -> str:
     """One issue as cel-go prints it: `ERROR: <input>:L:C: message`, the source line and a caret under it."""
-    line = expression.count("\n", 0, offset)
-    start = expression.rfind("\n", 0, offset) + 1
-    end = expression.find("\n", offset)
-    col = offset - start
-    source = expression[start:end if end >= 0 else len(expression)]
-    return f"ERROR: <input>:{line + 1}:{col + 1}: {message}\n | {source}\n | {'.' * col}^"
+    return syntax.display(expression, *syntax.line_col(expression, offset), message)
 
 
 def _undeclared(expression: str, name: str) -> str:

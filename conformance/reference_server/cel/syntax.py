@@ -191,7 +191,8 @@ def _classes(rt: Any) -> Any:
     return types.SimpleNamespace(Listener=Listener, Strategy=Strategy, Parser=Parser, Depth=Depth)
 
 
-def _line_col(src: str, offset: int) -> tuple[int, int]:
+def line_col(src: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and 0-based column (in code points, as cel-go's runes) of an offset."""
     return src.count("\n", 0, offset) + 1, offset - (src.rfind("\n", 0, offset) + 1)
 
 
@@ -204,7 +205,7 @@ class _Visitor:
 
     # errors and nodes
     def error_at(self, offset: int, message: str) -> Node:
-        line, col = _line_col(self.src, offset)
+        line, col = line_col(self.src, offset)
         self.issues.append((line, col, message))
         return Node("error", offset, offset, offset)
 
@@ -626,19 +627,23 @@ def _parse(src: str, opts: Options) -> tuple[Node | None, list[Issue]]:
     return (node if not issues else None), issues
 
 
-def issues_text(src: str, issues: list[Issue], limit: int = ERROR_REPORTING_LIMIT) -> str:
-    """`common.Errors.ToDisplayString`: sorted by position, at most 100, each with its source line and caret."""
-    ordered = sorted(issues, key=lambda i: (i[0], i[1]))
+def display(src: str, line: int, col: int, message: str) -> str:
+    """`common.Error.ToDisplayString`: `ERROR: <input>:L:C: message`, the source line (tabs as spaces) and a caret
+    under the column, a wide dot for each multi-byte character before it; no snippet without a location."""
+    text = f"ERROR: <input>:{line}:{col + 1}: {message}"
     lines = src.split("\n")
-    out = []
-    for line, col, message in ordered[:limit]:
-        text = f"ERROR: <input>:{line}:{col + 1}: {message}"
-        if 1 <= line <= len(lines):
-            snippet = lines[line - 1].replace("\t", " ")
-            dots = "".join("\uff0e" if len(ch.encode()) > 1 else "." for ch in snippet[:max(col, 0)])
-            caret = "\uff3e" if col < len(snippet) and len(snippet[col].encode()) > 1 else "^"
-            text += f"\n | {snippet}\n | {dots}{caret}"
-        out.append(text)
+    if 1 <= line <= len(lines):
+        snippet = lines[line - 1].replace("\t", " ")
+        dots = "".join("\uff0e" if ch > "\x7f" else "." for ch in snippet[:max(col, 0)])
+        caret = "\uff3e" if col < len(snippet) and snippet[col] > "\x7f" else "^"
+        text += f"\n | {snippet}\n | {dots}{caret}"
+    return text
+
+
+def issues_text(src: str, issues: list[Issue], limit: int = ERROR_REPORTING_LIMIT) -> str:
+    """`common.Errors.ToDisplayString`: sorted by position, at most 100, then how many more there were."""
+    ordered = sorted(issues, key=lambda i: (i[0], i[1]))
+    out = [display(src, line, col, message) for line, col, message in ordered[:limit]]
     if len(issues) > limit:
         out.append(f"{len(issues) - limit} more errors were truncated")
     return "\n".join(out)
