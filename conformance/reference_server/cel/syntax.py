@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -373,8 +374,7 @@ class _Visitor:
                 if i >= len(fields.cols) or i >= len(fields.values):
                     entries = []
                     break
-                if field.opt is not None and not self.opts.optional_syntax:
-                    self.error_at(field.start.start, "unsupported syntax '?'")
+                if self.optional_refused(field.opt, field.start.start):
                     continue
                 escape = field.escapeIdent()
                 fname = self.ident_text(escape, fields.start.start)
@@ -402,7 +402,8 @@ class _Visitor:
             return self.error_at(ctx.start.start, f"reserved identifier: {name}")
         args = self.expr_list(ctx.args)
         start, end = self.span(ctx)
-        return self.call_or_macro(Node("call", ctx.ident.start, end, ctx.op.start, name, args))
+        node = Node("call", ctx.ident.start, end, ctx.op.start, name, args)
+        return node if ctx.leadingDot is not None else self.call_or_macro(node)  # `.has(x)` names no macro
 
     def v_list(self, ctx: Any) -> Node:
         elems: list[Node] = []
@@ -410,13 +411,17 @@ class _Visitor:
         if ctx.elems is not None:
             for i, e in enumerate(ctx.elems.elems):
                 elems.append(self.visit(e.e))
-                if e.opt is not None:
-                    if not self.opts.optional_syntax:
-                        self.error_at(e.opt.start, "unsupported syntax '?'")
-                        continue
+                if e.opt is not None and not self.optional_refused(e.opt, e.opt.start):
                     optional.add(i)
         start, end = self.span(ctx)
         return Node("list", start, end, ctx.op.start, args=elems, opt_elems=frozenset(optional))
+
+    def optional_refused(self, opt: Any, at: int) -> bool:
+        """An optional element, entry or field (`?x`) where optional syntax is off: cel-go's error, and skipped."""
+        if opt is not None and not self.opts.optional_syntax:
+            self.error_at(at, "unsupported syntax '?'")
+            return True
+        return False
 
     def v_map(self, ctx: Any) -> Node:
         entries: list[tuple[Node, Node, bool]] = []
@@ -427,8 +432,7 @@ class _Visitor:
                     entries = []
                     break
                 key = init.keys[i]
-                if key.opt is not None and not self.opts.optional_syntax:
-                    self.error_at(key.start.start, "unsupported syntax '?'")
+                if self.optional_refused(key.opt, key.start.start):
                     continue
                 entries.append((self.visit(key.e), self.visit(init.values[i]), key.opt is not None))
         start, end = self.span(ctx)
@@ -591,6 +595,8 @@ _SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "
 
 
 def _parse(src: str, opts: Options) -> tuple[Node | None, list[Issue]]:
+    """`parser.parse`: lexer and parser with cel-go's listener, strategy and recursion listener, then the visitor;
+    the tree, or None when there are issues."""
     issues: list[Issue] = []
     if len(src) > opts.max_code_points:
         return None, [(-1, -1, f"expression code point size exceeds limit: size: {len(src)}, "
@@ -605,26 +611,41 @@ def _parse(src: str, opts: Options) -> tuple[Node | None, list[Issue]]:
     parser.addErrorListener(listener)
     parser.addParseListener(rt.classes.Depth(opts.max_recursion))
     parser._errHandler = rt.classes.Strategy(opts)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))  # 250 nested rules are ~9 Python frames each
     node: Node | None = None
-    try:
-        tree = parser.start()
-        visitor = _Visitor(src, issues, opts)
+    with _DEEP_STACK:
         try:
-            node = visitor.visit(tree)
-        except (AttributeError, TypeError, IndexError):
-            # a tree the error recovery left incomplete in a way cel-go's visitor tolerates and this one did not:
-            # the grammar's errors are reported already
-            if not issues:
-                raise
-    except _Stop as stop:
-        if stop.message is not None:
-            issues.append((-1, -1, stop.message))
-        node = None
-    finally:
-        sys.setrecursionlimit(limit)
+            tree = parser.start()
+            try:
+                node = _Visitor(src, issues, opts).visit(tree)
+            except (AttributeError, TypeError, IndexError):
+                # a tree the error recovery left incomplete in a way cel-go's visitor tolerates and this one does
+                # not: the grammar's errors are reported already
+                if not issues:
+                    raise
+        except _Stop as stop:
+            if stop.message is not None:
+                issues.append((-1, -1, stop.message))
     return (node if not issues else None), issues
+
+
+class _DeepStack:
+    """The interpreter's recursion limit raised for one parse at a time (250 nested rules are some 9 Python frames
+    each; the store's offload thread compiles too, hence the lock)."""
+
+    def __init__(self) -> None:
+        self.lock, self.saved = threading.Lock(), 0
+
+    def __enter__(self) -> None:
+        self.lock.acquire()
+        self.saved = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self.saved, 20_000))
+
+    def __exit__(self, *exc: object) -> None:
+        sys.setrecursionlimit(self.saved)
+        self.lock.release()
+
+
+_DEEP_STACK = _DeepStack()
 
 
 def display(src: str, line: int, col: int, message: str) -> str:
