@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,20 @@ def test_generated_parser_is_the_grammars(tmp_path: Path) -> None:
                    capture_output=True)
     assert {p.name: p.read_bytes() for p in tmp_path.glob("*.py")} == \
         {p.name: p.read_bytes() for p in gen.glob("*.py")}
+
+
+def test_runtime_loads_without_typing_io() -> None:
+    """The ANTLR 4.7.2 runtime imports `typing.io`, which Python 3.13 removed: syntax.py stands in for it."""
+    code = ("import sys, typing\n"
+            "sys.modules.pop('typing.io', None)\n"
+            "typing.__dict__.pop('io', None)\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'typing.io':\n"
+            "            raise ImportError(name)\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "from conformance.reference_server.cel import syntax\n"
+            "print(syntax.parse('a.b + 1')[0].kind)\n")
+    out = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code], capture_output=True,
+                         text=True, check=True, cwd=ROOT).stdout
+    assert out == "binary\n"
