@@ -88,6 +88,18 @@ def test_a_rule_naming_an_undefined_field_is_refused_with_upstreams_rendering(sr
     assert causes[0]["reason"] == "FieldValueInvalid"
 
 
+def test_a_rule_with_a_syntax_error_is_refused_in_cel_gos_words(srv):
+    """cel-go's parser's words (cel/syntax.py; cel-rust said `no viable alternative at input '.true'`)."""
+    schema = spec_schema({"replicas": {"type": "integer"}}, [{"rule": "self.true == 1"}])
+    message, causes = refused(write_crd(srv, schema))
+    assert message == (
+        f'{ROOT}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{{'
+        f'Rule:"self.true == 1", Message:"", MessageExpression:"", {NIL_REASON}, FieldPath:"", '
+        "OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:6: Syntax error: mismatched input "
+        "'true' expecting IDENTIFIER\n | self.true == 1\n | .....^")
+    assert causes[0]["reason"] == "FieldValueInvalid"
+
+
 @pytest.mark.parametrize("rule, at, detail", [
     ({"rule": "self.replicas"}, "rule", "cel expression must evaluate to a bool"),
     ({"rule": "self.replicas +"}, "rule", "compilation failed: ERROR: <input>:1:16: Syntax error"),

@@ -399,6 +399,8 @@ class Checker:
             keys.append((k, kt))
             values.append((v, vt))
         if node.kind == "struct":  # message literals: the objects' types are declared, not their constructors
+            if node.value.lstrip(".").startswith("google.protobuf."):  # cel-go's registry knows protobuf's own
+                return UNKNOWN
             if node.value not in self.objects:
                 return self.fail(node, f"undeclared reference to '{node.value}' (in container '')")
             return UNKNOWN

@@ -1,12 +1,12 @@
 """The CEL engine under the admission plugins: the `common-expression-language` wheel (cel-rust bindings), loaded
 on first use so the server's start-up does not pay for it.
 
-Why this library: it parses CEL with cel-go's grammar (its syntax errors read as cel-go's, `ERROR: <input>:L:C:
-...` with the caret line), runs the standard macros (`has`, `all`, `exists`, `exists_one`, `map`, `filter`) and
+Why this library: it parses CEL with cel-go's grammar, runs the standard macros (`has`, `all`, `exists`, `exists_one`, `map`, `filter`) and
 compiles and evaluates in tens of microseconds (cel-python 0.5: about a millisecond each). It does not type-check
 (no declared types: `Program.variables()` is all it reports; `checker.py` does, at write time), runs optional
 values but does not parse their syntax nor run two-variable comprehensions (`desugar.py` rewrites both) and has no
-cel-go extension libraries; `library.py` adds the Kubernetes functions.
+cel-go extension libraries; `library.py` adds the Kubernetes functions. Syntax is judged first by cel-go's own
+parser (`syntax.py`: its ANTLR grammar and messages); cel-rust's words are left only for what it alone refuses.
 
 The package's `__init__` imports its command-line interface (typer, rich: ~0.3 s); only the native module is
 loaded here (`cel.cel`), registered under its own name so a later `import cel` reuses it."""
@@ -21,6 +21,7 @@ import sys
 from functools import lru_cache
 from typing import Any, Iterable
 
+from . import syntax
 from .library import FUNCTIONS
 from .desugar import desugar
 
@@ -80,9 +81,17 @@ def native() -> Any:
     return _native_module
 
 
+_RUST_DEPTH = re.compile(r"Recursion limit of (\d+) exceeded")
+
+
 def _issues_text(message: str) -> str:
-    """cel-rust's parse error as cel-go's `Issues.String()`: without the wrapper's prefix, source lines indented
-    ` | ` as cel-go prints them."""
+    """What cel-rust refuses in an expression cel-go's parser read (syntax.py judged it first): its nesting limit
+    in this server's words, else its error as cel-go's `Issues.String()` (without the wrapper's prefix, source
+    lines indented ` | ` as cel-go prints them)."""
+    depth = _RUST_DEPTH.search(message)
+    if depth:
+        return (f"ERROR: <input>:-1:0: expression nests more than {depth.group(1)} levels deep, this server's "
+                "limit")
     at = message.find("ERROR: ")
     text = message[at:] if at >= 0 else message
     return "\n".join(" " + line if line.startswith("|") else line for line in text.split("\n"))
@@ -90,12 +99,7 @@ def _issues_text(message: str) -> str:
 
 def issue_text(expression: str, offset: int, message: str) -> str:
     """One issue as cel-go prints it: `ERROR: <input>:L:C: message`, the source line and a caret under it."""
-    line = expression.count("\n", 0, offset)
-    start = expression.rfind("\n", 0, offset) + 1
-    end = expression.find("\n", offset)
-    col = offset - start
-    source = expression[start:end if end >= 0 else len(expression)]
-    return f"ERROR: <input>:{line + 1}:{col + 1}: {message}\n | {source}\n | {'.' * col}^"
+    return syntax.display(expression, *syntax.line_col(expression, offset), message)
 
 
 def _undeclared(expression: str, name: str) -> str:
@@ -195,6 +199,10 @@ def _too_large(expression: str) -> str:
 def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:
     """cel-rust's program of `expression` (rewritten by desugar.py where needed), its free variables and
     functions, and the source it compiled; or the issues text."""
+    if len(expression) <= MAX_CODE_POINTS:
+        issues = syntax.parse(expression)[1]  # cel-go's parser judges syntax, with its words
+        if issues:
+            return issues
     refused = _too_large(expression)
     if refused:
         return refused

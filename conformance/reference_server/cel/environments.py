@@ -5,7 +5,8 @@ expression must have (`CompileCELExpression`'s `ReturnTypes` check) and the erro
 expression that does not compile.
 
 Types come from `checker.py` (cel-go's checker over our parser): `object`, `oldObject` and `params` are dyn, as in
-upstream's write-time compile; an expression our parser cannot read is accepted (cel-rust judged its syntax)."""
+upstream's write-time compile; syntax is cel-go's parser's to judge (`syntax.py`, through the engine), and its tree
+stands in where our hand-written parser cannot read an expression."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -92,8 +93,8 @@ def type_check(expression: str, schemas: Schemas, params: bool,
 
 def _all_issues(exc: CompileError, expression: str, names: frozenset[str], composition: Mapping[str, Type] | None,
                 schemas: Schemas | None = None, new: bool = False) -> str:
-    """The engine stops at the first undeclared name; cel-go's checker reports every issue, as ours does when our
-    parser reads the expression (a syntax error stays cel-rust's)."""
+    """The engine stops at the first undeclared name; cel-go's checker reports every issue, as ours does (a syntax
+    error is cel-go's parser's issues text, from `syntax.py`)."""
     if "undeclared reference" in str(exc):
         issues = _typed(expression, names, composition, schemas, new)[1]
         if issues:

@@ -1,8 +1,9 @@
 """A CEL parser of our own (cel-go's grammar, `github.com/google/cel-go/parser/gen/CEL.g4`) for what cel-rust does
 not do: the type checker (`checker.py`) and the rewrites for cel-rust (`desugar.py`) need the AST.
 
-cel-rust stays the judge of syntax: an expression it parses but this parser does not is simply not type-checked
-(`ParseError` means "do not know", never "refuse"). Each node keeps its source span and, as cel-go's parser does,
+It is the fast path: cel-go's own parser (`syntax.py`, ANTLR-generated) judges syntax, and its tree stands in
+where this parser cannot read an expression cel-go reads (`parse` falls back on it; `ParseError` then means cel-go
+refuses the expression too). Each node keeps its source span and, as cel-go's parser does,
 the offset of the token that names it (an operator, the `.` of a selection, the `(` of a call, the `[` of an index),
 where cel-go reports a checker error."""
 from __future__ import annotations
@@ -276,12 +277,17 @@ def qualified_name(node: Node) -> str | None:
 
 
 def parse(src: str) -> Node:
-    """The AST of `src`, or ParseError when this parser cannot read it."""
+    """The AST of `src`: this parser's, else cel-go's (`syntax.py`); ParseError when neither reads it."""
     try:
         p = _Parser(src)
         node = p.expr()
         if p.peek()[0] != "eof":
             raise ParseError(f"unexpected {p.peek()[1]!r} at {p.peek()[2]}")
         return node
-    except RecursionError:
-        raise ParseError("too deep") from None
+    except (ParseError, RecursionError) as exc:
+        reason = str(exc) if isinstance(exc, ParseError) else "too deep"
+    from . import syntax
+    tree, issues = syntax.parse(src)
+    if tree is None:
+        raise ParseError(issues or reason)
+    return tree

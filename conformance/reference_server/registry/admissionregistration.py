@@ -14,9 +14,8 @@ cluster-scoped, with
 
 CEL expressions (matchConditions, validations, messageExpression, auditAnnotations, variables) are compiled on
 write (`reference_server/cel/`): one that does not parse, or names a variable its environment does not declare, is
-refused as upstream refuses it (`compilation failed: ...`; the parser's text is cel-rust's, not cel-go's); there
-is no type checker, so `must evaluate to bool` is never answered. admission/policy/ enforces the policies;
-no controller writes a policy's `status.typeChecking`.
+refused as upstream refuses it (`compilation failed: ...` in cel-go's parser's and checker's words, `must evaluate
+to ...`). admission/policy/ enforces the policies; controller/policystatus.py writes their `status.typeChecking`.
 """
 from __future__ import annotations
 

@@ -112,6 +112,33 @@ def test_expressions_that_do_not_compile_are_refused(vap: Policies) -> None:
     assert "compilation failed: ERROR: <input>:1:24: Syntax error:" in r.json()["message"]
 
 
+def test_syntax_errors_are_refused_in_cel_gos_words(vap: Policies) -> None:
+    """cel-go's parser judges syntax (cel/syntax.py): macro argument errors cel-rust let through, and its own
+    words and positions where cel-rust's differed, in the Status's message after the field path."""
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]
+    name = f"p-{uuid.uuid4().hex[:8]}"
+    r = vap.post("validatingadmissionpolicies", {"metadata": {"name": name}, "spec": {
+        "matchConstraints": {"resourceRules": rules},
+        "validations": [{"expression": "object.all(k, k, true)"}, {"expression": "[1].map(1, 2) == []"}]}})
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == (
+        f'ValidatingAdmissionPolicy.admissionregistration.k8s.io "{name}" is invalid: ['
+        'spec.validations[0].expression: Invalid value: "object.all(k, k, true)": compilation failed: '
+        "ERROR: <input>:1:15: duplicate variable name: k\n | object.all(k, k, true)\n | ..............^, "
+        'spec.validations[1].expression: Invalid value: "[1].map(1, 2) == []": compilation failed: '
+        "ERROR: <input>:1:9: argument is not an identifier\n | [1].map(1, 2) == []\n | ........^]")
+    hook = {"name": "w.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+            "clientConfig": {"url": "https://hooks.example.com/"},
+            "matchConditions": [{"name": "bad", "expression": "has(object.?spec)"}]}
+    name = f"w-{uuid.uuid4().hex[:8]}"
+    r = vap.post("validatingwebhookconfigurations", {"metadata": {"name": name}, "webhooks": [hook]})
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == (
+        f'ValidatingWebhookConfiguration.admissionregistration.k8s.io "{name}" is invalid: '
+        'webhooks[0].matchConditions[0].expression: Invalid value: "has(object.?spec)": compilation failed: '
+        "ERROR: <input>:1:11: invalid argument to has() macro\n | has(object.?spec)\n | ..........^")
+
+
 def test_expressions_that_do_not_type_check_are_refused(vap: Policies) -> None:
     """`CompileCELExpression`'s return-type check (`must evaluate to ...`) and the checker's overload and field
     errors, each a `field.Invalid` of the expression; `object` is dyn (no schema), so what only a schema could
