@@ -117,7 +117,8 @@ def test_rules_that_do_not_compile_are_refused(srv, rule, at, detail):
     ({"a": {"type": "integer"}}, [{"rule": "true", "optionalOldSelf": True}],
      f"{ROOT}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if "
      "oldSelf is not used in rule"),
-    ({"a": {"type": "array", "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}},
+    ({"a": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 10,
+                                                       "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}},
      None,
      f'{ROOT}.properties[spec].properties[a].items.x-kubernetes-validations[0].rule: Invalid value: '
      f'"self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within '
@@ -171,7 +172,7 @@ def test_nested_list_item_and_map_value_rules(srv):
 
 def test_message_expression_reason_and_field_path(srv):
     coll = served(srv, spec_schema({"min": {"type": "integer"}, "max": {"type": "integer"}}, [
-        {"rule": "self.min <= self.max", "messageExpression": "'min ' + string(self.min) + ' exceeds max'",
+        {"rule": "self.min <= self.max", "messageExpression": "'min %d exceeds max'.format([self.min])",
          "reason": "FieldValueForbidden", "fieldPath": ".min"},
         {"rule": "self.max < 100", "reason": "FieldValueRequired", "message": "max must be small"},
         {"rule": "self.max != 50", "reason": "FieldValueDuplicate"},
