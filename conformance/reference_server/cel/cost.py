@@ -20,8 +20,8 @@ from typing import Any
 
 from .checker import _ONE_VAR, _TWO_VAR, Checker, Overload, substitute
 from .parser import Node
-from .types import (AUTHORIZER, BOOL, BYTES, CIDR, DECISION, DOUBLE, DURATION, DYN, FORMAT, GROUP_CHECK, INT, IP,
-                    PATH_CHECK, QUANTITY, RESOURCE_CHECK, SEMVER, STRING, TIMESTAMP, UINT, URL, Type, list_of, map_of)
+from .types import (AUTHORIZER, BOOL, CIDR, DECISION, DOUBLE, DURATION, DYN, FORMAT, GROUP_CHECK, INT, IP,
+                    PATH_CHECK, QUANTITY, RESOURCE_CHECK, SEMVER, TIMESTAMP, UINT, URL, Type, list_of)
 
 MAX = (1 << 64) - 1
 Estimate = tuple[int, int]  # (min, max): a cost, or a size (`SizeEstimate`)
@@ -241,8 +241,10 @@ class Coster:
     def _macro(self, e: Node, var: str, var2: str | None, body: list[Node]) -> _Comprehension:
         """`makeQuantifier`, `MakeMap`, `MakeFilter` and the two-variable macros of ext/comprehensions.go."""
         name, rng = e.value, e.target
-        accu = lambda t: self._synthetic(_ident(ACCU), t)  # noqa: E731
         call = self._call
+
+        def accu(t: Type) -> Node:
+            return self._synthetic(_ident(ACCU), t)
         if name in ("all", "exists"):
             init = _lit("bool", name == "all")
             if name == "all":
@@ -785,4 +787,4 @@ def estimate_expression(expression: str, variables: Mapping[str, Type], sizes: S
         return None
 
 
-__all__ = ["MAX", "AstNode", "Coster", "Estimate", "SizeEstimator", "estimate", "estimate_expression", "map_of"]
+__all__ = ["MAX", "AstNode", "Coster", "Estimate", "SizeEstimator", "estimate", "estimate_expression"]
