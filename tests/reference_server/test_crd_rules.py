@@ -447,3 +447,17 @@ def test_an_unchanged_schema_is_not_held_to_the_per_expression_limit():
     changed = copy.deepcopy(new)
     changed["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["field"]["maximum"] = 5
     assert len(crdrules.validate_crd_rules(changed, old)) == 1
+
+
+def test_per_version_schemas_are_costed_and_spared_each_on_its_own():
+    """Versions with different schemas: each its own total, at `spec.versions[i]`; an update spares only the
+    version whose schema it leaves unchanged."""
+    old = crd("g.example.com", _keyword_rules(40000))
+    old["spec"]["versions"].append({**copy.deepcopy(old["spec"]["versions"][0]), "name": "v2", "storage": False})
+    old["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["field"]["minimum"] = 0
+    rule = "schema.openAPIV3Schema.properties[list].items.x-kubernetes-validations[0].rule"
+    assert [e.field for e in crdrules.validate_crd_rules(old)] == [f"spec.versions[0].{rule}",
+                                                                   f"spec.versions[1].{rule}"]
+    new = copy.deepcopy(old)
+    new["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["field"]["minimum"] = 1
+    assert [e.field for e in crdrules.validate_crd_rules(new, old)] == [f"spec.versions[1].{rule}"]
