@@ -4,6 +4,7 @@ map values; transition rules on update only; messageExpression, reason, fieldPat
 by the official `kubernetes` client as a 422 with the rule's message."""
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, Iterator
 
@@ -129,7 +130,8 @@ def test_rules_that_do_not_compile_are_refused(srv, rule, at, detail):
     ({"a": {"type": "integer"}}, [{"rule": "true", "optionalOldSelf": True}],
      f"{ROOT}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if "
      "oldSelf is not used in rule"),
-    ({"a": {"type": "array", "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}},
+    ({"a": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 10,
+                                                       "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}},
      None,
      f'{ROOT}.properties[spec].properties[a].items.x-kubernetes-validations[0].rule: Invalid value: '
      f'"self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within '
@@ -183,7 +185,7 @@ def test_nested_list_item_and_map_value_rules(srv):
 
 def test_message_expression_reason_and_field_path(srv):
     coll = served(srv, spec_schema({"min": {"type": "integer"}, "max": {"type": "integer"}}, [
-        {"rule": "self.min <= self.max", "messageExpression": "'min ' + string(self.min) + ' exceeds max'",
+        {"rule": "self.min <= self.max", "messageExpression": "'min %d exceeds max'.format([self.min])",
          "reason": "FieldValueForbidden", "fieldPath": ".min"},
         {"rule": "self.max < 100", "reason": "FieldValueRequired", "message": "max must be small"},
         {"rule": "self.max != 50", "reason": "FieldValueDuplicate"},
@@ -384,3 +386,90 @@ def test_runtime_errors_in_cel_gos_words(srv):
     assert message == ('[spec: Invalid value: "object": integer overflow evaluating rule: self.n + '
                        '9223372036854775807 > 0, spec: Invalid value: "object": index out of bounds: 3 evaluating '
                        "rule: third item positive]")
+
+
+# ---- estimated cost at write (registry/crdrules/cost.py; validation_test.go's cases) ----------------------------
+HINT = ("(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings "
+        "are declared)")
+
+
+def _keyword_rules(max_items: int) -> dict[str, Any]:
+    """validation_test.go "forbid validation rules where cost total exceeds total limit", maxItems as given."""
+    keyword = [{"rule": "self.contains('keyword')"}]
+    return {"type": "object", "properties": {
+        "list": {"type": "array", "maxItems": max_items,
+                 "items": {"type": "string", "maxLength": 5000, "x-kubernetes-validations": keyword}},
+        "map": {"type": "object", "maxProperties": 1000, "additionalProperties": {
+            "type": "string", "maxLength": 5000, "x-kubernetes-validations": keyword}},
+        "field": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > 50 && self < 100"}]}}}
+
+
+def test_rules_over_the_estimated_cost_budgets_are_refused(srv):
+    r = requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", _keyword_rules(100000)))
+    message, causes = refused(r)
+    rule = f"{ROOT}.properties[list].items.x-kubernetes-validations[0].rule"
+    contributed = "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"
+    assert [(c["field"], c["reason"], c["message"]) for c in causes] == [
+        (rule, "FieldValueForbidden", f"Forbidden: estimated rule cost exceeds budget by factor of 20.0x {HINT}"),
+        (rule, "FieldValueForbidden", f"Forbidden: {contributed}"),
+        (f"{ROOT}.properties[map].additionalProperties.x-kubernetes-validations[0].rule", "FieldValueForbidden",
+         f"Forbidden: {contributed}"),
+        (ROOT, "FieldValueForbidden", "Forbidden: x-kubernetes-validations estimated rule cost total for entire "
+                                      f"OpenAPIv3 schema exceeds budget by factor of 2.0x {HINT}")]
+    assert message.startswith(f"[{rule}: Forbidden: estimated rule cost exceeds budget by factor of 20.0x")
+
+
+def test_bounded_cardinality_and_lengths_keep_rules_within_budget(srv):
+    assert requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", _keyword_rules(1000))
+                         ).status_code == 201
+    nested = {"type": "array", "items": {"type": "object", "additionalProperties": {
+        "type": "object", "required": ["key"], "properties": {"key": {"type": "string"}}}},
+        "x-kubernetes-validations": [{"rule": "self.all(x, x.all(y, x[y].key == x[y].key))"}]}
+    schema = {"type": "object", "properties": {"value": nested}}
+    message, causes = refused(requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", schema)))
+    assert [c["field"] for c in causes] == [f"{ROOT}.properties[value].x-kubernetes-validations[0].rule"] * 2 + [ROOT]
+    bounded = copy.deepcopy(schema)
+    bounded["properties"]["value"].update(maxItems=10)
+    bounded["properties"]["value"]["items"].update(maxProperties=10)
+    bounded["properties"]["value"]["items"]["additionalProperties"]["properties"]["key"].update(maxLength=10)
+    assert requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", bounded)).status_code == 201
+
+
+def test_message_expression_cost_is_checked_without_cardinality(srv):
+    """validation_test.go: a messageExpression concatenating unbounded strings."""
+    schema = {"type": "object", "properties": {"f": {"type": "array", "items": {"type": "string"},
+              "x-kubernetes-validations": [{"rule": "true", "messageExpression":
+                                            "self[0] + self[1] + self[2] + self[3] + self[4] + self[5] + self[6] + "
+                                            "self[7]"}]}}}
+    _, causes = refused(requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", schema)))
+    assert [(c["field"], c["message"]) for c in causes] == [
+        (f"{ROOT}.properties[f].x-kubernetes-validations[0].messageExpression",
+         f"Forbidden: estimated messageExpression cost exceeds budget by factor of 1.101006x {HINT}")]
+
+
+def test_an_unchanged_schema_is_not_held_to_the_per_expression_limit():
+    """`suppressPerExpressionCost`: an update that leaves a version's schema as it was (a CRD written before the
+    limit, or by a server that estimates lower) keeps only the per-schema total."""
+    old = crd("g.example.com", _keyword_rules(40000))
+    new = copy.deepcopy(old)
+    new["metadata"]["labels"] = {"touched": "yes"}
+    assert [e.field for e in crdrules.validate_crd_rules(new)] == [
+        f"{ROOT}.properties[list].items.x-kubernetes-validations[0].rule"]
+    assert crdrules.validate_crd_rules(new, old) == []
+    changed = copy.deepcopy(new)
+    changed["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["field"]["maximum"] = 5
+    assert len(crdrules.validate_crd_rules(changed, old)) == 1
+
+
+def test_per_version_schemas_are_costed_and_spared_each_on_its_own():
+    """Versions with different schemas: each its own total, at `spec.versions[i]`; an update spares only the
+    version whose schema it leaves unchanged."""
+    old = crd("g.example.com", _keyword_rules(40000))
+    old["spec"]["versions"].append({**copy.deepcopy(old["spec"]["versions"][0]), "name": "v2", "storage": False})
+    old["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["field"]["minimum"] = 0
+    rule = "schema.openAPIV3Schema.properties[list].items.x-kubernetes-validations[0].rule"
+    assert [e.field for e in crdrules.validate_crd_rules(old)] == [f"spec.versions[0].{rule}",
+                                                                   f"spec.versions[1].{rule}"]
+    new = copy.deepcopy(old)
+    new["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["field"]["minimum"] = 1
+    assert [e.field for e in crdrules.validate_crd_rules(new, old)] == [f"spec.versions[1].{rule}"]

@@ -42,3 +42,24 @@ def test_kubectl_apply_meets_the_rules(kube: Kube, tmp_path: Path) -> None:
     gadget["spec"]["replicas"] = 3
     assert kube.ok("apply", "-f", _file(tmp_path, "g1.json", gadget)) == f"gadget.{group}/g1 created\n"
     kube.http.delete(f"{kube.server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{group}")
+
+
+def test_kubectl_apply_of_a_crd_over_the_cost_budget(kube: Kube, tmp_path: Path) -> None:
+    """An unbounded list of unbounded strings compared pairwise: refused at write with the estimate's words; the
+    same rule with maxItems and maxLength is applied."""
+    group = f"k{uuid.uuid4().hex[:8]}.example.com"
+    body = _crd(group, "true")
+    spec = body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"] = {"names": {"type": "array", "items": {"type": "string"}, "x-kubernetes-validations": [
+        {"rule": "self.all(x, self.exists_one(y, x == y))", "message": "names must be unique"}]}}
+    err = kube.fails("apply", "-f", _file(tmp_path, "costly.json", body))
+    rule = "spec.validation.openAPIV3Schema.properties[spec].properties[names].x-kubernetes-validations[0].rule"
+    assert err.startswith(f'The CustomResourceDefinition "gadgets.{group}" is invalid: \n* {rule}: Forbidden: '
+                          "estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, "
+                          "or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are "
+                          "declared)\n"), err
+    spec["properties"]["names"].update(maxItems=20)
+    spec["properties"]["names"]["items"].update(maxLength=63)
+    assert kube.ok("apply", "-f", _file(tmp_path, "costly.json", body)) == \
+        f"customresourcedefinition.apiextensions.k8s.io/gadgets.{group} created\n"
+    kube.http.delete(f"{kube.server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{group}")

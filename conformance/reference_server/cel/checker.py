@@ -295,6 +295,10 @@ class Checker:
     mapping: dict[str, Type] = field(default_factory=dict)
     fresh: int = 0
     literals: list[tuple[list[tuple[Node, Type]], bool]] = field(default_factory=list)  # for the validator
+    # what cel-go's checked AST keeps for the cost estimator (`cost.py`): each node's type (id(node) -> type, before
+    # the final substitution) and each resolved call's function name and matching overloads
+    types: dict[int, Type] = field(default_factory=dict)
+    references: dict[int, tuple[str, list[Overload]]] = field(default_factory=dict)
 
     def fail(self, node: Node, message: str) -> Type:
         self.errors.append((node.at, message))
@@ -321,7 +325,11 @@ class Checker:
         return "*error*" if t == UNKNOWN else t.formatted()
 
     def check(self, node: Node, scope: Mapping[str, Type] | None = None) -> Type:
-        scope = scope or {}
+        t = self._check(node, scope or {})
+        self.types[id(node)] = t
+        return t
+
+    def _check(self, node: Node, scope: Mapping[str, Type]) -> Type:
         kind = node.kind
         if kind == "lit":
             return Type(node.value[0])
@@ -627,6 +635,8 @@ class Checker:
         """`resolveOverload`: every overload of the call's style whose parameters the arguments are assignable to
         (type parameters instantiated afresh), the first's result type, or dyn when they disagree."""
         result: Type | None = None
+        matched: list[Overload] = []
+        self.references[id(node)] = (name, matched)
         for o in DECLARATIONS[name]:
             if o.member != member or len(o.params) != len(args):
                 continue
@@ -635,6 +645,7 @@ class Checker:
             m = dict(self.mapping)
             if all(assignable(m, a, p) for a, p in zip(args, params)):
                 self.mapping = m
+                matched.append(o)
                 out = substitute(m, self.instantiate(o.result, fresh), False)
                 if result is None:
                     result = out

@@ -95,22 +95,31 @@ class Types:
         return {"integer": INT, "number": DOUBLE, "boolean": BOOL}.get(typ, UNKNOWN)
 
 
-def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, Any], new: bool) -> tuple[Any, str]:
-    """The expression's type and cel-go's issues text of its type errors ("" when none or not known)."""
+def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, Any], new: bool,
+                 sizes: Any = None) -> tuple[Any, str, int]:
+    """The expression's type, cel-go's issues text of its type errors ("" when none or not known), and, with a size
+    estimator, its estimated maximum cost (`cel/cost.py`; 0 when not known)."""
     from ...cel.checker import NEWER_THAN_COMPATIBILITY, Checker
+    from ...cel.cost import estimate
     from ...cel.engine import issue_text
     from ...cel.parser import ParseError, parse
     from ...cel.types import OBJECTS, UNKNOWN
     try:
         tree = parse(expression)
     except ParseError:
-        return UNKNOWN, ""
+        return UNKNOWN, "", 0
     checker = Checker(variables, None, {**OBJECTS, **objects}, NEWER_THAN_COMPATIBILITY if new else frozenset())
     try:
         out = checker.check(tree)
     except RecursionError:
-        return UNKNOWN, ""
-    return out, "\n".join(issue_text(expression, at, message) for at, message in sorted(checker.errors))
+        return UNKNOWN, "", 0
+    cost = 0
+    if sizes is not None and not checker.errors:
+        try:
+            cost = estimate(tree, checker, sizes)[1]
+        except RecursionError:
+            pass
+    return out, "\n".join(issue_text(expression, at, message) for at, message in sorted(checker.errors)), cost
 
 
 @dataclass
@@ -124,6 +133,8 @@ class Compiled:
     message_program: Any = None
     message_error: str = ""
     field_path: str | None = None  # NormalizedRuleFieldPath
+    max_cost: int = 0  # MaxCost and MessageExpressionMaxCost: the estimates, when compiled with a size estimator
+    message_max_cost: int = 0
 
 
 def _optional_old_self(rule: str, present: bool) -> str:
@@ -133,9 +144,10 @@ def _optional_old_self(rule: str, present: bool) -> str:
 
 
 def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, types: Types,
-                 new: bool = True) -> Compiled:
+                 new: bool = True, sizes: Any = None) -> Compiled:
     """`compileRule`: a rule whose text is blank compiles to nothing; `new`: checked in the environment of new
-    expressions (a rule the old CRD did not have), else of stored ones."""
+    expressions (a rule the old CRD did not have), else of stored ones; `sizes`: the node's size estimator
+    (`cost.size_estimator`), to estimate the rule's and messageExpression's costs."""
     from ...cel.checker import uncertain
     from ...cel.types import BOOL, STRING, optional_of
     text = str(rule.get("rule") or "")
@@ -149,14 +161,14 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
     except cel.CompileError as exc:
         out.error = f"compilation failed: {exc}"
         return out
-    result, issues = _type_issues(text, variables, types.objects, new)
+    result, issues, cost = _type_issues(text, variables, types.objects, new, sizes)
     if issues:
         out.error = f"compilation failed: {issues}"
         return out
     if not uncertain(result) and result != BOOL:
         out.error = "cel expression must evaluate to a bool"
         return out
-    out.uses_old_self = uses_old_self(text)
+    out.uses_old_self, out.max_cost = uses_old_self(text), cost
     if optional and out.uses_old_self:
         program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"))
                         for present in (False, True))
@@ -168,11 +180,13 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
         except cel.CompileError as exc:
             out.message_error = f"messageExpression compilation failed: {exc}"
             return out
-        result, issues = _type_issues(message, variables, types.objects, new)
+        result, issues, cost = _type_issues(message, variables, types.objects, new, sizes)
         if issues:
             out.message_program, out.message_error = None, f"messageExpression compilation failed: {issues}"
         elif not uncertain(result) and result != STRING:
             out.message_program, out.message_error = None, "messageExpression must evaluate to a string"
+        else:
+            out.message_max_cost = cost
     if rule.get("fieldPath"):
         out.field_path = valid_field_path(str(rule["fieldPath"]), schema)
     return out

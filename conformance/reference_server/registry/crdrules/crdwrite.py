@@ -11,6 +11,7 @@ from typing import Any
 
 from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
 from .compiler import Types, compile_rule, valid_field_path
+from .cost import TotalCost, child_cardinality, decl_type, expression_cost, over_limit, size_estimator
 
 REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
 
@@ -41,6 +42,8 @@ def _invalid_rule(path: str, rule: dict[str, Any], detail: str) -> FieldError:
 class _Errors:
     schema: list[FieldError] = field(default_factory=list)
     cel: list[FieldError] = field(default_factory=list)
+    total: TotalCost = field(default_factory=TotalCost)  # the schema's rule costs (cost.py)
+    unchanged: bool = False  # an update left this schema as it was: no per-expression cost limit
 
 
 def _static_rule_errors(rules: list[Any], schema: dict[str, Any], at: str) -> list[FieldError]:
@@ -74,22 +77,25 @@ def _static_rule_errors(rules: list[Any], schema: dict[str, Any], at: str) -> li
 
 
 def _walk_crd(schema: Any, at: str, out: _Errors, types: Types, type_name: str, uncorrelatable: str | None,
-              stored: frozenset[str], root: bool = False) -> bool:
+              stored: frozenset[str], root: bool = False, cardinality: int | None = 1) -> bool:
     """Check the rules of `schema` and below (children first, as upstream recurses before a node's own rules);
-    True when a schema error was found at this node or below."""
+    True when a schema error was found at this node or below. `cardinality`: how many times the node may occur
+    (`CELSchemaContext.MaxCardinality`, None unbounded)."""
     if not isinstance(schema, dict):
         return False
     found = False
     extra = schema.get("additionalProperties")
     map_type = schema.get("x-kubernetes-map-type")
     forbid_here = uncorrelatable or (at if map_type not in (None, "granular", "atomic") else None)
+    below = child_cardinality(schema, cardinality)
     if isinstance(extra, dict):
-        found |= _walk_crd(extra, f"{at}.additionalProperties", out, types, "", uncorrelatable, stored)
+        found |= _walk_crd(extra, f"{at}.additionalProperties", out, types, "", uncorrelatable, stored,
+                           cardinality=below)
     for name, sub in (schema.get("properties") or {}).items() if isinstance(schema.get("properties"), dict) else ():
-        found |= _walk_crd(sub, f"{at}.properties[{name}]", out, types, "", forbid_here, stored)
+        found |= _walk_crd(sub, f"{at}.properties[{name}]", out, types, "", forbid_here, stored, cardinality=below)
     if isinstance(schema.get("items"), dict):
         list_forbid = uncorrelatable or (at if schema.get("x-kubernetes-list-type") != "map" else None)
-        found |= _walk_crd(schema["items"], f"{at}.items", out, types, "", list_forbid, stored)
+        found |= _walk_crd(schema["items"], f"{at}.items", out, types, "", list_forbid, stored, cardinality=below)
     rules = schema.get("x-kubernetes-validations")
     if not isinstance(rules, list) or not rules:
         return found
@@ -97,16 +103,23 @@ def _walk_crd(schema: Any, at: str, out: _Errors, types: Types, type_name: str, 
     out.schema += static
     if found or static:
         return True
-    self_type = types.of(schema, type_name or f"selfType{id(schema)}",
-                        resource_root=root or bool(schema.get("x-kubernetes-embedded-resource")))
+    resource = root or bool(schema.get("x-kubernetes-embedded-resource"))
+    self_type = types.of(schema, type_name or f"selfType{id(schema)}", resource_root=resource)
+    decl = decl_type(schema, resource)
+    sizes = size_estimator(decl) if decl is not None else None
     for i, rule in enumerate(rules):
         p = f"{at}.x-kubernetes-validations[{i}]"
         rule = rule if isinstance(rule, dict) else {}
-        compiled = compile_rule(rule, schema, self_type, types, new=str(rule.get("rule") or "") not in stored)
+        compiled = compile_rule(rule, schema, self_type, types, new=str(rule.get("rule") or "") not in stored,
+                                sizes=sizes)
+        cost = expression_cost(compiled.max_cost, cardinality, decl) if decl is not None else 0
+        _observe(out, f"{p}.rule", "estimated rule cost", cost)
         if compiled.error:
             out.cel.append(_invalid_rule(f"{p}.rule", rule, compiled.error))
         if compiled.message_error:
             out.cel.append(_invalid_rule(f"{p}.messageExpression", rule, compiled.message_error))
+        elif compiled.message_program is not None:
+            _observe(out, f"{p}.messageExpression", "estimated messageExpression cost", compiled.message_max_cost)
         if compiled.uses_old_self:
             if uncorrelatable is not None:
                 out.cel.append(field_invalid(f"{p}.rule", rule.get("rule"), "oldSelf cannot be used on the "
@@ -115,6 +128,14 @@ def _walk_crd(schema: Any, at: str, out: _Errors, types: Types, type_name: str, 
             out.cel.append(field_invalid(f"{p}.optionalOldSelf", rule.get("optionalOldSelf"),
                                          "may not be set if oldSelf is not used in rule"))
     return False
+
+
+def _observe(out: _Errors, path: str, name: str, cost: int) -> None:
+    """An expression's cost: over the per-expression limit (unless the schema is unchanged), and into the total."""
+    err = None if out.unchanged else over_limit(path, name, cost)
+    if err is not None:
+        out.cel.append(err)
+    out.total.observe(path, cost)
 
 
 def _schemas(crd: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -153,7 +174,23 @@ def validate_crd_rules(crd: dict[str, Any], old: dict[str, Any] | None = None) -
     errs: list[FieldError] = []
     stored = _expressions(old)
     for at, schema in _schemas(crd):
-        out = _Errors()
+        out = _Errors(unchanged=old is not None and _unchanged(crd, old, at))
         _walk_crd(schema, at, out, Types(), "", None, stored, root=True)
-        errs += out.schema + out.cel
+        errs += out.schema + out.cel + out.total.errors(at)
     return errs
+
+
+def _version_schemas(crd: dict[str, Any]) -> list[tuple[str, Any]]:
+    versions = [v for v in ((crd.get("spec") or {}).get("versions") or []) if isinstance(v, dict)]
+    return [(str(v.get("name")), (v.get("schema") or {}).get("openAPIV3Schema") if isinstance(v.get("schema"), dict)
+             else None) for v in versions]
+
+
+def _unchanged(crd: dict[str, Any], old: dict[str, Any], at: str) -> bool:
+    """`findVersionsWithUnchangedSchemas` for the version whose schema is at `at` (the first version's for the
+    hoisted `spec.validation`, as the internal `spec.version`)."""
+    new_schemas = _version_schemas(crd)
+    if not new_schemas:
+        return False
+    name, schema = new_schemas[0 if at.startswith("spec.validation") else int(at.split("[")[1].split("]")[0])]
+    return any(n == name and s == schema for n, s in _version_schemas(old))
