@@ -89,12 +89,13 @@ def test_without_a_recorder_a_warning_goes_nowhere():
 
 
 def test_a_warning_no_header_can_carry_is_dropped(srv):  # noqa: F811
-    """A messageExpression may hold a carriage return: never written into a header (200 / 422, not a 500)."""
+    """A messageExpression may hold a carriage return: never written into a header (200 / 422, not a 500).
+    (`format`, not `+ string(self)`: 1.33's cost estimate refuses concatenating an unbounded string.)"""
     coll = served(srv, spec_schema({"a": {"type": "integer"}, "b": {"type": "integer"}}))
     assert requests.post(coll, json=gadget("g1", {"a": 10, "b": 1})).status_code == 201
     group = coll.split("/apis/")[1].split("/")[0]
     _tighten(srv.url, f"{srv.url}{CRDS}/gadgets.{group}", {
-        "a": [{"rule": "self < 5", "messageExpression": "'a is\\r' + string(self)"}],
+        "a": [{"rule": "self < 5", "messageExpression": "'a is\\r%d'.format([self])"}],
         "b": [{"rule": "self < 100", "message": "b too big"}]})
     ok = requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"b": 2}}), headers=MERGE)
     assert ok.status_code == 200 and "Warning" not in ok.headers
