@@ -276,14 +276,20 @@ def qualified_name(node: Node) -> str | None:
     return None
 
 
+def parse_own(src: str) -> Node:
+    """The AST of `src` by this parser alone (ParseError, or RecursionError when too deep): about a tenth of the
+    time cel-go's generated one takes in Python."""
+    p = _Parser(src)
+    node = p.expr()
+    if p.peek()[0] != "eof":
+        raise ParseError(f"unexpected {p.peek()[1]!r} at {p.peek()[2]}")
+    return node
+
+
 def parse(src: str) -> Node:
     """The AST of `src`: this parser's, else cel-go's (`syntax.py`); ParseError when neither reads it."""
     try:
-        p = _Parser(src)
-        node = p.expr()
-        if p.peek()[0] != "eof":
-            raise ParseError(f"unexpected {p.peek()[1]!r} at {p.peek()[2]}")
-        return node
+        return parse_own(src)
     except (ParseError, RecursionError) as exc:
         reason = str(exc) if isinstance(exc, ParseError) else "too deep"
     from . import syntax
