@@ -174,6 +174,10 @@ class Program:
             if text.startswith("No such overload"):
                 text = "no such overload"
             raise EvalError(text) from None
+        except BaseException as exc:  # a panic in cel-rust (pyo3's PanicException): an evaluation error, not an escape
+            if type(exc).__name__ != "PanicException":
+                raise
+            raise EvalError("internal error evaluating the expression") from None
 
 
 # cel-go's `ExpressionSizeCodePointLimit` default; and a bound of our own on operators: cel-rust recurses on the

@@ -1,4 +1,4 @@
-"""Long expressions: cel-go's generated parser (slow in Python) is spared where this server's parser reads them,
+"""Long expressions and cel-rust panics: cel-go's generated parser (slow in Python) is spared where this server's
 and a very long one that does not parse is refused at once, never by a panic in cel-rust."""
 from __future__ import annotations
 
@@ -56,3 +56,16 @@ def test_a_panic_in_cel_rust_is_a_refusal(monkeypatch):
     monkeypatch.setattr(engine, "native", lambda: Native())
     with pytest.raises(ValueError, match="could not be compiled"):
         engine._native_compile("1 + 1")
+
+
+def test_a_panic_while_evaluating_is_an_evaluation_error():
+    PanicException = type("PanicException", (BaseException,), {})
+    program = engine.compile_expression("1 + 1", [])
+
+    class Panicking:
+        def execute(self, activation):
+            raise PanicException("index out of bounds")
+
+    program._program = Panicking()
+    with pytest.raises(engine.EvalError, match="internal error"):
+        program.evaluate({})
