@@ -1,5 +1,6 @@
-"""Long expressions and cel-rust panics: cel-go's generated parser (slow in Python) is spared where this server's
-and a very long one that does not parse is refused at once, never by a panic in cel-rust."""
+"""Long expressions and cel-rust panics: cel-go's generated parser (slow in Python) is spared where this
+server's parser reads an expression, a very long one that does not parse is refused at once, and a panic in
+cel-rust is a refusal or an evaluation error, never an escape."""
 from __future__ import annotations
 
 import pytest
