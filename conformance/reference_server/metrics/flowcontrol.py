@@ -68,7 +68,7 @@ class FlowControlMetrics:
 
     def rejected(self, decision: Any, req: Any, queueset: Any) -> None:
         """A request refused its seats: at once (`req` None) or after waiting."""
-        key = (decision.pl_name, decision.fs_name)
+        key = decision.flow
         if req is None:
             reason = "queue-full" if queueset.limits.queues else "concurrency-limit"
         else:
