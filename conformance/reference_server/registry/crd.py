@@ -84,7 +84,10 @@ class _KeyedStore:
 
 # ---- the CRD itself --------------------------------------------------------------------------------
 class CRDStrategy(Strategy):
+    _old: tuple[Any, int] | None = None  # the stored spec and generation, between prepare_for_update and canonicalize
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._old = None
         obj.pop("status", None)
         obj.setdefault("metadata", {})["generation"] = 1
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
@@ -110,6 +113,15 @@ class CRDStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
+        self._old = (old.get("spec"), int((old.get("metadata") or {}).get("generation") or 0))
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        """strategy.go `PrepareForUpdate`: any change to the spec increments the generation (set here, after the
+        store restored the stored system metadata)."""
+        if self._old is not None:
+            spec, generation = self._old
+            self._old = None
+            obj.setdefault("metadata", {})["generation"] = generation + (obj.get("spec") != spec)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         schemas = crdschema.validate_crd_schemas(new, old)
@@ -130,6 +142,7 @@ class CRDStatusStrategy(CRDStrategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["spec"] = copy.deepcopy(old.get("spec"))
+        self._old = None
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return Strategy.validate_update(self, new, old)

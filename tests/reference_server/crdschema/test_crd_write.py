@@ -85,3 +85,17 @@ def test_real_world_crds_are_created_and_serve(srv: RunningServer) -> None:
     assert r.status_code == 201, r.text
     for obj in created:
         requests.delete(f"{srv.url}{CRDS}/{obj['metadata']['name']}")
+
+
+def test_a_spec_change_increments_the_generation(srv: RunningServer) -> None:
+    """strategy.go `PrepareForUpdate` (the NonStructuralSchema controller works once per generation)."""
+    obj = _named({"type": "object"})
+    stored = requests.post(srv.url + CRDS, json=obj).json()
+    assert stored["metadata"]["generation"] == 1
+    stored["metadata"]["labels"] = {"a": "b"}
+    stored = requests.put(f"{srv.url}{CRDS}/{obj['metadata']['name']}", json=stored).json()
+    assert stored["metadata"]["generation"] == 1
+    stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"] = {"spec": {"type": "object"}}
+    r = requests.put(f"{srv.url}{CRDS}/{obj['metadata']['name']}", json=stored)
+    assert r.status_code == 200, r.text
+    assert r.json()["metadata"]["generation"] == 2

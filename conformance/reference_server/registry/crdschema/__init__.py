@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...apierrors import FieldError, field_forbidden, field_invalid
+from ...apierrors import FieldError, aggregate, field_forbidden, field_invalid
 from ..crdrules.crdwrite import _schemas as internal_schemas  # the schema paths of the internal version
 from .openapi import OPENAPI_V3_TYPES, Options, map_list_keys_map_set, validate_openapi_schema
 from .structural import is_structural, new_structural_error, validate_structural
 
-__all__ = ["SchemaErrors", "is_structural", "validate_crd_schemas"]
+__all__ = ["SchemaErrors", "is_structural", "non_structural_condition", "validate_crd_schemas"]
 
 
 @dataclass
@@ -119,3 +119,20 @@ def validate_crd_schemas(crd: dict[str, Any], old: dict[str, Any] | None = None)
         out.errors += errs
     out.uncompiled = frozenset(uncompiled)
     return out
+
+
+def non_structural_condition(crd: dict[str, Any]) -> tuple[str, str, str] | None:
+    """`calculateCondition` of the NonStructuralSchema condition controller: (status, reason, message) when a
+    version's schema is not structural, None when every one is. Paths are the v1 versions' own."""
+    errs: list[FieldError] = []
+    for i, version in enumerate((crd.get("spec") or {}).get("versions") or []):
+        schema = ((version or {}).get("schema") or {}).get("openAPIV3Schema") if isinstance(version, dict) else None
+        if not isinstance(schema, dict):
+            continue
+        if err := new_structural_error(schema):
+            return "Unknown", "StructuralError", f"failed to check validation schema for version " \
+                f"{version.get('name')}: {err}"
+        errs += validate_structural(f"spec.versions[{i}].schema.openAPIV3Schema", schema)
+    if not errs:
+        return None
+    return "True", "Violations", aggregate(errs)
