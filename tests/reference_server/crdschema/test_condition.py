@@ -7,24 +7,16 @@ import asyncio
 import copy
 import time
 import uuid
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry.crd import CRD_KEY
 
+from .conftest import CRDS
 from .test_structural import crd
 
-CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-
-
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
 
 
 def _store_schema(srv: RunningServer, name: str, schema: dict[str, Any]) -> None:

@@ -3,25 +3,17 @@ on create and on update, and the real-world CRDs are created and serve their cus
 from __future__ import annotations
 
 import uuid
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 import requests
 import yaml
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 
+from .conftest import CRDS
 from .test_structural import DATA, crd
 
-CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 R = "spec.validation.openAPIV3Schema"
-
-
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
 
 
 def _named(schema: dict[str, Any]) -> dict[str, Any]:
