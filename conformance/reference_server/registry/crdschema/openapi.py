@@ -44,6 +44,11 @@ def _dict(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
 
+def _strings(v: Any) -> list[str]:
+    """A list of names as Go decodes `[]string` (anything else would not have decoded)."""
+    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+
+
 def validate_openapi_schema(schema: Any, path: str, opts: Options) -> list[FieldError]:
     """The schema errors of `ValidateCustomResourceDefinitionOpenAPISchema(schema, path, ..., isRoot=true)`."""
     errs: list[FieldError] = []
@@ -153,7 +158,7 @@ def _extensions(s: dict[str, Any], p: str, opts: Options, errs: list[FieldError]
                                       "must be atomic as item of a list with x-kubernetes-list-type=set"))
     if list_type is not None and list_type not in ("atomic", "set", "map"):
         errs.append(field_not_supported(f"{p}.x-kubernetes-list-type", list_type, ["atomic", "set", "map"]))
-    keys = s.get("x-kubernetes-list-map-keys") if isinstance(s.get("x-kubernetes-list-map-keys"), list) else []
+    keys = _strings(s.get("x-kubernetes-list-map-keys"))
     if keys:
         if list_type is None:
             errs.append(field_required(f"{p}.x-kubernetes-list-type",
@@ -207,8 +212,8 @@ def map_list_keys_map_set(s: dict[str, Any], p: str) -> list[FieldError]:
         errs.append(field_forbidden(f"{p}.items.nullable", f"cannot be nullable when x-kubernetes-list-type is "
                                     f"{list_type}"))
     if list_type == "map":
-        required = set(item.get("required") or []) if isinstance(item.get("required"), list) else set()
-        for k in s.get("x-kubernetes-list-map-keys") or []:
+        required = set(_strings(item.get("required")))
+        for k in _strings(s.get("x-kubernetes-list-map-keys")):
             prop = _dict(item.get("properties")).get(k)
             if not isinstance(prop, dict):
                 continue

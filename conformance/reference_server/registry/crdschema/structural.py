@@ -101,7 +101,7 @@ def is_structural(s: Any) -> bool:
 
 
 def _is_int_or_string_pattern(clauses: list[dict[str, Any]]) -> bool:
-    return [{k: v for k, v in c.items() if k not in ("example", "externalDocs")} for c in clauses] == \
+    return [{k: v for k, v in c.items() if k != "example"} for c in clauses] == \
         _INT_OR_STRING_ANY_OF
 
 
