@@ -366,7 +366,8 @@ properties:
       metadata: {type: object, properties: {labels: {type: object, additionalProperties: {type: string}}}}
 """)),
     ("metadata restricting name and generateName", _obj(metadata={
-        "type": "object", "properties": {"name": {"type": "string", "maxLength": 5}, "generateName": {"type": "string"}}})),
+        "type": "object",
+        "properties": {"name": {"type": "string", "maxLength": 5}, "generateName": {"type": "string"}}})),
     # complete.go checks only the root's junctors against the structure
     ("a field named only inside a junctor below the root", _obj(spec={
         "type": "object", "properties": {"a": {"type": "string"}},

@@ -175,7 +175,8 @@ def _extensions(s: dict[str, Any], p: str, opts: Options, errs: list[FieldError]
 def _map_list(s: dict[str, Any], p: str, keys: list[Any], item: dict[str, Any] | None,
               errs: list[FieldError]) -> None:
     if not keys:
-        errs.append(field_required(f"{p}.x-kubernetes-list-map-keys", "must not be empty if x-kubernetes-list-type is map"))
+        errs.append(field_required(f"{p}.x-kubernetes-list-map-keys",
+                                   "must not be empty if x-kubernetes-list-type is map"))
     if s.get("items") is None:
         errs.append(field_required(f"{p}.items", "must have a schema if x-kubernetes-list-type is map"))
     if item is None:

@@ -121,7 +121,8 @@ def _invariants(s: Any, lvl: str, p: str, errs: list[FieldError]) -> None:
             errs.append(field_forbidden(f"{p}.additionalProperties", "must not be used at the root"))
         _invariants(extra, FIELD, f"{p}.additionalProperties", errs)
 
-    int_or_string, embedded = s.get("x-kubernetes-int-or-string") is True, s.get("x-kubernetes-embedded-resource") is True
+    int_or_string = s.get("x-kubernetes-int-or-string") is True
+    embedded = s.get("x-kubernetes-embedded-resource") is True
     preserve = s.get("x-kubernetes-preserve-unknown-fields") is True
     if int_or_string and preserve:
         errs.append(field_invalid(f"{p}.x-kubernetes-preserve-unknown-fields", True,
