@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conformance.reference_server.registry.crd import CRD_INFO, CRDStrategy
-from conformance.reference_server.registry.crdschema import is_structural, validate_crd_schemas
+from conformance.reference_server.registry.crdschema import is_structural, non_structural_condition, validate_crd_schemas
 from conformance.reference_server.registry.crdschema.goregexp import regexp_error
 
 R = "spec.validation.openAPIV3Schema"
@@ -472,3 +472,15 @@ def test_go_regexp_errors(pattern: str, expected: str | None) -> None:
                                      "^([0-9]{1,3}\\.){3}[0-9]{1,3}$", "[^\\]]+", "(a)(?:b)*?", "x{,3}"])
 def test_go_regexp_accepts(pattern: str) -> None:
     assert regexp_error(pattern) is None
+
+
+def test_the_non_structural_schema_condition() -> None:
+    """`calculateCondition`: per v1 version, `Violations` with the aggregate, or `StructuralError`."""
+    assert non_structural_condition(crd({"type": "object"})) is None
+    assert non_structural_condition(crd(_obj(a={}))) == (
+        "True", "Violations",
+        "spec.versions[0].schema.openAPIV3Schema.properties[a].type: Required value: must not be empty for specified "
+        "object fields")
+    assert non_structural_condition(crd(_obj(a={"type": "string", "$schema": "x"}))) == (
+        "Unknown", "StructuralError",
+        "failed to check validation schema for version v1: OpenAPIV3Schema 'schema' is not supported")
