@@ -108,10 +108,6 @@ def _walk(s: Any, p: str, v: _Validator, is_root: bool, opts: Options, errs: lis
             if is_root:
                 sub = replace(sub, allow_defaults=False, disallow_defaults_reason=f"in top-level {name}")
         _walk(prop, f"{p}.properties[{name}]", sub, False, opts, errs)
-    for name, prop in _dict(s.get("patternProperties")).items():
-        _walk(prop, f"{p}.patternProperties[{name}]", v, False, opts, errs)
-    if isinstance(s.get("additionalItems"), dict):
-        _walk(s["additionalItems"], f"{p}.additionalItems", v, False, opts, errs)
     _walk(s.get("not"), f"{p}.not", v, False, opts, errs)
     for key in ("allOf", "oneOf", "anyOf"):
         for i, clause in enumerate(s.get(key) if isinstance(s.get(key), list) else []):
