@@ -16,6 +16,7 @@ from .controller import apiserver_endpoints
 from .controller.apiservices import APIServiceAvailability
 from .controller.clusterrole_aggregation import ClusterRoleAggregation
 from .controller.crd_finalizer import CRDFinalizer
+from .controller.crd_structural import NonStructuralSchemaController
 from .controller.endpoints import EndpointsController
 from .controller.endpointslice import EndpointSliceController
 from .controller.garbagecollector import GarbageCollector
@@ -335,6 +336,7 @@ class ReferenceServer:
         self.quota_controller.use_webhooks(hooks)
         self.quota_controller.start()
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
+                                      NonStructuralSchemaController(self.ctx.registry),
                                       APIServiceAvailability(self.ctx.registry),
                                       ClusterRoleAggregation(self.ctx.registry),
                                       GarbageCollector(self.ctx.registry),

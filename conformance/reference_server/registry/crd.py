@@ -10,7 +10,8 @@ releases it, as upstream's `CRDFinalizer`.
 
 Custom resources are stored under `<plural>.<group>` (two CRDs may share a plural), validated against the
 storage version's structural schema, pruned and defaulted (`crschema`), and checked by its
-`x-kubernetes-validations` rules (`crdrules/`, which also compiles them when a CRD is written). Only the storage
+`x-kubernetes-validations` rules (`crdrules/`, which also compiles them when a CRD is written). A CRD's schema must
+be structural, with upstream's OpenAPI restrictions (`crdschema/`). Only the storage
 version is served (a multi-version CRD without conversion webhooks serves the same objects under every version
 upstream; not here).
 """
@@ -23,7 +24,7 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
-from . import crdrules, crschema
+from . import crdrules, crdschema, crschema
 from . import meta as M
 from .group import GroupStore
 from .kinds import ResourceInfo
@@ -83,7 +84,10 @@ class _KeyedStore:
 
 # ---- the CRD itself --------------------------------------------------------------------------------
 class CRDStrategy(Strategy):
+    _old: tuple[Any, int] | None = None  # the stored spec and generation, between prepare_for_update and canonicalize
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._old = None
         obj.pop("status", None)
         obj.setdefault("metadata", {})["generation"] = 1
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
@@ -103,13 +107,26 @@ class CRDStrategy(Strategy):
         obj["status"] = status
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + validate_crd_spec(obj) + crdrules.validate_crd_rules(obj)
+        schemas = crdschema.validate_crd_schemas(obj)
+        return super().validate(obj) + validate_crd_spec(obj) + schemas.errors + \
+            crdrules.validate_crd_rules(obj, uncompiled=schemas.uncompiled)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
+        self._old = (old.get("spec"), int((old.get("metadata") or {}).get("generation") or 0))
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        """strategy.go `PrepareForUpdate`: any change to the spec increments the generation (set here, after the
+        store restored the stored system metadata)."""
+        if self._old is not None:
+            spec, generation = self._old
+            self._old = None
+            obj.setdefault("metadata", {})["generation"] = generation + (obj.get("spec") != spec)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate_update(new, old) + validate_crd_spec(new) + crdrules.validate_crd_rules(new, old)
+        schemas = crdschema.validate_crd_schemas(new, old)
+        errs = super().validate_update(new, old) + validate_crd_spec(new) + schemas.errors + \
+            crdrules.validate_crd_rules(new, old, schemas.uncompiled)
         ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
         for f in ("group", "scope"):
             if nspec.get(f) != ospec.get(f):
@@ -125,6 +142,7 @@ class CRDStatusStrategy(CRDStrategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["spec"] = copy.deepcopy(old.get("spec"))
+        self._old = None
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return Strategy.validate_update(self, new, old)
@@ -168,11 +186,8 @@ def validate_crd_spec(obj: dict[str, Any]) -> list[FieldError]:
             errs.append(field_required(f"spec.versions[{i}].name"))
             continue
         schema = (v.get("schema") or {}).get("openAPIV3Schema") if isinstance(v.get("schema"), dict) else None
-        if not isinstance(schema, dict):
+        if not isinstance(schema, dict):  # the schema itself is crdschema's
             errs.append(field_required(f"spec.versions[{i}].schema.openAPIV3Schema", "schemas are required"))
-        elif schema.get("type") != "object":
-            errs.append(field_invalid(f"spec.versions[{i}].schema.openAPIV3Schema.type", schema.get("type"),
-                                      "must be object at the root"))
     return errs
 
 
