@@ -36,6 +36,8 @@ TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "lis
 # an expression that asks a value's type or names a library type: rewritten (desugar.py) so that library values,
 # maps to cel-rust, have their own types
 _TYPES = re.compile(r"(?<![\w.])type\s*\(|(?<![\w.])(?:net|kubernetes|google)\s*\.")
+# a conversion cel-rust would read otherwise than cel-go (libs/conversions.py): rewritten (desugar.py)
+_CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|string)\s*\(")
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
 _PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
                          re.S)
@@ -264,8 +266,8 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
     if refused:
         return refused
     # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py)
-    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression) else None) \
-        or expression
+    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression)
+              or _CONVERSIONS.search(expression) else None) or expression
     try:
         program = _native_compile(source)
     except ValueError as exc:
