@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..godur import DurationError, parse_duration
 from .libs.conversions import REPLACED, WRAPPED, go_duration, go_timestamp
 from .libs.values import TYPE_KEY, LibraryError, type_name
 from .parser import Node, ParseError, parse, qualified_name
@@ -81,9 +82,10 @@ def _asks_types(node: Node | None) -> bool:
     return any(_asks_types(n) for n in _children(node))
 
 
-# what cel-rust reads exactly as Go does: durations without `+` or the micro sign, timestamps in RFC 3339's
-# strict form (two-digit hours, a `.` fraction of at most nine digits, offsets below 24 hours, years from 1)
-_RUST_DURATION = re.compile(r"-?[0-9.a-z]+", re.ASCII)
+# what cel-rust reads exactly as Go does (it reads a duration's numbers as float64s, and neither `+` nor the micro
+# sign): durations of one whole number of one unit (below 2^53 ns), timestamps in RFC 3339's strict form (two-digit
+# hours, a `.` fraction of at most nine digits, offsets below 24 hours, years from 1)
+_RUST_DURATION = re.compile(r"-?[0-9]+(?:ns|us|ms|s|m|h)", re.ASCII)
 _RUST_TIMESTAMP = re.compile(r"(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?"
                              r"(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])", re.ASCII)
 
@@ -96,11 +98,11 @@ def _literal_form(node: Node) -> str | None:
     if kind != "string" or not isinstance(value, str):
         return None
     try:
-        if name == "duration" and not _RUST_DURATION.fullmatch(value):
+        if name == "duration" and not (_RUST_DURATION.fullmatch(value) and abs(parse_duration(value)) < 1 << 53):
             return str(go_duration(value))
         if name == "timestamp" and not _RUST_TIMESTAMP.fullmatch(value):
             return str(go_timestamp(value))
-    except LibraryError:
+    except (LibraryError, DurationError):
         return None
     return None
 

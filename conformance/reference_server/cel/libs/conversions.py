@@ -6,8 +6,8 @@ cel-rust's differ (cel-go v0.23.2 `common/types/string.go` `ConvertToType`, `dou
 
 desugar.py rewrites `int(x)`, `uint(x)`, `double(x)`, `duration(x)`, `timestamp(x)` to `int(__go_int(x))`...
 when `x` is not a literal (a literal is judged when the expression compiles, validators.py): a string is parsed
-here and handed back in a form cel-rust reads exactly (nanoseconds for durations, a normalised RFC 3339 text for
-timestamps), so an error is cel-go's `type conversion error from 'string' to '<type>'` and what Go reads is read.
+here and handed back in a form cel-rust reads exactly (seconds and nanoseconds for durations, a normalised RFC 3339
+text for timestamps), so an error is cel-go's `type conversion error from 'string' to '<type>'` and what Go reads is read.
 `string(x)` becomes `__go_string(x)` (Go's printing of doubles, durations and timestamps); `bool(x)`, which
 cel-rust lacks, is defined here. Any other value passes through unchanged."""
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .values import LibraryError, type_name
 _INT64 = 1 << 63
 # cel-go's bounds of a timestamp (`minUnixTime`, `maxUnixTime`: years 1 to 9999 in UTC)
 MIN_UNIX, MAX_UNIX = -62135596800, 253402300799
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
 def _conversion_error(to: str) -> LibraryError:
@@ -44,7 +45,7 @@ def _not_bool(value: Any) -> None:
 def go_int(value: Any) -> Any:
     """`int(x)`: of a string `strconv.ParseInt(s, 10, 64)`, an optional sign and decimal digits within int64; of a
     double `doubleToInt64Checked` (truncated, `integer overflow` outside int64); of a uint beyond int64 an
-    overflow."""
+    overflow; of a timestamp its Unix seconds, of a duration its nanoseconds (cel-rust has neither)."""
     _not_bool(value)
     if isinstance(value, float):
         if math.isnan(value) or not -9.223372036854775808e18 < value < 9.223372036854775808e18:
@@ -52,6 +53,10 @@ def go_int(value: Any) -> Any:
         return int(value)
     if isinstance(value, int) and value >= _INT64:
         raise LibraryError("integer overflow")
+    if isinstance(value, datetime.datetime):  # `Timestamp.ConvertToType(IntType)`: `t.Unix()`
+        return (value - _EPOCH) // datetime.timedelta(seconds=1)
+    if isinstance(value, datetime.timedelta):  # `Duration.ConvertToType(IntType)`: nanoseconds
+        return value // datetime.timedelta(microseconds=1) * 1000
     if not isinstance(value, str):
         return value
     if not _INT.fullmatch(value):
@@ -172,9 +177,17 @@ def go_duration(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return f"{parse_duration(value)}ns"
+        return rust_duration(parse_duration(value))
     except DurationError:
         raise _conversion_error("google.protobuf.Duration") from None
+
+
+def rust_duration(nanos: int) -> str:
+    """A duration's text cel-rust reads exactly: whole seconds, then nanoseconds (it reads each number as a
+    float64, exact below 2^53)."""
+    sign = "-" if nanos < 0 else ""
+    seconds, rest = divmod(abs(nanos), 1_000_000_000)
+    return f"{sign}{seconds}s{rest}ns"
 
 
 # `time.Parse(time.RFC3339, s)` (format.go's general `parse`, which its RFC 3339 fast path falls back to): a
