@@ -7,7 +7,8 @@ cel-rust's differ (cel-go v0.23.2 `common/types/string.go` `ConvertToType`, `dou
 desugar.py rewrites `int(x)`, `uint(x)`, `double(x)`, `duration(x)`, `timestamp(x)` to `int(__go_int(x))`...
 when `x` is not a literal (a literal is judged when the expression compiles, validators.py): a string is parsed
 here and handed back in a form cel-rust reads exactly (seconds and nanoseconds for durations, a normalised RFC 3339
-text for timestamps), so an error is cel-go's `type conversion error from 'string' to '<type>'` and what Go reads is read.
+text for timestamps), so an error is cel-go's `type conversion error from 'string' to '<type>'` and what Go reads
+is read.
 `string(x)` becomes `__go_string(x)` (Go's printing of doubles, durations and timestamps); `bool(x)`, which
 cel-rust lacks, is defined here. Any other value passes through unchanged."""
 from __future__ import annotations
