@@ -293,6 +293,25 @@ def test_match_conditions_decide_the_call(server, hook, ns):
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
 
 
+def test_match_condition_errors_are_in_cel_gos_words(server, hook, ns):
+    """A matchCondition's conversion error is cel-go's (`common/types/string.go`: `time.ParseDuration` refuses
+    `33hmhh9`, which cel-rust read as 1d9h; `1µs` it refused, Go reads)."""
+    conditions = [{"name": "short", "expression": "duration(object.data.every) < duration('1s')"}]
+    cfg = configure(server, "validatingwebhookconfigurations", ns, matchConditions=conditions,
+                    clientConfig={"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle})
+    url = f"{server.url}/api/v1/namespaces/{ns}/configmaps"
+    try:
+        r = requests.post(url, json={"metadata": {"name": "bad"}, "data": {"every": "33hmhh9"}})
+        assert r.status_code == 403, r.text
+        assert r.json()["message"] == ('configmaps "bad" is forbidden: expression '
+                                       "'duration(object.data.every) < duration('1s')' resulted in error: type "
+                                       "conversion error from 'string' to 'google.protobuf.Duration'")
+        r = requests.post(url, json={"metadata": {"name": "micro"}, "data": {"every": "1µs"}})
+        assert r.status_code == 403 and "denied the request" in r.json()["message"], r.text
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
 def test_match_conditions_ask_the_authorizer(server, hook, ns):
     """`authorizer` in matchConditions (`matchconditions/matcher.go` compiles them with it): without RBAC every
     check is allowed (AlwaysAllow), so a condition that needs a denial skips the webhook."""

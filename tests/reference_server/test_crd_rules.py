@@ -473,3 +473,30 @@ def test_per_version_schemas_are_costed_and_spared_each_on_its_own():
     new = copy.deepcopy(old)
     new["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["field"]["minimum"] = 1
     assert [e.field for e in crdrules.validate_crd_rules(new, old)] == [f"spec.versions[1].{rule}"]
+
+
+def test_conversions_of_field_values_read_as_cel_go(srv):
+    """`duration()`, `timestamp()`, `uint()` of a string field are Go's `time.ParseDuration`, `time.Parse(RFC3339)`
+    and `strconv.ParseUint` (cel-go `common/types/string.go`), their failures `type conversion error`;
+    `string(double)` is Go's `%g` (cel-rust read `1µs` and `T1:04:05` as errors and `33hmhh9`, `+1` as values,
+    and printed 1e21 in full)."""
+    coll = served(srv, spec_schema({"every": {"type": "string"}, "at": {"type": "string"},
+                                    "count": {"type": "string"}, "ratio": {"type": "number"}}, [
+        {"rule": "!has(self.every) || duration(self.every) > duration('0s')"},
+        {"rule": "!has(self.at) || timestamp(self.at) > timestamp('2000-01-01T00:00:00Z')"},
+        {"rule": "!has(self.count) || uint(self.count) > 0u"},
+        {"rule": "!has(self.ratio) || self.ratio < 1.0", "messageExpression": "string(self.ratio)"}]))
+    good = {"every": "1µs", "at": "2006-01-02T1:04:05Z", "count": "3"}
+    made = requests.post(coll, json=gadget("g1", good))
+    assert made.status_code == 201, made.text
+    message, _ = refused(requests.post(coll, json=gadget("g2", {"every": "33hmhh9", "count": "+1",
+                                                                "ratio": 1e21})))
+    assert message == ("[spec: Invalid value: \"object\": type conversion error from 'string' to "
+                       "'google.protobuf.Duration' evaluating rule: !has(self.every) || duration(self.every) > "
+                       "duration('0s'), spec: Invalid value: \"object\": type conversion error from 'string' to 'uint' "
+                       "evaluating rule: !has(self.count) || uint(self.count) > 0u, spec: Invalid value: \"object\": "
+                       "1e+21]")
+    message, _ = refused(requests.post(coll, json=gadget("g3", {"at": "2006-01-02t15:04:05z"})))
+    assert message == ("spec: Invalid value: \"object\": type conversion error from 'string' to "
+                       "'google.protobuf.Timestamp' evaluating rule: !has(self.at) || timestamp(self.at) > "
+                       "timestamp('2000-01-01T00:00:00Z')")

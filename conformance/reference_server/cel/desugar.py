@@ -26,9 +26,12 @@ library type, else cel-rust's own answer, whose names are cel-go's), `int`, `net
 'type', 'name': 'net.IP'}`."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
+from ..godur import DurationError, parse_duration
+from .libs.conversions import REPLACED, WRAPPED, go_duration, go_timestamp
 from .libs.values import TYPE_KEY, LibraryError, type_name
 from .parser import Node, ParseError, parse, qualified_name
 from .types import TYPE_IDENTS
@@ -79,9 +82,54 @@ def _asks_types(node: Node | None) -> bool:
     return any(_asks_types(n) for n in _children(node))
 
 
+# what cel-rust reads exactly as Go does (it reads a duration's numbers as float64s, and neither `+` nor the micro
+# sign): durations of one whole number of one unit (below 2^53 ns), timestamps in RFC 3339's strict form (two-digit
+# hours, a `.` fraction of at most nine digits, offsets below 24 hours, years from 1)
+_RUST_DURATION = re.compile(r"-?[0-9]+(?:ns|us|ms|s|m|h)", re.ASCII)
+_RUST_TIMESTAMP = re.compile(r"(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?"
+                             r"(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])", re.ASCII)
+
+
+def _literal_form(node: Node) -> str | None:
+    """The text cel-rust reads as Go reads a string literal argument of `duration`/`timestamp` (the literal
+    validators accepted it), when cel-rust would read the literal's own text otherwise or not at all."""
+    name, arg = node.value, node.args[0]
+    kind, value = arg.value
+    if kind != "string" or not isinstance(value, str):
+        return None
+    try:
+        if name == "duration" and not (_RUST_DURATION.fullmatch(value) and abs(parse_duration(value)) < 1 << 53):
+            return str(go_duration(value))
+        if name == "timestamp" and not _RUST_TIMESTAMP.fullmatch(value):
+            return str(go_timestamp(value))
+    except (LibraryError, DurationError):
+        return None
+    return None
+
+
+def _conversion(node: Node) -> bool:
+    """A conversion cel-rust computes otherwise than cel-go (libs/conversions.py): of a value not known when
+    compiling, of a literal of another type (`int('1')`, `string(1.5)`), or of a duration or timestamp literal
+    cel-rust would misread."""
+    if node.kind != "call" or node.target is not None or len(node.args) != 1 \
+            or (node.value not in REPLACED and node.value not in WRAPPED):
+        return False
+    arg = node.args[0]
+    if arg.kind != "lit":
+        return True
+    kind = arg.value[0]
+    if node.value in REPLACED:
+        return kind not in ("string", "int", "uint", "bool")
+    if node.value in ("duration", "timestamp") and kind == "string":
+        return _literal_form(node) is not None
+    return kind != node.value
+
+
 def _needs_rewrite(node: Node | None, types: bool = False) -> bool:
     if node is None:
         return False
+    if _conversion(node):
+        return True
     if node.optional or node.opt_elems or any(opt for _, _, opt in node.entries) or _two_var(node):
         return True
     if types and (_type_call(node) or _type_named(node)):
@@ -150,6 +198,12 @@ class _Emitter:
         name, target, args = node.value, node.target, node.args
         if _two_var(node):
             return self.two_var(node)
+        if _conversion(node):
+            if name in ("duration", "timestamp") and args[0].kind == "lit" and args[0].value[0] == "string":
+                return f"{name}({_literal_form(node)!r})"
+            if name in REPLACED:
+                return f"{REPLACED[name]}({self(args[0])})"
+            return f"{name}({WRAPPED[name]}({self(args[0])}))"
         if self.types and _type_call(node):
             value = self(args[0])
             return f"__type({value}, type({value}))"

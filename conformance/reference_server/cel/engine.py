@@ -36,6 +36,8 @@ TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "lis
 # an expression that asks a value's type or names a library type: rewritten (desugar.py) so that library values,
 # maps to cel-rust, have their own types
 _TYPES = re.compile(r"(?<![\w.])type\s*\(|(?<![\w.])(?:net|kubernetes|google)\s*\.")
+# a conversion cel-rust would read otherwise than cel-go (libs/conversions.py): rewritten (desugar.py)
+_CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|string)\s*\(")
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
 _PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
                          re.S)
@@ -144,6 +146,44 @@ def _largest(activation: dict[str, Any]) -> int:
     return largest
 
 
+_OVERFLOW = re.compile(r"Arithmetic overflow in '(\w+)' on (.*) and (.*?)\.?$", re.S)
+_INT64_RANGE = range(-(1 << 63), 1 << 63)
+
+
+def _overflow_text(op: str, left: str, right: str) -> str:
+    """cel-go's overflow error (`common/types/overflow.go`, `err.go`) for cel-rust's `Arithmetic overflow in '<op>'
+    on <a> and <b>`: a timestamp plus or minus a duration `timestamp overflow`, a difference of timestamps or
+    durations `integer overflow` (their nanoseconds); of integers, `unsigned integer overflow` when
+    only uint arithmetic could have overflowed (an operand or the exact result past int64's range and below 0 or
+    past uint64's), else `integer overflow`."""
+    if ("Timestamp(" in left) != ("Timestamp(" in right):  # a timestamp moved by a duration out of years 1-9999
+        return "timestamp overflow"
+    if "Timestamp(" in left or "Duration(" in left or "Duration(" in right:  # int64 nanoseconds
+        return "integer overflow"
+    try:
+        a, b = int(left), int(right)
+    except ValueError:
+        return "integer overflow"
+    exact = {"add": a + b, "sub": a - b, "mul": a * b}.get(op)
+    if a not in _INT64_RANGE or b not in _INT64_RANGE or (exact is not None and exact in _INT64_RANGE):
+        return "unsigned integer overflow"
+    return "integer overflow"
+
+
+def error_text(message: str) -> str:
+    """cel-go's words for an evaluation error cel-rust reported as `message`: a library function's own text; an
+    overflow as cel-go names it; a missing overload or an unsupported operation `no such overload`."""
+    failure = _PY_FAILURE.search(message)
+    if failure:
+        return failure.group(1)
+    overflow = _OVERFLOW.match(message)
+    if overflow:
+        return _overflow_text(*overflow.groups())
+    if message.startswith(("No such overload", "Unsupported operation")):
+        return "no such overload"
+    return message
+
+
 class Program:
     """A compiled expression and the library functions it calls."""
 
@@ -161,19 +201,12 @@ class Program:
             return self._program.execute({**activation, **self._functions} if self._functions else activation)
         except KeyError as exc:
             raise EvalError(f"no such key: {exc.args[0] if exc.args else ''}") from None
-        except ZeroDivisionError:
-            raise EvalError("division by zero") from None
+        except ZeroDivisionError as exc:  # cel-go's errDivideByZero, errModulusByZero
+            raise EvalError("modulus by zero" if "modulo" in str(exc) else "division by zero") from None
         except IndexError as exc:
             raise EvalError(str(exc)) from None
         except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
-            failure = _PY_FAILURE.search(str(exc))
-            if failure:
-                raise EvalError(failure.group(1)) from None
-            text = str(exc).split(". ", 1)[0] if str(exc).startswith(("No such overload", "Unsupported")) \
-                else str(exc)
-            if text.startswith("No such overload"):
-                text = "no such overload"
-            raise EvalError(text) from None
+            raise EvalError(error_text(str(exc))) from None
         except BaseException as exc:  # a panic in cel-rust (pyo3's PanicException): an evaluation error, not an escape
             if type(exc).__name__ != "PanicException":
                 raise
@@ -264,8 +297,8 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
     if refused:
         return refused
     # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py)
-    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression) else None) \
-        or expression
+    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression)
+              or _CONVERSIONS.search(expression) else None) or expression
     try:
         program = _native_compile(source)
     except ValueError as exc:

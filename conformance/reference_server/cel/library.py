@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from . import desugar as _desugar
 from .libs import authz as _authz, format as _format, net as _net, quantity as _quantity, semver as _semver
-from .libs import sets as _sets
+from .libs import conversions as _conversions, sets as _sets
 from .libs import strformat as _strformat, url as _url
 from .libs.values import QUANTITY, SEMVER, LibraryError as _Err, by_receiver
 
@@ -153,6 +153,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "replace": replace, "split": split, "substring": substring, "trim": lambda v: v.strip(), "join": join,
     **_quantity.FUNCTIONS, **_net.FUNCTIONS, **_url.FUNCTIONS, **_format.FUNCTIONS, **_sets.FUNCTIONS,
     **_desugar.FUNCTIONS, **_semver.FUNCTIONS, **_strformat.FUNCTIONS, **_authz.FUNCTIONS,
+    **_conversions.FUNCTIONS,
     # the comparisons Quantity and Semver both declare
     **{name: by_receiver(name, {QUANTITY: _quantity.FUNCTIONS[name], SEMVER: _semver.FUNCTIONS[name]})
        for name in ("isGreaterThan", "isLessThan", "compareTo")},

@@ -5,16 +5,16 @@ refused when the expression is compiled, `invalid <function> argument` at the li
 
 As cel-go's, the check is on the call's first argument whatever the call style: `s.matches('[')` checks the
 pattern, the global `matches('[', s)` the string matched. Durations follow Go's `time.ParseDuration` (godur.py),
-timestamps `time.Parse(time.RFC3339, ...)` within years 1 to 9999, patterns RE2 (through Python's `re`, which judges
-only patterns that use nothing RE2 and Python read differently)."""
+timestamps `time.Parse(time.RFC3339, ...)` within years 1 to 9999 (libs/conversions.py), patterns RE2 (through
+Python's `re`, which judges only patterns that use nothing RE2 and Python read differently)."""
 from __future__ import annotations
 
-import datetime
 import re
 
 from ..godur import DurationError, parse_duration
+from .libs.conversions import go_timestamp
+from .libs.values import LibraryError
 
-_TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))")
 # what RE2 refuses though Python reads it (lookaround, backreferences, atomic groups, conditionals)
 _NOT_RE2 = re.compile(r"\(\?<?[=!]|\(\?>|\(\?\(|\\[1-9]")
 # what RE2 reads though Python refuses it, or reads otherwise: not judged here
@@ -29,18 +29,13 @@ def valid_duration(text: str) -> bool:
     return True
 
 
-def valid_timestamp(text: str) -> bool:
-    m = _TIMESTAMP.fullmatch(text)
-    if not m:
-        return False
-    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+def valid_timestamp(text: str | int) -> bool:
+    """`timestamp(<literal>)` evaluates: Go's RFC 3339 reading within years 1 to 9999, or Unix seconds there."""
     try:
-        datetime.datetime(year, month, day, hour, minute, second)
-    except ValueError:
+        go_timestamp(text)
+    except LibraryError:
         return False
-    if m.group(9) is not None and (int(m.group(9)) > 23 or int(m.group(10)) > 59):
-        return False
-    return year >= 1
+    return True
 
 
 def valid_regex(pattern: str) -> bool:
@@ -59,9 +54,15 @@ CHECKS = {"duration": valid_duration, "timestamp": valid_timestamp, "matches": v
 
 
 def literal_issue(function: str, kind: str, value: object) -> str | None:
-    """cel-go's message for an invalid literal first argument of `function`, None when it is valid (or not a
-    string, whose conversions cannot fail on a literal)."""
+    """cel-go's message for an invalid literal first argument of `function`, None when it is valid. cel-go's
+    validator evaluates the call (`evalCall`): an int literal fails too, as Unix seconds out of range for
+    `timestamp`, always for `duration` (`Int.ConvertToType` has no duration case); other literals' conversions
+    cannot fail."""
     check = CHECKS.get(function)
-    if check is None or kind != "string" or not isinstance(value, str) or check(value):
+    if check is None or isinstance(value, bool):
+        return None
+    if kind == "int" and isinstance(value, int) and function in ("duration", "timestamp"):
+        return None if function == "timestamp" and valid_timestamp(value) else f"invalid {function} argument"
+    if kind != "string" or not isinstance(value, str) or check(value):
         return None
     return f"invalid {function} argument"

@@ -310,6 +310,26 @@ def test_evaluation_errors_follow_the_failure_policy(vap: Policies) -> None:
     assert vap.cm("e2", {"a": "1"}).status_code == 201
 
 
+def test_evaluation_errors_are_in_cel_gos_words(vap: Policies) -> None:
+    """cel-go's `modulus by zero` and `integer overflow` (`common/types/err.go`) and its conversion error
+    (`string.go`) reach the denial (cel-rust said `division by zero`, `Arithmetic overflow in 'add' on ...` and
+    read `0x10` with its own parser's words)."""
+    policy = vap.policy(validations=[{"expression": "int(object.data.n) % int(object.data.d) == 0"},
+                                     {"expression": "int(object.data.n) + 9223372036854775807 > 0"}])
+    binding = vap.bind(policy)
+    denied = f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: expression "
+    r = vap.cm("m1", {"n": "1", "d": "0"})
+    assert r.status_code == 422 and r.json()["message"].endswith(
+        denied + "'int(object.data.n) % int(object.data.d) == 0' resulted in error: modulus by zero"), r.text
+    r = vap.cm("m2", {"n": "1", "d": "1"})
+    assert r.status_code == 422 and r.json()["message"].endswith(
+        denied + "'int(object.data.n) + 9223372036854775807 > 0' resulted in error: integer overflow"), r.text
+    r = vap.cm("m3", {"n": "0x10", "d": "1"})
+    assert r.status_code == 422 and "resulted in error: type conversion error from 'string' to 'int'" in \
+        r.json()["message"], r.text
+    assert vap.cm("m4", {"n": "-4", "d": "2"}).status_code == 201
+
+
 def test_delete_sees_the_old_object(vap: Policies, ns: str) -> None:
     assert vap.cm("keep", labels={"protected": "yes"}).status_code == 201
     assert vap.cm("drop").status_code == 201

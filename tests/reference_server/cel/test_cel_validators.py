@@ -1,4 +1,5 @@
-"""cel/validators.py's duration literals: Go's `time.ParseDuration` (godur.py) decides, its int64 edges included."""
+"""cel/validators.py's literal validators: Go's `time.ParseDuration` (godur.py) decides durations, its int64 edges
+included; timestamps and int literals are judged as cel-go's `evalCall` does, by the conversion itself."""
 from __future__ import annotations
 
 import pytest
@@ -26,3 +27,22 @@ def test_the_largest_duration_literal_compiles() -> None:
 def test_a_non_ascii_digit_is_an_invalid_literal() -> None:
     detail = compile_detail("duration('١s') > duration('0')", declared(), BOOL)
     assert detail is not None and "invalid duration argument" in detail
+
+
+@pytest.mark.parametrize("expression, valid", [
+    ("timestamp('2006-01-02T1:04:05Z')", True),  # Go's `parse`: a one-digit hour (stdHour)
+    ("timestamp('2006-01-02T15:04:05,5Z')", True),  # a comma before the fraction
+    ("timestamp('2006-01-02T15:04:05+24:00')", True),  # Go 1.20+: offsets to 24 hours
+    ("timestamp('0000-12-31T23:30:00-01:00')", True),  # year 1 in UTC
+    ("timestamp('0001-01-01T00:00:00+01:00')", False),  # year 0 in UTC: `timestamp overflow`
+    ("timestamp('2006-01-02t15:04:05z')", False),
+    ("timestamp(1)", True), ("timestamp(253402300799)", True),
+    ("timestamp(253402300800)", False),  # evalCall: Unix seconds past year 9999
+    ("duration(1)", False),  # declared (IntToDuration), but `Int.ConvertToType` has no duration case
+])
+def test_timestamp_and_int_literals_are_judged_by_evaluating_the_call(expression: str, valid: bool) -> None:
+    """cel-go's `formatValidator` evaluates the call on its literal (`cel/validator.go` `evalCall`)."""
+    detail = compile_detail(expression, declared())
+    fn = expression.split("(")[0]
+    assert (detail is None) == valid, detail
+    assert valid or f"invalid {fn} argument" in str(detail)

@@ -1,0 +1,321 @@
+"""cel-go's type conversions of strings, and of values to strings, with Go's own parsing and printing, where
+cel-rust's differ (cel-go v0.23.2 `common/types/string.go` `ConvertToType`, `double.go`, `duration.go`,
+`timestamp.go`; the Go standard library they call: `strconv.ParseInt`/`ParseUint`/`ParseFloat`/`ParseBool`,
+`time.ParseDuration`, `time.Parse(time.RFC3339, ...)` as `src/time/format.go` of Go 1.24 reads it,
+`fmt.Sprintf("%g")`, `time.RFC3339Nano`).
+
+desugar.py rewrites `int(x)`, `uint(x)`, `double(x)`, `duration(x)`, `timestamp(x)` to `int(__go_int(x))`...
+when `x` is not a literal (a literal is judged when the expression compiles, validators.py): a string is parsed
+here and handed back in a form cel-rust reads exactly (seconds and nanoseconds for durations, a normalised RFC 3339
+text for timestamps), so an error is cel-go's `type conversion error from 'string' to '<type>'` and what Go reads
+is read.
+`string(x)` becomes `__go_string(x)` (Go's printing of doubles, durations and timestamps); `bool(x)`, which
+cel-rust lacks, is defined here. Any other value passes through unchanged."""
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+from ...godur import DurationError, parse_duration
+from ...gofmt import format_float
+from .net import to_string as _library_string
+from .values import LibraryError, type_name
+
+_INT64 = 1 << 63
+# cel-go's bounds of a timestamp (`minUnixTime`, `maxUnixTime`: years 1 to 9999 in UTC)
+MIN_UNIX, MAX_UNIX = -62135596800, 253402300799
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def _conversion_error(to: str) -> LibraryError:
+    return LibraryError(f"type conversion error from 'string' to '{to}'")
+
+
+_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_UINT = re.compile(r"[0-9]+", re.ASCII)
+
+
+def _not_bool(value: Any) -> None:
+    if isinstance(value, bool):
+        raise LibraryError("no such overload")
+
+
+def go_int(value: Any) -> Any:
+    """`int(x)`: of a string `strconv.ParseInt(s, 10, 64)`, an optional sign and decimal digits within int64; of a
+    double `doubleToInt64Checked` (truncated, `integer overflow` outside int64); of a uint beyond int64 an
+    overflow; of a timestamp its Unix seconds, of a duration its nanoseconds (cel-rust has neither)."""
+    _not_bool(value)
+    if isinstance(value, float):
+        if math.isnan(value) or not -9.223372036854775808e18 < value < 9.223372036854775808e18:
+            raise LibraryError("integer overflow")
+        return int(value)
+    if isinstance(value, int) and value >= _INT64:
+        raise LibraryError("integer overflow")
+    if isinstance(value, datetime.datetime):  # `Timestamp.ConvertToType(IntType)`: `t.Unix()`
+        return (value - _EPOCH) // datetime.timedelta(seconds=1)
+    if isinstance(value, datetime.timedelta):  # `Duration.ConvertToType(IntType)`: nanoseconds
+        return value // datetime.timedelta(microseconds=1) * 1000
+    if not isinstance(value, str):
+        return value
+    if not _INT.fullmatch(value):
+        raise _conversion_error("int")
+    n = int(value)
+    if not -_INT64 <= n < _INT64:
+        raise _conversion_error("int")
+    return n
+
+
+def go_uint(value: Any) -> Any:
+    """`uint(x)`: of a string `strconv.ParseUint(s, 10, 64)`, decimal digits (no sign) within uint64; of a double
+    `doubleToUint64Checked`, of an int `int64ToUint64Checked` (`unsigned integer overflow` when negative or beyond
+    uint64); handed back as text, which `uint()` reads."""
+    _not_bool(value)
+    if isinstance(value, float):
+        if math.isnan(value) or not 0 <= value < 1.8446744073709551616e19:
+            raise LibraryError("unsigned integer overflow")
+        return str(int(value))
+    if isinstance(value, int):
+        if value < 0:
+            raise LibraryError("unsigned integer overflow")
+        return str(value)
+    if not isinstance(value, str):
+        return value
+    if not _UINT.fullmatch(value) or int(value) >= 1 << 64:
+        raise _conversion_error("uint")
+    return str(int(value))
+
+
+# strconv's float syntax: decimal or (with a `p` exponent) hexadecimal, `_` between digits; `inf`, `infinity`
+# (signed) and `nan` (unsigned) in any case
+_DEC_FLOAT = re.compile(r"[+-]?(?:[0-9_]+\.?[0-9_]*|\.[0-9_]+)(?:[eE][+-]?[0-9][0-9_]*)?", re.ASCII)
+_HEX_FLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F_]+\.?[0-9a-fA-F_]*|\.[0-9a-fA-F_]+)[pP][+-]?[0-9][0-9_]*",
+                        re.ASCII)
+_SPECIAL = re.compile(r"[+-]?(?:inf|infinity)|nan", re.ASCII | re.IGNORECASE)
+
+
+def _underscore_ok(s: str) -> bool:
+    """strconv's `underscoreOK`: each `_` between digits (a base prefix counts as one)."""
+    saw, i = "^", 0
+    if s[:1] in ("+", "-"):
+        s = s[1:]
+    hexa = False
+    if len(s) >= 2 and s[0] == "0" and s[1].lower() in "box":
+        i, saw, hexa = 2, "0", s[1].lower() == "x"
+    for c in s[i:]:
+        if c.isdigit() or (hexa and c.lower() in "abcdef"):
+            saw = "0"
+        elif c == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        elif saw == "_":
+            return False
+        else:
+            saw = "!"
+    return saw != "_"
+
+
+def parse_float(text: str) -> float:
+    """`strconv.ParseFloat(s, 64)`; ValueError where Go's returns an error (syntax, or a value beyond float64:
+    an underflow is 0 without an error, as Go's)."""
+    if _SPECIAL.fullmatch(text):
+        return float(text)
+    hexa = _HEX_FLOAT.fullmatch(text)
+    if not hexa and not _DEC_FLOAT.fullmatch(text):
+        raise ValueError(text)
+    if "_" in text:
+        if not _underscore_ok(text):
+            raise ValueError(text)
+        text = text.replace("_", "")
+    mantissa = re.split("[pP]" if hexa else "[eE]", text.lstrip("+-"))[0][2 if hexa else 0:]
+    if not any(c.isdigit() or (hexa and c in "abcdefABCDEF") for c in mantissa):
+        raise ValueError(text)
+    try:
+        f = float.fromhex(text) if hexa else float(text)
+    except OverflowError:
+        raise ValueError(text) from None
+    if math.isinf(f):
+        raise ValueError(text)
+    return f
+
+
+def go_double(value: Any) -> Any:
+    _not_bool(value)
+    if not isinstance(value, str):
+        return value
+    try:
+        return parse_float(value)
+    except ValueError:
+        raise _conversion_error("double") from None
+
+
+_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def go_bool(value: Any) -> bool:
+    """`bool(x)`: `strconv.ParseBool` of a string; a bool itself."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if value in _TRUE:
+            return True
+        if value in _FALSE:
+            return False
+        raise _conversion_error("bool")
+    raise LibraryError("no such overload")
+
+
+def go_duration(value: Any) -> Any:
+    """`time.ParseDuration`, as nanoseconds cel-rust reads exactly; an int is declared (`IntToDuration`) but
+    `Int.ConvertToType` has no duration case: an error."""
+    _not_bool(value)
+    if isinstance(value, int):
+        raise LibraryError("type conversion error from 'int' to 'google.protobuf.Duration'")
+    if not isinstance(value, str):
+        return value
+    try:
+        return rust_duration(parse_duration(value))
+    except DurationError:
+        raise _conversion_error("google.protobuf.Duration") from None
+
+
+def rust_duration(nanos: int) -> str:
+    """A duration's text cel-rust reads exactly: whole seconds, then nanoseconds (it reads each number as a
+    float64, exact below 2^53)."""
+    sign = "-" if nanos < 0 else ""
+    seconds, rest = divmod(abs(nanos), 1_000_000_000)
+    return f"{sign}{seconds}s{rest}ns"
+
+
+# `time.Parse(time.RFC3339, s)` (format.go's general `parse`, which its RFC 3339 fast path falls back to): a
+# one- or two-digit hour, a fraction after `.` or `,` (digits past the ninth dropped), offsets to 24:60
+_RFC3339 = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?"
+                      r"(?:Z|([+-])([0-9]{2}):([0-9]{2}))", re.ASCII)
+
+
+def _days_in(month: int, year: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (year 0 included)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def parse_rfc3339(text: str) -> tuple[int, int, int] | None:
+    """Go's reading of `text` as RFC 3339: (Unix seconds, nanoseconds, offset in seconds), or None."""
+    m = _RFC3339.fullmatch(text)
+    if not m:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    if not 1 <= month <= 12 or not 1 <= day <= _days_in(month, year) or hour >= 24 or minute >= 60 \
+            or second >= 60:
+        return None
+    nanos = int((m.group(7) or "0")[:9].ljust(9, "0"))
+    offset = 0
+    if m.group(8):
+        hours, minutes = int(m.group(9)), int(m.group(10))
+        if hours > 24 or minutes > 60:
+            return None
+        offset = (hours * 60 + minutes) * 60 * (-1 if m.group(8) == "-" else 1)
+    unix = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset
+    return unix, nanos, offset
+
+
+def _civil(unix: int) -> str:
+    days, secs = divmod(unix, 86400)
+    date = datetime.date(1970, 1, 1) + datetime.timedelta(days=days)
+    return f"{date.isoformat()}T{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}"
+
+
+def go_timestamp(value: Any) -> Any:
+    """`time.Parse(time.RFC3339, s)` within cel-go's range, as RFC 3339 text cel-rust reads exactly (the offset
+    kept where cel-rust can hold it); an int is Unix seconds."""
+    _not_bool(value)
+    if isinstance(value, int):
+        unix, nanos, offset = value, 0, 0
+    elif not isinstance(value, str):
+        return value
+    else:
+        parsed = parse_rfc3339(value)
+        if parsed is None:
+            raise _conversion_error("google.protobuf.Timestamp")
+        unix, nanos, offset = parsed
+    if not MIN_UNIX <= unix <= MAX_UNIX:
+        raise LibraryError("timestamp overflow")
+    frac = f".{nanos:09d}" if nanos else ""
+    if offset and abs(offset) < 86400 and MIN_UNIX <= unix + offset <= MAX_UNIX:
+        sign = "-" if offset < 0 else "+"
+        return f"{_civil(unix + offset)}{frac}{sign}{abs(offset) // 3600:02d}:{abs(offset) // 60 % 60:02d}"
+    return f"{_civil(unix)}{frac}Z"
+
+
+def _fixed(f: float) -> str:
+    """`strconv.FormatFloat(f, 'f', -1, 64)`: the shortest digits, without an exponent."""
+    text = format(Decimal(repr(f)), "f")
+    return text[:-2] if text.endswith(".0") else text
+
+
+def duration_string(d: datetime.timedelta) -> str:
+    """cel-go's `string(duration)`: `strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"`."""
+    micros = d // datetime.timedelta(microseconds=1)
+    seconds = int(math.copysign(abs(micros) // 1_000_000, micros))  # Go's `d / Second` truncates
+    nanos = (micros - seconds * 1_000_000) * 1000
+    return _fixed(float(seconds) + float(nanos) / 1e9) + "s"
+
+
+def timestamp_string(t: datetime.datetime) -> str:
+    """`t.Format(time.RFC3339Nano)`: the fraction's trailing zeros dropped, `Z` for a zero offset."""
+    text = f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}"
+    if t.microsecond:
+        text += f".{t.microsecond:06d}".rstrip("0")
+    offset = t.utcoffset() or datetime.timedelta(0)
+    if not offset:
+        return text + "Z"
+    minutes = int(offset.total_seconds()) // 60
+    sign = "-" if minutes < 0 else "+"
+    return f"{text}{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def go_string(value: Any) -> str:
+    """`string(x)`: Go's printing of each CEL value cel-go converts."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_float(value)
+    if isinstance(value, datetime.datetime):
+        return timestamp_string(value)
+    if isinstance(value, datetime.timedelta):
+        return duration_string(value)
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise LibraryError("invalid UTF-8 in bytes, cannot convert to string") from None
+    if type_name(value):
+        return _library_string(value)  # `string(<IP>)`, `string(<CIDR>)`
+    raise LibraryError("no such overload")
+
+
+# the conversion functions whose non-literal argument desugar.py hands to the Go reading first
+WRAPPED = {"int": "__go_int", "uint": "__go_uint", "double": "__go_double", "duration": "__go_duration",
+           "timestamp": "__go_timestamp"}
+REPLACED = {"string": "__go_string"}
+
+FUNCTIONS = {"__go_int": go_int, "__go_uint": go_uint, "__go_double": go_double, "__go_duration": go_duration,
+             "__go_timestamp": go_timestamp, "__go_string": go_string, "bool": go_bool}
