@@ -213,7 +213,7 @@ def _expressions_of(node: Node, path: str | None, obj: Any, old: Any, corr: _Cor
             else:
                 value = compiled.program.evaluate(activation)
         except cel.EvalError as exc:
-            text = "integer overflow" if str(exc).startswith("Arithmetic overflow") else str(exc)  # cel-go's words
+            text = str(exc)  # cel-go's words already (cel/engine.error_text)
             if text.startswith(("no such overload", "Unsupported", "No such overload")):
                 errs.append(field_invalid(where, _type_word(schema), "'no such overload': call arguments did not "
                                           "match a supported operator, function or macro signature for rule: "
