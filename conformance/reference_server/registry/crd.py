@@ -230,6 +230,7 @@ class CustomResourceStrategy(Strategy):
                  rules: crdrules.Node | None = None):
         super().__init__(info)
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
+        self.defaults = crschema.defaults_skeleton(schema)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
@@ -250,7 +251,9 @@ class CustomResourceStrategy(Strategy):
                 new.pop("status", None)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema)
+        # ratcheted against the old object as upstream reads it from storage: defaulted (see CustomResourceStore)
+        errs = super().validate_update(new, old) + crschema.validate_custom_resource(
+            new, self.schema, crschema.with_defaults(old, self.defaults))
         return errs + crdrules.validate(self.rules, self.schema, new, old, errs)
 
 
@@ -285,14 +288,29 @@ class CustomResourceStore(GroupStore):
                             else frozenset(), name_rule="subdomain")
         status_sub = "status" in ((version.get("subresources") or {}))
         rules = crdrules.validator_for(crd, schema)  # compiled once per CRD uid and resourceVersion
+        strategy = CustomResourceStrategy(info, schema, status_sub, rules)
         super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
-                         spec["group"], version["name"],
-                         strategy=CustomResourceStrategy(info, schema, status_sub, rules), deviations=deviations)
+                         spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
         self.storage_key = f"{names['plural']}.{spec['group']}"
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
+        self._defaults = strategy.defaults  # None: reads are never defaulted
+        if self._defaults is not None:  # watch events are defaulted too; their encodings cached per CRD version
+            self.present = self._with_defaults
+            self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
+
+    def _with_defaults(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """`obj` with the schema's defaults, as upstream's storage codec applies them while it decodes an object
+        from etcd (`unstructuredDefaulter` in `customresource_handler.go`): get, list, watch and the object a
+        write answers. Only an object stored before a default was added lacks one; only such an object is
+        copied (top-level and metadata dicts of `obj` are its own, the rest may be the stored object's)."""
+        return crschema.with_defaults(obj, self._defaults)
+
+    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
+        out = super()._finish(obj)
+        return out if self._defaults is None else self._with_defaults(out)
 
     @property
     def table_kind(self) -> str:
