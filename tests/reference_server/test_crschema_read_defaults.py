@@ -1,8 +1,8 @@
-"""Defaults of a custom resource's schema applied when it is read (registry/crd.py `CustomResourceStore._finish`
-and `present`, upstream's storage codec: `unstructuredDefaulter` in `customresource_handler.go` runs
-`structuraldefaulting.Default` as an object is decoded from etcd): an object stored before a default was added to
-the CRD shows it on GET, LIST and WATCH, to kubectl and the official client alike; the stored object is left as
-it was."""
+"""A custom resource read under its CRD's current schema (registry/crd.py `CustomResourceStore._finish` and
+`present`, upstream's storage codec: in `customresource_handler.go` `unstructuredSchemaCoercer` prunes and
+`unstructuredDefaulter` runs `structuraldefaulting.Default` as an object is decoded from etcd): an object stored
+before a default was added shows it on GET, LIST and WATCH, one stored before a field was removed from the
+schema no longer shows that field; the stored object is left as it was."""
 from __future__ import annotations
 
 import json
@@ -11,6 +11,8 @@ from typing import Any
 import requests
 
 from conformance.reference_server.registry import crschema
+from conformance.reference_server.registry.crd import CustomResourceStore
+from conformance.reference_server.storage import MemoryStore
 
 from .test_crd_rules import CRDS, MERGE, gadget, served, spec_schema, srv  # noqa: F401 (srv: fixture)
 
@@ -81,13 +83,35 @@ def test_the_stored_object_is_not_changed_by_reading_it():
     stored = {"apiVersion": "x/v1", "kind": "Gadget", "metadata": {"name": "g"},
               "spec": {"size": 1, "ports": [{"port": 80}, None]}}
     snapshot = json.loads(json.dumps(stored))
-    shown = crschema.with_defaults(stored, skeleton)
+    shown = crschema.decoded(stored, SCHEMA, skeleton)
     assert stored == snapshot and shown is not stored
     assert shown["spec"] == {"size": 1, "mode": "auto", "ports": [{"port": 80, "protocol": "TCP"}, None]}
-    assert crschema.with_defaults(shown, skeleton) is shown  # nothing missing: no copy
+    assert crschema.decoded(shown, SCHEMA, skeleton) is shown  # nothing missing: no copy
 
 
 def test_a_schema_without_defaults_reads_objects_as_stored():
     assert crschema.defaults_skeleton(SCHEMA) is None
     assert crschema.defaults_skeleton({"type": "object", "properties": {"a": {"type": "object", "properties": {
         "b": {"type": "string", "default": "x"}}}}}) == {"properties": {"a": {"properties": {"b": {"default": "x"}}}}}
+
+
+def test_fields_a_changed_schema_no_longer_specifies_are_pruned_on_read(srv):  # noqa: F811
+    coll, crd_url = _stored_before_defaults(srv)
+    crd = requests.get(crd_url).json()
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    del spec["properties"]["size"]
+    del spec["properties"]["ports"]["items"]["properties"]["port"]
+    assert requests.put(crd_url, json=crd).status_code == 200
+    assert requests.get(f"{coll}/g1").json()["spec"] == {"ports": [{}]}
+    assert [i["spec"] for i in requests.get(coll).json()["items"]] == [{"ports": [{}]}]
+
+
+def test_reads_of_a_crd_whose_schema_never_changed_are_not_decoded_again():
+    """The GET/LIST fast path: a CRD at generation 1 holds only objects written under its schema."""
+    crd = {"metadata": {"name": "gadgets.x.example.com", "resourceVersion": "5", "generation": 1},
+           "spec": {"group": "x.example.com", "scope": "Namespaced", "names": {"plural": "gadgets", "kind": "Gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": with_added_defaults(json.loads(json.dumps(SCHEMA)))}}]}}
+    assert not hasattr(CustomResourceStore(crd, MemoryStore()), "present")
+    crd["metadata"]["generation"] = 2
+    assert CustomResourceStore(crd, MemoryStore()).present is not None

@@ -251,9 +251,9 @@ class CustomResourceStrategy(Strategy):
                 new.pop("status", None)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        # ratcheted against the old object as upstream reads it from storage: defaulted (see CustomResourceStore)
+        # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
         errs = super().validate_update(new, old) + crschema.validate_custom_resource(
-            new, self.schema, crschema.with_defaults(old, self.defaults))
+            new, self.schema, crschema.decoded(old, self.schema, self.defaults))
         return errs + crdrules.validate(self.rules, self.schema, new, old, errs)
 
 
@@ -296,21 +296,24 @@ class CustomResourceStore(GroupStore):
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
-        self._defaults = strategy.defaults  # None: reads are never defaulted
-        if self._defaults is not None:  # watch events are defaulted too; their encodings cached per CRD version
-            self.present = self._with_defaults
+        self._schema, self._defaults = schema, strategy.defaults
+        # every object of a CRD whose spec never changed (generation 1) was written under this schema: reads
+        # need no fix-up, and skip even the check
+        self._schema_changed = int(crd["metadata"].get("generation") or 1) > 1 and isinstance(schema, dict)
+        if self._schema_changed:  # watch events are decoded too; their encodings cached per CRD version
+            self.present = self._decoded
             self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
 
-    def _with_defaults(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """`obj` with the schema's defaults, as upstream's storage codec applies them while it decodes an object
-        from etcd (`unstructuredDefaulter` in `customresource_handler.go`): get, list, watch and the object a
-        write answers. Only an object stored before a default was added lacks one; only such an object is
-        copied (top-level and metadata dicts of `obj` are its own, the rest may be the stored object's)."""
-        return crschema.with_defaults(obj, self._defaults)
+    def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """`obj` as upstream's storage codec decodes it (`customresource_handler.go`: `unstructuredSchemaCoercer`
+        prunes, `unstructuredDefaulter` runs `structuraldefaulting.Default`) for get, list, watch and the object a
+        write answers: an object stored before the schema changed loses the fields it no longer specifies and
+        gains its new defaults; only such an object is copied."""
+        return crschema.decoded(obj, self._schema, self._defaults)
 
     def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
         out = super()._finish(obj)
-        return out if self._defaults is None else self._with_defaults(out)
+        return self._decoded(out) if self._schema_changed else out
 
     @property
     def table_kind(self) -> str:

@@ -132,13 +132,39 @@ def needs_defaults(obj: Any, skeleton: dict[str, Any] | None) -> bool:
     return False
 
 
-def with_defaults(obj: dict[str, Any], skeleton: dict[str, Any] | None) -> dict[str, Any]:
-    """`obj` if it lacks none of the skeleton's defaults, else a copy with them (below the root; its metadata is
-    shared): what upstream's storage codec decodes an object stored before a default was added as."""
-    if not needs_defaults(obj, skeleton):
+def needs_pruning(obj: Any, schema: dict[str, Any] | None, *, root: bool = False) -> bool:
+    """Whether `prune(obj, schema, root=root)` would drop anything (`obj` is left untouched)."""
+    if not isinstance(schema, dict):
+        return False
+    if isinstance(obj, dict):
+        if schema.get("x-kubernetes-preserve-unknown-fields") and not schema.get("properties"):
+            return False
+        props = schema.get("properties") or {}
+        extra = schema.get("additionalProperties")
+        for key, value in obj.items():
+            if root and key in ("apiVersion", "kind", "metadata"):
+                continue
+            if key in props:
+                if needs_pruning(value, props[key]):
+                    return True
+            elif isinstance(extra, dict):
+                if needs_pruning(value, extra):
+                    return True
+            elif not (extra is True or schema.get("x-kubernetes-preserve-unknown-fields")):
+                return True
+    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
+        return any(needs_pruning(item, schema["items"]) for item in obj)
+    return False
+
+
+def decoded(obj: dict[str, Any], schema: dict[str, Any] | None, skeleton: dict[str, Any] | None) -> dict[str, Any]:
+    """A stored object as upstream's storage codec decodes it under the current schema (`unstructuredSchemaCoercer`
+    prunes, `unstructuredDefaulter` defaults): `obj` itself when that changes nothing (an object written under
+    this schema), else a copy below the root (its metadata shared). For objects stored before the schema changed."""
+    if not needs_pruning(obj, schema, root=True) and not needs_defaults(obj, skeleton):
         return obj
     out = {k: (v if k == "metadata" else copy.deepcopy(v)) for k, v in obj.items()}
-    return default(out, skeleton)
+    return default(prune(out, schema, root=True), skeleton)
 
 
 def _type_of(value: Any) -> str:
