@@ -97,18 +97,12 @@ def _sloppy_ipv4(text: str) -> bool:
 def _sloppy_ip(text: str) -> bool:
     if _sloppy_ipv4(text):
         return True
-    if ":" not in text or "%" in text:
-        return False
     head, _, tail = text.rpartition(":")
-    if "." in tail:  # an embedded IPv4 part may have leading zeros too
+    if head and "." in tail:  # an embedded IPv4 part may have leading zeros too
         if not _sloppy_ipv4(tail):
             return False
         text = f"{head}:{'.'.join(str(int(f)) for f in tail.split('.'))}"
-    try:
-        ipaddress.IPv6Address(text)
-    except ValueError:
-        return False
-    return True
+    return _ipv6(text)
 
 
 def _ipv6(text: str) -> bool:
