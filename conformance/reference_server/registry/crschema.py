@@ -1,11 +1,12 @@
-"""Structural schemas of CustomResourceDefinitions: type/required validation, pruning of unknown fields, defaults.
+"""Structural schemas of CustomResourceDefinitions: validation, pruning of unknown fields, defaults.
 
 A subset of `apiextensions-apiserver/pkg/apiserver/schema` (pruning, `defaulting/algorithm.go`) and `.../validation`
 (kube-openapi's validator): `type`, `properties`, `required`, `items`, `additionalProperties`, `enum`, `nullable`,
-`format` (`crformats`), `x-kubernetes-preserve-unknown-fields`, `x-kubernetes-int-or-string`; an update's errors
-are ratcheted as `validation/ratcheting.go`'s `ratchetingValueValidator` (`correlation`). Unknown fields are dropped silently
-(upstream prunes before validation; `fieldValidation=Strict` is the http layer's business). Error texts
-follow kube-openapi's: `<path> in body must be of type integer: "string"`.
+`format` (`crformats`), the value keywords (`crkeywords`: lengths, `pattern`, bounds, `multipleOf`, item and
+property counts, `uniqueItems`), `x-kubernetes-preserve-unknown-fields`, `x-kubernetes-int-or-string`; an update's
+errors are ratcheted as `validation/ratcheting.go`'s `ratchetingValueValidator` (`correlation`). Unknown fields are
+dropped silently (upstream prunes before validation; `fieldValidation=Strict` is the http layer's business). Error
+texts follow kube-openapi's: `<path> in body must be of type integer: "string"`.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import copy
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
-from . import crformats
+from . import crformats, crkeywords
 from .correlation import deep_equal
 from .correlation import old_item as correlated_item
 from .crdrules.crdwrite import go_string
@@ -212,12 +213,19 @@ def _check(obj: Any, schema: dict[str, Any], path: str, old: Any) -> list[FieldE
         return errs
     if want and not (want == got or (want == "number" and got == "integer")):
         return [_type_invalid(where, obj, f"{where} in body must be of type {want}: {_quote(obj)}")]
-    fmt = schema.get("format")
-    if isinstance(obj, str) and fmt and crformats.checks(fmt) and not crformats.valid(fmt, obj):
-        errs.append(_type_invalid(where, obj, f"{where} in body must be of type {fmt}: {go_string(obj)}"))
+    if isinstance(obj, str):  # kube-openapi's order: string keywords, format, number, slice, enum, object
+        errs += crkeywords.string_errors(obj, schema, where)
+        fmt = schema.get("format")
+        if fmt and crformats.checks(fmt) and not crformats.valid(fmt, obj):
+            errs.append(_type_invalid(where, obj, f"{where} in body must be of type {fmt}: {go_string(obj)}"))
+    elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        errs += crkeywords.number_errors(obj, schema, where)
+    elif isinstance(obj, list):
+        errs += crkeywords.array_errors(obj, schema, where)
     if "enum" in schema and obj not in schema["enum"]:
         errs.append(field_not_supported(where, obj, [str(v) for v in schema["enum"]]))
     if isinstance(obj, dict):
+        errs += crkeywords.object_errors(obj, schema, where)
         props = schema.get("properties") or {}
         for name in schema.get("required") or []:
             if name not in obj:
