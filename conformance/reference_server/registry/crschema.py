@@ -29,28 +29,42 @@ _GO_TYPE = {str: "string", bool: "boolean", int: "integer", float: "number", lis
 
 def prune(obj: Any, schema: dict[str, Any] | None, *, root: bool = False) -> Any:
     """Drop every field the schema does not specify (`structuralpruning.Prune`); `obj` is changed in place."""
+    _prune(obj, schema, root, dry=False)
+    return obj
+
+
+def needs_pruning(obj: Any, schema: dict[str, Any] | None, *, root: bool = False) -> bool:
+    """Whether `prune(obj, schema, root=root)` would drop anything (`obj` is left untouched)."""
+    return _prune(obj, schema, root, dry=True)
+
+
+def _prune(obj: Any, schema: dict[str, Any] | None, root: bool, dry: bool) -> bool:
+    """Whether something was (`dry`: would be, and then the walk stops there) dropped."""
     if not isinstance(schema, dict):
-        return obj
+        return False
+    dropped = False
     if isinstance(obj, dict):
         if schema.get("x-kubernetes-preserve-unknown-fields") and not schema.get("properties"):
-            return obj
+            return False
         props = schema.get("properties") or {}
         extra = schema.get("additionalProperties")
         for key in list(obj):
             if root and key in ("apiVersion", "kind", "metadata"):
                 continue
-            if key in props:
-                prune(obj[key], props[key])
-            elif isinstance(extra, dict):
-                prune(obj[key], extra)
-            elif extra is True or schema.get("x-kubernetes-preserve-unknown-fields"):
-                continue
-            else:
-                del obj[key]
+            if key in props or isinstance(extra, dict):
+                dropped = _prune(obj[key], props[key] if key in props else extra, False, dry) or dropped
+            elif not (extra is True or schema.get("x-kubernetes-preserve-unknown-fields")):
+                dropped = True
+                if not dry:
+                    del obj[key]
+            if dropped and dry:
+                return True
     elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
         for item in obj:
-            prune(item, schema["items"])
-    return obj
+            dropped = _prune(item, schema["items"], False, dry) or dropped
+            if dropped and dry:
+                return True
+    return dropped
 
 
 def default(obj: Any, schema: dict[str, Any] | None) -> Any:
@@ -130,31 +144,6 @@ def needs_defaults(obj: Any, skeleton: dict[str, Any] | None) -> bool:
         items = skeleton["items"]
         return any(item is None and items.get("default") is not None and not items.get("nullable")
                    or needs_defaults(item, items) for item in obj)
-    return False
-
-
-def needs_pruning(obj: Any, schema: dict[str, Any] | None, *, root: bool = False) -> bool:
-    """Whether `prune(obj, schema, root=root)` would drop anything (`obj` is left untouched)."""
-    if not isinstance(schema, dict):
-        return False
-    if isinstance(obj, dict):
-        if schema.get("x-kubernetes-preserve-unknown-fields") and not schema.get("properties"):
-            return False
-        props = schema.get("properties") or {}
-        extra = schema.get("additionalProperties")
-        for key, value in obj.items():
-            if root and key in ("apiVersion", "kind", "metadata"):
-                continue
-            if key in props:
-                if needs_pruning(value, props[key]):
-                    return True
-            elif isinstance(extra, dict):
-                if needs_pruning(value, extra):
-                    return True
-            elif not (extra is True or schema.get("x-kubernetes-preserve-unknown-fields")):
-                return True
-    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
-        return any(needs_pruning(item, schema["items"]) for item in obj)
     return False
 
 
