@@ -24,7 +24,7 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
-from . import crdrules, crdschema, crschema
+from . import crdrules, crdschema, crlisttype, crschema
 from . import meta as M
 from .group import GroupStore
 from .kinds import ResourceInfo
@@ -239,7 +239,8 @@ class CustomResourceStrategy(Strategy):
         obj.setdefault("metadata", {})["generation"] = 1
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate(obj) + crschema.validate_custom_resource(obj, self.schema)
+        errs = super().validate(obj) + crschema.validate_custom_resource(obj, self.schema) + \
+            crlisttype.validate(obj, self.schema)
         return errs + crdrules.validate(self.rules, self.schema, obj, None, errs)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
@@ -252,8 +253,10 @@ class CustomResourceStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
-        errs = super().validate_update(new, old) + crschema.validate_custom_resource(
-            new, self.schema, crschema.decoded(old, self.schema, self.defaults))
+        old = crschema.decoded(old, self.schema, self.defaults)
+        errs = super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema, old)
+        if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
+            errs += crlisttype.validate(new, self.schema)
         return errs + crdrules.validate(self.rules, self.schema, new, old, errs)
 
 
