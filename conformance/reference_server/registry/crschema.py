@@ -209,7 +209,11 @@ def _check(obj: Any, schema: dict[str, Any], path: str, old: Any) -> list[FieldE
             errs.append(_type_invalid(where, obj, f"{where} in body must be of type {fmt}: {go_string(obj)}"))
     elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
         errs += crkeywords.number_errors(obj, schema, where)
-    elif isinstance(obj, list):
+    elif isinstance(obj, list):  # the items first, then the list's own keywords (schemaSliceValidator)
+        if isinstance(schema.get("items"), dict):
+            for i, item in enumerate(obj):
+                old_item = correlated_item(schema, item, old) if old is not _NO_OLD else None
+                errs += validate(item, schema["items"], f"{where}[{i}]", _NO_OLD if old_item is None else old_item)
         errs += crkeywords.array_errors(obj, schema, where)
     if "enum" in schema and obj not in schema["enum"]:
         errs.append(field_not_supported(where, obj, [str(v) for v in schema["enum"]]))
@@ -226,10 +230,6 @@ def _check(obj: Any, schema: dict[str, Any], path: str, old: Any) -> list[FieldE
                 sub = schema["additionalProperties"]
             if sub is not None:
                 errs += validate(value, sub, f"{path}.{key}" if path else key, old_map.get(key, _NO_OLD))
-    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(obj):
-            old_item = correlated_item(schema, item, old) if old is not _NO_OLD else None
-            errs += validate(item, schema["items"], f"{where}[{i}]", _NO_OLD if old_item is None else old_item)
     return errs
 
 
