@@ -140,7 +140,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     cache_prefix = "pb:" if stream is not None else ""
     present = getattr(store, "present", None)  # a kind's other version (registry/versions.py): events converted
     if present is not None:
-        cache_prefix += getattr(store, "api_version", "") + ":"
+        cache_prefix += getattr(store, "present_key", getattr(store, "api_version", "")) + ":"
     bookmarks = request.query.get("allowWatchBookmarks", "").lower() in ("true", "1")
     deviations = ctx.deviations
     loop = asyncio.get_running_loop()

@@ -24,7 +24,7 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
-from . import crdrules, crdschema, crschema
+from . import crdrules, crdschema, crlisttype, crschema
 from . import meta as M
 from .group import GroupStore
 from .kinds import ResourceInfo
@@ -230,6 +230,7 @@ class CustomResourceStrategy(Strategy):
                  rules: crdrules.Node | None = None):
         super().__init__(info)
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
+        self.defaults = crschema.defaults_skeleton(schema)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
@@ -238,7 +239,8 @@ class CustomResourceStrategy(Strategy):
         obj.setdefault("metadata", {})["generation"] = 1
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate(obj) + crschema.validate_custom_resource(obj, self.schema)
+        errs = super().validate(obj) + crschema.validate_custom_resource(obj, self.schema) + \
+            crlisttype.validate(obj, self.schema)
         return errs + crdrules.validate(self.rules, self.schema, obj, None, errs)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
@@ -250,7 +252,11 @@ class CustomResourceStrategy(Strategy):
                 new.pop("status", None)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema)
+        # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
+        old = crschema.decoded(old, self.schema, self.defaults)
+        errs = super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema, old)
+        if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
+            errs += crlisttype.validate(new, self.schema)
         return errs + crdrules.validate(self.rules, self.schema, new, old, errs)
 
 
@@ -285,14 +291,32 @@ class CustomResourceStore(GroupStore):
                             else frozenset(), name_rule="subdomain")
         status_sub = "status" in ((version.get("subresources") or {}))
         rules = crdrules.validator_for(crd, schema)  # compiled once per CRD uid and resourceVersion
+        strategy = CustomResourceStrategy(info, schema, status_sub, rules)
         super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
-                         spec["group"], version["name"],
-                         strategy=CustomResourceStrategy(info, schema, status_sub, rules), deviations=deviations)
+                         spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
         self.storage_key = f"{names['plural']}.{spec['group']}"
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
+        self._schema, self._defaults = schema, strategy.defaults
+        # every object of a CRD whose spec never changed (generation 1) was written under this schema: reads
+        # need no fix-up, and skip even the check
+        self._schema_changed = int(crd["metadata"].get("generation") or 1) > 1 and isinstance(schema, dict)
+        if self._schema_changed:  # watch events are decoded too; their encodings cached per CRD version
+            self.present = self._decoded
+            self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
+
+    def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """`obj` as upstream's storage codec decodes it (`customresource_handler.go`: `unstructuredSchemaCoercer`
+        prunes, `unstructuredDefaulter` runs `structuraldefaulting.Default`) for get, list, watch and the object a
+        write answers: an object stored before the schema changed loses the fields it no longer specifies and
+        gains its new defaults; only such an object is copied."""
+        return crschema.decoded(obj, self._schema, self._defaults)
+
+    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
+        out = super()._finish(obj)
+        return self._decoded(out) if self._schema_changed else out
 
     @property
     def table_kind(self) -> str:

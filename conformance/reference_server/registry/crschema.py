@@ -1,10 +1,12 @@
-"""Structural schemas of CustomResourceDefinitions: type/required validation, pruning of unknown fields, defaults.
+"""Structural schemas of CustomResourceDefinitions: validation, pruning of unknown fields, defaults.
 
 A subset of `apiextensions-apiserver/pkg/apiserver/schema` (pruning, `defaulting/algorithm.go`) and `.../validation`
 (kube-openapi's validator): `type`, `properties`, `required`, `items`, `additionalProperties`, `enum`, `nullable`,
-`x-kubernetes-preserve-unknown-fields`, `x-kubernetes-int-or-string`. Unknown fields are dropped silently
-(upstream prunes before validation; `fieldValidation=Strict` is the http layer's business). Error texts
-follow kube-openapi's: `<path> in body must be of type integer: "string"`.
+`format` (`crformats`), the value keywords (`crkeywords`: lengths, `pattern`, bounds, `multipleOf`, item and
+property counts, `uniqueItems`), `x-kubernetes-preserve-unknown-fields`, `x-kubernetes-int-or-string`; an update's
+errors are ratcheted as `validation/ratcheting.go`'s `ratchetingValueValidator` (`correlation`). Unknown fields are
+dropped silently (upstream prunes before validation; `fieldValidation=Strict` is the http layer's business). Error
+texts follow kube-openapi's: `<path> in body must be of type integer: "string"`.
 """
 from __future__ import annotations
 
@@ -12,6 +14,10 @@ import copy
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
+from . import crformats, crkeywords
+from .correlation import deep_equal
+from .correlation import old_item as correlated_item
+from .crdrules.crdwrite import go_string
 
 
 def _type_invalid(where: str, value: Any, detail: str) -> FieldError:
@@ -23,28 +29,42 @@ _GO_TYPE = {str: "string", bool: "boolean", int: "integer", float: "number", lis
 
 def prune(obj: Any, schema: dict[str, Any] | None, *, root: bool = False) -> Any:
     """Drop every field the schema does not specify (`structuralpruning.Prune`); `obj` is changed in place."""
+    _prune(obj, schema, root, dry=False)
+    return obj
+
+
+def needs_pruning(obj: Any, schema: dict[str, Any] | None, *, root: bool = False) -> bool:
+    """Whether `prune(obj, schema, root=root)` would drop anything (`obj` is left untouched)."""
+    return _prune(obj, schema, root, dry=True)
+
+
+def _prune(obj: Any, schema: dict[str, Any] | None, root: bool, dry: bool) -> bool:
+    """Whether something was (`dry`: would be, and then the walk stops there) dropped."""
     if not isinstance(schema, dict):
-        return obj
+        return False
+    dropped = False
     if isinstance(obj, dict):
         if schema.get("x-kubernetes-preserve-unknown-fields") and not schema.get("properties"):
-            return obj
+            return False
         props = schema.get("properties") or {}
         extra = schema.get("additionalProperties")
         for key in list(obj):
             if root and key in ("apiVersion", "kind", "metadata"):
                 continue
-            if key in props:
-                prune(obj[key], props[key])
-            elif isinstance(extra, dict):
-                prune(obj[key], extra)
-            elif extra is True or schema.get("x-kubernetes-preserve-unknown-fields"):
-                continue
-            else:
-                del obj[key]
+            if key in props or isinstance(extra, dict):
+                dropped = _prune(obj[key], props[key] if key in props else extra, False, dry) or dropped
+            elif not (extra is True or schema.get("x-kubernetes-preserve-unknown-fields")):
+                dropped = True
+                if not dry:
+                    del obj[key]
+            if dropped and dry:
+                return True
     elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
         for item in obj:
-            prune(item, schema["items"])
-    return obj
+            dropped = _prune(item, schema["items"], False, dry) or dropped
+            if dropped and dry:
+                return True
+    return dropped
 
 
 def default(obj: Any, schema: dict[str, Any] | None) -> Any:
@@ -75,6 +95,68 @@ def default(obj: Any, schema: dict[str, Any] | None) -> Any:
     return obj
 
 
+def defaults_skeleton(schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The schema cut down to what `default` reads where a `default` can apply (None: the schema has none): every
+    property kept (as `{}` when nothing below it has a default, so `additionalProperties` still sees only the
+    others), `items`/`additionalProperties` only where they lead to a default. Built once per CRD version, so a
+    read can ask `needs_defaults` cheaply."""
+    if not isinstance(schema, dict):
+        return None
+    out: dict[str, Any] = {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    kept = {k: _skeleton_node(p) for k, p in props.items()}
+    if any(kept.values()):
+        out["properties"] = kept
+    for key in ("additionalProperties", "items"):
+        sub = _skeleton_node(schema.get(key))
+        if sub:
+            out[key] = sub
+    return out or None
+
+
+def _skeleton_node(schema: Any) -> dict[str, Any]:
+    if not isinstance(schema, dict):
+        return {}
+    node = defaults_skeleton(schema) or {}
+    if schema.get("default") is not None:
+        node["default"] = schema["default"]
+    if node and schema.get("nullable"):
+        node["nullable"] = True
+    return node
+
+
+def needs_defaults(obj: Any, skeleton: dict[str, Any] | None) -> bool:
+    """Whether `default(obj, skeleton)` would change `obj` (which it leaves untouched)."""
+    if not skeleton:
+        return False
+    props = skeleton.get("properties") or {}
+    extra = skeleton.get("additionalProperties")
+    if isinstance(obj, dict):
+        for key, prop in props.items():
+            if prop.get("default") is not None and (key not in obj or obj[key] is None and not prop.get("nullable")):
+                return True
+        for key, value in obj.items():
+            sub = props.get(key, extra)
+            if sub and (value is None and sub.get("default") is not None and not sub.get("nullable")
+                        or needs_defaults(value, sub)):
+                return True
+    elif isinstance(obj, list) and skeleton.get("items"):
+        items = skeleton["items"]
+        return any(item is None and items.get("default") is not None and not items.get("nullable")
+                   or needs_defaults(item, items) for item in obj)
+    return False
+
+
+def decoded(obj: dict[str, Any], schema: dict[str, Any] | None, skeleton: dict[str, Any] | None) -> dict[str, Any]:
+    """A stored object as upstream's storage codec decodes it under the current schema (`unstructuredSchemaCoercer`
+    prunes, `unstructuredDefaulter` defaults): `obj` itself when that changes nothing (an object written under
+    this schema), else a copy below the root (its metadata shared). For objects stored before the schema changed."""
+    if not needs_pruning(obj, schema, root=True) and not needs_defaults(obj, skeleton):
+        return obj
+    out = {k: (v if k == "metadata" else copy.deepcopy(v)) for k, v in obj.items()}
+    return default(prune(out, schema, root=True), skeleton)
+
+
 def _type_of(value: Any) -> str:
     if value is None:
         return "null"
@@ -89,10 +171,23 @@ def _quote(value: Any) -> str:
     return f'"{_type_of(value)}"'
 
 
-def validate(obj: Any, schema: dict[str, Any] | None, path: str = "") -> list[FieldError]:
-    """The schema's type, required and enum errors for `obj` (already pruned), in path order."""
-    if not isinstance(schema, dict):
+_NO_OLD: Any = object()  # no correlated old value (a create, or a node ratcheting cannot correlate)
+
+
+def validate(obj: Any, schema: dict[str, Any] | None, path: str = "", old: Any = _NO_OLD) -> list[FieldError]:
+    """The schema's type, format, required and enum errors for `obj` (already pruned), in path order.
+
+    With `old` (an update's stored value), ratcheted as `ratchetingValueValidator`: a node equal to the old value
+    it correlates with has its whole subtree's errors dropped (upstream turns them into warnings it never sends);
+    a property correlates with the old object's same property, an item of a `x-kubernetes-list-type: map` list
+    with the old item of the same keys, nothing else (items of other lists are validated without ratcheting)."""
+    if not isinstance(schema, dict) or old is not _NO_OLD and deep_equal(obj, old):
         return []
+    return _check(obj, schema, path, old)
+
+
+def _check(obj: Any, schema: dict[str, Any], path: str, old: Any) -> list[FieldError]:
+    """`validate` of a node not ratcheted as a whole (its children may be)."""
     errs: list[FieldError] = []
     where = path or "<root>"
     if obj is None:
@@ -107,30 +202,49 @@ def validate(obj: Any, schema: dict[str, Any] | None, path: str = "") -> list[Fi
         return errs
     if want and not (want == got or (want == "number" and got == "integer")):
         return [_type_invalid(where, obj, f"{where} in body must be of type {want}: {_quote(obj)}")]
+    if isinstance(obj, str):  # kube-openapi's order: string keywords, format, number, slice, enum, object
+        errs += crkeywords.string_errors(obj, schema, where)
+        fmt = schema.get("format")
+        if fmt and crformats.checks(fmt) and not crformats.valid(fmt, obj):
+            errs.append(_type_invalid(where, obj, f"{where} in body must be of type {fmt}: {go_string(obj)}"))
+    elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        errs += crkeywords.number_errors(obj, schema, where)
+    elif isinstance(obj, list):  # the items first, then the list's own keywords (schemaSliceValidator)
+        if isinstance(schema.get("items"), dict):
+            for i, item in enumerate(obj):
+                old_item = correlated_item(schema, item, old) if old is not _NO_OLD else None
+                errs += validate(item, schema["items"], f"{where}[{i}]", _NO_OLD if old_item is None else old_item)
+        errs += crkeywords.array_errors(obj, schema, where)
     if "enum" in schema and obj not in schema["enum"]:
         errs.append(field_not_supported(where, obj, [str(v) for v in schema["enum"]]))
     if isinstance(obj, dict):
+        errs += crkeywords.object_errors(obj, schema, where)
         props = schema.get("properties") or {}
         for name in schema.get("required") or []:
             if name not in obj:
                 errs.append(field_required(f"{path}.{name}" if path else name))
+        old_map = old if isinstance(old, dict) else {}
         for key, value in obj.items():
             sub = props.get(key)
             if sub is None and isinstance(schema.get("additionalProperties"), dict):
                 sub = schema["additionalProperties"]
             if sub is not None:
-                errs += validate(value, sub, f"{path}.{key}" if path else key)
-    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(obj):
-            errs += validate(item, schema["items"], f"{where}[{i}]")
+                errs += validate(value, sub, f"{path}.{key}" if path else key, old_map.get(key, _NO_OLD))
     return errs
 
 
-def validate_custom_resource(obj: dict[str, Any], schema: dict[str, Any] | None) -> list[FieldError]:
-    """Validate everything below the root but metadata/apiVersion/kind (which the generic strategy checks)."""
+def validate_custom_resource(obj: dict[str, Any], schema: dict[str, Any] | None,
+                              old: dict[str, Any] | None = None) -> list[FieldError]:
+    """Validate everything below the root but metadata/apiVersion/kind (which the generic strategy checks);
+    with `old` (update and status update: `NewRatchetingSchemaValidator`, CRDValidationRatcheting is GA and on in
+    1.33), ratcheted against it."""
     if not isinstance(schema, dict):
         return []
     body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
     sub = {**schema, "required": [r for r in schema.get("required") or []
                                   if r not in ("apiVersion", "kind", "metadata")]}
-    return validate(body, sub)
+    if old is None:
+        return validate(body, sub)
+    if deep_equal(obj, old):  # the root correlates with the whole old object, metadata included
+        return []
+    return _check(body, sub, "", {k: v for k, v in old.items() if k not in ("apiVersion", "kind", "metadata")})

@@ -16,6 +16,8 @@ from typing import Any
 from ... import cel
 from ...apierrors import FieldError, field_invalid
 from ...warning import add_warning
+from ..correlation import deep_equal as _equal
+from ..correlation import old_item as _old_item
 from .compiler import Compiled, Types, compile_rule, escape
 from .crdwrite import go_string
 from .values import to_cel
@@ -82,32 +84,6 @@ def validator_for(crd: dict[str, Any], schema: Any) -> Node | None:
         while len(_VALIDATORS) > 256:
             _VALIDATORS.popitem(last=False)
     return _VALIDATORS[key]
-
-
-def _equal(a: Any, b: Any) -> bool:
-    """reflect.DeepEqual over JSON values (a bool is not a number, an int not a float)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
-    return bool(a == b)
-
-
-def _map_key(item: Any, keys: list[str]) -> tuple[Any, ...] | None:
-    if not isinstance(item, dict):
-        return None
-    return tuple(repr(item.get(k)) for k in keys)
-
-
-def _old_item(schema: dict[str, Any], item: Any, old: Any) -> Any:
-    """`makeMapList(...).Get`: the old item of a map list with the same keys; None for other lists."""
-    if schema.get("x-kubernetes-list-type") != "map" or not isinstance(old, list):
-        return None
-    keys = [str(k) for k in schema.get("x-kubernetes-list-map-keys") or []]
-    key = _map_key(item, keys)
-    return next((o for o in old if key is not None and _map_key(o, keys) == key), None)
 
 
 class _Same:

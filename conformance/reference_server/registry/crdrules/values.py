@@ -84,6 +84,9 @@ def _strfmt_duration(text: str) -> int:
     return total
 
 
+strfmt_duration = _strfmt_duration  # for the schema's `format: duration` check (registry/crformats.py)
+
+
 def _duration(text: str) -> timedelta:
     seconds, ns = divmod(_strfmt_duration(text), 10**9)
     return timedelta(seconds=seconds, microseconds=ns / 1000)
