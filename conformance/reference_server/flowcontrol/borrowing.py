@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
@@ -38,8 +39,12 @@ class IntegratorResults(NamedTuple):
 
 
 class SeatDemand:
-    """`fairqueuing.integrator`: the time integrals of x and x² since the last reset, and x's extremes."""
-    __slots__ = ("_clock", "_last", "x", "_t", "_ix", "_ixx", "_max")
+    """`fairqueuing.integrator`: the time integrals of x and x² since the last reset, and x's extremes.
+
+    `note(in_use, waiting)` also keeps, for the timing-ratio histograms of metrics/flowcontrol.py
+    (`priority_level_seat_utilization`, `demand_seats`), the time spent in each (seats in use, seats waiting)
+    state, keyed `in_use | waiting << 32` (one dict update per change), per denominator epoch (`epoch`)."""
+    __slots__ = ("_clock", "_last", "x", "_t", "_ix", "_ixx", "_max", "state", "times", "past")
 
     def __init__(self, clock: Callable[[], float] | None = None):
         self._clock = clock if clock is not None else _monotonic
@@ -47,6 +52,9 @@ class SeatDemand:
         self.x = 0.0
         self._t = self._ix = self._ixx = 0.0
         self._max = 0.0
+        self.state = 0  # in_use | waiting << 32
+        self.times: defaultdict[int, float] = defaultdict(float)  # state → seconds spent in it, this epoch
+        self.past: list[tuple[int, dict[int, float]]] = []  # (denominator, times) of ended epochs, to be read
 
     def _update(self, now: float | None = None) -> None:
         if now is None:
@@ -56,9 +64,17 @@ class SeatDemand:
         self._t += dt
         self._ix += x * dt
         self._ixx += x * x * dt
+        self.times[self.state] += dt
 
     def set(self, x: float, now: float | None = None) -> None:
-        """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one). (`_update`
+        """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one)."""
+        self._update(now)
+        self.x = x
+        if x > self._max:
+            self._max = x
+
+    def note(self, in_use: int, waiting: int, now: float | None = None) -> None:
+        """`Set(in_use + waiting)`, and the time the previous (in use, waiting) state lasted. (`_update`
         inlined: the queue set calls this twice per request.)"""
         if now is None:
             now = self._clock()
@@ -67,9 +83,29 @@ class SeatDemand:
         self._t += dt
         self._ix += old * dt
         self._ixx += old * old * dt
-        self.x = x
+        self.times[self.state] += dt
+        self.state = in_use | waiting << 32
+        x = self.x = in_use + waiting
         if x > self._max:
             self._max = x
+
+    def epoch(self, denominator: int) -> None:
+        """The ratio's denominator changes (`SetDenominator`): the times so far were at `denominator`. At most
+        64 epochs are kept unread (a server nobody scrapes), the oldest dropped."""
+        self._update()
+        times, self.times = self.times, defaultdict(float)
+        if len(self.past) >= 64:
+            del self.past[0]
+        self.past.append((denominator, times))
+
+    def take(self, denominator: int) -> list[tuple[int, dict[int, float]]]:
+        """Every epoch's (denominator, times) since the last `take`, the current one's (at `denominator`) last;
+        they are forgotten here."""
+        self._update()
+        times, self.times = self.times, defaultdict(float)
+        out, self.past = self.past, []
+        out.append((denominator, times))
+        return out
 
     def reset(self) -> IntegratorResults:
         """`Reset`: this period's results; the next period starts at the current value."""
@@ -192,8 +228,12 @@ class LevelDemand(NamedTuple):
     stats: DemandStats
 
 
-def current_limits(nominal_sum: int, levels: dict[str, LevelDemand]) -> dict[str, int]:
-    """`updateBorrowingLocked`'s division (the stats already updated): each level's new current limit."""
+def current_limits(nominal_sum: int, levels: dict[str, LevelDemand],
+                   notes: dict[str, float] | None = None) -> dict[str, int]:
+    """`updateBorrowingLocked`'s division (the stats already updated): each level's new current limit.
+    `notes`, when given, receives what upstream's metrics note: each level's seat target by name
+    (`target_seats`; an exempt level's is the first non-exempt level's, as upstream's `items[idx]` with idx 0)
+    and the fair fraction under `""` (`seat_fair_frac`: 0 when the seats do not cover the lower bounds)."""
     items: list[AllocItem] = []
     index: dict[str, int] = {}
     exempt_cl: dict[str, int] = {}
@@ -211,16 +251,21 @@ def current_limits(nominal_sum: int, levels: dict[str, LevelDemand]) -> dict[str
         min_sum += lv.min_cl
         min_current_sum += min_current
     allocs: list[float] = []
-    share = 0.0
+    share = fair = 0.0
     if remaining <= min_sum:
         pass
     elif remaining <= min_current_sum:
         share = (remaining - min_sum) / (min_current_sum - min_sum)
     else:
         try:
-            allocs, _ = allocate(nominal_sum, items)
+            allocs, fair = allocate(nominal_sum, items)
         except ValueError:  # upstream logs it and keeps the current limits
             allocs = [float(levels[name].current_cl) for name in index]
+    if notes is not None:
+        notes[""] = fair
+        first = items[0].target if items else 0.0
+        for name in levels:
+            notes[name] = items[index[name]].target if name in index else first
     out: dict[str, int] = {}
     for name, lv in levels.items():
         if lv.exempt:

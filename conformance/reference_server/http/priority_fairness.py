@@ -240,7 +240,7 @@ class _Seat:
     def free(self) -> None:
         req, self.req = self.req, None
         if req is not None:
-            self.queueset.finish(req)
+            self.queueset.finish(req, True)
 
 
 class PriorityAndFairness:

@@ -12,12 +12,11 @@ executing and waiting requests and seats per level and flow schema (series seen 
 does), each level's nominal, lower, upper and current limits, and the in-flight gauges by request kind
 (upstream's is the highest count of the last second; here the count at the scrape, the scrape included).
 
+The per-level families the queue sets and the re-division record (execution times, the timing-ratio histograms,
+the R/S gauges, the borrowing statistics) are metrics/flowcontrol_levels.py's.
+
 Not served: the deprecated `apiserver_flowcontrol_request_concurrency_limit` (deprecated in 1.30) and
-`request_concurrency_in_use` (1.31), hidden by component-base in 1.33; the timing-ratio histograms
-(`priority_level_seat_utilization`, `priority_level_request_utilization`, `read_vs_write_current_requests`,
-`demand_seats`), the R/S gauges, `request_execution_seconds` (its end would need a hook where the request path
-frees its seats), `watch_count_samples`,
-`request_queue_length_after_enqueue` and the borrowing statistics' gauges.
+`request_concurrency_in_use` (1.31), hidden by component-base in 1.33; those flowcontrol_levels.py names.
 """
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ import time
 from bisect import bisect_left
 from typing import Any, Iterable
 
+from .flowcontrol_levels import LevelMetrics
 from .registry import BETA, STABLE, Collected, CounterVec, HistogramVec, Sample
 
 WAIT_BUCKETS = (0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30)
@@ -50,6 +50,7 @@ class FlowControlMetrics:
         self._seen: dict[str, set[tuple[str, str]]] = {}
         self.on_waited: Any = None  # (request, seconds) of a request dispatched after waiting in a queue
         self.seats = WorkEstimatedSeats(self)
+        self.levels = LevelMetrics(flow_control)
 
     # -- the filter's hooks --------------------------------------------------------------------------------
 
@@ -145,6 +146,7 @@ class FlowControlMetrics:
         yield Collected("apiserver_current_inqueue_requests",
                         "Maximal number of queued requests in this apiserver per request kind in last second.",
                         ("request_kind",), lambda: self._by_kind(True))
+        yield from self.levels.families()
 
 
 class WorkEstimatedSeats(HistogramVec):

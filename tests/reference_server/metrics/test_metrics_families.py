@@ -287,7 +287,8 @@ def test_work_estimated_seats_of_wide_requests() -> None:
 
     limited = SimpleNamespace(limits=SimpleNamespace(exempt=False, queues=0))
     fc = FlowControlMetrics(SimpleNamespace(levels={"workload-low": limited}, queuesets={}))
-    decision = SimpleNamespace(pl_name="workload-low", fs_name="service-accounts")
+    decision = SimpleNamespace(pl_name="workload-low", fs_name="service-accounts",
+                               flow=("workload-low", "service-accounts"))
     for seats in (1, 1, 3, 10, 1):
         req = SimpleNamespace(seats=seats, started=1, arrived=1, details=None)
         fc.dispatched(decision, req)
