@@ -39,11 +39,43 @@ _PL_FS = ("priority_level", "flow_schema")
 _LOW32 = 0xFFFFFFFF
 
 
-class LevelTimes:
-    """The two timing-ratio histograms, fed together from each level's demand integrator."""
+class _Folded:
+    """Families filled from the queue sets when written (`fold`), and on `Reset()` folded then emptied."""
+    folded: tuple[Family, ...] = ()
 
     def __init__(self, flow_control: Any):
         self.flow_control = flow_control
+
+    def _install(self, *families: Family) -> None:
+        self.folded = families
+        for family in families:
+            family.render = self._rendering(family.render)  # type: ignore[method-assign]
+            family.reset = self._reset  # type: ignore[method-assign]
+
+    def fold(self) -> None:
+        raise NotImplementedError
+
+    def _rendering(self, render: Any) -> Any:
+        def run(out: list[str]) -> None:
+            self.fold()
+            render(out)
+        return run
+
+    def _reset(self) -> None:
+        """`Reset()`: the families start again from now."""
+        self.fold()
+        for family in self.folded:
+            family.values.clear()  # type: ignore[attr-defined]
+
+    def families(self) -> tuple[Family, ...]:
+        return self.folded
+
+
+class LevelTimes(_Folded):
+    """The two timing-ratio histograms, fed together from each level's demand integrator."""
+
+    def __init__(self, flow_control: Any):
+        super().__init__(flow_control)
         self.seats = HistogramVec(
             "apiserver_flowcontrol_priority_level_seat_utilization",
             "Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but "
@@ -52,9 +84,7 @@ class LevelTimes:
             "apiserver_flowcontrol_demand_seats",
             "Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / "
             "(nominal number of seats for that level)", _PL, DEMAND_BUCKETS)
-        for family in (self.seats, self.demand):
-            family.render = self._rendering(family.render)  # type: ignore[method-assign]
-            family.reset = self._reset  # type: ignore[method-assign]
+        self._install(self.seats, self.demand)
 
     def fold(self) -> None:
         """Each level's time per (seats in use, seats waiting) state since the last fold, into both histograms."""
@@ -73,21 +103,6 @@ class LevelTimes:
                         cells[-2] += ratio * ns
                         cells[-1] += ns
 
-    def _rendering(self, render: Any) -> Any:
-        def run(out: list[str]) -> None:
-            self.fold()
-            render(out)
-        return run
-
-    def _reset(self) -> None:
-        """`Reset()`: the histograms start again from now."""
-        self.fold()
-        self.seats.values.clear()
-        self.demand.values.clear()
-
-    def families(self) -> tuple[Family, ...]:
-        return self.seats, self.demand
-
 
 class ExecutionSeconds(LazyHistogramVec):
     """`request_execution_seconds`: the queue sets append to `pending(labels)` (flowcontrol/queueset.py
@@ -100,12 +115,12 @@ class ExecutionSeconds(LazyHistogramVec):
                          EXECUTION_BUCKETS)
 
 
-class QueueCounts:
+class QueueCounts(_Folded):
     """The queue sets' own counts, gathered per level at scrape time: dispatches that found no room (a counter)
     and queue lengths after enqueue (a histogram); level names are kept once seen."""
 
     def __init__(self, flow_control: Any):
-        self.flow_control = flow_control
+        super().__init__(flow_control)
         self.no_accommodation = CounterVec(
             "apiserver_flowcontrol_request_dispatch_no_accommodation_total",
             "Number of times a dispatch attempt resulted in a non accommodation due to lack of available seats",
@@ -114,9 +129,7 @@ class QueueCounts:
             "apiserver_flowcontrol_request_queue_length_after_enqueue",
             "Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is "
             "enqueued", _PL_FS, QUEUE_LENGTH_BUCKETS)
-        for family in (self.no_accommodation, self.queue_length):
-            family.render = self._rendering(family.render)  # type: ignore[method-assign]
-            family.reset = self._reset  # type: ignore[method-assign]
+        self._install(self.no_accommodation, self.queue_length)
 
     def fold(self) -> None:
         counter = self.no_accommodation.values
@@ -130,20 +143,6 @@ class QueueCounts:
                 cells[bisect_left(self.queue_length.bounds, length)] += n
                 cells[-2] += length * n
                 cells[-1] += n
-
-    def _rendering(self, render: Any) -> Any:
-        def run(out: list[str]) -> None:
-            self.fold()
-            render(out)
-        return run
-
-    def _reset(self) -> None:
-        self.fold()
-        self.no_accommodation.values.clear()
-        self.queue_length.values.clear()
-
-    def families(self) -> tuple[Family, ...]:
-        return self.no_accommodation, self.queue_length
 
 
 class LevelGauges:
