@@ -44,6 +44,7 @@ class FlowControl:
         self.dropped = DroppedRequests()
         self._desired: list[dict[str, Any]] = []
         self.executions: Any = None  # the execution-time sink every QueueSet appends to (metrics), or None
+        self.watch_counts: Any = None  # where the work estimator observes a write's watch count (metrics), or None
         self.notes: dict[str, float] = {}  # the last re-division's seat targets by level, fair fraction under ""
 
     def configure(self, levels: Iterable[dict[str, Any]]) -> None:

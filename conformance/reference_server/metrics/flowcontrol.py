@@ -102,10 +102,6 @@ class FlowControlMetrics:
                     counts["readOnly" if verb in READ_ONLY_VERBS else "mutating"] += 1
         return [((kind,), value) for kind, value in counts.items()]
 
-    def exempt(self, level: str) -> bool:
-        state = self.flow_control.levels.get(level)
-        return state.limits.exempt if state is not None else level == "exempt"
-
     def _limits(self, pick: Any) -> list[Sample]:
         return [((name,), float(pick(state))) for name, state in self.flow_control.levels.items()]
 
@@ -151,8 +147,9 @@ class FlowControlMetrics:
 
 class WorkEstimatedSeats(HistogramVec):
     """`apiserver_flowcontrol_work_estimated_seats` (ALPHA; `priority-and-fairness.go` `estimateWork`: the most of
-    a request's initial and final seats, observed for each non-exempt request APF classifies, rejected ones
-    included). Derived when written: the requests of a non-exempt level and flow schema (dispatched and rejected)
+    a request's initial and final seats, observed for each request APF classifies, rejected ones and exempt
+    levels' included: 1.33's `apf_controller.go` `startRequest` estimates before its exempt check). Derived when
+    written: the requests of a level and flow schema (dispatched and rejected)
     are one-seat requests but for those noted by `wide` (a dict update only for a request of more seats). A
     request rejected at once (a full queue, a `Reject` level) is counted as one seat: its estimate does not reach
     the metrics."""
@@ -179,8 +176,6 @@ class WorkEstimatedSeats(HistogramVec):
             totals[(pl, fs)] = totals.get((pl, fs), 0) + n
         self.values = {}
         for key, n in totals.items():
-            if fc.exempt(key[0]):
-                continue
             wide = self._wide.get(key, {})
             for seats, count in ((1, n - sum(wide.values())), *wide.items()):
                 cells = self.cells(key)

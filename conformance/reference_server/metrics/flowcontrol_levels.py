@@ -16,10 +16,13 @@ queueset.go`, `apf_controller.go` `updateBorrowingLocked`, `apf_filter.go` `Hand
 - the virtual-time gauges: `current_r` (R at the level's last time sync, seat-seconds), and, once a request was
   dispatched from a queue, `dispatch_r`, `latest_s`, `next_s_bounds` and `next_discounted_s_bounds` {bound}.
 - `request_dispatch_no_accommodation_total` and `request_queue_length_after_enqueue`, counted by the queue sets.
+- `watch_count_samples` {priority_level, flow_schema}: the watches a write may notify, observed by the work
+  estimator (`mutating_work_estimator.go`: every write but a `serviceaccounts/token` create, exempt levels'
+  included, as 1.33's `startRequest` estimates before its exempt check).
 
 Not served: `priority_level_request_utilization` and `read_vs_write_current_requests` (their numerators are
 request counts by phase and by read-only/mutating kind: another state per change on the request path, past its
-budget), `watch_count_samples`, and `epoch_advance_total` (R never reaches upstream's epoch bound here: a family
+budget), and `epoch_advance_total` (R never reaches upstream's epoch bound here: a family
 without samples, which expfmt does not write either).
 """
 from __future__ import annotations
@@ -32,6 +35,7 @@ from .registry import Collected, CounterVec, Family, HistogramVec, LazyHistogram
 
 EXECUTION_BUCKETS = (0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30)  # requestDurationSecondsBuckets
 QUEUE_LENGTH_BUCKETS = (0, 10, 25, 50, 100, 250, 500, 1000)  # queueLengthBuckets
+WATCH_COUNT_BUCKETS = (0, 1, 10, 100, 1000, 10000)
 SEAT_UTILIZATION_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1)
 DEMAND_BUCKETS = (0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6)
 _PL = ("priority_level",)
@@ -200,11 +204,16 @@ class LevelGauges:
 
 
 class LevelMetrics:
-    """The families above for one server's `FlowControl`; installs the execution-time sink in its queue sets."""
+    """The families above for one server's `FlowControl`; installs the execution-time sink in its queue sets and
+    the watch-count histogram the work estimator observes into."""
 
     def __init__(self, flow_control: Any):
         self.executions = ExecutionSeconds()
         flow_control.executions = self.executions
+        self.watch_counts = HistogramVec(
+            "apiserver_flowcontrol_watch_count_samples", "count of watchers for mutating requests in API Priority "
+            "and Fairness", _PL_FS, WATCH_COUNT_BUCKETS)
+        flow_control.watch_counts = self.watch_counts
         for qs in flow_control.queuesets.values():
             qs.executions = self.executions
         self.times = LevelTimes(flow_control)
@@ -212,7 +221,8 @@ class LevelMetrics:
         self.gauges = LevelGauges(flow_control)
 
     def families(self) -> tuple[Family, ...]:
-        return (self.executions, *self.times.families(), *self.counts.families(), *self.gauges.families())
+        return (self.executions, self.watch_counts, *self.times.families(), *self.counts.families(),
+                *self.gauges.families())
 
 
 __all__ = ["DEMAND_BUCKETS", "EXECUTION_BUCKETS", "LevelMetrics", "QUEUE_LENGTH_BUCKETS", "SEAT_UTILIZATION_BUCKETS"]

@@ -5,6 +5,7 @@ prometheus_client's parser and `kubectl get --raw /metrics`."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from types import SimpleNamespace
 
 import pytest
@@ -77,6 +78,27 @@ def test_execution_seconds_and_level_families_over_http(server: RunningServer) -
     fair = fams["apiserver_flowcontrol_seat_fair_frac"]
     assert fair.type == "gauge" and fair.value() > 0  # the seats cover every level's lower bound
     assert fams["apiserver_flowcontrol_current_r"].value(priority_level="exempt") == 0  # no queues: R stays
+
+
+def test_watch_count_samples_of_writes(server: RunningServer) -> None:
+    """`watch_count_samples`: each write's count of the watches it may notify (a GET is not sampled)."""
+    name = f"wc-{uuid.uuid4().hex[:8]}"
+    with requests.get(server.url + "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=5",
+                      stream=True) as watch:
+        assert watch.status_code == 200
+        r = requests.post(server.url + "/api/v1/namespaces/default/configmaps",
+                          json={"metadata": {"name": name}, "data": {"a": "b"}})
+        assert r.status_code == 201, r.text
+    requests.delete(f"{server.url}/api/v1/namespaces/default/configmaps/{name}")
+    fam = scrape(server)[0]["apiserver_flowcontrol_watch_count_samples"]
+    assert fam.type == "histogram"
+    assert fam.help == "[ALPHA] count of watchers for mutating requests in API Priority and Fairness"
+    counted = series(fam, "_count")
+    assert counted and sum(n for _, n in counted) >= 2  # the create and the delete
+    labels = counted[0][0]
+    assert set(labels) == {"priority_level", "flow_schema"}
+    assert buckets(fam, **labels) == ["0", "1", "10", "100", "1000", "10000", "+Inf"]
+    assert sum(one(fam, "_sum", **ls) for ls, _ in counted) >= 1  # the open watch, seen by the create
 
 
 @pytest.fixture(scope="module")
@@ -193,3 +215,6 @@ def test_kubectl_reads_the_level_families(kube: Kube) -> None:  # noqa: F811 - k
                flow_schema="exempt", type="regular") >= 1
     assert {ls["priority_level"] for ls, _ in
             series(fams["apiserver_flowcontrol_priority_level_seat_utilization"], "_count")} == LEVELS
+    # exempt requests are estimated too (1.33's startRequest calls the estimator before its exempt check)
+    assert one(fams["apiserver_flowcontrol_work_estimated_seats"], "_count", priority_level="exempt",
+               flow_schema="exempt") >= 1
