@@ -19,7 +19,7 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 BORROWING_ADJUSTMENT_PERIOD = 10.0     # borrowingAdjustmentPeriod
 SEAT_DEMAND_SMOOTHING_COEFFICIENT = 0.977
@@ -39,86 +39,90 @@ class IntegratorResults(NamedTuple):
 
 
 class SeatDemand:
-    """`fairqueuing.integrator`: the time integrals of x and x² since the last reset, and x's extremes.
+    """`fairqueuing.integrator`: x (seats in use + seats waiting) integrated over time since the last reset, and
+    x's extremes.
 
-    `note(in_use, waiting)` also keeps, for the timing-ratio histograms of metrics/flowcontrol.py
-    (`priority_level_seat_utilization`, `demand_seats`), the time spent in each (seats in use, seats waiting)
-    state, keyed `in_use | waiting << 32` (one dict update per change), per denominator epoch (`epoch`)."""
-    __slots__ = ("_clock", "_last", "x", "_t", "_ix", "_ixx", "_max", "state", "times", "past")
+    The time is kept per (seats in use, seats waiting) state, keyed `in_use | waiting << 32` (one dict update per
+    change): `reset` sums x and x² over it, and the same segments feed the timing-ratio histograms of
+    metrics/flowcontrol.py (`priority_level_seat_utilization`, `demand_seats`) through `take`, each with the
+    ratios' denominator it was spent under (`epoch` closes a segment when the denominator changes)."""
+    __slots__ = ("_clock", "_last", "_max", "state", "times", "_period", "_unread")
 
     def __init__(self, clock: Callable[[], float] | None = None):
         self._clock = clock if clock is not None else _monotonic
         self._last = self._clock()
-        self.x = 0.0
-        self._t = self._ix = self._ixx = 0.0
-        self._max = 0.0
+        self._max = 0
         self.state = 0  # in_use | waiting << 32
-        self.times: defaultdict[int, float] = defaultdict(float)  # state → seconds spent in it, this epoch
-        self.past: list[tuple[int, dict[int, float]]] = []  # (denominator, times) of ended epochs, to be read
+        self.times: defaultdict[int, float] = defaultdict(float)  # state → seconds spent in it, this segment
+        self._period: list[dict[int, float]] = []  # closed segments of this period (since `reset`)
+        self._unread: list[list[Any]] = []  # [denominator or None (not known yet), segment], not yet `take`n
 
-    def _update(self, now: float | None = None) -> None:
-        if now is None:
-            now = self._clock()
-        dt, self._last = now - self._last, now
-        x = self.x
-        self._t += dt
-        self._ix += x * dt
-        self._ixx += x * x * dt
-        self.times[self.state] += dt
+    @property
+    def x(self) -> int:
+        state = self.state
+        return (state & 0xFFFFFFFF) + (state >> 32)
 
-    def set(self, x: float, now: float | None = None) -> None:
+    def _close(self) -> dict[int, float]:
+        """End the current segment at now (the current state's time counted) and start another."""
+        now = self._clock()
+        times = self.times
+        times[self.state] += now - self._last
+        self._last = now
+        self.times = defaultdict(float)
+        self._period.append(times)
+        if len(self._unread) >= 512:  # a server nobody scrapes (some 80 minutes of resets): the oldest dropped
+            del self._unread[0]
+        self._unread.append([None, times])
+        return times
+
+    def set(self, x: int, now: float | None = None) -> None:
         """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one)."""
-        self._update(now)
-        self.x = x
-        if x > self._max:
-            self._max = x
+        self.note(int(x), 0, now)
 
     def note(self, in_use: int, waiting: int, now: float | None = None) -> None:
-        """`Set(in_use + waiting)`, and the time the previous (in use, waiting) state lasted. (`_update`
-        inlined: the queue set calls this twice per request.)"""
+        """x = in_use + waiting from now on; the previous state's time counted."""
         if now is None:
             now = self._clock()
-        dt, self._last = now - self._last, now
-        old = self.x
-        self._t += dt
-        self._ix += old * dt
-        self._ixx += old * old * dt
-        self.times[self.state] += dt
+        self.times[self.state] += now - self._last
+        self._last = now
         self.state = in_use | waiting << 32
-        x = self.x = in_use + waiting
+        x = in_use + waiting
         if x > self._max:
             self._max = x
 
     def epoch(self, denominator: int) -> None:
-        """The ratio's denominator changes (`SetDenominator`): the times so far were at `denominator`. At most
-        64 epochs are kept unread (a server nobody scrapes), the oldest dropped."""
-        self._update()
-        times, self.times = self.times, defaultdict(float)
-        if len(self.past) >= 64:
-            del self.past[0]
-        self.past.append((denominator, times))
+        """The ratios' denominator changes (`SetDenominator`): the time so far was spent under `denominator`."""
+        self._close()
+        for segment in self._unread:
+            if segment[0] is None:
+                segment[0] = denominator
 
     def take(self, denominator: int) -> list[tuple[int, dict[int, float]]]:
-        """Every epoch's (denominator, times) since the last `take`, the current one's (at `denominator`) last;
-        they are forgotten here."""
-        self._update()
-        times, self.times = self.times, defaultdict(float)
-        out, self.past = self.past, []
-        out.append((denominator, times))
+        """Every segment's (denominator, times) since the last `take` (the current one's, up to now, under
+        `denominator`); they are forgotten here."""
+        self._close()
+        out = [(denominator if den is None else den, times) for den, times in self._unread]
+        self._unread = []
         return out
 
     def reset(self) -> IntegratorResults:
         """`Reset`: this period's results; the next period starts at the current value."""
-        self._update()
-        t = self._t
+        self._close()
+        t = ix = ixx = 0.0
+        for segment in self._period:
+            for state, dt in segment.items():
+                x = (state & 0xFFFFFFFF) + (state >> 32)
+                t += dt
+                ix += x * dt
+                ixx += x * x * dt
+        self._period = []
         if t > 0:
-            avg = self._ix / t
-            variance = self._ixx / t - avg * avg
+            avg = ix / t
+            variance = ixx / t - avg * avg
             dev = math.sqrt(variance) if variance >= 0 else math.nan
         else:
             avg = dev = math.nan
         results = IntegratorResults(t, avg, dev, self._max)
-        self._t = self._ix = self._ixx = 0.0
         self._max = self.x
         return results
 
