@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from aiohttp import web
 
-from . import apierrors as E
 from .admission.admitted import APISERVER_USER, ControllerWrites
 from .admission.scope import ScopeAdmission, install_strategies
 from .controller import NamespaceController
@@ -34,7 +33,7 @@ from .http.connection import IDLE_TIMEOUT, READ_HEADER_TIMEOUT, REQUEST_TIMEOUT,
 from .kubeconfig import write_kubeconfig
 from .auth.tokens import TokenIssuer
 from .logmask import protect
-from .registry.groupkinds import ensure_system_priority_classes
+from .controller import bootstrap
 from .controller import apf_config
 from .registry import Registry
 from .registry.service import KUBERNETES_SERVICE_IP
@@ -46,20 +45,8 @@ if TYPE_CHECKING:
     from .tls import ServerTLS
 
 log = logging.getLogger("nsconform.reference_server")
-INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 AUTHORIZATION_MODES = ("always-allow", "rbac")
-
-
-def _ensure(create: Callable[[], object], exists: Callable[[], bool]) -> None:
-    """Create an initial object unless it exists: replicas starting together on one empty etcd all see it
-    unseeded, and the ones that lose the race find it there (upstream's bootstrap controllers ensure, too).
-    The loser's refusal may be a 409 or, for the `kubernetes` Service, the allocator's 422 (its cluster IP is
-    taken by the winner's copy, which this replica's cache therefore holds): fine once the object exists."""
-    try:
-        create()
-    except E.StatusError as exc:
-        if exc.code != 409 and not exists():
-            raise
+_ensure = bootstrap.ensure
 
 
 def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
@@ -93,20 +80,21 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     if authorization == "rbac":
         from .http.authz import rbac_setup  # TokenFileError (a ValueError) for a bad --users file
         authenticator, authorizer = rbac_setup(registry, devs, token, users_file)
-    for name in INITIAL_NAMESPACES if not seeded else ():
-        _ensure(lambda name=name: registry.namespaces.create(
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, field_manager="kube-apiserver"),
-                lambda name=name: _exists(registry, "namespaces", "", name))
-    if not seeded:
-        services = registry.content("services")
-        _ensure(lambda: services.create(KUBERNETES_SERVICE, field_manager="kube-apiserver"),
-                lambda: _exists(registry, "services", "default", "kubernetes"))
+    from .http.webhookcalls import webhook_admission
+    # kube-apiserver's post-start hooks (controller/bootstrap.py): the namespaces and the `kubernetes` Service on a
+    # fresh store, the system PriorityClasses and the APF bootstrap objects on every start; with a webhook
+    # configuration or policy binding stored (an etcd restart), admitted once the server runs (ReferenceServer.start)
+    admission_configured = webhook_admission(registry, authorizer).active()
     if not seeded:  # what the distribution's installer applies (kind: the `standard` StorageClass)
-        behaviours.seed(fl, registry)
-    # scheduling's post-start hook (bootstrap-system-priority-classes), on every start
-    ensure_system_priority_classes(registry.group("scheduling.k8s.io", "priorityclasses"))  # type: ignore[arg-type]
-    apf_config.ensure_configuration(registry)  # the priority-and-fairness-config-producer hook (APF bootstrap objects)
-    apf_config.sync_dangling(registry)
+        installer: Callable[[], None] = lambda: behaviours.seed(fl, registry)
+    else:
+        installer = lambda: None
+    if not admission_configured:
+        bootstrap.bootstrap(registry, KUBERNETES_SERVICE, not seeded, installer)
+        apf_config.ensure_configuration(registry)  # the priority-and-fairness-config-producer hook
+        apf_config.sync_dangling(registry)
+    else:
+        installer()
     issuer = TokenIssuer(_stored_object(registry), service_account_key_file, service_account_issuers)
     if authenticator is not None:
         authenticator.service_accounts = issuer
@@ -151,9 +139,7 @@ def _exists(registry: Registry, resource: str, namespace: str, name: str) -> boo
     return _stored_object(registry)(resource, namespace, name) is not None
 
 
-def _seeded(registry: Registry) -> bool:
-    """A store that already holds the `default` namespace was seeded by an earlier start (or another replica)."""
-    return _exists(registry, "namespaces", "", "default")
+_seeded = bootstrap.seeded
 
 
 def _stored_object(registry: Registry):
@@ -241,6 +227,7 @@ class ReferenceServer:
         self.flavor_controllers: list[Controller] = []
         self.apf_controller: apf_config.ApfConfigController | None = None  # started with the listener, every replica
         self._endpoints_sync: asyncio.Task[None] | None = None  # the `kubernetes` endpoints' admitted writes
+        self._bootstrap: asyncio.Task[None] | None = None  # the admitted start-up writes (controller/bootstrap.py)
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
@@ -289,6 +276,9 @@ class ReferenceServer:
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
         address = apiserver_endpoints.advertise_address(self.host)
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)
+        if loopback.active():  # the start-up writes build_context left to the loopback client (controller/bootstrap.py)
+            self._bootstrap = asyncio.get_running_loop().create_task(
+                bootstrap.bootstrap_admitted(self.ctx.registry, KUBERNETES_SERVICE, loopback))
         if loopback.active():  # (a store that already holds webhook configurations or policy bindings)
             self._endpoints_sync = asyncio.get_running_loop().create_task(
                 apiserver_endpoints.reconcile_admitted(self.ctx.registry, address, self.port, loopback))
@@ -304,6 +294,10 @@ class ReferenceServer:
             warm_up, self._warm_up = self._warm_up, None
             await warm_up
         self.ctx.registry.store.close_watchers()
+        if self._bootstrap is not None:
+            task, self._bootstrap = self._bootstrap, None
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         if self._endpoints_sync is not None:
             sync, self._endpoints_sync = self._endpoints_sync, None
             sync.cancel()

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 BORROWING_ADJUSTMENT_PERIOD = 10.0     # borrowingAdjustmentPeriod
 SEAT_DEMAND_SMOOTHING_COEFFICIENT = 0.977
@@ -38,51 +39,90 @@ class IntegratorResults(NamedTuple):
 
 
 class SeatDemand:
-    """`fairqueuing.integrator`: the time integrals of x and x² since the last reset, and x's extremes."""
-    __slots__ = ("_clock", "_last", "x", "_t", "_ix", "_ixx", "_max")
+    """`fairqueuing.integrator`: x (seats in use + seats waiting) integrated over time since the last reset, and
+    x's extremes.
+
+    The time is kept per (seats in use, seats waiting) state, keyed `in_use | waiting << 32` (one dict update per
+    change): `reset` sums x and x² over it, and the same segments feed the timing-ratio histograms of
+    metrics/flowcontrol.py (`priority_level_seat_utilization`, `demand_seats`) through `take`, each with the
+    ratios' denominator it was spent under (`epoch` closes a segment when the denominator changes)."""
+    __slots__ = ("_clock", "_last", "_max", "state", "times", "_period", "_unread")
 
     def __init__(self, clock: Callable[[], float] | None = None):
         self._clock = clock if clock is not None else _monotonic
         self._last = self._clock()
-        self.x = 0.0
-        self._t = self._ix = self._ixx = 0.0
-        self._max = 0.0
+        self._max = 0
+        self.state = 0  # in_use | waiting << 32
+        self.times: defaultdict[int, float] = defaultdict(float)  # state → seconds spent in it, this segment
+        self._period: list[dict[int, float]] = []  # closed segments of this period (since `reset`)
+        self._unread: list[list[Any]] = []  # [denominator or None (not known yet), segment], not yet `take`n
 
-    def _update(self, now: float | None = None) -> None:
+    @property
+    def x(self) -> int:
+        state = self.state
+        return (state & 0xFFFFFFFF) + (state >> 32)
+
+    def _close(self) -> dict[int, float]:
+        """End the current segment at now (the current state's time counted) and start another."""
+        now = self._clock()
+        times = self.times
+        times[self.state] += now - self._last
+        self._last = now
+        self.times = defaultdict(float)
+        self._period.append(times)
+        if len(self._unread) >= 512:  # a server nobody scrapes (some 80 minutes of resets): the oldest dropped
+            del self._unread[0]
+        self._unread.append([None, times])
+        return times
+
+    def set(self, x: int, now: float | None = None) -> None:
+        """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one)."""
+        self.note(int(x), 0, now)
+
+    def note(self, in_use: int, waiting: int, now: float | None = None) -> None:
+        """x = in_use + waiting from now on; the previous state's time counted."""
         if now is None:
             now = self._clock()
-        dt, self._last = now - self._last, now
-        x = self.x
-        self._t += dt
-        self._ix += x * dt
-        self._ixx += x * x * dt
-
-    def set(self, x: float, now: float | None = None) -> None:
-        """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one). (`_update`
-        inlined: the queue set calls this twice per request.)"""
-        if now is None:
-            now = self._clock()
-        dt, self._last = now - self._last, now
-        old = self.x
-        self._t += dt
-        self._ix += old * dt
-        self._ixx += old * old * dt
-        self.x = x
+        self.times[self.state] += now - self._last
+        self._last = now
+        self.state = in_use | waiting << 32
+        x = in_use + waiting
         if x > self._max:
             self._max = x
 
+    def epoch(self, denominator: int) -> None:
+        """The ratios' denominator changes (`SetDenominator`): the time so far was spent under `denominator`."""
+        self._close()
+        for segment in self._unread:
+            if segment[0] is None:
+                segment[0] = denominator
+
+    def take(self, denominator: int) -> list[tuple[int, dict[int, float]]]:
+        """Every segment's (denominator, times) since the last `take` (the current one's, up to now, under
+        `denominator`); they are forgotten here."""
+        self._close()
+        out = [(denominator if den is None else den, times) for den, times in self._unread]
+        self._unread = []
+        return out
+
     def reset(self) -> IntegratorResults:
         """`Reset`: this period's results; the next period starts at the current value."""
-        self._update()
-        t = self._t
+        self._close()
+        t = ix = ixx = 0.0
+        for segment in self._period:
+            for state, dt in segment.items():
+                x = (state & 0xFFFFFFFF) + (state >> 32)
+                t += dt
+                ix += x * dt
+                ixx += x * x * dt
+        self._period = []
         if t > 0:
-            avg = self._ix / t
-            variance = self._ixx / t - avg * avg
+            avg = ix / t
+            variance = ixx / t - avg * avg
             dev = math.sqrt(variance) if variance >= 0 else math.nan
         else:
             avg = dev = math.nan
         results = IntegratorResults(t, avg, dev, self._max)
-        self._t = self._ix = self._ixx = 0.0
         self._max = self.x
         return results
 
@@ -192,8 +232,12 @@ class LevelDemand(NamedTuple):
     stats: DemandStats
 
 
-def current_limits(nominal_sum: int, levels: dict[str, LevelDemand]) -> dict[str, int]:
-    """`updateBorrowingLocked`'s division (the stats already updated): each level's new current limit."""
+def current_limits(nominal_sum: int, levels: dict[str, LevelDemand],
+                   notes: dict[str, float] | None = None) -> dict[str, int]:
+    """`updateBorrowingLocked`'s division (the stats already updated): each level's new current limit.
+    `notes`, when given, receives what upstream's metrics note: each level's seat target by name
+    (`target_seats`; an exempt level's is the first non-exempt level's, as upstream's `items[idx]` with idx 0)
+    and the fair fraction under `""` (`seat_fair_frac`: 0 when the seats do not cover the lower bounds)."""
     items: list[AllocItem] = []
     index: dict[str, int] = {}
     exempt_cl: dict[str, int] = {}
@@ -211,16 +255,21 @@ def current_limits(nominal_sum: int, levels: dict[str, LevelDemand]) -> dict[str
         min_sum += lv.min_cl
         min_current_sum += min_current
     allocs: list[float] = []
-    share = 0.0
+    share = fair = 0.0
     if remaining <= min_sum:
         pass
     elif remaining <= min_current_sum:
         share = (remaining - min_sum) / (min_current_sum - min_sum)
     else:
         try:
-            allocs, _ = allocate(nominal_sum, items)
+            allocs, fair = allocate(nominal_sum, items)
         except ValueError:  # upstream logs it and keeps the current limits
             allocs = [float(levels[name].current_cl) for name in index]
+    if notes is not None:
+        notes[""] = fair
+        first = items[0].target if items else 0.0
+        for name in levels:
+            notes[name] = items[index[name]].target if name in index else first
     out: dict[str, int] = {}
     for name, lv in levels.items():
         if lv.exempt:

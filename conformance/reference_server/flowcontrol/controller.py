@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 from ..registry.flowcontrol_bootstrap import MANDATORY_PRIORITY_LEVELS
 from . import dump
 from .limits import LevelLimits, concurrency_limits
-from .borrowing import BORROWING_ADJUSTMENT_PERIOD, DemandStats, LevelDemand, current_limits
+from .borrowing import BORROWING_ADJUSTMENT_PERIOD, DemandStats, LevelDemand, _go_round, current_limits
 from .queueset import QueueSet
 from .retry_after import DroppedRequests
 
@@ -43,6 +43,9 @@ class FlowControl:
         self.queuesets: dict[str, QueueSet] = {}  # name → QueueSet of every level (the filter's lookup)
         self.dropped = DroppedRequests()
         self._desired: list[dict[str, Any]] = []
+        self.executions: Any = None  # the execution-time sink every QueueSet appends to (metrics), or None
+        self.watch_counts: Any = None  # where the work estimator observes a write's watch count (metrics), or None
+        self.notes: dict[str, float] = {}  # the last re-division's seat targets by level, fair fraction under ""
 
     def configure(self, levels: Iterable[dict[str, Any]]) -> None:
         """The stored PriorityLevelConfigurations changed: new limits, queue sets (and their demand statistics)
@@ -67,6 +70,7 @@ class FlowControl:
                 new[name] = LevelState(limits, QueueSet(limits, limits.nominal - limits.lendable // 2),
                                        DemandStats(), obj)
             qs = new[name].queueset
+            qs.executions = self.executions
             qs.quiescing = name not in names
             qs.on_idle = self._reap if qs.quiescing else None
         self.levels = new
@@ -89,8 +93,12 @@ class FlowControl:
             demands[name] = LevelDemand(lim.exempt, lim.nominal, lim.nominal - lim.lendable, lim.borrowing_limit,
                                         state.queueset.current_cl, state.stats)
         nominal_sum = sum(state.limits.nominal for state in self.levels.values())
-        for name, current in current_limits(nominal_sum, demands).items():
-            self.levels[name].queueset.set_current_limit(current)
+        notes: dict[str, float] = {}
+        floor = max(1, int(_go_round(self.server_limit / 10)))
+        for name, current in current_limits(nominal_sum, demands, notes).items():
+            # `ConcurrencyDenominator`: the limit, or a tenth of the server's seats for a level left none
+            self.levels[name].queueset.set_current_limit(current, current if current > 0 else floor)
+        self.notes = notes
 
     def level(self, name: str) -> QueueSet | None:
         return self.queuesets.get(name)

@@ -23,6 +23,13 @@ seats), held while it runs and, when it has an additional latency, that long aft
 
 A level dispatches up to its current limit (`currentCL`), which flowcontrol/borrowing.py re-divides every 10 s by
 the levels' seat demand, integrated here (seats in use + seats asked for by the waiting requests).
+
+What upstream's metrics observe here (metrics/flowcontrol.py reads it): the demand integrator's time per (seats in
+use, seats waiting) state, per `ConcurrencyDenominator` (the timing-ratio histograms); each request's execution
+time, from its dispatch to its end (`apf_filter.go` `Handle`: `request_execution_seconds`, type `watch` for a
+watch's seat), appended to the `executions` sink's per-label list; the virtual times of the last dispatch from a
+queue (`SetDispatchMetrics`), the dispatches that found no room (`AddDispatchWithNoAccommodation`) and each queued
+request's queue length (`ObserveQueueLength`), counted per flow schema.
 """
 from __future__ import annotations
 
@@ -88,7 +95,7 @@ def _round_div10(x: int) -> int:
 class Request:
     """One request's place in a QueueSet (`request` in types.go)."""
     __slots__ = ("work", "seats", "total_work", "fs_name", "distinguisher", "details", "queue", "arrival_r",
-                 "arrived", "started", "fut", "state")
+                 "arrived", "started", "began", "fut", "state")
 
     def __init__(self, work: WorkEstimate, fs_name: str, distinguisher: str, details: Any):
         self.work = work
@@ -100,6 +107,7 @@ class Request:
         self.arrival_r = 0
         self.arrived = time.time_ns()  # wall clock, ns
         self.started = 0  # wall clock, ns, once it runs
+        self.began = 0.0  # time.monotonic() when it was dispatched
         self.fut: asyncio.Future | None = None
         self.state = _WAITING
 
@@ -143,6 +151,13 @@ class QueueSet:
         self._hands: dict[tuple[str, str], list[int]] = {}
         self.quiescing = False   # its PriorityLevelConfiguration is gone; it drains
         self.on_idle: Callable[[], None] | None = None  # called (soon) when a quiescing level goes idle
+        self.denominator = max(1, self.current_cl)  # ConcurrencyDenominator: the utilization ratios' divisor
+        self.executions: Any = None  # a sink with `pending(labels) -> list` and `fold()` (metrics), or None
+        self._served: dict[str, list[float]] = {}  # flow schema → the sink's list (regular requests)
+        self._served_watch: dict[str, list[float]] = {}
+        self.dispatch_r: tuple[int, int, int, int, int, int] | None = None  # R, S, S bounds, discounted S bounds
+        self.no_accommodation: dict[str, int] = {}  # flow schema → dispatches that found no room
+        self.enqueue_lengths: dict[tuple[str, int], int] = {}  # (flow schema, queue length) → queued requests
         self.reconfigure(limits)
 
     def reconfigure(self, limits: LevelLimits) -> None:
@@ -170,9 +185,14 @@ class QueueSet:
 
     # -- seats ---------------------------------------------------------------------------------------------
 
-    def set_current_limit(self, current_cl: int) -> None:
-        """A new currentCL (the re-division, a new configuration): as many as now fit are dispatched."""
+    def set_current_limit(self, current_cl: int, denominator: int | None = None) -> None:
+        """A new currentCL (the re-division, a new configuration): as many as now fit are dispatched.
+        `denominator`: the utilization ratios' (`ConcurrencyDenominator`; default the limit, at least 1)."""
         self.current_cl = current_cl
+        denominator = denominator if denominator is not None else max(1, current_cl)
+        if denominator != self.denominator:
+            self.demand.epoch(self.denominator)
+            self.denominator = denominator
         self._dispatch()
 
     def _fits(self, seats: int) -> bool:
@@ -224,6 +244,8 @@ class QueueSet:
             return None
         req.fut = asyncio.get_running_loop().create_future()
         self._enqueue(req, queue)
+        lengths, key = self.enqueue_lengths, (fs_name, len(queue.waiting))
+        lengths[key] = lengths.get(key, 0) + 1
         self._bound(queue)
         self._dispatch()
         return req
@@ -262,19 +284,29 @@ class QueueSet:
         self.cancelled += 1
         self._note_idle()
 
-    def finish(self, req: Request) -> None:
-        """`finishRequestLocked`: the request ended; its seats are free now, or after its additional latency."""
+    def finish(self, req: Request, watch: bool = False) -> None:
+        """`finishRequestLocked`: the request ended (`watch`: a watch is set up); its seats are free now, or
+        after its additional latency."""
         if req.state != _EXECUTING:
             return
         req.state = _DONE
         self.executing -= 1
         now = time.monotonic()
+        served = now - req.began
+        sink = self.executions
+        if sink is not None:  # request_execution_seconds
+            pending = (self._served_watch if watch else self._served).get(req.fs_name)
+            if pending is None:
+                pending = self._pending(req.fs_name, watch)
+            pending.append(served)
+            if len(pending) >= 4096:
+                sink.fold()
         queue = req.queue
         if queue is not None:
             self._sync(now)
             del queue.executing[req]
-            served_ns = time.time_ns() - req.started  # `nextDispatchR -= initial seats × (G - service time)`
-            queue.next_r -= _round_div10(req.work.initial * (ESTIMATED_SERVICE_DURATION_NS - served_ns))
+            # `nextDispatchR -= initial seats × (G - service time)`
+            queue.next_r -= _round_div10(req.work.initial * (ESTIMATED_SERVICE_DURATION_NS - int(served * 1e9)))
             if queue.waiting:
                 self._bound(queue)
             elif not queue.executing:
@@ -288,6 +320,12 @@ class QueueSet:
             self._release(req, now)
         if self.on_idle is not None:
             self._note_idle()
+
+    def _pending(self, fs_name: str, watch: bool) -> list[float]:
+        """The execution-time sink's list for this level, `fs_name` and request type, kept at hand."""
+        served = self._served_watch if watch else self._served
+        found = served[fs_name] = self.executions.pending((self.limits.name, fs_name, "watch" if watch else "regular"))
+        return found
 
     def _note_idle(self) -> None:
         if self.on_idle is not None and self.idle:
@@ -304,17 +342,18 @@ class QueueSet:
             queue.seats_in_use -= seats
             self._queue_seats -= seats
         self.in_use -= seats
-        self.demand.set(self.in_use + self.seats_waiting, now)
+        self.demand.note(self.in_use, self.seats_waiting, now)
         if self.waiting:
             self._dispatch()
 
     def _begin(self, req: Request, queue: _Queue | None, now: float) -> None:
         req.state = _EXECUTING
+        req.began = now
         self.executing += 1
         self.dispatched += 1
         seats = req.seats
         self.in_use += seats
-        self.demand.set(self.in_use + self.seats_waiting, now)
+        self.demand.note(self.in_use, self.seats_waiting, now)
         req.queue = queue
         if queue is None:
             self._queueless[req] = None
@@ -359,7 +398,7 @@ class QueueSet:
         queue.work_sum += req.total_work
         self.waiting += 1
         self.seats_waiting += req.seats
-        self.demand.set(self.in_use + self.seats_waiting, None)
+        self.demand.note(self.in_use, self.seats_waiting, None)
 
     def _dequeue(self, req: Request, queue: _Queue) -> None:
         queue.initial_sum -= req.work.initial
@@ -367,7 +406,7 @@ class QueueSet:
         queue.work_sum -= req.total_work
         self.waiting -= 1
         self.seats_waiting -= req.seats
-        self.demand.set(self.in_use + self.seats_waiting, None)
+        self.demand.note(self.in_use, self.seats_waiting, None)
 
     def _withdraw(self, req: Request) -> None:
         """A waiting request leaves its queue (its deadline passed or its client went away)."""
@@ -424,12 +463,30 @@ class QueueSet:
                 finish = q.next_r + q.waiting[0].total_work
                 if best is None or finish < best_finish:
                     best, best_finish = q, finish
-        if best is None or not self._can_accommodate(best.waiting[0].seats):
+        if best is None:
+            return None
+        if not self._can_accommodate(best.waiting[0].seats):
+            fs = best.waiting[0].fs_name
+            self.no_accommodation[fs] = self.no_accommodation.get(fs, 0) + 1
             return None
         self._robin = best.index
+        self._note_dispatch(best)
         return best
 
+    def _note_dispatch(self, chosen: _Queue) -> None:
+        """`SetDispatchMetrics`: R, the chosen queue's S, and the min and max over the waiting queues of S and of S
+        less the work in progress (seats in use × 3 ms)."""
+        s = [q.next_r for q in self._queues if q.waiting]
+        ds = [q.next_r - seats_times_duration(q.seats_in_use, ESTIMATED_SERVICE_DURATION_NS)
+              for q in self._queues if q.waiting]
+        self.dispatch_r = (self._r, chosen.next_r, min(s), max(s), min(ds), max(ds))
+
     # -- the dumps ----------------------------------------------------------------------------------------
+
+    @property
+    def current_r(self) -> int:
+        """R at the last time sync (seat-seconds × 1e8), the `current_r` gauge."""
+        return self._r
 
     @property
     def active_queues(self) -> int:

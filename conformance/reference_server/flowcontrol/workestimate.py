@@ -185,12 +185,15 @@ class WorkEstimator:
         self.counts = counts
         self.watches = watches
 
-    def estimate(self, attrs: Any, query: Mapping[str, Any], level_max_seats: int) -> WorkEstimate:
+    def estimate(self, attrs: Any, query: Mapping[str, Any], level_max_seats: int,
+                 flow: tuple[str, str] | None = None, samples: Any = None) -> WorkEstimate:
+        """`samples`: where a write's watch count is observed under `flow` (`ObserveWatchCount`, the metrics'
+        `watch_count_samples`, an `observe(labels, value)`), or None."""
         verb = attrs.verb
         if verb == "list":
             return self._list(attrs, query, _max_seats(level_max_seats))
         if verb in MUTATING_VERBS:
-            return self._mutating(attrs, _max_seats(level_max_seats))
+            return self._mutating(attrs, _max_seats(level_max_seats), flow, samples)
         return ONE_SEAT
 
     def _list(self, attrs: Any, query: Mapping[str, Any], max_seats: int) -> WorkEstimate:
@@ -214,10 +217,13 @@ class WorkEstimator:
         seats = math.ceil(objects / OBJECTS_PER_SEAT)
         return WorkEstimate(min(max(seats, MINIMUM_SEATS), max_seats))
 
-    def _mutating(self, attrs: Any, max_seats: int) -> WorkEstimate:
+    def _mutating(self, attrs: Any, max_seats: int, flow: tuple[str, str] | None = None,
+                  samples: Any = None) -> WorkEstimate:
         if attrs.resource == "serviceaccounts" and attrs.subresource == "token":
             return ONE_SEAT
         watches = self.watches.interested(attrs)
+        if samples is not None and flow is not None:
+            samples.observe(flow, watches)
         if watches < WATCHES_PER_SEAT:
             return ONE_SEAT
         final = math.ceil(watches / WATCHES_PER_SEAT)

@@ -240,7 +240,7 @@ class _Seat:
     def free(self) -> None:
         req, self.req = self.req, None
         if req is not None:
-            self.queueset.finish(req)
+            self.queueset.finish(req, True)
 
 
 class PriorityAndFairness:
@@ -404,7 +404,8 @@ class PriorityAndFairness:
         verb = attrs.verb
         if verb == "list" or verb in MUTATING_VERBS:  # the others take one seat: no query, no level limit read
             work = self.estimator.estimate(attrs, request.query if verb == "list" else _NO_QUERY,
-                                           self.flow_control.max_seats(decision.pl_name))
+                                           self.flow_control.max_seats(decision.pl_name), decision.flow,
+                                           self.flow_control.watch_counts)
         else:
             work = ONE_SEAT
         req = queueset.start(work, decision.fs_name, decision.distinguisher, (request, attrs))

@@ -12,12 +12,11 @@ executing and waiting requests and seats per level and flow schema (series seen 
 does), each level's nominal, lower, upper and current limits, and the in-flight gauges by request kind
 (upstream's is the highest count of the last second; here the count at the scrape, the scrape included).
 
+The per-level families the queue sets and the re-division record (execution times, the timing-ratio histograms,
+the R/S gauges, the borrowing statistics) are metrics/flowcontrol_levels.py's.
+
 Not served: the deprecated `apiserver_flowcontrol_request_concurrency_limit` (deprecated in 1.30) and
-`request_concurrency_in_use` (1.31), hidden by component-base in 1.33; the timing-ratio histograms
-(`priority_level_seat_utilization`, `priority_level_request_utilization`, `read_vs_write_current_requests`,
-`demand_seats`), the R/S gauges, `request_execution_seconds` (its end would need a hook where the request path
-frees its seats), `watch_count_samples`,
-`request_queue_length_after_enqueue` and the borrowing statistics' gauges.
+`request_concurrency_in_use` (1.31), hidden by component-base in 1.33; those flowcontrol_levels.py names.
 """
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ import time
 from bisect import bisect_left
 from typing import Any, Iterable
 
+from .flowcontrol_levels import LevelMetrics
 from .registry import BETA, STABLE, Collected, CounterVec, HistogramVec, Sample
 
 WAIT_BUCKETS = (0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30)
@@ -50,6 +50,7 @@ class FlowControlMetrics:
         self._seen: dict[str, set[tuple[str, str]]] = {}
         self.on_waited: Any = None  # (request, seconds) of a request dispatched after waiting in a queue
         self.seats = WorkEstimatedSeats(self)
+        self.levels = LevelMetrics(flow_control)
 
     # -- the filter's hooks --------------------------------------------------------------------------------
 
@@ -101,10 +102,6 @@ class FlowControlMetrics:
                     counts["readOnly" if verb in READ_ONLY_VERBS else "mutating"] += 1
         return [((kind,), value) for kind, value in counts.items()]
 
-    def exempt(self, level: str) -> bool:
-        state = self.flow_control.levels.get(level)
-        return state.limits.exempt if state is not None else level == "exempt"
-
     def _limits(self, pick: Any) -> list[Sample]:
         return [((name,), float(pick(state))) for name, state in self.flow_control.levels.items()]
 
@@ -145,12 +142,14 @@ class FlowControlMetrics:
         yield Collected("apiserver_current_inqueue_requests",
                         "Maximal number of queued requests in this apiserver per request kind in last second.",
                         ("request_kind",), lambda: self._by_kind(True))
+        yield from self.levels.families()
 
 
 class WorkEstimatedSeats(HistogramVec):
     """`apiserver_flowcontrol_work_estimated_seats` (ALPHA; `priority-and-fairness.go` `estimateWork`: the most of
-    a request's initial and final seats, observed for each non-exempt request APF classifies, rejected ones
-    included). Derived when written: the requests of a non-exempt level and flow schema (dispatched and rejected)
+    a request's initial and final seats, observed for each request APF classifies, rejected ones and exempt
+    levels' included: 1.33's `apf_controller.go` `startRequest` estimates before its exempt check). Derived when
+    written: the requests of a level and flow schema (dispatched and rejected)
     are one-seat requests but for those noted by `wide` (a dict update only for a request of more seats). A
     request rejected at once (a full queue, a `Reject` level) is counted as one seat: its estimate does not reach
     the metrics."""
@@ -177,8 +176,6 @@ class WorkEstimatedSeats(HistogramVec):
             totals[(pl, fs)] = totals.get((pl, fs), 0) + n
         self.values = {}
         for key, n in totals.items():
-            if fc.exempt(key[0]):
-                continue
             wide = self._wide.get(key, {})
             for seats, count in ((1, n - sum(wide.values())), *wide.items()):
                 cells = self.cells(key)

@@ -489,9 +489,15 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
 STORES: dict[str, Callable[..., GroupStore]] = {"priorityclasses": PriorityClassStore}
 
 
-def ensure_system_priority_classes(store: GroupStore) -> None:
+def ensure_system_priority_classes(store: GroupStore,
+                                   create: Callable[[dict[str, Any]], Any] | None = None) -> None:
     """The `scheduling/bootstrap-system-priority-classes` post-start hook: each system class created unless it
-    exists (on every start; one deleted through a collection delete comes back at the next start, as upstream)."""
+    exists (on every start; one deleted through a collection delete comes back at the next start, as upstream).
+    `create`: how a class is written (default the store's own create; the server's loopback client's admitted
+    write when webhooks or policies are configured)."""
+    if create is None:
+        def create(obj: dict[str, Any]) -> Any:
+            return store.create(obj, field_manager="kube-apiserver")
     for pc in SYSTEM_PRIORITY_CLASSES:
         try:
             store.get("", pc["metadata"]["name"], shared=True)
@@ -500,7 +506,7 @@ def ensure_system_priority_classes(store: GroupStore) -> None:
             if exc.code != 404:
                 raise
         try:
-            store.create({**pc, "metadata": dict(pc["metadata"])}, field_manager="kube-apiserver")
+            create({**pc, "metadata": dict(pc["metadata"])})
         except E.StatusError as exc:
             if exc.code != 409:
                 raise

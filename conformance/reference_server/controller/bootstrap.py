@@ -1,0 +1,110 @@
+"""kube-apiserver's start-up writes, made as its post-start hooks make them: through the loopback client
+(`hookContext.LoopbackClientConfig`, user `system:apiserver`), so through admission like anyone's writes:
+
+- `start-system-namespaces-controller` (`pkg/controlplane/controller/systemnamespaces`): `kube-system`,
+  `kube-public`, `kube-node-lease`;
+- the `kubernetes` Service controller (`pkg/controlplane/controller/kubernetesservice`): the `default` namespace,
+  then the `kubernetes` Service;
+- `scheduling/bootstrap-system-priority-classes` (`pkg/registry/scheduling/rest/storage_scheduling.go`): the
+  system PriorityClasses (registry/groupkinds.py `ensure_system_priority_classes`);
+- `priority-and-fairness-config-producer`: controller/apf_config.py, whose controller admits its own rounds.
+
+Without any webhook configuration or policy binding these are the plain registry calls, made while the server is
+built (`bootstrap`). With some stored (an etcd restart), they wait for the server's event loop and are admitted
+as the loopback client's writes (`bootstrap_admitted`, admission/admitted.py `ControllerWrites`); the APF round is
+then left to the config controller's first sync. Each step is tried once here: a refusal is logged and the
+server serves on (upstream's controllers try again, the namespace and Service controllers periodically, the
+priority-class hook for 30 s before kube-apiserver gives up starting).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from .. import apierrors as E
+from ..admission.admitted import ControllerWrites, admitted
+from ..registry.groupkinds import ensure_system_priority_classes
+from ..storage import KeyNotFoundError
+
+log = logging.getLogger("nsconform.reference_server")
+INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+FIELD_MANAGER = "kube-apiserver"  # the loopback client's user agent, as managedFields name it
+DIRECT = ControllerWrites(None, "")  # every write the plain registry call
+
+def ensure(create: Callable[[], object], exists: Callable[[], bool]) -> None:
+    """Create an initial object unless it exists: replicas starting together on one empty etcd all see it
+    unseeded, and the ones that lose the race find it there (upstream's bootstrap controllers ensure, too).
+    The loser's refusal may be a 409 or, for the `kubernetes` Service, the allocator's 422 (its cluster IP is
+    taken by the winner's copy, which this replica's cache therefore holds): fine once the object exists."""
+    try:
+        create()
+    except E.StatusError as exc:
+        if exc.code != 409 and not exists():
+            raise
+
+
+def _exists(registry: Any, resource: str, namespace: str, name: str) -> bool:
+    try:
+        registry.store.get(resource, namespace, name, shared=True)
+    except KeyNotFoundError:
+        return False
+    return True
+
+
+def seeded(registry: Any) -> bool:
+    """A store that already holds the `default` namespace was seeded by an earlier start (or another replica)."""
+    return _exists(registry, "namespaces", "", "default")
+
+
+def _namespace(registry: Any, name: str, writes: ControllerWrites) -> None:
+    store = registry.namespaces
+    ensure(lambda: writes.create(store, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+                                 field_manager=FIELD_MANAGER),
+           lambda: _exists(registry, "namespaces", "", name))
+
+
+def _service(registry: Any, service: dict[str, Any], writes: ControllerWrites) -> None:
+    store = registry.content("services")
+    ensure(lambda: writes.create(store, service, field_manager=FIELD_MANAGER),
+           lambda: _exists(registry, "services", "default", "kubernetes"))
+
+
+def _priority_classes(registry: Any, writes: ControllerWrites) -> None:
+    store = registry.group("scheduling.k8s.io", "priorityclasses")
+    ensure_system_priority_classes(store, lambda obj: writes.create(store, obj, field_manager=FIELD_MANAGER))
+
+
+def _steps(registry: Any, service: dict[str, Any], fresh: bool) -> list[tuple[str, Callable[[ControllerWrites], None]]]:
+    steps: list[tuple[str, Callable[[ControllerWrites], None]]] = []
+    if fresh:  # the namespaces and the Service once, on a store not seeded yet
+        steps += [(f"namespace {name}", lambda w, name=name: _namespace(registry, name, w))
+                  for name in INITIAL_NAMESPACES]
+        steps.append(("the kubernetes Service", lambda w: _service(registry, service, w)))
+    steps.append(("the system PriorityClasses", lambda w: _priority_classes(registry, w)))  # on every start
+    return steps
+
+
+def bootstrap(registry: Any, service: dict[str, Any], fresh: bool, between: Callable[[], None] = lambda: None,
+              writes: ControllerWrites = DIRECT) -> None:
+    """The start-up writes as plain registry calls (no webhook or policy configured); `between` runs after the
+    Service (what the distribution's installer applies)."""
+    for what, step in _steps(registry, service, fresh):
+        if what == "the system PriorityClasses":
+            between()
+        step(writes)
+
+
+async def bootstrap_admitted(registry: Any, service: dict[str, Any], writes: ControllerWrites) -> None:
+    """The start-up writes through admission as `writes`' user (the loopback client's), each step settled by
+    `admitted`; a refused step is logged, the next ones still made."""
+    fresh = not seeded(registry)
+    for what, step in _steps(registry, service, fresh):
+        async def run(step: Callable[[ControllerWrites], None] = step) -> None:
+            step(writes)
+        try:
+            await admitted(run)
+        except E.StatusError as exc:
+            log.warning("start-up write of %s refused: %s", what, exc)
+
+
+__all__ = ["DIRECT", "FIELD_MANAGER", "INITIAL_NAMESPACES", "bootstrap", "bootstrap_admitted", "ensure", "seeded"]
