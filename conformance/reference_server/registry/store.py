@@ -76,6 +76,8 @@ class GenericStore:
     """One resource's REST storage over a `storage.Store`."""
 
     group = ""  # a named API group's stores (`GroupStore`) qualify their errors with it
+    api_version = "v1"  # a named group's stores set their own; readers ask `getattr(store, "api_version", "v1")`,
+    #                     which, without this, raised and caught an AttributeError on every core GET
 
     @property
     def table_kind(self) -> str:
