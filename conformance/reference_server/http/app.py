@@ -53,6 +53,11 @@ class App:
                 raise and catch a KeyError for every key not set, a microsecond each."""
                 return self._state.get(key, default)
 
+            def __setitem__(self, key: Any, value: Any) -> None:
+                """Straight into the state mapping: our keys are `web.RequestKey`s or dotted strings, so aiohttp's
+                per-write check for a plain string key (a warning) has nothing to say."""
+                self._state[key] = value
+
         self._request_class = ApiRequest
 
     def make_request(self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> web.BaseRequest:
