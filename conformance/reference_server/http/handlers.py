@@ -52,6 +52,9 @@ async def read_body(request: web.Request) -> bytes:
     return b"".join(chunks)
 
 
+_DOT_SEGMENTS = (".", "..")
+
+
 def check_path_segment(value: str, what: str) -> None:
     """`path.IsValidPathSegmentName` on names and namespaces (NS-24)."""
     msgs = []
@@ -95,15 +98,16 @@ class Handlers:
     # ---- dispatch --------------------------------------------------------------------------------
     async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:
         m = request.method
-        if route.namespace:
-            check_path_segment(route.namespace, "Namespace")
-        if route.name:
-            check_path_segment(route.name, "Name")
+        ns, name = route.namespace, route.name
+        if ns and ("/" in ns or "%" in ns or ns in _DOT_SEGMENTS):  # (the common case without a call)
+            check_path_segment(ns, "Namespace")
+        if name and ("/" in name or "%" in name or name in _DOT_SEGMENTS):
+            check_path_segment(name, "Name")
         store = self._store(route)
         if store.info.deprecation:
             request[DEPRECATION_KEY] = store.info.deprecation
         query = request.query if request.query_string else P.NO_QUERY  # (parsing nothing costs too)
-        watching = route.watch_path or (P.truthy(query.get("watch"))
+        watching = route.watch_path or (query is not P.NO_QUERY and P.truthy(query.get("watch"))
                                         and route.target not in ("ns-status", "ns-finalize", "status", "scale",
                                                                  "approval"))
         if route.target == "scale":
@@ -125,7 +129,8 @@ class Handlers:
                         listed = await self.fresh.read_at(stale, lambda: self._list(store, ns, opts, route))
                         return self._respond(request, listed, store=store)
                 return self._respond(request, self._list(store, ns, opts, route), store=store)
-            check_get_rv(query.get("resourceVersion", ""))
+            if query is not P.NO_QUERY:
+                check_get_rv(query.get("resourceVersion", ""))
             if self.fresh.remote and not query.get("resourceVersion"):  # consistent get (upstream: etcd)
                 stale = await self.fresh()
                 if stale:

@@ -42,6 +42,7 @@ import asyncio
 from typing import Any, NamedTuple
 
 from aiohttp import web
+from multidict import istr
 
 from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
@@ -51,8 +52,8 @@ from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT
 from ..flowcontrol.queueset import EXECUTING
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 
-FLOW_SCHEMA_HEADER = "X-Kubernetes-PF-FlowSchema-UID"
-PRIORITY_LEVEL_HEADER = "X-Kubernetes-PF-PriorityLevel-UID"
+FLOW_SCHEMA_HEADER = istr("X-Kubernetes-PF-FlowSchema-UID")  # (istr: no case-folding per response)
+PRIORITY_LEVEL_HEADER = istr("X-Kubernetes-PF-PriorityLevel-UID")
 LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})
 _SA_PREFIX = "system:serviceaccount:"
 _CACHE_LIMIT = 4096
