@@ -92,10 +92,17 @@ def build_app(ctx: ServerContext) -> App:
     middlewares += list(ctx.middlewares)
     handlers = Handlers(ctx)
 
-    @metrics.requests.instrument  # apiserver_request_total & co. (metrics/apiserver.py)
+    observe = metrics.requests.observe  # apiserver_request_total & co. (metrics/apiserver.py)
+
     async def dispatch(request: web.Request) -> web.StreamResponse:
         route = ctx.router.resolve(request.method, request.path)
-        metrics.note(request, route)  # what apiserver_request_total will count the answer under
+        noted = metrics.note(request, route)  # what apiserver_request_total will count the answer under
+        if noted is None:
+            return await serve(request, route)
+        return await observe(noted, request, serve(request, route))
+
+    async def serve(request: web.Request, route: Any) -> web.StreamResponse:
+        """The route's handler."""
         t = route.target
         if t == "plain-404":
             return plain_not_found()

@@ -31,11 +31,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from time import perf_counter
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
 from ..admission.webhooks.latency import SPENT, take as webhook_seconds
+from ..apierrors import StatusError
 from .latency import SliDuration
 from .registry import STABLE, CodeCounterVec, CounterVec, GaugeVec, HistogramVec, LazyHistogramVec
 from .watch import STREAM_BYTES
@@ -57,7 +58,6 @@ _CACHE_LIMIT = 4096
 FOLD_AT = LazyHistogramVec.FOLD_AT
 _webhooks = SPENT.get  # the request's webhook time cells (None: no webhook called)
 _HAS_KEYS = hasattr(web, "RequestKey")
-KEY: Any = web.RequestKey("nsconform_metrics", object) if _HAS_KEYS else "nsconform.metrics"  # type: ignore
 WAITED: Any = web.RequestKey("nsconform_apf_wait", float) if _HAS_KEYS else "nsconform.apf_wait"  # type: ignore
 
 
@@ -107,7 +107,7 @@ def clean_scope(attrs: Any) -> str:
 
 class RequestMetrics:
     """The request families and the two hooks of the HTTP layer: `note(request, route)` once the route is known,
-    `instrument(handler)` around the dispatcher (it records when the route's answer is ready)."""
+    then `observe(note, request, serving)` around the route's handler (it records when the answer is ready)."""
 
     def __init__(self, request_info: Callable[[Any], Any]):
         self.request_info = request_info  # the APF filter's cached RequestInfo of a request
@@ -147,12 +147,13 @@ class RequestMetrics:
 
     # -- the route's labels ------------------------------------------------------------------------------
 
-    def note(self, request: Any, route: Any) -> None:
-        """Called once the route is resolved: the labels the answer will be counted under (nothing for a route
-        upstream does not instrument); a watch is counted as long-running until it ends."""
+    def note(self, request: Any, route: Any) -> Any:
+        """Called once the route is resolved: the note of the labels the answer will be counted under, for
+        `observe` (None for a route upstream does not instrument); a watch is counted as long-running until it
+        ends."""
         target = route.target
         if target in UNINSTRUMENTED:
-            return
+            return None
         if target == "health" and self.on_health is not None:
             self.on_health(request.path)
         method = request.method
@@ -165,10 +166,10 @@ class RequestMetrics:
                 self._labels.clear()
             self._labels[key] = noted
         if noted is False:
-            return
-        request[KEY] = noted
+            return None
         if noted[1] is not None:
             self.longrunning.inc(noted[1])
+        return noted
 
     def _compute(self, request: Any, route: Any) -> Any:
         """(the request/duration labels, the long-running gauge's labels or None, discovery?) or False."""
@@ -207,35 +208,30 @@ class RequestMetrics:
 
     # -- recording ----------------------------------------------------------------------------------------
 
-    def instrument(self, handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        """`InstrumentRouteFunc` around the dispatcher: a Status error raised for the middlewares to answer is
-        counted with its code."""
-        from ..apierrors import StatusError
-
-        async def instrumented(request: Any) -> Any:
-            start = perf_counter()
-            code, response = None, None  # None: cancelled (the client went away), counted nowhere
-            try:
-                response = await handler(request)
-                code = response.status
-                return response
-            except StatusError as err:
-                code = err.code
-                raise
-            except Exception as exc:  # aiohttp's HTTPExceptions carry their status; anything else is a 500
-                code = getattr(exc, "status", 500)
-                raise
-            finally:
-                self._done(request, code, start, response)
-
-        return instrumented
+    async def observe(self, noted: Any, request: Any, serving: Awaitable[Any]) -> Any:
+        """`InstrumentRouteFunc`: the route's answer (`serving`, its handler's coroutine) counted under `noted`
+        (`note`'s); a Status error raised for the middlewares to answer is counted with its code."""
+        start = perf_counter()
+        code, response = None, None  # None: cancelled (the client went away), counted nowhere
+        try:
+            response = await serving
+            code = response.status
+            return response
+        except StatusError as err:
+            code = err.code
+            raise
+        except Exception as exc:  # aiohttp's HTTPExceptions carry their status; anything else is a 500
+            code = getattr(exc, "status", 500)
+            raise
+        finally:
+            self._done(noted, request, code, start, response)
 
     def waited(self, request: Any, seconds: float) -> None:
         """APF queued the request that long before its route started (flowcontrol.py's `dispatched`)."""
         request[WAITED] = seconds
         self._waiting += 1
 
-    def _done(self, request: Any, code: int | None, start: float, response: Any) -> None:
+    def _done(self, noted: Any, request: Any, code: int | None, start: float, response: Any) -> None:
         waited = 0.0
         if self._waiting:  # some request waited in an APF queue: is it this one? (else no lookup at all)
             try:
@@ -243,10 +239,7 @@ class RequestMetrics:
                 self._waiting -= 1
             except KeyError:
                 pass
-        try:
-            labels, longrunning, discovery, codes, cells, sizes = request[KEY]
-        except KeyError:  # not noted: a route upstream does not instrument, or none at all
-            return
+        labels, longrunning, discovery, codes, cells, sizes = noted
         if longrunning is not None:
             self.longrunning.inc(longrunning, -1)
             if code is None:  # a watch whose client went away: its 200 was sent when it started streaming
