@@ -221,11 +221,13 @@ def _errors(ctx: ServerContext, check_token: bool = False):
         if "Expect" in request.headers:
             await _expect(request)
         ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
-        accept = request.headers.get("Accept")  # errors are negotiated too (protobuf Status)
         deadline = None
         recording = RECORDER.set([]) if request.method in _WARNED else None  # WithWarningRecorder (warning.py)
         try:
-            if deadlines is not None and not _long_running(request):  # WithRequestDeadline: a bad ?timeout= is 400
+            # WithRequestDeadline, for what is not long-running (a watch: `?watch=` or a `/watch/` path, as
+            # upstream's `longRunningRequestCheck`); a bad ?timeout= is a 400
+            if deadlines is not None and "/watch/" not in request.path and not (
+                    request.query_string and P.truthy(request.query.get("watch"))):
                 asked = requested_timeout(request) if "timeout=" in request.raw_path else None
                 deadline = deadlines.arm(request, asked)
             if check_token and ctx.token is not None:
@@ -235,37 +237,32 @@ def _errors(ctx: ServerContext, check_token: bool = False):
             if deadline is not None and deadlines.timed_out(deadline):  # type: ignore[union-attr]
                 # a slow body or handler ends in a 504; the rest of the body is not waited for
                 resp = error_response(E.timeout("request did not complete within requested timeout - context "
-                                                "deadline exceeded"), ctx.deviations, accept)
+                                                "deadline exceeded"), ctx.deviations, request.headers.get("Accept"))
                 resp.force_close()
                 return resp
             raise
         except E.StatusError as err:
-            resp = error_response(err, ctx.deviations, accept)
+            resp = error_response(err, ctx.deviations, request.headers.get("Accept"))
             for name, value in warning_headers(recorded()):  # with an error too (a 422 beside a ratcheted rule)
                 resp.headers.add(name, value)
             return resp
         except web.HTTPRequestEntityTooLarge:
-            return error_response(E.request_entity_too_large("limit is 3145728"), ctx.deviations, accept)
+            return error_response(E.request_entity_too_large("limit is 3145728"), ctx.deviations,
+                                  request.headers.get("Accept"))
         except web.HTTPException as exc:
             if exc.status == 404:
                 return plain_not_found()
             return error_response(E.StatusError(E.status_dict(exc.status, None, exc.reason)), ctx.deviations,
-                                  accept)
+                                  request.headers.get("Accept"))
         except (ConnectionResetError, ConnectionError):
             raise
         except Exception:  # a bug in the server, not the client's fault: no Python name in the answer
             log.exception("internal error serving %s %s", request.method, request.path)
             return error_response(E.internal("an error on the server prevented the request from succeeding"),
-                                  ctx.deviations, accept)
+                                  ctx.deviations, request.headers.get("Accept"))
         finally:
             if deadline is not None:
                 deadlines.disarm(deadline)  # type: ignore[union-attr]
             if recording is not None:
                 RECORDER.reset(recording)
     return errors
-
-
-def _long_running(request: web.Request) -> bool:
-    """Watches (`?watch=` or `/watch/`) have their own timeout (timeoutSeconds), as upstream's
-    `longRunningRequestCheck`."""
-    return "/watch/" in request.path or (bool(request.query_string) and P.truthy(request.query.get("watch")))
