@@ -354,6 +354,7 @@ def _webhook_errors(hook: dict[str, Any], path: str, *, mutating: bool, no_side_
 # ---- strategies --------------------------------------------------------------------------------------------
 class _GenerationOn(Strategy):
     """Generation 1 on create, + 1 when `watched` changes on update (every strategy of this group)."""
+    kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
 
     watched = "spec"
     _old: tuple[Any, int] | None = None

@@ -84,6 +84,7 @@ class _KeyedStore:
 
 # ---- the CRD itself --------------------------------------------------------------------------------
 class CRDStrategy(Strategy):
+    kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
     _old: tuple[Any, int] | None = None  # the stored spec and generation, between prepare_for_update and canonicalize
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
@@ -226,6 +227,7 @@ class CRDStore(GroupStore):
 
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
+    kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
     def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
                  rules: crdrules.Node | None = None):
         super().__init__(info)

@@ -27,6 +27,7 @@ class Strategy:
     """Generic namespaced strategy: metadata validation only; spec/status are free-form."""
 
     subresource = ""
+    kube_finalizers = True  # core's finalizer-name rule (validate_object_meta); False for generic-meta kinds
 
     def __init__(self, info: ResourceInfo):
         self.info = info
@@ -41,7 +42,7 @@ class Strategy:
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return validate_object_meta(obj.get("metadata", {}), namespaced=self.info.namespaced,
-                                    name_rule=self.info.name_rule)
+                                    name_rule=self.info.name_rule, kube_finalizers=self.kube_finalizers)
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         pass
@@ -51,7 +52,8 @@ class Strategy:
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = validate_object_meta(new.get("metadata", {}), namespaced=self.info.namespaced,
-                                    name_rule=self.info.name_rule, check_name=False)
+                                    name_rule=self.info.name_rule, check_name=False,
+                                    kube_finalizers=self.kube_finalizers)
         return errs + validate_object_meta_update(new.get("metadata", {}), old.get("metadata", {}))
 
     def should_delete_during_update(self, new: dict[str, Any], old: dict[str, Any]) -> bool:

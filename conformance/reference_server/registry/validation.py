@@ -125,8 +125,11 @@ def validate_name(value: str, rule: str, path: str = "metadata.name") -> list[Fi
 
 
 def validate_object_meta(meta: dict[str, Any], *, namespaced: bool, name_rule: str,
-                         check_name: bool = True) -> list[FieldError]:
-    """`ValidateObjectMeta`: name/generateName, labels, annotations, metadata.finalizers (NS-18, NS-20)."""
+                         check_name: bool = True, kube_finalizers: bool = True) -> list[FieldError]:
+    """`ValidateObjectMeta`: name/generateName, labels, annotations, metadata.finalizers (NS-18, NS-20).
+    `kube_finalizers`: core's (`pkg/apis/core/validation`) finalizer rule, an unqualified name only if standard;
+    apimachinery's generic `ValidateObjectMeta` (CRDs, custom resources, APIServices, admissionregistration)
+    asks only for a qualified name."""
     errs: list[FieldError] = []
     name = meta.get("name") or ""
     gen = meta.get("generateName") or ""
@@ -146,7 +149,7 @@ def validate_object_meta(meta: dict[str, Any], *, namespaced: bool, name_rule: s
     errs += validate_owner_references(meta.get("ownerReferences"))
     finalizers = meta.get("finalizers") or []
     for i, f in enumerate(finalizers):
-        errs += validate_finalizer_name(f, f"metadata.finalizers[{i}]")
+        errs += validate_finalizer_name(f, f"metadata.finalizers[{i}]", allow_unqualified=not kube_finalizers)
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
         errs.append(field_invalid("metadata.finalizers", finalizers,
                                   "finalizer orphan and foregroundDeletion cannot be both set"))
