@@ -160,8 +160,12 @@ def delete_namespace_until_gone(url: str, ns: str, timeout: float = 120.0) -> di
     client = Http(url, timeout=timeout)
     probe = StallProbe(url)
     try:
-        obj = client.json("GET", f"/api/v1/namespaces/{ns}")
-        rv = obj["metadata"]["resourceVersion"]
+        # list-then-watch: the list's resourceVersion, not the object's (after 10,000 writes the object's own
+        # version may be older than the server keeps history for, and the watch would end at once in a 410)
+        listed = client.json("GET", f"/api/v1/namespaces?fieldSelector=metadata.name%3D{ns}")
+        if not listed.get("items"):
+            raise RuntimeError(f"namespace {ns} not found")
+        rv = listed["metadata"]["resourceVersion"]
         u = urlsplit(url)
         w = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
         w.request("GET", f"/api/v1/namespaces?watch=1&fieldSelector=metadata.name%3D{ns}&resourceVersion={rv}"
@@ -183,6 +187,8 @@ def delete_namespace_until_gone(url: str, ns: str, timeout: float = 120.0) -> di
             if not line:
                 break
             events += 1
+            if b'"type":"ERROR"' in line:
+                raise RuntimeError(f"watch of namespace {ns} ended: {line[:300]!r}")
             if b'"type":"DELETED"' in line:
                 t_gone = time.perf_counter()
                 break
