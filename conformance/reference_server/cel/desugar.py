@@ -33,7 +33,7 @@ from typing import Any
 from ..godur import DurationError, parse_duration
 from .libs.conversions import REPLACED, WRAPPED, go_duration, go_timestamp
 from .libs.values import TYPE_KEY, LibraryError, type_name
-from .parser import Node, ParseError, parse, qualified_name
+from .parser import Node, ParseError, children, parse, qualified_name
 from .types import TYPE_IDENTS
 
 
@@ -69,17 +69,13 @@ def _type_named(node: Node) -> str | None:
     return name if name in TYPE_IDENTS else None
 
 
-def _children(node: Node) -> tuple[Node | None, ...]:
-    return (node.target, *node.args, *(x for k, v, _ in node.entries for x in (k, v)))
-
-
 def _asks_types(node: Node | None) -> bool:
     """Whether the expression calls `type` or names a library type (`net.IP`)."""
     if node is None:
         return False
     if _type_call(node) or (node.kind == "select" and _type_named(node)):
         return True
-    return any(_asks_types(n) for n in _children(node))
+    return any(_asks_types(n) for n in children(node))
 
 
 # what cel-rust reads exactly as Go does (it reads a duration's numbers as float64s, and neither `+` nor the micro
@@ -134,7 +130,7 @@ def _needs_rewrite(node: Node | None, types: bool = False) -> bool:
         return True
     if types and (_type_call(node) or _type_named(node)):
         return True
-    return any(_needs_rewrite(n, types) for n in _children(node))
+    return any(_needs_rewrite(n, types) for n in children(node))
 
 
 class _Emitter:

@@ -207,8 +207,8 @@ class Program:
             raise EvalError(str(exc)) from None
         except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
             raise EvalError(error_text(str(exc))) from None
-        except BaseException as exc:  # a panic in cel-rust (pyo3's PanicException): an evaluation error, not an escape
-            if type(exc).__name__ != "PanicException":
+        except BaseException as exc:  # a panic in cel-rust: an evaluation error, not an escape
+            if not _is_panic(exc):
                 raise
             raise EvalError("internal error evaluating the expression") from None
 
@@ -262,14 +262,12 @@ def _syntax_issues(expression: str) -> str:
 
 def _depth(tree: Any) -> int:
     """The depth of a parsed expression (iteratively: it may be deeper than Python's recursion limit)."""
+    from .parser import children
     deepest, stack = 0, [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
-        children = list(node.args) + [v for k, v, _ in node.entries] + [k for k, v, _ in node.entries]
-        if node.target is not None:
-            children.append(node.target)
-        stack.extend((c, depth + 1) for c in children)
+        stack.extend((c, depth + 1) for c in children(node) if c is not None)
     return deepest
 
 
@@ -281,9 +279,14 @@ def _native_compile(source: str) -> Any:
     except ValueError:
         raise
     except BaseException as exc:
-        if type(exc).__name__ != "PanicException":
+        if not _is_panic(exc):
             raise
         raise ValueError("ERROR: <input>:-1:0: the expression could not be compiled") from None
+
+
+def _is_panic(exc: BaseException) -> bool:
+    """pyo3's PanicException (a Rust panic in cel-rust): a BaseException, not importable by name."""
+    return type(exc).__name__ == "PanicException"
 
 
 def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:

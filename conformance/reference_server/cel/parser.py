@@ -266,6 +266,11 @@ class _Parser:
         return Node("struct", pos, self.last_end(), brace[2], name, entries=entries)
 
 
+def children(node: Node) -> tuple[Node | None, ...]:
+    """A node's operands: its target (None when it has none), arguments or elements, and entries' keys and values."""
+    return (node.target, *node.args, *(x for k, v, _ in node.entries for x in (k, v)))
+
+
 def qualified_name(node: Node) -> str | None:
     """`containers.ToQualifiedName`: `a.b.c` for a chain of (non-optional) selections on an identifier."""
     if node.kind == "ident":
