@@ -52,9 +52,6 @@ async def read_body(request: web.Request) -> bytes:
     return b"".join(chunks)
 
 
-_DOT_SEGMENTS = (".", "..")
-
-
 def check_path_segment(value: str, what: str) -> None:
     """`path.IsValidPathSegmentName` on names and namespaces (NS-24)."""
     msgs = []
@@ -98,11 +95,10 @@ class Handlers:
     # ---- dispatch --------------------------------------------------------------------------------
     async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:
         m = request.method
-        ns, name = route.namespace, route.name
-        if ns and ("/" in ns or "%" in ns or ns in _DOT_SEGMENTS):  # (the common case without a call)
-            check_path_segment(ns, "Namespace")
-        if name and ("/" in name or "%" in name or name in _DOT_SEGMENTS):
-            check_path_segment(name, "Name")
+        if route.namespace:
+            check_path_segment(route.namespace, "Namespace")
+        if route.name:
+            check_path_segment(route.name, "Name")
         store = self._store(route)
         if store.info.deprecation:
             request[DEPRECATION_KEY] = store.info.deprecation
