@@ -4,26 +4,14 @@ admissionregistration): any qualified name, where core kinds also ask an unquali
 `customresourcecleanup.apiextensions.k8s.io`, which its status writes must keep."""
 from __future__ import annotations
 
-from typing import Iterator
-
-import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
-
 from .conftest import unique
-from .test_crd_rules import CRDS, gadget, served, spec_schema
+from .test_crd_rules import CRDS, gadget, served, spec_schema, srv  # noqa: F401 (srv: its module-scoped server)
 
 UNQUALIFIED = "example-finalizer"
 CLEANUP = "customresourcecleanup.apiextensions.k8s.io"
 NEITHER = "name is neither a standard finalizer name nor is it fully qualified"
-
-
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
 
 
 def test_a_custom_resource_may_carry_an_unqualified_finalizer(srv):
