@@ -16,6 +16,7 @@ from datetime import date
 from typing import Callable
 
 from .crdrules.values import strfmt_duration
+from .status_validation import parse_ip_sloppy
 
 _UUID = re.compile(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$")
 _UUID3 = re.compile(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$")
@@ -88,32 +89,21 @@ def _hostname(text: str) -> bool:
     return all(len(p.encode()) <= 63 for p in text.split("."))
 
 
-def _sloppy_ipv4(text: str) -> bool:
-    """Go 1.16's `parseIPv4` (`netutils.ParseIPSloppy`): four decimal fields up to 255, leading zeros allowed."""
-    fields = text.split(".")
-    return len(fields) == 4 and all(f.isascii() and f.isdigit() and int(f) <= 255 for f in fields)
-
-
 def _sloppy_ip(text: str) -> bool:
-    if _sloppy_ipv4(text):
-        return True
+    """`netutils.ParseIPSloppy` (status_validation.parse_ip_sloppy), an embedded IPv4 tail of an IPv6 address
+    read sloppily too (Go 1.16's parseIPv6 reads it with parseIPv4)."""
     head, _, tail = text.rpartition(":")
-    if head and "." in tail:  # an embedded IPv4 part may have leading zeros too
-        if not _sloppy_ipv4(tail):
+    if head and "." in tail:
+        v4 = parse_ip_sloppy(tail)
+        if not isinstance(v4, ipaddress.IPv4Address):
             return False
-        text = f"{head}:{'.'.join(str(int(f)) for f in tail.split('.'))}"
-    return _ipv6(text)
+        text = f"{head}:{v4}"
+    return parse_ip_sloppy(text) is not None
 
 
 def _ipv6(text: str) -> bool:
     """govalidator's `IsIPv6`: `net.ParseIP` (strict) of a text with a colon."""
-    if ":" not in text or "%" in text:
-        return False
-    try:
-        ipaddress.IPv6Address(text)
-    except ValueError:
-        return False
-    return True
+    return isinstance(parse_ip_sloppy(text), ipaddress.IPv6Address)
 
 
 def _cidr(text: str) -> bool:
@@ -121,7 +111,7 @@ def _cidr(text: str) -> bool:
     addr, sep, bits = text.partition("/")
     if not sep or not bits.isascii() or not bits.isdigit() or not _sloppy_ip(addr):
         return False
-    return int(bits) <= (32 if _sloppy_ipv4(addr) else 128)
+    return int(bits) <= (32 if isinstance(parse_ip_sloppy(addr), ipaddress.IPv4Address) else 128)
 
 
 def _mac(text: str) -> bool:
