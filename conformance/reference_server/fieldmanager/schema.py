@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..wire.patchmeta import resolve as _deref
+from ..memo import remember
 
 ATOMIC, SET, MAP = "atomic", "set", "map"
 
@@ -61,15 +62,13 @@ class Schema:
         gets a new store)."""
         hit = self._memo.get(names)
         if hit is None:
-            if len(self._memo) >= _MEMO_LIMIT:  # names include map keys: bound what arbitrary data can add
-                self._memo.clear()
             if self.builtin or names[0] == "metadata":  # a custom resource's metadata is ObjectMeta
                 hit = _builtin_at(self.kind if self.builtin else "ConfigMap",
                                   self.api_version if self.builtin else "v1", names)
             else:
                 node = _crd_node(self.crd_schema, names)
                 hit = (_crd_list_type(node), node.get("x-kubernetes-map-type") == "atomic")
-            self._memo[names] = hit
+            remember(self._memo, names, hit, _MEMO_LIMIT)  # names include map keys: bound what arbitrary data can add
         return hit
 
 

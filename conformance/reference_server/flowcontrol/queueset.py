@@ -42,6 +42,7 @@ from typing import Any, Callable
 from .borrowing import SeatDemand
 from .limits import LevelLimits
 from .workestimate import SS_SCALE, WorkEstimate, seats_times_duration
+from ..memo import remember
 
 ESTIMATED_SERVICE_DURATION_NS = 3_000_000  # `estimatedServiceDuration`: 3 ms
 _WAITING, _EXECUTING, _DONE = 0, 1, 2
@@ -79,11 +80,9 @@ def sizes(work: WorkEstimate) -> tuple[int, int]:
     seats × 3 ms + final seats × the additional latency, in seat-seconds); cached, estimates take few values."""
     found = _SIZES.get(work)
     if found is None:
-        if len(_SIZES) >= 4096:
-            _SIZES.clear()
-        found = _SIZES[work] = (work.max_seats,
-                                seats_times_duration(work.initial, ESTIMATED_SERVICE_DURATION_NS)
-                                + seats_times_duration(work.final, work.latency_ns))
+        found = remember(_SIZES, work, (work.max_seats,
+                                        seats_times_duration(work.initial, ESTIMATED_SERVICE_DURATION_NS)
+                                        + seats_times_duration(work.final, work.latency_ns)), 4096)
     return found
 
 
@@ -368,10 +367,8 @@ class QueueSet:
         key = (fs_name, distinguisher)
         hand = self._hands.get(key)
         if hand is None:
-            if len(self._hands) >= 4096:
-                self._hands.clear()
-            hand = self._hands[key] = deal(flow_hash(fs_name, distinguisher), len(self._queues),
-                                           self.limits.hand_size)
+            hand = remember(self._hands, key, deal(flow_hash(fs_name, distinguisher), len(self._queues),
+                                                   self.limits.hand_size), 4096)
         n = len(hand)
         offset = self._enqueues % n
         self._enqueues += 1

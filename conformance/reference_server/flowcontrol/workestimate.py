@@ -27,6 +27,8 @@ import re
 import time
 from typing import Any, Callable, Mapping, NamedTuple
 
+from ..memo import remember
+
 MINIMUM_SEATS = 1
 MAXIMUM_SEATS_LIMIT = 10
 OBJECTS_PER_SEAT = 100.0
@@ -172,9 +174,7 @@ class ObjectCounts:
         started = time.monotonic()
         count = self._count_fn(group, resource)
         now = time.monotonic()
-        if len(self._cache) >= 4096:
-            self._cache.clear()
-        self._cache[key] = (rv, count, now, now - started > self.SLOW)
+        remember(self._cache, key, (rv, count, now, now - started > self.SLOW), 4096)
         return count
 
 

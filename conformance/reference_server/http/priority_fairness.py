@@ -51,6 +51,7 @@ from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT
                            WatchTracker, WorkEstimator)
 from ..flowcontrol.queueset import EXECUTING
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
+from ..memo import remember
 
 FLOW_SCHEMA_HEADER = istr("X-Kubernetes-PF-FlowSchema-UID")  # (istr: no case-folding per response)
 PRIORITY_LEVEL_HEADER = istr("X-Kubernetes-PF-PriorityLevel-UID")
@@ -215,9 +216,7 @@ class Classifier:
             fs_name, pl_name = fs["metadata"]["name"], (spec.get("priorityLevelConfiguration") or {}).get("name", "")
             found = Decision(fs["metadata"].get("uid", ""), self._pl_uids[fs_name], fs_name, pl_name, distinguisher,
                              attrs.verb == "watch", (pl_name, fs_name))
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[key] = found
+        remember(self._cache, key, found, _CACHE_LIMIT)
         return found
 
 
@@ -276,9 +275,7 @@ class PriorityAndFairness:
                                           design_list=self._design)
             except RequestInfoError:  # WithRequestInfo's 500, before the filter
                 info = False
-            if len(self._infos) >= _CACHE_LIMIT:
-                self._infos.clear()
-            self._infos[key] = info
+            remember(self._infos, key, info, _CACHE_LIMIT)
         return info
 
     def requester(self, request: web.Request) -> UserInfo | None:
@@ -292,9 +289,7 @@ class PriorityAndFairness:
         user = self._users.get(token)
         if user is None:
             user = self._authenticate_token(self.ctx, token) or _ANONYMOUS
-            if len(self._users) >= _CACHE_LIMIT:
-                self._users.clear()
-            self._users[token] = user
+            remember(self._users, token, user, _CACHE_LIMIT)
         return user
 
     def _decide(self, request: web.Request) -> tuple[Any, Any]:
@@ -312,9 +307,7 @@ class PriorityAndFairness:
         found = self._fast.get(key)
         if found is None:
             found = self._classify(request)
-            if len(self._fast) >= _CACHE_LIMIT:
-                self._fast.clear()
-            self._fast[key] = found
+            remember(self._fast, key, found, _CACHE_LIMIT)
         return found
 
     def _classify(self, request: web.Request) -> tuple[Any, Any]:

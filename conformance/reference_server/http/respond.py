@@ -12,6 +12,7 @@ from aiohttp import web
 from .. import apierrors as E
 from ..deviations import Deviations
 from . import hooks
+from ..memo import remember
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -39,9 +40,7 @@ def _negotiate(accept: str | None, transforms: tuple[str, ...], protobuf: bool =
     if hit is not None:
         return hit
     out = _negotiate_uncached(accept, transforms, protobuf)  # raises 406: not memoised
-    if len(_NEGOTIATED) >= _NEGOTIATED_MAX:  # bounded: a client varying its Accept header cannot grow it
-        _NEGOTIATED.clear()
-    _NEGOTIATED[key] = out
+    remember(_NEGOTIATED, key, out, _NEGOTIATED_MAX)  # bounded: a client varying its Accept header cannot grow it
     return out
 
 
@@ -100,9 +99,7 @@ def protobuf_ok(api_version: Any, kind: Any) -> bool:
     if found is None:
         encodable = hooks.wire_attr("protobuf", "encodable")
         found = bool(encodable and encodable(api_version, kind))
-        if len(_PROTOBUF_OK) >= _NEGOTIATED_MAX:
-            _PROTOBUF_OK.clear()
-        _PROTOBUF_OK[key] = found
+        remember(_PROTOBUF_OK, key, found, _NEGOTIATED_MAX)
     return found
 
 
@@ -156,9 +153,7 @@ def plain_json(accept: str | None, kind: str, protobuf: bool = False) -> bool:
             found = False
         else:
             found = media == JSON and not transform
-        if len(_PLAIN) >= _NEGOTIATED_MAX:
-            _PLAIN.clear()
-        _PLAIN[key] = found
+        remember(_PLAIN, key, found, _NEGOTIATED_MAX)
     return found
 
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from .. import apierrors as E
 from ..deviations import Deviations
 from ..registry import Registry
+from ..memo import remember
 
 PROFILES = ("kubernetes", "design")
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
@@ -58,9 +59,7 @@ class Router:
         if found is None:
             found = self._match(path)
             if not path.startswith("/apis/"):
-                if len(self._matched) >= _MATCHED_LIMIT:
-                    self._matched.clear()
-                self._matched[path] = found
+                remember(self._matched, path, found, _MATCHED_LIMIT)
         route, methods = found
         if route.target == "plain-404":
             return route

@@ -40,6 +40,7 @@ from ..apierrors import StatusError
 from .latency import SliDuration
 from .registry import STABLE, CodeCounterVec, CounterVec, GaugeVec, HistogramVec, LazyHistogramVec
 from .watch import STREAM_BYTES
+from ..memo import remember
 
 COMPONENT = "apiserver"
 REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")
@@ -162,9 +163,7 @@ class RequestMetrics:
         noted = self._labels.get(key)
         if noted is None:
             noted = self._compute(request, route)
-            if len(self._labels) >= _CACHE_LIMIT:
-                self._labels.clear()
-            self._labels[key] = noted
+            remember(self._labels, key, noted, _CACHE_LIMIT)
         if noted is False:
             return None
         if noted[1] is not None:

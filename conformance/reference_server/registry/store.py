@@ -25,6 +25,7 @@ from .propagation import FOREGROUND, ORPHAN, deletion_finalizers
 from .kinds import ResourceInfo
 from .selectors import make_predicate
 from .strategy import Strategy
+from ..memo import remember
 
 MAX_GENERATE_ATTEMPTS = 8
 DELETE_BATCH = 200  # delete_collection_async lets the event loop run after this many deletions
@@ -254,9 +255,7 @@ class GenericStore:
         if hit is not None and hit[0] is raw and hit[1] is render and hit[2] is self.deviations:
             return hit[3]
         out = render(self._finish(raw))
-        if len(memo) >= RENDER_MEMO_MAX:  # bounded: drop all (hot objects come back on their next read)
-            memo.clear()
-        memo[id(raw)] = (raw, render, self.deviations, out)
+        remember(memo, id(raw), (raw, render, self.deviations, out), RENDER_MEMO_MAX)  # (hot objects come back)
         return out
 
     def predicate(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
