@@ -119,7 +119,7 @@ class WatchReader:
         self.conn.request("GET", u.path + "?" + urllib.parse.urlencode(params), headers=headers or {})
         self.resp = self.conn.getresponse()
         self.status = self.resp.status
-        self.headers = dict(self.resp.getheaders())
+        self.headers = self.resp.headers  # case-insensitive, as every HTTP client reads them
         self.events: "queue.Queue[dict | None]" = queue.Queue()
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()

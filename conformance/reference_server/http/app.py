@@ -13,6 +13,7 @@ from aiohttp import HttpVersion11, web
 from .. import apierrors as E
 from . import aggregated, priority_fairness
 from . import params as P
+from .chain_headers import add_chain_headers
 from .context import ServerContext
 from .deadlines import Deadlines, requested_timeout
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
@@ -156,7 +157,8 @@ def build_app(ctx: ServerContext) -> App:
         await handlers.fresh.aclose()
 
     return App(compose(middlewares, dispatch),
-               on_prepare=(add_deprecation_warning, apf.set_headers),  # deprecated kinds (core/v1 Endpoints)
+               # the chain's Audit-Id/Cache-Control, deprecated kinds' warning (core/v1 Endpoints), APF's UIDs
+               on_prepare=(add_chain_headers, add_deprecation_warning, apf.set_headers),
                client_max_size=1024 ** 3, cleanup=(fresh_close, apf.close))
 
 

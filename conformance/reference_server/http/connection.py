@@ -13,6 +13,8 @@ from typing import Any
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from .chain_headers import BareResponse
+
 log = logging.getLogger("nsconform.reference_server.http")
 
 READ_HEADER_TIMEOUT = 32.0   # secure_serving.go: "just shy of requestTimeoutUpperBound"
@@ -71,7 +73,7 @@ class GuardedRequestHandler(RequestHandler):
             text = "500 Internal Server Error"
         if request.writer.output_size > 0:
             raise ConnectionError("response already started")
-        resp = web.Response(status=status, text=text, content_type="text/plain")
+        resp = BareResponse(status=status, text=text, content_type="text/plain")
         resp.force_close()
         return resp
 

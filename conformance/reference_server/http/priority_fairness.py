@@ -53,8 +53,10 @@ from ..flowcontrol.queueset import EXECUTING
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 from ..memo import remember
 
-FLOW_SCHEMA_HEADER = istr("X-Kubernetes-PF-FlowSchema-UID")  # (istr: no case-folding per response)
-PRIORITY_LEVEL_HEADER = istr("X-Kubernetes-PF-PriorityLevel-UID")
+# upstream sets `X-Kubernetes-PF-FlowSchema-UID`; Go's net/http writes it in canonical form (istr: no case-folding
+# per response)
+FLOW_SCHEMA_HEADER = istr("X-Kubernetes-Pf-Flowschema-Uid")
+PRIORITY_LEVEL_HEADER = istr("X-Kubernetes-Pf-Prioritylevel-Uid")
 LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})
 _SA_PREFIX = "system:serviceaccount:"
 _CACHE_LIMIT = 4096

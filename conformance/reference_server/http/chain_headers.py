@@ -1,0 +1,65 @@
+"""The headers every answer of kube-apiserver's handler chain carries, whatever served it (`DefaultBuildHandlerChain`
+in staging/src/k8s.io/apiserver/pkg/server/config.go):
+
+- `Audit-Id` (`filters/audit_init.go`, `WithAuditInit`, the outermost filter): the request's own `Audit-ID` header
+  echoed as is, else a new random UUID;
+- `Cache-Control: no-cache, private` (`filters/cachecontrol.go`, `WithCacheControl`) unless the handler set its own
+  (aggregated discovery's `public`, an OpenAPI document's `public, immutable`);
+- no `Server` header: Go's net/http names no server (aiohttp adds one before the prepare hooks run).
+
+Go writes header names in their canonical form (`textproto.CanonicalMIMEHeaderKey`), hence `Audit-Id`.
+A connection-level answer (a request the HTTP parser refused) never reaches the chain, so it gets none of these:
+http/connection.py answers it with a `BareResponse`.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from aiohttp import web
+from multidict import istr
+
+AUDIT_ID = istr("Audit-Id")
+CACHE_CONTROL = istr("Cache-Control")
+SERVER = istr("Server")
+NO_CACHE = "no-cache, private"
+
+_BATCH = 256
+_ids: list[str] = []
+
+
+def _refill() -> None:
+    """A batch of version-4 UUIDs (RFC 4122 text, as google/uuid's `uuid.New().String()`) from one read of the
+    system's random source: one `os.urandom` per request would cost more than the rest of this hook."""
+    raw = os.urandom(16 * _BATCH).hex()
+    for i in range(0, 32 * _BATCH, 32):
+        h = raw[i:i + 32]
+        _ids.append(f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:]}")
+
+
+def new_audit_id() -> str:
+    """A fresh random audit ID."""
+    if not _ids:
+        _refill()
+    return _ids.pop()
+
+
+class BareResponse(web.Response):
+    """An answer Go's `http.Server` writes itself, outside the handler chain (a malformed request's 400)."""
+
+
+def add_chain_headers(request: Any, response: Any) -> None:
+    """The prepare hook (http/app.py): `Audit-Id`, the default `Cache-Control`, and no `Server`."""
+    headers = response.headers
+    if type(response) is BareResponse:
+        if SERVER in headers:
+            del headers[SERVER]
+        return
+    if SERVER in headers:
+        del headers[SERVER]
+    if CACHE_CONTROL not in headers:
+        headers[CACHE_CONTROL] = NO_CACHE
+    headers[AUDIT_ID] = request.headers.get(AUDIT_ID) or new_audit_id()
+
+
+__all__ = ["AUDIT_ID", "BareResponse", "NO_CACHE", "add_chain_headers", "new_audit_id"]

@@ -1,0 +1,103 @@
+"""`http/chain_headers.py`: every answer of the handler chain carries `Audit-Id` (`WithAuditInit`) and
+`Cache-Control: no-cache, private` unless its handler set one (`WithCacheControl`), and no `Server` header (Go's
+net/http names none); a request the HTTP parser refused is answered outside the chain, without them."""
+from __future__ import annotations
+
+import re
+import socket
+from typing import Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.http.chain_headers import new_audit_id
+
+UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+TOKEN = "chain-headers-token"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RunningServer]:
+    srv = start_embedded(flavor="bare", token=TOKEN)
+    yield srv
+    srv.stop()
+
+
+def get(server: RunningServer, path: str, token: str | None = TOKEN, **headers: str) -> requests.Response:
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return requests.get(server.url + path, headers=headers, timeout=30)
+
+
+@pytest.mark.parametrize("path, token, code", [
+    ("/api/v1/namespaces/default", TOKEN, 200),      # an object
+    ("/api/v1/namespaces", TOKEN, 200),              # a list
+    ("/api/v1/namespaces/absent-ns", TOKEN, 404),    # a Status error
+    ("/api/v1/namespaces/default", "wrong", 401),    # refused by authentication
+    ("/version", TOKEN, 200),
+    ("/healthz", None, 200),
+    ("/no/such/path", TOKEN, 404),                   # the mux's plain 404
+    ("/metrics", TOKEN, 200),
+])
+def test_every_answer_of_the_chain_has_an_audit_id_and_no_cache(server, path, token, code):
+    resp = get(server, path, token)
+    assert resp.status_code == code
+    assert UUID4.match(resp.headers["Audit-Id"]), resp.headers
+    assert resp.headers["Cache-Control"] == "no-cache, private"
+    assert "Server" not in resp.headers
+
+
+def test_audit_ids_differ_per_request(server):
+    ids = {get(server, "/version").headers["Audit-Id"] for _ in range(5)}
+    assert len(ids) == 5
+
+
+def test_a_callers_audit_id_is_echoed_as_sent(server):
+    assert get(server, "/version", **{"Audit-ID": "my-trace 42"}).headers["Audit-Id"] == "my-trace 42"
+
+
+def test_a_handlers_own_cache_control_is_kept(server):
+    """Aggregated discovery's `ServeHTTPWithETag` sets `Cache-Control: public` (Set, after the filter's)."""
+    resp = get(server, "/api", Accept="application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+    assert resp.status_code == 200 and resp.headers["Cache-Control"] == "public"
+    assert UUID4.match(resp.headers["Audit-Id"])
+
+
+def test_a_watch_has_them_too(server):
+    with requests.get(server.url + "/api/v1/namespaces?watch=1&timeoutSeconds=1", stream=True, timeout=30,
+                      headers={"Authorization": f"Bearer {TOKEN}"}) as resp:
+        assert resp.status_code == 200
+        assert UUID4.match(resp.headers["Audit-Id"]) and "Server" not in resp.headers
+        assert resp.headers["Cache-Control"] == "no-cache, private"
+
+
+def _raw(server: RunningServer, data: bytes) -> bytes:
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(data)
+        out = b""
+        while chunk := conn.recv(65536):
+            out += chunk
+    return out
+
+
+def test_a_malformed_request_is_answered_outside_the_chain(server):
+    answer = _raw(server, b"GET /version HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n")
+    head = answer.split(b"\r\n\r\n", 1)[0].lower()
+    assert b" 400 " in head.split(b"\r\n", 1)[0]
+    assert b"audit-id" not in head and b"cache-control" not in head and b"server:" not in head
+
+
+def test_header_names_are_gos_canonical_form_on_the_wire(server):
+    auth = f"Authorization: Bearer {TOKEN}\r\n".encode()
+    answer = _raw(server, b"GET /api/v1/namespaces/default HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth
+                  + b"\r\n")
+    head = answer.split(b"\r\n\r\n", 1)[0]
+    assert b"\r\nAudit-Id: " in head and b"\r\nCache-Control: no-cache, private\r\n" in head
+    assert b"\r\nX-Kubernetes-Pf-Flowschema-Uid: " in head and b"\r\nX-Kubernetes-Pf-Prioritylevel-Uid: " in head
+
+
+def test_new_audit_ids_are_random_version_4_uuids():
+    ids = [new_audit_id() for _ in range(1000)]
+    assert len(set(ids)) == 1000 and all(UUID4.match(i) for i in ids)
