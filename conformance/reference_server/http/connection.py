@@ -14,6 +14,7 @@ from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
 from .chain_headers import BareResponse
+from .fastwrite import SUPPORTED, eligible, write_whole
 
 log = logging.getLogger("nsconform.reference_server.http")
 
@@ -59,6 +60,16 @@ class GuardedRequestHandler(RequestHandler):
     def connection_lost(self, exc: BaseException | None) -> None:
         self._disarm_header_timer()
         super().connection_lost(exc)
+
+    async def finish_response(self, request: Any, resp: Any, start_time: float | None) -> tuple[Any, bool]:
+        """aiohttp's, or, for an answer already in memory, one write of it all (http/fastwrite.py)."""
+        if SUPPORTED and eligible(self, request, resp) and hasattr(request, "run_prepare_hooks"):
+            request._finish()
+            reset = not await write_whole(self, request, resp)
+            if start_time is not None:
+                self.log_access(request, resp, start_time)
+            return resp, reset
+        return await super().finish_response(request, resp, start_time)
 
     def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:
