@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from . import syntax
 from .library import FUNCTIONS
-from .desugar import desugar
+from .desugar import EXACT, PLAIN, TIME, desugar
 
 # Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
 # `strings.quote`, `base64.encode`) or qualified type names (`net.IP`, `kubernetes.Quantity`,
@@ -38,6 +38,11 @@ TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "lis
 _TYPES = re.compile(r"(?<![\w.])type\s*\(|(?<![\w.])(?:net|kubernetes|google)\s*\.")
 # a conversion cel-rust would read otherwise than cel-go (libs/conversions.py): rewritten (desugar.py)
 _CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|string)\s*\(")
+# an expression that makes durations or timestamps: its `+` and `-` are cel-go's (desugar.py's TIME)
+_TIME = re.compile(r"(?<![\w.])(?:duration|timestamp)\s*\(")
+# cel-rust's refusals of an operation cel-go may compute or word otherwise: the expression runs again with cel-go's
+# arithmetic (desugar.py's EXACT)
+_RETRY = ("No such overload", "Unsupported operation", "Unexpected type", "Arithmetic overflow")
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
 _PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
                          re.S)
@@ -187,12 +192,20 @@ def error_text(message: str) -> str:
 class Program:
     """A compiled expression and the library functions it calls."""
 
-    __slots__ = ("expression", "_program", "_functions", "_depth", "_operators")
+    __slots__ = ("expression", "_program", "_functions", "_depth", "_operators", "_exact")
 
-    def __init__(self, expression: str, program: Any, functions: dict[str, Any]):
+    def __init__(self, expression: str, program: Any, functions: dict[str, Any], exact: bool = False):
         self.expression, self._program, self._functions = expression, program, functions
         self._depth = _macro_depth(expression)
         self._operators = max(1, len(_OPERATORS.findall(_LITERALS.sub("''", expression))))
+        # the program with cel-go's arithmetic (desugar.py's EXACT), made on first need; False: none (this is it,
+        # or it does not compile)
+        self._exact: Program | bool | None = False if exact else None
+
+    def _exact_program(self) -> Program | None:
+        if self._exact is None:
+            self._exact = _exact_program(self.expression) or False
+        return self._exact or None
 
     def evaluate(self, activation: dict[str, Any]) -> Any:
         if self._depth and self._operators * _largest(activation) ** self._depth > COST_BUDGET:
@@ -206,7 +219,11 @@ class Program:
         except IndexError as exc:
             raise EvalError(str(exc)) from None
         except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
-            raise EvalError(error_text(str(exc))) from None
+            message = str(exc)
+            exact = self._exact_program() if message.startswith(_RETRY) else None
+            if exact is not None:
+                return exact.evaluate(activation)
+            raise EvalError(error_text(message)) from None
         except BaseException as exc:  # a panic in cel-rust: an evaluation error, not an escape
             if not _is_panic(exc):
                 raise
@@ -299,9 +316,11 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
     refused = _too_large(expression)
     if refused:
         return refused
-    # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py)
-    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression)
-              or _CONVERSIONS.search(expression) else None) or expression
+    # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py), as are
+    # conversions, negations and, in an expression that makes durations or timestamps, `+` and `-`
+    level = TIME if _TIME.search(expression) else PLAIN
+    source = (desugar(expression, level) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression)
+              or _CONVERSIONS.search(expression) or "-" in expression else None) or expression
     try:
         program = _native_compile(source)
     except ValueError as exc:
@@ -343,6 +362,25 @@ def _checked(expression: str, declared: frozenset[str]) -> Program | str:
         if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS or name in TYPE_NAMES:
             continue
         return _undeclared(expression, name)
-    # a qualified function (`sets.contains`, `ip.isCanonical`) is a call of `contains` on the variable `sets`
+    return Program(expression, program, _library(variables, functions))
+
+
+def _library(variables: Iterable[str], functions: Iterable[str]) -> dict[str, Any]:
+    """The library functions a program calls: a qualified function (`sets.contains`, `ip.isCanonical`) is a call
+    of `contains` on the variable `sets`."""
+    functions = tuple(functions)
     names = set(functions) | {f"{ns}.{f}" for ns in variables for f in functions}
-    return Program(expression, program, {f: FUNCTIONS[f] for f in names if f in FUNCTIONS})
+    return {f: FUNCTIONS[f] for f in names if f in FUNCTIONS}
+
+
+def _exact_program(expression: str) -> Program | None:
+    """`expression` with cel-go's arithmetic throughout (desugar.py's EXACT), None when that rewrite is the program
+    already run or cel-rust refuses it (its nesting limit)."""
+    source = desugar(expression, EXACT)
+    if source is None:
+        return None
+    try:
+        program = _native_compile(source)
+    except ValueError:
+        return None
+    return Program(expression, program, _library(program.variables(), program.functions()), exact=True)
