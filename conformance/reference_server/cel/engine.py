@@ -7,6 +7,9 @@ compiles and evaluates in tens of microseconds (cel-python 0.5: about a millisec
 values but does not parse their syntax nor run two-variable comprehensions (`desugar.py` rewrites both) and has no
 cel-go extension libraries; `library.py` adds the Kubernetes functions. Syntax is judged first by cel-go's own
 parser (`syntax.py`: its ANTLR grammar and messages); cel-rust's words are left only for what it alone refuses.
+Its arithmetic is cel-go's where it differs (`libs/arith.py`): negations, conversions and, where an expression makes
+durations, `+`/`-` are rewritten when it compiles; an operation cel-rust refuses (`_RETRY`) runs the expression
+again with all of cel-go's (`Program._exact_program`), so the common path keeps cel-rust's own operators.
 
 The package's `__init__` imports its command-line interface (typer, rich: ~0.3 s); only the native module is
 loaded here (`cel.cel`), registered under its own name so a later `import cel` reuses it."""
