@@ -139,9 +139,11 @@ _DUR, _TS = "type(duration('0s'))", "type(timestamp('1970-01-01T00:00:00Z'))"
 _EXACT_TEXT = f"(type({{v}}) == {_DUR} || type({{v}}) == {_TS} ? string({{v}}) : '')"
 # the conversions whose argument may be a duration or timestamp cel-go converts
 _TIME_CONVERSIONS = frozenset({"int", "string", "duration", "timestamp"})
-# qualified names cel-go resolves as functions or types (engine._NAMESPACES): never a field selection
-_NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format", "net", "kubernetes",
-                         "google"})
+# Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
+# `strings.quote`, `base64.encode`) or qualified type names (`net.IP`, `kubernetes.Quantity`,
+# `google.protobuf.Timestamp`): never a field selection (and, to the engine, never an undeclared variable)
+NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format", "net", "kubernetes",
+                        "google"})
 
 
 def _negation(node: Node) -> bool:
@@ -168,7 +170,7 @@ def _field_selection(node: Node) -> bool:
     root = node.target
     while root is not None and root.kind == "select":
         root = root.target
-    return not (root is not None and root.kind == "ident" and root.value in _NAMESPACES
+    return not (root is not None and root.kind == "ident" and root.value in NAMESPACES
                 and qualified_name(node) is not None)
 
 

@@ -26,13 +26,11 @@ from typing import Any, Iterable
 
 from . import syntax
 from .library import FUNCTIONS
-from .desugar import EXACT, PLAIN, TIME, desugar
+from .desugar import EXACT, NAMESPACES, PLAIN, TIME, desugar
 
-# Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
-# `strings.quote`, `base64.encode`) or qualified type names (`net.IP`, `kubernetes.Quantity`,
-# `google.protobuf.Timestamp`) parse here as variable references: never "undeclared" (the checker judges them).
-_NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format", "net", "kubernetes",
-                         "google"})
+# qualified function and type names (`math.greatest`, `net.IP`) parse here as variable references: never
+# "undeclared" (the checker judges them)
+_NAMESPACES = NAMESPACES
 # the type identifiers (`type(x) == int`): declared in every cel-go environment
 TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn",
                         "optional_type"})
