@@ -136,7 +136,10 @@ def _conversion(node: Node) -> bool:
 
 PLAIN, TIME, EXACT = 0, 1, 2  # how much of cel-go's arithmetic the rewrite takes over (module docstring)
 _DUR, _TS = "type(duration('0s'))", "type(timestamp('1970-01-01T00:00:00Z'))"
-_EXACT_TEXT = f"(type({{v}}) == {_DUR} || type({{v}}) == {_TS} ? string({{v}}) : '')"
+# cel-rust's exact text of a duration (its `string()` rounds past 2^62 ns: whole seconds, then the rest's) or of a
+# timestamp, read by libs/arith.py; '' for any other value
+_DURATION_TEXT = "string({v}.getSeconds()) + ' ' + string({v} - duration(string({v}.getSeconds()) + 's'))"
+_EXACT_TEXT = (f"(type({{v}}) == {_DUR} ? {_DURATION_TEXT} : type({{v}}) == {_TS} ? string({{v}}) : '')")
 # the conversions whose argument may be a duration or timestamp cel-go converts
 _TIME_CONVERSIONS = frozenset({"int", "string", "duration", "timestamp"})
 # Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
@@ -258,7 +261,8 @@ class _Emitter:
                 operand, negations = operand.args[0], negations + 1  # cel-go's parser drops `--`
             if negations % 2 == 0:
                 return self(operand)
-            return _bind(self(operand), f"type(__ea) == {_DUR} ? duration(__neg_duration(string(__ea))) : "
+            exact = _DURATION_TEXT.format(v="__ea")
+            return _bind(self(operand), f"type(__ea) == {_DUR} ? duration(__neg_duration({exact})) : "
                                         "type(__ea) == int ? __neg_int(__ea) : -__ea")
         if node.kind == "select":
             assert node.target is not None

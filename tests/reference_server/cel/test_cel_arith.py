@@ -54,7 +54,8 @@ def test_durations_and_timestamps_keep_nanoseconds_through_the_conversions(expre
 
 def test_a_variables_duration_keeps_its_nanoseconds() -> None:
     assert run("string(duration(s))", s="1s1ns") == "1.000000001s"
-    assert run("int(duration(s + 'ns'))", s="7") == 7
+    for nanos in (7, -7, 5575806193180437216, -7048155917072976835, MAX_INT, MIN_INT + 1):  # cel-rust's string()
+        assert run("int(duration(s + 'ns'))", s=str(nanos)) == nanos                    # rounds past 2^62 ns
 
 
 @pytest.mark.parametrize("expression, want", [
@@ -161,6 +162,8 @@ def test_the_common_path_keeps_cel_rusts_operators() -> None:
     ("0s", 0), ("1ns", 1), ("1.5µs", 1500), ("1.000000001s", 1000000001), ("2562047h47m16.854775807s", MAX_INT),
     ("-5124095h34m33.709551615s", -1),  # cel-rust prints a negative duration's two's complement
     ("-5124095h34m32.709551616s", -1_000_000_000),
+    ("5575806193 180.437216ms", 5575806193180437216),  # desugar.py's: whole seconds, then the rest
+    ("-5575806193 -5124095h34m33.5291144s", -5575806193180437216),
 ])
 def test_cel_rusts_duration_text_reads_exactly(text: str, nanos: int) -> None:
     assert arith.exact_nanos(text) == nanos

@@ -4,10 +4,11 @@
 cel-rust holds durations and timestamps with nanoseconds (chrono) but hands them to Python as `timedelta` and
 `datetime`, which keep microseconds; and a chrono duration reaches far past int64 nanoseconds, where cel-go's
 `time.Duration` stops with `integer overflow`. So desugar.py gives these functions a duration or timestamp together
-with cel-rust's own `string()` of it (its exact text), and reads their answer back through cel-rust's `duration()`
+with cel-rust's own text of it (exact: `string()` of its whole seconds and of the rest), and reads their answer back through cel-rust's `duration()`
 and `timestamp()` (`rust_duration`, `timestamp_text`), both exact:
 - `exact_nanos` / `exact_time` read cel-rust's texts: a duration in Go's `Duration.String()` layout (cel-rust prints
-  a negative one as `-` and the two's complement of its nanoseconds), a timestamp in RFC 3339 with its offset;
+  a negative one as `-` and the two's complement of its nanoseconds, and rounds past 2^62 ns: so its whole seconds
+  come first), a timestamp in RFC 3339 with its offset;
 - `time_arith`, `neg_duration`: `+`/`-` of durations and timestamps with cel-go's checks (`integer overflow` past
   int64 nanoseconds, `timestamp overflow` outside years 1 to 9999, `no such overload` for other pairs);
 - `neg_int`: `-(<min int>)` is `integer overflow` (cel-rust wraps);
@@ -47,7 +48,11 @@ def _int64(n: int) -> int:
 
 
 def exact_nanos(text: str) -> int:
-    """A duration's nanoseconds from cel-rust's `string()` of it."""
+    """A duration's nanoseconds from cel-rust's `string()` of it, exact below 2^62 ns; or from `<seconds> <the
+    rest's string()>` (desugar.py), exact throughout."""
+    seconds, _, rest = text.rpartition(" ")
+    if seconds:
+        return int(seconds) * _SECOND + exact_nanos(rest)
     m = _RUST_DURATION.fullmatch(text)
     if not m or text in ("", "-"):
         raise LibraryError(f"cannot read the duration {text!r}")
