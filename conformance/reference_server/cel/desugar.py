@@ -31,8 +31,9 @@ cel-rust's own operators:
 - always: `-e` (not a literal) -> an int's negation checked, a duration's exact; a conversion of a duration or
   timestamp (`int`, `string`, `duration`, `timestamp`) reads cel-rust's exact text of it, not Python's
   microseconds;
-- `TIME` (the expression calls `duration` or `timestamp`): `a + b`, `a - b` of durations and timestamps computed
-  exactly, with cel-go's overflow checks;
+- `TIME` (the expression calls `duration` or `timestamp`, or its inputs hold durations: a CRD's `duration` and
+  `date-time` fields): `a + b`, `a - b` of durations and timestamps computed exactly, with cel-go's overflow
+  checks;
 - `EXACT` (the program the engine runs again after cel-rust refused an operation: `no such overload`, an
   overflow, an index's type): also `a * b` of uints, `l[d]` of a double, `v.f` and `has(v.f)` of a value that is
   not a map, as cel-go reads them."""

@@ -307,9 +307,10 @@ def _is_panic(exc: BaseException) -> bool:
     return type(exc).__name__ == "PanicException"
 
 
-def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:
-    """cel-rust's program of `expression` (rewritten by desugar.py where needed), its free variables and
-    functions, and the source it compiled; or the issues text."""
+def _compiled(expression: str, durations: bool = False) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:
+    """cel-rust's program of `expression` (rewritten by desugar.py where needed; `durations`: its inputs may hold
+    durations or timestamps), its free variables and functions, and the source it compiled; or the issues
+    text."""
     if len(expression) <= MAX_CODE_POINTS:
         issues = _syntax_issues(expression)
         if issues:
@@ -319,9 +320,10 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
         return refused
     # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py), as are
     # conversions, negations and, in an expression that makes durations or timestamps, `+` and `-`
-    level = TIME if _TIME.search(expression) else PLAIN
-    source = (desugar(expression, level) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression)
-              or _CONVERSIONS.search(expression) or "-" in expression else None) or expression
+    level = TIME if durations or _TIME.search(expression) else PLAIN
+    source = (desugar(expression, level) if level == TIME or _TWO_VAR_CALL.search(expression)
+              or _TYPES.search(expression) or _CONVERSIONS.search(expression) or "-" in expression else None) \
+        or expression
     try:
         program = _native_compile(source)
     except ValueError as exc:
@@ -343,17 +345,19 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
     return program, tuple(program.variables()), tuple(program.functions()), source
 
 
-def compile_expression(expression: str, declared: Iterable[str]) -> Program:
-    """Parse `expression`; refuse a free variable that is not `declared` (cel-go's `undeclared reference`)."""
-    out = _checked(expression, frozenset(declared))
+def compile_expression(expression: str, declared: Iterable[str], durations: bool = False) -> Program:
+    """Parse `expression`; refuse a free variable that is not `declared` (cel-go's `undeclared reference`).
+    `durations`: the inputs may hold durations or timestamps (a CRD's `duration`/`date-time` fields), so `+` and
+    `-` check them as cel-go does even where the expression makes none."""
+    out = _checked(expression, frozenset(declared), durations)
     if isinstance(out, str):
         raise CompileError(out)
     return out
 
 
 @lru_cache(maxsize=4096)
-def _checked(expression: str, declared: frozenset[str]) -> Program | str:
-    out = _compiled(expression)
+def _checked(expression: str, declared: frozenset[str], durations: bool = False) -> Program | str:
+    out = _compiled(expression, durations)
     if isinstance(out, str):
         return out
     program, variables, functions, source = out

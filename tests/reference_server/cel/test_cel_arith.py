@@ -186,3 +186,14 @@ def test_a_crd_rule_sees_cel_gos_arithmetic(srv):  # noqa: F811
                        "duration(self.window) + duration('2562047h') > duration('0s')")
     message, _ = refused(requests.post(coll, json=gadget("g1", {"window": "1s1ns"})))
     assert message == 'spec: Invalid value: "object": 1.000000001s'
+
+
+def test_a_crd_rule_over_duration_fields_checks_their_sum(srv):  # noqa: F811
+    """`format: duration` fields are durations to a rule (no `duration()` in it): their sum past int64
+    nanoseconds is cel-go's `integer overflow`."""
+    coll = served(srv, spec_schema({"a": {"type": "string", "format": "duration", "maxLength": 32},
+                                    "b": {"type": "string", "format": "duration", "maxLength": 32}},
+                                   [{"rule": "self.a + self.b != self.a"}]))
+    message, _ = refused(requests.post(coll, json=gadget("g1", {"a": "2562047h", "b": "2562047h"})))
+    assert message == 'spec: Invalid value: "object": integer overflow evaluating rule: self.a + self.b != self.a'
+    assert requests.post(coll, json=gadget("g1", {"a": "1h", "b": "1s"})).status_code == 201
