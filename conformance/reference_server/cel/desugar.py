@@ -44,8 +44,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..godur import DurationError, parse_duration
-from .libs.conversions import REPLACED, WRAPPED, go_duration, go_timestamp
 from .libs import arith
+from .libs.conversions import REPLACED, WRAPPED, go_duration, go_timestamp
 from .libs.values import TYPE_KEY, LibraryError, type_name
 from .parser import Node, ParseError, children, parse, qualified_name
 from .types import TYPE_IDENTS

@@ -4,8 +4,8 @@
 cel-rust holds durations and timestamps with nanoseconds (chrono) but hands them to Python as `timedelta` and
 `datetime`, which keep microseconds; and a chrono duration reaches far past int64 nanoseconds, where cel-go's
 `time.Duration` stops with `integer overflow`. So desugar.py gives these functions a duration or timestamp together
-with cel-rust's own text of it (exact: `string()` of its whole seconds and of the rest), and reads their answer back through cel-rust's `duration()`
-and `timestamp()` (`rust_duration`, `timestamp_text`), both exact:
+with cel-rust's own text of it (exact: `string()` of its whole seconds and of the rest), and reads their answer
+back through cel-rust's `duration()` and `timestamp()` (`rust_duration`, `timestamp_text`), both exact:
 - `exact_nanos` / `exact_time` read cel-rust's texts: a duration in Go's `Duration.String()` layout (cel-rust prints
   a negative one as `-` and the two's complement of its nanoseconds, and rounds past 2^62 ns: so its whole seconds
   come first), a timestamp in RFC 3339 with its offset;
