@@ -23,7 +23,20 @@ Types as values (cel-go's `type(x)`, the type identifiers, the library types' na
 `cel.Types`): the library values are maps to cel-rust, so an expression that calls `type` or names a library type
 has its types rewritten to tagged maps, equal when the types are: `type(e)` -> `__type(e, type(e))` (the value's
 library type, else cel-rust's own answer, whose names are cel-go's), `int`, `net.IP`, ... -> `{'@cel.type':
-'type', 'name': 'net.IP'}`."""
+'type', 'name': 'net.IP'}`.
+
+cel-go's arithmetic where cel-rust's differs (libs/arith.py), each operand bound once by a one-element `map`
+(`[e].map(__ea, ...)[0]`: cel-rust has no `cel.bind`) and tested by its runtime type, so the other types keep
+cel-rust's own operators:
+- always: `-e` (not a literal) -> an int's negation checked, a duration's exact; a conversion of a duration or
+  timestamp (`int`, `string`, `duration`, `timestamp`) reads cel-rust's exact text of it, not Python's
+  microseconds;
+- `TIME` (the expression calls `duration` or `timestamp`, or its inputs hold durations: a CRD's `duration` and
+  `date-time` fields): `a + b`, `a - b` of durations and timestamps computed exactly, with cel-go's overflow
+  checks;
+- `EXACT` (the program the engine runs again after cel-rust refused an operation: `no such overload`, an
+  overflow, an index's type): also `a * b` of uints, `l[d]` of a double, `v.f` and `has(v.f)` of a value that is
+  not a map, as cel-go reads them."""
 from __future__ import annotations
 
 import re
@@ -31,6 +44,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..godur import DurationError, parse_duration
+from .libs import arith
 from .libs.conversions import REPLACED, WRAPPED, go_duration, go_timestamp
 from .libs.values import TYPE_KEY, LibraryError, type_name
 from .parser import Node, ParseError, children, parse, qualified_name
@@ -121,32 +135,82 @@ def _conversion(node: Node) -> bool:
     return kind != node.value
 
 
-def _needs_rewrite(node: Node | None, types: bool = False) -> bool:
+PLAIN, TIME, EXACT = 0, 1, 2  # how much of cel-go's arithmetic the rewrite takes over (module docstring)
+_DUR, _TS = "type(duration('0s'))", "type(timestamp('1970-01-01T00:00:00Z'))"
+# cel-rust's exact text of a duration (its `string()` rounds past 2^62 ns: whole seconds, then the rest's) or of a
+# timestamp, read by libs/arith.py; '' for any other value
+_DURATION_TEXT = "string({v}.getSeconds()) + ' ' + string({v} - duration(string({v}.getSeconds()) + 's'))"
+_EXACT_TEXT = (f"(type({{v}}) == {_DUR} ? {_DURATION_TEXT} : type({{v}}) == {_TS} ? string({{v}}) : '')")
+# the conversions whose argument may be a duration or timestamp cel-go converts
+_TIME_CONVERSIONS = frozenset({"int", "string", "duration", "timestamp"})
+# Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
+# `strings.quote`, `base64.encode`) or qualified type names (`net.IP`, `kubernetes.Quantity`,
+# `google.protobuf.Timestamp`): never a field selection (and, to the engine, never an undeclared variable)
+NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format", "net", "kubernetes",
+                        "google"})
+
+
+def _negation(node: Node) -> bool:
+    return node.kind == "unary" and node.value == "-_"
+
+
+def _arith(node: Node, level: int) -> bool:
+    """Whether `node` is an operation this level rewrites (beyond conversions)."""
+    if _negation(node):
+        return True
+    if level >= TIME and node.kind == "binary" and node.value in ("_+_", "_-_"):
+        return True
+    if level < EXACT:
+        return False
+    if node.kind == "binary" and node.value == "_*_":
+        return True
+    if node.kind in ("index", "select") and not node.optional and not _optional_chain(node.target):
+        return node.kind == "index" or _field_selection(node)
+    return False
+
+
+def _field_selection(node: Node) -> bool:
+    """A selection of a field, not a qualified function or type name (`math.greatest`, `net.IP`)."""
+    root = node.target
+    while root is not None and root.kind == "select":
+        root = root.target
+    return not (root is not None and root.kind == "ident" and root.value in NAMESPACES
+                and qualified_name(node) is not None)
+
+
+def _needs_rewrite(node: Node | None, types: bool = False, level: int = PLAIN) -> bool:
     if node is None:
         return False
-    if _conversion(node):
+    if _conversion(node) or _arith(node, level):
         return True
     if node.optional or node.opt_elems or any(opt for _, _, opt in node.entries) or _two_var(node):
         return True
     if types and (_type_call(node) or _type_named(node)):
         return True
-    return any(_needs_rewrite(n, types) for n in children(node))
+    return any(_needs_rewrite(n, types, level) for n in children(node))
+
+
+def _bind(value: str, body: str, name: str = "__ea") -> str:
+    """`body` with `name` bound to `value`, evaluated once."""
+    return f"[{value}].map({name}, {body})[0]"
 
 
 class _Emitter:
     def __init__(self, src: str, subst: dict[str, str] | None = None, types: bool = False,
-                 bound: frozenset[str] = frozenset()):
-        self.src, self.subst, self.types, self.bound = src, subst or {}, types, bound
+                 bound: frozenset[str] = frozenset(), level: int = PLAIN):
+        self.src, self.subst, self.types, self.bound, self.level = src, subst or {}, types, bound, level
 
     def inner(self, *bound: str, extra: dict[str, str] | None = None) -> _Emitter:
         """The emitter for a body where `bound` names are a macro's own (they shadow a substitution, and a type
         name)."""
         subst = {k: v for k, v in self.subst.items() if k not in bound}
-        return _Emitter(self.src, {**subst, **(extra or {})}, self.types, self.bound | set(bound))
+        return _Emitter(self.src, {**subst, **(extra or {})}, self.types, self.bound | set(bound), self.level)
 
     def __call__(self, node: Node) -> str:
-        if not self.subst and not _needs_rewrite(node, self.types):
+        if not self.subst and not _needs_rewrite(node, self.types, self.level):
             return self.src[node.start:node.end]
+        if _arith(node, self.level):
+            return self.arith(node)
         kind = node.kind
         named = _type_named(node) if self.types else None
         if named is not None and named.split(".")[0] not in self.bound and named not in self.subst:
@@ -190,13 +254,52 @@ class _Emitter:
             pos = child.end
         return "".join(out) + self.src[pos:node.end]
 
+    def arith(self, node: Node) -> str:
+        """cel-go's arithmetic for an operation cel-rust computes otherwise (libs/arith.py)."""
+        if _negation(node):
+            operand, negations = node.args[0], 1
+            while _negation(operand) and self.src[node.start:operand.start].strip("- \t\r\n") == "":
+                operand, negations = operand.args[0], negations + 1  # cel-go's parser drops `--`
+            if negations % 2 == 0:
+                return self(operand)
+            exact = _DURATION_TEXT.format(v="__ea")
+            return _bind(self(operand), f"type(__ea) == {_DUR} ? duration(__neg_duration({exact})) : "
+                                        "type(__ea) == int ? __neg_int(__ea) : -__ea")
+        if node.kind == "select":
+            assert node.target is not None
+            field = node.value if re.fullmatch(r"[A-Za-z_]\w*", node.value) else None
+            select = f"__ea.{field}" if field else f"__ea[{node.value!r}]"
+            return _bind(self(node.target), f"type(__ea) == map ? {select} : __no_field(__ea, {node.value!r})")
+        left, right = (self(a) for a in ([node.target, node.args[0]] if node.kind == "index" else node.args))
+        if node.kind == "index":
+            body = "type(__eb) == double && type(__ea) == list ? __ea[__list_index(__eb)] : __ea[__eb]"
+        elif node.value == "_*_":
+            body = "type(__ea) == uint && type(__eb) == uint ? uint(__umul(__ea, __eb)) : __ea * __eb"
+        else:
+            op = node.value[1]
+            texts = ", ".join(f"__e{v}, " + _EXACT_TEXT.format(v=f"__e{v}") for v in "ab")
+            call = f"__time_arith('{op}', {texts})"
+            body = (f"type(__ea) == {_DUR} || type(__ea) == {_TS} || type(__eb) == {_DUR} || type(__eb) == {_TS}"
+                    f" ? ((type(__ea) == {_TS}) != (type(__eb) == {_TS}) ? timestamp({call}) : duration({call}))"
+                    f" : __ea {op} __eb")
+        return _bind(left, _bind(right, body, "__eb"))
+
     def call(self, node: Node) -> str:
         name, target, args = node.value, node.target, node.args
         if _two_var(node):
             return self.two_var(node)
+        if self.level >= EXACT and target is None and name == "has" and len(args) == 1 \
+                and args[0].kind == "select" and not _optional_chain(args[0]) and args[0].target is not None:
+            field = args[0].value
+            test = f"has(__ea.{field})" if re.fullmatch(r"[A-Za-z_]\w*", field) else f"{field!r} in __ea"
+            return _bind(self(args[0].target), f"type(__ea) == map ? {test} : __has_field(__ea, {field!r})")
         if _conversion(node):
             if name in ("duration", "timestamp") and args[0].kind == "lit" and args[0].value[0] == "string":
                 return f"{name}({_literal_form(node)!r})"
+            if name in _TIME_CONVERSIONS and args[0].kind != "lit":  # a duration or timestamp read exactly
+                inner = _bind(self(args[0]), f"{REPLACED.get(name) or WRAPPED[name]}(__ea, "
+                                             f"{_EXACT_TEXT.format(v='__ea')})")
+                return inner if name in REPLACED else f"{name}({inner})"
             if name in REPLACED:
                 return f"{REPLACED[name]}({self(args[0])})"
             return f"{name}({WRAPPED[name]}({self(args[0])}))"
@@ -237,12 +340,13 @@ class _Emitter:
         return f"__merge({keys}.map({first}, {rest[-1]}))"
 
 
-def desugar(expression: str) -> str | None:
-    """`expression` rewritten for cel-rust, or None when it needs no rewrite or our parser cannot read it."""
+def desugar(expression: str, level: int = PLAIN) -> str | None:
+    """`expression` rewritten for cel-rust (with `level` of cel-go's arithmetic), or None when it needs no rewrite
+    or our parser cannot read it."""
     try:
         tree = parse(expression)
         types = _asks_types(tree)
-        return _Emitter(expression, types=types)(tree) if _needs_rewrite(tree, types) else None
+        return _Emitter(expression, types=types, level=level)(tree) if _needs_rewrite(tree, types, level) else None
     except (ParseError, RecursionError):
         return None
 
@@ -356,5 +460,5 @@ def type_of(value: Any, builtin: str) -> dict[str, Any]:
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "__type": type_of, "__opt_select": opt_select, "__opt_has": opt_has, "__opt_index": opt_index, "__opt_list": opt_list, "__opt_map": opt_map,
-    "__keys": keys, "__at": at, "__pairs": pairs, "__merge": merge,
+    "__keys": keys, "__at": at, "__pairs": pairs, "__merge": merge, **arith.FUNCTIONS,
 }

@@ -7,6 +7,9 @@ compiles and evaluates in tens of microseconds (cel-python 0.5: about a millisec
 values but does not parse their syntax nor run two-variable comprehensions (`desugar.py` rewrites both) and has no
 cel-go extension libraries; `library.py` adds the Kubernetes functions. Syntax is judged first by cel-go's own
 parser (`syntax.py`: its ANTLR grammar and messages); cel-rust's words are left only for what it alone refuses.
+Its arithmetic is cel-go's where it differs (`libs/arith.py`): negations, conversions and, where an expression makes
+durations, `+`/`-` are rewritten when it compiles; an operation cel-rust refuses (`_RETRY`) runs the expression
+again with all of cel-go's (`Program._exact_program`), so the common path keeps cel-rust's own operators.
 
 The package's `__init__` imports its command-line interface (typer, rich: ~0.3 s); only the native module is
 loaded here (`cel.cel`), registered under its own name so a later `import cel` reuses it."""
@@ -23,13 +26,11 @@ from typing import Any, Iterable
 
 from . import syntax
 from .library import FUNCTIONS
-from .desugar import desugar
+from .desugar import EXACT, NAMESPACES, PLAIN, TIME, desugar
 
-# Names cel-go resolves as qualified functions (`math.greatest`, `sets.contains`, `cel.bind`, `optional.of`,
-# `strings.quote`, `base64.encode`) or qualified type names (`net.IP`, `kubernetes.Quantity`,
-# `google.protobuf.Timestamp`) parse here as variable references: never "undeclared" (the checker judges them).
-_NAMESPACES = frozenset({"math", "sets", "cel", "optional", "strings", "base64", "format", "net", "kubernetes",
-                         "google"})
+# qualified function and type names (`math.greatest`, `net.IP`) parse here as variable references: never
+# "undeclared" (the checker judges them)
+_NAMESPACES = NAMESPACES
 # the type identifiers (`type(x) == int`): declared in every cel-go environment
 TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn",
                         "optional_type"})
@@ -38,6 +39,11 @@ TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "lis
 _TYPES = re.compile(r"(?<![\w.])type\s*\(|(?<![\w.])(?:net|kubernetes|google)\s*\.")
 # a conversion cel-rust would read otherwise than cel-go (libs/conversions.py): rewritten (desugar.py)
 _CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|string)\s*\(")
+# an expression that makes durations or timestamps: its `+` and `-` are cel-go's (desugar.py's TIME)
+_TIME = re.compile(r"(?<![\w.])(?:duration|timestamp)\s*\(")
+# cel-rust's refusals of an operation cel-go may compute or word otherwise: the expression runs again with cel-go's
+# arithmetic (desugar.py's EXACT)
+_RETRY = ("No such overload", "Unsupported operation", "Unexpected type", "Arithmetic overflow")
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
 _PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
                          re.S)
@@ -187,12 +193,20 @@ def error_text(message: str) -> str:
 class Program:
     """A compiled expression and the library functions it calls."""
 
-    __slots__ = ("expression", "_program", "_functions", "_depth", "_operators")
+    __slots__ = ("expression", "_program", "_functions", "_depth", "_operators", "_exact")
 
-    def __init__(self, expression: str, program: Any, functions: dict[str, Any]):
+    def __init__(self, expression: str, program: Any, functions: dict[str, Any], exact: bool = False):
         self.expression, self._program, self._functions = expression, program, functions
         self._depth = _macro_depth(expression)
         self._operators = max(1, len(_OPERATORS.findall(_LITERALS.sub("''", expression))))
+        # the program with cel-go's arithmetic (desugar.py's EXACT), made on first need; False: none (this is it,
+        # or it does not compile)
+        self._exact: Program | bool | None = False if exact else None
+
+    def _exact_program(self) -> Program | None:
+        if self._exact is None:
+            self._exact = _exact_program(self.expression) or False
+        return self._exact or None
 
     def evaluate(self, activation: dict[str, Any]) -> Any:
         if self._depth and self._operators * _largest(activation) ** self._depth > COST_BUDGET:
@@ -206,7 +220,11 @@ class Program:
         except IndexError as exc:
             raise EvalError(str(exc)) from None
         except (TypeError, ValueError, RuntimeError, OverflowError) as exc:
-            raise EvalError(error_text(str(exc))) from None
+            message = str(exc)
+            exact = self._exact_program() if message.startswith(_RETRY) else None
+            if exact is not None:
+                return exact.evaluate(activation)
+            raise EvalError(error_text(message)) from None
         except BaseException as exc:  # a panic in cel-rust: an evaluation error, not an escape
             if not _is_panic(exc):
                 raise
@@ -289,9 +307,10 @@ def _is_panic(exc: BaseException) -> bool:
     return type(exc).__name__ == "PanicException"
 
 
-def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:
-    """cel-rust's program of `expression` (rewritten by desugar.py where needed), its free variables and
-    functions, and the source it compiled; or the issues text."""
+def _compiled(expression: str, durations: bool = False) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:
+    """cel-rust's program of `expression` (rewritten by desugar.py where needed; `durations`: its inputs may hold
+    durations or timestamps), its free variables and functions, and the source it compiled; or the issues
+    text."""
     if len(expression) <= MAX_CODE_POINTS:
         issues = _syntax_issues(expression)
         if issues:
@@ -299,9 +318,12 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
     refused = _too_large(expression)
     if refused:
         return refused
-    # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py)
-    source = (desugar(expression) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression)
-              or _CONVERSIONS.search(expression) else None) or expression
+    # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py), as are
+    # conversions, negations and, in an expression that makes durations or timestamps, `+` and `-`
+    level = TIME if durations or _TIME.search(expression) else PLAIN
+    source = (desugar(expression, level) if level == TIME or _TWO_VAR_CALL.search(expression)
+              or _TYPES.search(expression) or _CONVERSIONS.search(expression) or "-" in expression else None) \
+        or expression
     try:
         program = _native_compile(source)
     except ValueError as exc:
@@ -323,17 +345,19 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
     return program, tuple(program.variables()), tuple(program.functions()), source
 
 
-def compile_expression(expression: str, declared: Iterable[str]) -> Program:
-    """Parse `expression`; refuse a free variable that is not `declared` (cel-go's `undeclared reference`)."""
-    out = _checked(expression, frozenset(declared))
+def compile_expression(expression: str, declared: Iterable[str], durations: bool = False) -> Program:
+    """Parse `expression`; refuse a free variable that is not `declared` (cel-go's `undeclared reference`).
+    `durations`: the inputs may hold durations or timestamps (a CRD's `duration`/`date-time` fields), so `+` and
+    `-` check them as cel-go does even where the expression makes none."""
+    out = _checked(expression, frozenset(declared), durations)
     if isinstance(out, str):
         raise CompileError(out)
     return out
 
 
 @lru_cache(maxsize=4096)
-def _checked(expression: str, declared: frozenset[str]) -> Program | str:
-    out = _compiled(expression)
+def _checked(expression: str, declared: frozenset[str], durations: bool = False) -> Program | str:
+    out = _compiled(expression, durations)
     if isinstance(out, str):
         return out
     program, variables, functions, source = out
@@ -343,6 +367,25 @@ def _checked(expression: str, declared: frozenset[str]) -> Program | str:
         if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS or name in TYPE_NAMES:
             continue
         return _undeclared(expression, name)
-    # a qualified function (`sets.contains`, `ip.isCanonical`) is a call of `contains` on the variable `sets`
+    return Program(expression, program, _library(variables, functions))
+
+
+def _library(variables: Iterable[str], functions: Iterable[str]) -> dict[str, Any]:
+    """The library functions a program calls: a qualified function (`sets.contains`, `ip.isCanonical`) is a call
+    of `contains` on the variable `sets`."""
+    functions = tuple(functions)
     names = set(functions) | {f"{ns}.{f}" for ns in variables for f in functions}
-    return Program(expression, program, {f: FUNCTIONS[f] for f in names if f in FUNCTIONS})
+    return {f: FUNCTIONS[f] for f in names if f in FUNCTIONS}
+
+
+def _exact_program(expression: str) -> Program | None:
+    """`expression` with cel-go's arithmetic throughout (desugar.py's EXACT), None when that rewrite is the program
+    already run or cel-rust refuses it (its nesting limit)."""
+    source = desugar(expression, EXACT)
+    if source is None:
+        return None
+    try:
+        program = _native_compile(source)
+    except ValueError:
+        return None
+    return Program(expression, program, _library(program.variables(), program.functions()), exact=True)

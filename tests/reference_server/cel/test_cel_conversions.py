@@ -204,8 +204,12 @@ def test_literals_of_the_target_type_and_plain_strings_are_left_to_cel_rust() ->
                        "timestamp('2006-01-02T15:04:05Z') < timestamp('2007-01-02T15:04:05.5+01:00')",
                        "string('a') + string(1)"):
         assert desugar(expression) is None, expression
-    assert desugar("int(x) > 0") == "int(__go_int(x)) > 0"
-    assert desugar("string(x)") == "__go_string(x)"
+    exact = ("(type(__ea) == type(duration('0s')) ? string(__ea.getSeconds()) + ' ' + string(__ea - "
+             "duration(string(__ea.getSeconds()) + 's')) : type(__ea) == type(timestamp('1970-01-01T00:00:00Z')) ? "
+             "string(__ea) : '')")  # a duration's or timestamp's exact text (libs/arith.py)
+    assert desugar("int(x) > 0") == f"int([x].map(__ea, __go_int(__ea, {exact}))[0]) > 0"
+    assert desugar("string(x)") == f"[x].map(__ea, __go_string(__ea, {exact}))[0]"
+    assert desugar("double(x)") == "double(__go_double(x))"
 
 
 @pytest.mark.parametrize("expression, want", [

@@ -21,12 +21,11 @@ from typing import Any
 
 from ...godur import DurationError, parse_duration
 from ...gofmt import format_float
+from .arith import MAX_UNIX, MIN_UNIX, exact_nanos, exact_time, rust_duration, timestamp_text
 from .net import to_string as _library_string
 from .values import LibraryError, type_name
 
 _INT64 = 1 << 63
-# cel-go's bounds of a timestamp (`minUnixTime`, `maxUnixTime`: years 1 to 9999 in UTC)
-MIN_UNIX, MAX_UNIX = -62135596800, 253402300799
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
@@ -43,11 +42,16 @@ def _not_bool(value: Any) -> None:
         raise LibraryError("no such overload")
 
 
-def go_int(value: Any) -> Any:
+def go_int(value: Any, exact: str = "") -> Any:
     """`int(x)`: of a string `strconv.ParseInt(s, 10, 64)`, an optional sign and decimal digits within int64; of a
     double `doubleToInt64Checked` (truncated, `integer overflow` outside int64); of a uint beyond int64 an
-    overflow; of a timestamp its Unix seconds, of a duration its nanoseconds (cel-rust has neither)."""
+    overflow; of a timestamp its Unix seconds, of a duration its nanoseconds (cel-rust has neither), read from
+    `exact`, cel-rust's own text of them (arith.py)."""
     _not_bool(value)
+    if exact and isinstance(value, datetime.datetime):
+        return exact_time(exact)[0]
+    if exact and isinstance(value, datetime.timedelta):
+        return exact_nanos(exact)
     if isinstance(value, float):
         if math.isnan(value) or not -9.223372036854775808e18 < value < 9.223372036854775808e18:
             raise LibraryError("integer overflow")
@@ -169,10 +173,12 @@ def go_bool(value: Any) -> bool:
     raise LibraryError("no such overload")
 
 
-def go_duration(value: Any) -> Any:
+def go_duration(value: Any, exact: str = "") -> Any:
     """`time.ParseDuration`, as nanoseconds cel-rust reads exactly; an int is declared (`IntToDuration`) but
-    `Int.ConvertToType` has no duration case: an error."""
+    `Int.ConvertToType` has no duration case: an error. A duration itself is handed back as its `exact` text."""
     _not_bool(value)
+    if exact and isinstance(value, datetime.timedelta):
+        return rust_duration(exact_nanos(exact))
     if isinstance(value, int):
         raise LibraryError("type conversion error from 'int' to 'google.protobuf.Duration'")
     if not isinstance(value, str):
@@ -181,14 +187,6 @@ def go_duration(value: Any) -> Any:
         return rust_duration(parse_duration(value))
     except DurationError:
         raise _conversion_error("google.protobuf.Duration") from None
-
-
-def rust_duration(nanos: int) -> str:
-    """A duration's text cel-rust reads exactly: whole seconds, then nanoseconds (it reads each number as a
-    float64, exact below 2^53)."""
-    sign = "-" if nanos < 0 else ""
-    seconds, rest = divmod(abs(nanos), 1_000_000_000)
-    return f"{sign}{seconds}s{rest}ns"
 
 
 # `time.Parse(time.RFC3339, s)` (format.go's general `parse`, which its RFC 3339 fast path falls back to): a
@@ -233,16 +231,13 @@ def parse_rfc3339(text: str) -> tuple[int, int, int] | None:
     return unix, nanos, offset
 
 
-def _civil(unix: int) -> str:
-    days, secs = divmod(unix, 86400)
-    date = datetime.date(1970, 1, 1) + datetime.timedelta(days=days)
-    return f"{date.isoformat()}T{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}"
-
-
-def go_timestamp(value: Any) -> Any:
+def go_timestamp(value: Any, exact: str = "") -> Any:
     """`time.Parse(time.RFC3339, s)` within cel-go's range, as RFC 3339 text cel-rust reads exactly (the offset
-    kept where cel-rust can hold it); an int is Unix seconds."""
+    kept where cel-rust can hold it); an int is Unix seconds; a timestamp itself is handed back as its `exact`
+    text."""
     _not_bool(value)
+    if exact and isinstance(value, datetime.datetime):
+        return timestamp_text(*exact_time(exact))
     if isinstance(value, int):
         unix, nanos, offset = value, 0, 0
     elif not isinstance(value, str):
@@ -254,11 +249,7 @@ def go_timestamp(value: Any) -> Any:
         unix, nanos, offset = parsed
     if not MIN_UNIX <= unix <= MAX_UNIX:
         raise LibraryError("timestamp overflow")
-    frac = f".{nanos:09d}" if nanos else ""
-    if offset and abs(offset) < 86400 and MIN_UNIX <= unix + offset <= MAX_UNIX:
-        sign = "-" if offset < 0 else "+"
-        return f"{_civil(unix + offset)}{frac}{sign}{abs(offset) // 3600:02d}:{abs(offset) // 60 % 60:02d}"
-    return f"{_civil(unix)}{frac}Z"
+    return timestamp_text(unix, nanos, offset)
 
 
 def _fixed(f: float) -> str:
@@ -267,11 +258,12 @@ def _fixed(f: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def duration_string(d: datetime.timedelta) -> str:
-    """cel-go's `string(duration)`: `strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"`."""
-    micros = d // datetime.timedelta(microseconds=1)
-    seconds = int(math.copysign(abs(micros) // 1_000_000, micros))  # Go's `d / Second` truncates
-    nanos = (micros - seconds * 1_000_000) * 1000
+def duration_string(d: datetime.timedelta | int) -> str:
+    """cel-go's `string(duration)`: `strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"` (of a timedelta or of
+    nanoseconds)."""
+    total = d // datetime.timedelta(microseconds=1) * 1000 if isinstance(d, datetime.timedelta) else d
+    seconds = int(math.copysign(abs(total) // 1_000_000_000, total))  # Go's `d / Second` truncates
+    nanos = total - seconds * 1_000_000_000
     return _fixed(float(seconds) + float(nanos) / 1e9) + "s"
 
 
@@ -288,8 +280,13 @@ def timestamp_string(t: datetime.datetime) -> str:
     return f"{text}{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
-def go_string(value: Any) -> str:
-    """`string(x)`: Go's printing of each CEL value cel-go converts."""
+def go_string(value: Any, exact: str = "") -> str:
+    """`string(x)`: Go's printing of each CEL value cel-go converts (a duration's or timestamp's from `exact`,
+    cel-rust's own text of it)."""
+    if exact and isinstance(value, datetime.datetime):
+        return timestamp_text(*exact_time(exact), nano_format=True)
+    if exact and isinstance(value, datetime.timedelta):
+        return duration_string(exact_nanos(exact))
     if isinstance(value, str):
         return value
     if isinstance(value, bool):

@@ -156,8 +156,9 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
         return out
     optional = rule.get("optionalOldSelf") is True
     variables = {"self": self_type, "oldSelf": optional_of(self_type) if optional else self_type}
+    durations = holds_durations(schema)
     try:
-        program = cel.compile_expression(text, ("self", "oldSelf"))
+        program = cel.compile_expression(text, ("self", "oldSelf"), durations)
     except cel.CompileError as exc:
         out.error = f"compilation failed: {exc}"
         return out
@@ -170,13 +171,13 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
         return out
     out.uses_old_self, out.max_cost = uses_old_self(text), cost
     if optional and out.uses_old_self:
-        program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"))
+        program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"), durations)
                         for present in (False, True))
     out.program = program
     message = str(rule.get("messageExpression") or "")
     if message:
         try:
-            out.message_program = cel.compile_expression(message, ("self", "oldSelf"))
+            out.message_program = cel.compile_expression(message, ("self", "oldSelf"), durations)
         except cel.CompileError as exc:
             out.message_error = f"messageExpression compilation failed: {exc}"
             return out
@@ -190,6 +191,25 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
     if rule.get("fieldPath"):
         out.field_path = valid_field_path(str(rule["fieldPath"]), schema)
     return out
+
+
+_TIME_FORMATS = frozenset({"duration", "date-time", "date"})
+
+
+def holds_durations(schema: Any) -> bool:
+    """Whether a node's values may hold durations or timestamps (`format: duration`/`date-time`/`date` strings,
+    values.py): its rules' `+` and `-` then check them as cel-go does (cel/desugar.py)."""
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, dict):
+            continue
+        if node.get("type") == "string" and node.get("format") in _TIME_FORMATS:
+            return True
+        props = node.get("properties")
+        todo.extend(props.values() if isinstance(props, dict) else ())
+        todo.extend(node.get(k) for k in ("items", "additionalProperties"))
+    return False
 
 
 # ---- fieldPath (`ValidFieldPath`) ---------------------------------------------------------------------------
