@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import apierrors as E
-from ..wire import gotypes
+from ..wire import crdtypes, gotypes
 from ..wire.schema import KIND_MESSAGES
 from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
 from ..registry.kinds import OBJECT_META_FIELDS
@@ -116,6 +116,8 @@ def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
     message = KIND_MESSAGES.get(kind)
     if message is not None:
         return gotypes.type_error(obj, message)
+    if kind == "CustomResourceDefinition":  # its spec is outside the field model
+        return crdtypes.type_error(obj)
     return gotypes.object_meta_error(obj, kind)  # a kind outside the field model: its ObjectMeta at least
 
 

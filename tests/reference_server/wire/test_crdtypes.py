@@ -80,3 +80,17 @@ def test_the_crd_write_answers_400(srv: RunningServer) -> None:
                         'handled as a CustomResourceDefinition: json: cannot unmarshal string into Go struct field '
                         f'JSONSchemaProps.{S}.properties of type v1.JSONSchemaProps'}
     assert requests.get(f"{srv.url}{CRDS}/gadgets.{group}").status_code == 404
+
+
+def test_a_patch_that_breaks_the_schema_is_refused_422(srv: RunningServer) -> None:
+    """`handlers/patch.go`: the patched JSON no longer decodes, `patch: Invalid value: <json>: <error>`."""
+    group = f"t{uuid.uuid4().hex[:8]}.example.com"
+    assert requests.post(srv.url + CRDS, json=crd({"type": "object"}, group)).status_code == 201
+    patch = {"spec": {"versions": [{"name": "v1", "served": True, "storage": True,
+                                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {"a": 1}}}}]}}
+    r = requests.patch(f"{srv.url}{CRDS}/gadgets.{group}", json=patch,
+                       headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["message"].startswith(' "" is invalid: patch: Invalid value: "{')
+    assert r.json()["message"].endswith(
+        f"json: cannot unmarshal number into Go struct field JSONSchemaProps.{S}.properties of type v1.JSONSchemaProps")
