@@ -158,3 +158,11 @@ def test_the_crd_write_answers_422_with_the_default_errors(srv: RunningServer) -
                                           "field": f"{R}.properties[spec].properties[size].default"}]
     obj["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"]["default"] = 1
     assert requests.post(srv.url + CRDS, json=obj).status_code == 201
+
+
+def test_defaults_need_pruning_on() -> None:
+    """`validateCustomResourceDefinitionSpec`: a CRD that keeps `preserveUnknownFields: true` cannot add defaults."""
+    schema = {"type": "object", "properties": {"a": {"type": "string", "default": "x"}}}
+    old = crd({"type": "object", "properties": {"a": {"type": "string"}}}, preserveUnknownFields=True)
+    assert errors(schema, old, preserveUnknownFields=True) == [
+        "spec.preserveUnknownFields: Invalid value: true: must be false in order to use defaults in the schema"]

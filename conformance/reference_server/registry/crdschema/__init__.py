@@ -114,6 +114,9 @@ def validate_crd_schemas(crd: dict[str, Any], old: dict[str, Any] | None = None)
     """Every schema of `crd` (written over `old` on update): its errors, and the schemas whose rules upstream
     would not compile."""
     out = SchemaErrors(errors=_preserve_unknown_fields_errors(crd, old))
+    if _preserve_unknown_fields(crd) and _spec_has(crd, lambda s: s.get("default") is not None):
+        out.errors.insert(0, field_invalid("spec.preserveUnknownFields", True,
+                                           "must be false in order to use defaults in the schema"))
     require = _require_structural(crd, old)
     opts = Options() if old is None else Options(
         require_valid_property_type=not _spec_has(old, _invalid_type),
