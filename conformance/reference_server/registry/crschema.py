@@ -49,8 +49,9 @@ def _prune(obj: Any, schema: dict[str, Any] | None, root: bool, dry: bool) -> bo
             return False
         props = schema.get("properties") or {}
         extra = schema.get("additionalProperties")
+        resource = root or schema.get("x-kubernetes-embedded-resource") is True  # pruning.go: XEmbeddedResource
         for key in list(obj):
-            if root and key in ("apiVersion", "kind", "metadata"):
+            if resource and key in ("apiVersion", "kind", "metadata"):
                 continue
             if key in props or isinstance(extra, dict):
                 dropped = _prune(obj[key], props[key] if key in props else extra, False, dry) or dropped

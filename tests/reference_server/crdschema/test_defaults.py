@@ -11,6 +11,7 @@ from typing import Any
 import requests
 
 from conformance.reference_server.embedded import RunningServer
+from conformance.reference_server.registry import crschema
 from conformance.reference_server.registry.crdschema import validate_crd_schemas
 
 from .conftest import CRDS
@@ -37,7 +38,8 @@ INVALID_DEFAULTS = {"type": "object", "properties": {
                            **{"x-kubernetes-embedded-resource": True}),
     "embedded-preserve": _with({"foo": "abc", "apiVersion": "foo/v1", "kind": "v1", "metadata": {"name": "foo"},
                                 "bar": 42},
-                               **{"x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True}),
+                               **{"x-kubernetes-embedded-resource": True,
+                                  "x-kubernetes-preserve-unknown-fields": True}),
     "embedded-preserve-unpruned-objectmeta": _with(
         {"foo": "abc", "apiVersion": "foo/v1", "kind": "v1", "metadata": {"name": "foo", "unspecified": "bar"},
          "bar": 42},
@@ -59,7 +61,8 @@ def test_upstreams_invalid_defaults() -> None:
 
 def test_a_wrongly_typed_default_is_a_type_error() -> None:
     schema = {"type": "object", "properties": {"s": {"type": "string", "default": 5},
-                                               "l": {"type": "array", "items": {"type": "integer"}, "default": [1, "a"]},
+                                               "l": {"type": "array", "items": {"type": "integer"},
+                                                     "default": [1, "a"]},
                                                "e": {"type": "string", "enum": ["x"], "default": "y"}}}
     errs = validate_crd_schemas(crd(schema)).errors
     assert [str(e) for e in errs] == [
@@ -166,3 +169,17 @@ def test_defaults_need_pruning_on() -> None:
     old = crd({"type": "object", "properties": {"a": {"type": "string"}}}, preserveUnknownFields=True)
     assert errors(schema, old, preserveUnknownFields=True) == [
         "spec.preserveUnknownFields: Invalid value: true: must be false in order to use defaults in the schema"]
+
+
+def test_an_embedded_resource_inside_a_default_keeps_its_type_and_object_meta() -> None:
+    """pruning.go keeps `apiVersion`/`kind`/`metadata` of every embedded resource, not only the root's."""
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "template": {"type": "object", "x-kubernetes-embedded-resource": True,
+                     "properties": {"spec": {"type": "string"}}}},
+        "default": {"template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": "x"}}}}}
+    assert errors(schema) == []
+    # and a custom resource's embedded resource keeps them when it is pruned
+    obj = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"},
+           "spec": {"template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "other": 1}}}
+    assert crschema.prune(obj, schema, root=True)["spec"] == {
+        "template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}}

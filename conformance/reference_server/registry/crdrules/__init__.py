@@ -13,4 +13,5 @@ from .compiler import escape, valid_field_path
 from .crdwrite import validate_crd_rules
 from .validator import Node, build, validate, validate_value, validator_for
 
-__all__ = ["Node", "build", "escape", "valid_field_path", "validate", "validate_crd_rules", "validate_value", "validator_for"]
+__all__ = ["Node", "build", "escape", "valid_field_path", "validate", "validate_crd_rules", "validate_value",
+           "validator_for"]

@@ -16,8 +16,8 @@ from ...gofmt import sharp_v
 from ..crdrules.crdwrite import go_string, rule_go_value
 
 ALLOWED = ("Description", "Type", "Format", "Title", "Maximum", "ExclusiveMaximum", "Minimum", "ExclusiveMinimum",
-           "MaxLength", "MinLength", "Pattern", "MaxItems", "MinItems", "UniqueItems", "MultipleOf", "Required", "Items",
-           "Properties", "ExternalDocs", "Example", "XPreserveUnknownFields", "XValidations")
+           "MaxLength", "MinLength", "Pattern", "MaxItems", "MinItems", "UniqueItems", "MultipleOf", "Required",
+           "Items", "Properties", "ExternalDocs", "Example", "XPreserveUnknownFields", "XValidations")
 
 # the internal struct's fields in order: (Go name, JSON name, kind); kinds: s string, b bool, p pointer (its Go
 # type), l []string, e []JSON, j []JSONSchemaProps, m map[string]JSONSchemaProps (its Go type), d dependencies, v rules
