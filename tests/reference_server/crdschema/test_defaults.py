@@ -183,3 +183,35 @@ def test_an_embedded_resource_inside_a_default_keeps_its_type_and_object_meta() 
            "spec": {"template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "other": 1}}}
     assert crschema.prune(obj, schema, root=True)["spec"] == {
         "template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}}
+
+
+def test_upstreams_metadata_defaults_of_an_embedded_resource() -> None:
+    """"v1.15 era tests for metadata defaults", versions v3 and v4: a default inside an embedded resource's type
+    and object meta is checked in the object it lands in."""
+    v3 = {"type": "object", "properties": {"embedded": {
+        "type": "object", "x-kubernetes-embedded-resource": True, "properties": {
+            "apiVersion": {"type": "string", "default": "v1"}, "kind": {"type": "string", "default": "%"},
+            "metadata": {"type": "object", "default": {"labels": {"bar": "x y"}}}}}}}
+    at = f"{R}.properties[embedded].properties"
+    assert errors(v3) == [
+        f'{at}[kind].default: Invalid value: "%": must result in valid metadata: kind: Invalid value: "%": may have '
+        "mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters "
+        "or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+        "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+        f'{at}[metadata].default: Invalid value: map[string]interface {{}}{{"labels":map[string]interface {{}}'
+        '{"bar":"x y"}}: must result in valid metadata: metadata.labels: Invalid value: "x y": a valid label must be '
+        "an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"]
+    v4 = {"type": "object", "properties": {"embedded": {
+        "type": "object", "x-kubernetes-embedded-resource": True, "properties": {"metadata": {
+            "type": "object", "properties": {
+                "name": {"type": "string", "default": 42},
+                "labels": {"type": "object", "properties": {"bar": {"type": "string", "default": 42}}}}}}}}}
+    assert errors(v4) == [
+        f"{at}[metadata].properties[name].default: Invalid value: 42: must result in valid metadata: metadata: "
+        'Invalid value: map[string]interface {}{"name":42}: json: cannot unmarshal number into Go struct field '
+        "ObjectMeta.name of type string",
+        f"{at}[metadata].properties[labels].properties[bar].default: Invalid value: 42: must result in valid "
+        'metadata: metadata: Invalid value: map[string]interface {}{"labels":map[string]interface {}{"bar":42}}: '
+        "json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string"]
