@@ -83,16 +83,15 @@ def _check_default(p: str, value: Any, s: dict[str, Any], root: dict[str, Any], 
                    inside_meta: bool, require_pruned: bool) -> list[FieldError]:
     is_root = s is root
     if inside_meta:
-        obj = _surround(copy.deepcopy(value), steps)
-        if obj is None:  # "should never happen" upstream
-            return [field_invalid(p.rsplit(".default", 1)[0], "", "failed to validate default value inside metadata")]
+        # a structural embedded resource is an object, so the surrounding object is one ("should never happen")
+        obj = _surround(copy.deepcopy(value), steps) or dict(_TYPE_META)
         if (err := _coerce(None, obj, root, True)) is not None:
             return [invalid(p, value, f"must result in valid metadata: {err}")]
         if meta_errs := _validate_meta(None, obj, root, True):
             return [invalid(p, value, f"must result in valid metadata: {aggregate(meta_errs)}")]
         return _value_errors(p, value, s, is_root)
     errs: list[FieldError] = []
-    if require_pruned and crschema.needs_pruning(copy.deepcopy(value), s, root=_embedded(s)):
+    if require_pruned and crschema.needs_pruning(value, s, root=_embedded(s)):
         errs.append(invalid(p, value, "must not have unknown fields"))
     if (err := _coerce(p, value, s, _embedded(s))) is not None:
         return errs + [err]
@@ -212,8 +211,7 @@ def has_unpruned_defaults(schema: Any) -> bool:
     def walk(s: Any) -> bool:
         if not isinstance(s, dict):
             return False
-        if s.get("default") is not None and crschema.needs_pruning(copy.deepcopy(s["default"]), s,
-                                                                     root=_embedded(s)):
+        if s.get("default") is not None and crschema.needs_pruning(s["default"], s, root=_embedded(s)):
             return True
         subs = list(_dict(s.get("properties")).values()) + [s.get("items"), s.get("additionalProperties")]
         return any(walk(sub) for sub in subs)
