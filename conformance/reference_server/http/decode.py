@@ -268,7 +268,12 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     schema = _schema(kind, top_level)
     if extra:
         schema = _merged(schema, extra)
-    unknown = list(dict.fromkeys(_walk_unknown(obj, schema, "", drop=mode != "Strict")))
+    order = {k: i for i, k in enumerate(obj)}
+    unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
+    if kind == "CustomResourceDefinition":  # its spec is outside the field model
+        unknown = sorted(unknown + crdtypes.unknown_fields(obj, drop=mode != "Strict"),
+                         key=lambda u: order.get(u.split(".", 1)[0].split("[", 1)[0], 0))
+    unknown = list(dict.fromkeys(unknown))
     unknown = unknown[:MAX_STRICT_ERRORS]
     if unknown and mode == "Strict":
         raise E.bad_request("strict decoding error: " + ", ".join(f"unknown field {go_quote(u)}" for u in unknown))

@@ -11,7 +11,11 @@ As `encoding/json` does: a mismatch is saved (the first one is answered) and dec
 `boolean or JSON schema expected` for anything but an object or a bool, and an error met while it or
 `JSONSchemaPropsOrArray` (`items`) decodes its schema is answered with the outer field's place (`addErrorContext`);
 `JSONSchemaPropsOrStringArray` (`dependencies`) ignores what is neither; `JSON` (`default`, `example`, `enum`) takes
-any value. A number's literal is Python's (Go prints the body's own text, e.g. `1e3` where this prints `1000.0`)."""
+any value. A number's literal is Python's (Go prints the body's own text, e.g. `1e3` where this prints `1000.0`).
+
+`unknown_fields`: the fields the Go types do not have, as the strict decoder names them (sigs.k8s.io/json's
+`strictFieldStack`: `spec.versions[0].schema.openAPIV3Schema.properties.spec.typo`, map keys joined with a dot);
+inside a custom `UnmarshalJSON` the decoding is not strict, so those are dropped without a word."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -213,3 +217,41 @@ def type_error(obj: dict[str, Any]) -> str | None:
     if isinstance(d.saved, _TypeError):
         return d.saved.text()
     return d.saved
+
+
+def unknown_fields(obj: dict[str, Any], drop: bool) -> list[str]:
+    """The unknown fields of a CRD body's spec and status, in document order; `drop`: remove them (those a custom
+    unmarshaler decodes are removed always: the stored object never has them)."""
+    out: list[str] = []
+    for key in ("spec", "status"):
+        if key in obj:
+            _unknown(obj[key], f"CustomResourceDefinition{key.capitalize()}", key, drop, True, out)
+    return out
+
+
+def _unknown(v: Any, t: Any, path: str, drop: bool, strict: bool, out: list[str]) -> None:
+    if t in ("or-bool", "or-array", "or-string-array"):
+        if isinstance(v, dict):
+            _unknown(v, "JSONSchemaProps", path, True, False, out)
+        elif isinstance(v, list) and t == "or-array":
+            _unknown(v, ("slice", "JSONSchemaProps"), path, True, False, out)
+        return
+    if isinstance(t, tuple) and t[0] in ("slice", "map"):
+        if t[0] == "slice" and isinstance(v, list):
+            for i, item in enumerate(v):
+                _unknown(item, t[1], f"{path}[{i}]", drop, strict, out)
+        elif t[0] == "map" and isinstance(v, dict):
+            for k, item in v.items():
+                _unknown(item, t[1], f"{path}.{k}", drop, strict, out)
+        return
+    if not isinstance(t, str) or t not in STRUCTS or not isinstance(v, dict):
+        return
+    fields = STRUCTS[t]
+    for key in list(v):
+        if key in fields:
+            _unknown(v[key], fields[key], f"{path}.{key}", drop, strict, out)
+            continue
+        if strict:
+            out.append(f"{path}.{key}")
+        if drop:
+            del v[key]

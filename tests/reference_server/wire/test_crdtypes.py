@@ -94,3 +94,32 @@ def test_a_patch_that_breaks_the_schema_is_refused_422(srv: RunningServer) -> No
     assert r.json()["message"].startswith(' "" is invalid: patch: Invalid value: "{')
     assert r.json()["message"].endswith(
         f"json: cannot unmarshal number into Go struct field JSONSchemaProps.{S}.properties of type v1.JSONSchemaProps")
+
+
+def test_unknown_fields_are_named_as_the_strict_decoder_names_them() -> None:
+    from conformance.reference_server.wire.crdtypes import unknown_fields
+    obj = crd({"type": "object", "properties": {"spec": {
+        "type": "object", "typo": 1, "x-kubernetes-validations": [{"rule": "true", "extra": 1}],
+        "additionalProperties": {"type": "string", "inner": 2}}}}, served=True, bogus=3)
+    assert unknown_fields(obj, drop=False) == [
+        f"spec.versions[0].schema.openAPIV3Schema.properties.spec.{k}" for k in
+        ("typo", "x-kubernetes-validations[0].extra")] + ["spec.versions[0].bogus"]
+    # a custom UnmarshalJSON decodes without strictness: its unknown fields are dropped without a word
+    assert obj["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["additionalProperties"] == {
+        "type": "string"}
+    assert unknown_fields(obj, drop=True) and unknown_fields(obj, drop=False) == []
+
+
+def test_field_validation_of_a_crd_schema(srv: RunningServer) -> None:
+    group = f"t{uuid.uuid4().hex[:8]}.example.com"
+    typo = {"type": "object", "x-kubernetes-preserve-unknown-field": True}
+    obj = crd({"type": "object", "properties": {"spec": typo}}, group)
+    r = requests.post(f"{srv.url}{CRDS}?fieldValidation=Strict", json=obj)
+    assert r.status_code == 400, r.text
+    assert r.json()["message"] == ('strict decoding error: unknown field "spec.versions[0].schema.openAPIV3Schema'
+                                   '.properties.spec.x-kubernetes-preserve-unknown-field"')
+    r = requests.post(f"{srv.url}{CRDS}?fieldValidation=Warn", json=obj)
+    assert r.status_code == 201, r.text
+    assert r.headers["Warning"] == ('299 - "unknown field \\"spec.versions[0].schema.openAPIV3Schema.properties.spec'
+                                    '.x-kubernetes-preserve-unknown-field\\""')
+    assert r.json()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] == {"type": "object"}
