@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 from ...apierrors import FieldError, aggregate, field_forbidden, field_invalid
 from ..crdrules.crdwrite import _schemas as internal_schemas  # the schema paths of the internal version
-from .openapi import OPENAPI_V3_TYPES, Options, map_list_keys_map_set, validate_openapi_schema
 from .defaults import has_unpruned_defaults, validate_defaults
+from .openapi import OPENAPI_V3_TYPES, Options, map_list_keys_map_set, validate_openapi_schema
 from .statusroot import validate_status_root
 from .structural import is_structural, new_structural_error, validate_structural
 
