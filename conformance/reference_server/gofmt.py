@@ -28,3 +28,28 @@ def format_float(f: float) -> str:
     else:
         out = text[:point] + "." + text[point:]
     return ("-" if sign else "") + out
+
+
+def sharp_v(value: object) -> str:
+    """`fmt.Sprintf("%#v", v)` of a decoded JSON value (`interface{}` holding maps, slices, strings, int64s,
+    float64s, bools, nil): what `field.Invalid` prints for a map or a slice, e.g. a CRD schema's `default`."""
+    if isinstance(value, dict):
+        return "map[string]interface {}{" + ", ".join(
+            f"{_go_quote(str(k))}:{sharp_v(value[k])}" for k in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(sharp_v(v) for v in value) + "}"
+    if value is None:
+        return "interface {}(nil)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return format_float(value)
+    if isinstance(value, int):
+        return str(value)
+    return _go_quote(str(value))
+
+
+def _go_quote(s: str) -> str:
+    """`strconv.Quote` for the printable text JSON carries (JSON's escapes otherwise)."""
+    import json
+    return json.dumps(s, ensure_ascii=False)

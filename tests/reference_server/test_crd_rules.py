@@ -246,7 +246,7 @@ def test_status_writes_run_the_status_rules(srv):
 def test_schema_errors_block_the_rules(srv):
     coll = served(srv, spec_schema({"a": {"type": "integer"}}, [{"rule": "self.a > 5"}]))
     message, causes = refused(requests.post(coll, json=gadget("g1", {"a": "x"})))
-    assert message == ('[spec.a: Invalid value: "x": spec.a in body must be of type integer: "string", <nil>: '
+    assert message == ('[spec.a: Invalid value: "string": spec.a in body must be of type integer: "string", <nil>: '
                        'Invalid value: "null": some validation rules were not checked because the object was invalid; '
                        "correct the existing errors to complete validation]")
     assert causes[0]["reason"] == "FieldValueTypeInvalid"

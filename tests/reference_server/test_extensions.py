@@ -108,7 +108,7 @@ def test_custom_resource_verbs_schema_and_pruning(ext):
     coll = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
     bad = http.post(coll, json=widget("w1", size="big"))
     assert bad.status_code == 422
-    assert bad.json()["message"] == (f'Widget.{group} "w1" is invalid: spec.size: Invalid value: "big": '
+    assert bad.json()["message"] == (f'Widget.{group} "w1" is invalid: spec.size: Invalid value: "string": '
                                      'spec.size in body must be of type integer: "string"')
     missing = http.post(coll, json={"kind": "Widget", "metadata": {"name": "w1"}, "spec": {}})
     assert missing.status_code == 422 and "spec.size: Required value" in missing.json()["message"]

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import apierrors as E
-from ..wire import gotypes
+from ..wire import crdtypes, gotypes
 from ..wire.schema import KIND_MESSAGES
 from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
 from ..registry.kinds import OBJECT_META_FIELDS
@@ -116,6 +116,8 @@ def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
     message = KIND_MESSAGES.get(kind)
     if message is not None:
         return gotypes.type_error(obj, message)
+    if kind == "CustomResourceDefinition":  # its spec is outside the field model
+        return crdtypes.type_error(obj)
     return gotypes.object_meta_error(obj, kind)  # a kind outside the field model: its ObjectMeta at least
 
 
@@ -266,7 +268,12 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     schema = _schema(kind, top_level)
     if extra:
         schema = _merged(schema, extra)
-    unknown = list(dict.fromkeys(_walk_unknown(obj, schema, "", drop=mode != "Strict")))
+    order = {k: i for i, k in enumerate(obj)}
+    unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
+    if kind == "CustomResourceDefinition":  # its spec is outside the field model
+        unknown = sorted(unknown + crdtypes.unknown_fields(obj, drop=mode != "Strict"),
+                         key=lambda u: order.get(u.split(".", 1)[0].split("[", 1)[0], 0))
+    unknown = list(dict.fromkeys(unknown))
     unknown = unknown[:MAX_STRICT_ERRORS]
     if unknown and mode == "Strict":
         raise E.bad_request("strict decoding error: " + ", ".join(f"unknown field {go_quote(u)}" for u in unknown))

@@ -23,7 +23,7 @@ from ..quantity import Quantity, QuantityError
 from .kinds import ResourceInfo
 from .strategy import Strategy
 from .subresources import SUBRESOURCE_VERBS, StatusStrategy
-from .validation import is_dns1123_label
+from .validation import is_dns1123_label, is_path_segment_name
 from .shapes import as_dict, as_int, as_list
 
 GROUP, STORAGE_VERSION = "autoscaling", "v2"
@@ -139,11 +139,7 @@ def check_integers(obj: dict[str, Any]) -> None:
 
 
 # ---- validation ------------------------------------------------------------------------------------------
-def path_segment_errors(value: str) -> list[str]:
-    """`path.IsValidPathSegmentName`."""
-    if value in (".", ".."):
-        return [f"may not be '{value}'"]
-    return [f"may not contain '{c}'" for c in ("/", "%") if c in value]
+path_segment_errors = is_path_segment_name  # `path.IsValidPathSegmentName`
 
 
 def _cross_version_ref(ref: dict[str, Any], path: str) -> list[FieldError]:

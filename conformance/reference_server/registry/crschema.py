@@ -21,7 +21,8 @@ from .crdrules.crdwrite import go_string
 
 
 def _type_invalid(where: str, value: Any, detail: str) -> FieldError:
-    """`field.TypeInvalid` (kube-openapi's InvalidTypeCode): printed as Invalid, its own cause reason."""
+    """`field.TypeInvalid` (kube-openapi's InvalidTypeCode): printed as Invalid, its own cause reason. A type
+    mismatch's value is the JSON type's name (`validate/type.go`: `InvalidType(path, in, type, schType)`)."""
     return FieldError("FieldValueTypeInvalid", where, field_invalid(where, value, detail).body)
 
 _GO_TYPE = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array", dict: "object"}
@@ -48,8 +49,9 @@ def _prune(obj: Any, schema: dict[str, Any] | None, root: bool, dry: bool) -> bo
             return False
         props = schema.get("properties") or {}
         extra = schema.get("additionalProperties")
+        resource = root or schema.get("x-kubernetes-embedded-resource") is True  # pruning.go: XEmbeddedResource
         for key in list(obj):
-            if root and key in ("apiVersion", "kind", "metadata"):
+            if resource and key in ("apiVersion", "kind", "metadata"):
                 continue
             if key in props or isinstance(extra, dict):
                 dropped = _prune(obj[key], props[key] if key in props else extra, False, dry) or dropped
@@ -193,15 +195,15 @@ def _check(obj: Any, schema: dict[str, Any], path: str, old: Any) -> list[FieldE
     if obj is None:
         if schema.get("nullable") or not schema.get("type"):
             return []
-        return [_type_invalid(where, None, f'{where} in body must be of type {schema["type"]}: "null"')]
+        return [_type_invalid(where, "null", f'{where} in body must be of type {schema["type"]}: "null"')]
     want = schema.get("type")
     got = _type_of(obj)
     if schema.get("x-kubernetes-int-or-string"):
         if got not in ("integer", "string"):
-            errs.append(_type_invalid(where, obj, f"{where} in body must be of type integer,string: {_quote(obj)}"))
+            errs.append(_type_invalid(where, got, f"{where} in body must be of type integer,string: {_quote(obj)}"))
         return errs
     if want and not (want == got or (want == "number" and got == "integer")):
-        return [_type_invalid(where, obj, f"{where} in body must be of type {want}: {_quote(obj)}")]
+        return [_type_invalid(where, got, f"{where} in body must be of type {want}: {_quote(obj)}")]
     if isinstance(obj, str):  # kube-openapi's order: string keywords, format, number, slice, enum, object
         errs += crkeywords.string_errors(obj, schema, where)
         fmt = schema.get("format")

@@ -106,8 +106,15 @@ def is_label_value(v: str) -> list[str]:
     return errs
 
 
+def is_path_segment_name(v: str) -> list[str]:
+    """apimachinery `path.IsValidPathSegmentName` (custom resources' and embedded resources' names)."""
+    if v in (".", ".."):
+        return [f"may not be '{v}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in v]
+
+
 NAME_RULES = {"label": is_dns1123_label, "subdomain": is_dns1123_subdomain,
-              "label1035": is_dns1035_label}
+              "label1035": is_dns1035_label, "pathsegment": is_path_segment_name}
 
 
 def validate_finalizer_name(value: Any, path: str, *, allow_unqualified: bool = False) -> list[FieldError]:

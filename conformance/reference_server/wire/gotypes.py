@@ -84,6 +84,9 @@ def _scalar_error(v: Any, typ: str) -> str | None:
     return None
 
 
+scalar_error = _scalar_error  # for the kinds outside the field model (wire/crdtypes.py)
+
+
 def _special_error(message: str, v: Any) -> str | None:
     """JSON-scalar messages (`UnmarshalJSON` of Time, Quantity, IntOrString, FieldsV1)."""
     if message in ("meta.Time", "meta.MicroTime"):

@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from . import schema
+from . import crdtypes, schema
 from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
 from .openapi_schemas import closure, definition_name, known_fields, message_schema
@@ -347,7 +347,11 @@ def type_error(group: str, version: str, kind: str, obj: Any) -> str | None:
     where an object/array belongs), as decoding reports it (`json: cannot unmarshal ...`); None when it fits.
 
     Lenient on scalars (quantities and int-or-strings take numbers and strings): the point is the 400 a
-    typed decoder answers instead of a strategy meeting a shape it cannot walk."""
+    typed decoder answers instead of a strategy meeting a shape it cannot walk. A CRD's spec, outside the field
+    model, is `crdtypes`'."""
+    if group == "apiextensions.k8s.io" and kind == "CustomResourceDefinition" and isinstance(obj, dict):
+        if err := crdtypes.type_error(obj):
+            return err
     defs, root = kind_schema(group, version, kind)
     return _shape_error(defs, root, obj, kind, 0)
 

@@ -94,14 +94,14 @@ def test_a_spec_change_increments_the_generation(srv: RunningServer) -> None:
     assert r.json()["metadata"]["generation"] == 2
 
 
-@pytest.mark.parametrize("schema", [
-    {"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}},
-    {"type": "object", "properties": {"a": {"type": "array", "x-kubernetes-list-type": "map",
-                                            "x-kubernetes-list-map-keys": [{}], "items": {"type": "object",
-                                                                                      "required": [{}]}}}},
-    {"type": 5, "anyOf": "x", "allOf": [5], "not": [], "additionalProperties": "no"},
+@pytest.mark.parametrize("schema,code", [
+    ({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}, 422),
+    # values of the wrong JSON type are upstream's decoding error (wire/crdtypes.py)
+    ({"type": "object", "properties": {"a": {"type": "array", "x-kubernetes-list-type": "map",
+                                             "x-kubernetes-list-map-keys": [{}], "items": {"type": "object",
+                                                                                       "required": [{}]}}}}, 400),
+    ({"type": 5, "anyOf": "x", "allOf": [5], "not": [], "additionalProperties": "no"}, 400),
 ])
-def test_hostile_schemas_are_refused_not_failed(srv: RunningServer, schema: dict[str, Any]) -> None:
-    """(Values of the wrong JSON type are a decoding error upstream, a 400 this server does not give: README.)"""
+def test_hostile_schemas_are_refused_not_failed(srv: RunningServer, schema: dict[str, Any], code: int) -> None:
     r = requests.post(srv.url + CRDS, json=_named(schema))
-    assert r.status_code == 422, r.text
+    assert r.status_code == code, r.text

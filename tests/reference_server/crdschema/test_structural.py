@@ -435,6 +435,7 @@ def test_a_stored_non_structural_crd_that_preserves_unknown_fields_may_be_update
         f"{R}.properties[spec].type: Required value: must not be empty for specified object fields"]
     with_default = _obj(spec={"properties": {"a": {"type": "string", "default": "x"}}})
     assert errors(with_default, old, preserveUnknownFields=True) == [
+        "spec.preserveUnknownFields: Invalid value: true: must be false in order to use defaults in the schema",
         f"{R}.properties[spec].type: Required value: must not be empty for specified object fields"]
     # a structural stored CRD gives no such leeway
     assert errors(NON_STRUCTURAL, crd({"type": "object"}, preserveUnknownFields=True),

@@ -11,6 +11,7 @@ write of its custom resources (create, update, `/status`). Follows apiextensions
 The CEL engine and partial type checker are `cel/`'s; validators are built once per CRD uid and resourceVersion."""
 from .compiler import escape, valid_field_path
 from .crdwrite import validate_crd_rules
-from .validator import Node, build, validate, validator_for
+from .validator import Node, build, validate, validate_value, validator_for
 
-__all__ = ["Node", "build", "escape", "valid_field_path", "validate", "validate_crd_rules", "validator_for"]
+__all__ = ["Node", "build", "escape", "valid_field_path", "validate", "validate_crd_rules", "validate_value",
+           "validator_for"]

@@ -259,3 +259,19 @@ def validate(node: Node | None, schema: Any, obj: dict[str, Any], old: dict[str,
     except _Stop:
         pass
     return errs
+
+
+def validate_value(node: Node | None, schema: Any, path: str, value: Any, old: Any,
+                   resource_root: bool) -> list[FieldError]:
+    """The rules' errors for one value at a schema node, paths below `path` and no ratcheting (`Validator.Validate`
+    without `WithRatcheting`): how `structuraldefaulting.ValidateDefaults` checks a `default` (`old` is the
+    default itself, then None for `optionalOldSelf` rules)."""
+    if node is None:
+        return []
+    errs: list[FieldError] = []
+    try:
+        _validate(node, path, to_cel(value, schema, resource_root=resource_root),
+                  None if old is None else to_cel(old, schema, resource_root=resource_root), None, errs)
+    except _Stop:
+        pass
+    return errs

@@ -7,11 +7,14 @@
   update of a CRD whose stored schema already is not structural, that keeps `spec.preserveUnknownFields: true`
   and has no defaults or Kubernetes extensions, is let through (`requireStructuralSchema(oldSpec)`);
 - `openapi.py`: the schema errors of `ValidateCustomResourceDefinitionOpenAPISchema`;
-- `goregexp.py`: Go's `regexp.Compile` errors for `pattern`.
+- `goregexp.py`: Go's `regexp.Compile` errors for `pattern`;
+- `statusroot.py`: what the root may hold when the status subresource is on (`allowedFieldsAtRootSchema`);
+- `defaults.py`: each `default` against its schema (`structuraldefaulting.ValidateDefaults`), once the schema is
+  structural; an update may keep unpruned defaults the stored CRD already had (`requirePrunedDefaults`).
 
 The CEL rules are `crdrules/`'s: upstream compiles them only when the schema is structural (`celContext` is nil
-otherwise), so `SchemaErrors.uncompiled` names the schemas whose rules must not be compiled. Defaults are not
-validated against the schema here (`structuraldefaulting.ValidateDefaults`); README's Known gaps says so."""
+otherwise, and when a default is refused), so `SchemaErrors.uncompiled` names the schemas whose rules must not be
+compiled."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -19,7 +22,9 @@ from typing import Any, Callable
 
 from ...apierrors import FieldError, aggregate, field_forbidden, field_invalid
 from ..crdrules.crdwrite import _schemas as internal_schemas  # the schema paths of the internal version
+from .defaults import has_unpruned_defaults, validate_defaults
 from .openapi import OPENAPI_V3_TYPES, Options, map_list_keys_map_set, validate_openapi_schema
+from .statusroot import validate_status_root
 from .structural import is_structural, new_structural_error, validate_structural
 
 __all__ = ["SchemaErrors", "is_structural", "non_structural_condition", "validate_crd_schemas"]
@@ -95,22 +100,39 @@ def _preserve_unknown_fields_errors(crd: dict[str, Any], old: dict[str, Any] | N
                           "x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead")]
 
 
+def _status_enabled(crd: dict[str, Any], path: str) -> bool:
+    """The status subresource for the schema at `path`: any version's for the shared `spec.validation` schema
+    (`hasAnyStatusEnabled`), else its own version's."""
+    versions = [v for v in (crd.get("spec") or {}).get("versions") or [] if isinstance(v, dict)]
+    if path.startswith("spec.versions["):
+        versions = versions[int(path.split("[", 1)[1].split("]", 1)[0]):][:1]
+    return any(isinstance(v.get("subresources"), dict) and v["subresources"].get("status") is not None
+               for v in versions)
+
+
 def validate_crd_schemas(crd: dict[str, Any], old: dict[str, Any] | None = None) -> SchemaErrors:
     """Every schema of `crd` (written over `old` on update): its errors, and the schemas whose rules upstream
     would not compile."""
     out = SchemaErrors(errors=_preserve_unknown_fields_errors(crd, old))
+    if _preserve_unknown_fields(crd) and _spec_has(crd, lambda s: s.get("default") is not None):
+        out.errors.insert(0, field_invalid("spec.preserveUnknownFields", True,
+                                           "must be false in order to use defaults in the schema"))
     require = _require_structural(crd, old)
     opts = Options() if old is None else Options(
         require_valid_property_type=not _spec_has(old, _invalid_type),
         require_atomic_set_type=not _spec_has(old, _non_atomic_set),
         require_map_list_keys_map_set_validation=not _spec_has(old, lambda s: bool(map_list_keys_map_set(s, ""))))
+    require_pruned = old is None or not any(
+        is_structural(s) and has_unpruned_defaults(s) for _, s in internal_schemas(old))
     uncompiled: set[str] = set()
     for path, schema in internal_schemas(crd):
-        errs: list[FieldError] = []
+        errs: list[FieldError] = validate_status_root(schema, path) if _status_enabled(crd, path) else []
         if schema.get("nullable") is True:
             errs.append(field_forbidden(f"{path}.nullable", "nullable cannot be true at the root"))
         init_error = new_structural_error(schema) if require else None
         structural_errs = validate_structural(path, schema) if require and init_error is None else []
+        if require and init_error is None and not structural_errs:
+            structural_errs = validate_defaults(path, schema, require_pruned)
         if not require or init_error or structural_errs:
             uncompiled.add(path)
         errs += structural_errs + validate_openapi_schema(schema, path, opts)
