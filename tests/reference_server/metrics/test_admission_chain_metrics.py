@@ -6,15 +6,14 @@ mutating refusal); CREATE, UPDATE, DELETE and a delete collection's per-item val
 from __future__ import annotations
 
 import uuid
-from typing import Iterator
 
 import pytest
 import requests
 
 from conformance.reference_server.admission.chain import ADMIT, PLUGINS, VALIDATE, phase
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 
-from ..admission.test_validating_policy import Policies
+from ..admission.test_validating_policy import Policies, ns, server  # noqa: F401 - fixtures: a server of its own
 from .exposition import Family, parse
 
 STEP = "apiserver_admission_step_admission_duration_seconds"
@@ -22,22 +21,6 @@ SUMMARY = STEP + "_summary"
 CONTROLLER = "apiserver_admission_controller_admission_duration_seconds"
 BOUNDS = ["0.005", "0.025", "0.1", "0.5", "1", "2.5", "+Inf"]
 SCHEDULING = "/apis/scheduling.k8s.io/v1/priorityclasses"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded()
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture
-def ns(server: RunningServer) -> Iterator[str]:
-    name = f"ac-{uuid.uuid4().hex[:8]}"
-    r = requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name, "labels": {"vap": name}}})
-    assert r.status_code == 201, r.text
-    yield name
-    requests.delete(f"{server.url}/api/v1/namespaces/{name}")
 
 
 class Counts:
