@@ -10,7 +10,7 @@ phase): the mutating phase records every default-on plugin that handles the oper
 mutating refusal. A write that failed elsewhere records the phases it reached: a 422 of the strategy's validation
 (between the phases) the mutating one, a create's 409 (`AlreadyExists`, at storage) both, an error before
 admission (400, 404 of a missing object, 415, ...) none. A delete collection runs the mutating phase once and the
-validating phase once per deleted item (`DeleteCollection`).
+validating phase once per deleted item (`DeleteCollection`), each item observed with its share of the time noted.
 
 A plugin's duration is the time our code of that plugin took (admission/chain.py `timed`); a plugin with nothing
 to do for the request here (not modelled, or not for this resource: upstream's returns at once) is observed
@@ -103,8 +103,10 @@ class AdmissionChainMetrics:
         if code < 400:
             if operation == DELETECOLLECTION:
                 self._phase(DELETE, ADMIT, seconds, None)
-                for _ in range(max(trace.items, 0)):
-                    self._phase(DELETE, VALIDATE, seconds, None)
+                items = max(trace.items, 0)
+                each = {key: value / items for key, value in seconds.items()} if items else seconds  # their share
+                for _ in range(items):
+                    self._phase(DELETE, VALIDATE, each, None)
                 return
             self._phase(operation, ADMIT, seconds, None)
             self._phase(operation, VALIDATE, seconds, None)
