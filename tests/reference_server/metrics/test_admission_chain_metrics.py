@@ -14,6 +14,7 @@ from conformance.reference_server.admission.chain import ADMIT, PLUGINS, VALIDAT
 from conformance.reference_server.embedded import RunningServer
 
 from ..admission.test_validating_policy import Policies, ns, server  # noqa: F401 - fixtures: a server of its own
+from ..test_admission_webhooks import Hook, cm, configure, hook, unconfigure  # noqa: F401 - hook: a fixture
 from .exposition import Family, parse
 
 STEP = "apiserver_admission_step_admission_duration_seconds"
@@ -196,3 +197,34 @@ def test_a_strategy_error_records_the_mutating_phase_only(server: RunningServer,
     after = counts.now()
     assert counts.delta(after, STEP, type="admit", operation="CREATE", rejected="false") == 1
     assert counts.delta(after, STEP, type="validate", operation="CREATE") == 0
+
+
+def test_the_webhook_plugins_time_and_refusal(server: RunningServer, hook: Hook) -> None:  # noqa: F811
+    """A mutating webhook that allows and a validating one that denies: MutatingAdmissionWebhook's time is its
+    call's (above 0), ValidatingAdmissionWebhook refuses after ValidatingAdmissionPolicy passed; ResourceQuota,
+    after it, is not recorded."""
+    name = f"acw-{uuid.uuid4().hex[:6]}"
+    assert requests.post(f"{server.url}/api/v1/namespaces",
+                         json={"metadata": {"name": name, "labels": {"hooks": name}}}).status_code == 201
+    label = configure(server, "mutatingwebhookconfigurations", name,
+                      clientConfig={"url": f"{hook.url}/label", "caBundle": hook.ca_bundle})
+    deny = configure(server, "validatingwebhookconfigurations", name,
+                     clientConfig={"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle})
+    try:
+        counts = Counts(server)
+        assert cm(server, name, "deny-me").status_code == 403
+        after = counts.now()
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", deny)
+        unconfigure(server, "mutatingwebhookconfigurations", label)
+        requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+    assert plugins_moved(counts, after, "CREATE", VALIDATE, "true") == {"ValidatingAdmissionWebhook": 1}
+    validate = [n for n, _ in phase("CREATE", VALIDATE)]
+    assert plugins_moved(counts, after, "CREATE", VALIDATE, "false") == \
+        {n: 1 for n in validate[:validate.index("ValidatingAdmissionWebhook")]}
+    fam = after[CONTROLLER]
+    mutating = {"name": "MutatingAdmissionWebhook", "type": "admit", "operation": "CREATE", "rejected": "false"}
+    sums = [v for n, ls, v in fam.samples if n == CONTROLLER + "_sum" and ls.items() >= mutating.items()]
+    before = [v for n, ls, v in counts.before[CONTROLLER].samples
+              if n == CONTROLLER + "_sum" and ls.items() >= mutating.items()]
+    assert sums[0] - (before[0] if before else 0.0) > 0  # the webhook call's time
