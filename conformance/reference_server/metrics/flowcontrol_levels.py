@@ -110,7 +110,7 @@ class LevelTimes(_Folded):
         self._install(self.seats, self.demand, self.requests)
 
     def fold(self) -> None:
-        """Each level's time per (seats in use, seats waiting) state since the last fold, into both histograms."""
+        """Each level's time per (seats, requests) state since the last fold, into the three histograms."""
         seat_bounds, demand_bounds, request_bounds = self.seats.bounds, self.demand.bounds, self.requests.bounds
         for name, qs in self.flow_control.queuesets.items():
             seats = self.seats.cells(("executing", name))
