@@ -15,6 +15,7 @@ from .godur import DurationError, parse_duration
 from .logmask import protect
 from .http import PROFILES
 from .server import ReferenceServer
+from .controller.system_objects import PRIORITY_CLASSES_HOOK
 from .storage.backends import BACKENDS, TRANSPORTS, StorageConfig, StorageUnavailable
 
 
@@ -238,10 +239,18 @@ async def _run(args: argparse.Namespace) -> int:
     if server.elector is not None and getattr(args, "storage", "memory") == "etcd":  # replicas: who is who
         cfg = server.elector.config
         print(f"leader election: identity {cfg.identity} on lease {cfg.namespace}/{cfg.name}", flush=True)
+    stopping = asyncio.ensure_future(stop.wait())
+    failing = asyncio.ensure_future(server.failed.wait())
     try:
-        await stop.wait()
+        await asyncio.wait((stopping, failing), return_when=asyncio.FIRST_COMPLETED)
     finally:
+        stopping.cancel()
+        failing.cancel()
         await server.stop()
+    if server.failed.is_set():  # a post-start hook failed: kube-apiserver's `klog.Fatalf` exits 255
+        print(f"nsconform serve: PostStartHook \"{PRIORITY_CLASSES_HOOK}\" failed: {server.failure}", file=sys.stderr,
+              flush=True)
+        return 255
     print("stopped", flush=True)
     return 0
 

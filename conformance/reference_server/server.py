@@ -35,6 +35,7 @@ from .auth.tokens import TokenIssuer
 from .logmask import protect
 from .controller import bootstrap
 from .controller import apf_config
+from .controller.system_objects import SystemObjects
 from .registry import Registry
 from .registry.service import KUBERNETES_SERVICE_IP
 from .storage import KeyNotFoundError
@@ -228,6 +229,9 @@ class ReferenceServer:
         self.apf_controller: apf_config.ApfConfigController | None = None  # started with the listener, every replica
         self._endpoints_sync: asyncio.Task[None] | None = None  # the `kubernetes` endpoints' admitted writes
         self._bootstrap: asyncio.Task[None] | None = None  # the admitted start-up writes (controller/bootstrap.py)
+        self.system_objects: SystemObjects | None = None  # kube-apiserver's own keepers of them (every replica)
+        self.failed = asyncio.Event()  # a post-start hook failed (`klog.Fatalf`): `failure` says why
+        self.failure = ""
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
@@ -276,9 +280,10 @@ class ReferenceServer:
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
         address = apiserver_endpoints.advertise_address(self.host)
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)
+        self.system_objects = SystemObjects(self.ctx.registry, KUBERNETES_SERVICE, loopback, on_fatal=self._fatal)
         if loopback.active():  # the start-up writes build_context left to the loopback client (controller/bootstrap.py)
-            self._bootstrap = asyncio.get_running_loop().create_task(
-                bootstrap.bootstrap_admitted(self.ctx.registry, KUBERNETES_SERVICE, loopback))
+            self._bootstrap = asyncio.get_running_loop().create_task(self._admitted_start(loopback))
+        self.system_objects.start()
         if loopback.active():  # (a store that already holds webhook configurations or policy bindings)
             self._endpoints_sync = asyncio.get_running_loop().create_task(
                 apiserver_endpoints.reconcile_admitted(self.ctx.registry, address, self.port, loopback))
@@ -287,6 +292,17 @@ class ReferenceServer:
         # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
         # in a worker thread, so no early request pays for it on the event loop (issue 13).
         self._warm_up = asyncio.get_running_loop().run_in_executor(None, _import_wire_modules)
+
+    async def _admitted_start(self, loopback: ControllerWrites) -> None:
+        """The start-up writes through admission, then the PriorityClasses' post-start hook (which retries)."""
+        await bootstrap.bootstrap_admitted(self.ctx.registry, KUBERNETES_SERVICE, loopback)
+        if self.system_objects is not None:
+            await self.system_objects.bootstrap_priority_classes()
+
+    def _fatal(self, message: str) -> None:
+        """A post-start hook failed: kube-apiserver exits (`nsconform serve` does, with 255, as `klog.Fatalf`)."""
+        self.failure = message
+        self.failed.set()
 
     async def stop(self) -> None:
         """End watches, stop the controller, close the listener; idempotent."""
@@ -298,6 +314,9 @@ class ReferenceServer:
             task, self._bootstrap = self._bootstrap, None
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        if self.system_objects is not None:
+            system, self.system_objects = self.system_objects, None
+            await system.stop()
         if self._endpoints_sync is not None:
             sync, self._endpoints_sync = self._endpoints_sync, None
             sync.cancel()

@@ -12,6 +12,7 @@ from cryptography.x509.oid import NameOID
 
 from .. import apierrors as E
 from ..registry.certificates import GROUP, KUBE_APISERVER_CLIENT, decode_bytes, parse_csr
+from .chain import VALIDATE, timed
 
 
 def subject_restriction(obj: dict[str, Any]) -> Callable[[], None] | None:
@@ -28,6 +29,9 @@ def subject_restriction(obj: dict[str, Any]) -> Callable[[], None] | None:
         raise E.forbidden("certificatesigningrequests", name, f"use of {KUBE_APISERVER_CLIENT} signer with "
                                                               "system:masters group is not allowed", GROUP)
     return None
+
+
+subject_restriction_step = timed("CertificateSubjectRestriction", VALIDATE, subject_restriction)
 
 
 class CertificateAdmission:
@@ -52,7 +56,7 @@ class CertificateAdmission:
         if info.kind != "CertificateSigningRequest" or subresource not in ("approval", "status"):
             return inner_step
 
-        def validate(new: dict[str, Any], old: dict[str, Any]) -> None:
+        def check(new: dict[str, Any], old: dict[str, Any]) -> None:
             if subresource == "approval":  # checked against the new object's signer (approval/admission.go)
                 verb, signer = "approve", (new.get("spec") or {}).get("signerName") or ""
             else:
@@ -64,6 +68,10 @@ class CertificateAdmission:
             if verb and not self._authorized(verb, signer):
                 raise E.forbidden("certificatesigningrequests", (new.get("metadata") or {}).get("name") or "",
                                   f'user not permitted to {verb} requests with signerName "{signer}"', GROUP)
+        plugin = timed("CertificateApproval" if subresource == "approval" else "CertificateSigning", VALIDATE, check)
+
+        def validate(new: dict[str, Any], old: dict[str, Any]) -> None:
+            plugin(new, old)
             if inner_step is not None:
                 inner_step(new, old)
         return validate

@@ -14,6 +14,12 @@ from typing import Any, Callable
 
 from ..registry import Registry, ResourceInfo
 from . import defaultclass, priority
+from .chain import ADMIT, VALIDATE, timed
+
+_PRIORITY = timed("Priority", ADMIT, priority.admit_pod)
+_STORAGE_CLASS = timed("DefaultStorageClass", ADMIT, defaultclass.admit_claim)
+_INGRESS_CLASS = timed("DefaultIngressClass", ADMIT, defaultclass.admit_ingress)
+_PRIORITY_CLASS = timed("Priority", VALIDATE, priority.validate_priority_class)
 
 
 class ClassAdmission:
@@ -28,13 +34,13 @@ class ClassAdmission:
         reg = self.registry
         pods = reg.content("pods")
         if pods is not None and info is pods.info:
-            return priority.admit_pod
+            return _PRIORITY
         claims = reg.content("persistentvolumeclaims")
         if claims is not None and info is claims.info:
-            return defaultclass.admit_claim
+            return _STORAGE_CLASS
         ingresses = reg.group("networking.k8s.io", "ingresses")
         if ingresses is not None and info is ingresses.info:
-            return defaultclass.admit_ingress
+            return _INGRESS_CLASS
         return None
 
     def for_validate(self, info: ResourceInfo) -> Callable[[dict[str, Any]], Callable[[], None] | None] | None:
@@ -47,7 +53,7 @@ class ClassAdmission:
         registry = self.registry
 
         def validate(obj: dict[str, Any]) -> Callable[[], None] | None:
-            priority.validate_priority_class(registry, obj)
+            _PRIORITY_CLASS(registry, obj)
             return inner_step(obj) if inner_step is not None else None
         return validate
 
@@ -62,7 +68,7 @@ class ClassAdmission:
         registry = self.registry
 
         def validate(new: dict[str, Any], old: dict[str, Any]) -> None:
-            priority.validate_priority_class(registry, new, update=True)
+            _PRIORITY_CLASS(registry, new, True)
             if inner_step is not None:
                 inner_step(new, old)
         return validate

@@ -12,6 +12,7 @@ from .. import apierrors as E
 from ..deviations import NONE, Deviations
 from ..registry import Registry, ResourceInfo
 from ..storage import KeyNotFoundError
+from .chain import ADMIT, timed
 
 IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
 
@@ -25,12 +26,12 @@ class NamespaceLifecycle:
         """The admit callback for a create of `info` (None when the plugin has nothing to check)."""
         if not info.namespaced:
             return None
-        return lambda obj: self._admit_create(info, obj)
+        return timed("NamespaceLifecycle", ADMIT, lambda obj: self._admit_create(info, obj))
 
     def for_delete(self, info: ResourceInfo, name: str) -> Callable[[dict[str, Any]], None] | None:
         if info.namespaced:
             return None
-        return lambda obj: self._admit_namespace_delete(name)
+        return timed("NamespaceLifecycle", ADMIT, lambda obj: self._admit_namespace_delete(name))
 
     def _admit_namespace_delete(self, name: str) -> None:
         immortal = IMMORTAL_NAMESPACES

@@ -16,6 +16,7 @@ from ..registry import Registry, ResourceInfo
 from ..registry.strategy import Strategy
 from ..storage import KeyNotFoundError
 from . import limitranger, quota
+from .chain import ADMIT, VALIDATE, timed
 from .lifecycle import NamespaceLifecycle
 
 COMPUTE_NAMES = frozenset({"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory",
@@ -41,6 +42,9 @@ class ScopeAdmission(NamespaceLifecycle):
 
     def __init__(self, registry: Registry, deviations: Deviations = NONE):
         super().__init__(registry, deviations)
+        self._limit_ranger = timed("LimitRanger", ADMIT, self._admit_limits)
+        self._validate_limits = timed("LimitRanger", VALIDATE, self._check_limits)
+        self._quota = timed("ResourceQuota", VALIDATE, self._check_quota)
 
     # ---- helpers -----------------------------------------------------------------------------------
     def _in_scope(self, resource: str, ns: str, cluster_wide: str) -> list[dict[str, Any]]:
@@ -53,24 +57,30 @@ class ScopeAdmission(NamespaceLifecycle):
         if info.plural != "pods" or any(s.info is info for s in self.registry.group_stores()):
             return lifecycle
 
+        limits = self._limit_ranger
+
         def admit(obj: dict[str, Any]) -> None:
             if lifecycle is not None:
                 lifecycle(obj)
-            _replace(obj, limitranger.default_pod_resources(obj))  # SetDefaults_Pod (decode time upstream)
-            if self.deviations.active("limitrange-defaults-ignored"):
-                return
-            ns = (obj.get("metadata") or {}).get("namespace") or ""
-            lrs = self._in_scope("limitranges", ns, "limitrange-cluster-wide")
-            if lrs:
-                _replace(obj, limitranger.admit(lrs, "pods", obj))
+            limits(obj)
         return admit
+
+    def _admit_limits(self, obj: dict[str, Any]) -> None:
+        """LimitRanger's mutating half on a pod create: the namespace's LimitRanges' defaults."""
+        _replace(obj, limitranger.default_pod_resources(obj))  # SetDefaults_Pod (decode time upstream)
+        if self.deviations.active("limitrange-defaults-ignored"):
+            return
+        ns = (obj.get("metadata") or {}).get("namespace") or ""
+        lrs = self._in_scope("limitranges", ns, "limitrange-cluster-wide")
+        if lrs:
+            _replace(obj, limitranger.admit(lrs, "pods", obj))
 
     # ---- validating --------------------------------------------------------------------------------
     def for_validate(self, info: ResourceInfo) -> Callable[[dict[str, Any]], Callable[[], None] | None] | None:
         """The validating hook for a create of `info` (namespaced resources only, and CSRs)."""
         if info.kind == "CertificateSigningRequest":  # CertificateSubjectRestriction (admission/certificates.py)
-            from .certificates import subject_restriction
-            return subject_restriction
+            from .certificates import subject_restriction_step
+            return subject_restriction_step
         if not info.namespaced:
             return None
         group = next((getattr(s, "group", "") for s in self.registry.group_stores() if s.info is info), "")
@@ -81,9 +91,17 @@ class ScopeAdmission(NamespaceLifecycle):
         if not ns:
             return None
         if resource == "pods" and not group and not self.deviations.active("limitrange-not-enforced"):
-            lrs = self._in_scope("limitranges", ns, "limitrange-cluster-wide")
-            if lrs:
-                limitranger.validate(lrs, "pods", obj)
+            self._validate_limits(ns, obj)
+        return self._quota(resource, group, ns, obj)
+
+    def _check_limits(self, ns: str, obj: dict[str, Any]) -> None:
+        """LimitRanger's validating half on a pod create: the namespace's LimitRanges' min/max."""
+        lrs = self._in_scope("limitranges", ns, "limitrange-cluster-wide")
+        if lrs:
+            limitranger.validate(lrs, "pods", obj)
+
+    def _check_quota(self, resource: str, group: str, ns: str, obj: dict[str, Any]) -> Callable[[], None] | None:
+        """ResourceQuota on a create: the namespace's quotas checked; their charge, written after the object."""
         if self.deviations.active("quota-not-enforced"):
             return None
         quotas = self._in_scope("resourcequotas", ns, "quota-cluster-wide")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .chain import ADMIT, timed
+
 PVC_PROTECTION = "kubernetes.io/pvc-protection"
 PV_PROTECTION = "kubernetes.io/pv-protection"
 FINALIZERS = {"persistentvolumeclaims": PVC_PROTECTION, "persistentvolumes": PV_PROTECTION}
@@ -21,6 +23,9 @@ def add_finalizer(obj: dict[str, Any], finalizer: str) -> None:
     finalizers = meta.get("finalizers") if isinstance(meta.get("finalizers"), list) else []
     if finalizer not in finalizers:
         meta["finalizers"] = [*finalizers, finalizer]
+
+
+_protect = timed("StorageObjectInUseProtection", ADMIT, add_finalizer)
 
 
 class StorageObjectInUseProtection:
@@ -42,5 +47,5 @@ class StorageObjectInUseProtection:
         def admit(obj: dict[str, Any]) -> None:
             if inner is not None:
                 inner(obj)
-            add_finalizer(obj, finalizer)
+            _protect(obj, finalizer)
         return admit

@@ -13,8 +13,8 @@ Without any webhook configuration or policy binding these are the plain registry
 built (`bootstrap`). With some stored (an etcd restart), they wait for the server's event loop and are admitted
 as the loopback client's writes (`bootstrap_admitted`, admission/admitted.py `ControllerWrites`); the APF round is
 then left to the config controller's first sync. Each step is tried once here: a refusal is logged and the
-server serves on (upstream's controllers try again, the namespace and Service controllers periodically, the
-priority-class hook for 30 s before kube-apiserver gives up starting).
+server serves on; controller/system_objects.py's controllers try again periodically, as upstream's, and run the
+priority-class hook (30 s of polling before the server gives up).
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def ensure(create: Callable[[], object], exists: Callable[[], bool]) -> None:
             raise
 
 
-def _exists(registry: Any, resource: str, namespace: str, name: str) -> bool:
+def exists(registry: Any, resource: str, namespace: str, name: str) -> bool:
     try:
         registry.store.get(resource, namespace, name, shared=True)
     except KeyNotFoundError:
@@ -53,23 +53,23 @@ def _exists(registry: Any, resource: str, namespace: str, name: str) -> bool:
 
 def seeded(registry: Any) -> bool:
     """A store that already holds the `default` namespace was seeded by an earlier start (or another replica)."""
-    return _exists(registry, "namespaces", "", "default")
+    return exists(registry, "namespaces", "", "default")
 
 
-def _namespace(registry: Any, name: str, writes: ControllerWrites) -> None:
+def create_namespace(registry: Any, name: str, writes: ControllerWrites) -> None:
     store = registry.namespaces
     ensure(lambda: writes.create(store, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
                                  field_manager=FIELD_MANAGER),
-           lambda: _exists(registry, "namespaces", "", name))
+           lambda: exists(registry, "namespaces", "", name))
 
 
-def _service(registry: Any, service: dict[str, Any], writes: ControllerWrites) -> None:
+def create_service(registry: Any, service: dict[str, Any], writes: ControllerWrites) -> None:
     store = registry.content("services")
     ensure(lambda: writes.create(store, service, field_manager=FIELD_MANAGER),
-           lambda: _exists(registry, "services", "default", "kubernetes"))
+           lambda: exists(registry, "services", "default", "kubernetes"))
 
 
-def _priority_classes(registry: Any, writes: ControllerWrites) -> None:
+def create_priority_classes(registry: Any, writes: ControllerWrites) -> None:
     store = registry.group("scheduling.k8s.io", "priorityclasses")
     ensure_system_priority_classes(store, lambda obj: writes.create(store, obj, field_manager=FIELD_MANAGER))
 
@@ -77,10 +77,10 @@ def _priority_classes(registry: Any, writes: ControllerWrites) -> None:
 def _steps(registry: Any, service: dict[str, Any], fresh: bool) -> list[tuple[str, Callable[[ControllerWrites], None]]]:
     steps: list[tuple[str, Callable[[ControllerWrites], None]]] = []
     if fresh:  # the namespaces and the Service once, on a store not seeded yet
-        steps += [(f"namespace {name}", lambda w, name=name: _namespace(registry, name, w))
+        steps += [(f"namespace {name}", lambda w, name=name: create_namespace(registry, name, w))
                   for name in INITIAL_NAMESPACES]
-        steps.append(("the kubernetes Service", lambda w: _service(registry, service, w)))
-    steps.append(("the system PriorityClasses", lambda w: _priority_classes(registry, w)))  # on every start
+        steps.append(("the kubernetes Service", lambda w: create_service(registry, service, w)))
+    steps.append(("the system PriorityClasses", lambda w: create_priority_classes(registry, w)))  # on every start
     return steps
 
 
@@ -95,10 +95,14 @@ def bootstrap(registry: Any, service: dict[str, Any], fresh: bool, between: Call
 
 
 async def bootstrap_admitted(registry: Any, service: dict[str, Any], writes: ControllerWrites) -> None:
-    """The start-up writes through admission as `writes`' user (the loopback client's), each step settled by
-    `admitted`; a refused step is logged, the next ones still made."""
+    """The namespaces and the Service through admission as `writes`' user (the loopback client's), each step
+    settled by `admitted`; a refused step is logged, the next ones still made, and left to the periodic
+    controllers (controller/system_objects.py, which also runs the PriorityClasses' hook)."""
     fresh = not seeded(registry)
     for what, step in _steps(registry, service, fresh):
+        if what == "the system PriorityClasses":
+            continue
+
         async def run(step: Callable[[ControllerWrites], None] = step) -> None:
             step(writes)
         try:
@@ -107,4 +111,5 @@ async def bootstrap_admitted(registry: Any, service: dict[str, Any], writes: Con
             log.warning("start-up write of %s refused: %s", what, exc)
 
 
-__all__ = ["DIRECT", "FIELD_MANAGER", "INITIAL_NAMESPACES", "bootstrap", "bootstrap_admitted", "ensure", "seeded"]
+__all__ = ["DIRECT", "FIELD_MANAGER", "INITIAL_NAMESPACES", "bootstrap", "bootstrap_admitted", "create_namespace",
+           "create_priority_classes", "create_service", "ensure", "exists", "seeded"]

@@ -18,6 +18,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from .. import apierrors as E
+from ..admission.chain import ADMIT, timed
 from ..admission.serviceaccount import ServiceAccountAdmission
 from ..controller.loop import Controller
 from ..controller.podgc import PodGarbageCollector
@@ -96,6 +97,7 @@ class FlavorAdmission:
         self.registry = registry
         self.flavor = flavor
         self.service_accounts = ServiceAccountAdmission(registry)
+        self._service_account = timed("ServiceAccount", ADMIT, self.service_accounts.admit_pod)
 
     def __getattr__(self, name: str) -> Any:  # for_delete, for_validate, ...: the inner chain's
         return getattr(self.inner, name)
@@ -104,7 +106,7 @@ class FlavorAdmission:
         steps = [s for s in (self.inner.for_create(info),) if s is not None]
         core_pods = self.registry.content("pods")
         if self.flavor.serviceaccount_admission and core_pods is not None and info is core_pods.info:
-            steps.append(self.service_accounts.admit_pod)
+            steps.append(self._service_account)
         if info.plural == "namespaces" and not info.namespaced and self.flavor.webhook_namespace_labels:
             steps.append(self._label_namespace)
         if self.flavor.webhook_warnings and (info.plural in ("namespaces", "pods")):

@@ -42,17 +42,19 @@ class SeatDemand:
     """`fairqueuing.integrator`: x (seats in use + seats waiting) integrated over time since the last reset, and
     x's extremes.
 
-    The time is kept per (seats in use, seats waiting) state, keyed `in_use | waiting << 32` (one dict update per
-    change): `reset` sums x and x² over it, and the same segments feed the timing-ratio histograms of
-    metrics/flowcontrol.py (`priority_level_seat_utilization`, `demand_seats`) through `take`, each with the
-    ratios' denominator it was spent under (`epoch` closes a segment when the denominator changes)."""
+    The time is kept per (seats in use, seats waiting, requests executing, requests waiting) state, keyed
+    `in_use | waiting << 32 | requests << 64` (`requests`: executing | waiting << 32; one dict update per change):
+    `reset` sums x and x² over it, and the same segments feed the timing-ratio histograms of
+    metrics/flowcontrol_levels.py (`priority_level_seat_utilization`, `demand_seats`,
+    `priority_level_request_utilization`) through `take`, each with the ratios' denominators it was spent under
+    (`epoch` closes a segment when they change)."""
     __slots__ = ("_clock", "_last", "_max", "state", "times", "_period", "_unread")
 
     def __init__(self, clock: Callable[[], float] | None = None):
         self._clock = clock if clock is not None else _monotonic
         self._last = self._clock()
         self._max = 0
-        self.state = 0  # in_use | waiting << 32
+        self.state = 0  # in_use | waiting << 32 | requests << 64
         self.times: defaultdict[int, float] = defaultdict(float)  # state → seconds spent in it, this segment
         self._period: list[dict[int, float]] = []  # closed segments of this period (since `reset`)
         self._unread: list[list[Any]] = []  # [denominator or None (not known yet), segment], not yet `take`n
@@ -60,7 +62,7 @@ class SeatDemand:
     @property
     def x(self) -> int:
         state = self.state
-        return (state & 0xFFFFFFFF) + (state >> 32)
+        return (state & 0xFFFFFFFF) + ((state >> 32) & 0xFFFFFFFF)
 
     def _close(self) -> dict[int, float]:
         """End the current segment at now (the current state's time counted) and start another."""
@@ -79,25 +81,26 @@ class SeatDemand:
         """`Set`: x from now on (`now`: the caller's reading of the same clock, saving a second one)."""
         self.note(int(x), 0, now)
 
-    def note(self, in_use: int, waiting: int, now: float | None = None) -> None:
-        """x = in_use + waiting from now on; the previous state's time counted."""
+    def note(self, in_use: int, waiting: int, now: float | None = None, requests: int = 0) -> None:
+        """x = in_use + waiting from now on; the previous state's time counted. `requests`: the level's
+        executing | waiting << 32 request counts."""
         if now is None:
             now = self._clock()
         self.times[self.state] += now - self._last
         self._last = now
-        self.state = in_use | waiting << 32
+        self.state = in_use | waiting << 32 | requests << 64
         x = in_use + waiting
         if x > self._max:
             self._max = x
 
-    def epoch(self, denominator: int) -> None:
-        """The ratios' denominator changes (`SetDenominator`): the time so far was spent under `denominator`."""
+    def epoch(self, denominator: Any) -> None:
+        """The ratios' denominators change (`SetDenominator`): the time so far was spent under `denominator`."""
         self._close()
         for segment in self._unread:
             if segment[0] is None:
                 segment[0] = denominator
 
-    def take(self, denominator: int) -> list[tuple[int, dict[int, float]]]:
+    def take(self, denominator: Any) -> list[tuple[Any, dict[int, float]]]:
         """Every segment's (denominator, times) since the last `take` (the current one's, up to now, under
         `denominator`); they are forgotten here."""
         self._close()
@@ -111,7 +114,7 @@ class SeatDemand:
         t = ix = ixx = 0.0
         for segment in self._period:
             for state, dt in segment.items():
-                x = (state & 0xFFFFFFFF) + (state >> 32)
+                x = (state & 0xFFFFFFFF) + ((state >> 32) & 0xFFFFFFFF)
                 t += dt
                 ix += x * dt
                 ixx += x * x * dt

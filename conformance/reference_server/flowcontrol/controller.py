@@ -18,6 +18,7 @@ from . import dump
 from .limits import LevelLimits, concurrency_limits
 from .borrowing import BORROWING_ADJUSTMENT_PERIOD, DemandStats, LevelDemand, _go_round, current_limits
 from .queueset import QueueSet
+from .readwrite import ReadWriteCounts
 from .retry_after import DroppedRequests
 
 DEFAULT_MAX_REQUESTS_INFLIGHT = 400           # kube-apiserver --max-requests-inflight
@@ -46,6 +47,7 @@ class FlowControl:
         self.executions: Any = None  # the execution-time sink every QueueSet appends to (metrics), or None
         self.watch_counts: Any = None  # where the work estimator observes a write's watch count (metrics), or None
         self.notes: dict[str, float] = {}  # the last re-division's seat targets by level, fair fraction under ""
+        self.read_write = ReadWriteCounts()  # the filter's requests by phase and kind (read_vs_write_current_requests)
 
     def configure(self, levels: Iterable[dict[str, Any]]) -> None:
         """The stored PriorityLevelConfigurations changed: new limits, queue sets (and their demand statistics)

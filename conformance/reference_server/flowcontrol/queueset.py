@@ -151,6 +151,7 @@ class QueueSet:
         self.quiescing = False   # its PriorityLevelConfiguration is gone; it drains
         self.on_idle: Callable[[], None] | None = None  # called (soon) when a quiescing level goes idle
         self.denominator = max(1, self.current_cl)  # ConcurrencyDenominator: the utilization ratios' divisor
+        self.capacity = 1  # the waiting requests' ratio's divisor: max(1, queueLengthLimit) × queues (when any)
         self.executions: Any = None  # a sink with `pending(labels) -> list` and `fold()` (metrics), or None
         self._served: dict[str, list[float]] = {}  # flow schema → the sink's list (regular requests)
         self._served_watch: dict[str, list[float]] = {}
@@ -163,6 +164,10 @@ class QueueSet:
         """New limits: a changed queue count re-deals the waiting requests and lets the running ones finish
         outside the queues (upstream drains the old queues instead); then as many as now fit are dispatched."""
         self.limits = limits
+        capacity = max(1, limits.queue_length_limit) * max(1, limits.queues)
+        if capacity != self.capacity:  # `reqsGaugePair.RequestsWaiting.SetDenominator`
+            self.demand.epoch((self.denominator, self.capacity))
+            self.capacity = capacity
         if len(self._queues) != limits.queues:
             old = [r for q in self._queues for r in q.waiting]
             for q in self._queues:
@@ -190,7 +195,7 @@ class QueueSet:
         self.current_cl = current_cl
         denominator = denominator if denominator is not None else max(1, current_cl)
         if denominator != self.denominator:
-            self.demand.epoch(self.denominator)
+            self.demand.epoch((self.denominator, self.capacity))
             self.denominator = denominator
         self._dispatch()
 
@@ -313,6 +318,7 @@ class QueueSet:
         else:
             self._queueless.pop(req, None)
         if req.work.latency_ns > 0:
+            self.demand.note(self.in_use, self.seats_waiting, now, self.executing | self.waiting << 32)
             asyncio.get_running_loop().call_later(req.work.latency_ns / 1e9, self._release, req)
             self._dispatch()
         else:
@@ -341,7 +347,7 @@ class QueueSet:
             queue.seats_in_use -= seats
             self._queue_seats -= seats
         self.in_use -= seats
-        self.demand.note(self.in_use, self.seats_waiting, now)
+        self.demand.note(self.in_use, self.seats_waiting, now, self.executing | self.waiting << 32)
         if self.waiting:
             self._dispatch()
 
@@ -352,7 +358,7 @@ class QueueSet:
         self.dispatched += 1
         seats = req.seats
         self.in_use += seats
-        self.demand.note(self.in_use, self.seats_waiting, now)
+        self.demand.note(self.in_use, self.seats_waiting, now, self.executing | self.waiting << 32)
         req.queue = queue
         if queue is None:
             self._queueless[req] = None
@@ -395,7 +401,7 @@ class QueueSet:
         queue.work_sum += req.total_work
         self.waiting += 1
         self.seats_waiting += req.seats
-        self.demand.note(self.in_use, self.seats_waiting, None)
+        self.demand.note(self.in_use, self.seats_waiting, None, self.executing | self.waiting << 32)
 
     def _dequeue(self, req: Request, queue: _Queue) -> None:
         queue.initial_sum -= req.work.initial
@@ -403,7 +409,7 @@ class QueueSet:
         queue.work_sum -= req.total_work
         self.waiting -= 1
         self.seats_waiting -= req.seats
-        self.demand.note(self.in_use, self.seats_waiting, None)
+        self.demand.note(self.in_use, self.seats_waiting, None, self.executing | self.waiting << 32)
 
     def _withdraw(self, req: Request) -> None:
         """A waiting request leaves its queue (its deadline passed or its client went away)."""

@@ -11,6 +11,7 @@ from multidict import CIMultiDict
 
 from .. import apierrors as E
 from ..admission import create_admission, update_admission
+from ..admission.chain import note_items
 from ..registry import GenericStore
 from ..registry.createonupdate import allows_create_on_update
 from ..registry.namespace import NamespaceStore
@@ -573,8 +574,10 @@ class Handlers:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
         if self.webhooks.active():
-            return self._respond(request, await self._delete_each(request, route, store, opts), store=store)
-        out = await self.offload(store.delete_collection, route.namespace, P.list_options(request.query), opts)
+            out = await self._delete_each(request, route, store, opts)
+        else:
+            out = await self.offload(store.delete_collection, route.namespace, P.list_options(request.query), opts)
+        note_items(len(out.get("items") or ()))  # each item's deletion was validated (admission's metrics)
         return self._respond(request, out, store=store)
 
     async def _delete_each(self, request: web.Request, route: Route, store: GenericStore,

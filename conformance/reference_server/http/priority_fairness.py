@@ -50,6 +50,7 @@ from ..godur import DurationError, parse_duration
 from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT, FlowControl, ObjectCounts,
                            WatchTracker, WorkEstimator)
 from ..flowcontrol.queueset import EXECUTING
+from ..flowcontrol.readwrite import EXECUTING as RW_EXECUTING, WAITING, ReadWriteCounts, series
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 from ..memo import remember
 
@@ -232,17 +233,19 @@ _MISSING = object()
 
 class _Seat:
     """A watch's seat, freed once: when its answer starts (set up) or when the request ends, whichever is first."""
-    __slots__ = ("queueset", "req", "decision")
+    __slots__ = ("queueset", "req", "decision", "counts")
 
-    def __init__(self, queueset: Any, req: Any, decision: Decision):
+    def __init__(self, queueset: Any, req: Any, decision: Decision, counts: ReadWriteCounts):
         self.queueset = queueset
         self.req = req
         self.decision = decision
+        self.counts = counts
 
     def free(self) -> None:
         req, self.req = self.req, None
         if req is not None:
             self.queueset.finish(req, True)
+            self.counts.add(EXECUTING, -1)  # a watch: read-only
 
 
 class PriorityAndFairness:
@@ -406,17 +409,31 @@ class PriorityAndFairness:
             work = ONE_SEAT
         req = queueset.start(work, decision.fs_name, decision.distinguisher, (request, attrs))
         watch = decision.watch
-        if req is None or not (req.state == EXECUTING or await queueset.wait(req, self._wait_limit(request, watch))):
+        counts = self.flow_control.read_write
+        if req is not None and req.state != EXECUTING:  # queued (`noteWaitingDelta`)
+            waiting = series(WAITING, verb)
+            counts.add(waiting, 1)
+            try:
+                dispatched = await queueset.wait(req, self._wait_limit(request, watch))
+            finally:
+                counts.add(waiting, -1)
+        else:
+            dispatched = req is not None
+        if not dispatched:
             self.metrics.flowcontrol.rejected(decision, req, queueset)
             self.metrics.requests.dropped(request)
             return self.too_many_requests(decision.pl_name)
         self.metrics.flowcontrol.dispatched(decision, req)
         if not watch:
+            executing = series(RW_EXECUTING, verb)
+            counts.add(executing, 1)  # `noteExecutingDelta`
             try:
                 return await handler(request)
             finally:
                 queueset.finish(req)
-        seat = request[_DECISION] = _Seat(queueset, req, decision)
+                counts.add(executing, -1)
+        counts.add(RW_EXECUTING, 1)  # a watch: read-only, executing until it is set up
+        seat = request[_DECISION] = _Seat(queueset, req, decision, counts)
         forget = self.watches.register(attrs, request.query)  # `RegisterWatch`: counted while it is served
         try:
             return await handler(request)

@@ -35,6 +35,7 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
+from ..admission.chain import TRACE, Trace
 from ..admission.webhooks.latency import SPENT, take as webhook_seconds
 from ..apierrors import StatusError
 from .latency import SliDuration
@@ -97,6 +98,18 @@ def reported_verb(method: str, scope: str, query: Any, content_type: str, subres
     return verb if verb in VALID_VERBS else "other"
 
 
+def admission_operation(method: str, route: Any) -> str | None:
+    """The admission operation of a resource request's method (DELETECOLLECTION: a collection's DELETE); a PUT or
+    apply that creates is told by its 201 (admission_chain.py)."""
+    if method == "POST":
+        return "UPDATE" if route.target == "ns-finalize" else "CREATE"
+    if method in ("PUT", "PATCH"):
+        return "UPDATE"
+    if method == "DELETE":
+        return "DELETE" if route.name else "DELETECOLLECTION"
+    return None
+
+
 def clean_scope(attrs: Any) -> str:
     """`CleanScope(requestInfo)`."""
     if attrs.name or attrs.verb == "create":
@@ -136,6 +149,7 @@ class RequestMetrics:
             RESPONSE_SIZE_BUCKETS, STABLE)
         self.sli = SliDuration(self.duration)
         self.on_health: Callable[[str], None] | None = None  # a health path was asked for (/metrics/slis)
+        self.on_admission: Callable[[str, Trace, int | None], None] | None = None  # a write's admission trace
         self._labels: dict[tuple[str, ...], Any] = {}
         self._waiting = 0  # requests APF queued whose route has not ended yet
 
@@ -179,10 +193,11 @@ class RequestMetrics:
             if request.path not in HEALTH_ROOTS:
                 return False
             verb = reported_verb(method, "", query, "", "", False, "GET")
-            return self._cells((verb, dry_run, "", "", "", request.path, "", ""), None, False, True)
+            return self._cells((verb, dry_run, "", "", "", request.path, "", ""), None, False, True, None)
         if target in DISCOVERY:
             verb = reported_verb(method, "", query, "", "", False, "GET")
-            return self._cells((verb, dry_run, "", "", "", DISCOVERY[target], "", COMPONENT), None, True, True)
+            return self._cells((verb, dry_run, "", "", "", DISCOVERY[target], "", COMPONENT), None, True, True,
+                               None)
         attrs = self.request_info(request)
         if not attrs or not attrs.resource_request:
             return False
@@ -196,14 +211,17 @@ class RequestMetrics:
             longrunning = ("WATCH", attrs.api_group, attrs.api_version, attrs.resource, attrs.subresource,
                            clean_scope(attrs), COMPONENT)
         # the installer's verb is GET or LIST (a `?watch` included, reported as WATCH; not a `/watch/` path)
-        return self._cells(labels, longrunning, False, method in ("GET", "HEAD") and not route.watch_path)
+        return self._cells(labels, longrunning, False, method in ("GET", "HEAD") and not route.watch_path,
+                           None if attrs.subresource in CONNECT_SUBRESOURCES else admission_operation(method, route))
 
-    def _cells(self, labels: tuple[str, ...], longrunning: Any, discovery: bool, sized: bool) -> tuple[Any, ...]:
+    def _cells(self, labels: tuple[str, ...], longrunning: Any, discovery: bool, sized: bool,
+               admission: str | None) -> tuple[Any, ...]:
         """A note: its labels, the long-running gauge's labels, discovery?, then the counter's and the
-        histogram's cells for these labels (updated in place by `_done`), and the list its response's size is
-        appended to (`MonitorRequest`: only when the installer's verb is GET or LIST) or None."""
+        histogram's cells for these labels (updated in place by `_done`), the list its response's size is
+        appended to (`MonitorRequest`: only when the installer's verb is GET or LIST) or None, and the
+        admission operation of a write (None for a read)."""
         return (labels, longrunning, discovery, self.total.cells(labels), self.duration.cells(labels),
-                self.sizes.pending(labels[:1] + labels[2:]) if sized else None)
+                self.sizes.pending(labels[:1] + labels[2:]) if sized else None, admission)
 
     # -- recording ----------------------------------------------------------------------------------------
 
@@ -212,6 +230,10 @@ class RequestMetrics:
         (`note`'s); a Status error raised for the middlewares to answer is counted with its code."""
         start = perf_counter()
         code, response = None, None  # None: cancelled (the client went away), counted nowhere
+        admission = noted[6]
+        if admission is not None:  # a write: its pass through admission is traced (admission/chain.py)
+            trace = Trace()
+            token = TRACE.set(trace)
         try:
             response = await serving
             code = response.status
@@ -223,6 +245,10 @@ class RequestMetrics:
             code = getattr(exc, "status", 500)
             raise
         finally:
+            if admission is not None:
+                TRACE.reset(token)
+                if self.on_admission is not None:
+                    self.on_admission(admission, trace, code)
             self._done(noted, request, code, start, response)
 
     def waited(self, request: Any, seconds: float) -> None:
@@ -238,7 +264,7 @@ class RequestMetrics:
                 self._waiting -= 1
             except KeyError:
                 pass
-        labels, longrunning, discovery, codes, cells, sizes = noted
+        labels, longrunning, discovery, codes, cells, sizes, _ = noted
         if longrunning is not None:
             self.longrunning.inc(longrunning, -1)
             if code is None:  # a watch whose client went away: its 200 was sent when it started streaming

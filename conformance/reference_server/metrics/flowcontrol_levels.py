@@ -7,10 +7,17 @@ queueset.go`, `apf_controller.go` `updateBorrowingLocked`, `apf_filter.go` `Hand
   (a watch's until it is set up, type `watch`, else `regular`); the queue sets append it to this histogram's
   per-label lists (`LazyHistogramVec`), bucketed here.
 - the timing-ratio histograms `priority_level_seat_utilization` {phase="executing", priority_level} (seats in use
-  / `ConcurrencyDenominator`) and `demand_seats` {priority_level} (seats in use + seats waiting / the same
-  denominator: upstream's HELP says "nominal", its code divides by the denominator): weighted histograms whose
-  counts are nanoseconds spent at each ratio and whose sum is the ratio × nanoseconds, since the level was
-  created; folded from the demand integrator's time per state (flowcontrol/borrowing.py `SeatDemand.take`).
+  / `ConcurrencyDenominator`), `demand_seats` {priority_level} (seats in use + seats waiting / the same
+  denominator: upstream's HELP says "nominal", its code divides by the denominator) and
+  `priority_level_request_utilization` {phase, priority_level} (`reqsGaugePair`: requests executing / the same
+  denominator, requests waiting / max(1, queueLengthLimit) × the queues, as `queueset.go` `setConfiguration`):
+  weighted histograms whose counts are nanoseconds spent at each ratio and whose sum is the ratio × nanoseconds,
+  since the level was created; folded from the demand integrator's time per state (flowcontrol/borrowing.py
+  `SeatDemand.take`).
+- the timing-ratio histogram `read_vs_write_current_requests` {phase, request_kind}: the requests the filter has
+  waiting in a queue and executing (a watch until it is set up), read-only (`get`, `list`, `watch`) or mutating,
+  over a denominator of 1 (`apf_filter.go`'s watermarks: the max-in-flight filter alone sets a limit), from the
+  server's start (flowcontrol/readwrite.py).
 - the borrowing statistics of the last re-division: `demand_seats_high_watermark`, `_average`, `_stdev`,
   `_smoothed`, `target_seats`, `seat_fair_frac`.
 - the virtual-time gauges: `current_r` (R at the level's last time sync, seat-seconds), and, once a request was
@@ -20,10 +27,8 @@ queueset.go`, `apf_controller.go` `updateBorrowingLocked`, `apf_filter.go` `Hand
   estimator (`mutating_work_estimator.go`: every write but a `serviceaccounts/token` create, exempt levels'
   included, as 1.33's `startRequest` estimates before its exempt check).
 
-Not served: `priority_level_request_utilization` and `read_vs_write_current_requests` (their numerators are
-request counts by phase and by read-only/mutating kind: another state per change on the request path, past its
-budget), and `epoch_advance_total` (R never reaches upstream's epoch bound here: a family
-without samples, which expfmt does not write either).
+Not served: `epoch_advance_total` (R never reaches upstream's epoch bound here: a family without samples, which
+expfmt does not write either).
 """
 from __future__ import annotations
 
@@ -38,6 +43,8 @@ QUEUE_LENGTH_BUCKETS = (0, 10, 25, 50, 100, 250, 500, 1000)  # queueLengthBucket
 WATCH_COUNT_BUCKETS = (0, 1, 10, 100, 1000, 10000)
 SEAT_UTILIZATION_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1)
 DEMAND_BUCKETS = (0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6)
+REQUEST_UTILIZATION_BUCKETS = (0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1)
+READ_WRITE_BUCKETS = (0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1)
 _PL = ("priority_level",)
 _PL_FS = ("priority_level", "flow_schema")
 _LOW32 = 0xFFFFFFFF
@@ -75,8 +82,15 @@ class _Folded:
         return self.folded
 
 
+def _spend(cells: list[float], bounds: tuple[float, ...], ratio: float, ns: int) -> None:
+    """`ns` nanoseconds at `ratio` into a timing-ratio histogram's cells."""
+    cells[bisect_left(bounds, ratio)] += ns
+    cells[-2] += ratio * ns
+    cells[-1] += ns
+
+
 class LevelTimes(_Folded):
-    """The two timing-ratio histograms, fed together from each level's demand integrator."""
+    """The three per-level timing-ratio histograms, fed together from each level's demand integrator."""
 
     def __init__(self, flow_control: Any):
         super().__init__(flow_control)
@@ -88,24 +102,55 @@ class LevelTimes(_Folded):
             "apiserver_flowcontrol_demand_seats",
             "Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / "
             "(nominal number of seats for that level)", _PL, DEMAND_BUCKETS)
-        self._install(self.seats, self.demand)
+        self.requests = HistogramVec(
+            "apiserver_flowcontrol_priority_level_request_utilization",
+            "Observations, at the end of every nanosecond, of number of requests (as a fraction of the relevant "
+            "limit) waiting or in any stage of execution (but only initial stage for WATCHes)",
+            ("phase", "priority_level"), REQUEST_UTILIZATION_BUCKETS)
+        self._install(self.seats, self.demand, self.requests)
 
     def fold(self) -> None:
-        """Each level's time per (seats in use, seats waiting) state since the last fold, into both histograms."""
+        """Each level's time per (seats, requests) state since the last fold, into the three histograms."""
+        seat_bounds, demand_bounds, request_bounds = self.seats.bounds, self.demand.bounds, self.requests.bounds
         for name, qs in self.flow_control.queuesets.items():
             seats = self.seats.cells(("executing", name))
             demand = self.demand.cells((name,))
-            for denominator, times in qs.demand.take(qs.denominator):
+            executing = self.requests.cells(("executing", name))
+            waiting = self.requests.cells(("waiting", name))
+            for (denominator, capacity), times in qs.demand.take((qs.denominator, qs.capacity)):
                 for state, seconds in times.items():
                     ns = round(seconds * 1e9)
                     if ns <= 0:
                         continue
                     in_use = state & _LOW32
-                    for cells, bounds, ratio in ((seats, self.seats.bounds, in_use / denominator),
-                                                 (demand, self.demand.bounds, (in_use + (state >> 32)) / denominator)):
-                        cells[bisect_left(bounds, ratio)] += ns
-                        cells[-2] += ratio * ns
-                        cells[-1] += ns
+                    _spend(seats, seat_bounds, in_use / denominator, ns)
+                    _spend(demand, demand_bounds, (in_use + ((state >> 32) & _LOW32)) / denominator, ns)
+                    _spend(executing, request_bounds, ((state >> 64) & _LOW32) / denominator, ns)
+                    _spend(waiting, request_bounds, (state >> 96) / capacity, ns)
+
+
+class ReadWriteTimes(_Folded):
+    """`read_vs_write_current_requests`, from the filter's counts (flowcontrol/readwrite.py)."""
+
+    def __init__(self, flow_control: Any):
+        super().__init__(flow_control)
+        self.requests = HistogramVec(
+            "apiserver_flowcontrol_read_vs_write_current_requests",
+            "Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant "
+            "limit) waiting or in regular stage of execution", ("phase", "request_kind"), READ_WRITE_BUCKETS)
+        self._install(self.requests)
+
+    def fold(self) -> None:
+        counts = getattr(self.flow_control, "read_write", None)  # None: a FlowControl without the filter's counts
+        if counts is None:
+            return
+        bounds = self.requests.bounds
+        for labels, times in counts.take():
+            cells = self.requests.cells(labels)
+            for count, seconds in times.items():
+                ns = round(seconds * 1e9)
+                if ns > 0:
+                    _spend(cells, bounds, float(count), ns)
 
 
 class ExecutionSeconds(LazyHistogramVec):
@@ -217,12 +262,15 @@ class LevelMetrics:
         for qs in flow_control.queuesets.values():
             qs.executions = self.executions
         self.times = LevelTimes(flow_control)
+        self.read_write = ReadWriteTimes(flow_control)
         self.counts = QueueCounts(flow_control)
         self.gauges = LevelGauges(flow_control)
 
     def families(self) -> tuple[Family, ...]:
-        return (self.executions, self.watch_counts, *self.times.families(), *self.counts.families(),
+        return (self.executions, self.watch_counts, *self.times.families(), *self.read_write.families(),
+                *self.counts.families(),
                 *self.gauges.families())
 
 
-__all__ = ["DEMAND_BUCKETS", "EXECUTION_BUCKETS", "LevelMetrics", "QUEUE_LENGTH_BUCKETS", "SEAT_UTILIZATION_BUCKETS"]
+__all__ = ["DEMAND_BUCKETS", "EXECUTION_BUCKETS", "LevelMetrics", "QUEUE_LENGTH_BUCKETS", "READ_WRITE_BUCKETS",
+           "REQUEST_UTILIZATION_BUCKETS", "SEAT_UTILIZATION_BUCKETS"]

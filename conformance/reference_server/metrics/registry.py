@@ -181,6 +181,42 @@ class HistogramVec(Family):
             out.append(f"{name}_count{labels} {go_float(cells[-1])}")
 
 
+class SummaryVec(Family):
+    """A summary without objectives (component-base's `SummaryOpts` with none set: client_golang writes no
+    quantile, only `_sum` and `_count`) per label-value tuple; `cells(key)` is its [sum, count]."""
+    kind = "summary"
+
+    def __init__(self, name: str, help_text: str, labels: Iterable[str], stability: str = ALPHA):
+        super().__init__(name, help_text, labels, stability)
+        self.values: dict[tuple[str, ...], list[float]] = {}
+
+    def cells(self, key: tuple[str, ...]) -> list[float]:
+        cells = self.values.get(key)
+        if cells is None:
+            cells = self.values[key] = [0.0, 0]
+        return cells
+
+    def observe(self, key: tuple[str, ...], value: float) -> None:
+        cells = self.cells(key)
+        cells[0] += value
+        cells[1] += 1
+
+    def reset(self) -> None:
+        self.values.clear()
+
+    def render(self, out: list[str]) -> None:
+        series = [(values, cells) for values, cells in self.values.items() if cells[1]]
+        if not series:
+            return
+        name = self.name
+        out.append(f"# HELP {name} {_escape_help(self.help)}")
+        out.append(f"# TYPE {name} summary")
+        for values, cells in sorted(series, key=lambda s: self._sort_key(s[0])):
+            labels = self._label_text(values)
+            out.append(f"{name}_sum{labels} {go_float(cells[0])}")
+            out.append(f"{name}_count{labels} {go_float(cells[1])}")
+
+
 class LazyHistogramVec(HistogramVec):
     """A histogram whose observations are appended to a per-label-set list (`pending(key)`, one `append` on the
     hot path) and bucketed in bulk (sorted, then bisected once per bound) when written, reset, or once a list
@@ -288,4 +324,4 @@ class Registry:
 
 
 __all__ = ["ALPHA", "BETA", "HIDDEN", "RAW", "STABLE", "CodeCounterVec", "Collected", "CounterVec", "Family",
-           "GaugeVec", "HistogramVec", "LazyHistogramVec", "Registry", "go_float", "meta_metrics"]
+           "GaugeVec", "HistogramVec", "LazyHistogramVec", "Registry", "SummaryVec", "go_float", "meta_metrics"]

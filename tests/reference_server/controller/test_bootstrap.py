@@ -88,8 +88,28 @@ def test_start_up_writes_are_reviewed_as_the_loopback_client(served: Any, hook: 
 
 @pytest.mark.parametrize("served", ["/deny"], indirect=True)
 def test_refused_start_up_writes_stay_out(served: Any, hook: Hook) -> None:  # noqa: F811
+    """The namespaces and the Service stay missing (their controllers try again later); the PriorityClasses'
+    post-start hook fails at the first refusal that is not a 503, as `AddSystemPriorityClasses` returns it from
+    its poll, which kills kube-apiserver (`nsconform serve` exits 255; the embedded server records it)."""
     _wait(lambda: {("priorityclasses", "system-node-critical")} <= set(_reviewed(hook)))
     assert requests.get(f"{served.url}/api/v1/namespaces/kube-public").status_code == 404
     assert requests.get(f"{served.url}/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical"
                         ).status_code == 404
-    assert requests.get(f"{served.url}/version").status_code == 200  # it serves on
+    _wait(served.server.failed.is_set)
+    assert served.server.failure.startswith('unable to add default system priority classes: admission webhook '
+                                            '"boot.example.com" denied the request'), served.server.failure
+
+
+def test_serve_exits_when_the_priority_classes_hook_fails(etcd_process: Any, hook: Hook) -> None:  # noqa: F811
+    """`nsconform serve` on such a store: the hook's refusal is kube-apiserver's `klog.Fatalf` (exit status 255,
+    `PostStartHook "scheduling/bootstrap-system-priority-classes" failed: ...`)."""
+    import subprocess
+    import sys
+
+    prefix = _preloaded(etcd_process.url, hook, "/deny")
+    done = subprocess.run([sys.executable, "-m", "conformance.cli", "serve", "--port", "0", "--flavor", "bare",
+                           "--storage", "etcd", "--etcd-servers", etcd_process.url, "--etcd-prefix", prefix,
+                           "--leader-elect", "false"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 255, (done.stdout, done.stderr)
+    assert 'nsconform serve: PostStartHook "scheduling/bootstrap-system-priority-classes" failed: unable to add ' \
+           'default system priority classes: admission webhook "boot.example.com" denied the request' in done.stderr

@@ -62,7 +62,8 @@ def parse(text: str) -> dict[str, Family]:
         m = _SAMPLE.match(line)
         assert m and current is not None, f"bad sample line {line!r}"
         name, labels, value = m.groups()
-        suffixes = ("_bucket", "_sum", "_count") if current.type == "histogram" else ("",)
+        suffixes = {"histogram": ("_bucket", "_sum", "_count"), "summary": ("", "_sum", "_count")}.get(current.type,
+                                                                                                   ("",))
         assert any(name == current.name + s for s in suffixes), f"{name} outside its family {current.name}"
         names, ls = _labels(labels or "")
         plain = [n for n in names if n != "le"]

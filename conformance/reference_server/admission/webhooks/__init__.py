@@ -41,6 +41,7 @@ from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
 from ...registry import Registry
+from .. import chain
 from . import client, review
 from .latency import tracking as webhook_time
 from .matching import Attributes, matching
@@ -133,6 +134,18 @@ class WebhookAdmission:
     async def mutate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
                      dry_run: bool, options: dict[str, Any] | None, warnings: list[str],
                      builtin: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
+        """MutatingAdmissionWebhook, its time and refusal noted for the request's admission metrics."""
+        start, refused = time.perf_counter(), True
+        try:
+            obj = await self._mutate(a, obj, old, user, dry_run, options, warnings, builtin)
+            refused = False
+            return obj
+        finally:
+            chain.note("MutatingAdmissionWebhook", chain.ADMIT, time.perf_counter() - start, refused)
+
+    async def _mutate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
+                      dry_run: bool, options: dict[str, Any] | None, warnings: list[str],
+                      builtin: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
         """MutatingAdmissionWebhook: `obj` after every matching webhook's patch (the same object when none
         matched). `reinvocationPolicy: IfNeeded` as `reinvocationcontext.go`: when a webhook changes the object,
         every earlier IfNeeded webhook is called once more (a second round, in order); before that round the
@@ -209,7 +222,22 @@ class WebhookAdmission:
         if preview is not None:
             obj = await preview()
         if policies:
-            self.policies.validate(a, obj, old, user, dry_run, options, warnings)
+            start, refused = time.perf_counter(), True
+            try:
+                self.policies.validate(a, obj, old, user, dry_run, options, warnings)
+                refused = False
+            finally:
+                chain.note("ValidatingAdmissionPolicy", chain.VALIDATE, time.perf_counter() - start, refused)
+        start, refused = time.perf_counter(), True
+        try:
+            await self._validate_webhooks(hooks, a, obj, old, user, dry_run, options, warnings)
+            refused = False
+        finally:
+            chain.note("ValidatingAdmissionWebhook", chain.VALIDATE, time.perf_counter() - start, refused)
+
+    async def _validate_webhooks(self, hooks: list[dict[str, Any]], a: Attributes, obj: dict[str, Any] | None,
+                                 old: dict[str, Any] | None, user: Any, dry_run: bool,
+                                 options: dict[str, Any] | None, warnings: list[str]) -> None:
         hooks = [h for h in hooks if self._conditions_hold(h, a, obj, old, user, dry_run, options)]
         if hooks:
             webhook_time()  # the request's webhook time (latency.py), shared with the parallel calls' tasks
