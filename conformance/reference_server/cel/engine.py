@@ -38,6 +38,8 @@ TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "lis
 _TYPES = re.compile(r"(?<![\w.])type\s*\(|(?<![\w.])(?:net|kubernetes|google)\s*\.")
 # a conversion cel-rust would read otherwise than cel-go (libs/conversions.py): rewritten (desugar.py)
 _CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|string)\s*\(")
+# a `matches` call: Go's regexp rather than cel-rust's (desugar.py)
+_MATCHES = re.compile(r"(?<!\w)matches\s*\(")
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
 _PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
                          re.S)
@@ -301,7 +303,7 @@ def _compiled(expression: str) -> tuple[Any, tuple[str, ...], tuple[str, ...], s
         return refused
     # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py)
     source = (desugar(expression) if _TWO_VAR_CALL.search(expression) or _TYPES.search(expression)
-              or _CONVERSIONS.search(expression) else None) or expression
+              or _CONVERSIONS.search(expression) or _MATCHES.search(expression) else None) or expression
     try:
         program = _native_compile(source)
     except ValueError as exc:

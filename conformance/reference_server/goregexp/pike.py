@@ -1,0 +1,59 @@
+"""Where the leftmost-first match is: a Pike VM over program.py's NFA (`regexp/pikevm`, Go's `backtrack.go`-free
+path): threads run in priority order in step over the text, so a match is Go's (the leftmost start, then the
+first alternative in priority order) in O(text x program) time, never a backtracking blow-up. Used for `find`
+and `findAll` (the match/no-match question goes to dfa.py first)."""
+from __future__ import annotations
+
+from .program import ASSERT, CHAR, JMP, MATCH, SPLIT, Program, context
+
+
+def _add(p: Program, threads: list[tuple[int, int]], seen: set[int], pc: int, start: int, ctx: int) -> None:
+    """Follow `pc`'s splits in priority order, queueing the rune readers and matches it reaches."""
+    kind, out, out1, arg = p.kind, p.out, p.out1, p.arg
+    todo = [pc]
+    while todo:
+        pc = todo.pop()
+        if pc in seen:
+            continue
+        seen.add(pc)
+        k = kind[pc]
+        if k == SPLIT:
+            todo.append(out1[pc])
+            todo.append(out[pc])
+        elif k == JMP:
+            todo.append(out[pc])
+        elif k == ASSERT:
+            if ctx & arg[pc][0]:
+                todo.append(out[pc])
+        else:
+            threads.append((pc, start))
+
+
+def leftmost_first(p: Program, s: str, pos: int = 0) -> tuple[int, int] | None:
+    """The (start, end) of the first match at or after `pos`, as Go's `doExecute` finds it."""
+    n = len(s)
+    matched: tuple[int, int] | None = None
+    threads: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    ctx = context(s, pos)
+    for i in range(pos, n + 1):
+        if matched is None:
+            _add(p, threads, seen, p.start, i, ctx)
+        if not threads:
+            if matched is not None:
+                break
+            if i < n:
+                ctx, seen = context(s, i + 1), set()
+            continue
+        c = s[i] if i < n else None
+        nctx = context(s, i + 1) if i < n else 0
+        nxt: list[tuple[int, int]] = []
+        nseen: set[int] = set()
+        for pc, start in threads:
+            if p.kind[pc] == MATCH:
+                matched = (start, i)
+                break  # threads after this one have lower priority
+            if c is not None and p.kind[pc] == CHAR and p.accepts(pc, c):
+                _add(p, nxt, nseen, p.out[pc], start, nctx)
+        threads, seen, ctx = nxt, nseen, nctx
+    return matched
