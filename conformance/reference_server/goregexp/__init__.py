@@ -5,7 +5,9 @@ their matching on custom resource writes) and CEL's `matches`, `find` and `findA
 - tables.py: the Perl, POSIX and Unicode classes and case folding it reads;
 - program.py: the parsed tree as an NFA program (`syntax/compile.go`);
 - dfa.py: the match/no-match question in time linear in the text (a lazy DFA, as RE2's);
-- pike.py: the leftmost-first match for `find`/`findAll` (a Pike VM: O(text x program), no backtracking).
+- scan.py: the leftmost-first match for `find`/`findAll` (DFAs over ordered threads, forward for the end and
+  over the reversed program for the start: linear in the text, no backtracking);
+- pike.py: the same answer by a Pike VM (slower; the reference the scanners are tested against).
 
 Python's `re` is not used: it backtracks (exponential on `(a+)+$`), reads `$` as "before a final newline", and
 has neither `\\pL`, `\\Q...\\E`, `(?U)` nor Go's ASCII `\\b`/`\\d`/`\\w`/`\\s`."""
@@ -15,8 +17,9 @@ import functools
 
 from .dfa import DFA
 from .parser import GoRegexpError, parse
+from .program import Program, compile_tree, reversed_tree
 from .pike import leftmost_first
-from .program import Program, compile_tree
+from .scan import Scanner, Thrashing
 
 __all__ = ["GoRegexpError", "Regexp", "compile", "error_text"]
 
@@ -29,6 +32,7 @@ class Regexp:
         self.tree = parse(pattern)
         self._prog: Program | None = None
         self._dfa: DFA | None = None
+        self._scanners: tuple[Scanner, Scanner] | None = None
 
     @property
     def prog(self) -> Program:
@@ -43,11 +47,29 @@ class Regexp:
             self._dfa = DFA(self.prog)
         return self._dfa.search(s)
 
+    def span(self, s: str, pos: int = 0) -> tuple[int, int] | None:
+        """Go's leftmost-first match at or after `pos` (`doExecute`): its end by the forward scan, its start by the
+        reversed program run back from that end."""
+        if self._scanners is None:
+            self._scanners = (Scanner(self.prog, first=True, anchored=False),
+                              Scanner(compile_tree(reversed_tree(self.tree)), first=False, anchored=True))
+        forward, backward = self._scanners
+        before = s[pos - 1] if pos > 0 else None
+        try:
+            end = forward.scan(s, pos, len(s), before, None)
+            if end < 0:
+                return None
+            back = s[pos:end][::-1]
+            length = backward.scan(back, 0, len(back), s[end] if end < len(s) else None, before)
+        except Thrashing:
+            return leftmost_first(self.prog, s, pos)
+        return end - length, end
+
     def find(self, s: str) -> str | None:
         """`FindString`'s match, None when there is none (Go's "" for both)."""
         if not self.search(s):
             return None
-        span = leftmost_first(self.prog, s)
+        span = self.span(s)
         return None if span is None else s[span[0]:span[1]]
 
     def find_all(self, s: str, n: int = -1) -> list[str]:
@@ -58,7 +80,7 @@ class Regexp:
         out: list[str] = []
         pos, prev_end = 0, -1
         while len(out) < limit and pos <= len(s):
-            span = leftmost_first(self.prog, s, pos)
+            span = self.span(s, pos)
             if span is None:
                 break
             start, end = span

@@ -120,11 +120,18 @@ class _Compiler:
         raise ValueError(f"op {op}")
 
     def loop(self, sub: P.Node, nxt: int, greedy: bool, plus: bool) -> int:
+        if not plus and nullable(sub):
+            # compile.go's `star`: a loop over what can match empty is (x+)? so that priorities stay right
+            # (golang.org/issue/46123: `(|a)*` on "aa" matches "")
+            return self.optional_to_entry(self.loop(sub, nxt, greedy, plus=True), nxt, greedy)
         head = self.split(-1, -1)
         body = self.node(sub, head)
         p = self.p
         p.out[head], p.out1[head] = (body, nxt) if greedy else (nxt, body)
         return body if plus else head
+
+    def optional_to_entry(self, body: int, nxt: int, greedy: bool) -> int:
+        return self.split(body, nxt) if greedy else self.split(nxt, body)
 
     def optional(self, sub: P.Node, nxt: int, greedy: bool) -> int:
         body = self.node(sub, nxt)
@@ -150,6 +157,22 @@ class _Compiler:
         return self.split(body, skip) if greedy else self.split(skip, body)
 
 
+def nullable(re: P.Node) -> bool:
+    """Whether `re` can match the empty string (compile.go's `frag.nullable`)."""
+    op = re.op
+    if op in (P.LITERAL, P.CHAR_CLASS, P.ANY_CHAR, P.ANY_NOT_NL, P.NO_MATCH):
+        return False
+    if op in (P.CAPTURE, P.PLUS):
+        return nullable(re.sub[0])
+    if op == P.REPEAT:
+        return re.min == 0 or nullable(re.sub[0])
+    if op == P.CONCAT:
+        return all(nullable(s) for s in re.sub)
+    if op == P.ALTERNATE:
+        return any(nullable(s) for s in re.sub)
+    return True  # empty, assertions, star, quest
+
+
 def compile_tree(re: P.Node) -> Program:
     """The program of a parsed pattern (recursion as deep as the tree: Go allows 1000 levels)."""
     limit = sys.getrecursionlimit()
@@ -160,3 +183,27 @@ def compile_tree(re: P.Node) -> Program:
         return c.p
     finally:
         sys.setrecursionlimit(limit)
+
+
+_MIRROR = {P.BEGIN_TEXT: P.END_TEXT, P.END_TEXT: P.BEGIN_TEXT, P.BEGIN_LINE: P.END_LINE, P.END_LINE: P.BEGIN_LINE}
+
+
+def reversed_tree(re: P.Node) -> P.Node:
+    """The pattern read right to left (`syntax.Compile`'s `reversed` programs, which RE2 runs backwards from a
+    match's end to find its start): concatenations and literals reversed, begin and end assertions swapped."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))
+    try:
+        return _reverse(re)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _reverse(re: P.Node) -> P.Node:
+    out = P.Node(_MIRROR.get(re.op, re.op), re.flags)
+    out.runes, out.min, out.max = re.runes, re.min, re.max
+    if re.op == P.LITERAL:
+        out.runes = list(reversed(re.runes))
+    subs = [_reverse(s) for s in re.sub]
+    out.sub = list(reversed(subs)) if re.op == P.CONCAT else subs
+    return out
