@@ -105,7 +105,7 @@ def _compiled(pattern: str) -> Regexp | GoRegexpError:
         return exc
 
 
-def compile(pattern: str) -> Regexp:  # noqa: A001 - regexp.Compile
+def compile(pattern: str) -> Regexp:  # regexp.Compile
     """`regexp.Compile(pattern)`; raises GoRegexpError (its `str()` is Go's message). Compiled patterns are kept."""
     got = _compiled(pattern)
     if isinstance(got, GoRegexpError):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from .program import ASSERT, BOL, BOT, CHAR, EOL, EOT, JMP, MATCH, NWB, SPLIT, WB, Program, is_word
+from .program import BOL, BOT, CHAR, EOL, EOT, MATCH_PC, NWB, WB, Program, closure, is_word
 
 MAX_STATES = 4096
 _MATCHED = -1
@@ -52,31 +52,8 @@ class DFA:
 
     def closure(self, pcs: frozenset[int], ctx: int) -> tuple[list[int], bool]:
         """The rune-reading instructions reachable from `pcs` through splits and the assertions `ctx` meets."""
-        p = self.p
-        kind, out, out1, arg = p.kind, p.out, p.out1, p.arg
-        seen: set[int] = set()
-        todo = list(pcs)
-        chars: list[int] = []
-        matched = False
-        while todo:
-            pc = todo.pop()
-            if pc in seen:
-                continue
-            seen.add(pc)
-            k = kind[pc]
-            if k == CHAR:
-                chars.append(pc)
-            elif k == SPLIT:
-                todo.append(out[pc])
-                todo.append(out1[pc])
-            elif k == JMP:
-                todo.append(out[pc])
-            elif k == ASSERT:
-                if ctx & arg[pc][0]:
-                    todo.append(out[pc])
-            elif k == MATCH:
-                matched = True
-        return chars, matched
+        threads = closure(self.p, pcs, ctx)
+        return [pc for pc in threads if pc != MATCH_PC], MATCH_PC in threads
 
     def step(self, sid: int, ctx: int, c: str | None) -> int:
         chars, matched = self.closure(self.sets[sid], ctx)

@@ -428,19 +428,17 @@ class _Parser:
                 j += 1
             return r, j
         if c == "x":
-            if j >= len(s):
-                raise GoRegexpError(ERR_INVALID_ESCAPE, s[i:j])
-            _check_rune(s, j)
-            c = s[j]
-            j += 1
+            def rune_at(k: int) -> tuple[str, int]:
+                """`nextRune` inside the escape: the pattern's end there is an invalid escape."""
+                if k >= len(s):
+                    raise GoRegexpError(ERR_INVALID_ESCAPE, s[i:k])
+                _check_rune(s, k)
+                return s[k], k + 1
+            c, j = rune_at(j)
             if c == "{":
                 nhex, r = 0, 0
                 while True:
-                    if j >= len(s):
-                        raise GoRegexpError(ERR_INVALID_ESCAPE, s[i:j])
-                    _check_rune(s, j)
-                    c = s[j]
-                    j += 1
+                    c, j = rune_at(j)
                     if c == "}":
                         break
                     v = _unhex(c)
@@ -454,11 +452,8 @@ class _Parser:
                     raise GoRegexpError(ERR_INVALID_ESCAPE, s[i:j])
                 return r, j
             x = _unhex(c)
-            if j >= len(s):  # nextRune("") decodes RuneError, not a hex digit
-                raise GoRegexpError(ERR_INVALID_ESCAPE, s[i:j])
-            _check_rune(s, j)
-            y = _unhex(s[j])
-            j += 1
+            c, j = rune_at(j)  # at the end: nextRune("") decodes RuneError, not a hex digit
+            y = _unhex(c)
             if x < 0 or y < 0:
                 raise GoRegexpError(ERR_INVALID_ESCAPE, s[i:j])
             return x * 16 + y, j

@@ -4,29 +4,14 @@ first alternative in priority order) in O(text x program) time, never a backtrac
 and `findAll` (the match/no-match question goes to dfa.py first)."""
 from __future__ import annotations
 
-from .program import ASSERT, CHAR, JMP, MATCH, SPLIT, Program, context
+from .program import CHAR, MATCH, Program, context, follow
 
 
 def _add(p: Program, threads: list[tuple[int, int]], seen: set[int], pc: int, start: int, ctx: int) -> None:
-    """Follow `pc`'s splits in priority order, queueing the rune readers and matches it reaches."""
-    kind, out, out1, arg = p.kind, p.out, p.out1, p.arg
-    todo = [pc]
-    while todo:
-        pc = todo.pop()
-        if pc in seen:
-            continue
-        seen.add(pc)
-        k = kind[pc]
-        if k == SPLIT:
-            todo.append(out1[pc])
-            todo.append(out[pc])
-        elif k == JMP:
-            todo.append(out[pc])
-        elif k == ASSERT:
-            if ctx & arg[pc][0]:
-                todo.append(out[pc])
-        else:
-            threads.append((pc, start))
+    """Queue, in priority order, the rune readers and the match `pc` reaches, each with the match's `start`."""
+    found: list[int] = []
+    follow(p, pc, ctx, seen, found)
+    threads.extend((t, start) for t in found)
 
 
 def leftmost_first(p: Program, s: str, pos: int = 0) -> tuple[int, int] | None:

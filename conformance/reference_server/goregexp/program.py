@@ -11,6 +11,7 @@ from . import parser as P
 from . import tables as T
 
 CHAR, SPLIT, JMP, ASSERT, MATCH = range(5)
+MATCH_PC = 0  # every program's match instruction
 # empty-width conditions (syntax.EmptyOp)
 BOT, EOT, BOL, EOL, WB, NWB = (1 << i for i in range(6))
 _ASSERTS = {P.BEGIN_TEXT: BOT, P.END_TEXT: EOT, P.BEGIN_LINE: BOL, P.END_LINE: EOL, P.WORD_BOUNDARY: WB,
@@ -59,6 +60,39 @@ class Program:
         return bisect_right(self.arg[pc], ord(c)) & 1 == 1
 
 
+def follow(p: Program, root: int, ctx: int, seen: set[int], out: list[int]) -> None:
+    """Append to `out`, in priority order, the rune readers and the match reachable from `root` through splits and
+    the empty-width assertions `ctx` meets (`seen`: the instructions visited at this position, shared by the roots
+    followed there)."""
+    kind, nxt, alt, arg = p.kind, p.out, p.out1, p.arg
+    todo = [root]
+    while todo:
+        pc = todo.pop()
+        if pc in seen:
+            continue
+        seen.add(pc)
+        k = kind[pc]
+        if k == SPLIT:
+            todo.append(alt[pc])
+            todo.append(nxt[pc])
+        elif k == JMP:
+            todo.append(nxt[pc])
+        elif k == ASSERT:
+            if ctx & arg[pc][0]:
+                todo.append(nxt[pc])
+        else:
+            out.append(pc)
+
+
+def closure(p: Program, roots: tuple[int, ...] | frozenset[int], ctx: int) -> list[int]:
+    """`follow` from each root in turn: the threads at one position, in priority order."""
+    seen: set[int] = set()
+    out: list[int] = []
+    for root in roots:
+        follow(p, root, ctx, seen, out)
+    return out
+
+
 def _bounds(ranges: list[int] | tuple[int, ...]) -> tuple[int, ...]:
     return tuple(x + (i & 1) for i, x in enumerate(ranges))
 
@@ -66,7 +100,7 @@ def _bounds(ranges: list[int] | tuple[int, ...]) -> tuple[int, ...]:
 class _Compiler:
     def __init__(self) -> None:
         self.p = Program()
-        self.match = self.p.emit(MATCH)
+        self.match = self.p.emit(MATCH)  # pc 0: MATCH_PC
 
     def char(self, ranges: list[int] | tuple[int, ...], nxt: int) -> int:
         return self.p.emit(CHAR, nxt, arg=_bounds(ranges))

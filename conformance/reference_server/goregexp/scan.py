@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from .dfa import _END, _START, _WORDS, _ctx
-from .program import ASSERT, CHAR, JMP, MATCH, SPLIT, Program, is_word
+from .program import CHAR, MATCH_PC, Program, closure, is_word
 
 MAX_STATES = 4096
 MAX_RESETS = 1  # per scan: past this the states are thrashing; the caller falls back to the Pike VM
@@ -62,33 +62,11 @@ class Scanner:
     def closure(self, pcs: tuple[int, ...], ctx: int) -> tuple[list[int], bool]:
         """The rune readers reachable from `pcs` in priority order, and whether the match is; in `first` mode the
         threads after the match are cut."""
-        p = self.p
-        kind, out, out1, arg = p.kind, p.out, p.out1, p.arg
-        seen: set[int] = set()
-        chars: list[int] = []
-        for root in pcs:
-            todo = [root]
-            while todo:
-                pc = todo.pop()
-                if pc in seen:
-                    continue
-                seen.add(pc)
-                k = kind[pc]
-                if k == CHAR:
-                    chars.append(pc)
-                elif k == SPLIT:
-                    todo.append(out1[pc])
-                    todo.append(out[pc])
-                elif k == JMP:
-                    todo.append(out[pc])
-                elif k == ASSERT:
-                    if ctx & arg[pc][0]:
-                        todo.append(out[pc])
-                elif k == MATCH:
-                    if self.first:
-                        return chars, True
-                    chars.append(-1)  # marks the match for the caller; not a rune reader
-        return [pc for pc in chars if pc >= 0], -1 in chars
+        threads = closure(self.p, pcs, ctx)
+        if MATCH_PC not in threads:
+            return threads, False
+        at = threads.index(MATCH_PC)
+        return (threads[:at] if self.first else threads[:at] + threads[at + 1:]), True
 
     def step(self, sid: int, ctx: int, c: str) -> tuple[int, bool]:
         pcs, seen_match = self.states[sid]
