@@ -101,9 +101,14 @@ class _Compiler:
     def __init__(self) -> None:
         self.p = Program()
         self.match = self.p.emit(MATCH)  # pc 0: MATCH_PC
+        self.bounds: dict[int, tuple[object, tuple[int, ...]]] = {}
 
     def char(self, ranges: list[int] | tuple[int, ...], nxt: int) -> int:
-        return self.p.emit(CHAR, nxt, arg=_bounds(ranges))
+        key = id(ranges)
+        got = self.bounds.get(key)
+        if got is None or got[0] is not ranges:  # one bounds tuple per class, however often a repeat copies it
+            got = self.bounds[key] = (ranges, _bounds(ranges))
+        return self.p.emit(CHAR, nxt, arg=got[1])
 
     def split(self, first: int, second: int) -> int:
         return self.p.emit(SPLIT, first, second)
