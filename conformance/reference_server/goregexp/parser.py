@@ -218,7 +218,7 @@ class _Parser:
         re1, re2 = self.stack[-1], self.stack[-2]
         if re1.op != LITERAL or re2.op != LITERAL or (re1.flags & FOLD_CASE) != (re2.flags & FOLD_CASE):
             return False
-        re2.runes = re2.runes + re1.runes
+        re2.runes.extend(re1.runes)
         if r >= 0:
             re1.runes, re1.flags = [r], flags
             return True

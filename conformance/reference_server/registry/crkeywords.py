@@ -43,11 +43,14 @@ def go_v(number: float | int) -> str:
     return f"{minus}{text[:point]}.{text[point:]}"
 
 
-def _compiled(pattern: str) -> goregexp.Regexp | None:
+def _pattern_failure(value: str, pattern: str) -> str | None:
+    """kube-openapi's `validate.Pattern`: the pattern `should match` names, None when `value` matches; a pattern
+    Go refuses (a stored CRD's, ratcheted) fails every value, named `<pattern>, but pattern is invalid: <error>`."""
     try:
-        return goregexp.compile(pattern)
-    except goregexp.GoRegexpError:
-        return None  # a pattern Go refuses: not judged (the CRD write refused it; one stored before is not checked)
+        rx = goregexp.compile(pattern)
+    except goregexp.GoRegexpError as exc:
+        return f"{pattern}, but pattern is invalid: {exc}"
+    return None if rx.search(value) else pattern
 
 
 def _json_integer(f: float) -> bool:
@@ -69,9 +72,9 @@ def string_errors(value: str, schema: dict[str, Any], where: str) -> list[FieldE
                                                 "long"))
     pattern = schema.get("pattern")
     if isinstance(pattern, str) and pattern:
-        rx = _compiled(pattern)
-        if rx is not None and not rx.search(value):
-            errs.append(field_invalid(where, value, f"{where} in body should match '{pattern}'"))
+        failed = _pattern_failure(value, pattern)
+        if failed is not None:
+            errs.append(field_invalid(where, value, f"{where} in body should match '{failed}'"))
     return errs
 
 
