@@ -1,7 +1,7 @@
-"""Where the leftmost-first match is: a Pike VM over program.py's NFA (`regexp/pikevm`, Go's `backtrack.go`-free
-path): threads run in priority order in step over the text, so a match is Go's (the leftmost start, then the
-first alternative in priority order) in O(text x program) time, never a backtracking blow-up. Used for `find`
-and `findAll` (the match/no-match question goes to dfa.py first)."""
+"""Where the leftmost-first match is: a Pike VM over program.py's NFA (Go's `regexp/exec.go`: `machine.step` and
+`machine.add`, threads in priority order, a match cutting the lower-priority ones), so a match is Go's (the
+leftmost start, then the first alternative in priority order) in O(text x program) time, never a backtracking
+blow-up. The fallback of scan.py's scanners when their states thrash, and the reference they are tested against."""
 from __future__ import annotations
 
 from .program import CHAR, MATCH, Program, context, follow
