@@ -6,6 +6,7 @@ states it visits exist, at worst one closure of the program per rune (O(text x p
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import Any, Hashable
 
 from .program import BOL, BOT, CHAR, EOL, EOT, MATCH_PC, NWB, WB, Program, closure, is_word
 
@@ -15,40 +16,60 @@ _START, _END = 4, 4  # the "kind" of the missing rune before the text and after 
 _WORDS = "0:A[_`a{"  # the bounds of ASCII word characters
 
 
-class DFA:
-    def __init__(self, prog: Program) -> None:
+class LazyStates:
+    """What both lazy DFAs keep (this one and scan.py's): rune classes, runes no instruction tells apart sharing
+    one, with each class's newline/word kind; and interned states, each with its cached transitions."""
+
+    def __init__(self, prog: Program, words: bool) -> None:
         self.p = prog
         bounds = {0x0A, 0x0B}
         for pc, k in enumerate(prog.kind):
             if k == CHAR:
                 bounds.update(prog.arg[pc])
-        if prog.has_asserts:
+        if words:
             bounds.update(map(ord, _WORDS))
         self.bounds = sorted(bounds)
         self.classes: dict[str, int] = {}
         self.kinds: dict[int, int] = {}  # class -> newline (1) / word (2) bits
         self.reset()
 
-    def reset(self) -> None:
-        self.ids: dict[frozenset[int], int] = {}
-        self.sets: list[frozenset[int]] = []
-        self.trans: list[dict[int, int]] = []
-        self.initial = self.state(frozenset((self.p.start,)))
+    def start_key(self) -> Hashable:
+        raise NotImplementedError
 
-    def state(self, pcs: frozenset[int]) -> int:
-        sid = self.ids.get(pcs)
+    def reset(self) -> None:
+        self.ids: dict[Any, int] = {}
+        self.keys: list[Any] = []
+        self.trans: list[dict[int, Any]] = []
+        self.initial = self.state(self.start_key())
+
+    def state(self, key: Hashable) -> int:
+        sid = self.ids.get(key)
         if sid is None:
-            sid = self.ids[pcs] = len(self.sets)
-            self.sets.append(pcs)
+            sid = self.ids[key] = len(self.keys)
+            self.keys.append(key)
             self.trans.append({})
         return sid
 
     def cls(self, c: str) -> int:
         k = bisect_right(self.bounds, ord(c))
         self.classes[c] = k
-        if k not in self.kinds:
-            self.kinds[k] = (1 if c == "\n" else 0) | (2 if is_word(c) else 0)
+        self.kinds.setdefault(k, kind_of(c, 0))
         return k
+
+
+def kind_of(c: str | None, edge: int) -> int:
+    """A rune's kind for the empty-width assertions: newline (1), ASCII word (2); `edge` beyond the text."""
+    if c is None:
+        return edge
+    return (1 if c == "\n" else 0) | (2 if is_word(c) else 0)
+
+
+class DFA(LazyStates):
+    def __init__(self, prog: Program) -> None:
+        super().__init__(prog, words=prog.has_asserts)
+
+    def start_key(self) -> frozenset[int]:
+        return frozenset((self.p.start,))
 
     def closure(self, pcs: frozenset[int], ctx: int) -> tuple[list[int], bool]:
         """The rune-reading instructions reachable from `pcs` through splits and the assertions `ctx` meets."""
@@ -56,14 +77,14 @@ class DFA:
         return [pc for pc in threads if pc != MATCH_PC], MATCH_PC in threads
 
     def step(self, sid: int, ctx: int, c: str | None) -> int:
-        chars, matched = self.closure(self.sets[sid], ctx)
+        chars, matched = self.closure(self.keys[sid], ctx)
         if matched:
             return _MATCHED
         if c is None:
             return sid
         p = self.p
         nxt = frozenset([p.out[pc] for pc in chars if p.accepts(pc, c)] + [p.start])
-        if len(self.sets) >= MAX_STATES:
+        if len(self.keys) >= MAX_STATES:
             self.reset()
         return self.state(nxt)
 

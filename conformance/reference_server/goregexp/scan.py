@@ -8,10 +8,8 @@ match's start. Transitions are cached per (state, previous rune's kind, rune cla
 (O(text x program) either way, the scanner's constant being the smaller while its states fit)."""
 from __future__ import annotations
 
-from bisect import bisect_right
-
-from .dfa import _END, _START, _WORDS, _ctx
-from .program import CHAR, MATCH_PC, Program, closure, is_word
+from .dfa import _END, _START, LazyStates, _ctx, kind_of
+from .program import MATCH_PC, Program, closure
 
 MAX_STATES = 4096
 MAX_RESETS = 1  # per scan: past this the states are thrashing; the caller falls back to the Pike VM
@@ -21,43 +19,13 @@ class Thrashing(Exception):
     """The scan dropped its cache more than `MAX_RESETS` times (the pattern's states do not fit)."""
 
 
-class Scanner:
+class Scanner(LazyStates):
     def __init__(self, prog: Program, first: bool, anchored: bool) -> None:
-        self.p, self.first, self.anchored = prog, first, anchored
-        bounds = {0x0A, 0x0B, *map(ord, _WORDS)}
-        for pc, k in enumerate(prog.kind):
-            if k == CHAR:
-                bounds.update(prog.arg[pc])
-        self.bounds = sorted(bounds)
-        self.classes: dict[str, int] = {}
-        self.kinds: dict[int, int] = {}
-        self.resets = 0
-        self.reset()
+        self.first, self.anchored, self.resets = first, anchored, 0
+        super().__init__(prog, words=True)
 
-    def reset(self) -> None:
-        self.ids: dict[tuple[tuple[int, ...], bool], int] = {}
-        self.states: list[tuple[tuple[int, ...], bool]] = []
-        self.trans: list[dict[int, tuple[int, bool]]] = []
-        self.initial = self.state(((self.p.start,), False))
-
-    def state(self, key: tuple[tuple[int, ...], bool]) -> int:
-        sid = self.ids.get(key)
-        if sid is None:
-            sid = self.ids[key] = len(self.states)
-            self.states.append(key)
-            self.trans.append({})
-        return sid
-
-    def kind_of(self, c: str | None, edge: int) -> int:
-        if c is None:
-            return edge
-        return (1 if c == "\n" else 0) | (2 if is_word(c) else 0)
-
-    def cls(self, c: str) -> int:
-        k = bisect_right(self.bounds, ord(c))
-        self.classes[c] = k
-        self.kinds.setdefault(k, self.kind_of(c, 0))
-        return k
+    def start_key(self) -> tuple[tuple[int, ...], bool]:
+        return (self.p.start,), False
 
     def closure(self, pcs: tuple[int, ...], ctx: int) -> tuple[list[int], bool]:
         """The rune readers reachable from `pcs` in priority order, and whether the match is; in `first` mode the
@@ -69,14 +37,14 @@ class Scanner:
         return (threads[:at] if self.first else threads[:at] + threads[at + 1:]), True
 
     def step(self, sid: int, ctx: int, c: str) -> tuple[int, bool]:
-        pcs, seen_match = self.states[sid]
+        pcs, seen_match = self.keys[sid]
         chars, matched = self.closure(pcs, ctx)
         p = self.p
         nxt = list(dict.fromkeys(p.out[pc] for pc in chars if p.accepts(pc, c)))
         seen_match = seen_match or matched
         if not self.anchored and not (self.first and seen_match):
             nxt.append(p.start)
-        if len(self.states) >= MAX_STATES:
+        if len(self.keys) >= MAX_STATES:
             self.resets += 1
             if self.resets > MAX_RESETS:
                 raise Thrashing
@@ -88,7 +56,7 @@ class Scanner:
         `after`, None for the text's own edges); -1 when none does."""
         self.resets = 0
         sid = self.initial
-        prev = self.kind_of(before, _START)
+        prev = kind_of(before, _START)
         last = -1
         for i in range(start, end):
             c = s[i]
@@ -106,8 +74,8 @@ class Scanner:
             sid, matched = got
             if matched:
                 last = i
-            if not self.states[sid][0]:
+            if not self.keys[sid][0]:
                 return last
             prev = cur
-        _, matched = self.closure(self.states[sid][0], _ctx(prev, self.kind_of(after, _END)))
+        _, matched = self.closure(self.keys[sid][0], _ctx(prev, kind_of(after, _END)))
         return end if matched else last
