@@ -77,3 +77,14 @@ def test_over_http_and_ratcheted(srv):  # noqa: F811
     assert message == "spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 2"
     ok = requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"size": 3}}), headers=MERGE)
     assert ok.status_code == 200 and ok.json()["spec"] == {"name": "toolong", "size": 3}
+
+
+def test_patterns_are_gos_regexp():
+    """kube-openapi's `validate.Pattern` with Go's regexp: `$` is the end of the text; a pattern Go refuses (only a
+    stored CRD's can be) fails every value, naming Go's error."""
+    assert crschema.validate({"s": "a\n"}, {"type": "object", "properties": {"s": {"type": "string",
+                                                                             "pattern": "^a$"}}}) != []
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "a{1001}"}}}
+    assert [str(e) for e in crschema.validate({"s": "a"}, schema)] == [
+        "s: Invalid value: \"a\": s in body should match 'a{1001}, but pattern is invalid: error parsing regexp: "
+        "invalid repeat count: `{1001}`'"]

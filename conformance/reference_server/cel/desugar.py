@@ -10,6 +10,8 @@ cel-go's optional syntax (`cel.OptionalTypes()`, enabled since 1.28; semantics o
 - `[a, ?b]` -> `__opt_list([[false, a], [true, b]])` (a none element left out);
 - `{k: v, ?k2: v2}` -> `__opt_map([[k, v, false], [k2, v2, true]])` (a none value's entry left out).
 
+`s.matches(p)` and `matches(s, p)` -> `__matches(s, p)`: Go's regexp rather than cel-rust's (library.py).
+
 cel-go's two-variable comprehensions (`ext.TwoVarComprehensions()`, enabled since 1.32; `ext/comprehensions.go`),
 over a list's indexes and values or a map's keys and values, become one-variable macros over `__keys(t)` with the
 second variable replaced by `__at(t, first)`:
@@ -178,10 +180,17 @@ def _field_selection(node: Node) -> bool:
                 and qualified_name(node) is not None)
 
 
+def _matches(node: Node) -> bool:
+    """A `matches` call, receiver style or global: cel-rust's own runs Rust's `regex` crate (Unicode `\\d`/`\\w`/`\\b`,
+    no `\\Q...\\E`, other limits); `__matches` runs Go's regexp (library.py)."""
+    return node.kind == "call" and node.value == "matches" \
+        and len(node.args) == (1 if node.target is not None else 2)
+
+
 def _needs_rewrite(node: Node | None, types: bool = False, level: int = PLAIN) -> bool:
     if node is None:
         return False
-    if _conversion(node) or _arith(node, level):
+    if _conversion(node) or _matches(node) or _arith(node, level):
         return True
     if node.optional or node.opt_elems or any(opt for _, _, opt in node.entries) or _two_var(node):
         return True
@@ -303,6 +312,9 @@ class _Emitter:
             if name in REPLACED:
                 return f"{REPLACED[name]}({self(args[0])})"
             return f"{name}({WRAPPED[name]}({self(args[0])}))"
+        if _matches(node):
+            operands = ([target] if target is not None else []) + list(args)
+            return f"__matches({', '.join(self(a) for a in operands)})"
         if self.types and _type_call(node):
             value = self(args[0])
             return f"__type({value}, type({value}))"

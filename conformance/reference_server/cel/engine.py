@@ -44,6 +44,8 @@ _TIME = re.compile(r"(?<![\w.])(?:duration|timestamp)\s*\(")
 # cel-rust's refusals of an operation cel-go may compute or word otherwise: the expression runs again with cel-go's
 # arithmetic (desugar.py's EXACT)
 _RETRY = ("No such overload", "Unsupported operation", "Unexpected type", "Arithmetic overflow")
+# a `matches` call: Go's regexp rather than cel-rust's (desugar.py)
+_MATCHES = re.compile(r"(?<!\w)matches\s*\(")
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
 _PY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments and their types\.?$",
                          re.S)
@@ -322,8 +324,8 @@ def _compiled(expression: str, durations: bool = False) -> tuple[Any, tuple[str,
     # conversions, negations and, in an expression that makes durations or timestamps, `+` and `-`
     level = TIME if durations or _TIME.search(expression) else PLAIN
     source = (desugar(expression, level) if level == TIME or _TWO_VAR_CALL.search(expression)
-              or _TYPES.search(expression) or _CONVERSIONS.search(expression) or "-" in expression else None) \
-        or expression
+              or _TYPES.search(expression) or _CONVERSIONS.search(expression) or _MATCHES.search(expression)
+              or "-" in expression else None) or expression
     try:
         program = _native_compile(source)
     except ValueError as exc:

@@ -2,7 +2,8 @@
 
 - lists (`staging/src/k8s.io/apiserver/pkg/cel/library/lists.go`): `isSorted`, `sum`, `min`, `max`, `indexOf`,
   `lastIndexOf`;
-- regex (`library/regex.go`): `find`, `findAll` (Python's `re`, not RE2);
+- regex (`library/regex.go`): `find`, `findAll`, and cel-go's `matches` (`common/types/string.go`), all Go's
+  `regexp` (goregexp/; `matches` reaches here as `__matches`, desugar.py);
 - cel-go's strings extension (`ext.Strings`, which the Kubernetes environment includes): `charAt`, `indexOf`,
   `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`, `format` and
   `strings.quote` (`libs/strformat.py`).
@@ -14,9 +15,9 @@ expression that calls them (`undeclared reference`), as upstream. Receiver-style
 the receiver's type."""
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
+from .. import goregexp
 from . import desugar as _desugar
 from .libs import authz as _authz, format as _format, net as _net, quantity as _quantity, semver as _semver
 from .libs import conversions as _conversions, sets as _sets
@@ -83,27 +84,35 @@ def last_index_of(value: Any, sub: Any, offset: int | None = None) -> int:
     return next((i for i in range(len(items) - 1, -1, -1) if items[i] == sub), -1)
 
 
-# Python's `re` backtracks (RE2 does not): a repeated group that itself repeats could run for hours holding the GIL
-_NESTED_REPEAT = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]")
-
-
-def _regex(pattern: str) -> re.Pattern[str]:
-    if _NESTED_REPEAT.search(pattern):
-        raise _Err("Illegal regular expression: nested repetition is not supported by this server's regex engine")
+def _regex(pattern: str) -> goregexp.Regexp:
     try:
-        return re.compile(pattern)
-    except re.error as exc:
+        return goregexp.compile(pattern)
+    except goregexp.GoRegexpError as exc:
         raise _Err(f"Illegal regular expression: {exc}") from None
 
 
+def _strings(fn: str, *values: Any) -> None:
+    if not all(isinstance(v, str) for v in values):
+        raise _Err(f"no such overload: {fn}")
+
+
 def find(value: str, pattern: str) -> str:
-    m = _regex(pattern).search(value)
-    return m.group(0) if m else ""
+    _strings("find", value, pattern)
+    return _regex(pattern).find(value) or ""
 
 
 def find_all(value: str, pattern: str, limit: int = -1) -> list[str]:
-    found = [m.group(0) for m in _regex(pattern).finditer(value)]
-    return found if limit < 0 else found[:limit]
+    _strings("findAll", value, pattern)
+    return _regex(pattern).find_all(value, limit)
+
+
+def matches(value: str, pattern: str) -> bool:
+    """cel-go's `String.Match`: `regexp.MatchString`, its error's own text when the pattern does not compile."""
+    _strings("matches", value, pattern)
+    try:
+        return goregexp.compile(pattern).search(value)
+    except goregexp.GoRegexpError as exc:
+        raise _Err(str(exc)) from None
 
 
 def char_at(value: str, i: int) -> str:
@@ -148,7 +157,7 @@ def join(value: Any, sep: str = "") -> str:
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "isSorted": is_sorted, "sum": list_sum, "min": list_min, "max": list_max,
     "indexOf": index_of, "lastIndexOf": last_index_of,
-    "find": find, "findAll": find_all,
+    "find": find, "findAll": find_all, "__matches": matches,
     "charAt": char_at, "lowerAscii": lambda v: _ascii(v, False), "upperAscii": lambda v: _ascii(v, True),
     "replace": replace, "split": split, "substring": substring, "trim": lambda v: v.strip(), "join": join,
     **_quantity.FUNCTIONS, **_net.FUNCTIONS, **_url.FUNCTIONS, **_format.FUNCTIONS, **_sets.FUNCTIONS,

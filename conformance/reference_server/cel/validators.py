@@ -5,20 +5,15 @@ refused when the expression is compiled, `invalid <function> argument` at the li
 
 As cel-go's, the check is on the call's first argument whatever the call style: `s.matches('[')` checks the
 pattern, the global `matches('[', s)` the string matched. Durations follow Go's `time.ParseDuration` (godur.py),
-timestamps `time.Parse(time.RFC3339, ...)` within years 1 to 9999 (libs/conversions.py), patterns RE2 (through
-Python's `re`, which judges only patterns that use nothing RE2 and Python read differently)."""
+timestamps `time.Parse(time.RFC3339, ...)` within years 1 to 9999 (libs/conversions.py), patterns Go's
+`regexp.Compile` (goregexp/)."""
 from __future__ import annotations
 
-import re
-
+from .. import goregexp
 from ..godur import DurationError, parse_duration
 from .libs.conversions import go_timestamp
 from .libs.values import LibraryError
 
-# what RE2 refuses though Python reads it (lookaround, backreferences, atomic groups, conditionals)
-_NOT_RE2 = re.compile(r"\(\?<?[=!]|\(\?>|\(\?\(|\\[1-9]")
-# what RE2 reads though Python refuses it, or reads otherwise: not judged here
-_RE2_ONLY = re.compile(r"\\[pPzCQE]|\[\[:|\(\?[a-zA-Z]*[-:)]")
 
 
 def valid_duration(text: str) -> bool:
@@ -39,15 +34,7 @@ def valid_timestamp(text: str | int) -> bool:
 
 
 def valid_regex(pattern: str) -> bool:
-    if _NOT_RE2.search(pattern):
-        return False
-    if _RE2_ONLY.search(pattern):
-        return True
-    try:
-        re.compile(pattern)
-    except (re.error, OverflowError, RecursionError):
-        return False
-    return True
+    return goregexp.error_text(pattern) is None
 
 
 CHECKS = {"duration": valid_duration, "timestamp": valid_timestamp, "matches": valid_regex}

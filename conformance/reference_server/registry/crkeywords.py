@@ -5,16 +5,16 @@ Follows kube-openapi's validators (`pkg/validation/validate/validator.go`: strin
 sliceValidator, objectValidator; `validate/values.go`) with their messages (`pkg/validation/errors/schema.go`:
 `<path> in body should be at most 3 chars long`, ...), turned into field errors as apiextensions-apiserver's
 `kubeOpenAPIResultToFieldErrors` does (`apiserver/validation/validation.go`): maxLength is `field.TooLong`,
-maxItems and maxProperties `field.TooMany`, the others `field.Invalid` of the value kube-openapi records.
+maxItems and maxProperties `field.TooMany`, the others `field.Invalid` of the value kube-openapi records. A
+`pattern` is Go's regexp (`goregexp/`: `$` is the end of the text, Perl classes ASCII, linear time).
 """
 from __future__ import annotations
 
-import functools
 import math
-import re
 from decimal import Decimal
 from typing import Any
 
+from .. import goregexp
 from ..apierrors import FieldError, field_invalid
 from .correlation import deep_equal
 
@@ -43,12 +43,14 @@ def go_v(number: float | int) -> str:
     return f"{minus}{text[:point]}.{text[point:]}"
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str] | None:
+def _pattern_failure(value: str, pattern: str) -> str | None:
+    """kube-openapi's `validate.Pattern`: the pattern `should match` names, None when `value` matches; a pattern
+    Go refuses (a stored CRD's, ratcheted) fails every value, named `<pattern>, but pattern is invalid: <error>`."""
     try:
-        return re.compile(pattern)
-    except re.error:
-        return None  # a pattern Python cannot read: not judged (the CRD write judged it by Go's grammar)
+        rx = goregexp.compile(pattern)
+    except goregexp.GoRegexpError as exc:
+        return f"{pattern}, but pattern is invalid: {exc}"
+    return None if rx.search(value) else pattern
 
 
 def _json_integer(f: float) -> bool:
@@ -70,9 +72,9 @@ def string_errors(value: str, schema: dict[str, Any], where: str) -> list[FieldE
                                                 "long"))
     pattern = schema.get("pattern")
     if isinstance(pattern, str) and pattern:
-        rx = _compiled(pattern)
-        if rx is not None and rx.search(value) is None:
-            errs.append(field_invalid(where, value, f"{where} in body should match '{pattern}'"))
+        failed = _pattern_failure(value, pattern)
+        if failed is not None:
+            errs.append(field_invalid(where, value, f"{where} in body should match '{failed}'"))
     return errs
 
 

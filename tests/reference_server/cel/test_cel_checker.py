@@ -172,6 +172,10 @@ K8S_REFUSED = [
     ("request.name.matches('[')", "1:22", "invalid matches argument"),
     ("request.name.matches('^a(?=b)')", "1:22", "invalid matches argument"),
     ("matches('(', request.name)", "1:9", "invalid matches argument"),  # the global form: its first argument
+    # Go's regexp/syntax (goregexp/), where Python's `re` read these
+    ("request.name.matches('[[:foo:]]')", "1:22", "invalid matches argument"),
+    ("request.name.matches('a{1001}')", "1:22", "invalid matches argument"),
+    ("request.name.matches('\\\\Z')", "1:22", "invalid matches argument"),
 ]
 
 
@@ -200,6 +204,7 @@ def test_kube_environment_refuses_what_cel_go_refuses(expression: str, at: str, 
     "duration('1h30m') > duration('-1.5s') && duration('0') == duration('300ms')",
     "timestamp('2020-01-01T00:00:00.123+01:00') > timestamp('2020-01-01T00:00:00Z')",
     r"request.name.matches('^\\d+$') && request.name.matches(r'\pL+') && matches(request.name, '[[:alpha:]]')",
+    r"request.name.matches(r'(?U)a+\Q.*\E\p{Greek}\z') && request.name.matches('(?P<x>a)(?P<x>b)')",
 ])
 def test_kube_environment_accepts_what_cel_go_accepts(expression: str) -> None:
     assert compile_detail(expression, declared(), BOOL) is None

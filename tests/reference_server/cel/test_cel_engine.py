@@ -47,6 +47,11 @@ def test_macro_variables_and_declared_names_compile() -> None:
     ("'abc 123 def 456'.find('[0-9]+')", "123"),
     ("'abc 123 def 456'.findAll('[0-9]+')", ["123", "456"]),
     ("'abab'.find('(ab)+')", "abab"),
+    ("'aaaa'.find('(a+)+b')", ""),  # nested repetition: Go's linear time, no backtracking
+    ("'ab'.find('a|ab') + '-' + 'baaacaa'.findAll('a*').join(',')", "a-,aaa,aa"),  # leftmost-first; Go's empty matches
+    ("'a\\n'.matches('^a$') || !'a'.matches('^a$')", False),  # Go's `$` is the end of the text
+    ("'a.b'.matches('^\\\\Qa.b\\\\E$') && !'axb'.matches('^\\\\Qa.b\\\\E$')", True),  # Go-only \\Q...\\E
+    ("matches('\u0663', '^\\\\d$') || 'x1'.matches('^\\\\pL\\\\d$') == false", False),  # Go's ASCII \\d; \\pL
     ("'a,b,c'.split(',').join('-')", "a-b-c"),
     ("' Ab '.trim().lowerAscii() + 'x'.upperAscii()", "abX"),
     ("'hello'.substring(1, 3) + 'hello'.charAt(4) + 'aaa'.replace('a', 'b', 2)", "elobba"),
@@ -59,11 +64,12 @@ def test_library_functions(expression: str, value: object) -> None:
     ("object.missing == 1", "no such key: missing"),
     ("1 / 0 == 1", "division by zero"),
     ("[1].min() == [].min()", "min called on empty list"),
-    ("'aaaa'.find('(a+)+b') == ''", "nested repetition is not supported"),
+    ("'abc'.find(object.p) == ''", "Illegal regular expression: error parsing regexp: missing closing ]: `[`"),
+    ("'abc'.matches(object.p)", "error parsing regexp: missing closing ]: `[`"),
 ])
 def test_evaluation_errors(expression: str, message: str) -> None:
     with pytest.raises(EvalError) as exc:
-        compile_expression(expression, declared()).evaluate({"object": {}})
+        compile_expression(expression, declared()).evaluate({"object": {"p": "["}})
     assert message in str(exc.value)
 
 
