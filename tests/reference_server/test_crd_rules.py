@@ -110,6 +110,13 @@ def test_a_rule_with_a_syntax_error_is_refused_in_cel_gos_words(srv):
      "messageExpression must evaluate to a string"),
     ({"rule": "self.replicas > 0", "messageExpression": "self.nope"}, "messageExpression",
      "messageExpression compilation failed: ERROR: <input>:1:5: undefined field 'nope'"),
+    # the base environment's AST validators (environment/base.go, since 1.29) judge CRD rules' literals too
+    ({"rule": "string(self.replicas).matches('[')"}, "rule",
+     "compilation failed: ERROR: <input>:1:31: invalid matches argument"),
+    ({"rule": "duration('1x') > duration('1s')"}, "rule",
+     "compilation failed: ERROR: <input>:1:10: invalid duration argument"),
+    ({"rule": "self.replicas in [1, 'a']"}, "rule",
+     "compilation failed: ERROR: <input>:1:22: expected type 'int' but found 'string'"),
 ])
 def test_rules_that_do_not_compile_are_refused(srv, rule, at, detail):
     message, _ = refused(write_crd(srv, spec_schema({"replicas": {"type": "integer"}}, [rule])))

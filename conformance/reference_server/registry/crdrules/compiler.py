@@ -110,16 +110,17 @@ def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, 
         return UNKNOWN, "", 0
     checker = Checker(variables, None, {**OBJECTS, **objects}, NEWER_THAN_COMPATIBILITY if new else frozenset())
     try:
-        out = checker.check(tree)
+        out = checker.output(tree)  # the base environment's AST validators too (since 1.29: literals, regexes)
     except RecursionError:
         return UNKNOWN, "", 0
+    issues = checker.issues()
     cost = 0
-    if sizes is not None and not checker.errors:
+    if sizes is not None and not issues:
         try:
             cost = estimate(tree, checker, sizes)[1]
         except RecursionError:
             pass
-    return out, "\n".join(issue_text(expression, at, message) for at, message in sorted(checker.errors)), cost
+    return out, "\n".join(issue_text(expression, at, message) for at, message in issues), cost
 
 
 @dataclass
