@@ -294,7 +294,8 @@ class ReferenceServer:
         if loopback.active():  # the start-up writes build_context left to the loopback client (controller/bootstrap.py)
             self._bootstrap = asyncio.get_running_loop().create_task(self._admitted_start(loopback))
         self.system_objects.start()
-        steps.done(health_checks.SYSTEM_NAMESPACES_HOOK, health_checks.BOOTSTRAP_CONTROLLER_HOOK, health_checks.INFORMER_SYNC)
+        steps.done(health_checks.SYSTEM_NAMESPACES_HOOK, health_checks.BOOTSTRAP_CONTROLLER_HOOK,
+                   health_checks.INFORMER_SYNC)
         if loopback.active():  # (a store that already holds webhook configurations or policy bindings)
             self._endpoints_sync = asyncio.get_running_loop().create_task(
                 apiserver_endpoints.reconcile_admitted(self.ctx.registry, address, self.port, loopback))
