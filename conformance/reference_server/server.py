@@ -258,6 +258,7 @@ class ReferenceServer:
 
     async def start(self) -> None:
         """Bind and start serving (raises OSError when the port is taken)."""
+        self.ctx.health.shutting_down = False  # (a server stopped and started again)
         if self.leader_election is None:
             self._start_controllers()
         else:  # a lone server (or the first replica) leads at once; the others wait for the Lease

@@ -119,10 +119,10 @@ class HealthChecks:
         return Check("poststarthook/" + hook, self._step(hook, NOT_FINISHED))
 
     def _step(self, step: str, error: str) -> CheckFn:
-        steps = self.state.steps
+        state = self.state
 
         async def run() -> str | None:
-            return None if steps.is_done(step) else error
+            return None if state.steps.is_done(step) else error
         return run
 
     async def _shutdown(self) -> str | None:
