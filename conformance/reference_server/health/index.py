@@ -12,6 +12,9 @@ service's root path and each `Handle`/`HandlePrefix` path; `UnlistedHandle` path
 - `/healthz`, `/livez`, `/readyz` and each of their checks' paths (`InstallPathHandler`);
 - `/metrics`, `/metrics/slis`, `/openapi/v2`, `/openapi/v3`, `/openapi/v3/` (a prefix), `/version`;
 - `/.well-known/openid-configuration` and `/openid/v1/jwks` when the issuer discovery is served.
+
+No `/logs`: `--enable-logs-handler` defaults to false since 1.31 (kubernetes/kubernetes#125787), so a 1.33 server
+installs no logs web service.
 """
 from __future__ import annotations
 
