@@ -43,6 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="false: a request without credentials is 401 Unauthorized (kube-apiserver's flag)")
     p.add_argument("--request-timeout", type=_duration, default=60.0, metavar="DURATION",
                    help="end a non-watch request after this long with a 504 (default 1m0s, as kube-apiserver)")
+    p.add_argument("--shutdown-delay-duration", type=_duration, default=0.0, metavar="DURATION",
+                   help="after SIGTERM/SIGINT, keep serving this long with /readyz failing (its `shutdown` check) "
+                        "before closing the listener (kube-apiserver's flag, default 0s)")
     p.add_argument("--max-requests-inflight", type=int, default=400, metavar="N",
                    help="with --max-mutating-requests-inflight: API Priority and Fairness' total seats, shared by "
                         "the priority levels (kube-apiserver's flag, default 400)")
@@ -246,6 +249,7 @@ async def _run(args: argparse.Namespace) -> int:
     finally:
         stopping.cancel()
         failing.cancel()
+        await _delay_shutdown(server, getattr(args, "shutdown_delay_duration", 0.0), stop.is_set())
         await server.stop()
     if server.failed.is_set():  # a post-start hook failed: kube-apiserver's `klog.Fatalf` exits 255
         print(f"nsconform serve: PostStartHook \"{PRIORITY_CLASSES_HOOK}\" failed: {server.failure}", file=sys.stderr,
@@ -253,6 +257,15 @@ async def _run(args: argparse.Namespace) -> int:
         return 255
     print("stopped", flush=True)
     return 0
+
+
+async def _delay_shutdown(server: ReferenceServer, delay: float, signalled: bool) -> None:
+    """`--shutdown-delay-duration` (genericapiserver.go `RunWithContext`): once a signal initiated the shutdown,
+    `/readyz` fails (`ShutdownInitiated` → the `shutdown` check) while the server keeps serving for `delay`, so
+    load balancers stop sending it requests before it stops listening."""
+    server.initiate_shutdown()
+    if signalled and delay > 0:
+        await asyncio.sleep(delay)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ from .logmask import protect
 from .controller import bootstrap
 from .controller import apf_config
 from .controller.system_objects import SystemObjects
+from .health import HealthState, checks as health_checks
+from .health.etcdprobe import store_probes
 from .registry import Registry
 from .registry.service import KUBERNETES_SERVICE_IP
 from .storage import KeyNotFoundError
@@ -119,7 +121,13 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     if authorizer is not None:  # CertificateApproval, CertificateSigning: they ask the authorizer
         from .admission.certificates import CertificateAdmission
         admission = CertificateAdmission(admission, authorizer)
-    return ServerContext(registry=registry, admission=admission,
+    health = HealthState()
+    probes = store_probes(registry.store)  # etcd: `etcd`/`etcd-readiness` probe it; the memory store is healthy
+    if probes is not None:
+        health.store_probe, health.ready_probe = probes
+    if not admission_configured:  # the PriorityClasses' hook did its work above
+        health.steps.done(health_checks.PRIORITY_CLASSES_HOOK)
+    return ServerContext(registry=registry, admission=admission, health=health,
                          deviations=devs, router=Router(registry, profile, devs), profile=profile, token=token,
                          authenticator=authenticator, authorizer=authorizer, token_issuer=issuer,
                          middlewares=tuple(behaviours.middlewares(fl)), watch_lag=fl.watch_lag,
@@ -250,6 +258,7 @@ class ReferenceServer:
 
     async def start(self) -> None:
         """Bind and start serving (raises OSError when the port is taken)."""
+        self.ctx.health.shutting_down = False  # (a server stopped and started again)
         if self.leader_election is None:
             self._start_controllers()
         else:  # a lone server (or the first replica) leads at once; the others wait for the Lease
@@ -277,6 +286,8 @@ class ReferenceServer:
         hooks = webhook_admission(self.ctx.registry, self.ctx.authorizer)
         self.apf_controller.use_webhooks(hooks)
         self.apf_controller.start()
+        steps = self.ctx.health.steps  # the post-start hooks' counterparts (health/checks.py)
+        steps.done(*health_checks.DONE_WHEN_LISTENING, health_checks.APF_PRODUCER_HOOK)
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
         address = apiserver_endpoints.advertise_address(self.host)
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)
@@ -284,6 +295,8 @@ class ReferenceServer:
         if loopback.active():  # the start-up writes build_context left to the loopback client (controller/bootstrap.py)
             self._bootstrap = asyncio.get_running_loop().create_task(self._admitted_start(loopback))
         self.system_objects.start()
+        steps.done(health_checks.SYSTEM_NAMESPACES_HOOK, health_checks.BOOTSTRAP_CONTROLLER_HOOK,
+                   health_checks.INFORMER_SYNC)
         if loopback.active():  # (a store that already holds webhook configurations or policy bindings)
             self._endpoints_sync = asyncio.get_running_loop().create_task(
                 apiserver_endpoints.reconcile_admitted(self.ctx.registry, address, self.port, loopback))
@@ -297,15 +310,23 @@ class ReferenceServer:
         """The start-up writes through admission, then the PriorityClasses' post-start hook (which retries)."""
         await bootstrap.bootstrap_admitted(self.ctx.registry, KUBERNETES_SERVICE, loopback)
         if self.system_objects is not None:
-            await self.system_objects.bootstrap_priority_classes()
+            if await self.system_objects.bootstrap_priority_classes():
+                self.ctx.health.steps.done(health_checks.PRIORITY_CLASSES_HOOK)
+            else:  # never finishes: readyz/livez/healthz fail on it while the embedded server serves on
+                self.ctx.health.steps.fail(health_checks.PRIORITY_CLASSES_HOOK, self.failure)
 
     def _fatal(self, message: str) -> None:
         """A post-start hook failed: kube-apiserver exits (`nsconform serve` does, with 255, as `klog.Fatalf`)."""
         self.failure = message
         self.failed.set()
 
+    def initiate_shutdown(self) -> None:
+        """`ShutdownInitiated`: `/readyz` fails from here (its `shutdown` check), the server still serving."""
+        self.ctx.health.shutting_down = True
+
     async def stop(self) -> None:
         """End watches, stop the controller, close the listener; idempotent."""
+        self.initiate_shutdown()
         if self._warm_up is not None:
             warm_up, self._warm_up = self._warm_up, None
             await warm_up

@@ -44,7 +44,8 @@ def test_unknown_path_under_api_v1_ns04(http, url):
 
 
 def test_paths_outside_prefixes_ns05(http, url):
-    for path in ("/", "/foo", "/apis/apps/v2", "/apis/example.com/v1", "/api/v2", "/metrics2"):
+    # (`/` and `/index.html` are the root index: health/index.py)
+    for path in ("/foo", "/index.htm", "/apis/apps/v2", "/apis/example.com/v1", "/api/v2", "/metrics2"):
         r = http.get(url + path)
         assert r.status_code == 404 and r.text == "404 page not found\n", path
         assert r.headers["Content-Type"].startswith("text/plain")

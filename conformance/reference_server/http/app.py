@@ -23,6 +23,8 @@ from .handlers import Handlers, add_deprecation_warning
 from .respond import error_response, object_response, plain_not_found
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
+from ..health import HealthChecks, answer as health_answer, root_paths
+from ..health.index import index_answer
 from ..metrics import ServerMetrics
 from ..warning import RECORDER, recorded, warning_headers
 
@@ -97,6 +99,7 @@ def build_app(ctx: ServerContext) -> App:
         middlewares = [_errors(ctx, check_token=True), apf.middleware]
     middlewares += list(ctx.middlewares)
     handlers = Handlers(ctx)
+    health_checks = HealthChecks(ctx.health)
 
     observe = metrics.requests.observe  # apiserver_request_total & co. (metrics/apiserver.py)
 
@@ -116,7 +119,12 @@ def build_app(ctx: ServerContext) -> App:
             from .extensions import service_unavailable
             return service_unavailable()
         if t == "health":
-            return web.Response(text="ok", content_type="text/plain")
+            return await _health(request, health_checks, metrics)
+        if t == "index":  # routes/index.go
+            status, headers, body = index_answer(root_paths(_group_versions(ctx), health_checks.paths(),
+                                                            ctx.token_issuer is not None and
+                                                            ctx.token_issuer.serves_discovery))
+            return web.Response(status=status, headers=headers, body=body)
         if t == "metrics":
             status, headers, body = metrics.answer(request.method, request.path,
                                                    request.headers.get("Accept-Encoding", ""))
@@ -197,6 +205,24 @@ def _root_resource_lists(ctx: ServerContext, target: str) -> list[dict[str, Any]
         return [api_resource_list(ctx.registry, _finalize_verbs(ctx))]
     return [group_resource_list(ctx.registry, group, version) for group, _ in served_groups(ctx.registry)
             for version in group_versions(ctx.registry, group)]  # every version, preferred first
+
+
+async def _health(request: web.BaseRequest, checks: HealthChecks, metrics: ServerMetrics) -> web.Response:
+    """`/healthz`, `/livez`, `/readyz` and their checks (health/handler.py); a path no check has: 404."""
+    query = request.query
+    got = await health_answer(checks, request.path, {"exclude": query.getall("exclude", []),
+                                                     **({"verbose": query.getall("verbose")} if "verbose" in query
+                                                        else {})})
+    if got is None:
+        return plain_not_found()
+    if got.endpoint:
+        metrics.slis.observe(got.endpoint, got.results)
+    return web.Response(status=got.status, body=got.body.encode(), headers=dict(got.headers))
+
+
+def _group_versions(ctx: ServerContext) -> list[tuple[str, list[str]]]:
+    """Every served named group with its versions (the index's `/apis/<group>[/<version>]`)."""
+    return [(group, group_versions(ctx.registry, group)) for group, _ in served_groups(ctx.registry)]
 
 
 def _check_token(ctx: ServerContext, request: web.Request) -> None:

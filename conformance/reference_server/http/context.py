@@ -1,11 +1,12 @@
 """What the http layer is handed: the lower layers plus per-server settings."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..admission import NamespaceLifecycle
 from ..deviations import Deviations
+from ..health.state import HealthState
 from ..registry import Registry
 from .router import Router
 
@@ -29,6 +30,7 @@ class ServerContext:
     max_requests_inflight: int = 400          # --max-requests-inflight: with the next, APF's total seats
     max_mutating_requests_inflight: int = 200  # --max-mutating-requests-inflight (http/priority_fairness.py)
     metrics: Any = None         # metrics.ServerMetrics (set by http/app.py): what watch streams count
+    health: HealthState = field(default_factory=HealthState)  # what /healthz, /livez, /readyz check (health/)
 
     @property
     def store(self):

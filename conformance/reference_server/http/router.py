@@ -18,6 +18,7 @@ from ..memo import remember
 PROFILES = ("kubernetes", "design")
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
 _MATCHED_LIMIT = 4096
+ANY_METHOD = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")  # a plain mux handler's methods
 
 
 class Route(NamedTuple):
@@ -25,7 +26,7 @@ class Route(NamedTuple):
     frozen dataclass costs three times as much to build.)"""
 
     target: str            # ns-collection | ns-item | ns-status | ns-finalize | collection | item | cluster |
-    #                        api | api-v1 | apis | version | health | openapi | review | plain-404
+    #                        api | api-v1 | apis | version | health | index | openapi | review | plain-404
     resource: str = ""     # content plural (or "namespaces")
     namespace: str = ""
     name: str = ""
@@ -75,11 +76,13 @@ class Router:
     def _match(self, path: str) -> tuple[Route, tuple[str, ...]]:
         get = ("GET",)
         if path in ("/healthz", "/livez", "/readyz") or path.startswith(("/healthz/", "/livez/", "/readyz/")):
-            return Route("health"), get
+            return Route("health"), ANY_METHOD  # healthz.go's handlers, on a mux that does not check the method
+        if path in ("/", "/index.html"):  # routes/index.go (UnlistedHandle: any method)
+            return Route("index"), ANY_METHOD
         if path in ("/version", "/version/"):
             return Route("version"), get
         if path in ("/metrics", "/metrics/slis"):  # metrics.ServerMetrics.answer: any method, DELETE resets
-            return Route("metrics", name=path), ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+            return Route("metrics", name=path), ANY_METHOD
         if path in ("/.well-known/openid-configuration", "/openid/v1/jwks"):  # pkg/routes/openidmetadata.go
             return Route("openid", name=path), get
         if path in ("/api", "/api/"):

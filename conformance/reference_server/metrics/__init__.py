@@ -40,7 +40,6 @@ class ServerMetrics:
         self.admission_chain = AdmissionChainMetrics()
         self.requests.on_admission = self.admission_chain.record
         self.slis = SliMetrics(self.process)
-        self.requests.on_health = self.slis.observe
         self.flowcontrol.on_waited = self.requests.waited
         self.note = self.requests.note  # http/app.py's dispatcher calls it once the route is known
         self.registry = Registry()

@@ -55,7 +55,7 @@ APPLY_PATCH = "application/apply-patch+yaml"
 HEALTH_ROOTS = frozenset({"/healthz", "/livez", "/readyz"})
 DISCOVERY = {"api": "api", "apis": "apis"}
 UNINSTRUMENTED = frozenset({"plain-404", "unavailable", "version", "openid", "api-v1", "group", "group-version",
-                            "openapi", "metrics"})
+                            "openapi", "metrics", "index"})
 _CACHE_LIMIT = 4096
 FOLD_AT = LazyHistogramVec.FOLD_AT
 _webhooks = SPENT.get  # the request's webhook time cells (None: no webhook called)
@@ -148,7 +148,6 @@ class RequestMetrics:
             "component.", ("verb", "group", "version", "resource", "subresource", "scope", "component"),
             RESPONSE_SIZE_BUCKETS, STABLE)
         self.sli = SliDuration(self.duration)
-        self.on_health: Callable[[str], None] | None = None  # a health path was asked for (/metrics/slis)
         self.on_admission: Callable[[str, Trace, int | None], None] | None = None  # a write's admission trace
         self._labels: dict[tuple[str, ...], Any] = {}
         self._waiting = 0  # requests APF queued whose route has not ended yet
@@ -169,8 +168,6 @@ class RequestMetrics:
         target = route.target
         if target in UNINSTRUMENTED:
             return None
-        if target == "health" and self.on_health is not None:
-            self.on_health(request.path)
         method = request.method
         key = (method, request.path, request.query_string,
                request.headers.get("Content-Type", "") if method == "PATCH" else "")

@@ -1,14 +1,12 @@
 """`/metrics/slis` (`k8s.io/component-base/metrics/prometheus/slis`, v0.33.1): `kubernetes_healthcheck` (1 or 0,
 the last result of a check) and `kubernetes_healthchecks_total`, recorded by `healthz.go` for each check a health
-root (`/healthz`, `/livez`, `/readyz`) runs, and `process_start_time_seconds`. This server runs one check,
-`ping`, which always succeeds (kube-apiserver also lists `log`, `etcd` and its post-start hooks)."""
+root (`/healthz`, `/livez`, `/readyz`) runs (health/: each check not excluded, with its result), and
+`process_start_time_seconds`."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from .registry import RAW, STABLE, Collected, CounterVec, GaugeVec, Registry
-
-HEALTH_CHECKS = ("ping",)
 
 
 class SliMetrics:
@@ -25,14 +23,12 @@ class SliMetrics:
                                         "Start time of the process since unix epoch in seconds.", (),
                                         lambda: [((), process.start_time)], RAW))
 
-    def observe(self, path: str) -> None:
-        """A health root was asked for: `ObserveHealthcheck` of each of its checks (all succeed here)."""
-        if path not in ("/healthz", "/livez", "/readyz"):
-            return  # a single check's path (/healthz/ping) records nothing
-        kind = path.strip("/")
-        for name in HEALTH_CHECKS:
-            self.healthcheck.set((name, kind), 1)
-            self.healthchecks_total.inc((name, kind, "success"))
+    def observe(self, endpoint: str, results: Iterable[tuple[str, bool]]) -> None:
+        """A health root answered: `ObserveHealthcheck(name, endpoint, Success|Error)` of each check it ran (a
+        single check's path, `/healthz/ping`, records nothing)."""
+        for name, ok in results:
+            self.healthcheck.set((name, endpoint), 1 if ok else 0)
+            self.healthchecks_total.inc((name, endpoint, "success" if ok else "error"))
 
 
-__all__ = ["HEALTH_CHECKS", "SliMetrics"]
+__all__ = ["SliMetrics"]
