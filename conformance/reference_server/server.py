@@ -226,6 +226,7 @@ class ReferenceServer:
         self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
         self.flavor_controllers: list[Controller] = []
         self.apf_controller: apf_config.ApfConfigController | None = None  # started with the listener, every replica
+        self.apiserver_controllers: list[Controller] = []  # kube-apiserver's own post-start controllers, every replica
         self._endpoints_sync: asyncio.Task[None] | None = None  # the `kubernetes` endpoints' admitted writes
         self._bootstrap: asyncio.Task[None] | None = None  # the admitted start-up writes (controller/bootstrap.py)
         self._runner: GuardedRunner | None = None
@@ -273,6 +274,7 @@ class ReferenceServer:
         hooks = webhook_admission(self.ctx.registry, self.ctx.authorizer)
         self.apf_controller.use_webhooks(hooks)
         self.apf_controller.start()
+        self._start_apiserver_controllers(hooks)
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
         address = apiserver_endpoints.advertise_address(self.host)
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)
@@ -306,6 +308,9 @@ class ReferenceServer:
             elector, self.elector = self.elector, None
             await elector.stop()
         await self._stop_controllers()
+        for c in self.apiserver_controllers:
+            await c.stop()
+        self.apiserver_controllers = []
         if self.apf_controller is not None:
             apf, self.apf_controller = self.apf_controller, None
             await apf.stop()
@@ -315,6 +320,24 @@ class ReferenceServer:
         if self.tls is not None:
             self.tls.cleanup()
         self._close_store()
+
+    def _start_apiserver_controllers(self, hooks: object) -> None:
+        """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the
+        identity Lease, the legacy-token-tracking ConfigMap and the cluster-authentication-trust ConfigMap (which
+        this server's configuration, bearer tokens only, leaves unwritten: controller/clusterauthtrust.py)."""
+        from .controller import clusterauthtrust
+        from .controller.apiserver_identity import IdentityLeaseController
+        from .controller.legacytokentracking import LegacyTokenTrackingController
+        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry),
+                                      LegacyTokenTrackingController(self.ctx.registry)]
+        for c in self.apiserver_controllers:
+            c.use_webhooks(hooks)
+            c.start()
+        try:  # the configuration's data merged with the stored: with nothing configured, no write
+            clusterauthtrust.sync(self.ctx.registry, clusterauthtrust.AuthenticationInfo(),
+                                  ControllerWrites(None, "", None, APISERVER_USER))
+        except ValueError as exc:  # stored data that does not decode: upstream's sync logs it and retries
+            log.warning("extension-apiserver-authentication: %s", exc)
 
     def _start_controllers(self) -> None:
         """The namespace controller and the others (kube-controller-manager's share of the server)."""
