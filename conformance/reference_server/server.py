@@ -142,6 +142,15 @@ def _exists(registry: Registry, resource: str, namespace: str, name: str) -> boo
 _seeded = bootstrap.seeded
 
 
+def _store_seeded(store: object) -> bool:
+    """`bootstrap.seeded` on the bare store, before any registry is built on it."""
+    try:
+        store.get("namespaces", "", "default", shared=True)  # type: ignore[attr-defined]
+    except KeyNotFoundError:
+        return False
+    return True
+
+
 def _stored_object(registry: Registry):
     """What the token validator reads: a ServiceAccount, or the Pod/Secret a token is bound to."""
     def lookup(resource: str, namespace: str, name: str) -> dict | None:
@@ -191,6 +200,7 @@ class ReferenceServer:
             token = secrets.token_hex(16)
         deviations = tuple(deviations)
         store, self._close_store = open_store(storage, Deviations(deviations))  # StorageUnavailable: etcd unreachable
+        self._fresh = not _store_seeded(store)  # the installer's objects (flavors/installer.py) go on a fresh store
         try:
             self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
                                      flavor=self.flavor, feature_gates=feature_gates, store=store,
@@ -234,6 +244,7 @@ class ReferenceServer:
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
         self.leader_election = (leader_election or LeaderElectionConfig()) if leader_elect else None
         self.elector: LeaderElector | None = None
+        self.scheduler_elector: LeaderElector | None = None  # kube-scheduler's Lease (the kind flavour's)
 
     @property
     def url(self) -> str:
@@ -275,6 +286,7 @@ class ReferenceServer:
         self.apf_controller.use_webhooks(hooks)
         self.apf_controller.start()
         self._start_apiserver_controllers(hooks)
+        self._install(hooks)
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
         address = apiserver_endpoints.advertise_address(self.host)
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)
@@ -307,6 +319,9 @@ class ReferenceServer:
         if self.elector is not None:
             elector, self.elector = self.elector, None
             await elector.stop()
+        if self.scheduler_elector is not None:
+            elector, self.scheduler_elector = self.scheduler_elector, None
+            await elector.stop()
         await self._stop_controllers()
         for c in self.apiserver_controllers:
             await c.stop()
@@ -338,6 +353,27 @@ class ReferenceServer:
                                   ControllerWrites(None, "", None, APISERVER_USER))
         except ValueError as exc:  # stored data that does not decode: upstream's sync logs it and retries
             log.warning("extension-apiserver-authentication: %s", exc)
+
+    def _install(self, hooks: object) -> None:
+        """What the flavour's installer writes once the server answers (kind: kubeadm's and kind's objects, on a
+        fresh store) and the other components' Leases it shows (kube-scheduler's)."""
+        fl = self.flavor
+        if fl.installer_manifests and self._fresh:
+            from .flavors import installer
+            installer.install(self.ctx.registry, fl.installer_manifests, self.url, self.tls.ca_pem if self.tls else None)
+        if fl.scheduler_lease and self.leader_election is not None:  # kube-scheduler elects on its own Lease
+            import dataclasses
+
+            from .admission.admitted import KUBE_SCHEDULER_USER
+            from .controller.leader import default_identity
+
+            async def nothing() -> None:
+                return None
+            config = dataclasses.replace(self.leader_election, name="kube-scheduler", identity=default_identity())
+            self.scheduler_elector = LeaderElector(self.ctx.registry, config, on_started=lambda: None,
+                                                   on_stopped=nothing, hooks=hooks, user=KUBE_SCHEDULER_USER,
+                                                   field_manager="kube-scheduler")
+            self.scheduler_elector.start()
 
     def _start_controllers(self) -> None:
         """The namespace controller and the others (kube-controller-manager's share of the server)."""
