@@ -26,7 +26,8 @@ import socket
 import struct
 import time
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import APISERVER_USER, admitted

@@ -10,8 +10,9 @@ Its writes are the loopback client's (`system:apiserver`, manager `kube-apiserve
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import APISERVER_USER

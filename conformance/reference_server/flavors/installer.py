@@ -18,9 +18,10 @@ from __future__ import annotations
 import base64
 import functools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 
@@ -39,7 +40,7 @@ class Manifest:
     apply: bool = False   # `kubectl apply`: the last-applied-configuration annotation
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(path: str) -> tuple[dict[str, Any], ...]:
     """The documents of `data/<path>` (parsed once per process)."""
     text = resources.files(__package__).joinpath("data", path).read_text(encoding="utf-8")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 
-from conformance.reference_server.controller.apiserver_identity import (IdentityLeaseController, apiserver_id,
-                                                                        micro_time)
+from conformance.reference_server.controller.apiserver_identity import (
+    IdentityLeaseController,
+    apiserver_id,
+    micro_time,
+)
 from conformance.reference_server.server import build_context
 from tests.reference_server.replicas import until
 
@@ -68,5 +71,5 @@ def test_every_server_has_its_identity_lease(http, url):
                      params={"labelSelector": "apiserver.kubernetes.io/identity=kube-apiserver"})
         return r.json()["items"]
     items = until(leases, "the identity Lease", timeout=10)
-    assert [i["metadata"]["name"] for i in items][0].startswith("apiserver-")
+    assert items[0]["metadata"]["name"].startswith("apiserver-")
     assert items[0]["spec"]["leaseDurationSeconds"] == 3600

@@ -3,8 +3,11 @@
 not parse rewritten, a deleted one recreated no sooner than the 30-minute creation limiter allows."""
 from __future__ import annotations
 
-from conformance.reference_server.controller.legacytokentracking import (CONFIGMAP_NAME,
-                                                                         LegacyTokenTrackingController, since)
+from conformance.reference_server.controller.legacytokentracking import (
+    CONFIGMAP_NAME,
+    LegacyTokenTrackingController,
+    since,
+)
 from conformance.reference_server.registry.store import DeleteOptions
 from conformance.reference_server.server import build_context
 from tests.reference_server.replicas import until

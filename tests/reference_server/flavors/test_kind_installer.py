@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import yaml
 
 from conformance.reference_server.flavors import FLAVORS
-from conformance.reference_server.flavors.installer import cluster_info_kubeconfig, install, load
+from conformance.reference_server.flavors.installer import (
+    cluster_info_kubeconfig,
+    install,
+    load,
+)
 from conformance.reference_server.server import build_context
 from tests.reference_server.replicas import until
 from tests.reference_server.test_real_clients import Kube, kubectl_tool, serve_kube
@@ -97,8 +102,9 @@ def test_coredns_pods_pending_unschedulable_daemonsets_desire_none(served: Kube)
         assert p["status"]["conditions"][0]["reason"] == "Unschedulable"
         assert p["spec"]["priorityClassName"] == "system-cluster-critical" and p["spec"]["priority"] == 2000000000
     for name in ("kube-proxy", "kindnet"):
-        ds = until(lambda: _get(served, f"/apis/apps/v1/namespaces/kube-system/daemonsets/{name}")
-                   .get("status", {}).get("observedGeneration"), f"{name} observed")
+        path = f"/apis/apps/v1/namespaces/kube-system/daemonsets/{name}"
+        ds = until(lambda path=path: _get(served, path).get("status", {}).get("observedGeneration"),
+                   f"{name} observed")
         assert ds == 1
         status = _get(served, f"/apis/apps/v1/namespaces/kube-system/daemonsets/{name}")["status"]
         assert status["desiredNumberScheduled"] == 0 and status["numberReady"] == 0
