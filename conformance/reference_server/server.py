@@ -239,6 +239,7 @@ class ReferenceServer:
         self.apiserver_controllers: list[Controller] = []  # kube-apiserver's own post-start controllers, every replica
         self._endpoints_sync: asyncio.Task[None] | None = None  # the `kubernetes` endpoints' admitted writes
         self._bootstrap: asyncio.Task[None] | None = None  # the admitted start-up writes (controller/bootstrap.py)
+        self._rbac_bootstrap: asyncio.Task[None] | None = None  # the namespaced bootstrap policy's admitted writes
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
@@ -312,6 +313,10 @@ class ReferenceServer:
             task, self._bootstrap = self._bootstrap, None
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        if self._rbac_bootstrap is not None:
+            task, self._rbac_bootstrap = self._rbac_bootstrap, None
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         if self._endpoints_sync is not None:
             sync, self._endpoints_sync = self._endpoints_sync, None
             sync.cancel()
@@ -338,8 +343,9 @@ class ReferenceServer:
 
     def _start_apiserver_controllers(self, hooks: object) -> None:
         """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the
-        identity Lease, the legacy-token-tracking ConfigMap and the cluster-authentication-trust ConfigMap (which
-        this server's configuration, bearer tokens only, leaves unwritten: controller/clusterauthtrust.py)."""
+        identity Lease, the legacy-token-tracking ConfigMap, the namespaced bootstrap Roles and RoleBindings and the
+        cluster-authentication-trust ConfigMap (which this server's configuration, bearer tokens only, leaves
+        unwritten: controller/clusterauthtrust.py)."""
         from .controller import clusterauthtrust
         from .controller.apiserver_identity import IdentityLeaseController
         from .controller.legacytokentracking import LegacyTokenTrackingController
@@ -348,6 +354,13 @@ class ReferenceServer:
         for c in self.apiserver_controllers:
             c.use_webhooks(hooks)
             c.start()
+        from .controller import rbac_bootstrap  # the namespaced bootstrap Roles and RoleBindings
+        loopback = ControllerWrites(hooks, "", None, APISERVER_USER)  # type: ignore[arg-type]
+        if loopback.active():
+            self._rbac_bootstrap = asyncio.get_running_loop().create_task(
+                rbac_bootstrap.ensure_admitted(self.ctx.registry, loopback))
+        else:
+            rbac_bootstrap.ensure(self.ctx.registry, loopback)
         try:  # the configuration's data merged with the stored: with nothing configured, no write
             clusterauthtrust.sync(self.ctx.registry, clusterauthtrust.AuthenticationInfo(),
                                   ControllerWrites(None, "", None, APISERVER_USER))
