@@ -3,6 +3,8 @@ RoleBindings (bootstrappolicy/namespace_policy.go, testdata/namespace-role*.yaml
 start when RBAC is served, with a missing namespace created first; an existing object kept."""
 from __future__ import annotations
 
+import secrets
+
 import requests
 
 from conformance.reference_server.admission.admitted import ControllerWrites
@@ -13,6 +15,7 @@ from conformance.reference_server.registry.store import DeleteOptions
 from conformance.reference_server.server import build_context
 
 G = "rbac.authorization.k8s.io"
+TOKEN = secrets.token_hex(16)  # a server's token is masked in every log of the process: never a short word
 DIRECT = ControllerWrites(None, "")
 
 
@@ -32,7 +35,7 @@ def test_upstreams_names_and_subjects():
 
 
 def test_ensure_creates_what_is_missing_and_the_namespace_first():
-    registry = build_context(authorization="rbac", token="t").registry
+    registry = build_context(authorization="rbac", token=TOKEN).registry
     roles = registry.group(G, "roles")
     rbac_bootstrap.ensure(registry, DIRECT)
     stored = roles.get("kube-system", "system::leader-locking-kube-scheduler")
@@ -50,7 +53,7 @@ def test_a_missing_namespace_is_created_first():
     from conformance.reference_server.registry import Registry
     from conformance.reference_server.storage import MemoryStore
     registry = Registry(MemoryStore())  # no bootstrap: neither kube-system nor kube-public exists
-    rbac_setup(registry, Deviations(()), "t", None)
+    rbac_setup(registry, Deviations(()), TOKEN, None)
     rbac_bootstrap.ensure(registry, DIRECT)
     for name in ("kube-system", "kube-public"):
         assert registry.namespaces.get("", name)["metadata"]["managedFields"][0]["manager"] == "kube-apiserver"
@@ -64,10 +67,10 @@ def test_without_rbac_nothing_is_written():
 
 
 def test_the_server_has_them_under_rbac():
-    srv = start_embedded(flavor="bare", authorization="rbac", token="t")
+    srv = start_embedded(flavor="bare", authorization="rbac", token=TOKEN)
     try:
         r = requests.get(f"{srv.url}/apis/{G}/v1/namespaces/kube-public/rolebindings/system:controller:bootstrap-signer",
-                         headers={"Authorization": "Bearer t"}, timeout=10)
+                         headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
         assert r.status_code == 200 and r.json()["subjects"][0]["name"] == "bootstrap-signer"
     finally:
         srv.stop()
