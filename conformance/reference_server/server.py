@@ -352,7 +352,7 @@ class ReferenceServer:
         self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry),
                                       LegacyTokenTrackingController(self.ctx.registry)]
         for c in self.apiserver_controllers:
-            c.use_webhooks(hooks)
+            c.use_webhooks(hooks, getattr(c, "_offload", None))
             c.start()
         from .controller import rbac_bootstrap  # the namespaced bootstrap Roles and RoleBindings
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)  # type: ignore[arg-type]

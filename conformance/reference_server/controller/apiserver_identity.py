@@ -31,6 +31,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import APISERVER_USER, admitted
+from ..storage.offload import Offload
 from .leader import micro_time
 from .loop import Controller
 from .reads import get_or_none
@@ -69,6 +70,7 @@ class IdentityLeaseController(Controller):
         self.holder_identity = f"{self.lease_name}_{uuid.uuid4()}"
         self.renew_interval, self.clock = renew_interval, clock
         self.latest: dict[str, Any] | None = None  # latestLease: the Lease this controller last wrote
+        self._offload = Offload(registry.store, self.name)  # etcd: each heartbeat's round trips off the loop
 
     @property
     def _store(self) -> Any:
@@ -129,7 +131,7 @@ class IdentityLeaseController(Controller):
         async def heartbeat() -> None:
             while True:
                 async def once() -> None:
-                    self.sync()
+                    await self._offload(self.sync)
                 try:
                     await admitted(once)
                 except E.StatusError as exc:  # a refusal: upstream logs it and tries at the next interval

@@ -17,6 +17,7 @@ from typing import Any
 from .. import apierrors as E
 from ..admission.admitted import APISERVER_USER
 from ..registry.store import ListOptions
+from ..storage.offload import Offload
 from .loop import Controller
 from .reads import get_or_none
 
@@ -51,6 +52,7 @@ class LegacyTokenTrackingController(Controller):
         super().__init__()
         self.registry, self.clock = registry, clock
         self._next_creation = 0.0  # the limiter's next free token
+        self._offload = Offload(registry.store, self.name)  # etcd: a sync's round trips off the loop
 
     def sync(self) -> float:
         """One pass; returns the delay after which to sync again (0: none needed)."""
@@ -91,7 +93,7 @@ class LegacyTokenTrackingController(Controller):
         self._follow(watcher, lambda ev: queue.add(CONFIGMAP_NAME) if ev.name == CONFIGMAP_NAME else None)
 
         async def sync(key: str) -> None:
-            delay = self.sync()
+            delay = await self._offload(self.sync)
             if delay > 0:
                 queue.add_after(key, delay)
         self._work(queue, sync)
