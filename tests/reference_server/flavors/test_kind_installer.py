@@ -114,8 +114,10 @@ def test_coredns_pods_pending_unschedulable_daemonsets_desire_none(served: Kube)
 
 
 def test_the_scheduler_and_apiserver_leases(served: Kube):
-    leases = {i["metadata"]["name"]: i for i in
-              _get(served, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases")["items"]}
+    def leases() -> dict[str, Any]:
+        items = _get(served, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases")["items"]
+        return {i["metadata"]["name"]: i for i in items} if len(items) == 3 else {}
+    leases = until(leases, "three leases")
     assert {"kube-controller-manager", "kube-scheduler"} <= set(leases)
     assert [n for n in leases if n.startswith("apiserver-")]
     assert _managers(leases["kube-scheduler"]) == ["kube-scheduler"]
@@ -123,6 +125,8 @@ def test_the_scheduler_and_apiserver_leases(served: Kube):
 
 
 def test_kubectl_get_cm_in_kube_system(kube: Kube):
+    for name in ("kube-root-ca.crt", "kube-apiserver-legacy-service-account-token-tracking"):  # their controllers'
+        until(lambda name=name: kube.get(f"/api/v1/namespaces/kube-system/configmaps/{name}").status_code == 200, name)
     out = kube.ok("get", "cm", "-n", "kube-system", "-o", "name")
     assert out.split() == ["configmap/coredns", "configmap/kube-apiserver-legacy-service-account-token-tracking",
                            "configmap/kube-proxy", "configmap/kube-root-ca.crt", "configmap/kubeadm-config",
@@ -148,3 +152,28 @@ def test_the_other_flavours_have_none_of_it():
     for name, flavor in FLAVORS.items():
         if name != "kind":
             assert not flavor.installer_manifests and not flavor.scheduler_lease, name
+
+
+def test_installed_once_on_etcd_a_deleted_object_stays_deleted(etcd_process):
+    """A restart on the same etcd finds a seeded store: the installer does not run again (kind's installer runs once,
+    at `kind create cluster`); replicas and restarts leave the objects as the users left them."""
+    from conformance.reference_server.embedded import start_embedded
+    from conformance.reference_server.storage.backends import StorageConfig
+    from tests.reference_server.backends import unique_prefix
+    storage = StorageConfig("etcd", (etcd_process.url,), unique_prefix())
+    first = start_embedded(flavor="kind", storage=storage)
+    try:
+        import requests
+        url = f"{first.url}/api/v1/namespaces/kube-system/configmaps/kubeadm-config"
+        assert requests.get(url, timeout=10).status_code == 200
+        assert requests.delete(url, timeout=10).status_code == 200
+    finally:
+        first.stop()
+    second = start_embedded(flavor="kind", storage=storage)
+    try:
+        assert requests.get(f"{second.url}/api/v1/namespaces/kube-system/configmaps/kubeadm-config",
+                            timeout=10).status_code == 404
+        assert requests.get(f"{second.url}/api/v1/namespaces/kube-system/configmaps/coredns",
+                            timeout=10).status_code == 200
+    finally:
+        second.stop()
