@@ -76,7 +76,7 @@ class IdentityLeaseController(Controller):
     def _store(self) -> Any:
         return self.registry.group(GROUP, "leases")
 
-    def _new_lease(self, base: dict[str, Any] | None) -> dict[str, Any]:
+    def _new_lease(self, base: dict[str, Any] | None, now: float) -> dict[str, Any]:
         """`newLease` + `labelAPIServerHeartbeatFunc`."""
         if base is None:
             lease: dict[str, Any] = {
@@ -85,18 +85,18 @@ class IdentityLeaseController(Controller):
                 "spec": {"holderIdentity": self.holder_identity, "leaseDurationSeconds": LEASE_DURATION_SECONDS}}
         else:
             lease = {**base, "metadata": dict(base["metadata"]), "spec": dict(base.get("spec") or {})}
-        lease["spec"]["renewTime"] = micro_time(self.clock())
+        lease["spec"]["renewTime"] = micro_time(now)
         labels = dict(lease["metadata"].get("labels") or {})
         labels[IDENTITY_LABEL] = "kube-apiserver"
         labels[HOSTNAME_LABEL] = self.hostname
         lease["metadata"]["labels"] = labels
         return lease
 
-    def _update(self, base: dict[str, Any]) -> bool:
+    def _update(self, base: dict[str, Any], now: float) -> bool:
         """`retryUpdateLease`: a conflict reads the Lease again; True once written."""
         for _ in range(MAX_UPDATE_RETRIES):
             try:
-                self.latest = self.writes.update(self._store, NAMESPACE, self.lease_name, self._new_lease(base),
+                self.latest = self.writes.update(self._store, NAMESPACE, self.lease_name, self._new_lease(base, now),
                                                  field_manager=FIELD_MANAGER)
                 return True
             except E.StatusError as exc:
@@ -109,29 +109,32 @@ class IdentityLeaseController(Controller):
                 base = current
         return False
 
-    def sync(self) -> None:
-        """One heartbeat: update the Lease last written; else get or create it (a fresh one is not updated)."""
+    def sync(self, now: float | None = None) -> None:
+        """One heartbeat at `now` (default: the clock's; a sync stopped by a pending admission runs again with the
+        same `now`, so the write it reaches is the one admitted): update the Lease last written; else get or
+        create it (a fresh one is not updated)."""
+        now = self.clock() if now is None else now
         store = self._store
         if store is None:  # coordination.k8s.io not served by this profile
             return
-        if self.latest is not None and self._update(self.latest):
+        if self.latest is not None and self._update(self.latest, now):
             return
         current = get_or_none(store, NAMESPACE, self.lease_name)
         if current is None:
             try:
-                self.latest = self.writes.create(store, self._new_lease(None), field_manager=FIELD_MANAGER)
+                self.latest = self.writes.create(store, self._new_lease(None, now), field_manager=FIELD_MANAGER)
             except E.StatusError as exc:  # another replica on this host created it: next heartbeat updates
                 if exc.code != 409:
                     raise
             return
         self.latest = current
-        self._update(current)
+        self._update(current, now)
 
     def start(self) -> None:
         async def heartbeat() -> None:
             while True:
-                async def once() -> None:
-                    await self._offload(self.sync)
+                async def once(now: float = self.clock()) -> None:
+                    await self._offload(self.sync, now)
                 try:
                     await admitted(once)
                 except E.StatusError as exc:  # a refusal: upstream logs it and tries at the next interval
