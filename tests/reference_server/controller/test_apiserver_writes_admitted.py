@@ -7,15 +7,30 @@ from __future__ import annotations
 import pytest
 
 from conformance.reference_server import apierrors as E
-from conformance.reference_server.admission.admitted import APISERVER_USER, ControllerWrites, admitted
+from conformance.reference_server.admission.admitted import (
+    APISERVER_USER,
+    ControllerWrites,
+    admitted,
+)
 from conformance.reference_server.controller import rbac_bootstrap
-from conformance.reference_server.controller.apiserver_identity import IdentityLeaseController, apiserver_id
-from conformance.reference_server.controller.legacytokentracking import CONFIGMAP_NAME, LegacyTokenTrackingController
+from conformance.reference_server.controller.apiserver_identity import (
+    IdentityLeaseController,
+    apiserver_id,
+)
+from conformance.reference_server.controller.legacytokentracking import (
+    CONFIGMAP_NAME,
+    LegacyTokenTrackingController,
+)
 from conformance.reference_server.deviations import Deviations
 from conformance.reference_server.http.webhookcalls import webhook_admission
 from conformance.reference_server.registry import Registry
 from conformance.reference_server.storage import MemoryStore
-from tests.reference_server.test_admission_component_writes import APISERVER, Policy, run, wired
+from tests.reference_server.test_admission_component_writes import (
+    APISERVER,
+    Policy,
+    run,
+    wired,
+)
 
 LEASES = ("coordination.k8s.io", "leases")
 
