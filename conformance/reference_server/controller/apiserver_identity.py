@@ -8,7 +8,8 @@ Upstream: `pkg/controlplane/apiserver/server.go` (post-start hook `start-kube-ap
 `"apiserver-" + lower(base32, no padding, of sha256(cryptobyte(u16-prefixed hostname, u16-prefixed
 "kube-apiserver"))[:16])`) and `staging/src/k8s.io/component-helpers/apimachinery/lease/controller.go` (`sync`:
 update the Lease last written, else get-or-create it, then update; `newLease`: on create the name, holder and
-duration, on every write `renewTime` now and the post-process labels; `wait.JitterUntil(sync, 10s, 0.04)`).
+duration, on every write `renewTime` now and the post-process labels; `wait.JitterUntil(sync, 10s, 0.04)`); both
+read at their v0.33.1 tags (k8s.io/apiserver, k8s.io/component-helpers).
 
 Its writes are the loopback client's (`system:apiserver`, manager `kube-apiserver`) through admission/admitted.py,
 so webhooks and policies see them as they see upstream's. Not modelled: the identity-lease garbage collector
