@@ -59,6 +59,7 @@ class Flavor:
     startup_objects: tuple[Mapping[str, Any], ...] = ()  # named-group objects, created as `kubectl apply` does
     installer_manifests: tuple[Manifest, ...] = ()       # data files created once the server listens (installer.py)
     scheduler_lease: bool = False        # kube-scheduler's leader election Lease (kube-system/kube-scheduler)
+    bootstrap_signer: bool = False       # kube-controller-manager's bootstrapsigner (kubeadm enables it)
     # ---- how to run the suites against it ------------------------------------------------------------
     suite_jobs: int = 1                  # pytest workers a whole-suite run needs to finish in minutes
 
@@ -135,6 +136,11 @@ KIND_LOCAL_PATH = Source(
 KIND_SCHEDULER_LEASE = Source(
     "kube-scheduler's leader election Lease `kube-system/kube-scheduler` (15 s, renewed every 2 s)",
     "kubernetes: cmd/kube-scheduler/app/server.go, staging/src/k8s.io/client-go/tools/leaderelection")
+KIND_BOOTSTRAP_SIGNER = Source(
+    "kind's bootstrap token Secret `bootstrap-token-abcdef` (24 h) and its `jws-kubeconfig-abcdef` signature of "
+    "`cluster-info`, kept by kube-controller-manager's bootstrap signer",
+    "kubernetes: cmd/kubeadm/app/phases/bootstraptoken/node/token.go, pkg/controller/bootstrap/bootstrapsigner.go, "
+    "staging/src/k8s.io/cluster-bootstrap/token/jws/jws.go")
 KIND_INSTALLER = (Manifest("kind/kubeadm.yaml", "kubeadm"), Manifest("kind/kindnet.yaml", "kubectl-create"),
                   Manifest("kind/local-path-storage.yaml", "kubectl-client-side-apply", apply=True))
 
@@ -145,7 +151,7 @@ KIND = Flavor(
     sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION, ORDERED_DELETION,
              Source("controllers act shortly after creation (informer + work-queue latency)",
                     "kubernetes: staging/src/k8s.io/client-go/util/workqueue; kind: sigs.k8s.io/kind (kubeadm cluster)"),
-             KIND_STORAGE, KIND_KUBEADM, KIND_CNI, KIND_LOCAL_PATH, KIND_SCHEDULER_LEASE),
+             KIND_STORAGE, KIND_KUBEADM, KIND_CNI, KIND_LOCAL_PATH, KIND_SCHEDULER_LEASE, KIND_BOOTSTRAP_SIGNER),
     response_delay=(0.001, 0.005),
     deletion_delay=(1.5, 3.0),
     service_account_delay=(0.1, 0.4),
@@ -153,6 +159,7 @@ KIND = Flavor(
     startup_objects=(KIND_STANDARD_STORAGECLASS,),
     installer_manifests=KIND_INSTALLER,
     scheduler_lease=True,
+    bootstrap_signer=True,
     suite_jobs=4,
 )
 

@@ -7,7 +7,8 @@ Upstream: kubernetes/kubernetes cmd/kubeadm/app/phases (each file's header names
 pkg/build/nodeimage/const_cni.go and const_storage.go, pkg/cluster/internal/create/actions/installcni and
 installstorage. The one computed object is kube-public `cluster-info` (phases/bootstraptoken/clusterinfo): a
 kubeconfig holding only the cluster, this server's URL and CA (clientcmd's serialisation: `preferences: {}`,
-null contexts and users); the bootstrap signer's `jws-kubeconfig-<token-id>` key is not added (no bootstrap token).
+null contexts and users), signed by the bootstrap signer (controller/bootstrapsigner.py) with kind's bootstrap
+token, whose Secret's `expiration` is also computed here (24 h from now, kubeadm's default TTL).
 
 Run once, on a fresh store (server.py), after the listener is bound (the URL has its port); an object that exists
 already (another replica made it) is left as it is, as `kubectl create` and kubeadm's CreateOrUpdate would leave it
@@ -20,6 +21,7 @@ import functools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from importlib import resources
 from typing import Any
 
@@ -28,6 +30,8 @@ import yaml
 from .. import apierrors as E
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+BOOTSTRAP_TOKEN = "bootstrap.kubernetes.io/token"
+TOKEN_TTL = timedelta(hours=24)  # kubeadm's default bootstrap token TTL (constants.DefaultTokenDuration)
 CLUSTER_INFO = ("kube-public", "cluster-info")
 
 
@@ -67,6 +71,9 @@ def _body(doc: dict[str, Any], manifest: Manifest, url: str, ca_pem: str | bytes
     meta = body["metadata"]
     if body["kind"] == "ConfigMap" and (meta.get("namespace"), meta["name"]) == CLUSTER_INFO:
         body["data"] = {"kubeconfig": cluster_info_kubeconfig(url, ca_pem)}
+    if body["kind"] == "Secret" and body.get("type") == BOOTSTRAP_TOKEN:  # encodeTokenSecretData: now + TTL, UTC
+        expires = datetime.now(timezone.utc) + TOKEN_TTL
+        body.setdefault("stringData", {})["expiration"] = expires.strftime("%Y-%m-%dT%H:%M:%SZ")
     if manifest.apply:  # kubectl's annotation: the object as given, compact JSON, keys sorted (encoding/json)
         applied = json.dumps(body, separators=(",", ":"), sort_keys=True) + "\n"
         meta.setdefault("annotations", {})[LAST_APPLIED] = applied

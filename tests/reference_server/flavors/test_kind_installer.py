@@ -47,7 +47,7 @@ def _managers(obj: dict[str, Any]) -> list[str]:
 
 def test_every_data_document_is_a_served_kind_with_a_name():
     docs = [d for m in KIND.installer_manifests for d in load(m.path)]
-    assert len(docs) == 39
+    assert len(docs) == 40
     registry = build_context(flavor="kind", authorization="rbac").registry
     kinds = {(getattr(s, "group", ""), s.info.kind) for s in (*registry.namespaced(), *registry.cluster_stores())}
     for d in docs:
@@ -58,7 +58,7 @@ def test_every_data_document_is_a_served_kind_with_a_name():
 def test_install_is_idempotent_and_skips_unserved_kinds():
     registry = build_context(flavor="kind").registry  # always-allow: RBAC is not served
     first = install(registry, KIND.installer_manifests, "https://127.0.0.1:6443")
-    assert first == 16  # 39 documents less the 23 RBAC objects
+    assert first == 17  # 40 documents less the 23 RBAC objects
     assert install(registry, KIND.installer_manifests, "https://127.0.0.1:6443") == 0
 
 
@@ -82,6 +82,24 @@ def test_the_objects_carry_their_installers_managers(served: Kube):
     assert config["clusters"][0]["cluster"]["server"] == served.server.url
     with open(served.server.ca_file, "rb") as f:
         assert base64.b64decode(config["clusters"][0]["cluster"]["certificate-authority-data"]) == f.read()
+
+
+def test_cluster_info_is_signed_with_kinds_bootstrap_token(served: Kube):
+    from conformance.reference_server.controller.bootstrapsigner import (
+        detached_signature,
+    )
+    secret = _get(served, "/api/v1/namespaces/kube-system/secrets/bootstrap-token-abcdef")
+    assert secret["type"] == "bootstrap.kubernetes.io/token"
+    data = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
+    assert data["token-id"] == "abcdef" and data["token-secret"] == "0123456789abcdef"
+    assert data["usage-bootstrap-signing"] == "true" and data["expiration"].endswith("Z")
+    info = until(lambda: (_get(served, "/api/v1/namespaces/kube-public/configmaps/cluster-info")
+                          if "jws-kubeconfig-abcdef" in _get(served, "/api/v1/namespaces/kube-public/configmaps/"
+                                                                     "cluster-info")["data"] else None),
+                 "the bootstrap signer's signature")
+    assert info["data"]["jws-kubeconfig-abcdef"] == detached_signature(info["data"]["kubeconfig"], "abcdef",
+                                                                       "0123456789abcdef")
+    assert sorted(_managers(info)) == ["kube-controller-manager", "kubeadm"]
 
 
 def test_anonymous_may_read_cluster_info_only(served: Kube):
