@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..registry.store import ListOptions
+from ..storage.offload import Offload
 from .loop import Controller
 from .reads import get_or_none
 
@@ -92,6 +93,7 @@ class BootstrapSigner(Controller):
     def __init__(self, registry: Any, *, clock: Callable[[], float] = time.time):
         super().__init__()
         self.registry, self.clock = registry, clock
+        self._offload = Offload(registry.store, self.name)  # etcd: the update's round trip off the loop
 
     def sync(self) -> None:
         """`signConfigMap`."""
@@ -128,6 +130,6 @@ class BootstrapSigner(Controller):
             self._follow(watcher, lambda ev: queue.add(CONFIGMAP_NAME))
 
         async def sync(_: str) -> None:
-            self.sync()
+            await self._offload(self.sync)
         self._work(queue, sync)
         queue.add(CONFIGMAP_NAME)
