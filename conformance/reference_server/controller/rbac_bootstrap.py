@@ -24,6 +24,15 @@ FIELD_MANAGER = "kube-apiserver"
 _PLURALS = {"Role": "roles", "RoleBinding": "rolebindings"}
 
 
+def _create(writes: ControllerWrites, store: Any, obj: dict[str, Any]) -> None:
+    """Create `obj`; one another replica made meanwhile (409) is as good."""
+    try:
+        writes.create(store, obj, field_manager=FIELD_MANAGER)
+    except E.StatusError as exc:
+        if exc.code != 409:
+            raise
+
+
 def ensure(registry: Any, writes: ControllerWrites) -> None:
     """Create each missing namespaced bootstrap object (its namespace first, when missing)."""
     for obj in NAMESPACE_POLICY:
@@ -34,18 +43,9 @@ def ensure(registry: Any, writes: ControllerWrites) -> None:
         if get_or_none(store, meta["namespace"], meta["name"]) is not None:
             continue
         if get_or_none(registry.namespaces, "", meta["namespace"]) is None:  # tryEnsureNamespace
-            try:
-                writes.create(registry.namespaces, {"apiVersion": "v1", "kind": "Namespace",
-                                                    "metadata": {"name": meta["namespace"]}},
-                              field_manager=FIELD_MANAGER)
-            except E.StatusError as exc:
-                if exc.code != 409:
-                    raise
-        try:
-            writes.create(store, copy.deepcopy(obj), field_manager=FIELD_MANAGER)
-        except E.StatusError as exc:
-            if exc.code != 409:  # another replica's
-                raise
+            _create(writes, registry.namespaces,
+                    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": meta["namespace"]}})
+        _create(writes, store, copy.deepcopy(obj))
 
 
 async def ensure_admitted(registry: Any, writes: ControllerWrites) -> None:
