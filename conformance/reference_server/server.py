@@ -151,6 +151,15 @@ def _exists(registry: Registry, resource: str, namespace: str, name: str) -> boo
 _seeded = bootstrap.seeded
 
 
+def _store_seeded(store: object) -> bool:
+    """`bootstrap.seeded` on the bare store, before any registry is built on it."""
+    try:
+        store.get("namespaces", "", "default", shared=True)  # type: ignore[attr-defined]
+    except KeyNotFoundError:
+        return False
+    return True
+
+
 def _stored_object(registry: Registry):
     """What the token validator reads: a ServiceAccount, or the Pod/Secret a token is bound to."""
     def lookup(resource: str, namespace: str, name: str) -> dict | None:
@@ -200,6 +209,7 @@ class ReferenceServer:
             token = secrets.token_hex(16)
         deviations = tuple(deviations)
         store, self._close_store = open_store(storage, Deviations(deviations))  # StorageUnavailable: etcd unreachable
+        self._fresh = not _store_seeded(store)  # the installer's objects (flavors/installer.py) go on a fresh store
         try:
             self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
                                      flavor=self.flavor, feature_gates=feature_gates, store=store,
@@ -235,16 +245,19 @@ class ReferenceServer:
         self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
         self.flavor_controllers: list[Controller] = []
         self.apf_controller: apf_config.ApfConfigController | None = None  # started with the listener, every replica
+        self.apiserver_controllers: list[Controller] = []  # kube-apiserver's own post-start controllers, every replica
         self._endpoints_sync: asyncio.Task[None] | None = None  # the `kubernetes` endpoints' admitted writes
         self._bootstrap: asyncio.Task[None] | None = None  # the admitted start-up writes (controller/bootstrap.py)
         self.system_objects: SystemObjects | None = None  # kube-apiserver's own keepers of them (every replica)
         self.failed = asyncio.Event()  # a post-start hook failed (`klog.Fatalf`): `failure` says why
         self.failure = ""
+        self._rbac_bootstrap: asyncio.Task[None] | None = None  # the namespaced bootstrap policy's admitted writes
         self._runner: GuardedRunner | None = None
         self._warm_up: asyncio.Future | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
         self.leader_election = (leader_election or LeaderElectionConfig()) if leader_elect else None
         self.elector: LeaderElector | None = None
+        self.scheduler_elector: LeaderElector | None = None  # kube-scheduler's Lease (the kind flavour's)
 
     @property
     def url(self) -> str:
@@ -288,6 +301,8 @@ class ReferenceServer:
         self.apf_controller.start()
         steps = self.ctx.health.steps  # the post-start hooks' counterparts (health/checks.py)
         steps.done(*health_checks.DONE_WHEN_LISTENING, health_checks.APF_PRODUCER_HOOK)
+        self._start_apiserver_controllers(hooks)
+        self._install(hooks)
         # the `lease` endpoint reconciler's write at start: the `kubernetes` Service's EndpointSlice
         address = apiserver_endpoints.advertise_address(self.host)
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)
@@ -338,6 +353,10 @@ class ReferenceServer:
         if self.system_objects is not None:
             system, self.system_objects = self.system_objects, None
             await system.stop()
+        if self._rbac_bootstrap is not None:
+            task, self._rbac_bootstrap = self._rbac_bootstrap, None
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         if self._endpoints_sync is not None:
             sync, self._endpoints_sync = self._endpoints_sync, None
             sync.cancel()
@@ -345,7 +364,13 @@ class ReferenceServer:
         if self.elector is not None:
             elector, self.elector = self.elector, None
             await elector.stop()
+        if self.scheduler_elector is not None:
+            elector, self.scheduler_elector = self.scheduler_elector, None
+            await elector.stop()
         await self._stop_controllers()
+        for c in self.apiserver_controllers:
+            await c.stop()
+        self.apiserver_controllers = []
         if self.apf_controller is not None:
             apf, self.apf_controller = self.apf_controller, None
             await apf.stop()
@@ -355,6 +380,53 @@ class ReferenceServer:
         if self.tls is not None:
             self.tls.cleanup()
         self._close_store()
+
+    def _start_apiserver_controllers(self, hooks: object) -> None:
+        """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the
+        identity Lease, the legacy-token-tracking ConfigMap, the namespaced bootstrap Roles and RoleBindings and the
+        cluster-authentication-trust ConfigMap (which this server's configuration, bearer tokens only, leaves
+        unwritten: controller/clusterauthtrust.py)."""
+        from .controller import clusterauthtrust
+        from .controller.apiserver_identity import IdentityLeaseController
+        from .controller.legacytokentracking import LegacyTokenTrackingController
+        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry),
+                                      LegacyTokenTrackingController(self.ctx.registry)]
+        for c in self.apiserver_controllers:
+            c.use_webhooks(hooks, getattr(c, "_offload", None))
+            c.start()
+        from .controller import rbac_bootstrap  # the namespaced bootstrap Roles and RoleBindings
+        loopback = ControllerWrites(hooks, "", None, APISERVER_USER)  # type: ignore[arg-type]
+        if loopback.active():
+            self._rbac_bootstrap = asyncio.get_running_loop().create_task(
+                rbac_bootstrap.ensure_admitted(self.ctx.registry, loopback))
+        else:
+            rbac_bootstrap.ensure(self.ctx.registry, loopback)
+        try:  # the configuration's data merged with the stored: with nothing configured, no write
+            clusterauthtrust.sync(self.ctx.registry, clusterauthtrust.AuthenticationInfo(),
+                                  ControllerWrites(None, "", None, APISERVER_USER))
+        except ValueError as exc:  # stored data that does not decode: upstream's sync logs it and retries
+            log.warning("extension-apiserver-authentication: %s", exc)
+
+    def _install(self, hooks: object) -> None:
+        """What the flavour's installer writes once the server answers (kind: kubeadm's and kind's objects, on a
+        fresh store) and the other components' Leases it shows (kube-scheduler's)."""
+        fl = self.flavor
+        if fl.installer_manifests and self._fresh:
+            from .flavors import installer
+            installer.install(self.ctx.registry, fl.installer_manifests, self.url, self.tls.ca_pem if self.tls else None)
+        if fl.scheduler_lease and self.leader_election is not None:  # kube-scheduler elects on its own Lease
+            import dataclasses
+
+            from .admission.admitted import KUBE_SCHEDULER_USER
+            from .controller.leader import default_identity
+
+            async def nothing() -> None:
+                return None
+            config = dataclasses.replace(self.leader_election, name="kube-scheduler", identity=default_identity())
+            self.scheduler_elector = LeaderElector(self.ctx.registry, config, on_started=lambda: None,
+                                                   on_stopped=nothing, hooks=hooks, user=KUBE_SCHEDULER_USER,
+                                                   field_manager="kube-scheduler")
+            self.scheduler_elector.start()
 
     def _start_controllers(self) -> None:
         """The namespace controller and the others (kube-controller-manager's share of the server)."""

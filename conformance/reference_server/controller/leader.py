@@ -114,8 +114,9 @@ class LeaseLock:
     resourceVersion last read or written (a 409 when another replica wrote in between)."""
 
     def __init__(self, registry: Any, namespace: str, name: str, identity: str,
-                 writes: ControllerWrites | None = None):
+                 writes: ControllerWrites | None = None, field_manager: str = "kube-controller-manager"):
         self.registry, self.namespace, self.name, self.identity = registry, namespace, name, identity
+        self.field_manager = field_manager  # the component's user agent
         self.lease: dict[str, Any] | None = None
         self.writes = writes or ControllerWrites(None, "")  # direct until given the server's webhooks
 
@@ -140,14 +141,14 @@ class LeaseLock:
         self.lease = self.writes.create(
             self._store, {"apiVersion": f"{GROUP}/v1", "kind": "Lease",
              "metadata": {"name": self.name, "namespace": self.namespace}, "spec": record.to_spec()},
-            field_manager="kube-controller-manager")
+            field_manager=self.field_manager)
 
     def update(self, record: LeaderElectionRecord) -> None:
         if self.lease is None:
             raise RuntimeError("lease not initialized, call get or create first")
         body = dict(self.lease, spec=record.to_spec())
         self.lease = self.writes.update(self._store, self.namespace, self.name, body,
-                                        field_manager="kube-controller-manager")
+                                        field_manager=self.field_manager)
 
 
 class LeaderElector:
@@ -156,11 +157,13 @@ class LeaderElector:
 
     def __init__(self, registry: Any, config: LeaderElectionConfig, *,
                  on_started: Callable[[], Any], on_stopped: Callable[[], Awaitable[None]],
-                 clock: Callable[[], float] = time.time, hooks: Any = None):
+                 clock: Callable[[], float] = time.time, hooks: Any = None,
+                 user: Any = KUBE_CONTROLLER_MANAGER_USER, field_manager: str = "kube-controller-manager"):
+        """`user`, `field_manager`: the component's client (kube-scheduler's elects with its own)."""
         self.config = config
         offload = None if not getattr(registry.store, "remote", False) else _in_thread
         self.lock = LeaseLock(registry, config.namespace, config.name, config.identity,
-                              ControllerWrites(hooks, "", offload, KUBE_CONTROLLER_MANAGER_USER))
+                              ControllerWrites(hooks, "", offload, user), field_manager)
         self.on_started, self.on_stopped = on_started, on_stopped
         self.clock = clock
         self.observed_record = LeaderElectionRecord()

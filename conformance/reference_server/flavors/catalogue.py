@@ -9,6 +9,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from .installer import Manifest
+
 Span = tuple[float, float]
 NONE: Span = (0.0, 0.0)
 
@@ -55,6 +57,9 @@ class Flavor:
     dockercfg_secrets: bool = False      # a `<sa>-dockercfg-xxxxx` pull secret per ServiceAccount
     # ---- objects the distribution's installer creates once the cluster is up ---------------------------
     startup_objects: tuple[Mapping[str, Any], ...] = ()  # named-group objects, created as `kubectl apply` does
+    installer_manifests: tuple[Manifest, ...] = ()       # data files created once the server listens (installer.py)
+    scheduler_lease: bool = False        # kube-scheduler's leader election Lease (kube-system/kube-scheduler)
+    bootstrap_signer: bool = False       # kube-controller-manager's bootstrapsigner (kubeadm enables it)
     # ---- how to run the suites against it ------------------------------------------------------------
     suite_jobs: int = 1                  # pytest workers a whole-suite run needs to finish in minutes
 
@@ -111,6 +116,34 @@ KIND_STORAGE = Source(
     "kind: pkg/cluster/internal/create/actions/installstorage/storage.go (applies the node image's "
     "/kind/manifests/default-storage.yaml, built by pkg/build/nodeimage)")
 
+KIND_KUBEADM = Source(
+    "`kubeadm init`'s objects: kube-system `kubeadm-config`, `kubelet-config`, the `coredns` ConfigMap, "
+    "ServiceAccount, Deployment (2 replicas, Pending without nodes) and `kube-dns` Service (10.96.0.10), the "
+    "`kube-proxy` ConfigMap, ServiceAccount and DaemonSet (0 desired), kube-public `cluster-info` (a kubeconfig with "
+    "the server's URL and CA) readable by `system:anonymous`, the `kubeadm:*` and `system:coredns` RBAC objects; "
+    "written by the `kubeadm` manager",
+    "kubernetes: cmd/kubeadm/app/phases (uploadconfig, kubelet, bootstraptoken/node, bootstraptoken/clusterinfo, "
+    "addons/dns/manifests.go, addons/proxy/manifests.go), v1.33; data: flavors/data/kind/kubeadm.yaml")
+KIND_CNI = Source(
+    "kindnet: ClusterRole, ClusterRoleBinding, ServiceAccount and DaemonSet in kube-system (`kubectl create`)",
+    "kind: pkg/build/nodeimage/const_cni.go, pkg/cluster/internal/create/actions/installcni/cni.go (v0.29); "
+    "data: flavors/data/kind/kindnet.yaml")
+KIND_LOCAL_PATH = Source(
+    "the `local-path-storage` namespace with rancher's local-path-provisioner Deployment, ServiceAccount, ConfigMap "
+    "and RBAC (`kubectl apply`)",
+    "kind: pkg/build/nodeimage/const_storage.go, pkg/cluster/internal/create/actions/installstorage/storage.go "
+    "(v0.29); data: flavors/data/kind/local-path-storage.yaml")
+KIND_SCHEDULER_LEASE = Source(
+    "kube-scheduler's leader election Lease `kube-system/kube-scheduler` (15 s, renewed every 2 s)",
+    "kubernetes: cmd/kube-scheduler/app/server.go, staging/src/k8s.io/client-go/tools/leaderelection")
+KIND_BOOTSTRAP_SIGNER = Source(
+    "kind's bootstrap token Secret `bootstrap-token-abcdef` (24 h) and its `jws-kubeconfig-abcdef` signature of "
+    "`cluster-info`, kept by kube-controller-manager's bootstrap signer",
+    "kubernetes: cmd/kubeadm/app/phases/bootstraptoken/node/token.go, pkg/controller/bootstrap/bootstrapsigner.go, "
+    "staging/src/k8s.io/cluster-bootstrap/token/jws/jws.go")
+KIND_INSTALLER = (Manifest("kind/kubeadm.yaml", "kubeadm"), Manifest("kind/kindnet.yaml", "kubectl-create"),
+                  Manifest("kind/local-path-storage.yaml", "kubectl-client-side-apply", apply=True))
+
 KIND = Flavor(
     name="kind",
     summary="a kind/kubeadm cluster: the default controllers a few hundred milliseconds late, namespace deletion "
@@ -118,12 +151,15 @@ KIND = Flavor(
     sources=(KCM_SERVICEACCOUNTS, KCM_ROOTCA, KCM_PODGC, SA_ADMISSION, FIELD_MANAGERS, NS_DELETION, ORDERED_DELETION,
              Source("controllers act shortly after creation (informer + work-queue latency)",
                     "kubernetes: staging/src/k8s.io/client-go/util/workqueue; kind: sigs.k8s.io/kind (kubeadm cluster)"),
-             KIND_STORAGE),
+             KIND_STORAGE, KIND_KUBEADM, KIND_CNI, KIND_LOCAL_PATH, KIND_SCHEDULER_LEASE, KIND_BOOTSTRAP_SIGNER),
     response_delay=(0.001, 0.005),
     deletion_delay=(1.5, 3.0),
     service_account_delay=(0.1, 0.4),
     root_ca_delay=(0.1, 0.4),
     startup_objects=(KIND_STANDARD_STORAGECLASS,),
+    installer_manifests=KIND_INSTALLER,
+    scheduler_lease=True,
+    bootstrap_signer=True,
     suite_jobs=4,
 )
 
