@@ -7,7 +7,8 @@ cluster-scoped, with
   rules' scope `*`; a service reference's port 443; policies: failurePolicy Fail; MatchResources: matchPolicy
   Equivalent, selectors `{}`);
 - the validation of `pkg/apis/admissionregistration/validation/validation.go` (and `apiserver/pkg/util/webhook/
-  validation.go` for clientConfig), errors in upstream's order and words;
+  validation.go` for clientConfig, its URL read by Go's `url.Parse` from gonet/), errors in upstream's order and
+  words;
 - the strategies of `pkg/registry/admissionregistration/<kind>/strategy.go`: generation 1 on create and + 1 when
   `webhooks` / `spec` change; a policy's status reset on create and kept on update, its `/status` changing only
   status.
@@ -21,9 +22,9 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_not_supported, field_required
+from ..gonet import url as gourl
 from .kinds import ResourceInfo
 from .strategy import Strategy
 from .validation import is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, validate_labels
@@ -200,24 +201,23 @@ def _rule_with_operations_errors(rule: Any, path: str) -> list[FieldError]:
 
 
 def _url_errors(path: str, url: str) -> list[FieldError]:
-    """`webhook.ValidateWebhookURL(forceHttps=true)`."""
+    """`webhook.ValidateWebhookURL(forceHttps=true)`, on Go's `url.Parse` (gonet)."""
     form = "; desired format: https://host[/path]"
     try:
-        u = urlsplit(url)
-        host = u.netloc.rpartition("@")[2]
-    except ValueError as exc:
+        u = gourl.parse(url)
+    except gourl.URLError as exc:
         return [field_required(path, f"url must be a valid URL: {exc}{form}")]
     errs: list[FieldError] = []
     if u.scheme != "https":
         errs.append(field_invalid(path, u.scheme, "'https' is the only allowed URL scheme" + form))
-    if not host:
-        errs.append(field_invalid(path, host, "host must be provided" + form))
-    if "@" in u.netloc:
-        errs.append(field_invalid(path, u.netloc.rpartition("@")[0], "user information is not permitted in the URL"))
+    if not u.host:
+        errs.append(field_invalid(path, u.host, "host must be provided" + form))
+    if u.user is not None:
+        errs.append(field_invalid(path, u.user.string(), "user information is not permitted in the URL"))
     if u.fragment:
         errs.append(field_invalid(path, u.fragment, "fragments are not permitted in the URL"))
-    if u.query:
-        errs.append(field_invalid(path, u.query, "query parameters are not permitted in the URL"))
+    if u.raw_query:
+        errs.append(field_invalid(path, u.raw_query, "query parameters are not permitted in the URL"))
     return errs
 
 
