@@ -78,6 +78,8 @@ def _is_dtext(r: int) -> bool:
 
 def _go_parse_ip(text: str) -> bool:
     """`net.ParseIP(text) != nil`: dotted-decimal IPv4 (no leading zeros) or IPv6 (a dotted tail allowed)."""
+    if "%" in text:  # Python takes an IPv6 zone; net.ParseIP does not
+        return False
     try:
         if ":" in text:
             ipaddress.IPv6Address(text)

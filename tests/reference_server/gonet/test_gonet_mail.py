@@ -56,6 +56,8 @@ def test_address_parsing_errors(text, want):
     ("=?iso-8859-2?Q?x?= <u@example.com>", 'mail: missing word in phrase: charset not supported: "iso-8859-2"'),
     ("<jdoe@[256.0.0.1]>", 'mail: invalid IP address in domain-literal: "256.0.0.1"'),
     ("<a@b", "mail: unclosed angle-addr"),
+    ("<a@[fe80::1%eth0]>", 'mail: invalid IP address in domain-literal: "fe80::1%eth0"'),
+    ("<a@[1.2.3.04]>", 'mail: invalid IP address in domain-literal: "1.2.3.04"'),
 ])
 def test_whole_error_texts(text, why):
     with pytest.raises(MailError) as exc:
@@ -95,6 +97,7 @@ SINGLE = [
     ('x(:"):"@a.example;("@b.example;', "", "@a.example;(@b.example"),
     ("jdoe@[192.168.0.1]", "", "jdoe@[192.168.0.1]"),
     ("John Doe <jdoe@[192.168.0.1]>", "John Doe", "jdoe@[192.168.0.1]"),
+    ("a@[2001:db8::1]", "", "a@[2001:db8::1]"),
 ]
 
 
