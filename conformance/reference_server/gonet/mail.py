@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
+import re
 from dataclasses import dataclass
 
 from ..memo import remember
@@ -90,24 +91,20 @@ def _go_parse_ip(text: str) -> bool:
     return True
 
 
+_Q_TEXT = re.compile("(?:[\t\n\r -<>-~]|=[0-9A-Fa-f]{2})*")
+_HEX_BYTE = {a + b: int(a + b, 16) for a in "0123456789abcdefABCDEF" for b in "0123456789abcdefABCDEF"}
+
+
 def _q_decode(text: str) -> bytes | None:
-    """mime's `qDecode`; None for an invalid word."""
-    out = bytearray()
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "_":
-            out.append(0x20)
-        elif c == "=":
-            if i + 2 >= len(text) or not all(x in "0123456789abcdefABCDEF" for x in text[i + 1:i + 3]):
-                return None
-            out.append(int(text[i + 1:i + 3], 16))
-            i += 2
-        elif " " <= c <= "~" or c in "\n\r\t":
-            out.append(ord(c))
-        else:
-            return None
-        i += 1
+    """mime's `qDecode`: `_` a space, `=XX` a byte, printable ASCII and CR, LF, tab as they are; None for an
+    invalid word."""
+    if _Q_TEXT.fullmatch(text) is None:
+        return None
+    head, *rest = text.replace("_", " ").split("=")
+    out = bytearray(head.encode("latin-1"))
+    for part in rest:
+        out.append(_HEX_BYTE[part[:2]])
+        out += part[2:].encode("latin-1")
     return bytes(out)
 
 
@@ -151,26 +148,57 @@ def _decode_rfc2047_word(word: str) -> tuple[str, bool]:
     return (word, False) if decoded is None else (decoded, True)
 
 
+# runs of bytes scanned in C: ASCII atext (with or without `.`) and any byte from 0x80 up (checked as UTF-8
+# afterwards), qtext and WSP, and a comment's bytes up to the next `\\`, `(` or `)`
+_ATEXT_ASCII = "A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~"
+_ATEXT_RUN = {dot: re.compile("[" + _ATEXT_ASCII + ("." if dot else "") + "\x80-\xff]*") for dot in (False, True)}
+_COMMENT_RUN = re.compile(r"[^\\()]*")
+_SPACE_RUN = re.compile(r"[ \t]*")
+_WORD = "[" + _ATEXT_ASCII + ".\x80-\xff]+"
+_WORD_RUN = re.compile(_WORD + "(?:[ \t]+" + _WORD + ")*")
+_BLANKS = re.compile(r"[ \t]+")
+_OPEN_RUN = re.compile(r"\(+")
+_CLOSE_RUN = re.compile(r"\)+")
+# a quoted string's content: qtext, WSP and quoted pairs (`\\` and a VCHAR or WSP byte)
+_QUOTED_RUN = re.compile("(?:[ \t!#-\\[\\]-~\x80-\xff]|\\\\[ \t!-~\x80-\xff])*")
+_QUOTED_PAIR = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _first_invalid_utf8(chunk: str) -> int:
+    """The index of the first byte of `chunk` that does not start a valid UTF-8 sequence, or -1."""
+    if chunk.isascii():
+        return -1
+    try:
+        chunk.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return -1
+
+
 class _Parser:
-    """`addrParser` over the bytes `s`."""
+    """`addrParser` over the bytes `s`; `i` is where Go's `p.s` starts (an index: Go's slicing is free, Python's
+    copies)."""
 
     def __init__(self, s: str):
-        self.s = s
+        self.s, self.i = s, 0
+
+    def rest(self) -> str:
+        return self.s[self.i:]
 
     def empty(self) -> bool:
-        return not self.s
+        return self.i >= len(self.s)
 
     def peek(self) -> str:
-        return self.s[0]
+        return self.s[self.i]
 
     def consume(self, c: str) -> bool:
-        if not self.s or self.s[0] != c:
+        if self.i >= len(self.s) or self.s[self.i] != c:
             return False
-        self.s = self.s[1:]
+        self.i += 1
         return True
 
     def skip_space(self) -> None:
-        self.s = self.s.lstrip(" \t")
+        self.i = _SPACE_RUN.match(self.s, self.i).end()  # type: ignore[union-attr]
 
     def skip_cfws(self) -> bool:
         self.skip_space()
@@ -181,26 +209,38 @@ class _Parser:
         return True
 
     def consume_comment(self) -> tuple[str, bool]:
-        depth, comment = 1, []
-        while self.s and depth:
-            c = self.s[0]
-            if c == "\\" and len(self.s) > 1:
-                self.s = self.s[1:]
+        depth, comment, s = 1, [], self.s
+        while self.i < len(s) and depth:
+            end = _COMMENT_RUN.match(s, self.i).end()  # type: ignore[union-attr]
+            if end > self.i:
+                comment.append(s[self.i:end])
+                self.i = end
+                continue
+            c = s[self.i]
+            if c == "\\":
+                if self.i + 1 < len(s):
+                    self.i += 1
+                comment.append(s[self.i])
+                self.i += 1
             elif c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-            if depth > 0:
-                comment.append(self.s[0])
-            self.s = self.s[1:]
+                run = _OPEN_RUN.match(s, self.i).end() - self.i  # type: ignore[union-attr]
+                depth += run
+                comment.append(s[self.i:self.i + run])
+                self.i += run
+            else:  # a run of `)`: each closes one level; those leaving it open are part of the comment
+                run = _CLOSE_RUN.match(s, self.i).end() - self.i  # type: ignore[union-attr]
+                taken = min(run, depth)
+                comment.append(s[self.i:self.i + min(run, depth - 1)])
+                depth -= taken
+                self.i += taken
         return "".join(comment), depth == 0
 
     def parse_single_address(self) -> Address:
         addrs = self.parse_address(True)
         if not self.skip_cfws():
             raise MailError("mail: misformatted parenthetical comment")
-        if self.s:
-            raise MailError(f"mail: expected single address, got {quote_bytes(self.s)}")
+        if not self.empty():
+            raise MailError(f"mail: expected single address, got {quote_bytes(self.rest())}")
         if not addrs:
             raise MailError("mail: empty group")
         if len(addrs) > 1:
@@ -209,7 +249,7 @@ class _Parser:
 
     def parse_address(self, handle_group: bool) -> list[Address]:
         self.skip_space()
-        if not self.s:
+        if self.empty():
             raise MailError("mail: no address")
         try:
             spec = self.consume_addr_spec()
@@ -218,7 +258,7 @@ class _Parser:
         else:
             name = ""
             self.skip_space()
-            if self.s and self.peek() == "(":
+            if not self.empty() and self.peek() == "(":
                 name = self.consume_display_name_comment()
             return [Address(to_text(name), to_text(spec))]
         name = ""
@@ -228,7 +268,7 @@ class _Parser:
         if handle_group and self.consume(":"):
             return self.consume_group_list()
         if not self.consume("<"):
-            if all(_is_atext(r, True) for r in _runes(name)):
+            if _ATEXT_RUN[True].fullmatch(name):  # every rune atext (a byte from 0x80 up always is)
                 raise MailError("mail: missing '@' or angle-addr")
             raise MailError("mail: no angle-addr")
         spec = self.consume_addr_spec()
@@ -256,16 +296,16 @@ class _Parser:
                 raise MailError("mail: expected comma")
 
     def consume_addr_spec(self) -> str:
-        orig = self.s
+        orig = self.i
         try:
             return self._addr_spec()
         except MailError:
-            self.s = orig
+            self.i = orig
             raise
 
     def _addr_spec(self) -> str:
         self.skip_space()
-        if not self.s:
+        if self.empty():
             raise MailError("mail: no addr-spec")
         if self.peek() == '"':
             try:
@@ -279,7 +319,7 @@ class _Parser:
         if not self.consume("@"):
             raise MailError("mail: missing @ in addr-spec")
         self.skip_space()
-        if not self.s:
+        if self.empty():
             raise MailError("mail: no domain in addr-spec")
         domain = self.consume_domain_literal() if self.peek() == "[" else self.consume_atom(True, False)
         return local + "@" + domain
@@ -292,8 +332,14 @@ class _Parser:
             if words and not self.skip_cfws():
                 raise MailError("mail: misformatted parenthetical comment")
             self.skip_space()
-            if not self.s:
+            if self.empty():
                 break
+            bulk = _WORD_RUN.match(self.s, self.i)
+            if bulk is not None and "=?" not in bulk[0] and _first_invalid_utf8(bulk[0]) < 0:
+                # plain atoms separated by blanks, taken at once (what Go's loop does one by one)
+                words += _BLANKS.split(bulk[0])
+                self.i, prev_encoded = bulk.end(), False
+                continue
             encoded = False
             try:
                 if self.peek() == '"':
@@ -314,20 +360,24 @@ class _Parser:
         return " ".join(words)
 
     def consume_quoted_string(self) -> str:
-        i, out, escaped = 1, [], False
+        s, i, out, escaped = self.s, self.i + 1, [], False
         while True:
-            r, size = _decode_rune(self.s, i)
+            if not escaped:
+                end = _QUOTED_RUN.match(s, i).end()  # type: ignore[union-attr]
+                if _first_invalid_utf8(s[i:end]) >= 0:
+                    raise MailError(f"mail: invalid utf-8 in quoted-string: {quote_bytes(self.rest())}")
+                out.append(_QUOTED_PAIR.sub(lambda m: m[1], s[i:end]))
+                i = end
+            r, size = _decode_rune(s, i)
             if size == 0:
                 raise MailError("mail: unclosed quoted-string")
             if size == 1 and r == _RUNE_ERROR:
-                raise MailError(f"mail: invalid utf-8 in quoted-string: {quote_bytes(self.s)}")
+                raise MailError(f"mail: invalid utf-8 in quoted-string: {quote_bytes(self.rest())}")
             if escaped:
                 if not _is_vchar(r) and not _is_wsp(r):
                     raise MailError(f"mail: bad character in quoted-string: {_quote_rune(r)}")
-                out.append(self.s[i:i + size])
+                out.append(s[i:i + size])
                 escaped = False
-            elif _is_qtext(r) or _is_wsp(r):
-                out.append(self.s[i:i + size])
             elif r == 0x22:
                 break
             elif r == 0x5C:
@@ -335,21 +385,18 @@ class _Parser:
             else:
                 raise MailError(f"mail: bad character in quoted-string: {_quote_rune(r)}")
             i += size
-        self.s = self.s[i + 1:]
+        self.i = i + 1
         return "".join(out)
 
     def consume_atom(self, dot: bool, permissive: bool) -> str:
-        i = 0
-        while True:
-            r, size = _decode_rune(self.s, i)
-            if size == 1 and r == _RUNE_ERROR:
-                raise MailError(f"mail: invalid utf-8 in address: {quote_bytes(self.s)}")
-            if size == 0 or not _is_atext(r, dot):
-                break
-            i += size
-        if i == 0:
+        s, start = self.s, self.i
+        end = _ATEXT_RUN[dot].match(s, start).end()  # type: ignore[union-attr]
+        bad = _first_invalid_utf8(s[start:end])
+        if bad >= 0:
+            raise MailError(f"mail: invalid utf-8 in address: {quote_bytes(self.rest())}")
+        if end == start:
             raise MailError("mail: invalid string")
-        atom, self.s = self.s[:i], self.s[i:]
+        atom, self.i = s[start:end], end
         if not permissive:
             if atom.startswith("."):
                 raise MailError("mail: leading dot in atom")
@@ -362,21 +409,20 @@ class _Parser:
     def consume_domain_literal(self) -> str:
         if not self.consume("["):
             raise MailError('mail: missing "[" in domain-literal')
-        dtext = []
+        start = self.i
         while True:
-            if not self.s:
+            if self.empty():
                 raise MailError("mail: unclosed domain-literal")
             if self.peek() == "]":
                 break
-            r, size = _decode_rune(self.s, 0)
+            r, size = _decode_rune(self.s, self.i)
             if size == 1 and r == _RUNE_ERROR:
-                raise MailError(f"mail: invalid utf-8 in domain-literal: {quote_bytes(self.s)}")
+                raise MailError(f"mail: invalid utf-8 in domain-literal: {quote_bytes(self.rest())}")
             if not _is_dtext(r):
                 raise MailError(f"mail: bad character in domain-literal: {_quote_rune(r)}")
-            dtext.append(self.s[:size])
-            self.s = self.s[size:]
+            self.i += size
+        text = self.s[start:self.i]
         self.consume("]")
-        text = "".join(dtext)
         if not _go_parse_ip(to_text(text)):
             raise MailError(f"mail: invalid IP address in domain-literal: {quote_bytes(text)}")
         return "[" + text + "]"
@@ -389,15 +435,6 @@ class _Parser:
             raise MailError("mail: misformatted parenthetical comment")
         words = [w for w in comment.replace("\t", " ").split(" ") if w]
         return " ".join(_decode_rfc2047_word(w)[0] for w in words)
-
-
-def _runes(data: str) -> list[int]:
-    out, i = [], 0
-    while i < len(data):
-        r, size = _decode_rune(data, i)
-        out.append(r)
-        i += size
-    return out
 
 
 def _quote_rune(r: int) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from ..memo import remember
 from .strconv import quote, quote_bytes, to_bytes, to_text
@@ -76,74 +77,72 @@ _ESCAPED = {mode: frozenset(chr(b) for b in range(256) if _should_escape_slow(ch
             for mode in range(1, 8)}
 
 
+def _char_class(chars: frozenset[str]) -> re.Pattern[str]:
+    return re.compile("[" + "".join(sorted(re.escape(c) for c in chars)) + "]")
+
+
+# the regexes that keep every step linear in C (a CR value or a webhook URL can be megabytes long)
+_ESCAPE_RE = {mode: _char_class(chars) for mode, chars in _ESCAPED.items()}
+_NOT_ENCODED_RE = {mode: _char_class(chars - frozenset("!$&'()*+,;=:@[]%")) for mode, chars in _ESCAPED.items()}
+_HOST_SPECIAL = {mode: _char_class(frozenset(c for c in _ESCAPED[mode] if c < "\x80") | {"%"})
+                 for mode in (_HOST, _ZONE)}
+_ESCAPE_TABLE = {mode: {ord(c): "+" if c == " " and mode == _QUERY_COMPONENT else f"%{ord(c):02X}" for c in chars}
+                 for mode, chars in _ESCAPED.items()}
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_SCHEME_CHARS = re.compile(r"[A-Za-z0-9+\-.]*")
+_OPTIONAL_PORT = re.compile(r"(?::[0-9]*)?")
+
+
+_HEX_BYTE = {a + b: chr(int(a + b, 16)) for a in _HEX for b in _HEX}
+
+
+def _decode(s: str) -> str:
+    """Every `%XX` of `s` (all valid) as its byte."""
+    head, *rest = s.split("%")
+    return head + "".join([_HEX_BYTE[part[:2]] + part[2:] for part in rest])
+
+
 def _unescape(s: str, mode: int) -> str:
     """`unescape`: `%XX` decoded (`+` a space in a query component); a host may %-encode only non-ASCII bytes
-    (and `%25` in a zone), and holds only the bytes `shouldEscape(_, encodeHost)` lets through."""
-    host = mode in (_HOST, _ZONE)
-    if not host and "%" not in s and "+" not in s:
-        return s
-    n, has_plus, i, size = 0, False, 0, len(s)
-    escaped = _ESCAPED[mode]
-    while i < size:
-        c = s[i]
-        if c == "%":
-            n += 1
-            if i + 2 >= size or s[i + 1] not in _HEX or s[i + 2] not in _HEX:
+    (and `%25` in a zone), and holds only the bytes `shouldEscape(_, encodeHost)` lets through. The first fault
+    from the left is the error, as Go's single pass finds it."""
+    if mode not in (_HOST, _ZONE):
+        if "%" not in s:
+            return s.replace("+", " ") if mode == _QUERY_COMPONENT else s
+        bad = _BAD_ESCAPE.search(s)
+        if bad is not None:
+            raise EscapeError(s[bad.start():bad.start() + 3])
+        return _decode(s.replace("+", " ") if mode == _QUERY_COMPONENT else s)
+    for m in _HOST_SPECIAL[mode].finditer(s):
+        i = m.start()
+        if m[0] != "%":
+            raise InvalidHostError(m[0])
+        if i + 2 >= len(s) or s[i + 1] not in _HEX or s[i + 2] not in _HEX:
+            raise EscapeError(s[i:i + 3])
+        if mode == _HOST and int(s[i + 1], 16) < 8 and s[i:i + 3] != "%25":
+            raise EscapeError(s[i:i + 3])
+        if mode == _ZONE:
+            v = chr(int(s[i + 1:i + 3], 16))
+            if s[i:i + 3] != "%25" and v != " " and v in _ESCAPED[_HOST]:
                 raise EscapeError(s[i:i + 3])
-            if mode == _HOST and int(s[i + 1], 16) < 8 and s[i:i + 3] != "%25":
-                raise EscapeError(s[i:i + 3])
-            if mode == _ZONE:
-                v = chr(int(s[i + 1:i + 3], 16))
-                if s[i:i + 3] != "%25" and v != " " and v in _ESCAPED[_HOST]:
-                    raise EscapeError(s[i:i + 3])
-            i += 3
-        elif c == "+":
-            has_plus = mode == _QUERY_COMPONENT
-            i += 1
-        else:
-            if host and c < "\x80" and c in escaped:
-                raise InvalidHostError(c)
-            i += 1
-    if n == 0 and not has_plus:
-        return s
-    out, i = [], 0
-    while i < size:
-        c = s[i]
-        if c == "%":
-            out.append(chr(int(s[i + 1:i + 3], 16)))
-            i += 3
-            continue
-        out.append(" " if c == "+" and mode == _QUERY_COMPONENT else c)
-        i += 1
-    return "".join(out)
+    return _decode(s) if "%" in s else s
 
 
 def _escape(s: str, mode: int) -> str:
     """`escape`: each byte `shouldEscape` names as `%XX` (a space `+` in a query component)."""
-    escaped = _ESCAPED[mode]
-    if not any(c in escaped for c in s):
+    if _ESCAPE_RE[mode].search(s) is None:
         return s
-    out = []
-    for c in s:
-        if c == " " and mode == _QUERY_COMPONENT:
-            out.append("+")
-        elif c in escaped:
-            b = ord(c)
-            out.append("%" + _UPPERHEX[b >> 4] + _UPPERHEX[b & 15])
-        else:
-            out.append(c)
-    return "".join(out)
+    return s.translate(_ESCAPE_TABLE[mode])
 
 
 def _valid_encoded(s: str, mode: int) -> bool:
     """`validEncoded`: no byte that would need escaping (sub-delims, `:`, `@`, `[`, `]` and `%` allowed)."""
-    escaped = _ESCAPED[mode]
-    return all(c in "!$&'()*+,;=:@[]%" or c not in escaped for c in s)
+    return _NOT_ENCODED_RE[mode].search(s) is None
 
 
 def _valid_optional_port(port: str) -> bool:
     """`validOptionalPort`: empty, or `:` and digits."""
-    return port == "" or (port[0] == ":" and all("0" <= c <= "9" for c in port[1:]))
+    return _OPTIONAL_PORT.fullmatch(port) is not None
 
 
 def _split_host_port(host_port: str) -> tuple[str, str]:
@@ -189,8 +188,9 @@ class URL:
 
     def escaped_path(self) -> str:
         """`EscapedPath`: `raw_path` when it is a valid encoding of `path`, else Go's encoding of `path`."""
-        return to_text(self._escaped_path())
+        return to_text(self._escaped_path)
 
+    @cached_property
     def _escaped_path(self) -> str:
         raw = to_bytes(self.raw_path)
         if raw and _valid_encoded(raw, _PATH):
@@ -230,7 +230,7 @@ class URL:
                         buf += [to_bytes(self.user.string()), "@"]
                     if self.host:
                         buf.append(_escape(to_bytes(self.host), _HOST))
-            path = self._escaped_path()
+            path = self._escaped_path
             if path and path[0] != "/" and self.host:
                 buf.append("/")
             if not "".join(buf) and ":" in path.partition("/")[0]:
@@ -267,20 +267,15 @@ class URL:
 
 
 def _get_scheme(raw: str) -> tuple[str, str]:
-    """`getScheme`: `[a-zA-Z][a-zA-Z0-9+-.]*` before a `:`, else no scheme."""
-    for i, c in enumerate(raw):
-        if "a" <= c <= "z" or "A" <= c <= "Z":
-            continue
-        if "0" <= c <= "9" or c in "+-.":
-            if i == 0:
-                return "", raw
-        elif c == ":":
-            if i == 0:
-                raise Error("missing protocol scheme")
-            return raw[:i], raw[i + 1:]
-        else:
-            return "", raw
-    return "", raw
+    """`getScheme`: `[a-zA-Z][a-zA-Z0-9+-.]*` before a `:`, else no scheme (`:` first: missing scheme)."""
+    end = _SCHEME_CHARS.match(raw).end()  # type: ignore[union-attr]
+    if end == len(raw) or raw[end] != ":":
+        return "", raw
+    if end == 0:
+        raise Error("missing protocol scheme")
+    if not ("a" <= raw[0] <= "z" or "A" <= raw[0] <= "Z"):
+        return "", raw
+    return raw[:end], raw[end + 1:]
 
 
 def _parse_host(host: str) -> str:
@@ -361,7 +356,7 @@ def _parse(raw: str, via_request: bool) -> URL:
 
 def _parse_with_fragment(raw: str) -> URL:
     """`Parse` on bytes: the fragment cut off, the rest parsed, then `setFragment`."""
-    head, sep, frag = raw.partition("#")
+    head, _, frag = raw.partition("#")
     try:
         url = _parse(head, False)
     except Error as exc:
@@ -384,6 +379,7 @@ class _Located(Exception):
 
 
 _MEMO: dict[tuple[str, bool], URL | tuple[str, Error]] = {}
+_MEMO_TEXT_LIMIT = 2048
 
 
 def _memo_parse(raw: str, request: bool) -> URL:
@@ -400,7 +396,8 @@ def _memo_parse(raw: str, request: bool) -> URL:
                 hit = _parse_with_fragment(data)
         except _Located as exc:
             hit = (to_text(exc.where), exc.err)
-        remember(_MEMO, (raw, request), hit, 4096)
+        if len(raw) <= _MEMO_TEXT_LIMIT:  # what recurs is short; a megabyte value is not kept
+            remember(_MEMO, (raw, request), hit, 4096)
     if isinstance(hit, tuple):
         raise URLError("parse", hit[0], hit[1])
     return hit
@@ -441,8 +438,7 @@ def parse_query(query: str) -> tuple[dict[str, list[str]], Error | None]:
     escape)."""
     out: dict[str, list[str]] = {}
     err: Error | None = None
-    while query:
-        key, _, query = query.partition("&")
+    for key in query.split("&") if query else ():
         if ";" in key:
             err = Error("invalid semicolon separator in query")
             continue
