@@ -29,6 +29,14 @@ def to_text(data: str) -> str:
     return data.encode("latin-1").decode("utf-8", "surrogateescape")
 
 
+def valid_text(text: str) -> str:
+    """`text` with each byte that was not UTF-8 (kept by surrogateescape) as U+FFFD, as Go's JSON encoding writes
+    a string holding such bytes: what may leave the server in an answer."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 _ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v"}
 
 

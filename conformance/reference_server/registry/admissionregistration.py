@@ -25,6 +25,7 @@ from typing import Any
 
 from ..apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_not_supported, field_required
 from ..gonet import url as gourl
+from ..gonet.strconv import valid_text
 from .kinds import ResourceInfo
 from .strategy import Strategy
 from .validation import is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, validate_labels
@@ -215,7 +216,7 @@ def _url_errors(path: str, url: str) -> list[FieldError]:
     if u.user is not None:
         errs.append(field_invalid(path, u.user.string(), "user information is not permitted in the URL"))
     if u.fragment:
-        errs.append(field_invalid(path, u.fragment, "fragments are not permitted in the URL"))
+        errs.append(field_invalid(path, valid_text(u.fragment), "fragments are not permitted in the URL"))
     if u.raw_query:
         errs.append(field_invalid(path, u.raw_query, "query parameters are not permitted in the URL"))
     return errs

@@ -104,3 +104,24 @@ SINGLE = [
 @pytest.mark.parametrize("text, name, address", SINGLE, ids=[t[0] for t in SINGLE])
 def test_address_parsing(text, name, address):
     assert parse_address(text) == Address(name, address)
+
+
+@pytest.mark.parametrize("text, ok", [
+    ("a" * 1_000_000 + "@b", True),
+    ('"' + "\\a" * 500_000 + '"@b', True),
+    ("x " * 500_000 + "<a@b>", True),
+    ("a@b " + "(" * 1_000_000, False),
+    ("a@b (" + "(" * 500_000 + ")" * 500_000 + ")", True),
+    ("=?utf-8?q?" + "=41" * 300_000 + "?= <a@b>", True),
+])
+def test_a_megabyte_address_is_parsed_in_linear_time(text, ok):
+    """A CR value can be megabytes long; Go's parser is linear, so must this one be (Python's slicing copies)."""
+    import time
+    start = time.monotonic()
+    try:
+        parse_address(text)
+        parsed = True
+    except MailError:
+        parsed = False
+    assert parsed is ok
+    assert time.monotonic() - start < 10  # quadratic would be hours

@@ -300,3 +300,16 @@ def test_parsing_is_memoised_and_frozen():
     assert gourl.parse("https://memo.example/x") is first
     with pytest.raises(AttributeError):
         first.host = "other"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("raw", [
+    "http://h/" + "a" * 1_000_000, "http://h/" + "%41" * 300_000, "http://" + "a" * 1_000_000 + "/",
+    "http://h/?" + "a=b&" * 200_000, "http://h/" + "é" * 500_000, "a" * 1_000_000 + ":",
+])
+def test_a_megabyte_url_is_parsed_in_linear_time(raw):
+    import time
+    start = time.monotonic()
+    u = gourl.parse(raw)
+    u.string(), u.escaped_path(), u.query()
+    assert time.monotonic() - start < 10
+    assert (raw, False) not in gourl._MEMO  # a long text is not kept

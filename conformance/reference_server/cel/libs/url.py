@@ -9,14 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ...gonet import url as gourl
+from ...gonet.strconv import valid_text as _valid  # a Go string as a CEL string
 from .values import URL, LibraryError, unwrap, wrap
-
-
-def _cel_text(text: str) -> str:
-    """A Go string as a CEL string: a byte that is not UTF-8 (kept by surrogateescape) becomes U+FFFD."""
-    if text.isascii():
-        return text
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def parse_request_uri(raw: str) -> None:
@@ -24,7 +18,7 @@ def parse_request_uri(raw: str) -> None:
     try:
         gourl.parse_request_uri(raw)
     except gourl.URLError as exc:
-        raise LibraryError(_cel_text(str(exc))) from None
+        raise LibraryError(_valid(str(exc))) from None
 
 
 def url(value: Any) -> dict[str, Any]:
@@ -35,7 +29,7 @@ def url(value: Any) -> dict[str, Any]:
         gourl.parse_request_uri(value)
         gourl.parse(value)
     except gourl.URLError as exc:
-        raise LibraryError(f"URL parse error during conversion from string: {_cel_text(str(exc))}") from None
+        raise LibraryError(f"URL parse error during conversion from string: {_valid(str(exc))}") from None
     return wrap(URL, url=value)
 
 
@@ -54,15 +48,15 @@ def _parsed(value: Any, function: str) -> gourl.URL:
 
 
 def _query(u: gourl.URL) -> dict[str, list[str]]:
-    return {_cel_text(k): [_cel_text(v) for v in vs] for k, vs in u.query().items()}
+    return {_valid(k): [_valid(v) for v in vs] for k, vs in u.query().items()}
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "url": url, "isURL": is_url,
     "getScheme": lambda v: _parsed(v, "getScheme").scheme,
-    "getHost": lambda v: _cel_text(_parsed(v, "getHost").host),
-    "getHostname": lambda v: _cel_text(_parsed(v, "getHostname").hostname()),
+    "getHost": lambda v: _valid(_parsed(v, "getHost").host),
+    "getHostname": lambda v: _valid(_parsed(v, "getHostname").hostname()),
     "getPort": lambda v: _parsed(v, "getPort").port(),
-    "getEscapedPath": lambda v: _cel_text(_parsed(v, "getEscapedPath").escaped_path()),
+    "getEscapedPath": lambda v: _valid(_parsed(v, "getEscapedPath").escaped_path()),
     "getQuery": lambda v: _query(_parsed(v, "getQuery")),
 }
