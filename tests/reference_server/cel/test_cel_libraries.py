@@ -96,6 +96,7 @@ def run(expression: str, activation: dict[str, Any] | None = None) -> Any:
     "!format.qualifiedName().validate('apiextensions.k8s.io/v1beta1').hasValue()",
     "!format.dns1123LabelPrefix().validate('my-label-prefix-').hasValue()",
     "!format.uri().validate('http://example.com').hasValue() && format.uri().validate('../x').hasValue()",
+    "format.uri().validate('http://[::%31]/').value() == ['parse \"http://[::%31]/\": invalid URL escape \"%31\"']",
     "!format.uuid().validate('123e4567-e89b-12d3-a456-426614174000').hasValue()",
     "!format.byte().validate('aGVsbG8=').hasValue() && format.byte().validate('!!').value() == ['invalid base64']",
     "!format.date().validate('2021-01-01').hasValue() && format.date().validate('2021-13-01').hasValue()",
