@@ -20,7 +20,6 @@ from .strconv import quote, quote_bytes, to_bytes, to_text
 
 _PATH, _PATH_SEGMENT, _HOST, _ZONE, _USER_PASSWORD, _QUERY_COMPONENT, _FRAGMENT = range(1, 8)
 _HEX = frozenset("0123456789abcdefABCDEF")
-_UPPERHEX = "0123456789ABCDEF"
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _CTL = re.compile(r"[\x00-\x1f\x7f]")
 _USERINFO = re.compile(r"[A-Za-z0-9\-._:~!$&'()*+,;=%@]*")
@@ -91,8 +90,6 @@ _ESCAPE_TABLE = {mode: {ord(c): "+" if c == " " and mode == _QUERY_COMPONENT els
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _SCHEME_CHARS = re.compile(r"[A-Za-z0-9+\-.]*")
 _OPTIONAL_PORT = re.compile(r"(?::[0-9]*)?")
-
-
 _HEX_BYTE = {a + b: chr(int(a + b, 16)) for a in _HEX for b in _HEX}
 
 
