@@ -103,3 +103,14 @@ def test_uri_and_email_are_judged_by_go_over_http(srv):  # noqa: F811
             assert message == (f'spec.{field}: Invalid value: "{value}": spec.{field} in body must be of type '
                                f'{fmt}: "{value}"')
             assert [c["reason"] for c in causes] == ["FieldValueTypeInvalid"]
+
+
+def test_a_megabyte_uri_or_email_is_judged_without_stalling(srv):  # noqa: F811
+    """Go's parsers are linear; so are gonet's, on a value as long as a request may carry."""
+    coll = served(srv, spec_schema({"link": {"type": "string", "format": "uri"},
+                                    "mail": {"type": "string", "format": "email"}}))
+    ok = requests.post(coll, json=gadget("big", {"link": "https://h/" + "%41" * 200_000,
+                                                 "mail": "x " * 200_000 + "<a@b>"}), timeout=60)
+    assert ok.status_code == 201, ok.text[:300]
+    message, _ = refused(requests.post(coll, json=gadget("big2", {"mail": "a@b " + "(" * 500_000}), timeout=60))
+    assert message.startswith("spec.mail: Invalid value: ")

@@ -127,6 +127,10 @@ def _hook(**changes) -> dict:
      '"https://hooks.example.com:https/x": invalid port ":https" after host; desired format: https://host[/path], '
      'webhooks[1].clientConfig.url: Required value: url must be a valid URL: parse "https://hooks.example.com/100%": '
      'invalid URL escape "%"; desired format: https://host[/path]]'),
+    # Python's urlsplit refuses it too, in its own words ("Invalid IPv6 URL")
+    ([_hook(clientConfig={"url": "https://[::1/x"})],
+     'webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "https://[::1/x": missing \']\' '
+     "in host; desired format: https://host[/path]"),
     # a fragment decoding to bytes that are not UTF-8: written as Go's JSON writes them (U+FFFD), never a 500
     ([_hook(clientConfig={"url": "https://hooks.example.com/x#%ff"})],
      'webhooks[0].clientConfig.url: Invalid value: "\ufffd": fragments are not permitted in the URL'),
