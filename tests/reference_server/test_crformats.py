@@ -82,3 +82,35 @@ def test_a_bad_format_is_a_422_over_http(srv):  # noqa: F811
     assert {c["reason"] for c in causes} == {"FieldValueTypeInvalid"}
     ok = requests.post(coll, json=gadget("g1", {"when": "2024-01-02T03:04:05Z", "every": "90s"}))
     assert ok.status_code == 201, ok.text
+
+
+# values where Go's url.ParseRequestURI / mail.ParseAddress and a Python approximation part ways
+GO_ACCEPTS = {"uri": ["http://a:1:2/", "http://2b01:e34:ef40:7730:8e70:5aff:fefe:edac:8080/foo"],
+              "email": ["john@example.com (John Doe)", "group1: groupaddr1@example.com;"]}
+GO_REFUSES = {"uri": ["http://[fe80::%31]/", "http://192.168.0.%31/", "http://user^@h/"],
+              "email": ["a@[1.2.3.999]", "=?iso-8859-2?Q?x?= <u@example.com>"]}
+
+
+def test_uri_and_email_are_judged_by_go_over_http(srv):  # noqa: F811
+    coll = served(srv, spec_schema({"link": {"type": "string", "format": "uri"},
+                                    "mail": {"type": "string", "format": "email"}}))
+    for i, (link, mail) in enumerate(zip(GO_ACCEPTS["uri"], GO_ACCEPTS["email"])):
+        ok = requests.post(coll, json=gadget(f"ok{i}", {"link": link, "mail": mail}))
+        assert ok.status_code == 201, ok.text
+    for fmt, field in (("uri", "link"), ("email", "mail")):
+        for value in GO_REFUSES[fmt]:
+            message, causes = refused(requests.post(coll, json=gadget("bad", {field: value})))
+            assert message == (f'spec.{field}: Invalid value: "{value}": spec.{field} in body must be of type '
+                               f'{fmt}: "{value}"')
+            assert [c["reason"] for c in causes] == ["FieldValueTypeInvalid"]
+
+
+def test_a_megabyte_uri_or_email_is_judged_without_stalling(srv):  # noqa: F811
+    """Go's parsers are linear; so are gonet's, on a value as long as a request may carry."""
+    coll = served(srv, spec_schema({"link": {"type": "string", "format": "uri"},
+                                    "mail": {"type": "string", "format": "email"}}))
+    ok = requests.post(coll, json=gadget("big", {"link": "https://h/" + "%41" * 200_000,
+                                                 "mail": "x " * 200_000 + "<a@b>"}), timeout=60)
+    assert ok.status_code == 201, ok.text[:300]
+    message, _ = refused(requests.post(coll, json=gadget("big2", {"mail": "a@b " + "(" * 500_000}), timeout=60))
+    assert message.startswith("spec.mail: Invalid value: ")

@@ -117,6 +117,26 @@ def _hook(**changes) -> dict:
             matchConditions=[{"name": "c", "expression": " "}])],
      "[webhooks[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` "
      "is 'In' or 'NotIn', webhooks[0].matchConditions[0].expression: Required value]"),
+    # URLs Go's url.Parse refuses (Python's urlsplit takes them)
+    ([_hook(clientConfig={"url": "https://hooks example.com/x"})],
+     'webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "https://hooks example.com/x": '
+     'invalid character " " in host name; desired format: https://host[/path]'),
+    ([_hook(clientConfig={"url": "https://hooks.example.com:https/x"}),
+      _hook(name="b.example.com", clientConfig={"url": "https://hooks.example.com/100%"})],
+     '[webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse '
+     '"https://hooks.example.com:https/x": invalid port ":https" after host; desired format: https://host[/path], '
+     'webhooks[1].clientConfig.url: Required value: url must be a valid URL: parse "https://hooks.example.com/100%": '
+     'invalid URL escape "%"; desired format: https://host[/path]]'),
+    # Python's urlsplit refuses it too, in its own words ("Invalid IPv6 URL")
+    ([_hook(clientConfig={"url": "https://[::1/x"})],
+     'webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "https://[::1/x": missing \']\' '
+     "in host; desired format: https://host[/path]"),
+    # a fragment decoding to bytes that are not UTF-8: written as Go's JSON writes them (U+FFFD), never a 500
+    ([_hook(clientConfig={"url": "https://hooks.example.com/x#%ff"})],
+     'webhooks[0].clientConfig.url: Invalid value: "\ufffd": fragments are not permitted in the URL'),
+    ([_hook(clientConfig={"url": "https://a%20b@hooks.example.com/x?#f"})],
+     '[webhooks[0].clientConfig.url: Invalid value: "a%20b": user information is not permitted in the URL, '
+     'webhooks[0].clientConfig.url: Invalid value: "f": fragments are not permitted in the URL]'),
 ])
 def test_webhook_validation(http, url, webhooks, message):
     name = unique("bad")

@@ -171,3 +171,16 @@ def test_kubectl_create_refused_by_a_policy(kube: Kube, tmp_path: Path) -> None:
     finally:
         kube.run("delete", "-f", str(manifest), "--ignore-not-found")
         kube.run("delete", "namespace", u, "--wait=false")
+
+
+def test_kubectl_sees_gos_verdict_on_a_webhook_url(kube: Kube, tmp_path: Path) -> None:
+    """A URL Go's url.Parse refuses (gonet/url.py; Python's urlsplit takes it) is refused with
+    ValidateWebhookURL's words, as kubectl prints them."""
+    u = f"ar-{uuid.uuid4().hex[:6]}"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(MANIFEST.format(u=u).split("---")[0].replace("https://hooks.example.com/svc",
+                                                                "https://hooks.example.com:https/svc"))
+    stderr = kube.fails("apply", "-f", str(bad))
+    assert (f'The ValidatingWebhookConfiguration "{u}" is invalid: webhooks[1].clientConfig.url: Required value: '
+            'url must be a valid URL: parse "https://hooks.example.com:https/svc": invalid port ":https" after host; '
+            "desired format: https://host[/path]") in stderr, stderr

@@ -25,13 +25,13 @@ import base64
 import datetime as _dt
 import hashlib
 import json
-import re
 import threading
 import time
-import urllib.parse
 import uuid
 from typing import Any, Callable, Sequence
 
+from ..gonet import url as gourl
+from ..gonet.strconv import quote as go_quote
 from .rbac import UserInfo
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
@@ -135,20 +135,13 @@ class SigningKey:
                 "n": _int_b64(nums.n), "e": _int_b64(nums.e)}
 
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-
-
 def _go_url_error(value: str) -> str | None:
-    """The refusals of Go's `url.Parse` an issuer may meet (a control character, a missing scheme, a colon in
-    the first segment of a scheme-less reference), as `parse "<value>": <why>`; None when it parses."""
-    why = None
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
-        why = "net/url: invalid control character in URL"
-    elif value.startswith(":"):
-        why = "missing protocol scheme"
-    elif not _SCHEME.match(value) and ":" in value.split("/", 1)[0]:
-        why = "first path segment in URL cannot contain colon"
-    return None if why is None else f"parse {json.dumps(value)}: {why}"
+    """Go's `url.Parse` refusal of `value` (`parse "<value>": <why>`, gonet), or None when it parses."""
+    try:
+        gourl.parse(value)
+    except gourl.URLError as exc:
+        return str(exc)
+    return None
 
 
 def validate_issuers(issuers: Sequence[str]) -> list[str]:
@@ -158,11 +151,11 @@ def validate_issuers(issuers: Sequence[str]) -> list[str]:
     for issuer in issuers:
         bad = _go_url_error(issuer) if ":" in issuer else None
         if bad:
-            errs.append(f"service-account-issuer {json.dumps(issuer)} contained a ':' but was not a valid URL: {bad}")
+            errs.append(f"service-account-issuer {go_quote(issuer)} contained a ':' but was not a valid URL: {bad}")
         elif issuer == "":
             errs.append("service-account-issuer should not be an empty string")
         elif issuer in seen:
-            errs.append(f"service-account-issuer {json.dumps(issuer)} is already specified")
+            errs.append(f"service-account-issuer {go_quote(issuer)} is already specified")
         else:
             seen.add(issuer)
     return errs
@@ -170,12 +163,13 @@ def validate_issuers(issuers: Sequence[str]) -> list[str]:
 
 def discovery_error(issuer: str) -> str | None:
     """`NewOpenIDMetadataProvider`'s refusal of an issuer URL (the OIDC discovery spec's), or None."""
-    if _go_url_error(issuer):
-        return _go_url_error(issuer)
-    parsed = urllib.parse.urlsplit(issuer)
+    try:
+        parsed = gourl.parse(issuer)
+    except gourl.URLError as exc:
+        return str(exc)
     if parsed.scheme != "https":
         return f"issuer URL must use https scheme, got: {issuer}"
-    if parsed.query:
+    if parsed.raw_query:
         return f"issuer URL may not include a query, got: {issuer}"
     if parsed.fragment:
         return f"issuer URL may not include a fragment, got: {issuer}"

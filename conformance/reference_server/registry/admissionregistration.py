@@ -7,7 +7,7 @@ cluster-scoped, with
   rules' scope `*`; a service reference's port 443; policies: failurePolicy Fail; MatchResources: matchPolicy
   Equivalent, selectors `{}`);
 - the validation of `pkg/apis/admissionregistration/validation/validation.go` (and `apiserver/pkg/util/webhook/
-  validation.go` for clientConfig), errors in upstream's order and words;
+  validation.go` for clientConfig: registry/webhookclient.py), errors in upstream's order and words;
 - the strategies of `pkg/registry/admissionregistration/<kind>/strategy.go`: generation 1 on create and + 1 when
   `webhooks` / `spec` change; a policy's status reset on create and kept on update, its `/status` changing only
   status.
@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_not_supported, field_required
 from .kinds import ResourceInfo
 from .strategy import Strategy
 from .validation import is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, validate_labels
+from .webhookclient import webhook_service_errors, webhook_url_errors
 from .workloads import GroupKind
 from .shapes import as_dict, as_list
 
@@ -199,56 +199,6 @@ def _rule_with_operations_errors(rule: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def _url_errors(path: str, url: str) -> list[FieldError]:
-    """`webhook.ValidateWebhookURL(forceHttps=true)`."""
-    form = "; desired format: https://host[/path]"
-    try:
-        u = urlsplit(url)
-        host = u.netloc.rpartition("@")[2]
-    except ValueError as exc:
-        return [field_required(path, f"url must be a valid URL: {exc}{form}")]
-    errs: list[FieldError] = []
-    if u.scheme != "https":
-        errs.append(field_invalid(path, u.scheme, "'https' is the only allowed URL scheme" + form))
-    if not host:
-        errs.append(field_invalid(path, host, "host must be provided" + form))
-    if "@" in u.netloc:
-        errs.append(field_invalid(path, u.netloc.rpartition("@")[0], "user information is not permitted in the URL"))
-    if u.fragment:
-        errs.append(field_invalid(path, u.fragment, "fragments are not permitted in the URL"))
-    if u.query:
-        errs.append(field_invalid(path, u.query, "query parameters are not permitted in the URL"))
-    return errs
-
-
-def _service_errors(path: str, service: dict[str, Any]) -> list[FieldError]:
-    """`webhook.ValidateWebhookService`."""
-    errs: list[FieldError] = []
-    if not service.get("name"):
-        errs.append(field_required(f"{path}.name", "service name is required"))
-    if not service.get("namespace"):
-        errs.append(field_required(f"{path}.namespace", "service namespace is required"))
-    port = service.get("port")
-    if not isinstance(port, int) or not 1 <= port <= 65535:
-        errs.append(field_invalid(f"{path}.port", port, "port is not valid: must be between 1 and 65535, inclusive"))
-    url_path = service.get("path")
-    if url_path is None or url_path in ("", "/"):
-        return errs
-    if url_path == "//":
-        return errs + [field_invalid(f"{path}.path", url_path, "segment[0] may not be empty")]
-    if not url_path.startswith("/"):
-        errs.append(field_invalid(f"{path}.path", url_path, "must start with a '/'"))
-    check = url_path[1:]
-    if check.endswith("/"):
-        check = check[:-1]
-    for i, step in enumerate(check.split("/")):
-        if not step:
-            errs.append(field_invalid(f"{path}.path", url_path, f"segment[{i}] may not be empty"))
-            continue
-        errs += [field_invalid(f"{path}.path", url_path, f"segment[{i}]: {m}") for m in is_dns1123_subdomain(step)]
-    return errs
-
-
 def declared(**kw: bool) -> frozenset[str]:
     from ..cel.environments import declared as names  # the CEL room loads on the first expression written
     return names(**kw)
@@ -343,9 +293,9 @@ def _webhook_errors(hook: dict[str, Any], path: str, *, mutating: bool, no_side_
     if (url is None) == (service is None):
         errs.append(field_required(f"{path}.clientConfig", "exactly one of url or service is required"))
     elif url is not None:
-        errs += _url_errors(f"{path}.clientConfig.url", str(url))
+        errs += webhook_url_errors(f"{path}.clientConfig.url", str(url))
     else:
-        errs += _service_errors(f"{path}.clientConfig.service", as_dict(service))
+        errs += webhook_service_errors(f"{path}.clientConfig.service", as_dict(service))
     if match_conditions:
         errs += _match_conditions_errors(as_list(hook.get("matchConditions")), f"{path}.matchConditions")
     return errs

@@ -26,6 +26,7 @@ from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
 from . import crdrules, crdschema, crlisttype, crschema
 from . import meta as M
+from .crdconversion import conversion_errors, recognized_or_empty
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
@@ -109,8 +110,8 @@ class CRDStrategy(Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         schemas = crdschema.validate_crd_schemas(obj)
-        return super().validate(obj) + validate_crd_spec(obj) + schemas.errors + \
-            crdrules.validate_crd_rules(obj, uncompiled=schemas.uncompiled)
+        return super().validate(obj) + validate_crd_spec(obj) + conversion_errors(obj.get("spec") or {}) + \
+            schemas.errors + crdrules.validate_crd_rules(obj, uncompiled=schemas.uncompiled)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
@@ -126,9 +127,10 @@ class CRDStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         schemas = crdschema.validate_crd_schemas(new, old)
-        errs = super().validate_update(new, old) + validate_crd_spec(new) + schemas.errors + \
-            crdrules.validate_crd_rules(new, old, schemas.uncompiled)
         ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
+        errs = super().validate_update(new, old) + validate_crd_spec(new) + \
+            conversion_errors(nspec, recognized_or_empty(ospec.get("conversion"))) + schemas.errors + \
+            crdrules.validate_crd_rules(new, old, schemas.uncompiled)
         for f in ("group", "scope"):
             if nspec.get(f) != ospec.get(f):
                 errs.append(field_invalid(f"spec.{f}", nspec.get(f), "field is immutable"))

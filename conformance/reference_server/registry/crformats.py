@@ -3,9 +3,10 @@
 Follows `apiextensions-apiserver/pkg/apiserver/validation/formats.go` (`supportedVersionedFormats`: the formats CRD
 schemas support in 1.33, all introduced at 1.0) and the checkers kube-openapi registers for them
 (`k8s.io/kube-openapi/pkg/validation/strfmt/default.go`, `bson.go`, `date.go`, `time.go`, `duration.go`, and its
-forked govalidator). A format name is matched with its dashes removed (`date-time` is `datetime`), as go-openapi's
-registry normalises it; a format outside the set is not checked. A failing value is kube-openapi's
-`InvalidTypeFormat` (`<path> in body must be of type <format>: "<value>"`), a `FieldValueTypeInvalid`.
+forked govalidator; `uri` is Go's `url.ParseRequestURI` and `email` Go's `mail.ParseAddress`, both from gonet/).
+A format name is matched with its dashes removed (`date-time` is `datetime`), as go-openapi's registry normalises
+it; a format outside the set is not checked. A failing value is kube-openapi's `InvalidTypeFormat`
+(`<path> in body must be of type <format>: "<value>"`), a `FieldValueTypeInvalid`.
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import unicodedata
 from datetime import date
 from typing import Callable
 
+from ..gonet import mail as gomail
+from ..gonet import url as gourl
 from .crdrules.values import strfmt_duration
 from .status_validation import parse_ip_sloppy
 
@@ -36,11 +39,6 @@ _SSN = re.compile(r"^[0-9]{3}[- ]?[0-9]{2}[- ]?[0-9]{4}$")
 _HEX_COLOR = re.compile(r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
 _BYTE = r"(0|[1-9][0-9]?|1[0-9][0-9]?|2[0-4][0-9]|25[0-5])"
 _RGB_COLOR = re.compile(rf"^rgb\(\s*{_BYTE}\s*,\s*{_BYTE}\s*,\s*{_BYTE}\s*\)$")
-_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~\-\u0080-\U0010ffff]+"
-_ADDR = rf"(?:{_ATEXT}(?:\.{_ATEXT})*|\"(?:[^\"\\\r\n]|\\.)*\")@(?:{_ATEXT}(?:\.{_ATEXT})*|\[[^\[\]\\]*\])"
-_EMAIL = re.compile(rf"^\s*(?:{_ADDR}|(?:[^<>]*?)\s*<{_ADDR}>)\s*$")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_HOST_OK = re.compile(r"^[A-Za-z0-9\-_.~!$&'()*+,;=\[\]<>\"%\x80-\U0010ffff]*$")
 
 
 def _date(text: str) -> bool:
@@ -134,38 +132,20 @@ def _mac(text: str) -> bool:
 
 
 def _uri(text: str) -> bool:
-    """govalidator's `IsRequestURI`: `url.ParseRequestURI` succeeds (an absolute URI, or an absolute path)."""
-    if not text or any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+    """govalidator's `IsRequestURI`: Go's `url.ParseRequestURI` succeeds (an absolute URI, or an absolute path)."""
+    try:
+        gourl.parse_request_uri(text)
+    except gourl.URLError:
         return False
-    if text == "*":
-        return True
-    rest, scheme = text, ""
-    m = _SCHEME.match(text)
-    if m is not None:
-        scheme, rest = m[0][:-1], text[m.end():]
-    elif text[0] == ":":
-        return False  # missing protocol scheme
-    rest = rest.split("?", 1)[0]
-    if not rest.startswith("/"):
-        return bool(scheme)  # opaque
-    if scheme and rest.startswith("//"):
-        authority, slash, path = rest[2:].partition("/")
-        rest = slash + path
-        host = authority.rpartition("@")[2]
-        if host.startswith("["):
-            end = host.find("]")
-            if end < 0 or (host[end + 1:] and not re.fullmatch(r":[0-9]*", host[end + 1:])):
-                return False
-        else:
-            host, _, port = host.partition(":") if host.count(":") <= 1 else (host, "", "x")
-            if not port.isdigit() and port or _HOST_OK.match(host) is None or not _escapes_ok(host):
-                return False
-    return _escapes_ok(rest)
+    return True
 
 
-def _escapes_ok(text: str) -> bool:
-    """`unescape`: every `%` starts two hex digits."""
-    return re.search(r"%(?![0-9A-Fa-f]{2})", text) is None
+def _email(text: str) -> bool:
+    """`IsEmail`: Go's `mail.ParseAddress` succeeds with a non-empty address."""
+    try:
+        return gomail.parse_address(text).address != ""
+    except gomail.MailError:
+        return False
 
 
 def _isbn10(text: str) -> bool:
@@ -199,7 +179,7 @@ def _credit_card(text: str) -> bool:
 _CHECKERS: dict[str, Callable[[str], bool]] = {
     "bsonobjectid": lambda s: len(s) == 24 and all(c in "0123456789abcdefABCDEF" for c in s),
     "uri": _uri,
-    "email": lambda s: _EMAIL.match(s) is not None,
+    "email": _email,
     "hostname": _hostname,
     "ipv4": lambda s: "." in s and _sloppy_ip(s),
     "ipv6": _ipv6,

@@ -150,7 +150,14 @@ def test_several_issuers_the_first_signs_and_all_are_accepted():
     ([":x"], 'service-account-issuer ":x" contained a \':\' but was not a valid URL: parse ":x": missing protocol '
              'scheme'),
     (["1a:b"], 'service-account-issuer "1a:b" contained a \':\' but was not a valid URL: parse "1a:b": first path '
-               'segment in URL cannot contain colon')])
+               'segment in URL cannot contain colon'),
+    # upstream's own authentication_test.go case, and others only a whole url.Parse catches
+    (["http://[::1]:namedport"], 'service-account-issuer "http://[::1]:namedport" contained a \':\' but was not a '
+                                 'valid URL: parse "http://[::1]:namedport": invalid port ":namedport" after host'),
+    (["https://a b:1/"], 'service-account-issuer "https://a b:1/" contained a \':\' but was not a valid URL: '
+                         'parse "https://a b:1/": invalid character " " in host name'),
+    (["https://k.example/%zz"], 'service-account-issuer "https://k.example/%zz" contained a \':\' but was not a '
+                                'valid URL: parse "https://k.example/%zz": invalid URL escape "%zz"')])
 def test_issuers_kube_apiserver_refuses(issuers, message):
     with pytest.raises(ValueError) as exc:
         TokenIssuer(_store(), issuers=issuers)

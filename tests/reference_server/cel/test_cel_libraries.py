@@ -82,12 +82,21 @@ def run(expression: str, activation: dict[str, Any] | None = None) -> Any:
      "{'key with spaces': ['value with spaces']}"),
     "url('https://example.com/path?').getQuery() == {} && url('https://example.com/path').getQuery() == {}",
     "url('https://example.com/p#frag').getEscapedPath() == '/p'",
+    # ... with Go's net/url semantics (gonet/url.py): a host decoded, an IPv6 zone, ports, escapes kept
+    "url('https://hello.%e4%b8%96.example/').getHost() == 'hello.世.example'",
+    "url('https://[fe80::1%25en0]:8443/').getHostname() == 'fe80::1%en0' && url('https://[::1]/').getPort() == ''",
+    "url('https://a:1:2/').getHostname() == 'a:1' && url('https://a:1:2/').getPort() == '2'",
+    "url('https://h/a%2fb%20c').getEscapedPath() == '/a%2fb%20c' && url('https://h/a b').getEscapedPath() == '/a%20b'",
+    "url('https://h/?a=1&b=%zz&c=x+y&d;e=1').getQuery() == {'a': ['1'], 'c': ['x y']}",
+    "!isURL('http://[fe80::%31]/') && !isURL('http://192.168.0.%31/') && !isURL('https://user^@h/')",
+    "isURL('http://2b01:e34:ef40:7730:8e70:5aff:fefe:edac:8080/foo') && isURL('*') && !isURL('')",
     # format.go
     "!format.dns1123Label().validate('my-label-name').hasValue()",
     "!format.dns1123Subdomain().validate('apiextensions.k8s.io').hasValue()",
     "!format.qualifiedName().validate('apiextensions.k8s.io/v1beta1').hasValue()",
     "!format.dns1123LabelPrefix().validate('my-label-prefix-').hasValue()",
     "!format.uri().validate('http://example.com').hasValue() && format.uri().validate('../x').hasValue()",
+    "format.uri().validate('http://[::%31]/').value() == ['parse \"http://[::%31]/\": invalid URL escape \"%31\"']",
     "!format.uuid().validate('123e4567-e89b-12d3-a456-426614174000').hasValue()",
     "!format.byte().validate('aGVsbG8=').hasValue() && format.byte().validate('!!').value() == ['invalid base64']",
     "!format.date().validate('2021-01-01').hasValue() && format.date().validate('2021-13-01').hasValue()",
@@ -204,6 +213,11 @@ def test_format_messages_are_apimachinerys() -> None:
     ("url('https://a:b:c/')", ('URL parse error during conversion from string: parse "https://a:b:c/": '
                                'invalid port ":c" after host')),
     ("url('../relative-path')", 'parse "../relative-path": invalid URI for request'),
+    ("url('http://[fe80::%31]/')", ('URL parse error during conversion from string: parse "http://[fe80::%31]/": '
+                                    'invalid URL escape "%31"')),
+    # ParseRequestURI takes "#%zz" as the query; Parse (the second parse) refuses the fragment
+    ("url('http://h?#%zz')", ('URL parse error during conversion from string: parse "http://h?#%zz": invalid URL '
+                              'escape "%zz"')),
     ("quantity(1)", "no such overload"),
     ("semver('Three')", "No Major.Minor.Patch elements found"),
     ("semver('01.1.1')", 'Major number must not contain leading zeroes "01"'),

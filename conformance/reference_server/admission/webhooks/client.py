@@ -7,7 +7,8 @@ A `service` reference is resolved as kube-apiserver's default `ClusterIPServiceR
 port it lacks fail with upstream's words; otherwise upstream dials the ClusterIP, and on a cluster whose Service
 has no ready endpoints kube-proxy's reject rule answers `connection refused`, which is what this server reports
 (it has no pods, so no Service here ever has a ready endpoint). Errors keep Go's `url.Error` shape:
-`Post "<url>": <cause>`.
+`Post "<url>": <cause>`. A `url` is read by Go's `url.Parse` (gonet/) and posted to as the rest client rebuilds it:
+scheme, host (escaped as Go escapes a host) and the cleaned path.
 """
 from __future__ import annotations
 
@@ -17,10 +18,10 @@ import json
 import posixpath
 import ssl
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 import aiohttp
 
+from ...gonet import url as gourl
 from .review import CallError
 
 
@@ -37,9 +38,14 @@ def target(hook: dict[str, Any]) -> tuple[str, str | None]:
     if isinstance(service, dict):
         host = f"{service.get('name')}.{service.get('namespace')}.svc:{service.get('port') or 443}"
         return f"https://{host}{posixpath.join('/', service.get('path') or '')}{query}", host
-    u = urlsplit(str(cc.get("url") or ""))
+    try:
+        u = gourl.parse(str(cc.get("url") or ""))  # Go's url.Parse, which accepted it on write
+    except gourl.URLError:
+        return str(cc.get("url") or "") + query, None
     path = posixpath.normpath(posixpath.join("/", u.path)) if u.path else "/"
-    return f"{u.scheme}://{u.netloc}{path}{query}", None
+    if path.startswith("//"):  # Go's path.Clean keeps one leading slash
+        path = "/" + path.lstrip("/")
+    return gourl.URL(scheme=u.scheme, host=u.host, path=path).string() + query, None
 
 
 def resolve_service(service: dict[str, Any], get_service: Callable[[str, str], dict[str, Any] | None]) -> str:
