@@ -1,0 +1,396 @@
+"""CEL's runtime cost as cel-go v0.23.2 tracks it (`interpreter/runtimecost.go`: `CostObserver`, `costCall`,
+`actualSize`), with the Kubernetes libraries' `CallCost` (`staging/src/k8s.io/apiserver/pkg/cel/library/cost.go`)
+and the sets library's trackers (`ext/sets.go` `trackSetsCost`).
+
+cel-rust reports no cost, so an expression whose cost matters is walked here as cel-go's interpreter walks it,
+node by node, each operation computed by cel-rust (a one-operation program of `engine.py`, cached) over its
+operands' values, and the cost observed as cel-go's observer adds it: identifiers and selections 1 (a presence
+test 0: Kubernetes sets `PresenceTestHasCost(false)`), constants 0, list/map creation 10/30, `&&`, `||` and `?:`
+nothing of their own (and only the operands evaluated; an identifier that is a branch of `?:` is resolved as a
+conditional attribute, unobserved), each call its `costCall` from its arguments' actual sizes, macros as cel-go
+expands them (`cost.py`'s `Coster.expand`: the loop condition and step per element, the accumulator's reads).
+Past `limit` the walk stops as cel-go's tracker panics: `operation cancelled: actual cost limit exceeded`.
+
+The walk is some ten times slower than cel-rust's own evaluation: `engine.Program.evaluate` asks for it only when
+the static estimate could pass a limit (`budget.py`)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .cost import ACCU, Coster, _Call, _Comprehension
+from .library import FUNCTIONS as LIBRARY
+from .desugar import NAMESPACES, opt_index, opt_list, opt_map, opt_select
+from .libs.values import TYPE_KEY
+from .parser import Node, parse
+
+LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+STRING_TRAVERSAL, REGEX_STRING_LENGTH = 0.1, 0.25  # common/cost.go
+LIST_CREATE, MAP_CREATE = 10, 30
+MAX_NAME_FORMAT_REGEX_SIZE = 128  # apiserver/pkg/cel/limits.go: the estimator's size of a format's regex
+
+
+class CostLimitExceeded(Exception):
+    """The tracked cost passed the limit; `cost` is the cost when it did (cel-go's `ActualCost()` then)."""
+
+    def __init__(self, cost: int):
+        super().__init__(LIMIT_EXCEEDED)
+        self.cost = cost
+
+
+class _Err:
+    """An error value (cel-go's `types.Err`): operations on it are errors, `&&`/`||` may absorb it."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def actual_size(value: Any) -> int:
+    """`actualSize`: a string's code points, bytes', list's and map's lengths; an optional's value's; else 1."""
+    if isinstance(value, (str, bytes, list, tuple)):
+        return len(value)
+    if isinstance(value, dict):
+        return 1 if TYPE_KEY in value else len(value)
+    from .engine import native
+    if isinstance(value, native().OptionalValue) and value.has_value():
+        return actual_size(value.value())
+    return 1
+
+
+def _ceil(x: float) -> int:
+    return int(math.ceil(x))
+
+
+def _traversal(value: Any) -> int:
+    """Kubernetes' `traversalCost` (truncated, bytes of a string's UTF-8)."""
+    if isinstance(value, str):
+        return int(len(value.encode("utf-8", "surrogatepass")) * STRING_TRAVERSAL)
+    if isinstance(value, bytes):
+        return int(len(value) * STRING_TRAVERSAL)
+    if isinstance(value, (list, tuple)):
+        return sum(_traversal(v) for v in value)
+    if isinstance(value, dict) and TYPE_KEY not in value:
+        return sum(_traversal(k) + _traversal(v) for k, v in value.items())
+    return 1
+
+
+def _string_cost(value: Any, factor: float = 1.0) -> int:
+    return _ceil(actual_size(value) * factor * STRING_TRAVERSAL)
+
+
+def _regex_cost(text: Any, regex: Any) -> int:
+    return _ceil((1.0 + actual_size(text)) * STRING_TRAVERSAL) * _ceil(actual_size(regex) * REGEX_STRING_LENGTH)
+
+
+_ONE = frozenset({"check"}) | frozenset({
+    "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed", "reason",
+    "error", "errored", "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
+    "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger",
+    "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor", "patch",
+    "getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery"})
+_SETS = {"sets.contains": 1.0, "sets.intersects": 1.0, "sets.equivalent": 2.0}
+
+
+def _library_cost(function: str, member: bool, args: list[Any], result: Any) -> int | None:
+    """Kubernetes' `CostEstimator.CallCost` (args: the receiver first), None where it leaves the call to cel-go."""
+    if function == "check":
+        return 350000
+    if function in _ONE:
+        return 1
+    if function in ("fieldSelector", "labelSelector") and len(args) >= 2:
+        length = actual_size(args[1])  # selectorCostEstimate's max
+        return LIST_CREATE + _ceil(length * STRING_TRAVERSAL) + _ceil(_ceil(length * 0.5) * 50.0)
+    if function in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes"):
+        return _traversal(args[0]) if args else 0
+    if function in ("url", "lowerAscii", "upperAscii", "substring", "trim", "jsonpatch.escapeKey", "cidr", "isIP",
+                    "isCIDR", "quantity", "isQuantity", "semver", "isSemver") and args:
+        return _string_cost(args[0])
+    if function in ("replace", "split") and args:
+        return _string_cost(args[0], 2)
+    if function == "join" and args:
+        return _string_cost(result, 2)
+    if function in ("find", "findAll") and len(args) >= 2:
+        return _regex_cost(args[0], args[1])
+    if function == "ip" and args:
+        return 1 if member else _string_cost(args[0])
+    if function == "ip.isCanonical" and args:
+        return _string_cost(args[0], 2)
+    if function in ("containsIP", "containsCIDR") and len(args) >= 2:
+        cidr = actual_size(args[0])
+        cost = _ceil((cidr + cidr) * STRING_TRAVERSAL)
+        if function == "containsCIDR":
+            cost += _ceil(cidr * STRING_TRAVERSAL) + 1
+        if isinstance(args[1], str):
+            cost += _string_cost(args[1])
+        return cost
+    if function == "validate" and len(args) >= 2:
+        return _ceil((1.0 + actual_size(args[1])) * STRING_TRAVERSAL) * \
+            _ceil(MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH)
+    if function == "_==_" and len(args) == 2 and isinstance(args[0], dict) and TYPE_KEY in args[0]:
+        return 1
+    return None
+
+
+def call_cost(function: str, member: bool, args: list[Any], result: Any) -> int:
+    """`CostTracker.costCall`: the sets trackers, then Kubernetes' estimator, then cel-go's per-overload costs
+    (its overload told by the arguments' runtime types)."""
+    if function in _SETS and len(args) == 2:
+        return 1 + int(actual_size(args[0]) * actual_size(args[1]) * _SETS[function])
+    lib = _library_cost(function, member, args, result)
+    if lib is not None:
+        return lib
+    a = args[0] if args else None
+    b = args[1] if len(args) > 1 else None
+    texts = (str, bytes)
+    if function in ("startsWith", "endsWith") and isinstance(a, str) or \
+            function in ("string", "bytes", "strings.quote") and isinstance(a, texts) or \
+            function == "format" and member and isinstance(a, str):
+        if function == "string" and not isinstance(a, bytes) or function == "bytes" and not isinstance(a, str):
+            return 1
+        return _string_cost(a)
+    if function == "@in" and isinstance(b, (list, tuple)):
+        return actual_size(b)
+    if function in ("_==_", "_!=_") or function in ("_<_", "_>_", "_<=_", "_>=_") and (
+            isinstance(a, str) and isinstance(b, str) or isinstance(a, bytes) and isinstance(b, bytes)):
+        return _ceil(min(actual_size(a), actual_size(b)) * STRING_TRAVERSAL)
+    if function == "_+_" and (isinstance(a, str) and isinstance(b, str) or isinstance(a, bytes)
+                              and isinstance(b, bytes)):
+        return _ceil((actual_size(a) + actual_size(b)) * STRING_TRAVERSAL)
+    if function == "matches" and isinstance(a, str) and len(args) == 2:
+        return _regex_cost(a, b)
+    if function == "contains" and isinstance(a, str) and isinstance(b, str):
+        return _string_cost(a) * _string_cost(b)
+    return 1
+
+
+# ---- the walk --------------------------------------------------------------------------------------------------
+_STRICT_OPS = {"_+_": "+", "_-_": "-", "_*_": "*", "_/_": "/", "_%_": "%", "_==_": "==", "_!=_": "!=",
+               "_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">=", "@in": "in"}
+_NAMES = ("__a", "__b", "__c", "__d", "__e", "__f", "__g", "__h")
+
+
+def _template(function: str, member: bool, arity: int) -> str:
+    """A one-operation expression over `__a`, `__b`, ... (the receiver first)."""
+    names = _NAMES[:arity]
+    if function in _STRICT_OPS and arity == 2:
+        return f"__a {_STRICT_OPS[function]} __b"
+    if function == "!_":
+        return "!__a"
+    if function == "-_":
+        return "-__a"
+    if function == "_[_]":
+        return "__a[__b]"
+    if member:
+        return f"__a.{function}({', '.join(names[1:])})"
+    return f"{function}({', '.join(names)})"
+
+
+class _Walk:
+    def __init__(self, functions: dict[str, Any], limit: int | None, presence_cost: int = 0):
+        from .checker import Checker
+        self.coster = Coster(Checker({}), None, presence_cost)
+        self.functions, self.limit, self.cost = functions, limit, 0
+
+    def add(self, n: int) -> None:
+        self.cost += n
+        if self.limit is not None and self.cost > self.limit:
+            raise CostLimitExceeded(self.cost)
+
+    def apply(self, function: str, member: bool, args: list[Any]) -> Any:
+        """The operation's value by cel-rust (an error value when it fails)."""
+        from .engine import CompileError, EvalError, compile_expression
+        for a in args:
+            if isinstance(a, _Err):
+                return a
+        if len(args) > len(_NAMES):
+            return _Err("too many arguments")
+        try:
+            program = compile_expression(_template(function, member, len(args)), _NAMES[:len(args)])
+            return program.evaluate(dict(zip(_NAMES, args)))
+        except (CompileError, EvalError) as exc:
+            return _Err(str(exc))
+
+    # cel-go's evaluation of one node; `env`: the activation and the comprehensions' variables
+    def eval(self, e: Any, env: dict[str, Any], branch: bool = False) -> Any:
+        if isinstance(e, _Call):
+            return self.call(e, env, branch)
+        if isinstance(e, _Comprehension):
+            return self.fold(e, env)
+        x = self.coster.expand(e)
+        if x is not e:
+            return self.eval(x, env, branch)
+        kind = e.kind
+        if kind == "lit":
+            return e.value[1]
+        if kind == "ident":
+            if not branch:
+                self.add(1)
+            if e.value in env:
+                return env[e.value]
+            return _Err(f"no such attribute: {e.value}")
+        if kind == "select":
+            target = self.eval(e.target, env, branch)
+            self.add(1)
+            if isinstance(target, _Err):
+                return target
+            if isinstance(target, dict):
+                return target[e.value] if e.value in target else _Err(f"no such key: {e.value}")
+            return _Err("no such overload")
+        if kind == "call":  # has(x.f): the operand's cost, the test free (PresenceTestHasCost false)
+            sel = e.args[0]
+            target = self.eval(sel.target, env, branch)
+            self.add(self.coster.presence_cost)
+            return isinstance(target, dict) and sel.value in target
+        if kind == "list":
+            values = [self.eval(a, env) for a in e.args]
+            self.add(LIST_CREATE)
+            bad = next((v for v in values if isinstance(v, _Err)), None)
+            if bad is not None:
+                return bad
+            return opt_list([[i in e.opt_elems, v] for i, v in enumerate(values)]) if e.opt_elems else values
+        if kind in ("map", "struct"):
+            out: dict[Any, Any] = {}
+            error = None
+            for k, v, optional in e.entries:
+                key = self.eval(k, env) if kind == "map" else k
+                value = self.eval(v, env)
+                error = error or next((z for z in (key, value) if isinstance(z, _Err)), None)
+                if not error:
+                    out.update(opt_map([[key, value, optional]]))
+            self.add(MAP_CREATE)
+            return error or out
+        return _Err(f"cannot evaluate a {kind}")
+
+    def call(self, e: _Call, env: dict[str, Any], branch: bool = False) -> Any:
+        """A call; `branch`: it is a qualified attribute resolved unobserved (a `?:` branch, an index key), its root
+        identifier free."""
+        f = e.function
+        if f in ("_&&_", "_||_"):
+            stop = f == "_||_"
+            error = None
+            for term in e.args:
+                v = self.eval(term, env)
+                if v is stop:
+                    return stop
+                if not isinstance(v, bool):
+                    error = error or (v if isinstance(v, _Err) else _Err("no such overload"))
+            return error or (not stop)
+        if f == "_?_:_":
+            c = self.eval(e.args[0], env)
+            if c is True or c is False:
+                return self.eval(e.args[1] if c else e.args[2], env, branch=True)
+            return c if isinstance(c, _Err) else _Err("no such overload")
+        if f == "_?._":
+            target = self.eval(e.args[0], env, branch)
+            self.add(1)
+            if isinstance(target, _Err):
+                return target
+            try:
+                return opt_select(target, e.args[1].value[1])
+            except Exception as exc:  # noqa: BLE001 - a library error is the value's error
+                return _Err(str(exc))
+        if f in ("_[_]", "_[?_]"):
+            # an attribute as the key is resolved by its qualifier (`attrQualifier`): its root identifier free
+            target, key = self.eval(e.args[0], env, branch), self.eval(e.args[1], env, True)
+            self.add(1)
+            if f == "_[_]":
+                return self.apply("_[_]", False, [target, key])
+            if isinstance(target, _Err) or isinstance(key, _Err):
+                return target if isinstance(target, _Err) else key
+            try:
+                return opt_index(target, key)
+            except Exception as exc:  # noqa: BLE001
+                return _Err(str(exc))
+        if f == "bind" and isinstance(e.target, Node) and e.target.kind == "ident" and e.target.value == "cel" \
+                and "cel" not in env and len(e.args) == 3:  # cel.bind: a comprehension over []
+            self.add(LIST_CREATE)
+            value = self.eval(e.args[1], env)
+            return self.eval(e.args[2], {**env, e.args[0].value: value})
+        if f == "@not_strictly_false":
+            v = self.eval(e.args[0], env)
+            self.add(1)
+            return v is not False
+        member = e.target is not None
+        name = f
+        if member and isinstance(e.target, Node) and e.target.kind == "ident" and e.target.value not in env \
+                and (e.target.value in NAMESPACES or f"{e.target.value}.{f}" in LIBRARY):
+            member, name = False, f"{e.target.value}.{f}"
+        args = ([self.eval(e.target, env)] if member else []) + [self.eval(a, env) for a in e.args]
+        if name == "cel.@mapInsert":
+            result = self._map_insert(args)
+        else:
+            result = self.apply(name, member, args)
+        self.add(call_cost(name, member, args, result))
+        return result
+
+    @staticmethod
+    def _map_insert(args: list[Any]) -> Any:
+        bad = next((a for a in args if isinstance(a, _Err)), None)
+        if bad is not None:
+            return bad
+        accu = dict(args[0])
+        if len(args) == 3:
+            entries = {args[1]: args[2]}
+        elif isinstance(args[1], dict):
+            entries = args[1]
+        else:
+            return _Err("no such overload")
+        for k, v in entries.items():
+            if k in accu:
+                return _Err(f"insert failed: key {k} already exists")
+            accu[k] = v
+        return accu
+
+    def fold(self, c: _Comprehension, env: dict[str, Any]) -> Any:
+        """`evalFold`: the range, the accumulator's start, per element the condition (stopping when it is false)
+        and the step, then the result."""
+        rng = self.eval(c.range, env)
+        if isinstance(rng, _Err):
+            return rng
+        if isinstance(rng, dict):
+            items = list(rng.items()) if c.var2 is not None else [(k, None) for k in rng]
+        elif isinstance(rng, (list, tuple)):
+            items = list(enumerate(rng)) if c.var2 is not None else [(v, None) for v in rng]
+        else:
+            return _Err("no such overload")
+        inner = dict(env)
+        inner[c.accu] = self.eval(c.init, env)
+        for first, second in items:
+            inner[c.var] = first
+            if c.var2 is not None:
+                inner[c.var2] = second
+            if self.eval(c.cond, inner) is False:
+                break
+            inner[c.accu] = self.eval(c.step, inner)
+        inner.pop(c.var, None)
+        if c.var2 is not None:
+            inner.pop(c.var2, None)
+        if c.var in env:
+            inner[c.var] = env[c.var]
+        return self.eval(c.result, inner)
+
+
+def _tree(expression: str) -> Node:
+    return _parsed(expression)
+
+
+def _parsed(expression: str, _cache: dict[str, Node] = {}) -> Node:  # noqa: B006 - a bounded cache
+    tree = _cache.get(expression)
+    if tree is None:
+        if len(_cache) > 1024:
+            _cache.clear()
+        tree = _cache[expression] = parse(expression)
+    return tree
+
+
+def tracked_cost(expression: str, activation: dict[str, Any], functions: dict[str, Any] | None = None,
+                 limit: int | None = None) -> int:
+    """cel-go's `ActualCost()` of evaluating `expression` over `activation`; `CostLimitExceeded` past `limit`."""
+    walk = _Walk(functions or {}, limit)
+    walk.eval(_tree(expression), {k: v for k, v in activation.items() if k != ACCU})
+    return walk.cost
+
+
+__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "tracked_cost"]
