@@ -187,6 +187,47 @@ def _template(function: str, member: bool, arity: int) -> str:
     return f"{function}({', '.join(names)})"
 
 
+_NO = object()
+_INT64 = range(-(1 << 63), 1 << 63)
+_COMPARE = {"_==_": lambda a, b: a == b, "_!=_": lambda a, b: a != b, "_<_": lambda a, b: a < b,
+            "_<=_": lambda a, b: a <= b, "_>_": lambda a, b: a > b, "_>=_": lambda a, b: a >= b}
+_INT_ARITH = {"_+_": lambda a, b: a + b, "_-_": lambda a, b: a - b, "_*_": lambda a, b: a * b}
+
+
+def _fast(function: str, args: list[Any]) -> Any:
+    """The common operations on ints, doubles, strings and booleans, as cel-go computes them (`_NO`: leave it to
+    cel-rust): comparisons of two values of one type, int arithmetic within int64, string concatenation,
+    negation, `size`, a list's int index in range and a map's present string key."""
+    if len(args) == 2:
+        a, b = args
+        ta, tb = type(a), type(b)
+        if ta is tb and ta in (int, str, float, bool):
+            compare = _COMPARE.get(function)
+            if compare is not None:
+                return compare(a, b)
+            if ta is int:
+                arith = _INT_ARITH.get(function)
+                if arith is not None:
+                    r = arith(a, b)
+                    return r if r in _INT64 else _NO
+            elif ta is str and function == "_+_":
+                return a + b
+        elif function == "_[_]":
+            if ta is list and tb is int and 0 <= b < len(a):
+                return a[b]
+            if ta is dict and tb is str and b in a and TYPE_KEY not in a:
+                return a[b]
+        elif function == "@in" and ta is str and tb is list:
+            return a in b
+    elif len(args) == 1:
+        a = args[0]
+        if function == "!_" and type(a) is bool:
+            return not a
+        if function == "size" and (type(a) in (str, list, bytes) or type(a) is dict and TYPE_KEY not in a):
+            return len(a)
+    return _NO
+
+
 class _Walk:
     def __init__(self, functions: dict[str, Any], limit: int | None, presence_cost: int = 0):
         from .checker import Checker
@@ -199,11 +240,15 @@ class _Walk:
             raise CostLimitExceeded(self.cost)
 
     def apply(self, function: str, member: bool, args: list[Any]) -> Any:
-        """The operation's value by cel-rust (an error value when it fails)."""
-        from .engine import CompileError, EvalError, compile_expression
+        """The operation's value: Python's where it is cel-go's for the operands' types (`_fast`), else cel-rust's
+        (an error value when it fails)."""
         for a in args:
             if isinstance(a, _Err):
                 return a
+        fast = _fast(function, args)
+        if fast is not _NO:
+            return fast
+        from .engine import CompileError, EvalError, compile_expression
         if len(args) > len(_NAMES):
             return _Err("too many arguments")
         try:

@@ -96,9 +96,9 @@ class Types:
 
 
 def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, Any], new: bool,
-                 sizes: Any = None) -> tuple[Any, str, int]:
+                 sizes: Any = None) -> tuple[Any, str, tuple[int, int] | None]:
     """The expression's type, cel-go's issues text of its type errors ("" when none or not known), and, with a size
-    estimator, its estimated maximum cost (`cel/cost.py`; 0 when not known)."""
+    estimator, its estimated (min, max) cost (`cel/cost.py`; None when not known)."""
     from ...cel.checker import NEWER_THAN_COMPATIBILITY, Checker
     from ...cel.cost import estimate
     from ...cel.engine import issue_text
@@ -107,16 +107,16 @@ def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, 
     try:
         tree = parse(expression)
     except ParseError:
-        return UNKNOWN, "", 0
+        return UNKNOWN, "", None
     checker = Checker(variables, None, {**OBJECTS, **objects}, NEWER_THAN_COMPATIBILITY if new else frozenset())
     try:
         out = checker.check(tree)
     except RecursionError:
-        return UNKNOWN, "", 0
-    cost = 0
+        return UNKNOWN, "", None
+    cost = None
     if sizes is not None and not checker.errors:
         try:
-            cost = estimate(tree, checker, sizes)[1]
+            cost = estimate(tree, checker, sizes)
         except RecursionError:
             pass
     return out, "\n".join(issue_text(expression, at, message) for at, message in sorted(checker.errors)), cost
@@ -135,6 +135,8 @@ class Compiled:
     field_path: str | None = None  # NormalizedRuleFieldPath
     max_cost: int = 0  # MaxCost and MessageExpressionMaxCost: the estimates, when compiled with a size estimator
     message_max_cost: int = 0
+    cost: tuple[int, int] | None = None  # the (min, max) estimates, for the runtime budget (cel/budget.py)
+    message_cost: tuple[int, int] | None = None
 
 
 def _optional_old_self(rule: str, present: bool) -> str:
@@ -169,7 +171,7 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
     if not uncertain(result) and result != BOOL:
         out.error = "cel expression must evaluate to a bool"
         return out
-    out.uses_old_self, out.max_cost = uses_old_self(text), cost
+    out.uses_old_self, out.cost, out.max_cost = uses_old_self(text), cost, cost[1] if cost else 0
     if optional and out.uses_old_self:
         program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"), durations)
                         for present in (False, True))
@@ -187,7 +189,7 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
         elif not uncertain(result) and result != STRING:
             out.message_program, out.message_error = None, "messageExpression must evaluate to a string"
         else:
-            out.message_max_cost = cost
+            out.message_cost, out.message_max_cost = cost, cost[1] if cost else 0
     if rule.get("fieldPath"):
         out.field_path = valid_field_path(str(rule["fieldPath"]), schema)
     return out

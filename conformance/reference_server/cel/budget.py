@@ -1,0 +1,111 @@
+"""kube-apiserver's runtime cost limits over a run of evaluations: each call cancelled past `PerCallLimit`
+(cel-go's `CostLimit`: `operation cancelled: actual cost limit exceeded`) and a budget the calls' actual costs
+(`EvalDetails.ActualCost()`) are taken from (`staging/src/k8s.io/apiserver/pkg/apis/cel/config.go`:
+`RuntimeCELCostBudget` per custom resource and per policy evaluation, `RuntimeCELCostBudgetMatchConditions`).
+
+Cheap on the common path: an evaluation whose static estimate (`cost.py`, its maximum) fits the per-call limit and
+what is left of the budget runs as it always did, and the estimate is taken from the budget; where the estimate's
+minimum and maximum are equal (and the evaluation did not fail) that is its actual cost. Only when an estimate could
+pass a limit are the costs made exact: the earlier evaluations whose estimates were ranges are walked
+(`runtimecost.py`) for their actual costs, and this one is walked under the limit before it runs."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from .cost import Estimate, estimate_expression
+from .engine import EvalError, Program
+from .runtimecost import LIMIT_EXCEEDED, CostLimitExceeded, tracked_cost
+
+PER_CALL_LIMIT = 1_000_000           # celconfig.PerCallLimit
+RUNTIME_BUDGET = 10_000_000          # celconfig.RuntimeCELCostBudget
+MATCH_CONDITIONS_BUDGET = 2_500_000  # celconfig.RuntimeCELCostBudgetMatchConditions
+# the words of apiextensions' validation.go and admission's filter.go when an evaluation's cost passes the budget
+OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+
+class OutOfBudget(Exception):
+    """The actual cost of an evaluation exceeded what was left of the budget (`rtCost > remainingBudget`)."""
+
+    def __init__(self) -> None:
+        super().__init__(OUT_OF_BUDGET)
+
+
+class Budget:
+    """What is left of a runtime cost budget, for evaluations run one after another."""
+
+    __slots__ = ("total", "spent", "_pending", "per_call")
+
+    def __init__(self, total: int = RUNTIME_BUDGET, per_call: int = PER_CALL_LIMIT):
+        self.total, self.per_call = total, per_call
+        self.spent = 0  # exact costs, plus the estimates of the evaluations still pending
+        self._pending: list[tuple[Program, dict[str, Any], int]] = []
+
+    @property
+    def remaining(self) -> int:
+        """What is left, exactly (the pending evaluations walked)."""
+        self._settle()
+        return self.total - self.spent
+
+    def _settle(self) -> None:
+        for program, activation, bound in self._pending:
+            try:
+                actual = tracked_cost(program.expression, activation, limit=bound)
+            except CostLimitExceeded:
+                actual = bound
+            except Exception:  # noqa: BLE001 - a walk this package cannot make: the estimate stands
+                actual = bound
+            self.spent += actual - bound
+        self._pending.clear()
+
+    def evaluate(self, program: Program, activation: dict[str, Any], estimate: Estimate | None,
+                 value_wanted: bool = True) -> Any:
+        """The value of `program` over `activation`, its cost taken from the budget. `OutOfBudget` when its cost
+        passes what is left; `EvalError` for its errors, `operation cancelled: actual cost limit exceeded` when
+        it passes the per-call limit (its cost, as upstream's, is taken from the budget first). Without
+        `value_wanted` only the cost is taken (None returned: the program runs only if its cost must be known)."""
+        if estimate is not None and estimate[1] <= self.per_call and self.spent + estimate[1] <= self.total:
+            if not value_wanted:
+                self._pending.append((program, activation, estimate[1]))
+                self.spent += estimate[1]
+                return None
+            try:
+                value = program.evaluate(activation)
+            except EvalError:
+                self._pending.append((program, activation, estimate[1]))
+                self.spent += estimate[1]
+                raise
+            if estimate[0] != estimate[1]:
+                self._pending.append((program, activation, estimate[1]))
+            self.spent += estimate[1]
+            return value
+        left = self.remaining
+        limit = min(self.per_call, max(left, 0))
+        try:
+            cost = tracked_cost(program.expression, activation, limit=limit)
+        except CostLimitExceeded as exc:
+            cost = exc.cost
+        except Exception:  # noqa: BLE001 - a walk this package cannot make: the estimate, or nothing, is taken
+            cost = min(estimate[1], limit) if estimate is not None else 0
+        if cost > left:
+            self.spent = self.total + 1
+            raise OutOfBudget
+        self.spent += cost
+        if cost > self.per_call:
+            raise EvalError(LIMIT_EXCEEDED)
+        return program.evaluate(activation) if value_wanted else None
+
+
+@lru_cache(maxsize=4096)
+def static_estimate(expression: str) -> Estimate | None:
+    """The estimate of an admission expression (`cost.py`), its variables untyped (`dyn`, their sizes unknown):
+    None when this package cannot check it."""
+    from .environments import declared
+    from .types import DYN
+    try:
+        return estimate_expression(expression, {name: DYN for name in declared(params=True, variables=True)})
+    except Exception:  # noqa: BLE001 - an expression the estimator cannot cost: walked when it runs
+        return None
+
+
+__all__ = ["MATCH_CONDITIONS_BUDGET", "OUT_OF_BUDGET", "PER_CALL_LIMIT", "RUNTIME_BUDGET", "Budget", "OutOfBudget", "static_estimate"]
