@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import cel
-from ..cel.budget import MATCH_CONDITIONS_BUDGET, OUT_OF_BUDGET, Budget, OutOfBudget, static_estimate
+from ..cel.budget import MATCH_CONDITIONS_BUDGET, OUT_OF_BUDGET, Budget, OutOfBudget
 from ..cel.environments import declared
 from .webhooks import review
 from .webhooks.matching import Attributes
@@ -65,7 +65,7 @@ def evaluate(expression: str, activation: dict[str, Any], budget: Budget, value_
     `ForInput`'s `cel.Error` detail."""
     try:
         program = cel.compile_expression(expression, EVERYTHING)
-        return budget.evaluate(program, activation, static_estimate(expression), value_wanted)
+        return budget.evaluate(program, activation, None, value_wanted)
     except cel.CompileError as exc:  # stored before this server compiled expressions
         raise cel.EvalError(f"expression '{expression}' resulted in error: compilation failed: {exc}") from None
     except cel.EvalError as exc:

@@ -3,19 +3,20 @@
 (`EvalDetails.ActualCost()`) are taken from (`staging/src/k8s.io/apiserver/pkg/apis/cel/config.go`:
 `RuntimeCELCostBudget` per custom resource and per policy evaluation, `RuntimeCELCostBudgetMatchConditions`).
 
-Cheap on the common path: an evaluation whose static estimate (`cost.py`, its maximum) fits the per-call limit and
-what is left of the budget runs as it always did, and the estimate is taken from the budget; where the estimate's
-minimum and maximum are equal (and the evaluation did not fail) that is its actual cost. Only when an estimate could
-pass a limit are the costs made exact: the earlier evaluations whose estimates were ranges are walked
-(`runtimecost.py`) for their actual costs, and this one is walked under the limit before it runs."""
+Cheap on the common path: an evaluation whose bound fits the per-call limit and what is left of the budget runs as
+it always did, and the bound is taken from the budget; where its minimum and maximum are equal (and the
+evaluation did not fail) that is its actual cost. The bound is `runtimecost.static_bound` (the walk's own costs over
+what the expression tells: most admission expressions), else the caller's static estimate (`cost.py` over a
+CRD's schema sizes, its maximum). Only when a bound could pass a limit are the costs made exact: the earlier
+evaluations whose bounds were ranges are walked (`runtimecost.py`) for their actual costs, and this one is walked
+under the limit before it runs."""
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from .cost import Estimate, estimate_expression
+from .cost import Estimate
 from .engine import EvalError, Program
-from .runtimecost import LIMIT_EXCEEDED, CostLimitExceeded, tracked_cost
+from .runtimecost import LIMIT_EXCEEDED, CostLimitExceeded, static_bound, tracked_cost
 
 PER_CALL_LIMIT = 1_000_000           # celconfig.PerCallLimit
 RUNTIME_BUDGET = 10_000_000          # celconfig.RuntimeCELCostBudget
@@ -58,12 +59,13 @@ class Budget:
             self.spent += actual - bound
         self._pending.clear()
 
-    def evaluate(self, program: Program, activation: dict[str, Any], estimate: Estimate | None,
+    def evaluate(self, program: Program, activation: dict[str, Any], estimate: Estimate | None = None,
                  value_wanted: bool = True) -> Any:
         """The value of `program` over `activation`, its cost taken from the budget. `OutOfBudget` when its cost
         passes what is left; `EvalError` for its errors, `operation cancelled: actual cost limit exceeded` when
         it passes the per-call limit (its cost, as upstream's, is taken from the budget first). Without
         `value_wanted` only the cost is taken (None returned: the program runs only if its cost must be known)."""
+        estimate = static_bound(program.expression) or estimate
         if estimate is not None and estimate[1] <= self.per_call and self.spent + estimate[1] <= self.total:
             if not value_wanted:
                 self._pending.append((program, activation, estimate[1]))
@@ -96,16 +98,4 @@ class Budget:
         return program.evaluate(activation) if value_wanted else None
 
 
-@lru_cache(maxsize=4096)
-def static_estimate(expression: str) -> Estimate | None:
-    """The estimate of an admission expression (`cost.py`), its variables untyped (`dyn`, their sizes unknown):
-    None when this package cannot check it."""
-    from .environments import declared
-    from .types import DYN
-    try:
-        return estimate_expression(expression, {name: DYN for name in declared(params=True, variables=True)})
-    except Exception:  # noqa: BLE001 - an expression the estimator cannot cost: walked when it runs
-        return None
-
-
-__all__ = ["MATCH_CONDITIONS_BUDGET", "OUT_OF_BUDGET", "PER_CALL_LIMIT", "RUNTIME_BUDGET", "Budget", "OutOfBudget", "static_estimate"]
+__all__ = ["MATCH_CONDITIONS_BUDGET", "OUT_OF_BUDGET", "PER_CALL_LIMIT", "RUNTIME_BUDGET", "Budget", "OutOfBudget"]

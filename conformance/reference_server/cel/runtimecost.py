@@ -90,6 +90,7 @@ _ONE = frozenset({"check"}) | frozenset({
     "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger",
     "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "major", "minor", "patch",
     "getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery"})
+_TRAVERSALS = frozenset({"isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes"})
 _SETS = {"sets.contains": 1.0, "sets.intersects": 1.0, "sets.equivalent": 2.0}
 
 
@@ -102,7 +103,7 @@ def _library_cost(function: str, member: bool, args: list[Any], result: Any) -> 
     if function in ("fieldSelector", "labelSelector") and len(args) >= 2:
         length = actual_size(args[1])  # selectorCostEstimate's max
         return LIST_CREATE + _ceil(length * STRING_TRAVERSAL) + _ceil(_ceil(length * 0.5) * 50.0)
-    if function in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes"):
+    if function in _TRAVERSALS:
         return _traversal(args[0]) if args else 0
     if function in ("url", "lowerAscii", "upperAscii", "substring", "trim", "jsonpatch.escapeKey", "cidr", "isIP",
                     "isCIDR", "quantity", "isQuantity", "semver", "isSemver") and args:
@@ -417,6 +418,169 @@ class _Walk:
         return self.eval(c.result, inner)
 
 
+# ---- a bound without running: the walk's own costs over what the expression itself tells ---------------------
+Bound = tuple[int, int]
+_SIZED = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "_+_", "@in", "matches", "contains", "startsWith",
+                    "endsWith", "string", "bytes", "strings.quote", "format", "fieldSelector", "labelSelector",
+                    "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes", "url", "lowerAscii",
+                    "upperAscii", "substring", "trim", "jsonpatch.escapeKey", "replace", "split", "join", "find",
+                    "findAll", "cidr", "isIP", "isCIDR", "ip", "ip.isCanonical", "containsIP", "containsCIDR",
+                    "quantity", "isQuantity", "semver", "isSemver", "validate"}) | frozenset(_SETS)
+
+
+# operators whose results are numbers, booleans, durations or timestamps (size 1), whatever their operands
+_SCALAR_RESULTS = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "_&&_", "_||_", "!_", "-_", "_*_", "_/_",
+                             "_%_", "@in", "size"})
+
+
+class _Unbounded(Exception):
+    """The cost depends on sizes the expression does not tell (a comprehension over an input, a string op)."""
+
+
+class _Bounder:
+    """The (min, max) cost `_Walk` could add for an expression, whatever its inputs; `_Unbounded` when sizes of
+    inputs decide it. Literal sizes are known: `x == 'admin'` costs at most ceil(5 / 10), `a + 1` is not a
+    concatenation."""
+
+    def __init__(self) -> None:
+        from .checker import Checker
+        self.coster = Coster(Checker({}), None, 0)
+
+    def size(self, e: Any) -> int | None:
+        """A literal's `actualSize` (or a scalar result's: 1), None when not known before running."""
+        if isinstance(e, Node) and e.kind in ("unary", "binary"):
+            e = self.coster.expand(e)
+        if isinstance(e, _Call) and (e.function in _SCALAR_RESULTS or e.function in ("_+_", "_-_") and any(
+                self.scalar(a) for a in e.args)):
+            return 1
+        if isinstance(e, Node) and e.kind == "lit":
+            kind, value = e.value
+            return len(value) if kind in ("string", "bytes") and value is not None else 1
+        if isinstance(e, Node) and e.kind == "list" and not e.opt_elems:
+            return len(e.args)
+        return None
+
+    def scalar(self, e: Any) -> bool:
+        """A literal that is not a string or bytes, or an operation whose result is a number or boolean."""
+        if isinstance(e, Node) and e.kind == "lit":
+            return e.value[0] not in ("string", "bytes")
+        return self.size(e) == 1 and not (isinstance(e, Node) and e.kind == "list")
+
+    def bound(self, e: Any, branch: bool = False) -> Bound:
+        if isinstance(e, _Call):
+            return self.call(e, branch)
+        if isinstance(e, _Comprehension):
+            return self.fold(e)
+        x = self.coster.expand(e)
+        if x is not e:
+            return self.bound(x, branch)
+        kind = e.kind
+        if kind == "lit":
+            return 0, 0
+        if kind == "ident":
+            return (0, 0) if branch else (1, 1)
+        if kind == "select":
+            return _plus(self.bound(e.target, branch), (0, 1))  # an error may stop before the selection
+        if kind == "call":
+            return self.bound(e.args[0].target, branch)
+        if kind == "list":
+            return _plus(_sum(self.bound(a) for a in e.args), (LIST_CREATE, LIST_CREATE))
+        if kind in ("map", "struct"):
+            parts = [self.bound(v) for _, v, _ in e.entries]
+            if kind == "map":
+                parts += [self.bound(k) for k, _, _ in e.entries]
+            return _plus(_sum(parts), (MAP_CREATE, MAP_CREATE))
+        raise _Unbounded
+
+    def fold(self, c: _Comprehension) -> Bound:
+        count = self.size(c.range)
+        if count is None:
+            raise _Unbounded
+        rng, init, result = self.bound(c.range), self.bound(c.init), self.bound(c.result)
+        loop = _plus(self.bound(c.cond), self.bound(c.step))
+        return rng[0], rng[1] + init[1] + count * loop[1] + result[1]
+
+    def call(self, e: _Call, branch: bool) -> Bound:
+        f = e.function
+        if f in ("_&&_", "_||_"):
+            parts = [self.bound(a) for a in e.args]
+            return parts[0][0], sum(p[1] for p in parts)
+        if f == "_?_:_":
+            c, t, g = self.bound(e.args[0]), self.bound(e.args[1], True), self.bound(e.args[2], True)
+            return c[0] + min(t[0], g[0]), c[1] + max(t[1], g[1])
+        if f in ("_?._", "_[_]", "_[?_]"):
+            key = self.bound(e.args[1], True) if f != "_?._" else (0, 0)
+            return _plus(_plus(self.bound(e.args[0], branch), key), (0, 1))
+        if f == "bind" and isinstance(e.target, Node) and e.target.kind == "ident" and e.target.value == "cel":
+            return _plus(_plus(self.bound(e.args[1]), self.bound(e.args[2])), (LIST_CREATE, LIST_CREATE))
+        member = e.target is not None
+        name = f
+        if member and isinstance(e.target, Node) and e.target.kind == "ident" \
+                and (e.target.value in NAMESPACES or f"{e.target.value}.{f}" in LIBRARY):
+            member, name = False, f"{e.target.value}.{f}"
+        operands = ([e.target] if member else []) + list(e.args)
+        args = _sum(self.bound(a) for a in operands)
+        if name == "check":
+            own = 350000
+        elif name not in _SIZED:
+            own = 1
+        else:
+            own = self.sized_call(name, operands)
+        return args[0] + (own if name not in _SIZED else 0), args[1] + own
+
+    def sized_call(self, name: str, operands: list[Any]) -> int:
+        """`call_cost`'s most for a call whose cost may depend on its operands' sizes, from the literals'."""
+        sizes = [self.size(o) for o in operands]
+        if name in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_") and len(operands) == 2:
+            known = [s for s in sizes if s is not None]
+            if not known:
+                raise _Unbounded
+            return _ceil(min(known) * STRING_TRAVERSAL) if min(known) > 0 else 1
+        if name == "_+_" and len(operands) == 2 and any(self.scalar(o) for o in operands):
+            return 1
+        if name == "@in" and len(operands) == 2 and sizes[1] is not None:
+            return max(sizes[1], 1)
+        if any(s is None for s in sizes) or name in _TRAVERSALS or name == "join":
+            raise _Unbounded  # a traversal's cost is its elements'; a join's, its result's
+        if name in ("string", "bytes"):  # of bytes or of a string, by the operand's size; else 1
+            return max(1, _ceil(sizes[0] * STRING_TRAVERSAL))
+        return max(call_cost(name, False, [_Sized(s) for s in sizes], _Sized(0)), 1)
+
+
+class _Sized(str):
+    """A stand-in operand of a known size for `call_cost`."""
+
+    def __new__(cls, n: int) -> _Sized:
+        return super().__new__(cls, "x" * n)
+
+
+def _plus(a: Bound, b: Bound) -> Bound:
+    return a[0] + b[0], a[1] + b[1]
+
+
+def _sum(parts: Any) -> Bound:
+    lo = hi = 0
+    for p in parts:
+        lo, hi = lo + p[0], hi + p[1]
+    return lo, hi
+
+
+_BOUNDS: dict[str, Bound | None] = {}
+
+
+def static_bound(expression: str) -> Bound | None:
+    """The (min, max) of the cost `tracked_cost` could find for `expression` over any inputs, None when their sizes
+    decide it (cached: admission expressions are few)."""
+    if expression not in _BOUNDS:
+        if len(_BOUNDS) > 4096:
+            _BOUNDS.clear()
+        try:
+            _BOUNDS[expression] = _Bounder().bound(_tree(expression))
+        except Exception:  # noqa: BLE001 - _Unbounded, or what our parser cannot read: walked when it runs
+            _BOUNDS[expression] = None
+    return _BOUNDS[expression]
+
+
 def _tree(expression: str) -> Node:
     return _parsed(expression)
 
@@ -438,4 +602,4 @@ def tracked_cost(expression: str, activation: dict[str, Any], functions: dict[st
     return walk.cost
 
 
-__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "tracked_cost"]
+__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "static_bound", "tracked_cost"]

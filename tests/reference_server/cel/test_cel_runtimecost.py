@@ -125,3 +125,21 @@ def test_authorization_checks_cost_a_third_of_the_call_limit() -> None:
     with pytest.raises(CostLimitExceeded):
         tracked_cost(" && ".join(["authorizer.path('/healthz').check('get').allowed()"] * 3), activation,
                      limit=1_000_000)
+
+
+def test_static_bounds_hold_the_actual_costs() -> None:
+    """`static_bound` bounds what the walk finds for every case above it can bound, and bounds nothing whose cost
+    the inputs' sizes decide."""
+    from conformance.reference_server.cel.runtimecost import static_bound
+    bounded = 0
+    for expression, activation, cost in CEL_GO + [(e, {}, c) for e, c in KUBERNETES]:
+        bound = static_bound(expression)
+        if bound is not None:
+            bounded += 1
+            assert bound[0] <= cost <= bound[1], expression
+    assert bounded > 40
+    assert static_bound("object.spec.replicas <= 5") == (1, 4)
+    assert static_bound("request.userInfo.username == 'admin'") == (1, 4)  # ceil(5 / 10) for `==`
+    for unbounded in ("object.metadata.name.startsWith('x')", "object.spec.items.all(i, i > 0)",
+                      "a == b", "a + b == 1", "[1, 2].sum() + x.max()"):
+        assert static_bound(unbounded) is None, unbounded

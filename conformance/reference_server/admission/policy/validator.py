@@ -15,7 +15,7 @@ from time import perf_counter
 from typing import Any
 
 from ... import cel
-from ...cel.budget import OUT_OF_BUDGET, Budget, OutOfBudget, static_estimate
+from ...cel.budget import OUT_OF_BUDGET, Budget, OutOfBudget
 from .. import matchconditions as mc
 
 MAX_MESSAGE = 5 * 1024  # celconfig.MaxEvaluatedMessageExpressionSizeBytes
@@ -70,7 +70,7 @@ class _Variables:
             del self.errors[name]
             try:
                 program = cel.compile_expression(source, mc.EVERYTHING)
-                self.values[name] = budget.evaluate(program, self.activation, static_estimate(source))
+                self.values[name] = budget.evaluate(program, self.activation)
             except (cel.CompileError, cel.EvalError) as exc:
                 self.errors[name] = str(exc)
 

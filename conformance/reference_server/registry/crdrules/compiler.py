@@ -95,6 +95,15 @@ class Types:
         return {"integer": INT, "number": DOUBLE, "boolean": BOOL}.get(typ, UNKNOWN)
 
 
+_RECEIVER_COSTED = re.compile(r"\.\s*(?:startsWith|endsWith)\s*\(")
+
+
+def runtime_estimate(expression: str, estimate: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The estimate the runtime budget may start from (`cel/budget.py`): none where cel-go's estimator sizes the
+    argument of startsWith/endsWith and its tracker the receiver (the estimate bounds nothing then)."""
+    return None if estimate is None or _RECEIVER_COSTED.search(expression) else estimate
+
+
 def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, Any], new: bool,
                  sizes: Any = None) -> tuple[Any, str, tuple[int, int] | None]:
     """The expression's type, cel-go's issues text of its type errors ("" when none or not known), and, with a size
@@ -171,7 +180,7 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
     if not uncertain(result) and result != BOOL:
         out.error = "cel expression must evaluate to a bool"
         return out
-    out.uses_old_self, out.cost, out.max_cost = uses_old_self(text), cost, cost[1] if cost else 0
+    out.uses_old_self, out.cost, out.max_cost = uses_old_self(text), runtime_estimate(text, cost), cost[1] if cost else 0
     if optional and out.uses_old_self:
         program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"), durations)
                         for present in (False, True))
@@ -189,7 +198,7 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
         elif not uncertain(result) and result != STRING:
             out.message_program, out.message_error = None, "messageExpression must evaluate to a string"
         else:
-            out.message_cost, out.message_max_cost = cost, cost[1] if cost else 0
+            out.message_cost, out.message_max_cost = runtime_estimate(message, cost), cost[1] if cost else 0
     if rule.get("fieldPath"):
         out.field_path = valid_field_path(str(rule["fieldPath"]), schema)
     return out
