@@ -7,7 +7,8 @@ Cheap on the common path: an evaluation whose bound fits the per-call limit and 
 it always did, and the bound is taken from the budget; where its minimum and maximum are equal (and the
 evaluation did not fail) that is its actual cost. The bound is `runtimecost.static_bound` (the walk's own costs over
 what the expression tells: most admission expressions), else the caller's static estimate (`cost.py` over a
-CRD's schema sizes, its maximum). Only when a bound could pass a limit are the costs made exact: the earlier
+CRD's schema sizes, its maximum), else `static_bound` again with the size of the largest string, list or map of
+the inputs. Only when a bound could pass a limit are the costs made exact: the earlier
 evaluations whose bounds were ranges are walked (`runtimecost.py`) for their actual costs, and this one is walked
 under the limit before it runs."""
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from .cost import Estimate
 from .engine import EvalError, Program
-from .runtimecost import LIMIT_EXCEEDED, CostLimitExceeded, static_bound, tracked_cost
+from .runtimecost import LIMIT_EXCEEDED, CostLimitExceeded, largest_input, static_bound, tracked_cost
 
 PER_CALL_LIMIT = 1_000_000           # celconfig.PerCallLimit
 RUNTIME_BUDGET = 10_000_000          # celconfig.RuntimeCELCostBudget
@@ -35,12 +36,14 @@ class OutOfBudget(Exception):
 class Budget:
     """What is left of a runtime cost budget, for evaluations run one after another."""
 
-    __slots__ = ("total", "spent", "_pending", "per_call")
+    __slots__ = ("total", "spent", "_pending", "per_call", "_largest")
 
     def __init__(self, total: int = RUNTIME_BUDGET, per_call: int = PER_CALL_LIMIT):
         self.total, self.per_call = total, per_call
         self.spent = 0  # exact costs, plus the estimates of the evaluations still pending
         self._pending: list[tuple[Program, dict[str, Any], int]] = []
+        # an activation (held: a freed one's id may come again), its variables, its largest input
+        self._largest: tuple[Any, int, int] = (None, 0, 0)
 
     @property
     def remaining(self) -> int:
@@ -59,6 +62,18 @@ class Budget:
             self.spent += actual - bound
         self._pending.clear()
 
+    def _largest_of(self, activation: dict[str, Any]) -> int:
+        """`largest_input`, once for the evaluations of one activation (while its variables stay as many)."""
+        held, variables, largest = self._largest
+        count = len(activation.get("variables") or ())
+        if held is not activation or variables != count:
+            largest = largest_input(activation)
+            self._largest = (activation, count, largest)
+        return largest
+
+    def _fits(self, estimate: Estimate | None) -> bool:
+        return estimate is not None and estimate[1] <= self.per_call and self.spent + estimate[1] <= self.total
+
     def evaluate(self, program: Program, activation: dict[str, Any], estimate: Estimate | None = None,
                  value_wanted: bool = True) -> Any:
         """The value of `program` over `activation`, its cost taken from the budget. `OutOfBudget` when its cost
@@ -66,7 +81,10 @@ class Budget:
         it passes the per-call limit (its cost, as upstream's, is taken from the budget first). Without
         `value_wanted` only the cost is taken (None returned: the program runs only if its cost must be known)."""
         estimate = static_bound(program.expression) or estimate
-        if estimate is not None and estimate[1] <= self.per_call and self.spent + estimate[1] <= self.total:
+        if not self._fits(estimate):  # bounded by the inputs' sizes, then
+            estimate = static_bound(program.expression, self._largest_of(activation)) or estimate
+        if self._fits(estimate):
+            assert estimate is not None
             if not value_wanted:
                 self._pending.append((program, activation, estimate[1]))
                 self.spent += estimate[1]

@@ -438,105 +438,157 @@ class _Unbounded(Exception):
 
 
 class _Bounder:
-    """The (min, max) cost `_Walk` could add for an expression, whatever its inputs; `_Unbounded` when sizes of
-    inputs decide it. Literal sizes are known: `x == 'admin'` costs at most ceil(5 / 10), `a + 1` is not a
-    concatenation."""
+    """The (min, max) cost `_Walk` could add for an expression; `_Unbounded` when sizes it does not know decide it.
+    Literal sizes are known (`x == 'admin'` costs at most ceil(5 / 10), `a + 1` is no concatenation); with
+    `largest`, the size of the largest string, list or map in the inputs, so is every input's, every comprehension's
+    length over one, and what `+`, `map` and `filter` make of them."""
 
-    def __init__(self) -> None:
+    def __init__(self, largest: int | None = None) -> None:
         from .checker import Checker
         self.coster = Coster(Checker({}), None, 0)
+        self.largest = largest
 
-    def size(self, e: Any) -> int | None:
-        """A literal's `actualSize` (or a scalar result's: 1), None when not known before running."""
-        if isinstance(e, Node) and e.kind in ("unary", "binary"):
-            e = self.coster.expand(e)
-        if isinstance(e, _Call) and (e.function in _SCALAR_RESULTS or e.function in ("_+_", "_-_") and any(
-                self.scalar(a) for a in e.args)):
+    def size(self, e: Any, env: dict[str, int | None]) -> int | None:
+        """An upper bound of the value's `actualSize`, None when not known before running."""
+        if isinstance(e, Node):
+            x = self.coster.expand(e)
+            if x is not e:
+                return self.size(x, env)
+            if e.kind == "lit":
+                kind, value = e.value
+                return len(value) if kind in ("string", "bytes") and value is not None else 1
+            if e.kind == "list":
+                return len(e.args)
+            if e.kind in ("map", "struct"):
+                return len(e.entries)
+            if e.kind == "ident":
+                return env[e.value] if e.value in env else self.largest
+            if e.kind == "select":
+                return self.largest
+            if e.kind == "call":  # has()
+                return 1
+            return None
+        if isinstance(e, _Comprehension):
+            if e.var == "#unused":  # cel.bind
+                return self.size(e.result, {**env, e.accu: self.size(e.init, env)})
+            if isinstance(e.init, Node) and e.init.kind in ("list", "map"):  # map, filter, transform*: one a step
+                return self.size(e.range, env)
             return 1
-        if isinstance(e, Node) and e.kind == "lit":
-            kind, value = e.value
-            return len(value) if kind in ("string", "bytes") and value is not None else 1
-        if isinstance(e, Node) and e.kind == "list" and not e.opt_elems:
-            return len(e.args)
+        if not isinstance(e, _Call):
+            return None
+        f = e.function
+        if f in _SCALAR_RESULTS:
+            return 1
+        if f in ("_+_", "_-_"):
+            if any(self.scalar(a, env) for a in e.args):
+                return 1
+            if f == "_+_":
+                a, b = (self.size(x, env) for x in e.args)
+                return None if a is None or b is None else a + b
+            return None
+        if f == "_?_:_":
+            a, b = self.size(e.args[1], env), self.size(e.args[2], env)
+            return None if a is None or b is None else max(a, b)
+        if f in ("_[_]", "_?._", "_[?_]"):
+            return self.largest
         return None
 
-    def scalar(self, e: Any) -> bool:
+    def scalar(self, e: Any, env: dict[str, int | None]) -> bool:
         """A literal that is not a string or bytes, or an operation whose result is a number or boolean."""
         if isinstance(e, Node) and e.kind == "lit":
             return e.value[0] not in ("string", "bytes")
-        return self.size(e) == 1 and not (isinstance(e, Node) and e.kind == "list")
+        x = self.coster.expand(e) if isinstance(e, Node) else e
+        return isinstance(x, _Call) and (x.function in _SCALAR_RESULTS or x.function in ("_+_", "_-_") and any(
+            self.scalar(a, env) for a in x.args))
 
-    def bound(self, e: Any, branch: bool = False) -> Bound:
+    def bound(self, e: Any, env: dict[str, int | None], branch: bool = False) -> Bound:
         if isinstance(e, _Call):
-            return self.call(e, branch)
+            return self.call(e, env, branch)
         if isinstance(e, _Comprehension):
-            return self.fold(e)
+            return self.fold(e, env)
         x = self.coster.expand(e)
         if x is not e:
-            return self.bound(x, branch)
+            return self.bound(x, env, branch)
         kind = e.kind
         if kind == "lit":
             return 0, 0
         if kind == "ident":
             return (0, 0) if branch else (1, 1)
         if kind == "select":
-            return _plus(self.bound(e.target, branch), (0, 1))  # an error may stop before the selection
+            return _plus(self.bound(e.target, env, branch), (0, 1))  # an error may stop before the selection
         if kind == "call":
-            return self.bound(e.args[0].target, branch)
+            return self.bound(e.args[0].target, env, branch)
         if kind == "list":
-            return _plus(_sum(self.bound(a) for a in e.args), (LIST_CREATE, LIST_CREATE))
+            return _plus(_sum(self.bound(a, env) for a in e.args), (LIST_CREATE, LIST_CREATE))
         if kind in ("map", "struct"):
-            parts = [self.bound(v) for _, v, _ in e.entries]
+            parts = [self.bound(v, env) for _, v, _ in e.entries]
             if kind == "map":
-                parts += [self.bound(k) for k, _, _ in e.entries]
+                parts += [self.bound(k, env) for k, _, _ in e.entries]
             return _plus(_sum(parts), (MAP_CREATE, MAP_CREATE))
         raise _Unbounded
 
-    def fold(self, c: _Comprehension) -> Bound:
-        count = self.size(c.range)
+    def _element(self, rng: Any, env: dict[str, int | None]) -> int | None:
+        """An upper bound of the sizes of a range's elements (and keys)."""
+        if isinstance(rng, Node) and rng.kind == "list":
+            sizes = [self.size(a, env) for a in rng.args]
+            return None if None in sizes else max(sizes, default=0)
+        return self.largest
+
+    def fold(self, c: _Comprehension, env: dict[str, int | None]) -> Bound:
+        if c.var == "#unused":  # cel.bind
+            inner = {**env, c.accu: self.size(c.init, env)}
+            return _plus(_plus(self.bound(c.range, env), self.bound(c.init, env)), self.bound(c.result, inner))
+        count = self.size(c.range, env)
         if count is None:
             raise _Unbounded
-        rng, init, result = self.bound(c.range), self.bound(c.init), self.bound(c.result)
-        loop = _plus(self.bound(c.cond), self.bound(c.step))
+        element = self._element(c.range, env)
+        accu = count if isinstance(c.init, Node) and c.init.kind in ("list", "map") else 1
+        inner = {**env, c.accu: accu, c.var: element if c.var2 is None else 1}
+        if c.var2 is not None:
+            inner[c.var2] = element
+        rng, init, result = self.bound(c.range, env), self.bound(c.init, env), self.bound(c.result, inner)
+        loop = _plus(self.bound(c.cond, inner), self.bound(c.step, inner))
         return rng[0], rng[1] + init[1] + count * loop[1] + result[1]
 
-    def call(self, e: _Call, branch: bool) -> Bound:
+    def call(self, e: _Call, env: dict[str, int | None], branch: bool) -> Bound:
         f = e.function
         if f in ("_&&_", "_||_"):
-            parts = [self.bound(a) for a in e.args]
+            parts = [self.bound(a, env) for a in e.args]
             return parts[0][0], sum(p[1] for p in parts)
         if f == "_?_:_":
-            c, t, g = self.bound(e.args[0]), self.bound(e.args[1], True), self.bound(e.args[2], True)
+            c, t = self.bound(e.args[0], env), self.bound(e.args[1], env, True)
+            g = self.bound(e.args[2], env, True)
             return c[0] + min(t[0], g[0]), c[1] + max(t[1], g[1])
         if f in ("_?._", "_[_]", "_[?_]"):
-            key = self.bound(e.args[1], True) if f != "_?._" else (0, 0)
-            return _plus(_plus(self.bound(e.args[0], branch), key), (0, 1))
+            key = self.bound(e.args[1], env, True) if f != "_?._" else (0, 0)
+            return _plus(_plus(self.bound(e.args[0], env, branch), key), (0, 1))
         if f == "bind" and isinstance(e.target, Node) and e.target.kind == "ident" and e.target.value == "cel":
-            return _plus(_plus(self.bound(e.args[1]), self.bound(e.args[2])), (LIST_CREATE, LIST_CREATE))
+            inner = {**env, e.args[0].value: self.size(e.args[1], env)}
+            return _plus(_plus(self.bound(e.args[1], env), self.bound(e.args[2], inner)), (LIST_CREATE, LIST_CREATE))
         member = e.target is not None
         name = f
         if member and isinstance(e.target, Node) and e.target.kind == "ident" \
                 and (e.target.value in NAMESPACES or f"{e.target.value}.{f}" in LIBRARY):
             member, name = False, f"{e.target.value}.{f}"
         operands = ([e.target] if member else []) + list(e.args)
-        args = _sum(self.bound(a) for a in operands)
+        args = _sum(self.bound(a, env) for a in operands)
         if name == "check":
             own = 350000
         elif name not in _SIZED:
             own = 1
         else:
-            own = self.sized_call(name, operands)
+            own = self.sized_call(name, operands, env)
         return args[0] + (own if name not in _SIZED else 0), args[1] + own
 
-    def sized_call(self, name: str, operands: list[Any]) -> int:
-        """`call_cost`'s most for a call whose cost may depend on its operands' sizes, from the literals'."""
-        sizes = [self.size(o) for o in operands]
+    def sized_call(self, name: str, operands: list[Any], env: dict[str, int | None]) -> int:
+        """`call_cost`'s most for a call whose cost may depend on its operands' sizes."""
+        sizes = [self.size(o, env) for o in operands]
         if name in ("_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_") and len(operands) == 2:
             known = [s for s in sizes if s is not None]
             if not known:
                 raise _Unbounded
             return _ceil(min(known) * STRING_TRAVERSAL) if min(known) > 0 else 1
-        if name == "_+_" and len(operands) == 2 and any(self.scalar(o) for o in operands):
+        if name == "_+_" and len(operands) == 2 and any(self.scalar(o, env) for o in operands):
             return 1
         if name == "@in" and len(operands) == 2 and sizes[1] is not None:
             return max(sizes[1], 1)
@@ -565,20 +617,73 @@ def _sum(parts: Any) -> Bound:
     return lo, hi
 
 
-_BOUNDS: dict[str, Bound | None] = {}
+_BOUNDS: dict[tuple[str, int | None], Bound | None] = {}
 
 
-def static_bound(expression: str) -> Bound | None:
-    """The (min, max) of the cost `tracked_cost` could find for `expression` over any inputs, None when their sizes
-    decide it (cached: admission expressions are few)."""
-    if expression not in _BOUNDS:
-        if len(_BOUNDS) > 4096:
+def static_bound(expression: str, largest: int | None = None) -> Bound | None:
+    """The (min, max) of the cost `tracked_cost` could find for `expression` over any inputs (with `largest`: over
+    inputs none of whose strings, lists and maps is longer), None when sizes decide it. Cached (admission
+    expressions are few; `largest` is rounded up to a power of two)."""
+    if largest is not None:
+        largest = 1 << max(largest - 1, 0).bit_length()
+    key = (expression, largest)
+    if key not in _BOUNDS:
+        if len(_BOUNDS) > 8192:
             _BOUNDS.clear()
         try:
-            _BOUNDS[expression] = _Bounder().bound(_tree(expression))
+            tree = _tree(expression)
+            if largest is not None:  # an index or selection of a literal may yield the longest literal
+                largest = max(largest, _longest_literal(tree))
+            _BOUNDS[key] = _Bounder(largest).bound(tree, {})
         except Exception:  # noqa: BLE001 - _Unbounded, or what our parser cannot read: walked when it runs
-            _BOUNDS[expression] = None
-    return _BOUNDS[expression]
+            _BOUNDS[key] = None
+    return _BOUNDS[key]
+
+
+def _longest_literal(tree: Node) -> int:
+    from .parser import children
+    longest, todo = 1, [tree]
+    while todo:
+        node = todo.pop()
+        if node.kind == "lit" and node.value[0] in ("string", "bytes") and node.value[1] is not None:
+            longest = max(longest, len(node.value[1]))
+        elif node.kind in ("list", "map", "struct"):
+            longest = max(longest, len(node.args) + len(node.entries))
+        todo.extend(c for c in children(node) if c is not None)
+    return longest
+
+
+def largest_input(activation: dict[str, Any]) -> int:
+    """The size of the largest string, bytes, list or map in `activation` (its values, and within them: map keys
+    too). On the request path: one tight loop over JSON-like values."""
+    largest, todo = 1, list(activation.values())
+    pop, extend = todo.pop, todo.extend
+    while todo:
+        value = pop()
+        kind = type(value)
+        if kind is str or kind is bytes:
+            if len(value) > largest:
+                largest = len(value)
+        elif kind is dict:
+            if len(value) > largest:
+                largest = len(value)
+            if value:
+                try:
+                    longest_key = max(map(len, value))
+                except TypeError:  # keys that are not strings: each judged as a value
+                    extend(value)
+                else:
+                    if longest_key > largest:
+                        largest = longest_key
+                extend(value.values())
+        elif kind is list or kind is tuple:
+            if len(value) > largest:
+                largest = len(value)
+            extend(value)
+        elif isinstance(value, (str, bytes, dict, list, tuple)):  # subclasses
+            extend([dict(value) if isinstance(value, dict) else list(value) if isinstance(value, (list, tuple))
+                    else str(value) if isinstance(value, str) else bytes(value)])
+    return largest
 
 
 def _tree(expression: str) -> Node:
@@ -602,4 +707,4 @@ def tracked_cost(expression: str, activation: dict[str, Any], functions: dict[st
     return walk.cost
 
 
-__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "static_bound", "tracked_cost"]
+__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "largest_input", "static_bound", "tracked_cost"]

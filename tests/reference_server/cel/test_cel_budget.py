@@ -24,9 +24,10 @@ def test_an_estimate_that_fits_is_taken_without_a_walk(monkeypatch: pytest.Monke
 
 
 def test_ranges_are_made_exact_when_a_later_call_needs_them() -> None:
-    """Two calls estimated at most 60 each in a budget of 100: the second walks the first for its actual cost
-    (`a` 1, `b` 1, contains ceil(0.3) x ceil(0.1) = 1: 3) and then itself."""
-    b = Budget(100)
+    """A call estimated at most 60 in a budget of 62; the next, bounded by its inputs' sizes at 3, does not fit
+    beside that estimate: the first is walked for its actual cost (`a` 1, `b` 1, contains ceil(0.3) x ceil(0.1)
+    = 1: 3), then the second."""
+    b = Budget(62)
     assert b.evaluate(CONTAINS, {"a": "abc", "b": "b"}, (3, 60)) is True
     assert b.spent == 60
     assert b.evaluate(CONTAINS, {"a": "abc", "b": "x"}, (3, 60)) is False
@@ -61,3 +62,14 @@ def test_the_costs_add_up_to_the_budget_exactly() -> None:
     assert b.remaining == 0
     with pytest.raises(OutOfBudget):
         b.evaluate(CONTAINS, {"a": "x" * 50, "b": "y" * 50}, (2, 1_000))
+
+
+def test_the_inputs_sizes_bound_what_the_expression_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`a.contains(b)` has no bound of its own; over inputs of at most 4 characters it costs at most 2 + 1 x 1:
+    taken without a walk."""
+    def no_walk(*args: object, **kwargs: object) -> int:
+        raise AssertionError("walked")
+    monkeypatch.setattr(budget_module, "tracked_cost", no_walk)
+    b = Budget()
+    assert b.evaluate(CONTAINS, {"a": "abc", "b": "b"}) is True
+    assert b.spent == 3

@@ -61,6 +61,8 @@ class _Variables:
 
     def read_by(self, expression: str, budget: Budget) -> None:
         """Evaluate the variables `expression` reads (and those they read), in the order they are read."""
+        if not self.spec or "variables" not in expression:
+            return
         for name in _READS.findall(expression):
             if name not in self.spec or name in self.values or name in self.errors:
                 continue
