@@ -134,11 +134,17 @@ def _library_cost(function: str, member: bool, args: list[Any], result: Any) -> 
     return None
 
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+_OPERATORS = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "_+_"})
+
+
 def call_cost(function: str, member: bool, args: list[Any], result: Any) -> int:
     """`CostTracker.costCall`: the sets trackers, then Kubernetes' estimator, then cel-go's per-overload costs
     (its overload told by the arguments' runtime types)."""
     if function not in _SIZED and function not in _ONE:
         return 1
+    if len(args) == 2 and type(args[0]) in _SCALARS and type(args[1]) in _SCALARS and function in _OPERATORS:
+        return 1  # numbers and booleans: size 1, `==` ceil(1 / 10)
     if function in _SETS and len(args) == 2:
         return 1 + int(actual_size(args[0]) * actual_size(args[1]) * _SETS[function])
     lib = _library_cost(function, member, args, result)
