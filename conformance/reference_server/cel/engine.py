@@ -10,6 +10,8 @@ parser (`syntax.py`: its ANTLR grammar and messages); cel-rust's words are left 
 Its arithmetic is cel-go's where it differs (`libs/arith.py`): negations, conversions and, where an expression makes
 durations, `+`/`-` are rewritten when it compiles; an operation cel-rust refuses (`_RETRY`) runs the expression
 again with all of cel-go's (`Program._exact_program`), so the common path keeps cel-rust's own operators.
+cel-rust tracks no cost: `Program.evaluate` runs without limits, and `budget.py` keeps kube-apiserver's
+(`runtimecost.py` walks an evaluation for cel-go's tracked cost where it has to be known).
 
 The package's `__init__` imports its command-line interface (typer, rich: ~0.3 s); only the native module is
 loaded here (`cel.cel`), registered under its own name so a later `import cel` reuses it."""
