@@ -20,8 +20,8 @@ from typing import Any
 
 from .cost import ACCU, Coster, _Call, _Comprehension
 from .library import FUNCTIONS as LIBRARY
-from .desugar import NAMESPACES, opt_index, opt_list, opt_map, opt_select
-from .libs.values import TYPE_KEY
+from .desugar import NAMESPACES, merge, opt_index, opt_list, opt_map, opt_select
+from .libs.values import TYPE_KEY, LibraryError
 from .parser import Node, parse
 
 LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
@@ -237,10 +237,37 @@ def _fast(function: str, args: list[Any]) -> Any:
     return _NO
 
 
-class _Walk:
-    def __init__(self, functions: dict[str, Any], limit: int | None, presence_cost: int = 0):
+class _Visitor:
+    """Over cel-go's expanded AST (`Coster.expand`: macros as comprehensions, operators as calls): `call`, `fold`
+    and `node` for the rest, `branch` telling an attribute resolved unobserved (its root identifier free)."""
+
+    def __init__(self) -> None:
         from .checker import Checker
-        self.coster = Coster(Checker({}), None, presence_cost)
+        self.coster = Coster(Checker({}), None, 0)
+
+    def visit(self, e: Any, env: dict[str, Any], branch: bool = False) -> Any:
+        if isinstance(e, _Call):
+            return self.call(e, env, branch)
+        if isinstance(e, _Comprehension):
+            return self.fold(e, env)
+        x = self.coster.expand(e)
+        if x is not e:
+            return self.visit(x, env, branch)
+        return self.node(e, env, branch)
+
+    def call(self, e: _Call, env: dict[str, Any], branch: bool) -> Any:
+        raise NotImplementedError
+
+    def fold(self, c: _Comprehension, env: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def node(self, e: Node, env: dict[str, Any], branch: bool) -> Any:
+        raise NotImplementedError
+
+
+class _Walk(_Visitor):
+    def __init__(self, functions: dict[str, Any], limit: int | None):
+        super().__init__()
         self.functions, self.limit, self.cost = functions, limit, 0
 
     def add(self, n: int) -> None:
@@ -266,15 +293,9 @@ class _Walk:
         except (CompileError, EvalError) as exc:
             return _Err(str(exc))
 
-    # cel-go's evaluation of one node; `env`: the activation and the comprehensions' variables
-    def eval(self, e: Any, env: dict[str, Any], branch: bool = False) -> Any:
-        if isinstance(e, _Call):
-            return self.call(e, env, branch)
-        if isinstance(e, _Comprehension):
-            return self.fold(e, env)
-        x = self.coster.expand(e)
-        if x is not e:
-            return self.eval(x, env, branch)
+    eval = _Visitor.visit  # cel-go's evaluation of one node; `env`: the activation and the comprehensions' variables
+
+    def node(self, e: Node, env: dict[str, Any], branch: bool) -> Any:
         kind = e.kind
         if kind == "lit":
             return e.value[1]
@@ -384,18 +405,10 @@ class _Walk:
         bad = next((a for a in args if isinstance(a, _Err)), None)
         if bad is not None:
             return bad
-        accu = dict(args[0])
-        if len(args) == 3:
-            entries = {args[1]: args[2]}
-        elif isinstance(args[1], dict):
-            entries = args[1]
-        else:
-            return _Err("no such overload")
-        for k, v in entries.items():
-            if k in accu:
-                return _Err(f"insert failed: key {k} already exists")
-            accu[k] = v
-        return accu
+        try:
+            return merge([args[0], {args[1]: args[2]} if len(args) == 3 else args[1]])
+        except LibraryError as exc:
+            return _Err(str(exc))
 
     def fold(self, c: _Comprehension, env: dict[str, Any]) -> Any:
         """`evalFold`: the range, the accumulator's start, per element the condition (stopping when it is false)
@@ -445,15 +458,14 @@ class _Unbounded(Exception):
     """The cost depends on sizes the expression does not tell (a comprehension over an input, a string op)."""
 
 
-class _Bounder:
+class _Bounder(_Visitor):
     """The (min, max) cost `_Walk` could add for an expression; `_Unbounded` when sizes it does not know decide it.
     Literal sizes are known (`x == 'admin'` costs at most ceil(5 / 10), `a + 1` is no concatenation); with
     `largest`, the size of the largest string, list or map in the inputs, so is every input's, every comprehension's
     length over one, and what `+`, `map` and `filter` make of them."""
 
     def __init__(self, largest: int | None = None) -> None:
-        from .checker import Checker
-        self.coster = Coster(Checker({}), None, 0)
+        super().__init__()
         self.largest = largest
 
     def size(self, e: Any, env: dict[str, int | None]) -> int | None:
@@ -509,14 +521,9 @@ class _Bounder:
         return isinstance(x, _Call) and (x.function in _SCALAR_RESULTS or x.function in ("_+_", "_-_") and any(
             self.scalar(a, env) for a in x.args))
 
-    def bound(self, e: Any, env: dict[str, int | None], branch: bool = False) -> Bound:
-        if isinstance(e, _Call):
-            return self.call(e, env, branch)
-        if isinstance(e, _Comprehension):
-            return self.fold(e, env)
-        x = self.coster.expand(e)
-        if x is not e:
-            return self.bound(x, env, branch)
+    bound = _Visitor.visit
+
+    def node(self, e: Node, env: dict[str, Any], branch: bool) -> Bound:
         kind = e.kind
         if kind == "lit":
             return 0, 0
@@ -715,4 +722,5 @@ def tracked_cost(expression: str, activation: dict[str, Any], functions: dict[st
     return walk.cost
 
 
-__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "largest_input", "static_bound", "tracked_cost"]
+__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "largest_input", "static_bound",
+           "tracked_cost"]

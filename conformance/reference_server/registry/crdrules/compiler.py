@@ -180,7 +180,8 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
     if not uncertain(result) and result != BOOL:
         out.error = "cel expression must evaluate to a bool"
         return out
-    out.uses_old_self, out.cost, out.max_cost = uses_old_self(text), runtime_estimate(text, cost), cost[1] if cost else 0
+    out.uses_old_self, out.cost = uses_old_self(text), runtime_estimate(text, cost)
+    out.max_cost = cost[1] if cost else 0
     if optional and out.uses_old_self:
         program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"), durations)
                         for present in (False, True))
