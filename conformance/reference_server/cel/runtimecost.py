@@ -278,12 +278,12 @@ class _Walk(_Visitor):
     def apply(self, function: str, member: bool, args: list[Any]) -> Any:
         """The operation's value: Python's where it is cel-go's for the operands' types (`_fast`), else cel-rust's
         (an error value when it fails)."""
+        fast = _fast(function, args)  # never for an error operand
+        if fast is not _NO:
+            return fast
         for a in args:
             if isinstance(a, _Err):
                 return a
-        fast = _fast(function, args)
-        if fast is not _NO:
-            return fast
         from .engine import CompileError, EvalError, compile_expression
         if len(args) > len(_NAMES):
             return _Err("too many arguments")
@@ -301,7 +301,9 @@ class _Walk(_Visitor):
             return e.value[1]
         if kind == "ident":
             if not branch:
-                self.add(1)
+                self.cost += 1
+                if self.limit is not None and self.cost > self.limit:
+                    raise CostLimitExceeded(self.cost)
             if e.value in env:
                 return env[e.value]
             return _Err(f"no such attribute: {e.value}")
@@ -342,6 +344,13 @@ class _Walk(_Visitor):
         """A call; `branch`: it is a qualified attribute resolved unobserved (a `?:` branch, an index key), its root
         identifier free."""
         f = e.function
+        if f in _STRICT_OPS and e.target is None:  # the common case first: an operator over its operands' values
+            args = [self.eval(a, env) for a in e.args]
+            result = self.apply(f, False, args)
+            self.cost += call_cost(f, False, args, result)
+            if self.limit is not None and self.cost > self.limit:
+                raise CostLimitExceeded(self.cost)
+            return result
         if f in ("_&&_", "_||_"):
             stop = f == "_||_"
             error = None
