@@ -98,16 +98,12 @@ class Types:
 _RECEIVER_COSTED = re.compile(r"\.\s*(?:startsWith|endsWith)\s*\(")
 
 
-def runtime_estimate(expression: str, estimate: tuple[int, int] | None) -> tuple[int, int] | None:
-    """The estimate the runtime budget may start from (`cel/budget.py`): none where cel-go's estimator sizes the
-    argument of startsWith/endsWith and its tracker the receiver (the estimate bounds nothing then)."""
-    return None if estimate is None or _RECEIVER_COSTED.search(expression) else estimate
-
-
 def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, Any], new: bool,
-                 sizes: Any = None) -> tuple[Any, str, tuple[int, int] | None]:
+                 sizes: Any = None) -> tuple[Any, str, tuple[int, int] | None, tuple[int, int] | None]:
     """The expression's type, cel-go's issues text of its type errors ("" when none or not known), and, with a size
-    estimator, its estimated (min, max) cost (`cel/cost.py`; None when not known)."""
+    estimator, its estimated (min, max) cost (`cel/cost.py`; None when not known) and the estimate the runtime
+    budget may start from (`cel/budget.py`): the same but where startsWith/endsWith are costed by their receiver,
+    as the tracker costs them (cel-go's estimator sizes their argument: its estimate bounds nothing then)."""
     from ...cel.checker import NEWER_THAN_COMPATIBILITY, Checker
     from ...cel.cost import estimate
     from ...cel.engine import issue_text
@@ -116,19 +112,22 @@ def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, 
     try:
         tree = parse(expression)
     except ParseError:
-        return UNKNOWN, "", None
+        return UNKNOWN, "", None, None
     checker = Checker(variables, None, {**OBJECTS, **objects}, NEWER_THAN_COMPATIBILITY if new else frozenset())
     try:
         out = checker.check(tree)
     except RecursionError:
-        return UNKNOWN, "", None
-    cost = None
+        return UNKNOWN, "", None, None
+    cost = runtime = None
     if sizes is not None and not checker.errors:
         try:
-            cost = estimate(tree, checker, sizes)
+            cost = runtime = estimate(tree, checker, sizes)
+            if _RECEIVER_COSTED.search(expression):
+                runtime = estimate(tree, checker, sizes, tracked=True)
         except RecursionError:
             pass
-    return out, "\n".join(issue_text(expression, at, message) for at, message in sorted(checker.errors)), cost
+    issues = "\n".join(issue_text(expression, at, message) for at, message in sorted(checker.errors))
+    return out, issues, cost, runtime
 
 
 @dataclass
@@ -173,14 +172,14 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
     except cel.CompileError as exc:
         out.error = f"compilation failed: {exc}"
         return out
-    result, issues, cost = _type_issues(text, variables, types.objects, new, sizes)
+    result, issues, cost, runtime = _type_issues(text, variables, types.objects, new, sizes)
     if issues:
         out.error = f"compilation failed: {issues}"
         return out
     if not uncertain(result) and result != BOOL:
         out.error = "cel expression must evaluate to a bool"
         return out
-    out.uses_old_self, out.cost = uses_old_self(text), runtime_estimate(text, cost)
+    out.uses_old_self, out.cost = uses_old_self(text), runtime
     out.max_cost = cost[1] if cost else 0
     if optional and out.uses_old_self:
         program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"), durations)
@@ -193,13 +192,13 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
         except cel.CompileError as exc:
             out.message_error = f"messageExpression compilation failed: {exc}"
             return out
-        result, issues, cost = _type_issues(message, variables, types.objects, new, sizes)
+        result, issues, cost, runtime = _type_issues(message, variables, types.objects, new, sizes)
         if issues:
             out.message_program, out.message_error = None, f"messageExpression compilation failed: {issues}"
         elif not uncertain(result) and result != STRING:
             out.message_program, out.message_error = None, "messageExpression must evaluate to a string"
         else:
-            out.message_cost, out.message_max_cost = runtime_estimate(message, cost), cost[1] if cost else 0
+            out.message_cost, out.message_max_cost = runtime, cost[1] if cost else 0
     if rule.get("fieldPath"):
         out.field_path = valid_field_path(str(rule["fieldPath"]), schema)
     return out
