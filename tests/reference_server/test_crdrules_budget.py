@@ -75,3 +75,19 @@ def test_a_message_expression_past_the_budget_stops_the_rules() -> None:
     assert [(e.field, e.body) for e in errs] == [
         ("spec.a", 'Invalid value: "object": messageExpression evaluation failed due to running out of cost budget, '
                    "no further validation rules will be run")]
+
+
+def test_the_runtime_estimate_costs_starts_with_by_its_receiver() -> None:
+    """cel-go's estimator costs `startsWith` by its argument (3 here: what the CRD write judges), its tracker by
+    the receiver (100 characters: 2 + 10): the estimate the budget starts from sizes the receiver (maxLength 100,
+    four bytes a character: 2 + 40)."""
+    from conformance.reference_server.cel.runtimecost import tracked_cost
+    rule = "self.name.startsWith('a')"
+    schema = {"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"name": {"type": "string", "maxLength": 100}},
+        "x-kubernetes-validations": [{"rule": rule}]}}}
+    node = crd_validator.build(schema)
+    assert node is not None
+    compiled = node.properties["spec"].rules[0]
+    assert compiled.max_cost == 3 and compiled.cost == (2, 42)
+    assert tracked_cost(rule, {"self": {"name": "x" * 100}}) == 12
