@@ -17,7 +17,7 @@ from typing import Any
 
 from .cost import Estimate
 from .engine import EvalError, Program
-from .runtimecost import LIMIT_EXCEEDED, CostLimitExceeded, largest_input, static_bound, tracked_cost
+from .runtimecost import LIMIT_EXCEEDED, CostLimitExceeded, largest_input, read_paths, static_bound, tracked_cost
 
 PER_CALL_LIMIT = 1_000_000           # celconfig.PerCallLimit
 RUNTIME_BUDGET = 10_000_000          # celconfig.RuntimeCELCostBudget
@@ -62,8 +62,12 @@ class Budget:
             self.spent += actual - bound
         self._pending.clear()
 
-    def _largest_of(self, activation: dict[str, Any]) -> int:
-        """`largest_input`, once for the evaluations of one activation (while its variables stay as many)."""
+    def _largest_of(self, activation: dict[str, Any], expression: str) -> int:
+        """`largest_input` within what `expression` reads; of the whole activation (once while its variables stay
+        as many) where that is not known."""
+        paths = read_paths(expression)
+        if paths is not None:
+            return largest_input(activation, paths)
         held, variables, largest = self._largest
         count = len(activation.get("variables") or ())
         if held is not activation or variables != count:
@@ -82,7 +86,7 @@ class Budget:
         `value_wanted` only the cost is taken (None returned: the program runs only if its cost must be known)."""
         estimate = static_bound(program.expression) or estimate
         if not self._fits(estimate):  # bounded by the inputs' sizes, then
-            estimate = static_bound(program.expression, self._largest_of(activation)) or estimate
+            estimate = static_bound(program.expression, self._largest_of(activation, program.expression)) or estimate
         if self._fits(estimate):
             assert estimate is not None
             if not value_wanted:

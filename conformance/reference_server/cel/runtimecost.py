@@ -677,10 +677,56 @@ def _longest_literal(tree: Node) -> int:
     return longest
 
 
-def largest_input(activation: dict[str, Any]) -> int:
+_PATHS: dict[str, tuple[tuple[str, ...], ...] | None] = {}
+
+
+def read_paths(expression: str) -> tuple[tuple[str, ...], ...] | None:
+    """The inputs `expression` reads, as paths of field names from a variable (`object.metadata.name`): every
+    value it can reach lies within them (comprehensions range over them, indexes select within them). None when
+    our parser cannot read it. Cached."""
+    if expression not in _PATHS:
+        if len(_PATHS) > 4096:
+            _PATHS.clear()
+        from .parser import children
+        paths: set[tuple[str, ...]] = set()
+        try:
+            todo = [_tree(expression)]
+        except Exception:  # noqa: BLE001 - what our parser cannot read: every input counts
+            _PATHS[expression] = None
+            return None
+        while todo:
+            node = todo.pop()
+            if node.kind in ("select", "ident"):
+                chain: list[str] = []
+                base = node
+                while base.kind == "select" and base.target is not None:
+                    chain.append(str(base.value))
+                    base = base.target
+                if base.kind == "ident":
+                    paths.add((str(base.value), *reversed(chain)))
+                    continue
+                todo.append(base)
+                continue
+            todo.extend(c for c in children(node) if c is not None)
+        _PATHS[expression] = tuple(sorted(paths))
+    return _PATHS[expression]
+
+
+def largest_input(activation: dict[str, Any], paths: tuple[tuple[str, ...], ...] | None = None) -> int:
     """The size of the largest string, bytes, list or map in `activation` (its values, and within them: map keys
-    too). On the request path: one tight loop over JSON-like values."""
-    largest, todo = 1, list(activation.values())
+    too), or only within the values at `paths` (`read_paths`). On the request path: one tight loop over JSON-like
+    values."""
+    if paths is None:
+        todo = list(activation.values())
+    else:
+        todo = []
+        for path in paths:
+            value: Any = activation
+            for name in path:
+                value = value.get(name) if isinstance(value, dict) else None
+            if value is not None:
+                todo.append(value)
+    largest = 1
     pop, extend = todo.pop, todo.extend
     while todo:
         value = pop()
@@ -731,5 +777,5 @@ def tracked_cost(expression: str, activation: dict[str, Any], functions: dict[st
     return walk.cost
 
 
-__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "largest_input", "static_bound",
+__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "largest_input", "read_paths", "static_bound",
            "tracked_cost"]
