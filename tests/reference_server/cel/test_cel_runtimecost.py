@@ -143,3 +143,15 @@ def test_static_bounds_hold_the_actual_costs() -> None:
     for unbounded in ("object.metadata.name.startsWith('x')", "object.spec.items.all(i, i > 0)",
                       "a == b", "a + b == 1", "[1, 2].sum() + x.max()"):
         assert static_bound(unbounded) is None, unbounded
+
+
+def test_bounds_by_the_inputs_an_expression_reads() -> None:
+    """Over inputs of at most 100 characters (rounded up to 128) `a.contains(b)` costs at most 2 + 13 x 13; the
+    sizes that count are those within what the expression reads."""
+    from conformance.reference_server.cel.runtimecost import largest_input, read_paths, static_bound
+    assert static_bound("a.contains(b)", 100) == (2, 171)
+    assert read_paths("object.metadata.name.startsWith(x.y) && object.data.all(k, k != '')") == (
+        ("k",), ("object", "data"), ("object", "metadata", "name"), ("x", "y"))
+    activation = {"object": {"metadata": {"name": "n" * 7, "annotations": {"a": "z" * 900}}}, "x": {"y": "abc"}}
+    assert largest_input(activation) == 900
+    assert largest_input(activation, read_paths("object.metadata.name.startsWith(x.y)")) == 7
