@@ -779,5 +779,5 @@ def tracked_cost(expression: str, activation: dict[str, Any], functions: dict[st
     return walk.cost
 
 
-__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "largest_input", "read_paths", "static_bound",
-           "tracked_cost"]
+__all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "largest_input", "read_paths",
+           "static_bound", "tracked_cost"]
