@@ -163,8 +163,8 @@ def validate(policy: dict[str, Any], activation: dict[str, Any]) -> list[Decisio
         started = perf_counter()
         try:
             value = _evaluate(expression, activation, variables, audit)
-        except OutOfBudget:
-            return out + [Decision(OUT_OF_BUDGET, error=True)] if fail else out
+        except OutOfBudget:  # the audit filter's error replaces every decision, as the validation filter's
+            return [Decision(OUT_OF_BUDGET, admitted=not fail)]
         except cel.EvalError as exc:
             if fail:
                 out.append(Decision(str(exc), error=True, elapsed=perf_counter() - started))
