@@ -22,7 +22,7 @@ from .runtimecost import LIMIT_EXCEEDED, CostLimitExceeded, largest_input, read_
 PER_CALL_LIMIT = 1_000_000           # celconfig.PerCallLimit
 RUNTIME_BUDGET = 10_000_000          # celconfig.RuntimeCELCostBudget
 MATCH_CONDITIONS_BUDGET = 2_500_000  # celconfig.RuntimeCELCostBudgetMatchConditions
-# the words of apiextensions' validation.go and admission's filter.go when an evaluation's cost passes the budget
+# the words of apiextensions' validation.go and of admission's plugin/cel/activation.go past the budget
 OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 
 

@@ -1,5 +1,5 @@
 """ValidatingAdmissionPolicies under kube-apiserver's runtime cost limits (`plugin/policy/validating/validator.go`,
-`plugin/cel/filter.go` `ForInput`): a validation past the per-call limit is an evaluation error; the validations
+`plugin/cel/condition.go` `ForInput`): a validation past the per-call limit is an evaluation error; the validations
 share `RuntimeCELCostBudget` (10,000,000), past which the policy's one decision is `validation failed due to
 running out of cost budget, no further validation rules will be run`; the messageExpressions take what is left,
 and past it every decision that was not an error is `failed messageExpression: ...`."""

@@ -1,6 +1,7 @@
-"""cel/budget.py: the per-call limit and the runtime budget from actual costs (apiextensions' validation.go and
-admission's filter.go order: the cost checked against the budget first, then the call's cancellation), the
-estimate taken without a walk where it fits, and ranges made exact only when a later evaluation needs them."""
+"""cel/budget.py: the per-call limit and the runtime budget from actual costs (in the order of apiextensions'
+validation.go and admission's plugin/cel/activation.go: the cost checked against the budget first, then the call's
+cancellation), the estimate taken without a walk where it fits, and ranges made exact only when a later evaluation
+needs them."""
 from __future__ import annotations
 
 import pytest

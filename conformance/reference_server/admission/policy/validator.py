@@ -2,11 +2,12 @@
 matchConditions, then `spec.variables` (in order), `validations` with their messages, `auditAnnotations`.
 Returns the decisions the dispatcher acts on.
 
-Runtime costs (`cel/budget.py`): the validations share `RuntimeCELCostBudget` (`filter.go` `ForInput`; a variable
-costs where it is first read, as upstream's lazy composition); past it the policy's one decision is `validation
-failed due to running out of cost budget, no further validation rules will be run`. The messageExpressions, all
-of them as upstream's message filter evaluates them, take what the validations left (past it each decision that
-was not an error is `failed messageExpression: <that error>`); the audit annotations have a budget of their own."""
+Runtime costs (`cel/budget.py`): the validations share `RuntimeCELCostBudget` (`plugin/cel/condition.go`
+`ForInput`; a variable costs where it is first read, as upstream's lazy composition); past it the policy's one
+decision is `validation failed due to running out of cost budget, no further validation rules will be run`. The
+messageExpressions, all of them as upstream's message filter evaluates them, take what the validations left (past
+it each decision that was not an error is `failed messageExpression: <that error>`); the audit annotations have a
+budget of their own."""
 from __future__ import annotations
 
 import re
