@@ -3,21 +3,23 @@
 and the sets library's trackers (`ext/sets.go` `trackSetsCost`).
 
 cel-rust reports no cost, so an expression whose cost matters is walked here as cel-go's interpreter walks it,
-node by node, each operation computed by cel-rust (a one-operation program of `engine.py`, cached) over its
-operands' values, and the cost observed as cel-go's observer adds it: identifiers and selections 1 (a presence
+node by node (compiled once an expression into one closure a node), each operation computed by Python where its
+result is cel-go's for the operands' types, else by cel-rust (a one-operation program of `engine.py`, cached) over
+its operands' values, and the cost observed as cel-go's observer adds it: identifiers and selections 1 (a presence
 test 0: Kubernetes sets `PresenceTestHasCost(false)`), constants 0, list/map creation 10/30, `&&`, `||` and `?:`
 nothing of their own (and only the operands evaluated; an identifier that is a branch of `?:` is resolved as a
 conditional attribute, unobserved), each call its `costCall` from its arguments' actual sizes, macros as cel-go
 expands them (`cost.py`'s `Coster.expand`: the loop condition and step per element, the accumulator's reads).
 Past `limit` the walk stops as cel-go's tracker panics: `operation cancelled: actual cost limit exceeded`.
 
-The walk costs about a microsecond a unit of cost: `budget.py` asks for it only where no bound fits a limit.
+The walk takes some 0.3 to 1 µs a unit of cost: `budget.py` asks for it only where no bound fits a limit.
 `static_bound` is such a bound without running, by the walk's own rules over what the expression tells (literal
 sizes; with `largest`, the size of the largest string, list or map the expression reads, `largest_input` within
 `read_paths`)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from .cost import ACCU, Coster, _Call, _Comprehension
@@ -267,187 +269,272 @@ class _Visitor:
         raise NotImplementedError
 
 
-class _Walk(_Visitor):
-    def __init__(self, functions: dict[str, Any], limit: int | None):
-        super().__init__()
-        self.functions, self.limit, self.cost = functions, limit, 0
+def _apply(function: str, member: bool, args: list[Any]) -> Any:
+    """The operation's value: Python's where it is cel-go's for the operands' types (`_fast`), else cel-rust's
+    (an error value when it fails)."""
+    fast = _fast(function, args)  # never for an error operand
+    if fast is not _NO:
+        return fast
+    for a in args:
+        if isinstance(a, _Err):
+            return a
+    from .engine import CompileError, EvalError, compile_expression
+    if len(args) > len(_NAMES):
+        return _Err("too many arguments")
+    try:
+        program = compile_expression(_template(function, member, len(args)), _NAMES[:len(args)])
+        return program.evaluate(dict(zip(_NAMES, args)))
+    except (CompileError, EvalError) as exc:
+        return _Err(str(exc))
 
-    def add(self, n: int) -> None:
-        self.cost += n
-        if self.limit is not None and self.cost > self.limit:
-            raise CostLimitExceeded(self.cost)
 
-    def apply(self, function: str, member: bool, args: list[Any]) -> Any:
-        """The operation's value: Python's where it is cel-go's for the operands' types (`_fast`), else cel-rust's
-        (an error value when it fails)."""
-        fast = _fast(function, args)  # never for an error operand
-        if fast is not _NO:
-            return fast
-        for a in args:
-            if isinstance(a, _Err):
-                return a
-        from .engine import CompileError, EvalError, compile_expression
-        if len(args) > len(_NAMES):
-            return _Err("too many arguments")
-        try:
-            program = compile_expression(_template(function, member, len(args)), _NAMES[:len(args)])
-            return program.evaluate(dict(zip(_NAMES, args)))
-        except (CompileError, EvalError) as exc:
-            return _Err(str(exc))
+def _map_insert(args: list[Any]) -> Any:
+    bad = next((a for a in args if isinstance(a, _Err)), None)
+    if bad is not None:
+        return bad
+    try:
+        return merge([args[0], {args[1]: args[2]} if len(args) == 3 else args[1]])
+    except LibraryError as exc:
+        return _Err(str(exc))
 
-    eval = _Visitor.visit  # cel-go's evaluation of one node; `env`: the activation and the comprehensions' variables
 
-    def node(self, e: Node, env: dict[str, Any], branch: bool) -> Any:
+# ---- the walk compiled: one closure a node, built once an expression ------------------------------------------
+class _Tracker:
+    """`CostTracker`: the cost so far and the limit (`CostLimitExceeded` past it)."""
+
+    __slots__ = ("cost", "limit")
+
+    def __init__(self, limit: int | None):
+        self.cost, self.limit = 0, limit if limit is not None else math.inf
+
+
+Step = Callable[[dict[str, Any], _Tracker], Any]
+
+
+def _charge(t: _Tracker, n: int) -> None:
+    t.cost += n
+    if t.cost > t.limit:
+        raise CostLimitExceeded(t.cost)
+
+
+def _first_error(values: list[Any]) -> Any:
+    return next((v for v in values if isinstance(v, _Err)), None)
+
+
+class _Compiler(_Visitor):
+    """`_Walk`'s evaluation as closures `(env, tracker) -> value` (several times faster than visiting each node
+    again each time it runs): the same costs, observed in the same order."""
+
+    # `env` while compiling: the names comprehensions and binds declare around the node (never a namespace then)
+    def node(self, e: Node, env: dict[str, Any], branch: bool) -> Step:
         kind = e.kind
         if kind == "lit":
-            return e.value[1]
+            value = e.value[1]
+            return lambda env, t: value
         if kind == "ident":
-            if not branch:
-                self.cost += 1
-                if self.limit is not None and self.cost > self.limit:
-                    raise CostLimitExceeded(self.cost)
-            if e.value in env:
-                return env[e.value]
-            return _Err(f"no such attribute: {e.value}")
-        if kind == "select":
-            target = self.eval(e.target, env, branch)
-            self.add(1)
-            if isinstance(target, _Err):
-                return target
-            if isinstance(target, dict):
-                return target[e.value] if e.value in target else _Err(f"no such key: {e.value}")
-            return _Err("no such overload")
-        if kind == "call":  # has(x.f): the operand's cost, the test free (PresenceTestHasCost false)
-            sel = e.args[0]
-            target = self.eval(sel.target, env, branch)
-            self.add(self.coster.presence_cost)
-            return isinstance(target, dict) and sel.value in target
-        if kind == "list":
-            values = [self.eval(a, env) for a in e.args]
-            self.add(LIST_CREATE)
-            bad = next((v for v in values if isinstance(v, _Err)), None)
-            if bad is not None:
-                return bad
-            return opt_list([[i in e.opt_elems, v] for i, v in enumerate(values)]) if e.opt_elems else values
-        if kind in ("map", "struct"):
-            out: dict[Any, Any] = {}
-            error = None
-            for k, v, optional in e.entries:
-                key = self.eval(k, env) if kind == "map" else k
-                value = self.eval(v, env)
-                error = error or next((z for z in (key, value) if isinstance(z, _Err)), None)
-                if not error:
-                    out.update(opt_map([[key, value, optional]]))
-            self.add(MAP_CREATE)
-            return error or out
-        return _Err(f"cannot evaluate a {kind}")
+            name = e.value
+            missing = _Err(f"no such attribute: {name}")
+            if branch:
+                return lambda env, t: env[name] if name in env else missing
 
-    def call(self, e: _Call, env: dict[str, Any], branch: bool = False) -> Any:
-        """A call; `branch`: it is a qualified attribute resolved unobserved (a `?:` branch, an index key), its root
-        identifier free."""
+            def ident(env: dict[str, Any], t: _Tracker) -> Any:
+                t.cost += 1
+                if t.cost > t.limit:
+                    raise CostLimitExceeded(t.cost)
+                return env[name] if name in env else missing
+            return ident
+        if kind == "select":
+            target, field = self.visit(e.target, env, branch), e.value
+
+            def select(env: dict[str, Any], t: _Tracker) -> Any:
+                value = target(env, t)
+                _charge(t, 1)
+                if isinstance(value, _Err):
+                    return value
+                if isinstance(value, dict):
+                    return value[field] if field in value else _Err(f"no such key: {field}")
+                return _Err("no such overload")
+            return select
+        if kind == "call":  # has(x.f): the operand's cost, the test free (PresenceTestHasCost false)
+            operand, field = self.visit(e.args[0].target, env, branch), e.args[0].value
+
+            def has(env: dict[str, Any], t: _Tracker) -> Any:
+                value = operand(env, t)
+                return isinstance(value, dict) and field in value
+            return has
+        if kind == "list":
+            elements, optional = [self.visit(a, env) for a in e.args], e.opt_elems
+
+            def make_list(env: dict[str, Any], t: _Tracker) -> Any:
+                values = [f(env, t) for f in elements]
+                _charge(t, LIST_CREATE)
+                bad = _first_error(values)
+                if bad is not None:
+                    return bad
+                return opt_list([[i in optional, v] for i, v in enumerate(values)]) if optional else values
+            return make_list
+        if kind in ("map", "struct"):
+            entries = [(self.visit(k, env) if kind == "map" else (lambda env, t, k=k: k), self.visit(v, env), o)
+                       for k, v, o in e.entries]
+
+            def make_map(env: dict[str, Any], t: _Tracker) -> Any:
+                out: dict[Any, Any] = {}
+                error = None
+                for key_of, value_of, optional in entries:
+                    key, value = key_of(env, t), value_of(env, t)
+                    error = error or _first_error([key, value])
+                    if not error:
+                        out.update(opt_map([[key, value, optional]]))
+                _charge(t, MAP_CREATE)
+                return error or out
+            return make_map
+        failure = _Err(f"cannot evaluate a {kind}")
+        return lambda env, t: failure
+
+    def call(self, e: _Call, env: dict[str, Any], branch: bool) -> Step:
         f = e.function
-        if f in _STRICT_OPS and e.target is None:  # the common case first: an operator over its operands' values
-            args = [self.eval(a, env) for a in e.args]
-            result = self.apply(f, False, args)
-            self.cost += call_cost(f, False, args, result)
-            if self.limit is not None and self.cost > self.limit:
-                raise CostLimitExceeded(self.cost)
-            return result
+        if f in _STRICT_OPS and e.target is None:
+            operands = [self.visit(a, env) for a in e.args]
+
+            def operator(env: dict[str, Any], t: _Tracker) -> Any:
+                args = [o(env, t) for o in operands]
+                result = _apply(f, False, args)
+                t.cost += call_cost(f, False, args, result)
+                if t.cost > t.limit:
+                    raise CostLimitExceeded(t.cost)
+                return result
+            return operator
         if f in ("_&&_", "_||_"):
-            stop = f == "_||_"
-            error = None
-            for term in e.args:
-                v = self.eval(term, env)
-                if v is stop:
-                    return stop
-                if not isinstance(v, bool):
-                    error = error or (v if isinstance(v, _Err) else _Err("no such overload"))
-            return error or (not stop)
+            terms, stop = [self.visit(a, env) for a in e.args], f == "_||_"
+
+            def logic(env: dict[str, Any], t: _Tracker) -> Any:
+                error = None
+                for term in terms:
+                    v = term(env, t)
+                    if v is stop:
+                        return stop
+                    if not isinstance(v, bool):
+                        error = error or (v if isinstance(v, _Err) else _Err("no such overload"))
+                return error or (not stop)
+            return logic
         if f == "_?_:_":
-            c = self.eval(e.args[0], env)
-            if c is True or c is False:
-                return self.eval(e.args[1] if c else e.args[2], env, branch=True)
-            return c if isinstance(c, _Err) else _Err("no such overload")
+            test = self.visit(e.args[0], env)
+            yes, no = self.visit(e.args[1], env, True), self.visit(e.args[2], env, True)
+
+            def conditional(env: dict[str, Any], t: _Tracker) -> Any:
+                c = test(env, t)
+                if c is True or c is False:
+                    return yes(env, t) if c else no(env, t)
+                return c if isinstance(c, _Err) else _Err("no such overload")
+            return conditional
         if f == "_?._":
-            target = self.eval(e.args[0], env, branch)
-            self.add(1)
-            if isinstance(target, _Err):
-                return target
-            try:
-                return opt_select(target, e.args[1].value[1])
-            except Exception as exc:  # noqa: BLE001 - a library error is the value's error
-                return _Err(str(exc))
+            target, field = self.visit(e.args[0], env, branch), e.args[1].value[1]
+
+            def optional_select(env: dict[str, Any], t: _Tracker) -> Any:
+                value = target(env, t)
+                _charge(t, 1)
+                if isinstance(value, _Err):
+                    return value
+                try:
+                    return opt_select(value, field)
+                except Exception as exc:  # noqa: BLE001 - a library error is the value's error
+                    return _Err(str(exc))
+            return optional_select
         if f in ("_[_]", "_[?_]"):
             # an attribute as the key is resolved by its qualifier (`attrQualifier`): its root identifier free
-            target, key = self.eval(e.args[0], env, branch), self.eval(e.args[1], env, True)
-            self.add(1)
-            if f == "_[_]":
-                return self.apply("_[_]", False, [target, key])
-            if isinstance(target, _Err) or isinstance(key, _Err):
-                return target if isinstance(target, _Err) else key
-            try:
-                return opt_index(target, key)
-            except Exception as exc:  # noqa: BLE001
-                return _Err(str(exc))
+            target, key_of, plain = self.visit(e.args[0], env, branch), self.visit(e.args[1], env, True), f == "_[_]"
+
+            def index(env: dict[str, Any], t: _Tracker) -> Any:
+                value, key = target(env, t), key_of(env, t)
+                _charge(t, 1)
+                if plain:
+                    return _apply("_[_]", False, [value, key])
+                bad = _first_error([value, key])
+                if bad is not None:
+                    return bad
+                try:
+                    return opt_index(value, key)
+                except Exception as exc:  # noqa: BLE001
+                    return _Err(str(exc))
+            return index
         if f == "bind" and isinstance(e.target, Node) and e.target.kind == "ident" and e.target.value == "cel" \
-                and "cel" not in env and len(e.args) == 3:  # cel.bind: a comprehension over []
-            self.add(LIST_CREATE)
-            value = self.eval(e.args[1], env)
-            return self.eval(e.args[2], {**env, e.args[0].value: value})
+                and len(e.args) == 3:  # cel.bind: a comprehension over []
+            name, init = e.args[0].value, self.visit(e.args[1], env)
+            body = self.visit(e.args[2], {**env, name: None})
+
+            def bind(env: dict[str, Any], t: _Tracker) -> Any:
+                _charge(t, LIST_CREATE)
+                value = init(env, t)
+                return body({**env, name: value}, t)
+            return bind
         if f == "@not_strictly_false":
-            v = self.eval(e.args[0], env)
-            self.add(1)
-            return v is not False
-        member = e.target is not None
-        name = f
+            operand = self.visit(e.args[0], env)
+
+            def not_strictly_false(env: dict[str, Any], t: _Tracker) -> Any:
+                v = operand(env, t)
+                _charge(t, 1)
+                return v is not False
+            return not_strictly_false
+        member, name = e.target is not None, f
         if member and isinstance(e.target, Node) and e.target.kind == "ident" and e.target.value not in env \
                 and (e.target.value in NAMESPACES or f"{e.target.value}.{f}" in LIBRARY):
             member, name = False, f"{e.target.value}.{f}"
-        args = ([self.eval(e.target, env)] if member else []) + [self.eval(a, env) for a in e.args]
-        if name == "cel.@mapInsert":
-            result = self._map_insert(args)
-        else:
-            result = self.apply(name, member, args)
-        self.add(call_cost(name, member, args, result))
-        return result
+        operands = ([self.visit(e.target, env)] if member else []) + [self.visit(a, env) for a in e.args]
+        insert = name == "cel.@mapInsert"
 
-    @staticmethod
-    def _map_insert(args: list[Any]) -> Any:
-        bad = next((a for a in args if isinstance(a, _Err)), None)
-        if bad is not None:
-            return bad
-        try:
-            return merge([args[0], {args[1]: args[2]} if len(args) == 3 else args[1]])
-        except LibraryError as exc:
-            return _Err(str(exc))
+        def function(env: dict[str, Any], t: _Tracker) -> Any:
+            args = [o(env, t) for o in operands]
+            result = _map_insert(args) if insert else _apply(name, member, args)
+            _charge(t, call_cost(name, member, args, result))
+            return result
+        return function
 
-    def fold(self, c: _Comprehension, env: dict[str, Any]) -> Any:
+    def fold(self, c: _Comprehension, env: dict[str, Any]) -> Step:
         """`evalFold`: the range, the accumulator's start, per element the condition (stopping when it is false)
         and the step, then the result."""
-        rng = self.eval(c.range, env)
-        if isinstance(rng, _Err):
-            return rng
-        if isinstance(rng, dict):
-            items = list(rng.items()) if c.var2 is not None else [(k, None) for k in rng]
-        elif isinstance(rng, (list, tuple)):
-            items = list(enumerate(rng)) if c.var2 is not None else [(v, None) for v in rng]
-        else:
-            return _Err("no such overload")
-        inner = dict(env)
-        inner[c.accu] = self.eval(c.init, env)
-        for first, second in items:
-            inner[c.var] = first
-            if c.var2 is not None:
-                inner[c.var2] = second
-            if self.eval(c.cond, inner) is False:
-                break
-            inner[c.accu] = self.eval(c.step, inner)
-        inner.pop(c.var, None)
-        if c.var2 is not None:
-            inner.pop(c.var2, None)
-        if c.var in env:
-            inner[c.var] = env[c.var]
-        return self.eval(c.result, inner)
+        rng, init = self.visit(c.range, env), self.visit(c.init, env)
+        var, var2, accu = c.var, c.var2, c.accu
+        local = {**env, var: None, accu: None, **({var2: None} if var2 is not None else {})}  # names bound here
+        cond, step, result = self.visit(c.cond, local), self.visit(c.step, local), self.visit(c.result, local)
+
+        def comprehension(env: dict[str, Any], t: _Tracker) -> Any:
+            values = rng(env, t)
+            if isinstance(values, _Err):
+                return values
+            if isinstance(values, dict):
+                items = list(values.items()) if var2 is not None else [(k, None) for k in values]
+            elif isinstance(values, (list, tuple)):
+                items = list(enumerate(values)) if var2 is not None else [(v, None) for v in values]
+            else:
+                return _Err("no such overload")
+            inner = dict(env)
+            inner[accu] = init(env, t)
+            for first, second in items:
+                inner[var] = first
+                if var2 is not None:
+                    inner[var2] = second
+                if cond(inner, t) is False:
+                    break
+                inner[accu] = step(inner, t)
+            inner.pop(var, None)
+            if var2 is not None:
+                inner.pop(var2, None)
+            if var in env:
+                inner[var] = env[var]
+            return result(inner, t)
+        return comprehension
+
+
+_COMPILED: dict[str, Step] = {}
+
+
+def _compiled(expression: str) -> Step:
+    step = _COMPILED.get(expression)
+    if step is None:
+        if len(_COMPILED) > 1024:
+            _COMPILED.clear()
+        step = _COMPILED[expression] = _Compiler().visit(_tree(expression), {})
+    return step
 
 
 # ---- a bound without running: the walk's own costs over what the expression itself tells ---------------------
@@ -774,9 +861,9 @@ def _parsed(expression: str, _cache: dict[str, Node] = {}) -> Node:  # noqa: B00
 def tracked_cost(expression: str, activation: dict[str, Any], functions: dict[str, Any] | None = None,
                  limit: int | None = None) -> int:
     """cel-go's `ActualCost()` of evaluating `expression` over `activation`; `CostLimitExceeded` past `limit`."""
-    walk = _Walk(functions or {}, limit)
-    walk.eval(_tree(expression), {k: v for k, v in activation.items() if k != ACCU})
-    return walk.cost
+    tracker = _Tracker(limit)
+    _compiled(expression)({k: v for k, v in activation.items() if k != ACCU}, tracker)
+    return tracker.cost
 
 
 __all__ = ["LIMIT_EXCEEDED", "CostLimitExceeded", "actual_size", "call_cost", "largest_input", "read_paths",
