@@ -89,3 +89,14 @@ def test_message_expressions_take_what_the_validations_left(srv: tuple[RunningSe
     ns = _namespace(s, server.url)
     _policy(s, server.url, [_heavy(0), failing], ns)
     assert _denial(_cm(s, server.url, ns, "x" * 9_980)) == "y"
+
+
+def test_match_conditions_share_their_own_budget() -> None:
+    """`RuntimeCELCostBudgetMatchConditions` (2,500,000): two conditions of 999,004 fit, a third does not: under
+    Fail the error, under Ignore no match (webhook/matchconditions/matcher.go)."""
+    from conformance.reference_server.admission import matchconditions as mc
+    activation = {"object": {"data": {"a": "x" * 9_980}}}
+    conditions = [{"name": f"c{i}", "expression": _heavy(i)["expression"]} for i in range(3)]
+    assert mc.match(conditions[:2], activation, "Fail") == mc.MatchResult(True)
+    assert mc.match(conditions, activation, "Fail") == mc.MatchResult(False, OUT)
+    assert mc.match(conditions, activation, "Ignore") == mc.MatchResult(False)
