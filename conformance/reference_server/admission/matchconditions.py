@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import cel
+from ..cel.budget import MATCH_CONDITIONS_BUDGET, OUT_OF_BUDGET, Budget, OutOfBudget
 from ..cel.environments import declared
 from .webhooks import review
 from .webhooks.matching import Attributes
@@ -59,10 +60,12 @@ def authorizing(server_authorizer: Any) -> AbstractContextManager[None]:
     return install(ask)
 
 
-def evaluate(expression: str, activation: dict[str, Any]) -> Any:
-    """The expression's value; `cel.EvalError` worded as `ForInput`'s `cel.Error` detail."""
+def evaluate(expression: str, activation: dict[str, Any], budget: Budget, value_wanted: bool = True) -> Any:
+    """The expression's value, its cost taken from `budget` (`OutOfBudget` past it); `cel.EvalError` worded as
+    `ForInput`'s `cel.Error` detail."""
     try:
-        return cel.compile_expression(expression, EVERYTHING).evaluate(activation)
+        program = cel.compile_expression(expression, EVERYTHING)
+        return budget.evaluate(program, activation, None, value_wanted)
     except cel.CompileError as exc:  # stored before this server compiled expressions
         raise cel.EvalError(f"expression '{expression}' resulted in error: compilation failed: {exc}") from None
     except cel.EvalError as exc:
@@ -81,17 +84,24 @@ class MatchResult:
 
 
 def match(conditions: list[Any], activation: dict[str, Any], failure_policy: str | None) -> MatchResult:
+    """Every condition evaluated (as `ForInput`, over `RuntimeCELCostBudgetMatchConditions`: past it, the
+    failure policy's answer with its error), then any false one skips."""
     errors: list[str] = []
+    budget = Budget(MATCH_CONDITIONS_BUDGET)
+    values = []
     for cond in conditions:
         if not isinstance(cond, dict):
             continue
         try:
-            value = evaluate(str(cond.get("expression") or ""), activation)
+            values.append(evaluate(str(cond.get("expression") or ""), activation, budget))
         except cel.EvalError as exc:
             errors.append(str(exc))
-            continue
-        if value is False:
+        except OutOfBudget:
+            if (failure_policy or "Fail") == "Fail":
+                return MatchResult(False, OUT_OF_BUDGET)
             return MatchResult(False)
+    if any(value is False for value in values):
+        return MatchResult(False)
     if errors:
         if (failure_policy or "Fail") == "Fail":
             return MatchResult(False, aggregate(errors))

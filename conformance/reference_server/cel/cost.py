@@ -160,8 +160,12 @@ def overload_id(function: str, o: Overload) -> str:
 class Coster:
     """cel-go's `coster` over this package's AST and the checker's types and references."""
 
-    def __init__(self, checker: Checker, sizes: SizeEstimator | None = None, presence_cost: int = 1) -> None:
+    def __init__(self, checker: Checker, sizes: SizeEstimator | None = None, presence_cost: int = 1,
+                 tracked: bool = False) -> None:
         self.checker = checker
+        # `tracked`: startsWith/endsWith costed by the receiver's size, as the runtime tracker costs them (the
+        # estimator sizes the argument), so that the estimate bounds the tracked cost (cel/budget.py)
+        self.tracked = tracked
         self.presence_cost = presence_cost  # `PresenceTestHasCost`: Kubernetes' base environment sets it to 0
         self.size_estimator = sizes
         self.types: dict[int, Type] = {}
@@ -467,7 +471,8 @@ class Coster:
             sz = self.sized(args[0])
             return add(factor(sz, STRING_TRAVERSAL), arg_sum), (sz[0] + 2, (sz[1] * 2 + 2) & MAX)
         if oid in ("starts_with_string", "ends_with_string") and len(args) == 1:
-            return add(factor(self.sized(args[0]), STRING_TRAVERSAL), arg_sum), None
+            sized = self.sized(target) if self.tracked and target is not None else self.sized(args[0])
+            return add(factor(sized, STRING_TRAVERSAL), arg_sum), None
         if oid == "in_list" and len(args) == 2:
             return add(factor(self.sized(args[1]), 1), arg_sum), None
         if oid == "matches_string" and target is not None and len(args) == 1:
@@ -618,10 +623,10 @@ def _expr_size(e: Any) -> Estimate | None:
     return None
 
 
-def estimate(tree: Node, checker: Checker, sizes: SizeEstimator | None = None, presence_cost: int = 0
-             ) -> Estimate:
+def estimate(tree: Node, checker: Checker, sizes: SizeEstimator | None = None, presence_cost: int = 0,
+             tracked: bool = False) -> Estimate:
     """`EstimateCost` of a checked expression: its (min, max) cost (`has()` free, as Kubernetes configures it)."""
-    return Coster(checker, sizes, presence_cost).cost(tree)
+    return Coster(checker, sizes, presence_cost, tracked).cost(tree)
 
 
 def estimate_expression(expression: str, variables: Mapping[str, Type], sizes: SizeEstimator | None = None,

@@ -10,6 +10,8 @@ parser (`syntax.py`: its ANTLR grammar and messages); cel-rust's words are left 
 Its arithmetic is cel-go's where it differs (`libs/arith.py`): negations, conversions and, where an expression makes
 durations, `+`/`-` are rewritten when it compiles; an operation cel-rust refuses (`_RETRY`) runs the expression
 again with all of cel-go's (`Program._exact_program`), so the common path keeps cel-rust's own operators.
+cel-rust tracks no cost: `Program.evaluate` runs without limits, and `budget.py` keeps kube-apiserver's
+(`runtimecost.py` walks an evaluation for cel-go's tracked cost where it has to be known).
 
 The package's `__init__` imports its command-line interface (typer, rich: ~0.3 s); only the native module is
 loaded here (`cel.cel`), registered under its own name so a later `import cel` reuses it."""
@@ -118,42 +120,6 @@ def _undeclared(expression: str, name: str) -> str:
     return issue_text(expression, m.start() if m else 0, f"undeclared reference to '{name}' (in container '')")
 
 
-# kube-apiserver's per-call runtime cost budget (`celconfig.RuntimeCELCostBudget`); cel-rust has no cost tracking
-# and holds the GIL while it runs, so an expression whose worst case exceeds the budget is refused before it runs:
-# operators x (largest list or map in the inputs) ^ (comprehension nesting), an over-estimate of cel-go's cost.
-COST_BUDGET = 10_000_000
-_MACRO_OPEN = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(")
-
-
-def _macro_depth(expression: str) -> int:
-    """How deeply comprehension macros nest (by their parentheses, string literals blanked)."""
-    text = _LITERALS.sub(lambda m: "'" + " " * (len(m.group(0)) - 2) + "'", expression)
-    opens = {m.end() - 1 for m in _MACRO_OPEN.finditer(text)}
-    stack: list[bool] = []
-    depth = best = 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            stack.append(i in opens)
-            depth += i in opens
-            best = max(best, depth)
-        elif ch == ")" and stack:
-            depth -= stack.pop()
-    return best
-
-
-def _largest(activation: dict[str, Any]) -> int:
-    largest, todo = 1, list(activation.values())
-    while todo:
-        value = todo.pop()
-        if isinstance(value, dict):
-            largest = max(largest, len(value))
-            todo.extend(value.values())
-        elif isinstance(value, (list, tuple)):
-            largest = max(largest, len(value))
-            todo.extend(value)
-    return largest
-
-
 _OVERFLOW = re.compile(r"Arithmetic overflow in '(\w+)' on (.*) and (.*?)\.?$", re.S)
 _INT64_RANGE = range(-(1 << 63), 1 << 63)
 
@@ -195,12 +161,10 @@ def error_text(message: str) -> str:
 class Program:
     """A compiled expression and the library functions it calls."""
 
-    __slots__ = ("expression", "_program", "_functions", "_depth", "_operators", "_exact")
+    __slots__ = ("expression", "_program", "_functions", "_exact")
 
     def __init__(self, expression: str, program: Any, functions: dict[str, Any], exact: bool = False):
         self.expression, self._program, self._functions = expression, program, functions
-        self._depth = _macro_depth(expression)
-        self._operators = max(1, len(_OPERATORS.findall(_LITERALS.sub("''", expression))))
         # the program with cel-go's arithmetic (desugar.py's EXACT), made on first need; False: none (this is it,
         # or it does not compile)
         self._exact: Program | bool | None = False if exact else None
@@ -211,8 +175,7 @@ class Program:
         return self._exact or None
 
     def evaluate(self, activation: dict[str, Any]) -> Any:
-        if self._depth and self._operators * _largest(activation) ** self._depth > COST_BUDGET:
-            raise EvalError("operation cancelled: actual cost limit exceeded")
+        """The value over `activation`, without cost limits (`budget.py` keeps them)."""
         try:
             return self._program.execute({**activation, **self._functions} if self._functions else activation)
         except KeyError as exc:

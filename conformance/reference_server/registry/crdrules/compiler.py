@@ -95,10 +95,15 @@ class Types:
         return {"integer": INT, "number": DOUBLE, "boolean": BOOL}.get(typ, UNKNOWN)
 
 
+_RECEIVER_COSTED = re.compile(r"\.\s*(?:startsWith|endsWith)\s*\(")
+
+
 def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, Any], new: bool,
-                 sizes: Any = None) -> tuple[Any, str, int]:
+                 sizes: Any = None) -> tuple[Any, str, tuple[int, int] | None, tuple[int, int] | None]:
     """The expression's type, cel-go's issues text of its type errors ("" when none or not known), and, with a size
-    estimator, its estimated maximum cost (`cel/cost.py`; 0 when not known)."""
+    estimator, its estimated (min, max) cost (`cel/cost.py`; None when not known) and the estimate the runtime
+    budget may start from (`cel/budget.py`): the same but where startsWith/endsWith are costed by their receiver,
+    as the tracker costs them (cel-go's estimator sizes their argument: its estimate bounds nothing then)."""
     from ...cel.checker import NEWER_THAN_COMPATIBILITY, Checker
     from ...cel.cost import estimate
     from ...cel.engine import issue_text
@@ -107,20 +112,22 @@ def _type_issues(expression: str, variables: dict[str, Any], objects: dict[str, 
     try:
         tree = parse(expression)
     except ParseError:
-        return UNKNOWN, "", 0
+        return UNKNOWN, "", None, None
     checker = Checker(variables, None, {**OBJECTS, **objects}, NEWER_THAN_COMPATIBILITY if new else frozenset())
     try:
         out = checker.output(tree)  # the base environment's AST validators too (since 1.29: literals, regexes)
     except RecursionError:
-        return UNKNOWN, "", 0
+        return UNKNOWN, "", None, None
     issues = checker.issues()
-    cost = 0
+    cost = runtime = None
     if sizes is not None and not issues:
         try:
-            cost = estimate(tree, checker, sizes)[1]
+            cost = runtime = estimate(tree, checker, sizes)
+            if _RECEIVER_COSTED.search(expression):
+                runtime = estimate(tree, checker, sizes, tracked=True)
         except RecursionError:
             pass
-    return out, "\n".join(issue_text(expression, at, message) for at, message in issues), cost
+    return out, "\n".join(issue_text(expression, at, message) for at, message in issues), cost, runtime
 
 
 @dataclass
@@ -136,6 +143,8 @@ class Compiled:
     field_path: str | None = None  # NormalizedRuleFieldPath
     max_cost: int = 0  # MaxCost and MessageExpressionMaxCost: the estimates, when compiled with a size estimator
     message_max_cost: int = 0
+    cost: tuple[int, int] | None = None  # the (min, max) estimates, for the runtime budget (cel/budget.py)
+    message_cost: tuple[int, int] | None = None
 
 
 def _optional_old_self(rule: str, present: bool) -> str:
@@ -163,14 +172,15 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
     except cel.CompileError as exc:
         out.error = f"compilation failed: {exc}"
         return out
-    result, issues, cost = _type_issues(text, variables, types.objects, new, sizes)
+    result, issues, cost, runtime = _type_issues(text, variables, types.objects, new, sizes)
     if issues:
         out.error = f"compilation failed: {issues}"
         return out
     if not uncertain(result) and result != BOOL:
         out.error = "cel expression must evaluate to a bool"
         return out
-    out.uses_old_self, out.max_cost = uses_old_self(text), cost
+    out.uses_old_self, out.cost = uses_old_self(text), runtime
+    out.max_cost = cost[1] if cost else 0
     if optional and out.uses_old_self:
         program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"), durations)
                         for present in (False, True))
@@ -182,13 +192,13 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
         except cel.CompileError as exc:
             out.message_error = f"messageExpression compilation failed: {exc}"
             return out
-        result, issues, cost = _type_issues(message, variables, types.objects, new, sizes)
+        result, issues, cost, runtime = _type_issues(message, variables, types.objects, new, sizes)
         if issues:
             out.message_program, out.message_error = None, f"messageExpression compilation failed: {issues}"
         elif not uncertain(result) and result != STRING:
             out.message_program, out.message_error = None, "messageExpression must evaluate to a string"
         else:
-            out.message_max_cost = cost
+            out.message_cost, out.message_max_cost = runtime, cost[1] if cost else 0
     if rule.get("fieldPath"):
         out.field_path = valid_field_path(str(rule["fieldPath"]), schema)
     return out

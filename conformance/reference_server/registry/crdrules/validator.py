@@ -14,11 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import cel
+from ...cel.budget import OUT_OF_BUDGET, Budget, OutOfBudget
+from ...cel.runtimecost import LIMIT_EXCEEDED
 from ...apierrors import FieldError, field_invalid
 from ...warning import add_warning
 from ..correlation import deep_equal as _equal
 from ..correlation import old_item as _old_item
 from .compiler import Compiled, Types, compile_rule, escape
+from .cost import decl_type, size_estimator
 from .crdwrite import go_string
 from .values import to_cel
 
@@ -28,6 +31,8 @@ BLOCKING = frozenset({"FieldValueNotSupported", "FieldValueRequired", "FieldValu
                       "FieldValueTypeInvalid"})
 NOT_CHECKED = ("some validation rules were not checked because the object was invalid; correct the existing "
                "errors to complete validation")
+MESSAGE_OUT_OF_BUDGET = ("messageExpression evaluation failed due to running out of cost budget, no further "
+                         "validation rules will be run")
 
 
 # ---- custom resources: the validator tree ---------------------------------------------------------------
@@ -61,7 +66,10 @@ def build(schema: Any, types: Types | None = None, name: str = "selfType", root:
     resource_root = root or bool(schema.get("x-kubernetes-embedded-resource"))
     listed = schema.get("x-kubernetes-validations") or []
     self_type = types.of(schema, name, resource_root) if listed else None
-    rules = [compile_rule(r if isinstance(r, dict) else {}, schema, self_type, types, new=False) for r in listed]
+    decl = decl_type(schema, resource_root) if listed else None
+    sizes = size_estimator(decl) if decl is not None else None  # the estimates the runtime budget starts from
+    rules = [compile_rule(r if isinstance(r, dict) else {}, schema, self_type, types, new=False, sizes=sizes)
+             for r in listed]
     props: dict[str, Node] = {}
     for prop, sub in (schema.get("properties") or {}).items() if isinstance(schema.get("properties"), dict) else ():
         child = build(sub, types, f"{name}.{escape(prop) or prop}", False)
@@ -148,12 +156,19 @@ def _failure(path: str | None, schema: dict[str, Any], detail: str, reason: Any)
     return field_invalid(where, _type_word(schema), detail)
 
 
-def _message(compiled: Compiled, activation: dict[str, Any]) -> str:
-    """The messageExpression's value when it is a usable string, else `message`, else `failed rule: <rule>`."""
+def _message(compiled: Compiled, activation: dict[str, Any], budget: Budget) -> str:
+    """The messageExpression's value when it is a usable string, else `message`, else `failed rule: <rule>`
+    (`evalMessageExpression`: `_StopMessage` when it runs out of the budget or past the per-call limit)."""
     if compiled.message_program is not None:
         try:
-            value = compiled.message_program.evaluate(activation)
-        except cel.EvalError:
+            value = budget.evaluate(compiled.message_program, activation, compiled.message_cost)
+        except OutOfBudget:
+            raise _StopMessage(MESSAGE_OUT_OF_BUDGET) from None
+        except cel.EvalError as exc:
+            if str(exc).startswith(LIMIT_EXCEEDED):
+                raise _StopMessage("no further validation rules will be run due to call cost exceeds limit for "
+                                   f"messageExpression: {go_string(str(compiled.rule.get('messageExpression')))}") \
+                    from None
             value = None
         if isinstance(value, str) and value.strip() and "\n" not in value.strip() \
                 and len(value.strip().encode()) <= MAX_MESSAGE:
@@ -163,13 +178,20 @@ def _message(compiled: Compiled, activation: dict[str, Any]) -> str:
 
 
 class _Stop(Exception):
-    """The call cost limit was exceeded: no further rules run."""
+    """The call cost limit was exceeded, or the budget: no further rules run."""
+
+
+class _StopMessage(Exception):
+    """A messageExpression exceeded the budget or the call cost limit: its error, and no further rules run."""
 
 
 def _expressions_of(node: Node, path: str | None, obj: Any, old: Any, corr: _Correlation | None,
-                    errs: list[FieldError]) -> None:
+                    errs: list[FieldError], budget: Budget) -> None:
     schema = node.schema
     where = path if path is not None else "<nil>"
+    if node.rules and budget.spent >= budget.total and budget.remaining <= 0:
+        errs.append(field_invalid(where, _type_word(schema), OUT_OF_BUDGET))
+        raise _Stop
     activation = {"self": obj}
     if old is not None:
         activation["oldSelf"] = old
@@ -185,16 +207,20 @@ def _expressions_of(node: Node, path: str | None, obj: Any, old: Any, corr: _Cor
             continue
         try:
             if optional:
-                value = compiled.program[old is not None].evaluate({"self": obj, "__oldSelf": old})
+                value = budget.evaluate(compiled.program[old is not None], {"self": obj, "__oldSelf": old},
+                                        compiled.cost)
             else:
-                value = compiled.program.evaluate(activation)
+                value = budget.evaluate(compiled.program, activation, compiled.cost)
+        except OutOfBudget:
+            errs.append(field_invalid(where, _type_word(schema), OUT_OF_BUDGET))
+            raise _Stop from None
         except cel.EvalError as exc:
             text = str(exc)  # cel-go's words already (cel/engine.error_text)
             if text.startswith(("no such overload", "Unsupported", "No such overload")):
                 errs.append(field_invalid(where, _type_word(schema), "'no such overload': call arguments did not "
                                           "match a supported operator, function or macro signature for rule: "
                                           f"{_rule_text(rule)}"))
-            elif text.startswith("operation cancelled: actual cost limit exceeded"):
+            elif text.startswith(LIMIT_EXCEEDED):
                 errs.append(field_invalid(where, _type_word(schema), f"'{text}': no further validation rules "
                                           f"will be run due to call cost exceeds limit for rule: {_rule_text(rule)}"))
                 raise _Stop from None
@@ -206,30 +232,39 @@ def _expressions_of(node: Node, path: str | None, obj: Any, old: Any, corr: _Cor
         target = path
         if compiled.field_path:
             target = _child(path, compiled.field_path)
-        failure = _failure(target, schema, _message(compiled, activation), rule.get("reason"))
-        if not compiled.uses_old_self and corr is not None and corr.ratchet():
+        ratchet = not compiled.uses_old_self and corr is not None and corr.ratchet()
+        try:
+            failure = _failure(target, schema, _message(compiled, activation, budget), rule.get("reason"))
+        except _StopMessage as stop:
+            failure, stopped = field_invalid(target if target is not None else "<nil>", _type_word(schema),
+                                             str(stop)), True
+        else:
+            stopped = False
+        if ratchet:
             add_warning(str(failure))  # ratcheted: `warning.AddWarning(ctx, "", e.Error())`
         else:
             errs.append(failure)
+        if stopped:
+            raise _Stop
 
 
 def _validate(node: Node | None, path: str | None, obj: Any, old: Any, corr: _Correlation | None,
-              errs: list[FieldError]) -> None:
+              errs: list[FieldError], budget: Budget) -> None:
     if node is None or obj is None:
         return
-    _expressions_of(node, path, obj, old, corr, errs)
+    _expressions_of(node, path, obj, old, corr, errs, budget)
     schema = node.schema
     if isinstance(obj, list) and node.items is not None:
         for i, item in enumerate(obj):
             old_item = _old_item(schema, item, old)
             _validate(node.items, f"{path if path is not None else ''}[{i}]", item, old_item,
-                      _child_correlation(corr, item, old_item, old_item is not None), errs)
+                      _child_correlation(corr, item, old_item, old_item is not None), errs, budget)
     elif isinstance(obj, dict):
         old_map = old if isinstance(old, dict) else {}
         if node.additional is not None:  # additionalProperties and properties are exclusive
             for k, v in obj.items():
                 _validate(node.additional, f"{path if path is not None else ''}[{k}]", v, old_map.get(k),
-                          _child_correlation(corr, v, old_map.get(k), k in old_map), errs)
+                          _child_correlation(corr, v, old_map.get(k), k in old_map), errs, budget)
         for k, child in node.properties.items():
             escaped = escape(k)
             if escaped is None or escaped not in obj:
@@ -238,7 +273,7 @@ def _validate(node: Node | None, path: str | None, obj: Any, old: Any, corr: _Co
                 sub_corr: _Correlation | None = _Correlation(None)
             else:
                 sub_corr = _child_correlation(corr, obj[escaped], old_map.get(escaped), escaped in old_map)
-            _validate(child, _child(path, k), obj[escaped], old_map.get(escaped), sub_corr, errs)
+            _validate(child, _child(path, k), obj[escaped], old_map.get(escaped), sub_corr, errs, budget)
 
 
 def validate(node: Node | None, schema: Any, obj: dict[str, Any], old: dict[str, Any] | None,
@@ -255,23 +290,24 @@ def validate(node: Node | None, schema: Any, obj: dict[str, Any], old: dict[str,
     corr = _Correlation(_Same(obj, old)) if old is not None else None
     errs: list[FieldError] = []
     try:
-        _validate(node, None, new_val, old_val, corr, errs)
+        _validate(node, None, new_val, old_val, corr, errs, Budget())  # RuntimeCELCostBudget per object
     except _Stop:
         pass
     return errs
 
 
 def validate_value(node: Node | None, schema: Any, path: str, value: Any, old: Any,
-                   resource_root: bool) -> list[FieldError]:
+                   resource_root: bool, budget: Budget | None = None) -> list[FieldError]:
     """The rules' errors for one value at a schema node, paths below `path` and no ratcheting (`Validator.Validate`
     without `WithRatcheting`): how `structuraldefaulting.ValidateDefaults` checks a `default` (`old` is the
-    default itself, then None for `optionalOldSelf` rules)."""
+    default itself, then None for `optionalOldSelf` rules), under `budget` (a fresh RuntimeCELCostBudget if None)."""
     if node is None:
         return []
     errs: list[FieldError] = []
     try:
         _validate(node, path, to_cel(value, schema, resource_root=resource_root),
-                  None if old is None else to_cel(old, schema, resource_root=resource_root), None, errs)
+                  None if old is None else to_cel(old, schema, resource_root=resource_root), None, errs,
+                  budget if budget is not None else Budget())
     except _Stop:
         pass
     return errs

@@ -8,8 +8,8 @@ Each `default` must be pruned (`must not have unknown fields`, unless the stored
 must pass the node's schema (`crschema`, kube-openapi's words) and then the node's `x-kubernetes-validations`
 (`crdrules`, the default as `self` and `oldSelf`, then without `oldSelf`). A default inside an embedded resource's
 `metadata`, `apiVersion` or `kind` is checked in the object it would land in (`must result in valid metadata: ...`).
-A `default: null` is no default (`Convert_v1_JSON_To_apiextensions_JSON`). Not modelled: the 10,000,000 runtime
-cost budget shared by every default's rules (README's Known gaps)."""
+A `default: null` is no default (`Convert_v1_JSON_To_apiextensions_JSON`). Not modelled: upstream's 10,000,000 runtime
+cost budget is shared by every default's rules; here each default's check has its own (README's Known gaps)."""
 from __future__ import annotations
 
 import copy
