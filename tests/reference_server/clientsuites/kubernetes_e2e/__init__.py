@@ -6,4 +6,4 @@ Run with the `kubernetes` client the project installs (37.x). Changes, each mark
 `from kubernetes.e2e_test import base` became `from . import base`; `test_utils.py` finds `test_yaml/` next to
 itself instead of relative to the working directory; `base.py` is ours (it points the suite at the embedded
 server instead of a kubeconfig or localhost:8443). The tests that need nodes are skipped by name in
-`../test_kubernetes_e2e.py`'s conftest hook (`conftest.py` here), each with its reason."""
+`conftest.py` here, each with its reason."""
