@@ -475,13 +475,13 @@ def test_system_metadata_restored_ns32(http, url, namespaces):
 def test_memoised_get_matches_the_general_path_and_follows_writes(http, url, namespaces):
     """GET of one object answers memoised bytes (`GenericStore.get_rendered`): the same body and headers as
     the general encoding path, a new body after each write, and the Accept variants untouched."""
-    from conformance.reference_server.http.respond import dumps
+    from conformance.reference_server.http.respond import dumps_line
 
     name = namespaces.create()["metadata"]["name"]
     item = f"{url}/api/v1/namespaces/{name}"
     first, again = http.get(item), http.get(item)
     assert first.status_code == again.status_code == 200
-    assert first.content == again.content == dumps(first.json())  # same encoder, same key order
+    assert first.content == again.content == dumps_line(first.json())  # same encoder, key order, newline
     assert sorted(first.headers) == sorted(again.headers) and first.headers["Content-Type"] == "application/json"
     # a variant the memo does not serve (YAML), then the memo again: same object
     y = http.get(item, headers={"Accept": "application/yaml"})

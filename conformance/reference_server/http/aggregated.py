@@ -19,7 +19,7 @@ from aiohttp import web
 
 from .. import apierrors as E
 from ..wire.negotiation import parse_accept
-from .respond import dumps
+from .respond import dumps_line
 
 GROUP, VERSION, KIND = "apidiscovery.k8s.io", "v2", "APIGroupDiscoveryList"
 _GVK_PARAMS = f";g={GROUP};v={VERSION};as={KIND}"  # `generateMediaTypeWithGVK` order: g, v, as
@@ -135,7 +135,7 @@ def response(resource_lists: Callable[[], Iterable[dict[str, Any]]], media: str,
         return web.Response(status=304, headers=headers)
     doc = {"kind": KIND, "apiVersion": f"{GROUP}/{VERSION}", "metadata": {}, "items": items}
     if media == JSON:
-        body = dumps(doc)
+        body = dumps_line(doc)  # `ServeHTTPWithETag` writes it with WriteObjectNegotiated
     elif media == YAML:
         body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True).encode("utf-8")
     else:  # `select` never returns anything else

@@ -20,7 +20,7 @@ from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_re
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .groups import group_versions
 from .handlers import Handlers, add_deprecation_warning
-from .respond import error_response, object_response, plain_not_found
+from .respond import error_response, object_response, plain_not_found, raw_json_response
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
 from ..health import HealthChecks, answer as health_answer, root_paths
@@ -131,8 +131,8 @@ def build_app(ctx: ServerContext) -> App:
             return web.Response(status=status, headers=headers, body=body)
         if t == "version":
             if ctx.deviations.active("version-numeric-fields"):
-                return object_response({**VERSION_INFO, "major": 1, "minor": 33})
-            return object_response(VERSION_INFO)
+                return raw_json_response({**VERSION_INFO, "major": 1, "minor": 33})
+            return raw_json_response(VERSION_INFO)  # version.go: WriteRawJSON
         if t == "openid":
             return await openid_metadata(ctx, request, route.name)
         if t in ("api", "apis"):  # upstream's WrappedHandler: aggregated (v2) or legacy by Accept

@@ -32,7 +32,7 @@ from ..wire.textdecode import loads_yaml
 from ..wire.patchmeta import EMPTY, for_kind
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRATEGIC_PATCH,
                     apply_patch)
-from .respond import dumps, json_body_response, object_response, plain_json, protobuf_ok
+from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .authz import REQUESTER
 from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, webhook_admission
@@ -135,7 +135,7 @@ class Handlers:
                     return self._respond(request, got, store=store)
             if plain_json(request.headers.get("Accept"), store.info.kind,  # the hot path: memoised bytes
                           protobuf_ok(getattr(store, "api_version", "v1"), store.info.kind)):
-                return json_body_response(store.get_rendered(route.namespace, route.name, dumps))
+                return json_body_response(store.get_rendered(route.namespace, route.name, dumps_line))
             return self._respond(request, store.get(route.namespace, route.name, shared=True),  # only encoded
                                  store=store)
         if m == "POST":

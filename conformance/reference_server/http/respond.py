@@ -31,6 +31,13 @@ def dumps(obj: Any) -> bytes:
     return _ENCODER.encode(obj).encode("utf-8")
 
 
+def dumps_line(obj: Any) -> bytes:
+    """An API object's JSON body as apimachinery's serializer writes it (`runtime/serializer/json/json.go`
+    `doEncode`: Go's `json.Encoder.Encode`, compact and ending in a newline): every object, list and Status
+    kube-apiserver answers in JSON ends so. Not `/version` or the OpenAPI documents (`json.Marshal*`)."""
+    return (_ENCODER.encode(obj) + "\n").encode("utf-8")
+
+
 def _negotiate(accept: str | None, transforms: tuple[str, ...], protobuf: bool = False) -> tuple[str, str | None, str]:
     """(media type, transform, meta version); 406 when nothing is acceptable. Memoised per (Accept,
     transforms, protobuf): a pure function, and clients send the same few Accept headers over and over.
@@ -135,11 +142,11 @@ def object_response(obj: Any, status: int = 200, accept: str | None = None,
     if media == "application/yaml":
         body = yaml.safe_dump(obj, sort_keys=False, allow_unicode=True).encode("utf-8")
         return web.Response(body=body, status=status, content_type="application/yaml", headers=headers)
-    return web.Response(body=dumps(obj), status=status, content_type=JSON, headers=headers)
+    return web.Response(body=dumps_line(obj), status=status, content_type=JSON, headers=headers)
 
 
 def plain_json(accept: str | None, kind: str, protobuf: bool = False) -> bool:
-    """True when `object_response(obj, accept=accept, kind=kind)` would answer `dumps(obj)` as JSON (no
+    """True when `object_response(obj, accept=accept, kind=kind)` would answer `dumps_line(obj)` as JSON (no
     transform, no YAML, no protobuf); False also when it would answer 406 (the caller then takes the general
     path, which raises it in its usual order). `protobuf`: the object's kind has a protobuf message.
     Memoised as `_negotiate` is: every GET asks it."""
@@ -176,7 +183,7 @@ def error_response(err: E.StatusError, deviations: Deviations, accept: str | Non
             body = protobuf_body({"kind": "Status", "apiVersion": "v1", **err.status})
             if body is not None:
                 return web.Response(body=body, status=err.code, content_type=PROTOBUF, headers=_retry_after(err))
-    return web.Response(body=dumps(err.status), status=err.code, content_type=JSON, headers=_retry_after(err))
+    return web.Response(body=dumps_line(err.status), status=err.code, content_type=JSON, headers=_retry_after(err))
 
 
 def _retry_after(err: E.StatusError) -> dict[str, str] | None:
@@ -184,6 +191,14 @@ def _retry_after(err: E.StatusError) -> dict[str, str] | None:
     details = err.status.get("details")
     seconds = details.get("retryAfterSeconds") if isinstance(details, dict) else None
     return {"Retry-After": str(seconds)} if isinstance(seconds, int) and seconds > 0 else None
+
+
+def raw_json_response(obj: Any, status: int = 200) -> web.Response:
+    """`responsewriters.WriteRawJSON` (a non-API object such as `/version`): `json.MarshalIndent(obj, "", "  ")`,
+    no trailing newline, whatever the client's Accept."""
+    body = json.dumps(obj, indent=2, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e") \
+        .replace("&", "\\u0026")
+    return web.Response(body=body.encode("utf-8"), status=status, content_type=JSON)
 
 
 def plain_not_found() -> web.Response:

@@ -15,7 +15,7 @@ from ..registry import GenericStore, ListOptions
 from ..storage import Progress, TooOldResourceVersionError
 from ..storage.interface import Event
 from . import hooks
-from .respond import PROTOBUF, dumps, protobuf_ok
+from .respond import PROTOBUF, dumps_line, protobuf_ok
 
 BOOKMARK_INTERVAL = 60.0
 BOOKMARK_BEFORE_DEADLINE = 2.0  # cache_watcher.go nextBookmarkTime: a heartbeat 2 s before the watch's deadline
@@ -75,7 +75,7 @@ def _stream_encoder(request: web.Request, store: GenericStore) -> tuple[str, Cal
 
 
 def _json_event(typ: str, obj: Any) -> bytes:
-    return dumps({"type": typ, "object": obj}) + b"\n"
+    return dumps_line({"type": typ, "object": obj})
 
 
 def _embedded_transform(request: web.Request, kind: str) -> Callable[[dict[str, Any]], Any] | None:

@@ -5,6 +5,7 @@ import base64
 from typing import Any
 
 from ..apierrors import FieldError
+from ..gobase64 import decode_std
 from .kinds import ResourceInfo
 from .validation import validate_object_meta, validate_object_meta_update
 
@@ -14,6 +15,8 @@ def apply_v1_defaults(kind: str, obj: dict[str, Any]) -> None:
     applies them when decoding a create/update/patch body): `SetDefaults_Secret` ⇒ an empty `type` is `Opaque`."""
     if kind == "Secret" and not obj.get("type"):
         obj["type"] = "Opaque"
+    if kind in ("Secret", "ConfigMap"):
+        _canonical_bytes(obj, "data" if kind == "Secret" else "binaryData")
     if kind == "Secret" and isinstance(obj.get("stringData"), dict):
         # `Convert_v1_Secret_To_core_Secret`: write-only stringData is merged into data (and wins), never stored
         data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
@@ -21,6 +24,21 @@ def apply_v1_defaults(kind: str, obj: dict[str, Any]) -> None:
             if isinstance(v, str):
                 data[k] = base64.b64encode(v.encode()).decode()
         obj["data"] = data
+
+
+def _canonical_bytes(obj: dict[str, Any], field: str) -> None:
+    """A `map[string][]byte` is decoded into Go bytes and encoded again (`encoding/json`), so what is stored and
+    answered is canonical base64 whatever line breaks the client's text had (the decoder already refused any
+    value that is not base64)."""
+    values = obj.get(field)
+    if not isinstance(values, dict):
+        return
+    for k, v in values.items():
+        if isinstance(v, str) and ("\n" in v or "\r" in v):
+            try:
+                values[k] = base64.b64encode(decode_std(v)).decode()
+            except ValueError:  # binascii.Error: left for the decoder's 400
+                pass
 
 
 class Strategy:

@@ -8,12 +8,12 @@ first such error (in document order, as Go's decoder keeps only the first) using
 """
 from __future__ import annotations
 
-import base64
 import binascii
 import re
 from typing import Any
 
 from .. import quantity
+from ..gobase64 import decode_std
 from . import schema
 
 _INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
@@ -68,7 +68,7 @@ def _scalar_error(v: Any, typ: str) -> str | None:
         if not isinstance(v, str):
             return kind_word(v)
         try:
-            base64.b64decode(v, validate=True)
+            decode_std(v)  # Go ignores line breaks
         except (binascii.Error, ValueError):
             return "base64"
         return None

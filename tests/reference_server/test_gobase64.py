@@ -1,0 +1,40 @@
+"""`gobase64.py`: a `[]byte` field decodes as Go's `base64.StdEncoding` does (line breaks ignored, padding
+required), and a Secret's `data` / a ConfigMap's `binaryData` come back re-encoded, as upstream's decode-then-encode
+stores them (found by kr8s's `test_secret_data`, which creates the Kubernetes docs' TLS Secret)."""
+from __future__ import annotations
+
+import binascii
+
+import pytest
+import requests
+
+from conformance.reference_server.gobase64 import decode_std
+
+from .conftest import unique
+
+
+def test_line_breaks_are_ignored_padding_is_not() -> None:
+    assert decode_std("aGVs\nbG8=\n") == b"hello"
+    assert decode_std("aGVs\r\nbG8=") == b"hello"
+    with pytest.raises(binascii.Error):
+        decode_std("aGVsbG8")  # StdEncoding: padding required
+    with pytest.raises(binascii.Error):
+        decode_std("aGVs bG8=")  # only \r and \n are skipped
+
+
+@pytest.mark.parametrize("kind,plural,field", [("Secret", "secrets", "data"),
+                                               ("ConfigMap", "configmaps", "binaryData")])
+def test_wrapped_base64_is_accepted_and_stored_canonical(http: requests.Session, url: str, namespaces,
+                                                         kind: str, plural: str, field: str) -> None:
+    ns = namespaces.create()["metadata"]["name"]
+    name = unique("wrapped")
+    body = {"apiVersion": "v1", "kind": kind, "metadata": {"name": name},
+            field: {"pem": "LS0tLS1CRUdJTi\nBDRVJUSUZJQ0FURS0tLS0t\n"}}
+    created = http.post(f"{url}/api/v1/namespaces/{ns}/{plural}", json=body)
+    assert created.status_code == 201, created.text
+    assert created.json()[field] == {"pem": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t"}
+    got = http.get(f"{url}/api/v1/namespaces/{ns}/{plural}/{name}").json()
+    assert got[field] == {"pem": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t"}
+    bad = http.post(f"{url}/api/v1/namespaces/{ns}/{plural}",
+                    json={**body, "metadata": {"name": name + "-bad"}, field: {"pem": "not base64!"}})
+    assert bad.status_code == 400 and "illegal base64 data" in bad.json()["message"]
