@@ -51,12 +51,10 @@ class BareResponse(web.Response):
 def add_chain_headers(request: Any, response: Any) -> None:
     """The prepare hook (http/app.py): `Audit-Id`, the default `Cache-Control`, and no `Server`."""
     headers = response.headers
-    if type(response) is BareResponse:
-        if SERVER in headers:
-            del headers[SERVER]
-        return
     if SERVER in headers:
         del headers[SERVER]
+    if type(response) is BareResponse:
+        return
     if CACHE_CONTROL not in headers:
         headers[CACHE_CONTROL] = NO_CACHE
     headers[AUDIT_ID] = request.headers.get(AUDIT_ID) or new_audit_id()

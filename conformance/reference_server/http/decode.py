@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import apierrors as E
+from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from ..wire import crdtypes, gotypes
 from ..wire.schema import KIND_MESSAGES
 from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
@@ -234,29 +235,6 @@ def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str]) ->
     return _walk_unknown(obj, _schema(kind, top_level), "", drop=False)
 
 
-def go_quote(s: str) -> str:
-    """Go's `strconv.Quote`: control and non-printable characters escaped, so a field name can never put a
-    raw CR/LF or control byte into a message or a `Warning` header."""
-    out = ['"']
-    for ch in s:
-        o = ord(ch)
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif ch.isprintable() and not 0xD800 <= o <= 0xDFFF:
-            out.append(ch)
-        elif o < 0x80:
-            out.append(f"\\x{o:02x}")
-        elif o < 0x10000:
-            out.append(f"\\u{o:04x}")
-        else:
-            out.append(f"\\U{o:08x}")
-    return "".join(out) + '"'
-
-
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-               "\v": "\\v"}
 MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most 100 strict errors
 
 
