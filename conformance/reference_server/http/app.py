@@ -13,7 +13,7 @@ from aiohttp import HttpVersion11, web
 from .. import apierrors as E
 from . import aggregated, priority_fairness
 from . import params as P
-from .chain_headers import add_chain_headers
+from .chain_headers import add_chain_headers, order_as_go
 from .context import ServerContext
 from .deadlines import Deadlines, requested_timeout
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
@@ -50,6 +50,7 @@ class App:
             async def _prepare_hook(self, response: web.StreamResponse) -> None:  # aiohttp's hook, before headers go
                 for hook in on_prepare:
                     hook(self, response)
+                order_as_go(self, response)  # then in Go's order (fastwrite.py orders its own)
 
             def run_prepare_hooks(self, response: web.StreamResponse) -> None:
                 """The same hooks, for an answer http/fastwrite.py writes without aiohttp's `prepare`."""

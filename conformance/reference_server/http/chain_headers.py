@@ -7,13 +7,17 @@ in staging/src/k8s.io/apiserver/pkg/server/config.go):
   (aggregated discovery's `public`, an OpenAPI document's `public, immutable`);
 - no `Server` header: Go's net/http names no server (aiohttp adds one before the prepare hooks run).
 
-Go writes header names in their canonical form (`textproto.CanonicalMIMEHeaderKey`), hence `Audit-Id`.
+Go writes header names in their canonical form (`textproto.CanonicalMIMEHeaderKey`), hence `Audit-Id`, and in
+its order (`go_sorted`; `order_as_go` after aiohttp's prepare hooks): the handler's headers sorted by name (`Header.WriteSubset`), then
+what net/http adds itself, `Date`, `Content-Length`, `Connection`, `Transfer-Encoding` (`chunkWriter.writeHeader`,
+`extraHeader.Write`).
 A connection-level answer (a request the HTTP parser refused) never reaches the chain, so it gets none of these:
 http/connection.py answers it with a `BareResponse`.
 """
 from __future__ import annotations
 
 import os
+from operator import itemgetter
 from typing import Any
 
 from aiohttp import web
@@ -60,4 +64,30 @@ def add_chain_headers(request: Any, response: Any) -> None:
     headers[AUDIT_ID] = request.headers.get(AUDIT_ID) or new_audit_id()
 
 
-__all__ = ["AUDIT_ID", "BareResponse", "NO_CACHE", "add_chain_headers", "new_audit_id"]
+_NET_HTTP_ADDS = ("Date", "Content-Length", "Connection", "Transfer-Encoding")  # extraHeader.Write's order
+_ADDED = frozenset(_NET_HTTP_ADDS)
+_name = itemgetter(0)
+
+
+def go_sorted(items: Any) -> list[tuple[str, str]]:
+    """The handler's headers as `Header.WriteSubset` writes them: sorted by name (stable: a repeated name, such as
+    `Warning`, keeps its values' order)."""
+    return sorted(items, key=_name)
+
+
+def order_as_go(request: Any, response: Any) -> None:
+    """For an answer aiohttp's own writer sends (streamed, compressed, HEAD, ...), run after the prepare hooks:
+    its headers in Go's order. aiohttp has added `Date` (and `Content-Length` or `Transfer-Encoding`) by then;
+    they go last, in `extraHeader.Write`'s order. (http/fastwrite.py orders what it writes itself.)"""
+    headers = response._headers
+    items = headers.items()
+    if _ADDED.isdisjoint(headers.keys()):
+        ordered = go_sorted(items)
+    else:
+        ordered = go_sorted(kv for kv in items if kv[0] not in _ADDED)
+        ordered += [(k, v) for name in _NET_HTTP_ADDS for k, v in items if k == name]
+    headers.clear()
+    headers.extend(ordered)
+
+
+__all__ = ["AUDIT_ID", "BareResponse", "NO_CACHE", "add_chain_headers", "go_sorted", "new_audit_id", "order_as_go"]

@@ -1,6 +1,8 @@
 """Connection-level limits, as Go's `http.Server` in kube-apiserver (`secure_serving.go`) sets them:
-`ReadHeaderTimeout` 32 s, `IdleTimeout` 90 s, and a plain `400 Bad Request` for a request the HTTP parser
-refuses (Go never echoes the offending header back, so neither do we: it may hold a token).
+`ReadHeaderTimeout` 32 s, `IdleTimeout` 90 s, `MaxHeaderBytes` 1 MiB, and the answers net/http's `conn.serve`
+writes itself, byte for byte, for a request it cannot read (`go_answers.py`): a plain `400 Bad Request` for one
+the HTTP parser refuses (Go never echoes the offending header back, so neither do we: it may hold a token), `431`
+past the header budget, and `readRequest`'s Host checks.
 
 aiohttp builds one `RequestHandler` per connection; `GuardedServer` makes them `GuardedRequestHandler`s.
 """
@@ -13,6 +15,10 @@ from typing import Any
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from aiohttp.http_parser import RawRequestMessage
+from aiohttp.web_protocol import _ErrInfo
+
+from . import go_answers
 from .chain_headers import BareResponse
 from .fastwrite import SUPPORTED, eligible, write_whole
 
@@ -24,10 +30,13 @@ REQUEST_TIMEOUT = 60.0       # kube-apiserver --request-timeout default (non-lon
 
 
 class GuardedRequestHandler(RequestHandler):
-    """A connection whose request headers must arrive within `read_header_timeout`."""
+    """A connection whose request headers must arrive within `read_header_timeout` and fit in Go's header budget
+    (`go_answers.HEADER_READ_LIMIT` bytes from the request line to the blank line)."""
 
     read_header_timeout: float = READ_HEADER_TIMEOUT
     _header_timer: asyncio.TimerHandle | None = None
+    _head_bytes = 0          # bytes received towards the current request's head
+    _last_payload: Any = None  # the body of the latest parsed request, while it is still arriving
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -53,16 +62,65 @@ class GuardedRequestHandler(RequestHandler):
         count = self._request_count
         super().data_received(data)
         if self._request_count != count:  # a complete request line + headers arrived
+            near_budget = self._head_bytes + len(data) > go_answers.MAX_HEADER_BYTES  # rare: then measure the head
+            self._head_bytes = 0
             self._disarm_header_timer()
-        elif not self._request_in_progress and not self._messages:  # bytes of a next request's header
+            self._check_new_heads(self._request_count - count, near_budget)
+            return
+        payload = self._last_payload
+        if payload is None or payload.is_eof():  # bytes of a next request's head, not of a body
+            self._head_bytes += len(data)  # at most one read (256 KiB) over the budget is ever held
+            if self._head_bytes > go_answers.HEADER_READ_LIMIT:
+                self._refuse_head(go_answers.TOO_LARGE)
+                return
+        if not self._request_in_progress and not self._messages:
             self._arm_header_timer()
+
+    def _check_new_heads(self, n: int, near_budget: bool) -> None:
+        """What `readRequest` checks of a head the parser accepted: its size (when the bytes that brought it were
+        `near_budget`) and its Host's bytes (the parser itself refuses a missing or repeated Host). A head that
+        fails is answered as the parser's refusals are, via `handle_error`."""
+        messages = self._messages
+        for i in range(len(messages) - n, len(messages)):
+            message, payload = messages[i]
+            self._last_payload = payload
+            if type(message) is not RawRequestMessage:
+                continue
+            refusal = None
+            if near_budget and go_answers.head_size(message) > go_answers.HEADER_READ_LIMIT:
+                refusal = go_answers.HeadTooLarge()
+            else:
+                host = message.headers.get("Host")
+                if host is not None and host not in go_answers.VALID_HOSTS_SEEN and not go_answers.valid_host(host):
+                    refusal = go_answers.BadRequest("malformed Host header")
+            if refusal is not None:
+                messages[i] = (_ErrInfo(status=400, exc=refusal, message=str(refusal)), payload)
+
+    def _refuse_head(self, answer: bytes) -> None:
+        """Go's answer to a head it will not read further, then the connection closes; while an earlier request
+        is still being served the connection just closes (its answer must not be interleaved)."""
+        transport = self.transport
+        if transport is not None and not self._request_in_progress and not self._messages:
+            log.info("refused a request head over %d bytes", go_answers.HEADER_READ_LIMIT)
+            transport.write(answer)
+        self.force_close()  # closes the transport once what was written has gone
 
     def connection_lost(self, exc: BaseException | None) -> None:
         self._disarm_header_timer()
         super().connection_lost(exc)
 
     async def finish_response(self, request: Any, resp: Any, start_time: float | None) -> tuple[Any, bool]:
-        """aiohttp's, or, for an answer already in memory, one write of it all (http/fastwrite.py)."""
+        """aiohttp's, or, for an answer already in memory, one write of it all (http/fastwrite.py), or Go's own
+        bytes for a request it could not read (`go_answers`)."""
+        wire = getattr(resp, "wire", None)
+        if wire is not None:
+            request._finish()
+            transport = self.transport
+            if transport is not None and not transport.is_closing():
+                transport.write(wire)
+            self.force_close()  # closes the transport once the answer has gone
+            resp._eof_sent = True
+            return resp, False
         if SUPPORTED and eligible(self, request, resp) and hasattr(request, "run_prepare_hooks"):
             request._finish()
             reset = not await write_whole(self, request, resp)
@@ -76,7 +134,11 @@ class GuardedRequestHandler(RequestHandler):
         """One log line without the request's bytes; Go's bare answer instead of aiohttp's echo."""
         if status == 400:
             log.info("refused a malformed HTTP request from %s (%s)", request.remote, type(exc).__name__)
-            text = "400 Bad Request"
+            if request.writer.output_size > 0:
+                raise ConnectionError("response already started")
+            resp = BareResponse(status=400)
+            resp.wire = go_answers.parser_refusal(exc)
+            return resp
         elif status == 504:
             text = "504 Gateway Timeout"
         else:
@@ -110,9 +172,12 @@ class GuardedRunner(web.ServerRunner):
         # the rest of a body the handler did not read is drained for at most this long, then the connection
         # closes (aiohttp's default 10 s, never longer than a header may take): closing at once would reset
         # keep-alive connections after every refused POST
+        # the parser's own line and count limits lie beyond Go's whole-head budget, which data_received enforces
         server = GuardedServer(app.handle, request_factory=app.make_request, read_header_timeout=read_header_timeout,
                                keepalive_timeout=idle_timeout, lingering_time=min(10.0, read_header_timeout),
-                               **kwargs)
+                               max_line_size=2 * go_answers.HEADER_READ_LIMIT,
+                               max_field_size=2 * go_answers.HEADER_READ_LIMIT,
+                               max_headers=go_answers.HEADER_READ_LIMIT // 4, **kwargs)
         super().__init__(server, shutdown_timeout=shutdown_timeout)
         self._app = app
 

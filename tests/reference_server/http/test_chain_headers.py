@@ -101,3 +101,35 @@ def test_header_names_are_gos_canonical_form_on_the_wire(server):
 def test_new_audit_ids_are_random_version_4_uuids():
     ids = [new_audit_id() for _ in range(1000)]
     assert len(set(ids)) == 1000 and all(UUID4.match(i) for i in ids)
+
+
+def _names(answer: bytes) -> list[bytes]:
+    head = answer.split(b"\r\n\r\n", 1)[0]
+    return [line.split(b":", 1)[0] for line in head.split(b"\r\n")[1:]]
+
+
+def _auth() -> bytes:
+    return f"Authorization: Bearer {TOKEN}\r\n".encode()
+
+
+@pytest.mark.parametrize("path", ["/api/v1/namespaces/default", "/api/v1/namespaces/absent-ns", "/version",
+                                  "/api/v1/endpoints"])  # a deprecated kind: its Warning sorts in too
+def test_headers_are_written_in_gos_order(server, path):
+    """net/http writes the handler's headers sorted by name (`Header.WriteSubset`), then `Date` and
+    `Content-Length` (`extraHeader.Write`)."""
+    names = _names(_raw(server, f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n".encode() + _auth()
+                        + b"\r\n"))
+    own = [n for n in names if n not in (b"Date", b"Content-Length", b"Connection")]
+    assert own == sorted(own) and names[len(own):len(own) + 2] == [b"Date", b"Content-Length"], names
+
+
+def test_a_watch_writes_its_headers_in_gos_order_too(server):
+    """A streamed answer (aiohttp's own writer): sorted, then `Date`, then `Transfer-Encoding`."""
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(b"GET /api/v1/namespaces?watch=1&timeoutSeconds=1 HTTP/1.1\r\nHost: x\r\n" + _auth() + b"\r\n")
+        out = b""
+        while b"\r\n\r\n" not in out:
+            out += conn.recv(65536)
+    names = _names(out)
+    assert names[-2:] == [b"Date", b"Transfer-Encoding"] and names[:-2] == sorted(names[:-2]), names
