@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from .gonet.strconv import quote
+
 
 class StatusError(Exception):
     """An error that is answered with a `Status` object (`status` is the full JSON-ready dict)."""
@@ -128,8 +130,9 @@ class FieldError:
 
 
 def _go_quote(value: Any) -> str:
+    """A bad value as `field.Error.ErrorBody` prints it: a string `%q` (strconv.Quote), a number or bool `%v`."""
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return quote(value)
     if value is None:
         return "null"
     if isinstance(value, bool):

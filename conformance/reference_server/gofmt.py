@@ -50,6 +50,6 @@ def sharp_v(value: object) -> str:
 
 
 def _go_quote(s: str) -> str:
-    """`strconv.Quote` for the printable text JSON carries (JSON's escapes otherwise)."""
-    import json
-    return json.dumps(s, ensure_ascii=False)
+    """`strconv.Quote` (`%q`)."""
+    from .gonet.strconv import quote
+    return quote(s)

@@ -43,6 +43,18 @@ def test_invalid_aggregation():
     assert two.code == 422 and two.status["details"]["kind"] == "Namespace"
 
 
+@pytest.mark.parametrize("value, shown", [
+    ("a\x01b", '"a\\x01b"'),        # a control byte: Go's \xNN, not JSON's \u0001
+    ("a\x7fb", '"a\\x7fb"'),        # DEL, which JSON leaves raw
+    ("a\u2028b", '"a\\u2028b"'),    # a line separator: not printable for Go
+    ('q"\\', '"q\\"\\\\"'),
+    ("é", '"é"'),
+])
+def test_a_bad_string_value_is_quoted_as_gos_percent_q(value, shown):
+    """`field.Error.ErrorBody` prints a string value with `%q` (strconv.Quote)."""
+    assert str(E.field_invalid("metadata.name", value, "bad")) == f"metadata.name: Invalid value: {shown}: bad"
+
+
 def test_other_constructors():
     assert E.method_not_supported("namespaces", "deletecollection").status["details"] == {"kind": "namespaces"}
     assert E.internal("boom").status["details"] == {"causes": [{"message": "boom"}]}

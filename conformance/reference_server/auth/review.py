@@ -28,6 +28,7 @@ from typing import Any, Mapping
 
 from .. import apierrors as E
 from .rbac import Attributes, Authorizer, RuleResolver, RuleSet, UserInfo
+from ..gonet.strconv import quote
 
 GROUP = "authorization.k8s.io"
 VERSION = "v1"
@@ -143,7 +144,7 @@ def normalize_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
 
 def _go_q(s: str) -> str:
     """Go `%q`/`%#v` of a string (ASCII-printable cases exact)."""
-    return json.dumps(s, ensure_ascii=False)
+    return quote(s)
 
 
 def _go_map(m: Mapping[str, str] | None) -> str:

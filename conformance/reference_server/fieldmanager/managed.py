@@ -9,6 +9,7 @@ from typing import Any
 
 from . import fieldpath as fp
 from .fieldpath import FieldSet
+from ..gonet.strconv import quote
 
 APPLY, UPDATE = "Apply", "Update"
 
@@ -43,9 +44,9 @@ class Entry:
 
     def describe(self) -> str:
         """`printManager`: `"mgr"`, `"mgr" with subresource "status"`, `"mgr" using v1` for updaters."""
-        out = json.dumps(self.manager, ensure_ascii=False)
+        out = quote(self.manager)
         if self.subresource:
-            out += f" with subresource {json.dumps(self.subresource, ensure_ascii=False)}"
+            out += f" with subresource {quote(self.subresource)}"
         if self.operation == UPDATE:
             out += f" using {self.api_version}"
         return out

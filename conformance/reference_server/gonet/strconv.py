@@ -49,6 +49,8 @@ def quote(text: str) -> str:
     """`strconv.Quote(text)`: `"`-quoted; `"` and `\\` escaped; `\\a`...`\\v` for their controls; another byte
     below 0x80 that is not printable as `\\xNN`, a byte that is not UTF-8 as `\\xNN`, a rune that is not printable
     as `\\uNNNN` or `\\UNNNNNNNN`."""
+    if text.isascii() and text.isprintable():  # the common case: nothing but `"` and `\\` to escape
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     out = ['"']
     for ch in text:
         o = ord(ch)

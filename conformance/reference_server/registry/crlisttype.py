@@ -14,6 +14,7 @@ from typing import Any
 
 from ..apierrors import FieldError, field_invalid
 from .crkeywords import go_v
+from ..gonet.strconv import quote
 
 _UNSPECIFIED = object()  # a map item without the key (or a null item)
 
@@ -27,10 +28,10 @@ def go_sharp_v(value: Any) -> str:
     if isinstance(value, (int, float)):
         return go_v(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return quote(value)
     if isinstance(value, list):
         return "[]interface {}{" + ", ".join(go_sharp_v(v) for v in value) + "}"
-    return "map[string]interface {}{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}:{go_sharp_v(value[k])}"
+    return "map[string]interface {}{" + ", ".join(f"{quote(k)}:{go_sharp_v(value[k])}"
                                                   for k in sorted(value)) + "}"
 
 

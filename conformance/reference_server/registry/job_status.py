@@ -18,6 +18,7 @@ from typing import Any
 from ..apierrors import FieldError, field_invalid, field_required
 from .meta import parse_time
 from .shapes import as_dict, as_int, as_list
+from ..gonet.strconv import quote
 
 NEGATIVE = "must be greater than or equal to 0"
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -61,7 +62,7 @@ def _invalid_raw(path: str, shown: str, detail: str) -> FieldError:
 def _go_uids(value: Any) -> str:
     if value is None:
         return "[]types.UID(nil)"
-    return "[]types.UID{" + ", ".join(json.dumps(str(u), ensure_ascii=False) for u in as_list(value)) + "}"
+    return "[]types.UID{" + ", ".join(quote(str(u)) for u in as_list(value)) + "}"
 
 
 def _uncounted_repr(u: dict[str, Any]) -> str:
@@ -204,7 +205,7 @@ def validate_job_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
                 if uid == "":
                     errs.append(field_invalid(path, uid, "must not be empty"))
                 elif uid in seen:
-                    quoted = json.dumps(uid, ensure_ascii=False)
+                    quoted = quote(uid)
                     errs.append(FieldError("FieldValueDuplicate", path, f"Duplicate value: {quoted}"))
                 else:
                     seen.add(uid)

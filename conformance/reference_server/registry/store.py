@@ -26,6 +26,7 @@ from .kinds import ResourceInfo
 from .selectors import make_predicate
 from .strategy import Strategy
 from ..memo import remember
+from ..gonet.strconv import quote
 
 MAX_GENERATE_ATTEMPTS = 8
 DELETE_BATCH = 200  # delete_collection_async lets the event loop run after this many deletions
@@ -653,7 +654,7 @@ def versioner_error(value: str) -> str | None:
         why = "value out of range"
     else:
         return None
-    quoted = json.dumps(value, ensure_ascii=False)  # Go's %q, as the rest of the field errors here
+    quoted = quote(value)  # Go's %q, as the rest of the field errors here
     return f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: {why}"
 
 

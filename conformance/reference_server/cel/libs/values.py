@@ -8,9 +8,10 @@ type's own `Equal` (two quantities of equal value, two IPs of the same address).
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Callable
 from typing import Any
+
+from ...gonet.strconv import quote
 
 TYPE_KEY = "@cel.type"
 QUANTITY, IP, CIDR, URL, FORMAT, SEMVER = ("kubernetes.Quantity", "net.IP", "net.CIDR", "kubernetes.URL",
@@ -55,7 +56,7 @@ def unwrap(value: Any, expected: str, function: str) -> dict[str, Any]:
 
 def go_quote(text: str) -> str:
     """Go's `strconv.Quote` (`%q`) for the texts these errors print."""
-    return json.dumps(text, ensure_ascii=False)
+    return quote(text)
 
 
 def by_receiver(name: str, overloads: dict[str, Callable[..., Any]]) -> Callable[..., Any]:

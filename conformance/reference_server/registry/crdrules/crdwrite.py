@@ -18,8 +18,8 @@ REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "F
 
 def go_string(s: str) -> str:
     """Go's `%q` of a string, as `%#v` prints a struct's string fields."""
-    from json import dumps
-    return dumps(s, ensure_ascii=False)
+    from ...gonet.strconv import quote
+    return quote(s)
 
 
 def rule_go_value(rule: dict[str, Any]) -> str:

@@ -7,11 +7,11 @@ schema errors and `specStandardValidatorV3.validate`, in
 The `x-kubernetes-validations` checks and CEL are `crdrules/crdwrite.py`'s."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ...gonet.strconv import quote
 
 OPENAPI_V3_TYPES = ("array", "boolean", "integer", "number", "object", "string")  # sets.List(): sorted
 META_FIELDS = ("metadata", "kind", "apiVersion")
@@ -37,7 +37,7 @@ class _Validator:
 
 def _go_string_slice(values: list[Any]) -> str:
     """`%#v` of a `[]string`, as field.Invalid prints one."""
-    return "[]string{" + ", ".join(json.dumps(str(v), ensure_ascii=False) for v in values) + "}"
+    return "[]string{" + ", ".join(quote(str(v)) for v in values) + "}"
 
 
 def _dict(v: Any) -> dict[str, Any]:
