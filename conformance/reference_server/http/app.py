@@ -20,7 +20,7 @@ from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_re
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .groups import group_versions
 from .handlers import Handlers, add_deprecation_warning
-from .respond import error_response, object_response, plain_not_found, raw_json_response
+from .respond import error_response, object_response, panic_answer, plain_not_found, raw_json_response
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
 from ..health import HealthChecks, answer as health_answer, root_paths
@@ -290,10 +290,9 @@ def _errors(ctx: ServerContext, check_token: bool = False):
                                   request.headers.get("Accept"))
         except (ConnectionResetError, ConnectionError):
             raise
-        except Exception:  # a bug in the server, not the client's fault: no Python name in the answer
-            log.exception("internal error serving %s %s", request.method, request.path)
-            return error_response(E.internal("an error on the server prevented the request from succeeding"),
-                                  ctx.deviations, request.headers.get("Accept"))
+        except Exception:  # a bug in the server: upstream's panic answer, no Python name in it
+            log.exception("apiserver panic'd serving %s %s", request.method, request.path)
+            return panic_answer()
         finally:
             if deadline is not None:
                 deadlines.disarm(deadline)  # type: ignore[union-attr]

@@ -201,6 +201,13 @@ def raw_json_response(obj: Any, status: int = 200) -> web.Response:
     return web.Response(body=body.encode("utf-8"), status=status, content_type=JSON)
 
 
+def panic_answer() -> web.Response:
+    """What `WithPanicRecovery` (staging/src/k8s.io/apiserver/pkg/server/filters/wrap.go) answers when a handler
+    panics: `http.Error`'s plain text. A bug in this server is where kube-apiserver would have panicked."""
+    return web.Response(text="This request caused apiserver to panic. Look in the logs for details.\n", status=500,
+                        content_type="text/plain", charset="utf-8", headers={"X-Content-Type-Options": "nosniff"})
+
+
 def plain_not_found() -> web.Response:
     """`http.NotFound` (NS-05)."""
     return web.Response(text="404 page not found\n", status=404, content_type="text/plain", charset="utf-8",
