@@ -8,6 +8,7 @@ import requests
 from conformance.reference_server.embedded import start_embedded
 from conformance.reference_server.serve import build_parser
 
+from .replicas import until
 from .scope_client import GROUP, RBAC, ScopeClient
 
 
@@ -208,3 +209,88 @@ def test_limit_range_defaults_and_bounds(server):
     r = c.pod(ns, "big", {"limits": {"cpu": "2"}})
     assert r.status_code == 403 and r.json()["message"] == (
         'pods "big" is forbidden: maximum cpu usage per Container is 1, but limit is 2')
+
+
+def _claim(name: str, storage: str, cls: str = "") -> dict:
+    spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": storage}}}
+    if cls:
+        spec["storageClassName"] = cls
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name}, "spec": spec}
+
+
+def _resize(c: ScopeClient, ns: str, name: str, storage: str):
+    return c.req("PATCH", f"/api/v1/namespaces/{ns}/persistentvolumeclaims/{name}",
+                 data='{"spec":{"resources":{"requests":{"storage":"%s"}}}}' % storage,
+                 headers={"Content-Type": "application/merge-patch+json"})
+
+
+def _bound_claim(c: ScopeClient, ns: str, cls: str, expandable: bool) -> str:
+    """A claim the PV controller has bound to a volume of class `cls` (a StorageClass allowing expansion or not)."""
+    assert c.post("/apis/storage.k8s.io/v1/storageclasses", {"metadata": {"name": cls}, "provisioner": "example.com/x",
+                                                             "allowVolumeExpansion": expandable}).status_code == 201
+    assert c.post("/api/v1/persistentvolumes", {"metadata": {"name": cls}, "spec": {
+        "capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": f"/tmp/{cls}"},
+        "storageClassName": cls}}).status_code == 201
+    assert c.post(f"/api/v1/namespaces/{ns}/persistentvolumeclaims", _claim("data", "1Gi", cls)).status_code == 201
+    until(lambda: (c.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/data").json().get("status") or {})
+          .get("phase") == "Bound", "the claim bound by the PV controller")
+    return "data"
+
+
+def test_limit_range_bounds_claims_on_create_and_resize(server):
+    """LimitRanger handles PersistentVolumeClaims on create and update (`SupportsAttributes`), before
+    PersistentVolumeClaimResize."""
+    c = ScopeClient(server)
+    ns = c.ns()
+    c.limit_range(ns, {"type": "PersistentVolumeClaim", "max": {"storage": "2Gi"}})
+    r = c.post(f"/api/v1/namespaces/{ns}/persistentvolumeclaims", _claim("big", "5Gi"))
+    assert r.status_code == 403 and r.json()["message"] == (
+        'persistentvolumeclaims "big" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, '
+        'but request is 5Gi')
+    name = _bound_claim(c, ns, f"lr-{ns}", expandable=True)
+    r = _resize(c, ns, name, "3Gi")
+    assert r.status_code == 403 and r.json()["message"] == (
+        f'persistentvolumeclaims "{name}" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, '
+        'but request is 3Gi')
+    r = _resize(c, ns, name, "2Gi")
+    assert r.status_code == 200 and r.json()["spec"]["resources"]["requests"]["storage"] == "2Gi"
+
+
+def test_a_claim_grows_only_when_its_class_allows_expansion(server):
+    """PersistentVolumeClaimResize (resize/admission.go): a bound claim of a class without
+    `allowVolumeExpansion` may not grow; shrinking or keeping its size is the strategy's business."""
+    c = ScopeClient(server)
+    ns = c.ns()
+    name = _bound_claim(c, ns, f"fixed-{ns}", expandable=False)
+    r = _resize(c, ns, name, "2Gi")
+    assert r.status_code == 403 and r.json() == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": f'persistentvolumeclaims "{name}" is forbidden: only dynamically provisioned pvc can be resized '
+                   'and the storageclass that provisions the pvc must support resize',
+        "reason": "Forbidden", "details": {"name": name, "kind": "persistentvolumeclaims"}, "code": 403}
+    assert _resize(c, ns, name, "1Gi").status_code == 200  # no growth: nothing to judge
+
+
+def test_quota_charges_a_claims_growth_and_a_services_new_node_ports(server):
+    """ResourceQuota on update (services.go and persistent_volume_claims.go `Handles` updates): the growth of
+    the object's usage is checked and charged; an update that adds nothing is not."""
+    c = ScopeClient(server)
+    ns = c.ns()
+    c.quota(ns, {"requests.storage": "3Gi", "services.nodeports": "1"})
+    c.until_used(ns, "q", {"requests.storage": "0", "services.nodeports": "0"})
+    name = _bound_claim(c, ns, f"q-{ns}", expandable=True)
+    c.until_used(ns, "q", {"requests.storage": "1Gi", "services.nodeports": "0"})
+    r = _resize(c, ns, name, "4Gi")
+    assert r.status_code == 403 and r.json()["message"] == (
+        f'persistentvolumeclaims "{name}" is forbidden: exceeded quota: q, requested: requests.storage=3Gi, '
+        'used: requests.storage=1Gi, limited: requests.storage=3Gi')
+    assert _resize(c, ns, name, "3Gi").status_code == 200
+    assert c.get(f"/api/v1/namespaces/{ns}/resourcequotas/q").json()["status"]["used"]["requests.storage"] == "3Gi"
+
+    svc = {"metadata": {"name": "web"}, "spec": {"ports": [{"name": "a", "port": 80}, {"name": "b", "port": 81}]}}
+    assert c.post(f"/api/v1/namespaces/{ns}/services", svc).status_code == 201
+    r = c.req("PATCH", f"/api/v1/namespaces/{ns}/services/web", data='{"spec":{"type":"NodePort"}}',
+              headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 403 and r.json()["message"] == (
+        'services "web" is forbidden: exceeded quota: q, requested: services.nodeports=2, '
+        'used: services.nodeports=0, limited: services.nodeports=1')

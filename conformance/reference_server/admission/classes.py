@@ -1,5 +1,6 @@
-"""The default-enabled plugins that resolve classes on create: Priority (admission/priority.py),
-DefaultStorageClass and DefaultIngressClass (admission/defaultclass.py). On in every flavour, as they are in
+"""The default-enabled plugins that resolve classes: Priority (admission/priority.py), DefaultStorageClass and
+DefaultIngressClass (admission/defaultclass.py) on create, PersistentVolumeClaimResize (admission/pvcresize.py:
+a claim's growth against its StorageClass) on update. On in every flavour, as they are in
 every kube-apiserver (`pkg/kubeapiserver/options/plugins.go` `DefaultOffAdmissionPlugins` leaves them on).
 
 Wraps the server's admission chain like StorageObjectInUseProtection: the inner chain first (NamespaceLifecycle,
@@ -13,13 +14,14 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..registry import Registry, ResourceInfo
-from . import defaultclass, priority
+from . import defaultclass, priority, pvcresize
 from .chain import ADMIT, VALIDATE, timed
 
 _PRIORITY = timed("Priority", ADMIT, priority.admit_pod)
 _STORAGE_CLASS = timed("DefaultStorageClass", ADMIT, defaultclass.admit_claim)
 _INGRESS_CLASS = timed("DefaultIngressClass", ADMIT, defaultclass.admit_ingress)
 _PRIORITY_CLASS = timed("Priority", VALIDATE, priority.validate_priority_class)
+_CLAIM_RESIZE = timed("PersistentVolumeClaimResize", VALIDATE, pvcresize.validate_update)
 
 
 class ClassAdmission:
@@ -59,13 +61,21 @@ class ClassAdmission:
 
     def for_validate_update(self, info: ResourceInfo, subresource: str) -> Callable[[dict[str, Any], dict[str, Any]],
                                                                                     None] | None:
-        """Priority's validating half on update: a PriorityClass may not become a second default."""
+        """Priority's validating half on update: a PriorityClass may not become a second default; and
+        PersistentVolumeClaimResize on a claim (after the inner chain's LimitRanger, as upstream orders them)."""
         inner = getattr(self.inner, "for_validate_update", None)
         inner_step = inner(info, subresource) if inner is not None else None
+        registry = self.registry
+        claims = registry.content("persistentvolumeclaims")
+        if claims is not None and info is claims.info and not subresource:
+            def validate_claim(new: dict[str, Any], old: dict[str, Any]) -> Callable[[], None] | None:
+                charge = inner_step(new, old) if inner_step is not None else None  # LimitRanger, the quota's check
+                _CLAIM_RESIZE(registry, new, old)
+                return charge
+            return validate_claim
         classes = self.registry.group(priority.SCHEDULING, "priorityclasses")
         if classes is None or info is not classes.info or subresource:
             return inner_step
-        registry = self.registry
 
         def validate(new: dict[str, Any], old: dict[str, Any]) -> None:
             _PRIORITY_CLASS(registry, new, True)

@@ -7,10 +7,14 @@ annotation) and the two defaulting functions of `pkg/apis/core/v1/defaults.go` t
 `admission.NewForbidden(a, utilerrors.NewAggregate(errs))`: one message as is, several as `[m1, m2]`
 (deduplicated), prefixed `pods "<name>" is forbidden: `.
 
-Deliberate simplifications (see docs/scope.md): only `pods` (PersistentVolumeClaim limits are not
-served by this server); the messages of one LimitRange item are produced in sorted resource order
-(upstream ranges over a Go map, so the order of several messages is not stable there either); pod
-updates are not checked (upstream skips them too: containers are immutable).
+PersistentVolumeClaims too (`PersistentVolumeClaimValidateLimitFunc`, on create and on update, as upstream's
+`SupportsAttributes`): a `PersistentVolumeClaim` item's `min` against the claim's requests, its `max` with
+`maxRequestConstraint` (requests only: a claim's limits are not user input); nothing is defaulted on a claim.
+
+Deliberate simplifications (see docs/scope.md): the messages of one LimitRange item are produced in sorted
+resource order (upstream ranges over a Go map, so the order of several messages is not stable there either); pod
+updates are not checked (upstream skips them too: containers are immutable), nor is the 1.33 `pods/resize`
+subresource (not served here).
 """
 from __future__ import annotations
 
@@ -176,6 +180,18 @@ def _max(limit_type: str, res: str, enforced: Quantity, request: ResourceList, l
     return None
 
 
+def _max_request(limit_type: str, res: str, enforced: Quantity, request: ResourceList,
+                 limit: ResourceList) -> str | None:
+    """`maxRequestConstraint`: the max against the request alone."""
+    req = request.get(res)
+    r, _, e = _values(req, None, enforced)
+    if req is None:
+        return f"maximum {res} usage per {limit_type} is {enforced}.  No request is specified"
+    if r > e:
+        return f"maximum {res} usage per {limit_type} is {enforced}, but request is {req}"
+    return None
+
+
 def _ratio(limit_type: str, res: str, enforced: Quantity, request: ResourceList, limit: ResourceList) -> str | None:
     req, lim = request.get(res), limit.get(res)
     r, l_, _ = _values(req, lim, enforced)
@@ -197,9 +213,14 @@ def _ratio(limit_type: str, res: str, enforced: Quantity, request: ResourceList,
     return None
 
 
-def _check(limit_type: str, item: dict[str, Any], request: ResourceList, limit: ResourceList) -> list[str]:
+_POD_CHECKS = (("min", _min), ("max", _max), ("maxLimitRequestRatio", _ratio))
+_CLAIM_CHECKS = (("min", _min), ("max", _max_request))
+
+
+def _check(limit_type: str, item: dict[str, Any], request: ResourceList, limit: ResourceList,
+           checks: tuple[tuple[str, Any], ...] = _POD_CHECKS) -> list[str]:
     errs: list[str] = []
-    for field, fn in (("min", _min), ("max", _max), ("maxLimitRequestRatio", _ratio)):
+    for field, fn in checks:
         for res, v in sorted((item.get(field) or {}).items()):
             msg = fn(limit_type, res, Quantity.parse(v), request, limit)
             if msg:
@@ -231,15 +252,29 @@ def pod_violations(limit_range: dict[str, Any], pod: dict[str, Any]) -> list[str
     return errs
 
 
+def claim_violations(limit_range: dict[str, Any], claim: dict[str, Any]) -> list[str]:
+    """`PersistentVolumeClaimValidateLimitFunc` for one LimitRange."""
+    requests = parse_list((((claim.get("spec") or {}).get("resources")) or {}).get("requests"))
+    errs: list[str] = []
+    for item in ((limit_range.get("spec") or {}).get("limits")) or []:
+        if item.get("type") == "PersistentVolumeClaim":
+            errs += _check("PersistentVolumeClaim", item, requests, {}, _CLAIM_CHECKS)
+    return errs
+
+
+_VIOLATIONS = {"pods": pod_violations, "persistentvolumeclaims": claim_violations}
+
+
 def validate(limit_ranges: Iterable[dict[str, Any]], resource: str, obj: dict[str, Any],
              *, subresource: str = "") -> None:
-    """Validating phase (`LimitRanger.Validate` on create): the first LimitRange the pod violates is
-    reported as 403 `pods "<name>" is forbidden: <aggregate of its messages>`."""
-    if resource != "pods" or subresource:
+    """Validating phase (`LimitRanger.Validate`): the first LimitRange the pod or claim violates is reported as
+    403 `<resource> "<name>" is forbidden: <aggregate of its messages>`."""
+    violations = _VIOLATIONS.get(resource)
+    if violations is None or subresource:
         return
     for lr in limit_ranges:
-        errs = pod_violations(lr, obj)
+        errs = violations(lr, obj)
         if errs:
             meta = obj.get("metadata") or {}
             name = meta.get("name") or meta.get("generateName") or "Unknown"
-            raise E.forbidden("pods", name, aggregate(errs))
+            raise E.forbidden(resource, name, aggregate(errs))

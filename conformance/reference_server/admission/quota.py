@@ -1,4 +1,5 @@
-"""ResourceQuota: `resource.Quantity`, per-object usage, `status.used`, and the create-time admission check.
+"""ResourceQuota: `resource.Quantity`, per-object usage, `status.used`, and the admission check of creates and of
+the updates upstream's evaluators handle (services, claims).
 
 Upstream sources reproduced here (read, not guessed):
 - `staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go` (parsing, canonical `String()`, `Add`: in
@@ -49,6 +50,16 @@ def add_lists(a: Mapping[str, Quantity], b: Mapping[str, Quantity]) -> ResourceL
 def mask(rl: Mapping[str, Quantity], names: Iterable[str]) -> ResourceList:
     keep = set(names)
     return {k: v for k, v in rl.items() if k in keep}
+
+
+def subtract_non_negative(a: Mapping[str, Quantity], b: Mapping[str, Quantity]) -> ResourceList:
+    """`quota.SubtractWithNonNegativeResult`: `a - b` per name of `a`, never below zero."""
+    zero = Quantity.from_int(0)
+    out: ResourceList = {}
+    for k, v in a.items():
+        d = v.sub(b[k]) if k in b else v
+        out[k] = d if d.cmp(zero) > 0 else zero
+    return out
 
 
 def remove_zeros(rl: Mapping[str, Quantity]) -> ResourceList:
@@ -361,10 +372,18 @@ def _object_name(obj: dict[str, Any]) -> str:
     return meta.get("name") or meta.get("generateName") or "Unknown"
 
 
+UPDATE_HANDLED = frozenset({"services", "persistentvolumeclaims"})  # evaluators whose `Handles` takes an update
+# (services.go, persistent_volume_claims.go; pods.go only for the `resize` subresource, not served here; the
+# generic object-count evaluator creates only)
+
+
 def check_create(quotas: Iterable[dict[str, Any]], resource: str, obj: dict[str, Any],
                  current_usage: Mapping[str, Mapping[str, Any]] | None = None, *, group: str = "",
-                 now: _dt.datetime | None = None) -> dict[str, dict[str, str]]:
-    """`CheckRequest` for a create of `obj` (a `resource` in `group`) in the namespace of `quotas`.
+                 now: _dt.datetime | None = None, old: dict[str, Any] | None = None) -> dict[str, dict[str, str]]:
+    """`CheckRequest` for a create of `obj` (a `resource` in `group`) in the namespace of `quotas`, or, with
+    `old` (the stored object), for an update: charged by the growth of its usage
+    (`SubtractWithNonNegativeResult`, then `RemoveZeros`), as upstream charges an update whose old object has a
+    resourceVersion.
 
     Returns `{quota name: new status.used}` for every quota whose usage changes (the caller persists those
     with the object, atomically); `{}` when no quota applies. Raises the 403 upstream raises.
@@ -400,6 +419,8 @@ def check_create(quotas: Iterable[dict[str, Any]], resource: str, obj: dict[str,
     negative = sorted(k for k, v in input_usage.items() if v.value < 0)
     if negative:
         raise forbid(f"quota usage is negative for resource(s): {','.join(negative)}")
+    if old is not None and (old.get("metadata") or {}).get("resourceVersion"):
+        input_usage = subtract_non_negative(input_usage, object_usage(resource, old, group, now=now))
     delta = remove_zeros(input_usage)
     if not interesting or not delta:
         return {}

@@ -19,6 +19,7 @@ from . import limitranger, quota
 from .chain import ADMIT, VALIDATE, timed
 from .lifecycle import NamespaceLifecycle
 
+_LIMITED = frozenset({"pods", "persistentvolumeclaims"})  # LimitRanger's kinds
 COMPUTE_NAMES = frozenset({"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory",
                            "ephemeral-storage", "requests.ephemeral-storage", "limits.ephemeral-storage"})
 
@@ -90,18 +91,41 @@ class ScopeAdmission(NamespaceLifecycle):
         ns = (obj.get("metadata") or {}).get("namespace") or ""
         if not ns:
             return None
-        if resource == "pods" and not group and not self.deviations.active("limitrange-not-enforced"):
-            self._validate_limits(ns, obj)
+        if resource in _LIMITED and not group and not self.deviations.active("limitrange-not-enforced"):
+            self._validate_limits(resource, ns, obj)
         return self._quota(resource, group, ns, obj)
 
-    def _check_limits(self, ns: str, obj: dict[str, Any]) -> None:
-        """LimitRanger's validating half on a pod create: the namespace's LimitRanges' min/max."""
+    def for_validate_update(self, info: ResourceInfo, subresource: str) -> Callable[[dict[str, Any], dict[str, Any]],
+                                                                                    Callable[[], None] | None] | None:
+        """On an update: LimitRanger for a claim's requests (a resize; pods are not checked on update, as
+        upstream: their containers are immutable), then ResourceQuota for a claim or a Service (charged by the
+        growth of their usage); the quota's charge is returned, to be written after the object."""
+        resource = info.plural
+        if resource not in quota.UPDATE_HANDLED or subresource or \
+                any(s.info is info for s in self.registry.group_stores()):
+            return None
+        validate_limits, charge_quota = self._validate_limits, self._quota
+
+        def validate(new: dict[str, Any], old: dict[str, Any]) -> Callable[[], None] | None:
+            ns = (new.get("metadata") or {}).get("namespace") or ""
+            if not ns:
+                return None
+            if resource in _LIMITED and not self.deviations.active("limitrange-not-enforced"):
+                validate_limits(resource, ns, new)
+            return charge_quota(resource, "", ns, new, old)
+        return validate
+
+    def _check_limits(self, resource: str, ns: str, obj: dict[str, Any]) -> None:
+        """LimitRanger's validating half on a pod create, a claim's create or update: the namespace's LimitRanges'
+        min/max."""
         lrs = self._in_scope("limitranges", ns, "limitrange-cluster-wide")
         if lrs:
-            limitranger.validate(lrs, "pods", obj)
+            limitranger.validate(lrs, resource, obj)
 
-    def _check_quota(self, resource: str, group: str, ns: str, obj: dict[str, Any]) -> Callable[[], None] | None:
-        """ResourceQuota on a create: the namespace's quotas checked; their charge, written after the object."""
+    def _check_quota(self, resource: str, group: str, ns: str, obj: dict[str, Any],
+                     old: dict[str, Any] | None = None) -> Callable[[], None] | None:
+        """ResourceQuota on a create (or, with `old`, an update): the namespace's quotas checked; their charge,
+        written after the object."""
         if self.deviations.active("quota-not-enforced"):
             return None
         quotas = self._in_scope("resourcequotas", ns, "quota-cluster-wide")
@@ -109,7 +133,7 @@ class ScopeAdmission(NamespaceLifecycle):
             return None
         if self.deviations.active("quota-ignores-compute"):
             quotas = [_without_compute(q) for q in quotas]
-        updates = quota.check_create(quotas, resource, obj, group=group)
+        updates = quota.check_create(quotas, resource, obj, group=group, old=old)
         if not updates or self.deviations.active("quota-usage-not-tracked"):
             return None
         where = {(q.get("metadata") or {}).get("name", ""): (q.get("metadata") or {}).get("namespace", "")

@@ -336,9 +336,11 @@ class GenericStore:
                transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                strategy: Strategy | None = None, dry_run: bool = False, field_manager: str = "",
                manage: Manage | None = None, admit: Admit | None = None,
-               validate_admit: Callable[[dict[str, Any], dict[str, Any]], None] | None = None) -> dict[str, Any]:
+               validate_admit: Callable[[dict[str, Any], dict[str, Any]], Callable[[], None] | None] | None = None
+               ) -> dict[str, Any]:
         """Guaranteed update; `transform(current)` (PATCH) or `body` (PUT) gives the new object;
-        `validate_admit(new, current)`: the validating admission of an update, after the strategy's validation.
+        `validate_admit(new, current)`: the validating admission of an update, after the strategy's validation;
+        what it returns (a quota's charge) runs once the update is stored.
 
         Unconditional without `metadata.resourceVersion`; stale RV ⇒ 409; a body UID is a precondition.
         An update that empties the finalizers of an object being deleted removes it (NS-39).
@@ -385,8 +387,8 @@ class GenericStore:
             errs = strategy.validate_update(new, current)
             if errs:
                 raise self._invalid(name, errs)
-            if validate_admit is not None:
-                validate_admit(new, current)
+            if validate_admit is not None:  # may return what to write once the update is stored (a quota's charge)
+                result["after"] = validate_admit(new, current)
             strategy.canonicalize(new)
             if manage is None and "managedFields" not in nmeta and cmeta.get("managedFields"):
                 nmeta["managedFields"] = cmeta["managedFields"]  # an unmanaged write keeps them as they are
@@ -405,6 +407,9 @@ class GenericStore:
             obj, deleted = self.store.guaranteed_update(self.info.plural, ns, name, compute)
         except KeyNotFoundError:
             raise self._not_found(name) from None
+        after = result.get("after")
+        if after is not None:
+            after()
         return self._finish(result["new"] if deleted else obj)
 
     # ---- delete ----------------------------------------------------------------------------------

@@ -139,3 +139,36 @@ def test_defaults_then_validation_like_the_admission_chain():
         validate(limits, "pods", p)
     # maxConstraint stops at the limit: one message per resource
     assert exc.value.message == 'pods "p" is forbidden: maximum cpu usage per Container is 1, but limit is 2'
+
+
+def claim(storage=None, name="data"):
+    spec = {"accessModes": ["ReadWriteOnce"], "resources": {}}
+    if storage is not None:
+        spec["resources"]["requests"] = {"storage": storage}
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": "ns"},
+            "spec": spec}
+
+
+CLAIM_BOUNDS = {"type": "PersistentVolumeClaim", "min": {"storage": "1Gi"}, "max": {"storage": "2Gi"}}
+
+
+@pytest.mark.parametrize("storage, message", [
+    ("1500Mi", None),
+    ("5Gi", "maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 5Gi"),
+    ("500Mi", "minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi"),
+    (None, "[minimum storage usage per PersistentVolumeClaim is 1Gi.  No request is specified, "
+           "maximum storage usage per PersistentVolumeClaim is 2Gi.  No request is specified]"),
+])
+def test_claims_are_held_to_persistent_volume_claim_items(storage, message):
+    """`PersistentVolumeClaimValidateLimitFunc`: min and `maxRequestConstraint` over the claim's requests."""
+    if message is None:
+        validate([lr(CLAIM_BOUNDS)], "persistentvolumeclaims", claim(storage))
+        return
+    with pytest.raises(StatusError) as e:
+        validate([lr(CLAIM_BOUNDS)], "persistentvolumeclaims", claim(storage))
+    assert e.value.code == 403 and e.value.message == f'persistentvolumeclaims "data" is forbidden: {message}'
+
+
+def test_claims_ignore_container_items_and_pods_ignore_claim_items():
+    validate([lr({"type": "Container", "max": {"storage": "1Mi"}})], "persistentvolumeclaims", claim("5Gi"))
+    validate([lr(CLAIM_BOUNDS)], "pods", pod(ctr()))
