@@ -38,3 +38,34 @@ def test_wrapped_base64_is_accepted_and_stored_canonical(http: requests.Session,
     bad = http.post(f"{url}/api/v1/namespaces/{ns}/{plural}",
                     json={**body, "metadata": {"name": name + "-bad"}, field: {"pem": "not base64!"}})
     assert bad.status_code == 400 and "illegal base64 data" in bad.json()["message"]
+
+
+WRAPPED, CANONICAL = "LS0tLS1CRUdJTi\nBDRVJUSUZJQ0FURS0tLS0t\n", "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t"
+
+
+def test_every_byte_field_is_stored_canonical(http: requests.Session, url: str) -> None:
+    """Not only a Secret's or ConfigMap's: a webhook's `caBundle` (a named group's kind, `format: byte`) is a Go
+    `[]byte` too, decoded then encoded again, on create and on patch."""
+    name = unique("wrapped-ca")
+    cfg = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+           "metadata": {"name": name},
+           "webhooks": [{"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                         "clientConfig": {"url": "https://example.com/x", "caBundle": WRAPPED}}]}
+    path = f"{url}/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
+    created = http.post(path, json=cfg)
+    try:
+        assert created.status_code == 201, created.text
+        assert created.json()["webhooks"][0]["clientConfig"]["caBundle"] == CANONICAL
+        patched = http.patch(f"{path}/{name}", data='{"metadata":{"labels":{"a":"b"}},"webhooks":[{"name":'
+                             '"a.example.com","sideEffects":"None","admissionReviewVersions":["v1"],"clientConfig":'
+                             '{"url":"https://example.com/x","caBundle":"%s"}}]}' % WRAPPED.replace("\n", "\\n"),
+                             headers={"Content-Type": "application/merge-patch+json"})
+        assert patched.status_code == 200 and patched.json()["webhooks"][0]["clientConfig"]["caBundle"] == CANONICAL
+    finally:
+        http.delete(f"{path}/{name}")
+
+
+def test_canonical_std_leaves_unbroken_text_alone() -> None:
+    from conformance.reference_server.gobase64 import canonical_std
+    assert canonical_std(CANONICAL) is CANONICAL and canonical_std(WRAPPED) == CANONICAL
+    assert canonical_std("not base64\n") == "not base64\n"

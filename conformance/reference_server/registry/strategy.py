@@ -5,7 +5,7 @@ import base64
 from typing import Any
 
 from ..apierrors import FieldError
-from ..gobase64 import decode_std
+from ..gobase64 import canonical_std
 from .kinds import ResourceInfo
 from .validation import validate_object_meta, validate_object_meta_update
 
@@ -34,11 +34,8 @@ def _canonical_bytes(obj: dict[str, Any], field: str) -> None:
     if not isinstance(values, dict):
         return
     for k, v in values.items():
-        if isinstance(v, str) and ("\n" in v or "\r" in v):
-            try:
-                values[k] = base64.b64encode(decode_std(v)).decode()
-            except ValueError:  # binascii.Error: left for the decoder's 400
-                pass
+        if isinstance(v, str):
+            values[k] = canonical_std(v)
 
 
 class Strategy:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from .. import quantity
-from ..gobase64 import decode_std
+from ..gobase64 import canonical_std, decode_std
 from . import schema
 
 _INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
@@ -107,7 +107,8 @@ def _special_error(message: str, v: Any) -> str | None:
 
 
 def type_error(obj: dict[str, Any], message: str) -> str | None:
-    """The first Go decode error of `obj` as the Go type of `message` (e.g. `core.ConfigMap`), or None."""
+    """The first Go decode error of `obj` as the Go type of `message` (e.g. `core.ConfigMap`), or None; on the
+    way, each `[]byte` field's base64 is made canonical in place (what Go's decode-then-encode answers)."""
     return _message(obj, message, "")
 
 
@@ -132,7 +133,19 @@ def _message(obj: dict[str, Any], message: str, path: str) -> str | None:
         err = _field(f, value, struct, f"{path}{key}")
         if err:
             return err
+        if f.type == "y":  # a []byte: Go stores what it decoded, answered re-encoded without line breaks
+            obj[key] = _canonical(value)
     return None
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, str):
+        return canonical_std(value)
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _canonical(v) for k, v in value.items()}
+    return value
 
 
 def _mismatch(got: str, struct: str, path: str, go_type: str) -> str:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..gobase64 import canonical_std
 from . import crdtypes, schema
 from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
@@ -345,6 +346,7 @@ _TYPE_DEFS: dict[tuple[str, str, str], dict[str, Any]] = {}
 def type_error(group: str, version: str, kind: str, obj: Any) -> str | None:
     """Where `obj` breaks the JSON shape of its kind's schema (an object where a scalar belongs, a scalar
     where an object/array belongs), as decoding reports it (`json: cannot unmarshal ...`); None when it fits.
+    On the way, a `format: byte` string's base64 is made canonical in place (Go's decode-then-encode).
 
     Lenient on scalars (quantities and int-or-strings take numbers and strings): the point is the 400 a
     typed decoder answers instead of a strategy meeting a shape it cannot walk. A CRD's spec, outside the field
@@ -386,14 +388,19 @@ def _shape_error(defs: dict[str, Any], schema: dict[str, Any], value: Any, path:
                 err = _shape_error(defs, sub_schema, sub, f"{path}.{name}", depth + 1)
                 if err:
                     return err
+                if type(sub) is str and sub_schema.get("format") == "byte":  # decoded, answered re-encoded
+                    value[name] = canonical_std(sub)
         return None
     if typ == "array":
         if not isinstance(value, list):
             return f"json: cannot unmarshal {kind_word(value)} into Go struct field {path} of type array"
-        for item in value:
-            err = _shape_error(defs, schema.get("items") or {}, item, path, depth + 1)
+        items = schema.get("items") or {}
+        for i, item in enumerate(value):
+            err = _shape_error(defs, items, item, path, depth + 1)
             if err:
                 return err
+            if type(item) is str and items.get("format") == "byte":
+                value[i] = canonical_std(item)
         return None
     if typ in ("string", "integer", "number", "boolean") and isinstance(value, (dict, list)):
         return f"json: cannot unmarshal {kind_word(value)} into Go struct field {path} of type {typ}"
