@@ -155,8 +155,8 @@ def test_bound_token_requests(http, url, namespaces):
     st = status_of(_token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Secret", "name": "s",
                                                                 "uid": "0000"}))
     assert st["code"] == 409 and st["message"] == (
-        f'Operation cannot be fulfilled on Secret "s": the UID in the bound object reference (0000) does not match '
-        f'the UID in record ({secret["metadata"]["uid"]}). The object might have been deleted and then recreated')
+        'Operation cannot be fulfilled on Secret "s": the UID in the bound object reference (0000) does not match '
+        'the UID in record. The object might have been deleted and then recreated')
 
     http.delete(f"{base}/secrets/s")
     assert review(secret_token) == {"user": {}}
@@ -229,3 +229,51 @@ def test_service_account_issuers(tmp_path, capsys):
                        "https://a"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ['nsconform serve: error: service-account-issuer "https://a" is already specified']
+
+
+def _claims(token: str) -> dict:
+    return json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+
+
+def test_node_bound_tokens_and_a_scheduled_pods_node(http, url, namespaces):
+    """1.33's ServiceAccountTokenNodeBinding (a token bound to a Node, valid while that Node lives) and
+    ServiceAccountTokenPodNodeInfo (a pod-bound token names the pod's node, its uid when the Node exists); the
+    review's extra carries `node-name`/`node-uid` (serviceaccount/util.go)."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}"
+    http.post(f"{base}/serviceaccounts", json={"metadata": {"name": "bot"}})
+    node_name = f"node-{ns}"
+    node = http.post(f"{url}/api/v1/nodes", json={"metadata": {"name": node_name}}).json()
+    try:
+        for pod, on in (("on-node", node_name), ("on-ghost", f"ghost-{ns}")):
+            http.post(f"{base}/pods", json={"metadata": {"name": pod}, "spec": {
+                "serviceAccountName": "bot", "nodeName": on, "containers": [{"name": "c", "image": "busybox"}]}})
+        token = _token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Pod", "name": "on-node"}
+                       ).json()["status"]["token"]
+        assert _claims(token)["kubernetes.io"]["node"] == {"name": node_name, "uid": node["metadata"]["uid"]}
+        ghost = _token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Pod", "name": "on-ghost"}
+                       ).json()["status"]["token"]
+        assert _claims(ghost)["kubernetes.io"]["node"] == {"name": f"ghost-{ns}"}
+
+        r = _token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Node", "name": node_name})
+        assert r.status_code == 201, r.text
+        node_token = r.json()["status"]["token"]
+        assert _claims(node_token)["kubernetes.io"]["node"] == {"name": node_name, "uid": node["metadata"]["uid"]}
+
+        def review(token):
+            return http.post(f"{url}/apis/authentication.k8s.io/v1/tokenreviews",
+                             json={"apiVersion": AUTHN, "kind": "TokenReview", "spec": {"token": token}}).json()["status"]
+        extra = review(node_token)["user"]["extra"]
+        assert extra["authentication.kubernetes.io/node-name"] == [node_name]
+        assert extra["authentication.kubernetes.io/node-uid"] == [node["metadata"]["uid"]]
+        extra = review(ghost)["user"]["extra"]
+        assert extra["authentication.kubernetes.io/node-name"] == [f"ghost-{ns}"]
+        assert "authentication.kubernetes.io/node-uid" not in extra
+
+        st = status_of(_token(http, url, ns, "bot", boundObjectRef={"apiVersion": "v1", "kind": "Node",
+                                                                    "name": f"absent-{ns}"}))
+        assert st["code"] == 404 and st["message"] == f'nodes "absent-{ns}" not found'
+    finally:
+        http.delete(f"{url}/api/v1/nodes/{node_name}")
+    assert review(node_token) == {"user": {}}  # its Node is gone
+    assert review(token)["authenticated"] is True  # a pod-bound token's node is only read

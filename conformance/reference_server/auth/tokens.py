@@ -2,7 +2,9 @@
 
 Upstream: `pkg/serviceaccount/jwt.go` (RS256 JWS, header `kid` from `keyIDFromPublicKey`: base64url of the
 SHA-256 of the DER (PKIX) public key; the generator adds `iss`), `pkg/serviceaccount/claims.go` (`Claims`: sub,
-aud, iat, nbf, exp, jti, the `kubernetes.io` private claims with namespace, serviceaccount, pod/secret when bound,
+aud, iat, nbf, exp, jti, the `kubernetes.io` private claims with namespace, serviceaccount, pod/secret/node when
+bound (a pod-bound token also names the pod's node: ServiceAccountTokenPodNodeInfo, and a Node binding is
+ServiceAccountTokenNodeBinding, both on in 1.33),
 warnafter; `validator.Validate`: the ServiceAccount and the bound object must still exist with the token's UID,
 and not have been deleted more than `jwt.DefaultLeeway` (1 minute) ago), `pkg/serviceaccount/openidmetadata.go`
 (the discovery document and the JWKS).
@@ -197,7 +199,8 @@ class TokenIssuer:
     def issue(self, namespace: str, name: str, uid: str, audiences: list[str], expiration: int,
               now: float | None = None, bound: dict[str, dict[str, str]] | None = None,
               warn_after: int = 0) -> tuple[str, int]:
-        """(token, expiry as a Unix time). `bound`: {"pod"|"secret": {"name", "uid"}}."""
+        """(token, expiry as a Unix time). `bound`: {"pod"|"secret"|"node": {"name", "uid"}} (a pod-bound token
+        also names the pod's node, its `uid` absent when that Node does not exist)."""
         iat = int(time.time() if now is None else now)
         private: dict[str, Any] = {"namespace": namespace, "serviceaccount": {"name": name, "uid": uid}}
         for kind, ref in (bound or {}).items():
@@ -265,19 +268,27 @@ class TokenIssuer:
         ns, sa = str(k8s.get("namespace", "")), k8s["serviceaccount"]
         cutoff = time.time() - LEEWAY
         extra: dict[str, tuple[str, ...]] = {}
-        for kind, resource in (("serviceaccount", "serviceaccounts"), ("secret", "secrets"), ("pod", "pods")):
+        node = k8s.get("node")
+        pod_bound = k8s.get("pod") is not None
+        checks = (("serviceaccount", "serviceaccounts"), ("secret", "secrets"), ("pod", "pods")) + \
+            ((("node", "nodes"),) if node is not None and not pod_bound else ())
+        for kind, resource in checks:
             ref = k8s.get(kind)
             if ref is None:
                 continue
             if not isinstance(ref, dict):
                 return None
-            obj = self._lookup(resource, ns, str(ref.get("name", "")))
+            obj = self._lookup(resource, "" if kind == "node" else ns, str(ref.get("name", "")))
             # deleted, recreated, or deleted more than a minute ago: claims.go refuses it
             if obj is None or obj["metadata"].get("uid") != ref.get("uid") or _deleted_before(obj, cutoff):
                 return None
             if kind == "pod":
                 extra["authentication.kubernetes.io/pod-name"] = (str(ref.get("name", "")),)
                 extra["authentication.kubernetes.io/pod-uid"] = (str(ref.get("uid", "")),)
+        if isinstance(node, dict) and node.get("name"):  # a Node-bound token's, or a pod-bound one's node (claims
+            extra["authentication.kubernetes.io/node-name"] = (str(node["name"]),)  # only read: the pod was checked)
+            if node.get("uid"):
+                extra["authentication.kubernetes.io/node-uid"] = (str(node["uid"]),)
         if claims.get("jti"):
             extra["authentication.kubernetes.io/credential-id"] = (f"JTI={claims['jti']}",)
         return UserInfo(f"{SA_PREFIX}{ns}:{sa.get('name', '')}", str(sa.get("uid", "")),

@@ -5,9 +5,9 @@ Upstream: `pkg/registry/authentication/selfsubjectreview/rest.go` (the requester
 `{creationTimestamp: null}`), `tokenreview/storage.go` (400 "token is required for TokenReview in
 authentication"; unauthenticated ⇒ `status.user: {}`), `pkg/registry/core/serviceaccount/storage/token.go`
 (404 for a missing ServiceAccount; audiences default to the API server's; `SetDefaults_TokenRequestSpec`:
-3600 s; `ValidateTokenRequest`: at least 10 minutes; `boundObjectRef` to a Pod running as the ServiceAccount or
-a Secret, else 400; a UID that differs answers 409), `pkg/routes/openidmetadata.go` (the issuer discovery
-endpoints: JSON and `application/jwk-set+json`, `Cache-Control: public, max-age=3600`).
+3600 s; `ValidateTokenRequest`: at least 10 minutes; `boundObjectRef` to a Pod running as the ServiceAccount (its
+node named too), a Secret or a Node, else 400; a UID that differs answers 409), `pkg/routes/openidmetadata.go`
+(the issuer discovery endpoints: JSON and `application/jwk-set+json`, `Cache-Control: public, max-age=3600`).
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from ..auth.authn import ADMIN_USER, user_to_dict
 from ..auth.rbac import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SYSTEM_MASTERS, UserInfo
 from ..auth.tokens import (CACHE_MAX_AGE, DEFAULT_EXPIRATION, EXTENDED_EXPIRATION, MIN_EXPIRATION,
                            OPENID_CONFIG_PATH, WARN_ONLY_EXPIRATION, TokenIssuer)
+from ..storage import KeyNotFoundError
 from .authz import REQUESTER
 from .context import ServerContext
 from .groups import decode_unstored_body
@@ -158,26 +159,40 @@ async def handle_token_request(ctx: ServerContext, request: web.Request, route: 
 
 
 def _bound_object(ctx: ServerContext, namespace: str, sa_name: str, ref: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """token.go: the Pod (running as this ServiceAccount) or Secret a token is bound to, as claims refs."""
+    """token.go: the Pod (running as this ServiceAccount, with its node when scheduled), Secret or Node a token is
+    bound to, as claims refs."""
     api_version, kind = str(ref.get("apiVersion") or ""), str(ref.get("kind") or "")
     group = api_version.rpartition("/")[0] if "/" in api_version else ""
     version = api_version.rpartition("/")[2]
-    if group or kind not in ("Pod", "Secret"):
+    if group or kind not in ("Pod", "Secret", "Node"):
         gvk = f"{group}/{version}, Kind={kind}"  # schema.GroupVersionKind.String(): "/v1, Kind=X" for core
         raise E.bad_request(f"cannot bind token to object of type {gvk}")
-    resource = "pods" if kind == "Pod" else "secrets"
-    store = ctx.registry.content(resource)
-    assert store is not None
-    obj = store.get(namespace, str(ref.get("name") or ""))  # 404 as a GET of it
+    name = str(ref.get("name") or "")
+    if kind == "Node":
+        nodes = ctx.registry.cluster("nodes")
+        assert nodes is not None
+        obj = nodes.get("", name)  # 404 as a GET of it
+    else:
+        store = ctx.registry.content("pods" if kind == "Pod" else "secrets")
+        assert store is not None
+        obj = store.get(namespace, name)
     if kind == "Pod" and (obj.get("spec") or {}).get("serviceAccountName") != sa_name:
         raise E.bad_request(f"cannot bind token for serviceaccount {json.dumps(sa_name)} to pod running with "
                             "different serviceaccount name.")
     uid = obj["metadata"]["uid"]
     if ref.get("uid") and ref["uid"] != uid:
-        raise E.conflict(kind, str(ref.get("name") or ""),  # upstream's GroupResource{Resource: the Kind}
-                             f"the UID in the bound object reference ({ref['uid']}) does not match the UID in "
-                             f"record ({uid}). The object might have been deleted and then recreated")
-    return {kind.lower(): {"name": obj["metadata"]["name"], "uid": uid}}
+        raise E.conflict(kind, name,  # upstream's GroupResource{Resource: the Kind}
+                         f"the UID in the bound object reference ({ref['uid']}) does not match the UID in "
+                         "record. The object might have been deleted and then recreated")
+    bound = {kind.lower(): {"name": obj["metadata"]["name"], "uid": uid}}
+    node_name = (obj.get("spec") or {}).get("nodeName") if kind == "Pod" else None
+    if node_name:  # ServiceAccountTokenPodNodeInfo: the node's name, and its uid when the Node exists
+        try:
+            node = ctx.registry.store.get("nodes", "", node_name, shared=True)
+            bound["node"] = {"name": node_name, "uid": node["metadata"]["uid"]}
+        except KeyNotFoundError:
+            bound["node"] = {"name": node_name}
+    return bound
 
 
 async def _issuer_with_key(ctx: ServerContext) -> TokenIssuer:
