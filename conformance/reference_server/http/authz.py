@@ -61,7 +61,9 @@ class RegistryRbacSource:
 
 
 def seed_bootstrap_policy(registry: Registry) -> None:
-    """Store upstream's bootstrap ClusterRoles/ClusterRoleBindings (the subset in `auth.BOOTSTRAP_POLICY`)."""
+    """Store upstream's bootstrap ClusterRoles/ClusterRoleBindings (`auth.BOOTSTRAP_POLICY`) that are missing, so
+    the authorizer of a server not yet started reads them; the `rbac/bootstrap-roles` hook reconciles the whole
+    policy once the server runs (controller/rbac_bootstrap.py)."""
     from ..auth import BOOTSTRAP_POLICY
 
     for obj in BOOTSTRAP_POLICY:
