@@ -388,8 +388,9 @@ class ReferenceServer:
         unwritten: controller/clusterauthtrust.py)."""
         from .controller import clusterauthtrust
         from .controller.apiserver_identity import IdentityLeaseController
+        from .controller.apiserver_leasegc import IdentityLeaseGC
         from .controller.legacytokentracking import LegacyTokenTrackingController
-        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry),
+        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry), IdentityLeaseGC(self.ctx.registry),
                                       LegacyTokenTrackingController(self.ctx.registry)]
         for c in self.apiserver_controllers:
             c.use_webhooks(hooks, getattr(c, "_offload", None))
