@@ -82,7 +82,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     authenticator = authorizer = None
     if authorization == "rbac":
         from .http.authz import rbac_setup  # TokenFileError (a ValueError) for a bad --users file
-        authenticator, authorizer = rbac_setup(registry, devs, token, users_file)
+        authenticator, authorizer = rbac_setup(registry, devs, token, users_file, seed=not seeded)
     from .http.webhookcalls import webhook_admission
     # kube-apiserver's post-start hooks (controller/bootstrap.py): the namespaces and the `kubernetes` Service on a
     # fresh store, the system PriorityClasses and the APF bootstrap objects on every start; with a webhook

@@ -114,8 +114,9 @@ def authz_middleware(ctx: Any):
 
 
 def rbac_setup(registry: Registry, deviations: Deviations, token: str | None,
-               users_file: str | None) -> tuple[TokenAuthenticator, RBACAuthorizer]:
-    """Register the RBAC stores, seed the bootstrap policy, build the authenticator and authorizer."""
+               users_file: str | None, *, seed: bool = True) -> tuple[TokenAuthenticator, RBACAuthorizer]:
+    """Register the RBAC stores, seed the bootstrap policy (`seed`: a fresh store), build the authenticator and
+    authorizer."""
     from ..auth.kinds import RBAC_KINDS, VERSION, RbacStrategy
     from ..registry.group import GroupStore
 
@@ -126,7 +127,8 @@ def rbac_setup(registry: Registry, deviations: Deviations, token: str | None,
         strategy = RbacStrategy(info)
         strategy.guard = EscalationGuard(authorizer)
         registry.add_group_store(GroupStore(info, registry.store, GROUP, VERSION, strategy, deviations))
-    seed_bootstrap_policy(registry)
+    if seed:
+        seed_bootstrap_policy(registry)
     if users_file:
         authenticator = TokenAuthenticator.from_file(users_file, admin_token=token)
     else:

@@ -171,3 +171,45 @@ def test_kubectl_auth_can_i_as_a_controller(kube: Kube):
     assert (proc.returncode, proc.stdout) == (1, "no\n")
     proxier = "--as=system:kube-proxy"
     assert kube.ok("auth", "can-i", "watch", "endpointslices.discovery.k8s.io", "-A", proxier) == "yes\n"
+
+
+def test_the_hooks_state_is_readyzs(etcd_process):
+    """While a policy refuses the hook's writes, `poststarthook/rbac/bootstrap-roles` fails and the hook keeps
+    polling; once the policy is unbound its next round succeeds and the check passes."""
+    from conformance.reference_server.storage.backends import StorageConfig
+    from tests.reference_server.backends import unique_prefix
+    from tests.reference_server.test_admission_component_writes import APISERVER
+    storage = StorageConfig("etcd", (etcd_process.url,), unique_prefix())
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    ar = "/apis/admissionregistration.k8s.io/v1"
+    first = start_embedded(flavor="bare", authorization="rbac", token=TOKEN, storage=storage)
+    try:
+        r = requests.post(f"{first.url}{ar}/validatingadmissionpolicies", headers=auth, timeout=10, json={
+            "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "deny-bootstrap"},
+            "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": [{
+                "apiGroups": [G], "apiVersions": ["*"], "operations": ["CREATE"], "resources": ["clusterroles"]}]},
+                "validations": [{"expression": f"!({APISERVER})", "message": "refused by the test"}]}})
+        assert r.status_code == 201, r.text
+        r = requests.post(f"{first.url}{ar}/validatingadmissionpolicybindings", headers=auth, timeout=10, json={
+            "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": "deny-bootstrap"},
+            "spec": {"policyName": "deny-bootstrap", "validationActions": ["Deny"]}})
+        assert r.status_code == 201, r.text
+        r = requests.delete(f"{first.url}/apis/{G}/v1/clusterroles/system:heapster", headers=auth, timeout=10)
+        assert r.status_code == 200, r.text
+    finally:
+        first.stop()
+    second = start_embedded(flavor="bare", authorization="rbac", token=TOKEN, storage=storage)
+    try:
+        def verbose() -> str:
+            return requests.get(f"{second.url}/readyz?verbose", headers=auth, timeout=10).text
+        assert "[-]poststarthook/rbac/bootstrap-roles failed: reason withheld" in verbose()
+        r = requests.delete(f"{second.url}{ar}/validatingadmissionpolicybindings/deny-bootstrap", headers=auth,
+                            timeout=10)
+        assert r.status_code == 200, r.text
+        until(lambda: "[+]poststarthook/rbac/bootstrap-roles ok" in verbose(), "the hook finished")
+        r = requests.get(f"{second.url}/apis/{G}/v1/clusterroles/system:heapster", headers=auth, timeout=10)
+        assert r.status_code == 200 and r.json()["metadata"]["managedFields"][0]["manager"] == "kube-apiserver"
+    finally:
+        second.stop()
