@@ -11,11 +11,11 @@ StorageVersionMigrator rules). `addDefaultMetadata`: every object carries the `k
 rbac-defaults` label and the `rbac.authorization.kubernetes.io/autoupdate: "true"` annotation.
 
 `storage_rbac.go` (`PolicyData`) reconciles the cluster roles, then the controller roles, then the bindings in
-the same order, then the namespaced roles and bindings: `POLICY` is that order (controller/rbac_bootstrap.py).
+the same order, then the namespaced roles and bindings: `policy()` is that order (controller/rbac_bootstrap.py).
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ def _load(name: str) -> tuple[dict[str, Any], ...]:
     return tuple({k: v for k, v in item.items() if v is not None} for item in doc["items"])
 
 
-@lru_cache(maxsize=None)
+@cache
 def policy_files() -> dict[str, tuple[dict[str, Any], ...]]:
     """Each golden file's objects, by file name (read once)."""
     return {name: _load(name) for name in (

@@ -12,8 +12,9 @@ binding to the policy's, deleted and created again; missing subjects are appende
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from .bootstrap_policy import AUTOUPDATE
 from .escalation import covers
@@ -96,4 +97,4 @@ def reconcile(existing: dict[str, Any] | None, expected: Mapping[str, Any]) -> R
     return reconcile_binding(existing, expected)
 
 
-__all__ = ["CREATE", "NONE", "RECREATE", "Result", "UPDATE", "reconcile", "reconcile_binding", "reconcile_role"]
+__all__ = ["CREATE", "NONE", "RECREATE", "UPDATE", "Result", "reconcile", "reconcile_binding", "reconcile_role"]

@@ -20,20 +20,15 @@ import hashlib
 import hmac
 import json
 import re
-import time
-from collections.abc import Callable
 from typing import Any
 
 from .. import apierrors as E
 from ..registry.store import ListOptions
-from ..storage.offload import Offload
-from .loop import Controller
+from .bootstraptokens import TOKEN_TYPE, BootstrapTokenController, get_expiration, secret_data
 from .reads import get_or_none
-from .tokencleaner import get_expiration, secret_data
 
 CONFIGMAP_NAMESPACE, CONFIGMAP_NAME = "kube-public", "cluster-info"
 SECRET_NAMESPACE = "kube-system"
-TOKEN_TYPE = "bootstrap.kubernetes.io/token"
 KUBECONFIG_KEY = "kubeconfig"
 SIGNATURE_PREFIX = "jws-kubeconfig-"
 SECRET_NAME = re.compile(r"^bootstrap-token-([a-z0-9]{6})$")  # bootstrapsecretutil.ParseName
@@ -72,14 +67,9 @@ def signing_tokens(secrets: list[dict[str, Any]], now: float) -> dict[str, str]:
     return out
 
 
-class BootstrapSigner(Controller):
+class BootstrapSigner(BootstrapTokenController):
     name = "bootstrap_signer"
     service_account = "bootstrap-signer"
-
-    def __init__(self, registry: Any, *, clock: Callable[[], float] = time.time):
-        super().__init__()
-        self.registry, self.clock = registry, clock
-        self._offload = Offload(registry.store, self.name)  # etcd: the update's round trip off the loop
 
     def sync(self) -> None:
         """`signConfigMap`."""

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import ControllerWrites, admitted
@@ -115,12 +116,10 @@ async def run_hook(registry: Any, writes: ControllerWrites, *, interval: float =
     error, `unable to initialize roles: ...`); each round's writes through the webhooks and policies."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    async def round_() -> list[str]:
+        return ensure(registry, writes)
     while True:
-        failures: list[str] = []
-
-        async def round_() -> None:
-            failures[:] = ensure(registry, writes)
-        await admitted(round_)
+        failures = await admitted(round_)
         if not failures:
             return None
         if loop.time() + interval > deadline:

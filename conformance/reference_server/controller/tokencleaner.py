@@ -4,62 +4,28 @@
 
 Upstream: `pkg/controller/bootstrap/tokencleaner.go` (an informer on kube-system's Secrets of that type, `SecretResync`
 0; `evalSecret`: an expired Secret deleted with its UID as precondition, a 404 or 409 no error; one not yet expired
-queued again with `AddAfter(key, ttl)`), `staging/src/k8s.io/cluster-bootstrap/secret/util.go` (`GetExpiration`:
-no `expiration`, never; one that does not parse as RFC 3339, expired; else expired once `ttl = expiration - now`
-is not positive). Its writes are the `token-cleaner` service account's (`system:controller:token-cleaner`, the
-namespaced bootstrap Role). `clock` is a parameter so tests need not wait.
+queued again with `AddAfter(key, ttl)`), cluster-bootstrap's `GetExpiration` (controller/bootstraptokens.py). Its
+writes are the `token-cleaner` service account's (`system:controller:token-cleaner`, the namespaced bootstrap Role).
+`clock` is a parameter so tests need not wait.
 """
 from __future__ import annotations
 
 import asyncio
-import base64
 import logging
-import re
-import time
-from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from .. import apierrors as E
 from ..registry.store import DeleteOptions, ListOptions
-from ..storage.offload import Offload
-from .loop import Controller
+from .bootstraptokens import TOKEN_TYPE, BootstrapTokenController, get_expiration
 from .reads import get_or_none
 
 log = logging.getLogger("nsconform.reference_server.controller")
 NAMESPACE = "kube-system"  # TokenSecretNamespace's default
-TOKEN_TYPE = "bootstrap.kubernetes.io/token"
-_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 
 
-def secret_data(secret: dict[str, Any], key: str) -> str:
-    """`GetData`: a key of `data`, decoded ("" when absent or not base64 text)."""
-    raw = (secret.get("data") or {}).get(key)
-    try:
-        return base64.b64decode(raw).decode() if raw else ""
-    except (ValueError, UnicodeDecodeError):
-        return ""
-
-
-def get_expiration(secret: dict[str, Any], now: float) -> tuple[float, bool]:
-    """`GetExpiration`: (seconds left, expired)."""
-    value = secret_data(secret, "expiration")
-    if not value:
-        return 0.0, False
-    if not _RFC3339.fullmatch(value):  # time.Parse(time.RFC3339, ...) fails: treated as expired
-        return 0.0, True
-    ttl = datetime.fromisoformat(value.upper().replace("Z", "+00:00")).timestamp() - now
-    return (0.0, True) if ttl <= 0 else (ttl, False)
-
-
-class TokenCleaner(Controller):
+class TokenCleaner(BootstrapTokenController):
     name = "token_cleaner"
     service_account = "token-cleaner"
-
-    def __init__(self, registry: Any, *, clock: Callable[[], float] = time.time):
-        super().__init__()
-        self.registry, self.clock = registry, clock
-        self._offload = Offload(registry.store, self.name)  # etcd: the delete's round trip off the loop
 
     def sync(self, key: str) -> float | None:
         """`syncFunc` + `evalSecret` for one Secret name: deleted when expired (None); else the seconds until it
@@ -101,4 +67,4 @@ class TokenCleaner(Controller):
         self._work(queue, sync)
 
 
-__all__ = ["TokenCleaner", "get_expiration", "secret_data"]
+__all__ = ["TokenCleaner"]

@@ -4,7 +4,12 @@ annotation of `addDefaultMetadata`, the controller roles bound to their service 
 the golden files."""
 from __future__ import annotations
 
-from conformance.reference_server.auth.bootstrap_policy import cluster_policy, namespace_policy, policy, policy_files
+from conformance.reference_server.auth.bootstrap_policy import (
+    cluster_policy,
+    namespace_policy,
+    policy,
+    policy_files,
+)
 
 G = "rbac.authorization.k8s.io"
 EVENTS = {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch", "update"]}

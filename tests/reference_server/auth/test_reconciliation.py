@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import copy
 
-from conformance.reference_server.auth.reconciliation import (CREATE, NONE, RECREATE, UPDATE, reconcile_binding,
-                                                               reconcile_role)
+from conformance.reference_server.auth.reconciliation import (
+    CREATE,
+    NONE,
+    RECREATE,
+    UPDATE,
+    reconcile_binding,
+    reconcile_role,
+)
 
 G = "rbac.authorization.k8s.io"
 META = {"name": "r", "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"},

@@ -8,7 +8,11 @@ import time
 import requests
 
 from conformance.reference_server.admission.admitted import ControllerWrites
-from conformance.reference_server.controller.apiserver_leasegc import GC_PERIOD, IdentityLeaseGC, lease_expired
+from conformance.reference_server.controller.apiserver_leasegc import (
+    GC_PERIOD,
+    IdentityLeaseGC,
+    lease_expired,
+)
 from conformance.reference_server.controller.leader import micro_time
 from conformance.reference_server.embedded import start_embedded
 from conformance.reference_server.registry.store import ListOptions

@@ -11,7 +11,8 @@ from datetime import datetime, timezone
 import requests
 
 from conformance.reference_server.admission.admitted import ControllerWrites
-from conformance.reference_server.controller.tokencleaner import TokenCleaner, get_expiration
+from conformance.reference_server.controller.bootstraptokens import get_expiration
+from conformance.reference_server.controller.tokencleaner import TokenCleaner
 from conformance.reference_server.embedded import start_embedded
 from conformance.reference_server.flavors import FLAVORS
 from conformance.reference_server.registry.store import ListOptions
