@@ -397,9 +397,10 @@ class ReferenceServer:
             c.start()
         from .controller import rbac_bootstrap  # the `rbac/bootstrap-roles` hook: the bootstrap policy reconciled
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)  # type: ignore[arg-type]
-        if not loopback.active() and not rbac_bootstrap.ensure(self.ctx.registry, loopback):
+        remote = bool(getattr(self.ctx.registry.store, "remote", False))
+        if not loopback.active() and not remote and not rbac_bootstrap.ensure(self.ctx.registry, loopback):
             self.ctx.health.steps.done(rbac_bootstrap.HOOK)
-        else:  # through the webhooks and policies, or a round failed: retried every second for 30 s
+        else:  # through the webhooks and policies, off the loop (etcd), or a round failed: every second for 30 s
             self._rbac_bootstrap = asyncio.get_running_loop().create_task(self._rbac_hook(loopback))
         try:  # the configuration's data merged with the stored: with nothing configured, no write
             clusterauthtrust.sync(self.ctx.registry, clusterauthtrust.AuthenticationInfo(),

@@ -26,6 +26,7 @@ from ..admission.admitted import ControllerWrites, admitted
 from ..auth import bootstrap_policy
 from ..auth.reconciliation import CREATE, NONE, RECREATE, UPDATE, reconcile
 from ..registry.store import DeleteOptions
+from ..storage.offload import Offload
 from .reads import get_or_none
 
 log = logging.getLogger("nsconform.reference_server.controller")
@@ -116,8 +117,10 @@ async def run_hook(registry: Any, writes: ControllerWrites, *, interval: float =
     error, `unable to initialize roles: ...`); each round's writes through the webhooks and policies."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    offload = Offload(registry.store, "rbac-bootstrap")  # etcd: the round's writes off the loop
+
     async def round_() -> list[str]:
-        return ensure(registry, writes)
+        return await offload(ensure, registry, writes)
     while True:
         failures = await admitted(round_)
         if not failures:
