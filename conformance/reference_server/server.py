@@ -82,7 +82,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     authenticator = authorizer = None
     if authorization == "rbac":
         from .http.authz import rbac_setup  # TokenFileError (a ValueError) for a bad --users file
-        authenticator, authorizer = rbac_setup(registry, devs, token, users_file)
+        authenticator, authorizer = rbac_setup(registry, devs, token, users_file, seed=not seeded)
     from .http.webhookcalls import webhook_admission
     # kube-apiserver's post-start hooks (controller/bootstrap.py): the namespaces and the `kubernetes` Service on a
     # fresh store, the system PriorityClasses and the APF bootstrap objects on every start; with a webhook
@@ -383,29 +383,41 @@ class ReferenceServer:
 
     def _start_apiserver_controllers(self, hooks: object) -> None:
         """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the
-        identity Lease, the legacy-token-tracking ConfigMap, the namespaced bootstrap Roles and RoleBindings and the
-        cluster-authentication-trust ConfigMap (which this server's configuration, bearer tokens only, leaves
+        identity Lease and its garbage collector, the legacy-token-tracking ConfigMap, the bootstrap RBAC policy's
+        reconciliation and the cluster-authentication-trust ConfigMap (which this server's configuration, bearer tokens only, leaves
         unwritten: controller/clusterauthtrust.py)."""
         from .controller import clusterauthtrust
         from .controller.apiserver_identity import IdentityLeaseController
+        from .controller.apiserver_leasegc import IdentityLeaseGC
         from .controller.legacytokentracking import LegacyTokenTrackingController
-        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry),
+        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry), IdentityLeaseGC(self.ctx.registry),
                                       LegacyTokenTrackingController(self.ctx.registry)]
         for c in self.apiserver_controllers:
             c.use_webhooks(hooks, getattr(c, "_offload", None))
             c.start()
-        from .controller import rbac_bootstrap  # the namespaced bootstrap Roles and RoleBindings
+        from .controller import rbac_bootstrap  # the `rbac/bootstrap-roles` hook: the bootstrap policy reconciled
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)  # type: ignore[arg-type]
-        if loopback.active():
-            self._rbac_bootstrap = asyncio.get_running_loop().create_task(
-                rbac_bootstrap.ensure_admitted(self.ctx.registry, loopback))
-        else:
-            rbac_bootstrap.ensure(self.ctx.registry, loopback)
+        remote = bool(getattr(self.ctx.registry.store, "remote", False))
+        if not loopback.active() and not remote and not rbac_bootstrap.ensure(self.ctx.registry, loopback):
+            self.ctx.health.steps.done(rbac_bootstrap.HOOK)
+        else:  # through the webhooks and policies, off the loop (etcd), or a round failed: every second for 30 s
+            self._rbac_bootstrap = asyncio.get_running_loop().create_task(self._rbac_hook(loopback))
         try:  # the configuration's data merged with the stored: with nothing configured, no write
             clusterauthtrust.sync(self.ctx.registry, clusterauthtrust.AuthenticationInfo(),
                                   ControllerWrites(None, "", None, APISERVER_USER))
         except ValueError as exc:  # stored data that does not decode: upstream's sync logs it and retries
             log.warning("extension-apiserver-authentication: %s", exc)
+
+    async def _rbac_hook(self, loopback: ControllerWrites) -> None:
+        """`EnsureRBACPolicy`'s polling; its failure is fatal, as upstream's hook's (`klog.Fatalf`)."""
+        from .controller import rbac_bootstrap
+        error = await rbac_bootstrap.run_hook(self.ctx.registry, loopback)
+        if error is None:
+            self.ctx.health.steps.done(rbac_bootstrap.HOOK)
+        else:
+            self.ctx.health.steps.fail(rbac_bootstrap.HOOK, error)
+            log.critical('PostStartHook "%s" failed: %s', rbac_bootstrap.HOOK, error)
+            self._fatal(error)
 
     def _install(self, hooks: object) -> None:
         """What the flavour's installer writes once the server answers (kind: kubeadm's and kind's objects, on a

@@ -265,10 +265,10 @@ EVERYTHING = {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources"
 BASIC_RULES = [{"verbs": ["create"], "apiGroups": [G], "resources": ["selfsubjectaccessreviews",
                                                                     "selfsubjectrulesreviews"]},
                {"verbs": ["create"], "apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"]}]
-DISCOVERY_URLS = [{"verbs": ["get"], "nonResourceURLs": ["/livez", "/readyz", "/healthz", "/version", "/version/",
-                                                         "/openapi", "/openapi/*", "/api", "/api/*", "/apis",
-                                                         "/apis/*"]},
-                  {"verbs": ["get"], "nonResourceURLs": ["/livez", "/readyz", "/healthz", "/version", "/version/"]}]
+# in the bootstrap policy's order (bootstrappolicy's builders sort the URLs), as a cluster answers
+DISCOVERY_URLS = [{"verbs": ["get"], "nonResourceURLs": ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez",
+                                                         "/openapi", "/openapi/*", "/readyz", "/version", "/version/"]},
+                  {"verbs": ["get"], "nonResourceURLs": ["/healthz", "/livez", "/readyz", "/version", "/version/"]}]
 
 
 def ssrr(namespace: str | None = "default", **extra: Any) -> dict[str, Any]:

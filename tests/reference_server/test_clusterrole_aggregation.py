@@ -81,8 +81,10 @@ def test_aggregated_rules_follow_the_selected_roles(srv):
 
 
 def test_bootstrap_admin_edit_view_are_aggregated(srv):
-    from conformance.reference_server.auth.bootstrap_aggregated import (AGGREGATE_TO_ADMIN, AGGREGATE_TO_EDIT,
-                                                                        AGGREGATE_TO_VIEW)
+    from conformance.reference_server.auth.bootstrap_policy import policy_files
+    rules = {o["metadata"]["name"]: o.get("rules") for o in policy_files()["cluster-roles.yaml"]}
+    AGGREGATE_TO_ADMIN, AGGREGATE_TO_EDIT, AGGREGATE_TO_VIEW = (
+        rules[f"system:aggregate-to-{n}"] for n in ("admin", "edit", "view"))
     view = AGGREGATE_TO_VIEW
     edit = AGGREGATE_TO_EDIT + [r for r in view if r not in AGGREGATE_TO_EDIT]  # system:aggregate-to-edit < view
     admin = edit + [r for r in AGGREGATE_TO_ADMIN if r not in edit]             # edit < system:aggregate-to-admin

@@ -13,8 +13,8 @@ Upstream sources reproduced here:
   namespace's RoleBindings; `appliesTo`; `describeSubject`; `unsupported role reference kind: %q`);
 - `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go` (`forbiddenMessage`,
   `Forbidden`: `NewForbidden(group/resource, name, msg[: reason])`, HTML sanitizer);
-- `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go` (the few bootstrap roles kept here, with
-  their upstream rules, so `kubectl auth can-i --list` prints what a real cluster prints);
+- `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/` (`BOOTSTRAP_POLICY`: its cluster-scoped roles and bindings,
+  read from auth/policy/ by auth/bootstrap_policy.py, so `kubectl auth can-i --list` prints what a cluster prints);
 - `pkg/kubeapiserver/authorizer/reload.go` (`newForConfig`: the privileged-group authorizer authorizes
   but is no rule resolver).
 
@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequenc
 from urllib.parse import parse_qs
 
 from .. import apierrors as E
-from .bootstrap_aggregated import AGGREGATED_ROLES
+from .bootstrap_policy import cluster_policy
 
 GROUP = "rbac.authorization.k8s.io"
 SYSTEM_MASTERS = "system:masters"
@@ -523,59 +523,6 @@ class LayeredRbacSource:
         return out
 
 
-def _cluster_role(name: str, rules: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"apiVersion": f"{GROUP}/v1", "kind": "ClusterRole",
-            "metadata": {"name": name, "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"},
-                         "annotations": {"rbac.authorization.kubernetes.io/autoupdate": "true"}},
-            "rules": rules}
-
-
-def _cluster_binding(name: str, role: str, groups: list[str]) -> dict[str, Any]:
-    return {"apiVersion": f"{GROUP}/v1", "kind": "ClusterRoleBinding",
-            "metadata": {"name": name, "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"},
-                         "annotations": {"rbac.authorization.kubernetes.io/autoupdate": "true"}},
-            "roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": role},
-            "subjects": [{"apiGroup": GROUP, "kind": "Group", "name": g} for g in groups]}
-
-
-# bootstrappolicy/policy.go: the subset a conformance run needs (discovery, /version, cluster-admin) and the
-# user-facing admin/edit/view roles with their aggregation.
-BOOTSTRAP_POLICY: tuple[dict[str, Any], ...] = (
-    _cluster_role("cluster-admin", [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
-                                    {"nonResourceURLs": ["*"], "verbs": ["*"]}]),
-    _cluster_role("system:discovery", [{"nonResourceURLs": [
-        "/livez", "/readyz", "/healthz", "/version", "/version/", "/openapi", "/openapi/*",
-        "/api", "/api/*", "/apis", "/apis/*"], "verbs": ["get"]}]),
-    # read access to the monitoring endpoints, bound to the group of the same name (1.26 added /metrics/slis)
-    _cluster_role("system:monitoring", [{"nonResourceURLs": [
-        "/metrics", "/metrics/slis", "/livez", "/readyz", "/healthz", "/livez/*", "/readyz/*", "/healthz/*"],
-        "verbs": ["get"]}]),
-    _cluster_role("system:basic-user", [{"apiGroups": ["authorization.k8s.io"],
-                                         "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
-                                         "verbs": ["create"]},
-                                        {"apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"],
-                                         "verbs": ["create"]}]),
-    _cluster_role("system:public-info-viewer", [{"nonResourceURLs": [
-        "/livez", "/readyz", "/healthz", "/version", "/version/"], "verbs": ["get"]}]),
-    *AGGREGATED_ROLES,  # admin/edit/view and their system:aggregate-to-* sources (bootstrap_aggregated.py)
-    # the issuer discovery endpoints (pkg/routes/openidmetadata.go), bound to every service account
-    _cluster_role("system:service-account-issuer-discovery", [{"nonResourceURLs": [
-        "/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks",
-        "/openid/v1/jwks/"], "verbs": ["get"]}]),
-    # what csrapproving's SubjectAccessReviews look for (controller/csrapproving.py); bound by the installer
-    # (kubeadm: `kubeadm:node-autoapprove-bootstrap`, `kubeadm:node-autoapprove-certificate-rotation`), not here
-    _cluster_role("system:certificates.k8s.io:certificatesigningrequests:nodeclient", [
-        {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests/nodeclient"],
-         "verbs": ["create"]}]),
-    _cluster_role("system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", [
-        {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests/selfnodeclient"],
-         "verbs": ["create"]}]),
-    _cluster_binding("cluster-admin", "cluster-admin", [SYSTEM_MASTERS]),
-    _cluster_binding("system:discovery", "system:discovery", [ALL_AUTHENTICATED]),
-    _cluster_binding("system:basic-user", "system:basic-user", [ALL_AUTHENTICATED]),
-    _cluster_binding("system:monitoring", "system:monitoring", ["system:monitoring"]),
-    _cluster_binding("system:public-info-viewer", "system:public-info-viewer",
-                     [ALL_AUTHENTICATED, ALL_UNAUTHENTICATED]),
-    _cluster_binding("system:service-account-issuer-discovery", "system:service-account-issuer-discovery",
-                     ["system:serviceaccounts"]),
-)
+# bootstrappolicy's cluster-scoped objects (auth/bootstrap_policy.py, auth/policy/*.yaml): what an authorizer over a
+# fresh server's store reads; the `rbac/bootstrap-roles` hook keeps them (controller/rbac_bootstrap.py).
+BOOTSTRAP_POLICY: tuple[dict[str, Any], ...] = cluster_policy()

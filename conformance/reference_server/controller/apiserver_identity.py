@@ -12,9 +12,9 @@ duration, on every write `renewTime` now and the post-process labels; `wait.Jitt
 read at their v0.33.1 tags (k8s.io/apiserver, k8s.io/component-helpers).
 
 Its writes are the loopback client's (`system:apiserver`, manager `kube-apiserver`) through admission/admitted.py,
-so webhooks and policies see them as they see upstream's. Not modelled: the identity-lease garbage collector
-(`apiserverleasegc`, hourly: deletes other servers' expired identity Leases), the peer-advertise annotation (only
-with the alpha `UnknownVersionInteroperabilityProxy` gate).
+so webhooks and policies see them as they see upstream's; other servers' expired Leases are deleted by the
+identity-lease garbage collector (controller/apiserver_leasegc.py). Not modelled: the peer-advertise annotation
+(only with the alpha `UnknownVersionInteroperabilityProxy` gate).
 """
 from __future__ import annotations
 

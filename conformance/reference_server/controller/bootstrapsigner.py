@@ -9,7 +9,7 @@ util.go` (`validateSecretForSigning`: a `bootstrap.kubernetes.io/token` Secret n
 `token-id` is that id, with a `token-secret`, not expired, `usage-bootstrap-signing: "true"`) and
 `staging/src/k8s.io/cluster-bootstrap/token/jws/jws.go` (`ComputeDetachedSignature`: go-jose's compact form with the
 payload cut out, `<protected>..<signature>`, the protected header `{"alg":"HS256","kid":"<id>"}`). Its writes are
-the `bootstrap-signer` service account's. The token cleaner (expired tokens deleted) is not modelled.
+the `bootstrap-signer` service account's; expired tokens are deleted by the token cleaner (controller/tokencleaner.py).
 """
 from __future__ import annotations
 
@@ -20,20 +20,15 @@ import hashlib
 import hmac
 import json
 import re
-import time
-from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from .. import apierrors as E
 from ..registry.store import ListOptions
-from ..storage.offload import Offload
-from .loop import Controller
+from .bootstraptokens import TOKEN_TYPE, BootstrapTokenController, get_expiration, secret_data
 from .reads import get_or_none
 
 CONFIGMAP_NAMESPACE, CONFIGMAP_NAME = "kube-public", "cluster-info"
 SECRET_NAMESPACE = "kube-system"
-TOKEN_TYPE = "bootstrap.kubernetes.io/token"
 KUBECONFIG_KEY = "kubeconfig"
 SIGNATURE_PREFIX = "jws-kubeconfig-"
 SECRET_NAME = re.compile(r"^bootstrap-token-([a-z0-9]{6})$")  # bootstrapsecretutil.ParseName
@@ -52,23 +47,9 @@ def detached_signature(content: str, token_id: str, token_secret: str) -> str:
     return f"{protected}..{signature}"
 
 
-def _data(secret: dict[str, Any], key: str) -> str:
-    raw = (secret.get("data") or {}).get(key)
-    try:
-        return base64.b64decode(raw).decode() if raw else ""
-    except (ValueError, UnicodeDecodeError):
-        return ""
-
-
 def _expired(secret: dict[str, Any], now: float) -> bool:
-    """`HasExpired`: an `expiration` that parses as RFC 3339 and lies before now (one that does not parse: expired)."""
-    value = _data(secret, "expiration")
-    if not value:
-        return False
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() < now
-    except ValueError:
-        return True
+    """`HasExpired`: `GetExpiration`'s verdict."""
+    return get_expiration(secret, now)[1]
 
 
 def signing_tokens(secrets: list[dict[str, Any]], now: float) -> dict[str, str]:
@@ -78,22 +59,17 @@ def signing_tokens(secrets: list[dict[str, Any]], now: float) -> dict[str, str]:
         if secret.get("type") != TOKEN_TYPE:
             continue
         match = SECRET_NAME.match(secret["metadata"]["name"])
-        token_id, token_secret = _data(secret, "token-id"), _data(secret, "token-secret")
+        token_id, token_secret = secret_data(secret, "token-id"), secret_data(secret, "token-secret")
         if (match is None or not token_id or token_id != match.group(1) or not token_secret or _expired(secret, now)
-                or _data(secret, "usage-bootstrap-signing") != "true"):
+                or secret_data(secret, "usage-bootstrap-signing") != "true"):
             continue
         out.setdefault(token_id, token_secret)
     return out
 
 
-class BootstrapSigner(Controller):
+class BootstrapSigner(BootstrapTokenController):
     name = "bootstrap_signer"
     service_account = "bootstrap-signer"
-
-    def __init__(self, registry: Any, *, clock: Callable[[], float] = time.time):
-        super().__init__()
-        self.registry, self.clock = registry, clock
-        self._offload = Offload(registry.store, self.name)  # etcd: the update's round trip off the loop
 
     def sync(self) -> None:
         """`signConfigMap`."""

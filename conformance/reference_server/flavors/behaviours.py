@@ -2,8 +2,9 @@
 
 * `controllers(flavor, registry, ca_pem)`: kube-controller-manager's ServiceAccount controller, root-CA
   publisher, pod garbage collector (controller/podgc.py), HPA controller (controller/podautoscaler.py) and disruption
-  controller (controller/disruption.py), kubeadm's bootstrap signer (controller/bootstrapsigner.py), OpenShift's
-  namespace-metadata and dockercfg controllers (controller/per_namespace.py);
+  controller (controller/disruption.py), kubeadm's bootstrap signer (controller/bootstrapsigner.py) and token
+  cleaner (controller/tokencleaner.py), OpenShift's namespace-metadata and dockercfg controllers
+  (controller/per_namespace.py);
 * `FlavorAdmission`: the server's admission chain followed by the ServiceAccount plugin and the
   flavour's mutating webhook (upstream's order: built-in mutating plugins, then webhooks);
 * `WebhookAuthorizer`: an IAM-style webhook in front of RBAC (union authorizer semantics);
@@ -60,6 +61,9 @@ def controllers(flavor: Flavor, registry: Registry, ca_pem: str | None = None) -
     if flavor.bootstrap_signer:  # bootstrapsigner.go: cluster-info's JWS signatures (kubeadm enables it)
         from ..controller.bootstrapsigner import BootstrapSigner
         out.append(BootstrapSigner(registry))
+    if flavor.token_cleaner:  # tokencleaner.go: expired bootstrap tokens deleted (kubeadm enables it)
+        from ..controller.tokencleaner import TokenCleaner
+        out.append(TokenCleaner(registry))
     if flavor.disruption_controller:  # disruption.go: every PodDisruptionBudget's status
         from ..controller.disruption import DisruptionController
         out.append(DisruptionController(registry))

@@ -60,6 +60,7 @@ class Flavor:
     installer_manifests: tuple[Manifest, ...] = ()       # data files created once the server listens (installer.py)
     scheduler_lease: bool = False        # kube-scheduler's leader election Lease (kube-system/kube-scheduler)
     bootstrap_signer: bool = False       # kube-controller-manager's bootstrapsigner (kubeadm enables it)
+    token_cleaner: bool = False          # kube-controller-manager's tokencleaner (kubeadm enables it)
     # ---- how to run the suites against it ------------------------------------------------------------
     suite_jobs: int = 1                  # pytest workers a whole-suite run needs to finish in minutes
 
@@ -138,9 +139,10 @@ KIND_SCHEDULER_LEASE = Source(
     "kubernetes: cmd/kube-scheduler/app/server.go, staging/src/k8s.io/client-go/tools/leaderelection")
 KIND_BOOTSTRAP_SIGNER = Source(
     "kind's bootstrap token Secret `bootstrap-token-abcdef` (24 h) and its `jws-kubeconfig-abcdef` signature of "
-    "`cluster-info`, kept by kube-controller-manager's bootstrap signer",
+    "`cluster-info`, kept by kube-controller-manager's bootstrap signer; the token deleted by its token cleaner "
+    "once expired",
     "kubernetes: cmd/kubeadm/app/phases/bootstraptoken/node/token.go, pkg/controller/bootstrap/bootstrapsigner.go, "
-    "staging/src/k8s.io/cluster-bootstrap/token/jws/jws.go")
+    "pkg/controller/bootstrap/tokencleaner.go, staging/src/k8s.io/cluster-bootstrap/token/jws/jws.go")
 KIND_INSTALLER = (Manifest("kind/kubeadm.yaml", "kubeadm"), Manifest("kind/kindnet.yaml", "kubectl-create"),
                   Manifest("kind/local-path-storage.yaml", "kubectl-client-side-apply", apply=True))
 
@@ -160,6 +162,7 @@ KIND = Flavor(
     installer_manifests=KIND_INSTALLER,
     scheduler_lease=True,
     bootstrap_signer=True,
+    token_cleaner=True,
     suite_jobs=4,
 )
 

@@ -16,6 +16,8 @@ Which of our start-up steps stands for which hook (health/state.py `StartupSteps
 `scheduling/bootstrap-system-priority-classes` is the PriorityClasses' own hook (controller/system_objects.py:
 pending while it polls, `not finished` for good once it failed); `start-system-namespaces-controller` and
 `bootstrap-controller` finish when kube-apiserver's own controllers start (`SystemObjects.start`);
+`rbac/bootstrap-roles` when the bootstrap policy's reconciliation has succeeded (controller/rbac_bootstrap.py;
+failed for good after 30 s of failing rounds);
 `priority-and-fairness-config-producer` when the APF config producer starts; `informer-sync` when the server's
 own informers run (every replica's, not the leader-elected controllers'); every other hook, and
 `autoregister-completion`, when the server listens (their work is done by `build_context`, or there is no
@@ -27,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
+from ..controller.rbac_bootstrap import HOOK as RBAC_BOOTSTRAP_HOOK
 from ..controller.system_objects import PRIORITY_CLASSES_HOOK
 from .state import NOT_FINISHED, HealthState
 
@@ -54,7 +57,7 @@ HOOKS = (
     "start-kube-apiserver-identity-lease-garbage-collector",
     "start-legacy-token-tracking-controller",
     "start-service-ip-repair-controllers",    # pkg/controlplane/instance.go: the REST storage providers' hooks
-    "rbac/bootstrap-roles",
+    RBAC_BOOTSTRAP_HOOK,                      # controller/rbac_bootstrap.py
     PRIORITY_CLASSES_HOOK,
     APF_PRODUCER_HOOK,
     BOOTSTRAP_CONTROLLER_HOOK,
@@ -68,7 +71,8 @@ HOOKS = (
     "kube-apiserver-autoregistration",        # cmd/kube-apiserver/app/aggregator.go
 )
 LATE_HOOKS = ("apiservice-openapi-controller", "apiservice-openapiv3-controller")  # the aggregator's PrepareRun
-OWN_STEPS = frozenset({PRIORITY_CLASSES_HOOK, SYSTEM_NAMESPACES_HOOK, BOOTSTRAP_CONTROLLER_HOOK, APF_PRODUCER_HOOK})
+OWN_STEPS = frozenset({PRIORITY_CLASSES_HOOK, SYSTEM_NAMESPACES_HOOK, BOOTSTRAP_CONTROLLER_HOOK, APF_PRODUCER_HOOK,
+                       RBAC_BOOTSTRAP_HOOK})
 # what is done as soon as the server listens (server.py marks them at once)
 DONE_WHEN_LISTENING = tuple(h for h in HOOKS + LATE_HOOKS if h not in OWN_STEPS) + (AUTOREGISTER,)
 

@@ -61,7 +61,9 @@ class RegistryRbacSource:
 
 
 def seed_bootstrap_policy(registry: Registry) -> None:
-    """Store upstream's bootstrap ClusterRoles/ClusterRoleBindings (the subset in `auth.BOOTSTRAP_POLICY`)."""
+    """Store upstream's bootstrap ClusterRoles/ClusterRoleBindings (`auth.BOOTSTRAP_POLICY`) that are missing, so
+    the authorizer of a server not yet started reads them; the `rbac/bootstrap-roles` hook reconciles the whole
+    policy once the server runs (controller/rbac_bootstrap.py)."""
     from ..auth import BOOTSTRAP_POLICY
 
     for obj in BOOTSTRAP_POLICY:
@@ -112,8 +114,9 @@ def authz_middleware(ctx: Any):
 
 
 def rbac_setup(registry: Registry, deviations: Deviations, token: str | None,
-               users_file: str | None) -> tuple[TokenAuthenticator, RBACAuthorizer]:
-    """Register the RBAC stores, seed the bootstrap policy, build the authenticator and authorizer."""
+               users_file: str | None, *, seed: bool = True) -> tuple[TokenAuthenticator, RBACAuthorizer]:
+    """Register the RBAC stores, seed the bootstrap policy (`seed`: a fresh store), build the authenticator and
+    authorizer."""
     from ..auth.kinds import RBAC_KINDS, VERSION, RbacStrategy
     from ..registry.group import GroupStore
 
@@ -124,7 +127,8 @@ def rbac_setup(registry: Registry, deviations: Deviations, token: str | None,
         strategy = RbacStrategy(info)
         strategy.guard = EscalationGuard(authorizer)
         registry.add_group_store(GroupStore(info, registry.store, GROUP, VERSION, strategy, deviations))
-    seed_bootstrap_policy(registry)
+    if seed:
+        seed_bootstrap_policy(registry)
     if users_file:
         authenticator = TokenAuthenticator.from_file(users_file, admin_token=token)
     else:

@@ -82,10 +82,13 @@ def test_namespaced_bootstrap_rbac_is_the_apiservers(registry):
 
     async def go() -> None:
         writes = ControllerWrites(webhook_admission(registry), "", None, APISERVER_USER)
-        await rbac_bootstrap.ensure_admitted(registry, writes)  # refused: logged
+        error = await rbac_bootstrap.run_hook(registry, writes, interval=0.01, timeout=0.05)  # refused: the hook fails
+        assert error == "unable to initialize roles: timed out waiting for the condition"
         with pytest.raises(E.StatusError):
             roles.get("kube-system", "extension-apiserver-authentication-reader")  # type: ignore[union-attr]
+        assert registry.group("rbac.authorization.k8s.io", "rolebindings").get(  # type: ignore[union-attr]
+            "kube-system", "system:controller:token-cleaner")  # the other objects were made meanwhile
         policy.unbind()
-        await rbac_bootstrap.ensure_admitted(registry, writes)
+        assert await rbac_bootstrap.run_hook(registry, writes, interval=0.01, timeout=0.05) is None
         assert roles.get("kube-system", "extension-apiserver-authentication-reader")  # type: ignore[union-attr]
     run(go)
