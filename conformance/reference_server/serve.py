@@ -39,6 +39,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tls", action="store_true", help="serve HTTPS with a CA generated at start")
     p.add_argument("--cert-dir", metavar="DIR", default=None,
                    help="serve HTTPS with a CA and certificate kept in DIR and reused across restarts (implies --tls)")
+    p.add_argument("--client-ca-file", metavar="FILE", default=None,
+                   help="authenticate client certificates signed by a CA of this PEM bundle (user = CN, groups = O; "
+                        "kube-apiserver's flag; implies --tls). Default with --tls/--cert-dir: the server's own CA, "
+                        "which also signs the admin certificate --write-kubeconfig writes")
     p.add_argument("--anonymous-auth", type=_bool_flag, default=True, metavar="true|false",
                    help="false: a request without credentials is 401 Unauthorized (kube-apiserver's flag)")
     p.add_argument("--request-timeout", type=_duration, default=60.0, metavar="DURATION",
@@ -54,7 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--write-kubeconfig", metavar="PATH", default=None)
     p.add_argument("--controller-delay", type=float, default=0.0, metavar="S")
     p.add_argument("--authorization", choices=("always-allow", "rbac"), default="always-allow",
-                   help="rbac: authenticate (bearer tokens, impersonation) and authorize every request with RBAC "
+                   help="rbac: authenticate (client certificates, bearer tokens, impersonation) and authorize every request with RBAC "
                         "(default always-allow: the --token alone decides)")
     p.add_argument("--users", "--token-auth-file", dest="users", metavar="FILE", default=None,
                    help="token file for --authorization rbac (kube-apiserver --token-auth-file CSV: "
@@ -203,6 +207,7 @@ def _hardening(args: argparse.Namespace) -> dict:
     """The issue-13 options (timeouts, --cert-dir, --anonymous-auth) for `ReferenceServer`."""
     return {"request_timeout": getattr(args, "request_timeout", 60.0), "cert_dir": getattr(args, "cert_dir", None),
             "anonymous_auth": getattr(args, "anonymous_auth", True),
+            "client_ca_file": getattr(args, "client_ca_file", None),
             "max_requests_inflight": getattr(args, "max_requests_inflight", 400),
             "max_mutating_requests_inflight": getattr(args, "max_mutating_requests_inflight", 200)}
 

@@ -196,7 +196,8 @@ class ReferenceServer:
                  feature_gates: Iterable[str] = (), storage: StorageConfig | None = None,
                  leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None,
                  service_account_key_file: str | None = None, service_account_issuers: Sequence[str] = (),
-                 max_requests_inflight: int = 400, max_mutating_requests_inflight: int = 200):
+                 max_requests_inflight: int = 400, max_mutating_requests_inflight: int = 200,
+                 client_ca_file: str | None = None):
         if max_requests_inflight < 0 or max_mutating_requests_inflight < 0:  # ServerRunOptions.Validate
             raise ValueError("--max-requests-inflight can not be negative value" if max_requests_inflight < 0
                              else "--max-mutating-requests-inflight can not be negative value")
@@ -204,6 +205,7 @@ class ReferenceServer:
             raise ValueError("--max-requests-inflight plus --max-mutating-requests-inflight must be positive: "
                              "they are API Priority and Fairness' total seats")
         self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
+        self._token_given = token is not None  # (the kubeconfig's user: write_kubeconfig)
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
@@ -236,10 +238,8 @@ class ReferenceServer:
         self.token = token
         self.controller_delay = controller_delay
         self.tls: ServerTLS | None = None
-        if tls or cert_dir:  # `cryptography` is imported only for a TLS server
-            from .tls import generate
-
-            self.tls = generate(cert_dir=cert_dir)
+        if tls or cert_dir or client_ca_file:  # `cryptography` is imported only for a TLS server
+            self._client_certificates(cert_dir, client_ca_file)
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
         self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
@@ -258,6 +258,29 @@ class ReferenceServer:
         self.leader_election = (leader_election or LeaderElectionConfig()) if leader_elect else None
         self.elector: LeaderElector | None = None
         self.scheduler_elector: LeaderElector | None = None  # kube-scheduler's Lease (the kind flavour's)
+
+    def _client_certificates(self, cert_dir: str | None, client_ca_file: str | None) -> None:
+        """The serving certificates, the x509 authenticator (`--client-ca-file`, else the server's own CA, as
+        kubeadm configures kube-apiserver) and the admin client certificate its kubeconfig holds: kubeadm's
+        `admin.conf` subject where the flavour stores the `kubeadm:cluster-admins` binding (kind), `super-admin.conf`'s
+        (`system:masters`) elsewhere, so the certificate administers the server under `--authorization rbac`."""
+        from .auth.x509 import ClientCertAuthenticator
+        from .tls import ADMIN, SUPER_ADMIN, generate
+
+        ca_pem = None
+        if client_ca_file:  # read before anything is written: a bad file stops the start (ValueError/OSError)
+            with open(client_ca_file, "rb") as fh:
+                ca_pem = fh.read()
+            authenticator = ClientCertAuthenticator.from_pem(ca_pem, client_ca_file)
+        admin = ADMIN if any(m.path == "kind/kubeadm.yaml" for m in self.flavor.installer_manifests) else SUPER_ADMIN
+        self.tls = generate(cert_dir=cert_dir, admin=admin, client_ca_file=client_ca_file)
+        if ca_pem is None:
+            ca_pem = self.tls.ca_pem
+            authenticator = ClientCertAuthenticator.from_pem(ca_pem)
+        self.ctx.client_certs = authenticator
+        self.ctx.client_ca_pem = ca_pem.decode()
+        if self.ctx.authenticator is not None:
+            self.ctx.authenticator.client_certs = authenticator
 
     @property
     def url(self) -> str:
@@ -384,8 +407,8 @@ class ReferenceServer:
     def _start_apiserver_controllers(self, hooks: object) -> None:
         """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the
         identity Lease, the legacy-token-tracking ConfigMap, the namespaced bootstrap Roles and RoleBindings and the
-        cluster-authentication-trust ConfigMap (which this server's configuration, bearer tokens only, leaves
-        unwritten: controller/clusterauthtrust.py)."""
+        cluster-authentication-trust ConfigMap (the client CA of a TLS server; a plain-HTTP one, bearer tokens only,
+        leaves it unwritten: controller/clusterauthtrust.py)."""
         from .controller import clusterauthtrust
         from .controller.apiserver_identity import IdentityLeaseController
         from .controller.legacytokentracking import LegacyTokenTrackingController
@@ -402,7 +425,7 @@ class ReferenceServer:
         else:
             rbac_bootstrap.ensure(self.ctx.registry, loopback)
         try:  # the configuration's data merged with the stored: with nothing configured, no write
-            clusterauthtrust.sync(self.ctx.registry, clusterauthtrust.AuthenticationInfo(),
+            clusterauthtrust.sync(self.ctx.registry, clusterauthtrust.AuthenticationInfo(self.ctx.client_ca_pem),
                                   ControllerWrites(None, "", None, APISERVER_USER))
         except ValueError as exc:  # stored data that does not decode: upstream's sync logs it and retries
             log.warning("extension-apiserver-authentication: %s", exc)
@@ -487,4 +510,11 @@ class ReferenceServer:
         self.flavor_controllers = []
 
     def write_kubeconfig(self, path: str) -> None:
-        write_kubeconfig(path, self.url, self.token, self.tls.ca_pem if self.tls else None)
+        """The admin's kubeconfig: a `--token`/`--token-file` given ⇒ that token (the identity asked for, as before);
+        otherwise the admin client certificate when this server made one (kind's kubeconfig), else no credentials
+        (an `--authorization rbac` server's generated token when it has no certificate of its own)."""
+        tls = self.tls
+        if not self._token_given and tls is not None and tls.admin_cert_pem:
+            write_kubeconfig(path, self.url, None, tls.ca_pem, (tls.admin_cert_pem, tls.admin_key_pem))
+        else:
+            write_kubeconfig(path, self.url, self.token, tls.ca_pem if tls else None)

@@ -1,6 +1,12 @@
-"""Authentication (static bearer tokens, anonymous) and impersonation, as kube-apiserver does them.
+"""Authentication (client certificates, static bearer tokens, anonymous) and impersonation, as kube-apiserver
+does them.
 
 Upstream sources reproduced here:
+- `pkg/kubeapiserver/authenticator/config.go` (`Config.New`: the union of the x509 authenticator (`auth/x509.py`),
+  then the bearer tokens; `union.New` returns the first that authenticates and an error only when none does; the
+  group adder; anonymous after them by `union.NewFailOnError`, so an error (an untrusted client certificate, an
+  unknown token) is a 401 even where anonymous requests are allowed, and a certificate without a CommonName is no
+  error: the request goes on as if it carried none);
 - `staging/src/k8s.io/apiserver/pkg/authentication/token/tokenfile/tokenfile.go` (`--token-auth-file`:
   CSV `token,user,uid[,"group1,group2"]`, extra columns ignored, empty tokens skipped, later duplicates
   win, groups = `strings.Split(col4, ",")`, the `must have at least 3 columns` error);
@@ -24,6 +30,7 @@ from __future__ import annotations
 import csv
 import hmac
 import io
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -33,6 +40,7 @@ from .. import apierrors as E
 from .rbac import (ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SA_PREFIX, SYSTEM_MASTERS, Attributes,
                    Authorizer, UserInfo, forbidden_error, make_sa_username)
 
+log = logging.getLogger("nsconform.reference_server")
 ADMIN_USER = "system:admin"
 AUTHN_GROUP = "authentication.k8s.io"
 IMPERSONATE_USER = "impersonate-user"
@@ -102,6 +110,7 @@ class TokenAuthenticator:
     admin_token: str | None = None
     allow_anonymous: bool = True
     service_accounts: Any = None  # auth.tokens.TokenIssuer: the service-account tokens this server signed
+    client_certs: Any = None  # auth.x509.ClientCertAuthenticator  # --client-ca-file: the x509 authenticator, tried first
 
     @classmethod
     def from_file(cls, path: str, admin_token: str | None = None, allow_anonymous: bool = True) -> "TokenAuthenticator":
@@ -109,12 +118,24 @@ class TokenAuthenticator:
         with open(path, encoding="utf-8", newline="") as fh:
             return cls(parse_token_file(fh.read(), path), admin_token, allow_anonymous)
 
-    def authenticate(self, headers: Any) -> UserInfo:
-        """The user of a request, or 401. No/other `Authorization` ⇒ anonymous (if allowed) else 401."""
+    def authenticate(self, headers: Any, peer: tuple[bytes, ...] = ()) -> UserInfo:
+        """The user of a request, or 401: the client certificate (`peer`, DER leaf first) when it verifies, else
+        the bearer token; no credentials ⇒ anonymous (if allowed and the certificate was no error) else 401."""
+        failed = False
+        if peer and self.client_certs is not None:
+            from .x509 import CertificateError  # (cryptography: imported by a TLS server only)
+            try:
+                user = self.client_certs.authenticate(peer)
+            except CertificateError as exc:
+                log.info("Unable to authenticate the request: %s", exc)  # upstream's WithAuthentication logs it
+                failed = True
+            else:
+                if user is not None:
+                    return _add_authenticated(user)
         auth = _get(_header_pairs(headers), "authorization").strip()
         parts = auth.split(" ")
         if not auth or len(parts) < 2 or parts[0].lower() != "bearer" or parts[1] == "":
-            if self.allow_anonymous:
+            if self.allow_anonymous and not failed:
                 return UserInfo(ANONYMOUS, "", (ALL_UNAUTHENTICATED,))
             raise E.unauthorized()
         token = parts[1]
@@ -243,9 +264,10 @@ def strip_impersonation_headers(headers: Iterable[tuple[str, str]]) -> list[tupl
             and not k.lower().startswith(IMPERSONATE_EXTRA_PREFIX)]
 
 
-def identify(authenticator: TokenAuthenticator, authorizer: Authorizer, headers: Any) -> UserInfo:
+def identify(authenticator: TokenAuthenticator, authorizer: Authorizer, headers: Any,
+             peer: tuple[bytes, ...] = ()) -> UserInfo:
     """Authentication then impersonation: the user every later layer authorizes and admits as."""
-    return impersonate(authenticator.authenticate(headers), headers, authorizer)
+    return impersonate(authenticator.authenticate(headers, peer), headers, authorizer)
 
 
 def user_to_dict(user: UserInfo) -> dict[str, Any]:
