@@ -239,7 +239,11 @@ class ReferenceServer:
         self.controller_delay = controller_delay
         self.tls: ServerTLS | None = None
         if tls or cert_dir or client_ca_file:  # `cryptography` is imported only for a TLS server
-            self._client_certificates(cert_dir, client_ca_file)
+            try:
+                self._client_certificates(cert_dir, client_ca_file)
+            except BaseException:  # an unreadable or empty --client-ca-file
+                self._close_store()
+                raise
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
         self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)

@@ -52,7 +52,6 @@ def request_client_certificates(ctx: ssl.SSLContext, ca_file: str) -> bool:
     """Make `ctx` (a server context) ask for a client certificate that the x509 authenticator verifies.
     True when the handshake accepts any certificate (`tls.RequestClientCert`), False for the fallback."""
     ctx.verify_mode = ssl.CERT_OPTIONAL  # SSL_VERIFY_PEER without FAIL_IF_NO_PEER_CERT: a CertificateRequest
-    ctx.load_verify_locations(cafile=ca_file)
     try:
         lib = _libssl()
         ptr = _ssl_ctx_pointer(ctx)
@@ -62,8 +61,9 @@ def request_client_certificates(ctx: ssl.SSLContext, ca_file: str) -> bool:
         names = lib.SSL_load_client_CA_file(ca_file.encode())
         if names:  # the acceptable authorities (Go's client sends a certificate only when its issuer is listed)
             lib.SSL_CTX_set_client_CA_list(ptr, names)
-        return True
+        return True  # (no trust store: OpenSSL would also add the CA to the chain it serves, which Go does not)
     except (OSError, AttributeError, ValueError) as exc:
+        ctx.load_verify_locations(cafile=ca_file)
         log.warning("client certificates: verified in the TLS handshake (%s): an untrusted one fails it", exc)
         return False
 
