@@ -45,6 +45,8 @@ from .storage import MemoryStore
 from .storage.backends import StorageConfig, open_store
 
 if TYPE_CHECKING:
+    from .auth.requestheader import RequestHeaderAuthenticator, RequestHeaderConfig
+    from .controller import clusterauthtrust
     from .tls import ServerTLS
 
 log = logging.getLogger("nsconform.reference_server")
@@ -197,7 +199,7 @@ class ReferenceServer:
                  leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None,
                  service_account_key_file: str | None = None, service_account_issuers: Sequence[str] = (),
                  max_requests_inflight: int = 400, max_mutating_requests_inflight: int = 200,
-                 client_ca_file: str | None = None):
+                 client_ca_file: str | None = None, request_header: "RequestHeaderConfig | None" = None):
         if max_requests_inflight < 0 or max_mutating_requests_inflight < 0:  # ServerRunOptions.Validate
             raise ValueError("--max-requests-inflight can not be negative value" if max_requests_inflight < 0
                              else "--max-mutating-requests-inflight can not be negative value")
@@ -238,9 +240,9 @@ class ReferenceServer:
         self.token = token
         self.controller_delay = controller_delay
         self.tls: ServerTLS | None = None
-        if tls or cert_dir or client_ca_file:  # `cryptography` is imported only for a TLS server
+        if tls or cert_dir or client_ca_file or request_header:  # `cryptography` is imported only for a TLS server
             try:
-                self._client_certificates(cert_dir, client_ca_file)
+                self._client_certificates(cert_dir, client_ca_file, request_header)
             except BaseException:  # an unreadable or empty --client-ca-file
                 self._close_store()
                 raise
@@ -263,7 +265,8 @@ class ReferenceServer:
         self.elector: LeaderElector | None = None
         self.scheduler_elector: LeaderElector | None = None  # kube-scheduler's Lease (the kind flavour's)
 
-    def _client_certificates(self, cert_dir: str | None, client_ca_file: str | None) -> None:
+    def _client_certificates(self, cert_dir: str | None, client_ca_file: str | None,
+                             request_header: "RequestHeaderConfig | None") -> None:
         """The serving certificates, the x509 authenticator (`--client-ca-file`, else the server's own CA, as
         kubeadm configures kube-apiserver) and the admin client certificate its kubeconfig holds: kubeadm's
         `admin.conf` subject where the flavour stores the `kubeadm:cluster-admins` binding (kind), `super-admin.conf`'s
@@ -271,6 +274,7 @@ class ReferenceServer:
         from .auth.x509 import ClientCertAuthenticator
         from .tls import ADMIN, SUPER_ADMIN, generate
 
+        front_proxy = self._front_proxy(request_header) if request_header else None
         ca_pem = None
         if client_ca_file:  # read before anything is written: a bad file stops the start (ValueError/OSError)
             with open(client_ca_file, "rb") as fh:
@@ -283,8 +287,36 @@ class ReferenceServer:
             authenticator = ClientCertAuthenticator.from_pem(ca_pem)
         self.ctx.client_certs = authenticator
         self.ctx.client_ca_pem = ca_pem.decode()
+        self.ctx.request_header = front_proxy
+        if front_proxy is not None:
+            self.tls.requestheader_client_ca_file = front_proxy.config.client_ca_file
         if self.ctx.authenticator is not None:
             self.ctx.authenticator.client_certs = authenticator
+            self.ctx.authenticator.request_header = front_proxy
+
+    @staticmethod
+    def _front_proxy(config: "RequestHeaderConfig") -> "RequestHeaderAuthenticator":
+        """`--requestheader-*`: the front proxy's authenticator (ValueError/OSError for a bad CA file or header)."""
+        from .auth.requestheader import RequestHeaderAuthenticator
+        from .auth.x509 import ClientCertAuthenticator
+
+        config = config.trimmed()
+        with open(config.client_ca_file, "rb") as fh:
+            pem = fh.read()
+        return RequestHeaderAuthenticator(config, ClientCertAuthenticator.from_pem(pem, config.client_ca_file),
+                                          pem.decode())
+
+    def _authentication_info(self) -> "clusterauthtrust.AuthenticationInfo":
+        """What the cluster-authentication-trust controller publishes: the client CA, the front proxy's settings."""
+        from .controller import clusterauthtrust
+
+        rh = self.ctx.request_header
+        if rh is None:
+            return clusterauthtrust.AuthenticationInfo(self.ctx.client_ca_pem)
+        cfg = rh.config
+        return clusterauthtrust.AuthenticationInfo(self.ctx.client_ca_pem, clusterauthtrust.RequestHeader(
+            rh.ca_pem, cfg.username_headers, cfg.uid_headers, cfg.group_headers, cfg.extra_headers_prefix,
+            cfg.allowed_names))
 
     @property
     def url(self) -> str:
@@ -429,7 +461,7 @@ class ReferenceServer:
         else:
             rbac_bootstrap.ensure(self.ctx.registry, loopback)
         try:  # the configuration's data merged with the stored: with nothing configured, no write
-            clusterauthtrust.sync(self.ctx.registry, clusterauthtrust.AuthenticationInfo(self.ctx.client_ca_pem),
+            clusterauthtrust.sync(self.ctx.registry, self._authentication_info(),
                                   ControllerWrites(None, "", None, APISERVER_USER))
         except ValueError as exc:  # stored data that does not decode: upstream's sync logs it and retries
             log.warning("extension-apiserver-authentication: %s", exc)

@@ -33,15 +33,17 @@ class ServerTLS:
     keep: bool = False  # files live in a --cert-dir: never removed
     ca_key_pem: bytes = b""  # the CA's key: kube-controller-manager's csrsigning signs with it (controller/csrsigning.py)
     client_ca_file: str | None = None  # --client-ca-file: ask clients for a certificate, verified against it
+    requestheader_client_ca_file: str | None = None  # --requestheader-client-ca-file: the front proxy's CA
     admin_cert_pem: bytes = b""  # a kubeadm-like admin client certificate (signed by the CA) and its key
     admin_key_pem: bytes = b""
 
     def ssl_context(self) -> ssl.SSLContext:
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ctx.load_cert_chain(self.cert_file, self.key_file)
-        if self.client_ca_file:
+        client_cas = [f for f in (self.client_ca_file, self.requestheader_client_ca_file) if f]
+        if client_cas:
             from .tls_clientauth import request_client_certificates
-            request_client_certificates(ctx, self.client_ca_file)
+            request_client_certificates(ctx, client_cas)
         return ctx
 
     def cleanup(self) -> None:

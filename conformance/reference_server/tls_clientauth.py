@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import ssl
-from typing import Any
+from typing import Any, Sequence
 
 log = logging.getLogger("nsconform.reference_server")
 
@@ -23,7 +23,7 @@ _VERIFY_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
 
 
 @_VERIFY_CALLBACK
-def _accept(preverify_ok: int, store_ctx: Any) -> int:  # noqa: ARG001 - OpenSSL's verify_callback signature
+def _accept(preverify_ok: int, store_ctx: Any) -> int:  # OpenSSL's verify_callback signature
     return 1
 
 
@@ -39,6 +39,8 @@ def _libssl() -> Any:
     lib.SSL_load_client_CA_file.restype = ctypes.c_void_p
     lib.SSL_CTX_set_client_CA_list.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.SSL_CTX_set_client_CA_list.restype = None
+    lib.SSL_add_file_cert_subjects_to_stack.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    lib.SSL_add_file_cert_subjects_to_stack.restype = ctypes.c_int
     return lib
 
 
@@ -48,9 +50,11 @@ def _ssl_ctx_pointer(ctx: ssl.SSLContext) -> int | None:
     return ptr or None
 
 
-def request_client_certificates(ctx: ssl.SSLContext, ca_file: str) -> bool:
-    """Make `ctx` (a server context) ask for a client certificate that the x509 authenticator verifies.
-    True when the handshake accepts any certificate (`tls.RequestClientCert`), False for the fallback."""
+def request_client_certificates(ctx: ssl.SSLContext, ca_files: Sequence[str]) -> bool:
+    """Make `ctx` (a server context) ask for a client certificate that the x509 (and front-proxy) authenticators
+    verify; `ca_files`: their bundles, whose subjects the CertificateRequest lists (Go's `ClientCAs`, the union of
+    `--client-ca-file` and `--requestheader-client-ca-file`). True when the handshake accepts any certificate
+    (`tls.RequestClientCert`), False for the fallback."""
     ctx.verify_mode = ssl.CERT_OPTIONAL  # SSL_VERIFY_PEER without FAIL_IF_NO_PEER_CERT: a CertificateRequest
     try:
         lib = _libssl()
@@ -58,12 +62,15 @@ def request_client_certificates(ctx: ssl.SSLContext, ca_file: str) -> bool:
         if ptr is None or lib.SSL_CTX_get_verify_mode(ptr) != _SSL_VERIFY_PEER:  # not the layout we expect
             raise OSError("SSL_CTX not found")
         lib.SSL_CTX_set_verify(ptr, _SSL_VERIFY_PEER, _accept)
-        names = lib.SSL_load_client_CA_file(ca_file.encode())
-        if names:  # the acceptable authorities (Go's client sends a certificate only when its issuer is listed)
+        names = lib.SSL_load_client_CA_file(ca_files[0].encode())
+        if names:  # the acceptable authorities
+            for more in ca_files[1:]:
+                lib.SSL_add_file_cert_subjects_to_stack(names, more.encode())
             lib.SSL_CTX_set_client_CA_list(ptr, names)
         return True  # (no trust store: OpenSSL would also add the CA to the chain it serves, which Go does not)
     except (OSError, AttributeError, ValueError) as exc:
-        ctx.load_verify_locations(cafile=ca_file)
+        for ca_file in ca_files:
+            ctx.load_verify_locations(cafile=ca_file)
         log.warning("client certificates: verified in the TLS handshake (%s): an untrusted one fails it", exc)
         return False
 

@@ -129,3 +129,50 @@ def test_serve_option() -> None:
 def test_serve_refuses_an_unreadable_client_ca_file(tmp_path, capsys) -> None:
     assert serve.main(["--client-ca-file", str(tmp_path / "missing.pem"), "--port", "0"]) == 2
     assert "nsconform serve: error:" in capsys.readouterr().err
+
+
+def test_front_proxy_user_and_the_published_configuration(tmp_path) -> None:
+    from conformance.reference_server.auth.requestheader import RequestHeaderConfig
+
+    proxy_ca = certs.ca("front-proxy-ca")
+    (tmp_path / "fp.pem").write_bytes(proxy_ca.cert_pem)
+    config = RequestHeaderConfig(str(tmp_path / "fp.pem"), ("front-proxy-client",), ("X-Remote-User",),
+                                 ("X-Remote-Uid",), ("X-Remote-Group",), ("X-Remote-Extra-",))
+    srv = start_embedded(tls=True, authorization="rbac", token="root", request_header=config)
+    try:
+        proxy = certs.leaf(proxy_ca, "front-proxy-client", ()).files(tmp_path, "proxy")
+        r = requests.post(srv.url + SSR, json=SSR_BODY, verify=srv.ca_file, cert=proxy, timeout=10,
+                          headers={"X-Remote-User": "jane", "X-Remote-Uid": "42", "X-Remote-Group": "system:masters",
+                                   "X-Remote-Extra-Reason": "audit"})
+        assert r.status_code == 201, r.text
+        assert r.json()["status"]["userInfo"] == {"username": "jane", "uid": "42",
+                                                  "groups": ["system:masters", "system:authenticated"],
+                                                  "extra": {"reason": ["audit"]}}
+        r = requests.post(srv.url + SSR, json=SSR_BODY, verify=srv.ca_file, cert=proxy, timeout=10)
+        assert r.status_code == 401  # no user header: the x509 authenticator (the server's CA) refuses the proxy's
+        cm = requests.get(srv.url + "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
+                          verify=srv.ca_file, headers={"Authorization": "Bearer root"}, timeout=10).json()
+        assert cm["data"] == {
+            "client-ca-file": Path(srv.ca_file).read_text(),
+            "requestheader-allowed-names": '["front-proxy-client"]',
+            "requestheader-client-ca-file": proxy_ca.cert_pem.decode(),
+            "requestheader-extra-headers-prefix": '["X-Remote-Extra-"]',
+            "requestheader-group-headers": '["X-Remote-Group"]',
+            "requestheader-uid-headers": '["X-Remote-Uid"]',
+            "requestheader-username-headers": '["X-Remote-User"]'}
+    finally:
+        srv.stop()
+
+
+def test_serve_front_proxy_options() -> None:
+    p = argparse.ArgumentParser()
+    serve.add_arguments(p)
+    args = p.parse_args(["--requestheader-client-ca-file", "/fp.pem", "--requestheader-allowed-names", "a,b",
+                         "--requestheader-allowed-names", "c", "--requestheader-username-headers", "X-Remote-User",
+                         "--requestheader-group-headers", "X-Remote-Group",
+                         "--requestheader-extra-headers-prefix", "X-Remote-Extra-"])
+    config = serve._hardening(args)["request_header"]
+    assert (config.client_ca_file, config.allowed_names, config.username_headers, config.uid_headers,
+            config.group_headers, config.extra_headers_prefix) == (
+        "/fp.pem", ("a", "b", "c"), ("X-Remote-User",), (), ("X-Remote-Group",), ("X-Remote-Extra-",))
+    assert serve._hardening(p.parse_args(["--requestheader-username-headers", "X"]))["request_header"] is None

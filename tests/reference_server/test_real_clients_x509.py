@@ -67,7 +67,7 @@ def _whoami(s: requests.Session, srv: RunningServer) -> requests.Response:
 
 
 def test_kubeconfig_holds_a_kubeadm_admin_certificate(kind) -> None:
-    srv, kubeconfig = kind
+    _, kubeconfig = kind
     config = yaml.safe_load(kubeconfig.read_text())
     user = config["users"][0]["user"]
     assert sorted(user) == ["client-certificate-data", "client-key-data"]
@@ -138,7 +138,7 @@ def test_extension_apiserver_authentication_publishes_the_client_ca(kind) -> Non
 def test_the_official_client_authenticates_with_the_kubeconfigs_certificate(kind) -> None:
     from kubernetes import client, config
 
-    srv, kubeconfig = kind
+    _, kubeconfig = kind
     api = config.new_client_from_config(str(kubeconfig))
     try:
         review = client.AuthenticationV1Api(api).create_self_subject_review(
@@ -161,7 +161,7 @@ def _kubectl(kubeconfig: Path, tmp_path: Path, *args: str) -> subprocess.Complet
 
 
 def test_kubectl_auth_whoami_get_ns_and_can_i_with_the_client_certificate(kind, tmp_path) -> None:
-    srv, kubeconfig = kind
+    _, kubeconfig = kind
     der = x509.load_pem_x509_certificate(Path(_admin_files(kubeconfig)[0]).read_bytes()).public_bytes(
         serialization.Encoding.DER)
     whoami = _kubectl(kubeconfig, tmp_path, "auth", "whoami")
@@ -181,7 +181,7 @@ def test_kubectl_auth_whoami_get_ns_and_can_i_with_the_client_certificate(kind, 
 def test_kubectl_with_an_untrusted_certificate_is_unauthorized(kind, tmp_path) -> None:
     """client-go answers the CertificateRequest with its certificate whatever CAs the server names (its
     `GetClientCertificate` callback), so the union's x509 error is kubectl's 401, as on a kind cluster."""
-    srv, kubeconfig = kind
+    _, kubeconfig = kind
     bad = certs.leaf(certs.ca("other"), "mallory", ("system:masters",))
     config = yaml.safe_load(kubeconfig.read_text())
     config["users"][0]["user"] = {"client-certificate-data": base64.b64encode(bad.cert_pem).decode(),

@@ -2,8 +2,8 @@
 does them.
 
 Upstream sources reproduced here:
-- `pkg/kubeapiserver/authenticator/config.go` (`Config.New`: the union of the x509 authenticator (`auth/x509.py`),
-  then the bearer tokens; `union.New` returns the first that authenticates and an error only when none does; the
+- `pkg/kubeapiserver/authenticator/config.go` (`Config.New`: the union of the front proxy
+  (`auth/requestheader.py`), the x509 authenticator (`auth/x509.py`), then the bearer tokens; `union.New` returns the first that authenticates and an error only when none does; the
   group adder; anonymous after them by `union.NewFailOnError`, so an error (an untrusted client certificate, an
   unknown token) is a 401 even where anonymous requests are allowed, and a certificate without a CommonName is no
   error: the request goes on as if it carried none);
@@ -102,6 +102,29 @@ def _add_authenticated(user: UserInfo) -> UserInfo:
     return UserInfo(user.name, user.uid, user.groups + (ALL_AUTHENTICATED,), user.extra)
 
 
+def authenticate_certificates(request_header: Any, client_certs: Any, headers: Any,
+                              peer: tuple[bytes, ...]) -> tuple[UserInfo | None, bool]:
+    """The certificate half of the union, in config.go's order: the front proxy (`--requestheader-*`), then the
+    x509 authenticator. (The user with `system:authenticated`, or None; whether one of them failed: a 401 unless a
+    token authenticates.)"""
+    if not peer:
+        return None, False
+    from .x509 import CertificateError  # (cryptography: imported by a TLS server only)
+    failed = False
+    for authenticator, args in ((request_header, (headers, peer)), (client_certs, (peer,))):
+        if authenticator is None:
+            continue
+        try:
+            user = authenticator.authenticate(*args)
+        except CertificateError as exc:
+            log.info("Unable to authenticate the request: %s", exc)  # upstream's WithAuthentication logs it
+            failed = True
+            continue
+        if user is not None:
+            return _add_authenticated(user), False
+    return None, failed
+
+
 @dataclass
 class TokenAuthenticator:
     """Bearer tokens from a token file plus the server's admin token (`system:admin` in `system:masters`)."""
@@ -110,7 +133,8 @@ class TokenAuthenticator:
     admin_token: str | None = None
     allow_anonymous: bool = True
     service_accounts: Any = None  # auth.tokens.TokenIssuer: the service-account tokens this server signed
-    client_certs: Any = None  # auth.x509.ClientCertAuthenticator  # --client-ca-file: the x509 authenticator, tried first
+    client_certs: Any = None  # auth.x509.ClientCertAuthenticator (--client-ca-file)
+    request_header: Any = None  # auth.requestheader.RequestHeaderAuthenticator (--requestheader-client-ca-file)
 
     @classmethod
     def from_file(cls, path: str, admin_token: str | None = None, allow_anonymous: bool = True) -> "TokenAuthenticator":
@@ -121,17 +145,9 @@ class TokenAuthenticator:
     def authenticate(self, headers: Any, peer: tuple[bytes, ...] = ()) -> UserInfo:
         """The user of a request, or 401: the client certificate (`peer`, DER leaf first) when it verifies, else
         the bearer token; no credentials ⇒ anonymous (if allowed and the certificate was no error) else 401."""
-        failed = False
-        if peer and self.client_certs is not None:
-            from .x509 import CertificateError  # (cryptography: imported by a TLS server only)
-            try:
-                user = self.client_certs.authenticate(peer)
-            except CertificateError as exc:
-                log.info("Unable to authenticate the request: %s", exc)  # upstream's WithAuthentication logs it
-                failed = True
-            else:
-                if user is not None:
-                    return _add_authenticated(user)
+        user, failed = authenticate_certificates(self.request_header, self.client_certs, headers, peer)
+        if user is not None:
+            return user
         auth = _get(_header_pairs(headers), "authorization").strip()
         parts = auth.split(" ")
         if not auth or len(parts) < 2 or parts[0].lower() != "bearer" or parts[1] == "":
@@ -282,7 +298,7 @@ def user_to_dict(user: UserInfo) -> dict[str, Any]:
     return out
 
 
-__all__ = ["ADMIN_USER", "TokenAuthenticator", "TokenFileError", "UserInfo", "identify", "impersonate",
+__all__ = ["ADMIN_USER", "TokenAuthenticator", "authenticate_certificates", "TokenFileError", "UserInfo", "identify", "impersonate",
            "impersonation_requests", "parse_token_file", "split_sa_username", "strip_impersonation_headers",
            "user_to_dict"]
 

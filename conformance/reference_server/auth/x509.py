@@ -98,6 +98,12 @@ def _allows_client_auth(cert: x509.Certificate) -> bool:
     return ExtendedKeyUsageOID.CLIENT_AUTH in usages or ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE in usages
 
 
+def common_name(cert: x509.Certificate) -> str:
+    """Go's `pkix.Name.CommonName`: the last CN attribute of the subject, '' without one."""
+    names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    return str(names[-1].value) if names else ""
+
+
 def _hex_colons(data: bytes | None) -> str:
     """`columnSeparatedHex`."""
     return ":".join(f"{b:02X}" for b in data or b"")
@@ -138,18 +144,22 @@ class ClientCertAuthenticator:
         cached = self._cache.get(peer[0])
         if cached is not None and now < cached[1] and len(peer) == 1:
             return cached[0]
-        try:
-            chain = [x509.load_der_x509_certificate(der) for der in peer]
-        except ValueError as exc:  # Go's TLS stack refuses such a handshake; here it reached us
-            raise CertificateError(f"x509: malformed certificate: {exc}") from None
-        leaf = chain[0]
-        verified = self._verify(leaf, chain[1:], now)
-        user = self._user(leaf, peer[0])
+        verified = self.verify(peer, now)
+        user = self._user(verified[0], peer[0])
         if len(peer) == 1:
             if len(self._cache) >= _CACHE_SIZE:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[peer[0]] = (user, min(_not_after(c) for c in verified))
         return user
+
+    def verify(self, peer: Sequence[bytes], now: _dt.datetime | None = None) -> list[x509.Certificate]:
+        """The verified chain (leaf first) of the peer's DER certificates, else CertificateError (the front proxy's
+        `Verifier` verifies so too)."""
+        try:
+            chain = [x509.load_der_x509_certificate(der) for der in peer]
+        except ValueError as exc:  # Go's TLS stack refuses such a handshake; here it reached us
+            raise CertificateError(f"x509: malformed certificate: {exc}") from None
+        return self._verify(chain[0], chain[1:], now or _dt.datetime.now(_dt.timezone.utc))
 
     def _verify(self, leaf: x509.Certificate, intermediates: Sequence[x509.Certificate],
                 now: _dt.datetime) -> list[x509.Certificate]:
@@ -185,12 +195,11 @@ class ClientCertAuthenticator:
     @staticmethod
     def _user(leaf: x509.Certificate, der: bytes) -> UserInfo | None:
         """`CommonNameUserConversion`: Go's `pkix.Name` keeps the last CommonName and every Organization."""
-        names = [a.value for a in leaf.subject.get_attributes_for_oid(NameOID.COMMON_NAME)]
-        cn = str(names[-1]) if names else ""
+        cn = common_name(leaf)
         if not cn:
             return None
         orgs = tuple(str(a.value) for a in leaf.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME))
         return UserInfo(cn, "", orgs, {CREDENTIAL_ID_KEY: ("X509SHA256=" + hashlib.sha256(der).hexdigest(),)})
 
 
-__all__ = ["CREDENTIAL_ID_KEY", "CertificateError", "ClientCertAuthenticator", "load_ca_bundle"]
+__all__ = ["CREDENTIAL_ID_KEY", "CertificateError", "ClientCertAuthenticator", "common_name", "load_ca_bundle"]

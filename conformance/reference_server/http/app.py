@@ -231,7 +231,7 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
     """AlwaysAllow + single token: 401 unless the bearer token matches (public paths exempt). A client
     certificate that verifies (`--client-ca-file`) authenticates before it, one that does not is a 401 unless the
     token authenticates, public paths included (the x509 authenticator's error, http/peercert.py)."""
-    user, failed = certificate_user(ctx.client_certs, request)
+    user, failed = certificate_user(ctx, request)
     if user is not None:
         request[REQUESTER] = user
         return
@@ -271,7 +271,8 @@ def _errors(ctx: ServerContext, check_token: bool = False):
                     request.query_string and P.truthy(request.query.get("watch"))):
                 asked = requested_timeout(request) if "timeout=" in request.raw_path else None
                 deadline = deadlines.arm(request, asked)
-            if check_token and (ctx.token is not None or ctx.client_certs is not None):
+            if check_token and (ctx.token is not None or ctx.client_certs is not None
+                                or ctx.request_header is not None):
                 _check_token(ctx, request)
             return await handler(request)
         except asyncio.CancelledError:

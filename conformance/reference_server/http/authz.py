@@ -83,7 +83,8 @@ def authn_middleware(ctx: Any):
 
     @web.middleware
     async def authn(request: web.Request, handler):
-        peer = peer_certificates(request) if authenticator.client_certs is not None else ()
+        peer = peer_certificates(request) if authenticator.client_certs is not None or \
+            authenticator.request_header is not None else ()
         user = authenticator.authenticate(request.headers, peer)
         user = impersonate(user, request.headers, authorizer)
         request[REQUESTER] = user  # upstream's request context user: what SelfSubjectAccessReview asks about

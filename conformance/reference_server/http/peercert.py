@@ -5,14 +5,12 @@ CPython 3.13's `get_unverified_chain` gives the whole chain the client sent, old
 """
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from aiohttp import web
 
-from ..auth.rbac import ALL_AUTHENTICATED, UserInfo
-
-log = logging.getLogger("nsconform.reference_server")
+from ..auth.authn import authenticate_certificates
+from ..auth.rbac import UserInfo
 
 
 def peer_certificates(request: web.BaseRequest) -> tuple[bytes, ...]:
@@ -32,21 +30,12 @@ def peer_certificates(request: web.BaseRequest) -> tuple[bytes, ...]:
 
 
 
-def certificate_user(authenticator: Any, request: web.BaseRequest) -> tuple[UserInfo | None, bool]:
-    """The x509 authenticator's answer for a request: (its user with `system:authenticated`, or None; whether it
-    failed, which is a 401 unless a token authenticates: `union.New` then `NewFailOnError`)."""
-    peer = peer_certificates(request) if authenticator is not None else ()
-    if not peer:
+def certificate_user(ctx: Any, request: web.BaseRequest) -> tuple[UserInfo | None, bool]:
+    """The certificate authenticators' answer for a request (`auth.authn.authenticate_certificates`): the user, or
+    None and whether one failed (a 401 unless a token authenticates)."""
+    if ctx.client_certs is None and ctx.request_header is None:
         return None, False
-    from ..auth.x509 import CertificateError  # (cryptography: imported by a TLS server only)
-    try:
-        user = authenticator.authenticate(peer)
-    except CertificateError as exc:
-        log.info("Unable to authenticate the request: %s", exc)
-        return None, True
-    if user is None:
-        return None, False
-    return UserInfo(user.name, user.uid, user.groups + (ALL_AUTHENTICATED,), user.extra), False
+    return authenticate_certificates(ctx.request_header, ctx.client_certs, request.headers, peer_certificates(request))
 
 
 __all__ = ["certificate_user", "peer_certificates"]
