@@ -66,8 +66,16 @@ def test_always_allow_without_token_refuses_only_a_failed_certificate(tmp_path) 
     try:
         user = _kubeconfig_user(srv, tmp_path)
         assert sorted(user) == ["client-certificate-data", "client-key-data"]  # kind's kind of kubeconfig
-        r = _post(srv, _admin_files(user, tmp_path))
+        admin = _admin_files(user, tmp_path)
+        r = _post(srv, admin)
         assert r.json()["status"]["userInfo"]["groups"] == ["system:masters", "system:authenticated"]
+        # API Priority and Fairness classifies by the certificate's user too: system:masters is `exempt`
+        exempt = requests.get(srv.url + "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt", verify=srv.ca_file,
+                              timeout=10).json()["metadata"]["uid"]
+        r = requests.get(srv.url + "/api/v1/namespaces", verify=srv.ca_file, cert=admin, timeout=10)
+        assert r.headers["X-Kubernetes-PF-FlowSchema-UID"] == exempt
+        r = requests.get(srv.url + "/api/v1/namespaces", verify=srv.ca_file, timeout=10)
+        assert r.headers["X-Kubernetes-PF-FlowSchema-UID"] != exempt
         assert _post(srv).json()["status"]["userInfo"]["username"] == "system:anonymous"
         expired = certs.leaf(certs.ca("other"), days=(-9, -1)).files(tmp_path, "old")
         r = _post(srv, expired)
