@@ -10,9 +10,10 @@ Upstream: `pkg/controlplane/controller/clusterauthenticationtrust/cluster_authen
 `equality.Semantic.DeepEqual`, which holds an empty map equal to a nil one: with neither authenticator configured
 the wanted data is empty, equal to the absent ConfigMap's, so nothing is written, not even the ConfigMap.
 
-This server authenticates bearer tokens only (no `--client-ca-file`, no front proxy): that is its configuration, so,
-as upstream's controller would, it writes no ConfigMap (`AuthenticationInfo()` is empty). The data function is
-kept whole for a server that does configure a client CA, and merged with the stored data as
+A TLS server always has a client CA (`--client-ca-file`, else its own CA, as kubeadm configures kube-apiserver) and
+with `--requestheader-client-ca-file` a front proxy (server.py `_authentication_info`); a plain-HTTP server
+authenticates bearer tokens only, so, as upstream's controller would, it writes no ConfigMap (`AuthenticationInfo()`
+is empty). The configured data is merged with the stored data as
 `combinedClusterAuthenticationInfo` merges (string lists: union in order; CA bundles: the stored certificates,
 then the configured ones, duplicates dropped; the expired-certificate filter is not modelled).
 """
