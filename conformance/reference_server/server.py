@@ -228,19 +228,22 @@ class ReferenceServer:
         protect([token] if token else [])  # and every bearer token by its shape
         if self.ctx.authenticator is not None:
             protect(self.ctx.authenticator.tokens)
+        tls = bool(tls or cert_dir or client_ca_file or request_header)
         if not anonymous_auth:  # --anonymous-auth=false: a request without credentials is a 401
             if self.ctx.authenticator is not None:
                 self.ctx.authenticator.allow_anonymous = False
+            elif tls:  # always-allow: a client certificate (http/app.py's token check) or the token
+                self.ctx.anonymous = False
             elif token is None:
-                raise ValueError("--anonymous-auth=false needs credentials: --token, --token-file or "
-                                 "--authorization rbac")
+                raise ValueError("--anonymous-auth=false needs credentials: --tls (client certificates), --token, "
+                                 "--token-file or --authorization rbac")
         self._read_header_timeout, self._idle_timeout = read_header_timeout, idle_timeout
         self.authorization = authorization
         self.host, self.port = host, port
         self.token = token
         self.controller_delay = controller_delay
         self.tls: ServerTLS | None = None
-        if tls or cert_dir or client_ca_file or request_header:  # `cryptography` is imported only for a TLS server
+        if tls:  # `cryptography` is imported only for a TLS server
             try:
                 self._client_certificates(cert_dir, client_ca_file, request_header)
             except BaseException:  # an unreadable or empty --client-ca-file

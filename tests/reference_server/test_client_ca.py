@@ -85,6 +85,15 @@ def test_always_allow_without_token_refuses_only_a_failed_certificate(tmp_path) 
         srv.stop()
 
 
+def test_anonymous_auth_false_over_tls_needs_a_certificate_or_the_token(tmp_path) -> None:
+    srv = start_embedded(tls=True, anonymous_auth=False)
+    try:
+        assert _post(srv).status_code == 401
+        assert _post(srv, _admin_files(_kubeconfig_user(srv, tmp_path), tmp_path)).status_code == 201
+    finally:
+        srv.stop()
+
+
 def test_client_ca_file_names_another_ca(tmp_path) -> None:
     ca = certs.ca("corp-ca")
     (tmp_path / "ca.pem").write_bytes(ca.cert_pem)

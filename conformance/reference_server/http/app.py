@@ -235,7 +235,7 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
     if user is not None:
         request[REQUESTER] = user
         return
-    if (ctx.token is not None and request.path not in PUBLIC_PATHS) or failed:
+    if ((ctx.token is not None or not ctx.anonymous) and request.path not in PUBLIC_PATHS) or failed:
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.startswith("Bearer ") else ""
         if not (token and ((ctx.token is not None and hmac.compare_digest(token, ctx.token)) or (
