@@ -206,3 +206,17 @@ def test_the_handshake_names_the_client_ca_and_serves_no_ca_in_its_chain(kind) -
                          capture_output=True, text=True, timeout=30, check=False).stdout
     assert out[out.index("Acceptable client certificate CA names"):].split("\n")[1] == "CN = nsconform-ca"
     assert out.count("-----BEGIN CERTIFICATE-----") == 1
+
+
+def test_the_harness_connects_with_the_certificate_kubeconfig(kind) -> None:
+    """`nsconform run --kubeconfig` against a kind-like kubeconfig (conformance/client/config.py)."""
+    from conformance.client.config import from_kubeconfig
+
+    _, kubeconfig = kind
+    conn = from_kubeconfig(str(kubeconfig))
+    try:
+        r = conn.session.post(conn.base_url + SSR, json=SSR_BODY, timeout=10)
+        assert r.json()["status"]["userInfo"]["username"] == "kubernetes-admin"
+        assert conn.session.get(conn.base_url + "/api/v1/namespaces/kube-system", timeout=10).status_code == 200
+    finally:
+        conn.close()
