@@ -1,5 +1,5 @@
-"""Client certificates end to end (kube-apiserver's `--client-ca-file`, kind's admin kubeconfig): kubectl 1.33, the
-official Python client and `requests` against a TLS server, as on a kind cluster.
+"""Client certificates end to end (kube-apiserver's `--client-ca-file`, kind's admin kubeconfig): kubectl 1.33,
+lightkube, the official Python client, the harness and `requests` against a TLS server, as on a kind cluster.
 
 Upstream: staging/src/k8s.io/apiserver/pkg/authentication/request/x509/x509.go, pkg/kubeapiserver/authenticator/
 config.go (the union: certificate, then tokens, anonymous only when nothing failed), kubeadm's admin.conf
@@ -148,6 +148,20 @@ def test_the_official_client_authenticates_with_the_kubeconfigs_certificate(kind
         assert {"default", "kube-system"} <= set(names)
     finally:
         api.close()
+
+
+def test_lightkube_authenticates_with_the_kubeconfigs_certificate(kind) -> None:
+    lightkube = pytest.importorskip("lightkube")
+    from lightkube.config.kubeconfig import KubeConfig
+    from lightkube.resources.authentication_v1 import SelfSubjectReview
+    from lightkube.resources.core_v1 import Namespace
+
+    _, kubeconfig = kind
+    client = lightkube.Client(KubeConfig.from_file(str(kubeconfig)))
+    review = client.create(SelfSubjectReview())
+    assert (review.status.userInfo.username, review.status.userInfo.groups) == (
+        "kubernetes-admin", ["kubeadm:cluster-admins", "system:authenticated"])
+    assert client.get(Namespace, "kube-system").metadata.name == "kube-system"
 
 
 # ---- kubectl 1.33 with kind's kind of kubeconfig -------------------------------------------------------------
