@@ -452,7 +452,9 @@ class ReferenceServer:
         from .controller.apiserver_identity import IdentityLeaseController
         from .controller.legacytokentracking import LegacyTokenTrackingController
         self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry),
-                                      LegacyTokenTrackingController(self.ctx.registry)]
+                                      LegacyTokenTrackingController(self.ctx.registry),
+                                      clusterauthtrust.ClusterAuthenticationTrustController(
+                                          self.ctx.registry, self._authentication_info())]
         for c in self.apiserver_controllers:
             c.use_webhooks(hooks, getattr(c, "_offload", None))
             c.start()
@@ -463,7 +465,7 @@ class ReferenceServer:
                 rbac_bootstrap.ensure_admitted(self.ctx.registry, loopback))
         else:
             rbac_bootstrap.ensure(self.ctx.registry, loopback)
-        try:  # the configuration's data merged with the stored: with nothing configured, no write
+        try:  # once at start too (the controller's first sync is queued): the data is there when the server answers
             clusterauthtrust.sync(self.ctx.registry, self._authentication_info(),
                                   ControllerWrites(None, "", None, APISERVER_USER))
         except ValueError as exc:  # stored data that does not decode: upstream's sync logs it and retries
