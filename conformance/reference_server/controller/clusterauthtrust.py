@@ -30,7 +30,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import APISERVER_USER
-from ..registry.store import ListOptions
+from ..storage.offload import Offload
 from .loop import Controller
 from .reads import get_or_none
 
@@ -169,6 +169,7 @@ class ClusterAuthenticationTrustController(Controller):
     def __init__(self, registry: Any, info: AuthenticationInfo, resync: float = RESYNC):
         super().__init__()
         self.registry, self.info, self.resync = registry, info, resync
+        self._offload = Offload(registry.store, self.name)  # etcd: a sync's round trips off the loop
 
     def start(self) -> None:
         import asyncio
@@ -177,13 +178,11 @@ class ClusterAuthenticationTrustController(Controller):
         store = self.registry.content("configmaps")
         if store is None:
             return
-        queue = self._queue()
-        _, watcher, _ = store.watch(NAMESPACE, ListOptions(), asyncio.get_running_loop())
-        self._follow(watcher, lambda ev: queue.add(CONFIGMAP_NAME) if ev.name == CONFIGMAP_NAME else None)
+        queue = self._queue_for(store, NAMESPACE, CONFIGMAP_NAME)
 
         async def sync_one(key: str) -> None:
             try:
-                sync(self.registry, self.info, self.writes)
+                await self._offload(sync, self.registry, self.info, self.writes)
                 self.forget(key)
             except ValueError as exc:  # stored data that does not decode: logged, retried (AddRateLimited)
                 logging.getLogger("nsconform.reference_server").warning("%s: %s", CONFIGMAP_NAME, exc)
