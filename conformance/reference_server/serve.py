@@ -73,8 +73,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--write-kubeconfig", metavar="PATH", default=None)
     p.add_argument("--controller-delay", type=float, default=0.0, metavar="S")
     p.add_argument("--authorization", choices=("always-allow", "rbac"), default="always-allow",
-                   help="rbac: authenticate (client certificates, bearer tokens, impersonation) and authorize every request with RBAC "
-                        "(default always-allow: the --token alone decides)")
+                   help="rbac: authenticate (client certificates, bearer tokens, impersonation) and authorize every "
+                        "request with RBAC (default always-allow: authentication alone decides: the --token, a client "
+                        "certificate)")
     p.add_argument("--users", "--token-auth-file", dest="users", metavar="FILE", default=None,
                    help="token file for --authorization rbac (kube-apiserver --token-auth-file CSV: "
                         "token,user,uid,\"group1,group2\")")

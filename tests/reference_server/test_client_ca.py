@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import secrets
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ from conformance.reference_server import serve
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from tests.tools import certs
 
+# long random tokens: the server masks every token in its logs, process-wide (logmask.protect)
+TOKEN, ROOT = secrets.token_hex(16), secrets.token_hex(16)
 SSR = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
 SSR_BODY = {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}
 
@@ -41,9 +44,9 @@ def _admin_files(user: dict, tmp_path: Path) -> tuple[str, str]:
 
 
 def test_always_allow_with_token_accepts_the_admin_certificate_instead(tmp_path) -> None:
-    srv = start_embedded(tls=True, token="tok")
+    srv = start_embedded(tls=True, token=TOKEN)
     try:
-        assert _kubeconfig_user(srv, tmp_path) == {"token": "tok"}  # --token given: the identity asked for
+        assert _kubeconfig_user(srv, tmp_path) == {"token": TOKEN}  # --token given: the identity asked for
         admin = srv.server.tls
         cert = certs.Pair(None, x509.load_pem_x509_certificate(admin.admin_cert_pem))
         (tmp_path / "a.crt").write_bytes(admin.admin_cert_pem)
@@ -53,10 +56,10 @@ def test_always_allow_with_token_accepts_the_admin_certificate_instead(tmp_path)
         assert r.json()["status"]["userInfo"]["username"] == "kubernetes-super-admin"  # not kind: system:masters
         assert cert.cert.subject.rfc4514_string() == "CN=kubernetes-super-admin,O=system:masters"
         assert _post(srv).status_code == 401  # neither certificate nor token, as before
-        assert _post(srv, token="tok").json()["status"]["userInfo"]["username"] == "system:admin"
+        assert _post(srv, token=TOKEN).json()["status"]["userInfo"]["username"] == "system:admin"
         bad = certs.leaf(certs.ca("other")).files(tmp_path, "bad")
         assert _post(srv, bad).status_code == 401
-        assert _post(srv, bad, "tok").status_code == 201
+        assert _post(srv, bad, TOKEN).status_code == 201
     finally:
         srv.stop()
 
@@ -97,15 +100,15 @@ def test_anonymous_auth_false_over_tls_needs_a_certificate_or_the_token(tmp_path
 def test_client_ca_file_names_another_ca(tmp_path) -> None:
     ca = certs.ca("corp-ca")
     (tmp_path / "ca.pem").write_bytes(ca.cert_pem)
-    srv = start_embedded(client_ca_file=str(tmp_path / "ca.pem"), authorization="rbac", token="root")
+    srv = start_embedded(client_ca_file=str(tmp_path / "ca.pem"), authorization="rbac", token=ROOT)
     try:
         assert srv.url.startswith("https://")  # --client-ca-file implies TLS
         jane = certs.leaf(ca, "jane", ("devs",)).files(tmp_path, "jane")
         r = _post(srv, jane)
         assert r.json()["status"]["userInfo"]["username"] == "jane"
-        assert _kubeconfig_user(srv, tmp_path) == {"token": "root"}  # no key of that CA: no admin certificate
+        assert _kubeconfig_user(srv, tmp_path) == {"token": ROOT}  # no key of that CA: no admin certificate
         cm = requests.get(srv.url + "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
-                          verify=srv.ca_file, headers={"Authorization": "Bearer root"}, timeout=10).json()
+                          verify=srv.ca_file, headers={"Authorization": f"Bearer {ROOT}"}, timeout=10).json()
         assert cm["data"] == {"client-ca-file": ca.cert_pem.decode()}
         assert srv.server.tls.admin_cert_pem == b""
     finally:
@@ -155,7 +158,7 @@ def test_front_proxy_user_and_the_published_configuration(tmp_path) -> None:
     (tmp_path / "fp.pem").write_bytes(proxy_ca.cert_pem)
     config = RequestHeaderConfig(str(tmp_path / "fp.pem"), ("front-proxy-client",), ("X-Remote-User",),
                                  ("X-Remote-Uid",), ("X-Remote-Group",), ("X-Remote-Extra-",))
-    srv = start_embedded(tls=True, authorization="rbac", token="root", request_header=config)
+    srv = start_embedded(tls=True, authorization="rbac", token=ROOT, request_header=config)
     try:
         proxy = certs.leaf(proxy_ca, "front-proxy-client", ()).files(tmp_path, "proxy")
         r = requests.post(srv.url + SSR, json=SSR_BODY, verify=srv.ca_file, cert=proxy, timeout=10,
@@ -168,7 +171,7 @@ def test_front_proxy_user_and_the_published_configuration(tmp_path) -> None:
         r = requests.post(srv.url + SSR, json=SSR_BODY, verify=srv.ca_file, cert=proxy, timeout=10)
         assert r.status_code == 401  # no user header: the x509 authenticator (the server's CA) refuses the proxy's
         cm = requests.get(srv.url + "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
-                          verify=srv.ca_file, headers={"Authorization": "Bearer root"}, timeout=10).json()
+                          verify=srv.ca_file, headers={"Authorization": f"Bearer {ROOT}"}, timeout=10).json()
         assert cm["data"] == {
             "client-ca-file": Path(srv.ca_file).read_text(),
             "requestheader-allowed-names": '["front-proxy-client"]',

@@ -75,7 +75,8 @@ def test_kubeconfig_holds_a_kubeadm_admin_certificate(kind) -> None:
     assert cert.subject.rfc4514_string() == "CN=kubernetes-admin,O=kubeadm:cluster-admins"
     assert list(cert.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value) == [
         ExtendedKeyUsageOID.CLIENT_AUTH]
-    ca = x509.load_pem_x509_certificate(base64.b64decode(config["clusters"][0]["cluster"]["certificate-authority-data"]))
+    cluster = config["clusters"][0]["cluster"]
+    ca = x509.load_pem_x509_certificate(base64.b64decode(cluster["certificate-authority-data"]))
     cert.verify_directly_issued_by(ca)  # kubeadm: one CA serves and authenticates clients
 
 

@@ -3,10 +3,11 @@ does them.
 
 Upstream sources reproduced here:
 - `pkg/kubeapiserver/authenticator/config.go` (`Config.New`: the union of the front proxy
-  (`auth/requestheader.py`), the x509 authenticator (`auth/x509.py`), then the bearer tokens; `union.New` returns the first that authenticates and an error only when none does; the
-  group adder; anonymous after them by `union.NewFailOnError`, so an error (an untrusted client certificate, an
-  unknown token) is a 401 even where anonymous requests are allowed, and a certificate without a CommonName is no
-  error: the request goes on as if it carried none);
+  (`auth/requestheader.py`), the x509 authenticator (`auth/x509.py`), then the bearer tokens; `union.New`
+  returns the first that authenticates and an error only when none does; the group adder; anonymous after them
+  by `union.NewFailOnError`, so an error (an untrusted client certificate, an unknown token) is a 401 even where
+  anonymous requests are allowed, and a certificate without a CommonName is no error: the request goes on as if it
+  carried none);
 - `staging/src/k8s.io/apiserver/pkg/authentication/token/tokenfile/tokenfile.go` (`--token-auth-file`:
   CSV `token,user,uid[,"group1,group2"]`, extra columns ignored, empty tokens skipped, later duplicates
   win, groups = `strings.Split(col4, ",")`, the `must have at least 3 columns` error);
@@ -298,7 +299,7 @@ def user_to_dict(user: UserInfo) -> dict[str, Any]:
     return out
 
 
-__all__ = ["ADMIN_USER", "TokenAuthenticator", "authenticate_certificates", "TokenFileError", "UserInfo", "identify", "impersonate",
-           "impersonation_requests", "parse_token_file", "split_sa_username", "strip_impersonation_headers",
-           "user_to_dict"]
+__all__ = ["ADMIN_USER", "TokenAuthenticator", "TokenFileError", "UserInfo", "authenticate_certificates", "identify",
+           "impersonate", "impersonation_requests", "parse_token_file", "split_sa_username",
+           "strip_impersonation_headers", "user_to_dict"]
 
