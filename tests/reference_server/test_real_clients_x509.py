@@ -235,3 +235,40 @@ def test_the_harness_connects_with_the_certificate_kubeconfig(kind) -> None:
         assert conn.session.get(conn.base_url + "/api/v1/namespaces/kube-system", timeout=10).status_code == 200
     finally:
         conn.close()
+
+
+def test_a_user_certificate_issued_through_a_csr_authenticates(kind, tmp_path) -> None:
+    """The documented way to add a user: a CSR for `kubernetes.io/kube-apiserver-client`, `kubectl certificate
+    approve`, the cluster signer (the server's CA, kube-controller-manager's csrsigning) signs, and the certificate
+    authenticates as its CN and O."""
+    import time
+
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    srv, kubeconfig = kind
+    key = ec.generate_private_key(ec.SECP256R1())
+    request = x509.CertificateSigningRequestBuilder().subject_name(x509.Name([
+        x509.NameAttribute(NameOID.COMMON_NAME, "jane"), x509.NameAttribute(NameOID.ORGANIZATION_NAME, "devs")]))
+    pem = request.sign(key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM)
+    manifest = tmp_path / "csr.yaml"
+    manifest.write_text(yaml.safe_dump({
+        "apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "jane"},
+        "spec": {"request": base64.b64encode(pem).decode(), "signerName": "kubernetes.io/kube-apiserver-client",
+                 "usages": ["client auth"]}}))
+    assert _kubectl(kubeconfig, tmp_path, "create", "-f", str(manifest)).returncode == 0
+    approve = _kubectl(kubeconfig, tmp_path, "certificate", "approve", "jane")
+    assert (approve.returncode, approve.stdout) == (0, "certificatesigningrequest.certificates.k8s.io/jane approved\n")
+    admin = _session(srv, _admin_files(kubeconfig))
+    deadline, issued = time.monotonic() + 30, ""
+    while not issued and time.monotonic() < deadline:  # the signer is a controller: poll with a timeout
+        got = admin.get(srv.url + "/apis/certificates.k8s.io/v1/certificatesigningrequests/jane", timeout=10).json()
+        issued = got.get("status", {}).get("certificate", "")
+    assert issued, "the CSR was not signed"
+    (tmp_path / "jane.crt").write_bytes(base64.b64decode(issued))
+    (tmp_path / "jane.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                          serialization.NoEncryption()))
+    r = _whoami(_session(srv, (str(tmp_path / "jane.crt"), str(tmp_path / "jane.key"))), srv)
+    assert r.json()["status"]["userInfo"]["username"] == "jane"
+    assert r.json()["status"]["userInfo"]["groups"] == ["devs", "system:authenticated"]
