@@ -7,7 +7,8 @@ Upstream sources reproduced here:
   intermediates; a failure is the error `verifying certificate SN=…, SKID=…, AKID=… failed: <x509 error>`;
   `CommonNameUserConversion`: an empty CommonName ⇒ not authenticated, no error; user = CN, groups = O, and since
   1.32 (kubernetes#125634) the extra `authentication.kubernetes.io/credential-id: X509SHA256=<hex sha256 of the
-  leaf's DER>`; the UID from the certificate is behind the alpha gate `AllowParsingUserUIDFromCertAuth`, off in 1.33);
+  leaf's DER>`; the UID read from the subject (kubernetes#127897, gate `AllowParsingUserUIDFromCertAuth`) came in
+  1.34, so a 1.33 server leaves it empty);
 - Go's `crypto/x509` `Certificate.Verify` (the leaf's validity period first: `x509: certificate has expired or is
   not yet valid: current time … is after …`; then the chains to a root: `x509: certificate signed by unknown
   authority`, an intermediate must be a CA; then `checkChainForKeyUsage`: every certificate of the chain that lists
