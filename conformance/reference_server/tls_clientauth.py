@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import ssl
+import sys
 from typing import Any, Sequence
 
 log = logging.getLogger("nsconform.reference_server")
@@ -57,6 +58,8 @@ def request_client_certificates(ctx: ssl.SSLContext, ca_files: Sequence[str]) ->
     (`tls.RequestClientCert`), False for the fallback."""
     ctx.verify_mode = ssl.CERT_OPTIONAL  # SSL_VERIFY_PEER without FAIL_IF_NO_PEER_CERT: a CertificateRequest
     try:
+        if sys.implementation.name != "cpython":  # id() is an address, and the layout known, only there
+            raise OSError(f"not CPython but {sys.implementation.name}")
         lib = _libssl()
         ptr = _ssl_ctx_pointer(ctx)
         if ptr is None or lib.SSL_CTX_get_verify_mode(ptr) != _SSL_VERIFY_PEER:  # not the layout we expect

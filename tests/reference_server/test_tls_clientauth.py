@@ -33,3 +33,6 @@ def test_fallback_verifies_in_the_handshake(tmp_path, monkeypatch) -> None:
     ctx = _context()
     assert tls_clientauth.request_client_certificates(ctx, [str(tmp_path / "a.pem"), str(tmp_path / "b.pem")]) is False
     assert ctx.verify_mode == ssl.CERT_OPTIONAL and ctx.cert_store_stats()["x509_ca"] == 2
+    monkeypatch.undo()
+    monkeypatch.setattr(tls_clientauth.sys, "implementation", type("impl", (), {"name": "pypy"})())
+    assert tls_clientauth.request_client_certificates(_context(), [str(tmp_path / "a.pem")]) is False
