@@ -6,7 +6,7 @@ import asyncio
 import logging
 import signal
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .deviations import DEVIATIONS
 from .extensions import parse_feature_gates
@@ -17,6 +17,9 @@ from .http import PROFILES
 from .server import ReferenceServer
 from .controller.system_objects import PRIORITY_CLASSES_HOOK
 from .storage.backends import BACKENDS, TRANSPORTS, StorageConfig, StorageUnavailable
+
+if TYPE_CHECKING:
+    from .auth.requestheader import RequestHeaderConfig
 
 
 class _ParseError(Exception):
@@ -39,6 +42,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tls", action="store_true", help="serve HTTPS with a CA generated at start")
     p.add_argument("--cert-dir", metavar="DIR", default=None,
                    help="serve HTTPS with a CA and certificate kept in DIR and reused across restarts (implies --tls)")
+    p.add_argument("--client-ca-file", metavar="FILE", default=None,
+                   help="authenticate client certificates signed by a CA of this PEM bundle (user = CN, groups = O; "
+                        "kube-apiserver's flag; implies --tls). Default with --tls/--cert-dir: the server's own CA, "
+                        "which also signs the admin certificate --write-kubeconfig writes")
+    g = p.add_argument_group("front proxy (kube-apiserver's --requestheader-*; needs --requestheader-client-ca-file)")
+    g.add_argument("--requestheader-client-ca-file", metavar="FILE", default=None,
+                   help="trust the user a client certificate signed by a CA of this bundle names in the request "
+                        "headers below (implies --tls)")
+    for flag, what in (("allowed-names", "client certificate common names allowed (empty: any)"),
+                       ("username-headers", "request headers naming the user, first non-empty wins "
+                                            "(X-Remote-User is common)"),
+                       ("uid-headers", "request headers naming the user's UID (X-Remote-Uid is common)"),
+                       ("group-headers", "request headers naming groups (X-Remote-Group is common)"),
+                       ("extra-headers-prefix", "request header prefixes of extra user info "
+                                                "(X-Remote-Extra- is common)")):
+        g.add_argument(f"--requestheader-{flag}", action="append", default=[], metavar="A,B", help=what)
     p.add_argument("--anonymous-auth", type=_bool_flag, default=True, metavar="true|false",
                    help="false: a request without credentials is 401 Unauthorized (kube-apiserver's flag)")
     p.add_argument("--request-timeout", type=_duration, default=60.0, metavar="DURATION",
@@ -54,8 +73,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--write-kubeconfig", metavar="PATH", default=None)
     p.add_argument("--controller-delay", type=float, default=0.0, metavar="S")
     p.add_argument("--authorization", choices=("always-allow", "rbac"), default="always-allow",
-                   help="rbac: authenticate (bearer tokens, impersonation) and authorize every request with RBAC "
-                        "(default always-allow: the --token alone decides)")
+                   help="rbac: authenticate (client certificates, bearer tokens, impersonation) and authorize every "
+                        "request with RBAC (default always-allow: authentication alone decides: the --token, a client "
+                        "certificate)")
     p.add_argument("--users", "--token-auth-file", dest="users", metavar="FILE", default=None,
                    help="token file for --authorization rbac (kube-apiserver --token-auth-file CSV: "
                         "token,user,uid,\"group1,group2\")")
@@ -199,10 +219,28 @@ def storage_config(args: argparse.Namespace) -> StorageConfig | None:
                          getattr(args, "etcd_data_dir", None), getattr(args, "etcd_transport", "grpc"))
 
 
+def _string_slice(values: list[str] | None) -> tuple[str, ...]:
+    """pflag's StringSlice: repeatable, each value a comma-separated list."""
+    return tuple(item for value in values or () for item in value.split(","))
+
+
+def request_header(args: argparse.Namespace) -> "RequestHeaderConfig | None":
+    """The `--requestheader-*` options (None without `--requestheader-client-ca-file`, as upstream ignores the
+    others then)."""
+    ca_file = getattr(args, "requestheader_client_ca_file", None)
+    if not ca_file:
+        return None
+    from .auth.requestheader import RequestHeaderConfig
+
+    return RequestHeaderConfig(ca_file, *(_string_slice(getattr(args, f"requestheader_{name}", None)) for name in (
+        "allowed_names", "username_headers", "uid_headers", "group_headers", "extra_headers_prefix")))
+
+
 def _hardening(args: argparse.Namespace) -> dict:
     """The issue-13 options (timeouts, --cert-dir, --anonymous-auth) for `ReferenceServer`."""
     return {"request_timeout": getattr(args, "request_timeout", 60.0), "cert_dir": getattr(args, "cert_dir", None),
             "anonymous_auth": getattr(args, "anonymous_auth", True),
+            "client_ca_file": getattr(args, "client_ca_file", None), "request_header": request_header(args),
             "max_requests_inflight": getattr(args, "max_requests_inflight", 400),
             "max_mutating_requests_inflight": getattr(args, "max_mutating_requests_inflight", 200)}
 

@@ -45,6 +45,8 @@ from .storage import MemoryStore
 from .storage.backends import StorageConfig, open_store
 
 if TYPE_CHECKING:
+    from .auth.requestheader import RequestHeaderAuthenticator, RequestHeaderConfig
+    from .controller import clusterauthtrust
     from .tls import ServerTLS
 
 log = logging.getLogger("nsconform.reference_server")
@@ -196,7 +198,8 @@ class ReferenceServer:
                  feature_gates: Iterable[str] = (), storage: StorageConfig | None = None,
                  leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None,
                  service_account_key_file: str | None = None, service_account_issuers: Sequence[str] = (),
-                 max_requests_inflight: int = 400, max_mutating_requests_inflight: int = 200):
+                 max_requests_inflight: int = 400, max_mutating_requests_inflight: int = 200,
+                 client_ca_file: str | None = None, request_header: "RequestHeaderConfig | None" = None):
         if max_requests_inflight < 0 or max_mutating_requests_inflight < 0:  # ServerRunOptions.Validate
             raise ValueError("--max-requests-inflight can not be negative value" if max_requests_inflight < 0
                              else "--max-mutating-requests-inflight can not be negative value")
@@ -204,6 +207,7 @@ class ReferenceServer:
             raise ValueError("--max-requests-inflight plus --max-mutating-requests-inflight must be positive: "
                              "they are API Priority and Fairness' total seats")
         self.flavor = get_flavor(flavor)  # unknown ⇒ ValueError, before anything starts
+        self._token_given = token is not None  # (the kubeconfig's user: write_kubeconfig)
         if authorization == "rbac" and token is None:  # someone must be able to administer the server
             import secrets
             token = secrets.token_hex(16)
@@ -224,22 +228,27 @@ class ReferenceServer:
         protect([token] if token else [])  # and every bearer token by its shape
         if self.ctx.authenticator is not None:
             protect(self.ctx.authenticator.tokens)
+        tls = bool(tls or cert_dir or client_ca_file or request_header)
         if not anonymous_auth:  # --anonymous-auth=false: a request without credentials is a 401
             if self.ctx.authenticator is not None:
                 self.ctx.authenticator.allow_anonymous = False
+            elif tls:  # always-allow: a client certificate (http/app.py's token check) or the token
+                self.ctx.anonymous = False
             elif token is None:
-                raise ValueError("--anonymous-auth=false needs credentials: --token, --token-file or "
-                                 "--authorization rbac")
+                raise ValueError("--anonymous-auth=false needs credentials: --tls (client certificates), --token, "
+                                 "--token-file or --authorization rbac")
         self._read_header_timeout, self._idle_timeout = read_header_timeout, idle_timeout
         self.authorization = authorization
         self.host, self.port = host, port
         self.token = token
         self.controller_delay = controller_delay
         self.tls: ServerTLS | None = None
-        if tls or cert_dir:  # `cryptography` is imported only for a TLS server
-            from .tls import generate
-
-            self.tls = generate(cert_dir=cert_dir)
+        if tls:  # `cryptography` is imported only for a TLS server
+            try:
+                self._client_certificates(cert_dir, client_ca_file, request_header)
+            except BaseException:  # an unreadable or empty --client-ca-file
+                self._close_store()
+                raise
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
         self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
@@ -258,6 +267,59 @@ class ReferenceServer:
         self.leader_election = (leader_election or LeaderElectionConfig()) if leader_elect else None
         self.elector: LeaderElector | None = None
         self.scheduler_elector: LeaderElector | None = None  # kube-scheduler's Lease (the kind flavour's)
+
+    def _client_certificates(self, cert_dir: str | None, client_ca_file: str | None,
+                             request_header: "RequestHeaderConfig | None") -> None:
+        """The serving certificates, the x509 authenticator (`--client-ca-file`, else the server's own CA, as
+        kubeadm configures kube-apiserver) and the admin client certificate its kubeconfig holds: kubeadm's
+        `admin.conf` subject where the flavour stores the `kubeadm:cluster-admins` binding (kind), `super-admin.conf`'s
+        (`system:masters`) elsewhere, so the certificate administers the server under `--authorization rbac`."""
+        from .auth.x509 import ClientCertAuthenticator
+        from .tls import ADMIN, SUPER_ADMIN, generate
+
+        front_proxy = self._front_proxy(request_header) if request_header else None
+        ca_pem = None
+        if client_ca_file:  # read before anything is written: a bad file stops the start (ValueError/OSError)
+            with open(client_ca_file, "rb") as fh:
+                ca_pem = fh.read()
+            authenticator = ClientCertAuthenticator.from_pem(ca_pem, client_ca_file)
+        admin = ADMIN if any(m.path == "kind/kubeadm.yaml" for m in self.flavor.installer_manifests) else SUPER_ADMIN
+        self.tls = generate(cert_dir=cert_dir, admin=admin, client_ca_file=client_ca_file)
+        if ca_pem is None:
+            ca_pem = self.tls.ca_pem
+            authenticator = ClientCertAuthenticator.from_pem(ca_pem)
+        self.ctx.client_certs = authenticator
+        self.ctx.client_ca_pem = ca_pem.decode()
+        self.ctx.request_header = front_proxy
+        if front_proxy is not None:
+            self.tls.requestheader_client_ca_file = front_proxy.config.client_ca_file
+        if self.ctx.authenticator is not None:
+            self.ctx.authenticator.client_certs = authenticator
+            self.ctx.authenticator.request_header = front_proxy
+
+    @staticmethod
+    def _front_proxy(config: "RequestHeaderConfig") -> "RequestHeaderAuthenticator":
+        """`--requestheader-*`: the front proxy's authenticator (ValueError/OSError for a bad CA file or header)."""
+        from .auth.requestheader import RequestHeaderAuthenticator
+        from .auth.x509 import ClientCertAuthenticator
+
+        config = config.trimmed()
+        with open(config.client_ca_file, "rb") as fh:
+            pem = fh.read()
+        return RequestHeaderAuthenticator(config, ClientCertAuthenticator.from_pem(pem, config.client_ca_file),
+                                          pem.decode())
+
+    def _authentication_info(self) -> "clusterauthtrust.AuthenticationInfo":
+        """What the cluster-authentication-trust controller publishes: the client CA, the front proxy's settings."""
+        from .controller import clusterauthtrust
+
+        rh = self.ctx.request_header
+        if rh is None:
+            return clusterauthtrust.AuthenticationInfo(self.ctx.client_ca_pem)
+        cfg = rh.config
+        return clusterauthtrust.AuthenticationInfo(self.ctx.client_ca_pem, clusterauthtrust.RequestHeader(
+            rh.ca_pem, cfg.username_headers, cfg.uid_headers, cfg.group_headers, cfg.extra_headers_prefix,
+            cfg.allowed_names))
 
     @property
     def url(self) -> str:
@@ -384,14 +446,16 @@ class ReferenceServer:
     def _start_apiserver_controllers(self, hooks: object) -> None:
         """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the
         identity Lease and its garbage collector, the legacy-token-tracking ConfigMap, the bootstrap RBAC policy's
-        reconciliation and the cluster-authentication-trust ConfigMap (which this server's configuration, bearer tokens only, leaves
-        unwritten: controller/clusterauthtrust.py)."""
+        reconciliation and the cluster-authentication-trust ConfigMap (the client CA of a TLS server; a plain-HTTP
+        one, bearer tokens only, leaves it unwritten: controller/clusterauthtrust.py)."""
         from .controller import clusterauthtrust
         from .controller.apiserver_identity import IdentityLeaseController
         from .controller.apiserver_leasegc import IdentityLeaseGC
         from .controller.legacytokentracking import LegacyTokenTrackingController
         self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry), IdentityLeaseGC(self.ctx.registry),
-                                      LegacyTokenTrackingController(self.ctx.registry)]
+                                      LegacyTokenTrackingController(self.ctx.registry),
+                                      clusterauthtrust.ClusterAuthenticationTrustController(
+                                          self.ctx.registry, self._authentication_info())]
         for c in self.apiserver_controllers:
             c.use_webhooks(hooks, getattr(c, "_offload", None))
             c.start()
@@ -402,8 +466,8 @@ class ReferenceServer:
             self.ctx.health.steps.done(rbac_bootstrap.HOOK)
         else:  # through the webhooks and policies, off the loop (etcd), or a round failed: every second for 30 s
             self._rbac_bootstrap = asyncio.get_running_loop().create_task(self._rbac_hook(loopback))
-        try:  # the configuration's data merged with the stored: with nothing configured, no write
-            clusterauthtrust.sync(self.ctx.registry, clusterauthtrust.AuthenticationInfo(),
+        try:  # once at start too (the controller's first sync is queued): the data is there when the server answers
+            clusterauthtrust.sync(self.ctx.registry, self._authentication_info(),
                                   ControllerWrites(None, "", None, APISERVER_USER))
         except ValueError as exc:  # stored data that does not decode: upstream's sync logs it and retries
             log.warning("extension-apiserver-authentication: %s", exc)
@@ -499,4 +563,11 @@ class ReferenceServer:
         self.flavor_controllers = []
 
     def write_kubeconfig(self, path: str) -> None:
-        write_kubeconfig(path, self.url, self.token, self.tls.ca_pem if self.tls else None)
+        """The admin's kubeconfig: a `--token`/`--token-file` given ⇒ that token (the identity asked for, as before);
+        otherwise the admin client certificate when this server made one (kind's kubeconfig), else no credentials
+        (an `--authorization rbac` server's generated token when it has no certificate of its own)."""
+        tls = self.tls
+        if not self._token_given and tls is not None and tls.admin_cert_pem:
+            write_kubeconfig(path, self.url, None, tls.ca_pem, (tls.admin_cert_pem, tls.admin_key_pem))
+        else:
+            write_kubeconfig(path, self.url, self.token, tls.ca_pem if tls else None)

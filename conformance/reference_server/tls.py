@@ -1,6 +1,12 @@
 """A CA and server certificate (127.0.0.1, localhost, ::1): throw-away ones generated at start, or with
 `cert_dir` (kube-apiserver's `--cert-dir`) kept there and reused across restarts, so a kubeconfig written
-earlier keeps working."""
+earlier keeps working.
+
+Client certificates, as kubeadm sets a cluster up (`cmd/kubeadm/app/phases/kubeconfig/kubeconfig.go`,
+`phases/certs`): the same CA is kube-apiserver's `--client-ca-file`, and the admin kubeconfig's user is a client
+certificate signed by it (`admin.conf`: CN `kubernetes-admin`, O `kubeadm:cluster-admins`; `super-admin.conf`:
+CN `kubernetes-super-admin`, O `system:masters`), usage client auth, a year's validity. The handshake asks for a
+client certificate without verifying it (tls_clientauth.py); auth/x509.py verifies it."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -26,10 +32,18 @@ class ServerTLS:
     ca_pem: bytes
     keep: bool = False  # files live in a --cert-dir: never removed
     ca_key_pem: bytes = b""  # the CA's key: kube-controller-manager's csrsigning signs with it (controller/csrsigning.py)
+    client_ca_file: str | None = None  # --client-ca-file: ask clients for a certificate, verified against it
+    requestheader_client_ca_file: str | None = None  # --requestheader-client-ca-file: the front proxy's CA
+    admin_cert_pem: bytes = b""  # a kubeadm-like admin client certificate (signed by the CA) and its key
+    admin_key_pem: bytes = b""
 
     def ssl_context(self) -> ssl.SSLContext:
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ctx.load_cert_chain(self.cert_file, self.key_file)
+        client_cas = [f for f in (self.client_ca_file, self.requestheader_client_ca_file) if f]
+        if client_cas:
+            from .tls_clientauth import request_client_certificates
+            request_client_certificates(ctx, client_cas)
         return ctx
 
     def cleanup(self) -> None:
@@ -83,6 +97,39 @@ def _serving(now: _dt.datetime, days: int, hosts: tuple[str, ...], ca_key: ec.El
     return key, cert
 
 
+ADMIN = ("kubernetes-admin", ("kubeadm:cluster-admins",))  # kubeadm's admin.conf (1.29+)
+SUPER_ADMIN = ("kubernetes-super-admin", ("system:masters",))  # kubeadm's super-admin.conf
+
+
+def _client(now: _dt.datetime, days: int, subject: tuple[str, tuple[str, ...]], ca_key: ec.EllipticCurvePrivateKey,
+            ca_cert: x509.Certificate) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
+    """A client certificate as kubeadm's `pkiutil.NewCertAndKey` makes one: CN and O from `subject`, usage client
+    auth (key usage digital signature + key encipherment), the CA's key id as authority key id."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in subject[1]]
+                     + [x509.NameAttribute(NameOID.COMMON_NAME, subject[0])])
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(ca_cert.subject)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - _dt.timedelta(minutes=5)).not_valid_after(now + _dt.timedelta(days=days))
+            .add_extension(x509.KeyUsage(digital_signature=True, key_encipherment=True, key_cert_sign=False,
+                                         crl_sign=False, content_commitment=False, data_encipherment=False,
+                                         key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    return key, cert
+
+
+def _admin(now: _dt.datetime, days: int, subject: tuple[str, tuple[str, ...]] | None, ca_key: Any,
+           ca_cert: x509.Certificate) -> tuple[bytes, bytes]:
+    """The admin client certificate's and key's PEM (empty without a `subject`)."""
+    if subject is None:
+        return b"", b""
+    key, cert = _client(now, days, subject, ca_key, ca_cert)
+    return cert.public_bytes(serialization.Encoding.PEM), _key_pem(key)
+
+
 def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
     return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                              serialization.NoEncryption())
@@ -93,11 +140,20 @@ def _write_private(path: str, data: bytes) -> None:
         fh.write(data)
 
 
-def generate(hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1"), cert_dir: str | None = None) -> ServerTLS:
+def generate(hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1"), cert_dir: str | None = None,
+             admin: tuple[str, tuple[str, ...]] | None = None, client_ca_file: str | None = None) -> ServerTLS:
     """Create a CA and a server certificate signed by it; files live in a private temp directory, or in
-    `cert_dir`, where an earlier run's CA (and its still valid serving certificate) is reused."""
+    `cert_dir`, where an earlier run's CA (and its still valid serving certificate) is reused.
+
+    `admin` (CN, organisations): an admin client certificate signed by the CA, which then is the client CA too
+    (kubeadm's `--client-ca-file`), unless `client_ca_file` names another bundle (then no admin certificate: this
+    server holds no key of that CA)."""
+    if client_ca_file:
+        admin = None
     if cert_dir:
-        return _load_or_create(cert_dir, hosts)
+        tls = _load_or_create(cert_dir, hosts, admin)
+        tls.client_ca_file = client_ca_file or (tls.ca_file if admin else None)
+        return tls
     now = _dt.datetime.now(_dt.timezone.utc)
     ca_key, ca_cert = _ca(now, 7)
     key, cert = _serving(now, 7, hosts, ca_key, ca_cert)
@@ -109,14 +165,18 @@ def generate(hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1"), cert_di
         p = os.path.join(d, fname)
         _write_private(p, data)
         paths[fname] = p
-    return ServerTLS(d, paths["ca.crt"], paths["server.crt"], paths["server.key"], ca_pem, ca_key_pem=_key_pem(ca_key))
+    admin_cert, admin_key = _admin(now, 7, admin, ca_key, ca_cert)
+    return ServerTLS(d, paths["ca.crt"], paths["server.crt"], paths["server.key"], ca_pem, ca_key_pem=_key_pem(ca_key),
+                     client_ca_file=client_ca_file or (paths["ca.crt"] if admin else None),
+                     admin_cert_pem=admin_cert, admin_key_pem=admin_key)
 
 
 CERT_DAYS = 365  # client-go's self-signed fixtures (GenerateSelfSignedCertKeyWithFixtures): one year
 
 
-def _load_or_create(d: str, hosts: tuple[str, ...]) -> ServerTLS:
-    """`--cert-dir`: ca.crt/ca.key and apiserver.crt/apiserver.key, made once and reused while valid."""
+def _load_or_create(d: str, hosts: tuple[str, ...], admin: tuple[str, tuple[str, ...]] | None = None) -> ServerTLS:
+    """`--cert-dir`: ca.crt/ca.key, apiserver.crt/apiserver.key and (with `admin`) admin.crt/admin.key, made once
+    and reused while valid."""
     os.makedirs(d, mode=0o700, exist_ok=True)
     now = _dt.datetime.now(_dt.timezone.utc)
     ca_file, ca_key_file = os.path.join(d, "ca.crt"), os.path.join(d, "ca.key")
@@ -135,7 +195,30 @@ def _load_or_create(d: str, hosts: tuple[str, ...]) -> ServerTLS:
         _write_private(key_file, _key_pem(key))
         _write_private(cert_file, cert.public_bytes(serialization.Encoding.PEM))
     ca_pem = ca_cert.public_bytes(serialization.Encoding.PEM)
-    return ServerTLS(d, ca_file, cert_file, key_file, ca_pem, keep=True, ca_key_pem=_key_pem(ca_key))
+    admin_cert, admin_key = _load_or_create_admin(d, now, admin, ca_key, ca_cert)
+    return ServerTLS(d, ca_file, cert_file, key_file, ca_pem, keep=True, ca_key_pem=_key_pem(ca_key),
+                     admin_cert_pem=admin_cert, admin_key_pem=admin_key)
+
+
+def _load_or_create_admin(d: str, now: _dt.datetime, admin: tuple[str, tuple[str, ...]] | None, ca_key: Any,
+                          ca_cert: x509.Certificate) -> tuple[bytes, bytes]:
+    """admin.crt/admin.key in the cert dir: reused while valid, signed by the CA and for the same subject."""
+    if admin is None:
+        return b"", b""
+    cert_file, key_file = os.path.join(d, "admin.crt"), os.path.join(d, "admin.key")
+    pair = _read_pair(cert_file, key_file, now)
+    if pair is not None and _signed_by(pair[1], ca_cert) and _subject(pair[1]) == admin:
+        return pair[1].public_bytes(serialization.Encoding.PEM), _key_pem(pair[0])
+    cert_pem, key_pem = _admin(now, CERT_DAYS, admin, ca_key, ca_cert)
+    _write_private(key_file, key_pem)
+    _write_private(cert_file, cert_pem)
+    return cert_pem, key_pem
+
+
+def _subject(cert: x509.Certificate) -> tuple[str, tuple[str, ...]]:
+    cns = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    return (str(cns[-1].value) if cns else "",
+            tuple(str(a.value) for a in cert.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)))
 
 
 def _read_pair(cert_file: str, key_file: str, now: _dt.datetime) -> tuple[Any, x509.Certificate] | None:

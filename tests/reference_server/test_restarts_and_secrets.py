@@ -18,7 +18,7 @@ def test_cert_dir_keeps_the_ca_across_restarts(tmp_path):
         assert requests.get(f"{first.url}/version", verify=kubeconfig_ca).status_code == 200
     finally:
         first.stop()
-    assert sorted(os.listdir(d)) == ["apiserver.crt", "apiserver.key", "ca.crt", "ca.key"]
+    assert sorted(os.listdir(d)) == ["admin.crt", "admin.key", "apiserver.crt", "apiserver.key", "ca.crt", "ca.key"]
     assert all(os.stat(os.path.join(d, f)).st_mode & 0o077 == 0 for f in os.listdir(d))
     saved = str(tmp_path / "old-ca.crt")
     with open(saved, "wb") as fh:

@@ -1,6 +1,13 @@
-"""Authentication (static bearer tokens, anonymous) and impersonation, as kube-apiserver does them.
+"""Authentication (client certificates, static bearer tokens, anonymous) and impersonation, as kube-apiserver
+does them.
 
 Upstream sources reproduced here:
+- `pkg/kubeapiserver/authenticator/config.go` (`Config.New`: the union of the front proxy
+  (`auth/requestheader.py`), the x509 authenticator (`auth/x509.py`), then the bearer tokens; `union.New`
+  returns the first that authenticates and an error only when none does; the group adder; anonymous after them
+  by `union.NewFailOnError`, so an error (an untrusted client certificate, an unknown token) is a 401 even where
+  anonymous requests are allowed, and a certificate without a CommonName is no error: the request goes on as if it
+  carried none);
 - `staging/src/k8s.io/apiserver/pkg/authentication/token/tokenfile/tokenfile.go` (`--token-auth-file`:
   CSV `token,user,uid[,"group1,group2"]`, extra columns ignored, empty tokens skipped, later duplicates
   win, groups = `strings.Split(col4, ",")`, the `must have at least 3 columns` error);
@@ -24,6 +31,7 @@ from __future__ import annotations
 import csv
 import hmac
 import io
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -33,6 +41,7 @@ from .. import apierrors as E
 from .rbac import (ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SA_PREFIX, SYSTEM_MASTERS, Attributes,
                    Authorizer, UserInfo, forbidden_error, make_sa_username)
 
+log = logging.getLogger("nsconform.reference_server")
 ADMIN_USER = "system:admin"
 AUTHN_GROUP = "authentication.k8s.io"
 IMPERSONATE_USER = "impersonate-user"
@@ -94,6 +103,29 @@ def _add_authenticated(user: UserInfo) -> UserInfo:
     return UserInfo(user.name, user.uid, user.groups + (ALL_AUTHENTICATED,), user.extra)
 
 
+def authenticate_certificates(request_header: Any, client_certs: Any, headers: Any,
+                              peer: tuple[bytes, ...]) -> tuple[UserInfo | None, bool]:
+    """The certificate half of the union, in config.go's order: the front proxy (`--requestheader-*`), then the
+    x509 authenticator. (The user with `system:authenticated`, or None; whether one of them failed: a 401 unless a
+    token authenticates.)"""
+    if not peer:
+        return None, False
+    from .x509 import CertificateError  # (cryptography: imported by a TLS server only)
+    failed = False
+    for authenticator, args in ((request_header, (headers, peer)), (client_certs, (peer,))):
+        if authenticator is None:
+            continue
+        try:
+            user = authenticator.authenticate(*args)
+        except CertificateError as exc:
+            log.info("Unable to authenticate the request: %s", exc)  # upstream's WithAuthentication logs it
+            failed = True
+            continue
+        if user is not None:
+            return _add_authenticated(user), False
+    return None, failed
+
+
 @dataclass
 class TokenAuthenticator:
     """Bearer tokens from a token file plus the server's admin token (`system:admin` in `system:masters`)."""
@@ -102,6 +134,8 @@ class TokenAuthenticator:
     admin_token: str | None = None
     allow_anonymous: bool = True
     service_accounts: Any = None  # auth.tokens.TokenIssuer: the service-account tokens this server signed
+    client_certs: Any = None  # auth.x509.ClientCertAuthenticator (--client-ca-file)
+    request_header: Any = None  # auth.requestheader.RequestHeaderAuthenticator (--requestheader-client-ca-file)
 
     @classmethod
     def from_file(cls, path: str, admin_token: str | None = None, allow_anonymous: bool = True) -> "TokenAuthenticator":
@@ -109,12 +143,16 @@ class TokenAuthenticator:
         with open(path, encoding="utf-8", newline="") as fh:
             return cls(parse_token_file(fh.read(), path), admin_token, allow_anonymous)
 
-    def authenticate(self, headers: Any) -> UserInfo:
-        """The user of a request, or 401. No/other `Authorization` ⇒ anonymous (if allowed) else 401."""
+    def authenticate(self, headers: Any, peer: tuple[bytes, ...] = ()) -> UserInfo:
+        """The user of a request, or 401: the client certificate (`peer`, DER leaf first) when it verifies, else
+        the bearer token; no credentials ⇒ anonymous (if allowed and the certificate was no error) else 401."""
+        user, failed = authenticate_certificates(self.request_header, self.client_certs, headers, peer)
+        if user is not None:
+            return user
         auth = _get(_header_pairs(headers), "authorization").strip()
         parts = auth.split(" ")
         if not auth or len(parts) < 2 or parts[0].lower() != "bearer" or parts[1] == "":
-            if self.allow_anonymous:
+            if self.allow_anonymous and not failed:
                 return UserInfo(ANONYMOUS, "", (ALL_UNAUTHENTICATED,))
             raise E.unauthorized()
         token = parts[1]
@@ -243,9 +281,10 @@ def strip_impersonation_headers(headers: Iterable[tuple[str, str]]) -> list[tupl
             and not k.lower().startswith(IMPERSONATE_EXTRA_PREFIX)]
 
 
-def identify(authenticator: TokenAuthenticator, authorizer: Authorizer, headers: Any) -> UserInfo:
+def identify(authenticator: TokenAuthenticator, authorizer: Authorizer, headers: Any,
+             peer: tuple[bytes, ...] = ()) -> UserInfo:
     """Authentication then impersonation: the user every later layer authorizes and admits as."""
-    return impersonate(authenticator.authenticate(headers), headers, authorizer)
+    return impersonate(authenticator.authenticate(headers, peer), headers, authorizer)
 
 
 def user_to_dict(user: UserInfo) -> dict[str, Any]:
@@ -260,7 +299,7 @@ def user_to_dict(user: UserInfo) -> dict[str, Any]:
     return out
 
 
-__all__ = ["ADMIN_USER", "TokenAuthenticator", "TokenFileError", "UserInfo", "identify", "impersonate",
-           "impersonation_requests", "parse_token_file", "split_sa_username", "strip_impersonation_headers",
-           "user_to_dict"]
+__all__ = ["ADMIN_USER", "TokenAuthenticator", "TokenFileError", "UserInfo", "authenticate_certificates", "identify",
+           "impersonate", "impersonation_requests", "parse_token_file", "split_sa_username",
+           "strip_impersonation_headers", "user_to_dict"]
 

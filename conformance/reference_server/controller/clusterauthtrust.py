@@ -8,13 +8,19 @@ Upstream: `pkg/controlplane/controller/clusterauthenticationtrust/cluster_authen
 `-extra-headers-prefix` (JSON string lists), `requestheader-client-ca-file` and `requestheader-allowed-names`.
 `syncConfigMap` compares the wanted object with the stored one (or, absent, an empty one) by
 `equality.Semantic.DeepEqual`, which holds an empty map equal to a nil one: with neither authenticator configured
-the wanted data is empty, equal to the absent ConfigMap's, so nothing is written, not even the ConfigMap.
+the wanted data is empty, equal to the absent ConfigMap's, so nothing is written, not even the ConfigMap. `Run`:
+an informer on kube-system's ConfigMaps queues a sync for every event of this one, and a timer queues one every
+minute (`wait.PollImmediateUntil(1*time.Minute)`): an edited or deleted ConfigMap is written back
+(`ClusterAuthenticationTrustController` here; the server also syncs once at start, so the data is there when it
+answers).
 
-This server authenticates bearer tokens only (no `--client-ca-file`, no front proxy): that is its configuration, so,
-as upstream's controller would, it writes no ConfigMap (`AuthenticationInfo()` is empty). The data function is
-kept whole for a server that does configure a client CA, and merged with the stored data as
+A TLS server always has a client CA (`--client-ca-file`, else its own CA, as kubeadm configures kube-apiserver) and
+with `--requestheader-client-ca-file` a front proxy (server.py `_authentication_info`); a plain-HTTP server
+authenticates bearer tokens only, so, as upstream's controller would, it writes no ConfigMap (`AuthenticationInfo()`
+is empty). The configured data is merged with the stored data as
 `combinedClusterAuthenticationInfo` merges (string lists: union in order; CA bundles: the stored certificates,
-then the configured ones, duplicates dropped; the expired-certificate filter is not modelled).
+then the configured ones, expired ones and duplicates dropped, re-encoded; stored data that does not parse fails
+the sync, as upstream's).
 """
 from __future__ import annotations
 
@@ -23,10 +29,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import apierrors as E
+from ..admission.admitted import APISERVER_USER
+from ..storage.offload import Offload
+from .loop import Controller
 from .reads import get_or_none
 
 NAMESPACE, CONFIGMAP_NAME = "kube-system", "extension-apiserver-authentication"
 FIELD_MANAGER = "kube-apiserver"
+RESYNC = 60.0  # the controller's "recheck every minute, just in case"
 
 
 @dataclass(frozen=True)
@@ -74,21 +84,46 @@ def configmap_data(info: AuthenticationInfo) -> dict[str, str]:
 _CA_KEYS = ("client-ca-file", "requestheader-client-ca-file")
 
 
-def _pem_blocks(bundle: str) -> list[str]:
-    end = "-----END CERTIFICATE-----"
-    return [b.strip() + "\n" + end + "\n" for b in bundle.split(end)[:-1]]
+def _certificates(bundle: str) -> list[Any]:
+    """`cert.ParseCertsPEM` (via `NewStaticCAContent`): a non-empty bundle without a certificate, or with a PEM
+    block that does not parse, is an error (the sync fails and is retried; upstream never rewrites such data)."""
+    from cryptography import x509
+
+    try:
+        certs = x509.load_pem_x509_certificates(bundle.encode())
+    except ValueError:
+        certs = []
+    if not certs:
+        raise ValueError("data does not contain any valid RSA or ECDSA certificates")
+    return certs
+
+
+def _combine_certs(stored: str, configured: str) -> str:
+    """`combineCertLists`: the stored certificates then the configured ones, those expired more than five minutes
+    ago dropped (`filterExpiredCerts`), duplicates dropped, re-encoded as PEM (`encodeCertificates`)."""
+    import datetime as _dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    slack = _dt.datetime.now(_dt.timezone.utc) - _dt.timedelta(minutes=5)
+    seen: list[bytes] = []
+    for bundle in (stored, configured):
+        for cert in _certificates(bundle) if bundle else ():
+            der = cert.public_bytes(Encoding.DER)
+            if cert.not_valid_after_utc > slack and der not in seen:
+                seen.append(der)
+    return "".join(x509.load_der_x509_certificate(der).public_bytes(Encoding.PEM).decode() for der in seen)
 
 
 def _combined(stored: dict[str, str], configured: dict[str, str]) -> dict[str, str]:
-    """`combinedClusterAuthenticationInfo` then `getConfigMapDataFor`: the stored values first, the configured
-    ones added; the request-header keys are written only while a request-header CA is known."""
+    """`getClusterAuthenticationInfoFor` the stored data, `combinedClusterAuthenticationInfo` with the configured
+    one, then `getConfigMapDataFor`: the request-header keys are written only while a request-header CA is known."""
     out: dict[str, str] = {}
     for key in _CA_KEYS:
-        blocks: list[str] = []
-        for bundle in (stored.get(key, ""), configured.get(key, "")):
-            blocks += [b for b in _pem_blocks(bundle) if b not in blocks]
-        if blocks:
-            out[key] = "".join(blocks)
+        combined = _combine_certs(stored.get(key, ""), configured.get(key, ""))
+        if combined:
+            out[key] = combined
     if "requestheader-client-ca-file" not in out:
         return out
     for key in ("requestheader-username-headers", "requestheader-uid-headers", "requestheader-group-headers",
@@ -123,3 +158,39 @@ def sync(registry: Any, info: AuthenticationInfo, writes: Any) -> None:
                 raise
         return
     writes.update(store, NAMESPACE, CONFIGMAP_NAME, {**current, "data": want}, field_manager=FIELD_MANAGER)
+
+
+class ClusterAuthenticationTrustController(Controller):
+    """`Run`: the ConfigMap synced on each of its events and every minute (one worker)."""
+
+    name = "cluster_authentication_trust_controller"
+    client_user = APISERVER_USER
+
+    def __init__(self, registry: Any, info: AuthenticationInfo, resync: float = RESYNC):
+        super().__init__()
+        self.registry, self.info, self.resync = registry, info, resync
+        self._offload = Offload(registry.store, self.name)  # etcd: a sync's round trips off the loop
+
+    def start(self) -> None:
+        import asyncio
+        import logging
+
+        store = self.registry.content("configmaps")
+        if store is None:
+            return
+        queue = self._queue_for(store, NAMESPACE, CONFIGMAP_NAME)
+
+        async def sync_one(key: str) -> None:
+            try:
+                await self._offload(sync, self.registry, self.info, self.writes)
+                self.forget(key)
+            except ValueError as exc:  # stored data that does not decode: logged, retried (AddRateLimited)
+                logging.getLogger("nsconform.reference_server").warning("%s: %s", CONFIGMAP_NAME, exc)
+                queue.add_after(key, self.backoff(key))
+
+        async def tick() -> None:
+            while True:
+                queue.add(CONFIGMAP_NAME)
+                await asyncio.sleep(self.resync)
+        self._work(queue, sync_one)
+        self._spawn(tick())

@@ -16,7 +16,6 @@ from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import APISERVER_USER
-from ..registry.store import ListOptions
 from ..storage.offload import Offload
 from .loop import Controller
 from .reads import get_or_none
@@ -83,14 +82,10 @@ class LegacyTokenTrackingController(Controller):
         return 0.0
 
     def start(self) -> None:
-        import asyncio
-
         store = self.registry.content("configmaps")
         if store is None:
             return
-        queue = self._queue()
-        _, watcher, _ = store.watch(NAMESPACE, ListOptions(), asyncio.get_running_loop())
-        self._follow(watcher, lambda ev: queue.add(CONFIGMAP_NAME) if ev.name == CONFIGMAP_NAME else None)
+        queue = self._queue_for(store, NAMESPACE, CONFIGMAP_NAME)
 
         async def sync(key: str) -> None:
             delay = await self._offload(self.sync)

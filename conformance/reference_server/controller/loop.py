@@ -127,6 +127,14 @@ class Controller:
             on_event(ev)
         self._follow(watcher, on_event)
 
+    def _queue_for(self, store: Any, namespace: str, name: str) -> WorkQueue[Any]:
+        """A queue that gets the key `name` at every event of that one object (an informer narrowed to it, as
+        kube-apiserver's own controllers of one kube-system object filter theirs). On the server's event loop."""
+        queue = self._queue()
+        _, watcher, _ = store.watch(namespace, ListOptions(), asyncio.get_running_loop())
+        self._follow(watcher, lambda ev: queue.add(name) if ev.name == name else None)
+        return queue
+
     def _work(self, queue: WorkQueue[K], sync: Callable[[K], Awaitable[None]]) -> None:
         """One worker: `sync` each key taken from `queue`; a failed sync is logged, the worker goes on."""
         async def worker() -> None:

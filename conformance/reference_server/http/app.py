@@ -19,7 +19,9 @@ from .deadlines import Deadlines, requested_timeout
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .groups import group_versions
+from .authz import REQUESTER
 from .handlers import Handlers, add_deprecation_warning
+from .peercert import certificate_user
 from .respond import error_response, object_response, panic_answer, plain_not_found, raw_json_response
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
@@ -227,11 +229,17 @@ def _group_versions(ctx: ServerContext) -> list[tuple[str, list[str]]]:
 
 
 def _check_token(ctx: ServerContext, request: web.Request) -> None:
-    """AlwaysAllow + single token: 401 unless the bearer token matches (public paths exempt)."""
-    if ctx.token is not None and request.path not in PUBLIC_PATHS:
+    """AlwaysAllow + single token: 401 unless the bearer token matches (public paths exempt). A client
+    certificate that verifies (`--client-ca-file`) authenticates before it, one that does not is a 401 unless the
+    token authenticates, public paths included (the x509 authenticator's error, http/peercert.py)."""
+    user, failed = certificate_user(ctx, request)
+    if user is not None:
+        request[REQUESTER] = user
+        return
+    if ((ctx.token is not None or not ctx.anonymous) and request.path not in PUBLIC_PATHS) or failed:
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.startswith("Bearer ") else ""
-        if not (token and (hmac.compare_digest(token, ctx.token) or (
+        if not (token and ((ctx.token is not None and hmac.compare_digest(token, ctx.token)) or (
                 ctx.token_issuer is not None and ctx.token_issuer.authenticate(token) is not None))):
             raise E.unauthorized()
 
@@ -264,7 +272,8 @@ def _errors(ctx: ServerContext, check_token: bool = False):
                     request.query_string and P.truthy(request.query.get("watch"))):
                 asked = requested_timeout(request) if "timeout=" in request.raw_path else None
                 deadline = deadlines.arm(request, asked)
-            if check_token and ctx.token is not None:
+            if check_token and (ctx.token is not None or ctx.client_certs is not None
+                                or ctx.request_header is not None):
                 _check_token(ctx, request)
             return await handler(request)
         except asyncio.CancelledError:

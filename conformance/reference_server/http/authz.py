@@ -21,6 +21,7 @@ from ..apierrors import StatusError
 from ..auth.rbac import RequestInfoError
 from ..deviations import NONE, Deviations
 from ..registry import Registry
+from .peercert import peer_certificates
 
 # request key: the `auth.UserInfo` after authentication and impersonation (a typed key where aiohttp has them)
 REQUESTER: Any = (web.RequestKey("requester", UserInfo) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
@@ -84,7 +85,9 @@ def authn_middleware(ctx: Any):
 
     @web.middleware
     async def authn(request: web.Request, handler):
-        user = authenticator.authenticate(request.headers)
+        peer = peer_certificates(request) if authenticator.client_certs is not None or \
+            authenticator.request_header is not None else ()
+        user = authenticator.authenticate(request.headers, peer)
         user = impersonate(user, request.headers, authorizer)
         request[REQUESTER] = user  # upstream's request context user: what SelfSubjectAccessReview asks about
         CURRENT_USER.set(user)  # the same user, for the RBAC storages' escalation checks (auth/escalation.py)

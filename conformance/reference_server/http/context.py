@@ -21,6 +21,10 @@ class ServerContext:
     token: str | None = None
     authenticator: Any = None   # auth.TokenAuthenticator when --authorization rbac (http/authz.py)
     authorizer: Any = None      # auth.RBACAuthorizer when --authorization rbac; None: AlwaysAllow + token
+    client_certs: Any = None    # auth.x509.ClientCertAuthenticator: a TLS server's --client-ca-file (or own CA)
+    client_ca_pem: str | None = None  # its bundle, published in kube-system/extension-apiserver-authentication
+    anonymous: bool = True      # always-allow over TLS with --anonymous-auth=false: a certificate or the token needed
+    request_header: Any = None  # auth.requestheader.RequestHeaderAuthenticator: --requestheader-client-ca-file
     token_issuer: Any = None    # auth.tokens.TokenIssuer: signs TokenRequests, authenticates service accounts
     feature_gates: frozenset = frozenset()  # extensions switched on (`--feature-gates`, reference_server/extensions)
     request_count: int = 0      # HTTP requests received (every one, refused ones too); bumped on the loop

@@ -53,6 +53,7 @@ from ..flowcontrol.queueset import EXECUTING
 from ..flowcontrol.readwrite import EXECUTING as RW_EXECUTING, WAITING, ReadWriteCounts, series
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 from ..memo import remember
+from .authz import REQUESTER
 
 # upstream sets `X-Kubernetes-PF-FlowSchema-UID`; Go's net/http writes it in canonical form (istr: no case-folding
 # per response)
@@ -285,8 +286,10 @@ class PriorityAndFairness:
 
     def requester(self, request: web.Request) -> UserInfo | None:
         if self.ctx.authorizer is not None:  # rbac: set after authentication and impersonation, else refused before
-            from .authz import REQUESTER
             return request.get(REQUESTER)
+        user = request.get(REQUESTER)  # always-allow: a client certificate's user (http/app.py's token check)
+        if user is not None:
+            return user
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.startswith("Bearer ") else ""
         if not token:
@@ -301,8 +304,8 @@ class PriorityAndFairness:
         """(the Decision, None (no configuration) or _UNCLASSIFIED (no user, no RequestInfo, long-running); the
         RequestInfo). Without rbac the user follows from the Authorization header alone: one lookup by (method,
         path, query, header) while the configuration stands."""
-        if self.ctx.authorizer is not None:
-            return self._classify(request)
+        if self.ctx.authorizer is not None or (self.ctx.client_certs is not None and REQUESTER in request):
+            return self._classify(request)  # (a certificate's user: not keyed by the Authorization header)
         classifier = self.classifier
         classifier._refresh()
         if classifier.generation != self._fast_generation:

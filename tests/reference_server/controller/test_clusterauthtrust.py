@@ -1,15 +1,18 @@
 """controller/clusterauthtrust.py: `kube-system/extension-apiserver-authentication`
-(pkg/controlplane/controller/clusterauthenticationtrust): the keys per configured authenticator, and nothing at all
-for this server's configuration (bearer tokens only)."""
+(pkg/controlplane/controller/clusterauthenticationtrust): the keys per configured authenticator, the merge with the
+stored data, nothing at all for a plain-HTTP server (bearer tokens only), a TLS server's client CA kept written."""
 from __future__ import annotations
+
+import pytest
 
 from conformance.reference_server.admission.admitted import ControllerWrites
 from conformance.reference_server.controller import clusterauthtrust as T
 from conformance.reference_server.controller.reads import get_or_none
 from conformance.reference_server.server import build_context
+from tests.tools import certs
 
-CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
-CA2 = "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n"
+CA = certs.ca("ca-1").cert_pem.decode()
+CA2 = certs.ca("ca-2").cert_pem.decode()
 DIRECT = ControllerWrites(None, "")
 
 
@@ -46,3 +49,59 @@ def test_a_client_ca_is_written_and_merged_with_the_stored_one():
 
 def test_the_server_writes_none(http, url):
     assert http.get(f"{url}/api/v1/namespaces/kube-system/configmaps/{T.CONFIGMAP_NAME}").status_code == 404
+
+
+def test_a_tls_server_writes_its_client_ca_back_when_the_configmap_is_deleted_or_edited():
+    """The controller's informer: a deleted or edited ConfigMap is synced again at once (not after the minute)."""
+    import time
+
+    import requests
+
+    from conformance.reference_server.embedded import start_embedded
+
+    import secrets
+
+    token = secrets.token_hex(16)  # (a one-letter token would be masked in every later log line of this process)
+    srv = start_embedded(tls=True, token=token)
+    path = f"{srv.url}/api/v1/namespaces/kube-system/configmaps/{T.CONFIGMAP_NAME}"
+    kw = {"verify": srv.ca_file, "headers": {"Authorization": f"Bearer {token}"}, "timeout": 10}
+
+    def wait_for(predicate) -> dict:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            r = requests.get(path, **kw)
+            if r.status_code == 200 and predicate(r.json()):
+                return r.json()
+        raise AssertionError("the ConfigMap was not written back")
+
+    try:
+        want = {"client-ca-file": open(srv.ca_file, encoding="utf-8").read()}
+        assert requests.get(path, **kw).json()["data"] == want
+        assert requests.delete(path, **kw).status_code == 200
+        assert wait_for(lambda cm: True)["data"] == want
+        cm = requests.get(path, **kw).json()
+        cm["data"] = {"other": "x"}
+        assert requests.put(path, json=cm, **kw).status_code == 200
+        assert wait_for(lambda cm: "client-ca-file" in cm["data"])["data"] == want  # (`other` dropped, as upstream)
+    finally:
+        srv.stop()
+
+
+def test_stored_bundles_are_parsed_filtered_and_re_encoded():
+    registry = build_context(flavor="bare").registry
+    store = registry.content("configmaps")
+    expired = certs.leaf(certs.ca("old"), days=(-30, -1)).cert_pem.decode()
+    store.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": T.CONFIGMAP_NAME,
+                  "namespace": "kube-system"}, "data": {"client-ca-file": "# a comment\n" + CA + expired + CA}})
+    T.sync(registry, T.AuthenticationInfo(client_ca_pem=CA2), DIRECT)
+    assert store.get("kube-system", T.CONFIGMAP_NAME)["data"] == {"client-ca-file": CA + CA2}
+
+
+def test_stored_data_that_does_not_parse_fails_the_sync_and_stays():
+    registry = build_context(flavor="bare").registry
+    store = registry.content("configmaps")
+    store.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": T.CONFIGMAP_NAME,
+                  "namespace": "kube-system"}, "data": {"client-ca-file": "edited"}})
+    with pytest.raises(ValueError, match="data does not contain any valid RSA or ECDSA certificates"):
+        T.sync(registry, T.AuthenticationInfo(client_ca_pem=CA), DIRECT)
+    assert store.get("kube-system", T.CONFIGMAP_NAME)["data"] == {"client-ca-file": "edited"}

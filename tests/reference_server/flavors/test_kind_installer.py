@@ -146,7 +146,8 @@ def test_kubectl_get_cm_in_kube_system(kube: Kube):
     for name in ("kube-root-ca.crt", "kube-apiserver-legacy-service-account-token-tracking"):  # their controllers'
         until(lambda name=name: kube.get(f"/api/v1/namespaces/kube-system/configmaps/{name}").status_code == 200, name)
     out = kube.ok("get", "cm", "-n", "kube-system", "-o", "name")
-    assert out.split() == ["configmap/coredns", "configmap/kube-apiserver-legacy-service-account-token-tracking",
+    assert out.split() == ["configmap/coredns", "configmap/extension-apiserver-authentication",
+                           "configmap/kube-apiserver-legacy-service-account-token-tracking",
                            "configmap/kube-proxy", "configmap/kube-root-ca.crt", "configmap/kubeadm-config",
                            "configmap/kubelet-config"]
     table = kube.ok("get", "cm", "-n", "kube-system").splitlines()
