@@ -1,0 +1,283 @@
+"""HTTP/2 over TLS (http/h2/protocol.py): the same handlers answer every stream, watches end with the stream, the
+peer's window holds a watch back, shutdown says GOAWAY."""
+from __future__ import annotations
+
+import json
+import secrets
+import ssl
+import threading
+import uuid
+from typing import Any, Iterator
+
+import h2.events
+import httpx
+import pytest
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.http.h2 import counts
+
+from .rawh2 import RawH2
+
+TOKEN = secrets.token_urlsafe(16)
+
+
+@pytest.fixture(scope="module")
+def srv() -> Iterator[RunningServer]:
+    s = start_embedded(tls=True, token=TOKEN)
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def client(srv: RunningServer) -> Iterator[httpx.Client]:
+    with httpx.Client(http2=True, verify=ssl.create_default_context(cafile=srv.ca_file), headers={"Authorization": f"Bearer {TOKEN}"},
+                      timeout=20) as c:
+        yield c
+
+
+def _name(base: str) -> str:
+    return f"{base}-{uuid.uuid4().hex[:8]}"
+
+
+def _longrunning(client: httpx.Client, srv: RunningServer) -> float:
+    """`apiserver_longrunning_requests` summed over the namespace watches (metrics/apiserver.py)."""
+    text = client.get(srv.url + "/metrics").text
+    return sum(float(ln.rsplit(" ", 1)[1]) for ln in text.splitlines()
+               if ln.startswith("apiserver_longrunning_requests{") and 'resource="namespaces"' in ln)
+
+
+def test_get_and_post_over_h2_carry_the_chain_headers(srv: RunningServer, client: httpx.Client) -> None:
+    before = counts["streams"]
+    r = client.get(srv.url + "/api/v1/namespaces/default")
+    assert r.http_version == "HTTP/2" and r.status_code == 200
+    assert r.json()["metadata"]["name"] == "default"
+    assert r.headers["cache-control"] == "no-cache, private" and len(r.headers["audit-id"]) == 36
+    assert "server" not in r.headers and "connection" not in r.headers and "transfer-encoding" not in r.headers
+    name = _name("h2post")
+    r = client.post(srv.url + "/api/v1/namespaces", json={"metadata": {"name": name}})
+    assert r.status_code == 201 and r.json()["metadata"]["name"] == name
+    r = client.post(srv.url + "/api/v1/namespaces", json={"metadata": {"name": name}})
+    assert r.status_code == 409 and r.json()["reason"] == "AlreadyExists"
+    assert counts["streams"] - before == 3
+    client.delete(f"{srv.url}/api/v1/namespaces/{name}")
+
+
+def test_unauthenticated_stream_gets_the_same_401(srv: RunningServer) -> None:
+    with httpx.Client(http2=True, verify=ssl.create_default_context(cafile=srv.ca_file)) as c:
+        r = c.get(srv.url + "/api/v1/namespaces")
+    assert r.http_version == "HTTP/2" and r.status_code == 401 and r.json()["reason"] == "Unauthorized"
+
+
+def test_large_body_is_read_whole(srv: RunningServer, client: httpx.Client) -> None:
+    """A ConfigMap of 1.5 MiB: several times the stream window (256 KiB) and frame size, reopened as it is read."""
+    ns = _name("h2big")
+    client.post(srv.url + "/api/v1/namespaces", json={"metadata": {"name": ns}})
+    value = "x" * (3 << 19)
+    r = client.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps",
+                    json={"metadata": {"name": "big"}, "data": {"v": value}})
+    assert r.status_code == 201, r.text[:300]
+    r = client.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/big")
+    assert r.status_code == 200 and r.json()["data"]["v"] == value
+    client.delete(f"{srv.url}/api/v1/namespaces/{ns}")
+
+
+def test_many_concurrent_streams_on_one_connection(srv: RunningServer) -> None:
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        raw.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+        sids = [raw.request("GET", "/api/v1/namespaces/default", token=TOKEN) for _ in range(50)]
+        for sid in sids:
+            headers, body = raw.response(sid)
+            assert headers[":status"] == "200" and json.loads(body)["metadata"]["name"] == "default"
+    finally:
+        raw.close()
+
+
+def test_settings_are_kube_apiservers(srv: RunningServer) -> None:
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        assert raw.alpn == "h2"
+        raw.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+        settings = raw.conn.remote_settings
+        assert settings.max_concurrent_streams == 100
+        assert settings.max_frame_size == 256 * 1024 and settings.initial_window_size == 256 * 1024
+        assert settings.max_header_list_size == (1 << 20) + 320
+        raw.until(lambda evs: any(isinstance(e, h2.events.WindowUpdated) and e.stream_id == 0 for e in evs))
+        assert raw.conn.outbound_flow_control_window == 256 * 1024 * 100
+    finally:
+        raw.close()
+
+
+def test_streams_beyond_the_limit_are_reset(srv: RunningServer) -> None:
+    """Go's processHeaders: over MaxConcurrentStreams after our SETTINGS were acknowledged: PROTOCOL_ERROR."""
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        raw.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+        raw.pump(0.3)
+        # 100 watches hold their streams open; the 101st is one too many
+        watches = [raw.request("GET", "/api/v1/namespaces?watch=1&timeoutSeconds=30", token=TOKEN)
+                   for _ in range(100)]
+        raw.conn.remote_settings.max_concurrent_streams = 1000  # (so our client sends one more)
+        raw.conn.remote_settings.acknowledge()
+        extra = raw.request("GET", "/api/v1/namespaces/default", token=TOKEN)
+        assert raw.reset_code(extra) == 1  # PROTOCOL_ERROR
+        for sid in watches:
+            raw.conn.reset_stream(sid)
+        raw.flush()
+        after = raw.request("GET", "/api/v1/namespaces/default", token=TOKEN)  # the limit frees up again
+        headers, _ = raw.response(after)
+        assert headers[":status"] == "200"
+    finally:
+        raw.close()
+
+
+def test_watch_event_then_client_reset_ends_the_watch(srv: RunningServer, client: httpx.Client) -> None:
+    base = _longrunning(client, srv)
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        sid = raw.request("GET", "/api/v1/namespaces?watch=1&resourceVersion=0", token=TOKEN)
+        raw.until(lambda evs: any(isinstance(e, h2.events.ResponseReceived) for e in evs))
+        name = _name("h2watch")
+        client.post(srv.url + "/api/v1/namespaces", json={"metadata": {"name": name}})
+        raw.until(lambda evs: name.encode() in b"".join(e.data for e in evs if isinstance(e, h2.events.DataReceived)))
+        assert _longrunning(client, srv) == base + 1
+        raw.conn.reset_stream(sid, error_code=8)  # CANCEL, as Go's client does for a stopped watch
+        raw.flush()
+        _eventually(lambda: _longrunning(client, srv) == base)
+        client.delete(f"{srv.url}/api/v1/namespaces/{name}")
+    finally:
+        raw.close()
+
+
+def test_closed_connection_ends_its_watch(srv: RunningServer, client: httpx.Client) -> None:
+    base = _longrunning(client, srv)
+    raw = RawH2(srv.url, srv.ca_file)
+    raw.request("GET", "/api/v1/namespaces?watch=1", token=TOKEN)
+    raw.until(lambda evs: any(isinstance(e, h2.events.ResponseReceived) for e in evs))
+    assert _longrunning(client, srv) == base + 1
+    raw.close()
+    _eventually(lambda: _longrunning(client, srv) == base)
+
+
+def test_slow_reader_holds_the_watch_back(srv: RunningServer, client: httpx.Client) -> None:
+    """A client that never reopens its 1 KiB window gets no more than 1 KiB of DATA; once it does, the rest."""
+    raw = RawH2(srv.url, srv.ca_file, window=1024, auto_ack=False)
+    ns: list[str] = []
+    try:
+        sid = raw.request("GET", "/api/v1/namespaces?watch=1&resourceVersion=0", token=TOKEN)
+        raw.until(lambda evs: any(isinstance(e, h2.events.ResponseReceived) for e in evs))
+        for _ in range(20):  # about 20 × 400 bytes of events
+            ns.append(_name("h2slow"))
+            assert client.post(srv.url + "/api/v1/namespaces", json={"metadata": {"name": ns[-1]}}).status_code == 201
+        got = lambda: sum(len(e.data) for e in raw.events if isinstance(e, h2.events.DataReceived))  # noqa: E731
+        raw.until(lambda evs: got() == 1024)
+        raw.pump(0.5)
+        assert got() == 1024  # the server waits on the shut window
+        raw.conn.acknowledge_received_data(1024, sid)
+        raw.conn.increment_flow_control_window(1 << 20, stream_id=sid)
+        raw.flush()
+        raw.until(lambda evs: ns[-1].encode() in b"".join(e.data for e in evs if isinstance(e, h2.events.DataReceived)))
+    finally:
+        raw.close()
+        for name in ns:
+            client.delete(f"{srv.url}/api/v1/namespaces/{name}")
+
+
+def test_connection_specific_request_header_is_a_400_from_the_server(srv: RunningServer) -> None:
+    """checkValidHTTP2RequestHeaders: Go's own 400, outside the handler chain (no Audit-Id)."""
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        sid = raw.request("GET", "/api/v1/namespaces/default", [("connection", "keep-alive")], token=TOKEN)
+        headers, body = raw.response(sid)
+        assert headers[":status"] == "400" and "audit-id" not in headers
+        assert headers["content-type"] == "text/plain; charset=utf-8"
+        assert body == b'request header "Connection" is not valid in HTTP/2\n'
+        sid = raw.request("GET", "/api/v1/namespaces/default", [("te", "gzip")], token=TOKEN)
+        headers, body = raw.response(sid)
+        assert headers[":status"] == "400" and body == b'request header "TE" may only be "trailers" in HTTP/2\n'
+        sid = raw.request("GET", "/api/v1/namespaces/default", [("te", "trailers")], token=TOKEN)
+        assert raw.response(sid)[0][":status"] == "200"
+    finally:
+        raw.close()
+
+
+def test_bad_header_names_reset_the_stream_not_the_connection(srv: RunningServer) -> None:
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        bad = raw.request("GET", "/api/v1/namespaces/default", [("X-Upper", "1")], token=TOKEN)
+        assert raw.reset_code(bad) == 1  # PROTOCOL_ERROR
+        no_path = raw.request("GET", "", token=TOKEN)
+        assert raw.reset_code(no_path) == 1
+        ok = raw.request("GET", "/api/v1/namespaces/default", token=TOKEN)
+        assert raw.response(ok)[0][":status"] == "200"
+    finally:
+        raw.close()
+
+
+def test_oversized_header_list_is_a_431(srv: RunningServer) -> None:
+    """handleHeaderListTooLong; HPACK state survives (the next stream on the connection is answered)."""
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        raw.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+        big = [(f"x-big-{i}", "v" * 8000) for i in range(140)]  # > 1 MiB + 320 bytes
+        sid = raw.request("GET", "/api/v1/namespaces/default", big, token=TOKEN)
+        headers, body = raw.response(sid)
+        assert headers[":status"] == "431" and body == b"<h1>HTTP Error 431</h1><p>Request Header Field(s) Too Large</p>"
+        ok = raw.request("GET", "/api/v1/namespaces/default", token=TOKEN)
+        assert raw.response(ok)[0][":status"] == "200"
+    finally:
+        raw.close()
+
+
+def test_shutdown_sends_goaway() -> None:
+    s = start_embedded(tls=True, token=TOKEN)
+    raw = RawH2(s.url, s.ca_file)
+    try:
+        sid = raw.request("GET", "/api/v1/namespaces/default", token=TOKEN)
+        assert raw.response(sid)[0][":status"] == "200"
+        stopper = threading.Thread(target=s.stop)
+        stopper.start()
+        events = raw.until(lambda evs: any(isinstance(e, h2.events.ConnectionTerminated) for e in evs))
+        stopper.join(20)
+        goaway = next(e for e in events if isinstance(e, h2.events.ConnectionTerminated))
+        assert goaway.error_code == 0 and goaway.last_stream_id == sid
+    finally:
+        raw.close()
+
+
+def test_alpn_http11_clients_are_unchanged(srv: RunningServer) -> None:
+    import requests
+    before = counts["streams"]
+    with httpx.Client(http2=False, verify=ssl.create_default_context(cafile=srv.ca_file), headers={"Authorization": f"Bearer {TOKEN}"}) as c:
+        r = c.get(srv.url + "/api/v1/namespaces/default")
+    assert r.http_version == "HTTP/1.1" and r.status_code == 200
+    s = requests.Session()
+    s.trust_env = False
+    r = s.get(srv.url + "/api/v1/namespaces/default", verify=srv.ca_file,
+              headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+    assert r.status_code == 200 and r.raw.version == 11 and r.headers["Audit-Id"]
+    raw = RawH2(srv.url, srv.ca_file, alpn=("http/1.1",))
+    assert raw.alpn == "http/1.1"
+    raw.close()
+    assert counts["streams"] == before
+
+
+def test_official_client_speaks_http11(srv: RunningServer, tmp_path: Any) -> None:
+    from kubernetes import client, config
+    before = counts["streams"]
+    path = tmp_path / "kubeconfig"
+    srv.write_kubeconfig(str(path))
+    api = config.new_client_from_config(config_file=str(path))
+    try:
+        assert client.CoreV1Api(api).read_namespace("default").metadata.name == "default"
+    finally:
+        api.close()
+    assert counts["streams"] == before
+
+
+def _eventually(check: Any, timeout: float = 10.0) -> None:
+    import time
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.05)
