@@ -5,6 +5,9 @@
   acknowledged our SETTINGS ("They should know better"), REFUSED_STREAM before (a race);
 - a header block larger than SETTINGS_MAX_HEADER_LIST_SIZE: still decoded (HPACK's table must stay in step), then
   answered 431 by the stream (`handleHeaderListTooLong`), as Go's framer marks it `Truncated`;
+- DATA beyond a declared Content-Length: RST_STREAM PROTOCOL_ERROR and the body's reader fails ("sender tried
+  to send more than declared Content-Length of N bytes"); END_STREAM short of it: the reader fails ("request
+  declared a Content-Length of N but only wrote M bytes"), the stream lives on (`processData`, `endStream`);
 - header names and pseudo-headers are checked here (`check_request_headers`), not by `h2`, whose failure would be a
   connection error: Go answers a bad name or pseudo-header with RST_STREAM PROTOCOL_ERROR and a connection-specific
   header with a 400 (`checkValidHTTP2RequestHeaders`).
@@ -17,9 +20,10 @@ from h2.config import H2Configuration
 from h2.connection import H2Connection, _decode_headers
 from h2.errors import ErrorCodes
 from h2.events import Event
+from h2.exceptions import InvalidBodyLengthError
 from h2.settings import SettingCodes, Settings
 from h2.stream import StreamClosedBy
-from hyperframe.frame import Frame, RstStreamFrame
+from hyperframe.frame import Frame, RstStreamFrame, WindowUpdateFrame
 
 from . import limits
 
@@ -38,6 +42,14 @@ class StreamRefused(Event):
     def __init__(self, stream_id: int, error_code: ErrorCodes):
         self.stream_id = stream_id
         self.error_code = error_code
+
+
+class BodyLengthMismatch(Event):
+    """DATA that disagrees with the request's Content-Length: its handler's body read fails with `message`."""
+
+    def __init__(self, stream_id: int, message: str):
+        self.stream_id = stream_id
+        self.message = message
 
 
 class ServerConnection(H2Connection):
@@ -72,13 +84,38 @@ class ServerConnection(H2Connection):
             rst = RstStreamFrame(sid)
             rst.error_code = code
             return [rst], [StreamRefused(sid, code)]
-        frames, events = super()._receive_headers_frame(frame)
+        try:
+            frames, events = super()._receive_headers_frame(frame)
+        except InvalidBodyLengthError as exc:  # HEADERS with END_STREAM and a non-zero Content-Length
+            return [], [BodyLengthMismatch(sid, _short(exc))]
         for ev in events:
             headers = getattr(ev, "headers", None)
             if headers is not None and ev.stream_id == sid and \
                     sum(len(n) + len(v) + 32 for n, v in headers) > limits.MAX_HEADER_LIST_SIZE:
                 self.oversized.add(sid)
         return frames, events
+
+
+    def _receive_data_frame(self, frame: Any) -> tuple[list[Frame], list[Event]]:
+        try:
+            return super()._receive_data_frame(frame)
+        except InvalidBodyLengthError as exc:
+            sid = frame.stream_id
+            frames: list[Frame] = []
+            increment = self._inbound_flow_control_window_manager.process_bytes(frame.flow_controlled_length)
+            if increment:
+                update = WindowUpdateFrame(0)
+                update.window_increment = increment
+                frames.append(update)
+            if exc.expected_length < exc.actual_length:  # Go: "send_too_much"
+                frames += self.streams[sid].reset_stream(ErrorCodes.PROTOCOL_ERROR)
+                return frames, [BodyLengthMismatch(
+                    sid, f"sender tried to send more than declared Content-Length of {exc.expected_length} bytes")]
+            return frames, [BodyLengthMismatch(sid, _short(exc))]
+
+
+def _short(exc: InvalidBodyLengthError) -> str:
+    return f"request declared a Content-Length of {exc.expected_length} but only wrote {exc.actual_length} bytes"
 
 
 def check_request_headers(headers: list[tuple[bytes, bytes]]) -> tuple[dict[bytes, bytes], str | None] | None:

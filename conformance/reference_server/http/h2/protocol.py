@@ -25,8 +25,9 @@ from h2.exceptions import H2Error, ProtocolError
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
+from ...apierrors import StatusError, status_dict
 from . import limits
-from .conn import ServerConnection, StreamRefused, check_request_headers
+from .conn import BodyLengthMismatch, ServerConnection, StreamRefused, check_request_headers
 from .writer import StreamWriter
 
 log = logging.getLogger("nsconform.reference_server.http")
@@ -193,6 +194,12 @@ class H2Protocol(asyncio.Protocol):
             self._going_away = True
             if not self.streams:
                 self._close_transport()
+        elif isinstance(event, BodyLengthMismatch):
+            stream = self.streams.get(event.stream_id)
+            if stream is not None and stream.payload is not EMPTY_PAYLOAD:
+                # what kube-apiserver's handlers make of a body read error (`scope.err`: ErrorToAPIStatus's
+                # fallback, a 500 without reason carrying the error's text)
+                stream.payload.set_exception(StatusError(status_dict(500, None, event.message)))
         elif isinstance(event, StreamRefused):
             counts["refused"] += 1
 
@@ -368,8 +375,17 @@ class H2Protocol(asyncio.Protocol):
 
     def _flush(self) -> None:
         data = self.conn.data_to_send()
-        if data and self.transport is not None and not self.transport.is_closing():
-            self.transport.write(data)
+        if data and self._writable():
+            self.transport.write(data)  # type: ignore[union-attr]
+
+    def _writable(self) -> bool:
+        """False from the moment the socket failed: asyncio's TLS transport learns of it only when it calls
+        `connection_lost` (a loop turn later), and every write in between is logged as a warning."""
+        t = self.transport
+        if t is None or t.is_closing():
+            return False
+        inner = getattr(getattr(t, "_ssl_protocol", None), "_transport", None)
+        return inner is None or not inner.is_closing()
 
     # ---- timers and closing -----------------------------------------------------------------------------------
     def _go_away(self, code: ErrorCodes) -> None:

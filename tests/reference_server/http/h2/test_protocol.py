@@ -281,3 +281,73 @@ def _eventually(check: Any, timeout: float = 10.0) -> None:
     while not check():
         assert time.monotonic() < deadline, "condition not reached in time"
         time.sleep(0.05)
+
+
+def test_streams_beyond_the_limit_before_our_settings_are_acknowledged_are_refused(srv: RunningServer) -> None:
+    """processHeaders' race case: the client cannot know the limit yet, so REFUSED_STREAM (retry elsewhere)."""
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        sids = [raw.request("GET", "/api/v1/namespaces?watch=1&timeoutSeconds=30", token=TOKEN) for _ in range(101)]
+        assert raw.reset_code(sids[-1]) == 7  # REFUSED_STREAM
+        assert not any(isinstance(e, h2.events.StreamReset) and e.stream_id != sids[-1] for e in raw.events)
+    finally:
+        raw.close()
+
+
+def test_body_over_the_limit_is_a_413_and_the_rest_is_not_read(srv: RunningServer) -> None:
+    """read_body's 413 as over HTTP/1.1; the stream the client left open is then reset with NO_ERROR (RFC 9113
+    §8.1, as Go's server does)."""
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        sid = raw.request("POST", "/api/v1/namespaces", [("content-type", "application/json"),
+                                                         ("content-length", str(4 << 20))], token=TOKEN, end=False)
+        assert raw.reset_code(sid) == 0
+        headers, body = raw.response(sid)
+        assert headers[":status"] == "413"
+        assert json.loads(body)["message"] == "Request entity too large: limit is 3145728"
+        assert json.loads(body)["reason"] == "RequestEntityTooLarge"
+    finally:
+        raw.close()
+
+
+def test_body_against_its_content_length(srv: RunningServer) -> None:
+    """Go's processData/endStream: more than declared resets the stream; less fails the handler's body read
+    (kube-apiserver's fallback Status: 500, no reason, the error's text); the connection serves on."""
+    raw = RawH2(srv.url, srv.ca_file)
+    body = b'{"metadata":{"name":"h2-length"}}'
+    try:
+        over = raw.request("POST", "/api/v1/namespaces", [("content-type", "application/json"),
+                                                          ("content-length", str(len(body) - 5))], body, token=TOKEN)
+        assert raw.reset_code(over) == 1
+        short = raw.request("POST", "/api/v1/namespaces", [("content-type", "application/json"),
+                                                           ("content-length", str(len(body) + 5))], body, token=TOKEN)
+        headers, answer = raw.response(short)
+        assert headers[":status"] == "500" and json.loads(answer) == {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 500,
+            "message": f"request declared a Content-Length of {len(body) + 5} but only wrote {len(body)} bytes"}
+        ok = raw.request("GET", "/api/v1/namespaces/default", token=TOKEN)
+        assert raw.response(ok)[0][":status"] == "200"
+    finally:
+        raw.close()
+
+
+@pytest.mark.parametrize("alpn", [("http/1.1",), ()])
+def test_preface_without_h2_is_an_http1_request(srv: RunningServer, alpn: tuple[str, ...]) -> None:
+    """Go reads `PRI * HTTP/2.0` on a connection that did not negotiate h2 as an HTTP/1 request: the handler chain
+    answers it (here: no credentials, 401), then the connection closes."""
+    import socket
+    import ssl as _ssl
+    from urllib.parse import urlparse
+    u = urlparse(srv.url)
+    ctx = _ssl.create_default_context(cafile=srv.ca_file)
+    if alpn:
+        ctx.set_alpn_protocols(list(alpn))
+    with ctx.wrap_socket(socket.create_connection((u.hostname, u.port), timeout=10), server_hostname=u.hostname) as s:
+        assert s.selected_alpn_protocol() == (alpn[0] if alpn else None)
+        s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    head, _, body = out.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 401 Unauthorized\r\n") and b"\r\nConnection: close" in head
+    assert json.loads(body)["reason"] == "Unauthorized"
