@@ -17,13 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from h2.config import H2Configuration
-from h2.connection import H2Connection, _decode_headers
+from h2.connection import ConnectionInputs, H2Connection, _decode_headers
 from h2.errors import ErrorCodes
 from h2.events import Event
 from h2.exceptions import InvalidBodyLengthError
 from h2.settings import SettingCodes, Settings
 from h2.stream import StreamClosedBy
-from hyperframe.frame import Frame, RstStreamFrame, WindowUpdateFrame
+from hyperframe.frame import Frame, RstStreamFrame, SettingsFrame, WindowUpdateFrame
 
 from . import limits
 
@@ -33,6 +33,8 @@ _CANONICAL = {b"connection": "Connection", b"proxy-connection": "Proxy-Connectio
               b"transfer-encoding": "Transfer-Encoding", b"upgrade": "Upgrade"}
 # httpguts.IsTokenRune, minus upper case (frame.go `validWireHeaderFieldName`)
 _TOKEN = frozenset(b"!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz")
+_GO_SETTINGS = (SettingCodes.MAX_FRAME_SIZE, SettingCodes.MAX_CONCURRENT_STREAMS, SettingCodes.MAX_HEADER_LIST_SIZE,
+                SettingCodes.HEADER_TABLE_SIZE, SettingCodes.INITIAL_WINDOW_SIZE)
 _HPACK_CEILING = 64 << 20  # what the decoder holds at most while it decodes a block Go would truncate
 
 
@@ -69,8 +71,14 @@ class ServerConnection(H2Connection):
         self.oversized: set[int] = set()  # streams whose header list Go would have truncated
 
     def start(self) -> None:
-        """SETTINGS, then the connection window opened to kube-apiserver's MaxReceiveBufferPerConnection."""
-        self.initiate_connection()
+        """Go's SETTINGS frame (server.go `serve`: these five, in this order; `h2`'s `initiate_connection` would add
+        ENABLE_PUSH and ENABLE_CONNECT_PROTOCOL), then the connection window opened to kube-apiserver's
+        MaxReceiveBufferPerConnection."""
+        self.state_machine.process_input(ConnectionInputs.SEND_SETTINGS)
+        frame = SettingsFrame(0)
+        for code in _GO_SETTINGS:
+            frame.settings[code] = self.local_settings[code]
+        self._data_to_send += frame.serialize()
         self.increment_flow_control_window(limits.MAX_RECEIVE_BUFFER_PER_CONNECTION - limits.DEFAULT_WINDOW)
 
     def _receive_headers_frame(self, frame: Any) -> tuple[list[Frame], list[Event]]:

@@ -98,6 +98,8 @@ def test_settings_are_kube_apiservers(srv: RunningServer) -> None:
     try:
         assert raw.alpn == "h2"
         raw.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+        first = next(e for e in raw.events if isinstance(e, h2.events.RemoteSettingsChanged))
+        assert list(first.changed_settings) == [5, 3, 6, 1, 4]  # Go's five, in its order (no ENABLE_PUSH)
         settings = raw.conn.remote_settings
         assert settings.max_concurrent_streams == 100
         assert settings.max_frame_size == 256 * 1024 and settings.initial_window_size == 256 * 1024
