@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from aiohttp import HttpVersion11, web
 from aiohttp.http_parser import RawRequestMessage
@@ -41,7 +42,7 @@ class AlpnChooser(asyncio.Protocol):
 
     _transport: Any = None
     _h1: Any = None
-    _preface: "asyncio.Task[None] | None" = None
+    _preface: asyncio.Task[None] | None = None
 
     def connection_made(self, transport: Any) -> None:
         ssl_object = transport.get_extra_info("ssl_object")

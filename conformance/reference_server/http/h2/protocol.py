@@ -27,7 +27,12 @@ from yarl import URL
 
 from ...apierrors import StatusError, status_dict
 from . import limits
-from .conn import BodyLengthMismatch, ServerConnection, StreamRefused, check_request_headers
+from .conn import (
+    BodyLengthMismatch,
+    ServerConnection,
+    StreamRefused,
+    check_request_headers,
+)
 from .writer import StreamWriter
 
 log = logging.getLogger("nsconform.reference_server.http")
@@ -39,7 +44,7 @@ _HEADER_LIST_TOO_LONG = b"<h1>HTTP Error 431</h1><p>Request Header Field(s) Too 
 class _Stream:
     """One request's state; also the flow-control "protocol" its body's `StreamReader` pauses and resumes."""
 
-    def __init__(self, protocol: "H2Protocol", stream_id: int):
+    def __init__(self, protocol: H2Protocol, stream_id: int):
         self.protocol = protocol
         self.stream_id = stream_id
         self.payload: Any = EMPTY_PAYLOAD
@@ -246,7 +251,7 @@ class H2Protocol(asyncio.Protocol):
                 resp = _plain(504, "504 Gateway Timeout")
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - http/app.py answers its own errors; this is aiohttp's last resort
+            except Exception:
                 log.exception("internal error handling an HTTP/2 request from %s", request.remote)
                 if stream.writer.output_size:
                     raise
@@ -440,7 +445,7 @@ def _message(pseudo: dict[bytes, bytes], raw: list[tuple[bytes, bytes]]) -> RawR
 
 def _url(path: str) -> URL:
     target, _, fragment = path.partition("#")
-    p, sep, query = target.partition("?")
+    p, _, query = target.partition("?")
     return URL.build(path=p, query_string=query, fragment=fragment, encoded=True)
 
 

@@ -38,7 +38,7 @@ def response_headers(status: int, headers: Any) -> list[tuple[str, str]]:
 class StreamWriter(AbstractStreamWriter):
     """aiohttp's `StreamResponse` writes one stream's answer through this."""
 
-    def __init__(self, protocol: "H2Protocol", stream_id: int):
+    def __init__(self, protocol: H2Protocol, stream_id: int):
         self.protocol = protocol
         self.stream_id = stream_id
         self.buffer_size = 0

@@ -75,7 +75,7 @@ class RawH2:
         new: list[Any] = []
         try:
             data = self.sock.recv(1 << 20)
-        except (socket.timeout, ssl.SSLWantReadError):
+        except (TimeoutError, ssl.SSLWantReadError):
             return new
         if not data:
             self.closed = True
@@ -98,6 +98,14 @@ class RawH2:
                 raise AssertionError(f"not seen in time: {self.events!r}")
             self.pump(0.2)
         return self.events
+
+    def settled(self) -> None:
+        """Wait for the server's SETTINGS (which this client acknowledges as it reads them)."""
+        self.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+
+    def data(self) -> bytes:
+        """Every DATA byte received so far, all streams together."""
+        return b"".join(e.data for e in self.events if isinstance(e, h2.events.DataReceived))
 
     def response(self, sid: int, timeout: float = 10.0) -> tuple[dict[str, str], bytes]:
         """The headers and whole body of stream `sid` (acknowledging what it reads)."""

@@ -7,7 +7,8 @@ import secrets
 import ssl
 import threading
 import uuid
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import h2.events
 import httpx
@@ -84,7 +85,7 @@ def test_large_body_is_read_whole(srv: RunningServer, client: httpx.Client) -> N
 def test_many_concurrent_streams_on_one_connection(srv: RunningServer) -> None:
     raw = RawH2(srv.url, srv.ca_file)
     try:
-        raw.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+        raw.settled()
         sids = [raw.request("GET", "/api/v1/namespaces/default", token=TOKEN) for _ in range(50)]
         for sid in sids:
             headers, body = raw.response(sid)
@@ -97,7 +98,7 @@ def test_settings_are_kube_apiservers(srv: RunningServer) -> None:
     raw = RawH2(srv.url, srv.ca_file)
     try:
         assert raw.alpn == "h2"
-        raw.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+        raw.settled()
         first = next(e for e in raw.events if isinstance(e, h2.events.RemoteSettingsChanged))
         assert list(first.changed_settings) == [5, 3, 6, 1, 4]  # Go's five, in its order (no ENABLE_PUSH)
         settings = raw.conn.remote_settings
@@ -114,7 +115,7 @@ def test_streams_beyond_the_limit_are_reset(srv: RunningServer) -> None:
     """Go's processHeaders: over MaxConcurrentStreams after our SETTINGS were acknowledged: PROTOCOL_ERROR."""
     raw = RawH2(srv.url, srv.ca_file)
     try:
-        raw.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+        raw.settled()
         raw.pump(0.3)
         # 100 watches hold their streams open; the 101st is one too many
         watches = [raw.request("GET", "/api/v1/namespaces?watch=1&timeoutSeconds=30", token=TOKEN)
@@ -141,7 +142,7 @@ def test_watch_event_then_client_reset_ends_the_watch(srv: RunningServer, client
         raw.until(lambda evs: any(isinstance(e, h2.events.ResponseReceived) for e in evs))
         name = _name("h2watch")
         client.post(srv.url + "/api/v1/namespaces", json={"metadata": {"name": name}})
-        raw.until(lambda evs: name.encode() in b"".join(e.data for e in evs if isinstance(e, h2.events.DataReceived)))
+        raw.until(lambda evs: name.encode() in raw.data())
         assert _longrunning(client, srv) == base + 1
         raw.conn.reset_stream(sid, error_code=8)  # CANCEL, as Go's client does for a stopped watch
         raw.flush()
@@ -171,14 +172,13 @@ def test_slow_reader_holds_the_watch_back(srv: RunningServer, client: httpx.Clie
         for _ in range(20):  # about 20 × 400 bytes of events
             ns.append(_name("h2slow"))
             assert client.post(srv.url + "/api/v1/namespaces", json={"metadata": {"name": ns[-1]}}).status_code == 201
-        got = lambda: sum(len(e.data) for e in raw.events if isinstance(e, h2.events.DataReceived))  # noqa: E731
-        raw.until(lambda evs: got() == 1024)
+        raw.until(lambda evs: len(raw.data()) == 1024)
         raw.pump(0.5)
-        assert got() == 1024  # the server waits on the shut window
+        assert len(raw.data()) == 1024  # the server waits on the shut window
         raw.conn.acknowledge_received_data(1024, sid)
         raw.conn.increment_flow_control_window(1 << 20, stream_id=sid)
         raw.flush()
-        raw.until(lambda evs: ns[-1].encode() in b"".join(e.data for e in evs if isinstance(e, h2.events.DataReceived)))
+        raw.until(lambda evs: ns[-1].encode() in raw.data())
     finally:
         raw.close()
         for name in ns:
@@ -220,7 +220,7 @@ def test_oversized_header_list_is_a_431(srv: RunningServer) -> None:
     """handleHeaderListTooLong; HPACK state survives (the next stream on the connection is answered)."""
     raw = RawH2(srv.url, srv.ca_file)
     try:
-        raw.until(lambda evs: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in evs))
+        raw.settled()
         big = [(f"x-big-{i}", "v" * 8000) for i in range(140)]  # > 1 MiB + 320 bytes
         sid = raw.request("GET", "/api/v1/namespaces/default", big, token=TOKEN)
         headers, body = raw.response(sid)
