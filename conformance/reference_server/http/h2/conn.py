@@ -17,13 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from h2.config import H2Configuration
-from h2.connection import ConnectionInputs, H2Connection, _decode_headers
+from h2.connection import ConnectionInputs, ConnectionState, H2Connection, H2ConnectionStateMachine, _decode_headers
 from h2.errors import ErrorCodes
 from h2.events import Event
 from h2.exceptions import InvalidBodyLengthError
 from h2.settings import SettingCodes, Settings
 from h2.stream import StreamClosedBy
-from hyperframe.frame import Frame, RstStreamFrame, SettingsFrame, WindowUpdateFrame
+from hyperframe.frame import Frame, GoAwayFrame, RstStreamFrame, SettingsFrame, WindowUpdateFrame
 
 from . import limits
 
@@ -54,11 +54,20 @@ class BodyLengthMismatch(Event):
         self.message = message
 
 
+class _StateMachine(H2ConnectionStateMachine):
+    """`h2`'s, except that the client's GOAWAY leaves the connection open for the streams it already began
+    (RFC 9113 §6.8: they may still complete); `h2` would refuse to send another frame of theirs."""
+
+    _transitions = {**H2ConnectionStateMachine._transitions,
+                    (ConnectionState.SERVER_OPEN, ConnectionInputs.RECV_GOAWAY): (None, ConnectionState.SERVER_OPEN)}
+
+
 class ServerConnection(H2Connection):
     """The server side of one connection, with kube-apiserver's SETTINGS."""
 
     def __init__(self) -> None:
         super().__init__(H2Configuration(client_side=False, header_encoding=None, validate_inbound_headers=False))
+        self.state_machine = _StateMachine()
         self.local_settings = Settings(client=False, initial_values={
             SettingCodes.MAX_FRAME_SIZE: limits.MAX_READ_FRAME_SIZE,
             SettingCodes.MAX_CONCURRENT_STREAMS: limits.MAX_CONCURRENT_STREAMS,
@@ -80,6 +89,14 @@ class ServerConnection(H2Connection):
             frame.settings[code] = self.local_settings[code]
         self._data_to_send += frame.serialize()
         self.increment_flow_control_window(limits.MAX_RECEIVE_BUFFER_PER_CONNECTION - limits.DEFAULT_WINDOW)
+
+    def graceful_go_away(self) -> None:
+        """GOAWAY NO_ERROR naming the last stream taken, the connection kept open for the streams below it (Go's
+        `startGracefulShutdown`); `h2`'s `close_connection` would refuse every later frame of theirs."""
+        frame = GoAwayFrame(0)
+        frame.last_stream_id = self.highest_inbound_stream_id
+        frame.error_code = ErrorCodes.NO_ERROR
+        self._data_to_send += frame.serialize()
 
     def _receive_headers_frame(self, frame: Any) -> tuple[list[Frame], list[Event]]:
         sid = frame.stream_id

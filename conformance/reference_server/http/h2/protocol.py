@@ -155,11 +155,11 @@ class H2Protocol(asyncio.Protocol):
     # ---- aiohttp's web.Server asks these at shutdown -----------------------------------------------------------
     def close(self) -> None:
         """Graceful shutdown starts (Go's `startGracefulShutdown`): GOAWAY NO_ERROR, no new streams."""
-        self._go_away(ErrorCodes.NO_ERROR)
+        self._go_away()
 
     async def shutdown(self, timeout: float | None = 15.0) -> None:
         """Wait for the open streams (at most `timeout`), then cancel what remains and close."""
-        self._go_away(ErrorCodes.NO_ERROR)
+        self._go_away()
         tasks = [s.task for s in self.streams.values() if s.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=timeout)
@@ -214,8 +214,7 @@ class H2Protocol(asyncio.Protocol):
             stream.payload.feed_eof()
 
     def _begin(self, stream_id: int, raw: list[tuple[bytes, bytes]], ended: bool) -> None:
-        if self._going_away:  # after our GOAWAY: streams above its last id are ignored (none can be: see close)
-            self._reset(stream_id, ErrorCodes.REFUSED_STREAM)
+        if self._going_away:  # a stream begun after our GOAWAY is ignored, as Go's processFrame does
             return
         checked = check_request_headers(raw)
         if checked is None:
@@ -393,14 +392,11 @@ class H2Protocol(asyncio.Protocol):
         return inner is None or not inner.is_closing()
 
     # ---- timers and closing -----------------------------------------------------------------------------------
-    def _go_away(self, code: ErrorCodes) -> None:
+    def _go_away(self) -> None:
         if self._going_away or self.transport is None:
             return
         self._going_away = True
-        try:
-            self.conn.close_connection(error_code=code)
-        except H2Error:
-            pass
+        self.conn.graceful_go_away()
         self._flush()
         if not self.streams:
             self._close_transport()
@@ -418,7 +414,7 @@ class H2Protocol(asyncio.Protocol):
     def _idle(self) -> None:  # Go's idle timer: GOAWAY NO_ERROR, then close
         self._timer = None
         if not self.streams:
-            self._go_away(ErrorCodes.NO_ERROR)
+            self._go_away()
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:

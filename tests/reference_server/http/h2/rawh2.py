@@ -15,6 +15,14 @@ import h2.exceptions
 import h2.settings
 
 
+class _OpenAfterGoAway(h2.connection.H2ConnectionStateMachine):
+    """The server's GOAWAY leaves streams it took open (RFC 9113 §6.8): this client may still reopen their windows."""
+
+    _transitions = {**h2.connection.H2ConnectionStateMachine._transitions,
+                    (h2.connection.ConnectionState.CLIENT_OPEN, h2.connection.ConnectionInputs.RECV_GOAWAY):
+                        (None, h2.connection.ConnectionState.CLIENT_OPEN)}
+
+
 class RawH2:
     def __init__(self, url: str, ca_file: str, *, window: int | None = None, alpn: tuple[str, ...] = ("h2",),
                  auto_ack: bool = True):
@@ -29,6 +37,7 @@ class RawH2:
         self.conn = h2.connection.H2Connection(h2.config.H2Configuration(
             client_side=True, header_encoding="utf-8", validate_outbound_headers=False,
             normalize_outbound_headers=False, validate_inbound_headers=False))
+        self.conn.state_machine = _OpenAfterGoAway()
         if window is not None:
             self.conn.local_settings = h2.settings.Settings(client=True, initial_values={
                 h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window,

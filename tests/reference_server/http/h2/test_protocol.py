@@ -231,20 +231,45 @@ def test_oversized_header_list_is_a_431(srv: RunningServer) -> None:
         raw.close()
 
 
-def test_shutdown_sends_goaway() -> None:
+def test_shutdown_sends_goaway_and_lets_open_streams_finish() -> None:
+    """Go's graceful shutdown: GOAWAY NO_ERROR naming the last stream, whose answer may still be written (here a
+    watch held back by its shut window until after the GOAWAY) and ends with END_STREAM, not a reset."""
     s = start_embedded(tls=True, token=TOKEN)
-    raw = RawH2(s.url, s.ca_file)
+    raw = RawH2(s.url, s.ca_file, window=1024, auto_ack=False)
     try:
-        sid = raw.request("GET", "/api/v1/namespaces/default", token=TOKEN)
-        assert raw.response(sid)[0][":status"] == "200"
+        sid = raw.request("GET", "/api/v1/namespaces?watch=1&resourceVersion=0", token=TOKEN)
+        raw.until(lambda evs: len(raw.data()) == 1024)  # the initial ADDED events fill the window
         stopper = threading.Thread(target=s.stop)
         stopper.start()
         events = raw.until(lambda evs: any(isinstance(e, h2.events.ConnectionTerminated) for e in evs))
-        stopper.join(20)
         goaway = next(e for e in events if isinstance(e, h2.events.ConnectionTerminated))
         assert goaway.error_code == 0 and goaway.last_stream_id == sid
+        raw.conn.increment_flow_control_window(1 << 20, stream_id=sid)
+        raw.flush()
+        raw.until(lambda evs: any(isinstance(e, h2.events.StreamEnded) and e.stream_id == sid for e in evs))
+        stopper.join(20)
+        assert not any(isinstance(e, h2.events.StreamReset) for e in raw.events)
+        assert b'"name":"kube-system"' in raw.data()
     finally:
         raw.close()
+
+
+def test_client_goaway_lets_its_open_stream_finish(srv: RunningServer, client: httpx.Client) -> None:
+    """A client's GOAWAY (RFC 9113 §6.8): the stream it began is still served, then the connection closes."""
+    from hyperframe.frame import GoAwayFrame
+    raw = RawH2(srv.url, srv.ca_file)
+    name = _name("h2goaway")
+    try:
+        raw.settled()
+        sid = raw.request("POST", "/api/v1/namespaces", [("content-type", "application/json")], token=TOKEN, end=False)
+        raw.sock.sendall(GoAwayFrame(0, last_stream_id=0, error_code=0).serialize())
+        raw.send_body(sid, json.dumps({"metadata": {"name": name}}).encode())
+        headers, _ = raw.response(sid)
+        assert headers[":status"] == "201"
+        raw.until(lambda evs: raw.closed)
+    finally:
+        raw.close()
+        client.delete(f"{srv.url}/api/v1/namespaces/{name}")
 
 
 def test_alpn_http11_clients_are_unchanged(srv: RunningServer) -> None:
