@@ -17,13 +17,25 @@ from __future__ import annotations
 from typing import Any
 
 from h2.config import H2Configuration
-from h2.connection import ConnectionInputs, ConnectionState, H2Connection, H2ConnectionStateMachine, _decode_headers
+from h2.connection import (
+    ConnectionInputs,
+    ConnectionState,
+    H2Connection,
+    H2ConnectionStateMachine,
+    _decode_headers,
+)
 from h2.errors import ErrorCodes
 from h2.events import Event
 from h2.exceptions import InvalidBodyLengthError
 from h2.settings import SettingCodes, Settings
 from h2.stream import StreamClosedBy
-from hyperframe.frame import Frame, GoAwayFrame, RstStreamFrame, SettingsFrame, WindowUpdateFrame
+from hyperframe.frame import (
+    Frame,
+    GoAwayFrame,
+    RstStreamFrame,
+    SettingsFrame,
+    WindowUpdateFrame,
+)
 
 from . import limits
 

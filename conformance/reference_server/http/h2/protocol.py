@@ -216,6 +216,8 @@ class H2Protocol(asyncio.Protocol):
     def _begin(self, stream_id: int, raw: list[tuple[bytes, bytes]], ended: bool) -> None:
         if self._going_away:  # a stream begun after our GOAWAY is ignored, as Go's processFrame does
             return
+        oversized = stream_id in self.conn.oversized
+        self.conn.oversized.discard(stream_id)
         checked = check_request_headers(raw)
         if checked is None:
             self._reset(stream_id, ErrorCodes.PROTOCOL_ERROR)
@@ -225,9 +227,9 @@ class H2Protocol(asyncio.Protocol):
         counts["streams"] += 1
         stream = _Stream(self, stream_id)
         self.streams[stream_id] = stream
-        if stream_id in self.conn.oversized:
-            self.conn.oversized.discard(stream_id)
-            stream.task = self._loop.create_task(self._bare(stream, 431, _HEADER_LIST_TOO_LONG, "text/html"))
+        if oversized:
+            stream.task = self._loop.create_task(self._bare(stream, 431, _HEADER_LIST_TOO_LONG,
+                                                         "text/html; charset=utf-8"))  # (sniffed by Go)
             return
         if refused is not None:  # Go's new400Handler: http.Error(w, err.Error(), 400)
             stream.task = self._loop.create_task(self._bare(stream, 400, refused.encode() + b"\n", None))

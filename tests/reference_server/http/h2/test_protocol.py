@@ -225,6 +225,7 @@ def test_oversized_header_list_is_a_431(srv: RunningServer) -> None:
         sid = raw.request("GET", "/api/v1/namespaces/default", big, token=TOKEN)
         headers, body = raw.response(sid)
         assert headers[":status"] == "431" and body == b"<h1>HTTP Error 431</h1><p>Request Header Field(s) Too Large</p>"
+        assert headers["content-type"] == "text/html; charset=utf-8" and "audit-id" not in headers
         ok = raw.request("GET", "/api/v1/namespaces/default", token=TOKEN)
         assert raw.response(ok)[0][":status"] == "200"
     finally:
