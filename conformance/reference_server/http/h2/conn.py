@@ -92,9 +92,10 @@ class ServerConnection(H2Connection):
         self.oversized: set[int] = set()  # streams whose header list Go would have truncated
 
     def start(self) -> None:
-        """Go's SETTINGS frame (server.go `serve`: these five, in this order; `h2`'s `initiate_connection` would add
-        ENABLE_PUSH and ENABLE_CONNECT_PROTOCOL), then the connection window opened to kube-apiserver's
-        MaxReceiveBufferPerConnection."""
+        """Go's SETTINGS frame (server.go `serve`: these five, in this order; SETTINGS_ENABLE_CONNECT_PROTOCOL is
+        off by default in the Go 1.24 that builds kube-apiserver 1.33, golang/go#71128; `h2`'s
+        `initiate_connection` would add ENABLE_PUSH and ENABLE_CONNECT_PROTOCOL), then the connection window
+        opened to kube-apiserver's MaxReceiveBufferPerConnection."""
         self.state_machine.process_input(ConnectionInputs.SEND_SETTINGS)
         frame = SettingsFrame(0)
         for code in _GO_SETTINGS:
