@@ -255,6 +255,29 @@ def test_shutdown_sends_goaway_and_lets_open_streams_finish() -> None:
         raw.close()
 
 
+def test_idle_connection_gets_goaway_and_is_closed() -> None:
+    """Go's IdleTimeout over HTTP/2 (`onIdleTimer`): no stream open for that long, GOAWAY NO_ERROR, then close;
+    an open watch keeps a connection from being idle."""
+    s = start_embedded(tls=True, token=TOKEN, idle_timeout=0.5)
+    try:
+        raw = RawH2(s.url, s.ca_file)
+        busy = RawH2(s.url, s.ca_file)
+        try:
+            sid = raw.request("GET", "/api/v1/namespaces/default", token=TOKEN)
+            assert raw.response(sid)[0][":status"] == "200"
+            busy.request("GET", "/api/v1/namespaces?watch=1", token=TOKEN)
+            events = raw.until(lambda evs: raw.closed, timeout=10)
+            goaway = next(e for e in events if isinstance(e, h2.events.ConnectionTerminated))
+            assert goaway.error_code == 0 and goaway.last_stream_id == sid
+            busy.pump(0.3)
+            assert not busy.closed and not any(isinstance(e, h2.events.ConnectionTerminated) for e in busy.events)
+        finally:
+            raw.close()
+            busy.close()
+    finally:
+        s.stop()
+
+
 def test_client_goaway_lets_its_open_stream_finish(srv: RunningServer, client: httpx.Client) -> None:
     """A client's GOAWAY (RFC 9113 §6.8): the stream it began is still served, then the connection closes."""
     from hyperframe.frame import GoAwayFrame
