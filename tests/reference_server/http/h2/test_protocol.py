@@ -255,6 +255,23 @@ def test_shutdown_sends_goaway_and_lets_open_streams_finish() -> None:
         raw.close()
 
 
+def test_expect_100_continue_is_an_informational_headers_frame(srv: RunningServer,
+                                                                client: httpx.Client) -> None:
+    raw = RawH2(srv.url, srv.ca_file)
+    name = _name("h2expect")
+    try:
+        sid = raw.request("POST", "/api/v1/namespaces", [("content-type", "application/json"),
+                                                         ("expect", "100-continue")], token=TOKEN, end=False)
+        events = raw.until(lambda evs: any(isinstance(e, h2.events.InformationalResponseReceived) for e in evs))
+        info = next(e for e in events if isinstance(e, h2.events.InformationalResponseReceived))
+        assert info.stream_id == sid and dict(info.headers) == {":status": "100"}
+        raw.send_body(sid, json.dumps({"metadata": {"name": name}}).encode())
+        assert raw.response(sid)[0][":status"] == "201"
+    finally:
+        raw.close()
+        client.delete(f"{srv.url}/api/v1/namespaces/{name}")
+
+
 def test_idle_connection_gets_goaway_and_is_closed() -> None:
     """Go's IdleTimeout over HTTP/2 (`onIdleTimer`): no stream open for that long, GOAWAY NO_ERROR, then close;
     an open watch keeps a connection from being idle."""
