@@ -330,6 +330,21 @@ def test_alpn_http11_clients_are_unchanged(srv: RunningServer) -> None:
     assert counts["streams"] == before
 
 
+def test_plain_http_stays_http11() -> None:
+    """kube-apiserver serves HTTP/2 only over TLS; the plain listener is HTTP/1.1 (no h2c by prior knowledge)."""
+    s = start_embedded(token=TOKEN)
+    before = counts["connections"]
+    try:
+        with httpx.Client(http2=True, headers={"Authorization": f"Bearer {TOKEN}"}) as c:
+            r = c.get(s.url + "/api/v1/namespaces/default")
+        assert r.http_version == "HTTP/1.1" and r.status_code == 200
+        with httpx.Client(http1=False, http2=True) as c, pytest.raises(httpx.HTTPError):
+            c.get(s.url + "/api/v1/namespaces/default")
+    finally:
+        s.stop()
+    assert counts["connections"] == before
+
+
 def test_official_client_speaks_http11(srv: RunningServer, tmp_path: Any) -> None:
     from kubernetes import client, config
     before = counts["streams"]
