@@ -120,9 +120,10 @@ class GuardedRunner(web.ServerRunner):
         # the rest of a body the handler did not read is drained for at most this long, then the connection
         # closes (aiohttp's default 10 s, never longer than a header may take): closing at once would reset
         # keep-alive connections after every refused POST
-        server = (AlpnServer if http2 else GuardedServer)(app.handle, request_factory=app.make_request, read_header_timeout=read_header_timeout,
-                               keepalive_timeout=idle_timeout, lingering_time=min(10.0, read_header_timeout),
-                               **kwargs)
+        server_class = AlpnServer if http2 else GuardedServer
+        server = server_class(app.handle, request_factory=app.make_request, read_header_timeout=read_header_timeout,
+                              keepalive_timeout=idle_timeout, lingering_time=min(10.0, read_header_timeout),
+                              **kwargs)
         super().__init__(server, shutdown_timeout=shutdown_timeout)
         self._app = app
 
