@@ -344,7 +344,8 @@ class ReferenceServer:
             self.elector.start()
         app = build_app(self.ctx)
         self._runner = GuardedRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0,
-                                     read_header_timeout=self._read_header_timeout, idle_timeout=self._idle_timeout)
+                                     read_header_timeout=self._read_header_timeout, idle_timeout=self._idle_timeout,
+                                     http2=self.tls is not None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port,
                            ssl_context=self.tls.ssl_context() if self.tls else None)

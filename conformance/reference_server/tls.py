@@ -40,6 +40,7 @@ class ServerTLS:
     def ssl_context(self) -> ssl.SSLContext:
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ctx.load_cert_chain(self.cert_file, self.key_file)
+        ctx.set_alpn_protocols(["h2", "http/1.1"])  # secure_serving.go's NextProtos (http/h2/alpn.py chooses)
         client_cas = [f for f in (self.client_ca_file, self.requestheader_client_ca_file) if f]
         if client_cas:
             from .tls_clientauth import request_client_certificates

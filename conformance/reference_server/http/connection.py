@@ -164,20 +164,31 @@ class GuardedServer(web.Server):
         return handler
 
 
+class AlpnServer(GuardedServer):
+    """A TLS listener's server: HTTP/2 or HTTP/1.1 per connection, by ALPN (http/h2/alpn.py)."""
+
+    def __call__(self) -> Any:
+        from .h2 import AlpnChooser
+        return AlpnChooser(self, super().__call__, self._kwargs.get("keepalive_timeout", IDLE_TIMEOUT))
+
+
 class GuardedRunner(web.ServerRunner):
-    """Runs an `App` (http/app.py) on a `GuardedServer`; its cleanup runs after the connections closed."""
+    """Runs an `App` (http/app.py) on a `GuardedServer` (an `AlpnServer` with `http2`, for a TLS listener that
+    offers `h2`); its cleanup runs after the connections closed."""
 
     def __init__(self, app: Any, *, read_header_timeout: float = READ_HEADER_TIMEOUT,
-                 idle_timeout: float = IDLE_TIMEOUT, shutdown_timeout: float = 60.0, **kwargs: Any):
+                 idle_timeout: float = IDLE_TIMEOUT, shutdown_timeout: float = 60.0, http2: bool = False,
+                 **kwargs: Any):
         # the rest of a body the handler did not read is drained for at most this long, then the connection
         # closes (aiohttp's default 10 s, never longer than a header may take): closing at once would reset
         # keep-alive connections after every refused POST
         # the parser's own line and count limits lie beyond Go's whole-head budget, which data_received enforces
-        server = GuardedServer(app.handle, request_factory=app.make_request, read_header_timeout=read_header_timeout,
-                               keepalive_timeout=idle_timeout, lingering_time=min(10.0, read_header_timeout),
-                               max_line_size=2 * go_answers.HEADER_READ_LIMIT,
-                               max_field_size=2 * go_answers.HEADER_READ_LIMIT,
-                               max_headers=go_answers.HEADER_READ_LIMIT // 4, **kwargs)
+        server_class = AlpnServer if http2 else GuardedServer
+        server = server_class(app.handle, request_factory=app.make_request, read_header_timeout=read_header_timeout,
+                              keepalive_timeout=idle_timeout, lingering_time=min(10.0, read_header_timeout),
+                              max_line_size=2 * go_answers.HEADER_READ_LIMIT,
+                              max_field_size=2 * go_answers.HEADER_READ_LIMIT,
+                              max_headers=go_answers.HEADER_READ_LIMIT // 4, **kwargs)
         super().__init__(server, shutdown_timeout=shutdown_timeout)
         self._app = app
 
