@@ -185,3 +185,23 @@ def test_internal_bug_is_a_logged_500_without_traceback(caplog):
         srv.stop()
     assert any("apiserver panic'd serving GET /api/v1/namespaces" in rec.getMessage()
                for rec in caplog.records)
+
+
+def test_a_backend_failure_is_error_to_api_status_fallback():
+    """A storage failure (etcd unreachable, no quorum) is not a panic: upstream's storage returns the etcd client's
+    error and the handler answers ErrorToAPIStatus's fallback, a 500 Status without a reason carrying its text."""
+    from conformance.reference_server.embedded import start_embedded
+    from conformance.reference_server.storage import BackendError
+
+    srv = start_embedded()
+    try:
+        def down(method, path):
+            raise BackendError("etcdserver: request timed out")
+
+        srv.server.ctx.router.resolve = down
+        r = requests.get(f"{srv.url}/api/v1/namespaces")
+        assert r.status_code == 500 and r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                                     "status": "Failure", "message": "etcdserver: request timed out",
+                                                     "code": 500}
+    finally:
+        srv.stop()

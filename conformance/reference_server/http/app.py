@@ -28,6 +28,7 @@ from .reviews import handle_review
 from ..health import HealthChecks, answer as health_answer, root_paths
 from ..health.index import index_answer
 from ..metrics import ServerMetrics
+from ..storage import BackendError
 from ..warning import RECORDER, recorded, warning_headers
 
 log = logging.getLogger("nsconform.reference_server.http")
@@ -299,6 +300,10 @@ def _errors(ctx: ServerContext, check_token: bool = False):
                                   request.headers.get("Accept"))
         except (ConnectionResetError, ConnectionError):
             raise
+        except BackendError as err:  # etcd failed: the client's error, through ErrorToAPIStatus's fallback
+            log.warning("storage failed serving %s %s: %s", request.method, request.path, err)
+            return error_response(E.StatusError(E.status_dict(500, None, str(err))), ctx.deviations,
+                                  request.headers.get("Accept"))
         except Exception:  # a bug in the server: upstream's panic answer, no Python name in it
             log.exception("apiserver panic'd serving %s %s", request.method, request.path)
             return panic_answer()

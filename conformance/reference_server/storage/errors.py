@@ -2,6 +2,12 @@
 from __future__ import annotations
 
 
+class BackendError(Exception):
+    """The backend itself failed (etcd unreachable, no quorum, a lost connection): upstream's storage returns the
+    etcd client's error as is, and the handler answers it with `ErrorToAPIStatus`'s fallback, a 500 Status without
+    a reason carrying its text."""
+
+
 class StorageError(Exception):
     """Base class; `key` is the storage key involved."""
 

@@ -23,12 +23,13 @@ from urllib.parse import urlsplit
 import urllib3
 
 from .etcdapi import Cmp, Event, KeyValue, Op, RangeResult, TxnResult, WatchBatch
+from .errors import BackendError
 from .h2conn import connect_socket
 
 COMPACTED = "required revision has been compacted"
 
 
-class EtcdError(Exception):
+class EtcdError(BackendError):
     """etcd answered an error (`code` is the gRPC code)."""
 
     def __init__(self, message: str, code: int = 0):
