@@ -162,3 +162,49 @@ def test_a_small_custom_resource_is_not_rehearsed(srv, gadgets, monkeypatch):
     assert not calls
     assert requests.post(gadgets, json=gadget("large")).status_code == 201
     assert len(calls) == 1
+
+
+def test_a_request_that_times_out_during_its_rehearsal_is_never_stored(srv, gadgets, monkeypatch):
+    held = Held(monkeypatch)
+    t, out = background("POST", gadgets, params={"timeout": "1s"}, json=gadget("late"))
+    try:
+        assert held.entered.wait(WAIT)
+        t.join(WAIT)  # the request's deadline answers while the rehearsal is held (WithRequestDeadline's 504)
+        r = out["response"]
+        assert r.status_code == 504, r.text
+        assert r.json()["reason"] == "Timeout"
+    finally:
+        held.released.set()
+    # the rehearsal thread takes writes in turn: once the next rehearsed write is done, the held one is over too
+    assert requests.post(gadgets, json=gadget("next")).status_code == 201
+    assert requests.get(f"{gadgets}/late").status_code == 404
+
+
+def test_a_large_crd_is_checked_off_the_loop(srv, monkeypatch):
+    from conformance.reference_server.registry import crdrules
+
+    entered, released = threading.Event(), threading.Event()
+    original = crdrules.validate_crd_rules
+
+    def held(*args: Any, **kw: Any) -> Any:
+        entered.set()
+        released.wait(WAIT)
+        return original(*args, **kw)
+    monkeypatch.setattr(crdrules, "validate_crd_rules", held)
+    group = f"{unique('g')}.example.com"
+    rule = " && ".join(["self.s.size() >= 0"] * 250)  # a long rule: some 2,000 tokens for cel-go's parser
+    body = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"gadgets.{group}"},
+            "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "gadgets", "kind": "Gadget"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                         "type": "object", "properties": {"spec": {
+                             "type": "object", "properties": {"s": {"type": "string", "maxLength": 10}},
+                             "x-kubernetes-validations": [{"rule": rule}]}}}}}]}}
+    t, out = background("POST", srv.url + CRDS, json=body)
+    try:
+        assert entered.wait(WAIT)
+        assert requests.get(srv.url + "/version", timeout=5).status_code == 200
+    finally:
+        released.set()
+        t.join(WAIT)
+    assert out["response"].status_code == 201, out["response"].text
