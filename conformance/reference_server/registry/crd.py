@@ -18,7 +18,6 @@ upstream; not here).
 from __future__ import annotations
 
 import copy
-import threading
 from typing import Any, Callable
 
 from .. import apierrors as E
@@ -32,7 +31,7 @@ from .crdconversion import conversion_errors, recognized_or_empty
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
-from .strategy import Strategy
+from .strategy import PerThread, Strategy
 
 GROUP, VERSION = "apiextensions.k8s.io", "v1"
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
@@ -88,18 +87,7 @@ class _KeyedStore:
 # ---- the CRD itself --------------------------------------------------------------------------------
 class CRDStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
-    # the stored spec and generation, between prepare_for_update and canonicalize: per thread, since a write's
-    # rehearsal (registry/rehearsed.py) runs them in its thread while the loop may write another CRD
-    _pending = threading.local()
-
-    @property
-    def _old(self) -> tuple[Any, int] | None:
-        return getattr(self._pending, "old", None)
-
-    @_old.setter
-    def _old(self, value: tuple[Any, int] | None) -> None:
-        self._pending.old = value
-
+    _old = PerThread()  # the stored spec and generation, between prepare_for_update and canonicalize
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self._old = None
         obj.pop("status", None)
