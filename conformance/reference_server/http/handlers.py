@@ -253,7 +253,7 @@ class Handlers:
         """`fn(*args, **kw)`, a store's create or update, as `offload` runs it; rehearsed off the event loop first
         (http/rehearse.py) when the kind says validating `body` or the object at `route` may be long (custom
         resources: registry/rehearsed.py). Other kinds pay one attribute lookup."""
-        judge = getattr(store.strategy, "may_stall", None)
+        judge = getattr(getattr(store, "strategy", None), "may_stall", None)
         if judge is not None and not self.offload.remote:
             current = self._current(store, route) if route is not None and route.name else None
             if (isinstance(body, dict) and judge(body)) or (current is not None and judge(current)):

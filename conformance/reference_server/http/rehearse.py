@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
@@ -51,6 +52,7 @@ class Rehearse:
         loop = asyncio.get_running_loop()
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="write-rehearsal")
+            weakref.finalize(self, self._pool.shutdown, wait=False)  # the thread ends with the server's handlers
         for _ in range(ATTEMPTS):
             rehearsal = Rehearsal()
             await loop.run_in_executor(self._pool, contextvars.copy_context().run, _rehearse, rehearsal, fn, args,
@@ -64,10 +66,6 @@ class Rehearse:
             finally:
                 REHEARSAL.reset(token)
         return fn(*args, **kwargs)
-
-    def shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
 
 
 __all__ = ["ATTEMPTS", "Rehearse"]

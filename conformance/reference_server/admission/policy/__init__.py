@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -56,6 +57,7 @@ class PolicyAdmission:
             return self.validate(a, obj, old, user, dry_run, options, warnings)
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="policy-admission")
+            weakref.finalize(self, self._pool.shutdown, wait=False)  # the thread ends with the plugin
         call = functools.partial(self.validate, a, obj, old, user, dry_run, options, warnings)
         await asyncio.get_running_loop().run_in_executor(self._pool, contextvars.copy_context().run, call)
 
