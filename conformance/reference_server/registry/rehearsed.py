@@ -49,8 +49,8 @@ def has_patterns(schema: Any) -> bool:
         if isinstance(node, dict):
             if node.get("pattern"):
                 return True
-            todo.extend(v for k, v in node.items() if k in ("properties", "items", "additionalProperties", "allOf",
-                                                              "anyOf", "oneOf", "not"))
+            todo.extend(v for k, v in node.items() if k in ("items", "additionalProperties", "allOf", "anyOf",
+                                                              "oneOf", "not"))
             if isinstance(node.get("properties"), dict):
                 todo.extend(node["properties"].values())
         elif isinstance(node, list):
