@@ -11,7 +11,9 @@ it validates against) is rehearsed again; after `ATTEMPTS` the write is done inl
 While the rehearsal runs the loop serves everyone else: Python's GIL hands the loop the interpreter every switch
 interval (5 ms), so a rehearsal costs other requests latency of that order, not its whole run. A request that times
 out meanwhile (`?timeout=`, --request-timeout: http/deadlines.py cancels the handler) never commits; its
-rehearsal finishes in the thread and is dropped."""
+rehearsal finishes in the thread and is dropped, as upstream's `asyncFinisher`
+(`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/finisher/finisher.go`) answers the timeout while the
+write's goroutine runs on, its storage call then refused by the expired context."""
 from __future__ import annotations
 
 import asyncio
