@@ -24,7 +24,6 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
-from ..storage.clone import clone
 from . import crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
 from .crdconversion import conversion_errors, recognized_or_empty

@@ -121,4 +121,5 @@ def custom_resource_inputs(new: dict[str, Any], old: dict[str, Any] | None, prio
             None if old is None else deep_equal(new, old), any(e.type in BLOCKING for e in prior))
 
 
-__all__ = ["COSTLY", "LARGE", "costly", "has_patterns", "custom_resource_inputs", "larger_than", "remembered", "unmanaged"]
+__all__ = ["COSTLY", "LARGE", "LARGE_CRD", "costly", "custom_resource_inputs", "has_patterns", "larger_than",
+           "remembered", "unmanaged"]

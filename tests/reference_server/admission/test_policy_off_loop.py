@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import uuid
 
-import requests
-
 from conformance.reference_server.admission.policy import validator
 
 from tests.reference_server.holding import Held, answers
@@ -14,7 +12,7 @@ from test_policy_budget import srv  # noqa: F401 - the module's server (a fixtur
 from test_policy_authorizer import _namespace, _policy  # the same directory (no package)
 
 
-def test_a_large_objects_policy_evaluation_leaves_the_loop_free(srv, monkeypatch):
+def test_a_large_objects_policy_evaluation_leaves_the_loop_free(srv, monkeypatch):  # noqa: F811 - the fixture
     server, s = srv
     ns = _namespace(s, server.url)
     _policy(s, server.url, [{"expression": "!('a' in object.data) || object.data.a.size() < 10",
