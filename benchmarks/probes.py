@@ -202,6 +202,46 @@ def delete_namespace_until_gone(url: str, ns: str, timeout: float = 120.0) -> di
         client.close()
 
 
+# ---------------------------------------------------------------------------------------- loop stall
+STALL_GROUP = "stall.bench.example.com"
+STALL_RULE = "self.s.find('a(a|b){14}c') == ''"  # Go's regexp over a random a/b string: its DFA outgrows its cache
+
+
+def expensive_write_stall(url: str, size: int = 256 * 1024, timeout: float = 120.0) -> dict[str, float]:
+    """POST a custom resource whose CEL rule runs Go's regexp `find` over a `size`-byte random a/b string (about a
+    second of CPU in Python); meanwhile a `StallProbe` measures how long other clients wait (`loop_stall_ms`)."""
+    import random
+
+    client = Http(url, timeout=timeout)
+    try:
+        client.json("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"gadgets.{STALL_GROUP}"},
+            "spec": {"group": STALL_GROUP, "scope": "Namespaced", "names": {"plural": "gadgets", "kind": "Gadget"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                         "type": "object", "properties": {"spec": {
+                             "type": "object", "properties": {"s": {"type": "string", "maxLength": 2 * size}},
+                             "x-kubernetes-validations": [{"rule": STALL_RULE}]}}}}}]}})
+        client.json("POST", "/api/v1/namespaces", {"metadata": {"name": "bench-stall"}})
+        path = f"/apis/{STALL_GROUP}/v1/namespaces/bench-stall/gadgets"
+        deadline = time.monotonic() + 30
+        while client.request("GET", path)[0] != 200:  # served once the CRD is established
+            if time.monotonic() > deadline:
+                raise RuntimeError("the CRD's resources were not served within 30 s")
+            time.sleep(0.05)
+        rng = random.Random(1)
+        value = "".join(rng.choice("ab") for _ in range(size))
+        with StallProbe(url, every=0.002) as probe:
+            t0 = time.perf_counter()
+            client.json("POST", path, {"apiVersion": f"{STALL_GROUP}/v1", "kind": "Gadget",
+                                       "metadata": {"name": "g"}, "spec": {"s": value}})
+            write_s = time.perf_counter() - t0
+            probe._stop.wait(0.05)  # a few probes after the write too
+        return {"write_s": write_s, **probe.summary()}
+    finally:
+        client.close()
+
+
 # ---------------------------------------------------------------------------------------- fan-out
 class _Shared:
     def __init__(self, n: int):

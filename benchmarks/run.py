@@ -25,7 +25,7 @@ from benchmarks import loadgen, probes, stats  # noqa: E402
 from benchmarks.procs import CeilingHost, ServerHost, configmap_body, cpu_seconds, run_in_child  # noqa: E402
 from benchmarks.replicas import phase_replicas  # noqa: E402
 
-PHASES = ("suite", "throughput", "fanout", "delete", "scaling", "memory", "cluster", "etcd", "replicas")
+PHASES = ("suite", "throughput", "fanout", "delete", "stall", "scaling", "memory", "cluster", "etcd", "replicas")
 DEFAULT_SKIP = ("cluster", "etcd", "replicas")
 """Phases run only when asked for (`--only cluster`, `--only etcd`): the cluster-like runs take minutes, not
 seconds; the etcd phase needs an etcd binary and fills etcd through transactions (tens of seconds)."""
@@ -440,6 +440,16 @@ def phase_delete(cfg: Config, fig: dict[str, Any], det: dict[str, Any], profile_
     det["delete"] = res
 
 
+def phase_stall(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
+    """The worst GET /version latency while a custom resource write with a long validation (Go's regexp over
+    256 KiB in a CEL rule) runs: `loop_stall_ms` (the write is rehearsed off the loop, http/rehearse.py)."""
+    with ServerHost() as sh:
+        res = probes.expensive_write_stall(sh.url)
+    fig["loop_stall_ms"] = res["probe_max_ms"]
+    fig["loop_stall_write_s"] = res["write_s"]
+    det["stall"] = res
+
+
 # ------------------------------------------------------------------------------------------ etcd
 def phase_etcd(cfg: Config, fig: dict[str, Any], det: dict[str, Any]) -> None:
     """GET/LIST/create+delete throughput of the etcd-backed server beside the in-memory one (same moment, same
@@ -578,6 +588,8 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("watch_start_scaling_ratio", "watch start (rv=list rv), t(10,000) / t(10)"),
     ("delete_10k_s", "s, DELETE namespace of 10,000 configmaps -> watch DELETED"),
     ("delete_stall_ms", "ms, worst GET /version latency while the namespace was deleted"),
+    ("loop_stall_ms", "ms, worst GET /version latency while a custom resource's CEL rule ran Go's regexp on 256 KiB"),
+    ("loop_stall_write_s", "s, that custom resource's POST"),
     ("watch_write_ack_ms", "ms, p50 POST configmap latency with 100 watchers open"),
     ("watch_p50_ms", "ms, write ack -> event at watcher, 100 watchers"),
     ("watch_p99_ms", "ms, p99 of the same"),
@@ -698,6 +710,7 @@ def main(argv: list[str] | None = None) -> int:
         "throughput": lambda: phase_throughput(cfg, fig, det, args.profile_dir),
         "fanout": lambda: phase_fanout(cfg, fig, det, args.profile_dir),
         "delete": lambda: phase_delete(cfg, fig, det, args.profile_dir),
+        "stall": lambda: phase_stall(cfg, fig, det),
         "scaling": lambda: phase_scaling(cfg, fig, det),
         "memory": lambda: phase_memory(cfg, fig, det),
         "cluster": lambda: phase_cluster(cfg, fig, det),
@@ -734,6 +747,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"delete: DELETE acknowledged in {d['delete_ack_s'] * 1e3:.1f} ms, gone after {d['delete_s']:.2f} s "
               f"({d['watch_events']} watch events); GET /version meanwhile: {d['probe_requests']} requests, "
               f"p50 {d['probe_p50_ms']:.2f} ms, max {d['probe_max_ms']:.0f} ms")
+    if "stall" in det:
+        st = det["stall"]
+        print(f"stall: custom resource POST (CEL find over 256 KiB) {st['write_s']:.2f} s; GET /version meanwhile: "
+              f"{st['probe_requests']} requests, p50 {st['probe_p50_ms']:.2f} ms, max {st['probe_max_ms']:.0f} ms")
     if "fanout" in det:
         f = det["fanout"]
         print(f"fan-out: {f['writes']} writes x {f['watchers']} watchers, {f['samples']} samples, missing "

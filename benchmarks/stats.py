@@ -19,6 +19,7 @@ JSON_KEYS: tuple[str, ...] = (
     "etcd_rps_get", "etcd_get_ratio", "etcd_rps_list10", "etcd_rps_create_delete", "etcd_delete_10k_s",
     "replicas_rps_get_1", "replicas_rps_get_3", "replicas_get_ratio",
     "suite_wall_installed_s",
+    "loop_stall_ms",
 )
 
 

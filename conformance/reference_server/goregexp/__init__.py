@@ -14,6 +14,7 @@ has neither `\\pL`, `\\Q...\\E`, `(?U)` nor Go's ASCII `\\b`/`\\d`/`\\w`/`\\s`."
 from __future__ import annotations
 
 import functools
+import threading
 
 from .dfa import DFA
 from .parser import GoRegexpError, parse
@@ -25,14 +26,16 @@ __all__ = ["GoRegexpError", "Regexp", "compile", "error_text"]
 
 
 class Regexp:
-    """A compiled pattern (`*regexp.Regexp`), matched with Go's semantics."""
+    """A compiled pattern (`*regexp.Regexp`), matched with Go's semantics. Safe for concurrent use, as Go's (which
+    keeps a pool of matching machines): the lazy DFA and scanners, whose state caches grow as they match, are each
+    thread's own (a write's validation may run in a rehearsal thread while the event loop matches the same
+    pattern: http/rehearse.py)."""
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         self.tree = parse(pattern)
         self._prog: Program | None = None
-        self._dfa: DFA | None = None
-        self._scanners: tuple[Scanner, Scanner] | None = None
+        self._machines = threading.local()  # .dfa: DFA, .scanners: (forward, backward) Scanner
 
     @property
     def prog(self) -> Program:
@@ -43,17 +46,20 @@ class Regexp:
 
     def search(self, s: str) -> bool:
         """`MatchString`: whether the pattern matches anywhere in `s`."""
-        if self._dfa is None:
-            self._dfa = DFA(self.prog)
-        return self._dfa.search(s)
+        dfa = getattr(self._machines, "dfa", None)
+        if dfa is None:
+            dfa = self._machines.dfa = DFA(self.prog)
+        return dfa.search(s)
 
     def span(self, s: str, pos: int = 0) -> tuple[int, int] | None:
         """Go's leftmost-first match at or after `pos` (`doExecute`): its end by the forward scan, its start by the
         reversed program run back from that end."""
-        if self._scanners is None:
-            self._scanners = (Scanner(self.prog, first=True, anchored=False),
-                              Scanner(compile_tree(reversed_tree(self.tree)), first=False, anchored=True))
-        forward, backward = self._scanners
+        scanners = getattr(self._machines, "scanners", None)
+        if scanners is None:
+            scanners = self._machines.scanners = (
+                Scanner(self.prog, first=True, anchored=False),
+                Scanner(compile_tree(reversed_tree(self.tree)), first=False, anchored=True))
+        forward, backward = scanners
         before = s[pos - 1] if pos > 0 else None
         try:
             end = forward.scan(s, pos, len(s), before, None)

@@ -25,6 +25,7 @@ from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
 from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
+from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from ..fieldmanager import manager_or_user_agent
@@ -89,6 +90,7 @@ class Handlers:
     def __init__(self, ctx: ServerContext):
         self.ctx = ctx
         self.offload = Offload(ctx.store)  # writes to a remote store (etcd) run off the event loop
+        self.rehearse = Rehearse()  # a local store's writes whose validation may be long: rehearsed off it
         self.fresh = FreshnessGate(ctx.store)  # reads at resourceVersion "" see every acknowledged write
         # admission/webhooks/: awaited around the writes
         self.webhooks = webhook_admission(ctx.registry, ctx.authorizer)
@@ -247,6 +249,17 @@ class Handlers:
                 return store.finalize_strategy
         return None
 
+    async def _write(self, store: GenericStore, route: Route | None, body: Any, fn: Any, *args: Any, **kw: Any) -> Any:
+        """`fn(*args, **kw)`, a store's create or update, as `offload` runs it; rehearsed off the event loop first
+        (http/rehearse.py) when the kind says validating `body` or the object at `route` may be long (custom
+        resources: registry/rehearsed.py). Other kinds pay one attribute lookup."""
+        judge = getattr(getattr(store, "strategy", None), "may_stall", None)
+        if judge is not None and not self.offload.remote:
+            current = self._current(store, route) if route is not None and route.name else None
+            if (isinstance(body, dict) and judge(body)) or (current is not None and judge(current)):
+                return await self.rehearse(fn, *args, **kw)
+        return await self.offload(fn, *args, **kw)
+
     @staticmethod
     def _current(store: GenericStore, route: Route) -> dict[str, Any] | None:
         try:
@@ -275,7 +288,7 @@ class Handlers:
         attempt = 1
         while True:
             try:
-                return await self.offload(store.create, obj, **kw)
+                return await self._write(store, None, obj, store.create, obj, **kw)
             except E.RetriedStatusError as exc:
                 if attempt >= exc.attempts:
                     raise E.StatusError(exc.status) from None
@@ -297,13 +310,13 @@ class Handlers:
             return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
         if old is not None:
             obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, warnings,
-                                 lambda o: self.offload(store.update, route.namespace, route.name, o,
-                                                        strategy=self._strategy(route, store), dry_run=True,
-                                                        field_manager=manager, **adm),
+                                 lambda o: self._write(store, route, o, store.update, route.namespace, route.name, o,
+                                                       strategy=self._strategy(route, store), dry_run=True,
+                                                       field_manager=manager, **adm),
                                  sub=subresource_name(route.target))
         try:
-            out = await self.offload(store.update, route.namespace, route.name, obj,
-                                     strategy=self._strategy(route, store), dry_run=dry, field_manager=manager, **adm)
+            out = await self._write(store, route, obj, store.update, route.namespace, route.name, obj,
+                                    strategy=self._strategy(route, store), dry_run=dry, field_manager=manager, **adm)
         except E.StatusError as exc:
             if not creates or exc.code != 404 or not _names_object(exc, route.name):
                 raise
@@ -362,7 +375,8 @@ class Handlers:
         if self.webhooks.active():
             out = await self._admitted_update(request, route, store, transform, warnings, kw)
         else:
-            out = await self.offload(store.update, route.namespace, route.name, transform=transform, **kw)
+            out = await self._write(store, route, patch, store.update, route.namespace, route.name, transform=transform,
+                                    **kw)
         return self._respond(request, out, 200, warnings, store=store)
 
     async def _admitted_update(self, request: web.Request, route: Route, store: GenericStore,
@@ -378,15 +392,15 @@ class Handlers:
             try:
                 patched = await self.offload(transform, clone(old))
                 obj = await on_write(self.webhooks, request, store, "UPDATE", patched, old, kw["dry_run"], warnings,
-                                     lambda o: self.offload(store.update, ns, name, transform=pinned(o, old),
-                                                            **{**kw, "dry_run": True}),
+                                     lambda o: self._write(store, route, o, store.update, ns, name,
+                                                           transform=pinned(o, old), **{**kw, "dry_run": True}),
                                      sub=subresource_name(route.target))
-                return await self.offload(store.update, ns, name, transform=pinned(obj, old), **kw)
+                return await self._write(store, route, obj, store.update, ns, name, transform=pinned(obj, old), **kw)
             except Stale:
                 continue
         else:
             raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG, getattr(store, "group", ""))
-        return await self.offload(store.update, ns, name, transform=transform, **kw)
+        return await self._write(store, route, None, store.update, ns, name, transform=transform, **kw)
 
     def _check_patched(self, patched: dict[str, Any], route: Route, store: GenericStore, ctype: str, patch: Any,
                        mode: str, warnings: list[str]) -> dict[str, Any]:
@@ -436,7 +450,8 @@ class Handlers:
             if self.webhooks.active():
                 out = await self._admitted_update(request, route, store, applied, warnings, kw)
             else:
-                out = await self.offload(store.update, route.namespace, route.name, transform=applied, **kw)
+                out = await self._write(store, route, config, store.update, route.namespace, route.name,
+                                        transform=applied, **kw)
             return self._respond(request, out, 200, warnings, store=store)
         except E.StatusError as exc:
             if exc.status.get("code") != 404 or subresource or not _names_object(exc, route.name):
@@ -507,7 +522,7 @@ class Handlers:
         if self.webhooks.active():
             return self._respond_scale(request, scale_of(await self._admitted_scale(request, route, store,
                                                                                     transform, manager, kw)))
-        out = await self.offload(store.update, route.namespace, name, transform=transform, **kw)
+        out = await self._write(store, route, None, store.update, route.namespace, name, transform=transform, **kw)
         return self._respond_scale(request, scale_of(out))
 
     async def _admitted_scale(self, request: web.Request, route: Route, store: GenericStore, transform: Any,
@@ -534,20 +549,22 @@ class Handlers:
             if old is None:
                 return await self.offload(store.update, ns, name, transform=transform, **kw)  # 404
             try:
-                scale = scale_of(await self.offload(store.update, ns, name, transform=guarded(transform, old),
-                                                    **preview))
+                scale = scale_of(await self._write(store, route, None, store.update, ns, name,
+                                                   transform=guarded(transform, old), **preview))
                 final = await on_write(
                     self.webhooks, request, store, "UPDATE", scale, scale_of(old), kw["dry_run"], [],
                     lambda s: self._scale_preview(store, route, guarded(writing(s), old), preview),
                     sub="scale", kind=(SCALE_GROUP, SCALE_VERSION, SCALE_KIND))
                 step = transform if final is scale else writing(final)
-                return await self.offload(store.update, ns, name, transform=guarded(step, old), **kw)
+                return await self._write(store, route, None, store.update, ns, name, transform=guarded(step, old),
+                                         **kw)
             except Stale:
                 continue
         raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG, group)
 
     async def _scale_preview(self, store: GenericStore, route: Route, step: Any, kw: dict[str, Any]) -> Any:
-        return scale_of(await self.offload(store.update, route.namespace, route.name, transform=step, **kw))
+        return scale_of(await self._write(store, route, None, store.update, route.namespace, route.name,
+                                          transform=step, **kw))
 
     @staticmethod
     def _respond_scale(request: web.Request, scale: dict[str, Any]) -> web.Response:

@@ -24,7 +24,8 @@ from typing import Any
 
 from ..apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_not_supported, field_required
 from .kinds import ResourceInfo
-from .strategy import Strategy
+from .rehearsed import LARGE_CRD, larger_than
+from .strategy import PerThread, Strategy
 from .validation import is_dns1035_label, is_dns1123_subdomain, is_label_value, is_qualified_name, validate_labels
 from .webhookclient import webhook_service_errors, webhook_url_errors
 from .workloads import GroupKind
@@ -307,7 +308,13 @@ class _GenerationOn(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
 
     watched = "spec"
-    _old: tuple[Any, int] | None = None
+    _old = PerThread()  # the watched field and generation, between prepare_for_update and canonicalize
+
+    def may_stall(self, obj: dict[str, Any] | None) -> bool:
+        """An object past a few KiB may hold CEL expressions long enough to parse for a while (cel-go's parser
+        here, syntax.py: some 50 µs a token): its write is rehearsed off the event loop (http/rehearse.py), the
+        commit on the loop finds the parses cached."""
+        return obj is not None and larger_than(obj, LARGE_CRD)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self._old = None

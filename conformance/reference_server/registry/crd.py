@@ -24,13 +24,13 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
-from . import crdrules, crdschema, crlisttype, crschema
+from . import crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
 from .crdconversion import conversion_errors, recognized_or_empty
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
-from .strategy import Strategy
+from .strategy import PerThread, Strategy
 
 GROUP, VERSION = "apiextensions.k8s.io", "v1"
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
@@ -86,8 +86,7 @@ class _KeyedStore:
 # ---- the CRD itself --------------------------------------------------------------------------------
 class CRDStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
-    _old: tuple[Any, int] | None = None  # the stored spec and generation, between prepare_for_update and canonicalize
-
+    _old = PerThread()  # the stored spec and generation, between prepare_for_update and canonicalize
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self._old = None
         obj.pop("status", None)
@@ -109,9 +108,20 @@ class CRDStrategy(Strategy):
         obj["status"] = status
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        schemas = crdschema.validate_crd_schemas(obj)
         return super().validate(obj) + validate_crd_spec(obj) + conversion_errors(obj.get("spec") or {}) + \
-            schemas.errors + crdrules.validate_crd_rules(obj, uncompiled=schemas.uncompiled)
+            self._schemas_and_rules(obj, None)
+
+    def _schemas_and_rules(self, new: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
+        """The schemas' checks and the rules' compilation (CEL parsing, type checks, cost estimates: long for long
+        rules), remembered by a rehearsal off the loop (registry/rehearsed.py) for the commit on it."""
+        def run() -> list[FieldError]:
+            schemas = crdschema.validate_crd_schemas(new) if old is None else crdschema.validate_crd_schemas(new, old)
+            return schemas.errors + crdrules.validate_crd_rules(new, old, schemas.uncompiled)
+        return list(rehearsed.remembered(self, lambda: (rehearsed.unmanaged(new), rehearsed.unmanaged(old)), run))
+
+    def may_stall(self, obj: dict[str, Any] | None) -> bool:
+        """A CRD past a few KiB may hold rules long enough to parse for a while: rehearsed off the event loop."""
+        return obj is not None and rehearsed.larger_than(obj, rehearsed.LARGE_CRD)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
@@ -126,11 +136,9 @@ class CRDStrategy(Strategy):
             obj.setdefault("metadata", {})["generation"] = generation + (obj.get("spec") != spec)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        schemas = crdschema.validate_crd_schemas(new, old)
         ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
         errs = super().validate_update(new, old) + validate_crd_spec(new) + \
-            conversion_errors(nspec, recognized_or_empty(ospec.get("conversion"))) + schemas.errors + \
-            crdrules.validate_crd_rules(new, old, schemas.uncompiled)
+            conversion_errors(nspec, recognized_or_empty(ospec.get("conversion"))) + self._schemas_and_rules(new, old)
         for f in ("group", "scope"):
             if nspec.get(f) != ospec.get(f):
                 errs.append(field_invalid(f"spec.{f}", nspec.get(f), "field is immutable"))
@@ -235,6 +243,8 @@ class CustomResourceStrategy(Strategy):
         super().__init__(info)
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
         self.defaults = crschema.defaults_skeleton(schema)
+        self._costly: bool | None = None  # may_stall's flags, found on first use
+        self._checks_strings = False
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
@@ -243,9 +253,13 @@ class CustomResourceStrategy(Strategy):
         obj.setdefault("metadata", {})["generation"] = 1
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate(obj) + crschema.validate_custom_resource(obj, self.schema) + \
-            crlisttype.validate(obj, self.schema)
-        return errs + crdrules.validate(self.rules, self.schema, obj, None, errs)
+        errs = super().validate(obj)
+
+        def schema_and_rules() -> list[FieldError]:
+            found = crschema.validate_custom_resource(obj, self.schema) + crlisttype.validate(obj, self.schema)
+            return found + crdrules.validate(self.rules, self.schema, obj, None, errs + found)
+        return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(obj, None, errs),
+                                           schema_and_rules)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
@@ -258,10 +272,25 @@ class CustomResourceStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
         old = crschema.decoded(old, self.schema, self.defaults)
-        errs = super().validate_update(new, old) + crschema.validate_custom_resource(new, self.schema, old)
-        if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
-            errs += crlisttype.validate(new, self.schema)
-        return errs + crdrules.validate(self.rules, self.schema, new, old, errs)
+        errs = super().validate_update(new, old)
+
+        def schema_and_rules() -> list[FieldError]:
+            found = crschema.validate_custom_resource(new, self.schema, old)
+            if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
+                found += crlisttype.validate(new, self.schema)
+            return found + crdrules.validate(self.rules, self.schema, new, old, errs + found)
+        return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(new, old, errs),
+                                           schema_and_rules)
+
+    def may_stall(self, obj: dict[str, Any] | None) -> bool:
+        """Whether validating `obj` may hold a thread for long (then the write is rehearsed off the event loop,
+        storage/rehearsal.py): rules whose static cost estimate needs a tracked walk, or a large value under a
+        schema with rules or patterns. Cheap: a cached flag, then a size count that stops at the threshold."""
+        if self._costly is None:
+            self._costly = rehearsed.costly(self.rules)
+            self._checks_strings = self.rules is not None or rehearsed.has_patterns(self.schema)
+        return self._costly or (self._checks_strings and obj is not None and
+                                rehearsed.larger_than(obj, rehearsed.LARGE))
 
 
 class CustomResourceStatusStrategy(CustomResourceStrategy):

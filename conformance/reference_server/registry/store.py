@@ -19,6 +19,7 @@ from ..fieldmanager import FieldManager
 from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store, TooOldResourceVersionError, object_key
 from ..storage.clone import clone
 from ..storage.interface import Event, Watcher
+from ..storage.rehearsal import recall
 from . import meta as M
 from .graceful import GRACEFUL, PENDING, Decision, before_delete
 from .propagation import FOREGROUND, ORPHAN, deletion_finalizers
@@ -179,7 +180,8 @@ class GenericStore:
             candidate = clone(obj)
             cmeta = candidate["metadata"]
             if generated:
-                cmeta["name"] = M.generate_name(cmeta["generateName"])
+                cmeta["name"] = recall("generate-name", lambda: cmeta["generateName"],  # a rehearsal's draw, kept
+                                       lambda: M.generate_name(cmeta["generateName"]), strict=False)
             self.strategy.prepare_for_create(candidate)
             errs = self.strategy.validate(candidate)
             if errs:

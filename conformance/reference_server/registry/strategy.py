@@ -2,12 +2,30 @@
 from __future__ import annotations
 
 import base64
+import threading
 from typing import Any
 
 from ..apierrors import FieldError
 from ..gobase64 import canonical_std
 from .kinds import ResourceInfo
 from .validation import validate_object_meta, validate_object_meta_update
+
+
+class PerThread:
+    """A strategy attribute kept per thread: state between two steps of one write (`prepare_for_update` and
+    `canonicalize`), which a write's rehearsal (registry/rehearsed.py) runs in its own thread while the loop may
+    write through the same strategy. None until set."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(self._local, str(id(obj)), None)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        setattr(self._local, str(id(obj)), value)
 
 
 def apply_v1_defaults(kind: str, obj: dict[str, Any]) -> None:

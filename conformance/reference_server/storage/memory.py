@@ -13,6 +13,7 @@ them and promise never to mutate them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections import deque
 from typing import Any, Callable
@@ -20,6 +21,7 @@ from typing import Any, Callable
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
 from .interface import DELETE, Event, Progress, UpdateFn, object_key
+from .rehearsal import Rehearsed, rehearsing
 
 
 class MemoryWatcher:
@@ -118,9 +120,10 @@ class MemoryStore:
         self._watchers: list[MemoryWatcher] = []
         self._watching: dict[str, list[MemoryWatcher]] = {}  # resource → its watchers: an event visits only those
 
-    def atomic(self) -> threading.RLock:
-        """The store lock (re-entrant), for check-then-write sequences spanning two keys."""
-        return self._lock
+    def atomic(self) -> Any:
+        """The store lock (re-entrant), for check-then-write sequences spanning two keys; not held by a write's
+        rehearsal off the loop (storage/rehearsal.py), which never commits: its write is redone under the lock."""
+        return contextlib.nullcontext() if rehearsing() else self._lock
 
     # ---- reads -------------------------------------------------------------------------------------
     def current_rv(self) -> int:
@@ -189,6 +192,8 @@ class MemoryStore:
 
     # ---- writes ------------------------------------------------------------------------------------
     def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:
+        if rehearsing():
+            raise Rehearsed
         with self._lock:
             bucket = self._index.setdefault((resource, namespace), {})
             if name in bucket:
@@ -202,8 +207,16 @@ class MemoryStore:
                           fn: UpdateFn) -> tuple[dict[str, Any], bool]:
         """Apply `fn(copy_of_current)` atomically; it returns the new object or `DELETE`.
 
-        Returns (object, deleted). An unchanged object is not rewritten (no new resourceVersion).
+        Returns (object, deleted). An unchanged object is not rewritten (no new resourceVersion). Rehearsed
+        (storage/rehearsal.py): `fn` runs on a copy of the current state outside the lock, and nothing is written.
         """
+        if rehearsing():
+            with self._lock:
+                current = self._index.get((resource, namespace), {}).get(name)
+            if current is None:
+                raise KeyNotFoundError(object_key(resource, namespace, name))
+            fn(clone(current))
+            raise Rehearsed
         with self._lock:
             bucket = self._index.get((resource, namespace), {})
             current = bucket.get(name)
@@ -224,6 +237,8 @@ class MemoryStore:
         """Remove the object (after `check(stored)` passes) and return its last state with the deletion RV.
 
         `check` gets the stored object itself (read-only: it must not mutate it) and raises to refuse."""
+        if rehearsing():
+            raise Rehearsed
         with self._lock:
             current = self._index.get((resource, namespace), {}).get(name)
             if current is None:

@@ -15,10 +15,16 @@ under `Ignore`, as is a policy whose paramKind no served resource has (`failed t
 without a binding). `authorizer` asks the server's authorizer (`matchconditions.authorizing`) as the requester."""
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import functools
+import weakref
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ... import apierrors as E
 from ...registry import Registry
+from ...registry.rehearsed import LARGE, larger_than
 from ..webhooks.matching import EXEMPT, Attributes
 from . import matching, params
 
@@ -39,6 +45,21 @@ class PolicyAdmission:
     def __init__(self, registry: Registry, authorizer: Any = None):
         self.registry = registry
         self.authorizer = authorizer  # auth/: what `authorizer` checks ask (None: AlwaysAllow)
+        self._pool: ThreadPoolExecutor | None = None  # large objects' evaluations, off the event loop
+
+    async def validate_off_loop(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None,
+                                user: Any, dry_run: bool, options: dict[str, Any] | None, warnings: list[str]) -> None:
+        """`validate`, in this plugin's thread when an object is large (CEL over it, its Go regexps and cost walks
+        may take long: registry/rehearsed.py's measure), else inline. It writes nothing, so running it in a thread
+        changes no order: the request awaits it where it would have run it, and nothing is stored meanwhile on its
+        behalf (the store call comes after admission, as ever)."""
+        if not (larger_than(obj, LARGE) or larger_than(old, LARGE)):
+            return self.validate(a, obj, old, user, dry_run, options, warnings)
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="policy-admission")
+            weakref.finalize(self, self._pool.shutdown, wait=False)  # the thread ends with the plugin
+        call = functools.partial(self.validate, a, obj, old, user, dry_run, options, warnings)
+        await asyncio.get_running_loop().run_in_executor(self._pool, contextvars.copy_context().run, call)
 
     def _list(self, plural: str) -> list[dict[str, Any]]:
         return self.registry.store.list(plural, None, shared=True)[0]

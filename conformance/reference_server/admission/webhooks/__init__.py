@@ -224,7 +224,7 @@ class WebhookAdmission:
         if policies:
             start, refused = time.perf_counter(), True
             try:
-                self.policies.validate(a, obj, old, user, dry_run, options, warnings)
+                await self.policies.validate_off_loop(a, obj, old, user, dry_run, options, warnings)
                 refused = False
             finally:
                 chain.note("ValidatingAdmissionPolicy", chain.VALIDATE, time.perf_counter() - start, refused)

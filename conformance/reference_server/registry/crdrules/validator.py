@@ -81,17 +81,23 @@ def build(schema: Any, types: Types | None = None, name: str = "selfType", root:
 
 
 _VALIDATORS: OrderedDict[tuple[str, str], Node | None] = OrderedDict()
+_UNBUILT: Any = object()
 
 
 def validator_for(crd: dict[str, Any], schema: Any) -> Node | None:
     """The storage version's validator, built once per CRD uid and resourceVersion."""
     meta = crd.get("metadata") or {}
     key = (str(meta.get("uid") or meta.get("name")), str(meta.get("resourceVersion") or ""))
-    if key not in _VALIDATORS:
-        _VALIDATORS[key] = build(schema)
-        while len(_VALIDATORS) > 256:
+    node = _VALIDATORS.get(key, _UNBUILT)
+    if node is not _UNBUILT:
+        return node
+    node = _VALIDATORS[key] = build(schema)
+    while len(_VALIDATORS) > 256:  # (the node itself is returned: a rehearsal thread may trim the table meanwhile)
+        try:
             _VALIDATORS.popitem(last=False)
-    return _VALIDATORS[key]
+        except KeyError:
+            break
+    return node
 
 
 class _Same:
