@@ -11,9 +11,9 @@ releases it, as upstream's `CRDFinalizer`.
 Custom resources are stored under `<plural>.<group>` (two CRDs may share a plural), validated against the
 storage version's structural schema, pruned and defaulted (`crschema`), and checked by its
 `x-kubernetes-validations` rules (`crdrules/`, which also compiles them when a CRD is written). A CRD's schema must
-be structural, with upstream's OpenAPI restrictions (`crdschema/`). Only the storage
-version is served (a multi-version CRD without conversion webhooks serves the same objects under every version
-upstream; not here).
+be structural, with upstream's OpenAPI restrictions (`crdschema/`). Every served version is served: the storage
+version by the CRD's `CustomResourceStore`, the others by views converting with the CRD's `spec.conversion`
+(`crconversion/`).
 """
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
 from . import crdrules, crdschema, crlisttype, crschema
 from . import meta as M
-from .crdconversion import conversion_errors, recognized_or_empty
+from .crconversion.views import CustomResourceView, served_views
+from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
@@ -100,6 +101,7 @@ class CRDStrategy(Strategy):
             names["listKind"] = f"{names['kind']}List"
         if names:
             spec["names"] = names
+        default_conversion(spec)
         status: dict[str, Any] = {"acceptedNames": dict(names), "storedVersions": []}
         sv = storage_version(obj)
         if sv and sv.get("name"):
@@ -116,6 +118,12 @@ class CRDStrategy(Strategy):
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
         self._old = (old.get("spec"), int((old.get("metadata") or {}).get("generation") or 0))
+        if isinstance(new.get("spec"), dict):
+            default_conversion(new["spec"])
+        sv = storage_version(new)  # strategy.go PrepareForUpdate: a new storage version joins storedVersions
+        stored = new["status"].setdefault("storedVersions", [])
+        if sv and sv.get("name") and sv["name"] not in stored:
+            stored.append(sv["name"])
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """strategy.go `PrepareForUpdate`: any change to the spec increments the generation (set here, after the
@@ -344,14 +352,16 @@ class CustomResourceStore(GroupStore):
 
 
 class CustomResources:
-    """The served custom resources, derived from the stored CRDs (one `CustomResourceStore` per CRD,
-    rebuilt when the CRD's resourceVersion changes)."""
+    """The served custom resources, derived from the stored CRDs (one `CustomResourceStore` per CRD, and a
+    `CustomResourceView` per other served version (registry/crconversion/), rebuilt when the CRD's
+    resourceVersion changes)."""
 
     def __init__(self, store: Store, deviations: Deviations = NONE):
         self.store = store
         self.deviations = deviations
         self.crds = CRDStore(store, deviations)
         self._cache: dict[str, tuple[str, CustomResourceStore]] = {}
+        self._views: dict[str, dict[str, CustomResourceView]] = {}
         self.on_change: list[Callable[[CustomResourceStore], None]] = []
 
     def stores(self) -> list[CustomResourceStore]:
@@ -368,17 +378,28 @@ class CustomResources:
                 except (KeyError, TypeError, AttributeError):
                     continue
                 self._cache[name] = cached
+                self._views[name] = served_views(cached[1], crd)
             seen.add(name)
             out.append(cached[1])
         for name in set(self._cache) - seen:
             del self._cache[name]
+            self._views.pop(name, None)
         return out
 
-    def lookup(self, group: str, plural: str) -> CustomResourceStore | None:
+    def views(self) -> list[CustomResourceView]:
+        """The served versions other than the storage versions (discovery lists them too)."""
+        self.stores()
+        return [v for views in self._views.values() for v in views.values()]
+
+    def lookup(self, group: str, plural: str, version: str = "") -> GroupStore | None:
+        """The store serving `plural` in `group` (in `version` when given: None when not served)."""
         try:
             crd = self.store.get(CRD_KEY, "", f"{plural}.{group}", shared=True)
         except KeyNotFoundError:
             return None
         if not is_established(crd):
             return None
-        return next((s for s in self.stores() if s.crd_name == crd["metadata"]["name"]), None)
+        base = next((s for s in self.stores() if s.crd_name == crd["metadata"]["name"]), None)
+        if base is None or not version or version == base.version:
+            return base
+        return self._views.get(base.crd_name, {}).get(version)

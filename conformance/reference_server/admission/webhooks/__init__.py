@@ -70,7 +70,9 @@ class WebhookAdmission:
             return None
         return (ns.get("metadata") or {}).get("labels") or {}
 
-    def _service(self, namespace: str, name: str) -> dict[str, Any] | None:
+    def service(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """The Service a webhook's `service` reference names (None: none); CRD conversion webhooks resolve
+        theirs here too (http/crconversion.py)."""
         services = self.registry.content("services")
         if services is None:
             return None
@@ -116,7 +118,7 @@ class WebhookAdmission:
         name, started = str(hook.get("name")), time.perf_counter()
         observe = getattr(getattr(self.registry, "admission_metrics", None), "observe_webhook", None)
         try:
-            resp = review.response(name, sent, await client.call(hook, sent, self._service), mutating=mutating)
+            resp = review.response(name, sent, await client.call(hook, sent, self.service), mutating=mutating)
         except review.CallError as exc:
             ignore = hook.get("failurePolicy") == "Ignore"
             if observe is not None:  # metrics/admission.py, as the dispatchers record a failed call

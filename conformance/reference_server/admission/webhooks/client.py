@@ -88,30 +88,48 @@ def _cause(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-async def call(hook: dict[str, Any], review: dict[str, Any],
+class PostError(Exception):
+    """The rest client's error for a failed POST (`Post "<url>": <cause>`, or the answer's status text);
+    `code`: the Status code upstream's callers report it with."""
+
+    def __init__(self, message: str, code: int = 400):
+        super().__init__(message)
+        self.code = code
+
+
+async def post(hook: dict[str, Any], body: dict[str, Any],
                get_service: Callable[[str, str], dict[str, Any] | None]) -> Any:
-    """POST the AdmissionReview; the decoded answer, or a `CallError`."""
-    name = str(hook.get("name") or "")
+    """POST `body` to the webhook `hook` (`clientConfig`, `timeoutSeconds`) as upstream's webhook rest client
+    does; the decoded answer, or a `PostError`. Shared by the admission webhooks and CRD conversion webhooks
+    (registry/crconversion/)."""
     url, service_host = target(hook)
     if service_host is not None:
         cause = resolve_service((hook.get("clientConfig") or {})["service"], get_service)
-        raise CallError(name, f'failed to call webhook: Post "{url}": {cause}')
+        raise PostError(f'Post "{url}": {cause}')
     timeout = aiohttp.ClientTimeout(total=int(hook.get("timeoutSeconds") or 10))
     try:
         async with aiohttp.ClientSession(timeout=timeout) as session:
-            async with session.post(url, data=json.dumps(review).encode(), ssl=_ssl(hook),
+            async with session.post(url, data=json.dumps(body).encode(), ssl=_ssl(hook),
                                     headers={"Content-Type": "application/json", "Accept": "application/json"}) as r:
                 raw = await r.read()
                 status = r.status
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
-        raise CallError(name, f'failed to call webhook: Post "{url}": {_cause(exc)}') from None
+        raise PostError(f'Post "{url}": {_cause(exc)}') from None
     if status == 404:
-        raise CallError(name, "failed to call webhook: the server could not find the requested resource", 404)
+        raise PostError("the server could not find the requested resource", 404)
     if not 200 <= status < 300:
         text = raw.decode("utf-8", "replace")
-        raise CallError(name, f'failed to call webhook: an error on the server ("{text}") has prevented the '
-                              "request from succeeding", status)
+        raise PostError(f'an error on the server ("{text}") has prevented the request from succeeding', status)
     try:
         return json.loads(raw)
     except ValueError as exc:
-        raise CallError(name, f"failed to call webhook: {exc}") from None
+        raise PostError(str(exc)) from None
+
+
+async def call(hook: dict[str, Any], review: dict[str, Any],
+               get_service: Callable[[str, str], dict[str, Any] | None]) -> Any:
+    """POST the AdmissionReview; the decoded answer, or a `CallError`."""
+    try:
+        return await post(hook, review, get_service)
+    except PostError as exc:
+        raise CallError(str(hook.get("name") or ""), f"failed to call webhook: {exc}", exc.code) from None

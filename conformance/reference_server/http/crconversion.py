@@ -1,0 +1,123 @@
+"""Where a custom resource request meets its CRD's conversion webhook (registry/crconversion/): the registry is
+synchronous, so a conversion it has no answer for stops the request before anything is written
+(`ConversionPending`); here the webhook is awaited (admission/webhooks/client.py's POST, a service reference
+resolved as the admission webhooks' are), its answer checked and remembered for the request, and the request run
+again. A write's answer still to be converted (`Unconverted`) is converted on the way out.
+
+A failed conversion is upstream's error that is not an API status (`responsewriters.ErrorToAPIStatus`): 500,
+no reason, the converter's message (`conversion webhook for <group>/<version>, Kind=<kind> failed: ...`)."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, Awaitable, Callable, Iterator
+
+from .. import apierrors as E
+from ..admission.webhooks import client
+from ..admission.webhooks.review import internal
+from ..registry.crconversion import ConversionPending, Unconverted, memo, review
+from ..registry.crconversion.converter import Converter
+
+ATTEMPTS = 8  # a request whose conversions keep changing (a webhook answering differently each time) gives up
+UNSETTLED = "conversion did not settle: the conversion webhook answered differently each time"
+GetService = Callable[[str, str], "dict[str, Any] | None"]
+
+
+def failed(message: str) -> E.StatusError:
+    """A non-status error as `ErrorToAPIStatus` answers it."""
+    return E.StatusError(E.status_dict(500, None, message))
+
+
+async def convert(converter: Converter, obj: dict[str, Any], desired: str, get_service: GetService) -> dict[str, Any]:
+    """`webhookConverter.Convert` of one object: the converted object, or a `StatusError`."""
+    version = review.review_version(converter.review_versions)
+    if version is None:
+        raise failed("no supported conversion review versions")
+    sent = review.request(version, [obj], desired)
+    prefix = f"conversion webhook for {review.gvk(str(obj.get('apiVersion') or ''), str(obj.get('kind') or ''))}"
+    try:
+        body = await client.post(converter.hook(), sent, get_service)
+        objects = review.converted_objects(sent, body)
+    except (client.PostError, review.ConversionError) as exc:
+        raise failed(f"{prefix} failed: {exc}") from None
+    if len(objects) != 1:
+        raise failed(f"{prefix} returned {len(objects)} objects, expected 1")
+    try:
+        return review.check_converted(obj, objects[0], desired)
+    except review.ConversionError as exc:
+        raise failed(str(exc)) from None
+
+
+async def resolve(pending: ConversionPending, get_service: GetService) -> None:
+    """Ask the webhook for every object `pending` names (one review each, at once) and remember the answers."""
+    answers = await asyncio.gather(*(convert(pending.converter, o, pending.api_version, get_service)
+                                     for o in pending.objects), return_exceptions=True)
+    for obj, answer in zip(pending.objects, answers):
+        if isinstance(answer, BaseException):
+            raise answer
+        memo.remember(obj, pending.api_version, answer)
+
+
+async def answer(obj: Any, get_service: GetService) -> Any:
+    """A response's object (or list) with every `Unconverted` item converted."""
+    if isinstance(obj, Unconverted):
+        return await convert(obj.converter, dict(obj), obj.target, get_service)
+    if isinstance(obj, dict) and isinstance(obj.get("items"), list) and \
+            any(isinstance(i, Unconverted) for i in obj["items"]):
+        return {**obj, "items": [await answer(i, get_service) for i in obj["items"]]}
+    return obj
+
+
+class AnswerPending(Exception):
+    """A response whose object still holds `Unconverted` items: `finish(converted)` responds."""
+
+    def __init__(self, obj: Any, finish: Callable[[Any], Any]):
+        super().__init__("answer to be converted")
+        self.obj, self.finish = obj, finish
+
+
+def unconverted(obj: Any) -> bool:
+    """Whether a response's object (a write's answer, a deleted collection) needs `answer`."""
+    return isinstance(obj, Unconverted) or (isinstance(obj, dict) and isinstance(obj.get("items"), list)
+                                            and any(isinstance(i, Unconverted) for i in obj["items"]))
+
+
+@contextlib.contextmanager
+def request_memo() -> Iterator[None]:
+    token = memo.start()
+    try:
+        yield
+    finally:
+        memo.MEMO.reset(token)
+
+
+class ConversionFailed(E.StatusError):
+    """A watch event that could not be converted: the `InternalError` the watch ends with."""
+
+
+async def present_event(present: Callable[[Any], Any], obj: dict[str, Any], get_service: GetService) -> Any:
+    """A watch event's object in the watch's version: each event asks the webhook as it comes (its own memo); a
+    failed conversion is a `StatusError` the watch ends with."""
+    try:
+        with request_memo():
+            for _ in range(ATTEMPTS):
+                try:
+                    return present(obj)
+                except ConversionPending as pending:
+                    await resolve(pending, get_service)
+        raise failed(UNSETTLED)
+    except E.StatusError as exc:
+        raise ConversionFailed(internal(ValueError(exc.status.get("message", ""))).status) from None
+
+
+async def converting(run: Callable[[], Awaitable[Any]], get_service: GetService) -> Any:
+    """`run()` (a request's handling) again after each conversion it stopped for."""
+    with request_memo():
+        for _ in range(ATTEMPTS):
+            try:
+                return await run()
+            except ConversionPending as pending:
+                await resolve(pending, get_service)
+            except AnswerPending as pending:
+                return pending.finish(await answer(pending.obj, get_service))
+        raise failed(UNSETTLED)

@@ -1,0 +1,69 @@
+"""A custom resource's served versions other than the storage version (`customresource_handler.go` builds a
+storage per served version): `VersionView`s (registry/versions.py) over the storage version's store, converting
+with the CRD's `Converter`. A read needing a webhook's answer raises `ConversionPending` before anything is done;
+a write's answer is `Unconverted` when the write needs one."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..store import ListOptions
+from ..versions import ServedVersion, VersionView
+from .converter import Converter
+
+
+class CustomResourceView(VersionView):
+    """One served version of a CRD that is not its storage version."""
+
+    def __init__(self, base: Any, version: str, converter: Converter):
+        storage_api, api = base.api_version, f"{base.group}/{version}"
+        served = ServedVersion(version, lambda o: converter.convert(o, storage_api),
+                               lambda o: converter.convert(o, api))
+        super().__init__(base, served)
+        self.converter = converter
+        self.crd_name, self.storage_key, self.categories = base.crd_name, base.storage_key, base.categories
+        decode = base.__dict__.get("present")  # an object stored under an older schema, decoded (crd.py)
+        if decode is not None:
+            self._decode = decode
+        self.present_key = f"{self.api_version}@{getattr(base, 'present_key', base.api_version)}"
+
+    @property
+    def table_kind(self) -> str:
+        return self.base.table_kind
+
+    def _decode(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return obj
+
+    def present(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return super().present(self._decode(obj))
+
+    def _answer(self, obj: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(obj, dict) or obj.get("kind") not in (None, self.info.kind):
+            return obj  # a Status
+        out = self.converter.answer(obj, self.api_version)
+        return out if type(out) is not dict else self.present(obj)
+
+    def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return self.base._deleted_result(obj)
+
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
+        out = self.base.list(ns, opts, shared=shared)
+        self.converter.convert_all([self._decode(i) for i in out["items"]], self.api_version)  # all asked at once
+        out["items"] = [self.present(i) for i in out["items"]]
+        out["apiVersion"] = self.api_version
+        return out
+
+    def get_rendered(self, ns: str, name: str, render: Callable[[dict[str, Any]], Any]) -> Any:
+        if self.converter.webhook:  # every read asks the webhook, as upstream's decoding does
+            return render(self.get(ns, name, shared=True))
+        return super().get_rendered(ns, name, render)
+
+
+def served_views(base: Any, crd: dict[str, Any]) -> dict[str, CustomResourceView]:
+    """A view per served version of `crd` other than the storage version (`base`'s)."""
+    converter = Converter(crd)
+    out: dict[str, CustomResourceView] = {}
+    for v in (crd.get("spec") or {}).get("versions") or []:
+        if isinstance(v, dict) and v.get("served") and v.get("name") and v["name"] != base.version:
+            view = out[v["name"]] = CustomResourceView(base, v["name"], converter)
+            view.served_by(base)
+    return out

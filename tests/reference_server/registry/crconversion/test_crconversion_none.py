@@ -1,0 +1,117 @@
+"""A two-version CRD with `conversion.strategy: None` (registry/crconversion/ `Converter`, nop_converter.go):
+defaulted when absent, and one object served in both versions, only `apiVersion` differing, to kubectl 1.33 and
+the official client's DynamicClient (discovery, get, list, watch, create in the other version, server-side
+apply in each version with managedFields recorded per version)."""
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import yaml
+
+from tests.reference_server.test_real_clients import Kube, serve_kube
+from tests.tools import kubectl as kubectl_tool
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+GROUP = "nop.example.com"
+SCHEMA = {"openAPIV3Schema": {"type": "object", "properties": {
+    "spec": {"type": "object", "properties": {"size": {"type": "integer"}, "color": {"type": "string"}}}}}}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    yield from serve_kube(tmp_path_factory, "crconversion-none", flavor="bare")
+
+
+@pytest.fixture(scope="module")
+def crd(served: Kube) -> Iterator[str]:
+    """The CRD (no `conversion`: v1 defaults it): `v2` stored, `v1` served too."""
+    plural = f"g{uuid.uuid4().hex[:8]}"
+    body = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.{GROUP}"},
+            "spec": {"group": GROUP, "scope": "Namespaced",
+                     "names": {"plural": plural, "kind": "Gadget", "singular": plural},
+                     "versions": [{"name": "v1", "served": True, "storage": False, "schema": SCHEMA},
+                                  {"name": "v2", "served": True, "storage": True, "schema": SCHEMA}]}}
+    r = served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10)
+    assert r.status_code == 201, r.text
+    yield plural
+    served.http.delete(f"{served.server.url}{CRDS}/{plural}.{GROUP}", timeout=10)
+
+
+def test_conversion_defaults_to_none(served: Kube, crd: str) -> None:
+    got = served.get(f"{CRDS}/{crd}.{GROUP}").json()
+    assert got["spec"]["conversion"] == {"strategy": "None"}
+    assert got["status"]["storedVersions"] == ["v2"]
+    # a new storage version joins storedVersions (strategy.go PrepareForUpdate)
+    versions = [{**v, "storage": v["name"] == "v1"} for v in got["spec"]["versions"]]
+    r = served.http.patch(f"{served.server.url}{CRDS}/{crd}.{GROUP}", timeout=10,
+                          data=json.dumps({"spec": {"versions": versions}}),
+                          headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["status"]["storedVersions"] == ["v2", "v1"]
+    versions = [{**v, "storage": v["name"] == "v2"} for v in got["spec"]["versions"]]
+    r = served.http.patch(f"{served.server.url}{CRDS}/{crd}.{GROUP}", timeout=10,
+                          data=json.dumps({"spec": {"versions": versions}}),
+                          headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200 and r.json()["status"]["storedVersions"] == ["v2", "v1"], r.text
+
+
+def test_dynamic_client_reads_both_versions(served: Kube, crd: str, tmp_path: Path) -> None:
+    from kubernetes import config, dynamic
+    from kubernetes.dynamic.exceptions import ConflictError
+
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    try:
+        dc = dynamic.DynamicClient(api_client, cache_file=str(tmp_path / "discovery.json"))
+        v1 = dc.resources.get(api_version=f"{GROUP}/v1", kind="Gadget")
+        v2 = dc.resources.get(api_version=f"{GROUP}/v2", kind="Gadget")
+        created = v1.create(body={"apiVersion": f"{GROUP}/v1", "kind": "Gadget", "metadata": {"name": "dyn"},
+                                  "spec": {"size": 3}}, namespace="default")
+        assert (created.apiVersion, created.spec.size) == (f"{GROUP}/v1", 3)
+        for res, version in ((v1, "v1"), (v2, "v2")):
+            got = res.get(name="dyn", namespace="default")
+            assert (got.apiVersion, got.spec.size, got.metadata.uid) == (f"{GROUP}/{version}", 3,
+                                                                         created.metadata.uid)
+            listed = res.get(namespace="default")
+            assert listed.apiVersion == f"{GROUP}/{version}"
+            assert [(i.apiVersion, i.metadata.name) for i in listed.items] == [(f"{GROUP}/{version}", "dyn")]
+            events = [(e["type"], e["object"].apiVersion) for e in res.watch(namespace="default", timeout=1)]
+            assert events == [("ADDED", f"{GROUP}/{version}")]
+        # server-side apply in each version: each manager's entry records the version it applied in
+        applied = v1.server_side_apply(body={"apiVersion": f"{GROUP}/v1", "kind": "Gadget",
+                                             "metadata": {"name": "dyn"}, "spec": {"color": "red"}},
+                                       namespace="default", field_manager="one")
+        assert applied.spec.to_dict() == {"size": 3, "color": "red"}
+        size = {"apiVersion": f"{GROUP}/v2", "kind": "Gadget", "metadata": {"name": "dyn"}, "spec": {"size": 4}}
+        with pytest.raises(ConflictError) as conflict:  # the creator's entry, recorded in v1, compared in v2
+            v2.server_side_apply(body=size, namespace="default", field_manager="two")
+        assert f"using {GROUP}/v1:" in json.loads(conflict.value.body)["message"]
+        v2.server_side_apply(body=size, namespace="default", field_manager="two", force_conflicts=True)
+        got = v2.get(name="dyn", namespace="default")
+        managers = {m.manager: (m.operation, m.apiVersion) for m in got.metadata.managedFields}
+        assert managers["one"] == ("Apply", f"{GROUP}/v1") and managers["two"] == ("Apply", f"{GROUP}/v2")
+        assert got.spec.to_dict() == {"size": 4, "color": "red"}
+        v2.delete(name="dyn", namespace="default")
+    finally:
+        api_client.close()
+
+
+def test_kubectl_reads_both_versions(served: Kube, crd: str, tmp_path: Path) -> None:
+    if served.binary is None:
+        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
+    manifest = tmp_path / "gadget.yaml"
+    manifest.write_text(yaml.safe_dump({"apiVersion": f"{GROUP}/v1", "kind": "Gadget",
+                                        "metadata": {"name": "kc", "namespace": "default"}, "spec": {"size": 1}}))
+    assert served.ok("create", "-f", str(manifest)) == f"gadget.{GROUP}/kc created\n"
+    for version in ("v1", "v2"):
+        out = json.loads(served.ok("get", f"{crd}.{version}.{GROUP}", "kc", "-n", "default", "-o", "json"))
+        assert (out["apiVersion"], out["spec"]) == (f"{GROUP}/{version}", {"size": 1})
+    # the preferred version (v2: kube-aware version order) is kubectl's default
+    out = json.loads(served.ok("get", crd, "kc", "-n", "default", "-o", "json"))
+    assert out["apiVersion"] == f"{GROUP}/v2"
+    assert served.ok("delete", f"{crd}.v1.{GROUP}", "kc", "-n", "default") == f"gadget.{GROUP} \"kc\" deleted\n"
+    assert served.get(f"/apis/{GROUP}/v2/namespaces/default/{crd}/kc").status_code == 404

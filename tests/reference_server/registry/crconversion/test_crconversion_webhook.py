@@ -1,0 +1,257 @@
+"""CRD conversion webhooks (registry/crconversion/, http/crconversion.py): a two-version CRD (`v1` stored,
+`v1beta1` served) whose webhook (the admission tests' local HTTPS server, answering ConversionReviews here)
+renames `spec.replicas` (v1) to `spec.count` (v1beta1). Checked: the ConversionReview the server sends, the
+converted objects of get, list, watch, create, update and patch, and each failure's status and message as
+`webhook_converter.go` words it."""
+from __future__ import annotations
+
+import copy
+import json
+import re
+import uuid
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.test_admission_webhooks import Hook
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+GROUP = "conv.example.com"
+SCHEMA = {"openAPIV3Schema": {"type": "object", "properties": {
+    "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}
+
+
+def _rename(obj: dict[str, Any], desired: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    spec = out.setdefault("spec", {})
+    if desired.endswith("/v1beta1") and "replicas" in spec:
+        spec["count"] = spec.pop("replicas")
+    if desired.endswith("/v1") and "count" in spec:
+        spec["replicas"] = spec.pop("count")
+    out["apiVersion"] = desired
+    return out
+
+
+class ConversionHook(Hook):
+    """Answers ConversionReviews: `/convert` (renames the field), `/labels` (also sets a label and changes
+    metadata it may not: ignored), `/failure`, `/empty`, `/wronguid`, `/wrongversion`, `/rename` (another
+    name), `/broken` (HTTP 500)."""
+
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        req = body["request"]
+        if path == "/broken":
+            return 500, {"oops": True}
+        objects = [_rename(o, req["desiredAPIVersion"]) for o in req["objects"]]
+        result: dict[str, Any] = {"status": "Success"}
+        uid = req["uid"]
+        if path == "/labels":
+            for o in objects:
+                o["metadata"]["labels"] = {"converted-to": req["desiredAPIVersion"].split("/")[1]}
+                o["metadata"]["generation"] = 42
+        if path == "/failure":
+            objects, result = [], {"status": "Failure", "message": "custom webhook conversion error"}
+        if path == "/empty":
+            objects = []
+        if path == "/wronguid":
+            uid = "nope"
+        if path == "/wrongversion":
+            objects = [{**o, "apiVersion": f"{GROUP}/v2"} for o in objects]
+        if path == "/rename":
+            for o in objects:
+                o["metadata"]["name"] = "other"
+        return 200, {"apiVersion": body["apiVersion"], "kind": "ConversionReview",
+                     "response": {"uid": uid, "convertedObjects": objects, "result": result}}
+
+
+@pytest.fixture(scope="module")
+def hook() -> Iterator[ConversionHook]:
+    h = ConversionHook()
+    yield h
+    h.stop()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RunningServer]:
+    srv = start_embedded()
+    yield srv
+    srv.stop()
+
+
+class Widgets:
+    """One CRD of the module's server (a fresh plural per test) and its URLs."""
+
+    def __init__(self, server: RunningServer, hook: ConversionHook, path: str = "/convert",
+                 review_versions: tuple[str, ...] = ("v1", "v1beta1")):
+        self.server, self.hook = server, hook
+        self.plural = f"w{uuid.uuid4().hex[:8]}"
+        self.name = f"{self.plural}.{GROUP}"
+        crd = {"metadata": {"name": self.name}, "spec": {
+            "group": GROUP, "scope": "Namespaced", "names": {"plural": self.plural, "kind": "Widget"},
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": SCHEMA},
+                         {"name": "v1beta1", "served": True, "storage": False, "schema": SCHEMA}],
+            "conversion": self.conversion(path, review_versions)}}
+        r = requests.post(f"{server.url}{CRDS}", json=crd)
+        assert r.status_code == 201, r.text
+
+    def conversion(self, path: str, review_versions: tuple[str, ...] = ("v1", "v1beta1"),
+                   client_config: dict[str, Any] | None = None) -> dict[str, Any]:
+        cc = client_config or {"url": f"{self.hook.url}{path}", "caBundle": self.hook.ca_bundle}
+        return {"strategy": "Webhook", "webhook": {"clientConfig": cc,
+                                                   "conversionReviewVersions": list(review_versions)}}
+
+    def use(self, path: str, **kw: Any) -> None:
+        """Point the CRD's webhook at another path (or `client_config`)."""
+        r = requests.patch(f"{self.server.url}{CRDS}/{self.name}", data=json.dumps(
+            {"spec": {"conversion": self.conversion(path, **kw)}}),
+            headers={"Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 200, r.text
+
+    def url(self, version: str, name: str = "") -> str:
+        base = f"{self.server.url}/apis/{GROUP}/{version}/namespaces/default/{self.plural}"
+        return f"{base}/{name}" if name else base
+
+    def create(self, version: str, name: str, spec: dict[str, Any]) -> requests.Response:
+        return requests.post(self.url(version), json={"apiVersion": f"{GROUP}/{version}", "kind": "Widget",
+                                                      "metadata": {"name": name}, "spec": spec})
+
+
+@pytest.fixture
+def widgets(server: RunningServer, hook: ConversionHook) -> Iterator[Widgets]:
+    w = Widgets(server, hook)
+    yield w
+    requests.delete(f"{server.url}{CRDS}/{w.name}")
+
+
+def reviews_since(hook: ConversionHook, start: int) -> list[tuple[str, dict[str, Any]]]:
+    return hook.reviews[start:]
+
+
+def test_create_in_served_version_stores_the_storage_version(widgets: Widgets, hook: ConversionHook) -> None:
+    start = len(hook.reviews)
+    r = widgets.create("v1beta1", "a", {"count": 3})
+    assert r.status_code == 201, r.text
+    assert r.json()["apiVersion"] == f"{GROUP}/v1beta1" and r.json()["spec"] == {"count": 3}
+    sent = reviews_since(hook, start)
+    path, review = sent[0]
+    assert path == "/convert?timeout=30s"
+    assert (review["apiVersion"], review["kind"]) == ("apiextensions.k8s.io/v1", "ConversionReview")
+    req = review["request"]
+    assert req["desiredAPIVersion"] == f"{GROUP}/v1" and re.fullmatch(r"[0-9a-f-]{36}", req["uid"])
+    assert [o["apiVersion"] for o in req["objects"]] == [f"{GROUP}/v1beta1"]
+    assert req["objects"][0]["spec"] == {"count": 3} and req["objects"][0]["metadata"]["name"] == "a"
+    # the answer went back through the webhook, to v1beta1
+    assert sent[-1][1]["request"]["desiredAPIVersion"] == f"{GROUP}/v1beta1"
+    # stored in v1: read in v1 (no webhook call) and in v1beta1 (one)
+    start = len(hook.reviews)
+    got = requests.get(widgets.url("v1", "a")).json()
+    assert got["apiVersion"] == f"{GROUP}/v1" and got["spec"] == {"replicas": 3}
+    assert len(hook.reviews) == start
+    got = requests.get(widgets.url("v1beta1", "a")).json()
+    assert got["apiVersion"] == f"{GROUP}/v1beta1" and got["spec"] == {"count": 3}
+    assert len(hook.reviews) == start + 1
+    assert hook.reviews[-1][1]["request"]["objects"][0]["spec"] == {"replicas": 3}
+
+
+def test_list_watch_update_patch_are_converted(widgets: Widgets, hook: ConversionHook) -> None:
+    for i, name in enumerate(("a", "b")):
+        assert widgets.create("v1", name, {"replicas": i + 1}).status_code == 201
+    listed = requests.get(widgets.url("v1beta1")).json()
+    assert listed["apiVersion"] == f"{GROUP}/v1beta1"
+    assert [(o["apiVersion"], o["spec"]) for o in listed["items"]] == [(f"{GROUP}/v1beta1", {"count": 1}),
+                                                                       (f"{GROUP}/v1beta1", {"count": 2})]
+    with requests.get(widgets.url("v1beta1"), params={"watch": "1", "resourceVersion": "0", "timeoutSeconds": "1"},
+                      stream=True, timeout=30) as w:
+        events = [json.loads(line) for line in w.iter_lines() if line]
+    assert [(e["type"], e["object"]["apiVersion"], e["object"]["spec"]) for e in events] == [
+        ("ADDED", f"{GROUP}/v1beta1", {"count": 1}), ("ADDED", f"{GROUP}/v1beta1", {"count": 2})]
+    obj = requests.get(widgets.url("v1beta1", "a")).json()
+    obj["spec"]["count"] = 5
+    r = requests.put(widgets.url("v1beta1", "a"), json=obj)
+    assert r.status_code == 200 and r.json()["spec"] == {"count": 5}, r.text
+    assert requests.get(widgets.url("v1", "a")).json()["spec"] == {"replicas": 5}
+    r = requests.patch(widgets.url("v1beta1", "b"), data=json.dumps({"spec": {"count": 7}}),
+                       headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200 and r.json()["spec"] == {"count": 7}, r.text
+    assert requests.get(widgets.url("v1", "b")).json()["spec"] == {"replicas": 7}
+    r = requests.delete(widgets.url("v1beta1"))
+    assert r.status_code == 200, r.text
+    assert sorted((o["apiVersion"], o["spec"]["count"]) for o in r.json()["items"]) == [
+        (f"{GROUP}/v1beta1", 5), (f"{GROUP}/v1beta1", 7)]
+
+
+def test_webhook_sets_labels_not_other_metadata(widgets: Widgets) -> None:
+    created = widgets.create("v1", "a", {"replicas": 1}).json()
+    widgets.use("/labels")
+    got = requests.get(widgets.url("v1beta1", "a")).json()
+    assert got["metadata"]["labels"] == {"converted-to": "v1beta1"}
+    assert got["metadata"]["generation"] == created["metadata"]["generation"] == 1
+
+
+def test_v1beta1_review(widgets: Widgets, hook: ConversionHook) -> None:
+    assert widgets.create("v1", "a", {"replicas": 1}).status_code == 201
+    widgets.use("/convert", review_versions=("v1beta1", "v1"))
+    got = requests.get(widgets.url("v1beta1", "a"))
+    assert got.status_code == 200 and got.json()["spec"] == {"count": 1}
+    assert hook.reviews[-1][1]["apiVersion"] == "apiextensions.k8s.io/v1beta1"
+
+
+FAILURES = [
+    ("/failure", "conversion webhook for {g}/v1, Kind=Widget failed: custom webhook conversion error"),
+    ("/empty", "conversion webhook for {g}/v1, Kind=Widget returned 0 objects, expected 1"),
+    ("/wronguid", 'conversion webhook for {g}/v1, Kind=Widget failed: expected response.uid="{uid}", got "nope"'),
+    ("/wrongversion", "conversion webhook for {g}/v1, Kind=Widget returned invalid object at index 0: invalid "
+                      "groupVersion (expected {g}/v1beta1, received {g}/v2)"),
+    ("/rename", "conversion webhook for {g}/v1, Kind=Widget returned invalid object: must have the same name: "
+                "a != other"),
+    ("/broken", 'conversion webhook for {g}/v1, Kind=Widget failed: an error on the server ("{{"oops": true}}") '
+                "has prevented the request from succeeding"),
+]
+
+
+@pytest.mark.parametrize("path, message", FAILURES)
+def test_failed_conversion(widgets: Widgets, hook: ConversionHook, path: str, message: str) -> None:
+    assert widgets.create("v1", "a", {"replicas": 1}).status_code == 201
+    widgets.use(path)
+    for url in (widgets.url("v1beta1", "a"), widgets.url("v1beta1")):
+        r = requests.get(url)
+        uid = hook.reviews[-1][1]["request"]["uid"]
+        assert r.status_code == 500, r.text
+        assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                            "message": message.format(g=GROUP, uid=uid), "code": 500}
+
+
+def test_failed_conversion_writes_nothing(widgets: Widgets) -> None:
+    widgets.use("/failure")
+    r = widgets.create("v1beta1", "b", {"count": 1})
+    assert r.status_code == 500
+    assert r.json()["message"] == (f"conversion webhook for {GROUP}/v1beta1, Kind=Widget failed: custom webhook "
+                                   "conversion error")
+    assert requests.get(widgets.url("v1", "b")).status_code == 404
+
+
+def test_failed_conversion_ends_a_watch(widgets: Widgets) -> None:
+    assert widgets.create("v1", "a", {"replicas": 1}).status_code == 201
+    widgets.use("/failure")
+    with requests.get(widgets.url("v1beta1"), params={"watch": "1", "resourceVersion": "0", "timeoutSeconds": "30"},
+                      stream=True, timeout=30) as w:
+        events = [json.loads(line) for line in w.iter_lines() if line]
+    message = f"conversion webhook for {GROUP}/v1, Kind=Widget failed: custom webhook conversion error"
+    assert events == [{"type": "ERROR", "object": {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": f"Internal error occurred: {message}", "reason": "InternalError",
+        "details": {"causes": [{"message": message}]}, "code": 500}}]
+
+
+def test_service_reference_fails_as_on_a_cluster_without_endpoints(widgets: Widgets) -> None:
+    assert widgets.create("v1", "a", {"replicas": 1}).status_code == 201
+    widgets.use("", client_config={"url": None,  # (a merge patch: the URL removed)
+                                   "service": {"name": "convert", "namespace": "default", "path": "/convert"}})
+    r = requests.get(widgets.url("v1beta1", "a"))
+    assert r.status_code == 500
+    assert r.json()["message"] == (f"conversion webhook for {GROUP}/v1, Kind=Widget failed: Post "
+                                   '"https://convert.default.svc:443/convert?timeout=30s": service "convert" not '
+                                   "found")
+    crd = requests.get(f"{widgets.server.url}{CRDS}/{widgets.name}").json()
+    assert crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["port"] == 443  # v1's default
