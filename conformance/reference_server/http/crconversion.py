@@ -1,61 +1,21 @@
 """Where a custom resource request meets its CRD's conversion webhook (registry/crconversion/): the registry is
 synchronous, so a conversion it has no answer for stops the request before anything is written
-(`ConversionPending`); here the webhook is awaited (admission/webhooks/client.py's POST, a service reference
-resolved as the admission webhooks' are), its answer checked and remembered for the request, and the request run
-again. A write's answer still to be converted (`Unconverted`) is converted on the way out.
-
-A failed conversion is upstream's error that is not an API status (`responsewriters.ErrorToAPIStatus`): 500,
-no reason, the converter's message (`conversion webhook for <group>/<version>, Kind=<kind> failed: ...`)."""
+(`ConversionPending`); here the webhook is awaited (registry/crconversion/webhook.py), its answer remembered for
+the request, and the request run again. A write's answer still to be converted (`Unconverted`) is converted on
+the way out. A watch converts each event as it comes; a failed conversion ends it with the `InternalError`
+event etcd3's watcher sends (`transformErrorToEvent`)."""
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from typing import Any, Awaitable, Callable, Iterator
 
 from .. import apierrors as E
-from ..admission.webhooks import client
 from ..admission.webhooks.review import internal
-from ..registry.crconversion import ConversionPending, Unconverted, memo, review
-from ..registry.crconversion.converter import Converter
+from ..registry.crconversion import ConversionPending, Unconverted, memo
+from ..registry.crconversion.webhook import GetService, convert, failed, resolve
 
 ATTEMPTS = 8  # a request whose conversions keep changing (a webhook answering differently each time) gives up
 UNSETTLED = "conversion did not settle: the conversion webhook answered differently each time"
-GetService = Callable[[str, str], "dict[str, Any] | None"]
-
-
-def failed(message: str) -> E.StatusError:
-    """A non-status error as `ErrorToAPIStatus` answers it."""
-    return E.StatusError(E.status_dict(500, None, message))
-
-
-async def convert(converter: Converter, obj: dict[str, Any], desired: str, get_service: GetService) -> dict[str, Any]:
-    """`webhookConverter.Convert` of one object: the converted object, or a `StatusError`."""
-    version = review.review_version(converter.review_versions)
-    if version is None:
-        raise failed("no supported conversion review versions")
-    sent = review.request(version, [obj], desired)
-    prefix = f"conversion webhook for {review.gvk(str(obj.get('apiVersion') or ''), str(obj.get('kind') or ''))}"
-    try:
-        body = await client.post(converter.hook(), sent, get_service)
-        objects = review.converted_objects(sent, body)
-    except (client.PostError, review.ConversionError) as exc:
-        raise failed(f"{prefix} failed: {exc}") from None
-    if len(objects) != 1:
-        raise failed(f"{prefix} returned {len(objects)} objects, expected 1")
-    try:
-        return review.check_converted(obj, objects[0], desired)
-    except review.ConversionError as exc:
-        raise failed(str(exc)) from None
-
-
-async def resolve(pending: ConversionPending, get_service: GetService) -> None:
-    """Ask the webhook for every object `pending` names (one review each, at once) and remember the answers."""
-    answers = await asyncio.gather(*(convert(pending.converter, o, pending.api_version, get_service)
-                                     for o in pending.objects), return_exceptions=True)
-    for obj, answer in zip(pending.objects, answers):
-        if isinstance(answer, BaseException):
-            raise answer
-        memo.remember(obj, pending.api_version, answer)
 
 
 async def answer(obj: Any, get_service: GetService) -> Any:

@@ -41,6 +41,7 @@ from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
 from ...registry import Registry
+from ...registry.webhooktransport import service_lookup
 from .. import chain
 from . import client, review
 from .latency import tracking as webhook_time
@@ -71,15 +72,8 @@ class WebhookAdmission:
         return (ns.get("metadata") or {}).get("labels") or {}
 
     def service(self, namespace: str, name: str) -> dict[str, Any] | None:
-        """The Service a webhook's `service` reference names (None: none); CRD conversion webhooks resolve
-        theirs here too (http/crconversion.py)."""
-        services = self.registry.content("services")
-        if services is None:
-            return None
-        try:
-            return services.get(namespace, name, shared=True)
-        except E.StatusError:
-            return None
+        """The Service a webhook's `service` reference names (None: none)."""
+        return service_lookup(self.registry)(namespace, name)
 
     def active(self) -> bool:
         """Any configuration stored at all (the fast path of every write skips this room otherwise)."""

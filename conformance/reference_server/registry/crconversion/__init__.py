@@ -8,8 +8,11 @@ whose codec encodes to the storage version and decodes to the request's).
   it has no answer for raises `ConversionPending` (before any write is made) and the HTTP layer
   (http/crconversion.py) awaits the webhook, remembers the answer for the request (`memo.py`) and runs the
   request again; an answer needed after a write was made is awaited on the way out instead (`Unconverted`).
-- `review.py`: the ConversionReview (v1 or v1beta1, the first of `conversionReviewVersions` this server
+- `webhook.py`: the webhook's call (registry/webhooktransport.py, the admission webhooks' client) for each
+  object; `review.py`: the ConversionReview (v1 or v1beta1, the first of `conversionReviewVersions` this server
   speaks), the checks of the webhook's answer and `restoreObjectMeta`, with upstream's error texts.
+- `views.py`: the served versions' stores. The namespace deleter converts to each resource's preferred version
+  as upstream's does (controller/crconversion.py).
 
 `registry/versions.py`'s `VersionView` serves the other versions over the storage version's store, as it does
 for HPAs; `registry/crd.py` installs one per served version that is not the storage version."""

@@ -33,7 +33,7 @@ class Converter:
         return self.strategy == "Webhook"
 
     def hook(self) -> dict[str, Any]:
-        """The webhook as admission/webhooks/client.py posts to it (`webhookClientConfigForCRD`)."""
+        """The webhook as registry/webhooktransport.py posts to it (`webhookClientConfigForCRD`)."""
         cc = dict(self.client_config)
         if isinstance(cc.get("service"), dict):
             cc["service"] = {"port": 443, **cc["service"]}

@@ -83,14 +83,14 @@ class Widgets:
     """One CRD of the module's server (a fresh plural per test) and its URLs."""
 
     def __init__(self, server: RunningServer, hook: ConversionHook, path: str = "/convert",
-                 review_versions: tuple[str, ...] = ("v1", "v1beta1")):
+                 review_versions: tuple[str, ...] = ("v1", "v1beta1"), storage: str = "v1"):
         self.server, self.hook = server, hook
         self.plural = f"w{uuid.uuid4().hex[:8]}"
         self.name = f"{self.plural}.{GROUP}"
         crd = {"metadata": {"name": self.name}, "spec": {
             "group": GROUP, "scope": "Namespaced", "names": {"plural": self.plural, "kind": "Widget"},
-            "versions": [{"name": "v1", "served": True, "storage": True, "schema": SCHEMA},
-                         {"name": "v1beta1", "served": True, "storage": False, "schema": SCHEMA}],
+            "versions": [{"name": "v1", "served": True, "storage": storage == "v1", "schema": SCHEMA},
+                         {"name": "v1beta1", "served": True, "storage": storage == "v1beta1", "schema": SCHEMA}],
             "conversion": self.conversion(path, review_versions)}}
         r = requests.post(f"{server.url}{CRDS}", json=crd)
         assert r.status_code == 201, r.text
@@ -108,13 +108,13 @@ class Widgets:
             headers={"Content-Type": "application/merge-patch+json"})
         assert r.status_code == 200, r.text
 
-    def url(self, version: str, name: str = "") -> str:
-        base = f"{self.server.url}/apis/{GROUP}/{version}/namespaces/default/{self.plural}"
+    def url(self, version: str, name: str = "", ns: str = "default") -> str:
+        base = f"{self.server.url}/apis/{GROUP}/{version}/namespaces/{ns}/{self.plural}"
         return f"{base}/{name}" if name else base
 
-    def create(self, version: str, name: str, spec: dict[str, Any]) -> requests.Response:
-        return requests.post(self.url(version), json={"apiVersion": f"{GROUP}/{version}", "kind": "Widget",
-                                                      "metadata": {"name": name}, "spec": spec})
+    def create(self, version: str, name: str, spec: dict[str, Any], ns: str = "default") -> requests.Response:
+        return requests.post(self.url(version, ns=ns), json={"apiVersion": f"{GROUP}/{version}", "kind": "Widget",
+                                                             "metadata": {"name": name}, "spec": spec})
 
 
 @pytest.fixture
@@ -255,3 +255,68 @@ def test_service_reference_fails_as_on_a_cluster_without_endpoints(widgets: Widg
                                    "found")
     crd = requests.get(f"{widgets.server.url}{CRDS}/{widgets.name}").json()
     assert crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["port"] == 443  # v1's default
+
+
+def test_server_side_apply_in_a_converted_version(widgets: Widgets, hook: ConversionHook) -> None:
+    """Apply through v1beta1: merged in v1beta1, stored in v1, each manager's entry in the version it wrote in."""
+    assert widgets.create("v1", "a", {"replicas": 1}).status_code == 201
+    body = {"apiVersion": f"{GROUP}/v1beta1", "kind": "Widget", "metadata": {"name": "a"},
+            "spec": {"count": 2, "color": "red"}}
+    r = requests.patch(widgets.url("v1beta1", "a"), params={"fieldManager": "applier"}, data=json.dumps(body),
+                       headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 409, r.text  # spec.count is spec.replicas, the creator's: named in its version
+    assert r.json()["message"] == ("Apply failed with 1 conflict: conflict with \"python-requests\" using "
+                                   f"{GROUP}/v1: .spec.replicas")
+    r = requests.patch(widgets.url("v1beta1", "a"), params={"fieldManager": "applier", "force": "true"},
+                       data=json.dumps(body), headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 200, r.text
+    assert r.json()["spec"] == {"count": 2, "color": "red"}
+    stored = requests.get(widgets.url("v1", "a")).json()
+    assert stored["spec"] == {"replicas": 2, "color": "red"}
+    assert {(m["manager"], m["operation"], m["apiVersion"]) for m in stored["metadata"]["managedFields"]} == {
+        ("python-requests", "Update", f"{GROUP}/v1"), ("applier", "Apply", f"{GROUP}/v1beta1")}
+
+
+def test_namespace_deletion_waits_for_the_webhook(server: RunningServer, hook: ConversionHook) -> None:
+    """The namespace controller deletes custom resources in their preferred version (v1 here, stored in v1beta1):
+    while the webhook fails, the namespace stays Terminating with the error in its conditions."""
+    w = Widgets(server, hook, "/failure", storage="v1beta1")
+    ns = f"conv-{uuid.uuid4().hex[:8]}"
+    try:
+        assert requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
+        assert w.create("v1beta1", "a", {"count": 1}, ns=ns).status_code == 201
+        assert requests.delete(f"{server.url}/api/v1/namespaces/{ns}").status_code == 200
+        message = f"conversion webhook for {GROUP}/v1beta1, Kind=Widget failed: custom webhook conversion error"
+        condition = wait_for_condition(server, ns, "NamespaceDeletionContentFailure")
+        assert (condition["status"], condition["reason"], condition["message"]) == (
+            "True", "ContentDeletionFailed", f"Failed to delete all resource types, 1 remaining: {message}")
+        assert requests.get(w.url("v1beta1", "a", ns=ns)).status_code == 200
+        w.use("/convert")
+        wait_for_gone(server, ns)
+    finally:
+        requests.delete(f"{server.url}{CRDS}/{w.name}")
+
+
+def _watch_namespace(server: RunningServer, ns: str, until: Any) -> None:
+    """Watch namespace `ns` until `until(event)` holds (30 s at most)."""
+    with requests.get(f"{server.url}/api/v1/namespaces", stream=True, timeout=40,
+                      params={"watch": "1", "fieldSelector": f"metadata.name={ns}", "timeoutSeconds": "30"}) as r:
+        for line in r.iter_lines():
+            if line and until(json.loads(line)):
+                return
+    raise AssertionError(f"namespace {ns}: not seen in time")
+
+
+def wait_for_condition(server: RunningServer, ns: str, typ: str) -> dict[str, Any]:
+    found: list[dict[str, Any]] = []
+
+    def holds(ev: dict[str, Any]) -> bool:
+        conds = (ev["object"].get("status") or {}).get("conditions") or []
+        found[:] = [c for c in conds if c["type"] == typ and c["status"] == "True"]
+        return bool(found)
+    _watch_namespace(server, ns, holds)
+    return found[0]
+
+
+def wait_for_gone(server: RunningServer, ns: str) -> None:
+    _watch_namespace(server, ns, lambda ev: ev["type"] == "DELETED")
