@@ -238,11 +238,19 @@ class CRDStore(GroupStore):
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
+    # another served version's strategy: the storage version's schema, whose pruning the object meets on its way
+    # to storage (`schemaCoercingConverter` after the conversion); None for the storage version's own
+    storage_schema: dict[str, Any] | None = None
+
     def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
                  rules: crdrules.Node | None = None):
         super().__init__(info)
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
         self.defaults = crschema.defaults_skeleton(schema)
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        if self.storage_schema is not None:
+            crschema.prune(obj, self.storage_schema, root=True)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
@@ -288,6 +296,24 @@ class CustomResourceStatusStrategy(CustomResourceStrategy):
             new["metadata"].pop("labels")
 
 
+def version_strategies(crd: dict[str, Any], version: dict[str, Any], info: ResourceInfo, storage: bool = False
+                       ) -> tuple[CustomResourceStrategy, CustomResourceStatusStrategy | None]:
+    """The strategy (and /status strategy) of one version of `crd`: its schema, subresources and rules
+    (`customresource_handler.go` builds a storage per version, each validating in its own version)."""
+    schema = (version.get("schema") or {}).get("openAPIV3Schema")
+    status_sub = "status" in ((version.get("subresources") or {}))
+    # compiled once per CRD uid, resourceVersion and version
+    rules = crdrules.validator_for(crd, schema, "" if storage else str(version.get("name") or ""))
+    strategy = CustomResourceStrategy(info, schema, status_sub, rules)
+    status = CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
+    stored = (storage_version(crd) or {}).get("schema") or {}
+    if not storage and stored.get("openAPIV3Schema") != schema:
+        for s in (strategy, status):
+            if s is not None:
+                s.storage_schema = stored.get("openAPIV3Schema")
+    return strategy, status
+
+
 class CustomResourceStore(GroupStore):
     """REST storage of one CRD's resources (its storage version)."""
 
@@ -301,16 +327,14 @@ class CustomResourceStore(GroupStore):
                             tuple(names.get("shortNames") or ()), namespaced=spec.get("scope") == "Namespaced",
                             fields=props if not (schema or {}).get("x-kubernetes-preserve-unknown-fields")
                             else frozenset(), name_rule="subdomain")
-        status_sub = "status" in ((version.get("subresources") or {}))
-        rules = crdrules.validator_for(crd, schema)  # compiled once per CRD uid and resourceVersion
-        strategy = CustomResourceStrategy(info, schema, status_sub, rules)
+        strategy, status_strategy = version_strategies(crd, version, info, storage=True)
         super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
                          spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
         self.storage_key = f"{names['plural']}.{spec['group']}"
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
-        self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
+        self.status_strategy = status_strategy
         self._schema, self._defaults = schema, strategy.defaults
         # every object of a CRD whose spec never changed (generation 1) was written under this schema: reads
         # need no fix-up, and skip even the check
@@ -378,7 +402,8 @@ class CustomResources:
                 except (KeyError, TypeError, AttributeError):
                     continue
                 self._cache[name] = cached
-                self._views[name] = served_views(cached[1], crd)
+                base = cached[1]
+                self._views[name] = served_views(base, crd, lambda v, b=base: version_strategies(crd, v, b.info))
             seen.add(name)
             out.append(cached[1])
         for name in set(self._cache) - seen:

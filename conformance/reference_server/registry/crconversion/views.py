@@ -4,22 +4,28 @@ with the CRD's `Converter`. A read needing a webhook's answer raises `Conversion
 a write's answer is `Unconverted` when the write needs one."""
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable
 
+from .. import crschema
 from ..store import ListOptions
-from ..versions import ServedVersion, VersionView
+from ..versions import Presented, ServedVersion, VersionView
 from .converter import Converter
 
 
 class CustomResourceView(VersionView):
     """One served version of a CRD that is not its storage version."""
 
-    def __init__(self, base: Any, version: str, converter: Converter):
+    def __init__(self, base: Any, version: str, converter: Converter, strategies: tuple[Any, Any]):
         storage_api, api = base.api_version, f"{base.group}/{version}"
         served = ServedVersion(version, lambda o: converter.convert(o, storage_api),
                                lambda o: converter.convert(o, api))
         super().__init__(base, served)
         self.converter = converter
+        if not converter.webhook:  # the same object in every version: validated in this one, by its schema
+            self.strategy, self.status_strategy = strategies
+        # read: pruned by this version's schema after the conversion (`schemaCoercingConverter`), when it differs
+        self._schema = strategies[0].schema if strategies[0].storage_schema is not None else None
         self.crd_name, self.storage_key, self.categories = base.crd_name, base.storage_key, base.categories
         decode = base.__dict__.get("present")  # an object stored under an older schema, decoded (crd.py)
         if decode is not None:
@@ -34,13 +40,30 @@ class CustomResourceView(VersionView):
         return obj
 
     def present(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return super().present(self._decode(obj))
+        out = super().present(self._decode(obj))
+        if self._schema is not None and out is not obj and crschema.needs_pruning(out, self._schema, root=True):
+            out = Presented(copy.deepcopy(dict(out)))
+            out.stored = obj
+            crschema.prune(out, self._schema, root=True)
+        return out
 
     def _answer(self, obj: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(obj, dict) or obj.get("kind") not in (None, self.info.kind):
             return obj  # a Status
         out = self.converter.answer(obj, self.api_version)
         return out if type(out) is not dict else self.present(obj)
+
+    # ---- writes: this version's strategy (strategy None), the base's store --------------------------
+    def _own_strategy(self, kw: dict[str, Any]) -> dict[str, Any]:
+        if self.converter.webhook:
+            return kw
+        return {**kw, "strategy": kw.get("strategy") or self.strategy}
+
+    def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        return super().create(obj, **self._own_strategy(kw))
+
+    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+        return super().update(ns, name, body, **self._own_strategy(kw))
 
     def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
         return self.base._deleted_result(obj)
@@ -58,12 +81,14 @@ class CustomResourceView(VersionView):
         return super().get_rendered(ns, name, render)
 
 
-def served_views(base: Any, crd: dict[str, Any]) -> dict[str, CustomResourceView]:
-    """A view per served version of `crd` other than the storage version (`base`'s)."""
+def served_views(base: Any, crd: dict[str, Any],
+                 strategies: Callable[[dict[str, Any]], tuple[Any, Any]]) -> dict[str, CustomResourceView]:
+    """A view per served version of `crd` other than the storage version (`base`'s); `strategies(version)`:
+    that version's (strategy, status strategy)."""
     converter = Converter(crd)
     out: dict[str, CustomResourceView] = {}
     for v in (crd.get("spec") or {}).get("versions") or []:
         if isinstance(v, dict) and v.get("served") and v.get("name") and v["name"] != base.version:
-            view = out[v["name"]] = CustomResourceView(base, v["name"], converter)
+            view = out[v["name"]] = CustomResourceView(base, v["name"], converter, strategies(v))
             view.served_by(base)
     return out

@@ -115,3 +115,47 @@ def test_kubectl_reads_both_versions(served: Kube, crd: str, tmp_path: Path) -> 
     assert out["apiVersion"] == f"{GROUP}/v2"
     assert served.ok("delete", f"{crd}.v1.{GROUP}", "kc", "-n", "default") == f"gadget.{GROUP} \"kc\" deleted\n"
     assert served.get(f"/apis/{GROUP}/v2/namespaces/default/{crd}/kc").status_code == 404
+
+
+V1 = {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "size": {"type": "integer"}, "color": {"type": "string"}}}}}}
+V1BETA1 = {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "size": {"type": "integer", "maximum": 10}, "legacy": {"type": "string", "default": "old"}}}}}}
+
+
+@pytest.fixture
+def schemas(served: Kube) -> Iterator[str]:
+    """A CRD whose versions' schemas differ: `v1` stored (`color`), `v1beta1` (`legacy`, `size` at most 10)."""
+    plural = f"s{uuid.uuid4().hex[:8]}"
+    body = {"metadata": {"name": f"{plural}.{GROUP}"},
+            "spec": {"group": GROUP, "scope": "Namespaced", "names": {"plural": plural, "kind": "Shaped"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": V1},
+                                  {"name": "v1beta1", "served": True, "storage": False, "schema": V1BETA1}]}}
+    r = served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10)
+    assert r.status_code == 201, r.text
+    yield plural
+    served.http.delete(f"{served.server.url}{CRDS}/{plural}.{GROUP}", timeout=10)
+
+
+def test_each_version_its_own_schema(served: Kube, schemas: str) -> None:
+    """customresource_handler.go: a request is decoded, defaulted and validated in its version's schema; the
+    object is pruned by the storage version's on its way to storage, and by the reader's version's after the
+    conversion on the way out (`schemaCoercingConverter`)."""
+    def url(version: str, name: str = "") -> str:
+        return f"{served.server.url}/apis/{GROUP}/{version}/namespaces/default/{schemas}" + (f"/{name}" if name else "")
+
+    def post(version: str, name: str, spec: dict[str, Any]) -> Any:
+        return served.http.post(url(version), timeout=10, json={"apiVersion": f"{GROUP}/{version}", "kind": "Shaped",
+                                                                "metadata": {"name": name}, "spec": spec})
+    r = post("v1beta1", "big", {"size": 20})
+    assert r.status_code == 422, r.text
+    assert r.json()["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "spec.size",
+                                              "message": "Invalid value: 20: spec.size in body should be less than "
+                                                         "or equal to 10"}]
+    assert post("v1", "big", {"size": 20, "color": "red"}).status_code == 201  # v1 has no maximum
+    got = served.http.get(url("v1beta1", "big"), timeout=10).json()
+    assert got["spec"] == {"size": 20}  # `color` is not v1beta1's
+    r = post("v1beta1", "small", {"size": 1, "color": "red"})
+    assert r.status_code == 201 and r.json()["spec"] == {"size": 1}, r.text  # the answer: what was stored, read
+    stored = served.http.get(url("v1", "small"), timeout=10).json()
+    assert stored["spec"] == {"size": 1}  # `color` pruned by v1beta1, `legacy` (its default) by v1
