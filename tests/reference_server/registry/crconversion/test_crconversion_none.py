@@ -26,20 +26,25 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
     yield from serve_kube(tmp_path_factory, "crconversion-none", flavor="bare")
 
 
-@pytest.fixture(scope="module")
-def crd(served: Kube) -> Iterator[str]:
-    """The CRD (no `conversion`: v1 defaults it): `v2` stored, `v1` served too."""
-    plural = f"g{uuid.uuid4().hex[:8]}"
-    body = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": f"{plural}.{GROUP}"},
-            "spec": {"group": GROUP, "scope": "Namespaced",
-                     "names": {"plural": plural, "kind": "Gadget", "singular": plural},
-                     "versions": [{"name": "v1", "served": True, "storage": False, "schema": SCHEMA},
-                                  {"name": "v2", "served": True, "storage": True, "schema": SCHEMA}]}}
+def make_crd(served: Kube, kind: str, versions: list[tuple[str, bool, dict[str, Any]]]) -> Iterator[str]:
+    """A namespaced CRD of `kind` without `conversion`, its `versions` (name, storage, schema) all served; yields
+    its plural (also its singular), deletes it after."""
+    plural = f"{kind[0].lower()}{uuid.uuid4().hex[:8]}"
+    body = {"metadata": {"name": f"{plural}.{GROUP}"},
+            "spec": {"group": GROUP, "scope": "Namespaced", "names": {"plural": plural, "kind": kind,
+                                                                       "singular": plural},
+                     "versions": [{"name": name, "served": True, "storage": storage, "schema": schema}
+                                  for name, storage, schema in versions]}}
     r = served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10)
     assert r.status_code == 201, r.text
     yield plural
     served.http.delete(f"{served.server.url}{CRDS}/{plural}.{GROUP}", timeout=10)
+
+
+@pytest.fixture(scope="module")
+def crd(served: Kube) -> Iterator[str]:
+    """The CRD (no `conversion`: v1 defaults it): `v2` stored, `v1` served too."""
+    yield from make_crd(served, "Gadget", [("v1", False, SCHEMA), ("v2", True, SCHEMA)])
 
 
 def test_conversion_defaults_to_none(served: Kube, crd: str) -> None:
@@ -126,15 +131,7 @@ V1BETA1 = {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type":
 @pytest.fixture
 def schemas(served: Kube) -> Iterator[str]:
     """A CRD whose versions' schemas differ: `v1` stored (`color`), `v1beta1` (`legacy`, `size` at most 10)."""
-    plural = f"s{uuid.uuid4().hex[:8]}"
-    body = {"metadata": {"name": f"{plural}.{GROUP}"},
-            "spec": {"group": GROUP, "scope": "Namespaced", "names": {"plural": plural, "kind": "Shaped"},
-                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": V1},
-                                  {"name": "v1beta1", "served": True, "storage": False, "schema": V1BETA1}]}}
-    r = served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10)
-    assert r.status_code == 201, r.text
-    yield plural
-    served.http.delete(f"{served.server.url}{CRDS}/{plural}.{GROUP}", timeout=10)
+    yield from make_crd(served, "Shaped", [("v1", True, V1), ("v1beta1", False, V1BETA1)])
 
 
 def test_each_version_its_own_schema(served: Kube, schemas: str) -> None:

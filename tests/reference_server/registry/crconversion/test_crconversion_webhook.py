@@ -14,8 +14,8 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
-from tests.reference_server.test_admission_webhooks import Hook
+from conformance.reference_server.embedded import RunningServer
+from tests.reference_server.test_admission_webhooks import Hook, server  # noqa: F401 - a server per module
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 GROUP = "conv.example.com"
@@ -70,13 +70,6 @@ def hook() -> Iterator[ConversionHook]:
     h = ConversionHook()
     yield h
     h.stop()
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded()
-    yield srv
-    srv.stop()
 
 
 class Widgets:
