@@ -21,7 +21,7 @@ UNSETTLED = "conversion did not settle: the conversion webhook answered differen
 async def answer(obj: Any, get_service: GetService) -> Any:
     """A response's object (or list) with every `Unconverted` item converted."""
     if isinstance(obj, Unconverted):
-        return await convert(obj.converter, dict(obj), obj.target, get_service)
+        return obj.coerce(await convert(obj.converter, dict(obj), obj.target, get_service), dict(obj))
     if isinstance(obj, dict) and isinstance(obj.get("items"), list) and \
             any(isinstance(i, Unconverted) for i in obj["items"]):
         return {**obj, "items": [await answer(i, get_service) for i in obj["items"]]}

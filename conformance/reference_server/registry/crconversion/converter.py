@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Callable
 
 from . import memo
 from .review import TIMEOUT_SECONDS
@@ -13,7 +13,7 @@ class Unconverted(dict):  # type: ignore[type-arg]
     """A write's answer still to be converted (the stored object, `target` its apiVersion to be): the write is
     made, so the HTTP layer converts it on the way out instead of running the request again."""
 
-    __slots__ = ("converter", "target")
+    __slots__ = ("converter", "target", "coerce")
 
 
 class Converter:
@@ -57,11 +57,13 @@ class Converter:
             raise memo.ConversionPending(self, missing, api_version)
         return [self.convert(o, api_version) for o in objs]
 
-    def answer(self, stored: dict[str, Any], api_version: str) -> dict[str, Any]:
-        """A write's answer: converted when the memo has it, else `Unconverted` for the HTTP layer."""
+    def answer(self, stored: dict[str, Any], api_version: str,
+               coerce: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+        """A write's answer: converted when the memo has it, else `Unconverted` for the HTTP layer (which
+        applies `coerce(converted, stored)` to the webhook's answer)."""
         try:
             return self.convert(stored, api_version)
         except memo.ConversionPending:
             out = Unconverted(copy.copy(stored))
-            out.converter, out.target = self, api_version
+            out.converter, out.target, out.coerce = self, api_version, coerce
             return out

@@ -40,17 +40,20 @@ class CustomResourceView(VersionView):
         return obj
 
     def present(self, obj: dict[str, Any]) -> dict[str, Any]:
-        out = super().present(self._decode(obj))
-        if self._schema is not None and out is not obj and crschema.needs_pruning(out, self._schema, root=True):
+        return self.coerce(super().present(self._decode(obj)), obj)
+
+    def coerce(self, out: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
+        """A converted object pruned by this version's schema when it differs from the storage version's."""
+        if self._schema is not None and crschema.needs_pruning(out, self._schema, root=True):
             out = Presented(copy.deepcopy(dict(out)))
-            out.stored = obj
+            out.stored = stored
             crschema.prune(out, self._schema, root=True)
         return out
 
     def _answer(self, obj: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(obj, dict) or obj.get("kind") not in (None, self.info.kind):
             return obj  # a Status
-        out = self.converter.answer(obj, self.api_version)
+        out = self.converter.answer(obj, self.api_version, self.coerce)
         return out if type(out) is not dict else self.present(obj)
 
     # ---- writes: this version's strategy (strategy None), the base's store --------------------------
