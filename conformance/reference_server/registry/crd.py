@@ -238,19 +238,12 @@ class CRDStore(GroupStore):
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
-    # another served version's strategy: the storage version's schema, whose pruning the object meets on its way
-    # to storage (`schemaCoercingConverter` after the conversion); None for the storage version's own
-    storage_schema: dict[str, Any] | None = None
 
     def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
                  rules: crdrules.Node | None = None):
         super().__init__(info)
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
         self.defaults = crschema.defaults_skeleton(schema)
-
-    def canonicalize(self, obj: dict[str, Any]) -> None:
-        if self.storage_schema is not None:
-            crschema.prune(obj, self.storage_schema, root=True)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
@@ -305,13 +298,7 @@ def version_strategies(crd: dict[str, Any], version: dict[str, Any], info: Resou
     # compiled once per CRD uid, resourceVersion and version
     rules = crdrules.validator_for(crd, schema, "" if storage else str(version.get("name") or ""))
     strategy = CustomResourceStrategy(info, schema, status_sub, rules)
-    status = CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
-    stored = (storage_version(crd) or {}).get("schema") or {}
-    if not storage and stored.get("openAPIV3Schema") != schema:
-        for s in (strategy, status):
-            if s is not None:
-                s.storage_schema = stored.get("openAPIV3Schema")
-    return strategy, status
+    return strategy, CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
 
 
 class CustomResourceStore(GroupStore):

@@ -1,6 +1,6 @@
 """A custom resource's served versions other than the storage version (`customresource_handler.go` builds a
 storage per served version): `VersionView`s (registry/versions.py) over the storage version's store, converting
-with the CRD's `Converter`. A read needing a webhook's answer raises `ConversionPending` before anything is done;
+with the CRD's `Converter`; a write runs this version's strategy and converts last (strategy.py). A read needing a webhook's answer raises `ConversionPending` before anything is done;
 a write's answer is `Unconverted` when the write needs one."""
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from .. import crschema
 from ..store import ListOptions
 from ..versions import Presented, ServedVersion, VersionView
 from .converter import Converter
+from .strategy import ConvertingStrategy
 
 
 class CustomResourceView(VersionView):
@@ -22,10 +23,12 @@ class CustomResourceView(VersionView):
                                lambda o: converter.convert(o, api))
         super().__init__(base, served)
         self.converter = converter
-        if not converter.webhook:  # the same object in every version: validated in this one, by its schema
-            self.strategy, self.status_strategy = strategies
+        storage_schema = base.strategy.schema
+        self.strategy, self.status_strategy = (
+            ConvertingStrategy(s, converter, api, storage_api, storage_schema) if s is not None else None
+            for s in strategies)
         # read: pruned by this version's schema after the conversion (`schemaCoercingConverter`), when it differs
-        self._schema = strategies[0].schema if strategies[0].storage_schema is not None else None
+        self._schema = strategies[0].schema if strategies[0].schema != storage_schema else None
         self.crd_name, self.storage_key, self.categories = base.crd_name, base.storage_key, base.categories
         decode = base.__dict__.get("present")  # an object stored under an older schema, decoded (crd.py)
         if decode is not None:
@@ -56,17 +59,20 @@ class CustomResourceView(VersionView):
         out = self.converter.answer(obj, self.api_version, self.coerce)
         return out if type(out) is not dict else self.present(obj)
 
-    # ---- writes: this version's strategy (strategy None), the base's store --------------------------
-    def _own_strategy(self, kw: dict[str, Any]) -> dict[str, Any]:
-        if self.converter.webhook:
-            return kw
-        return {**kw, "strategy": kw.get("strategy") or self.strategy}
-
+    # ---- writes: the base's store, this version's strategy (ConvertingStrategy converts last) -------------
     def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        return super().create(obj, **self._own_strategy(kw))
+        return self._answer(self.base.create(obj, **self._managed({**kw, "strategy": self.strategy})))
 
-    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
-        return super().update(ns, name, body, **self._own_strategy(kw))
+    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
+               transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
+        if transform is not None:
+            inner = transform
+
+            def transform(current: dict[str, Any]) -> dict[str, Any]:
+                return inner(self.present(current))  # this version's object; converted by the strategy
+        strategy = kw.get("strategy") or self.strategy
+        kw = self._managed({**kw, "strategy": strategy}, strategy.subresource or "")
+        return self._answer(self.base.update(ns, name, body, transform=transform, **kw))
 
     def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
         return self.base._deleted_result(obj)

@@ -76,14 +76,16 @@ class Widgets:
     """One CRD of the module's server (a fresh plural per test) and its URLs."""
 
     def __init__(self, server: RunningServer, hook: ConversionHook, path: str = "/convert",
-                 review_versions: tuple[str, ...] = ("v1", "v1beta1"), storage: str = "v1"):
+                 review_versions: tuple[str, ...] = ("v1", "v1beta1"), storage: str = "v1",
+                 beta_schema: dict[str, Any] = SCHEMA):
         self.server, self.hook = server, hook
         self.plural = f"w{uuid.uuid4().hex[:8]}"
         self.name = f"{self.plural}.{GROUP}"
         crd = {"metadata": {"name": self.name}, "spec": {
             "group": GROUP, "scope": "Namespaced", "names": {"plural": self.plural, "kind": "Widget"},
             "versions": [{"name": "v1", "served": True, "storage": storage == "v1", "schema": SCHEMA},
-                         {"name": "v1beta1", "served": True, "storage": storage == "v1beta1", "schema": SCHEMA}],
+                         {"name": "v1beta1", "served": True, "storage": storage == "v1beta1",
+                          "schema": beta_schema}],
             "conversion": self.conversion(path, review_versions)}}
         r = requests.post(f"{server.url}{CRDS}", json=crd)
         assert r.status_code == 201, r.text
@@ -313,3 +315,30 @@ def wait_for_condition(server: RunningServer, ns: str, typ: str) -> dict[str, An
 
 def wait_for_gone(server: RunningServer, ns: str) -> None:
     _watch_namespace(server, ns, lambda ev: ev["type"] == "DELETED")
+
+
+def test_a_request_is_validated_in_its_version(server: RunningServer, hook: ConversionHook) -> None:
+    """v1beta1's own schema (`count` at most 10, `unit` defaulted): validated and defaulted before the conversion
+    to v1, so a refused object is never sent to the webhook."""
+    beta = {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "count": {"type": "integer", "maximum": 10}, "unit": {"type": "string", "default": "pcs"}},
+        "x-kubernetes-preserve-unknown-fields": True}}}}
+    w = Widgets(server, hook, beta_schema=beta)
+    try:
+        start = len(hook.reviews)
+        r = w.create("v1beta1", "big", {"count": 20})
+        assert r.status_code == 422, r.text
+        assert r.json()["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "spec.count",
+                                                  "message": "Invalid value: 20: spec.count in body should be less "
+                                                             "than or equal to 10"}]
+        assert len(hook.reviews) == start
+        r = w.create("v1beta1", "small", {"count": 2})
+        assert r.status_code == 201 and r.json()["spec"] == {"count": 2, "unit": "pcs"}, r.text
+        assert hook.reviews[start][1]["request"]["objects"][0]["spec"] == {"count": 2, "unit": "pcs"}
+        assert requests.get(w.url("v1", "small")).json()["spec"] == {"replicas": 2, "unit": "pcs"}
+        obj = r.json()
+        obj["spec"]["count"] = 11
+        r = requests.put(w.url("v1beta1", "small"), json=obj)
+        assert r.status_code == 422 and r.json()["details"]["causes"][0]["field"] == "spec.count", r.text
+    finally:
+        requests.delete(f"{server.url}{CRDS}/{w.name}")
