@@ -238,6 +238,7 @@ class CRDStore(GroupStore):
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
+    _generation: int | None = None  # an update's new generation, from prepare_for_update to canonicalize
 
     def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
                  rules: crdrules.Node | None = None):
@@ -246,6 +247,7 @@ class CustomResourceStrategy(Strategy):
         self.defaults = crschema.defaults_skeleton(schema)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._generation = None
         crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
         if self.status_subresource:
             obj.pop("status", None)
@@ -263,6 +265,16 @@ class CustomResourceStrategy(Strategy):
                 new["status"] = copy.deepcopy(old["status"])
             else:
                 new.pop("status", None)
+        # strategy.go: any change but to metadata increments the generation (the old object as read from storage)
+        decoded = crschema.decoded(old, self.schema, self.defaults)
+        changed = _content(new) != _content(decoded)
+        self._generation = int((old.get("metadata") or {}).get("generation") or 0) + 1 if changed else None
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        """The generation prepare_for_update decided (set after the store restored the stored one)."""
+        if self._generation is not None:
+            obj.setdefault("metadata", {})["generation"] = self._generation
+            self._generation = None
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
@@ -271,6 +283,11 @@ class CustomResourceStrategy(Strategy):
         if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
             errs += crlisttype.validate(new, self.schema)
         return errs + crdrules.validate(self.rules, self.schema, new, old, errs)
+
+
+def _content(obj: dict[str, Any]) -> dict[str, Any]:
+    """`copyNonMetadata` (apiVersion and kind aside: both objects are in the request's version)."""
+    return {k: v for k, v in obj.items() if k not in ("metadata", "apiVersion", "kind")}
 
 
 class CustomResourceStatusStrategy(CustomResourceStrategy):
