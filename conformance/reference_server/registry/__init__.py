@@ -100,7 +100,8 @@ class Registry:
     def group_versions(self, group: str) -> list[str]:
         """The served versions of a named group, the preferred (storage) one first (discovery's order)."""
         versions = {s.version for s in self.group_stores(group)}  # type: ignore[attr-defined]
-        versions |= {v.version for v in self.views() if v.group == group}  # type: ignore[attr-defined]
+        versions |= {v for g, v, _ in self._views if g == group}  # (the stores just refreshed the custom views)
+        versions |= {v.version for v in self.custom.views(refresh=False) if v.group == group}
         return sorted(versions, key=version_priority)
     def _install_certificates(self) -> None:
         """`certificates.k8s.io/v1` CSRs with `/status` and `/approval` (registry/certificates.py), and
@@ -149,7 +150,8 @@ class Registry:
     def version_stores(self, group: str, version: str) -> list[GenericStore]:
         """Every store serving `group/version` (discovery of one group-version)."""
         out = [s for s in self.group_stores(group) if s.version == version]  # type: ignore[attr-defined]
-        return out + [v for v in self.views() if v.group == group and v.version == version]  # type: ignore[attr-defined]
+        views = list(self._views.values()) + list(self.custom.views(refresh=False))  # (just refreshed)
+        return out + [v for v in views if v.group == group and v.version == version]  # type: ignore[attr-defined]
 
     def group_stores(self, group: str | None = None) -> list[GenericStore]:
         stores = list(self._groups.values()) + list(self.custom.stores())

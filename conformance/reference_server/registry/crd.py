@@ -415,9 +415,11 @@ class CustomResources:
             self._views.pop(name, None)
         return out
 
-    def views(self) -> list[CustomResourceView]:
-        """The served versions other than the storage versions (discovery lists them too)."""
-        self.stores()
+    def views(self, refresh: bool = True) -> list[CustomResourceView]:
+        """The served versions other than the storage versions (discovery lists them too); `refresh=False`: as
+        the last `stores()` left them (a caller that has just asked for the stores)."""
+        if refresh:
+            self.stores()
         return [v for views in self._views.values() for v in views.values()]
 
     def lookup(self, group: str, plural: str, version: str = "") -> GroupStore | None:
