@@ -40,6 +40,8 @@ class ConversionHook(Hook):
     name), `/broken` (HTTP 500)."""
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if body.get("kind") == "AdmissionReview":  # (the admission webhooks' paths)
+            return super().answer(path, body)
         req = body["request"]
         if path == "/broken":
             return 500, {"oops": True}
@@ -342,3 +344,35 @@ def test_a_request_is_validated_in_its_version(server: RunningServer, hook: Conv
         assert r.status_code == 422 and r.json()["details"]["causes"][0]["field"] == "spec.count", r.text
     finally:
         requests.delete(f"{server.url}{CRDS}/{w.name}")
+
+
+def test_admission_webhooks_around_a_converted_write(widgets: Widgets, hook: ConversionHook) -> None:
+    """A mutating admission webhook patches the request's version; a validating one refuses it: the write is
+    converted (and stored) only when admitted."""
+    hooks = {"sideEffects": "None", "admissionReviewVersions": ["v1"],
+             "rules": [{"operations": ["CREATE"], "apiGroups": [GROUP], "apiVersions": ["*"],
+                        "resources": [widgets.plural]}]}
+    base = f"{widgets.server.url}/apis/admissionregistration.k8s.io/v1"
+    cfg = {"metadata": {"name": widgets.plural}, "webhooks": [
+        {"name": "label.example.com", "clientConfig": {"url": f"{hook.url}/label", "caBundle": hook.ca_bundle},
+         **hooks}]}
+    assert requests.post(f"{base}/mutatingwebhookconfigurations", json=cfg).status_code == 201
+    try:
+        r = widgets.create("v1beta1", "a", {"count": 1})
+        assert r.status_code == 201, r.text
+        assert r.json()["metadata"]["labels"] == {"hooked": "yes"} and r.json()["spec"] == {"count": 1}
+        admitted = [b for _, b in hook.reviews if b["kind"] == "AdmissionReview"][-1]["request"]["object"]
+        assert (admitted["apiVersion"], admitted["spec"]) == (f"{GROUP}/v1beta1", {"count": 1})
+        assert requests.get(widgets.url("v1", "a")).json()["spec"] == {"replicas": 1}
+        deny = {**cfg, "metadata": {"name": f"{widgets.plural}-deny"}, "webhooks": [
+            {**cfg["webhooks"][0], "name": "deny.example.com",
+             "clientConfig": {"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle}}]}
+        assert requests.post(f"{base}/validatingwebhookconfigurations", json=deny).status_code == 201
+        try:
+            r = widgets.create("v1beta1", "b", {"count": 1})
+            assert r.status_code == 403 and "denied the request" in r.json()["message"], r.text
+            assert requests.get(widgets.url("v1", "b")).status_code == 404
+        finally:
+            requests.delete(f"{base}/validatingwebhookconfigurations/{widgets.plural}-deny")
+    finally:
+        requests.delete(f"{base}/mutatingwebhookconfigurations/{widgets.plural}")
