@@ -1,7 +1,8 @@
 """A custom resource's served versions other than the storage version (`customresource_handler.go` builds a
 storage per served version): `VersionView`s (registry/versions.py) over the storage version's store, converting
-with the CRD's `Converter`; a write runs this version's strategy and converts last (strategy.py). A read needing a webhook's answer raises `ConversionPending` before anything is done;
-a write's answer is `Unconverted` when the write needs one."""
+with the CRD's `Converter`; a write runs this version's strategy and converts last (strategy.py). A read needing
+a webhook's answer raises `ConversionPending` before anything is done; a write's answer is `Unconverted` when
+the write needs one."""
 from __future__ import annotations
 
 import copy
