@@ -115,6 +115,8 @@ def test_kubectl_reads_both_versions(served: Kube, crd: str, tmp_path: Path) -> 
     for version in ("v1", "v2"):
         out = json.loads(served.ok("get", f"{crd}.{version}.{GROUP}", "kc", "-n", "default", "-o", "json"))
         assert (out["apiVersion"], out["spec"]) == (f"{GROUP}/{version}", {"size": 1})
+    header, *rows = served.ok("get", f"{crd}.v1.{GROUP}", "-n", "default").splitlines()  # the server's table
+    assert header.split() == ["NAME", "AGE"] and rows[0].split()[0] == "kc"
     # the preferred version (v2: kube-aware version order) is kubectl's default
     out = json.loads(served.ok("get", crd, "kc", "-n", "default", "-o", "json"))
     assert out["apiVersion"] == f"{GROUP}/v2"
