@@ -28,9 +28,11 @@ async def unconvertible_content(registry: Any, namespace: str) -> dict[str, str]
     one of them to their preferred version (asked one item after the other, as the decoding does)."""
     out: dict[str, str] = {}
     for store in registry.custom.stores():
+        if not store.store.count(store.info.plural, namespace):
+            continue  # (most kinds, in most namespaces)
         view = preferred(registry, store)
         converter = getattr(view, "converter", None)
-        if converter is None or not converter.webhook or not store.store.count(store.info.plural, namespace):
+        if converter is None or not converter.webhook:
             continue
         for item in store.list(namespace, ListOptions(), shared=True)["items"]:
             try:
