@@ -347,8 +347,8 @@ def test_a_request_is_validated_in_its_version(server: RunningServer, hook: Conv
 
 
 def test_admission_webhooks_around_a_converted_write(widgets: Widgets, hook: ConversionHook) -> None:
-    """A mutating admission webhook patches the request's version; a validating one refuses it: the write is
-    converted (and stored) only when admitted."""
+    """A mutating admission webhook patches the request's version; a validating one judges the object as it would
+    be stored, in the request's version, and refuses it: the write is stored only when admitted."""
     hooks = {"sideEffects": "None", "admissionReviewVersions": ["v1"],
              "rules": [{"operations": ["CREATE"], "apiGroups": [GROUP], "apiVersions": ["*"],
                         "resources": [widgets.plural]}]}
@@ -372,6 +372,8 @@ def test_admission_webhooks_around_a_converted_write(widgets: Widgets, hook: Con
             r = widgets.create("v1beta1", "b", {"count": 1})
             assert r.status_code == 403 and "denied the request" in r.json()["message"], r.text
             assert requests.get(widgets.url("v1", "b")).status_code == 404
+            judged = [b for p, b in hook.reviews if p.startswith("/deny")][-1]["request"]["object"]
+            assert (judged["apiVersion"], judged["spec"]) == (f"{GROUP}/v1beta1", {"count": 1})  # its version
         finally:
             requests.delete(f"{base}/validatingwebhookconfigurations/{widgets.plural}-deny")
     finally:
