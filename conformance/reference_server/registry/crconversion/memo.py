@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextvars
 import copy
 import json
-from typing import Any
+from typing import Any, Callable
 
 MEMO: contextvars.ContextVar[dict[str, dict[str, Any]] | None] = contextvars.ContextVar("crconversion", default=None)
 
@@ -34,6 +34,17 @@ def key(obj: dict[str, Any], api_version: str) -> str:
 def start() -> contextvars.Token:
     """A new request's (empty) memo."""
     return MEMO.set({})
+
+
+def once(name: str, make: Callable[[], str]) -> str:
+    """A value made once per request (a new object's uid: the same in every run of the request)."""
+    memo = MEMO.get()
+    if memo is None:
+        return make()
+    kept = memo.get(f"once:{name}")
+    if kept is None:
+        kept = memo[f"once:{name}"] = {"value": make()}
+    return kept["value"]
 
 
 def remember(obj: dict[str, Any], api_version: str, converted: dict[str, Any]) -> None:

@@ -8,8 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import crschema
+from .. import meta as M
 from ..strategy import Strategy
 from .converter import Converter
+from .memo import once
 
 
 class ConvertingStrategy(Strategy):
@@ -44,6 +46,12 @@ class ConvertingStrategy(Strategy):
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         self.inner.canonicalize(obj)
+        # converted as upstream's storage encodes it: a new object has its uid and creationTimestamp already,
+        # the resourceVersion is cleared (`PrepareObjectForStorage`); the store sets it
+        meta = obj.setdefault("metadata", {})
+        meta["uid"] = meta.get("uid") or once("uid", M.new_uid)  # (the same when the request runs again)
+        meta["creationTimestamp"] = meta.get("creationTimestamp") or M.now()
+        meta.pop("resourceVersion", None)
         converted = self.converter.convert(obj, self.storage_api_version)
         if self._storage_schema is not None:
             crschema.prune(converted, self._storage_schema, root=True)

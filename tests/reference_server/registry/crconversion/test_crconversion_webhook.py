@@ -137,7 +137,9 @@ def test_create_in_served_version_stores_the_storage_version(widgets: Widgets, h
     req = review["request"]
     assert req["desiredAPIVersion"] == f"{GROUP}/v1" and re.fullmatch(r"[0-9a-f-]{36}", req["uid"])
     assert [o["apiVersion"] for o in req["objects"]] == [f"{GROUP}/v1beta1"]
-    assert req["objects"][0]["spec"] == {"count": 3} and req["objects"][0]["metadata"]["name"] == "a"
+    sent_meta = req["objects"][0]["metadata"]  # as it is stored: uid and creationTimestamp set, no resourceVersion
+    assert req["objects"][0]["spec"] == {"count": 3} and sent_meta["name"] == "a" and "resourceVersion" not in sent_meta
+    assert sent_meta["uid"] == r.json()["metadata"]["uid"] and sent_meta["creationTimestamp"]
     # the answer went back through the webhook, to v1beta1
     assert sent[-1][1]["request"]["desiredAPIVersion"] == f"{GROUP}/v1beta1"
     # stored in v1: read in v1 (no webhook call) and in v1beta1 (one)
