@@ -31,14 +31,18 @@ class CustomResourceView(VersionView):
         # read: pruned by this version's schema after the conversion (`schemaCoercingConverter`), when it differs
         self._schema = strategies[0].schema if strategies[0].schema != storage_schema else None
         self.crd_name, self.storage_key, self.categories = base.crd_name, base.storage_key, base.categories
-        decode = base.__dict__.get("present")  # an object stored under an older schema, decoded (crd.py)
-        if decode is not None:
-            self._decode = decode
+        if getattr(base, "_schema_changed", False):  # an object stored under an older schema, decoded (crd.py)
+            self._decode = base._decoded
         self.present_key = f"{self.api_version}@{getattr(base, 'present_key', base.api_version)}"
 
     @property
     def table_kind(self) -> str:
         return self.base.table_kind
+
+    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
+        if obj.get("apiVersion") not in (None, self.base.api_version):  # an older storage version wrote it:
+            return self.present(obj)  # converted from that version at once (none when it is this one)
+        return super()._finish(obj)
 
     def _decode(self, obj: dict[str, Any]) -> dict[str, Any]:
         return obj

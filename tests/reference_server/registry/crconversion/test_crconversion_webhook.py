@@ -380,3 +380,45 @@ def test_admission_webhooks_around_a_converted_write(widgets: Widgets, hook: Con
             requests.delete(f"{base}/validatingwebhookconfigurations/{widgets.plural}-deny")
     finally:
         requests.delete(f"{base}/mutatingwebhookconfigurations/{widgets.plural}")
+
+
+def test_objects_an_older_storage_version_wrote(server: RunningServer, hook: ConversionHook) -> None:
+    """The storage version moves from v1beta1 to v1: an object written before stays in v1beta1 until it is
+    written again; a read in v1 converts it from v1beta1 (one review), a read in v1beta1 needs none, and an
+    update through v1 converts the old object first and stores v1."""
+    w = Widgets(server, hook, storage="v1beta1")
+    try:
+        assert w.create("v1beta1", "old", {"count": 4}).status_code == 201
+        assert w.create("v1beta1", "older", {"count": 1}).status_code == 201
+        crd = requests.get(f"{server.url}{CRDS}/{w.name}").json()
+        for v in crd["spec"]["versions"]:
+            v["storage"] = v["name"] == "v1"
+        r = requests.put(f"{server.url}{CRDS}/{w.name}", json=crd)
+        assert r.status_code == 200 and r.json()["status"]["storedVersions"] == ["v1beta1", "v1"], r.text
+        start = len(hook.reviews)
+        got = requests.get(w.url("v1beta1", "old")).json()
+        assert (got["apiVersion"], got["spec"]) == (f"{GROUP}/v1beta1", {"count": 4})
+        assert len(hook.reviews) == start  # stored in the version asked for
+        got = requests.get(w.url("v1", "old")).json()
+        assert (got["apiVersion"], got["spec"]) == (f"{GROUP}/v1", {"replicas": 4})
+        req = hook.reviews[-1][1]["request"]
+        assert ([o["apiVersion"] for o in req["objects"]], req["desiredAPIVersion"]) == (
+            [f"{GROUP}/v1beta1"], f"{GROUP}/v1")
+        listed = requests.get(w.url("v1")).json()["items"]
+        assert [(o["apiVersion"], o["spec"]) for o in listed] == [(f"{GROUP}/v1", {"replicas": 4}),
+                                                                   (f"{GROUP}/v1", {"replicas": 1})]
+        r = requests.patch(w.url("v1", "old"), data=json.dumps({"spec": {"replicas": 5}}),
+                           headers={"Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 200 and r.json()["spec"] == {"replicas": 5}, r.text
+        assert r.json()["metadata"]["generation"] == 2
+        start = len(hook.reviews)
+        assert requests.get(w.url("v1", "old")).json()["spec"] == {"replicas": 5}
+        assert len(hook.reviews) == start  # written again: stored in v1 now
+        w.use("/failure")  # while the webhook fails, what is still stored in v1beta1 is read in v1beta1 only
+        r = requests.get(w.url("v1", "older"))
+        assert r.status_code == 500 and r.json()["message"] == (
+            f"conversion webhook for {GROUP}/v1beta1, Kind=Widget failed: custom webhook conversion error")
+        assert requests.get(w.url("v1beta1", "older")).json()["spec"] == {"count": 1}
+        assert requests.get(w.url("v1", "old")).json()["spec"] == {"replicas": 5}
+    finally:
+        requests.delete(f"{server.url}{CRDS}/{w.name}")
