@@ -24,6 +24,7 @@ import aiohttp
 
 from ..apierrors import StatusError
 from ..gonet import url as gourl
+from ..gonet.strconv import quote
 
 
 def _go_duration(seconds: int) -> str:
@@ -111,6 +112,41 @@ class PostError(Exception):
         self.code = code
 
 
+_GENERIC = {  # apimachinery errors.go `NewGenericServerResponse`: the message per status code
+    400: "the server rejected our request for an unknown reason",
+    401: "the server has asked for the client to provide credentials",
+    403: "the server does not allow access to the requested resource",
+    404: "the server could not find the requested resource",
+    405: "the server does not allow this method on the requested resource",
+    422: "the server rejected our request due to an error in our request",
+    429: "the server has received too many requests and has asked us to try again later",
+    503: "the server is currently unable to handle the request",
+    504: "the server was unable to return a response in the time allotted, but may still be processing the request",
+}
+
+
+def response_error(status: int, content_type: str, raw: bytes) -> str:
+    """The rest client's error for a webhook's answer outside 200..206 (client-go `rest/request.go`): a
+    Failure Status in the body is that Status' message; otherwise `newUnstructuredResponseError`, the body
+    quoted (Go's `%q`, at most 2048 bytes) only when it is text."""
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and answer.get("kind") == "Status" and answer.get("status") == "Failure":
+        return str(answer.get("message") or "")
+    if status == 409:
+        return "the server reported a conflict"
+    if status in _GENERIC:
+        return _GENERIC[status]
+    if status >= 500:
+        media = content_type.split(";")[0].strip().lower()
+        text = raw[:2048].decode("utf-8", "surrogateescape").strip() if not media or media.startswith("text/") \
+            else "unknown"
+        return f"an error on the server ({quote(text)}) has prevented the request from succeeding"
+    return f"the server responded with the status code {status} but did not return more information"
+
+
 async def post(hook: dict[str, Any], body: dict[str, Any],
                get_service: Callable[[str, str], dict[str, Any] | None]) -> Any:
     """POST `body` to the webhook `hook` (`clientConfig`, `timeoutSeconds`) as upstream's webhook rest client
@@ -126,14 +162,11 @@ async def post(hook: dict[str, Any], body: dict[str, Any],
             async with session.post(url, data=json.dumps(body).encode(), ssl=_ssl(hook),
                                     headers={"Content-Type": "application/json", "Accept": "application/json"}) as r:
                 raw = await r.read()
-                status = r.status
+                status, content_type = r.status, r.headers.get("Content-Type", "")
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
         raise PostError(f'Post "{url}": {_cause(exc)}') from None
-    if status == 404:
-        raise PostError("the server could not find the requested resource", 404)
-    if not 200 <= status < 300:
-        text = raw.decode("utf-8", "replace")
-        raise PostError(f'an error on the server ("{text}") has prevented the request from succeeding', status)
+    if not 200 <= status <= 206:
+        raise PostError(response_error(status, content_type, raw), status)
     try:
         return json.loads(raw)
     except ValueError as exc:

@@ -37,7 +37,7 @@ def _rename(obj: dict[str, Any], desired: str) -> dict[str, Any]:
 class ConversionHook(Hook):
     """Answers ConversionReviews: `/convert` (renames the field), `/labels` (also sets a label and changes
     metadata it may not: ignored), `/failure`, `/empty`, `/wronguid`, `/wrongversion`, `/rename` (another
-    name), `/broken` (HTTP 500)."""
+    name), `/broken` (HTTP 500), `/rejected` (400), `/status` (500 with a Status)."""
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if body.get("kind") == "AdmissionReview":  # (the admission webhooks' paths)
@@ -45,6 +45,10 @@ class ConversionHook(Hook):
         req = body["request"]
         if path == "/broken":
             return 500, {"oops": True}
+        if path == "/rejected":
+            return 400, {"oops": True}
+        if path == "/status":
+            return 500, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "no converter here"}
         objects = [_rename(o, req["desiredAPIVersion"]) for o in req["objects"]]
         result: dict[str, Any] = {"status": "Success"}
         uid = req["uid"]
@@ -204,8 +208,12 @@ FAILURES = [
                       "groupVersion (expected {g}/v1beta1, received {g}/v2)"),
     ("/rename", "conversion webhook for {g}/v1, Kind=Widget returned invalid object: must have the same name: "
                 "a != other"),
-    ("/broken", 'conversion webhook for {g}/v1, Kind=Widget failed: an error on the server ("{{"oops": true}}") '
-                "has prevented the request from succeeding"),
+    # the rest client's words (client-go rest/request.go): a JSON body that is no Status is "unknown"
+    ("/broken", 'conversion webhook for {g}/v1, Kind=Widget failed: an error on the server ("unknown") has '
+                "prevented the request from succeeding"),
+    ("/rejected", "conversion webhook for {g}/v1, Kind=Widget failed: the server rejected our request for an "
+                  "unknown reason"),
+    ("/status", "conversion webhook for {g}/v1, Kind=Widget failed: no converter here"),
 ]
 
 
