@@ -44,6 +44,7 @@ def unconverted(obj: Any) -> bool:
 
 @contextlib.contextmanager
 def request_memo() -> Iterator[None]:
+    """A fresh memo (registry/crconversion/memo.py) for one request, or one watch event."""
     token = memo.start()
     try:
         yield
