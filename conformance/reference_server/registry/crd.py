@@ -324,7 +324,8 @@ def version_strategies(crd: dict[str, Any], version: dict[str, Any], info: Resou
 class CustomResourceStore(GroupStore):
     """REST storage of one CRD's resources (its storage version)."""
 
-    def __init__(self, crd: dict[str, Any], store: Store, deviations: Deviations = NONE):
+    def __init__(self, crd: dict[str, Any], store: Store, deviations: Deviations = NONE,
+                 observe: Callable[..., None] | None = None):
         spec = crd["spec"]
         names = spec["names"]
         version = storage_version(crd) or spec["versions"][0]
@@ -349,7 +350,7 @@ class CustomResourceStore(GroupStore):
         if self._schema_changed:  # watch events are decoded too; their encodings cached per CRD version
             self.present = self._decoded
             self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
-        converter = Converter(crd)
+        converter = Converter(crd, observe)
         # a conversion webhook converts what an older storage version wrote as it is read (crconversion/)
         self.converter: Converter | None = converter if converter.webhook else None
         if self.converter is not None:
@@ -444,6 +445,11 @@ class CustomResources:
         self.crds = CRDStore(store, deviations)
         self._cache: dict[str, tuple[str, CustomResourceStore]] = {}
         self._views: dict[str, dict[str, CustomResourceView]] = {}
+        self.observe_conversion: Callable[..., None] | None = None  # metrics/conversion.py's, when served
+
+    def _observe(self, *call: Any) -> None:
+        if self.observe_conversion is not None:
+            self.observe_conversion(*call)
         self.on_change: list[Callable[[CustomResourceStore], None]] = []
 
     def stores(self) -> list[CustomResourceStore]:
@@ -456,12 +462,13 @@ class CustomResources:
             cached = self._cache.get(name)
             if cached is None or cached[0] != rv:
                 try:
-                    cached = (rv, CustomResourceStore(crd, self.store, self.deviations))
+                    cached = (rv, CustomResourceStore(crd, self.store, self.deviations, self._observe))
                 except (KeyError, TypeError, AttributeError):
                     continue
                 self._cache[name] = cached
                 base = cached[1]
-                self._views[name] = served_views(base, crd, lambda v, b=base: version_strategies(crd, v, b.info))
+                self._views[name] = served_views(base, crd, lambda v, b=base: version_strategies(crd, v, b.info),
+                                                 self._observe)
             seen.add(name)
             out.append(cached[1])
         for name in set(self._cache) - seen:

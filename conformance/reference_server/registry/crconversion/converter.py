@@ -19,7 +19,9 @@ class Unconverted(dict):  # type: ignore[type-arg]
 class Converter:
     """Converts the custom resources of one CRD between its versions."""
 
-    def __init__(self, crd: dict[str, Any]):
+    def __init__(self, crd: dict[str, Any], observe: Callable[..., None] | None = None):
+        """`observe(crd_name, from_version, to_version, seconds, failure_type)`: each webhook call's metrics."""
+        self.observe = observe
         spec = crd.get("spec") or {}
         conversion = spec.get("conversion") if isinstance(spec.get("conversion"), dict) else {}
         self.crd_name = str((crd.get("metadata") or {}).get("name") or "")

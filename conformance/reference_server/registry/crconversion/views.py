@@ -95,11 +95,11 @@ class CustomResourceView(VersionView):
         return super().get_rendered(ns, name, render)
 
 
-def served_views(base: Any, crd: dict[str, Any],
-                 strategies: Callable[[dict[str, Any]], tuple[Any, Any]]) -> dict[str, CustomResourceView]:
+def served_views(base: Any, crd: dict[str, Any], strategies: Callable[[dict[str, Any]], tuple[Any, Any]],
+                 observe: Callable[..., None] | None = None) -> dict[str, CustomResourceView]:
     """A view per served version of `crd` other than the storage version (`base`'s); `strategies(version)`:
-    that version's (strategy, status strategy)."""
-    converter = Converter(crd)
+    that version's (strategy, status strategy); `observe`: the webhook calls' metrics (`Converter`)."""
+    converter = Converter(crd, observe)
     out: dict[str, CustomResourceView] = {}
     for v in (crd.get("spec") or {}).get("versions") or []:
         if isinstance(v, dict) and v.get("served") and v.get("name") and v["name"] != base.version:

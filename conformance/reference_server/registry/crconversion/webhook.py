@@ -8,6 +8,7 @@ no reason, the converter's message (`conversion webhook for <group>/<version>, K
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Callable
 
 from ... import apierrors as E
@@ -16,6 +17,7 @@ from . import memo, review
 from .converter import Converter
 
 GetService = Callable[[str, str], "dict[str, Any] | None"]
+CALL_FAILURE = "conversion_webhook_call_failure"
 
 
 def failed(message: str) -> E.StatusError:
@@ -24,23 +26,38 @@ def failed(message: str) -> E.StatusError:
 
 
 async def convert(converter: Converter, obj: dict[str, Any], desired: str, get_service: GetService) -> dict[str, Any]:
-    """One object converted to `desired` by the CRD's webhook, or a `StatusError`."""
+    """One object converted to `desired` by the CRD's webhook, or a `StatusError`; the call is reported to
+    `converter.observe` (metrics/conversion.py) with upstream's failure type."""
     version = review.review_version(converter.review_versions)
     if version is None:
         raise failed("no supported conversion review versions")
     sent = review.request(version, [obj], desired)
     prefix = f"conversion webhook for {review.gvk(str(obj.get('apiVersion') or ''), str(obj.get('kind') or ''))}"
+    started, failure = time.perf_counter(), CALL_FAILURE
     try:
         body = await webhooktransport.post(converter.hook(), sent, get_service)
+        failure = "conversion_webhook_malformed_response_failure"
         objects = review.converted_objects(sent, body)
+        if len(objects) != 1:
+            failure = "conversion_webhook_partial_response_failure"
+            raise failed(f"{prefix} returned {len(objects)} objects, expected 1")
+        failure = "conversion_webhook_invalid_converted_object_failure"
+        try:
+            out = review.check_converted(obj, objects[0], desired)
+        except review.ConversionError as exc:
+            raise failed(str(exc)) from None
+        failure = ""
+        return out
     except (webhooktransport.PostError, review.ConversionError) as exc:
         raise failed(f"{prefix} failed: {exc}") from None
-    if len(objects) != 1:
-        raise failed(f"{prefix} returned {len(objects)} objects, expected 1")
-    try:
-        return review.check_converted(obj, objects[0], desired)
-    except review.ConversionError as exc:
-        raise failed(str(exc)) from None
+    finally:
+        if converter.observe is not None:
+            converter.observe(converter.crd_name, _version(obj.get("apiVersion")), _version(desired),
+                              time.perf_counter() - started, failure)
+
+
+def _version(api_version: Any) -> str:
+    return str(api_version or "").rpartition("/")[2]
 
 
 async def resolve(pending: memo.ConversionPending, get_service: GetService) -> None:

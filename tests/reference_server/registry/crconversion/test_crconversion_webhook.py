@@ -430,3 +430,31 @@ def test_objects_an_older_storage_version_wrote(server: RunningServer, hook: Con
         assert requests.get(w.url("v1", "old")).json()["spec"] == {"replicas": 5}
     finally:
         requests.delete(f"{server.url}{CRDS}/{w.name}")
+
+
+def test_conversion_webhook_metrics(widgets: Widgets) -> None:
+    """metrics/conversion.py: each call counted with its result and failure type, and timed per CRD and
+    versions (conversion/metrics.go)."""
+    def scrape() -> dict[str, float]:
+        out: dict[str, float] = {}
+        for line in requests.get(f"{widgets.server.url}/metrics").text.splitlines():
+            if line.startswith(("apiserver_conversion_webhook_request_total",
+                                "apiserver_crd_conversion_webhook_duration_seconds_count")):
+                name, value = line.rsplit(" ", 1)
+                out[name] = float(value)
+        return out
+    before = scrape()
+    assert widgets.create("v1", "a", {"replicas": 1}).status_code == 201
+    assert requests.get(widgets.url("v1beta1", "a")).status_code == 200
+    widgets.use("/empty")
+    assert requests.get(widgets.url("v1beta1", "a")).status_code == 500
+    after = scrape()
+
+    def grew(name: str) -> float:
+        return after.get(name, 0) - before.get(name, 0)
+    assert grew('apiserver_conversion_webhook_request_total{failure_type="",result="success"}') == 1
+    assert grew('apiserver_conversion_webhook_request_total{failure_type="conversion_webhook_partial_response_failure"'
+                ',result="failure"}') == 1
+    timed = 'apiserver_crd_conversion_webhook_duration_seconds_count{{crd_name="{}",from_version="v1",' \
+            'succeeded="{}",to_version="v1beta1"}}'
+    assert grew(timed.format(widgets.name, "true")) == 1 and grew(timed.format(widgets.name, "false")) == 1
