@@ -7,6 +7,8 @@ event etcd3's watcher sends (`transformErrorToEvent`)."""
 from __future__ import annotations
 
 import contextlib
+import copy
+import json
 from typing import Any, Awaitable, Callable, Iterator
 
 from .. import apierrors as E
@@ -50,6 +52,24 @@ def request_memo() -> Iterator[None]:
         yield
     finally:
         memo.MEMO.reset(token)
+
+
+async def admitted_once(parts: list[Any], admit: Callable[[], Awaitable[dict[str, Any]]],
+                        warnings: list[str]) -> dict[str, Any]:
+    """`admit()`'s object, kept for a request run again after a conversion (`parts`: what it admitted): its
+    admission webhooks are called once, as upstream calls them, and their warnings repeated."""
+    kept = memo.MEMO.get()
+    if kept is None:
+        return await admit()
+    key = "admitted:" + json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    hit = kept.get(key)
+    if hit is not None:
+        warnings += hit["warnings"]
+        return copy.deepcopy(hit["object"])
+    start = len(warnings)
+    out = await admit()
+    kept[key] = {"object": copy.deepcopy(out), "warnings": warnings[start:]}
+    return out
 
 
 class ConversionFailed(E.StatusError):

@@ -368,9 +368,12 @@ def test_admission_webhooks_around_a_converted_write(widgets: Widgets, hook: Con
          **hooks}]}
     assert requests.post(f"{base}/mutatingwebhookconfigurations", json=cfg).status_code == 201
     try:
+        start = len(hook.reviews)
         r = widgets.create("v1beta1", "a", {"count": 1})
         assert r.status_code == 201, r.text
         assert r.json()["metadata"]["labels"] == {"hooked": "yes"} and r.json()["spec"] == {"count": 1}
+        # the request ran again after the conversion: its admission webhook was called once all the same
+        assert [b["kind"] for _, b in hook.reviews[start:]].count("AdmissionReview") == 1
         admitted = [b for _, b in hook.reviews if b["kind"] == "AdmissionReview"][-1]["request"]["object"]
         assert (admitted["apiVersion"], admitted["spec"]) == (f"{GROUP}/v1beta1", {"count": 1})
         assert requests.get(widgets.url("v1", "a")).json()["spec"] == {"replicas": 1}
