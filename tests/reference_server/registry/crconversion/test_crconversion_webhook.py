@@ -36,8 +36,9 @@ def _rename(obj: dict[str, Any], desired: str) -> dict[str, Any]:
 
 class ConversionHook(Hook):
     """Answers ConversionReviews: `/convert` (renames the field), `/labels` (also sets a label and changes
-    metadata it may not: ignored), `/failure`, `/empty`, `/wronguid`, `/wrongversion`, `/rename` (another
-    name), `/broken` (HTTP 500), `/rejected` (400), `/status` (500 with a Status)."""
+    metadata it may not: ignored), `/failure`, `/picky` (fails objects named `bad...`), `/empty`, `/wronguid`,
+    `/wrongversion`, `/rename` (another name), `/broken` (HTTP 500), `/rejected` (400), `/status` (500 with a
+    Status); AdmissionReviews as the admission tests' `Hook`."""
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if body.get("kind") == "AdmissionReview":  # (the admission webhooks' paths)
@@ -56,7 +57,8 @@ class ConversionHook(Hook):
             for o in objects:
                 o["metadata"]["labels"] = {"converted-to": req["desiredAPIVersion"].split("/")[1]}
                 o["metadata"]["generation"] = 42
-        if path == "/failure":
+        if path == "/failure" or (path == "/picky" and any(o["metadata"]["name"].startswith("bad")
+                                                            for o in req["objects"])):
             objects, result = [], {"status": "Failure", "message": "custom webhook conversion error"}
         if path == "/empty":
             objects = []
@@ -461,3 +463,20 @@ def test_conversion_webhook_metrics(widgets: Widgets) -> None:
     timed = 'apiserver_crd_conversion_webhook_duration_seconds_count{{crd_name="{}",from_version="v1",' \
             'succeeded="{}",to_version="v1beta1"}}'
     assert grew(timed.format(widgets.name, "true")) == 1 and grew(timed.format(widgets.name, "false")) == 1
+
+
+def test_a_conversion_failing_mid_watch_ends_it(widgets: Widgets) -> None:
+    """Each event is converted as it comes: the first that fails ends the watch with an InternalError."""
+    assert widgets.create("v1", "good", {"replicas": 1}).status_code == 201
+    widgets.use("/picky")
+    with requests.get(widgets.url("v1beta1"), params={"watch": "1", "resourceVersion": "0", "timeoutSeconds": "30"},
+                      stream=True, timeout=30) as w:
+        lines = w.iter_lines()
+        first = json.loads(next(line for line in lines if line))
+        assert (first["type"], first["object"]["spec"]) == ("ADDED", {"count": 1})
+        assert widgets.create("v1", "bad", {"replicas": 2}).status_code == 201
+        rest = [json.loads(line) for line in lines if line]
+    assert [(e["type"], e["object"].get("reason"), e["object"].get("code")) for e in rest] == [
+        ("ERROR", "InternalError", 500)]
+    assert rest[0]["object"]["message"] == (f"Internal error occurred: conversion webhook for {GROUP}/v1, "
+                                            "Kind=Widget failed: custom webhook conversion error")
