@@ -27,8 +27,7 @@ from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
 from . import crdrules, crdschema, crlisttype, crschema
 from . import meta as M
-from .crconversion import ConversionPending, Converter, Unconverted
-from .crconversion.strategy import ConvertingStrategy
+from .crconversion.stored import StoredVersions
 from .crconversion.views import CustomResourceView, served_views
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .group import GroupStore
@@ -321,7 +320,7 @@ def version_strategies(crd: dict[str, Any], version: dict[str, Any], info: Resou
     return strategy, CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
 
 
-class CustomResourceStore(GroupStore):
+class CustomResourceStore(StoredVersions, GroupStore):
     """REST storage of one CRD's resources (its storage version)."""
 
     def __init__(self, crd: dict[str, Any], store: Store, deviations: Deviations = NONE,
@@ -350,49 +349,7 @@ class CustomResourceStore(GroupStore):
         if self._schema_changed:  # watch events are decoded too; their encodings cached per CRD version
             self.present = self._decoded
             self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
-        converter = Converter(crd, observe)
-        # a conversion webhook converts what an older storage version wrote as it is read (crconversion/)
-        self.converter: Converter | None = converter if converter.webhook else None
-        if self.converter is not None:
-            self.strategy, self.status_strategy = (
-                ConvertingStrategy(s, converter, self.api_version, self.api_version, None) if s is not None else None
-                for s in (strategy, status_strategy))
-            self.present = self._read
-            self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
-
-    # ---- objects an older storage version wrote (a conversion webhook's CRD) -----------------------------
-    def _read(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """A watch event's object in the storage version (`ConversionPending` when the webhook must say)."""
-        return self._finish_converted(self._current(obj))
-
-    def _current(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """A stored object in the storage version, before a write uses it (`ConversionPending` when needed)."""
-        if self.converter is None or obj.get("apiVersion") in (None, self.api_version):
-            return obj
-        return self.converter.convert(obj, self.api_version)
-
-    def _manage(self, manage: Any, field_manager: str, subresource: str = "") -> Any:
-        step = super()._manage(manage, field_manager, subresource)
-        if step is None or self.converter is None:
-            return step
-        return lambda live, new: step(self._current(live) if live is not None else None, new)
-
-    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
-               transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
-        if transform is not None and self.converter is not None:
-            inner = transform
-
-            def transform(current: dict[str, Any]) -> dict[str, Any]:
-                return inner(self._current(current))
-        return super().update(ns, name, body, transform=transform, **kw)
-
-    def get_rendered(self, ns: str, name: str, render: Callable[[dict[str, Any]], Any]) -> Any:
-        if self.converter is None:
-            return super().get_rendered(ns, name, render)
-        out = self.get(ns, name, shared=True)
-        if isinstance(out, Unconverted):  # a read: asked before anything is answered
-            raise ConversionPending(self.converter, [dict(out)], self.api_version)
-        return render(out)
+        self.convert_stored_versions(crd, observe)  # crconversion/stored.py
 
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`obj` as upstream's storage codec decodes it (`customresource_handler.go`: `unstructuredSchemaCoercer`
@@ -401,16 +358,9 @@ class CustomResourceStore(GroupStore):
         gains its new defaults; only such an object is copied."""
         return crschema.decoded(obj, self._schema, self._defaults)
 
-    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
-        if self.converter is not None and obj.get("apiVersion") not in (None, self.api_version):
-            out = self.converter.answer(obj, self.api_version, lambda converted, _stored: converted)
-            if isinstance(out, Unconverted):
-                return out  # converted by the HTTP layer (a read or a write's answer alike)
-            obj = out
-        return self._finish_converted(obj)
-
     def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
-        out = super()._finish(obj)
+        """`_finish` of an object in the storage version (StoredVersions converts the others first)."""
+        out = GroupStore._finish(self, obj)
         return self._decoded(out) if self._schema_changed else out
 
     @property

@@ -12,7 +12,8 @@ whose codec encodes to the storage version and decodes to the request's).
   object; `review.py`: the ConversionReview (v1 or v1beta1, the first of `conversionReviewVersions` this server
   speaks), the checks of the webhook's answer and `restoreObjectMeta`, with upstream's error texts.
 - `views.py`: the served versions' stores; `strategy.py`: a version's own strategy (schema, defaults, rules)
-  run on its objects, converted to the storage version last. The namespace deleter converts to each
+  run on its objects, converted to the storage version last; `stored.py`: objects an older storage version
+  wrote, converted from it by the storage version's store. The namespace deleter converts to each
   resource's preferred version as upstream's does (controller/crconversion.py).
 
 `registry/versions.py`'s `VersionView` serves the other versions over the storage version's store, as it does
