@@ -34,28 +34,10 @@ class Hook:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                path = self.path.split("?")[0]
                 hook.reviews.append((self.path, body))
-                resp: dict[str, Any] = {"uid": body["request"]["uid"], "allowed": path != "/deny"}
-                if path == "/deny":
-                    resp["status"] = {"code": 403, "message": "no configmaps named deny-me"}
-                if path == "/label" and body["request"].get("object") is not None:  # (a DELETE has none to patch)
-                    ops = [{"op": "add", "path": "/metadata/labels", "value": {"hooked": "yes"}}]
-                    resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(ops).encode()).decode(),
-                                warnings=["labelled by the webhook"])
-                if path.startswith("/addlabel-") and body["request"].get("object") is not None:
-                    key = path.removeprefix("/addlabel-")  # adds label <key>=yes (no change when it is there)
-                    labels = (body["request"]["object"].get("metadata") or {}).get("labels")
-                    ops = ([{"op": "add", "path": f"/metadata/labels/{key}", "value": "yes"}] if labels is not None
-                           else [{"op": "add", "path": "/metadata/labels", "value": {key: "yes"}}])
-                    resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(ops).encode()).decode())
-                if path == "/hold":
-                    hook.release.wait(30)
-                answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}
-                if path == "/absent":
-                    del answer["response"]
+                status, answer = hook.answer(self.path.split("?")[0], body)
                 out = json.dumps(answer).encode()
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(out)))
                 self.end_headers()
@@ -71,6 +53,28 @@ class Hook:
         self.url = f"https://127.0.0.1:{self.server.server_address[1]}"
         self.ca_bundle = base64.b64encode(self.tls.ca_pem).decode()
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        """(status, JSON answer) to a review posted to `path` (a subclass serves other reviews: CRD conversion's)."""
+        resp: dict[str, Any] = {"uid": body["request"]["uid"], "allowed": path != "/deny"}
+        if path == "/deny":
+            resp["status"] = {"code": 403, "message": "no configmaps named deny-me"}
+        if path == "/label" and body["request"].get("object") is not None:  # (a DELETE has none to patch)
+            ops = [{"op": "add", "path": "/metadata/labels", "value": {"hooked": "yes"}}]
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(ops).encode()).decode(),
+                        warnings=["labelled by the webhook"])
+        if path.startswith("/addlabel-") and body["request"].get("object") is not None:
+            key = path.removeprefix("/addlabel-")  # adds label <key>=yes (no change when it is there)
+            labels = (body["request"]["object"].get("metadata") or {}).get("labels")
+            ops = ([{"op": "add", "path": f"/metadata/labels/{key}", "value": "yes"}] if labels is not None
+                   else [{"op": "add", "path": "/metadata/labels", "value": {key: "yes"}}])
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(ops).encode()).decode())
+        if path == "/hold":
+            self.release.wait(30)
+        answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}
+        if path == "/absent":
+            del answer["response"]
+        return 200, answer
 
     def stop(self) -> None:
         self.release.set()

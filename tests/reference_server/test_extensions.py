@@ -320,3 +320,23 @@ def test_custom_resources_apply_with_the_list_types_of_their_schema(ext):
     owned = {e["manager"]: e["fieldsV1"] for e in r.json()["metadata"]["managedFields"]}
     assert owned["two"] == {"f:spec": {"f:rules": {'k:{"name":"r2"}': {".": {}, "f:name": {}, "f:value": {}}},
                                        "f:tags": {'v:"b"': {}}}}
+
+
+def test_custom_resource_generation_counts_changes_but_to_metadata(ext):
+    """customresource strategy.go PrepareForUpdate: any change but to metadata increments the generation (status
+    is the old one on the main resource); a /status write never does."""
+    http, base = requests.Session(), ext.url
+    group, ns = new_group(http, base), new_namespace(http, base)
+    item = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets/w"
+    assert http.post(item.rsplit("/", 1)[0], json=widget("w", 1)).json()["metadata"]["generation"] == 1
+
+    def patch(path: str, body: dict) -> int:
+        r = http.patch(path, data=json.dumps(body), headers=MERGE)
+        assert r.status_code == 200, r.text
+        return r.json()["metadata"]["generation"]
+    assert patch(item, {"spec": {"size": 2}}) == 2
+    assert patch(item, {"metadata": {"labels": {"a": "b"}}}) == 2
+    assert patch(item, {"spec": {"size": 2}}) == 2  # no change
+    assert patch(item + "/status", {"status": {"ready": True}}) == 2
+    assert patch(item, {"status": {"ready": False}}) == 2  # (the old status kept)
+    assert patch(item, {"spec": {"tags": ["x"]}}) == 3

@@ -24,6 +24,7 @@ from ..registry.apiservice import KEY as APISERVICES_KEY
 from ..registry.crd import CRD_KEY
 from ..storage.clone import clone
 from .conditions import failure_conditions, update_conditions
+from .crconversion import unconvertible_content
 from .discovery import discover, discovery_failed_message, qualified
 from .ordered_deletion import deletion_phases, is_core_pods, pods_estimate, requeue_after, unexpected_items
 from ..storage.offload import Offload
@@ -146,10 +147,11 @@ class NamespaceController(Controller):
 
     async def _sync_yielding(self, name: str) -> None:
         self._refused = False
+        unconvertible = await unconvertible_content(self.registry, name)
         if self._offload.remote:  # etcd: every deletion is a round trip, so the whole pass runs off the loop
-            await self._offload(self.sync, name)
+            await self._offload(self.sync, name, unconvertible)
         else:
-            for _ in self._sync_steps(name):  # a large namespace: let other requests in between batches
+            for _ in self._sync_steps(name, unconvertible):  # a large namespace: let others in between batches
                 await asyncio.sleep(0)
         if self._refused:  # upstream: the content error requeues the namespace with the rate limiter's backoff
             self._look_again(name, self.backoff(name))
@@ -157,14 +159,15 @@ class NamespaceController(Controller):
             self.forget(name)
 
     # ---- the deleter -----------------------------------------------------------------------------
-    def sync(self, name: str) -> None:
+    def sync(self, name: str, unconvertible: dict[str, str] | None = None) -> None:
         """One pass of `namespacedResourcesDeleter.Delete` for namespace `name`, without yielding."""
-        for _ in self._sync_steps(name):
+        for _ in self._sync_steps(name, unconvertible):
             pass
 
-    def _sync_steps(self, name: str) -> Iterator[None]:
+    def _sync_steps(self, name: str, unconvertible: dict[str, str] | None = None) -> Iterator[None]:
         """`sync` as steps: yields every `DELETE_BATCH` deletions. The emptiness re-check and the finalize
-        run in one atomic block after the last step, so content created while the worker yielded is seen."""
+        run in one atomic block after the last step, so content created while the worker yielded is seen.
+        `unconvertible`: custom resources whose conversion webhook failed (`unconvertible_content`)."""
         nss = self.registry.namespaces
         try:
             ns = nss.get("", name)
@@ -186,7 +189,8 @@ class NamespaceController(Controller):
         grace = 0  # seconds the remaining pods' grace periods may still take
         phases = deletion_phases(found.stores, ordered=self.ordered)
         for i, stores in enumerate(phases):
-            r, f, e, g = yield from self._delete_content(name, stores, ns["metadata"]["deletionTimestamp"])
+            r, f, e, g = yield from self._delete_content(name, stores, ns["metadata"]["deletionTimestamp"],
+                                                         unconvertible or {})
             remaining.update(r)
             for k, n in f.items():
                 finalizers[k] = finalizers.get(k, 0) + n
@@ -233,7 +237,8 @@ class NamespaceController(Controller):
         if grace:
             self._look_again(name, requeue_after(grace))
 
-    def _delete_content(self, ns: str, stores: list[Any], deleted_at: str = ""
+    def _delete_content(self, ns: str, stores: list[Any], deleted_at: str = "",
+                        unconvertible: dict[str, str] | None = None
                         ) -> Generator[None, None, tuple[dict[str, int], dict[str, int], list[str], int]]:
         """Delete the namespace's content (yielding between batches); returns (remaining by `<resource>.<group>`,
         finalizers, errors, the remaining pods' grace estimate)."""
@@ -245,6 +250,11 @@ class NamespaceController(Controller):
             self._follow_content(store)
             if not store.store.count(store.info.plural, ns):
                 continue  # (nothing of this kind here: most kinds, in most namespaces; `_content_left` agrees)
+            failed = (unconvertible or {}).get(getattr(store, "storage_key", ""))
+            if failed is not None:  # its DeleteCollection fails (upstream: the error, retried with backoff)
+                errors.append(failed)
+                self._refused = True
+                continue
             pods = is_core_pods(store)
             estimate = pods_estimate(store.list(ns, ListOptions(), shared=True)["items"], deleted_at) if pods else 0
             refused = None

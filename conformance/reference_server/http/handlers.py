@@ -38,11 +38,19 @@ from .router import Route
 from .authz import REQUESTER
 from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, webhook_admission
 from .webhookcalls import subresource as subresource_name
+from .crconversion import AnswerPending, converting, unconverted
 from .watch import serve_watch
 
 
+BODY_KEY = "nsconform.body"
+
+
 async def read_body(request: web.Request) -> bytes:
-    """The body, refusing more than 3 MiB (413, as `limitedReadBody`)."""
+    """The body, refusing more than 3 MiB (413, as `limitedReadBody`); kept for a request run again
+    (http/crconversion.py)."""
+    kept = request.get(BODY_KEY)
+    if kept is not None:
+        return kept
     if request.content_length is not None and request.content_length > P.MAX_BODY:
         raise E.request_entity_too_large(f"limit is {P.MAX_BODY}")
     chunks, size = [], 0
@@ -51,7 +59,8 @@ async def read_body(request: web.Request) -> bytes:
         if size > P.MAX_BODY:
             raise E.request_entity_too_large(f"limit is {P.MAX_BODY}")
         chunks.append(chunk)
-    return b"".join(chunks)
+    body = request[BODY_KEY] = b"".join(chunks)
+    return body
 
 
 def check_path_segment(value: str, what: str) -> None:
@@ -97,12 +106,18 @@ class Handlers:
 
     # ---- dispatch --------------------------------------------------------------------------------
     async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:
-        m = request.method
         if route.namespace:
             check_path_segment(route.namespace, "Namespace")
         if route.name:
             check_path_segment(route.name, "Name")
         store = self._store(route)
+        converter = getattr(store, "converter", None)
+        if converter is not None and converter.webhook:  # a custom resource's version its webhook converts
+            return await converting(lambda: self._handle(request, route, store), self.webhooks.service)
+        return await self._handle(request, route, store)
+
+    async def _handle(self, request: web.Request, route: Route, store: GenericStore) -> web.StreamResponse:
+        m = request.method
         if store.info.deprecation:
             request[DEPRECATION_KEY] = store.info.deprecation
         query = request.query if request.query_string else P.NO_QUERY  # (parsing nothing costs too)
@@ -121,7 +136,8 @@ class Handlers:
                     named = ""
                 opts = P.list_options(query, named)
                 if watching:
-                    return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster")
+                    return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster",
+                                             get_service=self.webhooks.service)
                 if self.fresh.remote and opts.resource_version == "" and not opts.continue_token:  # consistent list
                     stale = await self.fresh()
                     if stale:
@@ -169,6 +185,8 @@ class Handlers:
 
     def _respond(self, request: web.Request, obj: Any, status: int = 200,
                  warnings: list[str] | None = None, *, store: GenericStore) -> web.Response:
+        if getattr(store, "converter", None) is not None and unconverted(obj):  # http/crconversion.py
+            raise AnswerPending(obj, lambda out: self._respond(request, out, status, warnings, store=store))
         headers = None
         if warnings is not None and (warned := recorded()):  # a write's: what its lower layers added (warning.py)
             warnings = [*warnings, *warned]

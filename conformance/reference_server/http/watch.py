@@ -15,6 +15,7 @@ from ..registry import GenericStore, ListOptions
 from ..storage import Progress, TooOldResourceVersionError
 from ..storage.interface import Event
 from . import hooks
+from .crconversion import ConversionFailed, present_event
 from .respond import PROTOBUF, dumps_line, protobuf_ok
 
 BOOKMARK_INTERVAL = 60.0
@@ -126,7 +127,7 @@ def _timeout(query: Any) -> float:
 
 
 async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: str | None, opts: ListOptions,
-                      *, cluster: bool = False) -> web.StreamResponse:
+                      *, cluster: bool = False, get_service: Any = None) -> web.StreamResponse:
     """Stream events until `timeoutSeconds`, server shutdown or client disconnect."""
     if request.query.get("sendInitialEvents") is not None:
         raise E.invalid("ListOptions", "", [E.field_forbidden(
@@ -139,6 +140,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     encode_event, sent = watch_metrics(getattr(ctx, "metrics", None), request, store, encode_event, stream is not None)
     cache_prefix = "pb:" if stream is not None else ""
     present = getattr(store, "present", None)  # a kind's other version (registry/versions.py): events converted
+    webhook = getattr(getattr(store, "converter", None), "webhook", False)  # by a CRD's webhook (crconversion.py)
     if present is not None:
         cache_prefix += getattr(store, "present_key", getattr(store, "api_version", "")) + ":"
     bookmarks = request.query.get("allowWatchBookmarks", "").lower() in ("true", "1")
@@ -180,7 +182,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 cached = embed is None and out[1] is ev.object
                 line = ev.encoded.get(cache_prefix + out[0]) if cached else None
                 if line is None:
-                    line = encode_event(out[0], embed(present(out[1])) if embed else present(out[1]))
+                    shown = present(out[1]) if not webhook else await present_event(present, out[1], get_service)
+                    line = encode_event(out[0], embed(shown) if embed else shown)
                     if cached:
                         ev.encoded[cache_prefix + out[0]] = line
                 await faults.write(line, (ev.namespace, ev.name), out[0])
@@ -249,6 +252,10 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                     break
                 await send(ev)
         await faults.flush()
+    except ConversionFailed as exc:  # a CRD's webhook failed to convert an event: etcd3's watcher sends the error
+        line = encode_event("ERROR", exc.status)  # (`transformErrorToEvent`: InternalError) and the watch ends
+        sent(line)
+        await resp.write(line)
     except (ConnectionResetError, ConnectionError):
         pass
     finally:

@@ -28,6 +28,8 @@ from ..admission.policy import PolicyAdmission
 from ..admission.webhooks import Attributes, WebhookAdmission
 from ..registry.store import DeleteOptions
 from .authz import REQUESTER
+from .crconversion import admitted_once
+from .crconversion import answer as converted
 from .patch import json_patch
 
 # the route targets that are subresources, by the name a rule's `resources` uses (`pods/status`, ...)
@@ -57,8 +59,14 @@ async def on_write(hooks: WebhookAdmission, request: web.Request, store: Any, op
     """CREATE / UPDATE of a request (admission/admitted.py `admit_write`, as the requesting user)."""
     opts = options(options_kind or ("CreateOptions" if operation == "CREATE" else "UpdateOptions"), request,
                    dry_run)
-    return await admit_write(hooks, store, operation, obj, old, request.get(REQUESTER), opts, dry_run, warnings,
-                             preview, sub=sub, builtin=builtin, kind=kind)
+
+    async def previewed(o: dict[str, Any]) -> dict[str, Any]:  # in the request's version (http/crconversion.py)
+        return await converted(await preview(o), hooks.service)
+
+    async def admit() -> dict[str, Any]:
+        return await admit_write(hooks, store, operation, obj, old, request.get(REQUESTER), opts, dry_run,
+                                 warnings, previewed, sub=sub, builtin=builtin, kind=kind)
+    return await admitted_once([operation, sub, obj, old], admit, warnings)
 
 
 async def on_delete(hooks: WebhookAdmission, request: web.Request, store: Any, namespace: str, name: str,

@@ -5,7 +5,8 @@ the counters and histograms (`metrics reset`), gzip when the client accepts it (
 
 The rooms: registry.py (families and the text format), apiserver.py (request counters, response sizes, the HTTP
 layer's hooks), latency.py (the SLI duration, derived from the duration), watch.py (watch events), admission.py
-(admission webhooks), admission_chain.py (the admission chain's steps and plugins), flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), process.py
+(admission webhooks), conversion.py (CRD conversion webhooks), admission_chain.py (the admission chain's steps and
+plugins), flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), process.py
 (`process_*`), slis.py (`/metrics/slis`). Knows nothing of the HTTP layer beyond the request objects it is handed;
 authorization (`get` on the non-resource URL) is the HTTP layer's, before the handler.
 """
@@ -16,6 +17,7 @@ from typing import Any
 from .admission import AdmissionMetrics
 from .admission_chain import AdmissionChainMetrics
 from .apiserver import RequestMetrics
+from .conversion import ConversionMetrics
 from .flowcontrol import FlowControlMetrics
 from .process import ProcessMetrics
 from .registry import Registry, meta_metrics
@@ -37,6 +39,9 @@ class ServerMetrics:
         self.watch = WatchMetrics()  # http/watch.py finds it as ctx.metrics.watch
         self.admission = AdmissionMetrics()
         registry.admission_metrics = self.admission  # what the webhook plugin records into (admission/webhooks/)
+        self.conversion = ConversionMetrics()
+        if getattr(registry, "custom", None) is not None:  # CRD conversion webhooks' calls (registry/crconversion/)
+            registry.custom.observe_conversion = self.conversion.observe
         self.admission_chain = AdmissionChainMetrics()
         self.requests.on_admission = self.admission_chain.record
         self.slis = SliMetrics(self.process)
@@ -45,7 +50,7 @@ class ServerMetrics:
         self.registry = Registry()
         self.registry.add(*self.requests.families(), *self.flowcontrol.families(), storage_objects(registry),
                           *self.process.families(), *self.watch.families(), *self.admission.families(),
-                          *self.admission_chain.families())
+                          *self.admission_chain.families(), *self.conversion.families())
         self.registry.add(*meta_metrics(self.registry, self.slis.registry))
 
     def answer(self, method: str, path: str, accept_encoding: str) -> tuple[int, dict[str, str], bytes]:

@@ -100,7 +100,8 @@ class Registry:
     def group_versions(self, group: str) -> list[str]:
         """The served versions of a named group, the preferred (storage) one first (discovery's order)."""
         versions = {s.version for s in self.group_stores(group)}  # type: ignore[attr-defined]
-        versions |= {v for g, v, _ in self._views if g == group}
+        versions |= {v for g, v, _ in self._views if g == group}  # (the stores just refreshed the custom views)
+        versions |= {v.version for v in self.custom.views(refresh=False) if v.group == group}
         return sorted(versions, key=version_priority)
     def _install_certificates(self) -> None:
         """`certificates.k8s.io/v1` CSRs with `/status` and `/approval` (registry/certificates.py), and
@@ -136,19 +137,21 @@ class Registry:
             view = self._views.get((group, version, plural))
             if view is not None:
                 return view
-        store = self._groups.get((group, plural)) or self.custom.lookup(group, plural)
+        store = self._groups.get((group, plural)) or self.custom.lookup(group, plural, version)
         if store is not None and version and getattr(store, "version", version) != version:
             return None
         return store
 
     def views(self) -> list[GenericStore]:
-        """The stores serving a kind's non-storage versions (OpenAPI documents them too)."""
-        return list(self._views.values())
+        """The stores serving a kind's non-storage versions (OpenAPI documents them too), custom resources'
+        included."""
+        return list(self._views.values()) + list(self.custom.views())
 
     def version_stores(self, group: str, version: str) -> list[GenericStore]:
         """Every store serving `group/version` (discovery of one group-version)."""
         out = [s for s in self.group_stores(group) if s.version == version]  # type: ignore[attr-defined]
-        return out + [v for (g, ver, _), v in self._views.items() if g == group and ver == version]
+        views = list(self._views.values()) + list(self.custom.views(refresh=False))  # (just refreshed)
+        return out + [v for v in views if v.group == group and v.version == version]  # type: ignore[attr-defined]
 
     def group_stores(self, group: str | None = None) -> list[GenericStore]:
         stores = list(self._groups.values()) + list(self.custom.stores())

@@ -11,9 +11,10 @@ releases it, as upstream's `CRDFinalizer`.
 Custom resources are stored under `<plural>.<group>` (two CRDs may share a plural), validated against the
 storage version's structural schema, pruned and defaulted (`crschema`), and checked by its
 `x-kubernetes-validations` rules (`crdrules/`, which also compiles them when a CRD is written). A CRD's schema must
-be structural, with upstream's OpenAPI restrictions (`crdschema/`). Only the storage
-version is served (a multi-version CRD without conversion webhooks serves the same objects under every version
-upstream; not here).
+be structural, with upstream's OpenAPI restrictions (`crdschema/`). Every served version is served: the storage
+version by the CRD's `CustomResourceStore`, the others by views converting with the CRD's `spec.conversion`
+(`crconversion/`); with a conversion webhook, an object an older storage version wrote is converted from that
+version as it is read (the storage codec's decoding), and to the storage version before a write uses it.
 """
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
 from . import crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
-from .crdconversion import conversion_errors, recognized_or_empty
+from .crconversion.stored import StoredVersions
+from .crconversion.views import CustomResourceView, served_views
+from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
@@ -99,6 +102,7 @@ class CRDStrategy(Strategy):
             names["listKind"] = f"{names['kind']}List"
         if names:
             spec["names"] = names
+        default_conversion(spec)
         status: dict[str, Any] = {"acceptedNames": dict(names), "storedVersions": []}
         sv = storage_version(obj)
         if sv and sv.get("name"):
@@ -126,6 +130,12 @@ class CRDStrategy(Strategy):
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
         self._old = (old.get("spec"), int((old.get("metadata") or {}).get("generation") or 0))
+        if isinstance(new.get("spec"), dict):
+            default_conversion(new["spec"])
+        sv = storage_version(new)  # strategy.go PrepareForUpdate: a new storage version joins storedVersions
+        stored = new["status"].setdefault("storedVersions", [])
+        if sv and sv.get("name") and sv["name"] not in stored:
+            stored.append(sv["name"])
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """strategy.go `PrepareForUpdate`: any change to the spec increments the generation (set here, after the
@@ -238,6 +248,8 @@ class CRDStore(GroupStore):
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
+    _generation: int | None = None  # an update's new generation, from prepare_for_update to canonicalize
+
     def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
                  rules: crdrules.Node | None = None):
         super().__init__(info)
@@ -247,6 +259,7 @@ class CustomResourceStrategy(Strategy):
         self._checks_strings = False
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._generation = None
         crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
         if self.status_subresource:
             obj.pop("status", None)
@@ -268,6 +281,16 @@ class CustomResourceStrategy(Strategy):
                 new["status"] = copy.deepcopy(old["status"])
             else:
                 new.pop("status", None)
+        # strategy.go: any change but to metadata increments the generation (the old object as read from storage)
+        decoded = crschema.decoded(old, self.schema, self.defaults)
+        changed = _content(new) != _content(decoded)
+        self._generation = int((old.get("metadata") or {}).get("generation") or 0) + 1 if changed else None
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        """The generation prepare_for_update decided (set after the store restored the stored one)."""
+        if self._generation is not None:
+            obj.setdefault("metadata", {})["generation"] = self._generation
+            self._generation = None
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
@@ -293,6 +316,11 @@ class CustomResourceStrategy(Strategy):
                                 rehearsed.larger_than(obj, rehearsed.LARGE))
 
 
+def _content(obj: dict[str, Any]) -> dict[str, Any]:
+    """`copyNonMetadata` (apiVersion and kind aside: both objects are in the request's version)."""
+    return {k: v for k, v in obj.items() if k not in ("metadata", "apiVersion", "kind")}
+
+
 class CustomResourceStatusStrategy(CustomResourceStrategy):
     subresource = "status"
 
@@ -309,10 +337,23 @@ class CustomResourceStatusStrategy(CustomResourceStrategy):
             new["metadata"].pop("labels")
 
 
-class CustomResourceStore(GroupStore):
+def version_strategies(crd: dict[str, Any], version: dict[str, Any], info: ResourceInfo, storage: bool = False
+                       ) -> tuple[CustomResourceStrategy, CustomResourceStatusStrategy | None]:
+    """The strategy (and /status strategy) of one version of `crd`: its schema, subresources and rules
+    (`customresource_handler.go` builds a storage per version, each validating in its own version)."""
+    schema = (version.get("schema") or {}).get("openAPIV3Schema")
+    status_sub = "status" in ((version.get("subresources") or {}))
+    # compiled once per CRD uid, resourceVersion and version
+    rules = crdrules.validator_for(crd, schema, "" if storage else str(version.get("name") or ""))
+    strategy = CustomResourceStrategy(info, schema, status_sub, rules)
+    return strategy, CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
+
+
+class CustomResourceStore(StoredVersions, GroupStore):
     """REST storage of one CRD's resources (its storage version)."""
 
-    def __init__(self, crd: dict[str, Any], store: Store, deviations: Deviations = NONE):
+    def __init__(self, crd: dict[str, Any], store: Store, deviations: Deviations = NONE,
+                 observe: Callable[..., None] | None = None):
         spec = crd["spec"]
         names = spec["names"]
         version = storage_version(crd) or spec["versions"][0]
@@ -322,16 +363,14 @@ class CustomResourceStore(GroupStore):
                             tuple(names.get("shortNames") or ()), namespaced=spec.get("scope") == "Namespaced",
                             fields=props if not (schema or {}).get("x-kubernetes-preserve-unknown-fields")
                             else frozenset(), name_rule="subdomain")
-        status_sub = "status" in ((version.get("subresources") or {}))
-        rules = crdrules.validator_for(crd, schema)  # compiled once per CRD uid and resourceVersion
-        strategy = CustomResourceStrategy(info, schema, status_sub, rules)
+        strategy, status_strategy = version_strategies(crd, version, info, storage=True)
         super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
                          spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
         self.storage_key = f"{names['plural']}.{spec['group']}"
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
-        self.status_strategy = CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
+        self.status_strategy = status_strategy
         self._schema, self._defaults = schema, strategy.defaults
         # every object of a CRD whose spec never changed (generation 1) was written under this schema: reads
         # need no fix-up, and skip even the check
@@ -339,6 +378,7 @@ class CustomResourceStore(GroupStore):
         if self._schema_changed:  # watch events are decoded too; their encodings cached per CRD version
             self.present = self._decoded
             self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
+        self.convert_stored_versions(crd, observe)  # crconversion/stored.py
 
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`obj` as upstream's storage codec decodes it (`customresource_handler.go`: `unstructuredSchemaCoercer`
@@ -347,8 +387,9 @@ class CustomResourceStore(GroupStore):
         gains its new defaults; only such an object is copied."""
         return crschema.decoded(obj, self._schema, self._defaults)
 
-    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
-        out = super()._finish(obj)
+    def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """`_finish` of an object in the storage version (StoredVersions converts the others first)."""
+        out = GroupStore._finish(self, obj)
         return self._decoded(out) if self._schema_changed else out
 
     @property
@@ -373,14 +414,21 @@ class CustomResourceStore(GroupStore):
 
 
 class CustomResources:
-    """The served custom resources, derived from the stored CRDs (one `CustomResourceStore` per CRD,
-    rebuilt when the CRD's resourceVersion changes)."""
+    """The served custom resources, derived from the stored CRDs (one `CustomResourceStore` per CRD, and a
+    `CustomResourceView` per other served version (registry/crconversion/), rebuilt when the CRD's
+    resourceVersion changes)."""
 
     def __init__(self, store: Store, deviations: Deviations = NONE):
         self.store = store
         self.deviations = deviations
         self.crds = CRDStore(store, deviations)
         self._cache: dict[str, tuple[str, CustomResourceStore]] = {}
+        self._views: dict[str, dict[str, CustomResourceView]] = {}
+        self.observe_conversion: Callable[..., None] | None = None  # metrics/conversion.py's, when served
+
+    def _observe(self, *call: Any) -> None:
+        if self.observe_conversion is not None:
+            self.observe_conversion(*call)
         self.on_change: list[Callable[[CustomResourceStore], None]] = []
 
     def stores(self) -> list[CustomResourceStore]:
@@ -393,21 +441,36 @@ class CustomResources:
             cached = self._cache.get(name)
             if cached is None or cached[0] != rv:
                 try:
-                    cached = (rv, CustomResourceStore(crd, self.store, self.deviations))
+                    cached = (rv, CustomResourceStore(crd, self.store, self.deviations, self._observe))
                 except (KeyError, TypeError, AttributeError):
                     continue
                 self._cache[name] = cached
+                base = cached[1]
+                self._views[name] = served_views(base, crd, lambda v, b=base: version_strategies(crd, v, b.info),
+                                                 self._observe)
             seen.add(name)
             out.append(cached[1])
         for name in set(self._cache) - seen:
             del self._cache[name]
+            self._views.pop(name, None)
         return out
 
-    def lookup(self, group: str, plural: str) -> CustomResourceStore | None:
+    def views(self, refresh: bool = True) -> list[CustomResourceView]:
+        """The served versions other than the storage versions (discovery lists them too); `refresh=False`: as
+        the last `stores()` left them (a caller that has just asked for the stores)."""
+        if refresh:
+            self.stores()
+        return [v for views in self._views.values() for v in views.values()]
+
+    def lookup(self, group: str, plural: str, version: str = "") -> GroupStore | None:
+        """The store serving `plural` in `group` (in `version` when given: None when not served)."""
         try:
             crd = self.store.get(CRD_KEY, "", f"{plural}.{group}", shared=True)
         except KeyNotFoundError:
             return None
         if not is_established(crd):
             return None
-        return next((s for s in self.stores() if s.crd_name == crd["metadata"]["name"]), None)
+        base = next((s for s in self.stores() if s.crd_name == crd["metadata"]["name"]), None)
+        if base is None or not version or version == base.version:
+            return base
+        return self._views.get(base.crd_name, {}).get(version)

@@ -4,8 +4,9 @@ validation/validation.go`: `validateCustomResourceConversion`, `validateConversi
 
 Paths are upstream's internal ones, as its errors show them: a v1 `conversion.webhook.clientConfig` is
 `conversion.webhookClientConfig` and `conversion.webhook.conversionReviewVersions` is
-`conversion.conversionReviewVersions`. A service reference's port is validated as v1 defaults it (443). The
-webhook is not called: the server serves every version of a CRD as the same objects (README Known gaps)."""
+`conversion.conversionReviewVersions`. `default_conversion` is v1's defaulting (`apis/apiextensions/v1/
+defaults.go`: `SetDefaults_CustomResourceDefinitionSpec`, `SetDefaults_ServiceReference`); the conversion itself
+is registry/crconversion/'s."""
 from __future__ import annotations
 
 from typing import Any
@@ -16,6 +17,17 @@ from .validation import is_dns1035_label
 from .webhookclient import webhook_service_errors, webhook_url_errors
 
 ACCEPTED_REVIEW_VERSIONS = ("v1", "v1beta1")  # acceptedConversionReviewVersions, sorted
+
+
+def default_conversion(spec: dict[str, Any]) -> None:
+    """v1's defaults: `conversion: {strategy: None}` when absent, a webhook service's `port: 443`."""
+    if spec.get("conversion") is None:
+        spec["conversion"] = {"strategy": "None"}
+        return
+    webhook = spec["conversion"].get("webhook") if isinstance(spec["conversion"], dict) else None
+    service = (webhook.get("clientConfig") or {}).get("service") if isinstance(webhook, dict) else None
+    if isinstance(service, dict) and service.get("port") is None:
+        service["port"] = 443
 
 
 def _internal(conversion: dict[str, Any]) -> tuple[Any, Any]:

@@ -131,12 +131,14 @@ class GenericStore:
     # ---- create ----------------------------------------------------------------------------------
     def create(self, obj: dict[str, Any], *, dry_run: bool = False, field_manager: str = "",
                manage: Manage | None = None,
-               admit: Admit | None = None, validate_admit: ValidateAdmit | None = None) -> dict[str, Any]:
+               admit: Admit | None = None, validate_admit: ValidateAdmit | None = None,
+               strategy: Strategy | None = None) -> dict[str, Any]:
         """Create (NS-10..NS-23 order): field manager → admission → name generation → prepare → validate →
         validating admission → store. `field_manager` (internal writers) records an Update entry by that name;
-        `manage` is the handler's own field-manager step."""
+        `manage` is the handler's own field-manager step; `strategy` another version's (registry/crconversion/)."""
         with self.store.atomic():  # admission's check and the write see the same world
-            return self._create(clone(obj), dry_run, self._manage(manage, field_manager), admit, validate_admit)
+            return self._create(clone(obj), dry_run, self._manage(manage, field_manager), admit, validate_admit,
+                                strategy or self.strategy)
 
     @property
     def field_manager(self) -> FieldManager:
@@ -163,9 +165,11 @@ class GenericStore:
         return lambda live, new: fm.update(live, new, field_manager, subresource)
 
     def _create(self, obj: dict[str, Any], dry_run: bool, manage: Manage | None,
-                admit: Admit | None, validate_admit: ValidateAdmit | None = None) -> dict[str, Any]:
+                admit: Admit | None, validate_admit: ValidateAdmit | None = None,
+                strategy: Strategy | None = None) -> dict[str, Any]:
+        strategy = strategy or self.strategy
         meta = obj.setdefault("metadata", {})
-        self.strategy.default(obj)  # decode → default → admission → prepare → validate, as upstream
+        strategy.default(obj)  # decode → default → admission → prepare → validate, as upstream
         if manage is not None:
             obj = manage(None, obj)
             meta = obj.setdefault("metadata", {})
@@ -182,11 +186,11 @@ class GenericStore:
             if generated:
                 cmeta["name"] = recall("generate-name", lambda: cmeta["generateName"],  # a rehearsal's draw, kept
                                        lambda: M.generate_name(cmeta["generateName"]), strict=False)
-            self.strategy.prepare_for_create(candidate)
-            errs = self.strategy.validate(candidate)
+            strategy.prepare_for_create(candidate)
+            errs = strategy.validate(candidate)
             if errs:
                 raise self._invalid(cmeta.get("name", ""), errs)
-            self.strategy.canonicalize(candidate)
+            strategy.canonicalize(candidate)
             cmeta["uid"] = cmeta.get("uid") or M.new_uid()  # a strategy may have set it (Job's selector)
             if self.info.plural == "namespaces" and self.deviations.active("uid-from-name"):
                 cmeta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_DNS, cmeta["name"]))

@@ -134,9 +134,13 @@ class VersionView(GroupStore):
     def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
         return self.present(self.base._finish(obj))
 
+    def _answer(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A write's answer (the stored object as this version shows it)."""
+        return self.present(obj)
+
     # ---- writes: the base's, converted --------------------------------------------------------------
     def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        return self.present(self.base.create(self.accept(obj), **self._managed(kw)))
+        return self._answer(self.base.create(self.accept(obj), **self._managed(kw)))
 
     def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
                transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
@@ -149,16 +153,16 @@ class VersionView(GroupStore):
                 return self.accept(inner(self.present(current)))
         strategy = kw.get("strategy") or self.strategy
         kw = self._managed(kw, getattr(strategy, "subresource", "") or "")
-        return self.present(self.base.update(ns, name, body, transform=transform, **kw))
+        return self._answer(self.base.update(ns, name, body, transform=transform, **kw))
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> Any:
         out = self.base.delete(ns, name, opts, **kw)
         if isinstance(out, tuple):
-            return (self.present(out[0]), *out[1:])
-        return self.present(out)
+            return (self._answer(out[0]), *out[1:])
+        return self._answer(out)
 
     def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: Any) -> dict[str, Any]:
         out = self.base.delete_collection(ns, list_opts, opts)
-        out["items"] = [self.present(i) for i in out.get("items") or []]
+        out["items"] = [self._answer(i) for i in out.get("items") or []]
         out["apiVersion"] = self.api_version
         return out

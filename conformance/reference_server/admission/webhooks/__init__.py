@@ -41,6 +41,7 @@ from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
 from ...registry import Registry
+from ...registry.webhooktransport import service_lookup
 from .. import chain
 from . import client, review
 from .latency import tracking as webhook_time
@@ -70,14 +71,9 @@ class WebhookAdmission:
             return None
         return (ns.get("metadata") or {}).get("labels") or {}
 
-    def _service(self, namespace: str, name: str) -> dict[str, Any] | None:
-        services = self.registry.content("services")
-        if services is None:
-            return None
-        try:
-            return services.get(namespace, name, shared=True)
-        except E.StatusError:
-            return None
+    def service(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """The Service a webhook's `service` reference names (None: none)."""
+        return service_lookup(self.registry)(namespace, name)
 
     def active(self) -> bool:
         """Any configuration stored at all (the fast path of every write skips this room otherwise)."""
@@ -116,7 +112,7 @@ class WebhookAdmission:
         name, started = str(hook.get("name")), time.perf_counter()
         observe = getattr(getattr(self.registry, "admission_metrics", None), "observe_webhook", None)
         try:
-            resp = review.response(name, sent, await client.call(hook, sent, self._service), mutating=mutating)
+            resp = review.response(name, sent, await client.call(hook, sent, self.service), mutating=mutating)
         except review.CallError as exc:
             ignore = hook.get("failurePolicy") == "Ignore"
             if observe is not None:  # metrics/admission.py, as the dispatchers record a failed call

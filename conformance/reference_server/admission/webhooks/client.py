@@ -1,117 +1,20 @@
-"""Calling one webhook over HTTPS, never on the request's thread of control: an aiohttp request bounded by the
-webhook's `timeoutSeconds` (`staging/src/k8s.io/apiserver/pkg/util/webhook/client.go`: the rest client's URL,
-`?timeout=`, the caBundle as the only trusted roots).
-
-A `service` reference is resolved as kube-apiserver's default `ClusterIPServiceResolver` does
-(`staging/src/k8s.io/apiserver/pkg/util/proxy/proxy.go` `ResolveCluster`): a missing Service, a headless one or a
-port it lacks fail with upstream's words; otherwise upstream dials the ClusterIP, and on a cluster whose Service
-has no ready endpoints kube-proxy's reject rule answers `connection refused`, which is what this server reports
-(it has no pods, so no Service here ever has a ready endpoint). Errors keep Go's `url.Error` shape:
-`Post "<url>": <cause>`. A `url` is read by Go's `url.Parse` (gonet/) and posted to as the rest client rebuilds it:
-scheme, host (escaped as Go escapes a host) and the cleaned path.
-"""
+"""An admission webhook's call: registry/webhooktransport.py's POST (upstream's webhook rest client,
+`staging/src/k8s.io/apiserver/pkg/util/webhook/client.go`), its failure worded as `ErrCallingWebhook`
+(`failed calling webhook "<name>": failed to call webhook: <cause>`)."""
 from __future__ import annotations
 
-import asyncio
-import base64
-import json
-import posixpath
-import ssl
 from typing import Any, Callable
 
-import aiohttp
-
-from ...gonet import url as gourl
+from ...registry.webhooktransport import PostError, post, resolve_service, target
 from .review import CallError
 
-
-def _go_duration(seconds: int) -> str:
-    minutes, secs = divmod(seconds, 60)
-    return f"{minutes}m{secs}s" if minutes else f"{secs}s"
-
-
-def target(hook: dict[str, Any]) -> tuple[str, str | None]:
-    """(the URL the rest client posts to, the host a service reference stands for, or None)."""
-    cc = hook.get("clientConfig") or {}
-    query = f"?timeout={_go_duration(int(hook.get('timeoutSeconds') or 10))}"
-    service = cc.get("service")
-    if isinstance(service, dict):
-        host = f"{service.get('name')}.{service.get('namespace')}.svc:{service.get('port') or 443}"
-        return f"https://{host}{posixpath.join('/', service.get('path') or '')}{query}", host
-    try:
-        u = gourl.parse(str(cc.get("url") or ""))  # Go's url.Parse, which accepted it on write
-    except gourl.URLError:
-        return str(cc.get("url") or "") + query, None
-    path = posixpath.normpath(posixpath.join("/", u.path)) if u.path else "/"
-    if path.startswith("//"):  # Go's path.Clean keeps one leading slash
-        path = "/" + path.lstrip("/")
-    return gourl.URL(scheme=u.scheme, host=u.host, path=path).string() + query, None
-
-
-def resolve_service(service: dict[str, Any], get_service: Callable[[str, str], dict[str, Any] | None]) -> str:
-    """The cause a call to a Service fails with on a cluster where it has no ready endpoint."""
-    name, namespace, port = service.get("name", ""), service.get("namespace", ""), service.get("port") or 443
-    svc = get_service(namespace, name)
-    if svc is None:
-        return f'service "{name}" not found'
-    spec = svc.get("spec") or {}
-    kind, cluster_ip = spec.get("type") or "ClusterIP", spec.get("clusterIP") or ""
-    if kind == "ClusterIP" and cluster_ip == "None":
-        return 'cannot route to service with ClusterIP "None"'
-    if kind == "ExternalName":
-        return f"dial tcp: lookup {spec.get('externalName', '')}: no such host"
-    if not any(isinstance(p, dict) and p.get("port") == port for p in spec.get("ports") or []):
-        return f'no service port {port} found for service "{name}"'
-    host = f"[{cluster_ip}]" if ":" in cluster_ip else cluster_ip
-    return f"dial tcp {host}:{port}: connect: connection refused"
-
-
-def _ssl(hook: dict[str, Any]) -> ssl.SSLContext:
-    bundle = (hook.get("clientConfig") or {}).get("caBundle")
-    ctx = ssl.create_default_context()
-    if bundle:
-        try:
-            ctx = ssl.create_default_context(cadata=base64.b64decode(bundle).decode("ascii", "replace"))
-        except (ValueError, ssl.SSLError):
-            pass  # upstream fails building the client; the call below then fails verification
-    return ctx
-
-
-def _cause(exc: BaseException) -> str:
-    """A Go-like cause for what aiohttp raised."""
-    if isinstance(exc, asyncio.TimeoutError):
-        return "context deadline exceeded"
-    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
-        return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        return f"dial tcp {exc.host}:{exc.port}: connect: connection refused"
-    return str(exc) or type(exc).__name__
+__all__ = ["call", "resolve_service", "target"]
 
 
 async def call(hook: dict[str, Any], review: dict[str, Any],
                get_service: Callable[[str, str], dict[str, Any] | None]) -> Any:
     """POST the AdmissionReview; the decoded answer, or a `CallError`."""
-    name = str(hook.get("name") or "")
-    url, service_host = target(hook)
-    if service_host is not None:
-        cause = resolve_service((hook.get("clientConfig") or {})["service"], get_service)
-        raise CallError(name, f'failed to call webhook: Post "{url}": {cause}')
-    timeout = aiohttp.ClientTimeout(total=int(hook.get("timeoutSeconds") or 10))
     try:
-        async with aiohttp.ClientSession(timeout=timeout) as session:
-            async with session.post(url, data=json.dumps(review).encode(), ssl=_ssl(hook),
-                                    headers={"Content-Type": "application/json", "Accept": "application/json"}) as r:
-                raw = await r.read()
-                status = r.status
-    except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
-        raise CallError(name, f'failed to call webhook: Post "{url}": {_cause(exc)}') from None
-    if status == 404:
-        raise CallError(name, "failed to call webhook: the server could not find the requested resource", 404)
-    if not 200 <= status < 300:
-        text = raw.decode("utf-8", "replace")
-        raise CallError(name, f'failed to call webhook: an error on the server ("{text}") has prevented the '
-                              "request from succeeding", status)
-    try:
-        return json.loads(raw)
-    except ValueError as exc:
-        raise CallError(name, f"failed to call webhook: {exc}") from None
+        return await post(hook, review, get_service)
+    except PostError as exc:
+        raise CallError(str(hook.get("name") or ""), f"failed to call webhook: {exc}", exc.code) from None

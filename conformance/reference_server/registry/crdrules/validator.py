@@ -84,10 +84,11 @@ _VALIDATORS: OrderedDict[tuple[str, str], Node | None] = OrderedDict()
 _UNBUILT: Any = object()
 
 
-def validator_for(crd: dict[str, Any], schema: Any) -> Node | None:
-    """The storage version's validator, built once per CRD uid and resourceVersion."""
+def validator_for(crd: dict[str, Any], schema: Any, version: str = "") -> Node | None:
+    """A version's validator (the storage version's when `version` is not named), built once per CRD uid,
+    resourceVersion and version."""
     meta = crd.get("metadata") or {}
-    key = (str(meta.get("uid") or meta.get("name")), str(meta.get("resourceVersion") or ""))
+    key = (str(meta.get("uid") or meta.get("name")), str(meta.get("resourceVersion") or ""), version)
     node = _VALIDATORS.get(key, _UNBUILT)
     if node is not _UNBUILT:
         return node

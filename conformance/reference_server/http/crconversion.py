@@ -1,0 +1,104 @@
+"""Where a custom resource request meets its CRD's conversion webhook (registry/crconversion/): the registry is
+synchronous, so a conversion it has no answer for stops the request before anything is written
+(`ConversionPending`); here the webhook is awaited (registry/crconversion/webhook.py), its answer remembered for
+the request, and the request run again. A write's answer still to be converted (`Unconverted`) is converted on
+the way out. A watch converts each event as it comes; a failed conversion ends it with the `InternalError`
+event etcd3's watcher sends (`transformErrorToEvent`)."""
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+from typing import Any, Awaitable, Callable, Iterator
+
+from .. import apierrors as E
+from ..admission.webhooks.review import internal
+from ..registry.crconversion import ConversionPending, Unconverted, memo
+from ..registry.crconversion.webhook import GetService, convert, failed, resolve
+
+ATTEMPTS = 8  # a request whose conversions keep changing (a webhook answering differently each time) gives up
+UNSETTLED = "conversion did not settle: the conversion webhook answered differently each time"
+
+
+async def answer(obj: Any, get_service: GetService) -> Any:
+    """A response's object (or list) with every `Unconverted` item converted."""
+    if isinstance(obj, Unconverted):
+        return obj.coerce(await convert(obj.converter, dict(obj), obj.target, get_service), dict(obj))
+    if isinstance(obj, dict) and isinstance(obj.get("items"), list) and \
+            any(isinstance(i, Unconverted) for i in obj["items"]):
+        return {**obj, "items": [await answer(i, get_service) for i in obj["items"]]}
+    return obj
+
+
+class AnswerPending(Exception):
+    """A response whose object still holds `Unconverted` items: `finish(converted)` responds."""
+
+    def __init__(self, obj: Any, finish: Callable[[Any], Any]):
+        super().__init__("answer to be converted")
+        self.obj, self.finish = obj, finish
+
+
+def unconverted(obj: Any) -> bool:
+    """Whether a response's object (a write's answer, a deleted collection) needs `answer`."""
+    return isinstance(obj, Unconverted) or (isinstance(obj, dict) and isinstance(obj.get("items"), list)
+                                            and any(isinstance(i, Unconverted) for i in obj["items"]))
+
+
+@contextlib.contextmanager
+def request_memo() -> Iterator[None]:
+    """A fresh memo (registry/crconversion/memo.py) for one request, or one watch event."""
+    token = memo.start()
+    try:
+        yield
+    finally:
+        memo.MEMO.reset(token)
+
+
+async def admitted_once(parts: list[Any], admit: Callable[[], Awaitable[dict[str, Any]]],
+                        warnings: list[str]) -> dict[str, Any]:
+    """`admit()`'s object, kept for a request run again after a conversion (`parts`: what it admitted): its
+    admission webhooks are called once, as upstream calls them, and their warnings repeated."""
+    kept = memo.MEMO.get()
+    if kept is None:
+        return await admit()
+    key = "admitted:" + json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    hit = kept.get(key)
+    if hit is not None:
+        warnings += hit["warnings"]
+        return copy.deepcopy(hit["object"])
+    start = len(warnings)
+    out = await admit()
+    kept[key] = {"object": copy.deepcopy(out), "warnings": warnings[start:]}
+    return out
+
+
+class ConversionFailed(E.StatusError):
+    """A watch event that could not be converted: the `InternalError` the watch ends with."""
+
+
+async def present_event(present: Callable[[Any], Any], obj: dict[str, Any], get_service: GetService) -> Any:
+    """A watch event's object in the watch's version: each event asks the webhook as it comes (its own memo); a
+    failed conversion is a `StatusError` the watch ends with."""
+    try:
+        with request_memo():
+            for _ in range(ATTEMPTS):
+                try:
+                    return present(obj)
+                except ConversionPending as pending:
+                    await resolve(pending, get_service)
+        raise failed(UNSETTLED)
+    except E.StatusError as exc:
+        raise ConversionFailed(internal(ValueError(exc.status.get("message", ""))).status) from None
+
+
+async def converting(run: Callable[[], Awaitable[Any]], get_service: GetService) -> Any:
+    """`run()` (a request's handling) again after each conversion it stopped for."""
+    with request_memo():
+        for _ in range(ATTEMPTS):
+            try:
+                return await run()
+            except ConversionPending as pending:
+                await resolve(pending, get_service)
+            except AnswerPending as pending:
+                return pending.finish(await answer(pending.obj, get_service))
+        raise failed(UNSETTLED)

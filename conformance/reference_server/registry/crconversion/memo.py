@@ -1,0 +1,71 @@
+"""The conversions a request has awaited (a context variable, one dict per request): a synchronous converter
+finds the webhook's answers here, or raises `ConversionPending` naming what it needs.
+
+An answer is keyed by what a conversion may depend on: the object without its metadata, its labels and
+annotations (the only metadata a webhook may change, `restoreObjectMeta`), and the desired apiVersion. A rerun
+request makes objects that differ only in server-set metadata (a new uid, creationTimestamp, managedFields'
+times), so the rest of the metadata is restored from the object being converted, as upstream restores it."""
+from __future__ import annotations
+
+import contextvars
+import copy
+import json
+from typing import Any, Callable
+
+MEMO: contextvars.ContextVar[dict[str, dict[str, Any]] | None] = contextvars.ContextVar("crconversion", default=None)
+
+
+class ConversionPending(Exception):
+    """`objects` (each its own ConversionReview, as the storage decodes items one by one) must be converted to
+    `api_version` by `converter`'s webhook before the request can go on."""
+
+    def __init__(self, converter: Any, objects: list[dict[str, Any]], api_version: str):
+        super().__init__(f"conversion to {api_version} pending")
+        self.converter, self.objects, self.api_version = converter, objects, api_version
+
+
+def key(obj: dict[str, Any], api_version: str) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    body = {k: v for k, v in obj.items() if k != "metadata"}
+    return json.dumps([api_version, body, meta.get("labels"), meta.get("annotations")], sort_keys=True,
+                      separators=(",", ":"), default=str)
+
+
+def start() -> contextvars.Token:
+    """A new request's (empty) memo."""
+    return MEMO.set({})
+
+
+def once(name: str, make: Callable[[], str]) -> str:
+    """A value made once per request (a new object's uid: the same in every run of the request)."""
+    memo = MEMO.get()
+    if memo is None:
+        return make()
+    kept = memo.get(f"once:{name}")
+    if kept is None:
+        kept = memo[f"once:{name}"] = {"value": make()}
+    return kept["value"]
+
+
+def remember(obj: dict[str, Any], api_version: str, converted: dict[str, Any]) -> None:
+    memo = MEMO.get()
+    if memo is not None:
+        memo[key(obj, api_version)] = converted
+
+
+def recall(obj: dict[str, Any], api_version: str) -> dict[str, Any] | None:
+    """The remembered conversion of `obj`, its metadata `obj`'s with the answer's labels and annotations."""
+    memo = MEMO.get()
+    hit = memo.get(key(obj, api_version)) if memo is not None else None
+    if hit is None:
+        return None
+    out = copy.deepcopy(hit)
+    meta = copy.deepcopy(obj.get("metadata") or {})
+    for f in ("labels", "annotations"):
+        value = (hit.get("metadata") or {}).get(f)
+        if value is None:
+            meta.pop(f, None)
+        else:
+            meta[f] = copy.deepcopy(value)
+    out["metadata"] = meta
+    return out

@@ -1,0 +1,63 @@
+"""A served version's strategy, run by the storage version's store (`customresource_handler.go`: each version's
+storage has its own strategy; the codec converts at the storage boundary): the object stays in the request's
+version through the field manager, admission, preparation and validation (that version's schema, defaults and
+rules, the old object converted to it), and is converted to the storage version last (`canonicalize`), then
+pruned by the storage version's schema (`schemaCoercingConverter` after the conversion)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import crschema
+from .. import meta as M
+from ..strategy import Strategy
+from .converter import Converter
+from .memo import once
+
+
+class ConvertingStrategy(Strategy):
+    """`inner` (the version's CustomResourceStrategy or its /status one) with the conversion to storage."""
+
+    def __init__(self, inner: Any, converter: Converter, api_version: str, storage_api_version: str,
+                 storage_schema: dict[str, Any] | None):
+        super().__init__(inner.info)
+        self.inner, self.converter = inner, converter
+        self.api_version, self.storage_api_version = api_version, storage_api_version
+        self.subresource, self.schema = inner.subresource, inner.schema
+        self.kube_finalizers = inner.kube_finalizers
+        self._storage_schema = storage_schema if storage_schema != inner.schema else None
+        self._old: dict[str, Any] | None = None  # the old object in this version, from prepare to validate
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        self.inner.default(obj, update=update)
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self.inner.prepare_for_create(obj)
+
+    def validate(self, obj: dict[str, Any]) -> list[Any]:
+        return self.inner.validate(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        self._old = self.converter.convert(old, self.api_version)  # (the webhook's answer, or ConversionPending)
+        self.inner.prepare_for_update(new, self._old)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[Any]:
+        mine, self._old = self._old, None
+        return self.inner.validate_update(new, mine if mine is not None else old)
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        self.inner.canonicalize(obj)
+        # converted as upstream's storage encodes it: a new object has its uid and creationTimestamp already,
+        # the resourceVersion is cleared (`PrepareObjectForStorage`); the store sets it
+        meta = obj.setdefault("metadata", {})
+        meta["uid"] = meta.get("uid") or once("uid", M.new_uid)  # (the same when the request runs again)
+        meta["creationTimestamp"] = meta.get("creationTimestamp") or M.now()
+        meta.pop("resourceVersion", None)
+        obj["apiVersion"] = obj.get("apiVersion") or self.api_version
+        converted = self.converter.convert(obj, self.storage_api_version)
+        if self._storage_schema is not None:
+            crschema.prune(converted, self._storage_schema, root=True)
+        obj.clear()
+        obj.update(converted)
+
+    def should_delete_during_update(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
+        return self.inner.should_delete_during_update(new, old)

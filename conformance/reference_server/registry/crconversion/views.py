@@ -1,0 +1,108 @@
+"""A custom resource's served versions other than the storage version (`customresource_handler.go` builds a
+storage per served version): `VersionView`s (registry/versions.py) over the storage version's store, converting
+with the CRD's `Converter`; a write runs this version's strategy and converts last (strategy.py). A read needing
+a webhook's answer raises `ConversionPending` before anything is done; a write's answer is `Unconverted` when
+the write needs one."""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+from .. import crschema
+from ..store import ListOptions
+from ..versions import Presented, ServedVersion, VersionView
+from .converter import Converter
+from .strategy import ConvertingStrategy
+
+
+class CustomResourceView(VersionView):
+    """One served version of a CRD that is not its storage version."""
+
+    def __init__(self, base: Any, version: str, converter: Converter, strategies: tuple[Any, Any]):
+        storage_api, api = base.api_version, f"{base.group}/{version}"
+        served = ServedVersion(version, lambda o: converter.convert(o, storage_api),
+                               lambda o: converter.convert(o, api))
+        super().__init__(base, served)
+        self.converter = converter
+        storage_schema = base.strategy.schema
+        self.strategy, self.status_strategy = (
+            ConvertingStrategy(s, converter, api, storage_api, storage_schema) if s is not None else None
+            for s in strategies)
+        # read: pruned by this version's schema after the conversion (`schemaCoercingConverter`), when it differs
+        self._schema = strategies[0].schema if strategies[0].schema != storage_schema else None
+        self.crd_name, self.storage_key, self.categories = base.crd_name, base.storage_key, base.categories
+        if getattr(base, "_schema_changed", False):  # an object stored under an older schema, decoded (crd.py)
+            self._decode = base._decoded
+        self.present_key = f"{self.api_version}@{getattr(base, 'present_key', base.api_version)}"
+
+    @property
+    def table_kind(self) -> str:
+        return self.base.table_kind
+
+    def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
+        if obj.get("apiVersion") not in (None, self.base.api_version):  # an older storage version wrote it:
+            return self.present(obj)  # converted from that version at once (none when it is this one)
+        return super()._finish(obj)
+
+    def _decode(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return obj
+
+    def present(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return self.coerce(super().present(self._decode(obj)), obj)
+
+    def coerce(self, out: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
+        """A converted object pruned by this version's schema when it differs from the storage version's."""
+        if self._schema is not None and crschema.needs_pruning(out, self._schema, root=True):
+            out = Presented(copy.deepcopy(dict(out)))
+            out.stored = stored
+            crschema.prune(out, self._schema, root=True)
+        return out
+
+    def _answer(self, obj: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(obj, dict) or obj.get("kind") not in (None, self.info.kind):
+            return obj  # a Status
+        out = self.converter.answer(obj, self.api_version, self.coerce)
+        return out if type(out) is not dict else self.present(obj)
+
+    # ---- writes: the base's store, this version's strategy (ConvertingStrategy converts last) -------------
+    def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        return self._answer(self.base.create(obj, **self._managed({**kw, "strategy": self.strategy})))
+
+    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, *,
+               transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
+        if transform is not None:
+            inner = transform
+
+            def transform(current: dict[str, Any]) -> dict[str, Any]:
+                return inner(self.present(current))  # this version's object; converted by the strategy
+        strategy = kw.get("strategy") or self.strategy
+        kw = self._managed({**kw, "strategy": strategy}, strategy.subresource or "")
+        return self._answer(self.base.update(ns, name, body, transform=transform, **kw))
+
+    def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return self.base._deleted_result(obj)
+
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
+        out = self.base.list(ns, opts, shared=shared)
+        self.converter.convert_all([self._decode(i) for i in out["items"]], self.api_version)  # all asked at once
+        out["items"] = [self.present(i) for i in out["items"]]
+        out["apiVersion"] = self.api_version
+        return out
+
+    def get_rendered(self, ns: str, name: str, render: Callable[[dict[str, Any]], Any]) -> Any:
+        if self.converter.webhook:  # every read asks the webhook, as upstream's decoding does
+            return render(self.get(ns, name, shared=True))
+        return super().get_rendered(ns, name, render)
+
+
+def served_views(base: Any, crd: dict[str, Any], strategies: Callable[[dict[str, Any]], tuple[Any, Any]],
+                 observe: Callable[..., None] | None = None) -> dict[str, CustomResourceView]:
+    """A view per served version of `crd` other than the storage version (`base`'s); `strategies(version)`:
+    that version's (strategy, status strategy); `observe`: the webhook calls' metrics (`Converter`)."""
+    converter = Converter(crd, observe)
+    out: dict[str, CustomResourceView] = {}
+    for v in (crd.get("spec") or {}).get("versions") or []:
+        if isinstance(v, dict) and v.get("served") and v.get("name") and v["name"] != base.version:
+            view = out[v["name"]] = CustomResourceView(base, v["name"], converter, strategies(v))
+            view.served_by(base)
+    return out
