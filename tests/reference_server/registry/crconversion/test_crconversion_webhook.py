@@ -480,3 +480,25 @@ def test_a_conversion_failing_mid_watch_ends_it(widgets: Widgets) -> None:
         ("ERROR", "InternalError", 500)]
     assert rest[0]["object"]["message"] == (f"Internal error occurred: conversion webhook for {GROUP}/v1, "
                                             "Kind=Widget failed: custom webhook conversion error")
+
+
+def test_a_large_write_through_a_converted_version(server: RunningServer, hook: ConversionHook) -> None:
+    """A large custom resource written in a non-storage version under that version's pattern: judged by that
+    version's schema, converted by the webhook, stored once. (A storage-version write this large is rehearsed off
+    the event loop, http/rehearse.py; a version view's is not: README Known gaps.)"""
+    pattern = {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+        "type": "object", "x-kubernetes-preserve-unknown-fields": True,
+        "properties": {"note": {"type": "string", "pattern": "^[a-z]+$"}}}}}}
+    w = Widgets(server, hook, beta_schema=pattern)
+    try:
+        note = "a" * 20_000
+        r = w.create("v1beta1", "big", {"count": 2, "note": note})
+        assert r.status_code == 201, r.text
+        assert r.json()["spec"] == {"count": 2, "note": note}
+        got = requests.get(w.url("v1", "big")).json()
+        assert got["spec"] == {"replicas": 2, "note": note} and got["metadata"]["generation"] == 1
+        bad = w.create("v1beta1", "bad-note", {"count": 1, "note": "A" * 20_000})
+        assert bad.status_code == 422 and "spec.note in body should match '^[a-z]+$'" in bad.json()["message"]
+        assert len(requests.get(w.url("v1")).json()["items"]) == 1
+    finally:
+        requests.delete(f"{server.url}{CRDS}/{w.name}")
