@@ -9,13 +9,15 @@ from typing import Any
 
 from .. import crschema
 from .. import meta as M
-from ..strategy import Strategy
+from ..strategy import PerThread, Strategy
 from .converter import Converter
 from .memo import once
 
 
 class ConvertingStrategy(Strategy):
     """`inner` (the version's CustomResourceStrategy or its /status one) with the conversion to storage."""
+
+    _old = PerThread()  # the old object in this version, from prepare to validate (a rehearsal runs in a thread)
 
     def __init__(self, inner: Any, converter: Converter, api_version: str, storage_api_version: str,
                  storage_schema: dict[str, Any] | None):
@@ -25,7 +27,12 @@ class ConvertingStrategy(Strategy):
         self.subresource, self.schema = inner.subresource, inner.schema
         self.kube_finalizers = inner.kube_finalizers
         self._storage_schema = storage_schema if storage_schema != inner.schema else None
-        self._old: dict[str, Any] | None = None  # the old object in this version, from prepare to validate
+
+    def may_stall(self, obj: dict[str, Any] | None) -> bool:
+        """The version's strategy's judgement: its rules and patterns are what validation runs
+        (registry/rehearsed.py)."""
+        judge = getattr(self.inner, "may_stall", None)
+        return bool(judge(obj)) if judge is not None else False
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
         self.inner.default(obj, update=update)
