@@ -470,10 +470,11 @@ class ReferenceServer:
         # build_context: nothing to do)
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)  # type: ignore[arg-type]
         remote = bool(getattr(self.ctx.registry.store, "remote", False))
-        if self.ctx.health.steps.is_done(rbac_bootstrap.HOOK):
-            pass
+        steps = self.ctx.health.steps
+        if steps.is_done(rbac_bootstrap.HOOK):
+            pass  # (its first round's objects all stored by build_context)
         elif not loopback.active() and not remote and not rbac_bootstrap.ensure(self.ctx.registry, loopback):
-            self.ctx.health.steps.done(rbac_bootstrap.HOOK)
+            steps.done(rbac_bootstrap.HOOK)
         else:  # through the webhooks and policies, off the loop (etcd), or a round failed: every second for 30 s
             self._rbac_bootstrap = asyncio.get_running_loop().create_task(self._rbac_hook(loopback))
         try:  # once at start too (the controller's first sync is queued): the data is there when the server answers

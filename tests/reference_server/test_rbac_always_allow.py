@@ -6,7 +6,7 @@ writes Roles and RoleBindings, and the namespace controller deletes them with th
 from __future__ import annotations
 
 import uuid
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 import requests

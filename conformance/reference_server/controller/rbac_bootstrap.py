@@ -128,9 +128,9 @@ def _templates(registry: Any) -> list[tuple[str, str, str, dict[str, Any]]]:
 
 
 def seed(registry: Any) -> int:
-    """The hook's first round on a fresh store, written directly (its namespaces must exist: controller/bootstrap.py
-    makes them first): each template stamped with a new uid and the current time; an object already stored is
-    kept (the hook reconciles it). Returns how many were created."""
+    """The hook's first round on a fresh store, written directly (after controller/bootstrap.py made the Roles'
+    namespaces, as `tryEnsureNamespace` would): each template stamped with a new uid and the current time; an
+    object already stored is kept (the hook reconciles it). Returns how many were created."""
     now = M.now()
     created = 0
     for plural, namespace, name, template in _templates(registry):

@@ -18,7 +18,6 @@ from aiohttp import web
 from ..auth import RBACAuthorizer, TokenAuthenticator, UserInfo, impersonate, request_attributes
 from ..auth.escalation import CURRENT_USER
 from ..auth.kinds import GROUP
-from ..apierrors import StatusError
 from ..auth.rbac import RequestInfoError
 from ..deviations import NONE, Deviations
 from ..registry import Registry
