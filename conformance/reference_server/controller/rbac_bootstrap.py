@@ -132,7 +132,7 @@ def seed(registry: Any) -> int:
     namespaces, as `tryEnsureNamespace` would): each template stamped with a new uid and the current time; an
     object already stored is kept (the hook reconciles it). Returns how many were created."""
     now = M.now()
-    created = 0
+    items = []
     for plural, namespace, name, template in _templates(registry):
         meta: dict[str, Any] = {}
         for k, v in template["metadata"].items():  # the store clones what it keeps: new dicts where we write
@@ -144,11 +144,14 @@ def seed(registry: Any) -> int:
                 meta[k] = [{**entry, "time": now} for entry in v]
             else:
                 meta[k] = v
-        try:
-            registry.store.create(plural, namespace, name, {**template, "metadata": meta})
-            created += 1
-        except KeyExistsError:
-            pass
+        items.append((plural, namespace, name, {**template, "metadata": meta}))
+    created = 0
+    for result in registry.store.create_many(items):  # (etcd: pipelined, each its own revision)
+        if isinstance(result, KeyExistsError):
+            continue
+        if isinstance(result, Exception):
+            raise result
+        created += 1
     return created
 
 
