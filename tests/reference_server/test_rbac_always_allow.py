@@ -58,11 +58,15 @@ def test_any_client_writes_roles_and_bindings_and_they_go_with_their_namespace(u
 
 
 @pytest.fixture(scope="module")
-def kube(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
-    for k in serve_kube(tmp_path_factory, "rbac-always-allow", flavor="bare"):  # the default authorization
-        if k.binary is None:
-            pytest.skip("kubectl 1.33 unavailable")
-        yield k
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    yield from serve_kube(tmp_path_factory, "rbac-always-allow", flavor="bare")  # the default authorization
+
+
+@pytest.fixture
+def kube(served: Kube) -> Kube:
+    if served.binary is None:
+        pytest.skip("kubectl 1.33 unavailable")
+    return served
 
 
 def test_kubectl_gets_clusterroles_and_writes_roles(kube: Kube):
@@ -77,3 +81,27 @@ def test_kubectl_gets_clusterroles_and_writes_roles(kube: Kube):
         "rolebinding.rbac.authorization.k8s.io/readers created\n"
     kube.ok("delete", "namespace", ns, "--wait", "--timeout=60s")
     assert kube.get(f"{RBAC}/namespaces/{ns}/rolebindings/readers").status_code == 404
+
+
+def test_official_client_reads_the_policy_and_writes_roles(served: Kube):
+    from kubernetes import client, config
+
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    try:
+        rbac, core = client.RbacAuthorizationV1Api(api_client), client.CoreV1Api(api_client)
+        admin = rbac.read_cluster_role("cluster-admin")
+        assert admin.rules[0].verbs == ["*"] and admin.metadata.labels["kubernetes.io/bootstrapping"] == "rbac-defaults"
+        assert "system:public-info-viewer" in [b.metadata.name for b in rbac.list_cluster_role_binding().items]
+        ns = f"rbac-oc-{uuid.uuid4().hex[:8]}"
+        core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=ns)))
+        rbac.create_namespaced_role(ns, client.V1Role(metadata=client.V1ObjectMeta(name="r"), rules=[
+            client.V1PolicyRule(api_groups=[""], resources=["configmaps"], verbs=["get"])]))
+        made = rbac.create_namespaced_role_binding(ns, client.V1RoleBinding(
+            metadata=client.V1ObjectMeta(name="rb"), role_ref=client.V1RoleRef(api_group=G, kind="Role", name="r"),
+            subjects=[client.RbacV1Subject(kind="User", name="carol")]))
+        assert made.subjects[0].api_group == G
+        assert [r.metadata.name for r in rbac.list_role_for_all_namespaces(field_selector=f"metadata.namespace={ns}")
+                .items] == ["r"]
+        core.delete_namespace(ns)
+    finally:
+        api_client.close()
