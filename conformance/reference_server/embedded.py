@@ -74,8 +74,9 @@ def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (
                    feature_gates: Iterable[str] = (), **server_options: Any) -> RunningServer:
     """Start a server in a daemon thread; returns once it is listening (and answers /version).
 
-    `authorization="rbac"` enables authentication + RBAC (a generated admin token when `token` is None,
-    see `RunningServer.token`); `users_file` is a kube-apiserver token file (`token,user,uid,"g1,g2"`).
+    `authorization="rbac"` enables authentication + RBAC authorization (a generated admin token when `token` is None,
+    see `RunningServer.token`); the RBAC API and its bootstrap policy are served in every mode, as kube-apiserver's;
+    `users_file` is a kube-apiserver token file (`token,user,uid,"g1,g2"`).
     `server_options` go to `ReferenceServer` as they are (timeouts, `cert_dir`, `anonymous_auth`)."""
     deviations = tuple(deviations)
     Deviations(deviations)  # unknown names ⇒ ValueError before any thread starts

@@ -75,7 +75,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--authorization", choices=("always-allow", "rbac"), default="always-allow",
                    help="rbac: authenticate (client certificates, bearer tokens, impersonation) and authorize every "
                         "request with RBAC (default always-allow: authentication alone decides: the --token, a client "
-                        "certificate)")
+                        "certificate). The RBAC API and its bootstrap policy are served in both, as kube-apiserver's")
     p.add_argument("--users", "--token-auth-file", dest="users", metavar="FILE", default=None,
                    help="token file for --authorization rbac (kube-apiserver --token-auth-file CSV: "
                         "token,user,uid,\"group1,group2\")")

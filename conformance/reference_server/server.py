@@ -35,6 +35,7 @@ from .auth.tokens import TokenIssuer
 from .logmask import protect
 from .controller import bootstrap
 from .controller import apf_config
+from .controller import rbac_bootstrap
 from .controller.system_objects import SystemObjects
 from .health import HealthState, checks as health_checks
 from .health.etcdprobe import store_probes
@@ -62,8 +63,9 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   service_account_issuers: Sequence[str] = ()) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
-    `authorization="rbac"` serves the RBAC API, seeds the bootstrap policy and authorizes every request
-    (identity: `token` = `system:admin` in `system:masters`, `users_file` tokens, impersonation).
+    The RBAC API and its bootstrap policy are served in every mode, as kube-apiserver's; `authorization="rbac"`
+    authorizes every request by it (identity: `token` = `system:admin` in `system:masters`, `users_file` tokens,
+    impersonation), the default `always-allow` lets every request through.
     `flavor` (flavors/): the admission plugins, authorizer and middlewares of a cluster flavour.
     `feature_gates` (extensions/): opt-in extensions, e.g. `NamespaceInitializers` (KEP-33).
     `service_account_key_file`: the PEM RSA key that signs service-account tokens (default: one made on first need).
@@ -81,10 +83,10 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     registry = Registry(store if store is not None else MemoryStore(), devs)
     seeded = _seeded(registry)
     install_strategies(registry)
-    authenticator = authorizer = None
+    authenticator = authorizer = None  # AlwaysAllow; the RBAC API is served in every mode (registry/__init__.py)
     if authorization == "rbac":
         from .http.authz import rbac_setup  # TokenFileError (a ValueError) for a bad --users file
-        authenticator, authorizer = rbac_setup(registry, devs, token, users_file, seed=not seeded)
+        authenticator, authorizer = rbac_setup(registry, devs, token, users_file)
     from .http.webhookcalls import webhook_admission
     # kube-apiserver's post-start hooks (controller/bootstrap.py): the namespaces and the `kubernetes` Service on a
     # fresh store, the system PriorityClasses and the APF bootstrap objects on every start; with a webhook
@@ -100,6 +102,8 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         apf_config.sync_dangling(registry)
     else:
         installer()
+    if not seeded:  # the `rbac/bootstrap-roles` hook's first round (its Roles' namespaces made just above), so an
+        rbac_bootstrap.seed(registry)  # authorizer over a server not yet started reads the policy
     issuer = TokenIssuer(_stored_object(registry), service_account_key_file, service_account_issuers)
     if authenticator is not None:
         authenticator.service_accounts = issuer
@@ -129,6 +133,8 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         health.store_probe, health.ready_probe = probes
     if not admission_configured:  # the PriorityClasses' hook did its work above
         health.steps.done(health_checks.PRIORITY_CLASSES_HOOK)
+    if not seeded:  # and the RBAC policy's: nothing left for its first round at start
+        health.steps.done(rbac_bootstrap.HOOK)
     return ServerContext(registry=registry, admission=admission, health=health,
                          deviations=devs, router=Router(registry, profile, devs), profile=profile, token=token,
                          authenticator=authenticator, authorizer=authorizer, token_issuer=issuer,
@@ -460,11 +466,15 @@ class ReferenceServer:
         for c in self.apiserver_controllers:
             c.use_webhooks(hooks, getattr(c, "_offload", None))
             c.start()
-        from .controller import rbac_bootstrap  # the `rbac/bootstrap-roles` hook: the bootstrap policy reconciled
+        # the `rbac/bootstrap-roles` hook: the bootstrap policy reconciled (a fresh store's was written whole by
+        # build_context: nothing to do)
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)  # type: ignore[arg-type]
         remote = bool(getattr(self.ctx.registry.store, "remote", False))
-        if not loopback.active() and not remote and not rbac_bootstrap.ensure(self.ctx.registry, loopback):
-            self.ctx.health.steps.done(rbac_bootstrap.HOOK)
+        steps = self.ctx.health.steps
+        if steps.is_done(rbac_bootstrap.HOOK):
+            pass  # (its first round's objects all stored by build_context)
+        elif not loopback.active() and not remote and not rbac_bootstrap.ensure(self.ctx.registry, loopback):
+            steps.done(rbac_bootstrap.HOOK)
         else:  # through the webhooks and policies, off the loop (etcd), or a round failed: every second for 30 s
             self._rbac_bootstrap = asyncio.get_running_loop().create_task(self._rbac_hook(loopback))
         try:  # once at start too (the controller's first sync is queued): the data is there when the server answers
@@ -475,7 +485,6 @@ class ReferenceServer:
 
     async def _rbac_hook(self, loopback: ControllerWrites) -> None:
         """`EnsureRBACPolicy`'s polling; its failure is fatal, as upstream's hook's (`klog.Fatalf`)."""
-        from .controller import rbac_bootstrap
         error = await rbac_bootstrap.run_hook(self.ctx.registry, loopback)
         if error is None:
             self.ctx.health.steps.done(rbac_bootstrap.HOOK)

@@ -117,6 +117,7 @@ BUILTIN |= {"scheduling.k8s.io/v1", "storage.k8s.io/v1", "node.k8s.io/v1"}  # re
 BUILTIN |= {"autoscaling/v2", "autoscaling/v1"}  # registry/autoscaling.py: one kind, two versions
 BUILTIN |= {"certificates.k8s.io/v1", "events.k8s.io/v1"}  # registry/certificates.py, registry/eventsview.py
 BUILTIN |= {"admissionregistration.k8s.io/v1"}  # registry/admissionregistration.py
+BUILTIN |= {"rbac.authorization.k8s.io/v1"}  # auth/kinds.py, served in every authorization mode
 BUILTIN |= {"flowcontrol.apiserver.k8s.io/v1"}  # registry/flowcontrol.py
 
 

@@ -35,11 +35,11 @@ def test_apis_and_version(http, url):
     # kube-aggregator's priorities (apiVersionPriorities): apiregistration first, apps 17800, events 17750,
     # authentication 17700, authorization 17600, autoscaling 17500, batch 17400, certificates 17300, ..., storage
     # 16800, admissionregistration and apiextensions 16700 (then by name), scheduling 16600, coordination 16500,
-    # node 16300, discovery 16200, flowcontrol 16100
+    # node 16300, discovery 16200, flowcontrol 16100; rbac (17000) is served whatever the authorization mode
     assert [g["name"] for g in groups["groups"]] == ["apiregistration.k8s.io", "apps", "events.k8s.io",
                                                      "authentication.k8s.io", "authorization.k8s.io", "autoscaling",
                                                      "batch", "certificates.k8s.io", "networking.k8s.io", "policy",
-                                                     "storage.k8s.io", "admissionregistration.k8s.io",
+                                                     "rbac.authorization.k8s.io", "storage.k8s.io", "admissionregistration.k8s.io",
                                                      "apiextensions.k8s.io", "scheduling.k8s.io",
                                                      "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io",
                                                      "flowcontrol.apiserver.k8s.io"]

@@ -88,7 +88,8 @@ def test_content_kinds_declared_once(reg):
                        "daemonsets", "deployments", "replicasets", "statefulsets",
                        "controllerrevisions", "cronjobs", "jobs", "networkpolicies", "poddisruptionbudgets", "leases", "endpointslices",
                        "ingresses", "csistoragecapacities",
-                       "horizontalpodautoscalers"]  # registry/autoscaling.py (its storage version only)
+                       "horizontalpodautoscalers",  # registry/autoscaling.py (its storage version only)
+                       "rolebindings", "roles"]  # served whatever the authorization mode (registry._install_rbac)
     assert all(s.info.namespaced for s in reg.namespaced())
     assert "finalize" in [s.info.plural for s in Registry(MemoryStore(), Deviations(["finalize-as-content"]))
                           .namespaced()]

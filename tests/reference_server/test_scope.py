@@ -1,4 +1,4 @@
-"""The namespace as a scope, wired into the server: authentication/impersonation/RBAC (opt-in),
+"""The namespace as a scope, wired into the server: authentication/impersonation/RBAC authorization (opt-in),
 ResourceQuota and LimitRange admission and the quota controller (always on)."""
 from __future__ import annotations
 
@@ -30,11 +30,11 @@ def bearer(token):
     return {"Authorization": f"Bearer {token}"}
 
 
-# ---- default: authorization off -------------------------------------------------------------------
-def test_default_server_has_no_rbac(url, http):
+# ---- default: AlwaysAllow (the RBAC API served, not enforced) ----------------------------------------
+def test_default_server_serves_rbac_without_enforcing_it(url, http):
     groups = http.get(f"{url}/apis").json()["groups"]
-    assert "rbac.authorization.k8s.io" not in [g["name"] for g in groups]
-    assert http.get(f"{url}{RBAC}/clusterroles").status_code == 404
+    assert "rbac.authorization.k8s.io" in [g["name"] for g in groups]
+    assert http.get(f"{url}{RBAC}/clusterroles/cluster-admin").status_code == 200
     assert http.get(f"{url}/api/v1/namespaces", headers={"Impersonate-User": "x"}).status_code == 200
 
 

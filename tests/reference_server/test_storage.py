@@ -242,6 +242,32 @@ def test_progress_mark_follows_every_delivered_change(make_store):
         loop.close()
 
 
+def test_create_many_is_one_write_and_one_event_per_object(make_store):
+    """Objects created together (pipelined on etcd: an API server's bootstrap policy) each get their own
+    resourceVersion and ADDED event; one that exists is its `KeyExistsError`; the store has seen every creation
+    when the call returns."""
+    s = make_store()
+    s.create("configmaps", "a", "taken", obj("taken", "a"))
+    start = s.current_rv()
+    items = [("configmaps", "a", f"cm-{i}", obj(f"cm-{i}", "a", data={"k": str(i)})) for i in range(20)]
+    items.insert(5, ("configmaps", "a", "taken", obj("taken", "a")))
+    items.append(("clusterroles", "", "view", {"metadata": {"name": "view"}}))
+    out = s.create_many(items)
+    assert isinstance(out[5], KeyExistsError)
+    made = out[:5] + out[6:]
+    assert [m["metadata"]["name"] for m in made] == [f"cm-{i}" for i in range(20)] + ["view"]
+    rvs = sorted(int(m["metadata"]["resourceVersion"]) for m in made)
+    assert len(set(rvs)) == 21 and rvs[0] > start and s.current_rv() >= rvs[-1]
+    assert s.get("configmaps", "a", "cm-7")["data"] == {"k": "7"} and s.get("clusterroles", "", "view")
+
+    async def events():
+        backlog, w = s.watch("configmaps", "a", start, asyncio.get_running_loop())
+        w.close()
+        return backlog
+    added = [e for e in asyncio.run(events()) if e.type == "ADDED"]
+    assert sorted(e.name for e in added) == sorted(f"cm-{i}" for i in range(20))
+
+
 def test_delete_many_is_one_write_and_one_event_per_object(make_store):
     """A collection deleted together (several in flight on etcd) still gives each object its own
     resourceVersion and its own DELETED event, as upstream's deleteCollection; per item the last state or

@@ -53,9 +53,7 @@ class ClusterRoleAggregation(Controller):
         self._names: WorkQueue[str] = self._queue()
 
     def start(self) -> None:
-        """Start watching; must be called on the server's event loop (no-op when RBAC is not served)."""
-        if self.registry.group(GROUP, PLURAL) is None:
-            return
+        """Start watching; must be called on the server's event loop."""
         _, w = self.registry.store.watch(PLURAL, None, self.registry.store.current_rv(), asyncio.get_running_loop())
         self._enqueue_aggregating()
         self._follow(w, lambda _ev: self._enqueue_aggregating())
@@ -68,8 +66,6 @@ class ClusterRoleAggregation(Controller):
 
     async def _sync(self, name: str) -> None:
         store = self.registry.group(GROUP, PLURAL)
-        if store is None:
-            return
         try:
             role = self.registry.store.get(PLURAL, "", name, shared=True)
         except KeyNotFoundError:

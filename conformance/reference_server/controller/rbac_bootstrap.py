@@ -10,9 +10,14 @@ while any failed; after 30 s the hook fails with `unable to initialize roles: ..
 `retryOnConflictOrServiceUnavailable` per object), `pkg/registry/rbac/reconciliation/reconcile_role.go` and
 `reconcile_rolebindings.go` (`Run`: create, update, or delete-then-create for a binding whose roleRef changed; a
 protected object with something missing is only logged; `RoleModifier.Create` / `RoleBindingClientAdapter.Create`
-`tryEnsureNamespace` first). The hook runs whenever the RBAC API is served, whatever the authorization mode; this
-server serves that API only with `--authorization rbac`. Not modelled: `wait.Poll`'s first wait (the first round
-runs at once), the pre-1.9 migrations (`primeAggregatedClusterRoles`, `primeSplitClusterRoleBindings`).
+`tryEnsureNamespace` first). The RBAC API is served and the hook runs whatever the authorization mode
+(`--authorization-mode=AlwaysAllow` too), as upstream's `RESTStorageProvider` is always installed.
+
+On a fresh store (`seed`, when the server is built) the whole policy is written straight to storage as the hook's
+first round would leave it (each object created by `kube-apiserver`), from templates made once per process through
+the stores' create path, so a start costs no per-object validation; the hook then has nothing to do at start. Not
+modelled: `wait.Poll`'s first wait (the first round runs at once), the pre-1.9 migrations
+(`primeAggregatedClusterRoles`, `primeSplitClusterRoleBindings`).
 """
 from __future__ import annotations
 
@@ -25,7 +30,10 @@ from .. import apierrors as E
 from ..admission.admitted import ControllerWrites, admitted
 from ..auth import bootstrap_policy
 from ..auth.reconciliation import CREATE, NONE, RECREATE, UPDATE, reconcile
+from ..registry import meta as M
 from ..registry.store import DeleteOptions
+from ..storage import KeyExistsError
+from ..storage.clone import clone
 from ..storage.offload import Offload
 from .reads import get_or_none
 
@@ -96,11 +104,60 @@ def reconcile_one(registry: Any, writes: ControllerWrites, expected: dict[str, A
     return NONE
 
 
+# the policy as its create would store it, per set of deviations: (plural, namespace, name, object)
+_TEMPLATES: dict[frozenset[str], list[tuple[str, str, str, dict[str, Any]]]] = {}
+
+
+def _templates(registry: Any) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """Every policy object through its store's create path (defaulting, managedFields of `kube-apiserver`,
+    validation, normalisation), dry run on a scratch registry: once per process and set of deviations."""
+    key = registry.deviations.names
+    cached = _TEMPLATES.get(key)
+    if cached is None:
+        from ..registry import Registry
+        from ..storage import MemoryStore
+        scratch = Registry(MemoryStore(), registry.deviations)
+        cached = []
+        for expected in bootstrap_policy.policy():
+            plural = _PLURALS[expected["kind"]]
+            made = scratch.group(GROUP, plural).create(clone(expected), dry_run=True, field_manager=FIELD_MANAGER)
+            meta = made["metadata"]
+            cached.append((plural, meta.get("namespace", ""), meta["name"], made))
+        _TEMPLATES[key] = cached
+    return cached
+
+
+def seed(registry: Any) -> int:
+    """The hook's first round on a fresh store, written directly (after controller/bootstrap.py made the Roles'
+    namespaces, as `tryEnsureNamespace` would): each template stamped with a new uid and the current time; an
+    object already stored is kept (the hook reconciles it). Returns how many were created."""
+    now = M.now()
+    items = []
+    for plural, namespace, name, template in _templates(registry):
+        meta: dict[str, Any] = {}
+        for k, v in template["metadata"].items():  # the store clones what it keeps: new dicts where we write
+            if k == "uid":
+                meta["uid"], meta["resourceVersion"] = M.new_uid(), ""  # (the key's position; storage fills it in)
+            elif k == "creationTimestamp":
+                meta[k] = now
+            elif k == "managedFields":
+                meta[k] = [{**entry, "time": now} for entry in v]
+            else:
+                meta[k] = v
+        items.append((plural, namespace, name, {**template, "metadata": meta}))
+    created = 0
+    for result in registry.store.create_many(items):  # (etcd: pipelined, each its own revision)
+        if isinstance(result, KeyExistsError):
+            continue
+        if isinstance(result, Exception):
+            raise result
+        created += 1
+    return created
+
+
 def ensure(registry: Any, writes: ControllerWrites, objects: Iterable[dict[str, Any]] | None = None) -> list[str]:
     """`ensureRBACPolicy`'s round: every object of the policy (default: all of it) reconciled, one that fails logged
-    and skipped; returns the failures (empty: done). Nothing to do where the RBAC API is not served."""
-    if registry.group(GROUP, "clusterroles") is None:  # `--authorization always-allow`: RBAC not served here
-        return []
+    and skipped; returns the failures (empty: done)."""
     failures: list[str] = []
     for expected in bootstrap_policy.policy() if objects is None else objects:
         try:

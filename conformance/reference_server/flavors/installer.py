@@ -91,7 +91,7 @@ def _exists(store: Any, doc: dict[str, Any]) -> bool:
 
 def install(registry: Any, manifests: Iterable[Manifest], url: str, ca_pem: str | bytes | None = None) -> int:
     """Create every object of `manifests` in order; returns how many were created. A kind this server does not
-    serve (RBAC without `--authorization rbac`) is skipped, an existing object kept."""
+    serve is skipped, an existing object kept."""
     stores = _stores(registry)
     created = 0
     for manifest in manifests:

@@ -4,8 +4,9 @@ Upstream's filter order (`DefaultBuildHandlerChain`): authentication (401) → i
 authorization (403) → routing. So an unauthorized request for an unknown path is 403, not 404. Without
 `--authorization rbac` the server keeps its AlwaysAllow + single-token behaviour (`app._check_token`).
 
-The policy is read live from the registry's RBAC stores (`RegistryRbacSource`); the bootstrap policy
-(`cluster-admin`, `system:discovery`, ...) is seeded into those stores at start, as upstream does.
+The policy is read live from the registry's RBAC stores (`RegistryRbacSource`), which are served and hold the
+bootstrap policy (`cluster-admin`, `system:discovery`, ...) in every authorization mode, as upstream's
+(registry/__init__.py, controller/rbac_bootstrap.py).
 """
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from aiohttp import web
 from ..auth import RBACAuthorizer, TokenAuthenticator, UserInfo, impersonate, request_attributes
 from ..auth.escalation import CURRENT_USER
 from ..auth.kinds import GROUP
-from ..apierrors import StatusError
 from ..auth.rbac import RequestInfoError
 from ..deviations import NONE, Deviations
 from ..registry import Registry
@@ -61,22 +61,6 @@ class RegistryRbacSource:
         return out
 
 
-def seed_bootstrap_policy(registry: Registry) -> None:
-    """Store upstream's bootstrap ClusterRoles/ClusterRoleBindings (`auth.BOOTSTRAP_POLICY`) that are missing, so
-    the authorizer of a server not yet started reads them; the `rbac/bootstrap-roles` hook reconciles the whole
-    policy once the server runs (controller/rbac_bootstrap.py)."""
-    from ..auth import BOOTSTRAP_POLICY
-
-    for obj in BOOTSTRAP_POLICY:
-        store = registry.group(GROUP, _PLURALS[obj["kind"]])
-        if store is not None:
-            try:
-                store.create(copy.deepcopy(obj), field_manager="kube-apiserver")
-            except StatusError as e:  # already stored by an earlier start on the same etcd, or another replica
-                if e.code != 409:
-                    raise
-
-
 def authn_middleware(ctx: Any):
     """Authentication and impersonation (`WithAuthentication`, `WithImpersonation`): the requester, set before
     API Priority and Fairness classifies the request by it."""
@@ -117,21 +101,20 @@ def authz_middleware(ctx: Any):
 
 
 def rbac_setup(registry: Registry, deviations: Deviations, token: str | None,
-               users_file: str | None, *, seed: bool = True) -> tuple[TokenAuthenticator, RBACAuthorizer]:
-    """Register the RBAC stores, seed the bootstrap policy (`seed`: a fresh store), build the authenticator and
-    authorizer."""
-    from ..auth.kinds import RBAC_KINDS, VERSION, RbacStrategy
-    from ..registry.group import GroupStore
-
+               users_file: str | None) -> tuple[TokenAuthenticator, RBACAuthorizer]:
+    """`--authorization rbac`: the authenticator and the RBAC authorizer over the registry's RBAC objects, and the
+    policy-based RBAC storages' escalation checks (auth/escalation.py) on the RBAC kinds the registry always serves.
+    Under AlwaysAllow those checks pass (`RoleEscalationAuthorized`/`BindingAuthorized` ask the authorizer for
+    `escalate`/`bind`, which it grants), so the stores carry none."""
     from ..auth.escalation import EscalationGuard
+    from ..auth.kinds import RBAC_KINDS
 
     authorizer = RBACAuthorizer(RegistryRbacSource(registry, deviations))
+    guard = EscalationGuard(authorizer)
     for info in RBAC_KINDS:
-        strategy = RbacStrategy(info)
-        strategy.guard = EscalationGuard(authorizer)
-        registry.add_group_store(GroupStore(info, registry.store, GROUP, VERSION, strategy, deviations))
-    if seed:
-        seed_bootstrap_policy(registry)
+        store = registry.group(GROUP, info.plural)
+        if store is not None:
+            store.strategy.guard = guard  # type: ignore[attr-defined]
     if users_file:
         authenticator = TokenAuthenticator.from_file(users_file, admin_token=token)
     else:
@@ -139,5 +122,4 @@ def rbac_setup(registry: Registry, deviations: Deviations, token: str | None,
     return authenticator, authorizer
 
 
-__all__ = ["REQUESTER", "RegistryRbacSource", "authn_middleware", "authz_middleware", "rbac_setup",
-           "seed_bootstrap_policy"]
+__all__ = ["REQUESTER", "RegistryRbacSource", "authn_middleware", "authz_middleware", "rbac_setup"]

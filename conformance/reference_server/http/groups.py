@@ -1,8 +1,8 @@
 """Named API groups (`/apis/<group>/<version>/...`): routing, discovery documents and body decoding.
 
 Served: `authorization.k8s.io/v1` always (its create-only, unstored access reviews, as kube-apiserver
-always installs them), plus every group whose stores are registered (`Registry.add_group_store`) — today
-the RBAC kinds when the server runs with `--authorization rbac`.
+always installs them), plus every group whose stores are registered (`Registry.add_group_store`), the RBAC
+kinds among them in every authorization mode.
 """
 from __future__ import annotations
 

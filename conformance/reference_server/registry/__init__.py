@@ -56,6 +56,7 @@ class Registry:
         self._add_subresources(self._cluster["persistentvolumes"])
         self._install_versioned_kinds()
         self._install_certificates()
+        self._install_rbac()
         self._install_extensions()
 
     @staticmethod
@@ -117,6 +118,14 @@ class Registry:
         from .eventsview import EventsView  # events.k8s.io/v1: the core events' storage in the v1 shape
         self.add_group_store(EventsView(self.store, self.deviations))
 
+    def _install_rbac(self) -> None:
+        """`rbac.authorization.k8s.io/v1`'s four kinds (auth/kinds.py), served whatever the authorization mode, as
+        kube-apiserver always installs its RBAC REST storage (`pkg/registry/rbac/rest/storage_rbac.go`); the
+        escalation checks are attached by `--authorization rbac` (http/authz.py `rbac_setup`)."""
+        from ..auth.kinds import GROUP, RBAC_KINDS, VERSION, RbacStrategy
+        for info in RBAC_KINDS:
+            self.add_group_store(GroupStore(info, self.store, GROUP, VERSION, RbacStrategy(info), self.deviations))
+
     def _install_extensions(self) -> None:
         """CRDs (and the custom resources they define) and APIServices, served on every server."""
         from .apiservice import APIServiceStore
@@ -127,7 +136,7 @@ class Registry:
         self.add_group_store(self.apiservices)
 
     def add_group_store(self, store: GenericStore) -> None:
-        """Serve a resource of a named API group (`store.group`), e.g. the RBAC kinds when RBAC is on."""
+        """Serve a resource of a named API group (`store.group`), e.g. the RBAC kinds."""
         self._groups[(store.group, store.info.plural)] = store  # type: ignore[attr-defined]
 
     def group(self, group: str, plural: str, version: str = "") -> GenericStore | None:

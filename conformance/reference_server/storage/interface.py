@@ -88,6 +88,12 @@ class Store(Protocol):
     def delete(self, resource: str, namespace: str, name: str,
                check: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]: ...
 
+    def create_many(self, items: list[tuple[str, str, str, dict[str, Any]]]) -> list[dict[str, Any] | Exception]:
+        """`create` of each (resource, namespace, name, object), each its own write (own resourceVersion, own
+        ADDED event); per item the stored object or the exception `create` raised (`KeyExistsError`). A remote
+        store may send them together."""
+        ...
+
     def delete_many(self, resource: str, items: list[tuple[str, str]],
                     check: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any] | Exception]:
         """`delete` of each (namespace, name), each its own write (own resourceVersion, own DELETED event);

@@ -247,6 +247,16 @@ class MemoryStore:
                 check(current)
             return self._remove(resource, namespace, name)
 
+    def create_many(self, items: list[tuple[str, str, str, dict[str, Any]]]) -> list[dict[str, Any] | Exception]:
+        """`create` of each (resource, namespace, name, object) in turn: the stored object or the exception."""
+        out: list[dict[str, Any] | Exception] = []
+        for resource, ns, name, obj in items:
+            try:
+                out.append(self.create(resource, ns, name, obj))
+            except Exception as e:  # noqa: BLE001 - handed back to the caller, item by item
+                out.append(e)
+        return out
+
     def delete_many(self, resource: str, items: list[tuple[str, str]],
                     check: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any] | Exception]:
         """`delete` of each (namespace, name) in turn: the last state, or the exception `delete` raised."""

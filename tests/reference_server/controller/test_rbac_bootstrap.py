@@ -103,10 +103,30 @@ def test_a_missing_namespace_is_created_first():
     assert _store(registry, "rolebindings").get("kube-public", "system:controller:bootstrap-signer")
 
 
-def test_without_rbac_nothing_is_written():
+def test_always_allow_holds_the_whole_policy_and_the_hook_has_nothing_left():
+    """AlwaysAllow serves the RBAC API and its bootstrap policy as kube-apiserver does: a fresh store gets every
+    object, created by `kube-apiserver` now, and the hook's round then writes nothing."""
     registry = build_context().registry
-    assert rbac_bootstrap.ensure(registry, DIRECT) == []  # RBAC is not served: no store, no write
-    assert _store(registry, "roles") is None
+    for obj in policy():
+        meta = obj["metadata"]
+        got = _store(registry, obj["kind"].lower() + "s").get(meta.get("namespace", ""), meta["name"])
+        assert [(m["manager"], m["operation"]) for m in got["metadata"]["managedFields"]] == \
+            [("kube-apiserver", "Update")]
+        assert got["metadata"]["resourceVersion"] and got["metadata"]["uid"]
+    rv = registry.store.current_rv()
+    assert rbac_bootstrap.ensure(registry, DIRECT) == []
+    assert registry.store.current_rv() == rv  # every object already as the policy has it
+
+
+def test_seeded_objects_are_each_servers_own():
+    """Each server's copy of the policy has its own uid and time; one server's edit leaves the next one's alone."""
+    first, second = build_context().registry, build_context().registry
+    a = _store(first, "clusterroles").get("", "view")
+    b = _store(second, "clusterroles").get("", "view")
+    assert a["metadata"]["uid"] != b["metadata"]["uid"]
+    a["metadata"]["labels"]["x"] = "y"
+    _store(first, "clusterroles").update("", "view", a)
+    assert "x" not in build_context().registry.group(G, "clusterroles").get("", "view")["metadata"]["labels"]
 
 
 def test_restart_on_etcd_reconciles(etcd_process):

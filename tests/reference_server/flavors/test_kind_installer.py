@@ -55,10 +55,11 @@ def test_every_data_document_is_a_served_kind_with_a_name():
         assert d["metadata"]["name"]
 
 
-def test_install_is_idempotent_and_skips_unserved_kinds():
-    registry = build_context(flavor="kind").registry  # always-allow: RBAC is not served
+def test_install_is_idempotent_and_writes_rbac_in_every_mode():
+    registry = build_context(flavor="kind").registry  # always-allow serves RBAC too, as kube-apiserver
     first = install(registry, KIND.installer_manifests, "https://127.0.0.1:6443")
-    assert first == 17  # 40 documents less the 23 RBAC objects
+    assert first == 40  # the 23 RBAC objects included
+    assert registry.group("rbac.authorization.k8s.io", "clusterrolebindings").get("", "kubeadm:cluster-admins")
     assert install(registry, KIND.installer_manifests, "https://127.0.0.1:6443") == 0
 
 
