@@ -36,7 +36,7 @@ from .. import apierrors as E
 from ..registry import Registry
 from ..registry.autoscaling import GROUP, HPA
 from ..registry.meta import now
-from ..registry.subresources import scale_of
+from ..registry.subresources import scale_model
 from ..storage.offload import Offload
 from .events import NORMAL, WARNING, EventRecorder
 from .loop import Controller, WorkQueue, log
@@ -225,7 +225,7 @@ class HorizontalPodAutoscalerController(Controller):
         if "scale" not in getattr(store, "subresources", {}):
             raise LookupError("the server could not find the requested resource")
         try:
-            return store, scale_of(store.get(ns, ref.get("name") or "", shared=True))
+            return store, scale_model(store).scale_of(store.get(ns, ref.get("name") or "", shared=True))
         except E.StatusError as exc:
             raise LookupError(exc.status.get("message", "")) from None
 

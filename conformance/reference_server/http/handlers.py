@@ -17,7 +17,7 @@ from ..registry.createonupdate import allows_create_on_update
 from ..registry.namespace import NamespaceStore
 from ..registry.store import DeleteOptions, ListOptions, check_get_rv
 from ..registry.subresources import (SCALE_API_VERSION, SCALE_GROUP, SCALE_KIND, SCALE_VERSION,
-                                     ScaleUpdateStrategy, keep_managed_fields, scale_of, scale_update)
+                                     ScaleUpdateStrategy, keep_managed_fields, scale_model, scale_update)
 from ..storage.clone import clone
 from . import params as P
 from .context import ServerContext
@@ -492,10 +492,10 @@ class Handlers:
         """`ScaleREST` (registry/subresources.py): GET answers the object's Scale; PUT and PATCH (merge,
         strategic, JSON patch, server-side apply) change it, i.e. the object's `spec.replicas`, through the object's
         strategy; managedFields through the Scale's field manager (fieldmanager/scale.py)."""
-        name = route.name
+        name, model = route.name, scale_model(store)  # a custom resource's: its CRD's paths (registry/crscale.py)
         if request.method == "GET":
             check_get_rv(request.query.get("resourceVersion", ""))
-            return self._respond_scale(request, scale_of(store.get(route.namespace, name, shared=True)))
+            return self._respond_scale(request, model.scale_of(store.get(route.namespace, name, shared=True)))
         raw = await read_body(request)
         applied: tuple[Any, bool] | None = None  # server-side apply: (configuration, force)
         if request.method == "PUT":
@@ -512,6 +512,8 @@ class Handlers:
             manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
         else:
             ctype = media_type(request.headers.get("Content-Type"))
+            if getattr(store, "crd_name", None) and ctype not in CUSTOM_RESOURCE_PATCH_TYPES:
+                raise E.unsupported_media_type(accepted=CUSTOM_RESOURCE_PATCH_TYPES)  # crdHandler's serveScale
             if ctype not in PATCH_TYPES:
                 raise E.router_unsupported_media_type()
             manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
@@ -526,6 +528,8 @@ class Handlers:
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
                 patched = old if applied is not None else apply_patch(old, ctype, patch)
                 check_depth(patched)
+                if applied is None:  # the patched Scale must decode into autoscaling/v1's type
+                    patch_type_error(patched, SCALE_KIND, ctype, patch)
                 if not isinstance(patched.get("metadata"), dict):
                     patched["metadata"] = {}
                 patched["kind"], patched["apiVersion"] = SCALE_KIND, SCALE_API_VERSION
@@ -535,23 +539,25 @@ class Handlers:
             manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
         dry = P.dry_run(request.query.getall("dryRun", []))
         group = getattr(store, "group", "")
-        transform = scale_update(store.info.plural, group, name, new_scale, manager=manager, apply=applied)
+        transform = scale_update(store.info.plural, group, name, new_scale, manager=manager, apply=applied,
+                                 model=model)
         kw = dict(strategy=ScaleUpdateStrategy(store.strategy), dry_run=dry, manage=keep_managed_fields)
         if self.webhooks.active():
-            return self._respond_scale(request, scale_of(await self._admitted_scale(request, route, store,
-                                                                                    transform, manager, kw)))
+            return self._respond_scale(request, model.answer(await self._admitted_scale(request, route, store,
+                                                                                        transform, manager, kw)))
         out = await self._write(store, route, None, store.update, route.namespace, name, transform=transform, **kw)
-        return self._respond_scale(request, scale_of(out))
+        return self._respond_scale(request, model.answer(out))
 
     async def _admitted_scale(self, request: web.Request, route: Route, store: GenericStore, transform: Any,
                               manager: str, kw: dict[str, Any]) -> dict[str, Any]:
         """A /scale write while webhooks are configured: they see the Scale (kind autoscaling/v1 Scale, resource
         the object's, subresource `scale`), new and old; a mutated Scale is written as a PUT of it would be."""
         ns, name, group = route.namespace, route.name, getattr(store, "group", "")
-        preview = dict(kw, dry_run=True)
+        preview, model = dict(kw, dry_run=True), scale_model(store)
 
         def writing(scale: dict[str, Any]) -> Any:
-            return scale_update(store.info.plural, group, name, lambda _old: clone(scale), manager=manager)
+            return scale_update(store.info.plural, group, name, lambda _old: clone(scale), manager=manager,
+                                model=model)
 
         def guarded(step: Any, old: dict[str, Any]) -> Any:
             rv = old["metadata"].get("resourceVersion")
@@ -567,10 +573,10 @@ class Handlers:
             if old is None:
                 return await self.offload(store.update, ns, name, transform=transform, **kw)  # 404
             try:
-                scale = scale_of(await self._write(store, route, None, store.update, ns, name,
-                                                   transform=guarded(transform, old), **preview))
+                scale = model.view(await self._write(store, route, None, store.update, ns, name,
+                                                     transform=guarded(transform, old), **preview))
                 final = await on_write(
-                    self.webhooks, request, store, "UPDATE", scale, scale_of(old), kw["dry_run"], [],
+                    self.webhooks, request, store, "UPDATE", scale, model.view(old), kw["dry_run"], [],
                     lambda s: self._scale_preview(store, route, guarded(writing(s), old), preview),
                     sub="scale", kind=(SCALE_GROUP, SCALE_VERSION, SCALE_KIND))
                 step = transform if final is scale else writing(final)
@@ -581,8 +587,8 @@ class Handlers:
         raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG, group)
 
     async def _scale_preview(self, store: GenericStore, route: Route, step: Any, kw: dict[str, Any]) -> Any:
-        return scale_of(await self._write(store, route, None, store.update, route.namespace, route.name,
-                                          transform=step, **kw))
+        return scale_model(store).view(await self._write(store, route, None, store.update, route.namespace,
+                                                         route.name, transform=step, **kw))
 
     @staticmethod
     def _respond_scale(request: web.Request, scale: dict[str, Any]) -> web.Response:

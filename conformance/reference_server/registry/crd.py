@@ -29,11 +29,13 @@ from . import crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
 from .crconversion.stored import StoredVersions
 from .crconversion.views import CustomResourceView, served_views
+from .crscale import scale_model
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
 from .strategy import PerThread, Strategy
+from .subresources import SUBRESOURCE_VERBS
 
 GROUP, VERSION = "apiextensions.k8s.io", "v1"
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
@@ -349,6 +351,13 @@ def version_strategies(crd: dict[str, Any], version: dict[str, Any], info: Resou
     return strategy, CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
 
 
+def serve_scale(store: Any, crd: dict[str, Any], version: dict[str, Any]) -> None:
+    """`/scale` for a version whose `subresources.scale` is set (registry/crscale.py), none for another: routing,
+    discovery and OpenAPI look for `subresources`, the HTTP layer for `scale_model`."""
+    store.scale_model = scale_model(crd, version)
+    store.subresources = {"scale": SUBRESOURCE_VERBS} if store.scale_model is not None else {}
+
+
 class CustomResourceStore(StoredVersions, GroupStore):
     """REST storage of one CRD's resources (its storage version)."""
 
@@ -379,6 +388,7 @@ class CustomResourceStore(StoredVersions, GroupStore):
             self.present = self._decoded
             self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
         self.convert_stored_versions(crd, observe)  # crconversion/stored.py
+        serve_scale(self, crd, version)
 
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`obj` as upstream's storage codec decodes it (`customresource_handler.go`: `unstructuredSchemaCoercer`
@@ -448,6 +458,9 @@ class CustomResources:
                 base = cached[1]
                 self._views[name] = served_views(base, crd, lambda v, b=base: version_strategies(crd, v, b.info),
                                                  self._observe)
+                for v in (crd.get("spec") or {}).get("versions") or []:
+                    if isinstance(v, dict) and v.get("name") in self._views[name]:
+                        serve_scale(self._views[name][v["name"]], crd, v)
             seen.add(name)
             out.append(cached[1])
         for name in set(self._cache) - seen:
