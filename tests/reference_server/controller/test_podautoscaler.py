@@ -4,6 +4,7 @@ scale) and a target whose CPU metric cannot be fetched."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from conformance.reference_server.controller.podautoscaler import HorizontalPodAutoscalerController
 from conformance.reference_server.registry import ListOptions, Registry
@@ -128,3 +129,39 @@ def test_first_sync_one_period_after_the_hpa_appears():
     early, later = asyncio.run(run())
     assert "conditions" not in early
     assert later["conditions"][0]["reason"] == "FailedGetScale"
+
+
+def _widget(reg: Registry, replicas: int) -> None:
+    """A CRD with a scale subresource (registry/crscale.py) and one custom resource at `replicas`."""
+    reg.custom.crds.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                            "metadata": {"name": "widgets.example.com"},
+                            "spec": {"group": "example.com", "scope": "Namespaced",
+                                     "names": {"plural": "widgets", "kind": "Widget"},
+                                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                                   "subresources": {"scale": {
+                                                       "specReplicasPath": ".spec.size",
+                                                       "statusReplicasPath": ".status.size"}},
+                                                   "schema": {"openAPIV3Schema": {
+                                                       "type": "object",
+                                                       "x-kubernetes-preserve-unknown-fields": True}}}]}})
+    reg.group("example.com", "widgets").create({"apiVersion": "example.com/v1", "kind": "Widget",
+                                                "metadata": {"name": "web", "namespace": NS},
+                                                "spec": {"size": replicas}}, field_manager="creator")
+
+
+def test_custom_resource_target_is_rescaled_through_its_scale():
+    reg = _reg()
+    _widget(reg, 9)
+    _hpa(reg, scaleTargetRef={"kind": "Widget", "name": "web", "apiVersion": "example.com/v1"}, minReplicas=2)
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    widget = reg.group("example.com", "widgets").get(NS, "web")
+    assert widget["spec"]["size"] == 5
+    entries = {(e["manager"], e.get("subresource", "")): e["fieldsV1"] for e in widget["metadata"]["managedFields"]}
+    assert entries[("kube-controller-manager", "scale")] == {"f:spec": {"f:size": {}}}  # ScaleHandler.ToParent
+    assert "f:size" not in json.dumps(entries[("creator", "")])
+    status = _status(reg)
+    assert (status["currentReplicas"], status["desiredReplicas"]) == (9, 5)
+    assert _conditions(status) == [("AbleToScale", "True", "SucceededRescale",
+                                    "the HPA controller was able to update the target scale to 5")]
+    assert _events(reg) == [("Normal", "SuccessfulRescale",
+                             "New size: 5; reason: Current number of replicas above Spec.MaxReplicas")]

@@ -1,0 +1,175 @@
+"""Custom resources' `/scale` (registry/crscale.py, upstream `customresource/etcd.go` `ScaleREST`): discovery and
+OpenAPI list it, kubectl 1.33 (`scale`, `get --raw`) and the official client's `*_custom_object_scale` use it, the
+replicas are read and written at the CRD version's paths (each served version its own), managedFields are mapped
+between Scale and object, and the errors are upstream's (absent path, wrong type, empty replicas, strategic merge,
+a patched Scale that no longer decodes, a version without the subresource)."""
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any, Iterator
+
+import pytest
+
+from tests.reference_server.test_real_clients import Kube, serve_kube
+from tests.tools import kubectl as kubectl_tool
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+GROUP = "scale.example.com"
+MERGE = {"Content-Type": "application/merge-patch+json"}
+OPEN = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+SCHEMA = {"openAPIV3Schema": {"type": "object", "properties": {"spec": OPEN, "status": OPEN}}}
+V1_SCALE = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
+            "labelSelectorPath": ".status.selector"}
+V2_SCALE = {"specReplicasPath": ".spec.count", "statusReplicasPath": ".status.ready"}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    yield from serve_kube(tmp_path_factory, "crscale", flavor="bare")
+
+
+@pytest.fixture(scope="module")
+def plural(served: Kube) -> Iterator[str]:
+    """A CRD whose v1 (stored) scales `.spec.replicas`, v2 `.spec.count`, v3 has no scale subresource."""
+    plural = f"w{uuid.uuid4().hex[:8]}"
+    versions = [{"name": "v1", "served": True, "storage": True, "schema": SCHEMA,
+                 "subresources": {"status": {}, "scale": V1_SCALE}},
+                {"name": "v2", "served": True, "storage": False, "schema": SCHEMA,
+                 "subresources": {"scale": V2_SCALE}},
+                {"name": "v3", "served": True, "storage": False, "schema": SCHEMA}]
+    body = {"metadata": {"name": f"{plural}.{GROUP}"},
+            "spec": {"group": GROUP, "scope": "Namespaced", "versions": versions,
+                     "names": {"plural": plural, "kind": "Widget", "singular": plural}}}
+    r = served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10)
+    assert r.status_code == 201, r.text
+    yield plural
+    served.http.delete(f"{served.server.url}{CRDS}/{plural}.{GROUP}", timeout=10)
+
+
+def _base(served: Kube, plural: str, version: str = "v1") -> str:
+    return f"{served.server.url}/apis/{GROUP}/{version}/namespaces/default/{plural}"
+
+
+def _create(served: Kube, plural: str, name: str, spec: dict[str, Any], status: dict[str, Any] | None = None) -> None:
+    r = served.http.post(_base(served, plural), json={"apiVersion": f"{GROUP}/v1", "kind": "Widget",
+                                                      "metadata": {"name": name}, "spec": spec}, timeout=10)
+    assert r.status_code == 201, r.text
+    if status is not None:
+        r = served.http.patch(f"{_base(served, plural)}/{name}/status", data=json.dumps({"status": status}),
+                              headers=MERGE, timeout=10)
+        assert r.status_code == 200, r.text
+
+
+def test_discovery_and_openapi_list_scale_per_version(served: Kube, plural: str) -> None:
+    for version, listed in (("v1", True), ("v2", True), ("v3", False)):
+        resources = served.get(f"/apis/{GROUP}/{version}").json()["resources"]
+        scale = [r for r in resources if r["name"] == f"{plural}/scale"]
+        assert scale == ([{"name": f"{plural}/scale", "singularName": "", "namespaced": True, "group": "autoscaling",
+                           "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}] if listed else [])
+    paths = served.get(f"/openapi/v3/apis/{GROUP}/v1").json()["paths"]
+    assert f"/apis/{GROUP}/v1/namespaces/{{namespace}}/{plural}/{{name}}/scale" in paths
+
+
+def test_get_reads_the_paths(served: Kube, plural: str) -> None:
+    _create(served, plural, "read", {"replicas": 2}, {"replicas": 1, "selector": "app=w"})
+    r = served.http.get(f"{_base(served, plural)}/read/scale", timeout=10)
+    assert r.status_code == 200, r.text
+    scale = r.json()
+    obj = served.get(f"/apis/{GROUP}/v1/namespaces/default/{plural}/read").json()
+    assert (scale["kind"], scale["apiVersion"]) == ("Scale", "autoscaling/v1")
+    assert scale["metadata"] == {k: obj["metadata"][k] for k in ("name", "namespace", "uid", "resourceVersion",
+                                                                  "creationTimestamp")}
+    assert scale["spec"] == {"replicas": 2} and scale["status"] == {"replicas": 1, "selector": "app=w"}
+    # v2's paths: `.spec.count` absent → GET is upstream's 500; `.status.ready` absent reads as 0
+    r = served.http.get(f"{_base(served, plural, 'v2')}/read/scale", timeout=10)
+    assert r.status_code == 500 and r.json()["reason"] == "InternalError", r.text
+    assert r.json()["message"] == 'Internal error occurred: the spec replicas field ".spec.count" does not exist'
+    # v3 has no scale subresource
+    assert served.http.get(f"{_base(served, plural, 'v3')}/read/scale", timeout=10).status_code == 404
+
+
+def test_kubectl_scale_and_get_raw(served: Kube, plural: str) -> None:
+    """kubectl is told the version: its preferred one here (v3) has no `/scale`."""
+    if served.binary is None:
+        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
+    _create(served, plural, "kc", {"replicas": 1})
+    assert served.ok("scale", f"{plural}.v1.{GROUP}", "kc", "--replicas=4") == f"widget.{GROUP}/kc scaled\n"
+    obj = served.get(f"/apis/{GROUP}/v1/namespaces/default/{plural}/kc").json()
+    assert obj["spec"]["replicas"] == 4
+    # the Scale's writer owns the replicas (ScaleHandler.ToParent), in the parent's version
+    entry = next(e for e in obj["metadata"]["managedFields"] if e.get("subresource") == "scale")
+    assert (entry["manager"], entry["operation"], entry["apiVersion"]) == ("kubectl", "Update", f"{GROUP}/v1")
+    assert entry["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
+    raw = json.loads(served.ok("get", "--raw", f"/apis/{GROUP}/v1/namespaces/default/{plural}/kc/scale"))
+    assert raw["spec"] == {"replicas": 4} and raw["kind"] == "Scale"
+
+
+def test_official_client_scale(served: Kube, plural: str) -> None:
+    from kubernetes import client, config
+
+    _create(served, plural, "oc", {"replicas": 3}, {"replicas": 3})
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    try:
+        api = client.CustomObjectsApi(api_client)
+        scale = api.get_namespaced_custom_object_scale(GROUP, "v1", "default", plural, "oc")
+        assert scale["spec"] == {"replicas": 3} and scale["status"] == {"replicas": 3}
+        out = api.patch_namespaced_custom_object_scale(GROUP, "v1", "default", plural, "oc",
+                                                       {"spec": {"replicas": 5}})
+        assert out["spec"] == {"replicas": 5}
+    finally:
+        api_client.close()
+    assert served.get(f"/apis/{GROUP}/v1/namespaces/default/{plural}/oc").json()["spec"]["replicas"] == 5
+
+
+def test_each_version_writes_its_own_path(served: Kube, plural: str) -> None:
+    _create(served, plural, "mv", {"replicas": 1, "count": 7})
+    r = served.http.get(f"{_base(served, plural, 'v2')}/mv/scale", timeout=10)
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 7}, r.text
+    r = served.http.put(f"{_base(served, plural, 'v2')}/mv/scale", timeout=10, json={
+        "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "mv"}, "spec": {"replicas": 9}})
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 9}, r.text
+    obj = served.get(f"/apis/{GROUP}/v1/namespaces/default/{plural}/mv").json()
+    assert obj["spec"] == {"replicas": 1, "count": 9}
+
+
+def test_errors_are_upstreams(served: Kube, plural: str) -> None:
+    base = _base(served, plural)
+    _create(served, plural, "empty", {})
+    # an update starting from an absent path must set the replicas
+    r = served.http.patch(f"{base}/empty/scale", data=json.dumps({"metadata": {"labels": {"a": "b"}}}),
+                          headers=MERGE, timeout=10)
+    assert r.status_code == 400 and r.json()["reason"] == "BadRequest", r.text
+    assert r.json()["message"] == 'the spec replicas field ".spec.replicas" cannot be empty'
+    r = served.http.patch(f"{base}/empty/scale", data=json.dumps({"spec": {"replicas": 2}}), headers=MERGE,
+                          timeout=10)
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 2}, r.text
+    # a value of another type: NestedInt64's error, unwrapped (500, no reason)
+    _create(served, plural, "typed", {"replicas": "two"})
+    r = served.http.get(f"{base}/typed/scale", timeout=10)
+    assert r.status_code == 500 and "reason" not in r.json(), r.text
+    assert r.json()["message"] == ".spec.replicas accessor error: two is of the type string, expected int64"
+    # custom resources take no strategic merge patch, through /scale neither
+    r = served.http.patch(f"{base}/empty/scale", data=json.dumps({"spec": {"replicas": 1}}), timeout=10,
+                          headers={"Content-Type": "application/strategic-merge-patch+json"})
+    assert r.status_code == 415, r.text
+    assert r.json()["message"] == ("the body of the request was in an unknown format - accepted media types "
+                                   "include: application/json-patch+json, application/merge-patch+json, "
+                                   "application/apply-patch+yaml")
+    # a patched Scale whose replicas are not an int32: 422 on `patch`; a PUT of one: 400 from decoding
+    r = served.http.patch(f"{base}/empty/scale", data=json.dumps({"spec": {"replicas": "x"}}), headers=MERGE,
+                          timeout=10)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"].endswith("json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas "
+                                        "of type int32")
+    r = served.http.put(f"{base}/empty/scale", timeout=10, json={
+        "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "empty"}, "spec": {"replicas": 1.5}})
+    assert r.status_code == 400, r.text
+    assert r.json()["message"] == ('Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal '
+                                   "number 1.5 into Go struct field ScaleSpec.spec.replicas of type int32")
+    assert served.get(f"/apis/{GROUP}/v1/namespaces/default/{plural}/empty").json()["spec"] == {"replicas": 2}
+    # a stale resourceVersion in the Scale is a precondition: 409
+    r = served.http.put(f"{base}/empty/scale", timeout=10, json={
+        "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "empty", "resourceVersion": "1"},
+        "spec": {"replicas": 3}})
+    assert r.status_code == 409 and r.json()["reason"] == "Conflict", r.text
