@@ -29,7 +29,7 @@ from . import crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
 from .crconversion.stored import StoredVersions
 from .crconversion.views import CustomResourceView, served_views
-from .crscale import scale_model
+from .crscale import scale_model, validate_subresources
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .group import GroupStore
 from .kinds import ResourceInfo
@@ -211,6 +211,7 @@ def validate_crd_spec(obj: dict[str, Any]) -> list[FieldError]:
         schema = (v.get("schema") or {}).get("openAPIV3Schema") if isinstance(v.get("schema"), dict) else None
         if not isinstance(schema, dict):  # the schema itself is crdschema's
             errs.append(field_required(f"spec.versions[{i}].schema.openAPIV3Schema", "schemas are required"))
+        errs += validate_subresources(v.get("subresources"), f"spec.versions[{i}].subresources")
     return errs
 
 

@@ -202,3 +202,33 @@ def path_mapping(crd: dict[str, Any]) -> Mapping:
         out[f"{spec.get('group', '')}/{v.get('name', '')}"] = (
             tuple(f"f:{p}" for p in split_path(path)) if isinstance(path, str) and path else None)
     return out
+
+
+def _simple_json_path(path: str, fld: str) -> list[E.FieldError]:
+    """`validateSimpleJSONPath`."""
+    if not path:
+        return [E.field_invalid(fld, path, "must not be empty")]
+    if path[0] != ".":
+        return [E.field_invalid(fld, path, "must be a simple json path starting with .")]
+    return []
+
+
+def validate_subresources(subresources: Any, fld: str) -> list[E.FieldError]:
+    """`ValidateCustomResourceDefinitionSubresources`' scale rules (`fld`: `spec.versions[i].subresources`): the
+    replicas paths required, simple JSON paths under `.spec.` / `.status.`, the selector path under `.status.`."""
+    scale = subresources.get("scale") if isinstance(subresources, dict) else None
+    if not isinstance(scale, dict):
+        return []
+    errs: list[E.FieldError] = []
+    for key, under in (("specReplicasPath", ".spec."), ("statusReplicasPath", ".status."),
+                       ("labelSelectorPath", ".status.")):
+        path, where = scale.get(key), f"{fld}.scale.{key}"
+        if not isinstance(path, str) or not path:
+            if key != "labelSelectorPath":
+                errs.append(E.field_required(where, ""))
+            continue
+        found = _simple_json_path(path, where)
+        if not found and not path.startswith(under):
+            found = [E.field_invalid(where, path, f"should be a json path under {under.rstrip('.')}")]
+        errs += found
+    return errs

@@ -173,3 +173,22 @@ def test_errors_are_upstreams(served: Kube, plural: str) -> None:
         "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "empty", "resourceVersion": "1"},
         "spec": {"replicas": 3}})
     assert r.status_code == 409 and r.json()["reason"] == "Conflict", r.text
+
+
+def test_crd_scale_paths_are_validated(served: Kube) -> None:
+    """`ValidateCustomResourceDefinitionSubresources`: replicas paths required, simple, under .spec / .status."""
+    plural = f"bad{uuid.uuid4().hex[:6]}"
+    scale = {"specReplicasPath": ".status.replicas", "labelSelectorPath": "status.selector"}
+    body = {"metadata": {"name": f"{plural}.{GROUP}"},
+            "spec": {"group": GROUP, "scope": "Namespaced", "names": {"plural": plural, "kind": "Bad"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": SCHEMA,
+                                   "subresources": {"scale": scale}}]}}
+    r = served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10)
+    assert r.status_code == 422, r.text
+    where = "spec.versions[0].subresources.scale"
+    assert [(c["field"], c["message"]) for c in r.json()["details"]["causes"]] == [
+        (f"{where}.specReplicasPath", 'Invalid value: ".status.replicas": should be a json path under .spec'),
+        (f"{where}.statusReplicasPath", "Required value"),
+        (f"{where}.labelSelectorPath", 'Invalid value: "status.selector": must be a simple json path starting '
+                                       "with ."),
+    ]
