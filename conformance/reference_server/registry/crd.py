@@ -29,7 +29,7 @@ from . import crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
 from .crconversion.stored import StoredVersions
 from .crconversion.views import CustomResourceView, served_views
-from .crscale import scale_model, validate_subresources
+from .crscale import CustomScale, scale_model, validate_subresources
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .group import GroupStore
 from .kinds import ResourceInfo
@@ -253,10 +253,13 @@ class CustomResourceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
     _generation: int | None = None  # an update's new generation, from prepare_for_update to canonicalize
 
+    scale_spec = True  # ValidateScaleSpec runs (not on /status: ValidateStatusUpdate checks the status paths only)
+
     def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
-                 rules: crdrules.Node | None = None):
+                 rules: crdrules.Node | None = None, scale: CustomScale | None = None):
         super().__init__(info)
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
+        self.scale = scale  # the version's scale paths, checked on every write (crscale.py)
         self.defaults = crschema.defaults_skeleton(schema)
         self._costly: bool | None = None  # may_stall's flags, found on first use
         self._checks_strings = False
@@ -272,7 +275,8 @@ class CustomResourceStrategy(Strategy):
         errs = super().validate(obj)
 
         def schema_and_rules() -> list[FieldError]:
-            found = crschema.validate_custom_resource(obj, self.schema) + crlisttype.validate(obj, self.schema)
+            found = crschema.validate_custom_resource(obj, self.schema) + self._scale_errors(obj)
+            found += crlisttype.validate(obj, self.schema)
             return found + crdrules.validate(self.rules, self.schema, obj, None, errs + found)
         return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(obj, None, errs),
                                            schema_and_rules)
@@ -301,12 +305,15 @@ class CustomResourceStrategy(Strategy):
         errs = super().validate_update(new, old)
 
         def schema_and_rules() -> list[FieldError]:
-            found = crschema.validate_custom_resource(new, self.schema, old)
+            found = crschema.validate_custom_resource(new, self.schema, old) + self._scale_errors(new)
             if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
                 found += crlisttype.validate(new, self.schema)
             return found + crdrules.validate(self.rules, self.schema, new, old, errs + found)
         return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(new, old, errs),
                                            schema_and_rules)
+
+    def _scale_errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        return self.scale.validate(obj, spec=self.scale_spec) if self.scale is not None else []
 
     def may_stall(self, obj: dict[str, Any] | None) -> bool:
         """Whether validating `obj` may hold a thread for long (then the write is rehearsed off the event loop,
@@ -326,6 +333,7 @@ def _content(obj: dict[str, Any]) -> dict[str, Any]:
 
 class CustomResourceStatusStrategy(CustomResourceStrategy):
     subresource = "status"
+    scale_spec = False
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
@@ -348,8 +356,9 @@ def version_strategies(crd: dict[str, Any], version: dict[str, Any], info: Resou
     status_sub = "status" in ((version.get("subresources") or {}))
     # compiled once per CRD uid, resourceVersion and version
     rules = crdrules.validator_for(crd, schema, "" if storage else str(version.get("name") or ""))
-    strategy = CustomResourceStrategy(info, schema, status_sub, rules)
-    return strategy, CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
+    scale = scale_model(crd, version)
+    strategy = CustomResourceStrategy(info, schema, status_sub, rules, scale)
+    return strategy, CustomResourceStatusStrategy(info, schema, status_sub, rules, scale) if status_sub else None
 
 
 def serve_scale(store: Any, crd: dict[str, Any], version: dict[str, Any]) -> None:

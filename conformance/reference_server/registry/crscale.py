@@ -12,6 +12,11 @@ value when the path is absent (`scaleUpdatedObjectInfo.UpdatedObject`), so a pat
 no `ValidateScale` and no UID precondition here (unlike apps' ScaleREST): the CR's own strategy and schema then
 validate the object. managedFields map between Scale and CR by the CRD's versions' paths
 (`customresource_handler.go`'s `replicasPathInCustomResource`; fieldmanager/scale.py).
+
+Every write of such a custom resource checks the paths (`customResourceValidator.ValidateScaleSpec` and
+`ValidateScaleStatus`, `customresource/validator.go`; `/status` the status paths only), and a CRD's
+`subresources.scale` is validated as `ValidateCustomResourceDefinitionSubresources` (`apis/apiextensions/
+validation/validation.go`) does.
 """
 from __future__ import annotations
 
@@ -178,6 +183,30 @@ class CustomScale:
             set_nested(current, replicas, split_path(self.spec_path))
         except AccessorError as exc:
             raise unknown_error(exc) from None
+
+
+    def validate(self, obj: dict[str, Any], *, spec: bool = True) -> list[E.FieldError]:
+        """`customResourceValidator.ValidateScaleSpec` (`spec`) and `ValidateScaleStatus` (customresource/
+        validator.go), run on every write of the custom resource: each path, when present, an int32 (the selector
+        a string); the field is the path as written in the CRD."""
+        errs: list[E.FieldError] = []
+        paths = ([self.spec_path] if spec else []) + [self.status_path]
+        for path in paths:
+            try:
+                value, _ = nested(obj, split_path(path), int, "int64")
+            except AccessorError as exc:
+                errs.append(E.field_invalid(path, 0, str(exc)))
+                continue
+            if value is not None and value < 0:
+                errs.append(E.field_invalid(path, value, "should be a non-negative integer"))
+            elif value is not None and value > 2**31 - 1:
+                errs.append(E.field_invalid(path, value, f"should be less than or equal to {2**31 - 1}"))
+        if self.selector_path:
+            try:
+                nested(obj, split_path(self.selector_path), str, "string")
+            except AccessorError as exc:
+                errs.append(E.field_invalid(self.selector_path, "", str(exc)))
+        return errs
 
 
 def scale_model(crd: dict[str, Any], version: dict[str, Any]) -> CustomScale | None:

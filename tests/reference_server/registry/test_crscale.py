@@ -144,11 +144,27 @@ def test_errors_are_upstreams(served: Kube, plural: str) -> None:
     r = served.http.patch(f"{base}/empty/scale", data=json.dumps({"spec": {"replicas": 2}}), headers=MERGE,
                           timeout=10)
     assert r.status_code == 200 and r.json()["spec"] == {"replicas": 2}, r.text
-    # a value of another type: NestedInt64's error, unwrapped (500, no reason)
-    _create(served, plural, "typed", {"replicas": "two"})
-    r = served.http.get(f"{base}/typed/scale", timeout=10)
+    # every write of the custom resource checks the paths (ValidateScaleSpec, ValidateScaleStatus)
+    r = served.http.post(base, timeout=10, json={"apiVersion": f"{GROUP}/v1", "kind": "Widget",
+                                                 "metadata": {"name": "typed"}, "spec": {"replicas": "two"}})
+    assert r.status_code == 422, r.text
+    assert [(c["field"], c["message"]) for c in r.json()["details"]["causes"]] == [
+        (".spec.replicas", "Invalid value: 0: .spec.replicas accessor error: two is of the type string, expected "
+                           "int64")]
+    r = served.http.patch(f"{base}/empty/status", data=json.dumps({"status": {"replicas": -1, "selector": 3}}),
+                          headers=MERGE, timeout=10)
+    assert r.status_code == 422, r.text
+    assert [(c["field"], c["message"]) for c in r.json()["details"]["causes"]] == [
+        (".status.replicas", "Invalid value: -1: should be a non-negative integer"),
+        (".status.selector", 'Invalid value: "": .status.selector accessor error: 3 is of the type int64, '
+                             "expected string")]
+    # written through v3 (no scale there), read through v2: NestedInt64's error, unwrapped (500, no reason)
+    r = served.http.post(_base(served, plural, "v3"), timeout=10, json={
+        "apiVersion": f"{GROUP}/v3", "kind": "Widget", "metadata": {"name": "typed"}, "spec": {"count": "two"}})
+    assert r.status_code == 201, r.text
+    r = served.http.get(f"{_base(served, plural, 'v2')}/typed/scale", timeout=10)
     assert r.status_code == 500 and "reason" not in r.json(), r.text
-    assert r.json()["message"] == ".spec.replicas accessor error: two is of the type string, expected int64"
+    assert r.json()["message"] == ".spec.count accessor error: two is of the type string, expected int64"
     # custom resources take no strategic merge patch, through /scale neither
     r = served.http.patch(f"{base}/empty/scale", data=json.dumps({"spec": {"replicas": 1}}), timeout=10,
                           headers={"Content-Type": "application/strategic-merge-patch+json"})
@@ -192,3 +208,14 @@ def test_crd_scale_paths_are_validated(served: Kube) -> None:
         (f"{where}.labelSelectorPath", 'Invalid value: "status.selector": must be a simple json path starting '
                                        "with ."),
     ]
+
+
+def test_negative_replicas_through_scale_are_the_objects_error(served: Kube, plural: str) -> None:
+    """No ValidateScale for custom resources: the object's own validation (ValidateScaleSpec) refuses them."""
+    _create(served, plural, "neg", {"replicas": 1})
+    r = served.http.patch(f"{_base(served, plural)}/neg/scale", data=json.dumps({"spec": {"replicas": -1}}),
+                          headers=MERGE, timeout=10)
+    assert r.status_code == 422, r.text
+    assert r.json()["details"]["kind"] == "Widget"
+    assert [(c["field"], c["message"]) for c in r.json()["details"]["causes"]] == [
+        (".spec.replicas", "Invalid value: -1: should be a non-negative integer")]
