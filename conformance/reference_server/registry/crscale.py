@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..fieldmanager.scale import Mapping
-from ..gofmt import format_float
+from ..gofmt import go_type as _go_type, plain_v as _go_v
 from .subresources import SCALE_API_VERSION, SCALE_KIND
 
 INVALID_SPEC_REPLICAS = -2147483648  # `invalidSpecReplicas`: the smallest int32, "not set before"
@@ -32,36 +32,6 @@ INVALID_SPEC_REPLICAS = -2147483648  # `invalidSpecReplicas`: the smallest int32
 
 class AccessorError(Exception):
     """`unstructured.Nested*`'s error: a plain Go error, which the handlers answer as a 500 without reason."""
-
-
-def _go_type(v: Any) -> str:
-    """`%T` of a decoded JSON value."""
-    if v is None:
-        return "<nil>"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int64"
-    if isinstance(v, float):
-        return "float64"
-    if isinstance(v, str):
-        return "string"
-    return "map[string]interface {}" if isinstance(v, dict) else "[]interface {}"
-
-
-def _go_v(v: Any) -> str:
-    """`%v` of a decoded JSON value (maps print their keys sorted, as fmt does)."""
-    if v is None:
-        return "<nil>"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return format_float(v)
-    if isinstance(v, dict):
-        return "map[" + " ".join(f"{k}:{_go_v(v[k])}" for k in sorted(v)) + "]"
-    if isinstance(v, list):
-        return "[" + " ".join(_go_v(x) for x in v) + "]"
-    return str(v)
 
 
 def split_path(path: str) -> list[str]:
