@@ -67,6 +67,13 @@ def test_discovery_and_openapi_list_scale_per_version(served: Kube, plural: str)
         scale = [r for r in resources if r["name"] == f"{plural}/scale"]
         assert scale == ([{"name": f"{plural}/scale", "singularName": "", "namespaced": True, "group": "autoscaling",
                            "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}] if listed else [])
+    r = served.http.get(f"{served.server.url}/apis", timeout=10,
+                        headers={"Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"})
+    group = next(g for g in r.json()["items"] if g["metadata"]["name"] == GROUP)
+    v1 = next(v for v in group["versions"] if v["version"] == "v1")
+    res = next(x for x in v1["resources"] if x["resource"] == plural)
+    assert {"subresource": "scale", "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+            "verbs": ["get", "patch", "update"]} in res["subresources"]
     paths = served.get(f"/openapi/v3/apis/{GROUP}/v1").json()["paths"]
     assert f"/apis/{GROUP}/v1/namespaces/{{namespace}}/{plural}/{{name}}/scale" in paths
 
