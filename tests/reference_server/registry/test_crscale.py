@@ -226,3 +226,28 @@ def test_negative_replicas_through_scale_are_the_objects_error(served: Kube, plu
     assert r.json()["details"]["kind"] == "Widget"
     assert [(c["field"], c["message"]) for c in r.json()["details"]["causes"]] == [
         (".spec.replicas", "Invalid value: -1: should be a non-negative integer")]
+
+
+def test_server_side_apply_through_scale_owns_the_replicas(served: Kube, plural: str) -> None:
+    """Apply of a Scale (the Scale's field manager, then ScaleHandler.ToParent): the applier owns the CR's replicas
+    path; another manager's apply of a different value conflicts (409) unless forced."""
+    _create(served, plural, "ssa", {"replicas": 1})
+    url = f"{_base(served, plural)}/ssa/scale"
+    apply = {"Content-Type": "application/apply-patch+yaml"}
+    body = "apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: ssa}\nspec: {replicas: %d}\n"
+    r = served.http.patch(url, params={"fieldManager": "a"}, data=body % 2, headers=apply, timeout=10)
+    assert r.status_code == 409, r.text  # the creator's Update owns the replicas, seen on the Scale
+    assert r.json()["message"] == (f'Apply failed with 1 conflict: conflict with "python-requests" using {GROUP}/v1: '
+                                   ".spec.replicas")
+    r = served.http.patch(url, params={"fieldManager": "a", "force": "true"}, data=body % 2, headers=apply,
+                          timeout=10)
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 2}, r.text
+    obj = served.get(f"/apis/{GROUP}/v1/namespaces/default/{plural}/ssa").json()
+    owners = {(e["manager"], e["operation"], e.get("subresource")) for e in obj["metadata"]["managedFields"]
+              if e["fieldsV1"].get("f:spec", {}).get("f:replicas") is not None}
+    assert owners == {("a", "Apply", "scale")}
+    r = served.http.patch(url, params={"fieldManager": "b"}, data=body % 3, headers=apply, timeout=10)
+    assert r.status_code == 409 and r.json()["reason"] == "Conflict", r.text
+    r = served.http.patch(url, params={"fieldManager": "b", "force": "true"}, data=body % 3, headers=apply,
+                          timeout=10)
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 3}, r.text
