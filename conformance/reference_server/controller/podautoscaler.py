@@ -213,7 +213,10 @@ class HorizontalPodAutoscalerController(Controller):
         if api_version.count("/") > 1:
             raise LookupError(f"unexpected GroupVersion string: {api_version}")
         group = api_version.rpartition("/")[0] if "/" in api_version else ""
-        stores = self.registry.group_stores(group) if group else self.registry.namespaced()
+        # the scale client's `ResourceFor(gr.WithVersion(""))`: the group's preferred version serving the kind (a
+        # custom resource's preferred version may lack the `/scale` another version has: then it is not found)
+        stores = [s for v in self.registry.group_versions(group) for s in self.registry.version_stores(group, v)] \
+            if group else self.registry.namespaced()
         store = next((s for s in stores if s.info.kind == kind and s.info.namespaced
                       and getattr(s, "group", "") == group), None)
         if store is None:

@@ -165,3 +165,27 @@ def test_custom_resource_target_is_rescaled_through_its_scale():
                                     "the HPA controller was able to update the target scale to 5")]
     assert _events(reg) == [("Normal", "SuccessfulRescale",
                              "New size: 5; reason: Current number of replicas above Spec.MaxReplicas")]
+
+
+def test_custom_resource_scale_is_the_preferred_versions():
+    """The scale client reads `/scale` of the kind's preferred version (`ResourceFor(gr.WithVersion(""))`): v2 here,
+    whose replicas live at `.spec.count`; a preferred version without `/scale` is the client's 404."""
+    reg = _reg()
+    _widget(reg, 9)
+    crds = reg.custom.crds
+    crd = crds.get("", "widgets.example.com")
+    v2 = {**crd["spec"]["versions"][0], "name": "v2", "storage": False,
+          "subresources": {"scale": {"specReplicasPath": ".spec.count", "statusReplicasPath": ".status.count"}}}
+    crd["spec"]["versions"].append(v2)
+    crds.update("", "widgets.example.com", crd)
+    reg.group("example.com", "widgets").update(NS, "web", transform=lambda o: {**o, "spec": {"size": 9, "count": 1}})
+    _hpa(reg, scaleTargetRef={"kind": "Widget", "name": "web", "apiVersion": "example.com/v1"}, minReplicas=2)
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    assert reg.group("example.com", "widgets").get(NS, "web")["spec"] == {"size": 9, "count": 2}
+    crd = crds.get("", "widgets.example.com")
+    crd["spec"]["versions"][1].pop("subresources")
+    crds.update("", "widgets.example.com", crd)
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    assert _conditions(_status(reg))[0] == ("AbleToScale", "False", "FailedGetScale", "the HPA controller was unable "
+                                            "to get the target's current scale: the server could not find the "
+                                            "requested resource")
