@@ -543,9 +543,12 @@ class Handlers:
                                  model=model)
         kw = dict(strategy=ScaleUpdateStrategy(store.strategy), dry_run=dry, manage=keep_managed_fields)
         if self.webhooks.active():
-            return self._respond_scale(request, model.answer(await self._admitted_scale(request, route, store,
-                                                                                        transform, manager, kw)))
-        out = await self._write(store, route, None, store.update, route.namespace, name, transform=transform, **kw)
+            out = await self._admitted_scale(request, route, store, transform, manager, kw)
+        else:
+            out = await self._write(store, route, None, store.update, route.namespace, name, transform=transform,
+                                    **kw)
+        if unconverted(out):  # a converted version's object the conversion webhook must answer first
+            raise AnswerPending(out, lambda obj: self._respond_scale(request, model.answer(obj)))
         return self._respond_scale(request, model.answer(out))
 
     async def _admitted_scale(self, request: web.Request, route: Route, store: GenericStore, transform: Any,

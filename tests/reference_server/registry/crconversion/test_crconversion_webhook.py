@@ -502,3 +502,23 @@ def test_a_large_write_through_a_converted_version(server: RunningServer, hook: 
         assert len(requests.get(w.url("v1")).json()["items"]) == 1
     finally:
         requests.delete(f"{server.url}{CRDS}/{w.name}")
+
+
+def test_scale_of_a_converted_version_reads_its_paths(widgets: Widgets, hook: ConversionHook) -> None:
+    """`/scale` of the served, non-storage version (registry/crscale.py on the view): the object is converted by
+    the webhook first, and that version's `specReplicasPath` (`.spec.count`) is read and written."""
+    crd = requests.get(f"{widgets.server.url}{CRDS}/{widgets.name}").json()
+    for v in crd["spec"]["versions"]:
+        path = ".spec.replicas" if v["name"] == "v1" else ".spec.count"
+        v["subresources"] = {"scale": {"specReplicasPath": path, "statusReplicasPath": ".status.ready"}}
+    r = requests.put(f"{widgets.server.url}{CRDS}/{widgets.name}", json=crd)
+    assert r.status_code == 200, r.text
+    assert widgets.create("v1", "sc", {"replicas": 2}).status_code == 201
+    start = len(hook.reviews)
+    r = requests.get(f"{widgets.url('v1beta1', 'sc')}/scale")
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 2}, r.text
+    assert len(hook.reviews) > start  # converted to v1beta1 by the webhook
+    r = requests.put(f"{widgets.url('v1beta1', 'sc')}/scale", json={
+        "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "sc"}, "spec": {"replicas": 5}})
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 5}, r.text
+    assert requests.get(widgets.url("v1", "sc")).json()["spec"] == {"replicas": 5}
