@@ -35,6 +35,7 @@ from typing import Any
 from .. import apierrors as E
 from ..registry import Registry
 from ..registry.autoscaling import GROUP, HPA
+from ..registry.crconversion.memo import ConversionPending
 from ..registry.meta import now
 from ..registry.subresources import scale_model
 from ..storage.offload import Offload
@@ -117,7 +118,12 @@ class HorizontalPodAutoscalerController(Controller):
             self.keys.add_after((ev.namespace or "", ev.name), self.period)
 
     async def _sync(self, key: Key) -> None:
-        if await self._offload(self.reconcile, key):
+        try:
+            again = await self._offload(self.reconcile, key)
+        except ConversionPending:  # a target version a conversion webhook converts: not read here (README)
+            log.info("%s: %s/%s: the target's version needs its conversion webhook", self.name, *key)
+            again = True
+        if again:
             self.keys.add_after(key, self.period)  # processed every resync interval while it exists
 
     # ---- reconcileAutoscaler -----------------------------------------------------------------------

@@ -189,3 +189,22 @@ def test_custom_resource_scale_is_the_preferred_versions():
     assert _conditions(_status(reg))[0] == ("AbleToScale", "False", "FailedGetScale", "the HPA controller was unable "
                                             "to get the target's current scale: the server could not find the "
                                             "requested resource")
+
+
+def test_a_target_awaiting_its_conversion_webhook_is_tried_next_period():
+    """A target version a conversion webhook converts is not read by the controller (README): its sync ends
+    without error and the HPA is queued for the next period."""
+    from conformance.reference_server.registry.crconversion.memo import ConversionPending
+
+    reg = _reg()
+    controller = HorizontalPodAutoscalerController(reg, period=60)
+
+    def pending(_key):
+        raise ConversionPending(None, [], "example.com/v2")
+    controller.reconcile = pending  # type: ignore[method-assign]
+
+    async def go() -> None:
+        await controller._sync((NS, "h"))
+        assert (NS, "h") in controller.keys._queued
+        controller.keys.shut_down()
+    asyncio.run(go())
