@@ -251,3 +251,23 @@ def test_server_side_apply_through_scale_owns_the_replicas(served: Kube, plural:
     r = served.http.patch(url, params={"fieldManager": "b", "force": "true"}, data=body % 3, headers=apply,
                           timeout=10)
     assert r.status_code == 200 and r.json()["spec"] == {"replicas": 3}, r.text
+
+
+def test_cluster_scoped_custom_resource_scale(served: Kube) -> None:
+    plural = f"c{uuid.uuid4().hex[:8]}"
+    body = {"metadata": {"name": f"{plural}.{GROUP}"},
+            "spec": {"group": GROUP, "scope": "Cluster", "names": {"plural": plural, "kind": "Cog"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": SCHEMA,
+                                   "subresources": {"scale": V1_SCALE}}]}}
+    assert served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10).status_code == 201
+    try:
+        base = f"{served.server.url}/apis/{GROUP}/v1/{plural}"
+        r = served.http.post(base, json={"apiVersion": f"{GROUP}/v1", "kind": "Cog", "metadata": {"name": "c"},
+                                         "spec": {"replicas": 1}}, timeout=10)
+        assert r.status_code == 201, r.text
+        r = served.http.patch(f"{base}/c/scale", data=json.dumps({"spec": {"replicas": 2}}), headers=MERGE,
+                              timeout=10)
+        assert r.status_code == 200 and r.json()["spec"] == {"replicas": 2} and "namespace" not in r.json()["metadata"]
+        assert served.http.delete(f"{base}/c/scale", timeout=10).status_code == 405
+    finally:
+        served.http.delete(f"{served.server.url}{CRDS}/{plural}.{GROUP}", timeout=10)
