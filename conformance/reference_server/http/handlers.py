@@ -495,7 +495,8 @@ class Handlers:
         name, model = route.name, scale_model(store)  # a custom resource's: its CRD's paths (registry/crscale.py)
         if request.method == "GET":
             check_get_rv(request.query.get("resourceVersion", ""))
-            return self._respond_scale(request, model.scale_of(store.get(route.namespace, name, shared=True)))
+            return self._respond_scale(request, model.scale_of(store.get(route.namespace, name, shared=True)),
+                                       store)
         raw = await read_body(request)
         applied: tuple[Any, bool] | None = None  # server-side apply: (configuration, force)
         if request.method == "PUT":
@@ -548,8 +549,8 @@ class Handlers:
             out = await self._write(store, route, None, store.update, route.namespace, name, transform=transform,
                                     **kw)
         if unconverted(out):  # a converted version's object the conversion webhook must answer first
-            raise AnswerPending(out, lambda obj: self._respond_scale(request, model.answer(obj)))
-        return self._respond_scale(request, model.answer(out))
+            raise AnswerPending(out, lambda obj: self._respond_scale(request, model.answer(obj), store))
+        return self._respond_scale(request, model.answer(out), store)
 
     async def _admitted_scale(self, request: web.Request, route: Route, store: GenericStore, transform: Any,
                               manager: str, kw: dict[str, Any]) -> dict[str, Any]:
@@ -594,8 +595,11 @@ class Handlers:
                                                          route.name, transform=step, **kw))
 
     @staticmethod
-    def _respond_scale(request: web.Request, scale: dict[str, Any]) -> web.Response:
-        return object_response(scale, 200, request.headers.get("Accept"), kind=SCALE_KIND, query=request.query,
+    def _respond_scale(request: web.Request, scale: dict[str, Any], store: GenericStore) -> web.Response:
+        """The Scale; as a Table, a custom resource's is its own kind's (crdHandler's scale scope keeps the
+        custom resource's TableConvertor: Name and Age of the Scale)."""
+        kind = store.table_kind if getattr(store, "crd_name", None) else SCALE_KIND  # type: ignore[attr-defined]
+        return object_response(scale, 200, request.headers.get("Accept"), kind=kind, query=request.query,
                                protobuf=protobuf_ok(SCALE_API_VERSION, SCALE_KIND))
 
     async def _delete_body(self, request: web.Request) -> dict[str, Any] | None:

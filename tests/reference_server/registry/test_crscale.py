@@ -110,6 +110,10 @@ def test_kubectl_scale_and_get_raw(served: Kube, plural: str) -> None:
     assert entry["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
     raw = json.loads(served.ok("get", "--raw", f"/apis/{GROUP}/v1/namespaces/default/{plural}/kc/scale"))
     assert raw["spec"] == {"replicas": 4} and raw["kind"] == "Scale"
+    # `get --subresource=scale` asks for a Table: the custom resource's own columns (crdHandler's scale scope keeps
+    # its TableConvertor), not the built-in Scale printer's DESIRED/AVAILABLE
+    table = served.ok("get", f"{plural}.v1.{GROUP}", "kc", "--subresource=scale")
+    assert table.split("\n")[0].split() == ["NAME", "AGE"] and table.split("\n")[1].split()[0] == "kc"
 
 
 def test_official_client_scale(served: Kube, plural: str) -> None:
