@@ -38,7 +38,7 @@ from .router import Route
 from .authz import REQUESTER
 from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, webhook_admission
 from .webhookcalls import subresource as subresource_name
-from .crconversion import AnswerPending, converting, unconverted
+from .crconversion import AnswerPending, answer, converting, unconverted
 from .watch import serve_watch
 
 
@@ -577,8 +577,9 @@ class Handlers:
             if old is None:
                 return await self.offload(store.update, ns, name, transform=transform, **kw)  # 404
             try:
-                scale = model.view(await self._write(store, route, None, store.update, ns, name,
-                                                     transform=guarded(transform, old), **preview))
+                scale = model.view(await answer(await self._write(  # (a converted version's: converted first)
+                    store, route, None, store.update, ns, name, transform=guarded(transform, old), **preview),
+                    self.webhooks.service))
                 final = await on_write(
                     self.webhooks, request, store, "UPDATE", scale, model.view(old), kw["dry_run"], [],
                     lambda s: self._scale_preview(store, route, guarded(writing(s), old), preview),
@@ -591,8 +592,8 @@ class Handlers:
         raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG, group)
 
     async def _scale_preview(self, store: GenericStore, route: Route, step: Any, kw: dict[str, Any]) -> Any:
-        return scale_model(store).view(await self._write(store, route, None, store.update, route.namespace,
-                                                         route.name, transform=step, **kw))
+        return scale_model(store).view(await answer(await self._write(
+            store, route, None, store.update, route.namespace, route.name, transform=step, **kw), self.webhooks.service))
 
     @staticmethod
     def _respond_scale(request: web.Request, scale: dict[str, Any], store: GenericStore) -> web.Response:

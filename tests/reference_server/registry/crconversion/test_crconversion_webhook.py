@@ -518,7 +518,19 @@ def test_scale_of_a_converted_version_reads_its_paths(widgets: Widgets, hook: Co
     r = requests.get(f"{widgets.url('v1beta1', 'sc')}/scale")
     assert r.status_code == 200 and r.json()["spec"] == {"replicas": 2}, r.text
     assert len(hook.reviews) > start  # converted to v1beta1 by the webhook
-    r = requests.put(f"{widgets.url('v1beta1', 'sc')}/scale", json={
-        "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "sc"}, "spec": {"replicas": 5}})
-    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 5}, r.text
+    base = f"{widgets.server.url}/apis/admissionregistration.k8s.io/v1"  # a validating webhook sees the Scale
+    cfg = {"metadata": {"name": f"{widgets.plural}-scale"}, "webhooks": [{
+        "name": "scale.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "clientConfig": {"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle},
+        "rules": [{"operations": ["UPDATE"], "apiGroups": [GROUP], "apiVersions": ["*"],
+                   "resources": [f"{widgets.plural}/scale"]}]}]}
+    assert requests.post(f"{base}/validatingwebhookconfigurations", json=cfg).status_code == 201
+    try:
+        r = requests.put(f"{widgets.url('v1beta1', 'sc')}/scale", json={
+            "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "sc"}, "spec": {"replicas": 5}})
+        assert r.status_code == 200 and r.json()["spec"] == {"replicas": 5}, r.text
+        review = [b for p, b in hook.reviews if p.startswith("/allow")][-1]["request"]
+        assert (review["object"]["spec"], review["oldObject"]["spec"]) == ({"replicas": 5}, {"replicas": 2})
+    finally:
+        requests.delete(f"{base}/validatingwebhookconfigurations/{widgets.plural}-scale")
     assert requests.get(widgets.url("v1", "sc")).json()["spec"] == {"replicas": 5}
