@@ -35,7 +35,10 @@ from typing import Any
 from .. import apierrors as E
 from ..registry import Registry
 from ..registry.autoscaling import GROUP, HPA
+from ..registry.crconversion import memo
 from ..registry.crconversion.memo import ConversionPending
+from ..registry.crconversion.webhook import resolve
+from ..registry.webhooktransport import service_lookup
 from ..registry.meta import now
 from ..registry.subresources import scale_model
 from ..storage.offload import Offload
@@ -45,6 +48,7 @@ from .loop import Controller, WorkQueue, log
 COMPONENT = "horizontal-pod-autoscaler"
 FIELD_MANAGER = "kube-controller-manager"
 SYNC_PERIOD = 15.0  # --horizontal-pod-autoscaler-sync-period
+CONVERSION_ATTEMPTS = 8  # a target whose conversions keep changing: left for the next period
 Key = tuple[str, str]
 _NOT_SERVED = "the server could not find the requested resource (get pods.metrics.k8s.io)"
 _METRIC_ERRORS = {  # metric type → (condition reason, error) when the metrics APIs are not served
@@ -118,13 +122,27 @@ class HorizontalPodAutoscalerController(Controller):
             self.keys.add_after((ev.namespace or "", ev.name), self.period)
 
     async def _sync(self, key: Key) -> None:
-        try:
-            again = await self._offload(self.reconcile, key)
-        except ConversionPending:  # a target version a conversion webhook converts: not read here (README)
-            log.info("%s: %s/%s: the target's version needs its conversion webhook", self.name, *key)
-            again = True
-        if again:
+        if await self._reconciled(key):
             self.keys.add_after(key, self.period)  # processed every resync interval while it exists
+
+    async def _reconciled(self, key: Key) -> bool:
+        """`reconcile(key)`; a target in a version a conversion webhook converts stops it before anything is
+        written (`ConversionPending`): the webhook is asked and the sync run again, as the scale client's request
+        would be decoded. A webhook that fails leaves the HPA as it is until the next period."""
+        token = memo.start()
+        try:
+            for _ in range(CONVERSION_ATTEMPTS):
+                try:
+                    return await self._offload(self.reconcile, key)
+                except ConversionPending as pending:
+                    try:
+                        await resolve(pending, service_lookup(self.registry))
+                    except E.StatusError as exc:
+                        log.info("%s: %s/%s: %s", self.name, key[0], key[1], exc.message)
+                        return True
+            return True
+        finally:
+            memo.MEMO.reset(token)
 
     # ---- reconcileAutoscaler -----------------------------------------------------------------------
     def reconcile(self, key: Key) -> bool:

@@ -191,20 +191,42 @@ def test_custom_resource_scale_is_the_preferred_versions():
                                             "requested resource")
 
 
-def test_a_target_awaiting_its_conversion_webhook_is_tried_next_period():
-    """A target version a conversion webhook converts is not read by the controller (README): its sync ends
-    without error and the HPA is queued for the next period."""
-    from conformance.reference_server.registry.crconversion.memo import ConversionPending
+def test_custom_resource_target_in_a_webhook_converted_version():
+    """The target's preferred version (`v1`, replicas in `spec.replicas`) is converted by the CRD's conversion
+    webhook from the stored `v1beta1` (`spec.count`): the sync stops for the conversion, asks the webhook and runs
+    again; the rescale is written through that version's paths."""
+    from tests.reference_server.registry.crconversion.test_crconversion_webhook import ConversionHook
 
-    reg = _reg()
-    controller = HorizontalPodAutoscalerController(reg, period=60)
-
-    def pending(_key):
-        raise ConversionPending(None, [], "example.com/v2")
-    controller.reconcile = pending  # type: ignore[method-assign]
-
-    async def go() -> None:
-        await controller._sync((NS, "h"))
-        assert (NS, "h") in controller.keys._queued
-        controller.keys.shut_down()
-    asyncio.run(go())
+    hook = ConversionHook()
+    try:
+        reg = _reg()
+        scale = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.ready"}
+        schema = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+        reg.custom.crds.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                                "metadata": {"name": "widgets.example.com"},
+                                "spec": {"group": "example.com", "scope": "Namespaced",
+                                         "names": {"plural": "widgets", "kind": "Widget"},
+                                         "conversion": {"strategy": "Webhook", "webhook": {
+                                             "conversionReviewVersions": ["v1"],
+                                             "clientConfig": {"url": f"{hook.url}/convert",
+                                                              "caBundle": hook.ca_bundle}}},
+                                         "versions": [
+                                             {"name": "v1", "served": True, "storage": False, "schema": schema,
+                                              "subresources": {"scale": scale}},
+                                             {"name": "v1beta1", "served": True, "storage": True,
+                                              "schema": schema, "subresources": {"scale": {
+                                                  **scale, "specReplicasPath": ".spec.count"}}}]}})
+        reg.group("example.com", "widgets").create({"apiVersion": "example.com/v1beta1", "kind": "Widget",
+                                                    "metadata": {"name": "web", "namespace": NS},
+                                                    "spec": {"count": 1}})
+        _hpa(reg, scaleTargetRef={"kind": "Widget", "name": "web", "apiVersion": "example.com/v1"}, minReplicas=3)
+        controller = HorizontalPodAutoscalerController(reg)
+        assert reg.group_versions("example.com")[0] == "v1"  # preferred: the converted one
+        start = len(hook.reviews)
+        assert asyncio.run(controller._reconciled((NS, "h"))) is True
+        assert reg.group("example.com", "widgets").get(NS, "web")["spec"] == {"count": 3}
+        assert len(hook.reviews) > start
+        assert _conditions(_status(reg)) == [("AbleToScale", "True", "SucceededRescale",
+                                              "the HPA controller was able to update the target scale to 3")]
+    finally:
+        hook.stop()
