@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..gofmt import go_type
 from .managed import Entry, decode, encode
 from .manager import FieldManager
 
@@ -68,3 +69,18 @@ def to_parent(parent_managed_fields: Any, scale_managed_fields: Any, mapping: Ma
         if REPLICAS in e.fields and own is not None:
             out.append(Entry(e.manager, e.operation, parent_version, e.subresource, None, frozenset({own})))
     return encode(out)
+
+
+def typed_patch_error(applied: Any) -> str | None:
+    """`structuredMergeManager.Apply`'s `failed to create typed patch object (<ns>/<name>; autoscaling/v1,
+    Kind=Scale): ...` for an applied Scale whose `spec.replicas` is not numeric (structured-merge-diff's
+    `expected numeric (int or float), got <%T>`); None when it types. Only the replicas are checked: the one
+    field a Scale's writer sets."""
+    spec = applied.get("spec") if isinstance(applied, dict) else None
+    replicas = spec.get("replicas") if isinstance(spec, dict) else None
+    if replicas is None or (isinstance(replicas, (int, float)) and not isinstance(replicas, bool)):
+        return None
+    meta = applied.get("metadata") if isinstance(applied.get("metadata"), dict) else {}
+    where = f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
+    return (f"failed to create typed patch object ({where}; {SCALE_API_VERSION}, Kind={SCALE_KIND}): "
+            f".spec.replicas: expected numeric (int or float), got {go_type(replicas)}")

@@ -29,6 +29,7 @@ from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from ..fieldmanager import manager_or_user_agent
+from ..fieldmanager.scale import typed_patch_error
 from ..wire.textdecode import loads_yaml
 from ..wire.patchmeta import EMPTY, for_kind
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRATEGIC_PATCH,
@@ -524,6 +525,8 @@ class Handlers:
                 raise E.bad_request(f"error decoding patch: {exc}") from None
             if ctype == APPLY_PATCH:
                 check_depth(patch)
+                if (typed := typed_patch_error(patch)) is not None:  # a plain error upstream: 500, no reason
+                    raise E.StatusError(E.status_dict(500, None, typed))
                 applied = (patch, bool(force))
 
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:

@@ -255,6 +255,13 @@ def test_server_side_apply_through_scale_owns_the_replicas(served: Kube, plural:
     r = served.http.patch(url, params={"fieldManager": "b", "force": "true"}, data=body % 3, headers=apply,
                           timeout=10)
     assert r.status_code == 200 and r.json()["spec"] == {"replicas": 3}, r.text
+    # replicas that are not numeric fail the typed patch object, a plain error upstream (500, no reason)
+    r = served.http.patch(url, params={"fieldManager": "b"}, headers=apply, timeout=10,
+                          data="apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: ssa}\nspec: {replicas: x}\n")
+    assert r.status_code == 500 and "reason" not in r.json(), r.text
+    assert r.json()["message"] == ("failed to create typed patch object (/ssa; autoscaling/v1, Kind=Scale): "
+                                   ".spec.replicas: expected numeric (int or float), got string")
+    assert served.get(f"/apis/{GROUP}/v1/namespaces/default/{plural}/ssa").json()["spec"] == {"replicas": 3}
 
 
 def test_cluster_scoped_custom_resource_scale(served: Kube) -> None:
