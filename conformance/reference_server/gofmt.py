@@ -53,3 +53,34 @@ def _go_quote(s: str) -> str:
     """`strconv.Quote` (`%q`)."""
     from .gonet.strconv import quote
     return quote(s)
+
+
+def go_type(v: object) -> str:
+    """`fmt.Sprintf("%T", v)` of a decoded JSON value (`interface{}` holding maps, slices, strings, int64s,
+    float64s, bools, nil)."""
+    if v is None:
+        return "<nil>"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int64"
+    if isinstance(v, float):
+        return "float64"
+    if isinstance(v, str):
+        return "string"
+    return "map[string]interface {}" if isinstance(v, dict) else "[]interface {}"
+
+
+def plain_v(v: object) -> str:
+    """`fmt.Sprintf("%v", v)` of a decoded JSON value (maps print their keys sorted, as fmt does)."""
+    if v is None:
+        return "<nil>"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return format_float(v)
+    if isinstance(v, dict):
+        return "map[" + " ".join(f"{k}:{plain_v(v[k])}" for k in sorted(v)) + "]"
+    if isinstance(v, list):
+        return "[" + " ".join(plain_v(x) for x in v) + "]"
+    return str(v)

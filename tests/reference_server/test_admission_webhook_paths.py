@@ -213,3 +213,42 @@ def test_builtin_mutating_plugins_run_before_webhooks(server, hook, ns):
         assert any(v.get("name", "").startswith("kube-api-access-") for v in spec["volumes"])
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+def test_custom_resource_scale_reaches_webhooks_as_a_scale(server, hook, ns):
+    """`<plural>/scale` of a custom resource (registry/crscale.py): the webhook sees the autoscaling/v1 Scale built
+    from the CRD's paths, new and old; the resource is the custom resource's."""
+    group, plural, cfg = f"s{ns}.example.com".replace("-", ""), "gizmos", f"crscale-{ns}"
+    crd = {"metadata": {"name": f"{plural}.{group}"}, "spec": {
+        "group": group, "scope": "Namespaced", "names": {"plural": plural, "kind": "Gizmo"},
+        "versions": [{"name": "v1", "served": True, "storage": True,
+                      "subresources": {"scale": {"specReplicasPath": ".spec.size",
+                                                 "statusReplicasPath": ".status.size"}},
+                      "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                          "spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}}}}]}}
+    crds = f"{server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    assert requests.post(crds, json=crd).status_code == 201
+    body = {"metadata": {"name": cfg}, "webhooks": [{
+        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "clientConfig": {"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle},
+        "rules": [{"operations": ["UPDATE"], "apiGroups": [group], "apiVersions": ["v1"],
+                   "resources": [f"{plural}/scale"]}],
+        "namespaceSelector": {"matchLabels": {"hooks": ns}}}]}
+    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    base = f"{server.url}/apis/{group}/v1/namespaces/{ns}/{plural}"
+    try:
+        r = requests.post(base, json={"apiVersion": f"{group}/v1", "kind": "Gizmo", "metadata": {"name": "g"},
+                                      "spec": {"size": 1}})
+        assert r.status_code == 201, r.text
+        r = requests.patch(f"{base}/g/scale", data='{"spec":{"replicas":4}}', headers={"Content-Type": MERGE})
+        assert r.status_code == 200 and r.json()["spec"]["replicas"] == 4, r.text
+        (sc,) = reviews(hook, ns)
+        scale = {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+        assert (sc["kind"], sc["resource"], sc["subResource"], sc["name"]) == (
+            scale, {"group": group, "version": "v1", "resource": plural}, "scale", "g")
+        assert (sc["object"]["kind"], sc["object"]["spec"]["replicas"], sc["oldObject"]["spec"]["replicas"]) == (
+            "Scale", 4, 1)
+        assert requests.get(f"{base}/g").json()["spec"] == {"size": 4}
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+        requests.delete(f"{crds}/{plural}.{group}")

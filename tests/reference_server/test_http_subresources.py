@@ -130,6 +130,15 @@ def test_scale_errors(http, url, namespaces):
     assert body["details"] == {"name": "obj", "group": "autoscaling", "kind": "Scale", "causes": [
         {"reason": "FieldValueInvalid", "message": "Invalid value: -1: must be greater than or equal to 0",
          "field": "spec.replicas"}]}
+    r = http.patch(f"{path}/scale", data=json.dumps({"spec": {"replicas": "two"}}), headers=MERGE)
+    assert r.status_code == 422 and status_of(r)["message"].endswith(  # the patched Scale does not decode
+        "json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32"), r.text
+    r = http.patch(f"{path}/scale", params={"fieldManager": "m"}, headers={"Content-Type": "application/apply-patch+yaml"},
+                   data="apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: obj}\nspec: {replicas: two}\n")
+    assert r.status_code == 500 and status_of(r)["message"] == (
+        "failed to create typed patch object (/obj; autoscaling/v1, Kind=Scale): .spec.replicas: expected numeric "
+        "(int or float), got string"), r.text
+    assert http.get(path).json()["spec"]["replicas"] == obj["spec"]["replicas"]
     r = http.patch(f"{path}/scale", data=json.dumps({"metadata": {"uid": "other"}, "spec": {"replicas": 2}}),
                    headers=MERGE)
     assert r.status_code == 409

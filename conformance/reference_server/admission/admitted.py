@@ -32,7 +32,7 @@ from .. import apierrors as E
 from ..auth.rbac import UserInfo
 from ..registry.store import DeleteOptions
 from ..registry.subresources import (SCALE_GROUP, SCALE_KIND, SCALE_VERSION, ScaleUpdateStrategy,
-                                     keep_managed_fields, scale_of, scale_update)
+                                     keep_managed_fields, scale_model, scale_update)
 from ..storage.clone import clone
 from .webhooks import Attributes, WebhookAdmission, attributes
 
@@ -360,11 +360,11 @@ class ControllerWrites:
     def update_scale(self, store: Any, ns: str, name: str, replicas: int, manager: str) -> dict[str, Any]:
         """client-go's scale client `Update`: the object's `scale` subresource set to `replicas`, reviewed as an
         UPDATE of the autoscaling/v1 Scale (its resourceVersion the one read: a write in between is a 409)."""
-        group = getattr(store, "group", "")
+        group, model = getattr(store, "group", ""), scale_model(store)  # a custom resource's: registry/crscale.py
         kw: dict[str, Any] = {"strategy": ScaleUpdateStrategy(store.strategy), "manage": keep_managed_fields}
 
         def writing(scale: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-            return scale_update(store.info.plural, group, name, scale, manager=manager)
+            return scale_update(store.info.plural, group, name, scale, manager=manager, model=model)
 
         def resized(scale: dict[str, Any]) -> dict[str, Any]:
             scale.setdefault("spec", {})["replicas"] = replicas
@@ -372,7 +372,7 @@ class ControllerWrites:
         if not self.active():
             return store.update(ns, name, transform=writing(resized), **kw)
         assert self.hooks is not None
-        old = scale_of(store.get(ns, name))
+        old = model.view(store.get(ns, name))
         new = resized(clone(old))
         if not self._selected("UPDATE", store, new, old, "scale"):
             return store.update(ns, name, transform=writing(resized), **kw)
@@ -383,8 +383,8 @@ class ControllerWrites:
         opts = review_options("UpdateOptions", None, False)
 
         async def preview(scale: dict[str, Any]) -> dict[str, Any]:
-            return scale_of(await self._run(store.update, ns, name, transform=writing(lambda _old: clone(scale)),
-                                            dry_run=True, **kw))
+            return model.view(await self._run(store.update, ns, name, transform=writing(lambda _old: clone(scale)),
+                                              dry_run=True, **kw))
 
         async def admit() -> dict[str, Any]:
             return await admit_write(self.hooks, store, "UPDATE", new, old, self.user, opts, False, [], preview,

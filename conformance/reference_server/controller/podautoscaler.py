@@ -35,8 +35,12 @@ from typing import Any
 from .. import apierrors as E
 from ..registry import Registry
 from ..registry.autoscaling import GROUP, HPA
+from ..registry.crconversion import memo
+from ..registry.crconversion.memo import ConversionPending
+from ..registry.crconversion.webhook import resolve
+from ..registry.webhooktransport import service_lookup
 from ..registry.meta import now
-from ..registry.subresources import scale_of
+from ..registry.subresources import scale_model
 from ..storage.offload import Offload
 from .events import NORMAL, WARNING, EventRecorder
 from .loop import Controller, WorkQueue, log
@@ -44,6 +48,7 @@ from .loop import Controller, WorkQueue, log
 COMPONENT = "horizontal-pod-autoscaler"
 FIELD_MANAGER = "kube-controller-manager"
 SYNC_PERIOD = 15.0  # --horizontal-pod-autoscaler-sync-period
+CONVERSION_ATTEMPTS = 8  # a target whose conversions keep changing: left for the next period
 Key = tuple[str, str]
 _NOT_SERVED = "the server could not find the requested resource (get pods.metrics.k8s.io)"
 _METRIC_ERRORS = {  # metric type → (condition reason, error) when the metrics APIs are not served
@@ -117,8 +122,27 @@ class HorizontalPodAutoscalerController(Controller):
             self.keys.add_after((ev.namespace or "", ev.name), self.period)
 
     async def _sync(self, key: Key) -> None:
-        if await self._offload(self.reconcile, key):
+        if await self._reconciled(key):
             self.keys.add_after(key, self.period)  # processed every resync interval while it exists
+
+    async def _reconciled(self, key: Key) -> bool:
+        """`reconcile(key)`; a target in a version a conversion webhook converts stops it before anything is
+        written (`ConversionPending`): the webhook is asked and the sync run again, as the scale client's request
+        would be decoded. A webhook that fails leaves the HPA as it is until the next period."""
+        token = memo.start()
+        try:
+            for _ in range(CONVERSION_ATTEMPTS):
+                try:
+                    return await self._offload(self.reconcile, key)
+                except ConversionPending as pending:
+                    try:
+                        await resolve(pending, service_lookup(self.registry))
+                    except E.StatusError as exc:
+                        log.info("%s: %s/%s: %s", self.name, key[0], key[1], exc.message)
+                        return True
+            return True
+        finally:
+            memo.MEMO.reset(token)
 
     # ---- reconcileAutoscaler -----------------------------------------------------------------------
     def reconcile(self, key: Key) -> bool:
@@ -213,7 +237,10 @@ class HorizontalPodAutoscalerController(Controller):
         if api_version.count("/") > 1:
             raise LookupError(f"unexpected GroupVersion string: {api_version}")
         group = api_version.rpartition("/")[0] if "/" in api_version else ""
-        stores = self.registry.group_stores(group) if group else self.registry.namespaced()
+        # the scale client's `ResourceFor(gr.WithVersion(""))`: the group's preferred version serving the kind (a
+        # custom resource's preferred version may lack the `/scale` another version has: then it is not found)
+        stores = [s for v in self.registry.group_versions(group) for s in self.registry.version_stores(group, v)] \
+            if group else self.registry.namespaced()
         store = next((s for s in stores if s.info.kind == kind and s.info.namespaced
                       and getattr(s, "group", "") == group), None)
         if store is None:
@@ -225,7 +252,7 @@ class HorizontalPodAutoscalerController(Controller):
         if "scale" not in getattr(store, "subresources", {}):
             raise LookupError("the server could not find the requested resource")
         try:
-            return store, scale_of(store.get(ns, ref.get("name") or "", shared=True))
+            return store, scale_model(store).scale_of(store.get(ns, ref.get("name") or "", shared=True))
         except E.StatusError as exc:
             raise LookupError(exc.status.get("message", "")) from None
 

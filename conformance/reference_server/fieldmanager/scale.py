@@ -8,12 +8,16 @@ unless forced), and `to_parent` merges the result back: a parent entry whose man
 `spec.replicas` (dropped when nothing is left), an entry still present keeps what it had, and a manager new on
 the Scale gets an entry with `spec.replicas` at the parent's apiVersion and, as upstream's `ToParent` takes the
 time from the parent's entries, no `time`.
+
+`mapping` (upstream's `ResourcePathMappings`): the parent's apiVersion → where that version keeps replicas (None: a
+version without a scale subresource); apps' kinds by default, a custom resource's from its CRD (registry/crscale.py).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
+from ..gofmt import go_type
 from .managed import Entry, decode, encode
 from .manager import FieldManager
 
@@ -22,6 +26,8 @@ REPLICAS = ("f:spec", "f:replicas")  # the replicas path in the Scale and in app
 # `replicasPathIn<Kind>`: the apps group-versions whose objects keep replicas at spec.replicas
 APPS_VERSIONS = frozenset({"apps/v1", "apps/v1beta1", "apps/v1beta2"})
 PARENT_VERSION = "apps/v1"  # the only apps version served here (the request's group-version upstream)
+Mapping = dict[str, "tuple[str, ...] | None"]
+APPS_MAPPING: Mapping = {v: REPLICAS for v in APPS_VERSIONS}
 
 SCALE_FIELD_MANAGER = FieldManager(SCALE_KIND, SCALE_API_VERSION, zero={"spec": {}, "status": {}},
                                    ignored={"scale": frozenset({"status"})})
@@ -34,29 +40,47 @@ def _entries(managed_fields: Any) -> list[Entry]:
         return []
 
 
-def to_subresource(parent_managed_fields: Any) -> list[dict[str, Any]]:
+def to_subresource(parent_managed_fields: Any, mapping: Mapping = APPS_MAPPING) -> list[dict[str, Any]]:
     """`ScaleHandler.ToSubresource`: the parent's entries that own `spec.replicas`, as the Scale's (the Scale's
     managedFields are never shown: each entry keeps its identity, apiVersion included, so `to_parent` and a
     conflict message name the manager as the parent knows it)."""
     return encode([replace(e, fields=frozenset({REPLICAS})) for e in _entries(parent_managed_fields)
-                   if e.api_version in APPS_VERSIONS and REPLICAS in e.fields])
+                   if mapping.get(e.api_version) is not None and mapping[e.api_version] in e.fields])
 
 
-def to_parent(parent_managed_fields: Any, scale_managed_fields: Any) -> list[dict[str, Any]]:
-    """`ScaleHandler.ToParent`: the parent's entries after a write through `/scale`."""
+def to_parent(parent_managed_fields: Any, scale_managed_fields: Any, mapping: Mapping = APPS_MAPPING,
+              parent_version: str = PARENT_VERSION) -> list[dict[str, Any]]:
+    """`ScaleHandler.ToParent`: the parent's entries after a write through `/scale` (in `parent_version`)."""
     scale = {e.ident: e for e in _entries(scale_managed_fields)}
     out: list[Entry] = []
     for e in _entries(parent_managed_fields):
-        if e.api_version not in APPS_VERSIONS:
+        if e.api_version not in mapping:
             continue  # an entry of an unknown apiVersion is dropped
-        if REPLICAS not in e.fields:
+        path = mapping[e.api_version]
+        if path is None or path not in e.fields:
             out.append(e)
         elif e.ident in scale:
             out.append(e)  # still owns replicas on the Scale: kept as it is
             del scale[e.ident]
-        elif e.fields - {REPLICAS}:
-            out.append(replace(e, fields=e.fields - {REPLICAS}))  # replicas "stolen" by the Scale's writer
+        elif e.fields - {path}:
+            out.append(replace(e, fields=e.fields - {path}))  # replicas "stolen" by the Scale's writer
+    own = mapping.get(parent_version)
     for e in scale.values():
-        if REPLICAS in e.fields:
-            out.append(Entry(e.manager, e.operation, PARENT_VERSION, e.subresource, None, frozenset({REPLICAS})))
+        if REPLICAS in e.fields and own is not None:
+            out.append(Entry(e.manager, e.operation, parent_version, e.subresource, None, frozenset({own})))
     return encode(out)
+
+
+def typed_patch_error(applied: Any) -> str | None:
+    """`structuredMergeManager.Apply`'s `failed to create typed patch object (<ns>/<name>; autoscaling/v1,
+    Kind=Scale): ...` for an applied Scale whose `spec.replicas` is not numeric (structured-merge-diff's
+    `expected numeric (int or float), got <%T>`); None when it types. Only the replicas are checked: the one
+    field a Scale's writer sets."""
+    spec = applied.get("spec") if isinstance(applied, dict) else None
+    replicas = spec.get("replicas") if isinstance(spec, dict) else None
+    if replicas is None or (isinstance(replicas, (int, float)) and not isinstance(replicas, bool)):
+        return None
+    meta = applied.get("metadata") if isinstance(applied.get("metadata"), dict) else {}
+    where = f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
+    return (f"failed to create typed patch object ({where}; {SCALE_API_VERSION}, Kind={SCALE_KIND}): "
+            f".spec.replicas: expected numeric (int or float), got {go_type(replicas)}")

@@ -112,9 +112,12 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str) -> dic
     return obj
 
 
+_UNSTORED_MESSAGES = {"Scale": "autoscaling.Scale"}  # the `/scale` subresource's autoscaling/v1 Scale
+
+
 def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
     """The Go decode error of `obj` as the served kind's Go type (None: it decodes)."""
-    message = KIND_MESSAGES.get(kind)
+    message = KIND_MESSAGES.get(kind) or _UNSTORED_MESSAGES.get(kind)
     if message is not None:
         return gotypes.type_error(obj, message)
     if kind == "CustomResourceDefinition":  # its spec is outside the field model

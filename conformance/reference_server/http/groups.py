@@ -139,6 +139,8 @@ def _match_versionless(registry: Registry, group: str, segs: list[str],
         return Route("item", segs[0], name=segs[1], group=group), ITEM
     if segs[2:] == ["status"] and getattr(store, "status_strategy", None) is not None and not watch:
         return Route("status", segs[0], name=segs[1], group=group), ("GET", "PUT", "PATCH")
+    if segs[2:] == ["scale"] and "scale" in getattr(store, "subresources", {}) and not watch:  # cluster-scoped CRs'
+        return Route("scale", segs[0], name=segs[1], group=group), ("GET", "PUT", "PATCH")
     if len(segs) == 3 and segs[2] in getattr(store, "extra_subresources", {}) and not watch:  # CSRs' /approval
         return Route(segs[2], segs[0], name=segs[1], group=group), ("GET", "PUT", "PATCH")
     raise nf()

@@ -17,7 +17,7 @@ from ..registry.createonupdate import allows_create_on_update
 from ..registry.namespace import NamespaceStore
 from ..registry.store import DeleteOptions, ListOptions, check_get_rv
 from ..registry.subresources import (SCALE_API_VERSION, SCALE_GROUP, SCALE_KIND, SCALE_VERSION,
-                                     ScaleUpdateStrategy, keep_managed_fields, scale_of, scale_update)
+                                     ScaleUpdateStrategy, keep_managed_fields, scale_model, scale_update)
 from ..storage.clone import clone
 from . import params as P
 from .context import ServerContext
@@ -29,6 +29,7 @@ from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from ..fieldmanager import manager_or_user_agent
+from ..fieldmanager.scale import typed_patch_error
 from ..wire.textdecode import loads_yaml
 from ..wire.patchmeta import EMPTY, for_kind
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRATEGIC_PATCH,
@@ -38,7 +39,7 @@ from .router import Route
 from .authz import REQUESTER
 from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, webhook_admission
 from .webhookcalls import subresource as subresource_name
-from .crconversion import AnswerPending, converting, unconverted
+from .crconversion import AnswerPending, answer, converting, unconverted
 from .watch import serve_watch
 
 
@@ -492,10 +493,11 @@ class Handlers:
         """`ScaleREST` (registry/subresources.py): GET answers the object's Scale; PUT and PATCH (merge,
         strategic, JSON patch, server-side apply) change it, i.e. the object's `spec.replicas`, through the object's
         strategy; managedFields through the Scale's field manager (fieldmanager/scale.py)."""
-        name = route.name
+        name, model = route.name, scale_model(store)  # a custom resource's: its CRD's paths (registry/crscale.py)
         if request.method == "GET":
             check_get_rv(request.query.get("resourceVersion", ""))
-            return self._respond_scale(request, scale_of(store.get(route.namespace, name, shared=True)))
+            return self._respond_scale(request, model.scale_of(store.get(route.namespace, name, shared=True)),
+                                       store)
         raw = await read_body(request)
         applied: tuple[Any, bool] | None = None  # server-side apply: (configuration, force)
         if request.method == "PUT":
@@ -512,6 +514,8 @@ class Handlers:
             manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
         else:
             ctype = media_type(request.headers.get("Content-Type"))
+            if getattr(store, "crd_name", None) and ctype not in CUSTOM_RESOURCE_PATCH_TYPES:
+                raise E.unsupported_media_type(accepted=CUSTOM_RESOURCE_PATCH_TYPES)  # crdHandler's serveScale
             if ctype not in PATCH_TYPES:
                 raise E.router_unsupported_media_type()
             manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
@@ -521,11 +525,15 @@ class Handlers:
                 raise E.bad_request(f"error decoding patch: {exc}") from None
             if ctype == APPLY_PATCH:
                 check_depth(patch)
+                if (typed := typed_patch_error(patch)) is not None:  # a plain error upstream: 500, no reason
+                    raise E.StatusError(E.status_dict(500, None, typed))
                 applied = (patch, bool(force))
 
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
                 patched = old if applied is not None else apply_patch(old, ctype, patch)
                 check_depth(patched)
+                if applied is None:  # the patched Scale must decode into autoscaling/v1's type
+                    patch_type_error(patched, SCALE_KIND, ctype, patch)
                 if not isinstance(patched.get("metadata"), dict):
                     patched["metadata"] = {}
                 patched["kind"], patched["apiVersion"] = SCALE_KIND, SCALE_API_VERSION
@@ -535,23 +543,28 @@ class Handlers:
             manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
         dry = P.dry_run(request.query.getall("dryRun", []))
         group = getattr(store, "group", "")
-        transform = scale_update(store.info.plural, group, name, new_scale, manager=manager, apply=applied)
+        transform = scale_update(store.info.plural, group, name, new_scale, manager=manager, apply=applied,
+                                 model=model)
         kw = dict(strategy=ScaleUpdateStrategy(store.strategy), dry_run=dry, manage=keep_managed_fields)
         if self.webhooks.active():
-            return self._respond_scale(request, scale_of(await self._admitted_scale(request, route, store,
-                                                                                    transform, manager, kw)))
-        out = await self._write(store, route, None, store.update, route.namespace, name, transform=transform, **kw)
-        return self._respond_scale(request, scale_of(out))
+            out = await self._admitted_scale(request, route, store, transform, manager, kw)
+        else:
+            out = await self._write(store, route, None, store.update, route.namespace, name, transform=transform,
+                                    **kw)
+        if unconverted(out):  # a converted version's object the conversion webhook must answer first
+            raise AnswerPending(out, lambda obj: self._respond_scale(request, model.answer(obj), store))
+        return self._respond_scale(request, model.answer(out), store)
 
     async def _admitted_scale(self, request: web.Request, route: Route, store: GenericStore, transform: Any,
                               manager: str, kw: dict[str, Any]) -> dict[str, Any]:
         """A /scale write while webhooks are configured: they see the Scale (kind autoscaling/v1 Scale, resource
         the object's, subresource `scale`), new and old; a mutated Scale is written as a PUT of it would be."""
         ns, name, group = route.namespace, route.name, getattr(store, "group", "")
-        preview = dict(kw, dry_run=True)
+        preview, model = dict(kw, dry_run=True), scale_model(store)
 
         def writing(scale: dict[str, Any]) -> Any:
-            return scale_update(store.info.plural, group, name, lambda _old: clone(scale), manager=manager)
+            return scale_update(store.info.plural, group, name, lambda _old: clone(scale), manager=manager,
+                                model=model)
 
         def guarded(step: Any, old: dict[str, Any]) -> Any:
             rv = old["metadata"].get("resourceVersion")
@@ -567,10 +580,11 @@ class Handlers:
             if old is None:
                 return await self.offload(store.update, ns, name, transform=transform, **kw)  # 404
             try:
-                scale = scale_of(await self._write(store, route, None, store.update, ns, name,
-                                                   transform=guarded(transform, old), **preview))
+                scale = model.view(await answer(await self._write(  # (a converted version's: converted first)
+                    store, route, None, store.update, ns, name, transform=guarded(transform, old), **preview),
+                    self.webhooks.service))
                 final = await on_write(
-                    self.webhooks, request, store, "UPDATE", scale, scale_of(old), kw["dry_run"], [],
+                    self.webhooks, request, store, "UPDATE", scale, model.view(old), kw["dry_run"], [],
                     lambda s: self._scale_preview(store, route, guarded(writing(s), old), preview),
                     sub="scale", kind=(SCALE_GROUP, SCALE_VERSION, SCALE_KIND))
                 step = transform if final is scale else writing(final)
@@ -581,12 +595,15 @@ class Handlers:
         raise E.conflict(store.info.plural, name, E.OPTIMISTIC_LOCK_MSG, group)
 
     async def _scale_preview(self, store: GenericStore, route: Route, step: Any, kw: dict[str, Any]) -> Any:
-        return scale_of(await self._write(store, route, None, store.update, route.namespace, route.name,
-                                          transform=step, **kw))
+        return scale_model(store).view(await answer(await self._write(
+            store, route, None, store.update, route.namespace, route.name, transform=step, **kw), self.webhooks.service))
 
     @staticmethod
-    def _respond_scale(request: web.Request, scale: dict[str, Any]) -> web.Response:
-        return object_response(scale, 200, request.headers.get("Accept"), kind=SCALE_KIND, query=request.query,
+    def _respond_scale(request: web.Request, scale: dict[str, Any], store: GenericStore) -> web.Response:
+        """The Scale; as a Table, a custom resource's is its own kind's (crdHandler's scale scope keeps the
+        custom resource's TableConvertor: Name and Age of the Scale)."""
+        kind = store.table_kind if getattr(store, "crd_name", None) else SCALE_KIND  # type: ignore[attr-defined]
+        return object_response(scale, 200, request.headers.get("Accept"), kind=kind, query=request.query,
                                protobuf=protobuf_ok(SCALE_API_VERSION, SCALE_KIND))
 
     async def _delete_body(self, request: web.Request) -> dict[str, Any] | None:

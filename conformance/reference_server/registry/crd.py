@@ -29,11 +29,13 @@ from . import crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
 from .crconversion.stored import StoredVersions
 from .crconversion.views import CustomResourceView, served_views
+from .crscale import CustomScale, scale_model, validate_subresources
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
 from .strategy import PerThread, Strategy
+from .subresources import SUBRESOURCE_VERBS
 
 GROUP, VERSION = "apiextensions.k8s.io", "v1"
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
@@ -209,6 +211,7 @@ def validate_crd_spec(obj: dict[str, Any]) -> list[FieldError]:
         schema = (v.get("schema") or {}).get("openAPIV3Schema") if isinstance(v.get("schema"), dict) else None
         if not isinstance(schema, dict):  # the schema itself is crdschema's
             errs.append(field_required(f"spec.versions[{i}].schema.openAPIV3Schema", "schemas are required"))
+        errs += validate_subresources(v.get("subresources"), f"spec.versions[{i}].subresources")
     return errs
 
 
@@ -250,10 +253,13 @@ class CustomResourceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
     _generation: int | None = None  # an update's new generation, from prepare_for_update to canonicalize
 
+    scale_spec = True  # ValidateScaleSpec runs (not on /status: ValidateStatusUpdate checks the status paths only)
+
     def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
-                 rules: crdrules.Node | None = None):
+                 rules: crdrules.Node | None = None, scale: CustomScale | None = None):
         super().__init__(info)
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
+        self.scale = scale  # the version's scale paths, checked on every write (crscale.py)
         self.defaults = crschema.defaults_skeleton(schema)
         self._costly: bool | None = None  # may_stall's flags, found on first use
         self._checks_strings = False
@@ -269,7 +275,8 @@ class CustomResourceStrategy(Strategy):
         errs = super().validate(obj)
 
         def schema_and_rules() -> list[FieldError]:
-            found = crschema.validate_custom_resource(obj, self.schema) + crlisttype.validate(obj, self.schema)
+            found = crschema.validate_custom_resource(obj, self.schema) + self._scale_errors(obj)
+            found += crlisttype.validate(obj, self.schema)
             return found + crdrules.validate(self.rules, self.schema, obj, None, errs + found)
         return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(obj, None, errs),
                                            schema_and_rules)
@@ -298,12 +305,15 @@ class CustomResourceStrategy(Strategy):
         errs = super().validate_update(new, old)
 
         def schema_and_rules() -> list[FieldError]:
-            found = crschema.validate_custom_resource(new, self.schema, old)
+            found = crschema.validate_custom_resource(new, self.schema, old) + self._scale_errors(new)
             if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
                 found += crlisttype.validate(new, self.schema)
             return found + crdrules.validate(self.rules, self.schema, new, old, errs + found)
         return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(new, old, errs),
                                            schema_and_rules)
+
+    def _scale_errors(self, obj: dict[str, Any]) -> list[FieldError]:
+        return self.scale.validate(obj, spec=self.scale_spec) if self.scale is not None else []
 
     def may_stall(self, obj: dict[str, Any] | None) -> bool:
         """Whether validating `obj` may hold a thread for long (then the write is rehearsed off the event loop,
@@ -323,6 +333,7 @@ def _content(obj: dict[str, Any]) -> dict[str, Any]:
 
 class CustomResourceStatusStrategy(CustomResourceStrategy):
     subresource = "status"
+    scale_spec = False
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
@@ -345,8 +356,16 @@ def version_strategies(crd: dict[str, Any], version: dict[str, Any], info: Resou
     status_sub = "status" in ((version.get("subresources") or {}))
     # compiled once per CRD uid, resourceVersion and version
     rules = crdrules.validator_for(crd, schema, "" if storage else str(version.get("name") or ""))
-    strategy = CustomResourceStrategy(info, schema, status_sub, rules)
-    return strategy, CustomResourceStatusStrategy(info, schema, status_sub, rules) if status_sub else None
+    scale = scale_model(crd, version)
+    strategy = CustomResourceStrategy(info, schema, status_sub, rules, scale)
+    return strategy, CustomResourceStatusStrategy(info, schema, status_sub, rules, scale) if status_sub else None
+
+
+def serve_scale(store: Any, crd: dict[str, Any], version: dict[str, Any]) -> None:
+    """`/scale` for a version whose `subresources.scale` is set (registry/crscale.py), none for another: routing,
+    discovery and OpenAPI look for `subresources`, the HTTP layer for `scale_model`."""
+    store.scale_model = scale_model(crd, version)
+    store.subresources = {"scale": SUBRESOURCE_VERBS} if store.scale_model is not None else {}
 
 
 class CustomResourceStore(StoredVersions, GroupStore):
@@ -379,6 +398,7 @@ class CustomResourceStore(StoredVersions, GroupStore):
             self.present = self._decoded
             self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
         self.convert_stored_versions(crd, observe)  # crconversion/stored.py
+        serve_scale(self, crd, version)
 
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`obj` as upstream's storage codec decodes it (`customresource_handler.go`: `unstructuredSchemaCoercer`
@@ -448,6 +468,9 @@ class CustomResources:
                 base = cached[1]
                 self._views[name] = served_views(base, crd, lambda v, b=base: version_strategies(crd, v, b.info),
                                                  self._observe)
+                for v in (crd.get("spec") or {}).get("versions") or []:
+                    if isinstance(v, dict) and v.get("name") in self._views[name]:
+                        serve_scale(self._views[name][v["name"]], crd, v)
             seen.add(name)
             out.append(cached[1])
         for name in set(self._cache) - seen:

@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import apierrors as E
-from ..fieldmanager.scale import SCALE_FIELD_MANAGER, to_parent, to_subresource
+from ..fieldmanager.scale import (APPS_MAPPING, PARENT_VERSION, SCALE_FIELD_MANAGER, Mapping, to_parent,
+                                  to_subresource)
 from ..storage.clone import clone
 from .kinds import ResourceInfo
 from .status_validation import status_defaults, validate_status_update
@@ -148,31 +149,36 @@ def validate_scale(scale: dict[str, Any]) -> list[E.FieldError]:
     return []
 
 
-def scale_update(resource: str, group: str, name: str,
-                 new_scale: Callable[[dict[str, Any]], dict[str, Any]], *, manager: str = "",
-                 apply: tuple[Any, bool] | None = None) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """`scaleUpdatedObjectInfo.UpdatedObject` as a transform of the stored object: object → old Scale (with the
-    parent's managedFields that own replicas, `ScaleHandler.ToSubresource`) → the new Scale (`apply`: the
-    applied configuration and force, merged by the Scale's field manager, then `new_scale`; otherwise
-    `new_scale(old)`, the request's body or patch, recorded as `manager`'s Update) → checks → object with the
-    new replicas, the Scale's resourceVersion (the store checks it as any update's) and the managedFields
-    merged back (`ToParent`)."""
+class BuiltinScale:
+    """apps' (and the RC's) `ScaleREST`: replicas at `spec.replicas`, `ValidateScale`, the UID precondition.
+    `registry/crscale.py`'s `CustomScale` is the custom resources' twin; the HTTP layer and `scale_update` use
+    either through these methods."""
 
-    def transform(current: dict[str, Any]) -> dict[str, Any]:
-        parent_fields = (current.get("metadata") or {}).get("managedFields")
-        old = scale_of(current)
-        old["metadata"]["managedFields"] = to_subresource(parent_fields)
-        if apply is not None:
-            scale = new_scale(SCALE_FIELD_MANAGER.apply(old, apply[0], manager, apply[1], "scale"))
-        else:
-            scale = new_scale(clone(old))
-            if isinstance(scale, dict) and manager:
-                scale = SCALE_FIELD_MANAGER.update(old, scale, manager, "scale")
-        if not isinstance(scale, dict):
-            raise E.bad_request("nil update passed to Scale")
+    mapping: Mapping = APPS_MAPPING
+    parent_version = PARENT_VERSION
+
+    def scale_of(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """GET's Scale (and the one a write answers, and admission's)."""
+        return scale_of(obj)
+
+    def old_scale(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """The Scale an update starts from."""
+        return scale_of(obj)
+
+    def view(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """The Scale admission webhooks see."""
+        return scale_of(obj)
+
+    def answer(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """The Scale of the object a write stored."""
+        return scale_of(obj)
+
+    def write(self, current: dict[str, Any], scale: dict[str, Any], resource: str, group: str) -> None:
+        """`ValidateScale`, the UID precondition, then the replicas into the object."""
+        name = (current.get("metadata") or {}).get("name", "")
         errs = validate_scale(scale)
         if errs:
-            raise E.invalid(SCALE_KIND, (current.get("metadata") or {}).get("name", ""), errs, group=SCALE_GROUP)
+            raise E.invalid(SCALE_KIND, name, errs, group=SCALE_GROUP)
         smeta = scale.get("metadata") if isinstance(scale.get("metadata"), dict) else {}
         uid, ouid = smeta.get("uid"), (current.get("metadata") or {}).get("uid")
         if uid and uid != ouid:
@@ -181,12 +187,47 @@ def scale_update(resource: str, group: str, name: str,
         spec = current.get("spec") if isinstance(current.get("spec"), dict) else {}
         spec["replicas"] = (scale.get("spec") or {}).get("replicas") or 0
         current["spec"] = spec
+
+
+BUILTIN_SCALE = BuiltinScale()
+
+
+def scale_model(store: Any) -> Any:
+    """The store's scale model (a custom resource's version: its CRD's paths), else apps' `BuiltinScale`."""
+    return getattr(store, "scale_model", None) or BUILTIN_SCALE
+
+
+def scale_update(resource: str, group: str, name: str,
+                 new_scale: Callable[[dict[str, Any]], dict[str, Any]], *, manager: str = "",
+                 apply: tuple[Any, bool] | None = None,
+                 model: Any = BUILTIN_SCALE) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """`scaleUpdatedObjectInfo.UpdatedObject` as a transform of the stored object: object → old Scale (with the
+    parent's managedFields that own replicas, `ScaleHandler.ToSubresource`) → the new Scale (`apply`: the
+    applied configuration and force, merged by the Scale's field manager, then `new_scale`; otherwise
+    `new_scale(old)`, the request's body or patch, recorded as `manager`'s Update) → checks → object with the
+    new replicas (`model.write`), the Scale's resourceVersion (the store checks it as any update's) and the
+    managedFields merged back (`ToParent`)."""
+
+    def transform(current: dict[str, Any]) -> dict[str, Any]:
+        parent_fields = (current.get("metadata") or {}).get("managedFields")
+        old = model.old_scale(current)
+        old["metadata"]["managedFields"] = to_subresource(parent_fields, model.mapping)
+        if apply is not None:
+            scale = new_scale(SCALE_FIELD_MANAGER.apply(old, apply[0], manager, apply[1], "scale"))
+        else:
+            scale = new_scale(clone(old))
+            if isinstance(scale, dict) and manager:
+                scale = SCALE_FIELD_MANAGER.update(old, scale, manager, "scale")
+        if not isinstance(scale, dict):
+            raise E.bad_request("nil update passed to Scale")
+        model.write(current, scale, resource, group)
+        smeta = scale.get("metadata") if isinstance(scale.get("metadata"), dict) else {}
         rv = smeta.get("resourceVersion")
         if rv:
             current["metadata"]["resourceVersion"] = rv
         else:
             current["metadata"].pop("resourceVersion", None)
-        merged = to_parent(parent_fields, smeta.get("managedFields"))
+        merged = to_parent(parent_fields, smeta.get("managedFields"), model.mapping, model.parent_version)
         if merged:
             current["metadata"]["managedFields"] = merged
         else:

@@ -4,6 +4,7 @@ scale) and a target whose CPU metric cannot be fetched."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from conformance.reference_server.controller.podautoscaler import HorizontalPodAutoscalerController
 from conformance.reference_server.registry import ListOptions, Registry
@@ -128,3 +129,104 @@ def test_first_sync_one_period_after_the_hpa_appears():
     early, later = asyncio.run(run())
     assert "conditions" not in early
     assert later["conditions"][0]["reason"] == "FailedGetScale"
+
+
+def _widget(reg: Registry, replicas: int) -> None:
+    """A CRD with a scale subresource (registry/crscale.py) and one custom resource at `replicas`."""
+    reg.custom.crds.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                            "metadata": {"name": "widgets.example.com"},
+                            "spec": {"group": "example.com", "scope": "Namespaced",
+                                     "names": {"plural": "widgets", "kind": "Widget"},
+                                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                                   "subresources": {"scale": {
+                                                       "specReplicasPath": ".spec.size",
+                                                       "statusReplicasPath": ".status.size"}},
+                                                   "schema": {"openAPIV3Schema": {
+                                                       "type": "object",
+                                                       "x-kubernetes-preserve-unknown-fields": True}}}]}})
+    reg.group("example.com", "widgets").create({"apiVersion": "example.com/v1", "kind": "Widget",
+                                                "metadata": {"name": "web", "namespace": NS},
+                                                "spec": {"size": replicas}}, field_manager="creator")
+
+
+def test_custom_resource_target_is_rescaled_through_its_scale():
+    reg = _reg()
+    _widget(reg, 9)
+    _hpa(reg, scaleTargetRef={"kind": "Widget", "name": "web", "apiVersion": "example.com/v1"}, minReplicas=2)
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    widget = reg.group("example.com", "widgets").get(NS, "web")
+    assert widget["spec"]["size"] == 5
+    entries = {(e["manager"], e.get("subresource", "")): e["fieldsV1"] for e in widget["metadata"]["managedFields"]}
+    assert entries[("kube-controller-manager", "scale")] == {"f:spec": {"f:size": {}}}  # ScaleHandler.ToParent
+    assert "f:size" not in json.dumps(entries[("creator", "")])
+    status = _status(reg)
+    assert (status["currentReplicas"], status["desiredReplicas"]) == (9, 5)
+    assert _conditions(status) == [("AbleToScale", "True", "SucceededRescale",
+                                    "the HPA controller was able to update the target scale to 5")]
+    assert _events(reg) == [("Normal", "SuccessfulRescale",
+                             "New size: 5; reason: Current number of replicas above Spec.MaxReplicas")]
+
+
+def test_custom_resource_scale_is_the_preferred_versions():
+    """The scale client reads `/scale` of the kind's preferred version (`ResourceFor(gr.WithVersion(""))`): v2 here,
+    whose replicas live at `.spec.count`; a preferred version without `/scale` is the client's 404."""
+    reg = _reg()
+    _widget(reg, 9)
+    crds = reg.custom.crds
+    crd = crds.get("", "widgets.example.com")
+    v2 = {**crd["spec"]["versions"][0], "name": "v2", "storage": False,
+          "subresources": {"scale": {"specReplicasPath": ".spec.count", "statusReplicasPath": ".status.count"}}}
+    crd["spec"]["versions"].append(v2)
+    crds.update("", "widgets.example.com", crd)
+    reg.group("example.com", "widgets").update(NS, "web", transform=lambda o: {**o, "spec": {"size": 9, "count": 1}})
+    _hpa(reg, scaleTargetRef={"kind": "Widget", "name": "web", "apiVersion": "example.com/v1"}, minReplicas=2)
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    assert reg.group("example.com", "widgets").get(NS, "web")["spec"] == {"size": 9, "count": 2}
+    crd = crds.get("", "widgets.example.com")
+    crd["spec"]["versions"][1].pop("subresources")
+    crds.update("", "widgets.example.com", crd)
+    HorizontalPodAutoscalerController(reg).reconcile((NS, "h"))
+    assert _conditions(_status(reg))[0] == ("AbleToScale", "False", "FailedGetScale", "the HPA controller was unable "
+                                            "to get the target's current scale: the server could not find the "
+                                            "requested resource")
+
+
+def test_custom_resource_target_in_a_webhook_converted_version():
+    """The target's preferred version (`v1`, replicas in `spec.replicas`) is converted by the CRD's conversion
+    webhook from the stored `v1beta1` (`spec.count`): the sync stops for the conversion, asks the webhook and runs
+    again; the rescale is written through that version's paths."""
+    from tests.reference_server.registry.crconversion.test_crconversion_webhook import ConversionHook
+
+    hook = ConversionHook()
+    try:
+        reg = _reg()
+        scale = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.ready"}
+        schema = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+        reg.custom.crds.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                                "metadata": {"name": "widgets.example.com"},
+                                "spec": {"group": "example.com", "scope": "Namespaced",
+                                         "names": {"plural": "widgets", "kind": "Widget"},
+                                         "conversion": {"strategy": "Webhook", "webhook": {
+                                             "conversionReviewVersions": ["v1"],
+                                             "clientConfig": {"url": f"{hook.url}/convert",
+                                                              "caBundle": hook.ca_bundle}}},
+                                         "versions": [
+                                             {"name": "v1", "served": True, "storage": False, "schema": schema,
+                                              "subresources": {"scale": scale}},
+                                             {"name": "v1beta1", "served": True, "storage": True,
+                                              "schema": schema, "subresources": {"scale": {
+                                                  **scale, "specReplicasPath": ".spec.count"}}}]}})
+        reg.group("example.com", "widgets").create({"apiVersion": "example.com/v1beta1", "kind": "Widget",
+                                                    "metadata": {"name": "web", "namespace": NS},
+                                                    "spec": {"count": 1}})
+        _hpa(reg, scaleTargetRef={"kind": "Widget", "name": "web", "apiVersion": "example.com/v1"}, minReplicas=3)
+        controller = HorizontalPodAutoscalerController(reg)
+        assert reg.group_versions("example.com")[0] == "v1"  # preferred: the converted one
+        start = len(hook.reviews)
+        assert asyncio.run(controller._reconciled((NS, "h"))) is True
+        assert reg.group("example.com", "widgets").get(NS, "web")["spec"] == {"count": 3}
+        assert len(hook.reviews) > start
+        assert _conditions(_status(reg)) == [("AbleToScale", "True", "SucceededRescale",
+                                              "the HPA controller was able to update the target scale to 3")]
+    finally:
+        hook.stop()

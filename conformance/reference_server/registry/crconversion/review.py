@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from ...apierrors import FieldError, aggregate, field_invalid
+from ...gofmt import go_type as _go_type
 from ..validation import is_qualified_name, validate_labels
 
 GROUP = "apiextensions.k8s.io"
@@ -109,21 +110,6 @@ def restore_object_meta(original: dict[str, Any], converted: dict[str, Any]) -> 
                 raise ConversionError(aggregate(errs))
         meta[f] = field
     converted["metadata"] = meta
-
-
-def _go_type(v: Any) -> str:
-    """The `%T` of a decoded JSON value."""
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "int64" if isinstance(v, int) else "float64"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "[]interface {}"
-    if isinstance(v, dict):
-        return "map[string]interface {}"
-    return "<nil>"
 
 
 def check_converted(original: dict[str, Any], answer: Any, desired: str) -> dict[str, Any]:

@@ -509,3 +509,35 @@ def test_a_large_write_through_a_converted_version(server: RunningServer, hook: 
         assert requests.get(w.url("v1", "big")).json()["spec"] == {"replicas": 5, "note": "b" * 20_000}
     finally:
         requests.delete(f"{server.url}{CRDS}/{w.name}")
+
+
+def test_scale_of_a_converted_version_reads_its_paths(widgets: Widgets, hook: ConversionHook) -> None:
+    """`/scale` of the served, non-storage version (registry/crscale.py on the view): the object is converted by
+    the webhook first, and that version's `specReplicasPath` (`.spec.count`) is read and written."""
+    crd = requests.get(f"{widgets.server.url}{CRDS}/{widgets.name}").json()
+    for v in crd["spec"]["versions"]:
+        path = ".spec.replicas" if v["name"] == "v1" else ".spec.count"
+        v["subresources"] = {"scale": {"specReplicasPath": path, "statusReplicasPath": ".status.ready"}}
+    r = requests.put(f"{widgets.server.url}{CRDS}/{widgets.name}", json=crd)
+    assert r.status_code == 200, r.text
+    assert widgets.create("v1", "sc", {"replicas": 2}).status_code == 201
+    start = len(hook.reviews)
+    r = requests.get(f"{widgets.url('v1beta1', 'sc')}/scale")
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 2}, r.text
+    assert len(hook.reviews) > start  # converted to v1beta1 by the webhook
+    base = f"{widgets.server.url}/apis/admissionregistration.k8s.io/v1"  # a validating webhook sees the Scale
+    cfg = {"metadata": {"name": f"{widgets.plural}-scale"}, "webhooks": [{
+        "name": "scale.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "clientConfig": {"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle},
+        "rules": [{"operations": ["UPDATE"], "apiGroups": [GROUP], "apiVersions": ["*"],
+                   "resources": [f"{widgets.plural}/scale"]}]}]}
+    assert requests.post(f"{base}/validatingwebhookconfigurations", json=cfg).status_code == 201
+    try:
+        r = requests.put(f"{widgets.url('v1beta1', 'sc')}/scale", json={
+            "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "sc"}, "spec": {"replicas": 5}})
+        assert r.status_code == 200 and r.json()["spec"] == {"replicas": 5}, r.text
+        review = [b for p, b in hook.reviews if p.startswith("/allow")][-1]["request"]
+        assert (review["object"]["spec"], review["oldObject"]["spec"]) == ({"replicas": 5}, {"replicas": 2})
+    finally:
+        requests.delete(f"{base}/validatingwebhookconfigurations/{widgets.plural}-scale")
+    assert requests.get(widgets.url("v1", "sc")).json()["spec"] == {"replicas": 5}
