@@ -241,14 +241,28 @@ def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str]) ->
 MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most 100 strict errors
 
 
+class _AnyTopLevel(dict):
+    """A top-level field model in which every field is known (a custom resource whose schema preserves unknown
+    fields at its root); the modelled ones (`metadata`) are still walked."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: Any) -> Any:
+        return dict.get(self, key)
+
+
 def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str,
-                           extra: dict[str, Any] | None = None) -> list[str]:
+                           extra: dict[str, Any] | None = None, keep_unknown: bool = False) -> list[str]:
     """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped.
     Paths are quoted as Go's `strconv.Quote` does. `extra`: fields an enabled extension adds to the kind
-    (`reference_server.extensions.extra_fields`)."""
+    (`reference_server.extensions.extra_fields`); `keep_unknown`: every top-level field is known (a custom
+    resource's schema with `x-kubernetes-preserve-unknown-fields` at its root), `metadata` still checked."""
     schema = _schema(kind, top_level)
     if extra:
         schema = _merged(schema, extra)
+    if keep_unknown:
+        schema = _AnyTopLevel(schema)
     order = {k: i for i, k in enumerate(obj)}
     unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
     if kind == "CustomResourceDefinition":  # its spec is outside the field model

@@ -223,7 +223,8 @@ class Handlers:
             obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind)
         mode = P.field_validation(request.query)
         warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
-                                          extra_fields(self.ctx.feature_gates, store.info.kind))
+                                          extra_fields(self.ctx.feature_gates, store.info.kind),
+                                          keep_unknown=store.info.keeps_unknown_fields)
         return obj, warnings
 
     def _fix_namespace(self, obj: dict[str, Any], route: Route, store: GenericStore) -> None:
@@ -430,7 +431,8 @@ class Handlers:
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
             patched["metadata"] = {}
         warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
-                                              extra_fields(self.ctx.feature_gates, store.info.kind))
+                                              extra_fields(self.ctx.feature_gates, store.info.kind),
+                                              keep_unknown=store.info.keeps_unknown_fields)
         self._fix_namespace(patched, route, store)
         self._check_name(patched, route.name)
         if route.group:  # a named-group kind: the patched object must still decode (groups.check_shape)

@@ -380,8 +380,8 @@ class CustomResourceStore(StoredVersions, GroupStore):
         props = frozenset((schema or {}).get("properties") or {}) - {"apiVersion", "kind", "metadata"}
         info = ResourceInfo(names["kind"], names["plural"], names.get("singular") or names["kind"].lower(),
                             tuple(names.get("shortNames") or ()), namespaced=spec.get("scope") == "Namespaced",
-                            fields=props if not (schema or {}).get("x-kubernetes-preserve-unknown-fields")
-                            else frozenset(), name_rule="subdomain")
+                            fields=props, name_rule="subdomain",
+                            keeps_unknown_fields=bool((schema or {}).get("x-kubernetes-preserve-unknown-fields")))
         strategy, status_strategy = version_strategies(crd, version, info, storage=True)
         super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
                          spec["group"], version["name"], strategy=strategy, deviations=deviations)

@@ -23,6 +23,7 @@ class ResourceInfo:
     verbs: tuple[str, ...] = CONTENT_VERBS
     namespaced: bool = True
     fields: frozenset[str] = frozenset()          # known top-level fields besides apiVersion/kind/metadata
+    keeps_unknown_fields: bool = False            # any top-level field is kept (a CRD schema's root preserves them)
     name_rule: str = "subdomain"                  # subdomain | label | label1035 | path
     selectable_fields: tuple[str, ...] = ("metadata.name", "metadata.namespace")
     custom_field_labels: bool = False             # registers its own v1 field-label conversion
