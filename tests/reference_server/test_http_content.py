@@ -198,3 +198,19 @@ def test_secret_type_defaults_to_opaque(http, url, namespaces):
     r = http.post(base, json={"metadata": {"name": "t"}, "type": "kubernetes.io/tls",
                               "data": {"tls.crt": "", "tls.key": ""}})
     assert r.status_code == 201 and r.json()["type"] == "kubernetes.io/tls"  # an explicit type is kept
+
+
+def test_a_named_group_kind_posted_as_yaml(http, url, namespaces):
+    """kube-apiserver reads a YAML body as JSON (`yaml.YAMLToJSON`) whatever the group: a Deployment in YAML was
+    refused here with `the API version in the data (apps/v1) does not match the expected API version (v1)`."""
+    ns = namespaces.create()["metadata"]["name"]
+    body = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 2\n"
+            "  selector: {matchLabels: {a: b}}\n"
+            "  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}\n")
+    path = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
+    r = http.post(path, data=body, headers={"Content-Type": "application/yaml"})
+    assert r.status_code == 201, r.text
+    assert r.json()["apiVersion"] == "apps/v1" and r.json()["spec"]["replicas"] == 2
+    r = http.post(path, data=body.replace("apps/v1", "apps/v2"), headers={"Content-Type": "application/yaml"})
+    assert r.status_code == 400 and r.json()["message"] == (
+        "the API version in the data (apps/v2) does not match the expected API version (apps/v1)")

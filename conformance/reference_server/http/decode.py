@@ -88,7 +88,11 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str) -> dic
 
     A missing kind/apiVersion is defaulted from the route, as the apiserver's decoder does.
     """
-    obj = parse_raw(content_type, raw, expected_kind)
+    return decode_value(parse_raw(content_type, raw, expected_kind), raw, expected_kind)
+
+
+def decode_value(obj: Any, raw: bytes, expected_kind: str) -> dict[str, Any]:
+    """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1."""
     if not isinstance(obj, dict):
         raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
                             f"{gotypes.kind_word(obj)} into Go value of type struct {{ APIVersion string "

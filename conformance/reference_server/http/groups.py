@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from typing import Any, Callable
 
 from .. import apierrors as E
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..registry import GenericStore, Registry
 from . import extensions, hooks
-from .decode import PROTOBUF_TYPE, decode_body, media_type, summarize
+from .decode import JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, decode_body, decode_value, media_type, parse_raw, summarize
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
@@ -259,19 +258,20 @@ def decode_unstored_body(content_type: str | None, raw: bytes, api_version: str,
 
 
 def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str) -> dict[str, Any]:
-    """`decode_group_body` for a kind given by name (the access reviews have no store)."""
-    try:
-        probe = json.loads(raw.decode("utf-8")) if raw.strip() else None
-    except (ValueError, UnicodeDecodeError, RecursionError):  # the core decoder reports it as Go would
-        probe = None
-    if isinstance(probe, dict):
-        version = probe.get("apiVersion")
-        if isinstance(version, str) and version and version != api_version:
-            raise E.bad_request(f"the API version in the data ({version}) does not match the expected API "
-                                f"version ({api_version})")
-        if isinstance(version, str) and version:
-            probe["apiVersion"] = "v1"
-        raw = json.dumps(probe).encode()
-    obj = decode_body(content_type, raw, kind)
+    """`decode_group_body` for a kind given by name (the access reviews have no store): JSON or YAML (kube-apiserver
+    reads YAML as JSON: `yaml.YAMLToJSON`) parsed once, its `apiVersion` checked against the group's, then the core
+    decoder's checks on it."""
+    if media_type(content_type) not in JSON_TYPES and media_type(content_type) != YAML_TYPE:
+        obj = decode_body(content_type, raw, kind)  # (its 415 or protobuf answer)
+    else:
+        probe = parse_raw(content_type, raw, kind)
+        if isinstance(probe, dict):
+            version = probe.get("apiVersion")
+            if isinstance(version, str) and version and version != api_version:
+                raise E.bad_request(f"the API version in the data ({version}) does not match the expected API "
+                                    f"version ({api_version})")
+            if isinstance(version, str) and version:
+                probe["apiVersion"] = "v1"
+        obj = decode_value(probe, raw, kind)
     obj["apiVersion"] = api_version
     return obj
