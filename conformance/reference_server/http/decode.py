@@ -13,6 +13,7 @@ from typing import Any
 from .. import apierrors as E
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from ..wire import crdtypes, gotypes
+from ..wire.gojson import syntax_error
 from ..wire.schema import KIND_MESSAGES
 from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
 from ..registry.kinds import OBJECT_META_FIELDS
@@ -48,7 +49,7 @@ def parse_raw(content_type: str | None, raw: bytes, expected_kind: str) -> Any:
         try:
             return loads_json(raw) if raw else _raise(ValueError("unexpected end of JSON input"))
         except (ValueError, UnicodeDecodeError) as exc:
-            raise _unrecognized(expected_kind, f"couldn't get version/kind; json parse error: {_json_msg(exc)}",
+            raise _unrecognized(expected_kind, f"couldn't get version/kind; json parse error: {_json_msg(exc, raw)}",
                                 raw) from None
     if mt == YAML_TYPE:
         try:
@@ -74,7 +75,12 @@ def _raise(exc: Exception) -> Any:
     raise exc
 
 
-def _json_msg(exc: Exception) -> str:
+def _json_msg(exc: Exception, raw: bytes = b"") -> str:
+    """A body that is not JSON: Go's `SyntaxError` text (wire/gojson.py); else (too deep, ...) the error's own."""
+    if not isinstance(exc, UnicodeDecodeError):
+        found = syntax_error(raw)
+        if found is not None:
+            return found
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at offset {exc.pos}"
     return str(exc)
