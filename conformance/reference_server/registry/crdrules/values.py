@@ -108,13 +108,14 @@ def _date(text: str) -> datetime:
 
 def _date_time(text: str) -> datetime | str:
     """A `datetime`, or the exact text of an RFC 3339 time with digits finer than a microsecond."""
-    exact = parse_rfc3339(text)
+    exact = parse_rfc3339(text) if _FINE.search(text) else None
     if exact is not None and exact[1] % 1000:
         return timestamp_text(*exact)
     return datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
 
 
 _EXACT_KINDS = {"date-time": "timestamp", "duration": "duration"}
+_FINE = re.compile(r"[.,][0-9]{7}")  # a fraction finer than microseconds (else the datetime is exact)
 
 
 def time_paths(schema: Any, resource_root: bool = False) -> TimePaths:
