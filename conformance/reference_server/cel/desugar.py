@@ -245,7 +245,7 @@ class _Emitter:
                         self.maps, self.times)
 
     def __call__(self, node: Node) -> str:
-        marks, held = self.times
+        marks = self.times[0]
         if id(node) in marks:  # a duration or timestamp field, read exactly
             return exacttime.wrap_source(self.emit(node), marks[id(node)])
         return self.emit(node)

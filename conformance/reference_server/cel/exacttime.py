@@ -37,13 +37,11 @@ class _Marker:
         self.prefixes = {path[:i] for path in self.leaves for i in range(len(path) + 1)}
         self.marks: dict[int, str] = {}
 
-    def step(self, path: tuple[str, ...] | None, name: str) -> tuple[str, ...] | None:
+    def step(self, path: tuple[str, ...] | None, *steps: str) -> tuple[str, ...] | None:
+        """`path` followed by the first of `steps` that leads to a time field."""
         if path is None:
             return None
-        for candidate in (path + (name,), path + (VALUES,)):
-            if candidate in self.prefixes:
-                return candidate
-        return None
+        return next((path + (s,) for s in steps if path + (s,) in self.prefixes), None)
 
     def path(self, node: Node, env: dict[str, tuple[str, ...] | None]) -> tuple[str, ...] | None:
         if node.optional:
@@ -51,23 +49,18 @@ class _Marker:
         if node.kind == "ident":
             return env.get(node.value)
         if node.kind == "select" and node.target is not None:
-            return self.step(self.path(node.target, env), node.value)
+            return self.step(self.path(node.target, env), node.value, VALUES)
         if node.kind == "index" and node.target is not None:
             base = self.path(node.target, env)
             key = node.args[0]
             if key.kind == "lit" and key.value[0] == "string":
-                return self.step(base, key.value[1])
+                return self.step(base, key.value[1], VALUES)
             return self.elements(base)
         return None
 
     def elements(self, path: tuple[str, ...] | None) -> tuple[str, ...] | None:
         """The path of a list's items or a map's values."""
-        if path is None:
-            return None
-        for candidate in (path + (ITEMS,), path + (VALUES,)):
-            if candidate in self.prefixes:
-                return candidate
-        return None
+        return self.step(path, ITEMS, VALUES)
 
     def walk(self, node: Node | None, env: dict[str, tuple[str, ...] | None]) -> None:
         if node is None:
@@ -91,9 +84,8 @@ class _Marker:
                 return
             if target is not None and node.value in _ONE_VAR and len(args) in (2, 3) and args[0].kind == "ident":
                 self.walk(target, env)
-                base = self.path(target, env)
-                items = base + (ITEMS,) if base is not None and base + (ITEMS,) in self.prefixes else None
-                inner = {**env, args[0].value: items}  # a map's macro variable is its key: a string
+                # a list's items; a map's macro variable is its key: a string
+                inner = {**env, args[0].value: self.step(self.path(target, env), ITEMS)}
                 for a in args[1:]:
                     self.walk(a, inner)
                 return
