@@ -556,3 +556,15 @@ def test_a_map_is_indexed_by_a_number_of_another_numeric_type(srv):
     message, _ = refused(requests.post(coll, json=gadget("g2", {"n": 2.5})))
     assert message == ('[spec: Invalid value: "object": no such key: 2.5 evaluating rule: not b, '
                        'spec: Invalid value: "object": not in]')
+
+
+def test_an_optional_old_self_transition_rule_sees_nanoseconds(srv):
+    """`optionalOldSelf: true`: `oldSelf.value().at` is the old time to the nanosecond, so moving `at` back 100 ns
+    breaks `self.at >= oldSelf.value().at` (Python's microseconds saw the two as equal)."""
+    coll = served(srv, spec_schema({"at": {"type": "string", "format": "date-time"}}, [
+        {"rule": "!oldSelf.hasValue() || self.at >= oldSelf.value().at", "optionalOldSelf": True,
+         "message": "at moved back"}]))
+    assert requests.post(coll, json=gadget("g1", {"at": "2024-01-01T00:00:00.000000200Z"})).status_code == 201
+    message, _ = refused(requests.patch(f"{coll}/g1", json={"spec": {"at": "2024-01-01T00:00:00.000000100Z"}},
+                                        headers=MERGE))
+    assert message == 'spec: Invalid value: "object": at moved back'

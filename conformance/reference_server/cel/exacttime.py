@@ -10,8 +10,9 @@ anything else (a `datetime`, null) as it is.
 
 A path is a tuple of steps from the rule's `self` (and `oldSelf`, the same schema): a property's escaped name,
 `#` for a list's items, `*` for a map's values (`additionalProperties`). A field is followed through selections,
-indexes, the macros' and `cel.bind`'s variables; a value reached otherwise (an optional selection, a whole list or
-map compared or handed to a function) is the text itself."""
+indexes, the macros' and `cel.bind`'s variables and `optional.of(oldSelf).value()` (`optionalOldSelf`); a value
+reached otherwise (an optional selection, a whole list or map compared or handed to a function) is the text
+itself."""
 from __future__ import annotations
 
 from .parser import Node, children
@@ -56,7 +57,21 @@ class _Marker:
             if key.kind == "lit" and key.value[0] == "string":
                 return self.step(base, key.value[1], VALUES)
             return self.elements(base)
+        if node.kind == "call" and node.value in ("value", "orValue") and node.target is not None:
+            return self.unwrapped(node, env)
         return None
+
+    def unwrapped(self, node: Node, env: dict[str, tuple[str, ...] | None]) -> tuple[str, ...] | None:
+        """The path of `optional.of(x).value()` (`oldSelf` under `optionalOldSelf`, compiler.py), or of
+        `.orValue(y)` where `y` has the same path."""
+        made = node.target
+        if made is None or made.kind != "call" or made.value != "of" or len(made.args) != 1 \
+                or made.target is None or made.target.kind != "ident" or made.target.value != "optional":
+            return None
+        inner = self.path(made.args[0], env)
+        if node.value == "value" and not node.args:
+            return inner
+        return inner if len(node.args) == 1 and self.path(node.args[0], env) == inner else None
 
     def elements(self, path: tuple[str, ...] | None) -> tuple[str, ...] | None:
         """The path of a list's items or a map's values."""

@@ -89,3 +89,12 @@ def test_a_rule_on_the_field_itself():
                                  time_paths({"type": "string", "format": "date-time"}))
     at = to_cel("2024-01-01T00:00:00.000000101Z", {"type": "string", "format": "date-time"})
     assert program.evaluate({"self": at}) is True
+
+
+def test_an_optional_old_self_is_followed():
+    """`optionalOldSelf: true` makes `oldSelf` `optional.of(__oldSelf)` (registry/crdrules/compiler.py): its
+    `value()` and `orValue(self)` lead to the same fields."""
+    rule = "(optional.of(__oldSelf)).value().t1 < self.t2 && (optional.of(__oldSelf)).orValue(self).t1 < self.t2"
+    value = to_cel(OBJECT, SCHEMA)
+    program = compile_expression(rule, ("self", "__oldSelf"), True, time_paths(SCHEMA))
+    assert program.evaluate({"self": value, "__oldSelf": value}) is True
