@@ -568,3 +568,11 @@ def test_an_optional_old_self_transition_rule_sees_nanoseconds(srv):
     message, _ = refused(requests.patch(f"{coll}/g1", json={"spec": {"at": "2024-01-01T00:00:00.000000100Z"}},
                                         headers=MERGE))
     assert message == 'spec: Invalid value: "object": at moved back'
+
+
+def test_a_message_expression_formats_a_duration_field_to_the_nanosecond(srv):
+    """`'%s'.format([self.d])` prints cel-go's `string()` of the duration (`ext/formatting.go`), every digit."""
+    coll = served(srv, spec_schema({"d": {"type": "string", "format": "duration"}}, [
+        {"rule": "self.d < duration('1us')", "messageExpression": "'d is %s'.format([self.d])"}]))
+    message, _ = refused(requests.post(coll, json=gadget("g1", {"d": "1000001ns"})))
+    assert message == 'spec: Invalid value: "object": d is 0.001000001s'

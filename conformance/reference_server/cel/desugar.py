@@ -212,10 +212,15 @@ def _matches(node: Node) -> bool:
         and len(node.args) == (1 if node.target is not None else 2)
 
 
+def _format_call(node: Node) -> bool:
+    """`s.format(args)`: at TIME, its durations and timestamps handed over with their exact texts."""
+    return node.kind == "call" and node.value == "format" and node.target is not None and len(node.args) == 1
+
+
 def _needs_rewrite(node: Node | None, types: bool = False, level: int = PLAIN, maps: bool = False) -> bool:
     if node is None:
         return False
-    if _conversion(node) or _matches(node) or _arith(node, level, maps):
+    if _conversion(node) or _matches(node) or _arith(node, level, maps) or (level >= TIME and _format_call(node)):
         return True
     if node.optional or node.opt_elems or any(opt for _, _, opt in node.entries) or _two_var(node):
         return True
@@ -351,6 +356,9 @@ class _Emitter:
             if name in REPLACED:
                 return f"{REPLACED[name]}({self(args[0])})"
             return f"{name}({WRAPPED[name]}({self(args[0])}))"
+        if self.level >= TIME and _format_call(node):  # libs/strformat.py `format_exact`
+            pairs = f"type(__ef) == list ? __ef.map(__eg, [__eg, {_EXACT_TEXT.format(v='__eg')}]) : __ef"
+            return f"__format_exact({self(target)}, {_bind(self(args[0]), pairs, '__ef')})"
         if _matches(node):
             operands = ([target] if target is not None else []) + list(args)
             return f"__matches({', '.join(self(a) for a in operands)})"
