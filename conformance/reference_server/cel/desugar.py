@@ -176,8 +176,13 @@ def _arith(node: Node, level: int, maps: bool = False) -> bool:
 
 
 def _contains(node: Node) -> bool:
-    """`k in c`, unless `c` is a list literal (cel-rust's list `in` is cel-go's) or `k` a string literal."""
-    return node.kind == "binary" and node.value == "@in" and node.args[1].kind != "list" \
+    """`k in c`, unless `c` is a list literal (cel-rust's list `in` is cel-go's) or `k` a string literal; or
+    `a == b`, `a != b` of operands that may be maps (not literals of another kind)."""
+    if node.kind != "binary":
+        return False
+    if node.value in ("_==_", "_!=_"):
+        return not any(a.kind in ("lit", "list") for a in node.args)
+    return node.value == "@in" and node.args[1].kind != "list" \
         and not (node.args[0].kind == "lit" and node.args[0].value[0] == "string")
 
 
@@ -326,6 +331,9 @@ class _Emitter:
                     "type(__eb) == double && type(__ea) == list ? __ea[__list_index(__eb)] : __ea[__eb]")
         elif node.value == "@in":
             body = mapkeys.contains_source("__ea", "__eb")
+        elif node.value in ("_==_", "_!=_"):
+            body = mapkeys.equal_source("__ea", "__eb")
+            body = body if node.value == "_==_" else f"!({body})"
         elif node.value == "_*_":
             body = "type(__ea) == uint && type(__eb) == uint ? uint(__umul(__ea, __eb)) : __ea * __eb"
         else:

@@ -51,9 +51,11 @@ _RETRY = ("No such overload", "Unsupported operation", "Unexpected type", "Arith
 # a missing key that is a number: cel-go may find it as a number of another type (libs/mapkeys.py), so the
 # expression runs again with cel-go's lookups
 _NUMERIC_KEY = re.compile(r"-?[0-9]+")
-# an `in` in an expression that may make a map with numeric keys (desugar.py `_numeric_maps` decides)
-_IN_NUMERIC_MAP = re.compile(r"(?<![\w.])in(?!\w)[\s\S]*(?:\{|transformMap|variables)|"
-                             r"(?:\{|transformMap|variables)[\s\S]*(?<![\w.])in(?!\w)")
+# an `in`, `==` or `!=` in an expression that may make a map with numeric keys (desugar.py `_numeric_maps`
+# decides)
+_OPS = r"(?:(?<![\w.])in(?!\w)|==|!=)"
+_MAKERS = r"(?:\{|transformMap|variables)"
+_IN_NUMERIC_MAP = re.compile(rf"{_OPS}[\s\S]*{_MAKERS}|{_MAKERS}[\s\S]*{_OPS}")
 # a `matches` call: Go's regexp rather than cel-rust's (desugar.py)
 _MATCHES = re.compile(r"(?<!\w)matches\s*\(")
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's

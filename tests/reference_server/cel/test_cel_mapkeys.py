@@ -64,3 +64,17 @@ def test_lossless_keys_follow_overflow_go():
     assert lossless_keys(-float(1 << 63)) == [None, None]
     assert lossless_keys(float("nan")) == [None, None]
     assert lossless_keys(float("inf")) == [None, None]
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ("{1: 'a'} == dyn({1u: 'a'})", True),  # baseMap.Equal: each key found by Find, the values equal
+    ("{1: 'a'} != dyn({1u: 'a'})", False),
+    ("{1u: 'a', 2u: 'b'} == dyn({2: 'b', 1: 'a'})", True),
+    ("{1: 'a'} == dyn({1u: 'b'})", False),
+    ("{1: 'a', 2: 'b'} == dyn({1u: 'a'})", False),
+    ("[1].map(x, {x: x})[0] == {1u: 1}", True),
+    ("{1: 'a'} == dyn([1])", False),
+    ("{'x': 1} == {'x': 1}", True),
+])
+def test_map_equality(expression, expected):
+    assert run(expression) == expected

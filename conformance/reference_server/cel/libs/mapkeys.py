@@ -6,8 +6,8 @@ and `missingKey`).
 cel-go looks the key up as given, then: a double as the int it equals exactly, else as that uint; an int as the
 uint it equals (not negative); a uint as the int it equals (within int64). Not found: `no such key: <key>` (`%v`: a
 double in `strconv`'s shortest `g` form). cel-rust finds only a key of the same type and refuses a double key
-outright; desugar.py rewrites `m[k]` (when cel-rust refused it) and `k in m` (where the expression can make a map
-with numeric keys) into the lookups below. The map itself never crosses to Python: its values may be durations or
+outright; desugar.py rewrites `m[k]` (when cel-rust refused it), and `k in m` and `a == b` (`baseMap.Equal`: each
+key found by `Find`) where the expression can make a map with numeric keys, into the lookups below. The map itself never crosses to Python: its values may be durations or
 timestamps, which Python would hold only to the microsecond."""
 from __future__ import annotations
 
@@ -57,6 +57,16 @@ def contains_source(k: str, m: str) -> str:
     double = _DOUBLE_KEYS.format(k=k, found=f"{_INT_HIT.format(m=m)} || {_UINT_HIT.format(m=m)}")
     return (f"type({m}) == map && type({k}) == double ? {double} : {k} in {m} || type({m}) == map && "
             f"({_INT_AS_UINT.format(k=k, m=m)} || {_UINT_AS_INT.format(k=k, m=m)})")
+
+
+def equal_source(a: str, b: str) -> str:
+    """CEL for `a == b` (both bound names) where both may be maps: cel-go's `baseMap.Equal`, each key of `a`
+    found in `b` by `Find` and the values equal (a value that is itself such a map compares by cel-rust's own
+    equality)."""
+    found = contains_source("__ek2", b)
+    value = index_source(b, "__ek2")
+    return (f"type({a}) == map && type({b}) == map ? size({a}) == size({b}) && "
+            f"{a}.all(__ek2, ({found}) && ({value}) == {a}[__ek2]) : {a} == {b}")
 
 
 FUNCTIONS = {"__lossless_keys": lossless_keys, "__no_key": no_key}
