@@ -10,9 +10,9 @@ anything else (a `datetime`, null) as it is.
 
 A path is a tuple of steps from the rule's `self` (and `oldSelf`, the same schema): a property's escaped name,
 `#` for a list's items, `*` for a map's values (`additionalProperties`). A field is followed through selections,
-indexes, the macros' and `cel.bind`'s variables and `optional.of(oldSelf).value()` (`optionalOldSelf`); a value
-reached otherwise (an optional selection, a whole list or map compared or handed to a function) is the text
-itself."""
+indexes, the macros' and `cel.bind`'s variables and `optional.of(oldSelf).value()` (`optionalOldSelf`), and a
+list of such values read whole (`x in self.times`) has each item converted; a value reached otherwise (an
+optional selection, a map or object holding it compared or handed to a function) is the text itself."""
 from __future__ import annotations
 
 from .parser import Node, children
@@ -27,8 +27,15 @@ _TWO_VAR = frozenset({"all", "exists", "existsOne", "exists_one", "transformList
 _CONVERSION = {"timestamp": "timestamp", "duration": "duration"}
 
 
+LIST = "list:"  # a mark's prefix: a list of such values, read whole (`x in self.times`)
+
+
 def wrap_source(text: str, kind: str) -> str:
-    """CEL reading `text`'s value exactly: a string through `timestamp()`/`duration()`, any other value as is."""
+    """CEL reading `text`'s value exactly: a string through `timestamp()`/`duration()`, any other value as is; of
+    a list (`kind` `list:...`), each item so."""
+    if kind.startswith(LIST):
+        item = f"type(__em) == string ? {_CONVERSION[kind[len(LIST):]]}(__em) : __em"
+        return f"[{text}].map(__el, type(__el) == list ? __el.map(__em, {item}) : __el)[0]"
     return f"[{text}].map(__et, type(__et) == string ? {_CONVERSION[kind]}(__et) : __et)[0]"
 
 
@@ -77,7 +84,9 @@ class _Marker:
         """The path of a list's items or a map's values."""
         return self.step(path, ITEMS, VALUES)
 
-    def walk(self, node: Node | None, env: dict[str, tuple[str, ...] | None]) -> None:
+    def walk(self, node: Node | None, env: dict[str, tuple[str, ...] | None], receiver: bool = False) -> None:
+        """Mark the reads under `node`; `receiver`: its value is selected from, indexed, iterated by a macro or
+        sized, never read whole (a list of times is then left as it is)."""
         if node is None:
             return
         if node.kind in ("ident", "select", "index"):
@@ -85,20 +94,29 @@ class _Marker:
             if found is not None and found in self.leaves:
                 self.marks[id(node)] = self.leaves[found]
                 return
+            if found is not None and not receiver and found + (ITEMS,) in self.leaves:
+                self.marks[id(node)] = LIST + self.leaves[found + (ITEMS,)]
+            self.walk(node.target, env, True)
+            for arg in node.args:
+                self.walk(arg, env)
+            return
         if node.kind == "call":
             args, target = node.args, node.target
+            if node.value == "size" and len(args) + (target is not None) == 1:
+                self.walk(target or args[0], env, True)
+                return
             if target is None and node.value == "has" and len(args) == 1 and args[0].kind == "select":
                 self.walk(args[0].target, env)  # a presence test reads no value
                 return
             if target is not None and node.value in _TWO_VAR and len(args) >= 3 and args[0].kind == "ident" \
                     and args[1].kind == "ident" and (node.value.startswith("transform") or len(args) == 3):
-                self.walk(target, env)
+                self.walk(target, env, True)
                 inner = {**env, args[0].value: None, args[1].value: self.elements(self.path(target, env))}
                 for a in args[2:]:
                     self.walk(a, inner)
                 return
             if target is not None and node.value in _ONE_VAR and len(args) in (2, 3) and args[0].kind == "ident":
-                self.walk(target, env)
+                self.walk(target, env, True)
                 # a list's items; a map's macro variable is its key: a string
                 inner = {**env, args[0].value: self.step(self.path(target, env), ITEMS)}
                 for a in args[1:]:

@@ -98,3 +98,13 @@ def test_an_optional_old_self_is_followed():
     value = to_cel(OBJECT, SCHEMA)
     program = compile_expression(rule, ("self", "__oldSelf"), True, time_paths(SCHEMA))
     assert program.evaluate({"self": value, "__oldSelf": value}) is True
+
+
+@pytest.mark.parametrize("expression", [
+    "timestamp('2024-01-01T00:00:00.000000001Z') in self.ts",
+    "!(timestamp('2024-01-01T00:00:00Z') + duration('2ns') in self.ts)",
+    "self.ts == [timestamp('2024-01-01T00:00:00.000000001Z'), timestamp('2024-01-01T00:00:00Z')]",
+    "size(self.ts) == 2 && self.ts.size() == 2",
+])
+def test_a_list_of_times_read_whole(expression):
+    assert run(expression) is True
