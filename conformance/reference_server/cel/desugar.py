@@ -37,8 +37,13 @@ cel-rust's own operators:
   `date-time` fields): `a + b`, `a - b` of durations and timestamps computed exactly, with cel-go's overflow
   checks;
 - `EXACT` (the program the engine runs again after cel-rust refused an operation: `no such overload`, an
-  overflow, an index's type): also `a * b` of uints, `l[d]` of a double, `v.f` and `has(v.f)` of a value that is
-  not a map, as cel-go reads them."""
+  overflow, an index's type, a missing numeric key): also `a * b` of uints, `l[d]` of a double, `m[k]` of a
+  number of another numeric type (libs/mapkeys.py), `v.f` and `has(v.f)` of a value that is not a map, as cel-go
+  reads them;
+- where the expression can make a map with numeric keys (a map literal's non-string key, `transformMap`, a
+  policy's `variables`): `k in m`, `a == b` and `a != b` find keys of another numeric type (libs/mapkeys.py);
+- with a CRD's paths to `date-time`/`duration` fields (exacttime.py): each read of one converted from the exact
+  text its value may come as; at `TIME`, `s.format(args)` given each argument's exact text (`format_exact`)."""
 from __future__ import annotations
 
 import re
@@ -159,10 +164,10 @@ def _negation(node: Node) -> bool:
 
 def _arith(node: Node, level: int, maps: bool = False) -> bool:
     """Whether `node` is an operation this level rewrites (beyond conversions); `maps`: the expression can make a
-    map with numeric keys, so `in` finds a key of another numeric type (libs/mapkeys.py)."""
+    map with numeric keys, so `in`, `==` and `!=` find a key of another numeric type (libs/mapkeys.py)."""
     if _negation(node):
         return True
-    if (maps or level >= EXACT) and _contains(node):
+    if (maps or level >= EXACT) and _map_operation(node):
         return True
     if level >= TIME and node.kind == "binary" and node.value in ("_+_", "_-_"):
         return True
@@ -175,7 +180,7 @@ def _arith(node: Node, level: int, maps: bool = False) -> bool:
     return False
 
 
-def _contains(node: Node) -> bool:
+def _map_operation(node: Node) -> bool:
     """`k in c`, unless `c` is a list literal (cel-rust's list `in` is cel-go's) or `k` a string literal; or
     `a == b`, `a != b` of operands that may be maps (not literals of another kind)."""
     if node.kind != "binary":
