@@ -11,8 +11,9 @@ anything else (a `datetime`, null) as it is.
 A path is a tuple of steps from the rule's `self` (and `oldSelf`, the same schema): a property's escaped name,
 `#` for a list's items, `*` for a map's values (`additionalProperties`). A field is followed through selections,
 indexes, the macros' and `cel.bind`'s variables and `optional.of(oldSelf).value()` (`optionalOldSelf`), and a
-list of such values read whole (`x in self.times`) has each item converted; a value reached otherwise (an
-optional selection, a map or object holding it compared or handed to a function) is the text itself."""
+list of such values read whole (`x in self.times`) has each item converted, as is an optional's `value()` or
+`orValue()` (`self.?t.value()`); a value reached otherwise (a map or object holding it compared or handed to a
+function, an optional compared whole) is the text itself."""
 from __future__ import annotations
 
 from .parser import Node, children
@@ -39,6 +40,15 @@ def wrap_source(text: str, kind: str) -> str:
     return f"[{text}].map(__et, type(__et) == string ? {_CONVERSION[kind]}(__et) : __et)[0]"
 
 
+def _optional_chain(node: Node | None) -> bool:
+    """Whether `node` is an optional selection or index (`.?f`, `[?k]`), or a selection or index of one."""
+    while node is not None and node.kind in ("select", "index"):
+        if node.optional:
+            return True
+        node = node.target
+    return False
+
+
 class _Marker:
     def __init__(self, paths: TimePaths):
         self.leaves = dict(paths)
@@ -52,8 +62,7 @@ class _Marker:
         return next((path + (s,) for s in steps if path + (s,) in self.prefixes), None)
 
     def path(self, node: Node, env: dict[str, tuple[str, ...] | None]) -> tuple[str, ...] | None:
-        if node.optional:
-            return None
+        """The path of the value `node` reads (of the optional's value, in an optional chain: `self.?t`)."""
         if node.kind == "ident":
             return env.get(node.value)
         if node.kind == "select" and node.target is not None:
@@ -72,6 +81,8 @@ class _Marker:
         """The path of `optional.of(x).value()` (`oldSelf` under `optionalOldSelf`, compiler.py), or of
         `.orValue(y)` where `y` has the same path."""
         made = node.target
+        if _optional_chain(made):  # `self.?t.value()`, `.orValue(d)`: the value, or the default (not a text)
+            return self.path(made, env)
         if made is None or made.kind != "call" or made.value != "of" or len(made.args) != 1 \
                 or made.target is None or made.target.kind != "ident" or made.target.value != "optional":
             return None
@@ -90,7 +101,7 @@ class _Marker:
         if node is None:
             return
         if node.kind in ("ident", "select", "index"):
-            found = self.path(node, env)
+            found = None if _optional_chain(node) else self.path(node, env)
             if found is not None and found in self.leaves:
                 self.marks[id(node)] = self.leaves[found]
                 return
@@ -102,6 +113,10 @@ class _Marker:
             return
         if node.kind == "call":
             args, target = node.args, node.target
+            if node.value in ("value", "orValue") and target is not None and _optional_chain(target):
+                found = self.path(node, env)
+                if found is not None and found in self.leaves:  # `self.?t.value()`
+                    self.marks[id(node)] = self.leaves[found]
             if node.value == "size" and len(args) + (target is not None) == 1:
                 self.walk(target or args[0], env, True)
                 return

@@ -108,3 +108,14 @@ def test_an_optional_old_self_is_followed():
 ])
 def test_a_list_of_times_read_whole(expression):
     assert run(expression) is True
+
+
+@pytest.mark.parametrize("expression", [
+    "self.?t2.value() > self.t1",
+    "self.?t2.orValue(timestamp('2000-01-01T00:00:00Z')) > self.t1",
+    "self.?missing.orValue(timestamp('2000-01-01T00:00:00Z')) < self.t1",
+    "self.?ts[?0].value() < self.t1",
+    "self.?t1.hasValue()",
+])
+def test_an_optional_field_value_is_read_exactly(expression):
+    assert run(expression) is True
