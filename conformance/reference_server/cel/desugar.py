@@ -55,17 +55,8 @@ from . import exacttime
 from .libs import arith, mapkeys
 from .libs.conversions import REPLACED, WRAPPED, go_duration, go_timestamp
 from .libs.values import TYPE_KEY, LibraryError, type_name
-from .parser import Node, ParseError, children, parse, qualified_name
+from .parser import Node, ParseError, children, optional_chain as _optional_chain, parse, qualified_name
 from .types import TYPE_IDENTS
-
-
-def _optional_chain(node: Node | None) -> bool:
-    """Whether `node` is an optional selection or index, or a selection or index of one."""
-    while node is not None and node.kind in ("select", "index"):
-        if node.optional:
-            return True
-        node = node.target
-    return False
 
 
 _COMPREHENSIONS = frozenset({"all", "exists", "exists_one", "map", "filter"})

@@ -16,7 +16,7 @@ list of such values read whole (`x in self.times`) has each item converted, as i
 function, an optional compared whole) is the text itself."""
 from __future__ import annotations
 
-from .parser import Node, children
+from .parser import Node, children, optional_chain as _optional_chain
 
 # a path (steps from `self`) to a `date-time` or `duration` field, and which of the two it holds
 TimePaths = frozenset[tuple[tuple[str, ...], str]]
@@ -38,15 +38,6 @@ def wrap_source(text: str, kind: str) -> str:
         item = f"type(__em) == string ? {_CONVERSION[kind[len(LIST):]]}(__em) : __em"
         return f"[{text}].map(__el, type(__el) == list ? __el.map(__em, {item}) : __el)[0]"
     return f"[{text}].map(__et, type(__et) == string ? {_CONVERSION[kind]}(__et) : __et)[0]"
-
-
-def _optional_chain(node: Node | None) -> bool:
-    """Whether `node` is an optional selection or index (`.?f`, `[?k]`), or a selection or index of one."""
-    while node is not None and node.kind in ("select", "index"):
-        if node.optional:
-            return True
-        node = node.target
-    return False
 
 
 class _Marker:
