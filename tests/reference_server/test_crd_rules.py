@@ -507,3 +507,72 @@ def test_conversions_of_field_values_read_as_cel_go(srv):
     assert message == ("spec: Invalid value: \"object\": type conversion error from 'string' to "
                        "'google.protobuf.Timestamp' evaluating rule: !has(self.at) || timestamp(self.at) > "
                        "timestamp('2000-01-01T00:00:00Z')")
+
+
+def test_date_time_and_duration_fields_keep_their_nanoseconds(srv):
+    """cel-go reads a `date-time` field with `strfmt.ParseDateTime` and a `duration` one with
+    `strfmt.ParseDuration` (apiserver `pkg/cel/common/values.go`), nanoseconds kept: two times 500 ns apart are
+    ordered, `1ns` is `duration('1ns')`, and `string()` prints every digit (Python's datetime would stop at the
+    microsecond), in lists and maps and through the macros' variables too."""
+    coll = served(srv, spec_schema({
+        "t1": {"type": "string", "format": "date-time"}, "t2": {"type": "string", "format": "date-time"},
+        "d": {"type": "string", "format": "duration"},
+        "ts": {"type": "array", "maxItems": 4, "items": {"type": "string", "format": "date-time"}},
+        "ds": {"type": "object", "maxProperties": 4,
+               "additionalProperties": {"type": "string", "format": "duration"}}}, [
+        {"rule": "self.t2 > self.t1", "message": "t2 is not after t1"},
+        {"rule": "self.t2 - self.t1 == duration('500ns')", "message": "not 500ns apart"},
+        {"rule": "self.d == duration('1ns')", "message": "d is not 1ns"},
+        {"rule": "self.ts.all(t, t < self.t2)", "message": "a time is not before t2"},
+        {"rule": "self.ds.all(k, self.ds[k] < duration('2us'))", "message": "a duration is too long"}]))
+    good = {"t1": "2024-01-01T00:00:00.000000100Z", "t2": "2024-01-01T00:00:00.000000600Z", "d": "1ns",
+            "ts": ["2024-01-01T00:00:00.000000599Z"], "ds": {"a": "1999ns"}}
+    made = requests.post(coll, json=gadget("g1", good))
+    assert made.status_code == 201, made.text
+    bad = {"t1": "2024-01-01T00:00:00.000000600Z", "t2": "2024-01-01T00:00:00.000000100Z", "d": "2ns",
+           "ts": ["2024-01-01T00:00:00.000000100Z"], "ds": {"a": "2001ns"}}
+    message, _ = refused(requests.post(coll, json=gadget("g2", bad)))
+    assert message == ('[spec: Invalid value: "object": t2 is not after t1, spec: Invalid value: "object": not 500ns '
+                       'apart, spec: Invalid value: "object": d is not 1ns, spec: Invalid value: "object": a time is '
+                       'not before t2, spec: Invalid value: "object": a duration is too long]')
+
+
+def test_a_date_time_field_rule_prints_its_nanoseconds(srv):
+    """`string(self.at)` of a `date-time` field is Go's RFC3339Nano of the parsed time, every digit kept."""
+    coll = served(srv, spec_schema({"at": {"type": "string", "format": "date-time"}}, [
+        {"rule": "string(self.at) == '2024-01-01T00:00:00.123456789Z'", "messageExpression": "string(self.at)"}]))
+    assert requests.post(coll, json=gadget("g1", {"at": "2024-01-01T00:00:00.123456789Z"})).status_code == 201
+    message, _ = refused(requests.post(coll, json=gadget("g2", {"at": "2024-01-01T00:00:00.123456780Z"})))
+    assert message == 'spec: Invalid value: "object": 2024-01-01T00:00:00.12345678Z'
+
+
+def test_a_map_is_indexed_by_a_number_of_another_numeric_type(srv):
+    """cel-go's map `Find` (`common/types/map.go`) finds a double or uint key as the int it equals (and the reverse);
+    a double with a fraction is `no such key`."""
+    coll = served(srv, spec_schema({"n": {"type": "number"}}, [
+        {"rule": "{1: 'a', 2: 'b'}[dyn(self.n)] == 'b'", "message": "not b"},
+        {"rule": "dyn(self.n) in {2u: true} && dyn(uint(self.n)) in {2: true}", "message": "not in"}]))
+    assert requests.post(coll, json=gadget("g1", {"n": 2})).status_code == 201
+    message, _ = refused(requests.post(coll, json=gadget("g2", {"n": 2.5})))
+    assert message == ('[spec: Invalid value: "object": no such key: 2.5 evaluating rule: not b, '
+                       'spec: Invalid value: "object": not in]')
+
+
+def test_an_optional_old_self_transition_rule_sees_nanoseconds(srv):
+    """`optionalOldSelf: true`: `oldSelf.value().at` is the old time to the nanosecond, so moving `at` back 100 ns
+    breaks `self.at >= oldSelf.value().at` (Python's microseconds saw the two as equal)."""
+    coll = served(srv, spec_schema({"at": {"type": "string", "format": "date-time"}}, [
+        {"rule": "!oldSelf.hasValue() || self.at >= oldSelf.value().at", "optionalOldSelf": True,
+         "message": "at moved back"}]))
+    assert requests.post(coll, json=gadget("g1", {"at": "2024-01-01T00:00:00.000000200Z"})).status_code == 201
+    message, _ = refused(requests.patch(f"{coll}/g1", json={"spec": {"at": "2024-01-01T00:00:00.000000100Z"}},
+                                        headers=MERGE))
+    assert message == 'spec: Invalid value: "object": at moved back'
+
+
+def test_a_message_expression_formats_a_duration_field_to_the_nanosecond(srv):
+    """`'%s'.format([self.d])` prints cel-go's `string()` of the duration (`ext/formatting.go`), every digit."""
+    coll = served(srv, spec_schema({"d": {"type": "string", "format": "duration"}}, [
+        {"rule": "self.d < duration('1us')", "messageExpression": "'d is %s'.format([self.d])"}]))
+    message, _ = refused(requests.post(coll, json=gadget("g1", {"d": "1000001ns"})))
+    assert message == 'spec: Invalid value: "object": d is 0.001000001s'

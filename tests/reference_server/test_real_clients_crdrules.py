@@ -63,3 +63,22 @@ def test_kubectl_apply_of_a_crd_over_the_cost_budget(kube: Kube, tmp_path: Path)
     assert kube.ok("apply", "-f", _file(tmp_path, "costly.json", body)) == \
         f"customresourcedefinition.apiextensions.k8s.io/gadgets.{group} created\n"
     kube.http.delete(f"{kube.server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{group}")
+
+
+def test_kubectl_apply_of_times_500ns_apart(kube: Kube, tmp_path: Path) -> None:
+    """A rule ordering two `date-time` fields sees the nanoseconds cel-go's `strfmt.ParseDateTime` keeps
+    (apiserver `pkg/cel/common/values.go`): 500 ns apart they are ordered, not equal."""
+    group = f"k{uuid.uuid4().hex[:8]}.example.com"
+    body = _crd(group, "true")
+    spec = body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"] = {"t1": {"type": "string", "format": "date-time"},
+                          "t2": {"type": "string", "format": "date-time"}}
+    spec["x-kubernetes-validations"] = [{"rule": "self.t2 > self.t1", "message": "t2 must be after t1"}]
+    kube.ok("apply", "-f", _file(tmp_path, "crd.json", body))
+    gadget = {"apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "g1"},
+              "spec": {"t1": "2024-01-01T00:00:00.000000600Z", "t2": "2024-01-01T00:00:00.000000100Z"}}
+    err = kube.fails("apply", "-f", _file(tmp_path, "g1.json", gadget))
+    assert err == 'The Gadget "g1" is invalid: spec: Invalid value: "object": t2 must be after t1\n', err
+    gadget["spec"] = {"t1": "2024-01-01T00:00:00.000000100Z", "t2": "2024-01-01T00:00:00.000000600Z"}
+    assert kube.ok("apply", "-f", _file(tmp_path, "g1.json", gadget)) == f"gadget.{group}/g1 created\n"
+    kube.http.delete(f"{kube.server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{group}")

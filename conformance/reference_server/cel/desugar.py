@@ -37,8 +37,13 @@ cel-rust's own operators:
   `date-time` fields): `a + b`, `a - b` of durations and timestamps computed exactly, with cel-go's overflow
   checks;
 - `EXACT` (the program the engine runs again after cel-rust refused an operation: `no such overload`, an
-  overflow, an index's type): also `a * b` of uints, `l[d]` of a double, `v.f` and `has(v.f)` of a value that is
-  not a map, as cel-go reads them."""
+  overflow, an index's type, a missing numeric key): also `a * b` of uints, `l[d]` of a double, `m[k]` of a
+  number of another numeric type (libs/mapkeys.py), `v.f` and `has(v.f)` of a value that is not a map, as cel-go
+  reads them;
+- where the expression can make a map with numeric keys (a map literal's non-string key, `transformMap`, a
+  policy's `variables`): `k in m`, `a == b` and `a != b` find keys of another numeric type (libs/mapkeys.py);
+- with a CRD's paths to `date-time`/`duration` fields (exacttime.py): each read of one converted from the exact
+  text its value may come as; at `TIME`, `s.format(args)` given each argument's exact text (`format_exact`)."""
 from __future__ import annotations
 
 import re
@@ -46,20 +51,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..godur import DurationError, parse_duration
-from .libs import arith
+from . import exacttime
+from .libs import arith, mapkeys
 from .libs.conversions import REPLACED, WRAPPED, go_duration, go_timestamp
 from .libs.values import TYPE_KEY, LibraryError, type_name
-from .parser import Node, ParseError, children, parse, qualified_name
+from .parser import Node, ParseError, children, optional_chain as _optional_chain, parse, qualified_name
 from .types import TYPE_IDENTS
-
-
-def _optional_chain(node: Node | None) -> bool:
-    """Whether `node` is an optional selection or index, or a selection or index of one."""
-    while node is not None and node.kind in ("select", "index"):
-        if node.optional:
-            return True
-        node = node.target
-    return False
 
 
 _COMPREHENSIONS = frozenset({"all", "exists", "exists_one", "map", "filter"})
@@ -156,9 +153,12 @@ def _negation(node: Node) -> bool:
     return node.kind == "unary" and node.value == "-_"
 
 
-def _arith(node: Node, level: int) -> bool:
-    """Whether `node` is an operation this level rewrites (beyond conversions)."""
+def _arith(node: Node, level: int, maps: bool = False) -> bool:
+    """Whether `node` is an operation this level rewrites (beyond conversions); `maps`: the expression can make a
+    map with numeric keys, so `in`, `==` and `!=` find a key of another numeric type (libs/mapkeys.py)."""
     if _negation(node):
+        return True
+    if (maps or level >= EXACT) and _map_operation(node):
         return True
     if level >= TIME and node.kind == "binary" and node.value in ("_+_", "_-_"):
         return True
@@ -169,6 +169,32 @@ def _arith(node: Node, level: int) -> bool:
     if node.kind in ("index", "select") and not node.optional and not _optional_chain(node.target):
         return node.kind == "index" or _field_selection(node)
     return False
+
+
+def _map_operation(node: Node) -> bool:
+    """`k in c`, unless `c` is a list literal (cel-rust's list `in` is cel-go's) or `k` a string literal; or
+    `a == b`, `a != b` of operands that may be maps (not literals of another kind)."""
+    if node.kind != "binary":
+        return False
+    if node.value in ("_==_", "_!=_"):
+        return not any(a.kind in ("lit", "list") for a in node.args)
+    return node.value == "@in" and node.args[1].kind != "list" \
+        and not (node.args[0].kind == "lit" and node.args[0].value[0] == "string")
+
+
+def _numeric_maps(node: Node | None) -> bool:
+    """Whether the expression can make a map with keys that are not strings: a map literal whose key is not a
+    string literal, `transformMap`/`transformMapEntry`, or a policy's `variables` (made by other expressions). A
+    custom resource's, a request's and a parameter object's maps come from JSON: string keys."""
+    if node is None:
+        return False
+    if node.kind == "map" and any(not (k.kind == "lit" and k.value[0] == "string") for k, _, _ in node.entries):
+        return True
+    if node.kind == "call" and node.value in ("transformMap", "transformMapEntry"):
+        return True
+    if node.kind == "ident" and node.value == "variables":
+        return True
+    return any(_numeric_maps(n) for n in children(node))
 
 
 def _field_selection(node: Node) -> bool:
@@ -187,16 +213,21 @@ def _matches(node: Node) -> bool:
         and len(node.args) == (1 if node.target is not None else 2)
 
 
-def _needs_rewrite(node: Node | None, types: bool = False, level: int = PLAIN) -> bool:
+def _format_call(node: Node) -> bool:
+    """`s.format(args)`: at TIME, its durations and timestamps handed over with their exact texts."""
+    return node.kind == "call" and node.value == "format" and node.target is not None and len(node.args) == 1
+
+
+def _needs_rewrite(node: Node | None, types: bool = False, level: int = PLAIN, maps: bool = False) -> bool:
     if node is None:
         return False
-    if _conversion(node) or _matches(node) or _arith(node, level):
+    if _conversion(node) or _matches(node) or _arith(node, level, maps) or (level >= TIME and _format_call(node)):
         return True
     if node.optional or node.opt_elems or any(opt for _, _, opt in node.entries) or _two_var(node):
         return True
     if types and (_type_call(node) or _type_named(node)):
         return True
-    return any(_needs_rewrite(n, types, level) for n in children(node))
+    return any(_needs_rewrite(n, types, level, maps) for n in children(node))
 
 
 def _bind(value: str, body: str, name: str = "__ea") -> str:
@@ -206,19 +237,30 @@ def _bind(value: str, body: str, name: str = "__ea") -> str:
 
 class _Emitter:
     def __init__(self, src: str, subst: dict[str, str] | None = None, types: bool = False,
-                 bound: frozenset[str] = frozenset(), level: int = PLAIN):
+                 bound: frozenset[str] = frozenset(), level: int = PLAIN, maps: bool = False,
+                 times: tuple[dict[int, str], frozenset[int]] = ({}, frozenset())):
         self.src, self.subst, self.types, self.bound, self.level = src, subst or {}, types, bound, level
+        # `times`: the nodes that read a duration or timestamp field (exacttime.py), and the nodes holding them
+        self.maps, self.times = maps, times
 
     def inner(self, *bound: str, extra: dict[str, str] | None = None) -> _Emitter:
         """The emitter for a body where `bound` names are a macro's own (they shadow a substitution, and a type
         name)."""
         subst = {k: v for k, v in self.subst.items() if k not in bound}
-        return _Emitter(self.src, {**subst, **(extra or {})}, self.types, self.bound | set(bound), self.level)
+        return _Emitter(self.src, {**subst, **(extra or {})}, self.types, self.bound | set(bound), self.level,
+                        self.maps, self.times)
 
     def __call__(self, node: Node) -> str:
-        if not self.subst and not _needs_rewrite(node, self.types, self.level):
+        marks = self.times[0]
+        if id(node) in marks:  # a duration or timestamp field, read exactly
+            return exacttime.wrap_source(self.emit(node), marks[id(node)])
+        return self.emit(node)
+
+    def emit(self, node: Node) -> str:
+        if not self.subst and id(node) not in self.times[1] \
+                and not _needs_rewrite(node, self.types, self.level, self.maps):
             return self.src[node.start:node.end]
-        if _arith(node, self.level):
+        if _arith(node, self.level, self.maps):
             return self.arith(node)
         kind = node.kind
         named = _type_named(node) if self.types else None
@@ -281,7 +323,13 @@ class _Emitter:
             return _bind(self(node.target), f"type(__ea) == map ? {select} : __no_field(__ea, {node.value!r})")
         left, right = (self(a) for a in ([node.target, node.args[0]] if node.kind == "index" else node.args))
         if node.kind == "index":
-            body = "type(__eb) == double && type(__ea) == list ? __ea[__list_index(__eb)] : __ea[__eb]"
+            body = (f"type(__ea) == map ? ({mapkeys.index_source('__ea', '__eb')}) : "
+                    "type(__eb) == double && type(__ea) == list ? __ea[__list_index(__eb)] : __ea[__eb]")
+        elif node.value == "@in":
+            body = mapkeys.contains_source("__ea", "__eb")
+        elif node.value in ("_==_", "_!=_"):
+            body = mapkeys.equal_source("__ea", "__eb")
+            body = body if node.value == "_==_" else f"!({body})"
         elif node.value == "_*_":
             body = "type(__ea) == uint && type(__eb) == uint ? uint(__umul(__ea, __eb)) : __ea * __eb"
         else:
@@ -312,6 +360,9 @@ class _Emitter:
             if name in REPLACED:
                 return f"{REPLACED[name]}({self(args[0])})"
             return f"{name}({WRAPPED[name]}({self(args[0])}))"
+        if self.level >= TIME and _format_call(node):  # libs/strformat.py `format_exact`
+            pairs = f"type(__ef) == list ? __ef.map(__eg, [__eg, {_EXACT_TEXT.format(v='__eg')}]) : __ef"
+            return f"__format_exact({self(target)}, {_bind(self(args[0]), pairs, '__ef')})"
         if _matches(node):
             operands = ([target] if target is not None else []) + list(args)
             return f"__matches({', '.join(self(a) for a in operands)})"
@@ -352,13 +403,15 @@ class _Emitter:
         return f"__merge({keys}.map({first}, {rest[-1]}))"
 
 
-def desugar(expression: str, level: int = PLAIN) -> str | None:
-    """`expression` rewritten for cel-rust (with `level` of cel-go's arithmetic), or None when it needs no rewrite
-    or our parser cannot read it."""
+def desugar(expression: str, level: int = PLAIN, times: exacttime.TimePaths = frozenset()) -> str | None:
+    """`expression` rewritten for cel-rust (with `level` of cel-go's arithmetic; `times`: the paths from `self` to
+    fields holding durations or timestamps, read exactly), or None when it needs no rewrite or our parser cannot
+    read it."""
     try:
         tree = parse(expression)
-        types = _asks_types(tree)
-        return _Emitter(expression, types=types, level=level)(tree) if _needs_rewrite(tree, types, level) else None
+        types, maps, marked = _asks_types(tree), _numeric_maps(tree), exacttime.mark(tree, times)
+        return _Emitter(expression, types=types, level=level, maps=maps, times=marked)(tree) \
+            if marked[0] or _needs_rewrite(tree, types, level, maps) else None
     except (ParseError, RecursionError):
         return None
 
@@ -472,5 +525,5 @@ def type_of(value: Any, builtin: str) -> dict[str, Any]:
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "__type": type_of, "__opt_select": opt_select, "__opt_has": opt_has, "__opt_index": opt_index, "__opt_list": opt_list, "__opt_map": opt_map,
-    "__keys": keys, "__at": at, "__pairs": pairs, "__merge": merge, **arith.FUNCTIONS,
+    "__keys": keys, "__at": at, "__pairs": pairs, "__merge": merge, **arith.FUNCTIONS, **mapkeys.FUNCTIONS,
 }

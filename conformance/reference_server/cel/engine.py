@@ -29,6 +29,7 @@ from typing import Any, Iterable
 from . import syntax
 from .library import FUNCTIONS
 from .desugar import EXACT, NAMESPACES, PLAIN, TIME, desugar
+from .exacttime import TimePaths
 
 # qualified function and type names (`math.greatest`, `net.IP`) parse here as variable references: never
 # "undeclared" (the checker judges them)
@@ -45,7 +46,16 @@ _CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|stri
 _TIME = re.compile(r"(?<![\w.])(?:duration|timestamp)\s*\(")
 # cel-rust's refusals of an operation cel-go may compute or word otherwise: the expression runs again with cel-go's
 # arithmetic (desugar.py's EXACT)
-_RETRY = ("No such overload", "Unsupported operation", "Unexpected type", "Arithmetic overflow")
+_RETRY = ("No such overload", "Unsupported operation", "Unexpected type", "Arithmetic overflow",
+          "Value of type float cannot be used as a map key")
+# a missing key that is a number: cel-go may find it as a number of another type (libs/mapkeys.py), so the
+# expression runs again with cel-go's lookups
+_NUMERIC_KEY = re.compile(r"-?[0-9]+")
+# an `in`, `==` or `!=` in an expression that may make a map with numeric keys (desugar.py `_numeric_maps`
+# decides)
+_OPS = r"(?:(?<![\w.])in(?!\w)|==|!=)"
+_MAKERS = r"(?:\{|transformMap|variables)"
+_IN_NUMERIC_MAP = re.compile(rf"{_OPS}[\s\S]*{_MAKERS}|{_MAKERS}[\s\S]*{_OPS}")
 # a `matches` call: Go's regexp rather than cel-rust's (desugar.py)
 _MATCHES = re.compile(r"(?<!\w)matches\s*\(")
 # how cel-rust reports an exception a library function raised: the exception's own text is cel-go's
@@ -161,17 +171,18 @@ def error_text(message: str) -> str:
 class Program:
     """A compiled expression and the library functions it calls."""
 
-    __slots__ = ("expression", "_program", "_functions", "_exact")
+    __slots__ = ("expression", "_program", "_functions", "_exact", "_times")
 
-    def __init__(self, expression: str, program: Any, functions: dict[str, Any], exact: bool = False):
-        self.expression, self._program, self._functions = expression, program, functions
+    def __init__(self, expression: str, program: Any, functions: dict[str, Any], exact: bool = False,
+                 times: TimePaths = frozenset()):
+        self.expression, self._program, self._functions, self._times = expression, program, functions, times
         # the program with cel-go's arithmetic (desugar.py's EXACT), made on first need; False: none (this is it,
         # or it does not compile)
         self._exact: Program | bool | None = False if exact else None
 
     def _exact_program(self) -> Program | None:
         if self._exact is None:
-            self._exact = _exact_program(self.expression) or False
+            self._exact = _exact_program(self.expression, self._times) or False
         return self._exact or None
 
     def evaluate(self, activation: dict[str, Any]) -> Any:
@@ -179,7 +190,11 @@ class Program:
         try:
             return self._program.execute({**activation, **self._functions} if self._functions else activation)
         except KeyError as exc:
-            raise EvalError(f"no such key: {exc.args[0] if exc.args else ''}") from None
+            key = exc.args[0] if exc.args else ''
+            exact = self._exact_program() if _NUMERIC_KEY.fullmatch(str(key)) else None
+            if exact is not None:
+                return exact.evaluate(activation)
+            raise EvalError(f"no such key: {key}") from None
         except ZeroDivisionError as exc:  # cel-go's errDivideByZero, errModulusByZero
             raise EvalError("modulus by zero" if "modulo" in str(exc) else "division by zero") from None
         except IndexError as exc:
@@ -272,10 +287,11 @@ def _is_panic(exc: BaseException) -> bool:
     return type(exc).__name__ == "PanicException"
 
 
-def _compiled(expression: str, durations: bool = False) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:
+def _compiled(expression: str, durations: bool = False, times: TimePaths = frozenset()
+              ) -> tuple[Any, tuple[str, ...], tuple[str, ...], str] | str:
     """cel-rust's program of `expression` (rewritten by desugar.py where needed; `durations`: its inputs may hold
-    durations or timestamps), its free variables and functions, and the source it compiled; or the issues
-    text."""
+    durations or timestamps; `times`: the paths to those of `self`, exacttime.py), its free variables and
+    functions, and the source it compiled; or the issues text."""
     if len(expression) <= MAX_CODE_POINTS:
         issues = _syntax_issues(expression)
         if issues:
@@ -286,9 +302,9 @@ def _compiled(expression: str, durations: bool = False) -> tuple[Any, tuple[str,
     # two-variable comprehensions parse in cel-rust but do not run: rewritten first (desugar.py), as are
     # conversions, negations and, in an expression that makes durations or timestamps, `+` and `-`
     level = TIME if durations or _TIME.search(expression) else PLAIN
-    source = (desugar(expression, level) if level == TIME or _TWO_VAR_CALL.search(expression)
+    source = (desugar(expression, level, times) if level == TIME or _TWO_VAR_CALL.search(expression)
               or _TYPES.search(expression) or _CONVERSIONS.search(expression) or _MATCHES.search(expression)
-              or "-" in expression else None) or expression
+              or "-" in expression or _IN_NUMERIC_MAP.search(expression) else None) or expression
     try:
         program = _native_compile(source)
     except ValueError as exc:
@@ -310,19 +326,22 @@ def _compiled(expression: str, durations: bool = False) -> tuple[Any, tuple[str,
     return program, tuple(program.variables()), tuple(program.functions()), source
 
 
-def compile_expression(expression: str, declared: Iterable[str], durations: bool = False) -> Program:
+def compile_expression(expression: str, declared: Iterable[str], durations: bool = False,
+                       times: TimePaths = frozenset()) -> Program:
     """Parse `expression`; refuse a free variable that is not `declared` (cel-go's `undeclared reference`).
     `durations`: the inputs may hold durations or timestamps (a CRD's `duration`/`date-time` fields), so `+` and
-    `-` check them as cel-go does even where the expression makes none."""
-    out = _checked(expression, frozenset(declared), durations)
+    `-` check them as cel-go does even where the expression makes none; `times`: the paths from `self` to such
+    fields, whose values may come as exact texts (exacttime.py)."""
+    out = _checked(expression, frozenset(declared), durations or bool(times), times)
     if isinstance(out, str):
         raise CompileError(out)
     return out
 
 
 @lru_cache(maxsize=4096)
-def _checked(expression: str, declared: frozenset[str], durations: bool = False) -> Program | str:
-    out = _compiled(expression, durations)
+def _checked(expression: str, declared: frozenset[str], durations: bool = False,
+             times: TimePaths = frozenset()) -> Program | str:
+    out = _compiled(expression, durations, times)
     if isinstance(out, str):
         return out
     program, variables, functions, source = out
@@ -332,7 +351,7 @@ def _checked(expression: str, declared: frozenset[str], durations: bool = False)
         if name in declared or name in bound or name in _NAMESPACES or name in FUNCTIONS or name in TYPE_NAMES:
             continue
         return _undeclared(expression, name)
-    return Program(expression, program, _library(variables, functions))
+    return Program(expression, program, _library(variables, functions), times=times)
 
 
 def _library(variables: Iterable[str], functions: Iterable[str]) -> dict[str, Any]:
@@ -343,10 +362,10 @@ def _library(variables: Iterable[str], functions: Iterable[str]) -> dict[str, An
     return {f: FUNCTIONS[f] for f in names if f in FUNCTIONS}
 
 
-def _exact_program(expression: str) -> Program | None:
+def _exact_program(expression: str, times: TimePaths = frozenset()) -> Program | None:
     """`expression` with cel-go's arithmetic throughout (desugar.py's EXACT), None when that rewrite is the program
     already run or cel-rust refuses it (its nesting limit)."""
-    source = desugar(expression, EXACT)
+    source = desugar(expression, EXACT, times)
     if source is None:
         return None
     try:

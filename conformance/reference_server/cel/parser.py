@@ -271,6 +271,15 @@ def children(node: Node) -> tuple[Node | None, ...]:
     return (node.target, *node.args, *(x for k, v, _ in node.entries for x in (k, v)))
 
 
+def optional_chain(node: Node | None) -> bool:
+    """Whether `node` is an optional selection or index (`.?f`, `[?k]`), or a selection or index of one."""
+    while node is not None and node.kind in ("select", "index"):
+        if node.optional:
+            return True
+        node = node.target
+    return False
+
+
 def qualified_name(node: Node) -> str | None:
     """`containers.ToQualifiedName`: `a.b.c` for a chain of (non-optional) selections on an identifier."""
     if node.kind == "ident":

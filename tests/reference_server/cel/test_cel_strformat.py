@@ -70,3 +70,15 @@ def test_literal_format_strings_are_checked(expression: str, issue: str) -> None
 
 def test_format_arguments_of_unknown_type_pass() -> None:
     assert compile_detail("'%d %s'.format([object.x, [1, 'a']]) != ''", declared(), ("bool",)) is None
+
+
+@pytest.mark.parametrize("expression, output", [
+    ("'%s'.format([duration('1ns')])", "0.000000001s"),
+    ("'%s, %s'.format([duration('1h') + duration('1ns'), timestamp('2024-01-01T00:00:00.000000001Z')])",
+     "3600.000000001s, 2024-01-01T00:00:00.000000001Z"),
+    ("'%s'.format([duration('1h45m47s')]) + ' ' + '%s'.format([7])", "6347s 7"),
+])
+def test_durations_and_timestamps_print_their_nanoseconds(expression: str, output: str) -> None:
+    """cel-go prints a duration or timestamp argument by `string()` of it (`ext/formatting.go` `FormatString`),
+    nanoseconds and all: desugar.py hands them over with cel-rust's exact texts (`format_exact`)."""
+    assert compile_expression(expression, []).evaluate({}) == output

@@ -15,23 +15,37 @@ from collections.abc import Callable
 from typing import Any
 
 from ...gofmt import format_float as go_float
+from .arith import exact_nanos, exact_time
 from .values import LibraryError, runtime_type
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
+class _ExactDuration(datetime.timedelta):
+    """A duration with its nanoseconds (`format_exact`): Python's own stops at the microsecond."""
+
+    nanos: int
+
+
+class _ExactTime(datetime.datetime):
+    """A timestamp with the nanoseconds of its second (`format_exact`)."""
+
+    nanos: int
+
+
 def _duration(d: datetime.timedelta) -> str:
-    micros = d // datetime.timedelta(microseconds=1)
-    seconds, frac = divmod(abs(micros), 1_000_000)
-    text = f"{seconds}" + (f".{frac:06d}".rstrip("0") if frac else "")
-    return ("-" if micros < 0 else "") + text + "s"
+    nanos = d.nanos if isinstance(d, _ExactDuration) else d // datetime.timedelta(microseconds=1) * 1000
+    seconds, frac = divmod(abs(nanos), 1_000_000_000)
+    text = f"{seconds}" + (f".{frac:09d}".rstrip("0") if frac else "")
+    return ("-" if nanos < 0 else "") + text + "s"
 
 
 def _timestamp(t: datetime.datetime) -> str:
+    nanos = t.nanos if isinstance(t, _ExactTime) else t.microsecond * 1000
     t = t.astimezone(datetime.timezone.utc)
     text = t.strftime("%Y-%m-%dT%H:%M:%S")
-    if t.microsecond:
-        text += f".{t.microsecond:06d}".rstrip("0")
+    if nanos:
+        text += f".{nanos:09d}".rstrip("0")
     return text + "Z"
 
 
@@ -239,6 +253,29 @@ def string_format(fmt: Any, args: Any) -> str:
     return "".join(out)
 
 
+def _exact(value: Any, text: str) -> Any:
+    """A duration or timestamp from cel-rust's exact `text` of it (cel/desugar.py), else `value` itself."""
+    if text and isinstance(value, datetime.timedelta):
+        exact = _ExactDuration(microseconds=exact_nanos(text) // 1000)
+        exact.nanos = exact_nanos(text)
+        return exact
+    if text and isinstance(value, datetime.datetime):
+        unix, nanos, offset = exact_time(text)
+        at = datetime.datetime.fromtimestamp(unix, datetime.timezone(datetime.timedelta(seconds=offset)))
+        out = _ExactTime(at.year, at.month, at.day, at.hour, at.minute, at.second, nanos // 1000, at.tzinfo)
+        out.nanos = nanos
+        return out
+    return value
+
+
+def format_exact(fmt: Any, pairs: Any) -> str:
+    """`fmt.format(args)` where desugar.py paired each argument with cel-rust's exact text of it (a duration or a
+    timestamp; '' for others): printed to the nanosecond."""
+    if not isinstance(pairs, (list, tuple)) or not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
+        return string_format(fmt, pairs)
+    return string_format(fmt, [_exact(value, text) for value, text in pairs])
+
+
 _QUOTE = str.maketrans({"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
                         "\v": "\\v", "\\": "\\\\", '"': '\\"'})
 
@@ -250,4 +287,5 @@ def quote(text: Any) -> str:
     return '"' + text.translate(_QUOTE) + '"'
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {"format": string_format, "strings.quote": quote}
+FUNCTIONS: dict[str, Callable[..., Any]] = {"format": string_format, "strings.quote": quote,
+                                            "__format_exact": format_exact}

@@ -166,9 +166,10 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
         return out
     optional = rule.get("optionalOldSelf") is True
     variables = {"self": self_type, "oldSelf": optional_of(self_type) if optional else self_type}
-    durations = holds_durations(schema)
+    from .values import time_paths  # values.py uses this module's `escape`
+    durations, times = holds_durations(schema), time_paths(schema)
     try:
-        program = cel.compile_expression(text, ("self", "oldSelf"), durations)
+        program = cel.compile_expression(text, ("self", "oldSelf"), durations, times)
     except cel.CompileError as exc:
         out.error = f"compilation failed: {exc}"
         return out
@@ -182,13 +183,13 @@ def compile_rule(rule: dict[str, Any], schema: dict[str, Any], self_type: Any, t
     out.uses_old_self, out.cost = uses_old_self(text), runtime
     out.max_cost = cost[1] if cost else 0
     if optional and out.uses_old_self:
-        program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"), durations)
-                        for present in (False, True))
+        program = tuple(cel.compile_expression(_optional_old_self(text, present), ("self", "__oldSelf"), durations,
+                                               times) for present in (False, True))
     out.program = program
     message = str(rule.get("messageExpression") or "")
     if message:
         try:
-            out.message_program = cel.compile_expression(message, ("self", "oldSelf"), durations)
+            out.message_program = cel.compile_expression(message, ("self", "oldSelf"), durations, times)
         except cel.CompileError as exc:
             out.message_error = f"messageExpression compilation failed: {exc}"
             return out

@@ -1,7 +1,11 @@
 """A custom resource's values as its rules see them (`apiserver/pkg/cel/common/values.go` `UnstructuredToVal`):
 property names escaped, numbers doubles, `date-time`/`date` strings timestamps, `duration` strings durations
 (kube-openapi's `strfmt.ParseDuration`: godur.py's Go grammar, then strfmt's own), `byte` strings bytes, the
-metadata of a resource root reduced to `name` and `generateName`."""
+metadata of a resource root reduced to `name` and `generateName`.
+
+A timestamp or duration with digits finer than a microsecond (Python's `datetime`/`timedelta` stop there) is
+handed over as the exact text cel-rust's `timestamp()`/`duration()` read, and `time_paths` tells the rule's
+compiler where such values may be (cel/exacttime.py converts them where the rule reads them)."""
 from __future__ import annotations
 
 import base64
@@ -10,6 +14,9 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ...cel.exacttime import ITEMS, VALUES, TimePaths
+from ...cel.libs.arith import rust_duration, timestamp_text
+from ...cel.libs.conversions import parse_rfc3339
 from ...godur import DurationError, parse_duration
 from .compiler import escape
 
@@ -87,17 +94,51 @@ def _strfmt_duration(text: str) -> int:
 strfmt_duration = _strfmt_duration  # for the schema's `format: duration` check (registry/crformats.py)
 
 
-def _duration(text: str) -> timedelta:
-    seconds, ns = divmod(_strfmt_duration(text), 10**9)
-    return timedelta(seconds=seconds, microseconds=ns / 1000)
+def _duration(text: str) -> timedelta | str:
+    """A `timedelta`, or the exact text of a duration with digits finer than a microsecond."""
+    nanos = _strfmt_duration(text)
+    if nanos % 1000:
+        return rust_duration(nanos)
+    return timedelta(microseconds=nanos // 1000)
 
 
 def _date(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
 
 
-def _date_time(text: str) -> datetime:
+def _date_time(text: str) -> datetime | str:
+    """A `datetime`, or the exact text of an RFC 3339 time with digits finer than a microsecond."""
+    exact = parse_rfc3339(text) if _FINE.search(text) else None
+    if exact is not None and exact[1] % 1000:
+        return timestamp_text(*exact)
     return datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+
+
+_EXACT_KINDS = {"date-time": "timestamp", "duration": "duration"}
+_FINE = re.compile(r"[.,][0-9]{7}")  # a fraction finer than microseconds (else the datetime is exact)
+
+
+def time_paths(schema: Any, resource_root: bool = False) -> TimePaths:
+    """The paths (cel/exacttime.py's steps, as `to_cel` names them) from a node to its `date-time` and `duration`
+    fields: where a value may come as an exact text."""
+    out: set[tuple[tuple[str, ...], str]] = set()
+    todo: list[tuple[Any, tuple[str, ...], bool]] = [(schema, (), resource_root)]
+    while todo:
+        node, path, root = todo.pop()
+        if not isinstance(node, dict):
+            continue
+        if node.get("type") == "string" and node.get("format") in _EXACT_KINDS:
+            out.add((path, _EXACT_KINDS[node["format"]]))
+            continue
+        root = root or bool(node.get("x-kubernetes-embedded-resource"))
+        props = node.get("properties")
+        for k, sub in (props.items() if isinstance(props, dict) else ()):
+            escaped = escape(k)
+            if escaped is not None and not (root and k == "metadata"):
+                todo.append((sub, path + (escaped,), False))
+        todo.append((node.get("additionalProperties"), path + (VALUES,), False))
+        todo.append((node.get("items"), path + (ITEMS,), False))
+    return frozenset(out)
 
 
 _FORMATS = {"date-time": _date_time, "date": _date, "duration": _duration,
