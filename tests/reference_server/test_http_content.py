@@ -214,3 +214,26 @@ def test_a_named_group_kind_posted_as_yaml(http, url, namespaces):
     r = http.post(path, data=body.replace("apps/v1", "apps/v2"), headers={"Content-Type": "application/yaml"})
     assert r.status_code == 400 and r.json()["message"] == (
         "the API version in the data (apps/v2) does not match the expected API version (apps/v1)")
+
+
+def test_a_named_group_kind_is_decoded_into_its_go_type(http, url, namespaces):
+    """A Deployment whose `replicas` is a string does not decode into apps/v1's Go type: a create is refused 400 with
+    encoding/json's words (it was stored), a patch whose result no longer decodes is the 422 `patch` Invalid."""
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
+    body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"replicas": "x", "selector": {"matchLabels": {"a": "b"}},
+                     "template": {"metadata": {"labels": {"a": "b"}},
+                                  "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    r = http.post(path, json=body)
+    assert r.status_code == 400 and r.json()["message"] == (
+        'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct '
+        "field DeploymentSpec.spec.replicas of type int32")
+    body["spec"]["replicas"] = 2
+    assert http.post(path, json=body).status_code == 201
+    r = http.patch(f"{path}/d", data='{"spec":{"paused":"yes"}}',
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 422 and r.json()["details"]["causes"][0]["field"] == "patch"
+    assert r.json()["message"].endswith(
+        "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.paused of type bool")
+    assert http.get(f"{path}/d").json()["spec"].get("paused") is None

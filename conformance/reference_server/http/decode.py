@@ -135,11 +135,13 @@ def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
     return gotypes.object_meta_error(obj, kind)  # a kind outside the field model: its ObjectMeta at least
 
 
-def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch: Any) -> None:
+def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch: Any,
+                     message: str | None = None) -> None:
     """A patch whose result no longer decodes into the Go type: `422 Invalid` on field `patch`
     (`handlers/patch.go`: `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`).
-    The value is the patched JSON (JSON and merge patch) or the patch map printed with `%+v` (strategic)."""
-    err = check_go_types(patched, kind)
+    The value is the patched JSON (JSON and merge patch) or the patch map printed with `%+v` (strategic).
+    `message`: the field model's message of a named group's kind (else the core kind's, by `kind`)."""
+    err = gotypes.type_error(patched, message) if message is not None else check_go_types(patched, kind)
     if err is None:
         return
     shown = go_map_format(patch) if patch_type.startswith("application/strategic") else \

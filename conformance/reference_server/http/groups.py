@@ -13,6 +13,8 @@ from typing import Any, Callable
 from .. import apierrors as E
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..registry import GenericStore, Registry
+from ..wire import gotypes
+from ..wire.schema import GROUP_KINDS
 from . import extensions, hooks
 from .decode import JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, decode_body, decode_value, media_type, parse_raw, summarize
 from .router import Route
@@ -227,13 +229,25 @@ def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore)
 
 
 def check_shape(store: GenericStore, obj: dict[str, Any]) -> None:
-    """400 when the object does not fit its kind's JSON shape (`wire.openapi.type_error`), as a typed decoder
-    refuses it, before any strategy walks it."""
-    check = hooks.wire_attr("openapi", "type_error")
+    """400 when the object does not decode into its kind's Go type, as a typed decoder refuses it, before any
+    strategy walks it: the field model's scalar types (`wire.gotypes`, for the built-in kinds it describes: a
+    `replicas: "x"`), then the JSON shape of its OpenAPI schema (`wire.openapi.type_error`)."""
     kind, version = store.info.kind, store.version  # type: ignore[attr-defined]
-    err = check(store.group, version, kind, obj) if check is not None else None  # type: ignore[attr-defined]
+    err = None
+    message = go_message(store.group, version, kind)  # type: ignore[attr-defined]
+    if message is not None:
+        err = gotypes.type_error(obj, message)
+    if err is None:
+        check = hooks.wire_attr("openapi", "type_error")
+        err = check(store.group, version, kind, obj) if check is not None else None  # type: ignore[attr-defined]
     if err:
         raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}')
+
+
+def go_message(group: str, version: str, kind: str) -> str | None:
+    """The field model's message of a named group's kind (`wire.schema.GROUP_KINDS`), or None."""
+    found = GROUP_KINDS.get(f"{group}/{version}")
+    return f"{found[0]}.{kind}" if found is not None and kind in found[1] else None
 
 
 def decode_unstored_body(content_type: str | None, raw: bytes, api_version: str, kind: str,

@@ -28,6 +28,7 @@ from ..storage.offload import Offload
 from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
+from .groups import go_message
 from ..fieldmanager import manager_or_user_agent
 from ..fieldmanager.scale import typed_patch_error
 from ..wire.textdecode import loads_yaml
@@ -427,7 +428,8 @@ class Handlers:
         """What every patched object goes through before the registry: it must still decode into the kind."""
         check_depth(patched)
         patched["kind"], patched["apiVersion"] = store.info.kind, "v1"
-        patch_type_error(patched, _schema_kind(store), ctype, patch)
+        patch_type_error(patched, _schema_kind(store), ctype, patch,
+                         go_message(store.group, store.version, store.info.kind) if route.group else None)
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
             patched["metadata"] = {}
         warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
