@@ -153,10 +153,13 @@ def test_wrong_shapes_are_400_not_500(http, url, namespaces, group, plural, body
     assert st["code"] == 400 and "json: cannot unmarshal" in st["message"], st
 
 
-def test_patch_to_a_wrong_shape_is_400(http, url, namespaces):
+def test_patch_to_a_wrong_shape_is_the_patch_invalid(http, url, namespaces):
+    """handlers/patch.go: a patched object that no longer decodes is `NewInvalid(GroupKind{}, "", patch: ...)`, a
+    422 (as for the core kinds), not the 400 of a body that does not decode."""
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
     assert http.post(base, json=DEPLOYMENT).status_code == 201
     st = status_of(http.patch(f"{base}/web", data='{"spec":{"template":5}}',
                               headers={"Content-Type": "application/merge-patch+json"}))
-    assert st["code"] == 400 and "json: cannot unmarshal number" in st["message"]
+    assert st["code"] == 422 and "json: cannot unmarshal number" in st["message"]
+    assert st["details"]["causes"][0]["field"] == "patch"

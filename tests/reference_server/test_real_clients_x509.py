@@ -259,7 +259,7 @@ def test_a_user_certificate_issued_through_a_csr_authenticates(kind, tmp_path) -
                  "usages": ["client auth"]}}))
     assert _kubectl(kubeconfig, tmp_path, "create", "-f", str(manifest)).returncode == 0
     approve = _kubectl(kubeconfig, tmp_path, "certificate", "approve", "jane")
-    assert (approve.returncode, approve.stdout) == (0, "certificatesigningrequest.certificates.k8s.io/jane approved\n")
+    assert (approve.returncode, approve.stdout) == (0, "certificatesigningrequest.certificates.k8s.io/jane approved\n"), approve.stderr
     admin = _session(srv, _admin_files(kubeconfig))
     deadline, issued = time.monotonic() + 30, ""
     while not issued and time.monotonic() < deadline:  # the signer is a controller: poll with a timeout

@@ -180,6 +180,11 @@ def _one(f: schema.Field, v: Any, struct: str, path: str) -> str | None:
         return _mismatch(got, struct, path, _go_type(f, element=True)) if got else None
     if f.type in schema.JSON_SCALAR_MESSAGES:
         return _special_error(f.type, v)
+    if f.type in schema.STRING_LIST_MESSAGES:  # `type ExtraValue []string`: an array in JSON
+        if not isinstance(v, list):
+            return _mismatch(kind_word(v), struct, path, _go_type(f, element=True))
+        bad = next((item for item in v if item is not None and not isinstance(item, str)), None)
+        return _mismatch(kind_word(bad), struct, path, "string") if bad is not None else None
     if not isinstance(v, dict):
         return _mismatch(kind_word(v), struct, path, _go_type(f, element=True))
     return _message(v, f.type, path + ".")
