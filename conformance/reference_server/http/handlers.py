@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Any
+from typing import Any, Awaitable
 
 import yaml
 from aiohttp import web
@@ -107,7 +107,8 @@ class Handlers:
         self.webhooks = webhook_admission(ctx.registry, ctx.authorizer)
 
     # ---- dispatch --------------------------------------------------------------------------------
-    async def handle(self, request: web.Request, route: Route) -> web.StreamResponse:
+    def handle(self, request: web.Request, route: Route) -> Awaitable[web.StreamResponse]:
+        """The route's answer, to be awaited (a plain function: one coroutine less on every request's path)."""
         if route.namespace:
             check_path_segment(route.namespace, "Namespace")
         if route.name:
@@ -115,8 +116,8 @@ class Handlers:
         store = self._store(route)
         converter = getattr(store, "converter", None)
         if converter is not None and converter.webhook:  # a custom resource's version its webhook converts
-            return await converting(lambda: self._handle(request, route, store), self.webhooks.service)
-        return await self._handle(request, route, store)
+            return converting(lambda: self._handle(request, route, store), self.webhooks.service)
+        return self._handle(request, route, store)
 
     async def _handle(self, request: web.Request, route: Route, store: GenericStore) -> web.StreamResponse:
         m = request.method
