@@ -237,3 +237,20 @@ def test_a_named_group_kind_is_decoded_into_its_go_type(http, url, namespaces):
     assert r.json()["message"].endswith(
         "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.paused of type bool")
     assert http.get(f"{path}/d").json()["spec"].get("paused") is None
+
+
+def test_a_mistyped_server_side_apply_is_upstreams_500(http, url, namespaces):
+    """structuredMergeManager.Apply: an applied configuration whose numeric field holds a string does not type:
+    500 `failed to create typed patch object (...)`, before any merge, so nothing is stored."""
+    ns = namespaces.create()["metadata"]["name"]
+    body = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: x\n"
+            "  selector: {matchLabels: {a: b}}\n"
+            "  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}\n")
+    path = f"{url}/apis/apps/v1/namespaces/{ns}/deployments/d"
+    r = http.patch(path, data=body, params={"fieldManager": "m"},
+                   headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 500 and r.json() == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 500,
+        "message": f"failed to create typed patch object ({ns}/d; apps/v1, Kind=Deployment): .spec.replicas: "
+                   "expected numeric (int or float), got string"}
+    assert http.get(path).status_code == 404
