@@ -68,6 +68,15 @@ def default_ingress_class(registry: Registry) -> dict[str, Any] | None:
                   if _annotations(c).get(IS_DEFAULT_INGRESS_CLASS) == "true")
 
 
+def claim_class(claim: dict[str, Any]) -> str:
+    """`GetPersistentVolumeClaimClass`: the beta annotation first, then `spec.storageClassName`."""
+    ann = _annotations(claim)
+    if BETA_STORAGE_CLASS in ann:
+        return ann[BETA_STORAGE_CLASS]
+    spec = claim.get("spec") if isinstance(claim.get("spec"), dict) else {}
+    return spec.get("storageClassName") or ""
+
+
 def claim_has_class(claim: dict[str, Any]) -> bool:
     """`PersistentVolumeClaimHasClass`: the beta annotation, or `spec.storageClassName` set (`""` included)."""
     spec = claim.get("spec") if isinstance(claim.get("spec"), dict) else {}

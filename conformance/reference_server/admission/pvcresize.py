@@ -1,9 +1,9 @@
 """PersistentVolumeClaimResize: a claim may grow only when it is bound and its StorageClass allows expansion.
 
 Follows `plugin/pkg/admission/storage/persistentvolume/resize/admission.go` (`Validate`, `allowResize`) and
-`GetPersistentVolumeClaimClass` (pkg/apis/core/helper): on an update of a claim (no subresource) whose
-`spec.resources.requests.storage` grows, `Only bound persistent volume claims can be expanded` unless the stored
-claim is `Bound`, then `only dynamically provisioned pvc can be resized and the storageclass that provisions the
+`GetPersistentVolumeClaimClass` (pkg/apis/core/helper: `defaultclass.claim_class`): on an update of a claim (no
+subresource) whose `spec.resources.requests.storage` grows, `Only bound persistent volume claims can be expanded`
+unless the stored claim is `Bound`, then `only dynamically provisioned pvc can be resized and the storageclass that provisions the
 pvc must support resize` unless both versions name the same non-empty class and that StorageClass has
 `allowVolumeExpansion: true`; both `admission.NewForbidden` (403). A default-on plugin, in every flavour."""
 from __future__ import annotations
@@ -14,17 +14,7 @@ from .. import apierrors as E
 from ..quantity import Quantity
 from ..registry import Registry
 from ..storage import KeyNotFoundError
-
-BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
-
-
-def claim_class(claim: dict[str, Any]) -> str:
-    """`GetPersistentVolumeClaimClass`: the beta annotation first, then `spec.storageClassName`."""
-    annotations = (claim.get("metadata") or {}).get("annotations") or {}
-    if BETA_STORAGE_CLASS in annotations:
-        return str(annotations[BETA_STORAGE_CLASS])
-    return str((claim.get("spec") or {}).get("storageClassName") or "")
-
+from .defaultclass import claim_class
 
 def _storage(claim: dict[str, Any]) -> Quantity:
     raw = ((((claim.get("spec") or {}).get("resources")) or {}).get("requests") or {}).get("storage")
@@ -57,4 +47,4 @@ def validate_update(registry: Registry, new: dict[str, Any], old: dict[str, Any]
                                                           "the storageclass that provisions the pvc must support resize")
 
 
-__all__ = ["claim_class", "validate_update"]
+__all__ = ["validate_update"]

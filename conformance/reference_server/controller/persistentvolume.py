@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 from .. import apierrors as E
 from ..admission.admitted import AdmissionRefusal
-from ..admission.defaultclass import BETA_STORAGE_CLASS, claim_has_class, default_storage_class
+from ..admission.defaultclass import BETA_STORAGE_CLASS, claim_class, claim_has_class, default_storage_class
 from ..quantity import parse_quantity
 from ..registry import DeleteOptions, Registry
 from ..registry.meta import now
@@ -72,12 +72,6 @@ def _ann(obj: dict[str, Any]) -> dict[str, Any]:
 
 def _spec(obj: dict[str, Any]) -> dict[str, Any]:
     return obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-
-
-def claim_class(claim: dict[str, Any]) -> str:
-    """`GetPersistentVolumeClaimClass`: the beta annotation first, then `spec.storageClassName`."""
-    ann = _ann(claim)
-    return ann[BETA_STORAGE_CLASS] if BETA_STORAGE_CLASS in ann else _spec(claim).get("storageClassName") or ""
 
 
 def volume_class(volume: dict[str, Any]) -> str:
