@@ -83,15 +83,5 @@ def valid_host(value: str) -> bool:
     return ok
 
 
-def host_problem(method: str, version: Any, headers: Any) -> str | None:
-    """`readRequest`'s complaint about the Host header(s) of a parsed request, or None."""
-    hosts = headers.getall("Host", ())
-    if len(hosts) == 1:
-        return None if valid_host(hosts[0]) else "malformed Host header"
-    if not hosts:
-        return "missing required Host header" if version >= (1, 1) and method != "CONNECT" else None
-    return "too many Host headers"
-
-
-__all__ = ["BadRequest", "HEADER_READ_LIMIT", "HeadTooLarge", "head_size", "MAX_HEADER_BYTES", "TOO_LARGE", "bad_request", "host_problem",
-           "parser_refusal", "valid_host"]
+__all__ = ["BadRequest", "HEADER_READ_LIMIT", "HeadTooLarge", "MAX_HEADER_BYTES", "TOO_LARGE", "VALID_HOSTS_SEEN",
+           "bad_request", "head_size", "parser_refusal", "valid_host"]
