@@ -167,22 +167,27 @@ def test_no_traceback_on_garbage_methods(url):
     assert 400 <= r.status_code < 500 and "Traceback" not in r.text
 
 
-def test_internal_bug_is_a_logged_500_without_traceback(caplog):
+def _get_when_routing_raises(exc: Exception) -> requests.Response:
+    """A GET served by a fresh embedded server whose router raises `exc` (a bug, or a storage failure below)."""
     from conformance.reference_server.embedded import start_embedded
 
     srv = start_embedded()
     try:
-        def boom(method, path):
-            raise ZeroDivisionError("secret detail")
+        def fail(method, path):
+            raise exc
 
-        srv.server.ctx.router.resolve = boom
-        r = requests.get(f"{srv.url}/api/v1/namespaces")
-        # where kube-apiserver would have panicked: WithPanicRecovery's http.Error
-        assert r.status_code == 500 and r.text == "This request caused apiserver to panic. Look in the logs for details.\n"
-        assert r.headers["Content-Type"] == "text/plain; charset=utf-8"
-        assert r.headers["X-Content-Type-Options"] == "nosniff" and r.headers["Audit-Id"]
+        srv.server.ctx.router.resolve = fail
+        return requests.get(f"{srv.url}/api/v1/namespaces")
     finally:
         srv.stop()
+
+
+def test_internal_bug_is_a_logged_500_without_traceback(caplog):
+    r = _get_when_routing_raises(ZeroDivisionError("secret detail"))
+    # where kube-apiserver would have panicked: WithPanicRecovery's http.Error
+    assert r.status_code == 500 and r.text == "This request caused apiserver to panic. Look in the logs for details.\n"
+    assert r.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert r.headers["X-Content-Type-Options"] == "nosniff" and r.headers["Audit-Id"]
     assert any("apiserver panic'd serving GET /api/v1/namespaces" in rec.getMessage()
                for rec in caplog.records)
 
@@ -190,18 +195,9 @@ def test_internal_bug_is_a_logged_500_without_traceback(caplog):
 def test_a_backend_failure_is_error_to_api_status_fallback():
     """A storage failure (etcd unreachable, no quorum) is not a panic: upstream's storage returns the etcd client's
     error and the handler answers ErrorToAPIStatus's fallback, a 500 Status without a reason carrying its text."""
-    from conformance.reference_server.embedded import start_embedded
     from conformance.reference_server.storage import BackendError
 
-    srv = start_embedded()
-    try:
-        def down(method, path):
-            raise BackendError("etcdserver: request timed out")
-
-        srv.server.ctx.router.resolve = down
-        r = requests.get(f"{srv.url}/api/v1/namespaces")
-        assert r.status_code == 500 and r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {},
-                                                     "status": "Failure", "message": "etcdserver: request timed out",
-                                                     "code": 500}
-    finally:
-        srv.stop()
+    r = _get_when_routing_raises(BackendError("etcdserver: request timed out"))
+    assert r.status_code == 500 and r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                                 "status": "Failure", "message": "etcdserver: request timed out",
+                                                 "code": 500}
