@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
+from ..gofmt import plain_v
 from ..wire import crdtypes, gotypes
 from ..wire.gojson import syntax_error
 from ..wire.schema import KIND_MESSAGES
@@ -152,16 +153,9 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
 
 
 def go_map_format(v: Any) -> str:
-    """Go's `%+v` of a decoded JSON value (maps print with sorted keys)."""
-    if isinstance(v, dict):
-        return "map[" + " ".join(f"{k}:{go_map_format(v[k])}" for k in sorted(v)) + "]"
-    if isinstance(v, list):
-        return "[" + " ".join(go_map_format(x) for x in v) + "]"
-    if v is None:
-        return "<nil>"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
+    """Go's `%+v` of a decoded JSON value, which for maps, slices and scalars is its `%v` (`+` only names struct
+    fields): `gofmt.plain_v` (maps print with sorted keys, floats as Go prints them)."""
+    return plain_v(v)
 
 
 def _check_shapes(obj: dict[str, Any], kind: str) -> None:
