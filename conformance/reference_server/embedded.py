@@ -2,13 +2,19 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import os
+import sys
 import threading
+import traceback
 from typing import Any, Iterable
 
 from .deviations import Deviations
 from .flavors import Flavor, get_flavor
 from .server import ReferenceServer
+
+STOP_TIMEOUT = 15.0  # seconds; an idle server stops in milliseconds
 
 
 class RunningServer:
@@ -45,20 +51,38 @@ class RunningServer:
         self._server.write_kubeconfig(path)
 
     def stop(self) -> None:
+        """Stop the server and remove its files (the TLS directory, the CA copy), even when it does not stop in
+        time: a `TimeoutError` then names what its loop thread was running."""
         with self._lock:
             if not self._thread.is_alive():
                 return
             fut = asyncio.run_coroutine_threadsafe(self._server.stop(), self._loop)
             try:
-                fut.result(timeout=15)
+                fut.result(timeout=STOP_TIMEOUT)
+            except concurrent.futures.TimeoutError:
+                raise TimeoutError(f"the reference server did not stop within {STOP_TIMEOUT:g} s; its loop thread "
+                                   f"was at {self._loop_position()}") from None
             finally:
                 self._loop.call_soon_threadsafe(self._loop.stop)
-                self._thread.join(timeout=15)
-            if self._ca_copy:
-                try:
-                    os.unlink(self._ca_copy)
-                except OSError:
-                    pass
+                self._thread.join(timeout=STOP_TIMEOUT)
+                self._remove_files()
+
+    def _loop_position(self) -> str:
+        frame = sys._current_frames().get(self._thread.ident or -1)
+        if frame is None:
+            return "(ended)"
+        inner = traceback.extract_stack(frame)[-3:]
+        return " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in reversed(inner))
+
+    def _remove_files(self) -> None:
+        if self._server.tls is not None:
+            self._server.tls.cleanup()  # idempotent; the server's own stop does it too when it gets that far
+        if self._ca_copy:
+            try:
+                os.unlink(self._ca_copy)
+            except OSError:
+                pass
+            self._ca_copy = None
 
     def __enter__(self) -> "RunningServer":
         return self
@@ -93,7 +117,12 @@ def start_embedded(*, profile: str = "kubernetes", deviations: Iterable[str] = (
                                      controller_delay=controller_delay, host=host, port=port,
                                      authorization=authorization, users_file=users_file, flavor=flavor,
                                      feature_gates=feature_gates, **server_options)
-            await server.start()
+            try:
+                await server.start()
+            except BaseException:
+                with contextlib.suppress(Exception):  # a half-started server's listener and TLS files go too
+                    await server.stop()
+                raise
             box["server"] = server
 
         try:

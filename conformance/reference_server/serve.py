@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -262,7 +263,11 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
     try:
         await server.start()
-    except OSError as exc:
+    except BaseException as exc:
+        with contextlib.suppress(Exception):  # its TLS files and any half-opened listener
+            await server.stop()
+        if not isinstance(exc, OSError):
+            raise
         print(f"nsconform serve: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)
         return 1

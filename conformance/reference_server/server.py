@@ -409,7 +409,15 @@ class ReferenceServer:
         self.ctx.health.shutting_down = True
 
     async def stop(self) -> None:
-        """End watches, stop the controller, close the listener; idempotent."""
+        """End watches, stop the controller, close the listener; idempotent. The TLS files are removed even when
+        a step fails or the stop is cancelled."""
+        try:
+            await self._stop_serving()
+        finally:
+            if self.tls is not None:
+                self.tls.cleanup()
+
+    async def _stop_serving(self) -> None:
         self.initiate_shutdown()
         if self._warm_up is not None:
             warm_up, self._warm_up = self._warm_up, None
@@ -446,8 +454,6 @@ class ReferenceServer:
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()
-        if self.tls is not None:
-            self.tls.cleanup()
         self._close_store()
 
     def _start_apiserver_controllers(self, hooks: object) -> None:

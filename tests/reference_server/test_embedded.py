@@ -140,3 +140,69 @@ def test_request_count_counts_every_request():
         assert srv.request_count == 3
     finally:
         srv.stop()
+
+
+def _tls_directories(monkeypatch) -> list[str]:
+    """Every TLS directory the servers started from here create, as they are made (the server imports
+    `tls.generate` when it starts, so patching the module reaches it)."""
+    from conformance.reference_server import tls
+    made: list[str] = []
+    real = tls.generate
+
+    def recording(*args, **kwargs):
+        out = real(*args, **kwargs)
+        made.append(out.directory)
+        return out
+    monkeypatch.setattr(tls, "generate", recording)
+    return made
+
+
+def test_a_server_that_fails_after_listening_closes_and_leaves_no_tls_files(monkeypatch):
+    from conformance.reference_server.server import ReferenceServer
+    made = _tls_directories(monkeypatch)
+    ports: list[int] = []
+
+    def broken(self, hooks):
+        ports.append(self.port)
+        raise RuntimeError("a post-start controller failed")
+    monkeypatch.setattr(ReferenceServer, "_start_apiserver_controllers", broken)
+    with pytest.raises(RuntimeError, match="post-start controller failed"):
+        start_embedded(tls=True)
+    assert made and not any(os.path.exists(d) for d in made)
+    with socket.socket() as s:  # the listener is closed: its port can be bound again
+        s.bind(("127.0.0.1", ports[0]))
+
+
+def test_a_failing_stop_still_removes_the_tls_files(monkeypatch):
+    from conformance.reference_server.server import ReferenceServer
+    made = _tls_directories(monkeypatch)
+    srv = start_embedded(tls=True)
+    ca_copy = srv.ca_file
+
+    async def broken(self):
+        raise RuntimeError("a controller would not stop")
+    monkeypatch.setattr(ReferenceServer, "_stop_serving", broken)
+    with pytest.raises(RuntimeError, match="would not stop"):
+        srv.stop()
+    assert made and not any(os.path.exists(d) for d in made)
+    assert not os.path.exists(ca_copy)
+
+
+def test_a_stop_that_times_out_names_where_the_loop_is_and_removes_files(monkeypatch):
+    from conformance.reference_server import embedded
+    from conformance.reference_server.server import ReferenceServer
+    made = _tls_directories(monkeypatch)
+    srv = start_embedded(tls=True)
+    release = threading.Event()
+
+    async def stuck(self):
+        release.wait(30)  # blocks the loop thread, as a stuck synchronous step would
+    monkeypatch.setattr(ReferenceServer, "_stop_serving", stuck)
+    monkeypatch.setattr(embedded, "STOP_TIMEOUT", 0.2)
+    try:
+        with pytest.raises(TimeoutError, match=r"did not stop within 0.2 s; its loop thread was at .*stuck"):
+            srv.stop()
+        assert not any(os.path.exists(d) for d in made)
+    finally:
+        release.set()
+        srv._thread.join(10)
