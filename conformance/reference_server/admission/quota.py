@@ -23,10 +23,12 @@ JSON-shaped dicts.
 from __future__ import annotations
 
 import datetime as _dt
+from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from .. import apierrors as E
 from ..quantity import Quantity, canonical  # below the registry, which validates ResourceQuota quantities
+from .defaultclass import claim_class
 
 ResourceList = dict[str, Quantity]
 
@@ -100,25 +102,41 @@ PVC_RESOURCES = ("count/persistentvolumeclaims", "persistentvolumeclaims", "requ
 STORAGE_CLASS_SUFFIX = ".storageclass.storage.k8s.io/"
 
 
+def _quantity(raw: Any) -> Quantity | None:
+    try:
+        return Quantity.parse(raw) if raw is not None else None
+    except Exception:  # refused by validation; nothing to charge
+        return None
+
+
+def _whole_bytes(q: Quantity) -> Quantity:
+    """`RoundUp(0)`: storage is charged in whole bytes, so the quota's own validation accepts it (issue 94313)."""
+    return q if q.value.denominator == 1 else Quantity(Fraction(q.int_value()), q.format)
+
+
+def _storage_usage(spec: dict[str, Any], status: dict[str, Any]) -> Quantity | None:
+    """`getStorageUsage`: the requested storage, or the allocated one where it is larger; allocated storage
+    without a request is not charged."""
+    requested = _quantity(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
+    if requested is None:
+        return None
+    requested = _whole_bytes(requested)
+    allocated = _quantity((status.get("allocatedResources") or {}).get("storage"))
+    if allocated is not None and allocated.cmp(requested) > 0:
+        return _whole_bytes(allocated)
+    return requested
+
+
 def _claim_usage(claim: dict[str, Any]) -> ResourceList:
     """`pvcEvaluator.Usage`: one claim, its requested storage (the larger of the request and
     `status.allocatedResources`), both again under its storage class when it names one."""
     usage: ResourceList = {"persistentvolumeclaims": Quantity.from_int(1),
                            "count/persistentvolumeclaims": Quantity.from_int(1)}
-    ann = (claim.get("metadata") or {}).get("annotations") or {}
     spec, status = claim.get("spec") or {}, claim.get("status") or {}
-    klass = ann.get("volume.beta.kubernetes.io/storage-class") or spec.get("storageClassName") or ""
+    klass = claim_class(claim)  # an empty beta annotation is no class, whatever storageClassName says
     if klass:
         usage[f"{klass}{STORAGE_CLASS_SUFFIX}persistentvolumeclaims"] = Quantity.from_int(1)
-    storage = None
-    for raw in (((spec.get("resources") or {}).get("requests") or {}).get("storage"),
-                (status.get("allocatedResources") or {}).get("storage")):
-        try:
-            q = Quantity.parse(raw) if raw is not None else None
-        except Exception:  # refused by validation; nothing to charge
-            q = None
-        if q is not None and (storage is None or q.value > storage.value):
-            storage = q
+    storage = _storage_usage(spec, status)
     if storage is not None:
         usage["requests.storage"] = storage
         if klass:

@@ -86,6 +86,19 @@ def test_object_usage():
     assert {k: str(v) for k, v in object_usage("pods", done).items()} == {"count/pods": "1"}
 
 
+
+@pytest.mark.parametrize("annotations,spec_class,charged", [
+    ({}, "gold", "gold"),
+    ({"volume.beta.kubernetes.io/storage-class": "silver"}, "gold", "silver"),  # the beta annotation first
+    ({"volume.beta.kubernetes.io/storage-class": ""}, "gold", None),  # present but empty: no class at all
+])
+def test_claim_usage_reads_the_class_as_get_persistent_volume_claim_class(annotations, spec_class, charged):
+    claim = {"metadata": {"name": "c", "namespace": "ns", "annotations": annotations},
+             "spec": {"storageClassName": spec_class, "resources": {"requests": {"storage": "1Gi"}}}}
+    per_class = {k for k in object_usage("persistentvolumeclaims", claim) if ".storageclass." in k}
+    assert per_class == ({f"{charged}.storageclass.storage.k8s.io/persistentvolumeclaims",
+                          f"{charged}.storageclass.storage.k8s.io/requests.storage"} if charged else set())
+
 def test_usage_and_sync_status():
     objs = {"configmaps": [cm("a"), cm("b")],
             "pods": [pod("p1", ctr("a", {"cpu": "100m"})), pod("p2", ctr("a", {"cpu": "250m"})),
@@ -230,3 +243,19 @@ def test_events_are_never_quota_ed():
     qs = [quota("q", {"count/events": "0"})]
     assert check_create(qs, "events", {"metadata": {"name": "e"}}) == {}
     assert usage({"events": [{}, {}]}, qs[0]) == {}
+
+
+@pytest.mark.parametrize("request_,allocated,charged", [
+    ("1500m", None, "2"),  # whole bytes: RoundUp(0)
+    ("1Gi", "2Gi", "2Gi"),  # the larger of request and allocation
+    ("2Gi", "1Gi", "2Gi"),
+    (None, "1Gi", None),  # an allocation without a request is not charged
+])
+def test_claim_storage_usage_is_get_storage_usage(request_, allocated, charged):
+    claim = {"metadata": {"name": "c", "namespace": "ns"}, "spec": {"resources": {"requests": {}}}}
+    if request_:
+        claim["spec"]["resources"]["requests"]["storage"] = request_
+    if allocated:
+        claim["status"] = {"allocatedResources": {"storage": allocated}}
+    got = object_usage("persistentvolumeclaims", claim).get("requests.storage")
+    assert (str(got) if got is not None else None) == charged
