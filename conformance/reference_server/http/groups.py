@@ -230,14 +230,13 @@ def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore)
 
 def check_shape(store: GenericStore, obj: dict[str, Any]) -> None:
     """400 when the object does not decode into its kind's Go type, as a typed decoder refuses it, before any
-    strategy walks it: the field model's scalar types (`wire.gotypes`, for the built-in kinds it describes: a
-    `replicas: "x"`), then the JSON shape of its OpenAPI schema (`wire.openapi.type_error`)."""
+    strategy walks it: through the field model's Go type (`wire.gotypes`, for the built-in kinds it describes: a
+    `replicas: "x"`, a list given an object), else the JSON shapes of its OpenAPI schema (`wire.openapi.type_error`)."""
     kind, version = store.info.kind, store.version  # type: ignore[attr-defined]
-    err = None
     message = go_message(store.group, version, kind)  # type: ignore[attr-defined]
-    if message is not None:
+    if message is not None:  # the Go type's walk covers the schema's shapes too: one walk, not two
         err = gotypes.type_error(obj, message)
-    if err is None:
+    else:
         check = hooks.wire_attr("openapi", "type_error")
         err = check(store.group, version, kind, obj) if check is not None else None  # type: ignore[attr-defined]
     if err:
