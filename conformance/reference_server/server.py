@@ -35,7 +35,7 @@ from .auth.tokens import TokenIssuer
 from .logmask import protect
 from .controller import bootstrap
 from .controller import apf_config
-from .controller import rbac_bootstrap
+from .controller import autoregister, rbac_bootstrap
 from .controller.system_objects import SystemObjects
 from .health import HealthState, checks as health_checks
 from .health.etcdprobe import store_probes
@@ -104,6 +104,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         installer()
     if not seeded:  # the `rbac/bootstrap-roles` hook's first round (its Roles' namespaces made just above), so an
         rbac_bootstrap.seed(registry)  # authorizer over a server not yet started reads the policy
+        autoregister.seed(registry)  # the local APIServices, Available: `autoregister-completion` passes at once
     issuer = TokenIssuer(_stored_object(registry), service_account_key_file, service_account_issuers)
     if authenticator is not None:
         authenticator.service_accounts = issuer
@@ -458,17 +459,22 @@ class ReferenceServer:
 
     def _start_apiserver_controllers(self, hooks: object) -> None:
         """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the
-        identity Lease and its garbage collector, the legacy-token-tracking ConfigMap, the bootstrap RBAC policy's
+        identity Lease and its garbage collector, the legacy-token-tracking ConfigMap, the aggregator's local
+        APIServices (autoregister) and their availability, the bootstrap RBAC policy's
         reconciliation and the cluster-authentication-trust ConfigMap (the client CA of a TLS server; a plain-HTTP
         one, bearer tokens only, leaves it unwritten: controller/clusterauthtrust.py)."""
         from .controller import clusterauthtrust
         from .controller.apiserver_identity import IdentityLeaseController
         from .controller.apiserver_leasegc import IdentityLeaseGC
         from .controller.legacytokentracking import LegacyTokenTrackingController
+        steps = self.ctx.health.steps
+        registration = autoregister.AutoRegister(self.ctx.registry, lambda: steps.done(health_checks.AUTOREGISTER))
+        self.ctx.health.autoregister_missing = registration.missing
         self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry), IdentityLeaseGC(self.ctx.registry),
                                       LegacyTokenTrackingController(self.ctx.registry),
                                       clusterauthtrust.ClusterAuthenticationTrustController(
-                                          self.ctx.registry, self._authentication_info())]
+                                          self.ctx.registry, self._authentication_info()),
+                                      APIServiceAvailability(self.ctx.registry), registration]
         for c in self.apiserver_controllers:
             c.use_webhooks(hooks, getattr(c, "_offload", None))
             c.start()
@@ -476,7 +482,6 @@ class ReferenceServer:
         # build_context: nothing to do)
         loopback = ControllerWrites(hooks, "", None, APISERVER_USER)  # type: ignore[arg-type]
         remote = bool(getattr(self.ctx.registry.store, "remote", False))
-        steps = self.ctx.health.steps
         if steps.is_done(rbac_bootstrap.HOOK):
             pass  # (its first round's objects all stored by build_context)
         elif not loopback.active() and not remote and not rbac_bootstrap.ensure(self.ctx.registry, loopback):
@@ -535,7 +540,6 @@ class ReferenceServer:
         self.quota_controller.start()
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
                                       NonStructuralSchemaController(self.ctx.registry),
-                                      APIServiceAvailability(self.ctx.registry),
                                       ClusterRoleAggregation(self.ctx.registry),
                                       GarbageCollector(self.ctx.registry),
                                       EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry),

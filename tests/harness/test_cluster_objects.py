@@ -25,6 +25,9 @@ def _names(client: KubeClient, path: str) -> list[str]:
     return [i["metadata"]["name"] for i in client.get(path).json()["items"]]
 
 
+OURS = APISERVICES + "?labelSelector=app.kubernetes.io/managed-by=nsconform"  # (the server's own Local ones stay)
+
+
 def test_teardown_releases_resources_and_removes_everything(kube):
     objs = ClusterObjects(kube, run_id="r1", nodeid="t::a")
     cr = objs.crd()
@@ -35,7 +38,8 @@ def test_teardown_releases_resources_and_removes_everything(kube):
     assert crd["metadata"]["labels"]["nsconform.io/run"] == "r1"
     assert svc["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "nsconform"
     assert objs.teardown() == []
-    assert cr.crd_name not in _names(kube, CRDS) and _names(kube, APISERVICES) == []
+    assert cr.crd_name not in _names(kube, CRDS) and _names(kube, OURS) == []
+    assert "v1.apps" in _names(kube, APISERVICES)
 
 
 def test_sweep_finds_only_the_run_by_label(kube):
@@ -46,7 +50,7 @@ def test_sweep_finds_only_the_run_by_label(kube):
         f"customresourcedefinition/{a.crd_name}", f"apiservice/{mine.apiservices[0]}"}
     result = sweep_cluster_objects(kube, run_id="r1", timeout=10)
     assert set(result.values()) == {"deleted"}
-    assert _names(kube, CRDS) == [b.crd_name] and _names(kube, APISERVICES) == []
+    assert _names(kube, CRDS) == [b.crd_name] and _names(kube, OURS) == []
     other.teardown()
 
 

@@ -19,8 +19,9 @@ pending while it polls, `not finished` for good once it failed); `start-system-n
 `rbac/bootstrap-roles` when the bootstrap policy's reconciliation has succeeded (controller/rbac_bootstrap.py;
 failed for good after 30 s of failing rounds);
 `priority-and-fairness-config-producer` when the APF config producer starts; `informer-sync` when the server's
-own informers run (every replica's, not the leader-elected controllers'); every other hook, and
-`autoregister-completion`, when the server listens (their work is done by `build_context`, or there is no
+own informers run (every replica's, not the leader-elected controllers'); `autoregister-completion` once every
+built-in group-version's APIService has been seen Available (controller/autoregister.py; a fresh store's are
+written Available at start); every other hook when the server listens (their work is done by `build_context`, or there is no
 counterpart to wait for). `etcd` and `etcd-readiness` probe the store (health/etcdprobe.py; the memory store:
 healthy); `shutdown` fails once the server is stopping.
 """
@@ -74,7 +75,7 @@ LATE_HOOKS = ("apiservice-openapi-controller", "apiservice-openapiv3-controller"
 OWN_STEPS = frozenset({PRIORITY_CLASSES_HOOK, SYSTEM_NAMESPACES_HOOK, BOOTSTRAP_CONTROLLER_HOOK, APF_PRODUCER_HOOK,
                        RBAC_BOOTSTRAP_HOOK})
 # what is done as soon as the server listens (server.py marks them at once)
-DONE_WHEN_LISTENING = tuple(h for h in HOOKS + LATE_HOOKS if h not in OWN_STEPS) + (AUTOREGISTER,)
+DONE_WHEN_LISTENING = tuple(h for h in HOOKS + LATE_HOOKS if h not in OWN_STEPS)
 
 CheckFn = Callable[[], Awaitable["str | None"]]
 
@@ -96,7 +97,7 @@ class HealthChecks:
         etcd = Check("etcd", lambda: state.store_probe())
         hooks = [self._hook(h) for h in HOOKS]
         late = [self._hook(h) for h in LATE_HOOKS]
-        autoregister = Check(AUTOREGISTER, self._step(AUTOREGISTER, "missing APIService"))
+        autoregister = Check(AUTOREGISTER, self._autoregister)
         common = [ping, log_, etcd]
         tail = [*hooks, autoregister, *late]
         self.by_endpoint: dict[str, tuple[Check, ...]] = {
@@ -118,6 +119,10 @@ class HealthChecks:
     def paths(self) -> list[str]:
         """Every path the three endpoints install (`InstallPathHandler`: the root and one per check)."""
         return [p for e in ENDPOINTS for p in (f"/{e}", *(f"/{e}/{c.name}" for c in self.by_endpoint[e]))]
+
+    async def _autoregister(self) -> str | None:
+        """`makeAPIServiceAvailableHealthCheck`: each built-in APIService seen Available once."""
+        return None if self.state.steps.is_done(AUTOREGISTER) else self.state.autoregister_missing()
 
     def _hook(self, hook: str) -> Check:
         return Check("poststarthook/" + hook, self._step(hook, NOT_FINISHED))

@@ -58,6 +58,8 @@ class HealthState:
     shutting_down: bool = False
     store_probe: StoreProbe = _always_ok
     ready_probe: StoreProbe = _always_ok
+    # `autoregister-completion`'s error until then (controller/autoregister.py `AutoRegister.missing`)
+    autoregister_missing: Callable[[], "str | None"] = lambda: "missing APIService: []"
 
 
 __all__ = ["HealthState", "NOT_FINISHED", "StartupSteps", "StoreProbe"]

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from .. import apierrors as E
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..registry import GenericStore, Registry
+from ..registry.apipriority import group_priorities
 from ..wire import gotypes
 from ..wire.schema import GROUP_KINDS
 from . import extensions, hooks
@@ -27,16 +28,9 @@ AUTHN_RESOURCES = {"selfsubjectreviews": ("SelfSubjectReview", "selfsubjectrevie
 ITEM = ("GET", "PUT", "PATCH", "DELETE")
 
 
-# kube-aggregator's built-in APIService priorities (`apiVersionPriorities`, GroupPriorityMinimum): `/apis`,
+# kube-aggregator's built-in APIService priorities (registry/apipriority.py, GroupPriorityMinimum): `/apis`,
 # legacy and aggregated alike, lists groups by descending priority, then by name.
-_PRIORITY = {"apps": 17800, "authentication.k8s.io": 17700, AUTHZ_GROUP: 17600, "batch": 17400,
-             "networking.k8s.io": 17200, "policy": 17100, "rbac.authorization.k8s.io": 17000,
-             "coordination.k8s.io": 16500, "discovery.k8s.io": 16200}
-_PRIORITY.update({"storage.k8s.io": 16800, "scheduling.k8s.io": 16600, "node.k8s.io": 16300})  # groupkinds.py
-_PRIORITY["autoscaling"] = 17500  # registry/autoscaling.py
-_PRIORITY.update({"certificates.k8s.io": 17300, "events.k8s.io": 17750})  # registry/certificates.py, events
-_PRIORITY["admissionregistration.k8s.io"] = 16700  # registry/admissionregistration.py
-_PRIORITY["flowcontrol.apiserver.k8s.io"] = 16100  # registry/flowcontrol.py
+_PRIORITY = group_priorities()
 
 
 def _groups(registry: Registry) -> dict[str, str]:

@@ -98,6 +98,11 @@ class Registry:
         view.served_by(store)
         self._views[(view.group, view.version, store.info.plural)] = view
 
+    def builtin_group_versions(self) -> set[tuple[str, str]]:
+        """(group, version) of every built-in named group-version served, custom resources' left out (what
+        kube-apiserver's `ListedPaths` gives the autoregister controller)."""
+        return {(s.group, s.version) for s in self._groups.values()} | {(g, v) for g, v, _ in self._views}  # type: ignore[attr-defined]
+
     def group_versions(self, group: str) -> list[str]:
         """The served versions of a named group, the preferred (storage) one first (discovery's order)."""
         versions = {s.version for s in self.group_stores(group)}  # type: ignore[attr-defined]

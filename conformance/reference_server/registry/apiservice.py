@@ -8,16 +8,20 @@ shows. `availability` gives the Available condition kube-aggregator's `Available
 """
 from __future__ import annotations
 
+import base64
 import copy
 from typing import Any, Callable
 
-from ..apierrors import FieldError, field_invalid, field_required
+from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
+from ..gonet.strconv import quote as go_quote
 from ..storage import Store
 from .crd import _KeyedStore
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .strategy import Strategy
+from .validation import (is_dns1035_label, is_dns1123_subdomain, is_path_segment_name, validate_object_meta,
+                         validate_object_meta_update)
 
 GROUP, VERSION = "apiregistration.k8s.io", "v1"
 INFO = ResourceInfo("APIService", "apiservices", "apiservice", (), namespaced=False,
@@ -58,36 +62,75 @@ def availability(apiservice: dict[str, Any],
 
 class APIServiceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         obj.pop("status", None)
         obj["status"] = {}
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + _validate_spec(obj)
+        return validate_apiservice(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + _validate_spec(new)
+        """`ValidateAPIServiceUpdate`: ObjectMetaUpdate, then the whole `ValidateAPIService`."""
+        return validate_object_meta_update(new.get("metadata", {}), old.get("metadata", {})) + validate_apiservice(new)
 
 
-def _validate_spec(obj: dict[str, Any]) -> list[FieldError]:
-    """`ValidateAPIService`'s name and priority rules."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+def _name_errors(meta: dict[str, Any], required: str) -> list[FieldError]:
+    """`ValidateAPIService`'s name function, for generateName and name: a path segment, then `version.group`."""
     errs: list[FieldError] = []
-    group, version = group_version(obj)
-    name = (obj.get("metadata") or {}).get("name")
-    if not version:
-        errs.append(field_required("spec.version"))
-    expected = f"{version}.{group}" if group else version
-    if version and name != expected:
-        errs.append(field_invalid("metadata.name", name, f'must be `spec.version+"."+spec.group`: "{expected}"'))
+    for field, value in (("metadata.generateName", meta.get("generateName")), ("metadata.name", meta.get("name"))):
+        if value:
+            messages = is_path_segment_name(value) or (
+                [f'must be `spec.version+"."+spec.group`: {go_quote(required)}'] if value != required else [])
+            errs += [field_invalid(field, value, m) for m in messages]
+    return errs
+
+
+def validate_apiservice(obj: dict[str, Any]) -> list[FieldError]:
+    """`ValidateAPIService` (kube-aggregator `pkg/apis/apiregistration/validation/validation.go`), in its order."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
+    errs = _name_errors(meta, f"{version}.{group}")
+    errs += validate_object_meta(meta, namespaced=False, name_rule="pathsegment", check_name=False,
+                                 kube_finalizers=False)
+    if not group and version != "v1":
+        errs.append(field_required("spec.group", "only v1 may have an empty group and it better be legacy kube"))
+    if group:
+        errs += [field_invalid("spec.group", group, m) for m in is_dns1123_subdomain(group)]
+    errs += [field_invalid("spec.version", version, m) for m in is_dns1035_label(version)]
     for f, top in (("groupPriorityMinimum", 20000), ("versionPriority", 1000)):
-        v = spec.get(f)
+        v = spec.get(f) or 0
         if not isinstance(v, int) or isinstance(v, bool) or v <= 0 or v > top:
             errs.append(field_invalid(f"spec.{f}", v, f"must be positive and less than {top}"))
+    insecure, ca_bundle = bool(spec.get("insecureSkipTLSVerify")), spec.get("caBundle") or ""
+    service = spec.get("service")
+    if not isinstance(service, dict):
+        if ca_bundle:
+            errs.append(field_invalid("spec.caBundle", f"{_decoded_size(ca_bundle)} bytes",
+                                      "local APIServices may not have a caBundle"))
+        if insecure:
+            errs.append(field_invalid("spec.insecureSkipTLSVerify", True,
+                                      "local APIServices may not have insecureSkipTLSVerify"))
+        return errs
+    if not service.get("namespace"):
+        errs.append(field_required("spec.service.namespace", ""))
+    if not service.get("name"):
+        errs.append(field_required("spec.service.name", ""))
+    if insecure and ca_bundle:
+        errs.append(field_invalid("spec.insecureSkipTLSVerify", True, "may not be true if caBundle is present"))
     return errs
+
+
+def _decoded_size(ca_bundle: Any) -> int:
+    """`len(CABundle)`: the bytes a base64 `[]byte` field decodes to (the decoder refused any other)."""
+    try:
+        return len(base64.b64decode(str(ca_bundle), validate=False))
+    except (ValueError, TypeError):
+        return len(str(ca_bundle))
 
 
 class APIServiceStatusStrategy(APIServiceStrategy):
@@ -97,7 +140,14 @@ class APIServiceStatusStrategy(APIServiceStrategy):
         new["spec"] = copy.deepcopy(old.get("spec"))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return Strategy.validate_update(self, new, old)
+        """`ValidateAPIServiceStatusUpdate`: ObjectMetaUpdate and the conditions' status."""
+        errs = validate_object_meta_update(new.get("metadata", {}), old.get("metadata", {}))
+        for i, cond in enumerate(((new.get("status") or {}).get("conditions") or [])):
+            status = cond.get("status") if isinstance(cond, dict) else None
+            if status not in ("True", "False", "Unknown"):
+                errs.append(field_not_supported(f"status.conditions[{i}].status", status,
+                                                ["True", "False", "Unknown"]))
+        return errs
 
 
 class APIServiceStore(GroupStore):

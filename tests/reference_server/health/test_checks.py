@@ -50,7 +50,7 @@ READINESS_ONLY = {"etcd-readiness", "informer-sync", "shutdown"}
 
 def _started() -> HealthState:
     state = HealthState()
-    state.steps.done(*C.DONE_WHEN_LISTENING, *C.OWN_STEPS, C.INFORMER_SYNC)
+    state.steps.done(*C.DONE_WHEN_LISTENING, *C.OWN_STEPS, C.AUTOREGISTER, C.INFORMER_SYNC)
     return state
 
 
@@ -72,7 +72,7 @@ def test_healthz_and_livez_have_the_same_checks_without_the_readiness_ones() -> 
 def test_a_pending_hook_fails_every_endpoint_until_it_is_done() -> None:
     state = _started()
     state.steps = type(state.steps)()
-    state.steps.done(*(s for s in (*C.DONE_WHEN_LISTENING, *C.OWN_STEPS, C.INFORMER_SYNC)
+    state.steps.done(*(s for s in (*C.DONE_WHEN_LISTENING, *C.OWN_STEPS, C.AUTOREGISTER, C.INFORMER_SYNC)
                        if s != C.PRIORITY_CLASSES_HOOK))
     for endpoint in ("healthz", "livez", "readyz"):
         got = _get(state, f"/{endpoint}")
@@ -90,7 +90,7 @@ def test_a_pending_hook_fails_every_endpoint_until_it_is_done() -> None:
 def test_informer_sync_is_readyz_only() -> None:
     state = _started()
     state.steps = type(state.steps)()
-    state.steps.done(*C.DONE_WHEN_LISTENING, *C.OWN_STEPS)
+    state.steps.done(*C.DONE_WHEN_LISTENING, *C.OWN_STEPS, C.AUTOREGISTER)
     assert _get(state, "/livez").body == "ok"
     got = _get(state, "/readyz/informer-sync")
     assert (got.status, got.body) == (500, "internal server error: informers not started yet\n")
