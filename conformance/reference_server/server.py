@@ -3,6 +3,7 @@ the current event loop. `embedded` and `serve` are thin wrappers around `Referen
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
@@ -35,7 +36,7 @@ from .auth.tokens import TokenIssuer
 from .logmask import protect
 from .controller import bootstrap
 from .controller import apf_config
-from .controller import autoregister, rbac_bootstrap
+from .controller import autoregister, rbac_bootstrap, servicecidr
 from .controller.system_objects import SystemObjects
 from .health import HealthState, checks as health_checks
 from .health.etcdprobe import store_probes
@@ -83,6 +84,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     registry = Registry(store if store is not None else MemoryStore(), devs)
     seeded = _seeded(registry)
     install_strategies(registry)
+    registry.content("services").strategy.cidr = ipaddress.ip_network(fl.service_cidr)  # type: ignore[union-attr]
     authenticator = authorizer = None  # AlwaysAllow; the RBAC API is served in every mode (registry/__init__.py)
     if authorization == "rbac":
         from .http.authz import rbac_setup  # TokenFileError (a ValueError) for a bad --users file
@@ -105,6 +107,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     if not seeded:  # the `rbac/bootstrap-roles` hook's first round (its Roles' namespaces made just above), so an
         rbac_bootstrap.seed(registry)  # authorizer over a server not yet started reads the policy
         autoregister.seed(registry)  # the local APIServices, Available: `autoregister-completion` passes at once
+        servicecidr.seed(registry, fl.service_cidr)  # the `kubernetes` ServiceCIDR, Ready
     issuer = TokenIssuer(_stored_object(registry), service_account_key_file, service_account_issuers)
     if authenticator is not None:
         authenticator.service_accounts = issuer
@@ -470,11 +473,13 @@ class ReferenceServer:
         steps = self.ctx.health.steps
         registration = autoregister.AutoRegister(self.ctx.registry, lambda: steps.done(health_checks.AUTOREGISTER))
         self.ctx.health.autoregister_missing = registration.missing
+        from .controller.servicecidr import IPAddressAllocations
         self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry), IdentityLeaseGC(self.ctx.registry),
                                       LegacyTokenTrackingController(self.ctx.registry),
                                       clusterauthtrust.ClusterAuthenticationTrustController(
                                           self.ctx.registry, self._authentication_info()),
-                                      APIServiceAvailability(self.ctx.registry), registration]
+                                      APIServiceAvailability(self.ctx.registry), registration,
+                                      IPAddressAllocations(self.ctx.registry)]
         for c in self.apiserver_controllers:
             c.use_webhooks(hooks, getattr(c, "_offload", None))
             c.start()

@@ -287,7 +287,9 @@ flowschemas                                      flowcontrol.apiserver.k8s.io/v1
 prioritylevelconfigurations                      flowcontrol.apiserver.k8s.io/v1   false        PriorityLevelConfiguration
 ingressclasses                                   networking.k8s.io/v1              false        IngressClass
 ingresses                           ing          networking.k8s.io/v1              true         Ingress
+ipaddresses                                      networking.k8s.io/v1              false        IPAddress
 networkpolicies                     netpol       networking.k8s.io/v1              true         NetworkPolicy
+servicecidrs                                     networking.k8s.io/v1              false        ServiceCIDR
 runtimeclasses                                   node.k8s.io/v1                    false        RuntimeClass
 poddisruptionbudgets                pdb          policy/v1                         true         PodDisruptionBudget
 clusterrolebindings                              rbac.authorization.k8s.io/v1      false        ClusterRoleBinding

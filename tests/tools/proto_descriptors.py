@@ -61,6 +61,7 @@ GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", 
                "discovery": ("EndpointSlice",),
                "rbac": ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")}
 GROUP_KINDS["networking"] += ("Ingress", "IngressClass")  # registry/groupkinds.py
+GROUP_KINDS["networking"] += ("ServiceCIDR", "IPAddress")  # registry/servicecidr.py
 GROUP_KINDS.update({"scheduling": ("PriorityClass",), "node": ("RuntimeClass",),
                     "storage": ("StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "CSIStorageCapacity")})
 GROUP_KINDS.update({"autoscaling": ("HorizontalPodAutoscaler",), "autoscalingv2": ("HorizontalPodAutoscaler",)})

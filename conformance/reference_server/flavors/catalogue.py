@@ -62,6 +62,7 @@ class Flavor:
     bootstrap_signer: bool = False       # kube-controller-manager's bootstrapsigner (kubeadm enables it)
     token_cleaner: bool = False          # kube-controller-manager's tokencleaner (kubeadm enables it)
     # ---- how to run the suites against it ------------------------------------------------------------
+    service_cidr: str = "10.96.0.0/12"   # --service-cluster-ip-range (kubeadm's default; the `kubernetes` ServiceCIDR)
     suite_jobs: int = 1                  # pytest workers a whole-suite run needs to finish in minutes
 
     @staticmethod
@@ -163,6 +164,7 @@ KIND = Flavor(
     scheduler_lease=True,
     bootstrap_signer=True,
     token_cleaner=True,
+    service_cidr="10.96.0.0/16",  # kind: pkg/apis/config/v1alpha4/default.go (kubeadm's /12 is "a 2^20 bitmap")
     suite_jobs=4,
 )
 

@@ -50,6 +50,7 @@ class Registry:
             self._add_subresources(s)
         for gk in GROUP_KINDS:
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
+        self._install_service_cidrs()
         for gk in ADMISSIONREGISTRATION_KINDS + FLOWCONTROL_KINDS:  # registry/admissionregistration.py, flowcontrol.py
             self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
@@ -81,6 +82,17 @@ class Registry:
         pv.strategy = PersistentVolumeStrategy(pv.info)
         cs = self._cluster["componentstatuses"]
         self._cluster["componentstatuses"] = ComponentStatusStore(cs.info, self.store, deviations=self.deviations)
+
+    def _install_service_cidrs(self) -> None:
+        """`networking.k8s.io/v1` ServiceCIDRs (`/status`) and IPAddresses (registry/servicecidr.py)."""
+        from .servicecidr import SERVICE_CIDR_KINDS, SERVICE_CIDR_INFO, ServiceCIDRStatusStrategy
+        from .subresources import SUBRESOURCE_VERBS
+        for gk in SERVICE_CIDR_KINDS:
+            self.add_group_store(GroupStore(gk.info, self.store, gk.group, gk.version, gk.strategy(gk.info),
+                                            self.deviations))
+        cidrs = self._groups[("networking.k8s.io", "servicecidrs")]
+        cidrs.status_strategy = ServiceCIDRStatusStrategy(SERVICE_CIDR_INFO)  # type: ignore[attr-defined]
+        cidrs.subresources = {"status": SUBRESOURCE_VERBS}  # type: ignore[attr-defined]
 
     def _install_versioned_kinds(self) -> None:
         """Kinds served in several versions of their group (registry/versions.py): autoscaling's

@@ -1,5 +1,8 @@
 """Services: defaults, ClusterIP allocation and the required fields, as kube-apiserver on a single-stack IPv4
-cluster (kind's default service CIDR 10.96.0.0/12; 10.96.0.1 is the `default/kubernetes` Service).
+cluster (the flavour's `--service-cluster-ip-range`, `ServiceStrategy.cidr`: kubeadm's 10.96.0.0/12, kind's
+10.96.0.0/16; 10.96.0.1 is the `default/kubernetes` Service). A ClusterIP left to the allocator comes from the
+range's upper part first (KEP-3070, `ipallocator.go` `calculateRangeOffset`: the lower 16 to 256 addresses are for
+ClusterIPs a client asks for).
 
 Follows `pkg/apis/core/v1/defaults.go` (`SetDefaults_Service`: type ClusterIP, sessionAffinity None, port
 protocol TCP, targetPort = port, internalTrafficPolicy Cluster, externalTrafficPolicy Cluster for
@@ -22,6 +25,13 @@ SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 KUBERNETES_SERVICE_IP = "10.96.0.1"
 NODE_PORTS = (30000, 32767)
 _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort")
+
+
+def range_offset(size: int) -> int:
+    """`calculateRangeOffset`: min(max(16, size/16), 256); 0 for a range smaller than 16."""
+    if size < 16:
+        return 0
+    return min(max(16, size // 16), 256)
 
 
 def _invalid_ips(ip: str, why: str) -> FieldError:
@@ -55,6 +65,7 @@ class ServiceStrategy(Strategy):
         super().__init__(info)
         self._services = services
         self._rng = random.Random()
+        self.cidr = SERVICE_CIDR
 
     def _used(self) -> tuple[set[str], set[int]]:
         ips, ports = set(), set()
@@ -65,11 +76,25 @@ class ServiceStrategy(Strategy):
         return ips, ports
 
     def _allocate_ip(self, used: set[str]) -> str:
-        size = SERVICE_CIDR.num_addresses
-        while True:
-            ip = str(SERVICE_CIDR.network_address + self._rng.randrange(2, size - 1))
-            if ip not in used:
-                return ip
+        """`AllocateNextService`: a random free address of the upper range, else of the lower one (the network
+        address, the API server's `.1` and the broadcast address never)."""
+        size = self.cidr.num_addresses
+        offset = range_offset(size)
+        for low, high in ((max(offset, 2), size - 1), (2, max(offset, 2))):
+            free = high - low - sum(1 for ip in used if self._offset(ip) in range(low, high))
+            if free <= 0:
+                continue
+            while True:
+                ip = str(self.cidr.network_address + self._rng.randrange(low, high))
+                if ip not in used:
+                    return ip
+        raise ValueError("range is full")
+
+    def _offset(self, ip: str) -> int:
+        try:
+            return int(ipaddress.ip_address(ip)) - int(self.cidr.network_address)
+        except ValueError:
+            return -1
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
@@ -139,9 +164,9 @@ class ServiceStrategy(Strategy):
             addr = ipaddress.ip_address(ip)
         except ValueError:
             return [field_invalid("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
-        if addr not in SERVICE_CIDR:
+        if addr not in self.cidr:
             return [_invalid_ips(ip, f"the provided IP ({ip}) is not in the valid range. The range of valid IPs "
-                                 f"is {SERVICE_CIDR}")]
+                                 f"is {self.cidr}")]
         if ip in self._used()[0]:
             return [_invalid_ips(ip, "provided IP is already allocated")]
         return []

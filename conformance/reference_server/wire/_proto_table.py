@@ -1516,6 +1516,15 @@ MESSAGES: dict[str, str] = {
     'networking.HTTPIngressRuleValue': (
         'paths=1:*@networking.HTTPIngressPath'
     ),
+    'networking.IPAddress': (
+        'metadata=1:@meta.ObjectMeta spec=2:@networking.IPAddressSpec'
+    ),
+    'networking.IPAddressList': (
+        'metadata=1:@meta.ListMeta items=2:*@networking.IPAddress'
+    ),
+    'networking.IPAddressSpec': (
+        'parentRef=1:@networking.ParentReference'
+    ),
     'networking.IPBlock': (
         'cidr=1:s except=2:*s'
     ),
@@ -1594,8 +1603,24 @@ MESSAGES: dict[str, str] = {
         'ingress=2:*@networking.NetworkPolicyIngressRule '
         'egress=3:*@networking.NetworkPolicyEgressRule policyTypes=4:*s'
     ),
+    'networking.ParentReference': (
+        'group=1:s resource=2:s namespace=3:s name=4:s'
+    ),
     'networking.ServiceBackendPort': (
         'name=1:s number=2:i32'
+    ),
+    'networking.ServiceCIDR': (
+        'metadata=1:@meta.ObjectMeta spec=2:@networking.ServiceCIDRSpec '
+        'status=3:@networking.ServiceCIDRStatus'
+    ),
+    'networking.ServiceCIDRList': (
+        'metadata=1:@meta.ListMeta items=2:*@networking.ServiceCIDR'
+    ),
+    'networking.ServiceCIDRSpec': (
+        'cidrs=1:*s'
+    ),
+    'networking.ServiceCIDRStatus': (
+        'conditions=1:*@meta.Condition'
     ),
     'node.Overhead': (
         'podFixed=1:{s:@resource.Quantity}'

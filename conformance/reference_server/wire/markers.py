@@ -178,6 +178,9 @@ FIELD_MARKERS.update({
     "storage.CSINodeSpec.drivers": keyed("name"),
 })
 
+# registry/servicecidr.py: networking/v1/types.go ServiceCIDR, IPAddress (v1.33)
+FIELD_MARKERS.update({"networking.ServiceCIDRSpec.cidrs": ATOMIC, "networking.ServiceCIDRStatus.conditions": _CONDITIONS})
+
 # registry/admissionregistration.py: admissionregistration/v1/types.go (v1.33)
 _AR = "admissionregistration"
 REQUIRED.update({

@@ -49,6 +49,8 @@ GROUP_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 GROUP_KINDS["networking.k8s.io/v1"] = ("networking",
                                        GROUP_KINDS["networking.k8s.io/v1"][1] + ("Ingress", "IngressClass"))
+GROUP_KINDS["networking.k8s.io/v1"] = ("networking",  # registry/servicecidr.py
+                                       GROUP_KINDS["networking.k8s.io/v1"][1] + ("ServiceCIDR", "IPAddress"))
 GROUP_KINDS.update({"autoscaling/v2": ("autoscalingv2", ("HorizontalPodAutoscaler",)),  # registry/autoscaling.py:
                     "autoscaling/v1": ("autoscaling", ("HorizontalPodAutoscaler",))})  # one kind, two versions
 GROUP_KINDS["certificates.k8s.io/v1"] = ("certificates", ("CertificateSigningRequest",))  # registry/certificates.py

@@ -1,6 +1,6 @@
 """Table printers of the networking/scheduling/storage/node kinds (registry/groupkinds.py), after upstream's
 `pkg/printers/internalversion/printers.go` (`printIngress`, `printIngressClass`, `printPriorityClass`,
-`printStorageClass`, `printCSIDriver`, `printCSINode`, `printVolumeAttachment`, `printCSIStorageCapacity`,
+`printStorageClass`, `printServiceCIDR`, `printIPAddress`, `printCSIDriver`, `printCSINode`, `printVolumeAttachment`, `printCSIStorageCapacity`,
 `printRuntimeClass`): the same columns, in the same order, with the same cells.
 """
 from __future__ import annotations
@@ -105,7 +105,26 @@ def printers(col: Col, name: dict[str, Any], age_col: dict[str, Any],
     def runtimeclass(obj: dict[str, Any], now: datetime) -> list[Any]:
         return [n(obj), obj.get("handler", ""), age(obj, now)]
 
+    def servicecidr(obj: dict[str, Any], now: datetime) -> list[Any]:  # printServiceCIDR
+        return [n(obj), ",".join(str(c) for c in (obj.get("spec") or {}).get("cidrs") or []), age(obj, now)]
+
+    def ipaddress(obj: dict[str, Any], now: datetime) -> list[Any]:  # printIPAddress: no age column
+        ref = (obj.get("spec") or {}).get("parentRef")
+        if not isinstance(ref, dict):
+            return [n(obj), "<none>"]
+        group, resource = ref.get("group") or "", ref.get("resource") or ""
+        shown = (f"{resource}.{group}" if group else resource).lower()  # GroupResource.String()
+        if ref.get("namespace"):
+            shown += "/" + ref["namespace"]
+        return [n(obj), f"{shown}/{ref.get('name') or ''}"]
+
     return {
+        "ServiceCIDR": ([name, col("CIDRs", "CIDRs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\" or "
+                                            "\"2001:db8::/64\") from which to assign service cluster IPs. Max of two "
+                                            "CIDRs is allowed, one of each IP family. This field is immutable."),
+                         age_col], servicecidr),
+        "IPAddress": ([name, col("ParentRef", "ParentRef references the resource that an IPAddress is attached to. An "
+                                              "IPAddress must reference a parent object.")], ipaddress),
         "Ingress": ([name, col("Class", "The name of the IngressClass resource."),
                      col("Hosts", "The hosts this ingress serves."), col("Address", "Address is a list containing "
                                                                           "ingress points for the load-balancer"),
