@@ -46,7 +46,7 @@ PACKAGES["k8s.io.api.admissionregistration.v1"] = "admissionregistration"  # reg
 ROOTS = [f"core.{k}" for k in ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod",
                                "ResourceQuota", "LimitRange", "Event", "Endpoints",
                                "PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController",
-                               "ComponentStatus")]
+                               "ComponentStatus", "Node")]
 ROOTS += [f"{root}List" for root in ROOTS]  # list responses
 ROOTS += ["meta.DeleteOptions", "runtime.Unknown", "meta.Status", "meta.WatchEvent", "meta.PartialObjectMetadata",
           "meta.PartialObjectMetadataList"]

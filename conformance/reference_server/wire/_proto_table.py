@@ -558,6 +558,9 @@ MESSAGES: dict[str, str] = {
     'core.AppArmorProfile': (
         'type=1:s localhostProfile=2:s'
     ),
+    'core.AttachedVolume': (
+        'name=1:s devicePath=2:s'
+    ),
     'core.AzureDiskVolumeSource': (
         'diskName=1:s diskURI=2:s cachingMode=3:s fsType=4:s readOnly=5:b kind=6:s'
     ),
@@ -624,6 +627,9 @@ MESSAGES: dict[str, str] = {
     'core.ConfigMapList': (
         'metadata=1:@meta.ListMeta items=2:*@core.ConfigMap'
     ),
+    'core.ConfigMapNodeConfigSource': (
+        'namespace=1:s name=2:s uid=3:s resourceVersion=4:s kubeletConfigKey=5:s'
+    ),
     'core.ConfigMapProjection': (
         'localObjectReference=1:@core.LocalObjectReference items=2:*@core.KeyToPath '
         'optional=4:b'
@@ -642,6 +648,9 @@ MESSAGES: dict[str, str] = {
         'startupProbe=22:@core.Probe lifecycle=12:@core.Lifecycle '
         'terminationMessagePath=13:s terminationMessagePolicy=20:s imagePullPolicy=14:s '
         'securityContext=15:@core.SecurityContext stdin=16:b stdinOnce=17:b tty=18:b'
+    ),
+    'core.ContainerImage': (
+        'names=1:*s sizeBytes=2:i64'
     ),
     'core.ContainerPort': (
         'name=1:s hostPort=2:i32 containerPort=3:i32 protocol=4:s hostIP=5:s'
@@ -673,6 +682,9 @@ MESSAGES: dict[str, str] = {
     ),
     'core.ContainerUser': (
         'linux=1:@core.LinuxContainerUser'
+    ),
+    'core.DaemonEndpoint': (
+        'Port=1:i32'
     ),
     'core.DownwardAPIProjection': (
         'items=1:*@core.DownwardAPIVolumeFile'
@@ -873,9 +885,41 @@ MESSAGES: dict[str, str] = {
     'core.NamespaceStatus': (
         'phase=1:s conditions=2:*@core.NamespaceCondition'
     ),
+    'core.Node': (
+        'metadata=1:@meta.ObjectMeta spec=2:@core.NodeSpec status=3:@core.NodeStatus'
+    ),
+    'core.NodeAddress': (
+        'type=1:s address=2:s'
+    ),
     'core.NodeAffinity': (
         'requiredDuringSchedulingIgnoredDuringExecution=1:@core.NodeSelector '
         'preferredDuringSchedulingIgnoredDuringExecution=2:*@core.PreferredSchedulingTerm'
+    ),
+    'core.NodeCondition': (
+        'type=1:s status=2:s lastHeartbeatTime=3:@meta.Time '
+        'lastTransitionTime=4:@meta.Time reason=5:s message=6:s'
+    ),
+    'core.NodeConfigSource': (
+        'configMap=2:@core.ConfigMapNodeConfigSource'
+    ),
+    'core.NodeConfigStatus': (
+        'assigned=1:@core.NodeConfigSource active=2:@core.NodeConfigSource '
+        'lastKnownGood=3:@core.NodeConfigSource error=4:s'
+    ),
+    'core.NodeDaemonEndpoints': (
+        'kubeletEndpoint=1:@core.DaemonEndpoint'
+    ),
+    'core.NodeFeatures': (
+        'supplementalGroupsPolicy=1:b'
+    ),
+    'core.NodeList': (
+        'metadata=1:@meta.ListMeta items=2:*@core.Node'
+    ),
+    'core.NodeRuntimeHandler': (
+        'name=1:s features=2:@core.NodeRuntimeHandlerFeatures'
+    ),
+    'core.NodeRuntimeHandlerFeatures': (
+        'recursiveReadOnlyMounts=1:b userNamespaces=2:b'
     ),
     'core.NodeSelector': (
         'nodeSelectorTerms=1:*@core.NodeSelectorTerm'
@@ -886,6 +930,26 @@ MESSAGES: dict[str, str] = {
     'core.NodeSelectorTerm': (
         'matchExpressions=1:*@core.NodeSelectorRequirement '
         'matchFields=2:*@core.NodeSelectorRequirement'
+    ),
+    'core.NodeSpec': (
+        'podCIDR=1:s podCIDRs=7:*s providerID=3:s unschedulable=4:b taints=5:*@core.Taint '
+        'configSource=6:@core.NodeConfigSource externalID=2:s'
+    ),
+    'core.NodeStatus': (
+        'capacity=1:{s:@resource.Quantity} allocatable=2:{s:@resource.Quantity} phase=3:s '
+        'conditions=4:*@core.NodeCondition addresses=5:*@core.NodeAddress '
+        'daemonEndpoints=6:@core.NodeDaemonEndpoints nodeInfo=7:@core.NodeSystemInfo '
+        'images=8:*@core.ContainerImage volumesInUse=9:*s '
+        'volumesAttached=10:*@core.AttachedVolume config=11:@core.NodeConfigStatus '
+        'runtimeHandlers=12:*@core.NodeRuntimeHandler features=13:@core.NodeFeatures'
+    ),
+    'core.NodeSwapStatus': (
+        'capacity=1:i64'
+    ),
+    'core.NodeSystemInfo': (
+        'machineID=1:s systemUUID=2:s bootID=3:s kernelVersion=4:s osImage=5:s '
+        'containerRuntimeVersion=6:s kubeletVersion=7:s kubeProxyVersion=8:s '
+        'operatingSystem=9:s architecture=10:s swap=11:@core.NodeSwapStatus'
     ),
     'core.ObjectFieldSelector': (
         'apiVersion=1:s fieldPath=2:s'
@@ -1241,6 +1305,9 @@ MESSAGES: dict[str, str] = {
     ),
     'core.TCPSocketAction': (
         'port=1:@intstr.IntOrString host=2:s'
+    ),
+    'core.Taint': (
+        'key=1:s value=2:s effect=3:s timeAdded=4:@meta.Time'
     ),
     'core.Toleration': (
         'key=1:s operator=2:s value=3:s effect=4:s tolerationSeconds=5:i64'

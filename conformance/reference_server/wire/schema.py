@@ -30,7 +30,7 @@ KIND_MESSAGES: dict[str, str] = {
     "Endpoints": "core.Endpoints",
     "DeleteOptions": "meta.DeleteOptions",
     **{k: f"core.{k}" for k in ("PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController",
-                                "ComponentStatus")},
+                                "ComponentStatus", "Node")},
 }
 
 # The named-group built-in kinds (registry/workloads.py, auth/kinds.py): group-version -> (table prefix, kinds).
@@ -65,7 +65,8 @@ GROUP_KINDS["flowcontrol.apiserver.k8s.io/v1"] = ("flowcontrol", ("FlowSchema", 
 # (the client's next Accept clause), as upstream answers custom resources.
 _CORE_KINDS = ("Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "ResourceQuota", "LimitRange",
                "Event", "Endpoints",
-               "PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController", "ComponentStatus")
+               "PersistentVolumeClaim", "PersistentVolume", "PodTemplate", "ReplicationController", "ComponentStatus",
+               "Node")
 OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
     **{("v1", k): f"core.{k}" for k in _CORE_KINDS},
     **{("v1", f"{k}List"): f"core.{k}List" for k in _CORE_KINDS},
