@@ -285,7 +285,8 @@ class ReferenceServer:
         `admin.conf` subject where the flavour stores the `kubeadm:cluster-admins` binding (kind), `super-admin.conf`'s
         (`system:masters`) elsewhere, so the certificate administers the server under `--authorization rbac`."""
         from .auth.x509 import ClientCertAuthenticator
-        from .tls import ADMIN, SUPER_ADMIN, generate
+        from .auth.requestheader import kubeadm_request_header
+        from .tls import ADMIN, SUPER_ADMIN, front_proxy_ca, generate
 
         front_proxy = self._front_proxy(request_header) if request_header else None
         ca_pem = None
@@ -295,6 +296,8 @@ class ReferenceServer:
             authenticator = ClientCertAuthenticator.from_pem(ca_pem, client_ca_file)
         admin = ADMIN if any(m.path == "kind/kubeadm.yaml" for m in self.flavor.installer_manifests) else SUPER_ADMIN
         self.tls = generate(cert_dir=cert_dir, admin=admin, client_ca_file=client_ca_file)
+        if front_proxy is None and self.flavor.front_proxy:  # kubeadm's --requestheader-* flags
+            front_proxy = self._front_proxy(kubeadm_request_header(front_proxy_ca(self.tls)))
         if ca_pem is None:
             ca_pem = self.tls.ca_pem
             authenticator = ClientCertAuthenticator.from_pem(ca_pem)

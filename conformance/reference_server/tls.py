@@ -36,6 +36,7 @@ class ServerTLS:
     requestheader_client_ca_file: str | None = None  # --requestheader-client-ca-file: the front proxy's CA
     admin_cert_pem: bytes = b""  # a kubeadm-like admin client certificate (signed by the CA) and its key
     admin_key_pem: bytes = b""
+    extra_files: tuple[str, ...] = ()  # more files of ours in `directory` (front_proxy_ca), removed with it
 
     def ssl_context(self) -> ssl.SSLContext:
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -50,7 +51,7 @@ class ServerTLS:
     def cleanup(self) -> None:
         if self.keep:
             return
-        for f in (self.ca_file, self.cert_file, self.key_file):
+        for f in (self.ca_file, self.cert_file, self.key_file, *self.extra_files):
             try:
                 os.unlink(f)
             except OSError:
@@ -65,9 +66,9 @@ def _name(cn: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
 
 
-def _ca(now: _dt.datetime, days: int) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
+def _ca(now: _dt.datetime, days: int, cn: str = "nsconform-ca") -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_cert = (x509.CertificateBuilder().subject_name(_name("nsconform-ca")).issuer_name(_name("nsconform-ca"))
+    ca_cert = (x509.CertificateBuilder().subject_name(_name(cn)).issuer_name(_name(cn))
                .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
                .not_valid_before(now - _dt.timedelta(minutes=5)).not_valid_after(now + _dt.timedelta(days=days))
                .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
@@ -261,3 +262,21 @@ def _signed_by(cert: x509.Certificate, ca: x509.Certificate) -> bool:
         return True
     except Exception:  # noqa: BLE001 - InvalidSignature, a foreign key type...: not ours, make a new one
         return False
+
+
+FRONT_PROXY_CA = "front-proxy-ca.crt"
+
+
+def front_proxy_ca(tls: ServerTLS) -> str:
+    """kubeadm's front-proxy CA (`phases/certs`: CN `front-proxy-ca`, its own root): the
+    `--requestheader-client-ca-file` of a kubeadm cluster. Only its certificate is written (no front proxy is run,
+    so nothing here signs with it); in a `--cert-dir` it is made once and reused."""
+    path = os.path.join(tls.directory, FRONT_PROXY_CA)
+    if tls.keep and os.path.exists(path):
+        return path
+    _, cert = _ca(_dt.datetime.now(_dt.timezone.utc), CERT_DAYS * 10, "front-proxy-ca")
+    _write_private(path, cert.public_bytes(serialization.Encoding.PEM))
+    if not tls.keep:
+        tls.extra_files = (*tls.extra_files, path)
+    return path
+

@@ -47,6 +47,13 @@ class RequestHeaderConfig:
                                    trim(self.uid_headers), trim(self.group_headers), trim(self.extra_headers_prefix))
 
 
+def kubeadm_request_header(client_ca_file: str) -> RequestHeaderConfig:
+    """The flags kubeadm gives kube-apiserver (`getAPIServerCommand`): the `front-proxy-client` certificate's
+    headers."""
+    return RequestHeaderConfig(client_ca_file, ("front-proxy-client",), ("X-Remote-User",), (),
+                               ("X-Remote-Group",), ("X-Remote-Extra-",))
+
+
 def _go_quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -106,4 +113,4 @@ def _first(pairs: list[tuple[str, str]], names: tuple[str, ...]) -> str:
     return ""
 
 
-__all__ = ["RequestHeaderAuthenticator", "RequestHeaderConfig"]
+__all__ = ["RequestHeaderAuthenticator", "RequestHeaderConfig", "kubeadm_request_header"]

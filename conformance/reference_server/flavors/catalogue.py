@@ -62,6 +62,7 @@ class Flavor:
     bootstrap_signer: bool = False       # kube-controller-manager's bootstrapsigner (kubeadm enables it)
     token_cleaner: bool = False          # kube-controller-manager's tokencleaner (kubeadm enables it)
     # ---- how to run the suites against it ------------------------------------------------------------
+    front_proxy: bool = False            # kubeadm's front-proxy CA and --requestheader-* flags (with --tls)
     service_cidr: str = "10.96.0.0/12"   # --service-cluster-ip-range (kubeadm's default; the `kubernetes` ServiceCIDR)
     suite_jobs: int = 1                  # pytest workers a whole-suite run needs to finish in minutes
 
@@ -164,6 +165,7 @@ KIND = Flavor(
     scheduler_lease=True,
     bootstrap_signer=True,
     token_cleaner=True,
+    front_proxy=True,  # kubeadm: cmd/kubeadm/app/phases/controlplane/manifests.go getAPIServerCommand
     service_cidr="10.96.0.0/16",  # kind: pkg/apis/config/v1alpha4/default.go (kubeadm's /12 is "a 2^20 bitmap")
     suite_jobs=4,
 )

@@ -105,3 +105,27 @@ def test_stored_data_that_does_not_parse_fails_the_sync_and_stays():
     with pytest.raises(ValueError, match="data does not contain any valid RSA or ECDSA certificates"):
         T.sync(registry, T.AuthenticationInfo(client_ca_pem=CA), DIRECT)
     assert store.get("kube-system", T.CONFIGMAP_NAME)["data"] == {"client-ca-file": "edited"}
+
+
+def test_the_kind_flavour_publishes_kubeadms_front_proxy_settings():
+    """kubeadm gives kube-apiserver a front-proxy CA and the `--requestheader-*` flags; a kind cluster's
+    ConfigMap holds them beside the client CA (what aggregated API servers read)."""
+    import requests
+
+    from conformance.reference_server.embedded import start_embedded
+
+    srv = start_embedded(tls=True, flavor="kind")
+    try:
+        data = requests.get(f"{srv.url}/api/v1/namespaces/kube-system/configmaps/{T.CONFIGMAP_NAME}",
+                            verify=srv.ca_file, timeout=10).json()["data"]
+        assert {k: v for k, v in data.items() if not k.endswith("-file")} == {
+            "requestheader-allowed-names": '["front-proxy-client"]', "requestheader-username-headers": '["X-Remote-User"]',
+            "requestheader-uid-headers": "null", "requestheader-group-headers": '["X-Remote-Group"]',
+            "requestheader-extra-headers-prefix": '["X-Remote-Extra-"]'}
+        front_proxy_ca = data["requestheader-client-ca-file"]
+        assert front_proxy_ca.startswith("-----BEGIN CERTIFICATE-----") and front_proxy_ca != data["client-ca-file"]
+        directory = srv.server.tls.directory
+    finally:
+        srv.stop()
+    import os
+    assert not os.path.exists(directory)  # the front-proxy CA removed with the server's other files
