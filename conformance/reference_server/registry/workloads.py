@@ -162,7 +162,10 @@ class StatefulSetStrategy(_Generation):
             if update["type"] == "RollingUpdate" and isinstance(update.setdefault("rollingUpdate", {}), dict):
                 update["rollingUpdate"].setdefault("partition", 0)
         spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault("persistentVolumeClaimRetentionPolicy", {"whenDeleted": "Retain", "whenScaled": "Retain"})
+        retention = spec.setdefault("persistentVolumeClaimRetentionPolicy", {})
+        if isinstance(retention, dict):  # SetDefaults_StatefulSet: each unset policy Retain
+            for key in ("whenDeleted", "whenScaled"):
+                retention[key] = retention.get(key) or "Retain"
         _template_spec(spec)
 
     def initial_status(self) -> dict[str, Any]:
