@@ -9,20 +9,12 @@ from typing import Iterator
 
 import pytest
 
-from tests.reference_server.test_real_clients import Kube, serve_kube
-from tests.tools import kubectl as kubectl_tool
+from tests.reference_server.test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
     yield from serve_kube(tmp_path_factory, "workloadvalidation", flavor="bare")
-
-
-@pytest.fixture
-def kube(served: Kube) -> Kube:
-    if served.binary is None:
-        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
-    return served
 
 
 @pytest.fixture

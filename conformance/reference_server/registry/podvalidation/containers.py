@@ -18,8 +18,8 @@ from ...quantity import Quantity, QuantityError, int64_amount
 from ..resourcequota import quantity_errors
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, regex_error
-from .fields import (config_map_key_errors, field_duplicate, integer, nonnegative, not_found, port_name_errors,
-                     port_num_errors, relaxed_env_name_errors)
+from .fields import (config_map_key_errors, field_duplicate, integer, nonnegative, not_found, one_of,
+                     port_name_errors, port_num_errors, relaxed_env_name_errors)
 
 PROTOCOLS = ("SCTP", "TCP", "UDP")  # sets.List(supportedPortProtocols): sorted
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
@@ -304,24 +304,18 @@ def _http_get(action: dict[str, Any], path: str) -> list[FieldError]:
 
 def validate_handler(handler: dict[str, Any], kinds: tuple[str, ...], path: str) -> list[FieldError]:
     """`validateHandler`: exactly one action among `kinds` (a probe's or a lifecycle hook's)."""
-    errs: list[FieldError] = []
-    count = 0
-    for kind in kinds:
-        action = handler.get(kind)
-        if not isinstance(action, dict):
-            continue
-        if count:
-            errs.append(field_forbidden(f"{path}.{kind}", "may not specify more than 1 handler type"))
-            continue
-        count += 1
+    def check(kind: str, action: dict[str, Any]) -> list[FieldError]:
         if kind == "exec" and not as_list(action.get("command")):
-            errs.append(field_required(f"{path}.exec.command"))
-        elif kind == "httpGet":
-            errs += _http_get(action, f"{path}.httpGet")
-        elif kind == "tcpSocket":
-            errs += port_num_or_name(action.get("port"), f"{path}.tcpSocket.port")
-        elif kind == "grpc":
-            errs += port_num_or_name(integer(action.get("port")) or 0, f"{path}.grpc.port")
+            return [field_required(f"{path}.exec.command")]
+        if kind == "httpGet":
+            return _http_get(action, f"{path}.httpGet")
+        if kind == "tcpSocket":
+            return port_num_or_name(action.get("port"), f"{path}.tcpSocket.port")
+        if kind == "grpc":
+            return port_num_or_name(integer(action.get("port")) or 0, f"{path}.grpc.port")
+        return []
+
+    count, errs = one_of(handler, ((k, k) for k in kinds), path, "handler type", check)
     if count == 0:
         errs.append(field_required(path, "must specify a handler type"))
     return errs

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable, Iterable
 
-from ...apierrors import FieldError, field_invalid
+from ...apierrors import FieldError, field_forbidden, field_invalid
 from ..status_validation import field_duplicate
 from ..validation import max_len_error, regex_error
 
@@ -19,7 +19,7 @@ _CONFIG_KEY = re.compile("^" + _CONFIG_KEY_FMT + "$")
 RELAXED_ENV_MSG = "a valid environment variable name must consist only of printable ASCII characters other than '='"
 
 __all__ = ["NEGATIVE", "PORT_RANGE", "integer", "nonnegative", "port_num_errors", "port_name_errors",
-           "relaxed_env_name_errors", "config_map_key_errors", "not_found", "field_duplicate"]
+           "relaxed_env_name_errors", "config_map_key_errors", "not_found", "field_duplicate", "one_of"]
 
 
 def integer(value: Any) -> int | None:
@@ -83,3 +83,22 @@ def config_map_key_errors(key: str) -> list[str]:
 def not_found(path: str, value: Any) -> FieldError:
     """`field.NotFound`."""
     return FieldError("FieldValueNotFound", path, field_invalid(path, value, "").body.replace("Invalid value", "Not found", 1))
+
+
+def one_of(obj: dict[str, Any], members: Iterable[tuple[str, str]], path: str, what: str,
+           check: Callable[[str, dict[str, Any]], list[FieldError]]) -> tuple[int, list[FieldError]]:
+    """Upstream's union walk (`validateHandler`, `validateVolumeSource`): in Go field order, the first member set
+    is checked, each later one refused `may not specify more than 1 <what>` at its (upstream-spelled) path.
+    Returns how many were set (0 or more) and the errors."""
+    errs: list[FieldError] = []
+    count = 0
+    for key, shown in members:
+        value = obj.get(key)
+        if not isinstance(value, dict):
+            continue
+        if count:
+            errs.append(field_forbidden(f"{path}.{shown}", f"may not specify more than 1 {what}"))
+            continue
+        count += 1
+        errs += check(key, value)
+    return count, errs

@@ -12,7 +12,7 @@ from ...apierrors import FieldError, field_forbidden, field_invalid, field_requi
 from ...quantity import Quantity, QuantityError
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label
-from .fields import field_duplicate
+from .fields import field_duplicate, one_of
 
 # (JSON key, the path upstream's "more than 1 volume type" error names) in the Go struct's field order
 _SOURCES = (
@@ -46,17 +46,8 @@ def _source_errors(key: str, source: dict[str, Any], path: str) -> list[FieldErr
 
 def _volume_source(vol: dict[str, Any], path: str) -> list[FieldError]:
     """`validateVolumeSource`."""
-    errs: list[FieldError] = []
-    count = 0
-    for key, shown in _SOURCES:
-        source = vol.get(key)
-        if not isinstance(source, dict):
-            continue
-        if count:
-            errs.append(field_forbidden(f"{path}.{shown}", "may not specify more than 1 volume type"))
-            continue
-        count += 1
-        errs += _source_errors(key, source, f"{path}.{key}")
+    count, errs = one_of(vol, _SOURCES, path, "volume type",
+                         lambda key, source: _source_errors(key, source, f"{path}.{key}"))
     if count == 0:
         errs.append(field_required(path, "must specify a volume type"))
     return errs
