@@ -129,6 +129,7 @@ class PodStrategy(Strategy):
         spec, ospec = new.get("spec"), old.get("spec") if isinstance(old.get("spec"), dict) else {}
         if isinstance(spec, dict):
             default_pod_spec(spec)
+            pod_only_defaults(spec)
             spec.setdefault("enableServiceLinks", True)
             for key in ("priority", "priorityClassName", "preemptionPolicy"):  # the Priority plugin on update
                 spec.pop(key, None)
