@@ -133,3 +133,37 @@ def test_template_labels_and_ephemeral_containers() -> None:
         "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
         "'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
         "spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template"]
+
+
+def test_affinity() -> None:
+    """`validateAffinity`: node selector terms and requirements, weights, pod affinity terms' topologyKey."""
+    affinity = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "zone", "operator": "In"}, {"key": "cpu", "operator": "Gt",
+                                                                          "values": ["1", "2"]}],
+                 "matchFields": [{"key": "metadata.uid", "operator": "In", "values": ["x"]}]}]},
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 0, "preference": {}}]},
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {"matchLabels": {"app": "x"}}}],
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 101, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname"}}]}}
+    assert pod_errors(lambda s: s.update(affinity=affinity)) == [
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+        ".matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+        ".matchExpressions[1].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'",
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+        '.matchFields[0].key: Invalid value: "metadata.uid": not a valid field selector key',
+        "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: "
+        "must be in the range 1-100",
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required "
+        "value: can not be empty",
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid "
+        'value: "": name part must be non-empty',
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid "
+        "value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+        "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: "
+        "101: must be in the range 1-100"]

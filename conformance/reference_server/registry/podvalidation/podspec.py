@@ -1,12 +1,13 @@
 """`ValidatePodSpec` and `ValidatePodTemplateSpec` of `pkg/apis/core/validation/validation.go` (1.33), in their
 order: terminationGracePeriodSeconds, volumes, containers, init containers, ephemeral containers' names, the
-hostNetwork ports, restartPolicy, dnsPolicy, nodeSelector, the pod security context's IDs, dnsConfig for
+hostNetwork ports, restartPolicy, dnsPolicy, nodeSelector, the pod security context's IDs, affinity
+(affinity.py), dnsConfig for
 `dnsPolicy: None`, serviceAccountName, nodeName, activeDeadlineSeconds, hostname, subdomain, tolerations,
 priorityClassName, runtimeClassName, preemptionPolicy. A pod (`validatePodMetadataAndSpec`) adds
 `validateContainersOnlyForPod`; a template checks its own labels and annotations first and refuses ephemeral
 containers.
 
-Left out (accepted here, judged upstream): affinity, topologySpreadConstraints, resourceClaims, readiness and
+Left out (accepted here, judged upstream): topologySpreadConstraints, resourceClaims, readiness and
 scheduling gates, hostAliases, sysctls, seccomp/AppArmor fields and annotations, OS-specific fields, overhead.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_s
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name, validate_labels
 from . import containers as ctr
+from .affinity import validate_affinity
 from .fields import integer
 from .volumes import validate_volumes
 
@@ -124,6 +126,7 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[Fie
     errs += _enum(spec.get("dnsPolicy"), f"{path}.dnsPolicy", DNS_POLICIES)
     errs += validate_labels(as_dict(spec.get("nodeSelector")), f"{path}.nodeSelector")
     errs += _security_context(spec.get("securityContext"), f"{path}.securityContext")
+    errs += validate_affinity(spec.get("affinity"), f"{path}.affinity")
     if spec.get("dnsPolicy") == "None":
         dns = spec.get("dnsConfig")
         if not isinstance(dns, dict):
