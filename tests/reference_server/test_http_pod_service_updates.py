@@ -64,8 +64,10 @@ def test_pod_update_of_another_field_is_forbidden_with_upstreams_message(http, p
     ({"spec": {"tolerations": [{"key": "x", "operator": "Exists"}]}},
      'Pod "p" is invalid: spec.tolerations: Forbidden: existing toleration can not be modified except its '
      "tolerationSeconds"),
+    # ValidatePodUpdate: validatePodMetadataAndSpec's range (from 1), then the update rule's (from 0)
     ({"spec": {"activeDeadlineSeconds": -1}},
-     'Pod "p" is invalid: spec.activeDeadlineSeconds: Invalid value: -1: must be between 0 and 2147483647, inclusive'),
+     'Pod "p" is invalid: [spec.activeDeadlineSeconds: Invalid value: -1: must be between 1 and 2147483647, '
+     'inclusive, spec.activeDeadlineSeconds: Invalid value: -1: must be between 0 and 2147483647, inclusive]'),
 ])
 def test_pod_update_errors(http, pod, patch, message):
     r = http.patch(pod, data=json.dumps(patch), headers=MERGE)

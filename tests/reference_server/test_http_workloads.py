@@ -70,7 +70,9 @@ def test_deployment_defaults_and_generation(http, url, namespaces):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda s: s.pop("selector"), "spec.selector: Required value"),
+    # upstream: a nil selector (LabelSelectorAsSelector: selects nothing) also fails the template's labels
+    (lambda s: s.pop("selector"), '[spec.selector: Required value, spec.template.metadata.labels: Invalid value: '
+                                  'map[string]string{"app":"web"}: `selector` does not match template `labels`]'),
     (lambda s: s["template"]["metadata"].update(labels={"app": "x"}),
      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"x"}: `selector` does not match '
      'template `labels`'),
@@ -118,8 +120,9 @@ def test_job_selector_generated_and_restart_policy_checked(http, url, namespaces
     body = _body("batch", "jobs", "k")
     del body["spec"]["template"]["spec"]["restartPolicy"]
     st = status_of(http.post(base, json=body))
-    assert st["message"] == ('Job.batch "k" is invalid: spec.template.spec.restartPolicy: Unsupported value: '
-                             '"Always": supported values: "OnFailure", "Never"')
+    # 1.33's validateJobSpec: a defaulted (or explicit) Always is "Required", not "Unsupported"
+    assert st["message"] == ('Job.batch "k" is invalid: spec.template.spec.restartPolicy: Required value: '
+                             'valid values: "OnFailure", "Never"')
 
 
 def test_cronjob_schedule_required(http, url, namespaces):

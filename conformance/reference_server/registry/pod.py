@@ -7,19 +7,19 @@ NoExecute for 300 s; `Priority`: priority 0 and `PreemptLowerPriority` without a
 without that plugin), `pkg/registry/core/pod/strategy.go`
 (`PrepareForCreate`: status is `{phase: Pending, qosClass}`; `PrepareForUpdate`: status kept;
 `CheckGracefulDelete`: `graceful_period`) and the
-required-field checks of `pkg/apis/core/validation/validation.go` (`validateContainers`); what an update may
+pod-spec validation of `pkg/apis/core/validation/validation.go` (registry/podvalidation/); what an update may
 change is `ValidatePodUpdate` (pod_update.py).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from ..apierrors import FieldError, field_invalid, field_required
+from ..apierrors import FieldError
 from . import podspec_defaults
 from .pod_update import validate_pod_spec_update
+from .podvalidation import validate_pod
 from .strategy import Strategy
-from .validation import is_dns1123_label
-from .shapes import as_list
+from .shapes import as_dict, as_list
 
 DEFAULT_TOLERATION_SECONDS = 300
 _TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
@@ -29,6 +29,8 @@ def _default_container(c: Any) -> None:
     if not isinstance(c, dict):
         return
     image = c.get("image")
+    if not c.get("imagePullPolicy") and not (isinstance(image, str) and image):
+        c["imagePullPolicy"] = "IfNotPresent"  # ParseImageName("") fails: no tag, not "latest"
     if not c.get("imagePullPolicy") and isinstance(image, str) and image:
         tag = image.rsplit("/", 1)[-1]
         tagged = ":" in tag and "@" not in tag
@@ -58,28 +60,21 @@ def default_pod_spec(spec: dict[str, Any]) -> None:
     podspec_defaults.nested(spec)
 
 
-def validate_pod_spec(spec: Any, path: str) -> list[FieldError]:
-    """The required-field part of `ValidatePodSpec` → `validateContainers`."""
-    spec = spec if isinstance(spec, dict) else {}
-    containers = spec.get("containers")
-    if not isinstance(containers, list) or not containers:
-        return [field_required(f"{path}.containers")]
-    errs: list[FieldError] = []
-    seen: set[str] = set()
-    for i, c in enumerate(containers):
-        c = c if isinstance(c, dict) else {}
-        here = f"{path}.containers[{i}]"
-        name = c.get("name")
-        if not name:
-            errs.append(field_required(f"{here}.name"))
-        elif isinstance(name, str):
-            errs += [field_invalid(f"{here}.name", name, m) for m in is_dns1123_label(name)]
-            if name in seen:
-                errs.append(FieldError("FieldValueDuplicate", f"{here}.name", f'Duplicate value: "{name}"'))
-            seen.add(name)
-        if not c.get("image"):
-            errs.append(field_required(f"{here}.image"))
-    return errs
+def pod_only_defaults(spec: dict[str, Any]) -> None:
+    """`SetDefaults_Pod`'s part that templates do not get: each (init) container's missing requests take its
+    limits, and with hostNetwork a port's hostPort its containerPort."""
+    for key in ("containers", "initContainers"):
+        for c in as_list(spec.get(key)):
+            res = as_dict(as_dict(c).get("resources"))
+            if isinstance(res.get("limits"), dict) and res["limits"]:
+                requests = res.setdefault("requests", {})
+                if isinstance(requests, dict):
+                    for name, value in res["limits"].items():
+                        requests.setdefault(name, value)
+            if spec.get("hostNetwork") is True:
+                for port in as_list(as_dict(c).get("ports")):
+                    if isinstance(port, dict) and not port.get("hostPort"):
+                        port["hostPort"] = port.get("containerPort")
 
 
 def qos_class(spec: dict[str, Any]) -> str:
@@ -107,9 +102,10 @@ class PodStrategy(Strategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         spec = obj.get("spec")
-        if not isinstance(spec, dict):
-            return  # validation refuses it (spec.containers: Required value)
+        if not isinstance(spec, dict):  # a null spec decodes to Go's zero PodSpec, then defaulted
+            spec = obj["spec"] = {}
         default_pod_spec(spec)
+        pod_only_defaults(spec)
         spec.setdefault("enableServiceLinks", True)
         # v1 conversion: an empty serviceAccountName takes the deprecated alias; the alias then follows it
         spec["serviceAccountName"] = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
@@ -126,13 +122,14 @@ class PodStrategy(Strategy):
         obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + validate_pod_spec(obj.get("spec"), "spec")
+        return super().validate(obj) + validate_pod(obj.get("spec"))
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
         spec, ospec = new.get("spec"), old.get("spec") if isinstance(old.get("spec"), dict) else {}
         if isinstance(spec, dict):
             default_pod_spec(spec)
+            pod_only_defaults(spec)
             spec.setdefault("enableServiceLinks", True)
             for key in ("priority", "priorityClassName", "preemptionPolicy"):  # the Priority plugin on update
                 spec.pop(key, None)
@@ -145,7 +142,7 @@ class PodStrategy(Strategy):
             new["status"] = old["status"]
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return (super().validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
+        return (super().validate_update(new, old) + validate_pod(new.get("spec"))
                 + validate_pod_spec_update(new.get("spec"), old.get("spec")))
 
     @staticmethod

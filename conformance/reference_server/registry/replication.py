@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from .pod import default_pod_spec, validate_pod_spec
+from .pod import default_pod_spec
+from .podvalidation import validate_pod_template_spec
 from .strategy import Strategy
 from .workloads import _Generation, go_string_map
 from .shapes import as_dict
@@ -75,7 +76,7 @@ class ReplicationControllerStrategy(_Generation):
                                        f"Invalid value: {go_string_map(labels)}: `selector` does not match "
                                        "template `labels`"))
         tspec = as_dict(template.get("spec"))
-        errs += validate_pod_spec(tspec, "spec.template.spec")
+        errs += validate_pod_template_spec(template, "spec.template")
         policy = tspec.get("restartPolicy")
         if policy != "Always":
             errs.append(field_not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))
@@ -115,7 +116,7 @@ class PodTemplateStrategy(Strategy):
     @staticmethod
     def _errors(obj: dict[str, Any]) -> list[FieldError]:
         template = as_dict(obj.get("template"))
-        return validate_pod_spec(template.get("spec"), "template.spec")
+        return validate_pod_template_spec(template, "template")
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self._errors(obj)

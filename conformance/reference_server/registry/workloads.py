@@ -10,17 +10,19 @@ their strategies) and the required-field checks of `pkg/apis/{apps,batch,discove
 """
 from __future__ import annotations
 
-import json
-import re
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from .kinds import ResourceInfo
-from .pod import default_pod_spec, validate_pod_spec
+from .pod import default_pod_spec
 from .strategy import Strategy
-from .shapes import as_dict
+from .shapes import as_dict, as_list
+from .workloadvalidation import apps, batch
+from .workloadvalidation.gofmt import go_string_map
+from .workloadvalidation.intstr import positive_int_or_percent
+from .workloadvalidation.labelselector import selector_matches
 
 _SPEC = frozenset({"spec", "status"})
 
@@ -31,39 +33,6 @@ class GroupKind:
     version: str
     info: ResourceInfo
     strategy: Callable[[ResourceInfo], Strategy]
-
-
-def go_string_map(value: Any) -> str:
-    """Go's `%#v` of a `map[string]string` (keys sorted; nil for an absent map)."""
-    if not isinstance(value, dict) or value is None:
-        return "map[string]string(nil)"
-    return "map[string]string{" + ", ".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in sorted(value.items())) + "}"
-
-
-def selector_matches(selector: dict[str, Any], labels: dict[str, Any]) -> bool:
-    """`metav1.LabelSelectorAsSelector(...).Matches(labels)`."""
-    match_labels = selector.get("matchLabels")
-    for k, v in (match_labels.items() if isinstance(match_labels, dict) else ()):
-        if labels.get(k) != v:
-            return False
-    exprs = selector.get("matchExpressions")
-    for req in exprs if isinstance(exprs, list) else ():
-        if not isinstance(req, dict):
-            continue
-        key, op, values = req.get("key"), req.get("operator"), req.get("values") or []
-        if op == "In" and labels.get(key) not in values:
-            return False
-        if op == "NotIn" and key in labels and labels[key] in values:
-            return False
-        if op == "Exists" and key not in labels:
-            return False
-        if op == "DoesNotExist" and key in labels:
-            return False
-    return True
-
-
-def _empty_selector(selector: dict[str, Any]) -> bool:
-    return not selector.get("matchLabels") and not selector.get("matchExpressions")
 
 
 class SpecStrategy(Strategy):
@@ -142,33 +111,6 @@ def _template_spec(spec: dict[str, Any], key: str = "template") -> dict[str, Any
     return template
 
 
-def _selector_and_template(spec: dict[str, Any], *, template_required: bool = True) -> list[FieldError]:
-    """`ValidatePodTemplateSpecForReplicaSet` and the selector checks the apps kinds share."""
-    errs: list[FieldError] = []
-    selector = spec.get("selector")
-    if not isinstance(selector, dict):
-        errs.append(field_required("spec.selector"))
-    elif _empty_selector(selector):
-        errs.append(FieldError("FieldValueInvalid", "spec.selector",
-                               "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
-                               "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid "
-                               "for deployment"))
-    template = spec.get("template") if isinstance(spec.get("template"), dict) else None
-    if template is None:
-        return errs + ([field_required("spec.template")] if template_required else [])
-    tmeta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
-    labels = tmeta.get("labels") if isinstance(tmeta.get("labels"), dict) else None
-    if isinstance(selector, dict) and not _empty_selector(selector) and not selector_matches(selector, labels or {}):
-        errs.append(FieldError("FieldValueInvalid", "spec.template.metadata.labels",
-                               f"Invalid value: {go_string_map(labels)}: `selector` does not match template "
-                               "`labels`"))
-    errs += validate_pod_spec(template.get("spec"), "spec.template.spec")
-    policy = as_dict(template.get("spec")).get("restartPolicy")
-    if policy != "Always":
-        errs.append(field_not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))
-    return errs
-
-
 class DeploymentStrategy(_Generation):
     def defaults(self, obj: dict[str, Any]) -> None:
         spec = obj["spec"]
@@ -186,7 +128,11 @@ class DeploymentStrategy(_Generation):
         _template_spec(spec)
 
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        return _selector_and_template(spec)
+        return apps.deployment_spec(spec)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + apps.selector_immutable(as_dict(new.get("spec")),
+                                                                           as_dict(old.get("spec")))
 
 
 class ReplicaSetStrategy(_Generation):
@@ -198,7 +144,11 @@ class ReplicaSetStrategy(_Generation):
         return {"replicas": 0}
 
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        return _selector_and_template(spec)
+        return apps.replicaset_spec(spec)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + apps.selector_immutable(as_dict(new.get("spec")),
+                                                                           as_dict(old.get("spec")))
 
 
 class StatefulSetStrategy(_Generation):
@@ -212,14 +162,21 @@ class StatefulSetStrategy(_Generation):
             if update["type"] == "RollingUpdate" and isinstance(update.setdefault("rollingUpdate", {}), dict):
                 update["rollingUpdate"].setdefault("partition", 0)
         spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault("persistentVolumeClaimRetentionPolicy", {"whenDeleted": "Retain", "whenScaled": "Retain"})
+        retention = spec.setdefault("persistentVolumeClaimRetentionPolicy", {})
+        if isinstance(retention, dict):  # SetDefaults_StatefulSet: each unset policy Retain
+            for key in ("whenDeleted", "whenScaled"):
+                retention[key] = retention.get(key) or "Retain"
         _template_spec(spec)
 
     def initial_status(self) -> dict[str, Any]:
         return {"replicas": 0, "availableReplicas": 0}
 
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        return _selector_and_template(spec)
+        return apps.statefulset_spec(spec)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + apps.statefulset_update(as_dict(new.get("spec")),
+                                                                           as_dict(old.get("spec")))
 
 
 class DaemonSetStrategy(_Generation):
@@ -252,7 +209,11 @@ class DaemonSetStrategy(_Generation):
         _set_template_generation(new, generation)
 
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        return _selector_and_template(spec)
+        return apps.daemonset_spec(spec)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + apps.selector_immutable(as_dict(new.get("spec")),
+                                                                           as_dict(old.get("spec")))
 
 
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"  # appsv1.DeprecatedTemplateGeneration
@@ -275,55 +236,79 @@ def _set_template_generation(obj: dict[str, Any], generation: int) -> None:
     meta["annotations"] = {**(meta.get("annotations") or {}), TEMPLATE_GENERATION: str(generation)}
 
 
-def _job_defaults(spec: dict[str, Any]) -> None:
-    spec.setdefault("completions", 1)
-    spec.setdefault("parallelism", 1)
-    spec.setdefault("backoffLimit", 6)
+def _job_defaults(spec: dict[str, Any], *, template: bool = False) -> None:
+    """`SetDefaults_Job` (batch/v1): completions and parallelism 1 only when both are unset, backoffLimit 6 (the
+    int32 maximum with backoffLimitPerIndex), a pod failure policy's condition patterns `status: True`, and a
+    podReplacementPolicy of Failed with a pod failure policy (else TerminatingOrFailed)."""
+    if not template:
+        if spec.get("completions") is None and spec.get("parallelism") is None:
+            spec["completions"] = 1
+        spec.setdefault("parallelism", 1)
+    spec.setdefault("backoffLimit", 6 if spec.get("backoffLimitPerIndex") is None else 2147483647)
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
-    spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
+    pfp = spec.get("podFailurePolicy")
+    for rule in as_list(as_dict(pfp).get("rules")):
+        for pattern in as_list(as_dict(rule).get("onPodConditions")):
+            if isinstance(pattern, dict) and not pattern.get("status"):
+                pattern["status"] = "True"
+    spec.setdefault("podReplacementPolicy", "Failed" if isinstance(pfp, dict) else "TerminatingOrFailed")
     _template_spec(spec)
 
 
-def _job_errors(spec: dict[str, Any], path: str) -> list[FieldError]:
-    template = as_dict(spec.get("template"))
-    errs = [FieldError(e.type, e.field.replace("spec.template.spec", f"{path}.template.spec", 1), e.body)
-            for e in validate_pod_spec(template.get("spec"), "spec.template.spec")]
-    policy = as_dict(template.get("spec")).get("restartPolicy")
-    if policy not in ("OnFailure", "Never"):
-        errs.append(field_not_supported(f"{path}.template.spec.restartPolicy", policy, ["OnFailure", "Never"]))
-    return errs
+def _generate_selector(spec: dict[str, Any], uid: str, name: str) -> None:
+    """`generateSelector`: the job-name and controller-uid labels (legacy and prefixed) added to the template
+    where the writer has not set them (a conflicting value is refused by validation), and the prefixed
+    controller-uid label added to the selector."""
+    if not isinstance(spec["template"].get("metadata"), dict):
+        spec["template"]["metadata"] = {}
+    tmeta = spec["template"]["metadata"]
+    labels = tmeta.get("labels") if isinstance(tmeta.get("labels"), dict) else {}
+    for key, value in (("job-name", name), ("batch.kubernetes.io/job-name", name), ("controller-uid", uid),
+                       ("batch.kubernetes.io/controller-uid", uid)):
+        labels.setdefault(key, value)
+    tmeta["labels"] = labels
+    selector = spec.get("selector") if isinstance(spec.get("selector"), dict) else {}
+    if not isinstance(selector.get("matchLabels"), dict):
+        selector["matchLabels"] = {}
+    selector["matchLabels"].setdefault("batch.kubernetes.io/controller-uid", uid)
+    spec["selector"] = selector
 
 
 class JobStrategy(_Generation):
-    """`job.Strategy.PrepareForCreate` generates the selector and template labels from the object's UID."""
+    """`job.Strategy.PrepareForCreate` generates the selector and template labels from the object's UID;
+    validation is `ValidateJob` (+ `ValidateJobUpdate`), registry/workloadvalidation/batch.py."""
 
     gc_policy = "OrphanDependents"  # `DefaultGarbageCollectionPolicy` for batch/v1 ("for back compatibility")
 
     def defaults(self, obj: dict[str, Any]) -> None:
         _job_defaults(obj["spec"])
+        labels = as_dict(as_dict(obj["spec"].get("template")).get("metadata")).get("labels")
+        meta = obj.get("metadata")
+        if isinstance(labels, dict) and isinstance(meta, dict) and not meta.get("labels"):
+            meta["labels"] = dict(labels)  # SetDefaults_Job: a Job without labels takes its template's
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         spec, meta = obj["spec"], obj["metadata"]
-        if spec.get("manualSelector"):
+        if spec.get("manualSelector") is True:
             return
         uid = meta.setdefault("uid", str(uuid.uuid4()))  # the store keeps a strategy-set UID
-        name = meta.get("name", "")
-        spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
-        if not isinstance(spec["template"].get("metadata"), dict):
-            spec["template"]["metadata"] = {}
-        tmeta = spec["template"]["metadata"]
-        labels = tmeta.get("labels") if isinstance(tmeta.get("labels"), dict) else {}
-        labels.update({"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
-                       "controller-uid": uid, "job-name": name})
-        tmeta["labels"] = labels
+        _generate_selector(spec, uid, meta.get("name", ""))
 
-    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        return _job_errors(spec, "spec")
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return Strategy.validate(self, obj) + batch.validate_job(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateUpdate`: `ValidateJob` and `ValidateJobUpdate` (the spec checked twice, as upstream)."""
+        return (Strategy.validate_update(self, new, old)
+                + batch.validate_job(new, prefixed=batch.prefixed_labels_required(old))
+                + batch.job_update(new, old))
 
 
 class CronJobStrategy(_Generation):
+    """Validation is `ValidateCronJobCreate` / `ValidateCronJobUpdate` (registry/workloadvalidation/batch.py)."""
+
     def defaults(self, obj: dict[str, Any]) -> None:
         spec = obj["spec"]
         spec.setdefault("concurrencyPolicy", "Allow")
@@ -334,21 +319,15 @@ class CronJobStrategy(_Generation):
         if isinstance(jt, dict):
             if not isinstance(jt.get("spec"), dict):
                 jt["spec"] = {}
-            jt["spec"].setdefault("backoffLimit", 6)
-            jt["spec"].setdefault("completionMode", "NonIndexed")
-            jt["spec"].setdefault("suspend", False)
-            jt["spec"].setdefault("podReplacementPolicy", "TerminatingOrFailed")
-            _template_spec(jt["spec"])
+            _job_defaults(jt["spec"], template=True)
 
-    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        errs: list[FieldError] = []
-        if not spec.get("schedule"):
-            errs.append(field_required("spec.schedule"))
-        jt = spec.get("jobTemplate")
-        if not isinstance(jt, dict):
-            return errs + [field_required("spec.jobTemplate")]
-        jspec = jt.get("spec") if isinstance(jt.get("spec"), dict) else {}
-        return errs + _job_errors(jspec, "spec.jobTemplate.spec")
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return (Strategy.validate(self, obj) + batch.cronjob_spec(as_dict(obj.get("spec")), None)
+                + batch.cronjob_name(as_dict(obj.get("metadata")).get("name")))
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return Strategy.validate_update(self, new, old) + batch.cronjob_spec(as_dict(new.get("spec")),
+                                                                             as_dict(old.get("spec")))
 
 
 class NetworkPolicyStrategy(_Generation):
@@ -367,32 +346,6 @@ class NetworkPolicyStrategy(_Generation):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         obj.pop("status", None)
-
-
-_PERCENT = re.compile(r"[0-9]+%")
-PERCENT_MESSAGE = ("a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', "
-                   "regex used for validation is '[0-9]+%')")
-
-
-def _int_or_string_value(value: Any) -> str:
-    """`%#v` of an `intstr.IntOrString` (its `String()` has a pointer receiver: field.Invalid prints the struct)."""
-    if isinstance(value, str):
-        return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{json.dumps(value)}}}"
-    return f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}'
-
-
-def positive_int_or_percent(value: Any, path: str) -> list[FieldError]:
-    """`ValidatePositiveIntOrPercent` then `IsNotMoreThan100Percent` (pkg/apis/apps/validation)."""
-    if isinstance(value, str):
-        if not _PERCENT.fullmatch(value):
-            return [FieldError("FieldValueInvalid", path, f"Invalid value: {_int_or_string_value(value)}: "
-                                                          f"{PERCENT_MESSAGE}")]
-        if int(value[:-1]) > 100:
-            return [FieldError("FieldValueInvalid", path, f"Invalid value: {_int_or_string_value(value)}: must not "
-                                                          "be greater than 100%")]
-    elif isinstance(value, int) and not isinstance(value, bool) and value < 0:
-        return [field_invalid(path, value, "must be greater than or equal to 0")]
-    return []
 
 
 class PodDisruptionBudgetStrategy(_Generation):
@@ -468,8 +421,8 @@ class EndpointSliceStrategy(Strategy):
 
 
 def _info(kind: str, plural: str, short: tuple[str, ...] = (), fields: frozenset[str] = _SPEC,
-          categories: tuple[str, ...] = ()) -> ResourceInfo:
-    return ResourceInfo(kind, plural, kind.lower(), short, fields=fields, categories=categories)
+          categories: tuple[str, ...] = (), name_rule: str = "subdomain") -> ResourceInfo:
+    return ResourceInfo(kind, plural, kind.lower(), short, fields=fields, categories=categories, name_rule=name_rule)
 
 
 ALL = ("all",)
@@ -477,7 +430,8 @@ WORKLOAD_KINDS: tuple[GroupKind, ...] = (
     GroupKind("apps", "v1", _info("DaemonSet", "daemonsets", ("ds",), categories=ALL), DaemonSetStrategy),
     GroupKind("apps", "v1", _info("Deployment", "deployments", ("deploy",), categories=ALL), DeploymentStrategy),
     GroupKind("apps", "v1", _info("ReplicaSet", "replicasets", ("rs",), categories=ALL), ReplicaSetStrategy),
-    GroupKind("apps", "v1", _info("StatefulSet", "statefulsets", ("sts",), categories=ALL), StatefulSetStrategy),
+    GroupKind("apps", "v1", _info("StatefulSet", "statefulsets", ("sts",), categories=ALL, name_rule="label"),
+              StatefulSetStrategy),
     GroupKind("apps", "v1", _info("ControllerRevision", "controllerrevisions", fields=frozenset({"data", "revision"})),
               ControllerRevisionStrategy),
     GroupKind("batch", "v1", _info("CronJob", "cronjobs", ("cj",), categories=ALL), CronJobStrategy),

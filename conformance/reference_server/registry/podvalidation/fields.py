@@ -1,0 +1,104 @@
+"""Small field rules the pod-spec validation shares, with apimachinery's words
+(`staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go`: `IsValidPortNum`, `IsValidPortName`,
+`IsRelaxedEnvVarName`, `IsConfigMapKey`; `field.NotFound`, `field.Duplicate`; core's `ValidateNonnegativeField`)."""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterable
+
+from ...apierrors import FieldError, field_forbidden, field_invalid
+from ..status_validation import field_duplicate
+from ..validation import max_len_error, regex_error
+
+NEGATIVE = "must be greater than or equal to 0"
+PORT_RANGE = "must be between 1 and 65535, inclusive"
+_PORT_CHARS = re.compile(r"^[-a-z0-9]+$")
+_LETTER = re.compile(r"[a-z]")
+_CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+"
+_CONFIG_KEY = re.compile("^" + _CONFIG_KEY_FMT + "$")
+RELAXED_ENV_MSG = "a valid environment variable name must consist only of printable ASCII characters other than '='"
+
+__all__ = ["NEGATIVE", "PORT_RANGE", "integer", "nonnegative", "port_num_errors", "port_name_errors",
+           "relaxed_env_name_errors", "config_map_key_errors", "not_found", "field_duplicate", "one_of"]
+
+
+def integer(value: Any) -> int | None:
+    """A JSON integer (Go decodes nothing else into an int field), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def nonnegative(value: Any, path: str) -> list[FieldError]:
+    """`ValidateNonnegativeField` of a set integer."""
+    n = integer(value)
+    return [field_invalid(path, n, NEGATIVE)] if n is not None and n < 0 else []
+
+
+def port_num_errors(port: int) -> list[str]:
+    """`IsValidPortNum`."""
+    return [] if 1 <= port <= 65535 else [PORT_RANGE]
+
+
+def port_name_errors(name: str) -> list[str]:
+    """`IsValidPortName` (an IANA_SVC_NAME)."""
+    errs: list[str] = []
+    if len(name) > 15:
+        errs.append(max_len_error(15))
+    if not _PORT_CHARS.match(name):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not _LETTER.search(name):
+        errs.append("must contain at least one letter (a-z)")
+    if "--" in name:
+        errs.append("must not contain consecutive hyphens")
+    if name and (name[0] == "-" or name[-1] == "-"):
+        errs.append("must not begin or end with a hyphen")
+    return errs
+
+
+def relaxed_env_name_errors(name: str) -> list[str]:
+    """`IsRelaxedEnvVarName` (1.33: the RelaxedEnvironmentVariableValidation gate is on by default)."""
+    if not name:
+        return ["environment variable name must be non-empty"]
+    if any(ord(c) > 126 or ord(c) < 32 or c == "=" for c in name):
+        return [RELAXED_ENV_MSG]
+    return []
+
+
+def config_map_key_errors(key: str) -> list[str]:
+    """`IsConfigMapKey`."""
+    errs: list[str] = []
+    if len(key) > 253:
+        errs.append(max_len_error(253))
+    if not _CONFIG_KEY.match(key):
+        errs.append(regex_error("a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+                                _CONFIG_KEY_FMT, "key.name", "KEY_NAME", "key-name"))
+    if key == ".":
+        errs.append("must not be '.'")
+    elif key == "..":
+        errs.append("must not be '..'")
+    elif key.startswith(".."):
+        errs.append("must not start with '..'")
+    return errs
+
+
+def not_found(path: str, value: Any) -> FieldError:
+    """`field.NotFound`."""
+    return FieldError("FieldValueNotFound", path, field_invalid(path, value, "").body.replace("Invalid value", "Not found", 1))
+
+
+def one_of(obj: dict[str, Any], members: Iterable[tuple[str, str]], path: str, what: str,
+           check: Callable[[str, dict[str, Any]], list[FieldError]]) -> tuple[int, list[FieldError]]:
+    """Upstream's union walk (`validateHandler`, `validateVolumeSource`): in Go field order, the first member set
+    is checked, each later one refused `may not specify more than 1 <what>` at its (upstream-spelled) path.
+    Returns how many were set (0 or more) and the errors."""
+    errs: list[FieldError] = []
+    count = 0
+    for key, shown in members:
+        value = obj.get(key)
+        if not isinstance(value, dict):
+            continue
+        if count:
+            errs.append(field_forbidden(f"{path}.{shown}", f"may not specify more than 1 {what}"))
+            continue
+        count += 1
+        errs += check(key, value)
+    return count, errs
