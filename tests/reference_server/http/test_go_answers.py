@@ -44,7 +44,7 @@ def _go(public: bytes) -> bytes:
 
 @pytest.mark.parametrize("head, answer", [
     (b"GET /version HTTP/1.1\r\n\r\n", _go(b"400 Bad Request: missing required Host header")),
-    (b"GET /version HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", _go(b"400 Bad Request: too many Host headers")),
+    (b"GET /version HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", _go(b"400 Bad Request")),  # request.go: a plain error
     (b"GET /version HTTP/1.1\r\nHost: a b\r\n\r\n", _go(b"400 Bad Request: malformed Host header")),
     (b"GET /version HTTP/1.1\r\nHost: a\"b\r\n\r\n", _go(b"400 Bad Request: malformed Host header")),
     (b"GET /version HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", _go(b"400 Bad Request")),
