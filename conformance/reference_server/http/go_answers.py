@@ -97,6 +97,5 @@ def valid_host(value: str) -> bool:
     return ok
 
 
-__all__ = ["BadRequest", "HEADER_READ_LIMIT", "HeadTooLarge", "MAX_HEADER_BYTES", "TOO_LARGE", "UNSUPPORTED_TE",
-           "UnsupportedTransferEncoding", "VALID_HOSTS_SEEN", "bad_request", "head_size", "parser_refusal",
-           "valid_host"]
+__all__ = ["HEADER_READ_LIMIT", "MAX_HEADER_BYTES", "TOO_LARGE", "UNSUPPORTED_TE", "VALID_HOSTS_SEEN", "BadRequest",
+           "HeadTooLarge", "UnsupportedTransferEncoding", "bad_request", "head_size", "parser_refusal", "valid_host"]

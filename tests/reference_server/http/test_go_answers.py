@@ -3,7 +3,6 @@ request head it cannot read (`conn.serve`/`readRequest` in net/http/server.go), 
 kube-apiserver sets (`MaxHeaderBytes`), which is also what a legitimate large header may use."""
 from __future__ import annotations
 
-import socket
 from typing import Iterator
 
 import pytest
@@ -11,7 +10,8 @@ import pytest
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import go_answers
 
-ERROR_HEADERS = b"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+from .rawhttp import ERROR_HEADERS
+from .rawhttp import raw as _raw
 
 
 @pytest.fixture(scope="module")
@@ -19,23 +19,6 @@ def server() -> Iterator[RunningServer]:
     srv = start_embedded(flavor="bare")
     yield srv
     srv.stop()
-
-
-def _raw(server: RunningServer, data: bytes) -> bytes:
-    """Send `data`, read until the server closes."""
-    host, port = server.url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=20) as conn:
-        try:
-            conn.sendall(data)
-        except (BrokenPipeError, ConnectionResetError):  # it answered and closed before reading everything
-            pass
-        out = b""
-        try:
-            while chunk := conn.recv(65536):
-                out += chunk
-        except ConnectionResetError:
-            pass
-    return out
 
 
 def _go(public: bytes) -> bytes:

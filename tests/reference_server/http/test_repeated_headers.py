@@ -7,15 +7,16 @@ answer below is what a Go net/http server wrote to the same bytes."""
 from __future__ import annotations
 
 import json
-import socket
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import repeated_headers
 
-ERROR_HEADERS = b"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+from .rawhttp import ERROR_HEADERS
+from .rawhttp import raw as _raw
+
 BARE_400 = b"HTTP/1.1 400 Bad Request" + ERROR_HEADERS + b"400 Bad Request"
 TE_501 = b"HTTP/1.1 501 Not Implemented" + ERROR_HEADERS + b"Unsupported transfer encoding"
 TOKEN = "repeated-headers-token"
@@ -31,22 +32,6 @@ def server() -> Iterator[RunningServer]:
     srv.stop()
 
 
-def _raw(server: RunningServer, data: bytes) -> bytes:
-    host, port = server.url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=20) as conn:
-        try:
-            conn.sendall(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        out = b""
-        try:
-            while chunk := conn.recv(65536):
-                out += chunk
-        except ConnectionResetError:
-            pass
-    return out
-
-
 def _status_and_body(answer: bytes) -> tuple[bytes, bytes, bytes]:
     head, _, body = answer.partition(b"\r\n\r\n")
     return head.split(b"\r\n", 1)[0], head, body
@@ -57,8 +42,8 @@ AUTH = f"Authorization: Bearer {TOKEN}\r\n".encode()
 
 @pytest.mark.parametrize("repeated", [
     b"User-Agent: one\r\nUser-Agent: two\r\n",
-    b"ETag: a\r\nETag: b\r\nServer: x\r\nServer: y\r\nMax-Forwards: 1\r\nMax-Forwards: 2\r\n"
-    b"Content-Location: /a\r\nContent-Location: /b\r\nContent-Range: x\r\nContent-Range: y\r\n",
+    (b"ETag: a\r\nETag: b\r\nServer: x\r\nServer: y\r\nMax-Forwards: 1\r\nMax-Forwards: 2\r\n"
+     b"Content-Location: /a\r\nContent-Location: /b\r\nContent-Range: x\r\nContent-Range: y\r\n"),
 ])
 def test_repeated_single_valued_headers_are_read(server, repeated):
     status, _, _ = _status_and_body(_raw(server, b"GET /version HTTP/1.1\r\nHost: x\r\n" + AUTH + repeated +
@@ -103,10 +88,10 @@ def test_the_first_authorization_authenticates(server, first, second, status):
     # fixLength: differing Content-Length values
     (b"POST /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", BARE_400),
     # parseTransferEncoding: more than one field, or one that is not `chunked`
-    (b"POST /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked"
-     b"\r\n\r\n0\r\n\r\n", TE_501),
-    (b"POST /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked"
-     b"\r\n\r\n0\r\n\r\n", TE_501),
+    ((b"POST /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked"
+      b"\r\n\r\n0\r\n\r\n"), TE_501),
+    ((b"POST /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked"
+      b"\r\n\r\n0\r\n\r\n"), TE_501),
     (b"POST /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", TE_501),
     (b"POST /api/v1/namespaces HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n", TE_501),
 ])
@@ -128,3 +113,21 @@ def test_the_connection_serves_on_after_a_repeated_header(server):
     two = b"GET /version HTTP/1.1\r\nHost: x\r\n" + AUTH + b"User-Agent: a\r\nConnection: close\r\n\r\n"
     answer = _raw(server, one + two)
     assert answer.count(b"HTTP/1.1 200 OK\r\n") == 2
+
+
+def test_only_a_c_request_parser_is_changed():
+    """The pure-Python parser, or anything else, is left as it is (its own `lax` means more than this)."""
+    import asyncio
+
+    from aiohttp.http_exceptions import BadHttpMessage
+    from aiohttp.http_parser import HttpRequestParserPy
+
+    loop = asyncio.new_event_loop()
+    try:
+        py = HttpRequestParserPy(None, loop, 2 ** 16)
+        assert repeated_headers.allow_repeated(py) is False
+        with pytest.raises(BadHttpMessage, match="Duplicate 'User-Agent'"):
+            py.feed_data(b"GET / HTTP/1.1\r\nHost: a\r\nUser-Agent: a\r\nUser-Agent: b\r\n\r\n")
+        assert repeated_headers.allow_repeated(object()) is False
+    finally:
+        loop.close()
