@@ -95,3 +95,16 @@ def test_the_budget_is_the_heads_bytes_to_the_byte(server):
     assert len(_head_of(go_answers.HEADER_READ_LIMIT)) == go_answers.HEADER_READ_LIMIT
     assert _raw(server, _head_of(go_answers.HEADER_READ_LIMIT)).startswith(b"HTTP/1.1 200 ")
     assert _raw(server, _head_of(go_answers.HEADER_READ_LIMIT + 1)) == go_answers.TOO_LARGE
+
+
+@pytest.mark.parametrize("message, answer", [
+    # a strict parser's (the pure-Python one's) words for what Go answers otherwise
+    ("Duplicate 'Transfer-Encoding' header found.", go_answers.UNSUPPORTED_TE),
+    ("Duplicate 'Host' header found.", _go(b"400 Bad Request")),
+    ("Missing 'Host' header in request.", _go(b"400 Bad Request: missing required Host header")),
+    ("Duplicate 'User-Agent' header found.", _go(b"400 Bad Request")),
+])
+def test_parser_refusals_in_gos_words(message, answer):
+    from aiohttp.http_exceptions import BadHttpMessage
+
+    assert go_answers.parser_refusal(BadHttpMessage(message)) == answer
