@@ -272,3 +272,64 @@ def test_a_user_certificate_issued_through_a_csr_authenticates(kind, tmp_path) -
     r = _whoami(_session(srv, (str(tmp_path / "jane.crt"), str(tmp_path / "jane.key"))), srv)
     assert r.json()["status"]["userInfo"]["username"] == "jane"
     assert r.json()["status"]["userInfo"]["groups"] == ["devs", "system:authenticated"]
+
+
+# ---- a leaf signed by an intermediate the client sends (x509.go: Intermediates from PeerCertificates[1:]) ------
+
+def _intermediate_and_leaf(srv: RunningServer) -> tuple[certs.Pair, certs.Pair]:
+    """An intermediate CA signed with the server's CA key, and a leaf (CN ivy, O devs) it signs."""
+    root = certs.Pair(serialization.load_pem_private_key(srv.server.tls.ca_key_pem, None),
+                      x509.load_pem_x509_certificate(Path(srv.ca_file).read_bytes()))
+    inter = certs.ca("nsconform-intermediate", issuer=root)
+    return inter, certs.leaf(inter, "ivy", ("devs",))
+
+
+def _kubeconfig_with(kubeconfig: Path, tmp_path: Path, cert_pem: bytes, key_pem: bytes) -> Path:
+    config = yaml.safe_load(kubeconfig.read_text())
+    config["users"][0]["user"] = {"client-certificate-data": base64.b64encode(cert_pem).decode(),
+                                  "client-key-data": base64.b64encode(key_pem).decode()}
+    path = tmp_path / "kubeconfig-chain"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_a_leaf_signed_by_an_intermediate_the_client_sends_authenticates(kind, tmp_path) -> None:
+    srv, _ = kind
+    inter, leaf = _intermediate_and_leaf(srv)
+    cert_file, key_file = leaf.files(tmp_path, "ivy")
+    Path(cert_file).write_bytes(leaf.cert_pem + inter.cert_pem)  # what the client sends: leaf, then intermediate
+    session = _session(srv, (cert_file, key_file))
+    for _ in range(2):  # the second request on the same connection reads the chain kept for it
+        r = _whoami(session, srv)
+        assert r.status_code == 201, r.text
+        assert r.json()["status"]["userInfo"]["username"] == "ivy"
+        assert r.json()["status"]["userInfo"]["groups"] == ["devs", "system:authenticated"]
+
+
+def test_a_leaf_whose_intermediate_is_not_sent_is_401(kind, tmp_path) -> None:
+    """Upstream verifies with the bundle as roots and only the peer's certificates as intermediates."""
+    srv, _ = kind
+    _, leaf = _intermediate_and_leaf(srv)
+    r = _whoami(_session(srv, leaf.files(tmp_path, "ivy-alone")), srv)
+    assert (r.status_code, r.json()) == (401, UNAUTHORIZED)
+
+
+def test_kubectl_and_the_official_client_send_the_intermediate_of_a_kubeconfig(kind, tmp_path) -> None:
+    """client-certificate-data holding leaf + intermediate: client-go and urllib3 both send the chain."""
+    from kubernetes import client, config
+
+    srv, kubeconfig = kind
+    inter, leaf = _intermediate_and_leaf(srv)
+    chained = _kubeconfig_with(kubeconfig, tmp_path, leaf.cert_pem + inter.cert_pem, leaf.key_pem)
+    whoami = _kubectl(chained, tmp_path, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+    assert (whoami.returncode, whoami.stdout, whoami.stderr) == (0, "ivy", "")
+    api = config.new_client_from_config(str(chained))
+    try:
+        review = client.AuthenticationV1Api(api).create_self_subject_review(
+            client.V1SelfSubjectReview(api_version="authentication.k8s.io/v1", kind="SelfSubjectReview"))
+        assert review.status.user_info.username == "ivy"
+    finally:
+        api.close()
+    alone = _kubeconfig_with(kubeconfig, tmp_path, leaf.cert_pem, leaf.key_pem)
+    proc = _kubectl(alone, tmp_path, "auth", "whoami")
+    assert proc.returncode == 1 and "You must be logged in to the server" in proc.stderr, proc.stderr

@@ -15,8 +15,8 @@ Upstream sources reproduced here:
   extended key usages must allow client auth (or any), else `x509: certificate specifies an incompatible key usage`).
 
 How the error is answered (401, or ignored when a later authenticator succeeds) is the union's business
-(`auth/authn.py`). The client's intermediates are used only where Python exposes them (3.13's
-`get_unverified_chain`); on older Pythons the leaf must be signed by a certificate of the bundle.
+(`auth/authn.py`). The peer's certificates after the leaf are the intermediates, as upstream's
+`PeerCertificates[1:]` (read by `tls_peerchain.py` on every supported Python).
 """
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ class ClientCertAuthenticator:
     roots: Sequence[x509.Certificate]
 
     def __post_init__(self) -> None:
-        self._cache: dict[bytes, tuple[UserInfo | None, _dt.datetime]] = {}
+        self._cache: dict[bytes | tuple[bytes, ...], tuple[UserInfo | None, _dt.datetime]] = {}
 
     @classmethod
     def from_pem(cls, pem: bytes, path: str = "") -> "ClientCertAuthenticator":
@@ -142,15 +142,15 @@ class ClientCertAuthenticator:
         if not peer or not self.roots:
             return None
         now = now or _dt.datetime.now(_dt.timezone.utc)
-        cached = self._cache.get(peer[0])
-        if cached is not None and now < cached[1] and len(peer) == 1:
+        key = peer[0] if len(peer) == 1 else tuple(peer)  # the same leaf may come with other intermediates
+        cached = self._cache.get(key)
+        if cached is not None and now < cached[1]:
             return cached[0]
         verified = self.verify(peer, now)
         user = self._user(verified[0], peer[0])
-        if len(peer) == 1:
-            if len(self._cache) >= _CACHE_SIZE:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[peer[0]] = (user, min(_not_after(c) for c in verified))
+        if len(self._cache) >= _CACHE_SIZE:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[key] = (user, min(_not_after(c) for c in verified))
         return user
 
     def verify(self, peer: Sequence[bytes], now: _dt.datetime | None = None) -> list[x509.Certificate]:

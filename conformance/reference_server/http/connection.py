@@ -2,7 +2,9 @@
 `ReadHeaderTimeout` 32 s, `IdleTimeout` 90 s, `MaxHeaderBytes` 1 MiB, and the answers net/http's `conn.serve`
 writes itself, byte for byte, for a request it cannot read (`go_answers.py`): a plain `400 Bad Request` for one
 the HTTP parser refuses (Go never echoes the offending header back, so neither do we: it may hold a token), `431`
-past the header budget, and `readRequest`'s Host checks.
+past the header budget, `readRequest`'s Host checks and `parseTransferEncoding`'s 501. Repeated single-valued
+headers (`repeated_headers.py`) and a chunked body beside a Content-Length (`chunked_length.py`) are read as Go
+reads them.
 
 aiohttp builds one `RequestHandler` per connection; `GuardedServer` makes them `GuardedRequestHandler`s.
 """
@@ -18,7 +20,7 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.http_parser import RawRequestMessage
 from aiohttp.web_protocol import _ErrInfo
 
-from . import go_answers
+from . import chunked_length, go_answers, repeated_headers
 from .chain_headers import BareResponse
 from .fastwrite import SUPPORTED, eligible, write_whole
 
@@ -77,9 +79,11 @@ class GuardedRequestHandler(RequestHandler):
             self._arm_header_timer()
 
     def _check_new_heads(self, n: int, near_budget: bool) -> None:
-        """What `readRequest` checks of a head the parser accepted: its size (when the bytes that brought it were
-        `near_budget`) and its Host's bytes (the parser itself refuses a missing or repeated Host). A head that
-        fails is answered as the parser's refusals are, via `handle_error`."""
+        """What `readRequest` checks of a head the parser accepted, in its order: its size (when the bytes that
+        brought it were `near_budget`), several Host headers (the bare 400), an HTTP/1.1 Transfer-Encoding that is
+        not exactly one `chunked` (501), its Host's bytes (the parser itself refuses a missing Host); a chunked request's
+        Content-Length is dropped, as `parseTransferEncoding` drops it. A head that fails is answered as the
+        parser's refusals are, via `handle_error`."""
         messages = self._messages
         for i in range(len(messages) - n, len(messages)):
             message, payload = messages[i]
@@ -87,12 +91,20 @@ class GuardedRequestHandler(RequestHandler):
             if type(message) is not RawRequestMessage:
                 continue
             refusal = None
+            headers = message.headers
             if near_budget and go_answers.head_size(message) > go_answers.HEADER_READ_LIMIT:
                 refusal = go_answers.HeadTooLarge()
+            elif len(headers.getall("Host", ())) > 1:
+                refusal = go_answers.BadRequest(None)
+            elif "Transfer-Encoding" in headers and message.version >= (1, 1) and \
+                    not _one_chunked(headers.getall("Transfer-Encoding")):
+                refusal = go_answers.UnsupportedTransferEncoding()  # (llhttp, made lenient, reads any to EOF)
             else:
-                host = message.headers.get("Host")
+                host = headers.get("Host")
                 if host is not None and host not in go_answers.VALID_HOSTS_SEEN and not go_answers.valid_host(host):
                     refusal = go_answers.BadRequest("malformed Host header")
+                elif message.chunked and "Content-Length" in headers:  # Go reads it chunked, drops the length
+                    messages[i] = (chunked_length.drop_length(message), payload)
             if refusal is not None:
                 messages[i] = (_ErrInfo(status=400, exc=refusal, message=str(refusal)), payload)
 
@@ -151,6 +163,11 @@ class GuardedRequestHandler(RequestHandler):
         return resp
 
 
+def _one_chunked(values: list[str]) -> bool:
+    """`parseTransferEncoding`: exactly one Transfer-Encoding field, `chunked` in any ASCII case."""
+    return len(values) == 1 and values[0].isascii() and values[0].lower() == "chunked"
+
+
 class GuardedServer(web.Server):
     """aiohttp's low-level server whose connections are `GuardedRequestHandler`s."""
 
@@ -161,6 +178,8 @@ class GuardedServer(web.Server):
     def __call__(self) -> RequestHandler:
         handler = GuardedRequestHandler(self, loop=self._loop, **self._kwargs)
         handler.read_header_timeout = self.read_header_timeout
+        repeated_headers.allow_repeated(handler._parser)
+        chunked_length.allow(handler._parser)
         return handler
 
 

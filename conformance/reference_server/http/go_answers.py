@@ -4,9 +4,12 @@ staging/src/k8s.io/apiserver/pkg/server/secure_serving.go):
 
 - a head (request line and headers) over `MaxHeaderBytes` + 4096 bytes (`initialReadLimitSize`: the bufio slack Go
   grants on top): `431 Request Header Fields Too Large`, then the connection closes;
-- an HTTP/1.1 request without a Host header (CONNECT aside), with several, or whose Host has a byte outside
+- an HTTP/1.1 request without a Host header (CONNECT aside), or whose Host has a byte outside
   `httpguts.ValidHostHeader`'s set: a `badRequestError`, answered `400 Bad Request: <why>`;
-- anything else the parser refuses: a bare `400 Bad Request`.
+- a `Transfer-Encoding` other than one `chunked` (net/http/transfer.go `parseTransferEncoding`, an
+  `unsupportedTEError`): `501 Not Implemented` with the body `Unsupported transfer encoding`;
+- anything else the parser refuses, several Host headers included (net/http/request.go `readRequest`: `too many
+  Host headers` is a plain error, not a `badRequestError`): a bare `400 Bad Request`.
 
 Each is written as Go writes it (`fmt.Fprintf(c.rwc, ...)`): status line, `Content-Type` and `Connection: close`,
 no `Date` or `Content-Length`, the text as body, then the connection is closed."""
@@ -21,15 +24,20 @@ _VALID_HOST_BYTES = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKL
 
 
 class BadRequest(Exception):
-    """A `badRequestError` of `readRequest`: its text follows `400 Bad Request: `."""
+    """A `badRequestError` of `readRequest`: its text follows `400 Bad Request: `; None: one of its plain errors
+    (the bare 400)."""
 
-    def __init__(self, text: str):
-        super().__init__(text)
+    def __init__(self, text: str | None):
+        super().__init__(text or "bad request")
         self.text = text
 
 
 class HeadTooLarge(Exception):
     """`errTooLarge`: the head passed the read limit."""
+
+
+class UnsupportedTransferEncoding(Exception):
+    """`unsupportedTEError`: several Transfer-Encoding headers, or one that is not `chunked`."""
 
 
 def head_size(message: Any) -> int:
@@ -45,6 +53,7 @@ def _answer(public: str) -> bytes:
 
 TOO_LARGE = _answer("431 Request Header Fields Too Large")
 _BAD_REQUEST = _answer("400 Bad Request")
+UNSUPPORTED_TE = b"HTTP/1.1 501 Not Implemented" + _ERROR_HEADERS + b"Unsupported transfer encoding"
 
 
 def bad_request(text: str | None = None) -> bytes:
@@ -52,23 +61,28 @@ def bad_request(text: str | None = None) -> bytes:
     return _BAD_REQUEST if text is None else _answer(f"400 Bad Request: {text}")
 
 
-_PARSER_WORDS = (  # aiohttp's parser refuses these before readRequest's checks could; Go's words for them
-    ("Missing 'Host' header", "missing required Host header"),
-    ("Duplicate 'Host' header", "too many Host headers"),
+_PARSER_WORDS = (  # aiohttp's (llhttp's) refusals that Go answers otherwise than with the bare 400
+    ("Missing 'Host' header", bad_request("missing required Host header")),
+    ("Request has invalid `Transfer-Encoding`", UNSUPPORTED_TE),      # a last coding other than chunked
+    ("Invalid `Transfer-Encoding` header value", UNSUPPORTED_TE),     # something after chunked
+    ("Duplicate 'Transfer-Encoding' header", UNSUPPORTED_TE),         # a strict parser (repeated_headers.py)
 )
 
 
 def parser_refusal(exc: BaseException | None) -> bytes:
-    """Go's answer to a head aiohttp's parser refused: a Host problem in `readRequest`'s words, else the bare
-    400."""
+    """Go's answer to a head aiohttp's parser (or `connection.py`'s checks) refused: a missing Host in
+    `readRequest`'s words, a Transfer-Encoding's 501, else the bare 400."""
     message = getattr(exc, "message", "")
     if isinstance(exc, BadRequest):
         return bad_request(exc.text)
     if isinstance(exc, HeadTooLarge):
         return TOO_LARGE
-    for prefix, text in _PARSER_WORDS:
-        if isinstance(message, str) and message.startswith(prefix):
-            return bad_request(text)
+    if isinstance(exc, UnsupportedTransferEncoding):
+        return UNSUPPORTED_TE
+    if isinstance(message, str):
+        for prefix, answer in _PARSER_WORDS:
+            if message.startswith(prefix):
+                return answer
     return _BAD_REQUEST
 
 
@@ -83,5 +97,5 @@ def valid_host(value: str) -> bool:
     return ok
 
 
-__all__ = ["BadRequest", "HEADER_READ_LIMIT", "HeadTooLarge", "MAX_HEADER_BYTES", "TOO_LARGE", "VALID_HOSTS_SEEN",
-           "bad_request", "head_size", "parser_refusal", "valid_host"]
+__all__ = ["HEADER_READ_LIMIT", "MAX_HEADER_BYTES", "TOO_LARGE", "UNSUPPORTED_TE", "VALID_HOSTS_SEEN", "BadRequest",
+           "HeadTooLarge", "UnsupportedTransferEncoding", "bad_request", "head_size", "parser_refusal", "valid_host"]

@@ -1,7 +1,8 @@
 """The TLS client's certificates of a request (Go's `req.TLS.PeerCertificates`), for the x509 authenticator.
 
-The handshake asked for them without verifying (tls_clientauth.py); `auth/x509.py` verifies. DER, leaf first:
-CPython 3.13's `get_unverified_chain` gives the whole chain the client sent, older ones the leaf only.
+The handshake asked for them without verifying (tls_clientauth.py); `auth/x509.py` verifies. DER, leaf first, the
+whole chain the client sent (tls_peerchain.py: CPython 3.13's `get_unverified_chain`, or OpenSSL's peer chain read
+through ctypes before it), read once per connection: Go's crypto/tls has no renegotiation to change it.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from aiohttp import web
 
 from ..auth.authn import authenticate_certificates
 from ..auth.rbac import UserInfo
+from ..tls_peerchain import peer_chain
 
 
 def peer_certificates(request: web.BaseRequest) -> tuple[bytes, ...]:
@@ -19,15 +21,14 @@ def peer_certificates(request: web.BaseRequest) -> tuple[bytes, ...]:
     ssl_object = transport.get_extra_info("ssl_object") if transport is not None else None
     if ssl_object is None:
         return ()
-    chain = getattr(ssl_object, "get_unverified_chain", None)
-    if chain is not None:
-        certs = [c for c in chain() or () if isinstance(c, bytes)]  # ssl.py's wrapper: DER bytes
-        if certs:
-            return tuple(certs)
-    leaf = ssl_object.getpeercert(binary_form=True)
-    return (leaf,) if leaf else ()
-
-
+    certs = getattr(ssl_object, "_nsconform_peer_chain", None)
+    if certs is None:
+        certs = peer_chain(ssl_object)
+        try:
+            ssl_object._nsconform_peer_chain = certs
+        except AttributeError:  # an SSLObject without a __dict__: read every time
+            pass
+    return certs
 
 
 def certificate_user(ctx: Any, request: web.BaseRequest) -> tuple[UserInfo | None, bool]:

@@ -115,3 +115,17 @@ def test_a_failed_certificate_without_a_token_is_401_even_with_anonymous_allowed
 def test_a_certificate_without_common_name_falls_through_to_anonymous(root) -> None:
     user = _union(root).authenticate({}, (certs.leaf(root, "").der,))
     assert (user.name, user.groups) == ("system:anonymous", ("system:unauthenticated",))
+
+
+def test_a_cached_chain_is_the_chain_and_expires_with_its_intermediate(root) -> None:
+    """A verified chain is kept under the whole chain (the leaf alone must still fail) until its first expiry."""
+    authn = ClientCertAuthenticator.from_pem(root.cert_pem)
+    inter = certs.ca("intermediate", issuer=root)  # 30 days
+    c = certs.leaf(inter, days=(-1, 60))
+    assert authn.authenticate((c.der, inter.der)).name == "jane"  # type: ignore[union-attr]
+    assert authn.authenticate((c.der, inter.der)).name == "jane"  # type: ignore[union-attr]
+    with pytest.raises(CertificateError, match="unknown authority"):
+        authn.authenticate((c.der,))
+    later = _dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(days=45)
+    with pytest.raises(CertificateError, match="unknown authority"):  # Go skips an expired intermediate
+        authn.authenticate((c.der, inter.der), now=later)

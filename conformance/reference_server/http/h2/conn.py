@@ -8,6 +8,8 @@
 - DATA beyond a declared Content-Length: RST_STREAM PROTOCOL_ERROR and the body's reader fails ("sender tried
   to send more than declared Content-Length of N bytes"); END_STREAM short of it: the reader fails ("request
   declared a Content-Length of N but only wrote M bytes"), the stream lives on (`processData`, `endStream`);
+- a repeated Content-Length: the first one counts, and one that is not a number declares 0 bytes (Go's
+  `newWriterAndRequest`: `ParseUint(vv[0], 10, 63)`, else 0), where `h2` ends the connection on two that differ;
 - header names and pseudo-headers are checked here (`check_request_headers`), not by `h2`, whose failure would be a
   connection error: Go answers a bad name or pseudo-header with RST_STREAM PROTOCOL_ERROR and a connection-specific
   header with a 400 (`checkValidHTTP2RequestHeaders`).
@@ -28,7 +30,7 @@ from h2.errors import ErrorCodes
 from h2.events import Event
 from h2.exceptions import InvalidBodyLengthError
 from h2.settings import SettingCodes, Settings
-from h2.stream import StreamClosedBy
+from h2.stream import H2Stream, StreamClosedBy
 from hyperframe.frame import (
     Frame,
     GoAwayFrame,
@@ -74,6 +76,26 @@ class _StateMachine(H2ConnectionStateMachine):
                     (ConnectionState.SERVER_OPEN, ConnectionInputs.RECV_GOAWAY): (None, ConnectionState.SERVER_OPEN)}
 
 
+def go_content_length(value: bytes) -> int:
+    """A request's declared length from its first Content-Length: `strconv.ParseUint(v, 10, 63)`, 0 when that
+    fails (`newWriterAndRequest`; bytes' `isdigit` is ASCII only)."""
+    return int(value) if value.isdigit() and int(value) < 1 << 63 else 0
+
+
+class _GoStream(H2Stream):
+    """A stream whose declared body length is Go's: the first Content-Length, 0 when it is not a number."""
+
+    def _initialize_content_length(self, headers: Any) -> None:
+        if self.request_method == b"HEAD":
+            self._expected_content_length = 0
+            return
+        for name, value in headers:
+            if name == b"content-length":
+                self._expected_content_length = go_content_length(value)
+                return
+        self._expected_content_length = None
+
+
 class ServerConnection(H2Connection):
     """The server side of one connection, with kube-apiserver's SETTINGS."""
 
@@ -110,6 +132,11 @@ class ServerConnection(H2Connection):
         frame.last_stream_id = self.highest_inbound_stream_id
         frame.error_code = ErrorCodes.NO_ERROR
         self._data_to_send += frame.serialize()
+
+    def _begin_new_stream(self, stream_id: int, allowed_ids: Any) -> H2Stream:
+        stream = super()._begin_new_stream(stream_id, allowed_ids)
+        stream.__class__ = _GoStream
+        return stream
 
     def _receive_headers_frame(self, frame: Any) -> tuple[list[Frame], list[Event]]:
         sid = frame.stream_id

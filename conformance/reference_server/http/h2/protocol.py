@@ -32,6 +32,7 @@ from .conn import (
     ServerConnection,
     StreamRefused,
     check_request_headers,
+    go_content_length,
 )
 from .writer import StreamWriter
 
@@ -430,8 +431,13 @@ class H2Protocol(asyncio.Protocol):
 
 
 def _message(pseudo: dict[bytes, bytes], raw: list[tuple[bytes, bytes]]) -> RawRequestMessage:
-    """The HTTP/1.1 request aiohttp's parser would have made of this stream's headers (`:authority` as `Host`)."""
+    """The HTTP/1.1 request aiohttp's parser would have made of this stream's headers (`:authority` as `Host`;
+    one Content-Length, Go's `req.ContentLength`: the first, 0 when not a number, as conn.py's streams count it)."""
     fields = [(n, v) for n, v in raw if n[:1] != b":"]
+    lengths = [v for n, v in fields if n == b"content-length"]
+    declared = b"%d" % go_content_length(lengths[0]) if lengths else b""
+    if len(lengths) > 1 or declared != (lengths[0] if lengths else b""):
+        fields = [(n, v) for n, v in fields if n != b"content-length"] + [(b"content-length", declared)]
     if b":authority" in pseudo and not any(n == b"host" for n, _ in fields):
         fields.insert(0, (b"host", pseudo[b":authority"]))
     headers = CIMultiDictProxy(CIMultiDict((n.decode("latin-1"), v.decode("utf-8", "surrogateescape"))

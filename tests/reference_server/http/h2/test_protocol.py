@@ -414,6 +414,37 @@ def test_body_against_its_content_length(srv: RunningServer) -> None:
         raw.close()
 
 
+def test_repeated_headers_are_read_as_go_reads_them(srv: RunningServer) -> None:
+    """x/net/http2 `processHeaders`: every value kept, the first read (`Header.Get`; `req.ContentLength` from the
+    first Content-Length, 0 when not a number); no Host count as over HTTP/1.1. `h2` would end the connection on
+    two differing Content-Length values."""
+    raw = RawH2(srv.url, srv.ca_file)
+    body = b'{"metadata":{"name":"h2-repeated"}}'
+    try:
+        created = raw.request("POST", "/api/v1/namespaces", [
+            ("content-type", "application/json"), ("content-type", "application/yaml"), ("user-agent", "a"),
+            ("user-agent", "b"), ("content-length", str(len(body))), ("content-length", "3")], body, token=TOKEN)
+        headers, answer = raw.response(created)
+        assert headers[":status"] == "201" and json.loads(answer)["metadata"]["name"] == "h2-repeated"
+        over = raw.request("POST", "/api/v1/namespaces", [("content-type", "application/json"),
+                                                          ("content-length", "3"), ("content-length", "99")],
+                           body, token=TOKEN)
+        assert raw.reset_code(over) == 1  # more than the first declares
+        nan = raw.request("POST", "/api/v1/namespaces", [("content-type", "application/json"),
+                                                         ("content-length", "x")], body, token=TOKEN)
+        assert raw.reset_code(nan) == 1  # declares 0
+        hosts = raw.request("GET", "/api/v1/namespaces/default", [("host", "a"), ("host", "b"),
+                                                                  ("accept", "application/yaml"),
+                                                                  ("accept", "application/json")], token=TOKEN)
+        headers, answer = raw.response(hosts)
+        assert headers[":status"] == "200" and answer.startswith(b"kind: Namespace\n")
+        wrong_second = raw.request("GET", "/api/v1/namespaces/default", [("authorization", "Bearer wrong")],
+                                   token=TOKEN)
+        assert raw.response(wrong_second)[0][":status"] == "200"
+    finally:
+        raw.close()
+
+
 @pytest.mark.parametrize("alpn", [("http/1.1",), ()])
 def test_preface_without_h2_is_an_http1_request(srv: RunningServer, alpn: tuple[str, ...]) -> None:
     """Go reads `PRI * HTTP/2.0` on a connection that did not negotiate h2 as an HTTP/1 request: the handler chain
