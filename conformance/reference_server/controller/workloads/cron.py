@@ -1,10 +1,10 @@
 """The standard cron schedule syntax the CronJob controller reads (`github.com/robfig/cron/v3`, `ParseStandard`):
 five fields (minute, hour, day of month, month, day of week) of `*`, `?`, numbers, names (JAN-DEC, SUN-SAT),
 ranges `a-b`, steps `/n` and lists, or a descriptor (@yearly/@annually, @monthly, @weekly, @daily/@midnight,
-@hourly). Day of month and day of week combine as robfig's `dayMatches`: both must match when either is `*`,
+@hourly) or `@every <Go duration>` (robfig's `ConstantDelaySchedule`: the delay rounded down to whole seconds, at
+least one). Day of month and day of week combine as robfig's `dayMatches`: both must match when either is `*`,
 else either may. Times are wall-clock times of the schedule's zone (`spec.timeZone`, else UTC: the zone of
-kube-controller-manager in kind). `@every` and `TZ=` prefixes are refused (upstream's validation refuses them
-for CronJobs too).
+kube-controller-manager in kind). `TZ=` prefixes are refused (upstream's CronJob validation refuses them).
 """
 from __future__ import annotations
 
@@ -57,6 +57,26 @@ class Schedule:
         return None
 
 
+@dataclass(frozen=True)
+class EverySchedule:
+    """`@every <duration>`: `ConstantDelaySchedule.Next`, `t + delay - t.Nanosecond()`."""
+
+    delay: _dt.timedelta
+
+    def next_after(self, t: _dt.datetime) -> _dt.datetime | None:
+        return t.replace(microsecond=0) + self.delay
+
+
+def _every(text: str) -> EverySchedule:
+    """`cron.Every`: a delay under a second is one second, else it is rounded down to whole seconds."""
+    from ...godur import DurationError, parse_duration
+    try:
+        nanos = parse_duration(text)
+    except DurationError as exc:
+        raise ScheduleError(f"failed to parse duration @every {text}: {exc}") from None
+    return EverySchedule(_dt.timedelta(seconds=max(1, nanos // 1_000_000_000)))
+
+
 def _field(text: str, lo: int, hi: int, names: dict[str, int]) -> tuple[frozenset[int], bool]:
     out: set[int] = set()
     star = False
@@ -89,9 +109,11 @@ def _value(text: str, names: dict[str, int]) -> int:
     return int(text)
 
 
-def parse(spec: str) -> Schedule:
+def parse(spec: str) -> "Schedule | EverySchedule":
     """`cron.ParseStandard`; raises ScheduleError."""
     spec = spec.strip()
+    if spec.startswith("@every "):
+        return _every(spec[len("@every "):])
     if spec.startswith("@"):
         if spec not in DESCRIPTORS:
             raise ScheduleError(f"unrecognized descriptor: {spec}")

@@ -99,7 +99,7 @@ class CronJobController(WorkloadController):
             when = nxt.replace(tzinfo=zone).astimezone(UTC)
             self.requeue_after((ns, name), max((when - now).total_seconds(), 0) + 0.1)
 
-    def most_recent(self, cj: dict[str, Any], schedule: cron.Schedule, zone: Any,
+    def most_recent(self, cj: dict[str, Any], schedule: "cron.Schedule | cron.EverySchedule", zone: Any,
                     now: _dt.datetime) -> _dt.datetime | None:
         """`mostRecentScheduleTime`: the latest scheduled time after the last one (or creation) up to now, if
         it is within `startingDeadlineSeconds`."""
@@ -113,11 +113,16 @@ class CronJobController(WorkloadController):
             earliest = max(earliest, now - _dt.timedelta(seconds=int(deadline)))
         t, latest = earliest.astimezone(zone).replace(tzinfo=None), None
         wall_now = now.astimezone(zone).replace(tzinfo=None)
-        while True:
-            t = schedule.next_after(t)
-            if t is None or t > wall_now:
-                break
-            latest = t
+        if isinstance(schedule, cron.EverySchedule):  # upstream's arithmetic (exact for a constant delay)
+            first = schedule.next_after(t)
+            if first is not None and first <= wall_now:
+                latest = first + schedule.delay * ((wall_now - first) // schedule.delay)
+        else:
+            while True:
+                t = schedule.next_after(t)  # type: ignore[assignment]
+                if t is None or t > wall_now:
+                    break
+                latest = t
         if latest is None:
             return None
         scheduled = latest.replace(tzinfo=zone).astimezone(UTC)

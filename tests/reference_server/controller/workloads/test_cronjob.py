@@ -30,10 +30,18 @@ def test_next_after(spec, after, expected):
     assert cron.parse(spec).next_after(after) == expected
 
 
-@pytest.mark.parametrize("spec", ["* * * *", "61 * * * *", "@every 5m", "* * * * 8", "a * * * *", "*/0 * * * *"])
+@pytest.mark.parametrize("spec", ["* * * *", "61 * * * *", "@every 5x", "* * * * 8", "a * * * *", "*/0 * * * *"])
 def test_bad_schedules(spec):
     with pytest.raises(cron.ScheduleError):
         cron.parse(spec)
+
+
+@pytest.mark.parametrize("spec,delay", [("@every 5m", 300), ("@every 1h30m", 5400), ("@every 1500ms", 1),
+                                        ("@every 10ms", 1)])
+def test_every_is_a_constant_delay_in_whole_seconds(spec, delay):
+    """robfig's `Every`: under a second is one second, else rounded down; `Next` drops the fraction of a second."""
+    after = dt.datetime(2026, 11, 23, 9, 59, 59, 700000)
+    assert cron.parse(spec).next_after(after) == dt.datetime(2026, 11, 23, 9, 59, 59) + dt.timedelta(seconds=delay)
 
 
 def _cj(reg, **spec):
@@ -73,6 +81,19 @@ def test_a_job_at_the_scheduled_time_then_requeued_for_the_next(reg):
     reg.group("batch", "jobs").delete(NS, job["metadata"]["name"], BACKGROUND)
     c.sync(NS, "cj")
     assert "active" not in get(reg, "cronjobs", "cj", group="batch")["status"]
+
+
+def test_an_every_schedule_runs_its_latest_missed_time_once(reg):
+    """`@every 2m`, a day after creation: one Job, for the latest time (upstream's mostRecentScheduleTime
+    arithmetic, not a walk over 720 missed times)."""
+    cj = _cj(reg, schedule="@every 2m")
+    created = parse_time(cj["metadata"]["creationTimestamp"])
+    c = CronJobController(reg, clock=lambda: created.timestamp() + 86400 + 30)
+    c.sync(NS, "cj")
+    [job] = _jobs(reg)
+    latest = created + dt.timedelta(seconds=86400)  # 720 delays of 2 minutes
+    assert job["metadata"]["name"] == f"cj-{int(latest.timestamp()) // 60}"
+    assert 0 < c.requeued[-1][1] <= 120.1
 
 
 def test_forbid_suspend_and_starting_deadline(reg):
