@@ -239,20 +239,22 @@ def _set_template_generation(obj: dict[str, Any], generation: int) -> None:
 def _job_defaults(spec: dict[str, Any], *, template: bool = False) -> None:
     """`SetDefaults_Job` (batch/v1): completions and parallelism 1 only when both are unset, backoffLimit 6 (the
     int32 maximum with backoffLimitPerIndex), a pod failure policy's condition patterns `status: True`, and a
-    podReplacementPolicy of Failed with a pod failure policy (else TerminatingOrFailed)."""
+    podReplacementPolicy of Failed with a pod failure policy (else TerminatingOrFailed). A CronJob's `jobTemplate`
+    (`template`) gets none of these (`SetDefaults_Job` takes a Job), only the defaulters of its inner types: the
+    condition patterns' status and the pod template's."""
+    pfp = spec.get("podFailurePolicy")
     if not template:
         if spec.get("completions") is None and spec.get("parallelism") is None:
             spec["completions"] = 1
         spec.setdefault("parallelism", 1)
-    spec.setdefault("backoffLimit", 6 if spec.get("backoffLimitPerIndex") is None else 2147483647)
-    spec.setdefault("completionMode", "NonIndexed")
-    spec.setdefault("suspend", False)
-    pfp = spec.get("podFailurePolicy")
+        spec.setdefault("backoffLimit", 6 if spec.get("backoffLimitPerIndex") is None else 2147483647)
+        spec.setdefault("completionMode", "NonIndexed")
+        spec.setdefault("suspend", False)
+        spec.setdefault("podReplacementPolicy", "Failed" if isinstance(pfp, dict) else "TerminatingOrFailed")
     for rule in as_list(as_dict(pfp).get("rules")):
         for pattern in as_list(as_dict(rule).get("onPodConditions")):
             if isinstance(pattern, dict) and not pattern.get("status"):
                 pattern["status"] = "True"
-    spec.setdefault("podReplacementPolicy", "Failed" if isinstance(pfp, dict) else "TerminatingOrFailed")
     _template_spec(spec)
 
 
