@@ -531,7 +531,7 @@ class ReferenceServer:
                                       NonStructuralSchemaController(self.ctx.registry),
                                       APIServiceAvailability(self.ctx.registry),
                                       ClusterRoleAggregation(self.ctx.registry),
-                                      GarbageCollector(self.ctx.registry),
+                                      GarbageCollector(self.ctx.registry, self.ctx.admission),
                                       EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry),
                                       EndpointSliceMirroringController(self.ctx.registry)]
         from .controller.volumeprotection import VolumeProtectionController

@@ -191,7 +191,9 @@ class CustomResourceTypes:
     meta_defs: dict[str, Any] = field(default_factory=dict)
 
     def types(self) -> Types:
-        root = _kube_native(self.schema if isinstance(self.schema, dict) else {})
+        if not isinstance(self.schema, dict):  # no schema: an object of anything, not even its type meta added
+            return Types(self.meta_defs, {"type": "object"})
+        root = _kube_native(self.schema)
         return Types(self.meta_defs, root)
 
 
