@@ -10,7 +10,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
-from .test_extensions import CRDS, new_group, new_namespace, until, widget
+from .test_extensions import APISERVICES, CRDS, new_group, new_namespace, until, widget
 from .test_garbage_collector import Objects, ref
 
 CLEANUP = "customresourcecleanup.apiextensions.k8s.io"
@@ -121,4 +121,20 @@ def test_a_crd_deleted_in_the_background_takes_its_dependents(crd_server: Runnin
     _crd_owned(http, base, objs, f"widgets.{group}", "dependent")
     assert http.delete(f"{base}{CRDS}/widgets.{group}").status_code == 200
     objs.gone(f"{CRDS}/widgets.{group}")
+    objs.gone(objs.path("dependent"))
+
+
+def test_an_apiservice_is_a_solid_owner(crd_server: RunningServer) -> None:
+    """An APIService (stored under its own key) is read where it is: its dependents stay while it lives."""
+    base, http = crd_server.url, requests.Session()
+    objs = Objects(http, base, new_namespace(http, base))
+    group = f"{new_namespace(http, base)}.example.com"
+    body = {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": f"v1.{group}"},
+            "spec": {"group": group, "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 100,
+                     "service": {"namespace": objs.ns, "name": "none", "port": 443}}}
+    owner = http.post(base + APISERVICES, json=body).json()
+    objs.cm("dependent", ref(owner))
+    objs.barrier()
+    assert objs.get(objs.path("dependent")).status_code == 200
+    assert http.delete(f"{base}{APISERVICES}/v1.{group}").status_code == 200
     objs.gone(objs.path("dependent"))
