@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..gofmt import format_float, go_type, sharp_v
+from ..gofmt import format_float, go_type, plain_v, sharp_v
 from ..gonet.strconv import quote
 from .smdschema import BOOLEAN, NUMERIC, STRING, UNTYPED, Atom, ListAtom, MapAtom, Ref
 
@@ -158,24 +158,9 @@ def _go(v: Any) -> Any:
     return [_go(x) for x in v]
 
 
-def _plain(v: Any) -> str:
-    """`%v` of a decoded value (maps' keys sorted, as fmt prints them)."""
-    if v is None:
-        return "<nil>"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return format_float(float(v))
-    if isinstance(v, dict):
-        return "map[" + " ".join(f"{k}:{_plain(v[k])}" for k in sorted(v)) + "]"
-    if isinstance(v, list):
-        return "[" + " ".join(_plain(x) for x in v) + "]"
-    return str(v)
-
-
 def _pointer_v(v: Any) -> str:
     """`%v` of a `value.Value` (a `*valueUnstructured`): `&{<%v of the value>}`."""
-    return "&{" + _plain(v) + "}"
+    return "&{" + plain_v(_go(v)) + "}"
 
 
 def to_string(v: Any) -> str:
