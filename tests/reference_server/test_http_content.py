@@ -255,3 +255,24 @@ def test_a_mistyped_server_side_apply_is_upstreams_500(http, url, namespaces):
         "message": "failed to create typed patch object (/d; apps/v1, Kind=Deployment): .spec.replicas: "
                    "expected numeric (int or float), got string"}
     assert http.get(path).status_code == 404
+
+
+def test_an_applied_value_that_types_but_does_not_convert_is_upstreams_500(http, url, namespaces):
+    """structured-merge-diff takes any number for an integer and a list for an int-or-string; the merged object's
+    conversion to the Go type (`toVersioned`) refuses them: 500 `failed to convert new object (...)`."""
+    ns = namespaces.create()["metadata"]["name"]
+    body = (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, namespace: {ns}}}\nspec:\n"
+            "  replicas: 1.5\n  selector: {matchLabels: {a: b}}\n"
+            "  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}\n")
+    path = f"{url}/apis/apps/v1/namespaces/{ns}/deployments/d"
+    r = http.patch(path, data=body, params={"fieldManager": "m"}, headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 500 and r.json()["message"] == (
+        f"failed to convert new object ({ns}/d; apps/v1, Kind=Deployment) to proper version: unable to convert "
+        "unstructured object to apps/v1, Kind=Deployment: cannot convert float64 to int32")
+    body = "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80, targetPort: [1]}]}\n"
+    r = http.patch(f"{url}/api/v1/namespaces/{ns}/services/s", data=body, params={"fieldManager": "m"},
+                   headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 500 and r.json()["message"] == (
+        "failed to convert new object (/s; /v1, Kind=Service) to proper version: unable to convert unstructured "
+        "object to /v1, Kind=Service: json: cannot unmarshal array into Go value of type int32")
+    assert http.get(path).status_code == 404
