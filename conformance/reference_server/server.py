@@ -549,7 +549,7 @@ class ReferenceServer:
         self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
                                       NonStructuralSchemaController(self.ctx.registry),
                                       ClusterRoleAggregation(self.ctx.registry),
-                                      GarbageCollector(self.ctx.registry),
+                                      GarbageCollector(self.ctx.registry, self.ctx.admission),
                                       EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry),
                                       EndpointSliceMirroringController(self.ctx.registry)]
         from .controller.volumeprotection import VolumeProtectionController

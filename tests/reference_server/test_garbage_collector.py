@@ -240,6 +240,41 @@ def test_namespaced_owner_is_looked_up_in_the_dependents_namespace(objs: Objects
     assert elsewhere.get(elsewhere.path("owner")).status_code == 200
 
 
+def _invalid_namespace_event(objs: Objects, ns: str, dependent: dict[str, Any]) -> dict[str, Any]:
+    """The garbage collector's `OwnerRefInvalidNamespace` Warning on `dependent`, waited for in `ns`."""
+    uid = dependent["metadata"]["uid"]
+    with WatchReader(f"{objs.url}/api/v1/namespaces/{ns}/events", {"fieldSelector": f"involvedObject.uid={uid}"}) as w:
+        return w.until(lambda e: e["object"].get("reason") == "OwnerRefInvalidNamespace", 15,
+                       "OwnerRefInvalidNamespace")[-1]["object"]
+
+
+def test_a_reference_to_an_owner_of_another_namespace_is_reported(objs: Objects, namespaces: Any) -> None:
+    """graph_builder.go `reportInvalidNamespaceOwnerRef`: the owner is observed in another namespace."""
+    elsewhere = Objects(objs.http, objs.url, namespaces.create("else")["metadata"]["name"])
+    owner = elsewhere.cm("owner")
+    dependent = objs.cm("cross", ref(owner))
+    ev = _invalid_namespace_event(objs, objs.ns, dependent)
+    assert (ev["type"], ev["source"], ev["reportingComponent"], ev["count"]) == \
+        ("Warning", {"component": "garbage-collector-controller"}, "garbage-collector-controller", 1)
+    assert ev["involvedObject"] == {"kind": "ConfigMap", "namespace": objs.ns, "name": "cross",
+                                    "uid": dependent["metadata"]["uid"], "apiVersion": "v1"}
+    assert ev["message"] == (f"ownerRef [v1/ConfigMap, namespace: {objs.ns}, name: owner, uid: "
+                             f"{owner['metadata']['uid']}] does not exist in namespace \"{objs.ns}\"")
+
+
+def test_a_cluster_scoped_dependent_of_a_namespaced_owner_is_reported_in_default(objs: Objects,
+                                                                                 namespaces: Any) -> None:
+    owner = objs.cm("owner")
+    name = namespaces.name("dep")
+    r = objs.http.post(f"{objs.url}/api/v1/namespaces", json={"metadata": {"name": name,
+                                                                           "ownerReferences": [ref(owner)]}})
+    assert r.status_code == 201, r.text
+    ev = _invalid_namespace_event(objs, "default", r.json())
+    assert ev["involvedObject"]["kind"] == "Namespace" and "namespace" not in ev["involvedObject"]
+    assert ev["message"] == (f"ownerRef [v1/ConfigMap, namespace: , name: owner, uid: {owner['metadata']['uid']}] "
+                             'does not exist in namespace ""')
+
+
 def test_cluster_scoped_dependent_of_a_namespaced_owner_is_left_alone(objs: Objects, namespaces: Any) -> None:
     owner = objs.cm("owner")
     name = namespaces.name("dep")

@@ -10,8 +10,10 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
-from .test_extensions import CRDS, new_group, new_namespace, until, widget
+from .test_extensions import APISERVICES, CRDS, new_group, new_namespace, until, widget
 from .test_garbage_collector import Objects, ref
+
+CLEANUP = "customresourcecleanup.apiextensions.k8s.io"
 
 
 @pytest.fixture(scope="module")
@@ -74,3 +76,65 @@ def test_owner_kind_not_served_yet_is_retried(crd_server: RunningServer) -> None
     from .test_extensions import crd
     assert http.post(base + CRDS, json=crd(group)).status_code == 201
     objs.gone(objs.path("waits"), timeout=60)
+
+
+# ---- a CRD's own DELETE (customresourcedefinition/etcd.go Delete) ------------------------------------------
+def _crd_owned(http: requests.Session, base: str, objs: Objects, crd_name: str, name: str) -> dict[str, Any]:
+    crd = http.get(f"{base}{CRDS}/{crd_name}").json()
+    return objs.cm(name, {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                          "name": crd_name, "uid": crd["metadata"]["uid"]})
+
+
+def test_first_crd_delete_marks_it_whatever_its_policy_later_ones_write_the_policy(
+        crd_server: RunningServer) -> None:
+    base, http = crd_server.url, requests.Session()
+    group = new_group(http, base)
+    _established(base, group)
+    objs = Objects(http, base, new_namespace(http, base))
+    crd_path = f"{CRDS}/widgets.{group}"
+    held = {**widget("held", finalizers=["example.com/hold"]), "apiVersion": f"{group}/v1"}
+    assert http.post(f"{base}/apis/{group}/v1/namespaces/{objs.ns}/widgets", json=held).status_code == 201
+    kept = _crd_owned(http, base, objs, f"widgets.{group}", "kept")
+    objs.barrier()
+    assert objs.get(objs.path("kept")).status_code == 200  # a living CRD is a solid owner
+    dry = http.delete(base + crd_path, params={"dryRun": "All"}, json={"propagationPolicy": "Orphan"})
+    assert dry.status_code == 200 and dry.json()["metadata"]["finalizers"] == [CLEANUP]
+    assert dry.json()["status"]["conditions"][-1]["type"] == "Terminating"
+    assert "deletionTimestamp" not in http.get(base + crd_path).json()["metadata"]  # nothing stored
+    first = http.delete(base + crd_path, json={"propagationPolicy": "Orphan"}).json()
+    assert first["metadata"]["finalizers"] == [CLEANUP] and "deletionGracePeriodSeconds" not in first["metadata"]
+    for policy, finalizers in (("Orphan", [CLEANUP, "orphan"]), ("Background", [CLEANUP]),
+                               ("Foreground", [CLEANUP, "foregroundDeletion"])):  # (foreground would take `kept`)
+        r = http.delete(base + crd_path, json={"propagationPolicy": policy})
+        assert r.status_code == 200 and r.json()["metadata"]["finalizers"][:2] == finalizers, (policy, r.text)
+    objs.release(f"/apis/{group}/v1/namespaces/{objs.ns}/widgets/held")
+    objs.gone(crd_path)
+    orphaned = objs.get(objs.path("kept")).json()
+    assert orphaned["metadata"]["uid"] == kept["metadata"]["uid"] and "ownerReferences" not in orphaned["metadata"]
+
+
+def test_a_crd_deleted_in_the_background_takes_its_dependents(crd_server: RunningServer) -> None:
+    base, http = crd_server.url, requests.Session()
+    group = new_group(http, base)
+    _established(base, group)
+    objs = Objects(http, base, new_namespace(http, base))
+    _crd_owned(http, base, objs, f"widgets.{group}", "dependent")
+    assert http.delete(f"{base}{CRDS}/widgets.{group}").status_code == 200
+    objs.gone(f"{CRDS}/widgets.{group}")
+    objs.gone(objs.path("dependent"))
+
+
+def test_an_apiservice_is_a_solid_owner(crd_server: RunningServer) -> None:
+    """An APIService (stored under its own key) is read where it is: its dependents stay while it lives."""
+    base, http = crd_server.url, requests.Session()
+    objs = Objects(http, base, new_namespace(http, base))
+    group = f"{new_namespace(http, base)}.example.com"
+    body = {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": f"v1.{group}"},
+            "spec": {"group": group, "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 100,
+                     "service": {"namespace": objs.ns, "name": "none", "port": 443}}}
+    owner = http.post(base + APISERVICES, json=body).json()
+    objs.cm("dependent", ref(owner))
+    objs.barrier()
+    assert objs.get(objs.path("dependent")).status_code == 200
+    assert http.delete(f"{base}{APISERVICES}/v1.{group}").status_code == 200
+    objs.gone(objs.path("dependent"))

@@ -241,7 +241,8 @@ def test_a_named_group_kind_is_decoded_into_its_go_type(http, url, namespaces):
 
 def test_a_mistyped_server_side_apply_is_upstreams_500(http, url, namespaces):
     """structuredMergeManager.Apply: an applied configuration whose numeric field holds a string does not type:
-    500 `failed to create typed patch object (...)`, before any merge, so nothing is stored."""
+    500 `failed to create typed patch object (...)`, before any merge, so nothing is stored. The namespace and
+    name printed are the configuration's own (`objectGVKNN(patchObj)`): none here."""
     ns = namespaces.create()["metadata"]["name"]
     body = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: x\n"
             "  selector: {matchLabels: {a: b}}\n"
@@ -251,6 +252,27 @@ def test_a_mistyped_server_side_apply_is_upstreams_500(http, url, namespaces):
                    headers={"Content-Type": "application/apply-patch+yaml"})
     assert r.status_code == 500 and r.json() == {
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 500,
-        "message": f"failed to create typed patch object ({ns}/d; apps/v1, Kind=Deployment): .spec.replicas: "
+        "message": "failed to create typed patch object (/d; apps/v1, Kind=Deployment): .spec.replicas: "
                    "expected numeric (int or float), got string"}
+    assert http.get(path).status_code == 404
+
+
+def test_an_applied_value_that_types_but_does_not_convert_is_upstreams_500(http, url, namespaces):
+    """structured-merge-diff takes any number for an integer and a list for an int-or-string; the merged object's
+    conversion to the Go type (`toVersioned`) refuses them: 500 `failed to convert new object (...)`."""
+    ns = namespaces.create()["metadata"]["name"]
+    body = (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, namespace: {ns}}}\nspec:\n"
+            "  replicas: 1.5\n  selector: {matchLabels: {a: b}}\n"
+            "  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}\n")
+    path = f"{url}/apis/apps/v1/namespaces/{ns}/deployments/d"
+    r = http.patch(path, data=body, params={"fieldManager": "m"}, headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 500 and r.json()["message"] == (
+        f"failed to convert new object ({ns}/d; apps/v1, Kind=Deployment) to proper version: unable to convert "
+        "unstructured object to apps/v1, Kind=Deployment: cannot convert float64 to int32")
+    body = "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80, targetPort: [1]}]}\n"
+    r = http.patch(f"{url}/api/v1/namespaces/{ns}/services/s", data=body, params={"fieldManager": "m"},
+                   headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 500 and r.json()["message"] == (
+        "failed to convert new object (/s; /v1, Kind=Service) to proper version: unable to convert unstructured "
+        "object to /v1, Kind=Service: json: cannot unmarshal array into Go value of type int32")
     assert http.get(path).status_code == 404

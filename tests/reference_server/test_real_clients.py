@@ -1030,9 +1030,38 @@ def test_kubectl_server_side_apply_conflicts_and_force(kube: Kube, names: Any, t
     assert [e["manager"] for e in stored["metadata"]["managedFields"]] == ["rival"]
 
 
+def test_kubectl_server_side_apply_of_a_mistyped_manifest(kube: Kube, names: Any, tmp_path: Path) -> None:
+    """structured-merge-diff refuses a configuration that does not type, before merging: 500 with its words."""
+    ns = names("ssatype")
+    kube.create_ns(ns)
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: d, namespace: {ns}}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{a: b}}}}
+  template:
+    metadata: {{labels: {{a: b}}}}
+    spec:
+      containers:
+      - name: c
+        image: 1
+        ports: [{{containerPort: http}}]
+""")
+    err = kube.fails("apply", "--server-side", "-f", str(manifest))
+    assert err == (f"Error from server: failed to create typed patch object ({ns}/d; apps/v1, Kind=Deployment): "
+                   "errors:\n"
+                   '  .spec.template.spec.containers[name="c"].image: expected string, got '
+                   "&value.valueUnstructured{Value:1}\n"
+                   '  .spec.template.spec.containers[name="c"].ports[containerPort="http",protocol="TCP"].'
+                   "containerPort: expected numeric (int or float), got string\n"), err
+    assert kube.get(f"/apis/apps/v1/namespaces/{ns}/deployments/d").status_code == 404
+
+
 def test_python_dynamic_client_server_side_apply(served: Kube, names: Any, tmp_path: Path) -> None:
     from kubernetes import config, dynamic
-    from kubernetes.dynamic.exceptions import ConflictError
+    from kubernetes.dynamic.exceptions import ConflictError, DynamicApiError
 
     api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
     try:
@@ -1051,6 +1080,11 @@ def test_python_dynamic_client_server_side_apply(served: Kube, names: Any, tmp_p
             'Apply failed with 1 conflict: conflict with "py": .data.k'
         forced = configmaps.server_side_apply(body=body, namespace=ns, field_manager="other", force_conflicts=True)
         assert forced.data.k == "w"
+        body["datta"] = body.pop("data")  # a configuration that does not type: structured-merge-diff's 500
+        with pytest.raises(DynamicApiError) as refused:
+            configmaps.server_side_apply(body=body, namespace=ns, field_manager="other")
+        assert refused.value.status == 500 and json.loads(refused.value.body)["message"] == \
+            f"failed to create typed patch object ({ns}/c; /v1, Kind=ConfigMap): .datta: field not declared in schema"
     finally:
         api_client.close()
 

@@ -19,7 +19,14 @@ ignored as upstream's `DefaultIgnoredResources`), re-synced when CRDs change. Ea
   removed from every dependent, then the finalizer removed.
 
 Writes go through the registry (an `Offload` on etcd, as the namespace deleter's), by the manager
-`kube-controller-manager`. Events (`OwnerRefInvalidNamespace`) are not written.
+`kube-controller-manager`.
+
+Events (graph_builder.go `reportInvalidNamespaceOwnerRef`, component `garbage-collector-controller`): a Warning
+`OwnerRefInvalidNamespace` on a dependent whose reference names, by UID, an observed namespaced object of
+another namespace (`ownerRef [<apiVersion>/<kind>, namespace: <the dependent's>, name: ..., uid: ...] does not
+exist in namespace "<the dependent's>"`), whichever of the two is seen first: when the dependent's reference
+is added (`addDependentToOwners`: its first such reference only) or when the owner is first observed
+(`processGraphChanges`: each dependent of another namespace).
 """
 from __future__ import annotations
 
@@ -30,17 +37,20 @@ from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import admitted
+from ..gonet.strconv import quote
 from ..registry import DeleteOptions, Registry
 from ..registry.crd import CRD_KEY
 from ..registry.propagation import FOREGROUND, ORPHAN
 from ..registry.validation import _parse_group_version
 from ..storage import KeyNotFoundError
 from ..storage.offload import Offload
+from .events import WARNING, EventRecorder
 from .gc_graph import Graph, ObjKey
 from .loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
 KCM = "kube-controller-manager"
+COMPONENT = "garbage-collector-controller"
 IGNORED = frozenset({("", "events"), ("events.k8s.io", "events")})  # DefaultIgnoredResources
 RETRY_FIRST, RETRY_MAX = 0.05, 30.0  # backoff of an item whose sync failed (upstream: 5 ms .. 1000 s)
 
@@ -65,9 +75,10 @@ class GarbageCollector(Controller):
     name = "garbage collector"
     service_account = "generic-garbage-collector"
 
-    def __init__(self, registry: Registry):
+    def __init__(self, registry: Registry, admission: Any = None):
         super().__init__()
         self.registry = registry
+        self.recorder = EventRecorder(registry, COMPONENT, admission)
         self.graph = Graph()
         self._attempt_delete: WorkQueue[ObjKey] = self._queue()
         self._attempt_orphan: WorkQueue[ObjKey] = self._queue()
@@ -118,6 +129,7 @@ class GarbageCollector(Controller):
         meta = ev.object.get("metadata") or {}
         uid = str(meta.get("uid") or "")
         if ev.type == "DELETED":
+            self.graph.namespace_of.pop(uid, None)
             refs = self.graph.forget(key)
             for dep in self.graph.dependents_of(uid):  # their owner is gone
                 self._attempt_delete.add(dep)
@@ -126,15 +138,21 @@ class GarbageCollector(Controller):
                 if owner is not None:
                     self._attempt_delete.add(owner)
             return
+        first_seen = bool(uid) and uid not in self.graph.namespace_of
+        if uid:
+            self.graph.namespace_of[uid] = key.namespace
         refs = [r for r in meta.get("ownerReferences") or [] if isinstance(r, dict)]
         if refs or key in self.graph.owned:
             added, unblocked = self.graph.observe(key, uid, refs)
             if added:  # a new owner may not exist: `addDependentToOwners` queues the (virtual) owner
                 self._attempt_delete.add(key)
+                self._report_added(key, ev.object, added)
             for ref in unblocked:
                 owner = self._owner_key(key, ref)
                 if owner is not None:
                     self._attempt_delete.add(owner)
+        if first_seen and key.namespace:
+            self._report_observed(key, uid)
         if not meta.get("deletionTimestamp"):
             return
         prev = (ev.prev or {}).get("metadata") or {}
@@ -145,6 +163,36 @@ class GarbageCollector(Controller):
             for dep in self.graph.dependents_of(uid):  # `startsWaitingForDependentsDeleted`
                 self._attempt_delete.add(dep)
             self._attempt_delete.add(key)
+
+    # ---- OwnerRefInvalidNamespace (graph_builder.go) ----------------------------------------------------
+    def _report_added(self, key: ObjKey, obj: dict[str, Any], added: list[dict[str, Any]]) -> None:
+        """`addDependentToOwners`: the first added reference whose observed owner lives in another namespace."""
+        for ref in added:
+            owner_ns = self.graph.namespace_of.get(str(ref.get("uid") or ""))
+            if owner_ns and owner_ns != key.namespace:
+                self._report(obj, ref)
+                return
+
+    def _report_observed(self, key: ObjKey, uid: str) -> None:
+        """`processGraphChanges`: an owner observed for the first time, named by dependents of other namespaces."""
+        for dep in self.graph.dependents_of(uid):
+            if dep.namespace == key.namespace:
+                continue
+            ref = next((r for r in self.graph.refs_of(dep) if str(r.get("uid")) == uid), None)
+            live = self._live(dep)
+            if ref is not None and live is not None:
+                self._report(live, ref)
+
+    def _report(self, dependent: dict[str, Any], ref: dict[str, Any]) -> None:
+        """`reportInvalidNamespaceOwnerRef`: a Warning on the dependent (kind, apiVersion, namespace, name, uid)."""
+        meta = dependent.get("metadata") or {}
+        ns = str(meta.get("namespace") or "")
+        identity = (f"[{ref.get('apiVersion') or ''}/{ref.get('kind') or ''}, namespace: {ns}, "
+                    f"name: {ref.get('name') or ''}, uid: {ref.get('uid') or ''}]")
+        involved = {"kind": dependent.get("kind", ""), "apiVersion": dependent.get("apiVersion", ""),
+                    "metadata": {"namespace": ns, "name": meta.get("name", ""), "uid": meta.get("uid", "")}}
+        self.recorder.event(involved, WARNING, "OwnerRefInvalidNamespace",
+                            f"ownerRef {identity} does not exist in namespace {quote(ns)}")
 
     # ---- reference resolution (the REST mapper) ------------------------------------------------------
     def _resolve(self, api_version: str, kind: str) -> Any | None:

@@ -2,8 +2,9 @@
 what its decisions read: which objects name which owners.
 
 Only objects with `metadata.ownerReferences` are kept (an owner is found by its reference, read live when
-needed, as `attemptToDeleteItem` does), so an event of an object that neither owns nor is owned costs one
-dict lookup. Keys are `(storage key, namespace, name)`; owners are indexed by UID.
+needed, as `attemptToDeleteItem` does), so an event of an object that neither owns nor is owned costs two
+dict lookups; of the others only the namespace is kept, by UID (`OwnerRefInvalidNamespace` compares it with
+its dependents'). Keys are `(storage key, namespace, name)`; owners are indexed by UID.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ class Graph:
     def __init__(self) -> None:
         self.owned: dict[ObjKey, Owned] = {}
         self.dependents: dict[str, set[ObjKey]] = {}   # owner UID → keys of the objects naming it
+        self.namespace_of: dict[str, str] = {}         # UID → namespace of every observed object ("" cluster)
 
     def refs_of(self, key: ObjKey) -> list[dict[str, Any]]:
         o = self.owned.get(key)

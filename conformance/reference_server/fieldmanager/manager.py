@@ -20,6 +20,7 @@ from .capmanagers import cap_update_managers
 from .conflicts import conflict_error
 from .managed import APPLY, UPDATE, Entry, decode, encode, is_reset, now
 from .schema import Schema
+from .validate import validate
 from .versionconverter import VersionConverter
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -175,6 +176,8 @@ class FieldManager:
         cmeta = config.get("metadata")
         if isinstance(cmeta, dict) and cmeta.get("managedFields") is not None:
             raise E.bad_request("metadata.managedFields must be nil")
+        if (refused := self.typed_patch_error(config)) is not None:  # a plain error upstream: 500, no reason
+            raise E.StatusError(E.status_dict(500, None, refused))
         ignored = self.ignored.get(subresource, frozenset())
         entries = _decode_or_empty((live or {}).get("metadata", {}).get("managedFields"))
         base = self._live(live)
@@ -216,6 +219,21 @@ class FieldManager:
         if manager == "kubectl" and LAST_APPLIED in ((live or {}).get("metadata", {}).get("annotations") or {}):
             merged["metadata"].setdefault("annotations", {})[LAST_APPLIED] = _last_applied(config)
         return merged
+
+    def typed_patch_error(self, config: dict[str, Any]) -> str | None:
+        """`structuredMergeManager.Apply`'s `failed to create typed patch object (<ns>/<name>; <gvk>): ...` when
+        the applied configuration does not type (`typeConverter.ObjectToTyped`: smd's `AsTyped`), else None.
+        The namespace, name and kind are the configuration's own (`objectGVKNN(patchObj)`)."""
+        meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+        where = "/".join(v if isinstance(v, str) else "" for v in (meta.get("namespace"), meta.get("name")))
+        group, _, version = self.api_version.rpartition("/")
+        kind = config.get("kind") if isinstance(config.get("kind"), str) else ""
+        gvk = f"{group}/{version}, Kind={kind}"
+        if kind != self.kind:  # the type converter has no type for it (`NewNoCorrespondingTypeError`)
+            problem: str | None = f"no corresponding type for {gvk}"
+        else:
+            problem = validate(config, self.schema.types().root)
+        return None if problem is None else f"failed to create typed patch object ({where}; {gvk}): {problem}"
 
     def _prune(self, merged: dict[str, Any], last: frozenset[fp.Path], entries: list[Entry],
                schema: Schema | None = None) -> None:

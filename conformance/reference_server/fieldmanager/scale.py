@@ -14,11 +14,9 @@ version without a scale subresource); apps' kinds by default, a custom resource'
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any
 
-from ..gofmt import go_type
 from .managed import Entry, decode, encode
 from .manager import FieldManager
 
@@ -70,40 +68,3 @@ def to_parent(parent_managed_fields: Any, scale_managed_fields: Any, mapping: Ma
         if REPLICAS in e.fields and own is not None:
             out.append(Entry(e.manager, e.operation, parent_version, e.subresource, None, frozenset({own})))
     return encode(out)
-
-
-_UNMARSHAL = re.compile(r"^json: cannot unmarshal \w+ into Go struct field [^.\s]+\.(\S+) of type (u?int(?:8|16|32|64)?|float(?:32|64))$")
-
-
-def typed_apply_error(applied: Any, decode_error: str | None, where: str, gvk: str) -> str | None:
-    """`structuredMergeManager.Apply`'s `failed to create typed patch object (<ns>/<name>; <gvk>): <path>: expected
-    numeric (int or float), got <%T>` for an applied configuration whose numeric field holds something else, found
-    from the Go decoding error of it (`decode_error`, wire/gotypes.py) when its field path has no list in it (Go's
-    error names no index; structured-merge-diff's path would); None otherwise (the caller answers as before)."""
-    found = _UNMARSHAL.match(decode_error or "")
-    if found is None:
-        return None
-    value: Any = applied
-    for part in found.group(1).split("."):
-        if not isinstance(value, dict) or part not in value:
-            return None
-        value = value[part]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return None
-    return (f"failed to create typed patch object ({where}; {gvk}): .{found.group(1)}: expected numeric (int or "
-            f"float), got {go_type(value)}")
-
-
-def typed_patch_error(applied: Any) -> str | None:
-    """`structuredMergeManager.Apply`'s `failed to create typed patch object (<ns>/<name>; autoscaling/v1,
-    Kind=Scale): ...` for an applied Scale whose `spec.replicas` is not numeric (structured-merge-diff's
-    `expected numeric (int or float), got <%T>`); None when it types. Only the replicas are checked: the one
-    field a Scale's writer sets."""
-    spec = applied.get("spec") if isinstance(applied, dict) else None
-    replicas = spec.get("replicas") if isinstance(spec, dict) else None
-    if replicas is None or (isinstance(replicas, (int, float)) and not isinstance(replicas, bool)):
-        return None
-    meta = applied.get("metadata") if isinstance(applied.get("metadata"), dict) else {}
-    where = f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
-    return (f"failed to create typed patch object ({where}; {SCALE_API_VERSION}, Kind={SCALE_KIND}): "
-            f".spec.replicas: expected numeric (int or float), got {go_type(replicas)}")

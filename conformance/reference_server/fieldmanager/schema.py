@@ -12,10 +12,13 @@ atomic`; a list without a list type is atomic, a map granular; a custom resource
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..wire.patchmeta import resolve as _deref
 from ..memo import remember
+
+if TYPE_CHECKING:
+    from .smdschema import Types
 
 ATOMIC, SET, MAP = "atomic", "set", "map"
 
@@ -30,6 +33,7 @@ class ListType:
 _ATOMIC = ListType(ATOMIC)
 _SET = ListType(SET)
 _MEMO_LIMIT = 4096
+_TYPES = ("\x00types",)  # the memo's key of the smd types (no field name holds a NUL)
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,21 @@ class Schema:
     api_version: str = "v1"
     _memo: dict[tuple[str, ...], tuple[ListType, bool]] = field(default_factory=dict, compare=False, hash=False,
                                                                  repr=False)
+
+    def types(self) -> "Types":
+        """The kind's smd types (`smdschema.py`), what an applied configuration is checked against; built on the
+        first apply and kept (a changed CRD gets a new store, hence a new schema)."""
+        hit = self._memo.get(_TYPES)
+        if hit is None:
+            from ..wire.openapi import kind_schema_v3  # the OpenAPI model loads on the first apply
+            from .smdschema import CustomResourceTypes, Types
+            if self.builtin:
+                group, _, version = self.api_version.rpartition("/")
+                hit = Types(*kind_schema_v3(group, version, self.kind))
+            else:
+                hit = CustomResourceTypes(self.crd_schema, kind_schema_v3("", "v1", "ConfigMap")[0]).types()
+            self._memo[_TYPES] = hit  # type: ignore[assignment]
+        return hit  # type: ignore[return-value]
 
     def list_type(self, names: tuple[str, ...]) -> ListType:
         if not names:

@@ -13,12 +13,15 @@ from typing import Any
 from .. import apierrors as E
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from ..gofmt import plain_v
+from ..fieldmanager.toversioned import convert_error
 from ..wire import crdtypes, gotypes
 from ..wire.gojson import syntax_error
 from ..wire.schema import KIND_MESSAGES
 from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
 from ..registry.kinds import OBJECT_META_FIELDS
 from . import hooks
+
+APPLY_PATCH = "application/apply-patch+yaml"  # patch.py's (which imports this module through strategicpatch)
 
 JSON_TYPES = ("application/json", "")
 YAML_TYPE = "application/yaml"
@@ -141,10 +144,14 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
     """A patch whose result no longer decodes into the Go type: `422 Invalid` on field `patch`
     (`handlers/patch.go`: `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`).
     The value is the patched JSON (JSON and merge patch) or the patch map printed with `%+v` (strategic).
-    `message`: the field model's message of a named group's kind (else the core kind's, by `kind`)."""
+    `message`: the field model's message of a named group's kind (else the core kind's, by `kind`).
+    A server-side apply's merged object that the converter refuses is upstream's 500 (fieldmanager/toversioned.py)."""
     err = gotypes.type_error(patched, message) if message is not None else check_go_types(patched, kind)
     if err is None:
         return
+    if patch_type == APPLY_PATCH and isinstance(patch, dict) and \
+            (refused := convert_error(patch, err)) is not None:  # a plain error upstream: 500, no reason
+        raise E.StatusError(E.status_dict(500, None, refused))
     shown = go_map_format(patch) if patch_type.startswith("application/strategic") else \
         json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
     e = E.invalid("", "", [E.field_invalid("patch", shown, err)])

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 from typing import Any, Awaitable
 
@@ -23,8 +22,6 @@ from ..storage.clone import clone
 from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
-from ..wire import gotypes
-from ..wire.schema import KIND_MESSAGES
 from ..wire.textdecode import check_depth, loads_json
 from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
@@ -33,7 +30,6 @@ from ..warning import recorded, warning_headers
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from .groups import go_message
 from ..fieldmanager import manager_or_user_agent
-from ..fieldmanager.scale import typed_apply_error, typed_patch_error
 from ..wire.textdecode import loads_yaml
 from ..wire.patchmeta import EMPTY, for_kind
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRATEGIC_PATCH,
@@ -456,16 +452,6 @@ class Handlers:
             raise E.bad_request(f"error decoding YAML: {exc}") from None
         if config is None:
             config = {}
-        if isinstance(config, dict):  # an applied configuration that does not type: upstream's 500, before merging
-            message = go_message(store.group, store.version, store.info.kind) if route.group else \
-                KIND_MESSAGES.get(_schema_kind(store))
-            if message is not None:
-                where = f"{route.namespace}/{route.name}"
-                gvk = f"{store.group}/{store.version}" if route.group else "/v1"
-                typed = typed_apply_error(config, gotypes.type_error(copy.deepcopy(config), message), where,
-                                          f"{gvk}, Kind={store.info.kind}")
-                if typed is not None:
-                    raise E.StatusError(E.status_dict(500, None, typed))
         mode = P.field_validation(request.query)
         warnings: list[str] = []
         strategy = self._strategy(route, store)
@@ -543,8 +529,6 @@ class Handlers:
                 raise E.bad_request(f"error decoding patch: {exc}") from None
             if ctype == APPLY_PATCH:
                 check_depth(patch)
-                if (typed := typed_patch_error(patch)) is not None:  # a plain error upstream: 500, no reason
-                    raise E.StatusError(E.status_dict(500, None, typed))
                 applied = (patch, bool(force))
 
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:

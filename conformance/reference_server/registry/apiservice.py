@@ -155,6 +155,7 @@ class APIServiceStore(GroupStore):
         super().__init__(INFO, _KeyedStore(store, KEY), GROUP, VERSION,  # type: ignore[arg-type]
                          strategy=APIServiceStrategy(INFO), deviations=deviations)
         self.status_strategy = APIServiceStatusStrategy(INFO)
+        self.storage_key = KEY  # what the garbage collector watches and reads owners under
 
     def all(self) -> list[dict[str, Any]]:
         return self.store.list(KEY, None, shared=True)[0]

@@ -222,25 +222,33 @@ class CRDStore(GroupStore):
         super().__init__(CRD_INFO, _KeyedStore(store, CRD_KEY), GROUP, VERSION,  # type: ignore[arg-type]
                          strategy=CRDStrategy(CRD_INFO), deviations=deviations)
         self.status_strategy = CRDStatusStrategy(CRD_INFO)
+        self.storage_key = CRD_KEY  # what the garbage collector watches and reads owners under
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, *, admit: Any = None) -> tuple[dict[str, Any], bool]:
+        """`REST.Delete`: the first DELETE (a dry run too) marks the CRD whatever its `propagationPolicy`
+        (deletionTimestamp, the cleanup finalizer, Terminating) and answers it; a DELETE of a CRD already marked
+        is the generic one, where the policy writes its garbage-collector finalizers (`orphan`,
+        `foregroundDeletion`), which the garbage collector acts on once the instances are gone."""
         current = self.get(ns, name)
         if self.deviations.active("crd-delete-orphans-resources"):
             return GroupStore.delete(self, ns, name, opts, admit=admit)
-        if current["metadata"].get("deletionTimestamp") or opts.dry_run:
+        if current["metadata"].get("deletionTimestamp"):
             return super().delete(ns, name, opts, admit=admit)
         from .store import check_delete_preconditions
         check_delete_preconditions(self.info.plural, name, opts, current["metadata"], generic=True)
+        if admit is not None:  # deleteValidation (upstream: inside the update), as the generic delete calls it
+            admit(current)
 
         def mark(obj: dict[str, Any]) -> dict[str, Any]:
             meta = obj["metadata"]
             meta.setdefault("deletionTimestamp", M.now())
-            meta.setdefault("deletionGracePeriodSeconds", 0)
             if CLEANUP_FINALIZER not in (meta.get("finalizers") or []):
                 meta["finalizers"] = list(meta.get("finalizers") or []) + [CLEANUP_FINALIZER]
             set_condition(obj.setdefault("status", {}), "Terminating", "True", "InstanceDeletionPending",
                           "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon")
             return obj
+        if opts.dry_run:  # GuaranteedUpdate's dry run: the marked CRD, nothing stored
+            return self._finish(mark(copy.deepcopy(current))), False
         try:
             obj, _ = self.store.guaranteed_update(self.info.plural, "", name, mark)
         except KeyNotFoundError:

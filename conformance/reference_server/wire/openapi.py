@@ -369,6 +369,20 @@ def kind_schema(group: str, version: str, kind: str) -> tuple[dict[str, Any], di
     return defs, defs.get(f"{definition_prefix(k)}.{kind}", {})
 
 
+_TYPE_DEFS_V3: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+
+def kind_schema_v3(group: str, version: str, kind: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`kind_schema` in OpenAPI v3 (what upstream's server-side apply types a configuration with:
+    `getOpenAPIModels`), built once per kind on the first apply."""
+    key = (group, version, kind)
+    defs = _TYPE_DEFS_V3.get(key)
+    k = KindInfo(kind, "", "", True, group=group, version=version)
+    if defs is None:
+        defs = _TYPE_DEFS_V3[key] = _definitions([k], v3=True)
+    return defs, defs.get(f"{definition_prefix(k)}.{kind}", {})
+
+
 def _shape_error(defs: dict[str, Any], schema: dict[str, Any], value: Any, path: str, depth: int) -> str | None:
     if value is None or depth > 40:
         return None
