@@ -7,7 +7,7 @@ The rooms: registry.py (families and the text format), apiserver.py (request cou
 layer's hooks), latency.py (the SLI duration, derived from the duration), watch.py (watch events), admission.py
 (admission webhooks), conversion.py (CRD conversion webhooks), admission_chain.py (the admission chain's steps and
 plugins), flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), process.py
-(`process_*`), slis.py (`/metrics/slis`). Knows nothing of the HTTP layer beyond the request objects it is handed;
+(`process_*`), goruntime.py (`go_*`), slis.py (`/metrics/slis`). Knows nothing of the HTTP layer beyond the request objects it is handed;
 authorization (`get` on the non-resource URL) is the HTTP layer's, before the handler.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from .admission_chain import AdmissionChainMetrics
 from .apiserver import RequestMetrics
 from .conversion import ConversionMetrics
 from .flowcontrol import FlowControlMetrics
+from .goruntime import GoRuntime
 from .process import ProcessMetrics
 from .registry import Registry, meta_metrics
 from .slis import SliMetrics
@@ -36,6 +37,7 @@ class ServerMetrics:
         self.requests = RequestMetrics(request_info)
         self.flowcontrol = FlowControlMetrics(flow_control)
         self.process = ProcessMetrics()
+        self.goruntime = GoRuntime()
         self.watch = WatchMetrics()  # http/watch.py finds it as ctx.metrics.watch
         self.admission = AdmissionMetrics()
         registry.admission_metrics = self.admission  # what the webhook plugin records into (admission/webhooks/)
@@ -49,7 +51,7 @@ class ServerMetrics:
         self.note = self.requests.note  # http/app.py's dispatcher calls it once the route is known
         self.registry = Registry()
         self.registry.add(*self.requests.families(), *self.flowcontrol.families(), storage_objects(registry),
-                          *self.process.families(), *self.watch.families(), *self.admission.families(),
+                          *self.process.families(), *self.goruntime.families(), *self.watch.families(), *self.admission.families(),
                           *self.admission_chain.families(), *self.conversion.families())
         self.registry.add(*meta_metrics(self.registry, self.slis.registry))
 
