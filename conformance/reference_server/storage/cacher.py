@@ -57,6 +57,7 @@ class WatchCache(MemoryStore):
             self._rv = max(self._rv, rv)
             self._compacted = self._rv
             self._seen.notify_all()
+        self.observer.reloaded()
         self.close_watchers()
 
     def namespace_of(self, resource: str, name: str) -> str | None:

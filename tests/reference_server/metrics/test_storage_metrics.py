@@ -1,0 +1,120 @@
+"""The etcd client's and the watch cache's families (metrics/etcd.py, metrics/watchcache.py) on each storage
+backend (the session `server`): 1.33's names, HELP texts, labels (`type`/`resource` as `GroupResource.String()`)
+and buckets, moved by the API's writes and watches."""
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer
+from conformance.reference_server.metrics.etcd import ThreadedHistogramVec
+
+from .exposition import Family, parse
+
+ETCD_BOUNDS = ["0.005", "0.025", "0.05", "0.1", "0.2", "0.4", "0.6", "0.8", "1", "1.25", "1.5", "2", "3", "4", "5",
+               "6", "8", "10", "15", "20", "30", "45", "60", "+Inf"]
+TEMPLATE = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+
+
+def scrape(server: RunningServer) -> dict[str, Family]:
+    r = requests.get(server.url + "/metrics")
+    assert r.status_code == 200
+    return parse(r.text)
+
+
+def value(fams: dict[str, Family], name: str, **labels: str) -> float:
+    return fams[name].value(**labels) if name in fams else 0.0
+
+
+@pytest.fixture
+def ns(server: RunningServer) -> Iterator[str]:
+    name = f"sm-{uuid.uuid4().hex[:8]}"
+    assert requests.post(server.url + "/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
+    yield name
+    requests.delete(f"{server.url}/api/v1/namespaces/{name}")
+
+
+def test_writes_are_etcd_requests_by_operation_and_group_resource(server: RunningServer, ns: str) -> None:
+    base = f"{server.url}/api/v1/namespaces/{ns}/podtemplates"
+    before = scrape(server)
+    assert requests.post(base, json={"metadata": {"name": "t"}, **TEMPLATE}).status_code == 201
+    assert requests.post(base, json={"metadata": {"name": "t"}, **TEMPLATE}).status_code == 409  # a txn all the same
+    assert requests.patch(base + "/t", json={"metadata": {"labels": {"a": "b"}}},
+                          headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+    assert requests.patch(base + "/t", json={"metadata": {"labels": {"a": "b"}}},  # unchanged: no transaction
+                          headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+    assert requests.delete(base + "/t").status_code == 200
+    lease = {"metadata": {"name": "l"}, "spec": {"holderIdentity": "x"}}
+    assert requests.post(f"{server.url}/apis/coordination.k8s.io/v1/namespaces/{ns}/leases",
+                         json=lease).status_code == 201
+    after = scrape(server)
+
+    def moved(operation: str, type_: str) -> float:
+        labels = {"operation": operation, "type": type_}
+        return value(after, "etcd_requests_total", **labels) - value(before, "etcd_requests_total", **labels)
+
+    assert (moved("create", "podtemplates"), moved("update", "podtemplates"), moved("delete", "podtemplates")) == \
+        (2, 1, 1)
+    assert moved("create", "leases.coordination.k8s.io") == 1
+    fam = after["etcd_request_duration_seconds"]
+    assert fam.help == "[ALPHA] Etcd request latency in seconds for each operation and object type."
+    assert fam.type == "histogram"
+    assert [ls["le"] for n, ls, _ in fam.samples if n.endswith("_bucket") and ls["operation"] == "create"
+            and ls["type"] == "podtemplates"] == ETCD_BOUNDS
+    assert after["etcd_requests_total"].help == "[ALPHA] Etcd request counts for each operation and object type."
+    assert value(after, "etcd_request_errors_total", operation="create", type="podtemplates") == 0
+
+
+def test_watch_cache_counts_each_change_and_its_resource_version(server: RunningServer, ns: str) -> None:
+    base = f"{server.url}/api/v1/namespaces/{ns}/podtemplates"
+    before = scrape(server)
+    created = requests.post(base, json={"metadata": {"name": "t"}, **TEMPLATE})
+    assert created.status_code == 201
+    updated = requests.put(base + "/t", json={**created.json(), "metadata": {**created.json()["metadata"],
+                                                                              "labels": {"x": "y"}}})
+    assert updated.status_code == 200
+    after = scrape(server)
+    for name in ("apiserver_watch_cache_events_received_total", "apiserver_watch_cache_events_dispatched_total",
+                 "apiserver_storage_events_received_total"):
+        assert value(after, name, resource="podtemplates") - value(before, name, resource="podtemplates") == 2, name
+    assert value(after, "apiserver_watch_cache_resource_version", resource="podtemplates") >= \
+        int(updated.json()["metadata"]["resourceVersion"])
+    assert value(after, "apiserver_watch_cache_initializations_total", resource="deployments.apps") >= 1
+    assert after["apiserver_watch_cache_events_received_total"].help == \
+        "[ALPHA] Counter of events received in watch cache broken by resource type."
+    assert after["apiserver_storage_events_received_total"].help == \
+        "[ALPHA] Number of etcd events received split by kind."
+    assert after["apiserver_watch_cache_resource_version"].type == "gauge"
+
+
+def test_a_watch_replaying_the_cache_counts_its_init_events(server: RunningServer, ns: str) -> None:
+    base = f"{server.url}/api/v1/namespaces/{ns}/podtemplates"
+    for name in ("a", "b"):
+        assert requests.post(base, json={"metadata": {"name": name}, **TEMPLATE}).status_code == 201
+    before = value(scrape(server), "apiserver_init_events_total", resource="podtemplates")
+    r = requests.get(base, params={"watch": "1", "timeoutSeconds": "1"})  # no resourceVersion: the state first
+    assert r.status_code == 200 and r.text.count('"ADDED"') == 2
+    after = scrape(server)
+    assert value(after, "apiserver_init_events_total", resource="podtemplates") - before == 2
+    assert after["apiserver_init_events_total"].help == \
+        "[ALPHA] Counter of init events processed in watch cache broken by resource type."
+
+
+def test_observations_from_many_threads_are_all_bucketed() -> None:
+    hist = ThreadedHistogramVec("h", "h", ("k",), (1.0,))
+    hist.FOLD_AT = 7  # folds race the appends
+
+    def observe() -> None:
+        for _ in range(1000):
+            hist.observe_any_thread(("x",), 0.5)
+    threads = [threading.Thread(target=observe) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    hist.fold()
+    assert hist.values[("x",)][-1] == 4000
