@@ -56,7 +56,7 @@ def test_each_write_is_one_transaction_and_one_cache_event(make_store: Any) -> N
     assert seen.events[-1] == ("configmaps", int(gone["metadata"]["resourceVersion"]))
 
 
-def test_a_list_older_than_the_cache_is_read_from_etcd(make_store: Any, backend: str) -> None:
+def test_a_list_at_a_revision_is_an_etcd_list(make_store: Any, backend: str) -> None:
     s = make_store(history_size=2)
     seen = Recorder()
     s.observe(seen)
@@ -64,10 +64,13 @@ def test_a_list_older_than_the_cache_is_read_from_etcd(make_store: Any, backend:
     for i in range(1, 5):
         s.create("configmaps", "a", f"c{i}", cm(f"c{i}"))
     rv = int(first["metadata"]["resourceVersion"])
-    if backend == "memory":  # no etcd behind it: the history is all there is
-        with pytest.raises(TooOldResourceVersionError):
+    if backend == "memory":  # etcd and its cache in one: a read at a revision is the etcd LIST it stands for
+        items, _ = s.list_at("configmaps", "a", rv + 4)
+        assert len(items) == 5 and seen.requests[-1] == ("list", "configmaps", False)
+        assert seen.lists == [("configmaps", 5, 5, 5)]
+        with pytest.raises(TooOldResourceVersionError):  # compacted: a failed request
             s.list_at("configmaps", "a", rv)
-        assert seen.lists == []
+        assert seen.requests[-1] == ("list", "configmaps", True) and len(seen.lists) == 1
         return
     items, _ = s.list_at("configmaps", "a", rv)
     assert [o["metadata"]["name"] for o in items] == ["c0"]

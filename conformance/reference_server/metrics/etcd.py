@@ -6,7 +6,8 @@ counters `apiserver_storage_list_total`, `_fetched_objects_total`, `_evaluated_o
 
 What counts as an etcd request is what the store sends etcd: each write's transaction (`create`, `update`,
 `delete`; the memory store, etcd and watch cache in one, reports its writes the same way, timed in memory) and the
-reads that bypass the watch cache (`get`, `list`). Upstream's `listWithCount` (the once-a-minute count behind
+reads that bypass the watch cache (`get`, `list`: the memory store's reads at a revision, which 1.33 sends etcd for
+a LIST at a resourceVersion or a continued one, and the etcd store's range reads past its cache's window). Upstream's `listWithCount` (the once-a-minute count behind
 `apiserver_storage_objects`, here read from the cache at scrape time) and the GETs it sends etcd for
 `resourceVersion=""` (answered here from the cache, which a write waits for) are not counted.
 `etcd_requests_total` is the duration histogram's count: every request observes both.

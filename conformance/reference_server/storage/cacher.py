@@ -60,6 +60,11 @@ class WatchCache(MemoryStore):
         self.observer.reloaded()
         self.close_watchers()
 
+    def list_at(self, resource: str, namespace: str | None, rv: int, *,
+                shared: bool = False) -> tuple[list[dict[str, Any]], int]:
+        """The cache's view at `rv` (no etcd request: the etcd store reports its own range reads)."""
+        return self._list_at(resource, namespace, rv, shared)
+
     def namespace_of(self, resource: str, name: str) -> str | None:
         """The namespace of a namespaced object found by resource and name alone (a key without its namespace)."""
         with self._lock:

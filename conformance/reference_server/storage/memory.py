@@ -166,7 +166,21 @@ class MemoryStore:
                 shared: bool = False) -> tuple[list[dict[str, Any]], int]:
         """The objects as they were at `rv` (etcd's range read at a revision), sorted by key, and `rv`;
         `TooOldResourceVersionError` when the history back to `rv` has been compacted. An `rv` at or past
-        the newest write reads the current state (and answers the current resourceVersion)."""
+        the newest write reads the current state (and answers the current resourceVersion). Reported as the
+        etcd `list` it stands for (kube-apiserver 1.33 sends a LIST at a resourceVersion, or a continued one, to
+        etcd; a compacted one fails), the range's objects fetched, evaluated and returned alike."""
+        start = perf_counter()
+        try:
+            out = self._list_at(resource, namespace, rv, shared)
+        except TooOldResourceVersionError:  # etcd's "required revision has been compacted": a failed request
+            self.observer.request("list", resource, perf_counter() - start, True)
+            raise
+        self.observer.request("list", resource, perf_counter() - start, False)
+        self.observer.listed(resource, len(out[0]), len(out[0]), len(out[0]))
+        return out
+
+    def _list_at(self, resource: str, namespace: str | None, rv: int,
+                 shared: bool) -> tuple[list[dict[str, Any]], int]:
         with self._lock:
             if rv >= self._rv:
                 return self.list(resource, namespace, shared=shared)

@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer
+from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.metrics.etcd import ThreadedHistogramVec
 
 from .exposition import Family, parse
@@ -118,3 +118,27 @@ def test_observations_from_many_threads_are_all_bucketed() -> None:
         t.join()
     hist.fold()
     assert hist.values[("x",)][-1] == 4000
+
+
+def test_a_continued_list_is_an_etcd_list_on_the_memory_store() -> None:
+    """kube-apiserver 1.33 sends a continued LIST to etcd (`shouldDelegateList`): the memory store, etcd and watch
+    cache in one, reports its read at the first page's revision as that `list` and its LIST cost counters."""
+    srv = start_embedded(flavor="bare")
+    try:
+        base = f"{srv.url}/api/v1/namespaces/default/podtemplates"
+        for name in ("a", "b", "c"):
+            assert requests.post(base, json={"metadata": {"name": name}, **TEMPLATE}).status_code == 201
+        before = scrape(srv)
+        first = requests.get(base, params={"limit": "2"}).json()
+        rest = requests.get(base, params={"limit": "2", "continue": first["metadata"]["continue"]}).json()
+        assert [o["metadata"]["name"] for o in rest["items"]] == ["c"]
+        after = scrape(srv)
+        moved = value(after, "etcd_requests_total", operation="list", type="podtemplates") - \
+            value(before, "etcd_requests_total", operation="list", type="podtemplates")
+        assert moved == 1
+        assert value(after, "apiserver_storage_list_total", resource="podtemplates") - \
+            value(before, "apiserver_storage_list_total", resource="podtemplates") == 1
+        assert value(after, "apiserver_storage_list_returned_objects_total", resource="podtemplates") >= 3
+        assert after["apiserver_storage_list_total"].help == "[ALPHA] Number of LIST requests served from storage"
+    finally:
+        srv.stop()
