@@ -12,6 +12,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.metrics.etcd import ThreadedHistogramVec
+from conformance.reference_server.metrics.watchcache import FRESH_S, EventRing
 
 from .exposition import Family, parse
 
@@ -142,3 +143,27 @@ def test_a_continued_list_is_an_etcd_list_on_the_memory_store() -> None:
         assert after["apiserver_storage_list_total"].help == "[ALPHA] Number of LIST requests served from storage"
     finally:
         srv.stop()
+
+
+def test_the_event_ring_is_sized_as_the_watch_cache() -> None:
+    """`resizeCacheLocked`: full of events younger than 75 s, it doubles; full, with its newest quarter begun more
+    than 75 s ago, it halves (never below 100, never above 102400)."""
+    ring = EventRing()
+    assert [ring.add(t / 10) for t in range(100)] == [0] * 100  # its first 100 events, within 10 s
+    assert ring.add(10.0) == 200 and len(ring.times) == 101
+    ring = EventRing()
+    for t in range(100):
+        ring.add(float(t))
+    assert ring.add(100.0) == 0 and ring.capacity == 100  # full, its oldest too old to grow, at the lower bound
+    ring = EventRing()
+    for t in range(200):
+        ring.add(t / 10)  # doubled to 200 on the 101st
+    assert ring.capacity == 200
+    assert ring.add(19.9 + FRESH_S + 1) == 100 and list(ring.times)[-2:] == [19.9, 19.9 + FRESH_S + 1]
+    assert len(ring.times) == 100  # the newest events kept
+
+def test_capacity_families_start_at_the_lower_bound(server: RunningServer) -> None:
+    fams = scrape(server)
+    assert fams["watch_cache_capacity"].value(resource="deployments.apps") >= 100
+    assert fams["watch_cache_capacity"].help == "[ALPHA] Total capacity of watch cache broken by resource type."
+    assert "apiserver_watch_cache_capacity" not in fams
