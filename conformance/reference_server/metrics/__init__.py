@@ -9,7 +9,8 @@ layer's hooks), latency.py (the SLI duration, derived from the duration), watch.
 plugins), flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), etcd.py
 (etcd requests, storage LISTs) and watchcache.py (the watch cache), fed by the store through storage_reports.py,
 process.py (`process_*`), goruntime.py (`go_*`), slis.py (`/metrics/slis`). Knows nothing of the HTTP layer
-beyond the request objects it is handed; authorization (`get` on the non-resource URL) is the HTTP layer's, before the handler.
+beyond the request objects it is handed; authorization (`get` on the non-resource URL) is the HTTP layer's, before
+the handler.
 """
 from __future__ import annotations
 
@@ -61,7 +62,8 @@ class ServerMetrics:
         self.note = self.requests.note  # http/app.py's dispatcher calls it once the route is known
         self.registry = Registry()
         self.registry.add(*self.requests.families(), *self.flowcontrol.families(), storage_objects(registry),
-                          *self.process.families(), *self.goruntime.families(), *self.watch.families(), *self.admission.families(),
+                          *self.process.families(), *self.goruntime.families(), *self.watch.families(),
+                          *self.admission.families(),
                           *self.admission_chain.families(), *self.conversion.families(),
                           *self.etcd.families(), *self.watch_cache.families())
         self.registry.add(*meta_metrics(self.registry, self.slis.registry))

@@ -1,16 +1,16 @@
-"""kube-apiserver's etcd client families (`k8s.io/apiserver/pkg/storage/etcd3/metrics/metrics.go`, v0.33.1, all
-ALPHA): `etcd_request_duration_seconds`, `etcd_requests_total`, `etcd_request_errors_total` labelled
-`operation` and `type` (1.33's label: the `GroupResource.String()`, `pods`, `deployments.apps`), and the LIST cost
-counters `apiserver_storage_list_total`, `_fetched_objects_total`, `_evaluated_objects_total`,
-`_returned_objects_total` (`resource`), fed by the store (`storage.StorageObserver.request` and `listed`).
+"""kube-apiserver's etcd client families (`k8s.io/apiserver/pkg/storage/etcd3/metrics/metrics.go`, v0.33.1, all ALPHA):
+`etcd_request_duration_seconds`, `etcd_requests_total`, `etcd_request_errors_total` labelled `operation` and `type`
+(1.33's label: the `GroupResource.String()`, `pods`, `deployments.apps`), and the LIST cost counters
+`apiserver_storage_list_total`, `_fetched_objects_total`, `_evaluated_objects_total`, `_returned_objects_total`
+(`resource`), fed by the store (`storage.StorageObserver.request` and `listed`).
 
-What counts as an etcd request is what the store sends etcd: each write's transaction (`create`, `update`,
-`delete`; the memory store, etcd and watch cache in one, reports its writes the same way, timed in memory) and the
-reads that bypass the watch cache (`get`, `list`: the memory store's reads at a revision, which 1.33 sends etcd for
-a LIST at a resourceVersion or a continued one, and the etcd store's range reads past its cache's window). Upstream's `listWithCount` (the once-a-minute count behind
-`apiserver_storage_objects`, here read from the cache at scrape time) and the GETs it sends etcd for
-`resourceVersion=""` (answered here from the cache, which a write waits for) are not counted.
-`etcd_requests_total` is the duration histogram's count: every request observes both.
+What counts as an etcd request is what the store sends etcd: each write's transaction (`create`, `update`, `delete`;
+the memory store, etcd and watch cache in one, reports its writes the same way, timed in memory) and the reads that
+bypass the watch cache (`get`, `list`: the memory store's reads at a revision, which 1.33 sends etcd for a LIST at a
+resourceVersion or a continued one, and the etcd store's range reads past its cache's window). Upstream's
+`listWithCount` (the once-a-minute count behind `apiserver_storage_objects`, here read from the cache at scrape
+time) and the GETs it sends etcd for `resourceVersion=""` (answered here from the cache, which a write waits for)
+are not counted. `etcd_requests_total` is the duration histogram's count: every request observes both.
 """
 from __future__ import annotations
 
@@ -65,8 +65,8 @@ class EtcdMetrics:
 
     def __init__(self, name: Callable[[str], str]):
         self.name = name
-        self.duration = ThreadedHistogramVec("etcd_request_duration_seconds", "Etcd request latency in seconds for each "
-                                         "operation and object type.", _LABELS, ETCD_BUCKETS)
+        self.duration = ThreadedHistogramVec("etcd_request_duration_seconds", "Etcd request latency in seconds for "
+                                             "each operation and object type.", _LABELS, ETCD_BUCKETS)
         self.errors = CounterVec("etcd_request_errors_total", "Etcd failed request counts for each operation and "
                                  "object type.", _LABELS)
         self.lists = CounterVec("apiserver_storage_list_total", "Number of LIST requests served from storage",

@@ -52,7 +52,8 @@ def test_go_collector_families_names_types_and_help(server: RunningServer) -> No
     assert fams["go_gc_gogc_percent"].help == (
         "Heap size target percentage configured by the user, otherwise 100. This value is set by the GOGC environment "
         "variable, and the runtime/debug.SetGCPercent function. Sourced from /gc/gogc:percent.")
-    assert fams["go_memstats_sys_bytes"].help == "Number of bytes obtained from system. Equals to /memory/classes/total:byte."
+    assert fams["go_memstats_sys_bytes"].help == \
+        "Number of bytes obtained from system. Equals to /memory/classes/total:byte."  # (sic: upstream's `byte`)
     assert "go_info{version=\"go1.24.2\"} 1\n" in text
     assert "go_gc_gomemlimit_bytes 9.223372036854776e+18\n" in text
     assert fams["go_gc_gogc_percent"].value() == 100
@@ -77,9 +78,9 @@ def test_go_values_follow_this_process(server: RunningServer) -> None:
     assert before["go_sched_gomaxprocs_threads"].value() >= 1
     gc.collect()  # a pause of the cyclic collector: counted, and its end time
     _, after = scrape(server)
-    count = "go_gc_duration_seconds_count"
-    assert [v for n, _, v in after["go_gc_duration_seconds"].samples if n == count][0] > \
-        [v for n, _, v in before["go_gc_duration_seconds"].samples if n == count][0]
+    def pauses(fams: dict[str, Family]) -> float:
+        return next(v for n, _, v in fams["go_gc_duration_seconds"].samples if n == "go_gc_duration_seconds_count")
+    assert pauses(after) > pauses(before)
     assert after["go_memstats_last_gc_time_seconds"].value() >= before["go_memstats_last_gc_time_seconds"].value() > 0
     assert after["go_memstats_mallocs_total"].value() >= before["go_memstats_mallocs_total"].value()
     assert after["go_memstats_frees_total"].value() >= before["go_memstats_frees_total"].value()
@@ -97,7 +98,7 @@ def test_delete_metrics_leaves_the_raw_collectors() -> None:
 
 
 def test_process_collector_families(server: RunningServer) -> None:
-    text, fams = scrape(server)
+    _, fams = scrape(server)
     assert {n for n in fams if n.startswith("process_")} == PROCESS_FAMILIES
     assert fams["process_virtual_memory_max_bytes"].help == "Maximum amount of virtual memory available in bytes."
     assert fams["process_network_receive_bytes_total"].type == "counter"
