@@ -11,6 +11,7 @@ from aiohttp import web
 
 from .. import apierrors as E
 from ..metrics.watch import instrument as watch_metrics, not_counted
+from ..metrics.watchcache import replayed
 from ..registry import GenericStore, ListOptions
 from ..storage import Progress, TooOldResourceVersionError
 from ..storage.interface import Event
@@ -151,6 +152,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
         backlog, watcher, pred = store.watch(ns, opts, loop)
     except TooOldResourceVersionError as exc:
         too_old, backlog, watcher, pred = exc, [], None, (lambda o: True)
+    replayed(getattr(ctx, "metrics", None), store, len(backlog))
     resp = web.StreamResponse(status=200, headers={"Content-Type": content_type,
                                                    "Cache-Control": "no-cache, private"})
     resp.enable_chunked_encoding()

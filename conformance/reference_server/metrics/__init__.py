@@ -6,9 +6,11 @@ the counters and histograms (`metrics reset`), gzip when the client accepts it (
 The rooms: registry.py (families and the text format), apiserver.py (request counters, response sizes, the HTTP
 layer's hooks), latency.py (the SLI duration, derived from the duration), watch.py (watch events), admission.py
 (admission webhooks), conversion.py (CRD conversion webhooks), admission_chain.py (the admission chain's steps and
-plugins), flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), process.py
-(`process_*`), slis.py (`/metrics/slis`). Knows nothing of the HTTP layer beyond the request objects it is handed;
-authorization (`get` on the non-resource URL) is the HTTP layer's, before the handler.
+plugins), flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), etcd.py
+(etcd requests, storage LISTs) and watchcache.py (the watch cache), fed by the store through storage_reports.py,
+process.py (`process_*`), goruntime.py (`go_*`), slis.py (`/metrics/slis`). Knows nothing of the HTTP layer
+beyond the request objects it is handed; authorization (`get` on the non-resource URL) is the HTTP layer's, before
+the handler.
 """
 from __future__ import annotations
 
@@ -18,12 +20,16 @@ from .admission import AdmissionMetrics
 from .admission_chain import AdmissionChainMetrics
 from .apiserver import RequestMetrics
 from .conversion import ConversionMetrics
+from .etcd import EtcdMetrics
 from .flowcontrol import FlowControlMetrics
+from .goruntime import GoRuntime
 from .process import ProcessMetrics
 from .registry import Registry, meta_metrics
 from .slis import SliMetrics
-from .storage import storage_objects
+from .storage import GroupResources, storage_objects
+from .storage_reports import StorageReports
 from .watch import WatchMetrics
+from .watchcache import WatchCacheMetrics
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"  # expfmt.Negotiate's default
 METRICS_PATHS = frozenset({"/metrics", "/metrics/slis"})
@@ -36,6 +42,7 @@ class ServerMetrics:
         self.requests = RequestMetrics(request_info)
         self.flowcontrol = FlowControlMetrics(flow_control)
         self.process = ProcessMetrics()
+        self.goruntime = GoRuntime()
         self.watch = WatchMetrics()  # http/watch.py finds it as ctx.metrics.watch
         self.admission = AdmissionMetrics()
         registry.admission_metrics = self.admission  # what the webhook plugin records into (admission/webhooks/)
@@ -46,11 +53,19 @@ class ServerMetrics:
         self.requests.on_admission = self.admission_chain.record
         self.slis = SliMetrics(self.process)
         self.flowcontrol.on_waited = self.requests.waited
+        resources = GroupResources(registry)
+        self.etcd = EtcdMetrics(resources)
+        self.watch_cache = WatchCacheMetrics(resources, resources.served, registry.store.current_rv())
+        observe = getattr(registry.store, "observe", None)  # (a test's stand-in store may have none)
+        if observe is not None:
+            observe(StorageReports(self.etcd, self.watch_cache))
         self.note = self.requests.note  # http/app.py's dispatcher calls it once the route is known
         self.registry = Registry()
         self.registry.add(*self.requests.families(), *self.flowcontrol.families(), storage_objects(registry),
-                          *self.process.families(), *self.watch.families(), *self.admission.families(),
-                          *self.admission_chain.families(), *self.conversion.families())
+                          *self.process.families(), *self.goruntime.families(), *self.watch.families(),
+                          *self.admission.families(),
+                          *self.admission_chain.families(), *self.conversion.families(),
+                          *self.etcd.families(), *self.watch_cache.families())
         self.registry.add(*meta_metrics(self.registry, self.slis.registry))
 
     def answer(self, method: str, path: str, accept_encoding: str) -> tuple[int, dict[str, str], bytes]:

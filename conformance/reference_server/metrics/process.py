@@ -2,7 +2,9 @@
 registered raw by component-base's legacy registry, so without a stability prefix), read from `/proc/self` at
 scrape time: CPU seconds, resident and virtual memory, open and maximum file descriptors, start time. Where
 `/proc` is missing (not Linux) the families are left out, as client_golang's collector reports nothing it cannot
-read. The `go_*` runtime families are not served: there is no Go runtime to describe."""
+read (`process_collector_procfsenabled.go`: the network counters are the process's network namespace's `IpExt`
+octets, as procfs reads `/proc/<pid>/net/netstat`; an unlimited rlimit is procfs' `unlimited`, MaxUint64). The
+`go_*` families are goruntime.py's."""
 from __future__ import annotations
 
 import os
@@ -14,6 +16,20 @@ from .registry import RAW, Collected, Sample
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = resource.getpagesize()
+_UNLIMITED = 18446744073709551615.0  # procfs' `parseUint("unlimited")`
+
+
+def _soft_limit(which: int) -> float:
+    soft = resource.getrlimit(which)[0]
+    return _UNLIMITED if soft == resource.RLIM_INFINITY else float(soft)
+
+
+def _ip_octets() -> tuple[float, float]:
+    """(InOctets, OutOctets) of `IpExt` in /proc/self/net/netstat (a header line, then a value line)."""
+    with open("/proc/self/net/netstat", encoding="ascii") as f:
+        lines = [line.split() for line in f if line.startswith("IpExt:")]
+    fields = dict(zip(lines[0][1:], lines[1][1:]))
+    return float(fields.get("InOctets", 0)), float(fields.get("OutOctets", 0))
 
 
 def _boot_time() -> float:
@@ -56,9 +72,15 @@ class ProcessMetrics:
         yield Collected("process_open_fds", "Number of open file descriptors.", (),
                         lambda: self._one(lambda: len(os.listdir("/proc/self/fd"))), RAW)
         yield Collected("process_max_fds", "Maximum number of open file descriptors.", (),
-                        lambda: self._one(lambda: resource.getrlimit(resource.RLIMIT_NOFILE)[0]), RAW)
+                        lambda: self._one(lambda: _soft_limit(resource.RLIMIT_NOFILE)), RAW)
         yield Collected("process_virtual_memory_bytes", "Virtual memory size in bytes.", (),
                         lambda: self._one(lambda: int(_stat()[20])), RAW)
+        yield Collected("process_virtual_memory_max_bytes", "Maximum amount of virtual memory available in bytes.",
+                        (), lambda: self._one(lambda: _soft_limit(resource.RLIMIT_AS)), RAW)
+        yield Collected("process_network_receive_bytes_total", "Number of bytes received by the process over the "
+                        "network.", (), lambda: self._one(lambda: _ip_octets()[0]), RAW, "counter")
+        yield Collected("process_network_transmit_bytes_total", "Number of bytes sent by the process over the "
+                        "network.", (), lambda: self._one(lambda: _ip_octets()[1]), RAW, "counter")
         yield Collected("process_resident_memory_bytes", "Resident memory size in bytes.", (),
                         lambda: self._one(lambda: int(_stat()[21]) * _PAGE), RAW)
         yield Collected("process_start_time_seconds", "Start time of the process since unix epoch in seconds.", (),

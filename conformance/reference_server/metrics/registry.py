@@ -233,18 +233,21 @@ class LazyHistogramVec(HistogramVec):
 
     def fold(self) -> None:
         for key, values in self.waiting.items():
-            if not values:
-                continue
-            values.sort()
-            cells, below = self.cells(key), 0
-            for i, bound in enumerate(self.bounds):
-                upto = bisect_right(values, bound, below)  # `le`: a value equal to a bound is in its bucket
-                cells[i] += upto - below
-                below = upto
-            cells[len(self.bounds)] += len(values) - below
-            cells[-2] += sum(values)
-            cells[-1] += len(values)
-            values.clear()  # the same list: callers keep appending to it
+            if values:
+                self._bucket(key, values)
+                values.clear()  # the same list: callers keep appending to it
+
+    def _bucket(self, key: tuple[str, ...], values: list[float]) -> None:
+        """Add `values` (sorted here) to the label set's cells."""
+        values.sort()
+        cells, below = self.cells(key), 0
+        for i, bound in enumerate(self.bounds):
+            upto = bisect_right(values, bound, below)  # `le`: a value equal to a bound is in its bucket
+            cells[i] += upto - below
+            below = upto
+        cells[len(self.bounds)] += len(values) - below
+        cells[-2] += sum(values)
+        cells[-1] += len(values)
 
     def reset(self) -> None:
         super().reset()

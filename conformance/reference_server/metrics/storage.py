@@ -19,17 +19,45 @@ def _stores(registry: Any) -> Iterable[Any]:
             yield store
 
 
+class GroupResources:
+    """A store's resource name → upstream's `GroupResource.String()` (`deployments` → `deployments.apps`; the
+    group-qualified ones, custom resources', are already that), each resolved once."""
+
+    def __init__(self, registry: Any):
+        self.registry = registry
+        self.names: dict[str, str] = {}
+
+    def __call__(self, resource: str) -> str:
+        name = self.names.get(resource)
+        if name is None:
+            name = self.names[resource] = self._resolve(resource)
+        return name
+
+    def _resolve(self, resource: str) -> str:
+        if "." in resource:
+            return resource
+        return next((group_resource(s) for s in _stores(self.registry) if s.info.plural == resource), resource)
+
+    def served(self) -> list[str]:
+        """Every stored resource's name (what kube-apiserver keeps a watch cache of)."""
+        return [group_resource(store) for store in _stores(self.registry)]
+
+
+def group_resource(store: Any) -> str:
+    """A registry store's `GroupResource.String()`."""
+    group = getattr(store, "group", "")
+    return f"{store.info.plural}.{group}" if group else store.info.plural
+
+
 def storage_objects(registry: Any) -> Collected:
     def collect() -> list[Sample]:
         out: dict[tuple[str], float] = {}
         for store in _stores(registry):
-            plural = store.info.plural
-            group = getattr(store, "group", "")
             try:
-                count = store.store.count(plural, None)
+                count = store.store.count(store.info.plural, None)
             except Exception:  # upstream's "in case of a fetching error, the value will be -1"
                 count = -1
-            out[(f"{plural}.{group}" if group else plural,)] = float(count)
+            out[(group_resource(store),)] = float(count)
         return list(out.items())
 
     return Collected("apiserver_storage_objects",
@@ -37,4 +65,4 @@ def storage_objects(registry: Any) -> Collected:
                      "error, the value will be -1.", ("resource",), collect, STABLE)
 
 
-__all__ = ["storage_objects"]
+__all__ = ["GroupResources", "group_resource", "storage_objects"]

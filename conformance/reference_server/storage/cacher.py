@@ -57,7 +57,13 @@ class WatchCache(MemoryStore):
             self._rv = max(self._rv, rv)
             self._compacted = self._rv
             self._seen.notify_all()
+        self.observer.reloaded()
         self.close_watchers()
+
+    def list_at(self, resource: str, namespace: str | None, rv: int, *,
+                shared: bool = False) -> tuple[list[dict[str, Any]], int]:
+        """The cache's view at `rv` (no etcd request: the etcd store reports its own range reads)."""
+        return self._list_at(resource, namespace, rv, shared)
 
     def namespace_of(self, resource: str, name: str) -> str | None:
         """The namespace of a namespaced object found by resource and name alone (a key without its namespace)."""

@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from .cacher import Reflector, WatchCache, decode_value
 from .clone import clone
@@ -30,7 +30,7 @@ from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResour
 from .etcdapi import Cmp, KeyValue, KVClient, Op, TxnResult, prefix_range_end
 from .etcdclient import EtcdCompacted, EtcdError, EtcdUnavailable, b64
 from .freshness import READ_AT
-from .interface import DELETE, UpdateFn
+from .interface import DELETE, NO_OBSERVER, StorageObserver, UpdateFn
 from ..deviations import NONE, Deviations
 from .keys import MISPLACED_NAMESPACES, collection_key, object_key
 from .memory import _same
@@ -38,6 +38,7 @@ from .memory import _same
 log = logging.getLogger("nsconform.reference_server.storage")
 CACHE_WAIT = 10.0  # seconds a write waits for the cache to see it (then returns anyway, logged)
 PROGRESS_INTERVAL = 0.1  # while a read waits for the cache: a progress request this often (upstream's 100 ms)
+T = TypeVar("T")
 DELETE_WORKERS = 8  # deletions in flight at once in `delete_many` on a client that cannot pipeline (gateway)
 
 
@@ -55,6 +56,7 @@ class EtcdStore:
     """A `storage.Store` on etcd (one per server process; any number of processes may share one etcd)."""
 
     remote = True
+    observer: StorageObserver = NO_OBSERVER  # etcd requests here, the watch cache's events in `cache`
 
     def __init__(self, client: KVClient, prefix: str = "/registry", *, history_size: int = 10000,
                  deviations: Deviations = NONE, progress_requests: bool | None = None):
@@ -83,6 +85,34 @@ class EtcdStore:
         self.reflector.stop()
         self.cache.close_watchers()
         self.client.close()
+
+    def observe(self, observer: StorageObserver) -> None:
+        self.observer = observer
+        self.cache.observe(observer)
+
+    def _etcd(self, operation: str, resource: str, call: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """`call(*args, **kw)` on the etcd client, reported as one request (failed when it raised)."""
+        start, failed = time.perf_counter(), False
+        try:
+            return call(*args, **kw)
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            self.observer.request(operation, resource, time.perf_counter() - start, failed)
+
+    def _batch(self, operation: str, resource: Callable[[int], str], transact_many: Callable[[list], list],
+               txns: list) -> list[Any]:
+        """`transact_many(txns)`, each transaction reported as a request that took the batch's time."""
+        start = time.perf_counter()
+        try:
+            answers: list[Any] = transact_many(txns)
+        except EtcdError as e:  # no endpoint answered: nothing was sent
+            answers = [e] * len(txns)
+        seconds = time.perf_counter() - start
+        for i, out in enumerate(answers):
+            self.observer.request(operation, resource(i), seconds, isinstance(out, Exception))
+        return answers
 
     def atomic(self) -> threading.RLock:
         """A process-local lock: it orders this process's check-then-write sequences, not other processes'.
@@ -129,9 +159,9 @@ class EtcdStore:
         if at:  # a consistent read the cache could not serve in time (`freshness.py`)
             key = self._key(resource, namespace, name)
             try:
-                kvs = self.client.get(key.encode(), revision=at).kvs
+                kvs = self._etcd("get", resource, self.client.get, key.encode(), revision=at).kvs
             except EtcdCompacted:
-                kvs = self.client.get(key.encode()).kvs  # compacted meanwhile: newer is as fresh
+                kvs = self._etcd("get", resource, self.client.get, key.encode()).kvs  # compacted: newer is as fresh
             found = self._decode(kvs[0]) if kvs else None
             if found is None:
                 raise KeyNotFoundError(key)
@@ -146,7 +176,7 @@ class EtcdStore:
         for a check that must not refuse what the cache has not seen yet, as NamespaceLifecycle's last resort
         (a live GET, which kube-apiserver answers from etcd)."""
         key = self._key(resource, namespace, name)
-        found = self._read(key)
+        found = self._read(key, resource)
         if found is None:
             raise KeyNotFoundError(key)
         return found
@@ -185,7 +215,7 @@ class EtcdStore:
         """The collection read from etcd at `rv` (0: its current revision)."""
         start = collection_key(self.prefix, resource, namespace).encode()
         try:
-            out = self.client.get(start, range_end=prefix_range_end(start), revision=rv)
+            out = self._etcd("list", resource, self.client.get, start, range_end=prefix_range_end(start), revision=rv)
         except EtcdCompacted as e:
             raise TooOldResourceVersionError(rv, max(e.compact_revision, self.cache.compacted_rv())) from None
         items = []
@@ -193,13 +223,15 @@ class EtcdStore:
             d = decode_value(self.prefix, kv.key, kv.value, kv.mod_revision)
             if d is not None and d[0] == resource and (namespace is None or d[1] == namespace):
                 items.append(d[3])
+        self.observer.listed(resource, len(out.kvs), len(out.kvs), len(items))
         return items, rv or out.revision
 
     # ---- writes: etcd transactions -------------------------------------------------------------------
     def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:
         key = self._key(resource, namespace, name)
         k = key.encode()
-        out = self.client.transact([Cmp("CREATE", k, 0)], [Op("put", k, _encode(obj))], [Op("range", k)])
+        out = self._etcd("create", resource, self.client.transact, [Cmp("CREATE", k, 0)], [Op("put", k, _encode(obj))],
+                         [Op("range", k)])
         if not out.succeeded:
             existing = self._from_failure(out)
             raise KeyExistsError(key, existing if existing is not None else {})
@@ -232,10 +264,7 @@ class EtcdStore:
             sent.append(i)
         newest = 0
         if txns:
-            try:
-                answers: list[Any] = transact_many(txns)
-            except EtcdError as e:  # no endpoint answered: nothing was sent
-                answers = [e] * len(txns)
+            answers = self._batch("create", lambda j: items[sent[j]][0], transact_many, txns)
             for i, out in zip(sent, answers):
                 resource, ns, name, obj = items[i]
                 if isinstance(out, EtcdUnavailable):
@@ -281,7 +310,7 @@ class EtcdStore:
         from_cache = start is None
         while True:
             if current is None:
-                current = self._read(key)
+                current = self._read(key, resource)
                 from_cache = False
                 if current is None:
                     raise KeyNotFoundError(key)
@@ -290,7 +319,7 @@ class EtcdStore:
                 new = fn(clone(current) if copy else current)
             except Exception:
                 if from_cache:
-                    fresh = self._read(key)
+                    fresh = self._read(key, resource)
                     if fresh is None or fresh["metadata"]["resourceVersion"] != rv:
                         current, from_cache = fresh, False
                         if fresh is None:
@@ -301,7 +330,8 @@ class EtcdStore:
             guard = [Cmp("MOD", k, int(rv))]
             fail = [Op("range", k)]
             if new is DELETE:
-                out = self.client.transact(guard, self._delete_ops(namespace, k, current), fail)
+                out = self._etcd("delete", resource, self.client.transact, guard,
+                                 self._delete_ops(namespace, k, current), fail)
                 if out.succeeded:
                     rev = out.revision
                     gone = ({**current, "metadata": {**current["metadata"], "resourceVersion": str(rev)}} if shared
@@ -310,7 +340,7 @@ class EtcdStore:
             else:
                 if _same(new, current):
                     return clone(current), False, 0
-                out = self.client.transact(guard, [Op("put", k, _encode(new))], fail)
+                out = self._etcd("update", resource, self.client.transact, guard, [Op("put", k, _encode(new))], fail)
                 if out.succeeded:
                     rev = out.revision
                     stored = clone(new)
@@ -374,10 +404,7 @@ class EtcdStore:
                          self._delete_ops(ns, k, current), [Op("range", k)]))
             sent.append((i, current))
         if txns:
-            try:
-                answers: list[Any] = transact_many(txns)
-            except EtcdError as e:  # no endpoint answered: nothing was sent
-                answers = [e] * len(txns)
+            answers = self._batch("delete", lambda j: resource, transact_many, txns)
             for (i, current), out in zip(sent, answers):
                 if isinstance(out, EtcdUnavailable):  # its fate is unknown: the ordinary path reads etcd
                     slow.append((i, None))
@@ -465,8 +492,8 @@ class EtcdStore:
         if not self.cache.wait_for(rv, CACHE_WAIT) and not self.cache.closed:
             log.warning("the watch cache has not seen revision %d after %.0f s", rv, CACHE_WAIT)
 
-    def _read(self, key: str) -> dict[str, Any] | None:
-        kvs = self.client.get(key.encode()).kvs
+    def _read(self, key: str, resource: str) -> dict[str, Any] | None:
+        kvs = self._etcd("get", resource, self.client.get, key.encode()).kvs
         return self._decode(kvs[0]) if kvs else None
 
     def _from_failure(self, out: TxnResult) -> dict[str, Any] | None:

@@ -63,6 +63,28 @@ class Watcher(Protocol):
 UpdateFn = Callable[[dict[str, Any]], Any]
 
 
+class StorageObserver:
+    """What a store reports as it works, for kube-apiserver's etcd and watch-cache metrics (the metrics layer
+    hands a store its own through `Store.observe`; storage knows nothing above it). Resources are the store's
+    (plurals, or `plural.group` for the group-qualified ones). Every method here does nothing."""
+
+    def request(self, operation: str, resource: str, seconds: float, failed: bool) -> None:
+        """One etcd request (upstream's `RecordEtcdRequest`): a write's transaction (`create`, `update`,
+        `delete`), a read that went to etcd (`get`, `list`); `failed` when etcd did not answer it."""
+
+    def listed(self, resource: str, fetched: int, evaluated: int, returned: int) -> None:
+        """A list read from etcd, not the watch cache (`RecordStorageListMetrics`)."""
+
+    def event(self, resource: str, rv: int) -> None:
+        """One change the watch cache received (and dispatched to the resource's watchers) at `rv`."""
+
+    def reloaded(self) -> None:
+        """The watch cache was filled again from a full list (a relist after a compaction or an outage)."""
+
+
+NO_OBSERVER = StorageObserver()
+
+
 class Store(Protocol):
     def current_rv(self) -> int: ...
 
@@ -111,6 +133,10 @@ class Store(Protocol):
         ...
 
     def compact(self, rv: int | None = None) -> None: ...
+
+    def observe(self, observer: StorageObserver) -> None:
+        """Report to `observer` from now on."""
+        ...
 
     def atomic(self) -> ContextManager[Any]:
         """Hold off every other write while a caller checks one key and writes another

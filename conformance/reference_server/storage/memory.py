@@ -16,11 +16,12 @@ import asyncio
 import contextlib
 import threading
 from collections import deque
+from time import perf_counter
 from typing import Any, Callable
 
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
-from .interface import DELETE, Event, Progress, UpdateFn, object_key
+from .interface import DELETE, NO_OBSERVER, Event, Progress, StorageObserver, UpdateFn, object_key
 from .rehearsal import Rehearsed, rehearsing
 
 
@@ -108,7 +109,11 @@ class BucketIndex(dict):
 
 
 class MemoryStore:
-    """The reference implementation of `storage.Store`."""
+    """The reference implementation of `storage.Store`. As kube-apiserver's etcd and watch cache in one, it
+    reports each write as an etcd request (its transaction: `create`, also when the key exists, `update`,
+    `delete`) and each change as one the watch cache received (`StorageObserver`); its reads are the cache's."""
+
+    observer: StorageObserver = NO_OBSERVER
 
     def __init__(self, history_size: int = 10000, start_rv: int = 1):
         self._lock = threading.RLock()
@@ -119,6 +124,9 @@ class MemoryStore:
         self._compacted = 0
         self._watchers: list[MemoryWatcher] = []
         self._watching: dict[str, list[MemoryWatcher]] = {}  # resource → its watchers: an event visits only those
+
+    def observe(self, observer: StorageObserver) -> None:
+        self.observer = observer
 
     def atomic(self) -> Any:
         """The store lock (re-entrant), for check-then-write sequences spanning two keys; not held by a write's
@@ -158,7 +166,21 @@ class MemoryStore:
                 shared: bool = False) -> tuple[list[dict[str, Any]], int]:
         """The objects as they were at `rv` (etcd's range read at a revision), sorted by key, and `rv`;
         `TooOldResourceVersionError` when the history back to `rv` has been compacted. An `rv` at or past
-        the newest write reads the current state (and answers the current resourceVersion)."""
+        the newest write reads the current state (and answers the current resourceVersion). Reported as the
+        etcd `list` it stands for (kube-apiserver 1.33 sends a LIST at a resourceVersion, or a continued one, to
+        etcd; a compacted one fails), the range's objects fetched, evaluated and returned alike."""
+        start = perf_counter()
+        try:
+            out = self._list_at(resource, namespace, rv, shared)
+        except TooOldResourceVersionError:  # etcd's "required revision has been compacted": a failed request
+            self.observer.request("list", resource, perf_counter() - start, True)
+            raise
+        self.observer.request("list", resource, perf_counter() - start, False)
+        self.observer.listed(resource, len(out[0]), len(out[0]), len(out[0]))
+        return out
+
+    def _list_at(self, resource: str, namespace: str | None, rv: int,
+                 shared: bool) -> tuple[list[dict[str, Any]], int]:
         with self._lock:
             if rv >= self._rv:
                 return self.list(resource, namespace, shared=shared)
@@ -194,14 +216,18 @@ class MemoryStore:
     def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:
         if rehearsing():
             raise Rehearsed
-        with self._lock:
-            bucket = self._index.setdefault((resource, namespace), {})
-            if name in bucket:
-                raise KeyExistsError(object_key(resource, namespace, name), clone(bucket[name]))
-            stored = self._stamp(clone(obj))
-            bucket[name] = stored
-            self._emit("ADDED", resource, namespace, name, stored, None)
-            return clone(stored)
+        start = perf_counter()
+        try:
+            with self._lock:
+                bucket = self._index.setdefault((resource, namespace), {})
+                if name in bucket:
+                    raise KeyExistsError(object_key(resource, namespace, name), clone(bucket[name]))
+                stored = self._stamp(clone(obj))
+                bucket[name] = stored
+                self._emit("ADDED", resource, namespace, name, stored, None)
+                return clone(stored)
+        finally:  # a refused create was a transaction too (its compare failed)
+            self.observer.request("create", resource, perf_counter() - start, False)
 
     def guaranteed_update(self, resource: str, namespace: str, name: str,
                           fn: UpdateFn) -> tuple[dict[str, Any], bool]:
@@ -217,6 +243,7 @@ class MemoryStore:
                 raise KeyNotFoundError(object_key(resource, namespace, name))
             fn(clone(current))
             raise Rehearsed
+        start = perf_counter()
         with self._lock:
             bucket = self._index.get((resource, namespace), {})
             current = bucket.get(name)
@@ -224,13 +251,17 @@ class MemoryStore:
                 raise KeyNotFoundError(object_key(resource, namespace, name))
             new = fn(clone(current))
             if new is DELETE:
-                return self._remove(resource, namespace, name), True
-            if _same(new, current):
+                gone = self._remove(resource, namespace, name)
+                self.observer.request("delete", resource, perf_counter() - start, False)
+                return gone, True
+            if _same(new, current):  # no transaction (upstream returns before it, too)
                 return clone(current), False
             stored = self._stamp(clone(new))
             bucket[name] = stored
             self._emit("MODIFIED", resource, namespace, name, stored, current)
-            return clone(stored), False
+            out = clone(stored)
+        self.observer.request("update", resource, perf_counter() - start, False)
+        return out, False
 
     def delete(self, resource: str, namespace: str, name: str,
                check: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
@@ -239,13 +270,16 @@ class MemoryStore:
         `check` gets the stored object itself (read-only: it must not mutate it) and raises to refuse."""
         if rehearsing():
             raise Rehearsed
+        start = perf_counter()
         with self._lock:
             current = self._index.get((resource, namespace), {}).get(name)
             if current is None:
                 raise KeyNotFoundError(object_key(resource, namespace, name))
             if check is not None:
                 check(current)
-            return self._remove(resource, namespace, name)
+            gone = self._remove(resource, namespace, name)
+        self.observer.request("delete", resource, perf_counter() - start, False)
+        return gone
 
     def create_many(self, items: list[tuple[str, str, str, dict[str, Any]]]) -> list[dict[str, Any] | Exception]:
         """`create` of each (resource, namespace, name, object) in turn: the stored object or the exception."""
@@ -343,6 +377,7 @@ class MemoryStore:
         watch cache passes etcd's revision)."""
         # events share the stored (immutable-by-convention) objects: no copy per event or per watcher
         ev = Event(typ, resource, namespace, name, self._rv if rv is None else rv, obj, prev)
+        self.observer.event(resource, ev.rv)
         self._history.append(ev)
         while len(self._history) > self._history_size:
             self._compacted = self._history.popleft().rv

@@ -1,0 +1,105 @@
+"""kube-apiserver's etcd client families (`k8s.io/apiserver/pkg/storage/etcd3/metrics/metrics.go`, v0.33.1, all ALPHA):
+`etcd_request_duration_seconds`, `etcd_requests_total`, `etcd_request_errors_total` labelled `operation` and `type`
+(1.33's label: the `GroupResource.String()`, `pods`, `deployments.apps`), and the LIST cost counters
+`apiserver_storage_list_total`, `_fetched_objects_total`, `_evaluated_objects_total`, `_returned_objects_total`
+(`resource`), fed by the store (`storage.StorageObserver.request` and `listed`).
+
+What counts as an etcd request is what the store sends etcd: each write's transaction (`create`, `update`, `delete`;
+the memory store, etcd and watch cache in one, reports its writes the same way, timed in memory) and the reads that
+bypass the watch cache (`get`, `list`: the memory store's reads at a revision, which 1.33 sends etcd for a LIST at a
+resourceVersion or a continued one, and the etcd store's range reads past its cache's window). Upstream's
+`listWithCount` (the once-a-minute count behind `apiserver_storage_objects`, here read from the cache at scrape
+time) and the GETs it sends etcd for `resourceVersion=""` (answered here from the cache, which a write waits for)
+are not counted. `etcd_requests_total` is the duration histogram's count: every request observes both.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Callable, Iterable
+
+from .registry import Collected, CounterVec, Family, LazyHistogramVec, Sample
+
+ETCD_BUCKETS = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45,
+                60)
+_LABELS = ("operation", "type")
+
+
+class ThreadedHistogramVec(LazyHistogramVec):
+    """A `LazyHistogramVec` observed from any thread (the etcd store writes from its writer and deleter
+    threads): a fold (under a lock) takes the values each list holds away before bucketing them, never clearing
+    what another thread appended meanwhile."""
+
+    def __init__(self, *args, **kw) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kw)
+        self.lock = threading.RLock()
+
+    def observe_any_thread(self, key: tuple[str, ...], value: float) -> None:
+        pending = self.waiting.get(key)
+        if pending is None:
+            pending = self.waiting.setdefault(key, [])
+        pending.append(value)
+        if len(pending) >= self.FOLD_AT:
+            self.fold()
+
+    def fold(self) -> None:
+        with self.lock:
+            for key, values in list(self.waiting.items()):
+                n = len(values)
+                if n:
+                    taken = values[:n]
+                    del values[:n]  # one operation under the GIL: what was appended since stays for the next fold
+                    self._bucket(key, taken)
+
+    def render(self, out: list[str]) -> None:
+        with self.lock:  # no fold from another thread adds a label set while it is written
+            super().render(out)
+
+    def reset(self) -> None:
+        with self.lock:
+            super().reset()
+
+
+class EtcdMetrics:
+    """The etcd request and storage LIST families; `request` and `listed` are the store's reports, with its
+    resource names turned into upstream's by `name`."""
+
+    def __init__(self, name: Callable[[str], str]):
+        self.name = name
+        self.duration = ThreadedHistogramVec("etcd_request_duration_seconds", "Etcd request latency in seconds for "
+                                             "each operation and object type.", _LABELS, ETCD_BUCKETS)
+        self.errors = CounterVec("etcd_request_errors_total", "Etcd failed request counts for each operation and "
+                                 "object type.", _LABELS)
+        self.lists = CounterVec("apiserver_storage_list_total", "Number of LIST requests served from storage",
+                                ("resource",))
+        self.fetched = CounterVec("apiserver_storage_list_fetched_objects_total", "Number of objects read from "
+                                  "storage in the course of serving a LIST request", ("resource",))
+        self.evaluated = CounterVec("apiserver_storage_list_evaluated_objects_total", "Number of objects tested in "
+                                    "the course of serving a LIST request from storage", ("resource",))
+        self.returned = CounterVec("apiserver_storage_list_returned_objects_total", "Number of objects returned for a "
+                                   "LIST request from storage", ("resource",))
+
+    def request(self, operation: str, resource: str, seconds: float, failed: bool) -> None:
+        key = (operation, self.name(resource))
+        self.duration.observe_any_thread(key, seconds)  # one append; bucketed when scraped
+        if failed:
+            self.errors.inc(key)
+
+    def listed(self, resource: str, fetched: int, evaluated: int, returned: int) -> None:
+        key = (self.name(resource),)
+        self.lists.inc(key)
+        self.fetched.inc(key, fetched)
+        self.evaluated.inc(key, evaluated)
+        self.returned.inc(key, returned)
+
+    def _counts(self) -> Iterable[Sample]:
+        with self.duration.lock:
+            self.duration.fold()
+            return [(key, float(cells[-1])) for key, cells in self.duration.values.items() if cells[-1]]
+
+    def families(self) -> tuple[Family, ...]:
+        total = Collected("etcd_requests_total", "Etcd request counts for each operation and object type.", _LABELS,
+                          self._counts, kind="counter")
+        return self.duration, total, self.errors, self.lists, self.fetched, self.evaluated, self.returned
+
+
+__all__ = ["ETCD_BUCKETS", "EtcdMetrics", "ThreadedHistogramVec"]
