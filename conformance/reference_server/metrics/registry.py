@@ -66,7 +66,7 @@ class Family:
 
     def render(self, out: list[str]) -> None:
         samples = self.samples()
-        if not samples and self.labels:
+        if not samples:  # client_golang's NormalizeMetricFamilies drops a family without metrics, labelled or not
             return
         out.append(f"# HELP {self.name} {_escape_help(self.help)}")
         out.append(f"# TYPE {self.name} {self.kind}")

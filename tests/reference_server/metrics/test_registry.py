@@ -148,3 +148,13 @@ def test_meta_metrics_count_the_registered_families_until_a_reset() -> None:
     reg.reset()
     fams = parse(reg.render())
     assert "registered_metrics_total" not in fams and fams["hidden_metrics_total"].value() == 0
+
+
+def test_a_family_without_samples_is_not_written_labelled_or_not():
+    """client_golang drops a family with no metric (`NormalizeMetricFamilies`): a process_* family whose /proc
+    read failed is absent, not a HELP and TYPE with nothing under them."""
+    from conformance.reference_server.metrics.registry import Collected
+    out: list[str] = []
+    Collected("process_open_fds", "Number of open file descriptors.", (), lambda: []).render(out)
+    Collected("x_total", "X.", ("code",), lambda: []).render(out)
+    assert out == []
