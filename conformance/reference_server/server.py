@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import threading
 import logging
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
@@ -196,6 +197,16 @@ def _import_wire_modules() -> None:
         pass
 
 
+_WARM_UP: list[threading.Thread] = []  # once per process
+
+
+def _start_warm_up() -> None:
+    if not _WARM_UP:
+        thread = threading.Thread(target=_import_wire_modules, name="nsconform-wire-warm-up", daemon=True)
+        _WARM_UP.append(thread)
+        thread.start()
+
+
 class ReferenceServer:
     """One server instance; `start`/`stop` must run on the loop that serves it."""
 
@@ -272,7 +283,6 @@ class ReferenceServer:
         self.failure = ""
         self._rbac_bootstrap: asyncio.Task[None] | None = None  # the namespaced bootstrap policy's admitted writes
         self._runner: GuardedRunner | None = None
-        self._warm_up: asyncio.Future | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
         self.leader_election = (leader_election or LeaderElectionConfig()) if leader_elect else None
         self.elector: LeaderElector | None = None
@@ -394,8 +404,10 @@ class ReferenceServer:
         else:
             apiserver_endpoints.reconcile(self.ctx.registry, address, self.port)
         # The wire modules (protobuf descriptors, tables, OpenAPI) are imported on first use; import them now
-        # in a worker thread, so no early request pays for it on the event loop (issue 13).
-        self._warm_up = asyncio.get_running_loop().run_in_executor(None, _import_wire_modules)
+        # in a worker thread, so no early request pays for it on the event loop (issue 13). A daemon thread, never
+        # waited for: a stop does not wait for imports that, on a loaded machine, take seconds (they stay done for
+        # the process's next server).
+        _start_warm_up()
 
     async def _admitted_start(self, loopback: ControllerWrites) -> None:
         """The start-up writes through admission, then the PriorityClasses' post-start hook (which retries)."""
@@ -426,9 +438,6 @@ class ReferenceServer:
 
     async def _stop_serving(self) -> None:
         self.initiate_shutdown()
-        if self._warm_up is not None:
-            warm_up, self._warm_up = self._warm_up, None
-            await warm_up
         self.ctx.registry.store.close_watchers()
         if self._bootstrap is not None:
             task, self._bootstrap = self._bootstrap, None
