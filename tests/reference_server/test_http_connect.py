@@ -184,3 +184,36 @@ def test_kubectl_logs_exec_attach_and_port_forward(url: str, ns: str, tmp_path: 
     proc = _kubectl(url, tmp_path, "port-forward", "-n", ns, "pod/one", "8080:80")  # kubectl checks the phase
     assert proc.returncode == 1
     assert "unable to forward port because pod is not running. Current status=Pending" in proc.stderr
+
+
+def test_rbac_asks_for_the_subresource_with_the_methods_verb(tmp_path: Path) -> None:
+    """`pods/exec` with `get` for a GET (a WebSocket upgrade too: 1.33 has no
+    AuthorizePodWebsocketUpgradeCreatePermission) and `create` for a POST (SPDY)."""
+    from conformance.reference_server.embedded import start_embedded
+
+    users = tmp_path / "users.csv"
+    users.write_text('admin-token,admin,1,"system:masters"\nalice-token,alice,2,"dev"\n')
+    srv = start_embedded(authorization="rbac", users_file=str(users))
+    admin = {"Authorization": "Bearer admin-token"}
+    alice = {"Authorization": "Bearer alice-token"}
+    try:
+        base = f"{srv.url}/api/v1/namespaces/default"
+        assert requests.post(f"{base}/pods", json=ONE, headers=admin).status_code == 201
+        role = {"metadata": {"name": "exec"}, "rules": [{"apiGroups": [""], "resources": ["pods/exec"],
+                                                         "verbs": ["get"]}]}
+        rb = {"metadata": {"name": "exec"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                                        "name": "exec"},
+              "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}]}
+        rbac = f"{srv.url}/apis/rbac.authorization.k8s.io/v1/namespaces/default"
+        assert requests.post(f"{rbac}/roles", json=role, headers=admin).status_code == 201
+        assert requests.post(f"{rbac}/rolebindings", json=rb, headers=admin).status_code == 201
+        r = requests.get(f"{base}/pods/one/exec", params={"command": "ls"}, headers={**alice, **WEBSOCKET})
+        _error(r, 400, "BadRequest", "pod one does not have a host assigned")
+        r = requests.post(f"{base}/pods/one/exec", params={"command": "ls"}, headers={**alice, **SPDY})
+        _error(r, 403, "Forbidden", 'pods "one" is forbidden: User "alice" cannot create resource "pods/exec" in API '
+                                    'group "" in the namespace "default"')
+        r = requests.get(f"{base}/pods/one/log", headers=alice)
+        _error(r, 403, "Forbidden", 'pods "one" is forbidden: User "alice" cannot get resource "pods/log" in API '
+                                    'group "" in the namespace "default"')
+    finally:
+        srv.stop()
