@@ -96,6 +96,12 @@ def test_log_checks_its_container_and_options(http: requests.Session, url: str, 
            'PodLogOptions "one" is invalid: sinceSeconds: Invalid value: 0: must be greater than 0')
     _error(http.get(f"{base}/one/log", params={"tailLines": "x"}), 400, "BadRequest",
            'strconv.ParseInt: parsing "x": invalid syntax')
+    _error(http.get(f"{base}/one/log", params={"sinceTime": "2025-01-01T00:00:00Z", "sinceSeconds": "5"}), 422,
+           "Invalid", 'PodLogOptions "one" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be '
+           "specified")
+    _error(http.get(f"{base}/one/log", params={"sinceTime": "yesterday"}), 400, "BadRequest",
+           'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"')
+    assert http.get(f"{base}/one/log", params={"sinceTime": "2025-01-01T00:00:00Z"}).status_code == 204
     # options are validated before the pod is read
     assert http.get(f"{base}/gone/log", params={"tailLines": "-1"}).status_code == 422
     assert http.post(f"{base}/one/log").status_code == 405

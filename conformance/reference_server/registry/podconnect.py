@@ -18,6 +18,7 @@ import re
 from typing import Any, Mapping
 
 from .. import apierrors as E
+from ..cel.libs.conversions import parse_rfc3339
 from ..gonet.strconv import quote
 from .shapes import as_list
 
@@ -91,6 +92,17 @@ def parse_int64(v: str) -> int:
     return n
 
 
+def query_time(query: Mapping[str, Any], key: str) -> str | None:
+    """`Convert_Slice_string_To_v1_Time` → `Time.UnmarshalQueryParameter`: empty or "null" is no time; else
+    `time.Parse(time.RFC3339, ...)` (its error the handler's BadRequest, in the words of its commonest case)."""
+    v = query_value(query, key)
+    if not v or v == "null":
+        return None
+    if parse_rfc3339(v) is None:
+        raise E.bad_request(f'parsing time "{v}" as "2006-01-02T15:04:05Z07:00": cannot parse "{v}" as "2006"')
+    return v
+
+
 def log_options(query: Mapping[str, Any], name: str) -> dict[str, Any]:
     """The PodLogOptions of a query, validated (`ValidatePodLogOptions`: 422 `PodLogOptions "<pod>" is
     invalid`)."""
@@ -99,14 +111,14 @@ def log_options(query: Mapping[str, Any], name: str) -> dict[str, Any]:
                             "timestamps": query_bool(query, "timestamps")}
     for key in ("sinceSeconds", "tailLines", "limitBytes"):
         opts[key] = query_int(query, key)
-    opts["sinceTime"] = query_value(query, "sinceTime") or None
+    opts["sinceTime"] = query_time(query, "sinceTime")
     errs: list[E.FieldError] = []
     if opts["tailLines"] is not None and opts["tailLines"] < 0:
         errs.append(E.field_invalid("tailLines", opts["tailLines"], "must be greater than or equal to 0"))
     if opts["limitBytes"] is not None and opts["limitBytes"] < 1:
         errs.append(E.field_invalid("limitBytes", opts["limitBytes"], "must be greater than 0"))
     if opts["sinceSeconds"] is not None and opts["sinceTime"] is not None:
-        errs.append(E.field_forbidden("", "at most one of `sinceTime` or `sinceSeconds` may be specified"))
+        errs.append(E.field_forbidden_at_root("at most one of `sinceTime` or `sinceSeconds` may be specified"))
     elif opts["sinceSeconds"] is not None and opts["sinceSeconds"] < 1:
         errs.append(E.field_invalid("sinceSeconds", opts["sinceSeconds"], "must be greater than 0"))
     if errs:
