@@ -4,9 +4,6 @@
 ResourceLocation, the node strategy's), through raw HTTP, kubectl 1.33 and the official `kubernetes` client."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +11,8 @@ import pytest
 import requests
 
 from .conftest import status_of
+from .kubectl_run import run_kubectl as _kubectl
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.tools import kubectl as kubectl_tool  # noqa: E402
 
 TWO = {"metadata": {"name": "p"}, "spec": {"initContainers": [{"name": "i", "image": "busybox"}],
                                            "containers": [{"name": "c", "image": "nginx"}, {"name": "d", "image": "x"}]}}
@@ -167,14 +160,6 @@ def test_the_kubernetes_client(url: str, ns: str) -> None:
     assert info.value.status == 0 and "Handshake status 400 Bad Request" in str(info.value)
     assert "pod one does not have a host assigned" in str(info.value)
 
-
-def _kubectl(url: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    path = kubectl_tool.get_kubectl()
-    if path is None:
-        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
-    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    return subprocess.run([str(path), "--server", url, *args], capture_output=True, text=True, timeout=120, env=env,
-                          check=False)
 
 
 def test_kubectl_logs_exec_attach_and_port_forward(url: str, ns: str, tmp_path: Path) -> None:

@@ -4,9 +4,6 @@ kubectl 1.33 (`kubectl debug`, `kubectl patch --subresource resize`)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +11,8 @@ import pytest
 import requests
 
 from .conftest import status_of
+from .kubectl_run import run_kubectl as _kubectl
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.tools import kubectl as kubectl_tool  # noqa: E402
 
 STRATEGIC = {"Content-Type": "application/strategic-merge-patch+json"}
 MERGE = {"Content-Type": "application/merge-patch+json"}
@@ -107,14 +100,6 @@ def test_resize_validation(http: requests.Session, pod: str) -> None:
         {"name": "c", "image": "nginx", "resources": RES}, {"name": "d", "image": "x"}]}}))
     assert r.status_code == 422 and "containers cannot be added or removed" in status_of(r)["message"], r.text
 
-
-def _kubectl(url: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    path = kubectl_tool.get_kubectl()
-    if path is None:
-        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
-    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    return subprocess.run([str(path), "--server", url, *args], capture_output=True, text=True, timeout=120, env=env,
-                          check=False)
 
 
 def test_kubectl_debug_and_resize(http: requests.Session, url: str, pod: str, tmp_path: Path) -> None:
