@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # so ``tests.tools`` imports however pytest was started
     sys.path.insert(0, str(ROOT))
 
-from tests.tools import kubectl as kubectl_tool  # noqa: E402
+from tests.tools import kubectl as kubectl_tool
 
 
 def run_kubectl(url: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -13,9 +13,9 @@ import requests
 from .conftest import status_of
 from .kubectl_run import run_kubectl as _kubectl
 
-
-TWO = {"metadata": {"name": "p"}, "spec": {"initContainers": [{"name": "i", "image": "busybox"}],
-                                           "containers": [{"name": "c", "image": "nginx"}, {"name": "d", "image": "x"}]}}
+TWO = {"metadata": {"name": "p"}, "spec": {
+    "initContainers": [{"name": "i", "image": "busybox"}],
+    "containers": [{"name": "c", "image": "nginx"}, {"name": "d", "image": "x"}]}}
 ONE = {"metadata": {"name": "one"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
 WEBSOCKET = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
              "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol": "v5.channel.k8s.io"}
@@ -79,7 +79,8 @@ def test_log_checks_its_container_and_options(http: requests.Session, url: str, 
     base = f"{url}/api/v1/namespaces/{ns}/pods"
     _error(http.get(f"{base}/p/log"), 400, "BadRequest",
            "a container name must be specified for pod p, choose one of: [i c d]")
-    _error(http.get(f"{base}/p/log", params={"container": "z"}), 400, "BadRequest", "container z is not valid for pod p")
+    _error(http.get(f"{base}/p/log", params={"container": "z"}), 400, "BadRequest",
+           "container z is not valid for pod p")
     _error(http.get(f"{base}/gone/log"), 404, "NotFound", 'pods "gone" not found')
     body = _error(http.get(f"{base}/one/log", params={"tailLines": "-1", "limitBytes": "0"}), 422, "Invalid",
                   'PodLogOptions "one" is invalid: [tailLines: Invalid value: -1: must be greater than or equal to 0, '
@@ -90,8 +91,8 @@ def test_log_checks_its_container_and_options(http: requests.Session, url: str, 
     _error(http.get(f"{base}/one/log", params={"tailLines": "x"}), 400, "BadRequest",
            'strconv.ParseInt: parsing "x": invalid syntax')
     _error(http.get(f"{base}/one/log", params={"sinceTime": "2025-01-01T00:00:00Z", "sinceSeconds": "5"}), 422,
-           "Invalid", 'PodLogOptions "one" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be '
-           "specified")
+           "Invalid", 'PodLogOptions "one" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` '
+           "may be specified")
     _error(http.get(f"{base}/one/log", params={"sinceTime": "yesterday"}), 400, "BadRequest",
            'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"')
     assert http.get(f"{base}/one/log", params={"sinceTime": "2025-01-01T00:00:00Z"}).status_code == 204
@@ -131,15 +132,18 @@ def test_portforward_and_the_proxies_answer_as_upstream(http: requests.Session, 
     _error(http.get(f"{base}/pods/ftp:one:1/proxy"), 400, "BadRequest", 'invalid pod request "ftp:one:1"')
     _error(http.get(f"{base}/pods/gone/proxy"), 404, "NotFound", 'pods "gone" not found')
     _error(http.get(f"{url}/api/v1/nodes/n1/proxy/stats"), 404, "NotFound", 'nodes "n1" not found')
-    r = http.post(f"{base}/services", json={"metadata": {"name": "s"}, "spec": {"ports": [{"name": "web", "port": 80}]}})
+    r = http.post(f"{base}/services", json={"metadata": {"name": "s"},
+                                            "spec": {"ports": [{"name": "web", "port": 80}]}})
     assert r.status_code == 201, r.text
-    _error(http.get(f"{base}/services/s:81/proxy/"), 503, "ServiceUnavailable", 'no service port 81 found for service "s"')
+    _error(http.get(f"{base}/services/s:81/proxy/"), 503, "ServiceUnavailable",
+           'no service port 81 found for service "s"')
     _error(http.get(f"{base}/services/s/proxy/"), 404, "NotFound", 'endpoints "s" not found')
     r = http.post(f"{base}/endpoints", json={"metadata": {"name": "s"}, "subsets": [
         {"addresses": [{"ip": "10.0.0.9"}], "ports": [{"name": "web", "port": 80}]}]})
     assert r.status_code == 201, r.text
     # an address that names no pod of the namespace is skipped (isValidAddress): the whole id is named
-    _error(http.get(f"{base}/services/s:80/proxy/"), 503, "ServiceUnavailable", 'no endpoints available for service "s:80"')
+    _error(http.get(f"{base}/services/s:80/proxy/"), 503, "ServiceUnavailable",
+           'no endpoints available for service "s:80"')
     r = http.put(f"{base}/endpoints/s", json={"metadata": {"name": "s"}})
     assert r.status_code == 200, r.text
     _error(http.get(f"{base}/services/s/proxy/"), 503, "ServiceUnavailable", 'no endpoints available for service "s"')

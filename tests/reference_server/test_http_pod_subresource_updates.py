@@ -13,7 +13,6 @@ import requests
 from .conftest import status_of
 from .kubectl_run import run_kubectl as _kubectl
 
-
 STRATEGIC = {"Content-Type": "application/strategic-merge-patch+json"}
 MERGE = {"Content-Type": "application/merge-patch+json"}
 RES = {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}}

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .. import apierrors as E
 from ..cel.libs.conversions import parse_rfc3339
@@ -262,5 +263,6 @@ def service_proxy(registry: Any, namespace: str, id_: str) -> None:
     raise service_unavailable(f"no endpoints available for service {quote(id_)}")
 
 
-__all__ = ["Unreachable", "container_names", "log_options", "node_proxy", "pod_log", "pod_proxy", "service_proxy",
-           "parse_int64", "query_bool", "query_int", "query_value", "service_unavailable", "split_scheme_name_port", "stream_location", "validate_container"]
+__all__ = ["Unreachable", "container_names", "log_options", "node_proxy", "parse_int64", "pod_log", "pod_proxy",
+           "query_bool", "query_int", "query_time", "query_value", "service_proxy", "service_unavailable",
+           "split_scheme_name_port", "stream_location", "validate_container"]
