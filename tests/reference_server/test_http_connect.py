@@ -107,6 +107,18 @@ def test_a_pod_bound_to_a_missing_node_answers_the_nodes_not_found(http: request
     assert r.status_code == 201, r.text
     for sub in ("log", "exec", "attach", "portforward"):  # GetConnectionInfo reads the Node first
         _error(http.get(f"{base}/one/{sub}"), 404, "NotFound", 'nodes "n1" not found')
+    node = f"n-{ns}"
+    assert http.post(f"{url}/api/v1/nodes", json={"metadata": {"name": node}}).status_code == 201
+    try:
+        r = http.post(f"{base}/p/binding", json={"metadata": {"name": "p"}, "target": {"kind": "Node", "name": node}})
+        assert r.status_code == 201, r.text
+        # a Node that reports no address: GetPreferredNodeAddress's NoMatchError, a plain error (500)
+        for r in (http.get(f"{base}/p/log", params={"container": "c"}), http.get(f"{url}/api/v1/nodes/{node}/proxy/")):
+            assert r.status_code == 500, r.text
+            assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                "message": "no preferred addresses found; known addresses: []", "code": 500}
+    finally:
+        http.delete(f"{url}/api/v1/nodes/{node}")
 
 
 @pytest.mark.parametrize("sub", ["exec", "attach"])
@@ -131,6 +143,13 @@ def test_portforward_and_the_proxies_answer_as_upstream(http: requests.Session, 
     _error(http.delete(f"{base}/pods/one:8080/proxy/"), 400, "BadRequest", "address not allowed")
     _error(http.get(f"{base}/pods/ftp:one:1/proxy"), 400, "BadRequest", 'invalid pod request "ftp:one:1"')
     _error(http.get(f"{base}/pods/gone/proxy"), 404, "NotFound", 'pods "gone" not found')
+    r = http.patch(f"{base}/pods/one/status", data='{"status":{"podIP":"10.1.2.3","podIPs":[{"ip":"10.1.2.3"}]}}',
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    _error(http.get(f"{base}/pods/one/proxy/"), 503, "ServiceUnavailable",  # nothing is proxied (Known gaps)
+           "error trying to reach service: dial tcp 10.1.2.3:80: connect: connection refused")
+    _error(http.get(f"{base}/pods/https:one:8443/proxy/"), 503, "ServiceUnavailable",
+           "error trying to reach service: dial tcp 10.1.2.3:8443: connect: connection refused")
     _error(http.get(f"{url}/api/v1/nodes/n1/proxy/stats"), 404, "NotFound", 'nodes "n1" not found')
     r = http.post(f"{base}/services", json={"metadata": {"name": "s"},
                                             "spec": {"ports": [{"name": "web", "port": 80}]}})

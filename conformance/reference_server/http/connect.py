@@ -69,7 +69,10 @@ async def _admit_connect(ctx: ServerContext, request: web.Request, route: Route,
 
 
 def _unreachable(exc: C.Unreachable) -> E.StatusError:
-    host = exc.location.split("://", 1)[-1]
+    """What a dial of the location gets on a network without it (Go's transport adds the scheme's port)."""
+    scheme, _, host = exc.location.partition("://")
+    if not host.rsplit("]", 1)[-1].count(":"):
+        host += ":443" if scheme == "https" else ":80"
     return C.service_unavailable(f"error trying to reach service: dial tcp {host}: connect: connection refused")
 
 

@@ -137,7 +137,8 @@ def connection_info(registry: Any, node_name: str) -> str:
     node = nodes.get("", node_name, shared=True)
     addresses = [a for a in as_list((node.get("status") or {}).get("addresses")) if isinstance(a, dict)]
     if not addresses:
-        raise E.internal("no preferred addresses found; known addresses: []")
+        # a plain Go error: ErrorToAPIStatus answers 500 with no reason (StatusReasonUnknown is "")
+        raise E.StatusError(E.status_dict(500, None, "no preferred addresses found; known addresses: []"))
     port = ((node.get("status") or {}).get("daemonEndpoints") or {}).get("kubeletEndpoint", {}).get("port") or 10250
     raise Unreachable(f"https://{addresses[0].get('address')}:{port}")
 
