@@ -113,3 +113,27 @@ def test_kubectl_debug_and_resize(http: requests.Session, url: str, pod: str, tm
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "pod/p patched"
     assert http.get(pod).json()["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "300m"
+
+
+def test_resize_meets_limit_ranges_and_quotas(http: requests.Session, url: str, pod: str) -> None:
+    """LimitRanger's validation (`SupportsAttributes` admits `pods/resize` updates) and the pod quota evaluator
+    (`Handles` an update through `resize`), charged by the growth."""
+    base = pod.rsplit("/pods/", 1)[0]
+    one = {"metadata": {"name": "r"}, "spec": {"containers": [{"name": "c", "image": "nginx", "resources": RES}]}}
+    assert http.post(f"{base}/pods", json=one).status_code == 201
+    r = http.post(f"{base}/limitranges", json={"metadata": {"name": "lr"}, "spec": {"limits": [
+        {"type": "Container", "max": {"cpu": "2"}}]}})
+    assert r.status_code == 201, r.text
+    r = http.patch(f"{base}/pods/r/resize", headers=STRATEGIC, data=json.dumps({"spec": {"containers": [
+        {"name": "c", "resources": {"limits": {"cpu": "3"}}}]}}))
+    assert r.status_code == 403, r.text
+    assert status_of(r)["message"] == 'pods "r" is forbidden: maximum cpu usage per Container is 2, but limit is 3'
+    r = http.post(f"{base}/resourcequotas", json={"metadata": {"name": "q"}, "spec": {"hard": {"requests.cpu": "1"}}})
+    assert r.status_code == 201, r.text
+    r = http.patch(f"{base}/pods/r/resize", headers=STRATEGIC, data=json.dumps({"spec": {"containers": [
+        {"name": "c", "resources": {"requests": {"cpu": "1500m"}}}]}}))
+    assert r.status_code == 403, r.text
+    assert status_of(r)["message"].startswith('pods "r" is forbidden: exceeded quota: q'), r.text
+    r = http.patch(f"{base}/pods/r/resize", headers=STRATEGIC, data=json.dumps({"spec": {"containers": [
+        {"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}))
+    assert r.status_code == 200, r.text
