@@ -70,6 +70,11 @@ def test_ephemeral_containers_validation(http: requests.Session, pod: str) -> No
              f"[{path}[0].ports: Forbidden: cannot be set for an Ephemeral Container, "
              f"{path}[0].readinessProbe: Forbidden: cannot be set for an Ephemeral Container]")
     _invalid(_ephemeral(http, pod, {"name": "x"}), f"{path}[0].image: Required value")
+    _invalid(_ephemeral(http, pod, {"name": "Dbg", "image": " busybox"}),
+             f'[{path}[0].name: Invalid value: "Dbg": a lowercase RFC 1123 label must consist of lower case '
+             "alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  "
+             "or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), "
+             f'{path}[0].image: Invalid value: " busybox": must not have leading or trailing whitespace]')
     assert _ephemeral(http, pod, DEBUG).status_code == 200
     r = http.patch(f"{pod}/ephemeralcontainers", headers=MERGE, data=json.dumps({"spec": {"ephemeralContainers": []}}))
     _invalid(r, f'{path}: Forbidden: existing ephemeral containers "dbg" may not be removed\n')

@@ -20,6 +20,7 @@ from ..storage.clone import clone
 from .pod import PodStrategy, _default_container, qos_class, validate_pod_spec
 from .pod_update import semantic, spec_diff
 from .shapes import as_list
+from .validation import is_dns1123_label
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 _RESET_META = ("deletionTimestamp", "generation", "selfLink", "labels", "annotations", "finalizers",
@@ -99,8 +100,13 @@ def validate_ephemeral_containers(spec: dict[str, Any]) -> list[E.FieldError]:
         name = ec.get("name")
         if not name:
             errs.append(E.field_required(f"{path}.name"))
-        if not ec.get("image"):
+        elif isinstance(name, str):
+            errs += [E.field_invalid(f"{path}.name", name, m) for m in is_dns1123_label(name)]
+        image = ec.get("image")
+        if not image:
             errs.append(E.field_required(f"{path}.image"))
+        elif isinstance(image, str) and image.strip() != image:  # validateContainerOnlyForPod
+            errs.append(E.field_invalid(f"{path}.image", image, "must not have leading or trailing whitespace"))
         if name and name in seen:
             errs.append(E.FieldError("FieldValueDuplicate", f"{path}.name", f"Duplicate value: {E._go_quote(name)}"))
         seen.add(name)
