@@ -28,7 +28,6 @@ from .webhookcalls import webhook_admission
 _OPTIONS_KIND = {("pods", "exec"): "PodExecOptions", ("pods", "attach"): "PodAttachOptions",
                  ("pods", "portforward"): "PodPortForwardOptions", ("pods", "proxy"): "PodProxyOptions",
                  ("services", "proxy"): "ServiceProxyOptions", ("nodes", "proxy"): "NodeProxyOptions"}
-_RESOURCE_KIND = {"pods": "Pod", "services": "Service", "nodes": "Node"}
 _STREAMS = ("stdin", "stdout", "stderr", "tty")
 
 
@@ -57,15 +56,17 @@ def connect_options(resource: str, sub: str, subpath: str, query: Any) -> dict[s
 
 
 async def _admit_connect(ctx: ServerContext, request: web.Request, route: Route, sub: str,
-                         opts: dict[str, Any]) -> None:
-    """`admission.Connect` on the options object (mutating, then validating: webhooks and policies)."""
+                         opts: dict[str, Any]) -> dict[str, Any]:
+    """`admission.Connect` on the options object (mutating, then validating: webhooks and policies); the options
+    as the mutating webhooks left them, which the REST's Connect reads."""
     hooks = webhook_admission(ctx.registry, ctx.authorizer)
     if not hooks.active():
-        return
+        return opts
     a = Attributes("CONNECT", "", "v1", route.resource, sub, route.namespace, route.name, opts["kind"])
     user, warnings = request.get(REQUESTER), []  # type: ignore[var-annotated]
     opts = await hooks.mutate(a, dict(opts), None, user, False, {}, warnings) or opts
     await hooks.validate(a, opts, None, user, False, {}, warnings)
+    return opts
 
 
 def _unreachable(exc: C.Unreachable) -> E.StatusError:
@@ -88,8 +89,7 @@ async def handle_connect(ctx: ServerContext, request: web.Request, route: Route)
             opts = C.log_options(query, route.name)
             C.pod_log(registry, route.namespace, route.name, opts)
             return web.Response(status=204)  # StreamObject: no stream
-        opts = connect_options(route.resource, sub, subpath, query)
-        await _admit_connect(ctx, request, route, sub, opts)
+        opts = await _admit_connect(ctx, request, route, sub, connect_options(route.resource, sub, subpath, query))
         if route.resource == "pods" and sub in ("exec", "attach"):
             C.stream_location(registry, route.namespace, route.name, opts.get("container", ""))
         elif route.resource == "pods" and sub == "portforward":
