@@ -157,6 +157,19 @@ def field_forbidden(field: str, detail: str) -> FieldError:
     return FieldError("FieldValueForbidden", field, f"Forbidden: {detail}")
 
 
+@dataclass(frozen=True)
+class _RootFieldError(FieldError):
+    """A `field.Error` at `field.NewPath("")`: Go's `Error()` prints the empty path as well (`: Forbidden: ...`)."""
+
+    def __str__(self) -> str:
+        return f": {self.body}"
+
+
+def field_forbidden_at_root(detail: str) -> FieldError:
+    """`field.Forbidden(field.NewPath(""), detail)` (e.g. ValidatePodLogOptions' sinceTime/sinceSeconds rule)."""
+    return _RootFieldError("FieldValueForbidden", "", f"Forbidden: {detail}")
+
+
 def field_not_supported(field: str, value: Any, valid: Iterable[str]) -> FieldError:
     quoted = ", ".join(json.dumps(v) for v in valid)
     return FieldError("FieldValueNotSupported", field,

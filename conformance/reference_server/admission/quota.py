@@ -391,7 +391,7 @@ def _object_name(obj: dict[str, Any]) -> str:
 
 
 UPDATE_HANDLED = frozenset({"services", "persistentvolumeclaims"})  # evaluators whose `Handles` takes an update
-# (services.go, persistent_volume_claims.go; pods.go only for the `resize` subresource, not served here; the
+# (services.go, persistent_volume_claims.go; pods.go only for the `resize` subresource, admission/scope.py; the
 # generic object-count evaluator creates only)
 
 

@@ -97,11 +97,14 @@ class ScopeAdmission(NamespaceLifecycle):
 
     def for_validate_update(self, info: ResourceInfo, subresource: str) -> Callable[[dict[str, Any], dict[str, Any]],
                                                                                     Callable[[], None] | None] | None:
-        """On an update: LimitRanger for a claim's requests (a resize; pods are not checked on update, as
-        upstream: their containers are immutable), then ResourceQuota for a claim or a Service (charged by the
-        growth of their usage); the quota's charge is returned, to be written after the object."""
+        """On an update: LimitRanger for a claim's requests (a resize) or a pod's through `pods/resize` (other pod
+        updates are not checked, as upstream: their containers' resources are immutable there), then ResourceQuota
+        for a claim, a Service or a resized pod (charged by the growth of their usage); the quota's charge is
+        returned, to be written after the object. (LimitRanger's defaults are not applied on a resize.)"""
         resource = info.plural
-        if resource not in quota.UPDATE_HANDLED or subresource or \
+        resize = resource == "pods" and subresource == "resize"  # DefaultLimitRangerActions.SupportsAttributes,
+        # podEvaluator.Handles: an update through `pods/resize` (registry/podupdates.py)
+        if (resource not in quota.UPDATE_HANDLED or subresource) and not resize or \
                 any(s.info is info for s in self.registry.group_stores()):
             return None
         validate_limits, charge_quota = self._validate_limits, self._quota

@@ -165,6 +165,9 @@ def build_app(ctx: ServerContext) -> App:
         if t == "pod-binding":
             from .binding import handle_binding
             return await handle_binding(ctx, request, route, handlers.offload)
+        if t == "connect":  # pods/log, exec, attach, portforward, proxy; services/proxy, nodes/proxy
+            from .connect import handle_connect
+            return await handle_connect(ctx, request, route)
         if t == "pod-eviction":
             from .eviction import handle_eviction
             return await handle_eviction(ctx, request, route, handlers.offload)

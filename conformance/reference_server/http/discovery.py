@@ -60,6 +60,9 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
                               "verbs": ["create"]})
             resources.append({"name": "pods/eviction", "singularName": "", "namespaced": True, "group": "policy",
                               "version": "v1", "kind": "Eviction", "verbs": ["create"]})  # EvictionREST
+            resources += _connect_entries("pods")
+        if info.plural in ("services", "nodes"):
+            resources += _connect_entries(info.plural)
         if info.plural == "serviceaccounts":  # TokenRequest (http/authentication.py)
             resources.append({"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
                               "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",
@@ -71,6 +74,26 @@ def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str
                               "kind": "Namespace", "verbs": ["get", "patch", "update"]})
     resources.sort(key=lambda r: r["name"])
     return {"kind": "APIResourceList", "groupVersion": "v1", "resources": resources}
+
+
+_PROXY_VERBS = ["create", "delete", "get", "patch", "update"]  # GET/POST/PUT/PATCH/DELETE (HEAD, OPTIONS: none)
+_UPGRADE_VERBS = ["create", "get"]
+_UPDATES = ["get", "patch", "update"]
+# the connect subresources (http/connect.py) and the pod updates of registry/podupdates.py, as storage_core.go
+# installs them: (subresource, kind, verbs)
+CONNECT_RESOURCES: dict[str, tuple[tuple[str, str, list[str]], ...]] = {
+    "pods": (("attach", "PodAttachOptions", _UPGRADE_VERBS), ("ephemeralcontainers", "Pod", _UPDATES),
+             ("exec", "PodExecOptions", _UPGRADE_VERBS), ("log", "Pod", ["get"]),
+             ("portforward", "PodPortForwardOptions", _UPGRADE_VERBS), ("proxy", "PodProxyOptions", _PROXY_VERBS),
+             ("resize", "Pod", _UPDATES)),
+    "services": (("proxy", "ServiceProxyOptions", _PROXY_VERBS),),
+    "nodes": (("proxy", "NodeProxyOptions", _PROXY_VERBS),),
+}
+
+
+def _connect_entries(plural: str) -> list[dict[str, Any]]:
+    return [{"name": f"{plural}/{sub}", "singularName": "", "namespaced": plural != "nodes", "kind": kind,
+             "verbs": list(verbs)} for sub, kind, verbs in CONNECT_RESOURCES[plural]]
 
 
 def _openapi_kinds(registry: Registry) -> list[Any] | None:

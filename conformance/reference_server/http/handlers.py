@@ -125,7 +125,7 @@ class Handlers:
         query = request.query if request.query_string else P.NO_QUERY  # (parsing nothing costs too)
         watching = route.watch_path or (query is not P.NO_QUERY and P.truthy(query.get("watch"))
                                         and route.target not in ("ns-status", "ns-finalize", "status", "scale",
-                                                                 "approval"))
+                                                                 "approval", "ephemeralcontainers", "resize"))
         if route.target == "scale":
             return await self._scale(request, route, store)
         if m == "GET":

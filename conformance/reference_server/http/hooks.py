@@ -59,5 +59,7 @@ def wire_kinds(resources: list[Any]) -> list[Any] | None:
         if r.plural in ("persistentvolumeclaims", "persistentvolumes", "replicationcontrollers"):
             from ..registry.subresources import subresources  # their /status (and the RC's /scale)
             subs = subresources(r)
+        if r.plural == "pods":  # registry/podupdates.py (its /status is not listed here)
+            subs = {"ephemeralcontainers": ("get", "patch", "update"), "resize": ("get", "patch", "update")}
         out.append(kind_info(r.kind, r.plural, r.singular, r.namespaced, tuple(r.short_names), tuple(r.verbs), subs))
     return out

@@ -18,6 +18,11 @@ from ..memo import remember
 PROFILES = ("kubernetes", "design")
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
 _MATCHED_LIMIT = 4096
+_PROXY_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")  # the ProxyRESTs' ConnectMethods
+_UPGRADE_METHODS = ("GET", "POST")  # exec, attach, portforward: `upgradeableMethods`
+CONNECT_METHODS = {("pods", "log"): ("GET",), ("pods", "exec"): _UPGRADE_METHODS, ("pods", "attach"): _UPGRADE_METHODS,
+                   ("pods", "portforward"): _UPGRADE_METHODS, ("pods", "proxy"): _PROXY_METHODS,
+                   ("services", "proxy"): _PROXY_METHODS, ("nodes", "proxy"): _PROXY_METHODS}
 ANY_METHOD = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")  # a plain mux handler's methods
 
 
@@ -33,6 +38,8 @@ class Route(NamedTuple):
     watch_path: bool = False
     group: str = ""        # a named API group (`/apis/<group>/<version>/...`); "" for the core group
     version: str = ""      # the named group's version in the path (registry/versions.py: a kind may have several)
+    sub: str = ""          # a connect subresource (`log`, `exec`, `proxy`, ...; http/connect.py), its proxied path
+    #                        after a "/" for `proxy`
 
 
 class Router:
@@ -159,6 +166,11 @@ class Router:
                 return Route("pod-binding", sub, namespace=name, name=segs[3]), ("POST",)
             if n == 5 and sub == "pods" and segs[4] == "eviction":  # EvictionREST (http/eviction.py)
                 return Route("pod-eviction", sub, namespace=name, name=segs[3]), ("POST",)
+            if n == 5 and segs[4] in getattr(self.registry.content(sub), "extra_subresources", {}):
+                return Route(segs[4], sub, namespace=name, name=segs[3]), ("GET", "PUT", "PATCH")  # pods' (podupdates)
+            if n >= 5 and (sub, segs[4]) in CONNECT_METHODS and (n == 5 or segs[4] == "proxy"):
+                return Route("connect", sub, namespace=name, name=segs[3], sub="/".join(segs[4:])), \
+                    CONNECT_METHODS[sub, segs[4]]
             if n == 5 and sub == "serviceaccounts" and segs[4] == "token":  # TokenRequest (http/authentication.py)
                 return Route("sa-token", sub, namespace=name, name=segs[3]), ("POST",)
             raise nf()
@@ -171,6 +183,8 @@ class Router:
             if n == 1:
                 return Route("collection", segs[0]), ("GET", "POST", "DELETE")
             return Route("item", segs[0], name=segs[1]), ("GET", "PUT", "PATCH", "DELETE")
+        if cluster is not None and n >= 3 and segs[0] == "nodes" and segs[2] == "proxy":  # node.ProxyREST
+            return Route("connect", "nodes", name=segs[1], sub="/".join(segs[2:])), CONNECT_METHODS["nodes", "proxy"]
         if cluster is not None and n == 3 and segs[2] == "status" and getattr(cluster, "status_strategy", None):
             return Route("status", segs[0], name=segs[1]), ("GET", "PUT", "PATCH")  # persistentvolumes/status
         raise nf()

@@ -34,7 +34,7 @@ from .patch import json_patch
 
 # the route targets that are subresources, by the name a rule's `resources` uses (`pods/status`, ...)
 SUBRESOURCES = {"status": "status", "ns-status": "status", "ns-finalize": "finalize", "approval": "approval",
-                "scale": "scale"}
+                "scale": "scale", "ephemeralcontainers": "ephemeralcontainers", "resize": "resize"}
 
 
 def webhook_admission(registry: Any, authorizer: Any = None) -> WebhookAdmission:

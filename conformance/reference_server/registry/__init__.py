@@ -33,6 +33,7 @@ class Registry:
             kinds.append(FINALIZE_AS_CONTENT)
         self._content = {k.plural: GenericStore(k, store, deviations=deviations) for k in kinds}
         self._content["pods"].strategy = PodStrategy(self._content["pods"].info)
+        self._add_pod_updates(self._content["pods"])
         self._content["endpoints"].strategy = EndpointsStrategy(self._content["endpoints"].info)
         self._content["resourcequotas"].strategy = ResourceQuotaStrategy(self._content["resourcequotas"].info)
         self._content["services"].strategy = ServiceStrategy(
@@ -59,6 +60,14 @@ class Registry:
         self._install_certificates()
         self._install_rbac()
         self._install_extensions()
+
+    @staticmethod
+    def _add_pod_updates(pods: GenericStore) -> None:
+        """`pods/ephemeralcontainers` and `pods/resize` (registry/podupdates.py): get, update and patch of the
+        Pod through a strategy of their own, served as the CSRs' `/approval` is."""
+        from .podupdates import EphemeralContainersStrategy, ResizeStrategy
+        pods.extra_subresources = {  # type: ignore[attr-defined]
+            "ephemeralcontainers": EphemeralContainersStrategy(pods.info), "resize": ResizeStrategy(pods.info)}
 
     @staticmethod
     def _add_subresources(store: GenericStore) -> None:

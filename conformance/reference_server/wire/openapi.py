@@ -61,8 +61,8 @@ def _api_root(k: KindInfo) -> str:
     return f"/apis/{k.group}/{k.version}" if k.group else f"/api/{k.version}"
 
 
-def _query(name: str, v3: bool) -> dict[str, Any]:
-    typ = _PARAM_TYPES.get(name, "string")
+def _query(name: str, v3: bool, types: dict[str, str] = _PARAM_TYPES) -> dict[str, Any]:
+    typ = types.get(name, "string")
     if v3:
         return {"name": name, "in": "query", "schema": {"type": typ, "uniqueItems": True}}
     return {"name": name, "in": "query", "type": typ, "uniqueItems": True}
@@ -156,6 +156,7 @@ def _paths_for(k: KindInfo, v3: bool) -> dict[str, dict[str, Any]]:
         paths[f"{base}/{{name}}/eviction"] = {"parameters": list(name_params), "post": _operation(
             k, "post", f"create{gv}{scope}{k.kind}Eviction", v3, params=_WRITE_PARAMS, body=EVICTION,
             response=EVICTION, codes=("200", "201", "202"), gvk=EVICTION_GVK)}
+    paths.update(_connect_paths(k, v3, base, name_params))
     if "watch" in verbs:
         watch_base = base.replace(f"{root}/", f"{root}/watch/", 1)
         event = f"{_META}.WatchEvent"
@@ -171,6 +172,70 @@ def _paths_for(k: KindInfo, v3: bool) -> dict[str, dict[str, Any]]:
                 k, "watchlist", f"watch{gv}{k.kind}ListForAllNamespaces", v3, params=_LIST_PARAMS,
                 response=f"{_META}.WatchEvent")}
     return paths
+
+
+# the connect subresources (`pkg/registry/core/{pod,node,service}/...`, served by http/connect.py): each one's
+# options kind, its query parameters (the options' fields) and its methods; `log` is a get of the Pod
+_LOG_PARAMS = ("container", "follow", "insecureSkipTLSVerifyBackend", "limitBytes", "previous", "sinceSeconds",
+               "stream", "tailLines", "timestamps")
+_PROXY = ("delete", "get", "head", "options", "patch", "post", "put")
+_CONNECT: dict[str, tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...]] = {
+    "pods": (("attach", "PodAttachOptions", ("container", "stderr", "stdin", "stdout", "tty"), ("get", "post")),
+             ("exec", "PodExecOptions", ("command", "container", "stderr", "stdin", "stdout", "tty"), ("get", "post")),
+             ("portforward", "PodPortForwardOptions", ("ports",), ("get", "post")),
+             ("proxy", "PodProxyOptions", ("path",), _PROXY)),
+    "services": (("proxy", "ServiceProxyOptions", ("path",), _PROXY),),
+    "nodes": (("proxy", "NodeProxyOptions", ("path",), _PROXY),),
+}
+_CONNECT_TYPES = {"follow": "boolean", "insecureSkipTLSVerifyBackend": "boolean", "previous": "boolean",
+                  "timestamps": "boolean", "stderr": "boolean", "stdin": "boolean", "stdout": "boolean",
+                  "tty": "boolean", "limitBytes": "integer", "sinceSeconds": "integer", "tailLines": "integer",
+                  "ports": "integer"}
+
+
+def _string_op(k: KindInfo, action: str, op_id: str, v3: bool, kind: str, produces: Sequence[str]) -> dict[str, Any]:
+    """A connect operation (or the log's get): a string answered, no body schema."""
+    op: dict[str, Any] = {"operationId": op_id, "tags": [_tag(k)], "x-kubernetes-action": action,
+                          "x-kubernetes-group-version-kind": {"group": "", "kind": kind, "version": k.version},
+                          "description": f"{action} {kind}"}
+    if v3:
+        op["responses"] = {"200": {"description": "OK", "content": {t: {"schema": {"type": "string"}}
+                                                                      for t in produces}}}
+    else:
+        op["responses"] = {"200": {"description": "OK", "schema": {"type": "string"}}}
+        op["produces"], op["consumes"] = list(produces), ["*/*"]
+    op["responses"]["401"] = {"description": "Unauthorized"}
+    return op
+
+
+def _connect_paths(k: KindInfo, v3: bool, base: str, name_params: list[dict[str, Any]]) -> dict[str, Any]:
+    """The connect subresources' paths: `connectCoreV1<Method>Namespaced<Kind><Sub>[WithPath]`, `pods/log`'s
+    `readCoreV1NamespacedPodLog`."""
+    if k.group:
+        return {}
+    scope, gv = "Namespaced" if k.namespaced else "", _group_words(k)
+    paths: dict[str, Any] = {}
+    if k.plural == "pods":
+        params = [_connect_query(p, v3) for p in _LOG_PARAMS]
+        paths[f"{base}/{{name}}/log"] = {"parameters": [*name_params, *params], "get": _string_op(
+            k, "get", f"read{gv}{scope}{k.kind}Log", v3, k.kind,
+            ("text/plain", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf"))}
+    for sub, kind, query, methods in _CONNECT.get(k.plural, ()):
+        suffix = sub.capitalize() if sub != "portforward" else "Portforward"
+        variants = [("", [_connect_query(p, v3) for p in query])]
+        if sub == "proxy":
+            variants.append(("/{path}", [_path_param("path", v3)]))
+        for tail, params in variants:
+            item: dict[str, Any] = {"parameters": [*name_params, *params]}
+            for m in methods:
+                item[m] = _string_op(k, "connect", f"connect{gv}{m.capitalize()}{scope}{k.kind}{suffix}"
+                                     f"{'WithPath' if tail else ''}", v3, kind, ("*/*",))
+            paths[f"{base}/{{name}}/{sub}{tail}"] = item
+    return paths
+
+
+def _connect_query(name: str, v3: bool) -> dict[str, Any]:
+    return _query(name, v3, _CONNECT_TYPES)
 
 
 def _meta_definitions(v3: bool) -> dict[str, Any]:

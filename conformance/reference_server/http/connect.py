@@ -1,0 +1,108 @@
+"""The connect subresources: `pods/{log,exec,attach,portforward,proxy}`, `services/proxy`, `nodes/proxy`.
+
+Follows `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go` `ConnectResource` (the options decoded from
+the query, then admission's CONNECT with the options object: only the webhooks and admission policies handle it
+among 1.33's default plugins, then the REST's `Connect`) and `get.go` `GetResourceWithOptions` for `pods/log` (a
+`GetterWithOptions`: no admission), over `pkg/registry/core/pod/rest/{log,subresources}.go`,
+`pkg/registry/core/node/rest/proxy.go` and `pkg/registry/core/service/storage/proxy.go`; where each would lead is
+registry/podconnect.py's. Errors are answered before any upgrade, as upstream's handler does: a WebSocket or SPDY
+client sees the Status (kubectl: `Error from server (BadRequest): pod <name> does not have a host assigned`).
+1.33 has no `AuthorizePodWebsocketUpgradeCreatePermission` (added in 1.35): a WebSocket GET needs only `get`.
+What upstream would dial (a kubelet, a pod IP, an endpoint address) is not proxied here: a 503.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from .. import apierrors as E
+from ..admission.webhooks import Attributes
+from ..registry import podconnect as C
+from .authz import REQUESTER
+from .context import ServerContext
+from .handlers import check_path_segment
+from .router import Route
+from .webhookcalls import webhook_admission
+
+_OPTIONS_KIND = {("pods", "exec"): "PodExecOptions", ("pods", "attach"): "PodAttachOptions",
+                 ("pods", "portforward"): "PodPortForwardOptions", ("pods", "proxy"): "PodProxyOptions",
+                 ("services", "proxy"): "ServiceProxyOptions", ("nodes", "proxy"): "NodeProxyOptions"}
+_STREAMS = ("stdin", "stdout", "stderr", "tty")
+
+
+def connect_options(resource: str, sub: str, subpath: str, query: Any) -> dict[str, Any]:
+    """The versioned options object the parameter codec decodes from the query (and the proxied path)."""
+    kind = _OPTIONS_KIND[resource, sub]
+    opts: dict[str, Any] = {"kind": kind, "apiVersion": "v1"}
+    if sub in ("exec", "attach"):
+        for key in _STREAMS:
+            if C.query_bool(query, key):
+                opts[key] = True
+        container = C.query_value(query, "container")
+        if container:
+            opts["container"] = container
+        if sub == "exec":
+            command = query.getall("command", [])
+            if command:
+                opts["command"] = list(command)
+    elif sub == "portforward":
+        ports = [C.parse_int64(p) for p in query.getall("ports", [])]
+        if ports:
+            opts["ports"] = ports
+    elif subpath:
+        opts["path"] = subpath
+    return opts
+
+
+async def _admit_connect(ctx: ServerContext, request: web.Request, route: Route, sub: str,
+                         opts: dict[str, Any]) -> dict[str, Any]:
+    """`admission.Connect` on the options object (mutating, then validating: webhooks and policies); the options
+    as the mutating webhooks left them, which the REST's Connect reads."""
+    hooks = webhook_admission(ctx.registry, ctx.authorizer)
+    if not hooks.active():
+        return opts
+    a = Attributes("CONNECT", "", "v1", route.resource, sub, route.namespace, route.name, opts["kind"])
+    user, warnings = request.get(REQUESTER), []  # type: ignore[var-annotated]
+    opts = await hooks.mutate(a, dict(opts), None, user, False, {}, warnings) or opts
+    await hooks.validate(a, opts, None, user, False, {}, warnings)
+    return opts
+
+
+def _unreachable(exc: C.Unreachable) -> E.StatusError:
+    """What a dial of the location gets on a network without it (Go's transport adds the scheme's port)."""
+    scheme, _, host = exc.location.partition("://")
+    if not host.rsplit("]", 1)[-1].count(":"):
+        host += ":443" if scheme == "https" else ":80"
+    return C.service_unavailable(f"error trying to reach service: dial tcp {host}: connect: connection refused")
+
+
+async def handle_connect(ctx: ServerContext, request: web.Request, route: Route) -> web.StreamResponse:
+    """One connect request: its options, admission (not for `pods/log`), then where it would lead."""
+    if route.namespace:
+        check_path_segment(route.namespace, "Namespace")
+    check_path_segment(route.name, "Name")
+    sub, _, subpath = route.sub.partition("/")
+    registry, query = ctx.registry, request.query
+    try:
+        if sub == "log":
+            opts = C.log_options(query, route.name)
+            C.pod_log(registry, route.namespace, route.name, opts)
+            return web.Response(status=204)  # StreamObject: no stream
+        opts = await _admit_connect(ctx, request, route, sub, connect_options(route.resource, sub, subpath, query))
+        if route.resource == "pods" and sub in ("exec", "attach"):
+            C.stream_location(registry, route.namespace, route.name, opts.get("container", ""))
+        elif route.resource == "pods" and sub == "portforward":
+            C.stream_location(registry, route.namespace, route.name, None)
+        elif route.resource == "pods":
+            C.pod_proxy(registry, route.namespace, route.name)
+        elif route.resource == "services":
+            C.service_proxy(registry, route.namespace, route.name)
+        else:
+            C.node_proxy(registry, route.name)
+    except C.Unreachable as exc:
+        raise _unreachable(exc) from None
+    raise E.internal("connect: no answer")  # (not reached: every location raises)
+
+
+__all__ = ["connect_options", "handle_connect"]
