@@ -173,11 +173,11 @@ def _arith(node: Node, level: int, maps: bool = False) -> bool:
 
 def _map_operation(node: Node) -> bool:
     """`k in c`, unless `c` is a list literal (cel-rust's list `in` is cel-go's) or `k` a string literal; or
-    `a == b`, `a != b` of operands that may be maps (not literals of another kind)."""
+    `a == b`, `a != b` of operands that may be maps or lists holding them (not scalar literals)."""
     if node.kind != "binary":
         return False
     if node.value in ("_==_", "_!=_"):
-        return not any(a.kind in ("lit", "list") for a in node.args)
+        return not any(a.kind == "lit" for a in node.args)
     return node.value == "@in" and node.args[1].kind != "list" \
         and not (node.args[0].kind == "lit" and node.args[0].value[0] == "string")
 
