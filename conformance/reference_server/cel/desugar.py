@@ -253,6 +253,9 @@ class _Emitter:
     def __call__(self, node: Node) -> str:
         marks = self.times[0]
         if id(node) in marks:  # a duration or timestamp field, read exactly
+            if marks[id(node)].startswith(exacttime.EQUAL):  # values holding them, compared whole
+                left, right = (self(a) for a in node.args)
+                return exacttime.equal_source(left, right, marks[id(node)], node.value == "_!=_")
             return exacttime.wrap_source(self.emit(node), marks[id(node)])
         return self.emit(node)
 
@@ -526,4 +529,5 @@ def type_of(value: Any, builtin: str) -> dict[str, Any]:
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "__type": type_of, "__opt_select": opt_select, "__opt_has": opt_has, "__opt_index": opt_index, "__opt_list": opt_list, "__opt_map": opt_map,
     "__keys": keys, "__at": at, "__pairs": pairs, "__merge": merge, **arith.FUNCTIONS, **mapkeys.FUNCTIONS,
+    **exacttime.FUNCTIONS,
 }

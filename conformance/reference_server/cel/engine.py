@@ -180,6 +180,11 @@ class Program:
         # or it does not compile)
         self._exact: Program | bool | None = False if exact else None
 
+    @property
+    def times(self) -> TimePaths:
+        """The paths to the duration and timestamp fields it reads exactly (exacttime.py)."""
+        return self._times
+
     def _exact_program(self) -> Program | None:
         if self._exact is None:
             self._exact = _exact_program(self.expression, self._times) or False
