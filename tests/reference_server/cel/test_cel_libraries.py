@@ -250,3 +250,25 @@ def test_library_values_have_their_own_types(expression: str) -> None:
     from conformance.reference_server.cel.libs.authz import authorizer_value
     assert compile_detail(expression, declared(), ("bool",)) is None
     assert run(expression, {"authorizer": authorizer_value({})}) is True
+
+
+@pytest.mark.parametrize("expression, message", [  # cel-go v0.23.2 decls.go's guards: MaybeNoSuchOverload
+    ("dyn(1).lowerAscii()", "no such overload: lowerAscii(int)"),
+    ("dyn('abc').replace('a', 'b', dyn(1.5))", "no such overload: replace(string, string, string, double)"),
+    ("['a'].join(dyn(1))", "no such overload: join(list, int)"),
+    ("['a', 1].sum()", "no such overload: sum(list)"),  # the first element decides which overload is taken
+    ("[1, 'a'].sum()", "no such overload"),  # list(int)'s, whose Add then fails (MaybeNoSuchOverloadErr)
+    ("dyn({}).sum()", "no such overload: sum(map)"),
+    ("dyn(1).isSorted()", "no such overload: isSorted(int)"),
+    ("dyn(1).indexOf(1)", "no such overload: indexOf(int, int)"),
+    ("sets.contains([1], dyn(1))", "no such overload: sets.contains(list, int)"),
+    ("quantity(dyn(1))", "no such overload: quantity(int)"),
+    ("quantity('1').compareTo(semver('1.0.0'))", "no such overload: compareTo(kubernetes.Quantity, kubernetes.Semver)"),
+    ("ip('1.2.3.4').getHost()", "no such overload: getHost(net.IP)"),
+    ("['a', 1].join()", "join: invalid input: 1"),  # ext/strings.go joinValSeparator
+    ("['a', 1.5].join('-')", "join: invalid input: 1.5"),
+])
+def test_mistyped_arguments_are_refused_as_cel_go_guards_them(expression: str, message: str) -> None:
+    with pytest.raises(EvalError) as exc:
+        run(expression)
+    assert str(exc.value) == message
