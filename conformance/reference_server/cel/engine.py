@@ -154,6 +154,17 @@ def _overflow_text(op: str, left: str, right: str) -> str:
     return "integer overflow"
 
 
+# what cel-rust calls an `Undefined variable or function` when a standard function's argument has a type none of
+# its overloads takes, as cel-go v0.23.2 words it: `size` (a singleton bound to the Sizer trait) and the timestamp
+# and duration getters (bound to their receivers) by `evalUnary`/`evalBinary`'s `no such overload: <function>`
+# (interpreter/interpretable.go); `contains`, `startsWith`, `endsWith` (type guards disabled) by their own
+# `MaybeNoSuchOverloadErr` (common/types/string.go)
+_UNDEFINED = re.compile(r"Undefined variable or function: '([\w.]+)'")
+_RECEIVED = frozenset({"size", "getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
+                       "getHours", "getMinutes", "getSeconds", "getMilliseconds"})
+_UNGUARDED = frozenset({"contains", "startsWith", "endsWith"})
+
+
 def error_text(message: str) -> str:
     """cel-go's words for an evaluation error cel-rust reported as `message`: a library function's own text; an
     overflow as cel-go names it; a missing overload or an unsupported operation `no such overload`."""
@@ -164,6 +175,11 @@ def error_text(message: str) -> str:
     if overflow:
         return _overflow_text(*overflow.groups())
     if message.startswith(("No such overload", "Unsupported operation")):
+        return "no such overload"
+    undefined = _UNDEFINED.match(message)
+    if undefined and undefined.group(1) in _RECEIVED:  # cel-rust found no overload for the value's type
+        return f"no such overload: {undefined.group(1)}"
+    if undefined and undefined.group(1) in _UNGUARDED:
         return "no such overload"
     return message
 

@@ -272,3 +272,17 @@ def test_mistyped_arguments_are_refused_as_cel_go_guards_them(expression: str, m
     with pytest.raises(EvalError) as exc:
         run(expression)
     assert str(exc.value) == message
+
+
+@pytest.mark.parametrize("expression, message", [  # cel-go v0.23.2 interpreter/interpretable.go, types/string.go
+    ("size(dyn(1))", "no such overload: size"),  # a singleton bound to the Sizer trait: evalUnary's words
+    ("dyn(1).size()", "no such overload: size"),
+    ("dyn(1).getFullYear()", "no such overload: getFullYear"),  # bound to the Timestamp receiver
+    ("dyn(1).contains('a')", "no such overload"),  # type guards disabled: StringContains' MaybeNoSuchOverloadErr
+    ("dyn(1).startsWith('a')", "no such overload"),
+    ("dyn(1).endsWith('a')", "no such overload"),
+])
+def test_standard_functions_of_a_mistyped_value(expression: str, message: str) -> None:
+    with pytest.raises(EvalError) as exc:
+        run(expression)
+    assert str(exc.value) == message
