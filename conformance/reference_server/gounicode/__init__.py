@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import gzip
-import json
 import pathlib
 
 VERSION = "15.0.0"
@@ -19,6 +17,8 @@ _DATA = pathlib.Path(__file__).with_name("tables15.json.gz")
 
 @functools.lru_cache(maxsize=1)
 def _tables() -> dict[str, dict[str, tuple[int, ...]]]:
+    import gzip  # imported here: nothing of this is read, nor gzip loaded, at the server's start
+    import json
     doc = json.loads(gzip.decompress(_DATA.read_bytes()))
     return {kind: {k: tuple(v) for k, v in doc[kind].items()} for kind in ("categories", "scripts")}
 
