@@ -41,7 +41,7 @@ TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "lis
 # maps to cel-rust, have their own types
 _TYPES = re.compile(r"(?<![\w.])type\s*\(|(?<![\w.])(?:net|kubernetes|google)\s*\.")
 # a conversion cel-rust would read otherwise than cel-go (libs/conversions.py): rewritten (desugar.py)
-_CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|string)\s*\(")
+_CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|string|bytes)\s*\(")
 # an expression that makes durations or timestamps: its `+` and `-` are cel-go's (desugar.py's TIME)
 _TIME = re.compile(r"(?<![\w.])(?:duration|timestamp)\s*\(")
 # cel-rust's refusals of an operation cel-go may compute or word otherwise: the expression runs again with cel-go's

@@ -237,6 +237,7 @@ def test_evaluation_errors_in_cel_gos_words(expression: str, want: str) -> None:
     ("string(dyn([]))", "no such overload: string(list)"),
     ("string(quantity('1'))", "no such overload: string(kubernetes.Quantity)"),
     ("int(quantity('1'))", "no such overload: int(kubernetes.Quantity)"),
+    ("bytes(dyn(1))", "no such overload: bytes(int)"),
 ])
 def test_a_conversion_no_overload_takes(expression: str, message: str) -> None:
     with pytest.raises(EvalError) as exc:

@@ -42,7 +42,7 @@ _UINT = re.compile(r"[0-9]+", re.ASCII)
 _TAKES: dict[str, tuple[type, ...]] = {
     "int": (int, float, str, datetime.datetime, datetime.timedelta), "uint": (int, float, str),
     "double": (int, float, str), "duration": (datetime.timedelta, int, str),
-    "timestamp": (datetime.datetime, int, str), "bool": (bool, str)}
+    "timestamp": (datetime.datetime, int, str), "bool": (bool, str), "bytes": (bytes, str)}
 
 
 def _guard(name: str, value: Any) -> None:
@@ -320,10 +320,16 @@ def go_string(value: Any, exact: str = "") -> str:
     raise LibraryError(f"no such overload: string({runtime_type(value)})")
 
 
+def go_bytes(value: Any) -> Any:
+    """`bytes(x)` of a value it has an overload for, handed back for cel-rust to convert (a string's UTF-8)."""
+    _guard("bytes", value)
+    return value
+
+
 # the conversion functions whose non-literal argument desugar.py hands to the Go reading first
 WRAPPED = {"int": "__go_int", "uint": "__go_uint", "double": "__go_double", "duration": "__go_duration",
-           "timestamp": "__go_timestamp"}
+           "timestamp": "__go_timestamp", "bytes": "__go_bytes"}
 REPLACED = {"string": "__go_string"}
 
 FUNCTIONS = {"__go_int": go_int, "__go_uint": go_uint, "__go_double": go_double, "__go_duration": go_duration,
-             "__go_timestamp": go_timestamp, "__go_string": go_string, "bool": go_bool}
+             "__go_timestamp": go_timestamp, "__go_string": go_string, "__go_bytes": go_bytes, "bool": go_bool}
