@@ -8,7 +8,10 @@ import unicodedata
 import pytest
 
 from conformance.reference_server import goregexp, gounicode
-from conformance.reference_server.fieldmanager.manager import manager_or_user_agent, validate_manager
+from conformance.reference_server.fieldmanager.manager import (
+    manager_or_user_agent,
+    validate_manager,
+)
 from conformance.reference_server.gonet.strconv import quote
 from conformance.reference_server.goregexp import tables
 from conformance.reference_server.registry import crformats, crschema

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import datetime
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .values import TYPE_KEY, LibraryError, runtime_type
 
@@ -46,7 +47,9 @@ def _assignable(param: Any, value: Any) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _declared() -> dict[str, list[Any]]:
-    from ..checker import LIBRARY  # the checker's declarations of 1.33's libraries (imported late: it imports us)
+    from ..checker import (
+        LIBRARY,  # the checker's declarations of 1.33's libraries (imported late: it imports us)
+    )
     return LIBRARY
 
 
