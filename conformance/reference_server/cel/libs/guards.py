@@ -47,9 +47,8 @@ def _assignable(param: Any, value: Any) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _declared() -> dict[str, list[Any]]:
-    from ..checker import (
-        LIBRARY,  # the checker's declarations of 1.33's libraries (imported late: it imports us)
-    )
+    """The checker's declarations of 1.33's libraries, read only once a call has failed."""
+    from ..checker import LIBRARY
     return LIBRARY
 
 
