@@ -68,5 +68,6 @@ def test_field_manager_printable_as_go():
     assert validate_manager("m\U00011F00") == []
     errs = validate_manager("a\u00a0b")
     # `%#U` adds the character only where strconv.IsPrint holds, so never here
-    assert [str(e) for e in errs] == ['fieldManager: Invalid value: "a\\u00a0b": invalid character U+00A0 (at position 1)']
+    assert [str(e) for e in errs] == [
+        'fieldManager: Invalid value: "a\\u00a0b": invalid character U+00A0 (at position 1)']
     assert manager_or_user_agent(None, "k\U00011F00\u00a0x/1.0") == "k\U00011F00x"
