@@ -17,6 +17,7 @@ from typing import Any
 
 from .cost import Estimate
 from .engine import EvalError, Program
+from .exacttime import cost_view
 from .runtimecost import LIMIT_EXCEEDED, CostLimitExceeded, largest_input, read_paths, static_bound, tracked_cost
 
 PER_CALL_LIMIT = 1_000_000           # celconfig.PerCallLimit
@@ -54,7 +55,7 @@ class Budget:
     def _settle(self) -> None:
         for program, activation, bound in self._pending:
             try:
-                actual = tracked_cost(program.expression, activation, limit=bound)
+                actual = tracked_cost(program.expression, cost_view(activation, program.times), limit=bound)
             except CostLimitExceeded:
                 actual = bound
             except Exception:  # noqa: BLE001 - a walk this package cannot make: the estimate stands
@@ -106,7 +107,7 @@ class Budget:
         left = self.remaining
         limit = min(self.per_call, max(left, 0))
         try:
-            cost = tracked_cost(program.expression, activation, limit=limit)
+            cost = tracked_cost(program.expression, cost_view(activation, program.times), limit=limit)
         except CostLimitExceeded as exc:
             cost = exc.cost
         except Exception:  # noqa: BLE001 - a walk this package cannot make: the estimate, or nothing, is taken

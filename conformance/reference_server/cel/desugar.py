@@ -173,11 +173,11 @@ def _arith(node: Node, level: int, maps: bool = False) -> bool:
 
 def _map_operation(node: Node) -> bool:
     """`k in c`, unless `c` is a list literal (cel-rust's list `in` is cel-go's) or `k` a string literal; or
-    `a == b`, `a != b` of operands that may be maps (not literals of another kind)."""
+    `a == b`, `a != b` of operands that may be maps or lists holding them (not scalar literals)."""
     if node.kind != "binary":
         return False
     if node.value in ("_==_", "_!=_"):
-        return not any(a.kind in ("lit", "list") for a in node.args)
+        return not any(a.kind == "lit" for a in node.args)
     return node.value == "@in" and node.args[1].kind != "list" \
         and not (node.args[0].kind == "lit" and node.args[0].value[0] == "string")
 
@@ -253,6 +253,9 @@ class _Emitter:
     def __call__(self, node: Node) -> str:
         marks = self.times[0]
         if id(node) in marks:  # a duration or timestamp field, read exactly
+            if marks[id(node)].startswith(exacttime.EQUAL):  # values holding them, compared whole
+                left, right = (self(a) for a in node.args)
+                return exacttime.equal_source(left, right, marks[id(node)], node.value == "_!=_")
             return exacttime.wrap_source(self.emit(node), marks[id(node)])
         return self.emit(node)
 
@@ -526,4 +529,5 @@ def type_of(value: Any, builtin: str) -> dict[str, Any]:
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "__type": type_of, "__opt_select": opt_select, "__opt_has": opt_has, "__opt_index": opt_index, "__opt_list": opt_list, "__opt_map": opt_map,
     "__keys": keys, "__at": at, "__pairs": pairs, "__merge": merge, **arith.FUNCTIONS, **mapkeys.FUNCTIONS,
+    **exacttime.FUNCTIONS,
 }

@@ -41,7 +41,7 @@ TYPE_NAMES = frozenset({"int", "uint", "double", "bool", "string", "bytes", "lis
 # maps to cel-rust, have their own types
 _TYPES = re.compile(r"(?<![\w.])type\s*\(|(?<![\w.])(?:net|kubernetes|google)\s*\.")
 # a conversion cel-rust would read otherwise than cel-go (libs/conversions.py): rewritten (desugar.py)
-_CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|string)\s*\(")
+_CONVERSIONS = re.compile(r"(?<![\w.])(?:int|uint|double|duration|timestamp|string|bytes)\s*\(")
 # an expression that makes durations or timestamps: its `+` and `-` are cel-go's (desugar.py's TIME)
 _TIME = re.compile(r"(?<![\w.])(?:duration|timestamp)\s*\(")
 # cel-rust's refusals of an operation cel-go may compute or word otherwise: the expression runs again with cel-go's
@@ -154,6 +154,17 @@ def _overflow_text(op: str, left: str, right: str) -> str:
     return "integer overflow"
 
 
+# what cel-rust calls an `Undefined variable or function` when a standard function's argument has a type none of
+# its overloads takes, as cel-go v0.23.2 words it: `size` (a singleton bound to the Sizer trait) and the timestamp
+# and duration getters (bound to their receivers) by `evalUnary`/`evalBinary`'s `no such overload: <function>`
+# (interpreter/interpretable.go); `contains`, `startsWith`, `endsWith` (type guards disabled) by their own
+# `MaybeNoSuchOverloadErr` (common/types/string.go)
+_UNDEFINED = re.compile(r"Undefined variable or function: '([\w.]+)'")
+_RECEIVED = frozenset({"size", "getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
+                       "getHours", "getMinutes", "getSeconds", "getMilliseconds"})
+_UNGUARDED = frozenset({"contains", "startsWith", "endsWith"})
+
+
 def error_text(message: str) -> str:
     """cel-go's words for an evaluation error cel-rust reported as `message`: a library function's own text; an
     overflow as cel-go names it; a missing overload or an unsupported operation `no such overload`."""
@@ -164,6 +175,11 @@ def error_text(message: str) -> str:
     if overflow:
         return _overflow_text(*overflow.groups())
     if message.startswith(("No such overload", "Unsupported operation")):
+        return "no such overload"
+    undefined = _UNDEFINED.match(message)
+    if undefined and undefined.group(1) in _RECEIVED:  # cel-rust found no overload for the value's type
+        return f"no such overload: {undefined.group(1)}"
+    if undefined and undefined.group(1) in _UNGUARDED:
         return "no such overload"
     return message
 
@@ -179,6 +195,11 @@ class Program:
         # the program with cel-go's arithmetic (desugar.py's EXACT), made on first need; False: none (this is it,
         # or it does not compile)
         self._exact: Program | bool | None = False if exact else None
+
+    @property
+    def times(self) -> TimePaths:
+        """The paths to the duration and timestamp fields it reads exactly (exacttime.py)."""
+        return self._times
 
     def _exact_program(self) -> Program | None:
         if self._exact is None:

@@ -12,10 +12,20 @@ A path is a tuple of steps from the rule's `self` (and `oldSelf`, the same schem
 `#` for a list's items, `*` for a map's values (`additionalProperties`). A field is followed through selections,
 indexes, the macros' and `cel.bind`'s variables and `optional.of(oldSelf).value()` (`optionalOldSelf`), and a
 list of such values read whole (`x in self.times`) has each item converted, as is an optional's `value()` or
-`orValue()` (`self.?t.value()`); a value reached otherwise (a map or object holding it compared or handed to a
-function, an optional compared whole) is the text itself."""
+`orValue()` (`self.?t.value()`). A map, list or object holding such fields compared whole (`self == oldSelf`) is
+compared by `exact_equal`, its fields read as instants and lengths of time as cel-go's `Equal` reads them (the same
+instant at another offset is equal); a value reached otherwise (handed to a function, an optional compared whole)
+is the text itself. `cost_view` gives the runtime cost walk (runtimecost.py) such fields as the timestamps and
+durations cel-go prices (a comparison 1, not a string's)."""
 from __future__ import annotations
 
+import datetime
+import json
+from typing import Any
+
+from ..godur import parse_duration
+from .libs.conversions import parse_rfc3339
+from .libs.mapkeys import deep_equal
 from .parser import Node, children, optional_chain as _optional_chain
 
 # a path (steps from `self`) to a `date-time` or `duration` field, and which of the two it holds
@@ -29,6 +39,7 @@ _CONVERSION = {"timestamp": "timestamp", "duration": "duration"}
 
 
 LIST = "list:"  # a mark's prefix: a list of such values, read whole (`x in self.times`)
+EQUAL = "equal:"  # a mark's prefix: `a == b` or `a != b` of values holding such fields (JSON of their paths)
 
 
 def wrap_source(text: str, kind: str) -> str:
@@ -38,6 +49,82 @@ def wrap_source(text: str, kind: str) -> str:
         item = f"type(__em) == string ? {_CONVERSION[kind[len(LIST):]]}(__em) : __em"
         return f"[{text}].map(__el, type(__el) == list ? __el.map(__em, {item}) : __el)[0]"
     return f"[{text}].map(__et, type(__et) == string ? {_CONVERSION[kind]}(__et) : __et)[0]"
+
+
+def equal_source(left: str, right: str, mark: str, negated: bool) -> str:
+    """CEL comparing `left` and `right` (sources) as cel-go does, the fields `mark` names read exactly."""
+    call = f"__exact_equal({left}, {right}, '{mark[len(EQUAL):]}')"
+    return f"!{call}" if negated else call
+
+
+Suffixes = list[tuple[tuple[str, ...], str]]
+
+
+def _exact(value: Any, suffixes: Suffixes, leaf: Any) -> Any:
+    """`value` with each field at one of `suffixes` (paths from it, and their kinds) replaced by `leaf(v, kind)`."""
+    here = next((kind for steps, kind in suffixes if not steps), None)
+    if here is not None:
+        return leaf(value, here)
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            subs = [(steps[1:], kind) for steps, kind in suffixes if steps and steps[0] in (k, VALUES)]
+            out[k] = _exact(v, subs, leaf) if subs else v
+        return out
+    if isinstance(value, list):
+        subs = [(steps[1:], kind) for steps, kind in suffixes if steps and steps[0] == ITEMS]
+        return [_exact(v, subs, leaf) for v in value] if subs else value
+    return value
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_MICRO = datetime.timedelta(microseconds=1)
+
+
+def _nanos(value: Any, kind: str) -> Any:
+    """A field's instant (`timestamp`) or length (`duration`) in nanoseconds, tagged by its kind; its exact text
+    read; anything else (null, a text that is neither) as it is."""
+    try:
+        if isinstance(value, str):
+            if kind == "timestamp":
+                parsed = parse_rfc3339(value)
+                return value if parsed is None else (kind, parsed[0] * 10**9 + parsed[1])
+            return (kind, parse_duration(value))
+        if isinstance(value, datetime.datetime):
+            return (kind, (value - _EPOCH) // _MICRO * 1000)
+        if isinstance(value, datetime.timedelta):
+            return (kind, value // _MICRO * 1000)
+    except (ValueError, OverflowError):
+        pass
+    return value
+
+
+def exact_equal(left: Any, right: Any, spec: str) -> bool:
+    """cel-go's `Equal` of two values whose fields at `spec`'s paths (JSON) are timestamps or durations that may
+    have crossed as exact texts."""
+    suffixes = [(tuple(steps), kind) for steps, kind in json.loads(spec)]
+    return deep_equal(_exact(left, suffixes, _nanos), _exact(right, suffixes, _nanos)) != 0
+
+
+def _stand_in(value: Any, kind: str) -> Any:
+    """What the cost walk reads for a field: an exact text as the `datetime`/`timedelta` it truncates to."""
+    nanos = _nanos(value, kind) if isinstance(value, str) else None
+    if not isinstance(nanos, tuple):
+        return value
+    micros = datetime.timedelta(microseconds=nanos[1] // 1000)
+    return _EPOCH + micros if kind == "timestamp" else micros
+
+
+def cost_view(activation: dict[str, Any], paths: TimePaths) -> dict[str, Any]:
+    """`activation` with the exact texts of `self`'s and `oldSelf`'s time fields as timestamps and durations (to
+    the microsecond: the runtime cost walk prices their types, not their digits)."""
+    if not paths:
+        return activation
+    suffixes = list(paths)
+    return {k: _exact(v, suffixes, _stand_in) if k in ROOTS else v for k, v in activation.items()}
+
+
+FUNCTIONS = {"__exact_equal": exact_equal}
 
 
 class _Marker:
@@ -86,6 +173,14 @@ class _Marker:
         """The path of a list's items or a map's values."""
         return self.step(path, ITEMS, VALUES)
 
+    def held_fields(self, node: Node, env: dict[str, tuple[str, ...] | None]) -> list[tuple[tuple[str, ...], str]]:
+        """The time fields a value read whole holds (paths from it), unless it is one, or a list of them (those
+        are converted where they are read)."""
+        found = None if _optional_chain(node) else self.path(node, env)
+        if found is None or found in self.leaves or found + (ITEMS,) in self.leaves or found not in self.prefixes:
+            return []
+        return [(leaf[len(found):], kind) for leaf, kind in self.leaves.items() if leaf[:len(found)] == found]
+
     def walk(self, node: Node | None, env: dict[str, tuple[str, ...] | None], receiver: bool = False) -> None:
         """Mark the reads under `node`; `receiver`: its value is selected from, indexed, iterated by a macro or
         sized, never read whole (a list of times is then left as it is)."""
@@ -102,6 +197,10 @@ class _Marker:
             for arg in node.args:
                 self.walk(arg, env)
             return
+        if node.kind == "binary" and node.value in ("_==_", "_!=_"):
+            suffixes = sorted({pair for arg in node.args for pair in self.held_fields(arg, env)})
+            if suffixes:
+                self.marks[id(node)] = EQUAL + json.dumps(suffixes, separators=(",", ":"))
         if node.kind == "call":
             args, target = node.args, node.target
             if node.value in ("value", "orValue") and target is not None and _optional_chain(target):

@@ -18,10 +18,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import goregexp
+from ..gofmt import format_float
 from . import desugar as _desugar
 from .libs import authz as _authz, format as _format, net as _net, quantity as _quantity, semver as _semver
 from .libs import conversions as _conversions, sets as _sets
 from .libs import strformat as _strformat, url as _url
+from .libs.guards import guarded
 from .libs.values import QUANTITY, SEMVER, LibraryError as _Err, by_receiver
 
 
@@ -148,13 +150,16 @@ def substring(value: str, start: int, end: int | None = None) -> str:
 
 
 def join(value: Any, sep: str = "") -> str:
+    """`joinValSeparator`: an element that is not a string is `join: invalid input: <%v of it>`."""
     items = _list(value, "join")
-    if not all(isinstance(x, str) for x in items):
-        raise _Err("no such overload: join")
+    for x in items:
+        if not isinstance(x, str):
+            text = format_float(x) if isinstance(x, float) else str(x).lower() if isinstance(x, bool) else str(x)
+            raise _Err(f"join: invalid input: {text}")
     return sep.join(items)
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "isSorted": is_sorted, "sum": list_sum, "min": list_min, "max": list_max,
     "indexOf": index_of, "lastIndexOf": last_index_of,
     "find": find, "findAll": find_all, "__matches": matches,
@@ -167,3 +172,6 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{name: by_receiver(name, {QUANTITY: _quantity.FUNCTIONS[name], SEMVER: _semver.FUNCTIONS[name]})
        for name in ("isGreaterThan", "isLessThan", "compareTo")},
 }
+# each public one behind cel-go's invocation guard (libs/guards.py); the rewrites' own (`__...`) as they are
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    name: fn if name.startswith("__") else guarded(name, fn) for name, fn in _FUNCTIONS.items()}

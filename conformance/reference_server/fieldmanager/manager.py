@@ -9,10 +9,10 @@ unless forced.
 from __future__ import annotations
 
 import json
-import unicodedata
 from typing import Any
 
 from .. import apierrors as E
+from .. import gounicode
 from ..storage.clone import clone
 from . import fieldpath as fp
 from . import typed
@@ -38,7 +38,7 @@ def manager_or_user_agent(manager: str | None, user_agent: str | None) -> str:
         return manager
     out = ""
     for ch in (user_agent or "").split("/", 1)[0]:
-        if not ch.isprintable():
+        if not gounicode.is_print(ch):
             continue
         if len(out.encode()) > MAX_MANAGER_LENGTH:
             break
@@ -47,17 +47,16 @@ def manager_or_user_agent(manager: str | None, user_agent: str | None) -> str:
 
 
 def validate_manager(manager: str) -> list[E.FieldError]:
-    """`ValidateFieldManager`: at most 128 bytes, printable characters only."""
+    """`ValidateFieldManager`: at most 128 bytes, printable characters only (`unicode.IsPrint`; the message's
+    `%#U` adds the character itself only where it is printable, so never here)."""
     errs = []
     if len(manager.encode()) > MAX_MANAGER_LENGTH:
         errs.append(E.FieldError("FieldValueTooLong", "fieldManager",
                                  f"Too long: may not be more than {MAX_MANAGER_LENGTH} bytes"))
     for i, ch in enumerate(manager):
-        if not ch.isprintable() and ch != " ":
-            name = unicodedata.name(ch, "")
-            errs.append(E.field_invalid("fieldManager", manager,
-                                        f"invalid character U+{ord(ch):04X}" + (f" '{ch}'" if name else "")
-                                        + f" (at position {len(manager[:i].encode())})"))
+        if not gounicode.is_print(ch):
+            errs.append(E.field_invalid("fieldManager", manager, f"invalid character U+{ord(ch):04X}"
+                                        f" (at position {len(manager[:i].encode())})"))
     return errs
 
 

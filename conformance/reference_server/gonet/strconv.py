@@ -6,7 +6,7 @@ byte string back (a byte sequence that is not UTF-8 kept by `surrogateescape`, a
 Follows src/strconv/quote.go (`appendQuotedWith`, `appendEscapedRune`)."""
 from __future__ import annotations
 
-import unicodedata
+from .. import gounicode
 
 
 def to_bytes(text: str) -> str:
@@ -41,8 +41,9 @@ _ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "
 
 
 def _printable(ch: str) -> bool:
-    """`strconv.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space."""
-    return ch == " " or unicodedata.category(ch)[0] in "LMNPS"
+    """`strconv.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space, by Go 1.24's
+    tables (Unicode 15.0.0)."""
+    return gounicode.is_print(ch)
 
 
 def quote(text: str) -> str:

@@ -2,15 +2,15 @@
 categories and scripts (`unicode/tables.go`, as `parse.go`'s 1.24 `unicodeTable` names them: exact names, `Any`),
 and simple case folding orbits (`unicode.SimpleFold`).
 
-Categories come from Python's `unicodedata` (its Unicode version, not Go 1.24's 15.0.0); scripts, which Python
-does not carry, are approximated by character names (`GREEK ...`, `CYRILLIC ...`; Han by the CJK ideograph
-blocks), the names themselves being Go's list, so a pattern naming a script Go knows is accepted exactly.
-Tables are built on first use and kept."""
+Categories and scripts are Go 1.24's own (Unicode 15.0.0: `gounicode/`); case folding orbits are read from
+Python's `str.lower`/`casefold` (Unicode 14.0.0, whose simple case pairs 15.0.0 left as they were). Tables are
+built on first use and kept."""
 from __future__ import annotations
 
 import functools
 import sys
-import unicodedata
+
+from .. import gounicode
 
 MAX_RUNE = 0x10FFFF
 MIN_FOLD, MAX_FOLD = 0x0041, 0x1E943
@@ -52,67 +52,14 @@ Saurashtra Sharada Shavian Siddham SignWriting Sinhala Sogdian Sora_Sompeng Soyo
 Tagalog Tagbanwa Tai_Le Tai_Tham Tai_Viet Takri Tamil Tangsa Tangut Telugu Thaana Thai Tibetan Tifinagh Tirhuta Toto
 Ugaritic Vai Vithkuqi Wancho Warang_Citi Yezidi Yi Zanabazar_Square""".split())
 
-# character-name prefixes that differ from the script's name
-_SCRIPT_NAMES = {"Han": ("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH", "KANGXI RADICAL", "CJK RADICAL"),
-                 "Canadian_Aboriginal": ("CANADIAN SYLLABICS",), "Nko": ("NKO ",), "Phags_Pa": ("PHAGS-PA ",),
-                 "Yi": ("YI SYLLABLE", "YI RADICAL"), "SignWriting": ("SIGNWRITING ",),
-                 "Hangul": ("HANGUL ",), "Inherited": ("COMBINING ",)}
-
-
-@functools.lru_cache(maxsize=1)
-def _category_ranges() -> dict[str, tuple[int, ...]]:
-    """Every two-letter category's ranges, one pass over the code points (Cn, unassigned, is no category in Go)."""
-    spans: dict[str, list[int]] = {}
-    cat = unicodedata.category
-    prev, start = None, 0
-    for cp in range(MAX_RUNE + 2):
-        c = cat(chr(cp)) if cp <= MAX_RUNE else None
-        if c != prev:
-            if prev is not None and prev != "Cn":
-                spans.setdefault(prev, []).extend((start, cp - 1))
-            prev, start = c, cp
-    return {k: tuple(v) for k, v in spans.items()}
-
-
-@functools.lru_cache(maxsize=64)
 def category(name: str) -> tuple[int, ...]:
-    """A category's ranges (one letter: the union of its two-letter ones)."""
-    table = _category_ranges()
-    if len(name) == 2:
-        return table.get(name, ())
-    ranges: list[int] = []
-    for key, spans in table.items():
-        if key[0] == name:
-            ranges.extend(spans)
-    return clean(ranges)
+    """A category's ranges (one letter: the union of its two-letter ones), from Go 1.24's tables."""
+    return gounicode.category(name)
 
 
-@functools.lru_cache(maxsize=256)
 def script(name: str) -> tuple[int, ...]:
-    """A script's ranges, approximated by the characters' names."""
-    if name == "Common":
-        return _by_names(lambda n, c: c[0] in "PSZN" and not any(n.startswith(p) for p in _script_prefixes()))
-    prefixes = _SCRIPT_NAMES.get(name, (name.upper().replace("_", " ") + " ",))
-    return _by_names(lambda n, c: n.startswith(prefixes))
-
-
-@functools.lru_cache(maxsize=1)
-def _script_prefixes() -> tuple[str, ...]:
-    return tuple(p for s in SCRIPTS if s not in ("Common", "Inherited")
-                 for p in _SCRIPT_NAMES.get(s, (s.upper().replace("_", " ") + " ",)))
-
-
-def _by_names(test) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
-    out: list[int] = []
-    for cp in range(MAX_RUNE + 1):
-        ch = chr(cp)
-        n = unicodedata.name(ch, "")
-        if n and test(n, unicodedata.category(ch)):
-            if out and out[-1] == cp - 1:
-                out[-1] = cp
-            else:
-                out.extend((cp, cp))
-    return tuple(out)
+    """A script's ranges, from Go 1.24's tables."""
+    return gounicode.script(name)
 
 
 @functools.lru_cache(maxsize=1)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import unicodedata
 from datetime import date
 from typing import Callable
 
+from .. import gounicode
 from ..gonet import mail as gomail
 from ..gonet import url as gourl
 from .crdrules.values import strfmt_duration
@@ -71,14 +71,15 @@ def _duration(text: str) -> bool:
 
 
 def _hostname(text: str) -> bool:
-    """`IsHostname`: HostnamePattern, at most 255 bytes, labels of at most 63 bytes."""
+    """`IsHostname`: HostnamePattern, at most 255 bytes, labels of at most 63 bytes; `\\p{L}` and `\\p{S}` are Go
+    1.24's tables (Unicode 15.0.0)."""
     mapped = []
     for ch in text:
         if ch.isascii() and (ch.isalnum() or ch in "-."):
             mapped.append(ch)
-        elif unicodedata.category(ch).startswith("S"):
+        elif gounicode.category_of(ch).startswith("S"):
             mapped.append("\x01")
-        elif not ch.isascii() and unicodedata.category(ch).startswith("L"):
+        elif not ch.isascii() and gounicode.category_of(ch).startswith("L"):
             mapped.append("a")
         else:
             return False

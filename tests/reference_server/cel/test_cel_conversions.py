@@ -142,7 +142,7 @@ def test_timestamp_is_handed_to_cel_rust_in_a_form_it_reads_exactly(text: str, w
     (datetime.datetime(2006, 1, 2, 15, 4, 5, 500000, tzinfo=datetime.timezone(datetime.timedelta(hours=1))),
      "2006-01-02T15:04:05.5+01:00"),
     (datetime.datetime(2006, 1, 2, 15, 4, 5, tzinfo=UTC), "2006-01-02T15:04:05Z"),
-    ([1], ("error", "no such overload")),
+    ([1], ("error", "no such overload: string(list)")),
 ])
 def test_string_prints_as_go(value, want) -> None:
     assert _or_error(conv.go_string, value) == want
@@ -224,3 +224,22 @@ def test_literals_of_the_target_type_and_plain_strings_are_left_to_cel_rust() ->
 def test_evaluation_errors_in_cel_gos_words(expression: str, want: str) -> None:
     got = run(expression, n=7, z=0, big=9223372036854775807, m={"a": 1}, l=[1, 2])
     assert got == ("error", want)
+
+
+@pytest.mark.parametrize("expression, message", [  # cel-go v0.23.2: the dispatch over a conversion's overloads
+    ("int(dyn([]))", "no such overload: int(list)"),
+    ("int(dyn(true))", "no such overload: int(bool)"),
+    ("uint(dyn({}))", "no such overload: uint(map)"),
+    ("double(dyn(duration('1s')))", "no such overload: double(google.protobuf.Duration)"),
+    ("duration(dyn(1.5))", "no such overload: duration(double)"),
+    ("timestamp(dyn([]))", "no such overload: timestamp(list)"),
+    ("bool(dyn(1))", "no such overload: bool(int)"),
+    ("string(dyn([]))", "no such overload: string(list)"),
+    ("string(quantity('1'))", "no such overload: string(kubernetes.Quantity)"),
+    ("int(quantity('1'))", "no such overload: int(kubernetes.Quantity)"),
+    ("bytes(dyn(1))", "no such overload: bytes(int)"),
+])
+def test_a_conversion_no_overload_takes(expression: str, message: str) -> None:
+    with pytest.raises(EvalError) as exc:
+        compile_expression(expression, ()).evaluate({})
+    assert str(exc.value) == message

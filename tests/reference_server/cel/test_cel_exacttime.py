@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from conformance.reference_server.cel import EvalError, compile_expression
-from conformance.reference_server.cel.exacttime import mark
+from conformance.reference_server.cel.budget import Budget
+from conformance.reference_server.cel.exacttime import cost_view, mark
 from conformance.reference_server.cel.parser import parse
+from conformance.reference_server.cel.runtimecost import tracked_cost
 from conformance.reference_server.registry.crdrules.values import time_paths, to_cel
 
 SCHEMA = {"type": "object", "properties": {
@@ -119,3 +121,36 @@ def test_a_list_of_times_read_whole(expression):
 ])
 def test_an_optional_field_value_is_read_exactly(expression):
     assert run(expression) is True
+
+
+def _pair(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    return {"self": to_cel(new, SCHEMA), "oldSelf": to_cel(old, SCHEMA)}
+
+
+@pytest.mark.parametrize("expression, old, new, expected", [
+    # the same instant at another offset: cel-go's `Equal` of timestamps compares instants
+    ("self == oldSelf", OBJECT, {**OBJECT, "t1": "2024-01-01T01:00:00.000000100+01:00"}, True),
+    ("self != oldSelf", OBJECT, {**OBJECT, "t1": "2024-01-01T01:00:00.000000100+01:00"}, False),
+    ("self == oldSelf", OBJECT, {**OBJECT, "t1": "2024-01-01T00:00:00.000000101Z"}, False),
+    ("self == oldSelf", OBJECT, {**OBJECT, "name": "y"}, False),
+    ("self.items == oldSelf.items", OBJECT, {**OBJECT, "items": [{"at": "2023-12-31T23:00:00.000000700Z"}]}, True),
+    ("self.ds == oldSelf.ds", OBJECT, {**OBJECT, "ds": {"a": "1.5us", "b": "2000ms"}}, True),
+    ("self.ds == oldSelf.ds", OBJECT, {**OBJECT, "ds": {"a": "1501ns", "b": "2s"}}, False),
+    ("self.ts == oldSelf.ts", OBJECT, {**OBJECT, "ts": ["2024-01-01T01:00:00.000000001+01:00",
+                                                        "2024-01-01T00:00:00Z"]}, True),
+    ("self == oldSelf", OBJECT, OBJECT, True),
+])
+def test_values_holding_such_fields_compare_as_cel_go(expression, old, new, expected):
+    program = compile_expression(expression, ("self", "oldSelf"), True, time_paths(SCHEMA))
+    assert program.evaluate(_pair(old, new)) is expected
+
+
+def test_the_runtime_cost_walk_prices_such_fields_as_timestamps():
+    """`self.t1 == oldSelf.t1`: two identifiers, two selections and a comparison of timestamps, 1 each: 5 (a
+    comparison of their 30-character texts would be 1 + 0.1 x 30)."""
+    program = compile_expression("self.t1 == oldSelf.t1", ("self", "oldSelf"), True, time_paths(SCHEMA))
+    activation = _pair(OBJECT, OBJECT)
+    assert tracked_cost(program.expression, cost_view(activation, program.times)) == 5
+    b = Budget(5)
+    assert b.evaluate(program, activation) is True
+    assert b.spent == 5

@@ -250,3 +250,32 @@ def test_library_values_have_their_own_types(expression: str) -> None:
     from conformance.reference_server.cel.libs.authz import authorizer_value
     assert compile_detail(expression, declared(), ("bool",)) is None
     assert run(expression, {"authorizer": authorizer_value({})}) is True
+
+
+@pytest.mark.parametrize("expression, message", [  # cel-go v0.23.2 decls.go's guards: MaybeNoSuchOverload
+    ("dyn(1).lowerAscii()", "no such overload: lowerAscii(int)"),
+    ("dyn('abc').replace('a', 'b', dyn(1.5))", "no such overload: replace(string, string, string, double)"),
+    ("['a'].join(dyn(1))", "no such overload: join(list, int)"),
+    ("['a', 1].sum()", "no such overload: sum(list)"),  # the first element decides which overload is taken
+    ("[1, 'a'].sum()", "no such overload"),  # list(int)'s, whose Add then fails (MaybeNoSuchOverloadErr)
+    ("dyn({}).sum()", "no such overload: sum(map)"),
+    ("dyn(1).isSorted()", "no such overload: isSorted(int)"),
+    ("dyn(1).indexOf(1)", "no such overload: indexOf(int, int)"),
+    ("sets.contains([1], dyn(1))", "no such overload: sets.contains(list, int)"),
+    ("quantity(dyn(1))", "no such overload: quantity(int)"),
+    ("quantity('1').compareTo(semver('1.0.0'))", "no such overload: compareTo(kubernetes.Quantity, kubernetes.Semver)"),
+    ("ip('1.2.3.4').getHost()", "no such overload: getHost(net.IP)"),
+    ("['a', 1].join()", "join: invalid input: 1"),  # ext/strings.go joinValSeparator
+    ("['a', 1.5].join('-')", "join: invalid input: 1.5"),
+    # standard functions, cel-go v0.23.2 interpreter/interpretable.go and types/string.go
+    ("size(dyn(1))", "no such overload: size"),  # a singleton bound to the Sizer trait: evalUnary's words
+    ("dyn(1).size()", "no such overload: size"),
+    ("dyn(1).getFullYear()", "no such overload: getFullYear"),  # bound to the Timestamp receiver
+    ("dyn(1).contains('a')", "no such overload"),  # type guards disabled: StringContains' MaybeNoSuchOverloadErr
+    ("dyn(1).startsWith('a')", "no such overload"),
+    ("dyn(1).endsWith('a')", "no such overload"),
+])
+def test_mistyped_arguments_are_refused_as_cel_go_guards_them(expression: str, message: str) -> None:
+    with pytest.raises(EvalError) as exc:
+        run(expression)
+    assert str(exc.value) == message

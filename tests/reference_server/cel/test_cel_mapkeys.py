@@ -75,6 +75,19 @@ def test_lossless_keys_follow_overflow_go():
     ("[1].map(x, {x: x})[0] == {1u: 1}", True),
     ("{1: 'a'} == dyn([1])", False),
     ("{'x': 1} == {'x': 1}", True),
+    # `Equal` at every depth: the values of maps and the elements of lists compared as the top is
+    ("{1: {2: 'a'}} == dyn({1u: {2u: 'a'}})", True),
+    ("{1: {2: 'a'}} != dyn({1u: {2u: 'a'}})", False),
+    ("{1: [{2: 'a'}]} == dyn({1u: [{2u: 'a'}]})", True),
+    ("[{1: 'a'}] == dyn([{1u: 'a'}])", True),
+    ("{1: {2: 'a'}} == dyn({1u: {2u: 'b'}})", False),
+    ("{1: {2: 1}} == dyn({1u: {2u: 1.0}})", True),
+    ("{1: {true: 1}} == dyn({1u: {1: 1}})", False),  # a bool key is never a number
+    ("{1: {2: 0.0/0.0}} == dyn({1u: {2u: 0.0/0.0}})", False),
+    ("{1: {2: duration('1ns')}} == dyn({1u: {2u: duration('2us')}})", False),
+    ("{1: {2: duration('1ns')}, 3: 1} == dyn({1u: {2u: duration('1ns')}, 3u: 2})", False),
+    ("{1: duration('1ns')} == dyn({1u: duration('2ns')})", False),  # the top level keeps nanoseconds
+    ("{1: duration('1ns')} == dyn({1u: duration('1ns')})", True),
 ])
 def test_map_equality(expression, expected):
     assert run(expression) == expected

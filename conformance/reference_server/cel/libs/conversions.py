@@ -23,7 +23,7 @@ from ...godur import DurationError, parse_duration
 from ...gofmt import format_float
 from .arith import MAX_UNIX, MIN_UNIX, exact_nanos, exact_time, rust_duration, timestamp_text
 from .net import to_string as _library_string
-from .values import LibraryError, type_name
+from .values import LibraryError, runtime_type, type_name
 
 _INT64 = 1 << 63
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -37,9 +37,20 @@ _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _UINT = re.compile(r"[0-9]+", re.ASCII)
 
 
-def _not_bool(value: Any) -> None:
-    if isinstance(value, bool):
-        raise LibraryError("no such overload")
+# the Python types of the values each conversion has an overload for (cel-go v0.23.2 common/stdlib/standard.go);
+# a uint crosses as an int
+_TAKES: dict[str, tuple[type, ...]] = {
+    "int": (int, float, str, datetime.datetime, datetime.timedelta), "uint": (int, float, str),
+    "double": (int, float, str), "duration": (datetime.timedelta, int, str),
+    "timestamp": (datetime.datetime, int, str), "bool": (bool, str), "bytes": (bytes, str)}
+
+
+def _guard(name: str, value: Any) -> None:
+    """cel-go's dispatch over a conversion's overloads: a value none takes is `no such overload: <name>(<type>)`
+    (`MaybeNoSuchOverload`, common/decls/decls.go); a bool is no number here."""
+    takes = _TAKES[name]
+    if not isinstance(value, takes) or isinstance(value, bool) and bool not in takes:
+        raise LibraryError(f"no such overload: {name}({runtime_type(value)})")
 
 
 def go_int(value: Any, exact: str = "") -> Any:
@@ -47,7 +58,7 @@ def go_int(value: Any, exact: str = "") -> Any:
     double `doubleToInt64Checked` (truncated, `integer overflow` outside int64); of a uint beyond int64 an
     overflow; of a timestamp its Unix seconds, of a duration its nanoseconds (cel-rust has neither), read from
     `exact`, cel-rust's own text of them (arith.py)."""
-    _not_bool(value)
+    _guard("int", value)
     if exact and isinstance(value, datetime.datetime):
         return exact_time(exact)[0]
     if exact and isinstance(value, datetime.timedelta):
@@ -76,7 +87,7 @@ def go_uint(value: Any) -> Any:
     """`uint(x)`: of a string `strconv.ParseUint(s, 10, 64)`, decimal digits (no sign) within uint64; of a double
     `doubleToUint64Checked`, of an int `int64ToUint64Checked` (`unsigned integer overflow` when negative or beyond
     uint64); handed back as text, which `uint()` reads."""
-    _not_bool(value)
+    _guard("uint", value)
     if isinstance(value, float):
         if math.isnan(value) or not 0 <= value < 1.8446744073709551616e19:
             raise LibraryError("unsigned integer overflow")
@@ -147,7 +158,7 @@ def parse_float(text: str) -> float:
 
 
 def go_double(value: Any) -> Any:
-    _not_bool(value)
+    _guard("double", value)
     if not isinstance(value, str):
         return value
     try:
@@ -170,13 +181,13 @@ def go_bool(value: Any) -> bool:
         if value in _FALSE:
             return False
         raise _conversion_error("bool")
-    raise LibraryError("no such overload")
+    raise LibraryError(f"no such overload: bool({runtime_type(value)})")
 
 
 def go_duration(value: Any, exact: str = "") -> Any:
     """`time.ParseDuration`, as nanoseconds cel-rust reads exactly; an int is declared (`IntToDuration`) but
     `Int.ConvertToType` has no duration case: an error. A duration itself is handed back as its `exact` text."""
-    _not_bool(value)
+    _guard("duration", value)
     if exact and isinstance(value, datetime.timedelta):
         return rust_duration(exact_nanos(exact))
     if isinstance(value, int):
@@ -235,7 +246,7 @@ def go_timestamp(value: Any, exact: str = "") -> Any:
     """`time.Parse(time.RFC3339, s)` within cel-go's range, as RFC 3339 text cel-rust reads exactly (the offset
     kept where cel-rust can hold it); an int is Unix seconds; a timestamp itself is handed back as its `exact`
     text."""
-    _not_bool(value)
+    _guard("timestamp", value)
     if exact and isinstance(value, datetime.datetime):
         return timestamp_text(*exact_time(exact))
     if isinstance(value, int):
@@ -306,13 +317,19 @@ def go_string(value: Any, exact: str = "") -> str:
             raise LibraryError("invalid UTF-8 in bytes, cannot convert to string") from None
     if type_name(value):
         return _library_string(value)  # `string(<IP>)`, `string(<CIDR>)`
-    raise LibraryError("no such overload")
+    raise LibraryError(f"no such overload: string({runtime_type(value)})")
+
+
+def go_bytes(value: Any) -> Any:
+    """`bytes(x)` of a value it has an overload for, handed back for cel-rust to convert (a string's UTF-8)."""
+    _guard("bytes", value)
+    return value
 
 
 # the conversion functions whose non-literal argument desugar.py hands to the Go reading first
 WRAPPED = {"int": "__go_int", "uint": "__go_uint", "double": "__go_double", "duration": "__go_duration",
-           "timestamp": "__go_timestamp"}
+           "timestamp": "__go_timestamp", "bytes": "__go_bytes"}
 REPLACED = {"string": "__go_string"}
 
 FUNCTIONS = {"__go_int": go_int, "__go_uint": go_uint, "__go_double": go_double, "__go_duration": go_duration,
-             "__go_timestamp": go_timestamp, "__go_string": go_string, "bool": go_bool}
+             "__go_timestamp": go_timestamp, "__go_string": go_string, "__go_bytes": go_bytes, "bool": go_bool}

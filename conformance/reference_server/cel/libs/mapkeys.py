@@ -7,11 +7,13 @@ cel-go looks the key up as given, then: a double as the int it equals exactly, e
 uint it equals (not negative); a uint as the int it equals (within int64). Not found: `no such key: <key>` (`%v`: a
 double in `strconv`'s shortest `g` form). cel-rust finds only a key of the same type and refuses a double key
 outright; desugar.py rewrites `m[k]` (when cel-rust refused it), and `k in m` and `a == b` (`baseMap.Equal`: each
-key found by `Find`) where the expression can make a map with numeric keys, into the lookups below. The map itself never crosses to Python: its values may be durations or
-timestamps, which Python would hold only to the microsecond."""
+key found by `Find`, at any depth: `deep_equal`) where the expression can make a map with numeric keys, into the
+lookups below. A map crosses to Python only to be compared (`deep_equal`), which gives up on the timestamps and
+durations Python would hold only to the microsecond."""
 from __future__ import annotations
 
 import math
+from datetime import datetime, timedelta
 
 from ...gofmt import format_float
 from .values import LibraryError
@@ -61,12 +63,49 @@ def contains_source(k: str, m: str) -> str:
 
 def equal_source(a: str, b: str) -> str:
     """CEL for `a == b` (both bound names) where both may be maps: cel-go's `baseMap.Equal`, each key of `a`
-    found in `b` by `Find` and the values equal (a value that is itself such a map compares by cel-rust's own
-    equality)."""
+    found in `b` by `Find` and the values equal (`Equal` again, at any depth: `deep_equal`, which answers for
+    values Python holds exactly, and otherwise leaves the top level to the lookups above and what lies below it
+    to cel-rust's own equality). Two lists compare as cel-go's `baseList.Equal` the same way."""
     found = contains_source("__ek2", b)
     value = index_source(b, "__ek2")
-    return (f"type({a}) == map && type({b}) == map ? size({a}) == size({b}) && "
-            f"{a}.all(__ek2, ({found}) && ({value}) == {a}[__ek2]) : {a} == {b}")
+    top = (f"size({a}) == size({b}) && "
+           f"{a}.all(__ek2, ({found}) && ({value}) == {a}[__ek2])")
+    return (f"type({a}) == map && type({b}) == map || type({a}) == list && type({b}) == list ? {a} == {b} || "
+            f"[__deep_equal({a}, {b})].map(__eq, __eq < 0 ? type({a}) == map && {top} : __eq == 1)[0] : "
+            f"{a} == {b}")
 
 
-FUNCTIONS = {"__lossless_keys": lossless_keys, "__no_key": no_key}
+def deep_equal(a: object, b: object) -> int:
+    """cel-go's `Equal` over two values as they crossed from cel-rust (a uint as a Python int): 1 equal, 0 not,
+    -1 when the only doubt left is a timestamp or duration that Python holds to the microsecond and finds equal
+    there (cel-rust's own equality then answers). Numbers of different types compare as `float64`s
+    (`compareIntDouble` and its kin), a bool equals only a bool, and a map's key is found whatever its numeric
+    type; as in cel-go, one unequal element makes the whole unequal."""
+    if isinstance(a, (datetime, timedelta)) or isinstance(b, (datetime, timedelta)):
+        return -1 if type(a) is type(b) and a == b else 0
+    if isinstance(a, bool) or isinstance(b, bool):
+        return int(type(a) is type(b) and a == b)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return int(float(a) == float(b) if type(a) is not type(b) else a == b)
+    if isinstance(a, list) and isinstance(b, list):
+        return _all(len(a) == len(b), (deep_equal(x, y) for x, y in zip(a, b)))
+    if isinstance(a, dict) and isinstance(b, dict):
+        keyed = {(type(k) is bool, k): v for k, v in b.items()}
+        missing = object()
+        pairs = ((v, keyed.get((type(k) is bool, k), missing)) for k, v in a.items())
+        return _all(len(a) == len(b), (0 if w is missing else deep_equal(v, w) for v, w in pairs))
+    return int(type(a) is type(b) and a == b)
+
+
+def _all(same_size: bool, answers) -> int:  # type: ignore[no-untyped-def]
+    if not same_size:
+        return 0
+    out = 1
+    for answer in answers:
+        if answer == 0:
+            return 0
+        out = min(out, answer)
+    return out
+
+
+FUNCTIONS = {"__lossless_keys": lossless_keys, "__no_key": no_key, "__deep_equal": deep_equal}

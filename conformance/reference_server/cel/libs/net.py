@@ -257,7 +257,7 @@ def to_string(value: Any) -> str:
         return value["ip"]
     if kind == CIDR:
         return value["cidr"]
-    raise LibraryError("no such overload: string")
+    raise LibraryError(f"no such overload: string({kind})")
 
 
 def _multicast_link_local(a: Address) -> bool:
