@@ -158,3 +158,26 @@ def test_secret_string_data_is_merged_into_data(http, url, ns):
     body = r.json()
     assert "stringData" not in body and body["type"] == "Opaque"
     assert body["data"] == {"a": base64.b64encode(b"new").decode(), "b": base64.b64encode(b"x").decode()}
+
+
+def test_nodes_status_is_served_as_upstreams_node_status_strategy():
+    """`nodes/status` (nodeStatusStrategy: the spec kept) is in discovery and answers, as on a cluster."""
+    import requests as rq
+
+    from conformance.reference_server.embedded import start_embedded
+    srv = start_embedded(flavor="bare")
+    try:
+        u = srv.url
+        names = [r["name"] for r in rq.get(u + "/api/v1").json()["resources"]]
+        assert "nodes/status" in names
+        assert rq.post(u + "/api/v1/nodes", json={"metadata": {"name": "n1"},
+                                                 "spec": {"podCIDR": "10.0.0.0/24"}}).status_code == 201
+        node = rq.get(u + "/api/v1/nodes/n1/status").json()
+        node["status"], node["spec"]["unschedulable"] = {"capacity": {"cpu": "4"}}, True
+        got = rq.put(u + "/api/v1/nodes/n1/status", json=node).json()
+        assert got["spec"] == {"podCIDR": "10.0.0.0/24"} and got["status"] == {"capacity": {"cpu": "4"}}
+        paths = rq.get(u + "/openapi/v3/api/v1").json()["paths"]
+        assert {"/api/v1/nodes/{name}/status", "/api/v1/namespaces/{namespace}/pods/{name}/status",
+                "/api/v1/namespaces/{namespace}/services/{name}/status"} <= set(paths)
+    finally:
+        srv.stop()

@@ -136,7 +136,7 @@ def test_resize_meets_limit_ranges_and_quotas(http: requests.Session, url: str, 
     r = http.post(f"{base}/resourcequotas", json={"metadata": {"name": "q"}, "spec": {"hard": {"requests.cpu": "1"}}})
     assert r.status_code == 201, r.text
     r = http.patch(f"{base}/pods/r/resize", headers=STRATEGIC, data=json.dumps({"spec": {"containers": [
-        {"name": "c", "resources": {"requests": {"cpu": "1500m"}}}]}}))
+        {"name": "c", "resources": {"requests": {"cpu": "1500m"}, "limits": {"cpu": "2"}}}]}}))  # (valid: ≤ limit)
     assert r.status_code == 403, r.text
     assert status_of(r)["message"].startswith('pods "r" is forbidden: exceeded quota: q'), r.text
     r = http.patch(f"{base}/pods/r/resize", headers=STRATEGIC, data=json.dumps({"spec": {"containers": [

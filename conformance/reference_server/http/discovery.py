@@ -25,7 +25,7 @@ def api_versions(host: str) -> dict[str, Any]:
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": host}]}
 
 
-_CORE_EXTRA = frozenset({"persistentvolumes", "replicationcontrollers"})  # core /status of a cluster kind, /scale
+_CORE_EXTRA = frozenset({"persistentvolumes", "replicationcontrollers", "nodes"})  # core /status of a cluster kind, /scale
 
 
 def api_resource_list(registry: Registry, finalize_verbs: list[str]) -> dict[str, Any]:

@@ -53,13 +53,12 @@ def wire_kinds(resources: list[Any]) -> list[Any] | None:
     kind_info = wire_attr("kinds", "KindInfo")
     if kind_info is None:
         return None
+    from ..registry.subresources import subresources  # /status where upstream serves it (and /scale)
     out = []
     for r in resources:
-        subs = {"finalize": ("update",), "status": ("get", "patch", "update")} if r.plural == "namespaces" else {}
-        if r.plural in ("persistentvolumeclaims", "persistentvolumes", "replicationcontrollers"):
-            from ..registry.subresources import subresources  # their /status (and the RC's /scale)
-            subs = subresources(r)
-        if r.plural == "pods":  # registry/podupdates.py (its /status is not listed here)
-            subs = {"ephemeralcontainers": ("get", "patch", "update"), "resize": ("get", "patch", "update")}
+        subs = {"finalize": ("update",), "status": ("get", "patch", "update")} if r.plural == "namespaces" \
+            else dict(subresources(r))
+        if r.plural == "pods":  # registry/podupdates.py
+            subs.update({"ephemeralcontainers": ("get", "patch", "update"), "resize": ("get", "patch", "update")})
         out.append(kind_info(r.kind, r.plural, r.singular, r.namespaced, tuple(r.short_names), tuple(r.verbs), subs))
     return out

@@ -56,6 +56,7 @@ class Registry:
             self.add_group_store(GroupStore(gk.info, store, gk.group, gk.version, gk.strategy(gk.info), deviations))
             self._add_subresources(self._groups[(gk.group, gk.info.plural)])
         self._add_subresources(self._cluster["persistentvolumes"])
+        self._add_subresources(self._cluster["nodes"])
         self._install_versioned_kinds()
         self._install_certificates()
         self._install_rbac()

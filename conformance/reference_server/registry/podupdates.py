@@ -8,8 +8,8 @@ whole Pod) and `pkg/apis/core/validation/validation.go` 1.33: `ValidatePodEpheme
 container, `allowedEphemeralContainerFields`, no `subPath`/`subPathExpr`), and `ValidatePodResize` (static and
 Windows pods refused, the QoS class may not change, containers may not be added or removed, only cpu and memory
 requests and limits may change; a pod with no running container, as every pod here, counts as on a node that
-supports resize, `isPodResizeRequestSupported`). The pod spec's own validation is registry/pod.py's
-(`validate_pod_spec`), called, not repeated; the container defaults too.
+supports resize, `isPodResizeRequestSupported`). The pod spec's own validation is registry/podvalidation's
+(`validate_pod`, as `validatePodMetadataAndSpec`), called, not repeated; the container defaults registry/pod.py's.
 """
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from typing import Any
 
 from .. import apierrors as E
 from ..storage.clone import clone
-from .pod import PodStrategy, _default_container, qos_class, validate_pod_spec
+from .pod import PodStrategy, _default_container, qos_class
+from .podvalidation import validate_pod as validate_pod_spec
 from .pod_update import semantic, spec_diff
 from .shapes import as_list
 from .validation import is_dns1123_label

@@ -76,6 +76,7 @@ STATUS_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"
                           "Ingress", "VolumeAttachment",
                           "PersistentVolumeClaim", "PersistentVolume", "ReplicationController"})
 STATUS_KINDS |= {"ValidatingAdmissionPolicy"}  # registry/admissionregistration.py
+STATUS_KINDS |= {"Node"}  # pkg/registry/core/node/strategy.go nodeStatusStrategy (spec kept)
 STATUS_KINDS |= {"FlowSchema", "PriorityLevelConfiguration"}  # registry/flowcontrol.py
 SCALE_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet",
                          "ReplicationController"})
