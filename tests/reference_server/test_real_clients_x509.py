@@ -132,7 +132,8 @@ def test_extension_apiserver_authentication_publishes_the_client_ca(kind) -> Non
         srv.url + "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication", timeout=10)
     assert r.status_code == 200, r.text
     cm = r.json()
-    assert cm["data"] == {"client-ca-file": Path(srv.ca_file).read_text()}
+    assert cm["data"]["client-ca-file"] == Path(srv.ca_file).read_text()
+    assert cm["data"]["requestheader-allowed-names"] == '["front-proxy-client"]'  # kubeadm's front proxy (kind)
     assert [m["manager"] for m in cm["metadata"]["managedFields"]] == ["kube-apiserver"]
 
 
