@@ -1,0 +1,82 @@
+"""`pkg/apis/storage/validation/validation.go` (1.33) parts the storage kinds lacked: `validateProvisioner` (a
+qualified name once lower-cased), `validateParameters` (at most 512 entries of 256 KiB in all, no empty key),
+`validateAllowedTopologies` (`ValidateTopologySelectorTerm` of `pkg/apis/core/validation`: values required and
+unique, keys label names and unique, no repeated term), and `ValidateCSIDriver`'s name (`ValidateCSIDriverName`:
+required, at most 63 bytes, a subdomain once lower-cased, reported at `name`)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...apierrors import FieldError, field_invalid, field_required
+from ..shapes import as_dict, as_list
+from ..validation import is_dns1123_subdomain, is_qualified_name
+from .discovery import duplicate
+
+MAX_PARAMETERS, MAX_PARAMETERS_SIZE = 512, 256 * 1024
+
+
+def too_long(path: str, most: int) -> FieldError:
+    """`field.TooLong` (the value is never printed)."""
+    return FieldError("FieldValueTooLong", path, f"Too long: may not be more than {most} bytes")
+
+
+def provisioner_errors(provisioner: str) -> list[FieldError]:
+    """`validateProvisioner`."""
+    if not provisioner:
+        return [field_required("provisioner")]
+    return [field_invalid("provisioner", provisioner.lower(), m) for m in is_qualified_name(provisioner.lower())]
+
+
+def parameters_errors(params: Any) -> list[FieldError]:
+    """`validateParameters(params, allowEmpty=true)`."""
+    params = as_dict(params)
+    if len(params) > MAX_PARAMETERS:
+        return [too_long("parameters", MAX_PARAMETERS)]
+    errs = [field_invalid("parameters", k, "field can not be empty.") for k in params if not k]
+    size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in params.items())
+    if size > MAX_PARAMETERS_SIZE:
+        errs.append(too_long("parameters", MAX_PARAMETERS_SIZE))
+    return errs
+
+
+def _term_errors(term: dict[str, Any], path: str) -> tuple[dict[str, frozenset[str]], list[FieldError]]:
+    """`ValidateTopologySelectorTerm` → `validateTopologySelectorLabelRequirement`."""
+    found: dict[str, frozenset[str]] = {}
+    errs: list[FieldError] = []
+    for i, req in enumerate(as_list(term.get("matchLabelExpressions"))):
+        req, rpath = as_dict(req), f"{path}.matchLabelExpressions[{i}]"
+        values, seen = as_list(req.get("values")), set()
+        if not values:
+            errs.append(field_required(f"{rpath}.values"))
+        for j, value in enumerate(values):
+            if value in seen:
+                errs.append(duplicate(f"{rpath}.values[{j}]", value))
+            seen.add(value)
+        key = str(req.get("key") or "")
+        errs += [field_invalid(f"{rpath}.key", key, m) for m in is_qualified_name(key)]
+        if key in found:
+            errs.append(duplicate(f"{rpath}.key", key))
+        found[key] = frozenset(str(v) for v in seen)
+    return found, errs
+
+
+def allowed_topologies_errors(topologies: Any) -> list[FieldError]:
+    """`validateAllowedTopologies`: a term equal to an earlier one is a duplicate."""
+    errs: list[FieldError] = []
+    earlier: list[dict[str, frozenset[str]]] = []
+    for i, term in enumerate(as_list(topologies)):
+        found, term_errs = _term_errors(as_dict(term), f"allowedTopologies[{i}]")
+        errs += term_errs
+        errs += [duplicate(f"allowedTopologies[{i}].matchLabelExpressions", "") for t in earlier if t == found]
+        earlier.append(found)
+    return errs
+
+
+def csi_driver_name_errors(name: str) -> list[FieldError]:
+    """`ValidateCSIDriverName` at `name` (ValidateCSIDriver validates no other metadata)."""
+    errs: list[FieldError] = []
+    if not name:
+        errs.append(field_required("name"))
+    if len(name.encode()) > 63:
+        errs.append(too_long("name", 63))
+    return errs + [field_invalid("name", name, m) for m in is_dns1123_subdomain(name.lower())]
