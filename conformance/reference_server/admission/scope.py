@@ -13,6 +13,8 @@ from typing import Any, Callable
 
 from ..deviations import NONE, Deviations
 from ..registry import Registry, ResourceInfo
+from ..apierrors import FieldError
+from ..registry.limitrange import limit_range_errors
 from ..registry.strategy import Strategy
 from ..storage import KeyNotFoundError
 from . import limitranger, quota
@@ -171,10 +173,18 @@ class LimitRangeStrategy(Strategy):
         try:
             _replace(obj, limitranger.default_limit_range(obj))
         except (ValueError, TypeError, AttributeError):
-            pass  # malformed quantities are kept as sent (no LimitRange validation here)
+            pass  # malformed quantities are kept as sent (refused when decoding)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         self.prepare_for_create(new)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """`ValidateLimitRange` (registry/limitrange.py) of the defaulted object."""
+        return super().validate(obj) + limit_range_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """The strategy's ValidateUpdate is `ValidateLimitRange` of the new object too."""
+        return super().validate_update(new, old) + limit_range_errors(new)
 
 
 def install_strategies(registry: Registry) -> None:
