@@ -14,6 +14,7 @@ from conformance.reference_server.registry import Registry
 from conformance.reference_server.registry.groupvalidation.networking import ingress_spec_errors
 from conformance.reference_server.registry.validation import regex_error
 from conformance.reference_server.storage import MemoryStore
+from tests.reference_server.conftest import status_of
 
 NS = "gv"
 SUBDOMAIN = regex_error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
@@ -326,3 +327,29 @@ def test_quota_scope_selector(reg):
         f'{path}.values: Invalid value: []string{{"a"}}: must be no value when `operator` is \'Exist\' or '
         "'DoesNotExist' for scope selector",
         f"{path}: Invalid value: []core.ResourceQuotaScope(nil): conflicting scopes"]
+
+
+# ---- through the API ----------------------------------------------------------------------------------------
+def test_ingress_status_update_validation(http, url, namespaces):
+    """`ValidateIngressStatusUpdate` on `/status`: a sloppy IP passes, a bad one and an IP hostname do not."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses"
+    created = http.post(base, json={"metadata": {"name": "i"}, "spec": {"defaultBackend": BACKEND}}).json()
+    created["status"] = {"loadBalancer": {"ingress": [{"ip": "010.0.0.9"}, {"ip": "x", "hostname": "10.0.0.1"}]}}
+    r = http.put(f"{base}/i/status", json=created)
+    assert r.status_code == 422, r.text
+    assert [f'{c["field"]}: {c["message"]}' for c in status_of(r)["details"]["causes"]] == [
+        'status.loadBalancer.ingress[1].ip: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or '
+        "2001:db8::ffff)",
+        'status.loadBalancer.ingress[1].hostname: Invalid value: "10.0.0.1": must be a DNS name, not an IP address']
+
+
+def test_network_policy_over_http(http, url, namespaces):
+    """Validation is wired to the served kind: a create with a bad port answers 422 `Invalid`."""
+    ns = namespaces.create()["metadata"]["name"]
+    r = http.post(f"{url}/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies",
+                  json={"metadata": {"name": "np"}, "spec": {"podSelector": {}, "ingress": [{"ports": [{"port": 0}]}]}})
+    assert r.status_code == 422, r.text
+    assert status_of(r)["message"] == ('NetworkPolicy.networking.k8s.io "np" is invalid: '
+                                       "spec.ingress[0].ports[0].port: Invalid value: 0: must be between 1 and "
+                                       "65535, inclusive")

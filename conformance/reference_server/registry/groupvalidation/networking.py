@@ -335,3 +335,26 @@ def network_policy_spec_errors(spec: dict[str, Any], old: dict[str, Any] | None 
         if ptype not in POLICY_TYPES:
             errs.append(field_not_supported(f"spec.policyTypes[{i}]", ptype, POLICY_TYPES))
     return errs
+
+
+# ---- Ingress status --------------------------------------------------------------------------------------
+def ingress_status_errors(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """`ValidateIngressLoadBalancerStatus` (after the metadata, as `ValidateIngressStatusUpdate`): each ingress
+    point's IP (sloppy; the stored IPs pass unchecked) and hostname (a subdomain, not an IP)."""
+    from ..status_validation import ip_errors
+
+    def points(obj: dict[str, Any]) -> list[Any]:
+        return as_list(as_dict(as_dict(obj.get("status")).get("loadBalancer")).get("ingress"))
+
+    old_ips = {str(as_dict(p).get("ip")) for p in points(old) if as_dict(p).get("ip")}
+    errs: list[FieldError] = []
+    for i, point in enumerate(points(new)):
+        point, path = as_dict(point), f"status.loadBalancer.ingress[{i}]"
+        ip, host = point.get("ip") or "", point.get("hostname") or ""
+        if ip and str(ip) not in old_ips:
+            errs += ip_errors(f"{path}.ip", ip, strict=False)
+        if host:
+            errs += [field_invalid(f"{path}.hostname", host, m) for m in is_dns1123_subdomain(str(host))]
+            if parse_ip_sloppy(str(host)) is not None:
+                errs.append(field_invalid(f"{path}.hostname", host, "must be a DNS name, not an IP address"))
+    return errs
