@@ -4,12 +4,11 @@ for a resource the scope does not apply to, as on a kind cluster."""
 from __future__ import annotations
 
 import json
-import uuid
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
-from tests.reference_server.test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
+from tests.reference_server.test_real_clients import Kube, kube, names, serve_kube  # noqa: F401 - fixtures
 
 
 @pytest.fixture(scope="module")
@@ -18,11 +17,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
 
 
 @pytest.fixture
-def ns(kube: Kube) -> Iterator[str]:
-    name = f"gv-{uuid.uuid4().hex[:6]}"
+def ns(kube: Kube, names: Any) -> str:
+    """A fresh namespace (`names` deletes it after the test)."""
+    name = names("gv")
     kube.ok("create", "namespace", name)
-    yield name
-    kube.run("delete", "namespace", name, "--wait=false")
+    return name
 
 
 def test_create_ingress_wildcard_host(kube: Kube, ns: str) -> None:
