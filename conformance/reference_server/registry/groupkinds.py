@@ -28,6 +28,7 @@ from .store import DeleteOptions
 from .strategy import Strategy
 from .validation import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
 from .groupvalidation.networking import ingress_class_spec_errors, ingress_create_errors, ingress_spec_errors
+from .groupvalidation.node import runtime_class_errors
 from .groupvalidation.storage import (allowed_topologies_errors, csi_driver_name_errors, parameters_errors,
                                      provisioner_errors)
 from .workloads import GroupKind, SpecStrategy, _Generation
@@ -347,13 +348,13 @@ class CSIStorageCapacityStrategy(Strategy):
 
 # ---- node.k8s.io ----------------------------------------------------------------------------------
 class RuntimeClassStrategy(Strategy):
-    """`runtimeClassStrategy`; `ValidateRuntimeClass`: `handler` a DNS label; `ValidateRuntimeClassUpdate`: the
-    handler is immutable."""
+    """`runtimeClassStrategy`; `ValidateRuntimeClass`: `handler` a DNS label, then overhead and scheduling
+    (groupvalidation/node.py); `ValidateRuntimeClassUpdate`: the handler is immutable (nothing else checked)."""
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         handler = obj.get("handler") or ""
         errs = [field_invalid("handler", handler, m) for m in is_dns1123_label(handler)]
-        return super().validate(obj) + errs
+        return super().validate(obj) + errs + runtime_class_errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return super().validate_update(new, old) + _immutable("handler", new.get("handler"), old.get("handler"))

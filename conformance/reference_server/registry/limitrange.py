@@ -39,7 +39,7 @@ def _extended(name: str) -> bool:
     return not _native(name) and not name.startswith("requests.") and not is_qualified_name("requests." + name)
 
 
-def _container_resource_name_errors(name: str, path: str) -> list[FieldError]:
+def container_resource_name_errors(name: str, path: str) -> list[FieldError]:
     """`validateContainerResourceName`."""
     errs = _resource_name_errors(name, path)
     if "/" not in name:
@@ -135,7 +135,7 @@ def _resource_errors(k: str, path: str, lists: dict[str, dict[str, tuple[Quantit
 
 def _item_errors(item: dict[str, Any], path: str) -> list[FieldError]:
     kind = str(item.get("type") or "")
-    check = _container_resource_name_errors if kind in ("Pod", "Container") else _resource_name_errors
+    check = container_resource_name_errors if kind in ("Pod", "Container") else _resource_name_errors
     lists = {f: _quantities(item.get(f)) for f in _FIELDS}
     errs: list[FieldError] = []
     for f in ("max", "min"):

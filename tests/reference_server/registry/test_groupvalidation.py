@@ -353,3 +353,15 @@ def test_network_policy_over_http(http, url, namespaces):
     assert status_of(r)["message"] == ('NetworkPolicy.networking.k8s.io "np" is invalid: '
                                        "spec.ingress[0].ports[0].port: Invalid value: 0: must be between 1 and "
                                        "65535, inclusive")
+
+
+def test_runtime_class_overhead_and_node_selector(reg):
+    body = {"handler": "runc", "overhead": {"podFixed": {"cpu": "-1", "pods": "1", "hugepages-2Mi": "2Mi"}},
+            "scheduling": {"nodeSelector": {"a b": "c"}}}
+    assert refused(lambda: create(reg, "node.k8s.io", "runtimeclasses", body)) == [
+        'overhead.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0',
+        'overhead.limits[pods]: Invalid value: "pods": must be a standard resource for containers',
+        f'scheduling.nodeSelector: Invalid value: "a b": {NAME_PART}']
+    only_huge = {"handler": "runc", "overhead": {"podFixed": {"hugepages-2Mi": "2Mi"}}}
+    assert refused(lambda: create(reg, "node.k8s.io", "runtimeclasses", only_huge, name="y")) == [
+        "overhead: Forbidden: HugePages require cpu or memory"]
