@@ -9,9 +9,9 @@ networking/discovery/coordination/policy kinds) and of a ResourceQuota's scopes,
 - `quotascopes.py`: `pkg/apis/core/validation/validation.go` `validateResourceQuotaScopes` and
   `validateScopeSelector`, with `pkg/apis/core/helper/helpers.go`'s scope tables;
 - `storage.py`: `pkg/apis/storage/validation/validation.go` (StorageClass, CSIDriver);
-
-and, for core kinds outside this package, registry/limitrange.py (`ValidateLimitRange`).
 - `node.py`: `pkg/apis/node/validation/validation.go` (RuntimeClass overhead and nodeSelector).
+
+LimitRange (a core kind) has its own module, registry/limitrange.py (`ValidateLimitRange`).
 
 Each function returns `FieldError`s in upstream's order; the strategies add them after the metadata's.
 """
