@@ -29,8 +29,8 @@ from .strategy import Strategy
 from .validation import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
 from .groupvalidation.networking import ingress_class_spec_errors, ingress_create_errors, ingress_spec_errors
 from .groupvalidation.node import runtime_class_errors
-from .groupvalidation.storage import (allowed_topologies_errors, csi_driver_name_errors, parameters_errors,
-                                     provisioner_errors)
+from .groupvalidation.storage import (allowed_topologies_errors, csi_driver_name_errors, csinode_errors,
+                                     parameters_errors, provisioner_errors)
 from .workloads import GroupKind, SpecStrategy, _Generation
 from .shapes import as_dict, as_list
 
@@ -264,23 +264,10 @@ class CSIDriverStrategy(_SpecGeneration):
 
 
 class CSINodeStrategy(Strategy):
-    """`csiNodeStrategy`; `ValidateCSINode`: each driver has a name and a nodeID (unique names)."""
+    """`csiNodeStrategy`; `ValidateCSINode`'s drivers (groupvalidation/storage.py `csinode_errors`)."""
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
-        errs: list[FieldError] = []
-        seen: set[str] = set()
-        for i, driver in enumerate(as_list(as_dict(obj.get("spec")).get("drivers"))):
-            driver = as_dict(driver)
-            name = driver.get("name") or ""
-            if not name:
-                errs.append(field_required(f"spec.drivers[{i}].name", "name is required"))
-            elif name in seen:
-                errs.append(FieldError("FieldValueDuplicate", f"spec.drivers[{i}].name",
-                                       f"Duplicate value: {E._go_quote(name)}"))
-            seen.add(name)
-            if not driver.get("nodeID"):
-                errs.append(field_required(f"spec.drivers[{i}].nodeID", "nodeID must be provided"))
-        return errs
+        return csinode_errors(as_dict(obj.get("spec")))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self._errors(obj)

@@ -365,3 +365,18 @@ def test_runtime_class_overhead_and_node_selector(reg):
     only_huge = {"handler": "runc", "overhead": {"podFixed": {"hugepages-2Mi": "2Mi"}}}
     assert refused(lambda: create(reg, "node.k8s.io", "runtimeclasses", only_huge, name="y")) == [
         "overhead: Forbidden: HugePages require cpu or memory"]
+
+
+def test_csinode_drivers(reg):
+    drivers = [{"name": "csi.example.com", "nodeID": "n"},
+               {"name": "csi.example.com", "nodeID": "", "allocatable": {"count": -1}, "topologyKeys": ["z", "z"]},
+               {"name": "", "nodeID": "x" * 193}]
+    causes = refused(lambda: create(reg, "storage.k8s.io", "csinodes", {"spec": {"drivers": drivers}}))
+    assert causes[:5] == [
+        "spec.drivers[1].nodeID: Required value",
+        "spec.drivers[1].allocatable.count: Invalid value: -1: must be greater than or equal to 0",
+        'spec.drivers[1].name: Duplicate value: "csi.example.com"',
+        'spec.drivers[1]: Duplicate value: "z"',
+        "spec.drivers[2].name: Required value"]
+    assert causes[5].startswith('spec.drivers[2].name: Invalid value: "": a lowercase RFC 1123 subdomain')
+    assert causes[6] == f'spec.drivers[2].nodeID: Invalid value: "{"x" * 193}": must be 192 characters or less'

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apierrors import FieldError, field_invalid, field_required
+from ...apierrors import FieldError, _go_quote, field_invalid, field_required
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_subdomain, is_qualified_name
 from .discovery import duplicate
@@ -80,3 +80,42 @@ def csi_driver_name_errors(name: str) -> list[FieldError]:
     if len(name.encode()) > 63:
         errs.append(too_long("name", 63))
     return errs + [field_invalid("name", name, m) for m in is_dns1123_subdomain(name.lower())]
+
+
+def _strings_shown(values: list[Any]) -> str:
+    """`%#v` of a `[]string`."""
+    return "[]string{" + ", ".join(_go_quote(str(v)) for v in values) + "}"
+
+
+def csinode_errors(spec: dict[str, Any]) -> list[FieldError]:
+    """`validateCSINodeDrivers`: each driver's name (`ValidateCSIDriverName`), nodeID (required, at most 192
+    characters), allocatable count (not negative), a name not repeated, and topology keys (non-empty, unique,
+    qualified names; reported at the driver's path, an invalid one with the whole key list as upstream does)."""
+    errs: list[FieldError] = []
+    names: set[str] = set()
+    for i, driver in enumerate(as_list(spec.get("drivers"))):
+        driver, path = as_dict(driver), f"spec.drivers[{i}]"
+        name = str(driver.get("name") or "")
+        errs += [FieldError(e.type, f"{path}.name", e.body) for e in csi_driver_name_errors(name)]
+        node_id = str(driver.get("nodeID") or "")
+        if not node_id:
+            errs.append(field_required(f"{path}.nodeID"))
+        if len(node_id) > 192:
+            errs.append(field_invalid(f"{path}.nodeID", node_id, "must be 192 characters or less"))
+        count = as_dict(driver.get("allocatable")).get("count")
+        if isinstance(count, int) and count < 0:
+            errs.append(field_invalid(f"{path}.allocatable.count", count, "must be greater than or equal to 0"))
+        if name in names:
+            errs.append(duplicate(f"{path}.name", name))
+        names.add(name)
+        keys = [str(k) for k in as_list(driver.get("topologyKeys"))]
+        seen: set[str] = set()
+        for key in keys:
+            if not key:
+                errs.append(field_required(path))
+            if key in seen:
+                errs.append(duplicate(path, key))
+            seen.add(key)
+            errs += [FieldError("FieldValueInvalid", path, f"Invalid value: {_strings_shown(keys)}: {m}")
+                     for m in is_qualified_name(key)]
+    return errs
