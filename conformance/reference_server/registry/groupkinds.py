@@ -30,7 +30,7 @@ from .validation import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
 from .groupvalidation.networking import ingress_class_spec_errors, ingress_create_errors, ingress_spec_errors
 from .groupvalidation.node import runtime_class_errors
 from .groupvalidation.storage import (allowed_topologies_errors, csi_driver_name_errors, csinode_errors,
-                                     parameters_errors, provisioner_errors)
+                                     parameters_errors, provisioner_errors, volume_attachment_spec_errors)
 from .workloads import GroupKind, SpecStrategy, _Generation
 from .shapes import as_dict, as_list
 
@@ -277,8 +277,9 @@ class CSINodeStrategy(Strategy):
 
 
 class VolumeAttachmentStrategy(SpecStrategy):
-    """`volumeAttachmentStrategy`: status reset on create, kept on update; `ValidateVolumeAttachment` (attacher,
-    nodeName, exactly one source) and `ValidateVolumeAttachmentUpdate` (spec immutable)."""
+    """`volumeAttachmentStrategy`: status reset on create, kept on update; `ValidateVolumeAttachment` and
+    `ValidateVolumeAttachmentV1` (groupvalidation/storage.py) and `ValidateVolumeAttachmentUpdate` (spec
+    immutable)."""
 
     def initial_status(self) -> dict[str, Any]:
         return {"attached": False}
@@ -288,20 +289,7 @@ class VolumeAttachmentStrategy(SpecStrategy):
         obj["metadata"].pop("generation", None)  # "no need to increment Generation": the spec never changes
 
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        errs: list[FieldError] = []
-        if not spec.get("attacher"):
-            errs.append(field_required("spec.attacher"))
-        source = as_dict(spec.get("source"))
-        has_pv, has_inline = source.get("persistentVolumeName") is not None, source.get("inlineVolumeSpec") is not None
-        if has_pv == has_inline:
-            errs.append(field_required("spec.source",
-                                       "must specify exactly one of inlineVolumeSpec and persistentVolumeName"))
-        elif has_pv and not source.get("persistentVolumeName"):
-            errs.append(field_required("spec.source.persistentVolumeName",
-                                       "must specify non empty persistentVolumeName"))
-        if not spec.get("nodeName"):
-            errs.append(field_required("spec.nodeName"))
-        return errs
+        return volume_attachment_spec_errors(spec)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = super().validate_update(new, old)

@@ -380,3 +380,15 @@ def test_csinode_drivers(reg):
         "spec.drivers[2].name: Required value"]
     assert causes[5].startswith('spec.drivers[2].name: Invalid value: "": a lowercase RFC 1123 subdomain')
     assert causes[6] == f'spec.drivers[2].nodeID: Invalid value: "{"x" * 193}": must be 192 characters or less'
+
+
+def test_volume_attachment_spec(reg):
+    both = {"spec": {"attacher": "csi.example.com", "nodeName": "Node_1",
+                     "source": {"persistentVolumeName": "pv", "inlineVolumeSpec": {}}}}
+    assert refused(lambda: create(reg, "storage.k8s.io", "volumeattachments", both)) == [
+        "spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName",
+        f'spec.nodeName: Invalid value: "Node_1": {SUBDOMAIN}']
+    bad_names = {"spec": {"attacher": "a" * 64, "nodeName": "n1", "source": {"persistentVolumeName": "PV"}}}
+    assert refused(lambda: create(reg, "storage.k8s.io", "volumeattachments", bad_names, name="y")) == [
+        "spec.attacher: Too long: may not be more than 63 bytes",
+        f'spec.source.persistentVolumeName: Invalid value: "PV": {SUBDOMAIN}']

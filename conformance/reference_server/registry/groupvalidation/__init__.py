@@ -8,7 +8,8 @@ networking/discovery/coordination/policy kinds) and of a ResourceQuota's scopes,
 - `coordination.py`: `pkg/apis/coordination/validation/validation.go` (Lease);
 - `quotascopes.py`: `pkg/apis/core/validation/validation.go` `validateResourceQuotaScopes` and
   `validateScopeSelector`, with `pkg/apis/core/helper/helpers.go`'s scope tables;
-- `storage.py`: `pkg/apis/storage/validation/validation.go` (StorageClass, CSIDriver name, CSINode drivers);
+- `storage.py`: `pkg/apis/storage/validation/validation.go` (StorageClass, CSIDriver name, CSINode drivers,
+  VolumeAttachment spec);
 - `node.py`: `pkg/apis/node/validation/validation.go` (RuntimeClass overhead and nodeSelector).
 
 LimitRange (a core kind) has its own module, registry/limitrange.py (`ValidateLimitRange`).

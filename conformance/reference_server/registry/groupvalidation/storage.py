@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...apierrors import FieldError, _go_quote, field_invalid, field_required
+from ...apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_required
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_subdomain, is_qualified_name
 from .discovery import duplicate
@@ -118,4 +118,30 @@ def csinode_errors(spec: dict[str, Any]) -> list[FieldError]:
             seen.add(key)
             errs += [FieldError("FieldValueInvalid", path, f"Invalid value: {_strings_shown(keys)}: {m}")
                      for m in is_qualified_name(key)]
+    return errs
+
+
+def volume_attachment_spec_errors(spec: dict[str, Any]) -> list[FieldError]:
+    """`validateVolumeAttachmentSpec` (attacher required, exactly one source, nodeName a subdomain), then
+    `ValidateVolumeAttachmentV1`, which the strategy adds for v1 requests (attacher a CSI driver name, a
+    persistentVolumeName a subdomain). An inline volume spec's own rules (`ValidatePersistentVolumeSpec`) are not
+    checked here."""
+    errs: list[FieldError] = []
+    attacher = str(spec.get("attacher") or "")
+    if not attacher:
+        errs.append(field_required("spec.attacher"))
+    source = as_dict(spec.get("source"))
+    pv, inline = source.get("persistentVolumeName"), source.get("inlineVolumeSpec")
+    exactly_one = "must specify exactly one of inlineVolumeSpec and persistentVolumeName"
+    if pv is None and inline is None:
+        errs.append(field_required("spec.source", exactly_one))
+    elif pv is not None and inline is not None:
+        errs.append(field_forbidden("spec.source", exactly_one))
+    elif pv is not None and not pv:
+        errs.append(field_required("spec.source.persistentVolumeName", "must specify non empty persistentVolumeName"))
+    node = str(spec.get("nodeName") or "")
+    errs += [field_invalid("spec.nodeName", node, m) for m in is_dns1123_subdomain(node)]
+    errs += [FieldError(e.type, "spec.attacher", e.body) for e in csi_driver_name_errors(attacher)]
+    if pv is not None:
+        errs += [field_invalid("spec.source.persistentVolumeName", str(pv), m) for m in is_dns1123_subdomain(str(pv))]
     return errs
