@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator
 
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from .admissionregistration import validate_label_selector
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
@@ -299,12 +300,14 @@ class VolumeAttachmentStrategy(SpecStrategy):
 
 
 class CSIStorageCapacityStrategy(Strategy):
-    """`csiStorageCapacityStrategy`; `ValidateCSIStorageCapacity`: a valid `storageClassName`, no negative capacity;
-    `ValidateCSIStorageCapacityUpdate`: everything but metadata, capacity and maximumVolumeSize immutable."""
+    """`csiStorageCapacityStrategy`; `ValidateCSIStorageCapacity`: the nodeTopology a label selector, a valid
+    `storageClassName`, no negative capacity; `ValidateCSIStorageCapacityUpdate`: everything but metadata, capacity
+    and maximumVolumeSize immutable."""
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
         name = obj.get("storageClassName") or ""
-        errs = [field_invalid("storageClassName", name, m) for m in is_dns1123_subdomain(name)]
+        errs = validate_label_selector(obj["nodeTopology"], "nodeTopology") if obj.get("nodeTopology") else []
+        errs += [field_invalid("storageClassName", name, m) for m in is_dns1123_subdomain(name)]
         for key in ("capacity", "maximumVolumeSize"):
             value = obj.get(key)
             if isinstance(value, str) and value.strip().startswith("-"):

@@ -392,3 +392,9 @@ def test_volume_attachment_spec(reg):
     assert refused(lambda: create(reg, "storage.k8s.io", "volumeattachments", bad_names, name="y")) == [
         "spec.attacher: Too long: may not be more than 63 bytes",
         f'spec.source.persistentVolumeName: Invalid value: "PV": {SUBDOMAIN}']
+
+
+def test_csi_storage_capacity_node_topology(reg):
+    body = {"storageClassName": "standard", "nodeTopology": {"matchExpressions": [{"key": "k", "operator": "Is"}]}}
+    assert refused(lambda: create(reg, "storage.k8s.io", "csistoragecapacities", body)) == [
+        'nodeTopology.matchExpressions[0].operator: Invalid value: "Is": not a valid selector operator']
