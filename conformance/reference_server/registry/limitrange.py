@@ -85,7 +85,7 @@ def _ratio_limit_errors(k: str, path: str, mn: tuple[Quantity, Any], mx: tuple[Q
     if ratio[0].int_value() < MAX_MILLI_VALUE and lo < MAX_MILLI_VALUE and hi < MAX_MILLI_VALUE:
         ratio_value = ratio[0].milli_value() / 1000
         lo, hi = mn[0].milli_value(), mx[0].milli_value()
-    limit = hi / lo if lo else (float("inf") if hi > 0 else float("nan"))
+    limit = hi / lo if lo else (float("inf") if hi > 0 else float("-inf") if hi < 0 else float("nan"))  # Go floats
     if ratio_value > limit:
         return [_invalid(f"{path}.maxLimitRequestRatio[{k}]", ratio,
                          f"ratio {ratio[0]} is greater than max/min = {_go_f(limit)}")]

@@ -48,7 +48,11 @@ def _address_errors(address: Any, address_type: str, path: str) -> list[FieldErr
         errs.append(field_invalid(path, text, "must be an IPv4 address"))
     if address_type == "IPv6" and v4:
         errs.append(field_invalid(path, text, "must be an IPv6 address"))
-    return errs + special_ip_errors(str(ip), path) if str(ip) == text else errs
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:  # leading zeros: judged by the address they mean
+        text = str(ip)
+    return errs + special_ip_errors(text, path)
 
 
 def _hints_errors(hints: dict[str, Any], path: str) -> list[FieldError]:
