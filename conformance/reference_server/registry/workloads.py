@@ -20,7 +20,7 @@ from ..apierrors import FieldError, field_invalid, field_not_supported, field_re
 from .kinds import ResourceInfo
 from .groupvalidation.coordination import drop_disabled_fields, lease_spec_errors
 from .groupvalidation.discovery import endpoint_slice_errors
-from .groupvalidation.networking import network_policy_spec_errors
+from .groupvalidation.networking import network_policy_spec_errors, selector_errors
 from .pod import default_pod_spec, validate_pod_spec
 from .strategy import Strategy
 from .shapes import as_dict
@@ -427,14 +427,13 @@ def positive_int_or_percent(value: Any, path: str) -> list[FieldError]:
 
 class PodDisruptionBudgetStrategy(_Generation):
     """`pkg/registry/policy/poddisruptionbudget/strategy.go`; `ValidatePodDisruptionBudgetSpec` of
-    `pkg/apis/policy/validation/validation.go` on create and update (the spec may change)."""
+    `pkg/apis/policy/validation/validation.go` on create and update (the spec may change; an update whose stored
+    selector is invalid lets invalid label values through, `hasInvalidLabelValueInLabelSelector`)."""
 
     def initial_status(self) -> dict[str, Any]:
         return {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
 
-    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        from .admissionregistration import validate_label_selector
-
+    def spec_errors(self, spec: dict[str, Any], relaxed: bool = False) -> list[FieldError]:
         errs: list[FieldError] = []
         if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
             # upstream prints the Go struct (`%#v`, pointer addresses included); here its JSON
@@ -443,11 +442,16 @@ class PodDisruptionBudgetStrategy(_Generation):
             if spec.get(key) is not None:
                 errs += positive_int_or_percent(spec[key], f"spec.{key}")
         if isinstance(spec.get("selector"), dict):
-            errs += validate_label_selector(spec["selector"], "spec.selector")
+            errs += selector_errors(spec["selector"], "spec.selector", relaxed)
         policy = spec.get("unhealthyPodEvictionPolicy")
         if policy is not None and policy not in ("AlwaysAllow", "IfHealthyBudget"):
             errs.append(field_not_supported("spec.unhealthyPodEvictionPolicy", policy, ["AlwaysAllow", "IfHealthyBudget"]))
         return errs
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        old_selector = as_dict(old.get("spec")).get("selector")
+        relaxed = isinstance(old_selector, dict) and bool(selector_errors(old_selector, ""))
+        return Strategy.validate_update(self, new, old) + self.spec_errors(as_dict(new.get("spec")), relaxed)
 
 
 class ControllerRevisionStrategy(Strategy):

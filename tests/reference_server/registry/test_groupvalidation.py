@@ -398,3 +398,29 @@ def test_csi_storage_capacity_node_topology(reg):
     body = {"storageClassName": "standard", "nodeTopology": {"matchExpressions": [{"key": "k", "operator": "Is"}]}}
     assert refused(lambda: create(reg, "storage.k8s.io", "csistoragecapacities", body)) == [
         'nodeTopology.matchExpressions[0].operator: Invalid value: "Is": not a valid selector operator']
+
+
+def test_network_policy_update_keeps_an_invalid_stored_selector():
+    """`ValidationOptionsForNetworking`: values an old invalid podSelector had are allowed in every selector."""
+    from conformance.reference_server.registry.groupvalidation.networking import network_policy_spec_errors
+
+    bad = {"matchExpressions": [{"key": "a", "operator": "In", "values": ["bad value"]}]}
+    spec = {"podSelector": bad, "ingress": [{"from": [{"namespaceSelector": bad}]}]}
+    assert [e.field for e in network_policy_spec_errors(spec)] == [
+        "spec.podSelector.matchExpressions[0].values[0]",
+        "spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values[0]"]
+    assert network_policy_spec_errors(spec, {"spec": {"podSelector": bad}}) == []
+
+
+def test_pdb_update_keeps_an_invalid_stored_selector(reg):
+    """`hasInvalidLabelValueInLabelSelector`: checked on create; let through on update when the stored one was."""
+    store = reg.group("policy", "poddisruptionbudgets")
+    bad = {"matchExpressions": [{"key": "a", "operator": "In", "values": ["bad value"]}]}
+    assert [c.split(":")[0] for c in refused(lambda: create(reg, "policy", "poddisruptionbudgets",
+                                                            {"spec": {"selector": bad}}))] == [
+        "spec.selector.matchExpressions[0].values[0]"]
+    strategy = store.strategy
+    assert strategy.validate_update({"metadata": {"name": "x", "namespace": NS, "resourceVersion": "1"},
+                                     "spec": {"selector": bad}},
+                                    {"metadata": {"name": "x", "namespace": NS, "resourceVersion": "1"},
+                                     "spec": {"selector": bad}}) == []

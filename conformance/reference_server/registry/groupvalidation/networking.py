@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import re
+
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..shapes import as_dict, as_list
 from ..status_validation import parse_ip_sloppy
@@ -275,16 +277,25 @@ def _ip_block_errors(block: dict[str, Any], path: str, old_cidrs: tuple[str, ...
     return errs
 
 
-def _peer_errors(peer: dict[str, Any], path: str, old_cidrs: tuple[str, ...]) -> list[FieldError]:
-    """`ValidateNetworkPolicyPeer`: at least one peer; an ipBlock alone."""
-    from ..admissionregistration import validate_label_selector
+_SELECTOR_VALUE = re.compile(r"\.matchExpressions\[\d+\]\.values\[\d+\]$")
 
+
+def selector_errors(selector: Any, path: str, allow_invalid_values: bool = False) -> list[FieldError]:
+    """`ValidateLabelSelector` with `AllowInvalidLabelValueInSelector`: the requirement values go unchecked."""
+    from ..admissionregistration import validate_label_selector  # it imports workloads, which imports this
+
+    errs = validate_label_selector(selector, path)
+    return [e for e in errs if not _SELECTOR_VALUE.search(e.field)] if allow_invalid_values else errs
+
+
+def _peer_errors(peer: dict[str, Any], path: str, old_cidrs: tuple[str, ...], relaxed: bool) -> list[FieldError]:
+    """`ValidateNetworkPolicyPeer`: at least one peer; an ipBlock alone."""
     errs: list[FieldError] = []
     count = 0
     for key in ("podSelector", "namespaceSelector"):
         if peer.get(key) is not None:
             count += 1
-            errs += validate_label_selector(peer[key], f"{path}.{key}")
+            errs += selector_errors(peer[key], f"{path}.{key}", relaxed)
     if peer.get("ipBlock") is not None:
         count += 1
         errs += _ip_block_errors(as_dict(peer["ipBlock"]), f"{path}.ipBlock", old_cidrs)
@@ -315,17 +326,17 @@ def _policy_types_shown(types: list[Any]) -> str:
 
 def network_policy_spec_errors(spec: dict[str, Any], old: dict[str, Any] | None = None) -> list[FieldError]:
     """`ValidateNetworkPolicySpec`: podSelector, each rule's ports then peers, policyTypes."""
-    from ..admissionregistration import validate_label_selector
-
     old_cidrs = _old_cidrs(old)
-    errs = validate_label_selector(spec.get("podSelector"), "spec.podSelector")
+    # `ValidationOptionsForNetworking`: a stored podSelector that is invalid lets every selector's values through
+    relaxed = bool(old) and bool(selector_errors(as_dict(as_dict(old).get("spec")).get("podSelector"), ""))
+    errs = selector_errors(spec.get("podSelector"), "spec.podSelector", relaxed)
     for direction, peers in (("ingress", "from"), ("egress", "to")):
         for i, rule in enumerate(as_list(spec.get(direction))):
             rule, path = as_dict(rule), f"spec.{direction}[{i}]"
             for j, port in enumerate(as_list(rule.get("ports"))):
                 errs += _port_errors(as_dict(port), f"{path}.ports[{j}]")
             for j, peer in enumerate(as_list(rule.get(peers))):
-                errs += _peer_errors(as_dict(peer), f"{path}.{peers}[{j}]", old_cidrs)
+                errs += _peer_errors(as_dict(peer), f"{path}.{peers}[{j}]", old_cidrs, relaxed)
     types = as_list(spec.get("policyTypes"))
     if len(types) > len(POLICY_TYPES):
         return errs + [FieldError("FieldValueInvalid", "spec.policyTypes",
