@@ -188,8 +188,9 @@ BINDING_MODES = ("Immediate", "WaitForFirstConsumer")
 
 class StorageClassStrategy(Strategy):
     """`storageClassStrategy`; `SetDefaults_StorageClass` (reclaimPolicy Delete, volumeBindingMode Immediate);
-    `ValidateStorageClass` (provisioner, parameters, policies, allowedTopologies: groupvalidation/storage.py) and `ValidateStorageClassUpdate` (parameters, provisioner,
-    reclaimPolicy forbidden to change; volumeBindingMode immutable)."""
+    `ValidateStorageClass` (provisioner, parameters, policies, allowedTopologies: groupvalidation/storage.py) and
+    `ValidateStorageClassUpdate` (parameters, provisioner, reclaimPolicy forbidden to change; volumeBindingMode
+    immutable)."""
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
         super().default(obj, update=update)

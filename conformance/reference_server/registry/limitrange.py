@@ -119,9 +119,11 @@ def _resource_errors(k: str, path: str, lists: dict[str, dict[str, tuple[Quantit
         errs.append(_invalid(f"{path}.defaultRequest[{k}]", request,
                              f"default request value {request[0]} is greater than default limit value {default[0]}"))
     if default and mn and mn[0].cmp(default[0]) > 0:
-        errs.append(_invalid(f"{path}.default[{k}]", mn, f"min value {mn[0]} is greater than default value {default[0]}"))
+        errs.append(_invalid(f"{path}.default[{k}]", mn,
+                             f"min value {mn[0]} is greater than default value {default[0]}"))
     if default and mx and default[0].cmp(mx[0]) > 0:
-        errs.append(_invalid(f"{path}.default[{k}]", mx, f"default value {default[0]} is greater than max value {mx[0]}"))
+        errs.append(_invalid(f"{path}.default[{k}]", mx,
+                             f"default value {default[0]} is greater than max value {mx[0]}"))
     if ratio and ratio[0].cmp(Quantity.from_int(1)) < 0:
         errs.append(_invalid(f"{path}.maxLimitRequestRatio[{k}]", ratio, f"ratio {ratio[0]} is less than 1"))
     if ratio and mn and mx:

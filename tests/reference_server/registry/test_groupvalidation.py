@@ -127,7 +127,8 @@ def test_ingress_tls_secret_and_class_annotation(reg):
 def test_ingress_update_keeps_what_the_stored_object_had():
     """`allowInvalidSecretName` / `allowInvalidWildcardHostRule`: an object stored before the rules keeps them."""
     spec = {"rules": [rule("*.a.com", path="x", path_type="Exact")], "tls": [{"secretName": "Bad_Name"}]}
-    assert [e.field for e in ingress_spec_errors(spec)] == ["spec.rules[0].http.paths[0].path", "spec.tls[0].secretName"]
+    assert [e.field for e in ingress_spec_errors(spec)] == ["spec.rules[0].http.paths[0].path",
+                                                            "spec.tls[0].secretName"]
     assert ingress_spec_errors(spec, {"spec": spec}) == []
 
 

@@ -191,8 +191,9 @@ def ingress_create_errors(obj: dict[str, Any]) -> list[FieldError]:
     errs = ingress_spec_errors(spec)
     annotations = as_dict(as_dict(obj.get("metadata")).get("annotations"))
     cls = spec.get("ingressClassName")
-    if INGRESS_CLASS_ANNOTATION in annotations and isinstance(cls, str) and annotations[INGRESS_CLASS_ANNOTATION] != cls:
-        errs.append(field_invalid(f"annotations.{INGRESS_CLASS_ANNOTATION}", annotations[INGRESS_CLASS_ANNOTATION],
+    annotated = annotations.get(INGRESS_CLASS_ANNOTATION)
+    if annotated is not None and isinstance(cls, str) and annotated != cls:
+        errs.append(field_invalid(f"annotations.{INGRESS_CLASS_ANNOTATION}", annotated,
                                   "must match `ingressClassName` when both are specified"))
     return errs
 
