@@ -21,13 +21,13 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from .. import apierrors as E
-from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported
 from .admissionregistration import validate_label_selector
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
 from .strategy import Strategy
-from .validation import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
+from .validation import is_dns1123_label, is_dns1123_subdomain
 from .groupvalidation.networking import ingress_class_spec_errors, ingress_create_errors, ingress_spec_errors
 from .groupvalidation.node import runtime_class_errors
 from .groupvalidation.storage import (allowed_topologies_errors, csi_driver_name_errors, csinode_errors,
