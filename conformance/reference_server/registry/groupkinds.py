@@ -13,8 +13,8 @@ kinds with upstream's v1 defaults and the required-field validation of each grou
   defaults.go`);
 - `node.k8s.io/v1` RuntimeClass (`pkg/registry/node/runtimeclass/strategy.go`, `pkg/apis/node/validation`).
 
-Not every upstream rule: required fields, enums, immutability and the system priority classes; hosts, paths and
-names inside specs are not checked against their formats beyond what is listed.
+The format rules of those validation.go files (hosts, paths, names, limits) live in registry/groupvalidation/, one
+module per upstream file; what they leave out is listed in README's Known gaps.
 """
 from __future__ import annotations
 
