@@ -106,24 +106,16 @@ def _resource_errors(k: str, path: str, lists: dict[str, dict[str, tuple[Quantit
     mn, mx = lists["min"].get(k), lists["max"].get(k)
     default, request, ratio = lists["default"].get(k), lists["defaultRequest"].get(k), \
         lists["maxLimitRequestRatio"].get(k)
-    errs: list[FieldError] = []
-    if mn and mx and mn[0].cmp(mx[0]) > 0:
-        errs.append(_invalid(f"{path}.min[{k}]", mn, f"min value {mn[0]} is greater than max value {mx[0]}"))
-    if request and mn and mn[0].cmp(request[0]) > 0:
-        errs.append(_invalid(f"{path}.defaultRequest[{k}]", request,
-                             f"min value {mn[0]} is greater than default request value {request[0]}"))
-    if request and mx and request[0].cmp(mx[0]) > 0:
-        errs.append(_invalid(f"{path}.defaultRequest[{k}]", request,
-                             f"default request value {request[0]} is greater than max value {mx[0]}"))
-    if request and default and request[0].cmp(default[0]) > 0:
-        errs.append(_invalid(f"{path}.defaultRequest[{k}]", request,
-                             f"default request value {request[0]} is greater than default limit value {default[0]}"))
-    if default and mn and mn[0].cmp(default[0]) > 0:
-        errs.append(_invalid(f"{path}.default[{k}]", mn,
-                             f"min value {mn[0]} is greater than default value {default[0]}"))
-    if default and mx and default[0].cmp(mx[0]) > 0:
-        errs.append(_invalid(f"{path}.default[{k}]", mx,
-                             f"default value {default[0]} is greater than max value {mx[0]}"))
+    # (a, b, field, value shown, message): refused when a > b, in upstream's order
+    ordered = ((mn, mx, "min", mn, "min value {a} is greater than max value {b}"),
+               (mn, request, "defaultRequest", request, "min value {a} is greater than default request value {b}"),
+               (request, mx, "defaultRequest", request, "default request value {a} is greater than max value {b}"),
+               (request, default, "defaultRequest", request,
+                "default request value {a} is greater than default limit value {b}"),
+               (mn, default, "default", mn, "min value {a} is greater than default value {b}"),
+               (default, mx, "default", mx, "default value {a} is greater than max value {b}"))
+    errs = [_invalid(f"{path}.{field}[{k}]", shown, text.format(a=a[0], b=b[0]))
+            for a, b, field, shown, text in ordered if a and b and shown and a[0].cmp(b[0]) > 0]
     if ratio and ratio[0].cmp(Quantity.from_int(1)) < 0:
         errs.append(_invalid(f"{path}.maxLimitRequestRatio[{k}]", ratio, f"ratio {ratio[0]} is less than 1"))
     if ratio and mn and mx:
