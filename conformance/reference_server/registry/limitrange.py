@@ -6,12 +6,14 @@ a storage min or max, and per resource: min ≤ defaultRequest ≤ default ≤ m
 at least 1 and at most max/min, and default = defaultRequest for resources that may not be overcommitted.
 
 Values print as upstream's `field.Invalid` prints a `resource.Quantity` (`%#v` of the struct, rebuilt by
-`resourcequota.go_struct`) and messages use `Quantity.String()`. The object judged is the defaulted, canonical one
-(admission/scope.py's strategy prepares it), so a value's struct shows its canonical text. Resources are visited in
-sorted order (upstream ranges over a Go map: its order of several messages is not stable).
+`resourcequota.go_struct` from the text as sent) and messages use `Quantity.String()` (canonical). The object judged
+is the one sent with `SetDefaults_LimitRangeItem` applied (`defaulted_as_sent`: the stored one is canonical, the
+texts upstream's structs show are not). Resources are visited in sorted order (upstream ranges over a Go map: its
+order of several messages is not stable).
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
@@ -149,6 +151,22 @@ def _item_errors(item: dict[str, Any], path: str) -> list[FieldError]:
     for k in sorted({k for f in _FIELDS for k in lists[f]}):
         errs += _resource_errors(k, path, lists)
     return errs
+
+
+def defaulted_as_sent(obj: dict[str, Any]) -> dict[str, Any]:
+    """A copy with `SetDefaults_LimitRangeItem` on the quantities as sent (Container items: default ← max,
+    defaultRequest ← default, then ← min), for validation to print upstream's Quantity structs."""
+    obj = copy.deepcopy(obj)
+    for item in as_list(as_dict(obj.get("spec")).get("limits")):
+        if not isinstance(item, dict) or item.get("type") != "Container":
+            continue
+        default = {**as_dict(item.get("max")), **as_dict(item.get("default"))}
+        request = {**as_dict(item.get("min")), **default, **as_dict(item.get("defaultRequest"))}
+        if default:
+            item["default"] = default
+        if request:
+            item["defaultRequest"] = request
+    return obj
 
 
 def limit_range_errors(obj: dict[str, Any]) -> list[FieldError]:

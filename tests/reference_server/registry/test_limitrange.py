@@ -53,6 +53,19 @@ def test_invalid_limit_ranges(http, url, namespaces, limits, causes):
     assert got == causes
 
 
+def test_values_print_as_sent(http, url, namespaces):
+    """The Quantity struct is the one upstream parsed from the text sent ("0.5": not canonical, so no cached
+    string); the message's values are canonical (`String()`), and what is stored is canonical."""
+    ns = namespaces.create()["metadata"]["name"]
+    r = _post(http, url, ns, [{"type": "Container", "max": {"cpu": "0.5"}, "min": {"cpu": "1"}}])
+    assert r.status_code == 422, r.text
+    shown = ('resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)'
+             '(nil)}, s:"", Format:"DecimalSI"}')
+    assert [f'{c["field"]}: {c["message"]}' for c in status_of(r)["details"]["causes"]][1] == (
+        f"spec.limits[0].defaultRequest[cpu]: Invalid value: {shown}: min value 1 is greater than default request "
+        "value 500m")
+
+
 def test_valid_limit_range_is_stored_defaulted(http, url, namespaces):
     ns = namespaces.create()["metadata"]["name"]
     r = _post(http, url, ns, [{"type": "Container", "max": {"cpu": "2"}, "min": {"memory": "64Mi"},
