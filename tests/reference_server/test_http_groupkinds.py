@@ -160,9 +160,15 @@ def test_storage_defaults_and_immutability(http, url):
                               "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False,
                               "seLinuxMount": False, "volumeLifecycleModes": ["Persistent"]}
     r = http.post(f"{url}/apis/storage.k8s.io/v1/volumeattachments", json={"metadata": {"name": "va"}, "spec": {}})
+    subdomain = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
+                 "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+                 r"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+    # validateVolumeAttachmentSpec, then ValidateVolumeAttachmentV1's ValidateCSIDriverName of the attacher (its
+    # Required repeats the first error: the aggregate message shows it once)
     assert status_of(r)["message"] == (
         'VolumeAttachment.storage.k8s.io "va" is invalid: [spec.attacher: Required value, spec.source: Required '
-        "value: must specify exactly one of inlineVolumeSpec and persistentVolumeName, spec.nodeName: Required value]")
+        "value: must specify exactly one of inlineVolumeSpec and persistentVolumeName, spec.nodeName: Invalid "
+        f'value: "": {subdomain}, spec.attacher: Invalid value: "": {subdomain}]')
     va_name = unique("va")
     va = http.post(f"{url}/apis/storage.k8s.io/v1/volumeattachments", json=_body(
         "storage.k8s.io", "volumeattachments", va_name)).json()

@@ -13,6 +13,8 @@ from typing import Any, Callable
 
 from ..deviations import NONE, Deviations
 from ..registry import Registry, ResourceInfo
+from ..apierrors import FieldError
+from ..registry.limitrange import defaulted_as_sent, limit_range_errors
 from ..registry.strategy import Strategy
 from ..storage import KeyNotFoundError
 from . import limitranger, quota
@@ -170,14 +172,29 @@ def _without_compute(q: dict[str, Any]) -> dict[str, Any]:
 class LimitRangeStrategy(Strategy):
     """`SetDefaults_LimitRangeItem` on store: the defaults are visible on GET, quantities canonical."""
 
+    _sent: dict[str, Any] | None = None
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._sent = defaulted_as_sent(obj)  # what validation judges: the texts as sent, defaulted
         try:
             _replace(obj, limitranger.default_limit_range(obj))
         except (ValueError, TypeError, AttributeError):
-            pass  # malformed quantities are kept as sent (no LimitRange validation here)
+            pass  # malformed quantities are kept as sent (refused when decoding)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         self.prepare_for_create(new)
+
+    def _judged(self, obj: dict[str, Any]) -> dict[str, Any]:
+        sent, self._sent = self._sent, None
+        return sent if sent is not None else obj
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """`ValidateLimitRange` (registry/limitrange.py) of the defaulted object."""
+        return super().validate(obj) + limit_range_errors(self._judged(obj))
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """The strategy's ValidateUpdate is `ValidateLimitRange` of the new object too."""
+        return super().validate_update(new, old) + limit_range_errors(self._judged(new))
 
 
 def install_strategies(registry: Registry) -> None:

@@ -13,20 +13,25 @@ kinds with upstream's v1 defaults and the required-field validation of each grou
   defaults.go`);
 - `node.k8s.io/v1` RuntimeClass (`pkg/registry/node/runtimeclass/strategy.go`, `pkg/apis/node/validation`).
 
-Not every upstream rule: required fields, enums, immutability and the system priority classes; hosts, paths and
-names inside specs are not checked against their formats beyond what is listed.
+The format rules of those validation.go files (hosts, paths, names, limits) live in registry/groupvalidation/, one
+module per upstream file; what they leave out is listed in README's Known gaps.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
 from .. import apierrors as E
-from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported
+from .admissionregistration import validate_label_selector
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
 from .strategy import Strategy
-from .validation import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
+from .validation import is_dns1123_label, is_dns1123_subdomain
+from .groupvalidation.networking import ingress_class_spec_errors, ingress_create_errors, ingress_spec_errors
+from .groupvalidation.node import runtime_class_errors
+from .groupvalidation.storage import (allowed_topologies_errors, csi_driver_name_errors, csinode_errors,
+                                     parameters_errors, provisioner_errors, volume_attachment_spec_errors)
 from .workloads import GroupKind, SpecStrategy, _Generation
 from .shapes import as_dict, as_list
 
@@ -61,130 +66,28 @@ class _SpecGeneration(Strategy):
 
 
 # ---- networking.k8s.io ----------------------------------------------------------------------------
-_PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
-
-
-def _backend_errors(backend: dict[str, Any], path: str) -> list[FieldError]:
-    """`validateIngressBackend`: exactly one of service/resource; a service has a name and a port."""
-    service, resource = backend.get("service"), backend.get("resource")
-    if service is not None and resource is not None:
-        return [field_invalid(path, "", "cannot set both resource and service backends")]
-    if resource is not None:
-        res = as_dict(resource)
-        errs = []
-        if not res.get("kind"):
-            errs.append(field_required(f"{path}.resource.kind"))
-        if not res.get("name"):
-            errs.append(field_required(f"{path}.resource.name"))
-        return errs
-    if service is None:
-        return [field_invalid(path, "", "resource or service backend is required")]
-    svc = as_dict(service)
-    errs = []
-    name = svc.get("name") or ""
-    if not name:
-        errs.append(field_required(f"{path}.service.name"))
-    else:
-        errs += [field_invalid(f"{path}.service.name", name, m) for m in is_dns1035_label(name)]
-    port = as_dict(svc.get("port"))
-    pname, pnum = port.get("name") or "", port.get("number") or 0
-    if pname and pnum:
-        errs.append(field_invalid(path, "", "cannot set both port name & port number"))
-    elif not pname and not pnum:
-        errs.append(field_required(path, "port name or number is required"))
-    elif pnum and not (isinstance(pnum, int) and 1 <= pnum <= 65535):
-        errs.append(field_invalid(f"{path}.service.port.number", pnum, "must be between 1 and 65535, inclusive"))
-    return errs
-
-
-def _http_path_errors(p: dict[str, Any], path: str) -> list[FieldError]:
-    """`validateHTTPIngressPath`."""
-    ptype = p.get("pathType")
-    if ptype is None:
-        return [field_required(f"{path}.pathType", "pathType must be specified")]
-    value = p.get("path") or ""
-    errs: list[FieldError] = []
-    if ptype in ("Exact", "Prefix"):
-        if not value.startswith("/"):
-            errs.append(field_invalid(f"{path}.path", value, "must be an absolute path"))
-        for seq in ("//", "/./", "/../", "%2f", "%2F"):
-            if value and seq in value:
-                errs.append(field_invalid(f"{path}.path", value, f"must not contain '{seq}'"))
-        for suffix in ("/..", "/."):
-            if value.endswith(suffix):
-                errs.append(field_invalid(f"{path}.path", value, f"cannot end with '{suffix}'"))
-    elif ptype == "ImplementationSpecific":
-        if value and not value.startswith("/"):
-            errs.append(field_invalid(f"{path}.path", value, "must be an absolute path"))
-    else:
-        errs.append(field_not_supported(f"{path}.pathType", ptype, _PATH_TYPES))
-    return errs + _backend_errors(as_dict(p.get("backend")), f"{path}.backend")
-
-
 class IngressStrategy(_Generation):
     """`ingressStrategy`: status reset on create and kept on update (`status.loadBalancer` always printed),
-    generation bumped on a spec change; `ValidateIngressSpec`."""
+    generation bumped on a spec change; validation in groupvalidation/networking.py."""
 
     def initial_status(self) -> dict[str, Any]:
         return {"loadBalancer": {}}
 
-    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        errs: list[FieldError] = []
-        rules = spec.get("rules")
-        if not rules and spec.get("defaultBackend") is None:
-            shown = "[]networking.IngressRule{}" if isinstance(rules, list) else "[]networking.IngressRule(nil)"
-            errs.append(FieldError("FieldValueInvalid", "spec",
-                                   f"Invalid value: {shown}: either `defaultBackend` or `rules` must be specified"))
-        if spec.get("defaultBackend") is not None:
-            errs += _backend_errors(as_dict(spec["defaultBackend"]), "spec.defaultBackend")
-        for i, rule in enumerate(as_list(rules)):
-            rule = as_dict(rule)
-            host = rule.get("host") or ""
-            if host and "*" not in host:
-                errs += [field_invalid(f"spec.rules[{i}].host", host, m) for m in is_dns1123_subdomain(host)]
-            http = rule.get("http")
-            if http is not None:
-                paths = as_list(as_dict(http).get("paths"))
-                if not paths:
-                    errs.append(field_required(f"spec.rules[{i}].http.paths"))
-                for j, p in enumerate(paths):
-                    errs += _http_path_errors(as_dict(p), f"spec.rules[{i}].http.paths[{j}]")
-        cls = spec.get("ingressClassName")
-        if isinstance(cls, str):
-            errs += [field_invalid("spec.ingressClassName", cls, m) for m in is_dns1123_subdomain(cls)]
-        return errs
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """`ValidateIngressCreate`."""
+        return super().validate(obj) + ingress_create_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateIngressUpdate`: what the stored object already had stays allowed."""
+        return super().validate_update(new, old) + ingress_spec_errors(as_dict(new.get("spec")), old)
 
 
 class IngressClassStrategy(_SpecGeneration):
-    """`ingressClassStrategy` (generation on spec change) and `ValidateIngressClass`: `spec.controller` required,
-    at most 250 characters and immutable; parameters need kind, name and a supported scope."""
+    """`ingressClassStrategy` (generation on spec change) and `ValidateIngressClass` (groupvalidation/networking.py);
+    `spec.controller` immutable."""
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = as_dict(obj.get("spec"))
-        errs: list[FieldError] = []
-        controller = spec.get("controller") or ""
-        if not controller:
-            errs.append(field_required("spec.controller"))
-        elif len(controller) > 250:
-            errs.append(FieldError("FieldValueTooLong", "spec.controller",
-                                   "Too long: may not be more than 250 bytes"))
-        params = spec.get("parameters")
-        if params is not None:
-            params = as_dict(params)
-            if not params.get("kind"):
-                errs.append(field_required("spec.parameters.kind"))
-            if not params.get("name"):
-                errs.append(field_required("spec.parameters.name"))
-            scope = params.get("scope")
-            if scope is None:
-                errs.append(field_required("spec.parameters.scope"))
-            elif scope not in ("Cluster", "Namespace"):
-                errs.append(field_not_supported("spec.parameters.scope", scope, ["Cluster", "Namespace"]))
-            elif scope == "Namespace" and params.get("namespace") is None:
-                errs.append(field_required("spec.parameters.namespace", "`parameters.scope` is set to 'Namespace'"))
-            elif scope == "Cluster" and params.get("namespace") is not None:
-                errs.append(field_forbidden("spec.parameters.namespace", "`parameters.scope` is set to 'Cluster'"))
-        return errs
+        return ingress_class_spec_errors(as_dict(obj.get("spec")))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self._errors(obj)
@@ -285,8 +188,9 @@ BINDING_MODES = ("Immediate", "WaitForFirstConsumer")
 
 class StorageClassStrategy(Strategy):
     """`storageClassStrategy`; `SetDefaults_StorageClass` (reclaimPolicy Delete, volumeBindingMode Immediate);
-    `ValidateStorageClass` (provisioner required) and `ValidateStorageClassUpdate` (parameters, provisioner,
-    reclaimPolicy forbidden to change; volumeBindingMode immutable)."""
+    `ValidateStorageClass` (provisioner, parameters, policies, allowedTopologies: groupvalidation/storage.py) and
+    `ValidateStorageClassUpdate` (parameters, provisioner, reclaimPolicy forbidden to change; volumeBindingMode
+    immutable)."""
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
         super().default(obj, update=update)
@@ -296,14 +200,12 @@ class StorageClassStrategy(Strategy):
             obj["volumeBindingMode"] = "Immediate"
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
-        errs: list[FieldError] = []
-        if not obj.get("provisioner"):
-            errs.append(field_required("provisioner"))
+        errs = provisioner_errors(str(obj.get("provisioner") or "")) + parameters_errors(obj.get("parameters"))
         if obj.get("reclaimPolicy") not in RECLAIM_POLICIES:
             errs.append(field_not_supported("reclaimPolicy", obj.get("reclaimPolicy"), RECLAIM_POLICIES))
         if obj.get("volumeBindingMode") not in BINDING_MODES:
             errs.append(field_not_supported("volumeBindingMode", obj.get("volumeBindingMode"), BINDING_MODES))
-        return errs
+        return errs + allowed_topologies_errors(obj.get("allowedTopologies"))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self._errors(obj)
@@ -352,30 +254,22 @@ class CSIDriverStrategy(_SpecGeneration):
     created = None  # csiDriverStrategy.PrepareForCreate sets no generation
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + self._errors(obj)
+        """`ValidateCSIDriver` (the name at `name`, the spec); only when it passes, `BeforeCreate`'s common
+        metadata validation (names as path segments: the info's name_rule)."""
+        name = str(as_dict(obj.get("metadata")).get("name") or "")
+        own = csi_driver_name_errors(name) + self._errors(obj)
+        return own or super().validate(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self._errors(new)
+        name = str(as_dict(new.get("metadata")).get("name") or "")
+        return super().validate_update(new, old) + csi_driver_name_errors(name) + self._errors(new)
 
 
 class CSINodeStrategy(Strategy):
-    """`csiNodeStrategy`; `ValidateCSINode`: each driver has a name and a nodeID (unique names)."""
+    """`csiNodeStrategy`; `ValidateCSINode`'s drivers (groupvalidation/storage.py `csinode_errors`)."""
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
-        errs: list[FieldError] = []
-        seen: set[str] = set()
-        for i, driver in enumerate(as_list(as_dict(obj.get("spec")).get("drivers"))):
-            driver = as_dict(driver)
-            name = driver.get("name") or ""
-            if not name:
-                errs.append(field_required(f"spec.drivers[{i}].name", "name is required"))
-            elif name in seen:
-                errs.append(FieldError("FieldValueDuplicate", f"spec.drivers[{i}].name",
-                                       f"Duplicate value: {E._go_quote(name)}"))
-            seen.add(name)
-            if not driver.get("nodeID"):
-                errs.append(field_required(f"spec.drivers[{i}].nodeID", "nodeID must be provided"))
-        return errs
+        return csinode_errors(as_dict(obj.get("spec")))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self._errors(obj)
@@ -385,8 +279,9 @@ class CSINodeStrategy(Strategy):
 
 
 class VolumeAttachmentStrategy(SpecStrategy):
-    """`volumeAttachmentStrategy`: status reset on create, kept on update; `ValidateVolumeAttachment` (attacher,
-    nodeName, exactly one source) and `ValidateVolumeAttachmentUpdate` (spec immutable)."""
+    """`volumeAttachmentStrategy`: status reset on create, kept on update; `ValidateVolumeAttachment` and
+    `ValidateVolumeAttachmentV1` (groupvalidation/storage.py) and `ValidateVolumeAttachmentUpdate` (spec
+    immutable)."""
 
     def initial_status(self) -> dict[str, Any]:
         return {"attached": False}
@@ -396,20 +291,7 @@ class VolumeAttachmentStrategy(SpecStrategy):
         obj["metadata"].pop("generation", None)  # "no need to increment Generation": the spec never changes
 
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        errs: list[FieldError] = []
-        if not spec.get("attacher"):
-            errs.append(field_required("spec.attacher"))
-        source = as_dict(spec.get("source"))
-        has_pv, has_inline = source.get("persistentVolumeName") is not None, source.get("inlineVolumeSpec") is not None
-        if has_pv == has_inline:
-            errs.append(field_required("spec.source",
-                                       "must specify exactly one of inlineVolumeSpec and persistentVolumeName"))
-        elif has_pv and not source.get("persistentVolumeName"):
-            errs.append(field_required("spec.source.persistentVolumeName",
-                                       "must specify non empty persistentVolumeName"))
-        if not spec.get("nodeName"):
-            errs.append(field_required("spec.nodeName"))
-        return errs
+        return volume_attachment_spec_errors(spec)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = super().validate_update(new, old)
@@ -419,12 +301,14 @@ class VolumeAttachmentStrategy(SpecStrategy):
 
 
 class CSIStorageCapacityStrategy(Strategy):
-    """`csiStorageCapacityStrategy`; `ValidateCSIStorageCapacity`: a valid `storageClassName`, no negative capacity;
-    `ValidateCSIStorageCapacityUpdate`: everything but metadata, capacity and maximumVolumeSize immutable."""
+    """`csiStorageCapacityStrategy`; `ValidateCSIStorageCapacity`: the nodeTopology a label selector, a valid
+    `storageClassName`, no negative capacity; `ValidateCSIStorageCapacityUpdate`: everything but metadata, capacity
+    and maximumVolumeSize immutable."""
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
         name = obj.get("storageClassName") or ""
-        errs = [field_invalid("storageClassName", name, m) for m in is_dns1123_subdomain(name)]
+        errs = validate_label_selector(obj["nodeTopology"], "nodeTopology") if obj.get("nodeTopology") else []
+        errs += [field_invalid("storageClassName", name, m) for m in is_dns1123_subdomain(name)]
         for key in ("capacity", "maximumVolumeSize"):
             value = obj.get(key)
             if isinstance(value, str) and value.strip().startswith("-"):
@@ -443,21 +327,21 @@ class CSIStorageCapacityStrategy(Strategy):
 
 # ---- node.k8s.io ----------------------------------------------------------------------------------
 class RuntimeClassStrategy(Strategy):
-    """`runtimeClassStrategy`; `ValidateRuntimeClass`: `handler` a DNS label; `ValidateRuntimeClassUpdate`: the
-    handler is immutable."""
+    """`runtimeClassStrategy`; `ValidateRuntimeClass`: `handler` a DNS label, then overhead and scheduling
+    (groupvalidation/node.py); `ValidateRuntimeClassUpdate`: the handler is immutable (nothing else checked)."""
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         handler = obj.get("handler") or ""
         errs = [field_invalid("handler", handler, m) for m in is_dns1123_label(handler)]
-        return super().validate(obj) + errs
+        return super().validate(obj) + errs + runtime_class_errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return super().validate_update(new, old) + _immutable("handler", new.get("handler"), old.get("handler"))
 
 
 def _info(kind: str, plural: str, short: tuple[str, ...] = (), *, fields: frozenset[str],
-          namespaced: bool = True) -> ResourceInfo:
-    return ResourceInfo(kind, plural, kind.lower(), short, namespaced=namespaced, fields=fields)
+          namespaced: bool = True, name_rule: str = "subdomain") -> ResourceInfo:
+    return ResourceInfo(kind, plural, kind.lower(), short, namespaced=namespaced, fields=fields, name_rule=name_rule)
 
 
 _SPEC = frozenset({"spec", "status"})
@@ -472,8 +356,8 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
         "StorageClass", "storageclasses", ("sc",), namespaced=False,
         fields=frozenset({"provisioner", "parameters", "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
                           "volumeBindingMode", "allowedTopologies"})), StorageClassStrategy),
-    GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False),
-              CSIDriverStrategy),
+    GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False,
+                                            name_rule="pathsegment"), CSIDriverStrategy),
     GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False),
               CSINodeStrategy),
     GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC,

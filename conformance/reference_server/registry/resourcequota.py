@@ -9,7 +9,8 @@ Messages print values as `field.ErrorBody` does: a negative one is `value.String
 when `ParseQuantity` kept it as canonical, else the canonical form), a non-integer one the `%#v` of the
 `resource.Quantity` struct (a value, so its pointer-receiver `String()` is not used), which this module rebuilds
 from `ParseQuantity`'s int64 fast path (`staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go`).
-Scopes and scope selectors are not validated here (only their immutability on update).
+Scopes and scope selectors: groupvalidation/quotascopes.py (`validateResourceQuotaScopes`, `validateScopeSelector`),
+after spec.hard as `ValidateResourceQuotaSpec` orders them.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..apierrors import FieldError, field_invalid
 from ..quantity import Quantity, QuantityError, int64_amount
+from .groupvalidation.quotascopes import scope_selector_errors, scopes_errors, scopes_shown
 from .strategy import Strategy
 from .validation import is_qualified_name
 from .shapes import as_dict
@@ -122,11 +124,9 @@ def status_errors(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         resource_list_errors(status.get("used"), "status.used")
 
 
-def _scopes_shown(scopes: Any) -> str:
-    items = scopes if isinstance(scopes, list) else []
-    if not items:
-        return "[]core.ResourceQuotaScope(nil)" if scopes is None else "[]core.ResourceQuotaScope{}"
-    return "[]core.ResourceQuotaScope{" + ", ".join(json.dumps(str(s)) for s in items) + "}"
+def spec_errors(spec: dict[str, Any]) -> list[FieldError]:
+    """`ValidateResourceQuotaSpec`: spec.hard, then the scopes, then the scope selector."""
+    return resource_list_errors(spec.get("hard"), "spec.hard") + scopes_errors(spec) + scope_selector_errors(spec)
 
 
 class ResourceQuotaStrategy(Strategy):
@@ -153,16 +153,15 @@ class ResourceQuotaStrategy(Strategy):
                     pass
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        """`ValidateResourceQuota`: metadata, spec.hard (the status, emptied, has nothing to refuse)."""
-        return super().validate(obj) + resource_list_errors(as_dict(obj.get("spec")).get("hard"), "spec.hard")
+        """`ValidateResourceQuota`: metadata, the spec (the status, emptied, has nothing to refuse)."""
+        return super().validate(obj) + spec_errors(as_dict(obj.get("spec")))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        """`ValidateResourceQuotaUpdate`: metadata, spec.hard, and scopes that may not change."""
-        errs = super().validate_update(new, old) + \
-            resource_list_errors(as_dict(new.get("spec")).get("hard"), "spec.hard")
+        """`ValidateResourceQuotaUpdate`: metadata, the spec, and scopes that may not change."""
+        errs = super().validate_update(new, old) + spec_errors(as_dict(new.get("spec")))
         scopes, old_scopes = as_dict(new.get("spec")).get("scopes"), as_dict(old.get("spec")).get("scopes")
         as_set = lambda v: {str(s) for s in v} if isinstance(v, list) else set()  # noqa: E731
         if as_set(scopes) != as_set(old_scopes):
             errs.append(FieldError("FieldValueInvalid", "spec.scopes",
-                                   f"Invalid value: {_scopes_shown(scopes)}: {IMMUTABLE}"))
+                                   f"Invalid value: {scopes_shown(scopes)}: {IMMUTABLE}"))
         return errs

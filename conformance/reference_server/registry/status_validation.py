@@ -306,6 +306,14 @@ STATUS_CHECKS: dict[str, tuple[StatusCheck, bool]] = {
     "ResourceQuota": (resourcequota_status, False)}
 STATUS_CHECKS.update({k: (flowcontrol_status, False) for k in ("FlowSchema", "PriorityLevelConfiguration")})
 
+
+def ingress_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    from .groupvalidation.networking import ingress_status_errors  # imports this module
+    return ingress_status_errors(new, old)
+
+
+STATUS_CHECKS["Ingress"] = (ingress_status, False)
+
 STATUS_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "Pod": _pod_status_conversion, "Service": _service_status_defaults}
 

@@ -16,6 +16,9 @@ from typing import Any, Callable
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from .kinds import ResourceInfo
+from .groupvalidation.coordination import drop_disabled_fields, lease_spec_errors
+from .groupvalidation.discovery import endpoint_slice_errors
+from .groupvalidation.networking import network_policy_spec_errors, selector_errors
 from .pod import default_pod_spec
 from .strategy import Strategy
 from .shapes import as_dict, as_list
@@ -349,17 +352,43 @@ class NetworkPolicyStrategy(_Generation):
         super().prepare_for_create(obj)
         obj.pop("status", None)
 
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """`ValidateNetworkPolicy` (groupvalidation/networking.py)."""
+        return super().validate(obj) + network_policy_spec_errors(as_dict(obj.get("spec")))
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateNetworkPolicyUpdate`: the stored policy's CIDRs stay allowed."""
+        return super().validate_update(new, old) + network_policy_spec_errors(as_dict(new.get("spec")), old)
+
+
+class LeaseStrategy(Strategy):
+    """`pkg/registry/coordination/lease/strategy.go`: the CoordinatedLeaderElection fields dropped (the gate is off
+    in 1.33); `ValidateLease`/`ValidateLeaseUpdate` (groupvalidation/coordination.py)."""
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        drop_disabled_fields(obj, None)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        drop_disabled_fields(new, old)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + lease_spec_errors(as_dict(obj.get("spec")))
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + lease_spec_errors(as_dict(new.get("spec")))
+
 
 class PodDisruptionBudgetStrategy(_Generation):
     """`pkg/registry/policy/poddisruptionbudget/strategy.go`; `ValidatePodDisruptionBudgetSpec` of
-    `pkg/apis/policy/validation/validation.go` on create and update (the spec may change)."""
+    `pkg/apis/policy/validation/validation.go` on create and update (the spec may change; an update whose stored
+    selector is invalid lets invalid label values through, `hasInvalidLabelValueInLabelSelector`)."""
 
     def initial_status(self) -> dict[str, Any]:
         return {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
 
-    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        from .admissionregistration import validate_label_selector
-
+    def spec_errors(self, spec: dict[str, Any], relaxed: bool = False) -> list[FieldError]:
         errs: list[FieldError] = []
         if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
             # upstream prints the Go struct (`%#v`, pointer addresses included); here its JSON
@@ -368,11 +397,16 @@ class PodDisruptionBudgetStrategy(_Generation):
             if spec.get(key) is not None:
                 errs += positive_int_or_percent(spec[key], f"spec.{key}")
         if isinstance(spec.get("selector"), dict):
-            errs += validate_label_selector(spec["selector"], "spec.selector")
+            errs += selector_errors(spec["selector"], "spec.selector", relaxed)
         policy = spec.get("unhealthyPodEvictionPolicy")
         if policy is not None and policy not in ("AlwaysAllow", "IfHealthyBudget"):
             errs.append(field_not_supported("spec.unhealthyPodEvictionPolicy", policy, ["AlwaysAllow", "IfHealthyBudget"]))
         return errs
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        old_selector = as_dict(old.get("spec")).get("selector")
+        relaxed = isinstance(old_selector, dict) and bool(selector_errors(old_selector, ""))
+        return Strategy.validate_update(self, new, old) + self.spec_errors(as_dict(new.get("spec")), relaxed)
 
 
 class ControllerRevisionStrategy(Strategy):
@@ -401,25 +435,27 @@ class ControllerRevisionStrategy(Strategy):
 
 
 class EndpointSliceStrategy(Strategy):
-    """`ValidateEndpointSlice`: a supported `addressType`; every endpoint has addresses."""
+    """`pkg/registry/discovery/endpointslice/strategy.go`; `ValidateEndpointSliceCreate` and
+    `ValidateEndpointSliceUpdate` (addressType immutable) of groupvalidation/discovery.py; the decode-time
+    `SetDefaults_EndpointPort` of `pkg/apis/discovery/v1/defaults.go` (name "", protocol TCP)."""
 
-    def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
-        errs: list[FieldError] = []
-        at = obj.get("addressType")
-        if at not in ("FQDN", "IPv4", "IPv6"):
-            errs.append(field_not_supported("addressType", at if at is not None else "", ["FQDN", "IPv4", "IPv6"]))
-        endpoints = obj.get("endpoints") if isinstance(obj.get("endpoints"), list) else []
-        for i, ep in enumerate(endpoints):
-            addresses = ep.get("addresses") if isinstance(ep, dict) else None
-            if not addresses:
-                errs.append(field_required(f"endpoints[{i}].addresses", "must contain at least 1 address"))
-        return errs
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        super().default(obj, update=update)
+        for port in obj.get("ports") if isinstance(obj.get("ports"), list) else ():
+            if isinstance(port, dict):
+                if port.get("name") is None:
+                    port["name"] = ""
+                if port.get("protocol") is None:
+                    port["protocol"] = "TCP"
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + self._errors(obj)
+        return super().validate(obj) + endpoint_slice_errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self._errors(new)
+        errs = super().validate_update(new, old) + endpoint_slice_errors(new, update=True)
+        if new.get("addressType") != old.get("addressType"):
+            errs.append(field_invalid("addressType", new.get("addressType") or "", "field is immutable"))
+        return errs
 
 
 def _info(kind: str, plural: str, short: tuple[str, ...] = (), fields: frozenset[str] = _SPEC,
@@ -442,7 +478,7 @@ WORKLOAD_KINDS: tuple[GroupKind, ...] = (
               NetworkPolicyStrategy),
     GroupKind("policy", "v1", _info("PodDisruptionBudget", "poddisruptionbudgets", ("pdb",)),
               PodDisruptionBudgetStrategy),
-    GroupKind("coordination.k8s.io", "v1", _info("Lease", "leases", fields=frozenset({"spec"})), Strategy),
+    GroupKind("coordination.k8s.io", "v1", _info("Lease", "leases", fields=frozenset({"spec"})), LeaseStrategy),
     GroupKind("discovery.k8s.io", "v1", _info("EndpointSlice", "endpointslices",
                                               fields=frozenset({"addressType", "endpoints", "ports"})),
               EndpointSliceStrategy),

@@ -1,0 +1,101 @@
+"""Format checks of apimachinery `pkg/util/validation/validation.go` and `ip.go` (v0.33) that the group kinds'
+validation uses: `IsValidPortNum`, `IsValidPortName`, `IsWildcardDNS1123Subdomain`, `IsDomainPrefixedPath`,
+`IsFullyQualifiedDomainName` and the sloppy (`StrictIPCIDRValidation` off, as 1.33 ships) CIDR parse of
+`IsValidCIDRForLegacyField`."""
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any
+
+from ...apierrors import FieldError, field_invalid, field_required
+from ..status_validation import parse_ip_sloppy
+from ..validation import is_dns1123_label, is_dns1123_subdomain, max_len_error, regex_error
+
+_WILDCARD_FMT = r"\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_WILDCARD_MSG = ("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must "
+                 "consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character")
+_HTTP_PATH_FMT = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
+INVALID_CIDR = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
+
+
+def is_valid_port_num(port: Any) -> list[str]:
+    """`IsValidPortNum`."""
+    if isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535:
+        return []
+    return ["must be between 1 and 65535, inclusive"]
+
+
+def is_valid_port_name(port: str) -> list[str]:
+    """`IsValidPortName` (IANA_SVC_NAME)."""
+    errs = []
+    if len(port) > 15:
+        errs.append(max_len_error(15))
+    if not re.fullmatch(r"[-a-z0-9]+", port):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not re.search(r"[a-z]", port):
+        errs.append("must contain at least one letter (a-z)")
+    if "--" in port:
+        errs.append("must not contain consecutive hyphens")
+    if port and (port[0] == "-" or port[-1] == "-"):
+        errs.append("must not begin or end with a hyphen")
+    return errs
+
+
+def is_wildcard_dns1123_subdomain(value: str) -> list[str]:
+    """`IsWildcardDNS1123Subdomain`."""
+    errs = []
+    if len(value) > 253:
+        errs.append(max_len_error(253))
+    if not re.fullmatch(_WILDCARD_FMT, value):
+        errs.append(regex_error(_WILDCARD_MSG, _WILDCARD_FMT, "*.example.com"))
+    return errs
+
+
+def domain_prefixed_path(path: str, value: str) -> list[FieldError]:
+    """`IsDomainPrefixedPath`: a subdomain, "/", then RFC 3986 path characters."""
+    if not value:
+        return [field_required(path)]
+    host, sep, rest = value.partition("/")
+    if not sep or not host or not rest:
+        return [field_invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs = [field_invalid(path, host, m) for m in is_dns1123_subdomain(host)]
+    if not re.fullmatch(_HTTP_PATH_FMT, rest):
+        # `RegexError("Invalid path", httpPathFmt)`: no examples, so nothing between "(e.g. " and "regex"
+        errs.append(field_invalid(path, rest, f"Invalid path (e.g. regex used for validation is '{_HTTP_PATH_FMT}')"))
+    return errs
+
+
+def fully_qualified_domain_name(path: str, name: str) -> list[FieldError]:
+    """`IsFullyQualifiedDomainName`: at least two labels, a trailing dot allowed."""
+    if not name:
+        return [field_required(path)]
+    name = name[:-1] if name.endswith(".") else name
+    errs = is_dns1123_subdomain(name)
+    if errs:
+        return [field_invalid(path, name, ",".join(errs))]
+    if len(name.split(".")) < 2:
+        return [field_invalid(path, name, "should be a domain with at least two segments separated by dots")]
+    for label in name.split("."):
+        errs = is_dns1123_label(label)
+        if errs:
+            return [field_invalid(path, label, ",".join(errs))]
+    return []
+
+
+def parse_cidr_sloppy(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """`netutils.ParseCIDRSloppy`: the network (host bits cleared) or None."""
+    addr, sep, bits = text.partition("/")
+    ip = parse_ip_sloppy(addr) if sep else None
+    if ip is None or not bits.isascii() or not bits.isdigit() or len(bits) > 3:
+        return None
+    if int(bits) > ip.max_prefixlen:
+        return None
+    return ipaddress.ip_network(f"{ip}/{int(bits)}", strict=False)
+
+
+def cidr_errors(path: str, value: str, valid_old: tuple[str, ...] = ()) -> list[FieldError]:
+    """`IsValidCIDRForLegacyField` with strict validation off: a value of the old object passes unchecked."""
+    if value in valid_old or parse_cidr_sloppy(value) is not None:
+        return []
+    return [field_invalid(path, value, INVALID_CIDR)]
