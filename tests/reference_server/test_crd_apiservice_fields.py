@@ -159,3 +159,39 @@ def test_kubectl_server_side_apply_of_a_crd_twice(srv, tmp_path):
     got = entries(requests.get(f"{srv.url}{CRDS}/widgets.{group}").json())
     assert got[("alpha", "Apply", "")] == {"f:spec": {"f:group": {}, "f:names": {"f:kind": {}, "f:plural": {}},
                                                       "f:scope": {}, "f:versions": {}}}
+
+
+def test_crd_strategic_patch_merges_finalizers_and_replaces_lists(srv):
+    """ObjectMeta's `finalizers` merge (patchStrategy merge); the CRD's own lists have no patch strategy."""
+    http, group = requests.Session(), f"{unique('g')}.example.com"
+    body = crd(group, shortNames=["a1", "a2"])
+    body["metadata"]["finalizers"] = ["example.com/keep"]
+    assert http.post(srv.url + CRDS, json=body).status_code == 201
+    path = f"{srv.url}{CRDS}/widgets.{group}"
+    patch = {"metadata": {"finalizers": ["example.com/more"]}, "spec": {"names": {"shortNames": ["b1"]}}}
+    r = http.patch(path, data=json.dumps(patch), headers={"Content-Type": "application/strategic-merge-patch+json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["metadata"]["finalizers"] == ["example.com/more", "example.com/keep"]
+    assert r.json()["spec"]["names"]["shortNames"] == ["b1"]
+    r = http.patch(path, data=json.dumps({"metadata": {"finalizers": None}}),
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+
+
+def test_crd_finalizer_writes_as_kube_apiserver(srv):
+    http, group = requests.Session(), f"{unique('g')}.example.com"
+    assert http.post(srv.url + CRDS, json=crd(group)).status_code == 201
+    ns = unique("ns")
+    assert http.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
+    coll = f"{srv.url}/apis/{group}/v1/namespaces/{ns}/widgets"
+    held = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w", "finalizers": ["example.com/x"]}}
+    assert http.post(coll, json=held).status_code == 201
+    path = f"{srv.url}{CRDS}/widgets.{group}"
+    with WatchReader(srv.url + CRDS, {"fieldSelector": f"metadata.name=widgets.{group}"}) as w:
+        assert http.delete(path).status_code == 200
+        got = w.until(lambda e: any(c["type"] == "Terminating" and c["reason"] == "InstanceDeletionInProgress"
+                                    for c in e["object"]["status"]["conditions"] or []), what="Terminating")[-1]
+    status_managers = {e["manager"] for e in got["object"]["metadata"]["managedFields"] if e.get("subresource")}
+    assert status_managers == {"kube-apiserver"}
+    assert http.patch(f"{coll}/w", data=json.dumps({"metadata": {"finalizers": None}}),
+                      headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
