@@ -195,3 +195,38 @@ def test_crd_finalizer_writes_as_kube_apiserver(srv):
     assert status_managers == {"kube-apiserver"}
     assert http.patch(f"{coll}/w", data=json.dumps({"metadata": {"finalizers": None}}),
                       headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+
+
+@pytest.mark.parametrize("annotation, condition", [
+    ("https://github.com/kubernetes/enhancements/pull/1111",
+     ("True", "ApprovedAnnotation", "approved in https://github.com/kubernetes/enhancements/pull/1111")),
+    ("unapproved, testing only", ("False", "UnapprovedAnnotation", 'not approved: "unapproved, testing only"')),
+])
+def test_protected_group_approval_condition(srv, annotation, condition):
+    http, group = requests.Session(), f"{unique('g')}.k8s.io"
+    body = crd(group)
+    body["metadata"]["annotations"] = {"api-approved.kubernetes.io": annotation}
+    assert http.post(srv.url + CRDS, json=body).status_code == 201
+    got = http.get(f"{srv.url}{CRDS}/widgets.{group}").json()
+    conds = {c["type"]: (c["status"], c["reason"], c["message"]) for c in got["status"]["conditions"]}
+    assert conds["KubernetesAPIApprovalPolicyConformant"] == condition and established(got)
+    [status] = [e for e in got["metadata"]["managedFields"] if e.get("subresource") == "status"]
+    assert 'k:{"type":"KubernetesAPIApprovalPolicyConformant"}' in status["fieldsV1"]["f:status"]["f:conditions"]
+
+
+@pytest.mark.parametrize("annotations, message", [
+    ({}, 'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval '
+         'annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111'),
+    ({"api-approved.kubernetes.io": "yes"},
+     'metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes": protected groups must have approval '
+     'annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see '
+     'https://github.com/kubernetes/enhancements/pull/1111'),
+])
+def test_protected_group_needs_the_approval_annotation(srv, annotations, message):
+    group = f"{unique('g')}.kubernetes.io"
+    body = crd(group)
+    body["metadata"]["annotations"] = annotations
+    r = requests.post(srv.url + CRDS, json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == (f'CustomResourceDefinition.apiextensions.k8s.io "widgets.{group}" is invalid: '
+                                   f'{message}')

@@ -125,7 +125,7 @@ class CRDStrategy(Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + validate_crd_spec(obj) + conversion_errors(obj.get("spec") or {}) + \
-            self._schemas_and_rules(obj, None)
+            self._schemas_and_rules(obj, None) + crdnames.validate_api_approval(obj, None)
 
     def _schemas_and_rules(self, new: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
         """The schemas' checks and the rules' compilation (CEL parsing, type checks, cost estimates: long for long
@@ -158,7 +158,8 @@ class CRDStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
         errs = super().validate_update(new, old) + validate_crd_spec(new) + \
-            conversion_errors(nspec, recognized_or_empty(ospec.get("conversion"))) + self._schemas_and_rules(new, old)
+            conversion_errors(nspec, recognized_or_empty(ospec.get("conversion"))) + \
+            self._schemas_and_rules(new, old) + crdnames.validate_api_approval(new, old)
         for f in ("group", "scope"):
             if nspec.get(f) != ospec.get(f):
                 errs.append(field_invalid(f"spec.{f}", nspec.get(f), "field is immutable"))
@@ -282,14 +283,16 @@ class CRDStore(GroupStore):
                 set_condition(new["status"], *cond)
             return new
 
-        def establishing(cur: dict[str, Any]) -> dict[str, Any]:
-            cond = crdnames.establishing_condition(cur)
-            if cond is None:
-                raise _Unchanged
-            new = copy.deepcopy(cur)
-            set_condition(new.setdefault("status", {}), *cond)
-            return new
-        for write in (naming, establishing):
+        def conditioned(compute: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+            def write(cur: dict[str, Any]) -> dict[str, Any]:
+                cond = compute(cur)
+                if cond is None:
+                    raise _Unchanged
+                new = copy.deepcopy(cur)
+                set_condition(new.setdefault("status", {}), *cond)
+                return new
+            return write
+        for write in (naming, conditioned(crdnames.establishing_condition), conditioned(crdnames.approval_condition)):
             try:
                 GroupStore.update(self, "", name, transform=write, strategy=self.status_strategy,
                                   field_manager=LOOPBACK_MANAGER)

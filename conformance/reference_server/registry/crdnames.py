@@ -2,7 +2,10 @@
 establishing controllers compute them:
 `staging/src/k8s.io/apiextensions-apiserver/pkg/controller/status/naming_controller.go`
 (`getAcceptedNamesForGroup`, `calculateNamesAndConditions`, `equalToAcceptedOrFresh`, `sync`) and
-`pkg/controller/establish/establishing_controller.go` (`sync`).
+`pkg/controller/establish/establishing_controller.go` (`sync`); and the KubernetesAPIApprovalPolicyConformant
+condition of a protected group's CRD (`pkg/controller/apiapproval/apiapproval_controller.go` `calculateCondition`,
+`pkg/apihelpers/helpers.go` `IsProtectedCommunityGroup`, `GetAPIApprovalState`) with the CRD write's check of
+its annotation (`pkg/apis/apiextensions/validation/validation.go` `validateAPIApproval`).
 
 Pure functions over the stored CRDs; `registry/crd.py` writes what they answer as those controllers' `UpdateStatus`
 calls (`customresourcedefinitions/status`, manager `kube-apiserver`).
@@ -14,6 +17,10 @@ import copy
 from typing import Any, Iterable
 
 NAMES_ACCEPTED, ESTABLISHED = "NamesAccepted", "Established"
+APPROVAL_CONDITION = "KubernetesAPIApprovalPolicyConformant"
+APPROVAL_ANNOTATION = "api-approved.kubernetes.io"
+_KEP = "see https://github.com/kubernetes/enhancements/pull/1111"
+INVALID, APPROVED, BYPASSED, MISSING = "Invalid", "Approved", "Bypassed", "Missing"
 _SLICES = ("shortNames", "categories")
 
 
@@ -148,3 +155,61 @@ def _ordered(names: dict[str, Any]) -> dict[str, Any]:
     """CustomResourceDefinitionNames in its Go field order (the JSON v1 encodes)."""
     order = ("plural", "singular", "shortNames", "kind", "listKind", "categories")
     return {k: names[k] for k in order if k in names} | {k: v for k, v in names.items() if k not in order}
+
+
+# ---- API approval of the protected community groups ------------------------------------------------------------
+def protected_group(group: Any) -> bool:
+    """`IsProtectedCommunityGroup`: k8s.io and kubernetes.io and their subdomains."""
+    group = str(group or "")
+    return group in ("k8s.io", "kubernetes.io") or group.endswith((".k8s.io", ".kubernetes.io"))
+
+
+def approval_state(crd: dict[str, Any]) -> tuple[str, str]:
+    """`GetAPIApprovalState`: (state, reason) of the `api-approved.kubernetes.io` annotation."""
+    from ..gonet.strconv import quote
+    from ..gonet.url import URLError, parse_request_uri
+    value = str(((crd.get("metadata") or {}).get("annotations") or {}).get(APPROVAL_ANNOTATION) or "")
+    if not value:
+        return MISSING, f"protected groups must have approval annotation {quote(APPROVAL_ANNOTATION)}, {_KEP}"
+    if value.startswith("unapproved"):
+        return BYPASSED, f"not approved: {quote(value)}"
+    try:
+        url = parse_request_uri(value)
+    except URLError:
+        url = None
+    if url is not None and url.host and url.scheme:
+        return APPROVED, f"approved in {value}"
+    return INVALID, (f"protected groups must have approval annotation {quote(APPROVAL_ANNOTATION)} with either a URL "
+                     f'or a reason starting with "unapproved", {_KEP}')
+
+
+def approval_condition(crd: dict[str, Any]) -> tuple[str, str, str, str] | None:
+    """The API-approval controller's `sync`: the condition to write, None when none is due (an unprotected group,
+    or the same condition already there)."""
+    if not protected_group((crd.get("spec") or {}).get("group")):
+        return None
+    state, reason = approval_state(crd)
+    status, why = {APPROVED: ("True", "ApprovedAnnotation"), BYPASSED: ("False", "UnapprovedAnnotation"),
+                   MISSING: ("False", "MissingAnnotation")}.get(state, ("False", "InvalidAnnotation"))
+    old = _condition(crd, APPROVAL_CONDITION)
+    if old is not None and (old.get("status"), old.get("reason"), old.get("message")) == (status, why, reason):
+        return None
+    return APPROVAL_CONDITION, status, why, reason
+
+
+def validate_api_approval(new: dict[str, Any], old: dict[str, Any] | None) -> list[Any]:
+    """`validateAPIApproval`: a protected group's CRD needs a URL or an `unapproved...` reason, unless an update
+    leaves the state as it was."""
+    from ..apierrors import field_invalid, field_required
+    if not protected_group((new.get("spec") or {}).get("group")):
+        return []
+    state, reason = approval_state(new)
+    if old is not None and approval_state(old)[0] == state:
+        return []
+    path = f"metadata.annotations[{APPROVAL_ANNOTATION}]"
+    if state == MISSING:
+        return [field_required(path, reason)]
+    if state == INVALID:
+        value = ((new.get("metadata") or {}).get("annotations") or {}).get(APPROVAL_ANNOTATION)
+        return [field_invalid(path, value, reason)]
+    return []
