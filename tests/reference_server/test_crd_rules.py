@@ -152,7 +152,8 @@ def test_rule_fields_are_checked(srv, props, rules, expected):
 def test_a_crd_update_adding_a_bad_rule_is_refused(srv):
     r = write_crd(srv, spec_schema({"a": {"type": "integer"}}))
     assert r.status_code == 201
-    body = r.json()
+    # read again: the naming and establishing controllers' status writes came after the create
+    body = requests.get(f"{srv.url}{CRDS}/{r.json()['metadata']['name']}").json()
     body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] = [
         {"rule": "self.b > 1"}]
     message, _ = refused(requests.put(f"{srv.url}{CRDS}/{body['metadata']['name']}", json=body))

@@ -27,7 +27,7 @@ from ..storage import KeyNotFoundError
 from .loop import Controller, WorkQueue
 
 log = logging.getLogger("nsconform.reference_server.controller")
-FIELD_MANAGER = "apiextensions-apiserver"
+FIELD_MANAGER = "kube-apiserver"  # the loopback client's user agent (kube-apiserver hosts apiextensions)
 
 
 class CRDFinalizer(Controller):

@@ -15,7 +15,7 @@ from typing import Any
 from .. import apierrors as E
 from ..admission.admitted import APISERVER_USER, AdmissionRefusal
 from ..registry import Registry
-from ..registry.crd import CRD_KEY, condition, set_condition
+from ..registry.crd import CRD_KEY, LOOPBACK_MANAGER, condition, set_condition
 from ..registry.crdschema import non_structural_condition
 from ..storage import KeyNotFoundError
 from .loop import Controller, WorkQueue
@@ -80,7 +80,7 @@ class NonStructuralSchemaController(Controller):
         crds = self.registry.custom.crds
         try:
             self.writes.update(crds, "", name, transform=write, strategy=crds.status_strategy,
-                               field_manager="apiextensions-apiserver")
+                               field_manager=LOOPBACK_MANAGER)
         except E.StatusError as exc:
             if exc.code in (404, 409):  # deleted or changed meanwhile: we are called again
                 return

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..wire.patchmeta import resolve as _deref
 from ..memo import remember
+from .jsonkinds import described, with_types
 
 if TYPE_CHECKING:
     from .smdschema import Types
@@ -94,8 +95,11 @@ class Schema:
 def _builtin_at(kind: str, api_version: str, names: tuple[str, ...]) -> tuple[ListType, bool]:
     """The list type and map atomicity at `names` of a built-in kind's published v2 schema."""
     from ..wire.openapi import kind_schema  # the OpenAPI model loads on the first apply, not at start-up
+    if names[0] == "metadata" and described(api_version, kind):  # ObjectMeta (their published definitions lack it)
+        kind, api_version = "ConfigMap", "v1"
     group, _, version = api_version.rpartition("/")
     defs, node = kind_schema(group, version, kind)
+    node = with_types(api_version, kind, node)  # CRDs and APIServices: their types' list markers (jsonkinds.py)
     own: dict[str, Any] = node
     for name in names:
         own = _deref(defs, own)

@@ -117,6 +117,10 @@ def _cmp(a: Any, b: Any, path: Path, names: tuple[str, ...], schema: Schema, c: 
     if a is not _MISSING and type(a) is type(b) and a == b:
         return  # an unchanged subtree adds, removes and modifies nothing (most of an object on most updates)
     sa, sb = _shape(a, names, schema), _shape(b, names, schema)
+    if a is None and b and sb in ("map", "list"):  # structured-merge-diff: a null field beside a non-empty
+        sa = "missing"                               # granular value is descended into, but was there (no `.`)
+    elif b is None and a and sa in ("map", "list"):
+        sb = "missing"
     if {sa, sb} - {"missing"} not in ({"map"}, {"list"}):
         # a leaf (scalar, atomic list or map) on at least one side: rule `a` of `Compare`
         if a is _MISSING:

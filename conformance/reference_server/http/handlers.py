@@ -32,6 +32,7 @@ from .groups import go_message
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_yaml
 from ..wire.patchmeta import EMPTY, for_kind
+from ..fieldmanager.jsonkinds import patch_root
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRATEGIC_PATCH,
                     apply_patch)
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
@@ -670,5 +671,7 @@ def _names_object(err: E.StatusError, name: str) -> bool:
 
 
 def patch_meta(store: GenericStore) -> Any:
-    """The kind's strategic-merge metadata (built once per kind by `wire.patchmeta`)."""
-    return for_kind(getattr(store, "group", "") or "", getattr(store, "version", "v1"), store.info.kind)
+    """The kind's strategic-merge metadata (built once per kind by `wire.patchmeta`; CRDs' and APIServices' by
+    `fieldmanager.jsonkinds`, which knows their types' patch strategies)."""
+    group, version = getattr(store, "group", "") or "", getattr(store, "version", "v1")
+    return patch_root(group, version, store.info.kind) or for_kind(group, version, store.info.kind)

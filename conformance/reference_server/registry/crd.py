@@ -1,8 +1,9 @@
 """CustomResourceDefinitions (`apiextensions.k8s.io/v1`) and the custom resources they define.
 
-As `apiextensions-apiserver`: a CRD is a cluster-scoped object named `<plural>.<group>`; once stored (its
-NamesAccepted and Established conditions are set at once here, where upstream's naming and establishing
-controllers set them a moment later) its resources are served at `/apis/<group>/<version>/...`. Served
+As `apiextensions-apiserver`: a CRD is a cluster-scoped object named `<plural>.<group>`; once Established (its
+names accepted and its NamesAccepted and Established conditions written by `CRDStore` right after the create, as
+upstream's naming and establishing controllers' status writes, which come a moment later: `crdnames.py`) its
+resources are served at `/apis/<group>/<version>/...`. Served
 resources are *derived from storage* on each lookup (`CustomResources.stores`), so a CRD and its REST
 storage can never disagree. Deleting a CRD only marks it (finalizer `customresourcecleanup.apiextensions.k8s.io`,
 condition Terminating/InstanceDeletionPending); `controller/crd_finalizer.py` deletes the instances and then
@@ -25,7 +26,7 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
-from . import crdrules, crdschema, crlisttype, crschema, rehearsed
+from . import crdnames, crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
 from .crconversion.stored import StoredVersions
 from .crconversion.views import CustomResourceView, served_views
@@ -46,7 +47,7 @@ CRD_KEY = f"{CRD_INFO.plural}.{GROUP}"  # storage key: not shared with any core 
 
 def set_condition(status: dict[str, Any], typ: str, state: str, reason: str, message: str) -> None:
     """`SetCRDCondition`: lastTransitionTime changes only when the status flips."""
-    conds = status.setdefault("conditions", [])
+    conds = status["conditions"] = status.get("conditions") or []  # a new CRD's are null
     old = next((c for c in conds if c.get("type") == typ), None)
     if old is None:
         conds.append({"type": typ, "status": state, "lastTransitionTime": M.now(), "reason": reason,
@@ -92,30 +93,39 @@ class _KeyedStore:
 class CRDStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
     _old = PerThread()  # the stored spec and generation, between prepare_for_update and canonicalize
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        self._old = None
-        obj.pop("status", None)
-        obj.setdefault("metadata", {})["generation"] = 1
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-        names = dict(spec.get("names") or {}) if isinstance(spec.get("names"), dict) else {}
-        if names.get("kind") and not names.get("singular"):
-            names["singular"] = str(names["kind"]).lower()
-        if names.get("kind") and not names.get("listKind"):
-            names["listKind"] = f"{names['kind']}List"
-        if names:
-            spec["names"] = names
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        """v1's `SetDefaults_CustomResourceDefinition` (defaults.go), run as the body is decoded: before the field
+        manager, so the writer owns `spec.conversion`, `names.singular` and `names.listKind` as upstream's does."""
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        names = spec.get("names")
+        if isinstance(names, dict):
+            if not names.get("singular") and names.get("kind"):  # (an empty singular is omitted: omitempty)
+                names["singular"] = str(names["kind"]).lower()
+            if names.get("kind") and not names.get("listKind"):
+                names["listKind"] = f"{names['kind']}List"
         default_conversion(spec)
-        status: dict[str, Any] = {"acceptedNames": dict(names), "storedVersions": []}
+        status = obj.get("status")
+        if isinstance(status, dict) and not status.get("storedVersions"):
+            sv = storage_version(obj)
+            if sv and sv.get("name"):
+                status["storedVersions"] = [sv["name"]]
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        """strategy.go `PrepareForCreate`: an empty status (Go's zero value, as v1 encodes it: null conditions,
+        empty accepted names) but for the storage version in storedVersions; the names and conditions are the
+        naming and establishing controllers' writes (`CRDStore.create`)."""
+        self._old = None
         sv = storage_version(obj)
-        if sv and sv.get("name"):
-            status["storedVersions"] = [sv["name"]]
-        set_condition(status, "NamesAccepted", "True", "NoConflicts", "no conflicts found")
-        set_condition(status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted")
-        obj["status"] = status
+        obj["status"] = {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
+                         "storedVersions": [sv["name"]] if sv and sv.get("name") else None}
+        obj.setdefault("metadata", {})["generation"] = 1
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + validate_crd_spec(obj) + conversion_errors(obj.get("spec") or {}) + \
-            self._schemas_and_rules(obj, None)
+            self._schemas_and_rules(obj, None) + crdnames.validate_api_approval(obj, None)
 
     def _schemas_and_rules(self, new: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
         """The schemas' checks and the rules' compilation (CEL parsing, type checks, cost estimates: long for long
@@ -132,10 +142,8 @@ class CRDStrategy(Strategy):
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status") or {})
         self._old = (old.get("spec"), int((old.get("metadata") or {}).get("generation") or 0))
-        if isinstance(new.get("spec"), dict):
-            default_conversion(new["spec"])
         sv = storage_version(new)  # strategy.go PrepareForUpdate: a new storage version joins storedVersions
-        stored = new["status"].setdefault("storedVersions", [])
+        stored = new["status"]["storedVersions"] = new["status"].get("storedVersions") or []
         if sv and sv.get("name") and sv["name"] not in stored:
             stored.append(sv["name"])
 
@@ -150,7 +158,8 @@ class CRDStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
         errs = super().validate_update(new, old) + validate_crd_spec(new) + \
-            conversion_errors(nspec, recognized_or_empty(ospec.get("conversion"))) + self._schemas_and_rules(new, old)
+            conversion_errors(nspec, recognized_or_empty(ospec.get("conversion"))) + \
+            self._schemas_and_rules(new, old) + crdnames.validate_api_approval(new, old)
         for f in ("group", "scope"):
             if nspec.get(f) != ospec.get(f):
                 errs.append(field_invalid(f"spec.{f}", nspec.get(f), "field is immutable"))
@@ -215,14 +224,85 @@ def validate_crd_spec(obj: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
+LOOPBACK_MANAGER = "kube-apiserver"  # kube-apiserver's loopback client's user agent, as managedFields name it
+
+
+class _Unchanged(Exception):
+    """A controller's sync that has nothing to write."""
+
+
 class CRDStore(GroupStore):
     """The CRD REST storage: the first DELETE marks the CRD and adds the cleanup finalizer (`etcd.go` Delete)."""
+
+    # `Creater.New`: a zero CustomResourceDefinition as v1 encodes it (what a create is compared with, so the
+    # creator's managedFields entry has upstream's `.` markers: none for `spec.names`, one for `spec.conversion`)
+    field_manager_zero = {"spec": {"group": "", "names": {"plural": "", "kind": ""}, "scope": "", "versions": None},
+                          "status": {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
+                                     "storedVersions": None}}
 
     def __init__(self, store: Store, deviations: Deviations = NONE):
         super().__init__(CRD_INFO, _KeyedStore(store, CRD_KEY), GROUP, VERSION,  # type: ignore[arg-type]
                          strategy=CRDStrategy(CRD_INFO), deviations=deviations)
         self.status_strategy = CRDStatusStrategy(CRD_INFO)
         self.storage_key = CRD_KEY  # what the garbage collector watches and reads owners under
+
+    def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        """The created CRD, answered as stored (no names accepted, no condition); then the naming and establishing
+        controllers' status writes (registry/crdnames.py)."""
+        created = super().create(obj, **kw)
+        if not kw.get("dry_run"):
+            self._settle(created)
+        return created
+
+    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+        updated = super().update(ns, name, body, **kw)
+        if not kw.get("dry_run"):
+            self._settle(updated)
+        return updated
+
+    def _settle(self, crd: dict[str, Any]) -> None:
+        """What kube-apiserver's naming and establishing controllers write after a CRD's event, written at once
+        (upstream: a moment later, each an `UpdateStatus` of its loopback client, manager `kube-apiserver`): the
+        accepted names with NamesAccepted and Established `Installing`, then Established; then the group's other
+        CRDs whose names were not accepted (a name may have been freed: `requeueAllOtherGroupCRDs`)."""
+        name = crd["metadata"]["name"]
+        group = (crd.get("spec") or {}).get("group")
+        self._name_and_establish(name)
+        for other in self.store.list(self.info.plural, None)[0]:
+            if other["metadata"]["name"] != name and (other.get("spec") or {}).get("group") == group and \
+                    not crdnames.condition_true(other, crdnames.NAMES_ACCEPTED):
+                self._name_and_establish(other["metadata"]["name"])
+
+    def _name_and_establish(self, name: str) -> None:
+        def naming(cur: dict[str, Any]) -> dict[str, Any]:
+            want = crdnames.naming_status(cur, self.store.list(self.info.plural, None)[0])
+            if want is None:
+                raise _Unchanged
+            new = copy.deepcopy(cur)
+            new["status"] = want["status"]
+            for cond in want["conditions"]:
+                set_condition(new["status"], *cond)
+            return new
+
+        def conditioned(compute: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+            def write(cur: dict[str, Any]) -> dict[str, Any]:
+                cond = compute(cur)
+                if cond is None:
+                    raise _Unchanged
+                new = copy.deepcopy(cur)
+                set_condition(new.setdefault("status", {}), *cond)
+                return new
+            return write
+        for write in (naming, conditioned(crdnames.establishing_condition), conditioned(crdnames.approval_condition)):
+            try:
+                GroupStore.update(self, "", name, transform=write, strategy=self.status_strategy,
+                                  field_manager=LOOPBACK_MANAGER)
+            except _Unchanged:
+                continue
+            except E.StatusError as exc:
+                if exc.code not in (404, 409):  # gone or changed meanwhile: its next write settles it
+                    raise
+                return
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, *, admit: Any = None) -> tuple[dict[str, Any], bool]:
         """`REST.Delete`: the first DELETE (a dry run too) marks the CRD whatever its `propagationPolicy`

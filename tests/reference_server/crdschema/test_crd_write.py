@@ -52,7 +52,7 @@ def test_update_to_a_non_structural_schema_is_refused(srv: RunningServer) -> Non
     obj = _named({"type": "object", "properties": {"spec": {"type": "object"}}})
     r = requests.post(srv.url + CRDS, json=obj)
     assert r.status_code == 201, r.text
-    stored = r.json()
+    stored = requests.get(f"{srv.url}{CRDS}/{obj['metadata']['name']}").json()  # after the controllers' writes
     stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["oneOf"] = [
         {"properties": {"x": {"x-kubernetes-int-or-string": True}}}]
     r = requests.put(f"{srv.url}{CRDS}/{obj['metadata']['name']}", json=stored)
@@ -83,8 +83,8 @@ def test_real_world_crds_are_created_and_serve(srv: RunningServer) -> None:
 def test_a_spec_change_increments_the_generation(srv: RunningServer) -> None:
     """strategy.go `PrepareForUpdate` (the NonStructuralSchema controller works once per generation)."""
     obj = _named({"type": "object"})
-    stored = requests.post(srv.url + CRDS, json=obj).json()
-    assert stored["metadata"]["generation"] == 1
+    assert requests.post(srv.url + CRDS, json=obj).json()["metadata"]["generation"] == 1
+    stored = requests.get(f"{srv.url}{CRDS}/{obj['metadata']['name']}").json()  # after the controllers' writes
     stored["metadata"]["labels"] = {"a": "b"}
     stored = requests.put(f"{srv.url}{CRDS}/{obj['metadata']['name']}", json=stored).json()
     assert stored["metadata"]["generation"] == 1

@@ -1,0 +1,232 @@
+"""CRDs' and APIServices' managedFields, server-side apply and strategic-merge patch, in upstream's shapes: a new
+CRD's status written by kube-apiserver's naming and establishing controllers (`customresourcedefinitions/status`,
+manager `kube-apiserver`), their `status.conditions` keyed by type (`fieldmanager/jsonkinds.py`).
+
+A server of its own: the objects here change `/apis`."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+
+from .conftest import WatchReader, unique
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from tests.tools import kubectl as kubectl_tool  # noqa: E402
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
+CONDITION = {".": {}, "f:lastTransitionTime": {}, "f:message": {}, "f:reason": {}, "f:status": {}, "f:type": {}}
+
+
+@pytest.fixture(scope="module")
+def srv() -> Iterator[RunningServer]:
+    s = start_embedded()
+    yield s
+    s.stop()
+
+
+def crd(group: str, plural: str = "widgets", kind: str = "Widget", **names: Any) -> dict[str, Any]:
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.{group}"},
+            "spec": {"group": group, "scope": "Namespaced", "names": {"plural": plural, "kind": kind, **names},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                         "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def entries(obj: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    return {(e["manager"], e["operation"], e.get("subresource", "")): e["fieldsV1"]
+            for e in obj["metadata"]["managedFields"]}
+
+
+def established(obj: dict[str, Any]) -> bool:
+    return any(c["type"] == "Established" and c["status"] == "True" for c in obj["status"]["conditions"] or [])
+
+
+def test_crd_create_answers_upstreams_empty_status_then_the_controllers_write_it(srv):
+    http, group = requests.Session(), f"{unique('g')}.example.com"
+    with WatchReader(srv.url + CRDS, {"fieldSelector": f"metadata.name=widgets.{group}"}) as w:
+        r = http.post(srv.url + CRDS, json=crd(group), headers={"User-Agent": "kubectl-create/v1.33.1"})
+        assert r.status_code == 201, r.text
+        # strategy.go PrepareForCreate: the zero status, as v1 encodes it, with the storage version stored
+        assert r.json()["status"] == {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
+                                      "storedVersions": ["v1"]}
+        events = w.until(lambda e: established(e["object"]), what="Established")
+    assert [e["type"] for e in events] == ["ADDED", "MODIFIED", "MODIFIED"]
+    installing = events[1]["object"]["status"]
+    assert [(c["type"], c["status"], c["reason"], c["message"]) for c in installing["conditions"]] == [
+        ("NamesAccepted", "True", "NoConflicts", "no conflicts found"),
+        ("Established", "False", "Installing", "the initial names have been accepted")]
+    assert installing["acceptedNames"] == {"plural": "widgets", "singular": "widget", "kind": "Widget",
+                                           "listKind": "WidgetList"}
+    done = events[2]["object"]["status"]["conditions"][1]
+    assert (done["status"], done["reason"], done["message"]) == ("True", "InitialNamesAccepted",
+                                                                 "the initial names have been accepted")
+    # managedFields as a kind 1.33 cluster shows them
+    assert entries(http.get(f"{srv.url}{CRDS}/widgets.{group}").json()) == {
+        ("kubectl-create", "Update", ""): {"f:spec": {
+            "f:conversion": {".": {}, "f:strategy": {}}, "f:group": {},
+            "f:names": {"f:kind": {}, "f:listKind": {}, "f:plural": {}, "f:singular": {}},
+            "f:scope": {}, "f:versions": {}}},
+        ("kube-apiserver", "Update", "status"): {"f:status": {
+            "f:acceptedNames": {"f:kind": {}, "f:listKind": {}, "f:plural": {}, "f:singular": {}},
+            "f:conditions": {'k:{"type":"Established"}': CONDITION, 'k:{"type":"NamesAccepted"}': CONDITION}}}}
+
+
+def test_crd_names_in_use_are_not_accepted_until_freed(srv):
+    http, group = requests.Session(), f"{unique('g')}.example.com"
+    first = http.post(srv.url + CRDS, json=crd(group, shortNames=["wd"]))
+    assert first.status_code == 201, first.text
+    second = http.post(srv.url + CRDS, json=crd(group, plural="gadgets", kind="Gadget", shortNames=["wd"]))
+    assert second.status_code == 201, second.text
+    got = http.get(f"{srv.url}{CRDS}/gadgets.{group}").json()["status"]
+    names = {c["type"]: c for c in got["conditions"]}
+    assert (names["NamesAccepted"]["status"], names["NamesAccepted"]["reason"],
+            names["NamesAccepted"]["message"]) == ("False", "ShortNamesConflict", '"wd" is already in use')
+    assert (names["Established"]["status"], names["Established"]["reason"]) == ("False", "NotAccepted")
+    assert "shortNames" not in got["acceptedNames"] and got["acceptedNames"]["plural"] == "gadgets"
+    # the first CRD gives the short name up: the naming controller reconsiders the group
+    body = http.get(f"{srv.url}{CRDS}/widgets.{group}").json()
+    body["spec"]["names"]["shortNames"] = ["wi"]
+    assert http.put(f"{srv.url}{CRDS}/widgets.{group}", json=body).status_code == 200
+    assert established(http.get(f"{srv.url}{CRDS}/gadgets.{group}").json())
+
+
+def test_apiservice_conditions_are_keyed_and_merged_by_type(srv):
+    http = requests.Session()
+    name = f"v1.{unique('a')}.example.com"
+    body = {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": name},
+            "spec": {"group": name[3:], "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10}}
+    assert http.post(srv.url + APISERVICES, json=body, params={"fieldManager": "maker"}).status_code == 201
+    path = f"{srv.url}{APISERVICES}/{name}"
+    with WatchReader(srv.url + APISERVICES, {"fieldSelector": f"metadata.name={name}"}) as w:
+        w.until(lambda e: bool((e["object"].get("status") or {}).get("conditions")), what="Available")
+    # strategic merge: `patchStrategy:"merge" patchMergeKey:"type"` keeps the Available condition
+    r = http.patch(f"{path}/status", data=json.dumps({"status": {"conditions": [{"type": "Extra", "status": "True"}]}}),
+                   headers={"Content-Type": "application/strategic-merge-patch+json"}, params={"fieldManager": "p"})
+    assert r.status_code == 200, r.text
+    assert sorted(c["type"] for c in r.json()["status"]["conditions"]) == ["Available", "Extra"]
+    got = entries(r.json())
+    assert got[("kube-apiserver", "Update", "status")] == {
+        "f:status": {"f:conditions": {".": {}, 'k:{"type":"Available"}': CONDITION}}}
+    assert got[("p", "Update", "status")] == {
+        "f:status": {"f:conditions": {'k:{"type":"Extra"}': {".": {}, "f:status": {}, "f:type": {}}}}}
+    # server-side apply of one condition conflicts on that item's fields only
+    apply = {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": name},
+             "status": {"conditions": [{"type": "Available", "status": "False", "reason": "Mine"}]}}
+    r = http.patch(f"{path}/status", data=json.dumps(apply), headers={"Content-Type": "application/apply-patch+yaml"},
+                   params={"fieldManager": "applier"})
+    assert r.status_code == 409
+    assert r.json()["message"] == ('Apply failed with 2 conflicts: conflicts with "kube-apiserver" with subresource '
+                                   '"status" using apiregistration.k8s.io/v1:\n- .status.conditions[type="Available"]'
+                                   '.reason\n- .status.conditions[type="Available"].status')
+
+
+def test_local_apiservices_status_entry(srv):
+    got = entries(requests.get(f"{srv.url}{APISERVICES}/v1.apps").json())
+    assert got[("kube-apiserver", "Update", "status")] == {
+        "f:status": {"f:conditions": {".": {}, 'k:{"type":"Available"}': CONDITION}}}
+
+
+def test_kubectl_server_side_apply_of_a_crd_twice(srv, tmp_path):
+    kubectl = kubectl_tool.get_kubectl()
+    if kubectl is None:
+        pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
+    group = f"{unique('g')}.example.com"
+    manifest = tmp_path / "crd.json"
+
+    def apply(manager: str, served: bool) -> subprocess.CompletedProcess[str]:
+        body = crd(group)
+        body["spec"]["versions"][0]["served"] = served
+        manifest.write_text(json.dumps(body))
+        return subprocess.run([str(kubectl), "--server", srv.url, "apply", "--server-side",
+                               f"--field-manager={manager}", "-f", str(manifest)],
+                              capture_output=True, text=True, timeout=60, check=False)
+    first = apply("alpha", True)
+    assert first.returncode == 0, first.stderr
+    second = apply("beta", False)
+    assert second.returncode == 1
+    assert second.stderr.startswith('error: Apply failed with 1 conflict: conflict with "alpha": .spec.versions\n')
+    got = entries(requests.get(f"{srv.url}{CRDS}/widgets.{group}").json())
+    assert got[("alpha", "Apply", "")] == {"f:spec": {"f:group": {}, "f:names": {"f:kind": {}, "f:plural": {}},
+                                                      "f:scope": {}, "f:versions": {}}}
+
+
+def test_crd_strategic_patch_merges_finalizers_and_replaces_lists(srv):
+    """ObjectMeta's `finalizers` merge (patchStrategy merge); the CRD's own lists have no patch strategy."""
+    http, group = requests.Session(), f"{unique('g')}.example.com"
+    body = crd(group, shortNames=["a1", "a2"])
+    body["metadata"]["finalizers"] = ["example.com/keep"]
+    assert http.post(srv.url + CRDS, json=body).status_code == 201
+    path = f"{srv.url}{CRDS}/widgets.{group}"
+    patch = {"metadata": {"finalizers": ["example.com/more"]}, "spec": {"names": {"shortNames": ["b1"]}}}
+    r = http.patch(path, data=json.dumps(patch), headers={"Content-Type": "application/strategic-merge-patch+json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["metadata"]["finalizers"] == ["example.com/more", "example.com/keep"]
+    assert r.json()["spec"]["names"]["shortNames"] == ["b1"]
+    r = http.patch(path, data=json.dumps({"metadata": {"finalizers": None}}),
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+
+
+def test_crd_finalizer_writes_as_kube_apiserver(srv):
+    http, group = requests.Session(), f"{unique('g')}.example.com"
+    assert http.post(srv.url + CRDS, json=crd(group)).status_code == 201
+    ns = unique("ns")
+    assert http.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
+    coll = f"{srv.url}/apis/{group}/v1/namespaces/{ns}/widgets"
+    held = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w", "finalizers": ["example.com/x"]}}
+    assert http.post(coll, json=held).status_code == 201
+    path = f"{srv.url}{CRDS}/widgets.{group}"
+    with WatchReader(srv.url + CRDS, {"fieldSelector": f"metadata.name=widgets.{group}"}) as w:
+        assert http.delete(path).status_code == 200
+        got = w.until(lambda e: any(c["type"] == "Terminating" and c["reason"] == "InstanceDeletionInProgress"
+                                    for c in e["object"]["status"]["conditions"] or []), what="Terminating")[-1]
+    status_managers = {e["manager"] for e in got["object"]["metadata"]["managedFields"] if e.get("subresource")}
+    assert status_managers == {"kube-apiserver"}
+    assert http.patch(f"{coll}/w", data=json.dumps({"metadata": {"finalizers": None}}),
+                      headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+
+
+@pytest.mark.parametrize("annotation, condition", [
+    ("https://github.com/kubernetes/enhancements/pull/1111",
+     ("True", "ApprovedAnnotation", "approved in https://github.com/kubernetes/enhancements/pull/1111")),
+    ("unapproved, testing only", ("False", "UnapprovedAnnotation", 'not approved: "unapproved, testing only"')),
+])
+def test_protected_group_approval_condition(srv, annotation, condition):
+    http, group = requests.Session(), f"{unique('g')}.k8s.io"
+    body = crd(group)
+    body["metadata"]["annotations"] = {"api-approved.kubernetes.io": annotation}
+    assert http.post(srv.url + CRDS, json=body).status_code == 201
+    got = http.get(f"{srv.url}{CRDS}/widgets.{group}").json()
+    conds = {c["type"]: (c["status"], c["reason"], c["message"]) for c in got["status"]["conditions"]}
+    assert conds["KubernetesAPIApprovalPolicyConformant"] == condition and established(got)
+    [status] = [e for e in got["metadata"]["managedFields"] if e.get("subresource") == "status"]
+    assert 'k:{"type":"KubernetesAPIApprovalPolicyConformant"}' in status["fieldsV1"]["f:status"]["f:conditions"]
+
+
+@pytest.mark.parametrize("annotations, message", [
+    ({}, 'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval '
+         'annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111'),
+    ({"api-approved.kubernetes.io": "yes"},
+     'metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes": protected groups must have approval '
+     'annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see '
+     'https://github.com/kubernetes/enhancements/pull/1111'),
+])
+def test_protected_group_needs_the_approval_annotation(srv, annotations, message):
+    group = f"{unique('g')}.kubernetes.io"
+    body = crd(group)
+    body["metadata"]["annotations"] = annotations
+    r = requests.post(srv.url + CRDS, json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == (f'CustomResourceDefinition.apiextensions.k8s.io "widgets.{group}" is invalid: '
+                                   f'{message}')
