@@ -1,7 +1,8 @@
 """`pods/ephemeralcontainers` and `pods/resize`: the pod updates that go through subresources of their own.
 
 Follows `pkg/registry/core/pod/strategy.go` (`podEphemeralContainersStrategy`: `dropNonEphemeralContainerUpdates`;
-`podResizeStrategy`: `dropNonResizeUpdates`, `dropNonResizeUpdatesForContainers`; both `ResetObjectMetaForStatus`),
+`podResizeStrategy`: `dropNonResizeUpdates`, `dropNonResizeUpdatesForContainers`; both `ResetObjectMetaForStatus`,
+then `updatePodGeneration`, registry/pod.py's),
 `pkg/registry/core/pod/storage/storage.go` (`EphemeralContainersREST`, `ResizeREST`: get, update, patch of the
 whole Pod) and `pkg/apis/core/validation/validation.go` 1.33: `ValidatePodEphemeralContainersUpdate` with
 `validateEphemeralContainers` (names unique across every container, `targetContainerName` a regular or init
@@ -73,6 +74,7 @@ class EphemeralContainersStrategy(PodStrategy):
                 _default_container(c)  # SetObjectDefaults_Pod defaults ephemeral containers as the others
             kept["ephemeralContainers"] = ephemeral
         _keep_old(new, old, kept)
+        self.update_generation(new, old)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         errs = super(PodStrategy, self).validate_update(new, old)  # ValidateObjectMetaUpdate
@@ -135,6 +137,7 @@ class ResizeStrategy(PodStrategy):
         ospec = old.get("spec") or {}
         if len(as_list(spec.get("containers"))) != len(as_list(ospec.get("containers"))) or \
                 len(as_list(spec.get("initContainers"))) != len(as_list(ospec.get("initContainers"))):
+            self._bumped = None
             return  # validation refuses it
         kept = clone(ospec)
         for key in ("containers", "initContainers"):
@@ -144,6 +147,7 @@ class ResizeStrategy(PodStrategy):
             elif key in spec:
                 kept[key] = spec[key]
         _keep_old(new, old, kept)
+        self.update_generation(new, old)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         errs = super(PodStrategy, self).validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
