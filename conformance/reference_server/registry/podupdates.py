@@ -80,7 +80,7 @@ class EphemeralContainersStrategy(PodStrategy):
         errs = super(PodStrategy, self).validate_update(new, old)  # ValidateObjectMetaUpdate
         errs += validate_pod_spec(new.get("spec"), "spec") + validate_ephemeral_containers(new.get("spec") or {})
         if _static(old):
-            return [E.field_forbidden_at_root("static pods do not support ephemeral containers")]
+            return [E.field_forbidden("", "static pods do not support ephemeral containers")]
         current = {c.get("name"): c for c in _named((new.get("spec") or {}).get("ephemeralContainers"))}
         path = "spec.ephemeralContainers"
         for o in _named((old.get("spec") or {}).get("ephemeralContainers")):
@@ -153,9 +153,9 @@ class ResizeStrategy(PodStrategy):
         errs = super(PodStrategy, self).validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
         ospec, spec = old.get("spec") or {}, new.get("spec") or {}
         if _static(old):
-            return [E.field_forbidden_at_root("static pods cannot be resized")]
+            return [E.field_forbidden("", "static pods cannot be resized")]
         if ((ospec.get("os") or {}).get("name")) == "windows":
-            return [E.field_forbidden_at_root("windows pods cannot be resized")]
+            return [E.field_forbidden("", "windows pods cannot be resized")]
         old_qos = (old.get("status") or {}).get("qosClass") or qos_class(ospec)
         if qos_class(spec) != old_qos:
             errs.append(E.field_invalid("spec", (new.get("status") or {}).get("qosClass", ""),
