@@ -98,12 +98,21 @@ class FieldTypeError(str):
     """A struct field's `UnmarshalTypeError` text that an `UnmarshalJSON` returned: `bare` is the same error
     without the decoder's context (what the unstructured converter, calling that `UnmarshalJSON` alone, says)."""
 
-    bare: str
+    bare: str = ""
 
-    def __new__(cls, got: str, go_type: str, struct: str, path: str) -> FieldTypeError:
-        out = super().__new__(cls, _mismatch(got, struct, path, go_type))
-        out.bare = f"json: cannot unmarshal {got} into Go value of type {go_type}"
-        return out
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _field_type_error, (str(self), self.bare)
+
+
+def _field_type_error(text: str, bare: str) -> FieldTypeError:
+    out = FieldTypeError(text)
+    out.bare = bare
+    return out
+
+
+def _unmarshaler_error(got: str, go_type: str, struct: str, path: str) -> FieldTypeError:
+    return _field_type_error(_mismatch(got, struct, path, go_type),
+                             f"json: cannot unmarshal {got} into Go value of type {go_type}")
 
 
 def _special_error(message: str, v: Any, struct: str = "", path: str = "") -> str | None:
@@ -111,7 +120,7 @@ def _special_error(message: str, v: Any, struct: str = "", path: str = "") -> st
     the field's, for the errors the decoder gives its context (`FieldTypeError`)."""
     if message in ("meta.Time", "meta.MicroTime"):
         if not isinstance(v, str):
-            return FieldTypeError(kind_word(v), "string", struct, path)
+            return _unmarshaler_error(kind_word(v), "string", struct, path)
         if v and not _RFC3339.match(v):
             return f'parsing time "{v}" as "2006-01-02T15:04:05Z07:00": cannot parse "{v}" as "2006"'
         return None
@@ -121,7 +130,7 @@ def _special_error(message: str, v: Any, struct: str = "", path: str = "") -> st
         return quantity.parse_error(v.strip()) if isinstance(v, str) else None  # UnmarshalJSON → ParseQuantity
     if message == "intstr.IntOrString":  # a string is StrVal; anything else IntVal, an int32
         got = None if isinstance(v, str) else _scalar_error(v, "i32")  # json.Unmarshal(value, &intstr.IntVal)
-        return FieldTypeError(got, "int32", struct, path) if got else None
+        return _unmarshaler_error(got, "int32", struct, path) if got else None
     return None  # meta.FieldsV1 keeps any raw JSON
 
 
