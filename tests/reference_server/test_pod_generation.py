@@ -5,10 +5,13 @@ unchanged by metadata-only and status writes, as `pkg/registry/core/pod/strategy
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+
+from .kubectl_run import run_kubectl as _kubectl
 
 MERGE = {"Content-Type": "application/merge-patch+json"}
 STRATEGIC = {"Content-Type": "application/strategic-merge-patch+json"}
@@ -51,3 +54,13 @@ def test_subresources_move_the_generation(http: requests.Session, pod: str) -> N
     assert _patch(http, f"{pod}/resize",
                   {"spec": {"containers": [{"name": "c", "resources": resized}]}}, STRATEGIC) == 3
     assert _patch(http, f"{pod}/resize", {"metadata": {"labels": {"x": "y"}}}) == 3  # nothing of the spec
+
+
+def test_kubectl_sees_the_generation_move(url: str, pod: str, tmp_path: Path) -> None:
+    """`kubectl set image` (a strategic-merge patch of the spec) moves it; `kubectl label` does not."""
+    ns = pod.split("/namespaces/")[1].split("/")[0]
+    assert _kubectl(url, tmp_path, "label", "-n", ns, "pod", "p", "x=y").returncode == 0
+    proc = _kubectl(url, tmp_path, "set", "image", "-n", ns, "pod/p", "c=nginx:2")
+    assert proc.returncode == 0, proc.stderr
+    proc = _kubectl(url, tmp_path, "get", "-n", ns, "pod", "p", "-o", "jsonpath={.metadata.generation}")
+    assert proc.returncode == 0 and proc.stdout == "2", (proc.stdout, proc.stderr)
