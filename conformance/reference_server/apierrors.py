@@ -123,7 +123,8 @@ class FieldError:
     body: str
 
     def __str__(self) -> str:
-        return f"{self.field}: {self.body}" if self.field else self.body
+        """`field.Error.Error()`: `"%s: %s"` of the path and the body, an empty path too (`: Forbidden: ...`)."""
+        return f"{self.field}: {self.body}"
 
     def cause(self) -> dict[str, str]:
         return {"reason": self.type, "message": self.body, "field": self.field}
@@ -155,19 +156,6 @@ def field_required(field: str, detail: str = "") -> FieldError:
 
 def field_forbidden(field: str, detail: str) -> FieldError:
     return FieldError("FieldValueForbidden", field, f"Forbidden: {detail}")
-
-
-@dataclass(frozen=True)
-class _RootFieldError(FieldError):
-    """A `field.Error` at `field.NewPath("")`: Go's `Error()` prints the empty path as well (`: Forbidden: ...`)."""
-
-    def __str__(self) -> str:
-        return f": {self.body}"
-
-
-def field_forbidden_at_root(detail: str) -> FieldError:
-    """`field.Forbidden(field.NewPath(""), detail)` (e.g. ValidatePodLogOptions' sinceTime/sinceSeconds rule)."""
-    return _RootFieldError("FieldValueForbidden", "", f"Forbidden: {detail}")
 
 
 def field_not_supported(field: str, value: Any, valid: Iterable[str]) -> FieldError:

@@ -6,16 +6,16 @@ convert into the Go type. Where it does not, upstream answers 500 `failed to con
 
 Two of the Go decoder's refusals (wire/gotypes.py words) are what the converter says too: a number with a
 fraction for an integer field (`cannot convert float64 to int32`: every number of an apply body is a float64)
-and a list or an object for an int-or-string (its `UnmarshalJSON`: `json: cannot unmarshal array into Go value
-of type int32`). An integral number out of the field's range converts silently upstream (Go's conversion wraps
-it) and is left to the caller's decoding error here."""
+and a list, an object, a fraction or a number out of the int32 range for an int-or-string (its `UnmarshalJSON`,
+called alone: `json: cannot unmarshal array into Go value of type int32`, `gotypes.FieldTypeError.bare`). An
+integral number out of an integer field's range converts silently upstream (Go's conversion wraps it) and is
+left to the caller's decoding error here."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
 _FRACTION = re.compile(r"^json: cannot unmarshal number (\S+) into Go struct field \S+ of type (u?int(?:8|16|32|64)?)$")
-_INT_OR_STRING = re.compile(r"^json: cannot unmarshal (array|object) into Go value of type int32$")
 
 
 def convert_error(config: dict[str, Any], go_error: str | None) -> str | None:
@@ -24,7 +24,9 @@ def convert_error(config: dict[str, Any], go_error: str | None) -> str | None:
     if not go_error:
         return None
     detail = None
-    if (found := _FRACTION.match(go_error)) is not None:
+    if getattr(go_error, "bare", None):  # a type's own UnmarshalJSON, which the converter calls too
+        detail = go_error.bare  # type: ignore[attr-defined]
+    elif (found := _FRACTION.match(go_error)) is not None:
         try:
             number = float(found.group(1))
         except ValueError:
@@ -32,8 +34,6 @@ def convert_error(config: dict[str, Any], go_error: str | None) -> str | None:
         if number == int(number):
             return None
         detail = f"cannot convert float64 to {found.group(2)}"
-    elif _INT_OR_STRING.match(go_error):
-        detail = go_error
     if detail is None:
         return None
     meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}

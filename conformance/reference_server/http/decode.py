@@ -143,16 +143,24 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
                      message: str | None = None) -> None:
     """A patch whose result no longer decodes into the Go type: `422 Invalid` on field `patch`
     (`handlers/patch.go`: `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`).
-    The value is the patched JSON (JSON and merge patch) or the patch map printed with `%+v` (strategic).
+    The value is the patched JSON (JSON and merge patch) or the patch map printed with `%+v` (strategic, whose
+    result the unstructured converter decodes: an out-of-range integer wraps, an `UnmarshalJSON`'s error is bare).
     `message`: the field model's message of a named group's kind (else the core kind's, by `kind`).
     A server-side apply's merged object that the converter refuses is upstream's 500 (fieldmanager/toversioned.py)."""
+    strategic = patch_type.startswith("application/strategic")
+    if strategic:  # decoded by the unstructured converter, which wraps an integer out of its field's range
+        go_message = message or KIND_MESSAGES.get(kind) or _UNSTORED_MESSAGES.get(kind)
+        if go_message is not None:
+            gotypes.wrap_integers(patched, go_message)
     err = gotypes.type_error(patched, message) if message is not None else check_go_types(patched, kind)
     if err is None:
         return
     if patch_type == APPLY_PATCH and isinstance(patch, dict) and \
             (refused := convert_error(patch, err)) is not None:  # a plain error upstream: 500, no reason
         raise E.StatusError(E.status_dict(500, None, refused))
-    shown = go_map_format(patch) if patch_type.startswith("application/strategic") else \
+    if strategic and getattr(err, "bare", None):  # the converter (`FromUnstructuredWithValidation`) decoded it
+        err = err.bare  # type: ignore[attr-defined]
+    shown = go_map_format(patch) if strategic else \
         json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
     e = E.invalid("", "", [E.field_invalid("patch", shown, err)])
     e.status.get("details", {}).pop("kind", None)

@@ -26,8 +26,8 @@ _LABELS = ("operation", "type")
 
 class ThreadedHistogramVec(LazyHistogramVec):
     """A `LazyHistogramVec` observed from any thread (the etcd store writes from its writer and deleter
-    threads): a fold (under a lock) takes the values each list holds away before bucketing them, never clearing
-    what another thread appended meanwhile."""
+    threads): folds are serialised by a lock; each takes the values its lists hold away before bucketing them
+    (`LazyHistogramVec.fold`), never clearing what another thread appended meanwhile."""
 
     def __init__(self, *args, **kw) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kw)
@@ -42,13 +42,8 @@ class ThreadedHistogramVec(LazyHistogramVec):
             self.fold()
 
     def fold(self) -> None:
-        with self.lock:
-            for key, values in list(self.waiting.items()):
-                n = len(values)
-                if n:
-                    taken = values[:n]
-                    del values[:n]  # one operation under the GIL: what was appended since stays for the next fold
-                    self._bucket(key, taken)
+        with self.lock:  # two threads' folds never bucket one list's values twice
+            super().fold()
 
     def render(self, out: list[str]) -> None:
         with self.lock:  # no fold from another thread adds a label set while it is written

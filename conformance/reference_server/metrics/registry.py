@@ -232,10 +232,15 @@ class LazyHistogramVec(HistogramVec):
         return self.waiting.setdefault(key, [])
 
     def fold(self) -> None:
-        for key, values in self.waiting.items():
-            if values:
-                self._bucket(key, values)
-                values.clear()  # the same list: callers keep appending to it
+        """Bucket what each list holds now. The lists stay (callers keep appending to them), so the values are
+        taken away, not cleared: a copy of the first `n`, then `del values[:n]`, each one operation under the GIL,
+        so a value another thread appends meanwhile (at the end) stays for the next fold."""
+        for key, values in list(self.waiting.items()):  # (another thread may add a label set)
+            n = len(values)
+            if n:
+                taken = values[:n]
+                del values[:n]
+                self._bucket(key, taken)
 
     def _bucket(self, key: tuple[str, ...], values: list[float]) -> None:
         """Add `values` (sorted here) to the label set's cells."""

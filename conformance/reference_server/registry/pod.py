@@ -5,7 +5,8 @@ the default admission plugins that touch every pod (`DefaultTolerationSeconds`: 
 NoExecute for 300 s; `Priority`: priority 0 and `PreemptLowerPriority` without a default PriorityClass;
 `ServiceAccount`: admission/serviceaccount.py, with `serviceAccountName: default` here too for flavours
 without that plugin), `pkg/registry/core/pod/strategy.go`
-(`PrepareForCreate`: status is `{phase: Pending, qosClass}`; `PrepareForUpdate`: status kept;
+(`PrepareForCreate`: status is `{phase: Pending, qosClass}`, `metadata.generation` 1; `PrepareForUpdate`: status
+kept, `updatePodGeneration`: the generation moves when the spec does, ungated since 1.33 (KEP-5067, #130181);
 `CheckGracefulDelete`: `graceful_period`) and the
 pod-spec validation of `pkg/apis/core/validation/validation.go` (registry/podvalidation/); what an update may
 change is `ValidatePodUpdate` (pod_update.py).
@@ -16,9 +17,9 @@ from typing import Any
 
 from ..apierrors import FieldError
 from . import podspec_defaults
-from .pod_update import validate_pod_spec_update
+from .pod_update import semantic, validate_pod_spec_update
 from .podvalidation import validate_pod
-from .strategy import Strategy
+from .strategy import PerThread, Strategy
 from .shapes import as_dict, as_list
 
 DEFAULT_TOLERATION_SECONDS = 300
@@ -99,8 +100,12 @@ def qos_class(spec: dict[str, Any]) -> str:
 class PodStrategy(Strategy):
     """`pod.Strategy` plus the decode-time defaults and the always-on admission plugins' mutations."""
 
+    _bumped = PerThread()  # the generation a spec change moves to, between prepare_for_update and canonicalize
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
+        self._bumped = None
+        obj.setdefault("metadata", {})["generation"] = 1  # `pod.Generation = 1`, whatever the client sent
         spec = obj.get("spec")
         if not isinstance(spec, dict):  # a null spec decodes to Go's zero PodSpec, then defaulted
             spec = obj["spec"] = {}
@@ -140,6 +145,23 @@ class PodStrategy(Strategy):
                 spec["serviceAccountName"] = spec["serviceAccount"] = account
         if "status" in old:
             new["status"] = old["status"]
+        self.update_generation(new, old)
+
+    def update_generation(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """`updatePodGeneration`: a spec that is not `Semantic.DeepEqual` to the stored one moves the stored
+        generation by one (a pod stored without one goes to 1); written by `canonicalize`, once the store has
+        put the stored system fields back (`rest.BeforeUpdate` keeps the old generation before the strategy)."""
+        if semantic(new.get("spec")) != semantic(old.get("spec")):
+            generation = (old.get("metadata") or {}).get("generation")
+            self._bumped = (generation if isinstance(generation, int) else 0) + 1
+        else:
+            self._bumped = None
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        super().canonicalize(obj)
+        bumped, self._bumped = self._bumped, None
+        if bumped is not None:
+            obj.setdefault("metadata", {})["generation"] = bumped
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return (super().validate_update(new, old) + validate_pod(new.get("spec"))

@@ -119,7 +119,7 @@ def log_options(query: Mapping[str, Any], name: str) -> dict[str, Any]:
     if opts["limitBytes"] is not None and opts["limitBytes"] < 1:
         errs.append(E.field_invalid("limitBytes", opts["limitBytes"], "must be greater than 0"))
     if opts["sinceSeconds"] is not None and opts["sinceTime"] is not None:
-        errs.append(E.field_forbidden_at_root("at most one of `sinceTime` or `sinceSeconds` may be specified"))
+        errs.append(E.field_forbidden("", "at most one of `sinceTime` or `sinceSeconds` may be specified"))
     elif opts["sinceSeconds"] is not None and opts["sinceSeconds"] < 1:
         errs.append(E.field_invalid("sinceSeconds", opts["sinceSeconds"], "must be greater than 0"))
     if errs:

@@ -1,7 +1,8 @@
 """`pods/ephemeralcontainers` and `pods/resize`: the pod updates that go through subresources of their own.
 
 Follows `pkg/registry/core/pod/strategy.go` (`podEphemeralContainersStrategy`: `dropNonEphemeralContainerUpdates`;
-`podResizeStrategy`: `dropNonResizeUpdates`, `dropNonResizeUpdatesForContainers`; both `ResetObjectMetaForStatus`),
+`podResizeStrategy`: `dropNonResizeUpdates`, `dropNonResizeUpdatesForContainers`; both `ResetObjectMetaForStatus`,
+then `updatePodGeneration`, registry/pod.py's),
 `pkg/registry/core/pod/storage/storage.go` (`EphemeralContainersREST`, `ResizeREST`: get, update, patch of the
 whole Pod) and `pkg/apis/core/validation/validation.go` 1.33: `ValidatePodEphemeralContainersUpdate` with
 `validateEphemeralContainers` (names unique across every container, `targetContainerName` a regular or init
@@ -73,12 +74,13 @@ class EphemeralContainersStrategy(PodStrategy):
                 _default_container(c)  # SetObjectDefaults_Pod defaults ephemeral containers as the others
             kept["ephemeralContainers"] = ephemeral
         _keep_old(new, old, kept)
+        self.update_generation(new, old)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         errs = super(PodStrategy, self).validate_update(new, old)  # ValidateObjectMetaUpdate
         errs += validate_pod_spec(new.get("spec"), "spec") + validate_ephemeral_containers(new.get("spec") or {})
         if _static(old):
-            return [E.field_forbidden_at_root("static pods do not support ephemeral containers")]
+            return [E.field_forbidden("", "static pods do not support ephemeral containers")]
         current = {c.get("name"): c for c in _named((new.get("spec") or {}).get("ephemeralContainers"))}
         path = "spec.ephemeralContainers"
         for o in _named((old.get("spec") or {}).get("ephemeralContainers")):
@@ -135,6 +137,7 @@ class ResizeStrategy(PodStrategy):
         ospec = old.get("spec") or {}
         if len(as_list(spec.get("containers"))) != len(as_list(ospec.get("containers"))) or \
                 len(as_list(spec.get("initContainers"))) != len(as_list(ospec.get("initContainers"))):
+            self._bumped = None
             return  # validation refuses it
         kept = clone(ospec)
         for key in ("containers", "initContainers"):
@@ -144,14 +147,15 @@ class ResizeStrategy(PodStrategy):
             elif key in spec:
                 kept[key] = spec[key]
         _keep_old(new, old, kept)
+        self.update_generation(new, old)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         errs = super(PodStrategy, self).validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
         ospec, spec = old.get("spec") or {}, new.get("spec") or {}
         if _static(old):
-            return [E.field_forbidden_at_root("static pods cannot be resized")]
+            return [E.field_forbidden("", "static pods cannot be resized")]
         if ((ospec.get("os") or {}).get("name")) == "windows":
-            return [E.field_forbidden_at_root("windows pods cannot be resized")]
+            return [E.field_forbidden("", "windows pods cannot be resized")]
         old_qos = (old.get("status") or {}).get("qosClass") or qos_class(ospec)
         if qos_class(spec) != old_qos:
             errs.append(E.field_invalid("spec", (new.get("status") or {}).get("qosClass", ""),

@@ -35,7 +35,10 @@ _QNAME_RE, _LABEL_VALUE_RE = _full(_QNAME_FMT), _full(_LABEL_VALUE_FMT)
 
 
 def regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """`validation.RegexError` (note the double space before each `or`)."""
+    """`validation.RegexError` (note the double space before each `or`); without examples Go writes no
+    `(e.g. ` at all: `<msg> (regex used for validation is '<fmt>')`."""
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
     ex = ",  or ".join(f"'{e}'" for e in examples)
     return f"{msg} (e.g. {ex}, regex used for validation is '{fmt}')"
 

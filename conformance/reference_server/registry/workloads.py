@@ -20,7 +20,7 @@ from .groupvalidation.coordination import drop_disabled_fields, lease_spec_error
 from .groupvalidation.discovery import endpoint_slice_errors
 from .groupvalidation.networking import network_policy_spec_errors, selector_errors
 from .pod import default_pod_spec
-from .strategy import Strategy
+from .strategy import PerThread, Strategy
 from .shapes import as_dict, as_list
 from .workloadvalidation import apps, batch
 from .workloadvalidation.gofmt import go_string_map
@@ -87,22 +87,20 @@ class SpecStrategy(Strategy):
 class _Generation(SpecStrategy):
     """Bumps `metadata.generation` when the spec changes (after `_restore_system_meta` kept the old one)."""
 
-    _old_spec: Any = None
+    _old = PerThread()  # the stored spec and generation, between prepare_for_update and canonicalize
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        self._old_spec = None
+        self._old = None
         super().prepare_for_create(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
-        self._old_spec = old.get("spec")
-        self._old_generation = (old.get("metadata") or {}).get("generation", 1)
+        self._old = (old.get("spec"), (old.get("metadata") or {}).get("generation", 1))
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
-        old_spec = getattr(self, "_old_spec", None)
-        if old_spec is not None:
-            obj["metadata"]["generation"] = self._old_generation + (obj.get("spec") != old_spec)
-            self._old_spec = None
+        stored, self._old = self._old, None
+        if stored is not None and stored[0] is not None:
+            obj["metadata"]["generation"] = stored[1] + (obj.get("spec") != stored[0])
 
 
 def _template_spec(spec: dict[str, Any], key: str = "template") -> dict[str, Any]:

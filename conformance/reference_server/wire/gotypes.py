@@ -5,6 +5,13 @@ decoder answers `json: cannot unmarshal array into Go struct field ObjectMeta.me
 map[string]string` (a 400 for create/update, a 422 `patch` cause for patches). `type_error` finds the
 first such error (in document order, as Go's decoder keeps only the first) using the shared field model
 (`wire.schema`), so no malformed value is stored and later trips the server.
+
+A type with an `UnmarshalJSON` of its own (Time, IntOrString) decodes its scalar with `encoding/json` again;
+the `UnmarshalTypeError` that inner decode returns gets the outer decoder's context (sigs.k8s.io/json
+`decodeState.unmarshal` → `addErrorContext`), so it reads as a struct field's (`json: cannot unmarshal number
+99999999999 into Go struct field NetworkPolicyPort.spec.ingress.ports.port of type int32`), while the
+unstructured converter (a strategic-merge patch's result, a server-side apply's merged object), which calls the
+`UnmarshalJSON` alone, says `... into Go value of type int32`: `FieldTypeError.bare`.
 """
 from __future__ import annotations
 
@@ -87,11 +94,33 @@ def _scalar_error(v: Any, typ: str) -> str | None:
 scalar_error = _scalar_error  # for the kinds outside the field model (wire/crdtypes.py)
 
 
-def _special_error(message: str, v: Any) -> str | None:
-    """JSON-scalar messages (`UnmarshalJSON` of Time, Quantity, IntOrString, FieldsV1)."""
+class FieldTypeError(str):
+    """A struct field's `UnmarshalTypeError` text that an `UnmarshalJSON` returned: `bare` is the same error
+    without the decoder's context (what the unstructured converter, calling that `UnmarshalJSON` alone, says)."""
+
+    bare: str = ""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _field_type_error, (str(self), self.bare)
+
+
+def _field_type_error(text: str, bare: str) -> FieldTypeError:
+    out = FieldTypeError(text)
+    out.bare = bare
+    return out
+
+
+def _unmarshaler_error(got: str, go_type: str, struct: str, path: str) -> FieldTypeError:
+    return _field_type_error(_mismatch(got, struct, path, go_type),
+                             f"json: cannot unmarshal {got} into Go value of type {go_type}")
+
+
+def _special_error(message: str, v: Any, struct: str = "", path: str = "") -> str | None:
+    """JSON-scalar messages (`UnmarshalJSON` of Time, Quantity, IntOrString, FieldsV1); `struct` and `path` are
+    the field's, for the errors the decoder gives its context (`FieldTypeError`)."""
     if message in ("meta.Time", "meta.MicroTime"):
         if not isinstance(v, str):
-            return f"json: cannot unmarshal {kind_word(v)} into Go value of type string"
+            return _unmarshaler_error(kind_word(v), "string", struct, path)
         if v and not _RFC3339.match(v):
             return f'parsing time "{v}" as "2006-01-02T15:04:05Z07:00": cannot parse "{v}" as "2006"'
         return None
@@ -99,10 +128,9 @@ def _special_error(message: str, v: Any) -> str | None:
         if isinstance(v, bool) or not isinstance(v, (str, int, float)):
             return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
         return quantity.parse_error(v.strip()) if isinstance(v, str) else None  # UnmarshalJSON → ParseQuantity
-    if message == "intstr.IntOrString":
-        if isinstance(v, bool) or not isinstance(v, (str, int)):
-            return f"json: cannot unmarshal {kind_word(v)} into Go value of type int32"
-        return None
+    if message == "intstr.IntOrString":  # a string is StrVal; anything else IntVal, an int32
+        got = None if isinstance(v, str) else _scalar_error(v, "i32")  # json.Unmarshal(value, &intstr.IntVal)
+        return _unmarshaler_error(got, "int32", struct, path) if got else None
     return None  # meta.FieldsV1 keeps any raw JSON
 
 
@@ -179,7 +207,7 @@ def _one(f: schema.Field, v: Any, struct: str, path: str) -> str | None:
         got = _scalar_error(v, f.type)
         return _mismatch(got, struct, path, _go_type(f, element=True)) if got else None
     if f.type in schema.JSON_SCALAR_MESSAGES:
-        return _special_error(f.type, v)
+        return _special_error(f.type, v, struct, path)
     if f.type in schema.STRING_LIST_MESSAGES:  # `type ExtraValue []string`: an array in JSON
         if not isinstance(v, list):
             return _mismatch(kind_word(v), struct, path, _go_type(f, element=True))
@@ -188,3 +216,39 @@ def _one(f: schema.Field, v: Any, struct: str, path: str) -> str | None:
     if not isinstance(v, dict):
         return _mismatch(kind_word(v), struct, path, _go_type(f, element=True))
     return _message(v, f.type, path + ".")
+
+
+def wrap_integers(obj: dict[str, Any], message: str) -> None:
+    """What the unstructured converter does with an integer out of an integer field's range (a strategic-merge
+    patch's result: `runtime/converter.go` `fromUnstructured`, `dv.Set(sv.Convert(dt))`): Go's conversion keeps
+    the low bits, so the value wraps silently where the decoder would refuse it. Only integers an int64 holds
+    (the patch's numbers, `util/json`); in place."""
+    try:
+        fields = schema.json_fields(message)
+    except KeyError:
+        return
+    for key, value in obj.items():
+        f = fields.get(key)
+        if f is None or value is None:
+            continue
+        if f.map_key is not None and isinstance(value, dict):
+            keys: Any = list(value)
+            holder: Any = value
+        elif f.repeated and isinstance(value, list):
+            keys, holder = range(len(value)), value
+        else:
+            keys, holder = (key,), obj
+        for k in keys:
+            item = holder[k]
+            if f.type in _INT_RANGES:
+                holder[k] = _wrapped(item, f.type)
+            elif isinstance(item, dict) and f.is_message and f.type not in schema.JSON_SCALAR_MESSAGES:
+                wrap_integers(item, f.type)
+
+
+def _wrapped(v: Any, typ: str) -> Any:
+    lo, hi = _INT_RANGES[typ]
+    if isinstance(v, bool) or not isinstance(v, int) or lo <= v <= hi or not -2 ** 63 <= v < 2 ** 63:
+        return v
+    span = hi - lo + 1
+    return (v - lo) % span + lo

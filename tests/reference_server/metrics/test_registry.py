@@ -158,3 +158,25 @@ def test_a_family_without_samples_is_not_written_labelled_or_not():
     Collected("process_open_fds", "Number of open file descriptors.", (), lambda: []).render(out)
     Collected("x_total", "X.", ("code",), lambda: []).render(out)
     assert out == []
+
+
+def test_lazy_histogram_fold_keeps_a_value_appended_meanwhile() -> None:
+    """A value appended to a pending list while a fold buckets it (another thread's observation) is neither lost
+    nor counted twice: the fold takes the values it saw away and leaves the list to its callers."""
+    from conformance.reference_server.metrics.registry import LazyHistogramVec
+
+    lazy = LazyHistogramVec("s_bytes", "Sizes.", ("verb",), (1000,))
+    pending = lazy.pending(("GET",))
+    pending.extend([1, 2, 3])
+    bucket = lazy._bucket
+
+    def bucket_while_another_thread_appends(key: tuple[str, ...], values: list[float]) -> None:
+        bucket(key, values)
+        pending.append(2000)  # after the values were counted, before the fold finished
+
+    lazy._bucket = bucket_while_another_thread_appends  # type: ignore[method-assign]
+    lazy.fold()
+    lazy._bucket = bucket  # type: ignore[method-assign]
+    assert lazy.values[("GET",)][-1] == 3 and pending == [2000] and pending is lazy.pending(("GET",))
+    lazy.fold()
+    assert lazy.values[("GET",)][-2:] == [2006, 4]

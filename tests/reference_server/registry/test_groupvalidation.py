@@ -142,7 +142,7 @@ def test_ingress_class_controller_is_a_domain_prefixed_path(reg):
         'spec.controller: Invalid value: "nginx": must be a domain-prefixed path (such as "acme.io/foo")']
     assert refused(lambda: ingress_class(reg, {"controller": "Example.com/a b"})) == [
         f'spec.controller: Invalid value: "Example.com": {SUBDOMAIN}',
-        'spec.controller: Invalid value: "a b": Invalid path (e.g. regex used for validation is '
+        'spec.controller: Invalid value: "a b": Invalid path (regex used for validation is '
         "'[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')"]
 
 

@@ -61,8 +61,7 @@ def domain_prefixed_path(path: str, value: str) -> list[FieldError]:
         return [field_invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
     errs = [field_invalid(path, host, m) for m in is_dns1123_subdomain(host)]
     if not re.fullmatch(_HTTP_PATH_FMT, rest):
-        # `RegexError("Invalid path", httpPathFmt)`: no examples, so nothing between "(e.g. " and "regex"
-        errs.append(field_invalid(path, rest, f"Invalid path (e.g. regex used for validation is '{_HTTP_PATH_FMT}')"))
+        errs.append(field_invalid(path, rest, regex_error("Invalid path", _HTTP_PATH_FMT)))
     return errs
 
 
