@@ -49,9 +49,14 @@ CASES = [
                         schedulingGates=[{"name": "example.com/wait"}, {"name": "example.com/wait"}],
                         hostAliases=[{"ip": "10.0.0.300", "hostnames": ["ok.example", "Not_OK"]}],
                         dnsConfig={"nameservers": ["1.1.1.1", "8.8.8.8", "9.9.9.9", "1.0.0.1"],
+                                   "searches": [".", "_sip._tcp.example.com.", "Bad.Domain."],
                                    "options": [{"value": "2"}]}),
      ['spec.dnsConfig.nameservers: Invalid value: []string{"1.1.1.1", "8.8.8.8", "9.9.9.9", "1.0.0.1"}: must not '
       "have more than 3 nameservers",
+      'spec.dnsConfig.searches[2]: Invalid value: "Bad.Domain": a lowercase RFC 1123 subdomain must consist of lower '
+      "case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character (e.g. "
+      "'example.com', regex used for validation is '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*"
+      "[a-z0-9])?)*')",
       "spec.dnsConfig.options[0]: Required value: must not be empty",
       'spec.readinessGates[1].conditionType: Invalid value: "not ok": name part must consist of alphanumeric '
       "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "

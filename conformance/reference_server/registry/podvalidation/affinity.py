@@ -209,6 +209,8 @@ def _match_label_keys_in_spread(c: dict[str, Any], path: str) -> list[FieldError
 
 def validate_topology_spread_constraints(constraints: Any, path: str) -> list[FieldError]:
     """`validateTopologySpreadConstraints` (a create's options: the label selector checked strictly)."""
+    if not constraints:
+        return []
     from ..workloadvalidation.labelselector import validate_label_selector
 
     items = [as_dict(c) for c in as_list(constraints)]

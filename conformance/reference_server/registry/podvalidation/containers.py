@@ -208,7 +208,7 @@ def validate_volume_mounts(c: dict[str, Any], volumes: dict[str, Any], path: str
     """`ValidateVolumeMounts` (name known, mountPath set and unique, no overlap with the container's devices)."""
     errs: list[FieldError] = []
     seen: set[str] = set()
-    devices = _name_map(c.get("volumeDevices"), "devicePath")
+    devices = _name_map(c.get("volumeDevices"), "devicePath") if c.get("volumeDevices") else {}
     for i, mnt in enumerate(as_list(c.get("volumeMounts"))):
         mnt, here = as_dict(mnt), f"{path}[{i}]"
         name = mnt.get("name") or ""
@@ -232,6 +232,8 @@ def validate_volume_mounts(c: dict[str, Any], volumes: dict[str, Any], path: str
 
 def validate_volume_devices(c: dict[str, Any], volumes: dict[str, Any], path: str) -> list[FieldError]:
     """`ValidateVolumeDevices`: block devices of claims (persistentVolumeClaim or ephemeral volumes) only."""
+    if not c.get("volumeDevices"):
+        return []
     errs: list[FieldError] = []
     paths: set[str] = set()
     names: set[str] = set()

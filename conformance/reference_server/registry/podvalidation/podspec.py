@@ -11,18 +11,19 @@ annotations first and refuses ephemeral containers.
 Left out (accepted here, judged upstream): resourceClaims (dropped by upstream's strategy under 1.33's defaults,
 DynamicResourceAllocation being off; kept here), the pod's seccomp/AppArmor annotations and their agreement with
 the fields (`ValidatePodSpecificAnnotations`, `validateSeccompAnnotationsAndFields`: they need the pod's metadata),
-a create's `nodeName` beside scheduling gates (`ValidatePodCreate`), the dnsConfig search domains' syntax.
+a create's `nodeName` beside scheduling gates (`ValidatePodCreate`).
 """
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..shapes import as_dict, as_list
 from ..status_validation import ip_errors
 from ..validation import (_go_string_slice, is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
-                          validate_labels)
+                          max_len_error, regex_error, validate_labels)
 from . import containers as ctr
 from . import security
 from .affinity import validate_affinity, validate_topology_spread_constraints
@@ -34,6 +35,9 @@ DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 MAX_INT32 = 2147483647
+_LABEL_UNDERSCORE = "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN_UNDERSCORE_FMT = _LABEL_UNDERSCORE + "(\\." + _LABEL_UNDERSCORE + ")*"
+_SUBDOMAIN_UNDERSCORE = re.compile("^" + _SUBDOMAIN_UNDERSCORE_FMT + "$")
 
 
 def _name_errors(value: Any, path: str, rule: Any) -> list[FieldError]:
@@ -98,8 +102,18 @@ def _host_network_ports(spec: dict[str, Any], path: str, *, is_pod: bool) -> lis
     return errs
 
 
+def _subdomain_with_underscore(value: str) -> list[str]:
+    """apimachinery's `IsDNS1123SubdomainWithUnderscore`."""
+    errs = [max_len_error(253)] if len(value) > 253 else []
+    if not _SUBDOMAIN_UNDERSCORE.match(value):
+        errs.append(regex_error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                                "'_', '-' or '.', and must start and end with an alphanumeric character",
+                                _SUBDOMAIN_UNDERSCORE_FMT, "example.com"))
+    return errs
+
+
 def _dns_config(spec: dict[str, Any], path: str) -> list[FieldError]:
-    """`validatePodDNSConfig` (the search domains' syntax not checked)."""
+    """`validatePodDNSConfig`."""
     dns = spec.get("dnsConfig")
     if spec.get("dnsPolicy") == "None":
         if not isinstance(dns, dict):
@@ -123,6 +137,10 @@ def _dns_config(spec: dict[str, Any], path: str) -> list[FieldError]:
         errs.append(FieldError("FieldValueInvalid", f"{path}.searches", f"Invalid value: "
                                f"{_go_string_slice(searches)}: must not have more than 2048 characters (including "
                                "spaces) in the search list"))
+    for i, search in enumerate(searches):
+        if search != ".":  # 1.33's RelaxedDNSSearchValidation: underscores, a lone "."
+            errs += [field_invalid(f"{path}.searches[{i}]", search.removesuffix("."), m)
+                     for m in _subdomain_with_underscore(search.removesuffix("."))]
     for i, option in enumerate(as_dict(o) for o in as_list(dns.get("options"))):
         if not option.get("name"):
             errs.append(field_required(f"{path}.options[{i}]", "must not be empty"))
@@ -132,6 +150,8 @@ def _dns_config(spec: dict[str, Any], path: str) -> list[FieldError]:
 def _gates(spec: dict[str, Any], path: str) -> list[FieldError]:
     """`validateReadinessGates` and `validateSchedulingGates`."""
     errs: list[FieldError] = []
+    if not spec.get("readinessGates") and not spec.get("schedulingGates"):
+        return errs
     for i, gate in enumerate(as_dict(g) for g in as_list(spec.get("readinessGates"))):
         kind = str(gate.get("conditionType") or "")
         errs += [field_invalid(f"{path}.readinessGates[{i}].conditionType", kind, m) for m in is_qualified_name(kind)]

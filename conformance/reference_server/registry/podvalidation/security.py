@@ -261,6 +261,9 @@ def pod_security_context(spec: dict[str, Any], path: str) -> list[FieldError]:
 def windows_host_process(spec: dict[str, Any], path: str) -> list[FieldError]:
     """`validateWindowsHostProcessPod` (privileged containers allowed)."""
     pod_hp = as_dict(as_dict(spec.get("securityContext")).get("windowsOptions")).get("hostProcess")
+    if pod_hp is None and not any(as_dict(c.get("securityContext")).get("windowsOptions") is not None
+                                  for c, _ in visit_containers(spec, path)):
+        return []
     errs: list[FieldError] = []
     total = host_process = 0
     for c, cpath in visit_containers(spec, path):
