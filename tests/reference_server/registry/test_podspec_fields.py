@@ -158,6 +158,13 @@ CASES = [
       "spec.volumes[0].projected.sources[0]: Forbidden: may not specify more than 1 volume type per source",
       "spec.volumes[0].projected.sources[1].serviceAccountToken.expirationSeconds: Invalid value: 60: may not "
       "specify a duration less than 10 minutes"]),
+    (lambda s: s.update(volumes=[{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {
+        "metadata": {"name": "x", "labels": {"a": "b"}}, "spec": {"resources": {"requests": {"storage": "-1Gi"}}}}}}]),
+     ["spec.volumes[0].ephemeral.volumeClaimTemplate.metadata.name: Forbidden: cannot be set",
+      "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.accessModes: Required value: at least 1 access mode is "
+      "required",
+      'spec.volumes[0].ephemeral.volumeClaimTemplate.spec.resources[storage]: Invalid value: "-1Gi": must be greater '
+      "than zero"]),
     # containers: mounts, devices, resize policy, sleep, the downward API in env
     (lambda s: s.update(volumes=[{"name": "data", "emptyDir": {}}, {"name": "claim",
                                                                    "persistentVolumeClaim": {"claimName": "c"}}])

@@ -5,10 +5,10 @@
 configMap (names, file modes, `validateKeyToPath` items), persistentVolumeClaim, nfs, downwardAPI
 (`validateDownwardAPIVolumeFile`, its files reported at the source's path as upstream does), projected
 (`validateProjectionSources`: secret, configMap, downwardAPI, serviceAccountToken, paths unique across sources),
-csi (`ValidateCSIDriverName`, the node-publish secret), ephemeral's template presence, and the required fields of
-the other in-tree sources. Only valid volumes count as known to the containers' mounts and devices, as upstream.
+csi (`ValidateCSIDriverName`, the node-publish secret), ephemeral's claim template
+(`ValidatePersistentVolumeClaimTemplate`), and the required fields of the other in-tree sources. Only valid volumes count as known to the containers' mounts and devices, as upstream.
 
-Not checked: an ephemeral volume's claim template beyond its presence, iscsi/fc/flocker/quobyte/azureDisk/
+Not checked: the PVC name an ephemeral volume implies (it needs the pod's name), iscsi/fc/flocker/quobyte/azureDisk/
 storageos beyond their required fields."""
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_s
 from ...quantity import Quantity, QuantityError
 from ..groupvalidation.storage import csi_driver_name_errors
 from ..shapes import as_dict, as_list
-from ..validation import is_dns1123_label, is_dns1123_subdomain
+from ..validation import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, validate_labels
 from .downwardapi import VOLUME_FIELD_PATHS, object_field_selector, resource_field_selector
 from .fields import field_duplicate, integer, one_of
 
@@ -154,6 +154,27 @@ def _projection_sources(projected: dict[str, Any], path: str) -> list[FieldError
     return errs
 
 
+# metav1.ObjectMeta's fields other than labels and annotations, in the Go struct's order (`validateFieldAllowList`)
+_TEMPLATE_META_FORBIDDEN = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+                            "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences",
+                            "finalizers", "managedFields")
+
+
+def _claim_template(template: dict[str, Any], path: str) -> list[FieldError]:
+    """`ValidatePersistentVolumeClaimTemplate`: `ValidateTemplateObjectMeta` (labels, annotations, nothing else),
+    then the claim spec as registry/volumes.py's claims are validated, at the template's path."""
+    from ..volumes import PersistentVolumeClaimStrategy
+
+    meta, mpath = as_dict(template.get("metadata")), f"{path}.metadata"
+    errs = [field_invalid(f"{mpath}.annotations", key, m)
+            for key in as_dict(meta.get("annotations")) for m in is_qualified_name(str(key).lower())]
+    errs += validate_labels(as_dict(meta.get("labels")), f"{mpath}.labels")
+    errs += [field_forbidden(f"{mpath}.{key}", "cannot be set") for key in _TEMPLATE_META_FORBIDDEN
+             if meta.get(key) not in (None, "", 0, [], {})]
+    return errs + [FieldError(e.type, f"{path}.{e.field}", e.body)
+                   for e in PersistentVolumeClaimStrategy.spec_errors(template.get("spec"))]
+
+
 def _required(source: dict[str, Any], keys: tuple[str, ...], path: str) -> list[FieldError]:
     return [field_required(f"{path}.{k}") for k in keys if not source.get(k)]
 
@@ -206,8 +227,10 @@ def _source_errors(key: str, source: dict[str, Any], path: str) -> list[FieldErr
             errs += [field_invalid(f"{path}.name", name, m) for m in (is_dns1123_subdomain(name) if name else [])]
         return errs
     if key == "ephemeral":
-        return [] if isinstance(source.get("volumeClaimTemplate"), dict) else \
-            [field_required(f"{path}.volumeClaimTemplate")]
+        template = source.get("volumeClaimTemplate")
+        if not isinstance(template, dict):
+            return [field_required(f"{path}.volumeClaimTemplate")]
+        return _claim_template(template, f"{path}.volumeClaimTemplate")
     return _required(source, _REQUIRED.get(key, ()), path)
 
 
