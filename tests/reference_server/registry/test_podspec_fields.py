@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from conformance.reference_server.registry.podvalidation import validate_pod_template_spec
+from conformance.reference_server.registry.kinds import ResourceInfo
+from conformance.reference_server.registry.pod import PodStrategy
+from conformance.reference_server.registry.podvalidation import validate_pod_object, validate_pod_template_spec
 
 from tests.reference_server.registry.test_podvalidation import c0, pod_errors
 
@@ -257,3 +259,49 @@ def test_template_spec_gets_the_same_rules() -> None:
     errs = [str(e) for e in validate_pod_template_spec({"spec": spec}, "spec.template")]
     assert errs == ['spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Never": '
                     'supported values: "DoNotSchedule", "ScheduleAnyway"']
+
+
+def created_pod(spec_change: Any, annotations: dict[str, str]) -> dict[str, Any]:
+    pod = {"metadata": {"name": "p", "namespace": "n", "annotations": annotations},
+           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    spec_change(pod["spec"])
+    strategy = PodStrategy(ResourceInfo("Pod", "pods", "pod", ()))
+    strategy.default(pod)
+    strategy.prepare_for_create(pod)
+    return pod
+
+
+def test_pod_annotations_and_create_rules() -> None:
+    """`validatePodMetadataAndSpec`'s annotations (before the spec) and `ValidatePodCreate`'s rules (after it)."""
+    def change(s: dict[str, Any]) -> None:
+        s.update(nodeName="node-1", schedulingGates=[{"name": "example.com/wait"}],
+                 ephemeralContainers=[{"name": "debug", "image": "busybox", "imagePullPolicy": "Always",
+                                       "terminationMessagePolicy": "File"}],
+                 securityContext={"seccompProfile": {"type": "RuntimeDefault"}})
+        c0(s).update(securityContext={"appArmorProfile": {"type": "Localhost", "localhostProfile": "a"}})
+
+    pod = created_pod(change, {
+        "controller.kubernetes.io/pod-deletion-cost": "007",
+        "seccomp.security.alpha.kubernetes.io/pod": "unconfined",
+        "container.seccomp.security.alpha.kubernetes.io/c": "chrome",
+        "container.apparmor.security.beta.kubernetes.io/c": "localhost/b",
+        "container.apparmor.security.beta.kubernetes.io/gone": "strict"})
+    assert [str(e) for e in validate_pod_object(pod, create=True)] == [
+        'metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "007": must be a 32bit '
+        "integer",
+        'metadata.annotations.container.seccomp.security.alpha.kubernetes.io/c: Invalid value: "chrome": must be a '
+        "valid seccomp profile",
+        'metadata.annotations[container.apparmor.security.beta.kubernetes.io/gone]: Invalid value: "gone": container '
+        "not found",
+        'metadata.annotations[container.apparmor.security.beta.kubernetes.io/gone]: Invalid value: "strict": invalid '
+        'AppArmor profile name: "strict"',
+        "spec.ephemeralContainers: Forbidden: cannot be set on create",
+        "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared",
+        "spec.securityContext.seccompProfile.type: Forbidden: seccomp type in annotation and field must match",
+        "spec.containers[0].securityContext.appArmorProfile.localhostProfile: Forbidden: apparmor profile in "
+        "annotation and field must match"]
+    assert [str(e) for e in validate_pod_object(pod, create=False)][:4] == \
+        [str(e) for e in validate_pod_object(pod, create=True)][:4]
+    assert validate_pod_object(created_pod(lambda s: None, {
+        "controller.kubernetes.io/pod-deletion-cost": "-100",
+        "seccomp.security.alpha.kubernetes.io/pod": "runtime/default"}), create=True) == []
