@@ -456,3 +456,30 @@ def test_csinode_driver_may_not_change_on_update(reg):
     assert refused(lambda: store.update("", "node-1", changed)) == [
         'spec.drivers: Invalid value: storage.CSINodeDriver{Name:"csi.example.com", NodeID:"n2", '
         "TopologyKeys:[]string(nil), Allocatable:(*storage.VolumeNodeResources)(0xc000000000)}: field is immutable"]
+
+
+def test_volume_attachment_inline_volume_spec(reg):
+    """`ValidatePersistentVolumeSpec` in the context of inline volumes (`validateVolumeAttachmentSource`)."""
+    inline = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOncePod", "ReadWriteOnce"],
+              "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "standard", "volumeMode": "Block",
+              "hostPath": {"path": "/data"},
+              "csi": {"driver": "csi.example.com", "nodePublishSecretRef": {"name": "s"}}}
+    body = {"spec": {"attacher": "csi.example.com", "nodeName": "n1", "source": {"inlineVolumeSpec": inline}}}
+    assert refused(lambda: create(reg, "storage.k8s.io", "volumeattachments", body)) == [
+        "spec.source.inlineVolumeSpec.capacity: Forbidden: may not be specified in the context of inline volumes",
+        "spec.source.inlineVolumeSpec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes",
+        "spec.source.inlineVolumeSpec.persistentVolumeReclaimPolicy: Forbidden: may only be Retain in the context of "
+        "inline volumes",
+        "spec.source.inlineVolumeSpec.csi: Forbidden: may not specify more than 1 volume type",
+        "spec.source.inlineVolumeSpec.storageClassName: Forbidden: may not be specified in the context of inline "
+        "volumes",
+        "spec.source.inlineVolumeSpec.volumeMode: Forbidden: may not specify volumeMode other than Filesystem in the "
+        "context of inline volumes"]
+    only_csi = {"accessModes": ["ReadWriteOnce"], "csi": {"driver": "csi.example.com",
+                                                          "nodePublishSecretRef": {"name": "s"}}}
+    body = {"spec": {"attacher": "csi.example.com", "nodeName": "n1", "source": {"inlineVolumeSpec": only_csi}}}
+    assert refused(lambda: create(reg, "storage.k8s.io", "volumeattachments", body, name="y")) == [
+        "spec.source.inlineVolumeSpec.csi.volumeHandle: Required value",
+        "spec.source.inlineVolumeSpec.csi.nodePublishSecretRef.namespace: Required value"]
+    only_csi["csi"].update(volumeHandle="vol-1", nodePublishSecretRef={"name": "s", "namespace": "n"})
+    assert create(reg, "storage.k8s.io", "volumeattachments", body, name="z")["spec"]["source"]["inlineVolumeSpec"]

@@ -154,8 +154,9 @@ def csinode_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[Fiel
 def volume_attachment_spec_errors(spec: dict[str, Any]) -> list[FieldError]:
     """`validateVolumeAttachmentSpec` (attacher required, exactly one source, nodeName a subdomain), then
     `ValidateVolumeAttachmentV1`, which the strategy adds for v1 requests (attacher a CSI driver name, a
-    persistentVolumeName a subdomain). An inline volume spec's own rules (`ValidatePersistentVolumeSpec`) are not
-    checked here."""
+    persistentVolumeName a subdomain); an inline volume spec's own rules are inlinepv.py's."""
+    from .inlinepv import inline_volume_spec_errors
+
     errs: list[FieldError] = []
     attacher = str(spec.get("attacher") or "")
     if not attacher:
@@ -169,6 +170,8 @@ def volume_attachment_spec_errors(spec: dict[str, Any]) -> list[FieldError]:
         errs.append(field_forbidden("spec.source", exactly_one))
     elif pv is not None and not pv:
         errs.append(field_required("spec.source.persistentVolumeName", "must specify non empty persistentVolumeName"))
+    elif inline is not None:
+        errs += inline_volume_spec_errors(as_dict(inline), "spec.source.inlineVolumeSpec")
     node = str(spec.get("nodeName") or "")
     errs += [field_invalid("spec.nodeName", node, m) for m in is_dns1123_subdomain(node)]
     errs += [FieldError(e.type, "spec.attacher", e.body) for e in csi_driver_name_errors(attacher)]
