@@ -229,7 +229,8 @@ def test_linux_pod_overhead_and_windows_options() -> None:
 
 
 def test_valid_hardened_pod_passes() -> None:
-    """A restricted-profile pod as kubectl users write it stays valid."""
+    """A restricted-profile pod as kubectl users write it stays valid (a sidecar may carry a resizePolicy:
+    1.33's AllowSidecarResizePolicy)."""
     def change(s: dict[str, Any]) -> None:
         s.update(securityContext={"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"},
                                   "sysctls": [{"name": "net.ipv4.ip_local_port_range", "value": "1024 65000"}]},
@@ -240,7 +241,9 @@ def test_valid_hardened_pod_passes() -> None:
                               {"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}},
                               {"path": "mem", "resourceFieldRef": {"containerName": "c", "resource": "limits.memory",
                                                                    "divisor": "1Mi"}}]}}],
-                 os={"name": "linux"}, readinessGates=[{"conditionType": "example.com/ready"}])
+                 os={"name": "linux"}, readinessGates=[{"conditionType": "example.com/ready"}],
+                 initContainers=[{"name": "proxy", "image": "envoy", "restartPolicy": "Always",
+                                  "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "NotRequired"}]}])
         c0(s).update(securityContext={"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]},
                                       "appArmorProfile": {"type": "RuntimeDefault"}},
                      volumeMounts=[{"name": "cfg", "mountPath": "/etc/app", "readOnly": True,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from ...apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_not_supported, field_required
+from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ...quantity import Quantity, QuantityError, int64_amount
 from ..resourcequota import quantity_errors
 from ..shapes import as_dict, as_list
@@ -553,7 +553,8 @@ def validate_containers(containers: Any, volumes: dict[str, Any], pod: PodContex
 def validate_init_containers(init: Any, regular: Any, volumes: dict[str, Any], pod: PodContext,
                              path: str) -> list[FieldError]:
     """`validateInitContainers`: names unique with the regular containers', restartable (sidecar) containers
-    may have probes and hooks, the others may not."""
+    may have probes and hooks, the others may not; a resizePolicy is allowed (1.33's AllowSidecarResizePolicy,
+    InPlacePodVerticalScaling being beta)."""
     errs: list[FieldError] = []
     names = {str(as_dict(c).get("name") or "") for c in as_list(regular)}
     for i, c in enumerate(as_dict(c) for c in as_list(init)):
@@ -575,13 +576,6 @@ def validate_init_containers(init: Any, regular: Any, volumes: dict[str, Any], p
                 if c.get(key) is not None:
                     errs.append(field_forbidden(f"{here}.{key}",
                                                 "may not be set for init containers without restartPolicy=Always"))
-        if as_list(c.get("resizePolicy")):
-            shown = ", ".join(f'core.ContainerResizePolicy{{ResourceName:{_go_quote(str(p.get("resourceName") or ""))}, '
-                              f'RestartPolicy:{_go_quote(str(p.get("restartPolicy") or ""))}}}'
-                              for p in (as_dict(p) for p in c["resizePolicy"]))
-            errs.append(FieldError("FieldValueInvalid", f"{here}.resizePolicy",
-                                   f"Invalid value: []core.ContainerResizePolicy{{{shown}}}: must not be set for init "
-                                   "containers"))
     return errs
 
 
