@@ -31,7 +31,8 @@ from .validation import is_dns1123_label, is_dns1123_subdomain
 from .groupvalidation.networking import ingress_class_spec_errors, ingress_create_errors, ingress_spec_errors
 from .groupvalidation.node import runtime_class_errors
 from .groupvalidation.storage import (allowed_topologies_errors, csi_driver_name_errors, csinode_errors,
-                                     parameters_errors, provisioner_errors, volume_attachment_spec_errors)
+                                     csinode_update_errors, parameters_errors, provisioner_errors,
+                                     volume_attachment_spec_errors)
 from .workloads import GroupKind, SpecStrategy, _Generation
 from .shapes import as_dict, as_list
 
@@ -266,7 +267,8 @@ class CSIDriverStrategy(_SpecGeneration):
 
 
 class CSINodeStrategy(Strategy):
-    """`csiNodeStrategy`; `ValidateCSINode`'s drivers (groupvalidation/storage.py `csinode_errors`)."""
+    """`csiNodeStrategy`; `ValidateCSINode`'s drivers (groupvalidation/storage.py `csinode_errors`), and on update
+    `ValidateCSINodeUpdate`'s unchangeable drivers (`csinode_update_errors`)."""
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
         return csinode_errors(as_dict(obj.get("spec")))
@@ -275,7 +277,7 @@ class CSINodeStrategy(Strategy):
         return super().validate(obj) + self._errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self._errors(new)
+        return super().validate_update(new, old) + self._errors(new) + csinode_update_errors(new, old)
 
 
 class VolumeAttachmentStrategy(SpecStrategy):

@@ -5,6 +5,7 @@ NetworkPolicy ports, peers, ipBlocks and policyTypes; EndpointSlice addresses, p
 StorageClass provisioners, parameters and topologies; CSIDriver names; quota scopes and scope selectors."""
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable
 
 import pytest
@@ -425,3 +426,60 @@ def test_pdb_update_keeps_an_invalid_stored_selector(reg):
                                      "spec": {"selector": bad}},
                                     {"metadata": {"name": "x", "namespace": NS, "resourceVersion": "1"},
                                      "spec": {"selector": bad}}) == []
+
+
+def test_runtime_class_tolerations(reg):
+    """`validateScheduling`'s `validateTolerations`: core's rules, then no repeated {key, operator, value, effect}
+    (printed as Go's `%#v` of the `core.Toleration`)."""
+    tolerations = [{"key": "gpu", "operator": "Equal", "value": "yes", "effect": "NoSchedule"},
+                   {"operator": "Equal", "value": "x"},
+                   {"key": "gpu", "operator": "Equal", "value": "yes", "effect": "NoSchedule"}]
+    body = {"handler": "runc", "scheduling": {"tolerations": tolerations}}
+    assert refused(lambda: create(reg, "node.k8s.io", "runtimeclasses", body)) == [
+        'scheduling.tolerations[1].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, '
+        'which means "match all values and all keys"',
+        'scheduling.tolerations[2]: Duplicate value: core.Toleration{Key:"gpu", Operator:"Equal", Value:"yes", '
+        'Effect:"NoSchedule", TolerationSeconds:(*int64)(nil)}']
+
+
+def test_csinode_driver_may_not_change_on_update(reg):
+    """`ValidateCSINodeUpdate`: a driver already listed is immutable (1.33 without MutableCSINodeAllocatableCount);
+    drivers may be added."""
+    store = reg.group("storage.k8s.io", "csinodes")
+    created = create(reg, "storage.k8s.io", "csinodes",
+                     {"spec": {"drivers": [{"name": "csi.example.com", "nodeID": "n1"}]}}, name="node-1")
+    added = copy.deepcopy(created)
+    added["spec"]["drivers"].append({"name": "other.example.com", "nodeID": "n1"})
+    added = store.update("", "node-1", added)
+    changed = copy.deepcopy(added)
+    changed["spec"]["drivers"][0].update(nodeID="n2", allocatable={"count": 3})
+    assert refused(lambda: store.update("", "node-1", changed)) == [
+        'spec.drivers: Invalid value: storage.CSINodeDriver{Name:"csi.example.com", NodeID:"n2", '
+        "TopologyKeys:[]string(nil), Allocatable:(*storage.VolumeNodeResources)(0xc000000000)}: field is immutable"]
+
+
+def test_volume_attachment_inline_volume_spec(reg):
+    """`ValidatePersistentVolumeSpec` in the context of inline volumes (`validateVolumeAttachmentSource`)."""
+    inline = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOncePod", "ReadWriteOnce"],
+              "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "standard", "volumeMode": "Block",
+              "hostPath": {"path": "/data"},
+              "csi": {"driver": "csi.example.com", "nodePublishSecretRef": {"name": "s"}}}
+    body = {"spec": {"attacher": "csi.example.com", "nodeName": "n1", "source": {"inlineVolumeSpec": inline}}}
+    assert refused(lambda: create(reg, "storage.k8s.io", "volumeattachments", body)) == [
+        "spec.source.inlineVolumeSpec.capacity: Forbidden: may not be specified in the context of inline volumes",
+        "spec.source.inlineVolumeSpec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes",
+        "spec.source.inlineVolumeSpec.persistentVolumeReclaimPolicy: Forbidden: may only be Retain in the context of "
+        "inline volumes",
+        "spec.source.inlineVolumeSpec.csi: Forbidden: may not specify more than 1 volume type",
+        "spec.source.inlineVolumeSpec.storageClassName: Forbidden: may not be specified in the context of inline "
+        "volumes",
+        "spec.source.inlineVolumeSpec.volumeMode: Forbidden: may not specify volumeMode other than Filesystem in the "
+        "context of inline volumes"]
+    only_csi = {"accessModes": ["ReadWriteOnce"], "csi": {"driver": "csi.example.com",
+                                                          "nodePublishSecretRef": {"name": "s"}}}
+    body = {"spec": {"attacher": "csi.example.com", "nodeName": "n1", "source": {"inlineVolumeSpec": only_csi}}}
+    assert refused(lambda: create(reg, "storage.k8s.io", "volumeattachments", body, name="y")) == [
+        "spec.source.inlineVolumeSpec.csi.volumeHandle: Required value",
+        "spec.source.inlineVolumeSpec.csi.nodePublishSecretRef.namespace: Required value"]
+    only_csi["csi"].update(volumeHandle="vol-1", nodePublishSecretRef={"name": "s", "namespace": "n"})
+    assert create(reg, "storage.k8s.io", "volumeattachments", body, name="z")["spec"]["source"]["inlineVolumeSpec"]

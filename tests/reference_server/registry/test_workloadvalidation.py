@@ -275,3 +275,22 @@ def test_cronjob_errors() -> None:
         'spec.jobTemplate.spec.manualSelector: Unsupported value: true: supported values: "nil", "false"']
     # a TZ already in the stored schedule may stay (ratcheting); a long name may be updated
     assert update_errors("CronJob", {**spec, "schedule": "0 * * * *"}, lambda s: s.update(schedule="*/5 * * * *")) == []
+
+
+def test_job_managed_by_is_a_short_domain_prefixed_path_and_immutable() -> None:
+    """`validateJobSpec`'s managedBy (1.33's JobManagedBy): `IsDomainPrefixedPath`, at most 63 bytes; immutable on
+    update (`ValidateJobSpecUpdate`)."""
+    assert errors("Job", job(managedBy="kueue")) == [
+        'spec.managedBy: Invalid value: "kueue": must be a domain-prefixed path (such as "acme.io/foo")']
+    long_path = "example.com/" + "x" * 60
+    assert errors("Job", job(managedBy="Example.com/a b")) == [
+        'spec.managedBy: Invalid value: "Example.com": a lowercase RFC 1123 subdomain must consist of lower case '
+        "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+        "'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        'spec.managedBy: Invalid value: "a b": Invalid path (e.g. regex used for validation is '
+        "'[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')"]
+    assert errors("Job", job(managedBy=long_path)) == ["spec.managedBy: Too long: may not be more than 63 bytes"]
+    assert errors("Job", job(managedBy="kueue.x-k8s.io/multikueue")) == []
+    assert update_errors("Job", job(managedBy="kueue.x-k8s.io/multikueue"),
+                         lambda s: s.update(managedBy="example.com/other")) == [
+        'spec.managedBy: Invalid value: "example.com/other": field is immutable']

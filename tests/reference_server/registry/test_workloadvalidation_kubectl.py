@@ -67,3 +67,46 @@ spec:
         '"TCP", "UDP"\n'
         '* spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, '
         'StrVal:""}: may not be 0 when `maxSurge` is 0\n')
+
+
+def test_kubectl_apply_spread_and_seccomp_rules(kube: Kube, ns: str, tmp_path: Path) -> None:
+    """A hardened, spread Deployment as manifests write it passes; a mistyped spread constraint and seccomp
+    profile get upstream's causes (registry/podvalidation/affinity.py, security.py)."""
+    body = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+spec:
+  selector:
+    matchLabels: {{app: web}}
+  template:
+    metadata:
+      labels: {{app: web}}
+    spec:
+      securityContext:
+        runAsNonRoot: true
+        seccompProfile: {{type: {seccomp}}}
+      topologySpreadConstraints:
+      - maxSkew: 1
+        topologyKey: topology.kubernetes.io/zone
+        whenUnsatisfiable: {action}
+        labelSelector:
+          matchLabels: {{app: web}}
+        matchLabelKeys: [pod-template-hash]
+      containers:
+      - name: web
+        image: nginx
+        securityContext:
+          allowPrivilegeEscalation: false
+          capabilities: {{drop: [ALL]}}
+"""
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text(body.format(name="good", seccomp="RuntimeDefault", action="DoNotSchedule"))
+    bad.write_text(body.format(name="bad", seccomp="Default", action="Always"))
+    assert kube.ok("apply", "-f", str(good), "-n", ns) == "deployment.apps/good created\n"
+    assert kube.fails("apply", "-f", str(bad), "-n", ns) == (
+        'The Deployment "bad" is invalid: \n'
+        '* spec.template.spec.securityContext.seccompProfile.type: Unsupported value: "Default": supported values: '
+        '"Localhost", "RuntimeDefault", "Unconfined"\n'
+        '* spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Always": supported '
+        'values: "DoNotSchedule", "ScheduleAnyway"\n')

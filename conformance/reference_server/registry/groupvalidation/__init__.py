@@ -8,9 +8,11 @@ networking/discovery/coordination/policy kinds) and of a ResourceQuota's scopes,
 - `coordination.py`: `pkg/apis/coordination/validation/validation.go` (Lease);
 - `quotascopes.py`: `pkg/apis/core/validation/validation.go` `validateResourceQuotaScopes` and
   `validateScopeSelector`, with `pkg/apis/core/helper/helpers.go`'s scope tables;
-- `storage.py`: `pkg/apis/storage/validation/validation.go` (StorageClass, CSIDriver name, CSINode drivers,
-  VolumeAttachment spec);
-- `node.py`: `pkg/apis/node/validation/validation.go` (RuntimeClass overhead and nodeSelector).
+- `storage.py`: `pkg/apis/storage/validation/validation.go` (StorageClass, CSIDriver name, CSINode drivers and
+  their immutability, VolumeAttachment spec);
+- `inlinepv.py`: `pkg/apis/core/validation/validation.go` `ValidatePersistentVolumeSpec` for a VolumeAttachment's
+  inline volume;
+- `node.py`: `pkg/apis/node/validation/validation.go` (RuntimeClass overhead, nodeSelector and tolerations).
 
 LimitRange (a core kind) has its own module, registry/limitrange.py (`ValidateLimitRange`).
 

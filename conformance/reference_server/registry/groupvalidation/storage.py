@@ -2,7 +2,8 @@
 qualified name once lower-cased), `validateParameters` (at most 512 entries of 256 KiB in all, no empty key),
 `validateAllowedTopologies` (`ValidateTopologySelectorTerm` of `pkg/apis/core/validation`: values required and
 unique, keys label names and unique, no repeated term), and `ValidateCSIDriver`'s name (`ValidateCSIDriverName`:
-required, at most 63 bytes, a subdomain once lower-cased, reported at `name`)."""
+required, at most 63 bytes, a subdomain once lower-cased, reported at `name`), and `ValidateCSINodeUpdate`'s
+unchangeable drivers."""
 from __future__ import annotations
 
 from typing import Any
@@ -72,14 +73,14 @@ def allowed_topologies_errors(topologies: Any) -> list[FieldError]:
     return errs
 
 
-def csi_driver_name_errors(name: str) -> list[FieldError]:
-    """`ValidateCSIDriverName` at `name` (ValidateCSIDriver validates no other metadata)."""
+def csi_driver_name_errors(name: str, path: str = "name") -> list[FieldError]:
+    """`ValidateCSIDriverName`, by default at `name` (ValidateCSIDriver validates no other metadata)."""
     errs: list[FieldError] = []
     if not name:
-        errs.append(field_required("name"))
+        errs.append(field_required(path))
     if len(name.encode()) > 63:
-        errs.append(too_long("name", 63))
-    return errs + [field_invalid("name", name, m) for m in is_dns1123_subdomain(name.lower())]
+        errs.append(too_long(path, 63))
+    return errs + [field_invalid(path, name, m) for m in is_dns1123_subdomain(name.lower())]
 
 
 def _strings_shown(values: list[Any]) -> str:
@@ -121,11 +122,41 @@ def csinode_errors(spec: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
+def _driver_struct(driver: dict[str, Any]) -> str:
+    """Go's `%#v` of a `storage.CSINodeDriver` (a set allocatable is a pointer: its address is unknowable)."""
+    keys = driver.get("topologyKeys")
+    shown = "[]string(nil)" if not isinstance(keys, list) else _strings_shown(keys)
+    allocatable = "(*storage.VolumeNodeResources)(nil)" if driver.get("allocatable") is None else \
+        "(*storage.VolumeNodeResources)(0xc000000000)"
+    return (f"storage.CSINodeDriver{{Name:{_go_quote(str(driver.get('name') or ''))}, "
+            f"NodeID:{_go_quote(str(driver.get('nodeID') or ''))}, TopologyKeys:{shown}, Allocatable:{allocatable}}}")
+
+
+def _driver_semantics(driver: dict[str, Any]) -> tuple[Any, ...]:
+    """What `Semantic.DeepEqual` compares of a driver (a missing list equals an empty one)."""
+    return (driver.get("name") or "", driver.get("nodeID") or "", list(as_list(driver.get("topologyKeys"))),
+            driver.get("allocatable"))
+
+
+def csinode_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """`ValidateCSINodeUpdate` beyond `ValidateCSINode`: a driver already listed may not change (1.33 without
+    MutableCSINodeAllocatableCount: its allocatable count neither)."""
+    errs: list[FieldError] = []
+    new_drivers = [as_dict(d) for d in as_list(as_dict(new.get("spec")).get("drivers"))]
+    for o in (as_dict(d) for d in as_list(as_dict(old.get("spec")).get("drivers"))):
+        for n in new_drivers:
+            if (o.get("name") or "") == (n.get("name") or "") and _driver_semantics(o) != _driver_semantics(n):
+                errs.append(FieldError("FieldValueInvalid", "spec.drivers",
+                                       f"Invalid value: {_driver_struct(n)}: field is immutable"))
+    return errs
+
+
 def volume_attachment_spec_errors(spec: dict[str, Any]) -> list[FieldError]:
     """`validateVolumeAttachmentSpec` (attacher required, exactly one source, nodeName a subdomain), then
     `ValidateVolumeAttachmentV1`, which the strategy adds for v1 requests (attacher a CSI driver name, a
-    persistentVolumeName a subdomain). An inline volume spec's own rules (`ValidatePersistentVolumeSpec`) are not
-    checked here."""
+    persistentVolumeName a subdomain); an inline volume spec's own rules are inlinepv.py's."""
+    from .inlinepv import inline_volume_spec_errors
+
     errs: list[FieldError] = []
     attacher = str(spec.get("attacher") or "")
     if not attacher:
@@ -139,6 +170,8 @@ def volume_attachment_spec_errors(spec: dict[str, Any]) -> list[FieldError]:
         errs.append(field_forbidden("spec.source", exactly_one))
     elif pv is not None and not pv:
         errs.append(field_required("spec.source.persistentVolumeName", "must specify non empty persistentVolumeName"))
+    elif inline is not None:
+        errs += inline_volume_spec_errors(as_dict(inline), "spec.source.inlineVolumeSpec")
     node = str(spec.get("nodeName") or "")
     errs += [field_invalid("spec.nodeName", node, m) for m in is_dns1123_subdomain(node)]
     errs += [FieldError(e.type, "spec.attacher", e.body) for e in csi_driver_name_errors(attacher)]

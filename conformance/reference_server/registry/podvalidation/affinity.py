@@ -1,16 +1,23 @@
 """A pod spec's `affinity`: `validateAffinity` of `pkg/apis/core/validation/validation.go` (1.33):
 `validateNodeAffinity` (`ValidateNodeSelector`, `ValidateNodeSelectorRequirement`,
 `ValidateNodeFieldSelectorRequirement`, `ValidatePreferredSchedulingTerms`) and `validatePodAffinity` /
-`validatePodAntiAffinity` (terms' label and namespace selectors, namespaces, topologyKey; weights 1-100).
-Not checked: matchLabelKeys/mismatchLabelKeys."""
+`validatePodAntiAffinity` (terms' label and namespace selectors, namespaces,
+`validateMatchLabelKeysAndMismatchLabelKeys`, topologyKey; weights 1-100), and `validateTopologySpreadConstraints`
+(maxSkew, topologyKey, whenUnsatisfiable, repeated {topologyKey, whenUnsatisfiable} pairs, minDomains, the node
+inclusion policies, `validateMatchLabelKeysInTopologySpread`, the label selector). The pod strategy's merging of
+matchLabelKeys into the selectors (1.33's MatchLabelKeysInPodAffinity) is not done."""
 from __future__ import annotations
 
 from typing import Any
 
-from ...apierrors import FieldError, field_forbidden, field_invalid, field_required
+from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_dns1123_subdomain, is_qualified_name
-from .fields import integer
+from .fields import field_duplicate, integer
+
+WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
+NODE_INCLUSION_POLICIES = ("Honor", "Ignore")
+NOT_POSITIVE = "must be greater than zero"
 
 
 def _label_name(name: Any, path: str) -> list[FieldError]:
@@ -96,6 +103,7 @@ def _pod_affinity_term(term: dict[str, Any], path: str) -> list[FieldError]:
             errs += validate_label_selector(term[key], f"{path}.{key}")
     for name in as_list(term.get("namespaces")):
         errs += [field_invalid(f"{path}.namespace", name, m) for m in is_dns1123_label(str(name))]
+    errs += _match_and_mismatch_label_keys(term, path)
     topology = term.get("topologyKey") or ""
     if not topology:
         errs.append(field_required(f"{path}.topologyKey", "can not be empty"))
@@ -125,4 +133,107 @@ def validate_affinity(affinity: Any, path: str) -> list[FieldError]:
     for key in ("podAffinity", "podAntiAffinity"):
         if isinstance(affinity.get(key), dict):
             errs += _pod_affinity(affinity[key], f"{path}.{key}")
+    return errs
+
+
+def _selector_keys(selector: Any) -> list[str]:
+    """A label selector's keys: matchLabels', then matchExpressions'."""
+    sel = as_dict(selector)
+    return [str(k) for k in as_dict(sel.get("matchLabels"))] + \
+        [str(as_dict(e).get("key") or "") for e in as_list(sel.get("matchExpressions"))]
+
+
+def _label_keys(keys: list[Any], selector: Any, path: str) -> list[FieldError]:
+    """`validateLabelKeys`."""
+    if not keys:
+        return []
+    if not isinstance(selector, dict):
+        return [field_forbidden(path, "must not be specified when labelSelector is not set")]
+    errs: list[FieldError] = []
+    for i, key in enumerate(keys):
+        errs += _label_name(key, f"{path}[{i}]")
+    return errs
+
+
+def _match_and_mismatch_label_keys(term: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateMatchLabelKeysAndMismatchLabelKeys` (its "both" error's path lacks `matchLabelKeys`, as upstream's)."""
+    match, mismatch = as_list(term.get("matchLabelKeys")), as_list(term.get("mismatchLabelKeys"))
+    selector = term.get("labelSelector")
+    errs = _label_keys(match, selector, f"{path}.matchLabelKeys") + \
+        _label_keys(mismatch, selector, f"{path}.mismatchLabelKeys")
+    if isinstance(selector, dict):
+        index = {key: i for i, key in enumerate(match)}
+        seen = {str(k) for k in as_dict(selector.get("matchLabels"))}
+        for expr in as_list(selector.get("matchExpressions")):
+            key = as_dict(expr).get("key")
+            if key in index and key in seen:
+                errs.append(field_invalid(f"{path}[{index[key]}]", key, "exists in both matchLabelKeys and "
+                                                                         "labelSelector"))
+            seen.add(key)
+    mismatched = set(map(str, mismatch))
+    for i, key in enumerate(match):
+        if key in mismatched:
+            errs.append(field_invalid(f"{path}.matchLabelKeys[{i}]", key,
+                                      "exists in both matchLabelKeys and mismatchLabelKeys"))
+    return errs
+
+
+def _min_domains(c: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateMinDomains`."""
+    n = integer(c.get("minDomains"))
+    if n is None:
+        return []
+    errs = [field_invalid(path, n, NOT_POSITIVE)] if n <= 0 else []
+    action = c.get("whenUnsatisfiable") or ""
+    if action != "DoNotSchedule":
+        errs.append(field_invalid(path, n, f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"))
+    return errs
+
+
+def _match_label_keys_in_spread(c: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateMatchLabelKeysInTopologySpread`."""
+    keys = as_list(c.get("matchLabelKeys"))
+    if not keys:
+        return []
+    selector = c.get("labelSelector")
+    errs: list[FieldError] = []
+    if not isinstance(selector, dict):
+        errs.append(field_forbidden(path, "must not be specified when labelSelector is not set"))
+    in_selector = set(_selector_keys(selector))
+    for i, key in enumerate(keys):
+        errs += _label_name(key, f"{path}[{i}]")
+        if key in in_selector:
+            errs.append(field_invalid(f"{path}[{i}]", key, "exists in both matchLabelKeys and labelSelector"))
+    return errs
+
+
+def validate_topology_spread_constraints(constraints: Any, path: str) -> list[FieldError]:
+    """`validateTopologySpreadConstraints` (a create's options: the label selector checked strictly)."""
+    if not constraints:
+        return []
+    from ..workloadvalidation.labelselector import validate_label_selector
+
+    items = [as_dict(c) for c in as_list(constraints)]
+    errs: list[FieldError] = []
+    for i, c in enumerate(items):
+        here = f"{path}[{i}]"
+        skew = integer(c.get("maxSkew")) or 0
+        if skew <= 0:
+            errs.append(field_invalid(f"{here}.maxSkew", skew, NOT_POSITIVE))
+        key, action = c.get("topologyKey") or "", c.get("whenUnsatisfiable") or ""
+        if not key:
+            errs.append(field_required(f"{here}.topologyKey", "can not be empty"))
+        if action not in WHEN_UNSATISFIABLE:
+            errs.append(field_not_supported(f"{here}.whenUnsatisfiable", action, WHEN_UNSATISFIABLE))
+        if any((r.get("topologyKey") or "") == key and (r.get("whenUnsatisfiable") or "") == action
+               for r in items[i + 1:]):
+            errs.append(field_duplicate(f"{here}.{{topologyKey, whenUnsatisfiable}}", f"{{{key}, {action}}}"))
+        errs += _min_domains(c, f"{here}.minDomains")
+        for policy in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            value = c.get(policy)
+            if value is not None and value not in NODE_INCLUSION_POLICIES:
+                errs.append(field_not_supported(f"{here}.{policy}", value, NODE_INCLUSION_POLICIES))
+        errs += _match_label_keys_in_spread(c, f"{here}.matchLabelKeys")
+        if isinstance(c.get("labelSelector"), dict):
+            errs += validate_label_selector(c["labelSelector"], f"{here}.labelSelector")
     return errs

@@ -1,34 +1,39 @@
 """A pod spec's containers as `pkg/apis/core/validation/validation.go` (1.33) judges them: `validateContainers`,
 `validateInitContainers`, `validateContainerCommon` (name, image, terminationMessagePolicy, `validateContainerPorts`,
-`ValidateEnv`, `ValidateEnvFrom`, `ValidateVolumeMounts`, `validatePullPolicy`, `ValidateContainerResourceRequirements`,
-`ValidateSecurityContext`'s user/group and privilege rules), the probes and lifecycle handlers (`validateProbe`,
-`validateHandler`), `checkHostPortConflicts`, and the pod-only `validateContainerOnlyForPod`.
+`ValidateEnv` (the downward API's selectors: downwardapi.py), `ValidateEnvFrom`, `ValidateVolumeMounts` (subPaths,
+mountPropagation, recursiveReadOnly, overlap with devices), `ValidateVolumeDevices`, `validatePullPolicy`,
+`ValidateContainerResourceRequirements`, `validateResizePolicy`, `ValidateSecurityContext` (security.py)), the
+probes and lifecycle handlers (`validateProbe`, `validateHandler`, `validateSleepAction` with 1.33's
+PodLifecycleSleepActionAllowZero), `checkHostPortConflicts`, and the pod-only `validateContainerOnlyForPod`.
 
 Map-valued fields (resources) are walked in the order sent: upstream ranges over Go maps, in no fixed order.
-Left out: volumeDevices, resizePolicy, the downward API's resourceFieldRef divisors, sleep actions,
-seccomp/AppArmor/Windows options, procMount, ephemeral containers' own rules.
+Left out: ephemeral containers' own rules beyond their names.
 """
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ...quantity import Quantity, QuantityError, int64_amount
 from ..resourcequota import quantity_errors
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, regex_error
+from .downwardapi import ENV_FIELD_PATHS, object_field_selector, resource_field_selector
 from .fields import (config_map_key_errors, field_duplicate, integer, nonnegative, not_found, one_of,
                      port_name_errors, port_num_errors, relaxed_env_name_errors)
+from .security import container_security_context
+from .volumes import local_descending_path, path_no_backsteps
 
 PROTOCOLS = ("SCTP", "TCP", "UDP")  # sets.List(supportedPortProtocols): sorted
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 TERMINATION_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
-ENV_FIELD_PATHS = ("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
-                   "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
+MOUNT_PROPAGATIONS = ("Bidirectional", "HostToContainer", "None")
+RECURSIVE_READ_ONLY = ("Disabled", "Enabled", "IfPossible")
+RESIZE_RESOURCES = ("cpu", "memory")
+RESIZE_POLICIES = ("NotRequired", "RestartContainer")
 _HEADER_FMT = "[-A-Za-z0-9]+"
 _HEADER = re.compile("^" + _HEADER_FMT + "$")
-_MAX_ID = 2147483647
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
 _STANDARD_RESOURCES = frozenset({
     "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
@@ -109,11 +114,10 @@ def _value_from(ev: dict[str, Any], path: str) -> list[FieldError]:
     sources = 0
     if isinstance(vf.get("fieldRef"), dict):
         sources += 1
-        errs += _field_ref(vf["fieldRef"], f"{path}.fieldRef")
+        errs += object_field_selector(vf["fieldRef"], ENV_FIELD_PATHS, f"{path}.fieldRef")
     if isinstance(vf.get("resourceFieldRef"), dict):
         sources += 1
-        if not vf["resourceFieldRef"].get("resource"):
-            errs.append(field_required(f"{path}.resourceFieldRef.resource"))
+        errs += resource_field_selector(vf["resourceFieldRef"], f"{path}.resourceFieldRef", volume=False)
     for key in ("configMapKeyRef", "secretKeyRef"):
         if isinstance(vf.get(key), dict):
             sources += 1
@@ -126,22 +130,6 @@ def _value_from(ev: dict[str, Any], path: str) -> list[FieldError]:
     elif sources > 1:
         errs.append(field_invalid(path, "", "may not have more than one field specified at a time"))
     return errs
-
-
-def _field_ref(ref: dict[str, Any], path: str) -> list[FieldError]:
-    """`validateObjectFieldSelector` for env (v1 field paths; subscripted labels/annotations)."""
-    if not ref.get("apiVersion"):
-        return [field_required(f"{path}.apiVersion")]
-    fpath = ref.get("fieldPath") or ""
-    if not fpath:
-        return [field_required(f"{path}.fieldPath")]
-    m = re.fullmatch(r"(metadata\.(?:labels|annotations))\['(.*)'\]", fpath)
-    if m:
-        key = m.group(2).lower() if m.group(1).endswith("annotations") else m.group(2)
-        return [field_invalid(path, key, msg) for msg in is_qualified_name(key)]
-    if fpath not in ENV_FIELD_PATHS:
-        return [field_not_supported(f"{path}.fieldPath", fpath, ENV_FIELD_PATHS)]
-    return []
 
 
 def _key_selector(sel: dict[str, Any], path: str) -> list[FieldError]:
@@ -180,11 +168,48 @@ def validate_env_from(env_from: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def validate_volume_mounts(mounts: Any, volumes: set[str], path: str) -> list[FieldError]:
-    """`ValidateVolumeMounts` (name known, mountPath set and unique, subPath/subPathExpr exclusive)."""
+def _container_mount_errors(mnt: dict[str, Any], c: dict[str, Any], path: str, here: str) -> list[FieldError]:
+    """`ValidateVolumeMounts`' subPath, subPathExpr, `validateMountPropagation` and `validateMountRecursiveReadOnly`
+    (their paths lack the mount's index, as upstream's)."""
+    errs: list[FieldError] = []
+    sub, expr = str(mnt.get("subPath") or ""), str(mnt.get("subPathExpr") or "")
+    if sub:
+        errs += local_descending_path(sub, f"{path}.subPath")
+    if expr:
+        if sub:
+            errs.append(field_invalid(f"{here}.subPathExpr", expr, "subPathExpr and subPath are mutually exclusive"))
+        errs += local_descending_path(expr, f"{path}.subPathExpr")
+    propagation = mnt.get("mountPropagation")
+    if propagation is not None:
+        if propagation not in MOUNT_PROPAGATIONS:
+            errs.append(field_not_supported(f"{path}.mountPropagation", propagation, MOUNT_PROPAGATIONS))
+        privileged = as_dict(c.get("securityContext")).get("privileged") is True
+        if propagation == "Bidirectional" and not privileged:
+            errs.append(field_forbidden(f"{path}.mountPropagation",
+                                        "Bidirectional mount propagation is available only to privileged containers"))
+    rro = mnt.get("recursiveReadOnly")
+    if rro in ("Enabled", "IfPossible"):
+        if mnt.get("readOnly") is not True:
+            errs.append(field_forbidden(f"{path}.recursiveReadOnly", "may only be specified when readOnly is true"))
+        if propagation is not None and propagation != "None":
+            errs.append(field_forbidden(f"{path}.recursiveReadOnly",
+                                        "may only be specified when mountPropagation is None or not specified"))
+    elif rro is not None and rro != "Disabled":
+        errs.append(field_not_supported(f"{path}.recursiveReadOnly", rro, RECURSIVE_READ_ONLY))
+    return errs
+
+
+def _name_map(items: Any, path_key: str) -> dict[str, str]:
+    """`GetVolumeMountMap` / `GetVolumeDeviceMap`: name → path (the last of a repeated name)."""
+    return {str(as_dict(i).get("name") or ""): str(as_dict(i).get(path_key) or "") for i in as_list(items)}
+
+
+def validate_volume_mounts(c: dict[str, Any], volumes: dict[str, Any], path: str) -> list[FieldError]:
+    """`ValidateVolumeMounts` (name known, mountPath set and unique, no overlap with the container's devices)."""
     errs: list[FieldError] = []
     seen: set[str] = set()
-    for i, mnt in enumerate(as_list(mounts)):
+    devices = _name_map(c.get("volumeDevices"), "devicePath") if c.get("volumeDevices") else {}
+    for i, mnt in enumerate(as_list(c.get("volumeMounts"))):
         mnt, here = as_dict(mnt), f"{path}[{i}]"
         name = mnt.get("name") or ""
         if not name:
@@ -197,9 +222,72 @@ def validate_volume_mounts(mounts: Any, volumes: set[str], path: str) -> list[Fi
         if mpath in seen:
             errs.append(field_invalid(f"{here}.mountPath", mpath, "must be unique"))
         seen.add(mpath)
-        if mnt.get("subPathExpr") and mnt.get("subPath"):
-            errs.append(field_invalid(f"{here}.subPathExpr", mnt["subPathExpr"],
-                                      "subPathExpr and subPath are mutually exclusive"))
+        if name in devices:
+            errs.append(field_invalid(f"{here}.name", name, "must not already exist in volumeDevices"))
+        if mpath in devices.values():
+            errs.append(field_invalid(f"{here}.mountPath", mpath, "must not already exist as a path in volumeDevices"))
+        errs += _container_mount_errors(mnt, c, path, here)
+    return errs
+
+
+def validate_volume_devices(c: dict[str, Any], volumes: dict[str, Any], path: str) -> list[FieldError]:
+    """`ValidateVolumeDevices`: block devices of claims (persistentVolumeClaim or ephemeral volumes) only."""
+    if not c.get("volumeDevices"):
+        return []
+    errs: list[FieldError] = []
+    paths: set[str] = set()
+    names: set[str] = set()
+    mounts = _name_map(c.get("volumeMounts"), "mountPath")
+    for i, dev in enumerate(as_dict(d) for d in as_list(c.get("volumeDevices"))):
+        here = f"{path}[{i}]"
+        name, dpath = str(dev.get("name") or ""), str(dev.get("devicePath") or "")
+        vol = volumes.get(name)
+        if not name:
+            errs.append(field_required(f"{here}.name"))
+        if name in names:
+            errs.append(field_invalid(f"{here}.name", name, "must be unique"))
+        if vol is not None and not (isinstance(vol.get("persistentVolumeClaim"), dict)
+                                    or isinstance(vol.get("ephemeral"), dict)):
+            errs.append(field_invalid(f"{here}.name", name, "can only use volume source type of "
+                                                            "PersistentVolumeClaim or Ephemeral for block mode"))
+        if vol is None:
+            errs.append(not_found(f"{here}.name", name))
+        if not dpath:
+            errs.append(field_required(f"{here}.devicePath"))
+        if dpath in paths:
+            errs.append(field_invalid(f"{here}.devicePath", dpath, "must be unique"))
+        if dpath and path_no_backsteps(dpath, ""):
+            errs.append(field_invalid(f"{here}.devicePath", dpath, "can not contain backsteps ('..')"))
+        else:
+            paths.add(dpath)
+        if name in mounts:
+            errs.append(field_invalid(f"{here}.name", name, "must not already exist in volumeMounts"))
+        if dpath in mounts.values():
+            errs.append(field_invalid(f"{here}.devicePath", dpath, "must not already exist as a path in volumeMounts"))
+        if name:
+            names.add(name)
+    return errs
+
+
+def validate_resize_policy(policies: Any, pod_restart_policy: Any, path: str) -> list[FieldError]:
+    """`validateResizePolicy` (its errors at the list's path, as upstream's)."""
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, p in enumerate(as_dict(p) for p in as_list(policies)):
+        resource, restart = p.get("resourceName") or "", p.get("restartPolicy") or ""
+        if resource in seen:
+            errs.append(field_duplicate(f"{path}[{i}]", resource))
+        seen.add(resource)
+        if not resource:
+            errs.append(field_required(path))
+        elif resource not in RESIZE_RESOURCES:
+            errs.append(field_not_supported(path, resource, RESIZE_RESOURCES))
+        if not restart:
+            errs.append(field_required(path))
+        elif restart not in RESIZE_POLICIES:
+            errs.append(field_not_supported(path, restart, RESIZE_POLICIES))
+        if pod_restart_policy == "Never" and restart != "NotRequired":
+            errs.append(field_invalid(path, restart, "must be 'NotRequired' when `restartPolicy` is 'Never'"))
     return errs
 
 
@@ -302,7 +390,31 @@ def _http_get(action: dict[str, Any], path: str) -> list[FieldError]:
     return errs
 
 
-def validate_handler(handler: dict[str, Any], kinds: tuple[str, ...], path: str) -> list[FieldError]:
+class PodContext(NamedTuple):
+    """What a container's validation reads of its pod spec: terminationGracePeriodSeconds, restartPolicy, and
+    whether the pod shares the host's user namespace (`hostUsers` unset or true)."""
+
+    grace: int | None
+    restart_policy: Any
+    host_users: bool
+
+    @staticmethod
+    def of(spec: dict[str, Any]) -> "PodContext":
+        return PodContext(integer(spec.get("terminationGracePeriodSeconds")), spec.get("restartPolicy"),
+                          spec.get("hostUsers") is not False)
+
+
+def _sleep(action: dict[str, Any], grace: int | None, path: str) -> list[FieldError]:
+    """`validateSleepAction` with 1.33's AllowPodLifecycleSleepActionZeroValue."""
+    seconds = integer(action.get("seconds")) or 0
+    if grace is not None and not 0 <= seconds <= grace:
+        return [field_invalid(path, seconds, f"must be non-negative and less than terminationGracePeriodSeconds "
+                                             f"({grace})")]
+    return []
+
+
+def validate_handler(handler: dict[str, Any], kinds: tuple[str, ...], path: str,
+                     grace: int | None = None) -> list[FieldError]:
     """`validateHandler`: exactly one action among `kinds` (a probe's or a lifecycle hook's)."""
     def check(kind: str, action: dict[str, Any]) -> list[FieldError]:
         if kind == "exec" and not as_list(action.get("command")):
@@ -313,6 +425,8 @@ def validate_handler(handler: dict[str, Any], kinds: tuple[str, ...], path: str)
             return port_num_or_name(action.get("port"), f"{path}.tcpSocket.port")
         if kind == "grpc":
             return port_num_or_name(integer(action.get("port")) or 0, f"{path}.grpc.port")
+        if kind == "sleep":
+            return _sleep(action, grace, f"{path}.sleep")
         return []
 
     count, errs = one_of(handler, ((k, k) for k in kinds), path, "handler type", check)
@@ -346,39 +460,27 @@ def validate_probe(probe: Any, kind: str, path: str) -> list[FieldError]:
     return errs
 
 
-def _lifecycle(lifecycle: dict[str, Any], path: str) -> list[FieldError]:
+def _lifecycle(lifecycle: dict[str, Any], grace: int | None, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for hook in ("postStart", "preStop"):
         if isinstance(lifecycle.get(hook), dict):
-            errs += validate_handler(lifecycle[hook], LIFECYCLE_ACTIONS, f"{path}.{hook}")
+            errs += validate_handler(lifecycle[hook], LIFECYCLE_ACTIONS, f"{path}.{hook}", grace)
     return errs
 
 
-def _probes(c: dict[str, Any], path: str) -> list[FieldError]:
+def _probes(c: dict[str, Any], pod: PodContext, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     if isinstance(c.get("lifecycle"), dict):
-        errs += _lifecycle(c["lifecycle"], f"{path}.lifecycle")
+        errs += _lifecycle(c["lifecycle"], pod.grace, f"{path}.lifecycle")
     for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
         errs += validate_probe(c.get(kind), kind, f"{path}.{kind}")
-    return errs
-
-
-def validate_security_context(sc: Any, path: str) -> list[FieldError]:
-    """`ValidateSecurityContext`: user and group IDs, `allowPrivilegeEscalation: false` with privileges."""
-    if not isinstance(sc, dict):
-        return []
-    errs: list[FieldError] = []
-    for key in ("runAsUser", "runAsGroup"):
-        n = integer(sc.get(key))
-        if n is not None and not 0 <= n <= _MAX_ID:
-            errs.append(field_invalid(f"{path}.{key}", n, f"must be between 0 and {_MAX_ID}, inclusive"))
     return errs
 
 
 # --- containers --------------------------------------------------------------------------------------------
 
 
-def _common(c: dict[str, Any], volumes: set[str], path: str) -> list[FieldError]:
+def _common(c: dict[str, Any], volumes: dict[str, Any], pod: PodContext, path: str) -> list[FieldError]:
     """`validateContainerCommon`."""
     errs: list[FieldError] = []
     name = c.get("name") or ""
@@ -396,14 +498,16 @@ def _common(c: dict[str, Any], volumes: set[str], path: str) -> list[FieldError]
     errs += validate_container_ports(c.get("ports"), f"{path}.ports")
     errs += validate_env(c.get("env"), f"{path}.env")
     errs += validate_env_from(c.get("envFrom"), f"{path}.envFrom")
-    errs += validate_volume_mounts(c.get("volumeMounts"), volumes, f"{path}.volumeMounts")
+    errs += validate_volume_mounts(c, volumes, f"{path}.volumeMounts")
+    errs += validate_volume_devices(c, volumes, f"{path}.volumeDevices")
     pull = c.get("imagePullPolicy") or ""
     if not pull:
         errs.append(field_required(f"{path}.imagePullPolicy"))
     elif pull not in PULL_POLICIES:
         errs.append(field_not_supported(f"{path}.imagePullPolicy", pull, PULL_POLICIES))
     errs += validate_resources(c.get("resources"), f"{path}.resources")
-    errs += validate_security_context(c.get("securityContext"), f"{path}.securityContext")
+    errs += validate_resize_policy(c.get("resizePolicy"), pod.restart_policy, f"{path}.resizePolicy")
+    errs += container_security_context(c.get("securityContext"), f"{path}.securityContext", host_users=pod.host_users)
     return errs
 
 
@@ -425,7 +529,7 @@ def _host_port_conflicts(containers: list[dict[str, Any]], path: str,
     return errs
 
 
-def validate_containers(containers: Any, volumes: set[str], path: str) -> list[FieldError]:
+def validate_containers(containers: Any, volumes: dict[str, Any], pod: PodContext, path: str) -> list[FieldError]:
     """`validateContainers`."""
     items = [as_dict(c) for c in as_list(containers)]
     if not items:
@@ -434,26 +538,28 @@ def validate_containers(containers: Any, volumes: set[str], path: str) -> list[F
     names: set[str] = set()
     for i, c in enumerate(items):
         here = f"{path}[{i}]"
-        errs += _common(c, volumes, here)
+        errs += _common(c, volumes, pod, here)
         name = c.get("name") or ""
         if name in names:
             errs.append(field_duplicate(f"{here}.name", name))
         else:
             names.add(name)
-        errs += _probes(c, here)
+        errs += _probes(c, pod, here)
         if c.get("restartPolicy") is not None:
             errs.append(field_forbidden(f"{here}.restartPolicy", "may not be set for non-init containers"))
     return errs + _host_port_conflicts(items, path)
 
 
-def validate_init_containers(init: Any, regular: Any, volumes: set[str], path: str) -> list[FieldError]:
+def validate_init_containers(init: Any, regular: Any, volumes: dict[str, Any], pod: PodContext,
+                             path: str) -> list[FieldError]:
     """`validateInitContainers`: names unique with the regular containers', restartable (sidecar) containers
-    may have probes and hooks, the others may not."""
+    may have probes and hooks, the others may not; a resizePolicy is allowed (1.33's AllowSidecarResizePolicy,
+    InPlacePodVerticalScaling being beta)."""
     errs: list[FieldError] = []
     names = {str(as_dict(c).get("name") or "") for c in as_list(regular)}
     for i, c in enumerate(as_dict(c) for c in as_list(init)):
         here = f"{path}[{i}]"
-        errs += _common(c, volumes, here)
+        errs += _common(c, volumes, pod, here)
         policy = c.get("restartPolicy")
         if policy is not None and policy != "Always":
             errs.append(field_not_supported(f"{here}.restartPolicy", policy, ("Always",)))
@@ -464,14 +570,12 @@ def validate_init_containers(init: Any, regular: Any, volumes: set[str], path: s
             names.add(name)
         errs += _host_port_conflicts([c], path, [i])
         if policy == "Always":
-            errs += _probes(c, here)
+            errs += _probes(c, pod, here)
         else:
             for key in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
                 if c.get(key) is not None:
                     errs.append(field_forbidden(f"{here}.{key}",
                                                 "may not be set for init containers without restartPolicy=Always"))
-        if as_list(c.get("resizePolicy")):
-            errs.append(field_invalid(f"{here}.resizePolicy", c["resizePolicy"], "must not be set for init containers"))
     return errs
 
 

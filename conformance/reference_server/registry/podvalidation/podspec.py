@@ -1,26 +1,33 @@
 """`ValidatePodSpec` and `ValidatePodTemplateSpec` of `pkg/apis/core/validation/validation.go` (1.33), in their
-order: terminationGracePeriodSeconds, volumes, containers, init containers, ephemeral containers' names, the
-hostNetwork ports, restartPolicy, dnsPolicy, nodeSelector, the pod security context's IDs, affinity
-(affinity.py), dnsConfig for
-`dnsPolicy: None`, serviceAccountName, nodeName, activeDeadlineSeconds, hostname, subdomain, tolerations,
-priorityClassName, runtimeClassName, preemptionPolicy. A pod (`validatePodMetadataAndSpec`) adds
-`validateContainersOnlyForPod`; a template checks its own labels and annotations first and refuses ephemeral
-containers.
+order: terminationGracePeriodSeconds, volumes (volumes.py), containers, init containers, ephemeral containers'
+names (containers.py), the hostNetwork ports, restartPolicy, dnsPolicy, nodeSelector, the pod security context
+(security.py), affinity (affinity.py), `validatePodDNSConfig`, readiness and scheduling gates, topology spread
+constraints (affinity.py), Windows hostProcess containers, hostUsers, serviceAccountName, nodeName,
+activeDeadlineSeconds, hostname, subdomain, tolerations, `ValidateHostAliases`, priorityClassName,
+runtimeClassName, preemptionPolicy, overhead, and `validateOS` with the Linux/Windows rules. A pod
+(`validatePodMetadataAndSpec`) adds `validateContainersOnlyForPod`; a template checks its own labels and
+annotations first and refuses ephemeral containers.
 
-Left out (accepted here, judged upstream): topologySpreadConstraints, resourceClaims, readiness and
-scheduling gates, hostAliases, sysctls, seccomp/AppArmor fields and annotations, OS-specific fields, overhead.
+Left out (accepted here, judged upstream): resourceClaims (dropped by upstream's strategy under 1.33's defaults,
+DynamicResourceAllocation being off; kept here), the pod's seccomp/AppArmor annotations and their agreement with
+the fields (`ValidatePodSpecificAnnotations`, `validateSeccompAnnotationsAndFields`: they need the pod's metadata),
+a create's `nodeName` beside scheduling gates (`ValidatePodCreate`).
 """
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..shapes import as_dict, as_list
-from ..validation import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name, validate_labels
+from ..status_validation import ip_errors
+from ..validation import (_go_string_slice, is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
+                          max_len_error, regex_error, validate_labels)
 from . import containers as ctr
-from .affinity import validate_affinity
-from .fields import integer
+from . import security
+from .affinity import validate_affinity, validate_topology_spread_constraints
+from .fields import field_duplicate, integer
 from .volumes import validate_volumes
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
@@ -28,13 +35,16 @@ DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 MAX_INT32 = 2147483647
+_LABEL_UNDERSCORE = "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN_UNDERSCORE_FMT = _LABEL_UNDERSCORE + "(\\." + _LABEL_UNDERSCORE + ")*"
+_SUBDOMAIN_UNDERSCORE = re.compile("^" + _SUBDOMAIN_UNDERSCORE_FMT + "$")
 
 
 def _name_errors(value: Any, path: str, rule: Any) -> list[FieldError]:
     return [field_invalid(path, value, m) for m in rule(str(value))] if value else []
 
 
-def _toleration_struct(t: dict[str, Any]) -> str:
+def toleration_struct(t: dict[str, Any]) -> str:
     """Go's `%#v` of a `core.Toleration` (a set tolerationSeconds is a pointer: its address is unknowable)."""
     seconds = "(*int64)(nil)" if t.get("tolerationSeconds") is None else "(*int64)(0xc000000000)"
     return (f"core.Toleration{{Key:{json.dumps(t.get('key') or '')}, Operator:{json.dumps(t.get('operator') or '')}, "
@@ -63,7 +73,7 @@ def validate_tolerations(tolerations: Any, path: str) -> list[FieldError]:
         elif op == "Exists":
             if value:
                 errs.append(FieldError("FieldValueInvalid", f"{here}.operator",
-                                       f"Invalid value: {_toleration_struct(t)}: value must be empty when "
+                                       f"Invalid value: {toleration_struct(t)}: value must be empty when "
                                        "`operator` is 'Exists'"))
         else:
             errs.append(field_not_supported(f"{here}.operator", op, ("Equal", "Exists")))
@@ -92,19 +102,76 @@ def _host_network_ports(spec: dict[str, Any], path: str, *, is_pod: bool) -> lis
     return errs
 
 
-def _security_context(sc: Any, path: str) -> list[FieldError]:
-    """`validatePodSpecSecurityContext`'s ID ranges."""
+def _subdomain_with_underscore(value: str) -> list[str]:
+    """apimachinery's `IsDNS1123SubdomainWithUnderscore`."""
+    errs = [max_len_error(253)] if len(value) > 253 else []
+    if not _SUBDOMAIN_UNDERSCORE.match(value):
+        errs.append(regex_error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                                "'_', '-' or '.', and must start and end with an alphanumeric character",
+                                _SUBDOMAIN_UNDERSCORE_FMT, "example.com"))
+    return errs
+
+
+def _dns_config(spec: dict[str, Any], path: str) -> list[FieldError]:
+    """`validatePodDNSConfig`."""
+    dns = spec.get("dnsConfig")
+    if spec.get("dnsPolicy") == "None":
+        if not isinstance(dns, dict):
+            return [field_required(path, "must provide `dnsConfig` when `dnsPolicy` is None")]
+        if not as_list(dns.get("nameservers")):
+            return [field_required(f"{path}.nameservers", "must provide at least one DNS nameserver when `dnsPolicy` "
+                                                         "is None")]
+    if not isinstance(dns, dict):
+        return []
     errs: list[FieldError] = []
-    sc = as_dict(sc)
-    for key in ("fsGroup", "runAsUser", "runAsGroup"):
-        n = integer(sc.get(key))
-        if n is not None and not 0 <= n <= MAX_INT32:
-            errs.append(field_invalid(f"{path}.{key}", n, f"must be between 0 and {MAX_INT32}, inclusive"))
-    for i, g in enumerate(as_list(sc.get("supplementalGroups"))):
-        n = integer(g)
-        if n is not None and not 0 <= n <= MAX_INT32:
-            errs.append(field_invalid(f"{path}.supplementalGroups[{i}]", n,
-                                      f"must be between 0 and {MAX_INT32}, inclusive"))
+    servers, searches = [str(n) for n in as_list(dns.get("nameservers"))], [str(n) for n in as_list(dns.get("searches"))]
+    if len(servers) > 3:
+        errs.append(FieldError("FieldValueInvalid", f"{path}.nameservers", f"Invalid value: "
+                               f"{_go_string_slice(servers)}: must not have more than 3 nameservers"))
+    for i, server in enumerate(servers):
+        errs += ip_errors(f"{path}.nameservers[{i}]", server, strict=False)
+    if len(searches) > 32:
+        errs.append(FieldError("FieldValueInvalid", f"{path}.searches", f"Invalid value: "
+                               f"{_go_string_slice(searches)}: must not have more than 32 search paths"))
+    if len(" ".join(searches)) > 2048:
+        errs.append(FieldError("FieldValueInvalid", f"{path}.searches", f"Invalid value: "
+                               f"{_go_string_slice(searches)}: must not have more than 2048 characters (including "
+                               "spaces) in the search list"))
+    for i, search in enumerate(searches):
+        if search != ".":  # 1.33's RelaxedDNSSearchValidation: underscores, a lone "."
+            errs += [field_invalid(f"{path}.searches[{i}]", search.removesuffix("."), m)
+                     for m in _subdomain_with_underscore(search.removesuffix("."))]
+    for i, option in enumerate(as_dict(o) for o in as_list(dns.get("options"))):
+        if not option.get("name"):
+            errs.append(field_required(f"{path}.options[{i}]", "must not be empty"))
+    return errs
+
+
+def _gates(spec: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateReadinessGates` and `validateSchedulingGates`."""
+    errs: list[FieldError] = []
+    if not spec.get("readinessGates") and not spec.get("schedulingGates"):
+        return errs
+    for i, gate in enumerate(as_dict(g) for g in as_list(spec.get("readinessGates"))):
+        kind = str(gate.get("conditionType") or "")
+        errs += [field_invalid(f"{path}.readinessGates[{i}].conditionType", kind, m) for m in is_qualified_name(kind)]
+    seen: set[str] = set()
+    for i, gate in enumerate(as_dict(g) for g in as_list(spec.get("schedulingGates"))):
+        name = str(gate.get("name") or "")
+        errs += [field_invalid(f"{path}.schedulingGates[{i}]", name, m) for m in is_qualified_name(name)]
+        if name in seen:
+            errs.append(field_duplicate(f"{path}.schedulingGates[{i}]", name))
+        seen.add(name)
+    return errs
+
+
+def _host_aliases(aliases: Any, path: str) -> list[FieldError]:
+    """`ValidateHostAliases`."""
+    errs: list[FieldError] = []
+    for i, alias in enumerate(as_dict(a) for a in as_list(aliases)):
+        errs += ip_errors(f"{path}[{i}].ip", str(alias.get("ip") or ""), strict=False)
+        for j, name in enumerate(as_list(alias.get("hostnames"))):
+            errs += [field_invalid(f"{path}[{i}].hostnames[{j}]", name, m) for m in is_dns1123_subdomain(str(name))]
     return errs
 
 
@@ -116,8 +183,9 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[Fie
         errs.append(field_required(f"{path}.terminationGracePeriodSeconds"))
     volumes, verrs = validate_volumes(spec.get("volumes"), f"{path}.volumes")
     errs += verrs
-    errs += ctr.validate_containers(spec.get("containers"), volumes, f"{path}.containers")
-    errs += ctr.validate_init_containers(spec.get("initContainers"), spec.get("containers"), volumes,
+    pod = ctr.PodContext.of(spec)
+    errs += ctr.validate_containers(spec.get("containers"), volumes, pod, f"{path}.containers")
+    errs += ctr.validate_init_containers(spec.get("initContainers"), spec.get("containers"), volumes, pod,
                                          f"{path}.initContainers")
     errs += ctr.validate_ephemeral_names(spec.get("ephemeralContainers"), spec.get("containers"),
                                          spec.get("initContainers"), f"{path}.ephemeralContainers")
@@ -125,15 +193,14 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[Fie
     errs += _enum(spec.get("restartPolicy"), f"{path}.restartPolicy", RESTART_POLICIES)
     errs += _enum(spec.get("dnsPolicy"), f"{path}.dnsPolicy", DNS_POLICIES)
     errs += validate_labels(as_dict(spec.get("nodeSelector")), f"{path}.nodeSelector")
-    errs += _security_context(spec.get("securityContext"), f"{path}.securityContext")
+    errs += security.pod_security_context(spec, path)
     errs += validate_affinity(spec.get("affinity"), f"{path}.affinity")
-    if spec.get("dnsPolicy") == "None":
-        dns = spec.get("dnsConfig")
-        if not isinstance(dns, dict):
-            errs.append(field_required(f"{path}.dnsConfig", "must provide `dnsConfig` when `dnsPolicy` is None"))
-        elif not as_list(dns.get("nameservers")):
-            errs.append(field_required(f"{path}.dnsConfig.nameservers",
-                                       "must provide at least one DNS nameserver when `dnsPolicy` is None"))
+    errs += _dns_config(spec, f"{path}.dnsConfig")
+    errs += _gates(spec, path)
+    errs += validate_topology_spread_constraints(spec.get("topologySpreadConstraints"),
+                                                 f"{path}.topologySpreadConstraints")
+    errs += security.windows_host_process(spec, path)
+    errs += security.host_users(spec, path)
     errs += _name_errors(spec.get("serviceAccountName"), f"{path}.serviceAccountName", is_dns1123_subdomain)
     errs += _name_errors(spec.get("nodeName"), f"{path}.nodeName", is_dns1123_subdomain)
     deadline = integer(spec.get("activeDeadlineSeconds"))
@@ -143,13 +210,16 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[Fie
     errs += _name_errors(spec.get("hostname"), f"{path}.hostname", is_dns1123_label)
     errs += _name_errors(spec.get("subdomain"), f"{path}.subdomain", is_dns1123_label)
     errs += validate_tolerations(spec.get("tolerations"), f"{path}.tolerations")
+    errs += _host_aliases(spec.get("hostAliases"), f"{path}.hostAliases")
     errs += _name_errors(spec.get("priorityClassName"), f"{path}.priorityClassName", is_dns1123_subdomain)
     if isinstance(spec.get("runtimeClassName"), str):
         errs += [field_invalid(f"{path}.runtimeClassName", spec["runtimeClassName"], m)
                  for m in is_dns1123_subdomain(spec["runtimeClassName"])]
     if spec.get("preemptionPolicy") is not None:
         errs += _enum(spec.get("preemptionPolicy"), f"{path}.preemptionPolicy", PREEMPTION_POLICIES)
-    return errs
+    if isinstance(spec.get("overhead"), dict):  # `validateOverhead`
+        errs += ctr.validate_resources({"limits": spec["overhead"]}, f"{path}.overhead")
+    return errs + security.validate_os(spec, path)
 
 
 def validate_pod(spec: Any, path: str = "spec") -> list[FieldError]:

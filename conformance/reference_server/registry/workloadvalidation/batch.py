@@ -7,8 +7,10 @@ backoffLimitPerIndex, successPolicy; elastic Indexed Jobs; scheduling directives
 started), and `ValidateCronJobCreate`/`ValidateCronJobUpdate` (schedule as robfig/cron parses it, TZ, timeZone,
 concurrencyPolicy, history limits, the job template, a name of at most 52 characters).
 
+`managedBy` (1.33's JobManagedBy, beta) is a domain-prefixed path of at most 63 bytes, immutable.
+
 An immutable template or pod failure policy refused on update shows its value as JSON (upstream: Go's `%#v` of the
-internal struct, pointer addresses included). `managedBy` is not checked."""
+internal struct, pointer addresses included)."""
 from __future__ import annotations
 
 import json
@@ -16,6 +18,8 @@ from typing import Any
 
 from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
 
+from ..groupvalidation.formats import domain_prefixed_path
+from ..groupvalidation.storage import too_long
 from ..job_status import indexes_format_error
 from ..podvalidation import validate_pod_template_spec
 from ..podvalidation.fields import field_duplicate, integer, nonnegative
@@ -201,6 +205,11 @@ def job_spec(spec: dict[str, Any], path: str) -> list[FieldError]:
         errs += nonnegative(max_failed, f"{path}.maxFailedIndexes")
         if per_index is None:
             errs.append(field_required(f"{path}.backoffLimitPerIndex", "when maxFailedIndexes is specified"))
+    managed_by = spec.get("managedBy")
+    if isinstance(managed_by, str):
+        errs += domain_prefixed_path(f"{path}.managedBy", managed_by)
+        if len(managed_by.encode()) > 63:
+            errs.append(too_long(f"{path}.managedBy", 63))
     mode = spec.get("completionMode")
     if mode is not None:
         if mode not in ("NonIndexed", "Indexed"):
@@ -388,7 +397,7 @@ def job_update(new_job: dict[str, Any], old_job: dict[str, Any]) -> list[FieldEr
     errs += _immutable(new.get("selector"), old.get("selector"), "spec.selector")
     suspended_unstarted = old.get("suspend") is True and not as_dict(old_job.get("status")).get("startTime")
     errs += _template_update(new, old, suspended_unstarted)
-    for key in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "successPolicy"):
+    for key in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy"):
         errs += _immutable(new.get(key), old.get(key), f"spec.{key}")
     return errs
 
