@@ -18,7 +18,7 @@ from typing import Any
 from ..apierrors import FieldError
 from . import podspec_defaults
 from .pod_update import semantic, validate_pod_spec_update
-from .podvalidation import validate_pod
+from .podvalidation.podmeta import validate_pod_object
 from .strategy import PerThread, Strategy
 from .shapes import as_dict, as_list
 
@@ -127,7 +127,7 @@ class PodStrategy(Strategy):
         obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + validate_pod(obj.get("spec"))
+        return super().validate(obj) + validate_pod_object(obj, create=True)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
@@ -164,7 +164,7 @@ class PodStrategy(Strategy):
             obj.setdefault("metadata", {})["generation"] = bumped
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return (super().validate_update(new, old) + validate_pod(new.get("spec"))
+        return (super().validate_update(new, old) + validate_pod_object(new, create=False)
                 + validate_pod_spec_update(new.get("spec"), old.get("spec")))
 
     @staticmethod

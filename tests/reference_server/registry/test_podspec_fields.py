@@ -308,3 +308,20 @@ def test_pod_annotations_and_create_rules() -> None:
     assert validate_pod_object(created_pod(lambda s: None, {
         "controller.kubernetes.io/pod-deletion-cost": "-100",
         "seccomp.security.alpha.kubernetes.io/pod": "runtime/default"}), create=True) == []
+
+
+def test_the_pod_strategy_runs_the_create_rules_and_annotation_checks():
+    """`ValidatePodCreate` through the pod store: ephemeral containers cannot come with the create, and the
+    annotations are checked (podvalidation/podmeta.py, wired into registry/pod.py)."""
+    import pytest as _pytest
+
+    from conformance.reference_server.apierrors import StatusError
+    from conformance.reference_server.server import build_context
+    registry = build_context(flavor="bare").registry
+    pods = registry.content("pods")
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}],
+                     "ephemeralContainers": [{"name": "d", "image": "busybox"}]}}
+    with _pytest.raises(StatusError) as err:
+        pods.create(body)
+    assert "spec.ephemeralContainers: Forbidden: cannot be set on create" in err.value.status["message"]

@@ -287,7 +287,7 @@ def test_job_managed_by_is_a_short_domain_prefixed_path_and_immutable() -> None:
         'spec.managedBy: Invalid value: "Example.com": a lowercase RFC 1123 subdomain must consist of lower case '
         "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
         "'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-        'spec.managedBy: Invalid value: "a b": Invalid path (e.g. regex used for validation is '
+        'spec.managedBy: Invalid value: "a b": Invalid path (regex used for validation is '
         "'[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')"]
     assert errors("Job", job(managedBy=long_path)) == ["spec.managedBy: Too long: may not be more than 63 bytes"]
     assert errors("Job", job(managedBy="kueue.x-k8s.io/multikueue")) == []
