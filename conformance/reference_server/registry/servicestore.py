@@ -8,7 +8,8 @@ with the create's outcome; `afterDelete` releases the deleted Service's ClusterI
 
 Upstream's allocator writes the IPAddress through kube-apiserver's loopback client, so admission webhooks and
 policies see that write; here it is a plain registry write inside the Service's (README: Known gaps).
-Updates (a Service becoming or leaving ExternalName) are left to controller/servicecidr.py's repair loop.
+On an update (a Service becoming or leaving ExternalName) the new ClusterIP's IPAddress is written just after the
+Service, in the same atomic step; controller/servicecidr.py's repair loop mends what is left over.
 """
 from __future__ import annotations
 
@@ -61,6 +62,32 @@ class ServiceStore(GenericStore):
         except BaseException:
             self._release(reserved, obj)  # the transaction's revert
             raise
+
+    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+        """`allocateUpdate` / `releaseIPs`: a ClusterIP an update adds (a Service leaving ExternalName) is
+        reserved, one it drops released, within the same atomic step as the update (upstream reserves before
+        the write; here just after it, before the answer)."""
+        if kw.get("dry_run") or self.ipaddresses is None:
+            return super().update(ns, name, body, **kw)
+        with self.store.atomic():
+            try:
+                before = cluster_ips(self.store.get(self.info.plural, ns, name, shared=True))
+            except KeyNotFoundError:
+                before = []
+            out = super().update(ns, name, body, **kw)
+            try:
+                now = self.store.get(self.info.plural, ns, name, shared=True)
+            except KeyNotFoundError:  # the update removed it (its last finalizer)
+                now = None
+            after = cluster_ips(now)
+            for ip in after:
+                if ip not in before:
+                    try:
+                        self.ipaddresses.create(ip_address(ip, out), field_manager=FIELD_MANAGER)
+                    except E.StatusError:  # held already: the repair loop's business
+                        pass
+            self._release([ip for ip in before if ip not in after], out)
+            return out
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> tuple[dict[str, Any], bool]:
         out, removed = super().delete(ns, name, opts, **kw)

@@ -134,3 +134,15 @@ def test_the_upper_part_is_used_first():
         taken.add(alloc.allocate_next())
     assert all(int(ip.rsplit(".", 1)[1]) > 16 for ip in taken)  # offset 16: .1-.16 left for requested IPs
     assert int(alloc.allocate_next().rsplit(".", 1)[1]) <= 16
+
+
+def test_an_update_reserves_an_added_cluster_ip_and_releases_a_dropped_one(registry):
+    svc = registry.content("services")
+    svc.create({"metadata": {"name": "ext", "namespace": "app"},
+                "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    before = set(_ips(registry))
+    got = svc.update("app", "ext", transform=lambda o: {**o, "spec": {"type": "ClusterIP", "ports": [{"port": 80}]}})
+    ip = got["spec"]["clusterIP"]
+    assert set(_ips(registry)) == before | {ip}  # there when the update answers
+    svc.update("app", "ext", transform=lambda o: {**o, "spec": {"type": "ExternalName", "externalName": "a.example"}})
+    assert set(_ips(registry)) == before
