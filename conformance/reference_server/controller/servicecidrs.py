@@ -8,9 +8,9 @@ Upstream: `pkg/controller/servicecidrs/servicecidrs_controller.go` (`sync`, `can
 as a forced apply by `service-cidr-controller`; its informer handlers: a ServiceCIDR's own events, the ones it
 overlaps when added, and the ServiceCIDRs containing an allocator-managed IPAddress added or deleted),
 `pkg/api/servicecidr/servicecidr.go` (`ContainsPrefix`, `ContainsAddress`, `OverlapsPrefix`), and
-`cmd/kube-controller-manager/app/networking.go` (client `service-cidrs-controller`). Its one Event, the Warning
-`KubernetesServiceCIDRError` when the Ready status cannot be written, is not recorded here (that write is
-refused only by a webhook or policy; the sync is retried).
+`cmd/kube-controller-manager/app/networking.go` (client `service-cidrs-controller`). Its one Event: the Warning
+`KubernetesServiceCIDRError` when the Ready status cannot be written (here: a webhook or policy refused it), the
+sync retried.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ..admission.admitted import AdmissionRefusal
 from ..registry import ListOptions, Registry
 from ..registry.meta import now, parse_time
 from ..registry.servicecidr import ALLOCATOR, FINALIZER, GROUP, LABEL_MANAGED_BY, VERSION
+from .events import WARNING, EventRecorder
 from .loop import Controller
 from .reads import get_or_none
 
@@ -98,9 +99,10 @@ class ServiceCIDRsController(Controller):
     name = CONTROLLER_NAME
     service_account = "service-cidrs-controller"
 
-    def __init__(self, registry: Registry):
+    def __init__(self, registry: Registry, admission: Any = None):
         super().__init__()
         self.registry = registry
+        self.recorder = EventRecorder(registry, CONTROLLER_NAME, admission)
         self.keys = self._queue()
 
     def _cidrs(self) -> list[dict[str, Any]]:
@@ -169,7 +171,12 @@ class ServiceCIDRsController(Controller):
             return
         if FINALIZER not in (meta.get("finalizers") or []):
             cidr = self.writes.update(store, "", name, transform=_with_finalizer, field_manager=PATCH_MANAGER)
-        self._apply_ready(store, cidr, _ready("True", "", READY_MESSAGE))
+        try:
+            self._apply_ready(store, cidr, _ready("True", "", READY_MESSAGE))
+        except AdmissionRefusal:
+            self.recorder.event(cidr, WARNING, "KubernetesServiceCIDRError",
+                                "The ServiceCIDR Status can not be set to Ready=True")
+            raise
 
     def _apply_ready(self, store: Any, cidr: dict[str, Any], cond: dict[str, Any]) -> None:
         """The forced status apply of the Ready condition; nothing written when it would change nothing (the

@@ -178,3 +178,34 @@ def test_a_range_inside_another_is_deleted_despite_its_addresses(kind):
     assert "Terminating" not in seen
     assert requests.get(f"{kind.url}{IPS}/10.96.200.7").status_code == 200  # the default range holds it
     requests.delete(f"{kind.url}/api/v1/namespaces/{ns}")
+
+
+def test_a_refused_ready_write_is_a_warning_event(kind):
+    """`KubernetesServiceCIDRError` when the status apply fails (here a policy denies it); the finalizer still came."""
+    ar = "/apis/admissionregistration.k8s.io/v1"
+    pol = unique("deny-cidr-status")
+    body = {"metadata": {"name": pol}, "spec": {
+        "matchConstraints": {"resourceRules": [{"apiGroups": ["networking.k8s.io"], "apiVersions": ["v1"],
+                                                "operations": ["UPDATE"], "resources": ["servicecidrs/status"]}]},
+        "validations": [{"expression": "!object.metadata.name.startsWith('refused-')"}]}}
+    assert requests.post(f"{kind.url}{ar}/validatingadmissionpolicies", json=body).status_code == 201
+    assert requests.post(f"{kind.url}{ar}/validatingadmissionpolicybindings", json={
+        "metadata": {"name": pol}, "spec": {"policyName": pol, "validationActions": ["Deny"]}}).status_code == 201
+    name = unique("refused")
+    try:
+        assert requests.post(kind.url + CIDRS, json={"metadata": {"name": name},
+                                                     "spec": {"cidrs": ["10.140.0.0/24"]}}).status_code == 201
+
+        def event():
+            items = requests.get(f"{kind.url}/api/v1/events", params={
+                "fieldSelector": f"involvedObject.name={name}"}).json()["items"]
+            return [e for e in items if e["reason"] == "KubernetesServiceCIDRError"]
+        [ev] = until(event, "the Warning event", timeout=10)[:1]
+        assert (ev["type"], ev["message"], ev["source"]["component"]) == (
+            "Warning", "The ServiceCIDR Status can not be set to Ready=True", "service-cidr-controller")
+        got = _cidr(kind.url, name)
+        assert got["metadata"]["finalizers"] == [FINALIZER] and _ready(got) is None
+    finally:
+        requests.delete(f"{kind.url}{ar}/validatingadmissionpolicybindings/{pol}")
+        requests.delete(f"{kind.url}{ar}/validatingadmissionpolicies/{pol}")
+        requests.delete(f"{kind.url}{CIDRS}/{name}")
