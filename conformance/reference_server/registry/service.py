@@ -95,7 +95,10 @@ class ServiceStrategy(Strategy):
         spec.setdefault("ipFamilyPolicy", "SingleStack")
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + self._validate_spec(obj.get("spec")) + self._check_requested_ip(obj)
+        refused = self._check_requested_ip(obj)
+        if refused:  # `beginCreate` allocates (alloc.go) before `BeforeCreate` validates: its error comes alone
+            return refused
+        return super().validate(obj) + self._validate_spec(obj.get("spec"))
 
     def _validate_spec(self, spec: Any) -> list[FieldError]:
         """`ValidateService`'s required fields and port ranges."""

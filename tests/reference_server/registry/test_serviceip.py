@@ -146,3 +146,12 @@ def test_an_update_reserves_an_added_cluster_ip_and_releases_a_dropped_one(regis
     assert set(_ips(registry)) == before | {ip}  # there when the update answers
     svc.update("app", "ext", transform=lambda o: {**o, "spec": {"type": "ExternalName", "externalName": "a.example"}})
     assert set(_ips(registry)) == before
+
+
+def test_an_allocation_error_comes_before_the_strategys_validation(registry):
+    """`beginCreate` (the allocation) runs before `BeforeCreate` (validation): a taken IP is the only error."""
+    _service(registry, "web", "10.96.0.50")
+    with pytest.raises(StatusError) as err:
+        registry.content("services").create({"metadata": {"name": "b", "namespace": "app"},
+                                             "spec": {"clusterIP": "10.96.0.50"}})
+    assert [c["field"] for c in err.value.status["details"]["causes"]] == ["spec.clusterIPs"]
