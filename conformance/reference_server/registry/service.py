@@ -152,6 +152,10 @@ class ServiceStrategy(Strategy):
             addr = ipaddress.ip_address(ip)
         except ValueError:
             return [field_invalid("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
+        if addr.version != self.cidr.version:  # `initIPFamilyFields`: the family inferred from the IP
+            family = f"IPv{addr.version}"
+            return [FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
+                               f'Invalid value: []string{{"{ip}"}}: {family} is not configured on this cluster')]
         why = self.allocator.check(str(addr))
         if why is None and ip in self._used()[0]:
             why = ERR_ALLOCATED

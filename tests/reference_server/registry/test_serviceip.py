@@ -155,3 +155,12 @@ def test_an_allocation_error_comes_before_the_strategys_validation(registry):
         registry.content("services").create({"metadata": {"name": "b", "namespace": "app"},
                                              "spec": {"clusterIP": "10.96.0.50"}})
     assert [c["field"] for c in err.value.status["details"]["causes"]] == ["spec.clusterIPs"]
+
+
+def test_a_cluster_ip_of_the_other_family_is_not_configured(registry):
+    """`initIPFamilyFields` on a single-stack IPv4 cluster (kind's): the family inferred from the IP is missing."""
+    with pytest.raises(StatusError) as err:
+        _service(registry, "v6", "fd00::10")
+    assert err.value.status["message"] == (
+        'Service "v6" is invalid: spec.clusterIPs[0]: Invalid value: []string{"fd00::10"}: IPv6 is not configured '
+        'on this cluster')
