@@ -16,8 +16,9 @@ G = "networking.k8s.io"
 
 
 @pytest.fixture()
-def registry():
-    reg = build_context(flavor="kind").registry
+def registry(make_store):
+    """On each backend (memory, etcd): the reservation and its revert are two keys' writes."""
+    reg = build_context(flavor="kind", store=make_store()).registry
     reg.namespaces.create({"metadata": {"name": "app"}})
     return reg
 
