@@ -574,6 +574,8 @@ class ReferenceServer:
                                        CSRCleanerController(self.ctx.registry)]
         from .controller.policystatus import PolicyStatusController  # admissionregistration.k8s.io policies
         self.extension_controllers.append(PolicyStatusController(self.ctx.registry))
+        from .controller.servicecidrs import ServiceCIDRsController  # finalizer, Ready, deletion of ServiceCIDRs
+        self.extension_controllers.append(ServiceCIDRsController(self.ctx.registry, self.ctx.admission))
         ca = self.tls.ca_pem.decode() if self.tls and isinstance(self.tls.ca_pem, bytes) else None
         self.flavor_controllers = behaviours.controllers(fl, self.ctx.registry, ca)
         if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would

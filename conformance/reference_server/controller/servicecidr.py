@@ -4,14 +4,18 @@ of `--service-cluster-ip-range` and one IPAddress per allocated ClusterIP.
 Upstream:
 * `pkg/controlplane/controller/defaultservicecidr/default_servicecidr_controller.go`: the default ServiceCIDR
   created when missing, its `Ready` condition set True ("Kubernetes default Service CIDR is ready", no reason);
-  kube-controller-manager's `pkg/controller/servicecidrs` adds `networking.k8s.io/service-cidr-finalizer`;
+  kube-controller-manager's `pkg/controller/servicecidrs` adds `networking.k8s.io/service-cidr-finalizer` (and
+  later sets its own Ready message: controller/servicecidrs.py);
 * `pkg/registry/core/service/ipallocator/ipallocator.go` `createIPAddress` (name = the IP, labels
   `ipaddress.kubernetes.io/ip-family` and `.../managed-by: ipallocator.k8s.io`, `parentRef` the Service) and the
   release on delete; `pkg/registry/core/service/ipallocator/controller/repairip.go` recreates a missing one and
   removes one whose Service is gone.
-Here the allocator's IPAddress writes are made by this controller, on the Service's events, as the repair loop
-makes them (so an IPAddress appears just after its Service is stored, not before); they are kube-apiserver's
-loopback writes (`system:apiserver`, manager `kube-apiserver`), through the webhooks and policies.
+The allocator's own writes are the Service storage's (registry/servicestore.py: the IPAddress before the Service,
+released with it); this loop is the repair: it recreates a missing one, removes one whose Service is gone, and
+follows a Service's update (becoming or leaving ExternalName) just after it is stored. Its writes are
+kube-apiserver's loopback writes (`system:apiserver`, manager `kube-apiserver`), through the webhooks and policies.
+kube-controller-manager's servicecidrs controller (every ServiceCIDR's finalizer and Ready condition, and
+deletions) is controller/servicecidrs.py.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from ..registry import Registry
 from ..registry.meta import now
 from ..registry.servicecidr import (ALLOCATOR, DEFAULT_NAME, FINALIZER, GROUP, LABEL_MANAGED_BY,
                                     default_service_cidr, ip_address)
+from ..registry.servicestore import cluster_ips
 from ..registry.store import DeleteOptions, ListOptions
 from .loop import Controller
 from .reads import get_or_none
@@ -52,13 +57,6 @@ def seed(registry: Registry, cidr: str) -> None:
     store.update("", DEFAULT_NAME, transform=finalize, field_manager="kube-controller-manager")
     store.update("", DEFAULT_NAME, transform=ready, strategy=store.status_strategy,  # type: ignore[attr-defined]
                  field_manager="kubernetes-service-cidr-controller")
-
-
-def _cluster_ips(service: dict[str, Any] | None) -> list[str]:
-    spec = (service or {}).get("spec") or {}
-    if spec.get("type") == "ExternalName":
-        return []
-    return [ip for ip in spec.get("clusterIPs") or [] if isinstance(ip, str) and ip and ip != "None"]
 
 
 def _parent(ipaddr: dict[str, Any]) -> tuple[str, str] | None:
@@ -110,7 +108,7 @@ class IPAddressAllocations(Controller):
         services, store = self.registry.content("services"), self.registry.group(GROUP, "ipaddresses")
         assert services is not None and store is not None
         service = get_or_none(services, namespace, name)  # (a copy: its Service's own object for the write)
-        wanted = _cluster_ips(service)
+        wanted = cluster_ips(service)
         for ip in wanted:
             current = get_or_none(store, "", ip)
             if current is None:

@@ -10,6 +10,7 @@ from .group import GroupStore
 from .pod import PodStrategy
 from .resourcequota import ResourceQuotaStrategy
 from .service import ServiceStrategy
+from .servicestore import ServiceStore
 from .store import DeleteOptions, GenericStore, ListOptions
 from .subresources import status_strategy, subresources
 from .versions import ServedVersion, VersionView, version_priority
@@ -36,6 +37,7 @@ class Registry:
         self._add_pod_updates(self._content["pods"])
         self._content["endpoints"].strategy = EndpointsStrategy(self._content["endpoints"].info)
         self._content["resourcequotas"].strategy = ResourceQuotaStrategy(self._content["resourcequotas"].info)
+        self._content["services"] = ServiceStore(self._content["services"].info, store, deviations=deviations)
         self._content["services"].strategy = ServiceStrategy(
             self._content["services"].info, lambda: store.list("services", None, shared=True)[0])
         self._cluster = {k.plural: GenericStore(k, store, deviations=deviations) for k in CLUSTER_KINDS}
@@ -103,6 +105,27 @@ class Registry:
         cidrs = self._groups[("networking.k8s.io", "servicecidrs")]
         cidrs.status_strategy = ServiceCIDRStatusStrategy(SERVICE_CIDR_INFO)  # type: ignore[attr-defined]
         cidrs.subresources = {"status": SUBRESOURCE_VERBS}  # type: ignore[attr-defined]
+        self._wire_service_ips(cidrs, self._groups[("networking.k8s.io", "ipaddresses")])
+
+    def _wire_service_ips(self, cidrs: GenericStore, ipaddresses: GenericStore) -> None:
+        """The Services' allocator over the ServiceCIDR and IPAddress stores (registry/serviceip.py), and the
+        IPAddress store their storage reserves in (registry/servicestore.py), as upstream's REST storage is given
+        the MetaAllocator and its client."""
+        from ..storage import KeyNotFoundError
+        from .serviceip import MetaAllocator
+        services = self._content["services"]
+        strategy = services.strategy
+        assert isinstance(services, ServiceStore) and isinstance(strategy, ServiceStrategy)
+        services.ipaddresses = ipaddresses
+
+        def taken(ip: str) -> bool:
+            try:
+                self.store.get("ipaddresses", "", ip, shared=True)
+            except KeyNotFoundError:
+                return False
+            return True
+        strategy.allocator = MetaAllocator(lambda: self.store.list("servicecidrs", None, shared=True)[0], taken,
+                                           lambda: strategy.cidr)
 
     def _install_versioned_kinds(self) -> None:
         """Kinds served in several versions of their group (registry/versions.py): autoscaling's

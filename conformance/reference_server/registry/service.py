@@ -1,8 +1,8 @@
 """Services: defaults, ClusterIP allocation and the required fields, as kube-apiserver on a single-stack IPv4
 cluster (the flavour's `--service-cluster-ip-range`, `ServiceStrategy.cidr`: kubeadm's 10.96.0.0/12, kind's
-10.96.0.0/16; 10.96.0.1 is the `default/kubernetes` Service). A ClusterIP left to the allocator comes from the
-range's upper part first (KEP-3070, `ipallocator.go` `calculateRangeOffset`: the lower 16 to 256 addresses are for
-ClusterIPs a client asks for).
+10.96.0.0/16; 10.96.0.1 is the `default/kubernetes` Service) and every ServiceCIDR a client adds: the allocator is
+registry/serviceip.py's MetaAllocator, and registry/servicestore.py writes each ClusterIP's IPAddress before the
+Service is stored.
 
 Follows `pkg/apis/core/v1/defaults.go` (`SetDefaults_Service`: type ClusterIP, sessionAffinity None, port
 protocol TCP, targetPort = port, internalTrafficPolicy Cluster, externalTrafficPolicy Cluster for
@@ -17,7 +17,9 @@ import ipaddress
 import random
 from typing import Any, Callable
 
+from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_required
+from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
 from .strategy import Strategy
 from .shapes import as_list
 
@@ -25,13 +27,6 @@ SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 KUBERNETES_SERVICE_IP = "10.96.0.1"
 NODE_PORTS = (30000, 32767)
 _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort")
-
-
-def range_offset(size: int) -> int:
-    """`calculateRangeOffset`: min(max(16, size/16), 256); 0 for a range smaller than 16."""
-    if size < 16:
-        return 0
-    return min(max(16, size // 16), 256)
 
 
 def _invalid_ips(ip: str, why: str) -> FieldError:
@@ -59,13 +54,16 @@ def _defaults(spec: dict[str, Any]) -> None:
 
 
 class ServiceStrategy(Strategy):
-    """`service.Strategy` + the allocator; `services()` lists every stored Service (to find free IPs/ports)."""
+    """`service.Strategy` + the allocator; `services()` lists every stored Service (to find free IPs/ports).
+    `allocator` is the MetaAllocator (registry/serviceip.py) once the registry wires it to the ServiceCIDR and
+    IPAddress stores; alone, the strategy allocates from `cidr` and the stored Services."""
 
     def __init__(self, info: Any, services: Callable[[], list[dict[str, Any]]]):
         super().__init__(info)
         self._services = services
         self._rng = random.Random()
         self.cidr = SERVICE_CIDR
+        self.allocator = MetaAllocator(lambda: [], lambda ip: False, lambda: self.cidr)
 
     def _used(self) -> tuple[set[str], set[int]]:
         ips, ports = set(), set()
@@ -76,25 +74,12 @@ class ServiceStrategy(Strategy):
         return ips, ports
 
     def _allocate_ip(self, used: set[str]) -> str:
-        """`AllocateNextService`: a random free address of the upper range, else of the lower one (the network
-        address, the API server's `.1` and the broadcast address never)."""
-        size = self.cidr.num_addresses
-        offset = range_offset(size)
-        for low, high in ((max(offset, 2), size - 1), (2, max(offset, 2))):
-            free = high - low - sum(1 for ip in used if self._offset(ip) in range(low, high))
-            if free <= 0:
-                continue
-            while True:
-                ip = str(self.cidr.network_address + self._rng.randrange(low, high))
-                if ip not in used:
-                    return ip
-        raise ValueError("range is full")
-
-    def _offset(self, ip: str) -> int:
+        """`AllocateNextService` over every ready ServiceCIDR (a Service's IP without its IPAddress counts as
+        taken too: a store written before the IPAddresses were)."""
         try:
-            return int(ipaddress.ip_address(ip)) - int(self.cidr.network_address)
+            return self.allocator.allocate_next(used)
         except ValueError:
-            return -1
+            raise E.internal(f"failed to allocate a serviceIP: {ERR_FULL}") from None
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
@@ -110,7 +95,10 @@ class ServiceStrategy(Strategy):
         spec.setdefault("ipFamilyPolicy", "SingleStack")
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + self._validate_spec(obj.get("spec")) + self._check_requested_ip(obj)
+        refused = self._check_requested_ip(obj)
+        if refused:  # `beginCreate` allocates (alloc.go) before `BeforeCreate` validates: its error comes alone
+            return refused
+        return super().validate(obj) + self._validate_spec(obj.get("spec"))
 
     def _validate_spec(self, spec: Any) -> list[FieldError]:
         """`ValidateService`'s required fields and port ranges."""
@@ -164,12 +152,14 @@ class ServiceStrategy(Strategy):
             addr = ipaddress.ip_address(ip)
         except ValueError:
             return [field_invalid("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
-        if addr not in self.cidr:
-            return [_invalid_ips(ip, f"the provided IP ({ip}) is not in the valid range. The range of valid IPs "
-                                 f"is {self.cidr}")]
-        if ip in self._used()[0]:
-            return [_invalid_ips(ip, "provided IP is already allocated")]
-        return []
+        if addr.version != self.cidr.version:  # `initIPFamilyFields`: the family inferred from the IP
+            family = f"IPv{addr.version}"
+            return [FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
+                               f'Invalid value: []string{{"{ip}"}}: {family} is not configured on this cluster')]
+        why = self.allocator.check(str(addr))
+        if why is None and ip in self._used()[0]:
+            why = ERR_ALLOCATED
+        return [_invalid_ips(ip, why)] if why else []
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)

@@ -1,0 +1,167 @@
+"""registry/serviceip.py and registry/servicestore.py: ClusterIPs from every ready ServiceCIDR (`cidrallocator.go`
+MetaAllocator, `ipallocator.go`), and the IPAddress as the reservation (`alloc.go`'s transaction): written before
+the Service, removed when the Service's create fails, released when the Service is deleted; none on a dry run."""
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+
+from conformance.reference_server.apierrors import StatusError
+from conformance.reference_server.registry.serviceip import MetaAllocator, range_offset
+from conformance.reference_server.registry.store import DeleteOptions, ListOptions
+from conformance.reference_server.server import build_context
+
+G = "networking.k8s.io"
+
+
+@pytest.fixture()
+def registry(make_store):
+    """On each backend (memory, etcd): the reservation and its revert are two keys' writes."""
+    reg = build_context(flavor="kind", store=make_store()).registry
+    reg.namespaces.create({"metadata": {"name": "app"}})
+    return reg
+
+
+def _cidr(registry, name, cidr):
+    obj = {"metadata": {"name": name}, "spec": {"cidrs": [cidr]}}
+    return registry.group(G, "servicecidrs").create(obj)
+
+
+def _service(registry, name, ip=None, dry_run=False):
+    spec = {"ports": [{"port": 80}], **({"clusterIP": ip} if ip else {})}
+    return registry.content("services").create({"metadata": {"name": name, "namespace": "app"}, "spec": spec},
+                                               dry_run=dry_run)
+
+
+def _ips(registry) -> dict[str, dict]:
+    items = registry.group(G, "ipaddresses").list(None, ListOptions())["items"]
+    return {i["metadata"]["name"]: i for i in items}
+
+
+def _refusal(registry, name, ip) -> str:
+    with pytest.raises(StatusError) as err:
+        _service(registry, name, ip)
+    assert err.value.code == 422
+    [cause] = err.value.status["details"]["causes"]
+    assert cause["field"] == "spec.clusterIPs"
+    return cause["message"]
+
+
+def test_a_cluster_ip_from_an_added_service_cidr_is_reserved_before_its_service(registry):
+    _cidr(registry, "extra", "10.100.0.0/24")
+    svc = _service(registry, "web", "10.100.0.10")
+    got = _ips(registry)["10.100.0.10"]
+    assert got["spec"]["parentRef"] == {"resource": "services", "namespace": "app", "name": "web"}
+    assert got["metadata"]["labels"]["ipaddress.kubernetes.io/managed-by"] == "ipallocator.k8s.io"
+    assert int(got["metadata"]["resourceVersion"]) < int(svc["metadata"]["resourceVersion"])
+    assert [m["manager"] for m in got["metadata"]["managedFields"]] == ["kube-apiserver"]
+
+
+def test_requested_ips_get_the_meta_allocators_refusals(registry):
+    _cidr(registry, "extra", "10.100.0.0/24")
+    _service(registry, "web", "10.100.0.10")
+    assert _refusal(registry, "b", "10.100.0.10") == (
+        'Invalid value: []string{"10.100.0.10"}: failed to allocate IP 10.100.0.10: provided IP is already allocated')
+    assert _refusal(registry, "c", "10.200.0.1") == (
+        'Invalid value: []string{"10.200.0.1"}: failed to allocate IP 10.200.0.1: the provided network does not '
+        'match the current range')
+    for ip in ("10.100.0.0", "10.100.0.255"):  # the network and broadcast addresses
+        assert _refusal(registry, "d", ip) == (
+            f'Invalid value: []string{{"{ip}"}}: failed to allocate IP {ip}: the provided IP ({ip}) is not in the '
+            'valid range. The range of valid IPs is 10.100.0.0/24')
+    # an IPAddress a client wrote by hand holds its address too (`createIPAddress`: AlreadyExists)
+    registry.group(G, "ipaddresses").create({"metadata": {"name": "10.100.0.20"}, "spec": {"parentRef": {
+        "resource": "gateways", "name": "gw"}}})
+    assert _refusal(registry, "e", "10.100.0.20").endswith("provided IP is already allocated")
+
+
+def test_a_service_cidr_not_ready_or_being_deleted_allocates_nothing(registry):
+    store = registry.group(G, "servicecidrs")
+    _cidr(registry, "off", "10.100.0.0/24")
+    store.update("", "off", transform=lambda o: {**o, "status": {"conditions": [{
+        "type": "Ready", "status": "False", "reason": "x", "message": "", "lastTransitionTime": "2025-01-01T00:00:00Z"}]}},
+        strategy=store.status_strategy)
+    assert _refusal(registry, "a", "10.100.0.5").endswith("the provided network does not match the current range")
+    _cidr(registry, "going", "10.101.0.0/24")
+    store.update("", "going", transform=lambda o: {**o, "metadata": {**o["metadata"], "finalizers": ["x/y"]}})
+    store.delete("", "going", DeleteOptions())
+    assert _refusal(registry, "b", "10.101.0.5").endswith("the provided network does not match the current range")
+
+
+def test_a_failed_create_leaves_no_ipaddress_and_a_dry_run_writes_none(registry):
+    _cidr(registry, "extra", "10.100.0.0/24")
+    _service(registry, "web", "10.100.0.10")
+    before = _ips(registry)
+    with pytest.raises(StatusError) as err:
+        _service(registry, "web", "10.100.0.11")  # the name is taken: the reservation is reverted
+    assert err.value.code == 409
+    assert _ips(registry) == before
+    dry = _service(registry, "dry", "10.100.0.12", dry_run=True)
+    assert dry["spec"]["clusterIP"] == "10.100.0.12" and _ips(registry) == before
+    _service(registry, "dry2", dry_run=True)
+    assert _ips(registry) == before
+
+
+def test_deleting_a_service_releases_its_ipaddress_at_once(registry):
+    ip = _service(registry, "web")["spec"]["clusterIP"]
+    assert ip in _ips(registry)
+    registry.content("services").delete("app", "web", DeleteOptions())
+    assert ip not in _ips(registry)
+
+
+def test_dynamic_allocation_spans_every_ready_range():
+    """`AllocateNextService`: the ranges in random order, the next one when one is full; KEP-3070's offset in each."""
+    taken: set[str] = set()
+    cidrs = [{"metadata": {"name": "kubernetes"}, "spec": {"cidrs": ["10.0.0.0/29"]}},
+             {"metadata": {"name": "b"}, "spec": {"cidrs": ["10.1.0.0/29"]}},
+             {"metadata": {"name": "v6"}, "spec": {"cidrs": ["fd00::/120"]}},
+             {"metadata": {"name": "off"}, "spec": {"cidrs": ["10.2.0.0/29"]},
+              "status": {"conditions": [{"type": "Ready", "status": "False"}]}}]
+    alloc = MetaAllocator(lambda: cidrs, taken.__contains__, lambda: ipaddress.ip_network("10.0.0.0/29"))
+    for _ in range(12):  # 6 usable addresses in each ready /29
+        taken.add(alloc.allocate_next())
+    assert {ip.rsplit(".", 2)[0] for ip in taken} == {"10.0", "10.1"}
+    assert not taken & {"10.0.0.0", "10.0.0.7", "10.1.0.0", "10.1.0.7"}
+    with pytest.raises(ValueError, match="range is full"):
+        alloc.allocate_next()
+    assert [range_offset(n) for n in (8, 16, 256, 65536, 1 << 20)] == [0, 16, 16, 256, 256]
+
+
+def test_the_upper_part_is_used_first():
+    taken: set[str] = set()
+    alloc = MetaAllocator(lambda: [], taken.__contains__, lambda: ipaddress.ip_network("10.0.0.0/24"))
+    for _ in range(254 - 16):
+        taken.add(alloc.allocate_next())
+    assert all(int(ip.rsplit(".", 1)[1]) > 16 for ip in taken)  # offset 16: .1-.16 left for requested IPs
+    assert int(alloc.allocate_next().rsplit(".", 1)[1]) <= 16
+
+
+def test_an_update_reserves_an_added_cluster_ip_and_releases_a_dropped_one(registry):
+    svc = registry.content("services")
+    svc.create({"metadata": {"name": "ext", "namespace": "app"},
+                "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    before = set(_ips(registry))
+    got = svc.update("app", "ext", transform=lambda o: {**o, "spec": {"type": "ClusterIP", "ports": [{"port": 80}]}})
+    ip = got["spec"]["clusterIP"]
+    assert set(_ips(registry)) == before | {ip}  # there when the update answers
+    svc.update("app", "ext", transform=lambda o: {**o, "spec": {"type": "ExternalName", "externalName": "a.example"}})
+    assert set(_ips(registry)) == before
+
+
+def test_an_allocation_error_comes_before_the_strategys_validation(registry):
+    """`beginCreate` (the allocation) runs before `BeforeCreate` (validation): a taken IP is the only error."""
+    _service(registry, "web", "10.96.0.50")
+    with pytest.raises(StatusError) as err:
+        registry.content("services").create({"metadata": {"name": "b", "namespace": "app"},
+                                             "spec": {"clusterIP": "10.96.0.50"}})
+    assert [c["field"] for c in err.value.status["details"]["causes"]] == ["spec.clusterIPs"]
+
+
+def test_a_cluster_ip_of_the_other_family_is_not_configured(registry):
+    """`initIPFamilyFields` on a single-stack IPv4 cluster (kind's): the family inferred from the IP is missing."""
+    with pytest.raises(StatusError) as err:
+        _service(registry, "v6", "fd00::10")
+    assert err.value.status["message"] == (
+        'Service "v6" is invalid: spec.clusterIPs[0]: Invalid value: []string{"fd00::10"}: IPv6 is not configured '
+        'on this cluster')
