@@ -18,7 +18,7 @@ import random
 from typing import Any, Callable
 
 from .. import apierrors as E
-from ..apierrors import FieldError, field_invalid, field_required
+from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
 from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
 from .strategy import Strategy
 from .shapes import as_list
@@ -118,6 +118,10 @@ class ServiceStrategy(Strategy):
                                           "must be between 1 and 65535, inclusive"))
         if spec.get("type") == "ExternalName" and not spec.get("externalName"):
             errs.append(field_required("spec.externalName"))
+        if spec.get("type", "ClusterIP") == "ClusterIP":
+            for i, p in enumerate(ports):
+                if isinstance(p, dict) and p.get("nodePort"):
+                    errs.append(field_forbidden(f"spec.ports[{i}].nodePort", "may not be used when `type` is 'ClusterIP'"))
         return errs
 
     def canonicalize(self, obj: dict[str, Any]) -> None:

@@ -165,3 +165,18 @@ def test_a_cluster_ip_of_the_other_family_is_not_configured(registry):
     assert err.value.status["message"] == (
         'Service "v6" is invalid: spec.clusterIPs[0]: Invalid value: []string{"fd00::10"}: IPv6 is not configured '
         'on this cluster')
+
+
+def test_a_cluster_ip_service_with_a_node_port_is_refused_and_reserves_nothing():
+    """`ValidateService`: `nodePort` may not be used when `type` is 'ClusterIP' (a 422), and the IPAddress the
+    allocator reserved first is released with the refused create."""
+    registry = build_context(flavor="bare").registry
+    ips = registry.group("networking.k8s.io", "ipaddresses")
+    before = {i["metadata"]["name"] for i in ips.list(None, ListOptions())["items"]}
+    with pytest.raises(StatusError) as err:
+        registry.content("services").create({"apiVersion": "v1", "kind": "Service",
+                                             "metadata": {"name": "s", "namespace": "default"},
+                                             "spec": {"ports": [{"port": 80, "nodePort": 30080}]}})
+    assert err.value.code == 422 and err.value.status["message"] == (
+        "Service \"s\" is invalid: spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'")
+    assert {i["metadata"]["name"] for i in ips.list(None, ListOptions())["items"]} == before
