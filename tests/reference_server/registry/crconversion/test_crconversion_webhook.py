@@ -546,3 +546,27 @@ def test_scale_of_a_converted_version_reads_its_paths(widgets: Widgets, hook: Co
     finally:
         requests.delete(f"{base}/validatingwebhookconfigurations/{widgets.plural}-scale")
     assert requests.get(widgets.url("v1", "sc")).json()["spec"] == {"replicas": 5}
+
+
+def test_a_patch_sends_the_webhook_each_object_in_its_own_version(widgets: Widgets, hook: ConversionHook) -> None:
+    """A merge patch through v1beta1 (not the storage version): the patched object is sent as v1beta1 (the version
+    it was patched in; it came labelled "v1" before), the field manager sees it in v1beta1 already (it runs before
+    the storage encoding: no conversion of it back from v1), and no object is sent for the version it is in. A patch
+    through the storage version by the only manager asks nothing."""
+    def asked(start: int) -> list[tuple[list[tuple[str, Any]], str]]:
+        return [([(o["apiVersion"], o["spec"]) for o in body["request"]["objects"]],
+                 body["request"]["desiredAPIVersion"])
+                for _, body in hook.reviews[start:] if body.get("kind") == "ConversionReview"]
+    merge = {"Content-Type": "application/merge-patch+json"}
+    assert widgets.create("v1beta1", "p", {"count": 1}).status_code == 201
+    start = len(hook.reviews)
+    r = requests.patch(widgets.url("v1beta1", "p"), data=json.dumps({"spec": {"count": 2}}), headers=merge)
+    assert r.status_code == 200 and r.json()["spec"] == {"count": 2}, r.text
+    assert asked(start) == [([(f"{GROUP}/v1", {"replicas": 1})], f"{GROUP}/v1beta1"),  # the current object
+                            ([(f"{GROUP}/v1beta1", {"count": 2})], f"{GROUP}/v1"),  # stored
+                            ([(f"{GROUP}/v1", {"replicas": 2})], f"{GROUP}/v1beta1")]  # answered
+    assert widgets.create("v1", "q", {"replicas": 1}).status_code == 201
+    start = len(hook.reviews)
+    r = requests.patch(widgets.url("v1", "q"), data=json.dumps({"spec": {"replicas": 3}}), headers=merge)
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 3}, r.text
+    assert asked(start) == []  # (it sent the patched object, labelled "v1", to be converted to v1)
