@@ -12,6 +12,7 @@ from .. import crschema
 from ..store import ListOptions
 from ..versions import Presented, ServedVersion, VersionView
 from .converter import Converter
+from .stored import TAKES_STORED
 from .strategy import ConvertingStrategy
 
 
@@ -80,8 +81,12 @@ class CustomResourceView(VersionView):
 
             def transform(current: dict[str, Any]) -> dict[str, Any]:
                 return inner(self.present(current))  # this version's object; converted by the strategy
+            setattr(transform, TAKES_STORED, True)
         strategy = kw.get("strategy") or self.strategy
+        given = kw.get("manage")
         kw = self._managed({**kw, "strategy": strategy}, strategy.subresource or "")
+        if kw.get("manage") is not None and kw["manage"] is not given:  # ours: presents the live object itself
+            setattr(kw["manage"], TAKES_STORED, True)
         return self._answer(self.base.update(ns, name, body, transform=transform, **kw))
 
     def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:

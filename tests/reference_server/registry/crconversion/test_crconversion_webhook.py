@@ -570,3 +570,29 @@ def test_a_patch_sends_the_webhook_each_object_in_its_own_version(widgets: Widge
     r = requests.patch(widgets.url("v1", "q"), data=json.dumps({"spec": {"replicas": 3}}), headers=merge)
     assert r.status_code == 200 and r.json()["spec"] == {"replicas": 3}, r.text
     assert asked(start) == []  # (it sent the patched object, labelled "v1", to be converted to v1)
+
+
+def test_an_older_storage_versions_object_is_converted_once_for_a_write_through_another_version(
+        server: RunningServer, hook: ConversionHook) -> None:
+    """Stored as v1beta1 before the storage version became v1, patched through v1beta1: upstream's v1beta1
+    storage decodes it as it is (no call), encodes the patched object to v1 (one) and decodes the stored one for
+    the answer (one). It was first converted to v1 and back (two calls more)."""
+    w = Widgets(server, hook, storage="v1beta1")
+    try:
+        assert w.create("v1beta1", "old", {"count": 4}).status_code == 201
+        crd = requests.get(f"{server.url}{CRDS}/{w.name}").json()
+        for v in crd["spec"]["versions"]:
+            v["storage"] = v["name"] == "v1"
+        assert requests.put(f"{server.url}{CRDS}/{w.name}", json=crd).status_code == 200
+        start = len(hook.reviews)
+        r = requests.patch(w.url("v1beta1", "old"), data=json.dumps({"spec": {"count": 5}}),
+                           headers={"Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 200 and r.json()["spec"] == {"count": 5}, r.text
+        asked = [([(o["apiVersion"], o["spec"]) for o in body["request"]["objects"]],
+                  body["request"]["desiredAPIVersion"])
+                 for _, body in hook.reviews[start:] if body.get("kind") == "ConversionReview"]
+        assert asked == [([(f"{GROUP}/v1beta1", {"count": 5})], f"{GROUP}/v1"),
+                         ([(f"{GROUP}/v1", {"replicas": 5})], f"{GROUP}/v1beta1")]
+        assert requests.get(w.url("v1", "old")).json()["spec"] == {"replicas": 5}  # stored in v1 now
+    finally:
+        requests.delete(f"{server.url}{CRDS}/{w.name}")
