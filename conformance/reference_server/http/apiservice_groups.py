@@ -86,6 +86,13 @@ def api_group_list(registry: Registry) -> dict[str, Any]:
     return doc
 
 
+def listed_group_versions(registry: Registry) -> list[tuple[str, list[str]]]:
+    """(group, versions) of the APIServices (but the legacy one): the aggregator's mux lists `/apis/<group>` and
+    `/apis/<group>/<version>` for each it handles, so the index `/` does, served or not."""
+    return [(_group(m[0]), [_version(a) for a in m]) for m in sorted_by_group_and_version(registry.apiservices.all())
+            if _group(m[0])]
+
+
 def api_group(registry: Registry, group: str) -> dict[str, Any] | None:
     """`apiGroupHandler`: the APIGroup of `group`'s APIServices, None when it has none (the delegate answers)."""
     members = [a for a in registry.apiservices.all() if _group(a) == group]

@@ -91,6 +91,8 @@ def test_a_local_apiservice_of_a_group_nothing_serves_is_listed_there(srv):
         assert (doc["kind"], doc["preferredVersion"]["version"]) == ("APIGroup", "v2beta1")
         assert group not in _aggregated(srv.url)
         assert requests.get(f"{srv.url}/apis/{group}/v1").status_code == 404
+        paths = requests.get(srv.url + "/").json()["paths"]  # the aggregator's mux lists what it handles
+        assert {f"/apis/{group}", f"/apis/{group}/v1", f"/apis/{group}/v2beta1"} <= set(paths)
     finally:
         for body in (v1, v2):
             requests.delete(f"{srv.url}{APISERVICES}/{body['metadata']['name']}")
