@@ -11,7 +11,7 @@ from typing import Any, Awaitable, Callable
 from aiohttp import HttpVersion11, web
 
 from .. import apierrors as E
-from . import aggregated, priority_fairness
+from . import aggregated, apiservice_groups, priority_fairness
 from . import params as P
 from .chain_headers import add_chain_headers, order_as_go
 from .context import ServerContext
@@ -228,8 +228,10 @@ async def _health(request: web.BaseRequest, checks: HealthChecks, metrics: Serve
 
 
 def _group_versions(ctx: ServerContext) -> list[tuple[str, list[str]]]:
-    """Every served named group with its versions (the index's `/apis/<group>[/<version>]`)."""
-    return [(group, group_versions(ctx.registry, group)) for group, _ in served_groups(ctx.registry)]
+    """Every served named group with its versions, and every APIService's (the index's
+    `/apis/<group>[/<version>]`: the delegates' listed paths and the aggregator's)."""
+    return [(group, group_versions(ctx.registry, group)) for group, _ in served_groups(ctx.registry)] + \
+        apiservice_groups.listed_group_versions(ctx.registry)
 
 
 def _check_token(ctx: ServerContext, request: web.Request) -> None:

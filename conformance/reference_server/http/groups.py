@@ -16,7 +16,7 @@ from ..registry import GenericStore, Registry
 from ..registry.apipriority import group_priorities
 from ..wire import gotypes
 from ..wire.schema import GROUP_KINDS
-from . import extensions, hooks
+from . import apiservice_groups, extensions, hooks
 from .decode import JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, decode_body, decode_value, media_type, parse_raw, summarize
 from .router import Route
 
@@ -57,6 +57,8 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
     groups = _groups(registry)
     group = segs[0]
     if group not in groups:
+        if len(segs) == 1 and apiservice_groups.api_group(registry, group) is not None:
+            return Route("group", group=group), ("GET",)  # a local APIService of a group nothing serves
         return Route("plain-404"), ()
     if len(segs) == 1:
         return Route("group", group=group), ("GET",)
@@ -152,13 +154,15 @@ def api_group(group: str, version: str, versions: list[str] | None = None) -> di
 
 
 def api_group_list(registry: Registry) -> dict[str, Any]:
-    """`/apis` (legacy): every served named group, in `served_groups` order."""
-    return {"kind": "APIGroupList", "apiVersion": "v1",
-            "groups": [api_group(g, v, group_versions(registry, g)) for g, v in served_groups(registry)]}
+    """`/apis` (legacy): kube-aggregator's, from the APIService objects (http/apiservice_groups.py)."""
+    return apiservice_groups.api_group_list(registry)
 
 
 def api_group_document(registry: Registry, group: str) -> dict[str, Any]:
-    """`/apis/<group>`."""
+    """`/apis/<group>`: the aggregator's document of the group's APIServices, else the served group's."""
+    found = apiservice_groups.api_group(registry, group)
+    if found is not None:
+        return found
     return {"kind": "APIGroup", "apiVersion": "v1",
             **api_group(group, _groups(registry)[group], group_versions(registry, group))}
 

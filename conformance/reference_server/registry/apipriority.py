@@ -2,9 +2,10 @@
 
 Upstream: `cmd/kube-apiserver/app/aggregator.go` `apiVersionPriorities`, merged over
 `pkg/controlplane/apiserver/aggregator.go` `DefaultGenericAPIServicePriorities` (GroupPriorityMinimum,
-VersionPriority). Only the served versions are listed (kind 1.33 enables no alpha or beta group-version); a
-group-version missing here gets no APIService (`makeAPIService`: "Skipping APIService creation"), as the aggregator's
-own `apiregistration.k8s.io` and the opt-in extensions' groups.
+VersionPriority). The served versions are listed (kind 1.33 enables no alpha or beta group-version), and upstream's
+`admissionregistration.k8s.io/v1alpha1`, which the NamespaceInitializers extension serves (an APIService is made
+only for a served group-version); a group-version missing here gets no APIService (`makeAPIService`: "Skipping
+APIService creation"), as the aggregator's own `apiregistration.k8s.io`, and so no place in the legacy `/apis`.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ PRIORITIES: dict[tuple[str, str], tuple[int, int]] = {
     ("storage.k8s.io", "v1"): (16800, 15),
     ("apiextensions.k8s.io", "v1"): (16700, 15),
     ("admissionregistration.k8s.io", "v1"): (16700, 15),
+    ("admissionregistration.k8s.io", "v1alpha1"): (16700, 9),
     ("scheduling.k8s.io", "v1"): (16600, 15),
     ("coordination.k8s.io", "v1"): (16500, 15),
     ("node.k8s.io", "v1"): (16300, 15),

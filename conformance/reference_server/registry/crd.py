@@ -533,11 +533,11 @@ class CustomResources:
         self._cache: dict[str, tuple[str, CustomResourceStore]] = {}
         self._views: dict[str, dict[str, CustomResourceView]] = {}
         self.observe_conversion: Callable[..., None] | None = None  # metrics/conversion.py's, when served
+        self.on_change: list[Callable[[CustomResourceStore], None]] = []
 
     def _observe(self, *call: Any) -> None:
         if self.observe_conversion is not None:
             self.observe_conversion(*call)
-        self.on_change: list[Callable[[CustomResourceStore], None]] = []
 
     def stores(self) -> list[CustomResourceStore]:
         out: list[CustomResourceStore] = []

@@ -94,6 +94,11 @@ class VersionView(GroupStore):
         return {"kind": self.info.kind, "apiVersion": self.api_version,
                 **{k: v for k, v in out.items() if k not in ("kind", "apiVersion")}}
 
+    def _new_shown(self, new: dict[str, Any]) -> dict[str, Any]:
+        """A write's new object as the field manager sees it (this version's): the base holds it in the storage
+        version (`accept`)."""
+        return self._from_storage(new)
+
     def _managed(self, kw: dict[str, Any], subresource: str = "") -> dict[str, Any]:
         """A write's `field_manager` as a `manage` step run in this version: the base hands it the live and new
         objects in the storage version; the view's field manager sees them as this version shows them and
@@ -104,7 +109,7 @@ class VersionView(GroupStore):
         fm = self.field_manager
 
         def manage(live: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
-            out = fm.update(self._from_storage(live) if live else None, self._from_storage(new), manager, subresource)
+            out = fm.update(self._from_storage(live) if live else None, self._new_shown(new), manager, subresource)
             meta = new.setdefault("metadata", {})
             entries = (out.get("metadata") or {}).get("managedFields")
             if entries is None:

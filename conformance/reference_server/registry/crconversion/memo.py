@@ -47,6 +47,19 @@ def once(name: str, make: Callable[[], str]) -> str:
     return kept["value"]
 
 
+def first(tag: str, obj: dict[str, Any], api_version: str) -> bool:
+    """Whether this request (each of its runs) meets `tag` for this object and version for the first time (always
+    true outside a request)."""
+    memo = MEMO.get()
+    if memo is None:
+        return True
+    seen = f"{tag}:{key(obj, api_version)}"
+    if seen in memo:
+        return False
+    memo[seen] = {}
+    return True
+
+
 def remember(obj: dict[str, Any], api_version: str, converted: dict[str, Any]) -> None:
     memo = MEMO.get()
     if memo is not None:

@@ -59,7 +59,7 @@ class ConvertingStrategy(Strategy):
         meta["uid"] = meta.get("uid") or once("uid", M.new_uid)  # (the same when the request runs again)
         meta["creationTimestamp"] = meta.get("creationTimestamp") or M.now()
         meta.pop("resourceVersion", None)
-        obj["apiVersion"] = obj.get("apiVersion") or self.api_version
+        obj["apiVersion"] = self.api_version  # this version's object (a patched one came labelled "v1")
         converted = self.converter.convert(obj, self.storage_api_version)
         if self._storage_schema is not None:
             crschema.prune(converted, self._storage_schema, root=True)
