@@ -61,7 +61,8 @@ class RunningServer:
                 fut.result(timeout=STOP_TIMEOUT)
             except concurrent.futures.TimeoutError:
                 raise TimeoutError(f"the reference server did not stop within {STOP_TIMEOUT:g} s; its loop thread "
-                                   f"was at {self._loop_position()}") from None
+                                   f"was at {self._loop_position()}; the stop was waiting at "
+                                   f"{self._stop_position()}") from None
             finally:
                 self._loop.call_soon_threadsafe(self._loop.stop)
                 self._thread.join(timeout=STOP_TIMEOUT)
@@ -73,6 +74,26 @@ class RunningServer:
             return "(ended)"
         inner = traceback.extract_stack(frame)[-3:]
         return " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in reversed(inner))
+
+    def _stop_position(self) -> str:
+        """Where the stop coroutine is suspended (its innermost awaited frames), for a stop that does not end: read
+        from another thread, so only as a best effort."""
+        try:
+            tasks = [t for t in asyncio.all_tasks(self._loop) if "stop" in getattr(t.get_coro(), "__qualname__", "")]
+        except RuntimeError:  # the set changed while read
+            return "(unknown)"
+        for task in tasks:
+            where, awaited = [], task.get_coro()
+            while awaited is not None and len(where) < 20:  # the chain of awaits, outermost first
+                frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+                if frame is None:
+                    where.append(type(awaited).__name__)  # a Future or a task it waits for
+                    break
+                where.append(f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno} {frame.f_code.co_name}")
+                awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+            if where:
+                return " -> ".join(where[-4:])
+        return "(no stop task)"
 
     def _remove_files(self) -> None:
         if self._server.tls is not None:
