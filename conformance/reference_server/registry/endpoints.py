@@ -15,7 +15,7 @@ from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from .strategy import Strategy
-from .validation import is_dns1123_label, is_dns1123_subdomain
+from .validation import is_dns1123_label, is_dns1123_subdomain, is_valid_port_num
 from .shapes import as_list
 
 PROTOCOLS = ("SCTP", "TCP", "UDP")
@@ -73,9 +73,7 @@ def _port_errors(port: dict[str, Any], require_name: bool, path: str) -> list[Fi
     elif name:
         errs += [field_invalid(f"{path}.name", name, m) for m in is_dns1123_label(str(name))]
     num = port.get("port")
-    if not isinstance(num, int) or isinstance(num, bool) or not 1 <= num <= 65535:
-        errs.append(field_invalid(f"{path}.port", num if num is not None else 0,
-                                  "must be between 1 and 65535, inclusive"))
+    errs += [field_invalid(f"{path}.port", num if num is not None else 0, m) for m in is_valid_port_num(num)]
     proto = port.get("protocol")
     if not proto:
         errs.append(field_required(f"{path}.protocol"))

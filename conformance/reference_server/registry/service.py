@@ -22,6 +22,7 @@ from ..apierrors import FieldError, field_forbidden, field_invalid, field_requir
 from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
 from .strategy import Strategy
 from .shapes import as_list
+from .validation import is_valid_port_num
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 KUBERNETES_SERVICE_IP = "10.96.0.1"
@@ -113,9 +114,8 @@ class ServiceStrategy(Strategy):
             if len(ports) > 1 and not p.get("name"):
                 errs.append(field_required(f"spec.ports[{i}].name"))
             port = p.get("port")
-            if not isinstance(port, int) or not 1 <= port <= 65535:
-                errs.append(field_invalid(f"spec.ports[{i}].port", port if port is not None else 0,
-                                          "must be between 1 and 65535, inclusive"))
+            errs += [field_invalid(f"spec.ports[{i}].port", port if port is not None else 0, m)
+                     for m in is_valid_port_num(port)]
         if spec.get("type") == "ExternalName" and not spec.get("externalName"):
             errs.append(field_required("spec.externalName"))
         if spec.get("type", "ClusterIP") == "ClusterIP":

@@ -47,6 +47,34 @@ def max_len_error(n: int) -> str:
     return f"must be no more than {n} characters"
 
 
+PORT_RANGE = "must be between 1 and 65535, inclusive"
+_PORT_NAME_CHARS = re.compile(r"^[-a-z0-9]+$")
+_LETTER = re.compile(r"[a-z]")
+
+
+def is_valid_port_num(port: Any) -> list[str]:
+    """`IsValidPortNum` (a JSON integer in 1..65535)."""
+    if isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535:
+        return []
+    return [PORT_RANGE]
+
+
+def is_valid_port_name(name: str) -> list[str]:
+    """`IsValidPortName` (an IANA_SVC_NAME)."""
+    errs: list[str] = []
+    if len(name) > 15:
+        errs.append(max_len_error(15))
+    if not _PORT_NAME_CHARS.match(name):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not _LETTER.search(name):
+        errs.append("must contain at least one letter (a-z)")
+    if "--" in name:
+        errs.append("must not contain consecutive hyphens")
+    if name and (name[0] == "-" or name[-1] == "-"):
+        errs.append("must not begin or end with a hyphen")
+    return errs
+
+
 def is_dns1123_label(v: str) -> list[str]:
     errs = []
     if len(v) > 63:

@@ -1,12 +1,11 @@
 """Format checks of apimachinery `pkg/util/validation/validation.go` and `ip.go` (v0.33) that the group kinds'
-validation uses: `IsValidPortNum`, `IsValidPortName`, `IsWildcardDNS1123Subdomain`, `IsDomainPrefixedPath`,
+validation uses (the port checks are registry/validation.py's): `IsWildcardDNS1123Subdomain`, `IsDomainPrefixedPath`,
 `IsFullyQualifiedDomainName` and the sloppy (`StrictIPCIDRValidation` off, as 1.33 ships) CIDR parse of
 `IsValidCIDRForLegacyField`."""
 from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any
 
 from ...apierrors import FieldError, field_invalid, field_required
 from ..status_validation import parse_ip_sloppy
@@ -17,29 +16,6 @@ _WILDCARD_MSG = ("a wildcard DNS-1123 subdomain must start with '*.', followed b
                  "consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character")
 _HTTP_PATH_FMT = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
 INVALID_CIDR = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
-
-
-def is_valid_port_num(port: Any) -> list[str]:
-    """`IsValidPortNum`."""
-    if isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535:
-        return []
-    return ["must be between 1 and 65535, inclusive"]
-
-
-def is_valid_port_name(port: str) -> list[str]:
-    """`IsValidPortName` (IANA_SVC_NAME)."""
-    errs = []
-    if len(port) > 15:
-        errs.append(max_len_error(15))
-    if not re.fullmatch(r"[-a-z0-9]+", port):
-        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not re.search(r"[a-z]", port):
-        errs.append("must contain at least one letter (a-z)")
-    if "--" in port:
-        errs.append("must not contain consecutive hyphens")
-    if port and (port[0] == "-" or port[-1] == "-"):
-        errs.append("must not begin or end with a hyphen")
-    return errs
 
 
 def is_wildcard_dns1123_subdomain(value: str) -> list[str]:

@@ -17,9 +17,9 @@ import re
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..shapes import as_dict, as_list
 from ..status_validation import parse_ip_sloppy
-from ..validation import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_path_segment_name
-from .formats import (cidr_errors, domain_prefixed_path, is_valid_port_name, is_valid_port_num,
-                      is_wildcard_dns1123_subdomain, parse_cidr_sloppy)
+from ..validation import (is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_path_segment_name,
+                          is_valid_port_name, is_valid_port_num)
+from .formats import cidr_errors, domain_prefixed_path, is_wildcard_dns1123_subdomain, parse_cidr_sloppy
 
 PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
 _INVALID_SEQUENCES = ("//", "/./", "/../", "%2f", "%2F")

@@ -8,12 +8,10 @@ from typing import Any, Callable, Iterable
 
 from ...apierrors import FieldError, field_forbidden, field_invalid
 from ..status_validation import field_duplicate
+from ..validation import PORT_RANGE, is_valid_port_name as port_name_errors, is_valid_port_num as port_num_errors
 from ..validation import max_len_error, regex_error
 
 NEGATIVE = "must be greater than or equal to 0"
-PORT_RANGE = "must be between 1 and 65535, inclusive"
-_PORT_CHARS = re.compile(r"^[-a-z0-9]+$")
-_LETTER = re.compile(r"[a-z]")
 _CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+"
 _CONFIG_KEY = re.compile("^" + _CONFIG_KEY_FMT + "$")
 RELAXED_ENV_MSG = "a valid environment variable name must consist only of printable ASCII characters other than '='"
@@ -31,27 +29,6 @@ def nonnegative(value: Any, path: str) -> list[FieldError]:
     """`ValidateNonnegativeField` of a set integer."""
     n = integer(value)
     return [field_invalid(path, n, NEGATIVE)] if n is not None and n < 0 else []
-
-
-def port_num_errors(port: int) -> list[str]:
-    """`IsValidPortNum`."""
-    return [] if 1 <= port <= 65535 else [PORT_RANGE]
-
-
-def port_name_errors(name: str) -> list[str]:
-    """`IsValidPortName` (an IANA_SVC_NAME)."""
-    errs: list[str] = []
-    if len(name) > 15:
-        errs.append(max_len_error(15))
-    if not _PORT_CHARS.match(name):
-        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not _LETTER.search(name):
-        errs.append("must contain at least one letter (a-z)")
-    if "--" in name:
-        errs.append("must not contain consecutive hyphens")
-    if name and (name[0] == "-" or name[-1] == "-"):
-        errs.append("must not begin or end with a hyphen")
-    return errs
 
 
 def relaxed_env_name_errors(name: str) -> list[str]:
