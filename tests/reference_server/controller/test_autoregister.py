@@ -4,7 +4,6 @@ autoregister controller, `onstart`) and of each served CRD version (crd-autoregi
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from typing import Iterator
 
 import pytest
@@ -15,6 +14,7 @@ from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry.store import DeleteOptions
 from conformance.reference_server.server import build_context
 from tests.reference_server.conftest import unique
+from tests.reference_server.kubectl_run import run_kubectl
 from tests.reference_server.replicas import until
 
 APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
@@ -56,14 +56,7 @@ def test_a_fresh_server_lists_kinds_local_apiservices_available(srv):
 
 
 def test_kubectl_get_apiservices_shows_them_local(srv, tmp_path):
-    from tests.tools.kubectl import get_kubectl
-    kubectl = get_kubectl()
-    if kubectl is None:
-        pytest.skip("kubectl 1.33 not available")
-    kc = tmp_path / "kc"
-    srv.write_kubeconfig(str(kc))
-    out = subprocess.run([str(kubectl), "--kubeconfig", str(kc), "get", "apiservices"], capture_output=True,
-                         text=True, timeout=60).stdout.splitlines()
+    out = run_kubectl(srv.url, tmp_path, "get", "apiservices").stdout.splitlines()
     assert out[0].split() == ["NAME", "SERVICE", "AVAILABLE", "AGE"]
     rows = [line.split() for line in out[1:]]
     assert [r[0] for r in rows] == KIND_1_33 and {(r[1], r[2]) for r in rows} == {("Local", "True")}

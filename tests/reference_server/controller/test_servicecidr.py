@@ -15,6 +15,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from tests.reference_server.conftest import unique
+from tests.reference_server.kubectl_run import run_kubectl
 from tests.reference_server.replicas import until
 
 CIDRS = "/apis/networking.k8s.io/v1/servicecidrs"
@@ -76,16 +77,8 @@ def test_each_cluster_ip_has_an_ipaddress_until_its_service_goes(kind):
 
 @pytest.fixture()
 def kubectl(kind, tmp_path):
-    from tests.tools.kubectl import get_kubectl
-    binary = get_kubectl()
-    if binary is None:
-        pytest.skip("kubectl 1.33 not available")
-    kc = tmp_path / "kc"
-    kind.write_kubeconfig(str(kc))
-
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(binary), "--kubeconfig", str(kc), *args], capture_output=True, text=True,
-                              timeout=60)
+        return run_kubectl(kind.url, tmp_path, *args)
     return run
 
 
