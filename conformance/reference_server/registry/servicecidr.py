@@ -6,7 +6,8 @@ on a status write), `pkg/registry/networking/ipaddress/strategy.go`, and `pkg/ap
 validation.go` (`ValidateServiceCIDR`, `ValidateServiceCIDRUpdate`, `ValidateServiceCIDRStatusUpdate`: metadata only,
 so a condition without a reason is accepted; `ValidateIPAddress`, `ValidateIPAddressName`,
 `validateIPAddressParentReference`, `ValidateIPAddressUpdate`), with apimachinery's `IsValidIP` / `IsValidCIDR`
-(`pkg/util/validation/ip.go`). Who writes them: controller/servicecidr.py.
+(`pkg/util/validation/ip.go`: `status_validation.ip_errors`, `groupvalidation/formats.strict_cidr_errors`).
+Who writes them: controller/servicecidr.py.
 """
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
 from ..gonet.strconv import quote as go_quote
+from .groupvalidation.formats import strict_cidr_errors
 from .kinds import ResourceInfo
+from .status_validation import ip_errors
 from .strategy import Strategy
 from .validation import is_dns1123_subdomain, is_path_segment_name, validate_object_meta, validate_object_meta_update
 from .workloads import GroupKind
@@ -27,37 +30,6 @@ FINALIZER = "networking.k8s.io/service-cidr-finalizer"
 LABEL_FAMILY = "ipaddress.kubernetes.io/ip-family"
 LABEL_MANAGED_BY = "ipaddress.kubernetes.io/managed-by"
 ALLOCATOR = "ipallocator.k8s.io"  # ipallocator.ControllerName
-
-
-def ip_errors(value: str) -> list[str]:
-    """`IsValidIP`'s details: a valid, canonical address, not IPv4-mapped IPv6."""
-    try:
-        ip = ipaddress.ip_address(value)
-    except ValueError:
-        return ["must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"]
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return ["must not be an IPv4-mapped IPv6 address"]
-    if str(ip) != value:
-        return [f"must be in canonical form ({go_quote(str(ip))})"]
-    return []
-
-
-def cidr_errors(value: str) -> list[str]:
-    """`IsValidCIDR`'s details."""
-    try:
-        net = ipaddress.ip_network(value, strict=False)
-        address = ipaddress.ip_address(value.rpartition("/")[0])
-    except ValueError:
-        return ["must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"]
-    if "/" not in value:
-        return ["must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"]
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return ["must not have an IPv4-mapped IPv6 address"]
-    if address != net.network_address:
-        return ["must not have bits set beyond the prefix length"]
-    if str(net) != value:
-        return [f"must be in canonical form ({go_quote(str(net))})"]
-    return []
 
 
 def _spec_value(spec: dict[str, Any]) -> str:
@@ -92,7 +64,7 @@ class ServiceCIDRStrategy(Strategy):
             return errs + [FieldError("FieldValueInvalid", path, f"Invalid value: {_spec_value(spec)}: may specify no "
                                       "more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64")]
         for i, cidr in enumerate(cidrs):
-            errs += [field_invalid(f"{path}[{i}]", cidr, m) for m in cidr_errors(cidr)]
+            errs += strict_cidr_errors(f"{path}[{i}]", cidr)
         return errs
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
@@ -129,8 +101,7 @@ class IPAddressStrategy(Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         meta = obj.get("metadata") or {}
-        errs = [field_invalid("metadata.name", meta["name"], m) for m in ip_errors(meta["name"])] \
-            if meta.get("name") else []
+        errs = ip_errors("metadata.name", meta["name"], strict=True) if meta.get("name") else []
         errs += validate_object_meta(meta, namespaced=False, name_rule="subdomain", check_name=False)
         return errs + _parent_ref_errors((obj.get("spec") or {}).get("parentRef"))
 

@@ -1,6 +1,6 @@
 """Format checks of apimachinery `pkg/util/validation/validation.go` and `ip.go` (v0.33) that the group kinds'
 validation uses (the port checks are registry/validation.py's): `IsWildcardDNS1123Subdomain`, `IsDomainPrefixedPath`,
-`IsFullyQualifiedDomainName` and the sloppy (`StrictIPCIDRValidation` off, as 1.33 ships) CIDR parse of
+`IsFullyQualifiedDomainName`, `IsValidCIDR` and the sloppy (`StrictIPCIDRValidation` off, as 1.33 ships) CIDR parse of
 `IsValidCIDRForLegacyField`."""
 from __future__ import annotations
 
@@ -67,6 +67,26 @@ def parse_cidr_sloppy(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Networ
     if int(bits) > ip.max_prefixlen:
         return None
     return ipaddress.ip_network(f"{ip}/{int(bits)}", strict=False)
+
+
+def strict_cidr_errors(path: str, value: str) -> list[FieldError]:
+    """`IsValidCIDR` (1.33's `parseCIDR` with strict validation): the sloppy parse, then what `netip.ParsePrefix`
+    refuses (leading 0s), an IPv4-mapped IPv6 address, and bits set beyond the prefix length."""
+    net = parse_cidr_sloppy(value)
+    if net is None:
+        return [field_invalid(path, value, INVALID_CIDR)]
+    addr_text, _, bits = value.partition("/")
+    try:
+        addr = ipaddress.ip_address(addr_text)
+    except ValueError:
+        addr = None
+    if addr is None or (len(bits) > 1 and bits.startswith("0")):
+        return [field_invalid(path, value, "must not have leading 0s in IP or prefix length")]
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        return [field_invalid(path, value, "must not have an IPv4-mapped IPv6 address")]
+    if addr != net.network_address:
+        return [field_invalid(path, value, "must not have bits set beyond the prefix length")]
+    return []
 
 
 def cidr_errors(path: str, value: str, valid_old: tuple[str, ...] = ()) -> list[FieldError]:
