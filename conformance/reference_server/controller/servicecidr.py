@@ -28,7 +28,7 @@ from ..registry.meta import now
 from ..registry.servicecidr import (ALLOCATOR, DEFAULT_NAME, FINALIZER, GROUP, LABEL_MANAGED_BY,
                                     default_service_cidr, ip_address)
 from ..registry.servicestore import cluster_ips
-from ..registry.store import DeleteOptions, ListOptions
+from ..registry.store import DeleteOptions
 from .loop import Controller
 from .reads import get_or_none
 
@@ -76,6 +76,9 @@ class IPAddressAllocations(Controller):
         super().__init__()
         self.registry = registry
         self._services = self._queue()
+        # the informer's index of the allocator's IPAddresses: Service → their names, and name → Service
+        self._allocated: dict[tuple[str, str], set[str]] = {}
+        self._parent_of: dict[str, tuple[str, str]] = {}
 
     def start(self) -> None:
         services = self.registry.content("services")
@@ -89,8 +92,17 @@ class IPAddressAllocations(Controller):
     def _on_ipaddress(self, ev: Any) -> None:
         parent = _parent(ev.object) if ((ev.object.get("metadata") or {}).get("labels") or {}).get(
             LABEL_MANAGED_BY) == ALLOCATOR else None
-        if parent is not None:
-            self._services.add(parent)
+        before = self._parent_of.pop(ev.name, None)
+        if before is not None:
+            self._allocated[before].discard(ev.name)
+            if not self._allocated[before]:
+                del self._allocated[before]
+        if parent is None:
+            return
+        if ev.type != "DELETED":
+            self._parent_of[ev.name] = parent
+            self._allocated.setdefault(parent, set()).add(ev.name)
+        self._services.add(parent)
 
     async def _sync(self, key: tuple[str, str]) -> None:
         try:
@@ -113,8 +125,5 @@ class IPAddressAllocations(Controller):
             current = get_or_none(store, "", ip)
             if current is None:
                 self.writes.create(store, ip_address(ip, service or {}), field_manager=FIELD_MANAGER)
-        for ipaddr in store.list(None, ListOptions(), shared=True)["items"]:
-            meta = ipaddr.get("metadata") or {}
-            if ((meta.get("labels") or {}).get(LABEL_MANAGED_BY) == ALLOCATOR and _parent(ipaddr) == (namespace, name)
-                    and meta.get("name") not in wanted):
-                self.writes.delete(store, "", meta["name"], DeleteOptions())
+        for ip in sorted(self._allocated.get((namespace, name), set()) - set(wanted)):
+            self.writes.delete(store, "", ip, DeleteOptions())  # (a 404: released meanwhile)

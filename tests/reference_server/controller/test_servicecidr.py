@@ -202,3 +202,17 @@ def test_a_refused_ready_write_is_a_warning_event(kind):
         requests.delete(f"{kind.url}{ar}/validatingadmissionpolicybindings/{pol}")
         requests.delete(f"{kind.url}{ar}/validatingadmissionpolicies/{pol}")
         requests.delete(f"{kind.url}{CIDRS}/{name}")
+
+
+def test_an_allocator_ipaddress_whose_service_is_gone_is_removed(kind):
+    """The repair loop (`repairip.go`): an `ipallocator.k8s.io` IPAddress naming no Service is deleted; one a
+    client labelled otherwise is left alone."""
+    def ipaddr(ip: str, managed: str) -> dict:
+        return {"apiVersion": "networking.k8s.io/v1", "kind": "IPAddress",
+                "metadata": {"name": ip, "labels": {"ipaddress.kubernetes.io/managed-by": managed}},
+                "spec": {"parentRef": {"resource": "services", "namespace": "default", "name": unique("ghost")}}}
+    assert requests.post(kind.url + IPS, json=ipaddr("10.96.77.78", "someone-else")).status_code == 201
+    assert requests.post(kind.url + IPS, json=ipaddr("10.96.77.77", "ipallocator.k8s.io")).status_code == 201
+    until(lambda: "10.96.77.77" not in _ips(kind.url), "the orphan IPAddress removed", timeout=10)
+    assert "10.96.77.78" in _ips(kind.url)
+    assert requests.delete(f"{kind.url}{IPS}/10.96.77.78").status_code == 200
