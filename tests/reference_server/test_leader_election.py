@@ -214,3 +214,31 @@ def test_two_replicas_on_one_etcd_elect_one_leader_by_compare_and_swap(etcd_proc
     finally:
         for r in (one, two):
             r.store.close()
+
+
+def test_a_stop_arriving_during_a_renewal_ends_the_loop(registry):
+    """The stop's cancel lands while a renewal step runs: the loop must end (a lost cancel once left an embedded
+    server's stop waiting for ever on the elector)."""
+    short = {"lease_duration": 1, "renew_deadline": 0.5, "retry_period": 0.01}
+
+    async def scenario():
+        a = LeaderElector(registry, LeaderElectionConfig(identity="a", **short), on_started=lambda: None,
+                          on_stopped=_nothing)
+        loop = asyncio.get_running_loop()
+        stopping: list[asyncio.Future] = []
+        renew = a.try_acquire_or_renew
+
+        def renew_and_stop(now=None):
+            if a.leading and not stopping:
+                stopping.append(loop.create_task(a.stop()))
+            return renew(now)
+
+        a.try_acquire_or_renew = renew_and_stop
+        a.start()
+        assert a.leading
+        while not stopping:
+            await asyncio.sleep(0.01)
+        await asyncio.wait_for(stopping[0], 5)
+        assert not a.leading and lease(registry)["spec"]["holderIdentity"] == ""
+
+    asyncio.run(scenario())

@@ -32,6 +32,7 @@ from typing import Any, Awaitable, Callable
 
 from .. import apierrors as E
 from ..admission.admitted import KUBE_CONTROLLER_MANAGER_USER, ControllerWrites, Pending, admitted
+from ..aiotime import within
 
 log = logging.getLogger("nsconform.reference_server.controller")
 
@@ -171,6 +172,7 @@ class LeaderElector:
         self.observed_time = 0.0
         self.leading = False  # the callbacks' view: on_started ran and on_stopped has not
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False  # the loop's own end, should a cancel be lost (aiotime.py)
 
     # ---- one step --------------------------------------------------------------------------------
     def is_leader(self) -> bool:
@@ -293,8 +295,8 @@ class LeaderElector:
         """An attempt that does not outlive the renew deadline (upstream's timeout context): a hung etcd
         must not keep this replica's controllers running past it."""
         try:
-            return await asyncio.wait_for(self._step(self.try_acquire_or_renew),
-                                          max(0.001, deadline - asyncio.get_running_loop().time()))
+            return await within(self._step(self.try_acquire_or_renew),
+                                max(0.001, deadline - asyncio.get_running_loop().time()))
         except asyncio.TimeoutError:
             return False
 
@@ -306,7 +308,7 @@ class LeaderElector:
     async def _run(self, first_now: bool) -> None:
         cfg = self.config
         loop = asyncio.get_running_loop()
-        while True:
+        while not self._stopping:
             if not self.leading:
                 if not first_now:
                     await asyncio.sleep(cfg.retry_period * (1 + random.random() * JITTER_FACTOR))  # JitterUntil
@@ -317,7 +319,7 @@ class LeaderElector:
             # renew: every retry period; a renewal not achieved within the renew deadline loses the lease
             await asyncio.sleep(cfg.retry_period)
             deadline = loop.time() + cfg.renew_deadline
-            while not await self._renew_before(deadline):
+            while not self._stopping and not await self._renew_before(deadline):
                 if loop.time() + cfg.retry_period > deadline:
                     log.warning("leader election: %s lost lease %s", cfg.identity, self.lock.describe())
                     self.leading = False
@@ -327,6 +329,7 @@ class LeaderElector:
 
     async def stop(self) -> None:
         """End the loop; stop the controllers and release the Lease if held."""
+        self._stopping = True
         if self._task is not None:
             task, self._task = self._task, None
             task.cancel()

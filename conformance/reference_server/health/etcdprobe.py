@@ -36,7 +36,7 @@ class EtcdProbe:
         self._next = now + self.timeout / 2
         loop = asyncio.get_running_loop()
         try:
-            await asyncio.wait_for(loop.run_in_executor(None, lambda: self.client.get(self.key)), self.timeout)
+            await within(loop.run_in_executor(None, lambda: self.client.get(self.key)), self.timeout)
             err = None
         except asyncio.TimeoutError:
             err = "error getting data from etcd: context deadline exceeded"

@@ -277,13 +277,9 @@ def _next_bookmark(now: float, deadline: float) -> float | None:
     return due if due > now else None
 
 
-if hasattr(asyncio, "timeout"):  # Python 3.11+: a timer, not a task per wait as `wait_for` creates
-    async def _get(queue: asyncio.Queue, timeout: float) -> Any:
-        async with asyncio.timeout(timeout):
-            return await queue.get()
-else:  # pragma: no cover - Python 3.10
-    async def _get(queue: asyncio.Queue, timeout: float) -> Any:
-        return await asyncio.wait_for(queue.get(), timeout=timeout)
+async def _get(queue: asyncio.Queue, timeout: float) -> Any:
+    """The next event, or `asyncio.TimeoutError` (a timer on this task, not a task per wait as `wait_for` makes)."""
+    return await within(queue.get(), timeout)
 
 
 async def _bookmark(resp: web.StreamResponse, store: GenericStore, rv: str,
