@@ -11,6 +11,7 @@ import posixpath
 import time
 from typing import Any, Callable
 
+from ..aiotime import within
 from .state import StoreProbe
 
 TIMEOUT = 2.0

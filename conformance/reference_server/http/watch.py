@@ -10,6 +10,7 @@ from typing import Any, Callable
 from aiohttp import web
 
 from .. import apierrors as E
+from ..aiotime import within
 from ..metrics.watch import instrument as watch_metrics, not_counted
 from ..metrics.watchcache import replayed
 from ..registry import GenericStore, ListOptions
