@@ -284,7 +284,7 @@ class ReferenceServer:
         self._rbac_bootstrap: asyncio.Task[None] | None = None  # the namespaced bootstrap policy's admitted writes
         self._runner: GuardedRunner | None = None
         # --leader-elect (kube-controller-manager's, default true); false: the controllers run unconditionally
-        self.leader_election = (leader_election or LeaderElectionConfig()) if leader_elect else None
+        self.leader_election = self._named(leader_election or LeaderElectionConfig()) if leader_elect else None
         self.elector: LeaderElector | None = None
         self.scheduler_elector: LeaderElector | None = None  # kube-scheduler's Lease (the kind flavour's)
 
@@ -319,6 +319,15 @@ class ReferenceServer:
         if self.ctx.authenticator is not None:
             self.ctx.authenticator.client_certs = authenticator
             self.ctx.authenticator.request_header = front_proxy
+
+    def _named(self, config: LeaderElectionConfig) -> LeaderElectionConfig:
+        """The controller-manager's identity on the flavour's host (kind: `kind-control-plane_<uuid>`)."""
+        if not self.flavor.hostname:
+            return config
+        import dataclasses
+
+        from .controller.leader import default_identity
+        return dataclasses.replace(config, identity=default_identity(self.flavor.hostname))
 
     @staticmethod
     def _front_proxy(config: "RequestHeaderConfig") -> "RequestHeaderAuthenticator":
@@ -486,7 +495,8 @@ class ReferenceServer:
         registration = autoregister.AutoRegister(self.ctx.registry, lambda: steps.done(health_checks.AUTOREGISTER))
         self.ctx.health.autoregister_missing = registration.missing
         from .controller.servicecidr import IPAddressAllocations
-        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry), IdentityLeaseGC(self.ctx.registry),
+        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry, hostname=self.flavor.hostname or None),
+                                      IdentityLeaseGC(self.ctx.registry),
                                       LegacyTokenTrackingController(self.ctx.registry),
                                       clusterauthtrust.ClusterAuthenticationTrustController(
                                           self.ctx.registry, self._authentication_info()),
@@ -536,7 +546,7 @@ class ReferenceServer:
 
             async def nothing() -> None:
                 return None
-            config = dataclasses.replace(self.leader_election, name="kube-scheduler", identity=default_identity())
+            config = dataclasses.replace(self.leader_election, name="kube-scheduler", identity=default_identity(fl.hostname))
             self.scheduler_elector = LeaderElector(self.ctx.registry, config, on_started=lambda: None,
                                                    on_stopped=nothing, hooks=hooks, user=KUBE_SCHEDULER_USER,
                                                    field_manager="kube-scheduler")
@@ -581,7 +591,7 @@ class ReferenceServer:
         if fl.workload_controllers:  # their pods pass the server's admission chain, as a client's would
             self.flavor_controllers += workload_controllers(self.ctx.registry, self.ctx.admission)
         if fl.scheduler:  # kube-scheduler's share: with no node, every pod is Unschedulable
-            self.flavor_controllers.append(NoNodesScheduler(self.ctx.registry, self.ctx.admission))
+            self.flavor_controllers.append(NoNodesScheduler(self.ctx.registry, self.ctx.admission, fl.hostname))
         for c in self.extension_controllers + self.flavor_controllers:
             if c.service_account or c.client_user:  # an API client: `system:serviceaccount:kube-system:<name>`
                 c.use_webhooks(hooks, getattr(c, "_offload", None))

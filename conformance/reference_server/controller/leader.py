@@ -40,9 +40,9 @@ JITTER_FACTOR = 1.2  # leaderelection.JitterFactor
 GROUP, RESOURCE = "coordination.k8s.io", "leases"
 
 
-def default_identity() -> str:
-    """kube-controller-manager's: `hostname + "_" + uuid`."""
-    return f"{socket.gethostname()}_{uuid.uuid4()}"
+def default_identity(hostname: str = "") -> str:
+    """kube-controller-manager's: `hostname + "_" + uuid` (this machine's name unless a flavour names its host)."""
+    return f"{hostname or socket.gethostname()}_{uuid.uuid4()}"
 
 
 @dataclass(frozen=True)

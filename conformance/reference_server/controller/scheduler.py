@@ -48,12 +48,12 @@ class NoNodesScheduler(Controller):
     # kind's kube-scheduler.conf: a client certificate `CN=system:kube-scheduler` without organisation
     client_user = KUBE_SCHEDULER_USER
 
-    def __init__(self, registry: Registry, admission: Any = None):
+    def __init__(self, registry: Registry, admission: Any = None, hostname: str = ""):
         super().__init__()
         self.registry = registry
         # kube-scheduler's recorder is the events.k8s.io one (`tools/events`): `reportingInstance`
         # `default-scheduler-<host>`, action `Scheduling`
-        self.recorder = EventRecorder(registry, SCHEDULER_NAME, admission, host=f"{SCHEDULER_NAME}-{socket.gethostname()}",
+        self.recorder = EventRecorder(registry, SCHEDULER_NAME, admission, host=f"{SCHEDULER_NAME}-{hostname or socket.gethostname()}",
                                       events_api=True, action="Scheduling", field_manager=FIELD_MANAGER)
         self.keys: WorkQueue[tuple[str, str]] = self._queue()
 

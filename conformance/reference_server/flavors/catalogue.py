@@ -64,6 +64,9 @@ class Flavor:
     # ---- how to run the suites against it ------------------------------------------------------------
     front_proxy: bool = False            # kubeadm's front-proxy CA and --requestheader-* flags (with --tls)
     service_cidr: str = "10.96.0.0/12"   # --service-cluster-ip-range (kubeadm's default; the `kubernetes` ServiceCIDR)
+    hostname: str = ""                   # the control plane's host ("": this machine's): kube-apiserver's identity
+    #                                      Lease, the controller-manager's and scheduler's Lease holders, the
+    #                                      scheduler's events' reportingInstance (hostNetwork pods: the node's name)
     suite_jobs: int = 1                  # pytest workers a whole-suite run needs to finish in minutes
 
     @staticmethod
@@ -167,6 +170,7 @@ KIND = Flavor(
     token_cleaner=True,
     front_proxy=True,  # kubeadm: cmd/kubeadm/app/phases/controlplane/manifests.go getAPIServerCommand
     service_cidr="10.96.0.0/16",  # kind: pkg/apis/config/v1alpha4/default.go (kubeadm's /12 is "a 2^20 bitmap")
+    hostname="kind-control-plane",  # kind: the node container `<cluster>-control-plane`, cluster `kind` by default
     suite_jobs=4,
 )
 

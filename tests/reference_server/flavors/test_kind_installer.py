@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conformance.reference_server.controller.apiserver_identity import apiserver_id
 from conformance.reference_server.flavors import FLAVORS
 from conformance.reference_server.flavors.installer import (
     cluster_info_kubeconfig,
@@ -141,6 +142,11 @@ def test_the_scheduler_and_apiserver_leases(served: Kube):
     assert [n for n in leases if n.startswith("apiserver-")]
     assert _managers(leases["kube-scheduler"]) == ["kube-scheduler"]
     assert leases["kube-scheduler"]["spec"]["leaseDurationSeconds"] == 15
+    # kind's control plane runs on hostNetwork in the `kind-control-plane` node container: every identity names it
+    for name in ("kube-controller-manager", "kube-scheduler"):
+        assert leases[name]["spec"]["holderIdentity"].startswith("kind-control-plane_"), leases[name]["spec"]
+    own = leases[apiserver_id("kind-control-plane")]
+    assert own["metadata"]["labels"]["kubernetes.io/hostname"] == "kind-control-plane"
 
 
 def test_kubectl_get_cm_in_kube_system(kube: Kube):
