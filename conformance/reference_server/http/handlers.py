@@ -428,7 +428,7 @@ class Handlers:
                        mode: str, warnings: list[str]) -> dict[str, Any]:
         """What every patched object goes through before the registry: it must still decode into the kind."""
         check_depth(patched)
-        patched["kind"], patched["apiVersion"] = store.info.kind, "v1"
+        patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
         patch_type_error(patched, _schema_kind(store), ctype, patch,
                          go_message(store.group, store.version, store.info.kind) if route.group else None)
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
