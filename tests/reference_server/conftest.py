@@ -208,3 +208,12 @@ def status_of(r: requests.Response) -> dict:
     assert body["kind"] == "Status" and body["apiVersion"] == "v1" and body["metadata"] == {}, body
     assert body["code"] == r.status_code
     return body
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The official client's kubeconfig loader writes each inline certificate to a temp file and removes them at
+    interpreter exit, which an xdist worker never reaches: remove them when the session ends."""
+    import sys
+    kube_config = sys.modules.get("kubernetes.config.kube_config")
+    if kube_config is not None:
+        kube_config._cleanup_temp_files()
