@@ -2,6 +2,7 @@
 what a kind cluster without nodes does not have (a kubelet running pods, exec, port-forward, metrics-server)."""
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from typing import Iterator
@@ -41,3 +42,15 @@ def kind_server() -> Iterator[None]:
         finally:
             base.KUBECONFIG = None
             server.stop()
+            _remove_discovery_cache(server.url)
+
+
+def _remove_discovery_cache(url: str) -> None:
+    """`utils.create_from_yaml(apply=True)` builds a DynamicClient, whose discovery cache is a file in the temp
+    directory named by the server's URL (`dynamic/discovery.py`): a leftover, and stale for the next server on
+    that port."""
+    name = "osrcp-{0}.json".format(hashlib.md5(url.encode("utf-8"), usedforsecurity=False).hexdigest())
+    try:
+        os.remove(os.path.join(tempfile.gettempdir(), name))
+    except FileNotFoundError:
+        pass
