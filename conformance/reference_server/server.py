@@ -473,10 +473,10 @@ class ReferenceServer:
         self._close_store()
 
     def _start_apiserver_controllers(self, hooks: object) -> None:
-        """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the
-        identity Lease and its garbage collector, the legacy-token-tracking ConfigMap, the aggregator's local
-        APIServices (autoregister) and their availability, the bootstrap RBAC policy's
-        reconciliation and the cluster-authentication-trust ConfigMap (the client CA of a TLS server; a plain-HTTP
+        """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the CRD
+        naming, establishing and API-approval controllers, the identity Lease and its garbage collector, the
+        legacy-token-tracking ConfigMap, the aggregator's local APIServices (autoregister) and their availability,
+        the bootstrap RBAC policy's reconciliation and the cluster-authentication-trust ConfigMap (the client CA of a TLS server; a plain-HTTP
         one, bearer tokens only, leaves it unwritten: controller/clusterauthtrust.py)."""
         from .controller import clusterauthtrust
         from .controller.apiserver_identity import IdentityLeaseController
@@ -485,8 +485,14 @@ class ReferenceServer:
         steps = self.ctx.health.steps
         registration = autoregister.AutoRegister(self.ctx.registry, lambda: steps.done(health_checks.AUTOREGISTER))
         self.ctx.health.autoregister_missing = registration.missing
+        from .controller.crd_apiapproval import APIApprovalController
+        from .controller.crd_establishing import EstablishingController
+        from .controller.crd_naming import NamingConditionController
         from .controller.servicecidr import IPAddressAllocations
-        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry), IdentityLeaseGC(self.ctx.registry),
+        self.apiserver_controllers = [NamingConditionController(self.ctx.registry),  # start-apiextensions-controllers
+                                      EstablishingController(self.ctx.registry),
+                                      APIApprovalController(self.ctx.registry),
+                                      IdentityLeaseController(self.ctx.registry), IdentityLeaseGC(self.ctx.registry),
                                       LegacyTokenTrackingController(self.ctx.registry),
                                       clusterauthtrust.ClusterAuthenticationTrustController(
                                           self.ctx.registry, self._authentication_info()),
