@@ -27,6 +27,8 @@ class EstablishingController(CRDStatusController):
 
     def sync_crd(self, name: str) -> None:
         crd = self.read(name)
-        cond = crdnames.establishing_condition(crd) if crd is not None else None
+        if crd is None:
+            return
+        cond = crdnames.establishing_condition(crd)
         if cond is not None:
-            self.update_status(crd, lambda new: set_condition(new.setdefault("status", {}), *cond))  # type: ignore[arg-type]
+            self.update_status(crd, lambda new: set_condition(new.setdefault("status", {}), *cond))
