@@ -128,3 +128,23 @@ def test_names_accepted_serve_the_resources_while_discovery_waits_for_establishe
     wait_crd(requests, server.url, name)
     discovered = requests.get(f"{server.url}/apis/{group}/v1")
     assert discovered.status_code == 200 and [r["name"] for r in discovered.json()["resources"]] == ["widgets"]
+
+
+def test_an_invalid_conversion_ca_bundle_keeps_the_crd_from_being_established(server):
+    """establishing_controller.go: names accepted, but Established False `InvalidCABundle` (a bundle without a
+    certificate is allowed on create: validation.go `allowInvalidCABundle`)."""
+    tag = uuid.uuid4().hex[:8]
+    group, name = f"c{tag}.example.com", f"widgets.c{tag}.example.com"
+    body = crd(group, tag)
+    v1 = body["spec"]["versions"][0]
+    body["spec"]["versions"] = [{**v1, "storage": False}, {**v1, "name": "v2"}]
+    body["spec"]["conversion"] = {"strategy": "Webhook", "webhook": {
+        "conversionReviewVersions": ["v1"],
+        "clientConfig": {"url": "https://127.0.0.1:1/convert", "caBundle": "bm90IGEgY2VydGlmaWNhdGU="}}}
+    r = requests.post(server.url + CRDS, json=body)
+    assert r.status_code == 201, r.text
+    got = wait_crd(requests, server.url, name,
+                   lambda o: (condition(o, "Established") or {}).get("reason") == "InvalidCABundle")
+    assert (condition(got, "NamesAccepted") or {}).get("status") == "True"
+    assert (condition(got, "Established") or {}).get("message") == "The conversion webhook CABundle is invalid"
+    assert requests.get(f"{server.url}/apis/{group}/v2").status_code == 404
