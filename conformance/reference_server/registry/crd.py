@@ -125,7 +125,7 @@ class CRDStrategy(Strategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         """strategy.go `PrepareForCreate`: an empty status (Go's zero value, as v1 encodes it: null conditions,
         empty accepted names) but for the storage version in storedVersions; the names and conditions are the
-        naming and establishing controllers' writes (`CRDStore.create`)."""
+        naming and establishing controllers' later writes (controller/crd_naming.py, crd_establishing.py)."""
         self._old = None
         sv = storage_version(obj)
         obj["status"] = {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
