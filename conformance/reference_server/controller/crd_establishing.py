@@ -4,9 +4,9 @@ establishing_controller.go` `EstablishingController`): a CRD whose names are acc
 holds no certificate (registry/crdnames.py `establishing_condition`).
 
 Its queue is fed as upstream's crdHandler feeds it (`customresource_handler.go` `updateCustomResourceDefinition`:
-`QueueCRD` on an update event of a CRD with NamesAccepted and not Established; at once, a kind cluster having one
-control-plane node, where several wait 5 s). Neither a CRD's create event nor the informer's initial list queues
-one."""
+`QueueCRD` on an update event of a CRD with NamesAccepted and not Established; at once, as with kube-apiserver's
+default `--apiserver-count` 1 (kubeadm and kind set no other), where a larger count waits 5 s). Neither a CRD's
+create event nor the informer's initial list queues one."""
 from __future__ import annotations
 
 from typing import Any
