@@ -80,6 +80,15 @@ def served(crd: dict[str, Any]) -> bool:
     return is_established(crd) or bool(c and c.get("status") == "True")
 
 
+def served_names(crd: dict[str, Any]) -> dict[str, Any]:
+    """The names a CRD's resources are served and discovered under: its accepted ones
+    (`customresource_handler.go` `getOrCreateServingInfoFor`, `customresource_discovery_controller.go`), so a
+    spec change waits for the naming controller, and a conflicting one is not served; the spec's for a CRD whose
+    names were never accepted (what its finalizer deletes)."""
+    accepted = (crd.get("status") or {}).get("acceptedNames") or {}
+    return accepted if accepted.get("plural") and accepted.get("kind") else crd["spec"]["names"]
+
+
 class _KeyedStore:
     """The storage seen through a different resource key (`widgets` → `widgets.example.com`)."""
 
@@ -409,19 +418,21 @@ class CustomResourceStore(StoredVersions, GroupStore):
     def __init__(self, crd: dict[str, Any], store: Store, deviations: Deviations = NONE,
                  observe: Callable[..., None] | None = None):
         spec = crd["spec"]
-        names = spec["names"]
+        names = served_names(crd)
         version = storage_version(crd) or spec["versions"][0]
         schema = (version.get("schema") or {}).get("openAPIV3Schema")
         props = frozenset((schema or {}).get("properties") or {}) - {"apiVersion", "kind", "metadata"}
-        info = ResourceInfo(names["kind"], names["plural"], names.get("singular") or names["kind"].lower(),
+        info = ResourceInfo(names["kind"], spec["names"]["plural"], names.get("singular") or names["kind"].lower(),
                             tuple(names.get("shortNames") or ()), namespaced=spec.get("scope") == "Namespaced",
                             fields=props, name_rule="subdomain",
-                            keeps_unknown_fields=bool((schema or {}).get("x-kubernetes-preserve-unknown-fields")))
+                            keeps_unknown_fields=bool((schema or {}).get("x-kubernetes-preserve-unknown-fields")),
+                            list_kind_name=names.get("listKind") or "")
         strategy, status_strategy = version_strategies(crd, version, info, storage=True)
-        super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
+        key = f"{spec['names']['plural']}.{spec['group']}"  # (the plural is immutable)
+        super().__init__(info, _KeyedStore(store, key),  # type: ignore[arg-type]
                          spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
-        self.storage_key = f"{names['plural']}.{spec['group']}"
+        self.storage_key = key
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = status_strategy

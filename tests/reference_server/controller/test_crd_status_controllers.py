@@ -16,7 +16,7 @@ from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry import Registry
 from conformance.reference_server.storage import MemoryStore
 
-from ..crds import CRDS, condition, established, settle_crd, wait_crd
+from ..crds import CRDS, condition, create_crd, established, settle_crd, wait_crd
 from ..replicas import until
 from ..test_admission_webhooks import Hook, hook  # noqa: F401 - the webhook, per module
 
@@ -148,3 +148,29 @@ def test_an_invalid_conversion_ca_bundle_keeps_the_crd_from_being_established(se
     assert (condition(got, "NamesAccepted") or {}).get("status") == "True"
     assert (condition(got, "Established") or {}).get("message") == "The conversion webhook CABundle is invalid"
     assert requests.get(f"{server.url}/apis/{group}/v2").status_code == 404
+
+
+def test_resources_are_served_and_discovered_under_the_accepted_names(server):
+    """getOrCreateServingInfoFor and the discovery controller use `status.acceptedNames`: a custom `listKind` is
+    the lists' kind, and a short name another CRD of the group holds stays out of discovery (NamesAccepted False
+    `ShortNamesConflict`, still Established, the old short names served)."""
+    tag = uuid.uuid4().hex[:8]
+    group = f"a{tag}.example.com"
+    first = crd(group, tag)
+    first["spec"]["names"]["shortNames"] = ["aa"]
+    second = crd(group, tag)
+    second["metadata"]["name"] = f"gadgets.{group}"
+    second["spec"]["names"] = {"plural": "gadgets", "kind": "Gadget", "listKind": "GadgetCollection",
+                               "shortNames": ["bb"]}
+    for body in (first, second):
+        assert create_crd(requests, server.url, body).status_code == 201
+    listed = requests.get(f"{server.url}/apis/{group}/v1/namespaces/default/gadgets")
+    assert listed.status_code == 200 and listed.json()["kind"] == "GadgetCollection", listed.text
+    r = requests.patch(f"{server.url}{CRDS}/gadgets.{group}", data='{"spec":{"names":{"shortNames":["aa"]}}}',
+                       headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    got = wait_crd(requests, server.url, f"gadgets.{group}",
+                   lambda o: (condition(o, "NamesAccepted") or {}).get("reason") == "ShortNamesConflict")
+    assert established(got) and got["status"]["acceptedNames"]["shortNames"] == ["bb"]
+    resources = {r["name"]: r for r in requests.get(f"{server.url}/apis/{group}/v1").json()["resources"]}
+    assert resources["gadgets"]["shortNames"] == ["bb"]
