@@ -19,26 +19,15 @@ def _annotation(crd: dict[str, Any]) -> str:
 class APIApprovalController(CRDStatusController):
     name = "crd api approval"
 
-    def __init__(self, registry: Any):
-        super().__init__(registry)
-        self._last_seen: dict[str, str] = {}
-
-    def on_event(self, ev: Any) -> None:
-        name = (ev.object.get("metadata") or {}).get("name")
-        if ev.type == "DELETED":
-            self._last_seen.pop(name, None)
-        elif name:
-            self.crds.add(name)
-
     def sync_crd(self, name: str) -> None:
         crd = self.read(name)
         if crd is None:
             return
         value = _annotation(crd)
-        if self._last_seen.get(name) == value:
+        if self.seen.get(name) == value:  # lastSeenProtectedAnnotation
             return
         cond = crdnames.approval_condition(crd)
         if cond is None:
             return
         if self.update_status(crd, lambda new: set_condition(new.setdefault("status", {}), *cond)):
-            self._last_seen[name] = value
+            self.seen[name] = value

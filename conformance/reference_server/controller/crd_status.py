@@ -28,6 +28,7 @@ class CRDStatusController(Controller):
         super().__init__()
         self.registry = registry
         self.crds: WorkQueue[str] = self._queue()
+        self.seen: dict[str, Any] = {}  # what a sync remembers of a CRD, until its delete event
 
     def start(self) -> None:
         backlog, w = self.registry.store.watch(CRD_KEY, None, 0, asyncio.get_running_loop())
@@ -37,7 +38,12 @@ class CRDStatusController(Controller):
         self._work(self.crds, self._sync)
 
     def on_event(self, ev: Any) -> None:
-        raise NotImplementedError
+        """An add or update event queues the CRD; a delete forgets what was `seen` of it."""
+        name = (ev.object.get("metadata") or {}).get("name")
+        if ev.type == "DELETED":
+            self.seen.pop(name, None)
+        elif name:
+            self.crds.add(name)
 
     def sync_crd(self, name: str) -> None:
         raise NotImplementedError

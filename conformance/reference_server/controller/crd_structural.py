@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..registry import Registry
 from ..registry.crd import condition, set_condition
 from ..registry.crdschema import non_structural_condition
 from .crd_status import CRDStatusController
@@ -21,23 +20,12 @@ CONDITION = "NonStructuralSchema"
 class NonStructuralSchemaController(CRDStatusController):
     name = "non structural schema condition"
 
-    def __init__(self, registry: Registry):
-        super().__init__(registry)
-        self._last_seen_generation: dict[str, int] = {}
-
-    def on_event(self, ev: Any) -> None:
-        name = (ev.object.get("metadata") or {}).get("name")
-        if ev.type == "DELETED":
-            self._last_seen_generation.pop(name, None)
-        elif name:
-            self.crds.add(name)
-
     def sync_crd(self, name: str) -> None:
         crd = self.read(name)
         if crd is None:
             return
         generation = int((crd.get("metadata") or {}).get("generation") or 0)
-        if name in self._last_seen_generation and generation <= self._last_seen_generation[name]:
+        if name in self.seen and generation <= self.seen[name]:  # lastSeenGeneration
             return
         want, old = non_structural_condition(crd), condition(crd, CONDITION)
         if want is None and old is None:
@@ -52,4 +40,4 @@ class NonStructuralSchemaController(CRDStatusController):
             else:
                 set_condition(status, CONDITION, *want)
         if self.update_status(crd, change):  # (deleted or changed meanwhile: we are called again)
-            self._last_seen_generation[name] = generation
+            self.seen[name] = generation
