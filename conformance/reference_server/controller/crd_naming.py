@@ -6,7 +6,7 @@ synced again (`requeueAllOtherGroupCRDs`: a name may have been freed). One worke
 reservation is not safe to run twice at once)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from ..registry import crdnames
 from ..registry.crd import CRD_KEY, set_condition
@@ -26,7 +26,7 @@ class NamingConditionController(CRDStatusController):
         if crd is None:  # deleted: its names are free
             self._requeue_group(name)
             return
-        want = crdnames.naming_status(crd, self.registry.store.list(CRD_KEY, None)[0])
+        want = crdnames.naming_status(crd, self._all())  # (listed only when the names differ)
         if want is None:
             return
 
@@ -37,10 +37,14 @@ class NamingConditionController(CRDStatusController):
         if self.update_status(crd, change):
             self._requeue_group(name)
 
+    def _all(self) -> Iterator[dict[str, Any]]:
+        """The lister's CRDs, read as they are (not copied)."""
+        yield from self.registry.store.list(CRD_KEY, None, shared=True)[0]
+
     def _requeue_group(self, name: str) -> None:
         """`requeueAllOtherGroupCRDs`: the group is what follows the first dot of the CRD's name."""
         group = name.split(".", 1)[1] if "." in name else ""
-        for crd in self.registry.store.list(CRD_KEY, None)[0]:
+        for crd in self._all():
             other = crd["metadata"]["name"]
             if (crd.get("spec") or {}).get("group") == group and other != name:
                 self.crds.add(other)
