@@ -272,7 +272,7 @@ class ReferenceServer:
                 raise
         self.controller: NamespaceController | None = None
         self.quota_controller: QuotaController | None = None
-        self.extension_controllers: list = []   # CRD finalizer, APIService availability, Endpoints(lices)
+        self.extension_controllers: list = []   # ClusterRole aggregation, GC, Endpoints(lices), ...
         self.flavor_controllers: list[Controller] = []
         self.apf_controller: apf_config.ApfConfigController | None = None  # started with the listener, every replica
         self.apiserver_controllers: list[Controller] = []  # kube-apiserver's own post-start controllers, every replica
@@ -482,11 +482,12 @@ class ReferenceServer:
         self._close_store()
 
     def _start_apiserver_controllers(self, hooks: object) -> None:
-        """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the
-        identity Lease and its garbage collector, the legacy-token-tracking ConfigMap, the aggregator's local
-        APIServices (autoregister) and their availability, the bootstrap RBAC policy's
-        reconciliation and the cluster-authentication-trust ConfigMap (the client CA of a TLS server; a plain-HTTP
-        one, bearer tokens only, leaves it unwritten: controller/clusterauthtrust.py)."""
+        """kube-apiserver's post-start hooks' controllers (every replica's, its loopback client's writes): the CRD
+        naming, establishing, API-approval, NonStructuralSchema and finalizer controllers
+        (`start-apiextensions-controllers`), the identity Lease and its garbage collector, the
+        legacy-token-tracking ConfigMap, the aggregator's local APIServices (autoregister) and their availability,
+        the bootstrap RBAC policy's reconciliation and the cluster-authentication-trust ConfigMap (the client CA of
+        a TLS server; a plain-HTTP one, bearer tokens only, leaves it unwritten: controller/clusterauthtrust.py)."""
         from .controller import clusterauthtrust
         from .controller.apiserver_identity import IdentityLeaseController
         from .controller.apiserver_leasegc import IdentityLeaseGC
@@ -494,8 +495,16 @@ class ReferenceServer:
         steps = self.ctx.health.steps
         registration = autoregister.AutoRegister(self.ctx.registry, lambda: steps.done(health_checks.AUTOREGISTER))
         self.ctx.health.autoregister_missing = registration.missing
+        from .controller.crd_apiapproval import APIApprovalController
+        from .controller.crd_establishing import EstablishingController
+        from .controller.crd_naming import NamingConditionController
         from .controller.servicecidr import IPAddressAllocations
-        self.apiserver_controllers = [IdentityLeaseController(self.ctx.registry, hostname=self.flavor.hostname or None),
+        self.apiserver_controllers = [NamingConditionController(self.ctx.registry),  # start-apiextensions-controllers
+                                      EstablishingController(self.ctx.registry),
+                                      APIApprovalController(self.ctx.registry),
+                                      NonStructuralSchemaController(self.ctx.registry),
+                                      CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
+                                      IdentityLeaseController(self.ctx.registry, hostname=self.flavor.hostname or None),
                                       IdentityLeaseGC(self.ctx.registry),
                                       LegacyTokenTrackingController(self.ctx.registry),
                                       clusterauthtrust.ClusterAuthenticationTrustController(
@@ -565,9 +574,7 @@ class ReferenceServer:
         self.quota_controller = QuotaController(self.ctx.registry, deviations=self.ctx.deviations)
         self.quota_controller.use_webhooks(hooks)
         self.quota_controller.start()
-        self.extension_controllers = [CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
-                                      NonStructuralSchemaController(self.ctx.registry),
-                                      ClusterRoleAggregation(self.ctx.registry),
+        self.extension_controllers = [ClusterRoleAggregation(self.ctx.registry),
                                       GarbageCollector(self.ctx.registry, self.ctx.admission),
                                       EndpointsController(self.ctx.registry), EndpointSliceController(self.ctx.registry),
                                       EndpointSliceMirroringController(self.ctx.registry)]

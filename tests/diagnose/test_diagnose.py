@@ -13,6 +13,7 @@ from conformance.diagnose import diagnose
 from conformance.diagnose.cli import main
 from conformance.diagnose.render import duration, text
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.crds import create_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
@@ -39,7 +40,7 @@ def stage_crd(base: str) -> None:
             "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
                      "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
                          "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
-    assert requests.post(base + CRDS, json=body).status_code == 201
+    assert create_crd(requests, base, body).status_code == 201
 
 
 def namespace(base: str, name: str, finalizers=None) -> None:

@@ -24,6 +24,7 @@ from conformance.client.api import KubeClient
 from conformance.diagnose import diagnose
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from tests.reference_server.conftest import WatchReader
+from tests.reference_server.crds import wait_crd
 from tests.tools import kubectl as kubectl_tool
 
 APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
@@ -147,6 +148,7 @@ def test_remaining_custom_resources_match_kubectl(srv):
         "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "gizmos", "kind": "Gizmo"},
                  "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
                      "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}})
+    wait_crd(requests, base, f"gizmos.{group}")
     post(base, "/api/v1/namespaces", {"metadata": {"name": ns}})
     post(base, f"/apis/{group}/v1/namespaces/{ns}/gizmos",
          {"apiVersion": f"{group}/v1", "kind": "Gizmo", "metadata": {"name": "held", "finalizers": [f"{group}/hold"]}})

@@ -9,6 +9,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer
 
+from .crds import wait_crd
 from .test_admission_webhooks import AR, Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
 
 MERGE, JSONP, SMP = ("application/merge-patch+json", "application/json-patch+json",
@@ -228,6 +229,7 @@ def test_custom_resource_scale_reaches_webhooks_as_a_scale(server, hook, ns):
                           "spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}}}}]}}
     crds = f"{server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     assert requests.post(crds, json=crd).status_code == 201
+    wait_crd(requests, server.url, f"{plural}.{group}")
     body = {"metadata": {"name": cfg}, "webhooks": [{
         "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
         "clientConfig": {"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle},

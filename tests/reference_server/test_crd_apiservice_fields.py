@@ -17,6 +17,7 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
 from .conftest import WatchReader, unique
+from .crds import create_crd, wait_crd
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -55,7 +56,7 @@ def established(obj: dict[str, Any]) -> bool:
 def test_crd_create_answers_upstreams_empty_status_then_the_controllers_write_it(srv):
     http, group = requests.Session(), f"{unique('g')}.example.com"
     with WatchReader(srv.url + CRDS, {"fieldSelector": f"metadata.name=widgets.{group}"}) as w:
-        r = http.post(srv.url + CRDS, json=crd(group), headers={"User-Agent": "kubectl-create/v1.33.1"})
+        r = create_crd(http, srv.url, crd(group), headers={"User-Agent": "kubectl-create/v1.33.1"})
         assert r.status_code == 201, r.text
         # strategy.go PrepareForCreate: the zero status, as v1 encodes it, with the storage version stored
         assert r.json()["status"] == {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
@@ -84,11 +85,11 @@ def test_crd_create_answers_upstreams_empty_status_then_the_controllers_write_it
 
 def test_crd_names_in_use_are_not_accepted_until_freed(srv):
     http, group = requests.Session(), f"{unique('g')}.example.com"
-    first = http.post(srv.url + CRDS, json=crd(group, shortNames=["wd"]))
+    first = create_crd(http, srv.url, crd(group, shortNames=["wd"]))
     assert first.status_code == 201, first.text
     second = http.post(srv.url + CRDS, json=crd(group, plural="gadgets", kind="Gadget", shortNames=["wd"]))
     assert second.status_code == 201, second.text
-    got = http.get(f"{srv.url}{CRDS}/gadgets.{group}").json()["status"]
+    got = wait_crd(http, srv.url, f"gadgets.{group}", lambda o: bool(o["status"]["conditions"]))["status"]
     names = {c["type"]: c for c in got["conditions"]}
     assert (names["NamesAccepted"]["status"], names["NamesAccepted"]["reason"],
             names["NamesAccepted"]["message"]) == ("False", "ShortNamesConflict", '"wd" is already in use')
@@ -98,7 +99,7 @@ def test_crd_names_in_use_are_not_accepted_until_freed(srv):
     body = http.get(f"{srv.url}{CRDS}/widgets.{group}").json()
     body["spec"]["names"]["shortNames"] = ["wi"]
     assert http.put(f"{srv.url}{CRDS}/widgets.{group}", json=body).status_code == 200
-    assert established(http.get(f"{srv.url}{CRDS}/gadgets.{group}").json())
+    assert wait_crd(http, srv.url, f"gadgets.{group}")["status"]["acceptedNames"]["shortNames"] == ["wd"]
 
 
 def test_apiservice_conditions_are_keyed_and_merged_by_type(srv):
@@ -166,7 +167,7 @@ def test_crd_strategic_patch_merges_finalizers_and_replaces_lists(srv):
     http, group = requests.Session(), f"{unique('g')}.example.com"
     body = crd(group, shortNames=["a1", "a2"])
     body["metadata"]["finalizers"] = ["example.com/keep"]
-    assert http.post(srv.url + CRDS, json=body).status_code == 201
+    assert create_crd(http, srv.url, body).status_code == 201
     path = f"{srv.url}{CRDS}/widgets.{group}"
     patch = {"metadata": {"finalizers": ["example.com/more"]}, "spec": {"names": {"shortNames": ["b1"]}}}
     r = http.patch(path, data=json.dumps(patch), headers={"Content-Type": "application/strategic-merge-patch+json"})
@@ -180,7 +181,7 @@ def test_crd_strategic_patch_merges_finalizers_and_replaces_lists(srv):
 
 def test_crd_finalizer_writes_as_kube_apiserver(srv):
     http, group = requests.Session(), f"{unique('g')}.example.com"
-    assert http.post(srv.url + CRDS, json=crd(group)).status_code == 201
+    assert create_crd(http, srv.url, crd(group)).status_code == 201
     ns = unique("ns")
     assert http.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
     coll = f"{srv.url}/apis/{group}/v1/namespaces/{ns}/widgets"
@@ -206,8 +207,10 @@ def test_protected_group_approval_condition(srv, annotation, condition):
     http, group = requests.Session(), f"{unique('g')}.k8s.io"
     body = crd(group)
     body["metadata"]["annotations"] = {"api-approved.kubernetes.io": annotation}
-    assert http.post(srv.url + CRDS, json=body).status_code == 201
-    got = http.get(f"{srv.url}{CRDS}/widgets.{group}").json()
+    assert create_crd(http, srv.url, body).status_code == 201
+    approval = "KubernetesAPIApprovalPolicyConformant"
+    got = wait_crd(http, srv.url, f"widgets.{group}",
+                   lambda o: established(o) and any(c["type"] == approval for c in o["status"]["conditions"]))
     conds = {c["type"]: (c["status"], c["reason"], c["message"]) for c in got["status"]["conditions"]}
     assert conds["KubernetesAPIApprovalPolicyConformant"] == condition and established(got)
     [status] = [e for e in got["metadata"]["managedFields"] if e.get("subresource") == "status"]
@@ -226,7 +229,7 @@ def test_protected_group_needs_the_approval_annotation(srv, annotations, message
     group = f"{unique('g')}.kubernetes.io"
     body = crd(group)
     body["metadata"]["annotations"] = annotations
-    r = requests.post(srv.url + CRDS, json=body)
+    r = create_crd(requests, srv.url, body)
     assert r.status_code == 422, r.text
     assert r.json()["message"] == (f'CustomResourceDefinition.apiextensions.k8s.io "widgets.{group}" is invalid: '
                                    f'{message}')

@@ -7,6 +7,7 @@ import pytest
 import requests
 
 from .test_crd_rules import CRDS, crd, spec_schema, srv, unique  # noqa: F401 (srv: fixture)
+from tests.reference_server.crds import create_crd
 
 
 def _crd(conversion: dict, **spec) -> dict:
@@ -45,13 +46,13 @@ def _webhook(url: str | None = None, versions: list[str] | None = None, **client
      "spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook"),
 ])
 def test_conversion_refused_in_upstreams_words(srv, conversion, spec, message):  # noqa: F811
-    r = requests.post(srv.url + CRDS, json=_crd(conversion, **spec))
+    r = create_crd(requests, srv.url, _crd(conversion, **spec))
     assert r.status_code == 422, r.text
     assert r.json()["message"].split(" is invalid: ", 1)[1] == message
 
 
 def test_a_valid_conversion_webhook_is_accepted(srv):  # noqa: F811
     body = _crd(_webhook("https://conv.example.com:8443/convert", ["v1", "v1beta1"]))
-    r = requests.post(srv.url + CRDS, json=body)
+    r = create_crd(requests, srv.url, body)
     assert r.status_code == 201, r.text
     assert r.json()["spec"]["conversion"]["webhook"]["clientConfig"]["url"] == "https://conv.example.com:8443/convert"

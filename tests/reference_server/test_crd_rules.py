@@ -16,6 +16,7 @@ from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry import crdrules
 
 from .conftest import unique
+from tests.reference_server.crds import create_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 MERGE = {"Content-Type": "application/merge-patch+json"}
@@ -52,7 +53,7 @@ def spec_schema(props: dict[str, Any], rules: list[dict[str, Any]] | None = None
 
 
 def write_crd(srv: RunningServer, schema: dict[str, Any]) -> requests.Response:
-    return requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", schema))
+    return create_crd(requests, srv.url, crd(f"{unique('g')}.example.com", schema))
 
 
 def served(srv: RunningServer, schema: dict[str, Any]) -> str:
@@ -413,7 +414,7 @@ def _keyword_rules(max_items: int) -> dict[str, Any]:
 
 
 def test_rules_over_the_estimated_cost_budgets_are_refused(srv):
-    r = requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", _keyword_rules(100000)))
+    r = create_crd(requests, srv.url, crd(f"{unique('g')}.example.com", _keyword_rules(100000)))
     message, causes = refused(r)
     rule = f"{ROOT}.properties[list].items.x-kubernetes-validations[0].rule"
     contributed = "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"
@@ -428,19 +429,19 @@ def test_rules_over_the_estimated_cost_budgets_are_refused(srv):
 
 
 def test_bounded_cardinality_and_lengths_keep_rules_within_budget(srv):
-    assert requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", _keyword_rules(1000))
+    assert create_crd(requests, srv.url, crd(f"{unique('g')}.example.com", _keyword_rules(1000))
                          ).status_code == 201
     nested = {"type": "array", "items": {"type": "object", "additionalProperties": {
         "type": "object", "required": ["key"], "properties": {"key": {"type": "string"}}}},
         "x-kubernetes-validations": [{"rule": "self.all(x, x.all(y, x[y].key == x[y].key))"}]}
     schema = {"type": "object", "properties": {"value": nested}}
-    message, causes = refused(requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", schema)))
+    message, causes = refused(create_crd(requests, srv.url, crd(f"{unique('g')}.example.com", schema)))
     assert [c["field"] for c in causes] == [f"{ROOT}.properties[value].x-kubernetes-validations[0].rule"] * 2 + [ROOT]
     bounded = copy.deepcopy(schema)
     bounded["properties"]["value"].update(maxItems=10)
     bounded["properties"]["value"]["items"].update(maxProperties=10)
     bounded["properties"]["value"]["items"]["additionalProperties"]["properties"]["key"].update(maxLength=10)
-    assert requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", bounded)).status_code == 201
+    assert create_crd(requests, srv.url, crd(f"{unique('g')}.example.com", bounded)).status_code == 201
 
 
 def test_message_expression_cost_is_checked_without_cardinality(srv):
@@ -449,7 +450,7 @@ def test_message_expression_cost_is_checked_without_cardinality(srv):
               "x-kubernetes-validations": [{"rule": "true", "messageExpression":
                                             "self[0] + self[1] + self[2] + self[3] + self[4] + self[5] + self[6] + "
                                             "self[7]"}]}}}
-    _, causes = refused(requests.post(srv.url + CRDS, json=crd(f"{unique('g')}.example.com", schema)))
+    _, causes = refused(create_crd(requests, srv.url, crd(f"{unique('g')}.example.com", schema)))
     assert [(c["field"], c["message"]) for c in causes] == [
         (f"{ROOT}.properties[f].x-kubernetes-validations[0].messageExpression",
          f"Forbidden: estimated messageExpression cost exceeds budget by factor of 1.101006x {HINT}")]

@@ -15,6 +15,7 @@ from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.wire import protobuf
 
 from .conftest import WatchReader, unique, wait_gone
+from tests.reference_server.crds import create_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
@@ -48,7 +49,7 @@ def widget(name: str, size=1, **meta) -> dict:
 
 def new_group(http, base: str, scope: str = "Namespaced") -> str:
     group = f"{unique('g')}.example.com"
-    r = http.post(base + CRDS, json=crd(group, scope))
+    r = create_crd(http, base, crd(group, scope))
     assert r.status_code == 201, r.text
     return group
 
@@ -98,7 +99,7 @@ def test_crd_established_and_served_in_both_discoveries(ext):
 def test_crd_validation(ext, mutate, message):
     body = crd(f"{unique('g')}.example.com")
     mutate(body)
-    r = requests.post(ext.url + CRDS, json=body)
+    r = create_crd(requests, ext.url, body)
     assert r.status_code == 422 and message in r.json()["message"], r.text
 
 
@@ -304,7 +305,7 @@ def test_custom_resources_apply_with_the_list_types_of_their_schema(ext):
     spec["rules"] = {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
                      "items": {"type": "object", "required": ["name"],
                                "properties": {"name": {"type": "string"}, "value": {"type": "string"}}}}
-    assert http.post(base + CRDS, json=body).status_code == 201
+    assert create_crd(http, base, body).status_code == 201
     ns = new_namespace(http, base)
     path = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets/w"
     apply = {"Content-Type": "application/apply-patch+yaml"}

@@ -12,6 +12,7 @@ from conformance.reference_server.embedded import RunningServer, start_embedded
 
 from .test_extensions import APISERVICES, CRDS, new_group, new_namespace, until, widget
 from .test_garbage_collector import Objects, ref
+from tests.reference_server.crds import create_crd
 
 CLEANUP = "customresourcecleanup.apiextensions.k8s.io"
 
@@ -74,7 +75,7 @@ def test_owner_kind_not_served_yet_is_retried(crd_server: RunningServer) -> None
     objs.barrier()
     assert objs.get(objs.path("waits")).status_code == 200
     from .test_extensions import crd
-    assert http.post(base + CRDS, json=crd(group)).status_code == 201
+    assert create_crd(http, base, crd(group)).status_code == 201
     objs.gone(objs.path("waits"), timeout=60)
 
 

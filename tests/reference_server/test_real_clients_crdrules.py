@@ -35,6 +35,7 @@ def test_kubectl_apply_meets_the_rules(kube: Kube, tmp_path: Path) -> None:
                           'apiextensions.ValidationRule{Rule:"self.replicas <= 10"'), err
     assert "compilation failed: ERROR: <input>:1:5: type 'int' does not support field selection" in err
     kube.ok("apply", "-f", _file(tmp_path, "crd.json", _crd(group, "self <= 10")))
+    kube.ok("wait", "--for", "condition=established", f"crd/gadgets.{group}", "--timeout=30s")  # as a client of a real cluster
     gadget = {"apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"replicas": 11}}
     err = kube.fails("apply", "-f", _file(tmp_path, "g1.json", gadget))
     assert err == ('The Gadget "g1" is invalid: spec.replicas: Invalid value: "integer": replicas must be at most '

@@ -21,6 +21,7 @@ def test_kubectl_prints_a_ratcheted_rules_warning(kube: Kube, tmp_path: Path) ->
                     "versions": [{"name": "v1", "served": True, "storage": True,
                                   "schema": {"openAPIV3Schema": schema}}]}}
     kube.ok("apply", "-f", _file(tmp_path, "crd.json", crd))
+    kube.ok("wait", "--for", "condition=established", f"crd/gadgets.{group}", "--timeout=30s")
     body = {"apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"a": 10, "b": 1}}
     r = kube.http.post(f"{kube.server.url}/apis/{group}/v1/gadgets", json=body)
     assert r.status_code == 201, r.text

@@ -8,6 +8,7 @@ import uuid
 
 from .test_crschema_read_defaults import CRDS, DEFAULTED, SCHEMA, add_defaults
 from .test_real_clients import Kube, kube, served  # noqa: F401 - fixtures
+from tests.reference_server.crds import create_crd
 
 
 def test_kubectl_and_the_official_client_read_the_defaults(kube: Kube) -> None:  # noqa: F811
@@ -19,7 +20,7 @@ def test_kubectl_and_the_official_client_read_the_defaults(kube: Kube) -> None: 
                      "versions": [{"name": "v1", "served": True, "storage": True,
                                    "schema": {"openAPIV3Schema": SCHEMA}}]}}
     base = kube.server.url
-    assert kube.http.post(base + CRDS, json=body).status_code == 201
+    assert create_crd(kube.http, base, body).status_code == 201
     coll = f"{base}/apis/{group}/v1/gadgets"
     made = kube.http.post(coll, json={"apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "g1"},
                                       "spec": {"size": 1, "ports": [{"port": 80}]}})

@@ -59,10 +59,14 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
     if group not in groups:
         if len(segs) == 1 and apiservice_groups.api_group(registry, group) is not None:
             return Route("group", group=group), ("GET",)  # a local APIService of a group nothing serves
+        if _installing(registry, group, segs):
+            return _match_resource(registry, group, segs[2:], version=segs[1])
         return Route("plain-404"), ()
     if len(segs) == 1:
         return Route("group", group=group), ("GET",)
     if segs[1] not in group_versions(registry, group):
+        if _installing(registry, group, segs):
+            return _match_resource(registry, group, segs[2:], version=segs[1])
         return Route("plain-404"), ()
     if extensions.is_unavailable(registry, group, segs[1]):
         return Route("unavailable", group=group), ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -75,6 +79,17 @@ def match_group(registry: Registry, path: str) -> tuple[Route, tuple[str, ...]]:
             return Route("review", segs[2], group=AUTHN_GROUP), ("POST",)
         raise E.route_not_found()
     return _match_resource(registry, group, segs[2:], version=segs[1])
+
+
+def _installing(registry: Registry, group: str, segs: list[str]) -> bool:
+    """A resource path of a CRD whose names are accepted but which discovery does not list yet (not Established):
+    upstream's crdHandler serves it all the same (`customresource_handler.go` ServeHTTP looks the CRD up by
+    `<resource>.<group>`, not the discovery documents)."""
+    rest = segs[2:]
+    if rest[:1] == ["watch"]:
+        rest = rest[1:]
+    plural = rest[2] if len(rest) >= 3 and rest[0] == "namespaces" else (rest[0] if rest else "")
+    return bool(plural) and registry.custom.lookup(group, plural, segs[1]) is not None
 
 
 def group_versions(registry: Registry, group: str) -> list[str]:

@@ -1,9 +1,11 @@
 """CustomResourceDefinitions (`apiextensions.k8s.io/v1`) and the custom resources they define.
 
-As `apiextensions-apiserver`: a CRD is a cluster-scoped object named `<plural>.<group>`; once Established (its
-names accepted and its NamesAccepted and Established conditions written by `CRDStore` right after the create, as
-upstream's naming and establishing controllers' status writes, which come a moment later: `crdnames.py`) its
-resources are served at `/apis/<group>/<version>/...`. Served
+As `apiextensions-apiserver`: a CRD is a cluster-scoped object named `<plural>.<group>`, created with an empty
+status; kube-apiserver's naming and establishing controllers write its accepted names and its NamesAccepted and
+Established conditions a moment later (controller/crd_naming.py, crd_establishing.py, over `crdnames.py`). Once
+its names are accepted (or it is Established) its resources are served at `/apis/<group>/<version>/...`
+(`customresource_handler.go` `ServeHTTP`), and once Established discovery lists them
+(`customresource_discovery_controller.go`). Served
 resources are *derived from storage* on each lookup (`CustomResources.stores`), so a CRD and its REST
 storage can never disagree. Deleting a CRD only marks it (finalizer `customresourcecleanup.apiextensions.k8s.io`,
 condition Terminating/InstanceDeletionPending); `controller/crd_finalizer.py` deletes the instances and then
@@ -71,6 +73,22 @@ def is_established(crd: dict[str, Any]) -> bool:
     return bool(c and c.get("status") == "True")
 
 
+def served(crd: dict[str, Any]) -> bool:
+    """crdHandler `ServeHTTP`: a CRD's resources are served once its names are accepted or it is Established
+    (a request before that is the delegate's: the not-found handler's 404)."""
+    c = condition(crd, "NamesAccepted")
+    return is_established(crd) or bool(c and c.get("status") == "True")
+
+
+def served_names(crd: dict[str, Any]) -> dict[str, Any]:
+    """The names a CRD's resources are served and discovered under: its accepted ones
+    (`customresource_handler.go` `getOrCreateServingInfoFor`, `customresource_discovery_controller.go`), so a
+    spec change waits for the naming controller, and a conflicting one is not served; the spec's for a CRD whose
+    names were never accepted (what its finalizer deletes)."""
+    accepted = (crd.get("status") or {}).get("acceptedNames") or {}
+    return accepted if accepted.get("plural") and accepted.get("kind") else crd["spec"]["names"]
+
+
 class _KeyedStore:
     """The storage seen through a different resource key (`widgets` → `widgets.example.com`)."""
 
@@ -116,7 +134,7 @@ class CRDStrategy(Strategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         """strategy.go `PrepareForCreate`: an empty status (Go's zero value, as v1 encodes it: null conditions,
         empty accepted names) but for the storage version in storedVersions; the names and conditions are the
-        naming and establishing controllers' writes (`CRDStore.create`)."""
+        naming and establishing controllers' later writes (controller/crd_naming.py, crd_establishing.py)."""
         self._old = None
         sv = storage_version(obj)
         obj["status"] = {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
@@ -227,10 +245,6 @@ def validate_crd_spec(obj: dict[str, Any]) -> list[FieldError]:
 LOOPBACK_MANAGER = "kube-apiserver"  # kube-apiserver's loopback client's user agent, as managedFields name it
 
 
-class _Unchanged(Exception):
-    """A controller's sync that has nothing to write."""
-
-
 class CRDStore(GroupStore):
     """The CRD REST storage: the first DELETE marks the CRD and adds the cleanup finalizer (`etcd.go` Delete)."""
 
@@ -245,64 +259,6 @@ class CRDStore(GroupStore):
                          strategy=CRDStrategy(CRD_INFO), deviations=deviations)
         self.status_strategy = CRDStatusStrategy(CRD_INFO)
         self.storage_key = CRD_KEY  # what the garbage collector watches and reads owners under
-
-    def create(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        """The created CRD, answered as stored (no names accepted, no condition); then the naming and establishing
-        controllers' status writes (registry/crdnames.py)."""
-        created = super().create(obj, **kw)
-        if not kw.get("dry_run"):
-            self._settle(created)
-        return created
-
-    def update(self, ns: str, name: str, body: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
-        updated = super().update(ns, name, body, **kw)
-        if not kw.get("dry_run"):
-            self._settle(updated)
-        return updated
-
-    def _settle(self, crd: dict[str, Any]) -> None:
-        """What kube-apiserver's naming and establishing controllers write after a CRD's event, written at once
-        (upstream: a moment later, each an `UpdateStatus` of its loopback client, manager `kube-apiserver`): the
-        accepted names with NamesAccepted and Established `Installing`, then Established; then the group's other
-        CRDs whose names were not accepted (a name may have been freed: `requeueAllOtherGroupCRDs`)."""
-        name = crd["metadata"]["name"]
-        group = (crd.get("spec") or {}).get("group")
-        self._name_and_establish(name)
-        for other in self.store.list(self.info.plural, None)[0]:
-            if other["metadata"]["name"] != name and (other.get("spec") or {}).get("group") == group and \
-                    not crdnames.condition_true(other, crdnames.NAMES_ACCEPTED):
-                self._name_and_establish(other["metadata"]["name"])
-
-    def _name_and_establish(self, name: str) -> None:
-        def naming(cur: dict[str, Any]) -> dict[str, Any]:
-            want = crdnames.naming_status(cur, self.store.list(self.info.plural, None)[0])
-            if want is None:
-                raise _Unchanged
-            new = copy.deepcopy(cur)
-            new["status"] = want["status"]
-            for cond in want["conditions"]:
-                set_condition(new["status"], *cond)
-            return new
-
-        def conditioned(compute: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-            def write(cur: dict[str, Any]) -> dict[str, Any]:
-                cond = compute(cur)
-                if cond is None:
-                    raise _Unchanged
-                new = copy.deepcopy(cur)
-                set_condition(new.setdefault("status", {}), *cond)
-                return new
-            return write
-        for write in (naming, conditioned(crdnames.establishing_condition), conditioned(crdnames.approval_condition)):
-            try:
-                GroupStore.update(self, "", name, transform=write, strategy=self.status_strategy,
-                                  field_manager=LOOPBACK_MANAGER)
-            except _Unchanged:
-                continue
-            except E.StatusError as exc:
-                if exc.code not in (404, 409):  # gone or changed meanwhile: its next write settles it
-                    raise
-                return
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, *, admit: Any = None) -> tuple[dict[str, Any], bool]:
         """`REST.Delete`: the first DELETE (a dry run too) marks the CRD whatever its `propagationPolicy`
@@ -462,19 +418,21 @@ class CustomResourceStore(StoredVersions, GroupStore):
     def __init__(self, crd: dict[str, Any], store: Store, deviations: Deviations = NONE,
                  observe: Callable[..., None] | None = None):
         spec = crd["spec"]
-        names = spec["names"]
+        names = served_names(crd)
         version = storage_version(crd) or spec["versions"][0]
         schema = (version.get("schema") or {}).get("openAPIV3Schema")
         props = frozenset((schema or {}).get("properties") or {}) - {"apiVersion", "kind", "metadata"}
-        info = ResourceInfo(names["kind"], names["plural"], names.get("singular") or names["kind"].lower(),
+        info = ResourceInfo(names["kind"], spec["names"]["plural"], names.get("singular") or names["kind"].lower(),
                             tuple(names.get("shortNames") or ()), namespaced=spec.get("scope") == "Namespaced",
                             fields=props, name_rule="subdomain",
-                            keeps_unknown_fields=bool((schema or {}).get("x-kubernetes-preserve-unknown-fields")))
+                            keeps_unknown_fields=bool((schema or {}).get("x-kubernetes-preserve-unknown-fields")),
+                            list_kind_name=names.get("listKind") or "")
         strategy, status_strategy = version_strategies(crd, version, info, storage=True)
-        super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
+        key = f"{spec['names']['plural']}.{spec['group']}"  # (the plural is immutable)
+        super().__init__(info, _KeyedStore(store, key),  # type: ignore[arg-type]
                          spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
-        self.storage_key = f"{names['plural']}.{spec['group']}"
+        self.storage_key = key
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = status_strategy
@@ -539,29 +497,40 @@ class CustomResources:
         if self.observe_conversion is not None:
             self.observe_conversion(*call)
 
+    def _serving(self, crd: dict[str, Any]) -> CustomResourceStore | None:
+        """The storage of `crd` (None: its spec cannot be served), built again when its resourceVersion changes."""
+        name, rv = crd["metadata"]["name"], crd["metadata"]["resourceVersion"]
+        cached = self._cache.get(name)
+        if cached is None or cached[0] != rv:
+            if storage_version(crd) is None:
+                return None
+            try:
+                cached = (rv, CustomResourceStore(crd, self.store, self.deviations, self._observe))
+            except (KeyError, TypeError, AttributeError):
+                return None
+            self._cache[name] = cached
+            base = cached[1]
+            self._views[name] = served_views(base, crd, lambda v, b=base: version_strategies(crd, v, b.info),
+                                             self._observe)
+            for v in (crd.get("spec") or {}).get("versions") or []:
+                if isinstance(v, dict) and v.get("name") in self._views[name]:
+                    serve_scale(self._views[name][v["name"]], crd, v)
+        return cached[1]
+
     def stores(self) -> list[CustomResourceStore]:
+        """The Established CRDs' storages: what discovery lists (`customresource_discovery_controller.go` skips a
+        CRD not Established), and so what the namespace deleter and the garbage collector find."""
         out: list[CustomResourceStore] = []
-        seen: set[str] = set()
+        kept: set[str] = set()
         for crd in self.store.list(CRD_KEY, None, shared=True)[0]:
-            if not is_established(crd) or storage_version(crd) is None:
+            if served(crd):
+                kept.add(crd["metadata"]["name"])
+            if not is_established(crd):
                 continue
-            name, rv = crd["metadata"]["name"], crd["metadata"]["resourceVersion"]
-            cached = self._cache.get(name)
-            if cached is None or cached[0] != rv:
-                try:
-                    cached = (rv, CustomResourceStore(crd, self.store, self.deviations, self._observe))
-                except (KeyError, TypeError, AttributeError):
-                    continue
-                self._cache[name] = cached
-                base = cached[1]
-                self._views[name] = served_views(base, crd, lambda v, b=base: version_strategies(crd, v, b.info),
-                                                 self._observe)
-                for v in (crd.get("spec") or {}).get("versions") or []:
-                    if isinstance(v, dict) and v.get("name") in self._views[name]:
-                        serve_scale(self._views[name][v["name"]], crd, v)
-            seen.add(name)
-            out.append(cached[1])
-        for name in set(self._cache) - seen:
+            base = self._serving(crd)
+            if base is not None:
+                out.append(base)
+        for name in set(self._cache) - kept:
             del self._cache[name]
             self._views.pop(name, None)
         return out
@@ -579,9 +548,9 @@ class CustomResources:
             crd = self.store.get(CRD_KEY, "", f"{plural}.{group}", shared=True)
         except KeyNotFoundError:
             return None
-        if not is_established(crd):
+        if not served(crd):
             return None
-        base = next((s for s in self.stores() if s.crd_name == crd["metadata"]["name"]), None)
+        base = self._serving(crd)
         if base is None or not version or version == base.version:
             return base
         return self._views.get(base.crd_name, {}).get(version)

@@ -7,8 +7,9 @@ condition of a protected group's CRD (`pkg/controller/apiapproval/apiapproval_co
 `pkg/apihelpers/helpers.go` `IsProtectedCommunityGroup`, `GetAPIApprovalState`) with the CRD write's check of
 its annotation (`pkg/apis/apiextensions/validation/validation.go` `validateAPIApproval`).
 
-Pure functions over the stored CRDs; `registry/crd.py` writes what they answer as those controllers' `UpdateStatus`
-calls (`customresourcedefinitions/status`, manager `kube-apiserver`).
+Pure functions over the stored CRDs; the controllers (controller/crd_naming.py, crd_establishing.py,
+crd_apiapproval.py) write what they answer as their `UpdateStatus` calls (`customresourcedefinitions/status`,
+manager `kube-apiserver`); the CRD write itself only checks the approval annotation.
 """
 from __future__ import annotations
 

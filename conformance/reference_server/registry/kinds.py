@@ -30,10 +30,11 @@ class ResourceInfo:
     return_deleted_object: bool = False
     categories: tuple[str, ...] = ()              # discovery categories (`kubectl get all`)
     deprecation: str = ""                         # the `Warning` every request on it gets (`APILifecycleDeprecated`)
+    list_kind_name: str = ""                      # a list's kind when not `<Kind>List` (a CRD's `listKind`)
 
     @property
     def list_kind(self) -> str:
-        return self.kind + "List"
+        return self.list_kind_name or self.kind + "List"
 
     @property
     def storage_version_hash(self) -> str:

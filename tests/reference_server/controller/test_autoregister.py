@@ -16,6 +16,7 @@ from conformance.reference_server.server import build_context
 from tests.reference_server.conftest import unique
 from tests.reference_server.kubectl_run import run_kubectl
 from tests.reference_server.replicas import until
+from tests.reference_server.crds import create_crd
 
 APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -73,7 +74,7 @@ def _crd(group: str) -> dict:
 
 def test_a_crds_served_versions_get_apiservices_kept_until_the_crd_goes(srv):
     group = f"{unique('ar')}.example.com"
-    assert requests.post(srv.url + CRDS, json=_crd(group)).status_code == 201
+    assert create_crd(requests, srv.url, _crd(group)).status_code == 201
     name = f"v1.{group}"
     got = until(lambda: _get(srv.url, name).json() if _get(srv.url, name).status_code == 200 else None,
                 f"APIService {name}", timeout=10)

@@ -9,6 +9,7 @@ import json
 from conformance.reference_server.controller.podautoscaler import HorizontalPodAutoscalerController
 from conformance.reference_server.registry import ListOptions, Registry
 from conformance.reference_server.storage import MemoryStore
+from tests.reference_server.crds import settle_crd
 
 NS = "hpa"
 REF = {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"}
@@ -144,6 +145,7 @@ def _widget(reg: Registry, replicas: int) -> None:
                                                    "schema": {"openAPIV3Schema": {
                                                        "type": "object",
                                                        "x-kubernetes-preserve-unknown-fields": True}}}]}})
+    settle_crd(reg, "widgets.example.com")
     reg.group("example.com", "widgets").create({"apiVersion": "example.com/v1", "kind": "Widget",
                                                 "metadata": {"name": "web", "namespace": NS},
                                                 "spec": {"size": replicas}}, field_manager="creator")
@@ -216,6 +218,7 @@ def test_custom_resource_target_in_a_webhook_converted_version():
                                              {"name": "v1beta1", "served": True, "storage": True,
                                               "schema": schema, "subresources": {"scale": {
                                                   **scale, "specReplicasPath": ".spec.count"}}}]}})
+        settle_crd(reg, "widgets.example.com")
         reg.group("example.com", "widgets").create({"apiVersion": "example.com/v1beta1", "kind": "Widget",
                                                     "metadata": {"name": "web", "namespace": NS},
                                                     "spec": {"count": 1}})

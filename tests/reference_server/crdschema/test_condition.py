@@ -16,6 +16,7 @@ from conformance.reference_server.registry.crd import CRD_KEY
 
 from .conftest import CRDS
 from .test_structural import crd
+from tests.reference_server.crds import create_crd
 
 
 
@@ -50,7 +51,7 @@ def test_a_stored_non_structural_crd_gets_the_condition_until_it_is_mended(srv: 
     obj = crd({"type": "object", "properties": {"spec": {"type": "object"}}})
     obj["metadata"]["name"], obj["spec"]["group"] = f"gadgets.{group}", group
     name = obj["metadata"]["name"]
-    assert requests.post(srv.url + CRDS, json=obj).status_code == 201
+    assert create_crd(requests, srv.url, obj).status_code == 201
     assert _condition(srv, name, present=False) is None
 
     _store_schema(srv, name, {"type": "object", "properties": {"spec": {"properties": {"a": {}}}}})

@@ -13,6 +13,7 @@ from conformance.reference_server.embedded import RunningServer
 
 from .conftest import CRDS
 from .test_structural import DATA, crd
+from tests.reference_server.crds import create_crd
 
 R = "spec.validation.openAPIV3Schema"
 
@@ -29,7 +30,7 @@ def test_create_is_refused_with_every_error(srv: RunningServer) -> None:
     obj = _named({"type": "object", "properties": {"spec": {"properties": {"a": {"type": "string"}}},
                                                    "tags": {"type": "array", "uniqueItems": True,
                                                             "items": {"type": "string"}}}})
-    r = requests.post(srv.url + CRDS, json=obj)
+    r = create_crd(requests, srv.url, obj)
     assert r.status_code == 422, r.text
     body = r.json()
     name = obj["metadata"]["name"]
@@ -50,7 +51,7 @@ def test_create_is_refused_with_every_error(srv: RunningServer) -> None:
 
 def test_update_to_a_non_structural_schema_is_refused(srv: RunningServer) -> None:
     obj = _named({"type": "object", "properties": {"spec": {"type": "object"}}})
-    r = requests.post(srv.url + CRDS, json=obj)
+    r = create_crd(requests, srv.url, obj)
     assert r.status_code == 201, r.text
     stored = requests.get(f"{srv.url}{CRDS}/{obj['metadata']['name']}").json()  # after the controllers' writes
     stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["oneOf"] = [
@@ -66,7 +67,7 @@ def test_real_world_crds_are_created_and_serve(srv: RunningServer) -> None:
     created = []
     for path in sorted(DATA.glob("*.yaml")):
         for obj in yaml.safe_load_all(path.read_text()):
-            r = requests.post(srv.url + CRDS, json=obj)
+            r = create_crd(requests, srv.url, obj)
             assert r.status_code == 201, (path.name, r.text)
             created.append(obj)
     grant = {"apiVersion": "gateway.networking.k8s.io/v1beta1", "kind": "ReferenceGrant",
@@ -83,7 +84,7 @@ def test_real_world_crds_are_created_and_serve(srv: RunningServer) -> None:
 def test_a_spec_change_increments_the_generation(srv: RunningServer) -> None:
     """strategy.go `PrepareForUpdate` (the NonStructuralSchema controller works once per generation)."""
     obj = _named({"type": "object"})
-    assert requests.post(srv.url + CRDS, json=obj).json()["metadata"]["generation"] == 1
+    assert create_crd(requests, srv.url, obj).json()["metadata"]["generation"] == 1
     stored = requests.get(f"{srv.url}{CRDS}/{obj['metadata']['name']}").json()  # after the controllers' writes
     stored["metadata"]["labels"] = {"a": "b"}
     stored = requests.put(f"{srv.url}{CRDS}/{obj['metadata']['name']}", json=stored).json()
@@ -103,5 +104,5 @@ def test_a_spec_change_increments_the_generation(srv: RunningServer) -> None:
     ({"type": 5, "anyOf": "x", "allOf": [5], "not": [], "additionalProperties": "no"}, 400),
 ])
 def test_hostile_schemas_are_refused_not_failed(srv: RunningServer, schema: dict[str, Any], code: int) -> None:
-    r = requests.post(srv.url + CRDS, json=_named(schema))
+    r = create_crd(requests, srv.url, _named(schema))
     assert r.status_code == code, r.text

@@ -14,7 +14,8 @@ from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry import crschema
 from conformance.reference_server.registry.crdschema import validate_crd_schemas
 
-from .conftest import CRDS
+from tests.reference_server.crds import create_crd
+
 from .test_structural import R, crd, errors
 
 OBJ = {"type": "object", "properties": {"foo": {"type": "string"}}}
@@ -149,7 +150,7 @@ def test_the_crd_write_answers_422_with_the_default_errors(srv: RunningServer) -
     obj = crd({"type": "object", "properties": {"spec": {"type": "object", "properties": {
         "size": {"type": "integer", "minimum": 1, "default": 0}}}}})
     obj["metadata"]["name"], obj["spec"]["group"] = f"gadgets.{group}", group
-    r = requests.post(srv.url + CRDS, json=obj)
+    r = create_crd(requests, srv.url, obj)
     assert r.status_code == 422, r.text
     body = r.json()
     # the default is the validator's root, whose name is empty: kube-openapi's message starts with it
@@ -160,7 +161,7 @@ def test_the_crd_write_answers_422_with_the_default_errors(srv: RunningServer) -
                                           "should be greater than or equal to 1",
                                           "field": f"{R}.properties[spec].properties[size].default"}]
     obj["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"]["default"] = 1
-    assert requests.post(srv.url + CRDS, json=obj).status_code == 201
+    assert create_crd(requests, srv.url, obj).status_code == 201
 
 
 def test_defaults_need_pruning_on() -> None:

@@ -11,6 +11,7 @@ import requests
 from ..conftest import unique
 from ..test_extensions import CRDS, crd
 from .test_checks import READYZ_1_33
+from tests.reference_server.crds import create_crd
 
 
 def test_readyz_verbose_lists_every_check_of_1_33(http: requests.Session, url: str) -> None:
@@ -76,7 +77,7 @@ def test_root_index_lists_the_served_paths_sorted(http: requests.Session, url: s
 
 def test_root_index_lists_a_crds_group_and_versions(http: requests.Session, url: str) -> None:
     group = f"{unique('idx')}.example.com"
-    assert http.post(url + CRDS, json=crd(group)).status_code == 201
+    assert create_crd(http, url, crd(group)).status_code == 201
     try:
         def listed() -> bool:
             return {f"/apis/{group}", f"/apis/{group}/v1"} <= set(_index(http, url))

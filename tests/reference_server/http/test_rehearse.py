@@ -15,6 +15,7 @@ from conformance.reference_server.registry import crschema
 
 from ..conftest import unique
 from ..holding import WAIT, Held, answers
+from tests.reference_server.crds import create_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 BIG = "a" * (64 * 1024)  # past registry/rehearsed.py's LARGE
@@ -37,7 +38,7 @@ def gadgets(srv: RunningServer) -> str:
                      "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
                          "type": "object", "properties": {"spec": {"type": "object", "properties": {
                              "s": {"type": "string", "pattern": "^a*$"}}}}}}}]}}
-    assert requests.post(srv.url + CRDS, json=body).status_code == 201
+    assert create_crd(requests, srv.url, body).status_code == 201
     ns = unique("rehearse")
     assert requests.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
     return f"{srv.url}/apis/{group}/v1/namespaces/{ns}/gadgets"

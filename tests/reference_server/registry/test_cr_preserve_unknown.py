@@ -10,6 +10,7 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.crds import create_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
@@ -21,7 +22,7 @@ def things() -> Iterator[str]:
         "group": "free.example.com", "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
         "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
             "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
-    assert requests.post(srv.url + CRDS, json=crd).status_code == 201
+    assert create_crd(requests, srv.url, crd).status_code == 201
     url = f"{srv.url}/apis/free.example.com/v1/namespaces/default/things"
     for _ in range(200):  # the CRD is served once Established
         if requests.get(url).status_code == 200:

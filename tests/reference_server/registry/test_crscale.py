@@ -13,6 +13,7 @@ import pytest
 
 from tests.reference_server.test_real_clients import Kube, serve_kube
 from tests.tools import kubectl as kubectl_tool
+from tests.reference_server.crds import create_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 GROUP = "scale.example.com"
@@ -41,7 +42,7 @@ def plural(served: Kube) -> Iterator[str]:
     body = {"metadata": {"name": f"{plural}.{GROUP}"},
             "spec": {"group": GROUP, "scope": "Namespaced", "versions": versions,
                      "names": {"plural": plural, "kind": "Widget", "singular": plural}}}
-    r = served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10)
+    r = create_crd(served.http, served.server.url, body, timeout=10)
     assert r.status_code == 201, r.text
     yield plural
     served.http.delete(f"{served.server.url}{CRDS}/{plural}.{GROUP}", timeout=10)
@@ -210,7 +211,7 @@ def test_crd_scale_paths_are_validated(served: Kube) -> None:
             "spec": {"group": GROUP, "scope": "Namespaced", "names": {"plural": plural, "kind": "Bad"},
                      "versions": [{"name": "v1", "served": True, "storage": True, "schema": SCHEMA,
                                    "subresources": {"scale": scale}}]}}
-    r = served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10)
+    r = create_crd(served.http, served.server.url, body, timeout=10)
     assert r.status_code == 422, r.text
     where = "spec.versions[0].subresources.scale"
     assert [(c["field"], c["message"]) for c in r.json()["details"]["causes"]] == [
@@ -270,7 +271,7 @@ def test_cluster_scoped_custom_resource_scale(served: Kube) -> None:
             "spec": {"group": GROUP, "scope": "Cluster", "names": {"plural": plural, "kind": "Cog"},
                      "versions": [{"name": "v1", "served": True, "storage": True, "schema": SCHEMA,
                                    "subresources": {"scale": V1_SCALE}}]}}
-    assert served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10).status_code == 201
+    assert create_crd(served.http, served.server.url, body, timeout=10).status_code == 201
     try:
         base = f"{served.server.url}/apis/{GROUP}/v1/{plural}"
         r = served.http.post(base, json={"apiVersion": f"{GROUP}/v1", "kind": "Cog", "metadata": {"name": "c"},

@@ -12,6 +12,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.wire.crdtypes import type_error
+from tests.reference_server.crds import create_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 S = "spec.versions.schema.openAPIV3Schema"
@@ -73,7 +74,7 @@ def srv():
 
 def test_the_crd_write_answers_400(srv: RunningServer) -> None:
     group = f"t{uuid.uuid4().hex[:8]}.example.com"
-    r = requests.post(srv.url + CRDS, json=crd({"type": "object", "properties": {"a": "string"}}, group))
+    r = create_crd(requests, srv.url, crd({"type": "object", "properties": {"a": "string"}}, group))
     assert r.status_code == 400, r.text
     assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "reason":
                         "BadRequest", "code": 400, "message": 'CustomResourceDefinition in version "v1" cannot be '
@@ -85,7 +86,7 @@ def test_the_crd_write_answers_400(srv: RunningServer) -> None:
 def test_a_patch_that_breaks_the_schema_is_refused_422(srv: RunningServer) -> None:
     """`handlers/patch.go`: the patched JSON no longer decodes, `patch: Invalid value: <json>: <error>`."""
     group = f"t{uuid.uuid4().hex[:8]}.example.com"
-    assert requests.post(srv.url + CRDS, json=crd({"type": "object"}, group)).status_code == 201
+    assert create_crd(requests, srv.url, crd({"type": "object"}, group)).status_code == 201
     patch = {"spec": {"versions": [{"name": "v1", "served": True, "storage": True,
                                     "schema": {"openAPIV3Schema": {"type": "object", "properties": {"a": 1}}}}]}}
     r = requests.patch(f"{srv.url}{CRDS}/gadgets.{group}", json=patch,

@@ -14,6 +14,7 @@ import yaml
 
 from tests.reference_server.test_real_clients import Kube, serve_kube
 from tests.tools import kubectl as kubectl_tool
+from tests.reference_server.crds import create_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 GROUP = "nop.example.com"
@@ -35,7 +36,7 @@ def make_crd(served: Kube, kind: str, versions: list[tuple[str, bool, dict[str, 
                                                                        "singular": plural},
                      "versions": [{"name": name, "served": True, "storage": storage, "schema": schema}
                                   for name, storage, schema in versions]}}
-    r = served.http.post(f"{served.server.url}{CRDS}", json=body, timeout=10)
+    r = create_crd(served.http, served.server.url, body, timeout=10)
     assert r.status_code == 201, r.text
     yield plural
     served.http.delete(f"{served.server.url}{CRDS}/{plural}.{GROUP}", timeout=10)

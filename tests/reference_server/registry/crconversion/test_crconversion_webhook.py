@@ -16,6 +16,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer
 from tests.reference_server.test_admission_webhooks import Hook, server  # noqa: F401 - a server per module
+from tests.reference_server.crds import create_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 GROUP = "conv.example.com"
@@ -95,7 +96,7 @@ class Widgets:
                          {"name": "v1beta1", "served": True, "storage": storage == "v1beta1",
                           "schema": beta_schema}],
             "conversion": self.conversion(path, review_versions)}}
-        r = requests.post(f"{server.url}{CRDS}", json=crd)
+        r = create_crd(requests, server.url, crd)
         assert r.status_code == 201, r.text
 
     def conversion(self, path: str, review_versions: tuple[str, ...] = ("v1", "v1beta1"),

@@ -1,0 +1,58 @@
+"""Creating a CRD as a client of a real cluster must: POST it, then wait (on a watch of it, no sleeping) until
+kube-apiserver's naming and establishing controllers have made it Established, before using its resources."""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import requests
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def condition(crd: dict[str, Any], typ: str) -> dict[str, Any] | None:
+    return next((c for c in (crd.get("status") or {}).get("conditions") or [] if c.get("type") == typ), None)
+
+
+def established(crd: dict[str, Any]) -> bool:
+    c = condition(crd, "Established")
+    return bool(c and c.get("status") == "True")
+
+
+def wait_crd(http: Any, base: str, name: str, pred: Callable[[dict[str, Any]], bool] = established,
+             timeout: float = 30.0, **kw: Any) -> dict[str, Any]:
+    """The CRD `name` once `pred` holds for it (Established by default), waiting on a watch from its current
+    resourceVersion. `http`: `requests` or a session (its credentials), `kw` the request's extra arguments."""
+    r = http.get(f"{base}{CRDS}/{name}", timeout=timeout, **kw)
+    assert r.status_code == 200, r.text
+    crd = r.json()
+    if pred(crd):
+        return crd
+    params = {"watch": "1", "fieldSelector": f"metadata.name={name}",
+              "resourceVersion": crd["metadata"]["resourceVersion"], "timeoutSeconds": str(int(timeout) + 1)}
+    with http.get(f"{base}{CRDS}", params=params, stream=True, timeout=timeout + 5, **kw) as w:
+        for line in w.iter_lines():
+            if not line:
+                continue
+            ev = json.loads(line)
+            if ev.get("type") in ("ADDED", "MODIFIED") and pred(ev["object"]):
+                return ev["object"]
+    raise AssertionError(f"CRD {name}: not there within {timeout} s (last seen: {crd.get('status')})")
+
+
+def create_crd(http: Any, base: str, body: dict[str, Any], **kw: Any) -> requests.Response:
+    """POST `body`; a created CRD is waited for until Established (the answer is the POST's)."""
+    r = http.post(f"{base}{CRDS}", json=body, **kw)
+    if r.status_code == 201:
+        wait_crd(http, base, r.json()["metadata"]["name"], **{k: v for k, v in kw.items() if k != "timeout"})
+    return r
+
+
+def settle_crd(registry: Any, name: str) -> dict[str, Any]:
+    """For a test of a bare registry (no server, no controllers running): the naming and establishing
+    controllers' syncs of the CRD `name`, run once each as their workers would, in order. The CRD as stored."""
+    from conformance.reference_server.controller.crd_establishing import EstablishingController
+    from conformance.reference_server.controller.crd_naming import NamingConditionController
+    NamingConditionController(registry).sync_crd(name)
+    EstablishingController(registry).sync_crd(name)
+    return registry.custom.crds.get("", name)
