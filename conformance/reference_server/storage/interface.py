@@ -75,6 +75,14 @@ class StorageObserver:
     def listed(self, resource: str, fetched: int, evaluated: int, returned: int) -> None:
         """A list read from etcd, not the watch cache (`RecordStorageListMetrics`)."""
 
+    def cache_listed(self, resource: str, index: str, fetched: int, returned: int) -> None:
+        """A LIST served from the watch cache (`RecordListCacheMetrics`): the objects under its key prefix, the
+        ones left after its selectors and limit; `index` the cache index it used ("" for none). Reported by the
+        registry's LIST, which filters what the store lists."""
+
+    def bookmark(self) -> None:
+        """The watch cache's etcd watch received a progress notification (`RecordEtcdBookmark`)."""
+
     def event(self, resource: str, rv: int) -> None:
         """One change the watch cache received (and dispatched to the resource's watchers) at `rv`."""
 
