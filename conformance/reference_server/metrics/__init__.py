@@ -20,7 +20,7 @@ from typing import Any
 from .admission import AdmissionMetrics
 from .admission_chain import AdmissionChainMetrics
 from .apiserver import RequestMetrics
-from .cachereads import UNCACHED, CacheReadMetrics
+from .cachereads import CacheReadMetrics
 from .conversion import ConversionMetrics
 from .etcd import EtcdMetrics
 from .flowcontrol import FlowControlMetrics
@@ -56,9 +56,8 @@ class ServerMetrics:
         self.slis = SliMetrics(self.process)
         self.flowcontrol.on_waited = self.requests.waited
         resources = GroupResources(registry)
-        self.etcd = EtcdMetrics(resources, lambda: [r for r in resources.served() if r not in UNCACHED],
-                                registry.store)
         self.watch_cache = WatchCacheMetrics(resources, resources.served, registry.store.current_rv())
+        self.etcd = EtcdMetrics(resources, self.watch_cache.served, registry.store)
         self.cache_reads = CacheReadMetrics()  # the HTTP layer's reads find it as ctx.metrics.cache_reads
         observe = getattr(registry.store, "observe", None)  # (a test's stand-in store may have none)
         if observe is not None:
