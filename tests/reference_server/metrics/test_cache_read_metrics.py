@@ -7,10 +7,8 @@ import json
 import threading
 import time
 import urllib.request
-import uuid
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
@@ -23,32 +21,15 @@ from conformance.reference_server.storage.interface import StorageObserver
 
 from ..backends import unique_prefix
 from .exposition import Family, parse
+from .scraping import scrape, value
 
 TEMPLATE = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
 READ_WAIT_BOUNDS = ["0.005", "0.025", "0.05", "0.1", "0.2", "0.4", "0.6", "0.8", "1", "1.25", "1.5", "2", "3",
                     "+Inf"]
 
 
-def scrape(server: RunningServer) -> dict[str, Family]:
-    r = requests.get(server.url + "/metrics")
-    assert r.status_code == 200
-    return parse(r.text)
-
-
-def value(fams: dict[str, Family], name: str, **labels: str) -> float:
-    return fams[name].value(**labels) if name in fams else 0.0
-
-
 def moved(before: dict[str, Family], after: dict[str, Family], name: str, **labels: str) -> float:
     return value(after, name, **labels) - value(before, name, **labels)
-
-
-@pytest.fixture
-def ns(server: RunningServer) -> Iterator[str]:
-    name = f"cr-{uuid.uuid4().hex[:8]}"
-    assert requests.post(server.url + "/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
-    yield name
-    requests.delete(f"{server.url}/api/v1/namespaces/{name}")
 
 
 def _templates(server: RunningServer, ns: str, *names: str) -> str:
