@@ -25,7 +25,7 @@ but the INTERNAL consistency checks), as 1.33's `cacher.go` `GetList`, `delegato
   consistency checker runs only when `KUBE_WATCHCACHE_CONSISTENCY_CHECKER` is set.
 
 Events have no watch cache in kube-apiserver (`DefaultWatchCacheSizes`: `events` 0, events.k8s.io's view too):
-their reads are never recorded here.
+their reads are never recorded here (their LISTs are etcd's: `storage_reports.py`).
 """
 from __future__ import annotations
 
@@ -61,8 +61,6 @@ class CacheReadMetrics:
                                  "checks between etcd and watch cache", ("resource", "status"), INTERNAL)
 
     def cache_listed(self, resource: str, index: str, fetched: int, returned: int) -> None:
-        if resource in UNCACHED:
-            return
         prefix = self.prefixes.get(resource)
         if prefix is None:
             prefix = self.prefixes[resource] = "/" + key_root(resource)

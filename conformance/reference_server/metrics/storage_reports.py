@@ -3,7 +3,7 @@ object through which storage reaches the metrics layer without knowing it (stora
 from __future__ import annotations
 
 from ..storage.interface import StorageObserver
-from .cachereads import CacheReadMetrics
+from .cachereads import UNCACHED, CacheReadMetrics
 from .etcd import EtcdMetrics
 from .watchcache import WatchCacheMetrics
 
@@ -13,9 +13,19 @@ class StorageReports(StorageObserver):
         self.request = etcd.request  # type: ignore[method-assign]  # bound once: one call per report
         self.listed = etcd.listed  # type: ignore[method-assign]
         self.bookmark = etcd.bookmark  # type: ignore[method-assign]
-        self.cache_listed = reads.cache_listed  # type: ignore[method-assign]
+        self.reads = reads
         self.event = cache.event  # type: ignore[method-assign]
         self.reloaded = cache.reloaded  # type: ignore[method-assign]
+
+
+    def cache_listed(self, resource: str, index: str, fetched: int, returned: int, seconds: float) -> None:
+        """The cache's LIST, or, for a resource kube-apiserver keeps no watch cache of (events), the etcd `list`
+        its store sends instead (`store.go` `GetList`: one range, every object read evaluated)."""
+        if resource in UNCACHED:
+            self.request("list", resource, seconds, False)
+            self.listed(resource, fetched, fetched, returned)
+        else:
+            self.reads.cache_listed(resource, index, fetched, returned)
 
 
 __all__ = ["StorageReports"]

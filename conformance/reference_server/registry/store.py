@@ -12,6 +12,7 @@ import contextvars
 import json
 import uuid
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any, Callable, Iterator
 
 from .. import apierrors as E
@@ -298,6 +299,7 @@ class GenericStore:
                 at = None
         else:
             at = self._list_rv(opts)
+        started = perf_counter()
         try:
             if at is None and ns is not None and self.deviations.active("list-scans-all-namespaces"):
                 items, rv = self.store.list(self.info.plural, None, shared=True)
@@ -312,7 +314,7 @@ class GenericStore:
                 err.status["metadata"] = {"continue": encode_continue(-1, "/".join(start))}
                 raise err from None
             raise E.expired(LIST_TOO_OLD) from None
-        fetched = len(items)
+        fetched, seconds = len(items), perf_counter() - started
         items = [self._finish(o) for o in items if pred(o)]
         if start is not None:
             items = [o for o in items if _key_of(o) > start]
@@ -324,10 +326,10 @@ class GenericStore:
                 list_meta["remainingItemCount"] = len(rest)
             items = page
         if at is None and start is None:  # the watch cache's LIST (1.33 sends a continued one to etcd)
-            self._cache_listed(opts, fetched, len(items))
+            self._cache_listed(opts, fetched, len(items), seconds)
         return {"kind": self.info.list_kind, "apiVersion": "v1", "metadata": list_meta, "items": items}
 
-    def _cache_listed(self, opts: ListOptions, fetched: int, returned: int) -> None:
+    def _cache_listed(self, opts: ListOptions, fetched: int, returned: int, seconds: float) -> None:
         """Report an API LIST the watch cache served (`cacher.go` `GetList`'s `RecordListCacheMetrics`; the
         built-in controllers' own reads are upstream's informer caches, not LISTs): pods keep 1.33's one index,
         `spec.nodeName` (`pod.Indexers`), used when the field selector pins it."""
@@ -335,7 +337,7 @@ class GenericStore:
             return
         index = "f:spec.nodeName" if self.info.plural == "pods" and opts.field_selector and \
             selects_exactly(opts.field_selector, "spec.nodeName") else ""
-        getattr(self.store, "observer", NO_OBSERVER).cache_listed(self.info.plural, index, fetched, returned)
+        getattr(self.store, "observer", NO_OBSERVER).cache_listed(self.info.plural, index, fetched, returned, seconds)
 
     def _list_rv(self, opts: ListOptions) -> int | None:
         """The resourceVersion to read the list at, or None for the current state."""

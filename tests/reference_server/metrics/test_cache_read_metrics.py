@@ -14,6 +14,8 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.metrics.cachereads import CacheReadMetrics
 from conformance.reference_server.metrics.etcd import EtcdMetrics
+from conformance.reference_server.metrics.storage_reports import StorageReports
+from conformance.reference_server.metrics.watchcache import WatchCacheMetrics
 from conformance.reference_server.registry.selectors import selects_exactly
 from conformance.reference_server.storage import MemoryStore
 from conformance.reference_server.storage.etcdwire import status_db_size
@@ -83,6 +85,8 @@ def test_lists_1_33_sends_etcd_and_events_are_not_cache_lists(server: RunningSer
     assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/events").ok  # no watch cache (DefaultWatchCacheSizes)
     assert requests.get(f"{server.url}/apis/events.k8s.io/v1/namespaces/{ns}/events").ok
     after = scrape(server)
+    assert moved(before, after, "etcd_requests_total", operation="list", type="events") == 2  # etcd's, upstream
+    assert moved(before, after, "apiserver_storage_list_total", resource="events") == 2
     assert moved(before, after, "apiserver_cache_list_total", resource_prefix="/podtemplates", index="") == 0
     assert moved(before, after, "apiserver_cache_list_total", resource_prefix="/events", index="") == 0
     assert moved(before, after, "apiserver_watch_cache_consistent_read_total", resource="events", success="true",
@@ -211,11 +215,16 @@ def test_the_etcd_stores_watch_reports_its_progress_notifications(etcd_process: 
         store.close()
 
 
-def test_cache_lists_of_uncached_resources_are_not_recorded() -> None:
-    reads = CacheReadMetrics()
-    reads.cache_listed("events", "", 3, 1)
-    reads.cache_listed("widgets.example.com", "", 2, 2)
+def test_a_list_of_a_resource_without_a_cache_is_an_etcd_list() -> None:
+    etcd, reads = EtcdMetrics(lambda r: r), CacheReadMetrics()
+    reports = StorageReports(etcd, WatchCacheMetrics(lambda r: r, list, 1), reads)
+    reports.cache_listed("events", "", 3, 1, 0.01)
+    reports.cache_listed("widgets.example.com", "", 2, 2, 0.01)
     assert reads.lists.values == {("/example.com/widgets", ""): 1}
+    assert (etcd.lists.values, etcd.fetched.values, etcd.evaluated.values, etcd.returned.values) == \
+        ({("events",): 1}, {("events",): 3}, {("events",): 3}, {("events",): 1})
+    etcd.duration.fold()
+    assert etcd.duration.values[("list", "events")][-1] == 1
 
 
 def test_an_exact_field_requirement_selects_the_index() -> None:
