@@ -12,11 +12,14 @@ class StorageReports(StorageObserver):
     def __init__(self, etcd: EtcdMetrics, cache: WatchCacheMetrics, reads: CacheReadMetrics):
         self.request = etcd.request  # type: ignore[method-assign]  # bound once: one call per report
         self.listed = etcd.listed  # type: ignore[method-assign]
-        self.bookmark = etcd.bookmark  # type: ignore[method-assign]
-        self.reads = reads
+        self.etcd, self.cache, self.reads = etcd, cache, reads
         self.event = cache.event  # type: ignore[method-assign]
         self.reloaded = cache.reloaded  # type: ignore[method-assign]
 
+    def bookmark(self, rv: int) -> None:
+        """A progress notification: a bookmark of each cached resource, whose watch cache it moves to `rv`."""
+        self.etcd.bookmark()
+        self.cache.progressed(rv)
 
     def cache_listed(self, resource: str, index: str, fetched: int, returned: int, seconds: float) -> None:
         """The cache's LIST, or, for a resource kube-apiserver keeps no watch cache of (events), the etcd `list`

@@ -6,8 +6,9 @@ labelled `resource` with the cacher's `groupResource.String()`: `pods`, `deploym
 - `apiserver_watch_cache_events_received_total` (`watch_cache.go` `processEvent`), `_events_dispatched_total`
   (`cacher.go` `dispatchEvents`, one per event, not per watcher) and `apiserver_storage_events_received_total`
   (the etcd watch's events) count the same changes: there are no storage bookmarks here to tell them apart;
-- `apiserver_watch_cache_resource_version`: the resourceVersion of the resource's last change, or, before any, the
-  store's when the server started (upstream: the initial list's revision, moved on by progress notifications);
+- `apiserver_watch_cache_resource_version`: the resourceVersion of the resource's last change or of the etcd
+  store's last progress notification (etcd's own every 10 minutes, and those asked for while a consistent read
+  waits: one watch here stands for every resource's), or, before either, the store's when the server started;
 - `apiserver_watch_cache_initializations_total`: one per resource at start (custom resources included only when
   their CRD existed then), one more for each after the etcd store's watch cache is filled again by a relist;
 - `watch_cache_capacity`, `watch_cache_capacity_increase_total`, `_decrease_total` (no `apiserver_` prefix, as
@@ -102,6 +103,12 @@ class WatchCacheMetrics:
         if changed:  # `RecordsWatchCacheCapacityChange`
             (self.increases if changed > before else self.decreases).inc(key)
             self.capacity.values[key] = changed
+
+    def progressed(self, rv: int) -> None:
+        """A progress notification at `rv` reached every cached resource's watch (`UpdateResourceVersion`)."""
+        values = self.resource_version.values
+        for resource in self.served():
+            values[(resource,)] = rv
 
     def replayed(self, store: Any, count: int) -> None:
         """An API watch of the registry's `store` started with `count` events from the cache."""

@@ -175,7 +175,7 @@ class Reflector:
                                 self.cache.advance(rv)
                         self.revision = rv
                     if not batch.events and not batch.created:  # a progress notification
-                        self.cache.observer.bookmark()
+                        self.cache.observer.bookmark(batch.revision)
                         if batch.revision > self.revision:
                             self.revision = batch.revision
                             self.cache.advance(batch.revision)

@@ -80,8 +80,8 @@ class StorageObserver:
         under its key prefix, the ones left after its selectors and limit; `index` the cache index it used ("" for
         none); `seconds` the store's read. Reported by the registry's LIST, which filters what the store lists."""
 
-    def bookmark(self) -> None:
-        """The watch cache's etcd watch received a progress notification (`RecordEtcdBookmark`)."""
+    def bookmark(self, rv: int) -> None:
+        """The watch cache's etcd watch received a progress notification at `rv` (`RecordEtcdBookmark`)."""
 
     def event(self, resource: str, rv: int) -> None:
         """One change the watch cache received (and dispatched to the resource's watchers) at `rv`."""

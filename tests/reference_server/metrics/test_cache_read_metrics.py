@@ -185,10 +185,15 @@ def test_status_db_size_reads_field_three() -> None:
 
 
 def test_a_progress_notification_is_a_bookmark_of_every_cached_resource() -> None:
-    etcd = EtcdMetrics(lambda r: r, lambda: ["pods", "deployments.apps"])
-    etcd.bookmark()
-    etcd.bookmark()
+    """Each cached resource's bookmark count, and its watch cache's resourceVersion (`UpdateResourceVersion`)."""
+    cached = lambda: ["pods", "deployments.apps", "events"]  # noqa: E731
+    cache = WatchCacheMetrics(lambda r: r, cached, 5)
+    etcd = EtcdMetrics(lambda r: r, cache.served)
+    reports = StorageReports(etcd, cache, CacheReadMetrics())
+    reports.bookmark(7)
+    reports.bookmark(9)
     assert etcd.bookmarks.values == {("pods",): 2, ("deployments.apps",): 2}
+    assert cache.resource_version.values == {("pods",): 9, ("deployments.apps",): 9}
     assert etcd.bookmarks.help == "[ALPHA] Number of etcd bookmarks (progress notify events) split by kind."
     assert etcd.bookmarks.kind == "gauge"
 
@@ -200,7 +205,8 @@ def test_the_etcd_stores_watch_reports_its_progress_notifications(etcd_process: 
     got = threading.Event()
 
     class Bookmarks(StorageObserver):
-        def bookmark(self) -> None:
+        def bookmark(self, rv: int) -> None:
+            assert rv >= 1
             got.set()
 
     store = EtcdStore(etcd_client([etcd_process.url]), unique_prefix())
