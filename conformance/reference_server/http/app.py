@@ -130,6 +130,7 @@ def build_app(ctx: ServerContext) -> App:
                                                             ctx.token_issuer.serves_discovery))
             return web.Response(status=status, headers=headers, body=body)
         if t == "metrics":
+            await metrics.refresh(request.method, request.path)
             status, headers, body = metrics.answer(request.method, request.path,
                                                    request.headers.get("Accept-Encoding", ""))
             return web.Response(status=status, headers=headers, body=body)

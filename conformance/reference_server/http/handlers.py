@@ -42,6 +42,7 @@ from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, we
 from .webhookcalls import subresource as subresource_name
 from .crconversion import AnswerPending, answer, converting, unconverted
 from .watch import serve_watch
+from .cacheread import got_at, list_read
 
 
 BODY_KEY = "nsconform.body"
@@ -141,14 +142,12 @@ class Handlers:
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster",
                                              get_service=self.webhooks.service)
-                if self.fresh.remote and opts.resource_version == "" and not opts.continue_token:  # consistent list
-                    stale = await self.fresh()
-                    if stale:
-                        listed = await self.fresh.read_at(stale, lambda: self._list(store, ns, opts, route))
-                        return self._respond(request, listed, store=store)
-                return self._respond(request, self._list(store, ns, opts, route), store=store)
+                listed = await list_read(self.fresh, getattr(self.ctx, "metrics", None), store, opts,
+                                         lambda: self._list(store, ns, opts, route))
+                return self._respond(request, listed, store=store)
             if query is not P.NO_QUERY:
                 check_get_rv(query.get("resourceVersion", ""))
+                got_at(getattr(self.ctx, "metrics", None), store, query.get("resourceVersion", ""))
             if self.fresh.remote and not query.get("resourceVersion"):  # consistent get (upstream: etcd)
                 stale = await self.fresh()
                 if stale:

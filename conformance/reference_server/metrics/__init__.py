@@ -7,7 +7,8 @@ The rooms: registry.py (families and the text format), apiserver.py (request cou
 layer's hooks), latency.py (the SLI duration, derived from the duration), watch.py (watch events), admission.py
 (admission webhooks), conversion.py (CRD conversion webhooks), admission_chain.py (the admission chain's steps and
 plugins), flowcontrol.py (API Priority and Fairness' families), storage.py (`apiserver_storage_objects`), etcd.py
-(etcd requests, storage LISTs) and watchcache.py (the watch cache), fed by the store through storage_reports.py,
+(etcd requests, storage LISTs, bookmarks, the storage's size), watchcache.py (the watch cache's events) and
+cachereads.py (the LISTs and reads it serves), fed by the store through storage_reports.py,
 process.py (`process_*`), goruntime.py (`go_*`), slis.py (`/metrics/slis`). Knows nothing of the HTTP layer
 beyond the request objects it is handed; authorization (`get` on the non-resource URL) is the HTTP layer's, before
 the handler.
@@ -19,6 +20,7 @@ from typing import Any
 from .admission import AdmissionMetrics
 from .admission_chain import AdmissionChainMetrics
 from .apiserver import RequestMetrics
+from .cachereads import CacheReadMetrics
 from .conversion import ConversionMetrics
 from .etcd import EtcdMetrics
 from .flowcontrol import FlowControlMetrics
@@ -54,19 +56,25 @@ class ServerMetrics:
         self.slis = SliMetrics(self.process)
         self.flowcontrol.on_waited = self.requests.waited
         resources = GroupResources(registry)
-        self.etcd = EtcdMetrics(resources)
         self.watch_cache = WatchCacheMetrics(resources, resources.served, registry.store.current_rv())
+        self.etcd = EtcdMetrics(resources, self.watch_cache.served, registry.store)
+        self.cache_reads = CacheReadMetrics()  # the HTTP layer's reads find it as ctx.metrics.cache_reads
         observe = getattr(registry.store, "observe", None)  # (a test's stand-in store may have none)
         if observe is not None:
-            observe(StorageReports(self.etcd, self.watch_cache))
+            observe(StorageReports(self.etcd, self.watch_cache, self.cache_reads))
         self.note = self.requests.note  # http/app.py's dispatcher calls it once the route is known
         self.registry = Registry()
         self.registry.add(*self.requests.families(), *self.flowcontrol.families(), storage_objects(registry),
                           *self.process.families(), *self.goruntime.families(), *self.watch.families(),
                           *self.admission.families(),
                           *self.admission_chain.families(), *self.conversion.families(),
-                          *self.etcd.families(), *self.watch_cache.families())
+                          *self.etcd.families(), *self.watch_cache.families(), *self.cache_reads.families())
         self.registry.add(*meta_metrics(self.registry, self.slis.registry))
+
+    async def refresh(self, method: str, path: str) -> None:
+        """What a scrape of `path` reads from elsewhere first, off the loop (the storage's size)."""
+        if path == "/metrics" and method != "DELETE":
+            await self.etcd.refresh()
 
     def answer(self, method: str, path: str, accept_encoding: str) -> tuple[int, dict[str, str], bytes]:
         """(status, headers, body) for `/metrics` or `/metrics/slis`."""

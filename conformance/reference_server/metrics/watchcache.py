@@ -6,8 +6,9 @@ labelled `resource` with the cacher's `groupResource.String()`: `pods`, `deploym
 - `apiserver_watch_cache_events_received_total` (`watch_cache.go` `processEvent`), `_events_dispatched_total`
   (`cacher.go` `dispatchEvents`, one per event, not per watcher) and `apiserver_storage_events_received_total`
   (the etcd watch's events) count the same changes: there are no storage bookmarks here to tell them apart;
-- `apiserver_watch_cache_resource_version`: the resourceVersion of the resource's last change, or, before any, the
-  store's when the server started (upstream: the initial list's revision, moved on by progress notifications);
+- `apiserver_watch_cache_resource_version`: the resourceVersion of the resource's last change or of the etcd
+  store's last progress notification (etcd's own every 10 minutes, and those asked for while a consistent read
+  waits: one watch here stands for every resource's), or, before either, the store's when the server started;
 - `apiserver_watch_cache_initializations_total`: one per resource at start (custom resources included only when
   their CRD existed then), one more for each after the etcd store's watch cache is filled again by a relist;
 - `watch_cache_capacity`, `watch_cache_capacity_increase_total`, `_decrease_total` (no `apiserver_` prefix, as
@@ -20,9 +21,8 @@ labelled `resource` with the cacher's `groupResource.String()`: `pods`, `deploym
   own watches of the store are left out (kube-controller-manager's informers list, then watch from that list's
   resourceVersion).
 
-Not served: `apiserver_watch_cache_read_wait_seconds`,
-`_consistent_read_total`, `apiserver_cache_list_*` (the store's reads are not only the API's LISTs), and
-`apiserver_terminated_watchers_total` (a watcher here is never closed for being slow: it would have no sample).
+Events have no watch cache in kube-apiserver (`DefaultWatchCacheSizes`: `events` 0): none of these families has
+an `events` sample. The cache's reads are counted in cachereads.py.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from collections import deque
 from time import monotonic
 from typing import Any, Callable
 
+from .cachereads import UNCACHED
 from .registry import Collected, CounterVec, Family, GaugeVec
 from .storage import group_resource
 
@@ -65,7 +66,8 @@ class WatchCacheMetrics:
     """The watch cache's families; `name` turns a store's resource into upstream's, `served` lists them all."""
 
     def __init__(self, name: Callable[[str], str], served: Callable[[], list[str]], start_rv: int):
-        self.name, self.served = name, served
+        self.name = name
+        self.served = lambda: [r for r in served() if r not in UNCACHED]
         self.received = CounterVec("apiserver_watch_cache_events_received_total", "Counter of events received in "
                                    "watch cache broken by resource type.", _RESOURCE)
         self.resource_version = GaugeVec("apiserver_watch_cache_resource_version", "Current resource version of "
@@ -81,12 +83,14 @@ class WatchCacheMetrics:
         self.decreases = CounterVec("watch_cache_capacity_decrease_total", "Total number of watch cache capacity "
                                     "decrease events broken by resource type.", _RESOURCE)
         self.rings: dict[tuple[str], EventRing] = {}
-        for resource in served():
+        for resource in self.served():
             self.initializations.inc((resource,))
             self.resource_version.set((resource,), float(start_rv))
             self.capacity.set((resource,), float(LOWER_CAPACITY))  # `newWatchCache`
 
     def event(self, resource: str, rv: int) -> None:
+        if resource in UNCACHED:
+            return
         key = (self.name(resource),)
         values = self.received.values
         values[key] = values.get(key, 0) + 1
@@ -100,9 +104,16 @@ class WatchCacheMetrics:
             (self.increases if changed > before else self.decreases).inc(key)
             self.capacity.values[key] = changed
 
+    def progressed(self, rv: int) -> None:
+        """A progress notification at `rv` reached every cached resource's watch (`UpdateResourceVersion`)."""
+        values = self.resource_version.values
+        for resource in self.served():
+            values[(resource,)] = rv
+
     def replayed(self, store: Any, count: int) -> None:
         """An API watch of the registry's `store` started with `count` events from the cache."""
-        self.init_events_total.inc((group_resource(store),), count)
+        if store.info.plural not in UNCACHED:
+            self.init_events_total.inc((group_resource(store),), count)
 
     def reloaded(self) -> None:
         for ring in list(self.rings.values()):  # `Replace`: the event window starts again, its capacity kept

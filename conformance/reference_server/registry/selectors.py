@@ -144,6 +144,16 @@ def parse_field_selector(s: str, allowed: tuple[str, ...], custom_labels: bool) 
     return reqs
 
 
+def selects_exactly(s: str | None, field: str) -> bool:
+    """Whether the field selector `s` (already parsed once, so valid) requires `field` to equal a value
+    (`fields.Selector.RequiresExactMatch`): what lets the watch cache read an index on that field."""
+    for term in (s or "").split(","):
+        m = re.match(r"^([^=!]*)(==|=)", term)
+        if m and m.group(1).strip() == field:
+            return True
+    return False
+
+
 def field_value(obj: dict[str, Any], path: str) -> str:
     cur: Any = obj
     for part in path.split("."):

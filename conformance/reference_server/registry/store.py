@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import json
 import uuid
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any, Callable, Iterator
 
 from .. import apierrors as E
@@ -18,13 +20,14 @@ from ..deviations import NONE, Deviations
 from ..fieldmanager import FieldManager
 from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store, TooOldResourceVersionError, object_key
 from ..storage.clone import clone
-from ..storage.interface import Event, Watcher
+from ..storage.freshness import READ_AT
+from ..storage.interface import NO_OBSERVER, Event, Watcher
 from ..storage.rehearsal import recall
 from . import meta as M
 from .graceful import GRACEFUL, PENDING, Decision, before_delete
 from .propagation import FOREGROUND, ORPHAN, deletion_finalizers
 from .kinds import ResourceInfo
-from .selectors import make_predicate
+from .selectors import make_predicate, selects_exactly
 from .strategy import Strategy
 from ..memo import remember
 from ..gonet.strconv import quote
@@ -51,6 +54,10 @@ RENDER_MEMO_MAX = 4096  # objects whose encoded GET response `get_rendered` keep
 Manage = Callable[["dict[str, Any] | None", dict[str, Any]], dict[str, Any]]
 """The field manager's step (`manage(live, new) -> new`, live None on create), handed down by the handler and
 run where upstream's handler runs it: on the decoded, defaulted object, before admission."""
+
+
+API_LIST: contextvars.ContextVar[bool] = contextvars.ContextVar("nsconform_api_list", default=False)
+"""Set by the HTTP layer around an API LIST's read: the LISTs the watch cache's metrics count."""
 
 
 @dataclass
@@ -292,6 +299,7 @@ class GenericStore:
                 at = None
         else:
             at = self._list_rv(opts)
+        started = perf_counter()
         try:
             if at is None and ns is not None and self.deviations.active("list-scans-all-namespaces"):
                 items, rv = self.store.list(self.info.plural, None, shared=True)
@@ -306,6 +314,7 @@ class GenericStore:
                 err.status["metadata"] = {"continue": encode_continue(-1, "/".join(start))}
                 raise err from None
             raise E.expired(LIST_TOO_OLD) from None
+        fetched, seconds = len(items), perf_counter() - started
         items = [self._finish(o) for o in items if pred(o)]
         if start is not None:
             items = [o for o in items if _key_of(o) > start]
@@ -316,7 +325,19 @@ class GenericStore:
             if not opts.label_selector and not opts.field_selector:
                 list_meta["remainingItemCount"] = len(rest)
             items = page
+        if at is None and start is None:  # the watch cache's LIST (1.33 sends a continued one to etcd)
+            self._cache_listed(opts, fetched, len(items), seconds)
         return {"kind": self.info.list_kind, "apiVersion": "v1", "metadata": list_meta, "items": items}
+
+    def _cache_listed(self, opts: ListOptions, fetched: int, returned: int, seconds: float) -> None:
+        """Report an API LIST the watch cache served (`cacher.go` `GetList`'s `RecordListCacheMetrics`; the
+        built-in controllers' own reads are upstream's informer caches, not LISTs): pods keep 1.33's one index,
+        `spec.nodeName` (`pod.Indexers`), used when the field selector pins it."""
+        if not API_LIST.get() or READ_AT.get():  # READ_AT: a consistent read the cache could not serve (etcd's)
+            return
+        index = "f:spec.nodeName" if self.info.plural == "pods" and opts.field_selector and \
+            selects_exactly(opts.field_selector, "spec.nodeName") else ""
+        getattr(self.store, "observer", NO_OBSERVER).cache_listed(self.info.plural, index, fetched, returned, seconds)
 
     def _list_rv(self, opts: ListOptions) -> int | None:
         """The resourceVersion to read the list at, or None for the current state."""

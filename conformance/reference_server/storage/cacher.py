@@ -174,9 +174,11 @@ class Reflector:
                             else:
                                 self.cache.advance(rv)
                         self.revision = rv
-                    if not batch.events and not batch.created and batch.revision > self.revision:
-                        self.revision = batch.revision  # a progress notification
-                        self.cache.advance(batch.revision)
+                    if not batch.events and not batch.created:  # a progress notification
+                        self.cache.observer.bookmark(batch.revision)
+                        if batch.revision > self.revision:
+                            self.revision = batch.revision
+                            self.cache.advance(batch.revision)
             except EtcdCompacted:
                 if self._stop.is_set():
                     return

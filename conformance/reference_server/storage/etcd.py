@@ -128,6 +128,14 @@ class EtcdStore:
     def compacted_rv(self) -> int:
         return self.cache.compacted_rv()
 
+    def db_size(self) -> int | None:
+        """The etcd database file's size (Maintenance/Status `dbSize`, as upstream's storage monitor reads it at
+        each scrape), or None when etcd does not answer."""
+        try:
+            return self.client.db_size()
+        except Exception:  # noqa: BLE001 - upstream logs it and writes no sample
+            return None
+
     def revision_request(self) -> tuple[list[str], str, dict[str, Any], Any]:
         """How to ask etcd for its current revision, for a caller with its own (non-blocking) HTTP client: one
         linearizable range of a single key (the prefix itself, never an object), whose response header carries

@@ -85,6 +85,9 @@ class KVClient(Protocol):
     def version(self) -> str:
         """The etcd server's version (Maintenance/Status)."""
 
+    def db_size(self) -> int:
+        """The size of the etcd server's database file, in bytes (Maintenance/Status `dbSize`)."""
+
     def watch_range(self, key: bytes, range_end: bytes, start_revision: int) -> WatchHandle: ...
 
     def close(self) -> None: ...

@@ -198,6 +198,9 @@ class EtcdClient:
     def version(self) -> str:
         return str(self.status().get("version", ""))
 
+    def db_size(self) -> int:
+        return int(self.status().get("dbSize", 0) or 0)  # (int64: a JSON string)
+
     def watch_range(self, key: bytes, range_end: bytes, start_revision: int) -> "GatewayWatch":
         body = {"create_request": {"key": b64(key), "start_revision": str(start_revision), "progress_notify": True,
                                    **({"range_end": b64(range_end)} if range_end else {})}}

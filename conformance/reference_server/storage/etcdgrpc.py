@@ -144,6 +144,9 @@ class GrpcEtcdClient:
     def version(self) -> str:
         return wire.status_version(self._call(STATUS, b""))
 
+    def db_size(self) -> int:
+        return wire.status_db_size(self._call(STATUS, b""))
+
     def watch_range(self, key: bytes, range_end: bytes, start_revision: int) -> "GrpcWatch":
         last: Exception | None = None
         n = len(self._targets)

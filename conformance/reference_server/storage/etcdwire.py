@@ -204,6 +204,14 @@ def status_version(buf: bytes) -> str:
     return ""
 
 
+def status_db_size(buf: bytes) -> int:
+    """StatusResponse's `dbSize` (field 3, int64)."""
+    for num, v in _fields(buf):
+        if num == 3 and isinstance(v, int):
+            return v
+    return 0
+
+
 class WatchResponse:
     """A decoded WatchResponse: the batch, and whether (and why) etcd canceled the watch."""
     __slots__ = ("batch", "watch_id", "canceled", "compact_revision", "cancel_reason")

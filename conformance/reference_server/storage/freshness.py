@@ -25,6 +25,7 @@ import asyncio
 import contextvars
 import functools
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
@@ -55,16 +56,21 @@ class FreshnessGate:
             store.on_close(self.shutdown)
 
     async def __call__(self) -> int:
+        return (await self.wait())[0]
+
+    async def wait(self) -> tuple[int, float]:
+        """As `__call__`, with the seconds its round waited for the cache to reach etcd's revision (upstream's
+        `waitUntilFreshAndBlock`, the revision's round trip left out): 0 for a local store."""
         if not self.remote:
-            return 0
+            return 0, 0.0
         r = self._next
         if r is None:  # a new round, sent once the one in flight (if any) is back
             r = self._next = asyncio.get_running_loop().create_future()
             task = asyncio.ensure_future(self._send(r, self._sending))
             self._tasks.add(task)  # held until done (the loop keeps only weak references to tasks)
             task.add_done_callback(self._tasks.discard)
-        rev, fresh = await asyncio.shield(r)
-        return 0 if fresh else rev
+        rev, fresh, waited = await asyncio.shield(r)
+        return (0 if fresh else rev), waited
 
     async def read_at(self, rev: int, fn: Callable[[], T]) -> T:
         """`fn()` off the loop with the store reading from etcd at `rev` (the fallback)."""
@@ -83,12 +89,13 @@ class FreshnessGate:
         self._sending = r
         try:
             rev = await self.fetch_revision()
+            started = time.perf_counter()
             fresh = self._store.wait_fresh(rev, 0)  # the common case: the cache is there already
             if not fresh:  # it lags: wait in a thread (the next round is not held up behind this one)
                 self._sending = None
                 loop = asyncio.get_running_loop()
                 fresh = await loop.run_in_executor(self._pool, self._store.wait_fresh, rev, self.timeout)
-            _settle(r, (rev, fresh), None)
+            _settle(r, (rev, fresh, time.perf_counter() - started), None)
         except BaseException as e:  # noqa: BLE001 - handed to every read of the round
             _settle(r, None, e)
         finally:

@@ -75,6 +75,14 @@ class StorageObserver:
     def listed(self, resource: str, fetched: int, evaluated: int, returned: int) -> None:
         """A list read from etcd, not the watch cache (`RecordStorageListMetrics`)."""
 
+    def cache_listed(self, resource: str, index: str, fetched: int, returned: int, seconds: float) -> None:
+        """An API LIST of the store's current state (the watch cache's, `RecordListCacheMetrics`): the objects
+        under its key prefix, the ones left after its selectors and limit; `index` the cache index it used ("" for
+        none); `seconds` the store's read. Reported by the registry's LIST, which filters what the store lists."""
+
+    def bookmark(self, rv: int) -> None:
+        """The watch cache's etcd watch received a progress notification at `rv` (`RecordEtcdBookmark`)."""
+
     def event(self, resource: str, rv: int) -> None:
         """One change the watch cache received (and dispatched to the resource's watchers) at `rv`."""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
 from collections import deque
 from time import perf_counter
@@ -21,6 +22,7 @@ from typing import Any, Callable
 
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
+from .keys import object_key as stored_key
 from .interface import DELETE, NO_OBSERVER, Event, Progress, StorageObserver, UpdateFn, object_key
 from .rehearsal import Rehearsed, rehearsing
 
@@ -140,6 +142,31 @@ class MemoryStore:
     def compacted_rv(self) -> int:
         with self._lock:
             return self._compacted
+
+    def db_size(self) -> int | None:
+        """What the revisions this store keeps would take as etcd keys and JSON values, in bytes: each live object
+        and each one its history still holds (etcd's keyspace until compaction). There is no database file, so
+        this stands for `apiserver_storage_size_bytes`; each object is encoded once (stored objects are
+        immutable: the memo, keyed by identity, holds them)."""
+        with self._lock:
+            kept = [(r, ns, o) for (r, ns), bucket in self._index.items() for o in bucket.values()]
+            for ev in self._history:
+                kept.append((ev.resource, ev.namespace, ev.object))
+                if ev.prev is not None:
+                    kept.append((ev.resource, ev.namespace, ev.prev))
+        memo, sizes = getattr(self, "_sizes", {}), {}
+        total = 0
+        for resource, ns, obj in kept:
+            if id(obj) in sizes:
+                continue  # one revision, counted once
+            hit = memo.get(id(obj))
+            if hit is None or hit[0] is not obj:
+                key = stored_key("/registry", resource, ns, obj["metadata"]["name"])
+                hit = (obj, len(key) + len(json.dumps(obj, separators=(",", ":")).encode()))
+            sizes[id(obj)] = hit
+            total += hit[1]
+        self._sizes = sizes
+        return total
 
     def get(self, resource: str, namespace: str, name: str, *, shared: bool = False) -> dict[str, Any]:
         """A copy of the object; `shared=True`: the stored object itself, which the caller must not mutate."""

@@ -78,3 +78,25 @@ def test_kubectl_reads_the_request_size_watch_and_meta_families(kube: Kube) -> N
     assert (families["apiserver_response_sizes"], families["apiserver_request_sli_duration_seconds"],
             families["apiserver_watch_events"], families["apiserver_watch_events_sizes"],
             families["registered_metrics"]) == ("histogram", "histogram", "counter", "histogram", "counter")
+
+
+def test_kubectl_get_is_a_cache_list_and_the_storage_size_is_shown(kube: Kube) -> None:
+    """`kubectl get configmaps -A` LISTs with `limit=500` at `resourceVersion=""`: 1.33 serves it from the watch
+    cache as a consistent read, after waiting for the cache; `kubectl get --raw /metrics` shows it with the
+    database's size, as a kind cluster's kube-apiserver does."""
+    text_string_to_metric_families = pytest.importorskip("prometheus_client.parser").text_string_to_metric_families
+    before = parse(kube.ok("get", "--raw", "/metrics"))
+    kube.ok("get", "configmaps", "-A")
+    text = kube.ok("get", "--raw", "/metrics")
+    fams = parse(text)
+
+    def moved(name: str, **labels: str) -> float:
+        return fams[name].value(**labels) - (before[name].value(**labels) if name in before else 0.0)
+
+    assert moved("apiserver_cache_list_total", resource_prefix="/configmaps", index="") == 1
+    assert moved("apiserver_watch_cache_consistent_read_total", resource="configmaps", success="true",
+                 fallback="false") == 1
+    assert fams["apiserver_storage_size_bytes"].value(storage_cluster_id="etcd-0") > 0
+    families = {f.name: f.type for f in text_string_to_metric_families(text)}
+    assert (families["apiserver_cache_list"], families["apiserver_watch_cache_read_wait_seconds"],
+            families["apiserver_storage_size_bytes"]) == ("counter", "histogram", "gauge")

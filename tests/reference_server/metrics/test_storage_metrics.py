@@ -4,39 +4,18 @@ and buckets, moved by the API's writes and watches."""
 from __future__ import annotations
 
 import threading
-import uuid
-from typing import Iterator
 
-import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.metrics.etcd import ThreadedHistogramVec
 from conformance.reference_server.metrics.watchcache import FRESH_S, EventRing
 
-from .exposition import Family, parse
+from .scraping import scrape, value
 
 ETCD_BOUNDS = ["0.005", "0.025", "0.05", "0.1", "0.2", "0.4", "0.6", "0.8", "1", "1.25", "1.5", "2", "3", "4", "5",
                "6", "8", "10", "15", "20", "30", "45", "60", "+Inf"]
 TEMPLATE = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
-
-
-def scrape(server: RunningServer) -> dict[str, Family]:
-    r = requests.get(server.url + "/metrics")
-    assert r.status_code == 200
-    return parse(r.text)
-
-
-def value(fams: dict[str, Family], name: str, **labels: str) -> float:
-    return fams[name].value(**labels) if name in fams else 0.0
-
-
-@pytest.fixture
-def ns(server: RunningServer) -> Iterator[str]:
-    name = f"sm-{uuid.uuid4().hex[:8]}"
-    assert requests.post(server.url + "/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
-    yield name
-    requests.delete(f"{server.url}/api/v1/namespaces/{name}")
 
 
 def test_writes_are_etcd_requests_by_operation_and_group_resource(server: RunningServer, ns: str) -> None:

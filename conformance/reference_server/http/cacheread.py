@@ -1,0 +1,69 @@
+"""A LIST's read as kube-apiserver 1.33's cache delegator makes it (`k8s.io/apiserver/pkg/storage/cacher/
+delegator.go` `GetList`, `delegator/interface.go` `ShouldDelegateList`), with the watch cache's read metrics
+(`metrics/cachereads.py`): a consistent LIST (`resourceVersion=""`, no `continue`) waits for the cache to reach
+etcd's revision (`storage/freshness.py`), falling back to etcd when it cannot, and is counted in
+`apiserver_watch_cache_consistent_read_total`; it and a LIST the cache serves at a resourceVersion above 0 observe
+`apiserver_watch_cache_read_wait_seconds` (`watch_cache.go` `waitUntilFreshAndBlock`)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..metrics.cachereads import cache_reads
+from ..registry.store import API_LIST, ListOptions
+
+
+def waits_on_cache(opts: ListOptions) -> bool:
+    """Whether 1.33 serves the LIST from the cache at a resourceVersion above 0 (so its wait is observed): not
+    an `Exact` one, a legacy exact one (a number with `limit`) nor a continued one, which go to etcd, nor one at
+    "0" (any state will do)."""
+    rv, match = opts.resource_version, opts.resource_version_match
+    if opts.continue_token or match == "Exact" or rv == "0" or (rv and not match and (opts.limit or 0) > 0):
+        return False
+    return True
+
+
+class _Unrecorded:
+    """The reads' reports of a server without metrics."""
+
+    def read_waited(self, store: Any, seconds: float) -> None: ...
+
+    def consistent_read(self, store: Any, success: bool, fallback: bool) -> None: ...
+
+
+async def list_read(fresh: Any, metrics: Any, store: Any, opts: ListOptions, read: Callable[[], Any]) -> Any:
+    """`read()` (the registry's LIST) as the delegator makes it, the freshness gate `fresh` first when the LIST
+    is a consistent one; reported to the server's `metrics` (None: none)."""
+    reads: Any = cache_reads(metrics) or _Unrecorded()
+    token = API_LIST.set(True)  # the registry's LIST reports what the cache served (`cache_listed`)
+    try:
+        if opts.resource_version != "" or opts.continue_token:
+            listed = read()
+            if waits_on_cache(opts):
+                reads.read_waited(store, 0.0)  # the cache has every resourceVersion the LIST could name
+            return listed
+        stale, waited = await fresh.wait()  # a consistent read
+        reads.read_waited(store, waited)
+        if not stale:
+            listed = read()
+            reads.consistent_read(store, True, False)
+            return listed
+        try:
+            listed = await fresh.read_at(stale, read)  # the fallback to etcd
+        except Exception:
+            reads.consistent_read(store, False, True)
+            raise
+        reads.consistent_read(store, True, True)
+        return listed
+    finally:
+        API_LIST.reset(token)
+
+
+def got_at(metrics: Any, store: Any, rv: str) -> None:
+    """A GET at resourceVersion `rv` (valid): served from the cache, its wait observed when `rv` is above 0 (the
+    cache has every resourceVersion it could name: 0 s)."""
+    reads = cache_reads(metrics)
+    if reads is not None and rv not in ("", "0"):
+        reads.read_waited(store, 0.0)
+
+
+__all__ = ["got_at", "list_read", "waits_on_cache"]
