@@ -1,0 +1,68 @@
+"""What the pod strategy changes in a pod before validating it, beyond defaults: `pkg/api/pod/util.go` 1.33's
+`dropDisabledDynamicResourceAllocationFields` (DynamicResourceAllocation is beta and off by default in 1.33, on
+only from 1.34: a pod's `resourceClaims` and each container's `resources.claims` are dropped unless the stored pod
+already has resourceClaims) and `pkg/registry/core/pod/strategy.go`'s `PrepareForCreate` steps
+`applySchedulingGatedCondition` (a gated pod is created with PodScheduled False, SchedulingGated) and
+`mutatePodAffinity` (MatchLabelKeysInPodAffinity, GA and locked on in 1.33: each pod (anti-)affinity term's
+matchLabelKeys and mismatchLabelKeys become `In`/`NotIn` requirements of its labelSelector with the pod's own
+label values; a term without a labelSelector matches nothing and is left alone).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .shapes import as_dict, as_list
+
+CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
+SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
+
+
+def drop_disabled_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> None:
+    """`dropDisabledDynamicResourceAllocationFields` (`DropDisabledPodFields` on create, update and the
+    ephemeralcontainers/resize subresources)."""
+    if old_spec is not None and as_list(old_spec.get("resourceClaims")):
+        return  # dynamicResourceAllocationInUse
+    spec.pop("resourceClaims", None)
+    for kind in CONTAINER_KINDS:
+        for c in as_list(spec.get(kind)):
+            resources = as_dict(c).get("resources")
+            if isinstance(resources, dict):
+                resources.pop("claims", None)
+
+
+def _merge_label_keys(term: Any, labels: dict[str, Any]) -> None:
+    """`applyMatchLabelKeysAndMismatchLabelKeys`."""
+    term = as_dict(term)
+    selector = term.get("labelSelector")
+    match, mismatch = as_list(term.get("matchLabelKeys")), as_list(term.get("mismatchLabelKeys"))
+    if not isinstance(selector, dict) or not (match or mismatch):
+        return
+    added = [{"key": key, "operator": operator, "values": [labels[key]]}
+             for keys, operator in ((match, "In"), (mismatch, "NotIn")) for key in keys
+             if isinstance(key, str) and key in labels]
+    if added:
+        expressions = selector.get("matchExpressions")
+        selector["matchExpressions"] = (expressions if isinstance(expressions, list) else []) + added
+
+
+def mutate_pod_affinity(spec: dict[str, Any], labels: Any) -> None:
+    """`mutatePodAffinity`: podAffinity then podAntiAffinity, preferred terms then required ones."""
+    affinity, labels = as_dict(spec.get("affinity")), as_dict(labels)
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms = as_dict(affinity.get(kind))
+        for weighted in as_list(terms.get("preferredDuringSchedulingIgnoredDuringExecution")):
+            _merge_label_keys(as_dict(weighted).get("podAffinityTerm"), labels)
+        for term in as_list(terms.get("requiredDuringSchedulingIgnoredDuringExecution")):
+            _merge_label_keys(term, labels)
+
+
+def scheduling_gated_condition(spec: dict[str, Any], now: str) -> list[dict[str, Any]]:
+    """`applySchedulingGatedCondition`'s condition (`UpdatePodCondition` stamps the transition), for a pod
+    created with scheduling gates; none otherwise."""
+    if not as_list(spec.get("schedulingGates")):
+        return []
+    return [{"type": "PodScheduled", "status": "False", "lastProbeTime": None, "lastTransitionTime": now,
+             "reason": "SchedulingGated", "message": SCHEDULING_GATED_MESSAGE}]
+
+
+__all__ = ["drop_disabled_fields", "mutate_pod_affinity", "scheduling_gated_condition"]
