@@ -1,0 +1,39 @@
+"""What the pod strategy changes in a created pod (registry/podprepare.py), as a client reads it back over HTTP:
+`resourceClaims` dropped (DynamicResourceAllocation is off in 1.33), matchLabelKeys merged into the affinity
+selectors (MatchLabelKeysInPodAffinity, GA in 1.33), and a gated pod's SchedulingGated condition, which
+`kubectl get pods` shows as the pod's STATUS."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from .kubectl_run import run_kubectl
+
+TERM = {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"tier": "web"}},
+        "matchLabelKeys": ["app"]}
+POD = {"metadata": {"name": "p", "labels": {"app": "shop", "tier": "web"}}, "spec": {
+    "containers": [{"name": "c", "image": "nginx", "resources": {"claims": [{"name": "gpu"}]}}],
+    "resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu-claim"}],
+    "schedulingGates": [{"name": "example.com/quota"}],
+    "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [TERM]}}}}
+
+
+def test_a_created_pod_as_upstream_stores_it(http: requests.Session, url: str, namespaces: Any,
+                                             tmp_path: Path) -> None:
+    ns = namespaces.create("podprep")["metadata"]["name"]
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json=POD)
+    assert r.status_code == 201, r.text
+    got = http.get(f"{url}/api/v1/namespaces/{ns}/pods/p").json()
+    spec = got["spec"]
+    assert "resourceClaims" not in spec and "claims" not in spec["containers"][0]["resources"]
+    [term] = spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert term["labelSelector"] == {"matchLabels": {"tier": "web"},
+                                     "matchExpressions": [{"key": "app", "operator": "In", "values": ["shop"]}]}
+    [condition] = got["status"]["conditions"]
+    assert (condition["type"], condition["status"], condition["reason"]) == \
+        ("PodScheduled", "False", "SchedulingGated")
+    proc = run_kubectl(url, tmp_path, "get", "pods", "-n", ns, "--no-headers")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[:3] == ["p", "0/1", "SchedulingGated"]
