@@ -23,7 +23,7 @@ from .pod import default_pod_spec
 from .strategy import PerThread, Strategy
 from .shapes import as_dict, as_list
 from .workloadvalidation import apps, batch
-from .workloadvalidation.gofmt import go_string_map
+from .workloadvalidation.gofmt import go_pointer, go_string_map
 from .workloadvalidation.intstr import positive_int_or_percent
 from .workloadvalidation.labelselector import selector_matches
 
@@ -378,6 +378,16 @@ class LeaseStrategy(Strategy):
         return super().validate_update(new, old) + lease_spec_errors(as_dict(new.get("spec")))
 
 
+def go_pdb_spec(spec: dict[str, Any]) -> str:
+    """`%#v` of the internal `policy.PodDisruptionBudgetSpec` (every field a pointer)."""
+    return ("policy.PodDisruptionBudgetSpec{"
+            f"MinAvailable:{go_pointer(spec.get('minAvailable'), '*intstr.IntOrString')}, "
+            f"Selector:{go_pointer(spec.get('selector'), '*v1.LabelSelector')}, "
+            f"MaxUnavailable:{go_pointer(spec.get('maxUnavailable'), '*intstr.IntOrString')}, "
+            "UnhealthyPodEvictionPolicy:"
+            f"{go_pointer(spec.get('unhealthyPodEvictionPolicy'), '*policy.UnhealthyPodEvictionPolicyType')}}}")
+
+
 class PodDisruptionBudgetStrategy(_Generation):
     """`pkg/registry/policy/poddisruptionbudget/strategy.go`; `ValidatePodDisruptionBudgetSpec` of
     `pkg/apis/policy/validation/validation.go` on create and update (the spec may change; an update whose stored
@@ -389,8 +399,8 @@ class PodDisruptionBudgetStrategy(_Generation):
     def spec_errors(self, spec: dict[str, Any], relaxed: bool = False) -> list[FieldError]:
         errs: list[FieldError] = []
         if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
-            # upstream prints the Go struct (`%#v`, pointer addresses included); here its JSON
-            errs.append(field_invalid("spec", spec, "minAvailable and maxUnavailable cannot be both set"))
+            errs.append(FieldError("FieldValueInvalid", "spec", f"Invalid value: {go_pdb_spec(spec)}: minAvailable "
+                                                                "and maxUnavailable cannot be both set"))
         for key in ("minAvailable", "maxUnavailable"):
             if spec.get(key) is not None:
                 errs += positive_int_or_percent(spec[key], f"spec.{key}")

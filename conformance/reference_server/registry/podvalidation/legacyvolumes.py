@@ -26,7 +26,8 @@ ISCSI_FORMAT_MSG = "must be valid format"
 QUOBYTE_REGISTRY_MSG = "must be a host:port pair or multiple pairs separated by commas"
 AZURE_CACHING_MODES = ("None", "ReadOnly", "ReadWrite")  # sets.List: sorted
 AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
-_AZURE_MANAGED_URI = ("/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}",)
+_AZURE_MANAGED_URI = (
+    "/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}",)
 _AZURE_BLOB_URI = ("https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd",)
 # Go's RE2 patterns (MatchString: unanchored unless written; `$` is the end of the text, `\Z` here)
 _ISCSI_FORMATS = (("iqn", re.compile(r"iqn\.\d{4}-\d{2}\.([A-Za-z0-9\-.]+)(:[^,;*&$|\s]+)\Z", re.ASCII)),
@@ -159,7 +160,8 @@ def _flex(source: dict[str, Any], path: str) -> list[FieldError]:
         namespace = key.split("/", 1)[0] if "/" in key else key
         normalized = "." + namespace.lower()
         if normalized.endswith((".kubernetes.io", ".k8s.io")):
-            errs.append(field_invalid(f"{path}.options[{key}]", key, "kubernetes.io and k8s.io namespaces are reserved"))
+            errs.append(field_invalid(f"{path}.options[{key}]", key,
+                                      "kubernetes.io and k8s.io namespaces are reserved"))
     return errs
 
 
