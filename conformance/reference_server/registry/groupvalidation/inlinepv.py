@@ -3,8 +3,11 @@
 `pkg/apis/storage/validation/validation.go` calls it (no claimRef, capacity, nodeAffinity or storage class; a CSI
 source required and validated (`validateCSIPersistentVolumeSource`: driver name, volumeHandle, the secret
 references); access modes; only the Retain reclaim policy and the Filesystem volume mode; exactly one source, in
-the Go struct's order). The other sources' own fields are not checked (a CSI source is required beside them);
-VolumeAttributesClass is off in 1.33."""
+the Go struct's order, flexVolume counted but never refused as a second one). The first source's own rules are
+the `validate<Source>PersistentVolumeSource` functions: the ones shared with a pod's volumes are
+podvalidation's, the persistent variants (glusterfs's endpoints namespace, iscsi's messages and secret, cinder's,
+azureFile's and storageos's secret namespaces, local's path and node affinity) are here. VolumeAttributesClass is
+off in 1.33."""
 from __future__ import annotations
 
 from typing import Any
@@ -12,6 +15,9 @@ from typing import Any
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_dns1123_subdomain
+from ..podvalidation.fields import integer
+from ..podvalidation.legacyvolumes import ISCSI_FORMAT_MSG, LUN_MSG, iscsi_format_error
+from ..podvalidation.volumes import path_no_backsteps, volume_source_errors
 from .storage import csi_driver_name_errors
 
 INLINE = "may not be specified in the context of inline volumes"
@@ -24,6 +30,8 @@ _SOURCES = (("hostPath", "hostPath"), ("gcePersistentDisk", "gcePersistentDisk")
             ("vsphereVolume", "vsphereVolume"), ("photonPersistentDisk", "photonPersistentDisk"),
             ("portworxVolume", "portworxVolume"), ("azureDisk", "azureDisk"), ("scaleIO", "scaleIO"),
             ("local", "local"), ("storageos", "storageos"), ("csi", "csi"))
+# the path each source's own errors use, where it differs from its JSON key
+_SOURCE_PATH = {"gcePersistentDisk": "persistentDisk"}
 _SECRET_REFS = ("controllerPublishSecretRef", "controllerExpandSecretRef", "nodePublishSecretRef",
                 "nodeExpandSecretRef")
 
@@ -47,6 +55,89 @@ def _csi(csi: dict[str, Any], path: str) -> list[FieldError]:
         if isinstance(csi.get(key), dict):
             errs += _secret_reference(csi[key], f"{path}.{key}")
     return errs
+
+
+def _text(source: dict[str, Any], key: str) -> str:
+    value = source.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _secret_ref(source: dict[str, Any], path: str) -> list[FieldError]:
+    """A `SecretReference`'s name and namespace, each required when the reference is set."""
+    ref = source.get("secretRef")
+    if not isinstance(ref, dict):
+        return []
+    return [field_required(f"{path}.secretRef.{k}") for k in ("name", "namespace") if not _text(ref, k)]
+
+
+def _iscsi(source: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateISCSIPersistentVolumeSource` with the inline spec's empty PV name."""
+    portal = _text(source, "targetPortal")
+    errs = [] if portal else [field_required(f"{path}.targetPortal")]
+    if isinstance(source.get("initiatorName"), str) and len(":" + portal) > 64:
+        errs.append(field_invalid(f"{path}.targetportal", portal, "Total length of <volume name>:<iscsi.targetPortal> "
+                                                                  "must be under 64 characters if iscsi.initiatorName "
+                                                                  "is specified."))
+    iqn = _text(source, "iqn")
+    if not iqn:
+        errs.append(field_required(f"{path}.iqn"))
+    elif not iqn.startswith(("iqn", "eui", "naa")) or iscsi_format_error(iqn) is not None:
+        errs.append(field_invalid(f"{path}.iqn", iqn, ISCSI_FORMAT_MSG))
+    lun = integer(source.get("lun")) or 0
+    if not 0 <= lun <= 255:
+        errs.append(field_invalid(f"{path}.lun", lun, LUN_MSG))
+    if (source.get("chapAuthDiscovery") is True or source.get("chapAuthSession") is True) and \
+            source.get("secretRef") is None:
+        errs.append(field_required(f"{path}.secretRef"))
+    ref = source.get("secretRef")
+    if isinstance(ref, dict) and not _text(ref, "name"):
+        errs.append(field_required(f"{path}.secretRef.name"))
+    initiator = source.get("initiatorName")
+    if isinstance(initiator, str):
+        if not initiator.startswith(("iqn", "eui", "naa")):
+            errs.append(field_invalid(f"{path}.initiatorname", initiator, ISCSI_FORMAT_MSG))
+        if iscsi_format_error(initiator) is not None:
+            errs.append(field_invalid(f"{path}.initiatorname", initiator, ISCSI_FORMAT_MSG))
+    return errs
+
+
+def _glusterfs(source: dict[str, Any], path: str) -> list[FieldError]:
+    """`validateGlusterfsPersistentVolumeSource`."""
+    errs = [field_required(f"{path}.{k}") for k in ("endpoints", "path") if not _text(source, k)]
+    namespace = source.get("endpointsNamespace")
+    if isinstance(namespace, str):
+        if not namespace:
+            errs.append(field_invalid(f"{path}.endpointsNamespace", namespace,
+                                      "if the endpointnamespace is set, it must be a valid namespace name"))
+        errs += [field_invalid(f"{path}.endpointsNamespace", namespace, m)
+                 for m in (is_dns1123_label(namespace) if namespace else [])]
+    return errs
+
+
+def _pv_source_errors(key: str, source: dict[str, Any], path: str) -> list[FieldError]:
+    """`validate<Source>PersistentVolumeSource` of the first source set (csi, local and the persistent variants
+    here, the rest shared with a pod's volumes)."""
+    if key == "csi":
+        return _csi(source, path)
+    if key == "iscsi":
+        return _iscsi(source, path)
+    if key == "glusterfs":
+        return _glusterfs(source, path)
+    if key == "cinder":
+        return ([] if _text(source, "volumeID") else [field_required(f"{path}.volumeID")]) + _secret_ref(source, path)
+    if key == "azureFile":
+        errs = [field_required(f"{path}.{k}") for k in ("secretName", "shareName") if not _text(source, k)]
+        if source.get("secretNamespace") == "":
+            errs.append(field_required(f"{path}.secretNamespace"))
+        return errs
+    if key == "storageos":
+        errs = volume_source_errors(key, {**source, "secretRef": None}, path)
+        return errs + _secret_ref(source, path)
+    if key == "local":
+        local = _text(source, "path")
+        errs = path_no_backsteps(local, f"{path}.path") if local else [field_required(f"{path}.path")]
+        return errs + [field_required(path.rsplit(".", 1)[0] + ".nodeAffinity", "Local volume requires node affinity")]
+    return volume_source_errors(key, source, path)
 
 
 def _access_modes(modes: list[Any], path: str) -> list[FieldError]:
@@ -88,8 +179,8 @@ def inline_volume_spec_errors(spec: dict[str, Any], path: str) -> list[FieldErro
             errs.append(field_forbidden(f"{path}.{shown}", "may not specify more than 1 volume type"))
             continue
         count += 1
-        if key == "csi":
-            errs += _csi(spec["csi"], f"{path}.csi")
+        if count == 1 or not shown:  # the first source, and flexVolume wherever it is
+            errs += _pv_source_errors(key, spec[key], f"{path}.{_SOURCE_PATH.get(key, key)}")
     if not count:
         errs.append(field_required(path, "must specify a volume type"))
     host_path = str(as_dict(spec.get("hostPath")).get("path") or "")

@@ -55,7 +55,7 @@ def _aws_ebs(source: dict[str, Any], path: str) -> list[FieldError]:
     return ([] if _text(source, "volumeID") else [field_required(f"{path}.volumeID")]) + _partition(source, path)
 
 
-def _iscsi_format(value: str) -> str | None:
+def iscsi_format_error(value: str) -> str | None:
     """The IQN/initiator format error for a value with a known prefix, else None."""
     for prefix, pattern in _ISCSI_FORMATS:
         if value.startswith(prefix):
@@ -71,7 +71,7 @@ def _iscsi(source: dict[str, Any], path: str) -> list[FieldError]:
         errs.append(field_required(f"{path}.iqn"))
     elif not iqn.startswith(("iqn", "eui", "naa")):
         errs.append(field_invalid(f"{path}.iqn", iqn, ISCSI_PREFIX_MSG))
-    elif (msg := _iscsi_format(iqn)) is not None:
+    elif (msg := iscsi_format_error(iqn)) is not None:
         errs.append(field_invalid(f"{path}.iqn", iqn, msg))
     lun = integer(source.get("lun")) or 0
     if not 0 <= lun <= 255:
@@ -83,7 +83,7 @@ def _iscsi(source: dict[str, Any], path: str) -> list[FieldError]:
     if isinstance(initiator, str):
         if not initiator.startswith(("iqn", "eui", "naa")):
             errs.append(field_invalid(f"{path}.initiatorname", initiator, ISCSI_PREFIX_MSG))
-        if (msg := _iscsi_format(initiator)) is not None:
+        if (msg := iscsi_format_error(initiator)) is not None:
             errs.append(field_invalid(f"{path}.initiatorname", initiator, msg))
     return errs
 
@@ -216,4 +216,5 @@ LEGACY_SOURCES: dict[str, Callable[[dict[str, Any], str], list[FieldError]]] = {
     "cinder": _cinder, "quobyte": _quobyte, "flexVolume": _flex, "azureDisk": _azure_disk, "storageos": _storageos,
     "fc": _fc}
 
-__all__ = ["LEGACY_SOURCES", "iscsi_name_length", "split_host_port"]
+__all__ = ["ISCSI_FORMAT_MSG", "LEGACY_SOURCES", "LUN_MSG", "iscsi_format_error", "iscsi_name_length",
+           "split_host_port"]

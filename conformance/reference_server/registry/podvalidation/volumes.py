@@ -177,7 +177,7 @@ def _required(source: dict[str, Any], keys: tuple[str, ...], path: str) -> list[
     return [field_required(f"{path}.{k}") for k in keys if not source.get(k)]
 
 
-def _source_errors(key: str, source: dict[str, Any], path: str) -> list[FieldError]:
+def volume_source_errors(key: str, source: dict[str, Any], path: str) -> list[FieldError]:
     """The source's own `validate<Source>VolumeSource`."""
     if key == "emptyDir":
         limit = source.get("sizeLimit")
@@ -240,7 +240,7 @@ def _volume_source(vol: dict[str, Any], path: str, pod_name: str) -> list[FieldE
     name = vol.get("name")
 
     def check(key: str, source: dict[str, Any]) -> list[FieldError]:
-        errs = _source_errors(key, source, f"{path}.{_SOURCE_PATH.get(key, key)}")
+        errs = volume_source_errors(key, source, f"{path}.{_SOURCE_PATH.get(key, key)}")
         if key == "ephemeral" and pod_name and name:
             claim = f"{pod_name}-{name}"
             errs += [field_invalid(f"{path}.name", name, f"PVC name {_go_quote(claim)}: {m}")
