@@ -1,7 +1,9 @@
 """What the pod strategy changes in a pod before validating it, beyond defaults: `pkg/api/pod/util.go` 1.33's
 `dropDisabledDynamicResourceAllocationFields` (DynamicResourceAllocation is beta and off by default in 1.33, on
 only from 1.34: a pod's `resourceClaims` and each container's `resources.claims` are dropped unless the stored pod
-already has resourceClaims) and `pkg/registry/core/pod/strategy.go`'s `PrepareForCreate` steps
+already has resourceClaims) and `dropContainerStopSignals` (ContainerStopSignals is alpha, off: each container's
+`lifecycle.stopSignal`, and a lifecycle left empty, unless the stored pod has one), which pod templates get too
+(`DropDisabledTemplateFields`), and `pkg/registry/core/pod/strategy.go`'s `PrepareForCreate` steps
 `applySchedulingGatedCondition` (a gated pod is created with PodScheduled False, SchedulingGated) and
 `mutatePodAffinity` (MatchLabelKeysInPodAffinity, GA and locked on in 1.33: each pod (anti-)affinity term's
 matchLabelKeys and mismatchLabelKeys become `In`/`NotIn` requirements of its labelSelector with the pod's own
@@ -17,17 +19,39 @@ CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 
+def _containers(spec: dict[str, Any] | None) -> list[dict[str, Any]]:
+    return [c for kind in CONTAINER_KINDS for c in as_list(as_dict(spec).get(kind)) if isinstance(c, dict)]
+
+
 def drop_disabled_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> None:
-    """`dropDisabledDynamicResourceAllocationFields` (`DropDisabledPodFields` on create, update and the
-    ephemeralcontainers/resize subresources)."""
-    if old_spec is not None and as_list(old_spec.get("resourceClaims")):
-        return  # dynamicResourceAllocationInUse
-    spec.pop("resourceClaims", None)
-    for kind in CONTAINER_KINDS:
-        for c in as_list(spec.get(kind)):
-            resources = as_dict(c).get("resources")
-            if isinstance(resources, dict):
-                resources.pop("claims", None)
+    """`dropDisabledFields`' parts for 1.33's gates that are off (`DropDisabledPodFields` on create, update and the
+    ephemeralcontainers/resize subresources; `DropDisabledTemplateFields` for a template)."""
+    if not (old_spec is not None and as_list(old_spec.get("resourceClaims"))):  # dynamicResourceAllocationInUse
+        spec.pop("resourceClaims", None)
+        for c in _containers(spec):
+            if isinstance(c.get("resources"), dict):
+                c["resources"].pop("claims", None)
+    if not any(as_dict(c.get("lifecycle")).get("stopSignal") is not None for c in _containers(old_spec)):
+        for c in _containers(spec):
+            lifecycle = c.get("lifecycle")
+            if isinstance(lifecycle, dict) and lifecycle.get("stopSignal") is not None:
+                del lifecycle["stopSignal"]
+                if not any(v is not None for v in lifecycle.values()):
+                    del c["lifecycle"]
+
+
+def _at(obj: Any, path: tuple[str, ...]) -> dict[str, Any] | None:
+    for key in path:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj if isinstance(obj, dict) else None
+
+
+def drop_disabled_template_fields(obj: dict[str, Any], old: dict[str, Any] | None, path: tuple[str, ...]) -> None:
+    """`DropDisabledTemplateFields` of the pod template spec at `path` in a workload object (and its stored
+    self on update)."""
+    spec = _at(obj, path)
+    if spec is not None:
+        drop_disabled_fields(spec, _at(old, path) if old is not None else None)
 
 
 def _merge_label_keys(term: Any, labels: dict[str, Any]) -> None:
@@ -65,4 +89,5 @@ def scheduling_gated_condition(spec: dict[str, Any], now: str) -> list[dict[str,
              "reason": "SchedulingGated", "message": SCHEDULING_GATED_MESSAGE}]
 
 
-__all__ = ["drop_disabled_fields", "mutate_pod_affinity", "scheduling_gated_condition"]
+__all__ = ["drop_disabled_fields", "drop_disabled_template_fields", "mutate_pod_affinity",
+           "scheduling_gated_condition"]

@@ -228,3 +228,47 @@ def test_a_gated_pod_is_created_with_the_scheduling_gated_condition() -> None:
         "message": "Scheduling is blocked due to non-empty scheduling gates"}
     assert condition["lastTransitionTime"].endswith("Z")
     assert "conditions" not in created({"containers": [{"name": "c", "image": "nginx"}]})["status"]
+
+
+def test_stop_signals_are_dropped_while_container_stop_signals_is_off() -> None:
+    """`dropContainerStopSignals` (ContainerStopSignals alpha, off in 1.33): the field, and a lifecycle left
+    empty; kept when the stored pod uses it."""
+    spec = {"containers": [{"name": "c", "image": "nginx", "lifecycle": {"stopSignal": "SIGUSR1"}},
+                           {"name": "d", "image": "nginx", "lifecycle": {
+                               "stopSignal": "SIGTERM", "preStop": {"exec": {"command": ["x"]}}}}]}
+    pod = created(copy.deepcopy(spec))
+    assert "lifecycle" not in pod["spec"]["containers"][0]
+    assert pod["spec"]["containers"][1]["lifecycle"] == {"preStop": {"exec": {"command": ["x"]}}}
+    old = copy.deepcopy(pod)
+    old["spec"]["containers"][1]["lifecycle"]["stopSignal"] = "SIGTERM"
+    new = copy.deepcopy(old)
+    new["spec"]["containers"][0]["lifecycle"] = {"stopSignal": "SIGINT"}
+    strategy().prepare_for_update(new, old)
+    assert new["spec"]["containers"][0]["lifecycle"] == {"stopSignal": "SIGINT"}
+
+
+@pytest.mark.parametrize("group, plural, body", [
+    ("apps", "deployments", {"spec": {"selector": {"matchLabels": {"a": "b"}}, "template": "T"}}),
+    ("batch", "cronjobs", {"spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": "T"}}}}),
+    ("", "podtemplates", {"template": "T"}),
+])
+def test_templates_drop_them_too(group: str, plural: str, body: dict[str, Any]) -> None:
+    """`DropDisabledTemplateFields` in the workload strategies' PrepareForCreate/PrepareForUpdate."""
+    import json
+
+    from conformance.reference_server.registry import Registry
+    from conformance.reference_server.storage.memory import MemoryStore
+    template = {"metadata": {"labels": {"a": "b"}}, "spec": {
+        "restartPolicy": "OnFailure" if plural == "cronjobs" else "Always",
+        "containers": [{"name": "c", "image": "nginx", "resources": {"claims": [{"name": "gpu"}]},
+                        "lifecycle": {"stopSignal": "SIGUSR1"}}],
+        "resourceClaims": [{"name": "gpu", "resourceClaimName": "x"}]}}
+    body = json.loads(json.dumps(body).replace('"T"', json.dumps(template)))
+    registry = Registry(MemoryStore())
+    registry.namespaces.create({"metadata": {"name": "n"}})
+    store = registry.content(plural) if not group else registry.group(group, plural)
+    obj = {**body, "metadata": {"name": "w", "namespace": "n"}}
+    store.strategy.default(obj)
+    got = store.create(obj)
+    text = json.dumps(got)
+    assert "resourceClaims" not in text and "claims" not in text and "stopSignal" not in text
