@@ -1,7 +1,8 @@
 """What the pod strategy changes in a created pod (registry/podprepare.py), as a client reads it back over HTTP:
 `resourceClaims` dropped (DynamicResourceAllocation is off in 1.33), matchLabelKeys merged into the affinity
-selectors (MatchLabelKeysInPodAffinity, GA in 1.33), and a gated pod's SchedulingGated condition, which
-`kubectl get pods` shows as the pod's STATUS."""
+selectors (MatchLabelKeysInPodAffinity, GA in 1.33), a gated pod's SchedulingGated condition, which
+`kubectl get pods` shows as the pod's STATUS, and the AppArmor annotations synced with the fields (with
+upstream's deprecation warning)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,3 +38,19 @@ def test_a_created_pod_as_upstream_stores_it(http: requests.Session, url: str, n
     proc = run_kubectl(url, tmp_path, "get", "pods", "-n", ns, "--no-headers")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[:3] == ["p", "0/1", "SchedulingGated"]
+
+
+def test_apparmor_annotations_and_fields_over_http(http: requests.Session, url: str, namespaces: Any) -> None:
+    ns = namespaces.create("podaa")["metadata"]["name"]
+    key = "container.apparmor.security.beta.kubernetes.io/"
+    body = {"metadata": {"name": "p", "annotations": {f"{key}b": "localhost/prof"}}, "spec": {"containers": [
+        {"name": "a", "image": "nginx", "securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}}},
+        {"name": "b", "image": "nginx"}]}}
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json=body)
+    assert r.status_code == 201, r.text
+    assert r.headers["Warning"] == (f'299 - "metadata.annotations[{key}b]: deprecated since v1.30; use the '
+                                    '\\"appArmorProfile\\" field instead"')
+    got = r.json()
+    assert got["metadata"]["annotations"] == {f"{key}b": "localhost/prof", f"{key}a": "runtime/default"}
+    assert got["spec"]["containers"][1]["securityContext"]["appArmorProfile"] == {
+        "type": "Localhost", "localhostProfile": "prof"}

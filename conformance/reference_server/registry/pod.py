@@ -7,8 +7,8 @@ NoExecute for 300 s; `Priority`: priority 0 and `PreemptLowerPriority` without a
 without that plugin), `pkg/registry/core/pod/strategy.go`
 (`PrepareForCreate`: status is `{phase: Pending, qosClass}`, `metadata.generation` 1; `PrepareForUpdate`: status
 kept, `updatePodGeneration`: the generation moves when the spec does, ungated since 1.33 (KEP-5067, #130181);
-`CheckGracefulDelete`: `graceful_period`; the fields dropped for 1.33's gates, the SchedulingGated condition and
-the affinity terms' matchLabelKeys: registry/podprepare.py) and the
+`CheckGracefulDelete`: `graceful_period`; the fields dropped for 1.33's gates, the SchedulingGated condition, the
+affinity terms' matchLabelKeys and the AppArmor fields' and annotations' sync: registry/podprepare.py) and the
 pod-spec validation of `pkg/apis/core/validation/validation.go` (registry/podvalidation/); what an update may
 change is `ValidatePodUpdate` (pod_update.py).
 """
@@ -19,7 +19,8 @@ from typing import Any
 from ..apierrors import FieldError
 from . import meta as M, podspec_defaults
 from .pod_update import semantic, validate_pod_spec_update
-from .podprepare import drop_disabled_fields, mutate_pod_affinity, scheduling_gated_condition
+from .podprepare import (apply_apparmor_version_skew, drop_disabled_fields, mutate_pod_affinity,
+                         scheduling_gated_condition)
 from .podvalidation.podmeta import validate_pod_object
 from .strategy import PerThread, Strategy
 from .shapes import as_dict, as_list
@@ -132,6 +133,7 @@ class PodStrategy(Strategy):
         if conditions:
             obj["status"]["conditions"] = conditions
         mutate_pod_affinity(spec, obj["metadata"].get("labels"))
+        apply_apparmor_version_skew(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + validate_pod_object(obj, create=True)

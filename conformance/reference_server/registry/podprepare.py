@@ -4,7 +4,10 @@ only from 1.34: a pod's `resourceClaims` and each container's `resources.claims`
 already has resourceClaims) and `dropContainerStopSignals` (ContainerStopSignals is alpha, off: each container's
 `lifecycle.stopSignal`, and a lifecycle left empty, unless the stored pod has one), which pod templates get too
 (`DropDisabledTemplateFields`), and `pkg/registry/core/pod/strategy.go`'s `PrepareForCreate` steps
-`applySchedulingGatedCondition` (a gated pod is created with PodScheduled False, SchedulingGated) and
+`applySchedulingGatedCondition` (a gated pod is created with PodScheduled False, SchedulingGated),
+`applyAppArmorVersionSkew` (a Linux pod's containers' AppArmor profile fields and the deprecated per-container
+annotations are synced: a field, the container's or else the pod's, writes a missing annotation; an annotation
+without a container field sets that field unless the pod's profile is the same, with a deprecation warning) and
 `mutatePodAffinity` (MatchLabelKeysInPodAffinity, GA and locked on in 1.33: each pod (anti-)affinity term's
 matchLabelKeys and mismatchLabelKeys become `In`/`NotIn` requirements of its labelSelector with the pod's own
 label values; a term without a labelSelector matches nothing and is left alone).
@@ -13,8 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..warning import add_warning
+from .podvalidation.security import apparmor_profile, visit_containers
 from .shapes import as_dict, as_list
 
+APPARMOR_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
 CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
@@ -80,6 +86,65 @@ def mutate_pod_affinity(spec: dict[str, Any], labels: Any) -> None:
             _merge_label_keys(term, labels)
 
 
+def _apparmor_annotation(profile: dict[str, Any]) -> str:
+    """`appArmorAnnotationForField`."""
+    kind, local = profile.get("type"), profile.get("localhostProfile")
+    if kind == "Unconfined":
+        return "unconfined"
+    if kind == "RuntimeDefault":
+        return "runtime/default"
+    return f"localhost/{local}" if kind == "Localhost" and isinstance(local, str) else ""
+
+
+def _apparmor_field(annotation: Any) -> dict[str, Any] | None:
+    """`apparmorFieldForAnnotation`."""
+    if annotation == "unconfined":
+        return {"type": "Unconfined"}
+    if annotation == "runtime/default":
+        return {"type": "RuntimeDefault"}
+    if isinstance(annotation, str) and annotation.startswith("localhost/") and annotation != "localhost/":
+        return {"type": "Localhost", "localhostProfile": annotation.removeprefix("localhost/")}
+    return None
+
+
+def _same_profile(a: dict[str, Any], b: Any) -> bool:
+    """`Semantic.DeepEqual` of two AppArmor profiles."""
+    return isinstance(b, dict) and (a.get("type"), a.get("localhostProfile")) == \
+        (b.get("type"), b.get("localhostProfile"))
+
+
+def apply_apparmor_version_skew(pod: dict[str, Any]) -> None:
+    """`applyAppArmorVersionSkew` (PrepareForCreate only)."""
+    spec = as_dict(pod.get("spec"))
+    if as_dict(spec.get("os")).get("name") == "windows":
+        return
+    pod_profile = as_dict(spec.get("securityContext")).get("appArmorProfile")
+    meta = pod.setdefault("metadata", {})
+    annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    for c, _ in visit_containers(spec, "spec"):
+        key = APPARMOR_PREFIX + str(c.get("name") or "")
+        profile = as_dict(c.get("securityContext")).get("appArmorProfile")
+        if key not in annotations:
+            source = profile if isinstance(profile, dict) else pod_profile
+            written = _apparmor_annotation(source) if isinstance(source, dict) else ""
+            if written:
+                annotations[key] = written
+                meta["annotations"] = annotations
+        elif not isinstance(profile, dict):
+            field = _apparmor_field(annotations[key])
+            if field is not None and apparmor_profile(field, ""):
+                field = None  # skip copying an invalid value
+            warn = field is None
+            if field is not None and not _same_profile(field, pod_profile):
+                if not isinstance(c.get("securityContext"), dict):
+                    c["securityContext"] = {}
+                c["securityContext"]["appArmorProfile"] = field
+                warn = True
+            if warn:
+                add_warning(f'metadata.annotations[{key}]: deprecated since v1.30; use the "appArmorProfile" field '
+                            "instead")
+
+
 def scheduling_gated_condition(spec: dict[str, Any], now: str) -> list[dict[str, Any]]:
     """`applySchedulingGatedCondition`'s condition (`UpdatePodCondition` stamps the transition), for a pod
     created with scheduling gates; none otherwise."""
@@ -89,5 +154,5 @@ def scheduling_gated_condition(spec: dict[str, Any], now: str) -> list[dict[str,
              "reason": "SchedulingGated", "message": SCHEDULING_GATED_MESSAGE}]
 
 
-__all__ = ["drop_disabled_fields", "drop_disabled_template_fields", "mutate_pod_affinity",
-           "scheduling_gated_condition"]
+__all__ = ["apply_apparmor_version_skew", "drop_disabled_fields", "drop_disabled_template_fields",
+           "mutate_pod_affinity", "scheduling_gated_condition"]

@@ -272,3 +272,39 @@ def test_templates_drop_them_too(group: str, plural: str, body: dict[str, Any]) 
     got = store.create(obj)
     text = json.dumps(got)
     assert "resourceClaims" not in text and "claims" not in text and "stopSignal" not in text
+
+
+def test_apparmor_fields_and_annotations_are_synced_on_create() -> None:
+    """`applyAppArmorVersionSkew`: a field (the container's, else the pod's) writes the missing annotation; an
+    annotation without a container field sets it unless the pod-level profile is the same."""
+    from conformance.reference_server.warning import RECORDER
+
+    key = "container.apparmor.security.beta.kubernetes.io/"
+    pod = {"metadata": {"name": "p", "namespace": "n", "annotations": {
+        f"{key}b": "localhost/prof", f"{key}c": "runtime/default", f"{key}d": "bogus"}},
+        "spec": {"securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}},
+                 "initContainers": [{"name": "i", "image": "busybox"}],
+                 "containers": [{"name": "a", "image": "nginx",
+                                 "securityContext": {"appArmorProfile": {"type": "Unconfined"}}},
+                                {"name": "b", "image": "nginx"}, {"name": "c", "image": "nginx"},
+                                {"name": "d", "image": "nginx"}]}}
+    s = strategy()
+    s.default(pod)
+    token = RECORDER.set([])
+    try:
+        s.prepare_for_create(pod)
+        warnings = RECORDER.get()
+    finally:
+        RECORDER.reset(token)
+    assert pod["metadata"]["annotations"] == {
+        f"{key}b": "localhost/prof", f"{key}c": "runtime/default", f"{key}d": "bogus",
+        f"{key}i": "runtime/default", f"{key}a": "unconfined"}
+    containers = {c["name"]: c for c in pod["spec"]["containers"]}
+    assert containers["b"]["securityContext"] == {"appArmorProfile": {"type": "Localhost",
+                                                                      "localhostProfile": "prof"}}
+    assert "securityContext" not in containers["c"] and "securityContext" not in containers["d"]
+    assert warnings == [f'metadata.annotations[{key}{n}]: deprecated since v1.30; use the "appArmorProfile" field '
+                        "instead" for n in ("b", "d")]
+    windows = created({"os": {"name": "windows"}, "containers": [{"name": "a", "image": "nginx"}],
+                       "securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}}})
+    assert not windows["metadata"].get("annotations")
