@@ -5,6 +5,7 @@ selectors (MatchLabelKeysInPodAffinity, GA in 1.33), a gated pod's SchedulingGat
 upstream's deprecation warning)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +55,28 @@ def test_apparmor_annotations_and_fields_over_http(http: requests.Session, url: 
     assert got["metadata"]["annotations"] == {f"{key}b": "localhost/prof", f"{key}a": "runtime/default"}
     assert got["spec"]["containers"][1]["securityContext"]["appArmorProfile"] == {
         "type": "Localhost", "localhostProfile": "prof"}
+
+
+def test_a_pod_status_write_drops_the_fields_of_disabled_gates(http: requests.Session, url: str,
+                                                              namespaces: Any) -> None:
+    """`podStatusStrategy.PrepareForUpdate` ends with `DropDisabledPodFields` (1.33, #130618): the status fields
+    of DynamicResourceAllocation, ResourceHealthStatus and PodObservedGenerationTracking, all off in 1.33."""
+    ns = namespaces.create("podst")["metadata"]["name"]
+    pod = f"{url}/api/v1/namespaces/{ns}/pods/p"
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods",
+                  json={"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    assert r.status_code == 201, r.text
+    status = {"phase": "Pending", "observedGeneration": 1,
+              "conditions": [{"type": "Ready", "status": "False", "observedGeneration": 1}],
+              "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "x"}],
+              "containerStatuses": [{"name": "c", "image": "nginx", "imageID": "", "ready": False,
+                                     "restartCount": 0, "allocatedResourcesStatus": [
+                                         {"name": "claim:gpu", "resources": []}]}]}
+    r = http.patch(f"{pod}/status", data=json.dumps({"status": status}),
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    got = r.json()["status"]
+    assert "observedGeneration" not in got and "resourceClaimStatuses" not in got
+    assert "observedGeneration" not in got["conditions"][0]
+    assert "allocatedResourcesStatus" not in got["containerStatuses"][0]
+    assert got["qosClass"] == "BestEffort"

@@ -2,8 +2,10 @@
 `dropDisabledDynamicResourceAllocationFields` (DynamicResourceAllocation is beta and off by default in 1.33, on
 only from 1.34: a pod's `resourceClaims` and each container's `resources.claims` are dropped unless the stored pod
 already has resourceClaims) and `dropContainerStopSignals` (ContainerStopSignals is alpha, off: each container's
-`lifecycle.stopSignal`, and a lifecycle left empty, unless the stored pod has one), which pod templates get too
-(`DropDisabledTemplateFields`), and `pkg/registry/core/pod/strategy.go`'s `PrepareForCreate` steps
+`lifecycle.stopSignal`, and a lifecycle left empty, unless the stored pod has one), `dropDisabledPodLevelResources`
+(PodLevelResources alpha: the pod-level `resources`), `dropDisabledClusterTrustBundleProjection` (beta, off) and
+`dropImageVolumes` (ImageVolume off: image volumes and the mounts naming them), which pod templates get too
+(`DropDisabledTemplateFields`); the other gated fields `dropDisabledFields` knows are not dropped here; and `pkg/registry/core/pod/strategy.go`'s `PrepareForCreate` steps
 `applySchedulingGatedCondition` (a gated pod is created with PodScheduled False, SchedulingGated),
 `applyAppArmorVersionSkew` (a Linux pod's containers' AppArmor profile fields and the deprecated per-container
 annotations are synced: a field, the container's or else the pod's, writes a missing annotation; an annotation
@@ -29,6 +31,33 @@ def _containers(spec: dict[str, Any] | None) -> list[dict[str, Any]]:
     return [c for kind in CONTAINER_KINDS for c in as_list(as_dict(spec).get(kind)) if isinstance(c, dict)]
 
 
+def _projections(spec: dict[str, Any]) -> list[Any]:
+    return [s for v in as_list(spec.get("volumes"))
+            for s in as_list(as_dict(as_dict(v).get("projected")).get("sources"))]
+
+
+def _kept(items: list[Any], keep: Any) -> list[Any] | None:
+    """The items `keep` accepts, or None for none (Go's nil slice, absent from JSON)."""
+    return [i for i in items if keep(as_dict(i))] or None
+
+
+def _drop_image_volumes(spec: dict[str, Any]) -> None:
+    """`dropImageVolumes`: the image volumes go, and every container's mounts of them."""
+    volumes = as_list(spec.get("volumes"))
+    names = {as_dict(v).get("name") for v in volumes if isinstance(as_dict(v).get("image"), dict)}
+    if not names:
+        return
+    holders = [(spec, "volumes", lambda v: not isinstance(v.get("image"), dict))]
+    holders += [(c, "volumeMounts", lambda m: m.get("name") not in names) for c in _containers(spec)
+                if isinstance(c.get("volumeMounts"), list)]
+    for holder, key, keep in holders:
+        kept = _kept(as_list(holder.get(key)), keep)
+        if kept is None:
+            holder.pop(key, None)
+        else:
+            holder[key] = kept
+
+
 def drop_disabled_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> None:
     """`dropDisabledFields`' parts for 1.33's gates that are off (`DropDisabledPodFields` on create, update and the
     ephemeralcontainers/resize subresources; `DropDisabledTemplateFields` for a template)."""
@@ -37,6 +66,15 @@ def drop_disabled_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) 
         for c in _containers(spec):
             if isinstance(c.get("resources"), dict):
                 c["resources"].pop("claims", None)
+    old = as_dict(old_spec)
+    if not (as_dict(old.get("resources")).get("requests") or as_dict(old.get("resources")).get("limits")):
+        spec.pop("resources", None)  # podLevelResourcesInUse: requests or limits
+    if not any(isinstance(as_dict(s).get("clusterTrustBundle"), dict) for s in _projections(old)):
+        for source in _projections(spec):
+            if isinstance(source, dict):
+                source.pop("clusterTrustBundle", None)
+    if not any(isinstance(as_dict(v).get("image"), dict) for v in as_list(old.get("volumes"))):
+        _drop_image_volumes(spec)
     if not any(as_dict(c.get("lifecycle")).get("stopSignal") is not None for c in _containers(old_spec)):
         for c in _containers(spec):
             lifecycle = c.get("lifecycle")
@@ -44,6 +82,26 @@ def drop_disabled_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) 
                 del lifecycle["stopSignal"]
                 if not any(v is not None for v in lifecycle.values()):
                     del c["lifecycle"]
+
+
+def drop_disabled_status_fields(status: dict[str, Any], old_status: Any, old_spec: Any) -> None:
+    """`dropPodStatusDisabledFields` (called from the pods/status strategy too since 1.33, #130618):
+    `resourceClaimStatuses` (DynamicResourceAllocation off, unless the pod has resourceClaims), each container
+    status's `allocatedResourcesStatus` (ResourceHealthStatus alpha, off) and the `observedGeneration` of the
+    status and its conditions (PodObservedGenerationTracking alpha, off, unless the stored status has one)."""
+    if not as_list(as_dict(old_spec).get("resourceClaims")):
+        status.pop("resourceClaimStatuses", None)
+    for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        for cs in as_list(status.get(key)):
+            if isinstance(cs, dict):
+                cs.pop("allocatedResourcesStatus", None)
+    old = as_dict(old_status)
+    if not (old.get("observedGeneration") or any(as_dict(c).get("observedGeneration")
+                                                 for c in as_list(old.get("conditions")))):
+        status.pop("observedGeneration", None)
+        for condition in as_list(status.get("conditions")):
+            if isinstance(condition, dict):
+                condition.pop("observedGeneration", None)
 
 
 def _at(obj: Any, path: tuple[str, ...]) -> dict[str, Any] | None:
@@ -154,5 +212,6 @@ def scheduling_gated_condition(spec: dict[str, Any], now: str) -> list[dict[str,
              "reason": "SchedulingGated", "message": SCHEDULING_GATED_MESSAGE}]
 
 
-__all__ = ["apply_apparmor_version_skew", "drop_disabled_fields", "drop_disabled_template_fields",
+__all__ = ["apply_apparmor_version_skew", "drop_disabled_fields", "drop_disabled_status_fields",
+           "drop_disabled_template_fields",
            "mutate_pod_affinity", "scheduling_gated_condition"]

@@ -308,3 +308,24 @@ def test_apparmor_fields_and_annotations_are_synced_on_create() -> None:
     windows = created({"os": {"name": "windows"}, "containers": [{"name": "a", "image": "nginx"}],
                        "securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}}})
     assert not windows["metadata"].get("annotations")
+
+
+def test_pod_level_resources_trust_bundles_and_image_volumes_are_dropped() -> None:
+    """PodLevelResources (alpha), ClusterTrustBundleProjection (beta, off) and ImageVolume (off) in 1.33:
+    `dropDisabledPodLevelResources`, `dropDisabledClusterTrustBundleProjection`, `dropImageVolumes`."""
+    pod = created({"resources": {"limits": {"cpu": "1"}},
+                   "volumes": [{"name": "img", "image": {"reference": "busybox"}},
+                               {"name": "ctb", "projected": {"sources": [
+                                   {"clusterTrustBundle": {"signerName": "example.com/s", "path": "b.pem"}},
+                                   {"configMap": {"name": "cm"}}]}}],
+                   "containers": [{"name": "c", "image": "nginx",
+                                   "volumeMounts": [{"name": "img", "mountPath": "/img"}]},
+                                  {"name": "d", "image": "nginx", "volumeMounts": [
+                                      {"name": "img", "mountPath": "/img"}, {"name": "ctb", "mountPath": "/ctb"}]}]})
+    spec = pod["spec"]
+    assert "resources" not in spec
+    assert [v["name"] for v in spec["volumes"]] == ["ctb"]
+    assert spec["volumes"][0]["projected"]["sources"] == [{}, {"configMap": {"name": "cm"}}]
+    assert "volumeMounts" not in spec["containers"][0]
+    assert spec["containers"][1]["volumeMounts"] == [{"name": "ctb", "mountPath": "/ctb"}]
+    assert strategy().validate(pod) == []
