@@ -19,11 +19,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..warning import add_warning
-from .podvalidation.security import apparmor_profile, visit_containers
+from .podvalidation.security import apparmor_profile
 from .shapes import as_dict, as_list
 
 APPARMOR_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
-CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
+CONTAINER_KINDS = ("initContainers", "containers", "ephemeralContainers")  # VisitContainers' order
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 
@@ -58,27 +58,40 @@ def _drop_image_volumes(spec: dict[str, Any]) -> None:
             holder[key] = kept
 
 
+def _stop_signals_in_use(spec: dict[str, Any] | None) -> bool:
+    return any(as_dict(c.get("lifecycle")).get("stopSignal") is not None for c in _containers(spec))
+
+
 def drop_disabled_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> None:
     """`dropDisabledFields`' parts for 1.33's gates that are off (`DropDisabledPodFields` on create, update and the
-    ephemeralcontainers/resize subresources; `DropDisabledTemplateFields` for a template)."""
-    if not (old_spec is not None and as_list(old_spec.get("resourceClaims"))):  # dynamicResourceAllocationInUse
-        spec.pop("resourceClaims", None)
-        for c in _containers(spec):
-            if isinstance(c.get("resources"), dict):
-                c["resources"].pop("claims", None)
+    ephemeralcontainers/resize subresources; `DropDisabledTemplateFields` for a template), in one walk of the
+    containers: the pod create path pays only for the fields present."""
     old = as_dict(old_spec)
-    if not (as_dict(old.get("resources")).get("requests") or as_dict(old.get("resources")).get("limits")):
-        spec.pop("resources", None)  # podLevelResourcesInUse: requests or limits
-    if not any(isinstance(as_dict(s).get("clusterTrustBundle"), dict) for s in _projections(old)):
-        for source in _projections(spec):
-            if isinstance(source, dict):
-                source.pop("clusterTrustBundle", None)
-    if not any(isinstance(as_dict(v).get("image"), dict) for v in as_list(old.get("volumes"))):
-        _drop_image_volumes(spec)
-    if not any(as_dict(c.get("lifecycle")).get("stopSignal") is not None for c in _containers(old_spec)):
-        for c in _containers(spec):
-            lifecycle = c.get("lifecycle")
-            if isinstance(lifecycle, dict) and lifecycle.get("stopSignal") is not None:
+    claims_off = not as_list(old.get("resourceClaims"))  # dynamicResourceAllocationInUse
+    if claims_off:
+        spec.pop("resourceClaims", None)
+    if "resources" in spec:
+        old_resources = as_dict(old.get("resources"))
+        if not (old_resources.get("requests") or old_resources.get("limits")):  # podLevelResourcesInUse
+            del spec["resources"]
+    volumes = spec.get("volumes")
+    if isinstance(volumes, list) and volumes:
+        if not any(isinstance(as_dict(s).get("clusterTrustBundle"), dict) for s in _projections(old)):
+            for source in _projections(spec):
+                if isinstance(source, dict):
+                    source.pop("clusterTrustBundle", None)
+        if not any(isinstance(as_dict(v).get("image"), dict) for v in as_list(old.get("volumes"))):
+            _drop_image_volumes(spec)
+    stops_in_use: bool | None = None
+    for c in _containers(spec):
+        resources = c.get("resources")
+        if claims_off and isinstance(resources, dict) and "claims" in resources:
+            del resources["claims"]
+        lifecycle = c.get("lifecycle")
+        if isinstance(lifecycle, dict) and lifecycle.get("stopSignal") is not None:
+            if stops_in_use is None:
+                stops_in_use = _stop_signals_in_use(old_spec)
+            if not stops_in_use:
                 del lifecycle["stopSignal"]
                 if not any(v is not None for v in lifecycle.values()):
                     del c["lifecycle"]
@@ -172,14 +185,17 @@ def _same_profile(a: dict[str, Any], b: Any) -> bool:
 
 
 def apply_apparmor_version_skew(pod: dict[str, Any]) -> None:
-    """`applyAppArmorVersionSkew` (PrepareForCreate only)."""
+    """`applyAppArmorVersionSkew` (PrepareForCreate only): init containers, containers, then ephemeral ones."""
     spec = as_dict(pod.get("spec"))
     if as_dict(spec.get("os")).get("name") == "windows":
         return
     pod_profile = as_dict(spec.get("securityContext")).get("appArmorProfile")
     meta = pod.setdefault("metadata", {})
     annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
-    for c, _ in visit_containers(spec, "spec"):
+    if not isinstance(pod_profile, dict) and not any(k.startswith(APPARMOR_PREFIX) for k in annotations) and \
+            not any(isinstance(c.get("securityContext"), dict) for c in _containers(spec)):
+        return  # nothing to sync (the common pod)
+    for c in _containers(spec):
         key = APPARMOR_PREFIX + str(c.get("name") or "")
         profile = as_dict(c.get("securityContext")).get("appArmorProfile")
         if key not in annotations:
