@@ -15,8 +15,7 @@ from typing import Any
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_dns1123_subdomain
-from ..podvalidation.fields import integer
-from ..podvalidation.legacyvolumes import ISCSI_FORMAT_MSG, LUN_MSG, iscsi_format_error
+from ..podvalidation.legacyvolumes import iscsi_errors, text
 from ..podvalidation.volumes import path_no_backsteps, volume_source_errors
 from .storage import csi_driver_name_errors
 
@@ -57,53 +56,17 @@ def _csi(csi: dict[str, Any], path: str) -> list[FieldError]:
     return errs
 
 
-def _text(source: dict[str, Any], key: str) -> str:
-    value = source.get(key)
-    return value if isinstance(value, str) else ""
-
-
 def _secret_ref(source: dict[str, Any], path: str) -> list[FieldError]:
     """A `SecretReference`'s name and namespace, each required when the reference is set."""
     ref = source.get("secretRef")
     if not isinstance(ref, dict):
         return []
-    return [field_required(f"{path}.secretRef.{k}") for k in ("name", "namespace") if not _text(ref, k)]
-
-
-def _iscsi(source: dict[str, Any], path: str) -> list[FieldError]:
-    """`validateISCSIPersistentVolumeSource` with the inline spec's empty PV name."""
-    portal = _text(source, "targetPortal")
-    errs = [] if portal else [field_required(f"{path}.targetPortal")]
-    if isinstance(source.get("initiatorName"), str) and len(":" + portal) > 64:
-        errs.append(field_invalid(f"{path}.targetportal", portal, "Total length of <volume name>:<iscsi.targetPortal> "
-                                                                  "must be under 64 characters if iscsi.initiatorName "
-                                                                  "is specified."))
-    iqn = _text(source, "iqn")
-    if not iqn:
-        errs.append(field_required(f"{path}.iqn"))
-    elif not iqn.startswith(("iqn", "eui", "naa")) or iscsi_format_error(iqn) is not None:
-        errs.append(field_invalid(f"{path}.iqn", iqn, ISCSI_FORMAT_MSG))
-    lun = integer(source.get("lun")) or 0
-    if not 0 <= lun <= 255:
-        errs.append(field_invalid(f"{path}.lun", lun, LUN_MSG))
-    if (source.get("chapAuthDiscovery") is True or source.get("chapAuthSession") is True) and \
-            source.get("secretRef") is None:
-        errs.append(field_required(f"{path}.secretRef"))
-    ref = source.get("secretRef")
-    if isinstance(ref, dict) and not _text(ref, "name"):
-        errs.append(field_required(f"{path}.secretRef.name"))
-    initiator = source.get("initiatorName")
-    if isinstance(initiator, str):
-        if not initiator.startswith(("iqn", "eui", "naa")):
-            errs.append(field_invalid(f"{path}.initiatorname", initiator, ISCSI_FORMAT_MSG))
-        if iscsi_format_error(initiator) is not None:
-            errs.append(field_invalid(f"{path}.initiatorname", initiator, ISCSI_FORMAT_MSG))
-    return errs
+    return [field_required(f"{path}.secretRef.{k}") for k in ("name", "namespace") if not text(ref, k)]
 
 
 def _glusterfs(source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateGlusterfsPersistentVolumeSource`."""
-    errs = [field_required(f"{path}.{k}") for k in ("endpoints", "path") if not _text(source, k)]
+    errs = [field_required(f"{path}.{k}") for k in ("endpoints", "path") if not text(source, k)]
     namespace = source.get("endpointsNamespace")
     if isinstance(namespace, str):
         if not namespace:
@@ -120,13 +83,13 @@ def _pv_source_errors(key: str, source: dict[str, Any], path: str) -> list[Field
     if key == "csi":
         return _csi(source, path)
     if key == "iscsi":
-        return _iscsi(source, path)
+        return iscsi_errors(source, path, persistent=True)
     if key == "glusterfs":
         return _glusterfs(source, path)
     if key == "cinder":
-        return ([] if _text(source, "volumeID") else [field_required(f"{path}.volumeID")]) + _secret_ref(source, path)
+        return ([] if text(source, "volumeID") else [field_required(f"{path}.volumeID")]) + _secret_ref(source, path)
     if key == "azureFile":
-        errs = [field_required(f"{path}.{k}") for k in ("secretName", "shareName") if not _text(source, k)]
+        errs = [field_required(f"{path}.{k}") for k in ("secretName", "shareName") if not text(source, k)]
         if source.get("secretNamespace") == "":
             errs.append(field_required(f"{path}.secretNamespace"))
         return errs
@@ -134,7 +97,7 @@ def _pv_source_errors(key: str, source: dict[str, Any], path: str) -> list[Field
         errs = volume_source_errors(key, {**source, "secretRef": None}, path)
         return errs + _secret_ref(source, path)
     if key == "local":
-        local = _text(source, "path")
+        local = text(source, "path")
         errs = path_no_backsteps(local, f"{path}.path") if local else [field_required(f"{path}.path")]
         return errs + [field_required(path.rsplit(".", 1)[0] + ".nodeAffinity", "Local volume requires node affinity")]
     return volume_source_errors(key, source, path)

@@ -23,6 +23,8 @@ PD_PARTITION_MSG = "must be between 1 and 255, inclusive"  # InclusiveRangeError
 LUN_MSG = "must be between 0 and 255, inclusive"
 ISCSI_PREFIX_MSG = "must be valid format starting with iqn, eui, or naa"
 ISCSI_FORMAT_MSG = "must be valid format"
+ISCSI_LENGTH_MSG = ("Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if "
+                    "iscsi.initiatorName is specified.")
 QUOBYTE_REGISTRY_MSG = "must be a host:port pair or multiple pairs separated by commas"
 AZURE_CACHING_MODES = ("None", "ReadOnly", "ReadWrite")  # sets.List: sorted
 AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
@@ -35,7 +37,8 @@ _ISCSI_FORMATS = (("iqn", re.compile(r"iqn\.\d{4}-\d{2}\.([A-Za-z0-9\-.]+)(:[^,;
                   ("naa", re.compile(r"^naa.[A-Za-z0-9]{32}\Z", re.ASCII)))
 
 
-def _text(source: dict[str, Any], key: str) -> str:
+def text(source: dict[str, Any], key: str) -> str:
+    """A string field's value ("" when unset or not a string, as Go's zero value)."""
     value = source.get(key)
     return value if isinstance(value, str) else ""
 
@@ -47,12 +50,12 @@ def _partition(source: dict[str, Any], path: str) -> list[FieldError]:
 
 def _gce_pd(source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateGCEPersistentDiskVolumeSource`."""
-    return ([] if _text(source, "pdName") else [field_required(f"{path}.pdName")]) + _partition(source, path)
+    return ([] if text(source, "pdName") else [field_required(f"{path}.pdName")]) + _partition(source, path)
 
 
 def _aws_ebs(source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateAWSElasticBlockStoreVolumeSource`."""
-    return ([] if _text(source, "volumeID") else [field_required(f"{path}.volumeID")]) + _partition(source, path)
+    return ([] if text(source, "volumeID") else [field_required(f"{path}.volumeID")]) + _partition(source, path)
 
 
 def iscsi_format_error(value: str) -> str | None:
@@ -63,14 +66,20 @@ def iscsi_format_error(value: str) -> str | None:
     return None
 
 
-def _iscsi(source: dict[str, Any], path: str) -> list[FieldError]:
-    """`validateISCSIVolumeSource`."""
-    errs = [] if _text(source, "targetPortal") else [field_required(f"{path}.targetPortal")]
-    iqn = _text(source, "iqn")
+def iscsi_errors(source: dict[str, Any], path: str, *, persistent: bool = False) -> list[FieldError]:
+    """`validateISCSIVolumeSource`, or with `persistent` `validateISCSIPersistentVolumeSource` for an unnamed
+    (inline) persistent volume: its length check at `targetportal`, "must be valid format" for a bad prefix
+    too, and a set secretRef's name required."""
+    portal = text(source, "targetPortal")
+    errs = [] if portal else [field_required(f"{path}.targetPortal")]
+    if persistent and isinstance(source.get("initiatorName"), str) and len(":" + portal) > 64:
+        errs.append(field_invalid(f"{path}.targetportal", portal, ISCSI_LENGTH_MSG))
+    prefix_msg = ISCSI_FORMAT_MSG if persistent else ISCSI_PREFIX_MSG
+    iqn = text(source, "iqn")
     if not iqn:
         errs.append(field_required(f"{path}.iqn"))
     elif not iqn.startswith(("iqn", "eui", "naa")):
-        errs.append(field_invalid(f"{path}.iqn", iqn, ISCSI_PREFIX_MSG))
+        errs.append(field_invalid(f"{path}.iqn", iqn, prefix_msg))
     elif (msg := iscsi_format_error(iqn)) is not None:
         errs.append(field_invalid(f"{path}.iqn", iqn, msg))
     lun = integer(source.get("lun")) or 0
@@ -79,10 +88,12 @@ def _iscsi(source: dict[str, Any], path: str) -> list[FieldError]:
     if (source.get("chapAuthDiscovery") is True or source.get("chapAuthSession") is True) and \
             source.get("secretRef") is None:
         errs.append(field_required(f"{path}.secretRef"))
+    if persistent and isinstance(source.get("secretRef"), dict) and not text(source["secretRef"], "name"):
+        errs.append(field_required(f"{path}.secretRef.name"))
     initiator = source.get("initiatorName")
     if isinstance(initiator, str):
         if not initiator.startswith(("iqn", "eui", "naa")):
-            errs.append(field_invalid(f"{path}.initiatorname", initiator, ISCSI_PREFIX_MSG))
+            errs.append(field_invalid(f"{path}.initiatorname", initiator, prefix_msg))
         if (msg := iscsi_format_error(initiator)) is not None:
             errs.append(field_invalid(f"{path}.initiatorname", initiator, msg))
     return errs
@@ -90,15 +101,14 @@ def _iscsi(source: dict[str, Any], path: str) -> list[FieldError]:
 
 def iscsi_name_length(vol_name: str, source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateVolumeSource`'s check of an iscsi volume with an initiator name, at the volume's `name`."""
-    if isinstance(source.get("initiatorName"), str) and len(f"{vol_name}:{_text(source, 'targetPortal')}") > 64:
-        return [field_invalid(f"{path}.name", vol_name, "Total length of <volume name>:<iscsi.targetPortal> must be "
-                                                       "under 64 characters if iscsi.initiatorName is specified.")]
+    if isinstance(source.get("initiatorName"), str) and len(f"{vol_name}:{text(source, 'targetPortal')}") > 64:
+        return [field_invalid(f"{path}.name", vol_name, ISCSI_LENGTH_MSG)]
     return []
 
 
 def _flocker(source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateFlockerVolumeSource`."""
-    name, uuid = _text(source, "datasetName"), _text(source, "datasetUUID")
+    name, uuid = text(source, "datasetName"), text(source, "datasetUUID")
     errs: list[FieldError] = []
     if not name and not uuid:
         errs.append(field_required(path, "one of datasetName and datasetUUID is required"))
@@ -111,12 +121,12 @@ def _flocker(source: dict[str, Any], path: str) -> list[FieldError]:
 
 def _secret_ref_name(source: dict[str, Any], path: str) -> list[FieldError]:
     ref = source.get("secretRef")
-    return [field_required(f"{path}.secretRef.name")] if isinstance(ref, dict) and not _text(ref, "name") else []
+    return [field_required(f"{path}.secretRef.name")] if isinstance(ref, dict) and not text(ref, "name") else []
 
 
 def _cinder(source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateCinderVolumeSource`."""
-    return ([] if _text(source, "volumeID") else [field_required(f"{path}.volumeID")]) + \
+    return ([] if text(source, "volumeID") else [field_required(f"{path}.volumeID")]) + \
         _secret_ref_name(source, path)
 
 
@@ -139,23 +149,23 @@ def split_host_port(hostport: str) -> bool:
 
 def _quobyte(source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateQuobyteVolumeSource`."""
-    registry = _text(source, "registry")
+    registry = text(source, "registry")
     errs: list[FieldError] = []
     if not registry:
         errs.append(field_required(f"{path}.registry", QUOBYTE_REGISTRY_MSG))
-    elif len(_text(source, "tenant")) >= 65:
+    elif len(text(source, "tenant")) >= 65:
         errs.append(field_required(f"{path}.tenant", "must be a UUID and may not exceed a length of 64 characters"))
     else:
         errs += [field_invalid(f"{path}.registry", registry, QUOBYTE_REGISTRY_MSG)
                  for pair in registry.split(",") if not split_host_port(pair)]
-    if not _text(source, "volume"):
+    if not text(source, "volume"):
         errs.append(field_required(f"{path}.volume"))
     return errs
 
 
 def _flex(source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateFlexVolumeSource`: user options may not use the kubernetes.io or k8s.io namespaces."""
-    errs = [] if _text(source, "driver") else [field_required(f"{path}.driver")]
+    errs = [] if text(source, "driver") else [field_required(f"{path}.driver")]
     for key in as_dict(source.get("options")):
         namespace = key.split("/", 1)[0] if "/" in key else key
         normalized = "." + namespace.lower()
@@ -167,8 +177,8 @@ def _flex(source: dict[str, Any], path: str) -> list[FieldError]:
 
 def _azure_disk(source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateAzureDisk` (the kind and caching mode are defaulted: Shared, ReadWrite)."""
-    errs = [] if _text(source, "diskName") else [field_required(f"{path}.diskName")]
-    uri = _text(source, "diskURI")
+    errs = [] if text(source, "diskName") else [field_required(f"{path}.diskName")]
+    uri = text(source, "diskURI")
     if not uri:
         errs.append(field_required(f"{path}.diskURI"))
     caching, kind = source.get("cachingMode"), source.get("kind")
@@ -185,7 +195,7 @@ def _azure_disk(source: dict[str, Any], path: str) -> list[FieldError]:
 
 def _storageos(source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateStorageOSVolumeSource`."""
-    name, namespace = _text(source, "volumeName"), _text(source, "volumeNamespace")
+    name, namespace = text(source, "volumeName"), text(source, "volumeNamespace")
     errs = [field_invalid(f"{path}.volumeName", name, m) for m in is_dns1123_label(name)] if name \
         else [field_required(f"{path}.volumeName")]
     if namespace:
@@ -212,9 +222,8 @@ def _fc(source: dict[str, Any], path: str) -> list[FieldError]:
 
 
 LEGACY_SOURCES: dict[str, Callable[[dict[str, Any], str], list[FieldError]]] = {
-    "gcePersistentDisk": _gce_pd, "awsElasticBlockStore": _aws_ebs, "iscsi": _iscsi, "flocker": _flocker,
+    "gcePersistentDisk": _gce_pd, "awsElasticBlockStore": _aws_ebs, "iscsi": iscsi_errors, "flocker": _flocker,
     "cinder": _cinder, "quobyte": _quobyte, "flexVolume": _flex, "azureDisk": _azure_disk, "storageos": _storageos,
     "fc": _fc}
 
-__all__ = ["ISCSI_FORMAT_MSG", "LEGACY_SOURCES", "LUN_MSG", "iscsi_format_error", "iscsi_name_length",
-           "split_host_port"]
+__all__ = ["LEGACY_SOURCES", "iscsi_errors", "iscsi_name_length", "split_host_port", "text"]
