@@ -75,6 +75,12 @@ def test_ephemeral_containers_validation(http: requests.Session, pod: str) -> No
              "alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  "
              "or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), "
              f'{path}[0].image: Invalid value: " busybox": must not have leading or trailing whitespace]')
+    # the common container rules (`validateContainerCommon`), which the pod spec path applies to them too
+    _invalid(_ephemeral(http, pod, {**DEBUG, "volumeMounts": [{"name": "nope", "mountPath": "/x"}]}),
+             f'{path}[0].volumeMounts[0].name: Not found: "nope"')
+    _invalid(_ephemeral(http, pod, {**DEBUG, "terminationMessagePolicy": "Never"}),
+             f'{path}[0].terminationMessagePolicy: Unsupported value: "Never": supported values: "File", '
+             '"FallbackToLogsOnError"')
     assert _ephemeral(http, pod, DEBUG).status_code == 200
     r = http.patch(f"{pod}/ephemeralcontainers", headers=MERGE, data=json.dumps({"spec": {"ephemeralContainers": []}}))
     _invalid(r, f'{path}: Forbidden: existing ephemeral containers "dbg" may not be removed\n')

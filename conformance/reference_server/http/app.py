@@ -251,7 +251,8 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
             raise E.unauthorized()
 
 
-_WARNED = frozenset({"PUT", "PATCH"})  # the writes whose validation may add warnings (ratcheted CRD rules)
+_WARNED = frozenset({"POST", "PUT", "PATCH"})  # the writes whose lower layers may add warnings (ratcheted CRD
+# rules; a created pod's AppArmor annotations)
 
 
 def _errors(ctx: ServerContext, check_token: bool = False):

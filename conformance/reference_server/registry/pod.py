@@ -7,7 +7,8 @@ NoExecute for 300 s; `Priority`: priority 0 and `PreemptLowerPriority` without a
 without that plugin), `pkg/registry/core/pod/strategy.go`
 (`PrepareForCreate`: status is `{phase: Pending, qosClass}`, `metadata.generation` 1; `PrepareForUpdate`: status
 kept, `updatePodGeneration`: the generation moves when the spec does, ungated since 1.33 (KEP-5067, #130181);
-`CheckGracefulDelete`: `graceful_period`) and the
+`CheckGracefulDelete`: `graceful_period`; the fields dropped for 1.33's gates, the SchedulingGated condition, the
+affinity terms' matchLabelKeys and the AppArmor fields' and annotations' sync: registry/podprepare.py) and the
 pod-spec validation of `pkg/apis/core/validation/validation.go` (registry/podvalidation/); what an update may
 change is `ValidatePodUpdate` (pod_update.py).
 """
@@ -16,8 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..apierrors import FieldError
-from . import podspec_defaults
+from . import meta as M, podspec_defaults
 from .pod_update import semantic, validate_pod_spec_update
+from .podprepare import (apply_apparmor_version_skew, drop_disabled_fields, mutate_pod_affinity,
+                         scheduling_gated_condition)
 from .podvalidation.podmeta import validate_pod_object
 from .strategy import PerThread, Strategy
 from .shapes import as_dict, as_list
@@ -55,7 +58,7 @@ def default_pod_spec(spec: dict[str, Any]) -> None:
     if not isinstance(spec.get("securityContext"), dict):
         spec["securityContext"] = {}
     spec.setdefault("schedulerName", "default-scheduler")
-    for key in ("initContainers", "containers"):
+    for key in ("initContainers", "containers", "ephemeralContainers"):  # SetDefaults_EphemeralContainer too
         for c in as_list(spec.get(key)):
             _default_container(c)
     podspec_defaults.nested(spec)
@@ -125,6 +128,12 @@ class PodStrategy(Strategy):
                                     "tolerationSeconds": DEFAULT_TOLERATION_SECONDS})
         spec["tolerations"] = tolerations
         obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
+        drop_disabled_fields(spec, None)
+        conditions = scheduling_gated_condition(spec, M.now())
+        if conditions:
+            obj["status"]["conditions"] = conditions
+        mutate_pod_affinity(spec, obj["metadata"].get("labels"))
+        apply_apparmor_version_skew(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + validate_pod_object(obj, create=True)
@@ -136,6 +145,7 @@ class PodStrategy(Strategy):
             default_pod_spec(spec)
             pod_only_defaults(spec)
             spec.setdefault("enableServiceLinks", True)
+            drop_disabled_fields(spec, ospec)
             for key in ("priority", "priorityClassName", "preemptionPolicy"):  # the Priority plugin on update
                 spec.pop(key, None)
                 if key in ospec:

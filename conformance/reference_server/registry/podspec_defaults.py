@@ -135,11 +135,11 @@ def volume(v: Any) -> None:
 
 
 def nested(spec: dict[str, Any]) -> None:
-    """Every nested default of a pod spec: volumes, containers' and init containers', overhead and the pod's
-    own resources."""
+    """Every nested default of a pod spec: volumes, each kind of container's, overhead and the pod's own
+    resources."""
     for v in as_list(spec.get("volumes")):
         volume(v)
-    for key in ("initContainers", "containers"):
+    for key in ("initContainers", "containers", "ephemeralContainers"):
         for c in as_list(spec.get(key)):
             if isinstance(c, dict):
                 container(c)

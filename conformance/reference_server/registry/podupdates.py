@@ -2,11 +2,11 @@
 
 Follows `pkg/registry/core/pod/strategy.go` (`podEphemeralContainersStrategy`: `dropNonEphemeralContainerUpdates`;
 `podResizeStrategy`: `dropNonResizeUpdates`, `dropNonResizeUpdatesForContainers`; both `ResetObjectMetaForStatus`,
-then `updatePodGeneration`, registry/pod.py's),
+then `DropDisabledPodFields`, registry/podprepare.py's, and `updatePodGeneration`, registry/pod.py's),
 `pkg/registry/core/pod/storage/storage.go` (`EphemeralContainersREST`, `ResizeREST`: get, update, patch of the
-whole Pod) and `pkg/apis/core/validation/validation.go` 1.33: `ValidatePodEphemeralContainersUpdate` with
-`validateEphemeralContainers` (names unique across every container, `targetContainerName` a regular or init
-container, `allowedEphemeralContainerFields`, no `subPath`/`subPathExpr`), and `ValidatePodResize` (static and
+whole Pod) and `pkg/apis/core/validation/validation.go` 1.33: `ValidatePodEphemeralContainersUpdate` (the pod's
+annotation and spec rules, `validateEphemeralContainers` among them, then which ephemeral containers changed), and
+`ValidatePodResize` (static and
 Windows pods refused, the QoS class may not change, containers may not be added or removed, only cpu and memory
 requests and limits may change; a pod with no running container, as every pod here, counts as on a node that
 supports resize, `isPodResizeRequestSupported`). The pod spec's own validation is registry/podvalidation's
@@ -19,18 +19,14 @@ from typing import Any
 from .. import apierrors as E
 from ..storage.clone import clone
 from .pod import PodStrategy, _default_container, qos_class
-from .podvalidation import validate_pod as validate_pod_spec
+from .podvalidation import validate_pod as validate_pod_spec, validate_pod_object
 from .pod_update import semantic, spec_diff
+from .podprepare import drop_disabled_fields
 from .shapes import as_list
-from .validation import is_dns1123_label
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 _RESET_META = ("deletionTimestamp", "generation", "selfLink", "labels", "annotations", "finalizers",
                "ownerReferences")  # metav1.ResetObjectMetaForStatus
-# EphemeralContainerCommon's fields an ephemeral container may not set, in the struct's order
-_NOT_ALLOWED = ("ports", "resources", "resizePolicy", "restartPolicy", "livenessProbe", "readinessProbe",
-                "startupProbe", "lifecycle")
-_NOT_ALLOWED_MSG = "cannot be set for an Ephemeral Container"
 _RESIZABLE = ("cpu", "memory")
 
 
@@ -73,12 +69,13 @@ class EphemeralContainersStrategy(PodStrategy):
             for c in as_list(ephemeral):
                 _default_container(c)  # SetObjectDefaults_Pod defaults ephemeral containers as the others
             kept["ephemeralContainers"] = ephemeral
+        drop_disabled_fields(kept, old.get("spec") if isinstance(old.get("spec"), dict) else {})
         _keep_old(new, old, kept)
         self.update_generation(new, old)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         errs = super(PodStrategy, self).validate_update(new, old)  # ValidateObjectMetaUpdate
-        errs += validate_pod_spec(new.get("spec"), "spec") + validate_ephemeral_containers(new.get("spec") or {})
+        errs += validate_pod_object(new, create=False)  # validatePodMetadataAndSpec
         if _static(old):
             return [E.field_forbidden("", "static pods do not support ephemeral containers")]
         current = {c.get("name"): c for c in _named((new.get("spec") or {}).get("ephemeralContainers"))}
@@ -91,40 +88,6 @@ class EphemeralContainersStrategy(PodStrategy):
                 errs.append(E.field_forbidden(f"{path}[{name}]", f'existing ephemeral containers "{name}" may not '
                                               f"be changed\n{spec_diff(o, current[name])}"))
         return errs
-
-
-def validate_ephemeral_containers(spec: dict[str, Any]) -> list[E.FieldError]:
-    """`validateEphemeralContainers`' own rules (the common container rules are `validate_pod_spec`'s)."""
-    others = {c.get("name") for k in ("containers", "initContainers") for c in _named(spec.get(k))}
-    seen = set(others)
-    errs: list[E.FieldError] = []
-    for i, ec in enumerate(_named(spec.get("ephemeralContainers"))):
-        path = f"spec.ephemeralContainers[{i}]"
-        name = ec.get("name")
-        if not name:
-            errs.append(E.field_required(f"{path}.name"))
-        elif isinstance(name, str):
-            errs += [E.field_invalid(f"{path}.name", name, m) for m in is_dns1123_label(name)]
-        image = ec.get("image")
-        if not image:
-            errs.append(E.field_required(f"{path}.image"))
-        elif isinstance(image, str) and image.strip() != image:  # validateContainerOnlyForPod
-            errs.append(E.field_invalid(f"{path}.image", image, "must not have leading or trailing whitespace"))
-        if name and name in seen:
-            errs.append(E.FieldError("FieldValueDuplicate", f"{path}.name", f"Duplicate value: {E._go_quote(name)}"))
-        seen.add(name)
-        target = ec.get("targetContainerName")
-        if target and target not in others:
-            errs.append(E.FieldError("FieldValueNotFound", f"{path}.targetContainerName",
-                                     f"Not found: {E._go_quote(target)}"))
-        for key in _NOT_ALLOWED:
-            if semantic(ec.get(key)) not in (None, {}, []):
-                errs.append(E.field_forbidden(f"{path}.{key}", _NOT_ALLOWED_MSG))
-        for j, vm in enumerate(_named(ec.get("volumeMounts"))):
-            for key in ("subPath", "subPathExpr"):
-                if vm.get(key):
-                    errs.append(E.field_forbidden(f"{path}.volumeMounts[{j}].{key}", _NOT_ALLOWED_MSG))
-    return errs
 
 
 class ResizeStrategy(PodStrategy):
@@ -146,6 +109,7 @@ class ResizeStrategy(PodStrategy):
                 kept[key] = merged
             elif key in spec:
                 kept[key] = spec[key]
+        drop_disabled_fields(kept, ospec)
         _keep_old(new, old, kept)
         self.update_generation(new, old)
 
@@ -207,4 +171,4 @@ def _drop_cpu_memory(c: dict[str, Any], old: dict[str, Any]) -> None:
         c["resizePolicy"] = clone(old["resizePolicy"])
 
 
-__all__ = ["EphemeralContainersStrategy", "ResizeStrategy", "validate_ephemeral_containers"]
+__all__ = ["EphemeralContainersStrategy", "ResizeStrategy"]

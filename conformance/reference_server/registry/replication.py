@@ -17,6 +17,7 @@ from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from .pod import default_pod_spec
+from .podprepare import drop_disabled_template_fields
 from .podvalidation import validate_pod_template_spec
 from .strategy import Strategy
 from .workloads import _Generation, go_string_map
@@ -32,6 +33,8 @@ def _default_template(holder: dict[str, Any], key: str = "template") -> None:
 
 
 class ReplicationControllerStrategy(_Generation):
+    template_spec = ("spec", "template", "spec")
+
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
         super().default(obj, update=update)
         self.defaults(obj)
@@ -97,6 +100,7 @@ class PodTemplateStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
+        drop_disabled_template_fields(obj, None, ("template", "spec"))
         self._old = None
         obj["metadata"]["generation"] = 1
 
@@ -104,6 +108,7 @@ class PodTemplateStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
+        drop_disabled_template_fields(new, old, ("template", "spec"))
         self._old = (as_dict(old.get("metadata")).get("generation", 1), old.get("template"))
 
     def canonicalize(self, obj: dict[str, Any]) -> None:

@@ -20,10 +20,11 @@ from .groupvalidation.coordination import drop_disabled_fields, lease_spec_error
 from .groupvalidation.discovery import endpoint_slice_errors
 from .groupvalidation.networking import network_policy_spec_errors, selector_errors
 from .pod import default_pod_spec
+from .podprepare import drop_disabled_template_fields
 from .strategy import PerThread, Strategy
 from .shapes import as_dict, as_list
 from .workloadvalidation import apps, batch
-from .workloadvalidation.gofmt import go_string_map
+from .workloadvalidation.gofmt import go_pointer, go_string_map
 from .workloadvalidation.intstr import positive_int_or_percent
 from .workloadvalidation.labelselector import selector_matches
 
@@ -39,7 +40,11 @@ class GroupKind:
 
 
 class SpecStrategy(Strategy):
-    """Generation bookkeeping and status kept from storage, as the apps/batch/policy strategies."""
+    """Generation bookkeeping and status kept from storage, as the apps/batch/policy strategies; a kind with a
+    pod template names the path of its spec, whose fields of 1.33's disabled gates are dropped
+    (`DropDisabledTemplateFields`, registry/podprepare.py)."""
+
+    template_spec: tuple[str, ...] = ()
 
     def defaults(self, obj: dict[str, Any]) -> None:
         pass
@@ -61,6 +66,7 @@ class SpecStrategy(Strategy):
         if not isinstance(obj.get("spec"), dict):
             obj["spec"] = {}
         self.defaults(obj)
+        drop_disabled_template_fields(obj, None, self.template_spec)
         obj["metadata"]["generation"] = 1
         obj["status"] = self.initial_status()
 
@@ -75,6 +81,7 @@ class SpecStrategy(Strategy):
         if not isinstance(new.get("spec"), dict):
             new["spec"] = {}
         self.defaults(new)
+        drop_disabled_template_fields(new, old, self.template_spec)
         new["status"] = old.get("status", self.initial_status())
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
@@ -113,6 +120,8 @@ def _template_spec(spec: dict[str, Any], key: str = "template") -> dict[str, Any
 
 
 class DeploymentStrategy(_Generation):
+    template_spec = ("spec", "template", "spec")
+
     def defaults(self, obj: dict[str, Any]) -> None:
         spec = obj["spec"]
         spec.setdefault("replicas", 1)
@@ -137,6 +146,8 @@ class DeploymentStrategy(_Generation):
 
 
 class ReplicaSetStrategy(_Generation):
+    template_spec = ("spec", "template", "spec")
+
     def defaults(self, obj: dict[str, Any]) -> None:
         obj["spec"].setdefault("replicas", 1)
         _template_spec(obj["spec"])
@@ -153,6 +164,8 @@ class ReplicaSetStrategy(_Generation):
 
 
 class StatefulSetStrategy(_Generation):
+    template_spec = ("spec", "template", "spec")
+
     def defaults(self, obj: dict[str, Any]) -> None:
         spec = obj["spec"]
         spec.setdefault("replicas", 1)
@@ -181,6 +194,8 @@ class StatefulSetStrategy(_Generation):
 
 
 class DaemonSetStrategy(_Generation):
+    template_spec = ("spec", "template", "spec")
+
     def defaults(self, obj: dict[str, Any]) -> None:
         spec = obj["spec"]
         update = spec.setdefault("updateStrategy", {})
@@ -282,6 +297,7 @@ class JobStrategy(_Generation):
     """`job.Strategy.PrepareForCreate` generates the selector and template labels from the object's UID;
     validation is `ValidateJob` (+ `ValidateJobUpdate`), registry/workloadvalidation/batch.py."""
 
+    template_spec = ("spec", "template", "spec")
     gc_policy = "OrphanDependents"  # `DefaultGarbageCollectionPolicy` for batch/v1 ("for back compatibility")
 
     def defaults(self, obj: dict[str, Any]) -> None:
@@ -311,6 +327,8 @@ class JobStrategy(_Generation):
 
 class CronJobStrategy(_Generation):
     """Validation is `ValidateCronJobCreate` / `ValidateCronJobUpdate` (registry/workloadvalidation/batch.py)."""
+
+    template_spec = ("spec", "jobTemplate", "spec", "template", "spec")
 
     def defaults(self, obj: dict[str, Any]) -> None:
         spec = obj["spec"]
@@ -378,6 +396,16 @@ class LeaseStrategy(Strategy):
         return super().validate_update(new, old) + lease_spec_errors(as_dict(new.get("spec")))
 
 
+def go_pdb_spec(spec: dict[str, Any]) -> str:
+    """`%#v` of the internal `policy.PodDisruptionBudgetSpec` (every field a pointer)."""
+    return ("policy.PodDisruptionBudgetSpec{"
+            f"MinAvailable:{go_pointer(spec.get('minAvailable'), '*intstr.IntOrString')}, "
+            f"Selector:{go_pointer(spec.get('selector'), '*v1.LabelSelector')}, "
+            f"MaxUnavailable:{go_pointer(spec.get('maxUnavailable'), '*intstr.IntOrString')}, "
+            "UnhealthyPodEvictionPolicy:"
+            f"{go_pointer(spec.get('unhealthyPodEvictionPolicy'), '*policy.UnhealthyPodEvictionPolicyType')}}}")
+
+
 class PodDisruptionBudgetStrategy(_Generation):
     """`pkg/registry/policy/poddisruptionbudget/strategy.go`; `ValidatePodDisruptionBudgetSpec` of
     `pkg/apis/policy/validation/validation.go` on create and update (the spec may change; an update whose stored
@@ -389,8 +417,8 @@ class PodDisruptionBudgetStrategy(_Generation):
     def spec_errors(self, spec: dict[str, Any], relaxed: bool = False) -> list[FieldError]:
         errs: list[FieldError] = []
         if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
-            # upstream prints the Go struct (`%#v`, pointer addresses included); here its JSON
-            errs.append(field_invalid("spec", spec, "minAvailable and maxUnavailable cannot be both set"))
+            errs.append(FieldError("FieldValueInvalid", "spec", f"Invalid value: {go_pdb_spec(spec)}: minAvailable "
+                                                                "and maxUnavailable cannot be both set"))
         for key in ("minAvailable", "maxUnavailable"):
             if spec.get(key) is not None:
                 errs += positive_int_or_percent(spec[key], f"spec.{key}")

@@ -159,6 +159,9 @@ def _pod(obj: dict[str, Any], now: datetime) -> list[Any]:
     ready = restarts = 0
     last_restart: datetime | None = None
     reason = status.get("reason") or status.get("phase") or ""
+    if any(isinstance(c, dict) and c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated"
+           for c in status.get("conditions") or []):
+        reason = "SchedulingGated"
 
     def note_restart(cs: dict[str, Any]) -> None:
         nonlocal restarts, last_restart

@@ -483,3 +483,42 @@ def test_volume_attachment_inline_volume_spec(reg):
         "spec.source.inlineVolumeSpec.csi.nodePublishSecretRef.namespace: Required value"]
     only_csi["csi"].update(volumeHandle="vol-1", nodePublishSecretRef={"name": "s", "namespace": "n"})
     assert create(reg, "storage.k8s.io", "volumeattachments", body, name="z")["spec"]["source"]["inlineVolumeSpec"]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ({"iscsi": {"targetPortal": "p" * 64, "iqn": "xyz", "lun": -1, "chapAuthDiscovery": True,
+                "initiatorName": "bad"}},
+     ['iscsi.targetportal: Invalid value: "' + "p" * 64 + '": Total length of <volume name>:<iscsi.targetPortal> '
+      "must be under 64 characters if iscsi.initiatorName is specified.",
+      'iscsi.iqn: Invalid value: "xyz": must be valid format',
+      "iscsi.lun: Invalid value: -1: must be between 0 and 255, inclusive",
+      "iscsi.secretRef: Required value",
+      'iscsi.initiatorname: Invalid value: "bad": must be valid format']),
+    ({"glusterfs": {"endpoints": "e", "path": "p", "endpointsNamespace": ""}},
+     ['glusterfs.endpointsNamespace: Invalid value: "": if the endpointnamespace is set, it must be a valid '
+      "namespace name"]),
+    ({"cinder": {"volumeID": "v", "secretRef": {"name": "s"}}}, ["cinder.secretRef.namespace: Required value"]),
+    ({"azureFile": {"secretName": "s", "shareName": "x", "secretNamespace": ""}},
+     ["azureFile.secretNamespace: Required value"]),
+    ({"storageos": {"volumeName": "v", "secretRef": {}}},
+     ["storageos.secretRef.name: Required value", "storageos.secretRef.namespace: Required value"]),
+    ({"local": {"path": "/a/../b"}},
+     ["local.path: Invalid value: \"/a/../b\": must not contain '..'",
+      "nodeAffinity: Required value: Local volume requires node affinity"]),
+    ({"gcePersistentDisk": {"pdName": "", "partition": 300}},
+     ["persistentDisk.pdName: Required value",
+      "persistentDisk.partition: Invalid value: 300: must be between 1 and 255, inclusive"]),
+    ({"nfs": {"server": "s", "path": "p"}, "flexVolume": {"driver": "", "options": {"x.k8s.io/y": "1"}}},
+     ['nfs.path: Invalid value: "p": must be an absolute path', "flexVolume.driver: Required value",
+      'flexVolume.options[x.k8s.io/y]: Invalid value: "x.k8s.io/y": kubernetes.io and k8s.io namespaces are '
+      "reserved"]),
+])
+def test_volume_attachment_inline_non_csi_sources(reg, source, expected):
+    """`ValidatePersistentVolumeSpec`'s first source gets its `validate<Source>PersistentVolumeSource` rules (the
+    CSI source an inline volume requires is then missing; flexVolume is validated wherever it stands)."""
+    inline = {"accessModes": ["ReadWriteOnce"], **source}
+    body = {"spec": {"attacher": "csi.example.com", "nodeName": "n1", "source": {"inlineVolumeSpec": inline}}}
+    path = "spec.source.inlineVolumeSpec"
+    assert refused(lambda: create(reg, "storage.k8s.io", "volumeattachments", body)) == [
+        f"{path}.csi: Required value: has to be specified in the context of inline volumes",
+        *(f"{path}.{e}" for e in expected)]

@@ -4,8 +4,9 @@
 `validatePodAntiAffinity` (terms' label and namespace selectors, namespaces,
 `validateMatchLabelKeysAndMismatchLabelKeys`, topologyKey; weights 1-100), and `validateTopologySpreadConstraints`
 (maxSkew, topologyKey, whenUnsatisfiable, repeated {topologyKey, whenUnsatisfiable} pairs, minDomains, the node
-inclusion policies, `validateMatchLabelKeysInTopologySpread`, the label selector). The pod strategy's merging of
-matchLabelKeys into the selectors (1.33's MatchLabelKeysInPodAffinity) is not done."""
+inclusion policies, `validateMatchLabelKeysInTopologySpread`, the label selector).
+A pod's terms are judged after its strategy merged their matchLabelKeys into the selectors (1.33's
+MatchLabelKeysInPodAffinity, registry/podprepare.py); a template's are not merged, as upstream's."""
 from __future__ import annotations
 
 from typing import Any

@@ -4,10 +4,10 @@
 mountPropagation, recursiveReadOnly, overlap with devices), `ValidateVolumeDevices`, `validatePullPolicy`,
 `ValidateContainerResourceRequirements`, `validateResizePolicy`, `ValidateSecurityContext` (security.py)), the
 probes and lifecycle handlers (`validateProbe`, `validateHandler`, `validateSleepAction` with 1.33's
-PodLifecycleSleepActionAllowZero), `checkHostPortConflicts`, and the pod-only `validateContainerOnlyForPod`.
+PodLifecycleSleepActionAllowZero), `checkHostPortConflicts`, and the pod-only `validateContainerOnlyForPod`, and
+`validateEphemeralContainers` (the common rules, names, targets, `allowedEphemeralContainerFields`, subPaths).
 
 Map-valued fields (resources) are walked in the order sent: upstream ranges over Go maps, in no fixed order.
-Left out: ephemeral containers' own rules beyond their names.
 """
 from __future__ import annotations
 
@@ -579,28 +579,62 @@ def validate_init_containers(init: Any, regular: Any, volumes: dict[str, Any], p
     return errs
 
 
-def validate_ephemeral_names(ephemeral: Any, containers: Any, init: Any, path: str) -> list[FieldError]:
-    """`validateEphemeralContainers`' name rules: set, a DNS label, unique across every kind of container."""
+# EphemeralContainerCommon's fields an ephemeral container may not set (`allowedEphemeralContainerFields` false),
+# in the Go struct's order, with whether the Go field is a struct value (zero when its own fields are unset) rather
+# than a pointer or slice (zero only when absent)
+_EPHEMERAL_FORBIDDEN = (("ports", False), ("resources", True), ("resizePolicy", False), ("restartPolicy", False),
+                        ("livenessProbe", False), ("readinessProbe", False), ("startupProbe", False),
+                        ("lifecycle", False))
+EPHEMERAL_FORBIDDEN_MSG = "cannot be set for an Ephemeral Container"
+
+
+def _go_set(value: Any, struct: bool) -> bool:
+    """`validateFieldAllowList`'s test: the field differs from its Go zero value (a decoded `[]` or `{}` is a
+    non-nil slice or map, so set; a struct is zero when each of its fields is)."""
+    if struct:
+        return isinstance(value, dict) and any(v is not None for v in value.values())
+    return value is not None
+
+
+def validate_ephemeral_containers(ephemeral: Any, containers: Any, init: Any, volumes: dict[str, Any],
+                                  pod: PodContext, path: str) -> list[FieldError]:
+    """`validateEphemeralContainers`: each container's common rules and `validateContainerOnlyForPod`, a name
+    unique across every kind of container, `targetContainerName` a regular or init container, only
+    `allowedEphemeralContainerFields`, no `subPath`/`subPathExpr`."""
     errs: list[FieldError] = []
-    names = {str(as_dict(c).get("name") or "") for c in as_list(containers) + as_list(init)}
+    others = {str(as_dict(c).get("name") or "") for c in as_list(containers) + as_list(init)}
+    names = set(others)
     for i, c in enumerate(as_dict(c) for c in as_list(ephemeral)):
-        name = c.get("name") or ""
-        if not name:
-            errs.append(field_required(f"{path}[{i}].name"))
-        else:
-            errs += _dns1123_label(str(name), f"{path}[{i}].name")
+        here = f"{path}[{i}]"
+        errs += _common(c, volumes, pod, here)
+        errs += _only_for_pod(c, here)
+        name = str(c.get("name") or "")
         if name in names:
-            errs.append(field_duplicate(f"{path}[{i}].name", name))
+            errs.append(field_duplicate(f"{here}.name", name))
         else:
             names.add(name)
+        target = c.get("targetContainerName")
+        if target and target not in others:
+            errs.append(not_found(f"{here}.targetContainerName", target))
+        errs += [field_forbidden(f"{here}.{key}", EPHEMERAL_FORBIDDEN_MSG)
+                 for key, struct in _EPHEMERAL_FORBIDDEN if _go_set(c.get(key), struct)]
+        for j, mnt in enumerate(as_dict(m) for m in as_list(c.get("volumeMounts"))):
+            errs += [field_forbidden(f"{here}.volumeMounts[{j}].{key}", EPHEMERAL_FORBIDDEN_MSG)
+                     for key in ("subPath", "subPathExpr") if mnt.get(key)]
     return errs
 
 
-def containers_only_for_pod(containers: Any, path: str) -> list[FieldError]:
+def _only_for_pod(c: dict[str, Any], path: str) -> list[FieldError]:
     """`validateContainerOnlyForPod`: a pod's image may not carry surrounding whitespace (templates may)."""
+    image = c.get("image")
+    if isinstance(image, str) and image != image.strip():
+        return [field_invalid(f"{path}.image", image, "must not have leading or trailing whitespace")]
+    return []
+
+
+def containers_only_for_pod(containers: Any, path: str) -> list[FieldError]:
+    """`validateContainersOnlyForPod`."""
     errs: list[FieldError] = []
     for i, c in enumerate(as_dict(c) for c in as_list(containers)):
-        image = c.get("image")
-        if isinstance(image, str) and image != image.strip():
-            errs.append(field_invalid(f"{path}[{i}].image", image, "must not have leading or trailing whitespace"))
+        errs += _only_for_pod(c, f"{path}[{i}]")
     return errs

@@ -63,9 +63,11 @@ def not_found(path: str, value: Any) -> FieldError:
 
 
 def one_of(obj: dict[str, Any], members: Iterable[tuple[str, str]], path: str, what: str,
-           check: Callable[[str, dict[str, Any]], list[FieldError]]) -> tuple[int, list[FieldError]]:
+           check: Callable[[str, dict[str, Any]], list[FieldError]],
+           every: Callable[[str, dict[str, Any]], list[FieldError]] | None = None) -> tuple[int, list[FieldError]]:
     """Upstream's union walk (`validateHandler`, `validateVolumeSource`): in Go field order, the first member set
-    is checked, each later one refused `may not specify more than 1 <what>` at its (upstream-spelled) path.
+    is checked, each later one refused `may not specify more than 1 <what>` at its (upstream-spelled) path;
+    `every` adds the checks upstream makes of a member whether it is the first or not.
     Returns how many were set (0 or more) and the errors."""
     errs: list[FieldError] = []
     count = 0
@@ -75,7 +77,9 @@ def one_of(obj: dict[str, Any], members: Iterable[tuple[str, str]], path: str, w
             continue
         if count:
             errs.append(field_forbidden(f"{path}.{shown}", f"may not specify more than 1 {what}"))
-            continue
-        count += 1
-        errs += check(key, value)
+        else:
+            count += 1
+            errs += check(key, value)
+        if every is not None:
+            errs += every(key, value)
     return count, errs

@@ -149,5 +149,6 @@ def validate_pod_object(pod: dict[str, Any], *, create: bool) -> list[FieldError
     """The annotations, then `validate_pod` of the spec, then (on create) `ValidatePodCreate`'s rules."""
     spec = as_dict(pod.get("spec"))
     annotations = as_dict(as_dict(pod.get("metadata")).get("annotations"))
-    errs = pod_annotations(annotations, spec) + validate_pod(pod.get("spec"))
+    name = as_dict(pod.get("metadata")).get("name")
+    errs = pod_annotations(annotations, spec) + validate_pod(pod.get("spec"), pod_name=str(name or ""))
     return errs + pod_create_rules(annotations, spec) if create else errs

@@ -1,6 +1,6 @@
 """`ValidatePodSpec` and `ValidatePodTemplateSpec` of `pkg/apis/core/validation/validation.go` (1.33), in their
-order: terminationGracePeriodSeconds, volumes (volumes.py), containers, init containers, ephemeral containers'
-names (containers.py), the hostNetwork ports, restartPolicy, dnsPolicy, nodeSelector, the pod security context
+order: terminationGracePeriodSeconds, volumes (volumes.py), containers, init containers, ephemeral containers
+(containers.py), the hostNetwork ports, restartPolicy, dnsPolicy, nodeSelector, the pod security context
 (security.py), affinity (affinity.py), `validatePodDNSConfig`, readiness and scheduling gates, topology spread
 constraints (affinity.py), Windows hostProcess containers, hostUsers, serviceAccountName, nodeName,
 activeDeadlineSeconds, hostname, subdomain, tolerations, `ValidateHostAliases`, priorityClassName,
@@ -8,10 +8,8 @@ runtimeClassName, preemptionPolicy, overhead, and `validateOS` with the Linux/Wi
 (`validatePodMetadataAndSpec`) adds `validateContainersOnlyForPod`; a template checks its own labels and
 annotations first and refuses ephemeral containers.
 
-Left out (accepted here, judged upstream): resourceClaims (dropped by upstream's strategy under 1.33's defaults,
-DynamicResourceAllocation being off; kept here), the pod's seccomp/AppArmor annotations and their agreement with
-the fields (`ValidatePodSpecificAnnotations`, `validateSeccompAnnotationsAndFields`: they need the pod's metadata),
-a create's `nodeName` beside scheduling gates (`ValidatePodCreate`).
+The pod's annotations and `ValidatePodCreate`'s own rules are podmeta.py's; `resourceClaims`, which 1.33's
+strategies drop (DynamicResourceAllocation being off), are gone before validation (registry/podprepare.py).
 """
 from __future__ import annotations
 
@@ -175,20 +173,21 @@ def _host_aliases(aliases: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[FieldError]:
-    """`ValidatePodSpec`."""
+def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False, pod_name: str = "") -> list[FieldError]:
+    """`ValidatePodSpec`; `pod_name` is a pod's own name (upstream's `podMeta`, nil for a template), which the
+    ephemeral volumes' claim names are made of."""
     spec = as_dict(spec)
     errs: list[FieldError] = []
     if integer(spec.get("terminationGracePeriodSeconds")) is None:
         errs.append(field_required(f"{path}.terminationGracePeriodSeconds"))
-    volumes, verrs = validate_volumes(spec.get("volumes"), f"{path}.volumes")
+    volumes, verrs = validate_volumes(spec.get("volumes"), f"{path}.volumes", pod_name)
     errs += verrs
     pod = ctr.PodContext.of(spec)
     errs += ctr.validate_containers(spec.get("containers"), volumes, pod, f"{path}.containers")
     errs += ctr.validate_init_containers(spec.get("initContainers"), spec.get("containers"), volumes, pod,
                                          f"{path}.initContainers")
-    errs += ctr.validate_ephemeral_names(spec.get("ephemeralContainers"), spec.get("containers"),
-                                         spec.get("initContainers"), f"{path}.ephemeralContainers")
+    errs += ctr.validate_ephemeral_containers(spec.get("ephemeralContainers"), spec.get("containers"),
+                                              spec.get("initContainers"), volumes, pod, f"{path}.ephemeralContainers")
     errs += _host_network_ports(spec, path, is_pod=is_pod)
     errs += _enum(spec.get("restartPolicy"), f"{path}.restartPolicy", RESTART_POLICIES)
     errs += _enum(spec.get("dnsPolicy"), f"{path}.dnsPolicy", DNS_POLICIES)
@@ -222,10 +221,10 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[Fie
     return errs + security.validate_os(spec, path)
 
 
-def validate_pod(spec: Any, path: str = "spec") -> list[FieldError]:
+def validate_pod(spec: Any, path: str = "spec", pod_name: str = "") -> list[FieldError]:
     """`validatePodMetadataAndSpec`'s spec part: `ValidatePodSpec` for a pod, then `validateContainersOnlyForPod`."""
     spec = as_dict(spec)
-    return (validate_pod_spec(spec, path, is_pod=True)
+    return (validate_pod_spec(spec, path, is_pod=True, pod_name=pod_name)
             + ctr.containers_only_for_pod(spec.get("containers"), f"{path}.containers")
             + ctr.containers_only_for_pod(spec.get("initContainers"), f"{path}.initContainers"))
 

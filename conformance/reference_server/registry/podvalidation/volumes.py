@@ -6,21 +6,21 @@ configMap (names, file modes, `validateKeyToPath` items), persistentVolumeClaim,
 (`validateDownwardAPIVolumeFile`, its files reported at the source's path as upstream does), projected
 (`validateProjectionSources`: secret, configMap, downwardAPI, serviceAccountToken, paths unique across sources),
 csi (`ValidateCSIDriverName`, the node-publish secret), ephemeral's claim template
-(`ValidatePersistentVolumeClaimTemplate`), and the required fields of the other in-tree sources. Only valid volumes count as known to the containers' mounts and devices, as upstream.
-
-Not checked: the PVC name an ephemeral volume implies (it needs the pod's name), iscsi/fc/flocker/quobyte/azureDisk/
-storageos beyond their required fields."""
+(`ValidatePersistentVolumeClaimTemplate`) and, in a pod (upstream's `podMeta`), the claim name `<pod>-<volume>` it
+implies, which no persistentVolumeClaim volume of the pod may name; the legacy in-tree sources' rules are
+legacyvolumes.py's. Only valid volumes count as known to the containers' mounts and devices, as upstream."""
 from __future__ import annotations
 
 from typing import Any
 
-from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ...apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_not_supported, field_required
 from ...quantity import Quantity, QuantityError
 from ..groupvalidation.storage import csi_driver_name_errors
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, validate_labels
 from .downwardapi import VOLUME_FIELD_PATHS, object_field_selector, resource_field_selector
 from .fields import field_duplicate, integer, one_of
+from .legacyvolumes import LEGACY_SOURCES, iscsi_name_length
 
 # (JSON key, the path upstream's "more than 1 volume type" error names) in the Go struct's field order
 _SOURCES = (
@@ -35,13 +35,11 @@ _SOURCES = (
     ("csi", "csi"), ("ephemeral", "ephemeral"))
 # the path each source's own errors use (upstream's `fldPath.Child(...)` for the source), where it differs
 _SOURCE_PATH = {"gcePersistentDisk": "persistentDisk"}
-# the required (string or list) fields of the sources whose other rules are not modelled, in upstream's order
+# the required (string or list) fields of the sources that have no other rules (legacyvolumes.py has the others)
 _REQUIRED = {
-    "gcePersistentDisk": ("pdName",), "awsElasticBlockStore": ("volumeID",), "iscsi": ("targetPortal", "iqn"),
-    "glusterfs": ("endpoints", "path"), "rbd": ("monitors", "image"), "cinder": ("volumeID",),
-    "cephfs": ("monitors",), "quobyte": ("volume",), "flexVolume": ("driver",), "azureFile": ("secretName", "shareName"),
-    "vsphereVolume": ("volumePath",), "photonPersistentDisk": ("pdID",), "portworxVolume": ("volumeID",),
-    "azureDisk": ("diskName", "diskURI"), "storageos": ("volumeName",), "scaleIO": ("gateway", "system", "volumeName")}
+    "glusterfs": ("endpoints", "path"), "rbd": ("monitors", "image"), "cephfs": ("monitors",),
+    "azureFile": ("secretName", "shareName"), "vsphereVolume": ("volumePath",), "photonPersistentDisk": ("pdID",),
+    "portworxVolume": ("volumeID",), "scaleIO": ("gateway", "system", "volumeName")}
 FILE_MODE_MSG = "must be a number between 0 and 0777 (octal), both inclusive"
 # supportedHostPathTypes, sorted as sets.List prints them
 HOST_PATH_TYPES = ("", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket")
@@ -179,7 +177,7 @@ def _required(source: dict[str, Any], keys: tuple[str, ...], path: str) -> list[
     return [field_required(f"{path}.{k}") for k in keys if not source.get(k)]
 
 
-def _source_errors(key: str, source: dict[str, Any], path: str) -> list[FieldError]:
+def volume_source_errors(key: str, source: dict[str, Any], path: str) -> list[FieldError]:
     """The source's own `validate<Source>VolumeSource`."""
     if key == "emptyDir":
         limit = source.get("sizeLimit")
@@ -231,26 +229,45 @@ def _source_errors(key: str, source: dict[str, Any], path: str) -> list[FieldErr
         if not isinstance(template, dict):
             return [field_required(f"{path}.volumeClaimTemplate")]
         return _claim_template(template, f"{path}.volumeClaimTemplate")
+    if key in LEGACY_SOURCES:
+        return LEGACY_SOURCES[key](source, path)
     return _required(source, _REQUIRED.get(key, ()), path)
 
 
-def _volume_source(vol: dict[str, Any], path: str) -> list[FieldError]:
-    """`validateVolumeSource`."""
-    count, errs = one_of(vol, _SOURCES, path, "volume type",
-                         lambda key, source: _source_errors(key, source, f"{path}.{_SOURCE_PATH.get(key, key)}"))
+def _volume_source(vol: dict[str, Any], path: str, pod_name: str) -> list[FieldError]:
+    """`validateVolumeSource`; an iscsi source with an initiator name limits the volume's name, set first or
+    not; an ephemeral volume of a named pod checks the claim name it implies."""
+    name = vol.get("name")
+
+    def check(key: str, source: dict[str, Any]) -> list[FieldError]:
+        errs = volume_source_errors(key, source, f"{path}.{_SOURCE_PATH.get(key, key)}")
+        if key == "ephemeral" and pod_name and name:
+            claim = f"{pod_name}-{name}"
+            errs += [field_invalid(f"{path}.name", name, f"PVC name {_go_quote(claim)}: {m}")
+                     for m in is_dns1123_subdomain(claim)]
+        return errs
+
+    def every(key: str, source: dict[str, Any]) -> list[FieldError]:
+        return iscsi_name_length(str(name or ""), source, path) if key == "iscsi" else []
+
+    count, errs = one_of(vol, _SOURCES, path, "volume type", check, every)
     if count == 0:
         errs.append(field_required(path, "must specify a volume type"))
     return errs
 
 
-def validate_volumes(volumes: Any, path: str) -> tuple[dict[str, dict[str, Any]], list[FieldError]]:
-    """`ValidateVolumes`: the valid volumes by name, and the errors."""
+def validate_volumes(volumes: Any, path: str, pod_name: str = "") -> tuple[dict[str, dict[str, Any]], list[FieldError]]:
+    """`ValidateVolumes`: the valid volumes by name, and the errors; with a pod's name (`podMeta`), a
+    persistentVolumeClaim may not name a claim one of the pod's ephemeral volumes creates."""
     errs: list[FieldError] = []
     valid: dict[str, dict[str, Any]] = {}
     names: set[str] = set()
-    for i, vol in enumerate(as_dict(v) for v in as_list(volumes)):
+    items = [as_dict(v) for v in as_list(volumes)]
+    created = {f"{pod_name}-{v.get('name') or ''}" for v in items if isinstance(v.get("ephemeral"), dict)} \
+        if pod_name else set()
+    for i, vol in enumerate(items):
         here = f"{path}[{i}]"
-        el = _volume_source(vol, here)
+        el = _volume_source(vol, here, pod_name)
         name = vol.get("name") or ""
         if not name:
             el.append(field_required(f"{here}.name"))
@@ -262,4 +279,8 @@ def validate_volumes(volumes: Any, path: str) -> tuple[dict[str, dict[str, Any]]
             names.add(name)
             valid[name] = vol
         errs += el
+        claim = vol.get("persistentVolumeClaim")
+        if created and isinstance(claim, dict) and claim.get("claimName") in created:
+            errs.append(field_invalid(f"{here}.persistentVolumeClaim.claimName", claim["claimName"],
+                                      "must not reference a PVC that gets created for an ephemeral volume"))
     return valid, errs
