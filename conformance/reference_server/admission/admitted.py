@@ -95,10 +95,12 @@ def _settled(builtin: Builtin) -> Builtin:
 async def admit_write(hooks: WebhookAdmission, store: Any, operation: str, obj: dict[str, Any],
                       old: dict[str, Any] | None, user: Any, opts: dict[str, Any], dry_run: bool,
                       warnings: list[str], preview: Preview, *, sub: str = "", builtin: Builtin | None = None,
-                      kind: tuple[str, str, str] | None = None) -> dict[str, Any]:
+                      kind: tuple[str, str, str] | None = None,
+                      begin: Callable[[dict[str, Any]], Awaitable[None]] | None = None) -> dict[str, Any]:
     """CREATE / UPDATE: the built-in mutating plugins (`builtin`, a create's), then the mutating webhooks, on the
-    defaulted object; then validating ones on `preview(obj)` (the write as a dry run). Returns the object to
-    write (`obj` itself when no webhook changed it: the store runs the built-in plugins on it)."""
+    defaulted object; then `begin(obj)` (the storage's `BeginCreate`: a Service's ClusterIP reservations,
+    admission/serviceips.py); then validating ones on `preview(obj)` (the write as a dry run). Returns the object
+    to write (`obj` itself when no webhook changed it: the store runs the built-in plugins on it)."""
     namespace, name = scope(store, obj if obj.get("metadata") else old, "", "")
     a = attributes(operation, store, namespace, name, sub, kind)
     candidate = clone(obj)
@@ -110,6 +112,8 @@ async def admit_write(hooks: WebhookAdmission, store: Any, operation: str, obj: 
     mutated = await hooks.mutate(a, candidate, old, user, dry_run, opts, warnings, builtin)
     if mutated is not candidate:
         obj = mutated
+    if begin is not None:
+        await begin(obj)
     await hooks.validate(a, obj, old, user, dry_run, opts, warnings, lambda: preview(obj))
     return obj
 

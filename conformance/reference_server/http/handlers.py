@@ -38,7 +38,7 @@ from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRAT
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .authz import REQUESTER
-from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, webhook_admission
+from .webhookcalls import PATCH_ATTEMPTS, Stale, on_create, on_delete, on_write, pinned, webhook_admission
 from .webhookcalls import subresource as subresource_name
 from .crconversion import AnswerPending, answer, converting, unconverted
 from .watch import serve_watch
@@ -299,10 +299,8 @@ class Handlers:
             record_requester(self.ctx, request)
         kw = dict(field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
                   **create_admission(self.ctx.admission, store.info))
-        if self.webhooks.active():
-            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, warnings,
-                                 lambda o: self._create_retried(store, o, dry_run=True, **kw), builtin=kw.get("admit"))
-        created = await self._create_retried(store, obj, dry_run=dry, **kw)
+        created = await on_create(self.webhooks, request, store, obj, dry, warnings,
+                                  lambda o, d: self._create_retried(store, o, dry_run=d, **kw), kw.get("admit"))
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _create_retried(self, store: GenericStore, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -361,10 +359,8 @@ class Handlers:
                 raise E.forbidden(store.info.plural, route.name, reason, getattr(store, "group", ""))
         obj.setdefault("metadata", {}).pop("resourceVersion", None)  # the storage's create ignores it
         kw = dict(field_manager=manager, **create_admission(self.ctx.admission, store.info))
-        if self.webhooks.active():
-            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, warnings,
-                                 lambda o: self._create_retried(store, o, dry_run=True, **kw), builtin=kw.get("admit"))
-        created = await self._create_retried(store, obj, dry_run=dry, **kw)
+        created = await on_create(self.webhooks, request, store, obj, dry, warnings,
+                                  lambda o, d: self._create_retried(store, o, dry_run=d, **kw), kw.get("admit"))
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
@@ -487,11 +483,9 @@ class Handlers:
                              "and no existing object was found", getattr(store, "group", ""))
         obj["kind"] = kind
         adm = create_admission(self.ctx.admission, store.info)
-        if self.webhooks.active():  # an apply that creates: CREATE with `patchToCreateOptions`
-            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, warnings,
-                                 lambda o: self._create_retried(store, o, dry_run=True, manage=keep, **adm),
-                                 builtin=adm.get("admit"))
-        created = await self._create_retried(store, obj, dry_run=dry, manage=keep, **adm)
+        created = await on_create(  # an apply that creates: CREATE with `patchToCreateOptions`
+            self.webhooks, request, store, obj, dry, warnings,
+            lambda o, d: self._create_retried(store, o, dry_run=d, manage=keep, **adm), adm.get("admit"))
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _scale(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:

@@ -25,7 +25,9 @@ from ..admission.admitted import (
     review_options,
 )
 from ..admission.policy import PolicyAdmission
+from ..admission.serviceips import reservation
 from ..admission.webhooks import Attributes, WebhookAdmission
+from ..registry import draws
 from ..registry.store import DeleteOptions
 from .authz import REQUESTER
 from .crconversion import admitted_once
@@ -55,7 +57,8 @@ async def on_write(hooks: WebhookAdmission, request: web.Request, store: Any, op
                    old: dict[str, Any] | None, dry_run: bool, warnings: list[str],
                    preview: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]], *, sub: str = "",
                    options_kind: str = "", builtin: Builtin | None = None,
-                   kind: tuple[str, str, str] | None = None) -> dict[str, Any]:
+                   kind: tuple[str, str, str] | None = None,
+                   begin: Callable[[dict[str, Any]], Awaitable[None]] | None = None) -> dict[str, Any]:
     """CREATE / UPDATE of a request (admission/admitted.py `admit_write`, as the requesting user)."""
     opts = options(options_kind or ("CreateOptions" if operation == "CREATE" else "UpdateOptions"), request,
                    dry_run)
@@ -65,8 +68,32 @@ async def on_write(hooks: WebhookAdmission, request: web.Request, store: Any, op
 
     async def admit() -> dict[str, Any]:
         return await admit_write(hooks, store, operation, obj, old, request.get(REQUESTER), opts, dry_run,
-                                 warnings, previewed, sub=sub, builtin=builtin, kind=kind)
+                                 warnings, previewed, sub=sub, builtin=builtin, kind=kind, begin=begin)
     return await admitted_once([operation, sub, obj, old], admit, warnings)
+
+
+async def on_create(hooks: WebhookAdmission, request: web.Request, store: Any, obj: dict[str, Any], dry_run: bool,
+                    warnings: list[str], write: Callable[[dict[str, Any], bool], Awaitable[dict[str, Any]]],
+                    builtin: Builtin | None = None) -> dict[str, Any]:
+    """A request's create: `write(obj, dry_run)` after admission. While webhooks or policies are configured the
+    write's draws are pinned (registry/draws.py), so the validating webhooks' preview is the object then stored
+    (its generated name, a Service's ClusterIP and NodePorts), and a Service's ClusterIP is reserved through
+    admission between the mutating and validating phases (admission/serviceips.py), released if the create then
+    fails."""
+    if not hooks.active():
+        return await write(obj, dry_run)
+    with draws.pinned(dry_run):
+        def preview(o: dict[str, Any]) -> Awaitable[dict[str, Any]]:
+            return write(o, True)
+        held = reservation(hooks, store, preview)
+        try:
+            obj = await on_write(hooks, request, store, "CREATE", obj, None, dry_run, warnings, preview,
+                                 builtin=builtin, begin=held.begin if held is not None else None)
+            return await write(obj, dry_run)
+        except BaseException:
+            if held is not None:
+                await held.release()
+            raise
 
 
 async def on_delete(hooks: WebhookAdmission, request: web.Request, store: Any, namespace: str, name: str,
@@ -87,5 +114,5 @@ async def on_subresource_create(registry: Any, request: web.Request, a: Attribut
 
 PATCH_ATTEMPTS = 5  # upstream's patcher: `maxRetryWhenPatchConflicts`
 
-__all__ = ["PATCH_ATTEMPTS", "SUBRESOURCES", "Stale", "on_delete", "on_subresource_create", "on_write", "options",
+__all__ = ["PATCH_ATTEMPTS", "SUBRESOURCES", "Stale", "on_create", "on_delete", "on_subresource_create", "on_write", "options",
            "pinned", "subresource", "webhook_admission"]

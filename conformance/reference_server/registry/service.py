@@ -19,6 +19,8 @@ from typing import Any, Callable
 
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
+from .draws import current as current_draws
+from .draws import draw, dry_allocation, reserved
 from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
 from .strategy import Strategy
 from .shapes import as_list
@@ -76,11 +78,42 @@ class ServiceStrategy(Strategy):
 
     def _allocate_ip(self, used: set[str]) -> str:
         """`AllocateNextService` over every ready ServiceCIDR (a Service's IP without its IPAddress counts as
-        taken too: a store written before the IPAddresses were)."""
+        taken too: a store written before the IPAddresses were; so does one the request's admission refused);
+        for a dry run the dry-run allocator's answer, the network address of one range (`allocIPs`:
+        `allocator.DryRun().AllocateNext()`). Drawn once per request (registry/draws.py)."""
+        session = current_draws()
+        refused = session.excluded if session is not None else set()
+        family = f"IPv{self.cidr.version}"
         try:
-            return self.allocator.allocate_next(used)
-        except ValueError:
-            raise E.internal(f"failed to allocate a serviceIP: {ERR_FULL}") from None
+            if dry_allocation():
+                return draw("cluster-ip", family, lambda: self.allocator.dry_next(self._dry_allocator(family)))
+            return draw("cluster-ip", family, lambda: self.allocator.allocate_next(used | refused))
+        except ValueError as exc:
+            raise E.internal(f"failed to allocate a serviceIP: {exc}") from None
+
+    def _dry_allocator(self, family: str) -> Any:
+        """The allocator `DryRun()` picks (one draw per request, shared by the preview and the write)."""
+        return draw("dry-allocator", family, self.allocator.dry_run)
+
+    def _node_ports(self, ports: list[Any], used_ports: set[int]) -> None:
+        """`initNodePorts`: a port without a nodePort gets a free one (`AllocateNext`); on a dry run
+        `PortAllocationOperation.AllocateNext`'s dummy: one above the highest port this operation holds, 32769
+        for its first (outside the range: it is never stored)."""
+        held: list[int] = []
+        for i, p in enumerate(ports):
+            if not isinstance(p, dict):
+                continue
+            if p.get("nodePort"):
+                if isinstance(p["nodePort"], int):
+                    held.append(p["nodePort"])
+                continue
+            if dry_allocation():
+                p["nodePort"] = draw("node-port", i, lambda: (max(held) if held else 32768) + 1)
+            else:
+                free = [n for n in range(NODE_PORTS[0], NODE_PORTS[1] + 1) if n not in used_ports]
+                p["nodePort"] = draw("node-port", i, lambda: self._rng.choice(free))
+            held.append(p["nodePort"])
+            used_ports.add(p["nodePort"])
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
@@ -138,11 +171,7 @@ class ServiceStrategy(Strategy):
             spec.setdefault("ipFamilies", ["IPv4"])
             spec.setdefault("ipFamilyPolicy", "SingleStack")
         if spec.get("type") in ("NodePort", "LoadBalancer"):
-            for p in as_list(spec.get("ports")):
-                if isinstance(p, dict) and not p.get("nodePort"):
-                    free = [n for n in range(NODE_PORTS[0], NODE_PORTS[1] + 1) if n not in used_ports]
-                    p["nodePort"] = self._rng.choice(free)
-                    used_ports.add(p["nodePort"])
+            self._node_ports(as_list(spec.get("ports")), used_ports)
 
     def _check_requested_ip(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
@@ -160,8 +189,12 @@ class ServiceStrategy(Strategy):
             family = f"IPv{addr.version}"
             return [FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
                                f'Invalid value: []string{{"{ip}"}}: {family} is not configured on this cluster')]
-        why = self.allocator.check(str(addr))
-        if why is None and ip in self._used()[0]:
+        if dry_allocation():  # the dry-run allocator: its range only, an address taken already passes
+            why = self.allocator.dry_check(self._dry_allocator(f"IPv{addr.version}"), str(addr))
+            return [_invalid_ips(ip, why)] if why else []
+        mine = reserved()
+        why = self.allocator.check(str(addr), mine)
+        if why is None and ip not in mine and ip in self._used()[0]:
             why = ERR_ALLOCATED
         return [_invalid_ips(ip, why)] if why else []
 

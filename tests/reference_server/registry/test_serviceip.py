@@ -97,10 +97,48 @@ def test_a_failed_create_leaves_no_ipaddress_and_a_dry_run_writes_none(registry)
         _service(registry, "web", "10.100.0.11")  # the name is taken: the reservation is reverted
     assert err.value.code == 409
     assert _ips(registry) == before
-    dry = _service(registry, "dry", "10.100.0.12", dry_run=True)
-    assert dry["spec"]["clusterIP"] == "10.100.0.12" and _ips(registry) == before
+    _one_range(registry)  # the dry-run allocator: the default range's (a random one's upstream)
+    dry = _service(registry, "dry", "10.96.0.12", dry_run=True)
+    assert dry["spec"]["clusterIP"] == "10.96.0.12" and _ips(registry) == before
     _service(registry, "dry2", dry_run=True)
     assert _ips(registry) == before
+
+
+def _one_range(registry):
+    """The allocator's random choices (Go's map order) made for the default range when it is one of them."""
+    registry.content("services").strategy.allocator.rng.choice = \
+        lambda seq: next((x for x in seq if "10.96.0.0/16" in str(x)), seq[0])
+
+
+def test_a_dry_run_create_answers_the_dry_run_allocators_values(registry):
+    """`allocIPs` with `allocator.DryRun()`: `AllocateNext` answers the range's network address, `Allocate` checks
+    the range only (a taken address passes); `PortAllocationOperation.AllocateNext` on a dry run: 32769, then one
+    above the highest port the operation holds. Nothing is written."""
+    _one_range(registry)
+    before = _ips(registry)
+    svc = _service(registry, "dry", dry_run=True)
+    assert svc["spec"]["clusterIP"] == "10.96.0.0" and svc["spec"]["clusterIPs"] == ["10.96.0.0"]
+    taken = _service(registry, "web")["spec"]["clusterIP"]
+    assert _service(registry, "dry", taken, dry_run=True)["spec"]["clusterIP"] == taken  # not checked: a dry run
+    assert _refusal(registry, "web2", taken).endswith("provided IP is already allocated")
+    ports = [{"name": "a", "port": 80}, {"name": "b", "port": 81, "nodePort": 30100}, {"name": "c", "port": 82}]
+    node = registry.content("services").create({"metadata": {"name": "np", "namespace": "app"},
+                                                "spec": {"type": "NodePort", "ports": ports}}, dry_run=True)
+    assert [p["nodePort"] for p in node["spec"]["ports"]] == [32769, 30100, 32770]
+    with pytest.raises(StatusError) as err:
+        _service(registry, "dry", "10.97.0.1", dry_run=True)
+    assert err.value.status["details"]["causes"][0]["message"].endswith(
+        "failed to allocate IP 10.97.0.1: the provided IP (10.97.0.1) is not in the valid range. "
+        "The range of valid IPs is 10.96.0.0/16")
+    assert set(_ips(registry)) == set(before) | {taken}
+
+
+def test_a_dry_run_create_draws_its_range_at_random_among_all(registry):
+    """`MetaAllocator.DryRun`: the first allocator in Go's map order, so with two ranges a dry run answers either
+    network address, and checks a requested IP against that range only."""
+    _cidr(registry, "extra", "10.100.0.0/24")
+    seen = {_service(registry, "dry", dry_run=True)["spec"]["clusterIP"] for _ in range(60)}
+    assert seen == {"10.96.0.0", "10.100.0.0"}
 
 
 def test_deleting_a_service_releases_its_ipaddress_at_once(registry):
