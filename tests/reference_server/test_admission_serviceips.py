@@ -51,7 +51,7 @@ def _configure(server: RunningServer, hook: Hook, kind: str, path: str, resource
     wh: dict[str, Any] = {
         "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
         "clientConfig": {"url": f"{hook.url}{path}", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE", "DELETE"], "apiGroups": [group], "apiVersions": ["v1"],
+        "rules": [{"operations": ["CREATE", "UPDATE", "DELETE"], "apiGroups": [group], "apiVersions": ["v1"],
                    "resources": [resource]}]}
     if ns is not None:
         wh["namespaceSelector"] = {"matchLabels": {"hooks": ns}}
@@ -197,3 +197,24 @@ def test_kubectl_dry_run_server_service_answers_the_network_address(server, ns, 
     assert out.returncode == 0, out.stderr
     assert out.stdout == "10.96.0.0 32769"
     assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/services/dry").status_code == 404
+
+
+def test_an_update_shows_the_webhooks_the_cluster_ip_and_node_port_then_stored(server, hook, ns):
+    """An update leaving ExternalName allocates; the validating webhook's object is the one stored."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    r = requests.post(services, json={"metadata": {"name": "ext"},
+                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    assert r.status_code == 201, r.text
+    cfg = _configure(server, hook, "validating", "/allow", "services", ns)
+    try:
+        since = len(hook.reviews)
+        patch = {"spec": {"type": "NodePort", "externalName": None, "ports": [{"port": 80}]}}
+        r = requests.patch(f"{services}/ext", json=patch, headers={"Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 200, r.text
+        [review] = _reviews(hook, since, "services")
+        seen, stored = review["object"]["spec"], r.json()["spec"]
+        assert seen["clusterIP"] == stored["clusterIP"] and seen["clusterIPs"] == stored["clusterIPs"]
+        assert seen["ports"][0]["nodePort"] == stored["ports"][0]["nodePort"]
+        assert stored["clusterIP"] in _ips(server)
+    finally:
+        _unconfigure(server, cfg)

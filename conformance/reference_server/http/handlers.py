@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from contextlib import nullcontext
 from typing import Any, Awaitable
 
 import yaml
@@ -14,6 +15,7 @@ from ..admission import create_admission, update_admission
 from ..admission.chain import note_items
 from ..registry import GenericStore
 from ..registry.createonupdate import allows_create_on_update
+from ..registry.draws import pinned as pinned_draws
 from ..registry.namespace import NamespaceStore
 from ..registry.store import DeleteOptions, ListOptions, check_get_rv
 from ..registry.subresources import (SCALE_API_VERSION, SCALE_GROUP, SCALE_KIND, SCALE_VERSION,
@@ -328,19 +330,21 @@ class Handlers:
         old = self._current(store, route) if self.webhooks.active() else None
         if old is None and creates and self.webhooks.active():
             return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
-        if old is not None:
-            obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, warnings,
-                                 lambda o: self._write(store, route, o, store.update, route.namespace, route.name, o,
-                                                       strategy=self._strategy(route, store), dry_run=True,
-                                                       field_manager=manager, **adm),
-                                 sub=subresource_name(route.target))
-        try:
-            out = await self._write(store, route, obj, store.update, route.namespace, route.name, obj,
-                                    strategy=self._strategy(route, store), dry_run=dry, field_manager=manager, **adm)
-        except E.StatusError as exc:
-            if not creates or exc.code != 404 or not _names_object(exc, route.name):
-                raise
-            return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
+        with pinned_draws(dry) if old is not None else nullcontext():  # the preview's draws are the write's
+            if old is not None:
+                obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, warnings,
+                                     lambda o: self._write(store, route, o, store.update, route.namespace, route.name,
+                                                           o, strategy=self._strategy(route, store), dry_run=True,
+                                                           field_manager=manager, **adm),
+                                     sub=subresource_name(route.target))
+            try:
+                out = await self._write(store, route, obj, store.update, route.namespace, route.name, obj,
+                                        strategy=self._strategy(route, store), dry_run=dry, field_manager=manager,
+                                        **adm)
+            except E.StatusError as exc:
+                if not creates or exc.code != 404 or not _names_object(exc, route.name):
+                    raise
+                return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
         return self._respond(request, out, 200, warnings, store=store)
 
     async def _create_on_update(self, request: web.Request, route: Route, store: GenericStore, obj: dict[str, Any],
@@ -409,11 +413,14 @@ class Handlers:
                 break  # the store answers (404; an apply then creates)
             try:
                 patched = await self.offload(transform, clone(old))
-                obj = await on_write(self.webhooks, request, store, "UPDATE", patched, old, kw["dry_run"], warnings,
-                                     lambda o: self._write(store, route, o, store.update, ns, name,
-                                                           transform=pinned(o, old), **{**kw, "dry_run": True}),
-                                     sub=subresource_name(route.target))
-                return await self._write(store, route, obj, store.update, ns, name, transform=pinned(obj, old), **kw)
+                with pinned_draws(kw["dry_run"]):  # the preview's draws are the write's (registry/draws.py)
+                    obj = await on_write(self.webhooks, request, store, "UPDATE", patched, old, kw["dry_run"],
+                                         warnings, lambda o: self._write(store, route, o, store.update, ns, name,
+                                                                         transform=pinned(o, old),
+                                                                         **{**kw, "dry_run": True}),
+                                         sub=subresource_name(route.target))
+                    return await self._write(store, route, obj, store.update, ns, name, transform=pinned(obj, old),
+                                             **kw)
             except Stale:
                 continue
         else:

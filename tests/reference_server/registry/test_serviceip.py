@@ -218,3 +218,20 @@ def test_a_cluster_ip_service_with_a_node_port_is_refused_and_reserves_nothing()
     assert err.value.code == 422 and err.value.status["message"] == (
         "Service \"s\" is invalid: spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'")
     assert {i["metadata"]["name"] for i in ips.list(None, ListOptions())["items"]} == before
+
+
+def test_an_update_leaving_external_name_reserves_its_cluster_ip_before_the_service(registry):
+    """`txnUpdateClusterIPs` (case A): the new ClusterIP's IPAddress is written before the Service's update is
+    stored (`beginUpdate`), so its resourceVersion is the lower."""
+    store = registry.content("services")
+    store.create({"metadata": {"name": "ext", "namespace": "app"},
+                  "spec": {"type": "ExternalName", "externalName": "example.com"}})
+
+    def to_cluster_ip(obj):
+        spec = {k: v for k, v in obj["spec"].items() if k != "externalName"}
+        return {**obj, "spec": {**spec, "type": "ClusterIP", "ports": [{"port": 80}]}}
+    out = store.update("app", "ext", transform=to_cluster_ip)
+    ip = out["spec"]["clusterIP"]
+    got = _ips(registry)[ip]
+    assert got["spec"]["parentRef"]["name"] == "ext"
+    assert int(got["metadata"]["resourceVersion"]) < int(out["metadata"]["resourceVersion"])
