@@ -17,6 +17,7 @@ from conformance.reference_server.admission.serviceips import ATTEMPTS
 from conformance.reference_server.embedded import RunningServer
 
 from .kubectl_run import run_kubectl
+from .replicas import until
 from .test_admission_webhooks import AR, Hook, ns, server  # noqa: F401 - the fixtures, per module
 
 IPS = "/apis/networking.k8s.io/v1/ipaddresses"
@@ -205,7 +206,8 @@ def test_an_update_shows_the_webhooks_the_cluster_ip_and_node_port_then_stored(s
     r = requests.post(services, json={"metadata": {"name": "ext"},
                                       "spec": {"type": "ExternalName", "externalName": "example.com"}})
     assert r.status_code == 201, r.text
-    cfg = _configure(server, hook, "validating", "/allow", "services", ns)
+    cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
+            _configure(server, hook, "validating", "/allow", "services", ns)]
     try:
         since = len(hook.reviews)
         patch = {"spec": {"type": "NodePort", "externalName": None, "ports": [{"port": 80}]}}
@@ -215,6 +217,59 @@ def test_an_update_shows_the_webhooks_the_cluster_ip_and_node_port_then_stored(s
         seen, stored = review["object"]["spec"], r.json()["spec"]
         assert seen["clusterIP"] == stored["clusterIP"] and seen["clusterIPs"] == stored["clusterIPs"]
         assert seen["ports"][0]["nodePort"] == stored["ports"][0]["nodePort"]
-        assert stored["clusterIP"] in _ips(server)
+        reviews = [r["request"] for _, r in hook.reviews[since:]]  # `beginUpdate`: before the Service's validation
+        first = reviews[0]
+        assert (first["resource"]["resource"], first["operation"], first["name"]) == (
+            "ipaddresses", "CREATE", stored["clusterIP"])
+        assert first["userInfo"]["username"] == "system:apiserver"
+        # (the repair loop may delete it while the Service is still ExternalName, as `syncIPAddress` does
+        # upstream, and recreates it once the update is stored)
+        until(lambda: stored["clusterIP"] in _ips(server), "the ClusterIP's IPAddress", timeout=10)
+    finally:
+        _unconfigure(server, *cfgs)
+
+
+def test_a_refused_ipaddress_refuses_the_update_that_needs_it(server, hook, ns):
+    """An update leaving ExternalName whose requested ClusterIP's IPAddress admission refuses: the Service's 422,
+    the Service left as it was."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    r = requests.post(services, json={"metadata": {"name": "ext2"},
+                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    assert r.status_code == 201, r.text
+    cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
+    try:
+        body = {**r.json(), "spec": {"type": "ClusterIP", "clusterIP": "10.96.201.9", "ports": [{"port": 80}]}}
+        r = requests.put(f"{services}/ext2", json=body)
+        assert r.status_code == 422, r.text
+        assert "failed to allocate IP 10.96.201.9: admission webhook" in r.json()["message"]
+        assert requests.get(f"{services}/ext2").json()["spec"]["type"] == "ExternalName"
+        assert "10.96.201.9" not in _ips(server)
+    finally:
+        _unconfigure(server, cfg)
+
+
+def test_deleting_a_service_releases_its_ipaddress_through_admission(server, hook, ns):
+    """`afterDelete` → `Release`: the loopback client's DELETE of the IPAddress, which the webhooks see; its
+    refusal is only logged upstream (the Service is deleted, the IPAddress stays for the repair loop)."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    ips = []
+    for name in ("gone", "kept"):
+        r = requests.post(services, json={"metadata": {"name": name}, "spec": {"ports": [{"port": 80}]}})
+        assert r.status_code == 201, r.text
+        ips.append(r.json()["spec"]["clusterIP"])
+    cfg = _configure(server, hook, "validating", "/allow", "ipaddresses")
+    try:
+        since = len(hook.reviews)
+        assert requests.delete(f"{services}/gone").status_code == 200
+        [review] = _reviews(hook, since, "ipaddresses")
+        assert (review["operation"], review["name"]) == ("DELETE", ips[0])
+        assert review["userInfo"]["username"] == "system:apiserver"
+        assert ips[0] not in _ips(server)
+    finally:
+        _unconfigure(server, cfg)
+    cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
+    try:
+        assert requests.delete(f"{services}/kept").status_code == 200
+        assert ips[1] in _ips(server)
     finally:
         _unconfigure(server, cfg)

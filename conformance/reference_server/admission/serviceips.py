@@ -1,7 +1,8 @@
 """kube-apiserver's ClusterIP allocator as an API client: while admission webhooks or policies are configured, the
 IPAddress of a Service's ClusterIP is written through admission as the loopback client (`system:apiserver`),
-within the Service's create, after its mutating admission and before its validating admission, and deleted the
-same way when the create fails afterwards.
+within the Service's create (or the update that needs it), after its mutating admission and before its validating
+admission, and deleted the same way when the write fails afterwards, when the Service is deleted and when an update
+drops it.
 
 Upstream: `pkg/registry/core/service/ipallocator/ipallocator.go` (`createIPAddress`: `a.client.IPAddresses().Create`,
 an AlreadyExists answer being `ErrAllocated`; `Release`: `a.client.IPAddresses().Delete`, its error only logged;
@@ -43,13 +44,17 @@ class ClusterIPReservation:
     """One request's ClusterIP reservations (`store`: the ServiceStore; `preview(obj)`: the create as a dry run,
     its draws pinned)."""
 
-    def __init__(self, hooks: Any, store: Any, preview: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]):
+    def __init__(self, hooks: Any, store: Any, preview: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+                 old: dict[str, Any] | None = None):
+        self.hooks = hooks
         self.store = store
         self.preview = preview
+        self.old = old  # an update's stored Service (its ClusterIPs are held already)
         self.writes = ControllerWrites(hooks, "", user=APISERVER_USER)
 
     async def begin(self, obj: dict[str, Any]) -> None:
-        """`BeginCreate`'s ClusterIP allocation, on the Service as the mutating admission left it."""
+        """`BeginCreate`'s (`beginUpdate`'s) ClusterIP allocation, on the Service as the mutating admission left
+        it."""
         session = current_draws()
         if session is None or session.dry_run:
             return  # a dry run writes no IPAddress
@@ -67,7 +72,7 @@ class ClusterIPReservation:
         all written)."""
         session = current_draws()
         assert session is not None
-        for ip_address in self.store.reservations(planned):
+        for ip_address in self.store.reservations(planned, self.old):
             ip = ip_address["metadata"]["name"]
             try:
                 await admitted(self._create, ip_address)
@@ -90,20 +95,37 @@ class ClusterIPReservation:
         session = current_draws()
         if session is None:
             return
-        for ip in sorted(session.reserved):
-            try:
-                await admitted(self._delete, ip)
-            except E.StatusError:
-                pass
+        session.released += sorted(session.reserved)
         session.reserved.clear()
+        await release_deferred(self.hooks, self.store)
 
 
-def reservation(hooks: Any, store: Any,
-                preview: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]) -> ClusterIPReservation | None:
-    """The reservation step of a create of `store`'s kind (None: the kind allocates nothing through a client)."""
-    if getattr(store, "ipaddresses", None) is None or not hasattr(store, "reservations"):
+async def release_deferred(hooks: Any, store: Any) -> None:
+    """`Release` after the request's write (a deleted Service's ClusterIPs, `afterDelete`; an update's dropped
+    ones): each IPAddress deleted as the loopback client, through admission, errors ignored."""
+    session = current_draws()
+    ipaddresses = getattr(store, "ipaddresses", None)
+    if session is None or not session.released or ipaddresses is None:
+        return
+    ips, session.released = session.released, []
+    writes = ControllerWrites(hooks, "", user=APISERVER_USER)
+
+    async def delete(ip: str) -> Any:
+        return writes.delete(ipaddresses, "", ip, DeleteOptions())
+    for ip in ips:
+        try:
+            await admitted(delete, ip)
+        except E.StatusError:
+            pass
+
+
+def reservation(hooks: Any, store: Any, preview: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+                old: dict[str, Any] | None = None, sub: str = "") -> ClusterIPReservation | None:
+    """The reservation step of a create (an update over `old`) of `store`'s kind (None: the kind allocates
+    nothing through a client, or the write is a subresource's)."""
+    if sub or getattr(store, "ipaddresses", None) is None or not hasattr(store, "reservations"):
         return None
-    return ClusterIPReservation(hooks, store, preview)
+    return ClusterIPReservation(hooks, store, preview, old)
 
 
-__all__ = ["ATTEMPTS", "ClusterIPReservation", "reservation"]
+__all__ = ["ATTEMPTS", "ClusterIPReservation", "release_deferred", "reservation"]

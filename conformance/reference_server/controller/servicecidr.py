@@ -11,8 +11,8 @@ Upstream:
   release on delete; `pkg/registry/core/service/ipallocator/controller/repairip.go` recreates a missing one and
   removes one whose Service is gone.
 The allocator's own writes are the Service storage's (registry/servicestore.py: the IPAddress before the Service,
-released with it); this loop is the repair (`repairip.go`): it recreates a missing one, removes one whose Service is gone (60 s after
-its creation: a Service being created holds its IPAddress before it is stored), and
+released with it); this loop is the repair (`repairip.go`): it recreates a missing one, removes one whose
+Service is gone (60 s after its creation: a Service being created holds its IPAddress before it is stored), and
 follows a Service's update (becoming or leaving ExternalName) just after it is stored. Its writes are
 kube-apiserver's loopback writes (`system:apiserver`, manager `kube-apiserver`), through the webhooks and policies.
 kube-controller-manager's servicecidrs controller (every ServiceCIDR's finalizer and Ready condition, and

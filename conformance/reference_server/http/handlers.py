@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from contextlib import nullcontext
 from typing import Any, Awaitable
 
 import yaml
@@ -15,7 +14,6 @@ from ..admission import create_admission, update_admission
 from ..admission.chain import note_items
 from ..registry import GenericStore
 from ..registry.createonupdate import allows_create_on_update
-from ..registry.draws import pinned as pinned_draws
 from ..registry.namespace import NamespaceStore
 from ..registry.store import DeleteOptions, ListOptions, check_get_rv
 from ..registry.subresources import (SCALE_API_VERSION, SCALE_GROUP, SCALE_KIND, SCALE_VERSION,
@@ -40,7 +38,8 @@ from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRAT
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .authz import REQUESTER
-from .webhookcalls import PATCH_ATTEMPTS, Stale, on_create, on_delete, on_write, pinned, webhook_admission
+from .webhookcalls import (PATCH_ATTEMPTS, Stale, on_create, on_delete, on_update, on_write, pinned, releasing,
+                          webhook_admission)
 from .webhookcalls import subresource as subresource_name
 from .crconversion import AnswerPending, answer, converting, unconverted
 from .watch import serve_watch
@@ -330,21 +329,19 @@ class Handlers:
         old = self._current(store, route) if self.webhooks.active() else None
         if old is None and creates and self.webhooks.active():
             return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
-        with pinned_draws(dry) if old is not None else nullcontext():  # the preview's draws are the write's
+        def write(o: dict[str, Any], dry_run: bool) -> Awaitable[dict[str, Any]]:
+            return self._write(store, route, o, store.update, route.namespace, route.name, o,
+                               strategy=self._strategy(route, store), dry_run=dry_run, field_manager=manager, **adm)
+        try:
             if old is not None:
-                obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, warnings,
-                                     lambda o: self._write(store, route, o, store.update, route.namespace, route.name,
-                                                           o, strategy=self._strategy(route, store), dry_run=True,
-                                                           field_manager=manager, **adm),
-                                     sub=subresource_name(route.target))
-            try:
-                out = await self._write(store, route, obj, store.update, route.namespace, route.name, obj,
-                                        strategy=self._strategy(route, store), dry_run=dry, field_manager=manager,
-                                        **adm)
-            except E.StatusError as exc:
-                if not creates or exc.code != 404 or not _names_object(exc, route.name):
-                    raise
-                return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
+                out = await on_update(self.webhooks, request, store, obj, old, dry, warnings, write,
+                                      sub=subresource_name(route.target))
+            else:
+                out = await write(obj, dry)
+        except E.StatusError as exc:
+            if not creates or exc.code != 404 or not _names_object(exc, route.name):
+                raise
+            return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
         return self._respond(request, out, 200, warnings, store=store)
 
     async def _create_on_update(self, request: web.Request, route: Route, store: GenericStore, obj: dict[str, Any],
@@ -413,14 +410,10 @@ class Handlers:
                 break  # the store answers (404; an apply then creates)
             try:
                 patched = await self.offload(transform, clone(old))
-                with pinned_draws(kw["dry_run"]):  # the preview's draws are the write's (registry/draws.py)
-                    obj = await on_write(self.webhooks, request, store, "UPDATE", patched, old, kw["dry_run"],
-                                         warnings, lambda o: self._write(store, route, o, store.update, ns, name,
-                                                                         transform=pinned(o, old),
-                                                                         **{**kw, "dry_run": True}),
-                                         sub=subresource_name(route.target))
-                    return await self._write(store, route, obj, store.update, ns, name, transform=pinned(obj, old),
-                                             **kw)
+                return await on_update(self.webhooks, request, store, patched, old, kw["dry_run"], warnings,
+                                       lambda o, d: self._write(store, route, o, store.update, ns, name,
+                                                                transform=pinned(o, old), **{**kw, "dry_run": d}),
+                                       sub=subresource_name(route.target))
             except Stale:
                 continue
         else:
@@ -620,9 +613,13 @@ class Handlers:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
         admit = self.ctx.admission.for_delete(store.info, route.name)
+        def delete() -> Awaitable[tuple[dict[str, Any], bool]]:
+            return self.offload(store.delete, route.namespace, route.name, opts, admit=admit)
         if self.webhooks.active():
             await on_delete(self.webhooks, request, store, route.namespace, route.name, opts)
-        out, deleted = await self.offload(store.delete, route.namespace, route.name, opts, admit=admit)
+            out, deleted = await releasing(self.webhooks, store, opts.dry_run, delete)
+        else:
+            out, deleted = await delete()
         status = 202 if (not deleted and opts.orphan_dependents is False) else 200
         return self._respond(request, out, status, store=store)
 
@@ -651,9 +648,10 @@ class Handlers:
             ns = m.get("namespace", "")
             try:
                 await on_delete(self.webhooks, request, store, ns, m["name"], opts, old=item)
-                obj, _ = await self.offload(store.delete, ns, m["name"], DeleteOptions(
-                    dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds,
-                    propagation_policy=opts.propagation_policy, orphan_dependents=opts.orphan_dependents))
+                obj, _ = await releasing(self.webhooks, store, opts.dry_run, lambda: self.offload(
+                    store.delete, ns, m["name"], DeleteOptions(
+                        dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds,
+                        propagation_policy=opts.propagation_policy, orphan_dependents=opts.orphan_dependents)))
             except E.StatusError as exc:
                 if exc.code != 404 and first is None:
                     first = exc

@@ -10,8 +10,9 @@ the handler decoded it (`CreateOptions`, `UpdateOptions`, `DeleteOptions`; a PAT
 the query's own `fieldManager` (not the user agent a manager defaults to), `dryRun` and `fieldValidation`."""
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -25,7 +26,7 @@ from ..admission.admitted import (
     review_options,
 )
 from ..admission.policy import PolicyAdmission
-from ..admission.serviceips import reservation
+from ..admission.serviceips import release_deferred, reservation
 from ..admission.webhooks import Attributes, WebhookAdmission
 from ..registry import draws
 from ..registry.store import DeleteOptions
@@ -33,6 +34,8 @@ from .authz import REQUESTER
 from .crconversion import admitted_once
 from .crconversion import answer as converted
 from .patch import json_patch
+
+T = TypeVar("T")
 
 # the route targets that are subresources, by the name a rule's `resources` uses (`pods/status`, ...)
 SUBRESOURCES = {"status": "status", "ns-status": "status", "ns-finalize": "finalize", "approval": "approval",
@@ -82,7 +85,7 @@ async def on_create(hooks: WebhookAdmission, request: web.Request, store: Any, o
     fails."""
     if not hooks.active():
         return await write(obj, dry_run)
-    with draws.pinned(dry_run):
+    with _session(hooks, store, dry_run):
         def preview(o: dict[str, Any]) -> Awaitable[dict[str, Any]]:
             return write(o, True)
         held = reservation(hooks, store, preview)
@@ -94,6 +97,50 @@ async def on_create(hooks: WebhookAdmission, request: web.Request, store: Any, o
             if held is not None:
                 await held.release()
             raise
+        finally:
+            await release_deferred(hooks, store)
+
+
+async def on_update(hooks: WebhookAdmission, request: web.Request, store: Any, obj: dict[str, Any],
+                    old: dict[str, Any], dry_run: bool, warnings: list[str],
+                    write: Callable[[dict[str, Any], bool], Awaitable[dict[str, Any]]], *,
+                    sub: str = "") -> dict[str, Any]:
+    """A request's update of `old` while webhooks or policies are configured: `write(obj, dry_run)` after
+    admission, the preview (`write(o, True)`) and the write sharing their draws, a ClusterIP the update adds (a
+    Service leaving ExternalName) reserved through admission before the validating phase, released if the update
+    then fails."""
+    with _session(hooks, store, dry_run):
+        def preview(o: dict[str, Any]) -> Awaitable[dict[str, Any]]:
+            return write(o, True)
+        held = reservation(hooks, store, preview, old, sub)
+        try:
+            obj = await on_write(hooks, request, store, "UPDATE", obj, old, dry_run, warnings, preview, sub=sub,
+                                 begin=held.begin if held is not None else None)
+            return await write(obj, dry_run)
+        except BaseException:
+            if held is not None:
+                await held.release()
+            raise
+        finally:
+            await release_deferred(hooks, store)
+
+
+async def releasing(hooks: WebhookAdmission, store: Any, dry_run: bool, delete: Callable[[], Awaitable[T]]) -> T:
+    """A delete while webhooks or policies are configured: the ClusterIPs of a Service it removes (`afterDelete`)
+    released after it as the loopback client's DELETEs, through admission."""
+    with _session(hooks, store, dry_run):
+        try:
+            return await delete()
+        finally:
+            await release_deferred(hooks, store)
+
+
+@contextmanager
+def _session(hooks: WebhookAdmission, store: Any, dry_run: bool) -> Iterator[draws.Draws]:
+    """The request's draws (registry/draws.py), its releases left to it (made through admission)."""
+    with draws.pinned(dry_run) as session:
+        session.defer_release = True
+        yield session
 
 
 async def on_delete(hooks: WebhookAdmission, request: web.Request, store: Any, namespace: str, name: str,
@@ -114,5 +161,6 @@ async def on_subresource_create(registry: Any, request: web.Request, a: Attribut
 
 PATCH_ATTEMPTS = 5  # upstream's patcher: `maxRetryWhenPatchConflicts`
 
-__all__ = ["PATCH_ATTEMPTS", "SUBRESOURCES", "Stale", "on_create", "on_delete", "on_subresource_create", "on_write", "options",
+__all__ = ["PATCH_ATTEMPTS", "SUBRESOURCES", "Stale", "on_create", "on_delete", "on_update", "on_subresource_create",
+           "on_write", "options", "releasing",
            "pinned", "subresource", "webhook_admission"]

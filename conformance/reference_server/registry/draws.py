@@ -8,7 +8,8 @@ preview's draws are remembered under (site, inputs) and the write draws the same
 A session also carries what the registry needs to know about the request (`dry_run`: the request's own, so the
 preview of a real write allocates as the write does, and a dry-run request's allocations are upstream's dry-run
 answers) and the ClusterIPs whose IPAddress the request has already written through admission
-(admission/serviceips.py) or was refused (`excluded`: the allocator goes on with another address).
+(admission/serviceips.py) or was refused (`excluded`: the allocator goes on with another address), and those it
+releases, which the request deletes through admission after the write (`released`).
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ class Draws:
         self.values: dict[tuple[str, Hashable], Any] = {}
         self.reserved: set[str] = set()  # ClusterIPs whose IPAddress this request wrote
         self.excluded: set[str] = set()  # addresses refused to this request
+        self.defer_release = False  # IPAddresses to release are left to the request (`released`), not deleted
+        self.released: list[str] = []
 
     def forget(self, site: str) -> None:
         """Draw `site` anew (an address the admission refused)."""

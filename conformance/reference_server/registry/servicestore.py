@@ -20,6 +20,7 @@ from typing import Any
 from .. import apierrors as E
 from ..storage import KeyExistsError, KeyNotFoundError
 from .draws import allocation, pinned, reserved
+from .draws import current as current_draws
 from .servicecidr import ALLOCATOR, LABEL_MANAGED_BY, ip_address
 from .serviceip import ERR_ALLOCATED
 from .store import DeleteOptions, GenericStore
@@ -110,12 +111,12 @@ class ServiceStore(GenericStore):
             self._release([ip for ip in before if ip not in after], out)
             return out
 
-    def reservations(self, service: dict[str, Any]) -> list[dict[str, Any]]:
-        """The IPAddresses a create of `service` (as it would be stored) writes that the request does not hold
-        yet (admission/serviceips.py writes them through admission)."""
+    def reservations(self, service: dict[str, Any], old: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The IPAddresses a create of `service`, or its update over `old` (as it would be stored), writes that
+        the request does not hold yet (admission/serviceips.py writes them through admission)."""
         if self.ipaddresses is None:
             return []
-        held = reserved()
+        held = set(reserved()) | set(cluster_ips(old))
         return [ip_address(ip, service) for ip in cluster_ips(service) if ip not in held]
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> tuple[dict[str, Any], bool]:
@@ -126,10 +127,12 @@ class ServiceStore(GenericStore):
 
     def _release(self, ips: list[str], service: dict[str, Any]) -> None:
         """`Release`: each IPAddress deleted by name, errors ignored (only the allocator's own for this
-        Service: one a client wrote by hand stays)."""
+        Service: one a client wrote by hand stays); left to the request (admission/serviceips.py
+        `release_deferred`, through admission) when its session says so."""
         if self.ipaddresses is None:
             return
         meta = service.get("metadata") or {}
+        session = current_draws()
         for ip in ips:
             try:
                 current = self.ipaddresses.get("", ip, shared=True)
@@ -137,6 +140,9 @@ class ServiceStore(GenericStore):
                 labels = (current.get("metadata") or {}).get("labels") or {}
                 if labels.get(LABEL_MANAGED_BY) != ALLOCATOR or (ref.get("namespace"), ref.get("name")) != (
                         meta.get("namespace"), meta.get("name")):
+                    continue
+                if session is not None and session.defer_release:
+                    session.released.append(ip)
                     continue
                 self.ipaddresses.delete("", ip, DeleteOptions())
             except (E.StatusError, KeyNotFoundError, KeyExistsError):
