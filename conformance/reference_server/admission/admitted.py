@@ -143,6 +143,15 @@ async def admit_subresource_create(hooks: WebhookAdmission, a: Attributes, obj: 
     return obj
 
 
+def _named_as(obj: dict[str, Any], previewed: list[dict[str, Any]]) -> dict[str, Any]:
+    """A generateName create's admitted object with the name its validating admission saw (upstream's one
+    request path generates it once, before that admission: `store.go` `Create`)."""
+    meta = obj.get("metadata") or {}
+    if not previewed or meta.get("name") or not meta.get("generateName"):
+        return obj
+    return {**obj, "metadata": {**meta, "name": (previewed[-1].get("metadata") or {}).get("name")}}
+
+
 class Stale(Exception):
     """The object changed between a write's admission and the write."""
 
@@ -325,9 +334,14 @@ class ControllerWrites:
         opts = review_options("CreateOptions", None, False)
 
         async def admit() -> dict[str, Any]:
-            return await admit_write(self.hooks, store, "CREATE", obj, None, self.user, opts, False, [],
-                                     lambda o: self._run(store.create, o, **{**kw, "dry_run": True}),
-                                     builtin=self._builtin(kw.get("admit")))
+            previewed: list[dict[str, Any]] = []
+
+            async def preview(o: dict[str, Any]) -> dict[str, Any]:
+                previewed.append(await self._run(store.create, o, **{**kw, "dry_run": True}))
+                return previewed[-1]
+            verdict = await admit_write(self.hooks, store, "CREATE", obj, None, self.user, opts, False, [], preview,
+                                        builtin=self._builtin(kw.get("admit")))
+            return _named_as(verdict, previewed)
         raise self._pending(key, admit)
 
     def update(self, store: Any, ns: str, name: str, body: dict[str, Any] | None = None, *,
