@@ -22,13 +22,15 @@ from ..apierrors import FieldError, field_forbidden, field_invalid, field_requir
 from .draws import current as current_draws
 from .draws import draw, dry_allocation, reserved
 from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
-from .strategy import Strategy
+from .strategy import PerThread, Strategy
 from .shapes import as_list
 from .validation import is_valid_port_num
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 KUBERNETES_SERVICE_IP = "10.96.0.1"
 NODE_PORTS = (30000, 32767)
+ERR_PORT_ALLOCATED = "provided port is already allocated"  # portallocator's `ErrAllocated`
+ERR_PORT_RANGE = "provided port is not in the valid range. The range of valid ports is {}"  # `ErrNotInRange`
 _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort")
 
 
@@ -60,6 +62,8 @@ class ServiceStrategy(Strategy):
     """`service.Strategy` + the allocator; `services()` lists every stored Service (to find free IPs/ports).
     `allocator` is the MetaAllocator (registry/serviceip.py) once the registry wires it to the ServiceCIDR and
     IPAddress stores; alone, the strategy allocates from `cidr` and the stored Services."""
+
+    _planned = PerThread()  # a create's NodePorts, planned by `validate` (or its refusal), set by `canonicalize`
 
     def __init__(self, info: Any, services: Callable[[], list[dict[str, Any]]]):
         super().__init__(info)
@@ -95,28 +99,65 @@ class ServiceStrategy(Strategy):
         """The allocator `DryRun()` picks (one draw per request, shared by the preview and the write)."""
         return draw("dry-allocator", family, self.allocator.dry_run)
 
-    def _node_ports(self, ports: list[Any], used_ports: set[int]) -> None:
-        """`initNodePorts`: a port without a nodePort gets a free one (`AllocateNext`); on a dry run
-        `PortAllocationOperation.AllocateNext`'s dummy: one above the highest port this operation holds, 32769
-        for its first (outside the range: it is never stored)."""
-        held: list[int] = []
-        for i, p in enumerate(ports):
-            if not isinstance(p, dict):
-                continue
-            if p.get("nodePort"):
-                if isinstance(p["nodePort"], int):
-                    held.append(p["nodePort"])
-                continue
-            if dry_allocation():
-                p["nodePort"] = draw("node-port", i, lambda: (max(held) if held else 32768) + 1)
+    def _node_port_plan(self, spec: dict[str, Any], used_ports: set[int],
+                        check: bool = True) -> tuple[list[FieldError], dict[int, int]]:
+        """`initNodePorts` over a `PortAllocationOperation`: each port's nodePort by index (a requested one, one
+        shared by the entries of the same port number, or the next free one: `AllocateNext`, drawn once per
+        request), or the requested one's refusal (`Allocate`: out of the range, or held already). On a dry run
+        `Allocate` only checks that a port is not held and `AllocateNext` answers its dummy: one above the highest
+        port the operation holds, 32769 for its first (outside the range: it is never stored)."""
+        ports = as_list(spec.get("ports"))
+        typ = spec.get("type")
+        should = typ == "NodePort" or (typ == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False)
+        dry, held, by_port, out = dry_allocation(), [], {}, {}  # held: the operation's `allocated`
+
+        def allocate(i: int, port: Any) -> FieldError | None:
+            low, high = NODE_PORTS
+            in_range = isinstance(port, int) and low <= port <= high
+            why = (ERR_PORT_RANGE.format(f"{low}-{high}") if not dry and not in_range
+                   else ERR_PORT_ALLOCATED if port in used_ports or port in held else None)
+            if why is not None and check:
+                return FieldError("FieldValueInvalid", f"spec.ports[{i}].nodePort", f"Invalid value: {port}: {why}")
+            held.append(port)
+            return None
+
+        def allocate_next(i: int) -> int:
+            if dry:
+                value = draw("node-port", i, lambda: (max(held) if held else 32768) + 1)
             else:
-                free = [n for n in range(NODE_PORTS[0], NODE_PORTS[1] + 1) if n not in used_ports]
-                p["nodePort"] = draw("node-port", i, lambda: self._rng.choice(free))
-            held.append(p["nodePort"])
-            used_ports.add(p["nodePort"])
+                free = [n for n in range(NODE_PORTS[0], NODE_PORTS[1] + 1) if n not in used_ports and n not in held]
+                if not free:
+                    raise E.internal(f"failed to allocate a nodePort: {ERR_FULL}")
+                value = draw("node-port", i, lambda: self._rng.choice(free))
+            held.append(value)
+            return value
+        for i, p in enumerate(ports):
+            if not isinstance(p, dict) or (not p.get("nodePort") and not should):
+                continue
+            port = p.get("port") if isinstance(p.get("port"), (int, str)) else None
+            allocated = by_port.get(port, 0)
+            if not allocated:
+                requested = next((q["nodePort"] for q in ports if isinstance(q, dict) and q.get("port") == port
+                                  and q.get("nodePort")), 0)
+                if requested:
+                    refused = allocate(i, requested)
+                    if refused is not None:
+                        return [refused], {}
+                    out[i] = by_port[port] = requested
+                else:
+                    out[i] = by_port[port] = allocate_next(i)
+            elif p.get("nodePort") != allocated:
+                if not p.get("nodePort"):
+                    out[i] = allocated
+                else:
+                    refused = allocate(i, p["nodePort"])
+                    if refused is not None:
+                        return [refused], {}
+        return [], out
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
+        self._planned = None
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
@@ -132,6 +173,11 @@ class ServiceStrategy(Strategy):
         refused = self._check_requested_ip(obj)
         if refused:  # `beginCreate` allocates (alloc.go) before `BeforeCreate` validates: its error comes alone
             return refused
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and spec.get("type") in ("NodePort", "LoadBalancer"):
+            refused, self._planned = self._node_port_plan(spec, self._used()[1])  # `txnAllocNodePorts`
+            if refused:
+                return refused
         return super().validate(obj) + self._validate_spec(obj.get("spec"))
 
     def _validate_spec(self, spec: Any) -> list[FieldError]:
@@ -171,7 +217,11 @@ class ServiceStrategy(Strategy):
             spec.setdefault("ipFamilies", ["IPv4"])
             spec.setdefault("ipFamilyPolicy", "SingleStack")
         if spec.get("type") in ("NodePort", "LoadBalancer"):
-            self._node_ports(as_list(spec.get("ports")), used_ports)
+            planned, self._planned = self._planned, None  # a create's, made by `validate`
+            if planned is None:  # an update's: the ports it adds get one (its own are not checked again)
+                planned = self._node_port_plan(spec, used_ports, check=False)[1]
+            for i, node_port in planned.items():
+                spec["ports"][i]["nodePort"] = node_port
 
     def _check_requested_ip(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
@@ -200,6 +250,7 @@ class ServiceStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
+        self._planned = None
         ospec, nspec = old.get("spec") or {}, new.get("spec")
         if isinstance(nspec, dict):
             for key, value in (("type", "ClusterIP"), ("sessionAffinity", "None")):

@@ -235,3 +235,37 @@ def test_an_update_leaving_external_name_reserves_its_cluster_ip_before_the_serv
     got = _ips(registry)[ip]
     assert got["spec"]["parentRef"]["name"] == "ext"
     assert int(got["metadata"]["resourceVersion"]) < int(out["metadata"]["resourceVersion"])
+
+
+def _node_port(registry, name, ports, dry_run=False):
+    return registry.content("services").create(
+        {"metadata": {"name": name, "namespace": "app"}, "spec": {"type": "NodePort", "ports": ports}},
+        dry_run=dry_run)
+
+
+def _port_refusal(registry, name, ports, dry_run=False) -> tuple[str, str]:
+    with pytest.raises(StatusError) as err:
+        _node_port(registry, name, ports, dry_run)
+    assert err.value.code == 422
+    [cause] = err.value.status["details"]["causes"]
+    return cause["field"], cause["message"]
+
+
+def test_a_requested_node_port_is_allocated_once_and_in_the_range(registry):
+    """`initNodePorts` → `PortAllocationOperation.Allocate`: a port held already (by another Service or an earlier
+    entry of the same Service) or outside 30000-32767 is the Service's 422; entries of one port number share a
+    nodePort; a dry run checks only that the port is not held."""
+    _node_port(registry, "a", [{"port": 80, "nodePort": 30080}])
+    assert _port_refusal(registry, "b", [{"port": 80, "nodePort": 30080}]) == (
+        "spec.ports[0].nodePort", "Invalid value: 30080: provided port is already allocated")
+    assert _port_refusal(registry, "c", [{"port": 80, "nodePort": 40000}]) == (
+        "spec.ports[0].nodePort", "Invalid value: 40000: provided port is not in the valid range. "
+        "The range of valid ports is 30000-32767")
+    assert _port_refusal(registry, "d", [{"name": "x", "port": 80, "nodePort": 30090},
+                                         {"name": "y", "port": 81, "nodePort": 30090}])[0] == "spec.ports[1].nodePort"
+    dns = _node_port(registry, "dns", [{"name": "t", "port": 53}, {"name": "u", "port": 53, "protocol": "UDP"}])
+    assert dns["spec"]["ports"][0]["nodePort"] == dns["spec"]["ports"][1]["nodePort"]
+    assert _port_refusal(registry, "e", [{"port": 80, "nodePort": 30080}], dry_run=True)[1].endswith(
+        "provided port is already allocated")
+    assert _node_port(registry, "f", [{"port": 80, "nodePort": 40000}], dry_run=True)["spec"]["ports"][0][
+        "nodePort"] == 40000
