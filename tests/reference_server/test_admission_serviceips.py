@@ -147,25 +147,24 @@ def test_a_refused_dynamic_address_is_skipped_and_none_left_is_range_full(server
     """1.33's `allocateFromRange` goes on with the next free address after a failed IPAddress create; when none
     can be written the answer is `AllocateNext`'s `ErrFull` as a 500 (here after `ATTEMPTS` addresses)."""
     hook.denied_once.clear()
-    cfg = _configure(server, hook, "validating", "/deny-once", "ipaddresses")
+    [first, second], r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny-once", "second")
+    assert r.status_code == 201, r.text
+    assert first != second == r.json()["spec"]["clusterIP"]
+    assert first not in _ips(server)
+    names, r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny", "none")
+    assert r.status_code == 500, r.text
+    assert r.json()["message"] == "Internal error occurred: failed to allocate a serviceIP: range is full"
+    assert len(set(names)) == ATTEMPTS
+
+
+def _ipaddress_reviews_of_a_create(server, hook, ns, path, name) -> tuple[list[str], requests.Response]:
+    """The IPAddress names a ClusterIP Service's create had reviewed under an ipaddresses webhook at `path`."""
+    cfg = _configure(server, hook, "validating", path, "ipaddresses")
     try:
         since = len(hook.reviews)
         r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/services",
-                          json={"metadata": {"name": "second"}, "spec": {"ports": [{"port": 80}]}})
-        assert r.status_code == 201, r.text
-        first, second = [q["name"] for q in _reviews(hook, since, "ipaddresses")]
-        assert first != second == r.json()["spec"]["clusterIP"]
-        assert first not in _ips(server)
-    finally:
-        _unconfigure(server, cfg)
-    cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
-    try:
-        since = len(hook.reviews)
-        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/services",
-                          json={"metadata": {"name": "none"}, "spec": {"ports": [{"port": 80}]}})
-        assert r.status_code == 500, r.text
-        assert r.json()["message"] == "Internal error occurred: failed to allocate a serviceIP: range is full"
-        assert len({q["name"] for q in _reviews(hook, since, "ipaddresses")}) == ATTEMPTS
+                          json={"metadata": {"name": name}, "spec": {"ports": [{"port": 80}]}})
+        return [q["name"] for q in _reviews(hook, since, "ipaddresses")], r
     finally:
         _unconfigure(server, cfg)
 

@@ -85,20 +85,8 @@ async def on_create(hooks: WebhookAdmission, request: web.Request, store: Any, o
     fails."""
     if not hooks.active():
         return await write(obj, dry_run)
-    with _session(hooks, store, dry_run):
-        def preview(o: dict[str, Any]) -> Awaitable[dict[str, Any]]:
-            return write(o, True)
-        held = reservation(hooks, store, preview)
-        try:
-            obj = await on_write(hooks, request, store, "CREATE", obj, None, dry_run, warnings, preview,
-                                 builtin=builtin, begin=held.begin if held is not None else None)
-            return await write(obj, dry_run)
-        except BaseException:
-            if held is not None:
-                await held.release()
-            raise
-        finally:
-            await release_deferred(hooks, store)
+    return await _admitted_write(hooks, request, store, "CREATE", obj, None, dry_run, warnings, write,
+                                 builtin=builtin)
 
 
 async def on_update(hooks: WebhookAdmission, request: web.Request, store: Any, obj: dict[str, Any],
@@ -109,13 +97,20 @@ async def on_update(hooks: WebhookAdmission, request: web.Request, store: Any, o
     admission, the preview (`write(o, True)`) and the write sharing their draws, a ClusterIP the update adds (a
     Service leaving ExternalName) reserved through admission before the validating phase, released if the update
     then fails."""
+    return await _admitted_write(hooks, request, store, "UPDATE", obj, old, dry_run, warnings, write, sub=sub)
+
+
+async def _admitted_write(hooks: WebhookAdmission, request: web.Request, store: Any, operation: str,
+                          obj: dict[str, Any], old: dict[str, Any] | None, dry_run: bool, warnings: list[str],
+                          write: Callable[[dict[str, Any], bool], Awaitable[dict[str, Any]]], *, sub: str = "",
+                          builtin: Builtin | None = None) -> dict[str, Any]:
     with _session(hooks, store, dry_run):
         def preview(o: dict[str, Any]) -> Awaitable[dict[str, Any]]:
             return write(o, True)
         held = reservation(hooks, store, preview, old, sub)
         try:
-            obj = await on_write(hooks, request, store, "UPDATE", obj, old, dry_run, warnings, preview, sub=sub,
-                                 begin=held.begin if held is not None else None)
+            obj = await on_write(hooks, request, store, operation, obj, old, dry_run, warnings, preview, sub=sub,
+                                 builtin=builtin, begin=held.begin if held is not None else None)
             return await write(obj, dry_run)
         except BaseException:
             if held is not None:
