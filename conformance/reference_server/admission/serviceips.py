@@ -58,6 +58,8 @@ class ClusterIPReservation:
         session = current_draws()
         if session is None or session.dry_run:
             return  # a dry run writes no IPAddress
+        if self.old is not None and ((self.old.get("spec") or {}).get("type") != "ExternalName"):
+            return  # `updateClusterIPs`: only an update leaving ExternalName allocates (single-stack)
         requested = _requested(obj)
         for _ in range(ATTEMPTS):
             refused = await self._reserve(await self.preview(obj), requested)
