@@ -7,9 +7,9 @@ Service is stored.
 Follows `pkg/apis/core/v1/defaults.go` (`SetDefaults_Service`: type ClusterIP, sessionAffinity None, port
 protocol TCP, targetPort = port, internalTrafficPolicy Cluster, externalTrafficPolicy Cluster for
 NodePort/LoadBalancer), `pkg/registry/core/service/storage/alloc.go` (ipFamilies/ipFamilyPolicy, cluster IP and
-node port allocation), `pkg/registry/core/service/strategy.go` (status is `{loadBalancer: {}}` on create and
-kept on update; allocated values kept when an update omits them), `ValidateService`'s required fields and
-`ValidateServiceUpdate`'s immutable cluster IPs and IP families.
+node port allocation: registry/nodeports.py), `pkg/registry/core/service/strategy.go` (status is
+`{loadBalancer: {}}` on create and kept on update; allocated values kept when an update omits them),
+`ValidateService`'s required fields and `ValidateServiceUpdate`'s immutable cluster IPs and IP families.
 """
 from __future__ import annotations
 
@@ -21,16 +21,14 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
 from .draws import current as current_draws
 from .draws import draw, dry_allocation, reserved
-from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
+from . import nodeports
+from .serviceip import ERR_ALLOCATED, MetaAllocator
 from .strategy import PerThread, Strategy
 from .shapes import as_list
 from .validation import is_valid_port_num
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 KUBERNETES_SERVICE_IP = "10.96.0.1"
-NODE_PORTS = (30000, 32767)
-ERR_PORT_ALLOCATED = "provided port is already allocated"  # portallocator's `ErrAllocated`
-ERR_PORT_RANGE = "provided port is not in the valid range. The range of valid ports is {}"  # `ErrNotInRange`
 _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort")
 
 
@@ -99,62 +97,6 @@ class ServiceStrategy(Strategy):
         """The allocator `DryRun()` picks (one draw per request, shared by the preview and the write)."""
         return draw("dry-allocator", family, self.allocator.dry_run)
 
-    def _node_port_plan(self, spec: dict[str, Any], used_ports: set[int],
-                        check: bool = True) -> tuple[list[FieldError], dict[int, int]]:
-        """`initNodePorts` over a `PortAllocationOperation`: each port's nodePort by index (a requested one, one
-        shared by the entries of the same port number, or the next free one: `AllocateNext`, drawn once per
-        request), or the requested one's refusal (`Allocate`: out of the range, or held already). On a dry run
-        `Allocate` only checks that a port is not held and `AllocateNext` answers its dummy: one above the highest
-        port the operation holds, 32769 for its first (outside the range: it is never stored)."""
-        ports = as_list(spec.get("ports"))
-        typ = spec.get("type")
-        should = typ == "NodePort" or (typ == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False)
-        dry, held, by_port, out = dry_allocation(), [], {}, {}  # held: the operation's `allocated`
-
-        def allocate(i: int, port: Any) -> FieldError | None:
-            low, high = NODE_PORTS
-            in_range = isinstance(port, int) and low <= port <= high
-            why = (ERR_PORT_RANGE.format(f"{low}-{high}") if not dry and not in_range
-                   else ERR_PORT_ALLOCATED if port in used_ports or port in held else None)
-            if why is not None and check:
-                return FieldError("FieldValueInvalid", f"spec.ports[{i}].nodePort", f"Invalid value: {port}: {why}")
-            held.append(port)
-            return None
-
-        def allocate_next(i: int) -> int:
-            if dry:
-                value = draw("node-port", i, lambda: (max(held) if held else 32768) + 1)
-            else:
-                free = [n for n in range(NODE_PORTS[0], NODE_PORTS[1] + 1) if n not in used_ports and n not in held]
-                if not free:
-                    raise E.internal(f"failed to allocate a nodePort: {ERR_FULL}")
-                value = draw("node-port", i, lambda: self._rng.choice(free))
-            held.append(value)
-            return value
-        for i, p in enumerate(ports):
-            if not isinstance(p, dict) or (not p.get("nodePort") and not should):
-                continue
-            port = p.get("port") if isinstance(p.get("port"), (int, str)) else None
-            allocated = by_port.get(port, 0)
-            if not allocated:
-                requested = next((q["nodePort"] for q in ports if isinstance(q, dict) and q.get("port") == port
-                                  and q.get("nodePort")), 0)
-                if requested:
-                    refused = allocate(i, requested)
-                    if refused is not None:
-                        return [refused], {}
-                    out[i] = by_port[port] = requested
-                else:
-                    out[i] = by_port[port] = allocate_next(i)
-            elif p.get("nodePort") != allocated:
-                if not p.get("nodePort"):
-                    out[i] = allocated
-                else:
-                    refused = allocate(i, p["nodePort"])
-                    if refused is not None:
-                        return [refused], {}
-        return [], out
-
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         self._planned = None
@@ -175,7 +117,8 @@ class ServiceStrategy(Strategy):
             return refused
         spec = obj.get("spec")
         if isinstance(spec, dict) and spec.get("type") in ("NodePort", "LoadBalancer"):
-            refused, self._planned = self._node_port_plan(spec, self._used()[1])  # `txnAllocNodePorts`
+            op = nodeports.Operation(self._used()[1], dry_allocation(), self._rng)  # `txnAllocNodePorts`
+            refused, self._planned = nodeports.plan(spec, op)
             if refused:
                 return refused
         return super().validate(obj) + self._validate_spec(obj.get("spec"))
@@ -219,7 +162,8 @@ class ServiceStrategy(Strategy):
         if spec.get("type") in ("NodePort", "LoadBalancer"):
             planned, self._planned = self._planned, None  # a create's, made by `validate`
             if planned is None:  # an update's: the ports it adds get one (its own are not checked again)
-                planned = self._node_port_plan(spec, used_ports, check=False)[1]
+                planned = nodeports.plan(spec, nodeports.Operation(used_ports, dry_allocation(), self._rng,
+                                                                   check=False))[1]
             for i, node_port in planned.items():
                 spec["ports"][i]["nodePort"] = node_port
 
