@@ -6,8 +6,9 @@ one is `Allocate`d, its refusal the Service's 422 on `spec.ports[i].nodePort`; `
 LoadBalancer with `allocateLoadBalancerNodePorts: false` gets none it did not ask for) over
 `pkg/registry/core/service/portallocator/operation.go` (`PortAllocationOperation`; on a dry run `Allocate` only
 checks that the port is not held, and `AllocateNext` answers a dummy: one above the highest port the operation
-holds, 32769 for its first, outside the range: it is never stored) and `portallocator/allocator.go`
-(`ErrNotInRange`, `ErrAllocated`, `ErrFull`).
+holds, 32769 for its first, outside the range: it is never stored), `allocHealthCheckNodePort` (a LoadBalancer
+with `externalTrafficPolicy: Local` gets a `healthCheckNodePort` from the same operation) and
+`portallocator/allocator.go` (`ErrNotInRange`, `ErrAllocated`, `ErrFull`).
 """
 from __future__ import annotations
 
@@ -89,4 +90,22 @@ def plan(spec: dict[str, Any], op: Operation) -> tuple[list[FieldError], dict[in
     return [], out
 
 
-__all__ = ["ERR_PORT_ALLOCATED", "ERR_PORT_RANGE", "NODE_PORTS", "Operation", "plan"]
+def health_check(spec: dict[str, Any], op: Operation) -> int | None:
+    """`allocHealthCheckNodePort`, for a Service that `NeedsHealthCheck` (a LoadBalancer whose
+    externalTrafficPolicy is Local): the requested port, or the next free one, from the same operation; a failure
+    is the create's 500 (`NewInternalError`)."""
+    if spec.get("type") != "LoadBalancer" or spec.get("externalTrafficPolicy") != "Local":
+        return None
+    requested = spec.get("healthCheckNodePort")
+    if requested:
+        why = op.allocate(requested)
+        if why is not None:
+            raise E.internal(f"failed to allocate requested HealthCheck NodePort {requested}: {why}")
+        return requested
+    try:
+        return op.allocate_next(-1)
+    except E.StatusError:
+        raise E.internal(f"failed to allocate a HealthCheck NodePort 0: {ERR_PORT_FULL}") from None
+
+
+__all__ = ["ERR_PORT_ALLOCATED", "ERR_PORT_RANGE", "NODE_PORTS", "Operation", "health_check", "plan"]

@@ -61,7 +61,8 @@ class ServiceStrategy(Strategy):
     `allocator` is the MetaAllocator (registry/serviceip.py) once the registry wires it to the ServiceCIDR and
     IPAddress stores; alone, the strategy allocates from `cidr` and the stored Services."""
 
-    _planned = PerThread()  # a create's NodePorts, planned by `validate` (or its refusal), set by `canonicalize`
+    _planned = PerThread()  # a create's NodePorts and healthCheckNodePort, planned by `validate`, set by
+    # `canonicalize`
 
     def __init__(self, info: Any, services: Callable[[], list[dict[str, Any]]]):
         super().__init__(info)
@@ -76,6 +77,7 @@ class ServiceStrategy(Strategy):
             spec = s.get("spec") if isinstance(s.get("spec"), dict) else {}
             ips.update(ip for ip in as_list(spec.get("clusterIPs")) if isinstance(ip, str) and ip != "None")
             ports.update(p.get("nodePort") for p in as_list(spec.get("ports")) if isinstance(p, dict))
+            ports.add(spec.get("healthCheckNodePort"))  # (the same port allocator's)
         return ips, ports
 
     def _allocate_ip(self, used: set[str]) -> str:
@@ -118,9 +120,10 @@ class ServiceStrategy(Strategy):
         spec = obj.get("spec")
         if isinstance(spec, dict) and spec.get("type") in ("NodePort", "LoadBalancer"):
             op = nodeports.Operation(self._used()[1], dry_allocation(), self._rng)  # `txnAllocNodePorts`
-            refused, self._planned = nodeports.plan(spec, op)
+            refused, planned = nodeports.plan(spec, op)
             if refused:
                 return refused
+            self._planned = planned, nodeports.health_check(spec, op)
         return super().validate(obj) + self._validate_spec(obj.get("spec"))
 
     def _validate_spec(self, spec: Any) -> list[FieldError]:
@@ -162,10 +165,13 @@ class ServiceStrategy(Strategy):
         if spec.get("type") in ("NodePort", "LoadBalancer"):
             planned, self._planned = self._planned, None  # a create's, made by `validate`
             if planned is None:  # an update's: the ports it adds get one (its own are not checked again)
-                planned = nodeports.plan(spec, nodeports.Operation(used_ports, dry_allocation(), self._rng,
-                                                                   check=False))[1]
-            for i, node_port in planned.items():
+                op = nodeports.Operation(used_ports, dry_allocation(), self._rng, check=False)
+                planned = nodeports.plan(spec, op)[1], nodeports.health_check(spec, op)
+            ports, health = planned
+            for i, node_port in ports.items():
                 spec["ports"][i]["nodePort"] = node_port
+            if health is not None:
+                spec["healthCheckNodePort"] = health
 
     def _check_requested_ip(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}

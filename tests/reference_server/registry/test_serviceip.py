@@ -269,3 +269,24 @@ def test_a_requested_node_port_is_allocated_once_and_in_the_range(registry):
         "provided port is already allocated")
     assert _node_port(registry, "f", [{"port": 80, "nodePort": 40000}], dry_run=True)["spec"]["ports"][0][
         "nodePort"] == 40000
+
+
+def test_a_local_load_balancer_gets_a_health_check_node_port(registry):
+    """`allocHealthCheckNodePort` (a LoadBalancer with externalTrafficPolicy Local, `NeedsHealthCheck`): one more
+    port from the same operation; a requested one held already is the create's 500 (`NewInternalError`); a dry
+    run's is the operation's next dummy."""
+    store = registry.content("services")
+
+    def lb(name, dry_run=False, **spec):
+        return store.create({"metadata": {"name": name, "namespace": "app"},
+                             "spec": {"type": "LoadBalancer", "ports": [{"port": 80}], **spec}}, dry_run=dry_run)
+    local = lb("local", externalTrafficPolicy="Local")
+    hc = local["spec"]["healthCheckNodePort"]
+    assert 30000 <= hc <= 32767 and hc != local["spec"]["ports"][0]["nodePort"]
+    assert "healthCheckNodePort" not in lb("cluster")["spec"]
+    with pytest.raises(StatusError) as err:
+        lb("again", externalTrafficPolicy="Local", healthCheckNodePort=hc)
+    assert (err.value.code, err.value.message) == (500, "Internal error occurred: failed to allocate requested "
+                                                        f"HealthCheck NodePort {hc}: provided port is already allocated")
+    dry = lb("dry", dry_run=True, externalTrafficPolicy="Local")
+    assert (dry["spec"]["ports"][0]["nodePort"], dry["spec"]["healthCheckNodePort"]) == (32769, 32770)
