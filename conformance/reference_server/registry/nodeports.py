@@ -90,11 +90,16 @@ def plan(spec: dict[str, Any], op: Operation) -> tuple[list[FieldError], dict[in
     return [], out
 
 
+def needs_health_check(spec: dict[str, Any]) -> bool:
+    """`apiservice.NeedsHealthCheck`: a LoadBalancer whose externalTrafficPolicy is Local."""
+    return spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
+
+
 def health_check(spec: dict[str, Any], op: Operation) -> int | None:
     """`allocHealthCheckNodePort`, for a Service that `NeedsHealthCheck` (a LoadBalancer whose
     externalTrafficPolicy is Local): the requested port, or the next free one, from the same operation; a failure
     is the create's 500 (`NewInternalError`)."""
-    if spec.get("type") != "LoadBalancer" or spec.get("externalTrafficPolicy") != "Local":
+    if not needs_health_check(spec):
         return None
     requested = spec.get("healthCheckNodePort")
     if requested:
@@ -108,4 +113,5 @@ def health_check(spec: dict[str, Any], op: Operation) -> int | None:
         raise E.internal(f"failed to allocate a HealthCheck NodePort 0: {ERR_PORT_FULL}") from None
 
 
-__all__ = ["ERR_PORT_ALLOCATED", "ERR_PORT_RANGE", "NODE_PORTS", "Operation", "health_check", "plan"]
+__all__ = ["ERR_PORT_ALLOCATED", "ERR_PORT_RANGE", "NODE_PORTS", "Operation", "health_check", "needs_health_check",
+           "plan"]

@@ -209,8 +209,10 @@ class ServiceStrategy(Strategy):
             _normalize_cluster_ips(nspec, ospec)
             _drop_type_dependent_fields(nspec, ospec)
             both_need_ip = _needs_cluster_ip(ospec) and _needs_cluster_ip(nspec)
+            both_need_hc = nodeports.needs_health_check(ospec) and nodeports.needs_health_check(nspec)
             for key in _ALLOCATED:  # `patchAllocatedValues`: an update that omits them keeps them
-                if key in ospec and not nspec.get(key) and (both_need_ip or key == "healthCheckNodePort"):
+                if key in ospec and not nspec.get(key) and (both_need_hc if key == "healthCheckNodePort"
+                                                             else both_need_ip):
                     nspec[key] = ospec[key]
         new["status"] = old.get("status", {"loadBalancer": {}})
 
@@ -256,6 +258,9 @@ def _drop_type_dependent_fields(new: dict[str, Any], old: dict[str, Any]) -> Non
     """`dropTypeDependentFields`: a Service becoming ExternalName loses the cluster IP fields it kept as they
     were (the user did not change them)."""
     external = ("NodePort", "LoadBalancer")
+    if nodeports.needs_health_check(old) and not nodeports.needs_health_check(new):
+        if new.get("healthCheckNodePort") == old.get("healthCheckNodePort"):
+            new.pop("healthCheckNodePort", None)  # unchanged: it goes with the policy that needed it
     if old.get("type") in external and new.get("type") not in external:
         old_ports = {p.get("port"): p.get("nodePort") for p in as_list(old.get("ports")) if isinstance(p, dict)}
         for p in as_list(new.get("ports")):

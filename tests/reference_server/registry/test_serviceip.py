@@ -290,3 +290,24 @@ def test_a_local_load_balancer_gets_a_health_check_node_port(registry):
                                                         f"HealthCheck NodePort {hc}: provided port is already allocated")
     dry = lb("dry", dry_run=True, externalTrafficPolicy="Local")
     assert (dry["spec"]["ports"][0]["nodePort"], dry["spec"]["healthCheckNodePort"]) == (32769, 32770)
+
+
+def test_the_health_check_node_port_follows_the_traffic_policy_on_update(registry):
+    """`patchAllocatedValues` keeps it while both need it; `dropTypeDependentFields` drops it (unchanged) when the
+    policy leaves Local; an update to Local allocates one (`updateHealthCheckNodePort`)."""
+    store = registry.content("services")
+    created = store.create({"metadata": {"name": "lb", "namespace": "app"},
+                            "spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local", "ports": [{"port": 80}]}})
+    hc = created["spec"]["healthCheckNodePort"]
+
+    def policy(value, keep=True):
+        def step(obj):
+            spec = dict(obj["spec"], externalTrafficPolicy=value)
+            if not keep:
+                spec.pop("healthCheckNodePort", None)
+            return {**obj, "spec": spec}
+        return store.update("app", "lb", transform=step)["spec"]
+    assert policy("Local", keep=False)["healthCheckNodePort"] == hc
+    assert "healthCheckNodePort" not in policy("Cluster")
+    again = policy("Local")["healthCheckNodePort"]
+    assert 30000 <= again <= 32767
