@@ -89,9 +89,8 @@ class ServiceStore(GenericStore):
             wrote: list[str] = []
             if current is not None and ((current.get("spec") or {}).get("type") == "ExternalName"):
                 planned = super().update(ns, name, body, **{**kw, "dry_run": True})  # its draws pinned
-                held = reserved()
                 for ip in cluster_ips(planned):
-                    if ip in before or ip in held:
+                    if ip in before or ip in reserved():
                         continue
                     try:
                         self.ipaddresses.create(ip_address(ip, planned), field_manager=FIELD_MANAGER)
@@ -108,6 +107,13 @@ class ServiceStore(GenericStore):
             except KeyNotFoundError:  # the update removed it (its last finalizer)
                 now = None
             after = cluster_ips(now)
+            held = reserved()
+            for ip in after:  # (one an update of a Service stored without its ClusterIP gave it: just after)
+                if ip not in before and ip not in wrote and ip not in held:
+                    try:
+                        self.ipaddresses.create(ip_address(ip, out), field_manager=FIELD_MANAGER)
+                    except E.StatusError:
+                        pass
             self._release([ip for ip in before if ip not in after], out)
             return out
 
