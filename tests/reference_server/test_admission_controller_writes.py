@@ -622,3 +622,21 @@ def test_a_refused_budget_status_refuses_the_eviction(server, hook, ns):
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
     assert requests.post(eviction, json=EVICTION).status_code == 201  # allowed again
+
+
+def test_a_validating_webhook_sees_the_name_a_controllers_pod_is_stored_under(server, hook, ns):
+    """A ReplicaSet's pods are created with `generateName`: the validating webhook's review carries the generated
+    name (`AdmissionToValidateObjectFunc`), and the pod is stored under that name (upstream's `store.go` `Create`
+    generates it once, before the validating admission)."""
+    cfg = f"allow-{ns}"
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle, ["pods"])
+    try:
+        deployment(server, ns, "named", replicas=2)
+        made = until(lambda: pods(server, ns) if len(pods(server, ns)) == 2 else None)
+        seen = {r["name"] for r in reviews(hook, ns) if r["resource"]["resource"] == "pods"
+                and r["operation"] == "CREATE"}
+        assert {p["metadata"]["name"] for p in made} <= seen
+        assert all(r["object"]["metadata"]["name"] == r["name"] for r in reviews(hook, ns)
+                   if r["resource"]["resource"] == "pods" and r["operation"] == "CREATE")
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)

@@ -95,10 +95,12 @@ def _settled(builtin: Builtin) -> Builtin:
 async def admit_write(hooks: WebhookAdmission, store: Any, operation: str, obj: dict[str, Any],
                       old: dict[str, Any] | None, user: Any, opts: dict[str, Any], dry_run: bool,
                       warnings: list[str], preview: Preview, *, sub: str = "", builtin: Builtin | None = None,
-                      kind: tuple[str, str, str] | None = None) -> dict[str, Any]:
+                      kind: tuple[str, str, str] | None = None,
+                      begin: Callable[[dict[str, Any]], Awaitable[None]] | None = None) -> dict[str, Any]:
     """CREATE / UPDATE: the built-in mutating plugins (`builtin`, a create's), then the mutating webhooks, on the
-    defaulted object; then validating ones on `preview(obj)` (the write as a dry run). Returns the object to
-    write (`obj` itself when no webhook changed it: the store runs the built-in plugins on it)."""
+    defaulted object; then `begin(obj)` (the storage's `BeginCreate`: a Service's ClusterIP reservations,
+    admission/serviceips.py); then validating ones on `preview(obj)` (the write as a dry run). Returns the object
+    to write (`obj` itself when no webhook changed it: the store runs the built-in plugins on it)."""
     namespace, name = scope(store, obj if obj.get("metadata") else old, "", "")
     a = attributes(operation, store, namespace, name, sub, kind)
     candidate = clone(obj)
@@ -110,6 +112,8 @@ async def admit_write(hooks: WebhookAdmission, store: Any, operation: str, obj: 
     mutated = await hooks.mutate(a, candidate, old, user, dry_run, opts, warnings, builtin)
     if mutated is not candidate:
         obj = mutated
+    if begin is not None:
+        await begin(obj)
     await hooks.validate(a, obj, old, user, dry_run, opts, warnings, lambda: preview(obj))
     return obj
 
@@ -137,6 +141,15 @@ async def admit_subresource_create(hooks: WebhookAdmission, a: Attributes, obj: 
     obj = await hooks.mutate(a, clone(obj), None, user, dry_run, opts, warnings) or obj
     await hooks.validate(a, obj, None, user, dry_run, opts, warnings)
     return obj
+
+
+def _named_as(obj: dict[str, Any], previewed: list[dict[str, Any]]) -> dict[str, Any]:
+    """A generateName create's admitted object with the name its validating admission saw (upstream's one
+    request path generates it once, before that admission: `store.go` `Create`)."""
+    meta = obj.get("metadata") or {}
+    if not previewed or meta.get("name") or not meta.get("generateName"):
+        return obj
+    return {**obj, "metadata": {**meta, "name": (previewed[-1].get("metadata") or {}).get("name")}}
 
 
 class Stale(Exception):
@@ -321,9 +334,14 @@ class ControllerWrites:
         opts = review_options("CreateOptions", None, False)
 
         async def admit() -> dict[str, Any]:
-            return await admit_write(self.hooks, store, "CREATE", obj, None, self.user, opts, False, [],
-                                     lambda o: self._run(store.create, o, **{**kw, "dry_run": True}),
-                                     builtin=self._builtin(kw.get("admit")))
+            previewed: list[dict[str, Any]] = []
+
+            async def preview(o: dict[str, Any]) -> dict[str, Any]:
+                previewed.append(await self._run(store.create, o, **{**kw, "dry_run": True}))
+                return previewed[-1]
+            verdict = await admit_write(self.hooks, store, "CREATE", obj, None, self.user, opts, False, [], preview,
+                                        builtin=self._builtin(kw.get("admit")))
+            return _named_as(verdict, previewed)
         raise self._pending(key, admit)
 
     def update(self, store: Any, ns: str, name: str, body: dict[str, Any] | None = None, *,

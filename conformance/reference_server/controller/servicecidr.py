@@ -11,7 +11,8 @@ Upstream:
   release on delete; `pkg/registry/core/service/ipallocator/controller/repairip.go` recreates a missing one and
   removes one whose Service is gone.
 The allocator's own writes are the Service storage's (registry/servicestore.py: the IPAddress before the Service,
-released with it); this loop is the repair: it recreates a missing one, removes one whose Service is gone, and
+released with it); this loop is the repair (`repairip.go`): it recreates a missing one, removes one whose
+Service is gone (60 s after its creation: a Service being created holds its IPAddress before it is stored), and
 follows a Service's update (becoming or leaving ExternalName) just after it is stored. Its writes are
 kube-apiserver's loopback writes (`system:apiserver`, manager `kube-apiserver`), through the webhooks and policies.
 kube-controller-manager's servicecidrs controller (every ServiceCIDR's finalizer and Ready condition, and
@@ -19,12 +20,13 @@ deletions) is controller/servicecidrs.py.
 """
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import APISERVER_USER, AdmissionRefusal
 from ..registry import Registry
-from ..registry.meta import now
+from ..registry.meta import now, parse_time
 from ..registry.servicecidr import (ALLOCATOR, DEFAULT_NAME, FINALIZER, GROUP, LABEL_MANAGED_BY,
                                     default_service_cidr, ip_address)
 from ..registry.servicestore import cluster_ips
@@ -33,6 +35,9 @@ from .loop import Controller
 from .reads import get_or_none
 
 FIELD_MANAGER = "kube-apiserver"
+# `syncIPAddress`: an IPAddress whose Service is not there is left alone this long after its creation ("the
+# default timeout value on the kube-apiserver": its Service may still be being created)
+LEAK_GRACE = 60.0
 READY_MESSAGE = "Kubernetes default Service CIDR is ready"
 
 
@@ -57,6 +62,14 @@ def seed(registry: Registry, cidr: str) -> None:
     store.update("", DEFAULT_NAME, transform=finalize, field_manager="kube-controller-manager")
     store.update("", DEFAULT_NAME, transform=ready, strategy=store.status_strategy,  # type: ignore[attr-defined]
                  field_manager="kubernetes-service-cidr-controller")
+
+
+def _age(ipaddr: dict[str, Any] | None) -> float:
+    """Seconds since the IPAddress was created (a gone one: past any grace)."""
+    created = parse_time(((ipaddr or {}).get("metadata") or {}).get("creationTimestamp"))
+    if created is None:
+        return float("inf")
+    return (datetime.now(timezone.utc) - created).total_seconds()
 
 
 def _parent(ipaddr: dict[str, Any]) -> tuple[str, str] | None:
@@ -126,4 +139,9 @@ class IPAddressAllocations(Controller):
             if current is None:
                 self.writes.create(store, ip_address(ip, service or {}), field_manager=FIELD_MANAGER)
         for ip in sorted(self._allocated.get((namespace, name), set()) - set(wanted)):
+            if service is None:  # `syncIPAddress`: a Service may still be being created (its IPAddress comes first)
+                left = LEAK_GRACE - _age(get_or_none(store, "", ip))
+                if left >= 0:
+                    self._services.add_after((namespace, name), left + 0.01)
+                    continue
             self.writes.delete(store, "", ip, DeleteOptions())  # (a 404: released meanwhile)

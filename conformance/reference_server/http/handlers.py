@@ -38,7 +38,8 @@ from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRAT
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .authz import REQUESTER
-from .webhookcalls import PATCH_ATTEMPTS, Stale, on_delete, on_write, pinned, webhook_admission
+from .webhookcalls import (PATCH_ATTEMPTS, Stale, on_create, on_delete, on_update, on_write, pinned, releasing,
+                          webhook_admission)
 from .webhookcalls import subresource as subresource_name
 from .crconversion import AnswerPending, answer, converting, unconverted
 from .watch import serve_watch
@@ -298,10 +299,8 @@ class Handlers:
             record_requester(self.ctx, request)
         kw = dict(field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
                   **create_admission(self.ctx.admission, store.info))
-        if self.webhooks.active():
-            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, warnings,
-                                 lambda o: self._create_retried(store, o, dry_run=True, **kw), builtin=kw.get("admit"))
-        created = await self._create_retried(store, obj, dry_run=dry, **kw)
+        created = await on_create(self.webhooks, request, store, obj, dry, warnings,
+                                  lambda o, d: self._create_retried(store, o, dry_run=d, **kw), kw.get("admit"))
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _create_retried(self, store: GenericStore, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -329,15 +328,15 @@ class Handlers:
         old = self._current(store, route) if self.webhooks.active() else None
         if old is None and creates and self.webhooks.active():
             return await self._create_on_update(request, route, store, obj, manager, dry, warnings)
-        if old is not None:
-            obj = await on_write(self.webhooks, request, store, "UPDATE", obj, old, dry, warnings,
-                                 lambda o: self._write(store, route, o, store.update, route.namespace, route.name, o,
-                                                       strategy=self._strategy(route, store), dry_run=True,
-                                                       field_manager=manager, **adm),
-                                 sub=subresource_name(route.target))
+        def write(o: dict[str, Any], dry_run: bool) -> Awaitable[dict[str, Any]]:
+            return self._write(store, route, o, store.update, route.namespace, route.name, o,
+                               strategy=self._strategy(route, store), dry_run=dry_run, field_manager=manager, **adm)
         try:
-            out = await self._write(store, route, obj, store.update, route.namespace, route.name, obj,
-                                    strategy=self._strategy(route, store), dry_run=dry, field_manager=manager, **adm)
+            if old is not None:
+                out = await on_update(self.webhooks, request, store, obj, old, dry, warnings, write,
+                                      sub=subresource_name(route.target))
+            else:
+                out = await write(obj, dry)
         except E.StatusError as exc:
             if not creates or exc.code != 404 or not _names_object(exc, route.name):
                 raise
@@ -360,10 +359,8 @@ class Handlers:
                 raise E.forbidden(store.info.plural, route.name, reason, getattr(store, "group", ""))
         obj.setdefault("metadata", {}).pop("resourceVersion", None)  # the storage's create ignores it
         kw = dict(field_manager=manager, **create_admission(self.ctx.admission, store.info))
-        if self.webhooks.active():
-            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, warnings,
-                                 lambda o: self._create_retried(store, o, dry_run=True, **kw), builtin=kw.get("admit"))
-        created = await self._create_retried(store, obj, dry_run=dry, **kw)
+        created = await on_create(self.webhooks, request, store, obj, dry, warnings,
+                                  lambda o, d: self._create_retried(store, o, dry_run=d, **kw), kw.get("admit"))
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
@@ -412,11 +409,10 @@ class Handlers:
                 break  # the store answers (404; an apply then creates)
             try:
                 patched = await self.offload(transform, clone(old))
-                obj = await on_write(self.webhooks, request, store, "UPDATE", patched, old, kw["dry_run"], warnings,
-                                     lambda o: self._write(store, route, o, store.update, ns, name,
-                                                           transform=pinned(o, old), **{**kw, "dry_run": True}),
-                                     sub=subresource_name(route.target))
-                return await self._write(store, route, obj, store.update, ns, name, transform=pinned(obj, old), **kw)
+                return await on_update(self.webhooks, request, store, patched, old, kw["dry_run"], warnings,
+                                       lambda o, d: self._write(store, route, o, store.update, ns, name,
+                                                                transform=pinned(o, old), **{**kw, "dry_run": d}),
+                                       sub=subresource_name(route.target))
             except Stale:
                 continue
         else:
@@ -486,11 +482,9 @@ class Handlers:
                              "and no existing object was found", getattr(store, "group", ""))
         obj["kind"] = kind
         adm = create_admission(self.ctx.admission, store.info)
-        if self.webhooks.active():  # an apply that creates: CREATE with `patchToCreateOptions`
-            obj = await on_write(self.webhooks, request, store, "CREATE", obj, None, dry, warnings,
-                                 lambda o: self._create_retried(store, o, dry_run=True, manage=keep, **adm),
-                                 builtin=adm.get("admit"))
-        created = await self._create_retried(store, obj, dry_run=dry, manage=keep, **adm)
+        created = await on_create(  # an apply that creates: CREATE with `patchToCreateOptions`
+            self.webhooks, request, store, obj, dry, warnings,
+            lambda o, d: self._create_retried(store, o, dry_run=d, manage=keep, **adm), adm.get("admit"))
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _scale(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
@@ -618,9 +612,13 @@ class Handlers:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
         admit = self.ctx.admission.for_delete(store.info, route.name)
+        def delete() -> Awaitable[tuple[dict[str, Any], bool]]:
+            return self.offload(store.delete, route.namespace, route.name, opts, admit=admit)
         if self.webhooks.active():
             await on_delete(self.webhooks, request, store, route.namespace, route.name, opts)
-        out, deleted = await self.offload(store.delete, route.namespace, route.name, opts, admit=admit)
+            out, deleted = await releasing(self.webhooks, store, opts.dry_run, delete)
+        else:
+            out, deleted = await delete()
         status = 202 if (not deleted and opts.orphan_dependents is False) else 200
         return self._respond(request, out, status, store=store)
 
@@ -649,9 +647,10 @@ class Handlers:
             ns = m.get("namespace", "")
             try:
                 await on_delete(self.webhooks, request, store, ns, m["name"], opts, old=item)
-                obj, _ = await self.offload(store.delete, ns, m["name"], DeleteOptions(
-                    dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds,
-                    propagation_policy=opts.propagation_policy, orphan_dependents=opts.orphan_dependents))
+                obj, _ = await releasing(self.webhooks, store, opts.dry_run, lambda: self.offload(
+                    store.delete, ns, m["name"], DeleteOptions(
+                        dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds,
+                        propagation_policy=opts.propagation_policy, orphan_dependents=opts.orphan_dependents)))
             except E.StatusError as exc:
                 if exc.code != 404 and first is None:
                     first = exc

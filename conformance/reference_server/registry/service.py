@@ -7,9 +7,9 @@ Service is stored.
 Follows `pkg/apis/core/v1/defaults.go` (`SetDefaults_Service`: type ClusterIP, sessionAffinity None, port
 protocol TCP, targetPort = port, internalTrafficPolicy Cluster, externalTrafficPolicy Cluster for
 NodePort/LoadBalancer), `pkg/registry/core/service/storage/alloc.go` (ipFamilies/ipFamilyPolicy, cluster IP and
-node port allocation), `pkg/registry/core/service/strategy.go` (status is `{loadBalancer: {}}` on create and
-kept on update; allocated values kept when an update omits them), `ValidateService`'s required fields and
-`ValidateServiceUpdate`'s immutable cluster IPs and IP families.
+node port allocation: registry/nodeports.py), `pkg/registry/core/service/strategy.go` (status is
+`{loadBalancer: {}}` on create and kept on update; allocated values kept when an update omits them),
+`ValidateService`'s required fields and `ValidateServiceUpdate`'s immutable cluster IPs and IP families.
 """
 from __future__ import annotations
 
@@ -19,14 +19,16 @@ from typing import Any, Callable
 
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
-from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
-from .strategy import Strategy
+from .draws import current as current_draws
+from .draws import draw, dry_allocation, reserved
+from . import nodeports
+from .serviceip import ERR_ALLOCATED, MetaAllocator
+from .strategy import PerThread, Strategy
 from .shapes import as_list
 from .validation import is_valid_port_num
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 KUBERNETES_SERVICE_IP = "10.96.0.1"
-NODE_PORTS = (30000, 32767)
 _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort")
 
 
@@ -59,6 +61,9 @@ class ServiceStrategy(Strategy):
     `allocator` is the MetaAllocator (registry/serviceip.py) once the registry wires it to the ServiceCIDR and
     IPAddress stores; alone, the strategy allocates from `cidr` and the stored Services."""
 
+    _planned = PerThread()  # a create's NodePorts and healthCheckNodePort, planned by `validate`, set by
+    # `canonicalize`
+
     def __init__(self, info: Any, services: Callable[[], list[dict[str, Any]]]):
         super().__init__(info)
         self._services = services
@@ -72,18 +77,31 @@ class ServiceStrategy(Strategy):
             spec = s.get("spec") if isinstance(s.get("spec"), dict) else {}
             ips.update(ip for ip in as_list(spec.get("clusterIPs")) if isinstance(ip, str) and ip != "None")
             ports.update(p.get("nodePort") for p in as_list(spec.get("ports")) if isinstance(p, dict))
+            ports.add(spec.get("healthCheckNodePort"))  # (the same port allocator's)
         return ips, ports
 
     def _allocate_ip(self, used: set[str]) -> str:
         """`AllocateNextService` over every ready ServiceCIDR (a Service's IP without its IPAddress counts as
-        taken too: a store written before the IPAddresses were)."""
+        taken too: a store written before the IPAddresses were; so does one the request's admission refused);
+        for a dry run the dry-run allocator's answer, the network address of one range (`allocIPs`:
+        `allocator.DryRun().AllocateNext()`). Drawn once per request (registry/draws.py)."""
+        session = current_draws()
+        refused = session.excluded if session is not None else set()
+        family = f"IPv{self.cidr.version}"
         try:
-            return self.allocator.allocate_next(used)
-        except ValueError:
-            raise E.internal(f"failed to allocate a serviceIP: {ERR_FULL}") from None
+            if dry_allocation():
+                return draw("cluster-ip", family, lambda: self.allocator.dry_next(self._dry_allocator(family)))
+            return draw("cluster-ip", family, lambda: self.allocator.allocate_next(used | refused))
+        except ValueError as exc:
+            raise E.internal(f"failed to allocate a serviceIP: {exc}") from None
+
+    def _dry_allocator(self, family: str) -> Any:
+        """The allocator `DryRun()` picks (one draw per request, shared by the preview and the write)."""
+        return draw("dry-allocator", family, self.allocator.dry_run)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
+        self._planned = None
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
@@ -99,6 +117,13 @@ class ServiceStrategy(Strategy):
         refused = self._check_requested_ip(obj)
         if refused:  # `beginCreate` allocates (alloc.go) before `BeforeCreate` validates: its error comes alone
             return refused
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and spec.get("type") in ("NodePort", "LoadBalancer"):
+            op = nodeports.Operation(self._used()[1], dry_allocation(), self._rng)  # `txnAllocNodePorts`
+            refused, planned = nodeports.plan(spec, op)
+            if refused:
+                return refused
+            self._planned = planned, nodeports.health_check(spec, op)
         return super().validate(obj) + self._validate_spec(obj.get("spec"))
 
     def _validate_spec(self, spec: Any) -> list[FieldError]:
@@ -138,11 +163,15 @@ class ServiceStrategy(Strategy):
             spec.setdefault("ipFamilies", ["IPv4"])
             spec.setdefault("ipFamilyPolicy", "SingleStack")
         if spec.get("type") in ("NodePort", "LoadBalancer"):
-            for p in as_list(spec.get("ports")):
-                if isinstance(p, dict) and not p.get("nodePort"):
-                    free = [n for n in range(NODE_PORTS[0], NODE_PORTS[1] + 1) if n not in used_ports]
-                    p["nodePort"] = self._rng.choice(free)
-                    used_ports.add(p["nodePort"])
+            planned, self._planned = self._planned, None  # a create's, made by `validate`
+            if planned is None:  # an update's: the ports it adds get one (its own are not checked again)
+                op = nodeports.Operation(used_ports, dry_allocation(), self._rng, check=False)
+                planned = nodeports.plan(spec, op)[1], nodeports.health_check(spec, op)
+            ports, health = planned
+            for i, node_port in ports.items():
+                spec["ports"][i]["nodePort"] = node_port
+            if health is not None:
+                spec["healthCheckNodePort"] = health
 
     def _check_requested_ip(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
@@ -160,13 +189,18 @@ class ServiceStrategy(Strategy):
             family = f"IPv{addr.version}"
             return [FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
                                f'Invalid value: []string{{"{ip}"}}: {family} is not configured on this cluster')]
-        why = self.allocator.check(str(addr))
-        if why is None and ip in self._used()[0]:
+        if dry_allocation():  # the dry-run allocator: its range only, an address taken already passes
+            why = self.allocator.dry_check(self._dry_allocator(f"IPv{addr.version}"), str(addr))
+            return [_invalid_ips(ip, why)] if why else []
+        mine = reserved()
+        why = self.allocator.check(str(addr), mine)
+        if why is None and ip not in mine and ip in self._used()[0]:
             why = ERR_ALLOCATED
         return [_invalid_ips(ip, why)] if why else []
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
+        self._planned = None
         ospec, nspec = old.get("spec") or {}, new.get("spec")
         if isinstance(nspec, dict):
             for key, value in (("type", "ClusterIP"), ("sessionAffinity", "None")):
@@ -175,8 +209,10 @@ class ServiceStrategy(Strategy):
             _normalize_cluster_ips(nspec, ospec)
             _drop_type_dependent_fields(nspec, ospec)
             both_need_ip = _needs_cluster_ip(ospec) and _needs_cluster_ip(nspec)
+            both_need_hc = nodeports.needs_health_check(ospec) and nodeports.needs_health_check(nspec)
             for key in _ALLOCATED:  # `patchAllocatedValues`: an update that omits them keeps them
-                if key in ospec and not nspec.get(key) and (both_need_ip or key == "healthCheckNodePort"):
+                if key in ospec and not nspec.get(key) and (both_need_hc if key == "healthCheckNodePort"
+                                                             else both_need_ip):
                     nspec[key] = ospec[key]
         new["status"] = old.get("status", {"loadBalancer": {}})
 
@@ -222,6 +258,9 @@ def _drop_type_dependent_fields(new: dict[str, Any], old: dict[str, Any]) -> Non
     """`dropTypeDependentFields`: a Service becoming ExternalName loses the cluster IP fields it kept as they
     were (the user did not change them)."""
     external = ("NodePort", "LoadBalancer")
+    if nodeports.needs_health_check(old) and not nodeports.needs_health_check(new):
+        if new.get("healthCheckNodePort") == old.get("healthCheckNodePort"):
+            new.pop("healthCheckNodePort", None)  # unchanged: it goes with the policy that needed it
     if old.get("type") in external and new.get("type") not in external:
         old_ports = {p.get("port"): p.get("nodePort") for p in as_list(old.get("ports")) if isinstance(p, dict)}
         for p in as_list(new.get("ports")):

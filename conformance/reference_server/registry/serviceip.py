@@ -21,6 +21,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 ERR_FULL = "range is full"
 ERR_ALLOCATED = "provided IP is already allocated"
 ERR_MISMATCHED = "the provided network does not match the current range"
+ERR_NOT_READY = "allocator not ready"
 
 
 def range_offset(size: int) -> int:
@@ -76,8 +77,9 @@ class MetaAllocator:
                     out[net] = out.get(net, False) or ready
         return out
 
-    def check(self, ip: str) -> str | None:
-        """`AllocateService`'s refusal of a requested IP (None: it may be reserved)."""
+    def check(self, ip: str, mine: Iterable[str] = ()) -> str | None:
+        """`AllocateService`'s refusal of a requested IP (None: it may be reserved; `mine`: addresses the request
+        holds already)."""
         addr = ipaddress.ip_address(ip)
         ready = [net for net, ok in self.allocators().items() if ok and addr in net]
         if not ready:
@@ -86,8 +88,33 @@ class MetaAllocator:
         first, last = _bounds(net)
         if not first <= int(addr) <= last:
             return f"the provided IP ({ip}) is not in the valid range. The range of valid IPs is {net}"
-        if self._taken(ip):
+        if ip not in mine and self._taken(ip):
             return ERR_ALLOCATED
+        return None
+
+    def dry_run(self) -> tuple[Network, bool] | None:
+        """`DryRun`: the first allocator in Go's (random) map order, ready or not (None: there is none)."""
+        nets = list(self.allocators().items())
+        return self.rng.choice(nets) if nets else None
+
+    @staticmethod
+    def dry_next(chosen: tuple[Network, bool] | None) -> str:
+        """The dry-run allocator's `AllocateNext`: the range's network address, not a free one ("Don't bother
+        finding a free value"); `ValueError` for an allocator not ready."""
+        if chosen is None or not chosen[1]:
+            raise ValueError(ERR_NOT_READY)
+        return str(chosen[0].network_address)
+
+    @staticmethod
+    def dry_check(chosen: tuple[Network, bool] | None, ip: str) -> str | None:
+        """The dry-run allocator's `Allocate`: readiness and that allocator's bounds only (an address taken
+        already passes)."""
+        if chosen is None or not chosen[1]:
+            return ERR_NOT_READY
+        net = chosen[0]
+        first, last = _bounds(net)
+        if not first <= int(ipaddress.ip_address(ip)) <= last:
+            return f"the provided IP ({ip}) is not in the valid range. The range of valid IPs is {net}"
         return None
 
     def allocate_next(self, taken: Iterable[str] = ()) -> str:

@@ -2,14 +2,16 @@
 the Service is stored, removed again when the Service's create fails, and released when the Service is deleted.
 
 Upstream: `pkg/registry/core/service/storage/alloc.go` (`txnAllocClusterIPs`: the allocation, with a revert that
-releases what it took; dry run takes nothing) and `storage.go` (`beginCreate` commits or reverts the transaction
-with the create's outcome; `afterDelete` releases the deleted Service's ClusterIPs), over `ipallocator.go`
+releases what it took; dry run takes nothing; `txnUpdateClusterIPs`: an update leaving ExternalName allocates
+before the write) and `storage.go` (`beginCreate` / `beginUpdate` commit or revert the transaction with the
+write's outcome; `afterDelete` releases the deleted Service's ClusterIPs), over `ipallocator.go`
 (`createIPAddress`; `Release` deletes the IPAddress by name, its error ignored).
 
-Upstream's allocator writes the IPAddress through kube-apiserver's loopback client, so admission webhooks and
-policies see that write; here it is a plain registry write inside the Service's (README: Known gaps).
-On an update (a Service becoming or leaving ExternalName) the new ClusterIP's IPAddress is written just after the
-Service, in the same atomic step; controller/servicecidr.py's repair loop mends what is left over.
+Upstream's allocator writes the IPAddress through kube-apiserver's loopback client. While admission webhooks or
+policies are configured, a request's create does that through admission/serviceips.py before this store runs, and
+this store only takes those reservations (registry/draws.py `reserved`); without any, the IPAddress is the plain
+registry write made here, which is what admission would let through untouched. An update's new ClusterIP is
+reserved before the Service is stored (the update computed once as a dry run, its draws pinned, then made).
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from typing import Any
 
 from .. import apierrors as E
 from ..storage import KeyExistsError, KeyNotFoundError
+from .draws import allocation, pinned, reserved
+from .draws import current as current_draws
 from .servicecidr import ALLOCATOR, LABEL_MANAGED_BY, ip_address
 from .serviceip import ERR_ALLOCATED
 from .store import DeleteOptions, GenericStore
@@ -32,12 +36,12 @@ def cluster_ips(service: dict[str, Any] | None) -> list[str]:
     return [ip for ip in spec.get("clusterIPs") or [] if isinstance(ip, str) and ip and ip != "None"]
 
 
-def _refused(service: dict[str, Any], ip: str) -> E.StatusError:
-    """`allocIPs`' error for a requested IP whose IPAddress exists (`ErrAllocated`)."""
+def refused_ip(service: dict[str, Any], ip: str, why: str = ERR_ALLOCATED) -> E.StatusError:
+    """`allocIPs`' error for a requested IP whose IPAddress could not be written (`ErrAllocated`: it exists)."""
     ips = cluster_ips(service)
     shown = "[]string{" + ", ".join(f'"{i}"' for i in ips) + "}"
     return E.invalid("Service", (service.get("metadata") or {}).get("name", ""), [E.FieldError(
-        "FieldValueInvalid", "spec.clusterIPs", f"Invalid value: {shown}: failed to allocate IP {ip}: {ERR_ALLOCATED}")])
+        "FieldValueInvalid", "spec.clusterIPs", f"Invalid value: {shown}: failed to allocate IP {ip}: {why}")])
 
 
 class ServiceStore(GenericStore):
@@ -45,49 +49,81 @@ class ServiceStore(GenericStore):
 
     ipaddresses: GenericStore | None = None
 
+    def create(self, obj: dict[str, Any], *, dry_run: bool = False, **kw: Any) -> dict[str, Any]:
+        with allocation(dry_run):  # the strategy allocates as the request does (registry/draws.py)
+            return super().create(obj, dry_run=dry_run, **kw)
+
     def _store_create(self, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
         if dry_run or self.ipaddresses is None:
             return super()._store_create(obj, dry_run)
-        reserved: list[str] = []
+        reserved_already, wrote = reserved(), []
         try:
             for ip in cluster_ips(obj):
+                if ip in reserved_already:  # written through admission by the request (admission/serviceips.py)
+                    continue
                 try:
                     self.ipaddresses.create(ip_address(ip, obj), field_manager=FIELD_MANAGER)
                 except E.StatusError as exc:
                     if exc.code == 409:
-                        raise _refused(obj, ip) from None
+                        raise refused_ip(obj, ip) from None
                     raise
-                reserved.append(ip)
+                wrote.append(ip)
             return super()._store_create(obj, dry_run)
         except BaseException:
-            self._release(reserved, obj)  # the transaction's revert
+            self._release(wrote, obj)  # the transaction's revert (the request reverts its own reservations)
             raise
 
     def update(self, ns: str, name: str, body: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
         """`allocateUpdate` / `releaseIPs`: a ClusterIP an update adds (a Service leaving ExternalName) is
-        reserved, one it drops released, within the same atomic step as the update (upstream reserves before
-        the write; here just after it, before the answer)."""
-        if kw.get("dry_run") or self.ipaddresses is None:
-            return super().update(ns, name, body, **kw)
-        with self.store.atomic():
+        reserved before the Service is stored, one it drops released after it, in one atomic step."""
+        dry_run = bool(kw.get("dry_run"))
+        if dry_run or self.ipaddresses is None:
+            with allocation(dry_run):
+                return super().update(ns, name, body, **kw)
+        with self.store.atomic(), pinned(False), allocation(False):
             try:
-                before = cluster_ips(self.store.get(self.info.plural, ns, name, shared=True))
+                current = self.store.get(self.info.plural, ns, name, shared=True)
             except KeyNotFoundError:
-                before = []
-            out = super().update(ns, name, body, **kw)
+                current = None
+            before = cluster_ips(current)
+            wrote: list[str] = []
+            if current is not None and ((current.get("spec") or {}).get("type") == "ExternalName"):
+                planned = super().update(ns, name, body, **{**kw, "dry_run": True})  # its draws pinned
+                for ip in cluster_ips(planned):
+                    if ip in before or ip in reserved():
+                        continue
+                    try:
+                        self.ipaddresses.create(ip_address(ip, planned), field_manager=FIELD_MANAGER)
+                        wrote.append(ip)
+                    except E.StatusError:  # held already: the repair loop's business
+                        pass
+            try:
+                out = super().update(ns, name, body, **kw)
+            except BaseException:
+                self._release(wrote, current or {})
+                raise
             try:
                 now = self.store.get(self.info.plural, ns, name, shared=True)
             except KeyNotFoundError:  # the update removed it (its last finalizer)
                 now = None
             after = cluster_ips(now)
-            for ip in after:
-                if ip not in before:
+            held = reserved()
+            for ip in after:  # (one an update of a Service stored without its ClusterIP gave it: just after)
+                if ip not in before and ip not in wrote and ip not in held:
                     try:
                         self.ipaddresses.create(ip_address(ip, out), field_manager=FIELD_MANAGER)
-                    except E.StatusError:  # held already: the repair loop's business
+                    except E.StatusError:
                         pass
             self._release([ip for ip in before if ip not in after], out)
             return out
+
+    def reservations(self, service: dict[str, Any], old: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The IPAddresses a create of `service`, or its update over `old` (as it would be stored), writes that
+        the request does not hold yet (admission/serviceips.py writes them through admission)."""
+        if self.ipaddresses is None:
+            return []
+        held = set(reserved()) | set(cluster_ips(old))
+        return [ip_address(ip, service) for ip in cluster_ips(service) if ip not in held]
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> tuple[dict[str, Any], bool]:
         out, removed = super().delete(ns, name, opts, **kw)
@@ -97,10 +133,12 @@ class ServiceStore(GenericStore):
 
     def _release(self, ips: list[str], service: dict[str, Any]) -> None:
         """`Release`: each IPAddress deleted by name, errors ignored (only the allocator's own for this
-        Service: one a client wrote by hand stays)."""
+        Service: one a client wrote by hand stays); left to the request (admission/serviceips.py
+        `release_deferred`, through admission) when its session says so."""
         if self.ipaddresses is None:
             return
         meta = service.get("metadata") or {}
+        session = current_draws()
         for ip in ips:
             try:
                 current = self.ipaddresses.get("", ip, shared=True)
@@ -108,6 +146,9 @@ class ServiceStore(GenericStore):
                 labels = (current.get("metadata") or {}).get("labels") or {}
                 if labels.get(LABEL_MANAGED_BY) != ALLOCATOR or (ref.get("namespace"), ref.get("name")) != (
                         meta.get("namespace"), meta.get("name")):
+                    continue
+                if session is not None and session.defer_release:
+                    session.released.append(ip)
                     continue
                 self.ipaddresses.delete("", ip, DeleteOptions())
             except (E.StatusError, KeyNotFoundError, KeyExistsError):

@@ -24,6 +24,7 @@ from ..storage.freshness import READ_AT
 from ..storage.interface import NO_OBSERVER, Event, Watcher
 from ..storage.rehearsal import recall
 from . import meta as M
+from .draws import draw
 from .graceful import GRACEFUL, PENDING, Decision, before_delete
 from .propagation import FOREGROUND, ORPHAN, deletion_finalizers
 from .kinds import ResourceInfo
@@ -191,8 +192,9 @@ class GenericStore:
             candidate = clone(obj)
             cmeta = candidate["metadata"]
             if generated:
-                cmeta["name"] = recall("generate-name", lambda: cmeta["generateName"],  # a rehearsal's draw, kept
-                                       lambda: M.generate_name(cmeta["generateName"]), strict=False)
+                prefix = cmeta["generateName"]  # a rehearsal's draw, kept; the webhooks' preview's too (draws.py)
+                cmeta["name"] = recall("generate-name", lambda: prefix, lambda: draw(
+                    "generate-name", (prefix, attempt), lambda: M.generate_name(prefix)), strict=False)
             strategy.prepare_for_create(candidate)
             errs = strategy.validate(candidate)
             if errs:

@@ -13,6 +13,7 @@ from typing import Iterator
 import pytest
 import requests
 
+from conformance.reference_server.controller import servicecidr as servicecidr_controller
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from tests.reference_server.conftest import unique
 from tests.reference_server.kubectl_run import run_kubectl
@@ -204,15 +205,22 @@ def test_a_refused_ready_write_is_a_warning_event(kind):
         requests.delete(f"{kind.url}{CIDRS}/{name}")
 
 
-def test_an_allocator_ipaddress_whose_service_is_gone_is_removed(kind):
-    """The repair loop (`repairip.go`): an `ipallocator.k8s.io` IPAddress naming no Service is deleted; one a
-    client labelled otherwise is left alone."""
+def test_an_allocator_ipaddress_whose_service_is_gone_is_removed(kind, monkeypatch):
+    """The repair loop (`repairip.go` `syncIPAddress`): an `ipallocator.k8s.io` IPAddress naming no Service is
+    deleted once it is older than the grace period (60 s: its Service may still be being created); one a client
+    labelled otherwise is left alone."""
+    monkeypatch.setattr(servicecidr_controller, "LEAK_GRACE", 1.5)
+
     def ipaddr(ip: str, managed: str) -> dict:
         return {"apiVersion": "networking.k8s.io/v1", "kind": "IPAddress",
                 "metadata": {"name": ip, "labels": {"ipaddress.kubernetes.io/managed-by": managed}},
                 "spec": {"parentRef": {"resource": "services", "namespace": "default", "name": unique("ghost")}}}
     assert requests.post(kind.url + IPS, json=ipaddr("10.96.77.78", "someone-else")).status_code == 201
-    assert requests.post(kind.url + IPS, json=ipaddr("10.96.77.77", "ipallocator.k8s.io")).status_code == 201
+    r = requests.post(kind.url + IPS, json=ipaddr("10.96.77.77", "ipallocator.k8s.io"))
+    assert r.status_code == 201
+    created = datetime.fromisoformat(r.json()["metadata"]["creationTimestamp"].replace("Z", "+00:00"))
     until(lambda: "10.96.77.77" not in _ips(kind.url), "the orphan IPAddress removed", timeout=10)
+    gone = datetime.now(created.tzinfo)
+    assert (gone - created).total_seconds() >= 1.0  # not before the grace (the timestamp has whole seconds)
     assert "10.96.77.78" in _ips(kind.url)
     assert requests.delete(f"{kind.url}{IPS}/10.96.77.78").status_code == 200

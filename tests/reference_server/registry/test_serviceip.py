@@ -97,10 +97,48 @@ def test_a_failed_create_leaves_no_ipaddress_and_a_dry_run_writes_none(registry)
         _service(registry, "web", "10.100.0.11")  # the name is taken: the reservation is reverted
     assert err.value.code == 409
     assert _ips(registry) == before
-    dry = _service(registry, "dry", "10.100.0.12", dry_run=True)
-    assert dry["spec"]["clusterIP"] == "10.100.0.12" and _ips(registry) == before
+    _one_range(registry)  # the dry-run allocator: the default range's (a random one's upstream)
+    dry = _service(registry, "dry", "10.96.0.12", dry_run=True)
+    assert dry["spec"]["clusterIP"] == "10.96.0.12" and _ips(registry) == before
     _service(registry, "dry2", dry_run=True)
     assert _ips(registry) == before
+
+
+def _one_range(registry):
+    """The allocator's random choices (Go's map order) made for the default range when it is one of them."""
+    registry.content("services").strategy.allocator.rng.choice = \
+        lambda seq: next((x for x in seq if "10.96.0.0/16" in str(x)), seq[0])
+
+
+def test_a_dry_run_create_answers_the_dry_run_allocators_values(registry):
+    """`allocIPs` with `allocator.DryRun()`: `AllocateNext` answers the range's network address, `Allocate` checks
+    the range only (a taken address passes); `PortAllocationOperation.AllocateNext` on a dry run: 32769, then one
+    above the highest port the operation holds. Nothing is written."""
+    _one_range(registry)
+    before = _ips(registry)
+    svc = _service(registry, "dry", dry_run=True)
+    assert svc["spec"]["clusterIP"] == "10.96.0.0" and svc["spec"]["clusterIPs"] == ["10.96.0.0"]
+    taken = _service(registry, "web")["spec"]["clusterIP"]
+    assert _service(registry, "dry", taken, dry_run=True)["spec"]["clusterIP"] == taken  # not checked: a dry run
+    assert _refusal(registry, "web2", taken).endswith("provided IP is already allocated")
+    ports = [{"name": "a", "port": 80}, {"name": "b", "port": 81, "nodePort": 30100}, {"name": "c", "port": 82}]
+    node = registry.content("services").create({"metadata": {"name": "np", "namespace": "app"},
+                                                "spec": {"type": "NodePort", "ports": ports}}, dry_run=True)
+    assert [p["nodePort"] for p in node["spec"]["ports"]] == [32769, 30100, 32770]
+    with pytest.raises(StatusError) as err:
+        _service(registry, "dry", "10.97.0.1", dry_run=True)
+    assert err.value.status["details"]["causes"][0]["message"].endswith(
+        "failed to allocate IP 10.97.0.1: the provided IP (10.97.0.1) is not in the valid range. "
+        "The range of valid IPs is 10.96.0.0/16")
+    assert set(_ips(registry)) == set(before) | {taken}
+
+
+def test_a_dry_run_create_draws_its_range_at_random_among_all(registry):
+    """`MetaAllocator.DryRun`: the first allocator in Go's map order, so with two ranges a dry run answers either
+    network address, and checks a requested IP against that range only."""
+    _cidr(registry, "extra", "10.100.0.0/24")
+    seen = {_service(registry, "dry", dry_run=True)["spec"]["clusterIP"] for _ in range(60)}
+    assert seen == {"10.96.0.0", "10.100.0.0"}
 
 
 def test_deleting_a_service_releases_its_ipaddress_at_once(registry):
@@ -180,3 +218,96 @@ def test_a_cluster_ip_service_with_a_node_port_is_refused_and_reserves_nothing()
     assert err.value.code == 422 and err.value.status["message"] == (
         "Service \"s\" is invalid: spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'")
     assert {i["metadata"]["name"] for i in ips.list(None, ListOptions())["items"]} == before
+
+
+def test_an_update_leaving_external_name_reserves_its_cluster_ip_before_the_service(registry):
+    """`txnUpdateClusterIPs` (case A): the new ClusterIP's IPAddress is written before the Service's update is
+    stored (`beginUpdate`), so its resourceVersion is the lower."""
+    store = registry.content("services")
+    store.create({"metadata": {"name": "ext", "namespace": "app"},
+                  "spec": {"type": "ExternalName", "externalName": "example.com"}})
+
+    def to_cluster_ip(obj):
+        spec = {k: v for k, v in obj["spec"].items() if k != "externalName"}
+        return {**obj, "spec": {**spec, "type": "ClusterIP", "ports": [{"port": 80}]}}
+    out = store.update("app", "ext", transform=to_cluster_ip)
+    ip = out["spec"]["clusterIP"]
+    got = _ips(registry)[ip]
+    assert got["spec"]["parentRef"]["name"] == "ext"
+    assert int(got["metadata"]["resourceVersion"]) < int(out["metadata"]["resourceVersion"])
+
+
+def _node_port(registry, name, ports, dry_run=False):
+    return registry.content("services").create(
+        {"metadata": {"name": name, "namespace": "app"}, "spec": {"type": "NodePort", "ports": ports}},
+        dry_run=dry_run)
+
+
+def _port_refusal(registry, name, ports, dry_run=False) -> tuple[str, str]:
+    with pytest.raises(StatusError) as err:
+        _node_port(registry, name, ports, dry_run)
+    assert err.value.code == 422
+    [cause] = err.value.status["details"]["causes"]
+    return cause["field"], cause["message"]
+
+
+def test_a_requested_node_port_is_allocated_once_and_in_the_range(registry):
+    """`initNodePorts` → `PortAllocationOperation.Allocate`: a port held already (by another Service or an earlier
+    entry of the same Service) or outside 30000-32767 is the Service's 422; entries of one port number share a
+    nodePort; a dry run checks only that the port is not held."""
+    _node_port(registry, "a", [{"port": 80, "nodePort": 30080}])
+    assert _port_refusal(registry, "b", [{"port": 80, "nodePort": 30080}]) == (
+        "spec.ports[0].nodePort", "Invalid value: 30080: provided port is already allocated")
+    assert _port_refusal(registry, "c", [{"port": 80, "nodePort": 40000}]) == (
+        "spec.ports[0].nodePort", "Invalid value: 40000: provided port is not in the valid range. "
+        "The range of valid ports is 30000-32767")
+    assert _port_refusal(registry, "d", [{"name": "x", "port": 80, "nodePort": 30090},
+                                         {"name": "y", "port": 81, "nodePort": 30090}])[0] == "spec.ports[1].nodePort"
+    dns = _node_port(registry, "dns", [{"name": "t", "port": 53}, {"name": "u", "port": 53, "protocol": "UDP"}])
+    assert dns["spec"]["ports"][0]["nodePort"] == dns["spec"]["ports"][1]["nodePort"]
+    assert _port_refusal(registry, "e", [{"port": 80, "nodePort": 30080}], dry_run=True)[1].endswith(
+        "provided port is already allocated")
+    assert _node_port(registry, "f", [{"port": 80, "nodePort": 40000}], dry_run=True)["spec"]["ports"][0][
+        "nodePort"] == 40000
+
+
+def test_a_local_load_balancer_gets_a_health_check_node_port(registry):
+    """`allocHealthCheckNodePort` (a LoadBalancer with externalTrafficPolicy Local, `NeedsHealthCheck`): one more
+    port from the same operation; a requested one held already is the create's 500 (`NewInternalError`); a dry
+    run's is the operation's next dummy."""
+    store = registry.content("services")
+
+    def lb(name, dry_run=False, **spec):
+        return store.create({"metadata": {"name": name, "namespace": "app"},
+                             "spec": {"type": "LoadBalancer", "ports": [{"port": 80}], **spec}}, dry_run=dry_run)
+    local = lb("local", externalTrafficPolicy="Local")
+    hc = local["spec"]["healthCheckNodePort"]
+    assert 30000 <= hc <= 32767 and hc != local["spec"]["ports"][0]["nodePort"]
+    assert "healthCheckNodePort" not in lb("cluster")["spec"]
+    with pytest.raises(StatusError) as err:
+        lb("again", externalTrafficPolicy="Local", healthCheckNodePort=hc)
+    assert (err.value.code, err.value.message) == (500, "Internal error occurred: failed to allocate requested "
+                                                        f"HealthCheck NodePort {hc}: provided port is already allocated")
+    dry = lb("dry", dry_run=True, externalTrafficPolicy="Local")
+    assert (dry["spec"]["ports"][0]["nodePort"], dry["spec"]["healthCheckNodePort"]) == (32769, 32770)
+
+
+def test_the_health_check_node_port_follows_the_traffic_policy_on_update(registry):
+    """`patchAllocatedValues` keeps it while both need it; `dropTypeDependentFields` drops it (unchanged) when the
+    policy leaves Local; an update to Local allocates one (`updateHealthCheckNodePort`)."""
+    store = registry.content("services")
+    created = store.create({"metadata": {"name": "lb", "namespace": "app"},
+                            "spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local", "ports": [{"port": 80}]}})
+    hc = created["spec"]["healthCheckNodePort"]
+
+    def policy(value, keep=True):
+        def step(obj):
+            spec = dict(obj["spec"], externalTrafficPolicy=value)
+            if not keep:
+                spec.pop("healthCheckNodePort", None)
+            return {**obj, "spec": spec}
+        return store.update("app", "lb", transform=step)["spec"]
+    assert policy("Local", keep=False)["healthCheckNodePort"] == hc
+    assert "healthCheckNodePort" not in policy("Cluster")
+    again = policy("Local")["healthCheckNodePort"]
+    assert 30000 <= again <= 32767

@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import copy
+import dataclasses
 import json
 import time
 from typing import Any, Awaitable, Callable
@@ -217,6 +218,9 @@ class WebhookAdmission:
             return
         if preview is not None:
             obj = await preview()
+            if not a.name and isinstance(obj, dict):  # `AdmissionToValidateObjectFunc`: "in case the generated
+                name = (obj.get("metadata") or {}).get("name")  # name is populated"
+                a = dataclasses.replace(a, name=name) if isinstance(name, str) and name else a
         if policies:
             start, refused = time.perf_counter(), True
             try:

@@ -1,0 +1,274 @@
+"""A Service's ClusterIP under admission (admission/serviceips.py, registry/draws.py): its IPAddress is written
+through admission as kube-apiserver's loopback client (`system:apiserver`, `ipallocator.go` `createIPAddress`)
+between the Service's mutating and validating phases (`store.go` `Create`: `BeginCreate` before the validating
+admission), and the object the validating webhooks see is the one stored (generated name, ClusterIP, NodePorts);
+a dry run answers the dry-run allocators' values and writes no IPAddress."""
+from __future__ import annotations
+
+import threading
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.admission.serviceips import ATTEMPTS
+from conformance.reference_server.embedded import RunningServer
+
+from .kubectl_run import run_kubectl
+from .replicas import until
+from .test_admission_webhooks import AR, Hook, ns, server  # noqa: F401 - the fixtures, per module
+
+IPS = "/apis/networking.k8s.io/v1/ipaddresses"
+
+
+class IPHook(Hook):
+    """`/deny` refuses everything; `/deny-once` refuses its first review only; the rest allow (`Hook`)."""
+
+    def __init__(self) -> None:
+        self.denied_once = threading.Event()
+        super().__init__()
+
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if path == "/deny-once":
+            path = "/allow" if self.denied_once.is_set() else "/deny"
+            self.denied_once.set()
+        return super().answer(path, body)
+
+
+@pytest.fixture(scope="module")
+def hook() -> Iterator[IPHook]:
+    h = IPHook()
+    yield h
+    h.stop()
+
+
+def _configure(server: RunningServer, hook: Hook, kind: str, path: str, resource: str,
+               ns: str | None = None) -> str:
+    name = f"cfg-{uuid.uuid4().hex[:8]}"
+    group = "networking.k8s.io" if resource == "ipaddresses" else ""
+    plural = f"{kind}webhookconfigurations"
+    wh: dict[str, Any] = {
+        "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "clientConfig": {"url": f"{hook.url}{path}", "caBundle": hook.ca_bundle},
+        "rules": [{"operations": ["CREATE", "UPDATE", "DELETE"], "apiGroups": [group], "apiVersions": ["v1"],
+                   "resources": [resource]}]}
+    if ns is not None:
+        wh["namespaceSelector"] = {"matchLabels": {"hooks": ns}}
+    r = requests.post(f"{server.url}{AR}/{plural}", json={"metadata": {"name": name}, "webhooks": [wh]})
+    assert r.status_code == 201, r.text
+    return f"{plural}/{name}"
+
+
+def _unconfigure(server: RunningServer, *names: str) -> None:
+    for name in names:
+        assert requests.delete(f"{server.url}{AR}/{name}").status_code == 200
+
+
+def _reviews(hook: Hook, since: int, resource: str) -> list[dict[str, Any]]:
+    return [r["request"] for _, r in hook.reviews[since:] if r["request"]["resource"]["resource"] == resource]
+
+
+def _ips(server: RunningServer) -> set[str]:
+    return {i["metadata"]["name"] for i in requests.get(f"{server.url}{IPS}").json()["items"]}
+
+
+def test_validating_webhooks_see_the_service_as_stored_after_its_ipaddress(server, hook, ns):
+    """The IPAddress CREATE is reviewed as `system:apiserver`'s, before the Service's validating webhook, which
+    judges the object then stored: the generated name, the ClusterIP of that IPAddress, the NodePorts."""
+    cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
+            _configure(server, hook, "validating", "/allow", "services", ns)]
+    try:
+        since = len(hook.reviews)
+        body = {"metadata": {"generateName": "web-"},
+                "spec": {"type": "NodePort", "ports": [{"name": "a", "port": 80}, {"name": "b", "port": 81}]}}
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/services", json=body)
+        assert r.status_code == 201, r.text
+        stored = r.json()
+        name, ip = stored["metadata"]["name"], stored["spec"]["clusterIP"]
+        [ip_review] = _reviews(hook, since, "ipaddresses")
+        [svc_review] = _reviews(hook, since, "services")
+        assert ip_review["operation"] == "CREATE" and ip_review["name"] == ip
+        assert ip_review["userInfo"]["username"] == "system:apiserver"
+        assert ip_review["object"]["spec"]["parentRef"] == {"resource": "services", "namespace": ns, "name": name}
+        order = [r["request"]["resource"]["resource"] for _, r in hook.reviews[since:]]
+        assert order == ["ipaddresses", "services"]
+        seen = svc_review["object"]
+        assert seen["metadata"]["name"] == name and svc_review["name"] == name
+        assert seen["spec"]["clusterIP"] == ip and seen["spec"]["clusterIPs"] == [ip]
+        assert [p["nodePort"] for p in seen["spec"]["ports"]] == [p["nodePort"] for p in stored["spec"]["ports"]]
+        assert ip in _ips(server)
+    finally:
+        _unconfigure(server, *cfgs)
+
+
+def test_a_refused_service_releases_its_ipaddress_through_admission(server, hook, ns):
+    """The transaction's revert: the IPAddress written for a Service its validating webhook refuses is deleted
+    again by the loopback client, whose DELETE the webhooks see."""
+    cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
+            _configure(server, hook, "validating", "/deny", "services", ns)]
+    try:
+        since, before = len(hook.reviews), _ips(server)
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/services",
+                          json={"metadata": {"name": "refused"}, "spec": {"ports": [{"port": 80}]}})
+        assert r.status_code == 403, r.text
+        reviews = _reviews(hook, since, "ipaddresses")
+        assert [q["operation"] for q in reviews] == ["CREATE", "DELETE"]
+        assert reviews[0]["name"] == reviews[1]["name"] and reviews[1]["userInfo"]["username"] == "system:apiserver"
+        assert _ips(server) == before
+    finally:
+        _unconfigure(server, *cfgs)
+
+
+def test_a_refused_ipaddress_of_a_requested_cluster_ip_is_the_services_422(server, hook, ns):
+    """`allocIPs`: a requested IP's failed allocation is `spec.clusterIPs: Invalid value: ...: failed to allocate
+    IP <ip>: <the IPAddress create's error>`; the Service's validating webhook is not called."""
+    cfgs = [_configure(server, hook, "validating", "/deny", "ipaddresses"),
+            _configure(server, hook, "validating", "/allow", "services", ns)]
+    try:
+        since = len(hook.reviews)
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/services",
+                          json={"metadata": {"name": "fixed"}, "spec": {"clusterIP": "10.96.200.7",
+                                                                       "ports": [{"port": 80}]}})
+        assert r.status_code == 422, r.text
+        hook_name = cfgs[0].split("/")[1] + ".example.com"
+        assert r.json()["message"] == (
+            'Service "fixed" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.200.7"}: failed to allocate '
+            f'IP 10.96.200.7: admission webhook "{hook_name}" denied the request: no configmaps named deny-me')
+        assert [q["operation"] for q in _reviews(hook, since, "ipaddresses")] == ["CREATE"]
+        assert _reviews(hook, since, "services") == []
+        assert "10.96.200.7" not in _ips(server)
+    finally:
+        _unconfigure(server, *cfgs)
+
+
+def test_a_refused_dynamic_address_is_skipped_and_none_left_is_range_full(server, hook, ns):
+    """1.33's `allocateFromRange` goes on with the next free address after a failed IPAddress create; when none
+    can be written the answer is `AllocateNext`'s `ErrFull` as a 500 (here after `ATTEMPTS` addresses)."""
+    hook.denied_once.clear()
+    [first, second], r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny-once", "second")
+    assert r.status_code == 201, r.text
+    assert first != second == r.json()["spec"]["clusterIP"]
+    assert first not in _ips(server)
+    names, r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny", "none")
+    assert r.status_code == 500, r.text
+    assert r.json()["message"] == "Internal error occurred: failed to allocate a serviceIP: range is full"
+    assert len(set(names)) == ATTEMPTS
+
+
+def _ipaddress_reviews_of_a_create(server, hook, ns, path, name) -> tuple[list[str], requests.Response]:
+    """The IPAddress names a ClusterIP Service's create had reviewed under an ipaddresses webhook at `path`."""
+    cfg = _configure(server, hook, "validating", path, "ipaddresses")
+    try:
+        since = len(hook.reviews)
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/services",
+                          json={"metadata": {"name": name}, "spec": {"ports": [{"port": 80}]}})
+        return [q["name"] for q in _reviews(hook, since, "ipaddresses")], r
+    finally:
+        _unconfigure(server, cfg)
+
+
+def test_a_dry_run_create_shows_the_webhooks_the_dry_run_allocations(server, hook, ns):
+    """A dry run writes no IPAddress; its ClusterIP is the range's network address and its NodePort 32769, the
+    same in the webhook's review and in the answer."""
+    cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
+            _configure(server, hook, "validating", "/allow", "services", ns)]
+    try:
+        since = len(hook.reviews)
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/services", params={"dryRun": "All"},
+                          json={"metadata": {"generateName": "dry-"},
+                                "spec": {"type": "NodePort", "ports": [{"port": 80}]}})
+        assert r.status_code == 201, r.text
+        out = r.json()
+        assert out["spec"]["clusterIP"] == "10.96.0.0" and out["spec"]["ports"][0]["nodePort"] == 32769
+        assert _reviews(hook, since, "ipaddresses") == []
+        [review] = _reviews(hook, since, "services")
+        assert review["dryRun"] is True and review["object"]["metadata"]["name"] == out["metadata"]["name"]
+        assert review["object"]["spec"] == out["spec"]
+    finally:
+        _unconfigure(server, *cfgs)
+
+
+def test_kubectl_dry_run_server_service_answers_the_network_address(server, ns, tmp_path: Path):
+    """What `kubectl create service --dry-run=server` prints: the dry-run allocator's 10.96.0.0."""
+    out = run_kubectl(server.url, tmp_path, "-n", ns, "create", "service", "nodeport", "dry", "--tcp=80:80",
+                      "--dry-run=server", "-o", "jsonpath={.spec.clusterIP} {.spec.ports[0].nodePort}")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "10.96.0.0 32769"
+    assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/services/dry").status_code == 404
+
+
+def test_an_update_shows_the_webhooks_the_cluster_ip_and_node_port_then_stored(server, hook, ns):
+    """An update leaving ExternalName allocates; the validating webhook's object is the one stored."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    r = requests.post(services, json={"metadata": {"name": "ext"},
+                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    assert r.status_code == 201, r.text
+    cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
+            _configure(server, hook, "validating", "/allow", "services", ns)]
+    try:
+        since = len(hook.reviews)
+        patch = {"spec": {"type": "NodePort", "externalName": None, "ports": [{"port": 80}]}}
+        r = requests.patch(f"{services}/ext", json=patch, headers={"Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 200, r.text
+        [review] = _reviews(hook, since, "services")
+        seen, stored = review["object"]["spec"], r.json()["spec"]
+        assert seen["clusterIP"] == stored["clusterIP"] and seen["clusterIPs"] == stored["clusterIPs"]
+        assert seen["ports"][0]["nodePort"] == stored["ports"][0]["nodePort"]
+        reviews = [r["request"] for _, r in hook.reviews[since:]]  # `beginUpdate`: before the Service's validation
+        first = reviews[0]
+        assert (first["resource"]["resource"], first["operation"], first["name"]) == (
+            "ipaddresses", "CREATE", stored["clusterIP"])
+        assert first["userInfo"]["username"] == "system:apiserver"
+        # (the repair loop may delete it while the Service is still ExternalName, as `syncIPAddress` does
+        # upstream, and recreates it once the update is stored)
+        until(lambda: stored["clusterIP"] in _ips(server), "the ClusterIP's IPAddress", timeout=10)
+    finally:
+        _unconfigure(server, *cfgs)
+
+
+def test_a_refused_ipaddress_refuses_the_update_that_needs_it(server, hook, ns):
+    """An update leaving ExternalName whose requested ClusterIP's IPAddress admission refuses: the Service's 422,
+    the Service left as it was."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    r = requests.post(services, json={"metadata": {"name": "ext2"},
+                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    assert r.status_code == 201, r.text
+    cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
+    try:
+        body = {**r.json(), "spec": {"type": "ClusterIP", "clusterIP": "10.96.201.9", "ports": [{"port": 80}]}}
+        r = requests.put(f"{services}/ext2", json=body)
+        assert r.status_code == 422, r.text
+        assert "failed to allocate IP 10.96.201.9: admission webhook" in r.json()["message"]
+        assert requests.get(f"{services}/ext2").json()["spec"]["type"] == "ExternalName"
+        assert "10.96.201.9" not in _ips(server)
+    finally:
+        _unconfigure(server, cfg)
+
+
+def test_deleting_a_service_releases_its_ipaddress_through_admission(server, hook, ns):
+    """`afterDelete` → `Release`: the loopback client's DELETE of the IPAddress, which the webhooks see; its
+    refusal is only logged upstream (the Service is deleted, the IPAddress stays for the repair loop)."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    ips = []
+    for name in ("gone", "kept"):
+        r = requests.post(services, json={"metadata": {"name": name}, "spec": {"ports": [{"port": 80}]}})
+        assert r.status_code == 201, r.text
+        ips.append(r.json()["spec"]["clusterIP"])
+    cfg = _configure(server, hook, "validating", "/allow", "ipaddresses")
+    try:
+        since = len(hook.reviews)
+        assert requests.delete(f"{services}/gone").status_code == 200
+        [review] = _reviews(hook, since, "ipaddresses")
+        assert (review["operation"], review["name"]) == ("DELETE", ips[0])
+        assert review["userInfo"]["username"] == "system:apiserver"
+        assert ips[0] not in _ips(server)
+    finally:
+        _unconfigure(server, cfg)
+    cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
+    try:
+        assert requests.delete(f"{services}/kept").status_code == 200
+        assert ips[1] in _ips(server)
+    finally:
+        _unconfigure(server, cfg)
