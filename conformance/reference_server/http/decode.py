@@ -13,8 +13,8 @@ from typing import Any
 from .. import apierrors as E
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from ..gofmt import plain_v
-from ..fieldmanager.toversioned import convert_error
-from ..wire import crdtypes, gotypes
+from ..fieldmanager.toversioned import convert_error, failed_to_convert
+from ..wire import crdtypes, goconvert, gotypes
 from ..wire.gojson import syntax_error
 from ..wire.schema import KIND_MESSAGES
 from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
@@ -143,23 +143,27 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
                      message: str | None = None) -> None:
     """A patch whose result no longer decodes into the Go type: `422 Invalid` on field `patch`
     (`handlers/patch.go`: `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`).
-    The value is the patched JSON (JSON and merge patch) or the patch map printed with `%+v` (strategic, whose
-    result the unstructured converter decodes: an out-of-range integer wraps, an `UnmarshalJSON`'s error is bare).
-    `message`: the field model's message of a named group's kind (else the core kind's, by `kind`).
-    A server-side apply's merged object that the converter refuses is upstream's 500 (fieldmanager/toversioned.py)."""
+    The value is the patched JSON (JSON and merge patch: the Go decoder's words) or the patch map printed with
+    `%+v` (strategic, whose result the unstructured converter decodes: wire/goconvert.py's words, integers
+    wrapped in place). A server-side apply's merged object goes through the same converter, which refuses as
+    upstream's 500 (fieldmanager/toversioned.py).
+    `message`: the field model's message of a named group's kind (else the core kind's, by `kind`)."""
     strategic = patch_type.startswith("application/strategic")
-    if strategic:  # decoded by the unstructured converter, which wraps an integer out of its field's range
-        go_message = message or KIND_MESSAGES.get(kind) or _UNSTORED_MESSAGES.get(kind)
-        if go_message is not None:
-            gotypes.wrap_integers(patched, go_message)
-    err = gotypes.type_error(patched, message) if message is not None else check_go_types(patched, kind)
+    go_message = message or KIND_MESSAGES.get(kind) or _UNSTORED_MESSAGES.get(kind)
+    if (strategic or patch_type == APPLY_PATCH) and go_message is not None:
+        err = goconvert.from_unstructured(patched, go_message)
+        if err is not None and patch_type == APPLY_PATCH:  # a plain error upstream: 500, no reason
+            raise E.StatusError(E.status_dict(500, None, failed_to_convert(
+                patch if isinstance(patch, dict) else {}, err)))
+    else:
+        err = gotypes.type_error(patched, message) if message is not None else check_go_types(patched, kind)
+        if err is not None and patch_type == APPLY_PATCH and isinstance(patch, dict) and \
+                (refused := convert_error(patch, err)) is not None:
+            raise E.StatusError(E.status_dict(500, None, refused))
+        if err is not None and strategic and getattr(err, "bare", None):  # the converter's words
+            err = err.bare  # type: ignore[attr-defined]
     if err is None:
         return
-    if patch_type == APPLY_PATCH and isinstance(patch, dict) and \
-            (refused := convert_error(patch, err)) is not None:  # a plain error upstream: 500, no reason
-        raise E.StatusError(E.status_dict(500, None, refused))
-    if strategic and getattr(err, "bare", None):  # the converter (`FromUnstructuredWithValidation`) decoded it
-        err = err.bare  # type: ignore[attr-defined]
     shown = go_map_format(patch) if strategic else \
         json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
     e = E.invalid("", "", [E.field_invalid("patch", shown, err)])

@@ -27,6 +27,7 @@ from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
 from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
+from ..wire.goconvert import float64_numbers
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from .groups import go_message
 from ..fieldmanager import manager_or_user_agent
@@ -453,6 +454,7 @@ class Handlers:
             raise E.bad_request(f"error decoding YAML: {exc}") from None
         if config is None:
             config = {}
+        config = float64_numbers(config)  # sigs.k8s.io/yaml: every number a float64
         mode = P.field_validation(request.query)
         warnings: list[str] = []
         strategy = self._strategy(route, store)
@@ -530,13 +532,13 @@ class Handlers:
                 raise E.bad_request(f"error decoding patch: {exc}") from None
             if ctype == APPLY_PATCH:
                 check_depth(patch)
-                applied = (patch, bool(force))
+                applied = (float64_numbers(patch), bool(force))
 
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
                 patched = old if applied is not None else apply_patch(old, ctype, patch)
                 check_depth(patched)
-                if applied is None:  # the patched Scale must decode into autoscaling/v1's type
-                    patch_type_error(patched, SCALE_KIND, ctype, patch)
+                # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
+                patch_type_error(patched, SCALE_KIND, ctype, patch)
                 if not isinstance(patched.get("metadata"), dict):
                     patched["metadata"] = {}
                 patched["kind"], patched["apiVersion"] = SCALE_KIND, SCALE_API_VERSION
