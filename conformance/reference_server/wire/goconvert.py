@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from .. import quantity
-from ..gobase64 import corrupt_offset
+from ..gobase64 import canonical_std, corrupt_offset
 from . import schema
 from ._gonamed_table import NAMED
 
@@ -165,7 +165,7 @@ def _bytes(v: Any) -> Any:
         offset = corrupt_offset(v.encode("utf-8")) if v else None
         if offset is not None:
             raise ConvertError(f"error decoding from json: illegal base64 data at input byte {offset}")
-        return v
+        return canonical_std(v)  # what Go holds, encoded again: without line breaks
     if not isinstance(v, list):
         raise ConvertError(f"cannot restore slice from {_kind(v)}")
     import base64

@@ -15,12 +15,11 @@ unstructured converter, which calls the `UnmarshalJSON` alone, says `... into Go
 """
 from __future__ import annotations
 
-import binascii
 import re
 from typing import Any
 
 from .. import quantity
-from ..gobase64 import canonical_std, decode_std
+from ..gobase64 import canonical_std, corrupt_offset
 from . import schema
 
 _INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
@@ -30,6 +29,11 @@ _GO_SCALARS = {"s": "string", "b": "bool", "y": "[]uint8", "i32": "int32", "i64"
 # Named Go string types whose name shows in the error (the common ones of the served kinds).
 _NAMED = {"core.NamespaceSpec.finalizers": "v1.FinalizerName", "core.NamespaceStatus.phase": "v1.NamespacePhase"}
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def base64_error(got: str) -> str:
+    """`base64.CorruptInputError`'s text for `_scalar_error`'s `base64 <offset>`."""
+    return f"illegal base64 data at input byte {got.split()[1]}"
 
 
 def json_type(v: Any) -> str:
@@ -74,11 +78,8 @@ def _scalar_error(v: Any, typ: str) -> str | None:
     if typ == "y":
         if not isinstance(v, str):
             return kind_word(v)
-        try:
-            decode_std(v)  # Go ignores line breaks
-        except (binascii.Error, ValueError):
-            return "base64"
-        return None
+        offset = corrupt_offset(v.encode("utf-8"))  # Go ignores line breaks
+        return None if offset is None else f"base64 {offset}"
     if typ in _INT_RANGES:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return kind_word(v)
@@ -182,8 +183,8 @@ def _canonical(value: Any) -> Any:
 
 
 def _mismatch(got: str, struct: str, path: str, go_type: str) -> str:
-    if got == "base64":
-        return "illegal base64 data at input byte 0"
+    if got.startswith("base64 "):
+        return base64_error(got)
     return f"json: cannot unmarshal {got} into Go struct field {struct}.{path} of type {go_type}"
 
 
