@@ -275,6 +275,19 @@ def test_custom_resources_take_server_side_apply(ext):
     assert st["code"] == 409 and st["message"] == 'Apply failed with 1 conflict: conflict with "m": .spec.tags'
 
 
+def test_a_custom_resources_applied_numbers_are_decoded_as_upstreams_yaml(ext):
+    """`util/yaml.Unmarshal` (handlers/patch.go's apply): YAML's `2.0` passes through `json.Marshal` as `2` and is
+    an int64, so an integer field takes it and it is stored as 2 (a custom resource is never converted into Go)."""
+    http, base = requests.Session(), ext.url
+    group, ns = new_group(http, base), new_namespace(http, base)
+    path = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets/w"
+    config = f"apiVersion: {group}/v1\nkind: Widget\nmetadata: {{name: w}}\nspec: {{size: 2.0}}\n"
+    r = http.patch(path, data=config, headers={"Content-Type": "application/apply-patch+yaml"},
+                   params={"fieldManager": "m"})
+    assert r.status_code == 201 and '"spec":{"size":2}' in r.text, r.text
+    assert '"spec":{"size":2}' in http.get(path).text
+
+
 def test_custom_resources_refuse_strategic_merge_patch(ext):
     """customresource_handler.go serves json-patch, merge-patch and apply only: a strategic-merge patch (no Go
     struct to read merge keys from) is `PatchResource`'s 415, whose message lists what it takes."""

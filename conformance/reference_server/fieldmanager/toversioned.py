@@ -7,7 +7,7 @@ convert into the Go type. Where it does not, upstream answers 500 `failed to con
 For a kind of the field model the converter itself is wire/goconvert.py (`failed_to_convert` words its error).
 For the kinds outside it (a CRD, an APIService), `convert_error` reads the Go decoder's refusal (wire/gotypes.py
 words) where the converter says the same: a number with a fraction for an integer field (`cannot convert
-float64 to int32`: every number of an apply body is a float64) and an `UnmarshalJSON`'s error, which the
+float64 to int32`: a number with a fraction is a float64 there) and an `UnmarshalJSON`'s error, which the
 converter gets alone (`gotypes.FieldTypeError.bare`)."""
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
 from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
-from ..wire.goconvert import float64_numbers
+from ..wire.goconvert import yaml_numbers
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from .groups import go_message
 from ..fieldmanager import manager_or_user_agent
@@ -454,7 +454,7 @@ class Handlers:
             raise E.bad_request(f"error decoding YAML: {exc}") from None
         if config is None:
             config = {}
-        config = float64_numbers(config)  # sigs.k8s.io/yaml: every number a float64
+        config = yaml_numbers(config)  # util/yaml: an int64 where the number is an integer (`2.0`), else a float64
         mode = P.field_validation(request.query)
         warnings: list[str] = []
         strategy = self._strategy(route, store)
@@ -532,7 +532,7 @@ class Handlers:
                 raise E.bad_request(f"error decoding patch: {exc}") from None
             if ctype == APPLY_PATCH:
                 check_depth(patch)
-                applied = (float64_numbers(patch), bool(force))
+                applied = (yaml_numbers(patch), bool(force))
 
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
                 patched = old if applied is not None else apply_patch(old, ctype, patch)

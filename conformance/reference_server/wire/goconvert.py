@@ -53,18 +53,23 @@ def from_unstructured(obj: dict[str, Any], message: str) -> str | None:
     return None
 
 
-def float64_numbers(value: Any) -> Any:
-    """The numbers of a document sigs.k8s.io/yaml decoded (a server-side apply's configuration: `encoding/json`
-    into `interface{}`, so every number is a float64): an integer float64 cannot hold exactly becomes the one it
-    rounds to (a float past the int64 range, where Go's conversion no longer keeps the value)."""
+def yaml_numbers(value: Any) -> Any:
+    """The numbers of a server-side apply's configuration as upstream decodes them (`util/yaml.Unmarshal`:
+    sigs.k8s.io/yaml turns the YAML into JSON, `json.Marshal` writing a float64 with no fraction as an integer,
+    then `UseNumber` and `ConvertMapNumbers`): an int64 where the number is an integer that fits one (`2.0` is
+    2), else a float64 (an integer past the int64 range is rounded to one). In place where it can be."""
     if isinstance(value, dict):
         for k, v in value.items():
-            value[k] = float64_numbers(v)
+            value[k] = yaml_numbers(v)
     elif isinstance(value, list):
-        value[:] = [float64_numbers(v) for v in value]
-    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2 ** 53:
-        f = float(value)
-        return int(f) if -_INT64 <= f < _INT64 else f
+        value[:] = [yaml_numbers(v) for v in value]
+    elif isinstance(value, bool):
+        pass
+    elif isinstance(value, int):
+        return value if -_INT64 <= value < _INT64 else float(value)
+    elif isinstance(value, float) and math.isfinite(value) and value == math.trunc(value) \
+            and -_INT64 <= value < _INT64:
+        return int(value)
     return value
 
 

@@ -66,9 +66,12 @@ def test_what_converts_is_what_go_holds() -> None:
     assert goconvert.from_unstructured({"spec": {"hard": {"cpu": " 5 ", "memory": 1.5}}}, "core.ResourceQuota") is None
 
 
-def test_float64_numbers_rounds_as_a_yaml_decoded_configuration() -> None:
-    config = {"spec": {"replicas": 2 ** 53 + 1, "list": [2 ** 64, 7], "ok": 3}}
-    assert goconvert.float64_numbers(config) == {"spec": {"replicas": 2 ** 53, "list": [float(2 ** 64), 7], "ok": 3}}
+def test_yaml_numbers_are_int64s_where_they_are_integers() -> None:
+    config = {"spec": {"replicas": 2.0, "big": 2 ** 53 + 1, "list": [2 ** 64, 7, 1.5, 1e19, -0.0], "on": True}}
+    assert goconvert.yaml_numbers(config) == {"spec": {"replicas": 2, "big": 2 ** 53 + 1,
+                                                       "list": [float(2 ** 64), 7, 1.5, 1e19, 0], "on": True}}
+    assert isinstance(config["spec"]["replicas"], int) and isinstance(config["spec"]["list"][0], float)
+    assert config["spec"]["on"] is True
 
 
 @pytest.mark.parametrize(("text", "offset"), [
