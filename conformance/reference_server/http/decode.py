@@ -101,8 +101,10 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str) -> dic
     return decode_value(parse_raw(content_type, raw, expected_kind), raw, expected_kind)
 
 
-def decode_value(obj: Any, raw: bytes, expected_kind: str) -> dict[str, Any]:
-    """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1."""
+def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | None = None) -> dict[str, Any]:
+    """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1. `schema_kind`:
+    the name the field model knows the kind by where it is not `expected_kind` (a custom resource's
+    `<group>/<Kind>`, which a core kind's Go type must not judge)."""
     if not isinstance(obj, dict):
         raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
                             f"{gotypes.kind_word(obj)} into Go value of type struct {{ APIVersion string "
@@ -119,7 +121,7 @@ def decode_value(obj: Any, raw: bytes, expected_kind: str) -> dict[str, Any]:
                                 '"pkg/api/legacyscheme/scheme.go:30"', raw)
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {expected_kind}: converting '
                             f"(v1.{kind}) to (core.{expected_kind}): unknown conversion")
-    _check_shapes(obj, expected_kind)
+    _check_shapes(obj, expected_kind, schema_kind or expected_kind)
     if obj.get("metadata") is None:  # `"metadata": null` leaves Go's zero ObjectMeta
         obj["metadata"] = {}
     obj["kind"], obj["apiVersion"] = expected_kind, "v1"
@@ -136,7 +138,8 @@ def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
         return gotypes.type_error(obj, message)
     if kind == "CustomResourceDefinition":  # its spec is outside the field model
         return crdtypes.type_error(obj)
-    return gotypes.object_meta_error(obj, kind)  # a kind outside the field model: its ObjectMeta at least
+    # a kind outside the field model (`<group>/<Kind>`: a custom resource): its ObjectMeta at least
+    return gotypes.object_meta_error(obj, kind.rpartition("/")[2])
 
 
 def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch: Any,
@@ -177,15 +180,15 @@ def go_map_format(v: Any) -> str:
     return plain_v(v)
 
 
-def _check_shapes(obj: dict[str, Any], kind: str) -> None:
+def _check_shapes(obj: dict[str, Any], kind: str, schema_kind: str) -> None:
     """The Go unmarshal type errors a malformed-but-valid JSON body would hit."""
-    err = check_go_types(obj, kind)
+    err = check_go_types(obj, schema_kind)
     if err:
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: {err}')
-    _check_shapes_legacy(obj, kind)
+    _check_shapes_legacy(obj, kind, custom=schema_kind != kind)
 
 
-def _check_shapes_legacy(obj: dict[str, Any], kind: str) -> None:
+def _check_shapes_legacy(obj: dict[str, Any], kind: str, custom: bool = False) -> None:
     def fail(path: str, value: Any, go_type: str) -> None:
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal '
                             f"{gotypes.kind_word(value)} into Go struct field {kind}.{path} of type {go_type}")
@@ -208,6 +211,8 @@ def _check_shapes_legacy(obj: dict[str, Any], kind: str) -> None:
     if meta.get("finalizers") is not None:
         if not isinstance(meta["finalizers"], list) or not all(isinstance(x, str) for x in meta["finalizers"]):
             fail("metadata.finalizers", meta["finalizers"], "[]string")
+    if custom:
+        return  # a custom resource's kind name says nothing of its fields
     spec = obj.get("spec") or {}
     if kind == "Namespace" and spec.get("finalizers") is not None:
         fl = spec["finalizers"]

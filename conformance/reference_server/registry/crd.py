@@ -474,6 +474,9 @@ class CustomResourceStore(StoredVersions, GroupStore):
         super().__init__(info, _KeyedStore(store, f"{names['plural']}.{spec['group']}"),  # type: ignore[arg-type]
                          spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
+        # the decoder's field model must not read it as a core kind of the same name (a `Service` of its own
+        # group): http/handlers.py `_schema_kind`, http/decode.py `check_go_types`
+        self.schema_kind = f"{spec['group']}/{names['kind']}"
         self.storage_key = f"{names['plural']}.{spec['group']}"
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
