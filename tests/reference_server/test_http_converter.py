@@ -143,3 +143,25 @@ def test_an_apply_through_scale_converts_the_scale(http: Any, url: str, ns: str)
         "failed to convert new object (/d; autoscaling/v1, Kind=Scale) to proper version: unable to convert "
         "unstructured object to autoscaling/v1, Kind=Scale: cannot convert float64 to int32"), st
     assert http.get(f"{path}/d").json()["spec"]["replicas"] == 3
+
+
+def test_non_finite_numbers_are_not_json(http: Any, url: str, ns: str) -> None:
+    """`NaN` and `Infinity` are Python's JSON, not Go's (a syntax error), and YAML's `.nan` or `.inf` is what
+    sigs.k8s.io/yaml cannot turn into JSON: none reaches a decoder or the converter."""
+    path = f"{url}/api/v1/namespaces/{ns}/services"
+    r = http.post(path, data='{"metadata":{"name":"s"},"spec":{"ports":[{"port":80,"targetPort":NaN}]}}',
+                  headers={"Content-Type": "application/json"})
+    st = status_of(r)
+    assert st["code"] == 400 and "json parse error: invalid character 'N' looking for beginning of value" in \
+        st["message"], st
+    assert http.post(path, json={"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}]}}).status_code == 201
+    for body, word in (('{"spec":{"ports":[{"port":80,"targetPort":-Infinity}]}}', "invalid character 'I' in numeric "
+                        "literal"), ('{"spec":{"ports":[{"port":80,"targetPort":Infinity}]}}', "invalid character 'I' "
+                                     "looking for beginning of value")):
+        st = status_of(http.patch(f"{path}/s", data=body, headers=STRATEGIC))
+        assert st["code"] == 400 and st["message"].endswith(word), st
+    for value, word in ((".nan", "NaN"), ("-.inf", "-Inf")):
+        config = f"apiVersion: v1\nkind: Service\nmetadata: {{name: s}}\nspec: {{ports: [{{port: 80, targetPort: {value}}}]}}\n"
+        st = status_of(http.patch(f"{path}/s", data=config, headers=APPLY, params={"fieldManager": "m"}))
+        assert (st["code"], st["message"]) == (
+            400, f"error decoding YAML: error converting YAML to JSON: json: unsupported value: {word}"), st

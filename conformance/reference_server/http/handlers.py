@@ -449,12 +449,12 @@ class Handlers:
         """Server-side apply (`applyPatcher`): merge the applied configuration into the live object under the
         manager's ownership; a missing object is created from it (201), except through a subresource."""
         try:
-            config = loads_yaml(raw) if raw.strip() else {}
+            # util/yaml.Unmarshal: an int64 where the number is an integer (`2.0` too), else a float64
+            config = yaml_numbers(loads_yaml(raw)) if raw.strip() else {}
         except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
             raise E.bad_request(f"error decoding YAML: {exc}") from None
         if config is None:
             config = {}
-        config = yaml_numbers(config)  # util/yaml: an int64 where the number is an integer (`2.0`), else a float64
         mode = P.field_validation(request.query)
         warnings: list[str] = []
         strategy = self._strategy(route, store)
@@ -527,12 +527,12 @@ class Handlers:
                 raise E.router_unsupported_media_type()
             manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
             try:  # server-side apply through /scale: the Scale's field manager merges it (fieldmanager/scale.py)
-                patch = (loads_yaml(raw) or {}) if ctype == APPLY_PATCH else loads_json(raw)
+                patch = (yaml_numbers(loads_yaml(raw)) or {}) if ctype == APPLY_PATCH else loads_json(raw)
             except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
                 raise E.bad_request(f"error decoding patch: {exc}") from None
             if ctype == APPLY_PATCH:
                 check_depth(patch)
-                applied = (yaml_numbers(patch), bool(force))
+                applied = (patch, bool(force))
 
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
                 patched = old if applied is not None else apply_patch(old, ctype, patch)

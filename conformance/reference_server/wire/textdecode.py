@@ -33,10 +33,17 @@ def too_deep() -> BodyError:
     return BodyError("invalid character '{' exceeded max depth")
 
 
+def _not_json(name: str) -> Any:
+    """`NaN`, `Infinity`, `-Infinity`: Python's extension, a syntax error to Go (wire/gojson.py words it)."""
+    if name.startswith("-"):  # a number's sign, then a letter
+        raise ValueError("invalid character 'I' in numeric literal")
+    raise ValueError(f"invalid character {name[0]!r} looking for beginning of value")
+
+
 def loads_json(raw: bytes) -> Any:
     """`json.Unmarshal` semantics: surrogates replaced, depth bounded."""
     try:
-        value = json.loads(raw.decode("utf-8"))
+        value = json.loads(raw.decode("utf-8"), parse_constant=_not_json)
     except RecursionError:
         raise too_deep() from None
     check_depth(value, raw)
