@@ -7,8 +7,8 @@ out of its field's range wraps, `2.0` is 2)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
