@@ -108,6 +108,16 @@ def test_an_apply_that_types_but_does_not_convert_is_upstreams_500(http: Any, ur
         'cannot parse "yesterday" as "2006"'), st
 
 
+def test_kubectl_apply_server_side_sees_the_500(url: str, ns: str, tmp_path: Path) -> None:
+    manifest = tmp_path / "q.yaml"
+    manifest.write_text(f"apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q, namespace: {ns}}}\n"
+                        "spec: {hard: {pods: true}}\n")
+    proc = run_kubectl(url, tmp_path, "apply", "--server-side", "-f", str(manifest))
+    assert proc.returncode != 0
+    assert (f"failed to convert new object ({ns}/q; /v1, Kind=ResourceQuota) to proper version: unable to convert "
+            f"unstructured object to /v1, Kind=ResourceQuota: {QUANTITY_ERROR}") in proc.stderr, proc.stderr
+
+
 def test_an_apply_out_of_range_wraps_as_go_converts(url: str, ns: str, tmp_path: Path, http: Any) -> None:
     manifest = tmp_path / "d.yaml"
     d = _deployment("d")
