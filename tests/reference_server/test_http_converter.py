@@ -177,3 +177,23 @@ def test_non_finite_numbers_are_not_json(http: Any, url: str, ns: str) -> None:
         st = status_of(http.patch(f"{path}/s", data=config, headers=APPLY, params={"fieldManager": "m"}))
         assert (st["code"], st["message"]) == (
             400, f"error decoding YAML: error converting YAML to JSON: json: unsupported value: {word}"), st
+
+
+def test_yaml_reads_as_go_yaml(http: Any, url: str, ns: str) -> None:
+    """A YAML body and an applied configuration read as sigs.k8s.io/yaml reads them (wire/goyaml.py): an unquoted
+    date stays a string (it was a date Python could not write: a 500), `1e3` is a number, `y` a boolean."""
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    r = http.post(path, data="metadata: {name: a}\ndata: {when: 2001-12-14}\n",
+                  headers={"Content-Type": "application/yaml"})
+    assert r.status_code == 201 and r.json()["data"] == {"when": "2001-12-14"}, r.text
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {when: 2001-12-14T21:59:43.10-05:00}\n"
+    r = http.patch(f"{path}/b", data=config, headers=APPLY, params={"fieldManager": "m"})
+    assert r.status_code == 201 and r.json()["data"] == {"when": "2001-12-14T21:59:43.10-05:00"}, r.text
+    st = status_of(http.patch(f"{path}/c", data="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: y}\n",
+                              headers=APPLY, params={"fieldManager": "m"}))
+    assert (st["code"], st["message"]) == (500, "failed to create typed patch object (/c; /v1, Kind=ConfigMap): "
+                                                ".data.x: expected string, got &value.valueUnstructured{Value:true}"), st
+    deployment = json.dumps(_deployment("d")).replace('"spec": {"selector"', '"spec": {"replicas": 1e3, "selector"')
+    r = http.post(f"{url}/apis/apps/v1/namespaces/{ns}/deployments", data=deployment,
+                  headers={"Content-Type": "application/yaml"})
+    assert r.status_code == 201 and r.json()["spec"]["replicas"] == 1000, r.text

@@ -6,6 +6,8 @@ the server:
 * nesting is bounded (`MAX_DEPTH`): Go stops at 10000 levels (`exceeded max depth`); Python's recursive
   encoders, copies and YAML emitter stop far earlier, so this server refuses deeper than `MAX_DEPTH` with
   the same words (a documented limit of the reference server);
+* YAML scalars resolve as go-yaml v2 resolves them (`wire/goyaml.py`: `y` is true, `1e3` a number, a date
+  the string it was written as);
 * YAML aliases obey go-yaml's `excessive aliasing` rule (`decode.go`, `allowedAliasRatio`), computed on
   the composed node graph, so a billion-laughs document is refused before it is expanded.
 
@@ -18,6 +20,8 @@ import re
 from typing import Any, Iterable
 
 import yaml
+
+from .goyaml import GoYAMLLoader
 
 MAX_DEPTH = 100
 _SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
@@ -108,7 +112,7 @@ def _allowed_alias_ratio(decode_count: int) -> float:
     return 0.99 - 0.89 * (decode_count - _RATIO_LOW) / (_RATIO_HIGH - _RATIO_LOW)
 
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER = GoYAMLLoader  # a safe loader reading scalars as go-yaml v2 does (wire/goyaml.py)
 
 
 def _check_events(events: Iterable[yaml.Event]) -> None:
