@@ -191,8 +191,9 @@ def test_yaml_reads_as_go_yaml(http: Any, url: str, ns: str) -> None:
     assert r.status_code == 201 and r.json()["data"] == {"when": "2001-12-14T21:59:43.10-05:00"}, r.text
     st = status_of(http.patch(f"{path}/c", data="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {x: y}\n",
                               headers=APPLY, params={"fieldManager": "m"}))
-    assert (st["code"], st["message"]) == (500, "failed to create typed patch object (/c; /v1, Kind=ConfigMap): "
-                                                ".data.x: expected string, got &value.valueUnstructured{Value:true}"), st
+    typed = ("failed to create typed patch object (/c; /v1, Kind=ConfigMap): .data.x: expected string, got "
+             "&value.valueUnstructured{Value:true}")
+    assert (st["code"], st["message"]) == (500, typed), st
     deployment = json.dumps(_deployment("d")).replace('"spec": {"selector"', '"spec": {"replicas": 1e3, "selector"')
     r = http.post(f"{url}/apis/apps/v1/namespaces/{ns}/deployments", data=deployment,
                   headers={"Content-Type": "application/yaml"})
