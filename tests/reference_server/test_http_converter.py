@@ -154,6 +154,10 @@ def test_an_apply_through_scale_converts_the_scale(http: Any, url: str, ns: str)
         "failed to convert new object (/d; autoscaling/v1, Kind=Scale) to proper version: unable to convert "
         "unstructured object to autoscaling/v1, Kind=Scale: cannot convert float64 to int32"), st
     assert http.get(f"{path}/d").json()["spec"]["replicas"] == 3
+    st = status_of(http.patch(f"{path}/d/scale", data=scale.format(".nan"), headers=APPLY,
+                              params={"fieldManager": "m", "force": "true"}))  # applyPatcher's words
+    assert (st["code"], st["message"]) == (
+        400, "error decoding YAML: error converting YAML to JSON: json: unsupported value: NaN"), st
 
 
 def test_non_finite_numbers_are_not_json(http: Any, url: str, ns: str) -> None:
@@ -172,6 +176,10 @@ def test_non_finite_numbers_are_not_json(http: Any, url: str, ns: str) -> None:
         body = '{"spec":{"ports":[{"port":80,"targetPort":LITERAL}]}}'.replace("LITERAL", literal)
         st = status_of(http.patch(f"{path}/s", data=body, headers=STRATEGIC))
         assert st["code"] == 400 and st["message"].endswith(word), st
+    st = status_of(http.post(path, data="metadata: {name: t}\nspec: {ports: [{port: 80, targetPort: .inf}]}\n",
+                             headers={"Content-Type": "application/yaml"}))
+    assert st["code"] == 400 and st["message"].startswith(
+        "the object provided is unrecognized (must be of type Service): json: unsupported value: +Inf ("), st
     for value, word in ((".nan", "NaN"), ("-.inf", "-Inf")):
         config = f"apiVersion: v1\nkind: Service\nmetadata: {{name: s}}\nspec: {{ports: [{{port: 80, targetPort: {value}}}]}}\n"
         st = status_of(http.patch(f"{path}/s", data=config, headers=APPLY, params={"fieldManager": "m"}))

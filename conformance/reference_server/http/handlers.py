@@ -450,7 +450,7 @@ class Handlers:
         manager's ownership; a missing object is created from it (201), except through a subresource."""
         try:
             # util/yaml.Unmarshal: an int64 where the number is an integer (`2.0` too), else a float64
-            config = yaml_numbers(loads_yaml(raw)) if raw.strip() else {}
+            config = yaml_numbers(loads_yaml(raw, unmarshal=True)) if raw.strip() else {}
         except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
             raise E.bad_request(f"error decoding YAML: {exc}") from None
         if config is None:
@@ -527,9 +527,11 @@ class Handlers:
                 raise E.router_unsupported_media_type()
             manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
             try:  # server-side apply through /scale: the Scale's field manager merges it (fieldmanager/scale.py)
-                patch = (yaml_numbers(loads_yaml(raw)) or {}) if ctype == APPLY_PATCH else loads_json(raw)
-            except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
-                raise E.bad_request(f"error decoding patch: {exc}") from None
+                patch = (yaml_numbers(loads_yaml(raw, unmarshal=True)) or {}) if ctype == APPLY_PATCH else \
+                    loads_json(raw)
+            except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:  # (applyPatcher's words for apply)
+                what = "YAML" if ctype == APPLY_PATCH else "patch"
+                raise E.bad_request(f"error decoding {what}: {exc}") from None
             if ctype == APPLY_PATCH:
                 check_depth(patch)
                 applied = (patch, bool(force))

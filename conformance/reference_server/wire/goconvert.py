@@ -57,8 +57,8 @@ def yaml_numbers(value: Any) -> Any:
     """The numbers of a server-side apply's configuration as upstream decodes them (`util/yaml.Unmarshal`:
     sigs.k8s.io/yaml turns the YAML into JSON, `json.Marshal` writing a float64 with no fraction as an integer,
     then `UseNumber` and `ConvertMapNumbers`): an int64 where the number is an integer that fits one (`2.0` is
-    2), else a float64 (an integer past the int64 range is rounded to one). In place where it can be. ValueError
-    for a NaN or an infinity (YAML's `.nan`, `.inf`), which JSON cannot hold."""
+    2), else a float64 (an integer past the int64 range is rounded to one). In place where it can be. (A NaN
+    or an infinity never gets here: wire/goyaml.py refuses it as sigs.k8s.io/yaml does.)"""
     if isinstance(value, dict):
         for k, v in value.items():
             value[k] = yaml_numbers(v)
@@ -68,10 +68,8 @@ def yaml_numbers(value: Any) -> Any:
         pass
     elif isinstance(value, int):
         return value if -_INT64 <= value < _INT64 else float(value)
-    elif isinstance(value, float) and not math.isfinite(value):  # sigs.k8s.io/yaml's `json.Marshal` refuses it
-        word = "NaN" if math.isnan(value) else "+Inf" if value > 0 else "-Inf"
-        raise ValueError(f"error converting YAML to JSON: json: unsupported value: {word}")
-    elif isinstance(value, float) and value == math.trunc(value) and -_INT64 <= value < _INT64:
+    elif isinstance(value, float) and math.isfinite(value) and value == math.trunc(value) \
+            and -_INT64 <= value < _INT64:
         return int(value)
     return value
 

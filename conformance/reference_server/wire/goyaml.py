@@ -8,7 +8,8 @@ YAML body and a server-side apply's configuration, where PyYAML's YAML 1.1 resol
   it so "for backward compatibility"), never a date no JSON encoder can write;
 - `!!binary` is the decoded bytes as a string;
 - a map key that is not a string is written as one (`strconv.Itoa`, `true`/`false`);
-- a float with no fraction below 1e21 is an integer, as `json.Marshal` writes it (`1e3` is 1000).
+- a float with no fraction below 1e21 is an integer, as `json.Marshal` writes it (`1e3` is 1000), and `.nan` or
+  `.inf` is `json.Marshal`'s refusal (`UnsupportedValue`).
 """
 from __future__ import annotations
 
@@ -132,8 +133,17 @@ class GoYAMLLoader(_BASE):  # type: ignore[misc,valid-type]
         return mapping
 
 
+class UnsupportedValue(ValueError):
+    """`json.Marshal`'s `UnsupportedValueError` for a NaN or an infinity, which JSON cannot hold: sigs.k8s.io/yaml
+    fails there (`yamlToJSONTarget`), so no YAML body holding one is read."""
+
+
 def _plain(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> Any:
-    return json_number(resolve_plain(node.value))
+    value = resolve_plain(node.value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UnsupportedValue("json: unsupported value: " + ("NaN" if math.isnan(value) else
+                                                             "+Inf" if value > 0 else "-Inf"))
+    return json_number(value)
 
 
 def _binary(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:

@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from .goyaml import GoYAMLLoader
+from .goyaml import GoYAMLLoader, UnsupportedValue
 
 MAX_DEPTH = 100
 _SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
@@ -56,15 +56,19 @@ def loads_json(raw: bytes) -> Any:
     return value
 
 
-def loads_yaml(raw: bytes) -> Any:
+def loads_yaml(raw: bytes, unmarshal: bool = False) -> Any:
     """`sigs.k8s.io/yaml` semantics: depth and go-yaml's alias rule checked on the event stream (before
-    anything is built or expanded), then the JSON rules on the result."""
+    anything is built or expanded), then the JSON rules on the result. `unmarshal`: its `Unmarshal` (a
+    server-side apply's configuration), whose errors from the YAML to JSON step say so, not `YAMLToJSON`
+    (a YAML body)."""
     text = raw.decode("utf-8")
     _check_events(yaml.parse(text, Loader=_LOADER))
     try:
         value = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a SafeLoader (C when libyaml is there)
     except RecursionError:
         raise too_deep() from None
+    except UnsupportedValue as exc:
+        raise BodyError(f"error converting YAML to JSON: {exc}" if unmarshal else str(exc)) from None
     check_depth(value, raw)
     return replace_lone_surrogates(value) if _LONE.search(text) or b"\\u" in raw or b"\\U" in raw else value
 
