@@ -21,3 +21,39 @@ def canonical_std(text: str) -> str:
 def decode_std(text: str) -> bytes:
     """The bytes Go decodes from `text`; binascii.Error (a ValueError) where Go's decoder fails."""
     return base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
+
+
+def corrupt_offset(data: bytes) -> int | None:
+    """The byte offset of Go's `CorruptInputError` (`illegal base64 data at input byte N`) for `data` under
+    `StdEncoding.Decode` (`decodeQuantum`: CR and LF skipped, padding required), or None when it decodes."""
+    si, n = 0, len(data)
+    while True:
+        j = 0
+        while j < 4:
+            if si == n:
+                if j == 0:
+                    return None
+                return si - j  # a quantum cut short (padding is required)
+            c = data[si]
+            si += 1
+            if c in _ALPHABET:
+                j += 1
+                continue
+            if c in b"\r\n":
+                continue
+            if c != 0x3D or j < 2:  # not `=`, or padding too early
+                return si - 1
+            if j == 2:  # `==` expected: the second, past line breaks
+                while si < n and data[si] in b"\r\n":
+                    si += 1
+                if si == n:
+                    return n
+                if data[si] != 0x3D:
+                    return si - 1
+                si += 1
+            while si < n and data[si] in b"\r\n":
+                si += 1
+            return si if si < n else None  # trailing garbage after the padding
+
+
+_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")

@@ -65,7 +65,7 @@ def test_patch_apply_status_and_scale_reach_webhooks(server, hook, ns):
                            headers={"Content-Type": APPLY})
         assert r.status_code == 200, r.text
         r = requests.patch(f"{base}/configmaps/new", params={"fieldManager": "ap"},
-                           data="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: new}\ndata: {x: y}\n",
+                           data="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: new}\ndata: {x: v}\n",
                            headers={"Content-Type": APPLY})
         assert r.status_code == 201, r.text
         dry, created = reviews(hook, ns, scheduler=False)

@@ -276,6 +276,45 @@ def test_custom_resources_take_server_side_apply(ext):
     assert st["code"] == 409 and st["message"] == 'Apply failed with 1 conflict: conflict with "m": .spec.tags'
 
 
+def test_a_custom_resources_applied_numbers_are_decoded_as_upstreams_yaml(ext):
+    """`util/yaml.Unmarshal` (handlers/patch.go's apply): YAML's `2.0` passes through `json.Marshal` as `2` and is
+    an int64, so an integer field takes it and it is stored as 2 (a custom resource is never converted into Go)."""
+    http, base = requests.Session(), ext.url
+    group, ns = new_group(http, base), new_namespace(http, base)
+    path = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets/w"
+    config = f"apiVersion: {group}/v1\nkind: Widget\nmetadata: {{name: w}}\nspec: {{size: 2.0}}\n"
+    r = http.patch(path, data=config, headers={"Content-Type": "application/apply-patch+yaml"},
+                   params={"fieldManager": "m"})
+    assert r.status_code == 201 and '"spec":{"size":2}' in r.text, r.text
+    assert '"spec":{"size":2}' in http.get(path).text
+
+
+def test_a_custom_resource_named_as_a_core_kind_is_not_read_as_one(ext):
+    """A custom resource's kind may be a core kind's name (Knative's `Service`): its body, patches and applied
+    configurations are its CRD schema's business, not core/v1 Service's Go type's (no decoder or converter error)."""
+    http, base = requests.Session(), ext.url
+    group, ns = f"{unique('g')}.example.com", new_namespace(http, base)
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
+    definition = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                  "metadata": {"name": f"services.{group}"},
+                  "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "services", "kind": "Service"},
+                           "versions": [{"name": "v1", "served": True, "storage": True,
+                                         "schema": {"openAPIV3Schema": schema}}]}}
+    assert http.post(base + CRDS, json=definition).status_code == 201
+    path = f"{base}/apis/{group}/v1/namespaces/{ns}/services"
+    body = {"apiVersion": f"{group}/v1", "kind": "Service", "metadata": {"name": "s"},
+            "spec": {"ports": "all", "clusterIP": 5}}
+    r = http.post(path, json=body)
+    assert r.status_code == 201 and r.json()["spec"] == body["spec"], r.text
+    r = http.patch(f"{path}/s", data=json.dumps({"spec": {"type": 5}}),
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200 and r.json()["spec"]["type"] == 5, r.text
+    config = f"apiVersion: {group}/v1\nkind: Service\nmetadata: {{name: a}}\nspec: {{ports: [{{port: 4294967376}}]}}\n"
+    r = http.patch(f"{path}/a", data=config, headers={"Content-Type": "application/apply-patch+yaml"},
+                   params={"fieldManager": "m"})
+    assert r.status_code == 201 and r.json()["spec"] == {"ports": [{"port": 4294967376}]}, r.text
+
+
 def test_custom_resources_refuse_strategic_merge_patch(ext):
     """customresource_handler.go serves json-patch, merge-patch and apply only: a strategic-merge patch (no Go
     struct to read merge keys from) is `PatchResource`'s 415, whose message lists what it takes."""

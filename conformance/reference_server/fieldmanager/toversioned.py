@@ -4,12 +4,11 @@
 convert into the Go type. Where it does not, upstream answers 500 `failed to convert new object (<ns>/<name>;
 <gvk>) to proper version: unable to convert unstructured object to <gvk>: <error>`.
 
-Two of the Go decoder's refusals (wire/gotypes.py words) are what the converter says too: a number with a
-fraction for an integer field (`cannot convert float64 to int32`: every number of an apply body is a float64)
-and a list, an object, a fraction or a number out of the int32 range for an int-or-string (its `UnmarshalJSON`,
-called alone: `json: cannot unmarshal array into Go value of type int32`, `gotypes.FieldTypeError.bare`). An
-integral number out of an integer field's range converts silently upstream (Go's conversion wraps it) and is
-left to the caller's decoding error here."""
+For a kind of the field model the converter itself is wire/goconvert.py (`failed_to_convert` words its error).
+For the kinds outside it (a CRD, an APIService), `convert_error` reads the Go decoder's refusal (wire/gotypes.py
+words) where the converter says the same: a number with a fraction for an integer field (`cannot convert
+float64 to int32`: a number with a fraction is a float64 there) and an `UnmarshalJSON`'s error, which the
+converter gets alone (`gotypes.FieldTypeError.bare`)."""
 from __future__ import annotations
 
 import re
@@ -36,6 +35,12 @@ def convert_error(config: dict[str, Any], go_error: str | None) -> str | None:
         detail = f"cannot convert float64 to {found.group(2)}"
     if detail is None:
         return None
+    return failed_to_convert(config, detail)
+
+
+def failed_to_convert(config: dict[str, Any], detail: str) -> str:
+    """`failed to convert new object (<ns>/<name>; <gvk>) to proper version: unable to convert unstructured
+    object to <gvk>: <detail>`, the object named as the applied configuration names it (`objectGVKNN`)."""
     meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
     where = "/".join(v if isinstance(v, str) else "" for v in (meta.get("namespace"), meta.get("name")))
     group, _, version = str(config.get("apiVersion") or "").rpartition("/")

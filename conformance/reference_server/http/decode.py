@@ -13,8 +13,8 @@ from typing import Any
 from .. import apierrors as E
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from ..gofmt import plain_v
-from ..fieldmanager.toversioned import convert_error
-from ..wire import crdtypes, gotypes
+from ..fieldmanager.toversioned import convert_error, failed_to_convert
+from ..wire import crdtypes, goconvert, gotypes
 from ..wire.gojson import syntax_error
 from ..wire.schema import KIND_MESSAGES
 from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
@@ -101,8 +101,10 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str) -> dic
     return decode_value(parse_raw(content_type, raw, expected_kind), raw, expected_kind)
 
 
-def decode_value(obj: Any, raw: bytes, expected_kind: str) -> dict[str, Any]:
-    """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1."""
+def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | None = None) -> dict[str, Any]:
+    """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1. `schema_kind`:
+    the name the field model knows the kind by where it is not `expected_kind` (a custom resource's
+    `<group>/<Kind>`, which a core kind's Go type must not judge)."""
     if not isinstance(obj, dict):
         raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
                             f"{gotypes.kind_word(obj)} into Go value of type struct {{ APIVersion string "
@@ -119,7 +121,7 @@ def decode_value(obj: Any, raw: bytes, expected_kind: str) -> dict[str, Any]:
                                 '"pkg/api/legacyscheme/scheme.go:30"', raw)
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {expected_kind}: converting '
                             f"(v1.{kind}) to (core.{expected_kind}): unknown conversion")
-    _check_shapes(obj, expected_kind)
+    _check_shapes(obj, expected_kind, schema_kind or expected_kind)
     if obj.get("metadata") is None:  # `"metadata": null` leaves Go's zero ObjectMeta
         obj["metadata"] = {}
     obj["kind"], obj["apiVersion"] = expected_kind, "v1"
@@ -136,30 +138,35 @@ def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
         return gotypes.type_error(obj, message)
     if kind == "CustomResourceDefinition":  # its spec is outside the field model
         return crdtypes.type_error(obj)
-    return gotypes.object_meta_error(obj, kind)  # a kind outside the field model: its ObjectMeta at least
+    # a kind outside the field model (`<group>/<Kind>`: a custom resource): its ObjectMeta at least
+    return gotypes.object_meta_error(obj, kind.rpartition("/")[2])
 
 
 def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch: Any,
                      message: str | None = None) -> None:
     """A patch whose result no longer decodes into the Go type: `422 Invalid` on field `patch`
     (`handlers/patch.go`: `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`).
-    The value is the patched JSON (JSON and merge patch) or the patch map printed with `%+v` (strategic, whose
-    result the unstructured converter decodes: an out-of-range integer wraps, an `UnmarshalJSON`'s error is bare).
-    `message`: the field model's message of a named group's kind (else the core kind's, by `kind`).
-    A server-side apply's merged object that the converter refuses is upstream's 500 (fieldmanager/toversioned.py)."""
+    The value is the patched JSON (JSON and merge patch: the Go decoder's words) or the patch map printed with
+    `%+v` (strategic, whose result the unstructured converter decodes: wire/goconvert.py's words, integers
+    wrapped in place). A server-side apply's merged object goes through the same converter, which refuses as
+    upstream's 500 (fieldmanager/toversioned.py).
+    `message`: the field model's message of a named group's kind (else the core kind's, by `kind`)."""
     strategic = patch_type.startswith("application/strategic")
-    if strategic:  # decoded by the unstructured converter, which wraps an integer out of its field's range
-        go_message = message or KIND_MESSAGES.get(kind) or _UNSTORED_MESSAGES.get(kind)
-        if go_message is not None:
-            gotypes.wrap_integers(patched, go_message)
-    err = gotypes.type_error(patched, message) if message is not None else check_go_types(patched, kind)
+    go_message = message or KIND_MESSAGES.get(kind) or _UNSTORED_MESSAGES.get(kind)
+    if (strategic or patch_type == APPLY_PATCH) and go_message is not None:
+        err = goconvert.from_unstructured(patched, go_message)
+        if err is not None and patch_type == APPLY_PATCH:  # a plain error upstream: 500, no reason
+            raise E.StatusError(E.status_dict(500, None, failed_to_convert(
+                patch if isinstance(patch, dict) else {}, err)))
+    else:
+        err = gotypes.type_error(patched, message) if message is not None else check_go_types(patched, kind)
+        if err is not None and patch_type == APPLY_PATCH and isinstance(patch, dict) and \
+                (refused := convert_error(patch, err)) is not None:
+            raise E.StatusError(E.status_dict(500, None, refused))
+        if err is not None and strategic and getattr(err, "bare", None):  # the converter's words
+            err = err.bare  # type: ignore[attr-defined]
     if err is None:
         return
-    if patch_type == APPLY_PATCH and isinstance(patch, dict) and \
-            (refused := convert_error(patch, err)) is not None:  # a plain error upstream: 500, no reason
-        raise E.StatusError(E.status_dict(500, None, refused))
-    if strategic and getattr(err, "bare", None):  # the converter (`FromUnstructuredWithValidation`) decoded it
-        err = err.bare  # type: ignore[attr-defined]
     shown = go_map_format(patch) if strategic else \
         json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
     e = E.invalid("", "", [E.field_invalid("patch", shown, err)])
@@ -173,15 +180,15 @@ def go_map_format(v: Any) -> str:
     return plain_v(v)
 
 
-def _check_shapes(obj: dict[str, Any], kind: str) -> None:
+def _check_shapes(obj: dict[str, Any], kind: str, schema_kind: str) -> None:
     """The Go unmarshal type errors a malformed-but-valid JSON body would hit."""
-    err = check_go_types(obj, kind)
+    err = check_go_types(obj, schema_kind)
     if err:
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: {err}')
-    _check_shapes_legacy(obj, kind)
+    _check_shapes_legacy(obj, kind, custom=schema_kind != kind)
 
 
-def _check_shapes_legacy(obj: dict[str, Any], kind: str) -> None:
+def _check_shapes_legacy(obj: dict[str, Any], kind: str, custom: bool = False) -> None:
     def fail(path: str, value: Any, go_type: str) -> None:
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal '
                             f"{gotypes.kind_word(value)} into Go struct field {kind}.{path} of type {go_type}")
@@ -204,6 +211,8 @@ def _check_shapes_legacy(obj: dict[str, Any], kind: str) -> None:
     if meta.get("finalizers") is not None:
         if not isinstance(meta["finalizers"], list) or not all(isinstance(x, str) for x in meta["finalizers"]):
             fail("metadata.finalizers", meta["finalizers"], "[]string")
+    if custom:
+        return  # a custom resource's kind name says nothing of its fields
     spec = obj.get("spec") or {}
     if kind == "Namespace" and spec.get("finalizers") is not None:
         fl = spec["finalizers"]

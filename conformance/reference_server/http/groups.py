@@ -236,7 +236,9 @@ def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore)
         obj = decode_unstored_body(content_type, raw, api_version, kind,
                                    lambda body: decode_stored(body, api_version, kind))  # type: ignore[misc]
     else:
-        obj = decode_named_body(content_type, raw, api_version, kind)
+        # a custom resource's own kind name, not a core kind's of the same name (`Service`: Knative's)
+        obj = decode_named_body(content_type, raw, api_version, kind, getattr(store, "schema_kind", None)
+                                if getattr(store, "crd_name", None) else None)
     check_shape(store, obj)
     return obj
 
@@ -283,10 +285,11 @@ def decode_unstored_body(content_type: str | None, raw: bytes, api_version: str,
     return obj
 
 
-def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str) -> dict[str, Any]:
+def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str,
+                      schema_kind: str | None = None) -> dict[str, Any]:
     """`decode_group_body` for a kind given by name (the access reviews have no store): JSON or YAML (kube-apiserver
     reads YAML as JSON: `yaml.YAMLToJSON`) parsed once, its `apiVersion` checked against the group's, then the core
-    decoder's checks on it."""
+    decoder's checks on it (`schema_kind`: the kind the field model knows it by, as in `decode_value`)."""
     if media_type(content_type) not in JSON_TYPES and media_type(content_type) != YAML_TYPE:
         obj = decode_body(content_type, raw, kind)  # (its 415 or protobuf answer)
     else:
@@ -298,6 +301,6 @@ def decode_named_body(content_type: str | None, raw: bytes, api_version: str, ki
                                     f"version ({api_version})")
             if isinstance(version, str) and version:
                 probe["apiVersion"] = "v1"
-        obj = decode_value(probe, raw, kind)
+        obj = decode_value(probe, raw, kind, schema_kind)
     obj["apiVersion"] = api_version
     return obj

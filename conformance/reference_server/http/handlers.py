@@ -27,6 +27,7 @@ from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
 from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
+from ..wire.goconvert import yaml_numbers
 from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
 from .groups import go_message
 from ..fieldmanager import manager_or_user_agent
@@ -443,7 +444,8 @@ class Handlers:
         """Server-side apply (`applyPatcher`): merge the applied configuration into the live object under the
         manager's ownership; a missing object is created from it (201), except through a subresource."""
         try:
-            config = loads_yaml(raw) if raw.strip() else {}
+            # util/yaml.Unmarshal: an int64 where the number is an integer (`2.0` too), else a float64
+            config = yaml_numbers(loads_yaml(raw, unmarshal=True)) if raw.strip() else {}
         except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
             raise E.bad_request(f"error decoding YAML: {exc}") from None
         if config is None:
@@ -518,9 +520,11 @@ class Handlers:
                 raise E.router_unsupported_media_type()
             manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
             try:  # server-side apply through /scale: the Scale's field manager merges it (fieldmanager/scale.py)
-                patch = (loads_yaml(raw) or {}) if ctype == APPLY_PATCH else loads_json(raw)
-            except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
-                raise E.bad_request(f"error decoding patch: {exc}") from None
+                patch = (yaml_numbers(loads_yaml(raw, unmarshal=True)) or {}) if ctype == APPLY_PATCH else \
+                    loads_json(raw)
+            except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:  # (applyPatcher's words for apply)
+                what = "YAML" if ctype == APPLY_PATCH else "patch"
+                raise E.bad_request(f"error decoding {what}: {exc}") from None
             if ctype == APPLY_PATCH:
                 check_depth(patch)
                 applied = (patch, bool(force))
@@ -528,8 +532,8 @@ class Handlers:
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
                 patched = old if applied is not None else apply_patch(old, ctype, patch)
                 check_depth(patched)
-                if applied is None:  # the patched Scale must decode into autoscaling/v1's type
-                    patch_type_error(patched, SCALE_KIND, ctype, patch)
+                # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
+                patch_type_error(patched, SCALE_KIND, ctype, patch)
                 if not isinstance(patched.get("metadata"), dict):
                     patched["metadata"] = {}
                 patched["kind"], patched["apiVersion"] = SCALE_KIND, SCALE_API_VERSION

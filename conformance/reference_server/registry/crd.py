@@ -433,6 +433,9 @@ class CustomResourceStore(StoredVersions, GroupStore):
                          spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
         self.storage_key = key
+        # the decoder's field model must not read it as a core kind of the same name (a `Service` of its own
+        # group): http/handlers.py `_schema_kind`, http/decode.py `check_go_types`
+        self.schema_kind = f"{spec['group']}/{names['kind']}"
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = status_strategy

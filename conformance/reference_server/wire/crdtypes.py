@@ -34,8 +34,8 @@ class _TypeError:
     field: str = ""
 
     def text(self) -> str:
-        if self.value == "base64":
-            return "illegal base64 data at input byte 0"
+        if self.value.startswith("base64 "):
+            return gotypes.base64_error(self.value)
         if not self.struct:
             return f"json: cannot unmarshal {self.value} into Go value of type {self.go_type}"
         return f"json: cannot unmarshal {self.value} into Go struct field {self.struct}.{self.field} of type " \

@@ -10,17 +10,16 @@ A type with an `UnmarshalJSON` of its own (Time, IntOrString) decodes its scalar
 the `UnmarshalTypeError` that inner decode returns gets the outer decoder's context (sigs.k8s.io/json
 `decodeState.unmarshal` → `addErrorContext`), so it reads as a struct field's (`json: cannot unmarshal number
 99999999999 into Go struct field NetworkPolicyPort.spec.ingress.ports.port of type int32`), while the
-unstructured converter (a strategic-merge patch's result, a server-side apply's merged object), which calls the
-`UnmarshalJSON` alone, says `... into Go value of type int32`: `FieldTypeError.bare`.
+unstructured converter, which calls the `UnmarshalJSON` alone, says `... into Go value of type int32`:
+`FieldTypeError.bare` (for the kinds outside the field model; wire/goconvert.py is the converter of the others).
 """
 from __future__ import annotations
 
-import binascii
 import re
 from typing import Any
 
 from .. import quantity
-from ..gobase64 import canonical_std, decode_std
+from ..gobase64 import canonical_std, corrupt_offset
 from . import schema
 
 _INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
@@ -30,6 +29,11 @@ _GO_SCALARS = {"s": "string", "b": "bool", "y": "[]uint8", "i32": "int32", "i64"
 # Named Go string types whose name shows in the error (the common ones of the served kinds).
 _NAMED = {"core.NamespaceSpec.finalizers": "v1.FinalizerName", "core.NamespaceStatus.phase": "v1.NamespacePhase"}
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def base64_error(got: str) -> str:
+    """`base64.CorruptInputError`'s text for `_scalar_error`'s `base64 <offset>`."""
+    return f"illegal base64 data at input byte {got.split()[1]}"
 
 
 def json_type(v: Any) -> str:
@@ -74,11 +78,8 @@ def _scalar_error(v: Any, typ: str) -> str | None:
     if typ == "y":
         if not isinstance(v, str):
             return kind_word(v)
-        try:
-            decode_std(v)  # Go ignores line breaks
-        except (binascii.Error, ValueError):
-            return "base64"
-        return None
+        offset = corrupt_offset(v.encode("utf-8"))  # Go ignores line breaks
+        return None if offset is None else f"base64 {offset}"
     if typ in _INT_RANGES:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return kind_word(v)
@@ -115,15 +116,20 @@ def _unmarshaler_error(got: str, go_type: str, struct: str, path: str) -> FieldT
                              f"json: cannot unmarshal {got} into Go value of type {go_type}")
 
 
+def time_error(v: str) -> str | None:
+    """`time.Parse(time.RFC3339, v)`'s complaint (its first element's wording), or None."""
+    if v and not _RFC3339.match(v):
+        return f'parsing time "{v}" as "2006-01-02T15:04:05Z07:00": cannot parse "{v}" as "2006"'
+    return None
+
+
 def _special_error(message: str, v: Any, struct: str = "", path: str = "") -> str | None:
     """JSON-scalar messages (`UnmarshalJSON` of Time, Quantity, IntOrString, FieldsV1); `struct` and `path` are
     the field's, for the errors the decoder gives its context (`FieldTypeError`)."""
     if message in ("meta.Time", "meta.MicroTime"):
         if not isinstance(v, str):
             return _unmarshaler_error(kind_word(v), "string", struct, path)
-        if v and not _RFC3339.match(v):
-            return f'parsing time "{v}" as "2006-01-02T15:04:05Z07:00": cannot parse "{v}" as "2006"'
-        return None
+        return time_error(v)
     if message == "resource.Quantity":
         if isinstance(v, bool) or not isinstance(v, (str, int, float)):
             return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -177,8 +183,8 @@ def _canonical(value: Any) -> Any:
 
 
 def _mismatch(got: str, struct: str, path: str, go_type: str) -> str:
-    if got == "base64":
-        return "illegal base64 data at input byte 0"
+    if got.startswith("base64 "):
+        return base64_error(got)
     return f"json: cannot unmarshal {got} into Go struct field {struct}.{path} of type {go_type}"
 
 
@@ -216,39 +222,3 @@ def _one(f: schema.Field, v: Any, struct: str, path: str) -> str | None:
     if not isinstance(v, dict):
         return _mismatch(kind_word(v), struct, path, _go_type(f, element=True))
     return _message(v, f.type, path + ".")
-
-
-def wrap_integers(obj: dict[str, Any], message: str) -> None:
-    """What the unstructured converter does with an integer out of an integer field's range (a strategic-merge
-    patch's result: `runtime/converter.go` `fromUnstructured`, `dv.Set(sv.Convert(dt))`): Go's conversion keeps
-    the low bits, so the value wraps silently where the decoder would refuse it. Only integers an int64 holds
-    (the patch's numbers, `util/json`); in place."""
-    try:
-        fields = schema.json_fields(message)
-    except KeyError:
-        return
-    for key, value in obj.items():
-        f = fields.get(key)
-        if f is None or value is None:
-            continue
-        if f.map_key is not None and isinstance(value, dict):
-            keys: Any = list(value)
-            holder: Any = value
-        elif f.repeated and isinstance(value, list):
-            keys, holder = range(len(value)), value
-        else:
-            keys, holder = (key,), obj
-        for k in keys:
-            item = holder[k]
-            if f.type in _INT_RANGES:
-                holder[k] = _wrapped(item, f.type)
-            elif isinstance(item, dict) and f.is_message and f.type not in schema.JSON_SCALAR_MESSAGES:
-                wrap_integers(item, f.type)
-
-
-def _wrapped(v: Any, typ: str) -> Any:
-    lo, hi = _INT_RANGES[typ]
-    if isinstance(v, bool) or not isinstance(v, int) or lo <= v <= hi or not -2 ** 63 <= v < 2 ** 63:
-        return v
-    span = hi - lo + 1
-    return (v - lo) % span + lo

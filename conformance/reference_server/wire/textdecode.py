@@ -6,6 +6,8 @@ the server:
 * nesting is bounded (`MAX_DEPTH`): Go stops at 10000 levels (`exceeded max depth`); Python's recursive
   encoders, copies and YAML emitter stop far earlier, so this server refuses deeper than `MAX_DEPTH` with
   the same words (a documented limit of the reference server);
+* YAML scalars resolve as go-yaml v2 resolves them (`wire/goyaml.py`: `y` is true, `1e3` a number, a date
+  the string it was written as);
 * YAML aliases obey go-yaml's `excessive aliasing` rule (`decode.go`, `allowedAliasRatio`), computed on
   the composed node graph, so a billion-laughs document is refused before it is expanded.
 
@@ -18,6 +20,8 @@ import re
 from typing import Any, Iterable
 
 import yaml
+
+from .goyaml import GoYAMLLoader, UnsupportedValue
 
 MAX_DEPTH = 100
 _SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
@@ -33,10 +37,17 @@ def too_deep() -> BodyError:
     return BodyError("invalid character '{' exceeded max depth")
 
 
+def _not_json(name: str) -> Any:
+    """`NaN`, `Infinity`, `-Infinity`: Python's extension, a syntax error to Go (wire/gojson.py words it)."""
+    if name.startswith("-"):  # a number's sign, then a letter
+        raise ValueError("invalid character 'I' in numeric literal")
+    raise ValueError(f"invalid character {name[0]!r} looking for beginning of value")
+
+
 def loads_json(raw: bytes) -> Any:
     """`json.Unmarshal` semantics: surrogates replaced, depth bounded."""
     try:
-        value = json.loads(raw.decode("utf-8"))
+        value = json.loads(raw.decode("utf-8"), parse_constant=_not_json)
     except RecursionError:
         raise too_deep() from None
     check_depth(value, raw)
@@ -45,15 +56,19 @@ def loads_json(raw: bytes) -> Any:
     return value
 
 
-def loads_yaml(raw: bytes) -> Any:
+def loads_yaml(raw: bytes, unmarshal: bool = False) -> Any:
     """`sigs.k8s.io/yaml` semantics: depth and go-yaml's alias rule checked on the event stream (before
-    anything is built or expanded), then the JSON rules on the result."""
+    anything is built or expanded), then the JSON rules on the result. `unmarshal`: its `Unmarshal` (a
+    server-side apply's configuration), whose errors from the YAML to JSON step say so, not `YAMLToJSON`
+    (a YAML body)."""
     text = raw.decode("utf-8")
     _check_events(yaml.parse(text, Loader=_LOADER))
     try:
         value = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a SafeLoader (C when libyaml is there)
     except RecursionError:
         raise too_deep() from None
+    except UnsupportedValue as exc:
+        raise BodyError(f"error converting YAML to JSON: {exc}" if unmarshal else str(exc)) from None
     check_depth(value, raw)
     return replace_lone_surrogates(value) if _LONE.search(text) or b"\\u" in raw or b"\\U" in raw else value
 
@@ -101,7 +116,7 @@ def _allowed_alias_ratio(decode_count: int) -> float:
     return 0.99 - 0.89 * (decode_count - _RATIO_LOW) / (_RATIO_HIGH - _RATIO_LOW)
 
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER = GoYAMLLoader  # a safe loader reading scalars as go-yaml v2 does (wire/goyaml.py)
 
 
 def _check_events(events: Iterable[yaml.Event]) -> None:

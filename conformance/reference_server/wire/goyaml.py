@@ -1,0 +1,159 @@
+"""go-yaml v2's reading of a YAML document as sigs.k8s.io/yaml v1.4.0 gives it to kube-apiserver (its fork
+`goyaml.v2/resolve.go` `resolve`, `decode.go`, then `yaml.go` `convertToJSONableObject` and `json.Marshal`), for a
+YAML body and a server-side apply's configuration, where PyYAML's YAML 1.1 resolver differs:
+- a plain scalar is a bool for `y`, `Y`, `n`, `N` too, an int in Go's `ParseInt(s, 0, 64)` syntax with `_`
+  removed (`017` octal, `0o17`, `0b101`; `1:30` is no sexagesimal 90 but a string), or a float where
+  `^[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?$` matches (`1e3`, which PyYAML leaves a string);
+- a timestamp (`2001-12-14`) stays the string it was written as (decoded into `interface{}`, `decode.go` keeps
+  it so "for backward compatibility"), never a date no JSON encoder can write;
+- `!!binary` is the decoded bytes as a string;
+- a map key that is not a string is written as one (`strconv.Itoa`, `true`/`false`);
+- a float with no fraction below 1e21 is an integer, as `json.Marshal` writes it (`1e3` is 1000), and `.nan` or
+  `.inf` is `json.Marshal`'s refusal (`UnsupportedValue`).
+"""
+from __future__ import annotations
+
+import base64
+import math
+import re
+from typing import Any
+
+import yaml
+
+from ..gofmt import format_float, sharp_v
+
+_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_GO_PLAIN = "tag:nsconform,2026:go-plain"
+_MERGE = "tag:yaml.org,2002:merge"
+_MAP: dict[str, Any] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
+}
+_INT = re.compile(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|0([0-7]+)|([0-9]+))")
+_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")  # yamlStyleFloat
+
+
+def _hint(text: str) -> str:
+    """`resolveTable`: what the first character allows (`""` for nothing but a string)."""
+    if not text:
+        return "N"
+    c = text[0]
+    return "S" if c in "+-" else "D" if c.isascii() and c.isdigit() else "M" if c in "yYnNtTfFoO~" else \
+        "." if c == "." else ""
+
+
+def _parse_int(s: str) -> int | None:
+    """`strconv.ParseInt(s, 0, 64)`, then `ParseUint(s, 0, 64)` (no sign) for what an int64 cannot hold."""
+    found = _INT.fullmatch(s)
+    if found is None:
+        return None
+    sign, hexa, octo, bina, octal, dec = found.groups()
+    digits, base = next((d, b) for d, b in ((hexa, 16), (octo, 8), (bina, 2), (octal, 8), (dec, 10)) if d)
+    value = int(digits, base) * (-1 if sign == "-" else 1)
+    if -2 ** 63 <= value < 2 ** 63 or (not sign and 0 <= value < 2 ** 64):
+        return value
+    return None
+
+
+def _parse_float(s: str) -> float | None:
+    """`strconv.ParseFloat(s, 64)` of a decimal literal: None where it fails (a syntax error, out of range)."""
+    if _FLOAT.fullmatch(s) is None:
+        return None
+    value = float(s)
+    return None if math.isinf(value) else value
+
+
+def resolve_plain(text: str) -> Any:
+    """`resolve("", text)` for a plain (unquoted, untagged) scalar, decoded into `interface{}`."""
+    hint = _hint(text)
+    if not hint:
+        return text
+    if text in _MAP:
+        return _MAP[text]
+    if hint == ".":
+        value = _parse_float(text)
+        return text if value is None else value
+    if hint in "DS":  # (a timestamp, which would be tried first, stays its text: no number looks like one)
+        plain = text.replace("_", "")
+        number = _parse_int(plain)
+        if number is None:
+            number = _parse_float(plain)
+        return text if number is None else number
+    return text
+
+
+def json_number(value: Any) -> Any:
+    """What `json.Marshal` writes for a float64 and a decoder reads back: an integer below 1e21 without a
+    fraction (`1000`, not `1000.0`)."""
+    if isinstance(value, float) and math.isfinite(value) and value == math.trunc(value) and abs(value) < 1e21:
+        return int(value)
+    return value
+
+
+def _key(key: Any) -> Any:
+    """`convertToJSONableObject`: a map key as JSON needs it (a float as go-yaml writes one, 32-bit `g`)."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return {math.inf: ".inf", -math.inf: "-.inf"}.get(key, ".nan" if math.isnan(key) else format_float(key))
+    return key
+
+
+class GoYAMLLoader(_BASE):  # type: ignore[misc,valid-type]
+    """A safe loader (C when libyaml is there) with go-yaml v2's scalars and JSON's keys."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode and implicit[0]:
+            return _MERGE if value == "<<" else _GO_PLAIN
+        return str(super().resolve(kind, value, implicit))
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        """SafeConstructor's, each key made JSON's as it is read (so `1` and `true` stay two keys)."""
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)  # `<<` merges
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = _key(self.construct_object(key_node, deep=deep))
+            if key is None:  # (the value printed with `%+#v` as for a JSON value: a YAML map's type differs)
+                value = sharp_v(self.construct_object(value_node, deep=True))
+                raise ValueError("error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: "
+                                 f"<nil>, value: {value}")
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
+                                                        "found unhashable key", key_node.start_mark) from None
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+class UnsupportedValue(ValueError):
+    """`json.Marshal`'s `UnsupportedValueError` for a NaN or an infinity, which JSON cannot hold: sigs.k8s.io/yaml
+    fails there (`yamlToJSONTarget`), so no YAML body holding one is read."""
+
+
+def _plain(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> Any:
+    value = resolve_plain(node.value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UnsupportedValue("json: unsupported value: " + ("NaN" if math.isnan(value) else
+                                                             "+Inf" if value > 0 else "-Inf"))
+    return json_number(value)
+
+
+def _binary(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
+    try:  # go-yaml: `base64.StdEncoding.DecodeString`, the bytes as a string (JSON: invalid UTF-8 as U+FFFD)
+        return base64.b64decode("".join(node.value.split()), validate=True).decode("utf-8", "replace")
+    except ValueError as exc:
+        raise yaml.constructor.ConstructorError(None, None, f"!!binary value contains invalid base64 data: {exc}",
+                                                node.start_mark) from None
+
+
+GoYAMLLoader.add_constructor(_GO_PLAIN, _plain)
+GoYAMLLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: str(node.value))
+GoYAMLLoader.add_constructor("tag:yaml.org,2002:binary", _binary)
