@@ -1,0 +1,233 @@
+"""The connect subresources really dialling (http/proxying.py): `pods/proxy` and `services/proxy` forward to a
+small HTTP server on this machine's non-loopback address (a pod's `status.podIP`, a pod-backed Endpoints
+address), `nodes/proxy`, `pods/log` and exec dial a Node's kubelet address, each failed dial answered as
+kube-apiserver 1.33 answers it (`upgradeaware.go`, `transport.go`, `streamer.go`), through raw HTTP and kubectl."""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from .conftest import status_of
+from .kubectl_run import run_kubectl as _kubectl
+
+
+def _local_address() -> str | None:
+    """This machine's address on its default route (a global unicast one, as pods/proxy requires)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.255.255.255", 1))  # no packet is sent: a UDP connect only picks the route
+        ip = s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+    return None if ip.startswith("127.") else ip
+
+
+class _Backend(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode() if length else ""
+        if self.path.startswith("/ws") and self.headers.get("Upgrade"):
+            self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+            self.wfile.flush()
+            data = self.rfile.read(5)  # echo five bytes back, upper-cased, then close
+            self.wfile.write(data.upper())
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if self.path.startswith("/redirect"):
+            self.send_response(302)
+            self.send_header("Location", "/elsewhere/page")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        doc = json.dumps({"method": self.command, "path": self.path, "body": body,
+                          "headers": {k.lower(): v for k, v in self.headers.items()}}).encode()
+        self.send_response(299 if self.path.startswith("/odd") else 200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(doc)))
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("X-Backend", "yes")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(doc)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _answer
+
+
+@pytest.fixture(scope="module")
+def backend() -> Iterator[tuple[str, int]]:
+    ip = _local_address()
+    if ip is None:
+        pytest.skip("no non-loopback address to serve a backend on")
+    srv = ThreadingHTTPServer((ip, 0), _Backend)
+    srv.daemon_threads = True
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield ip, srv.server_address[1]
+    srv.shutdown()
+    srv.server_close()
+
+
+def _closed_port(ip: str) -> int:
+    """A port on `ip` nothing listens on (bound, then released)."""
+    s = socket.socket()
+    s.bind((ip, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _error(r: requests.Response, code: int, reason: str | None, message: str) -> None:
+    assert r.status_code == code, r.text
+    body = status_of(r)
+    assert (body.get("reason"), body["message"]) == (reason, message)
+
+
+@pytest.fixture
+def ns(http: requests.Session, url: str, namespaces: Any, backend: tuple[str, int]) -> str:
+    """A namespace with pod `p` (IP: the backend's address, its container declaring the backend's port), and
+    Service `s` whose Endpoints name that pod."""
+    ip, port = backend
+    name = namespaces.create("proxying")["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{name}"
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x",
+                                                               "ports": [{"containerPort": port}]}]}}
+    assert http.post(f"{base}/pods", json=pod).status_code == 201
+    r = http.patch(f"{base}/pods/p/status", data=json.dumps({"status": {"podIP": ip, "podIPs": [{"ip": ip}]}}),
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    svc = {"metadata": {"name": "s"}, "spec": {"ports": [{"name": "web", "port": 80}]}}
+    assert http.post(f"{base}/services", json=svc).status_code == 201
+    eps = {"metadata": {"name": "s"}, "subsets": [{
+        "addresses": [{"ip": ip, "targetRef": {"kind": "Pod", "name": "p", "namespace": name}}],
+        "ports": [{"name": "web", "port": port}]}]}
+    assert http.post(f"{base}/endpoints", json=eps).status_code == 201
+    return name
+
+
+def test_pod_proxy_forwards_the_request_and_its_answer(http: requests.Session, url: str, ns: str) -> None:
+    base = f"{url}/api/v1/namespaces/{ns}/pods/p/proxy"
+    r = http.post(f"{base}/echo/a%20b/", params={"x": "1", "path": "ignored"}, data=b"hello",
+                  headers={"Authorization": "Bearer secret", "X-Custom": "v", "Connection": "X-Custom"})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["method"] == "POST" and got["body"] == "hello"
+    assert got["path"] == "/echo/a%20b/?x=1&path=ignored"  # the client's query as sent, the path escaped again
+    h = got["headers"]
+    assert "authorization" not in h and "x-custom" not in h  # consumed by authentication; named by Connection
+    assert h["x-forwarded-uri"] == f"/api/v1/namespaces/{ns}/pods/p/proxy/echo/a%20b/"
+    assert h["x-forwarded-for"] == "127.0.0.1" and h["accept-encoding"] == "gzip, deflate"  # the client's
+    assert h["user-agent"].startswith("python-requests/")
+    assert h["host"] == url.split("://", 1)[1]  # the client's Host goes through (UseLocationHost off)
+    assert r.headers["X-Backend"] == "yes" and "Access-Control-Allow-Origin" not in r.headers  # CORS removed
+    assert http.head(f"{base}/x").status_code == 200
+    assert http.get(f"{url}/api/v1/namespaces/{ns}/pods/p/proxy/odd").status_code == 299
+
+
+def test_an_empty_path_redirects_and_a_redirect_stays_below_the_proxy(http: requests.Session, url: str,
+                                                                       ns: str) -> None:
+    base = f"{url}/api/v1/namespaces/{ns}/services/s:80/proxy"
+    r = http.get(base, params={"q": "1"}, allow_redirects=False)
+    assert (r.status_code, r.headers["Location"]) == (301, f"/api/v1/namespaces/{ns}/services/s:80/proxy/?q=1")
+    r = http.get(base, allow_redirects=True)  # followed: the backend's root
+    assert r.status_code == 200 and r.json()["path"] == "/"
+    r = http.get(f"{base}/redirect", allow_redirects=False)
+    assert (r.status_code, r.headers["Location"]) == (302, f"/api/v1/namespaces/{ns}/services/s:80/proxy/elsewhere/page")
+
+
+def test_service_proxy_through_kubectl(url: str, ns: str, tmp_path: Path) -> None:
+    proc = _kubectl(url, tmp_path, "get", "--raw", f"/api/v1/namespaces/{ns}/services/http:s:web/proxy/hi?a=b")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["path"] == "/hi?a=b"
+
+
+def test_a_refused_dial_is_upstreams_503(http: requests.Session, url: str, ns: str, backend: tuple[str, int],
+                                         tmp_path: Path) -> None:
+    ip, _ = backend
+    closed = _closed_port(ip)
+    message = f"error trying to reach service: dial tcp {ip}:{closed}: connect: connection refused"
+    _error(http.get(f"{url}/api/v1/namespaces/{ns}/pods/p:{closed}/proxy/"), 503, "ServiceUnavailable", message)
+    proc = _kubectl(url, tmp_path, "get", "--raw", f"/api/v1/namespaces/{ns}/pods/http:p:{closed}/proxy/")
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == f"Error from server (ServiceUnavailable): {message}"
+
+
+def test_an_upgrade_is_joined_to_the_backend(url: str, ns: str) -> None:
+    host, port = url.split("://", 1)[1].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(f"GET /api/v1/namespaces/{ns}/services/s:web/proxy/ws HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                  "Connection: Upgrade\r\nUpgrade: echo\r\n\r\n".encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += s.recv(4096)
+        assert head.startswith(b"HTTP/1.1 101 Switching Protocols\r\n"), head
+        s.sendall(b"hello")
+        rest = head.split(b"\r\n\r\n", 1)[1]
+        while len(rest) < 5:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            rest += chunk
+        assert rest == b"HELLO"
+
+
+def _node(http: requests.Session, url: str, name: str, status: dict[str, Any]) -> None:
+    r = http.post(f"{url}/api/v1/nodes", json={"metadata": {"name": name}})
+    assert r.status_code == 201, r.text
+    r = http.patch(f"{url}/api/v1/nodes/{name}/status", data=json.dumps({"status": status}),
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+
+
+def test_the_kubelet_dials(http: requests.Session, url: str, ns: str, backend: tuple[str, int],
+                           tmp_path: Path) -> None:
+    ip, _ = backend
+    closed = _closed_port(ip)
+    node, dns_only, local = f"k-{ns}", f"d-{ns}", f"l-{ns}"
+    try:
+        # InternalIP preferred over Hostname (kubeadm's --kubelet-preferred-address-types), the kubelet's port
+        _node(http, url, node, {"addresses": [{"type": "Hostname", "address": "nowhere.invalid"},
+                                              {"type": "InternalIP", "address": ip}],
+                                "daemonEndpoints": {"kubeletEndpoint": {"Port": closed}}})
+        _node(http, url, dns_only, {"addresses": [{"type": "InternalDNS", "address": "n.example"}]})
+        _node(http, url, local, {"addresses": [{"type": "Hostname", "address": "localhost"}]})
+        refused = f"dial tcp {ip}:{closed}: connect: connection refused"
+        _error(http.get(f"{url}/api/v1/nodes/{node}/proxy/stats"), 503, "ServiceUnavailable",
+               f"error trying to reach service: {refused}")
+        _error(http.get(f"{url}/api/v1/nodes/{dns_only}/proxy/"), 500, None,
+               "no preferred addresses found; known addresses: [{InternalDNS n.example}]")
+        _error(http.get(f"{url}/api/v1/nodes/{local}/proxy/"), 400, "BadRequest", "address not allowed")
+        base = f"{url}/api/v1/namespaces/{ns}/pods"
+        r = http.post(f"{base}/p/binding", json={"metadata": {"name": "p"}, "target": {"kind": "Node", "name": node}})
+        assert r.status_code == 201, r.text
+        _error(http.post(f"{base}/p/exec", params={"command": "ls", "stdout": "1"}), 400, "BadRequest",
+               "Upgrade request required")
+        spdy = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io"}
+        _error(http.post(f"{base}/p/exec", params={"command": "ls", "stdout": "1"}, headers=spdy), 500, None,
+               f"error dialing backend: {refused}")
+        _error(http.post(f"{base}/p/portforward", params={"ports": "80"}, headers=spdy), 500, None,
+               f"error dialing backend: {refused}")
+        logs = f"https://{ip}:{closed}/containerLogs/{ns}/p/c?follow=true&tailLines=2"
+        _error(http.get(f"{base}/p/log", params={"follow": "1", "tailLines": "2"}), 500, None,
+               f'Get "{logs}": {refused}')
+        proc = _kubectl(url, tmp_path, "logs", "-n", ns, "p")
+        assert proc.returncode == 1
+        assert proc.stderr.strip() == (f'Error from server: Get "https://{ip}:{closed}/containerLogs/{ns}/p/c": '
+                                       f"{refused}")
+    finally:
+        for n in (node, dns_only, local):
+            http.delete(f"{url}/api/v1/nodes/{n}")
