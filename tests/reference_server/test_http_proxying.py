@@ -224,6 +224,12 @@ def test_the_kubelet_dials(http: requests.Session, url: str, ns: str, backend: t
         logs = f"https://{ip}:{closed}/containerLogs/{ns}/p/c?follow=true&tailLines=2"
         _error(http.get(f"{base}/p/log", params={"follow": "1", "tailLines": "2"}), 500, None,
                f'Get "{logs}": {refused}')
+        # WebSocket v5 (kubectl exec's first choice): the stream translator accepts it, then its SPDY dial fails
+        proc = _kubectl(url, tmp_path, "exec", "-n", ns, "p", "--", "ls")
+        assert proc.returncode == 1
+        assert proc.stderr.strip() == (
+            f'error: Internal error occurred: error sending request: Post "https://{ip}:{closed}/exec/{ns}/p/c?'
+            f'command=ls&error=1&output=1": {refused}')
         proc = _kubectl(url, tmp_path, "logs", "-n", ns, "p")
         assert proc.returncode == 1
         assert proc.stderr.strip() == (f'Error from server: Get "https://{ip}:{closed}/containerLogs/{ns}/p/c": '

@@ -10,8 +10,10 @@ client sees the Status (kubectl: `Error from server (BadRequest): pod <name> doe
 1.33 has no `AuthorizePodWebsocketUpgradeCreatePermission` (added in 1.35): a WebSocket GET needs only `get`.
 The location is then dialled as upstream's handlers do (http/proxying.py): `pods/proxy`, `services/proxy` and
 `nodes/proxy` through the wrapped transport (`newThrottledUpgradeAwareProxyHandler(..., wrapTransport=true,
-upgradeRequired=false)`), exec, attach and portforward only as upgrades (`wrapTransport=false, upgradeRequired=true`),
-`pods/log` through `LocationStreamer`.
+upgradeRequired=false)`), exec, attach and portforward only as upgrades (`wrapTransport=false, upgradeRequired=true`;
+exec and attach over WebSocket v5 through the stream translator, http/streamtranslate.py), `pods/log` through
+`LocationStreamer`. (portforward's WebSocket tunnel, PortForwardWebsockets, hands the upgrade-aware handler the
+SPDY request it wraps: a failed dial is the same 500 either way.)
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from .context import ServerContext
 from .handlers import check_path_segment
 from .proxying import serve, stream_log
 from .router import Route
+from .streamtranslate import translate, wants_translation
 from .webhookcalls import webhook_admission
 
 _OPTIONS_KIND = {("pods", "exec"): "PodExecOptions", ("pods", "attach"): "PodAttachOptions",
@@ -95,6 +98,8 @@ async def handle_connect(ctx: ServerContext, request: web.Request, route: Route)
         route.resource, sub, subpath, query, request.path.endswith("/")))
     if route.resource == "pods" and sub in ("exec", "attach", "portforward"):
         loc = C.stream_location(registry, route.namespace, route.name, sub, opts)
+        if sub != "portforward" and wants_translation(request.headers):  # a WebSocket v5 client (kubectl's)
+            return await translate(request, loc, opts)
         return await serve(request, loc, wrap=False, upgrade_required=True)
     if route.resource == "pods":
         loc = C.pod_proxy(registry, route.namespace, route.name)

@@ -210,7 +210,7 @@ async def _relay(request: web.Request, resp: aiohttp.ClientResponse, loc: Locati
     return out
 
 
-async def _dial(loc: Location) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def dial(loc: Location) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """`DialURL`: TCP, and TLS (unverified, ALPN http/1.1) for https, within the dialer's 30 s."""
     host = loc.host
     port = int(loc.port or (443 if loc.scheme == "https" else 80))
@@ -246,7 +246,7 @@ async def _upgrade(request: web.Request, loc: Location) -> web.StreamResponse:
     """`tryUpgrade`: dial, send the request, read the answer's head; a 101 or an error status is relayed on the
     hijacked connection and, for a 101, the two joined until either side ends; anything else is refused."""
     try:
-        reader, writer = await _dial(loc)
+        reader, writer = await dial(loc)
     except (OSError, asyncio.TimeoutError, ssl.SSLError) as exc:
         raise plain_error(f"error dialing backend: {go_dial_error(exc, loc)}") from None
     try:
@@ -387,4 +387,4 @@ def _checked(code: int, body: str, name: str) -> E.StatusError:
                                        {"name": name, "kind": "pods/log"}))
 
 
-__all__ = ["check_hostname", "go_dial_error", "is_upgrade_request", "plain_error", "serve", "stream_log"]
+__all__ = ["check_hostname", "dial", "go_dial_error", "is_upgrade_request", "plain_error", "serve", "stream_log"]
