@@ -31,6 +31,11 @@ def _local_address() -> str | None:
     return None if ip.startswith("127.") else ip
 
 
+PAGE = ('<!DOCTYPE html><HTML><Head><LINK REL=stylesheet HREF="/css/a.css"></Head><body>'
+        '<a href="/x?y=1&amp;z=2" class=\'c\'>x</a> <a href="rel/y">y</a> <img src=//else.where/i.png alt="a<b">'
+        '<script src="/s.js">if (a<b) { document.write("<a href=/no>") }</script><!-- <a href="/c"> --></body></HTML>')
+
+
 class _Backend(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -47,6 +52,14 @@ class _Backend(BaseHTTPRequestHandler):
             self.wfile.write(data.upper())
             self.wfile.flush()
             self.close_connection = True
+            return
+        if self.path.startswith("/page"):
+            page = PAGE.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
             return
         if self.path.startswith("/redirect"):
             self.send_response(302)
@@ -147,6 +160,22 @@ def test_an_empty_path_redirects_and_a_redirect_stays_below_the_proxy(http: requ
     assert r.status_code == 200 and r.json()["path"] == "/"
     r = http.get(f"{base}/redirect", allow_redirects=False)
     assert (r.status_code, r.headers["Location"]) == (302, f"/api/v1/namespaces/{ns}/services/s:80/proxy/elsewhere/page")
+
+
+def test_an_html_answer_has_its_links_below_the_proxy(http: requests.Session, url: str, ns: str) -> None:
+    """transport.go's rewriteHTML over x/net/html's tokens: start tags re-serialised (names lowercased, values
+    double-quoted and escaped), absolute paths moved below the proxy path, relative and other hosts' links kept,
+    end tags, script text and comments untouched."""
+    r = http.get(f"{url}/api/v1/namespaces/{ns}/services/s:web/proxy/page")
+    assert r.status_code == 200, r.text
+    p = f"/api/v1/namespaces/{ns}/services/s:web/proxy"
+    assert r.text == (
+        f'<!DOCTYPE html><html><head><link rel="stylesheet" href="{p}/css/a.css"></Head><body>'
+        f'<a href="{p}/x?y=1&amp;z=2" class="c">x</a> <a href="rel/y">y</a> '
+        '<img src="//else.where/i.png" alt="a&lt;b">'
+        f'<script src="{p}/s.js">if (a<b) {{ document.write("<a href=/no>") }}</script><!-- <a href="/c"> -->'
+        '</body></HTML>')
+    assert r.headers["Content-Length"] == str(len(r.content))
 
 
 def test_service_proxy_through_kubectl(url: str, ns: str, tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ Follows `staging/src/k8s.io/apimachinery/pkg/util/proxy/upgradeaware.go` (`Serve
 dialled directly and, once the backend answers 101 or an error status, the two connections are joined byte for
 byte; a plain request refused with `Upgrade request required` where the REST says so; an empty path answered 301 to
 itself with a slash; else `httputil.ReverseProxy`), `transport.go` (`Transport`: `X-Forwarded-Uri`, a failed round
-trip answered 503 `error trying to reach service: <Go's dial error>`, a redirect's `Location` rewritten below the
-proxy path), `corsRemovingTransport`, `dial.go` (`DialURL`: https without verification, ALPN http/1.1), Go's
+trip answered 503 `error trying to reach service: <Go's dial error>`, a redirect's `Location` and an HTML answer's
+links rewritten below the proxy path: htmlrewrite.py), `corsRemovingTransport`, `dial.go` (`DialURL`: https without verification, ALPN http/1.1), Go's
 `net/http/httputil` `ReverseProxy` (hop-by-hop headers dropped both ways, `X-Forwarded-For` appended, no default
 `User-Agent`) and `net/http`'s transport (`Accept-Encoding: gzip` asked for and undone when the client asked for no
 encoding), and `staging/src/k8s.io/apiserver/pkg/registry/generic/rest/streamer.go` `LocationStreamer` with
@@ -28,6 +28,7 @@ from yarl import URL
 from .. import apierrors as E
 from ..gonet.strconv import quote
 from ..registry.podconnect import Location, escaped_path, global_unicast, go_path_join
+from .htmlrewrite import rewrite_body
 
 DIAL_TIMEOUT = 30.0  # http.DefaultTransport's net.Dialer
 HOP_BY_HOP = frozenset(h.lower() for h in ("Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
@@ -200,13 +201,27 @@ async def _relay(request: web.Request, resp: aiohttp.ClientResponse, loc: Locati
         if low == "location" and prepend is not None:
             v = _rewrite_location(v, loc, request, prepend)
         out.headers.add(k, v)
+    ctype = resp.headers.get("Content-Type", "").split(";", 1)[0].strip()
+    if prepend is not None and ctype == "text/html":  # Transport.rewriteResponse
+        body = await resp.read()
+        encoding = "" if gzipped else resp.headers.get("Content-Encoding", "")
+        rewritten = rewrite_body(body, encoding,
+                                 lambda v: _rewrite_location(v, loc, request, prepend))  # type: ignore[arg-type]
+        if rewritten is not None:
+            out.headers.popall("Content-Length", None)
+            out.content_length = len(rewritten)
+            body = rewritten
+        await out.prepare(request)
+        await out.write(body)
+        await out.write_eof()
+        return out
     await out.prepare(request)
     try:
         async for chunk in resp.content.iter_any():
             await out.write(chunk)
+        await out.write_eof()
     except (aiohttp.ClientError, OSError):
-        pass  # the backend went away mid-answer: the client sees the answer end
-    await out.write_eof()
+        pass  # the backend or the client went away mid-answer: the answer just ends
     return out
 
 
