@@ -53,6 +53,8 @@ class _Backend(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             return
+        if self.path.startswith("/slow"):  # answers after the test server's request timeout has passed
+            threading.Event().wait(1.5)
         if self.path.startswith("/page"):
             page = PAGE.encode()
             self.send_response(200)
@@ -266,3 +268,23 @@ def test_the_kubelet_dials(http: requests.Session, url: str, ns: str, backend: t
     finally:
         for n in (node, dns_only, local):
             http.delete(f"{url}/api/v1/nodes/{n}")
+
+
+def test_the_proxies_are_long_running(backend: tuple[str, int]) -> None:
+    """`longRunningRequestCheck` (subresources attach, exec, proxy, log, portforward): no --request-timeout for
+    them, so an answer slower than it still comes through."""
+    from conformance.reference_server.embedded import start_embedded
+
+    ip, port = backend
+    srv = start_embedded(request_timeout=0.5)
+    try:
+        base = f"{srv.url}/api/v1/namespaces/default/pods"
+        pod = {"metadata": {"name": "slow"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}
+        assert requests.post(base, json=pod).status_code == 201
+        r = requests.patch(f"{base}/slow/status", data=json.dumps({"status": {"podIP": ip, "podIPs": [{"ip": ip}]}}),
+                           headers={"Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 200, r.text
+        r = requests.get(f"{base}/slow:{port}/proxy/slow", timeout=30)
+        assert r.status_code == 200 and r.json()["path"] == "/slow", r.text
+    finally:
+        srv.stop()
