@@ -5,6 +5,7 @@ kube-apiserver 1.33 answers it (`upgradeaware.go`, `transport.go`, `streamer.go`
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -288,3 +289,73 @@ def test_the_proxies_are_long_running(backend: tuple[str, int]) -> None:
         assert r.status_code == 200 and r.json()["path"] == "/slow", r.text
     finally:
         srv.stop()
+
+
+class _Kubelet(BaseHTTPRequestHandler):
+    """A kubelet's read side: container logs (404 for a previous instance) and a stats page."""
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/containerLogs/") and "previous=true" in self.path:
+            code, ctype, body = 404, "text/plain", b"previous terminated container not found"
+        elif self.path.startswith("/containerLogs/"):
+            code, ctype, body = 200, "text/plain; charset=utf-8", f"line1 {self.path}\nline2\n".encode()
+        else:
+            code, ctype, body = 200, "application/json", json.dumps({"path": self.path}).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def kubelet(backend: tuple[str, int]) -> Iterator[int]:
+    """An https server on the backend's address with a certificate of its own CA (the kubelet transport does not
+    verify it: kind's kube-apiserver has no --kubelet-certificate-authority)."""
+    import ssl
+
+    from conformance.reference_server.tls import generate
+
+    ip, _ = backend
+    tls = generate(hosts=(ip,))
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(tls.cert_file, tls.key_file)
+    srv = ThreadingHTTPServer((ip, 0), _Kubelet)
+    srv.daemon_threads = True
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield srv.server_address[1]
+    srv.shutdown()
+    srv.server_close()
+    shutil.rmtree(tls.directory, ignore_errors=True)
+
+
+def test_a_kubelet_that_answers(http: requests.Session, url: str, ns: str, backend: tuple[str, int], kubelet: int,
+                                tmp_path: Path) -> None:
+    ip, _ = backend
+    node = f"kl-{ns}"
+    try:
+        _node(http, url, node, {"addresses": [{"type": "InternalIP", "address": ip}],
+                                "daemonEndpoints": {"kubeletEndpoint": {"Port": kubelet}}})
+        r = http.get(f"{url}/api/v1/nodes/{node}/proxy/stats/summary")
+        assert r.status_code == 200 and r.json() == {"path": "/stats/summary"}, r.text
+        base = f"{url}/api/v1/namespaces/{ns}/pods"
+        r = http.post(f"{base}/p/binding", json={"metadata": {"name": "p"}, "target": {"kind": "Node", "name": node}})
+        assert r.status_code == 201, r.text
+        r = http.get(f"{base}/p/log", params={"tailLines": "5", "timestamps": "1"})
+        assert r.status_code == 200 and r.headers["Content-Type"] == "text/plain", r.text
+        assert r.text == f"line1 /containerLogs/{ns}/p/c?tailLines=5&timestamps=true\nline2\n"
+        r = http.get(f"{base}/p/log", params={"previous": "true"})  # GenericHttpResponseChecker
+        assert r.status_code == 404, r.text
+        assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                            "message": "the server could not find the requested resource ( pods/log p)",
+                            "reason": "NotFound", "details": {"name": "p", "kind": "pods/log"}, "code": 404}
+        proc = _kubectl(url, tmp_path, "logs", "-n", ns, "p")
+        assert (proc.returncode, proc.stdout) == (0, f"line1 /containerLogs/{ns}/p/c\nline2\n"), proc.stderr
+    finally:
+        http.delete(f"{url}/api/v1/nodes/{node}")
