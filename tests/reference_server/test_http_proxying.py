@@ -181,6 +181,18 @@ def test_an_html_answer_has_its_links_below_the_proxy(http: requests.Session, ur
     assert r.headers["Content-Length"] == str(len(r.content))
 
 
+def test_the_kubernetes_client(url: str, ns: str) -> None:
+    from kubernetes import client
+
+    cfg = client.Configuration()
+    cfg.host = url
+    api = client.CoreV1Api(client.ApiClient(cfg))
+    got = api.connect_get_namespaced_service_proxy_with_path("s:web", ns, "a/b", path2="q", _preload_content=False)
+    assert json.loads(got.data)["path"] == "/a/b?path=q"
+    got = api.connect_post_namespaced_pod_proxy_with_path("p", ns, "c", _preload_content=False)
+    assert (got.status, json.loads(got.data)["method"]) == (200, "POST")
+
+
 def test_service_proxy_through_kubectl(url: str, ns: str, tmp_path: Path) -> None:
     proc = _kubectl(url, tmp_path, "get", "--raw", f"/api/v1/namespaces/{ns}/services/http:s:web/proxy/hi?a=b")
     assert proc.returncode == 0, proc.stderr

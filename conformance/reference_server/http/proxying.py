@@ -149,7 +149,7 @@ async def serve(request: web.Request, loc: Location, *, wrap: bool, upgrade_requ
         path += "/"
     if not path and request.method in ("GET", "HEAD"):  # proxyRedirectsforRootPath (issue 4958)
         query = f"?{request.query_string}" if request.query_string else ""
-        return web.Response(status=301, headers={"Location": f"{request.raw_path.split('?', 1)[0]}/{query}"})
+        return web.Response(status=301, headers={"Location": f"{request.path}/{query}"})  # the decoded path
     suffix = loc.path + ("/" if request.path.endswith("/") and not loc.path.endswith("/") else "")
     prepend = request.path[:-len(suffix)] if suffix and request.path.endswith(suffix) else request.path
     target = Location(loc.scheme, loc.host, loc.port, path, request.query_string, loc.kubelet)
@@ -349,7 +349,7 @@ async def stream_log(request: web.Request, loc: Location, name: str) -> web.Stre
     try:
         try:
             resp = await session.get(URL(loc.url(), encoded=True), allow_redirects=False,
-                                     headers={"User-Agent": "Go-http-client/1.1"})
+                                     headers={"User-Agent": "Go-http-client/1.1", "Accept-Encoding": "gzip"})
         except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
             raise plain_error(f'Get "{loc.url()}": {go_dial_error(exc, loc)}') from None
         if 300 <= resp.status < 400 and resp.headers.get("Location"):  # PreventRedirects
