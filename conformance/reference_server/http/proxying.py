@@ -352,10 +352,15 @@ async def stream_log(request: web.Request, loc: Location, name: str) -> web.Stre
                                      headers={"User-Agent": "Go-http-client/1.1", "Accept-Encoding": "gzip"})
         except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
             raise plain_error(f'Get "{loc.url()}": {go_dial_error(exc, loc)}') from None
-        if 300 <= resp.status < 400 and resp.headers.get("Location"):  # PreventRedirects
-            raise plain_error(f'Get "{loc.url()}": redirects forbidden')
+        target = resp.headers.get("Location")
+        if resp.status in (301, 302, 303, 307, 308) and target:  # PreventRedirects, named by the redirect's URL
+            try:
+                target = str(URL(loc.url(), encoded=True).join(URL(target, encoded=True)))
+            except ValueError:
+                pass
+            raise plain_error(f'Get "{target}": redirects forbidden')
         if not 200 <= resp.status <= 206:
-            body = (await resp.content.read(4096)).decode("utf-8", "replace")
+            body = (await resp.content.read(_CHECK_READ)).decode("utf-8", "replace")
             raise _checked(resp.status, body, name)
         out = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
         out.enable_chunked_encoding()
@@ -371,6 +376,7 @@ async def stream_log(request: web.Request, loc: Location, name: str) -> web.Stre
         await session.close()
 
 
+_CHECK_READ = 50000  # response_checker.go's maxReadLength
 _GENERIC = {404: ("NotFound", "the server could not find the requested resource"),
             401: ("Unauthorized", "the server has asked for the client to provide credentials"),
             405: ("MethodNotAllowed", "the server does not allow this method on the requested resource"),
@@ -389,8 +395,11 @@ def _checked(code: int, body: str, name: str) -> E.StatusError:
         return E.internal(body)
     if code == 400:
         return E.bad_request(body)
-    if code == 403:
-        reason, message = "Forbidden", body
+    if code in (403, 415):
+        reason, message = ("Forbidden" if code == 403 else "UnsupportedMediaType"), body
+    elif code == 406:
+        reason, message = "NotAcceptable", body if body and body != "unknown" else \
+            "the server was unable to respond with a content type that the client supports"
     elif code in _GENERIC:
         reason, message = _GENERIC[code]
     elif code >= 500:
