@@ -59,7 +59,7 @@ def connect_options(resource: str, sub: str, subpath: str, query: Any, trailing_
         if ports:
             opts["ports"] = ports
     else:
-        path = "/" + subpath if subpath else ""
+        path = subpath if not subpath or subpath.startswith("/") else "/" + subpath
         if trailing_slash and not path.endswith("/"):
             path += "/"
         if path:
