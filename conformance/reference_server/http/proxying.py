@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import ssl
+import zlib
 from typing import Any
 
 import aiohttp
@@ -63,6 +64,8 @@ def _tls_context() -> ssl.SSLContext:
 
 def go_dial_error(exc: BaseException, loc: Location) -> str:
     """Go's `*net.OpError` text for a failed dial of `loc` (or the error after it), as `%v` prints it."""
+    if isinstance(exc, DialError):
+        return str(exc)
     if isinstance(exc, (asyncio.TimeoutError, aiohttp.ServerTimeoutError)):
         return f"dial tcp {loc.hostport}: i/o timeout"
     if isinstance(exc, aiohttp.ClientConnectorDNSError):
@@ -88,7 +91,7 @@ async def check_hostname(host: str) -> None:
     """`isProxyableHostname` (nodes/proxy): every address the name resolves to must be global unicast."""
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=1)
-    except OSError:
+    except (OSError, UnicodeError, ValueError):
         raise E.bad_request(f"lookup {host}: no such host") from None
     if not infos:
         raise E.bad_request("no addresses for hostname")
@@ -175,9 +178,12 @@ async def _round_trip(request: web.Request, loc: Location, prepend: str | None) 
         skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"), cookie_jar=aiohttp.DummyCookieJar())
     try:
         try:
+            problem = port_problem(loc)
+            if problem is not None:
+                raise DialError(problem)
             resp = await session.request(request.method, URL(loc.url(), encoded=True), headers=headers, data=data,
                                          allow_redirects=False, compress=None)
-        except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError, DialError, ValueError) as exc:
             if prepend is None:
                 raise plain_error(go_dial_error(exc, loc)) from None
             raise E.StatusError(E.status_dict(503, "ServiceUnavailable",
@@ -205,8 +211,12 @@ async def _relay(request: web.Request, resp: aiohttp.ClientResponse, loc: Locati
     if prepend is not None and ctype == "text/html":  # Transport.rewriteResponse
         body = await resp.read()
         encoding = "" if gzipped else resp.headers.get("Content-Encoding", "")
-        rewritten = rewrite_body(body, encoding,
-                                 lambda v: _rewrite_location(v, loc, request, prepend))  # type: ignore[arg-type]
+        try:
+            rewritten = rewrite_body(body, encoding,
+                                     lambda v: _rewrite_location(v, loc, request, prepend))  # type: ignore[arg-type]
+        except zlib.error:  # the round trip's error, through the responder
+            raise plain_error("errorf making gzip reader: gzip: invalid header" if encoding.strip().lower() == "gzip"
+                              else "flate: corrupt input") from None
         if rewritten is not None:
             out.headers.popall("Content-Length", None)
             out.content_length = len(rewritten)
@@ -225,13 +235,29 @@ async def _relay(request: web.Request, resp: aiohttp.ClientResponse, loc: Locati
     return out
 
 
+class DialError(Exception):
+    """A dial that fails before connecting, with Go's words (`dial tcp: ...`)."""
+
+
+def port_problem(loc: Location) -> str | None:
+    """Go's resolver on the location's port: a name it cannot look up, a number out of range."""
+    port = loc.port
+    if not port or port.isdigit() and int(port) <= 0xFFFF:
+        return None
+    if port.isdigit() or port.startswith("-") and port[1:].isdigit():
+        return f"dial tcp: address {port}: invalid port"
+    return f"dial tcp: lookup tcp/{port}: unknown port"
+
+
 async def dial(loc: Location) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """`DialURL`: TCP, and TLS (unverified, ALPN http/1.1) for https, within the dialer's 30 s."""
-    host = loc.host
+    problem = port_problem(loc)
+    if problem is not None:
+        raise DialError(problem)
     port = int(loc.port or (443 if loc.scheme == "https" else 80))
     tls = _tls_context() if loc.scheme == "https" else None
-    return await asyncio.wait_for(asyncio.open_connection(host, port, ssl=tls, server_hostname="" if tls else None),
-                                  DIAL_TIMEOUT)
+    return await asyncio.wait_for(asyncio.open_connection(loc.host, port, ssl=tls,
+                                                          server_hostname="" if tls else None), DIAL_TIMEOUT)
 
 
 def _request_head(request: web.Request, loc: Location) -> bytes:
@@ -262,7 +288,7 @@ async def _upgrade(request: web.Request, loc: Location) -> web.StreamResponse:
     hijacked connection and, for a 101, the two joined until either side ends; anything else is refused."""
     try:
         reader, writer = await dial(loc)
-    except (OSError, asyncio.TimeoutError, ssl.SSLError) as exc:
+    except (OSError, asyncio.TimeoutError, ssl.SSLError, DialError, UnicodeError, ValueError) as exc:
         raise plain_error(f"error dialing backend: {go_dial_error(exc, loc)}") from None
     try:
         writer.write(_request_head(request, loc))
@@ -348,9 +374,12 @@ async def stream_log(request: web.Request, loc: Location, name: str) -> web.Stre
                                     skip_auto_headers=("User-Agent",))
     try:
         try:
+            problem = port_problem(loc)
+            if problem is not None:
+                raise DialError(problem)
             resp = await session.get(URL(loc.url(), encoded=True), allow_redirects=False,
                                      headers={"User-Agent": "Go-http-client/1.1", "Accept-Encoding": "gzip"})
-        except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError, DialError, ValueError) as exc:
             raise plain_error(f'Get "{loc.url()}": {go_dial_error(exc, loc)}') from None
         target = resp.headers.get("Location")
         if resp.status in (301, 302, 303, 307, 308) and target:  # PreventRedirects, named by the redirect's URL
@@ -411,4 +440,4 @@ def _checked(code: int, body: str, name: str) -> E.StatusError:
                                        {"name": name, "kind": "pods/log"}))
 
 
-__all__ = ["check_hostname", "dial", "go_dial_error", "is_upgrade_request", "plain_error", "serve", "stream_log"]
+__all__ = ["DialError", "check_hostname", "dial", "go_dial_error", "is_upgrade_request", "plain_error", "serve", "stream_log"]

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from aiohttp import web
 
 from ..registry.podconnect import Location
-from .proxying import dial, go_dial_error, is_upgrade_request
+from .proxying import DialError, dial, go_dial_error, is_upgrade_request
 
 V5 = "v5.channel.k8s.io"
 STDOUT, STDERR, ERROR = 1, 2, 3
@@ -49,7 +49,7 @@ async def _spdy_failure(loc: Location) -> str:
     url = loc.url()
     try:
         reader, writer = await dial(loc)
-    except (OSError, asyncio.TimeoutError, ssl.SSLError) as exc:
+    except (OSError, asyncio.TimeoutError, ssl.SSLError, DialError, UnicodeError, ValueError) as exc:
         return f'error sending request: Post "{url}": {go_dial_error(exc, loc)}'
     try:
         path = url.split("://", 1)[1]
