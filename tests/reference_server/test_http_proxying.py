@@ -205,6 +205,13 @@ def test_a_refused_dial_is_upstreams_503(http: requests.Session, url: str, ns: s
     closed = _closed_port(ip)
     message = f"error trying to reach service: dial tcp {ip}:{closed}: connect: connection refused"
     _error(http.get(f"{url}/api/v1/namespaces/{ns}/pods/p:{closed}/proxy/"), 503, "ServiceUnavailable", message)
+    base = f"{url}/api/v1/namespaces/{ns}/pods"
+    _error(http.get(f"{base}/p:web/proxy/"), 503, "ServiceUnavailable",  # a port name Go's resolver cannot look up
+           "error trying to reach service: dial tcp: lookup tcp/web: unknown port")
+    _error(http.get(f"{base}/p:70000/proxy/"), 503, "ServiceUnavailable",
+           "error trying to reach service: dial tcp: address 70000: invalid port")
+    _error(http.get(f"{base}/p:web/proxy/", headers={"Connection": "Upgrade", "Upgrade": "websocket"}), 500, None,
+           "error dialing backend: dial tcp: lookup tcp/web: unknown port")
     proc = _kubectl(url, tmp_path, "get", "--raw", f"/api/v1/namespaces/{ns}/pods/http:p:{closed}/proxy/")
     assert proc.returncode == 1
     assert proc.stderr.strip() == f"Error from server (ServiceUnavailable): {message}"
