@@ -24,13 +24,14 @@ from ..godur import DurationError, parse_duration
 INVALID_TIMEOUT = "invalid timeout specified in the request URL"
 LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})
 _NAMESPACE_SUBRESOURCES = frozenset({"status", "finalize"})
+_MARKERS = tuple(f"/{s}" for s in sorted(LONG_RUNNING_SUBRESOURCES))
 
 
 def long_running_path(path: str) -> bool:
     """`BasicLongRunningRequestCheck(watch, proxy; attach, exec, proxy, log, portforward)` on the request's path
     (RequestInfo's reading of it, without the query's `watch`): the legacy `proxy` verb, or one of those
     subresources of a resource (`pods/exec`, `services/proxy`, `nodes/proxy`, ...). No deadline for them."""
-    if "/" not in path[1:] or not any(f"/{s}" in path for s in LONG_RUNNING_SUBRESOURCES):
+    if not any(m in path for m in _MARKERS):
         return False  # the common case, decided without splitting
     parts = path.strip("/").split("/")
     if parts[0] == "api" and len(parts) > 1:
