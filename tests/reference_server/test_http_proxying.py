@@ -4,10 +4,12 @@ address), `nodes/proxy`, `pods/log` and exec dial a Node's kubelet address, each
 kube-apiserver 1.33 answers it (`upgradeaware.go`, `transport.go`, `streamer.go`), through raw HTTP and kubectl."""
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import socket
 import threading
+from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
@@ -72,8 +74,14 @@ class _Backend(BaseHTTPRequestHandler):
             return
         doc = json.dumps({"method": self.command, "path": self.path, "body": body,
                           "headers": {k.lower(): v for k, v in self.headers.items()}}).encode()
+        zipped = self.path.startswith("/zipped") and "gzip" in self.headers.get("Accept-Encoding", "")
+        if zipped:
+            doc = gzip.compress(doc)
         self.send_response(299 if self.path.startswith("/odd") else 200)
         self.send_header("Content-Type", "application/json")
+        if zipped:
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Cache-Control", "max-age=60")
         self.send_header("Content-Length", str(len(doc)))
         self.send_header("Access-Control-Allow-Origin", "*")
         self.send_header("X-Backend", "yes")
@@ -151,6 +159,20 @@ def test_pod_proxy_forwards_the_request_and_its_answer(http: requests.Session, u
     assert h["host"] == url.split("://", 1)[1]  # the client's Host goes through (UseLocationHost off)
     assert r.headers["X-Backend"] == "yes" and "Access-Control-Allow-Origin" not in r.headers  # CORS removed
     assert http.head(f"{base}/x").status_code == 200
+    # no Accept-Encoding of the client's: Go's transport asks for gzip and undoes it
+    host, port = url.split("://", 1)[1].rsplit(":", 1)
+    conn = HTTPConnection(host, int(port), timeout=10)
+    conn.request("GET", f"/api/v1/namespaces/{ns}/pods/p/proxy/zipped", headers={"Accept-Encoding": "identity"})
+    raw = conn.getresponse()
+    assert (raw.status, raw.getheader("Content-Encoding")) == (200, None)  # identity: the backend sent it plain
+    raw.read()
+    conn.putrequest("GET", f"/api/v1/namespaces/{ns}/pods/p/proxy/zipped", skip_accept_encoding=True)
+    conn.endheaders()
+    raw = conn.getresponse()
+    assert raw.getheader("Content-Encoding") is None and json.loads(raw.read())["headers"]["accept-encoding"] == "gzip"
+    assert raw.headers.get_all("Cache-Control") == ["no-cache, private", "max-age=60"]  # WithCacheControl's first
+    assert raw.getheader("Server", "").startswith("BaseHTTP/")  # the backend's
+    conn.close()
     assert http.get(f"{url}/api/v1/namespaces/{ns}/pods/p/proxy/odd").status_code == 299
 
 

@@ -174,7 +174,7 @@ async def _round_trip(request: web.Request, loc: Location, prepend: str | None) 
         data = await request.read() if request.content_length is not None else request.content.iter_chunked(1 << 16)
     session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(ssl=_tls_context() if loc.scheme == "https" else False, force_close=True),
-        timeout=aiohttp.ClientTimeout(total=None, sock_connect=DIAL_TIMEOUT), auto_decompress=gzip,
+        timeout=aiohttp.ClientTimeout(total=None, sock_connect=DIAL_TIMEOUT), auto_decompress=False,
         skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"), cookie_jar=aiohttp.DummyCookieJar())
     try:
         try:
@@ -193,11 +193,27 @@ async def _round_trip(request: web.Request, loc: Location, prepend: str | None) 
         await session.close()
 
 
+class _Proxied(web.StreamResponse):
+    """The backend's answer: its own `Server` header too (the chain's prepare hook drops the one aiohttp adds)."""
+
+    backend_server: str | None = None
+
+    async def _write_headers(self) -> None:
+        if self.backend_server is not None:
+            self.headers["Server"] = self.backend_server
+        await super()._write_headers()
+
+
 async def _relay(request: web.Request, resp: aiohttp.ClientResponse, loc: Location, prepend: str | None,
-                 decoded: bool) -> web.StreamResponse:
+                 asked_gzip: bool) -> web.StreamResponse:
+    """`ReverseProxy`'s copy of the answer: hop-by-hop headers (and those `Connection` names) dropped, CORS ones
+    by the wrapping transport; headers added to `WithCacheControl`'s own (two `Cache-Control`s when the backend
+    sends one); a gzip answer to the transport's own `Accept-Encoding` undone, as Go's transport does."""
     named = {t.strip().lower() for v in resp.headers.getall("Connection", ()) for t in v.split(",")}
-    out = web.StreamResponse(status=resp.status, reason=resp.reason)
-    gzipped = decoded and resp.headers.get("Content-Encoding", "").lower() == "gzip"
+    out = _Proxied(status=resp.status, reason=resp.reason)
+    gzipped = asked_gzip and resp.headers.get("Content-Encoding", "").lower() == "gzip"
+    if "Cache-Control" in resp.headers:
+        out.headers.add("Cache-Control", "no-cache, private")
     for k, v in resp.headers.items():
         low = k.lower()
         if low in HOP_BY_HOP or low in named or (prepend is not None and low in CORS):
@@ -206,10 +222,19 @@ async def _relay(request: web.Request, resp: aiohttp.ClientResponse, loc: Locati
             continue
         if low == "location" and prepend is not None:
             v = _rewrite_location(v, loc, request, prepend)
+        if low == "server":
+            out.backend_server = v
+            continue
         out.headers.add(k, v)
+    unzip = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzipped else None
     ctype = resp.headers.get("Content-Type", "").split(";", 1)[0].strip()
     if prepend is not None and ctype == "text/html":  # Transport.rewriteResponse
         body = await resp.read()
+        if unzip is not None:
+            try:
+                body = unzip.decompress(body) + unzip.flush()
+            except zlib.error:
+                raise plain_error("gzip: invalid header") from None
         encoding = "" if gzipped else resp.headers.get("Content-Encoding", "")
         try:
             rewritten = rewrite_body(body, encoding,
@@ -228,10 +253,10 @@ async def _relay(request: web.Request, resp: aiohttp.ClientResponse, loc: Locati
     await out.prepare(request)
     try:
         async for chunk in resp.content.iter_any():
-            await out.write(chunk)
+            await out.write(unzip.decompress(chunk) if unzip is not None else chunk)
         await out.write_eof()
-    except (aiohttp.ClientError, OSError):
-        pass  # the backend or the client went away mid-answer: the answer just ends
+    except (aiohttp.ClientError, OSError, zlib.error):
+        pass  # the backend or the client went away mid-answer, or its gzip broke: the answer just ends
     return out
 
 
