@@ -285,9 +285,10 @@ async def dial(loc: Location) -> tuple[asyncio.StreamReader, asyncio.StreamWrite
                                                           server_hostname="" if tls else None), DIAL_TIMEOUT)
 
 
-def _request_head(request: web.Request, loc: Location) -> bytes:
+def _request_head(request: web.Request, loc: Location, body: bytes) -> bytes:
     """Go's `Request.Write` of the cloned request: the location's request URI, the client's Host, `User-Agent`
-    (Go's own when none), then the other headers sorted by name, `X-Forwarded-For` appended."""
+    (Go's own when none), `Content-Length` (a POST, PUT or PATCH states even none), then the other headers sorted
+    by name, `X-Forwarded-For` appended; then the body."""
     uri = escaped_path(loc.path) or "/"
     if not uri.startswith("/"):
         uri = "/" + uri
@@ -304,8 +305,10 @@ def _request_head(request: web.Request, loc: Location) -> bytes:
     headers["X-Forwarded-For"] = [", ".join(prior + [client])]
     lines = [f"{request.method} {uri} HTTP/1.1", f"Host: {request.host}",
              f"User-Agent: {request.headers.get('User-Agent', 'Go-http-client/1.1')}"]
+    if body or request.method in ("POST", "PUT", "PATCH"):
+        lines.append(f"Content-Length: {len(body)}")
     lines += [f"{k}: {v}" for k in sorted(headers) for v in headers[k]]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace") + body
 
 
 async def _upgrade(request: web.Request, loc: Location) -> web.StreamResponse:
@@ -316,7 +319,7 @@ async def _upgrade(request: web.Request, loc: Location) -> web.StreamResponse:
     except (OSError, asyncio.TimeoutError, ssl.SSLError, DialError, UnicodeError, ValueError) as exc:
         raise plain_error(f"error dialing backend: {go_dial_error(exc, loc)}") from None
     try:
-        writer.write(_request_head(request, loc))
+        writer.write(_request_head(request, loc, await request.read() if request.body_exists else b""))
         try:
             head = await reader.readuntil(b"\r\n\r\n")
         except asyncio.LimitOverrunError:
