@@ -303,6 +303,12 @@ def test_the_kubelet_dials(http: requests.Session, url: str, ns: str, backend: t
         assert proc.stderr.strip() == (
             f'error: Internal error occurred: error sending request: Post "https://{ip}:{closed}/exec/{ns}/p/c?'
             f'command=ls&error=1&output=1": {refused}')
+        r = http.patch(f"{base}/p/status", data='{"status":{"phase":"Running"}}', headers={  # kubectl checks it
+            "Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 200, r.text
+        proc = _kubectl(url, tmp_path, "port-forward", "-n", ns, "pod/p", "0:80")  # WebSocket, then SPDY
+        assert proc.returncode == 1
+        assert proc.stderr.strip().endswith(f"error: error upgrading connection: error dialing backend: {refused}")
         proc = _kubectl(url, tmp_path, "logs", "-n", ns, "p")
         assert proc.returncode == 1
         assert proc.stderr.strip() == (f'Error from server: Get "https://{ip}:{closed}/containerLogs/{ns}/p/c": '
