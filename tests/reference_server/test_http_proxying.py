@@ -159,6 +159,12 @@ def test_pod_proxy_forwards_the_request_and_its_answer(http: requests.Session, u
     assert h["host"] == url.split("://", 1)[1]  # the client's Host goes through (UseLocationHost off)
     assert r.headers["X-Backend"] == "yes" and "Access-Control-Allow-Origin" not in r.headers  # CORS removed
     assert http.head(f"{base}/x").status_code == 200
+    big = b"x" * (3 << 20)  # past any request-body limit of the API's own: a proxied body is streamed
+    r = http.put(f"{base}/big", data=big)
+    assert r.status_code == 200 and len(r.json()["body"]) == len(big), r.text[:300]
+    r = http.put(f"{base}/chunked", data=iter([b"ab", b"cd"]))  # chunked on the way in, chunked on the way on
+    h = r.json()["headers"]
+    assert h.get("transfer-encoding") == "chunked" and "content-length" not in h, r.text
     # no Accept-Encoding of the client's: Go's transport asks for gzip and undoes it
     host, port = url.split("://", 1)[1].rsplit(":", 1)
     conn = HTTPConnection(host, int(port), timeout=10)

@@ -54,12 +54,20 @@ def is_upgrade_request(headers: Any) -> bool:
     return any("upgrade" in v.lower() for v in headers.getall("Connection", ()))
 
 
+_TLS: ssl.SSLContext | None = None
+
+
 def _tls_context() -> ssl.SSLContext:
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE  # kubelet without a CA, and the proxy transport: InsecureSkipVerify
-    ctx.set_alpn_protocols(["http/1.1"])
-    return ctx
+    """One client context for every dial (no CA store loaded: nothing is verified, as the kubelet transport
+    without a CA and the proxy transport's InsecureSkipVerify)."""
+    global _TLS
+    if _TLS is None:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        ctx.set_alpn_protocols(["http/1.1"])
+        _TLS = ctx
+    return _TLS
 
 
 def go_dial_error(exc: BaseException, loc: Location) -> str:
@@ -170,8 +178,10 @@ async def _round_trip(request: web.Request, loc: Location, prepend: str | None) 
     if gzip:
         headers["Accept-Encoding"] = "gzip"
     data: Any = None
-    if request.body_exists:
-        data = await request.read() if request.content_length is not None else request.content.iter_chunked(1 << 16)
+    if request.body_exists:  # streamed, never held whole: its Content-Length (when sent) goes with it
+        data = request.content.iter_chunked(1 << 16)
+        if request.content_length is not None:
+            headers["Content-Length"] = str(request.content_length)
     session = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(ssl=_tls_context() if loc.scheme == "https" else False, force_close=True),
         timeout=aiohttp.ClientTimeout(total=None, sock_connect=DIAL_TIMEOUT), auto_decompress=False,
