@@ -9,10 +9,11 @@ import json
 import shutil
 import socket
 import threading
+from collections.abc import Iterator
 from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import requests

@@ -21,7 +21,6 @@ from typing import Any
 
 from aiohttp import web
 
-from .. import apierrors as E
 from ..admission.webhooks import Attributes
 from ..registry import podconnect as C
 from .authz import REQUESTER

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 import zlib
-from typing import Callable
+from collections.abc import Callable
 
 URL_ATTRS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "a": ("href",), "applet": ("codebase",), "area": ("href",), "audio": ("src",), "base": ("href",),

@@ -83,15 +83,16 @@ def go_dial_error(exc: BaseException, loc: Location) -> str:
         if "WRONG_VERSION_NUMBER" in str(inner) or "record layer failure" in str(inner):
             return "tls: first record does not look like a TLS handshake"
         return "remote error: tls: handshake failure"
-    if isinstance(exc, aiohttp.ServerDisconnectedError) or isinstance(exc, asyncio.IncompleteReadError):
+    if isinstance(exc, (aiohttp.ServerDisconnectedError, asyncio.IncompleteReadError)):
         return "EOF"
-    inner = getattr(exc, "os_error", exc)
+    inner = getattr(exc, "os_error", None) or exc
     code = getattr(inner, "errno", None)
-    if isinstance(exc, aiohttp.ClientConnectorError) or isinstance(exc, ConnectionError) or code is not None:
-        text = _GO_ERRNO.get(code or 0) or (str(getattr(inner, "strerror", "") or inner) or "connection refused")
-        if isinstance(exc, aiohttp.ClientConnectorError) or code in _GO_ERRNO and code != errno.ECONNRESET:
-            return f"dial tcp {loc.hostport}: connect: {text[:1].lower()}{text[1:]}"
-        return f"read tcp {loc.hostport}: {text}"
+    if isinstance(exc, (aiohttp.ClientConnectorError, OSError)) and code is not None:
+        text = _GO_ERRNO.get(code) or str(getattr(inner, "strerror", "") or inner)
+        text = text[:1].lower() + text[1:]  # Go's errno strings are lower case
+        if code == errno.ECONNRESET:  # after connecting: the read of the answer
+            return f"read tcp {loc.hostport}: read: {text}"
+        return f"dial tcp {loc.hostport}: connect: {text}"
     return str(exc) or type(exc).__name__
 
 
@@ -451,8 +452,8 @@ _GENERIC = {404: ("NotFound", "the server could not find the requested resource"
             422: ("Invalid", "the server rejected our request due to an error in our request"),
             429: ("TooManyRequests", "the server has received too many requests and has asked us to try again later"),
             503: ("ServiceUnavailable", "the server is currently unable to handle the request"),
-            504: ("Timeout", "the server was unable to return a response in the time allotted, but may still be "
-                             "processing the request")}
+            504: ("Timeout", ("the server was unable to return a response in the time allotted, but may still be "
+                              "processing the request"))}
 
 
 def _checked(code: int, body: str, name: str) -> E.StatusError:
@@ -465,13 +466,14 @@ def _checked(code: int, body: str, name: str) -> E.StatusError:
     if code in (403, 415):
         reason, message = ("Forbidden" if code == 403 else "UnsupportedMediaType"), body
     elif code == 406:
-        reason, message = "NotAcceptable", body if body and body != "unknown" else \
-            "the server was unable to respond with a content type that the client supports"
+        reason, message = "NotAcceptable", (body if body and body != "unknown" else
+                                            "the server was unable to respond with a content type that the client "
+                                            "supports")
     elif code in _GENERIC:
         reason, message = _GENERIC[code]
     elif code >= 500:
-        reason, message = "InternalError", f"an error on the server ({quote(body)}) has prevented the request " \
-                                           "from succeeding"
+        reason, message = "InternalError", (f"an error on the server ({quote(body)}) has prevented the request "
+                                            "from succeeding")
     else:
         reason, message = None, f"the server responded with the status code {code} but did not return more information"
     return E.StatusError(E.status_dict(code, reason, f"{message} ( pods/log {name})",

@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aiohttp import web
 

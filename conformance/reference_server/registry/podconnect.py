@@ -51,7 +51,7 @@ class Location:
     kubelet: bool = False
     resolve: bool = False
 
-    def with_path(self, path: str) -> "Location":
+    def with_path(self, path: str) -> Location:
         """`net.JoinPreservingTrailingSlash(location.Path, opts.Path)` (the Connect of each ProxyREST)."""
         joined = go_path_join(self.path, path)
         last = path or self.path
