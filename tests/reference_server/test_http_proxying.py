@@ -4,6 +4,7 @@ address), `nodes/proxy`, `pods/log` and exec dial a Node's kubelet address, each
 kube-apiserver 1.33 answers it (`upgradeaware.go`, `transport.go`, `streamer.go`), through raw HTTP and kubectl."""
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import shutil
@@ -352,6 +353,20 @@ class _Kubelet(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
+    seen: list[tuple[str, str, dict[str, str]]] = []
+
+    def do_POST(self) -> None:
+        """portForward's SPDY upgrade, answered 101; then each read echoed upper-cased (no SPDY framing: the
+        tunnel carries bytes as they are)."""
+        _Kubelet.seen.append((self.command, self.path, {k.lower(): v for k, v in self.headers.items()}))
+        self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n"
+                         b"X-Stream-Protocol-Version: portforward.k8s.io\r\n\r\n")
+        self.wfile.flush()
+        data = self.rfile.read(5)
+        self.wfile.write(data.upper())
+        self.wfile.flush()
+        self.close_connection = True
+
     def do_GET(self) -> None:
         if self.path.startswith("/containerLogs/") and "previous=true" in self.path:
             code, ctype, body = 404, "text/plain", b"previous terminated container not found"
@@ -389,6 +404,22 @@ def kubelet(backend: tuple[str, int]) -> Iterator[int]:
     shutil.rmtree(tls.directory, ignore_errors=True)
 
 
+async def _tunnel(target: str) -> tuple[str | None, bytes]:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        async with session.ws_connect(target.replace("http", "ws", 1), protocols=("SPDY/3.1+portforward.k8s.io",),
+                                      timeout=aiohttp.ClientWSTimeout(ws_close=10)) as ws:
+            await ws.send_bytes(b"hello")
+            got = b""
+            while len(got) < 5:
+                msg = await ws.receive(timeout=10)
+                if msg.type != aiohttp.WSMsgType.BINARY:
+                    break
+                got += msg.data
+            return ws.protocol, got
+
+
 def test_a_kubelet_that_answers(http: requests.Session, url: str, ns: str, backend: tuple[str, int], kubelet: int,
                                 tmp_path: Path) -> None:
     ip, _ = backend
@@ -411,5 +442,12 @@ def test_a_kubelet_that_answers(http: requests.Session, url: str, ns: str, backe
                             "reason": "NotFound", "details": {"name": "p", "kind": "pods/log"}, "code": 404}
         proc = _kubectl(url, tmp_path, "logs", "-n", ns, "p")
         assert (proc.returncode, proc.stdout) == (0, f"line1 /containerLogs/{ns}/p/c\nline2\n"), proc.stderr
+        # portforward over WebSocket: the stream tunnel's SPDY POST to the kubelet, its bytes in binary messages
+        assert asyncio.run(_tunnel(f"{base}/p/portforward?ports=80")) == ("SPDY/3.1+portforward.k8s.io", b"HELLO")
+        method, path, headers = _Kubelet.seen[-1]
+        assert (method, path) == ("POST", f"/portForward/{ns}/p?port=80")
+        assert (headers["upgrade"], headers["x-stream-protocol-version"], headers["content-length"]) == (
+            "SPDY/3.1", "portforward.k8s.io", "0")
+        assert "sec-websocket-key" not in headers and "sec-websocket-protocol" not in headers
     finally:
         http.delete(f"{url}/api/v1/nodes/{node}")

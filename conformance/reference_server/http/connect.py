@@ -12,8 +12,8 @@ The location is then dialled as upstream's handlers do (http/proxying.py): `pods
 `nodes/proxy` through the wrapped transport (`newThrottledUpgradeAwareProxyHandler(..., wrapTransport=true,
 upgradeRequired=false)`), exec, attach and portforward only as upgrades (`wrapTransport=false, upgradeRequired=true`;
 exec and attach over WebSocket v5 through the stream translator, http/streamtranslate.py), `pods/log` through
-`LocationStreamer`. (portforward's WebSocket tunnel, PortForwardWebsockets, hands the upgrade-aware handler the
-SPDY request it wraps: a failed dial is the same 500 either way.)
+`LocationStreamer`; portforward over WebSocket through the stream tunnel (streamtranslate.py: the SPDY request it
+stands for goes through the same upgrade-aware handler, so a failed dial is the same 500 either way).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from .context import ServerContext
 from .handlers import check_path_segment
 from .proxying import serve, stream_log
 from .router import Route
-from .streamtranslate import translate, wants_translation
+from .streamtranslate import translate, tunnel, wants_translation, wants_tunnel
 from .webhookcalls import webhook_admission
 
 _OPTIONS_KIND = {("pods", "exec"): "PodExecOptions", ("pods", "attach"): "PodAttachOptions",
@@ -99,6 +99,8 @@ async def handle_connect(ctx: ServerContext, request: web.Request, route: Route)
         loc = C.stream_location(registry, route.namespace, route.name, sub, opts)
         if sub != "portforward" and wants_translation(request.headers):  # a WebSocket v5 client (kubectl's)
             return await translate(request, loc, opts)
+        if sub == "portforward" and wants_tunnel(request.headers):  # SPDY tunnelled in WebSocket (kubectl's)
+            return await tunnel(request, loc)
         return await serve(request, loc, wrap=False, upgrade_required=True)
     if route.resource == "pods":
         loc = C.pod_proxy(registry, route.namespace, route.name)

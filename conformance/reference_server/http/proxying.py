@@ -19,6 +19,7 @@ import asyncio
 import errno
 import ssl
 import zlib
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -153,7 +154,7 @@ async def serve(request: web.Request, loc: Location, *, wrap: bool, upgrade_requ
     if loc.resolve:
         await check_hostname(loc.host)
     if is_upgrade_request(request.headers):
-        return await _upgrade(request, loc)
+        return await upgrade(request, loc)
     if upgrade_required:
         raise E.bad_request("Upgrade request required")
     path = loc.path
@@ -296,17 +297,19 @@ async def dial(loc: Location) -> tuple[asyncio.StreamReader, asyncio.StreamWrite
                                                           server_hostname="" if tls else None), DIAL_TIMEOUT)
 
 
-def _request_head(request: web.Request, loc: Location, body: bytes) -> bytes:
+def _request_head(request: web.Request, loc: Location, body: bytes, method: str | None = None,
+                  headers_in: Any = None) -> bytes:
     """Go's `Request.Write` of the cloned request: the location's request URI, the client's Host, `User-Agent`
     (Go's own when none), `Content-Length` (a POST, PUT or PATCH states even none), then the other headers sorted
-    by name, `X-Forwarded-For` appended; then the body."""
+    by name, `X-Forwarded-For` appended; then the body. (`method`, `headers_in`: a rewritten clone's.)"""
+    method = method or request.method
     uri = escaped_path(loc.path) or "/"
     if not uri.startswith("/"):
         uri = "/" + uri
     if loc.query:
         uri += "?" + loc.query
     headers: dict[str, list[str]] = {}
-    for k, v in request.headers.items():
+    for k, v in (request.headers if headers_in is None else headers_in).items():
         low = k.lower()
         if low in ("host", "user-agent", "content-length", "transfer-encoding", "trailer") or low.startswith(_CONSUMED):
             continue
@@ -314,23 +317,30 @@ def _request_head(request: web.Request, loc: Location, body: bytes) -> bytes:
     client = (request.remote or "").strip("[]")
     prior = headers.pop("X-Forwarded-For", [])
     headers["X-Forwarded-For"] = [", ".join(prior + [client])]
-    lines = [f"{request.method} {uri} HTTP/1.1", f"Host: {request.host}",
+    lines = [f"{method} {uri} HTTP/1.1", f"Host: {request.host}",
              f"User-Agent: {request.headers.get('User-Agent', 'Go-http-client/1.1')}"]
-    if body or request.method in ("POST", "PUT", "PATCH"):
+    if body or method in ("POST", "PUT", "PATCH"):
         lines.append(f"Content-Length: {len(body)}")
     lines += [f"{k}: {v}" for k in sorted(headers) for v in headers[k]]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace") + body
 
 
-async def _upgrade(request: web.Request, loc: Location) -> web.StreamResponse:
-    """`tryUpgrade`: dial, send the request, read the answer's head; a 101 or an error status is relayed on the
-    hijacked connection and, for a 101, the two joined until either side ends; anything else is refused."""
+Switched = Callable[[asyncio.StreamReader, asyncio.StreamWriter, bytes], Awaitable[web.StreamResponse]]
+
+
+async def upgrade(request: web.Request, loc: Location, *, method: str | None = None, headers: Any = None,
+                   switched: Switched | None = None) -> web.StreamResponse:
+    """`tryUpgrade`: dial, send the request (or the rewritten clone `method`/`headers` describe), read the answer's
+    head; a 101 or an error status is relayed on the hijacked connection and, for a 101, the two joined until
+    either side ends (or the 101 handed to `switched`, with the backend's connection and head); anything else is
+    refused."""
     try:
         reader, writer = await dial(loc)
     except (OSError, asyncio.TimeoutError, ssl.SSLError, DialError, UnicodeError, ValueError) as exc:
         raise plain_error(f"error dialing backend: {go_dial_error(exc, loc)}") from None
     try:
-        writer.write(_request_head(request, loc, await request.read() if request.body_exists else b""))
+        body = b"" if method is not None or not request.body_exists else await request.read()
+        writer.write(_request_head(request, loc, body, method, headers))
         try:
             head = await reader.readuntil(b"\r\n\r\n")
         except asyncio.LimitOverrunError:
@@ -341,6 +351,8 @@ async def _upgrade(request: web.Request, loc: Location) -> web.StreamResponse:
         code = int(parts[1])
         if code != 101 and code < 400:
             raise plain_error(f"invalid upgrade response: status code {code}")
+        if code == 101 and switched is not None:
+            return await switched(reader, writer, head)
         transport = request.transport
         protocol = request.protocol
         if transport is None or not hasattr(protocol, "set_parser"):
@@ -360,6 +372,8 @@ async def _upgrade(request: web.Request, loc: Location) -> web.StreamResponse:
     finally:
         writer.close()
     return _hijacked()
+
+
 
 
 class _Tunnel:
@@ -480,4 +494,4 @@ def _checked(code: int, body: str, name: str) -> E.StatusError:
                                        {"name": name, "kind": "pods/log"}))
 
 
-__all__ = ["DialError", "check_hostname", "dial", "go_dial_error", "is_upgrade_request", "plain_error", "serve", "stream_log"]
+__all__ = ["DialError", "Switched", "check_hostname", "dial", "go_dial_error", "is_upgrade_request", "plain_error", "serve", "stream_log", "upgrade"]

@@ -1,5 +1,6 @@
 """exec and attach over WebSocket v5: kube-apiserver 1.33's stream translator (TranslateStreamCloseWebsocketRequests,
-beta, on), as far as a cluster without a kubelet to speak SPDY to lets it go.
+beta, on), as far as a cluster without a kubelet to speak SPDY to lets it go; and portforward over WebSocket: its
+stream tunnel (PortForwardWebsockets, beta, on), which carries the kubelet's SPDY bytes in binary messages.
 
 Follows `staging/src/k8s.io/apiserver/pkg/util/proxy/translatinghandler.go` (a WebSocket upgrade whose first
 `Sec-WebSocket-Protocol` header lists `v5.channel.k8s.io`: `wsstream.IsWebSocketRequestWithStreamCloseProtocol`),
@@ -8,7 +9,11 @@ error channel: `apierrors.NewInternalError(err)`) and `websocket.go` (`createWeb
 frames whose first byte is the channel, an empty message on the lowest writable channel once open, the Status as
 Go's `json.Marshal` of `metav1.Status`), over `client-go/tools/remotecommand` `spdy.go` + `apimachinery/pkg/util/
 httpstream/spdy` (`Negotiate`: `error sending request: <*url.Error>`; a non-101 answer `unable to upgrade
-connection: ...`). A kubelet that does upgrade is not spoken to (no SPDY here: README's Known gaps).
+connection: ...`). A kubelet that does upgrade is not spoken to (no SPDY here: README's Known gaps). The tunnel
+follows `streamtunnel.go` (`TunnelingHandler`: `SPDY/3.1+<protocol>.k8s.io` WebSocket protocols turned into a SPDY
+POST to the kubelet through the upgrade-aware handler; its 101 checked for the SPDY upgrade headers, then the
+WebSocket accepted with `SPDY/3.1+` and the kubelet's `X-Stream-Protocol-Version`; an error answer relayed raw)
+and client-go's `portforward/tunneling_connection.go` (the bytes as binary messages, no framing of their own).
 """
 from __future__ import annotations
 
@@ -18,12 +23,16 @@ import ssl
 from collections.abc import Mapping
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
+from multidict import CIMultiDict
 
 from ..registry.podconnect import Location
-from .proxying import DialError, dial, go_dial_error, is_upgrade_request
+from .proxying import DialError, dial, go_dial_error, is_upgrade_request, upgrade
 
 V5 = "v5.channel.k8s.io"
+TUNNEL_PREFIX, K8S_SUFFIX = "SPDY/3.1+", ".k8s.io"
+_WEBSOCKET_HEADERS = frozenset({"sec-websocket-protocol", "sec-websocket-key", "sec-websocket-version", "upgrade",
+                                "x-stream-protocol-version"})
 STDOUT, STDERR, ERROR = 1, 2, 3
 _HEAD_LIMIT = 1 << 16
 
@@ -88,4 +97,78 @@ async def translate(request: web.Request, loc: Location, opts: Mapping[str, Any]
     return ws
 
 
-__all__ = ["V5", "translate", "wants_translation"]
+def _tunnelling(protocol: str) -> bool:
+    return protocol.startswith(TUNNEL_PREFIX) and protocol.endswith(K8S_SUFFIX)
+
+
+def wants_tunnel(headers: Any) -> bool:
+    """`IsWebSocketRequestWithTunnelingProtocol`: a WebSocket upgrade whose first `Sec-WebSocket-Protocol` header
+    lists a `SPDY/3.1+...k8s.io` protocol."""
+    if headers.get("Upgrade", "").lower() != "websocket" or not is_upgrade_request(headers):
+        return False
+    return any(_tunnelling(p.strip()) for p in headers.get("Sec-WebSocket-Protocol", "").strip().split(","))
+
+
+async def tunnel(request: web.Request, loc: Location) -> web.StreamResponse:
+    """`TunnelingHandler.ServeHTTP`: the SPDY request the WebSocket one stands for, through the upgrade-aware
+    handler (its dial failure the same 500), the WebSocket opened on the kubelet's 101."""
+    protocols = [p.strip()[len(TUNNEL_PREFIX):] for v in request.headers.getall("Sec-WebSocket-Protocol", ())
+                 for p in v.split(",") if _tunnelling(p.strip())]  # gwebsocket.Subprotocols
+    if not protocols:
+        return web.Response(status=400, text="unable to upgrade: no tunneling spdy protocols provided\n",
+                            content_type="text/plain")
+    headers = CIMultiDict((k, v) for k, v in request.headers.items() if k.lower() not in _WEBSOCKET_HEADERS)
+    headers["Upgrade"] = "SPDY/3.1"
+    for p in protocols:
+        headers.add("X-Stream-Protocol-Version", p)
+
+    async def switched(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head: bytes) -> web.StreamResponse:
+        fields = _head_fields(head)
+        if "upgrade" not in fields.get("connection", "").lower() or "spdy/3.1" not in fields.get("upgrade", "").lower():
+            return web.Response(status=500, text="unable to upgrade: missing upgrade headers in response\n",
+                                content_type="text/plain")
+        chosen = fields.get("x-stream-protocol-version", "").strip()
+        ws = web.WebSocketResponse(protocols=(TUNNEL_PREFIX + chosen,) if chosen else ())
+        await ws.prepare(request)
+        await _join(ws, reader, writer)
+        return ws
+
+    return await upgrade(request, loc, method="POST", headers=headers, switched=switched)
+
+
+def _head_fields(head: bytes) -> dict[str, str]:
+    """A response head's header fields (the first of each name), by lower-cased name."""
+    fields: dict[str, str] = {}
+    for line in head.decode("latin-1").split("\r\n")[1:]:
+        name, sep, value = line.partition(":")
+        if sep:
+            fields.setdefault(name.strip().lower(), value.strip())
+    return fields
+
+
+async def _join(ws: web.WebSocketResponse, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """The kubelet's bytes out as binary messages, the client's binary messages in as bytes, until either ends."""
+    async def outward() -> None:
+        while True:
+            chunk = await reader.read(1 << 16)
+            if not chunk:
+                return
+            await ws.send_bytes(chunk)
+
+    async def inward() -> None:
+        async for msg in ws:
+            if msg.type != WSMsgType.BINARY:
+                return  # "invalid message type received"
+            writer.write(msg.data)
+            await writer.drain()
+
+    tasks = {asyncio.ensure_future(outward()), asyncio.ensure_future(inward())}
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for t in tasks:
+            t.cancel()
+        await ws.close()
+
+
+__all__ = ["V5", "translate", "tunnel", "wants_translation", "wants_tunnel"]
