@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import requests
@@ -353,7 +353,7 @@ class _Kubelet(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
-    seen: list[tuple[str, str, dict[str, str]]] = []
+    seen: ClassVar[list[tuple[str, str, dict[str, str]]]] = []
 
     def do_POST(self) -> None:
         """portForward's SPDY upgrade, answered 101; then each read echoed upper-cased (no SPDY framing: the
@@ -407,17 +407,17 @@ def kubelet(backend: tuple[str, int]) -> Iterator[int]:
 async def _tunnel(target: str) -> tuple[str | None, bytes]:
     import aiohttp
 
-    async with aiohttp.ClientSession() as session:
-        async with session.ws_connect(target.replace("http", "ws", 1), protocols=("SPDY/3.1+portforward.k8s.io",),
-                                      timeout=aiohttp.ClientWSTimeout(ws_close=10)) as ws:
-            await ws.send_bytes(b"hello")
-            got = b""
-            while len(got) < 5:
-                msg = await ws.receive(timeout=10)
-                if msg.type != aiohttp.WSMsgType.BINARY:
-                    break
-                got += msg.data
-            return ws.protocol, got
+    async with aiohttp.ClientSession() as session, session.ws_connect(
+            target.replace("http", "ws", 1), protocols=("SPDY/3.1+portforward.k8s.io",),
+            timeout=aiohttp.ClientWSTimeout(ws_close=10)) as ws:
+        await ws.send_bytes(b"hello")
+        got = b""
+        while len(got) < 5:
+            msg = await ws.receive(timeout=10)
+            if msg.type != aiohttp.WSMsgType.BINARY:
+                break
+            got += msg.data
+        return ws.protocol, got
 
 
 def test_a_kubelet_that_answers(http: requests.Session, url: str, ns: str, backend: tuple[str, int], kubelet: int,
