@@ -5,6 +5,7 @@ kube-apiserver 1.33 answers it (`upgradeaware.go`, `transport.go`, `streamer.go`
 from __future__ import annotations
 
 import asyncio
+import base64
 import gzip
 import json
 import shutil
@@ -404,6 +405,18 @@ def kubelet(backend: tuple[str, int]) -> Iterator[int]:
     shutil.rmtree(tls.directory, ignore_errors=True)
 
 
+async def _log_messages(target: str, protocol: str) -> list[Any]:
+    """pods/log over WebSocket (StreamObject's wsstream.Reader): every message until the close."""
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session, session.ws_connect(
+            target.replace("http", "ws", 1), protocols=(protocol,)) as ws:
+        got = []
+        while (msg := await ws.receive(timeout=10)).type in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
+            got.append(msg.data)
+        return got
+
+
 async def _tunnel(target: str) -> tuple[str | None, bytes]:
     import aiohttp
 
@@ -442,6 +455,8 @@ def test_a_kubelet_that_answers(http: requests.Session, url: str, ns: str, backe
                             "reason": "NotFound", "details": {"name": "p", "kind": "pods/log"}, "code": 404}
         proc = _kubectl(url, tmp_path, "logs", "-n", ns, "p")
         assert (proc.returncode, proc.stdout) == (0, f"line1 /containerLogs/{ns}/p/c\nline2\n"), proc.stderr
+        assert asyncio.run(_log_messages(f"{base}/p/log", "base64.binary.k8s.io")) == [
+            "", base64.b64encode(f"line1 /containerLogs/{ns}/p/c\nline2\n".encode()).decode()]
         # portforward over WebSocket: the stream tunnel's SPDY POST to the kubelet, its bytes in binary messages
         assert asyncio.run(_tunnel(f"{base}/p/portforward?ports=80")) == ("SPDY/3.1+portforward.k8s.io", b"HELLO")
         method, path, headers = _Kubelet.seen[-1]

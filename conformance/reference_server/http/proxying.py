@@ -16,6 +16,7 @@ a dial never blocks the loop. What the HTTP layer's caller (http/connect.py) dec
 from __future__ import annotations
 
 import asyncio
+import base64
 import errno
 import ssl
 import zlib
@@ -444,6 +445,8 @@ async def stream_log(request: web.Request, loc: Location, name: str) -> web.Stre
         if not 200 <= resp.status <= 206:
             body = (await resp.content.read(_CHECK_READ)).decode("utf-8", "replace")
             raise _checked(resp.status, body, name)
+        if request.headers.get("Upgrade", "").lower() == "websocket" and is_upgrade_request(request.headers):
+            return await _log_over_websocket(request, resp)
         out = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
         out.enable_chunked_encoding()
         await out.prepare(request)
@@ -456,6 +459,23 @@ async def stream_log(request: web.Request, loc: Location, name: str) -> web.Stre
         return out
     finally:
         await session.close()
+
+
+async def _log_over_websocket(request: web.Request, resp: aiohttp.ClientResponse) -> web.StreamResponse:
+    """`StreamObject` for a WebSocket client (`wsstream.Reader`, default protocols: none or `binary.k8s.io` binary
+    messages, `base64.binary.k8s.io` base64 text ones): an empty message first (the ping), then what the kubelet
+    sends in messages of at most 2048 bytes, then the close."""
+    ws = web.WebSocketResponse(protocols=("binary.k8s.io", "base64.binary.k8s.io"))
+    await ws.prepare(request)
+    text = ws.ws_protocol == "base64.binary.k8s.io"
+    try:
+        await (ws.send_str("") if text else ws.send_bytes(b""))
+        async for chunk in resp.content.iter_chunked(2048):
+            await (ws.send_str(base64.b64encode(chunk).decode()) if text else ws.send_bytes(chunk))
+    except (aiohttp.ClientError, ConnectionError, RuntimeError):
+        pass  # either side went away
+    await ws.close()
+    return ws
 
 
 _CHECK_READ = 50000  # response_checker.go's maxReadLength
