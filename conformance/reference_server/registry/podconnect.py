@@ -215,7 +215,8 @@ def connection_info(registry: Any, node_name: str) -> Location:
         known = " ".join(f"{{{a.get('type') or ''} {a.get('address') or ''}}}" for a in addresses)
         # a plain Go error: ErrorToAPIStatus answers 500 with no reason (StatusReasonUnknown is "")
         raise E.StatusError(E.status_dict(500, None, f"no preferred addresses found; known addresses: [{known}]"))
-    endpoint = ((status.get("daemonEndpoints") or {}).get("kubeletEndpoint") or {})
+    daemons = status.get("daemonEndpoints")
+    endpoint = daemons.get("kubeletEndpoint") if isinstance(daemons, dict) else None
     port = endpoint.get("Port") if isinstance(endpoint, dict) else None  # DaemonEndpoint's json name is "Port"
     port = port if isinstance(port, int) and not isinstance(port, bool) and port > 0 else KUBELET_PORT
     return Location("https", host, str(port), kubelet=True)
