@@ -21,12 +21,12 @@ def test_connect_reaches_webhooks_with_the_options_object(server, hook, ns):
         assert r.status_code == 400 and r.json()["message"] == "pod p does not have a host assigned", r.text
         assert requests.get(f"{base}/p/log").status_code == 204
         assert requests.get(f"{base}/p/proxy/metrics").status_code == 400
-        got = [q for q in reviews(hook, ns) if q["operation"] == "CONNECT"]
+        got = [q for q in reviews(hook, ns) if q["operation"] == "CONNECT"]  # getRequestOptions: "/" + the rest
         assert [(q["subResource"], q["kind"]["kind"], q["name"]) for q in got] == [
             ("exec", "PodExecOptions", "p"), ("proxy", "PodProxyOptions", "p")]
         assert got[0]["object"] == {"kind": "PodExecOptions", "apiVersion": "v1", "stdout": True, "container": "c",
                                     "command": ["ls", "-l"]}
-        assert got[1]["object"]["path"] == "metrics" and got[0]["oldObject"] is None
+        assert got[1]["object"]["path"] == "/metrics" and got[0]["oldObject"] is None
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
     cfg = f"deny-{ns}"

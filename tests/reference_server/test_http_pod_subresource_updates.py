@@ -148,3 +148,23 @@ def test_resize_meets_limit_ranges_and_quotas(http: requests.Session, url: str, 
     r = http.patch(f"{base}/pods/r/resize", headers=STRATEGIC, data=json.dumps({"spec": {"containers": [
         {"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}))
     assert r.status_code == 200, r.text
+
+
+def test_resize_gets_limit_range_defaults(http: requests.Session, url: str, pod: str) -> None:
+    """LimitRanger's mutating half on `pods/resize` too (`PodMutateLimitFunc`, the same `SupportsAttributes`): a
+    resource a container lacks takes the LimitRange's default; the resize strategy keeps only the containers'
+    resources, so no `kubernetes.io/limit-ranger` annotation."""
+    base = pod.rsplit("/pods/", 1)[0]
+    burst = {"requests": {"cpu": "100m"}, "limits": {"cpu": "1"}}
+    d = {"metadata": {"name": "d"}, "spec": {"containers": [{"name": "c", "image": "nginx", "resources": burst}]}}
+    assert http.post(f"{base}/pods", json=d).status_code == 201
+    r = http.post(f"{base}/limitranges", json={"metadata": {"name": "lr"}, "spec": {"limits": [
+        {"type": "Container", "default": {"memory": "256Mi"}}]}})
+    assert r.status_code == 201, r.text
+    r = http.patch(f"{base}/pods/d/resize", headers=STRATEGIC, data=json.dumps({"spec": {"containers": [
+        {"name": "c", "resources": {"requests": {"cpu": "200m"}}}]}}))
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "200m", "memory": "256Mi"},
+                                                         "limits": {"cpu": "1", "memory": "256Mi"}}
+    assert "kubernetes.io/limit-ranger" not in (got["metadata"].get("annotations") or {})

@@ -22,10 +22,17 @@ def create_admission(chain: Any, info: Any) -> dict[str, Any]:
 
 
 def update_admission(chain: Any, info: Any, subresource: str = "") -> dict[str, Any]:
-    """The keyword arguments a store's `update` takes from an admission chain: `validate_admit(new, old)` when
-    the chain has a validating phase for an update of the resource (or its `subresource`): Priority on
-    PriorityClasses, CertificateApproval/CertificateSigning on CSRs' /approval and /status. Empty otherwise (most
-    kinds: the stores that override `update` need not know the keyword)."""
+    """The keyword arguments a store's `update` takes from an admission chain: `admit(new)` when the chain
+    mutates an update of the resource (LimitRanger on `pods/resize`), `validate_admit(new, old)` when it has a
+    validating phase for it (or its `subresource`): Priority on PriorityClasses, CertificateApproval/
+    CertificateSigning on CSRs' /approval and /status. Empty otherwise (most kinds: the stores that override
+    `update` need not know the keywords)."""
+    kw: dict[str, Any] = {}
+    mutating = getattr(chain, "for_admit_update", None) if chain is not None else None
+    if mutating is not None and (m := mutating(info, subresource)) is not None:
+        kw["admit"] = m
     validating = getattr(chain, "for_validate_update", None) if chain is not None else None
     step = validating(info, subresource) if validating is not None else None
-    return {"validate_admit": step} if step is not None else {}
+    if step is not None:
+        kw["validate_admit"] = step
+    return kw

@@ -14,8 +14,7 @@ PersistentVolumeClaims too (`PersistentVolumeClaimValidateLimitFunc`, on create 
 Deliberate simplifications (see docs/scope.md): the messages of one LimitRange item are produced in sorted
 resource order (upstream ranges over a Go map, so the order of several messages is not stable there either); pod
 updates are not checked (upstream skips them too: containers are immutable), except through the 1.33
-`pods/resize` subresource (registry/podupdates.py), whose min/max admission/scope.py checks (its defaults are not
-applied: README's Known gaps).
+`pods/resize` subresource (registry/podupdates.py), whose defaults and min/max admission/scope.py applies and checks.
 """
 from __future__ import annotations
 

@@ -46,6 +46,7 @@ class ScopeAdmission(NamespaceLifecycle):
     def __init__(self, registry: Registry, deviations: Deviations = NONE):
         super().__init__(registry, deviations)
         self._limit_ranger = timed("LimitRanger", ADMIT, self._admit_limits)
+        self._limit_ranger_resize = timed("LimitRanger", ADMIT, self._admit_resize_limits)
         self._validate_limits = timed("LimitRanger", VALIDATE, self._check_limits)
         self._quota = timed("ResourceQuota", VALIDATE, self._check_quota)
 
@@ -78,6 +79,22 @@ class ScopeAdmission(NamespaceLifecycle):
         if lrs:
             _replace(obj, limitranger.admit(lrs, "pods", obj))
 
+    def for_admit_update(self, info: ResourceInfo, subresource: str) -> Callable[[dict[str, Any]], None] | None:
+        """The mutating hook for an update: LimitRanger's defaults on a pod's update through `pods/resize` only
+        (`DefaultLimitRangerActions.SupportsAttributes`: other pod updates leave containers alone)."""
+        if info.plural != "pods" or subresource != "resize" or any(s.info is info for s in self.registry.group_stores()):
+            return None
+        return self._limit_ranger_resize
+
+    def _admit_resize_limits(self, obj: dict[str, Any]) -> None:
+        """`PodMutateLimitFunc` on the resized pod: the namespace's LimitRanges' defaults for the resources its
+        containers now lack (the resize strategy then keeps only the containers' resources: the annotation goes)."""
+        if self.deviations.active("limitrange-defaults-ignored"):
+            return
+        lrs = self._in_scope("limitranges", (obj.get("metadata") or {}).get("namespace") or "", "limitrange-cluster-wide")
+        if lrs:
+            _replace(obj, limitranger.admit(lrs, "pods", obj))
+
     # ---- validating --------------------------------------------------------------------------------
     def for_validate(self, info: ResourceInfo) -> Callable[[dict[str, Any]], Callable[[], None] | None] | None:
         """The validating hook for a create of `info` (namespaced resources only, and CSRs)."""
@@ -102,7 +119,7 @@ class ScopeAdmission(NamespaceLifecycle):
         """On an update: LimitRanger for a claim's requests (a resize) or a pod's through `pods/resize` (other pod
         updates are not checked, as upstream: their containers' resources are immutable there), then ResourceQuota
         for a claim, a Service or a resized pod (charged by the growth of their usage); the quota's charge is
-        returned, to be written after the object. (LimitRanger's defaults are not applied on a resize.)"""
+        returned, to be written after the object. (LimitRanger's defaults on a resize: `for_admit_update`.)"""
         resource = info.plural
         resize = resource == "pods" and subresource == "resize"  # DefaultLimitRangerActions.SupportsAttributes,
         # podEvaluator.Handles: an update through `pods/resize` (registry/podupdates.py)

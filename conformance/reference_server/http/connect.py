@@ -8,7 +8,12 @@ among 1.33's default plugins, then the REST's `Connect`) and `get.go` `GetResour
 registry/podconnect.py's. Errors are answered before any upgrade, as upstream's handler does: a WebSocket or SPDY
 client sees the Status (kubectl: `Error from server (BadRequest): pod <name> does not have a host assigned`).
 1.33 has no `AuthorizePodWebsocketUpgradeCreatePermission` (added in 1.35): a WebSocket GET needs only `get`.
-What upstream would dial (a kubelet, a pod IP, an endpoint address) is not proxied here: a 503.
+The location is then dialled as upstream's handlers do (http/proxying.py): `pods/proxy`, `services/proxy` and
+`nodes/proxy` through the wrapped transport (`newThrottledUpgradeAwareProxyHandler(..., wrapTransport=true,
+upgradeRequired=false)`), exec, attach and portforward only as upgrades (`wrapTransport=false, upgradeRequired=true`;
+exec and attach over WebSocket v5 through the stream translator, http/streamtranslate.py), `pods/log` through
+`LocationStreamer`; portforward over WebSocket through the stream tunnel (streamtranslate.py: the SPDY request it
+stands for goes through the same upgrade-aware handler, so a failed dial is the same 500 either way).
 """
 from __future__ import annotations
 
@@ -16,13 +21,14 @@ from typing import Any
 
 from aiohttp import web
 
-from .. import apierrors as E
 from ..admission.webhooks import Attributes
 from ..registry import podconnect as C
 from .authz import REQUESTER
 from .context import ServerContext
 from .handlers import check_path_segment
+from .proxying import serve, stream_log
 from .router import Route
+from .streamtranslate import translate, tunnel, wants_translation, wants_tunnel
 from .webhookcalls import webhook_admission
 
 _OPTIONS_KIND = {("pods", "exec"): "PodExecOptions", ("pods", "attach"): "PodAttachOptions",
@@ -31,8 +37,9 @@ _OPTIONS_KIND = {("pods", "exec"): "PodExecOptions", ("pods", "attach"): "PodAtt
 _STREAMS = ("stdin", "stdout", "stderr", "tty")
 
 
-def connect_options(resource: str, sub: str, subpath: str, query: Any) -> dict[str, Any]:
-    """The versioned options object the parameter codec decodes from the query (and the proxied path)."""
+def connect_options(resource: str, sub: str, subpath: str, query: Any, trailing_slash: bool = False) -> dict[str, Any]:
+    """The versioned options object the parameter codec decodes from the query (and, for the proxies,
+    `getRequestOptions`' path: the parts after `proxy` with a leading slash, and the request's trailing one)."""
     kind = _OPTIONS_KIND[resource, sub]
     opts: dict[str, Any] = {"kind": kind, "apiVersion": "v1"}
     if sub in ("exec", "attach"):
@@ -50,8 +57,12 @@ def connect_options(resource: str, sub: str, subpath: str, query: Any) -> dict[s
         ports = [C.parse_int64(p) for p in query.getall("ports", [])]
         if ports:
             opts["ports"] = ports
-    elif subpath:
-        opts["path"] = subpath
+    else:
+        path = subpath if not subpath or subpath.startswith("/") else "/" + subpath
+        if trailing_slash and not path.endswith("/"):
+            path += "/"
+        if path:
+            opts["path"] = path
     return opts
 
 
@@ -69,40 +80,35 @@ async def _admit_connect(ctx: ServerContext, request: web.Request, route: Route,
     return opts
 
 
-def _unreachable(exc: C.Unreachable) -> E.StatusError:
-    """What a dial of the location gets on a network without it (Go's transport adds the scheme's port)."""
-    scheme, _, host = exc.location.partition("://")
-    if not host.rsplit("]", 1)[-1].count(":"):
-        host += ":443" if scheme == "https" else ":80"
-    return C.service_unavailable(f"error trying to reach service: dial tcp {host}: connect: connection refused")
-
-
 async def handle_connect(ctx: ServerContext, request: web.Request, route: Route) -> web.StreamResponse:
-    """One connect request: its options, admission (not for `pods/log`), then where it would lead."""
+    """One connect request: its options, admission (not for `pods/log`), where it leads, then the dial."""
     if route.namespace:
         check_path_segment(route.namespace, "Namespace")
     check_path_segment(route.name, "Name")
     sub, _, subpath = route.sub.partition("/")
     registry, query = ctx.registry, request.query
-    try:
-        if sub == "log":
-            opts = C.log_options(query, route.name)
-            C.pod_log(registry, route.namespace, route.name, opts)
+    if sub == "log":
+        log_opts = C.log_options(query, route.name)
+        loc = C.pod_log(registry, route.namespace, route.name, log_opts)
+        if loc is None:
             return web.Response(status=204)  # StreamObject: no stream
-        opts = await _admit_connect(ctx, request, route, sub, connect_options(route.resource, sub, subpath, query))
-        if route.resource == "pods" and sub in ("exec", "attach"):
-            C.stream_location(registry, route.namespace, route.name, opts.get("container", ""))
-        elif route.resource == "pods" and sub == "portforward":
-            C.stream_location(registry, route.namespace, route.name, None)
-        elif route.resource == "pods":
-            C.pod_proxy(registry, route.namespace, route.name)
-        elif route.resource == "services":
-            C.service_proxy(registry, route.namespace, route.name)
-        else:
-            C.node_proxy(registry, route.name)
-    except C.Unreachable as exc:
-        raise _unreachable(exc) from None
-    raise E.internal("connect: no answer")  # (not reached: every location raises)
+        return await stream_log(request, loc, route.name)
+    opts = await _admit_connect(ctx, request, route, sub, connect_options(
+        route.resource, sub, subpath, query, request.path.endswith("/")))
+    if route.resource == "pods" and sub in ("exec", "attach", "portforward"):
+        loc = C.stream_location(registry, route.namespace, route.name, sub, opts)
+        if sub != "portforward" and wants_translation(request.headers):  # a WebSocket v5 client (kubectl's)
+            return await translate(request, loc, opts)
+        if sub == "portforward" and wants_tunnel(request.headers):  # SPDY tunnelled in WebSocket (kubectl's)
+            return await tunnel(request, loc)
+        return await serve(request, loc, wrap=False, upgrade_required=True)
+    if route.resource == "pods":
+        loc = C.pod_proxy(registry, route.namespace, route.name)
+    elif route.resource == "services":
+        loc = C.service_proxy(registry, route.namespace, route.name)
+    else:
+        loc = C.node_proxy(registry, route.name)
+    return await serve(request, loc.with_path(str(opts.get("path") or "")), wrap=True, upgrade_required=False)
 
 
 __all__ = ["connect_options", "handle_connect"]

@@ -22,6 +22,29 @@ from .. import apierrors as E
 from ..godur import DurationError, parse_duration
 
 INVALID_TIMEOUT = "invalid timeout specified in the request URL"
+LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})
+_NAMESPACE_SUBRESOURCES = frozenset({"status", "finalize"})
+_MARKERS = tuple(f"/{s}" for s in sorted(LONG_RUNNING_SUBRESOURCES))
+
+
+def long_running_path(path: str) -> bool:
+    """`BasicLongRunningRequestCheck(watch, proxy; attach, exec, proxy, log, portforward)` on the request's path
+    (RequestInfo's reading of it, without the query's `watch`): the legacy `proxy` verb, or one of those
+    subresources of a resource (`pods/exec`, `services/proxy`, `nodes/proxy`, ...). No deadline for them."""
+    if not any(m in path for m in _MARKERS):
+        return False  # the common case, decided without splitting
+    parts = path.strip("/").split("/")
+    if parts[0] == "api" and len(parts) > 1:
+        parts = parts[2:]
+    elif parts[0] == "apis" and len(parts) > 2:
+        parts = parts[3:]
+    else:
+        return False
+    if parts and parts[0] == "proxy":
+        return True
+    if len(parts) > 2 and parts[0] == "namespaces" and parts[2] not in _NAMESPACE_SUBRESOURCES:
+        parts = parts[2:]
+    return len(parts) > 2 and parts[2] in LONG_RUNNING_SUBRESOURCES
 
 
 def requested_timeout(request: Any) -> float | None:
