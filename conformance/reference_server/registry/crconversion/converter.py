@@ -47,14 +47,14 @@ class Converter:
         if not self.webhook:
             return {**obj, "apiVersion": api_version}
         if obj.get("apiVersion") == api_version:
-            self._no_call(obj, api_version)
+            self.no_call(obj, api_version)
             return {**obj, "apiVersion": api_version}
         hit = memo.recall(obj, api_version)
         if hit is None:
             raise memo.ConversionPending(self, [obj], api_version)
         return hit
 
-    def _no_call(self, obj: dict[str, Any], api_version: str) -> None:
+    def no_call(self, obj: dict[str, Any], api_version: str) -> None:
         """v0.33's `crConverter.ConvertToVersion` has no early return for an object already in the version asked
         for: `webhookConverter.Convert` finds nothing to send and records a success (no call, no per-CRD
         duration: `converterMetric` times differing versions only). Once per object and version in a request,
