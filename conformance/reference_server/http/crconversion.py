@@ -18,7 +18,6 @@ from ..registry.crconversion.cache import Caches
 from ..registry.crconversion.webhook import ATTEMPTS, UNSETTLED, GetService, convert, failed, presented, resolve
 
 
-
 async def answer(obj: Any, get_service: GetService) -> Any:
     """A response's object (or list) with every `Unconverted` item converted."""
     if isinstance(obj, Unconverted):

@@ -53,7 +53,7 @@ def reinitializing() -> E.StatusError:
 class Attached:
     """One watch served by a cache: ended when the cache terminates its watchers."""
 
-    __slots__ = ("queue", "generation")
+    __slots__ = ("generation", "queue")
 
     def __init__(self, queue: asyncio.Queue, generation: int):
         self.queue, self.generation = queue, generation
@@ -82,6 +82,8 @@ class VersionCache:
             self._terminate_all()
             try:
                 await self._list_and_watch()
+            except Exception:  # noqa: BLE001 - the storage failed (closed, unreachable): LIST again, as the reflector
+                pass
             finally:
                 self.ready = False
                 if self._watcher is not None:

@@ -14,7 +14,7 @@ import requests
 from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry.crconversion import cache
 from tests.reference_server.registry.crconversion.test_crconversion_webhook import (  # noqa: F401
-    GROUP, CRDS, ConversionHook, Widgets, hook)
+    CRDS, GROUP, ConversionHook, Widgets, hook)
 from tests.reference_server.test_admission_webhooks import server  # noqa: F401 - a server per module
 
 BETA = f"{GROUP}/v1beta1"
