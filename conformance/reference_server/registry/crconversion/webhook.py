@@ -86,4 +86,4 @@ async def resolve(pending: memo.ConversionPending, get_service: GetService) -> N
     for obj, answer in zip(pending.objects, answers):
         if isinstance(answer, BaseException):
             raise answer
-        memo.remember(obj, pending.api_version, answer)
+        memo.remember(obj, pending.api_version, answer, pending.tag)

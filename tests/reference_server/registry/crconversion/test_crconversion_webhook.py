@@ -612,3 +612,26 @@ def test_an_older_storage_versions_object_is_converted_once_for_a_write_through_
         assert requests.get(w.url("v1", "old")).json()["spec"] == {"replicas": 5}  # stored in v1 now
     finally:
         requests.delete(f"{server.url}{CRDS}/{w.name}")
+
+
+def test_the_field_manager_asks_for_its_own_conversions(widgets: Widgets, hook: ConversionHook) -> None:
+    """A patch through v1beta1 of an object another manager wrote in v1: structured-merge-diff compares that
+    manager's fields in v1, converting the old and the new object there (`versionConverter.Convert`, its hub the
+    request's version: one review each), and the storage encoding then sends the new object again."""
+    created = widgets.create("v1", "q", {"replicas": 1})
+    assert created.status_code == 201
+    settle(widgets, created.json()["metadata"]["resourceVersion"])
+    start = len(hook.reviews)
+    r = requests.patch(widgets.url("v1beta1", "q"), params={"fieldManager": "patcher"},
+                       data=json.dumps({"spec": {"count": 2}}), headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200 and r.json()["spec"] == {"count": 2}, r.text
+    settle(widgets, r.json()["metadata"]["resourceVersion"])
+    asked = [([(o["apiVersion"], o["spec"]) for o in body["request"]["objects"]], body["request"]["desiredAPIVersion"])
+             for _, body in hook.reviews[start:]]
+    v1, beta = f"{GROUP}/v1", f"{GROUP}/v1beta1"
+    assert asked == [([(v1, {"replicas": 1})], beta),  # the current object, read in v1beta1
+                     ([(beta, {"count": 1})], v1), ([(beta, {"count": 2})], v1),  # the field manager's
+                     ([(beta, {"count": 2})], v1),  # stored
+                     ([(v1, {"replicas": 2})], beta), ([(v1, {"replicas": 2})], beta)]  # answered; the cache's
+    managers = {(m["manager"], m["apiVersion"]) for m in r.json()["metadata"]["managedFields"]}
+    assert managers == {("python-requests", v1), ("patcher", beta)}
