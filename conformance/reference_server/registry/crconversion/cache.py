@@ -22,6 +22,7 @@ are converted by the watch itself (http/crconversion.py `present_event`)."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from typing import Any, Callable
 
@@ -74,7 +75,9 @@ class VersionCache:
         self.generation = 0
         self._watcher: Any = None
         self.listed = asyncio.Event()  # the first LIST is over (converted or not)
-        self.task = loop.create_task(self._run())
+        # a context of its own: the request that starts it must not lend it its context variables (a pinned read,
+        # a deadline, a memo)
+        self.task = contextvars.Context().run(loop.create_task, self._run())
 
     # ---- the reflector ----------------------------------------------------------------------------
     async def _run(self) -> None:
