@@ -133,3 +133,17 @@ def test_a_failing_conversion_ends_the_watches_then_429_until_a_list_converts(
     assert requests.delete(picky.url("v1", "bad")).status_code == 200
     rv = requests.get(picky.url("v1")).json()["metadata"]["resourceVersion"]
     _until(lambda: _watch(picky, "v1beta1", rv, timeout=1).status_code == 200)  # the next LIST converts
+
+
+def test_a_new_cache_converts_each_stored_object_once_as_it_fills(widgets: Widgets, hook: ConversionHook) -> None:
+    """A spec change of the CRD starts new caches at its next request: the v1beta1 cache's LIST decodes each object
+    on its own (one review per object, etcd3's `GetList`); v1's needs no call."""
+    uids = [widgets.create("v1", name, {"replicas": i}).json()["metadata"]["uid"] for i, name in enumerate("ab")]
+    widgets.use("/convert", review_versions=("v1beta1", "v1"))  # (the caches are rebuilt)
+    start = len(hook.reviews)
+    assert requests.get(widgets.url("v1", "a")).status_code == 200  # asks the webhook nothing itself
+    for uid in uids:
+        sent = _until(lambda uid=uid: _to_beta(hook, start, uid))
+        assert len(sent) == 1
+    assert all(len(r["request"]["objects"]) == 1 and r["apiVersion"] == "apiextensions.k8s.io/v1beta1"
+               for _, r in hook.reviews[start:])
