@@ -147,3 +147,29 @@ def test_a_new_cache_converts_each_stored_object_once_as_it_fills(widgets: Widge
         assert len(sent) == 1
     assert all(len(r["request"]["objects"]) == 1 and r["apiVersion"] == "apiextensions.k8s.io/v1beta1"
                for _, r in hook.reviews[start:])
+
+
+def test_the_official_client_sees_the_watch_end_then_429(picky: Widgets, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `kubernetes` client's watch of v1beta1 ends without an error when the cache gives up on a change, and
+    its next watch is refused with the 429 a client retries after `Retry-After`."""
+    from kubernetes import client, watch
+
+    monkeypatch.setattr(cache, "RETRY_SECONDS", 0.5)
+    conf = client.Configuration()
+    conf.host = picky.server.url
+    api = client.CustomObjectsApi(client.ApiClient(conf))
+    rv = api.list_namespaced_custom_object(GROUP, "v1beta1", "default", picky.plural)["metadata"]["resourceVersion"]
+    assert picky.create("v1", "good", {"replicas": 1}).status_code == 201
+    w = watch.Watch()
+    seen: list[tuple[str, str]] = []
+    for i, ev in enumerate(w.stream(api.list_namespaced_custom_object, GROUP, "v1beta1", "default", picky.plural,
+                                    resource_version=rv, timeout_seconds=30)):
+        seen.append((ev["type"], ev["object"]["metadata"]["name"]))
+        if i == 0:
+            assert picky.create("v1", "bad", {"replicas": 1}).status_code == 201  # the cache cannot convert it
+    assert seen == [("ADDED", "good")]  # and no more: the stream ended without an event
+    with pytest.raises(client.ApiException) as err:
+        _until(lambda: list(watch.Watch().stream(api.list_namespaced_custom_object, GROUP, "v1beta1", "default",
+                                                 picky.plural, timeout_seconds=1)) and False)
+    assert err.value.status == 429 and err.value.headers["Retry-After"] == "1"
+    assert json.loads(err.value.body)["message"] == "storage is (re)initializing"
