@@ -160,7 +160,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     if cache is not None:
         try:
             attached = await cache.attach(watcher.queue)  # 429 while the cache cannot fill
-        except E.StatusError:
+        except BaseException:  # (or the client went while it waited)
             watcher.close()
             raise
     replayed(getattr(ctx, "metrics", None), store, len(backlog))
@@ -252,7 +252,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                     await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event, sent)
                 continue
             await send(ev)
-        if final_bookmark:  # a last BOOKMARK as a short watch ends
+        ended = attached is not None and attached.ended  # the watch cache ended it: nothing more is sent
+        if final_bookmark and not ended:  # a last BOOKMARK as a short watch ends
             watcher.request_progress()
             while True:
                 try:

@@ -54,10 +54,11 @@ def reinitializing() -> E.StatusError:
 class Attached:
     """One watch served by a cache: ended when the cache terminates its watchers."""
 
-    __slots__ = ("generation", "queue")
+    __slots__ = ("ended", "generation", "queue")
 
     def __init__(self, queue: asyncio.Queue, generation: int):
         self.queue, self.generation = queue, generation
+        self.ended = False  # terminated: nothing more is sent (no last BOOKMARK either)
 
 
 class VersionCache:
@@ -175,6 +176,7 @@ class VersionCache:
         """`terminateAllWatchers`: every watch of this cache ends."""
         self.generation += 1
         for att in self.attached:
+            att.ended = True
             att.queue.put_nowait(None)
         self.attached.clear()
         for _, fut in self.pending:
