@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import math
 import time
 from typing import Any, Callable
 
@@ -46,9 +47,12 @@ class Terminated(Exception):
 _PASSED = object()  # a future's answer: the cache is past this event without converting it (look again)
 
 
-def reinitializing() -> E.StatusError:
-    """`errors.NewTooManyRequests("storage is (re)initializing", 1)` (cacher.go `Watch` on a cache not ready)."""
-    return E.StatusError(E.status_dict(429, "TooManyRequests", REINITIALIZING, {"retryAfterSeconds": 1}))
+def reinitializing(last_error: str | None, downtime: float) -> E.StatusError:
+    """cacher.go `Watch` on a cache not ready: `errors.NewTooManyRequests` of ready.go's error (the last LIST's
+    error after it) and `calculateRetryAfterForUnreadyCache(downtime)`."""
+    message = f"{REINITIALIZING}: {last_error}" if last_error else REINITIALIZING
+    retry = int(min(30.0, max(1.0, math.exp(0.06 * downtime))))
+    return E.StatusError(E.status_dict(429, "TooManyRequests", message, {"retryAfterSeconds": retry}))
 
 
 class Attached:
@@ -67,7 +71,9 @@ class VersionCache:
     def __init__(self, store: Any, get_service: GetService, loop: asyncio.AbstractEventLoop):
         self.store, self.get_service, self.loop = store, get_service, loop
         self.key = "conversion:" + str(getattr(store, "present_key", store.api_version))
-        self.ready = False
+        self.ready = False  # ready.go's state: Pending until a LIST converts, Pending again when the watch gives up
+        self.last_error: str | None = None  # ready.go `lastErr`: what the last LIST and WATCH ended with
+        self.changed_at = time.monotonic()  # `lastStateChangeTime`
         self.stopped = False
         self.synced_rv = 0  # every change up to here is converted (or was listed past)
         self.objects: dict[tuple[str, str], tuple[int, Any]] = {}  # the converted objects, by (namespace, name)
@@ -84,18 +90,27 @@ class VersionCache:
     async def _run(self) -> None:
         while not self.stopped:
             self._terminate_all()
+            error: str | None = None
             try:
-                await self._list_and_watch()
-            except Exception:  # noqa: BLE001 - the storage failed (closed, unreachable): LIST again, as the reflector
-                pass
+                error = await self._list_and_watch()
+            except Exception as exc:  # noqa: BLE001 - the storage failed (closed, unreachable): LIST again
+                error = str(exc)
             finally:
-                self.ready = False
+                self._set(False, error)  # startCaching: `c.ready.setError(err)`
                 if self._watcher is not None:
                     self._watcher.close()
                     self._watcher = None
             await asyncio.sleep(RELIST_SECONDS)
 
-    async def _list_and_watch(self) -> None:
+    def _set(self, ok: bool, error: str | None = None) -> None:
+        """ready.go `set`: the error kept, the time of a change of state noted."""
+        self.last_error = error
+        if ok != self.ready:
+            self.ready, self.changed_at = ok, time.monotonic()
+
+    async def _list_and_watch(self) -> str | None:
+        """The reflector's `ListAndWatch`: the LIST's error (`failed to list <gvk>: ...`), or None when its watch
+        gave up or ended."""
         base = getattr(self.store, "base", self.store)  # a served version's view reads the storage version's store
         items, rv = base.store.list(base.info.plural, None, shared=True)
         backlog, self._watcher, _ = base.watch(None, ListOptions(resource_version=str(rv)), self.loop)
@@ -104,26 +119,29 @@ class VersionCache:
             for obj in items:  # GetList: one decoding (review) per object; the first failure ends the LIST
                 try:
                     shown = await self._decode(obj)
-                except E.StatusError:
-                    return
+                except E.StatusError as exc:
+                    gvk = f"{self.store.api_version}, Kind={self.store.info.kind}"  # (GroupVersionKind.String())
+                    return f"failed to list {gvk}: {exc.status.get('message', '')}"
                 meta = obj.get("metadata") or {}
                 objects[(meta.get("namespace") or "", meta.get("name") or "")] = (_rv(obj), shown)
-            self.objects, self.ready = objects, True
+            self.objects = objects
+            self._set(True)
         finally:
             self.listed.set()
         self._advance(int(rv))
         queue = self._watcher.queue
         for ev in backlog:
             if not await self._process(ev):
-                return
+                return None
         while not self.stopped:
             ev = await queue.get()
             if ev is None:
-                return
+                return None
             if isinstance(ev, Progress):
                 continue
             if not await self._process(ev):
-                return
+                return None
+        return None
 
     async def _process(self, ev: Any) -> bool:
         """One change converted (retried for RETRY_SECONDS while the webhook fails); False when given up."""
@@ -206,7 +224,7 @@ class VersionCache:
             except asyncio.TimeoutError:
                 pass
         if not self.ready and not self.stopped:
-            raise reinitializing()
+            raise reinitializing(self.last_error, time.monotonic() - self.changed_at)
         att = Attached(queue, self.generation)
         self.attached.add(att)
         return att

@@ -270,7 +270,9 @@ def test_failed_conversion_keeps_the_watch_cache_from_filling(widgets: Widgets) 
     widgets.use("/failure")
     params = {"watch": "1", "resourceVersion": "0", "timeoutSeconds": "1"}
     r = requests.get(widgets.url("v1beta1"), params=params)
-    assert r.status_code == 429 and r.json()["message"] == "storage is (re)initializing", r.text
+    assert r.status_code == 429 and r.json()["message"] == (
+        f"storage is (re)initializing: failed to list {GROUP}/v1beta1, Kind=Widget: conversion webhook for "
+        f"{GROUP}/v1, Kind=Widget failed: custom webhook conversion error"), r.text
     with requests.get(widgets.url("v1"), params=params, stream=True, timeout=30) as w:
         events = [json.loads(line) for line in w.iter_lines() if line]
     assert [(e["type"], e["object"]["spec"]) for e in events] == [("ADDED", {"replicas": 1})]
