@@ -24,6 +24,8 @@ class VersionConverter:
     storage: str
     to_storage: dict[str, Converter] = field(default_factory=dict)
     from_storage: dict[str, Converter] = field(default_factory=dict)
+    direct: Callable[[dict[str, Any], str, str], dict[str, Any]] | None = None
+    """(obj, from, to) converted in one step (a custom resource's: its hub is the request's version)."""
 
     def add(self, api_version: str, to_storage: Converter, from_storage: Converter) -> None:
         self.to_storage[api_version], self.from_storage[api_version] = to_storage, from_storage
@@ -35,6 +37,8 @@ class VersionConverter:
         """`obj` (in `from_version`) in `to_version`, through the storage version."""
         if from_version == to_version:
             return obj
+        if self.direct is not None:
+            return {**self.direct(obj, from_version, to_version), "apiVersion": to_version}
         stored = obj if from_version == self.storage else self.to_storage[from_version](obj)
         out = stored if to_version == self.storage else self.from_storage[to_version](stored)
         return {**out, "apiVersion": to_version}

@@ -14,10 +14,8 @@ from typing import Any, Awaitable, Callable, Iterator
 from .. import apierrors as E
 from ..admission.webhooks.review import internal
 from ..registry.crconversion import ConversionPending, Unconverted, memo
-from ..registry.crconversion.webhook import GetService, convert, failed, resolve
-
-ATTEMPTS = 8  # a request whose conversions keep changing (a webhook answering differently each time) gives up
-UNSETTLED = "conversion did not settle: the conversion webhook answered differently each time"
+from ..registry.crconversion.cache import Caches
+from ..registry.crconversion.webhook import ATTEMPTS, UNSETTLED, GetService, convert, failed, presented, resolve
 
 
 async def answer(obj: Any, get_service: GetService) -> Any:
@@ -72,6 +70,15 @@ async def admitted_once(parts: list[Any], admit: Callable[[], Awaitable[dict[str
     return out
 
 
+def start_caches(caches: Caches, custom: Any, store: Any) -> None:
+    """The watch caches of `store`'s CRD (every served version's), started by its first request as upstream's
+    `getOrCreateServingInfoFor` starts them (registry/crconversion/cache.py)."""
+    base = getattr(store, "base", store)
+    key = getattr(base, "crd_key", None)
+    if key is not None:
+        caches.ensure(base.crd_name, key, lambda: custom.served(base.crd_name), custom.crd_key)
+
+
 class ConversionFailed(E.StatusError):
     """A watch event that could not be converted: the `InternalError` the watch ends with."""
 
@@ -80,13 +87,7 @@ async def present_event(present: Callable[[Any], Any], obj: dict[str, Any], get_
     """A watch event's object in the watch's version: each event asks the webhook as it comes (its own memo); a
     failed conversion is a `StatusError` the watch ends with."""
     try:
-        with request_memo():
-            for _ in range(ATTEMPTS):
-                try:
-                    return present(obj)
-                except ConversionPending as pending:
-                    await resolve(pending, get_service)
-        raise failed(UNSETTLED)
+        return await presented(present, obj, get_service)
     except E.StatusError as exc:
         raise ConversionFailed(internal(ValueError(exc.status.get("message", ""))).status) from None
 

@@ -14,6 +14,7 @@ from ..admission import create_admission, update_admission
 from ..admission.chain import note_items
 from ..registry import GenericStore
 from ..registry.createonupdate import allows_create_on_update
+from ..registry.crconversion.cache import Caches
 from ..registry.namespace import NamespaceStore
 from ..registry.store import DeleteOptions, ListOptions, check_get_rv
 from ..registry.subresources import (SCALE_API_VERSION, SCALE_GROUP, SCALE_KIND, SCALE_VERSION,
@@ -42,7 +43,7 @@ from .authz import REQUESTER
 from .webhookcalls import (PATCH_ATTEMPTS, Stale, on_create, on_delete, on_update, on_write, pinned, releasing,
                           webhook_admission)
 from .webhookcalls import subresource as subresource_name
-from .crconversion import AnswerPending, answer, converting, unconverted
+from .crconversion import AnswerPending, answer, converting, start_caches, unconverted
 from .watch import serve_watch
 from .cacheread import got_at, list_read
 
@@ -108,6 +109,7 @@ class Handlers:
         self.fresh = FreshnessGate(ctx.store)  # reads at resourceVersion "" see every acknowledged write
         # admission/webhooks/: awaited around the writes
         self.webhooks = webhook_admission(ctx.registry, ctx.authorizer)
+        self.caches = Caches(self.webhooks.service)  # CRDs' watch caches, converting every change (crconversion/)
 
     # ---- dispatch --------------------------------------------------------------------------------
     def handle(self, request: web.Request, route: Route) -> Awaitable[web.StreamResponse]:
@@ -119,6 +121,7 @@ class Handlers:
         store = self._store(route)
         converter = getattr(store, "converter", None)
         if converter is not None and converter.webhook:  # a custom resource's version its webhook converts
+            start_caches(self.caches, self.ctx.registry.custom, store)
             return converting(lambda: self._handle(request, route, store), self.webhooks.service)
         return self._handle(request, route, store)
 
@@ -143,7 +146,7 @@ class Handlers:
                 opts = P.list_options(query, named)
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster",
-                                             get_service=self.webhooks.service)
+                                             get_service=self.webhooks.service, caches=self.caches)
                 listed = await list_read(self.fresh, getattr(self.ctx, "metrics", None), store, opts,
                                          lambda: self._list(store, ns, opts, route))
                 return self._respond(request, listed, store=store)

@@ -17,6 +17,7 @@ from ..registry import GenericStore, ListOptions
 from ..storage import Progress, TooOldResourceVersionError
 from ..storage.interface import Event
 from . import hooks
+from ..registry.crconversion.cache import Terminated
 from .crconversion import ConversionFailed, present_event
 from .respond import PROTOBUF, dumps_line, protobuf_ok
 
@@ -129,8 +130,9 @@ def _timeout(query: Any) -> float:
 
 
 async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: str | None, opts: ListOptions,
-                      *, cluster: bool = False, get_service: Any = None) -> web.StreamResponse:
-    """Stream events until `timeoutSeconds`, server shutdown or client disconnect."""
+                      *, cluster: bool = False, get_service: Any = None, caches: Any = None) -> web.StreamResponse:
+    """Stream events until `timeoutSeconds`, server shutdown or client disconnect. A version of a CRD with a
+    conversion webhook is served from that version's watch cache (`caches`: registry/crconversion/cache.py)."""
     if request.query.get("sendInitialEvents") is not None:
         raise E.invalid("ListOptions", "", [E.field_forbidden(
             "sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate "
@@ -153,6 +155,14 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
         backlog, watcher, pred = store.watch(ns, opts, loop)
     except TooOldResourceVersionError as exc:
         too_old, backlog, watcher, pred = exc, [], None, (lambda o: True)
+    cache = caches.of(store) if webhook and caches is not None and watcher is not None else None
+    attached: Any = None
+    if cache is not None:
+        try:
+            attached = await cache.attach(watcher.queue)  # 429 while the cache cannot fill
+        except BaseException:  # (or the client went while it waited)
+            watcher.close()
+            raise
     replayed(getattr(ctx, "metrics", None), store, len(backlog))
     resp = web.StreamResponse(status=200, headers={"Content-Type": content_type,
                                                    "Cache-Control": "no-cache, private"})
@@ -185,7 +195,10 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 cached = embed is None and out[1] is ev.object
                 line = ev.encoded.get(cache_prefix + out[0]) if cached else None
                 if line is None:
-                    shown = present(out[1]) if not webhook else await present_event(present, out[1], get_service)
+                    shown = await _cached(cache, attached, ev, out[1]) if cache is not None else None
+                    if shown is None:
+                        shown = present(out[1]) if not webhook else await present_event(present, out[1],
+                                                                                         get_service)
                     line = encode_event(out[0], embed(shown) if embed else shown)
                     if cached:
                         ev.encoded[cache_prefix + out[0]] = line
@@ -239,7 +252,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                     await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event, sent)
                 continue
             await send(ev)
-        if final_bookmark:  # a last BOOKMARK as a short watch ends
+        ended = attached is not None and attached.ended  # the watch cache ended it: nothing more is sent
+        if final_bookmark and not ended:  # a last BOOKMARK as a short watch ends
             watcher.request_progress()
             while True:
                 try:
@@ -259,16 +273,32 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
         line = encode_event("ERROR", exc.status)  # (`transformErrorToEvent`: InternalError) and the watch ends
         sent(line)
         await resp.write(line)
-    except (ConnectionResetError, ConnectionError):
+    except (ConnectionResetError, ConnectionError, Terminated):  # Terminated: the watch cache ended its watches
         pass
     finally:
         if watcher is not None:
             watcher.close()
+        if cache is not None:
+            cache.detach(attached)
     try:
         await resp.write_eof()
     except (ConnectionResetError, ConnectionError, RuntimeError):
         pass
     return resp
+
+
+async def _cached(cache: Any, attached: Any, ev: Event, obj: dict[str, Any]) -> Any:
+    """`obj` (the event's object, or its previous state for a selector's DELETED) as the watch cache converted
+    it, or None when the cache did not (the caller converts it)."""
+    got = await cache.shown(ev, attached)
+    if got is None:
+        return None
+    if obj is ev.object:
+        return got[0]
+    if got[1] is None:
+        return None
+    prev = got[1]
+    return {**prev, "metadata": {**(prev.get("metadata") or {}), "resourceVersion": str(ev.rv)}}
 
 
 def _next_bookmark(now: float, deadline: float) -> float | None:

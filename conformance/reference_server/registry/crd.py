@@ -68,6 +68,13 @@ def storage_version(crd: dict[str, Any]) -> dict[str, Any] | None:
     return next((v for v in (crd.get("spec") or {}).get("versions") or [] if v.get("storage")), None)
 
 
+def crd_key(crd: dict[str, Any]) -> tuple[Any, Any]:
+    """A CRD's uid and generation: its served storages are rebuilt when they change (upstream's crdHandler
+    keeps them while only the status changes)."""
+    meta = crd.get("metadata") or {}
+    return meta.get("uid"), meta.get("generation")
+
+
 def is_established(crd: dict[str, Any]) -> bool:
     c = condition(crd, "Established")
     return bool(c and c.get("status") == "True")
@@ -433,6 +440,7 @@ class CustomResourceStore(StoredVersions, GroupStore):
                          spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
         self.storage_key = key
+        self.crd_key = crd_key(crd)  # what its watch caches are kept under (crconversion/cache.py)
         # the decoder's field model must not read it as a core kind of the same name (a `Service` of its own
         # group): http/handlers.py `_schema_kind`, http/decode.py `check_go_types`
         self.schema_kind = f"{spec['group']}/{names['kind']}"
@@ -537,6 +545,19 @@ class CustomResources:
             del self._cache[name]
             self._views.pop(name, None)
         return out
+
+    def served(self, crd_name: str) -> list[GroupStore]:
+        """Every served version's store of a CRD (the storage version's first), as the last `stores()` left them."""
+        base = self._cache.get(crd_name)
+        return [base[1], *self._views.get(crd_name, {}).values()] if base is not None else []
+
+    def crd_key(self, crd_name: str) -> tuple[Any, Any] | None:
+        """The CRD's `crd_key` now (None when it is gone or not established)."""
+        try:
+            crd = self.store.get(CRD_KEY, "", crd_name, shared=True)
+        except KeyNotFoundError:
+            return None
+        return crd_key(crd) if is_established(crd) else None
 
     def views(self, refresh: bool = True) -> list[CustomResourceView]:
         """The served versions other than the storage versions (discovery lists them too); `refresh=False`: as

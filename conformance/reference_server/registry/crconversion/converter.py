@@ -42,19 +42,26 @@ class Converter:
         return {"name": f"conversion_webhook_for_{self.crd_name}", "clientConfig": cc,
                 "timeoutSeconds": TIMEOUT_SECONDS}
 
-    def convert(self, obj: dict[str, Any], api_version: str) -> dict[str, Any]:
-        """`obj` in `api_version` (a new object; `obj` is left untouched)."""
+    def convert(self, obj: dict[str, Any], api_version: str, tag: str = "") -> dict[str, Any]:
+        """`obj` in `api_version` (a new object; `obj` is left untouched); `tag`: who asks, when its answers are
+        its own (memo.py)."""
         if not self.webhook:
             return {**obj, "apiVersion": api_version}
         if obj.get("apiVersion") == api_version:
-            self._no_call(obj, api_version)
+            self.no_call(obj, api_version)
             return {**obj, "apiVersion": api_version}
-        hit = memo.recall(obj, api_version)
+        hit = memo.recall(obj, api_version, tag)
         if hit is None:
-            raise memo.ConversionPending(self, [obj], api_version)
+            raise memo.ConversionPending(self, [obj], api_version, tag)
         return hit
 
-    def _no_call(self, obj: dict[str, Any], api_version: str) -> None:
+    def for_field_manager(self, obj: dict[str, Any], from_version: str, to_version: str) -> dict[str, Any]:
+        """The field manager's conversion (`versionConverter.Convert`, whose hub for a custom resource is the
+        request's version: straight from one version to the other, one review), asked for on its own: the
+        storage encoding asks again for the object it converts too."""
+        return self.convert({**obj, "apiVersion": from_version}, to_version, tag="fieldmanager:")
+
+    def no_call(self, obj: dict[str, Any], api_version: str) -> None:
         """v0.33's `crConverter.ConvertToVersion` has no early return for an object already in the version asked
         for: `webhookConverter.Convert` finds nothing to send and records a success (no call, no per-CRD
         duration: `converterMetric` times differing versions only). Once per object and version in a request,

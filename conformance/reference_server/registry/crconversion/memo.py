@@ -19,16 +19,18 @@ class ConversionPending(Exception):
     """`objects` (each its own ConversionReview, as the storage decodes items one by one) must be converted to
     `api_version` by `converter`'s webhook before the request can go on."""
 
-    def __init__(self, converter: Any, objects: list[dict[str, Any]], api_version: str):
+    def __init__(self, converter: Any, objects: list[dict[str, Any]], api_version: str, tag: str = ""):
         super().__init__(f"conversion to {api_version} pending")
-        self.converter, self.objects, self.api_version = converter, objects, api_version
+        self.converter, self.objects, self.api_version, self.tag = converter, objects, api_version, tag
 
 
-def key(obj: dict[str, Any], api_version: str) -> str:
+def key(obj: dict[str, Any], api_version: str, tag: str = "") -> str:
+    """`tag`: who asks (the field manager's conversions are its own: upstream's structured-merge-diff asks the
+    webhook for an object the storage encoding then sends again)."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     body = {k: v for k, v in obj.items() if k != "metadata"}
-    return json.dumps([api_version, body, meta.get("labels"), meta.get("annotations")], sort_keys=True,
-                      separators=(",", ":"), default=str)
+    return tag + json.dumps([api_version, body, meta.get("labels"), meta.get("annotations")], sort_keys=True,
+                            separators=(",", ":"), default=str)
 
 
 def start() -> contextvars.Token:
@@ -60,16 +62,16 @@ def first(tag: str, obj: dict[str, Any], api_version: str) -> bool:
     return True
 
 
-def remember(obj: dict[str, Any], api_version: str, converted: dict[str, Any]) -> None:
+def remember(obj: dict[str, Any], api_version: str, converted: dict[str, Any], tag: str = "") -> None:
     memo = MEMO.get()
     if memo is not None:
-        memo[key(obj, api_version)] = converted
+        memo[key(obj, api_version, tag)] = converted
 
 
-def recall(obj: dict[str, Any], api_version: str) -> dict[str, Any] | None:
+def recall(obj: dict[str, Any], api_version: str, tag: str = "") -> dict[str, Any] | None:
     """The remembered conversion of `obj`, its metadata `obj`'s with the answer's labels and annotations."""
     memo = MEMO.get()
-    hit = memo.get(key(obj, api_version)) if memo is not None else None
+    hit = memo.get(key(obj, api_version, tag)) if memo is not None else None
     if hit is None:
         return None
     out = copy.deepcopy(hit)

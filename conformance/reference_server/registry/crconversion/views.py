@@ -115,4 +115,6 @@ def served_views(base: Any, crd: dict[str, Any], strategies: Callable[[dict[str,
         if isinstance(v, dict) and v.get("served") and v.get("name") and v["name"] != base.version:
             view = out[v["name"]] = CustomResourceView(base, v["name"], converter, strategies(v))
             view.served_by(base)
+    if converter.webhook and base.__dict__.get("version_converter") is not None:
+        base.version_converter.direct = converter.for_field_manager
     return out

@@ -60,6 +60,25 @@ def _version(api_version: Any) -> str:
     return str(api_version or "").rpartition("/")[2]
 
 
+ATTEMPTS = 8  # a conversion that keeps asking again (a webhook answering differently each time) gives up
+UNSETTLED = "conversion did not settle: the conversion webhook answered differently each time"
+
+
+async def presented(present: Callable[[Any], Any], obj: dict[str, Any], get_service: GetService) -> Any:
+    """`present(obj)` (a version's decoding of a stored object) with the webhook's answers it asks for, in a memo
+    of its own (one watch event's decoding); a failed conversion is the `StatusError` `failed` makes."""
+    token = memo.start()
+    try:
+        for _ in range(ATTEMPTS):
+            try:
+                return present(obj)
+            except memo.ConversionPending as pending:
+                await resolve(pending, get_service)
+        raise failed(UNSETTLED)
+    finally:
+        memo.MEMO.reset(token)
+
+
 async def resolve(pending: memo.ConversionPending, get_service: GetService) -> None:
     """Ask the webhook for every object `pending` names (at once) and remember the answers for the request."""
     answers = await asyncio.gather(*(convert(pending.converter, o, pending.api_version, get_service)
@@ -67,4 +86,4 @@ async def resolve(pending: memo.ConversionPending, get_service: GetService) -> N
     for obj, answer in zip(pending.objects, answers):
         if isinstance(answer, BaseException):
             raise answer
-        memo.remember(obj, pending.api_version, answer)
+        memo.remember(obj, pending.api_version, answer, pending.tag)

@@ -1,0 +1,296 @@
+"""Each served version's watch cache of a CRD with a conversion webhook, as kube-apiserver 1.33 keeps one
+(`apiextensions-apiserver/pkg/apiserver/customresource_handler.go`: a storage per served version, each decorated
+with a cacher; `apiserver/pkg/storage/cacher/cacher.go`: the cacher's reflector LISTs then WATCHes etcd through
+that version's codec, so every stored change is decoded, and converted by the webhook, once per served version,
+whether or not anyone watches; `client-go/tools/cache/reflector.go`: its watch loop).
+
+What a webhook author sees, and what this module does the same way:
+- the caches start with the CRD's first request (`getOrCreateServingInfoFor`), one per served version: a LIST
+  whose objects are converted one review each (`etcd3/store.go` `GetList` decodes item by item, and stops at the
+  first failure), then one review per change (`etcd3/watcher.go` decodes an ADDED/MODIFIED event's object and a
+  DELETED event's last state); a spec change of the CRD starts new caches (`updateCustomResourceDefinition`);
+- a watch of that version is served from its cache: every watcher gets the cache's conversion, none asks again;
+- a change the webhook fails to convert ends etcd3's watch with an `InternalError` event; the reflector retries
+  the watch from its last resourceVersion (the same change, converted again) for `MaxInternalErrorRetryDuration`
+  (30 s); then `ListAndWatch` returns, the cache is not ready (a new watch is answered 429 `storage is
+  (re)initializing`, `retryAfterSeconds` 1: `cacher.Watch`), and a second later `startCaching` ends every watch
+  of that cache (`terminateAllWatchers`: the stream closes, no error event) and LISTs again, every second until
+  the LIST converts.
+
+Events this cache never converted (a watch resuming from before the cache's LIST, which upstream answers 410)
+are converted by the watch itself (http/crconversion.py `present_event`)."""
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import math
+import time
+from typing import Any, Callable
+
+from ... import apierrors as E
+from ...aiotime import within
+from ...storage import Progress
+from ..store import ListOptions
+from .webhook import GetService, presented
+
+RETRY_SECONDS = 30.0  # cacher.go: `reflector.MaxInternalErrorRetryDuration = time.Second * 30`
+RETRY_PAUSE = 0.1  # ours: between two conversions of a failing change (the reflector re-watches at once)
+RELIST_SECONDS = 1.0  # cacher.go: `wait.Until(startCaching, time.Second)`
+FIRST_LIST_SECONDS = 5.0  # ours: how long a watch waits for a new cache's first LIST before its 429
+REINITIALIZING = "storage is (re)initializing"
+
+
+class Terminated(Exception):
+    """The cache ended its watches (`terminateAllWatchers`): the stream closes without an event."""
+
+
+_PASSED = object()  # a future's answer: the cache is past this event without converting it (look again)
+
+
+def reinitializing(last_error: str | None, downtime: float) -> E.StatusError:
+    """cacher.go `Watch` on a cache not ready: `errors.NewTooManyRequests` of ready.go's error (the last LIST's
+    error after it) and `calculateRetryAfterForUnreadyCache(downtime)`."""
+    message = f"{REINITIALIZING}: {last_error}" if last_error else REINITIALIZING
+    retry = int(min(30.0, max(1.0, math.exp(0.06 * downtime))))
+    return E.StatusError(E.status_dict(429, "TooManyRequests", message, {"retryAfterSeconds": retry}))
+
+
+class Attached:
+    """One watch served by a cache: ended when the cache terminates its watchers."""
+
+    __slots__ = ("ended", "generation", "queue")
+
+    def __init__(self, queue: asyncio.Queue, generation: int):
+        self.queue, self.generation = queue, generation
+        self.ended = False  # terminated: nothing more is sent (no last BOOKMARK either)
+
+
+class VersionCache:
+    """One served version's cache (`store`: that version's store, whose `present` decodes a stored object)."""
+
+    def __init__(self, store: Any, get_service: GetService, loop: asyncio.AbstractEventLoop):
+        self.store, self.get_service, self.loop = store, get_service, loop
+        self.key = "conversion:" + str(getattr(store, "present_key", store.api_version))
+        self.ready = False  # ready.go's state: Pending until a LIST converts, Pending again when the watch gives up
+        self.last_error: str | None = None  # ready.go `lastErr`: what the last LIST and WATCH ended with
+        self.changed_at = time.monotonic()  # `lastStateChangeTime`
+        self.stopped = False
+        self.synced_rv = 0  # every change up to here is converted (or was listed past)
+        self.objects: dict[tuple[str, str], tuple[int, Any]] = {}  # the converted objects, by (namespace, name)
+        self.pending: list[tuple[int, asyncio.Future]] = []
+        self.attached: set[Attached] = set()
+        self.generation = 0
+        self._watcher: Any = None
+        self.listed = asyncio.Event()  # the first LIST is over (converted or not)
+        # a context of its own: the request that starts it must not lend it its context variables (a pinned read,
+        # a deadline, a memo)
+        self.task = contextvars.Context().run(loop.create_task, self._run())
+
+    # ---- the reflector ----------------------------------------------------------------------------
+    async def _run(self) -> None:
+        while not self.stopped:
+            self._terminate_all()
+            error: str | None = None
+            try:
+                error = await self._list_and_watch()
+            except Exception as exc:  # noqa: BLE001 - the storage failed (closed, unreachable): LIST again
+                error = str(exc)
+            finally:
+                self._set(False, error)  # startCaching: `c.ready.setError(err)`
+                if self._watcher is not None:
+                    self._watcher.close()
+                    self._watcher = None
+            await asyncio.sleep(RELIST_SECONDS)
+
+    def _set(self, ok: bool, error: str | None = None) -> None:
+        """ready.go `set`: the error kept, the time of a change of state noted."""
+        self.last_error = error
+        if ok != self.ready:
+            self.ready, self.changed_at = ok, time.monotonic()
+
+    async def _list_and_watch(self) -> str | None:
+        """The reflector's `ListAndWatch`: the LIST's error (`failed to list <gvk>: ...`), or None when its watch
+        gave up or ended."""
+        base = getattr(self.store, "base", self.store)  # a served version's view reads the storage version's store
+        items, rv = base.store.list(base.info.plural, None, shared=True)
+        backlog, self._watcher, _ = base.watch(None, ListOptions(resource_version=str(rv)), self.loop)
+        objects: dict[tuple[str, str], tuple[int, Any]] = {}
+        try:
+            for obj in items:  # GetList: one decoding (review) per object; the first failure ends the LIST
+                try:
+                    shown = await self._decode(obj)
+                except E.StatusError as exc:
+                    gvk = f"{self.store.api_version}, Kind={self.store.info.kind}"  # (GroupVersionKind.String())
+                    return f"failed to list {gvk}: {exc.status.get('message', '')}"
+                meta = obj.get("metadata") or {}
+                objects[(meta.get("namespace") or "", meta.get("name") or "")] = (_rv(obj), shown)
+            self.objects = objects
+            self._set(True)
+        finally:
+            self.listed.set()
+        self._advance(int(rv))
+        queue = self._watcher.queue
+        for ev in backlog:
+            if not await self._process(ev):
+                return None
+        while not self.stopped:
+            ev = await queue.get()
+            if ev is None:
+                return None
+            if isinstance(ev, Progress):
+                continue
+            if not await self._process(ev):
+                return None
+        return None
+
+    async def _process(self, ev: Any) -> bool:
+        """One change converted (retried for RETRY_SECONDS while the webhook fails); False when given up."""
+        first = 0.0
+        while True:
+            try:
+                shown = await self._decode(ev.object)
+                break
+            except E.StatusError:
+                now = time.monotonic()
+                first = first or now
+                if now - first > RETRY_SECONDS or self.stopped:
+                    return False
+                await asyncio.sleep(RETRY_PAUSE)
+        key = (ev.namespace, ev.name)
+        prev = self.objects.get(key)
+        if ev.type == "DELETED":
+            self.objects.pop(key, None)
+        else:
+            self.objects[key] = (ev.rv, shown)
+        fut = ev.encoded.get(self.key)
+        if fut is None:
+            fut = ev.encoded[self.key] = self.loop.create_future()
+        if not fut.done():
+            fut.set_result((shown, prev[1] if prev is not None else None))
+        self._advance(ev.rv)
+        return True
+
+    async def _decode(self, obj: dict[str, Any]) -> Any:
+        """`obj` decoded in this version (a review when it is in another; in this one, the converter's no-call
+        success in the metrics: `crConverter.ConvertToVersion` has no early return)."""
+        converter = getattr(self.store, "converter", None)
+        if converter is not None and obj.get("apiVersion") == self.store.api_version and \
+                getattr(self.store, "base", None) is None:  # (a served version's converter counts it itself)
+            converter.no_call(obj, self.store.api_version)
+        return await presented(self.store.present, obj, self.get_service)
+
+    def _advance(self, rv: int) -> None:
+        self.synced_rv = max(self.synced_rv, rv)
+        waiting = []
+        for at, fut in self.pending:
+            if at <= self.synced_rv:
+                if not fut.done():
+                    fut.set_result(_PASSED)
+            else:
+                waiting.append((at, fut))
+        self.pending = waiting
+
+    def _terminate_all(self) -> None:
+        """`terminateAllWatchers`: every watch of this cache ends."""
+        self.generation += 1
+        for att in self.attached:
+            att.ended = True
+            att.queue.put_nowait(None)
+        self.attached.clear()
+        for _, fut in self.pending:
+            if not fut.done():
+                fut.set_exception(Terminated())
+        self.pending = []
+
+    def stop(self) -> None:
+        """The CRD changed or went: the cache ends; its watches convert what is left themselves."""
+        self.stopped = True
+        self.task.cancel()
+        for _, fut in self.pending:
+            if not fut.done():
+                fut.set_result(_PASSED)
+        self.pending = []
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+
+    # ---- the watches it serves ---------------------------------------------------------------------
+    async def attach(self, queue: asyncio.Queue) -> Attached:
+        """A new watch of this version (429 while the cache is not ready, as `cacher.Watch` answers; a new cache's
+        first LIST is waited for, as long as upstream's LIST of etcd would take)."""
+        if not self.listed.is_set():
+            try:
+                await within(self.listed.wait(), FIRST_LIST_SECONDS)
+            except asyncio.TimeoutError:
+                pass
+        if not self.ready and not self.stopped:
+            raise reinitializing(self.last_error, time.monotonic() - self.changed_at)
+        att = Attached(queue, self.generation)
+        self.attached.add(att)
+        return att
+
+    def detach(self, att: Attached) -> None:
+        self.attached.discard(att)
+
+    async def shown(self, ev: Any, att: Attached) -> tuple[Any, Any] | None:
+        """(the event's object, the object's previous state or None) as this cache converted them, or None when
+        it did not (the caller converts); `Terminated` once the cache has ended its watches."""
+        while True:
+            if att.generation != self.generation and not self.stopped:
+                raise Terminated()
+            fut = ev.encoded.get(self.key)
+            if fut is None:
+                if self.stopped or ev.rv <= self.synced_rv:
+                    hit = self.objects.get((ev.namespace, ev.name))
+                    if hit is not None and hit[0] == ev.rv and ev.type != "DELETED" and not self.stopped:
+                        return hit[1], None
+                    return None
+                fut = ev.encoded[self.key] = self.loop.create_future()
+                self.pending.append((ev.rv, fut))
+            got = await asyncio.shield(fut)
+            if got is not _PASSED:
+                return got
+            if fut is ev.encoded.get(self.key):
+                del ev.encoded[self.key]
+
+
+class Caches:
+    """The running caches, by CRD: started by a CRD's first request, replaced when its spec changes."""
+
+    def __init__(self, get_service: GetService):
+        self.get_service = get_service
+        self._by_crd: dict[str, tuple[Any, dict[str, VersionCache]]] = {}
+
+    def ensure(self, crd_name: str, key: Any, stores: Callable[[], list[Any]],
+               current: Callable[[str], Any]) -> None:
+        """The caches of `crd_name`'s served versions (`stores()`), under `key` (its uid and generation);
+        `current(name)`: a CRD's key now (None when gone), to stop the caches of CRDs changed since."""
+        kept = self._by_crd.get(crd_name)
+        if kept is not None and kept[0] == key:
+            return
+        for name, (old_key, caches) in list(self._by_crd.items()):
+            if name == crd_name or current(name) != old_key:
+                for cache in caches.values():
+                    cache.stop()
+                del self._by_crd[name]
+        loop = asyncio.get_running_loop()
+        self._by_crd[crd_name] = (key, {s.api_version: VersionCache(s, self.get_service, loop) for s in stores()})
+
+    def of(self, store: Any) -> VersionCache | None:
+        """The running cache of a served version's store, if any."""
+        kept = self._by_crd.get(getattr(store, "crd_name", ""))
+        cache = kept[1].get(getattr(store, "api_version", "")) if kept is not None else None
+        return cache if cache is not None and not cache.stopped else None
+
+    def stop(self) -> None:
+        for _, caches in self._by_crd.values():
+            for cache in caches.values():
+                cache.stop()
+        self._by_crd.clear()
+
+
+def _rv(obj: dict[str, Any]) -> int:
+    try:
+        return int((obj.get("metadata") or {}).get("resourceVersion") or 0)
+    except (TypeError, ValueError):
+        return 0

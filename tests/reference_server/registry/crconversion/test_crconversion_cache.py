@@ -1,0 +1,183 @@
+"""The watch caches of a CRD's served versions (registry/crconversion/cache.py): every change is converted once
+per served version by that version's cache, whether or not anyone watches; watches of that version share the
+cache's conversion; a change the webhook cannot convert stalls the cache, which then ends its watches and answers
+429 `storage is (re)initializing` until a LIST converts again (upstream's cacher and reflector)."""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer
+from conformance.reference_server.registry.crconversion import cache
+from tests.reference_server.registry.crconversion.test_crconversion_webhook import (  # noqa: F401
+    CRDS, GROUP, ConversionHook, Widgets, hook)
+from tests.reference_server.test_admission_webhooks import server  # noqa: F401 - a server per module
+
+BETA = f"{GROUP}/v1beta1"
+
+
+def _to_beta(hook: ConversionHook, start: int, uid: str) -> list[dict[str, Any]]:
+    """The objects of this uid the webhook was asked to convert to v1beta1 since `start`."""
+    return [o for _, r in hook.reviews[start:] if r["request"]["desiredAPIVersion"] == BETA
+            for o in r["request"]["objects"] if o["metadata"]["uid"] == uid]
+
+
+def _until(check: Callable[[], Any], timeout: float = 20.0) -> Any:
+    """Poll `check` until it answers something true (or fail after `timeout`)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def _crd(server: RunningServer, hook: ConversionHook, path: str = "/convert") -> Iterator[Widgets]:
+    w = Widgets(server, hook, path=path)
+    _until(lambda: requests.get(w.url("v1")).status_code == 200)  # its first request starts the caches
+    yield w
+    requests.delete(f"{server.url}{CRDS}/{w.name}")
+
+
+@pytest.fixture
+def widgets(server: RunningServer, hook: ConversionHook) -> Iterator[Widgets]:  # noqa: F811
+    yield from _crd(server, hook)
+
+
+@pytest.fixture
+def picky(server: RunningServer, hook: ConversionHook) -> Iterator[Widgets]:  # noqa: F811
+    yield from _crd(server, hook, "/picky")
+
+
+def _watch(w: Widgets, version: str, rv: str, timeout: int = 10) -> requests.Response:
+    return requests.get(w.url(version), params={"watch": "1", "resourceVersion": rv, "timeoutSeconds": str(timeout)},
+                        stream=True, timeout=60)
+
+
+def _events(resp: requests.Response, n: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for line in resp.iter_lines():
+        if line:
+            out.append(json.loads(line))
+            if len(out) == n:
+                break
+    return out
+
+
+def test_every_change_is_converted_for_each_served_version_without_a_watcher(widgets: Widgets,
+                                                                              hook: ConversionHook) -> None:
+    start = len(hook.reviews)
+    created = widgets.create("v1", "a", {"replicas": 1})  # the storage version: the request converts nothing
+    assert created.status_code == 201, created.text
+    uid = created.json()["metadata"]["uid"]
+    sent = _until(lambda: _to_beta(hook, start, uid))  # the v1beta1 cache's decoding
+    assert [(o["apiVersion"], o["spec"]) for o in sent] == [(f"{GROUP}/v1", {"replicas": 1})]
+    assert sent[0]["metadata"]["resourceVersion"] == created.json()["metadata"]["resourceVersion"]
+    start = len(hook.reviews)
+    r = requests.patch(widgets.url("v1", "a"), data=json.dumps({"spec": {"replicas": 2}}),
+                       headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    assert [o["spec"] for o in _until(lambda: _to_beta(hook, start, uid))] == [{"replicas": 2}]
+    start = len(hook.reviews)
+    assert requests.delete(widgets.url("v1", "a")).status_code == 200
+    assert [o["spec"] for o in _until(lambda: _to_beta(hook, start, uid))] == [{"replicas": 2}]  # its last state
+
+
+def test_watches_of_a_version_share_its_cache_conversion(widgets: Widgets, hook: ConversionHook) -> None:
+    rv = requests.get(widgets.url("v1")).json()["metadata"]["resourceVersion"]
+    with _watch(widgets, "v1beta1", rv) as w1, _watch(widgets, "v1beta1", rv) as w2:
+        start = len(hook.reviews)
+        created = widgets.create("v1", "a", {"replicas": 3})
+        assert created.status_code == 201
+        for w in (w1, w2):
+            (ev,) = _events(w, 1)
+            assert (ev["type"], ev["object"]["apiVersion"], ev["object"]["spec"]) == ("ADDED", BETA, {"count": 3})
+    assert len(_to_beta(hook, start, created.json()["metadata"]["uid"])) == 1  # the cache's, not one per watcher
+
+
+def test_a_watch_from_now_gets_the_cache_objects_without_a_call(widgets: Widgets, hook: ConversionHook) -> None:
+    start = len(hook.reviews)
+    created = widgets.create("v1", "a", {"replicas": 4})
+    assert created.status_code == 201
+    uid = created.json()["metadata"]["uid"]
+    _until(lambda: _to_beta(hook, start, uid))
+    with _watch(widgets, "v1beta1", "0", timeout=1) as w:
+        (ev,) = _events(w, 1)
+    assert (ev["type"], ev["object"]["spec"]) == ("ADDED", {"count": 4})
+    assert len(_to_beta(hook, start, uid)) == 1
+
+
+def test_a_failing_conversion_ends_the_watches_then_429_until_a_list_converts(
+        picky: Widgets, hook: ConversionHook, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "RETRY_SECONDS", 0.5)
+    rv = requests.get(picky.url("v1")).json()["metadata"]["resourceVersion"]
+    with _watch(picky, "v1beta1", rv, timeout=30) as w:
+        start = len(hook.reviews)
+        created = picky.create("v1", "bad", {"replicas": 1})
+        assert created.status_code == 201
+        began = time.monotonic()
+        assert _events(w, 1) == []  # closed by the cache, without an ERROR event
+        assert time.monotonic() - began < 20
+    # the change converted again while the reflector retried
+    assert len(_to_beta(hook, start, created.json()["metadata"]["uid"])) >= 2
+    (r,) = _until(lambda: [x for x in [requests.get(picky.url("v1beta1"), params={"watch": "1"})]
+                           if x.status_code == 429])  # (a Response of an error is false)
+    assert r.json()["message"].startswith("storage is (re)initializing")  # (with the LIST's error once it ran)
+    (r,) = _until(lambda: [x for x in [requests.get(picky.url("v1beta1"), params={"watch": "1"})]
+                           if x.status_code == 429 and "failed to list" in x.text])
+    assert r.headers["Retry-After"] == "1"  # (exp(0.06 s⁻¹ × the time it has been down), at least 1)
+    assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                        "message": f"storage is (re)initializing: failed to list {BETA}, Kind=Widget: conversion "
+                                   f"webhook for {GROUP}/v1, Kind=Widget failed: custom webhook conversion error",
+                        "reason": "TooManyRequests", "details": {"retryAfterSeconds": 1}, "code": 429}
+    assert requests.delete(picky.url("v1", "bad")).status_code == 200
+    rv = requests.get(picky.url("v1")).json()["metadata"]["resourceVersion"]
+    _until(lambda: _watch(picky, "v1beta1", rv, timeout=1).status_code == 200)  # the next LIST converts
+
+
+def test_a_new_cache_converts_each_stored_object_once_as_it_fills(widgets: Widgets, hook: ConversionHook) -> None:
+    """A spec change of the CRD starts new caches at its next request: the v1beta1 cache's LIST decodes each object
+    on its own (one review per object, etcd3's `GetList`); v1's needs no call."""
+    uids = [widgets.create("v1", name, {"replicas": i}).json()["metadata"]["uid"] for i, name in enumerate("ab")]
+    for uid in uids:  # (converted by the first caches)
+        _until(lambda uid=uid: _to_beta(hook, 0, uid))
+    widgets.use("/convert", review_versions=("v1beta1", "v1"))  # (the caches are rebuilt)
+    start = len(hook.reviews)
+    assert requests.get(widgets.url("v1", "a")).status_code == 200  # asks the webhook nothing itself
+    for uid in uids:
+        sent = _until(lambda uid=uid: _to_beta(hook, start, uid))
+        assert len(sent) == 1
+    ours = [r for _, r in hook.reviews[start:] if any(o["metadata"]["uid"] in uids for o in r["request"]["objects"])]
+    assert [(len(r["request"]["objects"]), r["apiVersion"]) for r in ours] == [
+        (1, "apiextensions.k8s.io/v1beta1")] * 2
+
+
+def test_the_official_client_sees_the_watch_end_then_429(picky: Widgets, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `kubernetes` client's watch of v1beta1 ends without an error when the cache gives up on a change, and
+    its next watch is refused with the 429 a client retries after `Retry-After`."""
+    from kubernetes import client, watch
+
+    monkeypatch.setattr(cache, "RETRY_SECONDS", 0.5)
+    conf = client.Configuration()
+    conf.host = picky.server.url
+    api = client.CustomObjectsApi(client.ApiClient(conf))
+    rv = api.list_namespaced_custom_object(GROUP, "v1beta1", "default", picky.plural)["metadata"]["resourceVersion"]
+    assert picky.create("v1", "good", {"replicas": 1}).status_code == 201
+    w = watch.Watch()
+    seen: list[tuple[str, str]] = []
+    for i, ev in enumerate(w.stream(api.list_namespaced_custom_object, GROUP, "v1beta1", "default", picky.plural,
+                                    resource_version=rv, timeout_seconds=30)):
+        seen.append((ev["type"], ev["object"]["metadata"]["name"]))
+        if i == 0:
+            assert picky.create("v1", "bad", {"replicas": 1}).status_code == 201  # the cache cannot convert it
+    assert seen == [("ADDED", "good")]  # and no more: the stream ended without an event
+    with pytest.raises(client.ApiException) as err:
+        _until(lambda: list(watch.Watch().stream(api.list_namespaced_custom_object, GROUP, "v1beta1", "default",
+                                                 picky.plural, timeout_seconds=1)) and False)
+    assert err.value.status == 429 and err.value.headers["Retry-After"] == "1"
+    assert json.loads(err.value.body)["message"].startswith("storage is (re)initializing")
