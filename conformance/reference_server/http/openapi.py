@@ -89,7 +89,8 @@ CACHE = Cache()
 def kinds_key(kinds: list[Any]) -> tuple[Any, ...]:
     """A hashable signature of the served kinds (KindInfo's subresources are a dict)."""
     return tuple((k.group, k.version, k.kind, k.plural, k.singular, k.namespaced, tuple(k.short_names),
-                  tuple(k.verbs), tuple(sorted((s, tuple(v)) for s, v in k.subresources.items()))) for k in kinds)
+                  tuple(k.verbs), tuple(sorted((s, tuple(v)) for s, v in k.subresources.items())),
+                  getattr(k, "list_kind", "")) for k in kinds)
 
 
 def _clauses(accept: str | None) -> list[tuple[str, str]]:

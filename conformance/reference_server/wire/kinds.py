@@ -27,6 +27,11 @@ class KindInfo:
     subresources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     group: str = GROUP
     version: str = VERSION
+    list_kind: str = ""  # a CRD's `spec.names.listKind` when not `<Kind>List`
+
+    @property
+    def list_kind_name(self) -> str:
+        return self.list_kind or self.kind + "List"
 
     @property
     def group_version(self) -> str:

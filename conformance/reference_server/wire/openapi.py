@@ -106,7 +106,7 @@ def _operation(k: KindInfo, action: str, op_id: str, v3: bool, *, params: Sequen
 
 def _paths_for(k: KindInfo, v3: bool) -> dict[str, dict[str, Any]]:
     """Upstream-shaped paths and operations for one kind, honouring its verbs and subresources."""
-    obj, lst = f"{definition_prefix(k)}.{k.kind}", f"{definition_prefix(k)}.{k.kind}List"
+    obj, lst = f"{definition_prefix(k)}.{k.kind}", f"{definition_prefix(k)}.{k.list_kind_name}"
     scope = "Namespaced" if k.namespaced else ""
     root, gv = _api_root(k), _group_words(k)
     base = f"{root}/namespaces/{{namespace}}/{k.plural}" if k.namespaced else f"{root}/{k.plural}"
@@ -302,12 +302,12 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
         obj = defs[name]
         obj["properties"] = {**type_meta, **obj["properties"]}
         obj["x-kubernetes-group-version-kind"] = [k.gvk()]
-        defs[f"{name}List"] = {
+        defs[f"{definition_prefix(k)}.{k.list_kind_name}"] = {
             "type": "object", "required": ["items"],
             "properties": {"apiVersion": s, "kind": s,
                            "items": {"type": "array", "items": _ref(name, v3)},
                            "metadata": _ref(f"{_META}.ListMeta", v3)},
-            "x-kubernetes-group-version-kind": [{**k.gvk(), "kind": f"{k.kind}List"}]}
+            "x-kubernetes-group-version-kind": [{**k.gvk(), "kind": k.list_kind_name}]}
     if has_scale:
         scale = defs[SCALE]
         scale["properties"] = {**type_meta, **scale["properties"]}

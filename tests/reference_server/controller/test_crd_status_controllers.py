@@ -166,6 +166,11 @@ def test_resources_are_served_and_discovered_under_the_accepted_names(server):
         assert create_crd(requests, server.url, body).status_code == 201
     listed = requests.get(f"{server.url}/apis/{group}/v1/namespaces/default/gadgets")
     assert listed.status_code == 200 and listed.json()["kind"] == "GadgetCollection", listed.text
+    # the OpenAPI builder names the list's definition after `spec.names.listKind` too (builder.go newBuilder)
+    schemas = requests.get(f"{server.url}/openapi/v3/apis/{group}/v1").json()["components"]["schemas"]
+    lists = [name for name in schemas if name.endswith((".v1.GadgetCollection", ".v1.GadgetList"))]
+    assert len(lists) == 1 and lists[0].endswith(".GadgetCollection"), lists
+    assert schemas[lists[0]]["x-kubernetes-group-version-kind"][0]["kind"] == "GadgetCollection"
     r = requests.patch(f"{server.url}{CRDS}/gadgets.{group}", data='{"spec":{"names":{"shortNames":["aa"]}}}',
                        headers={"Content-Type": "application/merge-patch+json"})
     assert r.status_code == 200, r.text
