@@ -206,3 +206,14 @@ def test_yaml_reads_as_go_yaml(http: Any, url: str, ns: str) -> None:
     r = http.post(f"{url}/apis/apps/v1/namespaces/{ns}/deployments", data=deployment,
                   headers={"Content-Type": "application/yaml"})
     assert r.status_code == 201 and r.json()["spec"]["replicas"] == 1000, r.text
+
+
+def test_an_empty_time_is_refused_as_time_parse_refuses_it(http: Any, url: str, ns: str) -> None:
+    """`metav1.Time.UnmarshalJSON` reads only `null` as the zero time; `""` reaches `time.Parse(time.RFC3339, "")`
+    (only `UnmarshalQueryParameter` reads "" as zero)."""
+    body = {"metadata": {"name": "e", "creationTimestamp": ""}, "data": {}}
+    st = status_of(http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", json=body))
+    assert st["code"] == 400 and st["message"].endswith(
+        'parsing time "" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "2006"'), st
+    body["metadata"]["creationTimestamp"] = None
+    assert http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", json=body).status_code == 201

@@ -118,7 +118,7 @@ def _unmarshaler_error(got: str, go_type: str, struct: str, path: str) -> FieldT
 
 def time_error(v: str) -> str | None:
     """`time.Parse(time.RFC3339, v)`'s complaint (its first element's wording), or None."""
-    if v and not _RFC3339.match(v):
+    if not _RFC3339.match(v):  # "" too: `time.Parse` refuses it (only a query parameter reads "" as zero)
         return f'parsing time "{v}" as "2006-01-02T15:04:05Z07:00": cannot parse "{v}" as "2006"'
     return None
 
