@@ -137,3 +137,25 @@ def test_the_loop_serves_other_requests_while_a_read_waits(http, url):
         assert requests.get(f"{url}/api/v1/namespaces/default", timeout=5).status_code == 200
     assert time.monotonic() - started < 2.5
     assert waiting().status_code == 504
+
+
+@pytest.mark.parametrize("path", ["/api/v1/namespaces/default/events", "/apis/events.k8s.io/v1/namespaces/default/events",
+                                  "/api/v1/namespaces/default/events/none"])
+def test_events_have_no_watch_cache_so_etcd_refuses_at_once(http, url, path):
+    """Events are read from etcd (`DefaultWatchCacheSizes`: events 0): etcd3's `validateMinimumResourceVersion`
+    answers NewTooLargeResourceVersionError with no retry period, at once."""
+    before = current_rv(http, url)
+    started = time.monotonic()
+    r = http.get(f"{url}{path}", params={"resourceVersion": "99999999"}, timeout=30)
+    assert time.monotonic() - started < 2.5
+    assert r.status_code == 504, r.text
+    assert "Retry-After" not in r.headers
+    body = r.json()
+    m = TOO_LARGE.fullmatch(body["message"])
+    assert m and int(m.group(1)) == 99999999 and int(m.group(2)) >= before, body
+    assert body["details"] == {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]}
+
+
+def test_componentstatuses_are_probed_not_cached(http, url):
+    r = http.get(f"{url}/api/v1/componentstatuses/etcd-0", params={"resourceVersion": "99999999"}, timeout=30)
+    assert r.status_code == 200, r.text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..metrics.cachereads import cache_reads
+from ..metrics.cachereads import UNCACHED, cache_reads
 from ..registry.store import API_LIST, ListOptions, too_large_rv
 from ..storage.rvwait import reach
 
@@ -42,7 +42,7 @@ async def list_read(fresh: Any, metrics: Any, store: Any, opts: ListOptions, rea
     try:
         if opts.resource_version != "" or opts.continue_token:
             if waits_on_cache(opts):
-                reads.read_waited(store, await fresh_enough(cached(store), opts.resource_version,
+                reads.read_waited(store, await fresh_enough(store, opts.resource_version,
                                                             lambda: store.check_list(opts)))
             return read()
         stale, waited = await fresh.wait()  # a consistent read
@@ -62,38 +62,35 @@ async def list_read(fresh: Any, metrics: Any, store: Any, opts: ListOptions, rea
         API_LIST.reset(token)
 
 
-def cached(registry_store: Any) -> Any:
-    """The storage a registry store's reads come from through the watch cache; None for a kind served without
-    one (componentstatuses: probed, not stored), whose reads never wait."""
-    return registry_store.store if getattr(registry_store, "cached_reads", False) else None
-
-
 async def fresh_enough(store: Any, rv: str, check: Callable[[], None] | None = None) -> float:
-    """`waitUntilFreshAndBlock` for a read of `store` (the storage) at resourceVersion `rv` ("" or "0": none):
-    the seconds it waited for the store to reach it; the 504 `Too large resource version` when it did not within
+    """`waitUntilFreshAndBlock` for a read of the registry `store` at resourceVersion `rv` ("" or "0": none): the
+    seconds it waited for its storage to reach `rv`; the 504 `Too large resource version` when it did not within
     3 s. `check()` first when it must wait: the request's own refusals come before the wait (upstream's handler
     validates options and selectors before the storage sees the read); a resourceVersion that does not parse is
-    left to the registry's refusal."""
-    if store is None or rv in ("", "0") or not rv.isdigit():
+    left to the registry's refusal. Events have no watch cache (`DefaultWatchCacheSizes`): etcd3's store answers
+    them at once (`validateMinimumResourceVersion`, no retry period); componentstatuses are probed, never stored."""
+    if rv in ("", "0") or not rv.isdigit() or not getattr(store, "cached_reads", False):
         return 0.0
-    want = int(rv)
-    if store.current_rv() >= want:  # the common case, without a coroutine's wait
+    storage, want = store.store, int(rv)
+    if storage.current_rv() >= want:  # the common case, without a coroutine's wait
         return 0.0
     if check is not None:
         check()
-    reached, waited = await reach(store, want)
+    if store.info.plural in UNCACHED:
+        raise too_large_rv(want, storage.current_rv(), 0)
+    reached, waited = await reach(storage, want)
     if not reached:
-        raise too_large_rv(want, store.current_rv())
+        raise too_large_rv(want, storage.current_rv())
     return waited
 
 
 async def got_at(metrics: Any, store: Any, rv: str) -> None:
     """A GET at resourceVersion `rv` (valid): served from the cache once it has reached `rv`, its wait observed
     when `rv` is above 0."""
-    waited = await fresh_enough(cached(store), rv)
+    waited = await fresh_enough(store, rv)
     reads = cache_reads(metrics)
     if reads is not None and rv not in ("", "0"):
         reads.read_waited(store, waited)
 
 
-__all__ = ["cached", "fresh_enough", "got_at", "list_read", "waits_on_cache"]
+__all__ = ["fresh_enough", "got_at", "list_read", "waits_on_cache"]

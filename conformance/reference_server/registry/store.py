@@ -699,13 +699,14 @@ def versioner_error(value: str) -> str | None:
 FUTURE_REVISION = "etcdserver: mvcc: required revision is a future revision"  # etcd's rpctypes.ErrGRPCFutureRev
 
 
-def too_large_rv(rv: int, current: int) -> E.StatusError:
-    """`storage.NewTooLargeResourceVersionError(rv, current, 1)` (apiserver/pkg/storage/errors.go), as the watch
-    cache's `waitUntilFreshAndBlock` returns it after `blockTimeout`: 504 Timeout, retry after 1 s, the cause
-    `ResourceVersionTooLarge`. `InterpretGetError`/`InterpretListError` pass it as it is."""
-    err = E.timeout(f"Too large resource version: {rv}, current: {current}", 1)
+def too_large_rv(rv: int, current: int, retry: int = 1) -> E.StatusError:
+    """`storage.NewTooLargeResourceVersionError(rv, current, retry)` (apiserver/pkg/storage/errors.go): 504 Timeout,
+    the cause `ResourceVersionTooLarge`; retry 1 s from the watch cache's `waitUntilFreshAndBlock` after
+    `blockTimeout`, 0 (omitted) from etcd3's `validateMinimumResourceVersion`. `InterpretGetError` and
+    `InterpretListError` pass it as it is."""
+    err = E.timeout(f"Too large resource version: {rv}, current: {current}", retry)
     err.status["details"] = {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-                             "retryAfterSeconds": 1}
+                             **({"retryAfterSeconds": retry} if retry else {})}
     return err
 
 
