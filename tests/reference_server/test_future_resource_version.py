@@ -12,6 +12,14 @@ from typing import Any, Callable
 import pytest
 import requests
 
+from conformance.reference_server.embedded import start_embedded
+from conformance.reference_server.storage.backends import StorageConfig
+from conformance.reference_server.storage.etcd import EtcdStore
+from conformance.reference_server.storage.etcdclient import EtcdClient
+
+from .backends import unique_prefix
+from .test_consistent_reads import CM, hold
+
 FUTURE_REVISION = "etcdserver: mvcc: required revision is a future revision"  # etcd's ErrGRPCFutureRev
 TOO_LARGE = re.compile(r"Timeout: Too large resource version: (\d+), current: (\d+)")
 
@@ -126,12 +134,13 @@ def test_the_requests_own_deadline_ends_the_wait(http, url):
                  timeout=30)
     assert time.monotonic() - started < 2.9
     assert r.status_code == 504, r.text
-    assert r.json()["message"] == "Timeout: request did not complete within requested timeout - context deadline exceeded"
+    assert r.json()["message"] == \
+        "Timeout: request did not complete within requested timeout - context deadline exceeded"
 
 
 def test_the_loop_serves_other_requests_while_a_read_waits(http, url):
-    waiting = in_thread(lambda: http.get(f"{url}/api/v1/namespaces/default", params={"resourceVersion": "99999999"},
-                                         timeout=30))
+    waiting = in_thread(lambda: http.get(f"{url}/api/v1/namespaces/default",
+                                         params={"resourceVersion": "99999999"}, timeout=30))
     started = time.monotonic()
     for _ in range(5):
         assert requests.get(f"{url}/api/v1/namespaces/default", timeout=5).status_code == 200
@@ -139,7 +148,8 @@ def test_the_loop_serves_other_requests_while_a_read_waits(http, url):
     assert waiting().status_code == 504
 
 
-@pytest.mark.parametrize("path", ["/api/v1/namespaces/default/events", "/apis/events.k8s.io/v1/namespaces/default/events",
+@pytest.mark.parametrize("path", ["/api/v1/namespaces/default/events",
+                                  "/apis/events.k8s.io/v1/namespaces/default/events",
                                   "/api/v1/namespaces/default/events/none"])
 def test_events_have_no_watch_cache_so_etcd_refuses_at_once(http, url, path):
     """Events are read from etcd (`DefaultWatchCacheSizes`: events 0): etcd3's `validateMinimumResourceVersion`
@@ -153,9 +163,45 @@ def test_events_have_no_watch_cache_so_etcd_refuses_at_once(http, url, path):
     body = r.json()
     m = TOO_LARGE.fullmatch(body["message"])
     assert m and int(m.group(1)) == 99999999 and int(m.group(2)) >= before, body
-    assert body["details"] == {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]}
+    assert body["details"] == {"causes": [{"reason": "ResourceVersionTooLarge",
+                                           "message": "Too large resource version"}]}
 
 
 def test_componentstatuses_are_probed_not_cached(http, url):
     r = http.get(f"{url}/api/v1/componentstatuses/etcd-0", params={"resourceVersion": "99999999"}, timeout=30)
     assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("params", [{}, {"resourceVersionMatch": "NotOlderThan"}, {"resourceVersionMatch": "Exact"}])
+def test_a_replica_reads_at_another_ones_fresh_resource_version(etcd_process, params):
+    """Replica b (its watch cache held) is asked for what replica a just wrote, at its resourceVersion: upstream's
+    cacher waits for it (GET, LIST) or etcd has it (Exact, events); before, 504 or 500 at once."""
+    prefix = unique_prefix()
+    srv = start_embedded(flavor="bare", storage=StorageConfig("etcd", (etcd_process.url,), prefix),
+                         leader_elect=False)
+    a = EtcdStore(EtcdClient([etcd_process.url]), prefix)
+    try:
+        b: EtcdStore = srv._server.ctx.store
+        release = hold(b)
+        when_rv = b.when_rv
+        b.when_rv = lambda rv, loop: (release.set(), when_rv(rv, loop))[1]  # let the cache go once a read waits
+        cases = [("configmaps", "c", False), ("events", "e", False)]
+        if not params:  # (a GET takes no resourceVersionMatch)
+            cases += [("configmaps", "g", True), ("events", "f", True)]
+        for resource, name, one in cases:
+            release.clear()
+            obj = {**CM, "metadata": {"name": name, "namespace": "x"}} if resource == "configmaps" else \
+                {"metadata": {"name": name, "namespace": "x"}, "involvedObject": {"name": "c"}}
+            rv = a.create(resource, "x", name, obj)["metadata"]["resourceVersion"]
+            assert b.current_rv() < int(rv)
+            path = f"{resource}/{name}" if one else resource
+            r = requests.get(f"{srv.url}/api/v1/namespaces/x/{path}", params={"resourceVersion": rv, **params},
+                             timeout=30)
+            assert r.status_code == 200, (path, r.text)
+            got = r.json()
+            names = [o["metadata"]["name"] for o in got["items"]] if "items" in got else [got["metadata"]["name"]]
+            assert name in names, got
+    finally:
+        release.set()
+        a.close()
+        srv.stop()

@@ -43,7 +43,10 @@ async def list_read(fresh: Any, metrics: Any, store: Any, opts: ListOptions, rea
         if opts.resource_version != "" or opts.continue_token:
             if waits_on_cache(opts):
                 reads.read_waited(store, await fresh_enough(store, opts.resource_version,
-                                                            lambda: store.check_list(opts)))
+                                                            lambda: store.check_list(opts), fresh=fresh))
+            elif not opts.continue_token:  # an Exact one, read from etcd at its revision
+                await fresh_enough(store, opts.resource_version, lambda: store.check_list(opts), fresh=fresh,
+                                   etcd=True)
             return read()
         stale, waited = await fresh.wait()  # a consistent read
         reads.read_waited(store, waited)
@@ -62,13 +65,19 @@ async def list_read(fresh: Any, metrics: Any, store: Any, opts: ListOptions, rea
         API_LIST.reset(token)
 
 
-async def fresh_enough(store: Any, rv: str, check: Callable[[], None] | None = None) -> float:
+async def fresh_enough(store: Any, rv: str, check: Callable[[], None] | None = None, *, fresh: Any = None,
+                       etcd: bool = False) -> float:
     """`waitUntilFreshAndBlock` for a read of the registry `store` at resourceVersion `rv` ("" or "0": none): the
     seconds it waited for its storage to reach `rv`; the 504 `Too large resource version` when it did not within
     3 s. `check()` first when it must wait: the request's own refusals come before the wait (upstream's handler
     validates options and selectors before the storage sees the read); a resourceVersion that does not parse is
-    left to the registry's refusal. Events have no watch cache (`DefaultWatchCacheSizes`): etcd3's store answers
-    them at once (`validateMinimumResourceVersion`, no retry period); componentstatuses are probed, never stored."""
+    left to the registry's refusal. componentstatuses are probed, never stored: no wait.
+
+    A read upstream makes from etcd (`etcd`: an Exact LIST; any read of events, which have no watch cache,
+    `DefaultWatchCacheSizes`) does not wait: past etcd's revision it is refused at once (events: etcd3's
+    `validateMinimumResourceVersion`, no retry period; an Exact LIST: the registry answers etcd's ErrFutureRev).
+    On a remote store (`fresh.remote`, replicas sharing an etcd) etcd is asked for its revision: one it has
+    reached, written through another replica, is read once this replica's cache has it (within its watch's delay)."""
     if rv in ("", "0") or not rv.isdigit() or not getattr(store, "cached_reads", False):
         return 0.0
     storage, want = store.store, int(rv)
@@ -76,18 +85,23 @@ async def fresh_enough(store: Any, rv: str, check: Callable[[], None] | None = N
         return 0.0
     if check is not None:
         check()
-    if store.info.plural in UNCACHED:
-        raise too_large_rv(want, storage.current_rv(), 0)
+    uncached = store.info.plural in UNCACHED
+    if etcd or uncached:
+        latest = await fresh.fetch_revision() if getattr(fresh, "remote", False) else storage.current_rv()
+        if want > latest:
+            if uncached:
+                raise too_large_rv(want, latest, 0)
+            return 0.0
     reached, waited = await reach(storage, want)
     if not reached:
         raise too_large_rv(want, storage.current_rv())
     return waited
 
 
-async def got_at(metrics: Any, store: Any, rv: str) -> None:
+async def got_at(metrics: Any, store: Any, rv: str, fresh: Any) -> None:
     """A GET at resourceVersion `rv` (valid): served from the cache once it has reached `rv`, its wait observed
     when `rv` is above 0."""
-    waited = await fresh_enough(store, rv)
+    waited = await fresh_enough(store, rv, fresh=fresh)
     reads = cache_reads(metrics)
     if reads is not None and rv not in ("", "0"):
         reads.read_waited(store, waited)
