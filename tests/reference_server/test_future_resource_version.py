@@ -12,13 +12,7 @@ from typing import Any, Callable
 import pytest
 import requests
 
-from conformance.reference_server.embedded import start_embedded
-from conformance.reference_server.storage.backends import StorageConfig
-from conformance.reference_server.storage.etcd import EtcdStore
-from conformance.reference_server.storage.etcdclient import EtcdClient
-
-from .backends import unique_prefix
-from .test_consistent_reads import CM, hold
+from .test_consistent_reads import CM, replicas
 
 FUTURE_REVISION = "etcdserver: mvcc: required revision is a future revision"  # etcd's ErrGRPCFutureRev
 TOO_LARGE = re.compile(r"Timeout: Too large resource version: (\d+), current: (\d+)")
@@ -119,23 +113,17 @@ def test_exact_list_at_a_future_revision_is_etcds_refusal_at_once(http, url, par
                         "message": FUTURE_REVISION, "code": 500}
 
 
-def test_a_list_refused_for_its_options_is_refused_before_any_wait(http, url):
+@pytest.mark.parametrize("path, extra, code, message", [
+    ("configmaps", {"labelSelector": "a in (b"}, 400, None),  # refused for its options before any wait
+    ("namespaces/default", {"timeout": "1s"}, 504,  # the request's own deadline (shorter than blockTimeout) answers
+     "Timeout: request did not complete within requested timeout - context deadline exceeded"),
+])
+def test_answered_before_the_cache_gives_up(http, url, path, extra, code, message):
     started = time.monotonic()
-    r = http.get(f"{url}/api/v1/configmaps", params={"resourceVersion": "99999999", "labelSelector": "a in (b"},
-                 timeout=30)
-    assert time.monotonic() - started < 2.5
-    assert r.status_code == 400, r.text
-
-
-def test_the_requests_own_deadline_ends_the_wait(http, url):
-    """`?timeout=1s` is shorter than blockTimeout: the request's deadline answers (timeout filter), not the cache."""
-    started = time.monotonic()
-    r = http.get(f"{url}/api/v1/namespaces/default", params={"resourceVersion": "99999999", "timeout": "1s"},
-                 timeout=30)
+    r = http.get(f"{url}/api/v1/{path}", params={"resourceVersion": "99999999", **extra}, timeout=30)
     assert time.monotonic() - started < 2.9
-    assert r.status_code == 504, r.text
-    assert r.json()["message"] == \
-        "Timeout: request did not complete within requested timeout - context deadline exceeded"
+    assert r.status_code == code, r.text
+    assert message is None or r.json()["message"] == message
 
 
 def test_the_loop_serves_other_requests_while_a_read_waits(http, url):
@@ -176,13 +164,7 @@ def test_componentstatuses_are_probed_not_cached(http, url):
 def test_a_replica_reads_at_another_ones_fresh_resource_version(etcd_process, params):
     """Replica b (its watch cache held) is asked for what replica a just wrote, at its resourceVersion: upstream's
     cacher waits for it (GET, LIST) or etcd has it (Exact, events); before, 504 or 500 at once."""
-    prefix = unique_prefix()
-    srv = start_embedded(flavor="bare", storage=StorageConfig("etcd", (etcd_process.url,), prefix),
-                         leader_elect=False)
-    a = EtcdStore(EtcdClient([etcd_process.url]), prefix)
-    try:
-        b: EtcdStore = srv._server.ctx.store
-        release = hold(b)
+    with replicas(etcd_process) as (srv, a, b, release):
         when_rv = b.when_rv
         b.when_rv = lambda rv, loop: (release.set(), when_rv(rv, loop))[1]  # let the cache go once a read waits
         cases = [("configmaps", "c", False), ("events", "e", False)]
@@ -201,7 +183,3 @@ def test_a_replica_reads_at_another_ones_fresh_resource_version(etcd_process, pa
             got = r.json()
             names = [o["metadata"]["name"] for o in got["items"]] if "items" in got else [got["metadata"]["name"]]
             assert name in names, got
-    finally:
-        release.set()
-        a.close()
-        srv.stop()
