@@ -101,12 +101,13 @@ def test_list_waits_for_the_write_that_reaches_its_resource_version(http, url, n
         assert [o["metadata"]["name"] for o in out.json()["items"]] == ["new"]
 
 
+@pytest.mark.parametrize("resource", ["configmaps", "events"])
 @pytest.mark.parametrize("params", [{"resourceVersionMatch": "Exact"}, {"limit": "5"}])
-def test_exact_list_at_a_future_revision_is_etcds_refusal_at_once(http, url, params):
+def test_exact_list_at_a_future_revision_is_etcds_refusal_at_once(http, url, params, resource):
     """`Exact` (and the legacy exact: `limit` with a resourceVersion) reads etcd at that revision: etcd's
     ErrFutureRev, which `interpretListError` and `InterpretListError` pass, a 500 without a reason."""
     started = time.monotonic()
-    r = http.get(f"{url}/api/v1/configmaps", params={"resourceVersion": "99999999", **params}, timeout=30)
+    r = http.get(f"{url}/api/v1/{resource}", params={"resourceVersion": "99999999", **params}, timeout=30)
     assert time.monotonic() - started < 2.5
     assert r.status_code == 500, r.text
     assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",

@@ -89,9 +89,9 @@ async def fresh_enough(store: Any, rv: str, check: Callable[[], None] | None = N
     if etcd or uncached:
         latest = await fresh.fetch_revision() if getattr(fresh, "remote", False) else storage.current_rv()
         if want > latest:
-            if uncached:
-                raise too_large_rv(want, latest, 0)
-            return 0.0
+            if etcd:  # a range at a revision etcd has not made: the registry answers its ErrFutureRev
+                return 0.0
+            raise too_large_rv(want, latest, 0)
     reached, waited = await reach(storage, want)
     if not reached:
         raise too_large_rv(want, storage.current_rv())
