@@ -116,12 +116,15 @@ def test_exact_list_at_a_future_revision_is_etcds_refusal_at_once(http, url, par
 
 @pytest.mark.parametrize("path, extra, code, message", [
     ("configmaps", {"labelSelector": "a in (b"}, 400, None),  # refused for its options before any wait
+    ("configmaps", {"resourceVersion": "\u00b2"}, 500,  # a digit to Python, not to strconv.ParseUint
+     'resourceVersion: Invalid value: "\u00b2": strconv.ParseUint: parsing "\u00b2": invalid syntax'),
     ("namespaces/default", {"timeout": "1s"}, 504,  # the request's own deadline (shorter than blockTimeout) answers
      "Timeout: request did not complete within requested timeout - context deadline exceeded"),
 ])
 def test_answered_before_the_cache_gives_up(http, url, path, extra, code, message):
     started = time.monotonic()
     r = http.get(f"{url}/api/v1/{path}", params={"resourceVersion": "99999999", **extra}, timeout=30)
+    assert r.headers["Content-Type"] == "application/json"
     assert time.monotonic() - started < 2.9
     assert r.status_code == code, r.text
     assert message is None or r.json()["message"] == message

@@ -78,7 +78,7 @@ async def fresh_enough(store: Any, rv: str, check: Callable[[], None] | None = N
     `validateMinimumResourceVersion`, no retry period; an Exact LIST: the registry answers etcd's ErrFutureRev).
     On a remote store (`fresh.remote`, replicas sharing an etcd) etcd is asked for its revision: one it has
     reached, written through another replica, is read once this replica's cache has it (within its watch's delay)."""
-    if rv in ("", "0") or not rv.isdigit() or not getattr(store, "cached_reads", False):
+    if rv in ("", "0") or not (rv.isascii() and rv.isdigit()) or not getattr(store, "cached_reads", False):
         return 0.0
     storage, want = store.store, int(rv)
     if storage.current_rv() >= want:  # the common case, without a coroutine's wait
