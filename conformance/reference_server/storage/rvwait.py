@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from typing import Any
 
 BLOCK_TIMEOUT = 3.0  # watch_cache.go `blockTimeout`
 
@@ -54,22 +55,21 @@ def _settle(fut: asyncio.Future) -> None:
         fut.set_result(None)
 
 
-async def reach(store: object, rv: int, timeout: float = BLOCK_TIMEOUT) -> tuple[bool, float]:
-    """Wait until `store.current_rv()` is at least `rv`, at most `timeout` seconds: (reached, seconds waited).
-    At once when it is there already (the common case: no future, no timer)."""
-    current_rv = getattr(store, "current_rv")
-    if current_rv() >= rv:
+async def reach(store: Any, rv: int, timeout: float = BLOCK_TIMEOUT) -> tuple[bool, float]:
+    """Wait until `store.current_rv()` is at least `rv` (a `Store`: its `when_rv` future), at most `timeout`
+    seconds: (reached, seconds waited). At once when it is there already (no future, no timer)."""
+    if store.current_rv() >= rv:
         return True, 0.0
     started = time.perf_counter()
-    fut = store.when_rv(rv, asyncio.get_running_loop())  # type: ignore[attr-defined]
+    fut = store.when_rv(rv, asyncio.get_running_loop())
     try:
-        if current_rv() < rv:  # (a write between the check and the registration settled nothing)
+        if store.current_rv() < rv:  # (a write between the check and the registration settled nothing)
             await asyncio.wait_for(fut, timeout)
     except asyncio.TimeoutError:
         pass
     finally:
-        store.forget_rv_wait(fut)  # type: ignore[attr-defined]
-    return current_rv() >= rv, time.perf_counter() - started
+        store.forget_rv_wait(fut)
+    return store.current_rv() >= rv, time.perf_counter() - started
 
 
 __all__ = ["BLOCK_TIMEOUT", "RevisionWaiters", "reach"]
