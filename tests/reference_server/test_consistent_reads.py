@@ -6,7 +6,9 @@ Each test holds one store's watch cache behind etcd on purpose: without the fres
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from typing import Any, Iterator
 
 import pytest
 import requests
@@ -37,6 +39,23 @@ def hold(store: EtcdStore) -> threading.Event:
     store.cache.apply, store.cache.advance = held(apply), held(advance)
     return release
 
+
+
+@contextlib.contextmanager
+def replicas(etcd_process: Any) -> Iterator[tuple[Any, EtcdStore, EtcdStore, threading.Event]]:
+    """A server on a fresh prefix of the session's etcd (replica b: its store) and another store on that prefix
+    (replica a), as two API server processes sharing an etcd; b's cache held until the event is set."""
+    prefix = unique_prefix()
+    srv = start_embedded(flavor="bare", storage=StorageConfig("etcd", (etcd_process.url,), prefix),
+                         leader_elect=False)
+    a = EtcdStore(EtcdClient([etcd_process.url]), prefix)
+    release = hold(srv._server.ctx.store)
+    try:
+        yield srv, a, srv._server.ctx.store, release
+    finally:
+        release.set()
+        a.close()
+        srv.stop()
 
 
 async def fresh_read(gate: FreshnessGate, fn):
@@ -123,13 +142,7 @@ def test_the_memory_store_has_no_gate():
 
 def test_a_replica_serves_another_ones_acknowledged_write(etcd_process):
     """Over HTTP: the write goes to etcd through another store (replica a); replica b's cache is held."""
-    prefix = unique_prefix()
-    srv = start_embedded(flavor="bare", storage=StorageConfig("etcd", (etcd_process.url,), prefix),
-                         leader_elect=False)
-    a = EtcdStore(EtcdClient([etcd_process.url]), prefix)
-    try:
-        b: EtcdStore = srv._server.ctx.store
-        release = hold(b)
+    with replicas(etcd_process) as (srv, a, b, release):
         wait_fresh = b.wait_fresh
         b.wait_fresh = lambda rev, timeout: release.set() or wait_fresh(rev, timeout)
         a.create("configmaps", "x", "c", CM)
@@ -139,7 +152,3 @@ def test_a_replica_serves_another_ones_acknowledged_write(etcd_process):
         a.create("configmaps", "x", "d", {**CM, "metadata": {"name": "d", "namespace": "x"}})
         r = requests.get(f"{srv.url}/api/v1/namespaces/x/configmaps")
         assert [o["metadata"]["name"] for o in r.json()["items"]] == ["c", "d"]
-    finally:
-        release.set()
-        a.close()
-        srv.stop()

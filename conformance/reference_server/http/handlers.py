@@ -45,7 +45,7 @@ from .webhookcalls import (PATCH_ATTEMPTS, Stale, on_create, on_delete, on_updat
 from .webhookcalls import subresource as subresource_name
 from .crconversion import AnswerPending, answer, converting, start_caches, unconverted
 from .watch import serve_watch
-from .cacheread import got_at, list_read
+from .cacheread import fresh_enough, got_at, list_read
 
 
 BODY_KEY = "nsconform.body"
@@ -152,7 +152,7 @@ class Handlers:
                 return self._respond(request, listed, store=store)
             if query is not P.NO_QUERY:
                 check_get_rv(query.get("resourceVersion", ""))
-                got_at(getattr(self.ctx, "metrics", None), store, query.get("resourceVersion", ""))
+                await got_at(getattr(self.ctx, "metrics", None), store, query.get("resourceVersion", ""), self.fresh)
             if self.fresh.remote and not query.get("resourceVersion"):  # consistent get (upstream: etcd)
                 stale = await self.fresh()
                 if stale:
@@ -499,6 +499,7 @@ class Handlers:
         name, model = route.name, scale_model(store)  # a custom resource's: its CRD's paths (registry/crscale.py)
         if request.method == "GET":
             check_get_rv(request.query.get("resourceVersion", ""))
+            await fresh_enough(store, request.query.get("resourceVersion", ""), fresh=self.fresh)
             return self._respond_scale(request, model.scale_of(store.get(route.namespace, name, shared=True)),
                                        store)
         raw = await read_body(request)

@@ -26,6 +26,8 @@ def component_status(name: str) -> dict[str, Any]:
 class ComponentStatusStore(GenericStore):
     """`componentstatus.REST`: `Get` and `List` only."""
 
+    cached_reads = False  # probed on each read (`componentstatus/rest.go`), never waiting for a resourceVersion
+
     def get(self, ns: str, name: str, *, shared: bool = False) -> dict[str, Any]:
         if name not in COMPONENTS:
             raise E.StatusError(E.status_dict(500, None, f"Component not found: {name}"))

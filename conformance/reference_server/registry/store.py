@@ -89,6 +89,7 @@ class GenericStore:
     group = ""  # a named API group's stores (`GroupStore`) qualify their errors with it
     api_version = "v1"  # a named group's stores set their own; readers ask `getattr(store, "api_version", "v1")`,
     #                     which, without this, raised and caught an AttributeError on every core GET
+    cached_reads = True  # reads at a resourceVersion wait for the storage to reach it (http/cacheread.py)
 
     @property
     def table_kind(self) -> str:
@@ -278,6 +279,13 @@ class GenericStore:
         return make_predicate(opts.label_selector, opts.field_selector, self.info.selectable_fields,
                               self.info.custom_field_labels)
 
+    def check_list(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
+        """A LIST's refusals before any read (options, selectors, the resourceVersion's parse); its predicate."""
+        validate_list_options(opts, watch=False)
+        pred = self.predicate(opts)  # selectors are parsed with the request's options, before storage
+        check_list_rv(opts)
+        return pred
+
     def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
         """A `<Kind>List` with paging (`limit`/`continue`/`remainingItemCount`) (NS-25..NS-29).
 
@@ -286,9 +294,7 @@ class GenericStore:
         token); `resourceVersionMatch=Exact`, and the legacy `resourceVersion` + `limit`, read at that
         resourceVersion; `NotOlderThan` (or no match) reads the current state.
         `shared` as for `get`: each item's top-level and metadata dicts are new, the rest is stored data."""
-        validate_list_options(opts, watch=False)
-        pred = self.predicate(opts)  # selectors are parsed with the request's options, before storage
-        check_list_rv(opts)
+        pred = self.check_list(opts)
         start: tuple[str, str] | None = None
         if opts.continue_token:
             token_rv, start_key = decode_continue(opts.continue_token)
@@ -347,13 +353,11 @@ class GenericStore:
             return None
         rv = int(opts.resource_version)  # check_list_rv has parsed it
         current = self.store.current_rv()
-        if rv > current:
-            raise E.StatusError(E.status_dict(504, "Timeout", f"Timeout: Too large resource version: {rv}, "
-                                              f"current: {current}",
-                                              {"causes": [{"reason": "ResourceVersionTooLarge",
-                                                           "message": "Too large resource version"}],
-                                               "retryAfterSeconds": 1}))
         exact = opts.resource_version_match == "Exact" or (not opts.resource_version_match and opts.limit > 0)
+        if rv > current:
+            if exact:  # etcd3 `store.GetList` reads etcd at `rv`; its refusal passes `interpretListError` as it is
+                raise unconverted_storage_error(FUTURE_REVISION)
+            raise too_large_rv(rv, current)  # the cache's, once the HTTP layer waited for it (http/cacheread.py)
         if not exact or (opts.resource_version_match == "Exact" and self.deviations.active("list-exact-reads-latest")):
             return None
         if self.deviations.active("compaction-unnoticed") and rv < self.store.compacted_rv():
@@ -690,6 +694,20 @@ def versioner_error(value: str) -> str | None:
         return None
     quoted = quote(value)  # Go's %q, as the rest of the field errors here
     return f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: {why}"
+
+
+FUTURE_REVISION = "etcdserver: mvcc: required revision is a future revision"  # etcd's rpctypes.ErrGRPCFutureRev
+
+
+def too_large_rv(rv: int, current: int, retry: int = 1) -> E.StatusError:
+    """`storage.NewTooLargeResourceVersionError(rv, current, retry)` (apiserver/pkg/storage/errors.go): 504 Timeout,
+    the cause `ResourceVersionTooLarge`; retry 1 s from the watch cache's `waitUntilFreshAndBlock` after
+    `blockTimeout`, 0 (omitted) from etcd3's `validateMinimumResourceVersion`. `InterpretGetError` and
+    `InterpretListError` pass it as it is."""
+    err = E.timeout(f"Too large resource version: {rv}, current: {current}", retry)
+    err.status["details"] = {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                             **({"retryAfterSeconds": retry} if retry else {})}
+    return err
 
 
 def unconverted_storage_error(text: str) -> E.StatusError:

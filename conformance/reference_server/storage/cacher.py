@@ -57,6 +57,7 @@ class WatchCache(MemoryStore):
             self._rv = max(self._rv, rv)
             self._compacted = self._rv
             self._seen.notify_all()
+            self._rv_waiters.wake(self._rv)
         self.observer.reloaded()
         self.close_watchers()
 
@@ -99,6 +100,8 @@ class WatchCache(MemoryStore):
             if rv > self._rv:
                 self._rv = rv
                 self._seen.notify_all()
+                if self._rv_waiters:
+                    self._rv_waiters.wake(rv)
 
     def wait_for(self, rv: int, timeout: float) -> bool:
         """True once the cache has applied `rv`; False after `timeout` or when the cache is shut."""

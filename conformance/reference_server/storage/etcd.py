@@ -125,6 +125,13 @@ class EtcdStore:
     def current_rv(self) -> int:
         return self.cache.current_rv()
 
+    def when_rv(self, rv: int, loop: Any) -> Any:
+        """A future settled once the watch cache reaches `rv` (`rvwait.reach`: upstream waits on its cacher)."""
+        return self.cache.when_rv(rv, loop)
+
+    def forget_rv_wait(self, fut: Any) -> None:
+        self.cache.forget_rv_wait(fut)
+
     def compacted_rv(self) -> int:
         return self.cache.compacted_rv()
 

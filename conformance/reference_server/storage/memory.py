@@ -25,6 +25,7 @@ from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
 from .keys import object_key as stored_key
 from .interface import DELETE, NO_OBSERVER, Event, Progress, StorageObserver, UpdateFn, object_key
 from .rehearsal import Rehearsed, rehearsing
+from .rvwait import RevisionWaiters
 
 
 class MemoryWatcher:
@@ -126,6 +127,7 @@ class MemoryStore:
         self._compacted = 0
         self._watchers: list[MemoryWatcher] = []
         self._watching: dict[str, list[MemoryWatcher]] = {}  # resource → its watchers: an event visits only those
+        self._rv_waiters = RevisionWaiters()  # reads at a resourceVersion not reached yet (rvwait.py)
 
     def observe(self, observer: StorageObserver) -> None:
         self.observer = observer
@@ -138,6 +140,13 @@ class MemoryStore:
     # ---- reads -------------------------------------------------------------------------------------
     def current_rv(self) -> int:
         return self._rv  # one attribute read (atomic): the lock would only order it with writes it cannot see
+
+    def when_rv(self, rv: int, loop: asyncio.AbstractEventLoop) -> asyncio.Future:
+        """A future settled (on `loop`) once the store's resourceVersion reaches `rv` (`rvwait.reach`)."""
+        return self._rv_waiters.add(rv, loop)
+
+    def forget_rv_wait(self, fut: asyncio.Future) -> None:
+        self._rv_waiters.discard(fut)
 
     def compacted_rv(self) -> int:
         with self._lock:
@@ -408,6 +417,8 @@ class MemoryStore:
         self._history.append(ev)
         while len(self._history) > self._history_size:
             self._compacted = self._history.popleft().rv
+        if self._rv_waiters:
+            self._rv_waiters.wake(self._rv)
         watchers = self._watching.get(resource)
         if not watchers:
             return
