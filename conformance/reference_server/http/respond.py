@@ -13,6 +13,7 @@ from .. import apierrors as E
 from ..deviations import Deviations
 from . import hooks
 from ..memo import remember
+from ..gojsonnum import encode as go_encode
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -28,14 +29,15 @@ _PROTOBUF_OK: dict[tuple[Any, Any], bool] = {}  # protobuf_ok's
 
 
 def dumps(obj: Any) -> bytes:
-    return _ENCODER.encode(obj).encode("utf-8")
+    """Compact JSON, numbers as Go's encoding/json writes them (gojsonnum.py: `2`, not `2.0`)."""
+    return go_encode(obj, _ENCODER.encode(obj)).encode("utf-8")
 
 
 def dumps_line(obj: Any) -> bytes:
     """An API object's JSON body as apimachinery's serializer writes it (`runtime/serializer/json/json.go`
     `doEncode`: Go's `json.Encoder.Encode`, compact and ending in a newline): every object, list and Status
     kube-apiserver answers in JSON ends so. Not `/version` or the OpenAPI documents (`json.Marshal*`)."""
-    return (_ENCODER.encode(obj) + "\n").encode("utf-8")
+    return (go_encode(obj, _ENCODER.encode(obj)) + "\n").encode("utf-8")
 
 
 def _negotiate(accept: str | None, transforms: tuple[str, ...], protobuf: bool = False) -> tuple[str, str | None, str]:
