@@ -11,7 +11,8 @@ otherwise (`1e2` is `number 1e2` in Go's errors, not `100.0`), on a `GoFloat`.
 Writing (encoding/json `floatEncoder.encode`, 64 bits): `strconv.AppendFloat(f, 'f', -1, 64)`, or 'e' below
 1e-6 and from 1e21, with `e-09` cleaned to `e-9`: float64 2 is `2`, 1e20 `100000000000000000000`, 1e-7 `1e-7`,
 where Python writes `2.0`, `1e+20`, `1e-07`. `encode` writes what Go writes; the fast C encoder's output is
-re-encoded only when it holds a float Python words otherwise (`needs_go_floats`, a few substring tests).
+re-encoded only when it holds a float Python words otherwise (`needs_go_floats`: searched for only once some
+body held a float, so answers of a server that never read one cost what they did).
 """
 from __future__ import annotations
 
@@ -58,14 +59,15 @@ def overflow_seen() -> bool:
 
 
 def go_float(literal: str) -> float:
-    """`parse_float` of `json.loads`: a float, or a `GoFloat` where Go's words of it differ from Python's."""
+    """`parse_float` of `json.loads`: a float, or a `GoFloat` where Go's words of it differ from Python's (its
+    literal in an error or a patched document, or its encoding: `2.0` is Go's `2`)."""
     f = float(literal)
     if math.isinf(f):
         _seen[0] += 1
-        return _go_float_of(f, literal)
-    if repr(f) != literal:
-        return _go_float_of(f, literal)
-    return f
+    elif repr(f) == literal and not _python_differs(f):
+        return f
+    note_float(f)
+    return _go_float_of(f, literal)
 
 
 _LONG_DIGITS = re.compile(rb"[0-9]{19}")
@@ -91,6 +93,7 @@ def _big_ints(v: Any) -> Any:
         except OverflowError:
             f = math.inf if v > 0 else -math.inf
             _seen[0] += 1
+        note_float(f)
         return _go_float_of(f, str(v))
     return v
 
@@ -147,14 +150,31 @@ def _iterencode(floatstr: Callable[[float], str]) -> Callable[[Any, int], Any]:
 
 _GO = _iterencode(float_literal)
 _RAW = _iterencode(_literal_or_go)
-_SUSPECT = re.compile(r"[0-9]\.0[,}\]]|e\+(?:1[6-9]|20)[,}\]]|[0-9]e-0[0-9]|[:,\[](?:-?Infinity|NaN)[,}\]]")
+# Python's forms Go writes otherwise, each ending where a JSON number ends (a string rarely holds one so)
+_SUSPECT = re.compile(r"[.eIN](?:0[,}\]]|\+(?:1[6-9]|20)[,}\]]|-0[0-9][,}\]]|nfinity[,}\]]|aN[,}\]])")
+
+
+_floats = [False]  # has any body held a float Python writes otherwise? Until then no answer can hold one
+
+
+def _python_differs(f: float) -> bool:
+    """Does Python write `f` otherwise than Go (`2.0`, `1e-05`, `inf`)?"""
+    r = repr(f)
+    return r.endswith(".0") or ("e" in r or "n" in r) and float_literal(f) != r
+
+
+def note_float(f: float) -> None:
+    """A decoder read `f` (JSON, YAML): if Python writes it otherwise than Go, answers are checked for such
+    floats from now on."""
+    if not _floats[0] and _python_differs(f):
+        _floats[0] = True
 
 
 def needs_go_floats(text: str) -> bool:
     """Could `text` (compact JSON from Python's encoder) hold a float Go writes otherwise? (`2.0`, `1e+16` to
-    `1e+20`, `1e-05`; and `Infinity`, `NaN`, which no client reads: written `null`.) Substring tests first: most answers hold none of them."""
-    return (".0" in text or "e+" in text or "e-0" in text or "Infinity" in text or "NaN" in text) and \
-        _SUSPECT.search(text) is not None
+    `1e+20`, `1e-05`; and `Infinity`, `NaN`, which no client reads: written `null`.) Never before a body held
+    such a float (`note_float`): a scan of every answer costs about as much as its encoding."""
+    return _floats[0] and _SUSPECT.search(text) is not None
 
 
 def encode(obj: Any, text: str | None = None) -> str:
@@ -173,4 +193,4 @@ def encode_raw_literals(obj: Any) -> str:
 
 
 __all__ = ["GoFloat", "encode", "encode_raw_literals", "first_overflow", "float_literal", "go_float", "go_ints",
-           "needs_go_floats", "overflow_error", "overflow_seen"]
+           "needs_go_floats", "note_float", "overflow_error", "overflow_seen"]
