@@ -187,10 +187,21 @@ def encode(obj: Any, text: str | None = None) -> str:
     return "".join(_GO(obj, 0))
 
 
+def yaml_float_text(f: float) -> tuple[bool, str]:
+    """A float64 in a YAML answer (sigs.k8s.io/yaml `JSONToYAML`: the JSON Go wrote, read by go-yaml v2 and
+    written again): (is an int, text). JSON's integer text that an int64 or a uint64 holds is an int; any other
+    number a float, written `strconv.FormatFloat(f, 'g', -1, 64)` (`.inf` never: not stored)."""
+    text = float_literal(f)
+    if "." not in text and "e" not in text and -_INT64 <= int(text) < 2 * _INT64:
+        return True, text
+    from .gofmt import format_float
+    return False, format_float(f)
+
+
 def encode_raw_literals(obj: Any) -> str:
     """Compact JSON with each decoded number as it was written (a patched document before Go decodes it)."""
     return "".join(_RAW(obj, 0))
 
 
 __all__ = ["GoFloat", "encode", "encode_raw_literals", "first_overflow", "float_literal", "go_float", "go_ints",
-           "needs_go_floats", "note_float", "overflow_error", "overflow_seen"]
+           "needs_go_floats", "note_float", "yaml_float_text", "overflow_error", "overflow_seen"]

@@ -94,4 +94,7 @@ def test_floats_are_answered_and_stored_as_go_writes_them(http, url, namespaces)
     patched = http.patch(f"{coll}/t", data='{"spec":{"size":3.0}}', headers=MERGE)
     assert patched.status_code == 200 and '"spec":{"size":3,' in patched.text, patched.text
     assert '"size":3,' in http.get(f"{coll}/t").text
+    as_yaml = http.get(f"{coll}/t", headers={"Accept": "application/yaml"})
+    assert as_yaml.status_code == 200, as_yaml.text  # go-yaml's floats (sigs.k8s.io/yaml JSONToYAML)
+    assert "  size: 3\n" in as_yaml.text and "  small: 1e-07\n" in as_yaml.text and "  big: 1e+21\n" in as_yaml.text
     http.delete(f"{url}{CRDS}/{crd}")
