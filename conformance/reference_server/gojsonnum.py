@@ -70,32 +70,21 @@ def go_float(literal: str) -> float:
     return _go_float_of(f, literal)
 
 
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
-
-
-def go_ints(value: Any, raw: bytes) -> Any:
-    """Integers past int64 as util/json reads them: a float64 (`GoFloat` keeping the digits), an overflow where
-    even that cannot hold them. Only walks when `raw` has a run of 19 digits."""
-    if _LONG_DIGITS.search(raw) is None:
-        return value
-    return _big_ints(value)
-
-
-def _big_ints(v: Any) -> Any:
-    if isinstance(v, dict):
-        for k, x in v.items():
-            v[k] = _big_ints(x)
-    elif isinstance(v, list):
-        v[:] = [_big_ints(x) for x in v]
-    elif type(v) is int and not -_INT64 <= v < _INT64:
-        try:
-            f = float(v)
-        except OverflowError:
-            f = math.inf if v > 0 else -math.inf
-            _seen[0] += 1
-        note_float(f)
-        return _go_float_of(f, str(v))
-    return v
+def go_int(literal: str) -> int | float:
+    """`parse_int` of `json.loads`: an int64, else (ParseInt out of range) the float64 `ParseFloat` makes of it
+    (a `GoFloat` keeping the digits), an overflow past its range (more than 309 digits: never given to `int()`,
+    whose 4300-digit limit would refuse it otherwise than Go)."""
+    if len(literal) < 19:
+        return int(literal)
+    if len(literal) <= 310:
+        v = int(literal)
+        if -_INT64 <= v < _INT64:
+            return v
+    f = float(literal)  # (inf past the float64 range)
+    if math.isinf(f):
+        _seen[0] += 1
+    note_float(f)
+    return _go_float_of(f, literal)
 
 
 def first_overflow(v: Any) -> GoFloat | None:
@@ -203,5 +192,17 @@ def encode_raw_literals(obj: Any) -> str:
     return "".join(_RAW(obj, 0))
 
 
-__all__ = ["GoFloat", "encode", "encode_raw_literals", "first_overflow", "float_literal", "go_float", "go_ints",
-           "needs_go_floats", "note_float", "yaml_float_text", "overflow_error", "overflow_seen"]
+__all__ = [
+    "GoFloat",
+    "encode",
+    "encode_raw_literals",
+    "first_overflow",
+    "float_literal",
+    "go_float",
+    "go_int",
+    "needs_go_floats",
+    "note_float",
+    "overflow_error",
+    "overflow_seen",
+    "yaml_float_text",
+]
