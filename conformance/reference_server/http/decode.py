@@ -13,6 +13,7 @@ from typing import Any
 from .. import apierrors as E
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from ..gofmt import plain_v
+from ..gojsonnum import encode_raw_literals, first_overflow, overflow_error, overflow_seen
 from ..fieldmanager.toversioned import convert_error, failed_to_convert
 from ..wire import crdtypes, goconvert, gotypes
 from ..wire.gojson import syntax_error
@@ -138,8 +139,22 @@ def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
         return gotypes.type_error(obj, message)
     if kind == "CustomResourceDefinition":  # its spec is outside the field model
         return crdtypes.type_error(obj)
-    # a kind outside the field model (`<group>/<Kind>`: a custom resource): its ObjectMeta at least
-    return gotypes.object_meta_error(obj, kind.rpartition("/")[2])
+    # a kind outside the field model (`<group>/<Kind>`: a custom resource): its ObjectMeta at least, then the
+    # numbers util/json cannot hold (decoded into `interface{}`: `convertNumber`'s words)
+    return _overflow(obj) or gotypes.object_meta_error(obj, kind.rpartition("/")[2])
+
+
+def refuse_overflow(patch: Any) -> None:
+    """A strategic-merge patch holding a number no float64 holds: `strategicPatchObject`'s 400, the decoder's
+    bare words (`kjson.UnmarshalCaseSensitivePreserveInts(patchBytes, &patchMap)` → `NewBadRequest(err.Error())`)."""
+    err = _overflow(patch)
+    if err is not None:
+        raise E.bad_request(err)
+
+
+def _overflow(obj: Any) -> str | None:
+    found = first_overflow(obj) if overflow_seen() else None
+    return overflow_error(found) if found is not None else None
 
 
 def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch: Any,
@@ -167,8 +182,7 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
             err = err.bare  # type: ignore[attr-defined]
     if err is None:
         return
-    shown = go_map_format(patch) if strategic else \
-        json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
+    shown = go_map_format(patch) if strategic else encode_raw_literals(patched)  # numbers as the patch wrote them
     e = E.invalid("", "", [E.field_invalid("patch", shown, err)])
     e.status.get("details", {}).pop("kind", None)
     raise e

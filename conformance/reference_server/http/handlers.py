@@ -24,6 +24,7 @@ from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
 from ..wire.textdecode import check_depth, loads_json
+from .decode import refuse_overflow
 from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
 from .rehearse import Rehearse
@@ -387,6 +388,8 @@ class Handlers:
 
         def transform(current: dict[str, Any]) -> dict[str, Any]:
             # (off the event loop: the kind's metadata is built on its first strategic patch)
+            if ctype == STRATEGIC_PATCH:
+                refuse_overflow(patch)  # `strategicPatchObject` reads the patch into a map first
             patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY)
             return self._check_patched(patched, route, store, ctype, patch, mode, warnings)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import re
 from typing import Any, Mapping
 
 import yaml
@@ -13,6 +15,7 @@ from .. import apierrors as E
 from ..deviations import Deviations
 from . import hooks
 from ..memo import remember
+from ..gojsonnum import GoFloat, encode as go_encode, yaml_float_text
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -20,6 +23,24 @@ log = logging.getLogger("nsconform.reference_server.http")
 TRANSFORMS = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
 
 
+
+
+def _represent_float(dumper: yaml.SafeDumper, f: float) -> yaml.ScalarNode:
+    """A float as kube-apiserver's YAML writes it (`2`, `1e-07`: gojsonnum.yaml_float_text)."""
+    is_int, text = yaml_float_text(f)
+    if not is_int and not math.isfinite(f):
+        return dumper.represent_float(f)
+    return dumper.represent_scalar("tag:yaml.org,2002:int" if is_int else "tag:yaml.org,2002:float", text)
+
+
+class _Dumper(yaml.SafeDumper):
+    """PyYAML's safe dumper with Go's floats (a decoded `GoFloat` too)."""
+
+
+_Dumper.add_implicit_resolver(  # go-yaml's float syntax (`1e-07` is a float, not YAML 1.1's string): written plain
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
+_Dumper.add_representer(float, _represent_float)
+_Dumper.add_representer(GoFloat, _represent_float)
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what json.dumps would build per call
 _NEGOTIATED: dict[tuple[str | None, tuple[str, ...], bool], tuple[str, str | None, str]] = {}
 _NEGOTIATED_MAX = 256
@@ -28,14 +49,15 @@ _PROTOBUF_OK: dict[tuple[Any, Any], bool] = {}  # protobuf_ok's
 
 
 def dumps(obj: Any) -> bytes:
-    return _ENCODER.encode(obj).encode("utf-8")
+    """Compact JSON, numbers as Go's encoding/json writes them (gojsonnum.py: `2`, not `2.0`)."""
+    return go_encode(obj, _ENCODER.encode(obj)).encode("utf-8")
 
 
 def dumps_line(obj: Any) -> bytes:
     """An API object's JSON body as apimachinery's serializer writes it (`runtime/serializer/json/json.go`
     `doEncode`: Go's `json.Encoder.Encode`, compact and ending in a newline): every object, list and Status
     kube-apiserver answers in JSON ends so. Not `/version` or the OpenAPI documents (`json.Marshal*`)."""
-    return (_ENCODER.encode(obj) + "\n").encode("utf-8")
+    return (go_encode(obj, _ENCODER.encode(obj)) + "\n").encode("utf-8")
 
 
 def _negotiate(accept: str | None, transforms: tuple[str, ...], protobuf: bool = False) -> tuple[str, str | None, str]:
@@ -140,7 +162,7 @@ def object_response(obj: Any, status: int = 200, accept: str | None = None,
         if body is not None:
             return web.Response(body=body, status=status, content_type=PROTOBUF, headers=headers)
     if media == "application/yaml":
-        body = yaml.safe_dump(obj, sort_keys=False, allow_unicode=True).encode("utf-8")
+        body = yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=True).encode("utf-8")
         return web.Response(body=body, status=status, content_type="application/yaml", headers=headers)
     return web.Response(body=dumps_line(obj), status=status, content_type=JSON, headers=headers)
 

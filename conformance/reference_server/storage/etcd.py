@@ -24,6 +24,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
+from ..gojsonnum import encode as go_encode
 from .cacher import Reflector, WatchCache, decode_value
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResourceVersionError
@@ -546,7 +547,8 @@ def _encode(obj: dict[str, Any]) -> bytes:
     """JSON without the resourceVersion (the mod revision is the version, as upstream stores it)."""
     meta = dict(obj.get("metadata") or {})
     meta.pop("resourceVersion", None)
-    return json.dumps({**obj, "metadata": meta}, separators=(",", ":")).encode()
+    stored = {**obj, "metadata": meta}  # numbers as Go writes them (`2`, not `2.0`): gojsonnum.py
+    return go_encode(stored, json.dumps(stored, separators=(",", ":"))).encode()
 
 
 def _gone(last: dict[str, Any], rv: int) -> dict[str, Any]:

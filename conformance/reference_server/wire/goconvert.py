@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import json
 import math
-from decimal import Decimal
 from typing import Any
 
 from .. import quantity
 from ..gobase64 import canonical_std, corrupt_offset
 from . import schema
 from ._gonamed_table import NAMED
+from ..gojsonnum import float_literal as _float_literal  # encoding/json's `floatEncoder`
 
 _BITS = {"i32": (32, True), "i64": (64, True), "u8": (8, False), "u32": (32, False), "u64": (64, False)}
 _GO_BASIC = {"s": "string", "b": "bool", "i32": "int32", "i64": "int64", "u8": "uint8", "u32": "uint32",
@@ -195,24 +195,6 @@ def _marshal(v: Any) -> str:
             text = text.replace(ch, esc)
         return text
     return "[]" if isinstance(v, list) else "{}"
-
-
-def _float_literal(f: float) -> str:
-    """`encoding/json`'s `floatEncoder` (64 bits)."""
-    if not math.isfinite(f):  # (Go's decoders never make one: `json: unsupported value` if they did)
-        return "null"
-    if f == 0:
-        return "-0" if math.copysign(1, f) < 0 else "0"
-    sign, digits, exp = Decimal(repr(f)).normalize().as_tuple()
-    text, point = "".join(map(str, digits)), len(digits) + int(exp)
-    if 1e-6 <= abs(f) < 1e21:
-        out = ("0." + "0" * -point + text if point <= 0 else
-               text + "0" * (point - len(text)) if point >= len(text) else text[:point] + "." + text[point:])
-    else:
-        e = point - 1
-        out = text[0] + ("." + text[1:] if len(text) > 1 else "") + ("e-" if e < 0 else "e+") + \
-            (f"{e:02d}" if e >= 0 else str(-e))  # `e-09` cleaned to `e-9`
-    return ("-" if sign else "") + out
 
 
 def _unmarshal_json(message: str, v: Any) -> None:

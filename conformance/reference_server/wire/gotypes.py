@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from .. import quantity
+from ..gojsonnum import GoFloat
 from ..gobase64 import canonical_std, corrupt_offset
 from . import schema
 
@@ -40,6 +41,8 @@ def json_type(v: Any) -> str:
     """Go's name for a JSON value's kind in an UnmarshalTypeError."""
     if isinstance(v, bool):
         return "bool"
+    if isinstance(v, GoFloat):  # Go words the literal as written (`number 1e2`, `number 1e400`)
+        return f"number {v.literal}"
     if isinstance(v, (int, float)):
         return f"number {v}"
     if isinstance(v, str):
@@ -87,7 +90,9 @@ def _scalar_error(v: Any, typ: str) -> str | None:
         if isinstance(v, float) or not lo <= v <= hi:
             return json_type(v)
         return None
-    if typ in ("f32", "f64"):
+    if typ in ("f32", "f64"):  # `strconv.ParseFloat` refuses what the float cannot hold
+        if isinstance(v, GoFloat) and v.overflow:
+            return json_type(v)
         return None if isinstance(v, (int, float)) and not isinstance(v, bool) else kind_word(v)
     return None
 

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from ..gofmt import format_float, sharp_v
+from ..gojsonnum import note_float
 
 _BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _GO_PLAIN = "tag:nsconform,2026:go-plain"
@@ -64,7 +65,10 @@ def _parse_float(s: str) -> float | None:
     if _FLOAT.fullmatch(s) is None:
         return None
     value = float(s)
-    return None if math.isinf(value) else value
+    if math.isinf(value):
+        return None
+    note_float(value)  # answers now look for floats Python writes otherwise (gojsonnum.py)
+    return value
 
 
 def resolve_plain(text: str) -> Any:

@@ -21,6 +21,7 @@ from typing import Any, Iterable
 
 import yaml
 
+from ..gojsonnum import go_float, go_int
 from .goyaml import GoYAMLLoader, UnsupportedValue
 
 MAX_DEPTH = 100
@@ -44,10 +45,14 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"invalid character {name[0]!r} looking for beginning of value")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=go_float, parse_int=go_int)
+
+
 def loads_json(raw: bytes) -> Any:
-    """`json.Unmarshal` semantics: surrogates replaced, depth bounded."""
+    """`json.Unmarshal` semantics: surrogates replaced, depth bounded, numbers as util/json reads them (a float
+    Go words otherwise, past int64 or past float64: `gojsonnum.GoFloat`)."""
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_not_json)
+        value = _DECODER.decode(raw.decode("utf-8"))
     except RecursionError:
         raise too_deep() from None
     check_depth(value, raw)
