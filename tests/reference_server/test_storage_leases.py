@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
 from conformance.reference_server.storage.interface import Event, StorageObserver
 from conformance.reference_server.storage.leases import LeaseManager
 
@@ -58,7 +56,7 @@ def test_a_lease_is_granted_with_the_extra_time_and_reused_within_the_window() -
 def test_at_most_max_objects_share_a_lease() -> None:
     m, granted, observed, _ = manager(max_objects=2)
     assert [m.lease(3600) for _ in range(5)] == [1, 1, 2, 2, 3]
-    assert observed == [1, 3, 3]
+    assert observed == [1, 3, 3] and granted == [3660] * 3
 
 
 def event(name: str, message: str = "m") -> dict[str, Any]:
@@ -143,3 +141,23 @@ def test_a_deleted_key_recreated_without_ttl_is_not_removed_by_its_old_lease(mak
 
     assert [e.name for e in asyncio.run(main())] == ["marker"]
     assert [o["message"] for o in s.list("events", "a")[0]] == ["plain"]
+
+
+def test_the_json_gateway_grants_and_attaches_leases_too(etcd_process: Any) -> None:
+    from conformance.reference_server.storage.backends import etcd_client
+    from conformance.reference_server.storage.etcd import EtcdStore
+
+    from .backends import unique_prefix
+    s = EtcdStore(etcd_client([etcd_process.url], "gateway"), unique_prefix())
+    try:
+        async def main() -> list[Event]:
+            _, w = s.watch("events", "a", s.current_rv(), asyncio.get_running_loop())
+            s.create("events", "a", "e", event("e"), ttl=1)
+            try:
+                return await deleted(w, {"e"})
+            finally:
+                w.close()
+
+        assert [e.name for e in asyncio.run(main())] == ["e"]
+    finally:
+        s.close()
