@@ -19,10 +19,11 @@ covers the whole prefix); the memory store has no etcd watch, so none. `apiserve
 (`storage_cluster_id="etcd-0"`, STABLE, the storage monitor's collector): the etcd database file's size from
 Maintenance/Status `dbSize`, asked at each scrape (off the event loop, 1 s at most, no sample when etcd does not
 answer in time, as upstream); the memory store's is what its revisions would take as etcd keys and JSON values
-(`MemoryStore.db_size`). `etcd_lease_object_counts` (buckets 10 … 5000): at each new lease the lease manager grants for a TTL'd write (Events,
-`--event-ttl`), the number of objects attached to the previous one and the write that asked for the new one
-(storage/leases.py: upstream counts before it decides; the first grant observes 1). Registered with no sample until used, as upstream's: `apiserver_storage_decode_errors_total` (the
-etcd store skips a value it cannot decode without counting it; nothing the memory store holds fails to decode).
+(`MemoryStore.db_size`). `etcd_lease_object_counts` (buckets 10 … 5000): at each new lease the lease manager
+grants for a TTL'd write (Events, `--event-ttl`), the objects attached to the previous one and the write that asked
+for the new one (storage/leases.py: upstream counts before it decides; the first grant observes 1). Registered with
+no sample until used, as upstream's: `apiserver_storage_decode_errors_total` (the etcd store skips a value it cannot
+decode without counting it; nothing the memory store holds fails to decode).
 `apiserver_storage_db_total_size_in_bytes` (deprecated in 1.28) is hidden in 1.33.
 """
 from __future__ import annotations
@@ -109,7 +110,7 @@ class EtcdMetrics:
         self.returned.inc(key, returned)
 
     def lease_attached(self, count: int) -> None:
-        """The lease manager granted a new lease, `count` objects having been attached to the previous one
+        """The lease manager granted a new lease: `count` is the previous one's objects and the asking write
         (`UpdateLeaseObjectCount`; from the etcd store's writer threads too)."""
         with self._lease_lock:
             self.lease_objects.observe((), count)

@@ -74,7 +74,8 @@ class EtcdStore:
         self._closers: list[Callable[[], None]] = []
         self._delete_pool: ThreadPoolExecutor | None = None
         # TTL'd writes (Events) attach to etcd leases as upstream's lease manager hands them out: etcd removes them
-        self.leases = LeaseManager(client.lease_grant, lambda n: self.observer.lease_objects(n), lease_reuse_seconds)
+        self.leases = LeaseManager(lambda ttl: self.client.lease_grant(ttl), lambda n: self.observer.lease_objects(n),
+                                   lease_reuse_seconds)
 
     def on_close(self, fn: Callable[[], None]) -> None:
         """Call `fn` when the store closes (the threads that call it off the event loop end then)."""

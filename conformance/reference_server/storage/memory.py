@@ -25,7 +25,7 @@ from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
 from .keys import object_key as stored_key
 from .interface import DELETE, NO_OBSERVER, Event, Progress, StorageObserver, UpdateFn, object_key
 from .leases import REUSE_DURATION_SECONDS, LeaseManager
-from .memoryleases import Key, MemoryLeases
+from .memoryleases import MemoryLeases
 from .rehearsal import Rehearsed, rehearsing
 
 
@@ -396,11 +396,11 @@ class MemoryStore:
                 if not same:
                     del self._watching[w.resource]
 
-    def _revoke(self, keys: list[Key]) -> None:
+    def _revoke(self, lease_id: int) -> None:
         """An expired lease's keys deleted in one transaction (etcd's lessor revokes a lease so): one revision, a
         DELETED event per key at it."""
         with self._lock:
-            present = [k for k in keys if k[2] in self._index.get((k[0], k[1]), {})]
+            present = [k for k in self._leases.take(lease_id) if k[2] in self._index.get((k[0], k[1]), {})]
             if not present:
                 return
             self._rv += 1

@@ -4,7 +4,7 @@ under the minimum to it, a put attaches its key to its lease and detaches it fro
 it, and an expired lease is revoked: every key still attached deleted in one transaction, one revision).
 
 Expiry runs on the event loop (one `call_at` timer for the earliest lease, a heap of the others), never blocking it:
-the store's `revoke` takes its lock only to delete the keys. A lease granted before any loop is known is armed once
+the store's `revoke` takes its lock only to take the lease's keys (`take`) and delete them. A lease granted before any loop is known is armed once
 one is (`bind`)."""
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ Key = tuple[str, str, str]  # (resource, namespace, name)
 
 
 class MemoryLeases:
-    """Leases by id: their deadline (`time.monotonic`) and attached keys; `revoke(keys)` is the store's deletion."""
+    """Leases by id: their deadline (`time.monotonic`) and attached keys; `revoke(lease_id)` is the store's deletion
+    of an expired lease's keys (`take`)."""
 
-    def __init__(self, revoke: Callable[[list[Key]], None]):
+    def __init__(self, revoke: Callable[[int], None]):
         self._revoke = revoke
         self._ids = itertools.count(0x694d9b1a8c2f0001)  # etcd's ids are large int64s; any unique one will do
         self._deadline: dict[int, float] = {}
@@ -50,6 +51,8 @@ class MemoryLeases:
 
     def attach(self, key: Key, lease_id: int) -> None:
         """A put of `key` with `lease_id` (0: none): it leaves its previous lease."""
+        if not lease_id and key not in self._lease_of:  # every write without a ttl: no lock taken
+            return
         with self._lock:
             self.detach(key)
             if lease_id and lease_id in self._keys:
@@ -57,6 +60,8 @@ class MemoryLeases:
                 self._lease_of[key] = lease_id
 
     def detach(self, key: Key) -> None:
+        if key not in self._lease_of:  # (a key only the store's lock writes: no lease to leave)
+            return
         with self._lock:
             lease_id = self._lease_of.pop(key, 0)
             if lease_id:
@@ -95,6 +100,15 @@ class MemoryLeases:
         assert self._loop is not None
         self._timer = self._loop.call_later(max(0.0, deadline - time.monotonic()), self._expire)
 
+    def take(self, lease_id: int) -> list[Key]:
+        """Forget an expired lease: the keys still attached to it, by key (the store calls this under its own lock,
+        so no write moves a key between this and the deletion)."""
+        with self._lock:
+            keys = sorted(self._keys.pop(lease_id, ()))
+            for key in keys:
+                del self._lease_of[key]
+            return keys
+
     def _expire(self) -> None:
         """Revoke every lease past its deadline (each its own deletion), then arm for the next."""
         self._timer = None
@@ -105,9 +119,5 @@ class MemoryLeases:
                     break
                 _, lease_id = heapq.heappop(self._heap)
                 del self._deadline[lease_id]
-                keys = sorted(self._keys.pop(lease_id))
-                for key in keys:
-                    del self._lease_of[key]
-            if keys:
-                self._revoke(keys)
+            self._revoke(lease_id)
         self._arm()
