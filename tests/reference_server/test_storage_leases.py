@@ -5,7 +5,7 @@ event when its lease expires, a rewrite attaches it to another lease, a rewrite 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Callable
 
 from conformance.reference_server.storage.interface import Event, StorageObserver
 from conformance.reference_server.storage.leases import LeaseManager
@@ -63,14 +63,23 @@ def event(name: str, message: str = "m") -> dict[str, Any]:
     return {"metadata": {"name": name, "namespace": "a"}, "message": message}
 
 
-async def deleted(w: Any, names: set[str]) -> list[Event]:
-    """The DELETED events of `names`, waited for on the watch (the test fails after WAIT)."""
-    out: list[Event] = []
-    while {e.name for e in out} != names:
-        ev = await asyncio.wait_for(w.queue.get(), WAIT)
-        if isinstance(ev, Event) and ev.type == "DELETED":
-            out.append(ev)
-    return out
+def expire(s: Any, writes: Callable[[], None], names: set[str]) -> dict[str, Event]:
+    """Watch the events of `s`, make the `writes`, then wait on the watch (no sleep) for the DELETED events of
+    `names` (the test fails after WAIT): those events by name."""
+    async def main() -> dict[str, Event]:
+        _, w = s.watch("events", "a", s.current_rv(), asyncio.get_running_loop())
+        writes()
+        out: dict[str, Event] = {}
+        try:
+            while set(out) != names:
+                ev = await asyncio.wait_for(w.queue.get(), WAIT)
+                if isinstance(ev, Event) and ev.type == "DELETED":
+                    out[ev.name] = ev
+            return out
+        finally:
+            w.close()
+
+    return asyncio.run(main())
 
 
 def test_a_ttl_write_expires_with_a_deleted_event(make_store: Any) -> None:
@@ -84,17 +93,12 @@ def test_a_ttl_write_expires_with_a_deleted_event(make_store: Any) -> None:
     s.observe(Observer())
     s.create("configmaps", "a", "keep", event("keep"))
 
-    async def main() -> tuple[list[Event], Any]:
-        _, w = s.watch("events", "a", s.current_rv(), asyncio.get_running_loop())
+    def writes() -> None:
         s.create("events", "a", "e1", event("e1"), ttl=1)
         s.create("events", "a", "e2", event("e2"), ttl=1)  # reuse min(5 % of 1 s, 60) = 0 s: a new lease
-        try:
-            return await deleted(w, {"e1", "e2"}), w
-        finally:
-            w.close()
 
-    gone, _ = asyncio.run(main())
-    assert gone[0].object["message"] == "m" and int(gone[0].object["metadata"]["resourceVersion"]) > 0
+    gone = expire(s, writes, {"e1", "e2"})
+    assert gone["e1"].object["message"] == "m" and int(gone["e1"].object["metadata"]["resourceVersion"]) > 0
     assert s.list("events", "a")[0] == []
     assert [o["metadata"]["name"] for o in s.list("configmaps", "a")[0]] == ["keep"]
     assert seen == [1, 2]
@@ -109,19 +113,13 @@ def test_an_update_attaches_to_a_new_lease_and_one_without_ttl_keeps_it_forever(
         obj["message"] = "again"
         return obj
 
-    async def main() -> list[Event]:
-        _, w = s.watch("events", "a", s.current_rv(), asyncio.get_running_loop())
+    def writes() -> None:
         s.guaranteed_update("events", "a", "renewed", change, ttl=1)
         s.guaranteed_update("events", "a", "kept", change)  # a put without a lease leaves the old one
         s.create("events", "a", "marker", event("marker"), ttl=1)  # its lease ends after the first two's
-        try:
-            return await deleted(w, {"renewed", "marker"})
-        finally:
-            w.close()
 
-    gone = asyncio.run(main())
-    by_name = {e.name: e for e in gone}
-    assert by_name["renewed"].object["message"] == "again"
+    gone = expire(s, writes, {"renewed", "marker"})
+    assert gone["renewed"].object["message"] == "again"
     assert [o["metadata"]["name"] for o in s.list("events", "a")[0]] == ["kept"]
 
 
@@ -130,16 +128,8 @@ def test_a_deleted_key_recreated_without_ttl_is_not_removed_by_its_old_lease(mak
     s.create("events", "a", "e", event("e"), ttl=1)
     s.delete("events", "a", "e")
     s.create("events", "a", "e", event("e", "plain"))
-
-    async def main() -> list[Event]:
-        _, w = s.watch("events", "a", s.current_rv(), asyncio.get_running_loop())
-        s.create("events", "a", "marker", event("marker"), ttl=1)
-        try:
-            return await deleted(w, {"marker"})
-        finally:
-            w.close()
-
-    assert [e.name for e in asyncio.run(main())] == ["marker"]
+    assert list(expire(s, lambda: s.create("events", "a", "marker", event("marker"), ttl=1), {"marker"})) == \
+        ["marker"]
     assert [o["message"] for o in s.list("events", "a")[0]] == ["plain"]
 
 
@@ -150,14 +140,6 @@ def test_the_json_gateway_grants_and_attaches_leases_too(etcd_process: Any) -> N
     from .backends import unique_prefix
     s = EtcdStore(etcd_client([etcd_process.url], "gateway"), unique_prefix())
     try:
-        async def main() -> list[Event]:
-            _, w = s.watch("events", "a", s.current_rv(), asyncio.get_running_loop())
-            s.create("events", "a", "e", event("e"), ttl=1)
-            try:
-                return await deleted(w, {"e"})
-            finally:
-                w.close()
-
-        assert [e.name for e in asyncio.run(main())] == ["e"]
+        assert list(expire(s, lambda: s.create("events", "a", "e", event("e"), ttl=1), {"e"})) == ["e"]
     finally:
         s.close()
