@@ -15,9 +15,10 @@ from .flavors import DEFAULT_FLAVOR, FLAVORS
 from .godur import DurationError, parse_duration
 from .logmask import protect
 from .http import PROFILES
-from .server import ReferenceServer
+from .server import EVENT_TTL, ReferenceServer
 from .controller.system_objects import PRIORITY_CLASSES_HOOK
 from .storage.backends import BACKENDS, TRANSPORTS, StorageConfig, StorageUnavailable
+from .storage.leases import REUSE_DURATION_SECONDS
 
 if TYPE_CHECKING:
     from .auth.requestheader import RequestHeaderConfig
@@ -61,6 +62,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         g.add_argument(f"--requestheader-{flag}", action="append", default=[], metavar="A,B", help=what)
     p.add_argument("--anonymous-auth", type=_bool_flag, default=True, metavar="true|false",
                    help="false: a request without credentials is 401 Unauthorized (kube-apiserver's flag)")
+    p.add_argument("--event-ttl", type=_duration, default=EVENT_TTL, metavar="DURATION",
+                   help="amount of time to retain events (default 1h0m0s; under a second: forever)")
     p.add_argument("--request-timeout", type=_duration, default=60.0, metavar="DURATION",
                    help="end a non-watch request after this long with a 504 (default 1m0s, as kube-apiserver)")
     p.add_argument("--shutdown-delay-duration", type=_duration, default=0.0, metavar="DURATION",
@@ -110,6 +113,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--etcd-keyfile", metavar="PATH", default=None)
     g.add_argument("--etcd-data-dir", metavar="DIR", default=None,
                    help="data of `--etcd-servers embedded` (default: ~/.cache/nsconform/etcd)")
+    g.add_argument("--lease-reuse-duration-seconds", type=int, default=REUSE_DURATION_SECONDS, metavar="N",
+                   help="the seconds each etcd lease of a TTL'd write (Events) is reused (default %(default)s; the "
+                        "memory store keeps leases as etcd's)")
     g.add_argument("--etcd-transport", choices=TRANSPORTS, default="grpc",
                    help="how to talk to etcd: its gRPC API (default), or its v3 JSON gateway (no watch progress "
                         "requests, ~2x etcd CPU per write)")
@@ -208,16 +214,18 @@ def storage_config(args: argparse.Namespace) -> StorageConfig | None:
     """The `--storage`/`--etcd-*` options (ValueError for an inconsistent set)."""
     backend = getattr(args, "storage", "memory") or "memory"
     servers = getattr(args, "etcd_servers", None)
+    reuse = getattr(args, "lease_reuse_duration_seconds", REUSE_DURATION_SECONDS)
     if backend == "memory":
         if servers:
             raise ValueError("--etcd-servers needs --storage etcd")
-        return None
+        return None if reuse == REUSE_DURATION_SECONDS else StorageConfig(lease_reuse_duration_seconds=reuse)
     if not servers:
         raise ValueError("--storage etcd needs --etcd-servers URL[,URL...] (or `embedded`)")
     return StorageConfig("etcd", tuple(u.strip() for u in servers.split(",") if u.strip()),
                          getattr(args, "etcd_prefix", "/registry"), getattr(args, "etcd_cafile", None),
                          getattr(args, "etcd_certfile", None), getattr(args, "etcd_keyfile", None),
-                         getattr(args, "etcd_data_dir", None), getattr(args, "etcd_transport", "grpc"))
+                         getattr(args, "etcd_data_dir", None), getattr(args, "etcd_transport", "grpc"),
+                         lease_reuse_duration_seconds=reuse)
 
 
 def _string_slice(values: list[str] | None) -> tuple[str, ...]:
@@ -243,7 +251,8 @@ def _hardening(args: argparse.Namespace) -> dict:
             "anonymous_auth": getattr(args, "anonymous_auth", True),
             "client_ca_file": getattr(args, "client_ca_file", None), "request_header": request_header(args),
             "max_requests_inflight": getattr(args, "max_requests_inflight", 400),
-            "max_mutating_requests_inflight": getattr(args, "max_mutating_requests_inflight", 200)}
+            "max_mutating_requests_inflight": getattr(args, "max_mutating_requests_inflight", 200),
+            "event_ttl": getattr(args, "event_ttl", EVENT_TTL)}
 
 
 async def _run(args: argparse.Namespace) -> int:

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nsconform.reference_server")
 AUTHORIZATION_MODES = ("always-allow", "rbac")
+EVENT_TTL = 3600.0  # kube-apiserver's --event-ttl default (1 h), in seconds
 _ensure = bootstrap.ensure
 
 
@@ -62,7 +63,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
                   users_file: str | None = None, flavor: str | Flavor | None = None,
                   feature_gates: Iterable[str] = (), store: object | None = None,
                   service_account_key_file: str | None = None,
-                  service_account_issuers: Sequence[str] = ()) -> ServerContext:
+                  service_account_issuers: Sequence[str] = (), event_ttl: float = EVENT_TTL) -> ServerContext:
     """Storage, registry, admission and router for one server; seeds the initial namespaces.
 
     The RBAC API and its bootstrap policy are served in every mode, as kube-apiserver's; `authorization="rbac"`
@@ -75,6 +76,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
     in-cluster `https://kubernetes.default.svc.cluster.local`; ValueError for one kube-apiserver refuses).
     `store`: the storage (default a fresh `MemoryStore`); on a store that already holds them (etcd, restarted)
     the initial objects are not created again.
+    `event_ttl`: `--event-ttl` in seconds (default 1 h): how long an Event lives after its last write.
     """
     fl = get_flavor(flavor)
     if profile not in PROFILES:
@@ -83,6 +85,7 @@ def build_context(profile: str = "kubernetes", deviations: Iterable[str] = (),
         raise ValueError(f"unknown authorization mode {authorization!r}; known: {', '.join(AUTHORIZATION_MODES)}")
     devs = Deviations(deviations)
     registry = Registry(store if store is not None else MemoryStore(), devs)
+    registry.set_event_ttl(event_ttl)
     seeded = _seeded(registry)
     install_strategies(registry)
     registry.content("services").strategy.cidr = ipaddress.ip_network(fl.service_cidr)  # type: ignore[union-attr]
@@ -220,7 +223,8 @@ class ReferenceServer:
                  leader_elect: bool = True, leader_election: LeaderElectionConfig | None = None,
                  service_account_key_file: str | None = None, service_account_issuers: Sequence[str] = (),
                  max_requests_inflight: int = 400, max_mutating_requests_inflight: int = 200,
-                 client_ca_file: str | None = None, request_header: "RequestHeaderConfig | None" = None):
+                 client_ca_file: str | None = None, request_header: "RequestHeaderConfig | None" = None,
+                 event_ttl: float = EVENT_TTL):
         if max_requests_inflight < 0 or max_mutating_requests_inflight < 0:  # ServerRunOptions.Validate
             raise ValueError("--max-requests-inflight can not be negative value" if max_requests_inflight < 0
                              else "--max-mutating-requests-inflight can not be negative value")
@@ -239,7 +243,7 @@ class ReferenceServer:
             self.ctx = build_context(profile, deviations, token, authorization=authorization, users_file=users_file,
                                      flavor=self.flavor, feature_gates=feature_gates, store=store,
                                      service_account_key_file=service_account_key_file,
-                                     service_account_issuers=service_account_issuers)
+                                     service_account_issuers=service_account_issuers, event_ttl=event_ttl)
         except BaseException:
             self._close_store()
             raise

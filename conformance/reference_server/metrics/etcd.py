@@ -19,9 +19,11 @@ covers the whole prefix); the memory store has no etcd watch, so none. `apiserve
 (`storage_cluster_id="etcd-0"`, STABLE, the storage monitor's collector): the etcd database file's size from
 Maintenance/Status `dbSize`, asked at each scrape (off the event loop, 1 s at most, no sample when etcd does not
 answer in time, as upstream); the memory store's is what its revisions would take as etcd keys and JSON values
-(`MemoryStore.db_size`). Registered with no sample until used, as upstream's: `etcd_lease_object_counts`
-(events are stored without a TTL lease here) and `apiserver_storage_decode_errors_total` (the etcd store skips a
-value it cannot decode without counting it; nothing the memory store holds fails to decode).
+(`MemoryStore.db_size`). `etcd_lease_object_counts` (buckets 10 … 5000): at each new lease the lease manager
+grants for a TTL'd write (Events, `--event-ttl`), the objects attached to the previous one and the write that asked
+for the new one (storage/leases.py: upstream counts before it decides; the first grant observes 1). Registered with
+no sample until used, as upstream's: `apiserver_storage_decode_errors_total` (the etcd store skips a value it cannot
+decode without counting it; nothing the memory store holds fails to decode).
 `apiserver_storage_db_total_size_in_bytes` (deprecated in 1.28) is hidden in 1.33.
 """
 from __future__ import annotations
@@ -78,6 +80,7 @@ class EtcdMetrics:
                                   "by kind.", ("resource",))
         self.lease_objects = HistogramVec("etcd_lease_object_counts", "Number of objects attached to a single etcd "
                                           "lease.", (), (10, 50, 100, 500, 1000, 2500, 5000))
+        self._lease_lock = threading.Lock()
         self.decode_errors = CounterVec("apiserver_storage_decode_errors_total", "Number of stored object decode "
                                         "errors split by object type", ("resource",))
         self.duration = ThreadedHistogramVec("etcd_request_duration_seconds", "Etcd request latency in seconds for "
@@ -105,6 +108,12 @@ class EtcdMetrics:
         self.fetched.inc(key, fetched)
         self.evaluated.inc(key, evaluated)
         self.returned.inc(key, returned)
+
+    def lease_attached(self, count: int) -> None:
+        """The lease manager granted a new lease: `count` is the previous one's objects and the asking write
+        (`UpdateLeaseObjectCount`; from the etcd store's writer threads too)."""
+        with self._lease_lock:
+            self.lease_objects.observe((), count)
 
     def bookmark(self) -> None:
         """A progress notification on the watch cache's etcd watch: one for each cached resource's watch."""

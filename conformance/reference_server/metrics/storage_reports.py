@@ -15,6 +15,7 @@ class StorageReports(StorageObserver):
         self.etcd, self.cache, self.reads = etcd, cache, reads
         self.event = cache.event  # type: ignore[method-assign]
         self.reloaded = cache.reloaded  # type: ignore[method-assign]
+        self.lease_objects = etcd.lease_attached  # type: ignore[method-assign]
 
     def bookmark(self, rv: int) -> None:
         """A progress notification: a bookmark of each cached resource, whose watch cache it moves to `rv`."""

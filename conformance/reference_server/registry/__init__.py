@@ -216,6 +216,18 @@ class Registry:
         stores = list(self._groups.values()) + list(self.custom.stores())
         return [s for s in stores if group is None or s.group == group]  # type: ignore[attr-defined]
 
+    def set_event_ttl(self, seconds: float) -> None:
+        """`--event-ttl`: every Event (core/v1 and events.k8s.io/v1: one storage) is written with a lease of
+        `uint64(ttl.Seconds())` (pkg/registry/core/event/storage/storage.go `TTLFunc`, on create and update alike),
+        which the etcd3 store reads back as an int64: truncated toward zero; 0 (under a second): no lease, events never
+        expire. kube-apiserver 1.33 does not validate the flag: a negative ttl asks etcd for a negative lease, which
+        its lessor raises to its minimum (storage/leases.py `MIN_LEASE_TTL`)."""
+        ttl = int(seconds)
+        self._content["events"].ttl = ttl
+        view = self._groups.get(("events.k8s.io", "events"))
+        if view is not None:
+            view.ttl = ttl
+
     def content(self, plural: str) -> GenericStore | None:
         """The store of a namespaced resource, or None when the plural is not served."""
         return self._content.get(plural)

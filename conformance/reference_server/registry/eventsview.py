@@ -80,8 +80,8 @@ class ConvertingStore:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:
-        return eventsv1.to_v1(self._inner.create(resource, namespace, name, eventsv1.to_core(obj)))
+    def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any], **ttl: int) -> dict[str, Any]:
+        return eventsv1.to_v1(self._inner.create(resource, namespace, name, eventsv1.to_core(obj), **ttl))
 
     def get(self, resource: str, namespace: str, name: str, *, shared: bool = False) -> dict[str, Any]:
         return eventsv1.to_v1(self._inner.get(resource, namespace, name, shared=shared))
@@ -96,11 +96,11 @@ class ConvertingStore:
         return [eventsv1.to_v1(o) for o in items], at
 
     def guaranteed_update(self, resource: str, namespace: str, name: str,
-                          fn: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], bool]:
+                          fn: Callable[[dict[str, Any]], Any], **ttl: int) -> tuple[dict[str, Any], bool]:
         def convert(current: dict[str, Any]) -> Any:
             out = fn(eventsv1.to_v1(current))
             return out if out is DELETE or not isinstance(out, dict) else eventsv1.to_core(out)
-        obj, deleted = self._inner.guaranteed_update(resource, namespace, name, convert)
+        obj, deleted = self._inner.guaranteed_update(resource, namespace, name, convert, **ttl)
         return eventsv1.to_v1(obj), deleted
 
     def _check(self, check: Callable[[dict[str, Any]], None] | None) -> Callable[[dict[str, Any]], None] | None:

@@ -87,6 +87,7 @@ class GenericStore:
     """One resource's REST storage over a `storage.Store`."""
 
     group = ""  # a named API group's stores (`GroupStore`) qualify their errors with it
+    ttl = 0  # seconds a create or update keeps the object (upstream's `TTLFunc`: Events' `--event-ttl`); 0: forever
     api_version = "v1"  # a named group's stores set their own; readers ask `getattr(store, "api_version", "v1")`,
     #                     which, without this, raised and caught an AttributeError on every core GET
     cached_reads = True  # reads at a resourceVersion wait for the storage to reach it (http/cacheread.py)
@@ -245,6 +246,8 @@ class GenericStore:
             except KeyNotFoundError:
                 return obj
             raise KeyExistsError(self._key(ns, name), existing)
+        if self.ttl:  # (only a TTL'd resource's stores are asked to take one)
+            return self.store.create(self.info.plural, ns, name, obj, ttl=self.ttl)
         return self.store.create(self.info.plural, ns, name, obj)
 
     # ---- read ------------------------------------------------------------------------------------
@@ -437,7 +440,8 @@ class GenericStore:
                 current = self.store.get(self.info.plural, ns, name)
                 out = compute(current)
                 return self._finish(result["new"] if out is DELETE else out)
-            obj, deleted = self.store.guaranteed_update(self.info.plural, ns, name, compute)
+            obj, deleted = self.store.guaranteed_update(self.info.plural, ns, name, compute,
+                                                        **({"ttl": self.ttl} if self.ttl else {}))
         except KeyNotFoundError:
             raise self._not_found(name) from None
         after = result.get("after")

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .leases import REUSE_DURATION_SECONDS
 from .memory import MemoryStore
 
 BACKENDS = ("memory", "etcd")
@@ -29,6 +30,7 @@ class StorageConfig:
     etcd_keyfile: str | None = None
     etcd_data_dir: str | None = None  # for `embedded`; default `default_data_dir()`
     etcd_transport: str = "grpc"  # one of TRANSPORTS
+    lease_reuse_duration_seconds: int = REUSE_DURATION_SECONDS  # --lease-reuse-duration-seconds (storage/leases.py)
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -40,7 +42,8 @@ def open_store(config: StorageConfig | None, deviations: Any = None) -> tuple[An
     """The store and the function that closes it (and stops an embedded etcd); `deviations` (a `Deviations`)
     reach the etcd store's key layout."""
     if config is None or config.backend == "memory":
-        return MemoryStore(), lambda: None
+        reuse = config.lease_reuse_duration_seconds if config is not None else REUSE_DURATION_SECONDS
+        return MemoryStore(lease_reuse_seconds=reuse), lambda: None
     if config.backend != "etcd":
         raise ValueError(f"unknown storage backend {config.backend!r}; known: {', '.join(BACKENDS)}")
     from .etcd import EtcdStore
@@ -60,7 +63,8 @@ def open_store(config: StorageConfig | None, deviations: Any = None) -> tuple[An
     client = etcd_client(servers, config.etcd_transport, ca_file=config.etcd_cafile,
                          cert_file=config.etcd_certfile, key_file=config.etcd_keyfile)
     try:
-        store = EtcdStore(client, config.etcd_prefix, **({"deviations": deviations} if deviations else {}))
+        store = EtcdStore(client, config.etcd_prefix, lease_reuse_seconds=config.lease_reuse_duration_seconds,
+                          **({"deviations": deviations} if deviations else {}))
     except (EtcdError, OSError, ValueError) as e:
         if process is not None:
             process.stop()

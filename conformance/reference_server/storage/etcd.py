@@ -32,6 +32,7 @@ from .etcdapi import Cmp, KeyValue, KVClient, Op, TxnResult, prefix_range_end
 from .etcdclient import EtcdCompacted, EtcdError, EtcdUnavailable, b64
 from .freshness import READ_AT
 from .interface import DELETE, NO_OBSERVER, StorageObserver, UpdateFn
+from .leases import REUSE_DURATION_SECONDS, LeaseManager
 from ..deviations import NONE, Deviations
 from .keys import MISPLACED_NAMESPACES, collection_key, object_key
 from .memory import _same
@@ -60,7 +61,8 @@ class EtcdStore:
     observer: StorageObserver = NO_OBSERVER  # etcd requests here, the watch cache's events in `cache`
 
     def __init__(self, client: KVClient, prefix: str = "/registry", *, history_size: int = 10000,
-                 deviations: Deviations = NONE, progress_requests: bool | None = None):
+                 deviations: Deviations = NONE, progress_requests: bool | None = None,
+                 lease_reuse_seconds: int = REUSE_DURATION_SECONDS):
         self.client = client
         self.deviations = deviations
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
@@ -72,6 +74,9 @@ class EtcdStore:
         self._lock = threading.RLock()
         self._closers: list[Callable[[], None]] = []
         self._delete_pool: ThreadPoolExecutor | None = None
+        # TTL'd writes (Events) attach to etcd leases as upstream's lease manager hands them out: etcd removes them
+        self.leases = LeaseManager(lambda ttl: self.client.lease_grant(ttl), lambda n: self.observer.lease_objects(n),
+                                   lease_reuse_seconds)
 
     def on_close(self, fn: Callable[[], None]) -> None:
         """Call `fn` when the store closes (the threads that call it off the event loop end then)."""
@@ -243,11 +248,13 @@ class EtcdStore:
         return items, rv or out.revision
 
     # ---- writes: etcd transactions -------------------------------------------------------------------
-    def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:
+    def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any],
+               ttl: int = 0) -> dict[str, Any]:
+        """`ttl` > 0: the put carries the lease manager's lease (granted before the transaction, `ttlOpts`)."""
         key = self._key(resource, namespace, name)
         k = key.encode()
-        out = self._etcd("create", resource, self.client.transact, [Cmp("CREATE", k, 0)], [Op("put", k, _encode(obj))],
-                         [Op("range", k)])
+        put = Op("put", k, _encode(obj), self.leases.lease(ttl) if ttl else 0)
+        out = self._etcd("create", resource, self.client.transact, [Cmp("CREATE", k, 0)], [put], [Op("range", k)])
         if not out.succeeded:
             existing = self._from_failure(out)
             raise KeyExistsError(key, existing if existing is not None else {})
@@ -305,17 +312,19 @@ class EtcdStore:
         return done
 
     def guaranteed_update(self, resource: str, namespace: str, name: str,
-                          fn: UpdateFn) -> tuple[dict[str, Any], bool]:
+                          fn: UpdateFn, ttl: int = 0) -> tuple[dict[str, Any], bool]:
         """`fn(copy_of_current)` → new object or `DELETE`, written only if nobody wrote in between; on a lost
         compare-and-swap `fn` runs again on the state etcd returned. A state read from the cache that `fn`
-        refuses is checked against etcd first (the cache may lag), as upstream's `origStateIsCurrent`."""
-        obj, deleted, rev = self._update(resource, namespace, name, fn)
+        refuses is checked against etcd first (the cache may lag), as upstream's `origStateIsCurrent`. `ttl` > 0:
+        each put carries the lease manager's lease (a put without one leaves the key's lease, as etcd's)."""
+        obj, deleted, rev = self._update(resource, namespace, name, fn, ttl=ttl)
         if rev:
             self._seen(rev)
         return obj, deleted
 
     def _update(self, resource: str, namespace: str, name: str, fn: UpdateFn, copy: bool = True,
-                shared: bool = False, start: dict[str, Any] | None = None) -> tuple[dict[str, Any], bool, int]:
+                shared: bool = False, start: dict[str, Any] | None = None,
+                ttl: int = 0) -> tuple[dict[str, Any], bool, int]:
         """`guaranteed_update` without the wait for the cache: (object, deleted, revision written or 0).
         `copy=False`: `fn` gets the current state itself (a deletion's check, which only reads it);
         `shared=True`: a deleted object's last state has new top-level and metadata dicts only, the rest is
@@ -356,7 +365,8 @@ class EtcdStore:
             else:
                 if _same(new, current):
                     return clone(current), False, 0
-                out = self._etcd("update", resource, self.client.transact, guard, [Op("put", k, _encode(new))], fail)
+                put = Op("put", k, _encode(new), self.leases.lease(ttl) if ttl else 0)
+                out = self._etcd("update", resource, self.client.transact, guard, [put], fail)
                 if out.succeeded:
                     rev = out.revision
                     stored = clone(new)

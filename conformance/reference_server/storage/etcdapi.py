@@ -54,10 +54,12 @@ class Cmp(NamedTuple):
 
 
 class Op(NamedTuple):
-    """A transaction's operation on one key: "put" (with `value`), "delete" or "range"."""
+    """A transaction's operation on one key: "put" (with `value`, and `lease`: the lease id it is attached to, 0
+    none), "delete" or "range"."""
     kind: str
     key: bytes
     value: bytes = b""
+    lease: int = 0
 
 
 class WatchHandle(Protocol):
@@ -81,6 +83,9 @@ class KVClient(Protocol):
     def transact(self, compare: list[Cmp], success: list[Op], failure: list[Op]) -> TxnResult: ...
 
     def compact(self, revision: int) -> None: ...
+
+    def lease_grant(self, ttl: int) -> int:
+        """Lease/LeaseGrant of `ttl` seconds (etcd raises one under its minimum to it): the lease's id."""
 
     def version(self) -> str:
         """The etcd server's version (Maintenance/Status)."""

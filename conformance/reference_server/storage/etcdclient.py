@@ -198,6 +198,12 @@ class EtcdClient:
     def version(self) -> str:
         return str(self.status().get("version", ""))
 
+    def lease_grant(self, ttl: int) -> int:
+        out = self.call("/v3/lease/grant", {"TTL": str(ttl)})
+        if out.get("error"):
+            raise EtcdError(f"etcd refused the lease: {out['error']}")
+        return int(out["ID"])
+
     def db_size(self) -> int:
         return int(self.status().get("dbSize", 0) or 0)  # (int64: a JSON string)
 
@@ -279,7 +285,8 @@ def _cmp(c: Cmp) -> dict[str, Any]:
 
 def _op(o: Op) -> dict[str, Any]:
     if o.kind == "put":
-        return {"request_put": {"key": b64(o.key), "value": b64(o.value)}}
+        put = {"key": b64(o.key), "value": b64(o.value)}
+        return {"request_put": {**put, "lease": str(o.lease)} if o.lease else put}
     if o.kind == "delete":
         return {"request_delete_range": {"key": b64(o.key)}}
     return {"request_range": {"key": b64(o.key)}}

@@ -26,6 +26,7 @@ from .h2conn import GrpcStatus, H2Conn, _literal
 
 RANGE, TXN, COMPACT = "/etcdserverpb.KV/Range", "/etcdserverpb.KV/Txn", "/etcdserverpb.KV/Compact"
 STATUS, WATCH = "/etcdserverpb.Maintenance/Status", "/etcdserverpb.Watch/Watch"
+LEASE_GRANT = "/etcdserverpb.Lease/LeaseGrant"
 REQUIRE_LEADER = _literal(b"hasleader", b"true")
 UNAVAILABLE = 14
 T = TypeVar("T")
@@ -140,6 +141,9 @@ class GrpcEtcdClient:
             self._call(COMPACT, wire.compaction_request(revision))
         except EtcdCompacted:  # already compacted at or past `revision`
             pass
+
+    def lease_grant(self, ttl: int) -> int:
+        return wire.lease_grant_id(self._call(LEASE_GRANT, wire.lease_grant_request(ttl)))
 
     def version(self) -> str:
         return wire.status_version(self._call(STATUS, b""))

@@ -62,8 +62,8 @@ def _op(op: Op) -> bytes:
         return _len_field(3, _len_field(1, op.key))
     if op.kind == "range":
         return _len_field(1, _len_field(1, op.key))
-    if op.kind == "put":
-        return _len_field(2, _len_field(1, op.key) + _len_field(2, op.value))
+    if op.kind == "put":  # PutRequest: key 1, value 2, lease 3
+        return _len_field(2, _len_field(1, op.key) + _len_field(2, op.value) + _int_field(3, op.lease))
     raise ValueError(f"unknown transaction operation {op.kind!r}")
 
 
@@ -72,6 +72,22 @@ def txn_request(compare: list[Cmp], success: list[Op], failure: list[Op]) -> byt
     parts += [_len_field(2, _op(o)) for o in success]
     parts += [_len_field(3, _op(o)) for o in failure]
     return b"".join(parts)
+
+
+def lease_grant_request(ttl: int) -> bytes:
+    """LeaseGrantRequest: TTL 1 (ID 2 left 0: etcd chooses it)."""
+    return _int_field(1, ttl)
+
+
+def lease_grant_id(buf: bytes) -> int:
+    """LeaseGrantResponse's ID (field 2); its `error` (4) raises."""
+    lease_id = 0
+    for num, v in _fields(buf):
+        if num == 2 and isinstance(v, int):
+            lease_id = _int64(v)
+        elif num == 4 and v:
+            raise WireError(f"etcd refused the lease: {bytes(v).decode(errors='replace')}")  # type: ignore[arg-type]
+    return lease_id
 
 
 def compaction_request(revision: int, physical: bool = True) -> bytes:

@@ -89,6 +89,10 @@ class StorageObserver:
     def reloaded(self) -> None:
         """The watch cache was filled again from a full list (a relist after a compaction or an outage)."""
 
+    def lease_objects(self, count: int) -> None:
+        """The lease manager granted a new lease; `count` objects were attached to the previous one
+        (`UpdateLeaseObjectCount`, storage/leases.py)."""
+
 
 NO_OBSERVER = StorageObserver()
 
@@ -102,7 +106,11 @@ class Store(Protocol):
 
     def forget_rv_wait(self, fut: Any) -> None: ...
 
-    def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]: ...
+    def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any],
+               ttl: int = 0) -> dict[str, Any]:
+        """`ttl` > 0: the object expires `ttl` seconds (and the lease manager's extra, storage/leases.py) after
+        this write, as an etcd lease removes it: a DELETED event (the registry's TTLFunc: Events)."""
+        ...
 
     def get(self, resource: str, namespace: str, name: str, *, shared: bool = False) -> dict[str, Any]:
         """A copy; `shared=True` may return the stored object itself, which the caller must never mutate."""
@@ -119,7 +127,10 @@ class Store(Protocol):
     def count(self, resource: str, namespace: str | None) -> int: ...
 
     def guaranteed_update(self, resource: str, namespace: str, name: str,
-                          fn: UpdateFn) -> tuple[dict[str, Any], bool]: ...
+                          fn: UpdateFn, ttl: int = 0) -> tuple[dict[str, Any], bool]:
+        """`ttl` as for `create`: a write that changes the object attaches it to a (new or reused) lease; an
+        unchanged object is not written, and keeps its lease."""
+        ...
 
     def delete(self, resource: str, namespace: str, name: str,
                check: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]: ...

@@ -24,6 +24,8 @@ from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
 from .keys import object_key as stored_key
 from .interface import DELETE, NO_OBSERVER, Event, Progress, StorageObserver, UpdateFn, object_key
+from .leases import REUSE_DURATION_SECONDS, LeaseManager
+from .memoryleases import MemoryLeases
 from .rehearsal import Rehearsed, rehearsing
 from .rvwait import RevisionWaiters
 
@@ -118,7 +120,8 @@ class MemoryStore:
 
     observer: StorageObserver = NO_OBSERVER
 
-    def __init__(self, history_size: int = 10000, start_rv: int = 1):
+    def __init__(self, history_size: int = 10000, start_rv: int = 1,
+                 lease_reuse_seconds: int = REUSE_DURATION_SECONDS):
         self._lock = threading.RLock()
         self._rv = start_rv
         self._index = BucketIndex()
@@ -128,6 +131,9 @@ class MemoryStore:
         self._watchers: list[MemoryWatcher] = []
         self._watching: dict[str, list[MemoryWatcher]] = {}  # resource → its watchers: an event visits only those
         self._rv_waiters = RevisionWaiters()  # reads at a resourceVersion not reached yet (rvwait.py)
+        self._leases = MemoryLeases(self._revoke)  # TTL'd objects (Events) expire as etcd's leases remove them
+        self._lease_manager = LeaseManager(self._leases.grant, lambda n: self.observer.lease_objects(n),
+                                           lease_reuse_seconds)
 
     def observe(self, observer: StorageObserver) -> None:
         self.observer = observer
@@ -249,10 +255,14 @@ class MemoryStore:
                 raise TooOldResourceVersionError(rv, self._compacted)
 
     # ---- writes ------------------------------------------------------------------------------------
-    def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:
+    def create(self, resource: str, namespace: str, name: str, obj: dict[str, Any],
+               ttl: int = 0) -> dict[str, Any]:
+        """`ttl` > 0: attached to the lease manager's lease (granted before the transaction, as upstream's
+        `ttlOpts`), removed when it expires."""
         if rehearsing():
             raise Rehearsed
         start = perf_counter()
+        lease = self._lease_manager.lease(ttl) if ttl else 0
         try:
             with self._lock:
                 bucket = self._index.setdefault((resource, namespace), {})
@@ -260,14 +270,17 @@ class MemoryStore:
                     raise KeyExistsError(object_key(resource, namespace, name), clone(bucket[name]))
                 stored = self._stamp(clone(obj))
                 bucket[name] = stored
+                self._leases.attach((resource, namespace, name), lease)
                 self._emit("ADDED", resource, namespace, name, stored, None)
                 return clone(stored)
         finally:  # a refused create was a transaction too (its compare failed)
             self.observer.request("create", resource, perf_counter() - start, False)
 
     def guaranteed_update(self, resource: str, namespace: str, name: str,
-                          fn: UpdateFn) -> tuple[dict[str, Any], bool]:
-        """Apply `fn(copy_of_current)` atomically; it returns the new object or `DELETE`.
+                          fn: UpdateFn, ttl: int = 0) -> tuple[dict[str, Any], bool]:
+        """Apply `fn(copy_of_current)` atomically; it returns the new object or `DELETE`. A write with `ttl` > 0
+        is attached to the lease manager's lease (a new or reused one: the expiry starts again), one without
+        leaves its lease.
 
         Returns (object, deleted). An unchanged object is not rewritten (no new resourceVersion). Rehearsed
         (storage/rehearsal.py): `fn` runs on a copy of the current state outside the lock, and nothing is written.
@@ -294,6 +307,7 @@ class MemoryStore:
                 return clone(current), False
             stored = self._stamp(clone(new))
             bucket[name] = stored
+            self._leases.attach((resource, namespace, name), self._lease_manager.lease(ttl) if ttl else 0)
             self._emit("MODIFIED", resource, namespace, name, stored, current)
             out = clone(stored)
         self.observer.request("update", resource, perf_counter() - start, False)
@@ -350,6 +364,7 @@ class MemoryStore:
     def watch(self, resource: str, namespace: str | None, from_rv: int,
               loop: asyncio.AbstractEventLoop) -> tuple[list[Event], MemoryWatcher]:
         """Subscribe; returns the backlog (initial ADDED for rv 0, else history after rv) and the watcher."""
+        self._leases.bind(loop)
         with self._lock:
             w = MemoryWatcher(self, resource, namespace, loop)
             if from_rv <= 0:
@@ -371,7 +386,8 @@ class MemoryStore:
             return backlog, w
 
     def close_watchers(self) -> None:
-        """End every watch (server shutdown)."""
+        """End every watch (server shutdown), and the leases' expiry timer."""
+        self._leases.close()
         with self._lock:
             watchers, self._watchers = self._watchers, []
             self._watching.clear()
@@ -389,6 +405,22 @@ class MemoryStore:
                 if not same:
                     del self._watching[w.resource]
 
+    def _revoke(self, lease_id: int) -> None:
+        """An expired lease's keys deleted in one transaction (etcd's lessor revokes a lease so): one revision, a
+        DELETED event per key at it."""
+        with self._lock:
+            present = [k for k in self._leases.take(lease_id) if k[2] in self._index.get((k[0], k[1]), {})]
+            if not present:
+                return
+            self._rv += 1
+            for resource, namespace, name in present:
+                bucket = self._index[(resource, namespace)]
+                last = bucket.pop(name)
+                if not bucket:
+                    del self._index[(resource, namespace)]
+                gone = {**last, "metadata": {**(last.get("metadata") or {}), "resourceVersion": str(self._rv)}}
+                self._emit("DELETED", resource, namespace, name, gone, last)
+
     # ---- internals ---------------------------------------------------------------------------------
     def _stamp(self, obj: dict[str, Any]) -> dict[str, Any]:
         """Set the next RV on `obj` (a fresh copy, not yet stored)."""
@@ -399,6 +431,7 @@ class MemoryStore:
     def _remove(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
         bucket = self._index[(resource, namespace)]
         last = bucket.pop(name)
+        self._leases.detach((resource, namespace, name))
         if not bucket:
             del self._index[(resource, namespace)]
         # the last state with the deletion RV: new top-level and metadata dicts, the rest shared with `last`
