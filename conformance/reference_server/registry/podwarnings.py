@@ -77,8 +77,23 @@ def name_warnings(name: Any, *, pod: bool) -> list[str]:
     return [(POD_NAME if pod else WORKLOAD_NAME) + _go_list(msgs)] if msgs else []
 
 
+_WHOLE_SUFFIXES = frozenset(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M", "G", "T", "P", "E"))
+
+
+def _whole(value: Any) -> bool:
+    """A quantity plainly whole (`128Mi`, `1G`, `64`): the common case, answered without parsing."""
+    if isinstance(value, int):
+        return True
+    if not isinstance(value, str):
+        return False
+    digits = value.rstrip("kMGTPEi")
+    return digits.isdigit() and digits.isascii() and (digits == value or value[len(digits):] in _WHOLE_SUFFIXES)
+
+
 def _fractional(value: Any, path: str) -> list[str]:
     """`value.MilliValue()%1000 != 0` of a quantity present in its map; a value validation refuses is not one."""
+    if _whole(value):
+        return []
     try:
         q = Quantity.parse(value)
     except QuantityError:
