@@ -228,3 +228,26 @@ def test_kubectl_prints_the_warnings(kube: Kube, tmp_path: Path) -> None:  # noq
     assert proc.stderr == f"Warning: {POD_NAME}\n"
     proc = kube.run("create", "deployment", "web.v1", "--image=nginx", "-n", name)
     assert proc.returncode == 0 and proc.stderr == f"Warning: {WORKLOAD_NAME}\n", proc
+
+
+def test_daemonset_warns_when_its_template_generation_moves(srv: RunningServer, ns: str) -> None:
+    """No name warning for a DaemonSet; an update warns only when `spec.templateGeneration` moved."""
+    base = f"{srv.url}/apis/apps/v1/namespaces/{ns}/daemonsets"
+    body = {"metadata": {"name": "agent.v1"}, "spec": {"selector": {"matchLabels": {"app": "w"}},
+                                                       "template": _template(terminationGracePeriodSeconds=-2)}}
+    grace = _header("spec.template.spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid "
+                    "and will be treated as 1")
+    r = requests.post(base, json=body)
+    assert r.status_code == 201 and _warnings(r) == [grace], (r.text, _warnings(r))
+    same = requests.patch(f"{base}/agent.v1", data=json.dumps({"spec": {"minReadySeconds": 5}}), headers=MERGE)
+    assert same.status_code == 200 and _warnings(same) == []
+    moved = requests.patch(f"{base}/agent.v1", data=json.dumps(
+        {"spec": {"template": {"metadata": {"labels": {"app": "w", "v": "2"}}}}}), headers=MERGE)
+    assert moved.status_code == 200 and _warnings(moved) == [grace]
+    templates = f"{srv.url}/api/v1/namespaces/{ns}/podtemplates"
+    r = requests.post(templates, json={"metadata": {"name": "t"}, "template": _template()})
+    assert r.status_code == 201 and _warnings(r) == []
+    changed = requests.patch(f"{templates}/t", data=json.dumps({"template": {"spec": {"imagePullSecrets": [{}]}}}),
+                             headers=MERGE)
+    assert changed.status_code == 200
+    assert _warnings(changed) == [_header('template.spec.imagePullSecrets[0].name: invalid empty name ""')]
