@@ -22,6 +22,7 @@ from .pod_update import semantic, validate_pod_spec_update
 from .podprepare import (apply_apparmor_version_skew, drop_disabled_fields, mutate_pod_affinity,
                          scheduling_gated_condition)
 from .podvalidation.podmeta import validate_pod_object
+from .podwarnings import pod_warnings
 from .strategy import PerThread, Strategy
 from .shapes import as_dict, as_list
 
@@ -137,6 +138,11 @@ class PodStrategy(Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + validate_pod_object(obj, create=True)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        """The hostname warning and `GetWarningsForPod` (registry/podwarnings.py); an update is warned of nothing
+        ("humans don't typically interact directly with pods", strategy.go)."""
+        return pod_warnings(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)

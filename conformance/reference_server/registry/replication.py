@@ -19,6 +19,7 @@ from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_su
 from .pod import default_pod_spec
 from .podprepare import drop_disabled_template_fields
 from .podvalidation import validate_pod_template_spec
+from .podwarnings import name_warnings, template_warnings
 from .strategy import Strategy
 from .workloads import _Generation, go_string_map
 from .shapes import as_dict
@@ -56,6 +57,18 @@ class ReplicationControllerStrategy(_Generation):
 
     def initial_status(self) -> dict[str, Any]:
         return {"replicas": 0}
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        name = as_dict(obj.get("metadata")).get("name")
+        template = as_dict(obj.get("spec")).get("template")
+        return name_warnings(name, pod=False) + template_warnings("spec.template", template)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        """When the generation moved: the STORED template's warnings, as upstream's `rcStrategy.WarningsOnUpdate`
+        passes `oldRc.Spec.Template` where the new one belongs."""
+        if as_dict(new.get("metadata")).get("generation") == as_dict(old.get("metadata")).get("generation"):
+            return []
+        return template_warnings("spec.template", as_dict(old.get("spec")).get("template"))
 
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
         """`ValidateReplicationControllerSpec`'s order: minReadySeconds, selector, replicas, template."""
@@ -117,6 +130,14 @@ class PodTemplateStrategy(Strategy):
             generation, template = self._old
             obj["metadata"]["generation"] = generation + (obj.get("template") != template)
             self._old = None
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return template_warnings("template", obj.get("template"))
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        if as_dict(new.get("metadata")).get("generation") == as_dict(old.get("metadata")).get("generation"):
+            return []
+        return template_warnings("template", new.get("template"))
 
     @staticmethod
     def _errors(obj: dict[str, Any]) -> list[FieldError]:

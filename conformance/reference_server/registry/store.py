@@ -32,6 +32,7 @@ from .selectors import make_predicate, selects_exactly
 from .strategy import Strategy
 from ..memo import remember
 from ..gonet.strconv import quote
+from ..warning import add_warning
 
 MAX_GENERATE_ATTEMPTS = 8
 DELETE_BATCH = 200  # delete_collection_async lets the event loop run after this many deletions
@@ -201,6 +202,8 @@ class GenericStore:
             errs = strategy.validate(candidate)
             if errs:
                 raise self._invalid(cmeta.get("name", ""), errs)
+            for text in strategy.warnings_on_create(candidate):  # rest.BeforeCreate: once valid
+                add_warning(text)
             strategy.canonicalize(candidate)
             cmeta["uid"] = cmeta.get("uid") or M.new_uid()  # a strategy may have set it (Job's selector)
             if self.info.plural == "namespaces" and self.deviations.active("uid-from-name"):
@@ -426,6 +429,8 @@ class GenericStore:
             if validate_admit is not None:  # may return what to write once the update is stored (a quota's charge)
                 result["after"] = validate_admit(new, current)
             strategy.canonicalize(new)
+            for text in strategy.warnings_on_update(new, current):  # rest.BeforeUpdate: once valid
+                add_warning(text)
             if manage is None and "managedFields" not in nmeta and cmeta.get("managedFields"):
                 nmeta["managedFields"] = cmeta["managedFields"]  # an unmanaged write keeps them as they are
             new = self._normalize(new)

@@ -77,6 +77,15 @@ class Strategy:
         return validate_object_meta(obj.get("metadata", {}), namespaced=self.info.namespaced,
                                     name_rule=self.info.name_rule, kube_finalizers=self.kube_finalizers)
 
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        """`WarningsOnCreate`: what a valid create is warned of (`rest.BeforeCreate` adds each to the answer)."""
+        return []
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        """`WarningsOnUpdate`, asked once the update is valid and canonical (the generation it moves to is known,
+        which the workloads' strategies compare)."""
+        return []
+
     def canonicalize(self, obj: dict[str, Any]) -> None:
         pass
 

@@ -21,6 +21,7 @@ from .groupvalidation.discovery import endpoint_slice_errors
 from .groupvalidation.networking import network_policy_spec_errors, selector_errors
 from .pod import default_pod_spec
 from .podprepare import drop_disabled_template_fields
+from .podwarnings import job_spec_warnings, name_warnings, pvc_spec_warnings, template_warnings
 from .strategy import PerThread, Strategy
 from .shapes import as_dict, as_list
 from .workloadvalidation import apps, batch
@@ -110,6 +111,31 @@ class _Generation(SpecStrategy):
             obj["metadata"]["generation"] = stored[1] + (obj.get("spec") != stored[0])
 
 
+def _generation(obj: dict[str, Any]) -> Any:
+    return as_dict(obj.get("metadata")).get("generation")
+
+
+def _name_warnings(obj: dict[str, Any]) -> list[str]:
+    return name_warnings(as_dict(obj.get("metadata")).get("name"), pod=False)
+
+
+def _spec_template_warnings(obj: dict[str, Any]) -> list[str]:
+    return template_warnings("spec.template", as_dict(obj.get("spec")).get("template"))
+
+
+class _TemplateWarnings:
+    """`WarningsOnCreate`/`WarningsOnUpdate` of the kinds with a `spec.template`: the name warning (`named`)
+    and the template's on create; the template's on an update that moved the generation."""
+
+    named = True
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return (_name_warnings(obj) if self.named else []) + _spec_template_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return _spec_template_warnings(new) if _generation(new) != _generation(old) else []
+
+
 def _template_spec(spec: dict[str, Any], key: str = "template") -> dict[str, Any]:
     template = spec.get(key) if isinstance(spec.get(key), dict) else {}
     spec[key] = template
@@ -119,7 +145,7 @@ def _template_spec(spec: dict[str, Any], key: str = "template") -> dict[str, Any
     return template
 
 
-class DeploymentStrategy(_Generation):
+class DeploymentStrategy(_TemplateWarnings, _Generation):
     template_spec = ("spec", "template", "spec")
 
     def defaults(self, obj: dict[str, Any]) -> None:
@@ -145,7 +171,7 @@ class DeploymentStrategy(_Generation):
                                                                            as_dict(old.get("spec")))
 
 
-class ReplicaSetStrategy(_Generation):
+class ReplicaSetStrategy(_TemplateWarnings, _Generation):
     template_spec = ("spec", "template", "spec")
 
     def defaults(self, obj: dict[str, Any]) -> None:
@@ -188,12 +214,34 @@ class StatefulSetStrategy(_Generation):
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
         return apps.statefulset_spec(spec)
 
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        """No name warning (the name must be a DNS label); each claim template's path lacks `.spec`, as
+        upstream's create prints it."""
+        return _spec_template_warnings(obj) + _statefulset_warnings(obj, "")
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        """The claim templates' paths end in `.Spec` on update, as upstream prints them."""
+        template = _spec_template_warnings(new) if _generation(new) != _generation(old) else []
+        return template + _statefulset_warnings(new, ".Spec")
+
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return super().validate_update(new, old) + apps.statefulset_update(as_dict(new.get("spec")),
                                                                            as_dict(old.get("spec")))
 
 
-class DaemonSetStrategy(_Generation):
+def _statefulset_warnings(obj: dict[str, Any], claim_suffix: str) -> list[str]:
+    """The claim templates' fractional storage and a negative revisionHistoryLimit."""
+    spec = as_dict(obj.get("spec"))
+    out = [w for i, claim in enumerate(as_list(spec.get("volumeClaimTemplates")))
+           for w in pvc_spec_warnings(f"spec.volumeClaimTemplates[{i}]{claim_suffix}", as_dict(claim).get("spec"))]
+    limit = spec.get("revisionHistoryLimit")
+    if isinstance(limit, int) and limit < 0:
+        out.append("spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is "
+                   "recommended")
+    return out
+
+
+class DaemonSetStrategy(_TemplateWarnings, _Generation):
     template_spec = ("spec", "template", "spec")
 
     def defaults(self, obj: dict[str, Any]) -> None:
@@ -223,6 +271,13 @@ class DaemonSetStrategy(_Generation):
         if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
             generation += 1
         _set_template_generation(new, generation)
+
+    named = False
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        """The template's warnings when `spec.templateGeneration` moved."""
+        moved = _template_generation(new) != _template_generation(old)
+        return _spec_template_warnings(new) if moved else []
 
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
         return apps.daemonset_spec(spec)
@@ -315,6 +370,12 @@ class JobStrategy(_Generation):
         uid = meta.setdefault("uid", str(uuid.uuid4()))  # the store keeps a strategy-set UID
         _generate_selector(spec, uid, meta.get("name", ""))
 
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return _name_warnings(obj) + job_spec_warnings("spec", obj.get("spec"))
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return job_spec_warnings("spec", new.get("spec")) if _generation(new) != _generation(old) else []
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return Strategy.validate(self, obj) + batch.validate_job(obj)
 
@@ -323,6 +384,10 @@ class JobStrategy(_Generation):
         return (Strategy.validate_update(self, new, old)
                 + batch.validate_job(new, prefixed=batch.prefixed_labels_required(old))
                 + batch.job_update(new, old))
+
+
+def _job_template_spec(obj: dict[str, Any]) -> Any:
+    return as_dict(as_dict(obj.get("spec")).get("jobTemplate")).get("spec")
 
 
 class CronJobStrategy(_Generation):
@@ -341,6 +406,20 @@ class CronJobStrategy(_Generation):
             if not isinstance(jt.get("spec"), dict):
                 jt["spec"] = {}
             _job_defaults(jt["spec"], template=True)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return _name_warnings(obj) + job_spec_warnings("spec.jobTemplate.spec", _job_template_spec(obj))
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        """The job template's warnings when the generation moved; a schedule naming TZ, with upstream's path
+        (`spec.spec.schedule`)."""
+        out = job_spec_warnings("spec.jobTemplate.spec", _job_template_spec(new)) \
+            if _generation(new) != _generation(old) else []
+        schedule = as_dict(new.get("spec")).get("schedule")
+        if isinstance(schedule, str) and "TZ" in schedule:
+            out.append("cannot use TZ or CRON_TZ in spec.spec.schedule, use timeZone instead, see "
+                       "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details")
+        return out
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return (Strategy.validate(self, obj) + batch.cronjob_spec(as_dict(obj.get("spec")), None)
