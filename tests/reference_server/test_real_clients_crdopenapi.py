@@ -15,7 +15,7 @@ from .test_real_clients import Kube, kube, served  # noqa: F401 - fixtures
 SPEC = {"type": "object", "description": "CronTabSpec is the desired state of a CronTab.", "properties": {
     "cronSpec": {"type": "string", "description": "The cron expression the job runs on.", "example": "* * *"},
     "port": {"x-kubernetes-int-or-string": True, "description": "A port, by number or name."},
-    "replicas": {"type": "integer", "format": "int32", "minimum": 0}},
+    "replicas": {"type": "integer", "format": "int32", "minimum": 0, "default": 1}},
     "required": ["cronSpec"]}
 SCHEMA = {"type": "object", "properties": {
     "spec": SPEC,
@@ -31,6 +31,7 @@ def _crd(group: str, scope: str = "Namespaced", plural: str = "crontabs", kind: 
                      "names": {"plural": plural, "kind": kind, "listKind": f"{kind}Roster"},
                      "versions": [
                          {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": SCHEMA},
+                          "selectableFields": [{"jsonPath": ".spec.cronSpec"}],
                           "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
                                                                    "statusReplicasPath": ".status.replicas"}}},
                          {"name": "v2", "served": False, "storage": False,
@@ -71,13 +72,16 @@ def test_the_v3_document_has_upstreams_names_paths_and_kinds(kube: Kube) -> None
     assert obj["x-kubernetes-group-version-kind"] == [{"group": group, "kind": "CronTab", "version": "v1"}]
     assert lst["x-kubernetes-group-version-kind"] == [{"group": group, "kind": "CronTabRoster", "version": "v1"}]
     assert lst["properties"]["items"]["items"] == {"$ref": f"#/components/schemas/{rev}.v1.CronTab"}
-    assert obj["properties"]["metadata"]["$ref"] == \
-        "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    assert obj["properties"]["metadata"] == {  # builder3's WrapRefs: a $ref with siblings goes into an allOf
+        "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/"
+                       "sig-architecture/api-conventions.md#metadata",
+        "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]}
     assert "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" in schemas and "io.k8s.api.autoscaling.v1.Scale" in schemas
     spec = obj["properties"]["spec"]
     assert spec["required"] == ["cronSpec"] and "example" not in spec["properties"]["cronSpec"]
     assert spec["properties"]["port"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]  # Unfold
-    assert spec["properties"]["replicas"]["minimum"] == 0
+    assert spec["properties"]["replicas"]["minimum"] == 0 and spec["properties"]["replicas"]["default"] == 1
+    assert obj["x-kubernetes-selectable-fields"] == [{"fieldPath": "spec.cronSpec"}]
     template = obj["properties"]["template"]  # an embedded resource gets TypeMeta and ObjectMeta
     assert set(template["properties"]) == {"apiVersion", "kind", "metadata"}
     assert template["required"] == ["kind", "apiVersion"]
@@ -94,10 +98,12 @@ def test_the_v3_document_has_upstreams_names_paths_and_kinds(kube: Kube) -> None
     assert ops[(f"{ns}/{{name}}/scale", "put")] == f"replace{gv}NamespacedCronTabScale"
     patch = doc["paths"][f"{ns}/{{name}}"]["patch"]
     assert patch["description"] == "partially update the specified CronTab"
-    assert list(patch["requestBody"]["content"]) == ["application/json-patch+json", "application/merge-patch+json",
-                                                     "application/apply-patch+yaml"]
+    assert patch["requestBody"] == {"content": {t: {"schema": {
+        "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}} for t in (
+        "application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml")}}
+    assert [p["name"] for p in patch["parameters"]] == ["dryRun", "fieldManager", "fieldValidation", "force"]
+    assert [p["name"] for p in doc["paths"][f"{ns}/{{name}}"]["parameters"]] == ["name", "namespace", "pretty"]
     assert patch["x-kubernetes-group-version-kind"] == {"group": group, "kind": "CronTab", "version": "v1"}
-    assert "fieldValidation" in [p["name"] for p in patch["parameters"]]
     scale = doc["paths"][f"{ns}/{{name}}/scale"]["get"]["responses"]["200"]["content"]["application/json"]
     assert scale["schema"] == {"$ref": "#/components/schemas/io.k8s.api.autoscaling.v1.Scale"}
     post = doc["paths"][ns]["post"]
@@ -113,8 +119,8 @@ def test_a_cluster_scoped_crd_has_no_namespaced_paths(kube: Kube) -> None:
     assert sorted(doc["paths"]) == [base, f"{base}/{{name}}", f"{base}/{{name}}/scale", f"{base}/{{name}}/status"]
     gv = "".join(w.capitalize() for w in group.split(".")) + "V1"
     assert doc["paths"][base]["get"]["operationId"] == f"list{gv}CronTab"
-    assert "parameters" not in doc["paths"][base]
-    assert [p["name"] for p in doc["paths"][f"{base}/{{name}}"]["parameters"]] == ["name"]
+    assert [p["name"] for p in doc["paths"][base]["parameters"]] == ["pretty"]
+    assert [p["name"] for p in doc["paths"][f"{base}/{{name}}"]["parameters"]] == ["name", "pretty"]
 
 
 def test_v2_merges_the_crd_with_v2s_conversion(kube: Kube) -> None:
@@ -124,9 +130,18 @@ def test_v2_merges_the_crd_with_v2s_conversion(kube: Kube) -> None:
     obj = doc["definitions"][f"{rev}.v1.CronTab"]
     assert obj["properties"]["metadata"]["$ref"] == "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
     assert "anyOf" not in obj["properties"]["spec"]["properties"]["port"]  # ToStructuralOpenAPIV2
+    assert obj["properties"]["spec"]["properties"]["replicas"] == {"type": "integer", "format": "int32",
+                                                                   "minimum": 0}  # PruneDefaults
+    assert obj["x-kubernetes-selectable-fields"] == [{"fieldPath": "spec.cronSpec"}]
     assert obj["properties"]["template"] == {"x-kubernetes-embedded-resource": True,
                                              "x-kubernetes-preserve-unknown-fields": True}
-    assert f"/apis/{group}/v1/namespaces/{{namespace}}/crontabs/{{name}}" in doc["paths"]
+    item = doc["paths"][f"/apis/{group}/v1/namespaces/{{namespace}}/crontabs/{{name}}"]
+    assert [p["name"] for p in item["put"]["parameters"]] == ["body", "dryRun", "fieldManager", "fieldValidation"]
+    assert item["delete"]["parameters"][0] == {"name": "body", "in": "body", "schema": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"}}  # not required
+    assert item["patch"]["consumes"] == ["application/json-patch+json", "application/merge-patch+json",
+                                         "application/apply-patch+yaml"]
+    assert item["get"]["responses"]["401"] == {"description": "Unauthorized"}
     assert not any(p.startswith(f"/apis/{group}/v1/watch") for p in doc["paths"])
     assert "io.k8s.api.core.v1.Namespace" in doc["definitions"]
 
@@ -154,5 +169,5 @@ def test_the_documents_follow_a_schema_change(kube: Kube, tmp_path: Path) -> Non
                                 "spec": {"cronSpec": "0 0 * * *", "suspend": True}}))
     assert kube.ok("apply", "--server-side", "-f", str(path)).endswith("serverside-applied\n")
     got = kube.http.get(f"{kube.server.url}/apis/{group}/v1/namespaces/{ns}/crontabs/nightly").json()
-    assert got["spec"] == {"cronSpec": "0 0 * * *", "suspend": True}
+    assert got["spec"] == {"cronSpec": "0 0 * * *", "suspend": True, "replicas": 1}  # defaulted
     assert [m["manager"] for m in got["metadata"]["managedFields"]] == ["kubectl"]

@@ -3,13 +3,16 @@
 Follows apiextensions-apiserver `pkg/controller/openapi/builder/builder.go` (1.33): `generateBuilder`'s routes
 (no watch routes: list, create, deletecollection, get, put, delete, patch; status and scale when the version has
 them; the `ForAllNamespaces` list of a namespaced kind), `buildRoute` (operation ids through apiserver's
-`GetOperationIDAndTags`, `descriptionFor`, the options' query parameters, consumes/produces, responses),
-`CRDCanonicalTypeNamer` + kube-openapi `util.ToRESTFriendlyName` (`com.example.stable.v1.CronTab`),
-`buildKubeNative` (the structural schema unfolded, ObjectMeta's ref, TypeMeta's apiVersion/kind, embedded
-resources; for v2 `controller/openapi/v2/conversion.go` `ToStructuralOpenAPIV2` and a bare object under
-preserve-unknown-fields) and `buildListSchema`; names are the CRD's spec names. The controllers
-(`controller/openapi/controller.go`, `controller/openapiv3/controller.go`) publish every served version with
-`Options{V2: true}` / `Options{V2: false}` (no value validation stripped); `builder.MergeSpecs` merges them.
+`endpoints/openapi.GetOperationIDAndTags`, `descriptionFor`, the options' query parameters, consumes/produces,
+responses and the config's 401), `CRDCanonicalTypeNamer` + kube-openapi `util.ToRESTFriendlyName`
+(`com.example.stable.v1.CronTab`), `buildKubeNative` (the structural schema unfolded, ObjectMeta's ref,
+TypeMeta's apiVersion/kind, embedded resources, the selectable fields; for v2 `controller/openapi/v2/conversion.go`
+`ToStructuralOpenAPIV2` and a bare object under preserve-unknown-fields) and `buildListSchema`; names are the
+CRD's spec names. kube-openapi's builders (`builder`, `builder3`) move a parameter every operation of a path has
+to the path and sort the lists; builder3 gives a request body one media type per consumed type and wraps a `$ref`
+with siblings in an `allOf`. The controllers (`controller/openapi/controller.go`: v2, defaults pruned with
+`handler.PruneDefaults`, merged by `builder.MergeSpecs`, the static spec winning; `controller/openapiv3/
+controller.go`: one document per group-version, its CRDs' merged) publish every served version.
 """
 from __future__ import annotations
 
@@ -40,17 +43,19 @@ _JUNCTORS = ("allOf", "oneOf", "anyOf", "not")
 
 _LIST = ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion",
          "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch")
-_OPTIONS = {  # endpoints.AddObjectParams of each action's options (json names, in Go's field order sorted)
+_OPTIONS = {  # endpoints.AddObjectParams of each action's options (their json names)
     "get": ("resourceVersion",), "list": _LIST, "deletecollection": _LIST,
-    "put": ("dryRun", "fieldManager", "fieldValidation"), "patch": ("dryRun", "fieldManager", "fieldValidation"),
+    "put": ("dryRun", "fieldManager", "fieldValidation"), "patch": ("dryRun", "fieldManager", "fieldValidation", "force"),
     "post": ("dryRun", "fieldManager", "fieldValidation"),
     "delete": ("dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
                "orphanDependents", "propagationPolicy"),
 }
-_TYPES = {"allowWatchBookmarks": "boolean", "watch": "boolean", "sendInitialEvents": "boolean",
+_TYPES = {"allowWatchBookmarks": "boolean", "force": "boolean", "watch": "boolean", "sendInitialEvents": "boolean",
           "orphanDependents": "boolean", "limit": "integer", "timeoutSeconds": "integer",
           "gracePeriodSeconds": "integer", "ignoreStoreReadErrorWithClusterBreakingPotential": "boolean"}
 _PRODUCES = ("application/json", "application/yaml")
+PRETTY_DOC = ("If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a "
+              "browser or command-line HTTP tool (curl and wget).")
 _PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml")
 
 
@@ -132,55 +137,59 @@ class _Names:
 
 
 def _route(n: _Names, root: str, path: str, method: str, action: str, verb: str, sample: str, v3: bool,
-           reads: str | None = None, op_name: str | None = None) -> dict[str, Any]:
-    """`buildRoute` as kube-openapi's builders write it."""
+           reads: str | None = None, op_name: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """`buildRoute` as kube-openapi's builders write it: (the operation without parameters, its parameters)."""
     sub = path.split("/")[2] if path.count("/") == 2 else ""
     name = op_name or verb + ("Namespaced" if n.namespaced else "") + n.kind + sub.capitalize()
     op_id, tag = _operation_id(verb, name[len(verb):], n.group, n.version)
     op: dict[str, Any] = {"tags": [tag], "description": _description(n.kind, sub, verb), "operationId": op_id}
     consumes = _PATCH_TYPES if method == "patch" else ("application/json", "application/yaml")
-    params = [_param("pretty", "query", v3, "If 'true', then the output is pretty printed.")]
+    params = [_param("pretty", "query", v3, PRETTY_DOC)]
     params += [_param(p, "query", v3, typ=_TYPES.get(p, "string")) for p in _OPTIONS[action]]
+    params += _path_params(root, path, n.kind, v3)
     if reads is not None:
-        if v3:
-            op["requestBody"] = {"content": {t: {"schema": _ref(reads, v3)} for t in consumes},
-                                 "required": action != "delete"}
+        if v3:  # builder3's buildRequestBody: one media type per consumed type, `required` not set
+            op["requestBody"] = {"content": {t: {"schema": _ref(reads, v3)} for t in consumes}}
         else:
             body: dict[str, Any] = {"name": "body", "in": "body", "schema": _ref(reads, v3)}
-            if action != "delete":
+            if action != "delete":  # `.Reads(&metav1.DeleteOptions{}).ParameterNamed("body").Required(false)`
                 body["required"] = True
             params.append(body)
     codes = {"200": "OK", **{"post": {"201": "Created", "202": "Accepted"}, "delete": {"202": "Accepted"},
-                             "put": {"201": "Created"}}.get(action, {}), "401": "Unauthorized"}
+                             "put": {"201": "Created"}}.get(action, {})}
     responses: dict[str, Any] = {}
     for code, words in sorted(codes.items()):
-        if code == "401":
-            responses[code] = {"description": words}
-        elif v3:
+        if v3:
             responses[code] = {"description": words, "content": {t: {"schema": _ref(sample, v3)} for t in _PRODUCES}}
         else:
             responses[code] = {"description": words, "schema": _ref(sample, v3)}
+    responses["401"] = {"description": "Unauthorized"}  # the config's CommonResponses
     if not v3:
-        op["consumes"], op["produces"], op["schemes"] = list(consumes), list(_PRODUCES), ["https"]
-    op["parameters"] = params
+        op["consumes"], op["produces"] = list(consumes), list(_PRODUCES)
     op["responses"] = responses
     op["x-kubernetes-action"] = action
     op["x-kubernetes-group-version-kind"] = {"group": n.group, "kind": n.kind, "version": n.version}
-    return op
+    return op, params
 
 
 def _path_params(root: str, path: str, kind: str, v3: bool) -> list[dict[str, Any]]:
     out = []
-    if "{name}" in root + path:
-        out.append(_param("name", "path", v3, f"name of the {kind}"))
     if "{namespace}" in root + path:
         out.append(_param("namespace", "path", v3, "object name and auth scope, such as for teams and projects"))
+    if "{name}" in root + path:
+        out.append(_param("name", "path", v3, f"name of the {kind}"))
     return out
+
+
+def _sorted(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """kube-openapi's `sortParameters` (by location, then name; our names are unique)."""
+    return sorted(params, key=lambda p: (p["in"], p["name"]))
 
 
 def paths(crd: dict[str, Any], version: str, v3: bool, subresources: dict[str, Any]) -> dict[str, Any]:
     """`generateBuilder`'s routes for one served version of `crd`, keyed by path, each path's operations keyed
-    by method (path-level parameters: the path's `name` and `namespace`)."""
+    by method; a parameter every operation of a path has moves to the path (kube-openapi's
+    `findCommonParameters`), each list sorted."""
     n = _Names(crd, version)
     status, patch = f"{_META}.Status", f"{_META}.Patch"
     routes: list[tuple[str, str, str, str, str, str, str | None, str | None]] = []
@@ -200,12 +209,24 @@ def paths(crd: dict[str, Any], version: str, v3: bool, subresources: dict[str, A
             routes += [(root, f"/{{name}}/{sub}", "get", "get", "read", sample, None, None),
                        (root, f"/{{name}}/{sub}", "put", "put", "replace", sample, sample, None),
                        (root, f"/{{name}}/{sub}", "patch", "patch", "patch", sample, patch, None)]
-    out: dict[str, Any] = {}
+    by_path: dict[str, dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]] = {}
     for r_root, path, method, action, verb, sample, reads, op_name in routes:
-        item = out.setdefault(r_root + path, {})
-        item[method] = _route(n, r_root, path, method, action, verb, sample, v3, reads, op_name)
-        if params := _path_params(r_root, path, n.kind, v3):
-            item["parameters"] = params
+        by_path.setdefault(r_root + path, {})[method] = _route(n, r_root, path, method, action, verb, sample, v3,
+                                                               reads, op_name)
+    out: dict[str, Any] = {}
+    for path, ops in by_path.items():
+        keys = [{(p["name"], p["in"]) for p in params if p["in"] != "body"} for _, params in ops.values()]
+        common = set.intersection(*keys)
+        item: dict[str, Any] = {}
+        for method, (op, params) in ops.items():
+            own = _sorted([p for p in params if (p["name"], p["in"]) not in common])
+            if own:
+                op = {**op, "parameters": own}
+            item[method] = op
+            shared = [p for p in params if (p["name"], p["in"]) in common]
+        if common:
+            item["parameters"] = _sorted(shared)
+        out[path] = item
     return out
 
 
@@ -292,8 +313,15 @@ def _to_v2(s: Any) -> None:
         _to_v2(s.get(key))
 
 
+def _described_ref(name: str, description: str, v3: bool) -> dict[str, Any]:
+    """A reference with a description: in v3, builder3's `WrapRefs` puts the `$ref` in an `allOf`."""
+    if v3:
+        return {"description": description, "allOf": [_ref(name, v3)]}
+    return {**_ref(name, v3), "description": description}
+
+
 def _metadata_ref(v3: bool) -> dict[str, Any]:
-    return {**_ref(f"{_META}.ObjectMeta", v3), "description": OBJECT_META_DOC}
+    return _described_ref(f"{_META}.ObjectMeta", OBJECT_META_DOC, v3)
 
 
 def _embedded(s: Any, v2: bool, type_meta: dict[str, Any]) -> None:
@@ -336,7 +364,27 @@ def kind_schema(crd: dict[str, Any], version: str, v3: bool, type_meta: dict[str
         props["apiVersion"], props["kind"] = dict(type_meta["apiVersion"]), dict(type_meta["kind"])
         _embedded(out, not v3, type_meta)
     out["x-kubernetes-group-version-kind"] = [{"group": n.group, "kind": n.kind, "version": n.version}]
+    selectable = [{"fieldPath": f["jsonPath"].removeprefix(".")} for f in version_field(crd, version, "selectableFields")
+                  or () if isinstance(f, dict) and isinstance(f.get("jsonPath"), str)]
+    if selectable:  # `IncludeSelectableFields` (CustomResourceFieldSelectors, on in 1.33)
+        out["x-kubernetes-selectable-fields"] = selectable
+    if not v3:  # the v2 controller: `handler.PruneDefaults` before merging with the static spec
+        _prune_defaults(out)
     return out
+
+
+def _prune_defaults(s: Any) -> None:
+    """kube-openapi `handler.PruneDefaults`: every schema node's `default` dropped."""
+    if not isinstance(s, dict):
+        return
+    s.pop("default", None)
+    for child in (s.get("properties") or {}).values():
+        _prune_defaults(child)
+    for key in ("items", "additionalProperties", "not"):
+        _prune_defaults(s.get(key))
+    for j in ("allOf", "anyOf", "oneOf"):
+        for child in s.get(j) or ():
+            _prune_defaults(child)
 
 
 def list_schema(crd: dict[str, Any], version: str, v3: bool, type_meta: dict[str, Any]) -> dict[str, Any]:
@@ -349,7 +397,7 @@ def list_schema(crd: dict[str, Any], version: str, v3: bool, type_meta: dict[str
             "items": {"description": f"List of {n.plural}. More info: {_CONVENTIONS}",
                       "type": "array", "items": _ref(n.obj, v3)},
             "kind": dict(type_meta["kind"]),
-            "metadata": {**_ref(f"{_META}.ListMeta", v3), "description": LIST_META_DOC}},
+            "metadata": _described_ref(f"{_META}.ListMeta", LIST_META_DOC, v3)},
         "x-kubernetes-group-version-kind": [{"group": n.group, "kind": n.list_kind, "version": n.version}]}
 
 
@@ -361,16 +409,18 @@ def definitions(crd: dict[str, Any], version: str, v3: bool, type_meta: dict[str
 
 def version_schema(crd: dict[str, Any], version: str) -> dict[str, Any] | None:
     """`GetSchemaForVersion`: the version's `openAPIV3Schema` (None without one)."""
+    s = (version_field(crd, version, "schema") or {}).get("openAPIV3Schema")
+    return s if isinstance(s, dict) else None
+
+
+def version_field(crd: dict[str, Any], version: str, name: str) -> Any:
+    """A field of the CRD's version `version` (None when absent)."""
     for v in crd["spec"].get("versions") or []:
         if isinstance(v, dict) and v.get("name") == version:
-            s = (v.get("schema") or {}).get("openAPIV3Schema")
-            return s if isinstance(s, dict) else None
+            return v.get(name)
     return None
 
 
 def version_subresources(crd: dict[str, Any], version: str) -> dict[str, Any]:
     """`GetSubresourcesForVersion`."""
-    for v in crd["spec"].get("versions") or []:
-        if isinstance(v, dict) and v.get("name") == version:
-            return v.get("subresources") or {}
-    return {}
+    return version_field(crd, version, "subresources") or {}
