@@ -45,7 +45,8 @@ _LIST = ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "l
          "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch")
 _OPTIONS = {  # endpoints.AddObjectParams of each action's options (their json names)
     "get": ("resourceVersion",), "list": _LIST, "deletecollection": _LIST,
-    "put": ("dryRun", "fieldManager", "fieldValidation"), "patch": ("dryRun", "fieldManager", "fieldValidation", "force"),
+    "put": ("dryRun", "fieldManager", "fieldValidation"),
+    "patch": ("dryRun", "fieldManager", "fieldValidation", "force"),
     "post": ("dryRun", "fieldManager", "fieldValidation"),
     "delete": ("dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
                "orphanDependents", "propagationPolicy"),
@@ -65,12 +66,12 @@ def rest_friendly_name(group: str, version: str, kind: str) -> str:
 
 
 def valid_operation_id(s: str, capitalize_first: bool) -> str:
-    """apiserver `endpoints/openapi.ToValidOperationID`: letters and digits kept, the one after another character
-    (and the first, when asked) upper-cased."""
+    """apiserver `endpoints/openapi.ToValidOperationID`: letters, `_` and (not first) digits kept, the one after
+    any other character (and the first, when asked) upper-cased."""
     out, cap = [], capitalize_first
     for i, c in enumerate(s):
-        if c.isalnum() and c.isascii():
-            out.append(c.upper() if cap or (i == 0 and capitalize_first) else c)
+        if c.isalpha() or c == "_" or (i and c.isdigit()):
+            out.append(c.upper() if cap else c)
             cap = False
         else:
             cap = True
@@ -89,8 +90,10 @@ def _operation_id(verb: str, rest: str, group: str, version: str) -> tuple[str, 
 
 
 def _article(kind: str) -> str:
-    """`endpoints.GetArticleForNoun(kind, " ")`."""
-    return " an " if kind[:1].lower() in "aeiou" else " a "
+    """`endpoints.GetArticleForNoun(kind, " ")`: none for a plural (ending in `s`, not `ss`), else `a`/`an`."""
+    if kind.endswith("s") and not kind.endswith("ss"):
+        return " "
+    return " an " if kind[:1].lower() in ("a", "e", "i", "o", "u") else " a "
 
 
 def _description(kind: str, sub: str, verb: str) -> str:
@@ -220,12 +223,10 @@ def paths(crd: dict[str, Any], version: str, v3: bool, subresources: dict[str, A
         item: dict[str, Any] = {}
         for method, (op, params) in ops.items():
             own = _sorted([p for p in params if (p["name"], p["in"]) not in common])
-            if own:
-                op = {**op, "parameters": own}
-            item[method] = op
-            shared = [p for p in params if (p["name"], p["in"]) in common]
+            item[method] = {**op, "parameters": own} if own else op
         if common:
-            item["parameters"] = _sorted(shared)
+            first = next(iter(ops.values()))[1]
+            item["parameters"] = _sorted([p for p in first if (p["name"], p["in"]) in common])
         out[path] = item
     return out
 
@@ -364,8 +365,9 @@ def kind_schema(crd: dict[str, Any], version: str, v3: bool, type_meta: dict[str
         props["apiVersion"], props["kind"] = dict(type_meta["apiVersion"]), dict(type_meta["kind"])
         _embedded(out, not v3, type_meta)
     out["x-kubernetes-group-version-kind"] = [{"group": n.group, "kind": n.kind, "version": n.version}]
-    selectable = [{"fieldPath": f["jsonPath"].removeprefix(".")} for f in version_field(crd, version, "selectableFields")
-                  or () if isinstance(f, dict) and isinstance(f.get("jsonPath"), str)]
+    declared = version_field(crd, version, "selectableFields") or ()
+    selectable = [{"fieldPath": f["jsonPath"].removeprefix(".")} for f in declared
+                  if isinstance(f, dict) and isinstance(f.get("jsonPath"), str)]
     if selectable:  # `IncludeSelectableFields` (CustomResourceFieldSelectors, on in 1.33)
         out["x-kubernetes-selectable-fields"] = selectable
     if not v3:  # the v2 controller: `handler.PruneDefaults` before merging with the static spec
