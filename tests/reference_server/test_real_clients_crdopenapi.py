@@ -142,6 +142,7 @@ def test_v2_merges_the_crd_with_v2s_conversion(kube: Kube) -> None:
     assert item["patch"]["consumes"] == ["application/json-patch+json", "application/merge-patch+json",
                                          "application/apply-patch+yaml"]
     assert item["get"]["responses"]["401"] == {"description": "Unauthorized"}
+    assert item["get"]["schemes"] == ["https"] and item["get"]["produces"] == ["application/json", "application/yaml"]
     assert not any(p.startswith(f"/apis/{group}/v1/watch") for p in doc["paths"])
     assert "io.k8s.api.core.v1.Namespace" in doc["definitions"]
 

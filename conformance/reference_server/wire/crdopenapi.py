@@ -167,8 +167,8 @@ def _route(n: _Names, root: str, path: str, method: str, action: str, verb: str,
         else:
             responses[code] = {"description": words, "schema": _ref(sample, v3)}
     responses["401"] = {"description": "Unauthorized"}  # the config's CommonResponses
-    if not v3:
-        op["consumes"], op["produces"] = list(consumes), list(_PRODUCES)
+    if not v3:  # kube-openapi's v2 builder: the route's media types and the config's ProtocolList
+        op["consumes"], op["produces"], op["schemes"] = list(consumes), list(_PRODUCES), ["https"]
     op["responses"] = responses
     op["x-kubernetes-action"] = action
     op["x-kubernetes-group-version-kind"] = {"group": n.group, "kind": n.kind, "version": n.version}
