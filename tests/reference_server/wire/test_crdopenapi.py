@@ -93,3 +93,27 @@ def test_an_unserved_version_and_builtin_documents_are_left_alone() -> None:
     k = KindInfo("Gadget", "gadgets", "gadget", False, group="my-team.example.com", version="v1alpha1", crd=crd)
     assert openapi.openapi_v3_documents([*DEFAULT_KINDS, k]) == openapi.openapi_v3_documents(DEFAULT_KINDS)
     assert openapi.openapi_v2([*DEFAULT_KINDS, k]) == openapi.openapi_v2(DEFAULT_KINDS)
+
+
+def test_crds_of_one_group_version_share_its_v3_document_and_each_served_version_has_its_own() -> None:
+    gadgets = _crd({"type": "object"})
+    gadgets["spec"]["versions"].append({"name": "v1", "served": True, "storage": False,
+                                        "schema": {"openAPIV3Schema": {"type": "object"}}})
+    widgets = _crd({"type": "object"}, kind="Widget")
+    widgets["spec"]["names"]["plural"] = "widgets"
+    kinds = [KindInfo("Gadget", "gadgets", "gadget", False, group="my-team.example.com", version=v, crd=gadgets)
+             for v in ("v1alpha1", "v1")]
+    kinds.append(KindInfo("Widget", "widgets", "widget", False, group="my-team.example.com", version="v1alpha1",
+                          crd=widgets))
+    docs = openapi.openapi_v3_documents([*DEFAULT_KINDS, *kinds])
+    alpha, v1 = docs["apis/my-team.example.com/v1alpha1"], docs["apis/my-team.example.com/v1"]
+    assert alpha["openapi"] == "3.0.0" and alpha["info"] == {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"}
+    assert {"com.example.my-team.v1alpha1.Gadget", "com.example.my-team.v1alpha1.GadgetList",
+            "com.example.my-team.v1alpha1.Widget", "com.example.my-team.v1alpha1.WidgetList"} <= set(
+        alpha["components"]["schemas"])
+    assert "/apis/my-team.example.com/v1alpha1/widgets/{name}" in alpha["paths"]
+    assert "/apis/my-team.example.com/v1alpha1/gadgets/{name}" in alpha["paths"]
+    assert set(v1["paths"]) == {"/apis/my-team.example.com/v1/gadgets", "/apis/my-team.example.com/v1/gadgets/{name}"}
+    assert docs["api/v1"] == openapi.openapi_v3_documents(DEFAULT_KINDS)["api/v1"]
+    v2 = openapi.openapi_v2([*DEFAULT_KINDS, *kinds])
+    assert {"com.example.my-team.v1.Gadget", "com.example.my-team.v1alpha1.Widget"} <= set(v2["definitions"])
