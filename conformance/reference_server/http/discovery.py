@@ -114,7 +114,8 @@ def _openapi_kinds(registry: Registry) -> list[Any] | None:
         i = s.info
         kinds.append(kind_info(i.kind, i.plural, i.singular, i.namespaced, tuple(i.short_names), tuple(i.verbs),
                                dict(getattr(s, "subresources", {})), group=s.group,  # type: ignore[attr-defined]
-                               version=s.version, list_kind=i.list_kind_name))  # type: ignore[attr-defined]
+                               version=s.version, list_kind=i.list_kind_name,  # type: ignore[attr-defined]
+                               crd=getattr(s, "crd", None)))
     return kinds
 
 

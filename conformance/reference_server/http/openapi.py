@@ -90,7 +90,13 @@ def kinds_key(kinds: list[Any]) -> tuple[Any, ...]:
     """A hashable signature of the served kinds (KindInfo's subresources are a dict)."""
     return tuple((k.group, k.version, k.kind, k.plural, k.singular, k.namespaced, tuple(k.short_names),
                   tuple(k.verbs), tuple(sorted((s, tuple(v)) for s, v in k.subresources.items())),
-                  getattr(k, "list_kind", "")) for k in kinds)
+                  getattr(k, "list_kind", ""), _crd_version(k)) for k in kinds)
+
+
+def _crd_version(k: Any) -> Any:
+    """A custom resource's CRD (uid, resourceVersion): its documents are rebuilt when the CRD changes."""
+    crd = getattr(k, "crd", None)
+    return None if crd is None else (crd["metadata"].get("uid"), crd["metadata"].get("resourceVersion"))
 
 
 def _clauses(accept: str | None) -> list[tuple[str, str]]:

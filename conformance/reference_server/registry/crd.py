@@ -439,6 +439,7 @@ class CustomResourceStore(StoredVersions, GroupStore):
         super().__init__(info, _KeyedStore(store, key),  # type: ignore[arg-type]
                          spec["group"], version["name"], strategy=strategy, deviations=deviations)
         self.crd_name = crd["metadata"]["name"]
+        self.crd = crd  # the CRD it was built from (its versions' schemas published in OpenAPI: wire/crdopenapi.py)
         self.storage_key = key
         self.crd_key = crd_key(crd)  # what its watch caches are kept under (crconversion/cache.py)
         # the decoder's field model must not read it as a core kind of the same name (a `Service` of its own

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 GROUP = ""
 VERSION = "v1"
@@ -28,6 +29,8 @@ class KindInfo:
     group: str = GROUP
     version: str = VERSION
     list_kind: str = ""  # a CRD's `spec.names.listKind` when not `<Kind>List`
+    # a custom resource's CRD (its OpenAPI comes from the CRD's schema: wire/crdopenapi.py), else None
+    crd: Any = field(default=None, compare=False, repr=False)
 
     @property
     def list_kind_name(self) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..gobase64 import canonical_std
-from . import crdtypes, schema
+from . import crdopenapi, crdtypes, schema
 from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
 from .openapi_schemas import closure, definition_name, known_fields, message_schema
@@ -279,10 +279,14 @@ def model_message(k: KindInfo) -> str | None:
     return message if message is not None and message in schema.MESSAGES else None
 
 
-def _definitions(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
+def _definitions(kinds: Sequence[KindInfo], v3: bool, scale: bool = False, object_meta: bool = False
+                 ) -> dict[str, Any]:
+    """The definitions of `kinds` and the envelopes they use (`scale`, `object_meta`: Scale and ObjectMeta too)."""
     roots = [m for m in (model_message(k) for k in kinds) if m is not None]
     roots.append("meta.DeleteOptions")
-    has_scale = any("scale" in k.subresources for k in kinds)
+    if object_meta:
+        roots.append("meta.ObjectMeta")
+    has_scale = scale or any("scale" in k.subresources for k in kinds)
     if has_scale:
         roots.append("autoscaling.Scale")
     has_eviction = any(k.plural == "pods" and not k.group for k in kinds)
@@ -343,13 +347,60 @@ def _paths(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
     return dict(sorted(paths.items()))
 
 
+def _published_crd(k: KindInfo) -> bool:
+    """A custom resource's version the CRD OpenAPI controllers publish: a served one."""
+    return any(isinstance(v, dict) and v.get("name") == k.version and v.get("served")
+               for v in k.crd["spec"].get("versions") or [])
+
+
+def _split(kinds: Sequence[KindInfo]) -> tuple[list[KindInfo], list[KindInfo]]:
+    """(built-in kinds, published custom resource versions)."""
+    return [k for k in kinds if k.crd is None], [k for k in kinds if k.crd is not None and _published_crd(k)]
+
+
+_TYPE_META_V2 = {"apiVersion": {"description": API_VERSION_DOC, "type": "string"},
+                 "kind": {"description": KIND_DOC, "type": "string"}}
+
+
+def _crd_parts(crds: Sequence[KindInfo], v3: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The custom resources' paths and definitions (wire/crdopenapi.py), merged as `builder.MergeSpecs` does."""
+    paths: dict[str, Any] = {}
+    defs: dict[str, Any] = {}
+    for k in crds:
+        paths.update(crdopenapi.paths(k.crd, k.version, v3, crdopenapi.version_subresources(k.crd, k.version)))
+        defs.update(crdopenapi.definitions(k.crd, k.version, v3, _TYPE_META_V2))
+    return paths, defs
+
+
 def openapi_v2(kinds: Sequence[KindInfo]) -> dict[str, Any]:
-    """The Swagger 2.0 document for ``GET /openapi/v2`` (JSON; kubectl asks for protobuf here)."""
+    """The Swagger 2.0 document for ``GET /openapi/v2`` (JSON; kubectl asks for protobuf here): the built-in
+    kinds', with the custom resources' merged in (`builder.MergeSpecs`: the static spec wins a conflict)."""
     from .descriptions import describe  # upstream's words: read with the first document, not at start-up
-    return {"swagger": "2.0", "info": dict(INFO), "paths": _paths(kinds, v3=False),
-            "definitions": describe(_definitions(kinds, v3=False), v3=False),
+    builtin, crds = _split(kinds)
+    paths, defs = _paths(builtin, v3=False), describe(_definitions(builtin, v3=False), v3=False)
+    if crds:
+        crd_paths, crd_defs = _crd_parts(crds, v3=False)
+        if any("scale" in crdopenapi.version_subresources(k.crd, k.version) for k in crds) and SCALE not in defs:
+            defs.update({n: d for n, d in describe(_definitions([], v3=False, scale=True), v3=False).items()
+                         if n not in defs})
+        paths = dict(sorted({**crd_paths, **paths}.items()))
+        defs = {**crd_defs, **defs}
+    return {"swagger": "2.0", "info": dict(INFO), "paths": paths, "definitions": defs,
             "securityDefinitions": {"BearerToken": {"type": "apiKey", "name": "authorization", "in": "header"}},
             "security": [{"BearerToken": []}]}
+
+
+def openapi_v3_crd_group(crds: Sequence[KindInfo]) -> dict[str, Any]:
+    """One group-version's custom resources in OpenAPI 3.0 (`controller/openapiv3`: each CRD's `BuildOpenAPIV3`
+    merged into the group-version's document, the first one's info kept), with the built-in definitions they
+    reference (ObjectMeta, ListMeta, Status, Patch, DeleteOptions, Scale and theirs)."""
+    from .descriptions import describe
+    paths, defs = _crd_parts(crds, v3=True)
+    scale = any("scale" in crdopenapi.version_subresources(k.crd, k.version) for k in crds)
+    support = describe(_definitions([], v3=True, scale=scale, object_meta=True), v3=True)
+    support.pop(f"{_META}.WatchEvent", None)
+    return {"openapi": "3.0.0", "info": dict(crdopenapi.INFO), "paths": dict(sorted(paths.items())),
+            "components": {"schemas": dict(sorted({**support, **defs}.items()))}}
 
 
 def openapi_v2_protobuf(doc: dict[str, Any]) -> bytes:
@@ -383,10 +434,16 @@ def openapi_v3_documents(kinds: Sequence[KindInfo]) -> dict[str, dict[str, Any]]
     (``api/v1``, ``apis/rbac.authorization.k8s.io/v1``, ...), as kube-apiserver serves every group-version.
     kubectl looks a kind's group-version up here (``fieldValidation`` support, patch metadata) and falls
     back to the protobuf ``/openapi/v2`` only when it is missing."""
+    builtin, crds = _split(kinds)
     by_gv: dict[str, list[KindInfo]] = {}
-    for k in kinds:
+    for k in builtin:
         by_gv.setdefault(_api_root(k).lstrip("/"), []).append(k)
-    return {key: openapi_v3_group(ks) for key, ks in sorted(by_gv.items())}
+    crd_gv: dict[str, list[KindInfo]] = {}
+    for k in crds:
+        crd_gv.setdefault(_api_root(k).lstrip("/"), []).append(k)
+    docs = {key: openapi_v3_group(ks) for key, ks in by_gv.items()}
+    docs.update({key: openapi_v3_crd_group(ks) for key, ks in crd_gv.items() if key not in docs})
+    return dict(sorted(docs.items()))
 
 
 def openapi_v3_root(kinds: Sequence[KindInfo] | None = None, group_doc: dict[str, Any] | None = None,

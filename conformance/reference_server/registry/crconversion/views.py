@@ -32,6 +32,7 @@ class CustomResourceView(VersionView):
         # read: pruned by this version's schema after the conversion (`schemaCoercingConverter`), when it differs
         self._schema = strategies[0].schema if strategies[0].schema != storage_schema else None
         self.crd_name, self.storage_key, self.categories = base.crd_name, base.storage_key, base.categories
+        self.crd = getattr(base, "crd", None)
         if getattr(base, "_schema_changed", False):  # an object stored under an older schema, decoded (crd.py)
             self._decode = base._decoded
         self.present_key = f"{self.api_version}@{getattr(base, 'present_key', base.api_version)}"

@@ -1,0 +1,428 @@
+"""A custom resource's OpenAPI paths and definitions, as kube-apiserver publishes them.
+
+Follows apiextensions-apiserver `pkg/controller/openapi/builder/builder.go` (1.33): `generateBuilder`'s routes
+(no watch routes: list, create, deletecollection, get, put, delete, patch; status and scale when the version has
+them; the `ForAllNamespaces` list of a namespaced kind), `buildRoute` (operation ids through apiserver's
+`endpoints/openapi.GetOperationIDAndTags`, `descriptionFor`, the options' query parameters, consumes/produces,
+responses and the config's 401), `CRDCanonicalTypeNamer` + kube-openapi `util.ToRESTFriendlyName`
+(`com.example.stable.v1.CronTab`), `buildKubeNative` (the structural schema unfolded, ObjectMeta's ref,
+TypeMeta's apiVersion/kind, embedded resources, the selectable fields; for v2 `controller/openapi/v2/conversion.go`
+`ToStructuralOpenAPIV2` and a bare object under preserve-unknown-fields) and `buildListSchema`; names are the
+CRD's spec names. kube-openapi's builders (`builder`, `builder3`) move a parameter every operation of a path has
+to the path and sort the lists; builder3 gives a request body one media type per consumed type and wraps a `$ref`
+with siblings in an `allOf`. The controllers (`controller/openapi/controller.go`: v2, defaults pruned with
+`handler.PruneDefaults`, merged by `builder.MergeSpecs`, the static spec winning; `controller/openapiv3/
+controller.go`: one document per group-version, its CRDs' merged) publish every served version.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+_META = "io.k8s.apimachinery.pkg.apis.meta.v1"
+_CONVENTIONS = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"
+OBJECT_META_DOC = f"Standard object's metadata. More info: {_CONVENTIONS}#metadata"
+LIST_META_DOC = f"Standard list metadata. More info: {_CONVENTIONS}#types-kinds"
+EMBEDDED_API_VERSION_DOC = ("apiVersion defines the versioned schema of this representation of an object. More info: "
+                            f"{_CONVENTIONS}#resources")
+EMBEDDED_KIND_DOC = ("kind is a string value representing the type of this object. In CamelCase. More info: "
+                     f"{_CONVENTIONS}#types-kinds")
+SCALE = "io.k8s.api.autoscaling.v1.Scale"
+INFO = {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"}
+
+# the structural schema's parts (`apiserver/schema/structural.go`: Generic, ValueValidation, Extensions)
+_GENERIC = ("description", "type", "title", "default", "nullable")
+_VALUE = ("format", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength",
+          "pattern", "maxItems", "minItems", "uniqueItems", "multipleOf", "enum", "maxProperties", "minProperties",
+          "required", "allOf", "oneOf", "anyOf", "not")
+_EXTENSIONS = ("x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource",
+               "x-kubernetes-int-or-string", "x-kubernetes-list-map-keys", "x-kubernetes-list-type",
+               "x-kubernetes-map-type", "x-kubernetes-validations")
+_KEPT = frozenset(_GENERIC + _VALUE + _EXTENSIONS)
+_JUNCTORS = ("allOf", "oneOf", "anyOf", "not")
+
+_LIST = ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion",
+         "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch")
+_OPTIONS = {  # endpoints.AddObjectParams of each action's options (their json names)
+    "get": ("resourceVersion",), "list": _LIST, "deletecollection": _LIST,
+    "put": ("dryRun", "fieldManager", "fieldValidation"),
+    "patch": ("dryRun", "fieldManager", "fieldValidation", "force"),
+    "post": ("dryRun", "fieldManager", "fieldValidation"),
+    "delete": ("dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
+               "orphanDependents", "propagationPolicy"),
+}
+_TYPES = {"allowWatchBookmarks": "boolean", "force": "boolean", "watch": "boolean", "sendInitialEvents": "boolean",
+          "orphanDependents": "boolean", "limit": "integer", "timeoutSeconds": "integer",
+          "gracePeriodSeconds": "integer", "ignoreStoreReadErrorWithClusterBreakingPotential": "boolean"}
+_PRODUCES = ("application/json", "application/yaml")
+PRETTY_DOC = ("If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a "
+              "browser or command-line HTTP tool (curl and wget).")
+_PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml")
+
+
+def rest_friendly_name(group: str, version: str, kind: str) -> str:
+    """`util.ToRESTFriendlyName("<group>/<version>.<kind>")`: the group's labels reversed (`com.example.stable`)."""
+    return ".".join([*reversed(group.split(".")), version, kind])
+
+
+def valid_operation_id(s: str, capitalize_first: bool) -> str:
+    """apiserver `endpoints/openapi.ToValidOperationID`: letters, `_` and (not first) digits kept, the one after
+    any other character (and the first, when asked) upper-cased."""
+    out, cap = [], capitalize_first
+    for i, c in enumerate(s):
+        if c.isalpha() or c == "_" or (i and c.isdigit()):
+            out.append(c.upper() if cap else c)
+            cap = False
+        else:
+            cap = True
+    return "".join(out)
+
+
+def _operation_id(verb: str, rest: str, group: str, version: str) -> tuple[str, str]:
+    """`GetOperationIDAndTags` for a path under `/apis/<group>/<version>`: (operation id, tag). Its verb trie
+    matches the shortest prefix, so `deletecollection...` becomes `delete<Group><Version>Collection...`."""
+    prefix = "delete" if verb == "deletecollection" else verb
+    rest = verb[len(prefix):] + rest
+    trimmed = group.removesuffix(".k8s.io")
+    op = prefix + valid_operation_id(trimmed, True) + valid_operation_id(version, True)
+    tag = valid_operation_id(trimmed, False) + "_" + valid_operation_id(version, False)
+    return op + valid_operation_id(rest, True), tag
+
+
+def _article(kind: str) -> str:
+    """`endpoints.GetArticleForNoun(kind, " ")`: none for a plural (ending in `s`, not `ss`), else `a`/`an`."""
+    if kind.endswith("s") and not kind.endswith("ss"):
+        return " "
+    return " an " if kind[:1].lower() in ("a", "e", "i", "o", "u") else " a "
+
+
+def _description(kind: str, sub: str, verb: str) -> str:
+    """`descriptionFor`."""
+    article = {"list": " objects of kind ", "read": " the specified ", "replace": " the specified ",
+               "patch": " the specified ", "create": _article(kind), "delete": _article(kind)}.get(verb, "")
+    sub = f" {sub} of" if sub else ""
+    if verb == "patch":
+        return "partially update" + sub + article + kind
+    if verb == "deletecollection":
+        return "delete collection of" + (sub + " a" if sub else "") + " " + kind
+    return verb + sub + article + kind
+
+
+def _ref(name: str, v3: bool) -> dict[str, Any]:
+    return {"$ref": ("#/components/schemas/" if v3 else "#/definitions/") + name}
+
+
+def _param(name: str, where: str, v3: bool, description: str = "", typ: str = "string") -> dict[str, Any]:
+    p: dict[str, Any] = {"name": name, "in": where}
+    if description:
+        p["description"] = description
+    if where == "path":
+        p["required"] = True
+    if v3:
+        p["schema"] = {"type": typ, "uniqueItems": True}
+    else:
+        p["type"], p["uniqueItems"] = typ, True
+    return p
+
+
+class _Names:
+    """One CRD version's names (`newBuilder`: spec names, not accepted names)."""
+
+    def __init__(self, crd: dict[str, Any], version: str):
+        spec = crd["spec"]
+        names = spec["names"]
+        self.group, self.version, self.plural = spec["group"], version, names["plural"]
+        self.kind = names["kind"]
+        self.list_kind = names.get("listKind") or self.kind + "List"
+        self.namespaced = spec.get("scope") == "Namespaced"
+        self.obj = rest_friendly_name(self.group, version, self.kind)
+        self.list = rest_friendly_name(self.group, version, self.list_kind)
+
+
+def _route(n: _Names, root: str, path: str, method: str, action: str, verb: str, sample: str, v3: bool,
+           reads: str | None = None, op_name: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """`buildRoute` as kube-openapi's builders write it: (the operation without parameters, its parameters)."""
+    sub = path.split("/")[2] if path.count("/") == 2 else ""
+    name = op_name or verb + ("Namespaced" if n.namespaced else "") + n.kind + sub.capitalize()
+    op_id, tag = _operation_id(verb, name[len(verb):], n.group, n.version)
+    op: dict[str, Any] = {"tags": [tag], "description": _description(n.kind, sub, verb), "operationId": op_id}
+    consumes = _PATCH_TYPES if method == "patch" else ("application/json", "application/yaml")
+    params = [_param("pretty", "query", v3, PRETTY_DOC)]
+    params += [_param(p, "query", v3, typ=_TYPES.get(p, "string")) for p in _OPTIONS[action]]
+    params += _path_params(root, path, n.kind, v3)
+    if reads is not None:
+        if v3:  # builder3's buildRequestBody: one media type per consumed type, `required` not set
+            op["requestBody"] = {"content": {t: {"schema": _ref(reads, v3)} for t in consumes}}
+        else:
+            body: dict[str, Any] = {"name": "body", "in": "body", "schema": _ref(reads, v3)}
+            if action != "delete":  # `.Reads(&metav1.DeleteOptions{}).ParameterNamed("body").Required(false)`
+                body["required"] = True
+            params.append(body)
+    codes = {"200": "OK", **{"post": {"201": "Created", "202": "Accepted"}, "delete": {"202": "Accepted"},
+                             "put": {"201": "Created"}}.get(action, {})}
+    responses: dict[str, Any] = {}
+    for code, words in sorted(codes.items()):
+        if v3:
+            responses[code] = {"description": words, "content": {t: {"schema": _ref(sample, v3)} for t in _PRODUCES}}
+        else:
+            responses[code] = {"description": words, "schema": _ref(sample, v3)}
+    responses["401"] = {"description": "Unauthorized"}  # the config's CommonResponses
+    if not v3:  # kube-openapi's v2 builder: the route's media types and the config's ProtocolList
+        op["consumes"], op["produces"], op["schemes"] = list(consumes), list(_PRODUCES), ["https"]
+    op["responses"] = responses
+    op["x-kubernetes-action"] = action
+    op["x-kubernetes-group-version-kind"] = {"group": n.group, "kind": n.kind, "version": n.version}
+    return op, params
+
+
+def _path_params(root: str, path: str, kind: str, v3: bool) -> list[dict[str, Any]]:
+    out = []
+    if "{namespace}" in root + path:
+        out.append(_param("namespace", "path", v3, "object name and auth scope, such as for teams and projects"))
+    if "{name}" in root + path:
+        out.append(_param("name", "path", v3, f"name of the {kind}"))
+    return out
+
+
+def _sorted(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """kube-openapi's `sortParameters` (by location, then name; our names are unique)."""
+    return sorted(params, key=lambda p: (p["in"], p["name"]))
+
+
+def paths(crd: dict[str, Any], version: str, v3: bool, subresources: dict[str, Any]) -> dict[str, Any]:
+    """`generateBuilder`'s routes for one served version of `crd`, keyed by path, each path's operations keyed
+    by method; a parameter every operation of a path has moves to the path (kube-openapi's
+    `findCommonParameters`), each list sorted."""
+    n = _Names(crd, version)
+    status, patch = f"{_META}.Status", f"{_META}.Patch"
+    routes: list[tuple[str, str, str, str, str, str, str | None, str | None]] = []
+    root = f"/apis/{n.group}/{n.version}/{n.plural}"
+    if n.namespaced:
+        routes.append((root, "", "get", "list", "list", n.list, None, f"list{n.kind}ForAllNamespaces"))
+        root = f"/apis/{n.group}/{n.version}/namespaces/{{namespace}}/{n.plural}"
+    routes += [(root, "", "get", "list", "list", n.list, None, None),
+               (root, "", "post", "post", "create", n.obj, n.obj, None),
+               (root, "", "delete", "deletecollection", "deletecollection", status, None, None),
+               (root, "/{name}", "get", "get", "read", n.obj, None, None),
+               (root, "/{name}", "put", "put", "replace", n.obj, n.obj, None),
+               (root, "/{name}", "delete", "delete", "delete", status, f"{_META}.DeleteOptions", None),
+               (root, "/{name}", "patch", "patch", "patch", n.obj, patch, None)]
+    for sub, sample in (("status", n.obj), ("scale", SCALE)):
+        if sub in subresources:
+            routes += [(root, f"/{{name}}/{sub}", "get", "get", "read", sample, None, None),
+                       (root, f"/{{name}}/{sub}", "put", "put", "replace", sample, sample, None),
+                       (root, f"/{{name}}/{sub}", "patch", "patch", "patch", sample, patch, None)]
+    by_path: dict[str, dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]] = {}
+    for r_root, path, method, action, verb, sample, reads, op_name in routes:
+        by_path.setdefault(r_root + path, {})[method] = _route(n, r_root, path, method, action, verb, sample, v3,
+                                                               reads, op_name)
+    out: dict[str, Any] = {}
+    for path, ops in by_path.items():
+        keys = [{(p["name"], p["in"]) for p in params if p["in"] != "body"} for _, params in ops.values()]
+        common = set.intersection(*keys)
+        item: dict[str, Any] = {}
+        for method, (op, params) in ops.items():
+            own = _sorted([p for p in params if (p["name"], p["in"]) not in common])
+            item[method] = {**op, "parameters": own} if own else op
+        if common:
+            first = next(iter(ops.values()))[1]
+            item["parameters"] = _sorted([p for p in first if (p["name"], p["in"]) in common])
+        out[path] = item
+    return out
+
+
+def _structural(s: Any) -> Any:
+    """The parts of a schema node `NewStructural` keeps (`example`, `externalDocs`, `id`, ... dropped)."""
+    if not isinstance(s, dict):
+        return s
+    out: dict[str, Any] = {k: copy.deepcopy(v) for k, v in s.items() if k in _KEPT}
+    for j in ("allOf", "oneOf", "anyOf"):
+        if isinstance(s.get(j), list):
+            out[j] = [_structural(c) for c in s[j]]
+    if isinstance(s.get("not"), dict):
+        out["not"] = _structural(s["not"])
+    if isinstance(s.get("properties"), dict):
+        out["properties"] = {k: _structural(v) for k, v in s["properties"].items()}
+    if isinstance(s.get("items"), dict):
+        out["items"] = _structural(s["items"])
+    if isinstance(s.get("additionalProperties"), dict):
+        out["additionalProperties"] = _structural(s["additionalProperties"])
+    elif s.get("additionalProperties") is not None:
+        out["additionalProperties"] = s["additionalProperties"]
+    return out
+
+
+def _is_int_or_string_any_of(clauses: Any) -> bool:
+    return (isinstance(clauses, list) and len(clauses) == 2
+            and [c.get("type") if isinstance(c, dict) else None for c in clauses] == ["integer", "string"])
+
+
+def _unfold(s: Any) -> None:
+    """`Structural.Unfold`: an int-or-string node gets `anyOf: [integer, string]` (in front of an allOf when it
+    has an anyOf already), unless one of the two patterns is there."""
+    if not isinstance(s, dict):
+        return
+    for key in ("items", "additionalProperties", "not"):
+        _unfold(s.get(key))
+    for child in (s.get("properties") or {}).values():
+        _unfold(child)
+    if not s.get("x-kubernetes-int-or-string"):
+        return
+    all_of = s.get("allOf") or []
+    if _is_int_or_string_any_of(s.get("anyOf")) or (
+            all_of and isinstance(all_of[0], dict) and _is_int_or_string_any_of(all_of[0].get("anyOf"))):
+        return
+    pair = [{"type": "integer"}, {"type": "string"}]
+    if not s.get("anyOf"):
+        s["anyOf"] = pair
+    else:
+        s["allOf"] = [{"anyOf": pair}, *all_of]
+
+
+def _to_v2(s: Any) -> None:
+    """`ToStructuralOpenAPIV2`: junctors dropped; nullable and preserve-unknown-fields nodes lose items and
+    properties (a nullable one its type); an array without items and a preserve-unknown object their type; a
+    nullable property leaves its parent's `required`."""
+    if not isinstance(s, dict):
+        return
+    for j in _JUNCTORS:
+        s.pop(j, None)
+    if s.get("nullable"):
+        s.pop("type", None)
+        s.pop("nullable")
+        s.pop("items", None)
+        s.pop("properties", None)
+    if s.get("x-kubernetes-preserve-unknown-fields"):
+        s.pop("items", None)
+        s.pop("properties", None)
+    if "items" not in s and s.get("type") == "array":
+        s.pop("type")
+    if s.get("x-kubernetes-preserve-unknown-fields") and s.get("type") == "object":
+        s.pop("type")
+    props = s.get("properties") or {}
+    nullable = {k for k, v in props.items() if isinstance(v, dict) and v.get("nullable")}
+    if nullable and "required" in s:
+        s["required"] = [r for r in s["required"] if r not in nullable]
+        if not s["required"]:
+            del s["required"]
+    extra = s.get("additionalProperties")
+    if isinstance(extra, dict) and extra.get("nullable"):
+        s.pop("required", None)
+    for child in props.values():
+        _to_v2(child)
+    for key in ("items", "additionalProperties"):
+        _to_v2(s.get(key))
+
+
+def _described_ref(name: str, description: str, v3: bool) -> dict[str, Any]:
+    """A reference with a description: in v3, builder3's `WrapRefs` puts the `$ref` in an `allOf`."""
+    if v3:
+        return {"description": description, "allOf": [_ref(name, v3)]}
+    return {**_ref(name, v3), "description": description}
+
+
+def _metadata_ref(v3: bool) -> dict[str, Any]:
+    return _described_ref(f"{_META}.ObjectMeta", OBJECT_META_DOC, v3)
+
+
+def _embedded(s: Any, v2: bool, type_meta: dict[str, Any]) -> None:
+    """`addEmbeddedProperties`: an `x-kubernetes-embedded-resource` node gets apiVersion, kind, metadata and
+    requires kind and apiVersion (not under preserve-unknown-fields in v2)."""
+    if not isinstance(s, dict):
+        return
+    for child in (s.get("properties") or {}).values():
+        _embedded(child, v2, type_meta)
+    for key in ("items", "additionalProperties"):
+        _embedded(s.get(key), v2, type_meta)
+    if s.get("x-kubernetes-preserve-unknown-fields") and v2:
+        return
+    if s.get("x-kubernetes-embedded-resource"):
+        props = s.setdefault("properties", {})
+        props["apiVersion"] = {**type_meta["apiVersion"], "description": EMBEDDED_API_VERSION_DOC}
+        props["kind"] = {**type_meta["kind"], "description": EMBEDDED_KIND_DOC}
+        props["metadata"] = _metadata_ref(not v2)
+        required = s.setdefault("required", [])
+        for r in ("kind", "apiVersion"):
+            if r not in required:
+                required.append(r)
+
+
+def kind_schema(crd: dict[str, Any], version: str, v3: bool, type_meta: dict[str, Any]) -> dict[str, Any]:
+    """`buildKubeNative`: the version's structural schema with ObjectMeta, TypeMeta and the kind's
+    group-version-kind; a bare object for a version without a schema, or (v2) one preserving unknown fields."""
+    n = _Names(crd, version)
+    schema = version_schema(crd, version)
+    preserve = bool(crd["spec"].get("preserveUnknownFields"))
+    if schema is None or (not v3 and (schema.get("x-kubernetes-preserve-unknown-fields") or preserve)):
+        out: dict[str, Any] = {"type": "object"}
+    else:
+        out = _structural(schema)
+        _unfold(out)
+        if not v3:
+            _to_v2(out)
+        props = out.setdefault("properties", {})
+        props["metadata"] = _metadata_ref(v3)
+        props["apiVersion"], props["kind"] = dict(type_meta["apiVersion"]), dict(type_meta["kind"])
+        _embedded(out, not v3, type_meta)
+    out["x-kubernetes-group-version-kind"] = [{"group": n.group, "kind": n.kind, "version": n.version}]
+    declared = version_field(crd, version, "selectableFields") or ()
+    selectable = [{"fieldPath": f["jsonPath"].removeprefix(".")} for f in declared
+                  if isinstance(f, dict) and isinstance(f.get("jsonPath"), str)]
+    if selectable:  # `IncludeSelectableFields` (CustomResourceFieldSelectors, on in 1.33)
+        out["x-kubernetes-selectable-fields"] = selectable
+    if not v3:  # the v2 controller: `handler.PruneDefaults` before merging with the static spec
+        _prune_defaults(out)
+    return out
+
+
+def _prune_defaults(s: Any) -> None:
+    """kube-openapi `handler.PruneDefaults`: every schema node's `default` dropped."""
+    if not isinstance(s, dict):
+        return
+    s.pop("default", None)
+    for child in (s.get("properties") or {}).values():
+        _prune_defaults(child)
+    for key in ("items", "additionalProperties", "not"):
+        _prune_defaults(s.get(key))
+    for j in ("allOf", "anyOf", "oneOf"):
+        for child in s.get(j) or ():
+            _prune_defaults(child)
+
+
+def list_schema(crd: dict[str, Any], version: str, v3: bool, type_meta: dict[str, Any]) -> dict[str, Any]:
+    """`buildListSchema`."""
+    n = _Names(crd, version)
+    return {
+        "description": f"{n.list_kind} is a list of {n.kind}", "type": "object", "required": ["items"],
+        "properties": {
+            "apiVersion": dict(type_meta["apiVersion"]),
+            "items": {"description": f"List of {n.plural}. More info: {_CONVENTIONS}",
+                      "type": "array", "items": _ref(n.obj, v3)},
+            "kind": dict(type_meta["kind"]),
+            "metadata": _described_ref(f"{_META}.ListMeta", LIST_META_DOC, v3)},
+        "x-kubernetes-group-version-kind": [{"group": n.group, "kind": n.list_kind, "version": n.version}]}
+
+
+def definitions(crd: dict[str, Any], version: str, v3: bool, type_meta: dict[str, Any]) -> dict[str, Any]:
+    """The kind's and its list's definitions (`getOpenAPIConfig`'s `GetDefinitions` additions)."""
+    n = _Names(crd, version)
+    return {n.obj: kind_schema(crd, version, v3, type_meta), n.list: list_schema(crd, version, v3, type_meta)}
+
+
+def version_schema(crd: dict[str, Any], version: str) -> dict[str, Any] | None:
+    """`GetSchemaForVersion`: the version's `openAPIV3Schema` (None without one)."""
+    s = (version_field(crd, version, "schema") or {}).get("openAPIV3Schema")
+    return s if isinstance(s, dict) else None
+
+
+def version_field(crd: dict[str, Any], version: str, name: str) -> Any:
+    """A field of the CRD's version `version` (None when absent)."""
+    for v in crd["spec"].get("versions") or []:
+        if isinstance(v, dict) and v.get("name") == version:
+            return v.get(name)
+    return None
+
+
+def version_subresources(crd: dict[str, Any], version: str) -> dict[str, Any]:
+    """`GetSubresourcesForVersion`."""
+    return version_field(crd, version, "subresources") or {}
