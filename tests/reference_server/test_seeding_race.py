@@ -37,3 +37,23 @@ def test_other_errors_still_stop_the_start():
 
     with pytest.raises(E.StatusError):
         _ensure(refused, lambda: False)
+
+
+def test_the_kubernetes_service_whose_ip_the_winner_holds_before_its_service_is_stored_is_fine():
+    """The winner writes the IPAddress first and its Service after: a loser between the two finds no Service,
+    only the taken address. It starts anyway (the periodic sync finds the winner's Service later)."""
+    registry = Registry(MemoryStore())
+    registry.namespaces.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
+    services = registry.content("services")
+    winner_mid_write = {**KUBERNETES_SERVICE, "metadata": {**KUBERNETES_SERVICE["metadata"], "name": "held"}}
+    services.create(winner_mid_write)  # only its address matters here
+    _ensure(lambda: services.create(KUBERNETES_SERVICE), lambda: _exists(registry, "services", "default", "kubernetes"))
+    assert not _exists(registry, "services", "default", "kubernetes")
+
+
+def test_an_invalid_service_still_stops_the_start():
+    def refused():
+        raise E.invalid("Service", "kubernetes", [E.FieldError("FieldValueInvalid", "spec.ports", "Invalid value")])
+
+    with pytest.raises(E.StatusError):
+        _ensure(refused, lambda: False)

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from .. import apierrors as E
 from ..admission.admitted import ControllerWrites, admitted
 from ..registry.groupkinds import ensure_system_priority_classes
+from ..registry.servicestore import ip_taken
 from ..storage import KeyNotFoundError
 
 log = logging.getLogger("nsconform.reference_server")
@@ -34,13 +35,19 @@ DIRECT = ControllerWrites(None, "")  # every write the plain registry call
 def ensure(create: Callable[[], object], exists: Callable[[], bool]) -> None:
     """Create an initial object unless it exists: replicas starting together on one empty etcd all see it
     unseeded, and the ones that lose the race find it there (upstream's bootstrap controllers ensure, too).
-    The loser's refusal may be a 409 or, for the `kubernetes` Service, the allocator's 422 (its cluster IP is
-    taken by the winner's copy, which this replica's cache therefore holds): fine once the object exists."""
+    The loser's refusal may be a 409 or, for the `kubernetes` Service, the allocator's 422: its cluster IP is
+    taken by the winner, whose IPAddress is written before its Service, so the Service itself may not be
+    stored yet. That refusal is logged and left to controller/system_objects.py's periodic sync, as
+    upstream's controller logs and retries it; any other refusal stops the start."""
     try:
         create()
     except E.StatusError as exc:
-        if exc.code != 409 and not exists():
-            raise
+        if exc.code == 409 or exists():
+            return
+        if ip_taken(exc):
+            log.warning("start-up write refused, another replica holds the address: %s", exc)
+            return
+        raise
 
 
 def exists(registry: Any, resource: str, namespace: str, name: str) -> bool:

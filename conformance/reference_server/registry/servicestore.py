@@ -44,6 +44,11 @@ def refused_ip(service: dict[str, Any], ip: str, why: str = ERR_ALLOCATED) -> E.
         "FieldValueInvalid", "spec.clusterIPs", f"Invalid value: {shown}: failed to allocate IP {ip}: {why}")])
 
 
+def ip_taken(exc: E.StatusError) -> bool:
+    """Whether a refusal is `refused_ip`'s for an address another Service (or replica) already holds."""
+    return exc.code == 422 and "failed to allocate IP " in exc.message and exc.message.endswith(ERR_ALLOCATED)
+
+
 class ServiceStore(GenericStore):
     """Services, with `ipaddresses` (the networking.k8s.io IPAddress store) set by the registry."""
 
