@@ -143,3 +143,16 @@ def test_the_json_gateway_grants_and_attaches_leases_too(etcd_process: Any) -> N
         assert list(expire(s, lambda: s.create("events", "a", "e", event("e"), ttl=1), {"e"})) == ["e"]
     finally:
         s.close()
+
+
+def test_the_memory_lessor_revokes_on_etcds_half_second_ticks() -> None:
+    """etcd's lessor looks for expired leases every 500 ms: a lease is revoked at the first tick at or after its
+    deadline, never before it and at most a tick late."""
+    from conformance.reference_server.storage.memoryleases import LESSOR_TICK, next_tick
+
+    assert LESSOR_TICK == 0.5
+    assert next_tick(100.0, 100.0) == 100.0
+    assert next_tick(100.2, 100.0) == 100.5
+    assert next_tick(103.5, 100.0) == 103.5
+    assert next_tick(103.51, 100.0) == 104.0
+    assert next_tick(99.0, 100.0) == 100.0  # a deadline already past: the next round

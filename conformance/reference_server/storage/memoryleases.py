@@ -3,6 +3,9 @@ store expires them at the moment etcd would (`go.etcd.io/etcd/server/v3/lease/le
 under the minimum to it, a put attaches its key to its lease and detaches it from the previous one, a delete detaches
 it, and an expired lease is revoked: every key still attached deleted in one transaction, one revision).
 
+etcd's `runLoop` looks for expired leases once per 500 ms tick, so a lease is revoked at the first tick at or after
+its deadline (up to half a second late); the timer here fires on the same grid, counted from the lessor's start.
+
 Expiry runs on the event loop (one `call_at` timer for the earliest lease, a heap of the others), never blocking it:
 the store's `revoke` takes its lock only to take the lease's keys (`take`) and delete them. A lease granted before any loop is known is armed once
 one is (`bind`)."""
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import math
 import threading
 import time
 from typing import Callable
@@ -18,6 +22,12 @@ from typing import Callable
 from .leases import MIN_LEASE_TTL
 
 Key = tuple[str, str, str]  # (resource, namespace, name)
+LESSOR_TICK = 0.5  # lessor.go `runLoop`: `time.NewTicker(500 * time.Millisecond)` between revocation rounds
+
+
+def next_tick(deadline: float, start: float, tick: float = LESSOR_TICK) -> float:
+    """The first tick of the lessor's loop (every `tick` s from `start`) at or after `deadline`."""
+    return start + max(0, math.ceil((deadline - start) / tick)) * tick
 
 
 class MemoryLeases:
@@ -34,6 +44,7 @@ class MemoryLeases:
         self._lock = threading.RLock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._started = time.monotonic()  # the lessor's loop starts with the store
 
     def grant(self, ttl: int) -> int:
         """etcd's LeaseGrant: a new lease of `ttl` seconds (at least the lessor's minimum), its id."""
@@ -98,7 +109,8 @@ class MemoryLeases:
                 return
             deadline = self._heap[0][0]
         assert self._loop is not None
-        self._timer = self._loop.call_later(max(0.0, deadline - time.monotonic()), self._expire)
+        fire = next_tick(deadline, self._started)
+        self._timer = self._loop.call_later(max(0.0, fire - time.monotonic()), self._expire)
 
     def take(self, lease_id: int) -> list[Key]:
         """Forget an expired lease: the keys still attached to it, by key (the store calls this under its own lock,
