@@ -198,6 +198,71 @@ def test_crd_finalizer_writes_as_kube_apiserver(srv):
                       headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
 
 
+def _terminating(obj: dict[str, Any]) -> tuple[str, str, str] | None:
+    c = next((c for c in (obj.get("status") or {}).get("conditions") or [] if c["type"] == "Terminating"), None)
+    return (c["status"], c["reason"], c["message"]) if c else None
+
+
+def _delete_held_crd(http: requests.Session, path: str, then: tuple[str, str, str]) -> dict[str, Any]:
+    """DELETE a CRD that a finalizer of its own also holds: the cleanup finalizer goes, with `then` written in
+    the same update, and the CRD stays (its other finalizer); that finalizer is then removed."""
+    assert http.delete(path).status_code == 200
+    name = path.rsplit("/", 1)[1]
+    got = wait_crd(http, path.rsplit("/", 1)[0].split("/apis/")[0], name,
+                   lambda o: o["metadata"].get("finalizers") == ["example.com/keep"])
+    assert http.patch(path, data=json.dumps({"metadata": {"finalizers": None}}),
+                      headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+    assert _terminating(got) == then
+    return got
+
+
+def test_crd_finalizer_writes_instance_deletion_completed_with_the_finalizers_removal(srv):
+    """`crd_finalizer.go`: the outcome's condition and the finalizer's removal are one `UpdateStatus`."""
+    http, group = requests.Session(), f"{unique('g')}.example.com"
+    body = crd(group)
+    body["metadata"]["finalizers"] = ["example.com/keep"]
+    assert create_crd(http, srv.url, body).status_code == 201
+    _delete_held_crd(http, f"{srv.url}{CRDS}/widgets.{group}",
+                     ("False", "InstanceDeletionCompleted", "removed all instances"))
+
+
+def test_crd_finalizer_skips_a_crd_never_established(srv):
+    """A CRD whose names conflict (its kind is another CRD's) is never Established: no instance to delete."""
+    http, group = requests.Session(), f"{unique('g')}.example.com"
+    assert create_crd(http, srv.url, crd(group)).status_code == 201
+    body = crd(group, plural="gadgets")  # kind Widget: taken
+    body["metadata"]["finalizers"] = ["example.com/keep"]
+    assert http.post(f"{srv.url}{CRDS}", json=body).status_code == 201
+    wait_crd(http, srv.url, f"gadgets.{group}", lambda o: any(
+        c["type"] == "NamesAccepted" and c["status"] == "False" for c in o["status"]["conditions"] or []))
+    _delete_held_crd(http, f"{srv.url}{CRDS}/gadgets.{group}",
+                     ("False", "NeverEstablished", "resource was never established"))
+
+
+def test_crd_finalizer_gives_up_waiting_for_held_instances_after_its_minute(srv, monkeypatch):
+    """Instances held by their own finalizers: upstream polls a minute, then writes `InstanceDeletionCheck`
+    and retries with backoff; once they go, the CRD goes."""
+    from conformance.reference_server.controller import crd_finalizer
+    monkeypatch.setattr(crd_finalizer, "INSTANCE_WAIT", 0.5)
+    http, group = requests.Session(), f"{unique('g')}.example.com"
+    assert create_crd(http, srv.url, crd(group)).status_code == 201
+    ns = unique("ns")
+    assert http.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
+    coll = f"{srv.url}/apis/{group}/v1/namespaces/{ns}/widgets"
+    held = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w", "finalizers": ["example.com/x"]}}
+    assert http.post(coll, json=held).status_code == 201
+    path = f"{srv.url}{CRDS}/widgets.{group}"
+    assert http.delete(path).status_code == 200
+    got = wait_crd(http, srv.url, f"widgets.{group}", lambda o: (_terminating(o) or ("",))[0:2] == (
+        "True", "InstanceDeletionCheck"))
+    assert _terminating(got)[2] == ("could not confirm zero CustomResources remaining: "
+                                    "timed out waiting for the condition")
+    with WatchReader(srv.url + CRDS, {"fieldSelector": f"metadata.name=widgets.{group}"}) as w:
+        assert http.patch(f"{coll}/w", data=json.dumps({"metadata": {"finalizers": None}}),
+                          headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+        w.until(lambda e: e["type"] == "DELETED", what="CRD gone")
+
+
 @pytest.mark.parametrize("annotation, condition", [
     ("https://github.com/kubernetes/enhancements/pull/1111",
      ("True", "ApprovedAnnotation", "approved in https://github.com/kubernetes/enhancements/pull/1111")),

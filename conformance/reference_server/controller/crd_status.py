@@ -66,22 +66,29 @@ class CRDStatusController(Controller):
     def update_status(self, crd: dict[str, Any], change: Callable[[dict[str, Any]], None]) -> bool:
         """`UpdateStatus` of `crd` changed by `change` (on a copy), over the resourceVersion it was read at.
         False: the CRD was gone or had changed meanwhile (nothing written)."""
-        name, rv = crd["metadata"]["name"], crd["metadata"].get("resourceVersion")
+        return update_crd_status(self.writes, self.registry, crd, change) is not None
 
-        def transform(current: dict[str, Any]) -> dict[str, Any]:
-            if current["metadata"].get("resourceVersion") != rv:  # the update's precondition
-                raise E.conflict(CRD_INFO.plural, name, E.OPTIMISTIC_LOCK_MSG, GROUP)
-            new = copy.deepcopy(current)
-            change(new)
-            return new
-        crds = self.registry.custom.crds
-        try:
-            self.writes.update(crds, "", name, transform=transform, strategy=crds.status_strategy,
-                               field_manager=LOOPBACK_MANAGER)
-        except AdmissionRefusal:
-            raise
-        except E.StatusError as exc:
-            if exc.code in (404, 409):  # "deleted or changed in the meantime, we'll get called again"
-                return False
-            raise
-        return True
+
+def update_crd_status(writes: Any, registry: Registry, crd: dict[str, Any],
+                      change: Callable[[dict[str, Any]], None]) -> dict[str, Any] | None:
+    """The loopback client's `UpdateStatus` of `crd` changed by `change` (on a copy), over the resourceVersion it
+    was read at, through `writes` (the controller's admitted writes). The CRD written, or None when it was gone or
+    had changed meanwhile ("deleted or changed in the meantime, we'll get called again"): nothing written."""
+    name, rv = crd["metadata"]["name"], crd["metadata"].get("resourceVersion")
+
+    def transform(current: dict[str, Any]) -> dict[str, Any]:
+        if current["metadata"].get("resourceVersion") != rv:  # the update's precondition
+            raise E.conflict(CRD_INFO.plural, name, E.OPTIMISTIC_LOCK_MSG, GROUP)
+        new = copy.deepcopy(current)
+        change(new)
+        return new
+    crds = registry.custom.crds
+    try:
+        return writes.update(crds, "", name, transform=transform, strategy=crds.status_strategy,
+                             field_manager=LOOPBACK_MANAGER)
+    except AdmissionRefusal:
+        raise
+    except E.StatusError as exc:
+        if exc.code in (404, 409):
+            return None
+        raise
