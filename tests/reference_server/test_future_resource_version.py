@@ -4,6 +4,8 @@ a GET, or a LIST the watch cache serves, waits up to 3 s for the cache to reach 
 (504); an `Exact` LIST goes to etcd, which refuses a future revision at once (a 500 `interpretListError` passes)."""
 from __future__ import annotations
 
+import base64
+import json
 import re
 import threading
 import time
@@ -187,3 +189,36 @@ def test_a_replica_reads_at_another_ones_fresh_resource_version(etcd_process, pa
             got = r.json()
             names = [o["metadata"]["name"] for o in got["items"]] if "items" in got else [got["metadata"]["name"]]
             assert name in names, got
+
+
+def continue_token(rv: int, start: str) -> str:
+    """A continue token as etcd3's `EncodeContinue` makes it."""
+    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def test_a_continue_token_at_a_revision_no_server_made_is_etcds_refusal_at_once(http, url):
+    """etcd3 `GetList` reads a continued page at the token's revision: etcd refuses a future one at once, and
+    `interpretListError` passes ErrFutureRev (500, no reason); nothing waits, nothing answers today's state."""
+    started = time.monotonic()
+    r = http.get(f"{url}/api/v1/configmaps", params={"limit": "1", "continue": continue_token(99999999, "a/b")},
+                 timeout=30)
+    assert time.monotonic() - started < 2.5
+    assert r.status_code == 500, r.text
+    assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                        "message": FUTURE_REVISION, "code": 500}
+
+
+def test_a_replica_continues_another_ones_list_at_its_fresh_revision(etcd_process):
+    """Replica a's first page pins a's revision; replica b (its watch cache behind) reads the next page at it,
+    from etcd, without holding its event loop."""
+    with replicas(etcd_process) as (srv, a, b, release):
+        for name in ("c1", "c2"):
+            rv = a.create("configmaps", "x", name, {**CM, "metadata": {"name": name, "namespace": "x"}})
+        at = int(rv["metadata"]["resourceVersion"])
+        assert b.current_rv() < at
+        r = requests.get(f"{srv.url}/api/v1/namespaces/x/configmaps",
+                         params={"limit": "1", "continue": continue_token(at, "x/c1")}, timeout=30)
+        assert r.status_code == 200, r.text
+        assert [o["metadata"]["name"] for o in r.json()["items"]] == ["c2"]
+        assert r.json()["metadata"]["resourceVersion"] == str(at)

@@ -20,6 +20,7 @@ from ..deviations import NONE, Deviations
 from ..fieldmanager import FieldManager
 from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store, TooOldResourceVersionError, object_key
 from ..storage.clone import clone
+from ..storage.errors import FUTURE_REVISION
 from ..storage.freshness import READ_AT
 from ..storage.interface import NO_OBSERVER, Event, Watcher
 from ..storage.rehearsal import recall
@@ -703,9 +704,6 @@ def versioner_error(value: str) -> str | None:
         return None
     quoted = quote(value)  # Go's %q, as the rest of the field errors here
     return f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: {why}"
-
-
-FUTURE_REVISION = "etcdserver: mvcc: required revision is a future revision"  # etcd's rpctypes.ErrGRPCFutureRev
 
 
 def too_large_rv(rv: int, current: int, retry: int = 1) -> E.StatusError:

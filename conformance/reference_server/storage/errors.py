@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 
+FUTURE_REVISION = "etcdserver: mvcc: required revision is a future revision"  # etcd's rpctypes.ErrGRPCFutureRev
+
+
 class BackendError(Exception):
     """The backend itself failed (etcd unreachable, no quorum, a lost connection): upstream's storage returns the
     etcd client's error as is, and the handler answers it with `ErrorToAPIStatus`'s fallback, a 500 Status without

@@ -222,10 +222,11 @@ class EtcdStore:
 
     def list_at(self, resource: str, namespace: str | None, rv: int, *,
                 shared: bool = False) -> tuple[list[dict[str, Any]], int]:
-        """From the cache while `rv` is in its window (waiting for it to catch up to a future `rv`), else a
-        range read at `rv` in etcd; `TooOldResourceVersionError` once etcd compacted it."""
+        """From the cache while `rv` is in its window, else a range read at `rv` in etcd, as etcd3's `GetList`
+        reads a continued page: one the cache has not reached too (another replica's token), never waiting on the
+        loop, and etcd refuses a revision it has not made; `TooOldResourceVersionError` once etcd compacted it."""
         if rv > self.cache.current_rv():
-            self.wait_fresh(rv, 3.0)  # upstream's cacher waits (up to 3 s) for a resourceVersion it has not seen
+            return self._range_at(resource, namespace, rv)
         try:
             return self.cache.list_at(resource, namespace, rv, shared=shared)
         except TooOldResourceVersionError:

@@ -21,7 +21,7 @@ from time import perf_counter
 from typing import Any, Callable
 
 from .clone import clone
-from .errors import KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
+from .errors import FUTURE_REVISION, BackendError, KeyExistsError, KeyNotFoundError, TooOldResourceVersionError
 from .keys import object_key as stored_key
 from .interface import DELETE, NO_OBSERVER, Event, Progress, StorageObserver, UpdateFn, object_key
 from .leases import REUSE_DURATION_SECONDS, LeaseManager
@@ -208,7 +208,7 @@ class MemoryStore:
                 shared: bool = False) -> tuple[list[dict[str, Any]], int]:
         """The objects as they were at `rv` (etcd's range read at a revision), sorted by key, and `rv`;
         `TooOldResourceVersionError` when the history back to `rv` has been compacted. An `rv` at or past
-        the newest write reads the current state (and answers the current resourceVersion). Reported as the
+        the newest write reads the current state; one past it is etcd's refusal (`BackendError`). Reported as the
         etcd `list` it stands for (kube-apiserver 1.33 sends a LIST at a resourceVersion, or a continued one, to
         etcd; a compacted one fails), the range's objects fetched, evaluated and returned alike."""
         start = perf_counter()
@@ -224,7 +224,9 @@ class MemoryStore:
     def _list_at(self, resource: str, namespace: str | None, rv: int,
                  shared: bool) -> tuple[list[dict[str, Any]], int]:
         with self._lock:
-            if rv >= self._rv:
+            if rv > self._rv:  # what etcd answers a range at a revision it has not made (a forged continue token)
+                raise BackendError(FUTURE_REVISION)
+            if rv == self._rv:
                 return self.list(resource, namespace, shared=shared)
             if rv < self._compacted:
                 raise TooOldResourceVersionError(rv, self._compacted)
