@@ -13,6 +13,7 @@ from .. import apierrors as E
 from ..admission import create_admission, update_admission
 from ..admission.chain import note_items
 from ..registry import GenericStore
+from ..registry.collectiondelete import deletion_answer, deletion_pages
 from ..registry.createonupdate import allows_create_on_update
 from ..registry.crconversion.cache import Caches
 from ..registry.namespace import NamespaceStore
@@ -636,42 +637,41 @@ class Handlers:
     async def _delete_collection(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
+        query = P.list_options(request.query)
+        # its LIST is a LIST: at a resourceVersion the cache has not reached it waits as one (http/cacheread.py)
+        await list_read(self.fresh, getattr(self.ctx, "metrics", None), store, query, lambda: None)
         if self.webhooks.active():
-            out = await self._delete_each(request, route, store, opts)
+            out = await self._delete_each(request, route, store, query, opts)
         else:
-            out = await self.offload(store.delete_collection, route.namespace, P.list_options(request.query), opts)
+            out = await self.offload(store.delete_collection, route.namespace, query, opts)
         note_items(len(out.get("items") or ()))  # each item's deletion was validated (admission's metrics)
         return self._respond(request, out, store=store)
 
-    async def _delete_each(self, request: web.Request, route: Route, store: GenericStore,
+    async def _delete_each(self, request: web.Request, route: Route, store: GenericStore, query: ListOptions,
                            opts: DeleteOptions) -> dict[str, Any]:
         """DELETE collection while webhooks are configured: upstream's `DeleteCollection` deletes item by item
         through `Delete` with the request's admission, so every item's DELETE reaches the webhooks; a refusal
         (or any error) ends the call with that error after the other items' deletions (upstream's workers go on
-        with theirs too)."""
-        query = P.list_options(request.query)
-        listed = store.list(route.namespace, ListOptions(query.label_selector, query.field_selector))
-        out: list[dict[str, Any]] = []
+        with theirs too). Listed page by page and answered as `store.delete_collection` answers."""
+        pages: list[dict[str, Any]] = []
         first: E.StatusError | None = None
-        for item in listed["items"]:
-            m = item["metadata"]
-            ns = m.get("namespace", "")
-            try:
-                await on_delete(self.webhooks, request, store, ns, m["name"], opts, old=item)
-                obj, _ = await releasing(self.webhooks, store, opts.dry_run, lambda: self.offload(
-                    store.delete, ns, m["name"], DeleteOptions(
-                        dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds,
-                        propagation_policy=opts.propagation_policy, orphan_dependents=opts.orphan_dependents)))
-            except E.StatusError as exc:
-                if exc.code != 404 and first is None:
-                    first = exc
-                continue
-            out.append(obj)
-        if first is not None:
-            raise first
-        listed["items"] = out
-        return listed
-
+        for page in deletion_pages(store, route.namespace, query):
+            pages.append(page)
+            for item in page["items"]:
+                m = item["metadata"]
+                ns = m.get("namespace", "")
+                try:
+                    await on_delete(self.webhooks, request, store, ns, m["name"], opts, old=item)
+                    await releasing(self.webhooks, store, opts.dry_run, lambda: self.offload(
+                        store.delete, ns, m["name"], DeleteOptions(
+                            dry_run=opts.dry_run, grace_period_seconds=opts.grace_period_seconds,
+                            propagation_policy=opts.propagation_policy, orphan_dependents=opts.orphan_dependents)))
+                except E.StatusError as exc:
+                    if exc.code != 404 and first is None:
+                        first = exc
+            if first is not None:
+                raise first
+        return deletion_answer(pages, query.limit > 0)
 
 
 def _names_object(err: E.StatusError, name: str) -> bool:

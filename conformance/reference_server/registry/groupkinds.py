@@ -18,7 +18,7 @@ module per upstream file; what they leave out is listed in README's Known gaps.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported
@@ -168,10 +168,10 @@ class PriorityClassStore(GroupStore):
 
     _in_collection = False
 
-    def delete_collection_steps(self, *args: Any, **kw: Any) -> Iterator[None]:
+    def _delete_chunk(self, *args: Any, **kw: Any) -> None:  # each collection delete's deletions
         self._in_collection = True
         try:
-            yield from super().delete_collection_steps(*args, **kw)
+            super()._delete_chunk(*args, **kw)
         finally:
             self._in_collection = False
 

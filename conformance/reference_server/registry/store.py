@@ -25,6 +25,7 @@ from ..storage.freshness import READ_AT
 from ..storage.interface import NO_OBSERVER, Event, Watcher
 from ..storage.rehearsal import recall
 from . import meta as M
+from .collectiondelete import deletion_answer, deletion_pages
 from .draws import draw
 from .graceful import GRACEFUL, PENDING, Decision, before_delete
 from .propagation import FOREGROUND, ORPHAN, deletion_finalizers
@@ -567,15 +568,21 @@ class GenericStore:
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
     def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions) -> dict[str, Any]:
-        """Delete every matching object; returns the list of what was deleted or marked."""
-        out: list[dict[str, Any]] = []
-        for _ in self.delete_collection_steps(ns, list_opts, opts, out):
-            pass
-        return self._collection_result(out)
+        """DELETE of a collection: the LIST of the request's options, page by page, each item deleted (or marked);
+        answers the objects as listed (registry/collectiondelete.py)."""
+        fast = self._deletes_directly(opts)
+        pages = []
+        for page in deletion_pages(self, ns, list_opts):
+            self._delete_chunk(page["items"], fast, opts, None)
+            pages.append(page)
+        return deletion_answer(pages, list_opts.limit > 0)
 
-    def _collection_result(self, out: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"kind": self.info.list_kind, "apiVersion": "v1",
-                "metadata": {"resourceVersion": str(self.store.current_rv())}, "items": out}
+    def _deletes_directly(self, opts: DeleteOptions) -> bool:
+        """Whether objects without finalizers may go straight from storage (what `delete` would do)."""
+        return (type(self).delete is GenericStore.delete and not opts.dry_run
+                and getattr(self.strategy, "graceful_period", None) is None  # graceful kinds: `delete` decides
+                and not deletion_finalizers(self.strategy, {}, opts.propagation_policy,
+                                            opts.orphan_dependents)[1])  # nor when the options add a GC finalizer
 
     def delete_collection_steps(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions,
                                 out: list[dict[str, Any]] | None, batch: int = DELETE_BATCH) -> Iterator[None]:
@@ -590,10 +597,7 @@ class GenericStore:
         validate_list_options(opts_list, watch=False)
         pred = self.predicate(opts_list)
         stored, _ = self.store.list(self.info.plural, ns, shared=True)  # read-only snapshot of the stored objects
-        fast = (type(self).delete is GenericStore.delete and not opts.dry_run
-                and getattr(self.strategy, "graceful_period", None) is None  # graceful kinds: `delete` decides
-                and not deletion_finalizers(self.strategy, {}, opts.propagation_policy,
-                                            opts.orphan_dependents)[1])  # nor when the options add a GC finalizer
+        fast = self._deletes_directly(opts)
         chunk: list[dict[str, Any]] = []
         for o in stored:
             if pred(o):
