@@ -179,7 +179,9 @@ def test_crd_strategic_patch_merges_finalizers_and_replaces_lists(srv):
     assert r.status_code == 200, r.text
 
 
-def test_crd_finalizer_writes_as_kube_apiserver(srv):
+def _crd_with_a_held_instance(srv: RunningServer) -> tuple[requests.Session, str, str, str]:
+    """An Established CRD with one instance `w` held by a finalizer of its own: the session, the CRD's group, the
+    instances' collection URL and the CRD's URL."""
     http, group = requests.Session(), f"{unique('g')}.example.com"
     assert create_crd(http, srv.url, crd(group)).status_code == 201
     ns = unique("ns")
@@ -188,6 +190,11 @@ def test_crd_finalizer_writes_as_kube_apiserver(srv):
     held = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w", "finalizers": ["example.com/x"]}}
     assert http.post(coll, json=held).status_code == 201
     path = f"{srv.url}{CRDS}/widgets.{group}"
+    return http, group, coll, path
+
+
+def test_crd_finalizer_writes_as_kube_apiserver(srv):
+    http, group, coll, path = _crd_with_a_held_instance(srv)
     with WatchReader(srv.url + CRDS, {"fieldSelector": f"metadata.name=widgets.{group}"}) as w:
         assert http.delete(path).status_code == 200
         got = w.until(lambda e: any(c["type"] == "Terminating" and c["reason"] == "InstanceDeletionInProgress"
@@ -244,14 +251,7 @@ def test_crd_finalizer_gives_up_waiting_for_held_instances_after_its_minute(srv,
     and retries with backoff; once they go, the CRD goes."""
     from conformance.reference_server.controller import crd_finalizer
     monkeypatch.setattr(crd_finalizer, "INSTANCE_WAIT", 0.5)
-    http, group = requests.Session(), f"{unique('g')}.example.com"
-    assert create_crd(http, srv.url, crd(group)).status_code == 201
-    ns = unique("ns")
-    assert http.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": ns}}).status_code == 201
-    coll = f"{srv.url}/apis/{group}/v1/namespaces/{ns}/widgets"
-    held = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w", "finalizers": ["example.com/x"]}}
-    assert http.post(coll, json=held).status_code == 201
-    path = f"{srv.url}{CRDS}/widgets.{group}"
+    http, group, coll, path = _crd_with_a_held_instance(srv)
     assert http.delete(path).status_code == 200
     got = wait_crd(http, srv.url, f"widgets.{group}", lambda o: (_terminating(o) or ("",))[0:2] == (
         "True", "InstanceDeletionCheck"))
