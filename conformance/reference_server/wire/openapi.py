@@ -17,7 +17,7 @@ from ..gobase64 import canonical_std
 from . import crdopenapi, crdtypes, openapi_builder, openapi_routes, schema
 from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
-from .openapi_routes import EVICTION, EVICTION_GVK, SCALE, api_root, definition_prefix
+from .openapi_routes import SCALE, api_root, definition_prefix
 from .openapi_schemas import closure, definition_name, known_fields, message_schema
 
 __all__ = ["openapi_v2", "openapi_v2_protobuf", "openapi_v3_protobuf", "openapi_v3_root", "openapi_v3_group", "openapi_v3_documents", "known_fields",
@@ -82,9 +82,8 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool, scale: bool = False, objec
     has_scale = scale or any("scale" in k.subresources for k in kinds)
     if has_scale:
         roots.append("autoscaling.Scale")
-    has_eviction = any(k.plural == "pods" and not k.group for k in kinds)
-    if has_eviction:
-        roots.append("policy.Eviction")
+    extra = {definition: gvk for k in kinds for _, _, definition, gvk in openapi_routes.posted(k)}
+    roots += [message for k in kinds for _, message, _, _ in openapi_routes.posted(k)]
     # message_schema is memoised and shared: copy the top level, which is all this function changes
     defs = {definition_name(m): dict(message_schema(m, v3)) for m in closure(roots)}
     defs.update(_meta_definitions(v3))
@@ -109,10 +108,10 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool, scale: bool = False, objec
         scale = defs[SCALE]
         scale["properties"] = {**type_meta, **scale["properties"]}
         scale["x-kubernetes-group-version-kind"] = [{"group": "autoscaling", "kind": "Scale", "version": "v1"}]
-    if has_eviction:
-        eviction = defs[EVICTION]
-        eviction["properties"] = {**type_meta, **eviction["properties"]}
-        eviction["x-kubernetes-group-version-kind"] = [EVICTION_GVK]
+    for definition, gvk in extra.items():  # what is posted to a subresource: Eviction, TokenRequest
+        posted = defs[definition]
+        posted["properties"] = {**type_meta, **posted["properties"]}
+        posted["x-kubernetes-group-version-kind"] = [gvk]
     delete_options = defs[f"{_META}.DeleteOptions"]
     delete_options["properties"] = {"apiVersion": s, "kind": s, **delete_options["properties"]}
     delete_options["x-kubernetes-group-version-kind"] = [

@@ -33,6 +33,8 @@ SCALE = "io.k8s.api.autoscaling.v1.Scale"
 EVICTION = "io.k8s.api.policy.v1.Eviction"
 EVICTION_GVK = {"group": "policy", "kind": "Eviction", "version": "v1"}
 SCALE_GVK = {"group": "autoscaling", "kind": "Scale", "version": "v1"}
+TOKEN_REQUEST = "io.k8s.api.authentication.v1.TokenRequest"
+TOKEN_REQUEST_GVK = {"group": "authentication.k8s.io", "kind": "TokenRequest", "version": "v1"}
 
 # `typeToJSON` of the options' Go field types; every other field is a string ([]string too)
 _TYPES = {"allowWatchBookmarks": "boolean", "watch": "boolean", "sendInitialEvents": "boolean", "force": "boolean",
@@ -187,8 +189,7 @@ def routes(k: KindInfo) -> list[Route]:
         scale = sub == "scale"
         out += _item_routes(r, f"{item}/{sub}", kind, sub, set(sub_verbs), SCALE if scale else r.obj,
                             r.name_params("Scale" if scale else kind), SCALE_GVK if scale else None)
-    if k.plural == "pods" and not k.group:
-        out += _pod_routes(r)
+    out += _posted_routes(r)
     out += _connect_routes(r)
     return out
 
@@ -213,18 +214,34 @@ def _item_routes(r: _Kind, path: str, kind: str, sub: str, verbs: set[str], mode
     return out
 
 
-def _pod_routes(r: _Kind) -> list[Route]:
-    """`pods/eviction` (EvictionREST: a policy/v1 Eviction posted) and `pods/log` (LogREST: text/plain first)."""
-    item = f"{r.base}/{{name}}"
-    evict = r.route(f"{item}/eviction", "post", "create", f"{r.ns}PodEviction", "post", "create eviction of a Pod",
-                    (pretty(), *options("CreateOptions"), Param("body", "body", "", EVICTION, True),
-                     *r.name_params("Eviction")), MEDIA,
-                    (("200", "OK", EVICTION), ("201", "Created", EVICTION), ("202", "Accepted", EVICTION)),
-                    EVICTION_GVK)
-    log = r.route(f"{item}/log", "get", "read", f"{r.ns}PodLog", "get", "read log of the specified Pod",
-                  (pretty(), *options("PodLogOptions"), *r.name_params("Pod")), ("text/plain", *MEDIA),
-                  (("200", "OK", "string"),))
-    return [evict, log]
+# subresources a kind of another group is posted to (`pods/eviction`: EvictionREST, `serviceaccounts/token`:
+# TokenREST), by the core resource: (subresource, the posted kind's message, definition and group-version-kind)
+POSTED: dict[str, tuple[tuple[str, str, str, dict[str, str]], ...]] = {
+    "pods": (("eviction", "policy.Eviction", EVICTION, EVICTION_GVK),),
+    "serviceaccounts": (("token", "authentication.TokenRequest", TOKEN_REQUEST, TOKEN_REQUEST_GVK),),
+}
+
+
+def posted(k: KindInfo) -> tuple[tuple[str, str, str, dict[str, str]], ...]:
+    """The subresources posted to a kind (see `POSTED`)."""
+    return () if k.group else POSTED.get(k.plural, ())
+
+
+def _posted_routes(r: _Kind) -> list[Route]:
+    """POST of another kind to an object's subresource (`create eviction of a Pod`), and `pods/log` (LogREST:
+    text/plain first, a string answered)."""
+    item, kind, out = f"{r.base}/{{name}}", r.k.kind, []
+    for sub, _, model, gvk in posted(r.k):
+        out.append(r.route(f"{item}/{sub}", "post", "create", f"{r.ns}{kind}{sub.capitalize()}", "post",
+                           f"create {sub} of{article(kind)}{kind}",
+                           (pretty(), *options("CreateOptions"), Param("body", "body", "", model, True),
+                            *r.name_params(gvk["kind"])), MEDIA,
+                           (("200", "OK", model), ("201", "Created", model), ("202", "Accepted", model)), gvk))
+    if r.k.plural == "pods" and not r.k.group:
+        out.append(r.route(f"{item}/log", "get", "read", f"{r.ns}PodLog", "get", "read log of the specified Pod",
+                           (pretty(), *options("PodLogOptions"), *r.name_params("Pod")), ("text/plain", *MEDIA),
+                           (("200", "OK", "string"),)))
+    return out
 
 
 # the connect subresources (`pkg/registry/core/{pod,node,service}/...`, served by http/connect.py): each one's
