@@ -9,8 +9,9 @@ responses and the config's 401), `CRDCanonicalTypeNamer` + kube-openapi `util.To
 TypeMeta's apiVersion/kind, embedded resources, the selectable fields; for v2 `controller/openapi/v2/conversion.go`
 `ToStructuralOpenAPIV2` and a bare object under preserve-unknown-fields) and `buildListSchema`; names are the
 CRD's spec names; the options' query parameters carry their `SwaggerDoc` words. The routes become paths as
-kube-openapi's builders make them (`openapi_builder.py`: common parameters lifted, v2's shared ones deduplicated,
-v3's request body `required` but DeleteOptions'); builder3 wraps a `$ref` with siblings in an `allOf`. The controllers (`controller/openapi/controller.go`: v2, defaults pruned with
+kube-openapi's builders make them (`openapi_builder.py`: common parameters lifted, v2's shared ones
+deduplicated, v3's request body `required` but DeleteOptions'); builder3 wraps a `$ref` with siblings in an
+`allOf`. The controllers (`controller/openapi/controller.go`: v2, defaults pruned with
 `handler.PruneDefaults`, merged by `builder.MergeSpecs`, the static spec winning; `controller/openapiv3/
 controller.go`: one document per group-version, its CRDs' merged) publish every served version.
 """
@@ -21,7 +22,7 @@ from typing import Any
 
 from . import openapi_builder
 from .openapi_builder import Param, Route
-from .openapi_routes import NAMESPACE_DOC, PRETTY_DOC, article, operation_id, options, pretty, valid_operation_id
+from .openapi_routes import NAMESPACE_DOC, article, operation_id, options, pretty
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1"
 _CONVENTIONS = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"

@@ -145,46 +145,45 @@ def routes(k: KindInfo) -> list[Route]:
     watch_list = "watch" in verbs and "list" in verbs
     list_params = (pretty(), *options("ListOptions"))
     list_doc = f"list or watch objects of kind {kind}" if "watch" in verbs else f"list objects of kind {kind}"
-    ok = lambda model, *codes: tuple((c, {"200": "OK", "201": "Created", "202": "Accepted"}[c], model)  # noqa: E731
-                                     for c in ("200", *codes))
     streaming = (*MEDIA, *STREAM)
     if "list" in verbs:
         out.append(r.route(r.base, "get", "list", r.ns + kind, "list", list_doc, (*list_params, *r.ns_params),
-                           streaming, ok(r.list)))
+                           streaming, _ok(r.list)))
     if "create" in verbs:
         out.append(r.route(r.base, "post", "create", r.ns + kind, "post", f"create{article(kind)}{kind}",
                            (pretty(), *options("CreateOptions"), *r.ns_params, Param("body", "body", "", r.obj, True)),
-                           MEDIA, ok(r.obj, "201", "202")))
+                           MEDIA, _ok(r.obj, "201", "202")))
     delete_body = Param("body", "body", "", f"{META}.DeleteOptions")
     if "deletecollection" in verbs:
         out.append(r.route(r.base, "delete", "deletecollection", r.ns + kind, "deletecollection",
                            f"delete collection of {kind}",
-                           (pretty(), *options("DeleteOptions"), *options("ListOptions", ("watch", "allowWatchBookmarks")),
-                            delete_body, *r.ns_params), MEDIA, ok(f"{META}.Status")))
+                           (pretty(), *options("DeleteOptions"),
+                            *options("ListOptions", ("watch", "allowWatchBookmarks")), delete_body, *r.ns_params),
+                           MEDIA, _ok(f"{META}.Status")))
     event = f"{META}.WatchEvent"
     if watch_list:
         out.append(r.route(f"watch/{r.base}", "get", "watch", f"{r.ns}{kind}List", "watchlist",
                            f"watch individual changes to a list of {kind}. deprecated: use the 'watch' parameter with "
-                           "a list operation instead.", (*list_params, *r.ns_params), streaming, ok(event)))
+                           "a list operation instead.", (*list_params, *r.ns_params), streaming, _ok(event)))
     item, name_params = f"{r.base}/{{name}}", r.name_params(kind)
     out += _item_routes(r, item, kind, "", verbs, r.obj, name_params)
     if "delete" in verbs:
         deleted = r.obj if (k.group, kind) in DELETE_RETURNS_OBJECT else f"{META}.Status"
         out.append(r.route(item, "delete", "delete", r.ns + kind, "delete", f"delete{article(kind)}{kind}",
                            (pretty(), *options("DeleteOptions"), delete_body, *name_params), MEDIA,
-                           ok(deleted, "202")))
+                           _ok(deleted, "202")))
     if "watch" in verbs:
         out.append(r.route(f"watch/{item}", "get", "watch", r.ns + kind, "watch",
                            f"watch changes to an object of kind {kind}. deprecated: use the 'watch' parameter with a "
                            "list operation instead, filtered to a single item with the 'fieldSelector' parameter.",
-                           (*list_params, *name_params), streaming, ok(event)))
+                           (*list_params, *name_params), streaming, _ok(event)))
     if k.namespaced and "list" in verbs:
         out.append(r.route(k.plural, "get", "list", f"{kind}ForAllNamespaces", "list", list_doc, list_params,
-                           streaming, ok(r.list)))
+                           streaming, _ok(r.list)))
         if watch_list:
             out.append(r.route(f"watch/{k.plural}", "get", "watch", f"{kind}ListForAllNamespaces", "watchlist",
                                f"watch individual changes to a list of {kind}. deprecated: use the 'watch' parameter "
-                               "with a list operation instead.", list_params, streaming, ok(event)))
+                               "with a list operation instead.", list_params, streaming, _ok(event)))
     for sub, sub_verbs in k.subresources.items():
         scale = sub == "scale"
         out += _item_routes(r, f"{item}/{sub}", kind, sub, set(sub_verbs), SCALE if scale else r.obj,
@@ -194,12 +193,16 @@ def routes(k: KindInfo) -> list[Route]:
     return out
 
 
+def _ok(model: str, *codes: str) -> tuple[tuple[str, str, str], ...]:
+    """`Returns(200, "OK", model)` and the other codes' (`Created`, `Accepted`)."""
+    return tuple((c, {"200": "OK", "201": "Created", "202": "Accepted"}[c], model) for c in ("200", *codes))
+
+
 def _item_routes(r: _Kind, path: str, kind: str, sub: str, verbs: set[str], model: str,
                  name_params: tuple[Param, ...], gvk: dict[str, str] | None = None) -> list[Route]:
     """GET, PUT and PATCH of an object or of one of its subresources (`read <sub> of the specified <Kind>`)."""
     of = f" {sub} of" if sub else ""
-    name, out = r.ns + kind + sub.capitalize(), []
-    ok = ((("200", "OK", model)), ("201", "Created", model))
+    name, out, ok = r.ns + kind + sub.capitalize(), [], _ok(model, "201")
     if "get" in verbs:
         out.append(r.route(path, "get", "read", name, "get", f"read{of} the specified {kind}", (pretty(), *name_params),
                            MEDIA, ok[:1], gvk))
@@ -236,11 +239,11 @@ def _posted_routes(r: _Kind) -> list[Route]:
                            f"create {sub} of{article(kind)}{kind}",
                            (pretty(), *options("CreateOptions"), Param("body", "body", "", model, True),
                             *r.name_params(gvk["kind"])), MEDIA,
-                           (("200", "OK", model), ("201", "Created", model), ("202", "Accepted", model)), gvk))
+                           _ok(model, "201", "202"), gvk))
     if r.k.plural == "pods" and not r.k.group:
         out.append(r.route(f"{item}/log", "get", "read", f"{r.ns}PodLog", "get", "read log of the specified Pod",
                            (pretty(), *options("PodLogOptions"), *r.name_params("Pod")), ("text/plain", *MEDIA),
-                           (("200", "OK", "string"),)))
+                           _ok("string")))
     return out
 
 
