@@ -100,8 +100,14 @@ def test_the_v3_document_has_upstreams_names_paths_and_kinds(kube: Kube) -> None
     assert patch["description"] == "partially update the specified CronTab"
     assert patch["requestBody"] == {"content": {t: {"schema": {
         "$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}} for t in (
-        "application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml")}}
+        "application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml")},
+        "required": True}  # go-restful's Reads: a required body
     assert [p["name"] for p in patch["parameters"]] == ["dryRun", "fieldManager", "fieldValidation", "force"]
+    assert patch["parameters"][3]["description"].startswith('Force is going to "force" Apply requests.')
+    assert "required" not in doc["paths"][f"{ns}/{{name}}"]["delete"]["requestBody"]  # DeleteOptions' is not
+    read = doc["paths"][f"{ns}/{{name}}"]["get"]["parameters"]  # GetOptions' SwaggerDoc
+    assert [(p["name"], p["description"][:40]) for p in read] == [
+        ("resourceVersion", "resourceVersion sets a constraint on wha")]
     assert [p["name"] for p in doc["paths"][f"{ns}/{{name}}"]["parameters"]] == ["name", "namespace", "pretty"]
     assert patch["x-kubernetes-group-version-kind"] == {"group": group, "kind": "CronTab", "version": "v1"}
     scale = doc["paths"][f"{ns}/{{name}}/scale"]["get"]["responses"]["200"]["content"]["application/json"]
@@ -136,9 +142,13 @@ def test_v2_merges_the_crd_with_v2s_conversion(kube: Kube) -> None:
     assert obj["properties"]["template"] == {"x-kubernetes-embedded-resource": True,
                                              "x-kubernetes-preserve-unknown-fields": True}
     item = doc["paths"][f"/apis/{group}/v1/namespaces/{{namespace}}/crontabs/{{name}}"]
-    assert [p["name"] for p in item["put"]["parameters"]] == ["body", "dryRun", "fieldManager", "fieldValidation"]
-    assert item["delete"]["parameters"][0] == {"name": "body", "in": "body", "schema": {
+    # deduplicateParameters: what is not the kind's own (its body, its name) nor dryRun/fieldValidation is shared
+    assert [p.get("name") or p["$ref"] for p in item["put"]["parameters"]] == [
+        "body", "dryRun", "#/parameters/fieldManager-Qy4HdaTW", "fieldValidation"]
+    assert item["delete"]["parameters"][0] == {"$ref": "#/parameters/body-2Y1dVQaQ"}
+    assert doc["parameters"]["body-2Y1dVQaQ"] == {"name": "body", "in": "body", "schema": {
         "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"}}  # not required
+    assert item["parameters"][1] == {"$ref": "#/parameters/namespace-vgWSWtn3"}
     assert item["patch"]["consumes"] == ["application/json-patch+json", "application/merge-patch+json",
                                          "application/apply-patch+yaml"]
     assert item["get"]["responses"]["401"] == {"description": "Unauthorized"}

@@ -126,6 +126,21 @@ def test_explain_role_rules_has_upstreams_descriptions(kube: Kube) -> None:
     assert "DESCRIPTION:\n     Rules holds all the PolicyRules for this Role\n\n     PolicyRule holds" in out
 
 
+def test_explain_apiservice_and_create_token_as_upstream_documents_them(kube: Kube) -> None:
+    """The APIService's definition has upstream's name (`io.k8s.kube-aggregator.pkg.apis.apiregistration.v1`), so
+    its description is upstream's; `serviceaccounts/{name}/token` is documented with upstream's TokenRequest."""
+    out = kube.ok("explain", "apiservices")
+    assert "DESCRIPTION:\n    APIService represents a server for a particular GroupVersion." in out
+    doc = kube.http.get(f"{kube.server.url}/openapi/v3/api/v1").json()
+    token = doc["paths"]["/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token"]["post"]
+    assert token["operationId"] == "createCoreV1NamespacedServiceAccountToken"
+    assert token["requestBody"] == {"content": {"*/*": {"schema": {
+        "$ref": "#/components/schemas/io.k8s.api.authentication.v1.TokenRequest"}}}, "required": True}
+    assert doc["components"]["schemas"]["io.k8s.api.authentication.v1.TokenRequest"][
+        "x-kubernetes-group-version-kind"] == [{"group": "authentication.k8s.io", "kind": "TokenRequest",
+                                                "version": "v1"}]
+
+
 V3_PB = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
 
 

@@ -112,8 +112,11 @@ def _openapi_kinds(registry: Registry) -> list[Any] | None:
                                version=AUTHN_VERSION))
     for s in registry.group_stores() + registry.views():  # every version of a multi-version kind
         i = s.info
+        subresources = dict(getattr(s, "subresources", {}))
+        if getattr(s, "crd", None) is None and getattr(s, "status_strategy", None) is not None:
+            subresources.setdefault("status", ("get", "patch", "update"))  # CRDs', APIServices' (as discovery)
         kinds.append(kind_info(i.kind, i.plural, i.singular, i.namespaced, tuple(i.short_names), tuple(i.verbs),
-                               dict(getattr(s, "subresources", {})), group=s.group,  # type: ignore[attr-defined]
+                               subresources, group=s.group,  # type: ignore[attr-defined]
                                version=s.version, list_kind=i.list_kind_name,  # type: ignore[attr-defined]
                                crd=getattr(s, "crd", None)))
     return kinds

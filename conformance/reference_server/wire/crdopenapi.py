@@ -8,9 +8,10 @@ responses and the config's 401), `CRDCanonicalTypeNamer` + kube-openapi `util.To
 (`com.example.stable.v1.CronTab`), `buildKubeNative` (the structural schema unfolded, ObjectMeta's ref,
 TypeMeta's apiVersion/kind, embedded resources, the selectable fields; for v2 `controller/openapi/v2/conversion.go`
 `ToStructuralOpenAPIV2` and a bare object under preserve-unknown-fields) and `buildListSchema`; names are the
-CRD's spec names. kube-openapi's builders (`builder`, `builder3`) move a parameter every operation of a path has
-to the path and sort the lists; builder3 gives a request body one media type per consumed type and wraps a `$ref`
-with siblings in an `allOf`. The controllers (`controller/openapi/controller.go`: v2, defaults pruned with
+CRD's spec names; the options' query parameters carry their `SwaggerDoc` words. The routes become paths as
+kube-openapi's builders make them (`openapi_builder.py`: common parameters lifted, v2's shared ones
+deduplicated, v3's request body `required` but DeleteOptions'); builder3 wraps a `$ref` with siblings in an
+`allOf`. The controllers (`controller/openapi/controller.go`: v2, defaults pruned with
 `handler.PruneDefaults`, merged by `builder.MergeSpecs`, the static spec winning; `controller/openapiv3/
 controller.go`: one document per group-version, its CRDs' merged) publish every served version.
 """
@@ -18,6 +19,10 @@ from __future__ import annotations
 
 import copy
 from typing import Any
+
+from . import openapi_builder
+from .openapi_builder import Param, Route
+from .openapi_routes import NAMESPACE_DOC, article, operation_id, options, pretty
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1"
 _CONVENTIONS = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"
@@ -41,22 +46,9 @@ _EXTENSIONS = ("x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-re
 _KEPT = frozenset(_GENERIC + _VALUE + _EXTENSIONS)
 _JUNCTORS = ("allOf", "oneOf", "anyOf", "not")
 
-_LIST = ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion",
-         "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch")
-_OPTIONS = {  # endpoints.AddObjectParams of each action's options (their json names)
-    "get": ("resourceVersion",), "list": _LIST, "deletecollection": _LIST,
-    "put": ("dryRun", "fieldManager", "fieldValidation"),
-    "patch": ("dryRun", "fieldManager", "fieldValidation", "force"),
-    "post": ("dryRun", "fieldManager", "fieldValidation"),
-    "delete": ("dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
-               "orphanDependents", "propagationPolicy"),
-}
-_TYPES = {"allowWatchBookmarks": "boolean", "force": "boolean", "watch": "boolean", "sendInitialEvents": "boolean",
-          "orphanDependents": "boolean", "limit": "integer", "timeoutSeconds": "integer",
-          "gracePeriodSeconds": "integer", "ignoreStoreReadErrorWithClusterBreakingPotential": "boolean"}
-_PRODUCES = ("application/json", "application/yaml")
-PRETTY_DOC = ("If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a "
-              "browser or command-line HTTP tool (curl and wget).")
+_OPTIONS = {"get": "GetOptions", "list": "ListOptions", "deletecollection": "ListOptions", "put": "UpdateOptions",
+            "patch": "PatchOptions", "post": "CreateOptions", "delete": "DeleteOptions"}  # buildRoute's AddObjectParams
+_PRODUCES = _CONSUMES = ("application/json", "application/yaml")  # runtime.ContentTypeJSON, ContentTypeYAML
 _PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml")
 
 
@@ -65,64 +57,20 @@ def rest_friendly_name(group: str, version: str, kind: str) -> str:
     return ".".join([*reversed(group.split(".")), version, kind])
 
 
-def valid_operation_id(s: str, capitalize_first: bool) -> str:
-    """apiserver `endpoints/openapi.ToValidOperationID`: letters, `_` and (not first) digits kept, the one after
-    any other character (and the first, when asked) upper-cased."""
-    out, cap = [], capitalize_first
-    for i, c in enumerate(s):
-        if c.isalpha() or c == "_" or (i and c.isdigit()):
-            out.append(c.upper() if cap else c)
-            cap = False
-        else:
-            cap = True
-    return "".join(out)
-
-
-def _operation_id(verb: str, rest: str, group: str, version: str) -> tuple[str, str]:
-    """`GetOperationIDAndTags` for a path under `/apis/<group>/<version>`: (operation id, tag). Its verb trie
-    matches the shortest prefix, so `deletecollection...` becomes `delete<Group><Version>Collection...`."""
-    prefix = "delete" if verb == "deletecollection" else verb
-    rest = verb[len(prefix):] + rest
-    trimmed = group.removesuffix(".k8s.io")
-    op = prefix + valid_operation_id(trimmed, True) + valid_operation_id(version, True)
-    tag = valid_operation_id(trimmed, False) + "_" + valid_operation_id(version, False)
-    return op + valid_operation_id(rest, True), tag
-
-
-def _article(kind: str) -> str:
-    """`endpoints.GetArticleForNoun(kind, " ")`: none for a plural (ending in `s`, not `ss`), else `a`/`an`."""
-    if kind.endswith("s") and not kind.endswith("ss"):
-        return " "
-    return " an " if kind[:1].lower() in ("a", "e", "i", "o", "u") else " a "
-
-
 def _description(kind: str, sub: str, verb: str) -> str:
     """`descriptionFor`."""
-    article = {"list": " objects of kind ", "read": " the specified ", "replace": " the specified ",
-               "patch": " the specified ", "create": _article(kind), "delete": _article(kind)}.get(verb, "")
+    words = {"list": " objects of kind ", "read": " the specified ", "replace": " the specified ",
+             "patch": " the specified ", "create": article(kind), "delete": article(kind)}.get(verb, "")
     sub = f" {sub} of" if sub else ""
     if verb == "patch":
-        return "partially update" + sub + article + kind
+        return "partially update" + sub + words + kind
     if verb == "deletecollection":
         return "delete collection of" + (sub + " a" if sub else "") + " " + kind
-    return verb + sub + article + kind
+    return verb + sub + words + kind
 
 
 def _ref(name: str, v3: bool) -> dict[str, Any]:
     return {"$ref": ("#/components/schemas/" if v3 else "#/definitions/") + name}
-
-
-def _param(name: str, where: str, v3: bool, description: str = "", typ: str = "string") -> dict[str, Any]:
-    p: dict[str, Any] = {"name": name, "in": where}
-    if description:
-        p["description"] = description
-    if where == "path":
-        p["required"] = True
-    if v3:
-        p["schema"] = {"type": typ, "uniqueItems": True}
-    else:
-        p["type"], p["uniqueItems"] = typ, True
-    return p
 
 
 class _Names:
@@ -139,96 +87,52 @@ class _Names:
         self.list = rest_friendly_name(self.group, version, self.list_kind)
 
 
-def _route(n: _Names, root: str, path: str, method: str, action: str, verb: str, sample: str, v3: bool,
-           reads: str | None = None, op_name: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """`buildRoute` as kube-openapi's builders write it: (the operation without parameters, its parameters)."""
+def _route(n: _Names, root: str, path: str, method: str, action: str, verb: str, sample: str,
+           reads: str | None = None, op_name: str | None = None) -> Route:
+    """`buildRoute` (with its `Reads`: a required body, DeleteOptions' not required)."""
     sub = path.split("/")[2] if path.count("/") == 2 else ""
     name = op_name or verb + ("Namespaced" if n.namespaced else "") + n.kind + sub.capitalize()
-    op_id, tag = _operation_id(verb, name[len(verb):], n.group, n.version)
-    op: dict[str, Any] = {"tags": [tag], "description": _description(n.kind, sub, verb), "operationId": op_id}
-    consumes = _PATCH_TYPES if method == "patch" else ("application/json", "application/yaml")
-    params = [_param("pretty", "query", v3, PRETTY_DOC)]
-    params += [_param(p, "query", v3, typ=_TYPES.get(p, "string")) for p in _OPTIONS[action]]
-    params += _path_params(root, path, n.kind, v3)
-    if reads is not None:
-        if v3:  # builder3's buildRequestBody: one media type per consumed type, `required` not set
-            op["requestBody"] = {"content": {t: {"schema": _ref(reads, v3)} for t in consumes}}
-        else:
-            body: dict[str, Any] = {"name": "body", "in": "body", "schema": _ref(reads, v3)}
-            if action != "delete":  # `.Reads(&metav1.DeleteOptions{}).ParameterNamed("body").Required(false)`
-                body["required"] = True
-            params.append(body)
+    op_id, tag = operation_id(verb, name[len(verb):], n.group, n.version)
+    params = [pretty(), *options(_OPTIONS[action])]
+    if "{namespace}" in root + path:
+        params.append(Param("namespace", "path", NAMESPACE_DOC, required=True))
+    if "{name}" in root + path:
+        params.append(Param("name", "path", f"name of the {n.kind}", required=True))
+    if action == "delete":  # `.Reads(&metav1.DeleteOptions{}).ParameterNamed("body").Required(false)`
+        params.append(Param("body", "body", "", f"{_META}.DeleteOptions"))
+    elif reads is not None:
+        params.append(Param("body", "body", "", reads, True))
     codes = {"200": "OK", **{"post": {"201": "Created", "202": "Accepted"}, "delete": {"202": "Accepted"},
                              "put": {"201": "Created"}}.get(action, {})}
-    responses: dict[str, Any] = {}
-    for code, words in sorted(codes.items()):
-        if v3:
-            responses[code] = {"description": words, "content": {t: {"schema": _ref(sample, v3)} for t in _PRODUCES}}
-        else:
-            responses[code] = {"description": words, "schema": _ref(sample, v3)}
-    responses["401"] = {"description": "Unauthorized"}  # the config's CommonResponses
-    if not v3:  # kube-openapi's v2 builder: the route's media types and the config's ProtocolList
-        op["consumes"], op["produces"], op["schemes"] = list(consumes), list(_PRODUCES), ["https"]
-    op["responses"] = responses
-    op["x-kubernetes-action"] = action
-    op["x-kubernetes-group-version-kind"] = {"group": n.group, "kind": n.kind, "version": n.version}
-    return op, params
-
-
-def _path_params(root: str, path: str, kind: str, v3: bool) -> list[dict[str, Any]]:
-    out = []
-    if "{namespace}" in root + path:
-        out.append(_param("namespace", "path", v3, "object name and auth scope, such as for teams and projects"))
-    if "{name}" in root + path:
-        out.append(_param("name", "path", v3, f"name of the {kind}"))
-    return out
-
-
-def _sorted(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """kube-openapi's `sortParameters` (by location, then name; our names are unique)."""
-    return sorted(params, key=lambda p: (p["in"], p["name"]))
+    return Route(root + path, method, op_id, tag, _description(n.kind, sub, verb), action,
+                 {"group": n.group, "kind": n.kind, "version": n.version}, tuple(params),
+                 _PATCH_TYPES if method == "patch" else _CONSUMES, _PRODUCES,
+                 tuple((code, words, sample) for code, words in sorted(codes.items())))
 
 
 def paths(crd: dict[str, Any], version: str, v3: bool, subresources: dict[str, Any]) -> dict[str, Any]:
-    """`generateBuilder`'s routes for one served version of `crd`, keyed by path, each path's operations keyed
-    by method; a parameter every operation of a path has moves to the path (kube-openapi's
-    `findCommonParameters`), each list sorted."""
+    """`generateBuilder`'s routes for one served version of `crd`, built into paths as kube-openapi builds them
+    (`openapi_builder.py`)."""
     n = _Names(crd, version)
     status, patch = f"{_META}.Status", f"{_META}.Patch"
-    routes: list[tuple[str, str, str, str, str, str, str | None, str | None]] = []
+    routes: list[Route] = []
     root = f"/apis/{n.group}/{n.version}/{n.plural}"
     if n.namespaced:
-        routes.append((root, "", "get", "list", "list", n.list, None, f"list{n.kind}ForAllNamespaces"))
+        routes.append(_route(n, root, "", "get", "list", "list", n.list, op_name=f"list{n.kind}ForAllNamespaces"))
         root = f"/apis/{n.group}/{n.version}/namespaces/{{namespace}}/{n.plural}"
-    routes += [(root, "", "get", "list", "list", n.list, None, None),
-               (root, "", "post", "post", "create", n.obj, n.obj, None),
-               (root, "", "delete", "deletecollection", "deletecollection", status, None, None),
-               (root, "/{name}", "get", "get", "read", n.obj, None, None),
-               (root, "/{name}", "put", "put", "replace", n.obj, n.obj, None),
-               (root, "/{name}", "delete", "delete", "delete", status, f"{_META}.DeleteOptions", None),
-               (root, "/{name}", "patch", "patch", "patch", n.obj, patch, None)]
+    routes += [_route(n, root, "", "get", "list", "list", n.list),
+               _route(n, root, "", "post", "post", "create", n.obj, n.obj),
+               _route(n, root, "", "delete", "deletecollection", "deletecollection", status),
+               _route(n, root, "/{name}", "get", "get", "read", n.obj),
+               _route(n, root, "/{name}", "put", "put", "replace", n.obj, n.obj),
+               _route(n, root, "/{name}", "delete", "delete", "delete", status),
+               _route(n, root, "/{name}", "patch", "patch", "patch", n.obj, patch)]
     for sub, sample in (("status", n.obj), ("scale", SCALE)):
         if sub in subresources:
-            routes += [(root, f"/{{name}}/{sub}", "get", "get", "read", sample, None, None),
-                       (root, f"/{{name}}/{sub}", "put", "put", "replace", sample, sample, None),
-                       (root, f"/{{name}}/{sub}", "patch", "patch", "patch", sample, patch, None)]
-    by_path: dict[str, dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]] = {}
-    for r_root, path, method, action, verb, sample, reads, op_name in routes:
-        by_path.setdefault(r_root + path, {})[method] = _route(n, r_root, path, method, action, verb, sample, v3,
-                                                               reads, op_name)
-    out: dict[str, Any] = {}
-    for path, ops in by_path.items():
-        keys = [{(p["name"], p["in"]) for p in params if p["in"] != "body"} for _, params in ops.values()]
-        common = set.intersection(*keys)
-        item: dict[str, Any] = {}
-        for method, (op, params) in ops.items():
-            own = _sorted([p for p in params if (p["name"], p["in"]) not in common])
-            item[method] = {**op, "parameters": own} if own else op
-        if common:
-            first = next(iter(ops.values()))[1]
-            item["parameters"] = _sorted([p for p in first if (p["name"], p["in"]) in common])
-        out[path] = item
-    return out
+            routes += [_route(n, root, f"/{{name}}/{sub}", "get", "get", "read", sample),
+                       _route(n, root, f"/{{name}}/{sub}", "put", "put", "replace", sample, sample),
+                       _route(n, root, f"/{{name}}/{sub}", "patch", "patch", "patch", sample, patch)]
+    return openapi_builder.paths(routes, v3)
 
 
 def _structural(s: Any) -> Any:

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..gobase64 import canonical_std
-from . import crdopenapi, crdtypes, schema
+from . import crdopenapi, crdtypes, openapi_builder, openapi_routes, schema
 from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
+from .openapi_routes import SCALE, api_root, definition_prefix
 from .openapi_schemas import closure, definition_name, known_fields, message_schema
 
 __all__ = ["openapi_v2", "openapi_v2_protobuf", "openapi_v3_protobuf", "openapi_v3_root", "openapi_v3_group", "openapi_v3_documents", "known_fields",
@@ -24,218 +25,10 @@ __all__ = ["openapi_v2", "openapi_v2_protobuf", "openapi_v3_protobuf", "openapi_
 
 INFO = {"title": "Kubernetes", "version": "v1.33.0"}
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1"
-_WRITE_PARAMS = ("dryRun", "fieldManager", "fieldValidation")
-_LIST_PARAMS = ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit",
-                "resourceVersion", "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch")
-_DELETE_PARAMS = ("dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
-                  "orphanDependents", "propagationPolicy")
-_PARAM_TYPES = {"allowWatchBookmarks": "boolean", "watch": "boolean", "sendInitialEvents": "boolean",
-                "force": "boolean", "orphanDependents": "boolean", "limit": "integer",
-                "timeoutSeconds": "integer", "gracePeriodSeconds": "integer",
-                "ignoreStoreReadErrorWithClusterBreakingPotential": "boolean"}
-_PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json",
-                "application/strategic-merge-patch+json", "application/apply-patch+yaml")
-
-
-def _group_words(k: KindInfo) -> str:
-    """Upstream's operation-id infix: `CoreV1`, `RbacAuthorizationV1`, `AppsV1` (group's labels up to `k8s.io`)."""
-    if not k.group:
-        return "Core" + k.version.capitalize()
-    words = [w for w in k.group.split(".") if w not in ("k8s", "io")] if k.group.endswith(".k8s.io") else \
-        k.group.split(".")
-    return "".join(w.capitalize() for w in words) + k.version.capitalize()
-
-
-def _tag(k: KindInfo) -> str:
-    """Upstream's tag: `core_v1`, `rbacAuthorization_v1`, `apps_v1`."""
-    ops = _group_words(k)[:-len(k.version)]
-    return ops[0].lower() + ops[1:] + "_" + k.version
-
-
-def definition_prefix(k: KindInfo) -> str:
-    """`io.k8s.api.<group's first label>.<version>` (`io.k8s.api.rbac.v1.Role`, `io.k8s.api.apps.v1.Deployment`)."""
-    return f"io.k8s.api.{k.group.split('.')[0] if k.group else 'core'}.{k.version}"
-
-
-def _api_root(k: KindInfo) -> str:
-    return f"/apis/{k.group}/{k.version}" if k.group else f"/api/{k.version}"
-
-
-def _query(name: str, v3: bool, types: dict[str, str] = _PARAM_TYPES) -> dict[str, Any]:
-    typ = types.get(name, "string")
-    if v3:
-        return {"name": name, "in": "query", "schema": {"type": typ, "uniqueItems": True}}
-    return {"name": name, "in": "query", "type": typ, "uniqueItems": True}
-
-
-def _path_param(name: str, v3: bool) -> dict[str, Any]:
-    if v3:
-        return {"name": name, "in": "path", "required": True, "schema": {"type": "string", "uniqueItems": True}}
-    return {"name": name, "in": "path", "required": True, "type": "string", "uniqueItems": True}
 
 
 def _ref(definition: str, v3: bool) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{definition}" if v3 else f"#/definitions/{definition}"}
-
-
-def _operation(k: KindInfo, action: str, op_id: str, v3: bool, *, params: Sequence[str] = (),
-               body: str | None = None, body_types: Sequence[str] = ("application/json",),
-               response: str, codes: Sequence[str] = ("200",), gvk: dict[str, str] | None = None) -> dict[str, Any]:
-    op: dict[str, Any] = {
-        "operationId": op_id, "tags": [_tag(k)], "x-kubernetes-action": action,
-        "x-kubernetes-group-version-kind": gvk or k.gvk(),
-        "parameters": [_query(p, v3) for p in ("pretty", *params)],
-        "description": f"{action} {k.kind}",
-    }
-    if body is not None:
-        if v3:
-            op["requestBody"] = {"required": True, "content": {t: {"schema": _ref(body, v3)} for t in body_types}}
-        else:
-            op["parameters"].append({"name": "body", "in": "body", "required": True, "schema": _ref(body, v3)})
-            op["consumes"] = list(body_types)
-    resp_types = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
-    if v3:
-        op["responses"] = {c: {"description": "OK", "content": {t: {"schema": _ref(response, v3)} for t in resp_types}}
-                           for c in codes}
-    else:
-        op["responses"] = {c: {"description": "OK", "schema": _ref(response, v3)} for c in codes}
-        op["produces"] = list(resp_types)
-    op["responses"]["401"] = {"description": "Unauthorized"}
-    return op
-
-
-def _paths_for(k: KindInfo, v3: bool) -> dict[str, dict[str, Any]]:
-    """Upstream-shaped paths and operations for one kind, honouring its verbs and subresources."""
-    obj, lst = f"{definition_prefix(k)}.{k.kind}", f"{definition_prefix(k)}.{k.list_kind_name}"
-    scope = "Namespaced" if k.namespaced else ""
-    root, gv = _api_root(k), _group_words(k)
-    base = f"{root}/namespaces/{{namespace}}/{k.plural}" if k.namespaced else f"{root}/{k.plural}"
-    ns_params = [_path_param("namespace", v3)] if k.namespaced else []
-    name_params = [_path_param("name", v3), *ns_params]
-    verbs = set(k.verbs)
-    paths: dict[str, dict[str, Any]] = {}
-    coll: dict[str, Any] = {"parameters": list(ns_params)}
-    if "list" in verbs:
-        coll["get"] = _operation(k, "list", f"list{gv}{scope}{k.kind}", v3, params=_LIST_PARAMS, response=lst)
-    if "create" in verbs:
-        coll["post"] = _operation(k, "post", f"create{gv}{scope}{k.kind}", v3, params=_WRITE_PARAMS, body=obj,
-                                  response=obj, codes=("200", "201", "202"))
-    if "deletecollection" in verbs:
-        coll["delete"] = _operation(k, "deletecollection", f"delete{gv}Collection{scope}{k.kind}", v3,
-                                    params=(*_DELETE_PARAMS, *_LIST_PARAMS), response=f"{_META}.Status")
-    paths[base] = coll
-    item: dict[str, Any] = {"parameters": list(name_params)}
-    if "get" in verbs:
-        item["get"] = _operation(k, "get", f"read{gv}{scope}{k.kind}", v3, response=obj)
-    if "update" in verbs:
-        item["put"] = _operation(k, "put", f"replace{gv}{scope}{k.kind}", v3, params=_WRITE_PARAMS, body=obj,
-                                 response=obj, codes=("200", "201"))
-    if "patch" in verbs:
-        item["patch"] = _operation(k, "patch", f"patch{gv}{scope}{k.kind}", v3, params=(*_WRITE_PARAMS, "force"),
-                                   body=f"{_META}.Patch", body_types=_PATCH_TYPES, response=obj,
-                                   codes=("200", "201"))
-    if "delete" in verbs:
-        item["delete"] = _operation(k, "delete", f"delete{gv}{scope}{k.kind}", v3, params=_DELETE_PARAMS,
-                                    body=f"{_META}.DeleteOptions", response=obj, codes=("200", "202"))
-    paths[f"{base}/{{name}}"] = item
-    for sub, sub_verbs in k.subresources.items():
-        suffix = sub.capitalize()
-        obj = SCALE if sub == "scale" else f"{definition_prefix(k)}.{k.kind}"  # `/scale`: an autoscaling/v1 Scale
-        entry: dict[str, Any] = {"parameters": list(name_params)}
-        if "get" in sub_verbs:
-            entry["get"] = _operation(k, "get", f"read{gv}{scope}{k.kind}{suffix}", v3, response=obj)
-        if "update" in sub_verbs:
-            entry["put"] = _operation(k, "put", f"replace{gv}{scope}{k.kind}{suffix}", v3, params=_WRITE_PARAMS,
-                                      body=obj, response=obj, codes=("200", "201"))
-        if "patch" in sub_verbs:
-            entry["patch"] = _operation(k, "patch", f"patch{gv}{scope}{k.kind}{suffix}", v3,
-                                        params=(*_WRITE_PARAMS, "force"), body=f"{_META}.Patch",
-                                        body_types=_PATCH_TYPES, response=obj, codes=("200", "201"))
-        paths[f"{base}/{{name}}/{sub}"] = entry
-    if k.plural == "pods" and not k.group:  # EvictionREST: a policy/v1 Eviction posted to pods/<name>/eviction
-        paths[f"{base}/{{name}}/eviction"] = {"parameters": list(name_params), "post": _operation(
-            k, "post", f"create{gv}{scope}{k.kind}Eviction", v3, params=_WRITE_PARAMS, body=EVICTION,
-            response=EVICTION, codes=("200", "201", "202"), gvk=EVICTION_GVK)}
-    paths.update(_connect_paths(k, v3, base, name_params))
-    if "watch" in verbs:
-        watch_base = base.replace(f"{root}/", f"{root}/watch/", 1)
-        event = f"{_META}.WatchEvent"
-        paths[watch_base] = {"parameters": list(ns_params), "get": _operation(
-            k, "watchlist", f"watch{gv}{scope}{k.kind}List", v3, params=_LIST_PARAMS, response=event)}
-        paths[f"{watch_base}/{{name}}"] = {"parameters": list(name_params), "get": _operation(
-            k, "watch", f"watch{gv}{scope}{k.kind}", v3, params=_LIST_PARAMS, response=event)}
-    if k.namespaced and "list" in verbs:
-        paths[f"{root}/{k.plural}"] = {"get": _operation(
-            k, "list", f"list{gv}{k.kind}ForAllNamespaces", v3, params=_LIST_PARAMS, response=lst)}
-        if "watch" in verbs:
-            paths[f"{root}/watch/{k.plural}"] = {"get": _operation(
-                k, "watchlist", f"watch{gv}{k.kind}ListForAllNamespaces", v3, params=_LIST_PARAMS,
-                response=f"{_META}.WatchEvent")}
-    return paths
-
-
-# the connect subresources (`pkg/registry/core/{pod,node,service}/...`, served by http/connect.py): each one's
-# options kind, its query parameters (the options' fields) and its methods; `log` is a get of the Pod
-_LOG_PARAMS = ("container", "follow", "insecureSkipTLSVerifyBackend", "limitBytes", "previous", "sinceSeconds",
-               "stream", "tailLines", "timestamps")
-_PROXY = ("delete", "get", "head", "options", "patch", "post", "put")
-_CONNECT: dict[str, tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...]] = {
-    "pods": (("attach", "PodAttachOptions", ("container", "stderr", "stdin", "stdout", "tty"), ("get", "post")),
-             ("exec", "PodExecOptions", ("command", "container", "stderr", "stdin", "stdout", "tty"), ("get", "post")),
-             ("portforward", "PodPortForwardOptions", ("ports",), ("get", "post")),
-             ("proxy", "PodProxyOptions", ("path",), _PROXY)),
-    "services": (("proxy", "ServiceProxyOptions", ("path",), _PROXY),),
-    "nodes": (("proxy", "NodeProxyOptions", ("path",), _PROXY),),
-}
-_CONNECT_TYPES = {"follow": "boolean", "insecureSkipTLSVerifyBackend": "boolean", "previous": "boolean",
-                  "timestamps": "boolean", "stderr": "boolean", "stdin": "boolean", "stdout": "boolean",
-                  "tty": "boolean", "limitBytes": "integer", "sinceSeconds": "integer", "tailLines": "integer",
-                  "ports": "integer"}
-
-
-def _string_op(k: KindInfo, action: str, op_id: str, v3: bool, kind: str, produces: Sequence[str]) -> dict[str, Any]:
-    """A connect operation (or the log's get): a string answered, no body schema."""
-    op: dict[str, Any] = {"operationId": op_id, "tags": [_tag(k)], "x-kubernetes-action": action,
-                          "x-kubernetes-group-version-kind": {"group": "", "kind": kind, "version": k.version},
-                          "description": f"{action} {kind}"}
-    if v3:
-        op["responses"] = {"200": {"description": "OK", "content": {t: {"schema": {"type": "string"}}
-                                                                      for t in produces}}}
-    else:
-        op["responses"] = {"200": {"description": "OK", "schema": {"type": "string"}}}
-        op["produces"], op["consumes"] = list(produces), ["*/*"]
-    op["responses"]["401"] = {"description": "Unauthorized"}
-    return op
-
-
-def _connect_paths(k: KindInfo, v3: bool, base: str, name_params: list[dict[str, Any]]) -> dict[str, Any]:
-    """The connect subresources' paths: `connectCoreV1<Method>Namespaced<Kind><Sub>[WithPath]`, `pods/log`'s
-    `readCoreV1NamespacedPodLog`."""
-    if k.group:
-        return {}
-    scope, gv = "Namespaced" if k.namespaced else "", _group_words(k)
-    paths: dict[str, Any] = {}
-    if k.plural == "pods":
-        params = [_connect_query(p, v3) for p in _LOG_PARAMS]
-        paths[f"{base}/{{name}}/log"] = {"parameters": [*name_params, *params], "get": _string_op(
-            k, "get", f"read{gv}{scope}{k.kind}Log", v3, k.kind,
-            ("text/plain", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf"))}
-    for sub, kind, query, methods in _CONNECT.get(k.plural, ()):
-        suffix = sub.capitalize() if sub != "portforward" else "Portforward"
-        variants = [("", [_connect_query(p, v3) for p in query])]
-        if sub == "proxy":
-            variants.append(("/{path}", [_path_param("path", v3)]))
-        for tail, params in variants:
-            item: dict[str, Any] = {"parameters": [*name_params, *params]}
-            for m in methods:
-                item[m] = _string_op(k, "connect", f"connect{gv}{m.capitalize()}{scope}{k.kind}{suffix}"
-                                     f"{'WithPath' if tail else ''}", v3, kind, ("*/*",))
-            paths[f"{base}/{{name}}/{sub}{tail}"] = item
-    return paths
-
-
-def _connect_query(name: str, v3: bool) -> dict[str, Any]:
-    return _query(name, v3, _CONNECT_TYPES)
 
 
 def _meta_definitions(v3: bool) -> dict[str, Any]:
@@ -289,9 +82,8 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool, scale: bool = False, objec
     has_scale = scale or any("scale" in k.subresources for k in kinds)
     if has_scale:
         roots.append("autoscaling.Scale")
-    has_eviction = any(k.plural == "pods" and not k.group for k in kinds)
-    if has_eviction:
-        roots.append("policy.Eviction")
+    extra = {definition: gvk for k in kinds for _, _, definition, gvk in openapi_routes.posted(k)}
+    roots += [message for k in kinds for _, message, _, _ in openapi_routes.posted(k)]
     # message_schema is memoised and shared: copy the top level, which is all this function changes
     defs = {definition_name(m): dict(message_schema(m, v3)) for m in closure(roots)}
     defs.update(_meta_definitions(v3))
@@ -316,21 +108,16 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool, scale: bool = False, objec
         scale = defs[SCALE]
         scale["properties"] = {**type_meta, **scale["properties"]}
         scale["x-kubernetes-group-version-kind"] = [{"group": "autoscaling", "kind": "Scale", "version": "v1"}]
-    if has_eviction:
-        eviction = defs[EVICTION]
-        eviction["properties"] = {**type_meta, **eviction["properties"]}
-        eviction["x-kubernetes-group-version-kind"] = [EVICTION_GVK]
+    for definition, gvk in extra.items():  # what is posted to a subresource: Eviction, TokenRequest
+        posted = defs[definition]
+        posted["properties"] = {**type_meta, **posted["properties"]}
+        posted["x-kubernetes-group-version-kind"] = [gvk]
     delete_options = defs[f"{_META}.DeleteOptions"]
     delete_options["properties"] = {"apiVersion": s, "kind": s, **delete_options["properties"]}
     delete_options["x-kubernetes-group-version-kind"] = [
         {"group": "", "kind": "DeleteOptions", "version": "v1"},
         {"group": "meta.k8s.io", "kind": "DeleteOptions", "version": "v1"}]
     return defs
-
-
-SCALE = "io.k8s.api.autoscaling.v1.Scale"
-EVICTION = "io.k8s.api.policy.v1.Eviction"
-EVICTION_GVK = {"group": "policy", "kind": "Eviction", "version": "v1"}
 
 
 def _group_ref(definition: str, v3: bool) -> dict[str, Any]:
@@ -341,10 +128,8 @@ def _group_ref(definition: str, v3: bool) -> dict[str, Any]:
 
 
 def _paths(kinds: Sequence[KindInfo], v3: bool) -> dict[str, Any]:
-    paths: dict[str, Any] = {}
-    for k in kinds:
-        paths.update(_paths_for(k, v3))
-    return dict(sorted(paths.items()))
+    """The installer's routes of every kind, built into paths as kube-openapi builds them."""
+    return openapi_builder.paths([r for k in kinds for r in openapi_routes.routes(k)], v3)
 
 
 def _published_crd(k: KindInfo) -> bool:
@@ -383,11 +168,12 @@ def openapi_v2(kinds: Sequence[KindInfo]) -> dict[str, Any]:
         if any("scale" in crdopenapi.version_subresources(k.crd, k.version) for k in crds) and SCALE not in defs:
             defs.update({n: d for n, d in describe(_definitions([], v3=False, scale=True), v3=False).items()
                          if n not in defs})
-        paths = dict(sorted({**crd_paths, **paths}.items()))
+        paths = {**crd_paths, **paths}
         defs = {**crd_defs, **defs}
-    return {"swagger": "2.0", "info": dict(INFO), "paths": paths, "definitions": defs,
-            "securityDefinitions": {"BearerToken": {"type": "apiKey", "name": "authorization", "in": "header"}},
-            "security": [{"BearerToken": []}]}
+    doc = {"swagger": "2.0", "info": dict(INFO), "paths": dict(sorted(paths.items())), "definitions": defs,
+           "securityDefinitions": {"BearerToken": {"type": "apiKey", "name": "authorization", "in": "header"}},
+           "security": [{"BearerToken": []}]}
+    return openapi_builder.deduplicate(doc)  # each spec's `deduplicateParameters`, then merged: the same names
 
 
 def openapi_v3_crd_group(crds: Sequence[KindInfo]) -> dict[str, Any]:
@@ -418,7 +204,7 @@ def openapi_v3_protobuf(doc: dict[str, Any]) -> bytes:
 def openapi_v3_group(kinds: Sequence[KindInfo]) -> dict[str, Any]:
     """The OpenAPI 3.0 document for ``GET /openapi/v3/api/v1``."""
     from .descriptions import describe
-    return {"openapi": "3.0.0", "info": dict(INFO), "paths": _paths(kinds, v3=True),
+    return {"openapi": "3.0.0", "info": dict(INFO), "paths": dict(sorted(_paths(kinds, v3=True).items())),
             "components": {"schemas": describe(_definitions(kinds, v3=True), v3=True),
                            "securitySchemes": {"BearerToken": {"type": "apiKey", "name": "authorization",
                                                                "in": "header"}}}}
@@ -437,10 +223,10 @@ def openapi_v3_documents(kinds: Sequence[KindInfo]) -> dict[str, dict[str, Any]]
     builtin, crds = _split(kinds)
     by_gv: dict[str, list[KindInfo]] = {}
     for k in builtin:
-        by_gv.setdefault(_api_root(k).lstrip("/"), []).append(k)
+        by_gv.setdefault(api_root(k).lstrip("/"), []).append(k)
     crd_gv: dict[str, list[KindInfo]] = {}
     for k in crds:
-        crd_gv.setdefault(_api_root(k).lstrip("/"), []).append(k)
+        crd_gv.setdefault(api_root(k).lstrip("/"), []).append(k)
     docs = {key: openapi_v3_group(ks) for key, ks in by_gv.items()}
     docs.update({key: openapi_v3_crd_group(ks) for key, ks in crd_gv.items() if key not in docs})
     return dict(sorted(docs.items()))

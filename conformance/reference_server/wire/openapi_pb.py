@@ -161,17 +161,23 @@ def _non_body(p: dict[str, Any]) -> bytes:
     return _message(oneof, b"".join(out))
 
 
-def _parameter(p: dict[str, Any]) -> bytes:
-    """`ParametersItem`: a `Parameter` (body or non-body) or a `JsonReference`."""
-    if "$ref" in p:
-        return _message(2, _string(1, p["$ref"]))
+def _parameter_value(p: dict[str, Any]) -> bytes:
+    """`Parameter`: a body (1) or non-body (2) parameter."""
     if p.get("in") == "body":
         body = (_string(1, p.get("description")) + _string(2, p.get("name")) + _string(3, "body")
                 + _bool(4, p.get("required")) + _message(5, schema(p.get("schema") or {})) + _extensions(6, p))
-        return _message(1, _message(1, body))
+        return _message(1, body)
     if p.get("in") not in _SUB_SCHEMAS:
         return b""
-    return _message(1, _message(2, _non_body(p)))
+    return _message(2, _non_body(p))
+
+
+def _parameter(p: dict[str, Any]) -> bytes:
+    """`ParametersItem`: a `Parameter` or a `JsonReference` (a shared parameter's `#/parameters/<name>`)."""
+    if "$ref" in p:
+        return _message(2, _string(1, p["$ref"]))
+    value = _parameter_value(p)
+    return _message(1, value) if value else b""
 
 
 def _responses(responses: dict[str, Any]) -> bytes:
@@ -231,6 +237,9 @@ def document(doc: dict[str, Any]) -> bytes:
     out.append(_message(8, _extensions(1, paths) + b"".join(
         _named(2, p, _path_item(item)) for p, item in paths.items() if not p.startswith("x-"))))
     out.append(_message(9, b"".join(_named(1, name, schema(s)) for name, s in (doc.get("definitions") or {}).items())))
+    if doc.get("parameters"):  # ParameterDefinitions: `NamedParameter`s
+        out.append(_message(10, b"".join(_named(1, name, _parameter_value(p))
+                                         for name, p in doc["parameters"].items())))
     for requirement in doc.get("security") or ():
         out.append(_message(12, b"".join(_named(1, name, _strings(1, scopes)) for name, scopes in requirement.items())))
     defs = doc.get("securityDefinitions") or {}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.reference_server.wire import crdopenapi, openapi
+from conformance.reference_server.wire import crdopenapi, openapi, openapi_routes
 from conformance.reference_server.wire.kinds import DEFAULT_KINDS, KindInfo
 
 TYPE_META = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}}
@@ -21,8 +21,8 @@ def _crd(schema: dict[str, Any] | None, kind: str = "Gadget", group: str = "my-t
 
 def test_names_and_operation_ids_follow_the_rest_friendly_namer_and_get_operation_id_and_tags() -> None:
     assert crdopenapi.rest_friendly_name("stable.example.com", "v1", "CronTab") == "com.example.stable.v1.CronTab"
-    assert crdopenapi.valid_operation_id("my-team.example_x.com", True) == "MyTeamExample_xCom"
-    assert crdopenapi.valid_operation_id("v1alpha1", False) == "v1alpha1"
+    assert openapi_routes.valid_operation_id("my-team.example_x.com", True) == "MyTeamExample_xCom"
+    assert openapi_routes.valid_operation_id("v1alpha1", False) == "v1alpha1"
     paths = crdopenapi.paths(_crd(None), "v1alpha1", True, {})
     item = paths["/apis/my-team.example.com/v1alpha1/gadgets"]
     assert item["get"]["operationId"] == "listMyTeamExampleComV1alpha1Gadget"

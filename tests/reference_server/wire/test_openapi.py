@@ -46,7 +46,10 @@ def test_refs_resolve(v2: dict[str, Any], v3: dict[str, Any]) -> None:
     for ref in refs(v3):
         assert ref.removeprefix("#/components/schemas/") in v3["components"]["schemas"], ref
     for ref in refs(v2):
-        assert ref.removeprefix("#/definitions/") in v2["definitions"], ref
+        if ref.startswith("#/parameters/"):  # a shared parameter (`deduplicateParameters`)
+            assert ref.removeprefix("#/parameters/") in v2["parameters"], ref
+        else:
+            assert ref.removeprefix("#/definitions/") in v2["definitions"], ref
 
 
 def test_patch_operations_advertise_field_validation(v3: dict[str, Any]) -> None:
@@ -67,10 +70,16 @@ def test_paths_follow_verbs_and_scope(v3: dict[str, Any]) -> None:
     assert set(paths["/api/v1/namespaces/{namespace}/configmaps"]) == {"parameters", "get", "post", "delete"}
     assert paths["/api/v1/configmaps"]["get"]["x-kubernetes-action"] == "list"
     assert paths["/api/v1/watch/namespaces/{name}"]["get"]["x-kubernetes-action"] == "watch"
-    post = paths["/api/v1/namespaces"]["post"]
-    assert post["requestBody"]["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{CORE}.Namespace"}
+    post = paths["/api/v1/namespaces"]["post"]  # the web service's Consumes("*/*"), Reads' required body
+    assert post["requestBody"] == {"content": {"*/*": {"schema": {"$ref": f"#/components/schemas/{CORE}.Namespace"}}},
+                                   "required": True}
     patch = paths["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"]
-    assert "application/strategic-merge-patch+json" in patch["requestBody"]["content"]
+    assert list(patch["requestBody"]["content"]) == [
+        "application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json",
+        "application/apply-patch+yaml"]
+    assert patch["requestBody"]["required"] is True
+    delete = paths["/api/v1/namespaces/{namespace}/configmaps/{name}"]["delete"]
+    assert "required" not in delete["requestBody"]  # `.ParameterNamed("body").Required(false)`
 
 
 def test_patch_strategy_metadata(v3: dict[str, Any]) -> None:

@@ -77,15 +77,25 @@ def test_paths_operations_and_parameters():
     assert extensions(patch[13]) == {"x-kubernetes-action": "patch",
                                      "x-kubernetes-group-version-kind": {"group": "", "kind": "Pod",
                                                                          "version": "v1"}}
-    params = [fields(fields(p)[1][0]) for p in patch[8]]  # ParametersItem.parameter
-    body = next(fields(p[1][0]) for p in params if 1 in p)
-    assert body[2] == [b"body"] and body[4] == [1]
-    query = [fields(fields(p[2][0])[3][0]) for p in params if 2 in p]
-    assert [q[4][0] for q in query][:2] == [b"pretty", b"dryRun"]
+    items = [fields(p) for p in patch[8]]  # ParametersItem: parameter (1) or json_reference (2)
+    refs = [fields(i[2][0])[1][0].decode() for i in items if 2 in i]
+    assert refs == ["#/parameters/body-78PwaGsr", "#/parameters/fieldManager-7c6nTn1T", "#/parameters/force-tOGGb0Yi"]
+    query = [fields(fields(fields(i[1][0])[2][0])[3][0]) for i in items if 1 in i]  # Parameter.non_body.query
+    assert [q[4][0] for q in query] == [b"dryRun", b"fieldValidation"]  # kept inline, as upstream keeps them
+    assert [q[3][0].split(b" ")[0] for q in query] == [b"When", b"fieldValidation"]  # upstream's descriptions
     assert all(q[2] == [b"query"] and q[20] == [1] for q in query)  # in, uniqueItems
-    path_params = [fields(fields(fields(p)[1][0])[2][0]) for p in item[9]]
-    assert [fields(p[4][0])[4] for p in path_params] == [[b"name"], [b"namespace"]]
-    assert all(fields(p[4][0])[1] == [1] for p in path_params)  # required
+    item_params = [fields(p) for p in item[9]]
+    name = fields(fields(fields(item_params[0][1][0])[2][0])[4][0])  # the path's `name`: PathParameterSubSchema
+    assert name[4] == [b"name"] and name[1] == [1] and name[3] == [b"name of the Pod"]  # name, required, description
+    assert [fields(i[2][0])[1][0] for i in item_params[1:]] == [b"#/parameters/namespace-vgWSWtn3",
+                                                                 b"#/parameters/pretty-tJGM1-ng"]
+    shared = named(fields(top[10][0])[1])  # ParameterDefinitions: NamedParameter
+    assert set(shared) == set(doc["parameters"])
+    body = fields(fields(shared["body-78PwaGsr"])[1][0])  # Parameter.body_parameter
+    assert body[2] == [b"body"] and body[4] == [1]
+    assert fields(body[5][0])[1] == [b"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"]
+    pretty = fields(fields(fields(shared["pretty-tJGM1-ng"])[2][0])[3][0])
+    assert pretty[4] == [b"pretty"] and pretty[3][0].startswith(b"If 'true', then the output is pretty printed")
     responses = named(fields(patch[9][0])[1])
     ok = fields(fields(responses["200"])[1][0])
     assert ok[1] == [b"OK"]
