@@ -56,6 +56,12 @@ def test_cluster_scoped_crud(http, url, group, plural):
     assert http.get(f"{url}/apis/{group}/v1/namespaces/default/{plural}").status_code == 404
     r = http.delete(f"{base}/{name}")
     assert r.status_code == 200, r.text
+    # the storage.k8s.io stores set `ReturnDeletedObject`: the deleted object, where the others answer a Status
+    deleted = r.json()
+    if group == "storage.k8s.io":
+        assert deleted["kind"] != "Status" and deleted["metadata"]["name"] == name, deleted
+    else:
+        assert deleted["kind"] == "Status", deleted
     assert http.get(f"{base}/{name}").status_code == 404
 
 

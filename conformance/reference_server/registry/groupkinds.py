@@ -342,8 +342,9 @@ class RuntimeClassStrategy(Strategy):
 
 
 def _info(kind: str, plural: str, short: tuple[str, ...] = (), *, fields: frozenset[str],
-          namespaced: bool = True, name_rule: str = "subdomain") -> ResourceInfo:
-    return ResourceInfo(kind, plural, kind.lower(), short, namespaced=namespaced, fields=fields, name_rule=name_rule)
+          namespaced: bool = True, name_rule: str = "subdomain", returns_deleted: bool = False) -> ResourceInfo:
+    return ResourceInfo(kind, plural, kind.lower(), short, namespaced=namespaced, fields=fields, name_rule=name_rule,
+                        return_deleted_object=returns_deleted)
 
 
 _SPEC = frozenset({"spec", "status"})
@@ -354,16 +355,17 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
     GroupKind("scheduling.k8s.io", "v1", _info(
         "PriorityClass", "priorityclasses", ("pc",), namespaced=False,
         fields=frozenset({"value", "globalDefault", "description", "preemptionPolicy"})), PriorityClassStrategy),
+    # the storage.k8s.io stores set `ReturnDeletedObject` (pkg/registry/storage/*/storage/storage.go)
     GroupKind("storage.k8s.io", "v1", _info(
-        "StorageClass", "storageclasses", ("sc",), namespaced=False,
+        "StorageClass", "storageclasses", ("sc",), namespaced=False, returns_deleted=True,
         fields=frozenset({"provisioner", "parameters", "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
                           "volumeBindingMode", "allowedTopologies"})), StorageClassStrategy),
     GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False,
-                                            name_rule="pathsegment"), CSIDriverStrategy),
-    GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False),
-              CSINodeStrategy),
+                                            name_rule="pathsegment", returns_deleted=True), CSIDriverStrategy),
+    GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False,
+                                            returns_deleted=True), CSINodeStrategy),
     GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC,
-                                            namespaced=False), VolumeAttachmentStrategy),
+                                            namespaced=False, returns_deleted=True), VolumeAttachmentStrategy),
     GroupKind("storage.k8s.io", "v1", _info(
         "CSIStorageCapacity", "csistoragecapacities",
         fields=frozenset({"nodeTopology", "storageClassName", "capacity", "maximumVolumeSize"})),

@@ -128,3 +128,14 @@ def test_deleted_object_kinds_answer_the_object(v2: dict[str, Any]) -> None:
         assert schema.endswith(f".{info.kind}" if documented else ".Status"), (info.kind, schema)
         checked.append((info.kind, documented))
     assert ("Pod", True) in checked and ("ConfigMap", False) in checked and ("Namespace", False) in checked
+
+
+def test_every_group_kinds_delete_answer_is_what_its_openapi_documents() -> None:
+    """The registry's `return_deleted_object` and the documents' DELETE responses come from one truth: each
+    named group's store answers the object exactly when upstream's store sets `ReturnDeletedObject` (the
+    storage.k8s.io ones do)."""
+    from conformance.reference_server.wire.openapi_routes import DELETE_RETURNS_OBJECT
+    stores = build_context().registry.group_stores()
+    answered = {(s.group, s.info.kind) for s in stores if s.info.return_deleted_object}
+    assert answered == {gk for gk in DELETE_RETURNS_OBJECT if gk[0]} & {(s.group, s.info.kind) for s in stores}
+    assert ("storage.k8s.io", "StorageClass") in answered
