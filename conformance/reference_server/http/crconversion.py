@@ -12,9 +12,11 @@ import json
 from typing import Any, Awaitable, Callable, Iterator
 
 from .. import apierrors as E
+from .cacheread import from_cache
 from ..admission.webhooks.review import internal
 from ..registry.crconversion import ConversionPending, Unconverted, memo
-from ..registry.crconversion.cache import Caches
+from ..registry.crconversion.cache import SERVING, VersionCache
+from ..registry.store import ListOptions, too_large_rv
 from ..registry.crconversion.webhook import ATTEMPTS, UNSETTLED, GetService, convert, failed, presented, resolve
 
 
@@ -70,13 +72,33 @@ async def admitted_once(parts: list[Any], admit: Callable[[], Awaitable[dict[str
     return out
 
 
-def start_caches(caches: Caches, custom: Any, store: Any) -> None:
-    """The watch caches of `store`'s CRD (every served version's), started by its first request as upstream's
-    `getOrCreateServingInfoFor` starts them (registry/crconversion/cache.py)."""
-    base = getattr(store, "base", store)
-    key = getattr(base, "crd_key", None)
-    if key is not None:
-        caches.ensure(base.crd_name, key, lambda: custom.served(base.crd_name), custom.crd_key)
+async def cached_list(cache: VersionCache, store: Any, opts: ListOptions, read: Callable[[], Awaitable[Any]]) -> Any:
+    """`read()` (the LIST as http/cacheread.py reads it) of a version whose watch cache runs, served from that
+    cache's conversions when 1.33 serves it from the cache (`delegator.go` `GetList`, `cacher.go` `GetList`):
+    once the cache has converted every change up to the LIST's resourceVersion (etcd's current one for a
+    consistent LIST: else that LIST falls back to storage; at a number: else 504, as `waitUntilFreshAndBlock`);
+    a cache not ready answers 429 `storage is (re)initializing`, but leaves a LIST with a limit and no selector
+    to storage (`shouldDelegateListOnNotReadyCache`). Storage's LIST converts each item (one review each)."""
+    if not from_cache(opts):
+        return await read()
+    store.check_list(opts)  # the request's own refusals come first
+    await cache.first_list()
+    refused = cache.not_ready()
+    if refused is not None:
+        if (opts.limit or 0) > 0 and not opts.label_selector and not opts.field_selector:
+            return await read()
+        raise refused
+    rv, current = opts.resource_version, store.store.current_rv()
+    want = current if rv == "" else min(int(rv), current)  # (beyond the store's revision: its own wait and 504)
+    if not await cache.reach(want):
+        if rv == "":
+            return await read()
+        raise too_large_rv(want, cache.synced_rv)
+    token = SERVING.set(cache)
+    try:
+        return await read()
+    finally:
+        SERVING.reset(token)
 
 
 class ConversionFailed(E.StatusError):
