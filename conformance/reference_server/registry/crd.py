@@ -101,7 +101,7 @@ def served_names(crd: dict[str, Any]) -> dict[str, Any]:
 class _KeyedStore:
     """The storage seen through a different resource key (`widgets` → `widgets.example.com`)."""
 
-    _KEYED = ("create", "get", "list", "count", "guaranteed_update", "delete", "delete_many", "watch")
+    _KEYED = ("create", "get", "list", "list_at", "count", "guaranteed_update", "delete", "delete_many", "watch")
 
     def __init__(self, inner: Store, key: str):
         self._inner, self._key = inner, key
