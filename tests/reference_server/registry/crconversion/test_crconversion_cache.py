@@ -5,6 +5,7 @@ cache's conversion; a change the webhook cannot convert stalls the cache, which 
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any, Callable, Iterator
 
@@ -181,3 +182,93 @@ def test_the_official_client_sees_the_watch_end_then_429(picky: Widgets, monkeyp
                                                  picky.plural, timeout_seconds=1)) and False)
     assert err.value.status == 429 and err.value.headers["Retry-After"] == "1"
     assert json.loads(err.value.body)["message"].startswith("storage is (re)initializing")
+
+
+def _reviews_of(hook: ConversionHook, start: int, uid: str) -> list[dict[str, Any]]:
+    return [r for _, r in hook.reviews[start:] if any(o["metadata"]["uid"] == uid for o in r["request"]["objects"])]
+
+
+def test_a_spec_change_starts_new_caches_without_a_request(widgets: Widgets, hook: ConversionHook) -> None:
+    """In a kind cluster the garbage collector's informers make the first request for a CRD's resources once it
+    is Established, and again once a spec change has ended the old caches' watches: the new caches LIST, each
+    stored object converted by the new v1beta1 cache, with no client request for the resources."""
+    uid = widgets.create("v1", "a", {"replicas": 1}).json()["metadata"]["uid"]
+    _until(lambda: _to_beta(hook, 0, uid))
+    start = len(hook.reviews)
+    widgets.use("/convert", review_versions=("v1beta1", "v1"))
+    sent = _until(lambda: _reviews_of(hook, start, uid))
+    assert [(r["apiVersion"], r["request"]["desiredAPIVersion"]) for r in sent] == [
+        ("apiextensions.k8s.io/v1beta1", BETA)]
+
+
+def test_lists_are_served_from_the_cache_without_a_review(widgets: Widgets, hook: ConversionHook) -> None:
+    """A LIST 1.33 serves from the watch cache (`resourceVersion` "", "0", a number without a limit, or
+    `NotOlderThan`) gets the v1beta1 cache's conversions: a consistent one waits for the cache to convert the change
+    just made, and none asks the webhook; an `Exact` LIST and a legacy exact one (a number with a limit) read
+    storage, which converts each item (one review each, etcd3's `GetList`)."""
+    from kubernetes import client
+
+    start = len(hook.reviews)
+    created = widgets.create("v1", "a", {"replicas": 5})
+    assert created.status_code == 201
+    uid, rv = created.json()["metadata"]["uid"], created.json()["metadata"]["resourceVersion"]
+    for params in ({}, {"resourceVersion": "0"}, {"resourceVersion": rv},
+                   {"resourceVersion": rv, "resourceVersionMatch": "NotOlderThan"}):
+        listed = requests.get(widgets.url("v1beta1"), params=params)
+        assert listed.status_code == 200, listed.text
+        assert [(o["apiVersion"], o["spec"]) for o in listed.json()["items"]] == [(BETA, {"count": 5})], params
+    conf = client.Configuration()
+    conf.host = widgets.server.url
+    api = client.CustomObjectsApi(client.ApiClient(conf))
+    got = api.list_namespaced_custom_object(GROUP, "v1beta1", "default", widgets.plural)
+    assert [o["spec"] for o in got["items"]] == [{"count": 5}]
+    assert len(_to_beta(hook, start, uid)) == 1  # the cache's conversion of the change, no other
+    for params in ({"resourceVersion": rv, "resourceVersionMatch": "Exact"}, {"resourceVersion": rv, "limit": "5"}):
+        before = len(_to_beta(hook, start, uid))
+        listed = requests.get(widgets.url("v1beta1"), params=params)
+        assert [o["spec"] for o in listed.json()["items"]] == [{"count": 5}], listed.text
+        assert len(_to_beta(hook, start, uid)) == before + 1, params  # storage's decoding
+
+
+def test_a_watch_from_before_the_cache_list_is_too_old(widgets: Widgets, hook: ConversionHook) -> None:
+    """The caches a spec change starts LIST after it: a watch resuming from before that LIST is answered 410
+    `too old resource version: <rv> (<the LIST's>)` in an ERROR event (`getAllEventsSinceLocked`), which the
+    `kubernetes` client raises (after its one retry); from the LIST's resourceVersion on, the watch is served."""
+    from kubernetes import client, watch
+
+    rv = widgets.create("v1", "a", {"replicas": 1}).json()["metadata"]["resourceVersion"]
+    widgets.use("/convert", review_versions=("v1beta1", "v1"))
+    changed = requests.get(f"{widgets.server.url}{CRDS}/{widgets.name}").json()["metadata"]["resourceVersion"]
+    with _watch(widgets, "v1beta1", rv, timeout=5) as w:
+        assert w.status_code == 200
+        (ev,) = _events(w, 1)
+    status = ev["object"]
+    assert ev["type"] == "ERROR" and {k: v for k, v in status.items() if k != "message"} == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "reason": "Expired", "code": 410}
+    m = re.fullmatch(rf"too old resource version: {rv} \((\d+)\)", status["message"])
+    assert m and int(m.group(1)) >= int(changed), status["message"]
+    conf = client.Configuration()
+    conf.host = widgets.server.url
+    api = client.CustomObjectsApi(client.ApiClient(conf))
+    with pytest.raises(client.ApiException) as err:
+        list(watch.Watch().stream(api.list_namespaced_custom_object, GROUP, "v1beta1", "default", widgets.plural,
+                                  resource_version=rv, timeout_seconds=2))
+    assert err.value.status == 410 and "too old resource version" in str(err.value.reason)
+    with _watch(widgets, "v1beta1", m.group(1), timeout=1) as w:
+        assert w.status_code == 200 and _events(w, 1) == []
+
+
+def test_a_failing_change_is_converted_again_at_once(picky: Widgets, hook: ConversionHook,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reflector re-watches at once after the `InternalError` of a change it cannot convert (`reflector.go`:
+    no backoff), so for its 30 s (here 1 s) the change is sent to the webhook again as soon as it has answered,
+    not after a pause (0.1 s, say)."""
+    monkeypatch.setattr(cache, "RETRY_SECONDS", 1.0)
+    start = len(hook.arrived)
+    created = picky.create("v1", "bad", {"replicas": 1})
+    assert created.status_code == 201
+    uid = created.json()["metadata"]["uid"]
+    _until(lambda: requests.get(picky.url("v1beta1"), params={"watch": "1"}).status_code == 429)  # given up
+    times = [t for t, r in hook.arrived[start:] if r["request"]["desiredAPIVersion"] == BETA
+             and any(o["metadata"]["uid"] == uid for o in r["request"]["objects"])]
+    assert len(times) >= 3 and min(b - a for a, b in zip(times, times[1:])) < 0.1
