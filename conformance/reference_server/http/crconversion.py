@@ -3,7 +3,9 @@ synchronous, so a conversion it has no answer for stops the request before anyth
 (`ConversionPending`); here the webhook is awaited (registry/crconversion/webhook.py), its answer remembered for
 the request, and the request run again. A write's answer still to be converted (`Unconverted`) is converted on
 the way out. A watch converts each event as it comes; a failed conversion ends it with the `InternalError`
-event etcd3's watcher sends (`transformErrorToEvent`)."""
+event etcd3's watcher sends (`transformErrorToEvent`). A LIST that 1.33 serves from the watch cache
+(http/cacheread.py `from_cache`) takes the version's cache's conversions (`cached_list`; `k8s.io/apiserver/pkg/
+storage/cacher/delegator.go`, `cacher.go` `GetList`)."""
 from __future__ import annotations
 
 import contextlib
