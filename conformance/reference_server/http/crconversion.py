@@ -93,6 +93,9 @@ async def cached_list(cache: VersionCache, store: Any, opts: ListOptions, read: 
     rv, current = opts.resource_version, store.store.current_rv()
     want = current if rv == "" else min(int(rv), current)  # (beyond the store's revision: its own wait and 504)
     if not await cache.reach(want):
+        refused = cache.not_ready()  # (it gave up meanwhile)
+        if refused is not None:
+            raise refused
         if rv == "":
             return await read()
         raise too_large_rv(want, cache.synced_rv)

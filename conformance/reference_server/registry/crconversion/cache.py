@@ -46,6 +46,7 @@ from ..store import ListOptions
 from .webhook import GetService, presented
 
 RETRY_SECONDS = 30.0  # cacher.go: `reflector.MaxInternalErrorRetryDuration = time.Second * 30`
+REWATCH_SECONDS = 0.001  # ours: the round trip of the new etcd watch each of the reflector's retries opens
 RELIST_SECONDS = 1.0  # cacher.go: `wait.Until(startCaching, time.Second)`
 FIRST_LIST_SECONDS = 5.0  # ours: how long a watch or LIST waits for a new cache's first LIST before its 429
 FRESH_SECONDS = 3.0  # watch_cache.go `blockTimeout`: how long a LIST waits for the cache to reach its revision
@@ -173,7 +174,7 @@ class VersionCache:
                 first = first or now
                 if now - first > RETRY_SECONDS or self.stopped:
                     return False
-                await asyncio.sleep(0)  # (a failure without I/O, a missing Service, must not hold the loop)
+                await asyncio.sleep(REWATCH_SECONDS)  # (a failure without I/O, a missing Service, must not spin)
         key = (ev.namespace, ev.name)
         prev = self.objects.get(key)
         if ev.type == "DELETED":
