@@ -4,8 +4,8 @@ synchronous, so a conversion it has no answer for stops the request before anyth
 the request, and the request run again. A write's answer still to be converted (`Unconverted`) is converted on
 the way out. A watch converts each event as it comes; a failed conversion ends it with the `InternalError`
 event etcd3's watcher sends (`transformErrorToEvent`). A LIST that 1.33 serves from the watch cache
-(http/cacheread.py `from_cache`) takes the version's cache's conversions (`cached_list`; `k8s.io/apiserver/pkg/
-storage/cacher/delegator.go`, `cacher.go` `GetList`)."""
+(http/cacheread.py `from_cache`), and a GET at a resourceVersion, take the version's cache's conversions
+(`cached_list`, `cached_get`; `k8s.io/apiserver/pkg/storage/cacher/delegator.go`, `cacher.go` `GetList`)."""
 from __future__ import annotations
 
 import contextlib
@@ -18,7 +18,7 @@ from .cacheread import from_cache
 from ..admission.webhooks.review import internal
 from ..registry.crconversion import ConversionPending, Unconverted, memo
 from ..registry.crconversion.cache import SERVING, VersionCache
-from ..registry.store import ListOptions, too_large_rv
+from ..registry.store import ListOptions, parse_watch_rv, too_large_rv
 from ..registry.crconversion.webhook import ATTEMPTS, UNSETTLED, GetService, convert, failed, presented, resolve
 
 
@@ -104,6 +104,25 @@ async def cached_list(cache: VersionCache, store: Any, opts: ListOptions, read: 
         return await read()
     finally:
         SERVING.reset(token)
+
+
+async def cached_get(cache: VersionCache, store: Any, rv: str, read: Callable[[], Any]) -> Any:
+    """`read()` (a GET's answer) at resourceVersion `rv` (not "") of a version whose watch cache runs, served from
+    that cache's conversion (`delegator.go` `Get`), once it has converted every change up to `rv` (else 504, as
+    `WaitUntilFreshAndGet`); a cache not ready leaves it to storage, which converts (`ResilientWatchCache-
+    Initialization`)."""
+    if cache.not_ready() is None:
+        want = min(parse_watch_rv(rv), store.store.current_rv())  # (beyond: the store's own wait and 504)
+        if not await cache.reach(want):
+            if cache.not_ready() is None:
+                raise too_large_rv(want, cache.synced_rv)
+        else:
+            token = SERVING.set(cache)
+            try:
+                return read()
+            finally:
+                SERVING.reset(token)
+    return read()
 
 
 class ConversionFailed(E.StatusError):

@@ -44,7 +44,7 @@ from .authz import REQUESTER
 from .webhookcalls import (PATCH_ATTEMPTS, Stale, on_create, on_delete, on_update, on_write, pinned, releasing,
                           webhook_admission)
 from .webhookcalls import subresource as subresource_name
-from .crconversion import AnswerPending, answer, cached_list, converting, unconverted
+from .crconversion import AnswerPending, answer, cached_get, cached_list, converting, unconverted
 from .watch import serve_watch
 from .cacheread import fresh_enough, got_at, list_read
 
@@ -157,6 +157,11 @@ class Handlers:
             if query is not P.NO_QUERY:
                 check_get_rv(query.get("resourceVersion", ""))
                 await got_at(getattr(self.ctx, "metrics", None), store, query.get("resourceVersion", ""), self.fresh)
+                cache = self.caches.of(store) if query.get("resourceVersion") and getattr(store, "crd_name", None) \
+                    else None
+                if cache is not None:  # a GET at a resourceVersion its version's watch cache serves
+                    return await cached_get(cache, store, query["resourceVersion"], lambda: self._respond(
+                        request, store.get(route.namespace, route.name, shared=True), store=store))
             if self.fresh.remote and not query.get("resourceVersion"):  # consistent get (upstream: etcd)
                 stale = await self.fresh()
                 if stale:

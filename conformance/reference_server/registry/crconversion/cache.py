@@ -16,11 +16,12 @@ What a webhook author sees, and what this module does the same way:
 - a watch of that version is served from its cache: every watcher gets the cache's conversion, none asks again; a
   watch resuming from before the cache's LIST is answered the 410 `too old resource version: <rv> (<list rv>)`
   (`watch_cache.go` `getAllEventsSinceLocked`, an ERROR event on a 200 stream);
-- a LIST that 1.33 serves from the cache (http/cacheread.py `from_cache`) gets the cache's conversions (`SERVING`,
-  read by the versions' `list`): no review is sent, once the cache has converted every change up to the LIST's
-  resourceVersion (a progress mark through its watch, as `waitUntilFreshAndBlock` waits); a cache not ready
-  answers it 429 as it answers a watch (`cacher.GetList`), but a LIST with a limit and no selector goes to
-  storage (`shouldDelegateListOnNotReadyCache`);
+- a LIST that 1.33 serves from the cache (http/cacheread.py `from_cache`), and a GET at a resourceVersion
+  (`delegator.go` `Get`), get the cache's conversions (`SERVING`, read by the versions' `list` and `_finish`): no
+  review is sent, once the cache has converted every change up to that resourceVersion (a progress mark through
+  its watch, as `waitUntilFreshAndBlock` waits); a cache not ready answers such a LIST 429 as it answers a watch
+  (`cacher.GetList`), but leaves a LIST with a limit and no selector, and a GET, to storage
+  (`shouldDelegateListOnNotReadyCache`, `ResilientWatchCacheInitialization`);
 - a change the webhook fails to convert ends etcd3's watch with an `InternalError` event; the reflector retries
   the watch from its last resourceVersion at once (the same change, converted again: `reflector.go` `watch`
   `continue`s without a backoff) for `MaxInternalErrorRetryDuration` (30 s); then `ListAndWatch` returns, the
@@ -41,8 +42,8 @@ from typing import Any, Callable
 from ... import apierrors as E
 from ...aiotime import within
 from ...storage import Progress, TooOldResourceVersionError
-from ...storage.clone import clone
 from ..store import ListOptions
+from ..versions import Presented
 from .webhook import GetService, presented
 
 RETRY_SECONDS = 30.0  # cacher.go: `reflector.MaxInternalErrorRetryDuration = time.Second * 30`
@@ -286,14 +287,20 @@ class VersionCache:
                 return False
         return True
 
-    def listed_item(self, item: dict[str, Any], shared: bool) -> Any | None:
-        """A LIST's item (a stored object, `_finish`ed) as this cache converted it, or None when the cache holds
-        it at another resourceVersion."""
+    def converted(self, item: dict[str, Any]) -> Any | None:
+        """A stored object (or a LIST's item) as this cache converted it, its top-level and metadata dicts new
+        (as a store's `_finish` makes them), or None when the cache holds it at another resourceVersion."""
         meta = item.get("metadata") or {}
         hit = self.objects.get((meta.get("namespace") or "", meta.get("name") or ""))
         if hit is None or str(hit[0]) != str(meta.get("resourceVersion")):
             return None
-        return hit[1] if shared else clone(hit[1])
+        shown = hit[1]
+        out = type(shown)(shown)
+        if isinstance(shown, Presented):
+            out.stored = shown.stored
+        if isinstance(out.get("metadata"), dict):
+            out["metadata"] = dict(out["metadata"])
+        return out
 
     async def shown(self, ev: Any, att: Attached) -> tuple[Any, Any] | None:
         """(the event's object, the object's previous state or None) as this cache converted them, or None when
@@ -374,13 +381,20 @@ class Caches:
         self._by_crd.clear()
 
 
-def served_items(store: Any, items: list[Any], shared: bool) -> list[Any | None]:
+def served_items(store: Any, items: list[Any]) -> list[Any | None]:
     """Each of a LIST's items as the cache it is served from (`SERVING`) converted it, when that is `store`'s;
     None for an item it holds at another resourceVersion (the caller converts it)."""
     cache = SERVING.get()
     if cache is None or cache.store is not store:
         return [None] * len(items)
-    return [cache.listed_item(i, shared) for i in items]
+    return [cache.converted(i) for i in items]
+
+
+def served_item(store: Any, obj: dict[str, Any]) -> Any | None:
+    """A stored object read by a GET or LIST served from `store`'s cache (`SERVING`), as the cache converted it;
+    None otherwise (the caller converts it)."""
+    cache = SERVING.get()
+    return cache.converted(obj) if cache is not None and cache.store is store else None
 
 
 def _rv(obj: dict[str, Any]) -> int:

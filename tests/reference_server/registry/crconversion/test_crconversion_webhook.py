@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import time
 import uuid
 from typing import Any, Iterator
 
@@ -42,15 +41,10 @@ class ConversionHook(Hook):
     `/wrongversion`, `/rename` (another name), `/broken` (HTTP 500), `/rejected` (400), `/status` (500 with a
     Status); AdmissionReviews as the admission tests' `Hook`."""
 
-    def __init__(self) -> None:
-        self.arrived: list[tuple[float, dict[str, Any]]] = []  # each ConversionReview, with when it came
-        super().__init__()
-
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if body.get("kind") == "AdmissionReview":  # (the admission webhooks' paths)
             return super().answer(path, body)
         req = body["request"]
-        self.arrived.append((time.monotonic(), body))
         if path == "/broken":
             return 500, {"oops": True}
         if path == "/rejected":
