@@ -59,7 +59,7 @@ class Terminated(Exception):
 
 
 # the cache a LIST is served from (set by the HTTP layer around the registry's LIST: http/crconversion.py)
-SERVING: contextvars.ContextVar["VersionCache | None"] = contextvars.ContextVar("crcache_serving", default=None)
+SERVING: contextvars.ContextVar[VersionCache | None] = contextvars.ContextVar("crcache_serving", default=None)
 
 _PASSED = object()  # a future's answer: the cache is past this event without converting it (look again)
 
