@@ -14,12 +14,12 @@ import json
 from typing import Any, Awaitable, Callable, Iterator
 
 from .. import apierrors as E
-from .cacheread import from_cache
 from ..admission.webhooks.review import internal
 from ..registry.crconversion import ConversionPending, Unconverted, memo
 from ..registry.crconversion.cache import SERVING, VersionCache
-from ..registry.store import ListOptions, parse_watch_rv, too_large_rv
 from ..registry.crconversion.webhook import ATTEMPTS, UNSETTLED, GetService, convert, failed, presented, resolve
+from ..registry.store import ListOptions, parse_watch_rv, too_large_rv
+from .cacheread import from_cache
 
 
 async def answer(obj: Any, get_service: GetService) -> Any:
