@@ -452,6 +452,7 @@ class ReferenceServer:
     async def _stop_serving(self) -> None:
         self.initiate_shutdown()
         self.ctx.registry.store.close_watchers()
+        self.ctx.registry.custom.caches.stop()  # CRDs' watch caches (registry/crconversion/cache.py)
         if self._bootstrap is not None:
             task, self._bootstrap = self._bootstrap, None
             task.cancel()

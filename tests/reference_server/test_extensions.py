@@ -380,3 +380,25 @@ def test_custom_resource_generation_counts_changes_but_to_metadata(ext):
     assert patch(item + "/status", {"status": {"ready": True}}) == 2
     assert patch(item, {"status": {"ready": False}}) == 2  # (the old status kept)
     assert patch(item, {"spec": {"tags": ["x"]}}) == 3
+
+
+def test_custom_resources_read_at_a_resource_version_and_in_pages(ext):
+    """An `Exact` LIST, a legacy exact one (a resourceVersion with a limit) and a continued page read the custom
+    resources' own etcd key (`/registry/<group>/<plural>`) at their revision, as the first page does."""
+    http, base = requests.Session(), ext.url
+    group = new_group(http, base)
+    ns = new_namespace(http, base)
+    url = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
+    rvs = [http.post(url, json=widget(n)).json()["metadata"]["resourceVersion"] for n in ("a", "b")]
+    assert http.delete(f"{url}/a").status_code == 200
+    for params in ({"resourceVersion": rvs[1], "resourceVersionMatch": "Exact"}, {"resourceVersion": rvs[1],
+                                                                                  "limit": "5"}):
+        got = http.get(url, params=params).json()
+        assert [i["metadata"]["name"] for i in got["items"]] == ["a", "b"], params
+    first = http.get(url, params={"limit": "1"}).json()
+    assert [i["metadata"]["name"] for i in first["items"]] == ["b"] and "continue" not in first["metadata"]
+    assert http.post(url, json=widget("c")).status_code == 201
+    first = http.get(url, params={"limit": "1"}).json()
+    assert http.post(url, json=widget("d")).status_code == 201
+    second = http.get(url, params={"limit": "5", "continue": first["metadata"]["continue"]}).json()
+    assert [i["metadata"]["name"] for i in first["items"] + second["items"]] == ["b", "c"]  # (d: after the snapshot)

@@ -122,6 +122,10 @@ class GarbageCollector(Controller):
             for ev in backlog:
                 self._on_event(key, ev)
             self._follow(w, lambda ev, key=key: self._on_event(key, ev))
+        # the monitors' informers LIST each new resource through the API: a CRD's first request, which starts its
+        # watch caches (registry/crconversion/cache.py), as soon as it is Established (upstream: at the next
+        # discovery sync, within 30 s), and again once a spec change has ended the old caches' watches
+        self.registry.custom.caches.start_all(self.registry.custom)
 
     # ---- graph changes (`processGraphChanges`) -------------------------------------------------------
     def _on_event(self, resource: str, ev: Any) -> None:

@@ -15,15 +15,19 @@ from ..registry.store import API_LIST, ListOptions, too_large_rv
 from ..storage.rvwait import reach
 
 
-def waits_on_cache(opts: ListOptions) -> bool:
-    """Whether 1.33 serves the LIST from the cache at a resourceVersion above 0 (so its wait is observed): not
-    an `Exact` one, a legacy exact one (a number with `limit`) nor a continued one, which go to etcd, nor one at
-    "0" (any state will do)."""
+def from_cache(opts: ListOptions) -> bool:
+    """Whether 1.33 serves the LIST from the watch cache (`delegator/interface.go` `ShouldDelegateList`, the
+    snapshots being alpha): not an `Exact` one, a legacy exact one (a resourceVersion above 0 with `limit`) nor a
+    continued one, which go to etcd. One rule for built-in kinds and custom resources (http/crconversion.py)."""
     rv, match = opts.resource_version, opts.resource_version_match
-    if opts.continue_token or match not in ("", "NotOlderThan") or rv == "0" or \
-            (rv and not match and (opts.limit or 0) > 0):
-        return False
-    return True
+    return not (opts.continue_token or match not in ("", "NotOlderThan") or
+                (rv not in ("", "0") and not match and (opts.limit or 0) > 0))
+
+
+def waits_on_cache(opts: ListOptions) -> bool:
+    """Whether 1.33 serves the LIST from the cache at a resourceVersion above 0 (so its wait is observed): one
+    `from_cache` serves, but not at "0" (any state will do)."""
+    return opts.resource_version != "0" and from_cache(opts)
 
 
 class _Unrecorded:
@@ -107,4 +111,4 @@ async def got_at(metrics: Any, store: Any, rv: str, fresh: Any) -> None:
         reads.read_waited(store, waited)
 
 
-__all__ = ["fresh_enough", "got_at", "list_read", "waits_on_cache"]
+__all__ = ["fresh_enough", "from_cache", "got_at", "list_read", "waits_on_cache"]

@@ -3,7 +3,9 @@ synchronous, so a conversion it has no answer for stops the request before anyth
 (`ConversionPending`); here the webhook is awaited (registry/crconversion/webhook.py), its answer remembered for
 the request, and the request run again. A write's answer still to be converted (`Unconverted`) is converted on
 the way out. A watch converts each event as it comes; a failed conversion ends it with the `InternalError`
-event etcd3's watcher sends (`transformErrorToEvent`)."""
+event etcd3's watcher sends (`transformErrorToEvent`). A LIST that 1.33 serves from the watch cache
+(http/cacheread.py `from_cache`), and a GET at a resourceVersion, take the version's cache's conversions
+(`cached_list`, `cached_get`; `k8s.io/apiserver/pkg/storage/cacher/delegator.go`, `cacher.go` `GetList`)."""
 from __future__ import annotations
 
 import contextlib
@@ -14,8 +16,10 @@ from typing import Any, Awaitable, Callable, Iterator
 from .. import apierrors as E
 from ..admission.webhooks.review import internal
 from ..registry.crconversion import ConversionPending, Unconverted, memo
-from ..registry.crconversion.cache import Caches
+from ..registry.crconversion.cache import SERVING, VersionCache
 from ..registry.crconversion.webhook import ATTEMPTS, UNSETTLED, GetService, convert, failed, presented, resolve
+from ..registry.store import ListOptions, parse_watch_rv, too_large_rv
+from .cacheread import from_cache
 
 
 async def answer(obj: Any, get_service: GetService) -> Any:
@@ -70,13 +74,55 @@ async def admitted_once(parts: list[Any], admit: Callable[[], Awaitable[dict[str
     return out
 
 
-def start_caches(caches: Caches, custom: Any, store: Any) -> None:
-    """The watch caches of `store`'s CRD (every served version's), started by its first request as upstream's
-    `getOrCreateServingInfoFor` starts them (registry/crconversion/cache.py)."""
-    base = getattr(store, "base", store)
-    key = getattr(base, "crd_key", None)
-    if key is not None:
-        caches.ensure(base.crd_name, key, lambda: custom.served(base.crd_name), custom.crd_key)
+async def cached_list(cache: VersionCache, store: Any, opts: ListOptions, read: Callable[[], Awaitable[Any]]) -> Any:
+    """`read()` (the LIST as http/cacheread.py reads it) of a version whose watch cache runs, served from that
+    cache's conversions when 1.33 serves it from the cache (`delegator.go` `GetList`, `cacher.go` `GetList`):
+    once the cache has converted every change up to the LIST's resourceVersion (etcd's current one for a
+    consistent LIST: else that LIST falls back to storage; at a number: else 504, as `waitUntilFreshAndBlock`);
+    a cache not ready answers 429 `storage is (re)initializing`, but leaves a LIST with a limit and no selector
+    to storage (`shouldDelegateListOnNotReadyCache`). Storage's LIST converts each item (one review each)."""
+    if not from_cache(opts):
+        return await read()
+    store.check_list(opts)  # the request's own refusals come first
+    await cache.first_list()
+    refused = cache.not_ready()
+    if refused is not None:
+        if (opts.limit or 0) > 0 and not opts.label_selector and not opts.field_selector:
+            return await read()
+        raise refused
+    rv, current = opts.resource_version, store.store.current_rv()
+    want = current if rv == "" else min(int(rv), current)  # (beyond the store's revision: its own wait and 504)
+    if not await cache.reach(want):
+        refused = cache.not_ready()  # (it gave up meanwhile)
+        if refused is not None:
+            raise refused
+        if rv == "":
+            return await read()
+        raise too_large_rv(want, cache.synced_rv)
+    token = SERVING.set(cache)
+    try:
+        return await read()
+    finally:
+        SERVING.reset(token)
+
+
+async def cached_get(cache: VersionCache, store: Any, rv: str, read: Callable[[], Any]) -> Any:
+    """`read()` (a GET's answer) at resourceVersion `rv` (not "") of a version whose watch cache runs, served from
+    that cache's conversion (`delegator.go` `Get`), once it has converted every change up to `rv` (else 504, as
+    `WaitUntilFreshAndGet`); a cache not ready leaves it to storage, which converts (`ResilientWatchCache-
+    Initialization`)."""
+    if cache.not_ready() is None:
+        want = min(parse_watch_rv(rv), store.store.current_rv())  # (beyond: the store's own wait and 504)
+        if not await cache.reach(want):
+            if cache.not_ready() is None:
+                raise too_large_rv(want, cache.synced_rv)
+        else:
+            token = SERVING.set(cache)
+            try:
+                return read()
+            finally:
+                SERVING.reset(token)
+    return read()
 
 
 class ConversionFailed(E.StatusError):

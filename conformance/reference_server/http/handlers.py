@@ -45,7 +45,7 @@ from .authz import REQUESTER
 from .webhookcalls import (PATCH_ATTEMPTS, Stale, on_create, on_delete, on_update, on_write, pinned, releasing,
                           webhook_admission)
 from .webhookcalls import subresource as subresource_name
-from .crconversion import AnswerPending, answer, converting, start_caches, unconverted
+from .crconversion import AnswerPending, answer, cached_get, cached_list, converting, unconverted
 from .watch import serve_watch
 from .cacheread import fresh_enough, got_at, list_read
 
@@ -111,7 +111,7 @@ class Handlers:
         self.fresh = FreshnessGate(ctx.store)  # reads at resourceVersion "" see every acknowledged write
         # admission/webhooks/: awaited around the writes
         self.webhooks = webhook_admission(ctx.registry, ctx.authorizer)
-        self.caches = Caches(self.webhooks.service)  # CRDs' watch caches, converting every change (crconversion/)
+        self.caches: Caches = ctx.registry.custom.caches  # CRDs' watch caches, converting every change (crconversion/)
 
     # ---- dispatch --------------------------------------------------------------------------------
     def handle(self, request: web.Request, route: Route) -> Awaitable[web.StreamResponse]:
@@ -123,7 +123,7 @@ class Handlers:
         store = self._store(route)
         converter = getattr(store, "converter", None)
         if converter is not None and converter.webhook:  # a custom resource's version its webhook converts
-            start_caches(self.caches, self.ctx.registry.custom, store)
+            self.caches.start(self.ctx.registry.custom, store)  # (the first request for its resources)
             return converting(lambda: self._handle(request, route, store), self.webhooks.service)
         return self._handle(request, route, store)
 
@@ -149,12 +149,20 @@ class Handlers:
                 if watching:
                     return await serve_watch(self.ctx, request, store, ns, opts, cluster=route.target == "cluster",
                                              get_service=self.webhooks.service, caches=self.caches)
-                listed = await list_read(self.fresh, getattr(self.ctx, "metrics", None), store, opts,
-                                         lambda: self._list(store, ns, opts, route))
+                def read() -> Awaitable[Any]:
+                    return list_read(self.fresh, getattr(self.ctx, "metrics", None), store, opts,
+                                     lambda: self._list(store, ns, opts, route))
+                cache = self.caches.of(store) if getattr(store, "crd_name", None) else None  # (built-ins: none)
+                listed = await (read() if cache is None else cached_list(cache, store, opts, read))
                 return self._respond(request, listed, store=store)
             if query is not P.NO_QUERY:
                 check_get_rv(query.get("resourceVersion", ""))
                 await got_at(getattr(self.ctx, "metrics", None), store, query.get("resourceVersion", ""), self.fresh)
+                cache = self.caches.of(store) if query.get("resourceVersion") and getattr(store, "crd_name", None) \
+                    else None
+                if cache is not None:  # a GET at a resourceVersion its version's watch cache serves
+                    return await cached_get(cache, store, query["resourceVersion"], lambda: self._respond(
+                        request, store.get(route.namespace, route.name, shared=True), store=store))
             if self.fresh.remote and not query.get("resourceVersion"):  # consistent get (upstream: etcd)
                 stale = await self.fresh()
                 if stale:

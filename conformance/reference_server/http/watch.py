@@ -163,6 +163,11 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
         except BaseException:  # (or the client went while it waited)
             watcher.close()
             raise
+        too_old = cache.too_old(opts.resource_version)  # from before the cache's LIST: 410 (ERROR event)
+        if too_old is not None:
+            cache.detach(attached)
+            watcher.close()
+            cache, attached, watcher, backlog = None, None, None, []
     replayed(getattr(ctx, "metrics", None), store, len(backlog))
     resp = web.StreamResponse(status=200, headers={"Content-Type": content_type,
                                                    "Cache-Control": "no-cache, private"})

@@ -180,7 +180,8 @@ class Registry:
         """CRDs (and the custom resources they define) and APIServices, served on every server."""
         from .apiservice import APIServiceStore
         from .crd import CustomResources
-        self.custom = CustomResources(self.store, self.deviations)
+        from .webhooktransport import service_lookup
+        self.custom = CustomResources(self.store, self.deviations, service_lookup(self))
         self.apiservices = APIServiceStore(self.store, self.deviations)
         self.add_group_store(self.custom.crds)
         self.add_group_store(self.apiservices)

@@ -30,7 +30,9 @@ from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
 from . import crdnames, crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
+from .crconversion.cache import Caches
 from .crconversion.stored import StoredVersions
+from .crconversion.webhook import GetService
 from .crconversion.views import CustomResourceView, served_views
 from .crscale import CustomScale, scale_model, validate_subresources
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
@@ -99,7 +101,7 @@ def served_names(crd: dict[str, Any]) -> dict[str, Any]:
 class _KeyedStore:
     """The storage seen through a different resource key (`widgets` → `widgets.example.com`)."""
 
-    _KEYED = ("create", "get", "list", "count", "guaranteed_update", "delete", "delete_many", "watch")
+    _KEYED = ("create", "get", "list", "list_at", "count", "guaranteed_update", "delete", "delete_many", "watch")
 
     def __init__(self, inner: Store, key: str):
         self._inner, self._key = inner, key
@@ -496,10 +498,12 @@ class CustomResources:
     `CustomResourceView` per other served version (registry/crconversion/), rebuilt when the CRD's
     resourceVersion changes)."""
 
-    def __init__(self, store: Store, deviations: Deviations = NONE):
+    def __init__(self, store: Store, deviations: Deviations = NONE, get_service: GetService | None = None):
         self.store = store
         self.deviations = deviations
         self.crds = CRDStore(store, deviations)
+        # the served versions' watch caches of CRDs with a conversion webhook (crconversion/cache.py)
+        self.caches = Caches(get_service or (lambda _ns, _name: None))
         self._cache: dict[str, tuple[str, CustomResourceStore]] = {}
         self._views: dict[str, dict[str, CustomResourceView]] = {}
         self.observe_conversion: Callable[..., None] | None = None  # metrics/conversion.py's, when served

@@ -5,20 +5,32 @@ that version's codec, so every stored change is decoded, and converted by the we
 whether or not anyone watches; `client-go/tools/cache/reflector.go`: its watch loop).
 
 What a webhook author sees, and what this module does the same way:
-- the caches start with the CRD's first request (`getOrCreateServingInfoFor`), one per served version: a LIST
-  whose objects are converted one review each (`etcd3/store.go` `GetList` decodes item by item, and stops at the
-  first failure), then one review per change (`etcd3/watcher.go` decodes an ADDED/MODIFIED event's object and a
-  DELETED event's last state); a spec change of the CRD starts new caches (`updateCustomResourceDefinition`);
-- a watch of that version is served from its cache: every watcher gets the cache's conversion, none asks again;
+- the caches start with the first request for the CRD's resources (`getOrCreateServingInfoFor`), one per served
+  version; in a kind cluster that request is the garbage collector's informer's, soon after the CRD is
+  Established (and its re-watch right after a spec change ended the old caches' watches), so they start then
+  (`Caches.start_all`, called by controller/garbagecollector.py), or at a client's request when no controller
+  runs. Each makes a LIST whose objects are converted one review each (`etcd3/store.go` `GetList` decodes item
+  by item, and stops at the first failure), then one review per change (`etcd3/watcher.go` decodes an
+  ADDED/MODIFIED event's object and a DELETED event's last state); a spec change of the CRD starts new caches
+  (`updateCustomResourceDefinition`);
+- a watch of that version is served from its cache: every watcher gets the cache's conversion, none asks again; a
+  watch resuming from before the cache's LIST is answered the 410 `too old resource version: <rv> (<list rv>)`
+  (`watch_cache.go` `getAllEventsSinceLocked`, an ERROR event on a 200 stream);
+- a LIST that 1.33 serves from the cache (http/cacheread.py `from_cache`), and a GET at a resourceVersion
+  (`delegator.go` `Get`), get the cache's conversions (`SERVING`, read by the versions' `list` and `_finish`): no
+  review is sent, once the cache has converted every change up to that resourceVersion (a progress mark through
+  its watch, as `waitUntilFreshAndBlock` waits); a cache not ready answers such a LIST 429 as it answers a watch
+  (`cacher.GetList`), but leaves a LIST with a limit and no selector, and a GET, to storage
+  (`shouldDelegateListOnNotReadyCache`, `ResilientWatchCacheInitialization`);
 - a change the webhook fails to convert ends etcd3's watch with an `InternalError` event; the reflector retries
-  the watch from its last resourceVersion (the same change, converted again) for `MaxInternalErrorRetryDuration`
-  (30 s); then `ListAndWatch` returns, the cache is not ready (a new watch is answered 429 `storage is
-  (re)initializing`, `retryAfterSeconds` 1: `cacher.Watch`), and a second later `startCaching` ends every watch
-  of that cache (`terminateAllWatchers`: the stream closes, no error event) and LISTs again, every second until
-  the LIST converts.
+  the watch from its last resourceVersion at once (the same change, converted again: `reflector.go` `watch`
+  `continue`s without a backoff) for `MaxInternalErrorRetryDuration` (30 s); then `ListAndWatch` returns, the
+  cache is not ready (a new watch is answered 429 `storage is (re)initializing`, `retryAfterSeconds` 1:
+  `cacher.Watch`), and a second later `startCaching` ends every watch of that cache (`terminateAllWatchers`: the
+  stream closes, no error event) and LISTs again, every second until the LIST converts.
 
-Events this cache never converted (a watch resuming from before the cache's LIST, which upstream answers 410)
-are converted by the watch itself (http/crconversion.py `present_event`)."""
+Events this cache passed without converting them (while a watch waited on it) are converted by the watch itself
+(http/crconversion.py `present_event`)."""
 from __future__ import annotations
 
 import asyncio
@@ -29,20 +41,25 @@ from typing import Any, Callable
 
 from ... import apierrors as E
 from ...aiotime import within
-from ...storage import Progress
+from ...storage import Progress, TooOldResourceVersionError
 from ..store import ListOptions
+from ..versions import Presented
 from .webhook import GetService, presented
 
 RETRY_SECONDS = 30.0  # cacher.go: `reflector.MaxInternalErrorRetryDuration = time.Second * 30`
-RETRY_PAUSE = 0.1  # ours: between two conversions of a failing change (the reflector re-watches at once)
+REWATCH_SECONDS = 0.001  # ours: the round trip of the new etcd watch each of the reflector's retries opens
 RELIST_SECONDS = 1.0  # cacher.go: `wait.Until(startCaching, time.Second)`
-FIRST_LIST_SECONDS = 5.0  # ours: how long a watch waits for a new cache's first LIST before its 429
+FIRST_LIST_SECONDS = 5.0  # ours: how long a watch or LIST waits for a new cache's first LIST before its 429
+FRESH_SECONDS = 3.0  # watch_cache.go `blockTimeout`: how long a LIST waits for the cache to reach its revision
 REINITIALIZING = "storage is (re)initializing"
 
 
 class Terminated(Exception):
     """The cache ended its watches (`terminateAllWatchers`): the stream closes without an event."""
 
+
+# the cache a LIST is served from (set by the HTTP layer around the registry's LIST: http/crconversion.py)
+SERVING: contextvars.ContextVar[VersionCache | None] = contextvars.ContextVar("crcache_serving", default=None)
 
 _PASSED = object()  # a future's answer: the cache is past this event without converting it (look again)
 
@@ -76,6 +93,7 @@ class VersionCache:
         self.changed_at = time.monotonic()  # `lastStateChangeTime`
         self.stopped = False
         self.synced_rv = 0  # every change up to here is converted (or was listed past)
+        self.list_rv = 0  # the resourceVersion of the LIST that last converted (`listResourceVersion`)
         self.objects: dict[tuple[str, str], tuple[int, Any]] = {}  # the converted objects, by (namespace, name)
         self.pending: list[tuple[int, asyncio.Future]] = []
         self.attached: set[Attached] = set()
@@ -124,7 +142,7 @@ class VersionCache:
                     return f"failed to list {gvk}: {exc.status.get('message', '')}"
                 meta = obj.get("metadata") or {}
                 objects[(meta.get("namespace") or "", meta.get("name") or "")] = (_rv(obj), shown)
-            self.objects = objects
+            self.objects, self.list_rv = objects, int(rv)
             self._set(True)
         finally:
             self.listed.set()
@@ -137,14 +155,16 @@ class VersionCache:
             ev = await queue.get()
             if ev is None:
                 return None
-            if isinstance(ev, Progress):
+            if isinstance(ev, Progress):  # every change before it is converted (asked for by `reach`)
+                self._advance(ev.rv)
                 continue
             if not await self._process(ev):
                 return None
         return None
 
     async def _process(self, ev: Any) -> bool:
-        """One change converted (retried for RETRY_SECONDS while the webhook fails); False when given up."""
+        """One change converted (retried at once for RETRY_SECONDS while the webhook fails: `retry.ShouldRetry`);
+        False when given up."""
         first = 0.0
         while True:
             try:
@@ -155,7 +175,7 @@ class VersionCache:
                 first = first or now
                 if now - first > RETRY_SECONDS or self.stopped:
                     return False
-                await asyncio.sleep(RETRY_PAUSE)
+                await asyncio.sleep(REWATCH_SECONDS)  # (a failure without I/O, a missing Service, must not spin)
         key = (ev.namespace, ev.name)
         prev = self.objects.get(key)
         if ev.type == "DELETED":
@@ -218,19 +238,69 @@ class VersionCache:
     async def attach(self, queue: asyncio.Queue) -> Attached:
         """A new watch of this version (429 while the cache is not ready, as `cacher.Watch` answers; a new cache's
         first LIST is waited for, as long as upstream's LIST of etcd would take)."""
-        if not self.listed.is_set():
-            try:
-                await within(self.listed.wait(), FIRST_LIST_SECONDS)
-            except asyncio.TimeoutError:
-                pass
-        if not self.ready and not self.stopped:
-            raise reinitializing(self.last_error, time.monotonic() - self.changed_at)
+        await self.first_list()
+        refused = self.not_ready()
+        if refused is not None:
+            raise refused
         att = Attached(queue, self.generation)
         self.attached.add(att)
         return att
 
     def detach(self, att: Attached) -> None:
         self.attached.discard(att)
+
+    async def first_list(self) -> None:
+        """A new cache's first LIST, waited for as long as upstream's LIST of etcd would take."""
+        if not self.listed.is_set():
+            try:
+                await within(self.listed.wait(), FIRST_LIST_SECONDS)
+            except asyncio.TimeoutError:
+                pass
+
+    def not_ready(self) -> E.StatusError | None:
+        """The 429 of a cache not ready (`ready.check`), or None."""
+        if not self.ready and not self.stopped:
+            return reinitializing(self.last_error, time.monotonic() - self.changed_at)
+        return None
+
+    def too_old(self, resource_version: str) -> TooOldResourceVersionError | None:
+        """`getAllEventsSinceLocked`: a watch from before the cache's LIST (its events were never in the cache's
+        window) is `too old resource version: <rv> (<list rv>)`; "", "0" and what does not parse are not."""
+        if not (resource_version.isascii() and resource_version.isdigit()):
+            return None
+        rv = int(resource_version)
+        return TooOldResourceVersionError(rv, self.list_rv) if 0 < rv < self.list_rv else None
+
+    async def reach(self, want: int, timeout: float = FRESH_SECONDS) -> bool:
+        """Whether every change up to `want` is converted within `timeout` (`waitUntilFreshAndBlock`; a progress
+        mark asked of the cache's watch moves it past other resources' writes, as etcd's progress notify)."""
+        end = self.loop.time() + timeout
+        while self.synced_rv < want:
+            if not self.ready or self.stopped or self._watcher is None:
+                return False
+            fut = self.loop.create_future()
+            self.pending.append((want, fut))
+            self._watcher.request_progress()
+            try:
+                await within(asyncio.shield(fut), max(0.0, end - self.loop.time()))
+            except (asyncio.TimeoutError, Terminated):
+                return False
+        return True
+
+    def converted(self, item: dict[str, Any]) -> Any | None:
+        """A stored object (or a LIST's item) as this cache converted it, its top-level and metadata dicts new
+        (as a store's `_finish` makes them), or None when the cache holds it at another resourceVersion."""
+        meta = item.get("metadata") or {}
+        hit = self.objects.get((meta.get("namespace") or "", meta.get("name") or ""))
+        if hit is None or str(hit[0]) != str(meta.get("resourceVersion")):
+            return None
+        shown = hit[1]
+        out = type(shown)(shown)
+        if isinstance(shown, Presented):
+            out.stored = shown.stored
+        if isinstance(out.get("metadata"), dict):
+            out["metadata"] = dict(out["metadata"])
+        return out
 
     async def shown(self, ev: Any, att: Attached) -> tuple[Any, Any] | None:
         """(the event's object, the object's previous state or None) as this cache converted them, or None when
@@ -255,7 +325,8 @@ class VersionCache:
 
 
 class Caches:
-    """The running caches, by CRD: started by a CRD's first request, replaced when its spec changes."""
+    """The running caches, by CRD: started by a CRD's first request (the garbage collector's, or a client's),
+    replaced when its spec changes."""
 
     def __init__(self, get_service: GetService):
         self.get_service = get_service
@@ -268,13 +339,34 @@ class Caches:
         kept = self._by_crd.get(crd_name)
         if kept is not None and kept[0] == key:
             return
+        self._sweep(current, crd_name)
+        loop = asyncio.get_running_loop()
+        self._by_crd[crd_name] = (key, {s.api_version: VersionCache(s, self.get_service, loop) for s in stores()})
+
+    def start(self, custom: Any, store: Any) -> None:
+        """The caches of the CRD `store` (a served version's) serves (`custom`: registry/crd.py's
+        `CustomResources`), unless they run; a CRD without a conversion webhook has none here."""
+        base = getattr(store, "base", store)
+        key = getattr(base, "crd_key", None)
+        converter = getattr(base, "converter", None)
+        if key is not None and converter is not None and converter.webhook:
+            self.ensure(base.crd_name, key, lambda: custom.served(base.crd_name), custom.crd_key)
+
+    def start_all(self, custom: Any) -> None:
+        """Every Established CRD's caches (what a kind cluster's garbage collector's informers start, their
+        LISTs being the first requests for each resource), new CRDs' and changed CRDs' included; a deleted CRD's
+        end."""
+        self._sweep(custom.crd_key)
+        for store in custom.stores():
+            self.start(custom, store)
+
+    def _sweep(self, current: Callable[[str], Any], also: str = "") -> None:
+        """Stop the caches of `also` and of every CRD changed or gone since they started."""
         for name, (old_key, caches) in list(self._by_crd.items()):
-            if name == crd_name or current(name) != old_key:
+            if name == also or current(name) != old_key:
                 for cache in caches.values():
                     cache.stop()
                 del self._by_crd[name]
-        loop = asyncio.get_running_loop()
-        self._by_crd[crd_name] = (key, {s.api_version: VersionCache(s, self.get_service, loop) for s in stores()})
 
     def of(self, store: Any) -> VersionCache | None:
         """The running cache of a served version's store, if any."""
@@ -287,6 +379,22 @@ class Caches:
             for cache in caches.values():
                 cache.stop()
         self._by_crd.clear()
+
+
+def served_items(store: Any, items: list[Any]) -> list[Any | None]:
+    """Each of a LIST's items as the cache it is served from (`SERVING`) converted it, when that is `store`'s;
+    None for an item it holds at another resourceVersion (the caller converts it)."""
+    cache = SERVING.get()
+    if cache is None or cache.store is not store:
+        return [None] * len(items)
+    return [cache.converted(i) for i in items]
+
+
+def served_item(store: Any, obj: dict[str, Any]) -> Any | None:
+    """A stored object read by a GET or LIST served from `store`'s cache (`SERVING`), as the cache converted it;
+    None otherwise (the caller converts it)."""
+    cache = SERVING.get()
+    return cache.converted(obj) if cache is not None and cache.store is store else None
 
 
 def _rv(obj: dict[str, Any]) -> int:

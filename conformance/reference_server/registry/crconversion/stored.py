@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .cache import served_item
 from .converter import Converter, Unconverted
 from .memo import ConversionPending
 from .strategy import ConvertingStrategy
@@ -45,6 +46,9 @@ class StoredVersions:
         raise NotImplementedError
 
     def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
+        cached = served_item(self, obj)  # a GET or LIST served from the storage version's watch cache (no review
+        if cached is not None:  # for an object an older storage version wrote)
+            return cached
         if self.converter is not None and obj.get("apiVersion") not in (None, self.api_version):
             out = self.converter.answer(obj, self.api_version, lambda converted, _stored: converted)
             if isinstance(out, Unconverted):

@@ -11,6 +11,7 @@ from typing import Any, Callable
 from .. import crschema
 from ..store import ListOptions
 from ..versions import Presented, ServedVersion, VersionView
+from .cache import served_item, served_items
 from .converter import Converter
 from .stored import TAKES_STORED
 from .strategy import ConvertingStrategy
@@ -42,6 +43,9 @@ class CustomResourceView(VersionView):
         return self.base.table_kind
 
     def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
+        cached = served_item(self, obj)  # a GET served from this version's watch cache
+        if cached is not None:
+            return cached
         if obj.get("apiVersion") not in (None, self.base.api_version):  # an older storage version wrote it:
             return self.present(obj)  # converted from that version at once (none when it is this one)
         return super()._finish(obj)
@@ -95,8 +99,10 @@ class CustomResourceView(VersionView):
 
     def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
         out = self.base.list(ns, opts, shared=shared)
-        self.converter.convert_all([self._decode(i) for i in out["items"]], self.api_version)  # all asked at once
-        out["items"] = [self.present(i) for i in out["items"]]
+        cached = served_items(self, out["items"])  # a LIST served from this version's watch cache
+        self.converter.convert_all([self._decode(i) for i, c in zip(out["items"], cached) if c is None],
+                                   self.api_version)  # all asked at once
+        out["items"] = [self.present(i) if c is None else c for i, c in zip(out["items"], cached)]
         out["apiVersion"] = self.api_version
         return out
 

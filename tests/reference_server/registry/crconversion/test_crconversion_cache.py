@@ -4,15 +4,20 @@ cache's conversion; a change the webhook cannot convert stalls the cache, which 
 429 `storage is (re)initializing` until a LIST converts again (upstream's cacher and reflector)."""
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import time
+from types import SimpleNamespace
 from typing import Any, Callable, Iterator
 
 import pytest
 import requests
 
+from conformance.reference_server import apierrors as E
 from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry.crconversion import cache
+from conformance.reference_server.storage.interface import Event
 from tests.reference_server.registry.crconversion.test_crconversion_webhook import (  # noqa: F401
     CRDS, GROUP, ConversionHook, Widgets, hook)
 from tests.reference_server.test_admission_webhooks import server  # noqa: F401 - a server per module
@@ -181,3 +186,127 @@ def test_the_official_client_sees_the_watch_end_then_429(picky: Widgets, monkeyp
                                                  picky.plural, timeout_seconds=1)) and False)
     assert err.value.status == 429 and err.value.headers["Retry-After"] == "1"
     assert json.loads(err.value.body)["message"].startswith("storage is (re)initializing")
+
+
+def _reviews_of(hook: ConversionHook, start: int, uid: str) -> list[dict[str, Any]]:
+    return [r for _, r in hook.reviews[start:] if any(o["metadata"]["uid"] == uid for o in r["request"]["objects"])]
+
+
+def test_a_spec_change_starts_new_caches_without_a_request(widgets: Widgets, hook: ConversionHook) -> None:
+    """In a kind cluster the garbage collector's informers make the first request for a CRD's resources once it
+    is Established, and again once a spec change has ended the old caches' watches: the new caches LIST, each
+    stored object converted by the new v1beta1 cache, with no client request for the resources."""
+    uid = widgets.create("v1", "a", {"replicas": 1}).json()["metadata"]["uid"]
+    _until(lambda: _to_beta(hook, 0, uid))
+    start = len(hook.reviews)
+    widgets.use("/convert", review_versions=("v1beta1", "v1"))
+    sent = _until(lambda: _reviews_of(hook, start, uid))
+    assert [(r["apiVersion"], r["request"]["desiredAPIVersion"]) for r in sent] == [
+        ("apiextensions.k8s.io/v1beta1", BETA)]
+
+
+def test_lists_and_gets_are_served_from_the_cache_without_a_review(widgets: Widgets, hook: ConversionHook) -> None:
+    """A LIST 1.33 serves from the watch cache (`resourceVersion` "", "0", a number without a limit, or
+    `NotOlderThan`), and a GET at a resourceVersion, get the v1beta1 cache's conversions: a consistent LIST waits
+    for the cache to convert the change just made, and none asks the webhook; an `Exact` LIST, a legacy exact one
+    (a number with a limit) and a GET without a resourceVersion read storage, which converts each item (one review
+    each, etcd3's `GetList` and `Get`)."""
+    from kubernetes import client
+
+    start = len(hook.reviews)
+    created = widgets.create("v1", "a", {"replicas": 5})
+    assert created.status_code == 201
+    uid, rv = created.json()["metadata"]["uid"], created.json()["metadata"]["resourceVersion"]
+    for params in ({}, {"resourceVersion": "0"}, {"resourceVersion": rv},
+                   {"resourceVersion": rv, "resourceVersionMatch": "NotOlderThan"}):
+        listed = requests.get(widgets.url("v1beta1"), params=params)
+        assert listed.status_code == 200, listed.text
+        assert [(o["apiVersion"], o["spec"]) for o in listed.json()["items"]] == [(BETA, {"count": 5})], params
+    conf = client.Configuration()
+    conf.host = widgets.server.url
+    api = client.CustomObjectsApi(client.ApiClient(conf))
+    got = api.list_namespaced_custom_object(GROUP, "v1beta1", "default", widgets.plural)
+    assert [o["spec"] for o in got["items"]] == [{"count": 5}]
+    for params in ({"resourceVersion": "0"}, {"resourceVersion": rv}):
+        one = requests.get(widgets.url("v1beta1", "a"), params=params)
+        assert (one.json()["apiVersion"], one.json()["spec"]) == (BETA, {"count": 5}), one.text
+    assert len(_to_beta(hook, start, uid)) == 1  # the cache's conversion of the change, no other
+    for url, params in ((widgets.url("v1beta1"), {"resourceVersion": rv, "resourceVersionMatch": "Exact"}),
+                        (widgets.url("v1beta1"), {"resourceVersion": rv, "limit": "5"}),
+                        (widgets.url("v1beta1", "a"), {})):
+        before = len(_to_beta(hook, start, uid))
+        read = requests.get(url, params=params).json()
+        assert [o["spec"] for o in read.get("items", [read])] == [{"count": 5}], read
+        assert len(_to_beta(hook, start, uid)) == before + 1, params  # storage's decoding
+
+
+def test_a_watch_from_before_the_cache_list_is_too_old(widgets: Widgets, hook: ConversionHook) -> None:
+    """The caches a spec change starts LIST after it: a watch resuming from before that LIST is answered 410
+    `too old resource version: <rv> (<the LIST's>)` in an ERROR event (`getAllEventsSinceLocked`), which the
+    `kubernetes` client raises (after its one retry); from the LIST's resourceVersion on, the watch is served."""
+    from kubernetes import client, watch
+
+    rv = widgets.create("v1", "a", {"replicas": 1}).json()["metadata"]["resourceVersion"]
+    widgets.use("/convert", review_versions=("v1beta1", "v1"))
+    changed = requests.get(f"{widgets.server.url}{CRDS}/{widgets.name}").json()["metadata"]["resourceVersion"]
+    with _watch(widgets, "v1beta1", rv, timeout=5) as w:
+        assert w.status_code == 200
+        (ev,) = _events(w, 1)
+    status = ev["object"]
+    assert ev["type"] == "ERROR" and {k: v for k, v in status.items() if k != "message"} == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "reason": "Expired", "code": 410}
+    m = re.fullmatch(rf"too old resource version: {rv} \((\d+)\)", status["message"])
+    assert m and int(m.group(1)) >= int(changed), status["message"]
+    conf = client.Configuration()
+    conf.host = widgets.server.url
+    api = client.CustomObjectsApi(client.ApiClient(conf))
+    with pytest.raises(client.ApiException) as err:
+        list(watch.Watch().stream(api.list_namespaced_custom_object, GROUP, "v1beta1", "default", widgets.plural,
+                                  resource_version=rv, timeout_seconds=2))
+    assert err.value.status == 410 and "too old resource version" in str(err.value.reason)
+    with _watch(widgets, "v1beta1", m.group(1), timeout=1) as w:
+        assert w.status_code == 200 and _events(w, 1) == []
+
+
+class _FailingStore:
+    """A served version's store for a cache of its own: nothing listed, one watch, a decoding that fails
+    `failures` times before it converts."""
+
+    api_version = f"{GROUP}/v1beta1"
+    info = SimpleNamespace(kind="Widget", plural="widgets")
+
+    def __init__(self, failures: int):
+        self.failures, self.calls = failures, 0
+        self.store = SimpleNamespace(list=lambda *_a, **_k: ([], 1))
+        self.queue: asyncio.Queue = asyncio.Queue()
+
+    def watch(self, _ns: Any, _opts: Any, _loop: Any) -> tuple[list[Any], Any, None]:
+        return [], SimpleNamespace(queue=self.queue, close=lambda: None, request_progress=lambda: None), None
+
+    def present(self, obj: dict[str, Any]) -> dict[str, Any]:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise E.StatusError(E.status_dict(500, "", "conversion webhook failed"))
+        return {**obj, "apiVersion": self.api_version}
+
+
+def test_a_failing_change_is_converted_again_at_once() -> None:
+    """The reflector re-watches at once after the `InternalError` of a change it cannot convert (`reflector.go`:
+    no backoff), so the change is converted again as soon as the last try failed: ten tries take far less than
+    the second a pause of 0.1 s between them would."""
+    async def run() -> tuple[float, int, Any]:
+        store = _FailingStore(failures=9)
+        vc = cache.VersionCache(store, lambda _ns, _name: None, asyncio.get_running_loop())
+        await vc.listed.wait()
+        ev = Event("ADDED", "widgets", "default", "a", 2, {"apiVersion": f"{GROUP}/v1", "metadata": {"name": "a"}},
+                   None)
+        began = time.monotonic()
+        store.queue.put_nowait(ev)
+        done = await vc.reach(2, timeout=10.0)
+        took = time.monotonic() - began
+        vc.stop()
+        return took, store.calls, done and ev.encoded[vc.key].result()[0]
+
+    took, calls, shown = asyncio.run(run())
+    assert calls == 10 and shown["apiVersion"] == f"{GROUP}/v1beta1"
+    assert took < 0.5

@@ -244,15 +244,24 @@ FAILURES = [
 
 @pytest.mark.parametrize("path, message", FAILURES)
 def test_failed_conversion(widgets: Widgets, hook: ConversionHook, path: str, message: str) -> None:
+    """A GET, and a LIST with a limit and no selector (which a watch cache not ready leaves to storage:
+    `shouldDelegateListOnNotReadyCache`), convert from storage and fail; any other LIST is the v1beta1 watch
+    cache's, which cannot fill: 429 with its LIST's error (`cacher.go` `GetList`)."""
     assert widgets.create("v1", "a", {"replicas": 1}).status_code == 201
     widgets.use(path)
-    for url in (widgets.url("v1beta1", "a"), widgets.url("v1beta1")):
-        r = requests.get(url)
+    for url, params in ((widgets.url("v1beta1", "a"), {}), (widgets.url("v1beta1"), {"limit": "10"})):
+        r = requests.get(url, params=params)
         assert r.status_code == 500, r.text
         uid = m.group(1) if (m := re.search(r'expected response.uid="([^"]+)"', r.json()["message"])) else ""
         assert not uid or uid in {b["request"]["uid"] for _, b in hook.reviews}  # one the server sent
         assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                             "message": message.format(g=GROUP, uid=uid), "code": 500}
+    for params in ({}, {"resourceVersion": "0"}, {"limit": "10", "labelSelector": "x!=y"}):
+        r = requests.get(widgets.url("v1beta1"), params=params)
+        assert r.status_code == 429, r.text
+        assert r.json()["message"].startswith(f"storage is (re)initializing: failed to list {GROUP}/v1beta1, "
+                                              f"Kind=Widget: conversion webhook for {GROUP}/v1, Kind=Widget ")
+        assert r.json()["details"] == {"retryAfterSeconds": 1}
 
 
 def test_failed_conversion_writes_nothing(widgets: Widgets) -> None:
