@@ -6,8 +6,11 @@ without the label-value check, as warnings.go calls it), `pkg/api/persistentvolu
 (`WarningsForJobSpec`) and the name warnings of the strategies' `WarningsOnCreate` (`pkg/registry/core/pod`,
 `apps/deployment|replicaset`, `batch/job|cronjob`, `core/replicationcontroller`: a name that is not a DNS label).
 
-Left out: `warningsForOverlappingVirtualPaths` (configMap/secret/downwardAPI/projected items whose paths overlap),
-whose words changed around 1.33 in ways this project could not pin down (README, Known gaps).
+`warningsForOverlappingVirtualPaths` is 1.33's (kubernetes#121968 as merged, with its path-and-source rework):
+items of a configMap, secret or downwardAPI volume, and the sources of a projected volume, whose paths are equal
+or one a directory of the other, each pair warned of once (`"a/b" (Secret "s") with "a" (ConfigMap "c")`), the
+later path first; a projected source with nothing set is warned of too. Its words are those of the 1.33-era
+`warnings_test.go` (the one whose gitRepo case says "disabled by default in v1.33+").
 
 A field path is rendered as `field.Path.String()` renders it: `a.b[key]`, `a[0].b`. Maps are walked in the
 object's order, where Go's map order is random (only the order of a pod's several warnings can differ)."""
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..gonet.strconv import quote as go_quote
 from ..quantity import Quantity, QuantityError
 from .shapes import as_dict, as_list
 from .validation import is_dns1123_label
@@ -162,6 +166,75 @@ def _volumes(spec: dict[str, Any], p: str) -> list[str]:
     return out
 
 
+PROJECTED_SOURCES = ("secret", "downwardAPI", "configMap", "serviceAccountToken", "clusterTrustBundle")
+
+
+def _item_paths(items: Any, source: str) -> list[tuple[str, str]]:
+    """`extractPaths`: each item's path with its source ("" for a volume's own items)."""
+    return [(path if isinstance(path := as_dict(item).get("path"), str) else "", source) for item in as_list(items)]
+
+
+def _source_paths(source: dict[str, Any]) -> list[tuple[str, str]]:
+    """A projected source's paths, the first member that has them in warnings.go's order."""
+    config_map, secret, downward = (as_dict(source.get(k)) for k in ("configMap", "secret", "downwardAPI"))
+    if config_map.get("items") is not None:
+        return _item_paths(config_map["items"], f"ConfigMap {go_quote(str(config_map.get('name') or ''))}")
+    if secret.get("items") is not None:
+        return _item_paths(secret["items"], f"Secret {go_quote(str(secret.get('name') or ''))}")
+    if downward.get("items") is not None:
+        return _item_paths(downward["items"], "DownwardAPI")
+    for key, label in (("serviceAccountToken", "ServiceAccountToken"), ("clusterTrustBundle", "ClusterTrustBundle")):
+        member = source.get(key)
+        if isinstance(member, dict):
+            if key == "clusterTrustBundle":
+                label += " " + go_quote(str(member.get("name") or member.get("signerName") or ""))
+            return [(member.get("path") if isinstance(member.get("path"), str) else "", label)]
+    return []
+
+
+def _shown(ps: tuple[str, str]) -> str:
+    return go_quote(ps[0]) + (f" ({ps[1]})" if ps[1] else "")
+
+
+def _overlapping(paths: list[tuple[str, str]], seen: list[tuple[str, str]]) -> list[str]:
+    """`checkVolumeMappingForOverlap` over `seen` (extended): each path, trailing slashes trimmed, against every
+    earlier one that is equal or is its directory or file (`checkForOverlap`); empty paths never collide."""
+    out = []
+    for path, source in paths:
+        ps = (path.rstrip("/"), source)
+        if ps[0]:
+            out += [f"{_shown(ps)} with {_shown(c)}" for c in seen
+                    if c[0] and ((c[0] + "/").startswith(ps[0] + "/") or (ps[0] + "/").startswith(c[0] + "/"))]
+        seen.append(ps)
+    return out
+
+
+def _overlapping_paths(spec: dict[str, Any]) -> list[str]:
+    """`warningsForOverlappingVirtualPaths`: no field path, the same words for a pod and a template."""
+    out = []
+    for v in as_list(spec.get("volumes")):
+        v = as_dict(v)
+        name = go_quote(v["name"] if isinstance(v.get("name"), str) else "")
+        config_map, secret, downward = (as_dict(v.get(k)) for k in ("configMap", "secret", "downwardAPI"))
+        for member, desc in ((config_map, f"ConfigMap {go_quote(str(config_map.get('name') or ''))}"),
+                             (secret, f"Secret {go_quote(str(secret.get('secretName') or ''))}"),
+                             (downward, "DownwardAPI")):
+            if member.get("items") is not None:
+                out += [f"volume {name} ({desc}): overlapping paths: {w}"
+                        for w in _overlapping(_item_paths(member["items"], ""), [])]
+        projected = v.get("projected")
+        if isinstance(projected, dict):
+            seen: list[tuple[str, str]] = []
+            for source in as_list(projected.get("sources")):
+                source = as_dict(source)
+                if all(source.get(k) is None for k in PROJECTED_SOURCES):
+                    out.append(f"volume {name} (Projected) has no sources provided")
+                    continue
+                out += [f"volume {name} (Projected): overlapping paths: {w}"
+                        for w in _overlapping(_source_paths(source), seen)]
+    return out
+
+
 def _duplicates(spec: dict[str, Any], p: str) -> list[str]:
     """Duplicate hostAliases IPs and imagePullSecrets names, then imagePullSecrets with an empty name."""
     out = []
@@ -282,6 +355,7 @@ def spec_and_meta_warnings(prefix: str, spec: Any, meta: Any, *, template: bool)
     out = _node_labels(spec, p)
     out += [f"{ap}[{key}]: {message}" for key, message in DEPRECATED_ANNOTATIONS if key in annotations]
     out += _volumes(spec, p)
+    out += _overlapping_paths(spec)
     out += _duplicates(spec, p)
     overhead = as_dict(spec.get("overhead"))
     for resource in ("memory", "ephemeral-storage"):

@@ -251,3 +251,84 @@ def test_daemonset_warns_when_its_template_generation_moves(srv: RunningServer, 
                              headers=MERGE)
     assert changed.status_code == 200
     assert _warnings(changed) == [_header('template.spec.imagePullSecrets[0].name: invalid empty name ""')]
+
+
+def _projected(*sources: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "foo", "projected": {"sources": list(sources)}}
+
+
+def test_overlapping_paths_of_a_volumes_items() -> None:
+    """`warningsForOverlappingVirtualPaths` (1.33): equal paths, and a path under another, the later one first;
+    trailing slashes trimmed; a name that only shares a prefix (`test`/`testing`) is no overlap."""
+    volumes = [
+        {"name": "Test", "configMap": {"name": "foo", "items": [{"key": "foo", "path": "test"},
+                                                                  {"key": "bar", "path": "test/app"},
+                                                                  {"key": "baz", "path": "testing"}]}},
+        {"name": "s", "secret": {"secretName": "foo", "items": [{"key": "a", "path": "x/"}, {"key": "b", "path": "x"}]}},
+        {"name": "d", "downwardAPI": {"items": [{"path": "a", "fieldRef": {"fieldPath": "metadata.name"}},
+                                                {"path": "a/b", "fieldRef": {"fieldPath": "metadata.name"}}]}},
+        {"name": "plain", "configMap": {"name": "c"}},
+    ]
+    assert template_warnings("spec.template", {"spec": {"volumes": volumes}}) == [
+        'volume "Test" (ConfigMap "foo"): overlapping paths: "test/app" with "test"',
+        'volume "s" (Secret "foo"): overlapping paths: "x" with "x"',
+        'volume "d" (DownwardAPI): overlapping paths: "a/b" with "a"',
+    ]
+
+
+def test_overlapping_paths_across_a_projected_volumes_sources() -> None:
+    """Every earlier path of the volume is checked, its source named; an empty source is warned of in place
+    (upstream's `multiple sources` and `ServiceAccount vs. DownwardAPI` cases)."""
+    ctb = {"clusterTrustBundle": {"signerName": "Test", "path": "test/test"}}
+    downward = {"downwardAPI": {"items": [{"fieldRef": {"fieldPath": "metadata.name"}, "path": "test"}]}}
+    secret = {"secret": {"name": "Test", "items": [{"key": "foo", "path": "test"}]}}
+    token = {"serviceAccountToken": {"path": "test"}}
+    spec = {"volumes": [_projected(ctb, downward, secret, {}, token)]}
+    w = 'volume "foo" (Projected): overlapping paths: '
+    assert spec_and_meta_warnings("", spec, {}, template=False) == [
+        w + '"test" (DownwardAPI) with "test/test" (ClusterTrustBundle "Test")',
+        w + '"test" (Secret "Test") with "test/test" (ClusterTrustBundle "Test")',
+        w + '"test" (Secret "Test") with "test" (DownwardAPI)',
+        'volume "foo" (Projected) has no sources provided',
+        w + '"test" (ServiceAccountToken) with "test/test" (ClusterTrustBundle "Test")',
+        w + '"test" (ServiceAccountToken) with "test" (DownwardAPI)',
+        w + '"test" (ServiceAccountToken) with "test" (Secret "Test")',
+    ]
+    twice = {"downwardAPI": {"items": [{"fieldRef": {"fieldPath": "metadata.name"}, "path": "test"}] * 2}}
+    assert spec_and_meta_warnings("", {"volumes": [_projected({"serviceAccountToken": {"path": "test/test2"}},
+                                                              twice)]}, {}, template=False) == [
+        w + '"test" (DownwardAPI) with "test/test2" (ServiceAccountToken)',
+        w + '"test" (DownwardAPI) with "test/test2" (ServiceAccountToken)',
+        w + '"test" (DownwardAPI) with "test" (DownwardAPI)',
+    ]
+
+
+def test_overlapping_paths_come_between_the_volume_and_the_host_alias_warnings(srv: RunningServer, ns: str) -> None:
+    """A pod's create: after the deprecated volume plugins, before the duplicates; a clusterTrustBundle source is
+    dropped first (its gate is off in 1.33), leaving an empty source."""
+    pod = _pod("p", volumes=[
+        {"name": "g", "gitRepo": {"repository": "r"}},
+        {"name": "v", "projected": {"sources": [
+            {"configMap": {"name": "c", "items": [{"key": "k", "path": "conf"}]}},
+            {"serviceAccountToken": {"path": "conf/token"}},
+            {"clusterTrustBundle": {"signerName": "example.com/s", "path": "ca"}}]}}],
+        hostAliases=[{"ip": "1.1.1.1"}, {"ip": "1.1.1.1"}])
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/pods", json=pod)
+    assert r.status_code == 201, r.text
+    assert _warnings(r) == [
+        _header("spec.volumes[0].gitRepo: deprecated in v1.11"),
+        _header('volume "v" (Projected): overlapping paths: "conf/token" (ServiceAccountToken) with "conf" '
+                '(ConfigMap "c")'),
+        _header('volume "v" (Projected) has no sources provided'),
+        _header('spec.hostAliases[1].ip: duplicate ip "1.1.1.1"')]
+
+
+def test_kubectl_prints_the_overlapping_paths_warning(kube: Kube, tmp_path: Path) -> None:  # noqa: F811
+    name = f"pw-{uuid.uuid4().hex[:8]}"
+    kube.ok("create", "namespace", name)
+    manifest = tmp_path / "pod.json"
+    manifest.write_text(json.dumps(_pod("web", volumes=[{"name": "cfg", "secret": {
+        "secretName": "s", "items": [{"key": "a", "path": "app"}, {"key": "b", "path": "app/extra.conf"}]}}])))
+    proc = kube.run("create", "-f", str(manifest), "-n", name)
+    assert proc.returncode == 0 and proc.stdout == "pod/web created\n", proc
+    assert proc.stderr == 'Warning: volume "cfg" (Secret "s"): overlapping paths: "app/extra.conf" with "app"\n'
