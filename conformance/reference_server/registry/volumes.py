@@ -17,6 +17,7 @@ from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..quantity import parse_quantity
+from .gateddrops import DropsDisabledFields
 from .meta import now
 from .strategy import Strategy
 from .shapes import as_dict
@@ -60,7 +61,7 @@ def _volume_mode(spec: dict[str, Any]) -> list[FieldError]:
     mode = spec.get("volumeMode")
     return [] if mode is None or mode in VOLUME_MODES else [field_not_supported("spec.volumeMode", mode, VOLUME_MODES)]
 
-class PersistentVolumeClaimStrategy(Strategy):
+class PersistentVolumeClaimStrategy(DropsDisabledFields, Strategy):
     """`persistentvolumeclaimStrategy`: status cleared on create (read back `Pending`), kept on update."""
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
@@ -115,7 +116,7 @@ class PersistentVolumeClaimStrategy(Strategy):
         return errs
 
 
-class PersistentVolumeStrategy(Strategy):
+class PersistentVolumeStrategy(DropsDisabledFields, Strategy):
     """`persistentvolumeStrategy`: a new volume is `Pending` since now (`lastPhaseTransitionTime`, GA in 1.31);
     the PV controller would make it `Available`, which needs nothing but itself: see
     controller/volumeprotection.py."""

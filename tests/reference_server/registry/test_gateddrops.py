@@ -1,0 +1,184 @@
+"""The fields of 1.33's disabled feature gates that each kind's strategy drops (registry/gateddrops.py): a create
+drops them, an update keeps one only where the stored object used it; the official client and kubectl read the
+result back."""
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.registry.gateddrops import (SPEC_RULES, drop_disabled_fields,
+                                                              drop_disabled_status_fields_of)
+from tests.reference_server.test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
+
+MERGE = {"Content-Type": "application/merge-patch+json"}
+
+# kind, a written object carrying the gated field, where it sits, and the object with it dropped
+SPEC_CASES = [
+    ("StatefulSet", {"spec": {"updateStrategy": {"type": "RollingUpdate",
+                                                 "rollingUpdate": {"partition": 0, "maxUnavailable": 2}}}},
+     {"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}}}),
+    ("PersistentVolumeClaim", {"spec": {"volumeAttributesClassName": "gold", "accessModes": ["ReadWriteOnce"]}},
+     {"spec": {"accessModes": ["ReadWriteOnce"]}}),
+    ("PersistentVolume", {"spec": {"volumeAttributesClassName": "", "capacity": {"storage": "1Gi"}}},
+     {"spec": {"capacity": {"storage": "1Gi"}}}),
+    ("EndpointSlice", {"endpoints": [{"addresses": ["10.0.0.1"], "hints": {
+        "forZones": [{"name": "a"}], "forNodes": [{"name": "n"}]}}, {"addresses": ["10.0.0.2"]}]},
+     {"endpoints": [{"addresses": ["10.0.0.1"], "hints": {"forZones": [{"name": "a"}]}},
+                    {"addresses": ["10.0.0.2"]}]}),
+    ("Lease", {"spec": {"holderIdentity": "h", "strategy": "OldestEmulationVersion", "preferredHolder": "p"}},
+     {"spec": {"holderIdentity": "h"}}),
+]
+STATUS_CASES = [
+    ("Deployment", {"status": {"replicas": 1, "terminatingReplicas": 1}}, {"status": {"replicas": 1}}),
+    ("ReplicaSet", {"status": {"replicas": 1, "terminatingReplicas": 0}}, {"status": {"replicas": 1}}),
+    ("PersistentVolumeClaim", {"status": {"phase": "Bound", "currentVolumeAttributesClassName": "gold",
+                                          "modifyVolumeStatus": {"status": "Pending"}}},
+     {"status": {"phase": "Bound"}}),
+    ("VolumeAttachment", {"status": {"attached": False, "attachError": {"message": "m", "errorCode": 8},
+                                     "detachError": {"message": "d", "errorCode": 5}}},
+     {"status": {"attached": False, "attachError": {"message": "m"}, "detachError": {"message": "d"}}}),
+]
+
+
+@pytest.mark.parametrize("kind,written,dropped", SPEC_CASES, ids=[c[0] for c in SPEC_CASES])
+def test_a_create_drops_and_an_update_keeps_what_the_stored_object_used(kind: str, written: dict[str, Any],
+                                                                        dropped: dict[str, Any]) -> None:
+    created = copy.deepcopy(written)
+    drop_disabled_fields(kind, created, None)
+    assert created == dropped
+    updated = copy.deepcopy(written)
+    drop_disabled_fields(kind, updated, dropped)  # the stored object never had it
+    assert updated == dropped
+    kept = copy.deepcopy(written)
+    drop_disabled_fields(kind, kept, written)  # the stored object has it (written before the gate went off)
+    assert kept == written
+
+
+@pytest.mark.parametrize("kind,written,dropped", STATUS_CASES, ids=[c[0] for c in STATUS_CASES])
+def test_a_status_write_keeps_only_what_the_stored_status_used(kind: str, written: dict[str, Any],
+                                                               dropped: dict[str, Any]) -> None:
+    new = copy.deepcopy(written)
+    drop_disabled_status_fields_of(kind, new, dropped)
+    assert new == dropped
+    kept = copy.deepcopy(written)
+    drop_disabled_status_fields_of(kind, kept, written)
+    assert kept == written
+
+
+def test_a_claims_cross_namespace_data_source_goes_whole() -> None:
+    """`CrossNamespaceVolumeDataSource`: a `dataSourceRef` naming a namespace is dropped whole, unless the stored
+    claim had a `dataSourceRef`; one without a namespace stays (AnyVolumeDataSource is GA)."""
+    ref = {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot", "name": "s"}
+    local = {"spec": {"dataSourceRef": dict(ref)}}
+    drop_disabled_fields("PersistentVolumeClaim", local, None)
+    assert local == {"spec": {"dataSourceRef": ref}}
+    for namespace, old, kept in (("other", None, False), ("", None, True), ("other", {"spec": {}}, False),
+                                 ("other", {"spec": {"dataSourceRef": ref}}, True)):
+        claim = {"spec": {"dataSourceRef": {**ref, "namespace": namespace}}}
+        drop_disabled_fields("PersistentVolumeClaim", claim, old)
+        assert ("dataSourceRef" in claim["spec"]) is kept, (namespace, old)
+
+
+def test_endpoint_node_hints_are_kept_when_any_stored_endpoint_has_one() -> None:
+    old = {"endpoints": [{"addresses": ["10.0.0.9"]}, {"addresses": ["10.0.0.8"], "hints": {"forNodes": []}}]}
+    new = {"endpoints": [{"addresses": ["10.0.0.1"], "hints": {"forNodes": [{"name": "n"}]}}]}
+    drop_disabled_fields("EndpointSlice", new, old)
+    assert new["endpoints"][0]["hints"] == {"forNodes": [{"name": "n"}]}
+    only_nodes = {"endpoints": [{"addresses": ["10.0.0.1"], "hints": {"forNodes": [{"name": "n"}]}}]}
+    drop_disabled_fields("EndpointSlice", only_nodes, {"endpoints": [{"addresses": ["10.0.0.1"], "hints": {}}]})
+    assert only_nodes["endpoints"][0]["hints"] == {}  # Go keeps the (now empty) hints struct
+
+
+def test_only_built_in_kinds_named_in_the_table_drop_anything() -> None:
+    obj = {"spec": {"volumeAttributesClassName": "gold", "strategy": "x"}}
+    drop_disabled_fields("Widget", obj, None)
+    assert obj == {"spec": {"volumeAttributesClassName": "gold", "strategy": "x"}}
+    assert set(SPEC_RULES) == {"StatefulSet", "PersistentVolumeClaim", "PersistentVolume", "EndpointSlice", "Lease"}
+
+
+@pytest.fixture(scope="module")
+def srv() -> Iterator[RunningServer]:
+    server = start_embedded()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def ns(srv: RunningServer) -> str:
+    name = f"gd-{uuid.uuid4().hex[:8]}"
+    assert requests.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
+    return name
+
+
+def test_the_official_client_reads_the_dropped_fields_back(srv: RunningServer, ns: str, tmp_path: Path) -> None:
+    from kubernetes import client, config
+    kc = tmp_path / "kc"
+    srv.write_kubeconfig(str(kc))
+    api_client = config.new_client_from_config(str(kc))
+    apps = client.AppsV1Api(api_client)
+    template = {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    sts = apps.create_namespaced_stateful_set(ns, {
+        "metadata": {"name": "db"}, "spec": {"selector": {"matchLabels": {"app": "db"}}, "serviceName": "db",
+                                             "template": template, "updateStrategy": {
+                                                 "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 2}}}})
+    assert sts.spec.update_strategy.rolling_update.max_unavailable is None
+    assert sts.spec.update_strategy.rolling_update.partition == 0
+    deploy = apps.create_namespaced_deployment(ns, {
+        "metadata": {"name": "web"}, "spec": {"selector": {"matchLabels": {"app": "db"}}, "template": template}})
+    patched = apps.patch_namespaced_deployment_status(
+        "web", ns, {"status": {"observedGeneration": deploy.metadata.generation, "terminatingReplicas": 3}})
+    assert patched.status.terminating_replicas is None
+    assert patched.status.observed_generation == deploy.metadata.generation
+    discovery = client.DiscoveryV1Api(api_client)
+    slice_ = discovery.create_namespaced_endpoint_slice(ns, {
+        "metadata": {"name": "s"}, "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.0.0.1"], "hints": {"forZones": [{"name": "a"}], "forNodes": [{"name": "n"}]}}]})
+    assert slice_.endpoints[0].hints.for_nodes is None
+    assert [z.name for z in slice_.endpoints[0].hints.for_zones] == ["a"]
+
+
+def test_a_claims_status_write_drops_its_volume_attributes_class(srv: RunningServer, ns: str) -> None:
+    claims = f"{srv.url}/api/v1/namespaces/{ns}/persistentvolumeclaims"
+    body = {"metadata": {"name": "c"}, "spec": {"accessModes": ["ReadWriteOnce"], "volumeAttributesClassName": "gold",
+                                                "resources": {"requests": {"storage": "1Gi"}}}}
+    r = requests.post(claims, json=body)
+    assert r.status_code == 201, r.text
+    assert "volumeAttributesClassName" not in r.json()["spec"]
+    r = requests.patch(f"{claims}/c/status", data=json.dumps({"status": {
+        "currentVolumeAttributesClassName": "gold", "modifyVolumeStatus": {"status": "Pending"}}}), headers=MERGE)
+    assert r.status_code == 200, r.text
+    assert "currentVolumeAttributesClassName" not in r.json()["status"]
+    assert "modifyVolumeStatus" not in r.json()["status"]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
+    yield from serve_kube(tmp_path_factory, "gateddrops", flavor="bare")
+
+
+def test_kubectl_applies_a_claim_and_a_volume_without_their_gated_fields(kube: Kube, tmp_path: Path) -> None:  # noqa: F811
+    name = f"gd-{uuid.uuid4().hex[:8]}"
+    kube.ok("create", "namespace", name)
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": name},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+                      "volumeAttributesClassName": "gold",
+                      "dataSourceRef": {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot",
+                                        "name": "snap", "namespace": "elsewhere"}}}
+    volume = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"{name}-pv"},
+              "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"},
+                       "hostPath": {"path": "/tmp/x"}, "volumeAttributesClassName": "gold"}}
+    manifest = tmp_path / "objects.json"
+    manifest.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [claim, volume]}))
+    proc = kube.run("apply", "-f", str(manifest))
+    assert proc.returncode == 0, proc
+    got = json.loads(kube.ok("get", "pvc", "c", "-n", name, "-o", "json"))
+    assert "volumeAttributesClassName" not in got["spec"] and "dataSourceRef" not in got["spec"]
+    got = json.loads(kube.ok("get", "pv", f"{name}-pv", "-o", "json"))
+    assert "volumeAttributesClassName" not in got["spec"]
