@@ -141,5 +141,5 @@ def drop_disabled_status_fields_of(kind: str, new: dict[str, Any], old: dict[str
         rule(new, old)
 
 
-__all__ = ["DropsDisabledFields", "SPEC_RULES", "STATUS_RULES", "drop_disabled_fields", "drop_disabled_status_fields_of",
-           "unless_in_use"]
+__all__ = ["DropsDisabledFields", "SPEC_RULES", "STATUS_RULES", "drop_disabled_fields",
+           "drop_disabled_status_fields_of", "unless_in_use"]
