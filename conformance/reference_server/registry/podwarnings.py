@@ -41,7 +41,8 @@ DEPRECATED_ANNOTATIONS = (  # warnings.go `deprecatedAnnotations` (none has a pr
 )
 DEPRECATED_VOLUMES = (  # the removed/deprecated plugins, in warnings.go's order (ephemeral sits between)
     ("photonPersistentDisk", "deprecated in v1.11, non-functional in v1.16+"),
-    ("gitRepo", "deprecated in v1.11"),
+    # GitRepoVolumeDriver is deprecated and off by default from 1.33 (kube_features.go), so its disabled words
+    ("gitRepo", "deprecated in v1.11, and disabled by default in v1.33+"),
     ("scaleIO", "deprecated in v1.16, non-functional in v1.22+"),
     ("flocker", "deprecated in v1.22, non-functional in v1.25+"),
     ("storageos", "deprecated in v1.22, non-functional in v1.25+"),

@@ -20,7 +20,7 @@ POD_NAME = ("metadata.name: this is used in the Pod's hostname, which can result
             "label is recommended: " + DOTS)
 WORKLOAD_NAME = ("metadata.name: this is used in Pod names and hostnames, which can result in surprising "
                  "behavior; a DNS label is recommended: " + DOTS)
-GIT = "spec.template.spec.volumes[0].gitRepo: deprecated in v1.11"
+GIT = "spec.template.spec.volumes[0].gitRepo: deprecated in v1.11, and disabled by default in v1.33+"
 MERGE = {"Content-Type": "application/merge-patch+json"}
 
 
@@ -63,7 +63,7 @@ def test_spec_warnings_in_upstreams_order_and_words() -> None:
         "spec.topologySpreadConstraints[0].labelSelector: a null labelSelector results in matching no pod",
         "metadata.annotations[scheduler.alpha.kubernetes.io/critical-pod]: non-functional in v1.16+; use the "
         '"priorityClassName" field instead',
-        "spec.volumes[0].gitRepo: deprecated in v1.11",
+        "spec.volumes[0].gitRepo: deprecated in v1.11, and disabled by default in v1.33+",
         "spec.volumes[1].storageOS: deprecated in v1.22, non-functional in v1.25+",
         'spec.volumes[2].ephemeral.volumeClaimTemplate.spec.resources.requests[storage]: fractional byte value '
         '"1500m" is invalid, must be an integer',
@@ -317,7 +317,7 @@ def test_overlapping_paths_come_between_the_volume_and_the_host_alias_warnings(s
     r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/pods", json=pod)
     assert r.status_code == 201, r.text
     assert _warnings(r) == [
-        _header("spec.volumes[0].gitRepo: deprecated in v1.11"),
+        _header("spec.volumes[0].gitRepo: deprecated in v1.11, and disabled by default in v1.33+"),
         _header('volume "v" (Projected): overlapping paths: "conf/token" (ServiceAccountToken) with "conf" '
                 '(ConfigMap "c")'),
         _header('volume "v" (Projected) has no sources provided'),
