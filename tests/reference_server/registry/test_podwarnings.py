@@ -333,3 +333,14 @@ def test_kubectl_prints_the_overlapping_paths_warning(kube: Kube, tmp_path: Path
     proc = kube.run("create", "-f", str(manifest), "-n", name)
     assert proc.returncode == 0 and proc.stdout == "pod/web created\n", proc
     assert proc.stderr == 'Warning: volume "cfg" (Secret "s"): overlapping paths: "app/extra.conf" with "app"\n'
+
+
+def test_a_port_name_an_earlier_port_has_is_warned_of() -> None:
+    """kubernetes#122170 (in 1.33): any two containers' ports, sidecars and init containers first in the walk."""
+    spec = {"initContainers": [_c("side", restartPolicy="Always", ports=[{"containerPort": 80, "name": "http"}])],
+            "containers": [_c("a", ports=[{"containerPort": 8080, "name": "http"}, {"containerPort": 9090}]),
+                           _c("b", ports=[{"containerPort": 8081, "name": "http"}])]}
+    first = "spec.template.spec.initContainers[0].ports[0]"
+    assert template_warnings("spec.template", {"spec": spec}) == [
+        f'spec.template.spec.containers[{i}].ports[0]: duplicate port name "http" with {first}, services and probes '
+        f"that select ports by name will use {first}" for i in (0, 1)]
