@@ -17,7 +17,11 @@ it (each rule's "in use" test, as upstream's). Followed, gate by gate (gates off
   `dropDisabledFieldsOnCreate`/`OnUpdate`: each endpoint's `hints.forNodes` (kept when any stored endpoint has
   one; `TopologyAwareHints` is GA, so `hints` itself stays);
 - `MutableCSINodeAllocatableCount` (alpha, off): `pkg/registry/storage/volumeattachment/strategy.go`'s status
-  strategy: the `errorCode` of `status.attachError`/`status.detachError` (kept where the stored error has one);
+  strategy: the `errorCode` of `status.attachError`/`status.detachError` (kept where the stored error has one;
+  KEP-4876's tests: "dropped when feature is disabled and not previously set"), and a CSIDriver's
+  `spec.nodeAllocatableUpdatePeriodSeconds` (`pkg/registry/storage/csidriver/strategy.go`: its 1.33 lines were
+  not read here; the rule is the one that strategy applies to each of its earlier gated fields, "old is nil and the
+  gate is off");
 - `CoordinatedLeaderElection` (beta, off): `pkg/registry/coordination/lease/strategy.go`: a Lease's
   `spec.strategy` and `spec.preferredHolder`;
 - pods' `pods/status` writes: `dropPodStatusDisabledFields` (registry/podprepare.py).
@@ -102,6 +106,7 @@ SPEC_RULES: dict[str, tuple[Rule, ...]] = {
     "StatefulSet": (unless_in_use("spec", "updateStrategy", "rollingUpdate", "maxUnavailable"),),
     "EndpointSlice": (_endpoint_node_hints,),
     "Lease": (unless_in_use("spec", "strategy"), unless_in_use("spec", "preferredHolder")),
+    "CSIDriver": (unless_in_use("spec", "nodeAllocatableUpdatePeriodSeconds"),),
 }
 # kind → the rules of its status strategy's PrepareForUpdate
 STATUS_RULES: dict[str, tuple[Rule, ...]] = {

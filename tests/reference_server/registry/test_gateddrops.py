@@ -34,6 +34,8 @@ SPEC_CASES = [
                     {"addresses": ["10.0.0.2"]}]}),
     ("Lease", {"spec": {"holderIdentity": "h", "strategy": "OldestEmulationVersion", "preferredHolder": "p"}},
      {"spec": {"holderIdentity": "h"}}),
+    ("CSIDriver", {"spec": {"attachRequired": True, "nodeAllocatableUpdatePeriodSeconds": 60}},
+     {"spec": {"attachRequired": True}}),
 ]
 STATUS_CASES = [
     ("Deployment", {"status": {"replicas": 1, "terminatingReplicas": 1}}, {"status": {"replicas": 1}}),
@@ -94,7 +96,8 @@ def test_only_built_in_kinds_named_in_the_table_drop_anything() -> None:
     obj = {"spec": {"volumeAttributesClassName": "gold", "strategy": "x"}}
     drop_disabled_fields("Widget", obj, None)
     assert obj == {"spec": {"volumeAttributesClassName": "gold", "strategy": "x"}}
-    assert set(SPEC_RULES) == {"StatefulSet", "PersistentVolumeClaim", "PersistentVolume", "EndpointSlice", "Lease"}
+    assert set(SPEC_RULES) == {"StatefulSet", "PersistentVolumeClaim", "PersistentVolume", "EndpointSlice", "Lease",
+                               "CSIDriver"}
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +134,10 @@ def test_the_official_client_reads_the_dropped_fields_back(srv: RunningServer, n
     assert patched.status.terminating_replicas is None
     assert patched.status.observed_generation == deploy.metadata.generation
     discovery = client.DiscoveryV1Api(api_client)
+    storage = client.StorageV1Api(api_client)
+    driver = storage.create_csi_driver({"metadata": {"name": f"{ns}.example.com"},
+                                        "spec": {"nodeAllocatableUpdatePeriodSeconds": 60}})
+    assert driver.spec.node_allocatable_update_period_seconds is None and driver.spec.attach_required is True
     slice_ = discovery.create_namespaced_endpoint_slice(ns, {
         "metadata": {"name": "s"}, "addressType": "IPv4",
         "endpoints": [{"addresses": ["10.0.0.1"],
