@@ -1,7 +1,7 @@
 """The warnings a pod or a pod template's write earns (`warning.AddWarning`, sent as `Warning: 299` headers):
 `pkg/api/pod/warnings.go` 1.33 (`GetWarningsForPod`, `GetWarningsForPodTemplate`: `warningsForPodSpecAndMeta`,
-in its order and words), `pkg/api/node/util.go` (the deprecated node labels, `GetWarningsForNodeSelectorTerm`
-without the label-value check, as warnings.go calls it), `pkg/api/persistentvolumeclaim/util.go`
+in its order and words), `pkg/api/node/util.go` (the deprecated node labels, `GetWarningsForNodeSelectorTerm`,
+its label-value check for preferred terms only, as warnings.go calls it), `pkg/api/persistentvolumeclaim/util.go`
 (`GetWarningsForPersistentVolumeClaimSpec`: fractional storage bytes), `pkg/api/job/warnings.go`
 (`WarningsForJobSpec`) and the name warnings of the strategies' `WarningsOnCreate` (`pkg/registry/core/pod`,
 `apps/deployment|replicaset`, `batch/job|cronjob`, `core/replicationcontroller`: a name that is not a DNS label).
@@ -14,9 +14,9 @@ later path first; a projected source with nothing set is warned of too. Its word
 name's (kubernetes#122170, merged after October 2024 and seen from 1.33 clusters) and a gitRepo volume's (its
 driver's gate is off from 1.33).
 
-Left out: that test file's non-standard IP addresses (`dnsConfig.nameservers`, `hostAliases[].ip`:
-`GetWarningsForIP`, new in apimachinery 0.33) and invalid label values in preferred node affinity terms, which this
-project could not date to 1.33 (README, Known gaps).
+So are, from 1.33's changelog, a preferred node affinity term's values that are not label values
+(kubernetes#128212) and the IP addresses of `dnsConfig.nameservers` and `hostAliases` in a deprecated form
+(kubernetes#128786: registry/ipwarnings.py), the last warnings of all, as later releases place them.
 
 A field path is rendered as `field.Path.String()` renders it: `a.b[key]`, `a[0].b`. Maps are walked in the
 object's order, where Go's map order is random (only the order of a pod's several warnings can differ)."""
@@ -27,7 +27,8 @@ from typing import Any
 from ..gonet.strconv import quote as go_quote
 from ..quantity import Quantity, QuantityError
 from .shapes import as_dict, as_list
-from .validation import is_dns1123_label
+from .ipwarnings import ip_warnings
+from .validation import is_dns1123_label, is_label_value
 
 DEPRECATED_NODE_LABELS = {  # pkg/api/node/util.go `deprecatedNodeLabels`
     "beta.kubernetes.io/arch": 'deprecated since v1.14; use "kubernetes.io/arch" instead',
@@ -123,13 +124,20 @@ def pvc_spec_warnings(path: str, spec: Any) -> list[str]:
     return out
 
 
-def _node_selector_term(term: Any, path: str) -> list[str]:
-    """`GetWarningsForNodeSelectorTerm(term, false, path)`: deprecated labels among the match expressions' keys."""
+def _node_selector_term(term: Any, path: str, check_values: bool) -> list[str]:
+    """`GetWarningsForNodeSelectorTerm(term, checkLabelValue, path)`: deprecated labels among the match
+    expressions' keys, and (a preferred term's, kubernetes#128212 in 1.33) each value that is not a label value."""
     out = []
     for i, expression in enumerate(as_list(as_dict(term).get("matchExpressions"))):
-        key = as_dict(expression).get("key")
+        expression = as_dict(expression)
+        key = expression.get("key")
         if isinstance(key, str) and key in DEPRECATED_NODE_LABELS:
             out.append(f"{path}.matchExpressions[{i}].key: {key} is {DEPRECATED_NODE_LABELS[key]}")
+        if check_values:
+            for j, value in enumerate(as_list(expression.get("values"))):
+                if isinstance(value, str):
+                    out += [f"{path}.matchExpressions[{i}].values[{j}]: {value} is invalid, {msg}"
+                            for msg in is_label_value(value)]
     return out
 
 
@@ -144,10 +152,10 @@ def _node_labels(spec: dict[str, Any], p: str) -> list[str]:
         if isinstance(required, dict):
             base = f"{p}affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
             for i, term in enumerate(as_list(required.get("nodeSelectorTerms"))):
-                out += _node_selector_term(term, f"{base}[{i}]")
+                out += _node_selector_term(term, f"{base}[{i}]", False)
         base = f"{p}affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
         for i, term in enumerate(as_list(node.get("preferredDuringSchedulingIgnoredDuringExecution"))):
-            out += _node_selector_term(as_dict(term).get("preference"), f"{base}[{i}].preference")
+            out += _node_selector_term(as_dict(term).get("preference"), f"{base}[{i}].preference", True)
     for i, t in enumerate(as_list(spec.get("topologySpreadConstraints"))):
         t = as_dict(t)
         key = t.get("topologyKey")
@@ -311,8 +319,8 @@ def _go_port(port: dict[str, Any]) -> str:
 
 
 def _ports(containers: list[tuple[dict[str, Any], str]]) -> list[str]:
-    """Ports across all containers (init and sidecar ones included): hostIP without hostPort,
-    duplicate/overlapping/ambiguous definitions, and a name an earlier port already has (kubernetes#122170)."""
+    """Ports across all containers (init and sidecar ones included): hostIP without hostPort and
+    duplicate/overlapping/ambiguous definitions, then each name an earlier port already has (kubernetes#122170)."""
     out = []
     seen: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     names: dict[str, str] = {}
@@ -333,14 +341,16 @@ def _ports(containers: list[tuple[dict[str, Any], str]]) -> list[str]:
                 elif host_port == other_port and (not host_ip) != (not other_ip):
                     out.append(f"{here}: dangerously ambiguous port definition with {other_path}")
             seen.setdefault(key, []).append((here, port))
-            name = port.get("name")
+    for c, cp in containers:  # then, in a walk of its own, the port names
+        for i, port in enumerate(as_list(c.get("ports"))):
+            name = as_dict(port).get("name")
             if isinstance(name, str) and name:
                 if name in names:
                     first = names[name]
-                    out.append(f"{here}: duplicate port name {go_quote(name)} with {first}, services and probes that "
-                               f"select ports by name will use {first}")
+                    out.append(f"{cp}.ports[{i}]: duplicate port name {go_quote(name)} with {first}, services and "
+                               f"probes that select ports by name will use {first}")
                 else:
-                    names[name] = here
+                    names[name] = f"{cp}.ports[{i}]"
     return out
 
 
@@ -390,7 +400,20 @@ def spec_and_meta_warnings(prefix: str, spec: Any, meta: Any, *, template: bool)
     if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
         out.append(f"{p}terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be "
                    "treated as 1")
-    return out + _pod_affinity(spec, p)
+    return out + _pod_affinity(spec, p) + _ip_formats(spec, p)
+
+
+def _ip_formats(spec: dict[str, Any], p: str) -> list[str]:
+    """The deprecated IP address formats (kubernetes#128786, 1.33): the DNS nameservers, then the host aliases."""
+    out = []
+    for i, server in enumerate(as_list(as_dict(spec.get("dnsConfig")).get("nameservers"))):
+        if isinstance(server, str):
+            out += ip_warnings(f"{p}dnsConfig.nameservers[{i}]", server)
+    for i, alias in enumerate(as_list(spec.get("hostAliases"))):
+        ip = as_dict(alias).get("ip")
+        if isinstance(ip, str):
+            out += ip_warnings(f"{p}hostAliases[{i}].ip", ip)
+    return out
 
 
 def pod_warnings(pod: dict[str, Any]) -> list[str]:

@@ -336,11 +336,49 @@ def test_kubectl_prints_the_overlapping_paths_warning(kube: Kube, tmp_path: Path
 
 
 def test_a_port_name_an_earlier_port_has_is_warned_of() -> None:
-    """kubernetes#122170 (in 1.33): any two containers' ports, sidecars and init containers first in the walk."""
+    """kubernetes#122170 (in 1.33): any two containers' ports, sidecars and init containers first in the walk;
+    the names are walked after every port's definition was."""
     spec = {"initContainers": [_c("side", restartPolicy="Always", ports=[{"containerPort": 80, "name": "http"}])],
             "containers": [_c("a", ports=[{"containerPort": 8080, "name": "http"}, {"containerPort": 9090}]),
-                           _c("b", ports=[{"containerPort": 8081, "name": "http"}])]}
+                           _c("b", ports=[{"containerPort": 8081, "name": "http"}, {"containerPort": 9090}])]}
     first = "spec.template.spec.initContainers[0].ports[0]"
     assert template_warnings("spec.template", {"spec": spec}) == [
+        "spec.template.spec.containers[1].ports[1]: duplicate port definition with "
+        "spec.template.spec.containers[0].ports[1]"] + [
         f'spec.template.spec.containers[{i}].ports[0]: duplicate port name "http" with {first}, services and probes '
         f"that select ports by name will use {first}" for i in (0, 1)]
+
+
+def test_deprecated_ip_formats_and_preferred_affinity_label_values() -> None:
+    """1.33's kubernetes#128786 (nameservers, then host aliases: the last warnings) and kubernetes#128212 (a
+    preferred node affinity term's values; a required term's are validation's)."""
+    spec = {"dnsConfig": {"nameservers": ["1.2.3.4", "05.06.07.08", "2001:DB8::1"]},
+            "hostAliases": [{"ip": "::ffff:1.2.3.4"}],
+            "terminationGracePeriodSeconds": -1,
+            "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+                "weight": 10, "preference": {"matchExpressions": [
+                    {"key": "beta.kubernetes.io/os", "operator": "In", "values": ["linux", "-1"]}]}}]}}}
+    pref = ("spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference"
+            ".matchExpressions[0]")
+    assert spec_and_meta_warnings("", spec, {}, template=False) == [
+        f'{pref}.key: beta.kubernetes.io/os is deprecated since v1.14; use "kubernetes.io/os" instead',
+        f"{pref}.values[1]: -1 is invalid, a valid label must be an empty string or consist of alphanumeric "
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+        "'my_value',  or "
+        "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        "spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1",
+        'spec.dnsConfig.nameservers[1]: non-standard IP address "05.06.07.08" will be considered invalid in a future '
+        'Kubernetes release: use "5.6.7.8"',
+        'spec.dnsConfig.nameservers[2]: IPv6 address "2001:DB8::1" should be in RFC 5952 canonical format '
+        '("2001:db8::1")',
+        'spec.hostAliases[0].ip: non-standard IP address "::ffff:1.2.3.4" will be considered invalid in a future '
+        'Kubernetes release: use "1.2.3.4"',
+    ]
+
+
+def test_a_pod_with_a_deprecated_ip_format_is_created_and_warned(srv: RunningServer, ns: str) -> None:
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/pods", json=_pod(
+        "dns", dnsPolicy="None", dnsConfig={"nameservers": ["010.0.0.10"]}))
+    assert r.status_code == 201, r.text
+    assert _warnings(r) == [_header('spec.dnsConfig.nameservers[0]: non-standard IP address "010.0.0.10" will be '
+                                    'considered invalid in a future Kubernetes release: use "10.0.0.10"')]
