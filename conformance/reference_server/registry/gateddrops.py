@@ -120,18 +120,18 @@ STATUS_RULES: dict[str, tuple[Rule, ...]] = {
 
 
 class DropsDisabledFields:
-    """A built-in kind's strategy mixin (first among its bases): the kind's `SPEC_RULES` after its own
-    preparation, on create and on update."""
+    """A built-in kind's strategy mixin (first among its bases): the kind's `SPEC_RULES`, then the strategy's own
+    preparation (which may read what is left: a claim's data sources), on create and on update."""
 
     info: Any
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        super().prepare_for_create(obj)  # type: ignore[misc]
         drop_disabled_fields(self.info.kind, obj, None)
+        super().prepare_for_create(obj)  # type: ignore[misc]
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        super().prepare_for_update(new, old)  # type: ignore[misc]
         drop_disabled_fields(self.info.kind, new, old)
+        super().prepare_for_update(new, old)  # type: ignore[misc]
 
 
 def drop_disabled_fields(kind: str, new: dict[str, Any], old: dict[str, Any] | None) -> None:

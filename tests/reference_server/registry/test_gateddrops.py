@@ -82,6 +82,28 @@ def test_a_claims_cross_namespace_data_source_goes_whole() -> None:
         assert ("dataSourceRef" in claim["spec"]) is kept, (namespace, old)
 
 
+def test_a_claims_data_sources_are_prepared_after_the_drops(srv: RunningServer, ns: str) -> None:
+    """`NormalizeDataSources` (create only) and `EnforceDataSourceBackwardsCompatibility` run after
+    `DropDisabledFields`: a cross-namespace `dataSourceRef` is dropped first, so a `dataSource` that is neither a
+    claim nor a snapshot goes too; a snapshot `dataSource` is mirrored into `dataSourceRef`, and back."""
+    claims = f"{srv.url}/api/v1/namespaces/{ns}/persistentvolumeclaims"
+    spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+    snapshot = {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot", "name": "snap"}
+    populator = {"apiGroup": "example.com", "kind": "Populator", "name": "p"}
+    cases = [
+        ({"dataSource": snapshot}, {"dataSource": snapshot, "dataSourceRef": snapshot}),
+        ({"dataSourceRef": populator}, {"dataSource": populator, "dataSourceRef": populator}),
+        ({"dataSource": populator}, {}),
+        ({"dataSource": populator, "dataSourceRef": {**populator, "namespace": "other"}}, {}),
+        ({"dataSourceRef": {**snapshot, "namespace": "other"}}, {}),
+    ]
+    for i, (given, kept) in enumerate(cases):
+        r = requests.post(claims, json={"metadata": {"name": f"c{i}"}, "spec": {**spec, **given}})
+        assert r.status_code == 201, r.text
+        got = r.json()["spec"]
+        assert {k: got[k] for k in ("dataSource", "dataSourceRef") if k in got} == kept, given
+
+
 def test_endpoint_node_hints_are_kept_when_any_stored_endpoint_has_one() -> None:
     old = {"endpoints": [{"addresses": ["10.0.0.9"]}, {"addresses": ["10.0.0.8"], "hints": {"forNodes": []}}]}
     new = {"endpoints": [{"addresses": ["10.0.0.1"], "hints": {"forNodes": [{"name": "n"}]}}]}
