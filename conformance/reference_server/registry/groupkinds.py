@@ -23,6 +23,7 @@ from typing import Any, Callable
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported
 from .admissionregistration import validate_label_selector
+from .gateddrops import DropsDisabledFields
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
@@ -222,7 +223,7 @@ class StorageClassStrategy(Strategy):
         return errs + _immutable("volumeBindingMode", new.get("volumeBindingMode"), old.get("volumeBindingMode"))
 
 
-class CSIDriverStrategy(_SpecGeneration):
+class CSIDriverStrategy(DropsDisabledFields, _SpecGeneration):
     """`csiDriverStrategy` (generation only from the first spec change); `SetDefaults_CSIDriver`: attachRequired true,
     podInfoOnMount/storageCapacity/requiresRepublish/seLinuxMount false, fsGroupPolicy ReadWriteOnceWithFSType,
     volumeLifecycleModes [Persistent]."""

@@ -1,13 +1,22 @@
 """The warnings a pod or a pod template's write earns (`warning.AddWarning`, sent as `Warning: 299` headers):
 `pkg/api/pod/warnings.go` 1.33 (`GetWarningsForPod`, `GetWarningsForPodTemplate`: `warningsForPodSpecAndMeta`,
-in its order and words), `pkg/api/node/util.go` (the deprecated node labels, `GetWarningsForNodeSelectorTerm`
-without the label-value check, as warnings.go calls it), `pkg/api/persistentvolumeclaim/util.go`
+in its order and words), `pkg/api/node/util.go` (the deprecated node labels, `GetWarningsForNodeSelectorTerm`,
+its label-value check for preferred terms only, as warnings.go calls it), `pkg/api/persistentvolumeclaim/util.go`
 (`GetWarningsForPersistentVolumeClaimSpec`: fractional storage bytes), `pkg/api/job/warnings.go`
 (`WarningsForJobSpec`) and the name warnings of the strategies' `WarningsOnCreate` (`pkg/registry/core/pod`,
 `apps/deployment|replicaset`, `batch/job|cronjob`, `core/replicationcontroller`: a name that is not a DNS label).
 
-Left out: `warningsForOverlappingVirtualPaths` (configMap/secret/downwardAPI/projected items whose paths overlap),
-whose words changed around 1.33 in ways this project could not pin down (README, Known gaps).
+`warningsForOverlappingVirtualPaths` is 1.33's (kubernetes#121968 as merged, with its path-and-source rework):
+items of a configMap, secret or downwardAPI volume, and the sources of a projected volume, whose paths are equal
+or one a directory of the other, each pair warned of once (`"a/b" (Secret "s") with "a" (ConfigMap "c")`), the
+later path first; a projected source with nothing set is warned of too. Its words are those of the 1.33-era
+`warnings_test.go` (the one whose gitRepo case says "disabled by default in v1.33+"), as are a duplicate port
+name's (kubernetes#122170, merged after October 2024 and seen from 1.33 clusters) and a gitRepo volume's (its
+driver's gate is off from 1.33).
+
+So are, from 1.33's changelog, a preferred node affinity term's values that are not label values
+(kubernetes#128212) and the IP addresses of `dnsConfig.nameservers` and `hostAliases` in a deprecated form
+(kubernetes#128786: registry/ipwarnings.py), the last warnings of all, as later releases place them.
 
 A field path is rendered as `field.Path.String()` renders it: `a.b[key]`, `a[0].b`. Maps are walked in the
 object's order, where Go's map order is random (only the order of a pod's several warnings can differ)."""
@@ -15,9 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..gonet.strconv import quote as go_quote
 from ..quantity import Quantity, QuantityError
 from .shapes import as_dict, as_list
-from .validation import is_dns1123_label
+from .ipwarnings import ip_warnings
+from .validation import is_dns1123_label, is_label_value
 
 DEPRECATED_NODE_LABELS = {  # pkg/api/node/util.go `deprecatedNodeLabels`
     "beta.kubernetes.io/arch": 'deprecated since v1.14; use "kubernetes.io/arch" instead',
@@ -37,7 +48,8 @@ DEPRECATED_ANNOTATIONS = (  # warnings.go `deprecatedAnnotations` (none has a pr
 )
 DEPRECATED_VOLUMES = (  # the removed/deprecated plugins, in warnings.go's order (ephemeral sits between)
     ("photonPersistentDisk", "deprecated in v1.11, non-functional in v1.16+"),
-    ("gitRepo", "deprecated in v1.11"),
+    # GitRepoVolumeDriver is deprecated and off by default from 1.33 (kube_features.go), so its disabled words
+    ("gitRepo", "deprecated in v1.11, and disabled by default in v1.33+"),
     ("scaleIO", "deprecated in v1.16, non-functional in v1.22+"),
     ("flocker", "deprecated in v1.22, non-functional in v1.25+"),
     ("storageos", "deprecated in v1.22, non-functional in v1.25+"),
@@ -112,13 +124,20 @@ def pvc_spec_warnings(path: str, spec: Any) -> list[str]:
     return out
 
 
-def _node_selector_term(term: Any, path: str) -> list[str]:
-    """`GetWarningsForNodeSelectorTerm(term, false, path)`: deprecated labels among the match expressions' keys."""
+def _node_selector_term(term: Any, path: str, check_values: bool) -> list[str]:
+    """`GetWarningsForNodeSelectorTerm(term, checkLabelValue, path)`: deprecated labels among the match
+    expressions' keys, and (a preferred term's, kubernetes#128212 in 1.33) each value that is not a label value."""
     out = []
     for i, expression in enumerate(as_list(as_dict(term).get("matchExpressions"))):
-        key = as_dict(expression).get("key")
+        expression = as_dict(expression)
+        key = expression.get("key")
         if isinstance(key, str) and key in DEPRECATED_NODE_LABELS:
             out.append(f"{path}.matchExpressions[{i}].key: {key} is {DEPRECATED_NODE_LABELS[key]}")
+        if check_values:
+            for j, value in enumerate(as_list(expression.get("values"))):
+                if isinstance(value, str):
+                    out += [f"{path}.matchExpressions[{i}].values[{j}]: {value} is invalid, {msg}"
+                            for msg in is_label_value(value)]
     return out
 
 
@@ -133,10 +152,10 @@ def _node_labels(spec: dict[str, Any], p: str) -> list[str]:
         if isinstance(required, dict):
             base = f"{p}affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
             for i, term in enumerate(as_list(required.get("nodeSelectorTerms"))):
-                out += _node_selector_term(term, f"{base}[{i}]")
+                out += _node_selector_term(term, f"{base}[{i}]", False)
         base = f"{p}affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
         for i, term in enumerate(as_list(node.get("preferredDuringSchedulingIgnoredDuringExecution"))):
-            out += _node_selector_term(as_dict(term).get("preference"), f"{base}[{i}].preference")
+            out += _node_selector_term(as_dict(term).get("preference"), f"{base}[{i}].preference", True)
     for i, t in enumerate(as_list(spec.get("topologySpreadConstraints"))):
         t = as_dict(t)
         key = t.get("topologyKey")
@@ -159,6 +178,75 @@ def _volumes(spec: dict[str, Any], p: str) -> list[str]:
                     out += pvc_spec_warnings(f"{p}volumes[{i}].ephemeral.volumeClaimTemplate.spec", claim.get("spec"))
             elif isinstance(v.get(source), dict):
                 out.append(f"{p}volumes[{i}].{_VOLUME_FIELD.get(source, source)}: {message}")
+    return out
+
+
+PROJECTED_SOURCES = ("secret", "downwardAPI", "configMap", "serviceAccountToken", "clusterTrustBundle")
+
+
+def _item_paths(items: Any, source: str) -> list[tuple[str, str]]:
+    """`extractPaths`: each item's path with its source ("" for a volume's own items)."""
+    return [(path if isinstance(path := as_dict(item).get("path"), str) else "", source) for item in as_list(items)]
+
+
+def _source_paths(source: dict[str, Any]) -> list[tuple[str, str]]:
+    """A projected source's paths, the first member that has them in warnings.go's order."""
+    config_map, secret, downward = (as_dict(source.get(k)) for k in ("configMap", "secret", "downwardAPI"))
+    if config_map.get("items") is not None:
+        return _item_paths(config_map["items"], f"ConfigMap {go_quote(str(config_map.get('name') or ''))}")
+    if secret.get("items") is not None:
+        return _item_paths(secret["items"], f"Secret {go_quote(str(secret.get('name') or ''))}")
+    if downward.get("items") is not None:
+        return _item_paths(downward["items"], "DownwardAPI")
+    for key, label in (("serviceAccountToken", "ServiceAccountToken"), ("clusterTrustBundle", "ClusterTrustBundle")):
+        member = source.get(key)
+        if isinstance(member, dict):
+            if key == "clusterTrustBundle":
+                label += " " + go_quote(str(member.get("name") or member.get("signerName") or ""))
+            return [(member.get("path") if isinstance(member.get("path"), str) else "", label)]
+    return []
+
+
+def _shown(ps: tuple[str, str]) -> str:
+    return go_quote(ps[0]) + (f" ({ps[1]})" if ps[1] else "")
+
+
+def _overlapping(paths: list[tuple[str, str]], seen: list[tuple[str, str]]) -> list[str]:
+    """`checkVolumeMappingForOverlap` over `seen` (extended): each path, trailing slashes trimmed, against every
+    earlier one that is equal or is its directory or file (`checkForOverlap`); empty paths never collide."""
+    out = []
+    for path, source in paths:
+        ps = (path.rstrip("/"), source)
+        if ps[0]:
+            out += [f"{_shown(ps)} with {_shown(c)}" for c in seen
+                    if c[0] and ((c[0] + "/").startswith(ps[0] + "/") or (ps[0] + "/").startswith(c[0] + "/"))]
+        seen.append(ps)
+    return out
+
+
+def _overlapping_paths(spec: dict[str, Any]) -> list[str]:
+    """`warningsForOverlappingVirtualPaths`: no field path, the same words for a pod and a template."""
+    out = []
+    for v in as_list(spec.get("volumes")):
+        v = as_dict(v)
+        name = go_quote(v["name"] if isinstance(v.get("name"), str) else "")
+        config_map, secret, downward = (as_dict(v.get(k)) for k in ("configMap", "secret", "downwardAPI"))
+        for member, desc in ((config_map, f"ConfigMap {go_quote(str(config_map.get('name') or ''))}"),
+                             (secret, f"Secret {go_quote(str(secret.get('secretName') or ''))}"),
+                             (downward, "DownwardAPI")):
+            if member.get("items") is not None:
+                out += [f"volume {name} ({desc}): overlapping paths: {w}"
+                        for w in _overlapping(_item_paths(member["items"], ""), [])]
+        projected = v.get("projected")
+        if isinstance(projected, dict):
+            seen: list[tuple[str, str]] = []
+            for source in as_list(projected.get("sources")):
+                source = as_dict(source)
+                if all(source.get(k) is None for k in PROJECTED_SOURCES):
+                    out.append(f"volume {name} (Projected) has no sources provided")
+                    continue
+                out += [f"volume {name} (Projected): overlapping paths: {w}"
+                        for w in _overlapping(_source_paths(source), seen)]
     return out
 
 
@@ -231,9 +319,11 @@ def _go_port(port: dict[str, Any]) -> str:
 
 
 def _ports(containers: list[tuple[dict[str, Any], str]]) -> list[str]:
-    """Ports across all containers: hostIP without hostPort, and duplicate/overlapping/ambiguous definitions."""
+    """Ports across all containers (init and sidecar ones included): hostIP without hostPort and
+    duplicate/overlapping/ambiguous definitions, then each name an earlier port already has (kubernetes#122170)."""
     out = []
     seen: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    names: dict[str, str] = {}
     for c, cp in containers:
         for i, port in enumerate(as_list(c.get("ports"))):
             port = as_dict(port)
@@ -251,6 +341,16 @@ def _ports(containers: list[tuple[dict[str, Any], str]]) -> list[str]:
                 elif host_port == other_port and (not host_ip) != (not other_ip):
                     out.append(f"{here}: dangerously ambiguous port definition with {other_path}")
             seen.setdefault(key, []).append((here, port))
+    for c, cp in containers:  # then, in a walk of its own, the port names
+        for i, port in enumerate(as_list(c.get("ports"))):
+            name = as_dict(port).get("name")
+            if isinstance(name, str) and name:
+                if name in names:
+                    first = names[name]
+                    out.append(f"{cp}.ports[{i}]: duplicate port name {go_quote(name)} with {first}, services and "
+                               f"probes that select ports by name will use {first}")
+                else:
+                    names[name] = f"{cp}.ports[{i}]"
     return out
 
 
@@ -282,6 +382,7 @@ def spec_and_meta_warnings(prefix: str, spec: Any, meta: Any, *, template: bool)
     out = _node_labels(spec, p)
     out += [f"{ap}[{key}]: {message}" for key, message in DEPRECATED_ANNOTATIONS if key in annotations]
     out += _volumes(spec, p)
+    out += _overlapping_paths(spec)
     out += _duplicates(spec, p)
     overhead = as_dict(spec.get("overhead"))
     for resource in ("memory", "ephemeral-storage"):
@@ -299,7 +400,20 @@ def spec_and_meta_warnings(prefix: str, spec: Any, meta: Any, *, template: bool)
     if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
         out.append(f"{p}terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be "
                    "treated as 1")
-    return out + _pod_affinity(spec, p)
+    return out + _pod_affinity(spec, p) + _ip_formats(spec, p)
+
+
+def _ip_formats(spec: dict[str, Any], p: str) -> list[str]:
+    """The deprecated IP address formats (kubernetes#128786, 1.33): the DNS nameservers, then the host aliases."""
+    out = []
+    for i, server in enumerate(as_list(as_dict(spec.get("dnsConfig")).get("nameservers"))):
+        if isinstance(server, str):
+            out += ip_warnings(f"{p}dnsConfig.nameservers[{i}]", server)
+    for i, alias in enumerate(as_list(spec.get("hostAliases"))):
+        ip = as_dict(alias).get("ip")
+        if isinstance(ip, str):
+            out += ip_warnings(f"{p}hostAliases[{i}].ip", ip)
+    return out
 
 
 def pod_warnings(pod: dict[str, Any]) -> list[str]:

@@ -22,7 +22,7 @@ from ..fieldmanager.scale import (APPS_MAPPING, PARENT_VERSION, SCALE_FIELD_MANA
                                   to_subresource)
 from ..storage.clone import clone
 from .kinds import ResourceInfo
-from .podprepare import drop_disabled_status_fields
+from .gateddrops import drop_disabled_status_fields_of
 from .status_validation import status_defaults, validate_status_update
 from .strategy import Strategy
 
@@ -68,8 +68,7 @@ class StatusStrategy(Strategy):
             status, ostatus = new.get("status"), old.get("status") or {}
             if isinstance(status, dict) and not status.get("qosClass") and ostatus.get("qosClass"):
                 status["qosClass"] = ostatus["qosClass"]
-            if isinstance(status, dict):  # then `DropDisabledPodFields`
-                drop_disabled_status_fields(status, ostatus, old.get("spec"))
+        drop_disabled_status_fields_of(self.info.kind, new, old)  # the kind's disabled gates' status fields
 
 
 # kind → metadata fields its status strategy keeps from storage

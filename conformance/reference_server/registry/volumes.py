@@ -5,7 +5,9 @@ Follows `pkg/registry/core/persistentvolumeclaim/strategy.go` and `pkg/registry/
 `pkg/apis/core/v1/defaults.go` (`SetDefaults_PersistentVolumeClaimSpec`: `volumeMode: Filesystem`;
 `SetDefaults_PersistentVolume`: `persistentVolumeReclaimPolicy: Retain`, `volumeMode: Filesystem`; both
 `status.phase: Pending` when read back) and the required-field checks of `pkg/apis/core/validation/validation.go`
-(`ValidatePersistentVolumeClaimSpec`, `ValidatePersistentVolumeSpec`, `ValidatePersistentVolumeClaimUpdate`).
+(`ValidatePersistentVolumeClaimSpec`, `ValidatePersistentVolumeSpec`, `ValidatePersistentVolumeClaimUpdate`);
+a claim's data sources as `pkg/api/persistentvolumeclaim/util.go` prepares them
+(`EnforceDataSourceBackwardsCompatibility`, `NormalizeDataSources`).
 The PV controller (controller/persistentvolume.py) binds claims and volumes and moves their phases; the
 protection finalizers are the admission plugin's (admission/storageprotection.py) and are removed by
 controller/volumeprotection.py.
@@ -17,6 +19,7 @@ from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..quantity import parse_quantity
+from .gateddrops import DropsDisabledFields
 from .meta import now
 from .strategy import Strategy
 from .shapes import as_dict
@@ -60,8 +63,46 @@ def _volume_mode(spec: dict[str, Any]) -> list[FieldError]:
     mode = spec.get("volumeMode")
     return [] if mode is None or mode in VOLUME_MODES else [field_not_supported("spec.volumeMode", mode, VOLUME_MODES)]
 
-class PersistentVolumeClaimStrategy(Strategy):
-    """`persistentvolumeclaimStrategy`: status cleared on create (read back `Pending`), kept on update."""
+
+def _data_source_is_pvc_or_snapshot(source: Any) -> bool:
+    """`dataSourceIsPvcOrSnapshot`."""
+    if not isinstance(source, dict):
+        return False
+    group, kind = source.get("apiGroup") or "", source.get("kind")
+    return (kind, group) in (("PersistentVolumeClaim", ""), ("VolumeSnapshot", "snapshot.storage.k8s.io"))
+
+
+def enforce_data_source_backwards_compatibility(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> None:
+    """`EnforceDataSourceBackwardsCompatibility` (`pkg/api/persistentvolumeclaim/util.go`, KEP 1495): a new
+    claim's, or one that had no data source's, `dataSource` that is neither a claim nor a VolumeSnapshot is dropped
+    when no `dataSourceRef` is given (the pre-1.22 behaviour)."""
+    old = old_spec or {}
+    if old.get("dataSource") is not None or old.get("dataSourceRef") is not None or \
+            spec.get("dataSourceRef") is not None:
+        return
+    if not _data_source_is_pvc_or_snapshot(spec.get("dataSource")):
+        spec.pop("dataSource", None)
+
+
+def _reference(source: dict[str, Any]) -> dict[str, Any]:
+    """A `TypedLocalObjectReference`'s fields copied in Go's order (`apiGroup` only when set)."""
+    ref = {"apiGroup": source["apiGroup"]} if source.get("apiGroup") is not None else {}
+    return {**ref, "kind": source.get("kind", ""), "name": source.get("name", "")}
+
+
+def normalize_data_sources(spec: dict[str, Any]) -> None:
+    """`NormalizeDataSources` (AnyVolumeDataSource, GA in 1.33; a create's only): `dataSource` and `dataSourceRef`
+    hold the same reference when only one was given (not one naming another namespace)."""
+    source, ref = spec.get("dataSource"), spec.get("dataSourceRef")
+    if isinstance(source, dict) and ref is None:
+        spec["dataSourceRef"] = _reference(source)
+    elif isinstance(ref, dict) and source is None and not ref.get("namespace"):
+        spec["dataSource"] = _reference(ref)
+
+
+class PersistentVolumeClaimStrategy(DropsDisabledFields, Strategy):
+    """`persistentvolumeclaimStrategy`: status cleared on create (read back `Pending`), kept on update; the data
+    sources after the disabled gates' fields are dropped (registry/gateddrops.py), as its PrepareFor* order them."""
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
         super().default(obj, update=update)
@@ -72,10 +113,17 @@ class PersistentVolumeClaimStrategy(Strategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         obj["status"] = {"phase": "Pending"}  # `Status = {}`; the v1 default phase as the store decodes it
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            enforce_data_source_backwards_compatibility(spec, None)
+            normalize_data_sources(spec)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
         new["status"] = old.get("status", {"phase": "Pending"})
+        spec = new.get("spec")
+        if isinstance(spec, dict):
+            enforce_data_source_backwards_compatibility(spec, as_dict(old.get("spec")))
 
     @staticmethod
     def spec_errors(spec: Any) -> list[FieldError]:
@@ -115,7 +163,7 @@ class PersistentVolumeClaimStrategy(Strategy):
         return errs
 
 
-class PersistentVolumeStrategy(Strategy):
+class PersistentVolumeStrategy(DropsDisabledFields, Strategy):
     """`persistentvolumeStrategy`: a new volume is `Pending` since now (`lastPhaseTransitionTime`, GA in 1.31);
     the PV controller would make it `Available`, which needs nothing but itself: see
     controller/volumeprotection.py."""

@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from .kinds import ResourceInfo
-from .groupvalidation.coordination import drop_disabled_fields, lease_spec_errors
+from .gateddrops import DropsDisabledFields
+from .groupvalidation.coordination import lease_spec_errors
 from .groupvalidation.discovery import endpoint_slice_errors
 from .groupvalidation.networking import network_policy_spec_errors, selector_errors
 from .pod import default_pod_spec
@@ -189,7 +190,7 @@ class ReplicaSetStrategy(_TemplateWarnings, _Generation):
                                                                            as_dict(old.get("spec")))
 
 
-class StatefulSetStrategy(_Generation):
+class StatefulSetStrategy(DropsDisabledFields, _Generation):
     template_spec = ("spec", "template", "spec")
 
     def defaults(self, obj: dict[str, Any]) -> None:
@@ -456,17 +457,9 @@ class NetworkPolicyStrategy(_Generation):
         return super().validate_update(new, old) + network_policy_spec_errors(as_dict(new.get("spec")), old)
 
 
-class LeaseStrategy(Strategy):
+class LeaseStrategy(DropsDisabledFields, Strategy):
     """`pkg/registry/coordination/lease/strategy.go`: the CoordinatedLeaderElection fields dropped (the gate is off
-    in 1.33); `ValidateLease`/`ValidateLeaseUpdate` (groupvalidation/coordination.py)."""
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        super().prepare_for_create(obj)
-        drop_disabled_fields(obj, None)
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        super().prepare_for_update(new, old)
-        drop_disabled_fields(new, old)
+    in 1.33: registry/gateddrops.py); `ValidateLease`/`ValidateLeaseUpdate` (groupvalidation/coordination.py)."""
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + lease_spec_errors(as_dict(obj.get("spec")))
@@ -539,7 +532,7 @@ class ControllerRevisionStrategy(Strategy):
         return errs
 
 
-class EndpointSliceStrategy(Strategy):
+class EndpointSliceStrategy(DropsDisabledFields, Strategy):
     """`pkg/registry/discovery/endpointslice/strategy.go`; `ValidateEndpointSliceCreate` and
     `ValidateEndpointSliceUpdate` (addressType immutable) of groupvalidation/discovery.py; the decode-time
     `SetDefaults_EndpointPort` of `pkg/apis/discovery/v1/defaults.go` (name "", protocol TCP)."""

@@ -20,7 +20,7 @@ POD_NAME = ("metadata.name: this is used in the Pod's hostname, which can result
             "label is recommended: " + DOTS)
 WORKLOAD_NAME = ("metadata.name: this is used in Pod names and hostnames, which can result in surprising "
                  "behavior; a DNS label is recommended: " + DOTS)
-GIT = "spec.template.spec.volumes[0].gitRepo: deprecated in v1.11"
+GIT = "spec.template.spec.volumes[0].gitRepo: deprecated in v1.11, and disabled by default in v1.33+"
 MERGE = {"Content-Type": "application/merge-patch+json"}
 
 
@@ -63,7 +63,7 @@ def test_spec_warnings_in_upstreams_order_and_words() -> None:
         "spec.topologySpreadConstraints[0].labelSelector: a null labelSelector results in matching no pod",
         "metadata.annotations[scheduler.alpha.kubernetes.io/critical-pod]: non-functional in v1.16+; use the "
         '"priorityClassName" field instead',
-        "spec.volumes[0].gitRepo: deprecated in v1.11",
+        "spec.volumes[0].gitRepo: deprecated in v1.11, and disabled by default in v1.33+",
         "spec.volumes[1].storageOS: deprecated in v1.22, non-functional in v1.25+",
         'spec.volumes[2].ephemeral.volumeClaimTemplate.spec.resources.requests[storage]: fractional byte value '
         '"1500m" is invalid, must be an integer',
@@ -251,3 +251,134 @@ def test_daemonset_warns_when_its_template_generation_moves(srv: RunningServer, 
                              headers=MERGE)
     assert changed.status_code == 200
     assert _warnings(changed) == [_header('template.spec.imagePullSecrets[0].name: invalid empty name ""')]
+
+
+def _projected(*sources: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "foo", "projected": {"sources": list(sources)}}
+
+
+def test_overlapping_paths_of_a_volumes_items() -> None:
+    """`warningsForOverlappingVirtualPaths` (1.33): equal paths, and a path under another, the later one first;
+    trailing slashes trimmed; a name that only shares a prefix (`test`/`testing`) is no overlap."""
+    volumes = [
+        {"name": "Test", "configMap": {"name": "foo", "items": [{"key": "foo", "path": "test"},
+                                                                  {"key": "bar", "path": "test/app"},
+                                                                  {"key": "baz", "path": "testing"}]}},
+        {"name": "s", "secret": {"secretName": "foo",
+                                 "items": [{"key": "a", "path": "x/"}, {"key": "b", "path": "x"}]}},
+        {"name": "d", "downwardAPI": {"items": [{"path": "a", "fieldRef": {"fieldPath": "metadata.name"}},
+                                                {"path": "a/b", "fieldRef": {"fieldPath": "metadata.name"}}]}},
+        {"name": "plain", "configMap": {"name": "c"}},
+    ]
+    assert template_warnings("spec.template", {"spec": {"volumes": volumes}}) == [
+        'volume "Test" (ConfigMap "foo"): overlapping paths: "test/app" with "test"',
+        'volume "s" (Secret "foo"): overlapping paths: "x" with "x"',
+        'volume "d" (DownwardAPI): overlapping paths: "a/b" with "a"',
+    ]
+
+
+def test_overlapping_paths_across_a_projected_volumes_sources() -> None:
+    """Every earlier path of the volume is checked, its source named; an empty source is warned of in place
+    (upstream's `multiple sources` and `ServiceAccount vs. DownwardAPI` cases)."""
+    ctb = {"clusterTrustBundle": {"signerName": "Test", "path": "test/test"}}
+    downward = {"downwardAPI": {"items": [{"fieldRef": {"fieldPath": "metadata.name"}, "path": "test"}]}}
+    secret = {"secret": {"name": "Test", "items": [{"key": "foo", "path": "test"}]}}
+    token = {"serviceAccountToken": {"path": "test"}}
+    spec = {"volumes": [_projected(ctb, downward, secret, {}, token)]}
+    w = 'volume "foo" (Projected): overlapping paths: '
+    assert spec_and_meta_warnings("", spec, {}, template=False) == [
+        w + '"test" (DownwardAPI) with "test/test" (ClusterTrustBundle "Test")',
+        w + '"test" (Secret "Test") with "test/test" (ClusterTrustBundle "Test")',
+        w + '"test" (Secret "Test") with "test" (DownwardAPI)',
+        'volume "foo" (Projected) has no sources provided',
+        w + '"test" (ServiceAccountToken) with "test/test" (ClusterTrustBundle "Test")',
+        w + '"test" (ServiceAccountToken) with "test" (DownwardAPI)',
+        w + '"test" (ServiceAccountToken) with "test" (Secret "Test")',
+    ]
+    twice = {"downwardAPI": {"items": [{"fieldRef": {"fieldPath": "metadata.name"}, "path": "test"}] * 2}}
+    assert spec_and_meta_warnings("", {"volumes": [_projected({"serviceAccountToken": {"path": "test/test2"}},
+                                                              twice)]}, {}, template=False) == [
+        w + '"test" (DownwardAPI) with "test/test2" (ServiceAccountToken)',
+        w + '"test" (DownwardAPI) with "test/test2" (ServiceAccountToken)',
+        w + '"test" (DownwardAPI) with "test" (DownwardAPI)',
+    ]
+
+
+def test_overlapping_paths_come_between_the_volume_and_the_host_alias_warnings(srv: RunningServer, ns: str) -> None:
+    """A pod's create: after the deprecated volume plugins, before the duplicates; a clusterTrustBundle source is
+    dropped first (its gate is off in 1.33), leaving an empty source."""
+    pod = _pod("p", volumes=[
+        {"name": "g", "gitRepo": {"repository": "r"}},
+        {"name": "v", "projected": {"sources": [
+            {"configMap": {"name": "c", "items": [{"key": "k", "path": "conf"}]}},
+            {"serviceAccountToken": {"path": "conf/token"}},
+            {"clusterTrustBundle": {"signerName": "example.com/s", "path": "ca"}}]}}],
+        hostAliases=[{"ip": "1.1.1.1"}, {"ip": "1.1.1.1"}])
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/pods", json=pod)
+    assert r.status_code == 201, r.text
+    assert _warnings(r) == [
+        _header("spec.volumes[0].gitRepo: deprecated in v1.11, and disabled by default in v1.33+"),
+        _header('volume "v" (Projected): overlapping paths: "conf/token" (ServiceAccountToken) with "conf" '
+                '(ConfigMap "c")'),
+        _header('volume "v" (Projected) has no sources provided'),
+        _header('spec.hostAliases[1].ip: duplicate ip "1.1.1.1"')]
+
+
+def test_kubectl_prints_the_overlapping_paths_warning(kube: Kube, tmp_path: Path) -> None:  # noqa: F811
+    name = f"pw-{uuid.uuid4().hex[:8]}"
+    kube.ok("create", "namespace", name)
+    manifest = tmp_path / "pod.json"
+    manifest.write_text(json.dumps(_pod("web", volumes=[{"name": "cfg", "secret": {
+        "secretName": "s", "items": [{"key": "a", "path": "app"}, {"key": "b", "path": "app/extra.conf"}]}}])))
+    proc = kube.run("create", "-f", str(manifest), "-n", name)
+    assert proc.returncode == 0 and proc.stdout == "pod/web created\n", proc
+    assert proc.stderr == 'Warning: volume "cfg" (Secret "s"): overlapping paths: "app/extra.conf" with "app"\n'
+
+
+def test_a_port_name_an_earlier_port_has_is_warned_of() -> None:
+    """kubernetes#122170 (in 1.33): any two containers' ports, sidecars and init containers first in the walk;
+    the names are walked after every port's definition was."""
+    spec = {"initContainers": [_c("side", restartPolicy="Always", ports=[{"containerPort": 80, "name": "http"}])],
+            "containers": [_c("a", ports=[{"containerPort": 8080, "name": "http"}, {"containerPort": 9090}]),
+                           _c("b", ports=[{"containerPort": 8081, "name": "http"}, {"containerPort": 9090}])]}
+    first = "spec.template.spec.initContainers[0].ports[0]"
+    assert template_warnings("spec.template", {"spec": spec}) == [
+        "spec.template.spec.containers[1].ports[1]: duplicate port definition with "
+        "spec.template.spec.containers[0].ports[1]"] + [
+        f'spec.template.spec.containers[{i}].ports[0]: duplicate port name "http" with {first}, services and probes '
+        f"that select ports by name will use {first}" for i in (0, 1)]
+
+
+def test_deprecated_ip_formats_and_preferred_affinity_label_values() -> None:
+    """1.33's kubernetes#128786 (nameservers, then host aliases: the last warnings) and kubernetes#128212 (a
+    preferred node affinity term's values; a required term's are validation's)."""
+    spec = {"dnsConfig": {"nameservers": ["1.2.3.4", "05.06.07.08", "2001:DB8::1"]},
+            "hostAliases": [{"ip": "::ffff:1.2.3.4"}],
+            "terminationGracePeriodSeconds": -1,
+            "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+                "weight": 10, "preference": {"matchExpressions": [
+                    {"key": "beta.kubernetes.io/os", "operator": "In", "values": ["linux", "-1"]}]}}]}}}
+    pref = ("spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference"
+            ".matchExpressions[0]")
+    assert spec_and_meta_warnings("", spec, {}, template=False) == [
+        f'{pref}.key: beta.kubernetes.io/os is deprecated since v1.14; use "kubernetes.io/os" instead',
+        f"{pref}.values[1]: -1 is invalid, a valid label must be an empty string or consist of alphanumeric "
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+        "'my_value',  or "
+        "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        "spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1",
+        'spec.dnsConfig.nameservers[1]: non-standard IP address "05.06.07.08" will be considered invalid in a future '
+        'Kubernetes release: use "5.6.7.8"',
+        'spec.dnsConfig.nameservers[2]: IPv6 address "2001:DB8::1" should be in RFC 5952 canonical format '
+        '("2001:db8::1")',
+        'spec.hostAliases[0].ip: non-standard IP address "::ffff:1.2.3.4" will be considered invalid in a future '
+        'Kubernetes release: use "1.2.3.4"',
+    ]
+
+
+def test_a_pod_with_a_deprecated_ip_format_is_created_and_warned(srv: RunningServer, ns: str) -> None:
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/pods", json=_pod(
+        "dns", dnsPolicy="None", dnsConfig={"nameservers": ["010.0.0.10"]}))
+    assert r.status_code == 201, r.text
+    assert _warnings(r) == [_header('spec.dnsConfig.nameservers[0]: non-standard IP address "010.0.0.10" will be '
+                                    'considered invalid in a future Kubernetes release: use "10.0.0.10"')]

@@ -93,10 +93,9 @@ def test_valid_bodies_pass() -> None:
       'spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: "Keep": supported values: '
       '"Retain", "Delete"',
       "spec.ordinals.start: Invalid value: -1: must be greater than or equal to 0"]),
+    # maxUnavailable is dropped before validation (MaxUnavailableStatefulSet is off in 1.33: registry/gateddrops.py)
     ("StatefulSet", {**APPS, "updateStrategy": {"rollingUpdate": {"partition": -1, "maxUnavailable": 0}}},
-     ["spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0",
-      'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, '
-      'StrVal:""}: cannot be 0']),
+     ["spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0"]),
     # upstream does not run ValidatePodTemplateSpec on a StatefulSet's template ("TODO: Add validation for PodSpec")
     ("StatefulSet", {**APPS, "template": {**TEMPLATE, "spec": {"containers": []}}}, []),
     ("DaemonSet", {"template": TEMPLATE},

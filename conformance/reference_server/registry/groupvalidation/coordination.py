@@ -1,7 +1,6 @@
-"""`pkg/apis/coordination/validation/validation.go` `ValidateLeaseSpec` (1.33) and the field dropping of
-`pkg/registry/coordination/lease/strategy.go`: `strategy` and `preferredHolder` belong to the
-`CoordinatedLeaderElection` feature (beta in 1.33, off by default), so a create drops them and an update keeps them
-only when the stored lease had them."""
+"""`pkg/apis/coordination/validation/validation.go` `ValidateLeaseSpec` (1.33). `strategy` and `preferredHolder`
+belong to the `CoordinatedLeaderElection` feature (beta in 1.33, off by default): registry/gateddrops.py drops
+them."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,17 +10,6 @@ from ..shapes import as_dict
 from ..validation import is_qualified_name
 
 LEASE_STRATEGIES = ("OldestEmulationVersion",)
-GATED_FIELDS = ("strategy", "preferredHolder")
-
-
-def drop_disabled_fields(new: dict[str, Any], old: dict[str, Any] | None) -> None:
-    """`dropDisabledFields`: each gated field dropped unless the old spec already set it."""
-    spec, old_spec = new.get("spec"), as_dict((old or {}).get("spec"))
-    if not isinstance(spec, dict):
-        return
-    for key in GATED_FIELDS:
-        if old_spec.get(key) is None:
-            spec.pop(key, None)
 
 
 def _strategy_errors(strategy: str, path: str) -> list[FieldError]:
