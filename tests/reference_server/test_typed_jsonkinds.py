@@ -112,6 +112,14 @@ def test_apiservice_server_side_apply_converted_as_upstream(srv: RunningServer) 
         f"failed to convert new object (/v1.{g}; apiregistration.k8s.io/v1, Kind=APIService) to proper version: "
         "unable to convert unstructured object to apiregistration.k8s.io/v1, Kind=APIService: cannot convert "
         "float64 to int32")
+    # structured-merge-diff types the configuration by the Go types first (fieldmanager/jsonkinds.py `go_types`)
+    typed = f"failed to create typed patch object (/v1.{g}; apiregistration.k8s.io/v1, Kind=APIService): "
+    for spec, error in (({"groupPriorityMinimum": "100"}, ".spec.groupPriorityMinimum: expected numeric (int or "
+                                                          "float), got string"),
+                        ({"service": {"name": "a", "path": "/x"}}, ".spec.service.path: field not declared in schema")):
+        r = requests.patch(path, data=json.dumps(apiservice(g, **spec)), headers=APPLY, params={"fieldManager": "a"})
+        assert r.status_code == 500, r.text
+        assert r.json()["message"] == typed + error
     r = requests.patch(path, data=json.dumps(apiservice(g, versionPriority=2.0)), headers=APPLY,
                        params={"fieldManager": "a"})
     assert r.status_code == 201, r.text
@@ -132,10 +140,19 @@ def test_crd_strategic_patch_and_apply_converted_as_upstream(srv: RunningServer)
     r = requests.patch(path, data=json.dumps({"spec": {"versions": body["spec"]["versions"]}}), headers=STRATEGIC)
     assert r.status_code == 422 and r.json()["message"].endswith(
         ": json: cannot unmarshal number into Go struct field JSONSchemaProps.description of type string"), r.text
+    # server-side apply: typed by structured-merge-diff from the Go types first, then converted
     body = crd(g, preserveUnknownFields="no")
     r = requests.patch(path, data=json.dumps(body), headers=APPLY, params={"fieldManager": "a", "force": "true"})
     assert r.status_code == 500, r.text
-    assert r.json()["message"].endswith("Kind=CustomResourceDefinition: unrecognized type: bool")
+    assert r.json()["message"] == (f"failed to create typed patch object (/gadgets.{g}; apiextensions.k8s.io/v1, "
+                                   "Kind=CustomResourceDefinition): .spec.preserveUnknownFields: expected boolean, "
+                                   "got &{no}")
+    body = crd(g)
+    body["spec"]["versions"][0]["additionalPrinterColumns"] = [
+        {"name": "n", "type": "string", "jsonPath": ".x", "priority": 1.5}]
+    r = requests.patch(path, data=json.dumps(body), headers=APPLY, params={"fieldManager": "a", "force": "true"})
+    assert r.status_code == 500, r.text
+    assert r.json()["message"].endswith("Kind=CustomResourceDefinition: cannot convert float64 to int32")
     # the decoder's words still answer a JSON merge patch
     r = requests.patch(path, data=json.dumps({"spec": {"scope": 5}}),
                        headers={"Content-Type": "application/merge-patch+json"})
