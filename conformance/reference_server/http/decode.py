@@ -165,7 +165,7 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
     (`handlers/patch.go`: `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`).
     The value is the patched JSON (JSON and merge patch: the Go decoder's words) or the patch map printed with
     `%+v` (strategic, whose result the unstructured converter decodes: wire/goconvert.py's words, integers
-    wrapped in place). A server-side apply's merged object goes through the same converter, which refuses as
+    wrapped in place; a CRD's and an APIService's: wire/jsonkindconvert.py's). A server-side apply's merged object goes through the same converter, which refuses as
     upstream's 500 (fieldmanager/toversioned.py).
     `message`: the field model's message of a named group's kind (else the core kind's, by `kind`)."""
     strategic = patch_type.startswith("application/strategic")
