@@ -131,3 +131,14 @@ def test_apiservice_unknown_fields() -> None:
     assert apiservicetypes.unknown_fields(obj, drop=True) == [
         "spec.typo", "spec.service.path", "status.conditions[0].extra"]
     assert apiservicetypes.unknown_fields(obj, drop=False) == []
+
+
+def test_crd_condition_time_decoded_as_time_unmarshal_json() -> None:
+    """A CRD condition's `lastTransitionTime` is a metav1.Time (its decoder is wire/crdtypes.py's, shared)."""
+    from conformance.reference_server.wire.crdtypes import type_error
+    obj = crd()
+    obj["status"] = {"conditions": [{"type": "Established", "status": "True", "lastTransitionTime": True}]}
+    assert type_error(obj) == ("json: cannot unmarshal bool into Go struct field CustomResourceDefinitionCondition."
+                               "status.conditions.lastTransitionTime of type string")
+    obj["status"]["conditions"][0]["lastTransitionTime"] = "2024-01-01T00:00:00Z"
+    assert type_error(obj) is None
