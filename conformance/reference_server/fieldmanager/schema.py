@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..wire.patchmeta import resolve as _deref
 from ..memo import remember
-from .jsonkinds import described, with_types
+from .jsonkinds import described, go_types, with_types
 
 if TYPE_CHECKING:
     from .smdschema import Types
@@ -60,7 +60,9 @@ class Schema:
         if hit is None:
             from ..wire.openapi import kind_schema_v3  # the OpenAPI model loads on the first apply
             from .smdschema import CustomResourceTypes, Types
-            if self.builtin:
+            if self.builtin and (go := go_types(self.api_version, self.kind)) is not None:
+                hit = Types(*go)  # a CRD, an APIService: from their Go types (jsonkinds.py)
+            elif self.builtin:
                 group, _, version = self.api_version.rpartition("/")
                 hit = Types(*kind_schema_v3(group, version, self.kind))
             else:

@@ -4,11 +4,12 @@
 convert into the Go type. Where it does not, upstream answers 500 `failed to convert new object (<ns>/<name>;
 <gvk>) to proper version: unable to convert unstructured object to <gvk>: <error>`.
 
-For a kind of the field model the converter itself is wire/goconvert.py (`failed_to_convert` words its error).
-For the kinds outside it (a CRD, an APIService), `convert_error` reads the Go decoder's refusal (wire/gotypes.py
-words) where the converter says the same: a number with a fraction for an integer field (`cannot convert
-float64 to int32`: a number with a fraction is a float64 there) and an `UnmarshalJSON`'s error, which the
-converter gets alone (`gotypes.FieldTypeError.bare`)."""
+For a kind of the field model the converter itself is wire/goconvert.py, for a CRD and an APIService
+wire/jsonkindconvert.py (`failed_to_convert` words its error). For the other kinds outside it (custom resources:
+their metadata), `convert_error` reads the Go decoder's refusal (wire/gotypes.py words) where the converter says
+the same: a number with a fraction for an integer field (`cannot convert float64 to int32`: a number with a
+fraction is a float64 there) and an `UnmarshalJSON`'s error, which the converter gets alone
+(`gotypes.FieldTypeError.bare`)."""
 from __future__ import annotations
 
 import re

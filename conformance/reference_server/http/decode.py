@@ -15,7 +15,7 @@ from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message 
 from ..gofmt import plain_v
 from ..gojsonnum import encode_raw_literals, first_overflow, overflow_error, overflow_seen
 from ..fieldmanager.toversioned import convert_error, failed_to_convert
-from ..wire import crdtypes, goconvert, gotypes
+from ..wire import apiservicetypes, crdtypes, goconvert, gotypes, jsonkindconvert
 from ..wire.gojson import syntax_error
 from ..wire.schema import KIND_MESSAGES
 from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
@@ -139,6 +139,8 @@ def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
         return gotypes.type_error(obj, message)
     if kind == "CustomResourceDefinition":  # its spec is outside the field model
         return crdtypes.type_error(obj)
+    if kind == apiservicetypes.KIND:  # so is an APIService's (kube-aggregator's types)
+        return apiservicetypes.type_error(obj)
     # a kind outside the field model (`<group>/<Kind>`: a custom resource): its ObjectMeta at least, then the
     # numbers util/json cannot hold (decoded into `interface{}`: `convertNumber`'s words)
     return _overflow(obj) or gotypes.object_meta_error(obj, kind.rpartition("/")[2])
@@ -163,13 +165,14 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
     (`handlers/patch.go`: `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`).
     The value is the patched JSON (JSON and merge patch: the Go decoder's words) or the patch map printed with
     `%+v` (strategic, whose result the unstructured converter decodes: wire/goconvert.py's words, integers
-    wrapped in place). A server-side apply's merged object goes through the same converter, which refuses as
+    wrapped in place; a CRD's and an APIService's: wire/jsonkindconvert.py's). A server-side apply's merged object goes through the same converter, which refuses as
     upstream's 500 (fieldmanager/toversioned.py).
     `message`: the field model's message of a named group's kind (else the core kind's, by `kind`)."""
     strategic = patch_type.startswith("application/strategic")
     go_message = message or KIND_MESSAGES.get(kind) or _UNSTORED_MESSAGES.get(kind)
-    if (strategic or patch_type == APPLY_PATCH) and go_message is not None:
-        err = goconvert.from_unstructured(patched, go_message)
+    if (strategic or patch_type == APPLY_PATCH) and (go_message is not None or kind in jsonkindconvert.TABLES):
+        err = goconvert.from_unstructured(patched, go_message) if go_message is not None else \
+            jsonkindconvert.from_unstructured(patched, kind)  # a CRD, an APIService: their Go types' tables
         if err is not None and patch_type == APPLY_PATCH:  # a plain error upstream: 500, no reason
             raise E.StatusError(E.status_dict(500, None, failed_to_convert(
                 patch if isinstance(patch, dict) else {}, err)))
@@ -309,8 +312,10 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
         schema = _AnyTopLevel(schema)
     order = {k: i for i, k in enumerate(obj)}
     unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
-    if kind == "CustomResourceDefinition":  # its spec is outside the field model
-        unknown = sorted(unknown + crdtypes.unknown_fields(obj, drop=mode != "Strict"),
+    outside = {"CustomResourceDefinition": crdtypes.unknown_fields,  # their specs are outside the field model
+               apiservicetypes.KIND: apiservicetypes.unknown_fields}.get(kind)
+    if outside is not None:
+        unknown = sorted(unknown + outside(obj, mode != "Strict"),
                          key=lambda u: order.get(u.split(".", 1)[0].split("[", 1)[0], 0))
     unknown = list(dict.fromkeys(unknown))
     unknown = unknown[:MAX_STRICT_ERRORS]

@@ -63,6 +63,13 @@ def availability(apiservice: dict[str, Any],
 class APIServiceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
 
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        """v1's `SetDefaults_ServiceReference` (kube-aggregator `apiregistration/v1/defaults.go`), run as the body
+        is decoded: a service's `port` is 443 when not given."""
+        service = (obj.get("spec") or {}).get("service") if isinstance(obj.get("spec"), dict) else None
+        if isinstance(service, dict) and service.get("port") is None:
+            service["port"] = 443
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         obj.pop("status", None)
         obj["status"] = {}

@@ -45,7 +45,8 @@ class _TypeError:
 _Err = Union[_TypeError, str]  # a type error, or a custom UnmarshalJSON's own words
 
 # Go types: a scalar code of gotypes ("s", "b", "i32", "i64", "f64", "y"), ("named", go name) for a named string,
-# "json" (any value), a struct name, ("slice", elem[, named]), ("map", elem[, named]), or a custom unmarshaler
+# "json" (any value), "time" (metav1.Time), a struct name, ("slice", elem[, named]), ("map", elem[, named]), or a
+# custom unmarshaler
 _STR, _BOOL, _I32, _I64, _F64 = "s", "b", "i32", "i64", "f64"
 _SCALAR_NAMES = {"s": "string", "b": "bool", "i32": "int32", "i64": "int64", "f64": "float64", "y": "[]uint8"}
 _STRINGS = ("slice", _STR)
@@ -80,7 +81,7 @@ STRUCTS: dict[str, dict[str, Any]] = {
         "storedVersions": _STRINGS},
     "CustomResourceDefinitionCondition": {
         "type": ("named", "v1.CustomResourceDefinitionConditionType"), "status": ("named", "v1.ConditionStatus"),
-        "lastTransitionTime": "json", "reason": _STR, "message": _STR},
+        "lastTransitionTime": "time", "reason": _STR, "message": _STR},
     "JSONSchemaProps": {
         "id": _STR, "$schema": ("named", "v1.JSONSchemaURL"), "$ref": _STR, "description": _STR, "type": _STR,
         "format": _STR, "title": _STR, "default": "json", "maximum": _F64, "exclusiveMaximum": _BOOL,
@@ -101,7 +102,7 @@ STRUCTS: dict[str, dict[str, Any]] = {
                        "reason": ("named", "v1.FieldValueErrorReason"), "fieldPath": _STR, "optionalOldSelf": _BOOL},
 }
 _CUSTOM_NAMES = {"or-array": "v1.JSONSchemaPropsOrArray", "or-bool": "v1.JSONSchemaPropsOrBool",
-                 "or-string-array": "v1.JSONSchemaPropsOrStringArray", "json": "v1.JSON"}
+                 "or-string-array": "v1.JSONSchemaPropsOrStringArray", "json": "v1.JSON", "time": "v1.Time"}
 
 
 def go_name(t: Any) -> str:
@@ -125,7 +126,8 @@ class _Fatal(Exception):
 class _Decoder:
     """One `decodeState`: the first saved error, and the struct/field context of `addErrorContext`."""
 
-    def __init__(self) -> None:
+    def __init__(self, structs: dict[str, dict[str, Any]] | None = None) -> None:
+        self.structs = STRUCTS if structs is None else structs  # another kind's Go types (wire/apiservicetypes.py)
         self.saved: _Err | None = None
         self.struct = ""
         self.fields: list[str] = []
@@ -143,6 +145,11 @@ class _Decoder:
         if v is None:  # null leaves Go's zero value (and a nil pointer: no UnmarshalJSON is called)
             return
         if t == "json":
+            return
+        if t == "time":  # `Time.UnmarshalJSON`: `json.Unmarshal(b, &str)`, then `time.Parse(RFC3339)`; fatal
+            inner = _TypeError(gotypes.kind_word(v), "string") if not isinstance(v, str) else gotypes.time_error(v)
+            if inner is not None:
+                raise _Fatal(self._context(inner))
             return
         if t in ("or-bool", "or-array", "or-string-array"):
             self._custom(v, t)
@@ -166,7 +173,7 @@ class _Decoder:
         if not isinstance(v, dict):
             self.save(_TypeError(gotypes.kind_word(v), go_name(t)))
             return
-        fields, outer = STRUCTS[t], (self.struct, len(self.fields))
+        fields, outer = self.structs[t], (self.struct, len(self.fields))
         for key, value in v.items():
             ft = fields.get(key)
             if ft is None:  # an unknown field: dropped (or a strict-decoding warning)
@@ -200,18 +207,28 @@ def decode_error(v: Any, t: Any) -> _Err | None:
     return d.saved
 
 
-def type_error(obj: dict[str, Any]) -> str | None:
-    """The decode error of a CRD body (its metadata as every kind's, its spec and status as above), or None."""
-    d = _Decoder()
+def decode_text(v: Any, t: Any) -> str | None:
+    """`decode_error`'s text: what a custom `UnmarshalJSON` of marshal.go returns when the unstructured converter
+    calls it alone (wire/jsonkindconvert.py), its type errors in the context of its own decoding."""
+    err = decode_error(v, t)
+    return err.text() if isinstance(err, _TypeError) else err
+
+
+def type_error(obj: dict[str, Any], kind: str = "CustomResourceDefinition",
+               structs: dict[str, dict[str, Any]] | None = None) -> str | None:
+    """The decode error of a CRD body (its metadata as every kind's, its spec and status as above), or None;
+    `kind` and `structs`: another kind outside the field model, whose spec and status are `<kind>Spec` and
+    `<kind>Status` of `structs` (wire/apiservicetypes.py)."""
+    d = _Decoder(structs)
     for key, value in obj.items():
         if key == "metadata":
-            err = gotypes.object_meta_error({"metadata": value}, "CustomResourceDefinition")
+            err = gotypes.object_meta_error({"metadata": value}, kind)
             if err:
                 d.save(err)
         elif key in ("spec", "status"):
-            d.struct, d.fields = "CustomResourceDefinition", [key]
+            d.struct, d.fields = kind, [key]
             try:
-                d.decode(value, f"CustomResourceDefinition{key.capitalize()}")
+                d.decode(value, f"{kind}{key.capitalize()}")
             except _Fatal as fatal:
                 return fatal.err.text() if isinstance(fatal.err, _TypeError) else fatal.err
     if isinstance(d.saved, _TypeError):
@@ -219,37 +236,40 @@ def type_error(obj: dict[str, Any]) -> str | None:
     return d.saved
 
 
-def unknown_fields(obj: dict[str, Any], drop: bool) -> list[str]:
+def unknown_fields(obj: dict[str, Any], drop: bool, kind: str = "CustomResourceDefinition",
+                   structs: dict[str, dict[str, Any]] | None = None) -> list[str]:
     """The unknown fields of a CRD body's spec and status, in document order; `drop`: remove them (those a custom
-    unmarshaler decodes are removed always: the stored object never has them)."""
+    unmarshaler decodes are removed always: the stored object never has them). `kind`, `structs`: as
+    `type_error`'s."""
     out: list[str] = []
     for key in ("spec", "status"):
         if key in obj:
-            _unknown(obj[key], f"CustomResourceDefinition{key.capitalize()}", key, drop, True, out)
+            _unknown(obj[key], f"{kind}{key.capitalize()}", key, drop, True, out, structs or STRUCTS)
     return out
 
 
-def _unknown(v: Any, t: Any, path: str, drop: bool, strict: bool, out: list[str]) -> None:
+def _unknown(v: Any, t: Any, path: str, drop: bool, strict: bool, out: list[str],
+             structs: dict[str, dict[str, Any]]) -> None:
     if t in ("or-bool", "or-array", "or-string-array"):
         if isinstance(v, dict):
-            _unknown(v, "JSONSchemaProps", path, True, False, out)
+            _unknown(v, "JSONSchemaProps", path, True, False, out, structs)
         elif isinstance(v, list) and t == "or-array":
-            _unknown(v, ("slice", "JSONSchemaProps"), path, True, False, out)
+            _unknown(v, ("slice", "JSONSchemaProps"), path, True, False, out, structs)
         return
     if isinstance(t, tuple) and t[0] in ("slice", "map"):
         if t[0] == "slice" and isinstance(v, list):
             for i, item in enumerate(v):
-                _unknown(item, t[1], f"{path}[{i}]", drop, strict, out)
+                _unknown(item, t[1], f"{path}[{i}]", drop, strict, out, structs)
         elif t[0] == "map" and isinstance(v, dict):
             for k, item in v.items():
-                _unknown(item, t[1], f"{path}.{k}", drop, strict, out)
+                _unknown(item, t[1], f"{path}.{k}", drop, strict, out, structs)
         return
-    if not isinstance(t, str) or t not in STRUCTS or not isinstance(v, dict):
+    if not isinstance(t, str) or t not in structs or not isinstance(v, dict):
         return
-    fields = STRUCTS[t]
+    fields = structs[t]
     for key in list(v):
         if key in fields:
-            _unknown(v[key], fields[key], f"{path}.{key}", drop, strict, out)
+            _unknown(v[key], fields[key], f"{path}.{key}", drop, strict, out, structs)
             continue
         if strict:
             out.append(f"{path}.{key}")

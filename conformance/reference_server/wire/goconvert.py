@@ -233,3 +233,7 @@ def _int32_error(v: Any, data: str) -> str | None:
     except ValueError:
         return f"number {data}"
     return None if -2 ** 31 <= n < 2 ** 31 else f"number {data}"
+
+
+# the converter's steps, for the kinds outside the field model (wire/jsonkindconvert.py)
+value_kind, scalar, byte_slice, unmarshal_json, GO_BASIC = _kind, _scalar, _bytes, _unmarshal_json, _GO_BASIC
