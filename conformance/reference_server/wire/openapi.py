@@ -77,7 +77,7 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool, scale: bool = False, objec
     """The definitions of `kinds` and the envelopes they use (`scale`, `object_meta`: Scale and ObjectMeta too)."""
     roots = [m for m in (model_message(k) for k in kinds) if m is not None]
     roots.append("meta.DeleteOptions")
-    if object_meta:
+    if object_meta or any(model_message(k) is None for k in kinds):  # a metadata-only kind refers to ObjectMeta
         roots.append("meta.ObjectMeta")
     has_scale = scale or any("scale" in k.subresources for k in kinds)
     if has_scale:
