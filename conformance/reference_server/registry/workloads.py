@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ..gojsonnum import encode as go_encode
 from .kinds import ResourceInfo
 from .groupvalidation.coordination import drop_disabled_fields, lease_spec_errors
 from .groupvalidation.discovery import endpoint_slice_errors
@@ -534,7 +535,7 @@ class ControllerRevisionStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = super().validate_update(new, old) + self._errors(new)
-        if new.get("data") != old.get("data"):
+        if go_encode(new.get("data")) != go_encode(old.get("data")):  # Semantic.DeepEqual of the raw bytes
             errs.append(field_invalid("data", new.get("data"), "field is immutable"))
         return errs
 

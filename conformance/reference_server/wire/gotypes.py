@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from .. import quantity
-from ..gojsonnum import GoFloat
+from ..gojsonnum import GoFloat, keep_literals
 from ..gobase64 import canonical_std, corrupt_offset
 from . import schema
 
@@ -174,6 +174,8 @@ def _message(obj: dict[str, Any], message: str, path: str) -> str | None:
             return err
         if f.type == "y":  # a []byte: Go stores what it decoded, answered re-encoded without line breaks
             obj[key] = _canonical(value)
+        elif f.type == "runtime.RawExtension":  # the bytes sent, kept: its numbers are answered as written
+            obj[key] = keep_literals(value)
     return None
 
 
