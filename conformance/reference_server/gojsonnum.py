@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import struct
 from collections.abc import Callable
 from decimal import Decimal
 from json.encoder import _make_iterencode, encode_basestring  # type: ignore[attr-defined]
@@ -274,14 +275,37 @@ def yaml_float_text(f: float) -> tuple[bool, str]:
     number a float, written `strconv.FormatFloat(f, 'g', -1, 64)`. A raw-JSON number is read from its literal:
     one no float64 holds is a string to go-yaml's resolver (`ParseFloat` fails), written plain (`1e400`)."""
     text = _go_or_raw(f)
-    if text.isdigit() or text[:1] == "-" and text[1:].isdigit():
-        if -_INT64 <= int(text) < 2 * _INT64:
-            return True, text
+    if (text.isdigit() or text[:1] == "-" and text[1:].isdigit()) and -_INT64 <= int(text) < 2 * _INT64:
+        return True, text
     if math.isinf(f):
         return False, text
     from .gofmt import format_float
     out = format_float(f)  # (digits alone only for a raw `1e2`: go-yaml writes that 100 plain, as an int looks)
     return out.lstrip("-").isdigit(), out
+
+
+def float32_value(f: float) -> float | None:
+    """A number decoded into a Go `float32` field (encoding/json `literalStore`: `strconv.ParseFloat(s, 32)`),
+    as encoding/json writes it back (`AppendFloat(f, 'f', -1, 32)`: the shortest digits float32 reads the same,
+    `float32(0.1)` is `0.1`), held as the float64 of those digits; None when the float32 cannot hold it (ParseFloat
+    refuses `1e39`: the decoder's `UnmarshalTypeError`)."""
+    if math.isinf(f):
+        return None
+    try:
+        single = struct.pack("<f", f)  # (the nearest float32; OverflowError past its range)
+    except OverflowError:
+        return None
+    value = struct.unpack("<f", single)[0]
+    if math.isinf(value):
+        return None
+    for digits in range(1, 10):
+        shortest = float(f"{value:.{digits}g}")
+        try:
+            if struct.pack("<f", shortest) == single:
+                return shortest
+        except OverflowError:  # (fewer digits rounded up past the range)
+            continue
+    return value
 
 
 def encode_raw_literals(obj: Any) -> str:
@@ -295,11 +319,12 @@ __all__ = [
     "encode",
     "encode_raw_literals",
     "first_overflow",
+    "float32_value",
     "float_literal",
-    "keep_literals",
-    "loads_stored",
     "go_float",
     "go_int",
+    "keep_literals",
+    "loads_stored",
     "needs_go_floats",
     "note_float",
     "overflow_error",

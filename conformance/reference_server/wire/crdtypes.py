@@ -12,7 +12,7 @@ As `encoding/json` does: a mismatch is saved (the first one is answered) and dec
 `JSONSchemaPropsOrArray` (`items`) decodes its schema is answered with the outer field's place (`addErrorContext`);
 `JSONSchemaPropsOrStringArray` (`dependencies`) ignores what is neither; `JSON` (`default`, `example`, `enum`) takes
 any value, which the conversion to the internal version then reads (`pkg/apis/apiextensions/v1/conversion.go`:
-a number no float64 holds is refused there, in the same 400). A number's literal is Python's (Go prints the body's own text, e.g. `1e3` where this prints `1000.0`).
+a number no float64 holds is refused there, in the same 400). A number is worded as the body wrote it (`1e3`).
 
 `unknown_fields`: the fields the Go types do not have, as the strict decoder names them (sigs.k8s.io/json's
 `strictFieldStack`: `spec.versions[0].schema.openAPIV3Schema.properties.spec.typo`, map keys joined with a dot);

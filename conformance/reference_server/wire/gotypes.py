@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from .. import quantity
-from ..gojsonnum import GoFloat, keep_literals
+from ..gojsonnum import GoFloat, float32_value, keep_literals
 from ..gobase64 import canonical_std, corrupt_offset
 from . import schema
 
@@ -90,10 +90,12 @@ def _scalar_error(v: Any, typ: str) -> str | None:
         if isinstance(v, float) or not lo <= v <= hi:
             return json_type(v)
         return None
-    if typ in ("f32", "f64"):  # `strconv.ParseFloat` refuses what the float cannot hold
-        if isinstance(v, GoFloat) and v.overflow:
+    if typ in ("f32", "f64"):  # `strconv.ParseFloat(s, bits)` refuses what the float cannot hold
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return kind_word(v)
+        if isinstance(v, GoFloat) and v.overflow or typ == "f32" and float32_value(float(v)) is None:
             return json_type(v)
-        return None if isinstance(v, (int, float)) and not isinstance(v, bool) else kind_word(v)
+        return None
     return None
 
 
@@ -176,7 +178,17 @@ def _message(obj: dict[str, Any], message: str, path: str) -> str | None:
             obj[key] = _canonical(value)
         elif f.type == "runtime.RawExtension":  # the bytes sent, kept: its numbers are answered as written
             obj[key] = keep_literals(value)
+        elif f.type == "f32":  # what a float32 holds, written back as Go writes a float32 (`0.1`)
+            obj[key] = _float32(value)
     return None
+
+
+def _float32(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_float32(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _float32(v) for k, v in value.items()}
+    return value if isinstance(value, int) and -2 ** 24 <= value <= 2 ** 24 else float32_value(float(value))
 
 
 def _canonical(value: Any) -> Any:
