@@ -185,6 +185,20 @@ def first_overflow(v: Any) -> GoFloat | None:
     return None
 
 
+def raw_overflow(v: Any) -> RawFloat | None:
+    """The first number no float64 holds that a raw-JSON field kept (document order), or None."""
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if type(x) is RawFloat and x.overflow:
+            return x
+        if isinstance(x, dict):
+            stack.extend(reversed(list(x.values())))
+        elif isinstance(x, list):
+            stack.extend(reversed(x))
+    return None
+
+
 def overflow_error(v: GoFloat) -> str:
     """`convertNumber`'s UnmarshalTypeError (no struct context: a value decoded into `interface{}`)."""
     return f"json: cannot unmarshal number {v.literal} into Go value of type float64"
@@ -329,6 +343,7 @@ __all__ = [
     "note_float",
     "overflow_error",
     "overflow_seen",
+    "raw_overflow",
     "remarshal",
     "yaml_float_text",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import apierrors as E
 from .. import gounicode
+from ..gojsonnum import overflow_seen, raw_overflow
 from ..storage.clone import clone
 from . import fieldpath as fp
 from . import typed
@@ -119,6 +120,12 @@ class FieldManager:
     def update(self, live: dict[str, Any] | None, new: dict[str, Any], manager: str,
                subresource: str = "") -> dict[str, Any]:
         """`FieldManager.UpdateNoErrors`: `new` with its managedFields recomputed (in place)."""
+        if overflow_seen() and (big := raw_overflow(new)) is not None:
+            # structured-merge-diff reads a `RawExtension` (`value/reflectcache.go` `ToUnstructured`: UseNumber,
+            # then `json.Number.Float64`), and its error panics the reflect walk (`mustReuse`): nothing recovers
+            # it before the handler's panic recovery
+            raise E.GoPanic(f"error decoding object from json: strconv.ParseFloat: parsing \"{big.literal}\": "
+                            "value out of range")
         meta = new.setdefault("metadata", {})
         if not isinstance(meta, dict):
             return new
