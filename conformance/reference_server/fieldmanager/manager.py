@@ -32,6 +32,18 @@ STRIP = frozenset({("f:apiVersion",), ("f:kind",), ("f:metadata",)} | {
 MAX_MANAGER_LENGTH = 128
 
 
+def refuse_raw_overflow(obj: Any) -> None:
+    """`E.GoPanic` when a raw-JSON field of `obj` holds a number no float64 holds: structured-merge-diff's walk of
+    every written object (`value/reflectcache.go` `ToUnstructured` reads a `RawExtension` with UseNumber, then
+    `json.Number.Float64`) fails on it, and its reflect walk panics (`mustReuse`); nothing recovers that before
+    the handler's panic recovery. Called on the request's object before admission, as upstream's field manager
+    runs (http/), and here on the live object."""
+    big = raw_overflow(obj) if overflow_seen() else None
+    if big is not None:
+        raise E.GoPanic(f'error decoding object from json: strconv.ParseFloat: parsing "{big.literal}": value out '
+                        "of range")
+
+
 def manager_or_user_agent(manager: str | None, user_agent: str | None) -> str:
     """`managerOrUserAgent`: the fieldManager parameter, else the User-Agent up to its first `/`, printable
     characters only, at most 128 bytes' worth (`prefixFromUserAgent`)."""
@@ -120,12 +132,8 @@ class FieldManager:
     def update(self, live: dict[str, Any] | None, new: dict[str, Any], manager: str,
                subresource: str = "") -> dict[str, Any]:
         """`FieldManager.UpdateNoErrors`: `new` with its managedFields recomputed (in place)."""
-        if overflow_seen() and (big := raw_overflow(new)) is not None:
-            # structured-merge-diff reads a `RawExtension` (`value/reflectcache.go` `ToUnstructured`: UseNumber,
-            # then `json.Number.Float64`), and its error panics the reflect walk (`mustReuse`): nothing recovers
-            # it before the handler's panic recovery
-            raise E.GoPanic(f"error decoding object from json: strconv.ParseFloat: parsing \"{big.literal}\": "
-                            "value out of range")
+        if live:  # (the request's object is walked before admission: http/)
+            refuse_raw_overflow(live)  # one a mutating webhook stored: every later write panics upstream
         meta = new.setdefault("metadata", {})
         if not isinstance(meta, dict):
             return new

@@ -14,6 +14,7 @@ from .. import apierrors as E
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from ..gofmt import plain_v
 from ..gojsonnum import encode_raw_literals, first_overflow, overflow_error, overflow_seen
+from ..fieldmanager.manager import refuse_raw_overflow
 from ..fieldmanager.toversioned import convert_error, failed_to_convert
 from ..wire import crdtypes, goconvert, gotypes
 from ..wire.gojson import syntax_error
@@ -193,6 +194,7 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
         if err is not None and strategic and getattr(err, "bare", None):  # the converter's words
             err = err.bare  # type: ignore[attr-defined]
     if err is None:
+        refuse_raw_overflow(patched)  # the field manager's walk, before admission
         return
     shown = go_map_format(patch) if strategic else encode_raw_literals(patched)  # numbers as the patch wrote them
     e = E.invalid("", "", [E.field_invalid("patch", shown, err)])

@@ -16,6 +16,7 @@ unstructured converter, which calls the `UnmarshalJSON` alone, says `... into Go
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from .. import quantity
@@ -151,6 +152,29 @@ def type_error(obj: dict[str, Any], message: str) -> str | None:
     """The first Go decode error of `obj` as the Go type of `message` (e.g. `core.ConfigMap`), or None; on the
     way, each `[]byte` field's base64 is made canonical in place (what Go's decode-then-encode answers)."""
     return _message(obj, message, "")
+
+
+def keep_raw_literals(obj: dict[str, Any]) -> dict[str, Any]:
+    """An object a mutating webhook's JSON patch changed (Go decodes the patched bytes again): the numbers of its
+    kind's raw-JSON fields kept as written (`gojsonnum.keep_literals`). In place."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return obj
+    for name in _raw_fields(api_version, kind):
+        if obj.get(name) is not None:
+            obj[name] = keep_literals(obj[name])
+    return obj
+
+
+@lru_cache(maxsize=256)
+def _raw_fields(api_version: str, kind: str) -> tuple[str, ...]:
+    """The top-level `RawExtension` fields of a served kind of the field model (ControllerRevision `data`)."""
+    group = schema.GROUP_KINDS.get(api_version)
+    message = schema.KIND_MESSAGES.get(kind) if api_version == "v1" else \
+        f"{group[0]}.{kind}" if group is not None and kind in group[1] else None
+    if message is None:
+        return ()
+    return tuple(name for name, f in schema.json_fields(message).items() if f.type == "runtime.RawExtension")
 
 
 def object_meta_error(obj: dict[str, Any], struct: str) -> str | None:
