@@ -198,12 +198,9 @@ def _message(obj: dict[str, Any], message: str, path: str) -> str | None:
         err = _field(f, value, struct, f"{path}{key}")
         if err:
             return err
-        if f.type == "y":  # a []byte: Go stores what it decoded, answered re-encoded without line breaks
-            obj[key] = _canonical(value)
-        elif f.type == "runtime.RawExtension":  # the bytes sent, kept: its numbers are answered as written
-            obj[key] = keep_literals(value)
-        elif f.type == "f32":  # what a float32 holds, written back as Go writes a float32 (`0.1`)
-            obj[key] = _float32(value)
+        held = _HELD.get(f.type)
+        if held is not None:  # what Go holds of the value differs from the JSON sent
+            obj[key] = held(value)
     return None
 
 
@@ -223,6 +220,13 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _canonical(v) for k, v in value.items()}
     return value
+
+
+_HELD = {
+    "y": _canonical,  # a []byte: Go stores what it decoded, answered re-encoded without line breaks
+    "runtime.RawExtension": keep_literals,  # the bytes sent, kept: its numbers are answered as written
+    "f32": _float32,  # what a float32 holds, written back as Go writes a float32 (`0.1`)
+}
 
 
 def _mismatch(got: str, struct: str, path: str, go_type: str) -> str:
