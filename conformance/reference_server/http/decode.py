@@ -187,7 +187,8 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
             raise E.StatusError(E.status_dict(500, None, failed_to_convert(
                 patch if isinstance(patch, dict) else {}, err)))
     else:
-        err = gotypes.type_error(patched, message) if message is not None else check_go_types(patched, kind)
+        err = gotypes.type_error(patched, message) or stray_overflow(patched) if message is not None else \
+            check_go_types(patched, kind)
         if err is not None and patch_type == APPLY_PATCH and isinstance(patch, dict) and \
                 (refused := convert_error(patch, err)) is not None:
             raise E.StatusError(E.status_dict(500, None, refused))
