@@ -208,6 +208,9 @@ def test_a_mutating_webhook_s_numbers_in_raw_json_are_kept_as_it_wrote_them(serv
         r = requests.patch(f"{path}/r", json={"metadata": {"labels": {"a": "b"}}},
                            headers={"Content-Type": "application/merge-patch+json"})
         assert r.status_code == 500 and r.text.startswith("This request caused apiserver to panic")
+        r = requests.patch(f"{path}/r?fieldManager=m", data="metadata:\n  labels:\n    a: b\n",
+                           headers={"Content-Type": "application/apply-patch+yaml"})
+        assert r.status_code == 500 and r.text.startswith("This request caused apiserver to panic")
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", name)
 

@@ -178,6 +178,8 @@ class FieldManager:
         if not isinstance(config, dict):
             raise E.bad_request("error decoding YAML: json: cannot unmarshal into Go value of type "
                                 "map[string]interface {}")
+        if live:
+            refuse_raw_overflow(live)  # (a mutating webhook's: structured-merge-diff walks the live object too)
         config = json.loads(json.dumps(config))  # sigs.k8s.io/yaml: map keys become JSON strings
         if config.get("metadata", {}) is None:
             del config["metadata"]
