@@ -173,24 +173,19 @@ def go_int(literal: str) -> int | float:
 
 def first_overflow(v: Any) -> GoFloat | None:
     """The first number (document order) no float64 holds, or None; a raw-JSON field's (`RawFloat`) is kept."""
-    stack = [v]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, GoFloat) and x.overflow and type(x) is not RawFloat:
-            return x
-        if isinstance(x, dict):
-            stack.extend(reversed(list(x.values())))
-        elif isinstance(x, list):
-            stack.extend(reversed(x))
-    return None
+    return _first(v, lambda x: isinstance(x, GoFloat) and x.overflow and type(x) is not RawFloat)
 
 
 def raw_overflow(v: Any) -> RawFloat | None:
     """The first number no float64 holds that a raw-JSON field kept (document order), or None."""
+    return _first(v, lambda x: type(x) is RawFloat and x.overflow)
+
+
+def _first(v: Any, found: Callable[[Any], bool]) -> Any:
     stack = [v]
     while stack:
         x = stack.pop()
-        if type(x) is RawFloat and x.overflow:
+        if found(x):
             return x
         if isinstance(x, dict):
             stack.extend(reversed(list(x.values())))
