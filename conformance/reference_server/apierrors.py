@@ -12,6 +12,11 @@ from typing import Any, Iterable
 from .gonet.strconv import quote
 
 
+class GoPanic(Exception):
+    """Where kube-apiserver's handler panics (its `WithPanicRecovery` answers the plain-text 500: http/app.py):
+    not a bug of this server, so logged without a traceback."""
+
+
 class StatusError(Exception):
     """An error that is answered with a `Status` object (`status` is the full JSON-ready dict)."""
 

@@ -13,12 +13,19 @@ Writing (encoding/json `floatEncoder.encode`, 64 bits): `strconv.AppendFloat(f, 
 where Python writes `2.0`, `1e+20`, `1e-07`. `encode` writes what Go writes; the fast C encoder's output is
 re-encoded only when it holds a float Python words otherwise (`needs_go_floats`: searched for only once some
 body held a float, so answers of a server that never read one cost what they did).
+
+Raw JSON (upstream: apimachinery `runtime/extension.go`, `RawExtension.UnmarshalJSON` keeps the bytes sent and
+`MarshalJSON` answers them, which encoding/json only compacts): a number inside a typed kind's `RawExtension`
+(ControllerRevision `data`) is never converted, so `1e400`, `1e2` and `0.10` are answered as sent. `keep_literals`
+marks such numbers (`RawFloat`: written as its literal); `loads_stored` reads an etcd value back with them (every
+other float is stored in Go's words, so a stored literal in other words is a raw one).
 """
 from __future__ import annotations
 
 import json
 import math
 import re
+import struct
 from collections.abc import Callable
 from decimal import Decimal
 from json.encoder import _make_iterencode, encode_basestring  # type: ignore[attr-defined]
@@ -48,6 +55,83 @@ def _go_float_of(value: float, literal: str) -> GoFloat:
     out = GoFloat(value)
     out.literal = literal
     return out
+
+
+class RawFloat(GoFloat):
+    """A number in a raw-JSON field (`RawExtension`), answered as its `literal` (Go keeps the bytes sent)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _raw_float_of, (float(self), self.literal)
+
+
+def _raw_float_of(value: float, literal: str) -> RawFloat:
+    out = RawFloat(value)
+    out.literal = literal
+    _note_raw(out)
+    return out
+
+
+_RAW_REPRS_MAX = 64
+_raw_reprs: set[str] = set()  # Python's text of the raw numbers made (what the C encoder writes for them)
+_raw_all = [False]  # too many distinct ones: every answer that holds a float is re-encoded
+
+
+def _note_raw(f: RawFloat) -> None:
+    """Answers from now on look for `f` as Python writes it (`0.1` for a raw `0.10`)."""
+    _floats[0] = True
+    text = repr(float(f)) if math.isfinite(f) else "Infinity"
+    if text not in _raw_reprs and not _raw_all[0]:
+        if len(_raw_reprs) >= _RAW_REPRS_MAX:
+            _raw_all[0] = True
+        else:
+            _raw_reprs.add(text)
+
+
+def keep_literals(v: Any) -> Any:
+    """A raw-JSON field's value with each number Go would not write as sent made a `RawFloat` (in place where it
+    can be; the value itself when it is such a number)."""
+    if isinstance(v, GoFloat):
+        return v if type(v) is RawFloat else _raw_float_of(float(v), v.literal)
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if isinstance(x, (dict, list, GoFloat)):
+                v[k] = keep_literals(x)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            if isinstance(x, (dict, list, GoFloat)):
+                v[i] = keep_literals(x)
+    return v
+
+
+def remarshal(v: Any) -> Any:
+    """A raw-JSON field's value read by util/json and written again by encoding/json (the unstructured converter's
+    round trip of a `RawExtension`: a strategic-merge patch, a server-side apply): each `RawFloat` a plain float
+    (one no float64 holds stays as sent, never to be answered `null`), map keys sorted. A copy."""
+    if isinstance(v, dict):
+        return {k: remarshal(v[k]) for k in sorted(v)}
+    if isinstance(v, list):
+        return [remarshal(x) for x in v]
+    if type(v) is RawFloat and not v.overflow:
+        return float(v)
+    return v
+
+
+def _stored_float(literal: str) -> float:
+    """`parse_float` of a stored value: a literal our writer would not have written is a raw one."""
+    f = float(literal)
+    if repr(f) == literal and not _python_differs(f) or float_literal(f) == literal:
+        return f
+    return _raw_float_of(f, literal)
+
+
+_STORED = json.JSONDecoder(parse_float=_stored_float)
+
+
+def loads_stored(raw: bytes | str) -> Any:
+    """An etcd value as this server wrote it (`encode`), raw-JSON numbers as `RawFloat`s again."""
+    return _STORED.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
 
 
 _seen = [0]  # overflows decoded since start: until the first, no custom resource is walked for one
@@ -88,11 +172,20 @@ def go_int(literal: str) -> int | float:
 
 
 def first_overflow(v: Any) -> GoFloat | None:
-    """The first number (document order) no float64 holds, or None."""
+    """The first number (document order) no float64 holds, or None; a raw-JSON field's (`RawFloat`) is kept."""
+    return _first(v, lambda x: isinstance(x, GoFloat) and x.overflow and type(x) is not RawFloat)
+
+
+def raw_overflow(v: Any) -> RawFloat | None:
+    """The first number no float64 holds that a raw-JSON field kept (document order), or None."""
+    return _first(v, lambda x: type(x) is RawFloat and x.overflow)
+
+
+def _first(v: Any, found: Callable[[Any], bool]) -> Any:
     stack = [v]
     while stack:
         x = stack.pop()
-        if isinstance(x, GoFloat) and x.overflow:
+        if found(x):
             return x
         if isinstance(x, dict):
             stack.extend(reversed(list(x.values())))
@@ -124,6 +217,11 @@ def float_literal(f: float) -> str:
     return ("-" if sign else "") + out
 
 
+def _go_or_raw(f: float) -> str:
+    """encoding/json's words of a float, a raw-JSON number's own."""
+    return f.literal if type(f) is RawFloat else float_literal(f)
+
+
 def _literal_or_go(f: float) -> str:
     """A patch's number as evanphx/json-patch keeps it (its raw bytes), else Go's."""
     return f.literal if isinstance(f, GoFloat) else float_literal(f)
@@ -137,7 +235,7 @@ def _iterencode(floatstr: Callable[[float], str]) -> Callable[[Any, int], Any]:
     return _make_iterencode(None, _default, encode_basestring, None, floatstr, ":", ",", False, False, True)
 
 
-_GO = _iterencode(float_literal)
+_GO = _iterencode(_go_or_raw)
 _RAW = _iterencode(_literal_or_go)
 # Python's forms Go writes otherwise, each ending where a JSON number ends (a string rarely holds one so)
 _SUSPECT = re.compile(r"[.eIN](?:0[,}\]]|\+(?:1[6-9]|20)[,}\]]|-0[0-9][,}\]]|nfinity[,}\]]|aN[,}\]])")
@@ -163,7 +261,11 @@ def needs_go_floats(text: str) -> bool:
     """Could `text` (compact JSON from Python's encoder) hold a float Go writes otherwise? (`2.0`, `1e+16` to
     `1e+20`, `1e-05`; and `Infinity`, `NaN`, which no client reads: written `null`.) Never before a body held
     such a float (`note_float`): a scan of every answer costs about as much as its encoding."""
-    return _floats[0] and _SUSPECT.search(text) is not None
+    if not _floats[0]:
+        return False
+    if _SUSPECT.search(text) is not None:
+        return True
+    return bool(_raw_reprs) and (_raw_all[0] or any(r in text for r in _raw_reprs))
 
 
 def encode(obj: Any, text: str | None = None) -> str:
@@ -179,12 +281,40 @@ def encode(obj: Any, text: str | None = None) -> str:
 def yaml_float_text(f: float) -> tuple[bool, str]:
     """A float64 in a YAML answer (sigs.k8s.io/yaml `JSONToYAML`: the JSON Go wrote, read by go-yaml v2 and
     written again): (is an int, text). JSON's integer text that an int64 or a uint64 holds is an int; any other
-    number a float, written `strconv.FormatFloat(f, 'g', -1, 64)` (`.inf` never: not stored)."""
-    text = float_literal(f)
-    if "." not in text and "e" not in text and -_INT64 <= int(text) < 2 * _INT64:
+    number a float, written `strconv.FormatFloat(f, 'g', -1, 64)`. A raw-JSON number is read from its literal:
+    one no float64 holds is a string to go-yaml's resolver (`ParseFloat` fails), written plain (`1e400`)."""
+    text = _go_or_raw(f)
+    if (text.isdigit() or text[:1] == "-" and text[1:].isdigit()) and -_INT64 <= int(text) < 2 * _INT64:
         return True, text
+    if math.isinf(f):
+        return False, text
     from .gofmt import format_float
-    return False, format_float(f)
+    out = format_float(f)  # (digits alone only for a raw `1e2`: go-yaml writes that 100 plain, as an int looks)
+    return out.lstrip("-").isdigit(), out
+
+
+def float32_value(f: float) -> float | None:
+    """A number decoded into a Go `float32` field (encoding/json `literalStore`: `strconv.ParseFloat(s, 32)`),
+    as encoding/json writes it back (`AppendFloat(f, 'f', -1, 32)`: the shortest digits float32 reads the same,
+    `float32(0.1)` is `0.1`), held as the float64 of those digits; None when the float32 cannot hold it (ParseFloat
+    refuses `1e39`: the decoder's `UnmarshalTypeError`)."""
+    if math.isinf(f):
+        return None
+    try:
+        single = struct.pack("<f", f)  # (the nearest float32; OverflowError past its range)
+    except OverflowError:
+        return None
+    value = struct.unpack("<f", single)[0]
+    if math.isinf(value):
+        return None
+    for digits in range(1, 10):
+        shortest = float(f"{value:.{digits}g}")
+        try:
+            if struct.pack("<f", shortest) == single:
+                return shortest
+        except OverflowError:  # (fewer digits rounded up past the range)
+            continue
+    return value
 
 
 def encode_raw_literals(obj: Any) -> str:
@@ -194,15 +324,21 @@ def encode_raw_literals(obj: Any) -> str:
 
 __all__ = [
     "GoFloat",
+    "RawFloat",
     "encode",
     "encode_raw_literals",
     "first_overflow",
+    "float32_value",
     "float_literal",
     "go_float",
     "go_int",
+    "keep_literals",
+    "loads_stored",
     "needs_go_floats",
     "note_float",
     "overflow_error",
     "overflow_seen",
+    "raw_overflow",
+    "remarshal",
     "yaml_float_text",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import apierrors as E
 from .. import gounicode
+from ..gojsonnum import overflow_seen, raw_overflow
 from ..storage.clone import clone
 from . import fieldpath as fp
 from . import typed
@@ -29,6 +30,18 @@ STRIP = frozenset({("f:apiVersion",), ("f:kind",), ("f:metadata",)} | {
     ("f:metadata", fp.field(f)) for f in ("name", "namespace", "creationTimestamp", "selfLink", "uid",
                                           "clusterName", "generation", "managedFields", "resourceVersion")})
 MAX_MANAGER_LENGTH = 128
+
+
+def refuse_raw_overflow(obj: Any) -> None:
+    """`E.GoPanic` when a raw-JSON field of `obj` holds a number no float64 holds: structured-merge-diff's walk of
+    every written object (`value/reflectcache.go` `ToUnstructured` reads a `RawExtension` with UseNumber, then
+    `json.Number.Float64`) fails on it, and its reflect walk panics (`mustReuse`); nothing recovers that before
+    the handler's panic recovery. Called on the request's object before admission, as upstream's field manager
+    runs (http/), and here on the live object."""
+    big = raw_overflow(obj) if overflow_seen() else None
+    if big is not None:
+        raise E.GoPanic(f'error decoding object from json: strconv.ParseFloat: parsing "{big.literal}": value out '
+                        "of range")
 
 
 def manager_or_user_agent(manager: str | None, user_agent: str | None) -> str:
@@ -119,6 +132,8 @@ class FieldManager:
     def update(self, live: dict[str, Any] | None, new: dict[str, Any], manager: str,
                subresource: str = "") -> dict[str, Any]:
         """`FieldManager.UpdateNoErrors`: `new` with its managedFields recomputed (in place)."""
+        if live:  # (the request's object is walked before admission: http/)
+            refuse_raw_overflow(live)  # one a mutating webhook stored: every later write panics upstream
         meta = new.setdefault("metadata", {})
         if not isinstance(meta, dict):
             return new
@@ -163,6 +178,8 @@ class FieldManager:
         if not isinstance(config, dict):
             raise E.bad_request("error decoding YAML: json: cannot unmarshal into Go value of type "
                                 "map[string]interface {}")
+        if live:
+            refuse_raw_overflow(live)  # (a mutating webhook's: structured-merge-diff walks the live object too)
         config = json.loads(json.dumps(config))  # sigs.k8s.io/yaml: map keys become JSON strings
         if config.get("metadata", {}) is None:
             del config["metadata"]

@@ -308,6 +308,9 @@ def _errors(ctx: ServerContext, check_token: bool = False):
                                   request.headers.get("Accept"))
         except (ConnectionResetError, ConnectionError):
             raise
+        except E.GoPanic as exc:  # kube-apiserver panics there too: its answer, no traceback of ours
+            log.info("apiserver would panic serving %s %s: %s", request.method, request.path, exc)
+            return panic_answer()
         except BackendError as err:  # etcd failed: the client's error, through ErrorToAPIStatus's fallback
             log.warning("storage failed serving %s %s: %s", request.method, request.path, err)
             return error_response(E.StatusError(E.status_dict(500, None, str(err))), ctx.deviations,

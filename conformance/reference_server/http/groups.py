@@ -12,12 +12,14 @@ from typing import Any, Callable
 
 from .. import apierrors as E
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
+from ..fieldmanager.manager import refuse_raw_overflow
 from ..registry import GenericStore, Registry
 from ..registry.apipriority import group_priorities
 from ..wire import gotypes
 from ..wire.schema import GROUP_KINDS
 from . import apiservice_groups, extensions, hooks
-from .decode import JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, decode_body, decode_value, media_type, parse_raw, summarize
+from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, decode_body, decode_value, media_type, parse_raw,
+                     stray_overflow, summarize)
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
@@ -250,7 +252,9 @@ def check_shape(store: GenericStore, obj: dict[str, Any]) -> None:
     kind, version = store.info.kind, store.version  # type: ignore[attr-defined]
     message = go_message(store.group, version, kind)  # type: ignore[attr-defined]
     if message is not None:  # the Go type's walk covers the schema's shapes too: one walk, not two
-        err = gotypes.type_error(obj, message)
+        err = gotypes.type_error(obj, message) or stray_overflow(obj)
+        if err is None:
+            refuse_raw_overflow(obj)  # the field manager's walk, before admission
     else:
         check = hooks.wire_attr("openapi", "type_error")
         err = check(store.group, version, kind, obj) if check is not None else None  # type: ignore[attr-defined]

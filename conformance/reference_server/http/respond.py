@@ -15,7 +15,7 @@ from .. import apierrors as E
 from ..deviations import Deviations
 from . import hooks
 from ..memo import remember
-from ..gojsonnum import GoFloat, encode as go_encode, yaml_float_text
+from ..gojsonnum import GoFloat, RawFloat, encode as go_encode, yaml_float_text
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -29,6 +29,8 @@ def _represent_float(dumper: yaml.SafeDumper, f: float) -> yaml.ScalarNode:
     """A float as kube-apiserver's YAML writes it (`2`, `1e-07`: gojsonnum.yaml_float_text)."""
     is_int, text = yaml_float_text(f)
     if not is_int and not math.isfinite(f):
+        if isinstance(f, RawFloat):  # its literal, plain (a string to go-yaml, which writes it unquoted)
+            return dumper.represent_scalar("tag:yaml.org,2002:float", text)
         return dumper.represent_float(f)
     return dumper.represent_scalar("tag:yaml.org,2002:int" if is_int else "tag:yaml.org,2002:float", text)
 
@@ -41,6 +43,7 @@ _Dumper.add_implicit_resolver(  # go-yaml's float syntax (`1e-07` is a float, no
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
 _Dumper.add_representer(float, _represent_float)
 _Dumper.add_representer(GoFloat, _represent_float)
+_Dumper.add_representer(RawFloat, _represent_float)
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what json.dumps would build per call
 _NEGOTIATED: dict[tuple[str | None, tuple[str, ...], bool], tuple[str, str | None, str]] = {}
 _NEGOTIATED_MAX = 256

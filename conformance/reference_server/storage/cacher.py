@@ -8,11 +8,11 @@ so a client reads its own writes from any replica's cache once that replica has 
 """
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from typing import Any, Callable
 
+from ..gojsonnum import loads_stored
 from .clone import clone
 from .etcdapi import KVClient, prefix_range_end
 from .etcdclient import EtcdCompacted, EtcdError
@@ -26,7 +26,7 @@ def decode_value(prefix: str, key: bytes, value: bytes, mod_revision: int) -> tu
     """(resource, namespace, name, object with its resourceVersion) of one etcd kv; None when it is not ours
     (not JSON, e.g. kube-apiserver's protobuf `k8s\\0` envelope, or outside the key layout)."""
     try:
-        obj = json.loads(value)
+        obj = loads_stored(value)  # a raw-JSON field's numbers as they were sent (gojsonnum.py)
     except ValueError:
         return None
     if not isinstance(obj, dict):

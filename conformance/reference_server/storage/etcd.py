@@ -24,7 +24,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
-from ..gojsonnum import encode as go_encode
+from ..gojsonnum import encode as go_encode, loads_stored
 from .cacher import Reflector, WatchCache, decode_value
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResourceVersionError
@@ -528,7 +528,7 @@ class EtcdStore:
         return self._decode(out.kvs[0]) if out.kvs else None
 
     def _decode(self, kv: KeyValue) -> dict[str, Any] | None:
-        obj = json.loads(kv.value)
+        obj = loads_stored(kv.value)  # a raw-JSON field's numbers as they were sent (gojsonnum.py)
         obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
         return obj
 

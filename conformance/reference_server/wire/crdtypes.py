@@ -11,7 +11,8 @@ As `encoding/json` does: a mismatch is saved (the first one is answered) and dec
 `boolean or JSON schema expected` for anything but an object or a bool, and an error met while it or
 `JSONSchemaPropsOrArray` (`items`) decodes its schema is answered with the outer field's place (`addErrorContext`);
 `JSONSchemaPropsOrStringArray` (`dependencies`) ignores what is neither; `JSON` (`default`, `example`, `enum`) takes
-any value. A number's literal is Python's (Go prints the body's own text, e.g. `1e3` where this prints `1000.0`).
+any value, which the conversion to the internal version then reads (`pkg/apis/apiextensions/v1/conversion.go`:
+a number no float64 holds is refused there, in the same 400). A number is worded as the body wrote it (`1e3`).
 
 `unknown_fields`: the fields the Go types do not have, as the strict decoder names them (sigs.k8s.io/json's
 `strictFieldStack`: `spec.versions[0].schema.openAPIV3Schema.properties.spec.typo`, map keys joined with a dot);
@@ -21,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Union
 
+from ..gojsonnum import GoFloat, first_overflow, overflow_error, overflow_seen
 from . import gotypes
 
 
@@ -233,7 +235,42 @@ def type_error(obj: dict[str, Any], kind: str = "CustomResourceDefinition",
                 return fatal.err.text() if isinstance(fatal.err, _TypeError) else fatal.err
     if isinstance(d.saved, _TypeError):
         return d.saved.text()
+    if d.saved is None and kind == "CustomResourceDefinition" and overflow_seen():  # (its `JSON` fields)
+        return _conversion_error(obj)
     return d.saved
+
+
+def _conversion_error(obj: dict[str, Any]) -> str | None:
+    """The v1 → internal conversion's error, which the decoder answers as its own: `Convert_v1_JSON_To_apiextensions_
+    JSON` reads each `JSON` (`default`, `example`, `enum`) with util/json into an `interface{}`, refusing a number
+    no float64 holds in `convertNumber`'s words (the literal as written)."""
+    for key in ("spec", "status"):
+        if key in obj:
+            found = _json_overflow(obj[key], f"CustomResourceDefinition{key.capitalize()}")
+            if found is not None:
+                return overflow_error(found)
+    return None
+
+
+def _json_overflow(v: Any, t: Any) -> GoFloat | None:
+    """The first number no float64 holds inside a `JSON` field of `v` (a value of Go type `t`)."""
+    if v is None:
+        return None
+    if t == "json":
+        return first_overflow(v)
+    if t in ("or-bool", "or-array", "or-string-array"):
+        if isinstance(v, dict):
+            return _json_overflow(v, "JSONSchemaProps")
+        return _json_overflow(v, ("slice", "JSONSchemaProps")) if isinstance(v, list) and t == "or-array" else None
+    if isinstance(t, tuple) and t[0] in ("slice", "map"):
+        items = v if t[0] == "slice" and isinstance(v, list) else \
+            v.values() if t[0] == "map" and isinstance(v, dict) else ()
+        return next((found for item in items if (found := _json_overflow(item, t[1])) is not None), None)
+    if not isinstance(t, str) or t not in STRUCTS or not isinstance(v, dict):
+        return None
+    fields = STRUCTS[t]
+    return next((found for key, value in v.items() if key in fields
+                 and (found := _json_overflow(value, fields[key])) is not None), None)
 
 
 def unknown_fields(obj: dict[str, Any], drop: bool, kind: str = "CustomResourceDefinition",

@@ -29,7 +29,7 @@ from .. import quantity
 from ..gobase64 import canonical_std, corrupt_offset
 from . import schema
 from ._gonamed_table import NAMED
-from ..gojsonnum import float_literal as _float_literal  # encoding/json's `floatEncoder`
+from ..gojsonnum import remarshal, float_literal as _float_literal  # encoding/json's `floatEncoder`
 
 _BITS = {"i32": (32, True), "i64": (64, True), "u8": (8, False), "u32": (32, False), "u64": (64, False)}
 _GO_BASIC = {"s": "string", "b": "bool", "i32": "int32", "i64": "int64", "u8": "uint8", "u32": "uint32",
@@ -124,7 +124,9 @@ def _one(f: schema.Field, v: Any) -> Any:
         if f.type == "intstr.IntOrString" and isinstance(v, float):
             return int(v)  # an IntVal: `5.0` is 5
         return v
-    if f.type in schema.JSON_SCALAR_MESSAGES:  # FieldsV1, RawExtension keep any JSON
+    if f.type == "runtime.RawExtension":  # `json.Marshal` of the util/json value: numbers in Go's words again
+        return remarshal(v)
+    if f.type in schema.JSON_SCALAR_MESSAGES:  # FieldsV1 keeps any JSON
         return v
     if f.type in schema.STRING_LIST_MESSAGES:  # `type ExtraValue []string`
         if not isinstance(v, list):

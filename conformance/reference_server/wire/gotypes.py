@@ -16,10 +16,11 @@ unstructured converter, which calls the `UnmarshalJSON` alone, says `... into Go
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from .. import quantity
-from ..gojsonnum import GoFloat
+from ..gojsonnum import GoFloat, float32_value, keep_literals
 from ..gobase64 import canonical_std, corrupt_offset
 from . import schema
 
@@ -90,10 +91,12 @@ def _scalar_error(v: Any, typ: str) -> str | None:
         if isinstance(v, float) or not lo <= v <= hi:
             return json_type(v)
         return None
-    if typ in ("f32", "f64"):  # `strconv.ParseFloat` refuses what the float cannot hold
-        if isinstance(v, GoFloat) and v.overflow:
+    if typ in ("f32", "f64"):  # `strconv.ParseFloat(s, bits)` refuses what the float cannot hold
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return kind_word(v)
+        if isinstance(v, GoFloat) and v.overflow or typ == "f32" and float32_value(float(v)) is None:
             return json_type(v)
-        return None if isinstance(v, (int, float)) and not isinstance(v, bool) else kind_word(v)
+        return None
     return None
 
 
@@ -151,6 +154,29 @@ def type_error(obj: dict[str, Any], message: str) -> str | None:
     return _message(obj, message, "")
 
 
+def keep_raw_literals(obj: dict[str, Any]) -> dict[str, Any]:
+    """An object a mutating webhook's JSON patch changed (Go decodes the patched bytes again): the numbers of its
+    kind's raw-JSON fields kept as written (`gojsonnum.keep_literals`). In place."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return obj
+    for name in _raw_fields(api_version, kind):
+        if obj.get(name) is not None:
+            obj[name] = keep_literals(obj[name])
+    return obj
+
+
+@lru_cache(maxsize=256)
+def _raw_fields(api_version: str, kind: str) -> tuple[str, ...]:
+    """The top-level `RawExtension` fields of a served kind of the field model (ControllerRevision `data`)."""
+    group = schema.GROUP_KINDS.get(api_version)
+    message = schema.KIND_MESSAGES.get(kind) if api_version == "v1" else \
+        f"{group[0]}.{kind}" if group is not None and kind in group[1] else None
+    if message is None:
+        return ()
+    return tuple(name for name, f in schema.json_fields(message).items() if f.type == "runtime.RawExtension")
+
+
 def object_meta_error(obj: dict[str, Any], struct: str) -> str | None:
     """The first Go decode error of `obj["metadata"]` (ObjectMeta) for a kind outside the field model."""
     meta = obj.get("metadata")
@@ -172,9 +198,18 @@ def _message(obj: dict[str, Any], message: str, path: str) -> str | None:
         err = _field(f, value, struct, f"{path}{key}")
         if err:
             return err
-        if f.type == "y":  # a []byte: Go stores what it decoded, answered re-encoded without line breaks
-            obj[key] = _canonical(value)
+        held = _HELD.get(f.type)
+        if held is not None:  # what Go holds of the value differs from the JSON sent
+            obj[key] = held(value)
     return None
+
+
+def _float32(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_float32(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _float32(v) for k, v in value.items()}
+    return value if isinstance(value, int) and -2 ** 24 <= value <= 2 ** 24 else float32_value(float(value))
 
 
 def _canonical(value: Any) -> Any:
@@ -185,6 +220,13 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _canonical(v) for k, v in value.items()}
     return value
+
+
+_HELD = {
+    "y": _canonical,  # a []byte: Go stores what it decoded, answered re-encoded without line breaks
+    "runtime.RawExtension": keep_literals,  # the bytes sent, kept: its numbers are answered as written
+    "f32": _float32,  # what a float32 holds, written back as Go writes a float32 (`0.1`)
+}
 
 
 def _mismatch(got: str, struct: str, path: str, go_type: str) -> str:

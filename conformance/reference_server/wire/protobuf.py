@@ -29,6 +29,7 @@ from .schema import (JSON_SCALAR_MESSAGES, KIND_MESSAGES, OUTPUT_MESSAGES, STRIN
                      fields_by_name)
 from ._proto_table import MESSAGES
 from .textdecode import loads_json
+from ..gojsonnum import encode as go_encode
 
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 WATCH_CONTENT_TYPE = CONTENT_TYPE + ";stream=watch"
@@ -254,8 +255,8 @@ def _fill_json_scalar(name: str, target: Message, value: Any) -> None:
             target.type, target.strVal = 1, value  # type: ignore[attr-defined]
     elif name == "meta.FieldsV1":
         target.Raw = json.dumps(value, separators=(",", ":")).encode()  # type: ignore[attr-defined]
-    elif name == "runtime.RawExtension":  # the bytes Go's json.Marshal writes (keys in the stored order)
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    elif name == "runtime.RawExtension":  # the bytes Go's json.Marshal writes (keys in the stored order), numbers
+        text = go_encode(value)  # as encoding/json writes them, a raw one as it was sent (gojsonnum.py)
         for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
                         ("\u2029", "\\u2029")):
             text = text.replace(ch, esc)

@@ -36,13 +36,14 @@ import asyncio
 import base64
 import copy
 import dataclasses
-import json
 import time
 from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
 from ...registry import Registry
 from ...registry.webhooktransport import service_lookup
+from ...wire import gotypes
+from ...wire.textdecode import loads_json
 from .. import chain
 from . import client, review
 from .latency import tracking as webhook_time
@@ -198,11 +199,11 @@ class WebhookAdmission:
         if resp.get("patchType") != "JSONPatch":
             raise review.internal(ValueError(f'unsupported patch type "{resp.get("patchType", "")}"'))
         try:
-            ops = json.loads(base64.b64decode(resp["patch"]))
+            ops = loads_json(base64.b64decode(resp["patch"]))  # numbers as Go reads the patched bytes
         except (ValueError, TypeError) as exc:
             raise review.internal(exc) from None
         try:
-            return self.json_patch(copy.deepcopy(obj), ops)
+            return gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops))
         except E.StatusError as exc:
             raise review.internal(ValueError(exc.status.get("details", {}).get("causes", [{}])[0].get(
                 "message", exc.status.get("message", "")))) from None
