@@ -65,7 +65,8 @@ def test_unknown_field_with_control_character_is_answered(srv, ns, field):
                            data=json.dumps({"metadata": {"name": "ctl2"}, field: 1}),
                            headers={"Content-Type": "application/json"}, timeout=10)
     body = assert_clean(strict, 400)
-    assert body["message"].startswith('strict decoding error: unknown field "')
+    assert body["message"].startswith('ConfigMap in version "v1" cannot be handled as a ConfigMap: '
+                                      'strict decoding error: unknown field "')
     assert requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/ctl2").status_code == 404
 
 

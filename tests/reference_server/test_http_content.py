@@ -163,7 +163,9 @@ def test_strict_and_warn_field_validation(http, url, namespaces):
     st = status_of(http.post(base, params={"fieldValidation": "Strict"},
                              json={"metadata": {"name": "s", "bogus": 1}, "dataz": {}}))
     assert st["code"] == 400
-    assert st["message"] == 'strict decoding error: unknown field "metadata.bogus", unknown field "dataz"'
+    # create.go's `transformDecodeError` names the kind (kubectl users see exactly this)
+    assert st["message"] == ('ConfigMap in version "v1" cannot be handled as a ConfigMap: '
+                             'strict decoding error: unknown field "metadata.bogus", unknown field "dataz"')
     r = http.post(base, json={"metadata": {"name": "w"}, "dataz": {}})
     assert r.status_code == 201 and "dataz" not in r.json()
     assert r.headers["Warning"] == '299 - "unknown field \\"dataz\\""'
@@ -172,11 +174,44 @@ def test_strict_and_warn_field_validation(http, url, namespaces):
     assert r.status_code == 201
     pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i", "imagex": "j"}]}}
     st = status_of(http.post(f"{url}/api/v1/namespaces/{ns}/pods", params={"fieldValidation": "Strict"}, json=pod))
-    assert st["message"] == 'strict decoding error: unknown field "spec.containers[0].imagex"'
+    assert st["message"] == ('Pod in version "v1" cannot be handled as a Pod: '
+                             'strict decoding error: unknown field "spec.containers[0].imagex"')
     r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", json=pod)
     assert r.status_code == 201 and "imagex" not in r.json()["spec"]["containers"][0]
     r = http.post(base, params={"fieldValidation": "Ignore"}, json={"metadata": {"name": "i"}, "dataz": {}})
     assert r.status_code == 201 and "Warning" not in r.headers
+
+
+def test_named_group_kinds_know_their_nested_fields(http, url, namespaces):
+    """A named group's built-in kind is decoded into its Go type as a core kind is: a nested field it lacks is a
+    strict error, or a warning and dropped (a Deployment's `spec.replica`, a Lease's `spec.bogus`)."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
+    deployment = {"metadata": {"name": "d"}, "spec": {"replica": 2, "selector": {"matchLabels": {"a": "b"}},
+                                                      "template": {"metadata": {"labels": {"a": "b"}}, "spec": {
+                                                          "containers": [{"name": "c", "image": "i", "imagex": 1}]}}}}
+    st = status_of(http.post(base, params={"fieldValidation": "Strict"}, json=deployment))
+    assert st["code"] == 400
+    assert st["message"] == ('Deployment in version "v1" cannot be handled as a Deployment: '
+                             'strict decoding error: unknown field "spec.replica", '
+                             'unknown field "spec.template.spec.containers[0].imagex"')
+    r = http.post(base, json=deployment)
+    assert r.status_code == 201, r.text
+    assert "replica" not in r.json()["spec"] and "imagex" not in r.json()["spec"]["template"]["spec"]["containers"][0]
+    assert r.headers["Warning"] == ('299 - "unknown field \\"spec.replica\\"", '
+                                    '299 - "unknown field \\"spec.template.spec.containers[0].imagex\\""')
+    # a patch's result: patch.go's 422 on field `patch`, the patched object (a merge patch's) shown
+    r = http.patch(f"{base}/d", params={"fieldValidation": "Strict"}, data=json.dumps({"spec": {"paused": True,
+                                                                                             "pausd": True}}),
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["details"]["causes"][0]["field"] == "patch"
+    assert r.json()["message"].endswith('": strict decoding error: unknown field "spec.pausd"')
+    lease = {"metadata": {"name": "l"}, "spec": {"holderIdentity": "h", "bogus": 1}}
+    st = status_of(http.post(f"{url}/apis/coordination.k8s.io/v1/namespaces/{ns}/leases",
+                             params={"fieldValidation": "Strict"}, json=lease))
+    assert st["message"] == ('Lease in version "v1" cannot be handled as a Lease: '
+                             'strict decoding error: unknown field "spec.bogus"')
 
 
 def test_field_manager(http, url, namespaces):

@@ -75,7 +75,8 @@ def test_apiservice_unknown_fields_named_by_the_strict_decoder(srv: RunningServe
     body = apiservice(group(), typo=1, service={"namespace": "a", "name": "b", "path": "/x"})
     r = requests.post(srv.url + APISERVICES, json=body, params={"fieldValidation": "Strict"})
     assert r.status_code == 400, r.text
-    assert r.json()["message"] == 'strict decoding error: unknown field "spec.typo", unknown field "spec.service.path"'
+    assert r.json()["message"] == ('APIService in version "v1" cannot be handled as a APIService: strict decoding error: '
+                                   'unknown field "spec.typo", unknown field "spec.service.path"')
     r = requests.post(srv.url + APISERVICES, json=body, params={"fieldValidation": "Warn"})
     assert r.status_code == 201, r.text
     assert r.headers["Warning"] == '299 - "unknown field \\"spec.typo\\"", 299 - "unknown field \\"spec.service.path\\""'

@@ -256,13 +256,14 @@ def _check_shapes_legacy(obj: dict[str, Any], kind: str, custom: bool = False) -
 
 
 @lru_cache(maxsize=256)
-def _schema(kind: str, top_level: frozenset[str]) -> dict[str, Any]:
-    """The nested field model (`wire.openapi.known_fields`), else top level + ObjectMeta. Built once per kind
-    (`known_fields` deep-copies the model: ~0.3 ms a write) and only ever read (`_merged` copies)."""
+def _schema(kind: str, top_level: frozenset[str], message: str | None = None) -> dict[str, Any]:
+    """The nested field model (`wire.openapi.known_fields`: a core kind's, or a named group's `message`), else top
+    level + ObjectMeta. Built once per kind (`known_fields` deep-copies the model: ~0.3 ms a write) and only ever
+    read (`_merged` copies)."""
     known = hooks.wire_attr("openapi", "known_fields")
     if known is not None:
         try:
-            return known(kind)
+            return known(kind, message)
         except KeyError:
             pass
     return {"apiVersion": None, "kind": None, "metadata": {f: None for f in OBJECT_META_FIELDS},
@@ -295,12 +296,37 @@ def _merged(schema: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str]) -> list[str]:
+def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str], message: str | None = None) -> list[str]:
     """Paths of the fields the Go types would not know (they are dropped on decode)."""
-    return _walk_unknown(obj, _schema(kind, top_level), "", drop=False)
+    return _walk_unknown(obj, _schema(kind, top_level, message), "", drop=False)
 
 
 MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most 100 strict errors
+
+
+class StrictDecodingError(E.StatusError):
+    """`runtime.NewStrictDecodingError` under `fieldValidation=Strict`: its `text` (`strict decoding error:
+    unknown field "x", ...`), which each handler words its own way (`strict_create_error`, `strict_patch_error`);
+    on its own, a plain 400 with the text."""
+
+    def __init__(self, text: str):
+        super().__init__(E.bad_request(text).status)
+        self.text = text
+
+
+def strict_create_error(exc: StrictDecodingError, kind: str, version: str) -> E.StatusError:
+    """create.go / update.go: the decoder's strict error through `transformDecodeError`, a 400 naming the kind."""
+    return E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {exc.text}')
+
+
+def strict_patch_error(exc: StrictDecodingError, patched: dict[str, Any], patch_type: str, patch: Any
+                       ) -> E.StatusError:
+    """patch.go: a JSON or merge patch's result (`applyJSPatch`, shown as the patched JSON) or a strategic one's
+    (`applyPatchToObject`, the patch map printed `%+v`) with unknown fields: `422 Invalid` on field `patch`."""
+    shown = go_map_format(patch) if patch_type.startswith("application/strategic") else encode_raw_literals(patched)
+    e = E.invalid("", "", [E.field_invalid("patch", shown, exc.text)])
+    e.status.get("details", {}).pop("kind", None)
+    return e
 
 
 class _AnyTopLevel(dict):
@@ -315,12 +341,14 @@ class _AnyTopLevel(dict):
 
 
 def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str,
-                           extra: dict[str, Any] | None = None, keep_unknown: bool = False) -> list[str]:
+                           extra: dict[str, Any] | None = None, keep_unknown: bool = False,
+                           message: str | None = None) -> list[str]:
     """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped.
     Paths are quoted as Go's `strconv.Quote` does. `extra`: fields an enabled extension adds to the kind
     (`reference_server.extensions.extra_fields`); `keep_unknown`: every top-level field is known (a custom
-    resource's schema with `x-kubernetes-preserve-unknown-fields` at its root), `metadata` still checked."""
-    schema = _schema(kind, top_level)
+    resource's schema with `x-kubernetes-preserve-unknown-fields` at its root), `metadata` still checked;
+    `message`: a named group's kind's Go type in the field model (`http/groups.py` `go_message`)."""
+    schema = _schema(kind, top_level, message)
     if extra:
         schema = _merged(schema, extra)
     if keep_unknown:
@@ -335,7 +363,7 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     unknown = list(dict.fromkeys(unknown))
     unknown = unknown[:MAX_STRICT_ERRORS]
     if unknown and mode == "Strict":
-        raise E.bad_request("strict decoding error: " + ", ".join(f"unknown field {go_quote(u)}" for u in unknown))
+        raise StrictDecodingError("strict decoding error: " + ", ".join(f"unknown field {go_quote(u)}" for u in unknown))
     return [f"unknown field {go_quote(u)}" for u in unknown] if mode == "Warn" else []
 
 

@@ -31,7 +31,8 @@ from ..storage.offload import Offload
 from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
 from ..wire.goconvert import yaml_numbers
-from .decode import apply_field_validation, decode_body, decode_delete_options, media_type, patch_type_error
+from .decode import (StrictDecodingError, apply_field_validation, decode_body, decode_delete_options, media_type,
+                     patch_type_error, strict_create_error, strict_patch_error)
 from .groups import go_message
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_yaml
@@ -95,6 +96,15 @@ def add_deprecation_warning(request: web.Request, response: web.StreamResponse) 
     warning = request.get(DEPRECATION_KEY)
     if warning:
         response.headers.add("Warning", f'299 - "{warning}"')
+
+
+def _field_model(store: GenericStore) -> str | None:
+    """A named group's built-in kind's Go type in the field model (`apps.Deployment`), whose nested fields a
+    strict decode knows; None for a core kind (known by its name) or a custom resource."""
+    group = getattr(store, "group", "")
+    if not group or getattr(store, "crd_name", None):
+        return None
+    return go_message(group, store.version, store.info.kind)  # type: ignore[attr-defined]
 
 
 def _schema_kind(store: GenericStore) -> str:
@@ -238,9 +248,13 @@ class Handlers:
         else:
             obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind)
         mode = P.field_validation(request.query)
-        warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
-                                          extra_fields(self.ctx.feature_gates, store.info.kind),
-                                          keep_unknown=store.info.keeps_unknown_fields)
+        try:
+            warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
+                                              extra_fields(self.ctx.feature_gates, store.info.kind),
+                                              keep_unknown=store.info.keeps_unknown_fields,
+                                              message=_field_model(store))
+        except StrictDecodingError as exc:
+            raise strict_create_error(exc, store.info.kind, getattr(store, "version", "v1")) from None
         return obj, warnings
 
     def _fix_namespace(self, obj: dict[str, Any], route: Route, store: GenericStore) -> None:
@@ -444,9 +458,15 @@ class Handlers:
                          go_message(store.group, store.version, store.info.kind) if route.group else None)
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
             patched["metadata"] = {}
-        warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
-                                              extra_fields(self.ctx.feature_gates, store.info.kind),
-                                              keep_unknown=store.info.keeps_unknown_fields)
+        try:
+            warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
+                                                  extra_fields(self.ctx.feature_gates, store.info.kind),
+                                                  keep_unknown=store.info.keeps_unknown_fields,
+                                                  message=_field_model(store))
+        except StrictDecodingError as exc:
+            if ctype == APPLY_PATCH:  # (server-side apply words its own refusals: fieldmanager/)
+                raise
+            raise strict_patch_error(exc, patched, ctype, patch) from None
         self._fix_namespace(patched, route, store)
         self._check_name(patched, route.name)
         if route.group:  # a named-group kind: the patched object must still decode (groups.check_shape)

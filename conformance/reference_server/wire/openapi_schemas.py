@@ -228,10 +228,14 @@ def _known(message: str) -> dict[str, Any]:
     return out
 
 
-def known_fields(kind: str) -> dict[str, Any]:
-    """Nested dict of the JSON fields a kind accepts, for ``fieldValidation=Strict``.
+def known_fields(kind: str, message: str | None = None) -> dict[str, Any]:
+    """Nested dict of the JSON fields a kind accepts, for ``fieldValidation=Strict``: a core kind's by its name, a
+    named group's by its field-model `message` (`apps.Deployment`).
 
     A value is None for a leaf (scalar, map, timestamp, quantity...) or the nested dict for an
     object; for a list of objects it describes each element. KeyError for an unknown kind.
     """
-    return {"apiVersion": None, "kind": None, **copy.deepcopy(_known(schema.KIND_MESSAGES[kind]))}
+    found = message if message is not None else schema.KIND_MESSAGES[kind]
+    if found not in schema.MESSAGES:
+        raise KeyError(found)
+    return {"apiVersion": None, "kind": None, **copy.deepcopy(_known(found))}

@@ -47,6 +47,7 @@ def test_strict_validation_still_knows_object_meta(things: str) -> None:
     body = {"apiVersion": "free.example.com/v1", "kind": "Thing", "metadata": {"name": "b", "bogus": 1},
             "spec": {"anything": True}}
     r = requests.post(things, json=body, params={"fieldValidation": "Strict"})
-    assert r.status_code == 400 and r.json()["message"] == 'strict decoding error: unknown field "metadata.bogus"'
+    assert r.status_code == 400 and r.json()["message"] == (
+        'Thing in version "v1" cannot be handled as a Thing: strict decoding error: unknown field "metadata.bogus"')
     r = requests.post(things, json={**body, "metadata": {"name": "b"}}, params={"fieldValidation": "Strict"})
     assert r.status_code == 201 and r.json()["spec"] == {"anything": True}

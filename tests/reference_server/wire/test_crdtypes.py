@@ -117,7 +117,9 @@ def test_field_validation_of_a_crd_schema(srv: RunningServer) -> None:
     obj = crd({"type": "object", "properties": {"spec": typo}}, group)
     r = requests.post(f"{srv.url}{CRDS}?fieldValidation=Strict", json=obj)
     assert r.status_code == 400, r.text
-    assert r.json()["message"] == ('strict decoding error: unknown field "spec.versions[0].schema.openAPIV3Schema'
+    assert r.json()["message"] == ('CustomResourceDefinition in version "v1" cannot be handled as a '
+                                   'CustomResourceDefinition: strict decoding error: unknown field '
+                                   '"spec.versions[0].schema.openAPIV3Schema'
                                    '.properties.spec.x-kubernetes-preserve-unknown-field"')
     r = requests.post(f"{srv.url}{CRDS}?fieldValidation=Warn", json=obj)
     assert r.status_code == 201, r.text
