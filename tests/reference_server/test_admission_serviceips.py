@@ -5,6 +5,8 @@ admission), and the object the validating webhooks see is the one stored (genera
 a dry run answers the dry-run allocators' values and writes no IPAddress."""
 from __future__ import annotations
 
+import ipaddress
+import json
 import threading
 import uuid
 from pathlib import Path
@@ -143,18 +145,82 @@ def test_a_refused_ipaddress_of_a_requested_cluster_ip_is_the_services_422(serve
         _unconfigure(server, *cfgs)
 
 
-def test_a_refused_dynamic_address_is_skipped_and_none_left_is_range_full(server, hook, ns):
-    """1.33's `allocateFromRange` goes on with the next free address after a failed IPAddress create; when none
-    can be written the answer is `AllocateNext`'s `ErrFull` as a 500 (here after `ATTEMPTS` addresses)."""
+def _following(ip: str, taken: set[str]) -> str:
+    """The address `allocateFromRange`'s iterator reaches after `ip` that the informer cache does not hold (the
+    test server's 10.96.0.0/12: its upper part ends at 10.111.255.254)."""
+    addr = ipaddress.ip_address(ip)
+    while True:
+        addr = addr + 1 if str(addr) != "10.111.255.254" else ipaddress.ip_address("10.96.1.1")
+        if str(addr) not in taken:
+            return str(addr)
+
+
+def test_a_refused_dynamic_address_is_followed_by_the_next_and_none_left_is_range_full(server, hook, ns):
+    """1.33's `allocateFromRange` goes on with the next free address of its iterator (the one after the refused
+    one, not a new random draw) after a failed IPAddress create; when none can be written the answer is
+    `AllocateNext`'s `ErrFull` as a 500 (here after `ATTEMPTS` addresses, walked one after the other)."""
     hook.denied_once.clear()
+    taken = _ips(server)
     [first, second], r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny-once", "second")
     assert r.status_code == 201, r.text
-    assert first != second == r.json()["spec"]["clusterIP"]
+    assert second == _following(first, taken) == r.json()["spec"]["clusterIP"]
     assert first not in _ips(server)
+    taken = _ips(server)
     names, r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny", "none")
     assert r.status_code == 500, r.text
     assert r.json()["message"] == "Internal error occurred: failed to allocate a serviceIP: range is full"
     assert len(set(names)) == ATTEMPTS
+    assert all(b == _following(a, taken) for a, b in zip(names, names[1:])), names
+
+
+def test_a_service_validation_refuses_has_its_ipaddress_written_and_reverted(server, hook, ns):
+    """`store.go` `create`: `BeginCreate` allocates (the IPAddress CREATE) before `BeforeCreate` validates, and
+    the validation's refusal reverts it (the DELETE), both the loopback client's; the answer is the validation's
+    422. A requested ClusterIP whose IPAddress is refused answers the allocation's 422 instead."""
+    cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
+            _configure(server, hook, "validating", "/allow", "services", ns)]
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    try:
+        for spec in ({}, {"clusterIP": "10.96.202.3"}):
+            since, before = len(hook.reviews), _ips(server)
+            r = requests.post(services, json={"metadata": {"name": "portless"}, "spec": spec})
+            assert r.status_code == 422, r.text
+            assert r.json()["message"] == 'Service "portless" is invalid: spec.ports: Required value'
+            reviews = _reviews(hook, since, "ipaddresses")
+            assert [q["operation"] for q in reviews] == ["CREATE", "DELETE"]
+            assert reviews[0]["name"] == reviews[1]["name"] == spec.get("clusterIP", reviews[0]["name"])
+            assert {q["userInfo"]["username"] for q in reviews} == {"system:apiserver"}
+            assert reviews[0]["object"]["spec"]["parentRef"]["name"] == "portless"
+            assert _reviews(hook, since, "services") == []  # the validating admission comes after
+            assert _ips(server) == before
+    finally:
+        _unconfigure(server, *cfgs)
+    cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
+    try:
+        r = requests.post(services, json={"metadata": {"name": "portless"}, "spec": {"clusterIP": "10.96.202.4"}})
+        assert r.status_code == 422, r.text
+        assert "spec.clusterIPs: Invalid value: []string{\"10.96.202.4\"}: failed to allocate IP 10.96.202.4: " \
+               "admission webhook" in r.json()["message"]
+    finally:
+        _unconfigure(server, cfg)
+
+
+def test_without_admission_a_refused_create_still_writes_and_deletes_the_ipaddress(server, ns):
+    """The same order with no webhook or policy: a watcher of IPAddresses sees the allocation ADDED and DELETED
+    for a Service validation refuses (and for one that exists already), as upstream's `txn.Revert`."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    assert requests.post(services, json={"metadata": {"name": "twice"},
+                                         "spec": {"ports": [{"port": 80}]}}).status_code == 201
+    rv = requests.get(f"{server.url}{IPS}").json()["metadata"]["resourceVersion"]
+    assert requests.post(services, json={"metadata": {"name": "bad"}, "spec": {}}).status_code == 422
+    assert requests.post(services, json={"metadata": {"name": "twice"},
+                                         "spec": {"ports": [{"port": 80}]}}).status_code == 409
+    r = requests.get(f"{server.url}{IPS}", params={"watch": "1", "resourceVersion": rv, "timeoutSeconds": "1"},
+                     timeout=30)
+    events = [json.loads(line) for line in r.text.splitlines() if line]
+    seen = [(e["type"], e["object"]["spec"]["parentRef"]["name"]) for e in events]
+    assert seen == [("ADDED", "bad"), ("DELETED", "bad"), ("ADDED", "twice"), ("DELETED", "twice")]
+    assert events[0]["object"]["metadata"]["name"] == events[1]["object"]["metadata"]["name"]
 
 
 def _ipaddress_reviews_of_a_create(server, hook, ns, path, name) -> tuple[list[str], requests.Response]:
@@ -272,3 +338,46 @@ def test_deleting_a_service_releases_its_ipaddress_through_admission(server, hoo
         assert ips[1] in _ips(server)
     finally:
         _unconfigure(server, cfg)
+
+
+def test_the_namespace_controllers_service_deletions_release_through_admission(server, hook):
+    """The namespace controller deletes the Services; each ClusterIP's IPAddress is released by kube-apiserver's
+    allocator (`afterDelete` → `Release`), the loopback client, whose DELETE the webhooks see: the same whoever
+    deleted the Service."""
+    name = f"gone-{uuid.uuid4().hex[:8]}"
+    assert requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
+    r = requests.post(f"{server.url}/api/v1/namespaces/{name}/services",
+                      json={"metadata": {"name": "web"}, "spec": {"ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    ip = r.json()["spec"]["clusterIP"]
+    cfg = _configure(server, hook, "validating", "/allow", "ipaddresses")
+    try:
+        since = len(hook.reviews)
+        assert requests.delete(f"{server.url}/api/v1/namespaces/{name}").status_code == 200
+        until(lambda: ip not in _ips(server), "the released IPAddress", timeout=30)
+        [review] = [q for q in _reviews(hook, since, "ipaddresses") if q["name"] == ip]
+        assert review["operation"] == "DELETE" and review["userInfo"]["username"] == "system:apiserver"
+    finally:
+        _unconfigure(server, cfg)
+
+
+def test_the_kubernetes_service_controllers_create_reserves_through_admission(server, hook):
+    """The `kubernetes` Service, created again by its controller (every 10 s) as the loopback client: its
+    requested 10.96.0.1 is reserved by an admitted IPAddress CREATE before the Service is stored; the
+    Service's validating webhook sees it after that."""
+    cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
+            _configure(server, hook, "validating", "/allow", "services")]
+    services = f"{server.url}/api/v1/namespaces/default/services"
+    try:
+        since = len(hook.reviews)
+        assert requests.delete(f"{services}/kubernetes").status_code == 200
+        until(lambda: requests.get(f"{services}/kubernetes").status_code == 200, "the kubernetes Service",
+              timeout=30)
+        reviews = [r["request"] for _, r in hook.reviews[since:]]
+        created = [(q["resource"]["resource"], q["operation"], q["name"], q["userInfo"]["username"])
+                   for q in reviews if q["operation"] == "CREATE"]
+        assert created == [("ipaddresses", "CREATE", "10.96.0.1", "system:apiserver"),
+                           ("services", "CREATE", "kubernetes", "system:apiserver")]
+        assert "10.96.0.1" in _ips(server)
+    finally:
+        _unconfigure(server, *cfgs)
