@@ -205,6 +205,42 @@ def test_a_service_validation_refuses_has_its_ipaddress_written_and_reverted(ser
         _unconfigure(server, cfg)
 
 
+def test_an_update_leaving_external_name_that_validation_refuses_reverts_its_ipaddress(server, hook, ns):
+    """`store.go` `Update`: `BeginUpdate` (the ClusterIP's allocation) before `BeforeUpdate` validates, so the
+    refused update's IPAddress is created and deleted again, the Service left as it was."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    r = requests.post(services, json={"metadata": {"name": "ext3"},
+                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    assert r.status_code == 201, r.text
+    cfg = _configure(server, hook, "validating", "/allow", "ipaddresses")
+    try:
+        since, before = len(hook.reviews), _ips(server)
+        r = requests.patch(f"{services}/ext3", json={"spec": {"type": "ClusterIP", "externalName": None}},
+                           headers={"Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 422, r.text
+        assert r.json()["message"] == 'Service "ext3" is invalid: spec.ports: Required value'
+        reviews = _reviews(hook, since, "ipaddresses")  # (the repair loop may review a DELETE of it too: the
+        # Service, ExternalName, does not hold it)
+        assert [q["operation"] for q in reviews][:2] == ["CREATE", "DELETE"]
+        assert {(q["operation"], q["name"]) for q in reviews[1:]} == {("DELETE", reviews[0]["name"])}
+        assert _ips(server) == before
+    finally:
+        _unconfigure(server, cfg)
+    rv = requests.get(f"{server.url}{IPS}").json()["metadata"]["resourceVersion"]
+    r = requests.patch(f"{services}/ext3", json={"spec": {"type": "ClusterIP", "externalName": None}},
+                       headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 422, r.text
+    assert [e[0] for e in _ipaddress_events(server, rv)] == ["ADDED", "DELETED"]
+    assert requests.get(f"{services}/ext3").json()["spec"]["type"] == "ExternalName"
+
+
+def _ipaddress_events(server: RunningServer, rv: str) -> list[tuple[str, dict[str, Any]]]:
+    """The IPAddress events after `rv` (a watch that ends after a second)."""
+    r = requests.get(f"{server.url}{IPS}", params={"watch": "1", "resourceVersion": rv, "timeoutSeconds": "1"},
+                     timeout=30)
+    return [(e["type"], e["object"]) for e in (json.loads(line) for line in r.text.splitlines() if line)]
+
+
 def test_without_admission_a_refused_create_still_writes_and_deletes_the_ipaddress(server, ns):
     """The same order with no webhook or policy: a watcher of IPAddresses sees the allocation ADDED and DELETED
     for a Service validation refuses (and for one that exists already), as upstream's `txn.Revert`."""
@@ -215,12 +251,10 @@ def test_without_admission_a_refused_create_still_writes_and_deletes_the_ipaddre
     assert requests.post(services, json={"metadata": {"name": "bad"}, "spec": {}}).status_code == 422
     assert requests.post(services, json={"metadata": {"name": "twice"},
                                          "spec": {"ports": [{"port": 80}]}}).status_code == 409
-    r = requests.get(f"{server.url}{IPS}", params={"watch": "1", "resourceVersion": rv, "timeoutSeconds": "1"},
-                     timeout=30)
-    events = [json.loads(line) for line in r.text.splitlines() if line]
-    seen = [(e["type"], e["object"]["spec"]["parentRef"]["name"]) for e in events]
+    events = _ipaddress_events(server, rv)
+    seen = [(kind, obj["spec"]["parentRef"]["name"]) for kind, obj in events]
     assert seen == [("ADDED", "bad"), ("DELETED", "bad"), ("ADDED", "twice"), ("DELETED", "twice")]
-    assert events[0]["object"]["metadata"]["name"] == events[1]["object"]["metadata"]["name"]
+    assert events[0][1]["metadata"]["name"] == events[1][1]["metadata"]["name"]
 
 
 def _ipaddress_reviews_of_a_create(server, hook, ns, path, name) -> tuple[list[str], requests.Response]:

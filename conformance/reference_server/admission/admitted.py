@@ -21,6 +21,12 @@ on the event loop) and runs the sync again, level-triggered as upstream's syncs 
 finds its verdict (the admitted object, or the refusal it raises) and is made synchronously. Without any webhook
 configuration or policy binding (`active()`, three counts), or when no webhook's rules and selectors and no
 policy's constraints select the write (`relevant()`, synchronous), a controller write is the plain registry call.
+
+A Service's ClusterIPs are kube-apiserver's allocator's IPAddresses, written and deleted by its loopback client
+whoever writes the Service (`pkg/registry/core/service/ipallocator/ipallocator.go`): a controller's Service create
+reserves them in its admission (admission/serviceips.py) and writes with the draws that admission pinned
+(registry/draws.py); those its writes release (`afterDelete`) are deleted through admission once its sync is
+done (`releasing`, awaited by `admitted`).
 """
 from __future__ import annotations
 

@@ -28,8 +28,11 @@ from ..registry.servicecidr import ip_address
 from ..registry.servicestore import FIELD_MANAGER, refused_ip
 from .admitted import APISERVER_USER, ControllerWrites, Unadmitted, admitted, release_ips
 
-# addresses tried for one dynamic ClusterIP whose IPAddress admission refuses (upstream 1.33 tries every free one
-# of every range, one admitted create each, before answering `range is full`)
+# addresses tried for one dynamic ClusterIP whose IPAddress admission refuses, one after the other as upstream's
+# iterator walks them (registry/serviceip.py `walk`). Upstream 1.33 tries every free one of every range, one
+# admitted create each, before answering `range is full`: 65,534 on kind's /16, 1,048,574 on kubeadm's /12, past
+# kube-apiserver's 60 s request timeout for a webhook answering in 1 ms; here each try costs a webhook call and a
+# dry-run preview (tens of milliseconds), so the walk is cut short (README "Known gaps")
 ATTEMPTS = 32
 
 
@@ -89,22 +92,22 @@ class ClusterIPReservation:
         written). A requested one refused is the Service's 422 (`allocIPs`)."""
         session = current_draws()
         assert session is not None
-        for ip_address in wanted:
-            ip = ip_address["metadata"]["name"]
+        for address in wanted:
+            ip = address["metadata"]["name"]
             try:
-                await admitted(self._create, ip_address)
+                await admitted(self._create, address)
             except E.StatusError as exc:
                 if ip not in requested:
                     return ip
                 why = ERR_ALLOCATED if exc.code == 409 else exc.message
-                service = planned or {"metadata": {"name": (ip_address["spec"]["parentRef"] or {}).get("name")},
+                service = planned or {"metadata": {"name": (address["spec"]["parentRef"] or {}).get("name")},
                                       "spec": {"clusterIPs": [ip]}}
                 raise refused_ip(service, ip, why) from None
             session.reserved.add(ip)
         return None
 
-    async def _create(self, ip_address: dict[str, Any]) -> dict[str, Any]:
-        return self.writes.create(self.store.ipaddresses, ip_address, field_manager=FIELD_MANAGER)
+    async def _create(self, address: dict[str, Any]) -> dict[str, Any]:
+        return self.writes.create(self.store.ipaddresses, address, field_manager=FIELD_MANAGER)
 
     async def release(self) -> None:
         """The transaction's revert: each reserved IPAddress deleted through admission, errors ignored."""

@@ -86,12 +86,8 @@ def pinned(dry_run: bool) -> Iterator[Draws]:
     if outer is not None:
         yield outer
         return
-    session = Draws(dry_run)
-    token = DRAWS.set(session)
-    try:
+    with resumed(Draws(dry_run)) as session:
         yield session
-    finally:
-        DRAWS.reset(token)
 
 
 @contextmanager

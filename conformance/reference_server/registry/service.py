@@ -10,6 +10,9 @@ NodePort/LoadBalancer), `pkg/registry/core/service/storage/alloc.go` (ipFamilies
 node port allocation: registry/nodeports.py), `pkg/registry/core/service/strategy.go` (status is
 `{loadBalancer: {}}` on create and kept on update; allocated values kept when an update omits them),
 `ValidateService`'s required fields and `ValidateServiceUpdate`'s immutable cluster IPs and IP families.
+A create's ClusterIP is allocated in `validate` before the fields are checked (`store.go` `create`: `BeginCreate`
+before `BeforeCreate`), and noted (registry/draws.py `note_allocated`) so the store writes and reverts its
+IPAddress when the create then fails.
 """
 from __future__ import annotations
 
@@ -245,6 +248,8 @@ class ServiceStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
         ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
+        if not _needs_cluster_ip(ospec) and _needs_cluster_ip(nspec):  # `beginUpdate` before `BeforeUpdate`
+            self._begin_cluster_ip(new)
         return (super().validate_update(new, old) + _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
                 + self._validate_spec(new.get("spec")))
 

@@ -1,5 +1,7 @@
 """The Service REST storage's allocation transaction: a ClusterIP's IPAddress is the reservation, written before
-the Service is stored, removed again when the Service's create fails, and released when the Service is deleted.
+the Service is stored, removed again when the Service's create fails (also when its validation refuses it: the
+strategy allocates before validating, as `store.go` `create` runs `BeginCreate` before `BeforeCreate`), and
+released when the Service is deleted.
 
 Upstream: `pkg/registry/core/service/storage/alloc.go` (`txnAllocClusterIPs`: the allocation, with a revert that
 releases what it took; dry run takes nothing; `txnUpdateClusterIPs`: an update leaving ExternalName allocates
@@ -10,7 +12,8 @@ write's outcome; `afterDelete` releases the deleted Service's ClusterIPs), over 
 Upstream's allocator writes the IPAddress through kube-apiserver's loopback client. While admission webhooks or
 policies are configured, a request's create does that through admission/serviceips.py before this store runs, and
 this store only takes those reservations (registry/draws.py `reserved`); without any, the IPAddress is the plain
-registry write made here, which is what admission would let through untouched. An update's new ClusterIP is
+registry write made here, which is what admission would let through untouched. A controller's releases go
+through admission too when its sync collects them (admission/admitted.py `ControllerWrites.releasing`). An update's new ClusterIP is
 reserved before the Service is stored (the update computed once as a dry run, its draws pinned, then made).
 """
 from __future__ import annotations
@@ -66,10 +69,10 @@ class ServiceStore(GenericStore):
                     self._revert_unwritten(allocated)
                 raise
 
-    def _revert_unwritten(self, allocated: Allocated) -> None:
+    def _revert_unwritten(self, allocated: Allocated | None) -> None:
         """The allocation a failed create made and did not write yet: written, then released (a request's own
         reservations, written through admission, are the request's to revert)."""
-        if self.ipaddresses is None:
+        if self.ipaddresses is None or allocated is None:
             return
         held = reserved()
         for ip, service in allocated.ips.items():
@@ -118,7 +121,11 @@ class ServiceStore(GenericStore):
             before = cluster_ips(current)
             wrote: list[str] = []
             if current is not None and ((current.get("spec") or {}).get("type") == "ExternalName"):
-                planned = super().update(ns, name, body, **{**kw, "dry_run": True})  # its draws pinned
+                try:
+                    planned = super().update(ns, name, body, **{**kw, "dry_run": True})  # its draws pinned
+                except E.StatusError:  # refused after `beginUpdate` allocated (validation, ...): reverted
+                    self._revert_unwritten(current_allocated())
+                    raise
                 for ip in cluster_ips(planned):
                     if ip in before or ip in reserved():
                         continue
