@@ -234,6 +234,60 @@ def test_an_update_leaving_external_name_that_validation_refuses_reverts_its_ipa
     assert requests.get(f"{services}/ext3").json()["spec"]["type"] == "ExternalName"
 
 
+def test_a_requested_cluster_ip_held_already_has_its_create_admitted_then_refused(server, hook, ns):
+    """`AllocateService` → `createIPAddress` makes the IPAddress create whether or not the address is held: the
+    webhooks review it, then storage's AlreadyExists is `ErrAllocated` (the Service's 422); a webhook's refusal
+    comes first. An update leaving ExternalName for a held address is refused the same way (`allocIPs`)."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    r = requests.post(services, json={"metadata": {"name": "holder"}, "spec": {"ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    held = r.json()["spec"]["clusterIP"]
+    body = {"metadata": {"name": "second"}, "spec": {"clusterIP": held, "ports": [{"port": 80}]}}
+    taken = (f'Service "second" is invalid: spec.clusterIPs: Invalid value: []string{{"{held}"}}: failed to '
+             f'allocate IP {held}: provided IP is already allocated')
+    for path in ("/allow", "/deny"):
+        cfg = _configure(server, hook, "validating", path, "ipaddresses")
+        try:
+            since = len(hook.reviews)
+            r = requests.post(services, json=body)
+            assert r.status_code == 422, r.text
+            reviews = _reviews(hook, since, "ipaddresses")
+            assert [(q["operation"], q["name"], q["userInfo"]["username"]) for q in reviews] == [
+                ("CREATE", held, "system:apiserver")]
+            if path == "/allow":
+                assert r.json()["message"] == taken
+            else:
+                assert "failed to allocate IP " + held + ": admission webhook" in r.json()["message"]
+        finally:
+            _unconfigure(server, cfg)
+    r = requests.post(services, json={"metadata": {"name": "ext4"},
+                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    assert r.status_code == 201, r.text
+    update = {**r.json(), "spec": {"type": "ClusterIP", "clusterIP": held, "ports": [{"port": 80}]}}
+    r = requests.put(f"{services}/ext4", json=update)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == taken.replace('"second"', '"ext4"')
+    assert requests.get(f"{services}/ext4").json()["spec"]["type"] == "ExternalName"
+
+
+def test_a_create_of_a_taken_name_meets_the_validating_webhooks_before_already_exists(server, hook, ns):
+    """`store.go` `create`: the validating admission (`createValidation`) runs before `Storage.Create` answers
+    AlreadyExists, so a validating webhook reviews the create of a name already taken, and its refusal is the
+    answer."""
+    cms = f"{server.url}/api/v1/namespaces/{ns}/configmaps"
+    assert requests.post(cms, json={"metadata": {"name": "taken"}}).status_code == 201
+    for path, code in (("/allow", 409), ("/deny", 403)):
+        cfg = _configure(server, hook, "validating", path, "configmaps", ns)
+        try:
+            since = len(hook.reviews)
+            r = requests.post(cms, json={"metadata": {"name": "taken"}, "data": {"a": "b"}})
+            assert r.status_code == code, r.text
+            [review] = _reviews(hook, since, "configmaps")
+            assert (review["operation"], review["name"], review["object"]["data"]) == ("CREATE", "taken", {"a": "b"})
+        finally:
+            _unconfigure(server, cfg)
+
+
 def _ipaddress_events(server: RunningServer, rv: str) -> list[tuple[str, dict[str, Any]]]:
     """The IPAddress events after `rv` (a watch that ends after a second)."""
     r = requests.get(f"{server.url}{IPS}", params={"watch": "1", "resourceVersion": rv, "timeoutSeconds": "1"},

@@ -123,7 +123,22 @@ async def admit_write(hooks: WebhookAdmission, store: Any, operation: str, obj: 
         obj = mutated
     if begin is not None:
         await begin(obj)
-    await hooks.validate(a, obj, old, user, dry_run, opts, warnings, lambda: preview(obj))
+    stored: list[Exception] = []
+
+    async def previewed() -> dict[str, Any]:
+        """The preview; a create whose name is taken is validated as prepared, and answered AlreadyExists after
+        the validating admission (`store.go` `create`: `createValidation`, then `Storage.Create`)."""
+        try:
+            return await preview(obj)
+        except (E.StatusError, Unadmitted) as exc:
+            prepared = getattr(exc.error if isinstance(exc, Unadmitted) else exc, "prepared", None)
+            if prepared is None:
+                raise
+            stored.append(exc)
+            return prepared
+    await hooks.validate(a, obj, old, user, dry_run, opts, warnings, previewed)
+    if stored:
+        raise stored[0]
     return obj
 
 

@@ -68,6 +68,7 @@ class ClusterIPReservation:
         requested = _requested(obj)
         for _ in range(ATTEMPTS):
             session.allocated.clear()
+            session.collided.clear()
             failure: Exception | None = None
             try:
                 planned = await self.preview(obj)
@@ -76,12 +77,17 @@ class ClusterIPReservation:
                 failure, planned = exc, {}
                 wanted = [ip_address(ip, service) for ip, service in session.allocated.items()
                           if ip not in session.reserved]
+                if not wanted and session.collided:  # a requested IP held: its create is still admitted
+                    failure = None  # (storage's AlreadyExists the answer; or, held no more, allocated)
+                    wanted = [ip_address(ip, service) for ip, service in session.collided.items()]
                 if not wanted:
-                    raise  # refused before it (`initIPFamilyFields`, the requested IP's check, range full)
+                    raise  # refused before it (`initIPFamilyFields`, the requested IP's range, range full)
             refused = await self._reserve(wanted, requested, planned)
             if refused is None:
                 if failure is not None:
                     raise failure
+                if wanted and not planned:
+                    continue  # a collided IP was free after all: the Service previewed again
                 return
             session.forget("cluster-ip")  # `allocateFromRange`: on with the next free address
         raise E.internal(f"failed to allocate a serviceIP: {ERR_FULL}")

@@ -32,6 +32,7 @@ class Draws:
         self.values: dict[tuple[str, Hashable], Any] = {}
         self.reserved: set[str] = set()  # ClusterIPs whose IPAddress this request wrote
         self.allocated: dict[str, dict[str, Any]] = {}  # ClusterIPs the registry allocated: their Service
+        self.collided: dict[str, dict[str, Any]] = {}  # requested ClusterIPs found held: their Service
         self.defer_release = False  # IPAddresses to release are left to the request (`released`), not deleted
         self.released: list[str] = []
 
@@ -131,6 +132,14 @@ def note_allocated(ip: str, service: dict[str, Any]) -> None:
         session.allocated[ip] = service
 
 
+def note_collided(ip: str, service: dict[str, Any]) -> None:
+    """A requested `ip` the registry found held: upstream's `AllocateService` still makes (and admits) its
+    IPAddress create, which storage then refuses (`ErrAllocated`)."""
+    session = DRAWS.get()
+    if session is not None and not _DRY_ALLOCATION.get():
+        session.collided[ip] = service
+
+
 @contextmanager
 def releasing_to(sink: list[str]) -> Iterator[None]:
     """The ClusterIPs released within go to `sink` (deleted through admission by its owner) instead of the
@@ -154,5 +163,5 @@ def dry_allocation() -> bool:
     return _DRY_ALLOCATION.get()
 
 
-__all__ = ["DRAWS", "Allocated", "Draws", "allocated", "allocation", "current", "draw", "dry_allocation", "note_allocated", "pinned",
+__all__ = ["DRAWS", "Allocated", "Draws", "allocated", "allocation", "current", "draw", "dry_allocation", "note_allocated", "note_collided", "pinned",
            "release_sink", "releasing_to", "reserved", "resumed"]

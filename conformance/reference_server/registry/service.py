@@ -23,7 +23,7 @@ from typing import Any, Callable
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
 from .draws import current as current_draws
-from .draws import draw, dry_allocation, note_allocated, reserved
+from .draws import draw, dry_allocation, note_allocated, note_collided, reserved
 from . import nodeports
 from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
 from .strategy import PerThread, Strategy
@@ -225,6 +225,8 @@ class ServiceStrategy(Strategy):
         why = self.allocator.check(str(addr), mine)
         if why is None and ip not in mine and ip in self._used()[0]:
             why = ERR_ALLOCATED
+        if why == ERR_ALLOCATED:
+            note_collided(str(addr), obj)
         return [_invalid_ips(ip, why)] if why else []
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
@@ -249,6 +251,9 @@ class ServiceStrategy(Strategy):
         nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
         ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
         if not _needs_cluster_ip(ospec) and _needs_cluster_ip(nspec):  # `beginUpdate` before `BeforeUpdate`
+            refused = self._check_requested_ip(new)  # `allocIPs`: a requested IP held by another is refused
+            if refused:
+                return refused
             self._begin_cluster_ip(new)
         return (super().validate_update(new, old) + _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
                 + self._validate_spec(new.get("spec")))
