@@ -209,9 +209,7 @@ def test_an_update_leaving_external_name_that_validation_refuses_reverts_its_ipa
     """`store.go` `Update`: `BeginUpdate` (the ClusterIP's allocation) before `BeforeUpdate` validates, so the
     refused update's IPAddress is created and deleted again, the Service left as it was."""
     services = f"{server.url}/api/v1/namespaces/{ns}/services"
-    r = requests.post(services, json={"metadata": {"name": "ext3"},
-                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
-    assert r.status_code == 201, r.text
+    r = _external_name(services, "ext3")
     cfg = _configure(server, hook, "validating", "/allow", "ipaddresses")
     try:
         since, before = len(hook.reviews), _ips(server)
@@ -260,9 +258,7 @@ def test_a_requested_cluster_ip_held_already_has_its_create_admitted_then_refuse
                 assert "failed to allocate IP " + held + ": admission webhook" in r.json()["message"]
         finally:
             _unconfigure(server, cfg)
-    r = requests.post(services, json={"metadata": {"name": "ext4"},
-                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
-    assert r.status_code == 201, r.text
+    r = _external_name(services, "ext4")
     update = {**r.json(), "spec": {"type": "ClusterIP", "clusterIP": held, "ports": [{"port": 80}]}}
     r = requests.put(f"{services}/ext4", json=update)
     assert r.status_code == 422, r.text
@@ -286,6 +282,14 @@ def test_a_create_of_a_taken_name_meets_the_validating_webhooks_before_already_e
             assert (review["operation"], review["name"], review["object"]["data"]) == ("CREATE", "taken", {"a": "b"})
         finally:
             _unconfigure(server, cfg)
+
+
+def _external_name(services: str, name: str) -> requests.Response:
+    """An ExternalName Service `name` created (no ClusterIP: an update leaving the type allocates one)."""
+    r = requests.post(services, json={"metadata": {"name": name},
+                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    assert r.status_code == 201, r.text
+    return r
 
 
 def _ipaddress_events(server: RunningServer, rv: str) -> list[tuple[str, dict[str, Any]]]:
@@ -356,9 +360,7 @@ def test_kubectl_dry_run_server_service_answers_the_network_address(server, ns, 
 def test_an_update_shows_the_webhooks_the_cluster_ip_and_node_port_then_stored(server, hook, ns):
     """An update leaving ExternalName allocates; the validating webhook's object is the one stored."""
     services = f"{server.url}/api/v1/namespaces/{ns}/services"
-    r = requests.post(services, json={"metadata": {"name": "ext"},
-                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
-    assert r.status_code == 201, r.text
+    r = _external_name(services, "ext")
     cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
             _configure(server, hook, "validating", "/allow", "services", ns)]
     try:
@@ -386,9 +388,7 @@ def test_a_refused_ipaddress_refuses_the_update_that_needs_it(server, hook, ns):
     """An update leaving ExternalName whose requested ClusterIP's IPAddress admission refuses: the Service's 422,
     the Service left as it was."""
     services = f"{server.url}/api/v1/namespaces/{ns}/services"
-    r = requests.post(services, json={"metadata": {"name": "ext2"},
-                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
-    assert r.status_code == 201, r.text
+    r = _external_name(services, "ext2")
     cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
     try:
         body = {**r.json(), "spec": {"type": "ClusterIP", "clusterIP": "10.96.201.9", "ports": [{"port": 80}]}}
