@@ -5,6 +5,8 @@ admission), and the object the validating webhooks see is the one stored (genera
 a dry run answers the dry-run allocators' values and writes no IPAddress."""
 from __future__ import annotations
 
+import ipaddress
+import json
 import threading
 import uuid
 from pathlib import Path
@@ -143,18 +145,174 @@ def test_a_refused_ipaddress_of_a_requested_cluster_ip_is_the_services_422(serve
         _unconfigure(server, *cfgs)
 
 
-def test_a_refused_dynamic_address_is_skipped_and_none_left_is_range_full(server, hook, ns):
-    """1.33's `allocateFromRange` goes on with the next free address after a failed IPAddress create; when none
-    can be written the answer is `AllocateNext`'s `ErrFull` as a 500 (here after `ATTEMPTS` addresses)."""
+def _following(ip: str, taken: set[str]) -> str:
+    """The address `allocateFromRange`'s iterator reaches after `ip` that the informer cache does not hold (the
+    test server's 10.96.0.0/12: its upper part ends at 10.111.255.254)."""
+    addr = ipaddress.ip_address(ip)
+    while True:
+        addr = addr + 1 if str(addr) != "10.111.255.254" else ipaddress.ip_address("10.96.1.1")
+        if str(addr) not in taken:
+            return str(addr)
+
+
+def test_a_refused_dynamic_address_is_followed_by_the_next_and_none_left_is_range_full(server, hook, ns):
+    """1.33's `allocateFromRange` goes on with the next free address of its iterator (the one after the refused
+    one, not a new random draw) after a failed IPAddress create; when none can be written the answer is
+    `AllocateNext`'s `ErrFull` as a 500 (here after `ATTEMPTS` addresses, walked one after the other)."""
     hook.denied_once.clear()
+    taken = _ips(server)
     [first, second], r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny-once", "second")
     assert r.status_code == 201, r.text
-    assert first != second == r.json()["spec"]["clusterIP"]
+    assert second == _following(first, taken) == r.json()["spec"]["clusterIP"]
     assert first not in _ips(server)
+    taken = _ips(server)
     names, r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny", "none")
     assert r.status_code == 500, r.text
     assert r.json()["message"] == "Internal error occurred: failed to allocate a serviceIP: range is full"
     assert len(set(names)) == ATTEMPTS
+    assert all(b == _following(a, taken) for a, b in zip(names, names[1:])), names
+
+
+def test_a_service_validation_refuses_has_its_ipaddress_written_and_reverted(server, hook, ns):
+    """`store.go` `create`: `BeginCreate` allocates (the IPAddress CREATE) before `BeforeCreate` validates, and
+    the validation's refusal reverts it (the DELETE), both the loopback client's; the answer is the validation's
+    422. A requested ClusterIP whose IPAddress is refused answers the allocation's 422 instead."""
+    cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
+            _configure(server, hook, "validating", "/allow", "services", ns)]
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    try:
+        for spec in ({}, {"clusterIP": "10.96.202.3"}):
+            since, before = len(hook.reviews), _ips(server)
+            r = requests.post(services, json={"metadata": {"name": "portless"}, "spec": spec})
+            assert r.status_code == 422, r.text
+            assert r.json()["message"] == 'Service "portless" is invalid: spec.ports: Required value'
+            reviews = _reviews(hook, since, "ipaddresses")
+            assert [q["operation"] for q in reviews] == ["CREATE", "DELETE"]
+            assert reviews[0]["name"] == reviews[1]["name"] == spec.get("clusterIP", reviews[0]["name"])
+            assert {q["userInfo"]["username"] for q in reviews} == {"system:apiserver"}
+            assert reviews[0]["object"]["spec"]["parentRef"]["name"] == "portless"
+            assert _reviews(hook, since, "services") == []  # the validating admission comes after
+            assert _ips(server) == before
+    finally:
+        _unconfigure(server, *cfgs)
+    cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
+    try:
+        r = requests.post(services, json={"metadata": {"name": "portless"}, "spec": {"clusterIP": "10.96.202.4"}})
+        assert r.status_code == 422, r.text
+        assert "spec.clusterIPs: Invalid value: []string{\"10.96.202.4\"}: failed to allocate IP 10.96.202.4: " \
+               "admission webhook" in r.json()["message"]
+    finally:
+        _unconfigure(server, cfg)
+
+
+def test_an_update_leaving_external_name_that_validation_refuses_reverts_its_ipaddress(server, hook, ns):
+    """`store.go` `Update`: `BeginUpdate` (the ClusterIP's allocation) before `BeforeUpdate` validates, so the
+    refused update's IPAddress is created and deleted again, the Service left as it was."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    r = _external_name(services, "ext3")
+    cfg = _configure(server, hook, "validating", "/allow", "ipaddresses")
+    try:
+        since, before = len(hook.reviews), _ips(server)
+        r = requests.patch(f"{services}/ext3", json={"spec": {"type": "ClusterIP", "externalName": None}},
+                           headers={"Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 422, r.text
+        assert r.json()["message"] == 'Service "ext3" is invalid: spec.ports: Required value'
+        reviews = _reviews(hook, since, "ipaddresses")  # (the repair loop may review a DELETE of it too: the
+        # Service, ExternalName, does not hold it)
+        assert [q["operation"] for q in reviews][:2] == ["CREATE", "DELETE"]
+        assert {(q["operation"], q["name"]) for q in reviews[1:]} == {("DELETE", reviews[0]["name"])}
+        assert _ips(server) == before
+    finally:
+        _unconfigure(server, cfg)
+    rv = requests.get(f"{server.url}{IPS}").json()["metadata"]["resourceVersion"]
+    r = requests.patch(f"{services}/ext3", json={"spec": {"type": "ClusterIP", "externalName": None}},
+                       headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 422, r.text
+    assert [e[0] for e in _ipaddress_events(server, rv)] == ["ADDED", "DELETED"]
+    assert requests.get(f"{services}/ext3").json()["spec"]["type"] == "ExternalName"
+
+
+def test_a_requested_cluster_ip_held_already_has_its_create_admitted_then_refused(server, hook, ns):
+    """`AllocateService` → `createIPAddress` makes the IPAddress create whether or not the address is held: the
+    webhooks review it, then storage's AlreadyExists is `ErrAllocated` (the Service's 422); a webhook's refusal
+    comes first. An update leaving ExternalName for a held address is refused the same way (`allocIPs`)."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    r = requests.post(services, json={"metadata": {"name": "holder"}, "spec": {"ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    held = r.json()["spec"]["clusterIP"]
+    body = {"metadata": {"name": "second"}, "spec": {"clusterIP": held, "ports": [{"port": 80}]}}
+    taken = (f'Service "second" is invalid: spec.clusterIPs: Invalid value: []string{{"{held}"}}: failed to '
+             f'allocate IP {held}: provided IP is already allocated')
+    for path in ("/allow", "/deny"):
+        cfg = _configure(server, hook, "validating", path, "ipaddresses")
+        try:
+            since = len(hook.reviews)
+            r = requests.post(services, json=body)
+            assert r.status_code == 422, r.text
+            reviews = _reviews(hook, since, "ipaddresses")
+            assert [(q["operation"], q["name"], q["userInfo"]["username"]) for q in reviews] == [
+                ("CREATE", held, "system:apiserver")]
+            if path == "/allow":
+                assert r.json()["message"] == taken
+            else:
+                assert "failed to allocate IP " + held + ": admission webhook" in r.json()["message"]
+        finally:
+            _unconfigure(server, cfg)
+    r = _external_name(services, "ext4")
+    update = {**r.json(), "spec": {"type": "ClusterIP", "clusterIP": held, "ports": [{"port": 80}]}}
+    r = requests.put(f"{services}/ext4", json=update)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == taken.replace('"second"', '"ext4"')
+    assert requests.get(f"{services}/ext4").json()["spec"]["type"] == "ExternalName"
+
+
+def test_a_create_of_a_taken_name_meets_the_validating_webhooks_before_already_exists(server, hook, ns):
+    """`store.go` `create`: the validating admission (`createValidation`) runs before `Storage.Create` answers
+    AlreadyExists, so a validating webhook reviews the create of a name already taken, and its refusal is the
+    answer."""
+    cms = f"{server.url}/api/v1/namespaces/{ns}/configmaps"
+    assert requests.post(cms, json={"metadata": {"name": "taken"}}).status_code == 201
+    for path, code in (("/allow", 409), ("/deny", 403)):
+        cfg = _configure(server, hook, "validating", path, "configmaps", ns)
+        try:
+            since = len(hook.reviews)
+            r = requests.post(cms, json={"metadata": {"name": "taken"}, "data": {"a": "b"}})
+            assert r.status_code == code, r.text
+            [review] = _reviews(hook, since, "configmaps")
+            assert (review["operation"], review["name"], review["object"]["data"]) == ("CREATE", "taken", {"a": "b"})
+        finally:
+            _unconfigure(server, cfg)
+
+
+def _external_name(services: str, name: str) -> requests.Response:
+    """An ExternalName Service `name` created (no ClusterIP: an update leaving the type allocates one)."""
+    r = requests.post(services, json={"metadata": {"name": name},
+                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
+    assert r.status_code == 201, r.text
+    return r
+
+
+def _ipaddress_events(server: RunningServer, rv: str) -> list[tuple[str, dict[str, Any]]]:
+    """The IPAddress events after `rv` (a watch that ends after a second)."""
+    r = requests.get(f"{server.url}{IPS}", params={"watch": "1", "resourceVersion": rv, "timeoutSeconds": "1"},
+                     timeout=30)
+    return [(e["type"], e["object"]) for e in (json.loads(line) for line in r.text.splitlines() if line)]
+
+
+def test_without_admission_a_refused_create_still_writes_and_deletes_the_ipaddress(server, ns):
+    """The same order with no webhook or policy: a watcher of IPAddresses sees the allocation ADDED and DELETED
+    for a Service validation refuses (and for one that exists already), as upstream's `txn.Revert`."""
+    services = f"{server.url}/api/v1/namespaces/{ns}/services"
+    assert requests.post(services, json={"metadata": {"name": "twice"},
+                                         "spec": {"ports": [{"port": 80}]}}).status_code == 201
+    rv = requests.get(f"{server.url}{IPS}").json()["metadata"]["resourceVersion"]
+    assert requests.post(services, json={"metadata": {"name": "bad"}, "spec": {}}).status_code == 422
+    assert requests.post(services, json={"metadata": {"name": "twice"},
+                                         "spec": {"ports": [{"port": 80}]}}).status_code == 409
+    events = _ipaddress_events(server, rv)
+    seen = [(kind, obj["spec"]["parentRef"]["name"]) for kind, obj in events]
+    assert seen == [("ADDED", "bad"), ("DELETED", "bad"), ("ADDED", "twice"), ("DELETED", "twice")]
+    assert events[0][1]["metadata"]["name"] == events[1][1]["metadata"]["name"]
 
 
 def _ipaddress_reviews_of_a_create(server, hook, ns, path, name) -> tuple[list[str], requests.Response]:
@@ -202,9 +360,7 @@ def test_kubectl_dry_run_server_service_answers_the_network_address(server, ns, 
 def test_an_update_shows_the_webhooks_the_cluster_ip_and_node_port_then_stored(server, hook, ns):
     """An update leaving ExternalName allocates; the validating webhook's object is the one stored."""
     services = f"{server.url}/api/v1/namespaces/{ns}/services"
-    r = requests.post(services, json={"metadata": {"name": "ext"},
-                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
-    assert r.status_code == 201, r.text
+    r = _external_name(services, "ext")
     cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
             _configure(server, hook, "validating", "/allow", "services", ns)]
     try:
@@ -232,9 +388,7 @@ def test_a_refused_ipaddress_refuses_the_update_that_needs_it(server, hook, ns):
     """An update leaving ExternalName whose requested ClusterIP's IPAddress admission refuses: the Service's 422,
     the Service left as it was."""
     services = f"{server.url}/api/v1/namespaces/{ns}/services"
-    r = requests.post(services, json={"metadata": {"name": "ext2"},
-                                      "spec": {"type": "ExternalName", "externalName": "example.com"}})
-    assert r.status_code == 201, r.text
+    r = _external_name(services, "ext2")
     cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
     try:
         body = {**r.json(), "spec": {"type": "ClusterIP", "clusterIP": "10.96.201.9", "ports": [{"port": 80}]}}
@@ -272,3 +426,46 @@ def test_deleting_a_service_releases_its_ipaddress_through_admission(server, hoo
         assert ips[1] in _ips(server)
     finally:
         _unconfigure(server, cfg)
+
+
+def test_the_namespace_controllers_service_deletions_release_through_admission(server, hook):
+    """The namespace controller deletes the Services; each ClusterIP's IPAddress is released by kube-apiserver's
+    allocator (`afterDelete` → `Release`), the loopback client, whose DELETE the webhooks see: the same whoever
+    deleted the Service."""
+    name = f"gone-{uuid.uuid4().hex[:8]}"
+    assert requests.post(f"{server.url}/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
+    r = requests.post(f"{server.url}/api/v1/namespaces/{name}/services",
+                      json={"metadata": {"name": "web"}, "spec": {"ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    ip = r.json()["spec"]["clusterIP"]
+    cfg = _configure(server, hook, "validating", "/allow", "ipaddresses")
+    try:
+        since = len(hook.reviews)
+        assert requests.delete(f"{server.url}/api/v1/namespaces/{name}").status_code == 200
+        until(lambda: ip not in _ips(server), "the released IPAddress", timeout=30)
+        [review] = [q for q in _reviews(hook, since, "ipaddresses") if q["name"] == ip]
+        assert review["operation"] == "DELETE" and review["userInfo"]["username"] == "system:apiserver"
+    finally:
+        _unconfigure(server, cfg)
+
+
+def test_the_kubernetes_service_controllers_create_reserves_through_admission(server, hook):
+    """The `kubernetes` Service, created again by its controller (every 10 s) as the loopback client: its
+    requested 10.96.0.1 is reserved by an admitted IPAddress CREATE before the Service is stored; the
+    Service's validating webhook sees it after that."""
+    cfgs = [_configure(server, hook, "validating", "/allow", "ipaddresses"),
+            _configure(server, hook, "validating", "/allow", "services")]
+    services = f"{server.url}/api/v1/namespaces/default/services"
+    try:
+        since = len(hook.reviews)
+        assert requests.delete(f"{services}/kubernetes").status_code == 200
+        until(lambda: requests.get(f"{services}/kubernetes").status_code == 200, "the kubernetes Service",
+              timeout=30)
+        reviews = [r["request"] for _, r in hook.reviews[since:]]
+        created = [(q["resource"]["resource"], q["operation"], q["name"], q["userInfo"]["username"])
+                   for q in reviews if q["operation"] == "CREATE"]
+        assert created == [("ipaddresses", "CREATE", "10.96.0.1", "system:apiserver"),
+                           ("services", "CREATE", "kubernetes", "system:apiserver")]
+        assert "10.96.0.1" in _ips(server)
+    finally:
+        _unconfigure(server, *cfgs)

@@ -21,15 +21,24 @@ on the event loop) and runs the sync again, level-triggered as upstream's syncs 
 finds its verdict (the admitted object, or the refusal it raises) and is made synchronously. Without any webhook
 configuration or policy binding (`active()`, three counts), or when no webhook's rules and selectors and no
 policy's constraints select the write (`relevant()`, synchronous), a controller write is the plain registry call.
+
+A Service's ClusterIPs are kube-apiserver's allocator's IPAddresses, written and deleted by its loopback client
+whoever writes the Service (`pkg/registry/core/service/ipallocator/ipallocator.go`): a controller's Service create
+reserves them in its admission (admission/serviceips.py) and writes with the draws that admission pinned
+(registry/draws.py); those its writes release (`afterDelete`) are deleted through admission once its sync is
+done (`releasing`, awaited by `admitted`).
 """
 from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Awaitable, Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Awaitable, Callable, Iterator
 
 from .. import apierrors as E
 from ..auth.rbac import UserInfo
+from ..registry import draws
 from ..registry.store import DeleteOptions
 from ..registry.subresources import (SCALE_GROUP, SCALE_KIND, SCALE_VERSION, ScaleUpdateStrategy,
                                      keep_managed_fields, scale_model, scale_update)
@@ -114,7 +123,22 @@ async def admit_write(hooks: WebhookAdmission, store: Any, operation: str, obj: 
         obj = mutated
     if begin is not None:
         await begin(obj)
-    await hooks.validate(a, obj, old, user, dry_run, opts, warnings, lambda: preview(obj))
+    stored: list[Exception] = []
+
+    async def previewed() -> dict[str, Any]:
+        """The preview; a create whose name is taken is validated as prepared, and answered AlreadyExists after
+        the validating admission (`store.go` `create`: `createValidation`, then `Storage.Create`)."""
+        try:
+            return await preview(obj)
+        except (E.StatusError, Unadmitted) as exc:
+            prepared = getattr(exc.error if isinstance(exc, Unadmitted) else exc, "prepared", None)
+            if prepared is None:
+                raise
+            stored.append(exc)
+            return prepared
+    await hooks.validate(a, obj, old, user, dry_run, opts, warnings, previewed)
+    if stored:
+        raise stored[0]
     return obj
 
 
@@ -204,7 +228,7 @@ class AdmissionRefusal(E.StatusError):
     controller requeues the key with its rate limiter's backoff, as upstream's `AddRateLimited`."""
 
 
-class _Unadmitted(Exception):
+class Unadmitted(Exception):
     """The registry's or a built-in plugin's own answer met while admitting (the dry-run preview, NamespaceLifecycle):
     the write's verdict as the direct write would have raised it, not a webhook's refusal."""
 
@@ -217,12 +241,20 @@ ROUNDS = 512  # settle-and-sync rounds one key may take in a row (each admits at
 VERDICTS = 1024  # admitted writes kept for the syncs that make them (stale ones dropped past this)
 
 
+# what a sync's writes leave to be awaited after it: the loopback client's IPAddress DELETEs of the ClusterIPs
+# a controller's Service write released (`afterDelete`), through admission (`ControllerWrites.releasing`)
+_AFTER: ContextVar[list[Callable[[], Awaitable[None]]] | None] = ContextVar("nsconform_after_sync", default=None)
+
+
 async def admitted(call: Callable[..., Awaitable[Any]], *args: Any, on_rerun: Callable[[], None] | None = None,
                    **kw: Any) -> Any:
     """`await call(*args, **kw)`, settling each `Pending` write it stops at and calling again (`on_rerun()` first).
     The verdicts are this call's: a refusal answers every time the sync reaches that write again (as upstream's
-    sync ends at its first error), and what is left of them is dropped at the end."""
+    sync ends at its first error), and what is left of them is dropped at the end. What the writes left to be
+    awaited (`_AFTER`) is awaited last."""
     settled: list[tuple[Callable[[list[str]], None], list[str]]] = []
+    after: list[Callable[[], Awaitable[None]]] = []
+    token = _AFTER.set(after)
     try:
         for _ in range(ROUNDS):
             try:
@@ -233,8 +265,34 @@ async def admitted(call: Callable[..., Awaitable[Any]], *args: Any, on_rerun: Ca
                 on_rerun()
         return await call(*args, **kw)
     finally:
+        _AFTER.reset(token)
         for done, keys in settled:
             done(keys)
+        for job in after:
+            await job()
+
+
+async def release_ips(hooks: WebhookAdmission | None, ipaddresses: Any, ips: list[str]) -> None:
+    """`ipallocator.go` `Release`: each ClusterIP's IPAddress deleted by name by kube-apiserver's loopback client
+    (`system:apiserver`), through admission; an error only logged upstream (the repair loop's business)."""
+    writes = ControllerWrites(hooks, "", user=APISERVER_USER)
+
+    async def delete(ip: str) -> Any:
+        return writes.delete(ipaddresses, "", ip, DeleteOptions())
+    for ip in ips:
+        try:
+            await admitted(delete, ip)
+        except E.StatusError:
+            pass
+
+
+class _Reserved:
+    """A Service create's verdict whose ClusterIPs were reserved through admission: the object and the draws
+    (registry/draws.py) the write must make again."""
+
+    def __init__(self, obj: dict[str, Any], session: draws.Draws):
+        self.obj = obj
+        self.session = session
 
 
 _MISSING = object()
@@ -242,6 +300,11 @@ _MISSING = object()
 
 def _key(*parts: Any) -> str:
     return json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _reserves(store: Any) -> bool:
+    """Whether `store` writes IPAddresses for its objects (the Services' ClusterIPs: registry/servicestore.py)."""
+    return getattr(store, "ipaddresses", None) is not None and hasattr(store, "reservations")
 
 
 class ControllerWrites:
@@ -289,7 +352,7 @@ class ControllerWrites:
             for key, admit in admits:
                 try:
                     verdict = await admit()
-                except _Unadmitted as exc:
+                except Unadmitted as exc:
                     verdict = exc.error
                 except E.StatusError as exc:
                     verdict = AdmissionRefusal(exc.status)
@@ -304,7 +367,7 @@ class ControllerWrites:
                 return await self.offload(fn, *args, **kw)
             return fn(*args, **kw)
         except E.StatusError as exc:
-            raise _Unadmitted(exc) from None
+            raise Unadmitted(exc) from None
 
     @staticmethod
     def _builtin(builtin: Builtin | None) -> Builtin | None:
@@ -318,34 +381,106 @@ class ControllerWrites:
             except E.RetriedStatusError:
                 raise
             except E.StatusError as exc:
-                raise _Unadmitted(exc) from None
+                raise Unadmitted(exc) from None
         return run
 
     # ---- the three verbs ---------------------------------------------------------------------------------
     def create(self, store: Any, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        """`store.create(obj, **kw)` after the webhooks (CREATE, CreateOptions)."""
-        if not self.active() or not self._selected("CREATE", store, obj, None):
+        """`store.create(obj, **kw)` after the webhooks (CREATE, CreateOptions). A Service's ClusterIPs are
+        reserved in its admission, as the loopback client's IPAddress CREATEs (admission/serviceips.py: upstream's
+        allocator writes them whoever creates the Service), so a Service create is admitted whenever webhooks or
+        policies are configured."""
+        reserves = _reserves(store)
+        if not self.active() or not (reserves or self._selected("CREATE", store, obj, None)):
             return store.create(obj, **kw)
         assert self.hooks is not None
         key = _key("CREATE", store.info.plural, getattr(store, "group", ""), obj)
         verdict = self._take(key)
+        if isinstance(verdict, _Reserved):
+            return self._create_reserved(store, verdict, **kw)
         if verdict is not _MISSING:
             return store.create(verdict, **kw)
         opts = review_options("CreateOptions", None, False)
+        hooks = self.hooks
 
-        async def admit() -> dict[str, Any]:
+        async def admit() -> Any:
             previewed: list[dict[str, Any]] = []
 
             async def preview(o: dict[str, Any]) -> dict[str, Any]:
                 previewed.append(await self._run(store.create, o, **{**kw, "dry_run": True}))
                 return previewed[-1]
-            verdict = await admit_write(self.hooks, store, "CREATE", obj, None, self.user, opts, False, [], preview,
-                                        builtin=self._builtin(kw.get("admit")))
-            return _named_as(verdict, previewed)
+            if not reserves:
+                verdict = await admit_write(hooks, store, "CREATE", obj, None, self.user, opts, False, [], preview,
+                                            builtin=self._builtin(kw.get("admit")))
+                return _named_as(verdict, previewed)
+            from .serviceips import reservation  # (it writes through this module)
+            with draws.pinned(False) as session:  # the draws the write makes again (`_create_reserved`)
+                session.defer_release = True
+                held = reservation(hooks, store, preview)
+                assert held is not None
+                try:
+                    verdict = await admit_write(hooks, store, "CREATE", obj, None, self.user, opts, False, [],
+                                                preview, builtin=self._builtin(kw.get("admit")), begin=held.begin)
+                except BaseException:
+                    await held.release()  # the transaction's revert, through admission
+                    raise
+                return _Reserved(_named_as(verdict, previewed), session)
         raise self._pending(key, admit)
+
+    def _create_reserved(self, store: Any, verdict: _Reserved, **kw: Any) -> dict[str, Any]:
+        """The admitted Service written with the draws its admission reserved; when the write fails, those
+        reservations are released through admission after the sync (`txn.Revert`)."""
+        session = verdict.session
+        with draws.resumed(session):
+            try:
+                return store.create(verdict.obj, **kw)
+            except BaseException:
+                session.released += sorted(session.reserved)
+                session.reserved.clear()
+                raise
+            finally:
+                released, session.released = session.released, []
+                self._release_after(store, released)
+
+    def _release_after(self, store: Any, ips: list[str]) -> None:
+        """`ips`' IPAddresses deleted through admission after the sync (`admitted`), or at once when no sync
+        awaits them."""
+        if not ips:
+            return
+        after = _AFTER.get()
+        if after is not None:
+            hooks = self.hooks
+            after.append(lambda: release_ips(hooks, store.ipaddresses, ips))
+            return
+        for ip in ips:
+            try:
+                store.ipaddresses.delete("", ip, DeleteOptions())
+            except E.StatusError:
+                pass
+
+    @contextmanager
+    def releasing(self, store: Any) -> Iterator[None]:
+        """The ClusterIPs a write of `store` within releases (a Service's `afterDelete`, an update dropping
+        them) deleted after the sync through admission, as the loopback client's DELETEs: upstream's allocator
+        releases them so whoever deleted the Service. The plain registry delete while no webhook or policy is
+        configured, or no sync awaits them."""
+        if not self.active() or not _reserves(store) or _AFTER.get() is None:
+            yield
+            return
+        sink: list[str] = []
+        try:
+            with draws.releasing_to(sink):
+                yield
+        finally:
+            self._release_after(store, sink)
 
     def update(self, store: Any, ns: str, name: str, body: dict[str, Any] | None = None, *,
                transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
+        with self.releasing(store):  # (a Service's last finalizer removed, or its ClusterIPs dropped)
+            return self._update(store, ns, name, body, transform=transform, **kw)
+
+    def _update(self, store: Any, ns: str, name: str, body: dict[str, Any] | None = None, *,
+                transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
         """`store.update(...)` after the webhooks (UPDATE, UpdateOptions; a status/finalize strategy's
         subresource): the new object is computed over the current one, and written only over that same state
         (a write in between: 409, the controller syncs again)."""
@@ -423,6 +558,11 @@ class ControllerWrites:
 
     def delete_items(self, store: Any, items: list[dict[str, Any]],
                      opts: DeleteOptions) -> list[E.StatusError] | None:
+        with self.releasing(store):
+            return self._delete_items(store, items, opts)
+
+    def _delete_items(self, store: Any, items: list[dict[str, Any]],
+                      opts: DeleteOptions) -> list[E.StatusError] | None:
         """Each of `items` deleted as upstream's DeleteCollection does (`store.go`: a Delete of each item with the
         request's admission, so every item's DELETE reaches the webhooks); all of them admitted in one round.
         Returns the errors (an item already gone is none); None, deleting nothing, when no webhook or policy
@@ -465,6 +605,10 @@ class ControllerWrites:
         return admit
 
     def delete(self, store: Any, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> tuple[dict[str, Any], bool]:
+        with self.releasing(store):
+            return self._delete(store, ns, name, opts, **kw)
+
+    def _delete(self, store: Any, ns: str, name: str, opts: DeleteOptions, **kw: Any) -> tuple[dict[str, Any], bool]:
         """`store.delete(...)` after the webhooks (DELETE, DeleteOptions, the stored object as oldObject)."""
         if not self.active():
             return store.delete(ns, name, opts, **kw)
@@ -478,5 +622,5 @@ class ControllerWrites:
         raise self._pending(key, self._delete_admission(self.hooks, store, old, opts))
 
 
-__all__ = ["APISERVER_USER", "AdmissionRefusal", "KUBE_CONTROLLER_MANAGER_USER", "KUBE_SCHEDULER_USER", "ControllerWrites", "Pending", "Stale", "admit_delete", "admit_subresource_create",
+__all__ = ["APISERVER_USER", "AdmissionRefusal", "release_ips", "KUBE_CONTROLLER_MANAGER_USER", "KUBE_SCHEDULER_USER", "ControllerWrites", "Pending", "Stale", "admit_delete", "admit_subresource_create",
            "admit_write", "admitted", "controller_user", "delete_options", "pinned", "review_options", "scope"]

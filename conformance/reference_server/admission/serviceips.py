@@ -24,12 +24,15 @@ from typing import Any, Awaitable, Callable
 from .. import apierrors as E
 from ..registry.draws import current as current_draws
 from ..registry.serviceip import ERR_ALLOCATED, ERR_FULL
+from ..registry.servicecidr import ip_address
 from ..registry.servicestore import FIELD_MANAGER, refused_ip
-from ..registry.store import DeleteOptions
-from .admitted import APISERVER_USER, ControllerWrites, admitted
+from .admitted import APISERVER_USER, ControllerWrites, Unadmitted, admitted, release_ips
 
-# addresses tried for one dynamic ClusterIP whose IPAddress admission refuses (upstream 1.33 tries every free one
-# of every range, one admitted create each, before answering `range is full`)
+# addresses tried for one dynamic ClusterIP whose IPAddress admission refuses, one after the other as upstream's
+# iterator walks them (registry/serviceip.py `walk`). Upstream 1.33 tries every free one of every range, one
+# admitted create each, before answering `range is full`: 65,534 on kind's /16, 1,048,574 on kubeadm's /12, past
+# kube-apiserver's 60 s request timeout for a webhook answering in 1 ms; here each try costs a webhook call and a
+# dry-run preview (tens of milliseconds), so the walk is cut short (README "Known gaps")
 ATTEMPTS = 32
 
 
@@ -54,7 +57,9 @@ class ClusterIPReservation:
 
     async def begin(self, obj: dict[str, Any]) -> None:
         """`BeginCreate`'s (`beginUpdate`'s) ClusterIP allocation, on the Service as the mutating admission left
-        it."""
+        it: each IPAddress the registry allocates written through admission, before the Service's validation,
+        so a Service that validation then refuses has its IPAddress written and reverted (the caller's
+        `release`), as upstream's `store.go` `create` does (`BeginCreate`, then `BeforeCreate`)."""
         session = current_draws()
         if session is None or session.dry_run:
             return  # a dry run writes no IPAddress
@@ -62,35 +67,53 @@ class ClusterIPReservation:
             return  # `updateClusterIPs`: only an update leaving ExternalName allocates (single-stack)
         requested = _requested(obj)
         for _ in range(ATTEMPTS):
-            refused = await self._reserve(await self.preview(obj), requested)
+            session.allocated.clear()
+            session.collided.clear()
+            failure: Exception | None = None
+            try:
+                planned = await self.preview(obj)
+                wanted = self.store.reservations(planned, self.old)
+            except (E.StatusError, Unadmitted) as exc:  # refused after the allocation (validation, ...)?
+                failure, planned = exc, {}
+                wanted = [ip_address(ip, service) for ip, service in session.allocated.items()
+                          if ip not in session.reserved]
+                if not wanted and session.collided:  # a requested IP held: its create is still admitted
+                    failure = None  # (storage's AlreadyExists the answer; or, held no more, allocated)
+                    wanted = [ip_address(ip, service) for ip, service in session.collided.items()]
+                if not wanted:
+                    raise  # refused before it (`initIPFamilyFields`, the requested IP's range, range full)
+            refused = await self._reserve(wanted, requested, planned)
             if refused is None:
+                if failure is not None:
+                    raise failure
+                if wanted and not planned:
+                    continue  # a collided IP was free after all: the Service previewed again
                 return
-            session.excluded.add(refused)  # `allocateFromRange`: on with the next free address
-            session.forget("cluster-ip")
+            session.forget("cluster-ip")  # `allocateFromRange`: on with the next free address
         raise E.internal(f"failed to allocate a serviceIP: {ERR_FULL}")
 
-    async def _reserve(self, planned: dict[str, Any], requested: set[str]) -> str | None:
-        """Each IPAddress `planned` needs, written through admission; the first refused dynamic address (None:
-        all written)."""
+    async def _reserve(self, wanted: list[dict[str, Any]], requested: set[str],
+                       planned: dict[str, Any]) -> str | None:
+        """Each IPAddress of `wanted` written through admission; the first refused dynamic address (None: all
+        written). A requested one refused is the Service's 422 (`allocIPs`)."""
         session = current_draws()
         assert session is not None
-        for ip_address in self.store.reservations(planned, self.old):
-            ip = ip_address["metadata"]["name"]
+        for address in wanted:
+            ip = address["metadata"]["name"]
             try:
-                await admitted(self._create, ip_address)
+                await admitted(self._create, address)
             except E.StatusError as exc:
                 if ip not in requested:
                     return ip
                 why = ERR_ALLOCATED if exc.code == 409 else exc.message
-                raise refused_ip(planned, ip, why) from None
+                service = planned or {"metadata": {"name": (address["spec"]["parentRef"] or {}).get("name")},
+                                      "spec": {"clusterIPs": [ip]}}
+                raise refused_ip(service, ip, why) from None
             session.reserved.add(ip)
         return None
 
-    async def _create(self, ip_address: dict[str, Any]) -> dict[str, Any]:
-        return self.writes.create(self.store.ipaddresses, ip_address, field_manager=FIELD_MANAGER)
-
-    async def _delete(self, ip: str) -> Any:
-        return self.writes.delete(self.store.ipaddresses, "", ip, DeleteOptions())
+    async def _create(self, address: dict[str, Any]) -> dict[str, Any]:
+        return self.writes.create(self.store.ipaddresses, address, field_manager=FIELD_MANAGER)
 
     async def release(self) -> None:
         """The transaction's revert: each reserved IPAddress deleted through admission, errors ignored."""
@@ -110,15 +133,7 @@ async def release_deferred(hooks: Any, store: Any) -> None:
     if session is None or not session.released or ipaddresses is None:
         return
     ips, session.released = session.released, []
-    writes = ControllerWrites(hooks, "", user=APISERVER_USER)
-
-    async def delete(ip: str) -> Any:
-        return writes.delete(ipaddresses, "", ip, DeleteOptions())
-    for ip in ips:
-        try:
-            await admitted(delete, ip)
-        except E.StatusError:
-            pass
+    await release_ips(hooks, ipaddresses, ips)
 
 
 def reservation(hooks: Any, store: Any, preview: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],

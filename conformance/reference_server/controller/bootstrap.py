@@ -11,8 +11,9 @@
 
 Without any webhook configuration or policy binding these are the plain registry calls, made while the server is
 built (`bootstrap`). With some stored (an etcd restart), they wait for the server's event loop and are admitted
-as the loopback client's writes (`bootstrap_admitted`, admission/admitted.py `ControllerWrites`); the APF round is
-then left to the config controller's first sync. Each step is tried once here: a refusal is logged and the
+as the loopback client's writes (`bootstrap_admitted`, admission/admitted.py `ControllerWrites`), the `kubernetes`
+Service's 10.96.0.1 reserved by an admitted IPAddress CREATE within its admission, as upstream's allocator client
+writes it (admission/serviceips.py); the APF round is then left to the config controller's first sync. Each step is tried once here: a refusal is logged and the
 server serves on; controller/system_objects.py's controllers try again periodically, as upstream's, and run the
 priority-class hook (30 s of polling before the server gives up).
 """

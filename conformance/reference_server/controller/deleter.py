@@ -266,8 +266,9 @@ class NamespaceController(Controller):
                 self._refused |= any(isinstance(exc, AdmissionRefusal) for exc in refused)
             elif not self.deviations.active("controller-skips-content"):
                 try:
-                    yield from store.delete_collection_steps(ns, ListOptions(),
-                                                             DeleteOptions(propagation_policy="Background"), None)
+                    with self.writes.releasing(store):  # a Service's ClusterIPs: the loopback client's DELETEs
+                        yield from store.delete_collection_steps(ns, ListOptions(),
+                                                                 DeleteOptions(propagation_policy="Background"), None)
                 except E.StatusError as exc:
                     errors.append(exc.message)
             items = store.list(ns, ListOptions(), shared=True)["items"]  # read only

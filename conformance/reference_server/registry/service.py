@@ -10,6 +10,9 @@ NodePort/LoadBalancer), `pkg/registry/core/service/storage/alloc.go` (ipFamilies
 node port allocation: registry/nodeports.py), `pkg/registry/core/service/strategy.go` (status is
 `{loadBalancer: {}}` on create and kept on update; allocated values kept when an update omits them),
 `ValidateService`'s required fields and `ValidateServiceUpdate`'s immutable cluster IPs and IP families.
+A create's ClusterIP is allocated in `validate` before the fields are checked (`store.go` `create`: `BeginCreate`
+before `BeforeCreate`), and noted (registry/draws.py `note_allocated`) so the store writes and reverts its
+IPAddress when the create then fails.
 """
 from __future__ import annotations
 
@@ -20,9 +23,9 @@ from typing import Any, Callable
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
 from .draws import current as current_draws
-from .draws import draw, dry_allocation, reserved
+from .draws import draw, dry_allocation, note_allocated, note_collided, reserved
 from . import nodeports
-from .serviceip import ERR_ALLOCATED, MetaAllocator
+from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
 from .strategy import PerThread, Strategy
 from .shapes import as_list
 from .validation import is_valid_port_num
@@ -63,6 +66,7 @@ class ServiceStrategy(Strategy):
 
     _planned = PerThread()  # a create's NodePorts and healthCheckNodePort, planned by `validate`, set by
     # `canonicalize`
+    _planned_ip = PerThread()  # a create's dynamic ClusterIP, allocated by `validate`, set by `canonicalize`
 
     def __init__(self, info: Any, services: Callable[[], list[dict[str, Any]]]):
         super().__init__(info)
@@ -82,18 +86,24 @@ class ServiceStrategy(Strategy):
 
     def _allocate_ip(self, used: set[str]) -> str:
         """`AllocateNextService` over every ready ServiceCIDR (a Service's IP without its IPAddress counts as
-        taken too: a store written before the IPAddresses were; so does one the request's admission refused);
-        for a dry run the dry-run allocator's answer, the network address of one range (`allocIPs`:
-        `allocator.DryRun().AllocateNext()`). Drawn once per request (registry/draws.py)."""
-        session = current_draws()
-        refused = session.excluded if session is not None else set()
+        taken too: a store written before the IPAddresses were); for a dry run the dry-run allocator's answer,
+        the network address of one range (`allocIPs`: `allocator.DryRun().AllocateNext()`). Drawn once per
+        request (registry/draws.py); within one, from a walk the request keeps, so an address whose IPAddress
+        admission refused is followed by the next one (`allocateFromRange`, admission/serviceips.py)."""
         family = f"IPv{self.cidr.version}"
-        try:
-            if dry_allocation():
+        if dry_allocation():
+            try:
                 return draw("cluster-ip", family, lambda: self.allocator.dry_next(self._dry_allocator(family)))
-            return draw("cluster-ip", family, lambda: self.allocator.allocate_next(used | refused))
-        except ValueError as exc:
-            raise E.internal(f"failed to allocate a serviceIP: {exc}") from None
+            except ValueError as exc:
+                raise E.internal(f"failed to allocate a serviceIP: {exc}") from None
+        if current_draws() is None:
+            ip = next(self.allocator.walk(used), None)
+        else:
+            walk = draw("cluster-ip-walk", family, lambda: self.allocator.walk(used))
+            ip = draw("cluster-ip", family, lambda: next(walk, None))
+        if ip is None:
+            raise E.internal(f"failed to allocate a serviceIP: {ERR_FULL}")
+        return ip
 
     def _dry_allocator(self, family: str) -> Any:
         """The allocator `DryRun()` picks (one draw per request, shared by the preview and the write)."""
@@ -101,7 +111,7 @@ class ServiceStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
-        self._planned = None
+        self._planned = self._planned_ip = None
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
@@ -117,6 +127,7 @@ class ServiceStrategy(Strategy):
         refused = self._check_requested_ip(obj)
         if refused:  # `beginCreate` allocates (alloc.go) before `BeforeCreate` validates: its error comes alone
             return refused
+        self._begin_cluster_ip(obj)  # so does a ClusterIP allocated, whatever the validation says next
         spec = obj.get("spec")
         if isinstance(spec, dict) and spec.get("type") in ("NodePort", "LoadBalancer"):
             op = nodeports.Operation(self._used()[1], dry_allocation(), self._rng)  # `txnAllocNodePorts`
@@ -149,8 +160,25 @@ class ServiceStrategy(Strategy):
                     errs.append(field_forbidden(f"spec.ports[{i}].nodePort", "may not be used when `type` is 'ClusterIP'"))
         return errs
 
+    def _begin_cluster_ip(self, obj: dict[str, Any]) -> None:
+        """`txnAllocClusterIPs` in `beginCreate`, before `BeforeCreate`'s validation: the requested ClusterIP
+        (checked already) or a dynamic one, noted as allocated (registry/draws.py: the store writes its
+        IPAddress, and reverts it when the create fails afterwards, even for a Service validation refuses)."""
+        spec = obj.get("spec")
+        if not isinstance(spec, dict) or spec.get("type") == "ExternalName":
+            return
+        ips = spec.get("clusterIPs")
+        if isinstance(ips, list) and ips and all(isinstance(ip, str) for ip in ips):
+            ip = ips[0]
+        else:
+            ip = spec.get("clusterIP") if isinstance(spec.get("clusterIP"), str) else ""
+            if not ip:
+                ip = self._planned_ip = self._allocate_ip(self._used()[0])
+        if ip and ip != "None":
+            note_allocated(ip, obj)
+
     def canonicalize(self, obj: dict[str, Any]) -> None:
-        """Allocation runs after validation (the storage's `alloc.go` step), so a refused object takes nothing."""
+        """Sets what was allocated: a create's ClusterIP by `validate` (`beginCreate`), an update's here."""
         spec = obj.get("spec")
         if not isinstance(spec, dict) or spec.get("type") == "ExternalName":
             return
@@ -158,7 +186,8 @@ class ServiceStrategy(Strategy):
         used_ips, used_ports = self._used()
         if not (isinstance(ips, list) and ips and all(isinstance(ip, str) for ip in ips)):
             ip = spec.get("clusterIP") if isinstance(spec.get("clusterIP"), str) else ""
-            ip = ip or self._allocate_ip(used_ips)
+            planned, self._planned_ip = self._planned_ip, None
+            ip = ip or planned or self._allocate_ip(used_ips)
             spec["clusterIP"], spec["clusterIPs"] = ip, [ip]
             spec.setdefault("ipFamilies", ["IPv4"])
             spec.setdefault("ipFamilyPolicy", "SingleStack")
@@ -196,11 +225,13 @@ class ServiceStrategy(Strategy):
         why = self.allocator.check(str(addr), mine)
         if why is None and ip not in mine and ip in self._used()[0]:
             why = ERR_ALLOCATED
+        if why == ERR_ALLOCATED:
+            note_collided(str(addr), obj)
         return [_invalid_ips(ip, why)] if why else []
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
-        self._planned = None
+        self._planned = self._planned_ip = None
         ospec, nspec = old.get("spec") or {}, new.get("spec")
         if isinstance(nspec, dict):
             for key, value in (("type", "ClusterIP"), ("sessionAffinity", "None")):
@@ -219,6 +250,11 @@ class ServiceStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
         ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
+        if not _needs_cluster_ip(ospec) and _needs_cluster_ip(nspec):  # `beginUpdate` before `BeforeUpdate`
+            refused = self._check_requested_ip(new)  # `allocIPs`: a requested IP held by another is refused
+            if refused:
+                return refused
+            self._begin_cluster_ip(new)
         return (super().validate_update(new, old) + _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
                 + self._validate_spec(new.get("spec")))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import random
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -120,21 +120,28 @@ class MetaAllocator:
     def allocate_next(self, taken: Iterable[str] = ()) -> str:
         """`AllocateNextService`: a free address of a ready range (ranges in random order); `ValueError` when
         every one is full."""
+        ip = next(self.walk(taken), None)
+        if ip is None:
+            raise ValueError(ERR_FULL)
+        return ip
+
+    def walk(self, taken: Iterable[str] = ()) -> Iterator[str]:
+        """The free addresses `AllocateNextService` tries, in its order: the ready ranges in Go's (random) map
+        order, in each `allocateNextService`'s upper part from a random offset, one address after the other
+        (wrapping at its end), then the lower part likewise. Lazy: each address is checked when reached (the
+        informer cache's `Get` in `allocateFromRange`), so a caller whose IPAddress create failed goes on with
+        the next one, as 1.33's `allocateFromRange` does."""
         extra = set(taken)
         nets = [net for net, ok in self.allocators().items() if ok]
         self.rng.shuffle(nets)
         for net in nets:
-            ip = self._next_in(net, extra)
-            if ip is not None:
-                return ip
-        raise ValueError(ERR_FULL)
+            yield from self._walk_in(net, extra)
 
-    def _next_in(self, net: Network, extra: set[str]) -> str | None:
+    def _walk_in(self, net: Network, extra: set[str]) -> Iterator[str]:
         """`allocateNextService` in one range: the upper part from a random offset, then the lower part."""
         first, last = _bounds(net)
-        size = last - first + 1
-        if size <= 0:
-            return None
+        if last - first + 1 <= 0:
+            return
         offset = range_offset(net.num_addresses)
         parts = [(first + offset, last)] + ([(first, first + offset - 1)] if offset else [])
         kind = ipaddress.ip_address
@@ -146,5 +153,4 @@ class MetaAllocator:
             for i in range(span):
                 ip = str(kind(low + (start + i) % span))
                 if ip not in extra and not self._taken(ip):
-                    return ip
-        return None
+                    yield ip

@@ -1,5 +1,7 @@
 """The Service REST storage's allocation transaction: a ClusterIP's IPAddress is the reservation, written before
-the Service is stored, removed again when the Service's create fails, and released when the Service is deleted.
+the Service is stored, removed again when the Service's create fails (also when its validation refuses it: the
+strategy allocates before validating, as `store.go` `create` runs `BeginCreate` before `BeforeCreate`), and
+released when the Service is deleted.
 
 Upstream: `pkg/registry/core/service/storage/alloc.go` (`txnAllocClusterIPs`: the allocation, with a revert that
 releases what it took; dry run takes nothing; `txnUpdateClusterIPs`: an update leaving ExternalName allocates
@@ -10,7 +12,8 @@ write's outcome; `afterDelete` releases the deleted Service's ClusterIPs), over 
 Upstream's allocator writes the IPAddress through kube-apiserver's loopback client. While admission webhooks or
 policies are configured, a request's create does that through admission/serviceips.py before this store runs, and
 this store only takes those reservations (registry/draws.py `reserved`); without any, the IPAddress is the plain
-registry write made here, which is what admission would let through untouched. An update's new ClusterIP is
+registry write made here, which is what admission would let through untouched. A controller's releases go
+through admission too when its sync collects them (admission/admitted.py `ControllerWrites.releasing`). An update's new ClusterIP is
 reserved before the Service is stored (the update computed once as a dry run, its draws pinned, then made).
 """
 from __future__ import annotations
@@ -19,8 +22,8 @@ from typing import Any
 
 from .. import apierrors as E
 from ..storage import KeyExistsError, KeyNotFoundError
-from .draws import allocation, pinned, reserved
-from .draws import current as current_draws
+from .draws import Allocated, allocation, pinned, release_sink, reserved
+from .draws import allocated as current_allocated
 from .servicecidr import ALLOCATOR, LABEL_MANAGED_BY, ip_address
 from .serviceip import ERR_ALLOCATED
 from .store import DeleteOptions, GenericStore
@@ -55,13 +58,36 @@ class ServiceStore(GenericStore):
     ipaddresses: GenericStore | None = None
 
     def create(self, obj: dict[str, Any], *, dry_run: bool = False, **kw: Any) -> dict[str, Any]:
-        with allocation(dry_run):  # the strategy allocates as the request does (registry/draws.py)
-            return super().create(obj, dry_run=dry_run, **kw)
+        """`store.go` `create`: `BeginCreate` allocates before `BeforeCreate` validates, so a create refused
+        after the allocation (validation, a NodePort, the validating admission, the storage's AlreadyExists)
+        writes the ClusterIP's IPAddress and deletes it again (`txn.Revert`), as upstream."""
+        with allocation(dry_run) as allocated:  # the strategy allocates as the request does (registry/draws.py)
+            try:
+                return super().create(obj, dry_run=dry_run, **kw)
+            except E.StatusError:
+                if not dry_run:
+                    self._revert_unwritten(allocated)
+                raise
+
+    def _revert_unwritten(self, allocated: Allocated | None) -> None:
+        """The allocation a failed create made and did not write yet: written, then released (a request's own
+        reservations, written through admission, are the request's to revert)."""
+        if self.ipaddresses is None or allocated is None:
+            return
+        held = reserved()
+        for ip, service in allocated.ips.items():
+            if ip in allocated.written or ip in held:
+                continue
+            try:
+                self.ipaddresses.create(ip_address(ip, service), field_manager=FIELD_MANAGER)
+            except E.StatusError:  # (held by another: `ErrAllocated`, the create had failed anyway)
+                continue
+            self._release([ip], service)
 
     def _store_create(self, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
         if dry_run or self.ipaddresses is None:
             return super()._store_create(obj, dry_run)
-        reserved_already, wrote = reserved(), []
+        reserved_already, wrote, record = reserved(), [], current_allocated()
         try:
             for ip in cluster_ips(obj):
                 if ip in reserved_already:  # written through admission by the request (admission/serviceips.py)
@@ -73,6 +99,8 @@ class ServiceStore(GenericStore):
                         raise refused_ip(obj, ip) from None
                     raise
                 wrote.append(ip)
+                if record is not None:
+                    record.written.add(ip)
             return super()._store_create(obj, dry_run)
         except BaseException:
             self._release(wrote, obj)  # the transaction's revert (the request reverts its own reservations)
@@ -93,7 +121,11 @@ class ServiceStore(GenericStore):
             before = cluster_ips(current)
             wrote: list[str] = []
             if current is not None and ((current.get("spec") or {}).get("type") == "ExternalName"):
-                planned = super().update(ns, name, body, **{**kw, "dry_run": True})  # its draws pinned
+                try:
+                    planned = super().update(ns, name, body, **{**kw, "dry_run": True})  # its draws pinned
+                except E.StatusError:  # refused after `beginUpdate` allocated (validation, ...): reverted
+                    self._revert_unwritten(current_allocated())
+                    raise
                 for ip in cluster_ips(planned):
                     if ip in before or ip in reserved():
                         continue
@@ -139,11 +171,12 @@ class ServiceStore(GenericStore):
     def _release(self, ips: list[str], service: dict[str, Any]) -> None:
         """`Release`: each IPAddress deleted by name, errors ignored (only the allocator's own for this
         Service: one a client wrote by hand stays); left to the request (admission/serviceips.py
-        `release_deferred`, through admission) when its session says so."""
+        `release_deferred`) or the controller (admission/admitted.py) that deletes them through admission, when
+        one collects them (registry/draws.py `release_sink`)."""
         if self.ipaddresses is None:
             return
         meta = service.get("metadata") or {}
-        session = current_draws()
+        sink = release_sink()
         for ip in ips:
             try:
                 current = self.ipaddresses.get("", ip, shared=True)
@@ -152,8 +185,8 @@ class ServiceStore(GenericStore):
                 if labels.get(LABEL_MANAGED_BY) != ALLOCATOR or (ref.get("namespace"), ref.get("name")) != (
                         meta.get("namespace"), meta.get("name")):
                     continue
-                if session is not None and session.defer_release:
-                    session.released.append(ip)
+                if sink is not None:
+                    sink.append(ip)
                     continue
                 self.ipaddresses.delete("", ip, DeleteOptions())
             except (E.StatusError, KeyNotFoundError, KeyExistsError):

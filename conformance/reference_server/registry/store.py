@@ -229,7 +229,10 @@ class GenericStore:
                     being_deleted = False
                 if self.info.plural == "namespaces" and self.deviations.active("already-exists-as-conflict"):
                     raise E.conflict(self.info.plural, cmeta["name"], "the object already exists")
-                raise E.already_exists(self.info.plural, cmeta["name"], self.group, being_deleted=being_deleted)
+                exists = E.already_exists(self.info.plural, cmeta["name"], self.group, being_deleted=being_deleted)
+                if dry_run:  # the storage's answer: a dry-run preview's validating admission comes before it
+                    exists.prepared = candidate  # type: ignore[attr-defined]
+                raise exists
         raise AssertionError("unreachable")
 
     def _store_create(self, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
