@@ -12,8 +12,9 @@ from typing import Iterator
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry.endpointwarnings import endpoint_slice_warnings, endpoints_warnings
+from tests.reference_server.registry.test_podwarnings import _header, _warnings, ns, srv  # noqa: F401 - fixtures
 from tests.reference_server.test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
 
 DEPRECATED = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
@@ -42,45 +43,27 @@ def test_endpoint_slice_words() -> None:
     assert endpoint_slice_warnings(eps, create=True) == []
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def ns(srv: RunningServer) -> str:
-    name = f"ew-{uuid.uuid4().hex[:8]}"
-    assert requests.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
-    return name
-
-
-def _header(text: str) -> str:
-    return '299 - "' + text.replace('"', '\\"') + '"'
-
-
-def test_endpoints_with_a_leading_zero_are_created_and_warned(srv: RunningServer, ns: str) -> None:
+def test_endpoints_with_a_leading_zero_are_created_and_warned(srv: RunningServer, ns: str) -> None:  # noqa: F811
     url = f"{srv.url}/api/v1/namespaces/{ns}/endpoints"
     r = requests.post(url, json={"metadata": {"name": "e"}, "subsets": [
         {"addresses": [{"ip": "010.1.1.1"}], "ports": [{"port": 80}]}]})
     assert r.status_code == 201, r.text
     assert r.json()["subsets"][0]["addresses"] == [{"ip": "010.1.1.1"}]  # kept as sent
-    assert r.raw.headers.getlist("Warning") == [_header(DEPRECATED), _header(ZEROS.format(
+    assert _warnings(r) == [_header(DEPRECATED), _header(ZEROS.format(
         "subsets[0].addresses[0].ip"))]
     r = requests.post(url, json={"metadata": {"name": "l"}, "subsets": [  # judged as the address it means
         {"addresses": [{"ip": "127.000.0.1"}], "ports": [{"port": 80}]}]})
     assert r.status_code == 422 and "may not be in the loopback range" in r.text, r.text
 
 
-def test_endpoint_slices_are_warned_on_create_and_update(srv: RunningServer, ns: str) -> None:
+def test_endpoint_slices_are_warned_on_create_and_update(srv: RunningServer, ns: str) -> None:  # noqa: F811
     url = f"{srv.url}/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices"
     r = requests.post(url, json={"metadata": {"name": "s"}, "addressType": "IPv4",
                                  "endpoints": [{"addresses": ["010.1.1.1"]}]})
     assert r.status_code == 201, r.text
-    assert r.raw.headers.getlist("Warning") == [_header(ZEROS.format("endpoints[0].addresses[0]"))]
+    assert _warnings(r) == [_header(ZEROS.format("endpoints[0].addresses[0]"))]
     r = requests.patch(f"{url}/s", data=json.dumps({"metadata": {"labels": {"a": "b"}}}), headers=MERGE)
-    assert r.status_code == 200 and r.raw.headers.getlist("Warning") == [
+    assert r.status_code == 200 and _warnings(r) == [
         _header(ZEROS.format("endpoints[0].addresses[0]"))]
 
 

@@ -12,9 +12,10 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry.ipwarnings import cidr_warnings
 from conformance.reference_server.registry.servicewarnings import service_warnings
+from tests.reference_server.registry.test_podwarnings import _header, _warnings, ns, srv  # noqa: F401 - fixtures
 from tests.reference_server.test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
 
 MERGE = {"Content-Type": "application/merge-patch+json"}
@@ -71,34 +72,12 @@ def test_service_warnings_in_upstreams_order() -> None:
     assert service_warnings(external) == ['spec.externalIPs is ignored when spec.type is "ExternalName"']
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def ns(srv: RunningServer) -> str:
-    name = f"sw-{uuid.uuid4().hex[:8]}"
-    assert requests.post(f"{srv.url}/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
-    return name
-
-
-def _warnings(r: requests.Response) -> list[str]:
-    return r.raw.headers.getlist("Warning")
-
-
-def _header(text: str) -> str:
-    return '299 - "' + text.replace('"', '\\"') + '"'
-
-
 def _svc(name: str, **spec: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
             "spec": {"ports": [{"port": 80}], **spec}}
 
 
-def test_a_service_create_and_update_are_warned(srv: RunningServer, ns: str) -> None:
+def test_a_service_create_and_update_are_warned(srv: RunningServer, ns: str) -> None:  # noqa: F811
     services = f"{srv.url}/api/v1/namespaces/{ns}/services"
     r = requests.post(services, json=_svc("a", externalIPs=["010.1.1.1"]))
     assert r.status_code == 201, r.text
@@ -113,7 +92,7 @@ def test_a_service_create_and_update_are_warned(srv: RunningServer, ns: str) -> 
     assert r.status_code == 200 and _warnings(r) == []
 
 
-def test_traffic_distribution_accepts_prefer_close_only(srv: RunningServer, ns: str) -> None:
+def test_traffic_distribution_accepts_prefer_close_only(srv: RunningServer, ns: str) -> None:  # noqa: F811
     services = f"{srv.url}/api/v1/namespaces/{ns}/services"
     for value in ("PreferSameZone", ""):
         r = requests.post(services, json=_svc("t", trafficDistribution=value))
@@ -143,7 +122,7 @@ def _pod(name: str, affinity: dict[str, Any]) -> dict[str, Any]:
                                                   "affinity": affinity}}
 
 
-def test_a_required_node_affinity_value_must_be_a_label_value(srv: RunningServer, ns: str) -> None:
+def test_a_required_node_affinity_value_must_be_a_label_value(srv: RunningServer, ns: str) -> None:  # noqa: F811
     pods = f"{srv.url}/api/v1/namespaces/{ns}/pods"
     r = requests.post(pods, json=_pod("req", _affinity("required", ["ok", "-bad"])))
     assert r.status_code == 422, r.text
