@@ -92,6 +92,27 @@ def test_a_service_create_and_update_are_warned(srv: RunningServer, ns: str) -> 
     assert r.status_code == 200 and _warnings(r) == []
 
 
+def test_a_legacy_form_cluster_ip_is_allocated_and_warned(srv: RunningServer, ns: str) -> None:  # noqa: F811
+    """`allocIPs` parses a requested ClusterIP sloppily: the address it means is allocated (its IPAddress named
+    canonically, held against the same address written plainly), the Service keeps the text as sent."""
+    services = f"{srv.url}/api/v1/namespaces/{ns}/services"
+    r = requests.post(services, json=_svc("z", clusterIP="10.96.0.077"))
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"]["clusterIPs"] == ["10.96.0.077"] and r.json()["spec"]["ipFamilies"] == ["IPv4"]
+    assert _warnings(r) == [_header('spec.clusterIPs[0]: non-standard IP address "10.96.0.077" will be considered '
+                                    'invalid in a future Kubernetes release: use "10.96.0.77"')]
+    address = f"{srv.url}/apis/networking.k8s.io/v1/ipaddresses/10.96.0.77"
+    assert requests.get(address).json()["spec"]["parentRef"]["name"] == "z"
+    r = requests.post(services, json=_svc("y", clusterIP="10.96.0.77"))
+    assert r.status_code == 422 and r.json()["message"] == (
+        'Service "y" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.77"}: failed to allocate IP '
+        "10.96.0.77: provided IP is already allocated")
+    r = requests.post(services, json=_svc("x", clusterIP="::ffff:10.96.0.78"))  # IPv4-mapped: the IPv4 family
+    assert r.status_code == 201 and r.json()["spec"]["ipFamilies"] == ["IPv4"], r.text
+    assert requests.delete(f"{services}/z").status_code == 200
+    assert requests.get(address).status_code == 404  # released by the address it means
+
+
 def test_traffic_distribution_accepts_prefer_close_only(srv: RunningServer, ns: str) -> None:  # noqa: F811
     services = f"{srv.url}/api/v1/namespaces/{ns}/services"
     for value in ("PreferSameZone", ""):
