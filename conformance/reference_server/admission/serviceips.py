@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Callable
 
 from .. import apierrors as E
 from ..registry.draws import current as current_draws
-from ..registry.serviceip import ERR_ALLOCATED, ERR_FULL
+from ..registry.serviceip import ERR_ALLOCATED, ERR_FULL, canonical_ip
 from ..registry.servicecidr import ip_address
 from ..registry.servicestore import FIELD_MANAGER, refused_ip
 from .admitted import APISERVER_USER, ControllerWrites, Unadmitted, admitted, release_ips
@@ -40,7 +40,7 @@ def _requested(service: dict[str, Any]) -> set[str]:
     """The ClusterIPs the client asked for (their failure is the client's 422, not the allocator's 500)."""
     spec = service.get("spec") if isinstance(service.get("spec"), dict) else {}
     ips = [spec.get("clusterIP")] + list(spec.get("clusterIPs") or [])
-    return {ip for ip in ips if isinstance(ip, str) and ip and ip != "None"}
+    return {canonical_ip(ip) for ip in ips if isinstance(ip, str) and ip and ip != "None"}
 
 
 class ClusterIPReservation:

@@ -92,10 +92,15 @@ DEPRECATION_KEY: Any = (web.RequestKey("deprecation", str) if hasattr(web, "Requ
 
 def add_deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
     """Run as a response starts (http/app.py): the `Warning` upstream's handler wrapper adds to every answer on a
-    deprecated kind (`APILifecycleDeprecated`, e.g. core/v1 Endpoints since 1.33), errors and watches included."""
+    deprecated kind (`APILifecycleDeprecated`, e.g. core/v1 Endpoints since 1.33), errors and watches included.
+    It comes first, before what the request's strategy warned of: upstream's wrapper (`AddWarningsHandler`) adds
+    it before the handler runs."""
     warning = request.get(DEPRECATION_KEY)
     if warning:
+        recorded = response.headers.popall("Warning", [])
         response.headers.add("Warning", f'299 - "{warning}"')
+        for header in recorded:
+            response.headers.add("Warning", header)
 
 
 def _field_model(store: GenericStore) -> str | None:

@@ -5,7 +5,8 @@ Upstream: `pkg/apis/core/v1/defaults.go` (`SetDefaults_Endpoints`: a port withou
 `notReadyAddresses`; addresses are IPs that are not unspecified, loopback or link-local (`ValidateEndpointIP`);
 ports are named when there are several, in range, with a supported protocol) and
 `pkg/registry/core/endpoint/strategy.go` (`Canonicalize`: `endpoints.RepackSubsets`, so addresses that share
-the same ports end up in one subset, ready winning over not ready). The kind is deprecated since 1.33: every
+the same ports end up in one subset, ready winning over not ready; its warnings: registry/endpointwarnings.py).
+The kind is deprecated since 1.33: every
 request on it carries the `Warning` its `ResourceInfo.deprecation` names (KEP-4974).
 """
 from __future__ import annotations
@@ -14,6 +15,8 @@ import ipaddress
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
+from .endpointwarnings import endpoints_warnings
+from .status_validation import parse_ip_sloppy
 from .strategy import Strategy
 from .validation import is_dns1123_label, is_dns1123_subdomain, is_valid_port_num
 from .shapes import as_list
@@ -27,10 +30,11 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 
 
 def _parse_ip(ip: Any) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(ip) if isinstance(ip, str) else None
-    except ValueError:
-        return None
+    """`netutils.ParseIPSloppy` (`IsValidIPForLegacyField` with strict validation off, as 1.33 ships: leading
+    zeros pass, and are warned of), an IPv4-mapped address judged as the IPv4 one it is (Go's `net.IP`)."""
+    addr = parse_ip_sloppy(ip) if isinstance(ip, str) else None
+    mapped = addr.ipv4_mapped if isinstance(addr, ipaddress.IPv6Address) else None
+    return mapped if mapped is not None else addr
 
 
 def special_ip_errors(ip: str, path: str) -> list[FieldError]:
@@ -161,6 +165,12 @@ class EndpointsStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return super().validate_update(new, old) + validate_subsets(new.get("subsets"))
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return endpoints_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return endpoints_warnings(new)
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         subsets = obj.get("subsets")

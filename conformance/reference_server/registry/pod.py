@@ -180,7 +180,7 @@ class PodStrategy(Strategy):
             obj.setdefault("metadata", {})["generation"] = bumped
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return (super().validate_update(new, old) + validate_pod_object(new, create=False)
+        return (super().validate_update(new, old) + validate_pod_object(new, create=False, old=old)
                 + validate_pod_spec_update(new.get("spec"), old.get("spec")))
 
     @staticmethod

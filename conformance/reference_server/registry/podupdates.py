@@ -75,7 +75,7 @@ class EphemeralContainersStrategy(PodStrategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         errs = super(PodStrategy, self).validate_update(new, old)  # ValidateObjectMetaUpdate
-        errs += validate_pod_object(new, create=False)  # validatePodMetadataAndSpec
+        errs += validate_pod_object(new, create=False, old=old)  # validatePodMetadataAndSpec
         if _static(old):
             return [E.field_forbidden("", "static pods do not support ephemeral containers")]
         current = {c.get("name"): c for c in _named((new.get("spec") or {}).get("ephemeralContainers"))}
@@ -114,7 +114,8 @@ class ResizeStrategy(PodStrategy):
         self.update_generation(new, old)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
-        errs = super(PodStrategy, self).validate_update(new, old) + validate_pod_spec(new.get("spec"), "spec")
+        errs = super(PodStrategy, self).validate_update(new, old)
+        errs += validate_pod_spec(new.get("spec"), "spec", old_spec=old.get("spec"))
         ospec, spec = old.get("spec") or {}, new.get("spec") or {}
         if _static(old):
             return [E.field_forbidden("", "static pods cannot be resized")]

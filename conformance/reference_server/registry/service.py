@@ -9,10 +9,13 @@ protocol TCP, targetPort = port, internalTrafficPolicy Cluster, externalTrafficP
 NodePort/LoadBalancer), `pkg/registry/core/service/storage/alloc.go` (ipFamilies/ipFamilyPolicy, cluster IP and
 node port allocation: registry/nodeports.py), `pkg/registry/core/service/strategy.go` (status is
 `{loadBalancer: {}}` on create and kept on update; allocated values kept when an update omits them),
-`ValidateService`'s required fields and `ValidateServiceUpdate`'s immutable cluster IPs and IP families.
+`ValidateService`'s required fields and trafficDistribution, and `ValidateServiceUpdate`'s immutable cluster IPs
+and IP families; a write's warnings are registry/servicewarnings.py's (`GetWarningsForService`).
 A create's ClusterIP is allocated in `validate` before the fields are checked (`store.go` `create`: `BeginCreate`
 before `BeforeCreate`), and noted (registry/draws.py `note_allocated`) so the store writes and reverts its
-IPAddress when the create then fails.
+IPAddress when the create then fails. A requested ClusterIP is parsed as `allocIPs` parses it
+(`netutils.ParseIPSloppy`): `10.96.0.010` or `::ffff:10.96.0.10` allocates 10.96.0.10 (its IPAddress's name,
+registry/serviceip.py `canonical_ip`), the Service keeping the text as sent, and warned of.
 """
 from __future__ import annotations
 
@@ -21,17 +24,20 @@ import random
 from typing import Any, Callable
 
 from .. import apierrors as E
-from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
+from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from .draws import current as current_draws
 from .draws import draw, dry_allocation, note_allocated, note_collided, reserved
 from . import nodeports
-from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator
+from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator, canonical_ip
+from .status_validation import parse_ip_sloppy
+from .servicewarnings import service_warnings
 from .strategy import PerThread, Strategy
 from .shapes import as_list
 from .validation import is_valid_port_num
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 KUBERNETES_SERVICE_IP = "10.96.0.1"
+TRAFFIC_DISTRIBUTIONS = ("PreferClose",)  # v1.ServiceTrafficDistributionPreferClose; PreferSameZone/-Node are gated
 _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort")
 
 
@@ -79,7 +85,8 @@ class ServiceStrategy(Strategy):
         ips, ports = set(), set()
         for s in self._services():
             spec = s.get("spec") if isinstance(s.get("spec"), dict) else {}
-            ips.update(ip for ip in as_list(spec.get("clusterIPs")) if isinstance(ip, str) and ip != "None")
+            ips.update(canonical_ip(ip) for ip in as_list(spec.get("clusterIPs"))
+                       if isinstance(ip, str) and ip != "None")
             ports.update(p.get("nodePort") for p in as_list(spec.get("ports")) if isinstance(p, dict))
             ports.add(spec.get("healthCheckNodePort"))  # (the same port allocator's)
         return ips, ports
@@ -137,6 +144,12 @@ class ServiceStrategy(Strategy):
             self._planned = planned, nodeports.health_check(spec, op)
         return super().validate(obj) + self._validate_spec(obj.get("spec"))
 
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return service_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return service_warnings(new)
+
     def _validate_spec(self, spec: Any) -> list[FieldError]:
         """`ValidateService`'s required fields and port ranges."""
         spec = spec if isinstance(spec, dict) else {}
@@ -158,7 +171,7 @@ class ServiceStrategy(Strategy):
             for i, p in enumerate(ports):
                 if isinstance(p, dict) and p.get("nodePort"):
                     errs.append(field_forbidden(f"spec.ports[{i}].nodePort", "may not be used when `type` is 'ClusterIP'"))
-        return errs
+        return errs + _traffic_distribution(spec)
 
     def _begin_cluster_ip(self, obj: dict[str, Any]) -> None:
         """`txnAllocClusterIPs` in `beginCreate`, before `BeforeCreate`'s validation: the requested ClusterIP
@@ -175,7 +188,7 @@ class ServiceStrategy(Strategy):
             if not ip:
                 ip = self._planned_ip = self._allocate_ip(self._used()[0])
         if ip and ip != "None":
-            note_allocated(ip, obj)
+            note_allocated(canonical_ip(ip), obj)
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """Sets what was allocated: a create's ClusterIP by `validate` (`beginCreate`), an update's here."""
@@ -210,9 +223,8 @@ class ServiceStrategy(Strategy):
         if not isinstance(ip, str):
             return [field_invalid("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or "
                                   "2001:db8::ffff)")]
-        try:
-            addr = ipaddress.ip_address(ip)
-        except ValueError:
+        addr = parse_ip_sloppy(canonical_ip(ip))  # `allocIPs`: `ParseIPSloppy`, a leading zero or IPv4-mapped too
+        if addr is None:
             return [field_invalid("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
         if addr.version != self.cidr.version:  # `initIPFamilyFields`: the family inferred from the IP
             family = f"IPv{addr.version}"
@@ -223,7 +235,7 @@ class ServiceStrategy(Strategy):
             return [_invalid_ips(ip, why)] if why else []
         mine = reserved()
         why = self.allocator.check(str(addr), mine)
-        if why is None and ip not in mine and ip in self._used()[0]:
+        if why is None and str(addr) not in mine and str(addr) in self._used()[0]:
             why = ERR_ALLOCATED
         if why == ERR_ALLOCATED:
             note_collided(str(addr), obj)
@@ -257,6 +269,15 @@ class ServiceStrategy(Strategy):
             self._begin_cluster_ip(new)
         return (super().validate_update(new, old) + _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
                 + self._validate_spec(new.get("spec")))
+
+
+def _traffic_distribution(spec: dict[str, Any]) -> list[FieldError]:
+    """`validateServiceTrafficDistribution` (1.33, its PreferSameTrafficDistribution gate off): a value set, the
+    empty string too, must be `PreferClose`."""
+    value = spec.get("trafficDistribution")
+    if value is None or value == TRAFFIC_DISTRIBUTIONS[0]:
+        return []
+    return [field_not_supported("spec.trafficDistribution", value, TRAFFIC_DISTRIBUTIONS)]
 
 
 # ---- updates: `ValidateServiceUpdate` (pkg/apis/core/validation) and the REST update's normalisation

@@ -16,6 +16,8 @@ import ipaddress
 import random
 from typing import Any, Callable, Iterable, Iterator
 
+from .status_validation import parse_ip_sloppy
+
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 ERR_FULL = "range is full"
@@ -154,3 +156,11 @@ class MetaAllocator:
                 ip = str(kind(low + (start + i) % span))
                 if ip not in extra and not self._taken(ip):
                     yield ip
+
+
+def canonical_ip(text: str) -> str:
+    """The address a ClusterIP names (`netutils.ParseIPSloppy`: `10.96.0.010` is 10.96.0.10, an IPv4-mapped
+    address its IPv4 one), as its IPAddress object is named; the text itself when it is no address."""
+    addr = parse_ip_sloppy(text)
+    mapped = addr.ipv4_mapped if isinstance(addr, ipaddress.IPv6Address) else None
+    return str(mapped if mapped is not None else addr) if addr is not None else text

@@ -25,7 +25,7 @@ from ..storage import KeyExistsError, KeyNotFoundError
 from .draws import Allocated, allocation, pinned, release_sink, reserved
 from .draws import allocated as current_allocated
 from .servicecidr import ALLOCATOR, LABEL_MANAGED_BY, ip_address
-from .serviceip import ERR_ALLOCATED
+from .serviceip import ERR_ALLOCATED, canonical_ip
 from .store import DeleteOptions, GenericStore
 
 FIELD_MANAGER = "kube-apiserver"  # the loopback client's user agent, cut at its first "/"
@@ -36,12 +36,16 @@ def cluster_ips(service: dict[str, Any] | None) -> list[str]:
     spec = (service or {}).get("spec") or {}
     if not isinstance(spec, dict) or spec.get("type") == "ExternalName":
         return []
+    return [canonical_ip(ip) for ip in _ips_as_sent(spec)]
+
+
+def _ips_as_sent(spec: dict[str, Any]) -> list[str]:
     return [ip for ip in spec.get("clusterIPs") or [] if isinstance(ip, str) and ip and ip != "None"]
 
 
 def refused_ip(service: dict[str, Any], ip: str, why: str = ERR_ALLOCATED) -> E.StatusError:
     """`allocIPs`' error for a requested IP whose IPAddress could not be written (`ErrAllocated`: it exists)."""
-    ips = cluster_ips(service)
+    ips = _ips_as_sent((service or {}).get("spec") or {})
     shown = "[]string{" + ", ".join(f'"{i}"' for i in ips) + "}"
     return E.invalid("Service", (service.get("metadata") or {}).get("name", ""), [E.FieldError(
         "FieldValueInvalid", "spec.clusterIPs", f"Invalid value: {shown}: failed to allocate IP {ip}: {why}")])

@@ -19,6 +19,7 @@ from ..gojsonnum import encode as go_encode
 from .kinds import ResourceInfo
 from .gateddrops import DropsDisabledFields
 from .groupvalidation.coordination import lease_spec_errors
+from .endpointwarnings import endpoint_slice_warnings
 from .groupvalidation.discovery import endpoint_slice_errors
 from .groupvalidation.networking import network_policy_spec_errors, selector_errors
 from .pod import default_pod_spec
@@ -560,6 +561,12 @@ class EndpointSliceStrategy(DropsDisabledFields, Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + endpoint_slice_errors(obj)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return endpoint_slice_warnings(obj, create=True)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return endpoint_slice_warnings(new, create=False)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = super().validate_update(new, old) + endpoint_slice_errors(new, update=True)

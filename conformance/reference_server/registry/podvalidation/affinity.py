@@ -1,6 +1,8 @@
 """A pod spec's `affinity`: `validateAffinity` of `pkg/apis/core/validation/validation.go` (1.33):
 `validateNodeAffinity` (`ValidateNodeSelector`, `ValidateNodeSelectorRequirement`,
-`ValidateNodeFieldSelectorRequirement`, `ValidatePreferredSchedulingTerms`) and `validatePodAffinity` /
+`ValidateNodeFieldSelectorRequirement`, `ValidatePreferredSchedulingTerms`; a required term's values must be label
+values, kubernetes#128212, unless the old pod's already were not: `AllowInvalidLabelValueInRequiredNodeAffinity`;
+a preferred term's are warned of, registry/podwarnings.py) and `validatePodAffinity` /
 `validatePodAntiAffinity` (terms' label and namespace selectors, namespaces,
 `validateMatchLabelKeysAndMismatchLabelKeys`, topologyKey; weights 1-100), and `validateTopologySpreadConstraints`
 (maxSkew, topologyKey, whenUnsatisfiable, repeated {topologyKey, whenUnsatisfiable} pairs, minDomains, the node
@@ -13,7 +15,7 @@ from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..shapes import as_dict, as_list
-from ..validation import is_dns1123_label, is_dns1123_subdomain, is_qualified_name
+from ..validation import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
 from .fields import field_duplicate, integer
 
 WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
@@ -26,8 +28,8 @@ def _label_name(name: Any, path: str) -> list[FieldError]:
     return [field_invalid(path, name, m) for m in is_qualified_name(str(name))]
 
 
-def _requirement(req: dict[str, Any], path: str) -> list[FieldError]:
-    """`ValidateNodeSelectorRequirement`."""
+def _requirement(req: dict[str, Any], path: str, check_values: bool) -> list[FieldError]:
+    """`ValidateNodeSelectorRequirement(rq, allowInvalidLabelValueInRequiredNodeAffinity=not check_values)`."""
     errs: list[FieldError] = []
     op, values = req.get("operator") or "", as_list(req.get("values"))
     if op in ("In", "NotIn"):
@@ -43,7 +45,11 @@ def _requirement(req: dict[str, Any], path: str) -> list[FieldError]:
                                        "must be specified single value when `operator` is 'Lt' or 'Gt'"))
     else:
         errs.append(field_invalid(f"{path}.operator", op, "not a valid selector operator"))
-    return errs + _label_name(req.get("key") or "", f"{path}.key")
+    errs += _label_name(req.get("key") or "", f"{path}.key")
+    if check_values:
+        errs += [field_invalid(f"{path}.values[{k}]", value, m) for k, value in enumerate(values)
+                 if isinstance(value, str) for m in is_label_value(value)]
+    return errs
 
 
 def _field_requirement(req: dict[str, Any], path: str) -> list[FieldError]:
@@ -65,17 +71,29 @@ def _field_requirement(req: dict[str, Any], path: str) -> list[FieldError]:
     return errs
 
 
-def _term(term: dict[str, Any], path: str) -> list[FieldError]:
+def _term(term: dict[str, Any], path: str, check_values: bool) -> list[FieldError]:
     """`ValidateNodeSelectorTerm`."""
     errs: list[FieldError] = []
     for j, req in enumerate(as_list(term.get("matchExpressions"))):
-        errs += _requirement(as_dict(req), f"{path}.matchExpressions[{j}]")
+        errs += _requirement(as_dict(req), f"{path}.matchExpressions[{j}]", check_values)
     for j, req in enumerate(as_list(term.get("matchFields"))):
         errs += _field_requirement(as_dict(req), f"{path}.matchFields[{j}]")
     return errs
 
 
-def _node_affinity(na: dict[str, Any], path: str) -> list[FieldError]:
+def _required_terms(spec: Any) -> list[Any]:
+    node = as_dict(as_dict(as_dict(spec).get("affinity")).get("nodeAffinity"))
+    return as_list(as_dict(node.get("requiredDuringSchedulingIgnoredDuringExecution")).get("nodeSelectorTerms"))
+
+
+def has_invalid_required_values(spec: Any) -> bool:
+    """`hasInvalidLabelValueInRequiredNodeAffinity`: a required node selector term's value that is not a label
+    value (an old pod's, which its update may then keep)."""
+    return any(isinstance(v, str) and is_label_value(v) for term in _required_terms(spec)
+               for req in as_list(as_dict(term).get("matchExpressions")) for v in as_list(as_dict(req).get("values")))
+
+
+def _node_affinity(na: dict[str, Any], path: str, check_values: bool) -> list[FieldError]:
     errs: list[FieldError] = []
     required = na.get("requiredDuringSchedulingIgnoredDuringExecution")
     if isinstance(required, dict):
@@ -84,13 +102,13 @@ def _node_affinity(na: dict[str, Any], path: str) -> list[FieldError]:
         if not terms:
             errs.append(field_required(rpath, "must have at least one node selector term"))
         for i, term in enumerate(terms):
-            errs += _term(as_dict(term), f"{rpath}[{i}]")
+            errs += _term(as_dict(term), f"{rpath}[{i}]", check_values)
     for i, pref in enumerate(as_dict(p) for p in as_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"))):
         here = f"{path}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
         weight = integer(pref.get("weight")) or 0
         if not 0 < weight <= 100:
             errs.append(field_invalid(f"{here}.weight", weight, "must be in the range 1-100"))
-        errs += _term(as_dict(pref.get("preference")), f"{here}.preference")
+        errs += _term(as_dict(pref.get("preference")), f"{here}.preference", False)
     return errs
 
 
@@ -125,12 +143,12 @@ def _pod_affinity(pa: dict[str, Any], path: str) -> list[FieldError]:
     return errs
 
 
-def validate_affinity(affinity: Any, path: str) -> list[FieldError]:
+def validate_affinity(affinity: Any, path: str, *, allow_invalid_required_values: bool = False) -> list[FieldError]:
     """`validateAffinity`."""
     affinity = as_dict(affinity)
     errs: list[FieldError] = []
     if isinstance(affinity.get("nodeAffinity"), dict):
-        errs += _node_affinity(affinity["nodeAffinity"], f"{path}.nodeAffinity")
+        errs += _node_affinity(affinity["nodeAffinity"], f"{path}.nodeAffinity", not allow_invalid_required_values)
     for key in ("podAffinity", "podAntiAffinity"):
         if isinstance(affinity.get(key), dict):
             errs += _pod_affinity(affinity[key], f"{path}.{key}")

@@ -145,10 +145,12 @@ def pod_create_rules(annotations: dict[str, Any], spec: dict[str, Any]) -> list[
     return errs
 
 
-def validate_pod_object(pod: dict[str, Any], *, create: bool) -> list[FieldError]:
-    """The annotations, then `validate_pod` of the spec, then (on create) `ValidatePodCreate`'s rules."""
+def validate_pod_object(pod: dict[str, Any], *, create: bool, old: dict[str, Any] | None = None) -> list[FieldError]:
+    """The annotations, then `validate_pod` of the spec (an update's options from the `old` pod), then (on create)
+    `ValidatePodCreate`'s rules."""
     spec = as_dict(pod.get("spec"))
     annotations = as_dict(as_dict(pod.get("metadata")).get("annotations"))
     name = as_dict(pod.get("metadata")).get("name")
-    errs = pod_annotations(annotations, spec) + validate_pod(pod.get("spec"), pod_name=str(name or ""))
+    errs = pod_annotations(annotations, spec) + validate_pod(pod.get("spec"), pod_name=str(name or ""),
+                                                           old_spec=as_dict(old).get("spec"))
     return errs + pod_create_rules(annotations, spec) if create else errs

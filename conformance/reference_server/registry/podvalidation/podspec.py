@@ -24,7 +24,7 @@ from ..validation import (_go_string_slice, is_dns1123_label, is_dns1123_subdoma
                           max_len_error, regex_error, validate_labels)
 from . import containers as ctr
 from . import security
-from .affinity import validate_affinity, validate_topology_spread_constraints
+from .affinity import has_invalid_required_values, validate_affinity, validate_topology_spread_constraints
 from .fields import field_duplicate, integer
 from .volumes import validate_volumes
 
@@ -173,9 +173,10 @@ def _host_aliases(aliases: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False, pod_name: str = "") -> list[FieldError]:
+def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False, pod_name: str = "",
+                      old_spec: Any = None) -> list[FieldError]:
     """`ValidatePodSpec`; `pod_name` is a pod's own name (upstream's `podMeta`, nil for a template), which the
-    ephemeral volumes' claim names are made of."""
+    ephemeral volumes' claim names are made of; `old_spec` an update's old spec (the options it relaxes)."""
     spec = as_dict(spec)
     errs: list[FieldError] = []
     if integer(spec.get("terminationGracePeriodSeconds")) is None:
@@ -193,7 +194,8 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False, pod_name: s
     errs += _enum(spec.get("dnsPolicy"), f"{path}.dnsPolicy", DNS_POLICIES)
     errs += validate_labels(as_dict(spec.get("nodeSelector")), f"{path}.nodeSelector")
     errs += security.pod_security_context(spec, path)
-    errs += validate_affinity(spec.get("affinity"), f"{path}.affinity")
+    errs += validate_affinity(spec.get("affinity"), f"{path}.affinity",
+                              allow_invalid_required_values=has_invalid_required_values(old_spec))
     errs += _dns_config(spec, f"{path}.dnsConfig")
     errs += _gates(spec, path)
     errs += validate_topology_spread_constraints(spec.get("topologySpreadConstraints"),
@@ -221,10 +223,10 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False, pod_name: s
     return errs + security.validate_os(spec, path)
 
 
-def validate_pod(spec: Any, path: str = "spec", pod_name: str = "") -> list[FieldError]:
+def validate_pod(spec: Any, path: str = "spec", pod_name: str = "", old_spec: Any = None) -> list[FieldError]:
     """`validatePodMetadataAndSpec`'s spec part: `ValidatePodSpec` for a pod, then `validateContainersOnlyForPod`."""
     spec = as_dict(spec)
-    return (validate_pod_spec(spec, path, is_pod=True, pod_name=pod_name)
+    return (validate_pod_spec(spec, path, is_pod=True, pod_name=pod_name, old_spec=old_spec)
             + ctr.containers_only_for_pod(spec.get("containers"), f"{path}.containers")
             + ctr.containers_only_for_pod(spec.get("initContainers"), f"{path}.initContainers"))
 
