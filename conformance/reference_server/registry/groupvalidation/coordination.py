@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported
-from ..shapes import as_dict
 from ..validation import is_qualified_name
 
 LEASE_STRATEGIES = ("OldestEmulationVersion",)
