@@ -118,6 +118,35 @@ def test_volume_defaults_finalizer_and_validation(http, url, pv_name):
         time.sleep(0.02)
 
 
+def _required(*values: str) -> dict:
+    return {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "kubernetes.io/hostname", "operator": "In", "values": list(values)}]}]}}
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"hostPath": None, "local": {"path": "/mnt"}}, "spec.nodeAffinity: Required value: Local volume requires node "
+                                                    "affinity"),
+    ({"nodeAffinity": {}}, "spec.nodeAffinity.required: Required value: must specify required node constraints"),
+    ({"nodeAffinity": {"required": {"nodeSelectorTerms": []}}},
+     "spec.nodeAffinity.required.nodeSelectorTerms: Required value: must have at least one node selector term"),
+    ({"nodeAffinity": _required("-1")},
+     'spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: "-1": a valid '
+     "label must be an empty string or consist of alphanumeric characters"),
+])
+def test_volume_node_affinity_is_validated(http, url, pv_name, spec, message):
+    """`validateVolumeNodeAffinity`: a local volume needs one, `required` must be given, and its values are label
+    values (kubernetes#128212) unless the stored volume's were not."""
+    r = http.post(f"{url}/api/v1/persistentvolumes", json=_pv(pv_name, **spec))
+    assert r.status_code == 422, r.text
+    assert status_of(r)["message"].startswith(f'PersistentVolume "{pv_name}" is invalid: {message}')
+
+
+def test_a_local_volume_with_node_affinity_is_created(http, url, pv_name):
+    r = http.post(f"{url}/api/v1/persistentvolumes",
+                  json=_pv(pv_name, hostPath=None, local={"path": "/mnt"}, nodeAffinity=_required("n1")))
+    assert r.status_code == 201, r.text
+
+
 def test_replication_controller_defaults_scale_and_validation(http, url, ns):
     base = f"{url}/api/v1/namespaces/{ns}/replicationcontrollers"
     r = http.post(base, json=RC)

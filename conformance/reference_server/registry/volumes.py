@@ -21,8 +21,9 @@ from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_su
 from ..quantity import parse_quantity
 from .gateddrops import DropsDisabledFields
 from .meta import now
+from .podvalidation.affinity import has_invalid_term_values, validate_node_selector
 from .strategy import Strategy
-from .shapes import as_dict
+from .shapes import as_dict, as_list
 
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 VOLUME_MODES = ("Block", "Filesystem")
@@ -163,6 +164,21 @@ class PersistentVolumeClaimStrategy(DropsDisabledFields, Strategy):
         return errs
 
 
+def volume_node_affinity(spec: dict[str, Any], old_spec: Any = None) -> tuple[bool, list[FieldError]]:
+    """`validateVolumeNodeAffinity` (pkg/apis/core/validation): whether `spec.nodeAffinity` is set, and its errors:
+    `required` must be given, and is a `ValidateNodeSelector` whose values must be label values unless the old
+    volume's already were not (`ValidationOptionsForPersistentVolume`, kubernetes#128212)."""
+    affinity = spec.get("nodeAffinity")
+    if affinity is None:
+        return False, []
+    required = as_dict(affinity).get("required")
+    if required is None:
+        return True, [field_required("spec.nodeAffinity.required", "must specify required node constraints")]
+    old_required = as_dict(as_dict(as_dict(old_spec).get("nodeAffinity")).get("required"))
+    check_values = not has_invalid_term_values(as_list(old_required.get("nodeSelectorTerms")))
+    return True, validate_node_selector(as_dict(required), "spec.nodeAffinity.required", check_values)
+
+
 class PersistentVolumeStrategy(DropsDisabledFields, Strategy):
     """`persistentvolumeStrategy`: a new volume is `Pending` since now (`lastPhaseTransitionTime`, GA in 1.31);
     the PV controller would make it `Available`, which needs nothing but itself: see
@@ -186,7 +202,7 @@ class PersistentVolumeStrategy(DropsDisabledFields, Strategy):
         new["status"] = old.get("status", {"phase": "Pending"})
 
     @staticmethod
-    def spec_errors(spec: Any) -> list[FieldError]:
+    def spec_errors(spec: Any, old_spec: Any = None) -> list[FieldError]:
         if not isinstance(spec, dict):
             spec = {}
         errs = _access_modes(spec.get("accessModes"), "spec.accessModes", "")
@@ -209,14 +225,17 @@ class PersistentVolumeStrategy(DropsDisabledFields, Strategy):
             errs.append(field_required("spec", "must specify a volume type"))
         elif len(sources) > 1:
             errs.append(field_forbidden(f"spec.{sources[1]}", "may not specify more than 1 volume type"))
-        return errs + _volume_mode(spec)
+        affinity, affinity_errs = volume_node_affinity(spec, old_spec)
+        if spec.get("local") is not None and not affinity:
+            affinity_errs.append(field_required("spec.nodeAffinity", "Local volume requires node affinity"))
+        return errs + affinity_errs + _volume_mode(spec)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + self.spec_errors(obj.get("spec"))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         """`ValidatePersistentVolumeUpdate`: the volume source is immutable."""
-        errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"))
+        errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"), old.get("spec"))
         nspec, ospec = as_dict(new.get("spec")), as_dict(old.get("spec"))
         if any(nspec.get(s) != ospec.get(s) for s in PV_SOURCES):
             errs.append(field_forbidden("spec.persistentvolumesource", "is immutable after creation"))

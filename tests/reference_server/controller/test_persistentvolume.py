@@ -196,7 +196,8 @@ def test_retroactive_default_class(bare):
     ("Delete", {"hostPath": None, "nfs": {"server": "s", "path": "/"}}, "Failed",
      ("Warning", "VolumeFailedDelete",
       'error getting deleter volume plugin for volume "vol": no deletable volume plugin matched', 1)),
-    ("Recycle", {"hostPath": None, "local": {"path": "/d"}}, "Failed",
+    ("Recycle", {"hostPath": None, "local": {"path": "/d"}, "nodeAffinity": {"required": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["n1"]}]}]}}}, "Failed",
      ("Warning", "VolumeFailedRecycle", "No recycler plugin found for the volume!", 1)),
 ])
 def test_a_deleted_claim_releases_its_volume(bare, policy, spec, phase, event):

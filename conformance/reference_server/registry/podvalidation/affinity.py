@@ -89,20 +89,34 @@ def _required_terms(spec: Any) -> list[Any]:
 def has_invalid_required_values(spec: Any) -> bool:
     """`hasInvalidLabelValueInRequiredNodeAffinity`: a required node selector term's value that is not a label
     value (an old pod's, which its update may then keep)."""
-    return any(isinstance(v, str) and is_label_value(v) for term in _required_terms(spec)
+    return has_invalid_term_values(_required_terms(spec))
+
+
+def has_invalid_term_values(terms: list[Any]) -> bool:
+    """`HasInvalidLabelValueInNodeSelectorTerms`: a value of these node selector terms that is not a label value."""
+    return any(isinstance(v, str) and is_label_value(v) for term in terms
                for req in as_list(as_dict(term).get("matchExpressions")) for v in as_list(as_dict(req).get("values")))
+
+
+def validate_node_selector(selector: dict[str, Any], path: str, check_values: bool) -> list[FieldError]:
+    """`ValidateNodeSelector`: at least one term, each `ValidateNodeSelectorTerm` (`check_values`: a required
+    term's values must be label values, unless the old object already had such a value)."""
+    rpath = f"{path}.nodeSelectorTerms"
+    terms = as_list(selector.get("nodeSelectorTerms"))
+    if not terms:
+        return [field_required(rpath, "must have at least one node selector term")]
+    errs: list[FieldError] = []
+    for i, term in enumerate(terms):
+        errs += _term(as_dict(term), f"{rpath}[{i}]", check_values)
+    return errs
 
 
 def _node_affinity(na: dict[str, Any], path: str, check_values: bool) -> list[FieldError]:
     errs: list[FieldError] = []
     required = na.get("requiredDuringSchedulingIgnoredDuringExecution")
     if isinstance(required, dict):
-        rpath = f"{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
-        terms = as_list(required.get("nodeSelectorTerms"))
-        if not terms:
-            errs.append(field_required(rpath, "must have at least one node selector term"))
-        for i, term in enumerate(terms):
-            errs += _term(as_dict(term), f"{rpath}[{i}]", check_values)
+        errs += validate_node_selector(required, f"{path}.requiredDuringSchedulingIgnoredDuringExecution",
+                                       check_values)
     for i, pref in enumerate(as_dict(p) for p in as_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"))):
         here = f"{path}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
         weight = integer(pref.get("weight")) or 0
