@@ -328,7 +328,7 @@ def _compiled(expression: str, durations: bool = False, times: TimePaths = froze
               or "-" in expression or _IN_NUMERIC_MAP.search(expression) else None) or expression
     try:
         program = _native_compile(source)
-    except ValueError:
+    except ValueError as exc:  # noqa: F841 - read below (a rewrite's refusal replaces it with the text's own)
         if source != expression:  # the rewrite is refused (cel-rust's limits): the user's own text judged instead
             source = expression
             try:
