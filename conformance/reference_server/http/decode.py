@@ -160,13 +160,6 @@ def refuse_overflow(patch: Any) -> None:
         raise E.bad_request(err)
 
 
-def stray_overflow(obj: dict[str, Any]) -> str | None:
-    """After a named group's kind's Go type walk: a number no float64 holds outside its raw-JSON fields, which
-    can only be in an unknown nested field. Go skips it (and drops the field); kept here (README Known gaps), it
-    is refused in util/json's words rather than stored as an infinity."""
-    return _overflow(obj)
-
-
 def _overflow(obj: Any) -> str | None:
     found = first_overflow(obj) if overflow_seen() else None
     return overflow_error(found) if found is not None else None
@@ -190,7 +183,7 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
             raise E.StatusError(E.status_dict(500, None, failed_to_convert(
                 patch if isinstance(patch, dict) else {}, err)))
     else:
-        err = gotypes.type_error(patched, message) or stray_overflow(patched) if message is not None else \
+        err = gotypes.type_error(patched, message) if message is not None else \
             check_go_types(patched, kind)
         if err is not None and patch_type == APPLY_PATCH and isinstance(patch, dict) and \
                 (refused := convert_error(patch, err)) is not None:
