@@ -10,6 +10,16 @@ import requests
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
+def schemaless_crd(group: str, plural: str, kind: str, scope: str = "Namespaced") -> dict[str, Any]:
+    """A CRD serving `v1` (its storage version) whose schema keeps every field (`x-kubernetes-preserve-unknown-
+    fields` at its root): any body is a valid custom resource."""
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.{group}"},
+            "spec": {"group": group, "scope": scope, "names": {"plural": plural, "kind": kind},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                         "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
 def condition(crd: dict[str, Any], typ: str) -> dict[str, Any] | None:
     return next((c for c in (crd.get("status") or {}).get("conditions") or [] if c.get("type") == typ), None)
 

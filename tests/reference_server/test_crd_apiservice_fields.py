@@ -17,7 +17,7 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
 from .conftest import WatchReader, unique
-from .crds import create_crd, wait_crd
+from .crds import create_crd, schemaless_crd, wait_crd
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -37,11 +37,9 @@ def srv() -> Iterator[RunningServer]:
 
 
 def crd(group: str, plural: str = "widgets", kind: str = "Widget", **names: Any) -> dict[str, Any]:
-    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": f"{plural}.{group}"},
-            "spec": {"group": group, "scope": "Namespaced", "names": {"plural": plural, "kind": kind, **names},
-                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
-                         "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    body = schemaless_crd(group, plural, kind)
+    body["spec"]["names"].update(names)
+    return body
 
 
 def entries(obj: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from tests.reference_server.crds import CRDS, create_crd
+from tests.reference_server.crds import CRDS, create_crd, schemaless_crd
 
 from .conftest import status_of
 
@@ -24,12 +24,7 @@ def _strict(text: str) -> object:
 
 def _crd(http, url) -> tuple[str, str]:
     group = f"n{uuid.uuid4().hex[:8]}.example.com"
-    body = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": f"things.{group}"},
-            "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
-                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
-                         "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
-    assert create_crd(http, url, body).status_code == 201
+    assert create_crd(http, url, schemaless_crd(group, "things", "Thing")).status_code == 201
     return group, f"things.{group}"
 
 

@@ -8,19 +8,14 @@ import json
 import uuid
 
 from .test_real_clients import Kube, kube, served  # noqa: F401 - fixtures
-from tests.reference_server.crds import CRDS, create_crd
+from tests.reference_server.crds import CRDS, create_crd, schemaless_crd
 
 
 def test_kubectl_and_the_official_client_read_go_numbers(kube: Kube) -> None:  # noqa: F811
     from kubernetes import client, config
     group = f"j{uuid.uuid4().hex[:8]}.example.com"
-    body = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": f"gauges.{group}"},
-            "spec": {"group": group, "scope": "Cluster", "names": {"plural": "gauges", "kind": "Gauge"},
-                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
-                         "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
     base = kube.server.url
-    assert create_crd(kube.http, base, body).status_code == 201
+    assert create_crd(kube.http, base, schemaless_crd(group, "gauges", "Gauge", scope="Cluster")).status_code == 201
     coll = f"{base}/apis/{group}/v1/gauges"
     hostile = kube.http.post(coll, data=f'{{"apiVersion":"{group}/v1","kind":"Gauge","metadata":{{"name":"h"}},'
                              '"spec":{"f":1e400}}', headers={"Content-Type": "application/json"})
