@@ -193,10 +193,18 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
     if err is None:
         refuse_raw_overflow(patched)  # the field manager's walk, before admission
         return
-    shown = go_map_format(patch) if strategic else encode_raw_literals(patched)  # numbers as the patch wrote them
-    e = E.invalid("", "", [E.field_invalid("patch", shown, err)])
+    raise patch_invalid(patched, patch_type, patch, err)
+
+
+def patch_invalid(patched: dict[str, Any], patch_type: str, patch: Any, why: str) -> E.StatusError:
+    """handlers/patch.go's `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`: the
+    value shown is the patch map printed `%+v` for a strategic patch, else the patched JSON (numbers as the patch
+    wrote them)."""
+    strategic = patch_type.startswith("application/strategic")
+    shown = go_map_format(patch) if strategic else encode_raw_literals(patched)
+    e = E.invalid("", "", [E.field_invalid("patch", shown, why)])
     e.status.get("details", {}).pop("kind", None)
-    raise e
+    return e
 
 
 def go_map_format(v: Any) -> str:
@@ -314,12 +322,9 @@ def strict_create_error(exc: StrictDecodingError, kind: str, version: str) -> E.
 
 def strict_patch_error(exc: StrictDecodingError, patched: dict[str, Any], patch_type: str, patch: Any
                        ) -> E.StatusError:
-    """patch.go: a JSON or merge patch's result (`applyJSPatch`, shown as the patched JSON) or a strategic one's
-    (`applyPatchToObject`, the patch map printed `%+v`) with unknown fields: `422 Invalid` on field `patch`."""
-    shown = go_map_format(patch) if patch_type.startswith("application/strategic") else encode_raw_literals(patched)
-    e = E.invalid("", "", [E.field_invalid("patch", shown, exc.text)])
-    e.status.get("details", {}).pop("kind", None)
-    return e
+    """patch.go: a JSON or merge patch's result (`applyJSPatch`) or a strategic one's (`applyPatchToObject`) with
+    unknown fields: `patch_invalid` with the strict text."""
+    return patch_invalid(patched, patch_type, patch, exc.text)
 
 
 class _AnyTopLevel(dict):

@@ -459,15 +459,15 @@ class Handlers:
         """What every patched object goes through before the registry: it must still decode into the kind."""
         check_depth(patched)
         patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
-        patch_type_error(patched, _schema_kind(store), ctype, patch,
-                         go_message(store.group, store.version, store.info.kind) if route.group else None)
+        model = _field_model(store)
+        patch_type_error(patched, _schema_kind(store), ctype, patch, model)
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
             patched["metadata"] = {}
         try:
             warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
                                                   extra_fields(self.ctx.feature_gates, store.info.kind),
                                                   keep_unknown=store.info.keeps_unknown_fields,
-                                                  message=_field_model(store))
+                                                  message=model)
         except StrictDecodingError as exc:
             if ctype == APPLY_PATCH:  # (server-side apply words its own refusals: fieldmanager/)
                 raise
