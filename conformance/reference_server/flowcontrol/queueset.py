@@ -98,7 +98,7 @@ class Request:
 
     def __init__(self, work: WorkEstimate, fs_name: str, distinguisher: str, details: Any):
         self.work = work
-        self.seats, self.total_work = sizes(work)
+        self.seats, self.total_work = _SIZES.get(work) or sizes(work)
         self.fs_name = fs_name
         self.distinguisher = distinguisher
         self.details = details  # for `dump_requests?includeRequestDetails=1` (see FlowControl.dump_requests)

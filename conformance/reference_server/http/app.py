@@ -15,7 +15,7 @@ from . import aggregated, apiservice_groups, priority_fairness
 from . import params as P
 from .chain_headers import add_chain_headers, order_as_go
 from .context import ServerContext
-from .deadlines import Deadlines, long_running_path, requested_timeout
+from .deadlines import Deadlines, long_running_path, maybe_long_running, requested_timeout
 from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_response
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .groups import group_versions
@@ -276,10 +276,12 @@ def _errors(ctx: ServerContext, check_token: bool = False):
         try:
             # WithRequestDeadline, for what is not long-running (a watch: `?watch=` or a `/watch/` path; the
             # connect subresources, as upstream's `longRunningRequestCheck`); a bad ?timeout= is a 400
-            if deadlines is not None and "/watch/" not in request.path and not (
-                    request.query_string and P.truthy(request.query.get("watch"))) \
-                    and not long_running_path(request.path):
-                asked = requested_timeout(request) if "timeout=" in request.raw_path else None
+            raw = request.raw_path
+            if deadlines is not None and (maybe_long_running(raw) is None or (
+                    "/watch/" not in request.path
+                    and not (request.query_string and P.truthy(request.query.get("watch")))
+                    and not long_running_path(request.path))):
+                asked = requested_timeout(request) if "timeout=" in raw else None
                 deadline = deadlines.arm(request, asked)
             if check_token and (ctx.token is not None or ctx.client_certs is not None
                                 or ctx.request_header is not None):

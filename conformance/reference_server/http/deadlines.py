@@ -15,6 +15,7 @@ negative leave the server's ("no timeout on the user's part").
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any
 
@@ -24,14 +25,19 @@ from ..godur import DurationError, parse_duration
 INVALID_TIMEOUT = "invalid timeout specified in the request URL"
 LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})
 _NAMESPACE_SUBRESOURCES = frozenset({"status", "finalize"})
-_MARKERS = tuple(f"/{s}" for s in sorted(LONG_RUNNING_SUBRESOURCES))
+_MARKERS = "|".join(sorted(LONG_RUNNING_SUBRESOURCES))
+_HAS_MARKER = re.compile(f"/(?:{_MARKERS})").search
+# `maybe_long_running(raw_target) is None`: the raw request target (path and query) holds no watch (path or query),
+# no connect subresource or proxy verb and no percent-escape that may hide one: not long-running, decided with one
+# scan (the common case); else the precise checks tell
+maybe_long_running = re.compile(f"watch|%|/(?:{_MARKERS})").search
 
 
 def long_running_path(path: str) -> bool:
     """`BasicLongRunningRequestCheck(watch, proxy; attach, exec, proxy, log, portforward)` on the request's path
     (RequestInfo's reading of it, without the query's `watch`): the legacy `proxy` verb, or one of those
     subresources of a resource (`pods/exec`, `services/proxy`, `nodes/proxy`, ...). No deadline for them."""
-    if not any(m in path for m in _MARKERS):
+    if _HAS_MARKER(path) is None:
         return False  # the common case, decided without splitting
     parts = path.strip("/").split("/")
     if parts[0] == "api" and len(parts) > 1:

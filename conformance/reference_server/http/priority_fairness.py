@@ -50,7 +50,7 @@ from ..godur import DurationError, parse_duration
 from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT, FlowControl, ObjectCounts,
                            WatchTracker, WorkEstimator)
 from ..flowcontrol.queueset import EXECUTING
-from ..flowcontrol.readwrite import EXECUTING as RW_EXECUTING, WAITING, ReadWriteCounts, series
+from ..flowcontrol.readwrite import EXECUTING as RW_EXECUTING, READ_ONLY_VERBS, WAITING, ReadWriteCounts, series
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 from ..memo import remember
 from .authz import REQUESTER
@@ -428,7 +428,7 @@ class PriorityAndFairness:
             return self.too_many_requests(decision.pl_name)
         self.metrics.flowcontrol.dispatched(decision, req)
         if not watch:
-            executing = series(RW_EXECUTING, verb)
+            executing = RW_EXECUTING if verb in READ_ONLY_VERBS else RW_EXECUTING + 1  # (`series`, inlined)
             counts.add(executing, 1)  # `noteExecutingDelta`
             try:
                 return await handler(request)
