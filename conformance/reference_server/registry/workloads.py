@@ -454,6 +454,10 @@ class NetworkPolicyStrategy(_Generation):
         super().prepare_for_create(obj)
         obj.pop("status", None)
 
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        new.pop("status", None)  # v1 has no status (nor `unknown field "status"` on the next write)
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         """`ValidateNetworkPolicy` (groupvalidation/networking.py)."""
         return super().validate(obj) + network_policy_spec_errors(as_dict(obj.get("spec")))
