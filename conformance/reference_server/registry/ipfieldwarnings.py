@@ -13,9 +13,10 @@ module of their own, each value through apimachinery's `GetWarningsForIP`/`GetWa
 A Node's `spec.podCIDRs` are warned of by its own strategy (registry/node.py)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from .ipwarnings import cidr_warnings, ip_warnings
+from .ipwarnings import cidr_warnings, entry_ip_warnings, ip_warnings
 from .shapes import as_dict, as_list
 
 
@@ -43,20 +44,11 @@ def network_policy_warnings(policy: dict[str, Any]) -> list[str]:
     return out
 
 
-def _ip_entries(path: str, entries: Any) -> list[str]:
-    """`GetWarningsForIP(<path>[i].ip, entry.IP)` for each entry of a list of `{ip: ...}`."""
-    out = []
-    for i, entry in enumerate(as_list(entries)):
-        ip = as_dict(entry).get("ip")
-        if isinstance(ip, str):
-            out += ip_warnings(f"{path}[{i}].ip", ip)
-    return out
-
-
 def pod_status_warnings(pod: dict[str, Any]) -> list[str]:
     """`podStatusStrategy.WarningsOnUpdate`: the pod IPs, then the host IPs (the singular fields are not read)."""
     status = as_dict(pod.get("status"))
-    return _ip_entries("status.podIPs", status.get("podIPs")) + _ip_entries("status.hostIPs", status.get("hostIPs"))
+    return (entry_ip_warnings("status.podIPs", status.get("podIPs"))
+            + entry_ip_warnings("status.hostIPs", status.get("hostIPs")))
 
 
 def service_status_warnings(svc: dict[str, Any]) -> list[str]:

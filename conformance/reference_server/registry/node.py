@@ -24,9 +24,8 @@ from .strategy import Strategy
 def convert_pod_cidrs(spec: dict[str, Any]) -> None:
     """v1 → internal → v1 of `spec.podCIDR`/`spec.podCIDRs`, in place."""
     single, plural = spec.get("podCIDR"), spec.get("podCIDRs")
-    if isinstance(single, str) and single:
-        if not isinstance(plural, list) or not plural or plural[0] != single:  # podCIDR is authoritative
-            spec["podCIDRs"] = plural = [single]
+    if isinstance(single, str) and single and (not isinstance(plural, list) or not plural or plural[0] != single):
+        spec["podCIDRs"] = plural = [single]  # a podCIDR alone, or differing, is authoritative
     if isinstance(plural, list) and plural:
         spec["podCIDR"] = plural[0]
     else:

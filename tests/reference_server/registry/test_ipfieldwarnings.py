@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer
-from conformance.reference_server.registry.ipfieldwarnings import (network_policy_warnings, pod_status_warnings,
-                                                                   service_status_warnings)
+from conformance.reference_server.registry.ipfieldwarnings import (
+    network_policy_warnings,
+    pod_status_warnings,
+    service_status_warnings,
+)
 from conformance.reference_server.registry.node import convert_pod_cidrs, node_warnings
 from tests.reference_server.registry.test_podwarnings import _header, _warnings, ns, srv  # noqa: F401 - fixtures
 from tests.reference_server.test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
