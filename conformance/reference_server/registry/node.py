@@ -4,10 +4,10 @@ conversion of `pkg/apis/core/v1/conversion.go`.
 - Decoding (`Convert_v1_NodeSpec_To_core_NodeSpec` and back): the internal spec has `podCIDRs` only; a `podCIDR`
   given alone, or differing from `podCIDRs[0]`, becomes the whole list, and the answer's `podCIDR` is
   `podCIDRs[0]`.
-- `PrepareForCreate`/`PrepareForUpdate` (`dropDisabledFields`): a create drops `spec.configSource` and
-  `status.config` (the removed DynamicKubeletConfig), an update drops `spec.configSource` unless the stored Node
-  has one, and keeps the stored `status` (only `nodes/status` writes it). The gated fields it also drops are on in
-  1.33 (RecursiveReadOnlyMounts/UserNamespacesSupport, SupplementalGroupsPolicy).
+- `PrepareForCreate`/`PrepareForUpdate` (`dropDisabledFields`, registry/gateddrops.py): a create drops
+  `spec.configSource` and `status.config` (the removed DynamicKubeletConfig), an update drops `spec.configSource`
+  unless the stored Node has one, and keeps the stored `status` (only `nodes/status` writes it). The gated fields
+  it also drops are on in 1.33 (RecursiveReadOnlyMounts/UserNamespacesSupport, SupplementalGroupsPolicy).
 - `WarningsOnCreate`/`WarningsOnUpdate` (`nodeWarnings`): `spec.configSource` (only an update of a Node that kept
   one can still hold it), `spec.externalID`, then each `spec.podCIDRs` entry through `GetWarningsForCIDR`
   (kubernetes#128786, 1.33: registry/ipwarnings.py); `nodeStatusStrategy` warns of nothing."""
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..storage.clone import clone
+from .gateddrops import DropsDisabledFields
 from .ipwarnings import cidr_warnings
 from .shapes import as_dict, as_list
 from .strategy import Strategy
@@ -46,8 +47,9 @@ def node_warnings(node: dict[str, Any]) -> list[str]:
     return out
 
 
-class NodeStrategy(Strategy):
-    """`nodeStrategy` (the main resource; `nodes/status` is registry/subresources.py's)."""
+class NodeStrategy(DropsDisabledFields, Strategy):
+    """`nodeStrategy` (the main resource; `nodes/status` is registry/subresources.py's): `dropDisabledFields`'s
+    configSource and status.config in registry/gateddrops.py."""
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
         super().default(obj, update=update)
@@ -55,17 +57,12 @@ class NodeStrategy(Strategy):
         if isinstance(spec, dict):
             convert_pod_cidrs(spec)
 
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        as_dict(obj.get("spec")).pop("configSource", None)
-        as_dict(obj.get("status")).pop("config", None)
-
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
         if "status" in old:
             new["status"] = clone(old["status"])
         else:
             new.pop("status", None)
-        if as_dict(old.get("spec")).get("configSource") is None:
-            as_dict(new.get("spec")).pop("configSource", None)
 
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
         return node_warnings(obj)

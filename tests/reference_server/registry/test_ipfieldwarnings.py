@@ -136,9 +136,10 @@ def test_nodes_are_warned_and_keep_their_status(srv: RunningServer) -> None:  # 
     assert r.status_code == 200, r.text
     assert r.json()["status"] == {"capacity": {"cpu": "4"}}  # only nodes/status writes it
     assert _warnings(r) == [_header(EXTERNAL_ID), _header(AMBIGUOUS.format("spec.podCIDRs[0]"))]
-    r = requests.patch(f"{nodes}/{name}/status", data=json.dumps({"status": {"capacity": {"cpu": "8"}}}),
+    r = requests.patch(f"{nodes}/{name}/status", data=json.dumps({"status": {"capacity": {"cpu": "8"}, "config": {}}}),
                        headers=MERGE)
     assert r.status_code == 200 and _warnings(r) == []  # nodeStatusStrategy warns of nothing
+    assert r.json()["status"] == {"capacity": {"cpu": "8"}}  # status.config dropped: the stored Node has none
     assert requests.delete(f"{nodes}/{name}").status_code == 200
 
 
