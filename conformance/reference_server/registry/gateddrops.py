@@ -104,13 +104,13 @@ _TERMINATING_REPLICAS = unless_in_use("status", "terminatingReplicas")
 
 # kind → the rules of its create/update (PrepareForCreate/PrepareForUpdate)
 SPEC_RULES: dict[str, tuple[Rule, ...]] = {
+    "Node": (unless_in_use("spec", "configSource"), unless_in_use("status", "config")),
     "PersistentVolumeClaim": (_VOLUME_ATTRIBUTES_CLASS, _cross_namespace_data_source),
     "PersistentVolume": (_VOLUME_ATTRIBUTES_CLASS,),
     "StatefulSet": (unless_in_use("spec", "updateStrategy", "rollingUpdate", "maxUnavailable"),),
     "EndpointSlice": (_endpoint_node_hints,),
     "Lease": (unless_in_use("spec", "strategy"), unless_in_use("spec", "preferredHolder")),
     "CSIDriver": (unless_in_use("spec", "nodeAllocatableUpdatePeriodSeconds"),),
-    "Node": (unless_in_use("spec", "configSource"), unless_in_use("status", "config")),
 }
 # kind → the rules of its status strategy's PrepareForUpdate
 STATUS_RULES: dict[str, tuple[Rule, ...]] = {
