@@ -175,7 +175,8 @@ def test_nodes_status_is_served_as_upstreams_node_status_strategy():
         node = rq.get(u + "/api/v1/nodes/n1/status").json()
         node["status"], node["spec"]["unschedulable"] = {"capacity": {"cpu": "4"}}, True
         got = rq.put(u + "/api/v1/nodes/n1/status", json=node).json()
-        assert got["spec"] == {"podCIDR": "10.0.0.0/24"} and got["status"] == {"capacity": {"cpu": "4"}}
+        assert got["spec"] == {"podCIDR": "10.0.0.0/24", "podCIDRs": ["10.0.0.0/24"]}  # v1 conversion (node.py)
+        assert got["status"] == {"capacity": {"cpu": "4"}}
         paths = rq.get(u + "/openapi/v3/api/v1").json()["paths"]
         assert {"/api/v1/nodes/{name}/status", "/api/v1/namespaces/{namespace}/pods/{name}/status",
                 "/api/v1/namespaces/{namespace}/services/{name}/status"} <= set(paths)

@@ -81,9 +81,11 @@ class Registry:
             store.subresources = subresources(store.info)  # type: ignore[attr-defined]
 
     def _install_core_kinds(self) -> None:
-        """The strategies of PersistentVolumeClaims, PersistentVolumes, ReplicationControllers and PodTemplates,
-        and ComponentStatus's computed store (registry/volumes.py, replication.py, componentstatus.py)."""
+        """The strategies of PersistentVolumeClaims, PersistentVolumes, ReplicationControllers, PodTemplates and
+        Nodes, and ComponentStatus's computed store (registry/volumes.py, replication.py, node.py,
+        componentstatus.py)."""
         from .componentstatus import ComponentStatusStore
+        from .node import NodeStrategy
         from .replication import PodTemplateStrategy, ReplicationControllerStrategy
         from .volumes import PersistentVolumeClaimStrategy, PersistentVolumeStrategy
         for plural, strategy in (("persistentvolumeclaims", PersistentVolumeClaimStrategy),
@@ -92,6 +94,8 @@ class Registry:
             self._content[plural].strategy = strategy(self._content[plural].info)
         pv = self._cluster["persistentvolumes"]
         pv.strategy = PersistentVolumeStrategy(pv.info)
+        nodes = self._cluster["nodes"]
+        nodes.strategy = NodeStrategy(nodes.info)
         cs = self._cluster["componentstatuses"]
         self._cluster["componentstatuses"] = ComponentStatusStore(cs.info, self.store, deviations=self.deviations)
 

@@ -24,7 +24,10 @@ it (each rule's "in use" test, as upstream's). Followed, gate by gate (gates off
   gate is off");
 - `CoordinatedLeaderElection` (beta, off): `pkg/registry/coordination/lease/strategy.go`: a Lease's
   `spec.strategy` and `spec.preferredHolder`;
-- pods' `pods/status` writes: `dropPodStatusDisabledFields` (registry/podprepare.py).
+- pods' `pods/status` writes: `dropPodStatusDisabledFields` (registry/podprepare.py);
+- the removed DynamicKubeletConfig: `pkg/registry/core/node/strategy.go` `dropDisabledFields` (a Node's
+  `spec.configSource`, and on create its `status.config`) and `nodeStatusStrategy.PrepareForUpdate`
+  (`status.config` of a `nodes/status` write), each kept where the stored Node has it.
 
 Pods' and pod templates' spec fields (DynamicResourceAllocation, ContainerStopSignals, PodLevelResources,
 ClusterTrustBundleProjection, ImageVolume) are dropped where the pod strategies prepare a spec
@@ -101,6 +104,7 @@ _TERMINATING_REPLICAS = unless_in_use("status", "terminatingReplicas")
 
 # kind → the rules of its create/update (PrepareForCreate/PrepareForUpdate)
 SPEC_RULES: dict[str, tuple[Rule, ...]] = {
+    "Node": (unless_in_use("spec", "configSource"), unless_in_use("status", "config")),
     "PersistentVolumeClaim": (_VOLUME_ATTRIBUTES_CLASS, _cross_namespace_data_source),
     "PersistentVolume": (_VOLUME_ATTRIBUTES_CLASS,),
     "StatefulSet": (unless_in_use("spec", "updateStrategy", "rollingUpdate", "maxUnavailable"),),
@@ -116,6 +120,7 @@ STATUS_RULES: dict[str, tuple[Rule, ...]] = {
     "Deployment": (_TERMINATING_REPLICAS,),
     "ReplicaSet": (_TERMINATING_REPLICAS,),
     "VolumeAttachment": (_volume_error_codes,),
+    "Node": (unless_in_use("status", "config"),),
 }
 
 

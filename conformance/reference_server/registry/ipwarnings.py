@@ -8,9 +8,11 @@ canonical form (only when neither other warning was given)."""
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
 from ..gonet.strconv import quote
 from .groupvalidation.formats import parse_cidr_sloppy
+from .shapes import as_dict, as_list
 from .status_validation import parse_ip_sloppy
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -31,6 +33,17 @@ def ip_warnings(path: str, value: str) -> list[str]:
     if isinstance(addr, ipaddress.IPv6Address) and str(addr) != value:
         return [f"{path}: IPv6 address {quote(value)} should be in RFC 5952 canonical format ({quote(str(addr))})"]
     return []
+
+
+def entry_ip_warnings(path: str, entries: Any) -> list[str]:
+    """`GetWarningsForIP(<path>[i].ip, entries[i].IP)` over a list of objects holding an `ip` (host aliases, pod and
+    host IPs)."""
+    out = []
+    for i, entry in enumerate(as_list(entries)):
+        ip = as_dict(entry).get("ip")
+        if isinstance(ip, str):
+            out += ip_warnings(f"{path}[{i}].ip", ip)
+    return out
 
 
 def _go_ip(ip: Address) -> str:
@@ -70,4 +83,4 @@ def cidr_warnings(path: str, value: str) -> list[str]:
     return out
 
 
-__all__ = ["cidr_warnings", "ip_warnings"]
+__all__ = ["cidr_warnings", "entry_ip_warnings", "ip_warnings"]

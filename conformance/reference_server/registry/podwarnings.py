@@ -27,7 +27,7 @@ from typing import Any
 from ..gonet.strconv import quote as go_quote
 from ..quantity import Quantity, QuantityError
 from .shapes import as_dict, as_list
-from .ipwarnings import ip_warnings
+from .ipwarnings import entry_ip_warnings, ip_warnings
 from .validation import is_dns1123_label, is_label_value
 
 DEPRECATED_NODE_LABELS = {  # pkg/api/node/util.go `deprecatedNodeLabels`
@@ -409,11 +409,7 @@ def _ip_formats(spec: dict[str, Any], p: str) -> list[str]:
     for i, server in enumerate(as_list(as_dict(spec.get("dnsConfig")).get("nameservers"))):
         if isinstance(server, str):
             out += ip_warnings(f"{p}dnsConfig.nameservers[{i}]", server)
-    for i, alias in enumerate(as_list(spec.get("hostAliases"))):
-        ip = as_dict(alias).get("ip")
-        if isinstance(ip, str):
-            out += ip_warnings(f"{p}hostAliases[{i}].ip", ip)
-    return out
+    return out + entry_ip_warnings(f"{p}hostAliases", spec.get("hostAliases"))
 
 
 def pod_warnings(pod: dict[str, Any]) -> list[str]:

@@ -157,11 +157,13 @@ def ip_errors(path: str, value: Any, *, strict: bool) -> list[FieldError]:
 
 
 def _ip_list_errors(path: str, entries: list[Any], kind: str) -> list[FieldError]:
-    """`validatePodIPs` / `validateHostIPs`: each a valid IP, at most one per family, no duplicates."""
+    """`validatePodIPs` / `validateHostIPs`: each a valid IP, at most one per family, no duplicates. Each IP is
+    `IsValidIPForLegacyField` with the StrictIPCIDRValidation gate, off in 1.33 (KEP-4858 alpha): a legacy form (a
+    leading zero, an IPv4-mapped address) is accepted, and warned of (registry/ipfieldwarnings.py)."""
     ips = [str(as_dict(e).get("ip", "")) for e in entries]
     errs: list[FieldError] = []
     for i, ip in enumerate(ips):
-        errs += ip_errors(f"{path}[{i}]", ip, strict=True)
+        errs += ip_errors(f"{path}[{i}]", ip, strict=False)
     if len(ips) > 1:
         families = {4 if isinstance(parse_ip_sloppy(ip), ipaddress.IPv4Address) else 6 for ip in ips}
         dual = len(ips) == 2 and len(families) == 2 and all(parse_ip_sloppy(ip) is not None for ip in ips)

@@ -23,6 +23,7 @@ from ..fieldmanager.scale import (APPS_MAPPING, PARENT_VERSION, SCALE_FIELD_MANA
 from ..storage.clone import clone
 from .kinds import ResourceInfo
 from .gateddrops import drop_disabled_status_fields_of
+from .ipfieldwarnings import STATUS_WARNINGS
 from .status_validation import status_defaults, validate_status_update
 from .strategy import Strategy
 
@@ -49,6 +50,12 @@ class StatusStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[E.FieldError]:
         """`Validate<Kind>StatusUpdate`: metadata, then the kind's status rules (status_validation.py)."""
         return validate_status_update(self.info.kind, new, old, super().validate_update(new, old))
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        """`<kind>StatusStrategy.WarningsOnUpdate`: the status IPs of a Pod or a Service (registry/ipfieldwarnings.py);
+        the other kinds' status strategies warn of nothing."""
+        warn = STATUS_WARNINGS.get(self.info.kind)
+        return warn(new) if warn is not None else []
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         for k in [k for k in new if k not in _TOP]:

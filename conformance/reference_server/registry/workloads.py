@@ -22,6 +22,7 @@ from .groupvalidation.coordination import lease_spec_errors
 from .endpointwarnings import endpoint_slice_warnings
 from .groupvalidation.discovery import endpoint_slice_errors
 from .groupvalidation.networking import network_policy_spec_errors, selector_errors
+from .ipfieldwarnings import network_policy_warnings
 from .pod import default_pod_spec
 from .podprepare import drop_disabled_template_fields
 from .podwarnings import job_spec_warnings, name_warnings, pvc_spec_warnings, template_warnings
@@ -434,6 +435,9 @@ class CronJobStrategy(_Generation):
 
 
 class NetworkPolicyStrategy(_Generation):
+    """`pkg/registry/networking/networkpolicy/strategy.go`: v1 defaults, status dropped, the generation, validation
+    and `networkPolicyWarnings`."""
+
     def defaults(self, obj: dict[str, Any]) -> None:
         spec = obj["spec"]
         spec.setdefault("podSelector", {})
@@ -450,6 +454,10 @@ class NetworkPolicyStrategy(_Generation):
         super().prepare_for_create(obj)
         obj.pop("status", None)
 
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        new.pop("status", None)  # v1 has no status (nor `unknown field "status"` on the next write)
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         """`ValidateNetworkPolicy` (groupvalidation/networking.py)."""
         return super().validate(obj) + network_policy_spec_errors(as_dict(obj.get("spec")))
@@ -457,6 +465,13 @@ class NetworkPolicyStrategy(_Generation):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         """`ValidateNetworkPolicyUpdate`: the stored policy's CIDRs stay allowed."""
         return super().validate_update(new, old) + network_policy_spec_errors(as_dict(new.get("spec")), old)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        """`networkPolicyWarnings`: the ipBlocks' CIDRs in a deprecated form (registry/ipfieldwarnings.py)."""
+        return network_policy_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return network_policy_warnings(new)
 
 
 class LeaseStrategy(DropsDisabledFields, Strategy):

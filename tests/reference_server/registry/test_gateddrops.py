@@ -119,7 +119,7 @@ def test_only_built_in_kinds_named_in_the_table_drop_anything() -> None:
     drop_disabled_fields("Widget", obj, None)
     assert obj == {"spec": {"volumeAttributesClassName": "gold", "strategy": "x"}}
     assert set(SPEC_RULES) == {"StatefulSet", "PersistentVolumeClaim", "PersistentVolume", "EndpointSlice", "Lease",
-                               "CSIDriver"}
+                               "CSIDriver", "Node"}
 
 
 @pytest.fixture(scope="module")
