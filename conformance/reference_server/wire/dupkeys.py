@@ -1,0 +1,190 @@
+"""Repeated keys in a request body, named as kube-apiserver's strict decoders name them.
+
+* JSON: sigs.k8s.io/json's `DisallowDuplicateFields` (internal/golang/encoding/json/decode.go `object` and
+  `objectInterface`, kubernetes_patch.go `newFieldError`): `duplicate field "spec.replicas"`, the path joined
+  with `.` and `[i]`, saved in the order the decoder meets the keys (a repeated key before its value is read),
+  among the `unknown field` errors of the same walk, deduplicated, at most 100. A typed struct checks the fields
+  it knows (an unknown one is skipped unread: neither it nor what it holds is checked); a map or an `interface{}`
+  checks every key; a `RawExtension` or `FieldsV1` (their own `UnmarshalJSON`) is kept unread.
+* YAML: go-yaml v2's `UnmarshalStrict` as sigs.k8s.io/yaml's `YAMLToJSONStrict` runs it (goyaml.v2/decode.go
+  `mapping`, `setMapIndex`, yaml.go `TypeError.Error`): `yaml: unmarshal errors:\\n  line 4: key "a" already
+  set in map`, the line the repeated key's value starts on, a value's own errors before its key's (a value is
+  decoded before the key is set); keys compared as go-yaml resolves them (`1` and `"1"` are two keys).
+
+Only a body that repeats a key comes here: `textdecode.loads_json_once` and `loads_yaml_once` tell which, for the
+price of one hook call per object; the walks below read the body again.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+from ..gofmt import sharp_v
+from ..gonet.strconv import quote as go_quote
+from . import schema as wire_schema
+
+MAX_STRICT_ERRORS = 100  # kubernetes_patch.go `saveStrictError`
+RAW_FIELDS = frozenset({"fieldsV1"})  # metav1.FieldsV1 in any struct that holds one (managedFields entries)
+JSON_PATCH_OP = {"op": None, "path": None, "from": None, "value": None}  # patch.go's `jsonPatchOp`
+YAML_PREFIX = "yaml: unmarshal errors:\n  "
+
+
+@dataclass
+class Repeats:
+    """What a body repeats: its JSON read as key/value pairs (`json`), or go-yaml's strict error (`yaml`)."""
+
+    json: Any = None
+    yaml: str | None = None
+
+
+class Pairs(list):  # type: ignore[type-arg]
+    """A JSON object as the (key, value) pairs it was written with, repeats included."""
+
+
+_PAIRS = json.JSONDecoder(object_pairs_hook=Pairs)
+
+
+def json_pairs(raw: bytes) -> Any:
+    """The body (already known to be JSON) with each object as its `Pairs`."""
+    return _PAIRS.decode(raw.decode("utf-8"))
+
+
+def unknown(path: str) -> str:
+    return f"unknown field {go_quote(path)}"
+
+
+def duplicate(path: str) -> str:
+    return f"duplicate field {go_quote(path)}"
+
+
+def capped(errors: list[str]) -> list[str]:
+    """`saveStrictError`: each error once, at most 100."""
+    return list(dict.fromkeys(errors))[:MAX_STRICT_ERRORS]
+
+
+@lru_cache(maxsize=256)
+def raw_extension_fields(message: str | None) -> frozenset[str]:
+    """The top-level `RawExtension` fields of a field-model message (ControllerRevision `data`), read unchecked."""
+    if message is None or message not in wire_schema.MESSAGES:
+        return frozenset()
+    return frozenset(name for name, f in wire_schema.json_fields(message).items() if f.type == "runtime.RawExtension")
+
+
+def typed_errors(tree: Any, schema: Any, raw_fields: frozenset[str] = frozenset()) -> list[str]:
+    """The strict errors of decoding `tree` into a typed struct whose known fields are `schema` (the nested field
+    model of `http/decode.py`: a dict for a struct or a list of structs, None for any other field), unknown and
+    duplicate fields in the decoder's order. `raw_fields`: top-level fields kept unread (`RawExtension`)."""
+    out: list[str] = []
+    if isinstance(tree, Pairs):
+        _struct(tree, schema, "", out, raw_fields | RAW_FIELDS)
+    elif isinstance(tree, list):  # a JSON patch's operations
+        for i, item in enumerate(tree):
+            if isinstance(item, Pairs):
+                _struct(item, schema, f"[{i}].", out, RAW_FIELDS)
+    return capped(out)
+
+
+def untyped_errors(tree: Any, path: str = "") -> list[str]:
+    """The duplicate fields of decoding `tree` into a `map[string]interface{}` (a custom resource, a merge or a
+    strategic-merge patch)."""
+    out: list[str] = []
+    _any(tree, path, out)
+    return capped(out)
+
+
+def _struct(pairs: Pairs, schema: Any, prefix: str, out: list[str], raw: frozenset[str]) -> None:
+    seen: set[str] = set()
+    for key, value in pairs:
+        if key not in schema:
+            out.append(unknown(prefix + key))
+            continue
+        if key in seen:
+            out.append(duplicate(prefix + key))
+        seen.add(key)
+        sub = schema[key]
+        if isinstance(sub, dict):
+            if isinstance(value, Pairs):
+                _struct(value, sub, f"{prefix}{key}.", out, RAW_FIELDS)
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, Pairs):
+                        _struct(item, sub, f"{prefix}{key}[{i}].", out, RAW_FIELDS)
+        elif key not in raw:
+            _any(value, prefix + key, out)
+
+
+def _any(value: Any, path: str, out: list[str]) -> None:
+    if isinstance(value, Pairs):
+        seen: set[str] = set()
+        for key, item in value:
+            here = f"{path}.{key}" if path else key
+            if key in seen:
+                out.append(duplicate(here))
+            seen.add(key)
+            _any(item, here, out)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _any(item, f"{path}[{i}]", out)
+
+
+# ---- YAML ----------------------------------------------------------------------------------------------
+def yaml_error(text: str, loader_class: Any) -> str | None:
+    """go-yaml v2's strict error for a YAML document (already read once), or None when it repeats no key as
+    go-yaml compares keys."""
+    loader = loader_class(text)
+    try:
+        root = loader.get_single_node()
+        lines: list[str] = []
+        if root is not None:
+            _yaml_node(root, loader, lines, set())
+    finally:
+        loader.dispose()
+    return YAML_PREFIX + "\n  ".join(lines) if lines else None
+
+
+def _yaml_node(node: Any, loader: Any, out: list[str], active: set[int]) -> None:
+    if id(node) in active:  # (an alias inside its own anchor: refused while reading)
+        return
+    active.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        _yaml_pairs(node, loader, out, active, set())
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _yaml_node(item, loader, out, active)
+    active.discard(id(node))
+
+
+def _yaml_pairs(node: Any, loader: Any, out: list[str], active: set[int], seen: set[tuple[str, Any]]) -> None:
+    for key_node, value_node in node.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:merge":
+            # `d.merge`: the merged maps' keys set into this one (a sequence's from its last map)
+            merged = value_node.value[::-1] if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for m in merged:
+                if isinstance(m, yaml.MappingNode):
+                    _yaml_pairs(m, loader, out, active, seen)
+            continue
+        _yaml_node(value_node, loader, out, active)
+        if not isinstance(key_node, yaml.ScalarNode):
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        ident = (type(key).__name__, key)
+        if ident in seen:
+            out.append(f"line {value_node.start_mark.line + 1}: key {_sharp_key(key)} already set in map")
+        seen.add(ident)
+
+
+def _sharp_key(key: Any) -> str:
+    """`%#v` of a go-yaml map key."""
+    return "<nil>" if key is None else sharp_v(key)
+
+
+def yaml_warnings(error: str) -> list[str]:
+    """rest.go `parseYAMLWarnings`: one warning per line of a go-yaml strict error."""
+    for prefix in ("yaml: unmarshal errors:\n", "error converting YAML to JSON: yaml: unmarshal errors:\n"):
+        if error.startswith(prefix):
+            return [line.strip() for line in error[len(prefix):].split("\n")]
+    return [error]
