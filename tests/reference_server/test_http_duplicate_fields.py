@@ -52,8 +52,10 @@ def test_create_warn_and_ignore(http, url, namespaces):
     r = http.post(base, data=CM_BODY % ("w", "w"), headers=JSON_BODY)  # Warn: the default
     assert r.status_code == 201, r.text
     assert warnings_of(r) == CM_ERRORS
+    assert r.json()["data"] == {"a": "2", "b": "3"}  # the second `data` decoded into the first map, as Go's
     r = http.post(base, params={"fieldValidation": "Ignore"}, data=CM_BODY % ("i", "i"), headers=JSON_BODY)
     assert r.status_code == 201 and "Warning" not in r.headers
+    assert r.json()["data"] == {"a": "2", "b": "3"} and "dataz" not in r.json()
     r = http.post(base, params=STRICT, data='{"metadata":{"name":"n"},"data":{"a":"1","b":"2"}}', headers=JSON_BODY)
     assert r.status_code == 201 and "Warning" not in r.headers
 
@@ -69,11 +71,25 @@ def test_nested_paths_lists_and_maps(http, url, namespaces):
                              'duplicate field "metadata.labels.a", duplicate field "spec.containers[0].image", '
                              'unknown field "spec.containers[0].bogus", duplicate field "spec.containers", '
                              'unknown field "spec.containers[0].bogus2"')
+    # Go's decoder reads a repeated struct into the first one, a list's items into the first list's
+    body = ('{"metadata":{"name":"p2"},"spec":{"containers":[{"name":"c","image":"i","command":["a"]},{"name":"d",'
+            '"image":"i"}],"restartPolicy":"Never","containers":[{"name":"c","image":"j"}]},"spec":{"hostname":"h"}}')
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", data=body, headers=JSON_BODY)
+    assert r.status_code == 201, r.text
+    assert warnings_of(r) == ['duplicate field "spec.containers"', 'duplicate field "spec"']
+    spec = r.json()["spec"]
+    assert [(c["name"], c["image"], c.get("command")) for c in spec["containers"]] == [("c", "j", ["a"])]
+    assert spec["restartPolicy"] == "Never" and spec["hostname"] == "h"
     # a named group's kind; ControllerRevision `data` (a RawExtension) is kept unread
     base = f"{url}/apis/apps/v1/namespaces/{ns}/controllerrevisions"
     r = http.post(base, params=STRICT, data='{"metadata":{"name":"r"},"revision":1,"data":{"k":1,"k":2}}',
                   headers=JSON_BODY)
     assert r.status_code == 201, r.text
+    r = http.post(base, data='{"metadata":{"name":"r1"},"revision":1,"data":{"k":1,"j":3},"data":{"k":2}}',
+                  headers=JSON_BODY)
+    assert r.status_code == 201, r.text
+    assert warnings_of(r) == ['duplicate field "data"']
+    assert r.json()["data"] == {"k": 2}  # (its bytes replaced: `RawExtension.UnmarshalJSON`)
     st = status_of(http.post(base, params=STRICT, data='{"metadata":{"name":"r2"},"revision":1,"revision":2}',
                              headers=JSON_BODY))
     assert st["message"] == ('ControllerRevision in version "v1" cannot be handled as a ControllerRevision: '

@@ -370,10 +370,12 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
         schema = _merged(schema, extra)
     if keep_unknown:
         schema = _AnyTopLevel(schema)
-    order = {k: i for i, k in enumerate(obj)}
-    unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
     outside = {"CustomResourceDefinition": crdtypes.unknown_fields,  # their specs are outside the field model
                apiservicetypes.KIND: apiservicetypes.unknown_fields}.get(kind)
+    if repeats and repeats[0].json is not None and outside is None and "/" not in kind:
+        _merge_repeats(obj, repeats[0].json, schema, kind, message)
+    order = {k: i for i, k in enumerate(obj)}
+    unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
     if outside is not None:
         unknown = sorted(unknown + outside(obj, mode != "Strict"),
                          key=lambda u: order.get(u.split(".", 1)[0].split("[", 1)[0], 0))
@@ -385,6 +387,19 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     if errors and mode == "Strict":
         raise StrictDecodingError("strict decoding error: " + ", ".join(errors))
     return [w for e in errors for w in dupkeys.yaml_warnings(e)] if mode == "Warn" else []
+
+
+def _merge_repeats(obj: dict[str, Any], tree: Any, schema: Any, kind: str, message: str | None) -> None:
+    """A typed kind's body that repeats keys, as its Go type holds it (`dupkeys.typed_value`: a repeated struct
+    or map merged into the first), in place of Python's reading (the last one kept); the kind and version the
+    decoder settled on kept."""
+    merged = dupkeys.typed_value(tree, schema, dupkeys.raw_extension_fields(message or KIND_MESSAGES.get(kind)))
+    settled = {k: obj[k] for k in ("kind", "apiVersion") if k in obj}
+    obj.clear()
+    obj.update(merged)
+    obj.update(settled)
+    if obj.get("metadata") is None:
+        obj["metadata"] = {}
 
 
 def _with_repeats(errors: list[str], repeats: Repeats, schema: Any, kind: str, message: str | None,

@@ -250,7 +250,7 @@ class Handlers:
     async def _decode(self, request: web.Request, store: GenericStore) -> tuple[dict[str, Any], list[str]]:
         raw = await read_body(request)
         mode = P.field_validation(request.query)
-        repeats: list[Repeats] | None = [] if mode != "Ignore" else None  # (Ignore: the non-strict decoder)
+        repeats: list[Repeats] = []  # (Ignore: no error, but a repeated struct is merged as Go's decoder does)
         if getattr(store, "api_version", "v1") != "v1":  # a named API group (http/groups.py)
             from .groups import decode_group_body
             obj = decode_group_body(request.headers.get("Content-Type"), raw, store, repeats)

@@ -24,8 +24,10 @@ from typing import Any
 import yaml
 
 from ..gofmt import sharp_v
+from ..gojsonnum import go_float, go_int
 from ..gonet.strconv import quote as go_quote
 from . import schema as wire_schema
+from .textdecode import replace_lone_surrogates
 
 MAX_STRICT_ERRORS = 100  # kubernetes_patch.go `saveStrictError`
 RAW_FIELDS = frozenset({"fieldsV1"})  # metav1.FieldsV1 in any struct that holds one (managedFields entries)
@@ -45,12 +47,15 @@ class Pairs(list):  # type: ignore[type-arg]
     """A JSON object as the (key, value) pairs it was written with, repeats included."""
 
 
-_PAIRS = json.JSONDecoder(object_pairs_hook=Pairs)
+_PAIRS = json.JSONDecoder(object_pairs_hook=Pairs, parse_float=go_float, parse_int=go_int)
 
 
 def json_pairs(raw: bytes) -> Any:
-    """The body (already known to be JSON) with each object as its `Pairs`."""
-    return _PAIRS.decode(raw.decode("utf-8"))
+    """The body (already read once by `textdecode.loads_json_once`) with each object as its `Pairs`, numbers and
+    strings as that reader reads them."""
+    text = raw.decode("utf-8")
+    tree = _PAIRS.decode(text)
+    return replace_lone_surrogates(tree) if "\\u" in text or "\\U" in text else tree
 
 
 def unknown(path: str) -> str:
@@ -129,6 +134,40 @@ def _any(value: Any, path: str, out: list[str]) -> None:
     elif isinstance(value, list):
         for i, item in enumerate(value):
             _any(item, f"{path}[{i}]", out)
+
+
+def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The object Go's decoder makes of a typed kind's body that repeats keys (decode.go `object`, `array`): a
+    repeated struct or map is decoded into the first one (its fields or keys kept unless given again), a list of
+    structs item by item into the first list's items (then cut to the new length); anything else, and a
+    `RawExtension`, replaced (the last one kept, as Python keeps it)."""
+    return _typed(tree, schema, raw_fields | RAW_FIELDS, {})
+
+
+def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any]) -> dict[str, Any]:
+    for key, value in pairs:
+        old = out.get(key)
+        sub = schema[key] if key in schema else None
+        if isinstance(sub, dict) and isinstance(value, Pairs):
+            out[key] = _typed(value, sub, RAW_FIELDS, old if isinstance(old, dict) else {})
+        elif isinstance(sub, dict) and isinstance(value, list):
+            olds = old if isinstance(old, list) else []
+            out[key] = [_typed(item, sub, RAW_FIELDS, olds[i] if i < len(olds) and isinstance(olds[i], dict) else {})
+                        if isinstance(item, Pairs) else plain(item) for i, item in enumerate(value)]
+        elif sub is None and key in schema and key not in raw and isinstance(value, Pairs) and isinstance(old, dict):
+            old.update(plain(value))  # a map: `object` reuses it, each key's value decoded anew
+        else:
+            out[key] = plain(value)
+    return out
+
+
+def plain(value: Any) -> Any:
+    """`Pairs` as Python reads them: dicts, a repeated key's last value kept in its first place."""
+    if isinstance(value, Pairs):
+        return {k: plain(v) for k, v in value}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
 
 
 # ---- YAML ----------------------------------------------------------------------------------------------
