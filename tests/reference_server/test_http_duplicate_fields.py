@@ -208,3 +208,28 @@ def test_kubectl_prints_the_warnings(http, url, namespaces, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert 'Warning: duplicate field "data.a"' in proc.stderr, proc.stderr
     assert json.loads(http.get(f"{url}/api/v1/namespaces/{ns}/configmaps/k").text)["data"] == {"a": "2"}
+
+
+def test_patch_read_strictly_first(http, url, namespaces):
+    """Under Strict and Warn (the default) patch.go reads a JSON patch into `[]jsonPatchOp` and a merge patch into
+    a map before applying them: their type errors are a 400 `error decoding patch: ...`, in Go's words; a
+    strategic one's are the decoder's own words in every mode."""
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
+    assert http.post(f"{url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "c"}}).status_code == 201
+    cases = [("application/json-patch+json", "[1]", "error decoding patch: json: cannot unmarshal number into Go "
+              "value of type handlers.jsonPatchOp"),
+             ("application/json-patch+json", '{"op":"add"}', "error decoding patch: json: cannot unmarshal object "
+              "into Go value of type []handlers.jsonPatchOp"),
+             ("application/json-patch+json", '[{"op":"add","path":true}]', "error decoding patch: json: cannot "
+              "unmarshal bool into Go struct field jsonPatchOp.path of type string"),
+             ("application/merge-patch+json", '["a"]', "error decoding patch: json: cannot unmarshal array into Go "
+              "value of type map[string]interface {}"),
+             ("application/strategic-merge-patch+json", '"a"', "json: cannot unmarshal string into Go value of type "
+              "map[string]interface {}")]
+    for ctype, body, message in cases:
+        st = status_of(http.patch(path, data=body, headers={"Content-Type": ctype}))
+        assert (st["code"], st["message"]) == (400, message), (ctype, body)
+    # (the object is read first: a missing one is a 404)
+    st = status_of(http.patch(f"{path}-none", data="[1]", headers={"Content-Type": "application/json-patch+json"}))
+    assert st["code"] == 404

@@ -27,6 +27,7 @@ from . import hooks
 
 APPLY_PATCH = "application/apply-patch+yaml"  # patch.py's (which imports this module through strategicpatch)
 JSON_PATCH = "application/json-patch+json"
+MERGE_PATCH = "application/merge-patch+json"
 
 JSON_TYPES = ("application/json", "")
 YAML_TYPE = "application/yaml"
@@ -432,6 +433,30 @@ def patch_strict_errors(patch_type: str, patch: Any, raw: bytes, repeated: bool)
     if not repeated or not isinstance(patch, dict):
         return []
     return dupkeys.untyped_errors(dupkeys.json_pairs(raw))
+
+
+def patch_decode_error(patch_type: str, patch: Any) -> str | None:
+    """Under Strict and Warn, patch.go's strict read of a JSON patch (`kjson.UnmarshalStrict(patchBytes,
+    &[]jsonPatchOp{})`) or a merge patch (into a map) before it is applied: its first type error, which
+    `applyJSPatch` answers 400 `error decoding patch: ...`; None: it decodes."""
+    if patch is None:
+        return None
+    if patch_type == MERGE_PATCH and not isinstance(patch, dict):
+        return f"json: cannot unmarshal {gotypes.kind_word(patch)} into Go value of type map[string]interface {{}}"
+    if patch_type != JSON_PATCH:
+        return None
+    if not isinstance(patch, list):
+        return f"json: cannot unmarshal {gotypes.kind_word(patch)} into Go value of type []handlers.jsonPatchOp"
+    for op in patch:
+        if op is None:
+            continue
+        if not isinstance(op, dict):
+            return f"json: cannot unmarshal {gotypes.kind_word(op)} into Go value of type handlers.jsonPatchOp"
+        for key, value in op.items():
+            if key in ("op", "path", "from") and value is not None and not isinstance(value, str):
+                return (f"json: cannot unmarshal {gotypes.kind_word(value)} into Go struct field jsonPatchOp.{key} "
+                        "of type string")
+    return None
 
 
 def apply_strict_error(raw: bytes) -> str | None:

@@ -33,8 +33,8 @@ from ..warning import recorded, warning_headers
 from ..wire.dupkeys import Repeats, yaml_warnings
 from ..wire.goconvert import yaml_numbers
 from .decode import (StrictDecodingError, apply_field_validation, apply_strict_error, decode_body,
-                     decode_delete_options, media_type, patch_strict_errors, patch_type_error, strict_create_error,
-                     strict_patch_error)
+                     decode_delete_options, media_type, patch_decode_error, patch_strict_errors,
+                     patch_type_error, strict_create_error, strict_patch_error)
 from .groups import go_message
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
@@ -416,10 +416,13 @@ class Handlers:
         except (ValueError, UnicodeDecodeError) as exc:
             raise E.bad_request(f"error decoding patch: {exc}") from None
         prior = patch_strict_errors(ctype, patch, raw, again) if mode != "Ignore" else []
+        undecodable = patch_decode_error(ctype, patch) if mode != "Ignore" else None
         warnings: list[str] = []
 
         def transform(current: dict[str, Any]) -> dict[str, Any]:
             # (off the event loop: the kind's metadata is built on its first strategic patch)
+            if undecodable is not None:  # `applyJSPatch`: the patch read strictly, once the object is read
+                raise E.bad_request(f"error decoding patch: {undecodable}")
             if ctype == STRATEGIC_PATCH:
                 refuse_overflow(patch)  # `strategicPatchObject` reads the patch into a map first
             patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY)
