@@ -33,6 +33,7 @@ MAX_STRICT_ERRORS = 100  # kubernetes_patch.go `saveStrictError`
 RAW_FIELDS = frozenset({"fieldsV1"})  # metav1.FieldsV1 in any struct that holds one (managedFields entries)
 JSON_PATCH_OP = {"op": None, "path": None, "from": None, "value": None}  # patch.go's `jsonPatchOp`
 YAML_PREFIX = "yaml: unmarshal errors:\n  "
+MAX_YAML_LINES = 1000  # this server's bound on a go-yaml strict error's lines (go-yaml has none)
 
 
 @dataclass
@@ -173,40 +174,45 @@ def plain(value: Any) -> Any:
 # ---- YAML ----------------------------------------------------------------------------------------------
 def yaml_error(text: str, loader_class: Any) -> str | None:
     """go-yaml v2's strict error for a YAML document (already read once), or None when it repeats no key as
-    go-yaml compares keys."""
+    go-yaml compares keys. An aliased node's errors are named at each alias, as go-yaml decodes it again, but
+    found once; at most `MAX_YAML_LINES` lines (go-yaml has no bound: an aliased repeat may be named a million
+    times)."""
     loader = loader_class(text)
     try:
         root = loader.get_single_node()
-        lines: list[str] = []
-        if root is not None:
-            _yaml_node(root, loader, lines, set())
+        lines = _yaml_node(root, loader, {}) if root is not None else []
     finally:
         loader.dispose()
-    return YAML_PREFIX + "\n  ".join(lines) if lines else None
+    return YAML_PREFIX + "\n  ".join(lines[:MAX_YAML_LINES]) if lines else None
 
 
-def _yaml_node(node: Any, loader: Any, out: list[str], active: set[int]) -> None:
-    if id(node) in active:  # (an alias inside its own anchor: refused while reading)
-        return
-    active.add(id(node))
+def _yaml_node(node: Any, loader: Any, memo: dict[int, list[str]]) -> list[str]:
+    """The errors of decoding `node` (each node's found once: an alias is the anchored node again)."""
+    found = memo.get(id(node))
+    if found is not None:
+        return found
+    memo[id(node)] = []  # (an alias inside its own anchor: refused while reading)
+    out: list[str] = []
     if isinstance(node, yaml.MappingNode):
-        _yaml_pairs(node, loader, out, active, set())
+        _yaml_pairs(node, loader, out, memo, set())
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _yaml_node(item, loader, out, active)
-    active.discard(id(node))
+            out.extend(_yaml_node(item, loader, memo))
+    memo[id(node)] = out
+    return out
 
 
-def _yaml_pairs(node: Any, loader: Any, out: list[str], active: set[int], seen: set[tuple[str, Any]]) -> None:
+def _yaml_pairs(node: Any, loader: Any, out: list[str], memo: dict[int, list[str]],
+                seen: set[tuple[str, Any]]) -> None:
     for key_node, value_node in node.value:
         if isinstance(key_node, yaml.ScalarNode) and key_node.tag == "tag:yaml.org,2002:merge":
             # `d.merge`: the merged maps' keys set into this one (a sequence's from its last map)
             merged = value_node.value[::-1] if isinstance(value_node, yaml.SequenceNode) else [value_node]
             for m in merged:
                 if isinstance(m, yaml.MappingNode):
-                    _yaml_pairs(m, loader, out, active, seen)
+                    _yaml_pairs(m, loader, out, memo, seen)
             continue
-        _yaml_node(value_node, loader, out, active)
+        out.extend(_yaml_node(value_node, loader, memo))  # a value is decoded before its key is set
         if not isinstance(key_node, yaml.ScalarNode):
             continue
         key = loader.construct_object(key_node, deep=True)

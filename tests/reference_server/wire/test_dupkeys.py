@@ -69,3 +69,14 @@ def test_readers_tell_a_repeat():
     assert loads_json_once(json.dumps({"a": [{"b": 1}]}).encode()) == ({"a": [{"b": 1}]}, False)
     assert loads_yaml_once(b"a: 1\na: 2\n") == ({"a": 2}, True)
     assert loads_yaml_once(b"a: 1\nb: [1, 1]\n") == ({"a": 1, "b": [1, 1]}, False)
+
+
+def test_yaml_aliases_named_at_each_alias_found_once():
+    """go-yaml decodes an aliased node again at each alias (its repeats named each time); found once here, and
+    the error bounded (`MAX_YAML_LINES`) where go-yaml's is not."""
+    text = "a: &x {k: 1, k: 2}\nb: *x\n"
+    assert dupkeys.yaml_error(text, GoYAMLLoader) == ('yaml: unmarshal errors:\n  line 1: key "k" already set in map'
+                                                      '\n  line 1: key "k" already set in map')
+    text = "a: &x {k: 1, k: 2}\nb: &y [" + ", ".join(["*x"] * 40) + "]\nc: [" + ", ".join(["*y"] * 40) + "]\n"
+    error = dupkeys.yaml_error(text, GoYAMLLoader)
+    assert error is not None and error.count("\n") == dupkeys.MAX_YAML_LINES
