@@ -11,7 +11,6 @@ from functools import lru_cache
 from typing import Any
 
 from .. import apierrors as E
-from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from ..gofmt import plain_v
 from ..gojsonnum import encode_raw_literals, first_overflow, overflow_error, overflow_seen
 from ..fieldmanager.manager import refuse_raw_overflow

@@ -25,7 +25,7 @@ import yaml
 
 from ..gofmt import sharp_v
 from ..gojsonnum import go_float, go_int
-from ..gonet.strconv import quote as go_quote
+from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from . import schema as wire_schema
 from .textdecode import replace_lone_surrogates
 
