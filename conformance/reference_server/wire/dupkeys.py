@@ -80,36 +80,61 @@ def raw_extension_fields(message: str | None) -> frozenset[str]:
     return frozenset(name for name, f in wire_schema.json_fields(message).items() if f.type == "runtime.RawExtension")
 
 
+class _Full(Exception):
+    """100 errors saved: the decoder saves no more (the walk stops)."""
+
+
+class _Saved:
+    """`saveStrictError`'s list: each (error, path) once, at most 100, worded at the end."""
+
+    def __init__(self) -> None:
+        self.found: dict[tuple[bool, str], None] = {}
+
+    def add(self, is_duplicate: bool, path: str) -> None:
+        if len(self.found) >= MAX_STRICT_ERRORS:
+            raise _Full
+        self.found.setdefault((is_duplicate, path))
+
+    def words(self) -> list[str]:
+        return [duplicate(p) if dup else unknown(p) for dup, p in self.found]
+
+
 def typed_errors(tree: Any, schema: Any, raw_fields: frozenset[str] = frozenset()) -> list[str]:
     """The strict errors of decoding `tree` into a typed struct whose known fields are `schema` (the nested field
     model of `http/decode.py`: a dict for a struct or a list of structs, None for any other field), unknown and
     duplicate fields in the decoder's order. `raw_fields`: top-level fields kept unread (`RawExtension`)."""
-    out: list[str] = []
-    if isinstance(tree, Pairs):
-        _struct(tree, schema, "", out, raw_fields | RAW_FIELDS)
-    elif isinstance(tree, list):  # a JSON patch's operations
-        for i, item in enumerate(tree):
-            if isinstance(item, Pairs):
-                _struct(item, schema, f"[{i}].", out, RAW_FIELDS)
-    return capped(out)
+    out = _Saved()
+    try:
+        if isinstance(tree, Pairs):
+            _struct(tree, schema, "", out, raw_fields | RAW_FIELDS)
+        elif isinstance(tree, list):  # a JSON patch's operations
+            for i, item in enumerate(tree):
+                if isinstance(item, Pairs):
+                    _struct(item, schema, f"[{i}].", out, RAW_FIELDS)
+    except _Full:
+        pass
+    return out.words()
 
 
 def untyped_errors(tree: Any, path: str = "") -> list[str]:
     """The duplicate fields of decoding `tree` into a `map[string]interface{}` (a custom resource, a merge or a
     strategic-merge patch)."""
-    out: list[str] = []
-    _any(tree, path, out)
-    return capped(out)
+    out = _Saved()
+    try:
+        _any(tree, path, out)
+    except _Full:
+        pass
+    return out.words()
 
 
-def _struct(pairs: Pairs, schema: Any, prefix: str, out: list[str], raw: frozenset[str]) -> None:
+def _struct(pairs: Pairs, schema: Any, prefix: str, out: _Saved, raw: frozenset[str]) -> None:
     seen: set[str] = set()
     for key, value in pairs:
         if key not in schema:
-            out.append(unknown(prefix + key))
+            out.add(False, prefix + key)
             continue
         if key in seen:
-            out.append(duplicate(prefix + key))
+            out.add(True, prefix + key)
         seen.add(key)
         sub = schema[key]
         if isinstance(sub, dict):
@@ -123,18 +148,19 @@ def _struct(pairs: Pairs, schema: Any, prefix: str, out: list[str], raw: frozens
             _any(value, prefix + key, out)
 
 
-def _any(value: Any, path: str, out: list[str]) -> None:
+def _any(value: Any, path: str, out: _Saved) -> None:
     if isinstance(value, Pairs):
         seen: set[str] = set()
         for key, item in value:
-            here = f"{path}.{key}" if path else key
             if key in seen:
-                out.append(duplicate(here))
+                out.add(True, f"{path}.{key}" if path else key)
             seen.add(key)
-            _any(item, here, out)
+            if isinstance(item, list):  # (a `Pairs` too; a scalar holds no key)
+                _any(item, f"{path}.{key}" if path else key, out)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            _any(item, f"{path}[{i}]", out)
+            if isinstance(item, list):
+                _any(item, f"{path}[{i}]", out)
 
 
 def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -165,9 +191,9 @@ def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any]) 
 def plain(value: Any) -> Any:
     """`Pairs` as Python reads them: dicts, a repeated key's last value kept in its first place."""
     if isinstance(value, Pairs):
-        return {k: plain(v) for k, v in value}
+        return {k: plain(v) if isinstance(v, list) else v for k, v in value}
     if isinstance(value, list):
-        return [plain(v) for v in value]
+        return [plain(v) if isinstance(v, list) else v for v in value]
     return value
 
 
