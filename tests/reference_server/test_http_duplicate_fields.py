@@ -233,3 +233,31 @@ def test_patch_read_strictly_first(http, url, namespaces):
     # (the object is read first: a missing one is a 404)
     st = status_of(http.patch(f"{path}-none", data="[1]", headers={"Content-Type": "application/json-patch+json"}))
     assert st["code"] == 404
+
+
+def test_crd_body_by_its_go_types(http, url):
+    """A CRD body (apiextensions' Go types, outside the field model): its repeats and unknown fields in the order
+    met, nothing checked inside a custom `UnmarshalJSON` (`JSON`: a schema's `default`) or an unknown field."""
+    crd = ('{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":'
+           '"dupcrds.dup.example.com"},"spec":{"group":"dup.example.com","group":"dup.example.com","bogus":{"a":1,'
+           '"a":2},"scope":"Namespaced","names":{"plural":"dupcrds","kind":"DupCrd","kind":"DupCrd"},"versions":'
+           '[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":'
+           '{"spec":{"type":"object","default":{"x":1,"x":2}},"spec":{"type":"object"}}}}}]}}')
+    st = status_of(http.post(f"{url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions", params=STRICT,
+                             data=crd, headers=JSON_BODY))
+    assert st["code"] == 400
+    assert st["message"] == (
+        'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: strict decoding '
+        'error: duplicate field "spec.group", unknown field "spec.bogus", duplicate field "spec.names.kind", '
+        'duplicate field "spec.versions[0].schema.openAPIV3Schema.properties.spec"')
+    # Warn: created as Go's decoder reads it, the second `names` decoded into the first (its plural kept)
+    crd = ('{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":'
+           '"dupsplits.dup.example.com"},"spec":{"group":"dup.example.com","scope":"Namespaced","names":{"plural":'
+           '"dupsplits"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":'
+           '"object"}}}],"names":{"kind":"DupSplit"}}}')
+    r = http.post(f"{url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions", data=crd, headers=JSON_BODY)
+    assert r.status_code == 201, r.text
+    assert warnings_of(r) == ['duplicate field "spec.names"']
+    assert r.json()["spec"]["names"]["plural"] == "dupsplits" and r.json()["spec"]["names"]["kind"] == "DupSplit"
+    assert http.delete(f"{url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dupsplits.dup.example.com"
+                       ).status_code == 200

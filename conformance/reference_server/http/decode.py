@@ -372,7 +372,7 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
         schema = _AnyTopLevel(schema)
     outside = {"CustomResourceDefinition": crdtypes.unknown_fields,  # their specs are outside the field model
                apiservicetypes.KIND: apiservicetypes.unknown_fields}.get(kind)
-    if repeats and repeats[0].json is not None and outside is None and "/" not in kind:
+    if repeats and repeats[0].json is not None and "/" not in kind:
         _merge_repeats(obj, repeats[0].json, schema, kind, message)
     order = {k: i for i, k in enumerate(obj)}
     unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
@@ -381,7 +381,7 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
                          key=lambda u: order.get(u.split(".", 1)[0].split("[", 1)[0], 0))
     errors = [dupkeys.unknown(u) for u in dupkeys.capped(unknown)]
     if repeats and mode != "Ignore":
-        errors = _with_repeats(errors, repeats[0], schema, kind, message, outside is not None)
+        errors = _with_repeats(errors, repeats[0], schema, kind, message)
     if prior:
         errors = [*prior, *errors]
     if errors and mode == "Strict":
@@ -389,11 +389,17 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     return [w for e in errors for w in dupkeys.yaml_warnings(e)] if mode == "Warn" else []
 
 
+# the kinds outside the field model whose spec and status are Go type descriptors (wire/crdtypes.py's)
+_GO_DESCRIBED = {"CustomResourceDefinition": crdtypes.STRUCTS, apiservicetypes.KIND: apiservicetypes.STRUCTS}
+
+
 def _merge_repeats(obj: dict[str, Any], tree: Any, schema: Any, kind: str, message: str | None) -> None:
     """A typed kind's body that repeats keys, as its Go type holds it (`dupkeys.typed_value`: a repeated struct
     or map merged into the first), in place of Python's reading (the last one kept); the kind and version the
     decoder settled on kept."""
-    merged = dupkeys.typed_value(tree, schema, dupkeys.raw_extension_fields(message or KIND_MESSAGES.get(kind)))
+    structs = _GO_DESCRIBED.get(kind)
+    merged = dupkeys.go_typed_value(tree, schema.get("metadata"), kind, structs) if structs is not None else \
+        dupkeys.typed_value(tree, schema, dupkeys.raw_extension_fields(message or KIND_MESSAGES.get(kind)))
     settled = {k: obj[k] for k in ("kind", "apiVersion") if k in obj}
     obj.clear()
     obj.update(merged)
@@ -402,8 +408,7 @@ def _merge_repeats(obj: dict[str, Any], tree: Any, schema: Any, kind: str, messa
         obj["metadata"] = {}
 
 
-def _with_repeats(errors: list[str], repeats: Repeats, schema: Any, kind: str, message: str | None,
-                  outside: bool) -> list[str]:
+def _with_repeats(errors: list[str], repeats: Repeats, schema: Any, kind: str, message: str | None) -> list[str]:
     """The strict errors of a body that repeats keys (json.go `unmarshal`): a YAML body's go-yaml error first
     (`YAMLToJSONStrict`), then the JSON decoder's; a typed kind's unknown and duplicate fields in the order its
     decoder meets them; a custom resource's duplicates (read into a map) before the unknown fields its schema
@@ -412,11 +417,9 @@ def _with_repeats(errors: list[str], repeats: Repeats, schema: Any, kind: str, m
         return [repeats.yaml, *errors]
     if "/" in kind:  # `<group>/<Kind>`: a custom resource
         return dupkeys.capped(dupkeys.untyped_errors(repeats.json) + errors)
-    typed = dupkeys.typed_errors(repeats.json, schema, dupkeys.raw_extension_fields(
-        message or KIND_MESSAGES.get(kind)))
-    if outside:  # a CRD's or an APIService's spec: its duplicates, then the unknown fields of the two walks
-        return dupkeys.capped([e for e in typed if e.startswith("duplicate")] + errors)
-    return typed
+    if kind in _GO_DESCRIBED:  # a CRD's or an APIService's spec and status: their Go types' descriptors
+        return dupkeys.go_typed_errors(repeats.json, schema.get("metadata"), kind, _GO_DESCRIBED[kind])
+    return dupkeys.typed_errors(repeats.json, schema, dupkeys.raw_extension_fields(message or KIND_MESSAGES.get(kind)))
 
 
 def patch_strict_errors(patch_type: str, patch: Any, raw: bytes, repeated: bool) -> list[str]:

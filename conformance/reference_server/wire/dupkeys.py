@@ -163,6 +163,58 @@ def _any(value: Any, path: str, out: _Saved) -> None:
                 _any(item, f"{path}[{i}]", out)
 
 
+def go_typed_errors(tree: Any, meta: Any, kind: str, structs: dict[str, dict[str, Any]]) -> list[str]:
+    """`typed_errors` for a kind outside the field model whose `spec` and `status` are described by Go type
+    descriptors (wire/crdtypes.py's: a CRD's, an APIService's `structs`), `metadata` by the field model's `meta`;
+    inside a custom `UnmarshalJSON` (`JSON`, `JSONSchemaPropsOrBool`, ...) nothing is checked, as upstream."""
+    out = _Saved()
+    if not isinstance(tree, Pairs):
+        return []
+    try:
+        seen: set[str] = set()
+        for key, value in tree:
+            if key not in ("apiVersion", "kind", "metadata", "spec", "status"):
+                out.add(False, key)
+                continue
+            if key in seen:
+                out.add(True, key)
+            seen.add(key)
+            if key == "metadata" and isinstance(value, Pairs) and isinstance(meta, dict):
+                _struct(value, meta, "metadata.", out, RAW_FIELDS)
+            elif key in ("spec", "status"):
+                _go(value, f"{kind}{key.capitalize()}", key, out, structs)
+    except _Full:
+        pass
+    return out.words()
+
+
+def _go(value: Any, t: Any, path: str, out: _Saved, structs: dict[str, dict[str, Any]]) -> None:
+    if isinstance(t, tuple):
+        if t[0] == "slice" and isinstance(value, list) and not isinstance(value, Pairs):
+            for i, item in enumerate(value):
+                _go(item, t[1], f"{path}[{i}]", out, structs)
+        elif t[0] == "map" and isinstance(value, Pairs):
+            seen: set[str] = set()
+            for key, item in value:
+                if key in seen:
+                    out.add(True, f"{path}.{key}")
+                seen.add(key)
+                _go(item, t[1], f"{path}.{key}", out, structs)
+        return
+    fields = structs.get(t) if isinstance(t, str) else None
+    if fields is None or not isinstance(value, Pairs):
+        return  # a scalar, or a custom `UnmarshalJSON`: read without strictness
+    known: set[str] = set()
+    for key, item in value:
+        if key not in fields:
+            out.add(False, f"{path}.{key}")
+            continue
+        if key in known:
+            out.add(True, f"{path}.{key}")
+        known.add(key)
+        _go(item, fields[key], f"{path}.{key}", out, structs)
+
+
 def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The object Go's decoder makes of a typed kind's body that repeats keys (decode.go `object`, `array`): a
     repeated struct or map is decoded into the first one (its fields or keys kept unless given again), a list of
@@ -186,6 +238,41 @@ def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any]) 
         else:
             out[key] = plain(value)
     return out
+
+
+def go_typed_value(tree: Pairs, meta: Any, kind: str, structs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """`typed_value` for a kind whose `spec` and `status` are Go type descriptors (`go_typed_errors`'): a custom
+    `UnmarshalJSON`'s value replaced (it decodes into a fresh value), a map's keys decoded anew each."""
+    out: dict[str, Any] = {}
+    for key, value in tree:
+        old = out.get(key)
+        if key in ("spec", "status"):
+            out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs)
+        elif key == "metadata" and isinstance(value, Pairs) and isinstance(meta, dict):
+            out[key] = _typed(value, meta, RAW_FIELDS, old if isinstance(old, dict) else {})
+        else:
+            out[key] = plain(value)
+    return out
+
+
+def _go_value(value: Any, t: Any, old: Any, structs: dict[str, dict[str, Any]]) -> Any:
+    if isinstance(t, tuple):
+        if t[0] == "slice" and isinstance(value, list) and not isinstance(value, Pairs):
+            olds = old if isinstance(old, list) else []
+            return [_go_value(item, t[1], olds[i] if i < len(olds) else None, structs) for i, item in enumerate(value)]
+        if t[0] == "map" and isinstance(value, Pairs):
+            into = old if isinstance(old, dict) else {}
+            for key, item in value:
+                into[key] = _go_value(item, t[1], None, structs)
+            return into
+        return plain(value)
+    fields = structs.get(t) if isinstance(t, str) else None
+    if fields is None or not isinstance(value, Pairs):
+        return plain(value)
+    into = old if isinstance(old, dict) else {}
+    for key, item in value:
+        into[key] = _go_value(item, fields[key], into.get(key), structs) if key in fields else plain(item)
+    return into
 
 
 def plain(value: Any) -> Any:

@@ -80,3 +80,19 @@ def test_yaml_aliases_named_at_each_alias_found_once():
     text = "a: &x {k: 1, k: 2}\nb: &y [" + ", ".join(["*x"] * 40) + "]\nc: [" + ", ".join(["*y"] * 40) + "]\n"
     error = dupkeys.yaml_error(text, GoYAMLLoader)
     assert error is not None and error.count("\n") == dupkeys.MAX_YAML_LINES
+
+
+def test_go_typed_value_merges_structs_and_maps():
+    """A CRD's Go types: a repeated struct merged into the first, a map's keys added (each value decoded anew),
+    a custom `UnmarshalJSON`'s value (`default`: `JSON`) replaced."""
+    from conformance.reference_server.wire import crdtypes
+    tree = dupkeys.json_pairs(b'{"spec":{"names":{"plural":"p"},"versions":[{"name":"v1","schema":{"openAPIV3Schema":'
+                              b'{"properties":{"a":{"type":"string"}},"default":{"x":1},"properties":{"b":{}},'
+                              b'"default":{"y":2}}}}],"names":{"kind":"K"}}}')
+    value = dupkeys.go_typed_value(tree, {}, "CustomResourceDefinition", crdtypes.STRUCTS)
+    assert value["spec"]["names"] == {"plural": "p", "kind": "K"}
+    schema = value["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    assert schema["properties"] == {"a": {"type": "string"}, "b": {}} and schema["default"] == {"y": 2}
+    assert dupkeys.go_typed_errors(tree, {}, "CustomResourceDefinition", crdtypes.STRUCTS) == [
+        'duplicate field "spec.versions[0].schema.openAPIV3Schema.properties"',
+        'duplicate field "spec.versions[0].schema.openAPIV3Schema.default"', 'duplicate field "spec.names"']
