@@ -90,6 +90,11 @@ def test_nested_paths_lists_and_maps(http, url, namespaces):
     assert r.status_code == 201, r.text
     assert warnings_of(r) == ['duplicate field "data"']
     assert r.json()["data"] == {"k": 2}  # (its bytes replaced: `RawExtension.UnmarshalJSON`)
+    r = http.post(base, data='{"metadata":{"name":"r3"},"metadata":{"labels":{"a":"b"}},"revision":1,"data":'
+                  '{"n":1e2}}', headers=JSON_BODY)
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"]["name"] == "r3" and r.json()["metadata"]["labels"] == {"a": "b"}
+    assert '"data":{"n":1e2}' in r.text  # (a RawExtension's numbers as sent, as without a repeat)
     st = status_of(http.post(base, params=STRICT, data='{"metadata":{"name":"r2"},"revision":1,"revision":2}',
                              headers=JSON_BODY))
     assert st["message"] == ('ControllerRevision in version "v1" cannot be handled as a ControllerRevision: '

@@ -395,12 +395,13 @@ _GO_DESCRIBED = {"CustomResourceDefinition": crdtypes.STRUCTS, apiservicetypes.K
 
 def _merge_repeats(obj: dict[str, Any], tree: Any, schema: Any, kind: str, message: str | None) -> None:
     """A typed kind's body that repeats keys, as its Go type holds it (`dupkeys.typed_value`: a repeated struct
-    or map merged into the first), in place of Python's reading (the last one kept); the kind and version the
-    decoder settled on kept."""
+    or map merged into the first), in place of Python's reading (the last one kept)."""
     structs = _GO_DESCRIBED.get(kind)
+    raw_fields = dupkeys.raw_extension_fields(message or KIND_MESSAGES.get(kind))
     merged = dupkeys.go_typed_value(tree, schema.get("metadata"), kind, structs) if structs is not None else \
-        dupkeys.typed_value(tree, schema, dupkeys.raw_extension_fields(message or KIND_MESSAGES.get(kind)))
-    settled = {k: obj[k] for k in ("kind", "apiVersion") if k in obj}
+        dupkeys.typed_value(tree, schema, raw_fields)
+    # the decoder's settled kind and version; a RawExtension as read (the last one: its bytes, numbers as sent)
+    settled = {k: obj[k] for k in ("kind", "apiVersion", *raw_fields) if k in obj}
     obj.clear()
     obj.update(merged)
     obj.update(settled)
