@@ -56,7 +56,16 @@ def json_pairs(raw: bytes) -> Any:
     strings as that reader reads them."""
     text = raw.decode("utf-8")
     tree = _PAIRS.decode(text)
-    return replace_lone_surrogates(tree) if "\\u" in text or "\\U" in text else tree
+    return _surrogates(tree) if "\\u" in text or "\\U" in text else tree
+
+
+def _surrogates(value: Any) -> Any:
+    """`textdecode.replace_lone_surrogates` over `Pairs`: each lone surrogate of a key or a string → U+FFFD."""
+    if isinstance(value, Pairs):
+        return Pairs((replace_lone_surrogates(k), _surrogates(v)) for k, v in value)
+    if isinstance(value, list):
+        return [_surrogates(v) for v in value]
+    return replace_lone_surrogates(value) if isinstance(value, str) else value
 
 
 def unknown(path: str) -> str:

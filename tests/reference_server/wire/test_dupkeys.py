@@ -96,3 +96,10 @@ def test_go_typed_value_merges_structs_and_maps():
     assert dupkeys.go_typed_errors(tree, {}, "CustomResourceDefinition", crdtypes.STRUCTS) == [
         'duplicate field "spec.versions[0].schema.openAPIV3Schema.properties"',
         'duplicate field "spec.versions[0].schema.openAPIV3Schema.default"', 'duplicate field "spec.names"']
+
+
+def test_lone_surrogates_in_pairs():
+    """Keys and strings as `loads_json` reads them (a lone surrogate: U+FFFD), objects still pairs."""
+    tree = dupkeys.json_pairs(b'{"a\\ud800":{"b":"\\udc00","b":1},"a\\ud800":2}')
+    assert dupkeys.untyped_errors(tree) == ['duplicate field "a\ufffd.b"', 'duplicate field "a\ufffd"']
+    assert dupkeys.plain(tree) == {"a\ufffd": 2}
