@@ -11,19 +11,22 @@ from functools import lru_cache
 from typing import Any
 
 from .. import apierrors as E
-from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from ..gofmt import plain_v
 from ..gojsonnum import encode_raw_literals, first_overflow, overflow_error, overflow_seen
 from ..fieldmanager.manager import refuse_raw_overflow
 from ..fieldmanager.toversioned import convert_error, failed_to_convert
-from ..wire import apiservicetypes, crdtypes, goconvert, gotypes, jsonkindconvert
+from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gotypes, jsonkindconvert
+from ..wire.dupkeys import Repeats
+from ..wire.goyaml import GoYAMLLoader
 from ..wire.gojson import syntax_error
 from ..wire.schema import GROUP_KINDS, KIND_MESSAGES
-from ..wire.textdecode import BodyError, check_depth, loads_json, loads_yaml
+from ..wire.textdecode import BodyError, check_depth, loads_json, loads_json_once, loads_yaml_once
 from ..registry.kinds import OBJECT_META_FIELDS
 from . import hooks
 
 APPLY_PATCH = "application/apply-patch+yaml"  # patch.py's (which imports this module through strategicpatch)
+JSON_PATCH = "application/json-patch+json"
+MERGE_PATCH = "application/merge-patch+json"
 
 JSON_TYPES = ("application/json", "")
 YAML_TYPE = "application/yaml"
@@ -48,18 +51,32 @@ def _unrecognized(expected_kind: str, err: str, raw: bytes) -> E.StatusError:
                          f"{err} ({summarize(raw)})")
 
 
-def parse_raw(content_type: str | None, raw: bytes, expected_kind: str) -> Any:
-    """Bytes → Python value by media type; unknown type ⇒ 415, undecodable ⇒ 400."""
+def parse_raw(content_type: str | None, raw: bytes, expected_kind: str, repeats: list[Repeats] | None = None
+              ) -> Any:
+    """Bytes → Python value by media type; unknown type ⇒ 415, undecodable ⇒ 400. `repeats`: where to note the
+    keys a JSON or YAML body repeats, for a strict decoder to name them (`apply_field_validation`)."""
     mt = media_type(content_type)
     if mt in JSON_TYPES:
         try:
-            return loads_json(raw) if raw else _raise(ValueError("unexpected end of JSON input"))
+            if not raw:
+                raise ValueError("unexpected end of JSON input")
+            if repeats is None:
+                return loads_json(raw)
+            value, again = loads_json_once(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             raise _unrecognized(expected_kind, f"couldn't get version/kind; json parse error: {_json_msg(exc, raw)}",
                                 raw) from None
+        if again:
+            repeats.append(Repeats(json=dupkeys.json_pairs(raw)))
+        return value
     if mt == YAML_TYPE:
         try:
-            return loads_yaml(raw) if raw else _raise(ValueError("empty body"))
+            value, again = loads_yaml_once(raw) if raw else _raise(ValueError("empty body"))
+            if again and repeats is not None:  # `YAMLToJSONStrict` (json.go `unmarshal`)
+                found = dupkeys.yaml_error(raw.decode("utf-8"), GoYAMLLoader)
+                if found is not None:
+                    repeats.append(Repeats(yaml=found))
+            return value
         except BodyError as exc:
             raise _unrecognized(expected_kind, str(exc), raw) from None
         except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
@@ -95,12 +112,14 @@ def _json_msg(exc: Exception, raw: bytes = b"") -> str:
 _GO_TYPES = {"metadata": "v1.ObjectMeta", "spec": "v1.{kind}Spec", "status": "v1.{kind}Status"}
 
 
-def decode_body(content_type: str | None, raw: bytes, expected_kind: str) -> dict[str, Any]:
+def decode_body(content_type: str | None, raw: bytes, expected_kind: str, repeats: list[Repeats] | None = None
+                ) -> dict[str, Any]:
     """Decode a request body that must be an object of `expected_kind` in core v1 (NS-22).
 
-    A missing kind/apiVersion is defaulted from the route, as the apiserver's decoder does.
+    A missing kind/apiVersion is defaulted from the route, as the apiserver's decoder does. `repeats`: as
+    `parse_raw`'s.
     """
-    return decode_value(parse_raw(content_type, raw, expected_kind), raw, expected_kind)
+    return decode_value(parse_raw(content_type, raw, expected_kind, repeats), raw, expected_kind)
 
 
 def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | None = None) -> dict[str, Any]:
@@ -302,9 +321,6 @@ def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str], me
     return _walk_unknown(obj, _schema(kind, top_level, message), "", drop=False)
 
 
-MAX_STRICT_ERRORS = 100  # sigs.k8s.io/json keeps at most 100 strict errors
-
-
 class StrictDecodingError(E.StatusError):
     """`runtime.NewStrictDecodingError` under `fieldValidation=Strict`: its `text` (`strict decoding error:
     unknown field "x", ...`), which each handler words its own way (`strict_create_error`, `strict_patch_error`);
@@ -340,29 +356,117 @@ class _AnyTopLevel(dict):
 
 def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str,
                            extra: dict[str, Any] | None = None, keep_unknown: bool = False,
-                           message: str | None = None) -> list[str]:
+                           message: str | None = None, repeats: list[Repeats] | None = None,
+                           prior: list[str] | None = None) -> list[str]:
     """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped.
     Paths are quoted as Go's `strconv.Quote` does. `extra`: fields an enabled extension adds to the kind
     (`reference_server.extensions.extra_fields`); `keep_unknown`: every top-level field is known (a custom
     resource's schema with `x-kubernetes-preserve-unknown-fields` at its root), `metadata` still checked;
-    `message`: a named group's kind's Go type in the field model (`http/groups.py` `go_message`)."""
+    `message`: a named group's kind's Go type in the field model (`http/groups.py` `go_message`); `repeats`: the
+    keys the body repeated (`parse_raw`), named among the unknown fields as the strict decoder names them;
+    `prior`: a patch's own strict errors (`patch_strict_errors`), named before the patched object's."""
     schema = _schema(kind, top_level, message)
     if extra:
         schema = _merged(schema, extra)
     if keep_unknown:
         schema = _AnyTopLevel(schema)
-    order = {k: i for i, k in enumerate(obj)}
-    unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
     outside = {"CustomResourceDefinition": crdtypes.unknown_fields,  # their specs are outside the field model
                apiservicetypes.KIND: apiservicetypes.unknown_fields}.get(kind)
+    if repeats and repeats[0].json is not None and "/" not in kind:
+        _merge_repeats(obj, repeats[0].json, schema, kind, message)
+    order = {k: i for i, k in enumerate(obj)}
+    unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
     if outside is not None:
         unknown = sorted(unknown + outside(obj, mode != "Strict"),
                          key=lambda u: order.get(u.split(".", 1)[0].split("[", 1)[0], 0))
-    unknown = list(dict.fromkeys(unknown))
-    unknown = unknown[:MAX_STRICT_ERRORS]
-    if unknown and mode == "Strict":
-        raise StrictDecodingError("strict decoding error: " + ", ".join(f"unknown field {go_quote(u)}" for u in unknown))
-    return [f"unknown field {go_quote(u)}" for u in unknown] if mode == "Warn" else []
+    errors = [dupkeys.unknown(u) for u in dupkeys.capped(unknown)]
+    if repeats and mode != "Ignore":
+        errors = _with_repeats(errors, repeats[0], schema, kind, message)
+    if prior:
+        errors = [*prior, *errors]
+    if errors and mode == "Strict":
+        raise StrictDecodingError("strict decoding error: " + ", ".join(errors))
+    return [w for e in errors for w in dupkeys.yaml_warnings(e)] if mode == "Warn" else []
+
+
+# the kinds outside the field model whose spec and status are Go type descriptors (wire/crdtypes.py's)
+_GO_DESCRIBED = {"CustomResourceDefinition": crdtypes.STRUCTS, apiservicetypes.KIND: apiservicetypes.STRUCTS}
+
+
+def _merge_repeats(obj: dict[str, Any], tree: Any, schema: Any, kind: str, message: str | None) -> None:
+    """A typed kind's body that repeats keys, as its Go type holds it (`dupkeys.typed_value`: a repeated struct
+    or map merged into the first), in place of Python's reading (the last one kept)."""
+    structs = _GO_DESCRIBED.get(kind)
+    raw_fields = dupkeys.raw_extension_fields(message or KIND_MESSAGES.get(kind))
+    merged = dupkeys.go_typed_value(tree, schema.get("metadata"), kind, structs) if structs is not None else \
+        dupkeys.typed_value(tree, schema, raw_fields)
+    # the decoder's settled kind and version; a RawExtension as read (the last one: its bytes, numbers as sent)
+    settled = {k: obj[k] for k in ("kind", "apiVersion", *raw_fields) if k in obj}
+    obj.clear()
+    obj.update(merged)
+    obj.update(settled)
+    if obj.get("metadata") is None:
+        obj["metadata"] = {}
+
+
+def _with_repeats(errors: list[str], repeats: Repeats, schema: Any, kind: str, message: str | None) -> list[str]:
+    """The strict errors of a body that repeats keys (json.go `unmarshal`): a YAML body's go-yaml error first
+    (`YAMLToJSONStrict`), then the JSON decoder's; a typed kind's unknown and duplicate fields in the order its
+    decoder meets them; a custom resource's duplicates (read into a map) before the unknown fields its schema
+    prunes (customresource_handler.go `schemaCoercingDecoder`)."""
+    if repeats.yaml is not None:
+        return [repeats.yaml, *errors]
+    if "/" in kind:  # `<group>/<Kind>`: a custom resource
+        return dupkeys.capped(dupkeys.untyped_errors(repeats.json) + errors)
+    if kind in _GO_DESCRIBED:  # a CRD's or an APIService's spec and status: their Go types' descriptors
+        return dupkeys.go_typed_errors(repeats.json, schema.get("metadata"), kind, _GO_DESCRIBED[kind])
+    return dupkeys.typed_errors(repeats.json, schema, dupkeys.raw_extension_fields(message or KIND_MESSAGES.get(kind)))
+
+
+def patch_strict_errors(patch_type: str, patch: Any, raw: bytes, repeated: bool) -> list[str]:
+    """The strict errors of reading a patch itself (patch.go `applyJSPatch`, `strategicPatchObject`), which
+    precede the patched object's: a JSON patch's operations read into `jsonPatchOp` (`json patch unknown field
+    "[0].x"`, `json patch duplicate field "[0].op"`), a merge or strategic-merge patch's map its duplicate fields.
+    `repeated`: the body repeats a key (`textdecode.loads_json_once`)."""
+    if patch_type == JSON_PATCH:
+        if not isinstance(patch, list) or not repeated and all(
+                not isinstance(op, dict) or op.keys() <= dupkeys.JSON_PATCH_OP.keys() for op in patch):
+            return []
+        return [f"json patch {e}" for e in dupkeys.typed_errors(dupkeys.json_pairs(raw), dupkeys.JSON_PATCH_OP)]
+    if not repeated or not isinstance(patch, dict):
+        return []
+    return dupkeys.untyped_errors(dupkeys.json_pairs(raw))
+
+
+def patch_decode_error(patch_type: str, patch: Any) -> str | None:
+    """Under Strict and Warn, patch.go's strict read of a JSON patch (`kjson.UnmarshalStrict(patchBytes,
+    &[]jsonPatchOp{})`) or a merge patch (into a map) before it is applied: its first type error, which
+    `applyJSPatch` answers 400 `error decoding patch: ...`; None: it decodes."""
+    if patch is None:
+        return None
+    if patch_type == MERGE_PATCH and not isinstance(patch, dict):
+        return f"json: cannot unmarshal {gotypes.kind_word(patch)} into Go value of type map[string]interface {{}}"
+    if patch_type != JSON_PATCH:
+        return None
+    if not isinstance(patch, list):
+        return f"json: cannot unmarshal {gotypes.kind_word(patch)} into Go value of type []handlers.jsonPatchOp"
+    for op in patch:
+        if op is None:
+            continue
+        if not isinstance(op, dict):
+            return f"json: cannot unmarshal {gotypes.kind_word(op)} into Go value of type handlers.jsonPatchOp"
+        for key, value in op.items():
+            if key in ("op", "path", "from") and value is not None and not isinstance(value, str):
+                return (f"json: cannot unmarshal {gotypes.kind_word(value)} into Go struct field jsonPatchOp.{key} "
+                        "of type string")
+    return None
+
+
+def apply_strict_error(raw: bytes) -> str | None:
+    """`yaml.UnmarshalStrict` of an apply configuration that repeats a key (sigs.k8s.io/yaml: go-yaml's strict
+    error, wrapped as its YAML to JSON step's), or None where go-yaml finds no repeat."""
+    found = dupkeys.yaml_error(raw.decode("utf-8"), GoYAMLLoader)
+    return None if found is None else f"error converting YAML to JSON: {found}"
 
 
 def decode_delete_options(content_type: str | None, raw: bytes) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from ..fieldmanager.manager import refuse_raw_overflow
 from ..registry import GenericStore, Registry
 from ..registry.apipriority import group_priorities
 from ..wire import gotypes
+from ..wire.dupkeys import Repeats
 from ..wire.schema import GROUP_KINDS
 from . import apiservice_groups, extensions, hooks
 from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, decode_body, decode_value, media_type, parse_raw,
@@ -227,10 +228,12 @@ def api_resource_list(registry: Registry, group: str, version: str = "") -> dict
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
 
 
-def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore) -> dict[str, Any]:
+def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore,
+                      repeats: list[Repeats] | None = None) -> dict[str, Any]:
     """Decode a body for a named-group resource: `apiVersion` must be `<group>/<version>` (or absent). JSON/YAML:
     the core decoder does the rest with the version swapped to `v1` for its checks; protobuf (what typed clients
-    such as `kubectl create deployment|role` send): the built-in kinds' messages (`wire.protobuf.decode_stored`)."""
+    such as `kubectl create deployment|role` send): the built-in kinds' messages (`wire.protobuf.decode_stored`).
+    `repeats`: as `decode.parse_raw`'s."""
     api_version, kind = store.api_version, store.info.kind  # type: ignore[attr-defined]
     stored_kind = hooks.wire_attr("protobuf", "stored_kind")
     decode_stored = hooks.wire_attr("protobuf", "decode_stored")
@@ -240,7 +243,7 @@ def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore)
     else:
         # a custom resource's own kind name, not a core kind's of the same name (`Service`: Knative's)
         obj = decode_named_body(content_type, raw, api_version, kind, getattr(store, "schema_kind", None)
-                                if getattr(store, "crd_name", None) else None)
+                                if getattr(store, "crd_name", None) else None, repeats)
     check_shape(store, obj)
     return obj
 
@@ -292,14 +295,14 @@ def decode_unstored_body(content_type: str | None, raw: bytes, api_version: str,
 
 
 def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str,
-                      schema_kind: str | None = None) -> dict[str, Any]:
+                      schema_kind: str | None = None, repeats: list[Repeats] | None = None) -> dict[str, Any]:
     """`decode_group_body` for a kind given by name (the access reviews have no store): JSON or YAML (kube-apiserver
     reads YAML as JSON: `yaml.YAMLToJSON`) parsed once, its `apiVersion` checked against the group's, then the core
     decoder's checks on it (`schema_kind`: the kind the field model knows it by, as in `decode_value`)."""
     if media_type(content_type) not in JSON_TYPES and media_type(content_type) != YAML_TYPE:
         obj = decode_body(content_type, raw, kind)  # (its 415 or protobuf answer)
     else:
-        probe = parse_raw(content_type, raw, kind)
+        probe = parse_raw(content_type, raw, kind, repeats)
         if isinstance(probe, dict):
             version = probe.get("apiVersion")
             if isinstance(version, str) and version and version != api_version:

@@ -30,12 +30,14 @@ from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
 from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
+from ..wire.dupkeys import Repeats, yaml_warnings
 from ..wire.goconvert import yaml_numbers
-from .decode import (StrictDecodingError, apply_field_validation, decode_body, decode_delete_options, media_type,
+from .decode import (StrictDecodingError, apply_field_validation, apply_strict_error, decode_body,
+                     decode_delete_options, media_type, patch_decode_error, patch_strict_errors,
                      patch_type_error, strict_create_error, strict_patch_error)
 from .groups import go_message
 from ..fieldmanager import manager_or_user_agent
-from ..wire.textdecode import loads_yaml
+from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
 from ..fieldmanager.jsonkinds import patch_root
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRATEGIC_PATCH,
@@ -249,17 +251,18 @@ class Handlers:
     # ---- body helpers ----------------------------------------------------------------------------
     async def _decode(self, request: web.Request, store: GenericStore) -> tuple[dict[str, Any], list[str]]:
         raw = await read_body(request)
+        mode = P.field_validation(request.query)
+        repeats: list[Repeats] = []  # (Ignore: no error, but a repeated struct is merged as Go's decoder does)
         if getattr(store, "api_version", "v1") != "v1":  # a named API group (http/groups.py)
             from .groups import decode_group_body
-            obj = decode_group_body(request.headers.get("Content-Type"), raw, store)
+            obj = decode_group_body(request.headers.get("Content-Type"), raw, store, repeats)
         else:
-            obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind)
-        mode = P.field_validation(request.query)
+            obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind, repeats)
         try:
             warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
                                               extra_fields(self.ctx.feature_gates, store.info.kind),
                                               keep_unknown=store.info.keeps_unknown_fields,
-                                              message=_field_model(store))
+                                              message=_field_model(store), repeats=repeats)
         except StrictDecodingError as exc:
             raise strict_create_error(exc, store.info.kind, getattr(store, "version", "v1")) from None
         return obj, warnings
@@ -409,19 +412,23 @@ class Handlers:
         manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
         if ctype == APPLY_PATCH:
             return await self._apply(request, route, store, raw, manager, force)
+        mode = P.field_validation(request.query)
         try:
-            patch = loads_json(raw)
+            patch, again = loads_json_once(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             raise E.bad_request(f"error decoding patch: {exc}") from None
-        mode = P.field_validation(request.query)
+        prior = patch_strict_errors(ctype, patch, raw, again) if mode != "Ignore" else []
+        undecodable = patch_decode_error(ctype, patch) if mode != "Ignore" else None
         warnings: list[str] = []
 
         def transform(current: dict[str, Any]) -> dict[str, Any]:
             # (off the event loop: the kind's metadata is built on its first strategic patch)
+            if undecodable is not None:  # `applyJSPatch`: the patch read strictly, once the object is read
+                raise E.bad_request(f"error decoding patch: {undecodable}")
             if ctype == STRATEGIC_PATCH:
                 refuse_overflow(patch)  # `strategicPatchObject` reads the patch into a map first
             patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY)
-            return self._check_patched(patched, route, store, ctype, patch, mode, warnings)
+            return self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
 
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
@@ -457,8 +464,9 @@ class Handlers:
         return await self._write(store, route, None, store.update, ns, name, transform=transform, **kw)
 
     def _check_patched(self, patched: dict[str, Any], route: Route, store: GenericStore, ctype: str, patch: Any,
-                       mode: str, warnings: list[str]) -> dict[str, Any]:
-        """What every patched object goes through before the registry: it must still decode into the kind."""
+                       mode: str, warnings: list[str], prior: list[str] | None = None) -> dict[str, Any]:
+        """What every patched object goes through before the registry: it must still decode into the kind.
+        `prior`: the strict errors of reading the patch itself (`patch_strict_errors`), named first."""
         check_depth(patched)
         patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
         model = _field_model(store)
@@ -469,7 +477,7 @@ class Handlers:
             warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
                                                   extra_fields(self.ctx.feature_gates, store.info.kind),
                                                   keep_unknown=store.info.keeps_unknown_fields,
-                                                  message=model)
+                                                  message=model, prior=prior)
         except StrictDecodingError as exc:
             if ctype == APPLY_PATCH:  # (server-side apply words its own refusals: fieldmanager/)
                 raise
@@ -487,12 +495,14 @@ class Handlers:
         manager's ownership; a missing object is created from it (201), except through a subresource."""
         try:
             # util/yaml.Unmarshal: an int64 where the number is an integer (`2.0` too), else a float64
-            config = yaml_numbers(loads_yaml(raw, unmarshal=True)) if raw.strip() else {}
+            config, again = loads_yaml_once(raw, unmarshal=True) if raw.strip() else ({}, False)
+            config = yaml_numbers(config)
         except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
             raise E.bad_request(f"error decoding YAML: {exc}") from None
         if config is None:
             config = {}
         mode = P.field_validation(request.query)
+        repeated = apply_strict_error(raw) if again and mode != "Ignore" else None
         warnings: list[str] = []
         strategy = self._strategy(route, store)
         subresource = strategy.subresource if strategy is not None else ""
@@ -501,7 +511,12 @@ class Handlers:
 
         def applied(live: dict[str, Any] | None) -> dict[str, Any]:
             out = fm.apply(live, config, manager, force, subresource)
-            return self._check_patched(out, route, store, APPLY_PATCH, config, mode, warnings)
+            out = self._check_patched(out, route, store, APPLY_PATCH, config, mode, warnings)
+            if repeated is not None:  # `applyPatcher`: `unmarshalStrictFn` once the apply has merged
+                if mode == "Strict":
+                    raise E.bad_request(f"error strict decoding YAML: {repeated}")
+                warnings.extend(yaml_warnings(repeated))
+            return out
 
         def keep(_live: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
             return new  # the apply already computed managedFields

@@ -8,6 +8,7 @@ import copy
 from typing import Any
 
 from .. import apierrors as E
+from ..wire.gotypes import kind_word
 from ..wire.patchmeta import EMPTY, Node
 from .strategicpatch import strategic_merge_patch
 
@@ -154,8 +155,9 @@ def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = E
             raise E.bad_request("json: cannot unmarshal non-object into Go value of type map[string]interface {}")
         out = merge_patch(doc, patch)
     elif patch_type == STRATEGIC_PATCH:
-        if not isinstance(patch, dict):
-            raise E.bad_request("json: cannot unmarshal non-object into Go value of type map[string]interface {}")
+        if not isinstance(patch, dict):  # `strategicPatchObject`: the decoder's error, bare
+            raise E.bad_request(f"json: cannot unmarshal {kind_word(patch)} into Go value of type "
+                                "map[string]interface {}")
         out = strategic_merge_patch(doc, patch, meta)
     else:
         raise E.router_unsupported_media_type()

@@ -110,7 +110,10 @@ def _key(key: Any) -> Any:
 
 
 class GoYAMLLoader(_BASE):  # type: ignore[misc,valid-type]
-    """A safe loader (C when libyaml is there) with go-yaml v2's scalars and JSON's keys."""
+    """A safe loader (C when libyaml is there) with go-yaml v2's scalars and JSON's keys; `repeated`: a mapping
+    read repeats a key (Python keeps the last value, as go-yaml's non-strict decoder)."""
+
+    repeated = False
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is yaml.ScalarNode and implicit[0]:
@@ -133,6 +136,8 @@ class GoYAMLLoader(_BASE):  # type: ignore[misc,valid-type]
             except TypeError:
                 raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
                                                         "found unhashable key", key_node.start_mark) from None
+            if key in mapping:
+                self.repeated = True
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 

@@ -48,11 +48,40 @@ def _not_json(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=go_float, parse_int=go_int)
 
 
+class _Repeated(Exception):
+    """An object of the body repeats a key (`loads_json_once` reads it again as Python does)."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Repeated
+    return out
+
+
+_CHECKING = json.JSONDecoder(parse_constant=_not_json, parse_float=go_float, parse_int=go_int,
+                             object_pairs_hook=_unique)
+
+
 def loads_json(raw: bytes) -> Any:
     """`json.Unmarshal` semantics: surrogates replaced, depth bounded, numbers as util/json reads them (a float
     Go words otherwise, past int64 or past float64: `gojsonnum.GoFloat`)."""
+    return _loads_json(raw, _DECODER)
+
+
+def loads_json_once(raw: bytes) -> tuple[Any, bool]:
+    """`loads_json`, and whether some object repeats a key (its value then as Python reads it: the last one
+    kept, in the first one's place); a strict decoder names the repeats (`wire/dupkeys.py`). One hook call per
+    object: the body is read twice only when it repeats a key."""
     try:
-        value = _DECODER.decode(raw.decode("utf-8"))
+        return _loads_json(raw, _CHECKING), False
+    except _Repeated:
+        return loads_json(raw), True
+
+
+def _loads_json(raw: bytes, decoder: json.JSONDecoder) -> Any:
+    try:
+        value = decoder.decode(raw.decode("utf-8"))
     except RecursionError:
         raise too_deep() from None
     check_depth(value, raw)
@@ -66,16 +95,27 @@ def loads_yaml(raw: bytes, unmarshal: bool = False) -> Any:
     anything is built or expanded), then the JSON rules on the result. `unmarshal`: its `Unmarshal` (a
     server-side apply's configuration), whose errors from the YAML to JSON step say so, not `YAMLToJSON`
     (a YAML body)."""
+    return loads_yaml_once(raw, unmarshal)[0]
+
+
+def loads_yaml_once(raw: bytes, unmarshal: bool = False) -> tuple[Any, bool]:
+    """`loads_yaml`, and whether a mapping may repeat a key (as JSON keys: go-yaml's own comparison is
+    `wire/dupkeys.py`'s)."""
     text = raw.decode("utf-8")
     _check_events(yaml.parse(text, Loader=_LOADER))
+    loader = _LOADER(text)
     try:
-        value = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a SafeLoader (C when libyaml is there)
+        value = loader.get_single_data()  # a SafeLoader (C when libyaml is there)
     except RecursionError:
         raise too_deep() from None
     except UnsupportedValue as exc:
         raise BodyError(f"error converting YAML to JSON: {exc}" if unmarshal else str(exc)) from None
+    finally:
+        loader.dispose()
     check_depth(value, raw)
-    return replace_lone_surrogates(value) if _LONE.search(text) or b"\\u" in raw or b"\\U" in raw else value
+    if _LONE.search(text) or b"\\u" in raw or b"\\U" in raw:
+        value = replace_lone_surrogates(value)
+    return value, loader.repeated
 
 
 def check_depth(value: Any, raw: bytes | None = None) -> None:
