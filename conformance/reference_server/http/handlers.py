@@ -10,6 +10,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from .. import apierrors as E
+from .. import gojsonraw
 from ..admission import create_admission, update_admission
 from ..admission.chain import note_items
 from ..registry import GenericStore
@@ -33,7 +34,7 @@ from ..warning import recorded, warning_headers
 from ..wire.goconvert import yaml_numbers
 from .decode import (StrictDecodingError, apply_field_validation, decode_body, decode_delete_options, media_type,
                      patch_type_error, strict_create_error, strict_patch_error)
-from .groups import go_message
+from .groups import go_message, raw_before_patch
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_yaml
 from ..wire.patchmeta import EMPTY, for_kind
@@ -418,7 +419,10 @@ class Handlers:
             # (off the event loop: the kind's metadata is built on its first strategic patch)
             if ctype == STRATEGIC_PATCH:
                 refuse_overflow(patch)  # `strategicPatchObject` reads the patch into a map first
+            raws = raw_before_patch(store, current, ctype)
             patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY)
+            if raws:
+                gojsonraw.repatched(patched, raws)
             return self._check_patched(patched, route, store, ctype, patch, mode, warnings)
 
         dry = P.dry_run(request.query.getall("dryRun", []))

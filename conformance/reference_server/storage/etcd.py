@@ -559,7 +559,7 @@ def _encode(obj: dict[str, Any]) -> bytes:
     meta = dict(obj.get("metadata") or {})
     meta.pop("resourceVersion", None)
     stored = {**obj, "metadata": meta}  # numbers as Go writes them (`2`, not `2.0`): gojsonnum.py
-    return go_encode(stored, json.dumps(stored, separators=(",", ":"))).encode()
+    return go_encode(stored, json.dumps(stored, separators=(",", ":")), stored=True).encode()
 
 
 def _gone(last: dict[str, Any], rv: int) -> dict[str, Any]:
