@@ -197,17 +197,17 @@ def _remarshaled(new: Any, old: Any, old_text: str) -> str:
     return go_text(new)
 
 
-def encode(obj: Any, stored: bool = False) -> str:
-    """Compact JSON of an answer (or, `stored`, of an etcd value: the bytes kept exactly) holding wrapped values."""
+def encode(obj: Any) -> str:
+    """Compact JSON of an answer holding wrapped values (each written as `answered`)."""
     out: list[str] = []
-    _encode(obj, out, 0, exact if stored else answered)
+    _encode(obj, out, 0)
     return "".join(out)
 
 
-def _encode(o: Any, out: list[str], depth: int, raw: Any) -> None:
+def _encode(o: Any, out: list[str], depth: int) -> None:
     t = type(o)
     if t in RAW_TYPES:
-        out.append(raw(o))
+        out.append(answered(o))
     elif t is dict and depth < 5:
         out.append("{")
         for i, (k, v) in enumerate(o.items()):
@@ -215,17 +215,29 @@ def _encode(o: Any, out: list[str], depth: int, raw: Any) -> None:
             if k == "metadata":
                 out.append(gojsonnum.encode(v))
             else:
-                _encode(v, out, depth + 1, raw)
+                _encode(v, out, depth + 1)
         out.append("}")
     elif t is list and depth < 5:
         out.append("[")
         for i, v in enumerate(o):
             if i:
                 out.append(",")
-            _encode(v, out, depth + 1, raw)
+            _encode(v, out, depth + 1)
         out.append("]")
     else:
         out.append(gojsonnum.encode(o))
+
+
+def holds_raw(obj: dict[str, Any]) -> bool:
+    """Is `obj` of a kind whose etcd value `stored` writes?"""
+    return obj.get("kind") == "ControllerRevision"
+
+
+def stored(obj: dict[str, Any]) -> str:
+    """The etcd value of a ControllerRevision: `data` as the bytes Go keeps (`exact`: wrapped or not, so `loaded`
+    finds them again), every other member as gojsonnum writes it."""
+    return "{" + ",".join(encode_basestring(k) + ":" + (exact(v) if k == "data" and v is not None
+                                                        else gojsonnum.encode(v)) for k, v in obj.items()) + "}"
 
 
 def loaded(text: str, obj: Any) -> Any:
@@ -238,4 +250,5 @@ def loaded(text: str, obj: Any) -> Any:
 
 
 __all__ = ["KIND_MARK", "RAW_TYPES", "RawDict", "RawList", "answered", "attach", "before_patch", "compact",
-           "encode", "exact", "from_value", "go_text", "loaded", "member", "plain", "repatched", "wrap", "wrapped"]
+           "encode", "exact", "from_value", "go_text", "holds_raw", "loaded", "member", "plain", "repatched", "stored",
+           "wrap", "wrapped"]
