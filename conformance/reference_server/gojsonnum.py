@@ -115,7 +115,7 @@ def remarshal(v: Any) -> Any:
         return [remarshal(x) for x in v]
     if type(v) is RawFloat and not v.overflow:
         return float(v)
-    return v
+    return _raw.plain(v)  # (a string or an integer held with its bytes: gojsonraw.py)
 
 
 def _stored_float(literal: str) -> float:

@@ -14,9 +14,9 @@ protobuf body's `raw` as sent; a JSON or merge patch re-marshals the document (e
 an untouched value compacted, a touched object's keys sorted: `repatched`); a strategic patch, an apply and a
 controller's write hold the value Go writes again (no wrapper: `exact` is Go's encoding of it).
 
-A value is wrapped (`RawDict`, `RawList`; a number's literal is gojsonnum's `RawFloat`) only when its bytes differ
-from Go's encoding of the value, so objects written by Go's rules cost nothing; until the first wrapper, `wrapped()`
-is false and no answer is looked at (gojsonnum.encode asks it).
+A value is wrapped (`RawDict`, `RawList`, `RawStr`, `RawInt`; a float's literal is gojsonnum's `RawFloat`) only
+when its bytes differ from Go's encoding of the value, so objects written by Go's rules cost nothing; until the
+first wrapper, `wrapped()` is false and no answer is looked at (gojsonnum.encode asks it).
 """
 from __future__ import annotations
 
@@ -60,11 +60,37 @@ class RawList(list):  # type: ignore[type-arg]
         return _make([copy.deepcopy(v, memo) for v in self], self.raw)  # type: ignore[return-value]
 
 
-RAW_TYPES = (RawDict, RawList)
+class RawStr(str):
+    """A JSON string held with the bytes it was sent as (`"\\u00e9"`)."""
+
+    __slots__ = ("raw",)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _make, (str(self), self.raw)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RawStr:
+        return self
+
+
+class RawInt(int):
+    """A JSON integer held with the bytes it was sent as (`-0`; `raw` in its `__dict__`: an int has no slots)."""
+
+    raw: str
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _make, (int(self), self.raw)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RawInt:
+        return self
+
+
+RAW_TYPES = (RawDict, RawList, RawStr, RawInt)
+_PLAIN = {RawDict: dict, RawList: list, RawStr: str, RawInt: int}
+_HOLDERS = {dict: RawDict, list: RawList, str: RawStr, int: RawInt}
 
 
 def _make(value: Any, raw: str) -> Any:
-    out: Any = RawDict(value) if isinstance(value, dict) else RawList(value)
+    out: Any = _HOLDERS[type(value)](value)
     out.raw = raw
     SEEN[0] = True
     return out
@@ -88,20 +114,16 @@ def compact(raw: str) -> str:
 
 def wrap(value: Any, raw: str) -> Any:
     """`value` held with the bytes `raw` it was read from (itself when they are Go's own bytes of it)."""
-    if isinstance(value, gojsonnum.GoFloat) or type(value) not in (dict, list, RawDict, RawList):
-        return value  # (a number's literal is gojsonnum's; a string or a bool: bytes Go writes, bar escapes)
-    if raw == go_text(value):
-        return dict(value) if type(value) is RawDict else list(value) if type(value) is RawList else value
+    value = plain(value)
+    if type(value) not in _HOLDERS or raw == go_text(value):
+        return value  # (a float's literal is gojsonnum's `RawFloat`; a bool or null has one spelling)
     return _make(value, raw)
 
 
 def plain(value: Any) -> Any:
     """The value without its bytes (a shallow copy)."""
-    if type(value) is RawDict:
-        return dict(value)
-    if type(value) is RawList:
-        return list(value)
-    return value
+    t = _PLAIN.get(type(value))
+    return value if t is None else t(value)
 
 
 def exact(value: Any) -> str:
@@ -249,6 +271,6 @@ def loaded(text: str, obj: Any) -> Any:
     return obj
 
 
-__all__ = ["KIND_MARK", "RAW_TYPES", "RawDict", "RawList", "answered", "attach", "before_patch", "compact",
+__all__ = ["KIND_MARK", "RAW_TYPES", "RawDict", "RawInt", "RawList", "RawStr", "answered", "attach", "before_patch", "compact",
            "encode", "exact", "from_value", "go_text", "holds_raw", "loaded", "member", "plain", "repatched", "stored",
            "wrap", "wrapped"]

@@ -173,3 +173,13 @@ def test_kubectl_replace_of_what_it_got_is_refused_when_data_was_sent_spaced(htt
         else:
             assert out.returncode == 0, out.stderr
             assert f"controllerrevision.apps/{name} replaced" in out.stdout
+
+
+@pytest.mark.parametrize("data", ['"\\u00e9\\u003c"', "-0", '[ "\\u00e9" ,-0 ]'])
+def test_a_lone_string_integer_or_array_keeps_its_bytes(http: requests.Session, url: str, ns: str, data: str) -> None:
+    name, created = _create(http, url, ns, data)
+    assert created.status_code == 201, created.text
+    for text in (created.text, http.get(f"{_path(url, ns)}/{name}").text):
+        assert _data_text(text) == R.compact(data)
+    y = http.get(f"{_path(url, ns)}/{name}", headers={"Accept": "application/yaml"})
+    assert y.status_code == 200 and "\ndata:" in y.text
