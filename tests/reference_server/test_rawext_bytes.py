@@ -183,3 +183,16 @@ def test_a_lone_string_integer_or_array_keeps_its_bytes(http: requests.Session, 
         assert _data_text(text) == R.compact(data)
     y = http.get(f"{_path(url, ns)}/{name}", headers={"Accept": "application/yaml"})
     assert y.status_code == 200 and "\ndata:" in y.text
+
+
+def test_a_patch_inside_data_sorts_the_object_it_changes_and_keeps_untouched_bytes() -> None:
+    """evanphx/json-patch.v4: the changed object is a `partialDoc` map (keys sorted when written), its untouched
+    members lazy nodes (their bytes as they were answered)."""
+    obj = {"data": R.wrap({"z": {"s": "é"}, "a": 1}, '{ "z" : {"s":"\\u00e9"}, "a":1 }')}
+    before = R.before_patch(obj, ("data",))
+    patched = {"data": {"z": {"s": "é"}, "a": 2}}
+    R.repatched(patched, before)
+    assert R.exact(patched["data"]) == '{"a":2,"z":{"s":"\\u00e9"}}'
+    untouched = {"data": {"z": {"s": "é"}, "a": 1}}
+    R.repatched(untouched, before)
+    assert R.exact(untouched["data"]) == '{"z":{"s":"\\u00e9"},"a":1}'
