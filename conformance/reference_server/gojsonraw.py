@@ -27,6 +27,7 @@ from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from . import gojsonnum
+from .wire.textdecode import loads_json
 
 SEEN = [False]  # has any value been wrapped? (until then no answer or stored value holds one)
 _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -137,16 +138,18 @@ def answered(value: Any) -> str:
     return compact(value.raw) if type(value) in RAW_TYPES else go_text(value)
 
 
-def member(text: str, key: str) -> str | None:
+def member(text: str, key: str, skip_null: bool = False) -> str | None:
     """The bytes of the value of `key` in the JSON object `text` (its last occurrence, as Go's decoder keeps the
-    last; keys compared decoded and case-sensitively, as sigs.k8s.io/json does); None when absent."""
+    last; keys compared decoded and case-sensitively, as sigs.k8s.io/json does); None when absent. `skip_null`:
+    the last that is not `null` (a `RawExtension`'s `UnmarshalJSON` leaves its bytes alone on a `null`)."""
     depth, expect_key, found, start = 0, False, None, -1
     pending: str | None = None  # the key whose value comes next (depth 1)
     for m in _TOKEN.finditer(text):
         tok = m.group()
         if depth == 1 and start >= 0 and tok in ",}":  # the end of a top-level member's value
             if pending == key:
-                found = text[start:m.start()].strip()
+                value = text[start:m.start()].strip()
+                found = found if skip_null and value == "null" else value
             start, pending = -1, None
         if tok in "{[":
             depth += 1
@@ -176,11 +179,14 @@ def attach(obj: dict[str, Any], fields: tuple[str, ...], body: bytes) -> None:
     """A JSON body's `RawExtension` fields held with their bytes as sent (in place)."""
     text = None
     for name in fields:
-        if obj.get(name) is not None:
+        if name in obj:
             text = text if text is not None else body.decode("utf-8", "replace")
-            raw = member(text, name)
+            raw = member(text, name, skip_null=True)
             if raw is not None:
-                obj[name] = wrap(obj[name], raw)
+                value = obj[name]
+                if value is None:  # bytes sent before a later `null`: Go keeps them (Python kept the null)
+                    value = gojsonnum.keep_literals(loads_json(raw.encode()))
+                obj[name] = wrap(value, raw)
 
 
 def from_value(obj: dict[str, Any], fields: tuple[str, ...]) -> None:

@@ -196,3 +196,13 @@ def test_a_patch_inside_data_sorts_the_object_it_changes_and_keeps_untouched_byt
     untouched = {"data": {"z": {"s": "é"}, "a": 1}}
     R.repatched(untouched, before)
     assert R.exact(untouched["data"]) == '{"z":{"s":"\\u00e9"},"a":1}'
+
+
+def test_a_later_null_leaves_the_bytes_sent_before(http: requests.Session, url: str, ns: str) -> None:
+    """`RawExtension.UnmarshalJSON` does nothing with `null`: a repeated `data` whose last value is null keeps the
+    bytes of the one before (Python's decoder kept the null: `data: Required value`)."""
+    name = unique("rev")
+    body = _body(name, '{"a" : 1.50}').removesuffix("}") + ',"data":null}'
+    created = http.post(_path(url, ns), data=body, headers=JSON)
+    assert created.status_code == 201, created.text
+    assert created.text.rstrip().endswith('"data":{"a":1.50}}')
