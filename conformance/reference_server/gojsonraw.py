@@ -8,15 +8,18 @@ of the Unknowns) compares them byte for byte. `MarshalJSON` returns them and enc
 compacts them (`encode.go` `appendCompact(out, b, escapeHTML)`: whitespace outside strings dropped, `<`, `>`, `&`,
 U+2028 and U+2029 escaped, nothing else touched); a protobuf answer carries them as stored.
 
-Where they come from: a JSON body's bytes (`attach`: the member's text found in the body); a YAML body is JSON
+Where they come from: a JSON body's bytes (`attach`: the member's text found in the body, the last one not `null`,
+which `UnmarshalJSON` ignores); a YAML body is JSON
 first (sigs.k8s.io/yaml `YAMLToJSON`: `json.Marshal` of the converted value, keys sorted: `from_value`); a
 protobuf body's `raw` as sent; a JSON or merge patch re-marshals the document (evanphx/json-patch's lazy nodes:
 an untouched value compacted, a touched object's keys sorted: `repatched`); a strategic patch, an apply and a
-controller's write hold the value Go writes again (no wrapper: `exact` is Go's encoding of it).
+controller's write hold the value Go writes again (no wrapper: `exact` is Go's encoding of it). An etcd value
+holds them as they are (`stored`; `loaded` finds them again). Not followed: the bytes evanphx/json-patch keeps of
+what a patch changes inside them (an array's untouched elements, the patch's own text of a value it brings).
 
 A value is wrapped (`RawDict`, `RawList`, `RawStr`, `RawInt`; a float's literal is gojsonnum's `RawFloat`) only
 when its bytes differ from Go's encoding of the value, so objects written by Go's rules cost nothing; until the
-first wrapper, `wrapped()` is false and no answer is looked at (gojsonnum.encode asks it).
+first wrapper, `SEEN[0]` is false and no answer is looked at (gojsonnum.encode asks it).
 """
 from __future__ import annotations
 
@@ -95,11 +98,6 @@ def _make(value: Any, raw: str) -> Any:
     out.raw = raw
     SEEN[0] = True
     return out
-
-
-def wrapped() -> bool:
-    """Has any value been held with bytes of its own since start?"""
-    return SEEN[0]
 
 
 def go_text(value: Any) -> str:
@@ -279,4 +277,4 @@ def loaded(text: str, obj: Any) -> Any:
 
 __all__ = ["KIND_MARK", "RAW_TYPES", "RawDict", "RawInt", "RawList", "RawStr", "answered", "attach", "before_patch", "compact",
            "encode", "exact", "from_value", "go_text", "holds_raw", "loaded", "member", "plain", "repatched", "stored",
-           "wrap", "wrapped"]
+           "wrap"]
