@@ -115,7 +115,7 @@ def remarshal(v: Any) -> Any:
         return [remarshal(x) for x in v]
     if type(v) is RawFloat and not v.overflow:
         return float(v)
-    return v
+    return _raw.plain(v)  # (a string or an integer held with its bytes: gojsonraw.py)
 
 
 def _stored_float(literal: str) -> float:
@@ -130,8 +130,11 @@ _STORED = json.JSONDecoder(parse_float=_stored_float)
 
 
 def loads_stored(raw: bytes | str) -> Any:
-    """An etcd value as this server wrote it (`encode`), raw-JSON numbers as `RawFloat`s again."""
-    return _STORED.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+    """An etcd value as this server wrote it (`encode`), raw-JSON numbers as `RawFloat`s again, a `RawExtension`
+    held with its stored bytes (gojsonraw.py)."""
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    obj = _STORED.decode(text)
+    return _raw.loaded(text, obj) if _raw.KIND_MARK in text else obj
 
 
 _seen = [0]  # overflows decoded since start: until the first, no custom resource is walked for one
@@ -270,9 +273,12 @@ def needs_go_floats(text: str) -> bool:
 
 def encode(obj: Any, text: str | None = None) -> str:
     """Compact JSON of `obj` with Go's float formatting; `text`: Python's compact encoding of it, already made
-    (answered as it is when it holds no float Python words otherwise)."""
+    (answered as it is when it holds no float Python words otherwise). A `RawExtension` held with its bytes
+    (gojsonraw.py) is written as `MarshalJSON` answers them, compacted."""
     if text is None:
         text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    if _raw.SEEN[0] and _raw.KIND_MARK in text:  # (a list lookup: answers of other kinds pay nothing more)
+        return _raw.encode(obj)
     if not needs_go_floats(text):
         return text
     return "".join(_GO(obj, 0))
@@ -321,6 +327,8 @@ def encode_raw_literals(obj: Any) -> str:
     """Compact JSON with each decoded number as it was written (a patched document before Go decodes it)."""
     return "".join(_RAW(obj, 0))
 
+
+from . import gojsonraw as _raw  # (last: it reads this module's functions when called)
 
 __all__ = [
     "GoFloat",

@@ -185,25 +185,31 @@ def test_mutating_webhook_patch_and_update_delete(server, hook, ns):
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
 
 
-def test_a_mutating_webhook_s_numbers_in_raw_json_are_kept_as_it_wrote_them(server, hook, ns):
-    """The patched bytes are decoded again (`RawExtension` keeps them): `1e2` stays `1e2`, and `-1e400`, which the
-    field manager's walk (before admission) never sees, is stored and answered as written, never `null`; a later
-    write panics as upstream's field manager does on the live object."""
+def mutate_revisions(server: RunningServer, hook: Hook, ns: str, path: str) -> str:
+    """A mutating webhook (`path` of `hook`) on ControllerRevision creates in `ns`; returns its configuration's name."""
     name = f"cfg-{uuid.uuid4().hex[:8]}"
     body = {"metadata": {"name": name}, "webhooks": [{
         "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}/rawnum", "caBundle": hook.ca_bundle},
+        "clientConfig": {"url": f"{hook.url}{path}", "caBundle": hook.ca_bundle},
         "rules": [{"operations": ["CREATE"], "apiGroups": ["apps"], "apiVersions": ["v1"],
                    "resources": ["controllerrevisions"]}],
         "namespaceSelector": {"matchLabels": {"hooks": ns}}}]}
     assert requests.post(f"{server.url}{AR}/mutatingwebhookconfigurations", json=body).status_code == 201
+    return name
+
+
+def test_a_mutating_webhook_s_numbers_in_raw_json_are_kept_as_it_wrote_them(server, hook, ns):
+    """The patched bytes are decoded again (`RawExtension` keeps them): `1e2` stays `1e2`, and `-1e400`, which the
+    field manager's walk (before admission) never sees, is stored and answered as written, never `null`; a later
+    write panics as upstream's field manager does on the live object."""
+    name = mutate_revisions(server, hook, ns, "/rawnum")
     try:
         path = f"{server.url}/apis/apps/v1/namespaces/{ns}/controllerrevisions"
         r = requests.post(path, data=b'{"metadata":{"name":"r"},"revision":1,"data":{"x":0.10}}',
                           headers={"Content-Type": "application/json"})
         assert r.status_code == 201, r.text
-        for text in (r.text, requests.get(f"{path}/r").text):
-            assert '"data":{"x":0.10,"w":1e2,"big":-1e400}' in text
+        for text in (r.text, requests.get(f"{path}/r").text):  # (json-patch.v4 writes a touched object as a
+            assert '"data":{"big":-1e400,"w":1e2,"x":0.10}' in text  # Go map: its keys sorted)
         # any later write walks the live object (structured-merge-diff), whose reading of -1e400 panics
         r = requests.patch(f"{path}/r", json={"metadata": {"labels": {"a": "b"}}},
                            headers={"Content-Type": "application/merge-patch+json"})
@@ -369,3 +375,28 @@ def test_match_conditions_ask_the_authorizer(server, hook, ns):
         assert cm(server, ns, "skipped").status_code == 201
     finally:
         unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
+def test_a_mutating_webhook_s_patch_decodes_raw_json_again_compacted(server, hook, ns):
+    """A patch that leaves `data` alone still re-decodes the whole object from the patched JSON (the object's own
+    JSON, `data` compacted, kept by evanphx/json-patch): the escape stays, the whitespace is gone from the stored
+    bytes, so an update sending the first bytes again is refused and one sending the compacted bytes passes."""
+    name = mutate_revisions(server, hook, ns, "/addlabel-hooked")
+    try:
+        path = f"{server.url}/apis/apps/v1/namespaces/{ns}/controllerrevisions"
+
+        def rev(data: str, rv: str = "") -> bytes:
+            meta = '{"name":"raw"' + (f',"resourceVersion":"{rv}"' if rv else "") + "}"
+            return f'{{"metadata":{meta},"revision":1,"data":{data}}}'.encode()
+
+        r = requests.post(path, data=rev('{ "s" : "\\u00e9" }'), headers={"Content-Type": "application/json"})
+        assert r.status_code == 201, r.text
+        assert r.json()["metadata"]["labels"] == {"hooked": "yes"}
+        assert '"data":{"s":"\\u00e9"}' in r.text
+        rv = r.json()["metadata"]["resourceVersion"]
+        r = requests.put(f"{path}/raw", data=rev('{ "s" : "\\u00e9" }', rv), headers={"Content-Type": "application/json"})
+        assert r.status_code == 422 and r.json()["details"]["causes"][0]["field"] == "data", r.text
+        r = requests.put(f"{path}/raw", data=rev('{"s":"\\u00e9"}', rv), headers={"Content-Type": "application/json"})
+        assert r.status_code == 200, r.text
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", name)

@@ -11,6 +11,7 @@ import hashlib
 from typing import Any, Callable
 
 from .. import apierrors as E
+from .. import gojsonraw
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..fieldmanager.manager import refuse_raw_overflow
 from ..registry import GenericStore, Registry
@@ -245,7 +246,31 @@ def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore,
         obj = decode_named_body(content_type, raw, api_version, kind, getattr(store, "schema_kind", None)
                                 if getattr(store, "crd_name", None) else None, repeats)
     check_shape(store, obj)
+    keep_raw_bytes(obj, content_type, raw, api_version, kind)
     return obj
+
+
+def keep_raw_bytes(obj: dict[str, Any], content_type: str | None, raw: bytes, api_version: str, kind: str) -> None:
+    """The kind's `RawExtension` fields held with the bytes Go's decoder keeps (gojsonraw.py): a JSON body's own,
+    a YAML body's as `YAMLToJSON` wrote them (a protobuf body's `raw`: wire/protobuf.py keeps it)."""
+    fields = gotypes.raw_fields(api_version, kind)
+    if not fields:
+        return
+    mt = media_type(content_type)
+    if mt in JSON_TYPES:
+        gojsonraw.attach(obj, fields, raw)
+    elif mt == YAML_TYPE:
+        gojsonraw.from_value(obj, fields)
+
+
+def raw_before_patch(store: GenericStore, current: dict[str, Any], patch_type: str) -> dict[str, Any] | None:
+    """A JSON or merge patch of a kind with `RawExtension` fields: what `gojsonraw.repatched` needs of the current
+    object (the patch runs on its JSON, whose bytes evanphx/json-patch keeps where it does not touch them); None
+    for every other patch and kind."""
+    if patch_type not in ("application/json-patch+json", "application/merge-patch+json"):
+        return None
+    fields = gotypes.raw_fields(getattr(store, "api_version", "v1"), store.info.kind)
+    return gojsonraw.before_patch(current, fields) if fields else None
 
 
 def check_shape(store: GenericStore, obj: dict[str, Any]) -> None:

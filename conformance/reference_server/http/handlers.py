@@ -10,6 +10,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from .. import apierrors as E
+from .. import gojsonraw
 from ..admission import create_admission, update_admission
 from ..admission.chain import note_items
 from ..registry import GenericStore
@@ -35,7 +36,7 @@ from ..wire.goconvert import yaml_numbers
 from .decode import (StrictDecodingError, apply_field_validation, apply_strict_error, decode_body,
                      decode_delete_options, media_type, patch_decode_error, patch_strict_errors,
                      patch_type_error, strict_create_error, strict_patch_error)
-from .groups import go_message
+from .groups import go_message, raw_before_patch
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
@@ -427,7 +428,10 @@ class Handlers:
                 raise E.bad_request(f"error decoding patch: {undecodable}")
             if ctype == STRATEGIC_PATCH:
                 refuse_overflow(patch)  # `strategicPatchObject` reads the patch into a map first
+            raws = raw_before_patch(store, current, ctype)
             patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY)
+            if raws:
+                gojsonraw.repatched(patched, raws)
             return self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
 
         dry = P.dry_run(request.query.getall("dryRun", []))

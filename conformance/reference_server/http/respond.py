@@ -17,6 +17,7 @@ from . import hooks
 from .fastwrite import json_response
 from ..memo import remember
 from ..gojsonnum import GoFloat, RawFloat, encode as go_encode, yaml_float_text
+from ..gojsonraw import RawDict, RawInt, RawList, RawStr
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -45,6 +46,10 @@ _Dumper.add_implicit_resolver(  # go-yaml's float syntax (`1e-07` is a float, no
 _Dumper.add_representer(float, _represent_float)
 _Dumper.add_representer(GoFloat, _represent_float)
 _Dumper.add_representer(RawFloat, _represent_float)
+_Dumper.add_representer(RawDict, yaml.SafeDumper.represent_dict)  # (go-yaml reads the bytes: the value they hold)
+_Dumper.add_representer(RawList, yaml.SafeDumper.represent_list)
+_Dumper.add_representer(RawStr, yaml.SafeDumper.represent_str)
+_Dumper.add_representer(RawInt, yaml.SafeDumper.represent_int)
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what json.dumps would build per call
 _NEGOTIATED: dict[tuple[str | None, tuple[str, ...], bool], tuple[str, str | None, str]] = {}
 _NEGOTIATED_MAX = 256

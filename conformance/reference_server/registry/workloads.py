@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
-from ..gojsonnum import encode as go_encode
+from ..gojsonraw import exact
 from .kinds import ResourceInfo
 from .gateddrops import DropsDisabledFields
 from .groupvalidation.coordination import lease_spec_errors
@@ -545,7 +545,8 @@ class ControllerRevisionStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = super().validate_update(new, old) + self._errors(new)
         data = new.get("data")
-        if go_encode(data) != go_encode(old.get("data")):  # Semantic.DeepEqual of the raw bytes
+        if data is None and old.get("data") is not None or data is not None and (
+                old.get("data") is None or exact(data) != exact(old["data"])):  # Semantic.DeepEqual: the bytes
             errs.append(field_invalid("data", None, "field is immutable") if data is None else FieldError(
                 "FieldValueInvalid", "data", f"Invalid value: {_unknown_v(data)}: field is immutable"))
         return errs
@@ -553,9 +554,9 @@ class ControllerRevisionStrategy(Strategy):
 
 def _unknown_v(data: Any) -> str:
     """`%#v` of the internal `runtime.Unknown` a `RawExtension` converts to (`runtime/embedded.go`), which 1.33's
-    `field.Error.ErrorBody` prints (the pointer's value is no `Stringer`): its bytes as Go writes them again
-    (the bytes sent, up to whitespace)."""
-    raw = go_encode(data).encode()
+    `field.Error.ErrorBody` prints (the pointer's value is no `Stringer`): its bytes as Go keeps them
+    (gojsonraw.py: the bytes sent, whitespace too)."""
+    raw = exact(data).encode()
     return ('runtime.Unknown{TypeMeta:runtime.TypeMeta{APIVersion:"", Kind:""}, Raw:[]uint8{'
             + ", ".join(f"0x{b:x}" for b in raw) + '}, ContentEncoding:"", ContentType:"application/json"}')
 

@@ -24,6 +24,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
+from .. import gojsonraw
 from ..gojsonnum import encode as go_encode, loads_stored
 from .cacher import Reflector, WatchCache, decode_value
 from .clone import clone
@@ -559,6 +560,8 @@ def _encode(obj: dict[str, Any]) -> bytes:
     meta = dict(obj.get("metadata") or {})
     meta.pop("resourceVersion", None)
     stored = {**obj, "metadata": meta}  # numbers as Go writes them (`2`, not `2.0`): gojsonnum.py
+    if gojsonraw.holds_raw(stored):  # a RawExtension's bytes as sent (gojsonraw.py)
+        return gojsonraw.stored(stored).encode()
     return go_encode(stored, json.dumps(stored, separators=(",", ":"))).encode()
 
 

@@ -166,6 +166,11 @@ def keep_raw_literals(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
+def raw_fields(api_version: str, kind: str) -> tuple[str, ...]:
+    """The top-level `RawExtension` fields of a served kind (memoised; none for most kinds)."""
+    return _raw_fields(api_version, kind)
+
+
 @lru_cache(maxsize=256)
 def _raw_fields(api_version: str, kind: str) -> tuple[str, ...]:
     """The top-level `RawExtension` fields of a served kind of the field model (ControllerRevision `data`)."""

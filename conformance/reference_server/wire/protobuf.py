@@ -29,7 +29,7 @@ from .schema import (JSON_SCALAR_MESSAGES, KIND_MESSAGES, OUTPUT_MESSAGES, STRIN
                      fields_by_name)
 from ._proto_table import MESSAGES
 from .textdecode import loads_json
-from ..gojsonnum import encode as go_encode
+from .. import gojsonraw
 
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 WATCH_CONTENT_TYPE = CONTENT_TYPE + ";stream=watch"
@@ -120,8 +120,8 @@ def _json_scalar_message(name: str, msg: Message) -> Any:
         raw = msg.Raw  # type: ignore[attr-defined]
         return loads_json(raw) if raw else {}  # Go's JSON rules: depth bounded, surrogates replaced
     if name == "runtime.RawExtension":  # `RawExtension.MarshalJSON`: the raw bytes as they are, `null` if none
-        raw = msg.raw  # type: ignore[attr-defined]
-        return loads_json(raw) if raw else None
+        raw = msg.raw  # type: ignore[attr-defined]  (the bytes sent, kept: gojsonraw.py)
+        return gojsonraw.wrap(loads_json(raw), raw.decode("utf-8", "replace")) if raw else None
     raise AssertionError(name)
 
 
@@ -255,12 +255,8 @@ def _fill_json_scalar(name: str, target: Message, value: Any) -> None:
             target.type, target.strVal = 1, value  # type: ignore[attr-defined]
     elif name == "meta.FieldsV1":
         target.Raw = json.dumps(value, separators=(",", ":")).encode()  # type: ignore[attr-defined]
-    elif name == "runtime.RawExtension":  # the bytes Go's json.Marshal writes (keys in the stored order), numbers
-        text = go_encode(value)  # as encoding/json writes them, a raw one as it was sent (gojsonnum.py)
-        for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
-                        ("\u2029", "\\u2029")):
-            text = text.replace(ch, esc)
-        target.raw = text.encode()  # type: ignore[attr-defined]
+    elif name == "runtime.RawExtension":  # the stored bytes (gojsonraw.py), else Go's json.Marshal of the value
+        target.raw = gojsonraw.exact(value).encode()  # type: ignore[attr-defined]
     elif name in STRING_LIST_MESSAGES:
         target.items.extend(value)  # type: ignore[attr-defined]
 

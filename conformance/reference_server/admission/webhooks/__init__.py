@@ -40,6 +40,7 @@ import time
 from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
+from ... import gojsonraw
 from ...registry import Registry
 from ...registry.webhooktransport import service_lookup
 from ...wire import gotypes
@@ -203,7 +204,11 @@ class WebhookAdmission:
         except (ValueError, TypeError) as exc:
             raise review.internal(exc) from None
         try:
-            return gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops))
+            raws = _raw_state(obj)  # the patch ran on the object's JSON: an untouched `RawExtension` compacted
+            patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops))
+            if raws:
+                gojsonraw.repatched(patched, raws)
+            return patched
         except E.StatusError as exc:
             raise review.internal(ValueError(exc.status.get("details", {}).get("causes", [{}])[0].get(
                 "message", exc.status.get("message", "")))) from None
@@ -252,6 +257,15 @@ class WebhookAdmission:
             warnings += [w for w in resp.get("warnings") or [] if isinstance(w, str)]
             if not resp.get("allowed"):
                 raise review.denied(str(hook.get("name")), resp.get("status"))
+
+
+def _raw_state(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """`gojsonraw.before_patch` of an object whose kind has `RawExtension` fields, else None."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    fields = gotypes.raw_fields(api_version, kind)
+    return gojsonraw.before_patch(obj, fields) if fields else None
 
 
 def attributes(operation: str, store: Any, namespace: str, name: str, subresource: str = "",
