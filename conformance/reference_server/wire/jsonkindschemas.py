@@ -132,7 +132,7 @@ class _Builder:
                 markers = _ATOMIC  # every other list of these types is `+listType=atomic`
             prop.update(markers or {})
             props[field] = prop
-        out: dict[str, Any] = {"type": "object", "properties": props}
+        out: dict[str, Any] = {"type": "object", "properties": props} if props else {"type": "object"}
         if required:
             out["required"] = list(required)
         return out

@@ -210,8 +210,9 @@ def openapi_v3_protobuf(doc: dict[str, Any]) -> bytes:
 
 
 def openapi_v3_group(kinds: Sequence[KindInfo]) -> dict[str, Any]:
-    """The OpenAPI 3.0 document for ``GET /openapi/v3/api/v1``."""
+    """The OpenAPI 3.0 document for ``GET /openapi/v3/api/v1`` (or another built-in group-version's)."""
     from .descriptions import describe
+    kinds = openapi_routes.with_bindings(kinds)
     return {"openapi": "3.0.0", "info": dict(INFO), "paths": dict(sorted(_paths(kinds, v3=True).items())),
             "components": {"schemas": describe(_definitions(kinds, v3=True), v3=True),
                            "securitySchemes": {"BearerToken": {"type": "apiKey", "name": "authorization",
