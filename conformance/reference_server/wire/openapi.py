@@ -108,9 +108,9 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool, scale: bool = False, objec
             continue
         defs[f"{definition_prefix(k)}.{k.list_kind_name}"] = {
             "type": "object", "required": ["items"],
-            "properties": {"apiVersion": s, "kind": s,
-                           "items": {"type": "array", "items": _ref(name, v3)},
-                           "metadata": _ref(f"{_META}.ListMeta", v3)},
+            "properties": {"apiVersion": s, "kind": s,  # items and metadata held by value: `default: {}` in v3
+                           "items": {"type": "array", "items": _group_ref(name, v3)},
+                           "metadata": _group_ref(f"{_META}.ListMeta", v3)},
             "x-kubernetes-group-version-kind": [{**k.gvk(), "kind": k.list_kind_name}]}
     if has_scale:
         scale = defs[SCALE]
