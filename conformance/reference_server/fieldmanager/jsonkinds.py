@@ -1,7 +1,8 @@
 """The merge types of the two built-in kinds served in JSON only, outside the field model: CustomResourceDefinition
-and APIService. Their published schema here describes `metadata` only, so without this every list of theirs would
-be atomic; upstream's field manager types them from their Go types (kube-openapi's `schemaconv` of the generated
-OpenAPI), and strategic-merge patch reads their struct tags (`PatchMetaFromStruct`).
+and APIService. Upstream's field manager types them from their Go types (kube-openapi's `schemaconv` of the
+generated OpenAPI), and strategic-merge patch reads their struct tags (`PatchMetaFromStruct`); their published
+schema (wire/jsonkindschemas.py) carries the same markers, and the `status.conditions` rules below are grafted
+over it.
 
 Followed, marker by marker:
 * `staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/types.go` (1.33): `status.conditions` is
