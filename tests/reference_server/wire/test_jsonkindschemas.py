@@ -12,21 +12,12 @@ from typing import Any
 
 import pytest
 
-from conformance.reference_server.http.discovery import _openapi_kinds
-from conformance.reference_server.server import build_context
 from conformance.reference_server.wire import descriptions, jsonkindschemas, openapi
 
 GOLDEN = json.loads((Path(__file__).parent / "data" / "openapi_v2_golden_1.33.json").read_text())["definitions"]
 EXT = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1"
 AGG = "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1"
 META = "io.k8s.apimachinery.pkg.apis.meta.v1"
-
-
-@pytest.fixture(scope="module")
-def kinds() -> list[Any]:
-    kinds = _openapi_kinds(build_context().registry)
-    assert kinds is not None
-    return kinds
 
 
 @pytest.fixture(scope="module")
