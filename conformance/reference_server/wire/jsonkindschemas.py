@@ -22,7 +22,7 @@ to them is written here:
   holding only their description.
 
 Descriptions and enums are upstream's words, added by `wire.descriptions.describe` as for every other definition.
-`fieldmanager/jsonkinds.py` keeps the smd types server-side apply checks a configuration against."""
+Server-side apply types a configuration with these v3 definitions (`fieldmanager/jsonkinds.py` `go_types`)."""
 from __future__ import annotations
 
 from typing import Any

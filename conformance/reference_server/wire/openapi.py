@@ -148,7 +148,8 @@ def _published_crd(k: KindInfo) -> bool:
 
 def _split(kinds: Sequence[KindInfo]) -> tuple[list[KindInfo], list[KindInfo]]:
     """(built-in kinds with the legacy `bindings`, published custom resource versions)."""
-    return openapi_routes.with_bindings([k for k in kinds if k.crd is None]), [k for k in kinds if k.crd is not None and _published_crd(k)]
+    builtin = openapi_routes.with_bindings([k for k in kinds if k.crd is None])
+    return builtin, [k for k in kinds if k.crd is not None and _published_crd(k)]
 
 
 _TYPE_META_V2 = {"apiVersion": {"description": API_VERSION_DOC, "type": "string"},

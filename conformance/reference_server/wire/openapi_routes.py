@@ -223,7 +223,8 @@ def _item_routes(r: _Kind, path: str, kind: str, sub: str, verbs: set[str], mode
 # `serviceaccounts/token`: TokenREST), by the core resource: (subresource, the posted kind's message, definition
 # and group-version-kind)
 POSTED: dict[str, tuple[tuple[str, str, str, dict[str, str]], ...]] = {
-    "pods": (("binding", "core.Binding", BINDING, BINDING_GVK), ("eviction", "policy.Eviction", EVICTION, EVICTION_GVK)),
+    "pods": (("binding", "core.Binding", BINDING, BINDING_GVK),
+             ("eviction", "policy.Eviction", EVICTION, EVICTION_GVK)),
     "serviceaccounts": (("token", "authentication.TokenRequest", TOKEN_REQUEST, TOKEN_REQUEST_GVK),),
 }
 
