@@ -21,6 +21,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
 
 
 def test_explain_openapiv2_reads_protobuf(kube: Kube) -> None:
+    """v2 carries no enum paragraph (kube-apiserver 1.33's `/openapi/v2`: `protocol` is `Protocol for port. Must be
+    UDP, TCP, or SCTP. Defaults to "TCP".` alone)."""
     proc = kube.run("explain", "pods.spec.containers.ports", *V2, "-v=6")
     assert proc.returncode == 0, proc.stderr
     assert re.findall(r'"Response" verb="GET" url="https://[^/]+(/openapi/v2)[^"]*" status="200 OK"', proc.stderr)
@@ -59,10 +61,6 @@ FIELDS:
 
    protocol\t<string>
      Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
-     Possible enum values:
-     - `"SCTP"` is the SCTP protocol.
-     - `"TCP"` is the TCP protocol.
-     - `"UDP"` is the UDP protocol.
 
 """
 
@@ -139,6 +137,66 @@ def test_explain_apiservice_and_create_token_as_upstream_documents_them(kube: Ku
     assert doc["components"]["schemas"]["io.k8s.api.authentication.v1.TokenRequest"][
         "x-kubernetes-group-version-kind"] == [{"group": "authentication.k8s.io", "kind": "TokenRequest",
                                                 "version": "v1"}]
+
+
+def test_explain_crd_spec_as_upstream_documents_it(kube: Kube) -> None:
+    """The CRD's fields are published with upstream's words and markers (wire/jsonkindschemas.py), in v3 and in the
+    protobuf v2 alike (it described `metadata` alone: `kubectl explain crd.spec` found no field)."""
+    out = kube.ok("explain", "crd.spec")
+    assert "FIELD: spec <CustomResourceDefinitionSpec>" in out
+    assert ("  group\t<string> -required-\n    group is the API group of the defined custom resource. The custom "
+            "resources\n    are served under `/apis/<group>/...`.") in out
+    assert "  names\t<CustomResourceDefinitionNames> -required-\n" in out
+    assert "  versions\t<[]CustomResourceDefinitionVersion> -required-\n    versions is the list of all API" in out
+    assert "  conversion\t<CustomResourceConversion>\n    conversion defines conversion settings for the CRD." in out
+    out = kube.ok("explain", "crd.spec", *V2)
+    assert "RESOURCE: spec <Object>" in out
+    assert "   names\t<Object> -required-\n     names specify the resource and kind names for the custom resource." \
+        in out
+
+
+def test_explain_crd_openapiv3schema_is_jsonschemaprops(kube: Kube) -> None:
+    """`JSONSchemaProps` refers to itself; `JSON` and the `JSONSchemaPropsOr*` types have no type of their own; a
+    `ValidationRule`'s `reason` is an enum in v3 (v2 publishes neither enums nor their paragraph)."""
+    out = kube.ok("explain", "crd.spec.versions.schema.openAPIV3Schema")
+    assert ("FIELD: openAPIV3Schema <JSONSchemaProps>\n\n\nDESCRIPTION:\n    openAPIV3Schema is the OpenAPI v3 "
+            "schema to use for validation and pruning.\n    JSONSchemaProps is a JSON-Schema following Specification "
+            "Draft 4\n    (http://json-schema.org/).") in out
+    assert "  default\t<JSON>\n    default is a default value for undefined object fields." in out
+    assert "  properties\t<map[string]JSONSchemaProps>\n" in out
+    assert "  x-kubernetes-validations\t<[]ValidationRule>\n    x-kubernetes-validations describes a list of " \
+        "validation rules written in the\n    CEL expression language." in out
+    out = kube.ok("explain", "crd.spec.versions.schema.openAPIV3Schema.properties.x-kubernetes-validations.reason")
+    assert "FIELD: reason <string>\nENUM:\n    FieldValueDuplicate\n    FieldValueForbidden\n" in out
+    out = kube.ok("explain", "crd.spec.versions.schema.openAPIV3Schema.x-kubernetes-validations.reason", *V2)
+    assert "FIELD:    reason <string>" in out and "Possible enum values" not in out
+
+
+def test_explain_apiservice_spec_as_upstream_documents_it(kube: Kube) -> None:
+    out = kube.ok("explain", "apiservice.spec")
+    assert "FIELD: spec <APIServiceSpec>" in out
+    assert "  groupPriorityMinimum\t<integer> -required-\n    GroupPriorityMinimum is the priority this group " \
+        "should have at least." in out
+    assert "  service\t<ServiceReference>\n    Service is a reference to the service for this API server." in out
+    out = kube.ok("explain", "apiservice.status.conditions", *V2)
+    assert "RESOURCE: conditions <[]Object>\n\nDESCRIPTION:\n     Current service state of apiService." in out
+    assert "   type\t<string> -required-\n     Type is the type of the condition." in out
+
+
+def test_openapi_documents_pods_binding_and_bindings(kube: Kube) -> None:
+    """BindingREST's two paths, as 1.33's documents have them (their v2 path items are checked against upstream's
+    in tests/reference_server/wire/test_openapi_routes.py)."""
+    doc = kube.http.get(f"{kube.server.url}/openapi/v3/api/v1").json()
+    pod = doc["paths"]["/api/v1/namespaces/{namespace}/pods/{name}/binding"]["post"]
+    legacy = doc["paths"]["/api/v1/namespaces/{namespace}/bindings"]["post"]
+    assert (pod["operationId"], legacy["operationId"]) == ("createCoreV1NamespacedPodBinding",
+                                                           "createCoreV1NamespacedBinding")
+    assert pod["requestBody"]["content"]["*/*"]["schema"] == {"$ref": "#/components/schemas/io.k8s.api.core.v1.Binding"}
+    out = kube.ok("explain", "bindings")  # discovery's `bindings` resource, found by its kind in `api/v1`
+    assert out.startswith("KIND:       Binding\nVERSION:    v1\n\nDESCRIPTION:\n    Binding ties one object to "
+                          "another; for example, a pod is bound to a node by\n    a scheduler.")
+    assert "  target\t<ObjectReference> -required-\n    The target object that you want to bind to the standard " \
+        "object." in out
 
 
 V3_PB = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"

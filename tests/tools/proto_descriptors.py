@@ -55,6 +55,7 @@ ROOTS += [f"authorization.{k}" for k in ("SubjectAccessReview", "SelfSubjectAcce
 ROOTS += [f"authentication.{k}" for k in ("SelfSubjectReview", "TokenReview", "TokenRequest")]
 ROOTS += ["autoscaling.Scale"]  # the /scale subresource of deployments, replicasets, statefulsets
 ROOTS += ["policy.Eviction"]  # the body of pods/eviction (registry/eviction.py)
+ROOTS += ["core.Binding"]  # the body of pods/binding and bindings (registry/binding.py), in the OpenAPI documents
 # the named-group built-in kinds (registry/workloads.py, auth/kinds.py) and their lists
 GROUP_KINDS = {"apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"), "batch": ("Job", "CronJob"),
                "networking": ("NetworkPolicy",), "policy": ("PodDisruptionBudget",), "coordination": ("Lease",),

@@ -1,7 +1,8 @@
 """The merge types of the two built-in kinds served in JSON only, outside the field model: CustomResourceDefinition
-and APIService. Their published schema here describes `metadata` only, so without this every list of theirs would
-be atomic; upstream's field manager types them from their Go types (kube-openapi's `schemaconv` of the generated
-OpenAPI), and strategic-merge patch reads their struct tags (`PatchMetaFromStruct`).
+and APIService. Upstream's field manager types them from their Go types (kube-openapi's `schemaconv` of the
+generated OpenAPI), and strategic-merge patch reads their struct tags (`PatchMetaFromStruct`); their published
+schema (wire/jsonkindschemas.py) carries the same markers, and the `status.conditions` rules below are grafted
+over it.
 
 Followed, marker by marker:
 * `staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/types.go` (1.33): `status.conditions` is
@@ -18,15 +19,15 @@ Described as the OpenAPI fragments kube-openapi would publish for those fields (
 `x-kubernetes-list-map-keys`, `x-kubernetes-patch-strategy`, `x-kubernetes-patch-merge-key`), grafted onto the
 kind's published root: `fieldmanager/schema.py` and the strategic-merge metadata read them as they read any
 built-in kind's. A field not described keeps the defaults (maps granular, lists atomic), which is what these
-types' markers say for everything else. Their `metadata` is ObjectMeta, typed as every built-in kind's (the
-definitions published with them here lack it).
+types' markers say for everything else. Their `metadata` is ObjectMeta, typed as every built-in kind's.
 
-`go_types`: the whole kind as kube-openapi generates it from those Go types (wire/crdtypes.py,
-wire/apiservicetypes.py), what structured-merge-diff types an applied configuration with
-(`fieldmanager/smdschema.py`): `int32` an integer, `[]byte` a `byte` string, a struct's undeclared field refused
-(`.spec.typo: field not declared in schema`), the types with an `OpenAPISchemaType` of nil (`JSON`,
-`JSONSchemaPropsOrBool`, `OrArray`, `OrStringArray`) untyped, and beside the markers above
-`x-kubernetes-validations` a map keyed by `rule` (`+listType=map +listMapKey=rule`).
+`go_types`: the whole kind as kube-openapi generates it from those Go types, i.e. the v3 definitions published
+for it (wire/jsonkindschemas.py over wire/crdtypes.py and wire/apiservicetypes.py), what structured-merge-diff
+types an applied configuration with (`fieldmanager/smdschema.py`), as upstream's field manager reads the served
+OpenAPI: `int32` an integer, `[]byte` a `byte` string, a struct's undeclared field refused (`.spec.typo: field not
+declared in schema`), the types with an `OpenAPISchemaType` of nil (`JSON`, `JSONSchemaPropsOrBool`, `OrArray`,
+`OrStringArray`) untyped, and beside the markers above `x-kubernetes-validations` a map keyed by `rule`
+(`+listType=map +listMapKey=rule`).
 """
 from __future__ import annotations
 
@@ -85,48 +86,12 @@ def patch_root(group: str, version: str, kind: str) -> Any:
     return Node({**object_meta, **defs}, with_types(api_version, kind, root))
 
 
-_META = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-_SCALARS: dict[str, dict[str, Any]] = {
-    "s": _STRING, "b": {"type": "boolean"}, "i32": {"type": "integer", "format": "int32"},
-    "i64": {"type": "integer", "format": "int64"}, "f64": {"type": "number", "format": "double"},
-    "y": {"type": "string", "format": "byte"}, "time": {"type": "string", "format": "date-time"}}
-_UNTYPED = ("json", "or-bool", "or-array", "or-string-array")  # `OpenAPISchemaType() []string { return nil }`
-_LIST_MAPS = {("CustomResourceDefinitionStatus", "conditions"): "type", ("APIServiceStatus", "conditions"): "type",
-              ("JSONSchemaProps", "x-kubernetes-validations"): "rule"}  # every other list: +listType=atomic
-
-
-def _go_node(t: Any, prefix: str) -> dict[str, Any]:
-    """The OpenAPI v3 of one field of Go type `t` (a `wire.crdtypes` type code)."""
-    if t in _UNTYPED:
-        return {}
-    if isinstance(t, tuple) and t[0] == "named":
-        return dict(_STRING)
-    if isinstance(t, tuple) and t[0] == "slice":
-        return {"type": "array", "items": _go_node(t[1], prefix), "x-kubernetes-list-type": "atomic"}
-    if isinstance(t, tuple):
-        return {"type": "object", "additionalProperties": _go_node(t[1], prefix)}
-    if t in _SCALARS:
-        return dict(_SCALARS[t])
-    return {"$ref": f"#/components/schemas/{prefix}.{t}"}
-
-
 @lru_cache(maxsize=4)
 def go_types(api_version: str, kind: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """(definitions, root) of a described kind from its Go types, for `smdschema.Types`; None for any other."""
+    """(definitions, root) of a described kind from its Go types, for `smdschema.Types`: its published v3
+    definitions (wire/jsonkindschemas.py, what upstream's field manager reads); None for any other kind."""
     if not described(api_version, kind):
         return None
-    from ..wire.jsonkindconvert import TABLES
     from ..wire.openapi import kind_schema_v3
-    prefix = f"nsconform.{kind}"
-    defs = dict(kind_schema_v3("", "v1", "ConfigMap")[0])  # ObjectMeta and its parts
-    for name, fields in TABLES[kind].items():
-        props = {f: _go_node(t, prefix) for f, t in fields.items()}
-        for (struct, listed), key in _LIST_MAPS.items():
-            if struct == name:
-                props[listed] = {**props[listed], "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": [key]}
-        defs[f"{prefix}.{name}"] = {"type": "object", "properties": props}
-    root = {"type": "object", "properties": {
-        "apiVersion": _STRING, "kind": _STRING, "metadata": {"$ref": _META},
-        "spec": {"$ref": f"#/components/schemas/{prefix}.{kind}Spec"},
-        "status": {"$ref": f"#/components/schemas/{prefix}.{kind}Status"}}}
-    return defs, root
+    group, _, version = api_version.rpartition("/")
+    return kind_schema_v3(group, version, kind)

@@ -1,8 +1,8 @@
 """POST `/api/v1/namespaces/<ns>/pods/<name>/binding` and the legacy POST `/api/v1/namespaces/<ns>/bindings`
 (the Binding's own name): the handler half of `BindingREST` (registry/binding.py does the write).
 
-Like upstream's create handler: the body is a core/v1 `Binding` (JSON or YAML; this server has no protobuf
-schema for it: a protobuf body is a 400), `dryRun` is honoured, a namespace in the body must be the URL's
+Like upstream's create handler: the body is a core/v1 `Binding` (JSON or YAML; its protobuf decoding is not
+wired: a protobuf body is a 400), `dryRun` is honoured, a namespace in the body must be the URL's
 (400), NamespaceLifecycle answers for the namespace; the write goes through the server's one writer
 (`offload`), as every other write.
 """

@@ -570,6 +570,9 @@ MESSAGES: dict[str, str] = {
     'core.AzureFileVolumeSource': (
         'secretName=1:s shareName=2:s readOnly=3:b'
     ),
+    'core.Binding': (
+        'metadata=1:@meta.ObjectMeta target=2:@core.ObjectReference'
+    ),
     'core.CSIPersistentVolumeSource': (
         'driver=1:s volumeHandle=2:s readOnly=3:b fsType=4:s volumeAttributes=5:{s:s} '
         'controllerPublishSecretRef=6:@core.SecretReference '

@@ -90,13 +90,29 @@ def describe(definitions: dict[str, Any], v3: bool, data: Descriptions | None = 
             for field_name, prop in props.items():
                 if isinstance(prop, dict):
                     if field_name in words and "description" not in prop:
-                        prop = {"description": words[field_name], **prop}
+                        prop = {"description": _words(words[field_name], v3), **_sibling_ready(prop, v3)}
                     if field_name in enums:
                         prop = _with_enum(prop, enums[field_name])
                 new_props[field_name] = prop
             schema["properties"] = new_props
         out[name] = schema
     return out
+
+
+_ENUM_PARAGRAPH = "\n\nPossible enum values:"
+
+
+def _words(description: str, v3: bool) -> str:
+    """A field's description; in v2 without the `Possible enum values` paragraph openapi-gen appends to an enum
+    field's (kube-apiserver 1.33's `/openapi/v2`, `api/openapi-spec/swagger.json`, has none: v2 publishes no enums)."""
+    return description if v3 else description.split(_ENUM_PARAGRAPH, 1)[0]
+
+
+def _sibling_ready(prop: dict[str, Any], v3: bool) -> dict[str, Any]:
+    """A v3 `$ref` given a sibling goes under `allOf`, as kube-openapi's v3 writes a described reference."""
+    if v3 and "$ref" in prop:
+        return {"allOf": [{"$ref": prop["$ref"]}], **{k: v for k, v in prop.items() if k != "$ref"}}
+    return prop
 
 
 def _with_enum(prop: dict[str, Any], values: list[Any]) -> dict[str, Any]:

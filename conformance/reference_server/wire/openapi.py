@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..gobase64 import canonical_std
-from . import crdopenapi, crdtypes, openapi_builder, openapi_routes, schema
+from . import crdopenapi, crdtypes, jsonkindschemas, openapi_builder, openapi_routes, schema
 from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo
 from .openapi_routes import SCALE, api_root, definition_prefix
@@ -64,11 +64,14 @@ KIND_DOC = ("Kind is a string value representing the REST resource this object r
             f"{_CONVENTIONS}#types-kinds")
 
 
+_BODY_MESSAGES = {("v1", "Binding"): "core.Binding"}  # posted, never answered (BindingREST answers a Status)
+
+
 def model_message(k: KindInfo) -> str | None:
     """The field-model message of a served kind (`core.Pod`, `apps.Deployment`, `authorization.SubjectAccessReview`),
     None for a kind the model lacks. A kind added to `schema.GROUP_KINDS` (or `OUTPUT_MESSAGES`) with its messages
     in `_proto_table` gets its full schema from here, with no other step."""
-    message = schema.OUTPUT_MESSAGES.get((k.group_version, k.kind))
+    message = schema.OUTPUT_MESSAGES.get((k.group_version, k.kind)) or _BODY_MESSAGES.get((k.group_version, k.kind))
     return message if message is not None and message in schema.MESSAGES else None
 
 
@@ -92,17 +95,22 @@ def _definitions(kinds: Sequence[KindInfo], v3: bool, scale: bool = False, objec
                  "kind": {"description": KIND_DOC, "type": "string"}}
     for k in kinds:
         name = f"{definition_prefix(k)}.{k.kind}"
+        if name not in defs and k.crd is None and jsonkindschemas.described(k.group, k.kind):  # CRDs, APIServices
+            defs.update({n: d for n, d in jsonkindschemas.definitions(k.kind, definition_prefix(k), v3).items()
+                         if n not in defs})
         if name not in defs:  # a kind the field model lacks: its metadata only
             defs[name] = {"type": "object", "properties": {"metadata": _group_ref(f"{_META}.ObjectMeta", v3)},
                           "x-kubernetes-preserve-unknown-fields": True}
         obj = defs[name]
         obj["properties"] = {**type_meta, **obj["properties"]}
         obj["x-kubernetes-group-version-kind"] = [k.gvk()]
+        if "list" not in k.verbs:  # a create-only kind (the access reviews, Binding) has no list type
+            continue
         defs[f"{definition_prefix(k)}.{k.list_kind_name}"] = {
             "type": "object", "required": ["items"],
-            "properties": {"apiVersion": s, "kind": s,
-                           "items": {"type": "array", "items": _ref(name, v3)},
-                           "metadata": _ref(f"{_META}.ListMeta", v3)},
+            "properties": {"apiVersion": s, "kind": s,  # items and metadata held by value: `default: {}` in v3
+                           "items": {"type": "array", "items": _group_ref(name, v3)},
+                           "metadata": _group_ref(f"{_META}.ListMeta", v3)},
             "x-kubernetes-group-version-kind": [{**k.gvk(), "kind": k.list_kind_name}]}
     if has_scale:
         scale = defs[SCALE]
@@ -139,8 +147,9 @@ def _published_crd(k: KindInfo) -> bool:
 
 
 def _split(kinds: Sequence[KindInfo]) -> tuple[list[KindInfo], list[KindInfo]]:
-    """(built-in kinds, published custom resource versions)."""
-    return [k for k in kinds if k.crd is None], [k for k in kinds if k.crd is not None and _published_crd(k)]
+    """(built-in kinds with the legacy `bindings`, published custom resource versions)."""
+    builtin = openapi_routes.with_bindings([k for k in kinds if k.crd is None])
+    return builtin, [k for k in kinds if k.crd is not None and _published_crd(k)]
 
 
 _TYPE_META_V2 = {"apiVersion": {"description": API_VERSION_DOC, "type": "string"},
@@ -202,8 +211,9 @@ def openapi_v3_protobuf(doc: dict[str, Any]) -> bytes:
 
 
 def openapi_v3_group(kinds: Sequence[KindInfo]) -> dict[str, Any]:
-    """The OpenAPI 3.0 document for ``GET /openapi/v3/api/v1``."""
+    """The OpenAPI 3.0 document for ``GET /openapi/v3/api/v1`` (or another built-in group-version's)."""
     from .descriptions import describe
+    kinds = openapi_routes.with_bindings(kinds)
     return {"openapi": "3.0.0", "info": dict(INFO), "paths": dict(sorted(_paths(kinds, v3=True).items())),
             "components": {"schemas": describe(_definitions(kinds, v3=True), v3=True),
                            "securitySchemes": {"BearerToken": {"type": "apiKey", "name": "authorization",
@@ -257,11 +267,11 @@ def type_error(group: str, version: str, kind: str, obj: Any) -> str | None:
     On the way, a `format: byte` string's base64 is made canonical in place (Go's decode-then-encode).
 
     Lenient on scalars (quantities and int-or-strings take numbers and strings): the point is the 400 a
-    typed decoder answers instead of a strategy meeting a shape it cannot walk. A CRD's spec, outside the field
-    model, is `crdtypes`'."""
-    if group == "apiextensions.k8s.io" and kind == "CustomResourceDefinition" and isinstance(obj, dict):
-        if err := crdtypes.type_error(obj):
-            return err
+    typed decoder answers instead of a strategy meeting a shape it cannot walk. A CRD and an APIService, outside
+    the field model, are their Go types' (`crdtypes`; an APIService's `apiservicetypes` at decoding), not their
+    published schemas' (whose `JSON` and `JSONSchemaPropsOr*` have no type)."""
+    if jsonkindschemas.described(group, kind):  # their Go types' decoders (crdtypes.py, apiservicetypes.py)
+        return crdtypes.type_error(obj) if kind == "CustomResourceDefinition" and isinstance(obj, dict) else None
     defs, root = kind_schema(group, version, kind)
     return _shape_error(defs, root, obj, kind, 0)
 

@@ -35,6 +35,8 @@ EVICTION_GVK = {"group": "policy", "kind": "Eviction", "version": "v1"}
 SCALE_GVK = {"group": "autoscaling", "kind": "Scale", "version": "v1"}
 TOKEN_REQUEST = "io.k8s.api.authentication.v1.TokenRequest"
 TOKEN_REQUEST_GVK = {"group": "authentication.k8s.io", "kind": "TokenRequest", "version": "v1"}
+BINDING = "io.k8s.api.core.v1.Binding"
+BINDING_GVK = {"group": "", "kind": "Binding", "version": "v1"}
 
 # `typeToJSON` of the options' Go field types; every other field is a string ([]string too)
 _TYPES = {"allowWatchBookmarks": "boolean", "watch": "boolean", "sendInitialEvents": "boolean", "force": "boolean",
@@ -217,12 +219,26 @@ def _item_routes(r: _Kind, path: str, kind: str, sub: str, verbs: set[str], mode
     return out
 
 
-# subresources a kind of another group is posted to (`pods/eviction`: EvictionREST, `serviceaccounts/token`:
-# TokenREST), by the core resource: (subresource, the posted kind's message, definition and group-version-kind)
+# subresources another kind is posted to (`pods/binding`: BindingREST, `pods/eviction`: EvictionREST,
+# `serviceaccounts/token`: TokenREST), by the core resource: (subresource, the posted kind's message, definition
+# and group-version-kind)
 POSTED: dict[str, tuple[tuple[str, str, str, dict[str, str]], ...]] = {
-    "pods": (("eviction", "policy.Eviction", EVICTION, EVICTION_GVK),),
+    "pods": (("binding", "core.Binding", BINDING, BINDING_GVK),
+             ("eviction", "policy.Eviction", EVICTION, EVICTION_GVK)),
     "serviceaccounts": (("token", "authentication.TokenRequest", TOKEN_REQUEST, TOKEN_REQUEST_GVK),),
 }
+
+
+# the legacy `bindings` collection (BindingREST registered as `bindings` beside `pods/binding`): POST only
+BINDINGS = KindInfo("Binding", "bindings", "binding", True, (), ("create",))
+
+
+def with_bindings(kinds: Sequence[KindInfo]) -> list[KindInfo]:
+    """`kinds` with the legacy `bindings` collection where core pods are served (kube-apiserver installs both)."""
+    out = list(kinds)
+    if any(k.plural == "pods" and not k.group for k in out) and BINDINGS not in out:
+        out.append(BINDINGS)
+    return out
 
 
 def posted(k: KindInfo) -> tuple[tuple[str, str, str, dict[str, str]], ...]:

@@ -127,7 +127,7 @@ REQUIRED: dict[str, list[str]] = {
     "core.EnvVar": ["name"], "core.Volume": ["name"], "core.VolumeMount": ["name", "mountPath"],
     "core.KeyToPath": ["key", "path"], "core.PodSpec": ["containers"], "core.ServicePort": ["port"],
     "core.LimitRangeSpec": ["limits"], "core.LimitRangeItem": ["type"],
-    "core.Event": ["metadata", "involvedObject"],
+    "core.Event": ["metadata", "involvedObject"], "core.Binding": ["target"],
     "core.EndpointAddress": ["ip"], "core.EndpointPort": ["port"],
     "meta.OwnerReference": ["apiVersion", "kind", "name", "uid"],
     "meta.LabelSelectorRequirement": ["key", "operator"],

@@ -28,3 +28,13 @@ def kubectl() -> Path:
     if path is None:
         pytest.skip(f"kubectl 1.33 unavailable: {kubectl_tool.LAST_ERROR}")
     return path
+
+
+@pytest.fixture(scope="module")
+def kinds() -> list[object]:
+    """Every kind the server as built serves, as the OpenAPI documents see them (`http/discovery._openapi_kinds`)."""
+    from conformance.reference_server.http.discovery import _openapi_kinds
+    from conformance.reference_server.server import build_context
+    kinds = _openapi_kinds(build_context().registry)
+    assert kinds is not None
+    return kinds

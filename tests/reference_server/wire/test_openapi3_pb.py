@@ -88,6 +88,15 @@ def test_document_reads_back_as_the_json(key: str, documents: dict[str, Any], Do
     assert _back(msg) == _without_empty_lists(doc)
 
 
+@pytest.mark.parametrize("key", ("apis/apiextensions.k8s.io/v1", "apis/apiregistration.k8s.io/v1"))
+def test_crd_and_apiservice_documents_read_back_as_the_json(key: str, kinds: list[Any],
+                                                            Document: Any) -> None:  # noqa: N803
+    """Their definitions (wire/jsonkindschemas.py): `JSON` with no type, `default` false, 0 and "" as `Any`s."""
+    doc = json.loads(dumps(openapi_v3_documents(kinds)[key]))
+    raw = openapi3_pb.document(doc)
+    assert _back(Document.FromString(raw)) == _without_empty_lists(doc)
+
+
 def _without_empty_lists(value: Any) -> Any:
     """An empty repeated field is no bytes at all: `"parameters": []` reads back as absent."""
     if isinstance(value, dict):

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from conformance.reference_server.http.discovery import _openapi_kinds
 from conformance.reference_server.server import build_context
 from conformance.reference_server.wire import openapi, openapi_builder
 
@@ -29,13 +28,6 @@ def _without_cbor(x: Any) -> Any:
     if isinstance(x, list):
         return [_without_cbor(v) for v in x if not (isinstance(v, str) and v in _CBOR)]
     return x
-
-
-@pytest.fixture(scope="module")
-def kinds() -> list[Any]:
-    kinds = _openapi_kinds(build_context().registry)
-    assert kinds is not None
-    return kinds
 
 
 @pytest.fixture(scope="module")
