@@ -66,20 +66,22 @@ def _restart_always(tspec: dict[str, Any], path: str, kind: str) -> list[FieldEr
     return errs
 
 
-def _template_for_replicaset(spec: dict[str, Any]) -> list[FieldError]:
+def _template_for_replicaset(spec: dict[str, Any], old_template: Any) -> list[FieldError]:
     """`ValidatePodTemplateSpecForReplicaSet`."""
     template = as_dict(spec.get("template"))
-    errs = _labels_match(spec) + validate_pod_template_spec(template, "spec.template")
+    errs = _labels_match(spec) + validate_pod_template_spec(template, "spec.template", old_template)
     return errs + _restart_always(as_dict(template.get("spec")), "spec.template.spec", "ReplicaSet")
 
 
-def replicaset_spec(spec: dict[str, Any]) -> list[FieldError]:
-    """`ValidateReplicaSetSpec`."""
+def replicaset_spec(spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+    """`ValidateReplicaSetSpec` (`old_template`: an update's stored template, see validate_pod_template_spec)."""
     errs = nonnegative(spec.get("replicas"), "spec.replicas") + nonnegative(spec.get("minReadySeconds"),
                                                                            "spec.minReadySeconds")
     serrs, parses = _selector(spec, "deployment")
     errs += serrs
-    return errs + (_template_for_replicaset(spec) if parses else [_invalid_selector(spec, "invalid label selector")])
+    if not parses:
+        return errs + [_invalid_selector(spec, "invalid label selector")]
+    return errs + _template_for_replicaset(spec, old_template)
 
 
 def _deployment_strategy(strategy: Any) -> list[FieldError]:
@@ -105,12 +107,15 @@ def _deployment_strategy(strategy: Any) -> list[FieldError]:
                        f'Unsupported value: {shown}: supported values: "Recreate", "RollingUpdate"')]
 
 
-def deployment_spec(spec: dict[str, Any]) -> list[FieldError]:
-    """`ValidateDeploymentSpec`."""
+def deployment_spec(spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+    """`ValidateDeploymentSpec` (`old_template`: an update's stored template, see validate_pod_template_spec)."""
     errs = nonnegative(spec.get("replicas"), "spec.replicas")
     serrs, parses = _selector(spec, "deployment")
     errs += serrs
-    errs += _template_for_replicaset(spec) if parses else [_invalid_selector(spec, "invalid label selector")]
+    if parses:
+        errs += _template_for_replicaset(spec, old_template)
+    else:
+        errs.append(_invalid_selector(spec, "invalid label selector"))
     errs += _deployment_strategy(spec.get("strategy"))
     errs += nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
     errs += nonnegative(spec.get("revisionHistoryLimit"), "spec.revisionHistoryLimit")
@@ -243,8 +248,9 @@ def _daemonset_strategy(strategy: Any) -> list[FieldError]:
                        f'Unsupported value: {shown}: supported values: "RollingUpdate", "OnDelete"')]
 
 
-def daemonset_spec(spec: dict[str, Any]) -> list[FieldError]:
-    """`ValidateDaemonSetSpec` (no error for a missing selector of its own: the template's labels fail)."""
+def daemonset_spec(spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+    """`ValidateDaemonSetSpec` (no error for a missing selector of its own: the template's labels fail;
+    `old_template`: an update's stored template, see validate_pod_template_spec)."""
     selector = spec.get("selector")
     errs = validate_label_selector(selector, "spec.selector") if isinstance(selector, dict) else []
     if not isinstance(selector, dict) or selector_parses(selector):
@@ -253,7 +259,7 @@ def daemonset_spec(spec: dict[str, Any]) -> list[FieldError]:
         errs.append(FieldError("FieldValueInvalid", "spec.selector", f"Invalid value: {go_label_selector(selector)}: "
                                                                      "empty selector is invalid for daemonset"))
     template = as_dict(spec.get("template"))
-    errs += validate_pod_template_spec(template, "spec.template")
+    errs += validate_pod_template_spec(template, "spec.template", old_template)
     errs += _restart_always(as_dict(template.get("spec")), "spec.template.spec", "DaemonSet")
     errs += nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
     errs += _daemonset_strategy(spec.get("updateStrategy"))
