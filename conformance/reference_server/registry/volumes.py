@@ -22,6 +22,7 @@ from ..quantity import parse_quantity
 from .gateddrops import DropsDisabledFields
 from .meta import now
 from .podvalidation.affinity import has_invalid_term_values, validate_node_selector
+from .pvnodeaffinity import node_affinity_update_errors
 from .strategy import Strategy
 from .shapes import as_dict, as_list
 
@@ -234,11 +235,17 @@ class PersistentVolumeStrategy(DropsDisabledFields, Strategy):
         return super().validate(obj) + self.spec_errors(obj.get("spec"))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        """`ValidatePersistentVolumeUpdate`: the volume source is immutable."""
+        """`ValidatePersistentVolumeUpdate`: the volume source, volume mode and (once set) node affinity are
+        immutable (registry/pvnodeaffinity.py)."""
         errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"), old.get("spec"))
         nspec, ospec = as_dict(new.get("spec")), as_dict(old.get("spec"))
-        if any(nspec.get(s) != ospec.get(s) for s in PV_SOURCES):
+        sources = {s: nspec.get(s) for s in PV_SOURCES}
+        old_csi, new_csi = ospec.get("csi"), nspec.get("csi")
+        if isinstance(old_csi, dict) and old_csi.get("controllerExpandSecretRef") is None and \
+                isinstance(new_csi, dict):  # a CSI volume's controllerExpandSecretRef may be set once
+            sources["csi"] = {k: v for k, v in new_csi.items() if k != "controllerExpandSecretRef"}
+        if any(sources[s] != ospec.get(s) for s in PV_SOURCES):
             errs.append(field_forbidden("spec.persistentvolumesource", "is immutable after creation"))
         if nspec.get("volumeMode") != ospec.get("volumeMode"):  # upstream's path: `volumeMode`, not under spec
             errs.append(field_invalid("volumeMode", nspec.get("volumeMode"), "field is immutable"))
-        return errs
+        return errs + node_affinity_update_errors(nspec, ospec)
