@@ -234,6 +234,10 @@ class StatefulSetStrategy(DropsDisabledFields, _Generation):
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
         return apps.statefulset_spec(spec)
 
+    def spec_update_errors(self, spec: dict[str, Any], old_spec: dict[str, Any]) -> list[FieldError]:
+        """`ValidateStatefulSetUpdate`'s `AllowInvalidServiceName` (a stored name may be invalid; it is immutable)."""
+        return apps.statefulset_spec(spec, allow_invalid_service_name=True)
+
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
         """No name warning (the name must be a DNS label); each claim template's path lacks `.spec`, as
         upstream's create prints it."""

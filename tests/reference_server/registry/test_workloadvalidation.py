@@ -359,3 +359,16 @@ def _required_path(kind: str) -> str:
     prefix = {"PodTemplate": "template", "CronJob": "spec.jobTemplate.spec.template"}.get(kind, "spec.template")
     return (f"{prefix}.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
             ".matchExpressions[0].values[0]")
+
+
+def test_a_statefulsets_service_name_is_a_dns_label_on_create() -> None:
+    """`ValidateStatefulSetSpec` (kubernetes#130233, in 1.33): a given `serviceName` (the pods' subdomain) must be a
+    DNS-1123 label; an update tolerates a stored invalid one (`AllowInvalidServiceName`)."""
+    assert errors("StatefulSet", {**APPS, "serviceName": "web"}) == []
+    assert errors("StatefulSet", {**APPS, "serviceName": "web.example"}) == [
+        'spec.serviceName: Invalid value: "web.example": must not contain dots']
+    assert errors("StatefulSet", {**APPS, "serviceName": "Web"}) == [
+        'spec.serviceName: Invalid value: "Web": a lowercase RFC 1123 label must consist of lower case alphanumeric '
+        "characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+        "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]
+    assert update_errors("StatefulSet", {**APPS, "serviceName": "web.example"}, lambda s: s.update(replicas=3)) == []

@@ -16,7 +16,7 @@ from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_s
 
 from ..podvalidation import validate_pod_template_spec
 from ..shapes import as_dict
-from ..validation import is_qualified_name, validate_labels
+from ..validation import is_dns1123_label, is_qualified_name, validate_labels
 from ..podvalidation.fields import nonnegative
 from .gofmt import go_label_selector, go_pointer, go_string_map
 from .intstr import int_or_percent_value, intstr_invalid, not_more_than_100_percent, positive_int_or_percent_only
@@ -147,8 +147,9 @@ def _sts_rolling_struct(ru: dict[str, Any]) -> str:
             f"MaxUnavailable:{go_pointer(ru.get('maxUnavailable'), '*intstr.IntOrString')}}}")
 
 
-def statefulset_spec(spec: dict[str, Any]) -> list[FieldError]:
-    """`ValidateStatefulSetSpec`."""
+def statefulset_spec(spec: dict[str, Any], *, allow_invalid_service_name: bool = False) -> list[FieldError]:
+    """`ValidateStatefulSetSpec`; `serviceName`, when given, must be a DNS-1123 label (kubernetes#130233, 1.33: it
+    becomes the pods' subdomain), except on update (`AllowInvalidServiceName`: it is immutable)."""
     errs: list[FieldError] = []
     policy = spec.get("podManagementPolicy") or ""
     if not policy:
@@ -183,6 +184,9 @@ def statefulset_spec(spec: dict[str, Any]) -> list[FieldError]:
     errs += nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
     if isinstance(spec.get("ordinals"), dict):
         errs += nonnegative(spec["ordinals"].get("start"), "spec.ordinals.start")
+    service = spec.get("serviceName")
+    if not allow_invalid_service_name and isinstance(service, str) and service:
+        errs += [field_invalid("spec.serviceName", service, m) for m in is_dns1123_label(service)]
     serrs, parses = _selector(spec, "statefulset")
     errs += serrs
     if not parses:
