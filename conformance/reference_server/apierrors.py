@@ -136,11 +136,12 @@ class FieldError:
 
 
 def _go_quote(value: Any) -> str:
-    """A bad value as `field.Error.ErrorBody` prints it: a string `%q` (strconv.Quote), a number or bool `%v`."""
+    """A bad value as `field.Error.ErrorBody` prints it: a string `%q` (strconv.Quote), a number or bool `%v`;
+    nil (or a nil pointer) becomes the string "null", so `%q` prints `"null"`."""
     if isinstance(value, str):
         return quote(value)
     if value is None:
-        return "null"
+        return '"null"'
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):

@@ -9,7 +9,7 @@ import json
 import ssl
 import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Iterator
 
 import pytest
@@ -17,6 +17,8 @@ import requests
 
 from conformance.reference_server import tls
 from conformance.reference_server.embedded import RunningServer, start_embedded
+
+from .quietserver import QuietThreadingHTTPServer
 
 AR = "/apis/admissionregistration.k8s.io/v1"
 
@@ -46,7 +48,7 @@ class Hook:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietThreadingHTTPServer(("127.0.0.1", 0), Handler)
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ctx.load_cert_chain(self.tls.cert_file, self.tls.key_file)
         self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)

@@ -108,9 +108,10 @@ def test_volume_defaults_finalizer_and_validation(http, url, pv_name):
         'spec: Required value: must specify a volume type]')
     r = http.patch(f"{url}/api/v1/persistentvolumes/{pv_name}", json={"spec": {"hostPath": {"path": "/tmp/y"}}},
                    headers={"Content-Type": "application/merge-patch+json"})
-    assert r.status_code == 422 and status_of(r)["message"] == (
-        f'PersistentVolume "{pv_name}" is invalid: spec.persistentvolumesource: Forbidden: is immutable after '
-        'creation')
+    assert r.status_code == 422 and status_of(r)["message"] == (  # upstream's diff is go-cmp's, simplified here
+        f'PersistentVolume "{pv_name}" is invalid: spec.persistentvolumesource: Forbidden: '
+        "spec.persistentvolumesource is immutable after creation\n"
+        '  core.PersistentVolumeSource{\n- \tHostPath: {"path": "/tmp/x"},\n+ \tHostPath: {"path": "/tmp/y"},\n  }\n')
     assert http.delete(f"{url}/api/v1/persistentvolumes/{pv_name}").status_code == 200
     deadline = time.monotonic() + 10  # gone once pv-protection lets it go (polling: a few reads)
     while http.get(f"{url}/api/v1/persistentvolumes/{pv_name}").status_code != 404:
@@ -145,6 +146,64 @@ def test_a_local_volume_with_node_affinity_is_created(http, url, pv_name):
     r = http.post(f"{url}/api/v1/persistentvolumes",
                   json=_pv(pv_name, hostPath=None, local={"path": "/mnt"}, nodeAffinity=_required("n1")))
     assert r.status_code == 201, r.text
+
+
+def _zone_affinity(key: str, zone: str = "z1") -> dict:
+    return {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": key, "operator": "In", "values": [zone]}]}]}}
+
+
+def test_volume_node_affinity_is_immutable_but_for_beta_to_ga_labels(http, url, pv_name):
+    """`ValidatePersistentVolumeUpdate` / `validatePvNodeAffinity` (1.33): once set, `spec.nodeAffinity` may not
+    change (path `nodeAffinity`, the value as `%#v` of the internal struct; removed: `"null"`), except a
+    requirement's key moving from a beta topology label to its GA one; a volume without one may be given one."""
+    merge = {"Content-Type": "application/merge-patch+json"}
+    pvs = f"{url}/api/v1/persistentvolumes"
+    beta = _zone_affinity("failure-domain.beta.kubernetes.io/zone")
+    assert http.post(pvs, json=_pv(pv_name, nodeAffinity=beta)).status_code == 201
+    immutable = "field is immutable, except for updating from beta label to GA"
+    for affinity, shown in ((_zone_affinity("failure-domain.beta.kubernetes.io/zone", "z2"),
+                             "core.VolumeNodeAffinity{Required:(*core.NodeSelector)(0xc000000000)}"),
+                            (_zone_affinity("topology.kubernetes.io/region"),
+                             "core.VolumeNodeAffinity{Required:(*core.NodeSelector)(0xc000000000)}"),
+                            (None, '"null"')):
+        r = http.patch(f"{pvs}/{pv_name}", json={"spec": {"nodeAffinity": affinity}}, headers=merge)
+        assert r.status_code == 422, r.text
+        status = status_of(r)
+        assert status["message"] == (f'PersistentVolume "{pv_name}" is invalid: nodeAffinity: Invalid value: '
+                                     f"{shown}: {immutable}")
+        assert status["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "nodeAffinity",
+                                                "message": f"Invalid value: {shown}: {immutable}"}]
+    r = http.patch(f"{pvs}/{pv_name}", json={"spec": {"nodeAffinity": _zone_affinity("topology.kubernetes.io/zone")}},
+                   headers=merge)
+    assert r.status_code == 200, r.text
+    assert r.json()["spec"]["nodeAffinity"] == _zone_affinity("topology.kubernetes.io/zone")
+    r = http.patch(f"{pvs}/{pv_name}", json={"spec": {"nodeAffinity": beta}}, headers=merge)  # not back to beta
+    assert r.status_code == 422 and immutable in status_of(r)["message"], r.text
+
+
+def test_a_volume_without_node_affinity_may_be_given_one(http, url, pv_name):
+    pvs = f"{url}/api/v1/persistentvolumes"
+    assert http.post(pvs, json=_pv(pv_name)).status_code == 201
+    r = http.patch(f"{pvs}/{pv_name}", json={"spec": {"nodeAffinity": _zone_affinity("topology.kubernetes.io/zone")}},
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+
+
+def test_a_csi_volumes_controller_expand_secret_ref_may_be_set_once(http, url, pv_name):
+    """`ValidatePersistentVolumeUpdate`: a CSI source without `controllerExpandSecretRef` may be given one; the
+    source is immutable otherwise."""
+    pvs, merge = f"{url}/api/v1/persistentvolumes", {"Content-Type": "application/merge-patch+json"}
+    r = http.post(pvs, json=_pv(pv_name, hostPath=None, csi={"driver": "csi.example.com", "volumeHandle": "h"}))
+    assert r.status_code == 201, r.text
+    ref = {"csi": {"controllerExpandSecretRef": {"name": "s", "namespace": "default"}}}
+    r = http.patch(f"{pvs}/{pv_name}", json={"spec": ref}, headers=merge)
+    assert r.status_code == 200 and r.json()["spec"]["csi"]["controllerExpandSecretRef"]["name"] == "s", r.text
+    ref["csi"]["controllerExpandSecretRef"]["name"] = "t"
+    r = http.patch(f"{pvs}/{pv_name}", json={"spec": ref}, headers=merge)
+    assert r.status_code == 422, r.text
+    assert "spec.persistentvolumesource is immutable after creation\n  core.PersistentVolumeSource{\n- \tCSI: {" \
+        in status_of(r)["message"]
 
 
 def test_replication_controller_defaults_scale_and_validation(http, url, ns):

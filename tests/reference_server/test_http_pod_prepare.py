@@ -60,7 +60,8 @@ def test_apparmor_annotations_and_fields_over_http(http: requests.Session, url: 
 def test_a_pod_status_write_drops_the_fields_of_disabled_gates(http: requests.Session, url: str,
                                                               namespaces: Any) -> None:
     """`podStatusStrategy.PrepareForUpdate` ends with `DropDisabledPodFields` (1.33, #130618): the status fields
-    of DynamicResourceAllocation, ResourceHealthStatus and PodObservedGenerationTracking, all off in 1.33."""
+    of DynamicResourceAllocation, ResourceHealthStatus and PodObservedGenerationTracking, all off in 1.33 (a
+    container status's `allocatedResources`, InPlacePodVerticalScaling's, stays)."""
     ns = namespaces.create("podst")["metadata"]["name"]
     pod = f"{url}/api/v1/namespaces/{ns}/pods/p"
     r = http.post(f"{url}/api/v1/namespaces/{ns}/pods",
@@ -70,8 +71,8 @@ def test_a_pod_status_write_drops_the_fields_of_disabled_gates(http: requests.Se
               "conditions": [{"type": "Ready", "status": "False", "observedGeneration": 1}],
               "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "x"}],
               "containerStatuses": [{"name": "c", "image": "nginx", "imageID": "", "ready": False,
-                                     "restartCount": 0, "allocatedResourcesStatus": [
-                                         {"name": "claim:gpu", "resources": []}]}]}
+                                     "restartCount": 0, "allocatedResources": {"cpu": "100m"},
+                                     "allocatedResourcesStatus": [{"name": "claim:gpu", "resources": []}]}]}
     r = http.patch(f"{pod}/status", data=json.dumps({"status": status}),
                    headers={"Content-Type": "application/merge-patch+json"})
     assert r.status_code == 200, r.text
@@ -79,4 +80,7 @@ def test_a_pod_status_write_drops_the_fields_of_disabled_gates(http: requests.Se
     assert "observedGeneration" not in got and "resourceClaimStatuses" not in got
     assert "observedGeneration" not in got["conditions"][0]
     assert "allocatedResourcesStatus" not in got["containerStatuses"][0]
+    # kept: 1.33 guards it by InPlacePodVerticalScaling (beta, on), InPlacePodVerticalScalingAllocatedStatus being
+    # deprecated and no longer used (kubernetes#130880, milestone v1.33)
+    assert got["containerStatuses"][0]["allocatedResources"] == {"cpu": "100m"}
     assert got["qosClass"] == "BestEffort"

@@ -21,7 +21,8 @@ it (each rule's "in use" test, as upstream's). Followed, gate by gate (gates off
   KEP-4876's tests: "dropped when feature is disabled and not previously set"), and a CSIDriver's
   `spec.nodeAllocatableUpdatePeriodSeconds` (`pkg/registry/storage/csidriver/strategy.go`: its 1.33 lines were
   not read here; the rule is the one that strategy applies to each of its earlier gated fields, "old is nil and the
-  gate is off");
+  gate is off", which a later `strategy_test.go` shows for this field too: "NodeAllocatableUpdatePeriod feature
+  disabled, before: nil, update: 30s" keeps nil);
 - `CoordinatedLeaderElection` (beta, off): `pkg/registry/coordination/lease/strategy.go`: a Lease's
   `spec.strategy` and `spec.preferredHolder`;
 - pods' `pods/status` writes: `dropPodStatusDisabledFields` (registry/podprepare.py);

@@ -13,7 +13,7 @@ string equals an absent one, and the v1-only alias `serviceAccount` is not part 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
 from .shapes import as_list
@@ -88,16 +88,18 @@ def _go_field(key: str) -> str:
     return key[:1].upper() + key[1:]
 
 
-def spec_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
-    """A go-cmp-like diff of two (semantic) specs: changed top-level fields only."""
-    lines = ["  core.PodSpec{"]
+def spec_diff(old: dict[str, Any], new: dict[str, Any], go_type: str = "core.PodSpec",
+              go_field: Callable[[str], str] = _go_field) -> str:
+    """A go-cmp-like diff of two (semantic) structs of `go_type`: changed top-level fields only, each named by
+    `go_field`."""
+    lines = [f"  {go_type}{{"]
     for key in sorted(set(old) | set(new)):
         if old.get(key) == new.get(key):
             continue
         if key in old:
-            lines.append(f"- \t{_go_field(key)}: {json.dumps(old[key], sort_keys=True)},")
+            lines.append(f"- \t{go_field(key)}: {json.dumps(old[key], sort_keys=True)},")
         if key in new:
-            lines.append(f"+ \t{_go_field(key)}: {json.dumps(new[key], sort_keys=True)},")
+            lines.append(f"+ \t{go_field(key)}: {json.dumps(new[key], sort_keys=True)},")
     lines.append("  }")
     return "\n".join(lines) + "\n"
 

@@ -101,7 +101,9 @@ def drop_disabled_status_fields(status: dict[str, Any], old_status: Any, old_spe
     """`dropPodStatusDisabledFields` (called from the pods/status strategy too since 1.33, #130618):
     `resourceClaimStatuses` (DynamicResourceAllocation off, unless the pod has resourceClaims), each container
     status's `allocatedResourcesStatus` (ResourceHealthStatus alpha, off) and the `observedGeneration` of the
-    status and its conditions (PodObservedGenerationTracking alpha, off, unless the stored status has one)."""
+    status and its conditions (PodObservedGenerationTracking alpha, off, unless the stored status has one). A
+    container status's `allocatedResources` stays: 1.33 guards it by InPlacePodVerticalScaling (beta, on), its
+    own gate InPlacePodVerticalScalingAllocatedStatus being deprecated and no longer used (kubernetes#130880)."""
     if not as_list(as_dict(old_spec).get("resourceClaims")):
         status.pop("resourceClaimStatuses", None)
     for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):

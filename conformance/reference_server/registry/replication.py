@@ -21,7 +21,7 @@ from .podprepare import drop_disabled_template_fields
 from .podvalidation import validate_pod_template_spec
 from .podwarnings import name_warnings, template_warnings
 from .strategy import Strategy
-from .workloads import _Generation, go_string_map
+from .workloads import OldTemplateOptions, _Generation, go_string_map
 from .shapes import as_dict
 
 
@@ -33,7 +33,7 @@ def _default_template(holder: dict[str, Any], key: str = "template") -> None:
         default_pod_spec(template["spec"])
 
 
-class ReplicationControllerStrategy(_Generation):
+class ReplicationControllerStrategy(OldTemplateOptions, _Generation):
     template_spec = ("spec", "template", "spec")
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
@@ -70,7 +70,7 @@ class ReplicationControllerStrategy(_Generation):
             return []
         return template_warnings("spec.template", as_dict(old.get("spec")).get("template"))
 
-    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+    def spec_errors(self, spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
         """`ValidateReplicationControllerSpec`'s order: minReadySeconds, selector, replicas, template."""
         errs: list[FieldError] = []
         selector = spec.get("selector")
@@ -92,7 +92,7 @@ class ReplicationControllerStrategy(_Generation):
                                        f"Invalid value: {go_string_map(labels)}: `selector` does not match "
                                        "template `labels`"))
         tspec = as_dict(template.get("spec"))
-        errs += validate_pod_template_spec(template, "spec.template")
+        errs += validate_pod_template_spec(template, "spec.template", old_template)
         policy = tspec.get("restartPolicy")
         if policy != "Always":
             errs.append(field_not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))
@@ -139,13 +139,11 @@ class PodTemplateStrategy(Strategy):
             return []
         return template_warnings("template", new.get("template"))
 
-    @staticmethod
-    def _errors(obj: dict[str, Any]) -> list[FieldError]:
-        template = as_dict(obj.get("template"))
-        return validate_pod_template_spec(template, "template")
-
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + self._errors(obj)
+        return super().validate(obj) + validate_pod_template_spec(as_dict(obj.get("template")), "template")
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self._errors(new)
+        """`GetValidationOptionsFromPodTemplate(&template.Template, &oldTemplate.Template)`: the stored template's
+        options (validate_pod_template_spec)."""
+        return super().validate_update(new, old) + validate_pod_template_spec(as_dict(new.get("template")),
+                                                                              "template", old.get("template"))

@@ -21,7 +21,9 @@ from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_su
 from ..quantity import parse_quantity
 from .gateddrops import DropsDisabledFields
 from .meta import now
+from .pod_update import spec_diff
 from .podvalidation.affinity import has_invalid_term_values, validate_node_selector
+from .pvnodeaffinity import node_affinity_update_errors
 from .strategy import Strategy
 from .shapes import as_dict, as_list
 
@@ -32,6 +34,10 @@ RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")
 PV_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder",
               "cephfs", "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk",
               "photonPersistentDisk", "portworxVolume", "scaleIO", "local", "storageos", "csi")
+# the internal `core.PersistentVolumeSource`'s field names that are not the JSON name capitalised
+PV_SOURCE_GO_FIELDS = {"gcePersistentDisk": "GCEPersistentDisk", "awsElasticBlockStore": "AWSElasticBlockStore",
+                       "nfs": "NFS", "rbd": "RBD", "iscsi": "ISCSI", "cephfs": "CephFS", "fc": "FC",
+                       "storageos": "StorageOS", "csi": "CSI"}
 BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
 SPEC_IMMUTABLE = ("spec is immutable after creation except resources.requests and volumeAttributesClassName for "
                   "bound claims")
@@ -234,11 +240,22 @@ class PersistentVolumeStrategy(DropsDisabledFields, Strategy):
         return super().validate(obj) + self.spec_errors(obj.get("spec"))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        """`ValidatePersistentVolumeUpdate`: the volume source is immutable."""
+        """`ValidatePersistentVolumeUpdate`: the volume source (but a CSI source's `controllerExpandSecretRef`
+        where it had none; refused with upstream's words and a simplified diff, as a pod update's), volume mode
+        and (once set) node affinity are immutable (registry/pvnodeaffinity.py)."""
         errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"), old.get("spec"))
         nspec, ospec = as_dict(new.get("spec")), as_dict(old.get("spec"))
-        if any(nspec.get(s) != ospec.get(s) for s in PV_SOURCES):
-            errs.append(field_forbidden("spec.persistentvolumesource", "is immutable after creation"))
+        sources = {s: nspec.get(s) for s in PV_SOURCES}
+        old_csi, new_csi = ospec.get("csi"), nspec.get("csi")
+        if isinstance(old_csi, dict) and old_csi.get("controllerExpandSecretRef") is None and \
+                isinstance(new_csi, dict):  # a CSI volume's controllerExpandSecretRef may be set once
+            sources["csi"] = {k: v for k, v in new_csi.items() if k != "controllerExpandSecretRef"}
+        if any(sources[s] != ospec.get(s) for s in PV_SOURCES):
+            diff = spec_diff({s: ospec[s] for s in PV_SOURCES if ospec.get(s) is not None},
+                             {s: v for s, v in sources.items() if v is not None}, "core.PersistentVolumeSource",
+                             lambda key: PV_SOURCE_GO_FIELDS.get(key, key[:1].upper() + key[1:]))
+            errs.append(field_forbidden("spec.persistentvolumesource",
+                                        f"spec.persistentvolumesource is immutable after creation\n{diff}"))
         if nspec.get("volumeMode") != ospec.get("volumeMode"):  # upstream's path: `volumeMode`, not under spec
             errs.append(field_invalid("volumeMode", nspec.get("volumeMode"), "field is immutable"))
-        return errs
+        return errs + node_affinity_update_errors(nspec, ospec)

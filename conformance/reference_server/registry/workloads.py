@@ -66,6 +66,10 @@ class SpecStrategy(Strategy):
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
         return []
 
+    def spec_update_errors(self, spec: dict[str, Any], old_spec: dict[str, Any]) -> list[FieldError]:
+        """The spec's errors on update: `spec_errors`, unless the kind's options depend on the stored spec."""
+        return self.spec_errors(spec)
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         if not isinstance(obj.get("spec"), dict):
@@ -90,7 +94,8 @@ class SpecStrategy(Strategy):
         new["status"] = old.get("status", self.initial_status())
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self.spec_errors(as_dict(new.get("spec")))
+        return super().validate_update(new, old) + self.spec_update_errors(as_dict(new.get("spec")),
+                                                                           as_dict(old.get("spec")))
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         pass
@@ -140,6 +145,18 @@ class _TemplateWarnings:
         return _spec_template_warnings(new) if _generation(new) != _generation(old) else []
 
 
+class OldTemplateOptions:
+    """An update's `spec.template` judged with the stored one's pod validation options, as the apps strategies and
+    `rcStrategy` pass `GetValidationOptionsFromPodTemplate(&new.Spec.Template, &old.Spec.Template)` (e.g. a
+    required node affinity value that is not a label value may stay); `spec_errors` takes the old template."""
+
+    def spec_errors(self, spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+        raise NotImplementedError
+
+    def spec_update_errors(self, spec: dict[str, Any], old_spec: dict[str, Any]) -> list[FieldError]:
+        return self.spec_errors(spec, old_spec.get("template"))
+
+
 def _template_spec(spec: dict[str, Any], key: str = "template") -> dict[str, Any]:
     template = spec.get(key) if isinstance(spec.get(key), dict) else {}
     spec[key] = template
@@ -149,7 +166,7 @@ def _template_spec(spec: dict[str, Any], key: str = "template") -> dict[str, Any
     return template
 
 
-class DeploymentStrategy(_TemplateWarnings, _Generation):
+class DeploymentStrategy(OldTemplateOptions, _TemplateWarnings, _Generation):
     template_spec = ("spec", "template", "spec")
 
     def defaults(self, obj: dict[str, Any]) -> None:
@@ -167,15 +184,15 @@ class DeploymentStrategy(_TemplateWarnings, _Generation):
         spec.setdefault("progressDeadlineSeconds", 600)
         _template_spec(spec)
 
-    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        return apps.deployment_spec(spec)
+    def spec_errors(self, spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+        return apps.deployment_spec(spec, old_template)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return super().validate_update(new, old) + apps.selector_immutable(as_dict(new.get("spec")),
                                                                            as_dict(old.get("spec")))
 
 
-class ReplicaSetStrategy(_TemplateWarnings, _Generation):
+class ReplicaSetStrategy(OldTemplateOptions, _TemplateWarnings, _Generation):
     template_spec = ("spec", "template", "spec")
 
     def defaults(self, obj: dict[str, Any]) -> None:
@@ -185,8 +202,8 @@ class ReplicaSetStrategy(_TemplateWarnings, _Generation):
     def initial_status(self) -> dict[str, Any]:
         return {"replicas": 0}
 
-    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        return apps.replicaset_spec(spec)
+    def spec_errors(self, spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+        return apps.replicaset_spec(spec, old_template)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return super().validate_update(new, old) + apps.selector_immutable(as_dict(new.get("spec")),
@@ -218,6 +235,10 @@ class StatefulSetStrategy(DropsDisabledFields, _Generation):
     def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
         return apps.statefulset_spec(spec)
 
+    def spec_update_errors(self, spec: dict[str, Any], old_spec: dict[str, Any]) -> list[FieldError]:
+        """`ValidateStatefulSetUpdate`'s `AllowInvalidServiceName` (a stored name may be invalid; it is immutable)."""
+        return apps.statefulset_spec(spec, allow_invalid_service_name=True)
+
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
         """No name warning (the name must be a DNS label); each claim template's path lacks `.spec`, as
         upstream's create prints it."""
@@ -245,7 +266,7 @@ def _statefulset_warnings(obj: dict[str, Any], claim_suffix: str) -> list[str]:
     return out
 
 
-class DaemonSetStrategy(_TemplateWarnings, _Generation):
+class DaemonSetStrategy(OldTemplateOptions, _TemplateWarnings, _Generation):
     template_spec = ("spec", "template", "spec")
 
     def defaults(self, obj: dict[str, Any]) -> None:
@@ -283,8 +304,8 @@ class DaemonSetStrategy(_TemplateWarnings, _Generation):
         moved = _template_generation(new) != _template_generation(old)
         return _spec_template_warnings(new) if moved else []
 
-    def spec_errors(self, spec: dict[str, Any]) -> list[FieldError]:
-        return apps.daemonset_spec(spec)
+    def spec_errors(self, spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+        return apps.daemonset_spec(spec, old_template)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return super().validate_update(new, old) + apps.selector_immutable(as_dict(new.get("spec")),
@@ -385,8 +406,9 @@ class JobStrategy(_Generation):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         """`ValidateUpdate`: `ValidateJob` and `ValidateJobUpdate` (the spec checked twice, as upstream)."""
+        old_template = as_dict(old.get("spec")).get("template")
         return (Strategy.validate_update(self, new, old)
-                + batch.validate_job(new, prefixed=batch.prefixed_labels_required(old))
+                + batch.validate_job(new, prefixed=batch.prefixed_labels_required(old), old_template=old_template)
                 + batch.job_update(new, old))
 
 

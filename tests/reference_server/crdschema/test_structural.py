@@ -337,7 +337,7 @@ REFUSED: list[tuple[str, dict[str, Any], list[str]]] = [
     ("a set of granular objects, a list type on a string",
      _obj(s={"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object"}},
           t={"type": "string", "x-kubernetes-list-type": "bag"}),
-     [f"{R}.properties[s].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with "
+     [f"{R}.properties[s].items.x-kubernetes-map-type: Invalid value: \"null\": must be atomic as item of a list with "
       "x-kubernetes-list-type=set",
       f"{R}.properties[t].type: Invalid value: \"string\": must be array if x-kubernetes-list-type is specified",
       f"{R}.properties[t].x-kubernetes-list-type: Unsupported value: \"bag\": supported values: \"atomic\", "

@@ -293,3 +293,82 @@ def test_job_managed_by_is_a_short_domain_prefixed_path_and_immutable() -> None:
     assert update_errors("Job", job(managedBy="kueue.x-k8s.io/multikueue"),
                          lambda s: s.update(managedBy="example.com/other")) == [
         'spec.managedBy: Invalid value: "example.com/other": field is immutable']
+
+
+def _required_affinity(value: str) -> dict[str, Any]:
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "k", "operator": "In", "values": [value]}]}]}}}
+
+
+def _core_strategy(kind: str) -> Any:
+    from conformance.reference_server.registry.kinds import CONTENT_KINDS
+    from conformance.reference_server.registry.replication import (PodTemplateStrategy,
+                                                                   ReplicationControllerStrategy)
+
+    info = next(i for i in CONTENT_KINDS if i.kind == kind)
+    return {"PodTemplate": PodTemplateStrategy, "ReplicationController": ReplicationControllerStrategy}[kind](info)
+
+
+def _pod_template(obj: dict[str, Any]) -> dict[str, Any]:
+    """The pod template a kind's object holds."""
+    if "template" in obj:
+        return obj["template"]
+    spec = obj["spec"]
+    return spec["jobTemplate"]["spec"]["template"] if "jobTemplate" in spec else spec["template"]
+
+
+def _affinity_update_errors(kind: str, stored: str, written: str) -> list[str]:
+    """An update of a `kind` stored with a required node affinity value `stored` (as written before 1.33 refused
+    such values) that writes `written` there (and, where the template may change, a new image too)."""
+    template = copy.deepcopy(JOB_TEMPLATE if kind in ("Job", "CronJob") else TEMPLATE)
+    body: dict[str, Any] = {
+        "PodTemplate": {"template": template},
+        "ReplicationController": {"spec": {"selector": {"app": "x"}, "template": template}},
+        "Job": {"spec": {"template": template}},
+        "CronJob": {"spec": {"schedule": "0 * * * *", "jobTemplate": {"spec": {"template": template}}}},
+    }.get(kind, {"spec": {**APPS, "template": template}})
+    s = _core_strategy(kind) if kind in ("PodTemplate", "ReplicationController") else strategy(kind)
+    old = {"metadata": {"name": "x", "namespace": "n"}, **body}
+    s.default(old)
+    _pod_template(old)["spec"]["affinity"] = _required_affinity(stored)
+    s.prepare_for_create(old)
+    old["metadata"]["resourceVersion"] = "1"
+    new = copy.deepcopy(old)
+    _pod_template(new)["spec"]["affinity"] = _required_affinity(written)
+    if kind != "Job":  # a Job's template is immutable
+        _pod_template(new)["spec"]["containers"][0]["image"] = "nginx:2"
+    s.default(new, update=True)
+    s.prepare_for_update(new, old)
+    return [str(e) for e in s.validate_update(new, old)]
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "ReplicaSet", "DaemonSet", "Job", "CronJob", "PodTemplate",
+                                  "ReplicationController"])
+def test_a_stored_templates_invalid_required_affinity_value_may_stay(kind: str) -> None:
+    """Every pod-template strategy's `ValidateUpdate` passes `GetValidationOptionsFromPodTemplate(new, old)`: a
+    required node affinity value that is not a label value (kubernetes#128212) is kept on an update of a template
+    that already held one (`AllowInvalidLabelValueInRequiredNodeAffinity`), and refused where the stored one held
+    none. (A StatefulSet's pod spec is not validated in 1.33: kubernetes#131790 came in 1.34.)"""
+    value_error = f"{_required_path(kind)}: Invalid value: \"-bad\""
+    assert not [e for e in _affinity_update_errors(kind, "a b", "-bad") if "nodeSelectorTerms[0]" in e]
+    errs = _affinity_update_errors(kind, "ok", "-bad")
+    assert [e for e in errs if e.startswith(value_error)], errs
+
+
+def _required_path(kind: str) -> str:
+    prefix = {"PodTemplate": "template", "CronJob": "spec.jobTemplate.spec.template"}.get(kind, "spec.template")
+    return (f"{prefix}.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+            ".matchExpressions[0].values[0]")
+
+
+def test_a_statefulsets_service_name_is_a_dns_label_on_create() -> None:
+    """`ValidateStatefulSetSpec` (kubernetes#130233, in 1.33): a given `serviceName` (the pods' subdomain) must be a
+    DNS-1123 label; an update tolerates a stored invalid one (`AllowInvalidServiceName`)."""
+    assert errors("StatefulSet", {**APPS, "serviceName": "web"}) == []
+    assert errors("StatefulSet", {**APPS, "serviceName": "web.example"}) == [
+        'spec.serviceName: Invalid value: "web.example": must not contain dots']
+    assert errors("StatefulSet", {**APPS, "serviceName": "Web"}) == [
+        'spec.serviceName: Invalid value: "Web": a lowercase RFC 1123 label must consist of lower case alphanumeric '
+        "characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+        "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]
+    assert update_errors("StatefulSet", {**APPS, "serviceName": "web.example"}, lambda s: s.update(replicas=3)) == []

@@ -231,16 +231,17 @@ def validate_pod(spec: Any, path: str = "spec", pod_name: str = "", old_spec: An
             + ctr.containers_only_for_pod(spec.get("initContainers"), f"{path}.initContainers"))
 
 
-def validate_pod_template_spec(template: Any, path: str) -> list[FieldError]:
+def validate_pod_template_spec(template: Any, path: str, old_template: Any = None) -> list[FieldError]:
     """`ValidatePodTemplateSpec`: the template's labels and annotations (upstream's paths lack `metadata`),
-    its spec, and no ephemeral containers."""
+    its spec, and no ephemeral containers; `old_template` is an update's stored template, whose spec relaxes the
+    options as every pod-template strategy's `GetValidationOptionsFromPodTemplate(new, old)` does."""
     template = as_dict(template)
     meta = as_dict(template.get("metadata"))
     errs = validate_labels(as_dict(meta.get("labels")), f"{path}.labels")
     for key in as_dict(meta.get("annotations")):
         errs += [field_invalid(f"{path}.annotations", key, m) for m in is_qualified_name(str(key).lower())]
     spec = as_dict(template.get("spec"))
-    errs += validate_pod_spec(spec, f"{path}.spec")
+    errs += validate_pod_spec(spec, f"{path}.spec", old_spec=as_dict(old_template).get("spec"))
     if as_list(spec.get("ephemeralContainers")):
         errs.append(field_forbidden(f"{path}.spec.ephemeralContainers",
                                     "ephemeral containers not allowed in pod template"))

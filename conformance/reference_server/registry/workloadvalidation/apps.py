@@ -16,7 +16,7 @@ from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_s
 
 from ..podvalidation import validate_pod_template_spec
 from ..shapes import as_dict
-from ..validation import is_qualified_name, validate_labels
+from ..validation import is_dns1123_label, is_qualified_name, validate_labels
 from ..podvalidation.fields import nonnegative
 from .gofmt import go_label_selector, go_pointer, go_string_map
 from .intstr import int_or_percent_value, intstr_invalid, not_more_than_100_percent, positive_int_or_percent_only
@@ -66,20 +66,22 @@ def _restart_always(tspec: dict[str, Any], path: str, kind: str) -> list[FieldEr
     return errs
 
 
-def _template_for_replicaset(spec: dict[str, Any]) -> list[FieldError]:
+def _template_for_replicaset(spec: dict[str, Any], old_template: Any) -> list[FieldError]:
     """`ValidatePodTemplateSpecForReplicaSet`."""
     template = as_dict(spec.get("template"))
-    errs = _labels_match(spec) + validate_pod_template_spec(template, "spec.template")
+    errs = _labels_match(spec) + validate_pod_template_spec(template, "spec.template", old_template)
     return errs + _restart_always(as_dict(template.get("spec")), "spec.template.spec", "ReplicaSet")
 
 
-def replicaset_spec(spec: dict[str, Any]) -> list[FieldError]:
-    """`ValidateReplicaSetSpec`."""
+def replicaset_spec(spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+    """`ValidateReplicaSetSpec` (`old_template`: an update's stored template, see validate_pod_template_spec)."""
     errs = nonnegative(spec.get("replicas"), "spec.replicas") + nonnegative(spec.get("minReadySeconds"),
                                                                            "spec.minReadySeconds")
     serrs, parses = _selector(spec, "deployment")
     errs += serrs
-    return errs + (_template_for_replicaset(spec) if parses else [_invalid_selector(spec, "invalid label selector")])
+    if not parses:
+        return errs + [_invalid_selector(spec, "invalid label selector")]
+    return errs + _template_for_replicaset(spec, old_template)
 
 
 def _deployment_strategy(strategy: Any) -> list[FieldError]:
@@ -105,12 +107,15 @@ def _deployment_strategy(strategy: Any) -> list[FieldError]:
                        f'Unsupported value: {shown}: supported values: "Recreate", "RollingUpdate"')]
 
 
-def deployment_spec(spec: dict[str, Any]) -> list[FieldError]:
-    """`ValidateDeploymentSpec`."""
+def deployment_spec(spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+    """`ValidateDeploymentSpec` (`old_template`: an update's stored template, see validate_pod_template_spec)."""
     errs = nonnegative(spec.get("replicas"), "spec.replicas")
     serrs, parses = _selector(spec, "deployment")
     errs += serrs
-    errs += _template_for_replicaset(spec) if parses else [_invalid_selector(spec, "invalid label selector")]
+    if parses:
+        errs += _template_for_replicaset(spec, old_template)
+    else:
+        errs.append(_invalid_selector(spec, "invalid label selector"))
     errs += _deployment_strategy(spec.get("strategy"))
     errs += nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
     errs += nonnegative(spec.get("revisionHistoryLimit"), "spec.revisionHistoryLimit")
@@ -142,8 +147,9 @@ def _sts_rolling_struct(ru: dict[str, Any]) -> str:
             f"MaxUnavailable:{go_pointer(ru.get('maxUnavailable'), '*intstr.IntOrString')}}}")
 
 
-def statefulset_spec(spec: dict[str, Any]) -> list[FieldError]:
-    """`ValidateStatefulSetSpec`."""
+def statefulset_spec(spec: dict[str, Any], *, allow_invalid_service_name: bool = False) -> list[FieldError]:
+    """`ValidateStatefulSetSpec`; `serviceName`, when given, must be a DNS-1123 label (kubernetes#130233, 1.33: it
+    becomes the pods' subdomain), except on update (`AllowInvalidServiceName`: it is immutable)."""
     errs: list[FieldError] = []
     policy = spec.get("podManagementPolicy") or ""
     if not policy:
@@ -178,6 +184,9 @@ def statefulset_spec(spec: dict[str, Any]) -> list[FieldError]:
     errs += nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
     if isinstance(spec.get("ordinals"), dict):
         errs += nonnegative(spec["ordinals"].get("start"), "spec.ordinals.start")
+    service = spec.get("serviceName")
+    if not allow_invalid_service_name and isinstance(service, str) and service:
+        errs += [field_invalid("spec.serviceName", service, m) for m in is_dns1123_label(service)]
     serrs, parses = _selector(spec, "statefulset")
     errs += serrs
     if not parses:
@@ -243,8 +252,9 @@ def _daemonset_strategy(strategy: Any) -> list[FieldError]:
                        f'Unsupported value: {shown}: supported values: "RollingUpdate", "OnDelete"')]
 
 
-def daemonset_spec(spec: dict[str, Any]) -> list[FieldError]:
-    """`ValidateDaemonSetSpec` (no error for a missing selector of its own: the template's labels fail)."""
+def daemonset_spec(spec: dict[str, Any], old_template: Any = None) -> list[FieldError]:
+    """`ValidateDaemonSetSpec` (no error for a missing selector of its own: the template's labels fail;
+    `old_template`: an update's stored template, see validate_pod_template_spec)."""
     selector = spec.get("selector")
     errs = validate_label_selector(selector, "spec.selector") if isinstance(selector, dict) else []
     if not isinstance(selector, dict) or selector_parses(selector):
@@ -253,7 +263,7 @@ def daemonset_spec(spec: dict[str, Any]) -> list[FieldError]:
         errs.append(FieldError("FieldValueInvalid", "spec.selector", f"Invalid value: {go_label_selector(selector)}: "
                                                                      "empty selector is invalid for daemonset"))
     template = as_dict(spec.get("template"))
-    errs += validate_pod_template_spec(template, "spec.template")
+    errs += validate_pod_template_spec(template, "spec.template", old_template)
     errs += _restart_always(as_dict(template.get("spec")), "spec.template.spec", "DaemonSet")
     errs += nonnegative(spec.get("minReadySeconds"), "spec.minReadySeconds")
     errs += _daemonset_strategy(spec.get("updateStrategy"))

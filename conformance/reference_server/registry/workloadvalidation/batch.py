@@ -193,8 +193,9 @@ def _count_indexes(text: str) -> int:
     return total
 
 
-def job_spec(spec: dict[str, Any], path: str) -> list[FieldError]:
-    """`validateJobSpec`."""
+def job_spec(spec: dict[str, Any], path: str, old_template: Any = None) -> list[FieldError]:
+    """`validateJobSpec` (`old_template`: an update's stored template, whose spec relaxes the pod options as
+    `validationOptionsForJob` and the CronJob strategy's `GetValidationOptionsFromPodTemplate` do)."""
     errs: list[FieldError] = []
     for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished",
                 "backoffLimitPerIndex"):
@@ -262,7 +263,7 @@ def job_spec(spec: dict[str, Any], path: str) -> list[FieldError]:
             errs.append(field_not_supported(f"{path}.podReplacementPolicy", replacement,
                                             ("Failed", "TerminatingOrFailed")))
     template = as_dict(spec.get("template"))
-    errs += validate_pod_template_spec(template, f"{path}.template")
+    errs += validate_pod_template_spec(template, f"{path}.template", old_template)
     policy = as_dict(template.get("spec")).get("restartPolicy") or ""
     rpath = f"{path}.template.spec.restartPolicy"
     if policy in ("Always", ""):
@@ -317,10 +318,10 @@ def _generated_selector(job: dict[str, Any], prefixed: bool) -> list[FieldError]
     return errs
 
 
-def validate_job(job: dict[str, Any], *, prefixed: bool = True) -> list[FieldError]:
+def validate_job(job: dict[str, Any], *, prefixed: bool = True, old_template: Any = None) -> list[FieldError]:
     """`ValidateJob` after the metadata: generated selector, `ValidateJobSpec`, the Indexed pod hostname."""
     spec, meta = as_dict(job.get("spec")), as_dict(job.get("metadata"))
-    errs = _generated_selector(job, prefixed) + job_spec(spec, "spec")
+    errs = _generated_selector(job, prefixed) + job_spec(spec, "spec", old_template)
     if isinstance(spec.get("selector"), dict):
         errs += validate_label_selector(spec["selector"], "spec.selector")
     else:
@@ -381,7 +382,7 @@ def _template_update(new: dict[str, Any], old: dict[str, Any], mutable_schedulin
 def job_update(new_job: dict[str, Any], old_job: dict[str, Any]) -> list[FieldError]:
     """`ValidateJobUpdate`'s spec rules, with the strategy's options (`getValidationOptionsFromJob`)."""
     new, old = as_dict(new_job.get("spec")), as_dict(old_job.get("spec"))
-    errs = job_spec(new, "spec")
+    errs = job_spec(new, "spec", old.get("template"))
     if isinstance(new.get("selector"), dict):
         errs += validate_label_selector(new["selector"], "spec.selector")
     else:
@@ -451,10 +452,10 @@ def _time_zone(tz: Any) -> list[FieldError]:
     return errs
 
 
-def job_template_spec(jt: Any) -> list[FieldError]:
+def job_template_spec(jt: Any, old_template: Any = None) -> list[FieldError]:
     """`ValidateJobTemplateSpec`."""
     spec = as_dict(as_dict(jt).get("spec"))
-    errs = job_spec(spec, "spec.jobTemplate.spec")
+    errs = job_spec(spec, "spec.jobTemplate.spec", old_template)
     if spec.get("selector") is not None:
         errs.append(FieldError("FieldValueInvalid", "spec.jobTemplate.spec.selector",
                                f"Invalid value: {go_label_selector(spec['selector'])}: `selector` will be "
@@ -480,7 +481,8 @@ def cronjob_spec(spec: dict[str, Any], old: dict[str, Any] | None) -> list[Field
         errs.append(field_required("spec.concurrencyPolicy"))
     elif policy not in CONCURRENCY:
         errs.append(field_not_supported("spec.concurrencyPolicy", policy, CONCURRENCY))
-    errs += job_template_spec(spec.get("jobTemplate"))
+    old_template = as_dict(as_dict(as_dict(old).get("jobTemplate")).get("spec")).get("template")
+    errs += job_template_spec(spec.get("jobTemplate"), old_template)
     errs += nonnegative(spec.get("successfulJobsHistoryLimit"), "spec.successfulJobsHistoryLimit")
     return errs + nonnegative(spec.get("failedJobsHistoryLimit"), "spec.failedJobsHistoryLimit")
 
