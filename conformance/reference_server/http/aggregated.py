@@ -18,6 +18,7 @@ import yaml
 from aiohttp import web
 
 from .. import apierrors as E
+from ..gojsonhtml import escape_html
 from ..wire.negotiation import parse_accept
 from .respond import dumps_line
 
@@ -121,7 +122,7 @@ def etag(items: list[dict[str, Any]]) -> str:
     """`calculateETag`: uppercase hex SHA-512 of Go's `json.Marshal` of the list as cached, i.e. before the
     encoder sets kind/apiVersion (so `{"metadata":{},"items":[...]}`), quoted as the header needs it."""
     raw = json.dumps({"metadata": {}, "items": items}, separators=(",", ":"), ensure_ascii=False)
-    return '"' + hashlib.sha512(raw.encode("utf-8")).hexdigest().upper() + '"'
+    return '"' + hashlib.sha512(escape_html(raw).encode("utf-8")).hexdigest().upper() + '"'
 
 
 def response(resource_lists: Callable[[], Iterable[dict[str, Any]]], media: str,

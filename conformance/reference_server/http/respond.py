@@ -16,6 +16,7 @@ from ..deviations import Deviations
 from . import hooks
 from .fastwrite import json_response
 from ..memo import remember
+from ..gojsonhtml import escape_html
 from ..gojsonnum import GoFloat, RawFloat, encode as go_encode, yaml_float_text
 from ..gojsonraw import RawDict, RawInt, RawList, RawStr
 
@@ -201,14 +202,15 @@ json_body_response = json_response
 
 def error_response(err: E.StatusError, deviations: Deviations, accept: str | None = None) -> web.Response:
     """A Status error as upstream writes it (or plain text under `plain-text-errors`): protobuf when the
-    client's `Accept` prefers it, JSON otherwise, also when the `Accept` header is unusable (`WriteRawJSON`)."""
+    client's `Accept` prefers it, JSON otherwise; indented (`WriteRawJSON`) when nothing in the `Accept` header
+    is served (`WriteObjectNegotiated`'s fallback, a 406 too)."""
     if deviations.active("plain-text-errors"):
         return web.Response(text=err.message, status=err.code, content_type="text/plain")
-    if accept and "protobuf" in accept:  # the common case (no protobuf asked for) skips negotiation
-        try:
-            media, _, _ = _negotiate(accept, (), True)
-        except E.StatusError:
-            media = JSON
+    if accept:
+        try:  # (memoised) a resource endpoint's restrictions: its `as=` transforms are acceptable
+            media, _, _ = _negotiate(accept, TRANSFORMS, True)
+        except E.StatusError:  # `WriteObjectNegotiated`: an error status is kept, written by `WriteRawJSON`
+            return raw_json_response(err.status, err.code, _retry_after(err))
         if media == PROTOBUF:
             body = protobuf_body({"kind": "Status", "apiVersion": "v1", **err.status})
             if body is not None:
@@ -223,12 +225,12 @@ def _retry_after(err: E.StatusError) -> dict[str, str] | None:
     return {"Retry-After": str(seconds)} if isinstance(seconds, int) and seconds > 0 else None
 
 
-def raw_json_response(obj: Any, status: int = 200) -> web.Response:
-    """`responsewriters.WriteRawJSON` (a non-API object such as `/version`): `json.MarshalIndent(obj, "", "  ")`,
-    no trailing newline, whatever the client's Accept."""
-    body = json.dumps(obj, indent=2, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e") \
-        .replace("&", "\\u0026")
-    return web.Response(body=body.encode("utf-8"), status=status, content_type=JSON)
+def raw_json_response(obj: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
+    """`responsewriters.WriteRawJSON` (a non-API object such as `/version`, or a Status error whose client
+    accepts no media type the endpoint serves): `json.MarshalIndent(obj, "", "  ")`, no trailing newline,
+    whatever the client's Accept."""
+    body = escape_html(json.dumps(obj, indent=2, separators=(",", ": "), ensure_ascii=False))
+    return web.Response(body=body.encode("utf-8"), status=status, content_type=JSON, headers=headers)
 
 
 def panic_answer() -> web.Response:
