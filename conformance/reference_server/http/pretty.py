@@ -29,15 +29,17 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^{}\[\],:"]+')  # compact J
 
 def is_pretty(request: Any) -> bool:
     """`isPrettyPrint`, or the `pretty=1` parameter of an Accept clause (`NegotiateMediaTypeOptions`: only the
-    accepted clause's counts upstream; here any clause's)."""
-    if "pretty" in request.query_string:
+    accepted clause's counts upstream; here any clause's). Cheapest tests first: every answer asks."""
+    if "pretty" in request.raw_path:
         value = request.query.get("pretty", "")
         if value:
             return value in _TRUE
-    accept = request.headers.get("Accept")
-    if accept and "pretty=1" in accept.replace(" ", ""):
+    headers = request.headers
+    agent = headers.get("User-Agent")
+    if agent is not None and agent.startswith(_PEOPLE):
         return True
-    return request.headers.get("User-Agent", "").startswith(_PEOPLE)
+    accept = headers.get("Accept")
+    return accept is not None and "pretty" in accept and "pretty=1" in accept.replace(" ", "")
 
 
 def indent(text: str) -> str:
@@ -74,12 +76,10 @@ def indent(text: str) -> str:
 def pretty_hook(request: Any, response: Any) -> None:
     """The prepare hook: a negotiated JSON answer (compact, ending in a newline) to a request `is_pretty` judges
     pretty, written as `json.MarshalIndent` writes it."""
-    if type(response) is not web.Response:
+    if type(response) is not web.Response or not is_pretty(request):
         return
     body = response._body
-    if type(body) is not bytes or body[-2:] != b"}\n" or not is_pretty(request):
-        return
-    if response.content_type != "application/json":
+    if type(body) is not bytes or body[-2:] != b"}\n" or response.content_type != "application/json":
         return
     pretty = indent(body[:-1].decode("utf-8")).encode("utf-8")
     response.body = pretty

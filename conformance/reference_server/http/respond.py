@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-import re
 from typing import Any, Mapping
 
-import yaml
 from aiohttp import web
 
 from .. import apierrors as E
@@ -17,40 +14,13 @@ from . import hooks
 from .fastwrite import json_response
 from ..memo import remember
 from ..gojsonhtml import escape_html
-from ..gojsonnum import GoFloat, RawFloat, encode as go_encode, yaml_float_text
-from ..gojsonraw import RawDict, RawInt, RawList, RawStr
+from ..gojsonnum import encode as go_encode
+from ..wire.goyamlout import dumps as yaml_dumps
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 log = logging.getLogger("nsconform.reference_server.http")
 TRANSFORMS = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
-
-
-
-
-def _represent_float(dumper: yaml.SafeDumper, f: float) -> yaml.ScalarNode:
-    """A float as kube-apiserver's YAML writes it (`2`, `1e-07`: gojsonnum.yaml_float_text)."""
-    is_int, text = yaml_float_text(f)
-    if not is_int and not math.isfinite(f):
-        if isinstance(f, RawFloat):  # its literal, plain (a string to go-yaml, which writes it unquoted)
-            return dumper.represent_scalar("tag:yaml.org,2002:float", text)
-        return dumper.represent_float(f)
-    return dumper.represent_scalar("tag:yaml.org,2002:int" if is_int else "tag:yaml.org,2002:float", text)
-
-
-class _Dumper(yaml.SafeDumper):
-    """PyYAML's safe dumper with Go's floats (a decoded `GoFloat` too)."""
-
-
-_Dumper.add_implicit_resolver(  # go-yaml's float syntax (`1e-07` is a float, not YAML 1.1's string): written plain
-    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
-_Dumper.add_representer(float, _represent_float)
-_Dumper.add_representer(GoFloat, _represent_float)
-_Dumper.add_representer(RawFloat, _represent_float)
-_Dumper.add_representer(RawDict, yaml.SafeDumper.represent_dict)  # (go-yaml reads the bytes: the value they hold)
-_Dumper.add_representer(RawList, yaml.SafeDumper.represent_list)
-_Dumper.add_representer(RawStr, yaml.SafeDumper.represent_str)
-_Dumper.add_representer(RawInt, yaml.SafeDumper.represent_int)
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what json.dumps would build per call
 _NEGOTIATED: dict[tuple[str | None, tuple[str, ...], bool], tuple[str, str | None, str]] = {}
 _NEGOTIATED_MAX = 256
@@ -172,8 +142,7 @@ def object_response(obj: Any, status: int = 200, accept: str | None = None,
         if body is not None:
             return web.Response(body=body, status=status, content_type=PROTOBUF, headers=headers)
     if media == "application/yaml":
-        body = yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=True).encode("utf-8")
-        return web.Response(body=body, status=status, content_type="application/yaml", headers=headers)
+        return web.Response(body=yaml_dumps(obj), status=status, content_type="application/yaml", headers=headers)
     return web.Response(body=dumps_line(obj), status=status, content_type=JSON, headers=headers)
 
 
@@ -202,7 +171,7 @@ json_body_response = json_response
 
 def error_response(err: E.StatusError, deviations: Deviations, accept: str | None = None) -> web.Response:
     """A Status error as upstream writes it (or plain text under `plain-text-errors`): protobuf when the
-    client's `Accept` prefers it, JSON otherwise; indented (`WriteRawJSON`) when nothing in the `Accept` header
+    client's `Accept` prefers it, YAML when it prefers that, JSON otherwise; indented (`WriteRawJSON`) when nothing in the `Accept` header
     is served (`WriteObjectNegotiated`'s fallback, a 406 too)."""
     if deviations.active("plain-text-errors"):
         return web.Response(text=err.message, status=err.code, content_type="text/plain")
@@ -215,6 +184,9 @@ def error_response(err: E.StatusError, deviations: Deviations, accept: str | Non
             body = protobuf_body({"kind": "Status", "apiVersion": "v1", **err.status})
             if body is not None:
                 return web.Response(body=body, status=err.code, content_type=PROTOBUF, headers=_retry_after(err))
+        elif media == "application/yaml":  # (`ErrorNegotiated` writes the Status as any object)
+            return web.Response(body=yaml_dumps(err.status), status=err.code, content_type="application/yaml",
+                                headers=_retry_after(err))
     return web.Response(body=dumps_line(err.status), status=err.code, content_type=JSON, headers=_retry_after(err))
 
 
