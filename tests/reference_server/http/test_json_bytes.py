@@ -135,3 +135,26 @@ def test_kubectl_get_raw_shows_go_bytes(url: str, tmp_path: Path, http: requests
     assert ESCAPED.decode() in out.stdout
     shown = run_kubectl(url, tmp_path, "get", "configmap", html_cm, "-n", "default", "-o", "jsonpath={.data.a}")
     assert shown.returncode == 0 and shown.stdout == "<b>&\u2028\u2029é"
+
+
+def test_yaml_answer_is_go_yamls(http: requests.Session, url: str) -> None:
+    """sigs.k8s.io/yaml `JSONToYAML`: keys sorted (`a2` before `a10`), strings go-yaml would read otherwise
+    double-quoted (numbers, bools such as `y`, `""`, timestamps), a newline a literal block; Status errors too."""
+    name = unique("yaml")
+    data = {"a10": "214", "a2": "y", "b": "", "c": "true", "d": "line\n", "e": "a: b", "f": "2026-01-02", "g": "é<&"}
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+    assert http.post(url + CM, json=body).status_code == 201
+    try:
+        r = http.get(f"{url}{CM}/{name}", headers={"Accept": "application/yaml"})
+        assert r.headers["Content-Type"] == "application/yaml"
+        assert r.content.startswith(
+            'apiVersion: v1\ndata:\n  a2: "y"\n  a10: "214"\n  b: ""\n  c: "true"\n  d: |\n    line\n  e: \'a: b\'\n'
+            '  f: "2026-01-02"\n  g: é<&\nkind: ConfigMap\nmetadata:\n  creationTimestamp: "'.encode())
+        assert f'\n  name: {name}\n  namespace: default\n  resourceVersion: "'.encode() in r.content
+    finally:
+        http.delete(f"{url}{CM}/{name}")
+    missing = http.get(f"{url}{CM}/absent", headers={"Accept": "application/yaml"})
+    assert missing.status_code == 404 and missing.headers["Content-Type"] == "application/yaml"
+    assert missing.content == (b'apiVersion: v1\ncode: 404\ndetails:\n  kind: configmaps\n  name: absent\nkind: Status\n'
+                               b'message: configmaps "absent" not found\nmetadata: {}\nreason: NotFound\n'
+                               b'status: Failure\n')
