@@ -273,17 +273,17 @@ def needs_go_floats(text: str) -> bool:
     return bool(_raw_reprs) and (_raw_all[0] or any(r in text for r in _raw_reprs))
 
 
-def encode(obj: Any, text: str | None = None) -> str:
+def encode(obj: Any, text: str | None = None, html: bool = True) -> str:
     """Compact JSON of `obj` with Go's float formatting and HTML escapes (gojsonhtml.py); `text`: Python's compact encoding of it, already made
     (answered as it is when it holds no float Python words otherwise). A `RawExtension` held with its bytes
     (gojsonraw.py) is written as `MarshalJSON` answers them, compacted."""
     if text is None:
         text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
     if _raw.SEEN[0] and _raw.KIND_MARK in text:  # (a list lookup: answers of other kinds pay nothing more)
-        return escape_html(_raw.encode(obj))
-    if not needs_go_floats(text):
-        return escape_html(text)
-    return escape_html("".join(_GO(obj, 0)))
+        text = _raw.encode(obj)
+    elif needs_go_floats(text):
+        text = "".join(_GO(obj, 0))
+    return escape_html(text) if html else text
 
 
 def yaml_float_text(f: float) -> tuple[bool, str]:

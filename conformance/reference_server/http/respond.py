@@ -28,9 +28,10 @@ _PLAIN: dict[tuple[str | None, str, bool], bool] = {}  # plain_json's answers
 _PROTOBUF_OK: dict[tuple[Any, Any], bool] = {}  # protobuf_ok's
 
 
-def dumps(obj: Any) -> bytes:
-    """Compact JSON, numbers as Go's encoding/json writes them (gojsonnum.py: `2`, not `2.0`)."""
-    return go_encode(obj, _ENCODER.encode(obj)).encode("utf-8")
+def dumps(obj: Any, html: bool = True) -> bytes:
+    """Compact JSON, numbers as Go's encoding/json writes them (gojsonnum.py: `2`, not `2.0`), HTML characters
+    escaped as it does unless `html` is False."""
+    return go_encode(obj, _ENCODER.encode(obj), html).encode("utf-8")
 
 
 def dumps_line(obj: Any) -> bytes:
@@ -171,8 +172,8 @@ json_body_response = json_response
 
 def error_response(err: E.StatusError, deviations: Deviations, accept: str | None = None) -> web.Response:
     """A Status error as upstream writes it (or plain text under `plain-text-errors`): protobuf when the
-    client's `Accept` prefers it, YAML when it prefers that, JSON otherwise; indented (`WriteRawJSON`) when nothing in the `Accept` header
-    is served (`WriteObjectNegotiated`'s fallback, a 406 too)."""
+    client's `Accept` prefers it, YAML when it prefers that, JSON otherwise; indented (`WriteRawJSON`) when
+    nothing in the `Accept` header is served (`WriteObjectNegotiated`'s fallback, a 406 too)."""
     if deviations.active("plain-text-errors"):
         return web.Response(text=err.message, status=err.code, content_type="text/plain")
     if accept:

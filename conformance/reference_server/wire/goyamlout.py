@@ -22,8 +22,17 @@ import re
 from typing import Any
 
 from yaml.emitter import Emitter
-from yaml.events import (DocumentEndEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
-                         SequenceEndEvent, SequenceStartEvent, StreamEndEvent, StreamStartEvent)
+from yaml.events import (
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
 
 from ..gojsonnum import yaml_float_text
 from .goyaml import _FLOAT, _MAP, _hint, _parse_int

@@ -6,8 +6,8 @@ body go-yaml's reader error (wire/textdecode.py)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import requests
@@ -158,3 +158,13 @@ def test_yaml_answer_is_go_yamls(http: requests.Session, url: str) -> None:
     assert missing.content == (b'apiVersion: v1\ncode: 404\ndetails:\n  kind: configmaps\n  name: absent\nkind: Status\n'
                                b'message: configmaps "absent" not found\nmetadata: {}\nreason: NotFound\n'
                                b'status: Failure\n')
+
+
+def test_openapi_v3_escapes_html_and_v2_does_not(http: requests.Session, url: str) -> None:
+    """`/openapi/v3`: `json.Marshal` (encoding/json compacts the `MarshalJSON` bytes with its escapes);
+    `/openapi/v2`: `spec.MarshalJSON()` alone (go-json-experiment: `<`, `>`, `&` as they are)."""
+    phrase = "The value must be {}0 {}{} {}=86400"
+    v3 = http.get(url + "/openapi/v3/api/v1").content.decode()
+    assert phrase.format("\\u003e", "\\u0026", "\\u0026", "\\u003c") in v3 and "must be >0" not in v3
+    v2 = http.get(url + "/openapi/v2", headers={"Accept": "application/json"}).content.decode()
+    assert phrase.format(">", "&", "&", "<") in v2 and "\\u003e" not in v2
