@@ -31,6 +31,8 @@ from decimal import Decimal
 from json.encoder import _make_iterencode, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
+from .gojsonhtml import escape_html
+
 _INT64 = 2 ** 63
 
 
@@ -271,17 +273,17 @@ def needs_go_floats(text: str) -> bool:
     return bool(_raw_reprs) and (_raw_all[0] or any(r in text for r in _raw_reprs))
 
 
-def encode(obj: Any, text: str | None = None) -> str:
-    """Compact JSON of `obj` with Go's float formatting; `text`: Python's compact encoding of it, already made
+def encode(obj: Any, text: str | None = None, html: bool = True) -> str:
+    """Compact JSON of `obj` with Go's float formatting and HTML escapes (gojsonhtml.py); `text`: Python's compact encoding of it, already made
     (answered as it is when it holds no float Python words otherwise). A `RawExtension` held with its bytes
     (gojsonraw.py) is written as `MarshalJSON` answers them, compacted."""
     if text is None:
         text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
     if _raw.SEEN[0] and _raw.KIND_MARK in text:  # (a list lookup: answers of other kinds pay nothing more)
-        return _raw.encode(obj)
-    if not needs_go_floats(text):
-        return text
-    return "".join(_GO(obj, 0))
+        text = _raw.encode(obj)
+    elif needs_go_floats(text):
+        text = "".join(_GO(obj, 0))
+    return escape_html(text) if html else text
 
 
 def yaml_float_text(f: float) -> tuple[bool, str]:

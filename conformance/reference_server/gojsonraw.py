@@ -30,11 +30,10 @@ from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from . import gojsonnum
+from .gojsonhtml import escape_html
 from .wire.textdecode import loads_json
 
 SEEN = [False]  # has any value been wrapped? (until then no answer or stored value holds one)
-_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-_HTML = re.compile("[<>&\u2028\u2029]")
 _WS_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|[ \t\r\n]+', re.DOTALL)
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]', re.DOTALL)
 KIND_MARK = '"kind":"ControllerRevision'  # the kinds with a RawExtension field (answers, lists, events)
@@ -102,13 +101,13 @@ def _make(value: Any, raw: str) -> Any:
 
 def go_text(value: Any) -> str:
     """encoding/json's bytes of a decoded value (`json.Marshal`: Go's numbers, HTML characters escaped)."""
-    return _HTML.sub(lambda m: _ESCAPES[m.group()], gojsonnum.encode(value))
+    return gojsonnum.encode(value)
 
 
 def compact(raw: str) -> str:
     """encoding/json's `appendCompact(dst, raw, escapeHTML=true)`."""
     out = _WS_OR_STRING.sub(lambda m: m.group() if m.group()[0] == '"' else "", raw)
-    return _HTML.sub(lambda m: _ESCAPES[m.group()], out)
+    return escape_html(out)
 
 
 def wrap(value: Any, raw: str) -> Any:
@@ -219,7 +218,7 @@ def _remarshaled(new: Any, old: Any, old_text: str) -> str:
             sub = member(old_text, k) if k in old else None
             parts.append(encode_basestring(k) + ":" + (_remarshaled(new[k], old[k], sub) if sub is not None
                                                        else go_text(new[k])))
-        return _HTML.sub(lambda m: _ESCAPES[m.group()], "{" + ",".join(parts) + "}")
+        return escape_html("{" + ",".join(parts) + "}")
     return go_text(new)
 
 

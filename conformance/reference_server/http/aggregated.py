@@ -14,11 +14,12 @@ import hashlib
 import json
 from typing import Any, Callable, Iterable
 
-import yaml
 from aiohttp import web
 
 from .. import apierrors as E
+from ..gojsonhtml import escape_html
 from ..wire.negotiation import parse_accept
+from ..wire.goyamlout import dumps as yaml_dumps
 from .respond import dumps_line
 
 GROUP, VERSION, KIND = "apidiscovery.k8s.io", "v2", "APIGroupDiscoveryList"
@@ -121,7 +122,7 @@ def etag(items: list[dict[str, Any]]) -> str:
     """`calculateETag`: uppercase hex SHA-512 of Go's `json.Marshal` of the list as cached, i.e. before the
     encoder sets kind/apiVersion (so `{"metadata":{},"items":[...]}`), quoted as the header needs it."""
     raw = json.dumps({"metadata": {}, "items": items}, separators=(",", ":"), ensure_ascii=False)
-    return '"' + hashlib.sha512(raw.encode("utf-8")).hexdigest().upper() + '"'
+    return '"' + hashlib.sha512(escape_html(raw).encode("utf-8")).hexdigest().upper() + '"'
 
 
 def response(resource_lists: Callable[[], Iterable[dict[str, Any]]], media: str,
@@ -137,7 +138,7 @@ def response(resource_lists: Callable[[], Iterable[dict[str, Any]]], media: str,
     if media == JSON:
         body = dumps_line(doc)  # `ServeHTTPWithETag` writes it with WriteObjectNegotiated
     elif media == YAML:
-        body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True).encode("utf-8")
+        body = yaml_dumps(doc)
     else:  # `select` never returns anything else
         raise E.not_acceptable()
     headers["Content-Type"] = media + _GVK_PARAMS

@@ -22,6 +22,7 @@ from .groups import group_versions
 from .authz import REQUESTER
 from .handlers import Handlers, add_deprecation_warning
 from .peercert import certificate_user
+from .pretty import pretty_hook
 from .respond import error_response, object_response, panic_answer, plain_not_found, raw_json_response
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
@@ -178,8 +179,9 @@ def build_app(ctx: ServerContext) -> App:
         await handlers.fresh.aclose()
 
     return App(compose(middlewares, dispatch),
-               # the chain's Audit-Id/Cache-Control, deprecated kinds' warning (core/v1 Endpoints), APF's UIDs
-               on_prepare=(add_chain_headers, add_deprecation_warning, apf.set_headers),
+               # the chain's Audit-Id/Cache-Control, deprecated kinds' warning (core/v1 Endpoints), APF's UIDs,
+               # JSON pretty-printed for `?pretty=true` and curl (http/pretty.py)
+               on_prepare=(add_chain_headers, add_deprecation_warning, apf.set_headers, pretty_hook),
                client_max_size=1024 ** 3, cleanup=(fresh_close, apf.close))
 
 

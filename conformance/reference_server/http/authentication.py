@@ -24,6 +24,7 @@ from ..auth.authn import ADMIN_USER, user_to_dict
 from ..auth.rbac import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SYSTEM_MASTERS, UserInfo
 from ..auth.tokens import (CACHE_MAX_AGE, DEFAULT_EXPIRATION, EXTENDED_EXPIRATION, MIN_EXPIRATION,
                            OPENID_CONFIG_PATH, WARN_ONLY_EXPIRATION, TokenIssuer)
+from ..gojsonhtml import escape_html
 from ..storage import KeyNotFoundError
 from .authz import REQUESTER
 from .context import ServerContext
@@ -213,5 +214,5 @@ async def openid_metadata(ctx: ServerContext, request: web.Request, path: str) -
         body, content_type = issuer.openid_configuration(request.host), "application/json"
     else:
         body, content_type = issuer.jwks(), "application/jwk-set+json"
-    return web.Response(body=json.dumps(body, separators=(",", ":")).encode(), content_type=content_type,
+    return web.Response(body=escape_html(json.dumps(body, separators=(",", ":"))).encode(), content_type=content_type,
                         headers={"Cache-Control": f"public, max-age={CACHE_MAX_AGE}"})

@@ -141,7 +141,7 @@ def openapi_response(registry: Registry, path: str, accept: str | None = None,
             doc = _json.loads(resp.body)  # type: ignore[attr-defined]
             extend(doc)
             if path == "/openapi/v2":
-                return _v2_answer(handler.served(doc), doc, headers)
+                return _v2_answer(handler.served(doc, html=False), doc, headers)
             return object_response(doc)
         if path == "/openapi/v2":
             return openapi_response(registry, path, headers=headers)
@@ -156,7 +156,7 @@ def openapi_response(registry: Registry, path: str, accept: str | None = None,
     if path == "/openapi/v2":
         if "v2" not in entry:
             doc = v2(kinds)  # type: ignore[misc]
-            entry["v2"], entry["v2served"] = doc, handler.served(doc)
+            entry["v2"], entry["v2served"] = doc, handler.served(doc, html=False)
         return _v2_answer(entry["v2served"], entry["v2"], headers)
     if "v3" not in entry:
         docs = documents(kinds)  # type: ignore[misc]

@@ -57,8 +57,11 @@ class _Served:
         return self._gzip[media]
 
 
-def served(doc: dict[str, Any]) -> _Served:
-    raw = dumps(doc)
+def served(doc: dict[str, Any], html: bool = True) -> _Served:
+    """A document's bytes, ETag and time. `html` False for `/openapi/v2`: kube-openapi's `handler.go` writes
+    `spec.MarshalJSON()` (go-json-experiment's `jsonv2.Marshal`, `<`, `>`, `&` raw), where `/openapi/v3`'s
+    `json.Marshal` (encoding/json) escapes them."""
+    raw = dumps(doc, html)
     return _Served(raw, '"' + hashlib.sha512(raw).hexdigest().upper() + '"', time.time())
 
 

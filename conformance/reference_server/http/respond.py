@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-import re
 from typing import Any, Mapping
 
-import yaml
 from aiohttp import web
 
 from .. import apierrors as E
@@ -16,40 +13,14 @@ from ..deviations import Deviations
 from . import hooks
 from .fastwrite import json_response
 from ..memo import remember
-from ..gojsonnum import GoFloat, RawFloat, encode as go_encode, yaml_float_text
-from ..gojsonraw import RawDict, RawInt, RawList, RawStr
+from ..gojsonhtml import escape_html
+from ..gojsonnum import encode as go_encode
+from ..wire.goyamlout import dumps as yaml_dumps
 
 JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 log = logging.getLogger("nsconform.reference_server.http")
 TRANSFORMS = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
-
-
-
-
-def _represent_float(dumper: yaml.SafeDumper, f: float) -> yaml.ScalarNode:
-    """A float as kube-apiserver's YAML writes it (`2`, `1e-07`: gojsonnum.yaml_float_text)."""
-    is_int, text = yaml_float_text(f)
-    if not is_int and not math.isfinite(f):
-        if isinstance(f, RawFloat):  # its literal, plain (a string to go-yaml, which writes it unquoted)
-            return dumper.represent_scalar("tag:yaml.org,2002:float", text)
-        return dumper.represent_float(f)
-    return dumper.represent_scalar("tag:yaml.org,2002:int" if is_int else "tag:yaml.org,2002:float", text)
-
-
-class _Dumper(yaml.SafeDumper):
-    """PyYAML's safe dumper with Go's floats (a decoded `GoFloat` too)."""
-
-
-_Dumper.add_implicit_resolver(  # go-yaml's float syntax (`1e-07` is a float, not YAML 1.1's string): written plain
-    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
-_Dumper.add_representer(float, _represent_float)
-_Dumper.add_representer(GoFloat, _represent_float)
-_Dumper.add_representer(RawFloat, _represent_float)
-_Dumper.add_representer(RawDict, yaml.SafeDumper.represent_dict)  # (go-yaml reads the bytes: the value they hold)
-_Dumper.add_representer(RawList, yaml.SafeDumper.represent_list)
-_Dumper.add_representer(RawStr, yaml.SafeDumper.represent_str)
-_Dumper.add_representer(RawInt, yaml.SafeDumper.represent_int)
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what json.dumps would build per call
 _NEGOTIATED: dict[tuple[str | None, tuple[str, ...], bool], tuple[str, str | None, str]] = {}
 _NEGOTIATED_MAX = 256
@@ -57,9 +28,10 @@ _PLAIN: dict[tuple[str | None, str, bool], bool] = {}  # plain_json's answers
 _PROTOBUF_OK: dict[tuple[Any, Any], bool] = {}  # protobuf_ok's
 
 
-def dumps(obj: Any) -> bytes:
-    """Compact JSON, numbers as Go's encoding/json writes them (gojsonnum.py: `2`, not `2.0`)."""
-    return go_encode(obj, _ENCODER.encode(obj)).encode("utf-8")
+def dumps(obj: Any, html: bool = True) -> bytes:
+    """Compact JSON, numbers as Go's encoding/json writes them (gojsonnum.py: `2`, not `2.0`), HTML characters
+    escaped as it does unless `html` is False."""
+    return go_encode(obj, _ENCODER.encode(obj), html).encode("utf-8")
 
 
 def dumps_line(obj: Any) -> bytes:
@@ -171,8 +143,7 @@ def object_response(obj: Any, status: int = 200, accept: str | None = None,
         if body is not None:
             return web.Response(body=body, status=status, content_type=PROTOBUF, headers=headers)
     if media == "application/yaml":
-        body = yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=True).encode("utf-8")
-        return web.Response(body=body, status=status, content_type="application/yaml", headers=headers)
+        return web.Response(body=yaml_dumps(obj), status=status, content_type="application/yaml", headers=headers)
     return web.Response(body=dumps_line(obj), status=status, content_type=JSON, headers=headers)
 
 
@@ -201,18 +172,22 @@ json_body_response = json_response
 
 def error_response(err: E.StatusError, deviations: Deviations, accept: str | None = None) -> web.Response:
     """A Status error as upstream writes it (or plain text under `plain-text-errors`): protobuf when the
-    client's `Accept` prefers it, JSON otherwise, also when the `Accept` header is unusable (`WriteRawJSON`)."""
+    client's `Accept` prefers it, YAML when it prefers that, JSON otherwise; indented (`WriteRawJSON`) when
+    nothing in the `Accept` header is served (`WriteObjectNegotiated`'s fallback, a 406 too)."""
     if deviations.active("plain-text-errors"):
         return web.Response(text=err.message, status=err.code, content_type="text/plain")
-    if accept and "protobuf" in accept:  # the common case (no protobuf asked for) skips negotiation
-        try:
-            media, _, _ = _negotiate(accept, (), True)
-        except E.StatusError:
-            media = JSON
+    if accept:
+        try:  # (memoised) a resource endpoint's restrictions: its `as=` transforms are acceptable
+            media, _, _ = _negotiate(accept, TRANSFORMS, True)
+        except E.StatusError:  # `WriteObjectNegotiated`: an error status is kept, written by `WriteRawJSON`
+            return raw_json_response(err.status, err.code, _retry_after(err))
         if media == PROTOBUF:
             body = protobuf_body({"kind": "Status", "apiVersion": "v1", **err.status})
             if body is not None:
                 return web.Response(body=body, status=err.code, content_type=PROTOBUF, headers=_retry_after(err))
+        elif media == "application/yaml":  # (`ErrorNegotiated` writes the Status as any object)
+            return web.Response(body=yaml_dumps(err.status), status=err.code, content_type="application/yaml",
+                                headers=_retry_after(err))
     return web.Response(body=dumps_line(err.status), status=err.code, content_type=JSON, headers=_retry_after(err))
 
 
@@ -223,12 +198,12 @@ def _retry_after(err: E.StatusError) -> dict[str, str] | None:
     return {"Retry-After": str(seconds)} if isinstance(seconds, int) and seconds > 0 else None
 
 
-def raw_json_response(obj: Any, status: int = 200) -> web.Response:
-    """`responsewriters.WriteRawJSON` (a non-API object such as `/version`): `json.MarshalIndent(obj, "", "  ")`,
-    no trailing newline, whatever the client's Accept."""
-    body = json.dumps(obj, indent=2, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e") \
-        .replace("&", "\\u0026")
-    return web.Response(body=body.encode("utf-8"), status=status, content_type=JSON)
+def raw_json_response(obj: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
+    """`responsewriters.WriteRawJSON` (a non-API object such as `/version`, or a Status error whose client
+    accepts no media type the endpoint serves): `json.MarshalIndent(obj, "", "  ")`, no trailing newline,
+    whatever the client's Accept."""
+    body = escape_html(json.dumps(obj, indent=2, separators=(",", ": "), ensure_ascii=False))
+    return web.Response(body=body.encode("utf-8"), status=status, content_type=JSON, headers=headers)
 
 
 def panic_answer() -> web.Response:

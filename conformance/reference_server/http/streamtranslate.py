@@ -26,6 +26,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from multidict import CIMultiDict
 
+from ..gojsonhtml import escape_html
 from ..registry.podconnect import Location
 from .proxying import DialError, dial, go_dial_error, is_upgrade_request, upgrade
 
@@ -49,9 +50,7 @@ def _go_status_json(status: Mapping[str, Any]) -> bytes:
     """`json.Marshal(metav1.Status)`: its fields in struct order, HTML characters escaped as Go does."""
     order = ("kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code")
     text = json.dumps({k: status[k] for k in order if k in status}, separators=(",", ":"), ensure_ascii=False)
-    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
-        text = text.replace(ch, esc)
-    return text.encode()
+    return escape_html(text).encode()
 
 
 async def _spdy_failure(loc: Location) -> str:

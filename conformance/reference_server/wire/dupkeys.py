@@ -27,7 +27,7 @@ from ..gofmt import sharp_v
 from ..gojsonnum import go_float, go_int
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from . import schema as wire_schema
-from .textdecode import replace_lone_surrogates
+from .textdecode import go_text, replace_lone_surrogates
 
 MAX_STRICT_ERRORS = 100  # kubernetes_patch.go `saveStrictError`
 RAW_FIELDS = frozenset({"fieldsV1"})  # metav1.FieldsV1 in any struct that holds one (managedFields entries)
@@ -54,7 +54,7 @@ _PAIRS = json.JSONDecoder(object_pairs_hook=Pairs, parse_float=go_float, parse_i
 def json_pairs(raw: bytes) -> Any:
     """The body (already read once by `textdecode.loads_json_once`) with each object as its `Pairs`, numbers and
     strings as that reader reads them."""
-    text = raw.decode("utf-8")
+    text = go_text(raw)
     tree = _PAIRS.decode(text)
     return _surrogates(tree) if "\\u" in text or "\\U" in text else tree
 

@@ -8,6 +8,11 @@ the server:
   the same words (a documented limit of the reference server);
 * YAML scalars resolve as go-yaml v2 resolves them (`wire/goyaml.py`: `y` is true, `1e3` a number, a date
   the string it was written as);
+* invalid UTF-8 in a JSON body becomes U+FFFD, one for each byte that does not start a valid sequence, as
+  encoding/json's `unquote` (`utf8.DecodeRune`'s `RuneError`, width 1) reads it inside a string (outside one it
+  is a syntax error either way: wire/gojson.py words it); a YAML body holding any is refused with go-yaml v2's
+  reader error (sigs.k8s.io/yaml v1.4.0 `goyaml.v2/readerc.go` `yaml_parser_update_buffer`), which
+  `YAMLToJSON` returns;
 * YAML aliases obey go-yaml's `excessive aliasing` rule (`decode.go`, `allowedAliasRatio`), computed on
   the composed node graph, so a billion-laughs document is refused before it is expanded.
 
@@ -15,6 +20,7 @@ Errors are `BodyError` (a ValueError) carrying Go's text; the HTTP layer makes t
 """
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from typing import Any, Iterable
@@ -43,6 +49,51 @@ def _not_json(name: str) -> Any:
     if name.startswith("-"):  # a number's sign, then a letter
         raise ValueError("invalid character 'I' in numeric literal")
     raise ValueError(f"invalid character {name[0]!r} looking for beginning of value")
+
+
+def _go_replace(exc: UnicodeError) -> tuple[str, int]:
+    """One U+FFFD for the first byte of an invalid sequence; decoding goes on at the next byte (Go's per-byte
+    `RuneError`, where Python's own "replace" takes a truncated sequence's bytes as one)."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return "\ufffd", exc.start + 1
+
+
+codecs.register_error("nsconform-go-utf8", _go_replace)
+
+
+def go_text(raw: bytes) -> str:
+    """A JSON body's bytes as encoding/json reads them: invalid UTF-8 replaced byte by byte."""
+    return raw.decode("utf-8", "nsconform-go-utf8")
+
+
+def yaml_text(raw: bytes) -> str:
+    """A YAML body's bytes as go-yaml v2's reader takes them: valid UTF-8, else its `BodyError` (as
+    `YAMLToJSON` returns it) for the first invalid sequence."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BodyError("error converting YAML to JSON: yaml: " + _reader_problem(raw, exc.start)) from None
+
+
+def _reader_problem(raw: bytes, at: int) -> str:
+    """`yaml_parser_update_buffer`'s problem for the sequence starting at `at` (the first Python refused: every
+    byte before it is UTF-8 both read alike)."""
+    octet = raw[at]
+    width = 1 if octet & 0x80 == 0 else 2 if octet & 0xE0 == 0xC0 else 3 if octet & 0xF0 == 0xE0 else \
+        4 if octet & 0xF8 == 0xF0 else 0
+    if not width:
+        return "invalid leading UTF-8 octet"
+    if at + width > len(raw):
+        return "incomplete UTF-8 octet sequence"
+    value = octet & (0x7F, 0x1F, 0x0F, 0x07)[width - 1]
+    for k in range(1, width):
+        if raw[at + k] & 0xC0 != 0x80:
+            return "invalid trailing UTF-8 octet"
+        value = (value << 6) + (raw[at + k] & 0x3F)
+    if value < (0, 0x80, 0x800, 0x10000)[width - 1]:
+        return "invalid length of a UTF-8 sequence"
+    return "invalid Unicode character"  # a surrogate or past U+10FFFF
 
 
 _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=go_float, parse_int=go_int)
@@ -81,7 +132,7 @@ def loads_json_once(raw: bytes) -> tuple[Any, bool]:
 
 def _loads_json(raw: bytes, decoder: json.JSONDecoder) -> Any:
     try:
-        value = decoder.decode(raw.decode("utf-8"))
+        value = decoder.decode(go_text(raw))
     except RecursionError:
         raise too_deep() from None
     check_depth(value, raw)
@@ -101,7 +152,7 @@ def loads_yaml(raw: bytes, unmarshal: bool = False) -> Any:
 def loads_yaml_once(raw: bytes, unmarshal: bool = False) -> tuple[Any, bool]:
     """`loads_yaml`, and whether a mapping may repeat a key (as JSON keys: go-yaml's own comparison is
     `wire/dupkeys.py`'s)."""
-    text = raw.decode("utf-8")
+    text = yaml_text(raw)
     _check_events(yaml.parse(text, Loader=_LOADER))
     loader = _LOADER(text)
     try:

@@ -1,0 +1,87 @@
+"""Pretty-printed JSON answers, as kube-apiserver 1.33 writes them for people.
+
+Upstream: `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negotiate.go`
+`NegotiateOutputMediaType` picks the JSON serializer's `PrettySerializer` (apimachinery
+`runtime/serializer/codec_factory.go`: built by default, `CodecFactoryOptions{Pretty: true}`; JSON only, YAML and
+protobuf have none) when the accepted media type says `pretty=1` or `isPrettyPrint`: the `pretty` query parameter
+when set (`strconv.ParseBool`, anything unparsable is false), else a User-Agent starting with `curl`, `Wget` or
+`Mozilla/5.0`. That serializer (`runtime/serializer/json/json.go` `doEncode`) writes `json.MarshalIndent(obj, "",
+"  ")`: two spaces, `"key": value`, `{}` and `[]` when empty, no trailing newline. Every answer
+`WriteObjectNegotiated` writes goes through it (objects, lists, Tables, Status errors, discovery); watch events do
+not (`NegotiateOutputMediaTypeStream` has no pretty serializer), nor `WriteRawJSON` answers (`/version`, already
+indented) or the OpenAPI documents (kube-openapi's own handlers).
+
+Here: a prepare hook (http/app.py) re-indents, byte for byte as Go's `json.Indent` does, a JSON answer written by
+the negotiated serializer (`respond.dumps_line`: compact, ending in a newline, which nothing else here writes), so
+the memoised GET bytes stay as they are and a request that is not pretty pays a few comparisons.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aiohttp import hdrs, web
+
+_TRUE = frozenset(("1", "t", "T", "TRUE", "true", "True"))  # strconv.ParseBool's true
+_PEOPLE = ("curl", "Wget", "Mozilla/5.0")
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^{}\[\],:"]+')  # compact JSON: strings, punctuation, literals
+
+
+def is_pretty(request: Any) -> bool:
+    """`isPrettyPrint`, or the `pretty=1` parameter of an Accept clause (`NegotiateMediaTypeOptions`: only the
+    accepted clause's counts upstream; here any clause's). Cheapest tests first: every answer asks."""
+    if "pretty" in request.raw_path:
+        value = request.query.get("pretty", "")
+        if value:
+            return value in _TRUE
+    headers = request.headers
+    agent = headers.get("User-Agent")
+    if agent is not None and agent.startswith(_PEOPLE):
+        return True
+    accept = headers.get("Accept")
+    return accept is not None and "pretty" in accept and "pretty=1" in accept.replace(" ", "")
+
+
+def indent(text: str) -> str:
+    """Go's `json.Indent(dst, compact, "", "  ")` of compact JSON text."""
+    out: list[str] = []
+    depth = 0
+    opened = False  # the last token opened an object or array (Go's `needIndent`: `{}` and `[]` stay so)
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        c = token[0]
+        if opened and c not in "]}":
+            opened = False
+            depth += 1
+            out.append("\n" + "  " * depth)
+        if c in "{[":
+            out.append(token)
+            opened = True
+        elif c in "]}":
+            if opened:
+                opened = False
+            else:
+                depth -= 1
+                out.append("\n" + "  " * depth)
+            out.append(token)
+        elif c == ",":
+            out.append(",\n" + "  " * depth)
+        elif c == ":":
+            out.append(": ")
+        else:
+            out.append(token)
+    return "".join(out)
+
+
+def pretty_hook(request: Any, response: Any) -> None:
+    """The prepare hook: a negotiated JSON answer (compact, ending in a newline) to a request `is_pretty` judges
+    pretty, written as `json.MarshalIndent` writes it."""
+    if type(response) is not web.Response or not is_pretty(request):
+        return
+    body = response._body
+    if type(body) is not bytes or body[-2:] != b"}\n" or response.content_type != "application/json":
+        return
+    pretty = indent(body[:-1].decode("utf-8")).encode("utf-8")
+    response.body = pretty
+    if hdrs.CONTENT_LENGTH in response._headers:  # (aiohttp's own writer counted the body before the hooks)
+        response._headers[hdrs.CONTENT_LENGTH] = str(len(pretty))
