@@ -108,15 +108,24 @@ def build_app(ctx: ServerContext) -> App:
 
     observe = metrics.requests.observe  # apiserver_request_total & co. (metrics/apiserver.py)
 
+    handle = handlers.handle
+
     async def dispatch(request: web.Request) -> web.StreamResponse:
         route = ctx.router.resolve(request.method, request.path)
         noted = metrics.note(request, route)  # what apiserver_request_total will count the answer under
+        if route.target in _SERVED_BY_APP:
+            serving = serve(request, route)
+        else:  # a resource's route, straight to its handler (no coroutine of serve's, no target comparisons)
+            try:
+                serving = handle(request, route)
+            except Exception as exc:  # raised before its coroutine: raised where the route's answer is awaited
+                serving = _raising(exc)
         if noted is None:
-            return await serve(request, route)
-        return await observe(noted, request, serve(request, route))
+            return await serving
+        return await observe(noted, request, serving)
 
     async def serve(request: web.Request, route: Any) -> web.StreamResponse:
-        """The route's handler."""
+        """The handler of a route whose target is in `_SERVED_BY_APP` (keep the two in step)."""
         t = route.target
         if t == "plain-404":
             return plain_not_found()
@@ -255,6 +264,16 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
 
 _WARNED = frozenset({"POST", "PUT", "PATCH"})  # the writes whose lower layers may add warnings (ratcheted CRD
 # rules; a created pod's AppArmor annotations)
+
+# the route targets `build_app`'s `serve` answers itself; every other target is a resource's (http/handlers.py)
+_SERVED_BY_APP = frozenset({"plain-404", "unavailable", "health", "index", "metrics", "version", "openid", "api",
+                            "apis", "api-v1", "group", "group-version", "openapi", "review", "sa-token", "pod-binding",
+                            "connect", "pod-eviction"})
+
+
+async def _raising(exc: Exception) -> Any:
+    """`exc`, raised when awaited."""
+    raise exc
 
 
 def _errors(ctx: ServerContext, check_token: bool = False):
