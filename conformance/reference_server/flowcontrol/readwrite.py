@@ -22,32 +22,52 @@ def series(phase: int, verb: str) -> int:
     return phase if verb in READ_ONLY_VERBS else phase + 1
 
 
+_FOLD_AT = 4096  # changes logged before they are added up (a scrape adds them up too)
+
+
 class ReadWriteCounts:
-    """Four counts, each with the seconds spent at each of its values since the last `take`."""
-    __slots__ = ("_clock", "counts", "_since", "_times")
+    """Four counts, each with the seconds spent at each of its values since the last `take`. A change is logged
+    (one append: every request makes two) and added up in order when the log is long or the counts are taken."""
+    __slots__ = ("_clock", "_counts", "_since", "_times", "_log")
 
     def __init__(self, clock: Callable[[], float] = time.monotonic):
         self._clock = clock
         now = clock()
-        self.counts = [0, 0, 0, 0]
+        self._counts = [0, 0, 0, 0]
         self._since = [now, now, now, now]
         self._times: list[dict[int, float]] = [{}, {}, {}, {}]
+        self._log: list[tuple[float, int, int]] = []
 
     def add(self, index: int, delta: int) -> None:
-        now = self._clock()
-        count = self.counts[index]
-        times = self._times[index]
-        times[count] = times.get(count, 0.0) + now - self._since[index]
-        self._since[index] = now
-        self.counts[index] = count + delta
+        log = self._log
+        log.append((self._clock(), index, delta))
+        if len(log) >= _FOLD_AT:
+            self._fold()
+
+    @property
+    def counts(self) -> list[int]:
+        """The four counts now."""
+        self._fold()
+        return self._counts
+
+    def _fold(self) -> None:
+        log, self._log = self._log, []
+        counts, since, all_times = self._counts, self._since, self._times
+        for now, index, delta in log:
+            count = counts[index]
+            times = all_times[index]
+            times[count] = times.get(count, 0.0) + now - since[index]
+            since[index] = now
+            counts[index] = count + delta
 
     def take(self) -> list[tuple[tuple[str, str], dict[int, float]]]:
         """Each series' (phase, request_kind) labels and its seconds per count, up to now; forgotten here."""
+        self._fold()
         now = self._clock()
         out = []
         for i, labels in enumerate(_LABELS):
             times, self._times[i] = self._times[i], {}
-            count = self.counts[i]
+            count = self._counts[i]
             times[count] = times.get(count, 0.0) + now - self._since[i]
             self._since[i] = now
             out.append((labels, times))

@@ -110,7 +110,9 @@ def build_app(ctx: ServerContext) -> App:
 
     handle = handlers.handle
 
-    async def dispatch(request: web.Request) -> web.StreamResponse:
+    def dispatch(request: web.Request) -> Awaitable[web.StreamResponse]:
+        """The route's answer, to be awaited (a plain function, as `Handlers.handle`: one coroutine less a
+        request)."""
         route = ctx.router.resolve(request.method, request.path)
         noted = metrics.note(request, route)  # what apiserver_request_total will count the answer under
         if route.target in _SERVED_BY_APP:
@@ -121,8 +123,8 @@ def build_app(ctx: ServerContext) -> App:
             except Exception as exc:  # raised before its coroutine: raised where the route's answer is awaited
                 serving = _raising(exc)
         if noted is None:
-            return await serving
-        return await observe(noted, request, serving)
+            return serving
+        return observe(noted, request, serving)
 
     async def serve(request: web.Request, route: Any) -> web.StreamResponse:
         """The handler of a route whose target is in `_SERVED_BY_APP` (keep the two in step)."""

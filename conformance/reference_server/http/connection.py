@@ -39,6 +39,7 @@ class GuardedRequestHandler(RequestHandler):
     _header_timer: asyncio.TimerHandle | None = None
     _head_bytes = 0          # bytes received towards the current request's head
     _last_payload: Any = None  # the body of the latest parsed request, while it is still arriving
+    _passed_head: Any = None   # (raw headers, version) of this connection's last head that passed unchanged
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -83,14 +84,19 @@ class GuardedRequestHandler(RequestHandler):
         brought it were `near_budget`), several Host headers (the bare 400), an HTTP/1.1 Transfer-Encoding that is
         not exactly one `chunked` (501), its Host's bytes (the parser itself refuses a missing Host); a chunked request's
         Content-Length is dropped, as `parseTransferEncoding` drops it. A head that fails is answered as the
-        parser's refusals are, via `handle_error`."""
+        parser's refusals are, via `handle_error`. A head whose headers and version are those of the connection's
+        last head that passed unchanged passes at once (a client's requests on one connection mostly repeat them)."""
         messages = self._messages
         for i in range(len(messages) - n, len(messages)):
             message, payload = messages[i]
             self._last_payload = payload
             if type(message) is not RawRequestMessage:
                 continue
+            seen = (message.raw_headers, message.version)
+            if not near_budget and seen == self._passed_head:  # the same headers passed just before: so do these
+                continue
             refusal = None
+            changed = False
             headers = message.headers
             if near_budget and go_answers.head_size(message) > go_answers.HEADER_READ_LIMIT:
                 refusal = go_answers.HeadTooLarge()
@@ -105,8 +111,11 @@ class GuardedRequestHandler(RequestHandler):
                     refusal = go_answers.BadRequest("malformed Host header")
                 elif message.chunked and "Content-Length" in headers:  # Go reads it chunked, drops the length
                     messages[i] = (chunked_length.drop_length(message), payload)
+                    changed = True
             if refusal is not None:
                 messages[i] = (_ErrInfo(status=400, exc=refusal, message=str(refusal)), payload)
+            elif not changed:
+                self._passed_head = seen
 
     def _refuse_head(self, answer: bytes) -> None:
         """Go's answer to a head it will not read further, then the connection closes; while an earlier request

@@ -82,14 +82,16 @@ class Deadlines:
     def __init__(self, timeout: float):
         self.timeout = timeout
         self.tick = min(1.0, timeout / 10)
-        self._live: set[_Deadline] = set()
+        self._live: dict[asyncio.Task, float] = {}  # a request's task → its deadline (the server's timeout)
+        self._expired: set[asyncio.Task] = set()  # tasks the sweep cancelled, until disarmed
         self._timer: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def arm(self, request: Any, timeout: float | None = None) -> _Deadline:
+    def arm(self, request: Any, timeout: float | None = None) -> Any:
         """The deadline of the request being served (its task is cancelled once it passed): `timeout` seconds (a
         `?timeout=`) when shorter than the server's; `disarm` it when the request ends, and ask `timed_out` when
-        the handler raised CancelledError."""
+        the handler raised CancelledError. The server's own deadline is kept by the request's task alone (one
+        dict entry a request); a shorter `?timeout=` gets a `_Deadline` with its own timer."""
         loop = self._loop
         if loop is None:
             loop = self._loop = request.task.get_loop()  # (`request.task` is the connection's)
@@ -97,27 +99,37 @@ class Deadlines:
             d = _Deadline(time.monotonic() + timeout, asyncio.current_task(loop))
             d.timer = loop.call_later(timeout, self._expire, d)
             return d
-        d = _Deadline(time.monotonic() + self.timeout, asyncio.current_task(loop))  # (with the loop: no look-up)
-        self._live.add(d)
+        task = asyncio.current_task(loop)  # (with the loop: no look-up)
+        self._live[task] = time.monotonic() + self.timeout
         if self._timer is None:
             self._timer = loop.call_later(self.tick, self._sweep)
-        return d
+        return task
 
-    def timed_out(self, d: _Deadline) -> bool:
+    def timed_out(self, d: Any) -> bool:
         """After a CancelledError: True when the deadline alone cancelled it (a time-out, as `asyncio.timeout`
         turns it into TimeoutError), False when someone else did too (the client went away): re-raise then."""
-        if not d.expired:
-            return False
-        d.expired = False
-        return d.task.uncancel() == 0
-
-    def disarm(self, d: _Deadline) -> None:
-        if d.timer is not None:
-            d.timer.cancel()
-        self._live.discard(d)
-        if d.expired:  # the handler swallowed our cancellation
+        if type(d) is _Deadline:
+            if not d.expired:
+                return False
             d.expired = False
-            d.task.uncancel()
+            return d.task.uncancel() == 0
+        if d not in self._expired:
+            return False
+        self._expired.discard(d)
+        return d.uncancel() == 0
+
+    def disarm(self, d: Any) -> None:
+        if type(d) is _Deadline:
+            if d.timer is not None:
+                d.timer.cancel()
+            if d.expired:  # the handler swallowed our cancellation
+                d.expired = False
+                d.task.uncancel()
+            return
+        self._live.pop(d, None)
+        if self._expired and d in self._expired:  # the handler swallowed our cancellation
+            self._expired.discard(d)
+            d.uncancel()
 
     @staticmethod
     def _expire(d: _Deadline) -> None:
@@ -129,8 +141,9 @@ class Deadlines:
         if not self._live:
             return
         now = time.monotonic()
-        for d in self._live:
-            if not d.expired and d.at <= now:
-                d.expired = True
-                d.task.cancel()
+        expired = self._expired
+        for task, at in self._live.items():
+            if at <= now and task not in expired:
+                expired.add(task)
+                task.cancel()
         self._timer = self._loop.call_later(self.tick, self._sweep)  # type: ignore[union-attr]

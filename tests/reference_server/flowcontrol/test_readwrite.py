@@ -22,3 +22,16 @@ def test_time_is_spent_at_each_count_of_each_series() -> None:
     assert taken[("waiting", "readOnly")] == {0: 4.5} and taken[("waiting", "mutating")] == {0: 4.5}
     now[0] += 1.0
     assert dict(counts.take())[("executing", "mutating")] == {0: 1.0}  # forgotten once taken
+
+
+def test_a_long_run_of_changes_adds_up_as_each_change_did() -> None:
+    now = [0.0]
+    counts = ReadWriteCounts(lambda: now[0])
+    read = series(EXECUTING, "get")
+    for _ in range(5000):  # past the log's fold: the time at 1 and at 0 alternate
+        now[0] += 1.0
+        counts.add(read, 1)
+        now[0] += 2.0
+        counts.add(read, -1)
+    assert counts.counts[read] == 0
+    assert dict(counts.take())[("executing", "readOnly")] == {0: 5000.0, 1: 10000.0}

@@ -108,3 +108,18 @@ def test_parser_refusals_in_gos_words(message, answer):
     from aiohttp.http_exceptions import BadHttpMessage
 
     assert go_answers.parser_refusal(BadHttpMessage(message)) == answer
+
+
+@pytest.mark.parametrize("second, refused", [
+    (b"GET /version HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", b"HTTP/1.1 400 Bad Request\r\n"),
+    (b"GET /version HTTP/1.1\r\nHost: x y\r\n\r\n", b"HTTP/1.1 400 Bad Request: malformed Host header\r\n"),
+    (b"GET /version HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", b"HTTP/1.1 501 Not Implemented\r\n"),
+])
+def test_a_head_after_one_that_passed_on_the_same_connection_is_checked_again(
+        server: RunningServer, second: bytes, refused: bytes) -> None:
+    """A head that repeats the connection's last good one passes at once (http/connection.py); any other is read
+    whole again: the same request, then the refused one, on one connection."""
+    first = b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n"
+    answer = _raw(server, first + first + second)
+    assert answer.count(b"HTTP/1.1 200 OK\r\n") == 2
+    assert refused in answer
