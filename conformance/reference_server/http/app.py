@@ -9,6 +9,7 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from aiohttp import HttpVersion11, web
+from multidict import istr
 
 from .. import apierrors as E
 from . import aggregated, apiservice_groups, priority_fairness
@@ -264,6 +265,7 @@ def _check_token(ctx: ServerContext, request: web.Request) -> None:
             raise E.unauthorized()
 
 
+_EXPECT = istr("Expect")  # (a case-insensitive key made once: a plain str is folded at every look-up)
 _WARNED = frozenset({"POST", "PUT", "PATCH"})  # the writes whose lower layers may add warnings (ratcheted CRD
 # rules; a created pod's AppArmor annotations)
 
@@ -291,7 +293,7 @@ def _errors(ctx: ServerContext, check_token: bool = False):
 
     @web.middleware
     async def errors(request: web.Request, handler):
-        if "Expect" in request.headers:
+        if _EXPECT in request.headers:
             await _expect(request)
         ctx.request_count += 1  # the outermost middleware: every request, whatever its outcome
         deadline = None

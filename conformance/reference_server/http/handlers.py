@@ -7,7 +7,7 @@ from typing import Any, Awaitable
 
 import yaml
 from aiohttp import web
-from multidict import CIMultiDict
+from multidict import CIMultiDict, istr
 
 from .. import apierrors as E
 from .. import gojsonraw
@@ -91,6 +91,7 @@ def check_path_segment(value: str, what: str) -> None:
         raise E.bad_request(f'{what} parameter invalid: "{value}": {";".join(msgs)}')
 
 
+_ACCEPT = istr("Accept")  # (a case-insensitive key made once: a plain str is folded at every look-up)
 DEPRECATION_KEY: Any = (web.RequestKey("deprecation", str) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
                         else "nsconform.deprecation")  # aiohttp < 3.12
 
@@ -188,7 +189,7 @@ class Handlers:
                 if stale:
                     got = await self.fresh.read_at(stale, lambda: store.get(route.namespace, route.name, shared=True))
                     return self._respond(request, got, store=store)
-            if plain_json(request.headers.get("Accept"), store.info.kind,  # the hot path: memoised bytes
+            if plain_json(request.headers.get(_ACCEPT), store.info.kind,  # the hot path: memoised bytes
                           protobuf_ok(getattr(store, "api_version", "v1"), store.info.kind)):
                 return json_body_response(store.get_rendered(route.namespace, route.name, dumps_line))
             return self._respond(request, store.get(route.namespace, route.name, shared=True),  # only encoded

@@ -228,6 +228,7 @@ _DECISION: Any = (web.RequestKey("apf_decision", object) if hasattr(web, "Reques
                   else "nsconform.apf_decision")
 _DUMPS = frozenset({DUMP_PRIORITY_LEVELS, DUMP_QUEUES, DUMP_REQUESTS})
 _NO_QUERY: dict[str, str] = {}
+_AUTHORIZATION = istr("Authorization")  # (a case-insensitive key made once)
 _UNCLASSIFIED = object()  # long-running, not a watch: passed through without headers
 _MISSING = object()
 
@@ -303,7 +304,7 @@ class PriorityAndFairness:
     def _decide(self, request: web.Request) -> tuple[Any, Any]:
         """(the Decision, None (no configuration) or _UNCLASSIFIED (no user, no RequestInfo, long-running); the
         RequestInfo). Without rbac the user follows from the Authorization header alone: one lookup by (method,
-        path, query, header) while the configuration stands."""
+        raw request target, header) while the configuration stands."""
         if self.ctx.authorizer is not None or (self.ctx.client_certs is not None and REQUESTER in request):
             return self._classify(request)  # (a certificate's user: not keyed by the Authorization header)
         classifier = self.classifier
@@ -311,7 +312,8 @@ class PriorityAndFairness:
         if classifier.generation != self._fast_generation:
             self._fast.clear()
             self._fast_generation = classifier.generation
-        key = (request.method, request.path, request.query_string, request.headers.get("Authorization"))
+        # (the raw request target, path and query as sent, decides the decoded ones)
+        key = (request.method, request.raw_path, request.headers.get(_AUTHORIZATION))
         found = self._fast.get(key)
         if found is None:
             found = self._classify(request)

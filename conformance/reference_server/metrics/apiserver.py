@@ -169,8 +169,8 @@ class RequestMetrics:
         if target in UNINSTRUMENTED:
             return None
         method = request.method
-        key = (method, request.path, request.query_string,
-               request.headers.get("Content-Type", "") if method == "PATCH" else "")
+        # the raw request target (path and query, as sent) decides the decoded path and query the labels are made of
+        key = (method, request.raw_path, request.headers.get("Content-Type", "") if method == "PATCH" else "")
         noted = self._labels.get(key)
         if noted is None:
             noted = self._compute(request, route)
