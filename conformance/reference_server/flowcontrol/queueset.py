@@ -197,6 +197,12 @@ class QueueSet:
     def _fits(self, seats: int) -> bool:
         return self.limits.exempt or self.in_use + seats <= self.current_cl
 
+    def seats_at_once(self, seats: int) -> bool:
+        """Would `start` dispatch a request of `seats` seats now, without queuing it (nothing waits, it fits)?"""
+        if self._queues and self.waiting:
+            return False
+        return self.limits.exempt or self._can_accommodate(seats)
+
     def _can_accommodate(self, seats: int) -> bool:
         """`canAccommodateSeatsLocked`: a request wider than the level runs alone."""
         if self.limits.exempt:

@@ -95,15 +95,6 @@ def build_app(ctx: ServerContext) -> App:
     """The request handler: the middlewares of `ctx`'s authorizer around `dispatch` (all paths)."""
     apf = priority_fairness.PriorityAndFairness(ctx)  # seats, queues, 429s, X-Kubernetes-PF-* headers
     metrics = apf.metrics = ctx.metrics = ServerMetrics(ctx.registry, apf.flow_control, apf.request_info)
-    if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → APF → RBAC (http/authz.py)
-        from .authz import authn_middleware, authz_middleware
-        middlewares = [_errors(ctx), authn_middleware(ctx), apf.middleware, authz_middleware(ctx)]
-        if "NamespaceInitializers" in ctx.feature_gates:  # KEP-33's guard needs the requester and RBAC
-            from ..extensions.initializers import guard_middleware
-            middlewares.append(guard_middleware(ctx))
-    else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two)
-        middlewares = [_errors(ctx, check_token=True), apf.middleware]
-    middlewares += list(ctx.middlewares)
     handlers = Handlers(ctx)
     health_checks = HealthChecks(ctx.health)
 
@@ -190,7 +181,17 @@ def build_app(ctx: ServerContext) -> App:
     async def fresh_close() -> None:  # its etcd connection, on the loop
         await handlers.fresh.aclose()
 
-    return App(compose(middlewares, dispatch),
+    inner = compose(list(ctx.middlewares), dispatch)  # a flavour's middlewares, innermost
+    if ctx.authorizer is not None:  # --authorization rbac: authn → impersonation → APF → RBAC (http/authz.py)
+        from .authz import authn_middleware, authz_middleware
+        outer = [_errors(ctx), authn_middleware(ctx), apf.middleware, authz_middleware(ctx)]
+        if "NamespaceInitializers" in ctx.feature_gates:  # KEP-33's guard needs the requester and RBAC
+            from ..extensions.initializers import guard_middleware
+            outer.append(guard_middleware(ctx))
+    else:  # AlwaysAllow + token: the token check runs inside the errors middleware (one middleware, not two), and
+        # so does APF's seat when its level seats the request at once (no coroutine of APF's own for it)
+        outer = [_errors(ctx, check_token=True, seated=(apf, inner)), apf.middleware]
+    return App(compose(outer, inner),
                # the chain's Audit-Id/Cache-Control, deprecated kinds' warning (core/v1 Endpoints), APF's UIDs,
                # JSON pretty-printed for `?pretty=true` and curl (http/pretty.py)
                on_prepare=(add_chain_headers, add_deprecation_warning, apf.set_headers, pretty_hook),
@@ -280,16 +281,19 @@ async def _raising(exc: Exception) -> Any:
     raise exc
 
 
-def _errors(ctx: ServerContext, check_token: bool = False):
+def _errors(ctx: ServerContext, check_token: bool = False, seated: Any = None):
     """The outermost filter: an `Expect` header answered first; then every failure becomes a Status, a true
     bug logged and answered 500 without a traceback, and a request that is not long-running cut off at
     `--request-timeout` or its shorter `?timeout=` (`WithRequestDeadline`, `WithTimeoutForNonLongRunningRequests`,
     http/deadlines.py; a `?timeout=` Go cannot parse is a 400, before authentication), and, for an update, the
     request's warning recorder (warning.py; its warnings on an error answer here, on a success by the handler's
     `_respond`). With `check_token`, the
-    token check (`_check_token`) runs first inside it, as the inner auth middleware did. (One coroutine for the
-    three: each layer of a request costs about a microsecond.)"""
+    token check (`_check_token`) runs first inside it, as the inner auth middleware did. With `seated` (APF's
+    filter, the handler inside it), a request APF seats at once (`seat_at_once`) goes straight to that handler,
+    its seat released when it ends; any other takes APF's middleware (`handler`). (One coroutine for these: each
+    layer of a request costs about a microsecond.)"""
     deadlines = Deadlines(ctx.request_timeout) if ctx.request_timeout > 0 else None
+    seat_at_once, release, inner = (seated[0].seat_at_once, seated[0].release, seated[1]) if seated else (None,) * 3
 
     @web.middleware
     async def errors(request: web.Request, handler):
@@ -311,6 +315,11 @@ def _errors(ctx: ServerContext, check_token: bool = False):
             if check_token and (ctx.token is not None or ctx.client_certs is not None
                                 or ctx.request_header is not None):
                 _check_token(ctx, request)
+            if seat_at_once is not None and (seat := seat_at_once(request)) is not None:
+                try:
+                    return await inner(request)
+                finally:
+                    release(seat)
             return await handler(request)
         except asyncio.CancelledError:
             if deadline is not None and deadlines.timed_out(deadline):  # type: ignore[union-attr]

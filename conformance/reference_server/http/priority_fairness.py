@@ -447,6 +447,34 @@ class PriorityAndFairness:
             if forget is not None:
                 forget()
 
+    def seat_at_once(self, request: web.Request) -> Any:
+        """`middleware`'s first half for the common case, without a coroutine of its own, for the outermost filter to
+        call (http/app.py, without rbac): when the request is classified, is neither a watch nor a dump, and its
+        level seats it now without queuing, its seat is taken and counted exactly as `middleware` takes and counts
+        it, and `(queue set, request, series)` is returned for `release` once the answer is ready. Otherwise None,
+        with nothing taken: `middleware` serves it."""
+        if self._borrowing is None or request.path.startswith(DUMP_PREFIX):
+            return None
+        decision, attrs = self._decide(request)
+        if decision is None or decision is _UNCLASSIFIED or decision.watch:
+            return None
+        queueset = self.flow_control.queuesets.get(decision.pl_name)
+        verb = attrs.verb
+        if queueset is None or verb == "list" or verb in MUTATING_VERBS or not queueset.seats_at_once(1):
+            return None
+        request[_DECISION] = decision
+        req = queueset.start(ONE_SEAT, decision.fs_name, decision.distinguisher, (request, attrs))
+        self.metrics.flowcontrol.dispatched(decision, req)
+        executing = RW_EXECUTING if verb in READ_ONLY_VERBS else RW_EXECUTING + 1
+        self.flow_control.read_write.add(executing, 1)  # `noteExecutingDelta`
+        return queueset, req, executing
+
+    def release(self, seated: Any) -> None:
+        """The end of a request `seat_at_once` seated."""
+        queueset, req, executing = seated
+        queueset.finish(req)
+        self.flow_control.read_write.add(executing, -1)
+
     def set_headers(self, request: web.Request, response: web.StreamResponse) -> None:
         decision = request.get(_DECISION)
         if decision is None:  # refused before the filter ran (authentication's 401, impersonation's 403): no headers
