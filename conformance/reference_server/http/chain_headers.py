@@ -66,13 +66,13 @@ def add_chain_headers(request: Any, response: Any) -> None:
 
 _NET_HTTP_ADDS = ("Date", "Content-Length", "Connection", "Transfer-Encoding")  # extraHeader.Write's order
 _ADDED = frozenset(_NET_HTTP_ADDS)
-_name = itemgetter(0)
+GO_ORDER = itemgetter(0)  # the sort key of `go_sorted` (for a list sorted in place)
 
 
 def go_sorted(items: Any) -> list[tuple[str, str]]:
     """The handler's headers as `Header.WriteSubset` writes them: sorted by name (stable: a repeated name, such as
     `Warning`, keeps its values' order)."""
-    return sorted(items, key=_name)
+    return sorted(items, key=GO_ORDER)
 
 
 def order_as_go(request: Any, response: Any) -> None:
@@ -90,4 +90,4 @@ def order_as_go(request: Any, response: Any) -> None:
     headers.extend(ordered)
 
 
-__all__ = ["AUDIT_ID", "BareResponse", "NO_CACHE", "add_chain_headers", "go_sorted", "new_audit_id", "order_as_go"]
+__all__ = ["AUDIT_ID", "BareResponse", "GO_ORDER", "NO_CACHE", "add_chain_headers", "go_sorted", "new_audit_id", "order_as_go"]

@@ -16,7 +16,7 @@ from aiohttp import HttpVersion11, hdrs, web
 from aiohttp.helpers import rfc822_formatted_time
 from multidict import CIMultiDict
 
-from .chain_headers import go_sorted
+from .chain_headers import GO_ORDER
 
 try:  # the C serializer aiohttp's own writer uses (it refuses CR/LF in names and values)
     from aiohttp.http_writer import _serialize_headers
@@ -30,15 +30,12 @@ SUPPORTED = _serialize_headers is not None and all(
 _NO_BODY_STATUS = frozenset({204, 304})
 
 
-class _Items:
-    """What `_serialize_headers` reads of a header mapping: its `items()`."""
-    __slots__ = ("_items",)
-
-    def __init__(self, items: list[tuple[str, str]]):
-        self._items = items
+class _Items(list):
+    """Header pairs, with the `items()` `_serialize_headers` reads of a header mapping (the list itself)."""
+    __slots__ = ()
 
     def items(self) -> list[tuple[str, str]]:
-        return self._items
+        return self
 
 _LIMIT = 1 << 16  # a larger body goes through aiohttp's writer, which drains as it writes
 
@@ -61,10 +58,11 @@ async def write_whole(protocol: Any, request: Any, resp: Any) -> bool:
     resp._keep_alive = True
     request.run_prepare_hooks(resp)  # the headers of the handler chain and of APF (http/app.py)
     body = resp._body
-    items = go_sorted(resp._headers.items())  # Go's order: the handler's sorted, then Date and Content-Length
+    items = _Items(resp._headers.items())
+    items.sort(key=GO_ORDER)  # Go's order (`go_sorted`'s, in place): the handler's sorted, then Date and Content-Length
     items.append((hdrs.DATE, rfc822_formatted_time()))
     items.append((hdrs.CONTENT_LENGTH, str(len(body))))
-    head = _serialize_headers(f"HTTP/1.1 {resp._status} {resp._reason}", _Items(items))
+    head = _serialize_headers(f"HTTP/1.1 {resp._status} {resp._reason}", items)
     transport = protocol.transport
     if transport is None or transport.is_closing():
         return False
