@@ -1,0 +1,113 @@
+"""`fieldValidation` of the bodies decoded outside the generic create/update handlers (http/subbody.py): upstream's
+create.go / update.go decode pods/eviction, pods/binding, bindings, */scale, serviceaccounts/token and the reviews
+with the strict serializer under Strict (400 through `transformDecodeError`) and Warn (warnings, the default)."""
+from __future__ import annotations
+
+import pytest
+
+from .conftest import status_of
+from .test_http_duplicate_fields import JSON_BODY, STRICT, warnings_of
+
+POD = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+DEPLOYMENT = {"metadata": {"name": "d"}, "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}}, "template": {
+    "metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+MERGE = {"Content-Type": "application/merge-patch+json"}
+
+
+def _pod(http, url, namespaces) -> tuple[str, str]:
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/pods"
+    assert http.post(base, json=POD).status_code == 201
+    return ns, f"{base}/p"
+
+
+def test_eviction_strict_warn_ignore(http, url, namespaces):
+    """The brief's reproduction: upstream's 400 names the Eviction in the body's version; Warn (the default)
+    evicts and warns; a repeated key is named as for any create."""
+    ns, pod = _pod(http, url, namespaces)
+    body = '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"bogus":1}'
+    st = status_of(http.post(f"{pod}/eviction", params=STRICT, data=body, headers=JSON_BODY))
+    assert st["code"] == 400 and st["reason"] == "BadRequest"
+    assert st["message"] == ('Eviction in version "v1" cannot be handled as a Eviction: strict decoding error: '
+                             'unknown field "bogus"')
+    repeated = ('{"apiVersion":"policy/v1beta1","kind":"Eviction","metadata":{"name":"p","name":"p"},'
+                '"deleteOptions":{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0,"bogus":1}}')
+    st = status_of(http.post(f"{pod}/eviction", params=STRICT, data=repeated, headers=JSON_BODY))
+    assert st["message"] == ('Eviction in version "v1beta1" cannot be handled as a Eviction: strict decoding error: '
+                             'duplicate field "metadata.name", unknown field "deleteOptions.bogus"')
+    assert http.get(pod).status_code == 200  # nothing evicted
+    r = http.post(f"{pod}/eviction", data=body, headers=JSON_BODY)
+    assert r.status_code == 201, r.text
+    assert warnings_of(r) == ['unknown field "bogus"']
+    assert http.get(pod).status_code == 404
+
+
+def test_eviction_ignore_has_no_warning(http, url, namespaces):
+    _ns, pod = _pod(http, url, namespaces)
+    r = http.post(f"{pod}/eviction", params={"fieldValidation": "Ignore"}, headers=JSON_BODY,
+                  data='{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"bogus":1}')
+    assert r.status_code == 201 and "Warning" not in r.headers
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_binding_strict_and_warn(http, url, namespaces, legacy):
+    ns, pod = _pod(http, url, namespaces)
+    path = f"{url}/api/v1/namespaces/{ns}/bindings" if legacy else f"{pod}/binding"
+    body = '{"metadata":{"name":"p"},"target":{"kind":"Node","name":"n1","bogus":1},"extra":true}'
+    st = status_of(http.post(path, params=STRICT, data=body, headers=JSON_BODY))
+    assert st["code"] == 400
+    assert st["message"] == ('Binding in version "v1" cannot be handled as a Binding: strict decoding error: '
+                             'unknown field "target.bogus", unknown field "extra"')  # in the body's order
+    r = http.post(path, data=body, headers=JSON_BODY)
+    assert r.status_code == 201, r.text
+    assert warnings_of(r) == ['unknown field "target.bogus"', 'unknown field "extra"']
+    assert http.get(pod).json()["spec"]["nodeName"] == "n1"
+
+
+def test_scale_put_and_patch(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
+    assert http.post(base, json=DEPLOYMENT).status_code == 201
+    scale = f"{base}/d/scale"
+    body = '{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"d"},"spec":{"replicas":2,"bogus":1}}'
+    st = status_of(http.put(scale, params=STRICT, data=body, headers=JSON_BODY))
+    assert st["code"] == 400
+    assert st["message"] == ('Scale in version "v1" cannot be handled as a Scale: strict decoding error: '
+                             'unknown field "spec.bogus"')
+    r = http.put(scale, data=body, headers=JSON_BODY)
+    assert r.status_code == 200, r.text
+    assert warnings_of(r) == ['unknown field "spec.bogus"'] and r.json()["spec"]["replicas"] == 2
+    # a patch: the patched Scale decoded strictly (patch.go), a 422 on `patch`; Warn: warned, written
+    st = status_of(http.patch(scale, params=STRICT, data='{"spec":{"replicas":3},"bogus":1}', headers=MERGE))
+    assert st["code"] == 422 and st["reason"] == "Invalid"
+    assert st["message"].endswith('strict decoding error: unknown field "bogus"'), st["message"]
+    r = http.patch(scale, data='{"spec":{"replicas":3,"bogus":1}}', headers=MERGE)
+    assert r.status_code == 200 and warnings_of(r) == ['unknown field "spec.bogus"']
+    assert r.json()["spec"]["replicas"] == 3
+
+
+def test_token_request_and_reviews(http, url, namespaces):
+    ns = namespaces.create()["metadata"]["name"]
+    assert http.post(f"{url}/api/v1/namespaces/{ns}/serviceaccounts", json={"metadata": {"name": "bot"}}
+                     ).status_code == 201
+    token = f"{url}/api/v1/namespaces/{ns}/serviceaccounts/bot/token"
+    body = '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"audiences":["a"],"bogus":1}}'
+    st = status_of(http.post(token, params=STRICT, data=body, headers=JSON_BODY))
+    assert st["message"] == ('TokenRequest in version "v1" cannot be handled as a TokenRequest: strict decoding '
+                             'error: unknown field "spec.bogus"')
+    r = http.post(token, data=body, headers=JSON_BODY)
+    assert r.status_code == 201 and warnings_of(r) == ['unknown field "spec.bogus"']
+    review = ('{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x","token":"y"},'
+              '"bogus":1}')
+    st = status_of(http.post(f"{url}/apis/authentication.k8s.io/v1/tokenreviews", params=STRICT, data=review,
+                             headers=JSON_BODY))
+    assert st["message"] == ('TokenReview in version "v1" cannot be handled as a TokenReview: strict decoding '
+                             'error: duplicate field "spec.token", unknown field "bogus"')
+    sar = ('{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"u",'
+           '"resourceAttributes":{"verb":"get","resource":"pods","bogus":1}}}')
+    path = f"{url}/apis/authorization.k8s.io/v1/subjectaccessreviews"
+    st = status_of(http.post(path, params=STRICT, data=sar, headers=JSON_BODY))
+    assert st["message"] == ('SubjectAccessReview in version "v1" cannot be handled as a SubjectAccessReview: '
+                             'strict decoding error: unknown field "spec.resourceAttributes.bogus"')
+    r = http.post(path, data=sar, headers=JSON_BODY)
+    assert r.status_code == 201 and warnings_of(r) == ['unknown field "spec.resourceAttributes.bogus"']
