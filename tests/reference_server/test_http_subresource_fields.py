@@ -111,3 +111,39 @@ def test_token_request_and_reviews(http, url, namespaces):
                              'strict decoding error: unknown field "spec.resourceAttributes.bogus"')
     r = http.post(path, data=sar, headers=JSON_BODY)
     assert r.status_code == 201 and warnings_of(r) == ['unknown field "spec.resourceAttributes.bogus"']
+
+
+@pytest.mark.parametrize("mode", ["Ignore", "Strict", "Warn"])
+@pytest.mark.parametrize("patch", ["null", '"x"', "3", "true"])
+def test_merge_patch_null_or_scalar(http, url, namespaces, mode, patch):
+    """evanphx/json-patch v4 `MergePatch`: `null` and a scalar are `ErrBadJSONPatch`, a 400 with its text; under
+    Strict and Warn a scalar is refused first by the strict read into a map (patch.go `applyJSPatch`)."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    assert http.post(base, json={"metadata": {"name": "c"}}).status_code == 201
+    st = status_of(http.patch(f"{base}/c", params={"fieldValidation": mode}, data=patch, headers=MERGE))
+    assert st["code"] == 400 and st["reason"] == "BadRequest"
+    if mode == "Ignore" or patch == "null":
+        assert st["message"] == "Invalid JSON Patch"
+    else:
+        kind = {"3": "number", "true": "bool"}.get(patch, "string")
+        assert st["message"] == (f"error decoding patch: json: cannot unmarshal {kind} into Go value of type "
+                                 "map[string]interface {}")
+
+
+def test_merge_patch_array_under_ignore(http, url, namespaces):
+    """An array is the patched document (its objects' nulls pruned), which no kind decodes: the 422 on `patch`
+    with the JSON serializer's words (`SimpleMetaFactory.Interpret`)."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    assert http.post(base, json={"metadata": {"name": "c"}}).status_code == 201
+    st = status_of(http.patch(f"{base}/c", params={"fieldValidation": "Ignore"}, headers=MERGE,
+                              data='[1, null, {"b": null, "z": [{"y": null}], "a": 2}]'))
+    assert st["code"] == 422 and st["reason"] == "Invalid"
+    assert st["message"] == (
+        ' "" is invalid: patch: Invalid value: "[1,null,{\\"a\\":2,\\"z\\":[{}]}]": couldn\'t get version/kind; '
+        'json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string '
+        '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }')
+    st = status_of(http.patch(f"{base}/c", params={"fieldValidation": "Strict"}, headers=MERGE, data="[1]"))
+    assert st["code"] == 400 and st["message"] == ("error decoding patch: json: cannot unmarshal array into Go "
+                                                   "value of type map[string]interface {}")

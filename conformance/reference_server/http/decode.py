@@ -122,14 +122,19 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str, repeat
     return decode_value(parse_raw(content_type, raw, expected_kind, repeats), raw, expected_kind)
 
 
+def version_kind_error(value: Any) -> str:
+    """The JSON serializer's first step on a body that is not an object (`SimpleMetaFactory.Interpret`)."""
+    return ("couldn't get version/kind; json parse error: json: cannot unmarshal "
+            f"{gotypes.kind_word(value)} into Go value of type struct {{ APIVersion string "
+            '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }')
+
+
 def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | None = None) -> dict[str, Any]:
     """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1. `schema_kind`:
     the name the field model knows the kind by where it is not `expected_kind` (a custom resource's
     `<group>/<Kind>`, which a core kind's Go type must not judge)."""
     if not isinstance(obj, dict):
-        raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
-                            f"{gotypes.kind_word(obj)} into Go value of type struct {{ APIVersion string "
-                            '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }', raw)
+        raise _unrecognized(expected_kind, version_kind_error(obj), raw)
     kind, version = obj.get("kind"), obj.get("apiVersion")
     if kind is not None and not isinstance(kind, str) or version is not None and not isinstance(version, str):
         raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
