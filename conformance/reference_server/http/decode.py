@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 from functools import lru_cache
@@ -362,18 +363,20 @@ class _AnyTopLevel(dict):
 def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str,
                            extra: dict[str, Any] | None = None, keep_unknown: bool = False,
                            message: str | None = None, repeats: list[Repeats] | None = None,
-                           prior: list[str] | None = None) -> list[str]:
+                           prior: list[str] | None = None, pruned: list[str] | None = None) -> list[str]:
     """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped.
     Paths are quoted as Go's `strconv.Quote` does. `extra`: fields an enabled extension adds to the kind
     (`reference_server.extensions.extra_fields`); `keep_unknown`: every top-level field is known (a custom
     resource's schema with `x-kubernetes-preserve-unknown-fields` at its root), `metadata` still checked;
     `message`: a named group's kind's Go type in the field model (`http/groups.py` `go_message`); `repeats`: the
     keys the body repeated (`parse_raw`), named among the unknown fields as the strict decoder names them;
-    `prior`: a patch's own strict errors (`patch_strict_errors`), named before the patched object's."""
+    `prior`: a patch's own strict errors (`patch_strict_errors`), named before the patched object's; `pruned`: a
+    custom resource's fields its schema prunes (`crschema.unknown_paths`), named after its metadata's (those in
+    the order of Go's sorted map keys), all as `schemaCoercingDecoder` words them (`unknown field "%s"`, unescaped)."""
     schema = _schema(kind, top_level, message)
     if extra:
         schema = _merged(schema, extra)
-    if keep_unknown:
+    if keep_unknown or pruned is not None:
         schema = _AnyTopLevel(schema)
     outside = {"CustomResourceDefinition": crdtypes.unknown_fields,  # their specs are outside the field model
                apiservicetypes.KIND: apiservicetypes.unknown_fields}.get(kind)
@@ -384,7 +387,10 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     if outside is not None:
         unknown = sorted(unknown + outside(obj, mode != "Strict"),
                          key=lambda u: order.get(u.split(".", 1)[0].split("[", 1)[0], 0))
-    errors = [dupkeys.unknown(u) for u in dupkeys.capped(unknown)]
+    if pruned is not None:  # customresource_handler.go: `fmt.Errorf(`unknown field "%s"`, unknownField)`
+        errors = [f'unknown field "{u}"' for u in dupkeys.capped(sorted(unknown, key=_map_order) + pruned)]
+    else:
+        errors = [dupkeys.unknown(u) for u in dupkeys.capped(unknown)]
     if repeats and mode != "Ignore":
         errors = _with_repeats(errors, repeats[0], schema, kind, message)
     if prior:
@@ -392,6 +398,15 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     if errors and mode == "Strict":
         raise StrictDecodingError("strict decoding error: " + ", ".join(errors))
     return [w for e in errors for w in dupkeys.yaml_warnings(e)] if mode == "Warn" else []
+
+
+def _map_order(path: str) -> list[tuple[int, str]]:
+    """A metadata path's place when its map is walked in Go's sorted-key order (`utiljson.Marshal` then
+    `UnmarshalStrict`: objectmeta/coerce.go `GetObjectMetaWithOptions`): key by key, an index as a number."""
+    return [(int(index), "") if index else (-1, name) for index, name in _PATH_PART.findall(path)]
+
+
+_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[]+)")
 
 
 # the kinds outside the field model whose spec and status are Go type descriptors (wire/crdtypes.py's)

@@ -38,6 +38,7 @@ from .decode import (StrictDecodingError, apply_field_validation, apply_strict_e
                      patch_type_error, strict_create_error, strict_patch_error)
 from .groups import go_message, raw_before_patch
 from .subbody import SCALE_MESSAGE, validate_fields
+from ..registry.crschema import unknown_paths
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
@@ -122,6 +123,14 @@ def _schema_kind(store: GenericStore) -> str:
     """The kind name the decoder's field model knows this resource by: its kind, except where a named group
     reuses a core kind's name for another type (events.k8s.io/v1 Event: `registry/eventsview.py`)."""
     return getattr(store, "schema_kind", store.info.kind)
+
+
+def _pruned(store: GenericStore, obj: dict[str, Any]) -> list[str] | None:
+    """A custom resource's fields its version's schema prunes (`schemaCoercingDecoder`'s strict errors); None for
+    any other kind."""
+    if not getattr(store, "crd_name", None):
+        return None
+    return unknown_paths(obj, getattr(store.strategy, "schema", None))
 
 
 class Handlers:
@@ -264,7 +273,7 @@ class Handlers:
             warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
                                               extra_fields(self.ctx.feature_gates, store.info.kind),
                                               keep_unknown=store.info.keeps_unknown_fields,
-                                              message=_field_model(store), repeats=repeats)
+                                              message=_field_model(store), repeats=repeats, pruned=_pruned(store, obj))
         except StrictDecodingError as exc:
             raise strict_create_error(exc, store.info.kind, getattr(store, "version", "v1")) from None
         return obj, warnings
@@ -482,7 +491,8 @@ class Handlers:
             warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
                                                   extra_fields(self.ctx.feature_gates, store.info.kind),
                                                   keep_unknown=store.info.keeps_unknown_fields,
-                                                  message=model, prior=prior)
+                                                  message=model, prior=prior,
+                                                  pruned=_pruned(store, patched) if ctype != APPLY_PATCH else None)
         except StrictDecodingError as exc:
             if ctype == APPLY_PATCH:  # (server-side apply words its own refusals: fieldmanager/)
                 raise
