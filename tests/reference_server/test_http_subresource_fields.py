@@ -147,3 +147,20 @@ def test_merge_patch_array_under_ignore(http, url, namespaces):
     st = status_of(http.patch(f"{base}/c", params={"fieldValidation": "Strict"}, headers=MERGE, data="[1]"))
     assert st["code"] == 400 and st["message"] == ("error decoding patch: json: cannot unmarshal array into Go "
                                                    "value of type map[string]interface {}")
+
+
+def test_merge_patch_prunes_nulls_inside_new_lists(http, url, namespaces):
+    """evanphx/json-patch v4 `mergeDocs` prunes the nulls of a value's objects where the target held no object
+    (a list's items included): a custom resource keeps `[{}]`, not `[{"a": null}]`; where it held an object, a
+    value that is no object replaces it as sent."""
+    from .crds import create_crd, schemaless_crd
+    assert create_crd(http, url, schemaless_crd("nulls.example.com", "nullthings", "NullThing")).status_code in (201,
+                                                                                                              409)
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/nulls.example.com/v1/namespaces/{ns}/nullthings"
+    assert http.post(base, json={"metadata": {"name": "n"}, "o": {"k": 1}, "s": "x"}).status_code == 201
+    r = http.patch(f"{base}/n", headers=MERGE, data='{"l":[{"a":null,"b":[{"c":null}]},null],"s":[{"d":null}],'
+                                                    '"o":[{"e":null}]}')
+    assert r.status_code == 200, r.text
+    obj = r.json()
+    assert obj["l"] == [{"b": [{}]}, None] and obj["s"] == [{}] and obj["o"] == [{"e": None}]

@@ -37,22 +37,26 @@ def _merged_non_object(patch: Any) -> E.StatusError:
     decode into any kind (`SimpleMetaFactory.Interpret`): the 422 on `patch` naming it."""
     if not isinstance(patch, list):
         return E.bad_request("Invalid JSON Patch")
-    patched = [_pruned(v) for v in patch]
+    patched = [_pruned(v, ordered=True) for v in patch]
     return patch_invalid(patched, MERGE_PATCH, patch, version_kind_error(patched))  # type: ignore[arg-type]
 
 
-def _pruned(value: Any) -> Any:
-    """`pruneNulls`: an object's null members dropped, recursively, through arrays too (an array's nulls kept)."""
+def _pruned(value: Any, ordered: bool = False) -> Any:
+    """`pruneNulls`: an object's null members dropped, recursively, through arrays too (an array's nulls kept), a
+    copy; `ordered`: each object's keys in Go's map order (what `json.Marshal` of the result writes)."""
     if isinstance(value, dict):
-        return {k: _pruned(v) for k, v in sorted(value.items()) if v is not None}
+        items = sorted(value.items()) if ordered else value.items()
+        return {k: _pruned(v, ordered) for k, v in items if v is not None}
     if isinstance(value, list):
-        return [_pruned(v) for v in value]
-    return value
+        return [_pruned(v, ordered) for v in value]
+    return copy.deepcopy(value)
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
+    """evanphx/json-patch v4 `mergeDocs`: a value that is not an object replaces the target's, pruned of the nulls
+    inside its objects where the target's was no object (`merge`: `pruneNulls(patch)`), as sent where it was one."""
     if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
+        return copy.deepcopy(patch) if isinstance(target, dict) else _pruned(patch)
     out = copy.deepcopy(target) if isinstance(target, dict) else {}
     for k, v in patch.items():
         if v is None:
