@@ -64,6 +64,18 @@ def test_binding_strict_and_warn(http, url, namespaces, legacy):
     assert http.get(pod).json()["spec"]["nodeName"] == "n1"
 
 
+def test_binding_repeated_keys(http, url, namespaces):
+    """A Binding (outside the field model's kinds) read as its Go type: a repeated struct decoded into the first."""
+    _ns, pod = _pod(http, url, namespaces)
+    body = '{"metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"},"target":{"name":"n2"}}'
+    st = status_of(http.post(f"{pod}/binding", params=STRICT, data=body, headers=JSON_BODY))
+    assert st["message"] == ('Binding in version "v1" cannot be handled as a Binding: strict decoding error: '
+                             'duplicate field "target"')
+    r = http.post(f"{pod}/binding", data=body, headers=JSON_BODY)
+    assert r.status_code == 201 and warnings_of(r) == ['duplicate field "target"']
+    assert http.get(pod).json()["spec"]["nodeName"] == "n2"
+
+
 def test_scale_put_and_patch(http, url, namespaces):
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/apps/v1/namespaces/{ns}/deployments"
@@ -164,3 +176,24 @@ def test_merge_patch_prunes_nulls_inside_new_lists(http, url, namespaces):
     assert r.status_code == 200, r.text
     obj = r.json()
     assert obj["l"] == [{"b": [{}]}, None] and obj["s"] == [{}] and obj["o"] == [{"e": None}]
+
+
+def test_kubectl_sees_the_warnings_and_no_false_ones(http, url, namespaces, tmp_path):
+    """kubectl 1.33 prints an Eviction's unknown field as the server's warning (`create --raw`), and its own
+    bodies (`create token`, `auth can-i`, `auth whoami`) draw none."""
+    from .kubectl_run import run_kubectl
+    ns, pod = _pod(http, url, namespaces)
+    manifest = tmp_path / "eviction.json"
+    manifest.write_text('{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"bogus":1}')
+    proc = run_kubectl(url, tmp_path, "create", "--raw", f"/api/v1/namespaces/{ns}/pods/p/eviction", "-f",
+                       str(manifest))
+    assert proc.returncode == 0, proc.stderr
+    assert 'Warning: unknown field "bogus"' in proc.stderr, proc.stderr
+    assert http.get(pod).status_code == 404
+    assert http.post(f"{url}/api/v1/namespaces/{ns}/serviceaccounts", json={"metadata": {"name": "bot"}}
+                     ).status_code == 201
+    for args in (("create", "token", "bot", "-n", ns), ("auth", "can-i", "get", "pods", "-n", ns),
+                 ("auth", "whoami")):
+        proc = run_kubectl(url, tmp_path, *args)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert "Warning" not in proc.stderr, (args, proc.stderr)
