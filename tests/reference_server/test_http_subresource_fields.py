@@ -165,9 +165,16 @@ def test_merge_patch_prunes_nulls_inside_new_lists(http, url, namespaces):
     """evanphx/json-patch v4 `mergeDocs` prunes the nulls of a value's objects where the target held no object
     (a list's items included): a custom resource keeps `[{}]`, not `[{"a": null}]`; where it held an object, a
     value that is no object replaces it as sent."""
-    from .crds import create_crd, schemaless_crd
+    from .crds import create_crd, delete_crd, schemaless_crd
     assert create_crd(http, url, schemaless_crd("nulls.example.com", "nullthings", "NullThing")).status_code in (201,
                                                                                                               409)
+    try:
+        _patch_nulls(http, url, namespaces)
+    finally:
+        delete_crd(http, url, "nullthings.nulls.example.com")
+
+
+def _patch_nulls(http, url, namespaces) -> None:
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/nulls.example.com/v1/namespaces/{ns}/nullthings"
     assert http.post(base, json={"metadata": {"name": "n"}, "o": {"k": 1}, "s": "x"}).status_code == 201

@@ -5,9 +5,12 @@ Go's sorted-key order), then every field its schema prunes, at any depth, sorted
 from __future__ import annotations
 
 import json
+from typing import Iterator
+
+import pytest
 
 from .conftest import status_of
-from .crds import create_crd, schemaless_crd
+from .crds import create_crd, delete_crd, schemaless_crd
 from .test_http_duplicate_fields import JSON_BODY, STRICT, warnings_of
 
 SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
@@ -22,15 +25,22 @@ ERRORS = ['unknown field "metadata.bo"gus"', 'unknown field "metadata.zz"', 'unk
           'unknown field "spec.z"', 'unknown field "top"']
 
 
-def _crd(http, url) -> None:
+NAME = "unkthings.unk.example.com"
+
+
+@pytest.fixture
+def unk_crd(http, url) -> Iterator[None]:
+    """The CRD for the test, deleted after it (waited for on a watch: the session's server is shared, and its
+    discovery must not keep the group)."""
     crd = schemaless_crd("unk.example.com", "unkthings", "UnkThing")
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = SCHEMA
     r = create_crd(http, url, crd)
     assert r.status_code in (201, 409), r.text
+    yield
+    delete_crd(http, url, NAME)
 
 
-def test_create_strict_and_warn(http, url, namespaces):
-    _crd(http, url)
+def test_create_strict_and_warn(http, url, namespaces, unk_crd):
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/unk.example.com/v1/namespaces/{ns}/unkthings"
     st = status_of(http.post(base, params=STRICT, data=json.dumps(BODY), headers=JSON_BODY))
@@ -43,9 +53,8 @@ def test_create_strict_and_warn(http, url, namespaces):
     assert r.json()["spec"] == {"a": 1, "m": {"x\"y": {"k": "v"}}, "l": [{"k": "v"}, {}]}
 
 
-def test_patch_strict(http, url, namespaces):
+def test_patch_strict(http, url, namespaces, unk_crd):
     """A merge patch's result: the same errors, 422 on `patch` (patch.go `applyPatchToCurrentObject`)."""
-    _crd(http, url)
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/unk.example.com/v1/namespaces/{ns}/unkthings"
     assert http.post(base, json={"metadata": {"name": "p"}, "spec": {"a": 1}}).status_code == 201
