@@ -22,9 +22,9 @@ def _pod(http, url, namespaces) -> tuple[str, str]:
 
 
 def test_eviction_strict_warn_ignore(http, url, namespaces):
-    """The brief's reproduction: upstream's 400 names the Eviction in the body's version; Warn (the default)
+    """Upstream's 400 names the Eviction in the body's version; Warn (the default)
     evicts and warns; a repeated key is named as for any create."""
-    ns, pod = _pod(http, url, namespaces)
+    _ns, pod = _pod(http, url, namespaces)
     body = '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"bogus":1}'
     st = status_of(http.post(f"{pod}/eviction", params=STRICT, data=body, headers=JSON_BODY))
     assert st["code"] == 400 and st["reason"] == "BadRequest"
