@@ -66,3 +66,22 @@ def settle_crd(registry: Any, name: str) -> dict[str, Any]:
     NamingConditionController(registry).sync_crd(name)
     EstablishingController(registry).sync_crd(name)
     return registry.custom.crds.get("", name)
+
+
+def delete_crd(http: Any, base: str, name: str, timeout: float = 30.0) -> None:
+    """DELETE the CRD `name` and wait (on a watch) until it is gone, so that a shared server's discovery no longer
+    lists its group."""
+    r = http.delete(f"{base}{CRDS}/{name}", timeout=timeout)
+    assert r.status_code in (200, 202, 404), r.text
+    r = http.get(f"{base}{CRDS}/{name}", timeout=timeout)
+    if r.status_code == 404:
+        return
+    params = {"watch": "1", "fieldSelector": f"metadata.name={name}",
+              "resourceVersion": r.json()["metadata"]["resourceVersion"], "timeoutSeconds": str(int(timeout) + 1)}
+    with http.get(f"{base}{CRDS}", params=params, stream=True, timeout=timeout + 5) as w:
+        if http.get(f"{base}{CRDS}/{name}", timeout=timeout).status_code == 404:
+            return
+        for line in w.iter_lines():
+            if line and json.loads(line).get("type") == "DELETED":
+                return
+    raise AssertionError(f"CRD {name}: still there after {timeout} s")

@@ -31,17 +31,24 @@ from .context import ServerContext
 from .groups import decode_unstored_body
 from .handlers import check_path_segment, read_body
 from .respond import object_response, plain_not_found
+from . import params as P
 from .router import Route
+from .subbody import validate_fields, warned
 
 GROUP, VERSION = "authentication.k8s.io", "v1"
 API_VERSION = f"{GROUP}/{VERSION}"
 RESOURCES = {"selfsubjectreviews": "SelfSubjectReview", "tokenreviews": "TokenReview"}
 
 
-def _decode(request_ct: str | None, raw: bytes, kind: str) -> dict[str, Any]:
+def _decode(request: web.Request, raw: bytes, kind: str) -> dict[str, Any]:
+    """The body as `kind`, its fields judged under the request's `fieldValidation` (http/subbody.py)."""
     from ..wire import authentication_pb  # (protobuf's descriptors: a tenth of a second of start-up, rarely used)
 
-    return decode_unstored_body(request_ct, raw, API_VERSION, kind, authentication_pb.decode)
+    mode, repeats = P.field_validation(request.query), []
+    body = decode_unstored_body(request.headers.get("Content-Type"), raw, API_VERSION, kind, authentication_pb.decode,
+                                repeats)
+    validate_fields(body, kind, VERSION, f"authentication.{kind}", mode, repeats)
+    return body
 
 
 def _bearer(request: web.Request) -> str:
@@ -89,7 +96,7 @@ def record_requester(ctx: ServerContext, request: web.Request) -> None:
 
 async def handle_authentication_review(ctx: ServerContext, request: web.Request, route: Route) -> web.StreamResponse:
     kind = RESOURCES[route.resource]
-    body = _decode(request.headers.get("Content-Type"), await read_body(request), kind)
+    body = _decode(request, await read_body(request), kind)
     out: dict[str, Any] = {"kind": kind, "apiVersion": API_VERSION, "metadata": {"creationTimestamp": None}}
     if kind == "SelfSubjectReview":
         out["status"] = {"userInfo": user_to_dict(_requester(ctx, request))}
@@ -106,7 +113,7 @@ async def handle_authentication_review(ctx: ServerContext, request: web.Request,
         out["spec"] = spec
         out["status"] = {"authenticated": True, "user": user_to_dict(user),
                          "audiences": audiences} if user else {"user": {}}
-    return object_response(out, 201, request.headers.get("Accept"))
+    return object_response(out, 201, request.headers.get("Accept"), warned())
 
 
 def _api_audiences(ctx: ServerContext) -> list[str]:
@@ -122,7 +129,7 @@ def _timestamp(unix: int) -> str:
 async def handle_token_request(ctx: ServerContext, request: web.Request, route: Route) -> web.StreamResponse:
     check_path_segment(route.namespace, "Namespace")
     check_path_segment(route.name, "Name")
-    body = _decode(request.headers.get("Content-Type"), await read_body(request), "TokenRequest")
+    body = _decode(request, await read_body(request), "TokenRequest")
     store = ctx.registry.content("serviceaccounts")
     assert store is not None
     sa = store.get(route.namespace, route.name)  # 404: serviceaccounts "x" not found
@@ -156,7 +163,7 @@ async def handle_token_request(ctx: ServerContext, request: web.Request, route: 
            "spec": {"audiences": audiences, "expirationSeconds": expiration,
                     "boundObjectRef": spec.get("boundObjectRef")},
            "status": {"token": token, "expirationTimestamp": _timestamp(expiry)}}
-    return object_response(out, 201, request.headers.get("Accept"))
+    return object_response(out, 201, request.headers.get("Accept"), warned())
 
 
 def _bound_object(ctx: ServerContext, namespace: str, sa_name: str, ref: dict[str, Any]) -> dict[str, dict[str, str]]:

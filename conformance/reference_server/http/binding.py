@@ -22,6 +22,7 @@ from .groups import decode_named_body
 from .handlers import check_path_segment, read_body
 from .respond import object_response
 from .router import Route
+from .subbody import binding_fields, validate_fields, warned
 from .webhookcalls import on_subresource_create
 from ..admission.webhooks import Attributes
 
@@ -32,7 +33,10 @@ async def handle_binding(ctx: ServerContext, request: web.Request, route: Route,
     if route.name:
         check_path_segment(route.name, "Name")
     dry = P.dry_run(request.query.getall("dryRun", []))
-    body = decode_named_body(request.headers.get("Content-Type"), await read_body(request), "v1", "Binding")
+    mode, repeats = P.field_validation(request.query), []
+    body = decode_named_body(request.headers.get("Content-Type"), await read_body(request), "v1", "Binding",
+                             repeats=repeats)
+    validate_fields(body, "Binding", "v1", None, mode, repeats, binding_fields())
     meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
     ns = meta.get("namespace")
     if ns and ns != route.namespace:
@@ -47,4 +51,4 @@ async def handle_binding(ctx: ServerContext, request: web.Request, route: Route,
         "CREATE", "", "v1", info.plural, "binding" if route.name else "", route.namespace, name, "Binding"), body, dry,
         ctx.authorizer)
     status = await offload(bind_pod, ctx.registry.store, route.namespace, name, body, dry_run=dry)
-    return object_response(status, 201, request.headers.get("Accept"))
+    return object_response(status, 201, request.headers.get("Accept"), warned())

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 from functools import lru_cache
@@ -122,14 +123,19 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str, repeat
     return decode_value(parse_raw(content_type, raw, expected_kind, repeats), raw, expected_kind)
 
 
+def version_kind_error(value: Any) -> str:
+    """The JSON serializer's first step on a body that is not an object (`SimpleMetaFactory.Interpret`)."""
+    return ("couldn't get version/kind; json parse error: json: cannot unmarshal "
+            f"{gotypes.kind_word(value)} into Go value of type struct {{ APIVersion string "
+            '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }')
+
+
 def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | None = None) -> dict[str, Any]:
     """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1. `schema_kind`:
     the name the field model knows the kind by where it is not `expected_kind` (a custom resource's
     `<group>/<Kind>`, which a core kind's Go type must not judge)."""
     if not isinstance(obj, dict):
-        raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
-                            f"{gotypes.kind_word(obj)} into Go value of type struct {{ APIVersion string "
-                            '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }', raw)
+        raise _unrecognized(expected_kind, version_kind_error(obj), raw)
     kind, version = obj.get("kind"), obj.get("apiVersion")
     if kind is not None and not isinstance(kind, str) or version is not None and not isinstance(version, str):
         raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
@@ -357,18 +363,20 @@ class _AnyTopLevel(dict):
 def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[str], mode: str,
                            extra: dict[str, Any] | None = None, keep_unknown: bool = False,
                            message: str | None = None, repeats: list[Repeats] | None = None,
-                           prior: list[str] | None = None) -> list[str]:
+                           prior: list[str] | None = None, pruned: list[str] | None = None) -> list[str]:
     """Strict ⇒ 400 `strict decoding error: unknown field "x"`; Warn ⇒ warnings; unknown fields are dropped.
     Paths are quoted as Go's `strconv.Quote` does. `extra`: fields an enabled extension adds to the kind
     (`reference_server.extensions.extra_fields`); `keep_unknown`: every top-level field is known (a custom
     resource's schema with `x-kubernetes-preserve-unknown-fields` at its root), `metadata` still checked;
     `message`: a named group's kind's Go type in the field model (`http/groups.py` `go_message`); `repeats`: the
     keys the body repeated (`parse_raw`), named among the unknown fields as the strict decoder names them;
-    `prior`: a patch's own strict errors (`patch_strict_errors`), named before the patched object's."""
+    `prior`: a patch's own strict errors (`patch_strict_errors`), named before the patched object's; `pruned`: a
+    custom resource's fields its schema prunes (`crschema.unknown_paths`), named after its metadata's (those in
+    the order of Go's sorted map keys), all as `schemaCoercingDecoder` words them (`unknown field "%s"`, unescaped)."""
     schema = _schema(kind, top_level, message)
     if extra:
         schema = _merged(schema, extra)
-    if keep_unknown:
+    if keep_unknown or pruned is not None:
         schema = _AnyTopLevel(schema)
     outside = {"CustomResourceDefinition": crdtypes.unknown_fields,  # their specs are outside the field model
                apiservicetypes.KIND: apiservicetypes.unknown_fields}.get(kind)
@@ -379,7 +387,10 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     if outside is not None:
         unknown = sorted(unknown + outside(obj, mode != "Strict"),
                          key=lambda u: order.get(u.split(".", 1)[0].split("[", 1)[0], 0))
-    errors = [dupkeys.unknown(u) for u in dupkeys.capped(unknown)]
+    if pruned is not None:  # customresource_handler.go: `fmt.Errorf(`unknown field "%s"`, unknownField)`
+        errors = [f'unknown field "{u}"' for u in dupkeys.capped(sorted(unknown, key=_map_order) + pruned)]
+    else:
+        errors = [dupkeys.unknown(u) for u in dupkeys.capped(unknown)]
     if repeats and mode != "Ignore":
         errors = _with_repeats(errors, repeats[0], schema, kind, message)
     if prior:
@@ -387,6 +398,15 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     if errors and mode == "Strict":
         raise StrictDecodingError("strict decoding error: " + ", ".join(errors))
     return [w for e in errors for w in dupkeys.yaml_warnings(e)] if mode == "Warn" else []
+
+
+def _map_order(path: str) -> list[tuple[int, str]]:
+    """A metadata path's place when its map is walked in Go's sorted-key order (`utiljson.Marshal` then
+    `UnmarshalStrict`: objectmeta/coerce.go `GetObjectMetaWithOptions`): key by key, an index as a number."""
+    return [(int(index), "") if index else (-1, name) for index, name in _PATH_PART.findall(path)]
+
+
+_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[]+)")
 
 
 # the kinds outside the field model whose spec and status are Go type descriptors (wire/crdtypes.py's)

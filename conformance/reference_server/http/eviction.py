@@ -24,10 +24,12 @@ from . import params as P
 from .context import ServerContext
 from . import hooks
 from ..wire import gotypes
+from ..wire.dupkeys import Repeats
 from .decode import PROTOBUF_TYPE, decode_body, media_type, parse_raw, summarize
 from .handlers import check_path_segment, read_body
 from .respond import object_response
 from .router import Route
+from .subbody import EVICTION_FIELDS, validate_fields, warned
 from .webhookcalls import on_subresource_create, webhook_admission
 
 GROUP_VERSION = "policy/v1"
@@ -35,11 +37,14 @@ ACCEPTED_VERSIONS = ("policy/v1", "policy/v1beta1")
 
 
 def decode_eviction(content_type: str | None, raw: bytes,
-                    registered: Callable[[str, str], bool] = lambda version, kind: False) -> dict[str, Any]:
+                    registered: Callable[[str, str], bool] = lambda version, kind: False,
+                    mode: str = "Warn") -> dict[str, Any]:
     """The request body as a `policy/v1` Eviction (a missing apiVersion/kind is the route's). As upstream's decoder
     into `policy.Eviction`: another kind the scheme knows (`registered(apiVersion, kind)`) has no conversion, an
-    unknown version/kind pair is unrecognized, a field of the wrong JSON type is Go's decoding error."""
-    obj = _parse(content_type, raw)
+    unknown version/kind pair is unrecognized, a field of the wrong JSON type is Go's decoding error; then the
+    strict decoder's unknown and repeated fields under `mode` (`fieldValidation`: http/subbody.py)."""
+    repeats: list[Repeats] = []
+    obj = _parse(content_type, raw, repeats)
     if not isinstance(obj, dict) or not all(isinstance(obj.get(k) or "", str) for k in ("apiVersion", "kind")):
         decode_body(content_type, raw, "Eviction")  # raises the core decoder's error for these
         raise E.bad_request("the body of the request must be an object")
@@ -56,6 +61,8 @@ def decode_eviction(content_type: str | None, raw: bytes,
     if err:
         raise E.bad_request(f'Eviction in version "{version.rpartition("/")[2]}" cannot be handled as a Eviction: '
                             f"{err}")
+    validate_fields(obj, "Eviction", version.rpartition("/")[2], "policy.Eviction", mode, repeats,
+                    EVICTION_FIELDS)
     if obj.get("metadata") is None:
         obj["metadata"] = {}
     obj["apiVersion"], obj["kind"] = GROUP_VERSION, "Eviction"
@@ -72,11 +79,11 @@ def registered_kinds(registry: Any) -> Callable[[str, str], bool]:
     return registered
 
 
-def _parse(content_type: str | None, raw: bytes) -> Any:
+def _parse(content_type: str | None, raw: bytes, repeats: list[Repeats]) -> Any:
     """JSON/YAML by the core reader; protobuf (what typed clients send) by the wire tables' `policy.Eviction`."""
     decode = hooks.wire_attr("protobuf", "decode_group")
     if media_type(content_type) != PROTOBUF_TYPE or decode is None:
-        return parse_raw(content_type, raw, "Eviction")
+        return parse_raw(content_type, raw, "Eviction", repeats)
     try:
         return decode(raw, GROUP_VERSION, frozenset({"Eviction"}))
     except ValueError as exc:
@@ -90,8 +97,9 @@ async def handle_eviction(ctx: ServerContext, request: web.Request, route: Route
     check_path_segment(route.name, "Name")
     query_dry_run = request.query.getall("dryRun", [])
     dry = P.dry_run(query_dry_run)
+    mode = P.field_validation(request.query)
     body = decode_eviction(request.headers.get("Content-Type"), await read_body(request),
-                           registered_kinds(ctx.registry))
+                           registered_kinds(ctx.registry), mode)
     meta = body["metadata"] if isinstance(body["metadata"], dict) else {}
     ns = meta.get("namespace")
     if ns and ns != route.namespace:
@@ -106,4 +114,4 @@ async def handle_eviction(ctx: ServerContext, request: web.Request, route: Route
     writes = ControllerWrites(hooks, "", offload, APISERVER_USER) if hooks.active() else None
     status = await admitted(offload, evict_pod, ctx.registry, route.namespace, route.name, body,
                             ["All"] if dry else [], writes, now())
-    return object_response(status, 201, request.headers.get("Accept"))
+    return object_response(status, 201, request.headers.get("Accept"), warned())

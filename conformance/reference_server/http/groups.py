@@ -299,12 +299,13 @@ def go_message(group: str, version: str, kind: str) -> str | None:
 
 
 def decode_unstored_body(content_type: str | None, raw: bytes, api_version: str, kind: str,
-                         protobuf: Callable[[bytes], dict[str, Any]]) -> dict[str, Any]:
+                         protobuf: Callable[[bytes], dict[str, Any]], repeats: list[Repeats] | None = None
+                         ) -> dict[str, Any]:
     """The body of a create-only, unstored kind (access reviews, TokenReview, TokenRequest): JSON/YAML through
     `decode_named_body`, protobuf (what kubectl sends) through the group's reader `protobuf`, with upstream's
-    400s for an unreadable body, another API version or another kind."""
+    400s for an unreadable body, another API version or another kind. `repeats`: as `decode.parse_raw`'s."""
     if media_type(content_type) != PROTOBUF_TYPE:
-        return decode_named_body(content_type, raw, api_version, kind)
+        return decode_named_body(content_type, raw, api_version, kind, repeats=repeats)
     try:
         obj = protobuf(raw)
     except ValueError as exc:

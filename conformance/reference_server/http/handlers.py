@@ -25,7 +25,7 @@ from ..storage.clone import clone
 from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
-from ..wire.textdecode import check_depth, loads_json
+from ..wire.textdecode import check_depth
 from .decode import refuse_overflow
 from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
@@ -37,6 +37,8 @@ from .decode import (StrictDecodingError, apply_field_validation, apply_strict_e
                      decode_delete_options, media_type, patch_decode_error, patch_strict_errors,
                      patch_type_error, strict_create_error, strict_patch_error)
 from .groups import go_message, raw_before_patch
+from .subbody import SCALE_MESSAGE, validate_fields
+from ..registry.crschema import unknown_paths
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
@@ -122,6 +124,14 @@ def _schema_kind(store: GenericStore) -> str:
     """The kind name the decoder's field model knows this resource by: its kind, except where a named group
     reuses a core kind's name for another type (events.k8s.io/v1 Event: `registry/eventsview.py`)."""
     return getattr(store, "schema_kind", store.info.kind)
+
+
+def _pruned(store: GenericStore, obj: dict[str, Any]) -> list[str] | None:
+    """A custom resource's fields its version's schema prunes (`schemaCoercingDecoder`'s strict errors); None for
+    any other kind."""
+    if not getattr(store, "crd_name", None):
+        return None
+    return unknown_paths(obj, getattr(store.strategy, "schema", None))
 
 
 class Handlers:
@@ -265,7 +275,7 @@ class Handlers:
             warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
                                               extra_fields(self.ctx.feature_gates, store.info.kind),
                                               keep_unknown=store.info.keeps_unknown_fields,
-                                              message=_field_model(store), repeats=repeats)
+                                              message=_field_model(store), repeats=repeats, pruned=_pruned(store, obj))
         except StrictDecodingError as exc:
             raise strict_create_error(exc, store.info.kind, getattr(store, "version", "v1")) from None
         return obj, warnings
@@ -483,7 +493,8 @@ class Handlers:
             warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
                                                   extra_fields(self.ctx.feature_gates, store.info.kind),
                                                   keep_unknown=store.info.keeps_unknown_fields,
-                                                  message=model, prior=prior)
+                                                  message=model, prior=prior,
+                                                  pruned=_pruned(store, patched) if ctype != APPLY_PATCH else None)
         except StrictDecodingError as exc:
             if ctype == APPLY_PATCH:  # (server-side apply words its own refusals: fieldmanager/)
                 raise
@@ -564,12 +575,16 @@ class Handlers:
                                        store)
         raw = await read_body(request)
         applied: tuple[Any, bool] | None = None  # server-side apply: (configuration, force)
+        warnings: list[str] = []  # a patch's strict decoding warnings (a PUT's are recorded: http/subbody.py)
         if request.method == "PUT":
             from .groups import decode_unstored_body
             from . import hooks
             decode_stored = hooks.wire_attr("protobuf", "decode_stored")  # a typed client's protobuf Scale
+            mode, repeats = P.field_validation(request.query), []
             body = decode_unstored_body(request.headers.get("Content-Type"), raw, SCALE_API_VERSION, SCALE_KIND,
-                                        lambda b: decode_stored(b, SCALE_API_VERSION, SCALE_KIND))  # type: ignore[misc]
+                                        lambda b: decode_stored(b, SCALE_API_VERSION, SCALE_KIND),  # type: ignore[misc]
+                                        repeats)
+            validate_fields(body, SCALE_KIND, SCALE_VERSION, SCALE_MESSAGE, mode, repeats)
             self._fix_namespace(body, route, store)
             self._check_name(body, name)
 
@@ -583,23 +598,37 @@ class Handlers:
             if ctype not in PATCH_TYPES:
                 raise E.router_unsupported_media_type()
             manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
+            mode = P.field_validation(request.query) if ctype != APPLY_PATCH else "Ignore"
+            again = False
             try:  # server-side apply through /scale: the Scale's field manager merges it (fieldmanager/scale.py)
-                patch = (yaml_numbers(loads_yaml(raw, unmarshal=True)) or {}) if ctype == APPLY_PATCH else \
-                    loads_json(raw)
+                if ctype == APPLY_PATCH:
+                    patch = yaml_numbers(loads_yaml(raw, unmarshal=True)) or {}
+                else:
+                    patch, again = loads_json_once(raw)
             except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:  # (applyPatcher's words for apply)
                 what = "YAML" if ctype == APPLY_PATCH else "patch"
                 raise E.bad_request(f"error decoding {what}: {exc}") from None
             if ctype == APPLY_PATCH:
                 check_depth(patch)
                 applied = (patch, bool(force))
+            # the patch read strictly first (patch.go `applyJSPatch`, `strategicPatchObject`), as any patch's
+            prior = patch_strict_errors(ctype, patch, raw, again) if mode != "Ignore" else []
+            undecodable = patch_decode_error(ctype, patch) if mode != "Ignore" else None
 
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
+                if undecodable is not None:
+                    raise E.bad_request(f"error decoding patch: {undecodable}")
                 patched = old if applied is not None else apply_patch(old, ctype, patch)
                 check_depth(patched)
                 # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
                 patch_type_error(patched, SCALE_KIND, ctype, patch)
                 if not isinstance(patched.get("metadata"), dict):
                     patched["metadata"] = {}
+                try:  # then its strict decoding errors (`DecodeInto` with the strict codec)
+                    warnings[:] = apply_field_validation(patched, SCALE_KIND, frozenset(), mode,
+                                                         message=SCALE_MESSAGE, prior=prior)
+                except StrictDecodingError as exc:
+                    raise strict_patch_error(exc, patched, ctype, patch) from None
                 patched["kind"], patched["apiVersion"] = SCALE_KIND, SCALE_API_VERSION
                 self._fix_namespace(patched, route, store)
                 self._check_name(patched, name)
@@ -616,8 +645,8 @@ class Handlers:
             out = await self._write(store, route, None, store.update, route.namespace, name, transform=transform,
                                     **kw)
         if unconverted(out):  # a converted version's object the conversion webhook must answer first
-            raise AnswerPending(out, lambda obj: self._respond_scale(request, model.answer(obj), store))
-        return self._respond_scale(request, model.answer(out), store)
+            raise AnswerPending(out, lambda obj: self._respond_scale(request, model.answer(obj), store, warnings))
+        return self._respond_scale(request, model.answer(out), store, warnings)
 
     async def _admitted_scale(self, request: web.Request, route: Route, store: GenericStore, transform: Any,
                               manager: str, kw: dict[str, Any]) -> dict[str, Any]:
@@ -663,11 +692,15 @@ class Handlers:
             store, route, None, store.update, route.namespace, route.name, transform=step, **kw), self.webhooks.service))
 
     @staticmethod
-    def _respond_scale(request: web.Request, scale: dict[str, Any], store: GenericStore) -> web.Response:
+    def _respond_scale(request: web.Request, scale: dict[str, Any], store: GenericStore,
+                       warnings: list[str] | None = None) -> web.Response:
         """The Scale; as a Table, a custom resource's is its own kind's (crdHandler's scale scope keeps the
-        custom resource's TableConvertor: Name and Age of the Scale)."""
+        custom resource's TableConvertor: Name and Age of the Scale). `warnings`: a write's, before those its
+        request recorded (warning.py)."""
         kind = store.table_kind if getattr(store, "crd_name", None) else SCALE_KIND  # type: ignore[attr-defined]
-        return object_response(scale, 200, request.headers.get("Accept"), kind=kind, query=request.query,
+        texts = [*(warnings or ()), *recorded()]
+        headers = CIMultiDict(warning_headers(texts)) if texts else None
+        return object_response(scale, 200, request.headers.get("Accept"), headers, kind=kind, query=request.query,
                                protobuf=protobuf_ok(SCALE_API_VERSION, SCALE_KIND))
 
     async def _delete_body(self, request: web.Request) -> dict[str, Any] | None:

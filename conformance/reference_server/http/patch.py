@@ -10,6 +10,7 @@ from typing import Any
 from .. import apierrors as E
 from ..wire.gotypes import kind_word
 from ..wire.patchmeta import EMPTY, Node
+from .decode import patch_invalid, version_kind_error
 from .strategicpatch import strategic_merge_patch
 
 JSON_PATCH = "application/json-patch+json"
@@ -28,9 +29,34 @@ def _apply_error(msg: str) -> E.StatusError:
 
 
 # ---- RFC 7386 ------------------------------------------------------------------------------------
+def _merged_non_object(patch: Any) -> E.StatusError:
+    """A merge patch that is not an object, as `applyJSPatch` (apiserver handlers/patch.go) answers it under
+    `fieldValidation=Ignore`: evanphx/json-patch v4.12.0's `MergePatch` (merge.go `doMergePatch`) refuses `null`
+    and a scalar with `ErrBadJSONPatch` (a 400 with its text); an array becomes the patched document itself (the
+    nulls inside its objects pruned, each object's keys in Go's map order), which the JSON serializer then cannot
+    decode into any kind (`SimpleMetaFactory.Interpret`): the 422 on `patch` naming it."""
+    if not isinstance(patch, list):
+        return E.bad_request("Invalid JSON Patch")
+    patched = [_pruned(v, ordered=True) for v in patch]
+    return patch_invalid(patched, MERGE_PATCH, patch, version_kind_error(patched))  # type: ignore[arg-type]
+
+
+def _pruned(value: Any, ordered: bool = False) -> Any:
+    """`pruneNulls`: an object's null members dropped, recursively, through arrays too (an array's nulls kept), a
+    copy; `ordered`: each object's keys in Go's map order (what `json.Marshal` of the result writes)."""
+    if isinstance(value, dict):
+        items = sorted(value.items()) if ordered else value.items()
+        return {k: _pruned(v, ordered) for k, v in items if v is not None}
+    if isinstance(value, list):
+        return [_pruned(v, ordered) for v in value]
+    return copy.deepcopy(value)
+
+
 def merge_patch(target: Any, patch: Any) -> Any:
+    """evanphx/json-patch v4 `mergeDocs`: a value that is not an object replaces the target's, pruned of the nulls
+    inside its objects where the target's was no object (`merge`: `pruneNulls(patch)`), as sent where it was one."""
     if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
+        return copy.deepcopy(patch) if isinstance(target, dict) else _pruned(patch)
     out = copy.deepcopy(target) if isinstance(target, dict) else {}
     for k, v in patch.items():
         if v is None:
@@ -151,8 +177,8 @@ def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = E
     if patch_type == JSON_PATCH:
         out = json_patch(doc, patch)
     elif patch_type == MERGE_PATCH:
-        if not isinstance(patch, dict):
-            raise E.bad_request("json: cannot unmarshal non-object into Go value of type map[string]interface {}")
+        if not isinstance(patch, dict):  # (under Strict and Warn refused before: `decode.patch_decode_error`)
+            raise _merged_non_object(patch)
         out = merge_patch(doc, patch)
     elif patch_type == STRATEGIC_PATCH:
         if not isinstance(patch, dict):  # `strategicPatchObject`: the decoder's error, bare

@@ -15,7 +15,9 @@ from .context import ServerContext
 from .groups import decode_unstored_body
 from .handlers import check_path_segment, read_body
 from .respond import object_response
+from . import params as P
 from .router import Route
+from .subbody import validate_fields, warned
 
 ALWAYS_ALLOW = AlwaysAllowAuthorizer()
 
@@ -30,7 +32,9 @@ async def handle_review(ctx: ServerContext, request: web.Request, route: Route) 
     if route.namespace:
         check_path_segment(route.namespace, "Namespace")
     kind = BY_PLURAL[route.resource]
+    mode, repeats = P.field_validation(request.query), []
     body = decode_unstored_body(request.headers.get("Content-Type"), await read_body(request), API_VERSION,
-                                kind.kind, _decode_protobuf)
+                                kind.kind, _decode_protobuf, repeats)
+    validate_fields(body, kind.kind, "v1", f"authorization.{kind.kind}", mode, repeats)
     result = review(kind, body, request.get(REQUESTER), ctx.authorizer or ALWAYS_ALLOW, route.namespace)
-    return object_response(result, 201, request.headers.get("Accept"))
+    return object_response(result, 201, request.headers.get("Accept"), warned())

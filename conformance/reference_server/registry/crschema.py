@@ -39,11 +39,23 @@ def needs_pruning(obj: Any, schema: dict[str, Any] | None, *, root: bool = False
     return _prune(obj, schema, root, dry=True)
 
 
-def _prune(obj: Any, schema: dict[str, Any] | None, root: bool, dry: bool) -> bool:
-    """Whether something was (`dry`: would be, and then the walk stops there) dropped."""
+def unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]:
+    """The paths `prune(obj, schema, root=True)` would drop (`obj` untouched), as `structuralpruning.PruneWithOptions`
+    records them for a strict decode (schema/options.go `UnknownFieldPathOptions`: keys joined by `.`, an index as
+    `[i]`, nothing escaped) and sorts them (`sort.Strings`: byte order)."""
+    found: list[str] = []
+    _prune(obj, schema, True, True, found)
+    return sorted(found, key=lambda p: p.encode("utf-8", "surrogatepass"))
+
+
+def _prune(obj: Any, schema: dict[str, Any] | None, root: bool, dry: bool, found: list[str] | None = None,
+           path: str = "") -> bool:
+    """Whether something was (`dry`: would be, and then the walk stops there, unless `found` collects each dropped
+    field's path below `path`) dropped."""
     if not isinstance(schema, dict):
         return False
     dropped = False
+    stop = dry and found is None
     if isinstance(obj, dict):
         if schema.get("x-kubernetes-preserve-unknown-fields") and not schema.get("properties"):
             return False
@@ -53,18 +65,21 @@ def _prune(obj: Any, schema: dict[str, Any] | None, root: bool, dry: bool) -> bo
         for key in list(obj):
             if resource and key in ("apiVersion", "kind", "metadata"):
                 continue
+            below = f"{path}.{key}" if path else key
             if key in props or isinstance(extra, dict):
-                dropped = _prune(obj[key], props[key] if key in props else extra, False, dry) or dropped
+                dropped = _prune(obj[key], props[key] if key in props else extra, False, dry, found, below) or dropped
             elif not (extra is True or schema.get("x-kubernetes-preserve-unknown-fields")):
                 dropped = True
+                if found is not None:
+                    found.append(below)
                 if not dry:
                     del obj[key]
-            if dropped and dry:
+            if dropped and stop:
                 return True
     elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
-        for item in obj:
-            dropped = _prune(item, schema["items"], False, dry) or dropped
-            if dropped and dry:
+        for i, item in enumerate(obj):
+            dropped = _prune(item, schema["items"], False, dry, found, f"{path}[{i}]") or dropped
+            if dropped and stop:
                 return True
     return dropped
 
