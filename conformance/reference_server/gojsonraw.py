@@ -31,7 +31,7 @@ from typing import Any
 
 from . import gojsonnum
 from .gojsonhtml import escape_html
-from .wire.textdecode import loads_json
+from .wire import textdecode  # (the module: it imports gojsonnum, which imports this one)
 
 SEEN = [False]  # has any value been wrapped? (until then no answer or stored value holds one)
 _WS_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|[ \t\r\n]+', re.DOTALL)
@@ -182,7 +182,7 @@ def attach(obj: dict[str, Any], fields: tuple[str, ...], body: bytes) -> None:
             if raw is not None:
                 value = obj[name]
                 if value is None:  # bytes sent before a later `null`: Go keeps them (Python kept the null)
-                    value = gojsonnum.keep_literals(loads_json(raw.encode()))
+                    value = gojsonnum.keep_literals(textdecode.loads_json(raw.encode()))
                 obj[name] = wrap(value, raw)
 
 
