@@ -21,9 +21,11 @@ import re
 from typing import Any
 
 from aiohttp import hdrs, web
+from multidict import istr
 
 _TRUE = frozenset(("1", "t", "T", "TRUE", "true", "True"))  # strconv.ParseBool's true
 _PEOPLE = ("curl", "Wget", "Mozilla/5.0")
+_USER_AGENT, _ACCEPT = istr("User-Agent"), istr("Accept")  # (case-insensitive keys made once: every answer asks)
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^{}\[\],:"]+')  # compact JSON: strings, punctuation, literals
 
 
@@ -35,10 +37,10 @@ def is_pretty(request: Any) -> bool:
         if value:
             return value in _TRUE
     headers = request.headers
-    agent = headers.get("User-Agent")
+    agent = headers.get(_USER_AGENT)
     if agent is not None and agent.startswith(_PEOPLE):
         return True
-    accept = headers.get("Accept")
+    accept = headers.get(_ACCEPT)
     return accept is not None and "pretty" in accept and "pretty=1" in accept.replace(" ", "")
 
 
