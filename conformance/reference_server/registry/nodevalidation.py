@@ -13,9 +13,8 @@
 - `ValidateNodeUpdate`: no repeated `status.addresses` entry (a create is not checked), `spec.podCIDRs` and
   `spec.providerID` fixed once set, `spec.externalID` fixed, then the taints again.
 
-Not here: `ValidateNodeSpecificAnnotations` (the alpha `scheduler.alpha.kubernetes.io/taints` and
-`preferAvoidPods` annotations, which need Go's `encoding/json` errors for internal types), and the
-`spec.configSource`/`status.config` checks, unreachable through the API: `dropDisabledFields` and
+`ValidateNodeSpecificAnnotations` (the alpha taints and preferAvoidPods annotations) is registry/nodeannotations.py.
+Not here: the `spec.configSource`/`status.config` checks, unreachable through the API: `dropDisabledFields` and
 `nodeStatusStrategy.PrepareForUpdate` drop both unless the stored Node already has them (registry/gateddrops.py).
 Only the v1.33-era stored `validation.go` of kubernetes/kubernetes could be read (its `IsValidCIDR` call is
 1.32's sloppy parse, which 1.33's `IsValidCIDRForLegacyField` with the gate off keeps, message and all)."""
@@ -27,6 +26,7 @@ from typing import Any
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..gonet.strconv import quote
 from .groupvalidation.formats import INVALID_CIDR, parse_cidr_sloppy
+from .nodeannotations import annotation_errors
 from .podvalidation.podspec import TAINT_EFFECTS
 from .resourcequota import quantity_errors
 from .shapes import as_dict, as_list
@@ -127,7 +127,8 @@ def _pod_cidrs(node: dict[str, Any]) -> list[str]:
 
 def node_errors(node: dict[str, Any]) -> list[FieldError]:
     """`ValidateNode` after `ValidateObjectMeta` (the strategy's generic metadata checks)."""
-    errs = taint_errors(as_dict(node.get("spec")).get("taints"))
+    errs = annotation_errors(node, taint_errors)
+    errs += taint_errors(as_dict(node.get("spec")).get("taints"))
     errs += resource_errors(node)
     cidrs = _pod_cidrs(node)
     return errs + (pod_cidr_errors(cidrs) if cidrs else [])
@@ -140,7 +141,8 @@ def _address_struct(address: dict[str, Any]) -> str:
 
 def node_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """`ValidateNodeUpdate` after `ValidateObjectMetaUpdate`."""
-    errs = resource_errors(new)
+    errs = annotation_errors(new, taint_errors)
+    errs += resource_errors(new)
     seen: set[tuple[str, str]] = set()
     for i, address in enumerate(as_dict(a) for a in as_list(as_dict(new.get("status")).get("addresses"))):
         pair = (_text(address.get("type")), _text(address.get("address")))

@@ -159,3 +159,65 @@ def test_kubectl_reports_an_invalid_node(kube: Kube, tmp_path: Path) -> None:  #
         f'The Node "{name}" is invalid: \n'
         f'* metadata.taints[0].effect: Unsupported value: "NoRun": {EFFECTS}\n'
         f'* spec.podCIDRs: Invalid value: []string{{"10.0.0.0/24", "10.1.0.0/24"}}: {ONE_PER_FAMILY}\n'), proc
+
+
+TAINTS_KEY = "scheduler.alpha.kubernetes.io/taints"
+AVOID_KEY = "scheduler.alpha.kubernetes.io/preferAvoidPods"
+
+
+def _annotated(k: Kube, name: str, annotations: dict[str, str]) -> Any:
+    return k.http.post(_nodes(k), json={"metadata": {"name": name, "annotations": annotations}})
+
+
+def test_the_alpha_annotations_are_decoded_and_validated(served: Kube) -> None:
+    avoid = {"preferAvoidPods": [{"podSignature": {}}, {"podSignature": {"podController": {"controller": False}}}]}
+    r = _annotated(served, _name(), {TAINTS_KEY: '[{"Key": "a b"}, {"key": "a b", "EFFECT": ""}]',
+                                     AVOID_KEY: json.dumps(avoid)})
+    assert r.status_code == 422
+    taints = f"metadata.annotations.{TAINTS_KEY}"
+    assert r.json()["details"]["causes"] == [  # Go's encoding/json matches the internal type's fields by any case
+        _cause("FieldValueInvalid", f"{taints}[0].key", f'Invalid value: "a b": {QNAME}'),
+        _cause("FieldValueRequired", f"{taints}[0].effect", "Required value"),
+        _cause("FieldValueInvalid", f"{taints}[1].key", f'Invalid value: "a b": {QNAME}'),
+        _cause("FieldValueRequired", f"{taints}[1].effect", "Required value"),
+        _cause("FieldValueDuplicate", f"{taints}[1]",
+               'Duplicate value: core.Taint{Key:"a b", Value:"", Effect:"", TimeAdded:(*v1.Time)(nil)}: '
+               "taints must be unique by key and effect pair"),
+        _cause("FieldValueRequired", f"metadata.annotations.{AVOID_KEY}[0].PodSignature", "Required value"),
+        _cause("FieldValueInvalid", f"metadata.annotations.{AVOID_KEY}[1].PodSignature.PodController.Controller",
+               "Invalid value: false: must point to a controller")]
+
+
+@pytest.mark.parametrize(("key", "value", "field", "error"), [
+    (TAINTS_KEY, "nope", "metadata.annotations", "invalid character 'o' in literal null (expecting 'u')"),
+    (TAINTS_KEY, "{}", "metadata.annotations", "json: cannot unmarshal object into Go value of type []core.Taint"),
+    (TAINTS_KEY, '[{"key": 1}]', "metadata.annotations",
+     "json: cannot unmarshal number into Go struct field Taint.Key of type string"),
+    (TAINTS_KEY, '[{"effect": 1, "timeAdded": "yesterday"}]', "metadata.annotations",  # the Time's error wins
+     'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"'),
+    (AVOID_KEY, '{"preferAvoidPods": [{"podSignature": {"podController": {"uid": 7}}}]}',
+     "metadata.annotations.AvoidPods", "json: cannot unmarshal number into Go struct field "
+                                       "OwnerReference.preferAvoidPods.podSignature.podController.uid of type types.UID"),
+])
+def test_an_annotation_go_cannot_decode(served: Kube, key: str, value: str, field: str, error: str) -> None:
+    r = _annotated(served, _name(), {key: value})
+    assert r.status_code == 422
+    assert r.json()["details"]["causes"] == [_cause("FieldValueInvalid", field, f"Invalid value: {json.dumps(key)}: "
+                                                                                f"{error}")]
+
+
+def test_a_pod_controller_without_controller_panics_as_upstream(served: Kube) -> None:
+    name = _name()  # validatePreferAvoidPodsEntry dereferences the nil *bool
+    r = _annotated(served, name, {AVOID_KEY: '{"preferAvoidPods": [{"podSignature": {"podController": {}}}]}'})
+    assert r.status_code == 500 and r.text == "This request caused apiserver to panic. Look in the logs for details.\n"
+    assert served.http.get(f"{_nodes(served)}/{name}").status_code == 404
+    r = _annotated(served, name, {TAINTS_KEY: '[{"key": "k", "effect": "NoSchedule", "timeAdded": null}]',
+                                  AVOID_KEY: "null"})
+    assert r.status_code == 201, r.text
+    r = served.http.patch(f"{_nodes(served)}/{name}/status", headers=MERGE,
+                          data=json.dumps({"metadata": {"annotations": {TAINTS_KEY: "[1]"}}}))
+    assert r.status_code == 422  # ValidateNodeUpdate checks them too
+    assert r.json()["details"]["causes"] == [_cause(
+        "FieldValueInvalid", "metadata.annotations",
+        f'Invalid value: "{TAINTS_KEY}": json: cannot unmarshal number into Go value of type core.Taint')]
+    assert served.http.delete(f"{_nodes(served)}/{name}").status_code == 200
