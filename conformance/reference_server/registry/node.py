@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..apierrors import FieldError
 from ..storage.clone import clone
 from .gateddrops import DropsDisabledFields
-from ..apierrors import FieldError
 from .ipwarnings import cidr_warnings
 from .nodevalidation import node_errors, node_update_errors
 from .shapes import as_dict, as_list

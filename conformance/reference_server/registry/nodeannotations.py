@@ -12,7 +12,8 @@ Each value is decoded as Go's `encoding/json.Unmarshal` does it: a syntax error 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..apierrors import FieldError, GoPanic, field_invalid, field_required
 from ..wire.gojson import syntax_error
@@ -70,8 +71,8 @@ class _Decoder:
 
     def _error(self, got: str, go_type: str) -> str:
         if self.struct or self.stack:
-            return f"json: cannot unmarshal {got} into Go struct field {self.struct}.{'.'.join(self.stack)} " \
-                   f"of type {go_type}"
+            field = ".".join(self.stack)
+            return f"json: cannot unmarshal {got} into Go struct field {self.struct}.{field} of type {go_type}"
         return f"json: cannot unmarshal {got} into Go value of type {go_type}"
 
     def _save(self, got: str, typ: tuple[Any, ...]) -> None:

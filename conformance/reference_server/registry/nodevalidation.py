@@ -136,7 +136,8 @@ def node_errors(node: dict[str, Any]) -> list[FieldError]:
 
 def _address_struct(address: dict[str, Any]) -> str:
     """Go's `%#v` of a `core.NodeAddress`."""
-    return f"core.NodeAddress{{Type:{quote(_text(address.get('type')))}, Address:{quote(_text(address.get('address')))}}}"
+    kind, where = quote(_text(address.get("type"))), quote(_text(address.get("address")))
+    return f"core.NodeAddress{{Type:{kind}, Address:{where}}}"
 
 
 def node_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:

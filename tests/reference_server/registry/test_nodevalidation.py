@@ -196,8 +196,8 @@ def test_the_alpha_annotations_are_decoded_and_validated(served: Kube) -> None:
     (TAINTS_KEY, '[{"effect": 1, "timeAdded": "yesterday"}]', "metadata.annotations",  # the Time's error wins
      'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"'),
     (AVOID_KEY, '{"preferAvoidPods": [{"podSignature": {"podController": {"uid": 7}}}]}',
-     "metadata.annotations.AvoidPods", "json: cannot unmarshal number into Go struct field "
-                                       "OwnerReference.preferAvoidPods.podSignature.podController.uid of type types.UID"),
+     "metadata.annotations.AvoidPods", ("json: cannot unmarshal number into Go struct field OwnerReference."
+                                        "preferAvoidPods.podSignature.podController.uid of type types.UID")),
 ])
 def test_an_annotation_go_cannot_decode(served: Kube, key: str, value: str, field: str, error: str) -> None:
     r = _annotated(served, _name(), {key: value})
