@@ -16,8 +16,9 @@
 `ValidateNodeSpecificAnnotations` (the alpha taints and preferAvoidPods annotations) is registry/nodeannotations.py.
 Not here: the `spec.configSource`/`status.config` checks, unreachable through the API: `dropDisabledFields` and
 `nodeStatusStrategy.PrepareForUpdate` drop both unless the stored Node already has them (registry/gateddrops.py).
-Only the v1.33-era stored `validation.go` of kubernetes/kubernetes could be read (its `IsValidCIDR` call is
-1.32's sloppy parse, which 1.33's `IsValidCIDRForLegacyField` with the gate off keeps, message and all)."""
+The one stored `validation.go` of kubernetes/kubernetes is 1.32's (its `IsValidCIDR(path, value)` is the sloppy
+parse that apimachinery v0.33 renamed `IsValidCIDRForLegacyField`, which with the gate off parses and words it the
+same); 1.33's `status.nodeInfo.swap` (kubernetes#129954) is not validated there, nor here."""
 from __future__ import annotations
 
 import ipaddress
