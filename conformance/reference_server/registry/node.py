@@ -1,5 +1,5 @@
-"""Nodes' strategy: `pkg/registry/core/node/strategy.go` (1.33) without `ValidateNode`, and the `spec.podCIDR`
-conversion of `pkg/apis/core/v1/conversion.go`.
+"""Nodes' strategy: `pkg/registry/core/node/strategy.go` (1.33), and the `spec.podCIDR` conversion of
+`pkg/apis/core/v1/conversion.go`.
 
 - Decoding (`Convert_v1_NodeSpec_To_core_NodeSpec` and back): the internal spec has `podCIDRs` only; a `podCIDR`
   given alone, or differing from `podCIDRs[0]`, becomes the whole list, and the answer's `podCIDR` is
@@ -10,14 +10,18 @@ conversion of `pkg/apis/core/v1/conversion.go`.
   it also drops are on in 1.33 (RecursiveReadOnlyMounts/UserNamespacesSupport, SupplementalGroupsPolicy).
 - `WarningsOnCreate`/`WarningsOnUpdate` (`nodeWarnings`): `spec.configSource` (only an update of a Node that kept
   one can still hold it), `spec.externalID`, then each `spec.podCIDRs` entry through `GetWarningsForCIDR`
-  (kubernetes#128786, 1.33: registry/ipwarnings.py); `nodeStatusStrategy` warns of nothing."""
+  (kubernetes#128786, 1.33: registry/ipwarnings.py); `nodeStatusStrategy` warns of nothing.
+- `Validate`: `ValidateNode`; `ValidateUpdate`: `ValidateNode` then `ValidateNodeUpdate` (registry/nodevalidation.py;
+  `nodes/status` runs `ValidateNodeUpdate` alone, through registry/status_validation.py)."""
 from __future__ import annotations
 
 from typing import Any
 
+from ..apierrors import FieldError
 from ..storage.clone import clone
 from .gateddrops import DropsDisabledFields
 from .ipwarnings import cidr_warnings
+from .nodevalidation import node_errors, node_update_errors
 from .shapes import as_dict, as_list
 from .strategy import Strategy
 
@@ -63,6 +67,13 @@ class NodeStrategy(DropsDisabledFields, Strategy):
             new["status"] = clone(old["status"])
         else:
             new.pop("status", None)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return super().validate(obj) + node_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateNode(new)` (its metadata checks too, as upstream repeats them) + `ValidateNodeUpdate`."""
+        return self.validate(new) + super().validate_update(new, old) + node_update_errors(new, old)
 
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
         return node_warnings(obj)

@@ -316,6 +316,14 @@ def ingress_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]
 
 STATUS_CHECKS["Ingress"] = (ingress_status, False)
 
+
+def node_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    from .nodevalidation import node_update_errors  # `ValidateNodeUpdate` (registry/nodevalidation.py)
+    return node_update_errors(new, old)
+
+
+STATUS_CHECKS["Node"] = (node_status, False)
+
 STATUS_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "Pod": _pod_status_conversion, "Service": _service_status_defaults}
 
