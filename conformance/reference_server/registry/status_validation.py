@@ -16,7 +16,6 @@ and `SetDefaults_Service` (`ipMode: VIP` for a LoadBalancer's ingress IPs).
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from typing import Any, Callable
 
@@ -39,11 +38,6 @@ StatusCheck = Callable[[dict[str, Any], dict[str, Any]], list[FieldError]]
 def _int(value: Any) -> int | None:
     """A JSON integer (Go decodes nothing else into an int32 field); None when absent or not one."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def field_duplicate(path: str, value: Any) -> FieldError:
-    quoted = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return FieldError("FieldValueDuplicate", path, f"Duplicate value: {quoted}")
 
 
 def _nonnegative(status: dict[str, Any], names: tuple[str, ...], path: str = "status") -> list[FieldError]:
