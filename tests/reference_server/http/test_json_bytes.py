@@ -202,6 +202,14 @@ def test_pretty_in_the_accepted_accept_clause_only(http: requests.Session, url: 
                                            "User-Agent": "x"}).content.startswith(b'{"kind":"APIVersions",')
     assert http.get(url + "/api", headers={"Accept": f"{table}, application/json;pretty=1",
                                            "User-Agent": "x"}).content.startswith(b'{\n  "kind": "APIVersions",')
+    # aggregated discovery: its own conversion's clause
+    aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    assert http.get(url + "/apis", headers={"Accept": f"{aggregated};pretty=1, application/json",
+                                            "User-Agent": "x"}).content.startswith(
+        b'{\n  "kind": "APIGroupDiscoveryList",\n  "apiVersion": "apidiscovery.k8s.io/v2",')
+    assert http.get(url + "/apis", headers={"Accept": f"{aggregated}, application/json;pretty=1",
+                                            "User-Agent": "x"}).content.startswith(
+        b'{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2",')
     # a Status error is written by the serializer of the clause accepted as a resource endpoint accepts
     missing = http.get(f"{url}{CM}/absent", headers={"Accept": f"{table};pretty=1, application/json",
                                                      "User-Agent": "x"})
