@@ -156,6 +156,11 @@ def field_invalid(field: str, value: Any, detail: str) -> FieldError:
     return FieldError("FieldValueInvalid", field, body)
 
 
+def field_duplicate(field: str, value: Any) -> FieldError:
+    """`field.Duplicate`: the value printed as `ErrorBody` prints any bad value (a string with `%q`)."""
+    return FieldError("FieldValueDuplicate", field, f"Duplicate value: {_go_quote(value)}")
+
+
 def field_required(field: str, detail: str = "") -> FieldError:
     return FieldError("FieldValueRequired", field, f"Required value: {detail}" if detail else "Required value")
 

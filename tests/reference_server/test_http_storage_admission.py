@@ -221,3 +221,37 @@ def test_pod_binding(http, url, namespaces):
                                      "kind": "Binding", "verbs": ["create"]}
     assert resources["pods/binding"] == {"name": "pods/binding", "singularName": "", "namespaced": True,
                                          "kind": "Binding", "verbs": ["create"]}
+
+
+def test_pod_binding_in_protobuf(http, url, namespaces):
+    """What a typed client sends (client-go's `Pods(ns).Bind`, kube-scheduler): the Binding in protobuf, read as
+    the JSON one is, on `pods/<name>/binding` and the legacy `bindings`; a body that is not a Binding is a 400."""
+    from conformance.reference_server.wire import protobuf as pb
+
+    ns = namespaces.create()["metadata"]["name"]
+    pods = f"{url}/api/v1/namespaces/{ns}/pods"
+    proto = {"Content-Type": "application/vnd.kubernetes.protobuf"}
+    for name in ("p", "q", "r"):
+        assert http.post(pods, json=_pod(name)).status_code == 201
+    target = {"apiVersion": "v1", "kind": "Node", "name": "node-1"}
+    raw = pb.encode({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"}, "target": target})
+    r = http.post(f"{pods}/p/binding", data=raw, headers=proto)
+    assert r.status_code == 201 and r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                                 "status": "Success", "code": 201}, r.text
+    assert http.get(f"{pods}/p").json()["spec"]["nodeName"] == "node-1"
+    raw = pb.encode({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "q", "namespace": ns},
+                     "target": {**target, "name": "node-2"}})
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/bindings", data=raw, headers=proto)
+    assert r.status_code == 201, r.text
+    assert http.get(f"{pods}/q").json()["spec"]["nodeName"] == "node-2"
+    raw = pb.encode({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "r"}, "target": {"kind": "Pod"}})
+    r = http.post(f"{pods}/r/binding", data=raw, headers=proto)  # the same ValidatePodBinding as a JSON body's
+    assert r.status_code == 500 and status_of(r)["message"] == (
+        '[target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]')
+    r = http.post(f"{pods}/r/binding", data=pb.encode({"apiVersion": "v1", "kind": "Pod", **_pod("r")}),
+                  headers=proto)
+    assert r.status_code == 400 and status_of(r)["reason"] == "BadRequest"
+    r = http.post(f"{pods}/r/binding", data=b"k8s\x00garbage", headers=proto)
+    assert r.status_code == 400
+    assert status_of(r)["message"].startswith("the object provided is unrecognized (must be of type Binding): ")
+    assert "nodeName" not in http.get(f"{pods}/r").json()["spec"]

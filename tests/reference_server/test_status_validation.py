@@ -69,8 +69,17 @@ def test_pod_status_rules():
 
 def test_pod_ips():
     assert _msgs("Pod", {"podIPs": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}]}) == [
-        'status.podIPs: Invalid value: [{"IP":"10.0.0.1"},{"IP":"10.0.0.2"}]: may specify no more than one IP for '
-        "each IP family"]
+        'status.podIPs: Invalid value: []core.PodIP{core.PodIP{IP:"10.0.0.1"}, core.PodIP{IP:"10.0.0.2"}}: may specify '
+        "no more than one IP for each IP family"]
+    # field.Duplicate(path, podIP) / (path, hostIP): the internal struct, printed by `ErrorBody` as Go's `%#v`
+    assert _msgs("Pod", {"podIPs": [{"ip": "10.0.0.1"}, {"ip": "fd00::1"}, {"ip": "10.0.0.1"}]}) == [
+        'status.podIPs: Invalid value: []core.PodIP{core.PodIP{IP:"10.0.0.1"}, core.PodIP{IP:"fd00::1"}, '
+        'core.PodIP{IP:"10.0.0.1"}}: may specify no more than one IP for each IP family',
+        'status.podIPs[2]: Duplicate value: core.PodIP{IP:"10.0.0.1"}']
+    assert _msgs("Pod", {"hostIP": "10.0.0.1", "hostIPs": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.1"}]}) == [
+        'status.hostIPs[1]: Duplicate value: core.HostIP{IP:"10.0.0.1"}',
+        'status.hostIPs: Invalid value: []core.HostIP{core.HostIP{IP:"10.0.0.1"}, core.HostIP{IP:"10.0.0.1"}}: may '
+        "specify no more than one IP for each IP family"]
     # IsValidIPForLegacyField with StrictIPCIDRValidation off (1.33): legacy forms pass, to be warned of
     assert _msgs("Pod", {"podIP": "010.0.0.1"}) == []
     assert _msgs("Pod", {"hostIP": "::ffff:10.0.0.1", "hostIPs": [{"ip": "::ffff:10.0.0.1"}]}) == []
@@ -126,6 +135,14 @@ def test_status_writes_answer_422(http, url, namespaces):
     path, pod = _make(http, url, ns, "", "pods")
     r = http.patch(f"{path}/status", data=json.dumps({"status": {"podIP": "10.1.2.3"}}), headers=MERGE)
     assert r.status_code == 200 and r.json()["status"]["podIPs"] == [{"ip": "10.1.2.3"}], r.text
+    st = status_of(http.patch(f"{path}/status", data=json.dumps({"status": {"podIP": "", "podIPs": [
+        {"ip": "10.0.0.1"}, {"ip": "10.0.0.1"}]}}), headers=MERGE))
+    assert st["code"] == 422 and st["message"] == (
+        'Pod "obj" is invalid: [status.podIPs: Invalid value: []core.PodIP{core.PodIP{IP:"10.0.0.1"}, '
+        'core.PodIP{IP:"10.0.0.1"}}: may specify no more than one IP for each IP family, status.podIPs[1]: Duplicate '
+        'value: core.PodIP{IP:"10.0.0.1"}]')
+    assert st["details"]["causes"][1] == {"reason": "FieldValueDuplicate", "field": "status.podIPs[1]",
+                                          "message": 'Duplicate value: core.PodIP{IP:"10.0.0.1"}'}
 
 
 # ---- Job: validateJobStatus / ValidateJobStatusUpdate with 1.33's options ------------------------------------

@@ -51,8 +51,9 @@ def test_invalid_aggregation():
     ("é", '"é"'),
 ])
 def test_a_bad_string_value_is_quoted_as_gos_percent_q(value, shown):
-    """`field.Error.ErrorBody` prints a string value with `%q` (strconv.Quote)."""
+    """`field.Error.ErrorBody` prints a string value with `%q` (strconv.Quote), a Duplicate's as an Invalid's."""
     assert str(E.field_invalid("metadata.name", value, "bad")) == f"metadata.name: Invalid value: {shown}: bad"
+    assert str(E.field_duplicate("spec.x[1]", value)) == f"spec.x[1]: Duplicate value: {shown}"
 
 
 def test_other_constructors():

@@ -3,7 +3,8 @@
 Upstream: `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negotiate.go`
 `NegotiateOutputMediaType` picks the JSON serializer's `PrettySerializer` (apimachinery
 `runtime/serializer/codec_factory.go`: built by default, `CodecFactoryOptions{Pretty: true}`; JSON only, YAML and
-protobuf have none) when the accepted media type says `pretty=1` or `isPrettyPrint`: the `pretty` query parameter
+protobuf have none) when the accepted media type says `pretty=1` (`acceptMediaTypeOptions`: the parameter of the
+one clause `NegotiateMediaTypeOptions` accepted, exactly `1`; another clause's says nothing) or `isPrettyPrint`: the `pretty` query parameter
 when set (`strconv.ParseBool`, anything unparsable is false), else a User-Agent starting with `curl`, `Wget` or
 `Mozilla/5.0`. That serializer (`runtime/serializer/json/json.go` `doEncode`) writes `json.MarshalIndent(obj, "",
 "  ")`: two spaces, `"key": value`, `{}` and `[]` when empty, no trailing newline. Every answer
@@ -13,7 +14,9 @@ indented) or the OpenAPI documents (kube-openapi's own handlers).
 
 Here: a prepare hook (http/app.py) re-indents, byte for byte as Go's `json.Indent` does, a JSON answer written by
 the negotiated serializer (`respond.dumps_line`: compact, ending in a newline, which nothing else here writes), so
-the memoised GET bytes stay as they are and a request that is not pretty pays a few comparisons.
+the memoised GET bytes stay as they are and a request that is not pretty pays a few comparisons. The accepted
+clause is found again from the answer (`_accepted_says_pretty`): the negotiation that chose it (`wire.negotiation`,
+http/respond.py, http/aggregated.py) is done by many paths and memoised, and an Accept header naming `pretty` is rare.
 """
 from __future__ import annotations
 
@@ -23,15 +26,23 @@ from typing import Any
 from aiohttp import hdrs, web
 from multidict import istr
 
+from ..wire.negotiation import parse_accept
+
 _TRUE = frozenset(("1", "t", "T", "TRUE", "true", "True"))  # strconv.ParseBool's true
 _PEOPLE = ("curl", "Wget", "Mozilla/5.0")
 _USER_AGENT, _ACCEPT = istr("User-Agent"), istr("Accept")  # (case-insensitive keys made once: every answer asks)
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^{}\[\],:"]+')  # compact JSON: strings, punctuation, literals
+_JSON_RANGES = frozenset(("application/json", "application/*", "*/*"))  # the clauses a JSON answer can come from
+# an answer converted as a clause's `as`/`g`/`v` asked (`respond._transform`, aggregated discovery): its kind, group
+# and version, written first by those modules
+_CONVERTED = re.compile(rb'\{"kind":"(Table|PartialObjectMetadata|PartialObjectMetadataList|APIGroupDiscoveryList)",'
+                        rb'"apiVersion":"([^"/]+)/([^"]+)"')
+_META_TRANSFORMS = frozenset(("Table", "PartialObjectMetadata", "PartialObjectMetadataList"))
 
 
-def is_pretty(request: Any) -> bool:
-    """`isPrettyPrint`, or the `pretty=1` parameter of an Accept clause (`NegotiateMediaTypeOptions`: only the
-    accepted clause's counts upstream; here any clause's). Cheapest tests first: every answer asks."""
+def is_pretty(request: Any, response: Any) -> bool:
+    """`isPrettyPrint`, or the `pretty=1` parameter of the Accept clause that `response` (a JSON answer) was
+    negotiated from. Cheapest tests first: every answer asks."""
     if "pretty" in request.raw_path:
         value = request.query.get("pretty", "")
         if value:
@@ -41,7 +52,33 @@ def is_pretty(request: Any) -> bool:
     if agent is not None and agent.startswith(_PEOPLE):
         return True
     accept = headers.get(_ACCEPT)
-    return accept is not None and "pretty" in accept and "pretty=1" in accept.replace(" ", "")
+    return accept is not None and "pretty" in accept and _accepted_says_pretty(accept, response)
+
+
+def _accepted_says_pretty(accept: str, response: Any) -> bool:
+    """Whether the clause a JSON answer was negotiated from says `pretty=1`. The clauses in goautoneg's order;
+    the first one that yields this answer is the accepted one: a JSON range without `as`/`g`/`v` (every endpoint
+    takes it), or with exactly the conversion the answer shows; for an error, any meta.k8s.io conversion
+    (`respond.error_response` negotiates as a resource endpoint, and the Status is written whatever `as` says).
+    A YAML or protobuf clause before it was refused (else the answer would not be JSON)."""
+    body = response._body
+    if type(body) is not bytes:
+        return False  # (`pretty_hook` leaves such answers alone)
+    converted = _CONVERTED.match(body)
+    shown = converted.groups() if converted else None
+    error = response.status >= 400
+    for clause in parse_accept(accept):
+        if clause.q <= 0 or f"{clause.type}/{clause.subtype}" not in _JSON_RANGES:
+            continue
+        params = clause.params
+        convert = (params.get("as"), params.get("g"), params.get("v"))
+        if convert != (None, None, None):
+            wanted = tuple(v.encode() if v is not None else None for v in convert)
+            meta = convert[0] in _META_TRANSFORMS and convert[1] == "meta.k8s.io" and convert[2] in ("v1", "v1beta1")
+            if wanted != shown and not (error and meta):
+                continue
+        return params.get("pretty") == "1"
+    return False
 
 
 def indent(text: str) -> str:
@@ -78,7 +115,7 @@ def indent(text: str) -> str:
 def pretty_hook(request: Any, response: Any) -> None:
     """The prepare hook: a negotiated JSON answer (compact, ending in a newline) to a request `is_pretty` judges
     pretty, written as `json.MarshalIndent` writes it."""
-    if type(response) is not web.Response or not is_pretty(request):
+    if type(response) is not web.Response or not is_pretty(request, response):
         return
     body = response._body
     if type(body) is not bytes or body[-2:] != b"}\n" or response.content_type != "application/json":

@@ -29,7 +29,7 @@ from ..auth.escalation import CURRENT_USER
 from ..storage.clone import clone
 from .kinds import ResourceInfo
 from .meta import now
-from .status_validation import field_duplicate
+from ..apierrors import field_duplicate
 from .strategy import Strategy
 from .validation import is_dns1123_label, is_dns1123_subdomain
 from .shapes import as_dict, as_list

@@ -16,11 +16,11 @@ and `SetDefaults_Service` (`ipMode: VIP` for a LoadBalancer's ingress IPs).
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from typing import Any, Callable
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ..gonet.strconv import quote
 from .job_status import validate_job_status
 from .resourcequota import status_errors as resourcequota_status
 from .validation import is_dns1123_subdomain, is_qualified_name
@@ -38,11 +38,6 @@ StatusCheck = Callable[[dict[str, Any], dict[str, Any]], list[FieldError]]
 def _int(value: Any) -> int | None:
     """A JSON integer (Go decodes nothing else into an int32 field); None when absent or not one."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def field_duplicate(path: str, value: Any) -> FieldError:
-    quoted = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return FieldError("FieldValueDuplicate", path, f"Duplicate value: {quoted}")
 
 
 def _nonnegative(status: dict[str, Any], names: tuple[str, ...], path: str = "status") -> list[FieldError]:
@@ -157,7 +152,8 @@ def ip_errors(path: str, value: Any, *, strict: bool) -> list[FieldError]:
 
 
 def _ip_list_errors(path: str, entries: list[Any], kind: str) -> list[FieldError]:
-    """`validatePodIPs` / `validateHostIPs`: each a valid IP, at most one per family, no duplicates. Each IP is
+    """`validatePodIPs` / `validateHostIPs`: each a valid IP, at most one per family, no duplicates (the values
+    shown as Go's `%#v` of the internal structs). Each IP is
     `IsValidIPForLegacyField` with the StrictIPCIDRValidation gate, off in 1.33 (KEP-4858 alpha): a legacy form (a
     leading zero, an IPv4-mapped address) is accepted, and warned of (registry/ipfieldwarnings.py)."""
     ips = [str(as_dict(e).get("ip", "")) for e in entries]
@@ -167,14 +163,19 @@ def _ip_list_errors(path: str, entries: list[Any], kind: str) -> list[FieldError
     if len(ips) > 1:
         families = {4 if isinstance(parse_ip_sloppy(ip), ipaddress.IPv4Address) else 6 for ip in ips}
         dual = len(ips) == 2 and len(families) == 2 and all(parse_ip_sloppy(ip) is not None for ip in ips)
-        value = [{"IP": ip} for ip in ips]  # the internal `[]core.<kind>` as json.Marshal shows it
+        # upstream passes the internal structs (`core.PodIP` / `core.HostIP`, and the slice of them), which
+        # `field.Error.ErrorBody` prints with `%#v` (no String method, not a simple type)
+        struct = "core.PodIP" if kind == "pod" else "core.HostIP"
+        shown = [f"{struct}{{IP:{quote(ip)}}}" for ip in ips]
         dup_errs: list[FieldError] = []
         seen: set[str] = set()
         for i, ip in enumerate(ips):
             if ip in seen:
-                dup_errs.append(field_duplicate(f"{path}[{i}]", {"IP": ip}))
+                dup_errs.append(FieldError("FieldValueDuplicate", f"{path}[{i}]", f"Duplicate value: {shown[i]}"))
             seen.add(ip)
-        invalid = [] if dual else [field_invalid(path, value, "may specify no more than one IP for each IP family")]
+        listed = f"[]{struct}{{" + ", ".join(shown) + "}"
+        invalid = [] if dual else [FieldError("FieldValueInvalid", path, f"Invalid value: {listed}: may specify no "
+                                              "more than one IP for each IP family")]
         errs += invalid + dup_errs if kind == "pod" else dup_errs + invalid
     return errs
 

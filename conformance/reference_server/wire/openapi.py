@@ -64,14 +64,12 @@ KIND_DOC = ("Kind is a string value representing the REST resource this object r
             f"{_CONVENTIONS}#types-kinds")
 
 
-_BODY_MESSAGES = {("v1", "Binding"): "core.Binding"}  # posted, never answered (BindingREST answers a Status)
-
-
 def model_message(k: KindInfo) -> str | None:
     """The field-model message of a served kind (`core.Pod`, `apps.Deployment`, `authorization.SubjectAccessReview`),
     None for a kind the model lacks. A kind added to `schema.GROUP_KINDS` (or `OUTPUT_MESSAGES`) with its messages
     in `_proto_table` gets its full schema from here, with no other step."""
-    message = schema.OUTPUT_MESSAGES.get((k.group_version, k.kind)) or _BODY_MESSAGES.get((k.group_version, k.kind))
+    key = (k.group_version, k.kind)
+    message = schema.OUTPUT_MESSAGES.get(key) or schema.BODY_MESSAGES.get(key)
     return message if message is not None and message in schema.MESSAGES else None
 
 

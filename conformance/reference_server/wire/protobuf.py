@@ -25,8 +25,8 @@ from typing import Any
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, Message
 
-from .schema import (JSON_SCALAR_MESSAGES, KIND_MESSAGES, OUTPUT_MESSAGES, STRING_LIST_MESSAGES, Field, fields,
-                     fields_by_name)
+from .schema import (BODY_MESSAGES, JSON_SCALAR_MESSAGES, KIND_MESSAGES, OUTPUT_MESSAGES, STRING_LIST_MESSAGES, Field,
+                     fields, fields_by_name)
 from ._proto_table import MESSAGES
 from .textdecode import loads_json
 from .. import gojsonraw
@@ -173,12 +173,16 @@ def decode_response(body: bytes) -> dict[str, Any]:
     return _decode(body, lambda api_version, kind: OUTPUT_MESSAGES.get((api_version, kind)))
 
 
+def _request_message(group_version: str, kind: str) -> str | None:
+    """The message of a request body: an answer's kind, or one only ever posted (`BODY_MESSAGES`: a Binding)."""
+    return OUTPUT_MESSAGES.get((group_version, kind)) or BODY_MESSAGES.get((group_version, kind))
+
+
 def decode_group(body: bytes, group_version: str, kinds: frozenset[str]) -> dict[str, Any]:
-    """A request body of one of a group's create-only kinds (access reviews, TokenReview, TokenRequest), found
-    by kind whatever apiVersion the envelope names (the caller answers a wrong one with upstream's 400). The
-    `status` a client may send is left out: the server fills it."""
-    obj = _decode(body, lambda api_version, kind: OUTPUT_MESSAGES.get((group_version, kind)) if kind in kinds
-                  else None)
+    """A request body of one of a group's create-only kinds (access reviews, TokenReview, TokenRequest, the
+    Eviction and Binding subresources' bodies), found by kind whatever apiVersion the envelope names (the caller
+    answers a wrong one with upstream's 400). The `status` a client may send is left out: the server fills it."""
+    obj = _decode(body, lambda api_version, kind: _request_message(group_version, kind) if kind in kinds else None)
     obj.pop("status", None)
     return obj
 
@@ -340,7 +344,7 @@ def encode(obj: dict[str, Any]) -> bytes:
     """
     kind = obj.get("kind", "")
     # by group-version first: events.k8s.io/v1's Event is not core/v1's
-    message = OUTPUT_MESSAGES.get((obj.get("apiVersion", ""), kind)) or KIND_MESSAGES.get(kind)
+    message = _request_message(obj.get("apiVersion", ""), kind) or KIND_MESSAGES.get(kind)
     if message is None:
         raise ValueError(f"no protobuf schema for kind {kind!r}")
     inner = _CLASSES[message]()

@@ -83,6 +83,10 @@ OUTPUT_MESSAGES: dict[tuple[str, str], str] = {
     ("policy/v1", "Eviction"): "policy.Eviction",  # the body of pods/eviction (http/eviction.py)
 }
 
+# (apiVersion, Kind) -> message of a body that is posted but never answered (BindingREST answers a Status): read
+# from protobuf requests (`protobuf.decode_group`) and described in the OpenAPI documents, never written.
+BODY_MESSAGES: dict[tuple[str, str], str] = {("v1", "Binding"): "core.Binding"}  # pods/binding, bindings
+
 # Messages that are a JSON array of strings (Go `type ExtraValue []string`).
 STRING_LIST_MESSAGES: frozenset[str] = frozenset({"authentication.ExtraValue", "authorization.ExtraValue",
                                                   "certificates.ExtraValue"})

@@ -168,3 +168,52 @@ def test_openapi_v3_escapes_html_and_v2_does_not(http: requests.Session, url: st
     assert phrase.format("\\u003e", "\\u0026", "\\u0026", "\\u003c") in v3 and "must be >0" not in v3
     v2 = http.get(url + "/openapi/v2", headers={"Accept": "application/json"}).content.decode()
     assert phrase.format(">", "&", "&", "<") in v2 and "\\u003e" not in v2
+
+
+def test_pretty_in_the_accepted_accept_clause_only(http: requests.Session, url: str, html_cm: str) -> None:
+    """`NegotiateMediaTypeOptions`: `pretty=1` counts in the clause the server accepted (its `acceptMediaTypeOptions`),
+    not in one it passed over or one ranked below it."""
+    compact = http.get(f"{url}{CM}/{html_cm}", headers={"User-Agent": "x"}).content
+    pretty = indent(compact[:-1].decode()).encode()
+    table = "application/json;as=Table;g=meta.k8s.io;v=v1"
+    for accept, want in (("application/json;pretty=1", pretty),
+                         ("*/*;pretty=1", pretty),
+                         ("application/json, application/yaml;pretty=1", compact),
+                         ("application/json;q=0.9, application/json;pretty=1", pretty),
+                         ("application/json, application/json;pretty=1", compact),
+                         ("application/*;pretty=1, application/json", compact),  # concrete before wildcard
+                         ("application/json;pretty=true", compact),  # exactly "1"
+                         # a media type not served (CBOR: its feature gate is off in 1.33) is passed over
+                         ("application/cbor;pretty=1, application/json", compact),
+                         ("application/cbor, application/json;pretty=1", pretty),
+                         # a conversion the endpoint refuses (as=Foo) is passed over
+                         ("application/json;as=Foo;g=meta.k8s.io;v=v1;pretty=1, application/json", compact),
+                         ("application/json;as=Foo;g=meta.k8s.io;v=v1, application/json;pretty=1", pretty)):
+        got = http.get(f"{url}{CM}/{html_cm}", headers={"Accept": accept, "User-Agent": "x"})
+        assert got.status_code == 200 and got.content == want, accept
+    as_table = http.get(f"{url}{CM}/{html_cm}", headers={"Accept": f"{table};pretty=1, application/json",
+                                                         "User-Agent": "x"})
+    assert as_table.content.startswith(b'{\n  "kind": "Table",\n  "apiVersion": "meta.k8s.io/v1",')
+    plain_table = http.get(f"{url}{CM}/{html_cm}", headers={"Accept": f"{table}, application/json;pretty=1",
+                                                            "User-Agent": "x"})
+    assert plain_table.content.startswith(b'{"kind":"Table","apiVersion":"meta.k8s.io/v1",')
+    # discovery takes no meta.k8s.io conversion: the next clause is the accepted one
+    assert http.get(url + "/api", headers={"Accept": f"{table};pretty=1, application/json",
+                                           "User-Agent": "x"}).content.startswith(b'{"kind":"APIVersions",')
+    assert http.get(url + "/api", headers={"Accept": f"{table}, application/json;pretty=1",
+                                           "User-Agent": "x"}).content.startswith(b'{\n  "kind": "APIVersions",')
+    # aggregated discovery: its own conversion's clause
+    aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    assert http.get(url + "/apis", headers={"Accept": f"{aggregated};pretty=1, application/json",
+                                            "User-Agent": "x"}).content.startswith(
+        b'{\n  "kind": "APIGroupDiscoveryList",\n  "apiVersion": "apidiscovery.k8s.io/v2",')
+    assert http.get(url + "/apis", headers={"Accept": f"{aggregated}, application/json;pretty=1",
+                                            "User-Agent": "x"}).content.startswith(
+        b'{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2",')
+    # a Status error is written by the serializer of the clause accepted as a resource endpoint accepts
+    missing = http.get(f"{url}{CM}/absent", headers={"Accept": f"{table};pretty=1, application/json",
+                                                     "User-Agent": "x"})
+    assert missing.status_code == 404 and missing.content.startswith(b'{\n  "kind": "Status",')
+    missing = http.get(f"{url}{CM}/absent", headers={"Accept": f"{table}, application/json;pretty=1",
+                                                     "User-Agent": "x"})
+    assert missing.status_code == 404 and missing.content.startswith(b'{"kind":"Status",')

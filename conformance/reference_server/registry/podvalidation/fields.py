@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable
 
-from ...apierrors import FieldError, field_forbidden, field_invalid
-from ..status_validation import field_duplicate
+from ...apierrors import FieldError, field_duplicate, field_forbidden, field_invalid
 from ..validation import PORT_RANGE, is_valid_port_name as port_name_errors, is_valid_port_num as port_num_errors
 from ..validation import max_len_error, regex_error
 
