@@ -38,7 +38,7 @@ from .decode import (StrictDecodingError, apply_field_validation, apply_strict_e
                      patch_type_error, strict_create_error, strict_patch_error)
 from .groups import go_message, raw_before_patch
 from .subbody import SCALE_MESSAGE, validate_fields
-from ..registry.crschema import unknown_paths
+from ..registry.crschema import embedded_unknown_paths, unknown_paths
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
@@ -127,11 +127,13 @@ def _schema_kind(store: GenericStore) -> str:
 
 
 def _pruned(store: GenericStore, obj: dict[str, Any]) -> list[str] | None:
-    """A custom resource's fields its version's schema prunes (`schemaCoercingDecoder`'s strict errors); None for
-    any other kind."""
+    """A custom resource's fields its version's schema prunes, then the unknown fields of its embedded resources'
+    `metadata` (`unstructuredSchemaCoercer.apply`: `PruneWithOptions`, then `CoerceWithOptions`; the
+    `schemaCoercingDecoder`'s strict errors); None for any other kind."""
     if not getattr(store, "crd_name", None):
         return None
-    return unknown_paths(obj, getattr(store.strategy, "schema", None))
+    schema = getattr(store.strategy, "schema", None)
+    return unknown_paths(obj, schema) + embedded_unknown_paths(obj, schema)
 
 
 class Handlers:

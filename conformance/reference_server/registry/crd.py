@@ -36,6 +36,7 @@ from .crconversion.webhook import GetService
 from .crconversion.views import CustomResourceView, served_views
 from .crscale import CustomScale, scale_model, validate_subresources
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
+from .crdschema.defaults import validate_embedded
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
@@ -319,7 +320,7 @@ class CustomResourceStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self._generation = None
-        crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
+        crschema.default(crschema.prune_and_coerce(obj, self.schema), self.schema)
         if self.status_subresource:
             obj.pop("status", None)
         obj.setdefault("metadata", {})["generation"] = 1
@@ -329,13 +330,13 @@ class CustomResourceStrategy(Strategy):
 
         def schema_and_rules() -> list[FieldError]:
             found = crschema.validate_custom_resource(obj, self.schema) + self._scale_errors(obj)
-            found += crlisttype.validate(obj, self.schema)
+            found += validate_embedded(obj, self.schema) + crlisttype.validate(obj, self.schema)
             return found + crdrules.validate(self.rules, self.schema, obj, None, errs + found)
         return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(obj, None, errs),
                                            schema_and_rules)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
+        crschema.default(crschema.prune_and_coerce(new, self.schema), self.schema)
         if self.status_subresource:
             if "status" in old:
                 new["status"] = copy.deepcopy(old["status"])
@@ -359,6 +360,7 @@ class CustomResourceStrategy(Strategy):
 
         def schema_and_rules() -> list[FieldError]:
             found = crschema.validate_custom_resource(new, self.schema, old) + self._scale_errors(new)
+            found += validate_embedded(new, self.schema)  # (create's and update's alike, not ratcheted)
             if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
                 found += crlisttype.validate(new, self.schema)
             return found + crdrules.validate(self.rules, self.schema, new, old, errs + found)
@@ -389,7 +391,7 @@ class CustomResourceStatusStrategy(CustomResourceStrategy):
     scale_spec = False
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
+        crschema.default(crschema.prune_and_coerce(new, self.schema), self.schema)
         for k in list(new):
             if k not in ("apiVersion", "kind", "metadata", "status"):
                 del new[k]
