@@ -25,11 +25,13 @@ ERRORS = ['unknown field "metadata.bo"gus"', 'unknown field "metadata.zz"', 'unk
           'unknown field "spec.z"', 'unknown field "top"']
 
 
-def _crd(http, url, group: str, plural: str, kind: str, schema: dict) -> Iterator[None]:
+def _crd(http, url, group: str, plural: str, kind: str, schema: dict, status: bool = False) -> Iterator[None]:
     """The CRD for the test, deleted after it (waited for on a watch: the session's server is shared, and its
     discovery must not keep the group)."""
     crd = schemaless_crd(group, plural, kind)
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = schema
+    if status:
+        crd["spec"]["versions"][0]["subresources"] = {"status": {}}
     r = create_crd(http, url, crd)
     assert r.status_code in (201, 409), r.text
     yield
@@ -153,3 +155,25 @@ def test_embedded_resource_validated(http, url, namespaces, emb_crd):
     assert [(c["reason"], c["field"]) for c in st["details"]["causes"]] == [
         ("FieldValueRequired", "spec.t.apiVersion"), ("FieldValueInvalid", "spec.t.metadata.name")], st
     assert 'spec.t.apiVersion: Required value: must not be empty' in st["message"], st["message"]
+
+
+@pytest.fixture
+def emb_status_crd(http, url) -> Iterator[None]:
+    crd_schema = {"type": "object", "properties": {"status": {"type": "object", "properties": {"t": EMBEDDED}}}}
+    yield from _crd(http, url, "embst.example.com", "embstats", "EmbStat", crd_schema, status=True)
+
+
+def test_embedded_resource_not_validated_on_status(http, url, namespaces, emb_status_crd):
+    """status_strategy.go's ValidateUpdate does not call `schemaobjectmeta.Validate`: an embedded resource without
+    `apiVersion` is taken on `/status` (its metadata still coerced), refused on the main resource."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/embst.example.com/v1/namespaces/{ns}/embstats"
+    made = http.post(base, json={"metadata": {"name": "s"}})
+    assert made.status_code == 201, made.text
+    status = {"t": {"kind": "Pod", "metadata": {"name": "p", "x": 1}}}
+    r = http.put(f"{base}/s/status", json={**made.json(), "status": status})
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == {"t": {"kind": "Pod", "metadata": {"name": "p"}}}
+    assert warnings_of(r) == ['unknown field "status.t.metadata.x"']
+    st = status_of(http.put(f"{base}/s", json=r.json()))
+    assert st["code"] == 422 and [c["field"] for c in st["details"]["causes"]] == ["status.t.apiVersion"], st

@@ -308,6 +308,7 @@ class CustomResourceStrategy(Strategy):
     _generation: int | None = None  # an update's new generation, from prepare_for_update to canonicalize
 
     scale_spec = True  # ValidateScaleSpec runs (not on /status: ValidateStatusUpdate checks the status paths only)
+    embedded_checked = True  # schemaobjectmeta.Validate runs (not on /status: status_strategy.go does not call it)
 
     def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
                  rules: crdrules.Node | None = None, scale: CustomScale | None = None):
@@ -360,7 +361,8 @@ class CustomResourceStrategy(Strategy):
 
         def schema_and_rules() -> list[FieldError]:
             found = crschema.validate_custom_resource(new, self.schema, old) + self._scale_errors(new)
-            found += validate_embedded(new, self.schema)  # (create's and update's alike, not ratcheted)
+            if self.embedded_checked:  # (create's and update's alike, not ratcheted)
+                found += validate_embedded(new, self.schema)
             if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
                 found += crlisttype.validate(new, self.schema)
             return found + crdrules.validate(self.rules, self.schema, new, old, errs + found)
@@ -388,7 +390,7 @@ def _content(obj: dict[str, Any]) -> dict[str, Any]:
 
 class CustomResourceStatusStrategy(CustomResourceStrategy):
     subresource = "status"
-    scale_spec = False
+    scale_spec = embedded_checked = False
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         crschema.default(crschema.prune_and_coerce(new, self.schema), self.schema)
