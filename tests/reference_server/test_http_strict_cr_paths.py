@@ -177,3 +177,21 @@ def test_embedded_resource_not_validated_on_status(http, url, namespaces, emb_st
     assert warnings_of(r) == ['unknown field "status.t.metadata.x"']
     st = status_of(http.put(f"{base}/s", json=r.json()))
     assert st["code"] == 422 and [c["field"] for c in st["details"]["causes"]] == ["status.t.apiVersion"], st
+
+
+def test_embedded_metadata_that_does_not_decode(http, url, namespaces, emb_crd):
+    """`CoerceWithOptions` (invalid fields not dropped) makes a `metadata` that is no ObjectMeta the decoder's error,
+    before any strict one: create.go's 400 `cannot be handled as`, a patch's 422 on `patch` (patch.go)."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/emb.example.com/v1/namespaces/{ns}/embthings"
+    body = {"metadata": {"name": "d"}, "spec": {"z": 1, "t": {**TYPE, "metadata": {"name": 5, "x": 1}}}}
+    st = status_of(http.post(base, params=STRICT, json=body))
+    assert st["code"] == 400 and st["reason"] == "BadRequest", st
+    assert st["message"] == ('EmbThing in version "v1" cannot be handled as a EmbThing: spec.t.metadata: Invalid '
+                             'value: map[string]interface {}{"name":5, "x":1}: json: cannot unmarshal number into '
+                             'Go struct field ObjectMeta.name of type string'), st["message"]
+    assert http.post(base, json={"metadata": {"name": "d"}, "spec": {"t": TYPE}}).status_code == 201
+    st = status_of(http.patch(f"{base}/d", data='{"spec":{"t":{"kind":3}}}',
+                              headers={"Content-Type": "application/merge-patch+json"}))
+    assert st["code"] == 422 and st["details"]["causes"][0]["field"] == "patch", st
+    assert st["message"].endswith(': spec.t.kind: Invalid value: 3: must be a string'), st["message"]

@@ -11,18 +11,15 @@ import pytest
 
 from .test_http_strict_cr_paths import EMB_SCHEMA
 from .test_real_clients import Kube, kube, served  # noqa: F401 - fixtures
-from tests.reference_server.crds import CRDS, create_crd
+from tests.reference_server.crds import CRDS, create_crd, schemaless_crd
 
 
 def test_kubectl_create_names_and_drops_embedded_metadata_fields(kube: Kube, tmp_path) -> None:  # noqa: F811
     if kube.binary is None:
         pytest.skip("no kubectl")
     group = f"e{uuid.uuid4().hex[:8]}.example.com"
-    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-           "metadata": {"name": f"wrappers.{group}"},
-           "spec": {"group": group, "scope": "Cluster", "names": {"plural": "wrappers", "kind": "Wrapper"},
-                    "versions": [{"name": "v1", "served": True, "storage": True,
-                                  "schema": {"openAPIV3Schema": EMB_SCHEMA}}]}}
+    crd = schemaless_crd(group, "wrappers", "Wrapper", scope="Cluster")
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = EMB_SCHEMA
     base = kube.server.url
     assert create_crd(kube.http, base, crd).status_code == 201
     body = {"apiVersion": f"{group}/v1", "kind": "Wrapper", "metadata": {"name": "w1"},

@@ -71,8 +71,8 @@ def coerce_embedded(obj: Any, schema: dict[str, Any] | None) -> Any:
     """Each embedded resource's `metadata` as `SetObjectMeta` writes back the `metav1.ObjectMeta` it decoded
     (coerce.go): unknown fields dropped, the `omitempty` fields left empty dropped, a null `creationTimestamp`
     (the zero time) removed (an owner reference's fields without `omitempty` are required: validation refuses it
-    without them). A `metadata` that does not decode is left for `validate_embedded` (crdschema/defaults.py) to
-    refuse; `obj` is changed in place."""
+    without them). A `metadata` that does not decode is left alone (refused before or after); `obj` is changed in
+    place."""
     for _, meta in _embedded_metas(obj, schema, ""):
         unknown_in(meta, object_meta_fields(), "", drop=True)
         for key in list(meta):
@@ -83,7 +83,8 @@ def coerce_embedded(obj: Any, schema: dict[str, Any] | None) -> Any:
 
 def _embedded_metas(obj: Any, schema: Any, path: str) -> list[tuple[str, dict[str, Any]]]:
     """(path, metadata) of each embedded resource below the root whose `metadata` decodes into a metav1.ObjectMeta
-    (one that does not is upstream's decoding error, here `validate_embedded`'s), walked as `coercer.coerce` walks:
+    (one that does not is upstream's decoding error: http/handlers.py's `_coerce_error`, on server-side apply
+    `validate_embedded`'s), walked as `coercer.coerce` walks:
     `properties`, `additionalProperties`, `items` (the root's is the decoder's own)."""
     out: list[tuple[str, dict[str, Any]]] = []
     if not isinstance(schema, dict):
