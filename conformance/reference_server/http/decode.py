@@ -20,9 +20,9 @@ from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gotypes, jsonk
 from ..wire.dupkeys import Repeats
 from ..wire.goyaml import GoYAMLLoader
 from ..wire.gojson import syntax_error
+from ..wire.openapi_schemas import object_meta_fields, unknown_in
 from ..wire.schema import GROUP_KINDS, KIND_MESSAGES
 from ..wire.textdecode import BodyError, check_depth, loads_json, loads_json_once, loads_yaml_once
-from ..registry.kinds import OBJECT_META_FIELDS
 from . import hooks
 
 APPLY_PATCH = "application/apply-patch+yaml"  # patch.py's (which imports this module through strategicpatch)
@@ -292,27 +292,7 @@ def _schema(kind: str, top_level: frozenset[str], message: str | None = None) ->
             return known(kind, message)
         except KeyError:
             pass
-    return {"apiVersion": None, "kind": None, "metadata": {f: None for f in OBJECT_META_FIELDS},
-            **{f: None for f in top_level}}
-
-
-def _walk_unknown(obj: dict[str, Any], schema: dict[str, Any], prefix: str, drop: bool) -> list[str]:
-    out: list[str] = []
-    for key in list(obj):
-        if key not in schema:
-            out.append(prefix + key)
-            if drop:
-                del obj[key]
-            continue
-        sub, value = schema[key], obj[key]
-        if isinstance(sub, dict):
-            if isinstance(value, dict):
-                out += _walk_unknown(value, sub, f"{prefix}{key}.", drop)
-            elif isinstance(value, list):
-                for i, item in enumerate(value):
-                    if isinstance(item, dict):
-                        out += _walk_unknown(item, sub, f"{prefix}{key}[{i}].", drop)
-    return out
+    return {"apiVersion": None, "kind": None, "metadata": object_meta_fields(), **{f: None for f in top_level}}
 
 
 def _merged(schema: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -324,7 +304,7 @@ def _merged(schema: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 
 def unknown_fields(obj: dict[str, Any], kind: str, top_level: frozenset[str], message: str | None = None) -> list[str]:
     """Paths of the fields the Go types would not know (they are dropped on decode)."""
-    return _walk_unknown(obj, _schema(kind, top_level, message), "", drop=False)
+    return unknown_in(obj, _schema(kind, top_level, message), "", drop=False)
 
 
 class StrictDecodingError(E.StatusError):
@@ -383,7 +363,7 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
     if repeats and repeats[0].json is not None and "/" not in kind:
         _merge_repeats(obj, repeats[0].json, schema, kind, message)
     order = {k: i for i, k in enumerate(obj)}
-    unknown = _walk_unknown(obj, schema, "", drop=mode != "Strict")
+    unknown = unknown_in(obj, schema, "", drop=mode != "Strict")
     if outside is not None:
         unknown = sorted(unknown + outside(obj, mode != "Strict"),
                          key=lambda u: order.get(u.split(".", 1)[0].split("[", 1)[0], 0))

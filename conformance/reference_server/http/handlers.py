@@ -33,12 +33,13 @@ from .rehearse import Rehearse
 from ..warning import recorded, warning_headers
 from ..wire.dupkeys import Repeats, yaml_warnings
 from ..wire.goconvert import yaml_numbers
-from .decode import (StrictDecodingError, apply_field_validation, apply_strict_error, decode_body,
+from .decode import (StrictDecodingError, apply_field_validation, apply_strict_error, decode_body, patch_invalid,
                      decode_delete_options, media_type, patch_decode_error, patch_strict_errors,
                      patch_type_error, strict_create_error, strict_patch_error)
 from .groups import go_message, raw_before_patch
 from .subbody import SCALE_MESSAGE, validate_fields
-from ..registry.crschema import unknown_paths
+from ..registry.crdschema.defaults import coerce_error
+from ..registry.crschema import embedded_unknown_paths, unknown_paths
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
@@ -126,12 +127,23 @@ def _schema_kind(store: GenericStore) -> str:
     return getattr(store, "schema_kind", store.info.kind)
 
 
-def _pruned(store: GenericStore, obj: dict[str, Any]) -> list[str] | None:
-    """A custom resource's fields its version's schema prunes (`schemaCoercingDecoder`'s strict errors); None for
-    any other kind."""
+def _coerce_error(store: GenericStore, obj: dict[str, Any]) -> str | None:
+    """A custom resource's decoding error for an embedded resource that does not decode (`schemaCoercingDecoder`:
+    the error, not the strict ones, in every `fieldValidation`); None for any other kind."""
     if not getattr(store, "crd_name", None):
         return None
-    return unknown_paths(obj, getattr(store.strategy, "schema", None))
+    err = coerce_error(obj, getattr(store.strategy, "schema", None))
+    return None if err is None else str(err)
+
+
+def _pruned(store: GenericStore, obj: dict[str, Any]) -> list[str] | None:
+    """A custom resource's fields its version's schema prunes, then the unknown fields of its embedded resources'
+    `metadata` (`unstructuredSchemaCoercer.apply`: `PruneWithOptions`, then `CoerceWithOptions`; the
+    `schemaCoercingDecoder`'s strict errors); None for any other kind."""
+    if not getattr(store, "crd_name", None):
+        return None
+    schema = getattr(store.strategy, "schema", None)
+    return unknown_paths(obj, schema) + embedded_unknown_paths(obj, schema)
 
 
 class Handlers:
@@ -271,6 +283,9 @@ class Handlers:
             obj = decode_group_body(request.headers.get("Content-Type"), raw, store, repeats)
         else:
             obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind, repeats)
+        if (why := _coerce_error(store, obj)) is not None:  # create.go / update.go `transformDecodeError`
+            kind, version = store.info.kind, getattr(store, "version", "v1")
+            raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {why}')
         try:
             warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
                                               extra_fields(self.ctx.feature_gates, store.info.kind),
@@ -489,6 +504,8 @@ class Handlers:
         patch_type_error(patched, _schema_kind(store), ctype, patch, model)
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
             patched["metadata"] = {}
+        if ctype != APPLY_PATCH and (why := _coerce_error(store, patched)) is not None:
+            raise patch_invalid(patched, ctype, patch, why)  # patch.go: DecodeInto's error, not a strict one
         try:
             warnings[:] = apply_field_validation(patched, _schema_kind(store), store.info.fields, mode,
                                                   extra_fields(self.ctx.feature_gates, store.info.kind),

@@ -36,6 +36,7 @@ from .crconversion.webhook import GetService
 from .crconversion.views import CustomResourceView, served_views
 from .crscale import CustomScale, scale_model, validate_subresources
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
+from .crdschema.defaults import validate_embedded
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions
@@ -307,6 +308,7 @@ class CustomResourceStrategy(Strategy):
     _generation: int | None = None  # an update's new generation, from prepare_for_update to canonicalize
 
     scale_spec = True  # ValidateScaleSpec runs (not on /status: ValidateStatusUpdate checks the status paths only)
+    embedded_checked = True  # schemaobjectmeta.Validate runs (not on /status: status_strategy.go does not call it)
 
     def __init__(self, info: ResourceInfo, schema: dict[str, Any] | None, status_subresource: bool,
                  rules: crdrules.Node | None = None, scale: CustomScale | None = None):
@@ -319,7 +321,7 @@ class CustomResourceStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self._generation = None
-        crschema.default(crschema.prune(obj, self.schema, root=True), self.schema)
+        crschema.default(crschema.prune_and_coerce(obj, self.schema), self.schema)
         if self.status_subresource:
             obj.pop("status", None)
         obj.setdefault("metadata", {})["generation"] = 1
@@ -329,13 +331,13 @@ class CustomResourceStrategy(Strategy):
 
         def schema_and_rules() -> list[FieldError]:
             found = crschema.validate_custom_resource(obj, self.schema) + self._scale_errors(obj)
-            found += crlisttype.validate(obj, self.schema)
+            found += validate_embedded(obj, self.schema) + crlisttype.validate(obj, self.schema)
             return found + crdrules.validate(self.rules, self.schema, obj, None, errs + found)
         return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(obj, None, errs),
                                            schema_and_rules)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
+        crschema.default(crschema.prune_and_coerce(new, self.schema), self.schema)
         if self.status_subresource:
             if "status" in old:
                 new["status"] = copy.deepcopy(old["status"])
@@ -359,6 +361,8 @@ class CustomResourceStrategy(Strategy):
 
         def schema_and_rules() -> list[FieldError]:
             found = crschema.validate_custom_resource(new, self.schema, old) + self._scale_errors(new)
+            if self.embedded_checked:  # (create's and update's alike, not ratcheted)
+                found += validate_embedded(new, self.schema)
             if not crlisttype.validate(old, self.schema):  # list-type errors are ratcheted as a whole
                 found += crlisttype.validate(new, self.schema)
             return found + crdrules.validate(self.rules, self.schema, new, old, errs + found)
@@ -386,10 +390,10 @@ def _content(obj: dict[str, Any]) -> dict[str, Any]:
 
 class CustomResourceStatusStrategy(CustomResourceStrategy):
     subresource = "status"
-    scale_spec = False
+    scale_spec = embedded_checked = False
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        crschema.default(crschema.prune(new, self.schema, root=True), self.schema)
+        crschema.default(crschema.prune_and_coerce(new, self.schema), self.schema)
         for k in list(new):
             if k not in ("apiVersion", "kind", "metadata", "status"):
                 del new[k]

@@ -5,8 +5,9 @@ A subset of `apiextensions-apiserver/pkg/apiserver/schema` (pruning, `defaulting
 `format` (`crformats`), the value keywords (`crkeywords`: lengths, `pattern`, bounds, `multipleOf`, item and
 property counts, `uniqueItems`), `x-kubernetes-preserve-unknown-fields`, `x-kubernetes-int-or-string`; an update's
 errors are ratcheted as `validation/ratcheting.go`'s `ratchetingValueValidator` (`correlation`). Unknown fields are
-dropped silently (upstream prunes before validation; `fieldValidation=Strict` is the http layer's business). Error
-texts follow kube-openapi's: `<path> in body must be of type integer: "string"`.
+dropped silently (upstream prunes before validation; `fieldValidation=Strict` is the http layer's business), and
+so are those of an embedded resource's `metadata` (`schema/objectmeta/coerce.go` `CoerceWithOptions`, after
+pruning). Error texts follow kube-openapi's: `<path> in body must be of type integer: "string"`.
 """
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import copy
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ..wire import gotypes
+from ..wire.openapi_schemas import object_meta_fields, unknown_in
 from . import crformats, crkeywords
 from .correlation import deep_equal
 from .correlation import old_item as correlated_item
@@ -46,6 +49,62 @@ def unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]:
     found: list[str] = []
     _prune(obj, schema, True, True, found)
     return sorted(found, key=lambda p: p.encode("utf-8", "surrogatepass"))
+
+
+def prune_and_coerce(obj: Any, schema: dict[str, Any] | None) -> Any:
+    """A custom resource as `unstructuredSchemaCoercer.apply` leaves it: pruned at its root, then each embedded
+    resource's `metadata` coerced (`coerce_embedded`); `obj` is changed in place."""
+    return coerce_embedded(prune(obj, schema, root=True), schema)
+
+
+def embedded_unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]:
+    """The unknown fields of each embedded resource's `metadata` (`obj` untouched), as objectmeta/coerce.go's
+    `CoerceWithOptions` returns them after pruning: `<path>.metadata.<field>` (the path as `field.Path` prints it:
+    a property `.k`, an `additionalProperties` key `[k]`, an index `[i]`; the field as sigs.k8s.io/json's strict
+    decoder names it, `ownerReferences[0].x`), all sorted (`sort.Strings`: byte order)."""
+    found = [f"{where}.metadata.{p}" for where, meta in _embedded_metas(obj, schema, "")
+             for p in unknown_in(meta, object_meta_fields(), "", drop=False)]
+    return sorted(found, key=lambda p: p.encode("utf-8", "surrogatepass"))
+
+
+def coerce_embedded(obj: Any, schema: dict[str, Any] | None) -> Any:
+    """Each embedded resource's `metadata` as `SetObjectMeta` writes back the `metav1.ObjectMeta` it decoded
+    (coerce.go): unknown fields dropped, the `omitempty` fields left empty dropped, a null `creationTimestamp`
+    (the zero time) removed (an owner reference's fields without `omitempty` are required: validation refuses it
+    without them). A `metadata` that does not decode is left alone (refused before or after); `obj` is changed in
+    place."""
+    for _, meta in _embedded_metas(obj, schema, ""):
+        unknown_in(meta, object_meta_fields(), "", drop=True)
+        for key in list(meta):
+            if meta[key] in (None, "", 0, {}, []) and (key != "creationTimestamp" or meta[key] is None):
+                del meta[key]
+    return obj
+
+
+def _embedded_metas(obj: Any, schema: Any, path: str) -> list[tuple[str, dict[str, Any]]]:
+    """(path, metadata) of each embedded resource below the root whose `metadata` decodes into a metav1.ObjectMeta
+    (one that does not is upstream's decoding error: http/handlers.py's `_coerce_error`, on server-side apply
+    `validate_embedded`'s), walked as `coercer.coerce` walks:
+    `properties`, `additionalProperties`, `items` (the root's is the decoder's own)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    if not isinstance(schema, dict):
+        return out
+    if isinstance(obj, dict):
+        meta = obj.get("metadata")
+        if path and schema.get("x-kubernetes-embedded-resource") is True and isinstance(meta, dict) and \
+                gotypes.type_error(meta, "meta.ObjectMeta") is None:
+            out.append((path, meta))
+        props = schema.get("properties") or {}
+        extra = schema.get("additionalProperties")
+        for key, value in obj.items():
+            if key in props:
+                out += _embedded_metas(value, props[key], f"{path}.{key}" if path else key)
+            elif isinstance(extra, dict):
+                out += _embedded_metas(value, extra, f"{path}[{key}]")
+    elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(obj):
+            out += _embedded_metas(item, schema["items"], f"{path}[{i}]")
+    return out
 
 
 def _prune(obj: Any, schema: dict[str, Any] | None, root: bool, dry: bool, found: list[str] | None = None,

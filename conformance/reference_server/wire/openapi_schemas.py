@@ -239,3 +239,30 @@ def known_fields(kind: str, message: str | None = None) -> dict[str, Any]:
     if found not in schema.MESSAGES:
         raise KeyError(found)
     return {"apiVersion": None, "kind": None, **copy.deepcopy(_known(found))}
+
+
+@lru_cache(maxsize=1)
+def object_meta_fields() -> dict[str, Any]:
+    """`metav1.ObjectMeta`'s nested field model (an owner reference's and a managed-fields entry's fields too), for
+    a custom resource's `metadata` and an embedded resource's, decoded strictly into it (objectmeta/coerce.go).
+    Shared: callers must not change it."""
+    return _known("meta.ObjectMeta")
+
+
+def unknown_in(obj: dict[str, Any], model: dict[str, Any], prefix: str, drop: bool) -> list[str]:
+    """The paths of the fields of `obj` its Go type's field model (`known_fields`, or a part of it) does not know,
+    as sigs.k8s.io/json's strict decoder names them (`a.b[0].c`, after `prefix`); with `drop`, deleted from `obj`."""
+    out: list[str] = []
+    for key in list(obj):
+        if key not in model:
+            out.append(prefix + key)
+            if drop:
+                del obj[key]
+        elif isinstance(model[key], dict):
+            value = obj[key]
+            items = value if isinstance(value, list) else [value]
+            for i, item in enumerate(items):
+                if isinstance(item, dict):
+                    where = f"{prefix}{key}[{i}]." if isinstance(value, list) else f"{prefix}{key}."
+                    out += unknown_in(item, model[key], where, drop)
+    return out

@@ -62,7 +62,7 @@ class ConvertingStrategy(Strategy):
         obj["apiVersion"] = self.api_version  # this version's object (a patched one came labelled "v1")
         converted = self.converter.convert(obj, self.storage_api_version)
         if self._storage_schema is not None:
-            crschema.prune(converted, self._storage_schema, root=True)
+            crschema.prune_and_coerce(converted, self._storage_schema)
         obj.clear()
         obj.update(converted)
 

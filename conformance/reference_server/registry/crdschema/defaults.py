@@ -162,6 +162,19 @@ def _coerce(p: str | None, x: Any, s: Any, resource_root: bool) -> FieldError | 
     return None
 
 
+def coerce_error(obj: dict[str, Any], schema: dict[str, Any] | None) -> FieldError | None:
+    """A custom resource's embedded resources as its request decoder coerces them
+    (customresource_handler.go: `CoerceWithOptions(nil, u.Object, schema, false, ...)`, invalid fields not dropped):
+    the first that does not decode (a non-string `apiVersion`/`kind`, a `metadata` that is no ObjectMeta)."""
+    return _coerce(None, obj, schema, False)
+
+
+def validate_embedded(obj: dict[str, Any], schema: dict[str, Any] | None) -> list[FieldError]:
+    """A custom resource's embedded resources (customresource/strategy.go `Validate`/`ValidateUpdate`:
+    `schemaobjectmeta.Validate(nil, u.Object, structuralSchema, false)`)."""
+    return _validate_meta(None, obj, schema, False)
+
+
 def _validate_meta(p: str | None, x: Any, s: Any, resource_root: bool) -> list[FieldError]:
     """`objectmeta.Validate(pth, x, s, isResourceRoot)`."""
     if not isinstance(s, dict):

@@ -1,0 +1,39 @@
+"""kubectl 1.33 creating a custom resource whose embedded resource (`x-kubernetes-embedded-resource`) has an unknown
+field in its `metadata`: under its default `--validate=strict` the server's 400 names it (apiextensions-apiserver's
+objectmeta/coerce.go `CoerceWithOptions`, after the pruned fields), under `--validate=warn` it is a warning and the
+field is dropped from what is stored."""
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from .test_http_strict_cr_paths import EMB_SCHEMA
+from .test_real_clients import Kube, kube, served  # noqa: F401 - fixtures
+from tests.reference_server.crds import CRDS, create_crd, schemaless_crd
+
+
+def test_kubectl_create_names_and_drops_embedded_metadata_fields(kube: Kube, tmp_path) -> None:  # noqa: F811
+    if kube.binary is None:
+        pytest.skip("no kubectl")
+    group = f"e{uuid.uuid4().hex[:8]}.example.com"
+    crd = schemaless_crd(group, "wrappers", "Wrapper", scope="Cluster")
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = EMB_SCHEMA
+    base = kube.server.url
+    assert create_crd(kube.http, base, crd).status_code == 201
+    body = {"apiVersion": f"{group}/v1", "kind": "Wrapper", "metadata": {"name": "w1"},
+            "spec": {"z": 1, "t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "bogus": 1}}}}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(body))
+    err = kube.fails("create", "-f", str(path))
+    assert err.strip() == (f'Error from server (BadRequest): error when creating "{path}": Wrapper in version "v1" '
+                           'cannot be handled as a Wrapper: strict decoding error: unknown field "spec.z", '
+                           'unknown field "spec.t.metadata.bogus"'), err
+    proc = kube.run("create", "--validate=warn", "-f", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == ['Warning: unknown field "spec.z"',
+                                        'Warning: unknown field "spec.t.metadata.bogus"'], proc.stderr
+    stored = json.loads(kube.ok("get", f"wrappers.{group}", "w1", "-o", "json"))
+    assert stored["spec"] == {"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}}
+    kube.http.delete(f"{base}{CRDS}/wrappers.{group}")
