@@ -66,75 +66,57 @@ def requested_timeout(request: Any) -> float | None:
     return ns / 1e9 if ns > 0 else None
 
 
-class _Deadline:
-    __slots__ = ("at", "task", "expired", "timer")
-
-    def __init__(self, at: float, task: Any):
-        self.at = at
-        self.task = task
-        self.expired = False
-        self.timer: asyncio.TimerHandle | None = None  # a shorter `?timeout=`'s own
-
-
 class Deadlines:
-    """Deadlines of `timeout` seconds for requests in flight (`arm`, `timed_out`, `disarm`)."""
+    """Deadlines of `timeout` seconds for requests in flight (`arm`, `timed_out`, `disarm`), each kept by the
+    request's task: the server's own in `_live` (one dict entry a request, swept by one timer), a shorter
+    `?timeout=` by a timer of its own in `_timers`; a task either cancelled is in `_expired` until disarmed."""
 
     def __init__(self, timeout: float):
         self.timeout = timeout
         self.tick = min(1.0, timeout / 10)
         self._live: dict[asyncio.Task, float] = {}  # a request's task → its deadline (the server's timeout)
-        self._expired: set[asyncio.Task] = set()  # tasks the sweep cancelled, until disarmed
+        self._timers: dict[asyncio.Task, asyncio.TimerHandle] = {}  # a request's task → its `?timeout=`'s timer
+        self._expired: set[asyncio.Task] = set()  # tasks a deadline cancelled, until disarmed
         self._timer: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def arm(self, request: Any, timeout: float | None = None) -> Any:
+    def arm(self, request: Any, timeout: float | None = None) -> asyncio.Task:
         """The deadline of the request being served (its task is cancelled once it passed): `timeout` seconds (a
         `?timeout=`) when shorter than the server's; `disarm` it when the request ends, and ask `timed_out` when
-        the handler raised CancelledError. The server's own deadline is kept by the request's task alone (one
-        dict entry a request); a shorter `?timeout=` gets a `_Deadline` with its own timer."""
+        the handler raised CancelledError."""
         loop = self._loop
         if loop is None:
             loop = self._loop = request.task.get_loop()  # (`request.task` is the connection's)
-        if timeout is not None and timeout < self.timeout:
-            d = _Deadline(time.monotonic() + timeout, asyncio.current_task(loop))
-            d.timer = loop.call_later(timeout, self._expire, d)
-            return d
         task = asyncio.current_task(loop)  # (with the loop: no look-up)
+        if timeout is not None and timeout < self.timeout:
+            self._timers[task] = loop.call_later(timeout, self._expire, task)
+            return task
         self._live[task] = time.monotonic() + self.timeout
         if self._timer is None:
             self._timer = loop.call_later(self.tick, self._sweep)
         return task
 
-    def timed_out(self, d: Any) -> bool:
+    def timed_out(self, task: asyncio.Task) -> bool:
         """After a CancelledError: True when the deadline alone cancelled it (a time-out, as `asyncio.timeout`
         turns it into TimeoutError), False when someone else did too (the client went away): re-raise then."""
-        if type(d) is _Deadline:
-            if not d.expired:
-                return False
-            d.expired = False
-            return d.task.uncancel() == 0
-        if d not in self._expired:
+        if task not in self._expired:
             return False
-        self._expired.discard(d)
-        return d.uncancel() == 0
+        self._expired.discard(task)
+        return task.uncancel() == 0
 
-    def disarm(self, d: Any) -> None:
-        if type(d) is _Deadline:
-            if d.timer is not None:
-                d.timer.cancel()
-            if d.expired:  # the handler swallowed our cancellation
-                d.expired = False
-                d.task.uncancel()
-            return
-        self._live.pop(d, None)
-        if self._expired and d in self._expired:  # the handler swallowed our cancellation
-            self._expired.discard(d)
-            d.uncancel()
+    def disarm(self, task: asyncio.Task) -> None:
+        if self._live.pop(task, None) is None:
+            timer = self._timers.pop(task, None)
+            if timer is not None:
+                timer.cancel()
+        if self._expired and task in self._expired:  # the handler swallowed our cancellation
+            self._expired.discard(task)
+            task.uncancel()
 
-    @staticmethod
-    def _expire(d: _Deadline) -> None:
-        d.expired = True
-        d.task.cancel()
+    def _expire(self, task: asyncio.Task) -> None:
+        self._timers.pop(task, None)
+        self._expired.add(task)
+        task.cancel()
 
     def _sweep(self) -> None:
         self._timer = None
