@@ -50,7 +50,7 @@ from ..godur import DurationError, parse_duration
 from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT, FlowControl, ObjectCounts,
                            WatchTracker, WorkEstimator)
 from ..flowcontrol.queueset import EXECUTING
-from ..flowcontrol.readwrite import EXECUTING as RW_EXECUTING, READ_ONLY_VERBS, WAITING, ReadWriteCounts, series
+from ..flowcontrol.readwrite import EXECUTING as RW_EXECUTING, WAITING, ReadWriteCounts, series
 from ..registry.flowcontrol_bootstrap import MANDATORY_FLOW_SCHEMAS
 from ..memo import remember
 from .authz import REQUESTER
@@ -226,6 +226,8 @@ class Classifier:
 
 _DECISION: Any = (web.RequestKey("apf_decision", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
                   else "nsconform.apf_decision")
+_DECIDED: Any = (web.RequestKey("apf_decided", object) if hasattr(web, "RequestKey")  # type: ignore[attr-defined]
+                 else "nsconform.apf_decided")  # `seat_at_once`'s (decision, RequestInfo), for `middleware`
 _DUMPS = frozenset({DUMP_PRIORITY_LEVELS, DUMP_QUEUES, DUMP_REQUESTS})
 _NO_QUERY: dict[str, str] = {}
 _AUTHORIZATION = istr("Authorization")  # (a case-insensitive key made once)
@@ -398,7 +400,8 @@ class PriorityAndFairness:
                                                                     self._update_borrowing)
         if request.path.startswith(DUMP_PREFIX) and request.path in _DUMPS and request.method in ("GET", "HEAD"):
             handler = self._dump  # behind the filter, as upstream's unlisted handlers
-        decision, attrs = self._decide(request)
+        decided = request.get(_DECIDED)  # (`seat_at_once` decided already, without seating it)
+        decision, attrs = decided if decided is not None else self._decide(request)
         request[_DECISION] = decision
         if decision is None or decision is _UNCLASSIFIED:
             return await handler(request)
@@ -428,15 +431,13 @@ class PriorityAndFairness:
             self.metrics.flowcontrol.rejected(decision, req, queueset)
             self.metrics.requests.dropped(request)
             return self.too_many_requests(decision.pl_name)
-        self.metrics.flowcontrol.dispatched(decision, req)
         if not watch:
-            executing = RW_EXECUTING if verb in READ_ONLY_VERBS else RW_EXECUTING + 1  # (`series`, inlined)
-            counts.add(executing, 1)  # `noteExecutingDelta`
+            seat = self._seated(decision, verb, queueset, req)
             try:
                 return await handler(request)
             finally:
-                queueset.finish(req)
-                counts.add(executing, -1)
+                self.release(seat)
+        self.metrics.flowcontrol.dispatched(decision, req)
         counts.add(RW_EXECUTING, 1)  # a watch: read-only, executing until it is set up
         seat = request[_DECISION] = _Seat(queueset, req, decision, counts)
         forget = self.watches.register(attrs, request.query)  # `RegisterWatch`: counted while it is served
@@ -450,27 +451,34 @@ class PriorityAndFairness:
     def seat_at_once(self, request: web.Request) -> Any:
         """`middleware`'s first half for the common case, without a coroutine of its own, for the outermost filter to
         call (http/app.py, without rbac): when the request is classified, is neither a watch nor a dump, and its
-        level seats it now without queuing, its seat is taken and counted exactly as `middleware` takes and counts
-        it, and `(queue set, request, series)` is returned for `release` once the answer is ready. Otherwise None,
-        with nothing taken: `middleware` serves it."""
+        level seats it now without queuing, its seat is taken and counted as `middleware` takes and counts it
+        (`_seated`), for `release` once the answer is ready. Otherwise None, with nothing taken: `middleware` serves
+        it (with the decision made here)."""
         if self._borrowing is None or request.path.startswith(DUMP_PREFIX):
             return None
-        decision, attrs = self._decide(request)
+        decision, attrs = decided = self._decide(request)
         if decision is None or decision is _UNCLASSIFIED or decision.watch:
+            request[_DECIDED] = decided
             return None
         queueset = self.flow_control.queuesets.get(decision.pl_name)
         verb = attrs.verb
         if queueset is None or verb == "list" or verb in MUTATING_VERBS or not queueset.seats_at_once(1):
+            request[_DECIDED] = decided
             return None
         request[_DECISION] = decision
         req = queueset.start(ONE_SEAT, decision.fs_name, decision.distinguisher, (request, attrs))
+        return self._seated(decision, verb, queueset, req)
+
+    def _seated(self, decision: Decision, verb: str, queueset: Any, req: Any) -> tuple[Any, Any, int]:
+        """A request that is not a watch got its seat: counted as dispatched and executing (`noteExecutingDelta`);
+        `(queue set, request, series)` for `release`."""
         self.metrics.flowcontrol.dispatched(decision, req)
-        executing = RW_EXECUTING if verb in READ_ONLY_VERBS else RW_EXECUTING + 1
-        self.flow_control.read_write.add(executing, 1)  # `noteExecutingDelta`
+        executing = series(RW_EXECUTING, verb)
+        self.flow_control.read_write.add(executing, 1)
         return queueset, req, executing
 
-    def release(self, seated: Any) -> None:
-        """The end of a request `seat_at_once` seated."""
+    def release(self, seated: tuple[Any, Any, int]) -> None:
+        """The end of a request that is not a watch: its seat freed, no longer counted as executing."""
         queueset, req, executing = seated
         queueset.finish(req)
         self.flow_control.read_write.add(executing, -1)
