@@ -86,6 +86,11 @@ def sizes(work: WorkEstimate) -> tuple[int, int]:
     return found
 
 
+def _round_div10(x: int) -> int:
+    """x / 10 rounded half away from zero (`SeatsTimesDuration` of whole seats and nanoseconds)."""
+    return (x + 5) // 10 if x >= 0 else -((5 - x) // 10)
+
+
 class Request:
     """One request's place in a QueueSet (`request` in types.go)."""
     __slots__ = ("work", "seats", "total_work", "fs_name", "distinguisher", "details", "queue", "arrival_r",
@@ -93,7 +98,7 @@ class Request:
 
     def __init__(self, work: WorkEstimate, fs_name: str, distinguisher: str, details: Any):
         self.work = work
-        self.seats, self.total_work = _SIZES.get(work) or sizes(work)
+        self.seats, self.total_work = sizes(work)
         self.fs_name = fs_name
         self.distinguisher = distinguisher
         self.details = details  # for `dump_requests?includeRequestDetails=1` (see FlowControl.dump_requests)
@@ -199,9 +204,7 @@ class QueueSet:
 
     def seats_at_once(self, seats: int) -> bool:
         """Would `start` dispatch a request of `seats` seats now, without queuing it (nothing waits, it fits)?"""
-        if self._queues and self.waiting:
-            return False
-        return self.limits.exempt or self._can_accommodate(seats)
+        return not self.waiting and self._can_accommodate(seats)  # (a level without queues never has any waiting)
 
     def _can_accommodate(self, seats: int) -> bool:
         """`canAccommodateSeatsLocked`: a request wider than the level runs alone."""
@@ -233,33 +236,16 @@ class QueueSet:
                 return req
             self.rejected += 1
             return None
-        # `syncTimeLocked` (`_sync`), inlined: every request passes here
-        elapsed, self._last = now - self._last, now
-        if self._active:
-            self._r += int(min(self._queue_seats + self.seats_waiting, self.current_cl) / self._active * elapsed
-                           * SS_SCALE + 0.5)
+        self._sync(now)
         queue = self._shuffle_shard(fs_name, distinguisher)
         req.arrival_r = self._r
-        seats = req.seats
-        if not self.waiting and (self.in_use + seats <= self.current_cl if seats <= self.current_cl
-                                 and not self.limits.exempt else self._can_accommodate(seats)):
-            # the only candidate: dispatched at once (`_begin`, inlined)
+        if not self.waiting and self._can_accommodate(req.seats):  # the only candidate: dispatched at once
             if not queue.waiting and not queue.executing:
                 self._active += 1
                 queue.next_r = self._r
             self._robin = queue.index
             req.started = req.arrived
-            req.state = _EXECUTING
-            req.began = now
-            self.executing += 1
-            self.dispatched += 1
-            self.in_use += seats
-            self.demand.note(self.in_use, self.seats_waiting, now, self.executing | self.waiting << 32)
-            req.queue = queue
-            queue.executing[req] = None
-            queue.seats_in_use += seats
-            self._queue_seats += seats
-            queue.next_r += req.total_work
+            self._begin(req, queue, now)
             return req
         if not self._fits(1) and len(queue.waiting) >= self.limits.queue_length_limit:
             self.rejected += 1
@@ -324,30 +310,21 @@ class QueueSet:
             if len(pending) >= 4096:
                 sink.fold()
         queue = req.queue
-        work = req.work
         if queue is not None:
             self._sync(now)
             del queue.executing[req]
-            # `nextDispatchR -= initial seats × (G - service time)`, x / 10 rounded half away from zero
-            # (`SeatsTimesDuration` of whole seats and nanoseconds)
-            x = work.initial * (ESTIMATED_SERVICE_DURATION_NS - int(served * 1e9))
-            queue.next_r -= (x + 5) // 10 if x >= 0 else -((5 - x) // 10)
+            # `nextDispatchR -= initial seats × (G - service time)`
+            queue.next_r -= _round_div10(req.work.initial * (ESTIMATED_SERVICE_DURATION_NS - int(served * 1e9)))
             if queue.waiting:
                 self._bound(queue)
             elif not queue.executing:
                 self._active -= 1
         else:
             self._queueless.pop(req, None)
-        if work.latency_ns > 0:
+        if req.work.latency_ns > 0:
             self.demand.note(self.in_use, self.seats_waiting, now, self.executing | self.waiting << 32)
-            asyncio.get_running_loop().call_later(work.latency_ns / 1e9, self._release, req)
+            asyncio.get_running_loop().call_later(req.work.latency_ns / 1e9, self._release, req)
             self._dispatch()
-        elif queue is not None and not self.waiting:  # `_release` at this very reading, inlined
-            seats = req.seats
-            queue.seats_in_use -= seats
-            self._queue_seats -= seats
-            self.in_use -= seats
-            self.demand.note(self.in_use, self.seats_waiting, now, self.executing | self.waiting << 32)
         else:
             self._release(req, now)
         if self.on_idle is not None:
