@@ -65,6 +65,15 @@ class Kube:
         assert proc.returncode == 1 and proc.stdout == "", (args, proc.returncode, proc.stdout, proc.stderr)
         return proc.stderr
 
+    def create_in_new_namespace(self, prefix: str, obj: dict[str, Any],
+                                tmp_path: Path) -> tuple[str, subprocess.CompletedProcess[str]]:
+        """A new namespace `<prefix>-<random>`, and `kubectl create -f` of `obj` (written as JSON) in it."""
+        name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        self.ok("create", "namespace", name)
+        manifest = tmp_path / f"{prefix}.json"
+        manifest.write_text(json.dumps(obj))
+        return name, self.run("create", "-f", str(manifest), "-n", name)
+
     def popen(self, *args: str) -> "Background":
         return Background(subprocess.Popen([str(self.binary), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                            text=True, env=self.env))

@@ -5,7 +5,6 @@ before the handler runs)."""
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -73,11 +72,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
 
 
 def test_kubectl_prints_the_deprecation_first(kube: Kube, tmp_path: Path) -> None:  # noqa: F811
-    name = f"ew-{uuid.uuid4().hex[:8]}"
-    kube.ok("create", "namespace", name)
-    manifest = tmp_path / "ep.json"
-    manifest.write_text(json.dumps({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "e"},
-                                    "subsets": [{"addresses": [{"ip": "2001:DB8::1"}], "ports": [{"port": 80}]}]}))
-    proc = kube.run("create", "-f", str(manifest), "-n", name)
+    name, proc = kube.create_in_new_namespace("ew", {
+        "apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "e"},
+        "subsets": [{"addresses": [{"ip": "2001:DB8::1"}], "ports": [{"port": 80}]}]}, tmp_path)
     assert proc.returncode == 0 and proc.stdout == "endpoints/e created\n", proc
     assert proc.stderr == f"Warning: {DEPRECATED}\nWarning: {UPPER.format('subsets[0].addresses[0].ip')}\n"

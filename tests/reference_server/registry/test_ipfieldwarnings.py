@@ -149,11 +149,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
 
 
 def test_kubectl_prints_the_warnings(kube: Kube, tmp_path: Path) -> None:  # noqa: F811
-    name = f"iw-{uuid.uuid4().hex[:8]}"
-    kube.ok("create", "namespace", name)
-    manifest = tmp_path / "np.json"
-    manifest.write_text(json.dumps(_policy("p")))
-    proc = kube.run("create", "-f", str(manifest), "-n", name)
+    name, proc = kube.create_in_new_namespace("iw", _policy("p"), tmp_path)
     assert proc.returncode == 0 and proc.stdout == "networkpolicy.networking.k8s.io/p created\n", proc
     assert proc.stderr == "".join(f"Warning: {w}\n" for w in POLICY_WARNINGS)
     kube.ok("run", "p", "--image=i", "-n", name)

@@ -219,11 +219,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
 
 
 def test_kubectl_prints_the_warnings(kube: Kube, tmp_path: Path) -> None:  # noqa: F811
-    name = f"pw-{uuid.uuid4().hex[:8]}"
-    kube.ok("create", "namespace", name)
-    manifest = tmp_path / "pod.json"
-    manifest.write_text(json.dumps(_pod("web.1")))
-    proc = kube.run("create", "-f", str(manifest), "-n", name)
+    name, proc = kube.create_in_new_namespace("pw", _pod("web.1"), tmp_path)
     assert proc.returncode == 0 and proc.stdout == "pod/web.1 created\n", proc
     assert proc.stderr == f"Warning: {POD_NAME}\n"
     proc = kube.run("create", "deployment", "web.v1", "--image=nginx", "-n", name)

@@ -5,7 +5,6 @@ affinity term's label values (registry/podvalidation/affinity.py: kubernetes#128
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -184,11 +183,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
 
 
 def test_kubectl_prints_a_services_warnings(kube: Kube, tmp_path: Path) -> None:  # noqa: F811
-    name = f"sw-{uuid.uuid4().hex[:8]}"
-    kube.ok("create", "namespace", name)
-    manifest = tmp_path / "svc.json"
-    manifest.write_text(json.dumps(_svc("web", type="ExternalName", externalName="db.example.com",
-                                        externalIPs=["1.2.3.4"], ports=[])))
-    proc = kube.run("create", "-f", str(manifest), "-n", name)
+    name, proc = kube.create_in_new_namespace("sw", _svc("web", type="ExternalName", externalName="db.example.com",
+                                                         externalIPs=["1.2.3.4"], ports=[]), tmp_path)
     assert proc.returncode == 0 and proc.stdout == "service/web created\n", proc
     assert proc.stderr == 'Warning: spec.externalIPs is ignored when spec.type is "ExternalName"\n'
