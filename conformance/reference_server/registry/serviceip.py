@@ -27,8 +27,9 @@ ERR_NOT_READY = "allocator not ready"
 
 
 def range_offset(size: int) -> int:
-    """`calculateRangeOffset`: min(max(16, size/16), 256); 0 for a range smaller than 16."""
-    if size < 16:
+    """`calculateRangeOffset` (ipallocator/bitmap.go): min(max(16, size/16), 256) of the CIDR's size, `RangeSize`;
+    0 for a /28 or smaller (16 addresses, of which only 14 are allocatable)."""
+    if size <= 16:
         return 0
     return min(max(16, size // 16), 256)
 

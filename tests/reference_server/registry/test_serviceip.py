@@ -163,7 +163,18 @@ def test_dynamic_allocation_spans_every_ready_range():
     assert not taken & {"10.0.0.0", "10.0.0.7", "10.1.0.0", "10.1.0.7"}
     with pytest.raises(ValueError, match="range is full"):
         alloc.allocate_next()
-    assert [range_offset(n) for n in (8, 16, 256, 65536, 1 << 20)] == [0, 16, 16, 256, 256]
+    assert [range_offset(n) for n in (8, 16, 32, 256, 65536, 1 << 20)] == [0, 0, 16, 16, 256, 256]
+
+
+def test_a_slash_28_is_walked_whole_from_one_random_address():
+    """`calculateRangeOffset` is 0 for a /28 (`cidrSize <= min`: 16 addresses, 14 allocatable), so the walk has no
+    lower part: its 14 addresses from one random start, wrapping at .14 (not an upper part .17+ that is empty and
+    a lower part .1-.16 that holds the broadcast address and the next range's first)."""
+    alloc = MetaAllocator(lambda: [], lambda ip: False, lambda: ipaddress.ip_network("10.0.0.0/28"))
+    walked = list(alloc.walk())
+    hosts = [f"10.0.0.{i}" for i in range(1, 15)]
+    start = hosts.index(walked[0])
+    assert walked == hosts[start:] + hosts[:start]
 
 
 def test_the_upper_part_is_used_first():
