@@ -5,6 +5,7 @@ admission), and the object the validating webhooks see is the one stored (genera
 a dry run answers the dry-run allocators' values and writes no IPAddress."""
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import json
 import threading
@@ -15,8 +16,8 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from conformance.reference_server.admission.serviceips import ATTEMPTS
-from conformance.reference_server.embedded import RunningServer
+from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.flavors.catalogue import get_flavor
 
 from .kubectl_run import run_kubectl
 from .replicas import until
@@ -155,22 +156,59 @@ def _following(ip: str, taken: set[str]) -> str:
             return str(addr)
 
 
-def test_a_refused_dynamic_address_is_followed_by_the_next_and_none_left_is_range_full(server, hook, ns):
+def test_a_refused_dynamic_address_is_followed_by_the_next(server, hook, ns):
     """1.33's `allocateFromRange` goes on with the next free address of its iterator (the one after the refused
-    one, not a new random draw) after a failed IPAddress create; when none can be written the answer is
-    `AllocateNext`'s `ErrFull` as a 500 (here after `ATTEMPTS` addresses, walked one after the other)."""
+    one, not a new random draw) after a failed IPAddress create."""
     hook.denied_once.clear()
     taken = _ips(server)
     [first, second], r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny-once", "second")
     assert r.status_code == 201, r.text
     assert second == _following(first, taken) == r.json()["spec"]["clusterIP"]
     assert first not in _ips(server)
+
+
+def test_a_walk_of_a_large_range_outlasts_the_requests_deadline(server, hook, ns):
+    """Every free address of the /12 is tried, one after the other (upstream: 1,048,574 admitted creates), so a
+    webhook refusing each IPAddress keeps the create walking until its deadline passes: the answer is the
+    time-out (here the request's own `?timeout=`), not `range is full` after a few addresses."""
     taken = _ips(server)
-    names, r = _ipaddress_reviews_of_a_create(server, hook, ns, "/deny", "none")
+    cfg = _configure(server, hook, "validating", "/deny", "ipaddresses")
+    try:
+        since = len(hook.reviews)
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/services", params={"timeout": "3s"},
+                          json={"metadata": {"name": "walker"}, "spec": {"ports": [{"port": 80}]}})
+        names = [q["name"] for q in _reviews(hook, since, "ipaddresses")]
+    finally:
+        _unconfigure(server, cfg)
+    assert r.status_code == 504, r.text
+    assert r.json()["reason"] == "Timeout"
+    assert len(names) >= 2
+    assert all(b == _following(a, taken) for a, b in zip(names, names[1:])), names
+    assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/services/walker").status_code == 404
+
+
+@pytest.fixture(scope="module")
+def small_range() -> Iterator[RunningServer]:
+    """A server whose Service range is a /28: 10.96.0.1 (the `kubernetes` Service's) to 10.96.0.14."""
+    srv = start_embedded(flavor=dataclasses.replace(get_flavor(None), service_cidr="10.96.0.0/28"))
+    yield srv
+    srv.stop()
+
+
+def test_a_range_whose_every_free_address_is_refused_is_full(small_range, hook):
+    """With every IPAddress create refused, the walk tries each free address of the range once, one after the
+    other from a random one (wrapping at its end), then answers `AllocateNext`'s `ErrFull` as a 500."""
+    name = f"full-{uuid.uuid4().hex[:8]}"
+    assert requests.post(f"{small_range.url}/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
+    taken = _ips(small_range)
+    assert taken == {"10.96.0.1"}
+    names, r = _ipaddress_reviews_of_a_create(small_range, hook, name, "/deny", "none")
     assert r.status_code == 500, r.text
     assert r.json()["message"] == "Internal error occurred: failed to allocate a serviceIP: range is full"
-    assert len(set(names)) == ATTEMPTS
-    assert all(b == _following(a, taken) for a, b in zip(names, names[1:])), names
+    free = [f"10.96.0.{i}" for i in range(2, 15)]
+    assert sorted(names, key=ipaddress.ip_address) == free, " ".join(names)
+    start = free.index(names[0])
+    assert names == free[start:] + free[:start]
 
 
 def test_a_service_validation_refuses_has_its_ipaddress_written_and_reverted(server, hook, ns):

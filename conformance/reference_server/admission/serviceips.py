@@ -7,7 +7,8 @@ drops it.
 Upstream: `pkg/registry/core/service/ipallocator/ipallocator.go` (`createIPAddress`: `a.client.IPAddresses().Create`,
 an AlreadyExists answer being `ErrAllocated`; `Release`: `a.client.IPAddresses().Delete`, its error only logged;
 `allocateFromRange` in 1.33 (kind's v1.33.1) goes on with the next free address after any failed create, and
-answers `ErrFull` when none is left), `pkg/registry/core/service/storage/alloc.go` (`allocIPs`: a requested IP's
+answers `ErrFull` when none is left; later releases stop at a refusal other than AlreadyExists, kubernetes#135333;
+`calculateRangeOffset` in bitmap.go), `pkg/registry/core/service/storage/alloc.go` (`allocIPs`: a requested IP's
 failure is a 422 on `spec.clusterIPs`, `failed to allocate IP <ip>: <error>`; a dynamic one's a 500
 `failed to allocate a serviceIP: <error>`), and `staging/src/k8s.io/apiserver/pkg/registry/generic/registry/
 store.go` `Create` (`BeginCreate`, then `BeforeCreate`, then the validating admission, then the storage; the
@@ -23,17 +24,11 @@ from typing import Any, Awaitable, Callable
 
 from .. import apierrors as E
 from ..registry.draws import current as current_draws
-from ..registry.serviceip import ERR_ALLOCATED, ERR_FULL, canonical_ip
+from ..registry.serviceip import ERR_ALLOCATED, canonical_ip
 from ..registry.servicecidr import ip_address
 from ..registry.servicestore import FIELD_MANAGER, refused_ip
 from .admitted import APISERVER_USER, ControllerWrites, Unadmitted, admitted, release_ips
 
-# addresses tried for one dynamic ClusterIP whose IPAddress admission refuses, one after the other as upstream's
-# iterator walks them (registry/serviceip.py `walk`). Upstream 1.33 tries every free one of every range, one
-# admitted create each, before answering `range is full`: 65,534 on kind's /16, 1,048,574 on kubeadm's /12, past
-# kube-apiserver's 60 s request timeout for a webhook answering in 1 ms; here each try costs a webhook call and a
-# dry-run preview (tens of milliseconds), so the walk is cut short (README "Known gaps")
-ATTEMPTS = 32
 
 
 def _requested(service: dict[str, Any]) -> set[str]:
@@ -66,7 +61,9 @@ class ClusterIPReservation:
         if self.old is not None and ((self.old.get("spec") or {}).get("type") != "ExternalName"):
             return  # `updateClusterIPs`: only an update leaving ExternalName allocates (single-stack)
         requested = _requested(obj)
-        for _ in range(ATTEMPTS):
+        while True:  # every free address of every ready range, as 1.33's `allocateFromRange`: the walk's end is
+            # the preview's `range is full`; a large range outlasts the request's deadline (http/deadlines.py
+            # cancels the walk and answers its time-out, where upstream's goroutine walks on unseen)
             session.allocated.clear()
             session.collided.clear()
             failure: Exception | None = None
@@ -90,7 +87,6 @@ class ClusterIPReservation:
                     continue  # a collided IP was free after all: the Service previewed again
                 return
             session.forget("cluster-ip")  # `allocateFromRange`: on with the next free address
-        raise E.internal(f"failed to allocate a serviceIP: {ERR_FULL}")
 
     async def _reserve(self, wanted: list[dict[str, Any]], requested: set[str],
                        planned: dict[str, Any]) -> str | None:
@@ -145,4 +141,4 @@ def reservation(hooks: Any, store: Any, preview: Callable[[dict[str, Any]], Awai
     return ClusterIPReservation(hooks, store, preview, old)
 
 
-__all__ = ["ATTEMPTS", "ClusterIPReservation", "release_deferred", "reservation"]
+__all__ = ["ClusterIPReservation", "release_deferred", "reservation"]
