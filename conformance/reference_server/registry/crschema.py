@@ -15,9 +15,8 @@ import copy
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
-from ..wire import gotypes
 from ..wire.openapi_schemas import object_meta_fields, unknown_in
-from . import crformats, crkeywords
+from . import crformats, crkeywords, crobjectmeta
 from .correlation import deep_equal
 from .correlation import old_item as correlated_item
 from .crdrules.crdwrite import go_string
@@ -62,39 +61,38 @@ def embedded_unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]
     `CoerceWithOptions` returns them after pruning: `<path>.metadata.<field>` (the path as `field.Path` prints it:
     a property `.k`, an `additionalProperties` key `[k]`, an index `[i]`; the field as sigs.k8s.io/json's strict
     decoder names it, `ownerReferences[0].x`), all sorted (`sort.Strings`: byte order)."""
-    found = [f"{where}.metadata.{p}" for where, meta in _embedded_metas(obj, schema, "")
-             for p in unknown_in(meta, object_meta_fields(), "", drop=False)]
+    found = [f"{where}.metadata.{p}" for where, parent in _embedded_metas(obj, schema, "")
+             if isinstance(parent["metadata"], dict)
+             for p in unknown_in(parent["metadata"], object_meta_fields(), "", drop=False)]
     return sorted(found, key=lambda p: p.encode("utf-8", "surrogatepass"))
 
 
 def coerce_embedded(obj: Any, schema: dict[str, Any] | None) -> Any:
     """Each embedded resource's `metadata` as `SetObjectMeta` writes back the `metav1.ObjectMeta` it decoded
-    (coerce.go): unknown fields dropped, the `omitempty` fields left empty dropped, a null `creationTimestamp`
-    (the zero time) removed (an owner reference's fields without `omitempty` are required: validation refuses it
-    without them). A `metadata` that does not decode is left alone (refused before or after); `obj` is changed in
-    place."""
-    for _, meta in _embedded_metas(obj, schema, ""):
-        unknown_in(meta, object_meta_fields(), "", drop=True)
-        for key in list(meta):
-            if meta[key] in (None, "", 0, {}, []) and (key != "creationTimestamp" or meta[key] is None):
-                del meta[key]
+    (coerce.go; crobjectmeta.py: unknown and empty fields dropped, numbers and times re-printed, a null metadata
+    `{}`). A `metadata` that does not decode is left alone (refused before or after); `obj` is changed in place."""
+    for _, parent in _embedded_metas(obj, schema, ""):
+        parent["metadata"] = crobjectmeta.reprint(parent["metadata"])
     return obj
 
 
 def _embedded_metas(obj: Any, schema: Any, path: str) -> list[tuple[str, dict[str, Any]]]:
-    """(path, metadata) of each embedded resource below the root whose `metadata` decodes into a metav1.ObjectMeta
+    """(path, resource) of each embedded resource below the root whose `metadata` decodes into a metav1.ObjectMeta
     (one that does not is upstream's decoding error: http/handlers.py's `_coerce_error`, on server-side apply
     `validate_embedded`'s), walked as `coercer.coerce` walks:
-    `properties`, `additionalProperties`, `items` (the root's is the decoder's own)."""
+    `properties`, `additionalProperties`, `items` (the root's is the decoder's own). A null `metadata` decodes
+    (the zero ObjectMeta), unless its schema is not nullable (`PruneNonNullableNullsWithoutDefaults` removes it
+    first)."""
     out: list[tuple[str, dict[str, Any]]] = []
     if not isinstance(schema, dict):
         return out
+    props = schema.get("properties") or {}
     if isinstance(obj, dict):
-        meta = obj.get("metadata")
-        if path and schema.get("x-kubernetes-embedded-resource") is True and isinstance(meta, dict) and \
-                gotypes.type_error(meta, "meta.ObjectMeta") is None:
-            out.append((path, meta))
-        props = schema.get("properties") or {}
+        if path and schema.get("x-kubernetes-embedded-resource") is True and "metadata" in obj and \
+                crobjectmeta.decode_error(obj["metadata"]) is None and \
+                (obj["metadata"] is not None or not isinstance(props.get("metadata"), dict)
+                 or props["metadata"].get("nullable")):
+            out.append((path, obj))
         extra = schema.get("additionalProperties")
         for key, value in obj.items():
             if key in props:

@@ -1,0 +1,77 @@
+"""A custom resource's embedded resources' `metadata` (`x-kubernetes-embedded-resource`) as apiextensions-apiserver
+answers it: decoded into a metav1.ObjectMeta through encoding/json and written back by the unstructured converter
+(schema/objectmeta/coerce.go `GetObjectMetaWithOptions` + `SetObjectMeta`): numbers Go writes as integers are
+integers, times are RFC 3339 in UTC with second precision, nulls are Go's zero values; what does not decode is the
+decoder's error, in Go's words (registry/crobjectmeta.py, gotime.py)."""
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from .conftest import status_of
+from .test_http_strict_cr_paths import EMB_SCHEMA, TYPE, _crd
+
+GROUP = "embmeta.example.com"
+MERGE = {"Content-Type": "application/merge-patch+json"}
+JSON = {"Content-Type": "application/json"}
+
+
+@pytest.fixture
+def base(http, url, namespaces) -> Iterator[str]:
+    gen = _crd(http, url, GROUP, "embmetas", "EmbMeta", EMB_SCHEMA)
+    next(gen)
+    ns = namespaces.create()["metadata"]["name"]
+    yield f"{url}/apis/{GROUP}/v1/namespaces/{ns}/embmetas"
+    next(gen, None)
+
+
+SENT = ('{"metadata": {"name": "r"}, "spec": {"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {'
+        '"name": "p", "generation": 1.0, "deletionGracePeriodSeconds": 0, "resourceVersion": null,'
+        '"creationTimestamp": "2020-01-02T03:04:05.5+01:00", "deletionTimestamp": "0001-01-01T00:00:00Z",'
+        '"labels": {"b": null, "a": "x"}, "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", '
+        '"name": "o", "uid": "u1", "controller": null, "blockOwnerDeletion": false}],'
+        '"managedFields": [{"manager": "m", "operation": "Update", "time": "2020-01-01T00:00:00-01:00",'
+        '"fieldsType": "FieldsV1", "fieldsV1": {"f:a": 1e0}}]}},'
+        '"l": [{"apiVersion": "v1", "kind": "Pod", "metadata": null}]}}')
+SHOWN = {"creationTimestamp": "2020-01-02T02:04:05Z", "deletionGracePeriodSeconds": 0, "generation": 1,
+         "labels": {"a": "x", "b": ""}, "name": "p",
+         "managedFields": [{"fieldsType": "FieldsV1", "fieldsV1": {"f:a": 1}, "manager": "m",
+                            "operation": "Update", "time": "2020-01-01T01:00:00Z"}],
+         "ownerReferences": [{"apiVersion": "v1", "blockOwnerDeletion": False, "kind": "ConfigMap", "name": "o",
+                              "uid": "u1"}]}
+
+
+def test_embedded_metadata_reprinted(http, base) -> None:
+    r = http.post(base, data=SENT, headers=JSON)
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["t"]["metadata"] == SHOWN
+    assert list(spec["t"]["metadata"]) == sorted(SHOWN)  # a Go map, written with sorted keys
+    assert '"generation":1,' in r.text and '"f:a":1}' in r.text
+    assert spec["l"] == [{**TYPE, "metadata": {}}]  # a null metadata is the zero ObjectMeta
+    assert http.get(f"{base}/r").json()["spec"] == spec
+    # a merge patch's result is decoded so too
+    r = http.patch(f"{base}/r", headers=MERGE, data='{"spec": {"t": {"metadata": {'
+                   '"generation": 2e0, "creationTimestamp": "2020-06-01T00:00:00.999-02:00"}}}}')
+    assert r.status_code == 200, r.text
+    meta = r.json()["spec"]["t"]["metadata"]
+    assert (meta["generation"], meta["creationTimestamp"]) == (2, "2020-06-01T02:00:00Z")
+
+
+@pytest.mark.parametrize("meta,error", [
+    ('{"generation": 1e20}', "json: cannot unmarshal number 100000000000000000000 into Go struct field "
+                             "ObjectMeta.generation of type int64"),
+    ('{"generation": 1.50}', "json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.generation "
+                             "of type int64"),
+    ('{"creationTimestamp": "2020-01-02T03:04:05"}',
+     'parsing time "2020-01-02T03:04:05" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00"'),
+    ('{"deletionTimestamp": "2020-02-30T00:00:00Z"}', 'parsing time "2020-02-30T00:00:00Z": day out of range'),
+])
+def test_embedded_metadata_that_does_not_decode(http, base, meta: str, error: str) -> None:
+    body = f'{{"metadata": {{"name": "d"}}, "spec": {{"t": {{"apiVersion": "v1", "kind": "Pod", "metadata": {meta}}}}}}}'
+    st = status_of(http.post(base, data=body, headers=JSON))
+    assert st["code"] == 400 and st["reason"] == "BadRequest", st
+    assert st["message"].startswith('EmbMeta in version "v1" cannot be handled as a EmbMeta: spec.t.metadata: '
+                                    'Invalid value: map[string]interface {}{'), st["message"]
+    assert st["message"].endswith(f"}}: {error}"), st["message"]
