@@ -51,8 +51,14 @@ def unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]:
 
 
 def prune_and_coerce(obj: Any, schema: dict[str, Any] | None) -> Any:
-    """A custom resource as `unstructuredSchemaCoercer.apply` leaves it: pruned at its root, then each embedded
-    resource's `metadata` coerced (`coerce_embedded`); `obj` is changed in place."""
+    """A custom resource as `unstructuredSchemaCoercer.apply` leaves it: its own metadata written back as decoded
+    (`GetObjectMetaWithOptions` + `SetObjectMeta` at the root), pruned at its root, then each embedded resource's
+    `metadata` coerced (`coerce_embedded`); `obj` and its metadata are changed in place (the store holds it)."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if isinstance(meta, dict) and crobjectmeta.decode_error(meta) is None:
+        written = crobjectmeta.reprint(meta)
+        meta.clear()
+        meta.update(written)
     return coerce_embedded(prune(obj, schema, root=True), schema)
 
 

@@ -75,3 +75,42 @@ def test_embedded_metadata_that_does_not_decode(http, base, meta: str, error: st
     assert st["message"].startswith('EmbMeta in version "v1" cannot be handled as a EmbMeta: spec.t.metadata: '
                                     'Invalid value: map[string]interface {}{'), st["message"]
     assert st["message"].endswith(f"}}: {error}"), st["message"]
+
+
+def test_root_metadata_decoded_so_too(http, base) -> None:
+    """`unstructuredSchemaCoercer.apply` decodes the root's metadata with the same `GetObjectMetaWithOptions` and
+    writes it back with `SetObjectMeta`: a null label or annotation value is "", a null owner reference pointer is
+    gone, `generation: 1.0` decodes; what does not decode is the error itself, worded for the ObjectMeta alone."""
+    body = ('{"metadata": {"name": "root", "generation": 1.0, "labels": {"a": null}, "annotations": {"k": null}},'
+            '"spec": {"t": {"apiVersion": "v1", "kind": "Pod"}}}')
+    r = http.post(base, data=body, headers=JSON)
+    assert r.status_code == 201, r.text
+    assert (r.json()["metadata"]["labels"], r.json()["metadata"]["annotations"]) == ({"a": ""}, {"k": ""})
+    listed = http.get(base, params={"labelSelector": "a="}).json()["items"]
+    assert [o["metadata"]["name"] for o in listed] == ["root"]
+    owned = ('{"metadata": {"name": "owned", "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", '
+             '"name": "o", "uid": "u1", "controller": null}]}}')  # (the garbage collector deletes it later)
+    r = http.post(base, data=owned, headers=JSON)
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"]["ownerReferences"] == [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o",
+                                                        "uid": "u1"}]
+    st = status_of(http.post(base, data='{"metadata": {"name": 5}}', headers=JSON))
+    assert st["code"] == 400 and st["message"] == (
+        'EmbMeta in version "v1" cannot be handled as a EmbMeta: json: cannot unmarshal number into Go struct field '
+        'ObjectMeta.name of type string'), st
+    st = status_of(http.post(base, data='{"metadata": {"name": "g", "generation": 1e20}}', headers=JSON))
+    assert st["message"].endswith(': json: cannot unmarshal number 100000000000000000000 into Go struct field '
+                                  'ObjectMeta.generation of type int64'), st
+    r = http.patch(f"{base}/root", data='[{"op": "add", "path": "/metadata/labels/b", "value": null}]',
+                   headers={"Content-Type": "application/json-patch+json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["metadata"]["labels"] == {"a": "", "b": ""}
+
+
+def test_spec_of_the_wrong_type_is_the_schemas_business(http, base) -> None:
+    """A custom resource has no Go type for its `spec`: one that is no object is refused by its schema (422), not
+    by a decoder."""
+    st = status_of(http.post(base, data='{"metadata": {"name": "s"}, "spec": 5}', headers=JSON))
+    assert st["code"] == 422 and st["details"]["causes"] == [
+        {"reason": "FieldValueTypeInvalid", "message": 'Invalid value: "integer": spec in body must be of type '
+                                                       'object: "integer"', "field": "spec"}], st
