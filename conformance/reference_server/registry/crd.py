@@ -305,7 +305,9 @@ class CRDStore(GroupStore):
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
-    _generation: int | None = None  # an update's new generation, from prepare_for_update to canonicalize
+    _generation = PerThread()  # an update's new generation, from prepare_for_update to canonicalize (per thread:
+    # a rehearsal computes one write in its thread while the loop commits another, and the etcd store computes
+    # updates in several threads)
 
     scale_spec = True  # ValidateScaleSpec runs (not on /status: ValidateStatusUpdate checks the status paths only)
     embedded_checked = True  # schemaobjectmeta.Validate runs (not on /status: status_strategy.go does not call it)

@@ -1,9 +1,9 @@
-"""registry/replication.py `PodTemplateStrategy` (`metadata.generation` follows `template`) and groupkinds.py
-`_SpecGeneration` (IngressClass, CSIDriver: it follows `spec`) judge the bump against the update's own stored
+"""registry/replication.py `PodTemplateStrategy` (`metadata.generation` follows `template`), groupkinds.py
+`_SpecGeneration` (IngressClass, CSIDriver: it follows `spec`) and flowcontrol.py `_FlowcontrolStrategy` judge the bump against the update's own stored
 object (`canonicalize_update`). The etcd store runs an update's computation outside any lock, in whichever thread
 writes (the handlers' offload thread, the garbage collector's, the namespace deleter's: storage/offload.py), so two
 updates through one strategy can be between `prepare_for_update` and the bump at once; neither may see the other's
-old object."""
+old object. `CustomResourceStrategy` keeps its decision per thread (`PerThread`)."""
 from __future__ import annotations
 
 import threading
@@ -33,9 +33,15 @@ def _parameters(name: str) -> dict[str, Any]:
     return {"spec": {"controller": "example.com/c", "parameters": {"kind": "K", "name": name, "scope": "Cluster"}}}
 
 
+def _precedence(image: str) -> dict[str, Any]:
+    return {"spec": {"priorityLevelConfiguration": {"name": "global-default"},
+                     "matchingPrecedence": {"nginx": 5000, "busybox": 5001, "redis": 5002}[image]}}
+
+
 @pytest.mark.parametrize("group,plural,ns,content", [
     ("", "podtemplates", "n", _template),
     ("networking.k8s.io", "ingressclasses", "", _parameters),
+    ("flowcontrol.apiserver.k8s.io", "flowschemas", "", _precedence),
 ])
 def test_two_threads_updating_through_one_strategy_keep_their_own_generation(
         group: str, plural: str, ns: str, content: Callable[[str], dict[str, Any]]) -> None:
@@ -71,3 +77,32 @@ def test_two_threads_updating_through_one_strategy_keep_their_own_generation(
     assert got["b"]["metadata"]["generation"] == 2
     assert isinstance(got["a"], dict), got["a"]
     assert got["a"]["metadata"]["generation"] == 2
+
+
+def test_custom_resource_generation_kept_per_thread() -> None:
+    """registry/crd.py `CustomResourceStrategy` decides the generation in `prepare_for_update` and sets it in
+    `canonicalize`: kept per thread, as a rehearsal (registry/rehearsed.py) computes one write in its thread while
+    the event loop commits another through the same strategy, even on the memory store."""
+    from conformance.reference_server.registry.crd import CustomResourceStrategy
+
+    strategy = CustomResourceStrategy(Registry(MemoryStore()).content("configmaps").info, None, False)
+    prepared, go_on = threading.Event(), threading.Event()
+    seen: dict[str, int] = {}
+
+    def other_thread() -> None:  # a spec change at generation 7
+        new = {"metadata": {"name": "a", "generation": 7}, "spec": {"x": 2}}
+        strategy.prepare_for_update(new, {"metadata": {"name": "a", "generation": 7}, "spec": {"x": 1}})
+        prepared.set()
+        assert go_on.wait(10)
+        strategy.canonicalize(new)
+        seen["other"] = new["metadata"]["generation"]
+
+    t = threading.Thread(target=other_thread)
+    t.start()
+    assert prepared.wait(10)
+    new = {"metadata": {"name": "b", "generation": 3, "labels": {"x": "y"}}, "spec": {"x": 1}}  # metadata only
+    strategy.prepare_for_update(new, {"metadata": {"name": "b", "generation": 3}, "spec": {"x": 1}})
+    strategy.canonicalize(new)
+    go_on.set()
+    t.join(10)
+    assert (new["metadata"]["generation"], seen["other"]) == (3, 8)
