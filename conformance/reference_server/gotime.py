@@ -51,7 +51,7 @@ def days_in(month: int, year: int) -> int:
     return 30 if month in (4, 6, 9, 11) else 31
 
 
-def _days_from_civil(y: int, m: int, d: int) -> int:
+def days_from_civil(y: int, m: int, d: int) -> int:
     """Days since 1970-01-01 of a proleptic Gregorian date (any year)."""
     y -= m <= 2
     era = y // 400
@@ -74,6 +74,12 @@ def _civil_from_days(z: int) -> tuple[int, int, int]:
 
 def parse_rfc3339(text: str) -> tuple[int, int]:
     """`time.Parse(time.RFC3339, text)`: (Unix seconds, nanoseconds); `TimeError` with Go's words otherwise."""
+    unix, nsec, _ = parse_rfc3339_zone(text)
+    return unix, nsec
+
+
+def parse_rfc3339_zone(text: str) -> tuple[int, int, int]:
+    """`parse_rfc3339` and the offset the text names, in seconds east of UTC."""
     whole = text.encode("utf-8", "surrogateescape")
     value = whole
     year = month = day = hour = minute = sec = nsec = offset = 0
@@ -135,8 +141,8 @@ def parse_rfc3339(text: str) -> tuple[int, int]:
         raise _error(whole, value, "", f": extra text: {quote(value.decode('utf-8', 'surrogateescape'))}")
     if not 1 <= day <= days_in(month, year):
         raise _error(whole, value, "", ": day out of range")
-    unix = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + sec - offset
-    return unix, nsec
+    unix = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + sec - offset
+    return unix, nsec, offset
 
 
 def format_rfc3339_utc(unix: int) -> str:

@@ -69,7 +69,8 @@ def test_embedded_metadata_reprinted(http, base) -> None:
     ('{"deletionTimestamp": "2020-02-30T00:00:00Z"}', 'parsing time "2020-02-30T00:00:00Z": day out of range'),
 ])
 def test_embedded_metadata_that_does_not_decode(http, base, meta: str, error: str) -> None:
-    body = f'{{"metadata": {{"name": "d"}}, "spec": {{"t": {{"apiVersion": "v1", "kind": "Pod", "metadata": {meta}}}}}}}'
+    body = ('{"metadata": {"name": "d"}, "spec": {"t": {"apiVersion": "v1", "kind": "Pod", "metadata": %s}}}'
+            % meta)
     st = status_of(http.post(base, data=body, headers=JSON))
     assert st["code"] == 400 and st["reason"] == "BadRequest", st
     assert st["message"].startswith('EmbMeta in version "v1" cannot be handled as a EmbMeta: spec.t.metadata: '

@@ -23,7 +23,8 @@ def test_numbers_go_through_encoding_json() -> None:
 
 def test_number_errors_quote_gos_text() -> None:
     field = "into Go struct field ObjectMeta.generation of type int64"
-    assert decode_error(_loads('{"generation": 1e20}')) == f"json: cannot unmarshal number 100000000000000000000 {field}"
+    assert decode_error(_loads('{"generation": 1e20}')) == \
+        f"json: cannot unmarshal number 100000000000000000000 {field}"
     assert decode_error(_loads('{"generation": 99999999999999999999}')) == \
         f"json: cannot unmarshal number 100000000000000000000 {field}"
     assert decode_error(_loads('{"generation": 1.50}')) == f"json: cannot unmarshal number 1.5 {field}"

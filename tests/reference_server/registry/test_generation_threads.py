@@ -1,9 +1,10 @@
 """registry/replication.py `PodTemplateStrategy` (`metadata.generation` follows `template`), groupkinds.py
-`_SpecGeneration` (IngressClass, CSIDriver: it follows `spec`) and flowcontrol.py `_FlowcontrolStrategy` judge the bump against the update's own stored
-object (`canonicalize_update`). The etcd store runs an update's computation outside any lock, in whichever thread
-writes (the handlers' offload thread, the garbage collector's, the namespace deleter's: storage/offload.py), so two
-updates through one strategy can be between `prepare_for_update` and the bump at once; neither may see the other's
-old object. `CustomResourceStrategy` keeps its decision per thread (`PerThread`)."""
+`_SpecGeneration` (IngressClass, CSIDriver: it follows `spec`) and flowcontrol.py `_FlowcontrolStrategy` judge the
+bump against the update's own stored object (`canonicalize_update`). The etcd store runs an update's computation
+outside any lock, in whichever thread writes (the handlers' offload thread, the garbage collector's, the namespace
+deleter's: storage/offload.py), so two updates through one strategy can be between `prepare_for_update` and the
+bump at once; neither may see the other's old object. `CustomResourceStrategy` keeps its decision per thread
+(`PerThread`)."""
 from __future__ import annotations
 
 import threading
@@ -13,6 +14,7 @@ import pytest
 
 from conformance.reference_server.registry import Registry
 from conformance.reference_server.storage.memory import MemoryStore
+from tests.reference_server.registry.interleave import interleaved
 
 
 class Optimistic(MemoryStore):
@@ -86,23 +88,8 @@ def test_custom_resource_generation_kept_per_thread() -> None:
     from conformance.reference_server.registry.crd import CustomResourceStrategy
 
     strategy = CustomResourceStrategy(Registry(MemoryStore()).content("configmaps").info, None, False)
-    prepared, go_on = threading.Event(), threading.Event()
-    seen: dict[str, int] = {}
-
-    def other_thread() -> None:  # a spec change at generation 7
-        new = {"metadata": {"name": "a", "generation": 7}, "spec": {"x": 2}}
-        strategy.prepare_for_update(new, {"metadata": {"name": "a", "generation": 7}, "spec": {"x": 1}})
-        prepared.set()
-        assert go_on.wait(10)
-        strategy.canonicalize(new)
-        seen["other"] = new["metadata"]["generation"]
-
-    t = threading.Thread(target=other_thread)
-    t.start()
-    assert prepared.wait(10)
-    new = {"metadata": {"name": "b", "generation": 3, "labels": {"x": "y"}}, "spec": {"x": 1}}  # metadata only
-    strategy.prepare_for_update(new, {"metadata": {"name": "b", "generation": 3}, "spec": {"x": 1}})
-    strategy.canonicalize(new)
-    go_on.set()
-    t.join(10)
-    assert (new["metadata"]["generation"], seen["other"]) == (3, 8)
+    held = ({"metadata": {"name": "a", "generation": 7}, "spec": {"x": 2}},  # a spec change at generation 7
+            {"metadata": {"name": "a", "generation": 7}, "spec": {"x": 1}})
+    meanwhile = ({"metadata": {"name": "b", "generation": 3, "labels": {"x": "y"}}, "spec": {"x": 1}},  # metadata
+                 {"metadata": {"name": "b", "generation": 3}, "spec": {"x": 1}})
+    assert interleaved(strategy, held, meanwhile) == (3, 8)
