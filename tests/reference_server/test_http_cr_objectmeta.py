@@ -115,3 +115,25 @@ def test_spec_of_the_wrong_type_is_the_schemas_business(http, base) -> None:
     assert st["code"] == 422 and st["details"]["causes"] == [
         {"reason": "FieldValueTypeInvalid", "message": 'Invalid value: "integer": spec in body must be of type '
                                                        'object: "integer"', "field": "spec"}], st
+
+
+def test_admission_sees_the_root_metadata_as_decoded(http, url, base) -> None:
+    """The decoder writes the root's metadata back before admission: a policy reads a null label value as ""."""
+    name = f"embmeta-{base.rsplit('/', 2)[-2]}"
+    ar = f"{url}/apis/admissionregistration.k8s.io/v1"
+    rules = [{"apiGroups": [GROUP], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["embmetas"]}]
+    r = http.post(f"{ar}/validatingadmissionpolicies", json={"metadata": {"name": name}, "spec": {
+        "matchConstraints": {"resourceRules": rules}, "validations": [
+            {"expression": "!has(object.metadata.labels) || !('a' in object.metadata.labels) || "
+                           "object.metadata.labels['a'] == ''", "message": "not decoded"}]}})
+    assert r.status_code == 201, r.text
+    r = http.post(f"{ar}/validatingadmissionpolicybindings", json={"metadata": {"name": name}, "spec": {
+        "policyName": name, "validationActions": ["Deny"]}})
+    assert r.status_code == 201, r.text
+    try:
+        r = http.post(base, data='{"metadata": {"name": "adm", "labels": {"a": null}}}', headers=JSON)
+        assert r.status_code == 201, r.text
+        assert status_of(http.post(base, json={"metadata": {"name": "adm2", "labels": {"a": "x"}}}))["code"] == 422
+    finally:
+        http.delete(f"{ar}/validatingadmissionpolicybindings/{name}")
+        http.delete(f"{ar}/validatingadmissionpolicies/{name}")

@@ -37,3 +37,24 @@ def test_kubectl_create_names_and_drops_embedded_metadata_fields(kube: Kube, tmp
     stored = json.loads(kube.ok("get", f"wrappers.{group}", "w1", "-o", "json"))
     assert stored["spec"] == {"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}}
     kube.http.delete(f"{base}{CRDS}/wrappers.{group}")
+
+
+def test_kubectl_sees_embedded_metadata_as_upstream_writes_it(kube: Kube, tmp_path) -> None:  # noqa: F811
+    """The embedded `metadata` decoded into a metav1.ObjectMeta and written back (objectmeta/coerce.go
+    `SetObjectMeta`): a time in UTC with second precision, `generation: 1.0` an integer, a null label value ""."""
+    if kube.binary is None:
+        pytest.skip("no kubectl")
+    group = f"e{uuid.uuid4().hex[:8]}.example.com"
+    crd = schemaless_crd(group, "wrappers", "Wrapper", scope="Cluster")
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = EMB_SCHEMA
+    base = kube.server.url
+    assert create_crd(kube.http, base, crd).status_code == 201
+    path = tmp_path / "w.json"
+    path.write_text(f'{{"apiVersion": "{group}/v1", "kind": "Wrapper", "metadata": {{"name": "w2"}}, "spec": {{"t": '
+                    '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "generation": 1.0, '
+                    '"creationTimestamp": "2024-03-01T01:30:00.25+02:00", "labels": {"a": null}}}}}')
+    kube.ok("create", "-f", str(path))
+    stored = json.loads(kube.ok("get", f"wrappers.{group}", "w2", "-o", "json"))
+    assert stored["spec"]["t"]["metadata"] == {"creationTimestamp": "2024-02-29T23:30:00Z", "generation": 1,
+                                                "labels": {"a": ""}, "name": "p"}
+    kube.http.delete(f"{base}{CRDS}/wrappers.{group}")

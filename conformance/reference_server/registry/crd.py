@@ -321,6 +321,12 @@ class CustomResourceStrategy(Strategy):
         self._costly: bool | None = None  # may_stall's flags, found on first use
         self._checks_strings = False
 
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        """The request decoder's part that comes before the field manager and admission: the object's own metadata
+        written back as decoded (`unstructuredSchemaCoercer.apply`), so a webhook sees a null label value as ""."""
+        super().default(obj, update=update)
+        crschema.coerce_root_metadata(obj)
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self._generation = None
         crschema.default(crschema.prune_and_coerce(obj, self.schema), self.schema)

@@ -52,14 +52,20 @@ def unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]:
 
 def prune_and_coerce(obj: Any, schema: dict[str, Any] | None) -> Any:
     """A custom resource as `unstructuredSchemaCoercer.apply` leaves it: its own metadata written back as decoded
-    (`GetObjectMetaWithOptions` + `SetObjectMeta` at the root), pruned at its root, then each embedded resource's
-    `metadata` coerced (`coerce_embedded`); `obj` and its metadata are changed in place (the store holds it)."""
+    (`coerce_root_metadata`), pruned at its root, then each embedded resource's `metadata` coerced
+    (`coerce_embedded`); `obj` is changed in place."""
+    return coerce_embedded(prune(coerce_root_metadata(obj), schema, root=True), schema)
+
+
+def coerce_root_metadata(obj: Any) -> Any:
+    """A custom resource's own metadata as `GetObjectMetaWithOptions` + `SetObjectMeta` at the root write it back
+    (crobjectmeta.py), when it decodes; changed in place, the metadata dict too (the store holds it)."""
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     if isinstance(meta, dict) and crobjectmeta.decode_error(meta) is None:
         written = crobjectmeta.reprint(meta)
         meta.clear()
         meta.update(written)
-    return coerce_embedded(prune(obj, schema, root=True), schema)
+    return obj
 
 
 def embedded_unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]:
