@@ -10,6 +10,7 @@ from typing import Iterator
 import pytest
 
 from .conftest import status_of
+from .crds import CRDS
 from .test_http_strict_cr_paths import EMB_SCHEMA, TYPE, _crd
 
 GROUP = "embmeta.example.com"
@@ -137,3 +138,30 @@ def test_admission_sees_the_root_metadata_as_decoded(http, url, base) -> None:
     finally:
         http.delete(f"{ar}/validatingadmissionpolicybindings/{name}")
         http.delete(f"{ar}/validatingadmissionpolicies/{name}")
+
+
+def test_stored_object_read_under_a_schema_that_marks_it_embedded(http, url, namespaces) -> None:
+    """The storage codec coerces what it reads under the current schema (invalid fields dropped, not refused:
+    `DropInvalidFields`): an object stored before its field became `x-kubernetes-embedded-resource` is read with
+    that field's metadata written back, its fields that do not decode alone dropped."""
+    group = "embread.example.com"
+    loose = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"t": loose}}}}
+    gen = _crd(http, url, group, "embreads", "EmbRead", schema)
+    next(gen)
+    try:
+        ns = namespaces.create()["metadata"]["name"]
+        base = f"{url}/apis/{group}/v1/namespaces/{ns}/embreads"
+        stored = {"kind": 5, "metadata": {"name": "p", "creationTimestamp": "2020-01-01T01:00:00+01:00", "x": 1,
+                                          "generation": "bad"}}
+        r = http.post(base, json={"metadata": {"name": "r"}, "spec": {"t": stored}})
+        assert r.status_code == 201 and r.json()["spec"]["t"] == stored, r.text
+        crd = http.get(f"{url}{CRDS}/embreads.{group}").json()
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["t"] = {
+            **loose, "x-kubernetes-embedded-resource": True}
+        assert http.put(f"{url}{CRDS}/embreads.{group}", json=crd).status_code == 200
+        want = {"metadata": {"creationTimestamp": "2020-01-01T00:00:00Z", "name": "p"}}
+        assert http.get(f"{base}/r").json()["spec"]["t"] == want
+        assert http.get(base).json()["items"][0]["spec"]["t"] == want
+    finally:
+        next(gen, None)

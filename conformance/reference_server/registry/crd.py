@@ -318,6 +318,7 @@ class CustomResourceStrategy(Strategy):
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
         self.scale = scale  # the version's scale paths, checked on every write (crscale.py)
         self.defaults = crschema.defaults_skeleton(schema)
+        self.embedded = crschema.has_embedded(schema)  # (a stored object's embedded resources: `decoded`)
         self._costly: bool | None = None  # may_stall's flags, found on first use
         self._checks_strings = False
 
@@ -352,7 +353,7 @@ class CustomResourceStrategy(Strategy):
             else:
                 new.pop("status", None)
         # strategy.go: any change but to metadata increments the generation (the old object as read from storage)
-        decoded = crschema.decoded(old, self.schema, self.defaults)
+        decoded = crschema.decoded(old, self.schema, self.defaults, self.embedded)
         changed = _content(new) != _content(decoded)
         self._generation = int((old.get("metadata") or {}).get("generation") or 0) + 1 if changed else None
 
@@ -364,7 +365,7 @@ class CustomResourceStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
-        old = crschema.decoded(old, self.schema, self.defaults)
+        old = crschema.decoded(old, self.schema, self.defaults, self.embedded)
         errs = super().validate_update(new, old)
 
         def schema_and_rules() -> list[FieldError]:
@@ -462,7 +463,7 @@ class CustomResourceStore(StoredVersions, GroupStore):
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = status_strategy
-        self._schema, self._defaults = schema, strategy.defaults
+        self._schema, self._defaults, self._embedded = schema, strategy.defaults, strategy.embedded
         # every object of a CRD whose spec never changed (generation 1) was written under this schema: reads
         # need no fix-up, and skip even the check
         self._schema_changed = int(crd["metadata"].get("generation") or 1) > 1 and isinstance(schema, dict)
@@ -477,7 +478,7 @@ class CustomResourceStore(StoredVersions, GroupStore):
         prunes, `unstructuredDefaulter` runs `structuraldefaulting.Default`) for get, list, watch and the object a
         write answers: an object stored before the schema changed loses the fields it no longer specifies and
         gains its new defaults; only such an object is copied."""
-        return crschema.decoded(obj, self._schema, self._defaults)
+        return crschema.decoded(obj, self._schema, self._defaults, self._embedded)
 
     def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`_finish` of an object in the storage version (StoredVersions converts the others first)."""
