@@ -59,9 +59,10 @@ def prune_and_coerce(obj: Any, schema: dict[str, Any] | None) -> Any:
 
 def coerce_root_metadata(obj: Any) -> Any:
     """A custom resource's own metadata as `GetObjectMetaWithOptions` + `SetObjectMeta` at the root write it back
-    (crobjectmeta.py), when it decodes; changed in place, the metadata dict too (the store holds it)."""
+    (crobjectmeta.py; a request's that does not decode was refused as it was read: http/decode.py); changed in
+    place, the metadata dict too (the store holds it)."""
     meta = obj.get("metadata") if isinstance(obj, dict) else None
-    if isinstance(meta, dict) and crobjectmeta.decode_error(meta) is None:
+    if isinstance(meta, dict):
         written = crobjectmeta.reprint(meta)
         meta.clear()
         meta.update(written)

@@ -53,13 +53,13 @@ def test_nulls_empties_and_unknowns() -> None:
     meta = {"name": "p", "generateName": None, "labels": {"b": None, "a": "x"}, "annotations": {},
             "deletionGracePeriodSeconds": 0, "finalizers": [None], "ownerReferences": [
                 {"uid": "u", "controller": None, "blockOwnerDeletion": False, "x": 1}, None],
-            "managedFields": [{"fieldsV1": {"f:a": go_float("2.0")}, "operation": None}], "bogus": 1}
+            "managedFields": [{"fieldsV1": {"f:a": {}}, "operation": None}], "bogus": 1}
     assert decode_error(meta) is None
     assert json.dumps(reprint(meta)) == json.dumps({
         "deletionGracePeriodSeconds": 0,  # a set pointer, kept at zero
         "finalizers": [""],
         "labels": {"a": "x", "b": ""},
-        "managedFields": [{"fieldsV1": {"f:a": 2}}],
+        "managedFields": [{"fieldsV1": {"f:a": {}}}],
         "name": "p",
         "ownerReferences": [{"apiVersion": "", "blockOwnerDeletion": False, "kind": "", "name": "", "uid": "u"},
                             {"apiVersion": "", "kind": "", "name": "", "uid": ""}]})
