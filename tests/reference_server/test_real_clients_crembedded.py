@@ -14,14 +14,19 @@ from .test_real_clients import Kube, kube, served  # noqa: F401 - fixtures
 from tests.reference_server.crds import CRDS, create_crd, schemaless_crd
 
 
-def test_kubectl_create_names_and_drops_embedded_metadata_fields(kube: Kube, tmp_path) -> None:  # noqa: F811
+def _wrappers(kube: Kube) -> tuple[str, str]:  # noqa: F811
+    """A cluster-scoped CRD of embedded resources (EMB_SCHEMA) in a group of its own: (group, server URL)."""
     if kube.binary is None:
         pytest.skip("no kubectl")
     group = f"e{uuid.uuid4().hex[:8]}.example.com"
     crd = schemaless_crd(group, "wrappers", "Wrapper", scope="Cluster")
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = EMB_SCHEMA
-    base = kube.server.url
-    assert create_crd(kube.http, base, crd).status_code == 201
+    assert create_crd(kube.http, kube.server.url, crd).status_code == 201
+    return group, kube.server.url
+
+
+def test_kubectl_create_names_and_drops_embedded_metadata_fields(kube: Kube, tmp_path) -> None:  # noqa: F811
+    group, base = _wrappers(kube)
     body = {"apiVersion": f"{group}/v1", "kind": "Wrapper", "metadata": {"name": "w1"},
             "spec": {"z": 1, "t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "bogus": 1}}}}
     path = tmp_path / "w.json"
@@ -36,4 +41,19 @@ def test_kubectl_create_names_and_drops_embedded_metadata_fields(kube: Kube, tmp
                                         'Warning: unknown field "spec.t.metadata.bogus"'], proc.stderr
     stored = json.loads(kube.ok("get", f"wrappers.{group}", "w1", "-o", "json"))
     assert stored["spec"] == {"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}}
+    kube.http.delete(f"{base}{CRDS}/wrappers.{group}")
+
+
+def test_kubectl_sees_embedded_metadata_as_upstream_writes_it(kube: Kube, tmp_path) -> None:  # noqa: F811
+    """The embedded `metadata` decoded into a metav1.ObjectMeta and written back (objectmeta/coerce.go
+    `SetObjectMeta`): a time in UTC with second precision, `generation: 1.0` an integer, a null label value ""."""
+    group, base = _wrappers(kube)
+    path = tmp_path / "w.json"
+    path.write_text(f'{{"apiVersion": "{group}/v1", "kind": "Wrapper", "metadata": {{"name": "w2"}}, "spec": {{"t": '
+                    '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "generation": 1.0, '
+                    '"creationTimestamp": "2024-03-01T01:30:00.25+02:00", "labels": {"a": null}}}}}')
+    kube.ok("create", "-f", str(path))
+    stored = json.loads(kube.ok("get", f"wrappers.{group}", "w2", "-o", "json"))
+    assert stored["spec"]["t"]["metadata"] == {"creationTimestamp": "2024-02-29T23:30:00Z", "generation": 1,
+                                                "labels": {"a": ""}, "name": "p"}
     kube.http.delete(f"{base}{CRDS}/wrappers.{group}")

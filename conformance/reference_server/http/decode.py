@@ -16,6 +16,7 @@ from ..gofmt import plain_v
 from ..gojsonnum import encode_raw_literals, first_overflow, overflow_error, overflow_seen
 from ..fieldmanager.manager import refuse_raw_overflow
 from ..fieldmanager.toversioned import convert_error, failed_to_convert
+from ..registry import crobjectmeta
 from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gotypes, jsonkindconvert
 from ..wire.dupkeys import Repeats
 from ..wire.goyaml import GoYAMLLoader
@@ -172,9 +173,10 @@ def check_go_types(obj: dict[str, Any], kind: str) -> str | None:
         return apiservicetypes.type_error(obj)
     if kind in _TYPED_GROUP_KINDS:
         return gotypes.object_meta_error(obj, kind)
-    # a kind outside the field model (`<group>/<Kind>`: a custom resource): its ObjectMeta at least, then the
-    # numbers util/json cannot hold (decoded into `interface{}`: `convertNumber`'s words)
-    return _overflow(obj) or gotypes.object_meta_error(obj, kind.rpartition("/")[2])
+    # a kind outside the field model (`<group>/<Kind>`: a custom resource): the numbers util/json cannot hold
+    # (decoded into `interface{}`: `convertNumber`'s words), then its metadata as `unstructuredSchemaCoercer.apply`
+    # decodes it (`GetObjectMetaWithOptions`: registry/crobjectmeta.py)
+    return _overflow(obj) or crobjectmeta.decode_error(obj.get("metadata"))
 
 
 def refuse_overflow(patch: Any) -> None:
@@ -251,6 +253,8 @@ def _check_shapes_legacy(obj: dict[str, Any], kind: str, custom: bool = False) -
         raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal '
                             f"{gotypes.kind_word(value)} into Go struct field {kind}.{path} of type {go_type}")
 
+    if custom:
+        return  # a custom resource's metadata is `check_go_types`' (null label values decode), the rest its schema's
     for f, go in _GO_TYPES.items():
         if f in obj and obj[f] is not None and not isinstance(obj[f], dict):
             fail(f, obj[f], go.format(kind=kind))
@@ -269,8 +273,6 @@ def _check_shapes_legacy(obj: dict[str, Any], kind: str, custom: bool = False) -
     if meta.get("finalizers") is not None:
         if not isinstance(meta["finalizers"], list) or not all(isinstance(x, str) for x in meta["finalizers"]):
             fail("metadata.finalizers", meta["finalizers"], "[]string")
-    if custom:
-        return  # a custom resource's kind name says nothing of its fields
     spec = obj.get("spec") or {}
     if kind == "Namespace" and spec.get("finalizers") is not None:
         fl = spec["finalizers"]

@@ -305,7 +305,9 @@ class CRDStore(GroupStore):
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
-    _generation: int | None = None  # an update's new generation, from prepare_for_update to canonicalize
+    _generation = PerThread()  # an update's new generation, from prepare_for_update to canonicalize (per thread:
+    # a rehearsal computes one write in its thread while the loop commits another, and the etcd store computes
+    # updates in several threads)
 
     scale_spec = True  # ValidateScaleSpec runs (not on /status: ValidateStatusUpdate checks the status paths only)
     embedded_checked = True  # schemaobjectmeta.Validate runs (not on /status: status_strategy.go does not call it)
@@ -316,8 +318,15 @@ class CustomResourceStrategy(Strategy):
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
         self.scale = scale  # the version's scale paths, checked on every write (crscale.py)
         self.defaults = crschema.defaults_skeleton(schema)
+        self.embedded = crschema.has_embedded(schema)  # (a stored object's embedded resources: `decoded`)
         self._costly: bool | None = None  # may_stall's flags, found on first use
         self._checks_strings = False
+
+    def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
+        """The request decoder's part that comes before the field manager and admission: the object's own metadata
+        written back as decoded (`unstructuredSchemaCoercer.apply`), so a webhook sees a null label value as ""."""
+        super().default(obj, update=update)
+        crschema.coerce_root_metadata(obj)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self._generation = None
@@ -344,7 +353,7 @@ class CustomResourceStrategy(Strategy):
             else:
                 new.pop("status", None)
         # strategy.go: any change but to metadata increments the generation (the old object as read from storage)
-        decoded = crschema.decoded(old, self.schema, self.defaults)
+        decoded = crschema.decoded(old, self.schema, self.defaults, self.embedded)
         changed = _content(new) != _content(decoded)
         self._generation = int((old.get("metadata") or {}).get("generation") or 0) + 1 if changed else None
 
@@ -356,7 +365,7 @@ class CustomResourceStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
-        old = crschema.decoded(old, self.schema, self.defaults)
+        old = crschema.decoded(old, self.schema, self.defaults, self.embedded)
         errs = super().validate_update(new, old)
 
         def schema_and_rules() -> list[FieldError]:
@@ -454,7 +463,7 @@ class CustomResourceStore(StoredVersions, GroupStore):
         self.terminating = bool(crd["metadata"].get("deletionTimestamp"))
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = status_strategy
-        self._schema, self._defaults = schema, strategy.defaults
+        self._schema, self._defaults, self._embedded = schema, strategy.defaults, strategy.embedded
         # every object of a CRD whose spec never changed (generation 1) was written under this schema: reads
         # need no fix-up, and skip even the check
         self._schema_changed = int(crd["metadata"].get("generation") or 1) > 1 and isinstance(schema, dict)
@@ -469,7 +478,7 @@ class CustomResourceStore(StoredVersions, GroupStore):
         prunes, `unstructuredDefaulter` runs `structuraldefaulting.Default`) for get, list, watch and the object a
         write answers: an object stored before the schema changed loses the fields it no longer specifies and
         gains its new defaults; only such an object is copied."""
-        return crschema.decoded(obj, self._schema, self._defaults)
+        return crschema.decoded(obj, self._schema, self._defaults, self._embedded)
 
     def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`_finish` of an object in the storage version (StoredVersions converts the others first)."""

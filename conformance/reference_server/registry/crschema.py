@@ -15,9 +15,8 @@ import copy
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
-from ..wire import gotypes
 from ..wire.openapi_schemas import object_meta_fields, unknown_in
-from . import crformats, crkeywords
+from . import crformats, crkeywords, crobjectmeta
 from .correlation import deep_equal
 from .correlation import old_item as correlated_item
 from .crdrules.crdwrite import go_string
@@ -52,9 +51,22 @@ def unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]:
 
 
 def prune_and_coerce(obj: Any, schema: dict[str, Any] | None) -> Any:
-    """A custom resource as `unstructuredSchemaCoercer.apply` leaves it: pruned at its root, then each embedded
-    resource's `metadata` coerced (`coerce_embedded`); `obj` is changed in place."""
-    return coerce_embedded(prune(obj, schema, root=True), schema)
+    """A custom resource as `unstructuredSchemaCoercer.apply` leaves it: its own metadata written back as decoded
+    (`coerce_root_metadata`), pruned at its root, then each embedded resource's `metadata` coerced
+    (`coerce_embedded`); `obj` is changed in place."""
+    return coerce_embedded(prune(coerce_root_metadata(obj), schema, root=True), schema)
+
+
+def coerce_root_metadata(obj: Any) -> Any:
+    """A custom resource's own metadata as `GetObjectMetaWithOptions` + `SetObjectMeta` at the root write it back
+    (crobjectmeta.py; a request's that does not decode was refused as it was read: http/decode.py); changed in
+    place, the metadata dict too (the store holds it)."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if isinstance(meta, dict):
+        written = crobjectmeta.reprint(meta)
+        meta.clear()
+        meta.update(written)
+    return obj
 
 
 def embedded_unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]:
@@ -62,48 +74,71 @@ def embedded_unknown_paths(obj: Any, schema: dict[str, Any] | None) -> list[str]
     `CoerceWithOptions` returns them after pruning: `<path>.metadata.<field>` (the path as `field.Path` prints it:
     a property `.k`, an `additionalProperties` key `[k]`, an index `[i]`; the field as sigs.k8s.io/json's strict
     decoder names it, `ownerReferences[0].x`), all sorted (`sort.Strings`: byte order)."""
-    found = [f"{where}.metadata.{p}" for where, meta in _embedded_metas(obj, schema, "")
-             for p in unknown_in(meta, object_meta_fields(), "", drop=False)]
+    found = [f"{where}.metadata.{p}" for where, parent in _embedded_metas(obj, schema, "")
+             if isinstance(parent["metadata"], dict)
+             for p in unknown_in(parent["metadata"], object_meta_fields(), "", drop=False)]
     return sorted(found, key=lambda p: p.encode("utf-8", "surrogatepass"))
 
 
-def coerce_embedded(obj: Any, schema: dict[str, Any] | None) -> Any:
+def coerce_embedded(obj: Any, schema: dict[str, Any] | None, drop_invalid: bool = False) -> Any:
     """Each embedded resource's `metadata` as `SetObjectMeta` writes back the `metav1.ObjectMeta` it decoded
-    (coerce.go): unknown fields dropped, the `omitempty` fields left empty dropped, a null `creationTimestamp`
-    (the zero time) removed (an owner reference's fields without `omitempty` are required: validation refuses it
-    without them). A `metadata` that does not decode is left alone (refused before or after); `obj` is changed in
-    place."""
-    for _, meta in _embedded_metas(obj, schema, ""):
-        unknown_in(meta, object_meta_fields(), "", drop=True)
-        for key in list(meta):
-            if meta[key] in (None, "", 0, {}, []) and (key != "creationTimestamp" or meta[key] is None):
-                del meta[key]
+    (coerce.go; crobjectmeta.py: unknown and empty fields dropped, numbers and times re-printed, a null metadata
+    `{}`). A `metadata` that does not decode is left alone (a request's: refused before or after), or with
+    `drop_invalid` (the storage codec's `DropInvalidFields`) decoded from the fields that decode alone, a
+    non-string `apiVersion`/`kind` removed. `obj` is changed in place."""
+    for _, parent in _embedded_metas(obj, schema, "", drop_invalid):
+        coerced = _coerced_resource(parent, drop_invalid)
+        parent.clear()
+        parent.update(coerced)
     return obj
 
 
-def _embedded_metas(obj: Any, schema: Any, path: str) -> list[tuple[str, dict[str, Any]]]:
-    """(path, metadata) of each embedded resource below the root whose `metadata` decodes into a metav1.ObjectMeta
-    (one that does not is upstream's decoding error: http/handlers.py's `_coerce_error`, on server-side apply
-    `validate_embedded`'s), walked as `coercer.coerce` walks:
-    `properties`, `additionalProperties`, `items` (the root's is the decoder's own)."""
+def _coerced_resource(resource: dict[str, Any], drop_invalid: bool) -> dict[str, Any]:
+    """An embedded resource with its `metadata` written back (and, `drop_invalid`, its invalid fields gone): a
+    copy of its top level."""
+    out = dict(resource)
+    if drop_invalid:
+        for key in ("apiVersion", "kind"):
+            if key in out and not isinstance(out[key], str):
+                del out[key]
+    meta = out.get("metadata")
+    if "metadata" in out and (meta is None or isinstance(meta, dict)):
+        if crobjectmeta.decode_error(meta) is not None:  # (only with `drop_invalid`: `_embedded_metas`)
+            meta = {k: v for k, v in meta.items() if crobjectmeta.decode_error({k: v}) is None}
+        out["metadata"] = crobjectmeta.reprint(meta)
+    return out
+
+
+def _embedded_metas(obj: Any, schema: Any, path: str, drop_invalid: bool = False
+                    ) -> list[tuple[str, dict[str, Any]]]:
+    """(path, resource) of each embedded resource below the root with a `metadata` that decodes into a
+    metav1.ObjectMeta (one that does not is upstream's decoding error: http/handlers.py's `_coerce_error`, on
+    server-side apply `validate_embedded`'s; with `drop_invalid` any object's, and any resource with a non-string
+    `apiVersion`/`kind`), walked as `coercer.coerce` walks:
+    `properties`, `additionalProperties`, `items` (the root's is the decoder's own). A null `metadata` decodes
+    (the zero ObjectMeta), unless its schema is not nullable (`PruneNonNullableNullsWithoutDefaults` removes it
+    first)."""
     out: list[tuple[str, dict[str, Any]]] = []
     if not isinstance(schema, dict):
         return out
+    props = schema.get("properties") or {}
     if isinstance(obj, dict):
         meta = obj.get("metadata")
-        if path and schema.get("x-kubernetes-embedded-resource") is True and isinstance(meta, dict) and \
-                gotypes.type_error(meta, "meta.ObjectMeta") is None:
-            out.append((path, meta))
-        props = schema.get("properties") or {}
+        if path and schema.get("x-kubernetes-embedded-resource") is True and (
+                "metadata" in obj and (meta is not None or not isinstance(props.get("metadata"), dict)
+                                       or props["metadata"].get("nullable"))
+                and (crobjectmeta.decode_error(meta) is None or drop_invalid and isinstance(meta, dict))
+                or drop_invalid and any(k in obj and not isinstance(obj[k], str) for k in ("apiVersion", "kind"))):
+            out.append((path, obj))
         extra = schema.get("additionalProperties")
         for key, value in obj.items():
             if key in props:
-                out += _embedded_metas(value, props[key], f"{path}.{key}" if path else key)
+                out += _embedded_metas(value, props[key], f"{path}.{key}" if path else key, drop_invalid)
             elif isinstance(extra, dict):
-                out += _embedded_metas(value, extra, f"{path}[{key}]")
+                out += _embedded_metas(value, extra, f"{path}[{key}]", drop_invalid)
     elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
         for i, item in enumerate(obj):
-            out += _embedded_metas(item, schema["items"], f"{path}[{i}]")
+            out += _embedded_metas(item, schema["items"], f"{path}[{i}]", drop_invalid)
     return out
 
 
@@ -223,14 +258,38 @@ def needs_defaults(obj: Any, skeleton: dict[str, Any] | None) -> bool:
     return False
 
 
-def decoded(obj: dict[str, Any], schema: dict[str, Any] | None, skeleton: dict[str, Any] | None) -> dict[str, Any]:
+def decoded(obj: dict[str, Any], schema: dict[str, Any] | None, skeleton: dict[str, Any] | None,
+            embedded: bool = False) -> dict[str, Any]:
     """A stored object as upstream's storage codec decodes it under the current schema (`unstructuredSchemaCoercer`
-    prunes, `unstructuredDefaulter` defaults): `obj` itself when that changes nothing (an object written under
-    this schema), else a copy below the root (its metadata shared). For objects stored before the schema changed."""
-    if not needs_pruning(obj, schema, root=True) and not needs_defaults(obj, skeleton):
+    prunes and, `embedded` (`has_embedded(schema)`), coerces its embedded resources with invalid fields dropped;
+    `unstructuredDefaulter` defaults): `obj` itself when that changes nothing (an object written under this schema),
+    else a copy below the root (its metadata shared). For objects stored before the schema changed."""
+    if not needs_pruning(obj, schema, root=True) and not needs_defaults(obj, skeleton) and \
+            not (embedded and _needs_coercion(obj, schema)):
         return obj
     out = {k: (v if k == "metadata" else copy.deepcopy(v)) for k, v in obj.items()}
-    return default(prune(out, schema, root=True), skeleton)
+    pruned = prune(out, schema, root=True)
+    return default(coerce_embedded(pruned, schema, drop_invalid=True) if embedded else pruned, skeleton)
+
+
+def has_embedded(schema: Any) -> bool:
+    """Whether a schema marks some node below its root `x-kubernetes-embedded-resource` (once per CRD version)."""
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, dict):
+            continue
+        if node is not schema and node.get("x-kubernetes-embedded-resource") is True:
+            return True
+        if isinstance(node.get("properties"), dict):
+            todo.extend(node["properties"].values())
+        todo.extend((node.get("additionalProperties"), node.get("items")))
+    return False
+
+
+def _needs_coercion(obj: Any, schema: dict[str, Any] | None) -> bool:
+    """Whether `coerce_embedded(obj, schema, drop_invalid=True)` would change `obj` (left untouched)."""
+    return any(_coerced_resource(parent, True) != parent for _, parent in _embedded_metas(obj, schema, "", True))
 
 
 def _type_of(value: Any) -> str:

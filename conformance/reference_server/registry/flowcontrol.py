@@ -387,8 +387,6 @@ class _FlowcontrolStrategy(Strategy):
     """`flowSchemaStrategy` / `priorityLevelConfigurationStrategy`: status reset on create and kept on update,
     generation 1 on create and bumped when the spec changes."""
 
-    _old: tuple[Any, int] | None = None
-
     def defaults(self, obj: dict[str, Any]) -> None:
         raise NotImplementedError
 
@@ -400,19 +398,17 @@ class _FlowcontrolStrategy(Strategy):
         self.defaults(obj)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        self._old = None
         obj["status"] = {}
         obj["metadata"]["generation"] = 1
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["status"] = copy.deepcopy(old.get("status", {}))  # stored objects are never changed in place
-        self._old = (old.get("spec"), (old.get("metadata") or {}).get("generation", 0))
 
-    def canonicalize(self, obj: dict[str, Any]) -> None:
-        if self._old is not None:
-            spec, generation = self._old
-            self._old = None
-            obj["metadata"]["generation"] = generation + (obj.get("spec") != spec)
+    def canonicalize_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """Judged against this update's own stored object (nothing kept on the shared strategy)."""
+        super().canonicalize_update(new, old)
+        new["metadata"]["generation"] = (old.get("metadata") or {}).get("generation", 0) + \
+            (new.get("spec") != old.get("spec"))
 
     def _errors(self, obj: dict[str, Any]) -> list[FieldError]:
         name = as_dict(obj.get("metadata")).get("name") or ""

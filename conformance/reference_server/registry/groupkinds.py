@@ -44,27 +44,21 @@ def _immutable(path: str, new: Any, old: Any) -> list[FieldError]:
 
 
 class _SpecGeneration(Strategy):
-    """`metadata.generation` + 1 when the spec changes, in `canonicalize` (after the registry kept the stored
+    """`metadata.generation` + 1 when the spec changes, in `canonicalize_update` (after the registry kept the stored
     system metadata); `created` is what PrepareForCreate sets (IngressClass: 1; CSIDriver: none, so its first
     spec change makes it 1)."""
 
     created: int | None = 1
-    _old: tuple[Any, int] | None = None
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        self._old = None
         if self.created is not None:
             obj["metadata"]["generation"] = self.created
 
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        self._old = (old.get("spec"), (old.get("metadata") or {}).get("generation", 0))
-
-    def canonicalize(self, obj: dict[str, Any]) -> None:
-        if self._old is not None:
-            spec, generation = self._old
-            self._old = None
-            if obj.get("spec") != spec:
-                obj["metadata"]["generation"] = generation + 1
+    def canonicalize_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """Judged against this update's own stored object (nothing kept on the shared strategy)."""
+        super().canonicalize_update(new, old)
+        if new.get("spec") != old.get("spec"):
+            new["metadata"]["generation"] = (old.get("metadata") or {}).get("generation", 0) + 1
 
 
 # ---- networking.k8s.io ----------------------------------------------------------------------------

@@ -114,22 +114,18 @@ class PodTemplateStrategy(Strategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         drop_disabled_template_fields(obj, None, ("template", "spec"))
-        self._old = None
         obj["metadata"]["generation"] = 1
-
-    _old: Any = None
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
         drop_disabled_template_fields(new, old, ("template", "spec"))
-        self._old = (as_dict(old.get("metadata")).get("generation", 1), old.get("template"))
 
-    def canonicalize(self, obj: dict[str, Any]) -> None:
-        """After the store restored the old system metadata (as `_Generation` does for the apps kinds)."""
-        if self._old is not None:
-            generation, template = self._old
-            obj["metadata"]["generation"] = generation + (obj.get("template") != template)
-            self._old = None
+    def canonicalize_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """After the store restored the old system metadata: the stored generation, + 1 when the template
+        changed (`podTemplateStrategy.PrepareForUpdate`), judged against this update's own stored object."""
+        super().canonicalize_update(new, old)
+        new["metadata"]["generation"] = as_dict(old.get("metadata")).get("generation", 1) + \
+            (new.get("template") != old.get("template"))
 
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
         return template_warnings("template", obj.get("template"))

@@ -433,7 +433,7 @@ class GenericStore:
                 raise self._invalid(name, errs)
             if validate_admit is not None:  # may return what to write once the update is stored (a quota's charge)
                 result["after"] = validate_admit(new, current)
-            strategy.canonicalize(new)
+            strategy.canonicalize_update(new, current)
             for text in strategy.warnings_on_update(new, current):  # rest.BeforeUpdate: once valid
                 add_warning(text)
             if manage is None and "managedFields" not in nmeta and cmeta.get("managedFields"):

@@ -89,6 +89,13 @@ class Strategy:
     def canonicalize(self, obj: dict[str, Any]) -> None:
         pass
 
+    def canonicalize_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """An update's `canonicalize`, given its stored object (`old`): what a strategy that compares the two
+        after the store restored the stored system metadata (a generation bump) overrides, so that nothing of one
+        write is kept on the shared strategy for a later step (the etcd store computes updates in several threads
+        at once: storage/offload.py)."""
+        self.canonicalize(new)
+
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         pass
 

@@ -207,7 +207,7 @@ def _unmarshal_json(message: str, v: Any) -> None:
         if not isinstance(v, str):
             raise ConvertError(f"json: cannot unmarshal {_json_word(v)} into Go value of type string")
         from .gotypes import time_error
-        err = time_error(v)
+        err = time_error(v, micro=message == "meta.MicroTime")
     elif message == "resource.Quantity":  # quotes off, `ParseQuantity(strings.TrimSpace(...))`
         text = data[1:-1] if len(data) >= 2 and data[0] == data[-1] == '"' else data
         err = quantity.parse_error(text.strip(" \t\n\v\f\r\x85\xa0"))

@@ -22,6 +22,7 @@ from typing import Any
 from .. import quantity
 from ..gojsonnum import GoFloat, float32_value, keep_literals
 from ..gobase64 import canonical_std, corrupt_offset
+from ..gotime import TimeError, parse_rfc3339
 from . import schema
 
 _INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
@@ -124,10 +125,17 @@ def _unmarshaler_error(got: str, go_type: str, struct: str, path: str) -> FieldT
                              f"json: cannot unmarshal {got} into Go value of type {go_type}")
 
 
-def time_error(v: str) -> str | None:
-    """`time.Parse(time.RFC3339, v)`'s complaint (its first element's wording), or None."""
-    if not _RFC3339.match(v):  # "" too: `time.Parse` refuses it (only a query parameter reads "" as zero)
-        return f'parsing time "{v}" as "2006-01-02T15:04:05Z07:00": cannot parse "{v}" as "2006"'
+def time_error(v: str, micro: bool = False) -> str | None:
+    """`time.Parse(time.RFC3339, v)`'s complaint (gotime.py), or None; "" too (only a query parameter reads "" as
+    zero). A MicroTime's (`RFC3339Micro`) is worded as its first element's."""
+    if micro:
+        if not _RFC3339.match(v):
+            return f'parsing time "{v}" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "{v}" as "2006"'
+        return None
+    try:
+        parse_rfc3339(v)
+    except TimeError as e:
+        return str(e)
     return None
 
 
@@ -137,7 +145,7 @@ def _special_error(message: str, v: Any, struct: str = "", path: str = "") -> st
     if message in ("meta.Time", "meta.MicroTime"):
         if not isinstance(v, str):
             return _unmarshaler_error(kind_word(v), "string", struct, path)
-        return time_error(v)
+        return time_error(v, micro=message == "meta.MicroTime")
     if message == "resource.Quantity":
         if isinstance(v, bool) or not isinstance(v, (str, int, float)):
             return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"

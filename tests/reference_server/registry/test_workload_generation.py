@@ -3,9 +3,8 @@
 write on the loop through the same strategy), so one write never takes another's generation."""
 from __future__ import annotations
 
-import threading
-
 from conformance.reference_server.registry.workloads import WORKLOAD_KINDS
+from tests.reference_server.registry.interleave import interleaved
 
 
 def _deployment(generation: int, replicas: int) -> dict:
@@ -20,23 +19,5 @@ def test_two_threads_updating_through_one_strategy_keep_their_own_generation() -
         obj = _deployment(generation, replicas)
         strategy.default(obj)  # as stored: defaulted
         return obj
-    prepared, go_on = threading.Event(), threading.Event()
-    seen: dict[str, int] = {}
-
-    def other_thread() -> None:  # a spec change of a deployment at generation 7
-        new = _deployment(7, 2)
-        strategy.prepare_for_update(new, stored(7, 1))
-        prepared.set()
-        assert go_on.wait(10)
-        strategy.canonicalize(new)
-        seen["other"] = new["metadata"]["generation"]
-
-    t = threading.Thread(target=other_thread)
-    t.start()
-    assert prepared.wait(10)
-    new = _deployment(3, 1)  # meanwhile, a metadata-only write of another at generation 3
-    strategy.prepare_for_update(new, stored(3, 1))
-    strategy.canonicalize(new)
-    go_on.set()
-    t.join(10)
-    assert (new["metadata"]["generation"], seen["other"]) == (3, 8)
+    # a spec change of a deployment at generation 7, held; meanwhile a metadata-only write of another at 3
+    assert interleaved(strategy, (_deployment(7, 2), stored(7, 1)), (_deployment(3, 1), stored(3, 1))) == (3, 8)

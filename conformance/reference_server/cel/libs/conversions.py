@@ -21,6 +21,7 @@ from typing import Any
 
 from ...godur import DurationError, parse_duration
 from ...gofmt import format_float
+from ...gotime import TimeError, parse_rfc3339_zone
 from .arith import MAX_UNIX, MIN_UNIX, exact_nanos, exact_time, rust_duration, timestamp_text
 from .net import to_string as _library_string
 from .values import LibraryError, runtime_type, type_name
@@ -200,46 +201,13 @@ def go_duration(value: Any, exact: str = "") -> Any:
         raise _conversion_error("google.protobuf.Duration") from None
 
 
-# `time.Parse(time.RFC3339, s)` (format.go's general `parse`, which its RFC 3339 fast path falls back to): a
-# one- or two-digit hour, a fraction after `.` or `,` (digits past the ninth dropped), offsets to 24:60
-_RFC3339 = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?"
-                      r"(?:Z|([+-])([0-9]{2}):([0-9]{2}))", re.ASCII)
-
-
-def _days_in(month: int, year: int) -> int:
-    if month == 2:
-        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
-    return 30 if month in (4, 6, 9, 11) else 31
-
-
-def _days_from_civil(y: int, m: int, d: int) -> int:
-    """Days since 1970-01-01 of a proleptic Gregorian date (year 0 included)."""
-    y -= m <= 2
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
 def parse_rfc3339(text: str) -> tuple[int, int, int] | None:
-    """Go's reading of `text` as RFC 3339: (Unix seconds, nanoseconds, offset in seconds), or None."""
-    m = _RFC3339.fullmatch(text)
-    if not m:
+    """Go's reading of `text` as RFC 3339 (`time.Parse(time.RFC3339, s)`: gotime.py): (Unix seconds, nanoseconds,
+    offset in seconds), or None."""
+    try:
+        return parse_rfc3339_zone(text)
+    except TimeError:
         return None
-    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
-    if not 1 <= month <= 12 or not 1 <= day <= _days_in(month, year) or hour >= 24 or minute >= 60 \
-            or second >= 60:
-        return None
-    nanos = int((m.group(7) or "0")[:9].ljust(9, "0"))
-    offset = 0
-    if m.group(8):
-        hours, minutes = int(m.group(9)), int(m.group(10))
-        if hours > 24 or minutes > 60:
-            return None
-        offset = (hours * 60 + minutes) * 60 * (-1 if m.group(8) == "-" else 1)
-    unix = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset
-    return unix, nanos, offset
 
 
 def go_timestamp(value: Any, exact: str = "") -> Any:

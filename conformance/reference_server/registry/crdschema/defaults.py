@@ -17,8 +17,7 @@ from typing import Any
 
 from ...apierrors import FieldError, aggregate, field_invalid, field_required
 from ...gofmt import sharp_v
-from ...wire import gotypes
-from .. import crdrules, crschema
+from .. import crdrules, crobjectmeta, crschema
 from ..validation import is_dns1035_label, validate_object_meta
 
 META_FIELDS = ("metadata", "apiVersion", "kind")
@@ -122,15 +121,6 @@ def _rebase(e: FieldError, p: str) -> FieldError:
 
 
 # ---- objectmeta.Coerce / objectmeta.Validate ---------------------------------------------------------------------
-def _meta_decode_error(meta: Any) -> str | None:
-    """`GetObjectMeta`: the JSON round trip into `metav1.ObjectMeta`."""
-    if meta is None:
-        return None
-    if not isinstance(meta, dict):
-        return f"json: cannot unmarshal {gotypes.kind_word(meta)} into Go value of type v1.ObjectMeta"
-    return gotypes.type_error(meta, "meta.ObjectMeta")
-
-
 def _children(x: Any, s: dict[str, Any], p: str | None) -> list[tuple[str, Any, Any]]:
     """The (path, value, schema) pairs below `x` that `Coerce`/`Validate` follow."""
     out: list[tuple[str, Any, Any]] = []
@@ -154,7 +144,7 @@ def _coerce(p: str | None, x: Any, s: Any, resource_root: bool) -> FieldError | 
         for k, v in x.items():
             if k in ("apiVersion", "kind") and not isinstance(v, str):
                 return invalid(_join(p, k), v, "must be a string")
-            if k == "metadata" and (err := _meta_decode_error(v)) is not None:
+            if k == "metadata" and (err := crobjectmeta.decode_error(v)) is not None:
                 return invalid(_join(p, k), v, err)
     for sub_p, v, sub in _children(x, s, p):
         if (err := _coerce(sub_p, v, sub, False)) is not None:
@@ -204,7 +194,7 @@ def _embedded_resource(p: str | None, x: dict[str, Any]) -> list[FieldError]:
             errs.append(field_invalid(_join(p, k), v, "may have mixed case, but should otherwise match: " +
                                       ",".join(msgs)))
         elif k == "metadata":
-            if (err := _meta_decode_error(v)) is not None:
+            if (err := crobjectmeta.decode_error(v)) is not None:
                 errs.append(invalid(_join(p, k), v, err))
                 continue
             meta = dict(_dict(v))
