@@ -170,7 +170,7 @@ def field_forbidden(field: str, detail: str) -> FieldError:
 
 
 def field_not_supported(field: str, value: Any, valid: Iterable[str]) -> FieldError:
-    quoted = ", ".join(json.dumps(v) for v in valid)
+    quoted = ", ".join(quote(str(v)) for v in valid)  # `strconv.Quote(fmt.Sprint(v))`
     return FieldError("FieldValueNotSupported", field,
                       f"Unsupported value: {_go_quote(value)}: supported values: {quoted}")
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..apierrors import bad_request
+from ..gofmt import go_quote
 from .validation import is_label_value, is_qualified_name
 
 
@@ -56,12 +57,12 @@ def parse_label_selector(s: str) -> list[Requirement]:
     def check_key(k: str) -> None:
         errs = is_qualified_name(k)
         if errs:
-            fail(f'<nil>: Invalid value: "{k}": {errs[0]}')
+            fail(f"<nil>: Invalid value: {go_quote(k)}: {'; '.join(errs)}")  # `validateLabelKey`
 
     def check_val(v: str) -> None:
         errs = is_label_value(v)
         if errs:
-            fail(f'values[0][{key}]: Invalid value: "{v}": {errs[0]}')
+            fail(f"values[0][{key}]: Invalid value: {go_quote(v)}: {'; '.join(errs)}")  # `validateLabelValue`
 
     while i < len(toks):
         if toks[i] == "!":
