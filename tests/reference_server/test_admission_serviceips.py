@@ -20,7 +20,8 @@ from conformance.reference_server.embedded import RunningServer
 
 from .kubectl_run import run_kubectl
 from .replicas import until
-from .test_admission_webhooks import AR, Hook, ns, server  # noqa: F401 - the fixtures, per module
+from .test_admission_webhooks import Hook, ns, server  # noqa: F401 - the fixtures, per module
+from .webhookconfig import AR
 
 IPS = "/apis/networking.k8s.io/v1/ipaddresses"
 

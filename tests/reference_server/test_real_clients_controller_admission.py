@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from .replicas import until
-from .test_admission_webhooks import AR, Hook, hook  # noqa: F401 - the webhook fixture, per module
+from .test_admission_webhooks import Hook, hook  # noqa: F401 - the webhook fixture, per module
 from .test_real_clients import Kube, serve_kube, table
+from .webhookconfig import AR
 
 
 @pytest.fixture(scope="module")
