@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conformance.reference_server.apierrors import StatusError, field_not_supported
+from conformance.reference_server.apierrors import StatusError, field_not_supported, invalid, method_not_supported
 from conformance.reference_server.auth.escalation import compact_string
 from conformance.reference_server.auth.rbac import Attributes, UserInfo, forbidden_message
 from conformance.reference_server.auth.requestheader import RequestHeaderConfig
@@ -155,3 +155,17 @@ def test_label_selector_errors_over_http(http: Any, url: str) -> None:
     st = status_of(http.get(f"{url}/api/v1/namespaces", params={"labelSelector": long_bad}))
     assert st["message"].startswith(f'unable to parse requirement: <nil>: Invalid value: "{long_bad}": name part '
                                     "must be no more than 63 characters; name part must consist of")
+
+
+def test_not_found_quotes_the_name(http: Any, url: str) -> None:
+    """apimachinery's `NewNotFound` (`%s %q not found`): the name as strconv.Quote writes it."""
+    st = status_of(http.get(f"{url}/api/v1/namespaces/default/configmaps/a%01%C3%A9"))
+    assert (st["code"], st["message"]) == (404, 'configmaps "a\\x01é" not found')
+
+
+def test_status_error_texts() -> None:
+    """errors.go's `NewInvalid` (`%s %q is invalid`, without `: ` and causes when there are none) and
+    `NewMethodNotSupported` (`kind %q`)."""
+    assert invalid("Pod", "a\x01", []).status["message"] == 'Pod "a\\x01" is invalid'
+    assert method_not_supported("pods/é", "create").status["message"] == \
+        'create is not supported on resources of kind "pods/é"'

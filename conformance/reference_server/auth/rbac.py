@@ -427,12 +427,12 @@ class RBACAuthorizer:
         if kind == "Role":
             role = self._find("Role", binding_ns, name)
             if role is None:
-                return [], f'role.{GROUP} "{name}" not found'
+                return [], f"role.{GROUP} {go_quote(name)} not found"
             return list(role.get("rules") or []), None
         if kind == "ClusterRole":
             role = self._find("ClusterRole", "", name)
             if role is None:
-                return [], f'clusterrole.{GROUP} "{name}" not found'
+                return [], f"clusterrole.{GROUP} {go_quote(name)} not found"
             return list(role.get("rules") or []), None
         return [], f"unsupported role reference kind: {go_quote(str(kind or ''))}"
 
