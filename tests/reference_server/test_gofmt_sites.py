@@ -3,6 +3,7 @@ non-ASCII letter in the value comes out as upstream's `strconv.Quote` writes it 
 server used to print it raw or with JSON's `\\u00e9`. One case per call site; the upstream verb of each is named."""
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -169,3 +170,23 @@ def test_status_error_texts() -> None:
     assert invalid("Pod", "a\x01", []).status["message"] == 'Pod "a\\x01" is invalid'
     assert method_not_supported("pods/é", "create").status["message"] == \
         'create is not supported on resources of kind "pods/é"'
+
+
+def test_label_selector_set_values(http: Any, url: str) -> None:
+    """`parseValues` reads a set (`()` and an empty piece are the empty string) and `NewRequirement` validates it
+    sorted (`values[i][key]`), every bad value aggregated."""
+    st = status_of(http.get(f"{url}/api/v1/namespaces", params={"labelSelector": "a in (zz$,b)"}))
+    assert st["message"].startswith('unable to parse requirement: values[1][a]: Invalid value: "zz$": a valid label ')
+    st = status_of(http.get(f"{url}/api/v1/namespaces", params={"labelSelector": "a notin (y$,x\x01)"}))
+    assert st["message"].startswith('unable to parse requirement: [values[0][a]: Invalid value: "x\\x01": ')
+    assert ', values[1][a]: Invalid value: "y$": ' in st["message"]
+    name = f"sel-{uuid.uuid4().hex[:8]}"
+    made = http.post(f"{url}/api/v1/namespaces/default/configmaps",
+                     json={"metadata": {"name": name, "labels": {"sel-empty": ""}}})
+    assert made.status_code == 201, made.text
+    try:
+        for selector in ("sel-empty in ()", "sel-empty in (,zz)", "sel-empty in (zz,)"):
+            r = http.get(f"{url}/api/v1/namespaces/default/configmaps", params={"labelSelector": selector})
+            assert [i["metadata"]["name"] for i in r.json()["items"]] == [name], selector
+    finally:
+        http.delete(f"{url}/api/v1/namespaces/default/configmaps/{name}")
