@@ -7,7 +7,7 @@ import requests
 
 from .crds import wait_crd
 from .test_admission_webhooks import Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
-from .webhookconfig import AR, configure, reviews, unconfigure
+from .webhookconfig import configure, reviews, unconfigure
 
 MERGE, JSONP, SMP = ("application/merge-patch+json", "application/json-patch+json",
                      "application/strategic-merge-patch+json")
@@ -206,13 +206,8 @@ def test_custom_resource_scale_reaches_webhooks_as_a_scale(server, hook, ns):
     crds = f"{server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     assert requests.post(crds, json=crd).status_code == 201
     wait_crd(requests, server.url, f"{plural}.{group}")
-    body = {"metadata": {"name": cfg}, "webhooks": [{
-        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["UPDATE"], "apiGroups": [group], "apiVersions": ["v1"],
-                   "resources": [f"{plural}/scale"]}],
-        "namespaceSelector": {"matchLabels": {"hooks": ns}}}]}
-    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle,
+              [f"{plural}/scale"], operations=["UPDATE"], api_groups=[group])
     base = f"{server.url}/apis/{group}/v1/namespaces/{ns}/{plural}"
     try:
         r = requests.post(base, json={"apiVersion": f"{group}/v1", "kind": "Gizmo", "metadata": {"name": "g"},

@@ -16,24 +16,27 @@ AR = "/apis/admissionregistration.k8s.io/v1"
 MUTATING, VALIDATING = "mutatingwebhookconfigurations", "validatingwebhookconfigurations"
 
 
-def configure(server: RunningServer, plural: str, ns: str, name: str | None = None, url: str | None = None,
-              ca: str = "", resources: Sequence[str] = ("configmaps",), *, operations: Sequence[str] = ("*",),
-              api_groups: Sequence[str] = ("", "apps"), **extra: Any) -> str:
+def configure(server: RunningServer, plural: str, ns: str | None, name: str | None = None,
+              url: str | None = None, ca: str = "", resources: Sequence[str] = ("configmaps",), *,
+              operations: Sequence[str] = ("*",), api_groups: Sequence[str] = ("", "apps"), session: Any = requests,
+              **extra: Any) -> str:
     """Create a `plural` (MUTATING or VALIDATING) named `name` (`cfg-<random>` when None) with one webhook
     `<name>.example.com`: its rule `operations` on the v1 `resources` of `api_groups`, for the namespaces labelled
-    `hooks: <ns>`, calling `url` (trusting the base64 `ca`). `extra` adds or replaces the webhook's fields
-    (`clientConfig` for a service reference, `namespaceSelector`, `failurePolicy`, `matchConditions`, ...).
-    Returns the configuration's name (for `unconfigure`)."""
+    `hooks: <ns>` (every object when `ns` is None), calling `url` (trusting the base64 `ca`). `extra` adds or
+    replaces the webhook's fields (`clientConfig` for a service reference, `namespaceSelector`, `failurePolicy`,
+    `matchConditions`, ...), posted with `session` (a TLS + token server's own). Returns the configuration's name
+    (for `unconfigure`)."""
     name = name or f"cfg-{uuid.uuid4().hex[:8]}"
     webhook: dict[str, Any] = {
         "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
         "rules": [{"operations": list(operations), "apiGroups": list(api_groups), "apiVersions": ["v1"],
-                   "resources": list(resources)}],
-        "namespaceSelector": {"matchLabels": {"hooks": ns}}}
+                   "resources": list(resources)}]}
+    if ns is not None:
+        webhook["namespaceSelector"] = {"matchLabels": {"hooks": ns}}
     if url is not None:
         webhook["clientConfig"] = {"url": url, "caBundle": ca}
     body = {"metadata": {"name": name}, "webhooks": [{**webhook, **extra}]}
-    r = requests.post(f"{server.url}{AR}/{plural}", json=body)
+    r = session.post(f"{server.url}{AR}/{plural}", json=body)
     assert r.status_code == 201, r.text
     return name
 
