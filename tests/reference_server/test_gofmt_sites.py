@@ -1,6 +1,8 @@
 """Each message that prints a string or a string slice the way Go's fmt does (gofmt.py): a control character or a
 non-ASCII letter in the value comes out as upstream's `strconv.Quote` writes it (`\\t`, `\\x01`, `é`), where the
-server used to print it raw or with JSON's `\\u00e9`. One case per call site; the upstream verb of each is named."""
+server used to print it raw or with JSON's `\\u00e9`. One case per call site whose bytes changed (the others
+already quoted, or their values cannot hold such a character: IPs, CIDRs, constants); the upstream verb of each is
+named."""
 from __future__ import annotations
 
 import uuid
