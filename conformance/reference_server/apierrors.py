@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .gonet.strconv import quote
+from .gofmt import go_quote
 
 
 class GoPanic(Exception):
@@ -77,19 +77,19 @@ def _qualified(resource: str, group: str = "") -> str:
 
 
 def not_found(resource: str, name: str, group: str = "") -> StatusError:
-    return StatusError(status_dict(404, "NotFound", f'{_qualified(resource, group)} "{name}" not found',
+    return StatusError(status_dict(404, "NotFound", f"{_qualified(resource, group)} {go_quote(name)} not found",
                                    _details(name, group, resource)))
 
 
 def already_exists(resource: str, name: str, group: str = "", *, being_deleted: bool = False) -> StatusError:
-    msg = f'{_qualified(resource, group)} "{name}" already exists'
+    msg = f"{_qualified(resource, group)} {go_quote(name)} already exists"
     if being_deleted:
         msg = f"object is being deleted: {msg}"
     return StatusError(status_dict(409, "AlreadyExists", msg, _details(name, group, resource)))
 
 
 def generate_name_conflict(resource: str, name: str, retry_after: int = 1, group: str = "") -> StatusError:
-    msg = (f'{_qualified(resource, group)} "{name}" already exists, '
+    msg = (f"{_qualified(resource, group)} {go_quote(name)} already exists, "
            "the server was not able to generate a unique name for the object")
     return StatusError(status_dict(409, "AlreadyExists", msg,
                                    _details(name, group, resource, retryAfterSeconds=retry_after)))
@@ -99,7 +99,7 @@ OPTIMISTIC_LOCK_MSG = "the object has been modified; please apply your changes t
 
 
 def conflict(resource: str, name: str, err: str, group: str = "") -> StatusError:
-    msg = f'Operation cannot be fulfilled on {_qualified(resource, group)} "{name}": {err}'
+    msg = f"Operation cannot be fulfilled on {_qualified(resource, group)} {go_quote(name)}: {err}"
     return StatusError(status_dict(409, "Conflict", msg, _details(name, group, resource)))
 
 
@@ -111,7 +111,7 @@ def forbidden(resource: str, name: str, err: str, group: str = "",
     elif not name:
         msg = f"{qr} is forbidden: {err}"
     else:
-        msg = f'{qr} "{name}" is forbidden: {err}'
+        msg = f"{qr} {go_quote(name)} is forbidden: {err}"
     details = _details(name, group, resource)
     causes = list(causes)
     if causes:
@@ -139,7 +139,7 @@ def _go_quote(value: Any) -> str:
     """A bad value as `field.Error.ErrorBody` prints it: a string `%q` (strconv.Quote), a number or bool `%v`;
     nil (or a nil pointer) becomes the string "null", so `%q` prints `"null"`."""
     if isinstance(value, str):
-        return quote(value)
+        return go_quote(value)
     if value is None:
         return '"null"'
     if isinstance(value, bool):
@@ -170,7 +170,7 @@ def field_forbidden(field: str, detail: str) -> FieldError:
 
 
 def field_not_supported(field: str, value: Any, valid: Iterable[str]) -> FieldError:
-    quoted = ", ".join(json.dumps(v) for v in valid)
+    quoted = ", ".join(go_quote(str(v)) for v in valid)  # `strconv.Quote(fmt.Sprint(v))`
     return FieldError("FieldValueNotSupported", field,
                       f"Unsupported value: {_go_quote(value)}: supported values: {quoted}")
 
@@ -186,7 +186,7 @@ def aggregate(errs: list[FieldError]) -> str:
 
 def invalid(kind: str, name: str, errs: list[FieldError], group: str = "") -> StatusError:
     qk = f"{kind}.{group}" if group else kind
-    msg = f'{qk} "{name}" is invalid: {aggregate(errs)}'
+    msg = f"{qk} {go_quote(name)} is invalid: {aggregate(errs)}" if errs else f"{qk} {go_quote(name)} is invalid"
     details: dict[str, Any] = {"name": name} if name else {}
     if group:
         details["group"] = group
@@ -201,7 +201,8 @@ def bad_request(msg: str) -> StatusError:
 
 def method_not_supported(resource: str, action: str) -> StatusError:
     return StatusError(status_dict(405, "MethodNotAllowed",
-                                   f'{action} is not supported on resources of kind "{resource}"', {"kind": resource}))
+                                   f"{action} is not supported on resources of kind {go_quote(resource)}",
+                                   {"kind": resource}))
 
 
 def expired(msg: str) -> StatusError:

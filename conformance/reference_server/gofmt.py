@@ -1,9 +1,22 @@
 """Go's formatting of values where a client reads it: `strconv.FormatFloat(f, 'g', -1, 64)`, which cel-go's
-`string(double)` and `format` (cel/libs/strformat.py) and Prometheus' text encoder (metrics/registry.py) both use."""
+`string(double)` and `format` (cel/libs/strformat.py) and Prometheus' text encoder (metrics/registry.py) both use;
+and `fmt`'s `%q` / `%#v` of strings and slices, which `field.Error.ErrorBody` prints a bad value with
+(staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go: a string `%q`, a slice `%#v`).
+
+Follows go/src/fmt/print.go (`printValue`: a slice under `%#v` is its type, then `(nil)` or `{` its elements
+joined by `, ` `}`; under `%q` / `%v` `[` its elements joined by a space `]`) and format.go (`fmtQ`: `%#v` clears
+the `#` flag before a string is printed, so it is always `strconv.Quote`, never backquoted)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
+
+from .gonet.strconv import quote as go_quote  # `strconv.Quote`: `%q`, and `%#v` of a string
+
+__all__ = ["format_float", "go_quote", "go_type", "plain_v", "q_strings", "sharp_v", "sharp_v_ints",
+           "sharp_v_strings"]
 
 
 def format_float(f: float) -> str:
@@ -35,7 +48,7 @@ def sharp_v(value: object) -> str:
     float64s, bools, nil): what `field.Invalid` prints for a map or a slice, e.g. a CRD schema's `default`."""
     if isinstance(value, dict):
         return "map[string]interface {}{" + ", ".join(
-            f"{_go_quote(str(k))}:{sharp_v(value[k])}" for k in sorted(value)) + "}"
+            f"{go_quote(str(k))}:{sharp_v(value[k])}" for k in sorted(value)) + "}"
     if isinstance(value, list):
         return "[]interface {}{" + ", ".join(sharp_v(v) for v in value) + "}"
     if value is None:
@@ -46,13 +59,28 @@ def sharp_v(value: object) -> str:
         return format_float(value)
     if isinstance(value, int):
         return str(value)
-    return _go_quote(str(value))
+    return go_quote(str(value))
 
 
-def _go_quote(s: str) -> str:
-    """`strconv.Quote` (`%q`)."""
-    from .gonet.strconv import quote
-    return quote(s)
+def sharp_v_strings(values: Sequence[Any] | None, type_name: str = "[]string") -> str:
+    """`%#v` of a slice of a string type (`[]string`, `[]core.ResourceQuotaScope`, ...): `[]string{"a", "b"}`,
+    each element `strconv.Quote`d; a nil slice (None, or anything that is not a list) `[]string(nil)`; an empty
+    one `[]string{}`."""
+    if not isinstance(values, (list, tuple)):
+        return type_name + "(nil)"
+    return type_name + "{" + ", ".join(go_quote(str(v)) for v in values) + "}"
+
+
+def sharp_v_ints(values: Sequence[Any] | None, type_name: str = "[]int32") -> str:
+    """`%#v` of a slice of integers: `[]int32{1, 2}`; nil `[]int32(nil)`."""
+    if not isinstance(values, (list, tuple)):
+        return type_name + "(nil)"
+    return type_name + "{" + ", ".join(str(v) for v in values) + "}"
+
+
+def q_strings(values: Sequence[Any] | None) -> str:
+    """`%q` of a `[]string`: `["a" "b"]`, each element `strconv.Quote`d (a nil or empty slice `[]`)."""
+    return "[" + " ".join(go_quote(str(v)) for v in values or ()) + "]"
 
 
 def go_type(v: object) -> str:

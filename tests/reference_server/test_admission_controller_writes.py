@@ -18,8 +18,8 @@ import requests
 from conformance.reference_server.embedded import RunningServer
 
 from .replicas import until as poll_until
-from .test_admission_webhook_paths import configure, reviews, unconfigure
-from .test_admission_webhooks import AR, Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
+from .test_admission_webhooks import Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
+from .webhookconfig import AR, MUTATING, VALIDATING, configure, reviews, unconfigure
 
 GROUPS = ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"]
 
@@ -151,13 +151,8 @@ def test_policy_sees_the_publishers_service_account(server, hook):
     label = uuid.uuid4().hex[:8]
     name = f"who-{label}"
     cfg = f"who-{label}"
-    body = {"metadata": {"name": cfg}, "webhooks": [{
-        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
-                   "resources": ["configmaps", "serviceaccounts"]}],
-        "namespaceSelector": {"matchLabels": {"who": label}}}]}
-    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    configure(server, VALIDATING, label, cfg, f"{hook.url}/allow", hook.ca_bundle, ["configmaps", "serviceaccounts"],
+              operations=["CREATE"], namespaceSelector={"matchLabels": {"who": label}})
     try:
         r = requests.post(f"{server.url}/api/v1/namespaces",
                           json={"metadata": {"name": name, "labels": {"who": label}}})
@@ -170,7 +165,7 @@ def test_policy_sees_the_publishers_service_account(server, hook):
         assert users["serviceaccounts"]["username"] == \
             "system:serviceaccount:kube-system:service-account-controller"
     finally:
-        requests.delete(f"{server.url}{AR}/validatingwebhookconfigurations/{cfg}")
+        unconfigure(server, VALIDATING, cfg)
         requests.delete(f"{server.url}/api/v1/namespaces/{name}")
 
 
@@ -179,12 +174,8 @@ def test_a_webhook_down_does_not_stop_the_controllers(server, hook):
     with backoff), and the controllers keep working elsewhere."""
     label = uuid.uuid4().hex[:8]
     cfg = f"down-{label}"
-    body = {"metadata": {"name": cfg}, "webhooks": [{
-        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "failurePolicy": "Fail", "clientConfig": {"url": "https://127.0.0.1:9/down", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
-        "namespaceSelector": {"matchLabels": {"down": label}}}]}
-    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    configure(server, VALIDATING, label, cfg, "https://127.0.0.1:9/down", hook.ca_bundle, ["configmaps"],
+              operations=["CREATE"], failurePolicy="Fail", namespaceSelector={"matchLabels": {"down": label}})
     blocked, free = f"down-{label}", f"up-{label}"
     try:
         for name, labels in ((blocked, {"down": label}), (free, {})):
@@ -197,7 +188,7 @@ def test_a_webhook_down_does_not_stop_the_controllers(server, hook):
         deployment(server, free, "elsewhere", replicas=1)
         until(lambda: len(pods(server, free)) == 1)
     finally:
-        requests.delete(f"{server.url}{AR}/validatingwebhookconfigurations/{cfg}")
+        unconfigure(server, VALIDATING, cfg)
         for name in (blocked, free):
             requests.delete(f"{server.url}/api/v1/namespaces/{name}")
     until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{blocked}").status_code == 404)
@@ -229,13 +220,8 @@ def test_put_that_creates_is_a_create_review(server, hook, ns):
     """`AllowCreateOnUpdate` kinds (a Lease) are created by a PUT (201), reviewed as CREATE with the request's
     options as CreateOptions (`updateToCreateOptions`); a ConfigMap's strategy does not allow it (404)."""
     cfg = f"putcreate-{ns}"
-    body = {"metadata": {"name": cfg}, "webhooks": [{
-        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}/addlabel-created", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE"], "apiGroups": ["coordination.k8s.io"], "apiVersions": ["v1"],
-                   "resources": ["leases"]}],
-        "namespaceSelector": {"matchLabels": {"hooks": ns}}}]}
-    assert requests.post(f"{server.url}{AR}/mutatingwebhookconfigurations", json=body).status_code == 201
+    configure(server, MUTATING, ns, cfg, f"{hook.url}/addlabel-created", hook.ca_bundle, ["leases"],
+              operations=["CREATE"], api_groups=["coordination.k8s.io"])
     try:
         url = f"{server.url}/apis/coordination.k8s.io/v1/namespaces/{ns}/leases/put-made"
         r = requests.put(f"{url}?fieldManager=putter", json={
@@ -253,7 +239,7 @@ def test_put_that_creates_is_a_create_review(server, hook, ns):
         assert r.status_code == 200, r.text  # it exists now: an update (no CREATE review for it)
         assert len([x for x in reviews(hook, ns) if x["resource"]["resource"] == "leases"]) == 1
     finally:
-        requests.delete(f"{server.url}{AR}/mutatingwebhookconfigurations/{cfg}")
+        unconfigure(server, MUTATING, cfg)
     r = requests.put(f"{server.url}/apis/coordination.k8s.io/v1/namespaces/{ns}/leases/plain",
                      json={"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "plain"}})
     assert r.status_code == 201, r.text  # without any webhook too
@@ -322,13 +308,9 @@ def test_a_slow_webhook_does_not_stall_the_server(server, hook):
     server answers other requests at once."""
     label = uuid.uuid4().hex[:8]
     cfg, name = f"slow-{label}", f"slow-{label}"
-    body = {"metadata": {"name": cfg}, "webhooks": [{
-        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "failurePolicy": "Ignore", "timeoutSeconds": 5,
-        "clientConfig": {"url": f"{hook.url}/hold", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
-        "namespaceSelector": {"matchLabels": {"slow": label}}}]}
-    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    configure(server, VALIDATING, label, cfg, f"{hook.url}/hold", hook.ca_bundle, ["configmaps"],
+              operations=["CREATE"], failurePolicy="Ignore", timeoutSeconds=5,
+              namespaceSelector={"matchLabels": {"slow": label}})
     try:
         r = requests.post(f"{server.url}/api/v1/namespaces",
                           json={"metadata": {"name": name, "labels": {"slow": label}}})
@@ -340,7 +322,7 @@ def test_a_slow_webhook_does_not_stall_the_server(server, hook):
                             timeout=4).status_code == 404  # while the publisher still waits for it
         until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}/configmaps/kube-root-ca.crt").ok)
     finally:
-        requests.delete(f"{server.url}{AR}/validatingwebhookconfigurations/{cfg}")
+        unconfigure(server, VALIDATING, cfg)
         requests.delete(f"{server.url}/api/v1/namespaces/{name}")
 
 
@@ -452,12 +434,7 @@ def test_a_refused_content_delete_holds_the_namespace_until_the_webhook_allows_i
     assert requests.post(f"{server.url}/api/v1/namespaces/{name}/configmaps",
                          json={"metadata": {"name": "precious"}}).status_code == 201
     cfg = f"held-{name}"
-    body = {"metadata": {"name": cfg}, "webhooks": [{
-        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
-        "namespaceSelector": {"matchLabels": {"hooks": name}}}]}
-    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    configure(server, VALIDATING, name, cfg, f"{hook.url}/deny", hook.ca_bundle, ["configmaps"], operations=["DELETE"])
     try:
         requests.delete(f"{server.url}/api/v1/namespaces/{name}")
 
@@ -469,7 +446,7 @@ def test_a_refused_content_delete_holds_the_namespace_until_the_webhook_allows_i
         assert f'admission webhook "{cfg}.example.com" denied the request' in cond["message"]
         assert requests.get(f"{server.url}/api/v1/namespaces/{name}/configmaps/precious").ok
     finally:
-        requests.delete(f"{server.url}{AR}/validatingwebhookconfigurations/{cfg}")
+        unconfigure(server, VALIDATING, cfg)
     until(lambda: requests.get(f"{server.url}/api/v1/namespaces/{name}").status_code == 404, timeout=40)
 
 

@@ -21,7 +21,8 @@ from conformance.reference_server.flavors.catalogue import get_flavor
 
 from .kubectl_run import run_kubectl
 from .replicas import until
-from .test_admission_webhooks import AR, Hook, ns, server  # noqa: F401 - the fixtures, per module
+from .test_admission_webhooks import Hook, ns, server  # noqa: F401 - the fixtures, per module
+from .webhookconfig import AR, configure
 
 IPS = "/apis/networking.k8s.io/v1/ipaddresses"
 
@@ -49,19 +50,12 @@ def hook() -> Iterator[IPHook]:
 
 def _configure(server: RunningServer, hook: Hook, kind: str, path: str, resource: str,
                ns: str | None = None) -> str:
-    name = f"cfg-{uuid.uuid4().hex[:8]}"
-    group = "networking.k8s.io" if resource == "ipaddresses" else ""
+    """A `kind` (validating/mutating) webhook at `path` on `resource` writes (in `ns`, or anywhere); its
+    `<plural>/<name>` for `_unconfigure`."""
     plural = f"{kind}webhookconfigurations"
-    wh: dict[str, Any] = {
-        "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}{path}", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE", "UPDATE", "DELETE"], "apiGroups": [group], "apiVersions": ["v1"],
-                   "resources": [resource]}]}
-    if ns is not None:
-        wh["namespaceSelector"] = {"matchLabels": {"hooks": ns}}
-    r = requests.post(f"{server.url}{AR}/{plural}", json={"metadata": {"name": name}, "webhooks": [wh]})
-    assert r.status_code == 201, r.text
-    return f"{plural}/{name}"
+    group = "networking.k8s.io" if resource == "ipaddresses" else ""
+    return f"{plural}/" + configure(server, plural, ns, None, f"{hook.url}{path}", hook.ca_bundle, [resource],
+                                    operations=["CREATE", "UPDATE", "DELETE"], api_groups=[group])
 
 
 def _unconfigure(server: RunningServer, *names: str) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import requests
 
-from .test_admission_webhook_paths import configure, reviews, unconfigure
 from .test_admission_webhooks import hook, ns, server  # noqa: F401 - the fixtures, per module
+from .webhookconfig import configure, reviews, unconfigure
 
 
 def test_connect_reaches_webhooks_with_the_options_object(server, hook, ns):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import requests
 
-from .test_admission_webhook_paths import configure, reviews, unconfigure
 from .test_admission_webhooks import Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
+from .webhookconfig import configure, reviews, unconfigure
 
 
 def test_eviction_reaches_webhooks_and_a_denial_keeps_the_pod(server, hook: Hook, ns):

@@ -3,39 +3,15 @@ create), `pods/status`, `deployments/scale` (the Scale itself), each item of a D
 fields as `webhook/request/admissionreview.go` fills them; `reinvocationPolicy: IfNeeded`."""
 from __future__ import annotations
 
-from typing import Any
-
 import requests
 
-from conformance.reference_server.embedded import RunningServer
-
 from .crds import wait_crd
-from .test_admission_webhooks import AR, Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
+from .test_admission_webhooks import Hook, hook, ns, server  # noqa: F401 - the fixtures, per module
+from .webhookconfig import configure, reviews, unconfigure
 
 MERGE, JSONP, SMP = ("application/merge-patch+json", "application/json-patch+json",
                      "application/strategic-merge-patch+json")
 APPLY = "application/apply-patch+yaml"
-
-
-def configure(server: RunningServer, plural: str, ns: str, name: str, url: str, ca: str, resources: list[str],
-              **extra: Any) -> None:
-    body = {"metadata": {"name": name}, "webhooks": [{
-        "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": url, "caBundle": ca},
-        "rules": [{"operations": ["*"], "apiGroups": ["", "apps"], "apiVersions": ["v1"], "resources": resources}],
-        "namespaceSelector": {"matchLabels": {"hooks": ns}}, **extra}]}
-    r = requests.post(f"{server.url}{AR}/{plural}", json=body)
-    assert r.status_code == 201, r.text
-
-
-def unconfigure(server: RunningServer, plural: str, name: str) -> None:
-    requests.delete(f"{server.url}{AR}/{plural}/{name}")
-
-
-def reviews(hook: Hook, ns: str, *, scheduler: bool = True) -> list[dict[str, Any]]:
-    """The reviews of namespace `ns` (`scheduler=False`: without kube-scheduler's own `pods/status` writes)."""
-    return [body["request"] for _, body in hook.reviews if body["request"].get("namespace") == ns
-            and (scheduler or body["request"]["userInfo"].get("username") != "system:kube-scheduler")]
 
 
 def test_patch_apply_status_and_scale_reach_webhooks(server, hook, ns):
@@ -230,13 +206,8 @@ def test_custom_resource_scale_reaches_webhooks_as_a_scale(server, hook, ns):
     crds = f"{server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     assert requests.post(crds, json=crd).status_code == 201
     wait_crd(requests, server.url, f"{plural}.{group}")
-    body = {"metadata": {"name": cfg}, "webhooks": [{
-        "name": f"{cfg}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["UPDATE"], "apiGroups": [group], "apiVersions": ["v1"],
-                   "resources": [f"{plural}/scale"]}],
-        "namespaceSelector": {"matchLabels": {"hooks": ns}}}]}
-    assert requests.post(f"{server.url}{AR}/validatingwebhookconfigurations", json=body).status_code == 201
+    configure(server, "validatingwebhookconfigurations", ns, cfg, f"{hook.url}/allow", hook.ca_bundle,
+              [f"{plural}/scale"], operations=["UPDATE"], api_groups=[group])
     base = f"{server.url}/apis/{group}/v1/namespaces/{ns}/{plural}"
     try:
         r = requests.post(base, json={"apiVersion": f"{group}/v1", "kind": "Gizmo", "metadata": {"name": "g"},

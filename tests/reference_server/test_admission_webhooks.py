@@ -19,8 +19,8 @@ from conformance.reference_server import tls
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
 from .quietserver import QuietThreadingHTTPServer
+from .webhookconfig import MUTATING, configure, unconfigure
 
-AR = "/apis/admissionregistration.k8s.io/v1"
 
 
 class Hook:
@@ -112,24 +112,6 @@ def ns(server: RunningServer) -> Iterator[str]:
     requests.delete(f"{server.url}/api/v1/namespaces/{name}")
 
 
-def configure(server: RunningServer, plural: str, ns: str, **hook: Any) -> str:
-    """One webhook for configmap CREATE/UPDATE/DELETE in namespace `ns` (by its label); returns the configuration's
-    name (deleted by `unconfigure`)."""
-    name = f"cfg-{uuid.uuid4().hex[:8]}"
-    body = {"metadata": {"name": name}, "webhooks": [{
-        "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "rules": [{"operations": ["CREATE", "UPDATE", "DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
-                   "resources": ["configmaps"]}],
-        "namespaceSelector": {"matchLabels": {"hooks": ns}}, **hook}]}
-    r = requests.post(f"{server.url}{AR}/{plural}", json=body)
-    assert r.status_code == 201, r.text
-    return name
-
-
-def unconfigure(server: RunningServer, plural: str, name: str) -> None:
-    assert requests.delete(f"{server.url}{AR}/{plural}/{name}").status_code == 200
-
-
 def cm(server: RunningServer, ns: str, name: str, **kw: Any) -> requests.Response:
     return requests.post(f"{server.url}/api/v1/namespaces/{ns}/configmaps",
                          json={"metadata": {"name": name}, "data": {"a": "b"}}, **kw)
@@ -187,24 +169,12 @@ def test_mutating_webhook_patch_and_update_delete(server, hook, ns):
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
 
 
-def mutate_revisions(server: RunningServer, hook: Hook, ns: str, path: str) -> str:
-    """A mutating webhook (`path` of `hook`) on ControllerRevision creates in `ns`; returns its configuration's name."""
-    name = f"cfg-{uuid.uuid4().hex[:8]}"
-    body = {"metadata": {"name": name}, "webhooks": [{
-        "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}{path}", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE"], "apiGroups": ["apps"], "apiVersions": ["v1"],
-                   "resources": ["controllerrevisions"]}],
-        "namespaceSelector": {"matchLabels": {"hooks": ns}}}]}
-    assert requests.post(f"{server.url}{AR}/mutatingwebhookconfigurations", json=body).status_code == 201
-    return name
-
-
 def test_a_mutating_webhook_s_numbers_in_raw_json_are_kept_as_it_wrote_them(server, hook, ns):
     """The patched bytes are decoded again (`RawExtension` keeps them): `1e2` stays `1e2`, and `-1e400`, which the
     field manager's walk (before admission) never sees, is stored and answered as written, never `null`; a later
     write panics as upstream's field manager does on the live object."""
-    name = mutate_revisions(server, hook, ns, "/rawnum")
+    name = configure(server, MUTATING, ns, None, f"{hook.url}/rawnum", hook.ca_bundle, ["controllerrevisions"],
+                     operations=["CREATE"])
     try:
         path = f"{server.url}/apis/apps/v1/namespaces/{ns}/controllerrevisions"
         r = requests.post(path, data=b'{"metadata":{"name":"r"},"revision":1,"data":{"x":0.10}}',
@@ -383,7 +353,8 @@ def test_a_mutating_webhook_s_patch_decodes_raw_json_again_compacted(server, hoo
     """A patch that leaves `data` alone still re-decodes the whole object from the patched JSON (the object's own
     JSON, `data` compacted, kept by evanphx/json-patch): the escape stays, the whitespace is gone from the stored
     bytes, so an update sending the first bytes again is refused and one sending the compacted bytes passes."""
-    name = mutate_revisions(server, hook, ns, "/addlabel-hooked")
+    name = configure(server, MUTATING, ns, None, f"{hook.url}/addlabel-hooked", hook.ca_bundle,
+                     ["controllerrevisions"], operations=["CREATE"])
     try:
         path = f"{server.url}/apis/apps/v1/namespaces/{ns}/controllerrevisions"
 

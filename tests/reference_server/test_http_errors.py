@@ -118,6 +118,8 @@ def test_weird_paths(http, url, survivor):
     assert code == 400 and b"Name parameter invalid: \\\"..\\\": may not be '..'" in body
     code, body = raw_get(url, "/api/v1/namespaces/%25")
     assert code == 400 and b"may not contain '%'" in body
+    st = status_of(http.get(f"{url}/api/v1/namespaces/{survivor}/configmaps/a%25%01%C3%A9"))  # `%q` of the name
+    assert st["message"] == 'Name parameter invalid: "a%\\x01é": may not contain \'%\''
     code, body = raw_get(url, f"/api/v1/namespaces/{survivor}%2Fconfigmaps")
     assert code == 200 and b"ConfigMapList" in body  # %2F decodes into a separator, as Go's URL.Path does
     code, body = raw_get(url, f"/api/v1/namespaces/{survivor}/configmaps/..")

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from .replicas import until
-from .test_admission_webhooks import AR, Hook, hook  # noqa: F401 - the webhook fixture, per module
+from .test_admission_webhooks import Hook, hook  # noqa: F401 - the webhook fixture, per module
 from .test_real_clients import Kube, serve_kube, table
+from .webhookconfig import AR, configure
 
 
 @pytest.fixture(scope="module")
@@ -24,15 +25,10 @@ def kube(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kube]:
 
 
 def webhook(kube: Kube, hook: Hook, plural: str, path: str, ns: str) -> str:
-    name = f"cfg-{uuid.uuid4().hex[:8]}"
-    body = {"metadata": {"name": name}, "webhooks": [{
-        "name": f"{name}.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}{path}", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}}}]}
-    r = kube.http.post(f"{kube.server.url}{AR}/{plural}", json=body)
-    assert r.status_code == 201, r.text
-    return name
+    """A webhook at `path` on pod creates in namespace `ns`; the configuration's name."""
+    return configure(kube.server, plural, ns, None, f"{hook.url}{path}", hook.ca_bundle, ["pods"],
+                     operations=["CREATE"], api_groups=[""], session=kube.http,
+                     namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": ns}})
 
 
 def rows(kube: Kube, *args: str) -> tuple[list[str], list[list[str]]]:

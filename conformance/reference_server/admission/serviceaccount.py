@@ -23,6 +23,7 @@ import random
 from typing import Any
 
 from .. import apierrors as E
+from ..gofmt import go_quote
 from ..registry import Registry
 from ..registry.meta import generate_name
 from ..storage import KeyNotFoundError
@@ -102,7 +103,7 @@ class ServiceAccountAdmission:
         except KeyNotFoundError:
             name = meta.get("name") or ""
             refusal = E.forbidden("pods", name, f"error looking up service account {ns}/{sa}: "
-                                                f'serviceaccount "{sa}" not found')
+                                                f"serviceaccount {go_quote(sa)} not found")
             if sa != DEFAULT_SERVICE_ACCOUNT:
                 raise refusal from None
             # getServiceAccount: `default` "should be auto-created by the controller": 10 live look-ups

@@ -20,21 +20,13 @@ from contextvars import ContextVar
 from typing import Any, Mapping, Sequence
 
 from .. import apierrors as E
+from ..gofmt import go_quote, q_strings
 from .rbac import GROUP, SYSTEM_MASTERS, Attributes, RBACAuthorizer, UserInfo
 
 CURRENT_USER: ContextVar[UserInfo | None] = ContextVar("nsconform_current_user", default=None)
 
 _RESOURCES = {"Role": "roles", "ClusterRole": "clusterroles", "RoleBinding": "rolebindings",
               "ClusterRoleBinding": "clusterrolebindings"}
-
-
-def _go_q(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _go_list(items: Sequence[str]) -> str:
-    """Go's `%q` of a []string: `["a" "b"]`."""
-    return "[" + " ".join(_go_q(i) for i in items) + "]"
 
 
 def breakdown(rule: Mapping[str, Any]) -> list[dict[str, list[str]]]:
@@ -113,7 +105,7 @@ def compact(rules: list[dict[str, list[str]]]) -> list[dict[str, list[str]]]:
 
 def compact_string(r: Mapping[str, Sequence[str]]) -> str:
     """`CompactString`."""
-    parts = [f"{label}:{_go_list(r[key])}" for label, key in (
+    parts = [f"{label}:{q_strings(r[key])}" for label, key in (
         ("APIGroups", "apiGroups"), ("Resources", "resources"), ("NonResourceURLs", "nonResourceURLs"),
         ("ResourceNames", "resourceNames"), ("Verbs", "verbs")) if r.get(key)]
     return "{" + ", ".join(parts) + "}"
@@ -144,7 +136,7 @@ class EscalationGuard:
         if not missing:
             return
         lines = sorted({compact_string(r) for r in compact(missing)})
-        msg = (f"user {_go_q(user.name)} (groups={_go_list(user.groups)}) is attempting to grant RBAC permissions "
+        msg = (f"user {go_quote(user.name)} (groups={q_strings(user.groups)}) is attempting to grant RBAC permissions "
                "not currently held:\n" + "\n".join(lines))
         if errors:
             msg += f"; resolution errors: [{', '.join(errors)}]"

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ..gofmt import sharp_v_strings
 from ..registry.kinds import ResourceInfo
 from ..registry.strategy import Strategy
 from ..registry.validation import validate_object_meta, validate_object_meta_update
@@ -83,8 +84,7 @@ def _meta_errors(obj: dict[str, Any], namespaced: bool, check_name: bool = True)
 
 def _go_slice_invalid(path: str, values: list[Any], detail: str) -> FieldError:
     """`field.Invalid` with a `[]string` value: Go prints it with `%#v` (`[]string{"a", "b"}`)."""
-    shown = "[]string{" + ", ".join('"' + str(v).replace('"', '\\"') + '"' for v in values) + "}"
-    return FieldError("FieldValueInvalid", path, f"Invalid value: {shown}: {detail}")
+    return FieldError("FieldValueInvalid", path, f"Invalid value: {sharp_v_strings(values)}: {detail}")
 
 
 def _rule_errors(rule: dict[str, Any], namespaced: bool, path: str) -> list[FieldError]:

@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequenc
 from urllib.parse import parse_qs
 
 from .. import apierrors as E
+from ..gofmt import go_quote
 from .bootstrap_policy import cluster_policy
 
 GROUP = "rbac.authorization.k8s.io"
@@ -256,22 +257,17 @@ def request_attributes(method: str, path: str, query: Any = None, user: UserInfo
 _SANITIZE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
-def _q(s: str) -> str:
-    """Go `%q` for the strings that occur here (quotes and backslashes escaped)."""
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def forbidden_message(attrs: Attributes) -> str:
     """`forbiddenMessage` (responsewriters/errors.go)."""
     username = attrs.user.name if attrs.user else ""
     if not attrs.resource_request:
-        return f"User {_q(username)} cannot {attrs.verb} path {_q(attrs.path)}"
+        return f"User {go_quote(username)} cannot {attrs.verb} path {go_quote(attrs.path)}"
     resource = attrs.resource + (f"/{attrs.subresource}" if attrs.subresource else "")
     if attrs.namespace:
-        return (f"User {_q(username)} cannot {attrs.verb} resource {_q(resource)} in API group "
-                f"{_q(attrs.api_group)} in the namespace {_q(attrs.namespace)}")
-    return (f"User {_q(username)} cannot {attrs.verb} resource {_q(resource)} in API group "
-            f"{_q(attrs.api_group)} at the cluster scope")
+        return (f"User {go_quote(username)} cannot {attrs.verb} resource {go_quote(resource)} in API group "
+                f"{go_quote(attrs.api_group)} in the namespace {go_quote(attrs.namespace)}")
+    return (f"User {go_quote(username)} cannot {attrs.verb} resource {go_quote(resource)} in API group "
+            f"{go_quote(attrs.api_group)} at the cluster scope")
 
 
 def forbidden_error(attrs: Attributes, reason: str = "") -> E.StatusError:
@@ -347,8 +343,8 @@ def _applies_to_user(user: UserInfo, subject: Mapping[str, Any], namespace: str)
 def _describe_subject(subject: Mapping[str, Any], binding_ns: str) -> str:
     kind, name = subject.get("kind", ""), subject.get("name", "")
     if kind == "ServiceAccount":
-        return f"{kind} {_q(name + '/' + (subject.get('namespace') or binding_ns))}"
-    return f"{kind} {_q(name)}"
+        return f"{kind} {go_quote(name + '/' + (subject.get('namespace') or binding_ns))}"
+    return f"{kind} {go_quote(name)}"
 
 
 def _aggregate(msgs: list[str]) -> str:
@@ -402,7 +398,7 @@ def _describe_binding(kind: str, binding: Mapping[str, Any], ref: Mapping[str, A
     name = meta.get("name", "")
     if kind == "RoleBinding":
         name = f"{name}/{meta.get('namespace') or namespace}"
-    return (f"{kind} {_q(name)} of {ref.get('kind', '')} {_q(ref.get('name', ''))} to "
+    return (f"{kind} {go_quote(name)} of {ref.get('kind', '')} {go_quote(ref.get('name', ''))} to "
             f"{_describe_subject(subject, namespace)}")
 
 
@@ -431,14 +427,14 @@ class RBACAuthorizer:
         if kind == "Role":
             role = self._find("Role", binding_ns, name)
             if role is None:
-                return [], f'role.{GROUP} "{name}" not found'
+                return [], f"role.{GROUP} {go_quote(name)} not found"
             return list(role.get("rules") or []), None
         if kind == "ClusterRole":
             role = self._find("ClusterRole", "", name)
             if role is None:
-                return [], f'clusterrole.{GROUP} "{name}" not found'
+                return [], f"clusterrole.{GROUP} {go_quote(name)} not found"
             return list(role.get("rules") or []), None
-        return [], f"unsupported role reference kind: {_q(str(kind or ''))}"
+        return [], f"unsupported role reference kind: {go_quote(str(kind or ''))}"
 
     def visit_rules_for(self, user: UserInfo, namespace: str) -> Iterator[Visit]:
         """`DefaultRuleResolver.VisitRulesFor`: every ClusterRoleBinding applying to `user`, then (when

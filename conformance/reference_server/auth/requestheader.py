@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 from urllib.parse import unquote
 
+from ..gofmt import go_quote
 from .rbac import UserInfo
 
 
@@ -41,7 +42,7 @@ class RequestHeaderConfig:
             out = tuple(n.strip() for n in names)
             for raw, name in zip(names, out):
                 if not name:
-                    raise ValueError(f"empty header {_go_quote(raw)}")
+                    raise ValueError(f"empty header {go_quote(raw)}")
             return out
         return RequestHeaderConfig(self.client_ca_file, self.allowed_names, trim(self.username_headers),
                                    trim(self.uid_headers), trim(self.group_headers), trim(self.extra_headers_prefix))
@@ -52,10 +53,6 @@ def kubeadm_request_header(client_ca_file: str) -> RequestHeaderConfig:
     headers."""
     return RequestHeaderConfig(client_ca_file, ("front-proxy-client",), ("X-Remote-User",), (),
                                ("X-Remote-Group",), ("X-Remote-Extra-",))
-
-
-def _go_quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _pairs(headers: Any) -> list[tuple[str, str]]:

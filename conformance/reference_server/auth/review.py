@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from .. import apierrors as E
 from .rbac import Attributes, Authorizer, RuleResolver, RuleSet, UserInfo
-from ..gonet.strconv import quote
+from ..gofmt import go_quote
 
 GROUP = "authorization.k8s.io"
 VERSION = "v1"
@@ -142,28 +142,23 @@ def normalize_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
 
 # ---- validation texts ------------------------------------------------------------------------------------
 
-def _go_q(s: str) -> str:
-    """Go `%q`/`%#v` of a string (ASCII-printable cases exact)."""
-    return quote(s)
-
-
 def _go_map(m: Mapping[str, str] | None) -> str:
     if not m:
         return "map[string]string(nil)"
-    return "map[string]string{" + ", ".join(f"{_go_q(k)}:{_go_q(v)}" for k, v in sorted(m.items())) + "}"
+    return "map[string]string{" + ", ".join(f"{go_quote(k)}:{go_quote(v)}" for k, v in sorted(m.items())) + "}"
 
 
 def _go_non_resource(nra: Mapping[str, str]) -> str:
     """`%#v` of the internal `authorization.NonResourceAttributes` (no JSON tags: Go field names)."""
-    return (f"authorization.NonResourceAttributes{{Path:{_go_q(nra.get('path', ''))}, "
-            f"Verb:{_go_q(nra.get('verb', ''))}}}")
+    return (f"authorization.NonResourceAttributes{{Path:{go_quote(nra.get('path', ''))}, "
+            f"Verb:{go_quote(nra.get('verb', ''))}}}")
 
 
 def _go_object_meta(meta: Mapping[str, Any]) -> str:
     """`%#v` of `metav1.ObjectMeta` for the fields a review body can carry (others are zero)."""
     return ("v1.ObjectMeta{" + ", ".join([
-        f"Name:{_go_q(meta.get('name', ''))}", f"GenerateName:{_go_q(meta.get('generateName', ''))}",
-        f"Namespace:{_go_q(meta.get('namespace', ''))}", 'SelfLink:""', 'UID:""', 'ResourceVersion:""',
+        f"Name:{go_quote(meta.get('name', ''))}", f"GenerateName:{go_quote(meta.get('generateName', ''))}",
+        f"Namespace:{go_quote(meta.get('namespace', ''))}", 'SelfLink:""', 'UID:""', 'ResourceVersion:""',
         "Generation:0", "CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)",
         "DeletionTimestamp:<nil>", "DeletionGracePeriodSeconds:(*int64)(nil)",
         f"Labels:{_go_map(meta.get('labels'))}", f"Annotations:{_go_map(meta.get('annotations'))}",

@@ -51,6 +51,7 @@ from aiohttp import web
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
+from ..gofmt import go_quote
 from ..registry import Registry, ResourceInfo
 from ..registry.kinds import NAMESPACES
 from ..registry.namespace import NamespaceStatusStrategy, NamespaceStrategy
@@ -123,7 +124,7 @@ def _initializer_errs(obj: dict[str, Any]) -> list[E.FieldError]:
             errs.append(E.field_invalid(path, name, "should be a domain with at least three segments separated "
                                                     "by dots"))
         elif name in seen:
-            errs.append(E.FieldError("FieldValueDuplicate", path, f'Duplicate value: "{name}"'))
+            errs.append(E.FieldError("FieldValueDuplicate", path, f"Duplicate value: {go_quote(name)}"))
         else:
             seen.add(name)
     return errs

@@ -25,6 +25,7 @@ from ..auth.rbac import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SYSTE
 from ..auth.tokens import (CACHE_MAX_AGE, DEFAULT_EXPIRATION, EXTENDED_EXPIRATION, MIN_EXPIRATION,
                            OPENID_CONFIG_PATH, WARN_ONLY_EXPIRATION, TokenIssuer)
 from ..gojsonhtml import escape_html
+from ..gofmt import go_quote
 from ..storage import KeyNotFoundError
 from .authz import REQUESTER
 from .context import ServerContext
@@ -185,7 +186,7 @@ def _bound_object(ctx: ServerContext, namespace: str, sa_name: str, ref: dict[st
         assert store is not None
         obj = store.get(namespace, name)
     if kind == "Pod" and (obj.get("spec") or {}).get("serviceAccountName") != sa_name:
-        raise E.bad_request(f"cannot bind token for serviceaccount {json.dumps(sa_name)} to pod running with "
+        raise E.bad_request(f"cannot bind token for serviceaccount {go_quote(str(sa_name))} to pod running with "
                             "different serviceaccount name.")
     uid = obj["metadata"]["uid"]
     if ref.get("uid") and ref["uid"] != uid:

@@ -13,6 +13,7 @@ from .. import apierrors as E
 from .. import gojsonraw
 from ..admission import create_admission, update_admission
 from ..admission.chain import note_items
+from ..gofmt import go_quote
 from ..registry import GenericStore
 from ..registry.collectiondelete import deletion_answer, deletion_pages
 from ..registry.createonupdate import allows_create_on_update
@@ -91,7 +92,7 @@ def check_path_segment(value: str, what: str) -> None:
         if "%" in value:
             msgs.append("may not contain '%'")
     if msgs:
-        raise E.bad_request(f'{what} parameter invalid: "{value}": {";".join(msgs)}')
+        raise E.bad_request(f'{what} parameter invalid: {go_quote(value)}: {";".join(msgs)}')  # `%q`
 
 
 _ACCEPT = istr("Accept")  # (a case-insensitive key made once: a plain str is folded at every look-up)

@@ -39,6 +39,7 @@ import functools
 from typing import Any
 
 from .. import apierrors as E
+from ..gofmt import plain_v
 from .conditions import set_condition, update_pod_condition
 from .meta import now
 from .store import DeleteOptions, ListOptions
@@ -53,10 +54,6 @@ DISRUPTION_BUDGET_CAUSE = "DisruptionBudget"  # policyv1.DisruptionBudgetCause
 TOO_MANY_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget."
 MULTIPLE_PDBS = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
 SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
-
-
-def _go_list(values: list[str]) -> str:
-    return "[" + " ".join(values) + "]"
 
 
 def _dry_run_list(value: Any) -> list[str]:
@@ -84,7 +81,7 @@ def propagate_dry_run(eviction: dict[str, Any], query_dry_run: list[str]) -> Del
     content = _dry_run_list(body.get("dryRun"))
     if content and query_dry_run and content != query_dry_run:
         raise E.StatusError(E.status_dict(500, None, "Non-matching dry-run options in request and content: "
-                                                     f"{_go_list(query_dry_run)} and {_go_list(content)}"))
+                                                     f"{plain_v(query_dry_run)} and {plain_v(content)}"))
     return _delete_options(body, content or query_dry_run)
 
 

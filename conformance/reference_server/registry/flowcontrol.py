@@ -21,6 +21,7 @@ import math
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ..gofmt import go_quote, sharp_v_strings
 from .kinds import ResourceInfo
 from .strategy import Strategy
 from .flowcontrol_bootstrap import MANDATORY_SPECS
@@ -39,11 +40,6 @@ SUBJECT_KINDS = ("Group", "ServiceAccount", "User")
 PL_TYPES = ("Exempt", "Limited")
 LIMIT_RESPONSE_TYPES = ("Queue", "Reject")
 _NS_INTRO = "each member of this list must be '*' or a DNS-1123 label; "
-
-
-def _go_strings(values: list[Any]) -> str:
-    """Go's `%#v` of a `[]string`, as `field.Invalid` prints a slice value."""
-    return "[]string{" + ", ".join(json.dumps(str(v)) for v in values) + "}"
 
 
 def _invalid_raw(path: str, shown: str, detail: str) -> FieldError:
@@ -129,12 +125,12 @@ def _verb_errors(verbs: list[Any], path: str) -> list[FieldError]:
     if not verbs:
         return [field_required(path, "verbs must contain at least one value")]
     if "*" in verbs:
-        return [_invalid_raw(path, _go_strings(verbs), "if '*' is present, must not specify other verbs")] \
+        return [_invalid_raw(path, sharp_v_strings(verbs), "if '*' is present, must not specify other verbs")] \
             if len(verbs) > 1 else []
     if not set(verbs) <= set(SUPPORTED_VERBS):
         return [FieldError("FieldValueNotSupported", path,
-                           f"Unsupported value: {_go_strings(verbs)}: supported values: "
-                           + ", ".join(json.dumps(v) for v in SUPPORTED_VERBS))]
+                           f"Unsupported value: {sharp_v_strings(verbs)}: supported values: "
+                           + ", ".join(go_quote(v) for v in SUPPORTED_VERBS))]
     return []
 
 
@@ -164,19 +160,19 @@ def _resource_rule_errors(rule: dict[str, Any], path: str) -> list[FieldError]:
     if not groups:
         errs.append(field_required(f"{path}.apiGroups", "resource rules must supply at least one api group"))
     elif len(groups) > 1 and "*" in groups:
-        errs.append(_invalid_raw(f"{path}.apiGroups", _go_strings(groups),
+        errs.append(_invalid_raw(f"{path}.apiGroups", sharp_v_strings(groups),
                                  "if '*' is present, must not specify other api groups"))
     if not resources:
         errs.append(field_required(f"{path}.resources", "resource rules must supply at least one resource"))
     elif len(resources) > 1 and "*" in resources:
-        errs.append(_invalid_raw(f"{path}.resources", _go_strings(resources),
+        errs.append(_invalid_raw(f"{path}.resources", sharp_v_strings(resources),
                                  "if '*' is present, must not specify other resources"))
     if not namespaces and not rule.get("clusterScope"):
         errs.append(field_required(f"{path}.namespaces",
                                    "resource rules that are not cluster scoped must supply at least one namespace"))
     elif "*" in namespaces:
         if len(namespaces) > 1:
-            errs.append(_invalid_raw(f"{path}.namespaces", _go_strings(namespaces),
+            errs.append(_invalid_raw(f"{path}.namespaces", sharp_v_strings(namespaces),
                                      "if '*' is present, must not specify other namespaces"))
     else:
         for i, ns in enumerate(namespaces):
@@ -193,7 +189,7 @@ def _non_resource_rule_errors(rule: dict[str, Any], path: str) -> list[FieldErro
         errs.append(field_required(f"{path}.nonResourceURLs", "nonResourceURLs must contain at least one value"))
     elif "*" in urls:
         if len(urls) > 1:
-            errs.append(_invalid_raw(f"{path}.nonResourceURLs", _go_strings(urls),
+            errs.append(_invalid_raw(f"{path}.nonResourceURLs", sharp_v_strings(urls),
                                      "if '*' is present, must not specify other non-resource URLs"))
     else:
         for i, url in enumerate(urls):
@@ -239,8 +235,9 @@ def flow_schema_spec_errors(name: str, spec: dict[str, Any]) -> list[FieldError]
         mtype = as_dict(method).get("type") or ""
         if mtype not in DISTINGUISHER_METHODS:
             errs.append(FieldError("FieldValueNotSupported", "spec.distinguisherMethod.type",
-                                   f"Unsupported value: flowcontrol.FlowDistinguisherMethod{{Type:{json.dumps(mtype)}}}"
-                                   ": supported values: " + ", ".join(json.dumps(v) for v in DISTINGUISHER_METHODS)))
+                                   "Unsupported value: flowcontrol.FlowDistinguisherMethod"
+                                   f"{{Type:{go_quote(str(mtype))}}}"
+                                   ": supported values: " + ", ".join(go_quote(v) for v in DISTINGUISHER_METHODS)))
     pl_name = as_dict(spec.get("priorityLevelConfiguration")).get("name") or ""
     if pl_name:
         errs += [field_invalid("spec.priorityLevelConfiguration.name", pl_name, m)
@@ -260,7 +257,7 @@ def _condition_errors(status: dict[str, Any]) -> list[FieldError]:
         ctype = as_dict(cond).get("type") or ""
         if ctype in seen:
             errs.append(FieldError("FieldValueDuplicate", f"status.conditions[{i}].type",
-                                   f"Duplicate value: {json.dumps(ctype)}"))
+                                   f"Duplicate value: {go_quote(str(ctype))}"))
         seen.add(ctype)
         if not ctype:
             errs.append(field_required(f"status.conditions[{i}].type", "must not be empty"))

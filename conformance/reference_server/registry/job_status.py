@@ -11,14 +11,13 @@ the internal struct.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import re
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
+from ..gofmt import go_quote, sharp_v_strings
 from .meta import parse_time
 from .shapes import as_dict, as_int, as_list
-from ..gonet.strconv import quote
 
 NEGATIVE = "must be greater than or equal to 0"
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -60,9 +59,7 @@ def _invalid_raw(path: str, shown: str, detail: str) -> FieldError:
 
 
 def _go_uids(value: Any) -> str:
-    if value is None:
-        return "[]types.UID(nil)"
-    return "[]types.UID{" + ", ".join(quote(str(u)) for u in as_list(value)) + "}"
+    return sharp_v_strings(value, "[]types.UID")
 
 
 def _uncounted_repr(u: dict[str, Any]) -> str:
@@ -75,14 +72,14 @@ def _interval(text: str, completions: int) -> tuple[int, int]:
     """`parseIndexInterval`."""
     limits = text.split("-")
     if len(limits) > 2:
-        raise ValueError(f'the fragment {json.dumps(text)} violates the requirement that an index interval can '
+        raise ValueError(f'the fragment {go_quote(text)} violates the requirement that an index interval can '
                          "have at most two parts separated by '-'")
     bounds = []
     for part in limits:
         if not _INT.fullmatch(part):
-            raise ValueError(f"cannot convert string to integer for index: {json.dumps(part)}")
+            raise ValueError(f"cannot convert string to integer for index: {go_quote(part)}")
         if int(part) >= completions:
-            raise ValueError(f"too large index: {json.dumps(part)}")
+            raise ValueError(f"too large index: {go_quote(part)}")
         bounds.append(int(part))
     if len(bounds) == 2 and bounds[0] >= bounds[1]:
         raise ValueError(f"non-increasing order, previous: {bounds[0]}, current: {bounds[1]}")
@@ -205,7 +202,7 @@ def validate_job_status(new: dict[str, Any], old: dict[str, Any]) -> list[FieldE
                 if uid == "":
                     errs.append(field_invalid(path, uid, "must not be empty"))
                 elif uid in seen:
-                    quoted = quote(uid)
+                    quoted = go_quote(uid)
                     errs.append(FieldError("FieldValueDuplicate", path, f"Duplicate value: {quoted}"))
                 else:
                     seen.add(uid)

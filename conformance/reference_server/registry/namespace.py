@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
+from ..gofmt import go_quote
 from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store
 from ..storage.clone import clone
 from . import meta as M
@@ -215,7 +216,7 @@ class NamespaceStore(GenericStore):
 
     def _invalid(self, name: str, errs: list[E.FieldError]) -> E.StatusError:
         if self.deviations.active("invalid-name-without-causes") and any(e.field == "metadata.name" for e in errs):
-            return E.StatusError(E.status_dict(422, "Invalid", f'Namespace "{name}" is invalid',
+            return E.StatusError(E.status_dict(422, "Invalid", f"Namespace {go_quote(name)} is invalid",
                                                {"name": name, "kind": "Namespace"}))
         return super()._invalid(name, errs)
 

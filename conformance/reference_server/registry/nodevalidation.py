@@ -25,7 +25,7 @@ import ipaddress
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ..gonet.strconv import quote
+from ..gofmt import go_quote, sharp_v_strings
 from .groupvalidation.formats import INVALID_CIDR, parse_cidr_sloppy
 from .nodeannotations import annotation_errors
 from .podvalidation.podspec import TAINT_EFFECTS
@@ -44,8 +44,8 @@ def _text(value: Any) -> str:
 def taint_struct(taint: dict[str, Any]) -> str:
     """Go's `%#v` of a `core.Taint` (a set timeAdded is a pointer: its address is unknowable)."""
     added = "(*v1.Time)(nil)" if taint.get("timeAdded") is None else "(*v1.Time)(0xc000000000)"
-    return (f"core.Taint{{Key:{quote(_text(taint.get('key')))}, Value:{quote(_text(taint.get('value')))}, "
-            f"Effect:{quote(_text(taint.get('effect')))}, TimeAdded:{added}}}")
+    return (f"core.Taint{{Key:{go_quote(_text(taint.get('key')))}, Value:{go_quote(_text(taint.get('value')))}, "
+            f"Effect:{go_quote(_text(taint.get('effect')))}, TimeAdded:{added}}}")
 
 
 def taint_errors(taints: Any, path: str = TAINTS_PATH) -> list[FieldError]:
@@ -81,11 +81,6 @@ def resource_errors(node: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
-def _go_strings(values: list[str]) -> str:
-    """`%#v` of a `[]string`."""
-    return "[]string{" + ", ".join(quote(v) for v in values) + "}"
-
-
 def _family(net: ipaddress.IPv4Network | ipaddress.IPv6Network) -> int:
     """`IsIPv6(cidr.IP)`: an IPv4-mapped IPv6 address is IPv4 to Go (`To4()` is not nil)."""
     if isinstance(net, ipaddress.IPv6Network) and net.network_address.ipv4_mapped is not None:
@@ -106,18 +101,18 @@ def pod_cidr_errors(cidrs: list[str]) -> list[FieldError]:
     bad = next((c for c, n in zip(cidrs, nets) if n is None), None)
     if bad is not None:  # `IsDualStackCIDRStrings` → `ParseCIDRs`' error, as a field.InternalError
         errs.append(FieldError("InternalError", path, "Internal error: invalid PodCIDRs. failed to check with dual "
-                                                      f"stack with error:failed to parse cidr value:{quote(bad)} "
+                                                      f"stack with error:failed to parse cidr value:{go_quote(bad)} "
                                                       f"with error:invalid CIDR address: {bad}"))
         dual = False
     else:
         dual = {_family(n) for n in nets if n is not None} == {4, 6}
     if not dual or len(cidrs) > 2:
-        errs.append(FieldError("FieldValueInvalid", path, f"Invalid value: {_go_strings(cidrs)}: may specify no "
+        errs.append(FieldError("FieldValueInvalid", path, f"Invalid value: {sharp_v_strings(cidrs)}: may specify no "
                                                           "more than one CIDR for each IP family"))
     seen: set[str] = set()
     for i, cidr in enumerate(cidrs):
         if cidr in seen:
-            errs.append(FieldError("FieldValueDuplicate", f"{path}[{i}]", f"Duplicate value: {quote(cidr)}"))
+            errs.append(FieldError("FieldValueDuplicate", f"{path}[{i}]", f"Duplicate value: {go_quote(cidr)}"))
         seen.add(cidr)
     return errs
 
@@ -137,7 +132,7 @@ def node_errors(node: dict[str, Any]) -> list[FieldError]:
 
 def _address_struct(address: dict[str, Any]) -> str:
     """Go's `%#v` of a `core.NodeAddress`."""
-    kind, where = quote(_text(address.get("type"))), quote(_text(address.get("address")))
+    kind, where = go_quote(_text(address.get("type"))), go_quote(_text(address.get("address")))
     return f"core.NodeAddress{{Type:{kind}, Address:{where}}}"
 
 

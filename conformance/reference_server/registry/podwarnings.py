@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..gonet.strconv import quote as go_quote
+from ..gofmt import go_quote, plain_v
 from ..quantity import Quantity, QuantityError
 from .shapes import as_dict, as_list
 from .ipwarnings import entry_ip_warnings, ip_warnings
@@ -78,15 +78,10 @@ def _join(prefix: str, child: str) -> str:
     return f"{prefix}.{child}" if prefix else child
 
 
-def _go_list(msgs: list[str]) -> str:
-    """Go's `%v` of a []string: `[a b]`."""
-    return "[" + " ".join(msgs) + "]"
-
-
 def name_warnings(name: Any, *, pod: bool) -> list[str]:
     """The strategies' `IsDNS1123Label(name)` warning: a pod's own words, or a workload's."""
     msgs = is_dns1123_label(name) if isinstance(name, str) else []
-    return [(POD_NAME if pod else WORKLOAD_NAME) + _go_list(msgs)] if msgs else []
+    return [(POD_NAME if pod else WORKLOAD_NAME) + plain_v(msgs)] if msgs else []
 
 
 _WHOLE_SUFFIXES = frozenset(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M", "G", "T", "P", "E"))

@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid
+from ..gofmt import go_quote
 from ..quantity import Quantity, QuantityError, int64_amount
 from .groupvalidation.quotascopes import scope_selector_errors, scopes_errors, scopes_shown
 from .strategy import Strategy
@@ -88,7 +89,7 @@ def go_struct(raw: Any) -> str:
                 'd:resource.infDecAmount{Dec:(*inf.Dec)(0xc000000000)}, s:"", Format:"DecimalSI"}')
     value, scale, kept, fmt = fast
     return (f"resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, "
-            f"d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:{json.dumps(kept)}, Format:{json.dumps(fmt)}}}")
+            f"d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:{go_quote(kept)}, Format:{go_quote(fmt)}}}")
 
 
 def quantity_errors(name: str, raw: Any, path: str) -> list[FieldError]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..apierrors import bad_request
+from ..gofmt import go_quote
 from .validation import is_label_value, is_qualified_name
 
 
@@ -56,12 +57,14 @@ def parse_label_selector(s: str) -> list[Requirement]:
     def check_key(k: str) -> None:
         errs = is_qualified_name(k)
         if errs:
-            fail(f'<nil>: Invalid value: "{k}": {errs[0]}')
+            fail(f"<nil>: Invalid value: {go_quote(k)}: {'; '.join(errs)}")  # `validateLabelKey`
 
-    def check_val(v: str) -> None:
-        errs = is_label_value(v)
-        if errs:
-            fail(f'values[0][{key}]: Invalid value: "{v}": {errs[0]}')
+    def check_vals(vals: list[str]) -> None:
+        """`NewRequirement`'s `validateLabelValue` of each value (the parsed set, sorted), aggregated."""
+        texts = [f"values[{n}][{key}]: Invalid value: {go_quote(v)}: {'; '.join(errs)}"
+                 for n, v in enumerate(vals) if (errs := is_label_value(v))]
+        if texts:
+            fail(texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]")
 
     while i < len(toks):
         if toks[i] == "!":
@@ -87,21 +90,26 @@ def parse_label_selector(s: str) -> list[Requirement]:
                     if i < len(toks) and toks[i] not in (",", "(", ")"):
                         val = toks[i]
                         i += 1
-                    check_val(val)
+                    check_vals([val])
                     reqs.append(Requirement(key, op, (val,)))
                 elif op in ("in", "notin"):
                     if i >= len(toks) or toks[i] != "(":
                         raise bad_request(f"found '{toks[i] if i < len(toks) else ''}', expected: '('")
                     i += 1
-                    vals: list[str] = []
+                    pieces = [""]  # `parseValues`: comma-separated identifiers, an empty piece (`()`, `(,a)`) is ""
                     while i < len(toks) and toks[i] != ")":
-                        if toks[i] != ",":
-                            check_val(toks[i])
-                            vals.append(toks[i])
+                        if toks[i] == ",":
+                            pieces.append("")
+                        elif pieces[-1]:
+                            raise bad_request(f"unable to parse requirement: found '{toks[i]}', expected: ',' or ')'")
+                        else:
+                            pieces[-1] = toks[i]
                         i += 1
                     if i >= len(toks):
                         raise bad_request("found '', expected: ')'")
                     i += 1
+                    vals = sorted(set(pieces))  # `values.List()`: the set, sorted
+                    check_vals(vals)
                     reqs.append(Requirement(key, op, tuple(vals)))
                 else:
                     raise bad_request(f"found '{op}', expected: in, notin, =, ==, !=, gt, lt")

@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ..gofmt import sharp_v_strings
 from .draws import current as current_draws
 from .draws import draw, dry_allocation, note_allocated, note_collided, reserved
 from . import nodeports
@@ -42,9 +43,9 @@ _ALLOCATED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "health
 
 
 def _invalid_ips(ip: str, why: str) -> FieldError:
-    """The allocator's error: the value prints as Go's `%#v` of `[]string`."""
+    """The allocator's error: the value (`service.Spec.ClusterIPs`) prints as Go's `%#v` of `[]string`."""
     return FieldError("FieldValueInvalid", "spec.clusterIPs",
-                      f'Invalid value: []string{{"{ip}"}}: failed to allocate IP {ip}: {why}')
+                      f"Invalid value: {sharp_v_strings([ip])}: failed to allocate IP {ip}: {why}")
 
 
 def _defaults(spec: dict[str, Any]) -> None:
@@ -228,8 +229,8 @@ class ServiceStrategy(Strategy):
             return [field_invalid("spec.clusterIPs[0]", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
         if addr.version != self.cidr.version:  # `initIPFamilyFields`: the family inferred from the IP
             family = f"IPv{addr.version}"
-            return [FieldError("FieldValueInvalid", "spec.clusterIPs[0]",
-                               f'Invalid value: []string{{"{ip}"}}: {family} is not configured on this cluster')]
+            return [FieldError("FieldValueInvalid", "spec.clusterIPs[0]", f"Invalid value: {sharp_v_strings([ip])}: "
+                               f"{family} is not configured on this cluster")]
         if dry_allocation():  # the dry-run allocator: its range only, an address taken already passes
             why = self.allocator.dry_check(self._dry_allocator(f"IPv{addr.version}"), str(addr))
             return [_invalid_ips(ip, why)] if why else []
@@ -290,13 +291,9 @@ def _ips(spec: dict[str, Any]) -> list[Any]:
     return as_list(spec.get("clusterIPs"))
 
 
-def _go_strings(values: list[Any], type_name: str = "string") -> str:
-    """Go's `%#v` of a string slice (how `field.Invalid` prints one)."""
-    return f"[]{type_name}{{" + ", ".join(f'"{v}"' for v in values) + "}"
-
-
 def _invalid_list(field: str, values: list[Any], detail: str, type_name: str = "string") -> FieldError:
-    return FieldError("FieldValueInvalid", field, f"Invalid value: {_go_strings(values, type_name)}: {detail}")
+    shown = sharp_v_strings(values, f"[]{type_name}")
+    return FieldError("FieldValueInvalid", field, f"Invalid value: {shown}: {detail}")
 
 
 def _normalize_cluster_ips(new: dict[str, Any], old: dict[str, Any]) -> None:

@@ -16,7 +16,7 @@ import ipaddress
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
-from ..gonet.strconv import quote as go_quote
+from ..gofmt import sharp_v_strings
 from .groupvalidation.formats import strict_cidr_errors
 from .kinds import ResourceInfo
 from .status_validation import ip_errors
@@ -33,8 +33,9 @@ ALLOCATOR = "ipallocator.k8s.io"  # ipallocator.ControllerName
 
 
 def _spec_value(spec: dict[str, Any]) -> str:
-    """Go's `%v`-ish print of a ServiceCIDRSpec in a field.Invalid (`{[a b]}`)."""
-    return "{[" + " ".join(str(c) for c in spec.get("cidrs") or []) + "]}"
+    """`field.Invalid(fieldPath, cidrConfig.Spec, ...)` in `ValidateServiceCIDR`: the internal
+    `networking.ServiceCIDRSpec` is no `fmt.Stringer`, so `ErrorBody` prints it with `%#v`."""
+    return "networking.ServiceCIDRSpec{CIDRs:" + sharp_v_strings(spec.get("cidrs")) + "}"
 
 
 class ServiceCIDRStrategy(Strategy):
@@ -71,7 +72,7 @@ class ServiceCIDRStrategy(Strategy):
         errs = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
         cidrs, old_cidrs = (new.get("spec") or {}).get("cidrs"), (old.get("spec") or {}).get("cidrs")
         if cidrs != old_cidrs:
-            shown = "[]string{" + ", ".join(go_quote(str(c)) for c in cidrs or []) + "}"
+            shown = sharp_v_strings(cidrs)  # `ValidateImmutableField(update.Spec.CIDRs, ...)`
             errs.append(FieldError("FieldValueInvalid", "spec.cidrs", f"Invalid value: {shown}: field is immutable"))
         return errs
 

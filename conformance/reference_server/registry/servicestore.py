@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import apierrors as E
+from ..gofmt import sharp_v_strings
 from ..storage import KeyExistsError, KeyNotFoundError
 from .draws import Allocated, allocation, pinned, release_sink, reserved
 from .draws import allocated as current_allocated
@@ -46,9 +47,9 @@ def _ips_as_sent(spec: dict[str, Any]) -> list[str]:
 def refused_ip(service: dict[str, Any], ip: str, why: str = ERR_ALLOCATED) -> E.StatusError:
     """`allocIPs`' error for a requested IP whose IPAddress could not be written (`ErrAllocated`: it exists)."""
     ips = _ips_as_sent((service or {}).get("spec") or {})
-    shown = "[]string{" + ", ".join(f'"{i}"' for i in ips) + "}"
     return E.invalid("Service", (service.get("metadata") or {}).get("name", ""), [E.FieldError(
-        "FieldValueInvalid", "spec.clusterIPs", f"Invalid value: {shown}: failed to allocate IP {ip}: {why}")])
+        "FieldValueInvalid", "spec.clusterIPs",
+        f"Invalid value: {sharp_v_strings(ips)}: failed to allocate IP {ip}: {why}")])
 
 
 def ip_taken(exc: E.StatusError) -> bool:

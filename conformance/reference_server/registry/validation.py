@@ -5,6 +5,7 @@ import re
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
+from ..gofmt import sharp_v_strings
 
 _LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN_FMT = _LABEL_FMT + r"(\." + _LABEL_FMT + ")*"
@@ -250,10 +251,6 @@ def validate_labels(labels: dict[str, Any], path: str) -> list[FieldError]:
     return errs
 
 
-def _go_string_slice(values: list[str]) -> str:
-    return "[]string{" + ", ".join('"' + v + '"' for v in values) + "}"
-
-
 def validate_object_meta_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """`ValidateObjectMetaAccessorUpdate`: immutable fields and no new finalizers while deleting (NS-32, NS-38)."""
     errs: list[FieldError] = []
@@ -265,5 +262,5 @@ def validate_object_meta_update(new: dict[str, Any], old: dict[str, Any]) -> lis
         if added:
             errs.append(field_forbidden("metadata.finalizers",
                                         "no new finalizers can be added if the object is being deleted, "
-                                        f"found new finalizers {_go_string_slice(added)}"))
+                                        f"found new finalizers {sharp_v_strings(added)}"))
     return errs

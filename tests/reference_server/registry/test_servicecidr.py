@@ -52,8 +52,13 @@ def test_service_cidr_validation_and_immutability():
                 "spec": {"cidrs": list(cidrs)}}
     assert _causes(store, cidr("empty")) == [("spec.cidrs", "Required value: at least one CIDR required")]
     assert _causes(store, cidr("two-v4", "10.0.0.0/24", "10.1.0.0/24")) == [
-        ("spec.cidrs", "Invalid value: {[10.0.0.0/24 10.1.0.0/24]}: may specify no more than one IP for each IP "
-                       "family, i.e 192.168.0.0/24 and 2001:db8::/64")]
+        ("spec.cidrs", 'Invalid value: networking.ServiceCIDRSpec{CIDRs:[]string{"10.0.0.0/24", "10.1.0.0/24"}}: '
+                       "may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64")]
+    # `field.Invalid(fieldPath, cidrConfig.Spec, ...)`: the internal struct (no `String()`) prints with `%#v`, its
+    # strings with strconv.Quote (a tab as `\t`, a non-ASCII letter as itself)
+    assert _causes(store, cidr("three", "10.0.0.0/24\t", "fd00::/64", "é")) == [
+        ("spec.cidrs", 'Invalid value: networking.ServiceCIDRSpec{CIDRs:[]string{"10.0.0.0/24\\t", "fd00::/64", '
+                       '"é"}}: may only hold up to 2 values')]
     made = store.create(cidr("extra", "10.100.0.0/24"))
     assert "status" not in made
     changed = {**made, "spec": {"cidrs": ["10.101.0.0/24"]}}

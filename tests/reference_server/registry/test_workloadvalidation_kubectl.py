@@ -3,6 +3,7 @@ the bodies of `create deployment`, `run`, `create job` and `create cronjob` pass
 upstream's 422 as kubectl prints it (`The <Kind> "<name>" is invalid: ...`)."""
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 from typing import Iterator
@@ -110,3 +111,17 @@ spec:
         '"Localhost", "RuntimeDefault", "Unconfined"\n'
         '* spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Always": supported '
         'values: "DoNotSchedule", "ScheduleAnyway"\n')
+
+
+def test_kubectl_prints_a_label_map_as_go_does(kube: Kube, ns: str, tmp_path: Path) -> None:
+    """The selector-mismatch cause prints the template's labels with Go's `%#v` (gofmt.py): a non-ASCII letter as
+    itself and a control character escaped, as kube-apiserver's strconv.Quote writes them (not JSON's `\\u00e9`)."""
+    manifest = tmp_path / "labels.json"
+    manifest.write_text(json.dumps({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "labels"},
+        "spec": {"selector": {"matchLabels": {"app": "api"}}, "template": {
+            "metadata": {"labels": {"app": "web", "tier": "é\x01"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}}))
+    err = kube.fails("apply", "-f", str(manifest), "-n", ns)
+    assert '* spec.template.metadata.labels: Invalid value: map[string]string{"app":"web", "tier":"é\\x01"}: ' \
+        "`selector` does not match template `labels`\n" in err, err

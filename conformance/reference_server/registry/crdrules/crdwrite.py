@@ -10,16 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ...gofmt import go_quote
 from .compiler import Types, compile_rule, valid_field_path
 from .cost import TotalCost, child_cardinality, decl_type, expression_cost, over_limit, size_estimator
 
 REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
 
 
-def go_string(s: str) -> str:
-    """Go's `%q` of a string, as `%#v` prints a struct's string fields."""
-    from ...gonet.strconv import quote
-    return quote(s)
+go_string = go_quote  # `%#v` of a struct's string field (`strconv.Quote`); crschema.py and validator.py print with it
 
 
 def rule_go_value(rule: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ...gonet.strconv import quote
+from ...gofmt import sharp_v_strings
 
 OPENAPI_V3_TYPES = ("array", "boolean", "integer", "number", "object", "string")  # sets.List(): sorted
 META_FIELDS = ("metadata", "kind", "apiVersion")
@@ -33,11 +33,6 @@ class _Validator:
     allow_defaults: bool = True
     disallow_defaults_reason: str = ""
     inside_resource_meta: bool = False
-
-
-def _go_string_slice(values: list[Any]) -> str:
-    """`%#v` of a `[]string`, as field.Invalid prints one."""
-    return "[]string{" + ", ".join(quote(str(v)) for v in values) + "}"
 
 
 def _dict(v: Any) -> dict[str, Any]:
@@ -191,11 +186,11 @@ def _map_list(s: dict[str, Any], p: str, keys: list[Any], item: dict[str, Any] |
                                           "must be a scalar type if parent array's x-kubernetes-list-type is map"))
         else:
             errs.append(FieldError("FieldValueInvalid", f"{p}.x-kubernetes-list-map-keys",
-                                   f"Invalid value: {_go_string_slice(keys)}: entries must all be names of item "
+                                   f"Invalid value: {sharp_v_strings(keys)}: entries must all be names of item "
                                    "properties"))
         if k in seen:
             errs.append(FieldError("FieldValueInvalid", f"{p}.x-kubernetes-list-map-keys",
-                                   f"Invalid value: {_go_string_slice(keys)}: must not contain duplicate entries"))
+                                   f"Invalid value: {sharp_v_strings(keys)}: must not contain duplicate entries"))
         seen.add(k)
 
 

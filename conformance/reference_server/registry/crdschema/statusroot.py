@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...apierrors import FieldError, field_invalid
-from ...gofmt import sharp_v
+from ...gofmt import sharp_v, sharp_v_strings
 from ..crdrules.crdwrite import go_string, rule_go_value
 
 ALLOWED = ("Description", "Type", "Format", "Title", "Maximum", "ExclusiveMaximum", "Minimum", "ExclusiveMinimum",
@@ -91,7 +91,7 @@ def _field(kind: str, go: str, v: Any) -> str:
     if kind == "p":
         return f"({go})({_ADDRESS if set_ else 'nil'})"
     if kind == "l":
-        return "[]string{" + ", ".join(go_string(str(x)) for x in v) + "}" if isinstance(v, list) else "[]string(nil)"
+        return sharp_v_strings(v)
     if kind == "e":
         return f"[]{_A}JSON{{" + ", ".join(sharp_v(x) for x in v) + "}" if isinstance(v, list) else f"[]{_A}JSON(nil)"
     if kind == "j":

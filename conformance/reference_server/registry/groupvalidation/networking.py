@@ -9,12 +9,12 @@ host (`allowInvalidSecretName`, `allowInvalidWildcardHostRule`) and the CIDRs of
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import re
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ...gofmt import sharp_v_strings
 from ..shapes import as_dict, as_list
 from ..status_validation import parse_ip_sloppy
 from ..validation import (is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_path_segment_name,
@@ -322,7 +322,7 @@ def _old_cidrs(old: dict[str, Any] | None) -> tuple[str, ...]:
 
 def _policy_types_shown(types: list[Any]) -> str:
     """`%#v` of the `&spec.PolicyTypes` pointer field.Invalid dereferences: `[]networking.PolicyType{...}`."""
-    return "[]networking.PolicyType{" + ", ".join(json.dumps(str(t)) for t in types) + "}"
+    return sharp_v_strings(types, "[]networking.PolicyType")
 
 
 def network_policy_spec_errors(spec: dict[str, Any], old: dict[str, Any] | None = None) -> list[FieldError]:

@@ -10,10 +10,10 @@ Requirement{...}}`; this module rebuilds those texts. The selector's "conflictin
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...apierrors import FieldError, field_invalid, field_required
+from ...gofmt import go_quote, sharp_v_strings
 from ..shapes import as_dict, as_list
 
 STANDARD_SCOPES = frozenset({"Terminating", "NotTerminating", "BestEffort", "NotBestEffort", "PriorityClass",
@@ -41,16 +41,7 @@ def scope_valid_for_resource(scope: str, resource: str) -> bool:
 
 def scopes_shown(scopes: Any) -> str:
     """`%#v` of `[]core.ResourceQuotaScope`."""
-    items = scopes if isinstance(scopes, list) else []
-    if not items:
-        return "[]core.ResourceQuotaScope(nil)" if not isinstance(scopes, list) else "[]core.ResourceQuotaScope{}"
-    return "[]core.ResourceQuotaScope{" + ", ".join(json.dumps(str(s)) for s in items) + "}"
-
-
-def _strings_shown(values: Any) -> str:
-    if not isinstance(values, list):
-        return "[]string(nil)"
-    return "[]string{" + ", ".join(json.dumps(str(v)) for v in values) + "}"
+    return sharp_v_strings(scopes, "[]core.ResourceQuotaScope")
 
 
 def selector_shown(selector: dict[str, Any]) -> str:
@@ -60,9 +51,9 @@ def selector_shown(selector: dict[str, Any]) -> str:
         inner = "[]core.ScopedResourceSelectorRequirement(nil)"
     else:
         inner = "[]core.ScopedResourceSelectorRequirement{" + ", ".join(
-            f"core.ScopedResourceSelectorRequirement{{ScopeName:{json.dumps(str(as_dict(e).get('scopeName') or ''))}, "
-            f"Operator:{json.dumps(str(as_dict(e).get('operator') or ''))}, "
-            f"Values:{_strings_shown(as_dict(e).get('values'))}}}" for e in exprs) + "}"
+            f"core.ScopedResourceSelectorRequirement{{ScopeName:{go_quote(str(as_dict(e).get('scopeName') or ''))}, "
+            f"Operator:{go_quote(str(as_dict(e).get('operator') or ''))}, "
+            f"Values:{sharp_v_strings(as_dict(e).get('values'))}}}" for e in exprs) + "}"
     return f"core.ScopeSelector{{MatchExpressions:{inner}}}"
 
 
@@ -120,7 +111,7 @@ def scope_selector_errors(spec: dict[str, Any]) -> list[FieldError]:
                                                              "or 'NotIn' for scope selector"))
         elif op in ("Exists", "DoesNotExist"):
             if as_list(values):
-                errs.append(_invalid_shown(f"{path}.values", _strings_shown(values),
+                errs.append(_invalid_shown(f"{path}.values", sharp_v_strings(values),
                                            "must be no value when `operator` is 'Exist' or 'DoesNotExist' for "
                                            "scope selector"))
         else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_required
+from ...gofmt import sharp_v_strings
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_subdomain, is_qualified_name
 from .discovery import duplicate
@@ -83,11 +84,6 @@ def csi_driver_name_errors(name: str, path: str = "name") -> list[FieldError]:
     return errs + [field_invalid(path, name, m) for m in is_dns1123_subdomain(name.lower())]
 
 
-def _strings_shown(values: list[Any]) -> str:
-    """`%#v` of a `[]string`."""
-    return "[]string{" + ", ".join(_go_quote(str(v)) for v in values) + "}"
-
-
 def csinode_errors(spec: dict[str, Any]) -> list[FieldError]:
     """`validateCSINodeDrivers`: each driver's name (`ValidateCSIDriverName`), nodeID (required, at most 192
     characters), allocatable count (not negative), a name not repeated, and topology keys (non-empty, unique,
@@ -117,7 +113,7 @@ def csinode_errors(spec: dict[str, Any]) -> list[FieldError]:
             if key in seen:
                 errs.append(duplicate(path, key))
             seen.add(key)
-            errs += [FieldError("FieldValueInvalid", path, f"Invalid value: {_strings_shown(keys)}: {m}")
+            errs += [FieldError("FieldValueInvalid", path, f"Invalid value: {sharp_v_strings(keys)}: {m}")
                      for m in is_qualified_name(key)]
     return errs
 
@@ -125,7 +121,7 @@ def csinode_errors(spec: dict[str, Any]) -> list[FieldError]:
 def _driver_struct(driver: dict[str, Any]) -> str:
     """Go's `%#v` of a `storage.CSINodeDriver` (a set allocatable is a pointer: its address is unknowable)."""
     keys = driver.get("topologyKeys")
-    shown = "[]string(nil)" if not isinstance(keys, list) else _strings_shown(keys)
+    shown = sharp_v_strings(keys)
     allocatable = "(*storage.VolumeNodeResources)(nil)" if driver.get("allocatable") is None else \
         "(*storage.VolumeNodeResources)(0xc000000000)"
     return (f"storage.CSINodeDriver{{Name:{_go_quote(str(driver.get('name') or ''))}, "

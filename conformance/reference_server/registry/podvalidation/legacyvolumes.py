@@ -15,8 +15,9 @@ import re
 from typing import Any, Callable
 
 from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ...gofmt import sharp_v_strings
 from ..shapes import as_dict, as_list
-from ..validation import _go_string_slice, is_dns1123_label
+from ..validation import is_dns1123_label
 from .fields import integer
 
 PD_PARTITION_MSG = "must be between 1 and 255, inclusive"  # InclusiveRangeError(1, 255), though 0 is allowed
@@ -210,7 +211,7 @@ def _fc(source: dict[str, Any], path: str) -> list[FieldError]:
     if not wwns and not wwids:
         errs.append(field_required(f"{path}.targetWWNs", "must specify either targetWWNs or wwids, but not both"))
     if wwns and wwids:
-        errs.append(FieldError("FieldValueInvalid", f"{path}.targetWWNs", f"Invalid value: {_go_string_slice(wwns)}: "
+        errs.append(FieldError("FieldValueInvalid", f"{path}.targetWWNs", f"Invalid value: {sharp_v_strings(wwns)}: "
                                "targetWWNs and wwids can not be specified simultaneously"))
     if wwns:
         lun = integer(source.get("lun"))

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid
+from ...gofmt import go_quote
 from ..shapes import as_dict
 from .podspec import validate_pod, validate_tolerations
 from .security import visit_containers
@@ -84,7 +85,7 @@ def pod_annotations(annotations: dict[str, Any], spec: dict[str, Any]) -> list[F
         profile = str(value)
         if profile not in ("", "runtime/default", "unconfined") and not profile.startswith("localhost/"):
             errs.append(field_invalid(f"{_ANNOTATIONS}[{key}]", profile,
-                                      f"invalid AppArmor profile name: {json.dumps(profile)}"))
+                                      f"invalid AppArmor profile name: {go_quote(profile)}"))
     return errs
 
 

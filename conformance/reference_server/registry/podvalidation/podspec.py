@@ -13,14 +13,14 @@ strategies drop (DynamicResourceAllocation being off), are gone before validatio
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ...gofmt import go_quote, sharp_v_strings
 from ..shapes import as_dict, as_list
 from ..status_validation import ip_errors
-from ..validation import (_go_string_slice, is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
+from ..validation import (is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
                           max_len_error, regex_error, validate_labels)
 from . import containers as ctr
 from . import security
@@ -45,8 +45,8 @@ def _name_errors(value: Any, path: str, rule: Any) -> list[FieldError]:
 def toleration_struct(t: dict[str, Any]) -> str:
     """Go's `%#v` of a `core.Toleration` (a set tolerationSeconds is a pointer: its address is unknowable)."""
     seconds = "(*int64)(nil)" if t.get("tolerationSeconds") is None else "(*int64)(0xc000000000)"
-    return (f"core.Toleration{{Key:{json.dumps(t.get('key') or '')}, Operator:{json.dumps(t.get('operator') or '')}, "
-            f"Value:{json.dumps(t.get('value') or '')}, Effect:{json.dumps(t.get('effect') or '')}, "
+    key, op, value, effect = (go_quote(str(t.get(k) or "")) for k in ("key", "operator", "value", "effect"))
+    return (f"core.Toleration{{Key:{key}, Operator:{op}, Value:{value}, Effect:{effect}, "
             f"TolerationSeconds:{seconds}}}")
 
 
@@ -125,15 +125,15 @@ def _dns_config(spec: dict[str, Any], path: str) -> list[FieldError]:
     servers, searches = [str(n) for n in as_list(dns.get("nameservers"))], [str(n) for n in as_list(dns.get("searches"))]
     if len(servers) > 3:
         errs.append(FieldError("FieldValueInvalid", f"{path}.nameservers", f"Invalid value: "
-                               f"{_go_string_slice(servers)}: must not have more than 3 nameservers"))
+                               f"{sharp_v_strings(servers)}: must not have more than 3 nameservers"))
     for i, server in enumerate(servers):
         errs += ip_errors(f"{path}.nameservers[{i}]", server, strict=False)
     if len(searches) > 32:
         errs.append(FieldError("FieldValueInvalid", f"{path}.searches", f"Invalid value: "
-                               f"{_go_string_slice(searches)}: must not have more than 32 search paths"))
+                               f"{sharp_v_strings(searches)}: must not have more than 32 search paths"))
     if len(" ".join(searches)) > 2048:
         errs.append(FieldError("FieldValueInvalid", f"{path}.searches", f"Invalid value: "
-                               f"{_go_string_slice(searches)}: must not have more than 2048 characters (including "
+                               f"{sharp_v_strings(searches)}: must not have more than 2048 characters (including "
                                "spaces) in the search list"))
     for i, search in enumerate(searches):
         if search != ".":  # 1.33's RelaxedDNSSearchValidation: underscores, a lone "."

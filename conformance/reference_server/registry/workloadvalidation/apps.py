@@ -9,10 +9,10 @@ As upstream, a StatefulSet's pod template is checked only for its labels and ann
 labels (`LabelSelectorAsSelector(nil)` selects nothing)."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
+from ...gofmt import go_quote
 
 from ..podvalidation import validate_pod_template_spec
 from ..shapes import as_dict
@@ -101,7 +101,7 @@ def _deployment_strategy(strategy: Any) -> list[FieldError]:
         if int_or_percent_value(unavailable) == 0 and int_or_percent_value(surge) == 0:
             errs.append(intstr_invalid(f"{path}.maxUnavailable", unavailable, "may not be 0 when `maxSurge` is 0"))
         return errs + not_more_than_100_percent(unavailable, f"{path}.maxUnavailable")
-    shown = (f"apps.DeploymentStrategy{{Type:{json.dumps(kind)}, "
+    shown = (f"apps.DeploymentStrategy{{Type:{go_quote(str(kind))}, "
              f"RollingUpdate:{go_pointer(ru, '*apps.RollingUpdateDeployment')}}}")
     return [FieldError("FieldValueNotSupported", "spec.strategy",
                        f'Unsupported value: {shown}: supported values: "Recreate", "RollingUpdate"')]
@@ -169,7 +169,7 @@ def statefulset_spec(spec: dict[str, Any], *, allow_invalid_service_name: bool =
         if isinstance(ru, dict):
             errs += _sts_rolling_update(ru)
     else:
-        shown = (f"apps.StatefulSetUpdateStrategy{{Type:{json.dumps(kind)}, "
+        shown = (f"apps.StatefulSetUpdateStrategy{{Type:{go_quote(str(kind))}, "
                  f"RollingUpdate:{go_pointer(ru, '*apps.RollingUpdateStatefulSetStrategy')}}}")
         errs.append(FieldError("FieldValueInvalid", "spec.updateStrategy",
                                f"Invalid value: {shown}: must be 'RollingUpdate' or 'OnDelete'"))
@@ -246,7 +246,7 @@ def _daemonset_strategy(strategy: Any) -> list[FieldError]:
         elif not has_unavailable and not has_surge:
             errs.append(field_required(f"{path}.maxUnavailable", "cannot be 0 when maxSurge is 0"))
         return errs
-    shown = (f"apps.DaemonSetUpdateStrategy{{Type:{json.dumps(kind)}, "
+    shown = (f"apps.DaemonSetUpdateStrategy{{Type:{go_quote(str(kind))}, "
              f"RollingUpdate:{go_pointer(ru, '*apps.RollingUpdateDaemonSet')}}}")
     return [FieldError("FieldValueNotSupported", "spec.updateStrategy",
                        f'Unsupported value: {shown}: supported values: "RollingUpdate", "OnDelete"')]

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ...gofmt import q_strings, sharp_v_ints
 
 from ..groupvalidation.formats import domain_prefixed_path
 from ..groupvalidation.storage import too_long
@@ -46,17 +47,6 @@ def _too_many(path: str, n: int, limit: int) -> FieldError:
     return FieldError("FieldValueTooMany", path, f"Too many: {n}: must have at most {limit} items")
 
 
-def _go_list(values: list[str]) -> str:
-    """`%q` of a `[]string`."""
-    return "[" + " ".join(json.dumps(v) for v in values) + "]"
-
-
-def _int32s(values: Any) -> str:
-    if not isinstance(values, list):
-        return "[]int32(nil)"
-    return "[]int32{" + ", ".join(str(v) for v in values) + "}"
-
-
 def _success_policy_struct(policy: dict[str, Any]) -> str:
     rules = policy.get("rules")
     if not isinstance(rules, list):
@@ -71,7 +61,7 @@ def _on_exit_codes(req: dict[str, Any], path: str, containers: set[str]) -> list
     errs: list[FieldError] = []
     op = req.get("operator") or ""
     if not op:
-        errs.append(field_required(f"{path}.operator", f"valid values: {_go_list(['In', 'NotIn'])}"))
+        errs.append(field_required(f"{path}.operator", f"valid values: {q_strings(['In', 'NotIn'])}"))
     elif op not in ("In", "NotIn"):
         errs.append(field_not_supported(f"{path}.operator", op, ("In", "NotIn")))
     name = req.get("containerName")
@@ -82,7 +72,7 @@ def _on_exit_codes(req: dict[str, Any], path: str, containers: set[str]) -> list
     items = [v for v in as_list(values) if integer(v) is not None]
     if not items:
         errs.append(FieldError("FieldValueInvalid", f"{path}.values",
-                               f"Invalid value: {_int32s(values)}: at least one value is required"))
+                               f"Invalid value: {sharp_v_ints(values)}: at least one value is required"))
     elif len(items) > 255:
         errs.append(_too_many(f"{path}.values", len(items), 255))
     seen: set[int] = set()
@@ -96,7 +86,8 @@ def _on_exit_codes(req: dict[str, Any], path: str, containers: set[str]) -> list
         if j and items[j - 1] > v:
             ordered = False
     if not ordered:
-        errs.append(FieldError("FieldValueInvalid", f"{path}.values", f"Invalid value: {_int32s(values)}: must be ordered"))
+        errs.append(FieldError("FieldValueInvalid", f"{path}.values",
+                               f"Invalid value: {sharp_v_ints(values)}: must be ordered"))
     return errs
 
 
@@ -109,7 +100,8 @@ def _on_pod_conditions(patterns: list[Any], path: str) -> list[FieldError]:
         errs += [field_invalid(f"{path}[{j}].type", ctype, m) for m in is_qualified_name(ctype)]
         status = pattern.get("status") or ""
         if not status:
-            errs.append(field_required(f"{path}[{j}].status", f"valid values: {_go_list(['False', 'True', 'Unknown'])}"))
+            errs.append(field_required(f"{path}[{j}].status",
+                                       f"valid values: {q_strings(['False', 'True', 'Unknown'])}"))
         elif status not in ("False", "True", "Unknown"):
             errs.append(field_not_supported(f"{path}[{j}].status", status, ("False", "True", "Unknown")))
     return errs
@@ -128,7 +120,7 @@ def _pod_failure_policy(spec: dict[str, Any], path: str) -> list[FieldError]:
         here = f"{path}.rules[{i}]"
         action = rule.get("action") or ""
         if not action:
-            errs.append(field_required(f"{here}.action", f"valid values: {_go_list(list(ACTIONS))}"))
+            errs.append(field_required(f"{here}.action", f"valid values: {q_strings(list(ACTIONS))}"))
         elif action == "FailIndex":
             if spec.get("backoffLimitPerIndex") is None:
                 errs.append(field_invalid(f"{here}.action", action, "requires the backoffLimitPerIndex to be set"))

@@ -1,11 +1,12 @@
 """Go's `%#v` of the values the apps/batch validation puts in its messages: `field.ErrorBody` prints a struct
 that is not a `fmt.Stringer` with `%#v`; a pointer set by the decoder has an address no one can reproduce, shown
-here as `0xc000000000`."""
+here as `0xc000000000`. Strings and string slices print as the package's `gofmt.py` renders them (`strconv.Quote`,
+not JSON's escaping: a non-ASCII letter is kept, a control character is `\\t` or `\\x01`)."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ...gofmt import go_quote, sharp_v_strings
 from ..shapes import as_dict
 
 ADDRESS = "0xc000000000"
@@ -15,13 +16,8 @@ def go_string_map(value: Any) -> str:
     """`%#v` of a `map[string]string` (keys sorted; nil for an absent map)."""
     if not isinstance(value, dict):
         return "map[string]string(nil)"
-    return "map[string]string{" + ", ".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in sorted(value.items())) + "}"
-
-
-def _strings(values: Any) -> str:
-    if not isinstance(values, list):
-        return "[]string(nil)"
-    return "[]string{" + ", ".join(json.dumps(str(v)) for v in values) + "}"
+    pairs = (f"{go_quote(str(k))}:{go_quote(str(v))}" for k, v in sorted(value.items()))
+    return "map[string]string{" + ", ".join(pairs) + "}"
 
 
 def go_label_selector(selector: Any) -> str:
@@ -30,9 +26,9 @@ def go_label_selector(selector: Any) -> str:
     exprs = sel.get("matchExpressions")
     if isinstance(exprs, list):
         items = ", ".join(
-            f"v1.LabelSelectorRequirement{{Key:{json.dumps(str(as_dict(r).get('key') or ''))}, "
-            f"Operator:{json.dumps(str(as_dict(r).get('operator') or ''))}, "
-            f"Values:{_strings(as_dict(r).get('values'))}}}" for r in exprs)
+            f"v1.LabelSelectorRequirement{{Key:{go_quote(str(as_dict(r).get('key') or ''))}, "
+            f"Operator:{go_quote(str(as_dict(r).get('operator') or ''))}, "
+            f"Values:{sharp_v_strings(as_dict(r).get('values'))}}}" for r in exprs)
         shown = "[]v1.LabelSelectorRequirement{" + items + "}"
     else:
         shown = "[]v1.LabelSelectorRequirement(nil)"
@@ -47,5 +43,5 @@ def go_pointer(value: Any, go_type: str) -> str:
 def int_or_string(value: Any) -> str:
     """`%#v` of an `intstr.IntOrString` (its `String()` has a pointer receiver: field.Invalid prints the struct)."""
     if isinstance(value, str):
-        return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{json.dumps(value)}}}"
+        return f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{go_quote(value)}}}"
     return f'intstr.IntOrString{{Type:0, IntVal:{value if isinstance(value, int) else 0}, StrVal:""}}'
