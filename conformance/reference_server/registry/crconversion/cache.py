@@ -48,6 +48,7 @@ from typing import Any, Callable, Collection, Iterator
 from ... import apierrors as E
 from ...aiotime import within
 from ...storage import Progress, TooOldResourceVersionError
+from ...storage.interface import Event
 from ..store import CACHE_STATE, ListOptions
 from ..versions import Presented
 from .webhook import GetService, presented
@@ -325,6 +326,21 @@ class VersionCache:
             return None
         hit = self.objects.get((namespace or "", name))
         return (hit[2] if hit is not None else None,)
+
+    def initial_events(self, namespace: str | None) -> tuple[list[Event], int] | None:
+        """A watch at resourceVersion "0" (`getAllEventsSinceLocked(0)`): an ADDED event per object this cache
+        holds (of `namespace`, or all), each with the cache's conversion, and the resourceVersion its changes
+        follow from; None while the cache is not ready."""
+        if not self.ready or self.stopped:
+            return None
+        out: list[Event] = []
+        for key in sorted(k for k in self.objects if namespace is None or k[0] == namespace):
+            rv, shown, stored = self.objects[key]
+            ev = Event("ADDED", self.store.info.plural, key[0], key[1], rv, stored, None)
+            fut = ev.encoded[self.key] = self.loop.create_future()  # (read by `shown`)
+            fut.set_result((shown, None))
+            out.append(ev)
+        return out, self.synced_rv
 
     def _storage(self) -> Any:
         return getattr(self.store, "base", self.store).store

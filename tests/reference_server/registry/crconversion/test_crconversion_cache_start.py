@@ -17,7 +17,8 @@ import requests
 
 from conformance.reference_server.controller import garbagecollector
 from conformance.reference_server.embedded import RunningServer, start_embedded
-from tests.reference_server.registry.crconversion.test_crconversion_cache import BETA, _reviews_of, _to_beta, _until
+from tests.reference_server.registry.crconversion.test_crconversion_cache import (BETA, _events, _reviews_of, _to_beta,
+                                                                              _until, _watch)
 from tests.reference_server.registry.crconversion.test_crconversion_webhook import (  # noqa: F401
     GROUP, ConversionHook, Widgets, hook)
 
@@ -123,9 +124,10 @@ def test_the_garbage_collector_sync_starts_the_caches_then_its_rewatch(syncing: 
 def test_reads_the_cache_serves_answer_its_state_while_it_stalls(idle: RunningServer,
                                                                  hook: ConversionHook) -> None:  # noqa: F811
     """While the v1beta1 cache retries a change it cannot convert (`bad`), a later change of `good` waits behind
-    it: a LIST at resourceVersion 0 (the `kubernetes` client's) or at one the cache has reached, and a GET at 0,
-    answer the cache's state, at its resourceVersion, without a review (`good` as it converted it, no `bad`: a
-    GET of it is 404), where storage's LIST would ask the webhook for both (and fail)."""
+    it: a LIST at resourceVersion 0 (the `kubernetes` client's) or at one the cache has reached, a GET at 0 and a
+    watch at 0 answer the cache's state, at its resourceVersion, without a review (`good` as it converted it, no
+    `bad`: a GET of it is 404), where storage's LIST would ask the webhook for both (and fail), and a watch
+    would wait for the cache to get past `bad`."""
     from kubernetes import client
 
     w = Widgets(idle, hook, path="/picky")
@@ -156,6 +158,11 @@ def test_reads_the_cache_serves_answer_its_state_while_it_stalls(idle: RunningSe
             200, {"count": 1}, good["metadata"]["resourceVersion"])
         missing = requests.get(w.url("v1beta1", "bad"), params={"resourceVersion": "0"})
         assert (missing.status_code, missing.json()["reason"]) == (404, "NotFound")
+        began = time.monotonic()
+        with _watch(w, "v1beta1", "0", timeout=1) as watch:  # its ADDED events: the cache's state, then nothing
+            assert [(e["type"], e["object"]["metadata"]["name"], e["object"]["spec"]) for e in _events(watch, 2)] \
+                == [("ADDED", "good", {"count": 1})]
+        assert time.monotonic() - began < 10  # ended by its timeoutSeconds (the cache retries `bad` for 30 s)
         assert _to_beta(hook, start, uid) == []  # none of them asked for `good`
     finally:
         requests.delete(f"{idle.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{w.name}")
