@@ -16,7 +16,9 @@ What a webhook author sees, and what this module does the same way:
   then one review per change (`etcd3/watcher.go` decodes an ADDED/MODIFIED event's object and a DELETED event's
   last state); a spec change of the CRD ends them (`updateCustomResourceDefinition`), new ones starting at the
   next request;
-- a watch of that version is served from its cache: every watcher gets the cache's conversion, none asks again; a
+- a watch of that version is served from its cache: every watcher gets the cache's conversion, none asks again
+  (one at resourceVersion "0" begins with the cache's own state, `getAllEventsSinceLocked(0)`: http/watch.py
+  `_cache_state`; each ends at its `timeoutSeconds`, whatever change the cache is still converting); a
   watch resuming from before the cache's LIST is answered the 410 `too old resource version: <rv> (<list rv>)`
   (`watch_cache.go` `getAllEventsSinceLocked`, an ERROR event on a 200 stream);
 - a LIST that 1.33 serves from the cache (http/cacheread.py `from_cache`), and a GET at a resourceVersion
