@@ -41,6 +41,7 @@ from ..admission.admitted import admitted
 from ..gonet.strconv import quote
 from ..registry import DeleteOptions, Registry
 from ..registry.crd import CRD_KEY
+from ..registry.crconversion.cache import TEARDOWN_SECONDS
 from ..registry.propagation import FOREGROUND, ORPHAN
 from ..registry.validation import _parse_group_version
 from ..storage import KeyNotFoundError
@@ -129,9 +130,17 @@ class GarbageCollector(Controller):
             for ev in backlog:
                 self._on_event(key, ev)
             self._follow(w, lambda ev, key=key: self._on_event(key, ev))
-        # an informer's re-watch once a spec change of its CRD has ended the old caches' watches: a request, which
-        # starts the new caches at once (a CRD no informer watches yet keeps none until a request or the next sync)
-        self.registry.custom.caches.start_all(self.registry.custom, self._informed)
+        # a spec change of a CRD retires its caches, whose watches end a second later: the informers watching its
+        # resources watch again at once, a request, which starts new caches (a CRD no informer watches yet keeps
+        # none until a request or the next sync)
+        self.registry.custom.caches.sweep(self.registry.custom)
+        self._loop.call_later(TEARDOWN_SECONDS, self._rewatch)
+
+    def _rewatch(self) -> None:
+        try:
+            self.registry.custom.caches.start_all(self.registry.custom, self._informed)
+        except Exception:  # a controller bug must not stop the loop
+            log.exception("%s: re-watch failed", self.name)
 
     async def _discovery_sync(self) -> None:
         """`GarbageCollector.Sync`: at once, then every `discovery_period` seconds (`wait.UntilWithContext`), the

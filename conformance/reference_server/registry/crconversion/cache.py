@@ -14,8 +14,8 @@ What a webhook author sees, and what this module does the same way:
   old caches' watches (`Caches.start_all` with the CRDs they watch). Each makes a LIST whose objects are
   converted one review each (`etcd3/store.go` `GetList` decodes item by item, and stops at the first failure),
   then one review per change (`etcd3/watcher.go` decodes an ADDED/MODIFIED event's object and a DELETED event's
-  last state); a spec change of the CRD ends them (`updateCustomResourceDefinition`), new ones starting at the
-  next request;
+  last state); a spec change of the CRD retires them (`updateCustomResourceDefinition`: no request reaches them
+  any more, new ones start at the next) and a second later ends them and their watches (`tearDown`);
 - a watch of that version is served from its cache: every watcher gets the cache's conversion, none asks again
   (one at resourceVersion "0" begins with the cache's own state, `getAllEventsSinceLocked(0)`: http/watch.py
   `_cache_state`; each ends at its `timeoutSeconds`, whatever change the cache is still converting); a
@@ -59,6 +59,9 @@ RETRY_SECONDS = 30.0  # cacher.go: `reflector.MaxInternalErrorRetryDuration = ti
 REWATCH_SECONDS = 0.001  # ours: the round trip of the new etcd watch each of the reflector's retries opens
 RELIST_SECONDS = 1.0  # cacher.go: `wait.Until(startCaching, time.Second)`
 FIRST_LIST_SECONDS = 5.0  # ours: how long a watch or LIST waits for a new cache's first LIST before its 429
+# customresource_handler.go `tearDown`: `time.Sleep(time.Second)` lets in-flight requests register, then waits for
+# them to drain (a watch is not one of them) before `DestroyFunc`
+TEARDOWN_SECONDS = 1.0
 FRESH_SECONDS = 3.0  # watch_cache.go `blockTimeout`: how long a LIST waits for the cache to reach its revision
 REINITIALIZING = "storage is (re)initializing"
 
@@ -230,10 +233,18 @@ class VersionCache:
         for _, fut in self.pending:
             if not fut.done():
                 fut.set_exception(Terminated())
+                fut.exception()  # (marked retrieved: a watch that went away meanwhile is not an error to log)
         self.pending = []
 
+    def retire(self) -> None:
+        """A second after its CRD changed or went (`crdHandler.tearDown`: `DestroyFunc` stops the cacher, whose
+        `terminateAllWatchers` ends every watch it serves): its watches end, then the cache."""
+        if not self.stopped:
+            self._terminate_all()
+            self.stop()
+
     def stop(self) -> None:
-        """The CRD changed or went: the cache ends; its watches convert what is left themselves."""
+        """The cache ends (the server stops, or it retires); a watch still waiting on it converts itself."""
         self.stopped = True
         self.task.cancel()
         for _, fut in self.pending:
@@ -376,6 +387,7 @@ class Caches:
     def __init__(self, get_service: GetService):
         self.get_service = get_service
         self._by_crd: dict[str, tuple[Any, dict[str, VersionCache]]] = {}
+        self._retiring: set[VersionCache] = set()  # replaced caches whose watches end a second later
 
     def ensure(self, crd_name: str, key: Any, stores: Callable[[], list[Any]],
                current: Callable[[str], Any]) -> None:
@@ -406,13 +418,24 @@ class Caches:
             if names is None or store.crd_name in names:
                 self.start(custom, store)
 
+    def sweep(self, custom: Any) -> None:
+        """The caches of every CRD changed or deleted since they started retire (a new request starts others)."""
+        self._sweep(custom.crd_key)
+
     def _sweep(self, current: Callable[[str], Any], also: str = "") -> None:
-        """Stop the caches of `also` and of every CRD changed or gone since they started."""
+        """Retire the caches of `also` and of every CRD changed or gone since they started: no request reaches
+        them any more (`removeStorage_locked`), their watches end `TEARDOWN_SECONDS` later (`tearDown`)."""
         for name, (old_key, caches) in list(self._by_crd.items()):
             if name == also or current(name) != old_key:
+                loop = asyncio.get_running_loop()
                 for cache in caches.values():
-                    cache.stop()
+                    self._retiring.add(cache)
+                    loop.call_later(TEARDOWN_SECONDS, self._retire, cache)
                 del self._by_crd[name]
+
+    def _retire(self, cache: VersionCache) -> None:
+        self._retiring.discard(cache)
+        cache.retire()
 
     def running(self, crd_name: str) -> bool:
         """Whether the CRD's caches run (a request for its resources has made its storages)."""
@@ -428,6 +451,9 @@ class Caches:
         for _, caches in self._by_crd.values():
             for cache in caches.values():
                 cache.stop()
+        for cache in self._retiring:
+            cache.stop()
+        self._retiring.clear()
         self._by_crd.clear()
 
 

@@ -188,3 +188,21 @@ def test_the_crd_finalizer_starts_the_caches(idle: RunningServer, hook: Conversi
         requests.patch(w.url("v1", "held"), json={"metadata": {"finalizers": None}},
                        headers={"Content-Type": "application/merge-patch+json"})
         requests.delete(crd_url)
+
+
+def test_a_spec_change_ends_the_caches_watches_a_second_later(idle: RunningServer,
+                                                              hook: ConversionHook) -> None:  # noqa: F811
+    """A spec change retires the CRD's storages (`removeStorage_locked`) and tears them down a second later
+    (`tearDown`: watches are not among the requests it waits for), which ends every watch their caches serve:
+    the stream closes without an event, whatever its `timeoutSeconds`."""
+    w = Widgets(idle, hook)
+    try:
+        rv = requests.get(w.url("v1beta1")).json()["metadata"]["resourceVersion"]  # (the caches start)
+        with _watch(w, "v1beta1", rv, timeout=30) as watch, _watch(w, "v1", rv, timeout=30) as stored:
+            began = time.monotonic()
+            w.use("/convert", review_versions=("v1beta1", "v1"))
+            assert _events(watch, 1) == [] and _events(stored, 1) == []
+            took = time.monotonic() - began
+        assert 0.9 <= took < 10, took
+    finally:
+        requests.delete(f"{idle.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{w.name}")
