@@ -3,7 +3,8 @@ discovers with `ServerPreferredNamespacedResources` and deletes each resource in
 that serves it): where that is not the storage version and the CRD converts by webhook, upstream's
 DeleteCollection decodes each item through the webhook (`registry/crconversion/`), so a failing webhook fails the
 deletion of that resource, and the namespace stays Terminating with the error in its
-NamespaceDeletionContentFailure condition until the webhook answers."""
+NamespaceDeletionContentFailure condition until the webhook answers. Its DeleteCollection of every namespaced
+custom resource is a request for it, the first of which starts the CRD's watch caches."""
 from __future__ import annotations
 
 from typing import Any
@@ -12,6 +13,15 @@ from .. import apierrors as E
 from ..registry import ListOptions
 from ..registry.crconversion.webhook import convert
 from ..registry.webhooktransport import service_lookup
+
+
+def delete_collection_requests(registry: Any) -> None:
+    """The deleter's first step for each namespaced resource it discovered (`deleteAllContentForGroupVersion-
+    Resource`: a DeleteCollection request, whether or not the namespace holds any): a request for every
+    Established namespaced CRD's resources, which starts its watch caches (registry/crconversion/cache.py) as
+    `getOrCreateServingInfoFor` makes its storages."""
+    custom = registry.custom
+    custom.caches.start_all(custom, {s.crd_name for s in custom.stores() if s.info.namespaced})
 
 
 def preferred(registry: Any, store: Any) -> Any:

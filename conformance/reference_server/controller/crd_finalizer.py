@@ -3,8 +3,9 @@
 A CRD being deleted carries `customresourcecleanup.apiextensions.k8s.io`. Its sync, as upstream's:
 1. condition `Terminating` True `InstanceDeletionInProgress` written (an `UpdateStatus` over the CRD as read: a
    CRD gone or changed meanwhile ends the sync, its next event syncs it again);
-2. an Established CRD's instances deleted (every namespace; upstream: the served resource's storage,
-   `DeleteCollection` with `rest.ValidateAllObjectFunc`, so without admission), then waited for: upstream polls
+2. an Established CRD's instances deleted (every namespace; upstream: the served resource's storage, made then
+   if no request had made it, so its watch caches start; `DeleteCollection` with `rest.ValidateAllObjectFunc`,
+   so without admission), then waited for: upstream polls
    every 5 s for a minute, here the instances' DELETED events wake the sync, and a minute on it writes
    `InstanceDeletionCheck` and retries with the queue's backoff (instances with their own finalizers hold the
    CRD, as upstream); a CRD never Established skips this (`NeverEstablished`), and so does one whose resource
@@ -130,6 +131,9 @@ class CRDFinalizer(Controller):
         except (KeyError, TypeError, AttributeError) as exc:
             return self._failed(crd, "InstanceDeletionFailed", f"could not list instances: {exc}")
         self._follow_instances(instances.storage_key, name)
+        # `GetCustomResourceListerCollectionDeleter` asks `getOrCreateServingInfoFor`: the CRD's storages are made,
+        # so its watch caches start if no request had started them (registry/crconversion/cache.py)
+        self.registry.custom.caches.start_all(self.registry.custom, {name})
         out: list[dict[str, Any]] = []
         try:
             for _ in instances.delete_collection_steps(None, ListOptions(), DeleteOptions(), out):

@@ -24,14 +24,21 @@ from ..registry.apiservice import KEY as APISERVICES_KEY
 from ..registry.crd import CRD_KEY
 from ..storage.clone import clone
 from .conditions import failure_conditions, update_conditions
-from .crconversion import unconvertible_content
+from .crconversion import delete_collection_requests, unconvertible_content
 from .discovery import discover, discovery_failed_message, qualified
 from .ordered_deletion import deletion_phases, is_core_pods, pods_estimate, requeue_after, unexpected_items
 from ..storage.offload import Offload
 from .loop import Controller, WorkQueue
+from .reads import get_or_none
 
 log = logging.getLogger("nsconform.reference_server.controller")
 FINALIZER = "kubernetes"
+
+
+def _deleting(ns: dict[str, Any]) -> bool:
+    """Whether the namespace `ns` is being deleted with its content still to delete (its `kubernetes` finalizer)."""
+    return bool((ns.get("metadata") or {}).get("deletionTimestamp")) and \
+        FINALIZER in ((ns.get("spec") or {}).get("finalizers") or [])
 
 
 class NamespaceController(Controller):
@@ -89,7 +96,7 @@ class NamespaceController(Controller):
             return
         ns = ev.object
         meta = ns.get("metadata", {})
-        if meta.get("deletionTimestamp") and FINALIZER in ((ns.get("spec") or {}).get("finalizers") or []):
+        if _deleting(ns):
             first = meta["name"] not in self._marked  # the delay is the controller's first look, not every event's
             self._marked.add(meta["name"])
             delay = (self.delay() if callable(self.delay) else self.delay) if first else 0.0
@@ -147,6 +154,8 @@ class NamespaceController(Controller):
 
     async def _sync_yielding(self, name: str) -> None:
         self._refused = False
+        if self._deletes_content(name):
+            delete_collection_requests(self.registry)
         unconvertible = await unconvertible_content(self.registry, name)
         if self._offload.remote:  # etcd: every deletion is a round trip, so the whole pass runs off the loop
             await self._offload(self.sync, name, unconvertible)
@@ -157,6 +166,13 @@ class NamespaceController(Controller):
             self._look_again(name, self.backoff(name))
         else:
             self.forget(name)
+
+    def _deletes_content(self, name: str) -> bool:
+        """Whether a pass for namespace `name` deletes its content (being deleted, the `kubernetes` finalizer
+        left) with custom resources among what it deletes."""
+        if self.deviations.active("deleter-skips-custom-resources"):
+            return False
+        return _deleting(get_or_none(self.registry.namespaces, "", name) or {})
 
     # ---- the deleter -----------------------------------------------------------------------------
     def sync(self, name: str, unconvertible: dict[str, str] | None = None) -> None:

@@ -2,8 +2,9 @@
 garbagecollector.go, operations.go), for every kind the server serves, custom resources included.
 
 Monitors: one storage watch per deletable resource (`GetDeletableResources`: delete, list and watch; events are
-ignored as upstream's `DefaultIgnoredResources`), re-synced when CRDs change. Each event updates the graph
-(gc_graph.py) and queues work:
+ignored as upstream's `DefaultIgnoredResources`), re-synced when CRDs change. Their informers' requests, which
+start a CRD's watch caches (registry/crconversion/cache.py), come at upstream's discovery sync (`Sync`, every 30 s):
+`_discovery_sync`. Each event updates the graph (gc_graph.py) and queues work:
 
 * `attemptToDeleteItem` for an object whose owners may be gone: each reference is resolved to its kind (an
   unknown kind is retried with backoff, as a `restMappingError`), read in the dependent's namespace (or cluster
@@ -40,6 +41,7 @@ from ..admission.admitted import admitted
 from ..gonet.strconv import quote
 from ..registry import DeleteOptions, Registry
 from ..registry.crd import CRD_KEY
+from ..registry.crconversion.cache import TEARDOWN_SECONDS
 from ..registry.propagation import FOREGROUND, ORPHAN
 from ..registry.validation import _parse_group_version
 from ..storage import KeyNotFoundError
@@ -52,6 +54,9 @@ log = logging.getLogger("nsconform.reference_server.controller")
 KCM = "kube-controller-manager"
 COMPONENT = "garbage-collector-controller"
 IGNORED = frozenset({("", "events"), ("events.k8s.io", "events")})  # DefaultIgnoredResources
+# kube-controller-manager core.go: `go garbageCollector.Sync(ctx, discoveryClient, 30*time.Second)` (the resource
+# quota controller's `Sync` has the same period, from the same start)
+DISCOVERY_SYNC_SECONDS = 30.0
 RETRY_FIRST, RETRY_MAX = 0.05, 30.0  # backoff of an item whose sync failed (upstream: 5 ms .. 1000 s)
 
 
@@ -75,8 +80,10 @@ class GarbageCollector(Controller):
     name = "garbage collector"
     service_account = "generic-garbage-collector"
 
-    def __init__(self, registry: Registry, admission: Any = None):
+    def __init__(self, registry: Registry, admission: Any = None, discovery_period: float | None = None):
         super().__init__()
+        self.discovery_period = DISCOVERY_SYNC_SECONDS if discovery_period is None else discovery_period
+        self._informed: set[str] = set()  # the CRDs (by name) whose resources the monitors' informers watch
         self.registry = registry
         self.recorder = EventRecorder(registry, COMPONENT, admission)
         self.graph = Graph()
@@ -96,6 +103,7 @@ class GarbageCollector(Controller):
         self._follow(w, lambda _ev: self._sync_monitors())
         self._work(self._attempt_delete, self._sync_delete)
         self._work(self._attempt_orphan, self._sync_orphan)
+        self._spawn(self._discovery_sync())
 
     def _deletable(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -122,10 +130,33 @@ class GarbageCollector(Controller):
             for ev in backlog:
                 self._on_event(key, ev)
             self._follow(w, lambda ev, key=key: self._on_event(key, ev))
-        # the monitors' informers LIST each new resource through the API: a CRD's first request, which starts its
-        # watch caches (registry/crconversion/cache.py), as soon as it is Established (upstream: at the next
-        # discovery sync, within 30 s), and again once a spec change has ended the old caches' watches
-        self.registry.custom.caches.start_all(self.registry.custom)
+        # a spec change of a CRD retires its caches, whose watches end a second later: the informers watching its
+        # resources watch again at once, a request, which starts new caches (a CRD no informer watches yet keeps
+        # none until a request or the next sync)
+        self.registry.custom.caches.sweep(self.registry.custom)
+        self._loop.call_later(TEARDOWN_SECONDS, self._rewatch)
+
+    def _rewatch(self) -> None:
+        try:
+            self.registry.custom.caches.start_all(self.registry.custom, self._informed)
+        except Exception:  # a controller bug must not stop the loop
+            log.exception("%s: re-watch failed", self.name)
+
+    async def _discovery_sync(self) -> None:
+        """`GarbageCollector.Sync`: at once, then every `discovery_period` seconds (`wait.UntilWithContext`), the
+        deletable resources are discovered and the monitors of new ones started, their informers' LIST and WATCH
+        being the first requests for a new CRD's resources (`customresource_handler.go`
+        `getOrCreateServingInfoFor` makes its storages then: their watch caches start, registry/crconversion/
+        cache.py). The graph's own watches above follow every resource at once (upstream's monitors of a new
+        resource wait for that sync too)."""
+        while True:
+            try:
+                custom = self.registry.custom
+                self._informed = {store.crd_name for store in custom.stores()}
+                custom.caches.start_all(custom, self._informed)
+            except Exception:  # a controller bug must not stop the loop
+                log.exception("%s: discovery sync failed", self.name)
+            await asyncio.sleep(self.discovery_period)
 
     # ---- graph changes (`processGraphChanges`) -------------------------------------------------------
     def _on_event(self, resource: str, ev: Any) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Awaitable, Callable, Iterator
 from .. import apierrors as E
 from ..admission.webhooks.review import internal
 from ..registry.crconversion import ConversionPending, Unconverted, memo
-from ..registry.crconversion.cache import SERVING, VersionCache
+from ..registry.crconversion.cache import VersionCache, serving
 from ..registry.crconversion.webhook import ATTEMPTS, UNSETTLED, GetService, convert, failed, presented, resolve
 from ..registry.store import ListOptions, parse_watch_rv, too_large_rv
 from .cacheread import from_cache
@@ -99,11 +99,8 @@ async def cached_list(cache: VersionCache, store: Any, opts: ListOptions, read: 
         if rv == "":
             return await read()
         raise too_large_rv(want, cache.synced_rv)
-    token = SERVING.set(cache)
-    try:
+    with serving(cache):  # the cache's own state, at its resourceVersion: no review
         return await read()
-    finally:
-        SERVING.reset(token)
 
 
 async def cached_get(cache: VersionCache, store: Any, rv: str, read: Callable[[], Any]) -> Any:
@@ -117,11 +114,8 @@ async def cached_get(cache: VersionCache, store: Any, rv: str, read: Callable[[]
             if cache.not_ready() is None:
                 raise too_large_rv(want, cache.synced_rv)
         else:
-            token = SERVING.set(cache)
-            try:
+            with serving(cache):
                 return read()
-            finally:
-                SERVING.reset(token)
     return read()
 
 

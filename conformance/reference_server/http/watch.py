@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import time
 from typing import Any, Callable
@@ -151,8 +152,15 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     deviations = ctx.deviations
     loop = asyncio.get_running_loop()
     too_old: TooOldResourceVersionError | None = None
+    initial, watch_opts = await _cache_state(caches.of(store) if webhook and caches is not None else None, ns, opts)
     try:
-        backlog, watcher, pred = store.watch(ns, opts, loop)
+        try:
+            backlog, watcher, pred = store.watch(ns, watch_opts, loop)
+            backlog = initial + backlog
+        except TooOldResourceVersionError:
+            if watch_opts is opts:
+                raise
+            backlog, watcher, pred = store.watch(ns, opts, loop)  # (the cache's point compacted: storage's state)
     except TooOldResourceVersionError as exc:
         too_old, backlog, watcher, pred = exc, [], None, (lambda o: True)
     cache = caches.of(store) if webhook and caches is not None and watcher is not None else None
@@ -224,12 +232,28 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
 
         if backlog and deviations.active("watch-resume-late") and opts.resource_version not in ("", "0"):
             backlog = backlog[1:]  # resumed one event after the resourceVersion asked for
-        for ev in backlog:
-            await send(ev)
         deadline = time.monotonic() + timeout
+
+        async def timely(ev: Event) -> bool:
+            """`send(ev)` for a watch its cache serves, unless the watch's deadline passes while the cache has yet
+            to convert `ev` (`timeoutSeconds` ends a watch whatever its cache is doing: stalled on a change, say)."""
+            try:
+                await within(cache.shown(ev, attached), max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                return False
+            await send(ev)
+            return True
+
+        expired = False
+        for ev in backlog:
+            if cache is None:
+                await send(ev)
+            elif not await timely(ev):
+                expired = True
+                break
         next_bookmark = _next_bookmark(time.monotonic(), deadline)
         # a watch too short for upstream's pre-deadline heartbeat gets one BOOKMARK as it ends (our server's own)
-        final_bookmark = bookmarks and next_bookmark is None
+        final_bookmark = bookmarks and next_bookmark is None and not expired
         if next_bookmark is None:
             next_bookmark = deadline
         queue = watcher.queue
@@ -256,7 +280,11 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
                 if ev.rv >= floor:
                     await _bookmark(resp, store, start_rv if faults.rewind else str(ev.rv), embed, encode_event, sent)
                 continue
-            await send(ev)
+            if cache is None:
+                await send(ev)
+            elif not await timely(ev):
+                final_bookmark = False
+                break
         ended = attached is not None and attached.ended  # the watch cache ended it: nothing more is sent
         if final_bookmark and not ended:  # a last BOOKMARK as a short watch ends
             watcher.request_progress()
@@ -290,6 +318,19 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     except (ConnectionResetError, ConnectionError, RuntimeError):
         pass
     return resp
+
+
+async def _cache_state(cache: Any, ns: str | None, opts: ListOptions) -> tuple[list[Event], ListOptions]:
+    """A watch at resourceVersion "0" of a version whose watch cache is ready starts from the cache's own state
+    (`getAllEventsSinceLocked(0)`: ADDED events of what it holds, as it converted them), its changes after that
+    following from storage: (those events, the options storage's watch is opened with)."""
+    if cache is None or opts.resource_version != "0":
+        return [], opts
+    await cache.first_list()
+    held = cache.initial_events(ns)
+    if held is None:  # (not ready: the attach below answers 429)
+        return [], opts
+    return held[0], dataclasses.replace(opts, resource_version=str(held[1]))
 
 
 async def _cached(cache: Any, attached: Any, ev: Event, obj: dict[str, Any]) -> Any:

@@ -13,7 +13,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
@@ -62,6 +62,23 @@ run where upstream's handler runs it: on the decoded, defaulted object, before a
 
 API_LIST: contextvars.ContextVar[bool] = contextvars.ContextVar("nsconform_api_list", default=False)
 """Set by the HTTP layer around an API LIST's read: the LISTs the watch cache's metrics count."""
+
+
+class CacheState(Protocol):
+    """A watch cache's own state (a CRD version's: registry/crconversion/cache.py), which `cacher.go` answers the
+    reads it serves with (it may be older than storage's); `storage`: the reading store's, None from either
+    when it is not the cache's."""
+
+    def held_list(self, storage: Any, namespace: str | None) -> tuple[list[dict[str, Any]], int] | None:
+        """The stored objects the cache holds, sorted by key, and its resourceVersion."""
+
+    def held_one(self, storage: Any, namespace: str, name: str) -> tuple[dict[str, Any] | None] | None:
+        """(the stored object the cache holds, or None when it holds none)."""
+
+
+CACHE_STATE: contextvars.ContextVar[CacheState | None] = contextvars.ContextVar("nsconform_cache_state",
+                                                                              default=None)
+"""Set by the HTTP layer around a read a watch cache of its own serves (http/crconversion.py)."""
 
 
 @dataclass
@@ -262,6 +279,12 @@ class GenericStore:
     def get(self, ns: str, name: str, *, shared: bool = False) -> dict[str, Any]:
         """The object; with `shared=True` only its top-level and metadata dicts are new (the rest is the
         stored object's): for callers that only serialise it."""
+        state = CACHE_STATE.get()
+        held = state.held_one(self.store, ns, name) if state is not None and not READ_AT.get() else None
+        if held is not None:  # a read its watch cache serves (READ_AT: etcd's): the object as the cache holds it
+            if held[0] is None:
+                raise self._not_found(name)
+            return self._finish(held[0] if shared else clone(held[0]))
         try:
             return self._finish(self.store.get(self.info.plural, ns, name, shared=shared))
         except KeyNotFoundError:
@@ -324,7 +347,11 @@ class GenericStore:
                 items, rv = self.store.list(self.info.plural, None, shared=True)
                 items = [o if shared else clone(o) for o in items if o["metadata"].get("namespace") == ns]
             elif at is None:
-                items, rv = self.store.list(self.info.plural, ns, shared=shared)
+                state = CACHE_STATE.get()  # a LIST its watch cache serves (READ_AT: etcd's): the cache's state
+                held = state.held_list(self.store, ns) if state is not None and not READ_AT.get() else None
+                items, rv = held if held is not None else self.store.list(self.info.plural, ns, shared=shared)
+                if held is not None and not shared:
+                    items = clone(items)
             else:
                 items, rv = self.store.list_at(self.info.plural, ns, at, shared=shared)
         except TooOldResourceVersionError:

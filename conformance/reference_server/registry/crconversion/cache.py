@@ -5,23 +5,30 @@ that version's codec, so every stored change is decoded, and converted by the we
 whether or not anyone watches; `client-go/tools/cache/reflector.go`: its watch loop).
 
 What a webhook author sees, and what this module does the same way:
-- the caches start with the first request for the CRD's resources (`getOrCreateServingInfoFor`), one per served
-  version; in a kind cluster that request is the garbage collector's informer's, soon after the CRD is
-  Established (and its re-watch right after a spec change ended the old caches' watches), so they start then
-  (`Caches.start_all`, called by controller/garbagecollector.py), or at a client's request when no controller
-  runs. Each makes a LIST whose objects are converted one review each (`etcd3/store.go` `GetList` decodes item
-  by item, and stops at the first failure), then one review per change (`etcd3/watcher.go` decodes an
-  ADDED/MODIFIED event's object and a DELETED event's last state); a spec change of the CRD starts new caches
-  (`updateCustomResourceDefinition`);
-- a watch of that version is served from its cache: every watcher gets the cache's conversion, none asks again; a
+- the caches start with the first request for the CRD's resources (`getOrCreateServingInfoFor` makes its
+  storages, one per served version, and `NewCacherFromConfig` starts each cacher's reflector at once): a client's
+  (http/handlers.py), the namespace deleter's DeleteCollection of every namespaced resource it discovered
+  (controller/crconversion.py `delete_collection_requests`), or, in a kind cluster, the garbage collector's (and
+  resource quota controller's) informers' LIST of a resource their discovery sync found new, every 30 s
+  (controller/garbagecollector.py `_discovery_sync`), and their re-watch right after a spec change ended the
+  old caches' watches (`Caches.start_all` with the CRDs they watch). Each makes a LIST whose objects are
+  converted one review each (`etcd3/store.go` `GetList` decodes item by item, and stops at the first failure),
+  then one review per change (`etcd3/watcher.go` decodes an ADDED/MODIFIED event's object and a DELETED event's
+  last state); a spec change of the CRD retires them (`updateCustomResourceDefinition`: no request reaches them
+  any more, new ones start at the next) and a second later ends them and their watches (`tearDown`);
+- a watch of that version is served from its cache: every watcher gets the cache's conversion, none asks again
+  (one at resourceVersion "0" begins with the cache's own state, `getAllEventsSinceLocked(0)`: http/watch.py
+  `_cache_state`; each ends at its `timeoutSeconds`, whatever change the cache is still converting); a
   watch resuming from before the cache's LIST is answered the 410 `too old resource version: <rv> (<list rv>)`
   (`watch_cache.go` `getAllEventsSinceLocked`, an ERROR event on a 200 stream);
 - a LIST that 1.33 serves from the cache (http/cacheread.py `from_cache`), and a GET at a resourceVersion
-  (`delegator.go` `Get`), get the cache's conversions (`SERVING`, read by the versions' `list` and `_finish`): no
-  review is sent, once the cache has converted every change up to that resourceVersion (a progress mark through
-  its watch, as `waitUntilFreshAndBlock` waits); a cache not ready answers such a LIST 429 as it answers a watch
-  (`cacher.GetList`), but leaves a LIST with a limit and no selector, and a GET, to storage
-  (`shouldDelegateListOnNotReadyCache`, `ResilientWatchCacheInitialization`);
+  (`delegator.go` `Get`), answer the cache's own state, at its resourceVersion (`watchCache.list`,
+  `WaitUntilFreshAndGet`: `CACHE_STATE`, read by the registry's `list` and `get`), in its conversions (`SERVING`,
+  read by the versions' `list` and `_finish`): no review is sent, once the cache has converted every change up to
+  that resourceVersion (a progress mark through its watch, as `waitUntilFreshAndBlock` waits; at "0" at once, so
+  a cache still converting a change, or stalled on one, answers what it held before it); a cache not ready answers
+  such a LIST 429 as it answers a watch (`cacher.GetList`), but leaves a LIST with a limit and no selector, and a
+  GET, to storage (`shouldDelegateListOnNotReadyCache`, `ResilientWatchCacheInitialization`);
 - a change the webhook fails to convert ends etcd3's watch with an `InternalError` event; the reflector retries
   the watch from its last resourceVersion at once (the same change, converted again: `reflector.go` `watch`
   `continue`s without a backoff) for `MaxInternalErrorRetryDuration` (30 s); then `ListAndWatch` returns, the
@@ -34,15 +41,17 @@ Events this cache passed without converting them (while a watch waited on it) ar
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import math
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Collection, Iterator
 
 from ... import apierrors as E
 from ...aiotime import within
 from ...storage import Progress, TooOldResourceVersionError
-from ..store import ListOptions
+from ...storage.interface import Event
+from ..store import CACHE_STATE, ListOptions
 from ..versions import Presented
 from .webhook import GetService, presented
 
@@ -50,6 +59,9 @@ RETRY_SECONDS = 30.0  # cacher.go: `reflector.MaxInternalErrorRetryDuration = ti
 REWATCH_SECONDS = 0.001  # ours: the round trip of the new etcd watch each of the reflector's retries opens
 RELIST_SECONDS = 1.0  # cacher.go: `wait.Until(startCaching, time.Second)`
 FIRST_LIST_SECONDS = 5.0  # ours: how long a watch or LIST waits for a new cache's first LIST before its 429
+# customresource_handler.go `tearDown`: `time.Sleep(time.Second)` lets in-flight requests register, then waits for
+# them to drain (a watch is not one of them) before `DestroyFunc`
+TEARDOWN_SECONDS = 1.0
 FRESH_SECONDS = 3.0  # watch_cache.go `blockTimeout`: how long a LIST waits for the cache to reach its revision
 REINITIALIZING = "storage is (re)initializing"
 
@@ -94,7 +106,8 @@ class VersionCache:
         self.stopped = False
         self.synced_rv = 0  # every change up to here is converted (or was listed past)
         self.list_rv = 0  # the resourceVersion of the LIST that last converted (`listResourceVersion`)
-        self.objects: dict[tuple[str, str], tuple[int, Any]] = {}  # the converted objects, by (namespace, name)
+        # (resourceVersion, converted, stored) of each object the cache holds, by (namespace, name)
+        self.objects: dict[tuple[str, str], tuple[int, Any, dict[str, Any]]] = {}
         self.pending: list[tuple[int, asyncio.Future]] = []
         self.attached: set[Attached] = set()
         self.generation = 0
@@ -132,7 +145,7 @@ class VersionCache:
         base = getattr(self.store, "base", self.store)  # a served version's view reads the storage version's store
         items, rv = base.store.list(base.info.plural, None, shared=True)
         backlog, self._watcher, _ = base.watch(None, ListOptions(resource_version=str(rv)), self.loop)
-        objects: dict[tuple[str, str], tuple[int, Any]] = {}
+        objects: dict[tuple[str, str], tuple[int, Any, dict[str, Any]]] = {}
         try:
             for obj in items:  # GetList: one decoding (review) per object; the first failure ends the LIST
                 try:
@@ -141,7 +154,7 @@ class VersionCache:
                     gvk = f"{self.store.api_version}, Kind={self.store.info.kind}"  # (GroupVersionKind.String())
                     return f"failed to list {gvk}: {exc.status.get('message', '')}"
                 meta = obj.get("metadata") or {}
-                objects[(meta.get("namespace") or "", meta.get("name") or "")] = (_rv(obj), shown)
+                objects[(meta.get("namespace") or "", meta.get("name") or "")] = (_rv(obj), shown, obj)
             self.objects, self.list_rv = objects, int(rv)
             self._set(True)
         finally:
@@ -181,7 +194,7 @@ class VersionCache:
         if ev.type == "DELETED":
             self.objects.pop(key, None)
         else:
-            self.objects[key] = (ev.rv, shown)
+            self.objects[key] = (ev.rv, shown, ev.object)
         fut = ev.encoded.get(self.key)
         if fut is None:
             fut = ev.encoded[self.key] = self.loop.create_future()
@@ -220,10 +233,18 @@ class VersionCache:
         for _, fut in self.pending:
             if not fut.done():
                 fut.set_exception(Terminated())
+                fut.exception()  # (marked retrieved: a watch that went away meanwhile is not an error to log)
         self.pending = []
 
+    def retire(self) -> None:
+        """A second after its CRD changed or went (`crdHandler.tearDown`: `DestroyFunc` stops the cacher, whose
+        `terminateAllWatchers` ends every watch it serves): its watches end, then the cache."""
+        if not self.stopped:
+            self._terminate_all()
+            self.stop()
+
     def stop(self) -> None:
-        """The CRD changed or went: the cache ends; its watches convert what is left themselves."""
+        """The cache ends (the server stops, or it retires); a watch still waiting on it converts itself."""
         self.stopped = True
         self.task.cancel()
         for _, fut in self.pending:
@@ -302,6 +323,41 @@ class VersionCache:
             out["metadata"] = dict(out["metadata"])
         return out
 
+    def held_list(self, storage: Any, namespace: str | None) -> tuple[list[dict[str, Any]], int] | None:
+        """The stored objects this cache holds (of `namespace`, or all), sorted by key, and the resourceVersion it
+        has reached (`watchCache.list`: its store, `w.resourceVersion`); None for another storage (registry/
+        store.py `CacheState`)."""
+        if storage is not self._storage():
+            return None
+        keys = sorted(k for k in self.objects if namespace is None or k[0] == namespace)
+        return [self.objects[k][2] for k in keys], self.synced_rv
+
+    def held_one(self, storage: Any, namespace: str, name: str) -> tuple[dict[str, Any] | None] | None:
+        """(the stored object this cache holds under `namespace`/`name`, or None): `WaitUntilFreshAndGet`'s
+        answer; None for another storage."""
+        if storage is not self._storage():
+            return None
+        hit = self.objects.get((namespace or "", name))
+        return (hit[2] if hit is not None else None,)
+
+    def initial_events(self, namespace: str | None) -> tuple[list[Event], int] | None:
+        """A watch at resourceVersion "0" (`getAllEventsSinceLocked(0)`): an ADDED event per object this cache
+        holds (of `namespace`, or all), each with the cache's conversion, and the resourceVersion its changes
+        follow from; None while the cache is not ready."""
+        if not self.ready or self.stopped:
+            return None
+        out: list[Event] = []
+        for key in sorted(k for k in self.objects if namespace is None or k[0] == namespace):
+            rv, shown, stored = self.objects[key]
+            ev = Event("ADDED", self.store.info.plural, key[0], key[1], rv, stored, None)
+            fut = ev.encoded[self.key] = self.loop.create_future()  # (read by `shown`)
+            fut.set_result((shown, None))
+            out.append(ev)
+        return out, self.synced_rv
+
+    def _storage(self) -> Any:
+        return getattr(self.store, "base", self.store).store
+
     async def shown(self, ev: Any, att: Attached) -> tuple[Any, Any] | None:
         """(the event's object, the object's previous state or None) as this cache converted them, or None when
         it did not (the caller converts); `Terminated` once the cache has ended its watches."""
@@ -331,6 +387,7 @@ class Caches:
     def __init__(self, get_service: GetService):
         self.get_service = get_service
         self._by_crd: dict[str, tuple[Any, dict[str, VersionCache]]] = {}
+        self._retiring: set[VersionCache] = set()  # replaced caches whose watches end a second later
 
     def ensure(self, crd_name: str, key: Any, stores: Callable[[], list[Any]],
                current: Callable[[str], Any]) -> None:
@@ -352,21 +409,37 @@ class Caches:
         if key is not None and converter is not None and converter.webhook:
             self.ensure(base.crd_name, key, lambda: custom.served(base.crd_name), custom.crd_key)
 
-    def start_all(self, custom: Any) -> None:
-        """Every Established CRD's caches (what a kind cluster's garbage collector's informers start, their
-        LISTs being the first requests for each resource), new CRDs' and changed CRDs' included; a deleted CRD's
-        end."""
+    def start_all(self, custom: Any, names: Collection[str] | None = None) -> None:
+        """The caches of every Established CRD, or of those named in `names` (the CRDs a kind cluster's
+        controllers make requests for: their first starts the caches), unless they run; the caches of a CRD
+        changed or deleted since they started end (`updateCustomResourceDefinition`, `removeDeadStorage`)."""
         self._sweep(custom.crd_key)
         for store in custom.stores():
-            self.start(custom, store)
+            if names is None or store.crd_name in names:
+                self.start(custom, store)
+
+    def sweep(self, custom: Any) -> None:
+        """The caches of every CRD changed or deleted since they started retire (a new request starts others)."""
+        self._sweep(custom.crd_key)
 
     def _sweep(self, current: Callable[[str], Any], also: str = "") -> None:
-        """Stop the caches of `also` and of every CRD changed or gone since they started."""
+        """Retire the caches of `also` and of every CRD changed or gone since they started: no request reaches
+        them any more (`removeStorage_locked`), their watches end `TEARDOWN_SECONDS` later (`tearDown`)."""
         for name, (old_key, caches) in list(self._by_crd.items()):
             if name == also or current(name) != old_key:
+                loop = asyncio.get_running_loop()
                 for cache in caches.values():
-                    cache.stop()
+                    self._retiring.add(cache)
+                    loop.call_later(TEARDOWN_SECONDS, self._retire, cache)
                 del self._by_crd[name]
+
+    def _retire(self, cache: VersionCache) -> None:
+        self._retiring.discard(cache)
+        cache.retire()
+
+    def running(self, crd_name: str) -> bool:
+        """Whether the CRD's caches run (a request for its resources has made its storages)."""
+        return crd_name in self._by_crd
 
     def of(self, store: Any) -> VersionCache | None:
         """The running cache of a served version's store, if any."""
@@ -378,7 +451,21 @@ class Caches:
         for _, caches in self._by_crd.values():
             for cache in caches.values():
                 cache.stop()
+        for cache in self._retiring:
+            cache.stop()
+        self._retiring.clear()
         self._by_crd.clear()
+
+
+@contextlib.contextmanager
+def serving(cache: VersionCache) -> Iterator[None]:
+    """A read the version's `cache` serves: its objects as the cache holds and converted them."""
+    token, state = SERVING.set(cache), CACHE_STATE.set(cache)
+    try:
+        yield
+    finally:
+        CACHE_STATE.reset(state)
+        SERVING.reset(token)
 
 
 def served_items(store: Any, items: list[Any]) -> list[Any | None]:

@@ -192,19 +192,6 @@ def _reviews_of(hook: ConversionHook, start: int, uid: str) -> list[dict[str, An
     return [r for _, r in hook.reviews[start:] if any(o["metadata"]["uid"] == uid for o in r["request"]["objects"])]
 
 
-def test_a_spec_change_starts_new_caches_without_a_request(widgets: Widgets, hook: ConversionHook) -> None:
-    """In a kind cluster the garbage collector's informers make the first request for a CRD's resources once it
-    is Established, and again once a spec change has ended the old caches' watches: the new caches LIST, each
-    stored object converted by the new v1beta1 cache, with no client request for the resources."""
-    uid = widgets.create("v1", "a", {"replicas": 1}).json()["metadata"]["uid"]
-    _until(lambda: _to_beta(hook, 0, uid))
-    start = len(hook.reviews)
-    widgets.use("/convert", review_versions=("v1beta1", "v1"))
-    sent = _until(lambda: _reviews_of(hook, start, uid))
-    assert [(r["apiVersion"], r["request"]["desiredAPIVersion"]) for r in sent] == [
-        ("apiextensions.k8s.io/v1beta1", BETA)]
-
-
 def test_lists_and_gets_are_served_from_the_cache_without_a_review(widgets: Widgets, hook: ConversionHook) -> None:
     """A LIST 1.33 serves from the watch cache (`resourceVersion` "", "0", a number without a limit, or
     `NotOlderThan`), and a GET at a resourceVersion, get the v1beta1 cache's conversions: a consistent LIST waits

@@ -84,7 +84,7 @@ def hook() -> Iterator[ConversionHook]:
 class Widgets:
     """One CRD of the module's server (a fresh plural per test) and its URLs."""
 
-    def __init__(self, server: RunningServer, hook: ConversionHook, path: str = "/convert",
+    def __init__(self, server: RunningServer, hook: ConversionHook, path: str | None = "/convert",
                  review_versions: tuple[str, ...] = ("v1", "v1beta1"), storage: str = "v1",
                  beta_schema: dict[str, Any] = SCHEMA):
         self.server, self.hook = server, hook
@@ -99,13 +99,16 @@ class Widgets:
         r = create_crd(requests, server.url, crd)
         assert r.status_code == 201, r.text
 
-    def conversion(self, path: str, review_versions: tuple[str, ...] = ("v1", "v1beta1"),
+    def conversion(self, path: str | None, review_versions: tuple[str, ...] = ("v1", "v1beta1"),
                    client_config: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The CRD's `spec.conversion`: by webhook at `path` (or `client_config`), or `None` (path None)."""
+        if path is None and client_config is None:
+            return {"strategy": "None"}
         cc = client_config or {"url": f"{self.hook.url}{path}", "caBundle": self.hook.ca_bundle}
         return {"strategy": "Webhook", "webhook": {"clientConfig": cc,
                                                    "conversionReviewVersions": list(review_versions)}}
 
-    def use(self, path: str, **kw: Any) -> None:
+    def use(self, path: str | None, **kw: Any) -> None:
         """Point the CRD's webhook at another path (or `client_config`)."""
         r = requests.patch(f"{self.server.url}{CRDS}/{self.name}", data=json.dumps(
             {"spec": {"conversion": self.conversion(path, **kw)}}),
@@ -137,15 +140,18 @@ def reviews_since(hook: ConversionHook, start: int, *uids: str) -> list[tuple[st
 
 def settle(w: Widgets, rv: str = "") -> None:
     """Wait until each served version's watch cache (registry/crconversion/cache.py) has converted the change at
-    `rv` (a watch of the version from just before it gets that change from the cache; without `rv`: until each
-    cache has made its first LIST), so that what the webhook is asked next is a request's."""
+    `rv` (a watch of the version from just before it gets that change from the cache, or its 410 when the cache,
+    started by that watch, LISTed after it; without `rv`: until each cache has made its first LIST), so that what
+    the webhook is asked next is a request's."""
     for version in ("v1", "v1beta1"):
         start = str(int(rv) - 1) if rv else "0"
         with requests.get(w.url(version), params={"watch": "1", "resourceVersion": start, "timeoutSeconds": "5"},
                           stream=True, timeout=30) as r:
             assert r.status_code == 200, r.text
             for line in r.iter_lines():
-                if line and (not rv or int(json.loads(line)["object"]["metadata"]["resourceVersion"]) >= int(rv)):
+                ev = json.loads(line) if line else None
+                if ev and (not rv or ev["type"] == "ERROR" or  # (410: the cache's first LIST came after `rv`)
+                           int(ev["object"]["metadata"]["resourceVersion"]) >= int(rv)):
                     break
 
 
