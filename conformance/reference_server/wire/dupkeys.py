@@ -26,7 +26,7 @@ import yaml
 from ..gofmt import sharp_v
 from ..gojsonnum import go_float, go_int
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
-from . import schema as wire_schema
+from . import gonull, schema as wire_schema
 from .textdecode import go_text, replace_lone_surrogates
 
 MAX_STRICT_ERRORS = 100  # kubernetes_patch.go `saveStrictError`
@@ -224,28 +224,51 @@ def _go(value: Any, t: Any, path: str, out: _Saved, structs: dict[str, dict[str,
         _go(item, fields[key], f"{path}.{key}", out, structs)
 
 
-def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset()) -> dict[str, Any]:
+def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset(),
+                message: str | None = None) -> dict[str, Any]:
     """The object Go's decoder makes of a typed kind's body that repeats keys (decode.go `object`, `array`): a
-    repeated struct or map is decoded into the first one (its fields or keys kept unless given again), a list of
-    structs item by item into the first list's items (then cut to the new length); anything else, and a
-    `RawExtension`, replaced (the last one kept, as Python keeps it)."""
-    return _typed(tree, schema, raw_fields | RAW_FIELDS, {})
+    repeated struct or map is decoded into the first one (its fields or keys kept unless given again), a slice
+    item by item into the first slice's items (then cut to the new length); anything else, and a
+    `RawExtension`, replaced (the last one kept, as Python keeps it); but a `null` given to what Go holds by value
+    in `message`'s Go type leaves it as it was (`wire/gonull.py`: `{"name":"a","name":null}` is "a")."""
+    return _typed(tree, schema, raw_fields | RAW_FIELDS, {}, message)
 
 
-def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any]) -> dict[str, Any]:
+def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any], message: str | None
+           ) -> dict[str, Any]:
+    plan = gonull.steps(message)
     for key, value in pairs:
         old = out.get(key)
         sub = schema[key] if key in schema else None
-        if isinstance(sub, dict) and isinstance(value, Pairs):
-            out[key] = _typed(value, sub, RAW_FIELDS, old if isinstance(old, dict) else {})
-        elif isinstance(sub, dict) and isinstance(value, list):
-            olds = old if isinstance(old, list) else []
-            out[key] = [_typed(item, sub, RAW_FIELDS, olds[i] if i < len(olds) and isinstance(olds[i], dict) else {})
-                        if isinstance(item, Pairs) else plain(item) for i, item in enumerate(value)]
+        step = plan.get(key)
+        if value is None and key in out and step is not None and step.held == gonull.FIELD:
+            out[key] = gonull.after_null(old, step)  # `literalStore`: null leaves a value as it was
+        elif isinstance(sub, dict) and isinstance(value, Pairs):
+            out[key] = _typed(value, sub, RAW_FIELDS, old if isinstance(old, dict) else {},
+                              step.sub if step is not None else None)
+        elif isinstance(value, list) and not isinstance(value, Pairs) and (isinstance(sub, dict) or step is not None):
+            out[key] = _items(value, sub, old if isinstance(old, list) else [], step)
         elif sub is None and key in schema and key not in raw and isinstance(value, Pairs) and isinstance(old, dict):
             old.update(plain(value))  # a map: `object` reuses it, each key's value decoded anew
         else:
             out[key] = plain(value)
+    return out
+
+
+def _items(value: list[Any], sub: Any, olds: list[Any], step: Any) -> list[Any]:
+    """A repeated slice decoded into the first one's items (decode.go `array`): a struct item into the old one,
+    a `null` item into what Go holds by value (the old item kept), anything else replaced."""
+    by_value = step is not None and step.held == gonull.ITEM
+    out = []
+    for i, item in enumerate(value):
+        old = olds[i] if i < len(olds) else None
+        if isinstance(sub, dict) and isinstance(item, Pairs):
+            out.append(_typed(item, sub, RAW_FIELDS, old if isinstance(old, dict) else {},
+                              step.sub if step is not None else None))
+        elif item is None and by_value and i < len(olds):
+            out.append(old)
+        else:
+            out.append(plain(item))
     return out
 
 
@@ -258,7 +281,8 @@ def go_typed_value(tree: Pairs, meta: Any, kind: str, structs: dict[str, dict[st
         if key in ("spec", "status"):
             out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs)
         elif key == "metadata" and isinstance(value, Pairs) and isinstance(meta, dict):
-            out[key] = _typed(value, meta, RAW_FIELDS, old if isinstance(old, dict) else {})
+            out[key] = _typed(value, meta, RAW_FIELDS, old if isinstance(old, dict) else {},
+                              "meta.ObjectMeta")
         else:
             out[key] = plain(value)
     return out
