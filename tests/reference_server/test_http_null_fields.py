@@ -105,3 +105,32 @@ def test_official_client_null_label_and_data_values(dynamic_client, ns):
     pod = pods.create(namespace=ns, body={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {
         "containers": [{"name": "c", "image": "i"}], "restartPolicy": None, "nodeSelector": {"x": None}}})
     assert pod.spec.restartPolicy == "Always" and pod.spec.nodeSelector.to_dict() == {"x": ""}
+
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def _crd_spec(plural: str, scope: str) -> str:
+    return ('{"group":"null.example.com",%s"names":{"plural":"%s","kind":"K%s"},"versions":[{"name":"v1",'
+            '"served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","description":null,'
+            '"properties":{"a":{"type":"string","default":null}}}}}]}' % (scope, plural, plural))
+
+
+def test_crd_nulls(http, url):
+    """A CRD's spec is held by value (a repeated null keeps it); a null inside it reads as absent: a schema's
+    `description` and `default` dropped, a null `scope` Required (validation.go `validateEnumStrings`)."""
+    name = "nullas.null.example.com"
+    r = http.post(f"{url}{CRDS}", headers=JSON_BODY, data='{"metadata":{"name":"%s"},"spec":%s,"spec":null}'
+                  % (name, _crd_spec("nullas", '"scope":"Namespaced",')))
+    try:
+        assert r.status_code == 201, r.text
+        assert r.json()["spec"]["scope"] == "Namespaced"
+        assert r.json()["spec"]["versions"][0]["schema"]["openAPIV3Schema"] == {
+            "type": "object", "properties": {"a": {"type": "string"}}}
+    finally:
+        http.delete(f"{url}{CRDS}/{name}")
+    st = status_of(http.post(f"{url}{CRDS}", headers=JSON_BODY, data='{"metadata":{"name":"nullbs.null.example.com"},'
+                             '"spec":%s}' % _crd_spec("nullbs", '"scope":null,')))
+    assert st["code"] == 422
+    assert st["message"] == ('CustomResourceDefinition.apiextensions.k8s.io "nullbs.null.example.com" is invalid: '
+                             'spec.scope: Required value')

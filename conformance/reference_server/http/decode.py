@@ -365,8 +365,8 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
         _merge_repeats(obj, repeats[0].json, schema, kind, message)
     if "/" not in kind:  # a null as Go's decoder holds it (a custom resource keeps its nulls: `interface{}`)
         gonull.settle(obj, message or KIND_MESSAGES.get(kind))
-        if kind in _GO_DESCRIBED and isinstance(obj.get("metadata"), dict):
-            gonull.settle(obj["metadata"], "meta.ObjectMeta")
+        if kind in _GO_DESCRIBED:  # its metadata an ObjectMeta, its spec and status Go type descriptors
+            _settle_go_described(obj, kind)
     order = {k: i for i, k in enumerate(obj)}
     unknown = unknown_in(obj, schema, "", drop=mode != "Strict")
     if outside is not None:
@@ -416,6 +416,17 @@ def _merge_repeats(obj: dict[str, Any], tree: Any, schema: Any, kind: str, messa
     obj.update(settled)
     if obj.get("metadata") is None:
         obj["metadata"] = {}
+
+
+def _settle_go_described(obj: dict[str, Any], kind: str) -> None:
+    """`gonull.settle` for a CRD or an APIService: `spec` and `status` held by value (a `null` one dropped)."""
+    if isinstance(obj.get("metadata"), dict):
+        gonull.settle(obj["metadata"], "meta.ObjectMeta")
+    for key in ("spec", "status"):
+        if key in obj and obj[key] is None:
+            del obj[key]
+        elif key in obj:
+            gonull.settle_go(obj[key], f"{kind}{key.capitalize()}", _GO_DESCRIBED[kind])
 
 
 def _with_repeats(errors: list[str], repeats: Repeats, schema: Any, kind: str, message: str | None) -> list[str]:

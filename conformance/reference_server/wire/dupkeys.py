@@ -278,6 +278,8 @@ def go_typed_value(tree: Pairs, meta: Any, kind: str, structs: dict[str, dict[st
     out: dict[str, Any] = {}
     for key, value in tree:
         old = out.get(key)
+        if key in ("spec", "status") and value is None and key in out:
+            continue  # held by value (`Spec CustomResourceDefinitionSpec`): null leaves it (gonull.py)
         if key in ("spec", "status"):
             out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs)
         elif key == "metadata" and isinstance(value, Pairs) and isinstance(meta, dict):

@@ -118,3 +118,44 @@ def _settle_items(items: dict[str, Any] | list[Any], step: Step) -> None:
                 items[k] = {} if step.sub is not None else step.zero  # (a fresh struct each)
         elif step.sub is not None and isinstance(item, dict):
             settle(item, step.sub)
+
+
+# ---- kinds whose spec and status are Go type descriptors (wire/crdtypes.py's: a CRD's, an APIService's) ----
+_GO_ZEROS = {"s": "", "b": False, "i32": 0, "i64": 0, "f64": 0}
+_GO_NULL_KEPT = frozenset({"time"})  # a by-value metav1.Time: zero, which Go writes `null`
+
+
+def settle_go(value: Any, t: Any, structs: dict[str, dict[str, Any]]) -> None:
+    """`settle` for a value of descriptor type `t`, in place. A struct field's `null` is dropped whatever holds it
+    (a by-value field's zero value and an `omitempty` nil are both absent: the descriptors do not say which is a
+    pointer), but a Time's (`null` is how Go writes its zero value); a slice's item or a map's value is its zero
+    value (a struct's `{}`, a string's `""`), a `JSON`'s or a custom unmarshaler's kept."""
+    if isinstance(t, tuple):
+        if t[0] == "slice" and isinstance(value, list):
+            pairs: Any = enumerate(value)
+        elif t[0] == "map" and isinstance(value, dict):
+            pairs = value.items()
+        else:
+            return
+        for k, item in pairs:
+            if item is None:
+                zero = _go_zero(t[1], structs)
+                if zero is not None:
+                    value[k] = zero
+            else:
+                settle_go(item, t[1], structs)
+        return
+    fields = structs.get(t) if isinstance(t, str) else None
+    if fields is None or not isinstance(value, dict):
+        return
+    for key in [k for k, v in value.items() if v is None and k in fields and fields[k] not in _GO_NULL_KEPT]:
+        del value[key]
+    for key, item in value.items():
+        if key in fields:
+            settle_go(item, fields[key], structs)
+
+
+def _go_zero(t: Any, structs: dict[str, dict[str, Any]]) -> Any:
+    if isinstance(t, tuple):
+        return "" if t[0] == "named" else None  # (a named string; a slice or a map item: nil)
+    return {} if t in structs else _GO_ZEROS.get(t)
