@@ -4,7 +4,8 @@ its zero value (a default then applies); a pointer, slice or map becomes nil; an
 becomes its zero value (`""` for a label)."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -111,17 +112,17 @@ CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
 def _crd_spec(plural: str, scope: str) -> str:
-    return ('{"group":"null.example.com",%s"names":{"plural":"%s","kind":"K%s"},"versions":[{"name":"v1",'
-            '"served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","description":null,'
-            '"properties":{"a":{"type":"string","default":null}}}}}]}' % (scope, plural, plural))
+    return ('{"group":"null.example.com",' + scope + '"names":{"plural":"' + plural + '","kind":"K' + plural
+            + '"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":'
+            '"object","description":null,"properties":{"a":{"type":"string","default":null}}}}}]}')
 
 
 def test_crd_nulls(http, url):
     """A CRD's spec is held by value (a repeated null keeps it); a null inside it reads as absent: a schema's
     `description` and `default` dropped, a null `scope` Required (validation.go `validateEnumStrings`)."""
     name = "nullas.null.example.com"
-    r = http.post(f"{url}{CRDS}", headers=JSON_BODY, data='{"metadata":{"name":"%s"},"spec":%s,"spec":null}'
-                  % (name, _crd_spec("nullas", '"scope":"Namespaced",')))
+    spec = _crd_spec("nullas", '"scope":"Namespaced",')
+    r = http.post(f"{url}{CRDS}", headers=JSON_BODY, data=f'{{"metadata":{{"name":"{name}"}},"spec":{spec},"spec":null}}')
     try:
         assert r.status_code == 201, r.text
         assert r.json()["spec"]["scope"] == "Namespaced"
@@ -129,8 +130,9 @@ def test_crd_nulls(http, url):
             "type": "object", "properties": {"a": {"type": "string"}}}
     finally:
         http.delete(f"{url}{CRDS}/{name}")
-    st = status_of(http.post(f"{url}{CRDS}", headers=JSON_BODY, data='{"metadata":{"name":"nullbs.null.example.com"},'
-                             '"spec":%s}' % _crd_spec("nullbs", '"scope":null,')))
+    spec = _crd_spec("nullbs", '"scope":null,')
+    st = status_of(http.post(f"{url}{CRDS}", headers=JSON_BODY,
+                             data=f'{{"metadata":{{"name":"nullbs.null.example.com"}},"spec":{spec}}}'))
     assert st["code"] == 422
     assert st["message"] == ('CustomResourceDefinition.apiextensions.k8s.io "nullbs.null.example.com" is invalid: '
                              'spec.scope: Required value')

@@ -26,7 +26,8 @@ import yaml
 from ..gofmt import sharp_v
 from ..gojsonnum import go_float, go_int
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
-from . import gonull, schema as wire_schema
+from . import gonull
+from . import schema as wire_schema
 from .textdecode import go_text, replace_lone_surrogates
 
 MAX_STRICT_ERRORS = 100  # kubernetes_patch.go `saveStrictError`

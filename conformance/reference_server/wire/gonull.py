@@ -19,7 +19,7 @@ k8s.io/api's Go types by tools/goconvert/byvalue.py. A field outside the field m
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any, NamedTuple
 
 from . import schema
@@ -44,7 +44,7 @@ class Step(NamedTuple):
     absent: bool
 
 
-@lru_cache(maxsize=None)
+@cache
 def steps(message: str | None) -> dict[str, Step]:
     """The JSON fields of `message` (inlined structs' fields included) as `Step`s; empty for an unknown message.
     Shared: callers must not change it."""
