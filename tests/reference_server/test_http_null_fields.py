@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from .conftest import status_of
+from .kubectl_run import run_kubectl
 
 JSON_BODY = {"Content-Type": "application/json"}
 
@@ -106,6 +107,48 @@ def test_official_client_null_label_and_data_values(dynamic_client, ns):
     pod = pods.create(namespace=ns, body={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {
         "containers": [{"name": "c", "image": "i"}], "restartPolicy": None, "nodeSelector": {"x": None}}})
     assert pod.spec.restartPolicy == "Always" and pod.spec.nodeSelector.to_dict() == {"x": ""}
+
+
+MANIFEST = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kc
+  labels:
+    a: null
+data:
+  k: ~
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: kp
+spec:
+  restartPolicy: null
+  containers:
+  - name: c
+    image: i
+    imagePullPolicy:
+"""
+
+
+def test_kubectl_create_with_nulls(http, url, ns, tmp_path):
+    """`kubectl create -f` sends a manifest's nulls: created as Go holds them (was a 400, then a 422)."""
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text(MANIFEST)
+    proc = run_kubectl(url, tmp_path, "create", "-n", ns, "-f", str(manifest))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:2] == ["configmap/kc created", "pod/kp created"]
+    cm = http.get(f"{url}/api/v1/namespaces/{ns}/configmaps/kc").json()
+    assert (cm["metadata"]["labels"], cm["data"]) == ({"a": ""}, {"k": ""})
+    spec = http.get(f"{url}/api/v1/namespaces/{ns}/pods/kp").json()["spec"]
+    assert (spec["restartPolicy"], spec["containers"][0]["imagePullPolicy"]) == ("Always", "Always")
+    # `create --raw` sends the bytes as they are: a repeated name's null keeps the name
+    raw = tmp_path / "cm.json"
+    raw.write_text('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"kr","name":null}}')
+    proc = run_kubectl(url, tmp_path, "create", "--raw", f"/api/v1/namespaces/{ns}/configmaps", "-f", str(raw))
+    assert proc.returncode == 0, proc.stderr
+    assert 'Warning: duplicate field "metadata.name"' in proc.stderr
+    assert http.get(f"{url}/api/v1/namespaces/{ns}/configmaps/kr").status_code == 200
 
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"

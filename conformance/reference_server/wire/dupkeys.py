@@ -232,31 +232,36 @@ def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset
     item by item into the first slice's items (then cut to the new length); anything else, and a
     `RawExtension`, replaced (the last one kept, as Python keeps it); but a `null` given to what Go holds by value
     in `message`'s Go type leaves it as it was (`wire/gonull.py`: `{"name":"a","name":null}` is "a")."""
-    return _typed(tree, schema, raw_fields | RAW_FIELDS, {}, message)
+    return _typed(tree, schema, raw_fields | RAW_FIELDS, {}, message, {})
 
 
-def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any], message: str | None
-           ) -> dict[str, Any]:
+def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any], message: str | None,
+           ints: dict[tuple[int, str], int]) -> dict[str, Any]:
+    """`ints`: each IntOrString's `IntVal` by (id of its struct, key), which a string leaves and a null shows."""
     plan = gonull.steps(message)
     for key, value in pairs:
         old = out.get(key)
         sub = schema[key] if key in schema else None
         step = plan.get(key)
         if value is None and key in out and step is not None and step.held == gonull.FIELD:
-            out[key] = gonull.after_null(old, step)  # `literalStore`: null leaves a value as it was
+            out[key] = gonull.after_null(old, step, ints.get((id(out), key)))  # `literalStore`: left as it was
         elif isinstance(sub, dict) and isinstance(value, Pairs):
             out[key] = _typed(value, sub, RAW_FIELDS, old if isinstance(old, dict) else {},
-                              step.sub if step is not None else None)
+                              step.sub if step is not None else None, ints)
         elif isinstance(value, list) and not isinstance(value, Pairs) and (isinstance(sub, dict) or step is not None):
-            out[key] = _items(value, sub, old if isinstance(old, list) else [], step)
+            out[key] = _items(value, sub, old if isinstance(old, list) else [], step, ints)
         elif sub is None and key in schema and key not in raw and isinstance(value, Pairs) and isinstance(old, dict):
             old.update(plain(value))  # a map: `object` reuses it, each key's value decoded anew
         else:
             out[key] = plain(value)
+            if step is not None and step.type == gonull.INT_OR_STRING and isinstance(value, int) \
+                    and not isinstance(value, bool):
+                ints[(id(out), key)] = value
     return out
 
 
-def _items(value: list[Any], sub: Any, olds: list[Any], step: Any) -> list[Any]:
+def _items(value: list[Any], sub: Any, olds: list[Any], step: Any, ints: dict[tuple[int, str], int]
+           ) -> list[Any]:
     """A repeated slice decoded into the first one's items (decode.go `array`): a struct item into the old one,
     a `null` item into what Go holds by value (the old item kept), anything else replaced."""
     by_value = step is not None and step.held == gonull.ITEM
@@ -265,7 +270,7 @@ def _items(value: list[Any], sub: Any, olds: list[Any], step: Any) -> list[Any]:
         old = olds[i] if i < len(olds) else None
         if isinstance(sub, dict) and isinstance(item, Pairs):
             out.append(_typed(item, sub, RAW_FIELDS, old if isinstance(old, dict) else {},
-                              step.sub if step is not None else None))
+                              step.sub if step is not None else None, ints))
         elif item is None and by_value and i < len(olds):
             out.append(old)
         else:
@@ -285,7 +290,7 @@ def go_typed_value(tree: Pairs, meta: Any, kind: str, structs: dict[str, dict[st
             out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs)
         elif key == "metadata" and isinstance(value, Pairs) and isinstance(meta, dict):
             out[key] = _typed(value, meta, RAW_FIELDS, old if isinstance(old, dict) else {},
-                              "meta.ObjectMeta")
+                              "meta.ObjectMeta", {})
         else:
             out[key] = plain(value)
     return out

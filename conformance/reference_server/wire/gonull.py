@@ -73,13 +73,17 @@ def _zero(typ: str, sub: str | None) -> Any:
     return {"resource.Quantity": "0", "intstr.IntOrString": 0}.get(typ)  # a Time, a RawExtension: `null`
 
 
-def after_null(old: Any, step: Step) -> Any:
+INT_OR_STRING = "intstr.IntOrString"
+
+
+def after_null(old: Any, step: Step, int_val: int | None = None) -> Any:
     """What a field Go holds by value holds once a repeated key gives it `null` after `old` (None: its zero
-    value, which the server reads as absent)."""
+    value, which the server reads as absent). `int_val`: an IntOrString's `IntVal`, the last int it was given (a
+    string since leaves it)."""
     if step.type in _CLEARED:
         return None
-    if step.type == "intstr.IntOrString":  # `Type = Int`, `IntVal` as it was
-        return old if isinstance(old, int) and not isinstance(old, bool) else None
+    if step.type == INT_OR_STRING:  # `Type = Int`, `IntVal` as it was
+        return int_val
     return old
 
 

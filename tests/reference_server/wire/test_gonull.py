@@ -67,9 +67,12 @@ def test_repeated_null_into_types_with_their_own_unmarshal_json():
     """`Time` and `Quantity` zeroed, `IntOrString` an int keeping its int, `RawExtension` unchanged."""
     got = _typed('{"metadata":{"name":"a","creationTimestamp":"2024-01-01T00:00:00Z","creationTimestamp":null},'
                  '"spec":{"ports":[{"port":1,"targetPort":8080,"targetPort":null},'
-                 '{"port":2,"targetPort":"http","targetPort":null}]}}', "core.Service", "Service")
+                 '{"port":2,"targetPort":"http","targetPort":null},'
+                 '{"port":3,"targetPort":7,"targetPort":"x","targetPort":null}],'
+                 '"ports":[{"targetPort":"y"},{},{"targetPort":null}]}}', "core.Service", "Service")
     assert got["metadata"] == {"name": "a", "creationTimestamp": None}
-    assert [p.get("targetPort") for p in got["spec"]["ports"]] == [8080, None]
+    # `IntVal` kept through a string: 8080, 0 (absent), 7 -- and in a repeated list's item decoded into the old
+    assert [p.get("targetPort") for p in got["spec"]["ports"]] == ["y", None, 7]
     got = _typed('{"metadata":{"name":"r"},"data":{"a":1},"data":null,"revision":1}', "apps.ControllerRevision",
                  "ControllerRevision")
     assert got["data"] == {"a": 1}
