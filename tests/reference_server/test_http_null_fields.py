@@ -161,10 +161,11 @@ def _crd_spec(plural: str, scope: str) -> str:
 
 
 def test_crd_nulls(http, url):
-    """A CRD's spec is held by value (a repeated null keeps it); a null inside it reads as absent: a schema's
-    `description` and `default` dropped, a null `scope` Required (validation.go `validateEnumStrings`)."""
+    """A CRD's spec and its scope are held by value (a repeated null keeps them); a null inside it reads as
+    absent: a schema's `description` and `default` dropped, a null `scope` Required (validation.go
+    `validateEnumStrings`)."""
     name = "nullas.null.example.com"
-    spec = _crd_spec("nullas", '"scope":"Namespaced",')
+    spec = _crd_spec("nullas", '"scope":"Namespaced","scope":null,')  # `Scope ResourceScope`: by value
     r = http.post(f"{url}{CRDS}", headers=JSON_BODY, data=f'{{"metadata":{{"name":"{name}"}},"spec":{spec},"spec":null}}')
     try:
         assert r.status_code == 201, r.text

@@ -96,11 +96,12 @@ def build(repos: dict[str, str], tag: str) -> dict[str, str]:
     return out
 
 
-def arguments(out: pathlib.Path) -> argparse.Namespace:
-    """The command line of this directory's generators: the two mirrors, the release tag, the table's path."""
+def arguments(out: pathlib.Path, repos: tuple[str, ...] = ("api", "apimachinery")) -> argparse.Namespace:
+    """The command line of this directory's generators: the mirrors (`--api API_GIT`, ...), the release tag, the
+    table's path."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--api", required=True)
-    ap.add_argument("--apimachinery", required=True)
+    for repo in repos:
+        ap.add_argument(f"--{repo}", required=True)
     ap.add_argument("--tag", default="v0.33.13")
     ap.add_argument("--out", default=str(out))
     return ap.parse_args()

@@ -280,14 +280,17 @@ def _items(value: list[Any], sub: Any, olds: list[Any], step: Any, ints: dict[tu
 
 def go_typed_value(tree: Pairs, meta: Any, kind: str, structs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """`typed_value` for a kind whose `spec` and `status` are Go type descriptors (`go_typed_errors`'): a custom
-    `UnmarshalJSON`'s value replaced (it decodes into a fresh value), a map's keys decoded anew each."""
+    `UnmarshalJSON`'s value replaced (it decodes into a fresh value), a map's keys decoded anew each; a `null`
+    given to what Go holds by value leaves it (`gonull.described_by_value`), a slice's item too (no slice of
+    these types holds pointers)."""
     out: dict[str, Any] = {}
+    top = gonull.described_by_value(kind, kind)
     for key, value in tree:
         old = out.get(key)
-        if key in ("spec", "status") and value is None and key in out:
-            continue  # held by value (`Spec CustomResourceDefinitionSpec`): null leaves it (gonull.py)
+        if value is None and key in out and key in top:
+            continue  # `Spec CustomResourceDefinitionSpec`, `metav1.ObjectMeta`: null leaves them
         if key in ("spec", "status"):
-            out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs)
+            out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs, kind)
         elif key == "metadata" and isinstance(value, Pairs) and isinstance(meta, dict):
             out[key] = _typed(value, meta, RAW_FIELDS, old if isinstance(old, dict) else {},
                               "meta.ObjectMeta", {})
@@ -296,23 +299,30 @@ def go_typed_value(tree: Pairs, meta: Any, kind: str, structs: dict[str, dict[st
     return out
 
 
-def _go_value(value: Any, t: Any, old: Any, structs: dict[str, dict[str, Any]]) -> Any:
+def _go_value(value: Any, t: Any, old: Any, structs: dict[str, dict[str, Any]], kind: str) -> Any:
     if isinstance(t, tuple):
         if t[0] == "slice" and isinstance(value, list) and not isinstance(value, Pairs):
             olds = old if isinstance(old, list) else []
-            return [_go_value(item, t[1], olds[i] if i < len(olds) else None, structs) for i, item in enumerate(value)]
+            return [olds[i] if item is None and i < len(olds) else
+                    _go_value(item, t[1], olds[i] if i < len(olds) else None, structs, kind)
+                    for i, item in enumerate(value)]
         if t[0] == "map" and isinstance(value, Pairs):
             into = old if isinstance(old, dict) else {}
             for key, item in value:
-                into[key] = _go_value(item, t[1], None, structs)
+                into[key] = _go_value(item, t[1], None, structs, kind)
             return into
         return plain(value)
     fields = structs.get(t) if isinstance(t, str) else None
     if fields is None or not isinstance(value, Pairs):
         return plain(value)
     into = old if isinstance(old, dict) else {}
+    kept = gonull.described_by_value(kind, t)
     for key, item in value:
-        into[key] = _go_value(item, fields[key], into.get(key), structs) if key in fields else plain(item)
+        if item is None and key in into and key in kept:
+            if fields.get(key) == "time":  # `Time.UnmarshalJSON(null)`: the zero time
+                into[key] = None
+        else:
+            into[key] = _go_value(item, fields[key], into.get(key), structs, kind) if key in fields else plain(item)
     return into
 
 

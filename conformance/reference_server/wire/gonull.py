@@ -23,7 +23,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from . import schema
-from ._gobyvalue_table import BY_VALUE, ITEMS, NIL_OMITTED, VALUES
+from ._gobyvalue_table import BY_VALUE, DESCRIBED_BY_VALUE, ITEMS, NIL_OMITTED, VALUES
 
 FIELD, ITEM, VALUE = "field", "item", "value"  # what of a field Go holds by value (`_gobyvalue_table`'s tables)
 _CLEARED = frozenset({"meta.Time", "meta.MicroTime", "resource.Quantity"})  # their `UnmarshalJSON(null)`: zero
@@ -127,6 +127,11 @@ def _settle_items(items: dict[str, Any] | list[Any], step: Step) -> None:
 # ---- kinds whose spec and status are Go type descriptors (wire/crdtypes.py's: a CRD's, an APIService's) ----
 _GO_ZEROS = {"s": "", "b": False, "i32": 0, "i64": 0, "f64": 0}
 _GO_NULL_KEPT = frozenset({"time"})  # a by-value metav1.Time: zero, which Go writes `null`
+
+
+def described_by_value(kind: str, struct: str) -> frozenset[str]:
+    """The JSON names of the fields Go holds by value in a Go struct of a CRD's or an APIService's package."""
+    return DESCRIBED_BY_VALUE.get(f"{kind}.{struct}", frozenset())
 
 
 def settle_go(value: Any, t: Any, structs: dict[str, dict[str, Any]]) -> None:

@@ -78,12 +78,30 @@ def test_repeated_null_into_types_with_their_own_unmarshal_json():
     assert got["data"] == {"a": 1}
 
 
-@pytest.mark.skipif(not (MIRRORS / "kubernetes+api/repo").is_dir() or
-                    not (MIRRORS / "kubernetes+apimachinery/repo").is_dir(), reason="no k8s.io/api mirror")
+_REPOS = {"api": "kubernetes+api", "apimachinery": "kubernetes+apimachinery",
+          "apiextensions": "kubernetes+apiextensions-apiserver", "aggregator": "kubernetes+kube-aggregator"}
+
+
+@pytest.mark.skipif(not all((MIRRORS / m / "repo").is_dir() for m in _REPOS.values()),
+                    reason="no mirror of k8s.io/api and the others (the `fetch` tool's)")
 def test_generated_table_is_current(tmp_path):
     out = tmp_path / "table.py"
-    subprocess.run([sys.executable, str(ROOT / "tools/goconvert/byvalue.py"),
-                    "--api", str(MIRRORS / "kubernetes+api/repo"),
-                    "--apimachinery", str(MIRRORS / "kubernetes+apimachinery/repo"), "--out", str(out)],
+    mirrors = [a for flag, m in _REPOS.items() for a in (f"--{flag}", str(MIRRORS / m / "repo"))]
+    subprocess.run([sys.executable, str(ROOT / "tools/goconvert/byvalue.py"), *mirrors, "--out", str(out)],
                    check=True, capture_output=True)
     assert out.read_text() == (ROOT / "conformance/reference_server/wire/_gobyvalue_table.py").read_text()
+
+
+def test_repeated_null_in_a_crd_by_its_go_types():
+    """apiextensions v1 types.go: `Scope ResourceScope`, `Type string` by value (kept), `MaxLength *int64` a
+    pointer (nil); a slice's null item decoded into the old item (kept)."""
+    from conformance.reference_server.wire import crdtypes
+    body = ('{"metadata":{"name":"a"},"metadata":null,"spec":{"group":"g","scope":"Namespaced","scope":null,'
+            '"versions":[{"name":"v1","schema":{"openAPIV3Schema":{"type":"object","type":null,"maxLength":5,'
+            '"maxLength":null}}}],"versions":[null]},"spec":null}')
+    got = dupkeys.go_typed_value(dupkeys.json_pairs(body.encode()), known_fields("Namespace")["metadata"],
+                                 "CustomResourceDefinition", crdtypes.STRUCTS)
+    assert got["metadata"] == {"name": "a"}
+    assert (got["spec"]["group"], got["spec"]["scope"]) == ("g", "Namespaced")
+    assert got["spec"]["versions"] == [{"name": "v1", "schema": {"openAPIV3Schema": {"type": "object",
+                                                                                     "maxLength": None}}}]
