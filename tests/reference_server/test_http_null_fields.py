@@ -76,6 +76,7 @@ def test_single_null_leaves_the_zero_value_which_defaulting_fills(http, url, ns)
     assert r.status_code == 201, r.text
     pod = r.json()
     assert "generateName" not in pod["metadata"]
+    assert "f:metadata" not in pod["metadata"]["managedFields"][0]["fieldsV1"]  # (a zero value owns nothing)
     assert (pod["spec"]["restartPolicy"], pod["spec"]["dnsPolicy"]) == ("Always", "ClusterFirst")
     c = pod["spec"]["containers"][0]
     assert (c["imagePullPolicy"], c["terminationMessagePath"], c["args"]) == \
