@@ -167,7 +167,8 @@ def test_crd_nulls(http, url):
     `validateEnumStrings`)."""
     name = "nullas.null.example.com"
     spec = _crd_spec("nullas", '"scope":"Namespaced","scope":null,')  # `Scope ResourceScope`: by value
-    r = http.post(f"{url}{CRDS}", headers=JSON_BODY, data=f'{{"metadata":{{"name":"{name}"}},"spec":{spec},"spec":null}}')
+    r = http.post(f"{url}{CRDS}", headers=JSON_BODY,
+                  data=f'{{"metadata":{{"name":"{name}"}},"spec":{spec},"spec":null}}')
     try:
         assert r.status_code == 201, r.text
         assert r.json()["spec"]["scope"] == "Namespaced"
