@@ -182,3 +182,17 @@ def test_crd_nulls(http, url):
     assert st["code"] == 422
     assert st["message"] == ('CustomResourceDefinition.apiextensions.k8s.io "nullbs.null.example.com" is invalid: '
                              'spec.scope: Required value')
+
+
+def test_json_patch_adding_nulls(http, url, ns):
+    """A JSON patch's result is decoded into the Go type (patch.go `applyJSPatch`, then `DecodeInto`): a label's
+    null is "", a pointer's nil (omitted), a map's nil (omitted)."""
+    assert _post(http, url, ns, "configmaps", '{"metadata":{"name":"c","annotations":{"a":"1"}}}').status_code == 201
+    patch = [{"op": "add", "path": "/metadata/labels", "value": {"x": None}},
+             {"op": "replace", "path": "/metadata/annotations", "value": None},
+             {"op": "add", "path": "/immutable", "value": None}]
+    r = http.patch(f"{url}/api/v1/namespaces/{ns}/configmaps/c", json=patch,
+                   headers={"Content-Type": "application/json-patch+json"})
+    assert r.status_code == 200, r.text
+    meta = r.json()["metadata"]
+    assert meta["labels"] == {"x": ""} and "annotations" not in meta and "immutable" not in r.json()
