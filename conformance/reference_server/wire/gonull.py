@@ -15,7 +15,8 @@ pointer or slice given `null` to nil and leaves any other value as it was ("igno
 
 A nil pointer, slice or map is then written as Go's encoder writes it: not at all under `omitempty`, else
 `null`. Which fields are held by value, and which nil ones are omitted: `_gobyvalue_table.py`, generated from
-k8s.io/api's Go types by tools/goconvert/byvalue.py. A field outside the field model keeps its `null`.
+k8s.io/api's Go types (and, for a CRD and an APIService, apiextensions-apiserver's and kube-aggregator's) by
+tools/goconvert/byvalue.py. A custom resource keeps its nulls (decoded into `interface{}`: a nil, kept).
 """
 from __future__ import annotations
 
@@ -135,10 +136,10 @@ def described_by_value(kind: str, struct: str) -> frozenset[str]:
 
 
 def settle_go(value: Any, t: Any, structs: dict[str, dict[str, Any]]) -> None:
-    """`settle` for a value of descriptor type `t`, in place. A struct field's `null` is dropped whatever holds it
-    (a by-value field's zero value and an `omitempty` nil are both absent: the descriptors do not say which is a
-    pointer), but a Time's (`null` is how Go writes its zero value); a slice's item or a map's value is its zero
-    value (a struct's `{}`, a string's `""`), a `JSON`'s or a custom unmarshaler's kept."""
+    """`settle` for a value of descriptor type `t`, in place. A struct field's `null` is dropped whether Go holds
+    it by value or not (a by-value zero value and an `omitempty` nil both read as absent), but a Time's (`null` is
+    how Go writes its zero value); a slice's item or a map's value is its zero value (a struct's `{}`, a string's
+    `""`), a `JSON`'s or a custom unmarshaler's kept."""
     if isinstance(t, tuple):
         if t[0] == "slice" and isinstance(value, list):
             pairs: Any = enumerate(value)
