@@ -4,7 +4,8 @@ sigs.k8s.io/json (internal/golang/encoding/json/decode.go `literalStore`, `case 
 pointer or slice given `null` to nil and leaves any other value as it was ("ignore null for primitives/string"):
 
 * a field Go holds by value (a string, a number, a bool, a struct) keeps what it held: the value a repeated key
-  gave it first (`{"name":"a","name":null}` is "a"), else its zero value, as if the key were absent;
+  gave it first (`{"name":"a","name":null}` is "a"), else its zero value, as if the key were absent (a Time's
+  and a RawExtension's zero value Go writes `null`: kept);
 * an item of a slice or a value of a map held by value is its type's zero value (`"labels":{"a":null}` is the
   label `a: ""`, `"containers":[null]` an empty Container), or, in a repeated slice, the first slice's item;
 * a type with an `UnmarshalJSON` of its own is handed the `null` (`indirect` addresses a by-value field to find
@@ -28,6 +29,8 @@ from ._gobyvalue_table import BY_VALUE, DESCRIBED_BY_VALUE, ITEMS, NIL_OMITTED, 
 
 FIELD, ITEM, VALUE = "field", "item", "value"  # what of a field Go holds by value (`_gobyvalue_table`'s tables)
 _CLEARED = frozenset({"meta.Time", "meta.MicroTime", "resource.Quantity"})  # their `UnmarshalJSON(null)`: zero
+# by-value types whose zero value Go writes `null` (time.go, micro_time.go, extension.go `MarshalJSON`): kept
+_NULL_WRITTEN = frozenset({"meta.Time", "meta.MicroTime", "runtime.RawExtension"})
 _INT_SCALARS = frozenset({"i32", "i64", "u32", "u64", "f32", "f64"})
 
 
@@ -35,7 +38,8 @@ class Step(NamedTuple):
     """One JSON field of a message: what of it Go holds by value (`FIELD`, `ITEM`, `VALUE` or None), the message
     it holds (None: a scalar or a JSON-scalar message), its field-model type, the zero value of an item or a map
     value (None where Go's zero value is written `null`), whether it is a map, and whether a `null` leaves it
-    absent (held by value: its zero value; or a pointer, slice or map that Go omits when nil)."""
+    absent (held by value: its zero value, unless Go writes that `null`, as a Time's; or a pointer, slice or map
+    that Go omits when nil)."""
 
     held: str | None
     sub: str | None
@@ -57,8 +61,8 @@ def steps(message: str | None) -> dict[str, Step]:
             VALUE if name in VALUES.get(f.message, ()) else None
         sub = f.type if f.is_message and f.type not in schema.JSON_SCALAR_MESSAGES \
             and f.type not in schema.STRING_LIST_MESSAGES else None
-        out[name] = Step(held, sub, f.type, _zero(f.type, sub), f.map_key is not None,
-                         held == FIELD or name in NIL_OMITTED.get(f.message, ()))
+        absent = held == FIELD and f.type not in _NULL_WRITTEN or name in NIL_OMITTED.get(f.message, ())
+        out[name] = Step(held, sub, f.type, _zero(f.type, sub), f.map_key is not None, absent)
     return out
 
 

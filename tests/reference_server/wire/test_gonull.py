@@ -31,12 +31,13 @@ def test_table_knows_pointers_from_values():
 
 def test_settle_single_nulls_as_zero_values():
     obj = {"metadata": {"name": None, "generateName": "g-", "labels": {"a": None}, "finalizers": [None],
-                        "deletionTimestamp": None},
+                        "deletionTimestamp": None, "creationTimestamp": None},
            "spec": {"restartPolicy": None, "priority": None, "nodeSelector": {"k": None},
                     "containers": [None, {"name": "c", "args": [None], "resources": {"limits": {"cpu": None}},
                                           "ports": [{"containerPort": 1, "hostIP": None}]}]}}
     gonull.settle(obj, "core.Pod")
-    assert obj == {"metadata": {"generateName": "g-", "labels": {"a": ""}, "finalizers": [""]},  # nil: omitempty
+    assert obj == {"metadata": {"generateName": "g-", "labels": {"a": ""}, "finalizers": [""],  # nil: omitempty
+                                "creationTimestamp": None},  # a zero Time, which Go writes `null`
                    "spec": {"nodeSelector": {"k": ""},
                             "containers": [{}, {"name": "c", "args": [""], "resources": {"limits": {"cpu": "0"}},
                                                 "ports": [{"containerPort": 1}]}]}}
