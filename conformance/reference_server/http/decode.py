@@ -13,11 +13,11 @@ from typing import Any
 
 from .. import apierrors as E
 from ..gofmt import plain_v
-from ..gojsonnum import encode_raw_literals, first_overflow, overflow_error, overflow_seen
+from ..gojsonnum import encode_raw_literals, first_overflow, keep_literals, overflow_error, overflow_seen
 from ..fieldmanager.manager import refuse_raw_overflow
 from ..fieldmanager.toversioned import convert_error, failed_to_convert
 from ..registry import crobjectmeta
-from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gotypes, jsonkindconvert
+from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gonull, gotypes, jsonkindconvert
 from ..wire.dupkeys import Repeats
 from ..wire.goyaml import GoYAMLLoader
 from ..wire.gojson import syntax_error
@@ -268,18 +268,19 @@ def _check_shapes_legacy(obj: dict[str, Any], kind: str, custom: bool = False) -
             if not isinstance(v, dict):
                 fail(f"metadata.{f}", v, "map[string]string")
             for val in v.values():
-                if not isinstance(val, str):
+                if not isinstance(val, str) and not (val is None and not custom):  # a typed null: "" (gonull)
                     fail(f"metadata.{f}", val, "string")
     if meta.get("finalizers") is not None:
-        if not isinstance(meta["finalizers"], list) or not all(isinstance(x, str) for x in meta["finalizers"]):
+        if not isinstance(meta["finalizers"], list) or not all(
+                isinstance(x, str) or x is None and not custom for x in meta["finalizers"]):
             fail("metadata.finalizers", meta["finalizers"], "[]string")
     spec = obj.get("spec") or {}
     if kind == "Namespace" and spec.get("finalizers") is not None:
         fl = spec["finalizers"]
-        if not isinstance(fl, list) or not all(isinstance(x, str) for x in fl):
+        if not isinstance(fl, list) or not all(isinstance(x, (str, type(None))) for x in fl):
             fail("spec.finalizers", fl, "v1.FinalizerName")
     if kind == "ConfigMap" and obj.get("data") is not None:
-        if not isinstance(obj["data"], dict) or not all(isinstance(x, str) for x in obj["data"].values()):
+        if not isinstance(obj["data"], dict) or not all(isinstance(x, (str, type(None))) for x in obj["data"].values()):
             fail("data", obj["data"], "map[string]string")
 
 
@@ -364,6 +365,10 @@ def apply_field_validation(obj: dict[str, Any], kind: str, top_level: frozenset[
                apiservicetypes.KIND: apiservicetypes.unknown_fields}.get(kind)
     if repeats and repeats[0].json is not None and "/" not in kind:
         _merge_repeats(obj, repeats[0].json, schema, kind, message)
+    if "/" not in kind:  # a null as Go's decoder holds it (a custom resource keeps its nulls: `interface{}`)
+        gonull.settle(obj, message or KIND_MESSAGES.get(kind))
+        if kind in _GO_DESCRIBED:  # its metadata an ObjectMeta, its spec and status Go type descriptors
+            _settle_go_described(obj, kind)
     order = {k: i for i, k in enumerate(obj)}
     unknown = unknown_in(obj, schema, "", drop=mode != "Strict")
     if outside is not None:
@@ -401,14 +406,29 @@ def _merge_repeats(obj: dict[str, Any], tree: Any, schema: Any, kind: str, messa
     structs = _GO_DESCRIBED.get(kind)
     raw_fields = dupkeys.raw_extension_fields(message or KIND_MESSAGES.get(kind))
     merged = dupkeys.go_typed_value(tree, schema.get("metadata"), kind, structs) if structs is not None else \
-        dupkeys.typed_value(tree, schema, raw_fields)
-    # the decoder's settled kind and version; a RawExtension as read (the last one: its bytes, numbers as sent)
+        dupkeys.typed_value(tree, schema, raw_fields, message or KIND_MESSAGES.get(kind))
+    # the decoder's settled kind and version; a RawExtension as read (the last one: its bytes, numbers as sent),
+    # unless that one was `null`, which its `UnmarshalJSON` ignores (the one before kept)
     settled = {k: obj[k] for k in ("kind", "apiVersion", *raw_fields) if k in obj}
+    for k in raw_fields:
+        if settled.get(k, 0) is None and merged.get(k) is not None:
+            settled[k] = keep_literals(merged[k])
     obj.clear()
     obj.update(merged)
     obj.update(settled)
     if obj.get("metadata") is None:
         obj["metadata"] = {}
+
+
+def _settle_go_described(obj: dict[str, Any], kind: str) -> None:
+    """`gonull.settle` for a CRD or an APIService: `spec` and `status` held by value (a `null` one dropped)."""
+    if isinstance(obj.get("metadata"), dict):
+        gonull.settle(obj["metadata"], "meta.ObjectMeta")
+    for key in ("spec", "status"):
+        if key in obj and obj[key] is None:
+            del obj[key]
+        elif key in obj:
+            gonull.settle_go(obj[key], f"{kind}{key.capitalize()}", _GO_DESCRIBED[kind])
 
 
 def _with_repeats(errors: list[str], repeats: Repeats, schema: Any, kind: str, message: str | None) -> list[str]:

@@ -231,7 +231,9 @@ def validate_crd_spec(obj: dict[str, Any]) -> list[FieldError]:
     name = (obj.get("metadata") or {}).get("name")
     if plural and group and name != f"{plural}.{group}":
         errs.append(field_invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'))
-    if spec.get("scope") not in ("Cluster", "Namespaced"):
+    if not spec.get("scope"):  # validation.go `validateEnumStrings(..., required=true)`: "" is Required
+        errs.append(field_required("spec.scope"))
+    elif spec.get("scope") not in ("Cluster", "Namespaced"):
         errs.append(field_not_supported("spec.scope", spec.get("scope"), ["Cluster", "Namespaced"]))
     versions = spec.get("versions")
     if not isinstance(versions, list) or not versions:

@@ -26,6 +26,7 @@ import yaml
 from ..gofmt import sharp_v
 from ..gojsonnum import go_float, go_int
 from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
+from . import gonull
 from . import schema as wire_schema
 from .textdecode import go_text, replace_lone_surrogates
 
@@ -224,63 +225,104 @@ def _go(value: Any, t: Any, path: str, out: _Saved, structs: dict[str, dict[str,
         _go(item, fields[key], f"{path}.{key}", out, structs)
 
 
-def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset()) -> dict[str, Any]:
+def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset(),
+                message: str | None = None) -> dict[str, Any]:
     """The object Go's decoder makes of a typed kind's body that repeats keys (decode.go `object`, `array`): a
-    repeated struct or map is decoded into the first one (its fields or keys kept unless given again), a list of
-    structs item by item into the first list's items (then cut to the new length); anything else, and a
-    `RawExtension`, replaced (the last one kept, as Python keeps it)."""
-    return _typed(tree, schema, raw_fields | RAW_FIELDS, {})
+    repeated struct or map is decoded into the first one (its fields or keys kept unless given again), a slice
+    item by item into the first slice's items (then cut to the new length); anything else, and a
+    `RawExtension`, replaced (the last one kept, as Python keeps it); but a `null` given to what Go holds by value
+    in `message`'s Go type leaves it as it was (`wire/gonull.py`: `{"name":"a","name":null}` is "a")."""
+    return _typed(tree, schema, raw_fields | RAW_FIELDS, {}, message, {})
 
 
-def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any]) -> dict[str, Any]:
+def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any], message: str | None,
+           ints: dict[tuple[int, str], int]) -> dict[str, Any]:
+    """`ints`: each IntOrString's `IntVal` by (id of its struct, key), which a string leaves and a null shows."""
+    plan = gonull.steps(message)
     for key, value in pairs:
         old = out.get(key)
         sub = schema[key] if key in schema else None
-        if isinstance(sub, dict) and isinstance(value, Pairs):
-            out[key] = _typed(value, sub, RAW_FIELDS, old if isinstance(old, dict) else {})
-        elif isinstance(sub, dict) and isinstance(value, list):
-            olds = old if isinstance(old, list) else []
-            out[key] = [_typed(item, sub, RAW_FIELDS, olds[i] if i < len(olds) and isinstance(olds[i], dict) else {})
-                        if isinstance(item, Pairs) else plain(item) for i, item in enumerate(value)]
+        step = plan.get(key)
+        if value is None and key in out and step is not None and step.held == gonull.FIELD:
+            out[key] = gonull.after_null(old, step, ints.get((id(out), key)))  # `literalStore`: left as it was
+        elif isinstance(sub, dict) and isinstance(value, Pairs):
+            out[key] = _typed(value, sub, RAW_FIELDS, old if isinstance(old, dict) else {},
+                              step.sub if step is not None else None, ints)
+        elif isinstance(value, list) and not isinstance(value, Pairs) and (isinstance(sub, dict) or step is not None):
+            out[key] = _items(value, sub, old if isinstance(old, list) else [], step, ints)
         elif sub is None and key in schema and key not in raw and isinstance(value, Pairs) and isinstance(old, dict):
             old.update(plain(value))  # a map: `object` reuses it, each key's value decoded anew
         else:
             out[key] = plain(value)
+            if step is not None and step.type == gonull.INT_OR_STRING and isinstance(value, int) \
+                    and not isinstance(value, bool):
+                ints[(id(out), key)] = value
+    return out
+
+
+def _items(value: list[Any], sub: Any, olds: list[Any], step: Any, ints: dict[tuple[int, str], int]
+           ) -> list[Any]:
+    """A repeated slice decoded into the first one's items (decode.go `array`): a struct item into the old one,
+    a `null` item into what Go holds by value (the old item kept), anything else replaced."""
+    by_value = step is not None and step.held == gonull.ITEM
+    out = []
+    for i, item in enumerate(value):
+        old = olds[i] if i < len(olds) else None
+        if isinstance(sub, dict) and isinstance(item, Pairs):
+            out.append(_typed(item, sub, RAW_FIELDS, old if isinstance(old, dict) else {},
+                              step.sub if step is not None else None, ints))
+        elif item is None and by_value and i < len(olds):
+            out.append(old)
+        else:
+            out.append(plain(item))
     return out
 
 
 def go_typed_value(tree: Pairs, meta: Any, kind: str, structs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """`typed_value` for a kind whose `spec` and `status` are Go type descriptors (`go_typed_errors`'): a custom
-    `UnmarshalJSON`'s value replaced (it decodes into a fresh value), a map's keys decoded anew each."""
+    `UnmarshalJSON`'s value replaced (it decodes into a fresh value), a map's keys decoded anew each; a `null`
+    given to what Go holds by value leaves it (`gonull.described_by_value`), a slice's item too (no slice of
+    these types holds pointers)."""
     out: dict[str, Any] = {}
+    top = gonull.described_by_value(kind, kind)
     for key, value in tree:
         old = out.get(key)
+        if value is None and key in out and key in top:
+            continue  # `Spec CustomResourceDefinitionSpec`, `metav1.ObjectMeta`: null leaves them
         if key in ("spec", "status"):
-            out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs)
+            out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs, kind)
         elif key == "metadata" and isinstance(value, Pairs) and isinstance(meta, dict):
-            out[key] = _typed(value, meta, RAW_FIELDS, old if isinstance(old, dict) else {})
+            out[key] = _typed(value, meta, RAW_FIELDS, old if isinstance(old, dict) else {},
+                              "meta.ObjectMeta", {})
         else:
             out[key] = plain(value)
     return out
 
 
-def _go_value(value: Any, t: Any, old: Any, structs: dict[str, dict[str, Any]]) -> Any:
+def _go_value(value: Any, t: Any, old: Any, structs: dict[str, dict[str, Any]], kind: str) -> Any:
     if isinstance(t, tuple):
         if t[0] == "slice" and isinstance(value, list) and not isinstance(value, Pairs):
             olds = old if isinstance(old, list) else []
-            return [_go_value(item, t[1], olds[i] if i < len(olds) else None, structs) for i, item in enumerate(value)]
+            return [olds[i] if item is None and i < len(olds) else
+                    _go_value(item, t[1], olds[i] if i < len(olds) else None, structs, kind)
+                    for i, item in enumerate(value)]
         if t[0] == "map" and isinstance(value, Pairs):
             into = old if isinstance(old, dict) else {}
             for key, item in value:
-                into[key] = _go_value(item, t[1], None, structs)
+                into[key] = _go_value(item, t[1], None, structs, kind)
             return into
         return plain(value)
     fields = structs.get(t) if isinstance(t, str) else None
     if fields is None or not isinstance(value, Pairs):
         return plain(value)
     into = old if isinstance(old, dict) else {}
+    kept = gonull.described_by_value(kind, t)
     for key, item in value:
-        into[key] = _go_value(item, fields[key], into.get(key), structs) if key in fields else plain(item)
+        if item is None and key in into and key in kept:
+            if fields.get(key) == "time":  # `Time.UnmarshalJSON(null)`: the zero time
+                into[key] = None
+        else:
+            into[key] = _go_value(item, fields[key], into.get(key), structs, kind) if key in fields else plain(item)
     return into
 
 
