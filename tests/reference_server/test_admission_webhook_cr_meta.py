@@ -12,7 +12,8 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
 from .crds import create_crd, schemaless_crd
-from .test_admission_webhooks import AR, Hook, hook  # noqa: F401 - hook: a fixture
+from .test_admission_webhooks import Hook, hook  # noqa: F401 - hook: a fixture
+from .webhookconfig import MUTATING, configure
 
 
 @pytest.fixture(scope="module")
@@ -27,11 +28,8 @@ def test_a_mutating_webhook_sees_the_decoded_root_metadata(server: RunningServer
     group = f"m{uuid.uuid4().hex[:8]}.example.com"
     http = requests.Session()
     assert create_crd(http, server.url, schemaless_crd(group, "hooked", "Hooked", scope="Cluster")).status_code == 201
-    cfg = {"metadata": {"name": f"cfg-{group}"}, "webhooks": [{
-        "name": f"h.{group}", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-        "clientConfig": {"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle},
-        "rules": [{"operations": ["CREATE"], "apiGroups": [group], "apiVersions": ["v1"], "resources": ["hooked"]}]}]}
-    assert http.post(f"{server.url}{AR}/mutatingwebhookconfigurations", json=cfg).status_code == 201
+    configure(server, MUTATING, None, f"cfg-{group}", f"{hook.url}/allow", hook.ca_bundle, ["hooked"],
+              operations=["CREATE"], api_groups=[group], session=http)
     r = http.post(f"{server.url}/apis/{group}/v1/hooked", headers={"Content-Type": "application/json"},
                   data='{"metadata": {"name": "h", "labels": {"a": null}, "generation": 1.0}}')
     assert r.status_code == 201, r.text
