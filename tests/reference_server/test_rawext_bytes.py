@@ -191,10 +191,10 @@ def test_a_patch_inside_data_sorts_the_object_it_changes_and_keeps_untouched_byt
     obj = {"data": R.wrap({"z": {"s": "é"}, "a": 1}, '{ "z" : {"s":"\\u00e9"}, "a":1 }')}
     before = R.before_patch(obj, ("data",))
     patched = {"data": {"z": {"s": "é"}, "a": 2}}
-    R.repatched(patched, before)
+    R.repatched(patched, before, '{"data":{"a":2}}', merge=True)
     assert R.exact(patched["data"]) == '{"a":2,"z":{"s":"\\u00e9"}}'
     untouched = {"data": {"z": {"s": "é"}, "a": 1}}
-    R.repatched(untouched, before)
+    R.repatched(untouched, before, '{"kind":"ControllerRevision"}', merge=True)
     assert R.exact(untouched["data"]) == '{"z":{"s":"\\u00e9"},"a":1}'
 
 

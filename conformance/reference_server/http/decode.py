@@ -221,12 +221,14 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
     raise patch_invalid(patched, patch_type, patch, err)
 
 
-def patch_invalid(patched: dict[str, Any], patch_type: str, patch: Any, why: str) -> E.StatusError:
+def patch_invalid(patched: dict[str, Any], patch_type: str, patch: Any, why: str,
+                  shown: str | None = None) -> E.StatusError:
     """handlers/patch.go's `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`: the
     value shown is the patch map printed `%+v` for a strategic patch, else the patched JSON (numbers as the patch
-    wrote them)."""
+    wrote them; `shown`: its bytes, where the caller has them)."""
     strategic = patch_type.startswith("application/strategic")
-    shown = go_map_format(patch) if strategic else encode_raw_literals(patched)
+    if shown is None:
+        shown = go_map_format(patch) if strategic else encode_raw_literals(patched)
     e = E.invalid("", "", [E.field_invalid("patch", shown, why)])
     e.status.get("details", {}).pop("kind", None)
     return e

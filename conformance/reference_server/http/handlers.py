@@ -44,7 +44,7 @@ from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
 from ..fieldmanager.jsonkinds import patch_root
-from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRATEGIC_PATCH,
+from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, MERGE_PATCH, PATCH_TYPES, STRATEGIC_PATCH,
                     apply_patch)
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
@@ -455,9 +455,10 @@ class Handlers:
             if ctype == STRATEGIC_PATCH:
                 refuse_overflow(patch)  # `strategicPatchObject` reads the patch into a map first
             raws = raw_before_patch(store, current, ctype)
-            patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY)
+            patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY,
+                                  raw)
             if raws:
-                gojsonraw.repatched(patched, raws)
+                gojsonraw.repatched(patched, raws, raw.decode("utf-8", "replace"), ctype == MERGE_PATCH)
             return self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
 
         dry = P.dry_run(request.query.getall("dryRun", []))
@@ -634,7 +635,7 @@ class Handlers:
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
                 if undecodable is not None:
                     raise E.bad_request(f"error decoding patch: {undecodable}")
-                patched = old if applied is not None else apply_patch(old, ctype, patch)
+                patched = old if applied is not None else apply_patch(old, ctype, patch, raw=raw)
                 check_depth(patched)
                 # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
                 patch_type_error(patched, SCALE_KIND, ctype, patch)

@@ -8,6 +8,7 @@ import copy
 from typing import Any
 
 from .. import apierrors as E
+from .. import gojsonlazy
 from ..wire.gotypes import kind_word
 from ..wire.patchmeta import EMPTY, Node
 from .decode import patch_invalid, version_kind_error
@@ -29,16 +30,23 @@ def _apply_error(msg: str) -> E.StatusError:
 
 
 # ---- RFC 7386 ------------------------------------------------------------------------------------
-def _merged_non_object(patch: Any) -> E.StatusError:
+def _merged_non_object(patch: Any, raw: bytes | None) -> E.StatusError:
     """A merge patch that is not an object, as `applyJSPatch` (apiserver handlers/patch.go) answers it under
     `fieldValidation=Ignore`: evanphx/json-patch v4.12.0's `MergePatch` (merge.go `doMergePatch`) refuses `null`
     and a scalar with `ErrBadJSONPatch` (a 400 with its text); an array becomes the patched document itself (the
     nulls inside its objects pruned, each object's keys in Go's map order), which the JSON serializer then cannot
-    decode into any kind (`SimpleMetaFactory.Interpret`): the 422 on `patch` naming it."""
+    decode into any kind (`SimpleMetaFactory.Interpret`): the 422 on `patch` naming it, shown as `MergePatch`
+    wrote it (`raw`, the patch's bytes: gojsonlazy.py keeps each scalar's bytes as sent, compacted)."""
     if not isinstance(patch, list):
         return E.bad_request("Invalid JSON Patch")
     patched = [_pruned(v, ordered=True) for v in patch]
-    return patch_invalid(patched, MERGE_PATCH, patch, version_kind_error(patched))  # type: ignore[arg-type]
+    shown = None
+    if raw is not None:
+        try:
+            shown = gojsonlazy.merge_patch("{}", raw.decode("utf-8", "replace"))
+        except (gojsonlazy.PatchFailed, gojsonlazy.Unfollowed):
+            shown = None
+    return patch_invalid(patched, MERGE_PATCH, patch, version_kind_error(patched), shown)  # type: ignore[arg-type]
 
 
 def _pruned(value: Any, ordered: bool = False) -> Any:
@@ -171,14 +179,15 @@ def json_patch(doc: Any, ops: Any) -> Any:
     return doc
 
 
-def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY) -> dict[str, Any]:
+def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY,
+                raw: bytes | None = None) -> dict[str, Any]:
     """Dispatch on the PATCH media type (apply-patch is refused by the caller); `meta` is the kind's
-    strategic-merge metadata (`wire.patchmeta.for_kind`)."""
+    strategic-merge metadata (`wire.patchmeta.for_kind`); `raw`: the patch's bytes, as sent."""
     if patch_type == JSON_PATCH:
         out = json_patch(doc, patch)
     elif patch_type == MERGE_PATCH:
         if not isinstance(patch, dict):  # (under Strict and Warn refused before: `decode.patch_decode_error`)
-            raise _merged_non_object(patch)
+            raise _merged_non_object(patch, raw)
         out = merge_patch(doc, patch)
     elif patch_type == STRATEGIC_PATCH:
         if not isinstance(patch, dict):  # `strategicPatchObject`: the decoder's error, bare

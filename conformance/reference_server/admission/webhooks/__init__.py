@@ -200,14 +200,15 @@ class WebhookAdmission:
         if resp.get("patchType") != "JSONPatch":
             raise review.internal(ValueError(f'unsupported patch type "{resp.get("patchType", "")}"'))
         try:
-            ops = loads_json(base64.b64decode(resp["patch"]))  # numbers as Go reads the patched bytes
+            text = base64.b64decode(resp["patch"])
+            ops = loads_json(text)  # numbers as Go reads the patched bytes
         except (ValueError, TypeError) as exc:
             raise review.internal(exc) from None
         try:
             raws = _raw_state(obj)  # the patch ran on the object's JSON: an untouched `RawExtension` compacted
             patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops))
             if raws:
-                gojsonraw.repatched(patched, raws)
+                gojsonraw.repatched(patched, raws, text.decode("utf-8", "replace"), merge=False)
             return patched
         except E.StatusError as exc:
             raise review.internal(ValueError(exc.status.get("details", {}).get("causes", [{}])[0].get(
@@ -259,7 +260,7 @@ class WebhookAdmission:
                 raise review.denied(str(hook.get("name")), resp.get("status"))
 
 
-def _raw_state(obj: dict[str, Any]) -> dict[str, Any] | None:
+def _raw_state(obj: dict[str, Any]) -> gojsonraw.PatchBase | None:
     """`gojsonraw.before_patch` of an object whose kind has `RawExtension` fields, else None."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):

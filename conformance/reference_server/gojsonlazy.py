@@ -1,0 +1,498 @@
+"""evanphx/json-patch v4.12.0's lazy nodes on JSON text: the bytes `MergePatch` and `Patch.Apply` write.
+
+Upstream: gopkg.in/evanphx/json-patch.v4 v4.12.0 (the version kube-apiserver 1.33 vendors), `patch.go` (`lazyNode`,
+`partialDoc`, `partialArray`, `findObject`, the six operations, `equal`, `deepCopy`) and `merge.go` (`doMergePatch`,
+`mergeDocs`, `merge`, `pruneNulls`). A `lazyNode` keeps the bytes its value was read from (`eRaw`) until something
+reads inside it (`intoDoc`/`intoAry`, also `tryDoc`/`tryAry` in a `test` operation's `equal`); writing one again is
+`json.Marshal`: an untouched node's bytes compacted (encoding/json `appendCompact`: whitespace outside strings
+dropped, `<`, `>`, `&`, U+2028, U+2029 escaped, nothing else touched: a string's `\\u00e9`, a number's `1.0` kept),
+an object that was read a `map[string]*lazyNode` (keys sorted, each written as encoding/json writes a string), an
+array that was read its elements; a `null` member or element is a nil node (`null`).
+
+What the server uses this for (the values themselves are patched by http/patch.py): the bytes a patch leaves in a
+`RawExtension` (ControllerRevision `data`, gojsonraw.py), and the text of a merge patch that is an array (its 422).
+`Unfollowed` is raised where Go would panic or hold a nil map (a `null` read as an object, a nil node walked
+through); `PatchFailed` where evanphx answers an error: the caller then keeps its own answer.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Union
+
+from . import gojsonnum
+from .gojsonraw import compact
+
+_RAW, _DOC, _ARY = 0, 1, 2
+_WS = " \t\r\n"
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)
+_LITERAL = re.compile(r'[^\s,:\]}]+')
+_ATOI = re.compile(r"[+-]?[0-9]+\Z")  # strconv.Atoi's syntax (its range: Python's ints hold any)
+
+
+class PatchFailed(Exception):
+    """evanphx/json-patch answered an error (its text, near enough: the caller keeps its own)."""
+
+
+class Unfollowed(Exception):
+    """A case this model does not follow (Go would panic, or read `null` into a nil map)."""
+
+
+class Node:
+    """`lazyNode`: `raw` (None: a nil `*json.RawMessage`), and once read, `doc` or `ary`."""
+
+    __slots__ = ("raw", "doc", "ary", "which")
+
+    def __init__(self, raw: str | None) -> None:
+        self.raw, self.doc, self.ary, self.which = raw, None, None, _RAW
+
+    @property
+    def text(self) -> str:
+        if self.raw is None:
+            raise Unfollowed("nil raw message")
+        return self.raw
+
+
+MaybeNode = Union[Node, None]
+Doc = dict[str, MaybeNode]
+Ary = list[MaybeNode]
+
+
+# ---- reading JSON text (already checked well formed: the body was decoded before) -----------------------------
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _value_end(text: str, i: int) -> int:
+    c = text[i]
+    if c == '"':
+        return _STRING.match(text, i).end()  # type: ignore[union-attr]
+    if c in "{[":
+        depth = 0
+        for m in _TOKEN.finditer(text, i):
+            t = m.group()
+            if t in "{[":
+                depth += 1
+            elif t in "}]":
+                depth -= 1
+                if depth == 0:
+                    return m.end()
+        raise Unfollowed("unterminated JSON value")
+    return _LITERAL.match(text, i).end()  # type: ignore[union-attr]
+
+
+def _node(raw: str) -> MaybeNode:
+    """A member or element as `json.Unmarshal` into `*lazyNode` leaves it: `null` a nil pointer, else its bytes."""
+    return None if raw == "null" else Node(raw)
+
+
+def _read_doc(text: str) -> Doc:
+    """`json.Unmarshal(text, &partialDoc)` of an object (a repeated key: the last)."""
+    i = _skip(text, 1)
+    out: Doc = {}
+    while text[i] != "}":
+        m = _STRING.match(text, i)
+        if m is None:
+            raise Unfollowed("object key expected")
+        key = json.loads(m.group())
+        i = _skip(text, _skip(text, m.end()) + 1)  # (past the colon)
+        end = _value_end(text, i)
+        out[key] = _node(text[i:end])
+        i = _skip(text, end)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+    return out
+
+
+def _read_ary(text: str) -> Ary:
+    i = _skip(text, 1)
+    out: Ary = []
+    while text[i] != "]":
+        end = _value_end(text, i)
+        out.append(_node(text[i:end]))
+        i = _skip(text, end)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+    return out
+
+
+def _try_doc(n: Node) -> bool:
+    if n.raw is None:
+        return False
+    if n.raw == "null":
+        raise Unfollowed("null read into a partialDoc")
+    if n.raw[:1] != "{":
+        return False
+    n.doc, n.which = _read_doc(n.raw), _DOC
+    return True
+
+
+def _try_ary(n: Node) -> bool:
+    if n.raw is None:
+        return False
+    if n.raw == "null":
+        raise Unfollowed("null read into a partialArray")
+    if n.raw[:1] != "[":
+        return False
+    n.ary, n.which = _read_ary(n.raw), _ARY
+    return True
+
+
+def into_doc(n: Node) -> Doc:
+    """`intoDoc`: the node read as an object (PatchFailed when it is none)."""
+    if n.which == _DOC:
+        return n.doc  # type: ignore[return-value]
+    if n.raw is None:
+        raise PatchFailed("invalid state detected")
+    if not _try_doc(n):
+        raise PatchFailed("json: cannot unmarshal into Go value of type jsonpatch.partialDoc")
+    return n.doc  # type: ignore[return-value]
+
+
+def into_ary(n: Node) -> Ary:
+    if n.which == _ARY:
+        return n.ary  # type: ignore[return-value]
+    if n.raw is None:
+        raise PatchFailed("invalid state detected")
+    if not _try_ary(n):
+        raise PatchFailed("json: cannot unmarshal into Go value of type jsonpatch.partialArray")
+    return n.ary  # type: ignore[return-value]
+
+
+# ---- writing -----------------------------------------------------------------------------------------------------
+def marshal(n: MaybeNode) -> str:
+    """`json.Marshal` of a node (`MarshalJSON`, then encoding/json's compaction of what it returns)."""
+    if n is None or n.which == _RAW and n.raw is None:
+        return "null"
+    if n.which == _DOC:
+        return marshal_doc(n.doc)  # type: ignore[arg-type]
+    if n.which == _ARY:
+        return marshal_ary(n.ary)  # type: ignore[arg-type]
+    return compact(n.raw)  # type: ignore[arg-type]
+
+
+def marshal_doc(doc: Doc) -> str:
+    """A `partialDoc`: keys sorted (encoding/json's map order: byte order of the UTF-8 keys, which is code point
+    order), each written as encoding/json writes a string."""
+    return "{" + ",".join(gojsonnum.encode(k) + ":" + marshal(doc[k]) for k in sorted(doc)) + "}"
+
+
+def marshal_ary(ary: Ary) -> str:
+    return "[" + ",".join(marshal(v) for v in ary) + "]"
+
+
+# ---- merge.go ------------------------------------------------------------------------------------------------------
+def _merge(cur: Node, patch: Node) -> Node:
+    try:
+        cur_doc = into_doc(cur)
+    except PatchFailed:
+        _prune(patch)
+        return patch
+    try:
+        patch_doc = into_doc(patch)
+    except PatchFailed:
+        return patch
+    _merge_docs(cur_doc, patch_doc)
+    return cur
+
+
+def _merge_docs(doc: Doc, patch: Doc) -> None:
+    for k, v in patch.items():
+        if v is None:
+            doc.pop(k, None)
+        else:
+            cur = doc.get(k)
+            if cur is None:
+                _prune(v)
+                doc[k] = v
+            else:
+                doc[k] = _merge(cur, v)
+
+
+def _prune(n: Node) -> None:
+    """`pruneNulls`: every object and array inside read (so written again), an object's nulls dropped."""
+    try:
+        _prune_doc(into_doc(n))
+    except PatchFailed:
+        try:
+            _prune_ary(into_ary(n))
+        except PatchFailed:
+            pass
+
+
+def _prune_doc(doc: Doc) -> Doc:
+    for k, v in list(doc.items()):
+        if v is None:
+            del doc[k]
+        else:
+            _prune(v)
+    return doc
+
+
+def _prune_ary(ary: Ary) -> Ary:
+    for v in ary:
+        if v is not None:
+            _prune(v)
+    return ary
+
+
+def _top(text: str) -> tuple[str, str]:
+    """(the document's text without surrounding whitespace, its first character)."""
+    text = text.strip(_WS)
+    return text, text[:1]
+
+
+def merge_patch(doc_text: str, patch_text: str) -> str:
+    """`MergePatch(docData, patchData)` (`doMergePatch` with mergeMerge false): the bytes it returns."""
+    doc, first = _top(doc_text)
+    patch, pfirst = _top(patch_text)
+    if doc == "null":
+        raise PatchFailed("Invalid JSON Document")
+    if patch == "null":
+        raise PatchFailed("Invalid JSON Patch")
+    if first == "{" and pfirst == "{":
+        out = _read_doc(doc)
+        _merge_docs(out, _read_doc(patch))
+        return marshal_doc(out)
+    if pfirst == "{":  # (the document no object: the patch, pruned, is the result)
+        return marshal_doc(_prune_doc(_read_doc(patch)))
+    if pfirst != "[":
+        raise PatchFailed("Invalid JSON Patch")
+    return marshal_ary(_prune_ary(_read_ary(patch)))
+
+
+# ---- patch.go: RFC 6902 --------------------------------------------------------------------------------------------
+Container = Union[Doc, Ary]
+
+
+def _atoi(key: str) -> int:
+    if not _ATOI.match(key):
+        raise PatchFailed(f'strconv.Atoi: parsing "{key}": invalid syntax')
+    return int(key)
+
+
+def _index(ary: Ary, key: str, size: int) -> int:
+    """An index as `get`, `set` and `remove` take it (negative from the end: `SupportNegativeIndices`)."""
+    idx = _atoi(key)
+    if idx < 0:
+        if idx < -size:
+            raise PatchFailed(f"Unable to access invalid index: {idx}: invalid index referenced")
+        idx += size
+    if idx >= size:
+        raise PatchFailed(f"Unable to access invalid index: {idx}: invalid index referenced")
+    return idx
+
+
+def _get(con: Container, key: str) -> MaybeNode:
+    if isinstance(con, dict):
+        return con.get(key)  # (a missing key is a nil node, no error)
+    return con[_index(con, key, len(con))]
+
+
+def _set(con: Container, key: str, val: MaybeNode) -> None:
+    if isinstance(con, dict):
+        con[key] = val
+    else:
+        con[_index(con, key, len(con))] = val
+
+
+def _add(con: Container, key: str, val: MaybeNode) -> None:
+    if isinstance(con, dict):
+        con[key] = val
+        return
+    if key == "-":
+        con.append(val)
+        return
+    con.insert(_index(con, key, len(con) + 1), val)
+
+
+def _remove(con: Container, key: str) -> None:
+    if isinstance(con, dict):
+        if key not in con:
+            raise PatchFailed(f"Unable to remove nonexistent key: {key}: missing value")
+        del con[key]
+    else:
+        del con[_index(con, key, len(con))]
+
+
+def _decode_key(k: str) -> str:
+    return k.replace("~1", "/").replace("~0", "~")  # (strings.NewReplacer: one pass; "~01" is "~1" both ways)
+
+
+def _find(root: Container, path: str) -> tuple[Container, str]:
+    """`findObject`: the container of the path's last part, and that part decoded."""
+    split = path.split("/")
+    if len(split) < 2:
+        raise PatchFailed(f'doc is missing path: "{path}": missing value')
+    doc = root
+    for part in split[1:-1]:
+        try:
+            nxt = _get(doc, _decode_key(part))
+        except PatchFailed:
+            nxt = None
+        if nxt is None:
+            raise PatchFailed(f'doc is missing path: "{path}": missing value')
+        try:
+            doc = into_ary(nxt) if nxt.text.lstrip(" \n\t")[:1] == "[" else into_doc(nxt)  # (`isArray`)
+        except PatchFailed:
+            raise PatchFailed(f'doc is missing path: "{path}": missing value') from None
+    return doc, _decode_key(split[-1])
+
+
+def _string(op: dict[str, MaybeNode], name: str) -> str | None:
+    n = op.get(name)
+    if n is None or n.raw is None:
+        return None
+    try:
+        value = json.loads(n.raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _value(op: dict[str, MaybeNode]) -> MaybeNode:
+    """`Operation.value()`: a node of the `value` member's bytes (a `null` one: a node of none), nil when absent."""
+    if "value" not in op:
+        return None
+    n = op["value"]
+    return Node(None) if n is None else Node(n.raw)
+
+
+def _compact_plain(n: Node) -> str | None:
+    return None if n.raw is None else compact(n.raw, escape=False)
+
+
+def equal(n: Node, o: Node) -> bool:
+    """`lazyNode.equal`, with its side effect: each node it looks inside is read (`tryDoc`/`tryAry`)."""
+    if n.which == _RAW and not _try_doc(n) and not _try_ary(n):
+        return o.which == _RAW and _compact_plain(n) == _compact_plain(o)
+    if n.which == _DOC:
+        if o.which == _RAW and not _try_doc(o):
+            return False
+        if o.which != _DOC or len(n.doc) != len(o.doc):  # type: ignore[arg-type]
+            return False
+        for k, v in n.doc.items():  # type: ignore[union-attr]
+            if k not in o.doc:  # type: ignore[operator]
+                return False
+            ov = o.doc[k]  # type: ignore[index]
+            if (v is None) != (ov is None):
+                return False
+            if v is not None and not equal(v, ov):  # type: ignore[arg-type]
+                return False
+        return True
+    if o.which != _ARY and not _try_ary(o):
+        return False
+    if len(n.ary) != len(o.ary):  # type: ignore[arg-type]
+        return False
+    for v, ov in zip(n.ary, o.ary):  # type: ignore[arg-type]
+        if v is None:
+            raise Unfollowed("equal on a nil node")
+        if ov is None:
+            raise Unfollowed("equal against a nil node")
+        if not equal(v, ov):
+            return False
+    return True
+
+
+def _op_add(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
+    con, key = _find(root, path)
+    _add(con, key, _value(op))
+    return root
+
+
+def _op_replace(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
+    if path == "":
+        val = _value(op)
+        if val is None:
+            raise Unfollowed("replace of the document by a nil node")
+        if val.which == _RAW and not _try_doc(val) and not _try_ary(val):
+            raise PatchFailed("replace operation value must be object or array")
+        return val.ary if val.which == _ARY else val.doc  # type: ignore[return-value]
+    con, key = _find(root, path)
+    _get(con, key)  # (a missing index refused; a missing key is no error in v4.12.0)
+    _set(con, key, _value(op))
+    return root
+
+
+def _op_move(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
+    frm = _string(op, "from")
+    if frm is None:
+        raise PatchFailed("move operation failed to decode from")
+    con, key = _find(root, frm)
+    val = _get(con, key)
+    _remove(con, key)
+    con, key = _find(root, path)
+    _add(con, key, val)
+    return root
+
+
+def _op_copy(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
+    frm = _string(op, "from")
+    if frm is None:
+        raise PatchFailed("copy operation failed to decode from")
+    con, key = _find(root, frm)
+    val = _get(con, key)
+    con, key = _find(root, path)
+    _add(con, key, None if val is None else Node(marshal(val)))  # (`deepCopy`: the value written, read lazily)
+    return root
+
+
+def _op_test(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
+    if path == "":
+        self = Node(None)
+        if isinstance(root, dict):
+            self.doc, self.which = root, _DOC
+        else:
+            self.ary, self.which = root, _ARY
+        val: MaybeNode = self
+    else:
+        con, key = _find(root, path)
+        val = _get(con, key)
+    want = _value(op)
+    if val is None:
+        if want is None:
+            raise Unfollowed("test of a missing value without a value")
+        if want.raw is None:
+            return root
+        raise PatchFailed(f"testing value {path} failed: test failed")
+    if want is None or not equal(val, want):
+        raise PatchFailed(f"testing value {path} failed: test failed")
+    return root
+
+
+def _op_remove(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
+    con, key = _find(root, path)
+    _remove(con, key)
+    return root
+
+
+_OPS = {"add": _op_add, "remove": _op_remove, "replace": _op_replace, "move": _op_move, "test": _op_test,
+        "copy": _op_copy}
+
+
+def apply_patch(doc_text: str, patch_text: str) -> str:
+    """`DecodePatch(patch).Apply(doc)`: the bytes it returns."""
+    doc, first = _top(doc_text)
+    patch, pfirst = _top(patch_text)
+    if pfirst != "[" or first not in "{[" or not doc:
+        raise PatchFailed("not a patch of a document")
+    root: Container = _read_ary(doc) if first == "[" else _read_doc(doc)
+    for element in _read_ary(patch):
+        if element is None or element.raw[:1] != "{":  # type: ignore[index]
+            raise PatchFailed("json: cannot unmarshal into Go value of type jsonpatch.Operation")
+        op = _read_doc(element.raw)  # type: ignore[arg-type]
+        kind = _string(op, "op") or "unknown"
+        path = _string(op, "path")
+        if kind not in _OPS:
+            raise PatchFailed(f"Unexpected kind: {kind}")
+        if path is None:
+            raise PatchFailed(f"{kind} operation failed to decode path")
+        root = _OPS[kind](root, op, path)
+    return marshal_doc(root) if isinstance(root, dict) else marshal_ary(root)
+
+
+__all__ = ["Node", "PatchFailed", "Unfollowed", "apply_patch", "equal", "into_ary", "into_doc", "marshal",
+           "merge_patch"]
