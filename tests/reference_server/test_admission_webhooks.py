@@ -74,6 +74,10 @@ class Hook:
         if path == "/rawnum":  # numbers Python cannot write: the patch's bytes as a Go webhook may send them
             patch = b'[{"op":"add","path":"/data/w","value":1e2},{"op":"add","path":"/data/big","value":-1e400}]'
             resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
+        if path == "/rawbytes":  # a value's bytes as a webhook may write them (an escape, key order, `<`)
+            patch = (b'[{"op":"add","path":"/data/a/-","value":{"z":"\\u00e9","b":"<"}},'
+                     b'{"op":"replace","path":"/data/s","value":"\\u00e9"}]')
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
         if path == "/hold":
             self.release.wait(30)
         answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}
@@ -219,6 +223,28 @@ def test_a_mutating_webhook_s_numbers_in_raw_json_are_kept_as_it_wrote_them(serv
         r = requests.patch(f"{path}/r?fieldManager=m", data="metadata:\n  labels:\n    a: b\n",
                            headers={"Content-Type": "application/apply-patch+yaml"})
         assert r.status_code == 500 and r.text.startswith("This request caused apiserver to panic")
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", name)
+
+
+def test_a_mutating_webhook_s_patch_inside_raw_json_keeps_evanphx_s_bytes(server, hook, ns):
+    """The dispatcher applies the webhook's JSONPatch with evanphx/json-patch v4.12.0 (`Patch.Apply` on the
+    object's JSON, `data` compacted) and decodes the result: `data` and `a` are read (keys sorted, elements kept
+    as the nodes they were: `{"y":1,"x":2}`), the appended element and the replaced string are the patch's bytes
+    compacted (`\\u00e9` kept, `<` escaped). The create stores them: an update sending them again passes."""
+    name = mutate_revisions(server, hook, ns, "/rawbytes")
+    try:
+        path = f"{server.url}/apis/apps/v1/namespaces/{ns}/controllerrevisions"
+        want = '{"a":[{"y":1,"x":2},{"z":"\\u00e9","b":"\\u003c"}],"s":"\\u00e9"}'
+        r = requests.post(path, data=b'{"metadata":{"name":"r"},"revision":1,"data":{ "s":"t", "a":[ {"y":1, "x":2} ] }}',
+                          headers={"Content-Type": "application/json"})
+        assert r.status_code == 201, r.text
+        for text in (r.text, requests.get(f"{path}/r").text):
+            assert f'"data":{want}' in text, text
+        body = f'{{"metadata":{{"name":"r","resourceVersion":"{r.json()["metadata"]["resourceVersion"]}"}},' \
+               f'"revision":2,"data":{want}}}'
+        r = requests.put(f"{path}/r", data=body.encode(), headers={"Content-Type": "application/json"})
+        assert r.status_code == 200, r.text
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", name)
 

@@ -161,6 +161,21 @@ def test_merge_patch_array_under_ignore(http, url, namespaces):
                                                    "value of type map[string]interface {}")
 
 
+def test_merge_patch_array_is_shown_as_merge_patch_wrote_it(http, url, namespaces):
+    """evanphx/json-patch v4.12.0 `doMergePatch` reads the array into lazy nodes and writes it with `json.Marshal`:
+    a string's or number's node keeps its bytes as sent (`\\u00e9`, `\\/`, `1.50`), compacted by encoding/json
+    (`<`, `>`, `&` escaped, `é` as sent); an object, read by `pruneNulls`, has its keys written as encoding/json
+    writes a string (`"k>"` as `"k\\u003e"`). handlers/patch.go shows those bytes with `%q`."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    assert http.post(base, json={"metadata": {"name": "c"}}).status_code == 201
+    st = status_of(http.patch(f"{base}/c", params={"fieldValidation": "Ignore"}, headers=MERGE,
+                              data='["\\u00e9<", {"b":null,"k>":"x\\/y & \u00e9"}, 1.50]'.encode()))
+    assert st["code"] == 422, st
+    assert st["details"]["causes"][0]["message"].startswith(
+        'Invalid value: "[\\"\\\\u00e9\\\\u003c\\",{\\"k\\\\u003e\\":\\"x\\\\/y \\\\u0026 \u00e9\\"},1.50]": ')
+
+
 def test_merge_patch_prunes_nulls_inside_new_lists(http, url, namespaces):
     """evanphx/json-patch v4 `mergeDocs` prunes the nulls of a value's objects where the target held no object
     (a list's items included): a custom resource keeps `[{}]`, not `[{"a": null}]`; where it held an object, a
