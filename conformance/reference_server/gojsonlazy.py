@@ -22,6 +22,8 @@ from typing import Union
 
 from . import gojsonnum
 from .gojsonraw import compact
+from .gonet.strconv import quote
+from .wire.gotypes import kind_word
 
 _RAW, _DOC, _ARY = 0, 1, 2
 _WS = " \t\r\n"
@@ -264,39 +266,52 @@ def merge_patch(doc_text: str, patch_text: str) -> str:
     return marshal_ary(_prune_ary(_read_ary(patch)))
 
 
-# ---- patch.go: RFC 6902 --------------------------------------------------------------------------------------------
+# ---- patch.go: RFC 6902 (error texts: github.com/pkg/errors `Wrapf`, "<message>: <cause>") ---------------------------
 Container = Union[Doc, Ary]
+_MISSING = "missing value"  # ErrMissing
+_BAD_INDEX = "invalid index referenced"  # ErrInvalidIndex
 
 
 def _atoi(key: str) -> int:
+    """strconv.Atoi (its errors' text)."""
     if not _ATOI.match(key):
-        raise PatchFailed(f'strconv.Atoi: parsing "{key}": invalid syntax')
-    return int(key)
+        raise PatchFailed(f"strconv.Atoi: parsing {quote(key)}: invalid syntax")
+    value = int(key)
+    if not -(1 << 63) <= value < 1 << 63:
+        raise PatchFailed(f"strconv.Atoi: parsing {quote(key)}: value out of range")
+    return value
 
 
-def _index(ary: Ary, key: str, size: int) -> int:
-    """An index as `get`, `set` and `remove` take it (negative from the end: `SupportNegativeIndices`)."""
+def _invalid_index(idx: int) -> PatchFailed:
+    return PatchFailed(f"Unable to access invalid index: {idx}: {_BAD_INDEX}")
+
+
+def _index(key: str, size: int, upper_first: bool = False) -> int:
+    """An array index as `partialArray`'s methods take it (`SupportNegativeIndices`: `-1` the last); `add` and
+    `remove` check the upper bound before a negative index is moved, `get` after."""
     idx = _atoi(key)
+    if upper_first and idx >= size:
+        raise _invalid_index(idx)
     if idx < 0:
         if idx < -size:
-            raise PatchFailed(f"Unable to access invalid index: {idx}: invalid index referenced")
+            raise _invalid_index(idx)
         idx += size
     if idx >= size:
-        raise PatchFailed(f"Unable to access invalid index: {idx}: invalid index referenced")
+        raise _invalid_index(idx)
     return idx
 
 
 def _get(con: Container, key: str) -> MaybeNode:
     if isinstance(con, dict):
         return con.get(key)  # (a missing key is a nil node, no error)
-    return con[_index(con, key, len(con))]
+    return con[_index(key, len(con))]
 
 
 def _set(con: Container, key: str, val: MaybeNode) -> None:
     if isinstance(con, dict):
         con[key] = val
     else:
-        con[_index(con, key, len(con))] = val
+        con[_index(key, len(con))] = val
 
 
 def _add(con: Container, key: str, val: MaybeNode) -> None:
@@ -306,51 +321,63 @@ def _add(con: Container, key: str, val: MaybeNode) -> None:
     if key == "-":
         con.append(val)
         return
-    con.insert(_index(con, key, len(con) + 1), val)
+    try:
+        _atoi(key)
+    except PatchFailed as exc:
+        raise PatchFailed(f"value was not a proper array index: '{key}': {exc}") from None
+    con.insert(_index(key, len(con) + 1, upper_first=True), val)
 
 
 def _remove(con: Container, key: str) -> None:
     if isinstance(con, dict):
         if key not in con:
-            raise PatchFailed(f"Unable to remove nonexistent key: {key}: missing value")
+            raise PatchFailed(f"Unable to remove nonexistent key: {key}: {_MISSING}")
         del con[key]
     else:
-        del con[_index(con, key, len(con))]
+        del con[_index(key, len(con), upper_first=True)]
 
 
 def _decode_key(k: str) -> str:
     return k.replace("~1", "/").replace("~0", "~")  # (strings.NewReplacer: one pass; "~01" is "~1" both ways)
 
 
-def _find(root: Container, path: str) -> tuple[Container, str]:
-    """`findObject`: the container of the path's last part, and that part decoded."""
+def _find(root: Container, path: str) -> tuple[Container, str] | None:
+    """`findObject`: the container of the path's last part, and that part decoded; None where it finds none."""
     split = path.split("/")
     if len(split) < 2:
-        raise PatchFailed(f'doc is missing path: "{path}": missing value')
+        return None
     doc = root
     for part in split[1:-1]:
         try:
             nxt = _get(doc, _decode_key(part))
         except PatchFailed:
-            nxt = None
+            return None
         if nxt is None:
-            raise PatchFailed(f'doc is missing path: "{path}": missing value')
+            return None
         try:
             doc = into_ary(nxt) if nxt.text.lstrip(" \n\t")[:1] == "[" else into_doc(nxt)  # (`isArray`)
         except PatchFailed:
-            raise PatchFailed(f'doc is missing path: "{path}": missing value') from None
+            return None
     return doc, _decode_key(split[-1])
 
 
-def _string(op: dict[str, MaybeNode], name: str) -> str | None:
+def _field(op: dict[str, MaybeNode], name: str, missing: str) -> str:
+    """`Operation.Path()`/`From()`: the member read as a string (its decoding error, or `missing`, else)."""
     n = op.get(name)
     if n is None or n.raw is None:
-        return None
-    try:
-        value = json.loads(n.raw)
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
+        raise PatchFailed(f"{missing}: {_MISSING}")
+    value = json.loads(n.raw)
+    if not isinstance(value, str):
+        raise PatchFailed(f"json: cannot unmarshal {kind_word(value)} into Go value of type string")
+    return value
+
+
+def _path(op: dict[str, MaybeNode]) -> str:
+    return _field(op, "path", "operation missing path field")
+
+
+def _from(op: dict[str, MaybeNode]) -> str:
+    return _field(op, "from", "operation, missing from field")
 
 
 def _value(op: dict[str, MaybeNode]) -> MaybeNode:
@@ -365,8 +392,10 @@ def _compact_plain(n: Node) -> str | None:
     return None if n.raw is None else compact(n.raw, escape=False)
 
 
-def equal(n: Node, o: Node) -> bool:
+def equal(n: Node, o: MaybeNode) -> bool:
     """`lazyNode.equal`, with its side effect: each node it looks inside is read (`tryDoc`/`tryAry`)."""
+    if o is None:
+        raise Unfollowed("equal against a nil node")
     if n.which == _RAW and not _try_doc(n) and not _try_ary(n):
         return o.which == _RAW and _compact_plain(n) == _compact_plain(o)
     if n.which == _DOC:
@@ -380,7 +409,7 @@ def equal(n: Node, o: Node) -> bool:
             ov = o.doc[k]  # type: ignore[index]
             if (v is None) != (ov is None):
                 return False
-            if v is not None and not equal(v, ov):  # type: ignore[arg-type]
+            if v is not None and not equal(v, ov):
                 return False
         return True
     if o.which != _ARY and not _try_ary(o):
@@ -390,82 +419,150 @@ def equal(n: Node, o: Node) -> bool:
     for v, ov in zip(n.ary, o.ary):  # type: ignore[arg-type]
         if v is None:
             raise Unfollowed("equal on a nil node")
-        if ov is None:
-            raise Unfollowed("equal against a nil node")
         if not equal(v, ov):
             return False
     return True
 
 
-def _op_add(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
-    con, key = _find(root, path)
-    _add(con, key, _value(op))
+def _op_add(root: Container, op: dict[str, MaybeNode]) -> Container:
+    try:
+        path = _path(op)
+    except PatchFailed:
+        raise PatchFailed(f"add operation failed to decode path: {_MISSING}") from None
+    found = _find(root, path)
+    if found is None:
+        raise PatchFailed(f'add operation does not apply: doc is missing path: "{path}": {_MISSING}')
+    try:
+        _add(*found, _value(op))
+    except PatchFailed as exc:
+        raise PatchFailed(f"error in add for path: '{path}': {exc}") from None
     return root
 
 
-def _op_replace(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
+def _op_remove(root: Container, op: dict[str, MaybeNode]) -> Container:
+    try:
+        path = _path(op)
+    except PatchFailed:
+        raise PatchFailed(f"remove operation failed to decode path: {_MISSING}") from None
+    found = _find(root, path)
+    if found is None:
+        raise PatchFailed(f'remove operation does not apply: doc is missing path: "{path}": {_MISSING}')
+    try:
+        _remove(*found)
+    except PatchFailed as exc:
+        raise PatchFailed(f"error in remove for path: '{path}': {exc}") from None
+    return root
+
+
+def _op_replace(root: Container, op: dict[str, MaybeNode]) -> Container:
+    try:
+        path = _path(op)
+    except PatchFailed as exc:
+        raise PatchFailed(f"replace operation failed to decode path: {exc}") from None
     if path == "":
         val = _value(op)
         if val is None:
             raise Unfollowed("replace of the document by a nil node")
         if val.which == _RAW and not _try_doc(val) and not _try_ary(val):
-            raise PatchFailed("replace operation value must be object or array")
+            return root  # (`errors.Wrapf(err, ...)` of a nil err is nil: no error, nothing replaced)
         return val.ary if val.which == _ARY else val.doc  # type: ignore[return-value]
-    con, key = _find(root, path)
-    _get(con, key)  # (a missing index refused; a missing key is no error in v4.12.0)
+    found = _find(root, path)
+    if found is None:
+        raise PatchFailed(f"replace operation does not apply: doc is missing path: {path}: {_MISSING}")
+    con, key = found
+    try:
+        _get(con, key)  # (a missing index refused; a missing key is no error in v4.12.0: it is added)
+    except PatchFailed:
+        raise PatchFailed(f"replace operation does not apply: doc is missing key: {path}: {_MISSING}") from None
     _set(con, key, _value(op))
     return root
 
 
-def _op_move(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
-    frm = _string(op, "from")
-    if frm is None:
-        raise PatchFailed("move operation failed to decode from")
-    con, key = _find(root, frm)
-    val = _get(con, key)
-    _remove(con, key)
-    con, key = _find(root, path)
-    _add(con, key, val)
+def _op_move(root: Container, op: dict[str, MaybeNode]) -> Container:
+    try:
+        frm = _from(op)
+    except PatchFailed as exc:
+        raise PatchFailed(f"move operation failed to decode from: {exc}") from None
+    found = _find(root, frm)
+    if found is None:
+        raise PatchFailed(f"move operation does not apply: doc is missing from path: {frm}: {_MISSING}")
+    con, key = found
+    try:
+        val = _get(con, key)
+        _remove(con, key)
+    except PatchFailed as exc:
+        raise PatchFailed(f"error in move for path: '{key}': {exc}") from None
+    try:
+        path = _path(op)
+    except PatchFailed as exc:
+        raise PatchFailed(f"move operation failed to decode path: {exc}") from None
+    found = _find(root, path)
+    if found is None:
+        raise PatchFailed(f"move operation does not apply: doc is missing destination path: {path}: {_MISSING}")
+    try:
+        _add(*found, val)
+    except PatchFailed as exc:
+        raise PatchFailed(f"error in move for path: '{path}': {exc}") from None
     return root
 
 
-def _op_copy(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
-    frm = _string(op, "from")
-    if frm is None:
-        raise PatchFailed("copy operation failed to decode from")
-    con, key = _find(root, frm)
-    val = _get(con, key)
-    con, key = _find(root, path)
-    _add(con, key, None if val is None else Node(marshal(val)))  # (`deepCopy`: the value written, read lazily)
-    return root
-
-
-def _op_test(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
+def _op_test(root: Container, op: dict[str, MaybeNode]) -> Container:
+    try:
+        path = _path(op)
+    except PatchFailed as exc:
+        raise PatchFailed(f"test operation failed to decode path: {exc}") from None
+    failed = PatchFailed(f"testing value {path} failed: test failed")
+    want = _value(op)
     if path == "":
         self = Node(None)
         if isinstance(root, dict):
             self.doc, self.which = root, _DOC
         else:
             self.ary, self.which = root, _ARY
-        val: MaybeNode = self
-    else:
-        con, key = _find(root, path)
-        val = _get(con, key)
-    want = _value(op)
+        if not equal(self, want):
+            raise failed
+        return root
+    found = _find(root, path)
+    if found is None:
+        raise PatchFailed(f"test operation does not apply: is missing path: {path}: {_MISSING}")
+    try:
+        val = _get(*found)
+    except PatchFailed as exc:
+        raise PatchFailed(f"error in test for path: '{path}': {exc}") from None
     if val is None:
         if want is None:
             raise Unfollowed("test of a missing value without a value")
         if want.raw is None:
             return root
-        raise PatchFailed(f"testing value {path} failed: test failed")
+        raise failed
     if want is None or not equal(val, want):
-        raise PatchFailed(f"testing value {path} failed: test failed")
+        raise failed
     return root
 
 
-def _op_remove(root: Container, op: dict[str, MaybeNode], path: str) -> Container:
-    con, key = _find(root, path)
-    _remove(con, key)
+def _op_copy(root: Container, op: dict[str, MaybeNode]) -> Container:
+    try:
+        frm = _from(op)
+    except PatchFailed as exc:
+        raise PatchFailed(f"copy operation failed to decode from: {exc}") from None
+    found = _find(root, frm)
+    if found is None:
+        raise PatchFailed(f"copy operation does not apply: doc is missing from path: {frm}: {_MISSING}")
+    try:
+        val = _get(*found)
+    except PatchFailed as exc:
+        raise PatchFailed(f"error in copy for from: '{frm}': {exc}") from None
+    try:
+        path = _path(op)
+    except PatchFailed:
+        raise PatchFailed(f"copy operation failed to decode path: {_MISSING}") from None
+    found = _find(root, path)
+    if found is None:
+        raise PatchFailed(f"copy operation does not apply: doc is missing destination path: {path}: {_MISSING}")
+    try:
+        _add(*found, None if val is None else Node(marshal(val)))  # (`deepCopy`: the value written, read lazily)
+    except PatchFailed as exc:
+        raise PatchFailed(f"error while adding value during copy: {exc}") from None
     return root
 
 
@@ -473,24 +570,31 @@ _OPS = {"add": _op_add, "remove": _op_remove, "replace": _op_replace, "move": _o
         "copy": _op_copy}
 
 
+def _kind(op: dict[str, MaybeNode]) -> str:
+    """`Operation.Kind()`: the `op` member read as a string, else "unknown"."""
+    n = op.get("op")
+    if n is None or n.raw is None:
+        return "unknown"
+    value = json.loads(n.raw)
+    return value if isinstance(value, str) else "unknown"
+
+
 def apply_patch(doc_text: str, patch_text: str) -> str:
-    """`DecodePatch(patch).Apply(doc)`: the bytes it returns."""
+    """`DecodePatch(patch).Apply(doc)`: the bytes it returns (PatchFailed: `Apply`'s error, its text; a patch
+    `DecodePatch` refuses is the caller's to refuse first)."""
     doc, first = _top(doc_text)
     patch, pfirst = _top(patch_text)
     if pfirst != "[" or first not in "{[" or not doc:
-        raise PatchFailed("not a patch of a document")
+        raise Unfollowed("not a patch of a document")
     root: Container = _read_ary(doc) if first == "[" else _read_doc(doc)
     for element in _read_ary(patch):
-        if element is None or element.raw[:1] != "{":  # type: ignore[index]
-            raise PatchFailed("json: cannot unmarshal into Go value of type jsonpatch.Operation")
-        op = _read_doc(element.raw)  # type: ignore[arg-type]
-        kind = _string(op, "op") or "unknown"
-        path = _string(op, "path")
+        op = {} if element is None else _read_doc(element.text) if element.text[:1] == "{" else None
+        if op is None:
+            raise Unfollowed("an operation that is no object")
+        kind = _kind(op)
         if kind not in _OPS:
             raise PatchFailed(f"Unexpected kind: {kind}")
-        if path is None:
-            raise PatchFailed(f"{kind} operation failed to decode path")
-        root = _OPS[kind](root, op, path)
+        root = _OPS[kind](root, op)
     return marshal_doc(root) if isinstance(root, dict) else marshal_ary(root)
 
 

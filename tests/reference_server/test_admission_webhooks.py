@@ -78,6 +78,9 @@ class Hook:
             patch = (b'[{"op":"add","path":"/data/a/-","value":{"z":"\\u00e9","b":"<"}},'
                      b'{"op":"replace","path":"/data/s","value":"\\u00e9"}]')
             resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
+        if path == "/badpatch":  # a patch evanphx/json-patch refuses
+            patch = b'[{"op":"replace","path":"/nope/x","value":1}]'
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
         if path == "/hold":
             self.release.wait(30)
         answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}
@@ -187,6 +190,19 @@ def test_mutating_webhook_patch_and_update_delete(server, hook, ns):
         assert requests.delete(f"{server.url}/api/v1/namespaces/{ns}/configmaps/patched").status_code == 200
         _, review = hook.reviews[-1]
         assert review["request"]["operation"] == "DELETE" and review["request"]["object"] is None
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+def test_a_mutating_webhook_s_patch_refused_by_evanphx_is_an_internal_error(server, hook, ns):
+    """The mutating dispatcher answers `Patch.Apply`'s error as `NewInternalError(err)`: evanphx/json-patch
+    v4.12.0's words (`replace` of a path whose parent is missing: `doc is missing path: %s`, no quotes)."""
+    cfg = configure(server, "mutatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/badpatch", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "badpatch")
+        err = "replace operation does not apply: doc is missing path: /nope/x: missing value"
+        assert r.status_code == 500 and r.json()["message"] == f"Internal error occurred: {err}", r.text
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
 

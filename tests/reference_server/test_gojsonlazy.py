@@ -74,10 +74,51 @@ def test_json_patch_test_reads_what_it_compares() -> None:
 
 def test_json_patch_replace_of_a_missing_key_adds_it() -> None:
     """v4.12.0's `replace` asks `con.get(key)` for an error, and a `partialDoc`'s `get` never answers one: a missing
-    key is added (an array's missing index is refused)."""
+    key is added (an array's missing index is refused, in `replace`'s words wrapping ErrMissing)."""
     assert L.apply_patch('{"data":{}}', '[{"op":"replace","path":"/data/x","value":1}]') == '{"data":{"x":1}}'
-    with pytest.raises(L.PatchFailed, match="invalid index"):
+    with pytest.raises(L.PatchFailed) as exc:
         L.apply_patch('{"a":[]}', '[{"op":"replace","path":"/a/0","value":1}]')
+    assert str(exc.value) == "replace operation does not apply: doc is missing key: /a/0: missing value"
+
+
+@pytest.mark.parametrize("ops, message", [
+    ('[{"op":"add","path":"/x/y","value":1}]', 'add operation does not apply: doc is missing path: "/x/y": missing value'),
+    ('[{"op":"add","path":"/a/x","value":1}]',
+     "error in add for path: '/a/x': value was not a proper array index: 'x': strconv.Atoi: parsing \"x\": invalid "
+     "syntax"),
+    ('[{"op":"add","path":"/a/3","value":1}]',
+     "error in add for path: '/a/3': Unable to access invalid index: 3: invalid index referenced"),
+    ('[{"op":"remove","path":"/b"}]', "error in remove for path: '/b': Unable to remove nonexistent key: b: missing value"),
+    ('[{"op":"remove","path":"/a/-2"}]',
+     "error in remove for path: '/a/-2': Unable to access invalid index: -2: invalid index referenced"),
+    ('[{"op":"move","from":"/b","path":"/c"}]', "error in move for path: 'b': Unable to remove nonexistent key: b: "
+                                                "missing value"),
+    ('[{"op":"copy","from":"/x/y","path":"/c"}]', "copy operation does not apply: doc is missing from path: /x/y: "
+                                                  "missing value"),
+    ('[{"op":"test","path":"/a/0","value":"1"}]', "testing value /a/0 failed: test failed"),
+    ('[{"op":"replace","value":1}]', "replace operation failed to decode path: operation missing path field: missing "
+                                     "value"),
+    ('[{"op":"add","path":5,"value":1}]', "add operation failed to decode path: missing value"),
+    ('[{"op":"move","path":"/c"}]', "move operation failed to decode from: operation, missing from field: missing value"),
+    ('[{"op":"test","path":5}]', "test operation failed to decode path: json: cannot unmarshal number into Go value of "
+                                 "type string"),
+    ('[{"path":"/a"}]', "Unexpected kind: unknown"),
+])
+def test_json_patch_errors_in_v4_12_0_s_words(ops: str, message: str) -> None:
+    """Each operation's errors as patch.go writes them (pkg/errors `Wrapf`: "<message>: <cause>"; the `add` and
+    `copy` path errors wrap ErrMissing whatever the cause; `move` names the key where it reads `from`)."""
+    with pytest.raises(L.PatchFailed) as exc:
+        L.apply_patch('{"a":[1]}', ops)
+    assert str(exc.value) == message
+
+
+def test_json_patch_missing_values_in_v4_12_0() -> None:
+    """Where v4.12.0 finds a nil node and goes on: `copy` from a missing key adds `null`, an `add` without `value`
+    adds `null`, a `test` of a missing key against `null` passes, a `replace` of the document by a scalar is no
+    error and replaces nothing (`Wrapf` of a nil error is nil)."""
+    ops = ('[{"op":"copy","from":"/nope","path":"/c"},{"op":"add","path":"/d"},{"op":"test","path":"/e","value":null},'
+           '{"op":"replace","path":"","value":5}]')
+    assert L.apply_patch('{"a":1}', ops) == '{"a":1,"c":null,"d":null}'
 
 
 def test_a_nil_node_walked_through_is_not_followed() -> None:

@@ -8,8 +8,9 @@ import copy
 from typing import Any
 
 from .. import apierrors as E
-from .. import gojsonlazy
+from .. import gojsonlazy, gojsonnum
 from ..wire.gotypes import kind_word
+from ..wire.textdecode import loads_json
 from ..wire.patchmeta import EMPTY, Node
 from .decode import patch_invalid, version_kind_error
 from .strategicpatch import strategic_merge_patch
@@ -23,10 +24,20 @@ PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH)
 CUSTOM_RESOURCE_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
 MAX_JSON_PATCH_OPERATIONS = 10000
 
+class PatchApplyError(E.StatusError):
+    """`Patch.Apply`'s error as handlers/patch.go answers it: `NewGenericServerResponse(422, "", {}, "",
+    err.Error(), 0, false)`, which (isUnexpectedResponse false) carries no cause: the client sees the generic
+    message and `details: {}`; `text` keeps evanphx's words for a mutating webhook's patch (the dispatcher's
+    `NewInternalError(err)` shows them)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(E.status_dict(422, "Invalid", "the server rejected our request due to an error in our "
+                                       "request", {}))
+        self.text = text
+
+
 def _apply_error(msg: str) -> E.StatusError:
-    """`NewGenericServerResponse(422, …, err.Error())`."""
-    return E.StatusError(E.status_dict(422, "Invalid", "the server rejected our request due to an error in our request",
-                                       {"causes": [{"reason": "UnexpectedServerResponse", "message": msg}]}))
+    return PatchApplyError(msg)
 
 
 # ---- RFC 7386 ------------------------------------------------------------------------------------
@@ -143,17 +154,64 @@ def _add(doc: Any, path: str, value: Any, replace: bool = False) -> Any:
     return doc
 
 
-def json_patch(doc: Any, ops: Any) -> Any:
-    """Apply RFC 6902 operations; a malformed patch ⇒ 400, a failing operation ⇒ 422."""
+def json_patch(doc: Any, ops: Any, raw: bytes | None = None) -> Any:
+    """Apply RFC 6902 operations; a malformed patch ⇒ 400 (`DecodePatch`), a failing operation ⇒ 422. `raw`, the
+    patch's bytes: applied as evanphx/json-patch v4.12.0 applies them (gojsonlazy.py, on the document's JSON),
+    the result read again as kube-apiserver decodes it (a case gojsonlazy does not follow: as below)."""
+    if ops is None:
+        ops = []  # (`json.Unmarshal` of `null` into a `Patch`: nil, no error, nothing to apply)
     if not isinstance(ops, list):
-        raise E.bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+        raise E.bad_request(f"json: cannot unmarshal {kind_word(ops)} into Go value of type jsonpatch.Patch")
     if len(ops) > MAX_JSON_PATCH_OPERATIONS:
         raise E.request_entity_too_large(f"The allowed maximum operations in a JSON patch is "
                                          f"{MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
+    for op in ops:
+        if op is not None and not isinstance(op, dict):
+            raise E.bad_request(f"json: cannot unmarshal {kind_word(op)} into Go value of type jsonpatch.Operation")
+    applied = _evanphx(doc, raw) if raw is not None else None
+    try:
+        mine = _operations(doc, ops)
+    except E.StatusError:
+        if applied is None:
+            raise
+        mine = doc  # (evanphx applies what the walk below refuses: a `replace` of a missing key, index `-1`, ...)
+    return mine if applied is None else _ordered(applied, mine)
+
+
+def _evanphx(doc: Any, raw: bytes) -> Any:
+    """The patched document as evanphx/json-patch v4.12.0 writes it and kube-apiserver reads it again; its error
+    (`PatchApplyError`); None where gojsonlazy does not follow it (or the result holds a number no float64 holds,
+    read from the stored object)."""
+    try:
+        text = gojsonlazy.apply_patch(gojsonnum.encode(doc), raw.decode("utf-8", "replace"))
+    except gojsonlazy.PatchFailed as exc:
+        raise _apply_error(str(exc)) from None
+    except gojsonlazy.Unfollowed:
+        return None
+    try:
+        return loads_json(text.encode())
+    except (ValueError, E.StatusError):
+        return None
+
+
+def _ordered(value: Any, template: Any) -> Any:
+    """`value` with each object's keys in `template`'s order, then its own (the objects evanphx read are written
+    sorted; this server keeps members where they stood, a new one last, as its JSON writing expects)."""
+    if isinstance(value, dict) and isinstance(template, dict):
+        out = {k: _ordered(value[k], template[k]) for k in template if k in value}
+        out.update((k, v) for k, v in value.items() if k not in out)
+        return out
+    if isinstance(value, list) and isinstance(template, list) and len(value) == len(template):
+        return [_ordered(v, t) for v, t in zip(value, template)]
+    return value
+
+
+def _operations(doc: Any, ops: list[Any]) -> Any:
+    """The operations applied to the decoded document (where evanphx is not followed, and the key order)."""
     doc = copy.deepcopy(doc)
     for op in ops:
-        if not isinstance(op, dict):
-            raise E.bad_request("json: cannot unmarshal into Go value of type jsonpatch.Operation")
+        if op is None:
+            raise _apply_error("Unexpected kind: unknown")
         kind, path = op.get("op"), op.get("path")
         if not isinstance(path, str):
             raise _apply_error(f"{kind} operation does not apply: missing path")
@@ -184,7 +242,7 @@ def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = E
     """Dispatch on the PATCH media type (apply-patch is refused by the caller); `meta` is the kind's
     strategic-merge metadata (`wire.patchmeta.for_kind`); `raw`: the patch's bytes, as sent."""
     if patch_type == JSON_PATCH:
-        out = json_patch(doc, patch)
+        out = json_patch(doc, patch, raw)
     elif patch_type == MERGE_PATCH:
         if not isinstance(patch, dict):  # (under Strict and Warn refused before: `decode.patch_decode_error`)
             raise _merged_non_object(patch, raw)

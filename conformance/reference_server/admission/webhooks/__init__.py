@@ -37,7 +37,7 @@ import base64
 import copy
 import dataclasses
 import time
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Optional
 
 from ... import apierrors as E
 from ... import gojsonraw
@@ -51,7 +51,7 @@ from .latency import tracking as webhook_time
 from .matching import Attributes, matching
 
 VALIDATING, MUTATING = "validatingwebhookconfigurations", "mutatingwebhookconfigurations"
-JsonPatch = Callable[[Any, Any], Any]
+JsonPatch = Callable[[Any, Any, Optional[bytes]], Any]
 
 
 class WebhookAdmission:
@@ -206,13 +206,12 @@ class WebhookAdmission:
             raise review.internal(exc) from None
         try:
             raws = _raw_state(obj)  # the patch ran on the object's JSON: an untouched `RawExtension` compacted
-            patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops))
+            patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops, text))
             if raws:
                 gojsonraw.repatched(patched, raws, text.decode("utf-8", "replace"), merge=False)
             return patched
-        except E.StatusError as exc:
-            raise review.internal(ValueError(exc.status.get("details", {}).get("causes", [{}])[0].get(
-                "message", exc.status.get("message", "")))) from None
+        except E.StatusError as exc:  # (`Apply`'s error in evanphx's words: http/patch.py `PatchApplyError`)
+            raise review.internal(ValueError(getattr(exc, "text", exc.status.get("message", "")))) from None
 
     async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
                        dry_run: bool, options: dict[str, Any] | None, warnings: list[str],

@@ -1,0 +1,62 @@
+"""JSON patches (RFC 6902) as kube-apiserver 1.33 applies them: evanphx/json-patch v4.12.0's `Patch.Apply` on the
+object's JSON (gojsonlazy.py, http/patch.py), its error answered by handlers/patch.go as
+`NewGenericServerResponse(422, "", {}, "", err.Error(), 0, false)`: the generic message, `details: {}`, no cause."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import requests
+
+from .conftest import NamespaceFactory
+from .kubectl_run import run_kubectl
+
+JSON_PATCH = {"Content-Type": "application/json-patch+json"}
+REFUSED = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+           "message": "the server rejected our request due to an error in our request", "reason": "Invalid",
+           "details": {}, "code": 422}
+
+
+@pytest.fixture
+def cm(http: requests.Session, url: str, namespaces: NamespaceFactory) -> str:
+    """A ConfigMap (`data.a` is "é", two finalizers); its URL."""
+    ns = namespaces.create("jsonpatch")["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    body = {"metadata": {"name": "c", "labels": {"k": "v"}, "finalizers": ["example.com/a", "example.com/b"]},
+            "data": {"a": "é"}}
+    assert http.post(base, json=body).status_code == 201
+    yield f"{base}/c"
+    http.patch(f"{base}/c", data='[{"op":"remove","path":"/metadata/finalizers"}]', headers=JSON_PATCH)
+
+
+def test_replace_of_a_missing_key_adds_it_with_kubectl(cm: str, url: str, tmp_path: Path) -> None:
+    """v4.12.0's `replace` asks `partialDoc.get` for an error, which never answers one (evanphx/json-patch#204: v4
+    adds the key, v5 refuses): `kubectl patch --type=json` of a label the object lacks succeeds."""
+    ns = cm.split("/namespaces/")[1].split("/")[0]
+    out = run_kubectl(url, tmp_path, "-n", ns, "patch", "configmap", "c", "--type=json",
+                      "-p", '[{"op":"replace","path":"/metadata/labels/new","value":"x"}]')
+    assert out.returncode == 0, out.stderr
+    assert "configmap/c patched" in out.stdout
+
+
+def test_negative_indices_count_from_the_end(http: requests.Session, cm: str) -> None:
+    """`SupportNegativeIndices` is true (kube-apiserver never turns it off): `-1` is the last element."""
+    r = http.patch(cm, data='[{"op":"remove","path":"/metadata/finalizers/-1"}]', headers=JSON_PATCH)
+    assert r.status_code == 200, r.text
+    assert r.json()["metadata"]["finalizers"] == ["example.com/a"]
+
+
+def test_test_compares_the_bytes_and_a_refusal_has_no_cause(http: requests.Session, cm: str) -> None:
+    """`test` compares a string's bytes (`lazyNode.equal`: `json.Compact` of each): the object's JSON holds `"é"`
+    as encoding/json writes it, so a value sent `"\\u00e9"` fails (`testing value /data/a failed`), answered with
+    the generic 422; sent `"é"`, it passes."""
+    r = http.patch(cm, data='[{"op":"test","path":"/data/a","value":"\\u00e9"}]', headers=JSON_PATCH)
+    assert r.status_code == 422 and r.json() == REFUSED, r.text
+    r = http.patch(cm, data='[{"op":"test","path":"/data/a","value":"é"},{"op":"add","path":"/data/b","value":"1"}]'
+                   .encode(), headers=JSON_PATCH)
+    assert r.status_code == 200 and r.json()["data"] == {"a": "é", "b": "1"}, r.text
+
+
+def test_a_missing_path_is_the_generic_422(http: requests.Session, cm: str) -> None:
+    r = http.patch(cm, data='[{"op":"add","path":"/spec/x","value":1}]', headers=JSON_PATCH)
+    assert r.status_code == 422 and r.json() == REFUSED, r.text
