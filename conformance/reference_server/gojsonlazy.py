@@ -269,6 +269,8 @@ def merge_patch(doc_text: str, patch_text: str) -> str:
 # ---- patch.go: RFC 6902 (error texts: github.com/pkg/errors `Wrapf`, "<message>: <cause>") ---------------------------
 Container = Union[Doc, Ary]
 _MISSING = "missing value"  # ErrMissing
+# `AccumulatedCopySizeLimit`: kube-apiserver sets it to its JSONPatchMaxCopyBytes (server/config.go, 3 MiB)
+COPY_LIMIT = 3 * 1024 * 1024
 _BAD_INDEX = "invalid index referenced"  # ErrInvalidIndex
 
 
@@ -424,7 +426,7 @@ def equal(n: Node, o: MaybeNode) -> bool:
     return True
 
 
-def _op_add(root: Container, op: dict[str, MaybeNode]) -> Container:
+def _op_add(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
     try:
         path = _path(op)
     except PatchFailed:
@@ -439,7 +441,7 @@ def _op_add(root: Container, op: dict[str, MaybeNode]) -> Container:
     return root
 
 
-def _op_remove(root: Container, op: dict[str, MaybeNode]) -> Container:
+def _op_remove(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
     try:
         path = _path(op)
     except PatchFailed:
@@ -454,7 +456,7 @@ def _op_remove(root: Container, op: dict[str, MaybeNode]) -> Container:
     return root
 
 
-def _op_replace(root: Container, op: dict[str, MaybeNode]) -> Container:
+def _op_replace(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
     try:
         path = _path(op)
     except PatchFailed as exc:
@@ -478,7 +480,7 @@ def _op_replace(root: Container, op: dict[str, MaybeNode]) -> Container:
     return root
 
 
-def _op_move(root: Container, op: dict[str, MaybeNode]) -> Container:
+def _op_move(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
     try:
         frm = _from(op)
     except PatchFailed as exc:
@@ -506,7 +508,7 @@ def _op_move(root: Container, op: dict[str, MaybeNode]) -> Container:
     return root
 
 
-def _op_test(root: Container, op: dict[str, MaybeNode]) -> Container:
+def _op_test(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
     try:
         path = _path(op)
     except PatchFailed as exc:
@@ -540,7 +542,7 @@ def _op_test(root: Container, op: dict[str, MaybeNode]) -> Container:
     return root
 
 
-def _op_copy(root: Container, op: dict[str, MaybeNode]) -> Container:
+def _op_copy(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
     try:
         frm = _from(op)
     except PatchFailed as exc:
@@ -559,8 +561,13 @@ def _op_copy(root: Container, op: dict[str, MaybeNode]) -> Container:
     found = _find(root, path)
     if found is None:
         raise PatchFailed(f"copy operation does not apply: doc is missing destination path: {path}: {_MISSING}")
+    copy_text = None if val is None else marshal(val)  # (`deepCopy`: the value written, read lazily again)
+    copied[0] += 0 if copy_text is None else len(copy_text.encode("utf-8"))
+    if copied[0] > COPY_LIMIT:
+        raise PatchFailed(f"Unable to complete the copy, the accumulated size increase of copy is {copied[0]}, "
+                          f"exceeding the limit {COPY_LIMIT}")
     try:
-        _add(*found, None if val is None else Node(marshal(val)))  # (`deepCopy`: the value written, read lazily)
+        _add(*found, None if copy_text is None else Node(copy_text))
     except PatchFailed as exc:
         raise PatchFailed(f"error while adding value during copy: {exc}") from None
     return root
@@ -587,6 +594,7 @@ def apply_patch(doc_text: str, patch_text: str) -> str:
     if pfirst != "[" or first not in "{[" or not doc:
         raise Unfollowed("not a patch of a document")
     root: Container = _read_ary(doc) if first == "[" else _read_doc(doc)
+    copied = [0]  # (the bytes `copy` operations added so far)
     for element in _read_ary(patch):
         op = {} if element is None else _read_doc(element.text) if element.text[:1] == "{" else None
         if op is None:
@@ -594,7 +602,7 @@ def apply_patch(doc_text: str, patch_text: str) -> str:
         kind = _kind(op)
         if kind not in _OPS:
             raise PatchFailed(f"Unexpected kind: {kind}")
-        root = _OPS[kind](root, op)
+        root = _OPS[kind](root, op, copied)
     return marshal_doc(root) if isinstance(root, dict) else marshal_ary(root)
 
 

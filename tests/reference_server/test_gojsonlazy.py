@@ -126,3 +126,16 @@ def test_a_nil_node_walked_through_is_not_followed() -> None:
     panic): the caller keeps its own answer."""
     with pytest.raises(L.Unfollowed):
         L.apply_patch('{"a":{}}', '[{"op":"add","path":"/a/b","value":null},{"op":"add","path":"/a/b/c","value":1}]')
+
+
+def test_copies_add_up_to_the_limit_kube_apiserver_sets() -> None:
+    """`AccumulatedCopySizeLimit` is kube-apiserver's JSONPatchMaxCopyBytes (3 MiB): each `copy` adds its value's
+    written size; past the limit, `NewAccumulatedCopySizeError` (not wrapped)."""
+    value = "x" * (1024 * 1024)  # written with its quotes: 1048578 bytes
+    doc = '{"a":"' + value + '"}'
+    two = '[{"op":"copy","from":"/a","path":"/b"},{"op":"copy","from":"/a","path":"/c"}]'
+    assert len(L.apply_patch(doc, two)) == 3 * 1048578 + len('{"a":,"b":,"c":}')
+    with pytest.raises(L.PatchFailed) as exc:
+        L.apply_patch(doc, two[:-1] + ',{"op":"copy","from":"/a","path":"/d"}]')
+    assert str(exc.value) == ("Unable to complete the copy, the accumulated size increase of copy is 3145734, "
+                              "exceeding the limit 3145728")

@@ -60,3 +60,13 @@ def test_test_compares_the_bytes_and_a_refusal_has_no_cause(http: requests.Sessi
 def test_a_missing_path_is_the_generic_422(http: requests.Session, cm: str) -> None:
     r = http.patch(cm, data='[{"op":"add","path":"/spec/x","value":1}]', headers=JSON_PATCH)
     assert r.status_code == 422 and r.json() == REFUSED, r.text
+
+
+def test_copies_past_json_patch_max_copy_bytes_are_refused(http: requests.Session, cm: str) -> None:
+    """kube-apiserver sets evanphx's `AccumulatedCopySizeLimit` to its JSONPatchMaxCopyBytes (3 MiB): five copies of
+    a 700 KiB value exceed it, the patch's generic 422 (not the ConfigMap's `Too long` it would otherwise meet)."""
+    assert http.patch(cm, json={"data": {"big": "x" * 700 * 1024}},
+                      headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+    ops = ",".join(f'{{"op":"copy","from":"/data/big","path":"/metadata/annotations/c{i}"}}' for i in range(5))
+    r = http.patch(cm, data=f'[{{"op":"add","path":"/metadata/annotations","value":{{}}}},{ops}]', headers=JSON_PATCH)
+    assert r.status_code == 422 and r.json() == REFUSED, r.text[:300]
