@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Union
+from collections.abc import Callable
 
 from . import gojsonnum
 from .gojsonraw import compact
@@ -44,7 +44,7 @@ class Unfollowed(Exception):
 class Node:
     """`lazyNode`: `raw` (None: a nil `*json.RawMessage`), and once read, `doc` or `ary`."""
 
-    __slots__ = ("raw", "doc", "ary", "which")
+    __slots__ = ("ary", "doc", "raw", "which")
 
     def __init__(self, raw: str | None) -> None:
         self.raw, self.doc, self.ary, self.which = raw, None, None, _RAW
@@ -56,7 +56,7 @@ class Node:
         return self.raw
 
 
-MaybeNode = Union[Node, None]
+MaybeNode = Node | None
 Doc = dict[str, MaybeNode]
 Ary = list[MaybeNode]
 
@@ -121,47 +121,47 @@ def _read_ary(text: str) -> Ary:
     return out
 
 
-def _try_doc(n: Node) -> bool:
+def _try(n: Node, which: int) -> bool:
+    """`tryDoc` (`which` _DOC) or `tryAry` (_ARY): the node read so when its bytes are an object (an array)."""
     if n.raw is None:
         return False
     if n.raw == "null":
-        raise Unfollowed("null read into a partialDoc")
-    if n.raw[:1] != "{":
+        raise Unfollowed("null read into a partialDoc or partialArray")
+    if n.raw[:1] != ("{" if which == _DOC else "["):
         return False
-    n.doc, n.which = _read_doc(n.raw), _DOC
+    if which == _DOC:
+        n.doc = _read_doc(n.raw)
+    else:
+        n.ary = _read_ary(n.raw)
+    n.which = which
     return True
+
+
+def _try_doc(n: Node) -> bool:
+    return _try(n, _DOC)
 
 
 def _try_ary(n: Node) -> bool:
-    if n.raw is None:
-        return False
-    if n.raw == "null":
-        raise Unfollowed("null read into a partialArray")
-    if n.raw[:1] != "[":
-        return False
-    n.ary, n.which = _read_ary(n.raw), _ARY
-    return True
+    return _try(n, _ARY)
+
+
+def _into(n: Node, which: int) -> Doc | Ary:
+    """`intoDoc`/`intoAry`: the node read as an object (an array); PatchFailed when it is none."""
+    if n.which != which:
+        if n.raw is None:
+            raise PatchFailed("invalid state detected")
+        if not _try(n, which):
+            raise PatchFailed("json: cannot unmarshal into Go value of type jsonpatch."
+                              + ("partialDoc" if which == _DOC else "partialArray"))
+    return n.doc if which == _DOC else n.ary  # type: ignore[return-value]
 
 
 def into_doc(n: Node) -> Doc:
-    """`intoDoc`: the node read as an object (PatchFailed when it is none)."""
-    if n.which == _DOC:
-        return n.doc  # type: ignore[return-value]
-    if n.raw is None:
-        raise PatchFailed("invalid state detected")
-    if not _try_doc(n):
-        raise PatchFailed("json: cannot unmarshal into Go value of type jsonpatch.partialDoc")
-    return n.doc  # type: ignore[return-value]
+    return _into(n, _DOC)  # type: ignore[return-value]
 
 
 def into_ary(n: Node) -> Ary:
-    if n.which == _ARY:
-        return n.ary  # type: ignore[return-value]
-    if n.raw is None:
-        raise PatchFailed("invalid state detected")
-    if not _try_ary(n):
-        raise PatchFailed("json: cannot unmarshal into Go value of type jsonpatch.partialArray")
-    return n.ary  # type: ignore[return-value]
+    return _into(n, _ARY)  # type: ignore[return-value]
 
 
 # ---- writing -----------------------------------------------------------------------------------------------------
@@ -267,7 +267,7 @@ def merge_patch(doc_text: str, patch_text: str) -> str:
 
 
 # ---- patch.go: RFC 6902 (error texts: github.com/pkg/errors `Wrapf`, "<message>: <cause>") ---------------------------
-Container = Union[Doc, Ary]
+Container = Doc | Ary
 _MISSING = "missing value"  # ErrMissing
 # `AccumulatedCopySizeLimit`: kube-apiserver sets it to its JSONPatchMaxCopyBytes (server/config.go, 3 MiB)
 COPY_LIMIT = 3 * 1024 * 1024
@@ -426,34 +426,28 @@ def equal(n: Node, o: MaybeNode) -> bool:
     return True
 
 
-def _op_add(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
+def _at_path(root: Container, op: dict[str, MaybeNode], name: str, act: Callable[[Container, str], None]) -> Container:
+    """`add` and `remove`: the path read (any error is ErrMissing's), its container found, `act` on its key."""
     try:
         path = _path(op)
     except PatchFailed:
-        raise PatchFailed(f"add operation failed to decode path: {_MISSING}") from None
+        raise PatchFailed(f"{name} operation failed to decode path: {_MISSING}") from None
     found = _find(root, path)
     if found is None:
-        raise PatchFailed(f'add operation does not apply: doc is missing path: "{path}": {_MISSING}')
+        raise PatchFailed(f'{name} operation does not apply: doc is missing path: "{path}": {_MISSING}')
     try:
-        _add(*found, _value(op))
+        act(*found)
     except PatchFailed as exc:
-        raise PatchFailed(f"error in add for path: '{path}': {exc}") from None
+        raise PatchFailed(f"error in {name} for path: '{path}': {exc}") from None
     return root
+
+
+def _op_add(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
+    return _at_path(root, op, "add", lambda con, key: _add(con, key, _value(op)))
 
 
 def _op_remove(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
-    try:
-        path = _path(op)
-    except PatchFailed:
-        raise PatchFailed(f"remove operation failed to decode path: {_MISSING}") from None
-    found = _find(root, path)
-    if found is None:
-        raise PatchFailed(f'remove operation does not apply: doc is missing path: "{path}": {_MISSING}')
-    try:
-        _remove(*found)
-    except PatchFailed as exc:
-        raise PatchFailed(f"error in remove for path: '{path}': {exc}") from None
-    return root
+    return _at_path(root, op, "remove", _remove)
 
 
 def _op_replace(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
@@ -480,29 +474,31 @@ def _op_replace(root: Container, op: dict[str, MaybeNode], copied: list[int]) ->
     return root
 
 
-def _op_move(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
+def _located(root: Container, op: dict[str, MaybeNode], name: str, member: str) -> tuple[str, Container, str]:
+    """`move` and `copy`: their `from` or `path` read and its container found, errors in `name`'s words (`copy`
+    words any `path` error as ErrMissing's)."""
     try:
-        frm = _from(op)
+        where = _from(op) if member == "from" else _path(op)
     except PatchFailed as exc:
-        raise PatchFailed(f"move operation failed to decode from: {exc}") from None
-    found = _find(root, frm)
+        cause = _MISSING if (name, member) == ("copy", "path") else exc
+        raise PatchFailed(f"{name} operation failed to decode {member}: {cause}") from None
+    found = _find(root, where)
     if found is None:
-        raise PatchFailed(f"move operation does not apply: doc is missing from path: {frm}: {_MISSING}")
-    con, key = found
+        what = "from path" if member == "from" else "destination path"
+        raise PatchFailed(f"{name} operation does not apply: doc is missing {what}: {where}: {_MISSING}")
+    return (where, *found)
+
+
+def _op_move(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
+    _, con, key = _located(root, op, "move", "from")
     try:
         val = _get(con, key)
         _remove(con, key)
     except PatchFailed as exc:
         raise PatchFailed(f"error in move for path: '{key}': {exc}") from None
+    path, *found = _located(root, op, "move", "path")
     try:
-        path = _path(op)
-    except PatchFailed as exc:
-        raise PatchFailed(f"move operation failed to decode path: {exc}") from None
-    found = _find(root, path)
-    if found is None:
-        raise PatchFailed(f"move operation does not apply: doc is missing destination path: {path}: {_MISSING}")
-    try:
-        _add(*found, val)
+        _add(found[0], found[1], val)
     except PatchFailed as exc:
         raise PatchFailed(f"error in move for path: '{path}': {exc}") from None
     return root
@@ -543,31 +539,19 @@ def _op_test(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Co
 
 
 def _op_copy(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Container:
+    frm, con, key = _located(root, op, "copy", "from")
     try:
-        frm = _from(op)
-    except PatchFailed as exc:
-        raise PatchFailed(f"copy operation failed to decode from: {exc}") from None
-    found = _find(root, frm)
-    if found is None:
-        raise PatchFailed(f"copy operation does not apply: doc is missing from path: {frm}: {_MISSING}")
-    try:
-        val = _get(*found)
+        val = _get(con, key)
     except PatchFailed as exc:
         raise PatchFailed(f"error in copy for from: '{frm}': {exc}") from None
-    try:
-        path = _path(op)
-    except PatchFailed:
-        raise PatchFailed(f"copy operation failed to decode path: {_MISSING}") from None
-    found = _find(root, path)
-    if found is None:
-        raise PatchFailed(f"copy operation does not apply: doc is missing destination path: {path}: {_MISSING}")
+    _, con, key = _located(root, op, "copy", "path")
     copy_text = None if val is None else marshal(val)  # (`deepCopy`: the value written, read lazily again)
     copied[0] += 0 if copy_text is None else len(copy_text.encode("utf-8"))
     if copied[0] > COPY_LIMIT:
         raise PatchFailed(f"Unable to complete the copy, the accumulated size increase of copy is {copied[0]}, "
                           f"exceeding the limit {COPY_LIMIT}")
     try:
-        _add(*found, None if copy_text is None else Node(copy_text))
+        _add(con, key, None if copy_text is None else Node(copy_text))
     except PatchFailed as exc:
         raise PatchFailed(f"error while adding value during copy: {exc}") from None
     return root

@@ -84,24 +84,24 @@ def test_json_patch_replace_of_a_missing_key_adds_it() -> None:
 @pytest.mark.parametrize("ops, message", [
     ('[{"op":"add","path":"/x/y","value":1}]', 'add operation does not apply: doc is missing path: "/x/y": missing value'),
     ('[{"op":"add","path":"/a/x","value":1}]',
-     "error in add for path: '/a/x': value was not a proper array index: 'x': strconv.Atoi: parsing \"x\": invalid "
-     "syntax"),
+     ("error in add for path: '/a/x': value was not a proper array index: 'x': strconv.Atoi: parsing \"x\": "
+      "invalid syntax")),
     ('[{"op":"add","path":"/a/3","value":1}]',
      "error in add for path: '/a/3': Unable to access invalid index: 3: invalid index referenced"),
     ('[{"op":"remove","path":"/b"}]', "error in remove for path: '/b': Unable to remove nonexistent key: b: missing value"),
     ('[{"op":"remove","path":"/a/-2"}]',
      "error in remove for path: '/a/-2': Unable to access invalid index: -2: invalid index referenced"),
-    ('[{"op":"move","from":"/b","path":"/c"}]', "error in move for path: 'b': Unable to remove nonexistent key: b: "
-                                                "missing value"),
-    ('[{"op":"copy","from":"/x/y","path":"/c"}]', "copy operation does not apply: doc is missing from path: /x/y: "
-                                                  "missing value"),
+    ('[{"op":"move","from":"/b","path":"/c"}]',
+     "error in move for path: 'b': Unable to remove nonexistent key: b: missing value"),
+    ('[{"op":"copy","from":"/x/y","path":"/c"}]',
+     "copy operation does not apply: doc is missing from path: /x/y: missing value"),
     ('[{"op":"test","path":"/a/0","value":"1"}]', "testing value /a/0 failed: test failed"),
-    ('[{"op":"replace","value":1}]', "replace operation failed to decode path: operation missing path field: missing "
-                                     "value"),
+    ('[{"op":"replace","value":1}]',
+     "replace operation failed to decode path: operation missing path field: missing value"),
     ('[{"op":"add","path":5,"value":1}]', "add operation failed to decode path: missing value"),
     ('[{"op":"move","path":"/c"}]', "move operation failed to decode from: operation, missing from field: missing value"),
-    ('[{"op":"test","path":5}]', "test operation failed to decode path: json: cannot unmarshal number into Go value of "
-                                 "type string"),
+    ('[{"op":"test","path":5}]',
+     "test operation failed to decode path: json: cannot unmarshal number into Go value of type string"),
     ('[{"path":"/a"}]', "Unexpected kind: unknown"),
 ])
 def test_json_patch_errors_in_v4_12_0_s_words(ops: str, message: str) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 from .. import apierrors as E
 from .. import gojsonlazy, gojsonnum
 from ..wire.gotypes import kind_word
-from ..wire.textdecode import loads_json
 from ..wire.patchmeta import EMPTY, Node
+from ..wire.textdecode import loads_json
 from .decode import patch_invalid, version_kind_error
 from .strategicpatch import strategic_merge_patch
 

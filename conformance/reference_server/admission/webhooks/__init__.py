@@ -37,7 +37,7 @@ import base64
 import copy
 import dataclasses
 import time
-from typing import Any, Awaitable, Callable, Optional
+from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
 from ... import gojsonraw
@@ -51,7 +51,7 @@ from .latency import tracking as webhook_time
 from .matching import Attributes, matching
 
 VALIDATING, MUTATING = "validatingwebhookconfigurations", "mutatingwebhookconfigurations"
-JsonPatch = Callable[[Any, Any, Optional[bytes]], Any]
+JsonPatch = Callable[[Any, Any, bytes | None], Any]
 
 
 class WebhookAdmission:
