@@ -70,3 +70,15 @@ def test_copies_past_json_patch_max_copy_bytes_are_refused(http: requests.Sessio
     ops = ",".join(f'{{"op":"copy","from":"/data/big","path":"/metadata/annotations/c{i}"}}' for i in range(5))
     r = http.patch(cm, data=f'[{{"op":"add","path":"/metadata/annotations","value":{{}}}},{ops}]', headers=JSON_PATCH)
     assert r.status_code == 422 and r.json() == REFUSED, r.text[:300]
+
+
+def test_replacing_the_document_by_an_array_is_shown_as_evanphx_wrote_it(http: requests.Session, cm: str) -> None:
+    """`replace` of path "" by an array: `tryAry` reads it (its elements stay the operation's bytes: `\\u00e9`, `<`
+    escaped by the compaction, the object's key order and `null` kept), `Apply` returns it, and the JSON serializer
+    cannot decode it (handlers/patch.go: `NewInvalid` on `patch`, the bytes shown with `%q`)."""
+    r = http.patch(cm, data='[{"op":"replace","path":"","value":[ "\\u00e9<", {"b":1,"a":null} ]}]', headers=JSON_PATCH)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == (
+        ' "" is invalid: patch: Invalid value: "[\\"\\\\u00e9\\\\u003c\\",{\\"b\\":1,\\"a\\":null}]": couldn\'t get '
+        'version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion '
+        'string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }')

@@ -237,12 +237,27 @@ def _operations(doc: Any, ops: list[Any]) -> Any:
     return doc
 
 
+def _patched_array(doc: dict[str, Any], out: list[Any], patch: Any, raw: bytes | None) -> E.StatusError:
+    """A JSON patch that `replace`s the document by an array: `Apply` returns it, and the JSON serializer cannot
+    decode it into any kind (handlers/patch.go `applyPatchToCurrentObject`'s `DecodeInto` error): the 422 on
+    `patch` showing the bytes evanphx wrote."""
+    shown = None
+    if raw is not None:
+        try:
+            shown = gojsonlazy.apply_patch(gojsonnum.encode(doc), raw.decode("utf-8", "replace"))
+        except (gojsonlazy.PatchFailed, gojsonlazy.Unfollowed):
+            shown = None
+    return patch_invalid(out, JSON_PATCH, patch, version_kind_error(out), shown)  # type: ignore[arg-type]
+
+
 def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY,
                 raw: bytes | None = None) -> dict[str, Any]:
     """Dispatch on the PATCH media type (apply-patch is refused by the caller); `meta` is the kind's
     strategic-merge metadata (`wire.patchmeta.for_kind`); `raw`: the patch's bytes, as sent."""
     if patch_type == JSON_PATCH:
         out = json_patch(doc, patch, raw)
+        if isinstance(out, list):
+            raise _patched_array(doc, out, patch, raw)
     elif patch_type == MERGE_PATCH:
         if not isinstance(patch, dict):  # (under Strict and Warn refused before: `decode.patch_decode_error`)
             raise _merged_non_object(patch, raw)
