@@ -9,10 +9,13 @@ dropped, `<`, `>`, `&`, U+2028, U+2029 escaped, nothing else touched: a string's
 an object that was read a `map[string]*lazyNode` (keys sorted, each written as encoding/json writes a string), an
 array that was read its elements; a `null` member or element is a nil node (`null`).
 
-What the server uses this for (the values themselves are patched by http/patch.py): the bytes a patch leaves in a
-`RawExtension` (ControllerRevision `data`, gojsonraw.py), and the text of a merge patch that is an array (its 422).
+What the server uses this for: every JSON patch, a PATCH's and a mutating webhook's (http/patch.py: v4.12.0's
+semantics, such as a `replace` of a missing key adding it, negative indices, `test` comparing bytes, the copy
+limit kube-apiserver sets, and its error texts), the bytes a JSON or merge patch leaves in a `RawExtension`
+(ControllerRevision `data`, gojsonraw.py), and the text of a patched document no kind decodes (a merge patch that
+is an array, a JSON patch replacing the document by one: their 422). `PatchFailed` is evanphx's error;
 `Unfollowed` is raised where Go would panic or hold a nil map (a `null` read as an object, a nil node walked
-through); `PatchFailed` where evanphx answers an error: the caller then keeps its own answer.
+through): the caller then keeps its own answer.
 """
 from __future__ import annotations
 
