@@ -33,11 +33,11 @@ _WS = " \t\r\n"
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)
 _LITERAL = re.compile(r'[^\s,:\]}]+')
-_ATOI = re.compile(r"[+-]?[0-9]+\Z")  # strconv.Atoi's syntax (its range: Python's ints hold any)
+_ATOI = re.compile(r"[+-]?[0-9]+\Z")  # strconv.Atoi's syntax (its int64 range checked apart)
 
 
 class PatchFailed(Exception):
-    """evanphx/json-patch answered an error (its text, near enough: the caller keeps its own)."""
+    """evanphx/json-patch answered an error (`str()`: its text, pkg/errors' `Wrapf` chain as v4.12.0 words it)."""
 
 
 class Unfollowed(Exception):
