@@ -82,3 +82,23 @@ def test_replacing_the_document_by_an_array_is_shown_as_evanphx_wrote_it(http: r
         ' "" is invalid: patch: Invalid value: "[\\"\\\\u00e9\\\\u003c\\",{\\"b\\":1,\\"a\\":null}]": couldn\'t get '
         'version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion '
         'string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }')
+
+
+@pytest.mark.parametrize("ctype, patch, shown", [
+    ("application/merge-patch+json", '{"data":{"z":"\\u00e9"},"bogus":1}',
+     '{"apiVersion":"v1","bogus":1,"data":{"a":"é","z":"\\u00e9"},"kind":"ConfigMap","metadata":{'),
+    ("application/json-patch+json", '[{"op":"add","path":"/bogus","value":{"y":1,"x":"\\u00e9"}}]',
+     '{"apiVersion":"v1","bogus":{"y":1,"x":"\\u00e9"},"data":{"a":"é"},"kind":"ConfigMap","metadata":{'),
+])
+def test_a_refused_patch_shows_the_bytes_evanphx_wrote(http: requests.Session, cm: str, ctype: str, patch: str,
+                                                        shown: str) -> None:
+    """handlers/patch.go shows `string(patchedObjJS)` in its 422 on `patch` (here a strict decoding error): the
+    document evanphx/json-patch v4.12.0 wrote, its top-level object read (keys sorted), `data` read where the merge
+    patch touches it (sorted, `z` the patch's bytes `\\u00e9`), untouched where the JSON patch does not (as the
+    object's JSON holds it), the added value the operation's bytes (key order and escape kept)."""
+    r = http.patch(cm, params={"fieldValidation": "Strict"}, data=patch.encode(), headers={"Content-Type": ctype})
+    assert r.status_code == 422, r.text
+    message = r.json()["details"]["causes"][0]["message"]
+    quoted = shown.replace("\\", "\\\\").replace('"', '\\"')
+    assert message.startswith(f'Invalid value: "{quoted}'), message
+    assert message.endswith('strict decoding error: unknown field "bogus"'), message

@@ -45,7 +45,7 @@ from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
 from ..fieldmanager.jsonkinds import patch_root
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, MERGE_PATCH, PATCH_TYPES, STRATEGIC_PATCH,
-                    apply_patch)
+                    apply_patch, patched_js)
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .authz import REQUESTER
@@ -459,7 +459,8 @@ class Handlers:
                                   raw)
             if raws:
                 gojsonraw.repatched(patched, raws, raw.decode("utf-8", "replace"), ctype == MERGE_PATCH)
-            return self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
+            with patched_js(current, ctype, raw):  # (a 422 on `patch` shows evanphx's bytes)
+                return self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
 
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
@@ -637,15 +638,16 @@ class Handlers:
                     raise E.bad_request(f"error decoding patch: {undecodable}")
                 patched = old if applied is not None else apply_patch(old, ctype, patch, raw=raw)
                 check_depth(patched)
-                # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
-                patch_type_error(patched, SCALE_KIND, ctype, patch)
-                if not isinstance(patched.get("metadata"), dict):
-                    patched["metadata"] = {}
-                try:  # then its strict decoding errors (`DecodeInto` with the strict codec)
-                    warnings[:] = apply_field_validation(patched, SCALE_KIND, frozenset(), mode,
-                                                         message=SCALE_MESSAGE, prior=prior)
-                except StrictDecodingError as exc:
-                    raise strict_patch_error(exc, patched, ctype, patch) from None
+                with patched_js(old, ctype, raw):  # (a 422 on `patch` shows evanphx's bytes)
+                    # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
+                    patch_type_error(patched, SCALE_KIND, ctype, patch)
+                    if not isinstance(patched.get("metadata"), dict):
+                        patched["metadata"] = {}
+                    try:  # then its strict decoding errors (`DecodeInto` with the strict codec)
+                        warnings[:] = apply_field_validation(patched, SCALE_KIND, frozenset(), mode,
+                                                             message=SCALE_MESSAGE, prior=prior)
+                    except StrictDecodingError as exc:
+                        raise strict_patch_error(exc, patched, ctype, patch) from None
                 patched["kind"], patched["apiVersion"] = SCALE_KIND, SCALE_API_VERSION
                 self._fix_namespace(patched, route, store)
                 self._check_name(patched, name)

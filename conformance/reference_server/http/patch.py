@@ -5,6 +5,8 @@ Pure functions over JSON values; errors are the StatusErrors `handlers/patch.go`
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .. import apierrors as E
@@ -12,7 +14,7 @@ from .. import gojsonlazy, gojsonnum
 from ..wire.gotypes import kind_word
 from ..wire.patchmeta import EMPTY, Node
 from ..wire.textdecode import loads_json
-from .decode import patch_invalid, version_kind_error
+from .decode import PATCHED_JS, patch_invalid, version_kind_error
 from .strategicpatch import strategic_merge_patch
 
 JSON_PATCH = "application/json-patch+json"
@@ -241,13 +243,33 @@ def _patched_array(doc: dict[str, Any], out: list[Any], patch: Any, raw: bytes |
     """A JSON patch that `replace`s the document by an array: `Apply` returns it, and the JSON serializer cannot
     decode it into any kind (handlers/patch.go `applyPatchToCurrentObject`'s `DecodeInto` error): the 422 on
     `patch` showing the bytes evanphx wrote."""
-    shown = None
-    if raw is not None:
-        try:
-            shown = gojsonlazy.apply_patch(gojsonnum.encode(doc), raw.decode("utf-8", "replace"))
-        except (gojsonlazy.PatchFailed, gojsonlazy.Unfollowed):
-            shown = None
+    shown = patched_text(doc, JSON_PATCH, raw) if raw is not None else None
     return patch_invalid(out, JSON_PATCH, patch, version_kind_error(out), shown)  # type: ignore[arg-type]
+
+
+def patched_text(doc: Any, patch_type: str, raw: bytes) -> str | None:
+    """The bytes evanphx/json-patch v4.12.0 returns for a JSON or merge patch of `doc` (`patchedObjJS`: the
+    object's JSON as kube-apiserver encodes it, patched); None for other patches and where it errs."""
+    try:
+        text = raw.decode("utf-8", "replace")
+        if patch_type == JSON_PATCH:
+            return gojsonlazy.apply_patch(gojsonnum.encode(doc), text)
+        if patch_type == MERGE_PATCH:
+            return gojsonlazy.merge_patch(gojsonnum.encode(doc), text)
+    except (gojsonlazy.PatchFailed, gojsonlazy.Unfollowed):
+        pass
+    return None
+
+
+@contextmanager
+def patched_js(doc: Any, patch_type: str, raw: bytes) -> Iterator[None]:
+    """Within: a JSON or merge patch's 422 on `patch` shows `patched_text` (decode.py `PATCHED_JS`, computed only
+    then); `doc` is the object the patch ran on, unchanged."""
+    token = PATCHED_JS.set(lambda: patched_text(doc, patch_type, raw))
+    try:
+        yield
+    finally:
+        PATCHED_JS.reset(token)
 
 
 def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY,
