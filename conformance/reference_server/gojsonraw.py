@@ -32,9 +32,7 @@ from typing import Any
 
 from . import gojsonnum
 from .gojsonhtml import escape_html
-from .wire import (
-    textdecode,  # (the module: it imports gojsonnum, which imports this one)
-)
+from .wire import textdecode  # (the module: it imports gojsonnum, which imports this one)
 
 SEEN = [False]  # has any value been wrapped? (until then no answer or stored value holds one)
 _WS_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|[ \t\r\n]+', re.DOTALL)
@@ -302,27 +300,6 @@ def loaded(text: str, obj: Any) -> Any:
 
 from . import gojsonlazy as _lazy  # (last: it imports this module's `compact`)
 
-__all__ = [
-    "KIND_MARK",
-    "RAW_TYPES",
-    "PatchBase",
-    "RawDict",
-    "RawInt",
-    "RawList",
-    "RawStr",
-    "answered",
-    "attach",
-    "before_patch",
-    "compact",
-    "encode",
-    "exact",
-    "from_value",
-    "go_text",
-    "holds_raw",
-    "loaded",
-    "member",
-    "plain",
-    "repatched",
-    "stored",
-    "wrap",
-]
+__all__ = ["KIND_MARK", "RAW_TYPES", "PatchBase", "RawDict", "RawInt", "RawList", "RawStr", "answered", "attach",
+           "before_patch", "compact", "encode", "exact", "from_value", "go_text", "holds_raw", "loaded", "member",
+           "plain", "repatched", "stored", "wrap"]
