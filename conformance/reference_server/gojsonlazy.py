@@ -14,8 +14,9 @@ semantics, such as a `replace` of a missing key adding it, negative indices, `te
 limit kube-apiserver sets, and its error texts), the bytes a JSON or merge patch leaves in a `RawExtension`
 (ControllerRevision `data`, gojsonraw.py), and the text of a patched document no kind decodes (a merge patch that
 is an array, a JSON patch replacing the document by one: their 422). `PatchFailed` is evanphx's error;
-`Unfollowed` is raised where Go would panic or hold a nil map (a `null` read as an object, a nil node walked
-through): the caller then keeps its own answer.
+`GoPanicked` where Go dereferences a nil node (kube-apiserver's handler panics: a walk through a `null` an
+earlier operation added, ...); `Unfollowed` where Go would read `null` into a nil map: the caller then keeps its
+own answer.
 """
 from __future__ import annotations
 
@@ -41,7 +42,11 @@ class PatchFailed(Exception):
 
 
 class Unfollowed(Exception):
-    """A case this model does not follow (Go would panic, or read `null` into a nil map)."""
+    """A case this model does not follow (`null` read into a nil map, whose later use may or may not panic)."""
+
+
+class GoPanicked(Unfollowed):
+    """Where v4.12.0 dereferences a nil pointer (a nil node's bytes or kind): kube-apiserver's handler panics."""
 
 
 class Node:
@@ -55,7 +60,7 @@ class Node:
     @property
     def text(self) -> str:
         if self.raw is None:
-            raise Unfollowed("nil raw message")
+            raise GoPanicked("nil raw message")
         return self.raw
 
 
@@ -400,7 +405,7 @@ def _compact_plain(n: Node) -> str | None:
 def equal(n: Node, o: MaybeNode) -> bool:
     """`lazyNode.equal`, with its side effect: each node it looks inside is read (`tryDoc`/`tryAry`)."""
     if o is None:
-        raise Unfollowed("equal against a nil node")
+        raise GoPanicked("equal against a nil node")
     if n.which == _RAW and not _try_doc(n) and not _try_ary(n):
         return o.which == _RAW and _compact_plain(n) == _compact_plain(o)
     if n.which == _DOC:
@@ -423,7 +428,7 @@ def equal(n: Node, o: MaybeNode) -> bool:
         return False
     for v, ov in zip(n.ary, o.ary):  # type: ignore[arg-type]
         if v is None:
-            raise Unfollowed("equal on a nil node")
+            raise GoPanicked("equal on a nil node")
         if not equal(v, ov):
             return False
     return True
@@ -461,7 +466,7 @@ def _op_replace(root: Container, op: dict[str, MaybeNode], copied: list[int]) ->
     if path == "":
         val = _value(op)
         if val is None:
-            raise Unfollowed("replace of the document by a nil node")
+            raise GoPanicked("replace of the document by a nil node")
         if val.which == _RAW and not _try_doc(val) and not _try_ary(val):
             return root  # (`errors.Wrapf(err, ...)` of a nil err is nil: no error, nothing replaced)
         return val.ary if val.which == _ARY else val.doc  # type: ignore[return-value]
@@ -532,7 +537,7 @@ def _op_test(root: Container, op: dict[str, MaybeNode], copied: list[int]) -> Co
         raise PatchFailed(f"error in test for path: '{path}': {exc}") from None
     if val is None:
         if want is None:
-            raise Unfollowed("test of a missing value without a value")
+            raise GoPanicked("test of a missing value without a value")
         if want.raw is None:
             return root
         raise failed
@@ -593,5 +598,5 @@ def apply_patch(doc_text: str, patch_text: str) -> str:
     return marshal_doc(root) if isinstance(root, dict) else marshal_ary(root)
 
 
-__all__ = ["Node", "PatchFailed", "Unfollowed", "apply_patch", "equal", "into_ary", "into_doc", "marshal",
+__all__ = ["GoPanicked", "Node", "PatchFailed", "Unfollowed", "apply_patch", "equal", "into_ary", "into_doc", "marshal",
            "merge_patch"]

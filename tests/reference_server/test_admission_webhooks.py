@@ -81,6 +81,9 @@ class Hook:
         if path == "/badpatch":  # a patch evanphx/json-patch refuses
             patch = b'[{"op":"replace","path":"/nope/x","value":1}]'
             resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
+        if path == "/nilpatch":  # a patch evanphx/json-patch v4.12.0 panics on (a walk through a nil node)
+            patch = b'[{"op":"add","path":"/data/x","value":null},{"op":"add","path":"/data/x/y","value":1}]'
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
         if path == "/hold":
             self.release.wait(30)
         answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}
@@ -203,6 +206,19 @@ def test_a_mutating_webhook_s_patch_refused_by_evanphx_is_an_internal_error(serv
         r = cm(server, ns, "badpatch")
         err = "replace operation does not apply: doc is missing path: /nope/x: missing value"
         assert r.status_code == 500 and r.json()["message"] == f"Internal error occurred: {err}", r.text
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+def test_a_mutating_webhook_s_patch_evanphx_panics_on_is_the_panic_answer(server, hook, ns):
+    """The dispatcher applies the patch in the request's goroutine: evanphx/json-patch v4.12.0's nil pointer
+    dereference (`findObject` through a node an `add` of `null` left) is kube-apiserver's panic answer."""
+    cfg = configure(server, "mutatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/nilpatch", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "nilpatch")
+        assert r.status_code == 500, r.text
+        assert r.text == "This request caused apiserver to panic. Look in the logs for details.\n"
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
 

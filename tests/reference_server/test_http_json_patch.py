@@ -102,3 +102,12 @@ def test_a_refused_patch_shows_the_bytes_evanphx_wrote(http: requests.Session, c
     quoted = shown.replace("\\", "\\\\").replace('"', '\\"')
     assert message.startswith(f'Invalid value: "{quoted}'), message
     assert message.endswith('strict decoding error: unknown field "bogus"'), message
+
+
+def test_a_patch_evanphx_panics_on_is_the_panic_answer(http: requests.Session, cm: str) -> None:
+    """An `add` of `null` leaves a node of no bytes, and the next operation's `findObject` dereferences them
+    (v4.12.0 `isArray(*next.raw)`): the handler panics, and `WithPanicRecovery` answers its plain-text 500."""
+    r = http.patch(cm, data='[{"op":"add","path":"/metadata/labels/x","value":null},'
+                            '{"op":"add","path":"/metadata/labels/x/y","value":"1"}]', headers=JSON_PATCH)
+    assert r.status_code == 500, r.text
+    assert r.text == "This request caused apiserver to panic. Look in the logs for details.\n"

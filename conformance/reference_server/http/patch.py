@@ -188,6 +188,8 @@ def _evanphx(doc: Any, raw: bytes) -> Any:
         text = gojsonlazy.apply_patch(gojsonnum.encode(doc), raw.decode("utf-8", "replace"))
     except gojsonlazy.PatchFailed as exc:
         raise _apply_error(str(exc)) from None
+    except gojsonlazy.GoPanicked as exc:  # (`WithPanicRecovery`'s 500)
+        raise E.GoPanic(f"runtime error: invalid memory address or nil pointer dereference ({exc})") from None
     except gojsonlazy.Unfollowed:
         return None
     try:
