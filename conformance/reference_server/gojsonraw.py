@@ -11,11 +11,11 @@ U+2028 and U+2029 escaped, nothing else touched); a protobuf answer carries them
 Where they come from: a JSON body's bytes (`attach`: the member's text found in the body, the last one not `null`,
 which `UnmarshalJSON` ignores); a YAML body is JSON
 first (sigs.k8s.io/yaml `YAMLToJSON`: `json.Marshal` of the converted value, keys sorted: `from_value`); a
-protobuf body's `raw` as sent; a JSON or merge patch re-marshals the document (evanphx/json-patch's lazy nodes:
-an untouched value compacted, a touched object's keys sorted: `repatched`); a strategic patch, an apply and a
-controller's write hold the value Go writes again (no wrapper: `exact` is Go's encoding of it). An etcd value
-holds them as they are (`stored`; `loaded` finds them again). Not followed: the bytes evanphx/json-patch keeps of
-what a patch changes inside them (an array's untouched elements, the patch's own text of a value it brings).
+protobuf body's `raw` as sent; a JSON or merge patch (the PATCH handler's, a mutating webhook's) re-marshals the
+document as evanphx/json-patch v4's lazy nodes write it (`repatched`, gojsonlazy.py: an untouched value's bytes
+compacted, a touched object's keys sorted, an array's untouched elements and the patch's own bytes of a value it
+brings kept); a strategic patch, an apply and a controller's write hold the value Go writes again (no wrapper:
+`exact` is Go's encoding of it). An etcd value holds them as they are (`stored`; `loaded` finds them again).
 
 A value is wrapped (`RawDict`, `RawList`, `RawStr`, `RawInt`; a float's literal is gojsonnum's `RawFloat`) only
 when its bytes differ from Go's encoding of the value, so objects written by Go's rules cost nothing; until the
@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from dataclasses import dataclass
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -104,10 +105,10 @@ def go_text(value: Any) -> str:
     return gojsonnum.encode(value)
 
 
-def compact(raw: str) -> str:
-    """encoding/json's `appendCompact(dst, raw, escapeHTML=true)`."""
+def compact(raw: str, escape: bool = True) -> str:
+    """encoding/json's `appendCompact(dst, raw, escapeHTML=escape)` (`json.Compact`: `escape` false)."""
     out = _WS_OR_STRING.sub(lambda m: m.group() if m.group()[0] == '"' else "", raw)
-    return escape_html(out)
+    return escape_html(out) if escape else out
 
 
 def wrap(value: Any, raw: str) -> Any:
@@ -193,19 +194,42 @@ def from_value(obj: dict[str, Any], fields: tuple[str, ...]) -> None:
             obj[name] = wrap(obj[name], go_text(gojsonnum.remarshal(plain(obj[name]))))
 
 
-def before_patch(obj: dict[str, Any], fields: tuple[str, ...]) -> dict[str, tuple[Any, str]]:
-    """What `repatched` needs of the current object: each field's value and its answered (compact) bytes."""
-    return {name: (copy.deepcopy(plain(obj[name])), answered(obj[name])) for name in fields
-            if obj.get(name) is not None}
+@dataclass(frozen=True)
+class PatchBase:
+    """What `repatched` needs of the object a JSON or merge patch runs on: its JSON as kube-apiserver encodes it
+    (`runtime.Encode`: each `RawExtension` compacted), the kind's `RawExtension` fields, and each held field's value
+    and answered bytes (for the patches gojsonlazy does not follow)."""
+
+    doc: str
+    fields: tuple[str, ...]
+    held: dict[str, tuple[Any, str]]
 
 
-def repatched(patched: dict[str, Any], before: dict[str, tuple[Any, str]]) -> None:
-    """A JSON or merge patch's result as kube-apiserver decodes it again (in place): the patch ran on the current
-    object's JSON (`data` compacted), and evanphx/json-patch writes an untouched value's bytes again, a touched
-    object's keys sorted (a `partialDoc` map) and its untouched members' bytes kept."""
-    for name, (old, old_text) in before.items():
+def before_patch(obj: dict[str, Any], fields: tuple[str, ...]) -> PatchBase:
+    """The `PatchBase` of the current object (before the patch runs on it)."""
+    return PatchBase(encode(obj), fields, {name: (copy.deepcopy(plain(obj[name])), answered(obj[name]))
+                                           for name in fields if obj.get(name) is not None})
+
+
+def repatched(patched: dict[str, Any], base: PatchBase, patch_text: str, merge: bool) -> None:
+    """A JSON or merge patch's result as kube-apiserver decodes it again (in place): each `RawExtension` field
+    holds the bytes evanphx/json-patch v4 writes of it (gojsonlazy.py: an untouched value's bytes compacted, a
+    touched object's keys sorted, the patch's own bytes of what it brings), its value read from them. Where that
+    model does not follow the patch (an error evanphx answers that http/patch.py did not), the value patched here
+    is kept and written as `_remarshaled` guesses it."""
+    try:
+        text = (_lazy.merge_patch if merge else _lazy.apply_patch)(base.doc, patch_text)
+    except (_lazy.PatchFailed, _lazy.Unfollowed):
+        text = None
+    for name in base.fields:
         new = patched.get(name)
-        if new is not None:
+        if new is None:
+            continue
+        raw = member(text, name) if text is not None else None
+        if raw is not None and raw != "null":
+            patched[name] = wrap(gojsonnum.keep_literals(textdecode.loads_json(raw.encode())), raw)
+        elif name in base.held:
+            old, old_text = base.held[name]
             patched[name] = wrap(plain(new), _remarshaled(new, old, old_text))
 
 
@@ -274,6 +298,8 @@ def loaded(text: str, obj: Any) -> Any:
     return obj
 
 
-__all__ = ["KIND_MARK", "RAW_TYPES", "RawDict", "RawInt", "RawList", "RawStr", "answered", "attach", "before_patch", "compact",
-           "encode", "exact", "from_value", "go_text", "holds_raw", "loaded", "member", "plain", "repatched", "stored",
-           "wrap"]
+from . import gojsonlazy as _lazy  # (last: it imports this module's `compact`)
+
+__all__ = ["KIND_MARK", "RAW_TYPES", "PatchBase", "RawDict", "RawInt", "RawList", "RawStr", "answered", "attach",
+           "before_patch", "compact", "encode", "exact", "from_value", "go_text", "holds_raw", "loaded", "member",
+           "plain", "repatched", "stored", "wrap"]

@@ -74,6 +74,16 @@ class Hook:
         if path == "/rawnum":  # numbers Python cannot write: the patch's bytes as a Go webhook may send them
             patch = b'[{"op":"add","path":"/data/w","value":1e2},{"op":"add","path":"/data/big","value":-1e400}]'
             resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
+        if path == "/rawbytes":  # a value's bytes as a webhook may write them (an escape, key order, `<`)
+            patch = (b'[{"op":"add","path":"/data/a/-","value":{"z":"\\u00e9","b":"<"}},'
+                     b'{"op":"replace","path":"/data/s","value":"\\u00e9"}]')
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
+        if path == "/badpatch":  # a patch evanphx/json-patch refuses
+            patch = b'[{"op":"replace","path":"/nope/x","value":1}]'
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
+        if path == "/nilpatch":  # a patch evanphx/json-patch v4.12.0 panics on (a walk through a nil node)
+            patch = b'[{"op":"add","path":"/data/x","value":null},{"op":"add","path":"/data/x/y","value":1}]'
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
         if path == "/hold":
             self.release.wait(30)
         answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}
@@ -169,6 +179,32 @@ def test_mutating_webhook_patch_and_update_delete(server, hook, ns):
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
 
 
+def test_a_mutating_webhook_s_patch_refused_by_evanphx_is_an_internal_error(server, hook, ns):
+    """The mutating dispatcher answers `Patch.Apply`'s error as `NewInternalError(err)`: evanphx/json-patch
+    v4.12.0's words (`replace` of a path whose parent is missing: `doc is missing path: %s`, no quotes)."""
+    cfg = configure(server, "mutatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/badpatch", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "badpatch")
+        err = "replace operation does not apply: doc is missing path: /nope/x: missing value"
+        assert r.status_code == 500 and r.json()["message"] == f"Internal error occurred: {err}", r.text
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+def test_a_mutating_webhook_s_patch_evanphx_panics_on_is_the_panic_answer(server, hook, ns):
+    """The dispatcher applies the patch in the request's goroutine: evanphx/json-patch v4.12.0's nil pointer
+    dereference (`findObject` through a node an `add` of `null` left) is kube-apiserver's panic answer."""
+    cfg = configure(server, "mutatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/nilpatch", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "nilpatch")
+        assert r.status_code == 500, r.text
+        assert r.text == "This request caused apiserver to panic. Look in the logs for details.\n"
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
 def test_a_mutating_webhook_s_numbers_in_raw_json_are_kept_as_it_wrote_them(server, hook, ns):
     """The patched bytes are decoded again (`RawExtension` keeps them): `1e2` stays `1e2`, and `-1e400`, which the
     field manager's walk (before admission) never sees, is stored and answered as written, never `null`; a later
@@ -189,6 +225,29 @@ def test_a_mutating_webhook_s_numbers_in_raw_json_are_kept_as_it_wrote_them(serv
         r = requests.patch(f"{path}/r?fieldManager=m", data="metadata:\n  labels:\n    a: b\n",
                            headers={"Content-Type": "application/apply-patch+yaml"})
         assert r.status_code == 500 and r.text.startswith("This request caused apiserver to panic")
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", name)
+
+
+def test_a_mutating_webhook_s_patch_inside_raw_json_keeps_evanphx_s_bytes(server, hook, ns):
+    """The dispatcher applies the webhook's JSONPatch with evanphx/json-patch v4.12.0 (`Patch.Apply` on the
+    object's JSON, `data` compacted) and decodes the result: `data` and `a` are read (keys sorted, elements kept
+    as the nodes they were: `{"y":1,"x":2}`), the appended element and the replaced string are the patch's bytes
+    compacted (`\\u00e9` kept, `<` escaped). The create stores them: an update sending them again passes."""
+    name = configure(server, MUTATING, ns, None, f"{hook.url}/rawbytes", hook.ca_bundle, ["controllerrevisions"],
+                     operations=["CREATE"])
+    try:
+        path = f"{server.url}/apis/apps/v1/namespaces/{ns}/controllerrevisions"
+        want = '{"a":[{"y":1,"x":2},{"z":"\\u00e9","b":"\\u003c"}],"s":"\\u00e9"}'
+        r = requests.post(path, data=b'{"metadata":{"name":"r"},"revision":1,"data":{ "s":"t", "a":[ {"y":1, "x":2} ] }}',
+                          headers={"Content-Type": "application/json"})
+        assert r.status_code == 201, r.text
+        for text in (r.text, requests.get(f"{path}/r").text):
+            assert f'"data":{want}' in text, text
+        body = f'{{"metadata":{{"name":"r","resourceVersion":"{r.json()["metadata"]["resourceVersion"]}"}},' \
+               f'"revision":2,"data":{want}}}'
+        r = requests.put(f"{path}/r", data=body.encode(), headers={"Content-Type": "application/json"})
+        assert r.status_code == 200, r.text
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", name)
 

@@ -184,7 +184,6 @@ PATCHES = [
     ("application/json-patch+json", [{"op": "replace", "path": "/metadata", "value": []}]),
     ("application/json-patch+json", [{"op": "add", "path": "/metadata/labels", "value": [1]}]),
     ("application/json-patch+json", [{"op": "add", "path": "/metadata/creationTimestamp", "value": 7}]),
-    ("application/json-patch+json", [{"op": "replace", "path": "", "value": 5}]),
 ]
 
 
@@ -199,6 +198,18 @@ def test_patches_breaking_types_are_client_errors(srv, ns, ctype, patch):
     after = requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/pt").json()
     assert after == before
     assert_lists_work(srv.url, ns)
+
+
+def test_json_patch_replacing_the_document_by_a_scalar_changes_nothing(srv, ns):
+    """evanphx/json-patch v4.12.0's `replace` of path "" by a value that reads as neither an object nor an array
+    returns `errors.Wrapf(err, ...)` of a nil `err`, which is nil: no error, nothing replaced; the object is written
+    back unchanged (200, no new resourceVersion)."""
+    requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "pt"}, "data": {"a": "b"}})
+    before = requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/pt").json()
+    r = requests.patch(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/pt", data='[{"op":"replace","path":"","value":5}]',
+                       headers={"Content-Type": "application/json-patch+json"}, timeout=10)
+    assert r.status_code == 200 and r.json() == before, r.text
+    assert requests.get(f"{srv.url}/api/v1/namespaces/{ns}/configmaps/pt").json() == before
 
 
 def _nested(depth: int) -> str:

@@ -93,6 +93,9 @@ def test_scale_put_and_patch(http, url, namespaces):
     st = status_of(http.patch(scale, params=STRICT, data='{"spec":{"replicas":3},"bogus":1}', headers=MERGE))
     assert st["code"] == 422 and st["reason"] == "Invalid"
     assert st["message"].endswith('strict decoding error: unknown field "bogus"'), st["message"]
+    # shown as evanphx/json-patch's `MergePatch` wrote the patched Scale: its top-level keys sorted
+    assert st["message"].startswith(' "" is invalid: patch: Invalid value: "{\\"apiVersion\\":\\"autoscaling/v1\\",'
+                                    '\\"bogus\\":1,\\"kind\\":\\"Scale\\",\\"metadata\\":{'), st["message"]
     r = http.patch(scale, data='{"spec":{"replicas":3,"bogus":1}}', headers=MERGE)
     assert r.status_code == 200 and warnings_of(r) == ['unknown field "spec.bogus"']
     assert r.json()["spec"]["replicas"] == 3
@@ -159,6 +162,21 @@ def test_merge_patch_array_under_ignore(http, url, namespaces):
     st = status_of(http.patch(f"{base}/c", params={"fieldValidation": "Strict"}, headers=MERGE, data="[1]"))
     assert st["code"] == 400 and st["message"] == ("error decoding patch: json: cannot unmarshal array into Go "
                                                    "value of type map[string]interface {}")
+
+
+def test_merge_patch_array_is_shown_as_merge_patch_wrote_it(http, url, namespaces):
+    """evanphx/json-patch v4.12.0 `doMergePatch` reads the array into lazy nodes and writes it with `json.Marshal`:
+    a string's or number's node keeps its bytes as sent (`\\u00e9`, `\\/`, `1.50`), compacted by encoding/json
+    (`<`, `>`, `&` escaped, `é` as sent); an object, read by `pruneNulls`, has its keys written as encoding/json
+    writes a string (`"k>"` as `"k\\u003e"`). handlers/patch.go shows those bytes with `%q`."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    assert http.post(base, json={"metadata": {"name": "c"}}).status_code == 201
+    st = status_of(http.patch(f"{base}/c", params={"fieldValidation": "Ignore"}, headers=MERGE,
+                              data='["\\u00e9<", {"b":null,"k>":"x\\/y & \u00e9"}, 1.50]'.encode()))
+    assert st["code"] == 422, st
+    assert st["details"]["causes"][0]["message"].startswith(
+        'Invalid value: "[\\"\\\\u00e9\\\\u003c\\",{\\"k\\\\u003e\\":\\"x\\\\/y \\\\u0026 \u00e9\\"},1.50]": ')
 
 
 def test_merge_patch_prunes_nulls_inside_new_lists(http, url, namespaces):

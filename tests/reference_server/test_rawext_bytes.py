@@ -191,10 +191,10 @@ def test_a_patch_inside_data_sorts_the_object_it_changes_and_keeps_untouched_byt
     obj = {"data": R.wrap({"z": {"s": "é"}, "a": 1}, '{ "z" : {"s":"\\u00e9"}, "a":1 }')}
     before = R.before_patch(obj, ("data",))
     patched = {"data": {"z": {"s": "é"}, "a": 2}}
-    R.repatched(patched, before)
+    R.repatched(patched, before, '{"data":{"a":2}}', merge=True)
     assert R.exact(patched["data"]) == '{"a":2,"z":{"s":"\\u00e9"}}'
     untouched = {"data": {"z": {"s": "é"}, "a": 1}}
-    R.repatched(untouched, before)
+    R.repatched(untouched, before, '{"kind":"ControllerRevision"}', merge=True)
     assert R.exact(untouched["data"]) == '{"z":{"s":"\\u00e9"},"a":1}'
 
 
@@ -206,3 +206,60 @@ def test_a_later_null_leaves_the_bytes_sent_before(http: requests.Session, url: 
     created = http.post(_path(url, ns), data=body, headers=JSON)
     assert created.status_code == 201, created.text
     assert created.text.rstrip().endswith('"data":{"a":1.50}}')
+
+
+def _immutable_bytes(refused: requests.Response) -> bytes:
+    """The new `data` bytes a `data: field is immutable` refusal prints (`Raw:[]uint8{0x7b, ...}`)."""
+    assert refused.status_code == 422, refused.text
+    message = refused.json()["details"]["causes"][0]["message"]
+    assert message.endswith("field is immutable"), message
+    hexes = message.split("Raw:[]uint8{", 1)[1].split("}", 1)[0]
+    return bytes(int(h, 16) for h in hexes.split(", "))
+
+
+def test_a_json_patch_inside_data_keeps_untouched_elements_and_the_value_s_bytes(http: requests.Session, url: str,
+                                                                                  ns: str) -> None:
+    """evanphx/json-patch v4.12.0 `Patch.Apply` on the object's JSON: `data` and its `a` are read (`intoDoc`:
+    keys sorted; `intoAry`), `a`'s elements stay the nodes they were read as (`"\\u00e9"`, `1.0`, `{"z":1,"y":2}`
+    as answered), the added element is the operation's `value` bytes compacted (`\\u00e9` and key order kept,
+    `<` escaped). Those bytes differ from the stored ones, and the immutability refusal prints them."""
+    name, created = _create(http, url, ns, '{"a":["\\u00e9",1.0,{"z":1,"y":2}],"s":"t"}')
+    assert created.status_code == 201, created.text
+    refused = http.patch(f"{_path(url, ns)}/{name}", headers={"Content-Type": "application/json-patch+json"},
+                         data='[{"op":"add","path":"/data/a/1","value":{ "q":"\\u00e9<", "p":2.50 }}]')
+    assert _immutable_bytes(refused) == (b'{"a":["\\u00e9",{"q":"\\u00e9\\u003c","p":2.50},1.0,{"z":1,"y":2}],'
+                                         b'"s":"t"}')
+
+
+def test_a_merge_patch_inside_data_keeps_the_patch_s_bytes(http: requests.Session, url: str, ns: str) -> None:
+    """evanphx/json-patch v4.12.0 `MergePatch`: a member `data` lacked is the patch's node, `pruneNulls`ed (its
+    objects and arrays read, so written with keys sorted and nulls dropped; its strings' bytes kept); the members
+    it does not touch keep theirs."""
+    name, created = _create(http, url, ns, '{"m":{"k":"\\u00e9","b":1}}')
+    assert created.status_code == 201, created.text
+    refused = http.patch(f"{_path(url, ns)}/{name}", headers={"Content-Type": "application/merge-patch+json"},
+                         data='{"data":{"n":{"z":"\\u00e9","a":[{"x":null,"w":1.0}]}}}')
+    assert _immutable_bytes(refused) == b'{"m":{"k":"\\u00e9","b":1},"n":{"a":[{"w":1.0}],"z":"\\u00e9"}}'
+
+
+def test_a_json_patch_test_reads_data_and_writes_it_sorted(http: requests.Session, url: str, ns: str) -> None:
+    """evanphx/json-patch v4.12.0's `test` compares with `equal`, whose `tryDoc` reads each object it looks into:
+    `data`, stored `{"s":"t","a":[...]}`, is written again with its keys sorted, other bytes than the stored ones,
+    so the update is refused though no value changed. Replacing an element by its own bytes writes the array
+    and `data` again from their nodes: the stored bytes when they were sorted, so that update passes (written
+    in Go's words, `"é"`, it would be refused)."""
+    patch = {"Content-Type": "application/json-patch+json"}
+    name, created = _create(http, url, ns, '{"s":"t","a":["\\u00e9",1.0]}')
+    assert created.status_code == 201, created.text
+    refused = http.patch(f"{_path(url, ns)}/{name}", headers=patch,
+                         data='[{"op":"test","path":"/data","value":{"a":["\\u00e9",1.0],"s":"t"}},'
+                              '{"op":"replace","path":"/revision","value":2}]')
+    assert _immutable_bytes(refused) == b'{"a":["\\u00e9",1.0],"s":"t"}'
+    data = '{"a":["\\u00e9",1.0],"s":"t"}'
+    name, created = _create(http, url, ns, data)
+    assert created.status_code == 201, created.text
+    ok = http.patch(f"{_path(url, ns)}/{name}", headers=patch,
+                    data='[{"op":"replace","path":"/data/a/0","value":"\\u00e9"},'
+                         '{"op":"replace","path":"/revision","value":2}]')
+    assert ok.status_code == 200, ok.text
+    assert _data_text(ok.text) == data and ok.json()["revision"] == 2

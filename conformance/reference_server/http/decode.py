@@ -8,6 +8,8 @@ import json
 import re
 
 import yaml
+from collections.abc import Callable
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
@@ -223,12 +225,21 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
     raise patch_invalid(patched, patch_type, patch, err)
 
 
-def patch_invalid(patched: dict[str, Any], patch_type: str, patch: Any, why: str) -> E.StatusError:
+# `string(patchedObjJS)` of the JSON or merge patch being checked (http/patch.py `patched_js`: evanphx's bytes),
+# set by the PATCH handler around the patched object's checks; None: the patched value written again.
+PATCHED_JS: ContextVar[Callable[[], str | None] | None] = ContextVar("PATCHED_JS", default=None)
+
+
+def patch_invalid(patched: dict[str, Any], patch_type: str, patch: Any, why: str,
+                  shown: str | None = None) -> E.StatusError:
     """handlers/patch.go's `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), …))`: the
-    value shown is the patch map printed `%+v` for a strategic patch, else the patched JSON (numbers as the patch
-    wrote them)."""
+    value shown is the patch map printed `%+v` for a strategic patch, else the patched JSON (`shown`, or
+    `PATCHED_JS`: the bytes evanphx/json-patch wrote; else the value with numbers as the patch wrote them)."""
     strategic = patch_type.startswith("application/strategic")
-    shown = go_map_format(patch) if strategic else encode_raw_literals(patched)
+    if shown is None and not strategic and (patched_js := PATCHED_JS.get()) is not None:
+        shown = patched_js()
+    if shown is None:
+        shown = go_map_format(patch) if strategic else encode_raw_literals(patched)
     e = E.invalid("", "", [E.field_invalid("patch", shown, why)])
     e.status.get("details", {}).pop("kind", None)
     return e

@@ -263,7 +263,7 @@ def keep_raw_bytes(obj: dict[str, Any], content_type: str | None, raw: bytes, ap
         gojsonraw.from_value(obj, fields)
 
 
-def raw_before_patch(store: GenericStore, current: dict[str, Any], patch_type: str) -> dict[str, Any] | None:
+def raw_before_patch(store: GenericStore, current: dict[str, Any], patch_type: str) -> gojsonraw.PatchBase | None:
     """A JSON or merge patch of a kind with `RawExtension` fields: what `gojsonraw.repatched` needs of the current
     object (the patch runs on its JSON, whose bytes evanphx/json-patch keeps where it does not touch them); None
     for every other patch and kind."""

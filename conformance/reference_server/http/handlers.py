@@ -45,8 +45,8 @@ from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
 from ..fieldmanager.jsonkinds import patch_root
-from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES, STRATEGIC_PATCH,
-                    apply_patch)
+from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, MERGE_PATCH, PATCH_TYPES, STRATEGIC_PATCH,
+                    apply_patch, patched_js)
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .authz import REQUESTER
@@ -456,10 +456,12 @@ class Handlers:
             if ctype == STRATEGIC_PATCH:
                 refuse_overflow(patch)  # `strategicPatchObject` reads the patch into a map first
             raws = raw_before_patch(store, current, ctype)
-            patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY)
+            patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY,
+                                  raw)
             if raws:
-                gojsonraw.repatched(patched, raws)
-            return self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
+                gojsonraw.repatched(patched, raws, raw.decode("utf-8", "replace"), ctype == MERGE_PATCH)
+            with patched_js(current, ctype, raw):  # (a 422 on `patch` shows evanphx's bytes)
+                return self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
 
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
@@ -635,17 +637,18 @@ class Handlers:
             def new_scale(old: dict[str, Any]) -> dict[str, Any]:
                 if undecodable is not None:
                     raise E.bad_request(f"error decoding patch: {undecodable}")
-                patched = old if applied is not None else apply_patch(old, ctype, patch)
+                patched = old if applied is not None else apply_patch(old, ctype, patch, raw=raw)
                 check_depth(patched)
-                # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
-                patch_type_error(patched, SCALE_KIND, ctype, patch)
-                if not isinstance(patched.get("metadata"), dict):
-                    patched["metadata"] = {}
-                try:  # then its strict decoding errors (`DecodeInto` with the strict codec)
-                    warnings[:] = apply_field_validation(patched, SCALE_KIND, frozenset(), mode,
-                                                         message=SCALE_MESSAGE, prior=prior)
-                except StrictDecodingError as exc:
-                    raise strict_patch_error(exc, patched, ctype, patch) from None
+                with patched_js(old, ctype, raw):  # (a 422 on `patch` shows evanphx's bytes)
+                    # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
+                    patch_type_error(patched, SCALE_KIND, ctype, patch)
+                    if not isinstance(patched.get("metadata"), dict):
+                        patched["metadata"] = {}
+                    try:  # then its strict decoding errors (`DecodeInto` with the strict codec)
+                        warnings[:] = apply_field_validation(patched, SCALE_KIND, frozenset(), mode,
+                                                             message=SCALE_MESSAGE, prior=prior)
+                    except StrictDecodingError as exc:
+                        raise strict_patch_error(exc, patched, ctype, patch) from None
                 patched["kind"], patched["apiVersion"] = SCALE_KIND, SCALE_API_VERSION
                 self._fix_namespace(patched, route, store)
                 self._check_name(patched, name)

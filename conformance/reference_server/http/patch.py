@@ -5,12 +5,16 @@ Pure functions over JSON values; errors are the StatusErrors `handlers/patch.go`
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .. import apierrors as E
+from .. import gojsonlazy, gojsonnum
 from ..wire.gotypes import kind_word
 from ..wire.patchmeta import EMPTY, Node
-from .decode import patch_invalid, version_kind_error
+from ..wire.textdecode import loads_json
+from .decode import PATCHED_JS, patch_invalid, version_kind_error
 from .strategicpatch import strategic_merge_patch
 
 JSON_PATCH = "application/json-patch+json"
@@ -22,23 +26,40 @@ PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH)
 CUSTOM_RESOURCE_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
 MAX_JSON_PATCH_OPERATIONS = 10000
 
+class PatchApplyError(E.StatusError):
+    """`Patch.Apply`'s error as handlers/patch.go answers it: `NewGenericServerResponse(422, "", {}, "",
+    err.Error(), 0, false)`, which (isUnexpectedResponse false) carries no cause: the client sees the generic
+    message and `details: {}`; `text` keeps evanphx's words for a mutating webhook's patch (the dispatcher's
+    `NewInternalError(err)` shows them)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(E.status_dict(422, "Invalid", "the server rejected our request due to an error in our "
+                                       "request", {}))
+        self.text = text
+
+
 def _apply_error(msg: str) -> E.StatusError:
-    """`NewGenericServerResponse(422, …, err.Error())`."""
-    return E.StatusError(E.status_dict(422, "Invalid", "the server rejected our request due to an error in our request",
-                                       {"causes": [{"reason": "UnexpectedServerResponse", "message": msg}]}))
+    return PatchApplyError(msg)
 
 
 # ---- RFC 7386 ------------------------------------------------------------------------------------
-def _merged_non_object(patch: Any) -> E.StatusError:
+def _merged_non_object(patch: Any, raw: bytes | None) -> E.StatusError:
     """A merge patch that is not an object, as `applyJSPatch` (apiserver handlers/patch.go) answers it under
     `fieldValidation=Ignore`: evanphx/json-patch v4.12.0's `MergePatch` (merge.go `doMergePatch`) refuses `null`
     and a scalar with `ErrBadJSONPatch` (a 400 with its text); an array becomes the patched document itself (the
     nulls inside its objects pruned, each object's keys in Go's map order), which the JSON serializer then cannot
-    decode into any kind (`SimpleMetaFactory.Interpret`): the 422 on `patch` naming it."""
+    decode into any kind (`SimpleMetaFactory.Interpret`): the 422 on `patch` naming it, shown as `MergePatch`
+    wrote it (`raw`, the patch's bytes: gojsonlazy.py keeps each scalar's bytes as sent, compacted)."""
     if not isinstance(patch, list):
         return E.bad_request("Invalid JSON Patch")
     patched = [_pruned(v, ordered=True) for v in patch]
-    return patch_invalid(patched, MERGE_PATCH, patch, version_kind_error(patched))  # type: ignore[arg-type]
+    shown = None
+    if raw is not None:
+        try:
+            shown = gojsonlazy.merge_patch("{}", raw.decode("utf-8", "replace"))
+        except (gojsonlazy.PatchFailed, gojsonlazy.Unfollowed):
+            shown = None
+    return patch_invalid(patched, MERGE_PATCH, patch, version_kind_error(patched), shown)  # type: ignore[arg-type]
 
 
 def _pruned(value: Any, ordered: bool = False) -> Any:
@@ -135,17 +156,66 @@ def _add(doc: Any, path: str, value: Any, replace: bool = False) -> Any:
     return doc
 
 
-def json_patch(doc: Any, ops: Any) -> Any:
-    """Apply RFC 6902 operations; a malformed patch ⇒ 400, a failing operation ⇒ 422."""
+def json_patch(doc: Any, ops: Any, raw: bytes | None = None) -> Any:
+    """Apply RFC 6902 operations; a malformed patch ⇒ 400 (`DecodePatch`), a failing operation ⇒ 422. `raw`, the
+    patch's bytes: applied as evanphx/json-patch v4.12.0 applies them (gojsonlazy.py, on the document's JSON),
+    the result read again as kube-apiserver decodes it (a case gojsonlazy does not follow: as below)."""
+    if ops is None:
+        ops = []  # (`json.Unmarshal` of `null` into a `Patch`: nil, no error, nothing to apply)
     if not isinstance(ops, list):
-        raise E.bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+        raise E.bad_request(f"json: cannot unmarshal {kind_word(ops)} into Go value of type jsonpatch.Patch")
     if len(ops) > MAX_JSON_PATCH_OPERATIONS:
         raise E.request_entity_too_large(f"The allowed maximum operations in a JSON patch is "
                                          f"{MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
+    for op in ops:
+        if op is not None and not isinstance(op, dict):
+            raise E.bad_request(f"json: cannot unmarshal {kind_word(op)} into Go value of type jsonpatch.Operation")
+    applied = _evanphx(doc, raw) if raw is not None else None
+    try:
+        mine = _operations(doc, ops)
+    except E.StatusError:
+        if applied is None:
+            raise
+        mine = doc  # (evanphx applies what the walk below refuses: a `replace` of a missing key, index `-1`, ...)
+    return mine if applied is None else _ordered(applied, mine)
+
+
+def _evanphx(doc: Any, raw: bytes) -> Any:
+    """The patched document as evanphx/json-patch v4.12.0 writes it and kube-apiserver reads it again; its error
+    (`PatchApplyError`); None where gojsonlazy does not follow it (or the result holds a number no float64 holds,
+    read from the stored object)."""
+    try:
+        text = gojsonlazy.apply_patch(gojsonnum.encode(doc), raw.decode("utf-8", "replace"))
+    except gojsonlazy.PatchFailed as exc:
+        raise _apply_error(str(exc)) from None
+    except gojsonlazy.GoPanicked as exc:  # (`WithPanicRecovery`'s 500)
+        raise E.GoPanic(f"runtime error: invalid memory address or nil pointer dereference ({exc})") from None
+    except gojsonlazy.Unfollowed:
+        return None
+    try:
+        return loads_json(text.encode())
+    except (ValueError, E.StatusError):
+        return None
+
+
+def _ordered(value: Any, template: Any) -> Any:
+    """`value` with each object's keys in `template`'s order, then its own (the objects evanphx read are written
+    sorted; this server keeps members where they stood, a new one last, as its JSON writing expects)."""
+    if isinstance(value, dict) and isinstance(template, dict):
+        out = {k: _ordered(value[k], template[k]) for k in template if k in value}
+        out.update((k, v) for k, v in value.items() if k not in out)
+        return out
+    if isinstance(value, list) and isinstance(template, list) and len(value) == len(template):
+        return [_ordered(v, t) for v, t in zip(value, template)]
+    return value
+
+
+def _operations(doc: Any, ops: list[Any]) -> Any:
+    """The operations applied to the decoded document (where evanphx is not followed, and the key order)."""
     doc = copy.deepcopy(doc)
     for op in ops:
-        if not isinstance(op, dict):
-            raise E.bad_request("json: cannot unmarshal into Go value of type jsonpatch.Operation")
+        if op is None:
+            raise _apply_error("Unexpected kind: unknown")
         kind, path = op.get("op"), op.get("path")
         if not isinstance(path, str):
             raise _apply_error(f"{kind} operation does not apply: missing path")
@@ -171,14 +241,50 @@ def json_patch(doc: Any, ops: Any) -> Any:
     return doc
 
 
-def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY) -> dict[str, Any]:
+def _patched_array(doc: dict[str, Any], out: list[Any], patch: Any, raw: bytes | None) -> E.StatusError:
+    """A JSON patch that `replace`s the document by an array: `Apply` returns it, and the JSON serializer cannot
+    decode it into any kind (handlers/patch.go `applyPatchToCurrentObject`'s `DecodeInto` error): the 422 on
+    `patch` showing the bytes evanphx wrote."""
+    shown = patched_text(doc, JSON_PATCH, raw) if raw is not None else None
+    return patch_invalid(out, JSON_PATCH, patch, version_kind_error(out), shown)  # type: ignore[arg-type]
+
+
+def patched_text(doc: Any, patch_type: str, raw: bytes) -> str | None:
+    """The bytes evanphx/json-patch v4.12.0 returns for a JSON or merge patch of `doc` (`patchedObjJS`: the
+    object's JSON as kube-apiserver encodes it, patched); None for other patches and where it errs."""
+    try:
+        text = raw.decode("utf-8", "replace")
+        if patch_type == JSON_PATCH:
+            return gojsonlazy.apply_patch(gojsonnum.encode(doc), text)
+        if patch_type == MERGE_PATCH:
+            return gojsonlazy.merge_patch(gojsonnum.encode(doc), text)
+    except (gojsonlazy.PatchFailed, gojsonlazy.Unfollowed):
+        pass
+    return None
+
+
+@contextmanager
+def patched_js(doc: Any, patch_type: str, raw: bytes) -> Iterator[None]:
+    """Within: a JSON or merge patch's 422 on `patch` shows `patched_text` (decode.py `PATCHED_JS`, computed only
+    then); `doc` is the object the patch ran on, unchanged."""
+    token = PATCHED_JS.set(lambda: patched_text(doc, patch_type, raw))
+    try:
+        yield
+    finally:
+        PATCHED_JS.reset(token)
+
+
+def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY,
+                raw: bytes | None = None) -> dict[str, Any]:
     """Dispatch on the PATCH media type (apply-patch is refused by the caller); `meta` is the kind's
-    strategic-merge metadata (`wire.patchmeta.for_kind`)."""
+    strategic-merge metadata (`wire.patchmeta.for_kind`); `raw`: the patch's bytes, as sent."""
     if patch_type == JSON_PATCH:
-        out = json_patch(doc, patch)
+        out = json_patch(doc, patch, raw)
+        if isinstance(out, list):
+            raise _patched_array(doc, out, patch, raw)
     elif patch_type == MERGE_PATCH:
         if not isinstance(patch, dict):  # (under Strict and Warn refused before: `decode.patch_decode_error`)
-            raise _merged_non_object(patch)
+            raise _merged_non_object(patch, raw)
         out = merge_patch(doc, patch)
     elif patch_type == STRATEGIC_PATCH:
         if not isinstance(patch, dict):  # `strategicPatchObject`: the decoder's error, bare

@@ -33,10 +33,12 @@ def _internal(msg: str) -> E.StatusError:
 
 
 def _unprocessable(msg: str) -> E.StatusError:
-    """`NewGenericServerResponse(422, ...)` (ErrNoListOfLists, ErrPatchContentNotMatchRetainKeys)."""
+    """`NewGenericServerResponse(422, "", {}, "", err.Error(), 0, false)` (handlers/patch.go
+    `interpretStrategicMergePatchError`: ErrNoListOfLists, ErrPatchContentNotMatchRetainKeys): with
+    isUnexpectedResponse false it carries no cause, so `msg` never reaches the client."""
+    del msg
     return E.StatusError(E.status_dict(422, "Invalid", "the server rejected our request due to an error in our "
-                                       "request", {"causes": [{"reason": "UnexpectedServerResponse",
-                                                               "message": msg}]}))
+                                       "request", {}))
 
 
 _GO_TYPES = {dict: "map[string]interface {}", list: "[]interface {}", bool: "bool", int: "int64",

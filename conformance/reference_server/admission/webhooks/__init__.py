@@ -51,7 +51,7 @@ from .latency import tracking as webhook_time
 from .matching import Attributes, matching
 
 VALIDATING, MUTATING = "validatingwebhookconfigurations", "mutatingwebhookconfigurations"
-JsonPatch = Callable[[Any, Any], Any]
+JsonPatch = Callable[[Any, Any, bytes | None], Any]
 
 
 class WebhookAdmission:
@@ -200,18 +200,18 @@ class WebhookAdmission:
         if resp.get("patchType") != "JSONPatch":
             raise review.internal(ValueError(f'unsupported patch type "{resp.get("patchType", "")}"'))
         try:
-            ops = loads_json(base64.b64decode(resp["patch"]))  # numbers as Go reads the patched bytes
+            text = base64.b64decode(resp["patch"])
+            ops = loads_json(text)  # numbers as Go reads the patched bytes
         except (ValueError, TypeError) as exc:
             raise review.internal(exc) from None
         try:
             raws = _raw_state(obj)  # the patch ran on the object's JSON: an untouched `RawExtension` compacted
-            patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops))
+            patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops, text))
             if raws:
-                gojsonraw.repatched(patched, raws)
+                gojsonraw.repatched(patched, raws, text.decode("utf-8", "replace"), merge=False)
             return patched
-        except E.StatusError as exc:
-            raise review.internal(ValueError(exc.status.get("details", {}).get("causes", [{}])[0].get(
-                "message", exc.status.get("message", "")))) from None
+        except E.StatusError as exc:  # (`Apply`'s error in evanphx's words: http/patch.py `PatchApplyError`)
+            raise review.internal(ValueError(getattr(exc, "text", exc.status.get("message", "")))) from None
 
     async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
                        dry_run: bool, options: dict[str, Any] | None, warnings: list[str],
@@ -259,7 +259,7 @@ class WebhookAdmission:
                 raise review.denied(str(hook.get("name")), resp.get("status"))
 
 
-def _raw_state(obj: dict[str, Any]) -> dict[str, Any] | None:
+def _raw_state(obj: dict[str, Any]) -> gojsonraw.PatchBase | None:
     """`gojsonraw.before_patch` of an object whose kind has `RawExtension` fields, else None."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
