@@ -3,6 +3,11 @@
 kubectl reads these for client-side validation and, in ``kubectl apply``, for the strategic-merge
 patch metadata (``x-kubernetes-patch-merge-key`` / ``-patch-strategy`` / ``-list-type``). The
 same model answers ``known_fields`` for ``fieldValidation=Strict``.
+
+A `+default=` marker's value (`markers.DEFAULTS`) is published in v3 only: kube-apiserver 1.33 prunes every
+`default` from its v2 definitions (k8s.io/apiserver `pkg/server/routes/openapi.go` `InstallV2` calls kube-openapi's
+`handler.PruneDefaults`; kube-aggregator's merged spec and the CRD controller's v2 specs do the same), while its v3
+documents, and the field manager's type converter built from them (`getOpenAPIModels`), keep them.
 """
 
 from __future__ import annotations
@@ -181,7 +186,7 @@ def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
         out = {"description": DESCRIPTIONS[f.qualified], **out}
     if f.qualified in ENUMS:
         out["enum"] = list(ENUMS[f.qualified])
-    if f.qualified in markers.DEFAULTS:
+    if v3 and f.qualified in markers.DEFAULTS:  # v2: pruned (`handler.PruneDefaults`, see the module's docstring)
         out["default"] = markers.DEFAULTS[f.qualified]
     return {**out, **PATCH_META.get(f.qualified, {})}
 

@@ -1,4 +1,4 @@
-"""`fieldmanager/schema.py`: server-side apply's list and map types of a built-in kind are read from the schema
+"""`fieldmanager/schema.py`: server-side apply's list and map types of a built-in kind are read from the v3 schema
 the server publishes (upstream's markers, `wire/markers.py`), as kube-openapi's `schemaconv` reads them."""
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ CONTAINER = ("spec", "template", "spec", "containers")
     ("Pod", "v1", ("spec", "containers", "resources", "claims"), ListType(MAP, ("name",))),
     ("Pod", "v1", ("spec", "tolerations"), ListType(ATOMIC)),
     ("Pod", "v1", ("spec", "volumes"), ListType(MAP, ("name",))),
-    ("Pod", "v1", ("spec", "imagePullSecrets"), ListType(MAP, ("name",))),
+    # LocalObjectReference.name's `+default=""` (v3; an item without a name is keyed by "", as upstream's smd does)
+    ("Pod", "v1", ("spec", "imagePullSecrets"), ListType(MAP, ("name",), (("name", ""),))),
     ("Pod", "v1", ("status", "containerStatuses"), ListType(ATOMIC)),
     ("Pod", "v1", ("metadata", "finalizers"), ListType(SET)),
     ("Service", "v1", ("spec", "ports"), ListType(MAP, ("port", "protocol"), TCP)),
