@@ -134,3 +134,10 @@ def not_acceptable_message(yaml_ok: bool = False, protobuf_ok: bool = False) -> 
     if protobuf_ok:
         types.append(PROTOBUF)
     return "only the following media types are accepted: " + ", ".join(types)
+
+
+def stream_not_acceptable_message() -> str:
+    """`NegotiateOutputMediaTypeStream`'s 406 message: the stream forms (`MediaTypesForSerializer`: each serializer
+    with a stream serializer, `;stream=watch` added; YAML has none, CBOR is gated off)."""
+    return "only the following media types are accepted: " + ", ".join(f"{m};stream=watch" for m in _OFFERED
+                                                                        if m in _STREAMING)

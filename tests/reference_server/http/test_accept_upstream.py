@@ -88,3 +88,16 @@ def test_aggregated_discovery_after_a_plain_clause(server):
     after `application/json` is the one accepted."""
     r = get(server, "/apis", f"application/json,{V2}")
     assert r.status_code == 200 and r.headers["Content-Type"] == V2
+
+
+def test_a_watch_negotiates_before_it_starts(server):
+    """`ListResource` negotiates as any GET (406 for `Application/JSON`); `serveWatchHandler`'s
+    `NegotiateOutputMediaTypeStream` then refuses a serializer without a stream form (YAML, even with JSON listed
+    after it), naming the stream types; the Status is written in the accepted YAML."""
+    r = get(server, "/api/v1/namespaces?watch=1&timeoutSeconds=1", "Application/JSON")
+    assert (r.status_code, r.text) == (406, NOT_ACCEPTABLE)
+    r = get(server, "/api/v1/namespaces?watch=1&timeoutSeconds=1", "application/yaml, application/json")
+    assert (r.status_code, r.headers["Content-Type"]) == (406, "application/yaml")
+    assert r.text == ("apiVersion: v1\ncode: 406\nkind: Status\nmessage: 'only the following media types are accepted: "
+                      "application/json;stream=watch,\n  application/vnd.kubernetes.protobuf;stream=watch'\n"
+                      "metadata: {}\nreason: NotAcceptable\nstatus: Failure\n")
