@@ -1,16 +1,15 @@
 """The Accept header read as kube-apiserver 1.33 reads it (k8s.io/apiserver `negotiation.NegotiateMediaTypeOptions`
 over munnerz/goautoneg's `ParseAccept`; kube-openapi's handlers over the same parser): case-sensitive media types,
 parameters with their quotes, q only ordering the clauses (in Go's `sort.Sort` order), answered with upstream's
-exact status and body."""
+exact status and body. (`server`: the shared one of tests/reference_server/conftest.py.)"""
 from __future__ import annotations
 
 import json
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 
 NOT_ACCEPTABLE = """{
   "kind": "Status",
@@ -23,13 +22,6 @@ application/vnd.kubernetes.protobuf",
   "code": 406
 }"""
 V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare")
-    yield srv
-    srv.stop()
 
 
 def get(server: RunningServer, path: str, accept: str) -> requests.Response:

@@ -4,15 +4,16 @@ route match, then `PatchResource`'s cut at `;`), each refusal with upstream's 41
 from __future__ import annotations
 
 import json
-from typing import Iterator
 
 import pytest
 import requests
 
 from conformance.reference_server import apierrors as E
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.http.patch import CUSTOM_RESOURCE_PATCH_TYPES, PATCH_TYPES
 from conformance.reference_server.http.patchtype import patch_type
+
+from ..conftest import unique
 
 BODY_415 = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": "the body of the request was in an unknown format - accepted media types include: "
@@ -26,12 +27,12 @@ PATCH_415 = {**BODY_415, "message": "the body of the request was in an unknown f
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare")
-    requests.post(srv.url + "/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "patched"}},
+def patched(server: RunningServer) -> str:
+    """A ConfigMap to patch, on the shared server (tests/reference_server/conftest.py)."""
+    name = unique("patched")
+    requests.post(server.url + "/api/v1/namespaces/default/configmaps", json={"metadata": {"name": name}},
                   timeout=10).raise_for_status()
-    yield srv
-    srv.stop()
+    return f"{server.url}/api/v1/namespaces/default/configmaps/{name}"
 
 
 def post(server: RunningServer, content_type: str) -> requests.Response:
@@ -39,9 +40,8 @@ def post(server: RunningServer, content_type: str) -> requests.Response:
                          data=json.dumps({"metadata": {"generateName": "ct-"}}), timeout=10)
 
 
-def patch(server: RunningServer, content_type: str) -> requests.Response:
-    return requests.patch(server.url + "/api/v1/namespaces/default/configmaps/patched", data=b'{"data":{"a":"b"}}',
-                          headers={"Content-Type": content_type}, timeout=10)
+def patch(url: str, content_type: str) -> requests.Response:
+    return requests.patch(url, data=b'{"data":{"a":"b"}}', headers={"Content-Type": content_type}, timeout=10)
 
 
 @pytest.mark.parametrize("content_type", ["Application/JSON", "application/json; charset=utf-8",
@@ -66,8 +66,8 @@ def test_body_media_types_upstream_refuses(server, content_type):
     ("application/merge-patch+json ;charset=utf-8", 415, PATCH_415),  # the router trims, PatchResource does not
     ("text/plain, application/merge-patch+json", 415, PATCH_415),  # the router takes any listed type
 ])
-def test_patch_types_are_exact(server, content_type, status, body):
-    r = patch(server, content_type)
+def test_patch_types_are_exact(patched, content_type, status, body):
+    r = patch(patched, content_type)
     assert r.status_code == status
     if body is not None:
         assert r.json() == body
