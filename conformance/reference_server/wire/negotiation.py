@@ -10,8 +10,8 @@ only ordering them; ``application/json;as=Table;g=meta.k8s.io;v=v1`` selects a T
 endpoint's kind has a protobuf message (``protobuf_ok``); elsewhere -- custom resources, whose
 ``StandardSerializers`` leave protobuf out (``RequestScope.AllowsMediaTypeTransform``), and the kinds
 this server has no message for -- a protobuf clause is skipped and the next acceptable one (typed
-clients always list ``application/json`` too) wins. A Table is JSON only here (upstream: JSON or
-YAML, never protobuf); metadata-only objects may be protobuf. Nothing acceptable means 406.
+clients always list ``application/json`` too) wins. A Table is JSON or YAML, never protobuf; metadata-only
+objects may be any of the three. Nothing acceptable means 406.
 """
 
 from __future__ import annotations
@@ -85,8 +85,8 @@ def _accepts(media: str, params: dict[str, str], transforms: frozenset[str], yam
     kind, group, version = params.get("as", ""), params.get("g", ""), params.get("v", "")
     if kind not in transforms or group != _META_GROUP or version not in _META_VERSIONS:
         return None  # (`emptyEndpointRestrictions` refuses every conversion: their transforms are empty)
-    if media == JSON or (media == PROTOBUF and kind != "Table"):  # (upstream: a YAML Table, metadata too)
-        return Negotiated(media, kind, version)
+    if media == JSON or (media == YAML and yaml_ok) or (media == PROTOBUF and kind != "Table"):
+        return Negotiated(media, kind, version)  # a Table in JSON or YAML, metadata in any (`AllowsMediaTypeTransform`)
     return None
 
 

@@ -93,3 +93,10 @@ def test_a_watch_negotiates_before_it_starts(server):
     assert r.text == ("apiVersion: v1\ncode: 406\nkind: Status\nmessage: 'only the following media types are accepted: "
                       "application/json;stream=watch,\n  application/vnd.kubernetes.protobuf;stream=watch'\n"
                       "metadata: {}\nreason: NotAcceptable\nstatus: Failure\n")
+
+
+def test_a_table_in_yaml(server):
+    """`RequestScope.AllowsMediaTypeTransform`: a Table is served in JSON or YAML."""
+    r = get(server, "/api/v1/namespaces", "application/yaml;as=Table;g=meta.k8s.io;v=v1")
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/yaml"
+    assert "\nkind: Table\n" in r.text and r.text.startswith("apiVersion: meta.k8s.io/v1\ncolumnDefinitions:\n")

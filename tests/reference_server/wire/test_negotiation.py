@@ -86,6 +86,12 @@ def test_options_of_the_endpoint_and_serializer() -> None:
 
 def test_yaml_when_enabled() -> None:
     assert negotiate("application/yaml", yaml_ok=True) == Negotiated("application/yaml")
+    # `AllowsMediaTypeTransform`: a Table in JSON or YAML, metadata in any serializer
+    assert negotiate("application/yaml;as=Table;g=meta.k8s.io;v=v1", yaml_ok=True) == Negotiated(
+        "application/yaml", "Table", "v1")
+    assert negotiate("application/yaml;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", yaml_ok=True) == Negotiated(
+        "application/yaml", "PartialObjectMetadataList", "v1")
+    assert negotiate("application/yaml;as=Table;g=meta.k8s.io;v=v1") is None
     assert "application/yaml" in not_acceptable_message(yaml_ok=True)
 
 
