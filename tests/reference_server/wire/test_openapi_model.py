@@ -113,9 +113,19 @@ def core_v3() -> dict[str, Any]:
     ("ReplicationControllerSpec", "minReadySeconds", 0), ("RBDVolumeSource", "keyring", "/etc/ceph/keyring"),
     ("AzureDiskVolumeSource", "cachingMode", "ReadWrite"), ("AzureDiskVolumeSource", "kind", "Shared"),
     ("AzureDiskVolumeSource", "readOnly", False), ("ScaleIOPersistentVolumeSource", "fsType", "xfs"),
+    # openapi-gen's zero value of a field neither a pointer nor omitempty (upstream's v3: `"default": ""`, `0`)
+    ("Container", "name", ""), ("ContainerPort", "containerPort", 0), ("NamespaceCondition", "type", ""),
+    ("PodCondition", "status", ""), ("TopologySpreadConstraint", "maxSkew", 0),
 ])
 def test_v3_keeps_the_default_markers(core_v3, definition, field, value):
     """v3 keeps openapi-gen's `Default:` from each `+default=` marker of k8s.io/api core/v1 (kube-openapi's
     `builder3` prunes nothing)."""
     prop = core_v3[f"{CORE}.{definition}"]["properties"][field]
     assert prop["default"] == value and type(prop["default"]) is type(value)
+
+
+def test_v3_optional_scalars_have_no_default(core_v3):
+    """`omitempty` (or a pointer): no `default`."""
+    for definition, field in (("Container", "image"), ("ServicePort", "nodePort"), ("ServicePort", "name"),
+                              ("PodCondition", "reason"), ("ReplicationControllerSpec", "selector")):
+        assert "default" not in core_v3[f"{CORE}.{definition}"]["properties"][field], (definition, field)
