@@ -189,6 +189,8 @@ def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
         value: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
     else:
         value = _ref(f.type, v3) if f.is_message else dict(_SCALARS[f.type])
+        if v3 and (f.repeated or f.map_key is not None) and f.type in _ZERO:  # an element held by value: its zero
+            value["default"] = _ZERO[f.type]
     if f.map_key is not None:
         out: dict[str, Any] = {"type": "object", "additionalProperties": value}
     elif f.repeated:

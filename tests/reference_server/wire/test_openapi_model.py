@@ -124,6 +124,14 @@ def test_v3_keeps_the_default_markers(core_v3, definition, field, value):
     assert prop["default"] == value and type(prop["default"]) is type(value)
 
 
+def test_v3_scalar_elements_default_to_their_zero(core_v3):
+    """openapi-gen gives a list's or map's scalar element its zero value (upstream: `"items": {"default": "",
+    "type": "string"}`); v2 prunes it."""
+    assert core_v3[f"{CORE}.Container"]["properties"]["args"]["items"] == {"type": "string", "default": ""}
+    assert core_v3[f"{CORE}.ConfigMap"]["properties"]["data"]["additionalProperties"] == {"type": "string",
+                                                                                          "default": ""}
+
+
 def test_v3_optional_scalars_have_no_default(core_v3):
     """`omitempty` (or a pointer): no `default`."""
     for definition, field in (("Container", "image"), ("ServicePort", "nodePort"), ("ServicePort", "name"),
