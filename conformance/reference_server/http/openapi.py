@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping
 from aiohttp import web
 from multidict import CIMultiDict
 
+from ..gostrconv import parse_float
 from ..wire.goautoneg import parse_accept
 from .respond import dumps
 
@@ -122,15 +123,24 @@ def negotiate_v2(accept: str | None) -> str | None:
 
 
 def _accepts_gzip(value: str | None) -> bool:
-    for clause in (value or "").split(","):
-        parts = clause.strip().split(";")
-        if parts[0].strip().lower() in ("gzip", "*"):
-            q = next((p.strip()[2:] for p in parts[1:] if p.strip().startswith("q=")), "1")
-            try:
-                return float(q) > 0
-            except ValueError:
-                return False
-    return False
+    """gziphandler v1.1.1's `acceptsGzip` (`parseEncodings`, `parseCoding`): each comma-separated coding, lower-cased,
+    with the q-value its last `;` part leaves (every part resets it to 1, a `q=` part sets `ParseFloat(s, 64)` of
+    it, clamped to [0, 1]; one that does not parse drops the coding); the last `gzip` wins; `*` is not gzip."""
+    codings: dict[str, float] = {}
+    for coding_text in (value or "").split(","):
+        coding, q, ok = "", 1.0, True
+        for n, part in enumerate(coding_text.split(";")):
+            part = part.strip()  # (strings.TrimSpace)
+            q = 1.0
+            if n == 0:
+                coding = part.lower()
+            elif part.startswith("q="):
+                q, parsed = parse_float(part[2:], 64)
+                ok = ok and parsed
+                q = 0.0 if q < 0 else 1.0 if q > 1 else q
+        if ok and coding:
+            codings[coding] = q
+    return codings.get("gzip", 0.0) > 0
 
 
 def _not_modified(headers: Mapping[str, str], doc: _Served) -> bool:

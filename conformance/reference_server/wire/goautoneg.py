@@ -10,22 +10,20 @@ Its rules, which a client can tell from a lenient parser's:
   parameter's value keeps its quotes (`pretty="1"` is not `pretty=1`);
 * a clause without a `/` is dropped unless it is `*` (read as `*/*`), as is one with a second `/` followed by
   anything; a parameter without `=`, with an empty value, or with a second `=` followed by anything is dropped;
-* `q` is `strconv.ParseFloat(value, 32)` of the value as written (not trimmed): what does not parse is 0, what
-  overflows float32 is ±Inf; the last `q` wins, as the last of a repeated parameter does;
+* `q` is `strconv.ParseFloat(value, 32)` of the value as written (not trimmed, gostrconv.py): what does not parse
+  is 0, what overflows float32 is ±Inf; the last `q` wins, as the last of a repeated parameter does;
 * the clauses are sorted by Go's `sort.Sort` (gosort.py) with goautoneg's `Less` (higher q first, else a concrete
   type before `*`, else a concrete subtype before `*`), which is not a strict weak order: a concrete clause may
   come before a wildcard with a higher q, depending on which pairs Go's algorithm compares.
 """
 from __future__ import annotations
 
-import math
-import re
-import struct
 from dataclasses import dataclass, field
 
 from .. import gosort
+from ..gostrconv import parse_float
 
-__all__ = ["Accept", "parse_accept", "parse_float32"]
+__all__ = ["Accept", "parse_accept"]
 
 
 @dataclass(frozen=True)
@@ -84,40 +82,9 @@ def parse_accept(header: str) -> list[Accept]:
                 continue
             name = name.strip(" ")
             if name == "q":
-                q = parse_float32(value)
+                q = parse_float(value, 32)[0]  # `a.Q, _ = strconv.ParseFloat(sp1, 32)`
             else:
                 params[name] = value.strip(" ")
         out.append(Accept(typ, sub, q, params))
     gosort.sort(out, _less)
     return out
-
-
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_HEX = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+))[pP]([+-]?[0-9]+)")
-_SPECIAL = re.compile(r"(?i)([+-]?)(inf|infinity)|nan")
-
-
-def parse_float32(text: str) -> float:
-    """`strconv.ParseFloat(text, 32)` as goautoneg keeps it: the value (rounded to float32, through float64), 0 for
-    a syntax error, ±Inf past float32's range. Underscores (Go: digit separators after a base prefix only) are read as a syntax
-    error; nothing reads them in a q-value."""
-    special = _SPECIAL.fullmatch(text)
-    if special is not None:
-        if special.group(2) is None:
-            return math.nan
-        return -math.inf if special.group(1) == "-" else math.inf
-    if _DECIMAL.fullmatch(text):
-        value = float(text)
-    else:
-        hexa = _HEX.fullmatch(text)
-        if hexa is None:
-            return 0.0
-        sign, mantissa, exponent = hexa.groups()
-        try:
-            value = float.fromhex(f"{sign}0x{mantissa}p{exponent}")
-        except OverflowError:
-            return -math.inf if sign == "-" else math.inf
-    try:
-        return struct.unpack("<f", struct.pack("<f", value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)

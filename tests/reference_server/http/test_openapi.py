@@ -123,3 +123,14 @@ def test_v3_protobuf_form(server):
     assert stale.status_code == 301 and stale.headers["Location"] == relative
     refused = requests.get(server.url + relative, headers={"Accept": "application/yaml"}, timeout=30)
     assert refused.status_code == 406 and refused.content == b""
+
+
+@pytest.mark.parametrize("value, gzipped", [
+    ("gzip", True), ("GZIP;q=0.5", True), ("gzip;q=0", False), ("deflate, gzip", True), (None, False),
+    ("*", False),  # gziphandler looks for `gzip` alone
+    ("gzip;q=0, gzip", True), ("gzip, gzip;q=0", False),  # the last one wins
+    ("gzip;q=0;level=1", True),  # every `;` part resets the q-value: the last part's stands
+    ("gzip;q=x", False), ("gzip;q=1e400", False), ("gzip;q=NaN", False), ("gzip;q=7", True),
+])
+def test_accept_encoding_as_gziphandler_reads_it(value, gzipped):
+    assert openapi._accepts_gzip(value) is gzipped

@@ -2,11 +2,9 @@
 expected orders were read from that code run with Go's `sort.Sort`."""
 from __future__ import annotations
 
-import math
-
 import pytest
 
-from conformance.reference_server.wire.goautoneg import parse_accept, parse_float32
+from conformance.reference_server.wire.goautoneg import parse_accept
 
 
 def ids(header: str) -> list[str]:
@@ -36,20 +34,9 @@ def test_more_than_twelve_clauses_take_go_pdqsort() -> None:
     ("a/b/", [("a", "b", 1.0, {})]),
     ("a/b;x;y=;z=1=2;w=1=", [("a", "b", 1.0, {"w": "1"})]),
     ("a/b;q=0.5;q=1", [("a", "b", 1.0, {})]),
+    ("a/b;q= 0.5", [("a", "b", 0.0, {})]),  # (the value is not trimmed: unparsable, 0)
+    ("a/b;q=0.1", [("a", "b", 0.10000000149011612, {})]),  # (ParseFloat(s, 32))
     ("a/b\t", [("a", "b\t", 1.0, {})]),  # only spaces are trimmed
 ])
 def test_parse(header: str, clauses: list[tuple[str, str, float, dict[str, str]]]) -> None:
     assert [(c.type, c.subtype, c.q, c.params) for c in parse_accept(header)] == clauses
-
-
-@pytest.mark.parametrize("text, value", [
-    ("1", 1.0), ("0.5", 0.5), (".5", 0.5), ("5.", 5.0), ("0x1p-1", 0.5), ("1e-1", 0.10000000149011612),
-    ("inf", math.inf), ("-Infinity", -math.inf), ("1e39", math.inf), ("3.4028235e38", 3.4028234663852886e38),
-    (" 0.5", 0.0), ("0.5 ", 0.0), ("+nan", 0.0), ("1_0", 0.0), ("infin", 0.0), ("", 0.0), ("0.5x", 0.0),
-])
-def test_q_is_parse_float_32(text: str, value: float) -> None:
-    assert parse_float32(text) == value
-
-
-def test_q_nan() -> None:
-    assert math.isnan(parse_float32("NaN"))
