@@ -179,6 +179,8 @@ def _special(message: str, v3: bool) -> dict[str, Any] | None:
 
 
 def _ref(message: str, v3: bool) -> dict[str, Any]:
+    if v3 and message in schema.JSON_SCALAR_MESSAGES:  # its own UnmarshalJSON: no default (`mustEnforceDefault`)
+        return {"$ref": f"#/components/schemas/{definition_name(message)}"}
     if v3:  # kube-openapi v3 style: allOf-wrapped ref so siblings (default, description) are legal
         return {"allOf": [{"$ref": f"#/components/schemas/{definition_name(message)}"}], "default": {}}
     return {"$ref": f"#/definitions/{definition_name(message)}"}
@@ -205,7 +207,10 @@ def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
         out["default"] = markers.DEFAULTS[f.qualified]
     elif v3 and f.type in _ZERO and f.map_key is None and not f.repeated and f.name in REQUIRED.get(f.message, ()):
         out["default"] = _ZERO[f.type]  # openapi-gen's `mustEnforceDefault`: a required (non-omitempty) scalar
-    return {**out, **PATCH_META.get(f.qualified, {})}
+    out = {**out, **PATCH_META.get(f.qualified, {})}
+    if v3 and "$ref" in out and len(out) > 1:  # a described reference goes under `allOf` (builder3's `WrapRefs`)
+        out = {"allOf": [{"$ref": out.pop("$ref")}], **out}
+    return out
 
 
 @lru_cache(maxsize=None)

@@ -132,8 +132,18 @@ def test_v3_scalar_elements_default_to_their_zero(core_v3):
                                                                                           "default": ""}
 
 
+def test_v3_types_with_their_own_unmarshal_have_no_default(core_v3):
+    """`mustEnforceDefault`: a type with its own `UnmarshalJSON` (Time, IntOrString, Quantity, ...) gets no
+    `default: {}` (its zero value is null), where another struct held by value does."""
+    meta = core_v3[f"{META}.ObjectMeta"]["properties"]
+    assert meta["creationTimestamp"]["allOf"] == [{"$ref": f"#/components/schemas/{META}.Time"}]
+    assert "default" not in meta["creationTimestamp"]
+    assert "default" not in core_v3[f"{CORE}.ServicePort"]["properties"]["targetPort"]
+    assert core_v3[f"{CORE}.Pod"]["properties"]["spec"]["default"] == {}
+
+
 def test_v3_optional_scalars_have_no_default(core_v3):
     """`omitempty` (or a pointer): no `default`."""
-    for definition, field in (("Container", "image"), ("ServicePort", "nodePort"), ("ServicePort", "name"),
+    for definition, field in (("Container", "image"), ("ServicePort", "targetPort"), ("ServicePort", "name"),
                               ("PodCondition", "reason"), ("ReplicationControllerSpec", "selector")):
         assert "default" not in core_v3[f"{CORE}.{definition}"]["properties"][field], (definition, field)
