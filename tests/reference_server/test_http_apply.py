@@ -179,3 +179,15 @@ def test_apply_a_named_group_kind(http, url, namespaces):
     st = apply(http, path, json.dumps(dep | {"apiVersion": "v1"}), fieldManager="m").json()
     assert st["message"] == ("Incorrect version specified in apply patch. Specified patch version: v1, "
                              "expected: apps/v1")
+
+
+def test_a_list_map_key_left_out_takes_its_v3_default(http, url, namespaces):
+    """structured-merge-diff keys an item that omits a list-map key by the key's `default` in the v3 definitions
+    the field manager is built from: `""` for a container's name (openapi-gen's zero value of a non-omitempty
+    field), so the applied pod reaches validation (its 422) instead of smd's 500 `omits key field "name"`."""
+    ns = namespaces.create()["metadata"]["name"]
+    r = apply(http, f"{url}/api/v1/namespaces/{ns}/pods/p",
+              "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - image: nginx\n",
+              fieldManager="tool")
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == 'Pod "p" is invalid: spec.containers[0].name: Required value'

@@ -2,7 +2,7 @@
 with `x-kubernetes-list-map-keys`), which are sets, which are atomic, and which maps are atomic.
 
 Built-in kinds follow the `+listType`/`+listMapKey`/`+patchStrategy`/`+structType`/`+mapType` markers of
-upstream's types that their OpenAPI publishes: the schema this server publishes (`wire.openapi.kind_schema`,
+upstream's types that their OpenAPI publishes: the v3 schema this server publishes (`wire.openapi.kind_schema_v3`,
 markers in `wire.openapi_schemas.PATCH_META` and `wire.markers`), read as `schemaconv` reads it. Custom
 resources follow their CRD's structural schema as structured-merge-diff reads it (`schemaconv` of
 `kube-openapi`, `apiextensions-apiserver`'s type converter): `x-kubernetes-list-type` (`atomic`, `set`, `map`
@@ -41,7 +41,7 @@ _TYPES = ("\x00types",)  # the memo's key of the smd types (no field name holds 
 class Schema:
     """The merge rules of one kind (names: the field names from the root, list items skipped).
 
-    A built-in kind's rules come from the OpenAPI schema this server publishes for it (`wire.openapi.kind_schema`,
+    A built-in kind's rules come from the v3 schema this server publishes for it (`wire.openapi.kind_schema_v3`,
     generated from the field model with upstream's markers, `wire.markers`): the one source strategic-merge
     patch reads too. `crd_schema` is a custom resource's `openAPIV3Schema` (None: every list atomic, every map
     granular)."""
@@ -95,12 +95,14 @@ class Schema:
 
 
 def _builtin_at(kind: str, api_version: str, names: tuple[str, ...]) -> tuple[ListType, bool]:
-    """The list type and map atomicity at `names` of a built-in kind's published v2 schema."""
-    from ..wire.openapi import kind_schema  # the OpenAPI model loads on the first apply, not at start-up
+    """The list type and map atomicity at `names` of a built-in kind's published v3 schema: upstream's field
+    manager types objects with the v3 definitions (`getOpenAPIModels`: `builder3.BuildOpenAPIDefinitionsForResources`),
+    whose `default`s name a list-map key an item may omit (ports' `protocol`); the v2 document has none."""
+    from ..wire.openapi import kind_schema_v3  # the OpenAPI model loads on the first apply, not at start-up
     if names[0] == "metadata" and described(api_version, kind):  # ObjectMeta (their published definitions lack it)
         kind, api_version = "ConfigMap", "v1"
     group, _, version = api_version.rpartition("/")
-    defs, node = kind_schema(group, version, kind)
+    defs, node = kind_schema_v3(group, version, kind)
     node = with_types(api_version, kind, node)  # CRDs and APIServices: their types' list markers (jsonkinds.py)
     own: dict[str, Any] = node
     for name in names:

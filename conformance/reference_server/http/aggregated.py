@@ -18,7 +18,7 @@ from aiohttp import web
 
 from .. import apierrors as E
 from ..gojsonhtml import escape_html
-from ..wire.negotiation import parse_accept
+from ..wire.negotiation import names, options_refused, parse_accept
 from ..wire.goyamlout import dumps as yaml_dumps
 from .respond import dumps_line
 
@@ -30,36 +30,29 @@ JSON, YAML, PROTOBUF = "application/json", "application/yaml", "application/vnd.
 _SUPPORTED = (JSON, YAML, PROTOBUF)
 
 
-def _clauses(accept: str) -> list[tuple[str, dict[str, str]]]:
-    """(media range, params) of the acceptable clauses, in goautoneg's order (`wire.negotiation`)."""
-    return [(f"{c.type}/{c.subtype}", c.params) for c in parse_accept(accept) if c.q > 0]
-
-
 def select(accept: str | None) -> str | None:
     """The media type to serve aggregated discovery in, or None for the legacy document.
 
-    As `WrappedHandler.ServeHTTP` + `NegotiateMediaTypeOptions` with `DiscoveryEndpointRestrictions`: the first
-    clause naming a supported media type decides; a clause carrying any of g/v/as is usable only as exactly
-    `apidiscovery.k8s.io/v2 APIGroupDiscoveryList` (so v2beta1, removed in 1.33, and `as=Table` fall through
-    to the next clause). Protobuf cannot be produced here, so its clauses are skipped (as `wire.negotiation`
-    does for objects) and the next acceptable one (JSON, which client-go always lists) wins; when nothing is
-    left the legacy handler's own negotiation answers 406, as upstream's does for what it cannot serve.
+    As `WrappedHandler.ServeHTTP` + `NegotiateMediaTypeOptions` with `DiscoveryEndpointRestrictions`: the clauses in
+    goautoneg's order (`wire.negotiation.parse_accept`: case kept, q only ordering), each against the supported
+    media types in the codec factory's order; a serializer is acceptable only with exactly the conversion
+    `apidiscovery.k8s.io/v2 APIGroupDiscoveryList` (`AllowsMediaTypeTransform` is `IsAggregatedDiscoveryGVK`: a
+    clause without g/v/as is refused too, so an aggregated clause after a plain `application/json` still wins;
+    v2beta1, removed in 1.33, and `as=Table` are refused) and acceptable `stream`/`sv` options. Protobuf cannot be
+    produced here, so its clauses are skipped (as `wire.negotiation` does for objects) and the next acceptable
+    one (JSON, which client-go always lists) wins; when nothing is left the legacy handler's own negotiation
+    answers, 406 for what it cannot serve, as upstream's does.
     """
-    if not accept or not accept.strip():
+    if not accept:
         return None
-    for media_range, params in _clauses(accept):
-        typ, _, sub = media_range.partition("/")
-        matches = [m for m in _SUPPORTED if media_range == m or (typ == m.split("/")[0] and sub == "*")
-                   or media_range == "*/*"]
-        if not matches:
+    for clause in parse_accept(accept):
+        params = clause.params
+        convert = (params.get("g", ""), params.get("v", ""), params.get("as", ""))
+        if convert != (GROUP, VERSION, KIND):
             continue
-        convert = {k: params[k] for k in ("g", "v", "as") if k in params}
-        if convert and convert != {"g": GROUP, "v": VERSION, "as": KIND}:
-            continue
-        media = next((m for m in matches if m != PROTOBUF), None)
-        if media is None:
-            continue
-        return media if convert else None
+        for media in _SUPPORTED:
+            if names(clause, media) and media != PROTOBUF and not options_refused(params, media, False):
+                return media
     return None
 
 

@@ -21,6 +21,7 @@ from ..fieldmanager.toversioned import convert_error, failed_to_convert
 from ..registry import crobjectmeta
 from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gonull, gotypes, jsonkindconvert
 from ..wire.dupkeys import Repeats
+from ..wire.gomime import MediaTypeError, parse_media_type
 from ..wire.goyaml import GoYAMLLoader
 from ..wire.gojson import syntax_error
 from ..wire.openapi_schemas import object_meta_fields, unknown_in
@@ -37,8 +38,24 @@ YAML_TYPE = "application/yaml"
 PROTOBUF_TYPE = "application/vnd.kubernetes.protobuf"
 
 
+_UNREADABLE = "\x00unreadable"  # a Content-Type `mime.ParseMediaType` refuses: matches no serializer (the 415)
+
+
+@lru_cache(maxsize=256)
+def _parsed(content_type: str) -> str:
+    try:
+        return parse_media_type(content_type)[0]
+    except MediaTypeError:
+        return _UNREADABLE
+
+
 def media_type(content_type: str | None) -> str:
-    return (content_type or "").split(";", 1)[0].strip().lower()
+    """A request body's media type as `NegotiateInputSerializerForMediaType` reads it: "" (the first serializer,
+    JSON) without a header, else `mime.ParseMediaType`'s lower-cased type (wire/gomime.py); a header it refuses
+    (`application/json; charset`) matches nothing, so it is the 415."""
+    if not content_type:
+        return ""
+    return _parsed(content_type)
 
 
 def summarize(raw: bytes, n: int = 30) -> str:

@@ -35,7 +35,7 @@ from ..warning import recorded, warning_headers
 from ..wire.dupkeys import Repeats, yaml_warnings
 from ..wire.goconvert import yaml_numbers
 from .decode import (StrictDecodingError, apply_field_validation, apply_strict_error, decode_body, patch_invalid,
-                     decode_delete_options, media_type, patch_decode_error, patch_strict_errors,
+                     decode_delete_options, patch_decode_error, patch_strict_errors,
                      patch_type_error, strict_create_error, strict_patch_error)
 from .groups import go_message, raw_before_patch
 from .subbody import SCALE_MESSAGE, validate_fields
@@ -45,6 +45,7 @@ from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
 from ..fieldmanager.jsonkinds import patch_root
+from .patchtype import patch_type
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, MERGE_PATCH, PATCH_TYPES, STRATEGIC_PATCH,
                     apply_patch, patched_js)
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
@@ -430,13 +431,10 @@ class Handlers:
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _patch(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
-        ctype = media_type(request.headers.get("Content-Type"))
+        custom = bool(getattr(store, "crd_name", None))  # crdHandler's PatchResource: no router, no strategic
+        ctype = patch_type(request.headers.get("Content-Type"), CUSTOM_RESOURCE_PATCH_TYPES if custom else PATCH_TYPES,
+                           routed=not custom)
         raw = await read_body(request)
-        custom = bool(getattr(store, "crd_name", None))
-        if custom and ctype not in CUSTOM_RESOURCE_PATCH_TYPES:
-            raise E.unsupported_media_type(accepted=CUSTOM_RESOURCE_PATCH_TYPES)  # crdHandler's PatchResource
-        if ctype not in PATCH_TYPES:
-            raise E.router_unsupported_media_type()
         manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
         if ctype == APPLY_PATCH:
             return await self._apply(request, route, store, raw, manager, force)
@@ -611,11 +609,9 @@ class Handlers:
                 return body
             manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
         else:
-            ctype = media_type(request.headers.get("Content-Type"))
-            if getattr(store, "crd_name", None) and ctype not in CUSTOM_RESOURCE_PATCH_TYPES:
-                raise E.unsupported_media_type(accepted=CUSTOM_RESOURCE_PATCH_TYPES)  # crdHandler's serveScale
-            if ctype not in PATCH_TYPES:
-                raise E.router_unsupported_media_type()
+            custom = bool(getattr(store, "crd_name", None))  # crdHandler's serveScale
+            ctype = patch_type(request.headers.get("Content-Type"),
+                               CUSTOM_RESOURCE_PATCH_TYPES if custom else PATCH_TYPES, routed=not custom)
             manager, force = P.patch_options(request.query, ctype == APPLY_PATCH)
             mode = P.field_validation(request.query) if ctype != APPLY_PATCH else "Ignore"
             again = False

@@ -1,7 +1,8 @@
 """`/openapi/v2` and `/openapi/v3[...]` as kube-openapi's handlers answer them.
 
 `/openapi/v2` follows `pkg/handler/handler.go` (`RegisterOpenAPIVersionedService` behind `gziphandler`):
-the first Accept clause (goautoneg order: q, then the more specific) matching JSON, the deprecated protobuf
+the first Accept clause (goautoneg's parse and order, wire/goautoneg.py: case-sensitive, q only ordering)
+matching JSON, the deprecated protobuf
 `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` or `...spec.v2.v1.0+protobuf` gets that form
 (both protobuf types answered as `...spec.v2.v1.0+protobuf`), nothing matching gets 406 without a body; every
 answer has `Vary: Accept-Encoding` and `Vary: Accept`, the quoted upper-case hex SHA-512 of the JSON as
@@ -25,6 +26,8 @@ from typing import Any, Callable, Mapping
 from aiohttp import web
 from multidict import CIMultiDict
 
+from ..gostrconv import parse_float
+from ..wire.goautoneg import parse_accept
 from .respond import dumps
 
 JSON = "application/json"
@@ -103,25 +106,9 @@ def _crd_version(k: Any) -> Any:
 
 
 def _clauses(accept: str | None) -> list[tuple[str, str]]:
-    """goautoneg.ParseAccept: (type, subtype) sorted by q, then concrete before wildcard (stable)."""
-    out: list[tuple[float, int, int, int, str, str]] = []
-    for i, raw in enumerate((accept or "*/*").split(",")):
-        parts = raw.strip().split(";")
-        media = parts[0].strip().lower()
-        typ, _, sub = media.partition("/")
-        if not typ:
-            continue
-        q = 1.0
-        for p in parts[1:]:
-            k, _, v = p.strip().partition("=")
-            if k.strip() == "q":
-                try:
-                    q = float(v)
-                except ValueError:
-                    q = 0.0
-        out.append((-q, typ == "*", sub == "*" or not sub, i, typ, sub or "*"))
-    out.sort()
-    return [(t, s) for *_, t, s in out]
+    """(type, subtype) of goautoneg.ParseAccept's clauses, in its order (wire/goautoneg.py: case kept, q-values
+    only ordering them); a missing or empty header is `*/*`."""
+    return [(c.type, c.subtype) for c in parse_accept(accept or "*/*")]
 
 
 def negotiate_v2(accept: str | None) -> str | None:
@@ -136,15 +123,24 @@ def negotiate_v2(accept: str | None) -> str | None:
 
 
 def _accepts_gzip(value: str | None) -> bool:
-    for clause in (value or "").split(","):
-        parts = clause.strip().split(";")
-        if parts[0].strip().lower() in ("gzip", "*"):
-            q = next((p.strip()[2:] for p in parts[1:] if p.strip().startswith("q=")), "1")
-            try:
-                return float(q) > 0
-            except ValueError:
-                return False
-    return False
+    """gziphandler v1.1.1's `acceptsGzip` (`parseEncodings`, `parseCoding`): each comma-separated coding, lower-cased,
+    with the q-value its last `;` part leaves (every part resets it to 1, a `q=` part sets `ParseFloat(s, 64)` of
+    it, clamped to [0, 1]; one that does not parse drops the coding); the last `gzip` wins; `*` is not gzip."""
+    codings: dict[str, float] = {}
+    for coding_text in (value or "").split(","):
+        coding, q, ok = "", 1.0, True
+        for n, part in enumerate(coding_text.split(";")):
+            part = part.strip()  # (strings.TrimSpace)
+            q = 1.0
+            if n == 0:
+                coding = part.lower()
+            elif part.startswith("q="):
+                q, parsed = parse_float(part[2:], 64)
+                ok = ok and parsed
+                q = 0.0 if q < 0 else 1.0 if q > 1 else q
+        if ok and coding:
+            codings[coding] = q
+    return codings.get("gzip", 0.0) > 0
 
 
 def _not_modified(headers: Mapping[str, str], doc: _Served) -> bool:
@@ -237,7 +233,10 @@ def v3_response(doc: _Served, key: str, query: Mapping[str, str], headers: Mappi
     out: CIMultiDict[str] = CIMultiDict()
     out.add("Vary", "Accept")
     offers = _V3_OFFERS if pb is not None else (JSON,)
-    media = next((offer for typ, sub in _clauses(headers.get("Accept") or "*/*") for offer in offers
+    clauses = _clauses(headers.get("Accept"))
+    if not clauses:  # handler3 returns before writing anything: an empty 200
+        return web.Response(status=200, headers=out)
+    media = next((offer for typ, sub in clauses for offer in offers
                   if typ in (offer.partition("/")[0], "*") and sub in (offer.partition("/")[2], "*")), None)
     if media is None:
         return web.Response(status=406, headers=out)

@@ -4,7 +4,8 @@ Upstream: `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negot
 `NegotiateOutputMediaType` picks the JSON serializer's `PrettySerializer` (apimachinery
 `runtime/serializer/codec_factory.go`: built by default, `CodecFactoryOptions{Pretty: true}`; JSON only, YAML and
 protobuf have none) when the accepted media type says `pretty=1` (`acceptMediaTypeOptions`: the parameter of the
-one clause `NegotiateMediaTypeOptions` accepted, exactly `1`; another clause's says nothing) or `isPrettyPrint`: the `pretty` query parameter
+one clause `NegotiateMediaTypeOptions` accepted, exactly `1`: `pretty="1"` is not, goautoneg keeping quotes;
+another clause's says nothing) or `isPrettyPrint`: the `pretty` query parameter
 when set (`strconv.ParseBool`, anything unparsable is false), else a User-Agent starting with `curl`, `Wget` or
 `Mozilla/5.0`. That serializer (`runtime/serializer/json/json.go` `doEncode`) writes `json.MarshalIndent(obj, "",
 "  ")`: two spaces, `"key": value`, `{}` and `[]` when empty, no trailing newline. Every answer
@@ -26,7 +27,7 @@ from typing import Any
 from aiohttp import hdrs, web
 from multidict import istr
 
-from ..wire.negotiation import parse_accept
+from ..wire.negotiation import JSON, options_refused, parse_accept
 
 _TRUE = frozenset(("1", "t", "T", "TRUE", "true", "True"))  # strconv.ParseBool's true
 _PEOPLE = ("curl", "Wget", "Mozilla/5.0")
@@ -68,9 +69,9 @@ def _accepted_says_pretty(accept: str, response: Any) -> bool:
     shown = converted.groups() if converted else None
     error = response.status >= 400
     for clause in parse_accept(accept):
-        if clause.q <= 0 or f"{clause.type}/{clause.subtype}" not in _JSON_RANGES:
-            continue
         params = clause.params
+        if f"{clause.type}/{clause.subtype}" not in _JSON_RANGES or options_refused(params, JSON, True):
+            continue
         convert = (params.get("as"), params.get("g"), params.get("v"))
         if convert != (None, None, None):
             wanted = tuple(v.encode() if v is not None else None for v in convert)

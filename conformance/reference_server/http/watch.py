@@ -79,6 +79,24 @@ def _stream_encoder(request: web.Request, store: GenericStore) -> tuple[str, Cal
     return f"{PROTOBUF};stream=watch", event
 
 
+def _refuse_unstreamable(request: web.Request, store: GenericStore) -> None:
+    """`ListResource`'s `NegotiateOutputMediaType` (a header naming nothing served: the 406 any GET gets), then
+    `serveWatchHandler`'s `NegotiateOutputMediaTypeStream` (the serializer accepted has no stream form, YAML's: the
+    406 naming the stream types), both before a watch starts."""
+    neg = hooks.wire_attr("negotiation", "negotiate")
+    if neg is None:
+        return
+    chosen = neg(request.headers.get("Accept"), yaml_ok=True,
+                 protobuf_ok=protobuf_ok(getattr(store, "api_version", "v1"), store.info.kind))
+    if chosen is None:
+        message = hooks.wire_attr("negotiation", "not_acceptable_message")(True, True)  # type: ignore[misc]
+    elif chosen.media_type == "application/yaml":
+        message = hooks.wire_attr("negotiation", "stream_not_acceptable_message")()  # type: ignore[misc]
+    else:
+        return
+    raise E.StatusError(E.status_dict(406, "NotAcceptable", message))
+
+
 def _json_event(typ: str, obj: Any) -> bytes:
     return dumps_line({"type": typ, "object": obj})
 
@@ -138,6 +156,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
         raise E.invalid("ListOptions", "", [E.field_forbidden(
             "sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate "
                                  "is enabled")], group="meta.k8s.io")
+    _refuse_unstreamable(request, store)
     timeout = _timeout(request.query)
     embed = _embedded_transform(request, store.table_kind)
     stream = _stream_encoder(request, store)

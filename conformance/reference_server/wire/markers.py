@@ -229,9 +229,22 @@ FIELD_MARKERS.update({
     "flowcontrol.PriorityLevelConfigurationStatus.conditions": _CONDITIONS,
 })
 
-# message.field -> `+default=` value that kube-openapi publishes as `default` (structured-merge-diff fills a
-# list-map key that an applied item omits with it: ports keyed by port+protocol).
-DEFAULTS: dict[str, Any] = {"core.ContainerPort.protocol": "TCP", "core.ServicePort.protocol": "TCP"}
+# message.field -> `+default=` value that openapi-gen emits as `Default:` (k8s.io/api core/v1/types.go, v0.33.0:
+# every such marker of a served type; `ref(C)` is the constant's value). kube-openapi publishes it in v3 only
+# (`/openapi/v2` is pruned: wire/openapi_schemas.py), and structured-merge-diff fills a list-map key that an
+# applied item omits with it (ports keyed by port+protocol; imagePullSecrets by name).
+DEFAULTS: dict[str, Any] = {
+    "core.ContainerPort.protocol": "TCP", "core.ServicePort.protocol": "TCP",
+    "core.LocalObjectReference.name": "", "core.GRPCAction.service": "",
+    "core.ReplicationControllerSpec.replicas": 1, "core.ReplicationControllerSpec.minReadySeconds": 0,
+    **{f"core.{t}.{f}": v for t in ("RBDVolumeSource", "RBDPersistentVolumeSource")
+       for f, v in (("pool", "rbd"), ("user", "admin"), ("keyring", "/etc/ceph/keyring"))},
+    "core.ISCSIVolumeSource.iscsiInterface": "default", "core.ISCSIPersistentVolumeSource.iscsiInterface": "default",
+    "core.AzureDiskVolumeSource.cachingMode": "ReadWrite", "core.AzureDiskVolumeSource.fsType": "ext4",
+    "core.AzureDiskVolumeSource.readOnly": False, "core.AzureDiskVolumeSource.kind": "Shared",
+    **{f"core.{t}.{f}": v for t in ("ScaleIOVolumeSource", "ScaleIOPersistentVolumeSource")
+       for f, v in (("storageMode", "ThinProvisioned"), ("fsType", "xfs"))},
+}
 
 # registry/certificates.py and registry/eventsview.py: {certificates,events}/v1/types.go (v1.33)
 REQUIRED.update({

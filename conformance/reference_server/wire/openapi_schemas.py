@@ -3,6 +3,13 @@
 kubectl reads these for client-side validation and, in ``kubectl apply``, for the strategic-merge
 patch metadata (``x-kubernetes-patch-merge-key`` / ``-patch-strategy`` / ``-list-type``). The
 same model answers ``known_fields`` for ``fieldValidation=Strict``.
+
+A `+default=` marker's value (`markers.DEFAULTS`), and the zero value openapi-gen gives a field that is neither a
+pointer nor `omitempty` (`mustEnforceDefault`; here: a required scalar, `REQUIRED`, which openapi-gen marks required
+for the same reason), are published in v3 only: kube-apiserver 1.33 prunes every
+`default` from its v2 definitions (k8s.io/apiserver `pkg/server/routes/openapi.go` `InstallV2` calls kube-openapi's
+`handler.PruneDefaults`; kube-aggregator's merged spec and the CRD controller's v2 specs do the same), while its v3
+documents, and the field manager's type converter built from them (`getOpenAPIModels`), keep them.
 """
 
 from __future__ import annotations
@@ -33,6 +40,10 @@ _SCALARS: dict[str, dict[str, str]] = {
     "u32": {"type": "integer", "format": "int32"}, "u64": {"type": "integer", "format": "int64"},
     "f32": {"type": "number", "format": "float"}, "f64": {"type": "number", "format": "double"},
 }
+
+
+# openapi-gen's zero `Default:` of a Go builtin (`OpenAPIZeroValue`); `[]byte` ("y") is a slice: none
+_ZERO: dict[str, Any] = {"s": "", "b": False, "i32": 0, "i64": 0, "u32": 0, "u64": 0, "f32": 0, "f64": 0}
 
 
 def _merge(key: str, strategy: str = "merge", *map_keys: str) -> dict[str, Any]:
@@ -132,6 +143,13 @@ REQUIRED: dict[str, list[str]] = {
     "meta.OwnerReference": ["apiVersion", "kind", "name", "uid"],
     "meta.LabelSelectorRequirement": ["key", "operator"],
     "meta.ManagedFieldsEntry": [], "meta.Condition": ["type", "status", "lastTransitionTime", "reason", "message"],
+    # the items of the pod and namespace list-maps (k8s.io/api core/v1/types.go 1.33: fields without omitempty),
+    # whose keys server-side apply defaults to their zero values
+    "core.VolumeDevice": ["name", "devicePath"], "core.ResourceStatus": ["name"], "core.ResourceHealth": ["resourceID"],
+    "core.NamespaceCondition": ["type", "status"], "core.PersistentVolumeClaimCondition": ["type", "status"],
+    "core.PodCondition": ["type", "status"], "core.HostAlias": ["ip"], "core.HostIP": ["ip"], "core.PodIP": ["ip"],
+    "core.PodResourceClaim": ["name"], "core.PodResourceClaimStatus": ["name"], "core.PodSchedulingGate": ["name"],
+    "core.TopologySpreadConstraint": ["maxSkew", "topologyKey", "whenUnsatisfiable"], "core.ResourceClaim": ["name"],
     **markers.REQUIRED,
 }
 
@@ -161,6 +179,8 @@ def _special(message: str, v3: bool) -> dict[str, Any] | None:
 
 
 def _ref(message: str, v3: bool) -> dict[str, Any]:
+    if v3 and message in schema.JSON_SCALAR_MESSAGES:  # its own UnmarshalJSON: no default (`mustEnforceDefault`)
+        return {"$ref": f"#/components/schemas/{definition_name(message)}"}
     if v3:  # kube-openapi v3 style: allOf-wrapped ref so siblings (default, description) are legal
         return {"allOf": [{"$ref": f"#/components/schemas/{definition_name(message)}"}], "default": {}}
     return {"$ref": f"#/definitions/{definition_name(message)}"}
@@ -171,6 +191,8 @@ def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
         value: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
     else:
         value = _ref(f.type, v3) if f.is_message else dict(_SCALARS[f.type])
+        if v3 and (f.repeated or f.map_key is not None) and f.type in _ZERO:  # an element held by value: its zero
+            value["default"] = _ZERO[f.type]
     if f.map_key is not None:
         out: dict[str, Any] = {"type": "object", "additionalProperties": value}
     elif f.repeated:
@@ -181,9 +203,14 @@ def _field_schema(f: Field, v3: bool) -> dict[str, Any]:
         out = {"description": DESCRIPTIONS[f.qualified], **out}
     if f.qualified in ENUMS:
         out["enum"] = list(ENUMS[f.qualified])
-    if f.qualified in markers.DEFAULTS:
+    if v3 and f.qualified in markers.DEFAULTS:  # v2: pruned (`handler.PruneDefaults`, see the module's docstring)
         out["default"] = markers.DEFAULTS[f.qualified]
-    return {**out, **PATCH_META.get(f.qualified, {})}
+    elif v3 and f.type in _ZERO and f.map_key is None and not f.repeated and f.name in REQUIRED.get(f.message, ()):
+        out["default"] = _ZERO[f.type]  # openapi-gen's `mustEnforceDefault`: a required (non-omitempty) scalar
+    out = {**out, **PATCH_META.get(f.qualified, {})}
+    if v3 and "$ref" in out and len(out) > 1:  # a described reference goes under `allOf` (builder3's `WrapRefs`)
+        out = {"allOf": [{"$ref": out.pop("$ref")}], **out}
+    return out
 
 
 @lru_cache(maxsize=None)

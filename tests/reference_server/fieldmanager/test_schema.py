@@ -1,4 +1,4 @@
-"""`fieldmanager/schema.py`: server-side apply's list and map types of a built-in kind are read from the schema
+"""`fieldmanager/schema.py`: server-side apply's list and map types of a built-in kind are read from the v3 schema
 the server publishes (upstream's markers, `wire/markers.py`), as kube-openapi's `schemaconv` reads them."""
 from __future__ import annotations
 
@@ -7,32 +7,35 @@ import pytest
 from conformance.reference_server.fieldmanager.schema import ATOMIC, MAP, SET, ListType, Schema
 
 TCP = (("protocol", "TCP"),)
+NAMED, TYPED = (("name", ""),), (("type", ""),)
 CONTAINER = ("spec", "template", "spec", "containers")
 
 
 @pytest.mark.parametrize("kind, api_version, names, expected", [
-    ("Pod", "v1", ("spec", "containers"), ListType(MAP, ("name",))),
-    ("Pod", "v1", ("spec", "containers", "ports"), ListType(MAP, ("containerPort", "protocol"), TCP)),
-    ("Pod", "v1", ("spec", "containers", "env"), ListType(MAP, ("name",))),
-    ("Pod", "v1", ("spec", "containers", "resources", "claims"), ListType(MAP, ("name",))),
+    # a key's v3 `default`: a `+default=` marker's value, or the zero value of a required (non-omitempty) field
+    ("Pod", "v1", ("spec", "containers"), ListType(MAP, ("name",), NAMED)),
+    ("Pod", "v1", ("spec", "containers", "ports"), ListType(MAP, ("containerPort", "protocol"),
+                                                            (("containerPort", 0), *TCP))),
+    ("Pod", "v1", ("spec", "containers", "env"), ListType(MAP, ("name",), NAMED)),
+    ("Pod", "v1", ("spec", "containers", "resources", "claims"), ListType(MAP, ("name",), NAMED)),
     ("Pod", "v1", ("spec", "tolerations"), ListType(ATOMIC)),
-    ("Pod", "v1", ("spec", "volumes"), ListType(MAP, ("name",))),
-    ("Pod", "v1", ("spec", "imagePullSecrets"), ListType(MAP, ("name",))),
+    ("Pod", "v1", ("spec", "volumes"), ListType(MAP, ("name",), NAMED)),
+    ("Pod", "v1", ("spec", "imagePullSecrets"), ListType(MAP, ("name",), NAMED)),  # LocalObjectReference's marker
     ("Pod", "v1", ("status", "containerStatuses"), ListType(ATOMIC)),
     ("Pod", "v1", ("metadata", "finalizers"), ListType(SET)),
-    ("Service", "v1", ("spec", "ports"), ListType(MAP, ("port", "protocol"), TCP)),
+    ("Service", "v1", ("spec", "ports"), ListType(MAP, ("port", "protocol"), (("port", 0), *TCP))),
     ("ServiceAccount", "v1", ("secrets",), ListType(MAP, ("name",))),
     ("ServiceAccount", "v1", ("imagePullSecrets",), ListType(ATOMIC)),
-    ("Deployment", "apps/v1", CONTAINER + ("volumeMounts",), ListType(MAP, ("mountPath",))),
-    ("Deployment", "apps/v1", ("status", "conditions"), ListType(MAP, ("type",))),
+    ("Deployment", "apps/v1", CONTAINER + ("volumeMounts",), ListType(MAP, ("mountPath",), (("mountPath", ""),))),
+    ("Deployment", "apps/v1", ("status", "conditions"), ListType(MAP, ("type",), TYPED)),
     ("StatefulSet", "apps/v1", ("spec", "volumeClaimTemplates"), ListType(ATOMIC)),
     ("Job", "batch/v1", ("status", "conditions"), ListType(ATOMIC)),  # +listType=atomic beside patchMergeKey
     ("Job", "batch/v1", ("status", "uncountedTerminatedPods", "failed"), ListType(SET)),
-    ("CronJob", "batch/v1", ("spec", "jobTemplate", "spec") + CONTAINER[1:], ListType(MAP, ("name",))),
+    ("CronJob", "batch/v1", ("spec", "jobTemplate", "spec") + CONTAINER[1:], ListType(MAP, ("name",), NAMED)),
     ("Role", "rbac.authorization.k8s.io/v1", ("rules",), ListType(ATOMIC)),
     ("RoleBinding", "rbac.authorization.k8s.io/v1", ("subjects",), ListType(ATOMIC)),
     ("EndpointSlice", "discovery.k8s.io/v1", ("endpoints", "addresses"), ListType(SET)),
-    ("PodDisruptionBudget", "policy/v1", ("status", "conditions"), ListType(MAP, ("type",))),
+    ("PodDisruptionBudget", "policy/v1", ("status", "conditions"), ListType(MAP, ("type",), TYPED)),
 ])
 def test_list_types(kind, api_version, names, expected):
     assert Schema(kind, api_version=api_version).list_type(names) == expected

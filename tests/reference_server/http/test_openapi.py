@@ -11,6 +11,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import openapi
+from tests.reference_server.wire.test_openapi_pb import fields, named
 
 PB = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 PB_OLD = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
@@ -83,6 +84,19 @@ def test_documents_are_kept(server):
     assert [e["v2served"] for e in openapi.CACHE._entries.values() if "v2served" in e] == before
 
 
+def test_served_v2_has_no_default(server):
+    """kube-apiserver 1.33's `/openapi/v2` carries no `default` (`InstallV2`: `handler.PruneDefaults`): not the
+    ports' `+default="TCP"`, in JSON nor in gnostic's protobuf (Schema field 5, `default`)."""
+    definitions = get(server).json()["definitions"]
+    for name in ("io.k8s.api.core.v1.ContainerPort", "io.k8s.api.core.v1.ServicePort"):
+        assert "default" not in definitions[name]["properties"]["protocol"]
+    pb = fields(get(server, Accept=PB).content)
+    schemas = named(fields(pb[9][0])[1])
+    for name in ("io.k8s.api.core.v1.ContainerPort", "io.k8s.api.core.v1.ServicePort"):
+        protocol = fields(named(fields(fields(schemas[name])[25][0])[1])["protocol"])
+        assert 5 not in protocol and b"TCP" in protocol[4][0] and protocol[22]  # description, TypeItem kept
+
+
 V3_PB = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
 V3_PB_OLD = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
 
@@ -109,3 +123,14 @@ def test_v3_protobuf_form(server):
     assert stale.status_code == 301 and stale.headers["Location"] == relative
     refused = requests.get(server.url + relative, headers={"Accept": "application/yaml"}, timeout=30)
     assert refused.status_code == 406 and refused.content == b""
+
+
+@pytest.mark.parametrize("value, gzipped", [
+    ("gzip", True), ("GZIP;q=0.5", True), ("gzip;q=0", False), ("deflate, gzip", True), (None, False),
+    ("*", False),  # gziphandler looks for `gzip` alone
+    ("gzip;q=0, gzip", True), ("gzip, gzip;q=0", False),  # the last one wins
+    ("gzip;q=0;level=1", True),  # every `;` part resets the q-value: the last part's stands
+    ("gzip;q=x", False), ("gzip;q=1e400", False), ("gzip;q=NaN", False), ("gzip;q=7", True),
+])
+def test_accept_encoding_as_gziphandler_reads_it(value, gzipped):
+    assert openapi._accepts_gzip(value) is gzipped

@@ -39,7 +39,7 @@ def test_v3_has_every_kind_with_gvk(v3: dict[str, Any]) -> None:
     assert {"apiVersion", "kind", "metadata", "spec", "status"} <= set(schemas[f"{CORE}.Namespace"]["properties"])
     labels = dict(schemas[f"{META}.ObjectMeta"]["properties"]["labels"])
     assert labels.pop("description").startswith("Map of string keys and values")  # upstream's words
-    assert labels == {"type": "object", "additionalProperties": {"type": "string"}}
+    assert labels == {"type": "object", "additionalProperties": {"type": "string", "default": ""}}  # (v3 only)
 
 
 def test_refs_resolve(v2: dict[str, Any], v3: dict[str, Any]) -> None:

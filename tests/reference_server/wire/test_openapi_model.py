@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from conformance.reference_server.wire import openapi, schema
-from conformance.reference_server.wire.kinds import KindInfo
+from conformance.reference_server.wire.kinds import DEFAULT_KINDS, KindInfo
 
 APPS = "io.k8s.api.apps.v1"
 CORE = "io.k8s.api.core.v1"
@@ -68,36 +68,82 @@ def test_deployment_fields_the_hand_written_schema_left_out(defs):
     (f"{CORE}.PodSpec", "nodeSelector", {"x-kubernetes-map-type": "atomic"}),
     (f"{CORE}.ResourceRequirements", "claims", {"x-kubernetes-list-type": "map",
                                                 "x-kubernetes-list-map-keys": ["name"]}),
-    (f"{CORE}.ContainerPort", "protocol", {"default": "TCP"}),
 ])
 def test_upstream_markers(defs, definition, field, markers):
     prop = defs[definition]["properties"][field]
     assert {k: prop.get(k) for k in markers} == markers
 
 
-def test_atomic_structs_and_required(defs):
-    assert defs[f"{META}.LabelSelector"]["x-kubernetes-map-type"] == "atomic"
-    assert defs["io.k8s.api.rbac.v1.RoleRef"]["x-kubernetes-map-type"] == "atomic"
-    assert defs["io.k8s.api.rbac.v1.RoleRef"]["required"] == ["apiGroup", "kind", "name"]
-    assert defs["io.k8s.api.discovery.v1.EndpointSlice"]["required"] == ["addressType", "endpoints"]
+def schema_defaults(schema: Any, where: str) -> list[str]:
+    """Where a schema node (not a property that happens to be named `default`, as LimitRangeItem's) has a
+    `default`: what kube-openapi's `handler.PruneDefaults` walks (properties, items, additionalProperties, allOf)."""
+    if not isinstance(schema, dict):
+        return []
+    out = [where] if "default" in schema else []
+    for name, sub in (schema.get("properties") or {}).items():
+        out += schema_defaults(sub, f"{where}.{name}")
+    for key in ("items", "additionalProperties"):
+        out += schema_defaults(schema.get(key), f"{where}[{key}]")
+    for i, sub in enumerate(schema.get("allOf") or []):
+        out += schema_defaults(sub, f"{where}.allOf[{i}]")
+    return out
 
 
-def test_review_extra_is_a_map_of_string_lists():
-    defs, _ = openapi.kind_schema("authorization.k8s.io", "v1", "SubjectAccessReview")
-    extra = defs["io.k8s.api.authorization.v1.SubjectAccessReviewSpec"]["properties"]["extra"]
-    assert extra == {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}
-    assert openapi.type_error("authorization.k8s.io", "v1", "SubjectAccessReview",
-                              {"spec": {"user": "u", "extra": {"k": ["v"]}}}) is None
+def test_v2_definitions_carry_no_default(defs):
+    """kube-apiserver 1.33 prunes every `default` from its v2 definitions (k8s.io/apiserver
+    `pkg/server/routes/openapi.go` `InstallV2`: `handler.PruneDefaults`), the `+default="TCP"` of ports' protocols
+    too; the field named `default` (LimitRangeItem's) stays."""
+    core = openapi.openapi_v2(DEFAULT_KINDS)["definitions"]
+    found = [w for d in (defs, core) for name, schema in d.items() for w in schema_defaults(schema, name)]
+    assert found == []
+    assert "protocol" in core[f"{CORE}.ContainerPort"]["properties"]
+    assert "default" in core[f"{CORE}.LimitRangeItem"]["properties"]
 
 
-def test_a_kind_added_to_the_model_needs_no_other_step(monkeypatch):
-    """A kind added to the model (its messages in `_proto_table`, its (group-version, kind) in
-    `schema.OUTPUT_MESSAGES`, which `GROUP_KINDS` fills) gets its full schema: here a made-up apps/v1 kind."""
-    monkeypatch.setitem(schema.MESSAGES, "apps.Gadget", "metadata=1:@meta.ObjectMeta spec=2:@apps.GadgetSpec")
-    monkeypatch.setitem(schema.MESSAGES, "apps.GadgetSpec", "revision=1:i64 data=2:@runtime.RawExtension")
-    monkeypatch.setitem(schema.OUTPUT_MESSAGES, ("apps/v1", "Gadget"), "apps.Gadget")
-    defs = openapi.openapi_v2([KindInfo("Gadget", "gadgets", "gadget", True, group="apps")])["definitions"]
-    assert set(defs[f"{APPS}.Gadget"]["properties"]) == {"apiVersion", "kind", "metadata", "spec"}
-    assert defs[f"{APPS}.GadgetSpec"]["properties"]["revision"] == {"type": "integer", "format": "int64"}
-    assert {k: v for k, v in defs["io.k8s.apimachinery.pkg.runtime.RawExtension"].items()
-            if k != "description"} == {"type": "object"}
+@pytest.fixture(scope="module")
+def core_v3() -> dict[str, Any]:
+    kinds = [*DEFAULT_KINDS] + [KindInfo(k, k.lower() + "s", k.lower(), False) for k in ("ReplicationController",
+                                                                                    "PersistentVolume")]
+    return openapi.openapi_v3_group(kinds)["components"]["schemas"]
+
+
+@pytest.mark.parametrize("definition, field, value", [
+    ("ContainerPort", "protocol", "TCP"), ("ServicePort", "protocol", "TCP"), ("LocalObjectReference", "name", ""),
+    ("GRPCAction", "service", ""), ("ReplicationControllerSpec", "replicas", 1),
+    ("ReplicationControllerSpec", "minReadySeconds", 0), ("RBDVolumeSource", "keyring", "/etc/ceph/keyring"),
+    ("AzureDiskVolumeSource", "cachingMode", "ReadWrite"), ("AzureDiskVolumeSource", "kind", "Shared"),
+    ("AzureDiskVolumeSource", "readOnly", False), ("ScaleIOPersistentVolumeSource", "fsType", "xfs"),
+    # openapi-gen's zero value of a field neither a pointer nor omitempty (upstream's v3: `"default": ""`, `0`)
+    ("Container", "name", ""), ("ContainerPort", "containerPort", 0), ("NamespaceCondition", "type", ""),
+    ("PodCondition", "status", ""), ("TopologySpreadConstraint", "maxSkew", 0),
+])
+def test_v3_keeps_the_default_markers(core_v3, definition, field, value):
+    """v3 keeps openapi-gen's `Default:` from each `+default=` marker of k8s.io/api core/v1 (kube-openapi's
+    `builder3` prunes nothing)."""
+    prop = core_v3[f"{CORE}.{definition}"]["properties"][field]
+    assert prop["default"] == value and type(prop["default"]) is type(value)
+
+
+def test_v3_scalar_elements_default_to_their_zero(core_v3):
+    """openapi-gen gives a list's or map's scalar element its zero value (upstream: `"items": {"default": "",
+    "type": "string"}`); v2 prunes it."""
+    assert core_v3[f"{CORE}.Container"]["properties"]["args"]["items"] == {"type": "string", "default": ""}
+    assert core_v3[f"{CORE}.ConfigMap"]["properties"]["data"]["additionalProperties"] == {"type": "string",
+                                                                                          "default": ""}
+
+
+def test_v3_types_with_their_own_unmarshal_have_no_default(core_v3):
+    """`mustEnforceDefault`: a type with its own `UnmarshalJSON` (Time, IntOrString, Quantity, ...) gets no
+    `default: {}` (its zero value is null), where another struct held by value does."""
+    meta = core_v3[f"{META}.ObjectMeta"]["properties"]
+    assert meta["creationTimestamp"]["allOf"] == [{"$ref": f"#/components/schemas/{META}.Time"}]
+    assert "default" not in meta["creationTimestamp"]
+    assert "default" not in core_v3[f"{CORE}.ServicePort"]["properties"]["targetPort"]
+    assert core_v3[f"{CORE}.Pod"]["properties"]["spec"]["default"] == {}
+
+
+def test_v3_optional_scalars_have_no_default(core_v3):
+    """`omitempty` (or a pointer): no `default`."""
+    for definition, field in (("Container", "image"), ("ServicePort", "targetPort"), ("ServicePort", "name"),
+                              ("PodCondition", "reason"), ("ReplicationControllerSpec", "selector")):
+        assert "default" not in core_v3[f"{CORE}.{definition}"]["properties"][field], (definition, field)

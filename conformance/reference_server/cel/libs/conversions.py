@@ -21,6 +21,7 @@ from typing import Any
 
 from ...godur import DurationError, parse_duration
 from ...gofmt import format_float
+from ...gostrconv import parse_float as go_parse_float
 from ...gotime import TimeError, parse_rfc3339_zone
 from .arith import MAX_UNIX, MIN_UNIX, exact_nanos, exact_time, rust_duration, timestamp_text
 from .net import to_string as _library_string
@@ -104,58 +105,13 @@ def go_uint(value: Any) -> Any:
     return str(int(value))
 
 
-# strconv's float syntax: decimal or (with a `p` exponent) hexadecimal, `_` between digits; `inf`, `infinity`
-# (signed) and `nan` (unsigned) in any case
-_DEC_FLOAT = re.compile(r"[+-]?(?:[0-9_]+\.?[0-9_]*|\.[0-9_]+)(?:[eE][+-]?[0-9][0-9_]*)?", re.ASCII)
-_HEX_FLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F_]+\.?[0-9a-fA-F_]*|\.[0-9a-fA-F_]+)[pP][+-]?[0-9][0-9_]*",
-                        re.ASCII)
-_SPECIAL = re.compile(r"[+-]?(?:inf|infinity)|nan", re.ASCII | re.IGNORECASE)
-
-
-def _underscore_ok(s: str) -> bool:
-    """strconv's `underscoreOK`: each `_` between digits (a base prefix counts as one)."""
-    saw, i = "^", 0
-    if s[:1] in ("+", "-"):
-        s = s[1:]
-    hexa = False
-    if len(s) >= 2 and s[0] == "0" and s[1].lower() in "box":
-        i, saw, hexa = 2, "0", s[1].lower() == "x"
-    for c in s[i:]:
-        if c.isdigit() or (hexa and c.lower() in "abcdef"):
-            saw = "0"
-        elif c == "_":
-            if saw != "0":
-                return False
-            saw = "_"
-        elif saw == "_":
-            return False
-        else:
-            saw = "!"
-    return saw != "_"
-
-
 def parse_float(text: str) -> float:
-    """`strconv.ParseFloat(s, 64)`; ValueError where Go's returns an error (syntax, or a value beyond float64:
-    an underflow is 0 without an error, as Go's)."""
-    if _SPECIAL.fullmatch(text):
-        return float(text)
-    hexa = _HEX_FLOAT.fullmatch(text)
-    if not hexa and not _DEC_FLOAT.fullmatch(text):
+    """`strconv.ParseFloat(s, 64)` (gostrconv.py); ValueError where Go's returns an error (syntax, or a value
+    beyond float64: an underflow is 0 without an error, as Go's)."""
+    value, ok = go_parse_float(text, 64)
+    if not ok:
         raise ValueError(text)
-    if "_" in text:
-        if not _underscore_ok(text):
-            raise ValueError(text)
-        text = text.replace("_", "")
-    mantissa = re.split("[pP]" if hexa else "[eE]", text.lstrip("+-"))[0][2 if hexa else 0:]
-    if not any(c.isdigit() or (hexa and c in "abcdefABCDEF") for c in mantissa):
-        raise ValueError(text)
-    try:
-        f = float.fromhex(text) if hexa else float(text)
-    except OverflowError:
-        raise ValueError(text) from None
-    if math.isinf(f):
-        raise ValueError(text)
-    return f
+    return value
 
 
 def go_double(value: Any) -> Any:
