@@ -240,9 +240,7 @@ class VersionCache(Watches):
         refused = self.not_ready()
         if refused is not None:
             raise refused
-        att = Attached(queue, self.generation)
-        self.attached.add(att)
-        return att
+        return await super().attach(queue)
 
     async def first_list(self) -> None:
         """A new cache's first LIST, waited for as long as upstream's LIST of etcd would take."""

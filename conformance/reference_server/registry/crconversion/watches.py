@@ -51,6 +51,12 @@ class Watches:
     def _terminate_all(self) -> None:
         self._end_watches()
 
+    async def attach(self, queue: asyncio.Queue) -> Attached:
+        """A new watch of this cache, `queue` its storage watch's (None put there ends it)."""
+        att = Attached(queue, self.generation)
+        self.attached.add(att)
+        return att
+
     def detach(self, att: Attached) -> None:
         self.attached.discard(att)
 
@@ -80,8 +86,3 @@ class PlainCache(Watches):
     def __init__(self, list_rv: int):
         super().__init__()
         self.list_rv = list_rv
-
-    async def attach(self, queue: asyncio.Queue) -> Attached:
-        att = Attached(queue, self.generation)
-        self.attached.add(att)
-        return att
