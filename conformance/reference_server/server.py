@@ -503,12 +503,14 @@ class ReferenceServer:
         from .controller.crd_apiapproval import APIApprovalController
         from .controller.crd_establishing import EstablishingController
         from .controller.crd_naming import NamingConditionController
+        from .controller.crd_storage import CRDStorageController
         from .controller.servicecidr import IPAddressAllocations
         self.apiserver_controllers = [NamingConditionController(self.ctx.registry),  # start-apiextensions-controllers
                                       EstablishingController(self.ctx.registry),
                                       APIApprovalController(self.ctx.registry),
                                       NonStructuralSchemaController(self.ctx.registry),
                                       CRDFinalizer(self.ctx.registry, deviations=self.ctx.deviations),
+                                      CRDStorageController(self.ctx.registry),  # crdHandler's storage teardown
                                       IdentityLeaseController(self.ctx.registry, hostname=self.flavor.hostname or None),
                                       IdentityLeaseGC(self.ctx.registry),
                                       LegacyTokenTrackingController(self.ctx.registry),

@@ -170,6 +170,8 @@ class Handlers:
         if converter is not None and converter.webhook:  # a custom resource's version its webhook converts
             self.caches.start(self.ctx.registry.custom, store)  # (the first request for its resources)
             return converting(lambda: self._handle(request, route, store), self.webhooks.service)
+        if getattr(store, "crd_name", None):  # any other custom resource: the first request makes its storages
+            self.caches.start(self.ctx.registry.custom, store)  # (a watch from before their LIST: 410)
         return self._handle(request, route, store)
 
     async def _handle(self, request: web.Request, route: Route, store: GenericStore) -> web.StreamResponse:

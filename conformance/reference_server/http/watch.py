@@ -18,7 +18,7 @@ from ..registry import GenericStore, ListOptions
 from ..storage import Progress, TooOldResourceVersionError
 from ..storage.interface import Event
 from . import hooks
-from ..registry.crconversion.cache import Terminated
+from ..registry.crconversion.cache import Terminated, VersionCache
 from .crconversion import ConversionFailed, present_event
 from .respond import PROTOBUF, dumps_line, protobuf_ok
 
@@ -151,7 +151,8 @@ def _timeout(query: Any) -> float:
 async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: str | None, opts: ListOptions,
                       *, cluster: bool = False, get_service: Any = None, caches: Any = None) -> web.StreamResponse:
     """Stream events until `timeoutSeconds`, server shutdown or client disconnect. A version of a CRD with a
-    conversion webhook is served from that version's watch cache (`caches`: registry/crconversion/cache.py)."""
+    conversion webhook is served from that version's watch cache (`caches`: registry/crconversion/cache.py); any
+    CRD's watch ends when its storage is torn down, and one from before its cache's LIST is answered 410."""
     if request.query.get("sendInitialEvents") is not None:
         raise E.invalid("ListOptions", "", [E.field_forbidden(
             "sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate "
@@ -182,19 +183,22 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
             backlog, watcher, pred = store.watch(ns, opts, loop)  # (the cache's point compacted: storage's state)
     except TooOldResourceVersionError as exc:
         too_old, backlog, watcher, pred = exc, [], None, (lambda o: True)
-    cache = caches.of(store) if webhook and caches is not None and watcher is not None else None
+    # the version's cache (registry/crconversion/watches.py): any CRD's ends its watches when torn down; a
+    # webhook's converts their events too
+    held = caches.watches_of(store) if caches is not None and watcher is not None else None
+    cache = held if webhook and isinstance(held, VersionCache) else None
     attached: Any = None
-    if cache is not None:
+    if held is not None:
         try:
-            attached = await cache.attach(watcher.queue)  # 429 while the cache cannot fill
+            attached = await held.attach(watcher.queue)  # 429 while a conversion cache cannot fill
         except BaseException:  # (or the client went while it waited)
             watcher.close()
             raise
-        too_old = cache.too_old(opts.resource_version)  # from before the cache's LIST: 410 (ERROR event)
+        too_old = held.too_old(opts.resource_version)  # from before the cache's LIST: 410 (ERROR event)
         if too_old is not None:
-            cache.detach(attached)
+            held.detach(attached)
             watcher.close()
-            cache, attached, watcher, backlog = None, None, None, []
+            held, cache, attached, watcher, backlog = None, None, None, None, []
     replayed(getattr(ctx, "metrics", None), store, len(backlog))
     resp = web.StreamResponse(status=200, headers={"Content-Type": content_type,
                                                    "Cache-Control": "no-cache, private"})
@@ -330,8 +334,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     finally:
         if watcher is not None:
             watcher.close()
-        if cache is not None:
-            cache.detach(attached)
+        if held is not None:
+            held.detach(attached)
     try:
         await resp.write_eof()
     except (ConnectionResetError, ConnectionError, RuntimeError):

@@ -22,6 +22,7 @@ version as it is read (the storage codec's decoding), and to the storage version
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any, Callable
 
 from .. import apierrors as E
@@ -71,11 +72,13 @@ def storage_version(crd: dict[str, Any]) -> dict[str, Any] | None:
     return next((v for v in (crd.get("spec") or {}).get("versions") or [] if v.get("storage")), None)
 
 
-def crd_key(crd: dict[str, Any]) -> tuple[Any, Any]:
-    """A CRD's uid and generation: its served storages are rebuilt when they change (upstream's crdHandler
-    keeps them while only the status changes)."""
+def crd_key(crd: dict[str, Any]) -> tuple[Any, Any, str]:
+    """A CRD's uid, generation (bumped by every spec change) and accepted names: its served storages are torn
+    down when one changes (`customresource_handler.go` `updateCustomResourceDefinition`: a new uid, or a spec or
+    `status.acceptedNames` not `Semantic.DeepEqual` to the storage's; any other status change keeps them)."""
     meta = crd.get("metadata") or {}
-    return meta.get("uid"), meta.get("generation")
+    names = (crd.get("status") or {}).get("acceptedNames")
+    return meta.get("uid"), meta.get("generation"), json.dumps(names, sort_keys=True, default=str)
 
 
 def is_established(crd: dict[str, Any]) -> bool:
@@ -571,7 +574,7 @@ class CustomResources:
         base = self._cache.get(crd_name)
         return [base[1], *self._views.get(crd_name, {}).values()] if base is not None else []
 
-    def crd_key(self, crd_name: str) -> tuple[Any, Any] | None:
+    def crd_key(self, crd_name: str) -> tuple[Any, Any, str] | None:
         """The CRD's `crd_key` now (None when it is gone or not established)."""
         try:
             crd = self.store.get(CRD_KEY, "", crd_name, shared=True)

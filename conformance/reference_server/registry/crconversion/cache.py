@@ -49,10 +49,11 @@ from typing import Any, Callable, Collection, Iterator
 
 from ... import apierrors as E
 from ...aiotime import within
-from ...storage import Progress, TooOldResourceVersionError
+from ...storage import Progress
 from ...storage.interface import Event
 from ..store import CACHE_STATE, ListOptions
 from ..versions import Presented
+from .watches import Attached, PlainCache, Watches
 from .webhook import GetService, presented
 
 RETRY_SECONDS = 30.0  # cacher.go: `reflector.MaxInternalErrorRetryDuration = time.Second * 30`
@@ -84,33 +85,20 @@ def reinitializing(last_error: str | None, downtime: float) -> E.StatusError:
     return E.StatusError(E.status_dict(429, "TooManyRequests", message, {"retryAfterSeconds": retry}))
 
 
-class Attached:
-    """One watch served by a cache: ended when the cache terminates its watchers."""
-
-    __slots__ = ("ended", "generation", "queue")
-
-    def __init__(self, queue: asyncio.Queue, generation: int):
-        self.queue, self.generation = queue, generation
-        self.ended = False  # terminated: nothing more is sent (no last BOOKMARK either)
-
-
-class VersionCache:
+class VersionCache(Watches):
     """One served version's cache (`store`: that version's store, whose `present` decodes a stored object)."""
 
     def __init__(self, store: Any, get_service: GetService, loop: asyncio.AbstractEventLoop):
+        super().__init__()
         self.store, self.get_service, self.loop = store, get_service, loop
         self.key = "conversion:" + str(getattr(store, "present_key", store.api_version))
         self.ready = False  # ready.go's state: Pending until a LIST converts, Pending again when the watch gives up
         self.last_error: str | None = None  # ready.go `lastErr`: what the last LIST and WATCH ended with
         self.changed_at = time.monotonic()  # `lastStateChangeTime`
-        self.stopped = False
         self.synced_rv = 0  # every change up to here is converted (or was listed past)
-        self.list_rv = 0  # the resourceVersion of the LIST that last converted (`listResourceVersion`)
         # (resourceVersion, converted, stored) of each object the cache holds, by (namespace, name)
         self.objects: dict[tuple[str, str], tuple[int, Any, dict[str, Any]]] = {}
         self.pending: list[tuple[int, asyncio.Future]] = []
-        self.attached: set[Attached] = set()
-        self.generation = 0
         self._watcher: Any = None
         self.listed = asyncio.Event()  # the first LIST is over (converted or not)
         # a context of its own: the request that starts it must not lend it its context variables (a pinned read,
@@ -224,24 +212,13 @@ class VersionCache:
         self.pending = waiting
 
     def _terminate_all(self) -> None:
-        """`terminateAllWatchers`: every watch of this cache ends."""
-        self.generation += 1
-        for att in self.attached:
-            att.ended = True
-            att.queue.put_nowait(None)
-        self.attached.clear()
+        """`terminateAllWatchers`: every watch of this cache ends, and what they wait for."""
+        self._end_watches()
         for _, fut in self.pending:
             if not fut.done():
                 fut.set_exception(Terminated())
                 fut.exception()  # (marked retrieved: a watch that went away meanwhile is not an error to log)
         self.pending = []
-
-    def retire(self) -> None:
-        """A second after its CRD changed or went (`crdHandler.tearDown`: `DestroyFunc` stops the cacher, whose
-        `terminateAllWatchers` ends every watch it serves): its watches end, then the cache."""
-        if not self.stopped:
-            self._terminate_all()
-            self.stop()
 
     def stop(self) -> None:
         """The cache ends (the server stops, or it retires); a watch still waiting on it converts itself."""
@@ -263,12 +240,7 @@ class VersionCache:
         refused = self.not_ready()
         if refused is not None:
             raise refused
-        att = Attached(queue, self.generation)
-        self.attached.add(att)
-        return att
-
-    def detach(self, att: Attached) -> None:
-        self.attached.discard(att)
+        return await super().attach(queue)
 
     async def first_list(self) -> None:
         """A new cache's first LIST, waited for as long as upstream's LIST of etcd would take."""
@@ -283,14 +255,6 @@ class VersionCache:
         if not self.ready and not self.stopped:
             return reinitializing(self.last_error, time.monotonic() - self.changed_at)
         return None
-
-    def too_old(self, resource_version: str) -> TooOldResourceVersionError | None:
-        """`getAllEventsSinceLocked`: a watch from before the cache's LIST (its events were never in the cache's
-        window) is `too old resource version: <rv> (<list rv>)`; "", "0" and what does not parse are not."""
-        if not (resource_version.isascii() and resource_version.isdigit()):
-            return None
-        rv = int(resource_version)
-        return TooOldResourceVersionError(rv, self.list_rv) if 0 < rv < self.list_rv else None
 
     async def reach(self, want: int, timeout: float = FRESH_SECONDS) -> bool:
         """Whether every change up to `want` is converted within `timeout` (`waitUntilFreshAndBlock`; a progress
@@ -382,32 +346,40 @@ class VersionCache:
 
 class Caches:
     """The running caches, by CRD: started by a CRD's first request (the garbage collector's, or a client's),
-    replaced when its spec changes."""
+    replaced when its spec or accepted names change. A CRD with a conversion webhook has a `VersionCache` per
+    served version, one without a `PlainCache` (watches.py: only its LIST's resourceVersion and its watches)."""
 
     def __init__(self, get_service: GetService):
         self.get_service = get_service
-        self._by_crd: dict[str, tuple[Any, dict[str, VersionCache]]] = {}
-        self._retiring: set[VersionCache] = set()  # replaced caches whose watches end a second later
+        self._by_crd: dict[str, tuple[Any, dict[str, Watches]]] = {}
+        self._retiring: set[Watches] = set()  # replaced caches whose watches end a second later
 
     def ensure(self, crd_name: str, key: Any, stores: Callable[[], list[Any]],
-               current: Callable[[str], Any]) -> None:
-        """The caches of `crd_name`'s served versions (`stores()`), under `key` (its uid and generation);
-        `current(name)`: a CRD's key now (None when gone), to stop the caches of CRDs changed since."""
+               current: Callable[[str], Any], webhook: bool = True) -> None:
+        """The caches of `crd_name`'s served versions (`stores()`), under `key` (registry/crd.py `crd_key`);
+        `current(name)`: a CRD's key now (None when gone), to retire the caches of CRDs changed since."""
         kept = self._by_crd.get(crd_name)
         if kept is not None and kept[0] == key:
             return
         self._sweep(current, crd_name)
         loop = asyncio.get_running_loop()
-        self._by_crd[crd_name] = (key, {s.api_version: VersionCache(s, self.get_service, loop) for s in stores()})
+        made: dict[str, Watches] = {}
+        for s in stores():
+            if webhook:
+                made[s.api_version] = VersionCache(s, self.get_service, loop)
+            else:  # (its LIST: storage's resourceVersion now)
+                made[s.api_version] = PlainCache(getattr(s, "base", s).store.current_rv())
+        self._by_crd[crd_name] = (key, made)
 
     def start(self, custom: Any, store: Any) -> None:
         """The caches of the CRD `store` (a served version's) serves (`custom`: registry/crd.py's
-        `CustomResources`), unless they run; a CRD without a conversion webhook has none here."""
+        `CustomResources`), unless they run."""
         base = getattr(store, "base", store)
         key = getattr(base, "crd_key", None)
-        converter = getattr(base, "converter", None)
-        if key is not None and converter is not None and converter.webhook:
-            self.ensure(base.crd_name, key, lambda: custom.served(base.crd_name), custom.crd_key)
+        if key is not None:
+            converter = getattr(base, "converter", None)
+            self.ensure(base.crd_name, key, lambda: custom.served(base.crd_name), custom.crd_key,
+                        webhook=converter is not None and bool(converter.webhook))
 
     def start_all(self, custom: Any, names: Collection[str] | None = None) -> None:
         """The caches of every Established CRD, or of those named in `names` (the CRDs a kind cluster's
@@ -433,19 +405,25 @@ class Caches:
                     loop.call_later(TEARDOWN_SECONDS, self._retire, cache)
                 del self._by_crd[name]
 
-    def _retire(self, cache: VersionCache) -> None:
+    def _retire(self, cache: Watches) -> None:
         self._retiring.discard(cache)
         cache.retire()
 
     def running(self, crd_name: str) -> bool:
-        """Whether the CRD's caches run (a request for its resources has made its storages)."""
-        return crd_name in self._by_crd
+        """Whether the CRD's conversion caches run (a request for its resources has made its storages)."""
+        kept = self._by_crd.get(crd_name)
+        return kept is not None and any(isinstance(c, VersionCache) for c in kept[1].values())
 
-    def of(self, store: Any) -> VersionCache | None:
-        """The running cache of a served version's store, if any."""
+    def watches_of(self, store: Any) -> Watches | None:
+        """The running cache, of either kind, of a served version's store, if any."""
         kept = self._by_crd.get(getattr(store, "crd_name", ""))
         cache = kept[1].get(getattr(store, "api_version", "")) if kept is not None else None
         return cache if cache is not None and not cache.stopped else None
+
+    def of(self, store: Any) -> VersionCache | None:
+        """The running conversion cache of a served version's store, if any."""
+        cache = self.watches_of(store)
+        return cache if isinstance(cache, VersionCache) else None
 
     def stop(self) -> None:
         for _, caches in self._by_crd.values():
