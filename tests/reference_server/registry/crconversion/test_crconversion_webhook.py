@@ -626,7 +626,14 @@ def test_an_older_storage_versions_object_is_converted_once_for_a_write_through_
         crd = requests.get(f"{server.url}{CRDS}/{w.name}").json()
         for v in crd["spec"]["versions"]:
             v["storage"] = v["name"] == "v1"
+        # the old storage's caches convert changes until their teardown, a second after the spec change (as
+        # upstream's `tearDown`): its watch ending tells that they are gone (a second v1beta1 review else)
+        old_storage = requests.get(w.url("v1beta1"), params={"watch": "1", "timeoutSeconds": "30"}, stream=True,
+                                   timeout=60)
         assert requests.put(f"{server.url}{CRDS}/{w.name}", json=crd).status_code == 200
+        with old_storage:
+            for _ in old_storage.iter_lines():
+                pass  # (its initial ADDED event, then the end)
         settle(w)  # (the new v1 cache converts the object as it fills)
         start = len(hook.reviews)
         r = requests.patch(w.url("v1beta1", "old"), data=json.dumps({"spec": {"count": 5}}),
