@@ -149,3 +149,16 @@ def test_custom_resources_sorted_at_every_level(http: requests.Session, widgets:
     assert patched.status_code == 200, patched.text
     assert b'"metadata":{"annotations":{"m":"2","z":"1"},"creationTimestamp":' in patched.content
     assert b'"spec":{"a":0,"x":1,"y":' in patched.content
+    # the typed views of it keep the Go structs' order: ObjectMeta, ListMeta (a Table's too)
+    meta_only = http.get(f"{base % 'v1'}/w1", headers={
+        "Accept": "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"}).content
+    assert re.search(rb'"metadata":\{"name":"w1","namespace":"default","uid":"[^"]+","resourceVersion":"\d+",'
+                     rb'"generation":2,"creationTimestamp":"[^"]+","labels":\{"a":"2","b":"1"\},"annotations":'
+                     rb'\{"m":"2","z":"1"\},"managedFields":\[\{"manager":"python-requests","operation":"Update",'
+                     rb'"apiVersion":"[^"]+","time":"[^"]+","fieldsType":"FieldsV1","fieldsV1":\{"f:abc"', meta_only), \
+        meta_only
+    list_meta = rb'"metadata":\{"resourceVersion":"\d+","continue":"[^"]+","remainingItemCount":1\}'
+    for accept in ("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+                   "application/json;as=Table;g=meta.k8s.io;v=v1"):
+        page = http.get(base % "v1", params={"limit": "1"}, headers={"Accept": accept}).content
+        assert re.search(list_meta, page), page
