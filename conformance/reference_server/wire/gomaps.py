@@ -59,6 +59,14 @@ def _build(message: str, seen: frozenset[str]) -> _Plan:
     return tuple(out)
 
 
+def _set(out: dict[str, Any], orig: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
+    """`out` with `name` set to `value`, `orig` copied first while `out` is still it (copy on write)."""
+    if out is orig:
+        out = dict(orig)
+    out[name] = value
+    return out
+
+
 def _walk(obj: dict[str, Any], plan: _Plan) -> dict[str, Any]:
     """`obj` with the maps `plan` reaches sorted: `obj` itself when all are, else a copy (copied along the path
     to each map out of order, so nothing shared with a stored object is changed)."""
@@ -79,9 +87,7 @@ def _walk(obj: dict[str, Any], plan: _Plan) -> dict[str, Any]:
         else:
             continue
         if w is not v:
-            if out is obj:
-                out = dict(obj)
-            out[name] = w
+            out = _set(out, obj, name, w)
     return out
 
 
@@ -123,9 +129,7 @@ def _crd_value(v: Any, t: Any) -> Any:
         x = v.get(name)
         y = _crd_value(x, ft)
         if y is not x:
-            if out is v:
-                out = dict(v)
-            out[name] = y
+            out = _set(out, v, name, y)
     return out
 
 
@@ -137,9 +141,7 @@ def _sort_crd(obj: dict[str, Any]) -> dict[str, Any]:
         v = out.get(name)
         w = _crd_value(v, struct)
         if w is not v:
-            if out is obj:
-                out = dict(obj)
-            out[name] = w
+            out = _set(out, obj, name, w)
     return out
 
 
