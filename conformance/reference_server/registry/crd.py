@@ -38,9 +38,10 @@ from .crconversion.views import CustomResourceView, served_views
 from .crscale import CustomScale, scale_model, validate_subresources
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .crdschema.defaults import validate_embedded
+from ..wire import gomaps
 from .group import GroupStore
 from .kinds import ResourceInfo
-from .store import DeleteOptions
+from .store import DeleteOptions, ListOptions
 from .strategy import PerThread, Strategy
 from .subresources import SUBRESOURCE_VERBS
 
@@ -301,7 +302,7 @@ class CRDStore(GroupStore):
         if opts.dry_run:  # GuaranteedUpdate's dry run: the marked CRD, nothing stored
             return self._finish(mark(copy.deepcopy(current))), False
         try:
-            obj, _ = self.store.guaranteed_update(self.info.plural, "", name, mark)
+            obj, _ = self.store.guaranteed_update(self.info.plural, "", name, self._in_order(mark))
         except KeyNotFoundError:
             raise self._not_found(name) from None
         return self._finish(obj), False
@@ -478,12 +479,34 @@ class CustomResourceStore(StoredVersions, GroupStore):
         self.convert_stored_versions(crd, observe)  # crconversion/stored.py
         serve_scale(self, crd, version)
 
+    def _normalize(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """An `unstructured.Unstructured` as `encoding/json` writes its map (wire/gomaps.py): the root's and the
+        metadata's keys sorted (`apiVersion`, `kind`, `metadata`, ...), new dicts both."""
+        out = {**obj, "kind": self.info.kind, "apiVersion": self.api_version}
+        meta = out.get("metadata")
+        if isinstance(meta, dict):
+            out["metadata"] = {k: meta[k] for k in sorted(meta)}
+        return {k: out[k] for k in sorted(out)}
+
+    def _stored_form(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """Every object's keys sorted, at every level (`unstructuredJSONScheme.doEncode`: the whole object is a
+        `map[string]interface{}`), once, when stored."""
+        return gomaps.sort_unstructured(self._normalize(obj))
+
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
+        """An `UnstructuredList` as `doEncode` writes it: one map (`apiVersion`, `items`, `kind`, `metadata`),
+        its ListMeta a map too (`continue`, `remainingItemCount`, `resourceVersion`)."""
+        out = super().list(ns, opts, shared=shared)
+        out["metadata"] = gomaps.sorted_map(out["metadata"])
+        return {k: out[k] for k in sorted(out)}
+
     def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`obj` as upstream's storage codec decodes it (`customresource_handler.go`: `unstructuredSchemaCoercer`
         prunes, `unstructuredDefaulter` runs `structuraldefaulting.Default`) for get, list, watch and the object a
         write answers: an object stored before the schema changed loses the fields it no longer specifies and
         gains its new defaults; only such an object is copied."""
-        return crschema.decoded(obj, self._schema, self._defaults, self._embedded)
+        out = crschema.decoded(obj, self._schema, self._defaults, self._embedded)
+        return out if out is obj else gomaps.sort_unstructured(out)  # defaults added: in their key's place
 
     def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`_finish` of an object in the storage version (StoredVersions converts the others first)."""

@@ -296,7 +296,7 @@ class NamespaceStore(GenericStore):
             if opts.dry_run:
                 out = mark(self.store.get("namespaces", "", name))
                 return self._finish(out if out is not DELETE else self.store.get("namespaces", "", name))
-            obj, _ = self.store.guaranteed_update("namespaces", "", name, mark)
+            obj, _ = self.store.guaranteed_update("namespaces", "", name, self._in_order(mark))
         except KeyNotFoundError:
             raise self._not_found(name) from None
         return self._finish(obj)

@@ -33,6 +33,7 @@ from .kinds import ResourceInfo
 from .selectors import make_predicate, selects_exactly
 from .strategy import Strategy
 from ..memo import remember
+from ..wire import gomaps
 from ..gonet.strconv import quote
 from ..warning import add_warning
 
@@ -158,6 +159,21 @@ class GenericStore:
                 {k: v for k, v in meta.items() if k not in META_ORDER}
         return out
 
+    def _stored_form(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """What a create or update stores: `_normalize(obj)` with each Go map's keys sorted, as the Go type
+        kube-apiserver decodes into writes them (wire/gomaps.py); done once here, so reads answer the stored
+        order. `obj` is left untouched (a map out of order is copied, with the dicts on its way)."""
+        return gomaps.sorter(self.api_version, self.info.kind)(self._normalize(obj))
+
+    def _in_order(self, change: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+        """`change` (a storage update's function that sets metadata fields: a deletion's marks) with its result
+        normalized, so the stored object, and so its watch event, keeps Go's key order (`deletionTimestamp` in
+        its place, not after `managedFields`)."""
+        def changed(obj: dict[str, Any]) -> Any:
+            out = change(obj)
+            return self._normalize(out) if isinstance(out, dict) else out
+        return changed
+
     # ---- create ----------------------------------------------------------------------------------
     def create(self, obj: dict[str, Any], *, dry_run: bool = False, field_manager: str = "",
                manage: Manage | None = None,
@@ -229,7 +245,7 @@ class GenericStore:
                 cmeta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_DNS, cmeta["name"]))
             cmeta["creationTimestamp"] = M.now()
             cmeta["resourceVersion"] = ""  # keeps the key's position; storage fills it in
-            candidate = self._normalize(candidate)
+            candidate = self._stored_form(candidate)
             after = validate_admit(candidate) if validate_admit is not None else None
             try:
                 created = self._store_create(candidate, dry_run)
@@ -465,7 +481,7 @@ class GenericStore:
                 add_warning(text)
             if manage is None and "managedFields" not in nmeta and cmeta.get("managedFields"):
                 nmeta["managedFields"] = cmeta["managedFields"]  # an unmanaged write keeps them as they are
-            new = self._normalize(new)
+            new = self._stored_form(new)
             new["metadata"]["resourceVersion"] = cmeta.get("resourceVersion")
             result["new"] = new
             if strategy.should_delete_during_update(new, current):
@@ -530,7 +546,7 @@ class GenericStore:
                 out = mark(current)
                 return (self._deleted_result(current), True) if out is DELETE else (out, False)
             try:
-                obj, deleted = self.store.guaranteed_update(self.info.plural, ns, name, mark)
+                obj, deleted = self.store.guaranteed_update(self.info.plural, ns, name, self._in_order(mark))
             except KeyNotFoundError:
                 raise self._not_found(name) from None
             if deleted:
@@ -575,7 +591,7 @@ class GenericStore:
                 return obj, False
             return self._deleted_result(obj), True
         try:
-            stored, _ = self.store.guaranteed_update(self.info.plural, ns, name, mark)
+            stored, _ = self.store.guaranteed_update(self.info.plural, ns, name, self._in_order(mark))
         except KeyNotFoundError:
             raise self._not_found(name) from None
         obj = self._finish(stored)

@@ -34,8 +34,34 @@ def decode_value(prefix: str, key: bytes, value: bytes, mod_revision: int) -> tu
     parsed = parse_key(prefix, key.decode(errors="replace"), obj)
     if parsed is None:
         return None
-    obj.setdefault("metadata", {})["resourceVersion"] = str(mod_revision)
-    return (*parsed, obj)
+    return (*parsed, with_revision(obj, mod_revision))
+
+
+_BEFORE_RV = frozenset(("name", "generateName", "namespace", "selfLink", "uid"))  # ObjectMeta's struct order
+
+
+def with_revision(obj: dict[str, Any], rv: int) -> dict[str, Any]:
+    """A decoded object (the value stores no resourceVersion, as upstream's) with its `resourceVersion` in the
+    place its answer shows it: after `uid` in ObjectMeta's struct order (a built-in kind, whose root starts with
+    `kind`), else where a sorted map has it (a custom resource: wire/gomaps.py). Watch events show the decoded
+    object as it is."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        obj["metadata"] = {"resourceVersion": str(rv)}
+        return obj
+    meta.pop("resourceVersion", None)
+    typed = next(iter(obj)) == "kind"
+    at = 0
+    for k in meta:
+        if (k not in _BEFORE_RV) if typed else (k > "resourceVersion"):
+            break
+        at += 1
+    if at == len(meta):
+        meta["resourceVersion"] = str(rv)
+        return obj
+    items = list(meta.items())
+    obj["metadata"] = {**dict(items[:at]), "resourceVersion": str(rv), **dict(items[at:])}
+    return obj
 
 
 class WatchCache(MemoryStore):

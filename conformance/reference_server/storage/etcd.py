@@ -26,7 +26,7 @@ from typing import Any, Callable, TypeVar
 
 from .. import gojsonraw
 from ..gojsonnum import encode as go_encode, loads_stored
-from .cacher import Reflector, WatchCache, decode_value
+from .cacher import Reflector, WatchCache, decode_value, with_revision
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResourceVersionError
 from .etcdapi import Cmp, KeyValue, KVClient, Op, TxnResult, prefix_range_end
@@ -530,8 +530,7 @@ class EtcdStore:
 
     def _decode(self, kv: KeyValue) -> dict[str, Any] | None:
         obj = loads_stored(kv.value)  # a raw-JSON field's numbers as they were sent (gojsonnum.py)
-        obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
-        return obj
+        return with_revision(obj, kv.mod_revision)
 
 
 PROGRESS_FIXED = ((3, 4, 31), (3, 5, 13))  # etcd releases whose progress notifications are ordered right

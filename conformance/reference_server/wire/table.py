@@ -14,6 +14,7 @@ from typing import Any
 from .. import eventsv1
 from . import (table_admissionregistration, table_autoscaling, table_certsevents, table_core, table_flowcontrol,
                table_groupkinds, table_workloads)
+from . import schema
 
 _NAME_DOC = ("Name must be unique within a namespace. Is required when creating resources, although some "
              "resources may allow a client to request the generation of an appropriate name automatically. "
@@ -393,17 +394,45 @@ def column_definitions(kind: str) -> list[dict[str, Any]]:
     return [dict(c) for c in columns]
 
 
+_OBJECT_META = tuple(f.name for f in schema.fields("meta.ObjectMeta"))  # the Go struct's order
+_LIST_META = ("selfLink", "resourceVersion", "continue", "remainingItemCount")
+
+
+def _struct_order(meta: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    """A copy of `meta` in the Go struct's field order: a custom resource's metadata is a sorted map
+    (wire/gomaps.py), the typed `ObjectMeta`/`ListMeta` it becomes here is not."""
+    return {k: meta[k] for k in order if k in meta} | {k: v for k, v in meta.items() if k not in order}
+
+
+_ENTRIES = {f: tuple(x.name for x in schema.fields(m)) for f, m in (
+    ("managedFields", "meta.ManagedFieldsEntry"), ("ownerReferences", "meta.OwnerReference"))}
+
+
+def _object_meta(meta: dict[str, Any], typed: bool) -> dict[str, Any]:
+    """An object's metadata as the Go `ObjectMeta` writes it; a custom resource's (not `typed`: a sorted map,
+    its list entries too) put in the structs' order."""
+    if typed:
+        return dict(meta)
+    out = _struct_order(meta, _OBJECT_META)
+    for name, order in _ENTRIES.items():
+        entries = out.get(name)
+        if isinstance(entries, list):
+            out[name] = [_struct_order(e, order) if isinstance(e, dict) else e for e in entries]
+    return out
+
+
 def partial_object_metadata(obj: dict[str, Any], version: str = "v1") -> dict[str, Any]:
-    """``meta.k8s.io PartialObjectMetadata`` of an object (what ``includeObject=Metadata`` embeds)."""
+    """``meta.k8s.io PartialObjectMetadata`` of an object (what ``includeObject=Metadata`` embeds); a built-in
+    kind's object starts with `kind` (registry/store.py `_normalize`), a custom resource's is sorted."""
     return {"kind": "PartialObjectMetadata", "apiVersion": f"meta.k8s.io/{version}",
-            "metadata": dict(obj.get("metadata", {}))}
+            "metadata": _object_meta(obj.get("metadata", {}), next(iter(obj), "kind") == "kind")}
 
 
 def partial_object_metadata_list(objects: Sequence[dict[str, Any]], list_meta: dict[str, Any] | None = None,
                                  version: str = "v1") -> dict[str, Any]:
     """``as=PartialObjectMetadataList`` answer for a list request."""
     return {"kind": "PartialObjectMetadataList", "apiVersion": f"meta.k8s.io/{version}",
-            "metadata": dict(list_meta or {}),
+            "metadata": _struct_order(list_meta or {}, _LIST_META),
             "items": [partial_object_metadata(o, version) for o in objects]}
 
 
@@ -430,7 +459,7 @@ def to_table(objects: Sequence[dict[str, Any]], kind: str, list_meta: dict[str, 
             row["object"] = obj
         rows.append(row)
     if list_meta is not None:
-        metadata = dict(list_meta)
+        metadata = _struct_order(list_meta, _LIST_META)
     elif len(objects) == 1 and objects[0].get("metadata", {}).get("resourceVersion"):
         metadata = {"resourceVersion": objects[0]["metadata"]["resourceVersion"]}
     else:

@@ -82,5 +82,5 @@ def recall(obj: dict[str, Any], api_version: str, tag: str = "") -> dict[str, An
             meta.pop(f, None)
         else:
             meta[f] = copy.deepcopy(value)
-    out["metadata"] = meta
+    out["metadata"] = {k: meta[k] for k in sorted(meta)}  # an unstructured map: written sorted (wire/gomaps.py)
     return out

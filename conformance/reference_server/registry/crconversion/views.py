@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from .. import crschema
 from ..store import ListOptions
+from ...wire import gomaps
 from ..versions import Presented, ServedVersion, VersionView
 from .cache import served_item, served_items
 from .converter import Converter
@@ -59,7 +60,7 @@ class CustomResourceView(VersionView):
         return {**new, "kind": self.info.kind, "apiVersion": self.api_version}
 
     def present(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return self.coerce(super().present(self._decode(obj)), obj)
+        return sorted_root(self.coerce(super().present(self._decode(obj)), obj))
 
     def coerce(self, out: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
         """A converted object pruned by this version's schema when it differs from the storage version's."""
@@ -110,6 +111,16 @@ class CustomResourceView(VersionView):
         if self.converter.webhook:  # every read asks the webhook, as upstream's decoding does
             return render(self.get(ns, name, shared=True))
         return super().get_rendered(ns, name, render)
+
+
+def sorted_root(out: dict[str, Any]) -> dict[str, Any]:
+    """A presented custom resource with its root's keys sorted, as `encoding/json` writes the unstructured map
+    (`apiVersion`, `kind` among the others; below the root the stored object's, already sorted: wire/gomaps.py)."""
+    if not isinstance(out, Presented) or gomaps.sorted_map(out) is out:
+        return out
+    shown = Presented({k: out[k] for k in sorted(out)})
+    shown.stored = out.stored
+    return shown
 
 
 def served_views(base: Any, crd: dict[str, Any], strategies: Callable[[dict[str, Any]], tuple[Any, Any]],

@@ -12,6 +12,7 @@ import time
 from typing import Any, Callable
 
 from ... import apierrors as E
+from ...wire import gomaps
 from .. import webhooktransport
 from . import memo, review
 from .converter import Converter
@@ -47,7 +48,7 @@ async def convert(converter: Converter, obj: dict[str, Any], desired: str, get_s
         except review.ConversionError as exc:
             raise failed(str(exc)) from None
         failure = ""
-        return out
+        return gomaps.sort_unstructured(out)  # kept as upstream's unstructured object writes it: keys sorted
     except (webhooktransport.PostError, review.ConversionError) as exc:
         raise failed(f"{prefix} failed: {exc}") from None
     finally:
