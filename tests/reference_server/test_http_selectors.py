@@ -113,3 +113,46 @@ def test_selectors_refused_before_list_options(http: requests.Session, url: str,
     st = status_of(http.delete(path, params={"labelSelector": "!", "resourceVersionMatch": "Exact"}))
     assert (st["code"], st["message"]) == (400, "unable to parse requirement: found '', expected: identifier")
     assert _names(http, url, ns) == ["empty", "five", "none", "x"]
+
+
+def _listed(http: requests.Session, path: str, selector: str) -> list[str]:
+    r = http.get(path, params={"fieldSelector": selector})
+    assert r.status_code == 200, (selector, r.text)
+    return sorted(i["metadata"]["name"] for i in r.json()["items"])
+
+
+def test_field_values_of_built_in_kinds(http: requests.Session, url: str, ns: str) -> None:
+    """Each kind's `ToSelectableFields`: Services' `spec.type`/`spec.clusterIP` (1.31+), pods' `spec.hostNetwork`
+    (`FormatBool`, unset "false") and `spec.host` (renamed `spec.nodeName`), an RC's `status.replicas` (`Itoa`,
+    unset "0"), an Event's `source` (`source.component`, else `reportingComponent`)."""
+    base = f"{url}/api/v1/namespaces/{ns}"
+    for name, spec in (("web", {"ports": [{"port": 80}]}), ("ext", {"type": "ExternalName", "externalName": "a.b"})):
+        made = http.post(f"{base}/services", json={"metadata": {"name": name}, "spec": spec})
+        assert made.status_code == 201, made.text
+    assert _listed(http, f"{base}/services", "spec.type=ExternalName") == ["ext"]
+    assert _listed(http, f"{base}/services", "spec.clusterIP!=None,spec.type==ClusterIP") == ["web"]
+    st = status_of(http.get(f"{base}/services", params={"fieldSelector": "spec.ports=1"}))
+    assert (st["code"], st["message"]) == (400, "field label not supported: spec.ports")
+
+    made = http.post(f"{base}/pods", json={"metadata": {"name": "p"}, "spec": {
+        "containers": [{"name": "c", "image": "nginx"}]}})
+    assert made.status_code == 201, made.text
+    assert _listed(http, f"{base}/pods", "spec.hostNetwork=false") == ["p"]
+    assert _listed(http, f"{base}/pods", "spec.hostNetwork=true") == []
+    assert _listed(http, f"{base}/pods", "spec.host=") == ["p"]
+
+    made = http.post(f"{base}/replicationcontrollers", json={"metadata": {"name": "rc"}, "spec": {
+        "replicas": 0, "selector": {"app": "x"}, "template": {"metadata": {"labels": {"app": "x"}}, "spec": {
+            "containers": [{"name": "c", "image": "nginx"}]}}}})
+    assert made.status_code == 201, made.text
+    assert _listed(http, f"{base}/replicationcontrollers", "status.replicas=0") == ["rc"]
+
+    involved = {"kind": "Pod", "name": "p", "namespace": ns}
+    for name, extra in (("by-source", {"source": {"component": "kubelet"}}),
+                        ("by-reporter", {"reportingComponent": "ctl", "reportingInstance": "i",
+                                         "action": "Do", "eventTime": "2026-01-01T00:00:00.000000Z"})):
+        made = http.post(f"{base}/events", json={"metadata": {"name": name}, "involvedObject": involved,
+                                                 "reason": "R", **extra})
+        assert made.status_code == 201, made.text
+    assert _listed(http, f"{base}/events", "source=kubelet") == ["by-source"]
+    assert _listed(http, f"{base}/events", "source=ctl") == ["by-reporter"]

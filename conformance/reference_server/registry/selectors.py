@@ -11,6 +11,7 @@ from ..gofmt import go_quote
 from . import fieldselector, labelselector
 from .fieldselector import FieldTerm
 from .labelselector import LabelRequirement, SelectorSyntaxError
+from .selectablefields import field_value
 
 
 @lru_cache(maxsize=256)  # a selector is parsed twice a request (`check_syntax`, then `make_predicate`)
@@ -51,24 +52,30 @@ def check_syntax(label_sel: str | None, field_sel: str | None) -> None:
     _parse_fields(field_sel or "")
 
 
-def check_field_labels(terms: tuple[FieldTerm, ...], allowed: tuple[str, ...], custom_labels: bool) -> None:
+_RENAMED = {("Pod", "spec.host"): "spec.nodeName"}  # pods' conversion func: what old v1 clients send
+
+
+def convert_field_labels(terms: tuple[FieldTerm, ...], allowed: tuple[str, ...], custom_labels: bool,
+                         kind: str = "") -> tuple[FieldTerm, ...]:
     """get.go's `FieldSelector.Transform(ConvertFieldLabel)`, term by term in the parsed (sorted) order: a kind's
-    own conversion func says `field label not supported: %s`, `DefaultMetaV1FieldSelectorConversion` says
-    `%q is not a known field selector: only %q, %q` (NS-26, NS-82)."""
+    own conversion func says `field label not supported: %s` (and renames pods' `spec.host`),
+    `DefaultMetaV1FieldSelectorConversion` says `%q is not a known field selector: only %q, %q` (NS-26, NS-82)."""
+    out = []
     for t in terms:
-        if t.field in allowed:
-            continue
-        if custom_labels:
-            raise bad_request(f"field label not supported: {t.field}")
-        raise bad_request(f'{go_quote(t.field)} is not a known field selector: only "metadata.name", '
-                          '"metadata.namespace"')
+        field = _RENAMED.get((kind, t.field), t.field)
+        if field not in allowed:
+            if custom_labels:
+                raise bad_request(f"field label not supported: {t.field}")
+            raise bad_request(f'{go_quote(t.field)} is not a known field selector: only "metadata.name", '
+                              '"metadata.namespace"')
+        out.append(t if field == t.field else FieldTerm(field, t.op, t.value))
+    return tuple(out)
 
 
-def parse_field_selector(s: str, allowed: tuple[str, ...], custom_labels: bool) -> tuple[FieldTerm, ...]:
-    """Parse a field selector and check its field labels, as a LIST does."""
-    terms = _parse_fields(s)
-    check_field_labels(terms, allowed, custom_labels)
-    return terms
+def parse_field_selector(s: str, allowed: tuple[str, ...], custom_labels: bool,
+                         kind: str = "") -> tuple[FieldTerm, ...]:
+    """Parse a field selector and convert its field labels, as a LIST does."""
+    return convert_field_labels(_parse_fields(s), allowed, custom_labels, kind)
 
 
 def selects_exactly(s: str | None, field: str) -> bool:
@@ -77,30 +84,18 @@ def selects_exactly(s: str | None, field: str) -> bool:
     return any(t.field == field and t.op == "=" for t in _parse_fields(s or ""))
 
 
-def field_value(obj: dict[str, Any], path: str) -> str:
-    cur: Any = obj
-    for part in path.split("."):
-        if not isinstance(cur, dict):
-            return ""
-        cur = cur.get(part)
-    if cur is None:
-        return ""
-    return cur if isinstance(cur, str) else str(cur)
-
-
-def fields_match(reqs: tuple[FieldTerm, ...], obj: dict[str, Any]) -> bool:
+def fields_match(reqs: tuple[FieldTerm, ...], obj: dict[str, Any], kind: str = "") -> bool:
     for r in reqs:
-        v = field_value(obj, r.field)
-        if (v == r.value) != (r.op == "="):
+        if (field_value(kind, obj, r.field) == r.value) != (r.op == "="):
             return False
     return True
 
 
 def make_predicate(label_sel: str | None, field_sel: str | None, allowed: tuple[str, ...],
-                   custom_labels: bool) -> Callable[[dict[str, Any]], bool]:
+                   custom_labels: bool, kind: str = "") -> Callable[[dict[str, Any]], bool]:
     """One matcher for list filtering and watch selector transitions."""
     lreqs = parse_label_selector(label_sel or "")  # `DecodeParameters`: labels first, then fields
-    freqs = parse_field_selector(field_sel or "", allowed, custom_labels)
+    freqs = parse_field_selector(field_sel or "", allowed, custom_labels, kind)
     if not lreqs and not freqs:
         return lambda obj: True
-    return lambda obj: labels_match(lreqs, obj.get("metadata", {}).get("labels")) and fields_match(freqs, obj)
+    return lambda obj: labels_match(lreqs, obj.get("metadata", {}).get("labels")) and fields_match(freqs, obj, kind)

@@ -288,7 +288,7 @@ class GenericStore:
 
     def predicate(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         return make_predicate(opts.label_selector, opts.field_selector, self.info.selectable_fields,
-                              self.info.custom_field_labels)
+                              self.info.custom_field_labels, self.info.kind)
 
     def check_list(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         """A LIST's refusals before any read (options, selectors, the resourceVersion's parse); its predicate."""
