@@ -156,3 +156,20 @@ def test_field_values_of_built_in_kinds(http: requests.Session, url: str, ns: st
         assert made.status_code == 201, made.text
     assert _listed(http, f"{base}/events", "source=kubelet") == ["by-source"]
     assert _listed(http, f"{base}/events", "source=ctl") == ["by-reporter"]
+
+
+def test_named_watch_field_selector(http: requests.Session, url: str, ns: str) -> None:
+    """get.go for a path naming one object: a field selector must pin that name (`RequiresExactMatch` on
+    `metadata.name`, `==` too); one that selects nothing (`=`) stands for the name."""
+    path = f"{url}/api/v1/watch/namespaces/{ns}/configmaps/x"
+    refused = http.get(path, params={"fieldSelector": f"metadata.namespace={ns}", "timeoutSeconds": "1"})
+    assert refused.status_code == 400, refused.text
+    st = status_of(refused)
+    assert (st["code"], st["message"]) == (400, "fieldSelector metadata.name doesn't match requested name")
+    st = status_of(http.get(path, params={"fieldSelector": "metadata.name!=x", "timeoutSeconds": "1"}))
+    assert (st["code"], st["message"]) == (400, "fieldSelector metadata.name doesn't match requested name")
+    for selector in (f"metadata.namespace={ns},metadata.name==x", "="):
+        with http.get(path, params={"fieldSelector": selector, "timeoutSeconds": "1"}, stream=True) as r:
+            assert r.status_code == 200, (selector, r.text)
+            first = json.loads(next(r.iter_lines()))
+        assert (first["type"], first["object"]["metadata"]["name"]) == ("ADDED", "x"), selector
