@@ -7,7 +7,8 @@ from multidict import MultiDict, MultiDictProxy
 
 from .. import apierrors as E
 from ..fieldmanager.manager import manager_or_user_agent, validate_manager
-from ..registry import DeleteOptions, ListOptions
+from ..registry import DeleteOptions, ListOptions, fieldselector
+from ..registry.labelselector import SelectorSyntaxError
 
 MAX_BODY = 3 * 1024 * 1024
 NO_QUERY: MultiDictProxy[str] = MultiDictProxy(MultiDict())  # what `request.query` is without a query string
@@ -58,19 +59,28 @@ def field_validation(query: Mapping[str, str]) -> str:
     return v
 
 
+def named_field_selector(fs: str, name: str) -> str:
+    """get.go `ListResource` for a path naming one object: an empty field selector becomes
+    `metadata.name=<name>`; any other must pin that name (`RequiresExactMatch`: its first `=`/`==` term on
+    `metadata.name` in the parsed, sorted order), else 400. A selector that does not parse is left for the store
+    to refuse with the parser's words, which upstream sends first."""
+    try:
+        terms = fieldselector.parse(fs)
+    except SelectorSyntaxError:
+        return fs
+    if not terms:
+        return f"metadata.name={name}"
+    pinned = next((t.value for t in terms if t.field == "metadata.name" and t.op == "="), None)
+    if pinned != name:
+        raise E.bad_request("fieldSelector metadata.name doesn't match requested name")
+    return fs
+
+
 def list_options(query: Mapping[str, str], name: str = "") -> ListOptions:
     """ListOptions from the query; a single-object path implies `metadata.name=<name>` (NS-90)."""
     fs = query.get("fieldSelector", "")
     if name:
-        implied = f"metadata.name={name}"
-        if fs:
-            terms = [t for t in fs.split(",") if t]
-            for t in terms:
-                if t.replace("==", "=").startswith("metadata.name=") and t.replace("==", "=") != implied:
-                    raise E.bad_request("fieldSelector metadata.name doesn't match requested name")
-            fs = ",".join(terms + [implied])
-        else:
-            fs = implied
+        fs = named_field_selector(fs, name)
     limit_s = query.get("limit", "")
     try:
         limit = int(limit_s) if limit_s else 0

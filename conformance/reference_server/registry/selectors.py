@@ -1,191 +1,101 @@
-"""Label selectors (equality and set-based) and field selectors, as `labels.Parse` / `fields.ParseSelector`."""
+"""Label and field selectors of a LIST or watch: parsed as `labels.Parse` (labelselector.py) and
+`fields.ParseSelector` (fieldselector.py) parse them, answered as apiserver's get.go answers a refusal (400
+BadRequest with the parser's text), and turned into one predicate."""
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable
 
 from ..apierrors import bad_request
 from ..gofmt import go_quote
-from .validation import is_label_value, is_qualified_name
+from . import fieldselector, labelselector
+from .fieldselector import FieldTerm
+from .labelselector import LabelRequirement, SelectorSyntaxError
+from .selectablefields import field_value
 
 
-@dataclass(frozen=True)
-class Requirement:
-    key: str
-    op: str  # =, ==, !=, in, notin, exists, !
-    values: tuple[str, ...] = ()
-
-    def matches(self, labels: dict[str, str]) -> bool:
-        has = self.key in labels
-        v = labels.get(self.key)
-        if self.op in ("=", "==", "in"):
-            return has and v in self.values
-        if self.op in ("!=", "notin"):
-            return not has or v not in self.values
-        if self.op == "exists":
-            return has
-        return not has  # "!"
+@lru_cache(maxsize=256)  # a selector is parsed twice a request (`check_syntax`, then `make_predicate`)
+def _parse_labels(s: str) -> tuple[LabelRequirement, ...]:
+    return tuple(labelselector.parse(s))
 
 
-_TOKEN = re.compile(r"\s*(\(|\)|,|!=|==|=|!|[^\s(),!=]+)")
+@lru_cache(maxsize=256)
+def _parse_field_terms(s: str) -> tuple[FieldTerm, ...]:
+    return tuple(fieldselector.parse(s))
 
 
-def _tokens(s: str) -> list[str]:
-    out, pos = [], 0
-    while pos < len(s):
-        m = _TOKEN.match(s, pos)
-        if not m or m.end() == pos:
-            break
-        out.append(m.group(1))
-        pos = m.end()
-        if s[pos:].strip() == "":
-            break
-    return out
+def parse_label_selector(s: str) -> tuple[LabelRequirement, ...]:
+    """`labels.Parse`; refused ⇒ 400 BadRequest with the parser's own text (get.go: `NewBadRequest(err.Error())`)."""
+    try:
+        return _parse_labels(s or "")
+    except SelectorSyntaxError as e:
+        raise bad_request(str(e)) from None
 
 
-def parse_label_selector(s: str) -> list[Requirement]:
-    """Parse a label selector; malformed ⇒ 400 BadRequest with a labels-parser style message."""
-    s = s or ""
-    toks = _tokens(s)
-    reqs: list[Requirement] = []
-    i = 0
-
-    def fail(msg: str) -> None:
-        raise bad_request(f"unable to parse requirement: {msg}")
-
-    def check_key(k: str) -> None:
-        errs = is_qualified_name(k)
-        if errs:
-            fail(f"<nil>: Invalid value: {go_quote(k)}: {'; '.join(errs)}")  # `validateLabelKey`
-
-    def check_vals(vals: list[str]) -> None:
-        """`NewRequirement`'s `validateLabelValue` of each value (the parsed set, sorted), aggregated."""
-        texts = [f"values[{n}][{key}]: Invalid value: {go_quote(v)}: {'; '.join(errs)}"
-                 for n, v in enumerate(vals) if (errs := is_label_value(v))]
-        if texts:
-            fail(texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]")
-
-    while i < len(toks):
-        if toks[i] == "!":
-            if i + 1 >= len(toks):
-                raise bad_request("found '', expected: identifier after '!'")
-            key = toks[i + 1]
-            check_key(key)
-            reqs.append(Requirement(key, "!"))
-            i += 2
-        else:
-            key = toks[i]
-            if key in ("(", ")", ",", "=", "==", "!="):
-                raise bad_request(f"found '{key}', expected: !, identifier, or 'end of string'")
-            check_key(key)
-            i += 1
-            if i >= len(toks) or toks[i] == ",":
-                reqs.append(Requirement(key, "exists"))
-            else:
-                op = toks[i]
-                i += 1
-                if op in ("=", "==", "!="):
-                    val = ""
-                    if i < len(toks) and toks[i] not in (",", "(", ")"):
-                        val = toks[i]
-                        i += 1
-                    check_vals([val])
-                    reqs.append(Requirement(key, op, (val,)))
-                elif op in ("in", "notin"):
-                    if i >= len(toks) or toks[i] != "(":
-                        raise bad_request(f"found '{toks[i] if i < len(toks) else ''}', expected: '('")
-                    i += 1
-                    pieces = [""]  # `parseValues`: comma-separated identifiers, an empty piece (`()`, `(,a)`) is ""
-                    while i < len(toks) and toks[i] != ")":
-                        if toks[i] == ",":
-                            pieces.append("")
-                        elif pieces[-1]:
-                            raise bad_request(f"unable to parse requirement: found '{toks[i]}', expected: ',' or ')'")
-                        else:
-                            pieces[-1] = toks[i]
-                        i += 1
-                    if i >= len(toks):
-                        raise bad_request("found '', expected: ')'")
-                    i += 1
-                    vals = sorted(set(pieces))  # `values.List()`: the set, sorted
-                    check_vals(vals)
-                    reqs.append(Requirement(key, op, tuple(vals)))
-                else:
-                    raise bad_request(f"found '{op}', expected: in, notin, =, ==, !=, gt, lt")
-        if i < len(toks):
-            if toks[i] != ",":
-                raise bad_request(f"found '{toks[i]}', expected: ',' or 'end of string'")
-            i += 1
-            if i >= len(toks):
-                raise bad_request("found '', expected: identifier")
-    return reqs
-
-
-def labels_match(reqs: list[Requirement], labels: dict[str, str] | None) -> bool:
+def labels_match(reqs: tuple[LabelRequirement, ...], labels: dict[str, str] | None) -> bool:
     labels = labels or {}
     return all(r.matches(labels) for r in reqs)
 
 
-@dataclass(frozen=True)
-class FieldRequirement:
-    field: str
-    op: str  # = or !=
-    value: str
+def _parse_fields(s: str) -> tuple[FieldTerm, ...]:
+    """`fields.ParseSelector`; refused ⇒ 400 BadRequest with its text."""
+    try:
+        return _parse_field_terms(s or "")
+    except SelectorSyntaxError as e:
+        raise bad_request(str(e)) from None
 
 
-def parse_field_selector(s: str, allowed: tuple[str, ...], custom_labels: bool) -> list[FieldRequirement]:
-    """Parse `a=b,c!=d`; labels outside `allowed` ⇒ 400 with upstream's conversion-error text (NS-26, NS-82)."""
-    reqs: list[FieldRequirement] = []
-    for term in (s or "").split(","):
-        if not term.strip():
-            continue
-        m = re.match(r"^([^=!]*)(!=|==|=)(.*)$", term)
-        if not m:
-            raise bad_request(f"invalid selector: '{s}'; can't understand '{term}'")
-        field, op, value = m.group(1).strip(), m.group(2), m.group(3)
+def check_syntax(label_sel: str | None, field_sel: str | None) -> None:
+    """What `DecodeParameters` refuses (400) before `ValidateListOptions` (422) and before any field label is
+    checked (get.go `ListResource`, delete.go `DeleteCollection`): the label selector, then the field selector."""
+    parse_label_selector(label_sel or "")
+    _parse_fields(field_sel or "")
+
+
+_RENAMED = {("Pod", "spec.host"): "spec.nodeName"}  # pods' conversion func: what old v1 clients send
+
+
+def convert_field_labels(terms: tuple[FieldTerm, ...], allowed: tuple[str, ...], custom_labels: bool,
+                         kind: str = "") -> tuple[FieldTerm, ...]:
+    """get.go's `FieldSelector.Transform(ConvertFieldLabel)`, term by term in the parsed (sorted) order: a kind's
+    own conversion func says `field label not supported: %s` (and renames pods' `spec.host`),
+    `DefaultMetaV1FieldSelectorConversion` says `%q is not a known field selector: only %q, %q` (NS-26, NS-82)."""
+    out = []
+    for t in terms:
+        field = _RENAMED.get((kind, t.field), t.field)
         if field not in allowed:
             if custom_labels:
-                raise bad_request(f"field label not supported: {field}")
-            raise bad_request(f'"{field}" is not a known field selector: only "metadata.name", "metadata.namespace"')
-        reqs.append(FieldRequirement(field, "!=" if op == "!=" else "=", value))
-    return reqs
+                raise bad_request(f"field label not supported: {t.field}")
+            raise bad_request(f'{go_quote(t.field)} is not a known field selector: only "metadata.name", '
+                              '"metadata.namespace"')
+        out.append(t if field == t.field else FieldTerm(field, t.op, t.value))
+    return tuple(out)
+
+
+def parse_field_selector(s: str, allowed: tuple[str, ...], custom_labels: bool,
+                         kind: str = "") -> tuple[FieldTerm, ...]:
+    """Parse a field selector and convert its field labels, as a LIST does."""
+    return convert_field_labels(_parse_fields(s), allowed, custom_labels, kind)
 
 
 def selects_exactly(s: str | None, field: str) -> bool:
     """Whether the field selector `s` (already parsed once, so valid) requires `field` to equal a value
     (`fields.Selector.RequiresExactMatch`): what lets the watch cache read an index on that field."""
-    for term in (s or "").split(","):
-        m = re.match(r"^([^=!]*)(==|=)", term)
-        if m and m.group(1).strip() == field:
-            return True
-    return False
+    return any(t.field == field and t.op == "=" for t in _parse_fields(s or ""))
 
 
-def field_value(obj: dict[str, Any], path: str) -> str:
-    cur: Any = obj
-    for part in path.split("."):
-        if not isinstance(cur, dict):
-            return ""
-        cur = cur.get(part)
-    if cur is None:
-        return ""
-    return cur if isinstance(cur, str) else str(cur)
-
-
-def fields_match(reqs: list[FieldRequirement], obj: dict[str, Any]) -> bool:
+def fields_match(reqs: tuple[FieldTerm, ...], obj: dict[str, Any], kind: str = "") -> bool:
     for r in reqs:
-        v = field_value(obj, r.field)
-        if (v == r.value) != (r.op == "="):
+        if (field_value(kind, obj, r.field) == r.value) != (r.op == "="):
             return False
     return True
 
 
 def make_predicate(label_sel: str | None, field_sel: str | None, allowed: tuple[str, ...],
-                   custom_labels: bool) -> Callable[[dict[str, Any]], bool]:
+                   custom_labels: bool, kind: str = "") -> Callable[[dict[str, Any]], bool]:
     """One matcher for list filtering and watch selector transitions."""
-    lreqs = parse_label_selector(label_sel or "")
-    freqs = parse_field_selector(field_sel or "", allowed, custom_labels)
+    lreqs = parse_label_selector(label_sel or "")  # `DecodeParameters`: labels first, then fields
+    freqs = parse_field_selector(field_sel or "", allowed, custom_labels, kind)
     if not lreqs and not freqs:
         return lambda obj: True
-    return lambda obj: labels_match(lreqs, obj.get("metadata", {}).get("labels")) and fields_match(freqs, obj)
+    return lambda obj: labels_match(lreqs, obj.get("metadata", {}).get("labels")) and fields_match(freqs, obj, kind)

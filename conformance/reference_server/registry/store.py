@@ -30,7 +30,7 @@ from .draws import draw
 from .graceful import GRACEFUL, PENDING, Decision, before_delete
 from .propagation import FOREGROUND, ORPHAN, deletion_finalizers
 from .kinds import ResourceInfo
-from .selectors import make_predicate, selects_exactly
+from .selectors import check_syntax, make_predicate, selects_exactly
 from .strategy import Strategy
 from ..memo import remember
 from ..wire import gomaps
@@ -327,10 +327,11 @@ class GenericStore:
 
     def predicate(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         return make_predicate(opts.label_selector, opts.field_selector, self.info.selectable_fields,
-                              self.info.custom_field_labels)
+                              self.info.custom_field_labels, self.info.kind)
 
     def check_list(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         """A LIST's refusals before any read (options, selectors, the resourceVersion's parse); its predicate."""
+        check_syntax(opts.label_selector, opts.field_selector)  # `DecodeParameters`, before `ValidateListOptions`
         validate_list_options(opts, watch=False)
         pred = self.predicate(opts)  # selectors are parsed with the request's options, before storage
         check_list_rv(opts)
@@ -640,6 +641,7 @@ class GenericStore:
         Objects without finalizers are removed straight from storage (what `delete` would do, without its
         copies), a batch at a time (`_delete_chunk`); anything else goes through `delete`."""
         opts_list = ListOptions(list_opts.label_selector, list_opts.field_selector)
+        check_syntax(opts_list.label_selector, opts_list.field_selector)
         validate_list_options(opts_list, watch=False)
         pred = self.predicate(opts_list)
         stored, _ = self.store.list(self.info.plural, ns, shared=True)  # read-only snapshot of the stored objects
@@ -693,6 +695,7 @@ class GenericStore:
     def watch(self, ns: str | None, opts: ListOptions,
               loop: asyncio.AbstractEventLoop) -> tuple[list[Event], Watcher, Callable[[dict], bool]]:
         """Subscribe; raises `TooOldResourceVersionError` for a compacted RV (the caller sends ERROR)."""
+        check_syntax(opts.label_selector, opts.field_selector)
         validate_list_options(opts, watch=True)
         pred = self.predicate(opts)
         rv = parse_watch_rv(opts.resource_version)

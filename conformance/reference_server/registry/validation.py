@@ -53,6 +53,11 @@ _PORT_NAME_CHARS = re.compile(r"^[-a-z0-9]+$")
 _LETTER = re.compile(r"[a-z]")
 
 
+def go_len(s: str) -> int:
+    """Go's `len` of a string: its UTF-8 bytes (what every `must be no more than N characters` rule counts)."""
+    return len(s.encode("utf-8", "surrogatepass")) if not s.isascii() else len(s)
+
+
 def is_valid_port_num(port: Any) -> list[str]:
     """`IsValidPortNum` (a JSON integer in 1..65535)."""
     if isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535:
@@ -63,7 +68,7 @@ def is_valid_port_num(port: Any) -> list[str]:
 def is_valid_port_name(name: str) -> list[str]:
     """`IsValidPortName` (an IANA_SVC_NAME)."""
     errs: list[str] = []
-    if len(name) > 15:
+    if go_len(name) > 15:
         errs.append(max_len_error(15))
     if not _PORT_NAME_CHARS.match(name):
         errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
@@ -78,7 +83,7 @@ def is_valid_port_name(name: str) -> list[str]:
 
 def is_dns1123_label(v: str) -> list[str]:
     errs = []
-    if len(v) > 63:
+    if go_len(v) > 63:
         errs.append(max_len_error(63))
     if not _LABEL_RE.match(v):
         if _SUBDOMAIN_RE.match(v):
@@ -90,7 +95,7 @@ def is_dns1123_label(v: str) -> list[str]:
 
 def is_dns1123_subdomain(v: str) -> list[str]:
     errs = []
-    if len(v) > 253:
+    if go_len(v) > 253:
         errs.append(max_len_error(253))
     if not _SUBDOMAIN_RE.match(v):
         errs.append(regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
@@ -99,7 +104,7 @@ def is_dns1123_subdomain(v: str) -> list[str]:
 
 def is_dns1035_label(v: str) -> list[str]:
     errs = []
-    if len(v) > 63:
+    if go_len(v) > 63:
         errs.append(max_len_error(63))
     if not _DNS1035_RE.match(v):
         errs.append(regex_error(_DNS1035_MSG, _DNS1035_FMT, "my-name", "abc-123"))
@@ -122,7 +127,7 @@ def is_qualified_name(v: str) -> list[str]:
                 + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     if not name:
         errs.append("name part must be non-empty")
-    elif len(name) > 63:
+    elif go_len(name) > 63:
         errs.append("name part " + max_len_error(63))
     if not _QNAME_RE.match(name):
         errs.append("name part " + regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
@@ -131,7 +136,7 @@ def is_qualified_name(v: str) -> list[str]:
 
 def is_label_value(v: str) -> list[str]:
     errs = []
-    if len(v) > 63:
+    if go_len(v) > 63:
         errs.append(max_len_error(63))
     if not _LABEL_VALUE_RE.match(v):
         errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
