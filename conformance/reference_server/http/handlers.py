@@ -741,9 +741,9 @@ class Handlers:
         return self._respond(request, out, status, store=store)
 
     async def _delete_collection(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
+        query = P.list_options(request.query)  # (delete.go `DeleteCollection`: the ListOptions decoded first)
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
-        query = P.list_options(request.query)
         # its LIST is a LIST: at a resourceVersion the cache has not reached it waits as one (http/cacheread.py)
         await list_read(self.fresh, getattr(self.ctx, "metrics", None), store, query, lambda: None)
         if self.webhooks.active():

@@ -1,4 +1,6 @@
-"""Query parameters and DeleteOptions parsing shared by the handlers."""
+"""Query parameters and DeleteOptions parsing shared by the handlers. The query's values are converted as
+upstream's parameter codec converts them (paramcodec.py: a bool is false only for `0`/`false`, an int64 is
+`strconv.ParseInt` with its error a 400)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -6,6 +8,7 @@ from typing import Any, Mapping
 from multidict import MultiDict, MultiDictProxy
 
 from .. import apierrors as E
+from .. import paramcodec as C
 from ..fieldmanager.manager import manager_or_user_agent, validate_manager
 from ..registry import DeleteOptions, ListOptions
 
@@ -14,7 +17,8 @@ NO_QUERY: MultiDictProxy[str] = MultiDictProxy(MultiDict())  # what `request.que
 
 
 def truthy(value: str | None) -> bool:
-    return (value or "").lower() in ("true", "1")
+    """A bool option's first value (`watch`): `Convert_Slice_string_To_bool` (None: absent)."""
+    return C.go_bool(value)
 
 
 def dry_run(values: list[str]) -> bool:
@@ -47,8 +51,7 @@ def patch_options(query: Mapping[str, str], apply: bool) -> tuple[str, bool]:
     errs += validate_manager(fm)
     if errs:
         raise E.invalid("PatchOptions", "", errs, group="meta.k8s.io")
-    force = (query.get("force") or "") in ("1", "t", "T", "TRUE", "true", "True")
-    return fm, force
+    return fm, bool(C.optional_flag(query, "force"))
 
 
 def field_validation(query: Mapping[str, str]) -> str:
@@ -59,7 +62,10 @@ def field_validation(query: Mapping[str, str]) -> str:
 
 
 def list_options(query: Mapping[str, str], name: str = "") -> ListOptions:
-    """ListOptions from the query; a single-object path implies `metadata.name=<name>` (NS-90)."""
+    """ListOptions from the query (`Convert_url_Values_To_v1_ListOptions`: `timeoutSeconds` is decoded, so
+    checked, before `limit`, even for a LIST); a single-object path implies `metadata.name=<name>` (NS-90)."""
+    C.optional_int64(query, "timeoutSeconds")
+    limit = C.optional_int64(query, "limit") or 0
     fs = query.get("fieldSelector", "")
     if name:
         implied = f"metadata.name={name}"
@@ -71,55 +77,61 @@ def list_options(query: Mapping[str, str], name: str = "") -> ListOptions:
             fs = ",".join(terms + [implied])
         else:
             fs = implied
-    limit_s = query.get("limit", "")
-    try:
-        limit = int(limit_s) if limit_s else 0
-    except ValueError:
-        raise E.bad_request(f'invalid value for limit: "{limit_s}"') from None
     return ListOptions(label_selector=query.get("labelSelector", ""), field_selector=fs, limit=limit,
                        continue_token=query.get("continue", ""), resource_version=query.get("resourceVersion", ""),
-                       resource_version_match=query.get("resourceVersionMatch", ""))
+                       resource_version_match=query.get("resourceVersionMatch", ""),
+                       send_initial_events=C.optional_flag(query, "sendInitialEvents"))
 
 
 def _bool_opt(v: Any, field: str) -> bool | None:
-    if v is None:
-        return None
-    if isinstance(v, bool):
+    """A body's `orphanDependents` (a JSON bool; anything else refused as before)."""
+    if v is None or isinstance(v, bool):
         return v
-    if isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
-        return v.lower() in ("true", "1")
     raise E.bad_request(f'invalid value for {field}: "{v}"')
+
+
+def _query_delete_options(query: Mapping[str, str]) -> dict[str, Any]:
+    """`Convert_url_Values_To_v1_DeleteOptions`: gracePeriodSeconds (`*int64`, its ParseInt error a 400),
+    orphanDependents (`*bool`: any value but `0`/`false` is true), propagationPolicy (as given)."""
+    src: dict[str, Any] = {}
+    grace = C.optional_int64(query, "gracePeriodSeconds")
+    if grace is not None:
+        src["gracePeriodSeconds"] = grace
+    orphan = C.optional_flag(query, "orphanDependents")
+    if orphan is not None:
+        src["orphanDependents"] = orphan
+    pp = C.first(query, "propagationPolicy")
+    if pp is not None:
+        src["propagationPolicy"] = pp
+    return src
 
 
 def delete_options(body: dict[str, Any] | None, query: Mapping[str, str], query_dry_run: list[str]) -> DeleteOptions:
     """DeleteOptions from a JSON body, else from the query (NS-57), validated like upstream."""
-    src: dict[str, Any] = dict(body or {})
-    if body is None:
-        for k in ("propagationPolicy", "gracePeriodSeconds", "orphanDependents"):
-            if k in query:
-                src[k] = query[k]
+    src: dict[str, Any] = dict(body) if body is not None else _query_delete_options(query)
     dr = src.get("dryRun")
     dr_list = (dr if isinstance(dr, list) else [dr]) if dr is not None else []
     dr_list = [str(x) for x in dr_list] + list(query_dry_run)
+    grace = src.get("gracePeriodSeconds")
+    if grace is not None:  # (a query's is an int64 already; a body's is checked here)
+        try:
+            grace = int(grace)
+            if not -(1 << 63) <= grace < (1 << 63):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise E.bad_request(f'invalid value for gracePeriodSeconds: "{src.get("gracePeriodSeconds")}"') from None
+    # `ValidateDeleteOptions`, in its order
     errs: list[E.FieldError] = []
-    bad = [v for v in dr_list if v and v != "All"]
-    if bad:
-        errs.append(E.field_not_supported("dryRun", bad, ["All"]))
     pp = src.get("propagationPolicy")
-    if pp is not None and pp not in ("Orphan", "Background", "Foreground"):
-        errs.append(E.field_not_supported("propagationPolicy", pp, ["Foreground", "Background", "Orphan"]))
     orphan = _bool_opt(src.get("orphanDependents"), "orphanDependents")
     if orphan is not None and pp is not None:
         errs.append(E.field_invalid("propagationPolicy", pp,
                                     "orphanDependents and deletionPropagation cannot be both set"))
-    grace = src.get("gracePeriodSeconds")
-    if grace is not None:
-        try:
-            grace = int(grace)
-            if not -(1 << 63) <= grace < (1 << 63):  # an int64, as upstream decodes it
-                raise ValueError
-        except (TypeError, ValueError):
-            raise E.bad_request(f'invalid value for gracePeriodSeconds: "{src.get("gracePeriodSeconds")}"') from None
+    if pp is not None and pp not in ("Orphan", "Background", "Foreground"):
+        errs.append(E.field_not_supported("propagationPolicy", pp, ["Foreground", "Background", "Orphan", "nil"]))
+    bad = [v for v in dr_list if v and v != "All"]
+    if bad:
+        errs.append(E.field_not_supported("dryRun", bad, ["All"]))
     if errs:
         raise E.invalid("DeleteOptions", "", errs, group="meta.k8s.io")
     pre = src.get("preconditions") or {}
