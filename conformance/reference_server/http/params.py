@@ -21,12 +21,31 @@ def truthy(value: str | None) -> bool:
     return C.go_bool(value)
 
 
-def dry_run(values: list[str]) -> bool:
-    """`dryRun=All` ⇒ True; anything else ⇒ 422 as upstream's option validation."""
-    values = [v for v in values if v != ""]
-    bad = [v for v in values if v != "All"]
-    if bad:
-        raise E.invalid("CreateOptions", "", [E.field_not_supported("dryRun", bad, ["All"])], group="meta.k8s.io")
+_FIELD_VALIDATION = ("", "Ignore", "Strict", "Warn")  # `allowedFieldValidationValues.List()`, sorted
+
+
+def _dry_run_errors(values: list[str]) -> list[E.FieldError]:
+    """`ValidateDryRun`: every value `All`, else NotSupported with the whole `[]string` (`dryRun=` too)."""
+    if any(v != "All" for v in values):
+        return [E.field_not_supported("dryRun", list(values), ["All"])]
+    return []
+
+
+def _write_option_errors(query: Mapping[str, str], dry_run_values: list[str]) -> list[E.FieldError]:
+    """`ValidateCreateOptions` / `ValidateUpdateOptions` (and the tail of `ValidatePatchOptions`), in their order:
+    fieldManager, dryRun, fieldValidation (apimachinery meta/v1/validation/validation.go)."""
+    errs = validate_manager(query.get("fieldManager") or "") + _dry_run_errors(dry_run_values)
+    fv = query.get("fieldValidation") or ""
+    if fv not in _FIELD_VALIDATION:
+        errs.append(E.field_not_supported("fieldValidation", fv, _FIELD_VALIDATION))
+    return errs
+
+
+def dry_run(values: list[str], options_kind: str = "CreateOptions") -> bool:
+    """`dryRun=All` ⇒ True; any other value ⇒ 422 as upstream's option validation (`dryrun.IsDryRun`: any value)."""
+    errs = _dry_run_errors(values)
+    if errs:
+        raise E.invalid(options_kind, "", errs, group="meta.k8s.io")
     return bool(values)
 
 
@@ -41,24 +60,27 @@ def field_manager(query: Mapping[str, str], user_agent: str | None, options_kind
 
 
 def patch_options(query: Mapping[str, str], apply: bool) -> tuple[str, bool]:
-    """`ValidatePatchOptions`: `force` only with apply, `fieldManager` required by apply; (manager, force)."""
+    """`ValidatePatchOptions`: `force` only with apply, `fieldManager` required by apply, then the write options'
+    checks; (manager, force)."""
     fm = query.get("fieldManager") or ""
     errs: list[E.FieldError] = []
     if not apply and "force" in query:
         errs.append(E.field_forbidden("force", "may not be specified for non-apply patch"))
     if apply and not fm:
         errs.append(E.field_required("fieldManager", "is required for apply patch"))
-    errs += validate_manager(fm)
+    errs += _write_option_errors(query, list(query.getall("dryRun", [])) if hasattr(query, "getall") else [])
     if errs:
         raise E.invalid("PatchOptions", "", errs, group="meta.k8s.io")
     return fm, bool(C.optional_flag(query, "force"))
 
 
-def field_validation(query: Mapping[str, str]) -> str:
-    v = query.get("fieldValidation", "Warn") or "Warn"
-    if v not in ("Strict", "Warn", "Ignore"):
-        raise E.bad_request(f'fieldValidation must be one of "Ignore", "Warn", or "Strict", got "{v}"')
-    return v
+def field_validation(query: Mapping[str, str], options_kind: str = "CreateOptions") -> str:
+    """The `fieldValidation` directive (`Warn` unless set), once the request's write options are valid: a create's
+    or update's handler validates them all (`Validate<options_kind>`, one 422) before it decodes the body."""
+    errs = _write_option_errors(query, list(query.getall("dryRun", [])) if hasattr(query, "getall") else [])
+    if errs:
+        raise E.invalid(options_kind, "", errs, group="meta.k8s.io")
+    return query.get("fieldValidation") or "Warn"
 
 
 def list_options(query: Mapping[str, str], name: str = "") -> ListOptions:

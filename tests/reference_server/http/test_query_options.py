@@ -123,3 +123,23 @@ def test_force_is_true_for_any_value_but_0_or_false(http, url, namespaces):
         == 409
     r = http.patch(cm, data=body % "b", headers=headers, params={"fieldManager": "two", "force": "yes"})
     assert r.status_code == 200 and r.json()["data"] == {"k": "b"}
+
+
+def test_write_options_are_validated_together_before_the_body(http, url, namespaces):
+    """`ValidateCreateOptions` / `ValidateUpdateOptions` / `ValidatePatchOptions`: fieldManager, dryRun (the whole
+    `[]string`), fieldValidation (NotSupported, not a 400) in one 422, before the body is decoded."""
+    name = namespaces.create()["metadata"]["name"]
+    cm = f"{url}/api/v1/namespaces/{name}/configmaps"
+    params = [("dryRun", "All"), ("dryRun", "Some"), ("fieldValidation", "Loud"), ("fieldManager", "a\tb")]
+    fm = 'fieldManager: Invalid value: "a\\tb": invalid character U+0009 (at position 1)'
+    rest = ('dryRun: Unsupported value: []string{"All", "Some"}: supported values: "All", fieldValidation: '
+            'Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"]')
+    r = http.post(cm, data=b"not json", params=params, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["message"] == f'CreateOptions.meta.k8s.io "" is invalid: [{fm}, {rest}'
+    r = http.put(f"{cm}/c", data=b"not json", params=params, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["message"] == f'UpdateOptions.meta.k8s.io "" is invalid: [{fm}, {rest}'
+    r = http.patch(f"{cm}/c", data=b"{}", params=params, headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 422 and r.json()["message"] == f'PatchOptions.meta.k8s.io "" is invalid: [{fm}, {rest}'
+    r = http.post(cm, json={"metadata": {"name": "c"}}, params={"dryRun": ""})
+    assert r.status_code == 422 and r.json()["message"] == (
+        'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{""}: supported values: "All"')
