@@ -151,9 +151,7 @@ def delete_options(body: dict[str, Any] | None, query: Mapping[str, str], query_
                                     "orphanDependents and deletionPropagation cannot be both set"))
     if pp is not None and pp not in ("Orphan", "Background", "Foreground"):
         errs.append(E.field_not_supported("propagationPolicy", pp, ["Foreground", "Background", "Orphan", "nil"]))
-    bad = [v for v in dr_list if v and v != "All"]
-    if bad:
-        errs.append(E.field_not_supported("dryRun", bad, ["All"]))
+    errs += _dry_run_errors(dr_list)
     if errs:
         raise E.invalid("DeleteOptions", "", errs, group="meta.k8s.io")
     pre = src.get("preconditions") or {}

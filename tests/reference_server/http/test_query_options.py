@@ -143,3 +143,11 @@ def test_write_options_are_validated_together_before_the_body(http, url, namespa
     r = http.post(cm, json={"metadata": {"name": "c"}}, params={"dryRun": ""})
     assert r.status_code == 422 and r.json()["message"] == (
         'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{""}: supported values: "All"')
+
+
+def test_a_delete_dry_run_error_shows_the_whole_slice(http, url, namespaces):
+    name = namespaces.create()["metadata"]["name"]
+    r = http.delete(f"{url}/api/v1/namespaces/{name}/configmaps/c", params=[("dryRun", "All"), ("dryRun", "")])
+    assert r.status_code == 422 and r.json()["message"] == (
+        'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"All", ""}: supported '
+        'values: "All"')
