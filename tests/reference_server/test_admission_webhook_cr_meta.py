@@ -12,7 +12,8 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 
 from .crds import create_crd, schemaless_crd
-from .test_admission_webhooks import AR, Hook, hook  # noqa: F401 - hook: a fixture
+from .test_admission_webhooks import Hook, hook  # noqa: F401 - hook: a fixture
+from .webhookconfig import AR
 
 
 @pytest.fixture(scope="module")
