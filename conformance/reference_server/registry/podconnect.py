@@ -148,10 +148,10 @@ def query_bool(query: Mapping[str, Any], key: str) -> bool:
 
 
 def query_int(query: Mapping[str, Any], key: str) -> int | None:
-    """`Convert_Slice_string_To_Pointer_int64`: absent or empty is nil; else strconv.ParseInt's value or error
-    (the handler's BadRequest)."""
+    """`Convert_Slice_string_To_Pointer_int64`: absent is nil; else strconv.ParseInt's value or error (the
+    handler's BadRequest; an empty value too: `strconv.ParseInt: parsing "": invalid syntax`)."""
     v = query_value(query, key)
-    return None if v is None or v == "" else parse_int64(v)
+    return None if v is None else parse_int64(v)
 
 
 def parse_int64(v: str) -> int:
