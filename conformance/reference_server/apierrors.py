@@ -5,11 +5,10 @@ in one place and matches upstream byte for byte.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .gofmt import go_quote
+from .gofmt import format_float, go_quote, sharp_v, sharp_v_strings
 
 
 class GoPanic(Exception):
@@ -135,18 +134,47 @@ class FieldError:
         return {"reason": self.type, "message": self.body, "field": self.field}
 
 
+class GoValue(str):
+    """A bad value already printed as `ErrorBody` prints its Go value, for a caller that knows a Go type the
+    Python value cannot tell (`[]core.ResourceQuotaScope{...}`, or `sharp_v(x)` of an unstructured value:
+    `[]interface {}{"a"}` where a typed `[]string` would print `[]string{"a"}`)."""
+
+
+def unstructured_value(value: Any) -> Any:
+    """A decoded JSON value (a custom resource's, an `interface{}`) as `field.Error` holds it: a list or map
+    prints as `[]interface {}{...}` / `map[string]interface {}{...}`, whatever its items."""
+    return GoValue(sharp_v(value)) if isinstance(value, (list, dict)) else value
+
+
 def _go_quote(value: Any) -> str:
-    """A bad value as `field.Error.ErrorBody` prints it: a string `%q` (strconv.Quote), a number or bool `%v`;
-    nil (or a nil pointer) becomes the string "null", so `%q` prints `"null"`."""
+    """A bad value as `field.Error.ErrorBody` (apimachinery util/validation/field/errors.go v0.33) prints it:
+    nil (or a nil pointer; Python's None) becomes the string "null", so `%q` prints `"null"`; an int64, float64
+    or bool `%v` (a float `strconv.FormatFloat(f, 'g', -1, 64)`: `1e+06`, `0.5`); a string `%q`; anything else
+    `%#v`: a list of strings as the `[]string` typed fields hold (`[]string{"a", "b"}`), a map of strings as a
+    `map[string]string` (`map[string]string{"k":"v"}`, keys sorted as fmt sorts them), any other list or map as
+    the decoded JSON it is (`[]interface {}{...}`, `map[string]interface {}{...}`); a `GoValue` as it is."""
+    if isinstance(value, GoValue):
+        return str(value)
     if isinstance(value, str):
         return go_quote(value)
     if value is None:
         return '"null"'
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
         return str(value)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, float):
+        return format_float(value)
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, str) for v in value):
+            return sharp_v_strings(list(value))
+        return sharp_v(list(value))
+    if isinstance(value, dict):
+        if all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            return "map[string]string{" + ", ".join(f"{go_quote(k)}:{go_quote(value[k])}" for k in sorted(value)) \
+                + "}"
+        return sharp_v(value)
+    return go_quote(str(value))
 
 
 def field_invalid(field: str, value: Any, detail: str) -> FieldError:

@@ -91,6 +91,10 @@ def test_log_checks_its_container_and_options(http: requests.Session, url: str, 
            'PodLogOptions "one" is invalid: sinceSeconds: Invalid value: 0: must be greater than 0')
     _error(http.get(f"{base}/one/log", params={"tailLines": "x"}), 400, "BadRequest",
            'strconv.ParseInt: parsing "x": invalid syntax')
+    _error(http.get(f"{base}/one/log", params={"limitBytes": ""}), 400, "BadRequest",  # Pointer_int64: no nil
+           'strconv.ParseInt: parsing "": invalid syntax')
+    _error(http.get(f"{base}/one/log", params={"tailLines": "x\ty"}), 400, "BadRequest",  # NumError's %q
+           'strconv.ParseInt: parsing "x\\ty": invalid syntax')
     _error(http.get(f"{base}/one/log", params={"sinceTime": "2025-01-01T00:00:00Z", "sinceSeconds": "5"}), 422,
            "Invalid", 'PodLogOptions "one" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` '
            "may be specified")

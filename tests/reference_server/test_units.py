@@ -143,3 +143,22 @@ def test_strategic_merge():
     assert out["metadata"]["labels"] == {"n": "m"}
     assert out["spec"]["containers"] == []
     assert strategic_merge_patch({"a": {"b": 1}}, {"a": {"$patch": "delete"}}, EMPTY) == {"a": {}}
+
+
+@pytest.mark.parametrize("value, shown", [
+    (None, '"null"'),                                   # nil (or a nil pointer) becomes the string "null"
+    (True, "true"), (-3, "-3"),                         # int64, bool: %v
+    (0.5, "0.5"), (1e6, "1e+06"), (2.0, "2"), (1e-05, "1e-05"),  # float64: %v is strconv's 'g', shortest
+    (["orphan", "foregroundDeletion"], '[]string{"orphan", "foregroundDeletion"}'),  # %#v of a []string
+    ([], "[]string{}"),
+    ({"b": "2", "a": "1"}, 'map[string]string{"a":"1", "b":"2"}'),                  # %#v, keys sorted as fmt does
+    ([1, "x", None], '[]interface {}{1, "x", interface {}(nil)}'),                  # decoded JSON: interface{}
+    ({"a": [1]}, 'map[string]interface {}{"a":[]interface {}{1}}'),
+    (E.GoValue("[]int32{1, 2}"), "[]int32{1, 2}"),                                  # a type the caller knows
+    (E.unstructured_value(["a"]), '[]interface {}{"a"}'),                          # a custom resource's list
+])
+def test_a_bad_value_of_any_type_is_printed_as_error_body_prints_it(value, shown):
+    """apimachinery util/validation/field/errors.go `ErrorBody` (v0.33): int64/float64/bool `%v`, string `%q`,
+    anything else `%#v`; never JSON."""
+    assert str(E.field_invalid("f", value, "bad")) == f"f: Invalid value: {shown}: bad"
+    assert str(E.field_not_supported("f", value, ["x"])) == f'f: Unsupported value: {shown}: supported values: "x"'

@@ -234,7 +234,7 @@ def request_attributes(method: str, path: str, query: Any = None, user: UserInfo
         q = _query_dict(query)
         decoded = True
         for key in ("limit", "timeoutSeconds"):
-            if q.get(key) and q[key][0] != "" and not _go_int(q[key][0]):
+            if q.get(key) and not _go_int(q[key][0]):  # (`limit=` too: ParseInt("") fails)
                 decoded = False
         sel_name = None
         if q.get("fieldSelector"):

@@ -31,6 +31,8 @@ from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import AdmissionRefusal
+from ..gofmt import go_quote
+from ..paramcodec import NumError, parse_int
 from ..registry import Registry
 from ..registry.conditions import update_pod_condition
 from ..registry.eviction import is_pod_ready, set_disruption_allowed, set_disruption_allowed_condition
@@ -72,11 +74,10 @@ def scaled_value(value: Any, total: int) -> int:
         raise SyncError("invalid value for IntOrString: invalid type: neither int nor percentage")
     if not value.endswith("%"):
         raise SyncError("invalid value for IntOrString: invalid type: string is not a percentage")
-    try:
-        percent = int(value[:-1])
-    except ValueError:
-        raise SyncError(f'invalid value for IntOrString: invalid value "{value}": strconv.Atoi: parsing '
-                        f'"{value[:-1]}": invalid syntax') from None
+    try:  # `strconv.Atoi`; its error and the value printed with `%q` (intstr.go `getIntOrPercentValueSafely`)
+        percent = parse_int(value[:-1], "Atoi")
+    except NumError as exc:
+        raise SyncError(f"invalid value for IntOrString: invalid value {go_quote(value)}: {exc}") from None
     return math.ceil(percent * total / 100)
 
 

@@ -277,9 +277,10 @@ class Handlers:
         return out
 
     # ---- body helpers ----------------------------------------------------------------------------
-    async def _decode(self, request: web.Request, store: GenericStore) -> tuple[dict[str, Any], list[str]]:
+    async def _decode(self, request: web.Request, store: GenericStore,
+                      options_kind: str = "CreateOptions") -> tuple[dict[str, Any], list[str]]:
         raw = await read_body(request)
-        mode = P.field_validation(request.query)
+        mode = P.field_validation(request.query, options_kind)
         repeats: list[Repeats] = []  # (Ignore: no error, but a repeated struct is merged as Go's decoder does)
         if getattr(store, "api_version", "v1") != "v1":  # a named API group (http/groups.py)
             from .groups import decode_group_body
@@ -385,12 +386,12 @@ class Handlers:
                 await asyncio.sleep(exc.interval)
 
     async def _update(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
-        obj, warnings = await self._decode(request, store)
+        obj, warnings = await self._decode(request, store, "UpdateOptions")
         self._fix_namespace(obj, route, store)
         if route.target != "ns-finalize" and self.ctx.deviations.active("body-name-ignored"):
             obj.setdefault("metadata", {})["name"] = route.name
         self._check_name(obj, route.name)
-        dry = P.dry_run(request.query.getall("dryRun", []))
+        dry = P.dry_run(request.query.getall("dryRun", []), "UpdateOptions")
         manager = P.field_manager(request.query, request.headers.get("User-Agent"), "UpdateOptions")
         adm = update_admission(self.ctx.admission, store.info, subresource_name(route.target))
         creates = route.target == "item" and allows_create_on_update(store)
@@ -599,7 +600,7 @@ class Handlers:
             from .groups import decode_unstored_body
             from . import hooks
             decode_stored = hooks.wire_attr("protobuf", "decode_stored")  # a typed client's protobuf Scale
-            mode, repeats = P.field_validation(request.query), []
+            mode, repeats = P.field_validation(request.query, "UpdateOptions"), []
             body = decode_unstored_body(request.headers.get("Content-Type"), raw, SCALE_API_VERSION, SCALE_KIND,
                                         lambda b: decode_stored(b, SCALE_API_VERSION, SCALE_KIND),  # type: ignore[misc]
                                         repeats)
@@ -742,9 +743,9 @@ class Handlers:
         return self._respond(request, out, status, store=store)
 
     async def _delete_collection(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
+        query = P.list_options(request.query)  # (delete.go `DeleteCollection`: the ListOptions decoded first)
         body = await self._delete_body(request)
         opts = P.delete_options(body, request.query, request.query.getall("dryRun", []))
-        query = P.list_options(request.query)
         # its LIST is a LIST: at a resourceVersion the cache has not reached it waits as one (http/cacheread.py)
         await list_read(self.fresh, getattr(self.ctx, "metrics", None), store, query, lambda: None)
         if self.webhooks.active():

@@ -1,4 +1,6 @@
-"""Query parameters and DeleteOptions parsing shared by the handlers."""
+"""Query parameters and DeleteOptions parsing shared by the handlers. The query's values are converted as
+upstream's parameter codec converts them (paramcodec.py: a bool is false only for `0`/`false`, an int64 is
+`strconv.ParseInt` with its error a 400)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -6,6 +8,7 @@ from typing import Any, Mapping
 from multidict import MultiDict, MultiDictProxy
 
 from .. import apierrors as E
+from .. import paramcodec as C
 from ..fieldmanager.manager import manager_or_user_agent, validate_manager
 from ..registry import DeleteOptions, ListOptions, fieldselector
 from ..registry.labelselector import SelectorSyntaxError
@@ -15,15 +18,35 @@ NO_QUERY: MultiDictProxy[str] = MultiDictProxy(MultiDict())  # what `request.que
 
 
 def truthy(value: str | None) -> bool:
-    return (value or "").lower() in ("true", "1")
+    """A bool option's first value (`watch`): `Convert_Slice_string_To_bool` (None: absent)."""
+    return C.go_bool(value)
 
 
-def dry_run(values: list[str]) -> bool:
-    """`dryRun=All` ⇒ True; anything else ⇒ 422 as upstream's option validation."""
-    values = [v for v in values if v != ""]
-    bad = [v for v in values if v != "All"]
-    if bad:
-        raise E.invalid("CreateOptions", "", [E.field_not_supported("dryRun", bad, ["All"])], group="meta.k8s.io")
+_FIELD_VALIDATION = ("", "Ignore", "Strict", "Warn")  # `allowedFieldValidationValues.List()`, sorted
+
+
+def _dry_run_errors(values: list[str]) -> list[E.FieldError]:
+    """`ValidateDryRun`: every value `All`, else NotSupported with the whole `[]string` (`dryRun=` too)."""
+    if any(v != "All" for v in values):
+        return [E.field_not_supported("dryRun", list(values), ["All"])]
+    return []
+
+
+def _write_option_errors(query: Mapping[str, str], dry_run_values: list[str]) -> list[E.FieldError]:
+    """`ValidateCreateOptions` / `ValidateUpdateOptions` (and the tail of `ValidatePatchOptions`), in their order:
+    fieldManager, dryRun, fieldValidation (apimachinery meta/v1/validation/validation.go)."""
+    errs = validate_manager(query.get("fieldManager") or "") + _dry_run_errors(dry_run_values)
+    fv = query.get("fieldValidation") or ""
+    if fv not in _FIELD_VALIDATION:
+        errs.append(E.field_not_supported("fieldValidation", fv, _FIELD_VALIDATION))
+    return errs
+
+
+def dry_run(values: list[str], options_kind: str = "CreateOptions") -> bool:
+    """`dryRun=All` ⇒ True; any other value ⇒ 422 as upstream's option validation (`dryrun.IsDryRun`: any value)."""
+    errs = _dry_run_errors(values)
+    if errs:
+        raise E.invalid(options_kind, "", errs, group="meta.k8s.io")
     return bool(values)
 
 
@@ -38,25 +61,27 @@ def field_manager(query: Mapping[str, str], user_agent: str | None, options_kind
 
 
 def patch_options(query: Mapping[str, str], apply: bool) -> tuple[str, bool]:
-    """`ValidatePatchOptions`: `force` only with apply, `fieldManager` required by apply; (manager, force)."""
+    """`ValidatePatchOptions`: `force` only with apply, `fieldManager` required by apply, then the write options'
+    checks; (manager, force)."""
     fm = query.get("fieldManager") or ""
     errs: list[E.FieldError] = []
     if not apply and "force" in query:
         errs.append(E.field_forbidden("force", "may not be specified for non-apply patch"))
     if apply and not fm:
         errs.append(E.field_required("fieldManager", "is required for apply patch"))
-    errs += validate_manager(fm)
+    errs += _write_option_errors(query, list(query.getall("dryRun", [])) if hasattr(query, "getall") else [])
     if errs:
         raise E.invalid("PatchOptions", "", errs, group="meta.k8s.io")
-    force = (query.get("force") or "") in ("1", "t", "T", "TRUE", "true", "True")
-    return fm, force
+    return fm, bool(C.optional_flag(query, "force"))
 
 
-def field_validation(query: Mapping[str, str]) -> str:
-    v = query.get("fieldValidation", "Warn") or "Warn"
-    if v not in ("Strict", "Warn", "Ignore"):
-        raise E.bad_request(f'fieldValidation must be one of "Ignore", "Warn", or "Strict", got "{v}"')
-    return v
+def field_validation(query: Mapping[str, str], options_kind: str = "CreateOptions") -> str:
+    """The `fieldValidation` directive (`Warn` unless set), once the request's write options are valid: a create's
+    or update's handler validates them all (`Validate<options_kind>`, one 422) before it decodes the body."""
+    errs = _write_option_errors(query, list(query.getall("dryRun", [])) if hasattr(query, "getall") else [])
+    if errs:
+        raise E.invalid(options_kind, "", errs, group="meta.k8s.io")
+    return query.get("fieldValidation") or "Warn"
 
 
 def named_field_selector(fs: str, name: str) -> str:
@@ -77,59 +102,66 @@ def named_field_selector(fs: str, name: str) -> str:
 
 
 def list_options(query: Mapping[str, str], name: str = "") -> ListOptions:
-    """ListOptions from the query; a single-object path implies `metadata.name=<name>` (NS-90)."""
+    """ListOptions from the query (`Convert_url_Values_To_v1_ListOptions`: `timeoutSeconds` is decoded, so
+    checked, before `limit`, even for a LIST); a single-object path implies `metadata.name=<name>` (NS-90)."""
+    C.optional_int64(query, "timeoutSeconds")
+    limit = C.optional_int64(query, "limit") or 0
     fs = query.get("fieldSelector", "")
     if name:
         fs = named_field_selector(fs, name)
-    limit_s = query.get("limit", "")
-    try:
-        limit = int(limit_s) if limit_s else 0
-    except ValueError:
-        raise E.bad_request(f'invalid value for limit: "{limit_s}"') from None
     return ListOptions(label_selector=query.get("labelSelector", ""), field_selector=fs, limit=limit,
                        continue_token=query.get("continue", ""), resource_version=query.get("resourceVersion", ""),
-                       resource_version_match=query.get("resourceVersionMatch", ""))
+                       resource_version_match=query.get("resourceVersionMatch", ""),
+                       send_initial_events=C.optional_flag(query, "sendInitialEvents"))
 
 
 def _bool_opt(v: Any, field: str) -> bool | None:
-    if v is None:
-        return None
-    if isinstance(v, bool):
+    """A body's `orphanDependents` (a JSON bool; anything else refused as before)."""
+    if v is None or isinstance(v, bool):
         return v
-    if isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
-        return v.lower() in ("true", "1")
     raise E.bad_request(f'invalid value for {field}: "{v}"')
+
+
+def _query_delete_options(query: Mapping[str, str]) -> dict[str, Any]:
+    """`Convert_url_Values_To_v1_DeleteOptions`: gracePeriodSeconds (`*int64`, its ParseInt error a 400),
+    orphanDependents (`*bool`: any value but `0`/`false` is true), propagationPolicy (as given)."""
+    src: dict[str, Any] = {}
+    grace = C.optional_int64(query, "gracePeriodSeconds")
+    if grace is not None:
+        src["gracePeriodSeconds"] = grace
+    orphan = C.optional_flag(query, "orphanDependents")
+    if orphan is not None:
+        src["orphanDependents"] = orphan
+    pp = C.first(query, "propagationPolicy")
+    if pp is not None:
+        src["propagationPolicy"] = pp
+    return src
 
 
 def delete_options(body: dict[str, Any] | None, query: Mapping[str, str], query_dry_run: list[str]) -> DeleteOptions:
     """DeleteOptions from a JSON body, else from the query (NS-57), validated like upstream."""
-    src: dict[str, Any] = dict(body or {})
-    if body is None:
-        for k in ("propagationPolicy", "gracePeriodSeconds", "orphanDependents"):
-            if k in query:
-                src[k] = query[k]
+    src: dict[str, Any] = dict(body) if body is not None else _query_delete_options(query)
     dr = src.get("dryRun")
     dr_list = (dr if isinstance(dr, list) else [dr]) if dr is not None else []
     dr_list = [str(x) for x in dr_list] + list(query_dry_run)
+    grace = src.get("gracePeriodSeconds")
+    if grace is not None:  # (a query's is an int64 already; a body's is checked here)
+        try:
+            grace = int(grace)
+            if not -(1 << 63) <= grace < (1 << 63):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise E.bad_request(f'invalid value for gracePeriodSeconds: "{src.get("gracePeriodSeconds")}"') from None
+    # `ValidateDeleteOptions`, in its order
     errs: list[E.FieldError] = []
-    bad = [v for v in dr_list if v and v != "All"]
-    if bad:
-        errs.append(E.field_not_supported("dryRun", bad, ["All"]))
     pp = src.get("propagationPolicy")
-    if pp is not None and pp not in ("Orphan", "Background", "Foreground"):
-        errs.append(E.field_not_supported("propagationPolicy", pp, ["Foreground", "Background", "Orphan"]))
     orphan = _bool_opt(src.get("orphanDependents"), "orphanDependents")
     if orphan is not None and pp is not None:
         errs.append(E.field_invalid("propagationPolicy", pp,
                                     "orphanDependents and deletionPropagation cannot be both set"))
-    grace = src.get("gracePeriodSeconds")
-    if grace is not None:
-        try:
-            grace = int(grace)
-            if not -(1 << 63) <= grace < (1 << 63):  # an int64, as upstream decodes it
-                raise ValueError
-        except (TypeError, ValueError):
-            raise E.bad_request(f'invalid value for gracePeriodSeconds: "{src.get("gracePeriodSeconds")}"') from None
+    if pp is not None and pp not in ("Orphan", "Background", "Foreground"):
+        errs.append(E.field_not_supported("propagationPolicy", pp, ["Foreground", "Background", "Orphan", "nil"]))
+    errs += _dry_run_errors(dr_list)
     if errs:
         raise E.invalid("DeleteOptions", "", errs, group="meta.k8s.io")
     pre = src.get("preconditions") or {}

@@ -11,6 +11,7 @@ from typing import Any, Callable
 from aiohttp import web
 
 from .. import apierrors as E
+from .. import paramcodec as C
 from ..aiotime import within
 from ..metrics.watch import instrument as watch_metrics, not_counted
 from ..metrics.watchcache import replayed
@@ -139,12 +140,11 @@ def _embedded_transform(request: web.Request, kind: str) -> Callable[[dict[str, 
 
 
 def _timeout(query: Any) -> float:
-    t = query.get("timeoutSeconds")
+    """`timeoutSeconds` (a `*int64`, decoded by `list_options` already), 0 or absent: the minimum request
+    timeout stretched at random (get.go `ListResource`); a negative one ends the watch at once."""
+    t = C.optional_int64(query, "timeoutSeconds")
     if t:
-        try:
-            return max(0.0, float(int(t)))
-        except ValueError:
-            raise E.bad_request(f'invalid value for timeoutSeconds: "{t}"') from None
+        return max(0.0, float(t))
     return MIN_REQUEST_TIMEOUT * (1 + random.random())
 
 
@@ -153,10 +153,6 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     """Stream events until `timeoutSeconds`, server shutdown or client disconnect. A version of a CRD with a
     conversion webhook is served from that version's watch cache (`caches`: registry/crconversion/cache.py); any
     CRD's watch ends when its storage is torn down, and one from before its cache's LIST is answered 410."""
-    if request.query.get("sendInitialEvents") is not None:
-        raise E.invalid("ListOptions", "", [E.field_forbidden(
-            "sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate "
-                                 "is enabled")], group="meta.k8s.io")
     _refuse_unstreamable(request, store)
     timeout = _timeout(request.query)
     embed = _embedded_transform(request, store.table_kind)
@@ -168,7 +164,7 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     webhook = getattr(getattr(store, "converter", None), "webhook", False)  # by a CRD's webhook (crconversion.py)
     if present is not None:
         cache_prefix += getattr(store, "present_key", getattr(store, "api_version", "")) + ":"
-    bookmarks = request.query.get("allowWatchBookmarks", "").lower() in ("true", "1")
+    bookmarks = C.flag(request.query, "allowWatchBookmarks")
     deviations = ctx.deviations
     loop = asyncio.get_running_loop()
     too_old: TooOldResourceVersionError | None = None

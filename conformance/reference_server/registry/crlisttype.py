@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..apierrors import FieldError, field_invalid
+from ..apierrors import FieldError, field_invalid, unstructured_value
 from .crkeywords import go_v
 from ..gonet.strconv import quote
 
@@ -60,7 +60,8 @@ def _list(path: str, schema: dict[str, Any], items: list[Any]) -> list[FieldErro
     elif kind == "map":
         bad = next((i for i, x in enumerate(items) if x is not None and not isinstance(x, dict)), None)
         if bad is not None:
-            errs.append(field_invalid(f"{path}[{bad}]", items[bad], "must be an object for an array of list-type map"))
+            errs.append(field_invalid(f"{path}[{bad}]", unstructured_value(items[bad]),
+                                       "must be an object for an array of list-type map"))
         elif len(items) > 1:
             names = [str(k) for k in schema.get("x-kubernetes-list-map-keys") or []]
             if len(names) == 1:

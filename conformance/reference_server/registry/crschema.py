@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ..apierrors import FieldError, field_invalid, field_not_supported, field_required, unstructured_value
 from ..wire.openapi_schemas import object_meta_fields, unknown_in
 from . import crformats, crkeywords, crobjectmeta
 from .correlation import deep_equal
@@ -351,7 +351,7 @@ def _check(obj: Any, schema: dict[str, Any], path: str, old: Any) -> list[FieldE
                 errs += validate(item, schema["items"], f"{where}[{i}]", _NO_OLD if old_item is None else old_item)
         errs += crkeywords.array_errors(obj, schema, where)
     if "enum" in schema and obj not in schema["enum"]:
-        errs.append(field_not_supported(where, obj, [str(v) for v in schema["enum"]]))
+        errs.append(field_not_supported(where, unstructured_value(obj), [str(v) for v in schema["enum"]]))
     if isinstance(obj, dict):
         errs += crkeywords.object_errors(obj, schema, where)
         props = schema.get("properties") or {}

@@ -25,11 +25,11 @@ from urllib.parse import quote as url_quote
 from .. import apierrors as E
 from ..cel.libs.conversions import parse_rfc3339
 from ..gonet.strconv import quote
+from ..paramcodec import int64_value
 from .shapes import as_list
 
 CONTAINER_KINDS = ("initContainers", "containers", "ephemeralContainers")  # podutil.VisitContainers' order
 _INT = re.compile(r"[+-]?[0-9]+\Z")
-MAX_INT64 = (1 << 63) - 1
 
 
 PREFERRED_ADDRESS_TYPES = ("InternalIP", "ExternalIP", "Hostname")  # kubeadm's kube-apiserver flag (kind's)
@@ -148,20 +148,15 @@ def query_bool(query: Mapping[str, Any], key: str) -> bool:
 
 
 def query_int(query: Mapping[str, Any], key: str) -> int | None:
-    """`Convert_Slice_string_To_Pointer_int64`: absent or empty is nil; else strconv.ParseInt's value or error
-    (the handler's BadRequest)."""
+    """`Convert_Slice_string_To_Pointer_int64`: absent is nil; else strconv.ParseInt's value or error (the
+    handler's BadRequest; an empty value too: `strconv.ParseInt: parsing "": invalid syntax`)."""
     v = query_value(query, key)
-    return None if v is None or v == "" else parse_int64(v)
+    return None if v is None else parse_int64(v)
 
 
 def parse_int64(v: str) -> int:
-    """strconv.ParseInt(v, 10, 64), its errors a BadRequest (the parameter codec's)."""
-    if not _INT.match(v):
-        raise E.bad_request(f'strconv.ParseInt: parsing "{v}": invalid syntax')
-    n = int(v)
-    if not -MAX_INT64 - 1 <= n <= MAX_INT64:
-        raise E.bad_request(f'strconv.ParseInt: parsing "{v}": value out of range')
-    return n
+    """strconv.ParseInt(v, 10, 64), its errors a BadRequest (the parameter codec's, its text `%q`-quoted)."""
+    return int64_value(v)
 
 
 def query_time(query: Mapping[str, Any], key: str) -> str | None:

@@ -90,6 +90,7 @@ class ListOptions:
     continue_token: str = ""
     resource_version: str = ""
     resource_version_match: str = ""
+    send_initial_events: bool | None = None  # `*bool`: None when the query has no `sendInitialEvents`
 
 
 @dataclass
@@ -824,10 +825,18 @@ def validate_list_options(opts: ListOptions, *, watch: bool) -> None:
     error, in upstream's order (NS-28, NS-92)."""
     errs: list[E.FieldError] = []
     m = opts.resource_version_match
+    sie = opts.send_initial_events
+    if sie is not None and watch:  # (the WatchList feature gate is off in 1.33)
+        if m != "NotOlderThan":
+            errs.append(E.field_forbidden("resourceVersionMatch",
+                                          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+        errs.append(E.field_forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the "
+                                                           "WatchList feature gate is enabled"))
     if m and watch:
-        errs.append(E.field_forbidden("resourceVersionMatch",
-                                      "resourceVersionMatch is forbidden for watch unless sendInitialEvents "
-                                      "is provided"))
+        if sie is None:
+            errs.append(E.field_forbidden("resourceVersionMatch",
+                                          "resourceVersionMatch is forbidden for watch unless sendInitialEvents "
+                                          "is provided"))
         if m != "NotOlderThan":
             errs.append(E.field_not_supported("resourceVersionMatch", m, ["NotOlderThan"]))
         if opts.continue_token:
@@ -845,6 +854,8 @@ def validate_list_options(opts: ListOptions, *, watch: bool) -> None:
         if m == "Exact" and opts.resource_version == "0":
             errs.append(E.field_forbidden("resourceVersionMatch",
                                           'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+    if sie is not None and not watch:
+        errs.append(E.field_forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
     if errs:
         raise E.invalid("ListOptions", "", errs, group="meta.k8s.io")
 

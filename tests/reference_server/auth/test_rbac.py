@@ -73,6 +73,8 @@ def attrs(method, path, query=None, who=ALICE):
     ("GET", "/api/v1/namespaces", {"fieldSelector": "metadata.name!=foo"}, ("list", "", "namespaces", "", "", "")),
     ("GET", "/api/v1/namespaces", {"fieldSelector": "metadata.name=foo", "limit": "x"},
      ("list", "", "namespaces", "", "", "")),
+    ("GET", "/api/v1/namespaces", {"fieldSelector": "metadata.name=foo", "timeoutSeconds": ""},
+     ("list", "", "namespaces", "", "", "")),
     ("GET", "/api/v1/namespaces", {"fieldSelector": "status.phase=Active,metadata.name=foo"},
      ("list", "", "namespaces", "", "", "foo")),
     ("GET", "/api/v1/namespaces/a/pods/p/log", None, ("get", "", "pods", "log", "a", "p")),

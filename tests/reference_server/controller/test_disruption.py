@@ -6,7 +6,10 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any, NamedTuple
 
-from conformance.reference_server.controller.disruption import DisruptionController, label_selector_string
+import pytest
+
+from conformance.reference_server.controller.disruption import (DisruptionController, SyncError, label_selector_string,
+                                                                 scaled_value)
 from conformance.reference_server.registry import ListOptions, Registry
 from conformance.reference_server.storage import MemoryStore
 
@@ -247,3 +250,18 @@ def test_a_pending_recheck_does_not_hide_events():
         finally:
             await c.stop()
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("value, error", [
+    ("1_0%", 'invalid value "1_0%": strconv.Atoi: parsing "1_0": invalid syntax'),
+    (" 5%", 'invalid value " 5%": strconv.Atoi: parsing " 5": invalid syntax'),
+    ('a"b%', 'invalid value "a\\"b%": strconv.Atoi: parsing "a\\"b": invalid syntax'),
+    ("\t%", 'invalid value "\\t%": strconv.Atoi: parsing "\\t": invalid syntax'),
+    (f"{1 << 63}%", f'invalid value "{1 << 63}%": strconv.Atoi: parsing "{1 << 63}": value out of range'),
+])
+def test_a_percentage_atoi_refuses_is_quoted_as_intstr_does(value, error):
+    """intstr.go `getIntOrPercentValueSafely`: `fmt.Errorf("invalid value %q: %v", ...)` of `strconv.Atoi`'s error
+    (a Python int() would have taken `1_0` and ` 5`)."""
+    with pytest.raises(SyncError) as exc:
+        scaled_value(value, 10)
+    assert str(exc.value) == f"invalid value for IntOrString: {error}"

@@ -325,3 +325,29 @@ def test_the_pod_strategy_runs_the_create_rules_and_annotation_checks():
     with _pytest.raises(StatusError) as err:
         pods.create(body)
     assert "spec.ephemeralContainers: Forbidden: cannot be set on create" in err.value.status["message"]
+
+
+def test_dns_search_list_length_counts_bytes_as_go_does():
+    """`validatePodDNSConfig`: `len(strings.Join(searches, " ")) > 2048` counts bytes; 7 search paths of 150 `é`
+    are 1056 characters but 2106 bytes (and each path is over 253 bytes, `IsDNS1123SubdomainWithUnderscore`)."""
+    searches = ["é" * 150] * 7
+    errs = pod_errors(lambda s: s.update(dnsPolicy="None", dnsConfig={"nameservers": ["1.1.1.1"],
+                                                                      "searches": searches}))
+    total = [e for e in errs if e.startswith("spec.dnsConfig.searches: ")]
+    assert len(total) == 1 and total[0].endswith(": must not have more than 2048 characters (including spaces) in "
+                                                 "the search list")
+    assert "must be no more than 253 characters" in next(e for e in errs if e.startswith("spec.dnsConfig.searches[0]"))
+    ascii_ok = pod_errors(lambda s: s.update(dnsPolicy="None", dnsConfig={"nameservers": ["1.1.1.1"],
+                                                                          "searches": ["a" * 63] * 7}))
+    assert ascii_ok == []
+
+
+def test_free_text_lengths_count_bytes_as_go_does():
+    """`IsConfigMapKey`'s 253 and quobyte's tenant (`len(volume.Tenant) >= 65`) are byte counts: 200 `é` (400
+    bytes) and 40 `é` (80 bytes) are over them, though under in characters."""
+    from conformance.reference_server.registry.podvalidation.fields import config_map_key_errors
+    from conformance.reference_server.registry.podvalidation.legacyvolumes import _quobyte as quobyte_errors
+    assert "must be no more than 253 characters" in config_map_key_errors("é" * 200)
+    errs = quobyte_errors({"registry": "reg:7861", "volume": "v", "tenant": "é" * 40}, "spec.volumes[0].quobyte")
+    assert [str(e) for e in errs][:1] == ["spec.volumes[0].quobyte.tenant: Required value: must be a UUID and may "
+                                          "not exceed a length of 64 characters"]

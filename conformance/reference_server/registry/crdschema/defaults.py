@@ -15,8 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ...apierrors import FieldError, aggregate, field_invalid, field_required
-from ...gofmt import sharp_v
+from ...apierrors import FieldError, aggregate, field_invalid, field_required, unstructured_value
 from .. import crdrules, crobjectmeta, crschema
 from ..validation import is_dns1035_label, validate_object_meta
 
@@ -34,10 +33,8 @@ def _embedded(s: dict[str, Any]) -> bool:
 
 
 def invalid(path: str, value: Any, detail: str) -> FieldError:
-    """`field.Invalid` with a decoded JSON value: maps and slices print as Go's `%#v`."""
-    if isinstance(value, (dict, list)):
-        return FieldError("FieldValueInvalid", path, f"Invalid value: {sharp_v(value)}: {detail}")
-    return field_invalid(path, value, detail)
+    """`field.Invalid` with a decoded JSON value: maps and slices print as Go's `%#v` of an `interface{}`."""
+    return field_invalid(path, unstructured_value(value), detail)
 
 
 def _join(base: str | None, name: str) -> str:

@@ -7,6 +7,7 @@ import re
 from typing import Any, Callable, Iterable
 
 from ...apierrors import FieldError, field_duplicate, field_forbidden, field_invalid
+from ...gonet.strconv import to_bytes
 from ..validation import PORT_RANGE, is_valid_port_name as port_name_errors, is_valid_port_num as port_num_errors
 from ..validation import max_len_error, regex_error
 
@@ -42,7 +43,7 @@ def relaxed_env_name_errors(name: str) -> list[str]:
 def config_map_key_errors(key: str) -> list[str]:
     """`IsConfigMapKey`."""
     errs: list[str] = []
-    if len(key) > 253:
+    if len(to_bytes(key)) > 253:  # (bytes, as Go's len)
         errs.append(max_len_error(253))
     if not _CONFIG_KEY.match(key):
         errs.append(regex_error("a valid config key must consist of alphanumeric characters, '-', '_' or '.'",

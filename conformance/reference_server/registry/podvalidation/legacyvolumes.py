@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ...gofmt import sharp_v_strings
+from ...gonet.strconv import to_bytes  # (Go's len() of a string counts its bytes)
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label
 from .fields import integer
@@ -73,7 +74,7 @@ def iscsi_errors(source: dict[str, Any], path: str, *, persistent: bool = False)
     too, and a set secretRef's name required."""
     portal = text(source, "targetPortal")
     errs = [] if portal else [field_required(f"{path}.targetPortal")]
-    if persistent and isinstance(source.get("initiatorName"), str) and len(":" + portal) > 64:
+    if persistent and isinstance(source.get("initiatorName"), str) and len(to_bytes(":" + portal)) > 64:
         errs.append(field_invalid(f"{path}.targetportal", portal, ISCSI_LENGTH_MSG))
     prefix_msg = ISCSI_FORMAT_MSG if persistent else ISCSI_PREFIX_MSG
     iqn = text(source, "iqn")
@@ -102,7 +103,7 @@ def iscsi_errors(source: dict[str, Any], path: str, *, persistent: bool = False)
 
 def iscsi_name_length(vol_name: str, source: dict[str, Any], path: str) -> list[FieldError]:
     """`validateVolumeSource`'s check of an iscsi volume with an initiator name, at the volume's `name`."""
-    if isinstance(source.get("initiatorName"), str) and len(f"{vol_name}:{text(source, 'targetPortal')}") > 64:
+    if isinstance(source.get("initiatorName"), str) and len(to_bytes(f"{vol_name}:{text(source, 'targetPortal')}")) > 64:
         return [field_invalid(f"{path}.name", vol_name, ISCSI_LENGTH_MSG)]
     return []
 
@@ -154,7 +155,7 @@ def _quobyte(source: dict[str, Any], path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     if not registry:
         errs.append(field_required(f"{path}.registry", QUOBYTE_REGISTRY_MSG))
-    elif len(text(source, "tenant")) >= 65:
+    elif len(to_bytes(text(source, "tenant"))) >= 65:
         errs.append(field_required(f"{path}.tenant", "must be a UUID and may not exceed a length of 64 characters"))
     else:
         errs += [field_invalid(f"{path}.registry", registry, QUOBYTE_REGISTRY_MSG)

@@ -18,6 +18,7 @@ from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ...gofmt import go_quote, sharp_v_strings
+from ...gonet.strconv import to_bytes
 from ..shapes import as_dict, as_list
 from ..status_validation import ip_errors
 from ..validation import (is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
@@ -102,7 +103,7 @@ def _host_network_ports(spec: dict[str, Any], path: str, *, is_pod: bool) -> lis
 
 def _subdomain_with_underscore(value: str) -> list[str]:
     """apimachinery's `IsDNS1123SubdomainWithUnderscore`."""
-    errs = [max_len_error(253)] if len(value) > 253 else []
+    errs = [max_len_error(253)] if len(to_bytes(value)) > 253 else []  # (bytes, as Go's len)
     if not _SUBDOMAIN_UNDERSCORE.match(value):
         errs.append(regex_error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
                                 "'_', '-' or '.', and must start and end with an alphanumeric character",
@@ -131,7 +132,7 @@ def _dns_config(spec: dict[str, Any], path: str) -> list[FieldError]:
     if len(searches) > 32:
         errs.append(FieldError("FieldValueInvalid", f"{path}.searches", f"Invalid value: "
                                f"{sharp_v_strings(searches)}: must not have more than 32 search paths"))
-    if len(" ".join(searches)) > 2048:
+    if len(to_bytes(" ".join(searches))) > 2048:  # Go's len: bytes
         errs.append(FieldError("FieldValueInvalid", f"{path}.searches", f"Invalid value: "
                                f"{sharp_v_strings(searches)}: must not have more than 2048 characters (including "
                                "spaces) in the search list"))
