@@ -440,8 +440,26 @@ def serve_scale(store: Any, crd: dict[str, Any], version: dict[str, Any]) -> Non
     store.subresources = {"scale": SUBRESOURCE_VERBS} if store.scale_model is not None else {}
 
 
+def selectable_fields(crd: dict[str, Any], namespaced: bool) -> tuple[str, ...]:
+    """The field labels a custom resource's field selector may name (apiserver/conversion/converter.go
+    `ConvertFieldLabel`: `metadata.name`, a namespaced one's `metadata.namespace`, then each served version's
+    `selectableFields` JSONPath without its leading dot; CustomResourceFieldSelectors is GA in 1.32). Every served
+    version's are accepted by each (upstream: the requested version's own)."""
+    out = ["metadata.name"] + (["metadata.namespace"] if namespaced else [])
+    for v in (crd.get("spec") or {}).get("versions") or []:
+        if not isinstance(v, dict) or not v.get("served"):
+            continue
+        for f in v.get("selectableFields") or []:
+            path = f.get("jsonPath") if isinstance(f, dict) else None
+            if isinstance(path, str) and path.removeprefix(".") not in out:
+                out.append(path.removeprefix("."))
+    return tuple(out)
+
+
 class CustomResourceStore(StoredVersions, GroupStore):
     """REST storage of one CRD's resources (its storage version)."""
+
+    field_kind = ""  # its field selector's values are those at their paths (store.py `field_kind`)
 
     def __init__(self, crd: dict[str, Any], store: Store, deviations: Deviations = NONE,
                  observe: Callable[..., None] | None = None):
@@ -450,11 +468,13 @@ class CustomResourceStore(StoredVersions, GroupStore):
         version = storage_version(crd) or spec["versions"][0]
         schema = (version.get("schema") or {}).get("openAPIV3Schema")
         props = frozenset((schema or {}).get("properties") or {}) - {"apiVersion", "kind", "metadata"}
+        namespaced = spec.get("scope") == "Namespaced"
         info = ResourceInfo(names["kind"], spec["names"]["plural"], names.get("singular") or names["kind"].lower(),
-                            tuple(names.get("shortNames") or ()), namespaced=spec.get("scope") == "Namespaced",
+                            tuple(names.get("shortNames") or ()), namespaced=namespaced,
                             fields=props, name_rule="subdomain",
                             keeps_unknown_fields=bool((schema or {}).get("x-kubernetes-preserve-unknown-fields")),
-                            list_kind_name=names.get("listKind") or "")
+                            list_kind_name=names.get("listKind") or "",
+                            selectable_fields=selectable_fields(crd, namespaced), custom_field_labels=True)
         strategy, status_strategy = version_strategies(crd, version, info, storage=True)
         key = f"{spec['names']['plural']}.{spec['group']}"  # (the plural is immutable)
         super().__init__(info, _KeyedStore(store, key),  # type: ignore[arg-type]

@@ -23,8 +23,14 @@ def _at(obj: Any, path: str) -> Any:
 
 
 def _string(obj: dict[str, Any], path: str) -> str:
+    """`fmt.Sprint` of the value at `path` ("" when unset: a custom resource's `selectableFields`, whose
+    schema types are string, integer or boolean, customresource/strategy.go `selectableFields`)."""
     v = _at(obj, path)
-    return v if isinstance(v, str) else "" if v is None else str(v)
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "" if v is None else str(v)
 
 
 def _bool(path: str) -> Callable[[dict[str, Any]], str]:

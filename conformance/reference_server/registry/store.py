@@ -328,7 +328,13 @@ class GenericStore:
 
     def predicate(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         return make_predicate(opts.label_selector, opts.field_selector, self.info.selectable_fields,
-                              self.info.custom_field_labels, self.info.kind)
+                              self.info.custom_field_labels, self.field_kind)
+
+    @property
+    def field_kind(self) -> str:
+        """The kind whose `ToSelectableFields` computes its field values (registry/selectablefields.py); a custom
+        resource's (registry/crd.py) is "": each value is the one at its path, whatever its kind is called."""
+        return self.info.kind
 
     def check_list(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         """A LIST's refusals before any read (options, selectors, the resourceVersion's parse); its predicate."""

@@ -21,6 +21,8 @@ from .strategy import ConvertingStrategy
 class CustomResourceView(VersionView):
     """One served version of a CRD that is not its storage version."""
 
+    field_kind = ""  # as the storage version's store (registry/crd.py)
+
     def __init__(self, base: Any, version: str, converter: Converter, strategies: tuple[Any, Any]):
         storage_api, api = base.api_version, f"{base.group}/{version}"
         served = ServedVersion(version, lambda o: converter.convert(o, storage_api),
