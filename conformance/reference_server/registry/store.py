@@ -860,11 +860,13 @@ def _split_key(key: str) -> tuple[str, str]:
 
 
 def _restore_system_meta(new: dict[str, Any], old: dict[str, Any]) -> None:
-    """`rest.BeforeUpdate` + `FillObjectMetaSystemFields`: system fields always come from storage."""
+    """`rest.BeforeUpdate` (apiserver pkg/registry/rest/update.go): the generation, uid, creationTimestamp and
+    deletion fields come from storage (selfLink: `PrepareObjectForStorage` clears it); `generateName` is the
+    body's, as any other field (validated by `ValidateObjectMetaAccessor`, never restored)."""
     new["name"] = old.get("name")
     if old.get("namespace"):
         new["namespace"] = old["namespace"]
-    for f in ("generateName", "uid", "creationTimestamp", "generation", "selfLink"):
+    for f in ("uid", "creationTimestamp", "generation", "selfLink"):
         if f in old:
             new[f] = old[f]
         else:
