@@ -35,6 +35,8 @@ from .strategy import Strategy
 from ..memo import remember
 from ..gonet.strconv import quote
 from ..warning import add_warning
+from ..wire import gowritten
+from ..wire.schema import OUTPUT_MESSAGES
 
 MAX_GENERATE_ATTEMPTS = 8
 DELETE_BATCH = 200  # delete_collection_async lets the event loop run after this many deletions
@@ -158,6 +160,14 @@ class GenericStore:
                 {k: v for k, v in meta.items() if k not in META_ORDER}
         return out
 
+    def _stored(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """`_normalize` for what a write stores: a built-in kind's nil fields as Go writes them (`null`, read back
+        from protobuf storage: wire/gowritten.py), once here rather than on every read."""
+        out = self._normalize(obj)
+        if getattr(self, "crd_name", None):
+            return out
+        return gowritten.written(out, OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind"))))
+
     # ---- create ----------------------------------------------------------------------------------
     def create(self, obj: dict[str, Any], *, dry_run: bool = False, field_manager: str = "",
                manage: Manage | None = None,
@@ -179,6 +189,9 @@ class GenericStore:
             status_sub = getattr(self, "status_strategy", None) is not None
             zero = getattr(self, "field_manager_zero", None) or \
                 {f: {} for f in ("spec", "status") if builtin and f in self.info.fields}
+            if builtin:  # `Creater.New`'s nil fields are `null` too (a body's `"rules": null` then owns nothing)
+                api_version = getattr(self, "api_version", "v1")
+                zero = gowritten.written(zero, OUTPUT_MESSAGES.get((api_version, self.info.kind)))
             ignored = {"status": frozenset({"spec"}), "finalize": frozenset({"status"})}
             if status_sub or (builtin and "status" in self.info.fields):
                 ignored[""] = frozenset({"status"})
@@ -229,7 +242,7 @@ class GenericStore:
                 cmeta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_DNS, cmeta["name"]))
             cmeta["creationTimestamp"] = M.now()
             cmeta["resourceVersion"] = ""  # keeps the key's position; storage fills it in
-            candidate = self._normalize(candidate)
+            candidate = self._stored(candidate)
             after = validate_admit(candidate) if validate_admit is not None else None
             try:
                 created = self._store_create(candidate, dry_run)
@@ -465,7 +478,7 @@ class GenericStore:
                 add_warning(text)
             if manage is None and "managedFields" not in nmeta and cmeta.get("managedFields"):
                 nmeta["managedFields"] = cmeta["managedFields"]  # an unmanaged write keeps them as they are
-            new = self._normalize(new)
+            new = self._stored(new)
             new["metadata"]["resourceVersion"] = cmeta.get("resourceVersion")
             result["new"] = new
             if strategy.should_delete_during_update(new, current):
