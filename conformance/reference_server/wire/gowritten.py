@@ -21,9 +21,10 @@ from ._gobyvalue_table import NIL_WRITTEN
 
 
 @cache
-def _written(message: str) -> frozenset[str]:
-    """The JSON names of `message`'s fields (inlined structs' included) that Go writes `null` when nil."""
-    return frozenset(name for name, f in schema.json_fields(message).items() if name in NIL_WRITTEN.get(f.message, ()))
+def _written(message: str) -> tuple[str, ...]:
+    """The JSON names of `message`'s fields (inlined structs' included) that Go writes `null` when nil, in Go's
+    field order (the order they are added in)."""
+    return tuple(name for name, f in schema.json_fields(message).items() if name in NIL_WRITTEN.get(f.message, ()))
 
 
 def written(obj: Any, message: str | None) -> Any:

@@ -16,7 +16,9 @@ def test_absent_and_empty_nil_written_fields_are_null() -> None:
 
 def test_nested_structs_lists_and_the_original_untouched() -> None:
     body = {"addressType": "IPv4", "metadata": {"name": "e"}}
-    assert written(body, "discovery.EndpointSlice") == {**body, "endpoints": None, "ports": None}
+    out = written(body, "discovery.EndpointSlice")
+    assert out == {**body, "endpoints": None, "ports": None}
+    assert list(out) == ["addressType", "metadata", "endpoints", "ports"]  # added in Go's field order
     assert body == {"addressType": "IPv4", "metadata": {"name": "e"}}
     lr = {"spec": {}}
     assert written(lr, "core.LimitRange") == {"spec": {"limits": None}} and lr == {"spec": {}}
