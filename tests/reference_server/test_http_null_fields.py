@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import status_of
+from .conftest import status_of, unique
 from .kubectl_run import run_kubectl
 
 JSON_BODY = {"Content-Type": "application/json"}
@@ -196,3 +196,54 @@ def test_json_patch_adding_nulls(http, url, ns):
     assert r.status_code == 200, r.text
     meta = r.json()["metadata"]
     assert meta["labels"] == {"x": ""} and "annotations" not in meta and "immutable" not in r.json()
+
+
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+
+
+def test_nil_field_without_omitempty_is_answered_null(http, url, ns, watch, tmp_path):
+    """A Role's and a ClusterRole's `rules` (no `omitempty`) left out, or sent empty, is answered `"rules": null`
+    (wire/gowritten.py: Go writes a nil slice so, and an empty one is nil once read back from protobuf storage) in
+    the create answer, a GET, a list, a watch event and YAML; a body's `null` there owns nothing in managedFields
+    (the empty object it is compared with has the same `null`)."""
+    roles = f"{url}{RBAC}/namespaces/{ns}/roles"
+    rv = http.get(roles).json()["metadata"]["resourceVersion"]
+    w = watch(roles, {"resourceVersion": rv})
+    r = http.post(roles, json={"metadata": {"name": "a"}})
+    assert r.status_code == 201, r.text
+    assert r.json()["rules"] is None and '"rules":null' in r.text
+    event = w.until(lambda e: e["object"]["metadata"]["name"] == "a", what="the ADDED event")[-1]
+    assert "rules" in event["object"] and event["object"]["rules"] is None
+    r = http.post(roles, json={"metadata": {"name": "b"}, "rules": None})
+    assert r.status_code == 201 and r.json()["rules"] is None
+    assert "managedFields" not in r.json()["metadata"]
+    r = http.post(roles, json={"metadata": {"name": "c", "labels": {"x": "y"}}, "rules": []})
+    assert r.status_code == 201 and r.json()["rules"] is None
+    r = http.put(f"{roles}/c", json={"metadata": {"name": "c"}, "rules": [{"verbs": ["get"], "resources": ["pods"],
+                                                                          "apiGroups": [""]}]})
+    assert r.status_code == 200 and r.json()["rules"][0]["verbs"] == ["get"]
+    r = http.put(f"{roles}/c", json={"metadata": {"name": "c"}})
+    assert r.status_code == 200 and r.json()["rules"] is None
+    assert http.get(f"{roles}/a").json()["rules"] is None
+    assert [i["rules"] for i in http.get(roles).json()["items"]] == [None, None, None]
+    assert "\nrules: null\n" in http.get(f"{roles}/a", headers={"Accept": "application/yaml"}).text
+    cluster_role = unique("nullrules")
+    r = http.post(f"{url}{RBAC}/clusterroles", json={"metadata": {"name": cluster_role}})
+    try:
+        assert r.status_code == 201 and r.json()["rules"] is None
+        proc = run_kubectl(url, tmp_path, "get", "clusterrole", cluster_role, "-o", "yaml")
+        assert proc.returncode == 0, proc.stderr
+        assert "\nrules: null\n" in proc.stdout
+    finally:
+        http.delete(f"{url}{RBAC}/clusterroles/{cluster_role}")
+
+
+def test_nested_nil_fields_without_omitempty(http, url, ns):
+    """Nested structs too: an EndpointSlice's `endpoints` and `ports`, a LimitRange's `spec.limits`."""
+    r = http.post(f"{url}/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices",
+                  json={"metadata": {"name": "e"}, "addressType": "IPv4"})
+    assert r.status_code == 201, r.text
+    assert (r.json()["endpoints"], r.json()["ports"]) == (None, None)
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/limitranges", json={"metadata": {"name": "l"}, "spec": {}})
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"] == {"limits": None}

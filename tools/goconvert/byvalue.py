@@ -50,7 +50,7 @@ def _package(repo: str, tag: str, path: str) -> list[str]:
 def build(repos: dict[str, str], tag: str) -> dict[str, set[str]]:
     """Each table's qualified fields: `BY_VALUE` (the field), `ITEMS` (a slice's items), `VALUES` (a map's
     values) held by value; `NIL_OMITTED`: a pointer, slice or map that Go's encoder omits when nil
-    (`omitempty`; without it, nil is written `null`)."""
+    (`omitempty`); `NIL_WRITTEN`: one it writes `null` when nil (no `omitempty`)."""
     sys.path.insert(0, str(ROOT))
     from conformance.reference_server.wire import schema
     from conformance.reference_server.wire._proto_table import MESSAGES
@@ -60,7 +60,8 @@ def build(repos: dict[str, str], tag: str) -> dict[str, set[str]]:
     for prefix, (_, _, imp) in SOURCES.items():
         for src in packages[prefix]:
             underlying.update(((imp, n), base) for n, base in _NAMED.findall(src))
-    out: dict[str, set[str]] = {"BY_VALUE": set(), "ITEMS": set(), "VALUES": set(), "NIL_OMITTED": set()}
+    out: dict[str, set[str]] = {"BY_VALUE": set(), "ITEMS": set(), "VALUES": set(), "NIL_OMITTED": set(),
+                                "NIL_WRITTEN": set()}
     for prefix, (_, _, own) in SOURCES.items():
         for src in packages[prefix]:
             imports = _imports(src)
@@ -75,8 +76,9 @@ def build(repos: dict[str, str], tag: str) -> dict[str, set[str]]:
                     table = _held(typ, imports, own, underlying)
                     if table is not None:
                         out[table].add(model[json_name].qualified)
-                    if table != "BY_VALUE" and "omitempty" in options.split(","):
-                        out["NIL_OMITTED"].add(model[json_name].qualified)
+                    if table != "BY_VALUE":
+                        omitted = "omitempty" in options.split(",")
+                        out["NIL_OMITTED" if omitted else "NIL_WRITTEN"].add(model[json_name].qualified)
     return out
 
 
@@ -175,7 +177,8 @@ def main() -> None:
            "or interface):\n`BY_VALUE` the field itself, `ITEMS` the items of a slice, `VALUES` the values of a map; a "
            "JSON `null` given to one\nleaves it as it was (decode.go `literalStore`), unless its type has an "
            "`UnmarshalJSON` of its own. `NIL_OMITTED`:\nthe pointers, slices and maps (`null` sets them to nil) that "
-           "Go writes not at all when nil (`omitempty`).\n`DESCRIBED_BY_VALUE`: `BY_VALUE` for the Go structs of the "
+           "Go writes not at all when nil (`omitempty`);\n`NIL_WRITTEN`: those it writes `null` when nil (no "
+           "`omitempty`).\n`DESCRIBED_BY_VALUE`: `BY_VALUE` for the Go structs of the "
            'kinds wire/crdtypes.py describes (a CRD, an APIService),\nkeyed `<kind>.<struct>`."""')
     lines = [doc]
     for name, table in tables.items():

@@ -36,6 +36,8 @@ from ..memo import remember
 from ..wire import gomaps
 from ..gonet.strconv import quote
 from ..warning import add_warning
+from ..wire import gowritten
+from ..wire.schema import OUTPUT_MESSAGES
 
 MAX_GENERATE_ATTEMPTS = 8
 DELETE_BATCH = 200  # delete_collection_async lets the event loop run after this many deletions
@@ -161,10 +163,14 @@ class GenericStore:
         return out
 
     def _stored_form(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """What a create or update stores: `_normalize(obj)` with each Go map's keys sorted, as the Go type
-        kube-apiserver decodes into writes them (wire/gomaps.py); done once here, so reads answer the stored
-        order. `obj` is left untouched (a map out of order is copied, with the dicts on its way)."""
-        return gomaps.sorter(self.api_version, self.info.kind)(self._normalize(obj))
+        """What a create or update stores: `_normalize(obj)`, a built-in kind's nil fields as Go writes them
+        (`null`, read back from protobuf storage: wire/gowritten.py), and each Go map's keys sorted, as the Go
+        type kube-apiserver decodes into writes them (wire/gomaps.py); done once here, so reads answer the stored
+        form. `obj` is left untouched (a map out of order is copied, with the dicts on its way)."""
+        out = self._normalize(obj)
+        if not getattr(self, "crd_name", None):
+            out = gowritten.written(out, OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind"))))
+        return gomaps.sorter(self.api_version, self.info.kind)(out)
 
     def _in_order(self, change: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
         """`change` (a storage update's function that sets metadata fields: a deletion's marks) with its result
@@ -196,6 +202,9 @@ class GenericStore:
             status_sub = getattr(self, "status_strategy", None) is not None
             zero = getattr(self, "field_manager_zero", None) or \
                 {f: {} for f in ("spec", "status") if builtin and f in self.info.fields}
+            if builtin:  # `Creater.New`'s nil fields are `null` too (a body's `"rules": null` then owns nothing)
+                api_version = getattr(self, "api_version", "v1")
+                zero = gowritten.written(zero, OUTPUT_MESSAGES.get((api_version, self.info.kind)))
             ignored = {"status": frozenset({"spec"}), "finalize": frozenset({"status"})}
             if status_sub or (builtin and "status" in self.info.fields):
                 ignored[""] = frozenset({"status"})
@@ -896,11 +905,13 @@ def _split_key(key: str) -> tuple[str, str]:
 
 
 def _restore_system_meta(new: dict[str, Any], old: dict[str, Any]) -> None:
-    """`rest.BeforeUpdate` + `FillObjectMetaSystemFields`: system fields always come from storage."""
+    """`rest.BeforeUpdate` (apiserver pkg/registry/rest/update.go): the generation, uid, creationTimestamp and
+    deletion fields come from storage (selfLink: `PrepareObjectForStorage` clears it); `generateName` is the
+    body's, as any other field (validated by `ValidateObjectMetaAccessor`, never restored)."""
     new["name"] = old.get("name")
     if old.get("namespace"):
         new["namespace"] = old["namespace"]
-    for f in ("generateName", "uid", "creationTimestamp", "generation", "selfLink"):
+    for f in ("uid", "creationTimestamp", "generation", "selfLink"):
         if f in old:
             new[f] = old[f]
         else:

@@ -427,11 +427,13 @@ class CronJobStrategy(_Generation):
         spec.setdefault("suspend", False)
         spec.setdefault("successfulJobsHistoryLimit", 3)
         spec.setdefault("failedJobsHistoryLimit", 1)
-        jt = spec.get("jobTemplate")
-        if isinstance(jt, dict):
-            if not isinstance(jt.get("spec"), dict):
-                jt["spec"] = {}
-            _job_defaults(jt["spec"], template=True)
+        # `SetObjectDefaults_CronJob` defaults the pod spec of the job template (held by value), sent or not
+        if not isinstance(spec.get("jobTemplate"), dict):
+            spec["jobTemplate"] = {}
+        jt = spec["jobTemplate"]
+        if not isinstance(jt.get("spec"), dict):
+            jt["spec"] = {}
+        _job_defaults(jt["spec"], template=True)
 
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
         return _name_warnings(obj) + job_spec_warnings("spec.jobTemplate.spec", _job_template_spec(obj))

@@ -72,7 +72,7 @@ def test_lost_rules_and_subjects_come_back_unless_protected():
     assert {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": ["watch"]} in got["rules"]
     assert len(got["rules"]) == 1 + 3 + 6 + 2  # the lost rules broken down: one verb, group and resource each
     assert got["metadata"]["labels"]["mine"] == "kept"
-    assert clusterroles.get("", "system:kube-dns")["rules"] == []  # protected: left alone
+    assert clusterroles.get("", "system:kube-dns")["rules"] is None  # protected: left alone (empty: `null`)
     assert [s["name"] for s in bindings.get("kube-system", "system::leader-locking-kube-scheduler")["subjects"]] == \
         ["mine", "system:kube-scheduler", "kube-scheduler"]
 

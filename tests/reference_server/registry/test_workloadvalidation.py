@@ -276,6 +276,21 @@ def test_cronjob_errors() -> None:
     assert update_errors("CronJob", {**spec, "schedule": "0 * * * *"}, lambda s: s.update(schedule="*/5 * * * *")) == []
 
 
+@pytest.mark.parametrize("job_template", ["missing", None, {}, {"spec": None}])
+def test_cronjob_without_a_job_template_is_defaulted_as_an_empty_one(job_template: Any) -> None:
+    """`SetObjectDefaults_CronJob` (pkg/apis/batch/v1/zz_generated.defaults.go) defaults the pod spec of the job
+    template, a struct held by value, whether it was sent or not: the errors are an empty template's (no Required
+    terminationGracePeriodSeconds, restartPolicy or dnsPolicy)."""
+    spec: dict[str, Any] = {"schedule": "0 * * * *"}
+    if job_template != "missing":
+        spec["jobTemplate"] = job_template
+    empty = errors("CronJob", {**spec, "jobTemplate": {"spec": {"template": {"spec": {}}}}})
+    assert empty == ["spec.jobTemplate.spec.template.spec.containers: Required value",
+                     'spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", '
+                     '"Never"']
+    assert errors("CronJob", spec) == empty
+
+
 def test_job_managed_by_is_a_short_domain_prefixed_path_and_immutable() -> None:
     """`validateJobSpec`'s managedBy (1.33's JobManagedBy): `IsDomainPrefixedPath`, at most 63 bytes; immutable on
     update (`ValidateJobSpecUpdate`)."""
