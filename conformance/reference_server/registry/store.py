@@ -33,7 +33,7 @@ from .kinds import ResourceInfo
 from .selectors import make_predicate, selects_exactly
 from .strategy import Strategy
 from ..memo import remember
-from ..wire import gomaps, gostructs
+from ..wire import gostructs
 from ..gonet.strconv import quote
 from ..warning import add_warning
 
@@ -164,8 +164,7 @@ class GenericStore:
         (wire/gostructs.py) and each Go map's keys sorted (wire/gomaps.py), as the Go type kube-apiserver decodes
         into writes them; done once here, so reads answer the stored order. `obj` is left untouched (what is out
         of order is copied, with the dicts on its way)."""
-        ordered = gostructs.orderer(self.api_version, self.info.kind)(self._normalize(obj))
-        return gomaps.sorter(self.api_version, self.info.kind)(ordered)
+        return gostructs.typed_form(self.api_version, self.info.kind)(self._normalize(obj))
 
     def _in_order(self, change: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
         """`change` (a storage update's function that sets metadata fields: a deletion's marks) with its result

@@ -18,7 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable
 
-from . import crdtypes, schema
+from . import crdtypes, gomaps, schema
 
 _TYPE_META = {"kind": -2, "apiVersion": -1}  # metav1.TypeMeta, inlined first in every top-level kind
 _LAST = 1 << 30
@@ -135,3 +135,12 @@ def orderer(api_version: str, kind: str) -> Callable[[dict[str, Any]], dict[str,
     if message is None:
         return lambda obj: obj
     return lambda obj: order_typed(obj, message, root=True)
+
+
+@lru_cache(maxsize=None)
+def typed_form(api_version: str, kind: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """An object of a built-in kind as its Go type writes it: struct fields in Go's order, then each Go map's keys
+    sorted (wire/gomaps.py). For whatever stores an object (registry/store.py, and a writer that changes a stored
+    one in place: a pod's binding); `obj` is never changed."""
+    order, sort = orderer(api_version, kind), gomaps.sorter(api_version, kind)
+    return lambda obj: sort(order(obj))

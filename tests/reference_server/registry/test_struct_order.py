@@ -125,3 +125,25 @@ def test_crd_fields_in_go_struct_order(http: requests.Session, url: str) -> None
                 in raw, raw
     finally:
         http.delete(f"{base}/gadgets.{group}")
+
+
+def test_binding_writes_in_go_struct_order(http: requests.Session, url: str) -> None:
+    """pods/binding changes the stored pod itself (`BindingREST`): its `nodeName` lands in PodSpec's place, its
+    annotations merged sorted, the PodScheduled condition after `phase` (PodStatus's order)."""
+    name = unique("order")
+    base = url + "/api/v1/namespaces/default/pods"
+    created = http.post(base, json={"metadata": {"name": name, "annotations": {"m": "1"}},
+                                    "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    assert created.status_code == 201, created.text
+    try:
+        bound = http.post(f"{base}/{name}/binding", json={"metadata": {"name": name, "annotations": {"a": "2"}},
+                                                         "target": {"kind": "Node", "name": "n1"}})
+        assert bound.status_code == 201, bound.text
+        raw = http.get(f"{base}/{name}").content
+        assert b'"annotations":{"a":"2","m":"1"}' in raw, raw
+        spec, status = list(_object(raw)["spec"]), list(_object(raw)["status"])
+        assert spec.index("serviceAccountName") < spec.index("nodeName") < spec.index("securityContext"), spec
+        assert status[:3] == ["phase", "conditions", "qosClass"], status
+    finally:
+        http.delete(f"{base}/{name}", params={"gracePeriodSeconds": "0"})
+
