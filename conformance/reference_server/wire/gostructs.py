@@ -9,7 +9,8 @@ struct's order (go-to-protobuf writes them so), and `schema.json_fields` flatten
 VolumeSource, Probe's ProbeHandler, PersistentVolumeSpec's PersistentVolumeSource, ...) in place; checked
 against k8s.io/api v0.33.9's types.go for every served message. A CustomResourceDefinition follows
 apiextensions-apiserver `pkg/apis/apiextensions/v1/types.go` and `types_jsonschema.go` (wire/crdtypes.py's
-`STRUCTS`, declared in that order). A key the Go type does not have (none after pruning) goes last, in the order
+`STRUCTS`, declared in that order), an APIService kube-aggregator's `pkg/apis/apiregistration/v1/types.go`
+(wire/apiservicetypes.py). A key the Go type does not have (none after pruning) goes last, in the order
 sent. Done once, when an object is stored (registry/store.py), copy on write as wire/gomaps.py: GET, LIST and
 watch answer the stored order and the read path pays nothing.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable
 
-from . import crdtypes, gomaps, schema
+from . import apiservicetypes, crdtypes, gomaps, schema
 
 _TYPE_META = {"kind": -2, "apiVersion": -1}  # metav1.TypeMeta, inlined first in every top-level kind
 _LAST = 1 << 30
@@ -90,47 +91,59 @@ def order_typed(obj: dict[str, Any], message: str, root: bool = False) -> dict[s
     return _ordered(obj, values, lambda k: info[k][0] if k in info else _LAST)
 
 
+_TABLES: dict[str, dict[str, dict[str, Any]]] = {"crd": crdtypes.STRUCTS, "apiservice": apiservicetypes.STRUCTS}
+"""Go structs outside the field model (wire/crdtypes.py's notation, in Go's declaration order)."""
+
+
 @lru_cache(maxsize=None)
-def _crd_rank(struct: str) -> dict[str, int]:
-    return {k: i for i, k in enumerate(crdtypes.STRUCTS[struct])}
+def _rank(table: str, struct: str) -> dict[str, int]:
+    return {k: i for i, k in enumerate(_TABLES[table][struct])}
 
 
-def _crd_value(v: Any, t: Any) -> Any:
-    """`v` of the CRD Go type `t` (wire/crdtypes.py) with its structs' fields in Go's order."""
+def _go_value(v: Any, t: Any, table: str) -> Any:
+    """`v` of the Go type `t` of `table` (a CRD's: wire/crdtypes.py, or an APIService's) with its structs' fields
+    in Go's order."""
+    structs = _TABLES[table]
     if isinstance(t, tuple):
         if t[0] in ("slice", "map") and isinstance(v, (list, dict)) and (t[0] == "slice") == isinstance(v, list):
-            return _map(v, lambda x: _crd_value(x, t[1]))
+            return _map(v, lambda x: _go_value(x, t[1], table))
         return v
     if t == "or-array" and isinstance(v, list):  # JSONSchemaPropsOrArray: a schema or a list of them
-        return _map(v, lambda x: _crd_value(x, "JSONSchemaProps"))
+        return _map(v, lambda x: _go_value(x, "JSONSchemaProps", table))
     if t in ("or-array", "or-bool", "or-string-array"):  # a schema, or a bool / a list of strings
         t = "JSONSchemaProps"
-    if not isinstance(v, dict) or t not in crdtypes.STRUCTS:
+    if not isinstance(v, dict) or t not in structs:
         return v  # a scalar, or `JSON` (default, example, enum: its raw bytes kept as sent, as v1.JSON's)
-    fields = crdtypes.STRUCTS[t]
-    values = {k: _crd_value(x, fields[k]) if k in fields else x for k, x in v.items()}
-    rank = _crd_rank(t)
+    fields = structs[t]
+    values = {k: _go_value(x, fields[k], table) if k in fields else x for k, x in v.items()}
+    rank = _rank(table, t)
     return _ordered(v, values, lambda k: rank.get(k, _LAST))
 
 
-def _order_crd(obj: dict[str, Any]) -> dict[str, Any]:
-    """A CustomResourceDefinition: TypeMeta, metadata, spec, status (apiextensions `types.go`)."""
-    values = dict(obj)
-    for name, struct in (("spec", "CustomResourceDefinitionSpec"), ("status", "CustomResourceDefinitionStatus")):
-        if name in obj:
-            values[name] = _crd_value(obj[name], struct)
-    if isinstance(obj.get("metadata"), dict):
-        values["metadata"] = order_typed(obj["metadata"], "meta.ObjectMeta")
-    rank = {"kind": 0, "apiVersion": 1, "metadata": 2, "spec": 3, "status": 4}
-    return _ordered(obj, values, lambda k: rank.get(k, _LAST))
+def _top_level(table: str, spec: str, status: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A top-level kind outside the field model: TypeMeta, metadata (ObjectMeta), spec, status (the Go types
+    of `table`)."""
+    top = {"kind": 0, "apiVersion": 1, "metadata": 2, "spec": 3, "status": 4}
+
+    def order(obj: dict[str, Any]) -> dict[str, Any]:
+        values = dict(obj)
+        for name, struct in (("spec", spec), ("status", status)):
+            if name in obj:
+                values[name] = _go_value(obj[name], struct, table)
+        if isinstance(obj.get("metadata"), dict):
+            values["metadata"] = order_typed(obj["metadata"], "meta.ObjectMeta")
+        return _ordered(obj, values, lambda k: top.get(k, _LAST))
+    return order
 
 
 @lru_cache(maxsize=None)
 def orderer(api_version: str, kind: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """How a stored object of a built-in kind gets its struct fields in Go's order: through the field model's
-    message, a CRD's Go types, else (an APIService, outside the field model) only its TypeMeta and ObjectMeta."""
+    message, a CRD's or an APIService's Go types; another kind is left as it is."""
     if api_version.startswith("apiextensions.k8s.io/") and kind == "CustomResourceDefinition":
-        return _order_crd
+        return _top_level("crd", "CustomResourceDefinitionSpec", "CustomResourceDefinitionStatus")
+    if api_version.startswith("apiregistration.k8s.io/") and kind == "APIService":
+        return _top_level("apiservice", "APIServiceSpec", "APIServiceStatus")
     message = schema.OUTPUT_MESSAGES.get((api_version, kind))
     if message is None:
         return lambda obj: obj

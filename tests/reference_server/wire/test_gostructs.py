@@ -39,8 +39,14 @@ def test_group_kinds_raw_extension_and_unknown_kinds() -> None:
            "metadata": {}}
     out = gostructs.orderer("apps/v1", "ControllerRevision")(rev)
     assert list(out) == ["kind", "apiVersion", "metadata", "data", "revision"] and out["data"] is rev["data"]
-    api = {"kind": "APIService", "spec": {"version": "v1", "group": "x"}}
-    assert gostructs.orderer("apiregistration.k8s.io/v1", "APIService")(api) is api  # outside the field model
+    api = {"spec": {"versionPriority": 1, "version": "v1", "service": {"port": 443, "name": "s"}, "group": "x"},
+           "kind": "APIService", "apiVersion": "apiregistration.k8s.io/v1", "metadata": {}}
+    out = gostructs.orderer("apiregistration.k8s.io/v1", "APIService")(api)  # kube-aggregator's types
+    assert list(out) == ["kind", "apiVersion", "metadata", "spec"]
+    assert list(out["spec"]) == ["service", "group", "version", "versionPriority"]
+    assert list(out["spec"]["service"]) == ["name", "port"]
+    other = {"b": 1, "a": 2}
+    assert gostructs.orderer("example.com/v1", "Other")(other) is other  # outside every table: as it is
 
 
 def test_crd_structs_ordered_json_values_kept() -> None:
