@@ -65,41 +65,39 @@ def test_pod_fields_in_go_struct_order(http: requests.Session, url: str) -> None
         http.delete(f"{base}/{name}", params={"gracePeriodSeconds": "0"})
 
 
-def test_service_fields_in_go_struct_order(http: requests.Session, url: str) -> None:
-    name = unique("order")
-    base = url + "/api/v1/namespaces/default/services"
-    body = ('{"apiVersion":"v1","kind":"Service","metadata":{"name":"%s"},"spec":{"type":"ClusterIP",'
-            '"selector":{"b":"1","a":"2"},"ports":[{"targetPort":8080,"port":80,"name":"http"}]}}' % name)
+def _spec_in_order(http: requests.Session, base: str, name: str, body: str, fragment: bytes,
+                   order: tuple[str, ...]) -> None:
+    """Create `body`; every answer holds `fragment` and its spec's keys `order` in that order."""
     created = http.post(base, data=body, headers=JSON)
     assert created.status_code == 201, created.text
     try:
         for raw in _answers(http, base, name, created):
-            assert b'"spec":{"ports":[{"name":"http","protocol":"TCP","port":80,"targetPort":8080}],' \
-                   b'"selector":{"a":"2","b":"1"},"clusterIP":"' in raw, raw
+            assert fragment in raw, raw
             keys = list(_object(raw)["spec"])
-            assert keys.index("clusterIPs") < keys.index("type") < keys.index("sessionAffinity") < \
-                keys.index("ipFamilies") < keys.index("ipFamilyPolicy") < keys.index("internalTrafficPolicy"), keys
+            assert [keys.index(k) for k in order] == sorted(keys.index(k) for k in order), keys
     finally:
         http.delete(f"{base}/{name}")
+
+
+def test_service_fields_in_go_struct_order(http: requests.Session, url: str) -> None:
+    name = unique("order")
+    body = ('{"apiVersion":"v1","kind":"Service","metadata":{"name":"%s"},"spec":{"type":"ClusterIP",'
+            '"selector":{"b":"1","a":"2"},"ports":[{"targetPort":8080,"port":80,"name":"http"}]}}' % name)
+    _spec_in_order(http, url + "/api/v1/namespaces/default/services", name, body,
+                   b'"spec":{"ports":[{"name":"http","protocol":"TCP","port":80,"targetPort":8080}],'
+                   b'"selector":{"a":"2","b":"1"},"clusterIP":"',
+                   ("clusterIPs", "type", "sessionAffinity", "ipFamilies", "ipFamilyPolicy", "internalTrafficPolicy"))
 
 
 def test_deployment_fields_in_go_struct_order(http: requests.Session, url: str) -> None:
     name = unique("order")
-    base = url + "/apis/apps/v1/namespaces/default/deployments"
     body = ('{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"%s"},"spec":{'
             '"template":{"spec":{"containers":[{"image":"i","name":"c"}]},"metadata":{"labels":{"app":"x"}}},'
             '"selector":{"matchLabels":{"app":"x"}},"replicas":2}}' % name)
-    created = http.post(base, data=body, headers=JSON)
-    assert created.status_code == 201, created.text
-    try:
-        for raw in _answers(http, base, name, created):
-            assert b'"spec":{"replicas":2,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":' \
-                   b'{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i",' in raw, raw
-            keys = list(_object(raw)["spec"])
-            assert keys.index("template") < keys.index("strategy") < keys.index("revisionHistoryLimit") < \
-                keys.index("progressDeadlineSeconds"), keys
-    finally:
-        http.delete(f"{base}/{name}")
+    _spec_in_order(http, url + "/apis/apps/v1/namespaces/default/deployments", name, body,
+                   b'"spec":{"replicas":2,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":'
+                   b'{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i",',
+                   ("template", "strategy", "revisionHistoryLimit", "progressDeadlineSeconds"))
 
 
 def test_crd_fields_in_go_struct_order(http: requests.Session, url: str) -> None:
