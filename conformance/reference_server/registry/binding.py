@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..storage import KeyNotFoundError, object_key
+from ..wire import gostructs
 from .conditions import update_pod_condition
 from .shapes import as_dict
 
@@ -74,7 +75,7 @@ def bind_pod(store: Any, namespace: str, url_name: str, binding: dict[str, Any],
             pmeta["annotations"] = {**as_dict(pmeta.get("annotations")), **annotations}
         status = pod.setdefault("status", {})
         update_pod_condition(status, "PodScheduled", "True")  # reason and message cleared
-        return pod
+        return gostructs.typed_form("v1", "Pod")(pod)  # nodeName, the annotations, the condition in Go's order
 
     try:
         if dry_run:

@@ -33,7 +33,7 @@ from .kinds import ResourceInfo
 from .selectors import check_syntax, make_predicate, selects_exactly
 from .strategy import Strategy
 from ..memo import remember
-from ..wire import gomaps
+from ..wire import gostructs
 from ..gonet.strconv import quote
 from ..warning import add_warning
 from ..wire import gowritten
@@ -164,13 +164,14 @@ class GenericStore:
 
     def _stored_form(self, obj: dict[str, Any]) -> dict[str, Any]:
         """What a create or update stores: `_normalize(obj)`, a built-in kind's nil fields as Go writes them
-        (`null`, read back from protobuf storage: wire/gowritten.py), and each Go map's keys sorted, as the Go
-        type kube-apiserver decodes into writes them (wire/gomaps.py); done once here, so reads answer the stored
-        form. `obj` is left untouched (a map out of order is copied, with the dicts on its way)."""
+        (`null`, read back from protobuf storage: wire/gowritten.py), then each struct's fields in the Go struct's
+        order (wire/gostructs.py) and each Go map's keys sorted (wire/gomaps.py), as the Go type kube-apiserver
+        decodes into writes them; done once here, so reads answer the stored form. `obj` is left untouched (what
+        is out of order is copied, with the dicts on its way)."""
         out = self._normalize(obj)
         if not getattr(self, "crd_name", None):
             out = gowritten.written(out, OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind"))))
-        return gomaps.sorter(self.api_version, self.info.kind)(out)
+        return gostructs.typed_form(self.api_version, self.info.kind)(out)
 
     def _in_order(self, change: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
         """`change` (a storage update's function that sets metadata fields: a deletion's marks) with its result
