@@ -127,6 +127,25 @@ def cm(server: RunningServer, ns: str, name: str, **kw: Any) -> requests.Respons
                          json={"metadata": {"name": name}, "data": {"a": "b"}}, **kw)
 
 
+def test_the_review_sends_the_object_as_its_go_type_encodes_it(server, hook, ns):
+    """`CreateV1AdmissionReview` encodes the typed object: its structs' fields in Go's order and its maps sorted,
+    whatever order the client sent (a ConfigMap: kind, apiVersion, metadata, data), to a mutating webhook
+    too, which sees the object before the registry stores it."""
+    cfg = configure(server, MUTATING, ns,
+                    clientConfig={"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle})
+    try:
+        body = '{"data": {"y": "1", "x": "2"}, "metadata": {"labels": {"b": "1", "a": "2"}, "name": "ordered"}}'
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/configmaps", data=body,
+                          headers={"Content-Type": "application/json"})
+        assert r.status_code == 201, r.text
+        sent = hook.reviews[-1][1]["request"]["object"]
+        assert list(sent) == ["kind", "apiVersion", "metadata", "data"]
+        assert list(sent["data"]) == ["x", "y"] and list(sent["metadata"]["labels"]) == ["a", "b"]
+        assert list(sent["metadata"])[:2] == ["name", "namespace"]
+    finally:
+        unconfigure(server, MUTATING, cfg)
+
+
 def test_validating_webhook_allows_and_denies(server, hook, ns):
     cfg = configure(server, "validatingwebhookconfigurations", ns,
                     clientConfig={"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle})

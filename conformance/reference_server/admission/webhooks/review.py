@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from ... import apierrors as E
+from ...wire.gostructs import typed_form
 from .matching import Attributes
 
 API_VERSION, KIND = "admission.k8s.io/v1", "AdmissionReview"
@@ -43,9 +44,24 @@ def request(a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | Non
         info["groups"] = list(user.groups)
     if getattr(user, "extra", None):
         info["extra"] = {k: list(v) for k, v in user.extra.items()}
-    req.update({"operation": a.operation, "userInfo": info, "object": obj, "oldObject": old, "dryRun": dry_run,
-                "options": options})
+    req.update({"operation": a.operation, "userInfo": info, "object": encoded(obj), "oldObject": encoded(old),
+                "dryRun": dry_run, "options": options})
     return {"kind": KIND, "apiVersion": API_VERSION, "request": req}
+
+
+def encoded(obj: Any) -> Any:
+    """An object as the review encodes it: a built-in kind's typed object, its structs' fields in Go's order and
+    its maps sorted (wire/gostructs.py; the object decoded from a body still has the client's order); a custom
+    resource gets its metadata's maps sorted only (upstream: every level, as an unstructured map)."""
+    if not isinstance(obj, dict):
+        return obj
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return obj
+    try:
+        return typed_form(api_version, kind)(obj)
+    except (TypeError, AttributeError, KeyError):  # a shape the decoder let through that the walk cannot read
+        return obj
 
 
 def response(webhook: str, sent: dict[str, Any], body: Any, *, mutating: bool = False) -> dict[str, Any]:
