@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .gofmt import format_float, go_quote, sharp_v, sharp_v_strings
+from .gofmt import format_float, go_quote, sharp_v, sharp_v_string_map, sharp_v_strings
 
 
 class GoPanic(Exception):
@@ -171,8 +171,7 @@ def _go_quote(value: Any) -> str:
         return sharp_v(list(value))
     if isinstance(value, dict):
         if all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-            return "map[string]string{" + ", ".join(f"{go_quote(k)}:{go_quote(value[k])}" for k in sorted(value)) \
-                + "}"
+            return sharp_v_string_map(value)
         return sharp_v(value)
     return go_quote(str(value))
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from .gonet.strconv import quote as go_quote  # `strconv.Quote`: `%q`, and `%#v` of a string
 
-__all__ = ["format_float", "go_quote", "go_type", "plain_v", "q_strings", "sharp_v", "sharp_v_ints",
+__all__ = ["format_float", "go_quote", "go_type", "plain_v", "q_strings", "sharp_v", "sharp_v_ints", "sharp_v_string_map",
            "sharp_v_strings"]
 
 
@@ -69,6 +69,15 @@ def sharp_v_strings(values: Sequence[Any] | None, type_name: str = "[]string") -
     if not isinstance(values, (list, tuple)):
         return type_name + "(nil)"
     return type_name + "{" + ", ".join(go_quote(str(v)) for v in values) + "}"
+
+
+def sharp_v_string_map(value: Any, type_name: str = "map[string]string") -> str:
+    """`%#v` of a `map[string]string`: `map[string]string{"a":"1", "b":"2"}`, keys sorted as fmt sorts them, each
+    key and value `strconv.Quote`d; a nil map (None, or anything that is not a dict) `map[string]string(nil)`."""
+    if not isinstance(value, dict):
+        return type_name + "(nil)"
+    return type_name + "{" + ", ".join(f"{go_quote(str(k))}:{go_quote(str(v))}" for k, v in sorted(value.items())) \
+        + "}"
 
 
 def sharp_v_ints(values: Sequence[Any] | None, type_name: str = "[]int32") -> str:

@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from .. import apierrors as E
 from .rbac import Attributes, Authorizer, RuleResolver, RuleSet, UserInfo
-from ..gofmt import go_quote
+from ..gofmt import go_quote, sharp_v_string_map
 
 GROUP = "authorization.k8s.io"
 VERSION = "v1"
@@ -143,9 +143,7 @@ def normalize_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
 # ---- validation texts ------------------------------------------------------------------------------------
 
 def _go_map(m: Mapping[str, str] | None) -> str:
-    if not m:
-        return "map[string]string(nil)"
-    return "map[string]string{" + ", ".join(f"{go_quote(k)}:{go_quote(v)}" for k, v in sorted(m.items())) + "}"
+    return sharp_v_string_map(m or None)  # (an empty map printed as nil, as this module always has)
 
 
 def _go_non_resource(nra: Mapping[str, str]) -> str:

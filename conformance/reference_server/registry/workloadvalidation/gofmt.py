@@ -6,18 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...gofmt import go_quote, sharp_v_strings
+from ...gofmt import go_quote, sharp_v_string_map as go_string_map, sharp_v_strings
 from ..shapes import as_dict
 
 ADDRESS = "0xc000000000"
-
-
-def go_string_map(value: Any) -> str:
-    """`%#v` of a `map[string]string` (keys sorted; nil for an absent map)."""
-    if not isinstance(value, dict):
-        return "map[string]string(nil)"
-    pairs = (f"{go_quote(str(k))}:{go_quote(str(v))}" for k, v in sorted(value.items()))
-    return "map[string]string{" + ", ".join(pairs) + "}"
 
 
 def go_label_selector(selector: Any) -> str:
