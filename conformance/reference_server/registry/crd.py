@@ -39,6 +39,7 @@ from .crscale import CustomScale, scale_model, validate_subresources
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .crdschema.defaults import validate_embedded
 from ..wire import gomaps
+from ..wire.crdopenapi import selectable_paths
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions, ListOptions
@@ -447,12 +448,9 @@ def selectable_fields(crd: dict[str, Any], namespaced: bool) -> tuple[str, ...]:
     version's are accepted by each (upstream: the requested version's own)."""
     out = ["metadata.name"] + (["metadata.namespace"] if namespaced else [])
     for v in (crd.get("spec") or {}).get("versions") or []:
-        if not isinstance(v, dict) or not v.get("served"):
-            continue
-        for f in v.get("selectableFields") or []:
-            path = f.get("jsonPath") if isinstance(f, dict) else None
-            if isinstance(path, str) and path.removeprefix(".") not in out:
-                out.append(path.removeprefix("."))
+        for path in selectable_paths(crd, v.get("name")) if isinstance(v, dict) and v.get("served") else ():
+            if path not in out:
+                out.append(path)
     return tuple(out)
 
 

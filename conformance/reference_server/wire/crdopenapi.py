@@ -269,9 +269,7 @@ def kind_schema(crd: dict[str, Any], version: str, v3: bool, type_meta: dict[str
         props["apiVersion"], props["kind"] = dict(type_meta["apiVersion"]), dict(type_meta["kind"])
         _embedded(out, not v3, type_meta)
     out["x-kubernetes-group-version-kind"] = [{"group": n.group, "kind": n.kind, "version": n.version}]
-    declared = version_field(crd, version, "selectableFields") or ()
-    selectable = [{"fieldPath": f["jsonPath"].removeprefix(".")} for f in declared
-                  if isinstance(f, dict) and isinstance(f.get("jsonPath"), str)]
+    selectable = [{"fieldPath": path} for path in selectable_paths(crd, version)]
     if selectable:  # `IncludeSelectableFields` (CustomResourceFieldSelectors, on in 1.33)
         out["x-kubernetes-selectable-fields"] = selectable
     if not v3:  # the v2 controller: `handler.PruneDefaults` before merging with the static spec
@@ -325,6 +323,14 @@ def version_field(crd: dict[str, Any], version: str, name: str) -> Any:
         if isinstance(v, dict) and v.get("name") == version:
             return v.get(name)
     return None
+
+
+def selectable_paths(crd: dict[str, Any], version: str) -> list[str]:
+    """The version's `selectableFields`, each JSONPath without its leading dot (the field label a selector names,
+    `x-kubernetes-selectable-fields`' `fieldPath`)."""
+    declared = version_field(crd, version, "selectableFields") or ()
+    return [f["jsonPath"].removeprefix(".") for f in declared
+            if isinstance(f, dict) and isinstance(f.get("jsonPath"), str)]
 
 
 def version_subresources(crd: dict[str, Any], version: str) -> dict[str, Any]:
