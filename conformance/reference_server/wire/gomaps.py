@@ -150,12 +150,6 @@ def message_of(api_version: str, kind: str) -> str | None:
     return schema.OUTPUT_MESSAGES.get((api_version, kind))
 
 
-def sort_typed(obj: dict[str, Any], message: str) -> dict[str, Any]:
-    """`obj` (of the Go type `message`) with each Go map's keys sorted: `obj` itself when they all are, else a
-    copy along the paths that change (`obj` is never changed)."""
-    return _walk(obj, _plan(message))
-
-
 @lru_cache(maxsize=None)
 def sorter(api_version: str, kind: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """How a stored object of a built-in kind gets its Go maps sorted: through the field model's message, a
