@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,3 +24,13 @@ def run_kubectl(url: str, home: Path, *args: str) -> subprocess.CompletedProcess
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     return subprocess.run([str(path), "--server", url, *args], capture_output=True, text=True, timeout=120, env=env,
                           check=False)
+
+
+_KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+ +\d+ [\w.-]+:\d+\] .*\n?", re.M)
+
+
+def without_klog(stderr: str) -> str:
+    """kubectl's stderr without client-go's own klog lines (`E1125 02:44:13.823093   20286 websocket.go:297] ...`):
+    diagnostics of the client's internals, whose presence is timing (client-go's WebSocket reader may meet the
+    server's first, empty stdout message before it has registered that stream: `Unknown stream id 1`)."""
+    return _KLOG_LINE.sub("", stderr)

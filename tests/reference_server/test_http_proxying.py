@@ -21,7 +21,7 @@ import pytest
 import requests
 
 from .conftest import status_of
-from .kubectl_run import run_kubectl as _kubectl
+from .kubectl_run import run_kubectl as _kubectl, without_klog
 
 
 def _local_address() -> str | None:
@@ -309,7 +309,7 @@ def test_the_kubelet_dials(http: requests.Session, url: str, ns: str, backend: t
         # WebSocket v5 (kubectl exec's first choice): the stream translator accepts it, then its SPDY dial fails
         proc = _kubectl(url, tmp_path, "exec", "-n", ns, "p", "--", "ls")
         assert proc.returncode == 1
-        assert proc.stderr.strip() == (
+        assert without_klog(proc.stderr).strip() == (
             f'error: Internal error occurred: error sending request: Post "https://{ip}:{closed}/exec/{ns}/p/c?'
             f'command=ls&error=1&output=1": {refused}')
         r = http.patch(f"{base}/p/status", data='{"status":{"phase":"Running"}}', headers={  # kubectl checks it
