@@ -1,5 +1,6 @@
 """`nsconform serve --storage etcd` replicas as child processes on one private etcd, for the fault tests:
-start, kill -9, read what each one said (its URL, its leader-election identity)."""
+start, kill -9, read what each one said (its URL, its leader-election identity); and `hold`, which keeps an
+in-process replica's watch cache behind etcd (a stale view, on purpose)."""
 from __future__ import annotations
 
 import os
@@ -102,6 +103,21 @@ def until(fn: Callable[[], Any], what: str, timeout: float = 30.0, every: float 
             return last
         time.sleep(every)
     raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}; last seen: {last!r}")
+
+
+def hold(store: Any) -> threading.Event:
+    """Hold an EtcdStore's watch cache (one replica's view): etcd's events wait in its reflector until the
+    returned event is set, whatever other replicas write meanwhile."""
+    release = threading.Event()
+    apply, advance = store.cache.apply, store.cache.advance
+
+    def held(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            release.wait(30)
+            return fn(*args)
+        return call
+    store.cache.apply, store.cache.advance = held(apply), held(advance)
+    return release
 
 
 def lease_spec(http: requests.Session, url: str) -> dict[str, Any]:

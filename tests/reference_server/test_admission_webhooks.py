@@ -30,12 +30,15 @@ class Hook:
     def __init__(self) -> None:
         self.tls = tls.generate(("127.0.0.1",))
         self.reviews: list[tuple[str, dict[str, Any]]] = []
+        self.raw: list[bytes] = []  # each review's bytes as received, in the same order
         self.release = threading.Event()
         hook = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                data = self.rfile.read(int(self.headers["Content-Length"]))
+                body = json.loads(data)
+                hook.raw.append(data)
                 hook.reviews.append((self.path, body))
                 status, answer = hook.answer(self.path.split("?")[0], body)
                 out = json.dumps(answer).encode()

@@ -22,23 +22,9 @@ from conformance.reference_server.storage.freshness import FreshnessGate
 from conformance.reference_server.storage.memory import MemoryStore
 
 from .backends import unique_prefix
+from .replicas import hold
 
 CM = {"metadata": {"name": "c", "namespace": "x"}, "data": {"k": "v"}}
-
-
-def hold(store: EtcdStore) -> threading.Event:
-    """Hold `store`'s cache: etcd's events wait in its reflector until the returned event is set."""
-    release = threading.Event()
-    apply, advance = store.cache.apply, store.cache.advance
-
-    def held(fn):
-        def call(*args):
-            release.wait(30)
-            return fn(*args)
-        return call
-    store.cache.apply, store.cache.advance = held(apply), held(advance)
-    return release
-
 
 
 @contextlib.contextmanager

@@ -41,6 +41,13 @@ class Draws:
         for key in [k for k in self.values if k[0] == site]:
             del self.values[key]
 
+    def repin(self, site: str, old: Any, new: Any) -> None:
+        """What `site` drew as `old` is `new` from now on (an address whose IPAddress could not be written,
+        followed by the next one of its walk)."""
+        for key, value in list(self.values.items()):
+            if key[0] == site and value == old:
+                self.values[key] = new
+
 
 class Allocated:
     """One store call's allocations (`BeginCreate`'s ClusterIPs, each with its Service), and those whose
@@ -49,6 +56,7 @@ class Allocated:
     def __init__(self) -> None:
         self.ips: dict[str, dict[str, Any]] = {}
         self.written: set[str] = set()
+        self.walks: dict[str, Iterator[str]] = {}  # a dynamic ClusterIP's walk: the free addresses after it
 
 
 DRAWS: ContextVar[Draws | None] = ContextVar("nsconform_draws", default=None)
@@ -132,6 +140,14 @@ def note_allocated(ip: str, service: dict[str, Any]) -> None:
         session.allocated[ip] = service
 
 
+def note_walk(ip: str, walk: Iterator[str]) -> None:
+    """The strategy drew the dynamic `ip` from `walk` (`allocateFromRange`'s iterator): should its IPAddress
+    create fail, the store goes on with the walk's next address."""
+    record = _ALLOCATED.get()
+    if record is not None and not _DRY_ALLOCATION.get():
+        record.walks[ip] = walk
+
+
 def note_collided(ip: str, service: dict[str, Any]) -> None:
     """A requested `ip` the registry found held: upstream's `AllocateService` still makes (and admits) its
     IPAddress create, which storage then refuses (`ErrAllocated`)."""
@@ -163,5 +179,5 @@ def dry_allocation() -> bool:
     return _DRY_ALLOCATION.get()
 
 
-__all__ = ["DRAWS", "Allocated", "Draws", "allocated", "allocation", "current", "draw", "dry_allocation", "note_allocated", "note_collided", "pinned",
+__all__ = ["DRAWS", "Allocated", "Draws", "allocated", "allocation", "current", "draw", "dry_allocation", "note_allocated", "note_collided", "note_walk", "pinned",
            "release_sink", "releasing_to", "reserved", "resumed"]

@@ -27,7 +27,7 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..gofmt import sharp_v_strings
 from .draws import current as current_draws
-from .draws import draw, dry_allocation, note_allocated, note_collided, reserved
+from .draws import draw, dry_allocation, note_allocated, note_collided, note_walk, reserved
 from . import nodeports
 from .serviceip import ERR_ALLOCATED, ERR_FULL, MetaAllocator, canonical_ip
 from .status_validation import parse_ip_sloppy
@@ -97,7 +97,9 @@ class ServiceStrategy(Strategy):
         taken too: a store written before the IPAddresses were); for a dry run the dry-run allocator's answer,
         the network address of one range (`allocIPs`: `allocator.DryRun().AllocateNext()`). Drawn once per
         request (registry/draws.py); within one, from a walk the request keeps, so an address whose IPAddress
-        admission refused is followed by the next one (`allocateFromRange`, admission/serviceips.py)."""
+        admission refused is followed by the next one (`allocateFromRange`, admission/serviceips.py); the walk is
+        noted with the address, for the store to go on with when its IPAddress create fails
+        (registry/servicestore.py)."""
         family = f"IPv{self.cidr.version}"
         if dry_allocation():
             try:
@@ -105,12 +107,14 @@ class ServiceStrategy(Strategy):
             except ValueError as exc:
                 raise E.internal(f"failed to allocate a serviceIP: {exc}") from None
         if current_draws() is None:
-            ip = next(self.allocator.walk(used), None)
+            walk = self.allocator.walk(used)
+            ip = next(walk, None)
         else:
             walk = draw("cluster-ip-walk", family, lambda: self.allocator.walk(used))
             ip = draw("cluster-ip", family, lambda: next(walk, None))
         if ip is None:
             raise E.internal(f"failed to allocate a serviceIP: {ERR_FULL}")
+        note_walk(ip, walk)  # (registry/servicestore.py goes on with it when the IPAddress cannot be written)
         return ip
 
     def _dry_allocator(self, family: str) -> Any:

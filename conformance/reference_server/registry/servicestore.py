@@ -12,7 +12,9 @@ write's outcome; `afterDelete` releases the deleted Service's ClusterIPs), over 
 Upstream's allocator writes the IPAddress through kube-apiserver's loopback client. While admission webhooks or
 policies are configured, a request's create does that through admission/serviceips.py before this store runs, and
 this store only takes those reservations (registry/draws.py `reserved`); without any, the IPAddress is the plain
-registry write made here, which is what admission would let through untouched. A controller's releases go
+registry write made here, which is what admission would let through untouched; a dynamic ClusterIP whose
+IPAddress cannot be written (another replica took it unseen by this one's cache) is followed by the next address of
+the allocator's walk (`allocateFromRange`), which the Service then holds. A controller's releases go
 through admission too when its sync collects them (admission/admitted.py `ControllerWrites.releasing`). An update's new ClusterIP is
 reserved before the Service is stored (the update computed once as a dry run, its draws pinned, then made).
 """
@@ -26,7 +28,7 @@ from ..storage import KeyExistsError, KeyNotFoundError
 from .draws import Allocated, allocation, pinned, release_sink, reserved
 from .draws import allocated as current_allocated
 from .servicecidr import ALLOCATOR, LABEL_MANAGED_BY, ip_address
-from .serviceip import ERR_ALLOCATED, canonical_ip
+from .serviceip import ERR_ALLOCATED, ERR_FULL, canonical_ip
 from .store import DeleteOptions, GenericStore
 
 FIELD_MANAGER = "kube-apiserver"  # the loopback client's user agent, cut at its first "/"
@@ -97,12 +99,7 @@ class ServiceStore(GenericStore):
             for ip in cluster_ips(obj):
                 if ip in reserved_already:  # written through admission by the request (admission/serviceips.py)
                     continue
-                try:
-                    self.ipaddresses.create(ip_address(ip, obj), field_manager=FIELD_MANAGER)
-                except E.StatusError as exc:
-                    if exc.code == 409:
-                        raise refused_ip(obj, ip) from None
-                    raise
+                ip = self._write_ip(obj, ip, record)
                 wrote.append(ip)
                 if record is not None:
                     record.written.add(ip)
@@ -111,6 +108,34 @@ class ServiceStore(GenericStore):
             self._release(wrote, obj)  # the transaction's revert (the request reverts its own reservations)
             raise
 
+    def _write_ip(self, obj: dict[str, Any], ip: str, record: Allocated | None) -> str:
+        """`createIPAddress` for one of `obj`'s ClusterIPs; the address written. A requested one that exists is
+        `ErrAllocated` (the 422 of `allocIPs`); a dynamic one whose create fails, whatever the error (another
+        replica wrote it since this one's cache showed it free), goes on with the next free address of its walk,
+        as `allocateFromRange` does, which `obj` then holds; the walk's end is `ErrFull` (`allocIPs`' 500)."""
+        walk = record.walks.pop(ip, None) if record is not None else None
+        while True:
+            try:
+                self.ipaddresses.create(ip_address(ip, obj), field_manager=FIELD_MANAGER)  # type: ignore[union-attr]
+                return ip
+            except E.StatusError as exc:
+                if walk is None:
+                    if exc.code == 409:
+                        raise refused_ip(obj, ip) from None
+                    raise
+            following = next(walk, None)
+            if record is not None:
+                record.ips.pop(ip, None)
+            if following is None:
+                raise E.internal(f"failed to allocate a serviceIP: {ERR_FULL}")
+            spec = obj["spec"]
+            spec["clusterIPs"] = [following if x == ip else x for x in spec["clusterIPs"]]
+            if spec.get("clusterIP") == ip:
+                spec["clusterIP"] = following
+            if record is not None:
+                record.ips[following] = obj
+            ip = following
+
     def update(self, ns: str, name: str, body: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
         """`allocateUpdate` / `releaseIPs`: a ClusterIP an update adds (a Service leaving ExternalName) is
         reserved before the Service is stored, one it drops released after it, in one atomic step."""
@@ -118,7 +143,7 @@ class ServiceStore(GenericStore):
         if dry_run or self.ipaddresses is None:
             with allocation(dry_run):
                 return super().update(ns, name, body, **kw)
-        with self.store.atomic(), pinned(False), allocation(False):
+        with self.store.atomic(), pinned(False) as session, allocation(False):
             try:
                 current = self.store.get(self.info.plural, ns, name, shared=True)
             except KeyNotFoundError:
@@ -131,14 +156,25 @@ class ServiceStore(GenericStore):
                 except E.StatusError:  # refused after `beginUpdate` allocated (validation, ...): reverted
                     self._revert_unwritten(current_allocated())
                     raise
-                for ip in cluster_ips(planned):
-                    if ip in before or ip in reserved():
-                        continue
-                    try:
-                        self.ipaddresses.create(ip_address(ip, planned), field_manager=FIELD_MANAGER)
-                        wrote.append(ip)
-                    except E.StatusError:  # held already: the repair loop's business
-                        pass
+                record = current_allocated()
+                try:
+                    for ip in cluster_ips(planned):
+                        if ip in before or ip in reserved():
+                            continue
+                        if record is not None and ip in record.walks:  # a dynamic one: `allocateFromRange`
+                            got = self._write_ip(planned, ip, record)
+                            wrote.append(got)
+                            if got != ip:  # the update takes the address written
+                                session.repin("cluster-ip", ip, got)
+                            continue
+                        try:
+                            self.ipaddresses.create(ip_address(ip, planned), field_manager=FIELD_MANAGER)
+                            wrote.append(ip)
+                        except E.StatusError:  # held already: the repair loop's business
+                            pass
+                except BaseException:
+                    self._release(wrote, planned)
+                    raise
             try:
                 out = super().update(ns, name, body, **kw)
             except BaseException:

@@ -270,13 +270,16 @@ def _raw_state(obj: dict[str, Any]) -> gojsonraw.PatchBase | None:
 
 def attributes(operation: str, store: Any, namespace: str, name: str, subresource: str = "",
                kind: tuple[str, str, str] | None = None) -> Attributes:
-    """`kind` (group, version, kind): a subresource's own kind (`deployments/scale`: autoscaling/v1 Scale)."""
+    """`kind` (group, version, kind): a subresource's own kind (`deployments/scale`: autoscaling/v1 Scale). A
+    resource served from a CRD is `custom` unless a subresource names its own (typed) kind: its objects are
+    unstructured maps (`crdHandler`), a CR's `/scale` an autoscaling/v1 Scale (`scale.go` `ScaleREST`)."""
     info = store.info
     group, version = getattr(store, "group", ""), getattr(store, "version", "v1")
     kind_group, kind_version, kind_name = kind or (group, version, info.kind)
     return Attributes(operation, group, version, info.plural,
                       subresource, namespace if info.namespaced or info.plural == "namespaces" else "", name,
-                      kind_name, (kind_group, kind_version) if kind else None)
+                      kind_name, (kind_group, kind_version) if kind else None,
+                      custom=kind is None and bool(getattr(store, "crd_name", None)))
 
 
 __all__ = ["Attributes", "WebhookAdmission", "attributes"]

@@ -26,6 +26,7 @@ class Attributes:
     name: str
     kind: str
     kind_gv: tuple[str, str] | None = None  # the kind's group/version where it is not the resource's (Scale)
+    custom: bool = False     # the object is a custom resource (an `unstructured.Unstructured`), not a Go type
 
 
 def _split(resource: str) -> tuple[str, str]:

@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from ... import apierrors as E
+from ...wire.gomaps import sort_unstructured
 from ...wire.gostructs import typed_form
 from .matching import Attributes
 
@@ -44,17 +45,23 @@ def request(a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | Non
         info["groups"] = list(user.groups)
     if getattr(user, "extra", None):
         info["extra"] = {k: list(v) for k, v in user.extra.items()}
-    req.update({"operation": a.operation, "userInfo": info, "object": encoded(obj), "oldObject": encoded(old),
+    req.update({"operation": a.operation, "userInfo": info, "object": encoded(obj, a.custom),
+                "oldObject": encoded(old, a.custom),
                 "dryRun": dry_run, "options": options})
     return {"kind": KIND, "apiVersion": API_VERSION, "request": req}
 
 
-def encoded(obj: Any) -> Any:
-    """An object as the review encodes it: a built-in kind's typed object, its structs' fields in Go's order and
-    its maps sorted (wire/gostructs.py; the object decoded from a body still has the client's order); a custom
-    resource gets its metadata's maps sorted only (upstream: every level, as an unstructured map)."""
+def encoded(obj: Any, custom: bool = False) -> Any:
+    """An object as the review encodes it (`RawExtension.MarshalJSON`: `json.Marshal` of the versioned object): a
+    custom resource (`custom`, which the attributes know: its apiVersion and kind alone do not tell it from a kind
+    the typed tables lack, a v1 Binding) is an `unstructured.Unstructured`, whose `MarshalJSON` encodes its map
+    with encoding/json: keys sorted at every level (wire/gomaps.py `sort_unstructured`); a built-in kind's typed
+    object has its structs' fields in Go's order and its maps sorted (wire/gostructs.py; the object decoded from a
+    body still has the client's order)."""
     if not isinstance(obj, dict):
         return obj
+    if custom:
+        return sort_unstructured(obj)
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return obj
