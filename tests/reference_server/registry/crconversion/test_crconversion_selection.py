@@ -184,3 +184,17 @@ def test_a_watch_selects_on_the_converted_objects(webhooked: Movers) -> None:
     assert _events(webhooked, "v2", "spec.b=2", rv, lambda: None) == [
         ("ADDED", "x", {"b": "2"}), ("DELETED", "x", {"b": "2"})]
     assert webhooked.refused("v1", "spec.b=1", watch="1") == "field label not supported: spec.b"
+
+
+def test_a_default_added_since_the_write_is_selected(plain: Movers) -> None:
+    """The storage's codec decodes an object stored before its schema gained a default with that default
+    (`unstructuredDefaulter`): the selectors see it (registry/crd.py `_decoded`)."""
+    plain.create("v1", "x", {"c": "k"})
+    crd_url = f"{plain.server.url}{CRDS}/{plain.name}"
+    crd = requests.get(crd_url).json()
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["a"]["default"] = "d"
+    r = requests.put(crd_url, json=crd)
+    assert r.status_code == 200, r.text
+    assert plain.names("v1", "spec.a=d") == ["x"] and plain.names("v1", "spec.a=") == []
+    assert plain.names("v2", "spec.b=") == ["x"]
+    assert _events(plain, "v1", "spec.a=d", "", lambda: None) == [("ADDED", "x", {"a": "d", "c": "k"})]
