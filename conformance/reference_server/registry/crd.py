@@ -510,9 +510,26 @@ class CustomResourceStore(StoredVersions, GroupStore):
         """`obj` as upstream's storage codec decodes it (`customresource_handler.go`: `unstructuredSchemaCoercer`
         prunes, `unstructuredDefaulter` runs `structuraldefaulting.Default`) for get, list, watch and the object a
         write answers: an object stored before the schema changed loses the fields it no longer specifies and
-        gains its new defaults; only such an object is copied."""
-        out = crschema.decoded(obj, self._schema, self._defaults, self._embedded)
+        gains its new defaults; only such an object is copied. An object an older storage version wrote is
+        decoded under that version's schema (`structuralSchemas[gv.Version]`, the object's own version)."""
+        api_version = obj.get("apiVersion")
+        if api_version in (None, self.api_version):
+            out = crschema.decoded(obj, self._schema, self._defaults, self._embedded)
+        else:
+            out = crschema.decoded(obj, *self._decoding(str(api_version)))
         return out if out is obj else gomaps.sort_unstructured(out)  # defaults added: in their key's place
+
+    def _decoding(self, api_version: str) -> tuple[Any, Any, bool]:
+        """(schema, defaults skeleton, has embedded resources) of another version of the CRD, made once."""
+        kept = self.__dict__.setdefault("_decodings", {})
+        if api_version not in kept:
+            version = api_version.rpartition("/")[2]
+            found = next((v for v in self.crd["spec"].get("versions") or []
+                          if isinstance(v, dict) and v.get("name") == version), None)
+            schema = ((found.get("schema") or {}).get("openAPIV3Schema") if found is not None else None)
+            kept[api_version] = ((schema, crschema.defaults_skeleton(schema), crschema.has_embedded(schema))
+                                 if isinstance(schema, dict) else (self._schema, self._defaults, self._embedded))
+        return kept[api_version]
 
     @property
     def judges_shown(self) -> bool:

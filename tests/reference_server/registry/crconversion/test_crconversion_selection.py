@@ -31,11 +31,13 @@ def _move(obj: dict[str, Any], desired: str) -> dict[str, Any]:
     if desired.endswith("/v1") and "b" in spec:
         spec["a"] = spec.pop("b")
     out["apiVersion"] = desired
+    out["metadata"]["labels"] = {"moved-to": desired.rpartition("/")[2]}  # (`restoreObjectMeta` keeps labels)
     return out
 
 
 class MoveHook(Hook):
-    """Answers ConversionReviews, moving `spec.a` (v1) to `spec.b` (v2) and back."""
+    """Answers ConversionReviews, moving `spec.a` (v1) to `spec.b` (v2) and back, and labelling the object with
+    the version it was converted to."""
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         req = body["request"]
@@ -57,20 +59,21 @@ def _version(name: str, field: str, storage: bool) -> dict[str, Any]:
             "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}
 
 
-def _crd(plural: str, conversion: dict[str, Any]) -> dict[str, Any]:
+def _crd(plural: str, conversion: dict[str, Any], storage: str = "v1") -> dict[str, Any]:
     return {"metadata": {"name": f"{plural}.{GROUP}"}, "spec": {
         "group": GROUP, "scope": "Namespaced", "names": {"plural": plural, "kind": "Mover"},
-        "versions": [_version("v1", "a", True), _version("v2", "b", False)], "conversion": conversion}}
+        "versions": [_version("v1", "a", storage == "v1"), _version("v2", "b", storage == "v2")],
+        "conversion": conversion}}
 
 
 class Movers:
     """One CRD of the module's server (a fresh plural per test) and its URLs."""
 
-    def __init__(self, server: RunningServer, conversion: dict[str, Any]):
+    def __init__(self, server: RunningServer, conversion: dict[str, Any], storage: str = "v1"):
         self.server = server
         self.plural = f"m{uuid.uuid4().hex[:8]}"
         self.name = f"{self.plural}.{GROUP}"
-        r = create_crd(requests, server.url, _crd(self.plural, conversion))
+        r = create_crd(requests, server.url, _crd(self.plural, conversion, storage))
         assert r.status_code == 201, r.text
 
     def url(self, version: str, name: str = "") -> str:
@@ -97,11 +100,15 @@ class Movers:
         requests.delete(f"{self.server.url}{CRDS}/{self.name}")
 
 
+def _webhook(hook: MoveHook) -> dict[str, Any]:
+    return {"strategy": "Webhook", "webhook": {
+        "clientConfig": {"url": f"{hook.url}/convert", "caBundle": hook.ca_bundle},
+        "conversionReviewVersions": ["v1"]}}
+
+
 @pytest.fixture
 def webhooked(server: RunningServer, hook: MoveHook) -> Iterator[Movers]:
-    m = Movers(server, {"strategy": "Webhook", "webhook": {
-        "clientConfig": {"url": f"{hook.url}/convert", "caBundle": hook.ca_bundle},
-        "conversionReviewVersions": ["v1"]}})
+    m = Movers(server, _webhook(hook))
     yield m
     m.delete()
 
@@ -139,6 +146,9 @@ def test_a_list_selects_on_the_objects_converted_to_its_version(webhooked: Mover
     assert webhooked.names("v2", "spec.b!=1") == ["y"]
     assert webhooked.refused("v1", "spec.b=1") == "field label not supported: spec.b"
     assert webhooked.refused("v2", "spec.a=1") == "field label not supported: spec.a"
+    # the labels a label selector sees are the converted object's too (x is stored as created, unlabelled)
+    assert webhooked.names("v2", "", labelSelector="moved-to=v2") == ["x", "y"]
+    assert webhooked.names("v1", "", labelSelector="moved-to") == ["y"]
     # a LIST storage serves (at an exact resourceVersion) judges the objects converted too, page by page
     rv = requests.get(webhooked.url("v1")).json()["metadata"]["resourceVersion"]
     assert webhooked.names("v2", "spec.b=2", resourceVersion=rv, resourceVersionMatch="Exact") == ["y"]
@@ -198,3 +208,28 @@ def test_a_default_added_since_the_write_is_selected(plain: Movers) -> None:
     assert plain.names("v1", "spec.a=d") == ["x"] and plain.names("v1", "spec.a=") == []
     assert plain.names("v2", "spec.b=") == ["x"]
     assert _events(plain, "v1", "spec.a=d", "", lambda: None) == [("ADDED", "x", {"a": "d", "c": "k"})]
+
+
+def test_objects_an_older_storage_version_wrote_are_judged_converted(server: RunningServer, hook: MoveHook) -> None:
+    """The storage version moves from v2 to v1: what v2 wrote is converted to v1 as v1's storage decodes it,
+    before v1's selectors judge it (from the watch cache, and from storage)."""
+    m = Movers(server, _webhook(hook), storage="v2")
+    try:
+        m.create("v2", "x", {"b": "1"})
+        m.create("v2", "y", {"b": "2"})
+        crd_url = f"{server.url}{CRDS}/{m.name}"
+        crd = requests.get(crd_url).json()
+        for v in crd["spec"]["versions"]:
+            v["storage"] = v["name"] == "v1"
+        r = requests.put(crd_url, json=crd)
+        assert r.status_code == 200 and r.json()["status"]["storedVersions"] == ["v2", "v1"], r.text
+        # (v2's own object is decoded under v2's schema, not the new storage version's: `structuralSchemas`)
+        assert requests.get(m.url("v2", "y")).json()["spec"] == {"b": "2"}
+        assert m.names("v1", "spec.a=2") == ["y"] and m.names("v2", "spec.b=2") == ["y"]
+        rv = requests.get(m.url("v1")).json()["metadata"]["resourceVersion"]
+        assert m.names("v1", "spec.a=1", resourceVersion=rv, resourceVersionMatch="Exact") == ["x"]
+        r = requests.delete(m.url("v1"), params={"fieldSelector": "spec.a=1"})
+        assert r.status_code == 200 and [i["spec"] for i in r.json()["items"]] == [{"a": "1"}], r.text
+        assert m.names("v2", "") == ["y"]
+    finally:
+        m.delete()
