@@ -168,13 +168,19 @@ def test_a_delete_collection_selects_on_the_converted_objects(webhooked: Movers)
     assert webhooked.names("v1", "") == ["x"]
 
 
-def _events(m: Movers, version: str, selector: str, rv: str, change: Any) -> list[tuple[str, str, Any]]:
-    """The events of a watch of `version` from `rv` with `selector` while `change()` runs."""
+def _events(m: Movers, version: str, selector: str, rv: str, change: Any, count: int) -> list[tuple[str, str, Any]]:
+    """The first `count` events of a watch of `version` from `rv` with `selector` while `change()` runs (or all
+    it sends in 30 s)."""
+    events: list[dict[str, Any]] = []
     with requests.get(m.url(version), params={"watch": "1", "fieldSelector": selector, "resourceVersion": rv,
-                                              "timeoutSeconds": "2"}, stream=True, timeout=30) as w:
+                                              "timeoutSeconds": "30"}, stream=True, timeout=60) as w:
         assert w.status_code == 200, w.text
         change()
-        events = [json.loads(line) for line in w.iter_lines() if line]
+        for line in w.iter_lines():
+            if line:
+                events.append(json.loads(line))
+            if len(events) == count:
+                break
     return [(e["type"], e["object"]["metadata"]["name"], e["object"].get("spec")) for e in events]
 
 
@@ -189,9 +195,9 @@ def test_a_watch_selects_on_the_converted_objects(webhooked: Movers) -> None:
             assert r.status_code == 200, r.text
 
     # the cache's objects: leaving the selection is a DELETED of the last state that matched, returning ADDED
-    assert _events(webhooked, "v2", "spec.b=1", "0", change) == [
+    assert _events(webhooked, "v2", "spec.b=1", "0", change, 3) == [
         ("ADDED", "x", {"b": "1"}), ("DELETED", "x", {"b": "1"}), ("ADDED", "x", {"b": "1", "c": "k"})]
-    assert _events(webhooked, "v2", "spec.b=2", rv, lambda: None) == [
+    assert _events(webhooked, "v2", "spec.b=2", rv, lambda: None, 2) == [
         ("ADDED", "x", {"b": "2"}), ("DELETED", "x", {"b": "2"})]
     assert webhooked.refused("v1", "spec.b=1", watch="1") == "field label not supported: spec.b"
 
@@ -207,7 +213,7 @@ def test_a_default_added_since_the_write_is_selected(plain: Movers) -> None:
     assert r.status_code == 200, r.text
     assert plain.names("v1", "spec.a=d") == ["x"] and plain.names("v1", "spec.a=") == []
     assert plain.names("v2", "spec.b=") == ["x"]
-    assert _events(plain, "v1", "spec.a=d", "", lambda: None) == [("ADDED", "x", {"a": "d", "c": "k"})]
+    assert _events(plain, "v1", "spec.a=d", "", lambda: None, 1) == [("ADDED", "x", {"a": "d", "c": "k"})]
 
 
 def test_objects_an_older_storage_version_wrote_are_judged_converted(server: RunningServer, hook: MoveHook) -> None:
