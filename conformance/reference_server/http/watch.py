@@ -20,6 +20,7 @@ from ..storage import Progress, TooOldResourceVersionError
 from ..storage.interface import Event
 from . import hooks
 from ..registry.crconversion.cache import Terminated, VersionCache
+from ..registry.selectors import EVERYTHING
 from .crconversion import ConversionFailed, present_event
 from .respond import PROTOBUF, dumps_line, protobuf_ok
 
@@ -182,6 +183,8 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
     # the version's cache (registry/crconversion/watches.py): any CRD's ends its watches when torn down; a
     # webhook's converts their events too
     held = caches.watches_of(store) if caches is not None and watcher is not None else None
+    # a custom resource's selectors judging the objects as this version decodes them (converted by a webhook)
+    judges_shown = getattr(store, "judges_shown", False) and pred is not EVERYTHING and present is not None
     cache = held if webhook and isinstance(held, VersionCache) else None
     attached: Any = None
     if held is not None:
@@ -217,8 +220,29 @@ async def serve_watch(ctx: Any, request: web.Request, store: GenericStore, ns: s
         miss = cluster and deviations.active("cluster-watch-misses-events")
         seen_ns: list[str] = []
 
+        async def show(obj: dict[str, Any]) -> Any:
+            return present(obj) if not webhook else await present_event(present, obj, get_service)
+
+        async def judged(ev: Event) -> tuple[str, Any] | None:
+            """`convert` on the event's objects as this version decodes them (a custom resource's selectors judge
+            the objects its storage's codec converted: registry/crconversion/selection.py), the cache's own
+            conversions when it made them."""
+            got = await cache.shown(ev, attached) if cache is not None else None
+            obj = got[0] if got is not None else await show(ev.object)
+            prev = None
+            if ev.prev is not None and ev.type == "MODIFIED":  # (only a change's transition reads it)
+                prev = got[1] if got is not None and got[1] is not None else await show(ev.prev)
+            return convert(dataclasses.replace(ev, object=obj, prev=prev), pred,
+                           no_transitions=deviations.active("selector-watch-no-transitions"))
+
         async def send(ev: Event) -> None:
             if ev.rv <= floor:
+                return
+            if judges_shown:
+                out = await judged(ev)
+                if out is not None:
+                    line = encode_event(out[0], embed(out[1]) if embed else out[1])
+                    await faults.write(line, (ev.namespace, ev.name), out[0])
                 return
             out = convert(ev, pred, no_transitions=deviations.active("selector-watch-no-transitions"))
             if out is None or (skip_deleted and out[0] == "DELETED"):

@@ -10,18 +10,20 @@ items answered are the objects as listed (before their deletion), and the list's
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 DELETE_COLLECTION_PAGE = 10000  # store.go `deleteCollectionPageSize`
 
 
-def deletion_pages(store: Any, ns: str | None, opts: Any) -> Iterator[dict[str, Any]]:
+def deletion_pages(store: Any, ns: str | None, opts: Any,
+                   select: Callable[[Any], Any] | None = None) -> Iterator[dict[str, Any]]:
     """Each LIST page upstream's DeleteCollection makes with the request's options `opts` (registry
-    `ListOptions`); the caller deletes a page's items before asking for the next."""
+    `ListOptions`); the caller deletes a page's items before asking for the next. `select(page_opts)`: the
+    page's predicate of the stored objects when the request's version is not `store`'s (the store's `list`)."""
     limited = opts.limit > 0
     page_opts = opts if limited else replace(opts, limit=DELETE_COLLECTION_PAGE)
     while True:
-        listed = store.list(ns, page_opts)
+        listed = store.list(ns, page_opts) if select is None else store.list(ns, page_opts, pred=select(page_opts))
         yield listed
         token = listed["metadata"].get("continue")
         if limited or not token:

@@ -31,7 +31,8 @@ from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
 from . import crdnames, crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
-from .crconversion.cache import Caches
+from .crconversion.cache import Caches, served_item
+from .crconversion.selection import on_converted, selectable_fields
 from .crconversion.stored import StoredVersions
 from .crconversion.webhook import GetService
 from .crconversion.views import CustomResourceView, served_views
@@ -39,7 +40,6 @@ from .crscale import CustomScale, scale_model, validate_subresources
 from .crdconversion import conversion_errors, default_conversion, recognized_or_empty
 from .crdschema.defaults import validate_embedded
 from ..wire import gomaps
-from ..wire.crdopenapi import selectable_paths
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .store import DeleteOptions, ListOptions
@@ -441,19 +441,6 @@ def serve_scale(store: Any, crd: dict[str, Any], version: dict[str, Any]) -> Non
     store.subresources = {"scale": SUBRESOURCE_VERBS} if store.scale_model is not None else {}
 
 
-def selectable_fields(crd: dict[str, Any], namespaced: bool) -> tuple[str, ...]:
-    """The field labels a custom resource's field selector may name (apiserver/conversion/converter.go
-    `ConvertFieldLabel`: `metadata.name`, a namespaced one's `metadata.namespace`, then each served version's
-    `selectableFields` JSONPath without its leading dot; CustomResourceFieldSelectors is GA in 1.32). Every served
-    version's are accepted by each (upstream: the requested version's own)."""
-    out = ["metadata.name"] + (["metadata.namespace"] if namespaced else [])
-    for v in (crd.get("spec") or {}).get("versions") or []:
-        for path in selectable_paths(crd, v.get("name")) if isinstance(v, dict) and v.get("served") else ():
-            if path not in out:
-                out.append(path)
-    return tuple(out)
-
-
 class CustomResourceStore(StoredVersions, GroupStore):
     """REST storage of one CRD's resources (its storage version)."""
 
@@ -472,7 +459,8 @@ class CustomResourceStore(StoredVersions, GroupStore):
                             fields=props, name_rule="subdomain",
                             keeps_unknown_fields=bool((schema or {}).get("x-kubernetes-preserve-unknown-fields")),
                             list_kind_name=names.get("listKind") or "",
-                            selectable_fields=selectable_fields(crd, namespaced), custom_field_labels=True)
+                            selectable_fields=selectable_fields(crd, namespaced, version["name"]),
+                            custom_field_labels=True)
         strategy, status_strategy = version_strategies(crd, version, info, storage=True)
         key = f"{spec['names']['plural']}.{spec['group']}"  # (the plural is immutable)
         super().__init__(info, _KeyedStore(store, key),  # type: ignore[arg-type]
@@ -511,10 +499,10 @@ class CustomResourceStore(StoredVersions, GroupStore):
         `map[string]interface{}`), once, when stored."""
         return gomaps.sort_unstructured(self._normalize(obj))
 
-    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False, pred: Any = None) -> dict[str, Any]:
         """An `UnstructuredList` as `doEncode` writes it: one map (`apiVersion`, `items`, `kind`, `metadata`),
         its ListMeta a map too (`continue`, `remainingItemCount`, `resourceVersion`)."""
-        out = super().list(ns, opts, shared=shared)
+        out = super().list(ns, opts, shared=shared, pred=pred)
         out["metadata"] = gomaps.sorted_map(out["metadata"])
         return {k: out[k] for k in sorted(out)}
 
@@ -522,9 +510,50 @@ class CustomResourceStore(StoredVersions, GroupStore):
         """`obj` as upstream's storage codec decodes it (`customresource_handler.go`: `unstructuredSchemaCoercer`
         prunes, `unstructuredDefaulter` runs `structuraldefaulting.Default`) for get, list, watch and the object a
         write answers: an object stored before the schema changed loses the fields it no longer specifies and
-        gains its new defaults; only such an object is copied."""
-        out = crschema.decoded(obj, self._schema, self._defaults, self._embedded)
+        gains its new defaults; only such an object is copied. An object an older storage version wrote is
+        decoded under that version's schema (`structuralSchemas[gv.Version]`, the object's own version)."""
+        api_version = obj.get("apiVersion")
+        if api_version in (None, self.api_version):
+            out = crschema.decoded(obj, self._schema, self._defaults, self._embedded)
+        else:
+            out = crschema.decoded(obj, *self._decoding(str(api_version)))
         return out if out is obj else gomaps.sort_unstructured(out)  # defaults added: in their key's place
+
+    def _decoding(self, api_version: str) -> tuple[Any, Any, bool]:
+        """(schema, defaults skeleton, has embedded resources) of another version of the CRD, made once."""
+        kept = self.__dict__.setdefault("_decodings", {})
+        if api_version not in kept:
+            version = api_version.rpartition("/")[2]
+            found = next((v for v in self.crd["spec"].get("versions") or []
+                          if isinstance(v, dict) and v.get("name") == version), None)
+            schema = ((found.get("schema") or {}).get("openAPIV3Schema") if found is not None else None)
+            kept[api_version] = ((schema, crschema.defaults_skeleton(schema), crschema.has_embedded(schema))
+                                 if isinstance(schema, dict) else (self._schema, self._defaults, self._embedded))
+        return kept[api_version]
+
+    @property
+    def judges_shown(self) -> bool:
+        """Whether a selector judges each stored object as decoded (http/watch.py too): converted from an older
+        storage version by the webhook, or an older schema's object decoded (selection.py)."""
+        return self.converter is not None or self._schema_changed
+
+    def selection(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
+        pred = self.check_list(opts)
+        return on_converted(pred, self._judged, self._convert_older) if self.judges_shown else pred
+
+    def _judged(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored object as a LIST of the storage version decodes it, for its selectors."""
+        cached = served_item(self, obj)  # (a LIST its watch cache serves: the cache's)
+        if cached is not None:
+            return cached
+        obj = self._current(obj)
+        return self._decoded(obj) if self._schema_changed else obj
+
+    def _convert_older(self, items: list[dict[str, Any]]) -> None:
+        """Every candidate an older storage version wrote converted at once (`ConversionPending`)."""
+        if self.converter is not None:
+            self.converter.convert_all([o for o in items if o.get("apiVersion") not in (None, self.api_version)
+                                        and served_item(self, o) is None], self.api_version)
 
     def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`_finish` of an object in the storage version (StoredVersions converts the others first)."""

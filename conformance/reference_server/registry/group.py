@@ -34,12 +34,13 @@ class GroupStore(GenericStore):
         out["apiVersion"] = self.api_version
         return out
 
-    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
-        out = super().list(ns, opts, shared=shared)
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False, pred: Any = None) -> dict[str, Any]:
+        out = super().list(ns, opts, shared=shared, pred=pred)
         out["apiVersion"] = self.api_version
         return out
 
-    def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: Any) -> dict[str, Any]:
-        out = super().delete_collection(ns, list_opts, opts)
+    def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: Any, *,
+                          select: Any = None) -> dict[str, Any]:
+        out = super().delete_collection(ns, list_opts, opts, select=select)
         out["apiVersion"] = self.api_version
         return out

@@ -91,11 +91,16 @@ def fields_match(reqs: tuple[FieldTerm, ...], obj: dict[str, Any], kind: str = "
     return True
 
 
+def EVERYTHING(obj: dict[str, Any]) -> bool:  # noqa: N802 - `labels.Everything()`'s counterpart
+    """The predicate of a LIST or watch without selectors (nothing to judge: no conversion needed for it)."""
+    return True
+
+
 def make_predicate(label_sel: str | None, field_sel: str | None, allowed: tuple[str, ...],
                    custom_labels: bool, kind: str = "") -> Callable[[dict[str, Any]], bool]:
     """One matcher for list filtering and watch selector transitions."""
     lreqs = parse_label_selector(label_sel or "")  # `DecodeParameters`: labels first, then fields
     freqs = parse_field_selector(field_sel or "", allowed, custom_labels, kind)
     if not lreqs and not freqs:
-        return lambda obj: True
+        return EVERYTHING
     return lambda obj: labels_match(lreqs, obj.get("metadata", {}).get("labels")) and fields_match(freqs, obj, kind)

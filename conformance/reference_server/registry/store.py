@@ -354,15 +354,24 @@ class GenericStore:
         check_list_rv(opts)
         return pred
 
-    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
+    def selection(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
+        """A LIST's refusals (`check_list`) and its predicate of the stored objects (a custom resource's, which
+        its storage's codec may convert first: registry/crconversion/selection.py)."""
+        return self.check_list(opts)
+
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False,
+             pred: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
         """A `<Kind>List` with paging (`limit`/`continue`/`remainingItemCount`) (NS-25..NS-29).
 
         Served from a versioned snapshot as etcd3 `store.GetList`: a continue token pins the first page's
         resourceVersion (every page is one snapshot; once compacted: 410 with an inconsistent-continue
         token); `resourceVersionMatch=Exact`, and the legacy `resourceVersion` + `limit`, read at that
         resourceVersion; `NotOlderThan` (or no match) reads the current state.
-        `shared` as for `get`: each item's top-level and metadata dicts are new, the rest is stored data."""
-        pred = self.check_list(opts)
+        `shared` as for `get`: each item's top-level and metadata dicts are new, the rest is stored data.
+        `pred`: the stored objects' predicate when another version's store checked the options (a custom
+        resource's served version: registry/crconversion/selection.py); its `prepare`, if any, sees the
+        candidates first."""
+        pred = self.selection(opts) if pred is None else pred
         start: tuple[str, str] | None = None
         if opts.continue_token:
             token_rv, start_key = decode_continue(opts.continue_token)
@@ -395,9 +404,12 @@ class GenericStore:
                 raise err from None
             raise E.expired(LIST_TOO_OLD) from None
         fetched, seconds = len(items), perf_counter() - started
-        items = [self._finish(o) for o in items if pred(o)]
         if start is not None:
             items = [o for o in items if _key_of(o) > start]
+        prepare = getattr(pred, "prepare", None)
+        if prepare is not None:
+            prepare(items)
+        items = [self._finish(o) for o in items if pred(o)]
         list_meta: dict[str, Any] = {"resourceVersion": str(rv)}
         if opts.limit and opts.limit > 0 and len(items) > opts.limit:
             page, rest = items[:opts.limit], items[opts.limit:]
@@ -631,12 +643,15 @@ class GenericStore:
                    "uid": meta.get("uid", "")}
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
-    def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions) -> dict[str, Any]:
+    def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: DeleteOptions, *,
+                          select: Callable[[ListOptions], Callable[[dict[str, Any]], bool]] | None = None
+                          ) -> dict[str, Any]:
         """DELETE of a collection: the LIST of the request's options, page by page, each item deleted (or marked);
-        answers the objects as listed (registry/collectiondelete.py)."""
+        answers the objects as listed (registry/collectiondelete.py). `select(opts)`: each page's predicate of
+        the stored objects when another version's store lists them (`list`'s `pred`)."""
         fast = self._deletes_directly(opts)
         pages = []
-        for page in deletion_pages(self, ns, list_opts):
+        for page in deletion_pages(self, ns, list_opts, select):
             self._delete_chunk(page["items"], fast, opts, None)
             pages.append(page)
         return deletion_answer(pages, list_opts.limit > 0)

@@ -167,7 +167,7 @@ class VersionView(GroupStore):
         return self._answer(out)
 
     def delete_collection(self, ns: str | None, list_opts: ListOptions, opts: Any) -> dict[str, Any]:
-        out = self.base.delete_collection(ns, list_opts, opts)
+        out = self.base.delete_collection(ns, list_opts, opts, select=self.selection)  # this version's LIST
         out["items"] = [self._answer(i) for i in out.get("items") or []]
         out["apiVersion"] = self.api_version
         return out

@@ -13,8 +13,9 @@ whose codec encodes to the storage version and decodes to the request's).
   speaks), the checks of the webhook's answer and `restoreObjectMeta`, with upstream's error texts.
 - `views.py`: the served versions' stores; `strategy.py`: a version's own strategy (schema, defaults, rules)
   run on its objects, converted to the storage version last; `stored.py`: objects an older storage version
-  wrote, converted from it by the storage version's store. The namespace deleter converts to each
-  resource's preferred version as upstream's does (controller/crconversion.py).
+  wrote, converted from it by the storage version's store; `selection.py`: each version's own field labels, its
+  LISTs', watches' and DeleteCollections' selectors judging the objects converted to it. The namespace deleter
+  converts to each resource's preferred version as upstream's does (controller/crconversion.py).
 
 `registry/versions.py`'s `VersionView` serves the other versions over the storage version's store, as it does
 for HPAs; `registry/crd.py` installs one per served version that is not the storage version."""

@@ -12,8 +12,10 @@ from .. import crschema
 from ..store import ListOptions
 from ...wire import gomaps
 from ..versions import Presented, ServedVersion, VersionView
+from ..selectors import make_predicate
 from .cache import served_item, served_items
 from .converter import Converter
+from .selection import on_converted, selectable_fields
 from .stored import TAKES_STORED
 from .strategy import ConvertingStrategy
 
@@ -40,6 +42,30 @@ class CustomResourceView(VersionView):
         if getattr(base, "_schema_changed", False):  # an object stored under an older schema, decoded (crd.py)
             self._decode = base._decoded
         self.present_key = f"{self.api_version}@{getattr(base, 'present_key', base.api_version)}"
+        # this version's own field labels (selection.py), judged on the objects converted to it when a webhook
+        # converts them (or when an older schema's objects are decoded: `_decode`)
+        self.field_labels = selectable_fields(self.crd or {}, self.info.namespaced, version)
+        self.judges_shown = converter.webhook or getattr(base, "_schema_changed", False)
+
+    def predicate(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
+        return make_predicate(opts.label_selector, opts.field_selector, self.field_labels, True, "")
+
+    def selection(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
+        """The LIST's predicate of the stored objects: as they are when conversion changes `apiVersion` only,
+        else on each converted to this version (the webhook asked for every candidate at once)."""
+        pred = self.check_list(opts)
+        if not self.judges_shown:
+            return pred
+        return on_converted(pred, self._shown, self._convert_candidates)
+
+    def _shown(self, stored: dict[str, Any]) -> dict[str, Any]:
+        cached = served_item(self, stored)  # a LIST served from this version's watch cache: its conversion
+        return cached if cached is not None else self.present(stored)
+
+    def _convert_candidates(self, items: list[dict[str, Any]]) -> None:
+        if self.converter.webhook:  # (`ConversionPending` naming every candidate still to be converted)
+            self.converter.convert_all([self._decode(i) for i in items if served_item(self, i) is None],
+                                       self.api_version)
 
     @property
     def table_kind(self) -> str:
@@ -100,8 +126,8 @@ class CustomResourceView(VersionView):
     def _deleted_result(self, obj: dict[str, Any]) -> dict[str, Any]:
         return self.base._deleted_result(obj)
 
-    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False) -> dict[str, Any]:
-        out = self.base.list(ns, opts, shared=shared)
+    def list(self, ns: str | None, opts: ListOptions, *, shared: bool = False, pred: Any = None) -> dict[str, Any]:
+        out = self.base.list(ns, opts, shared=shared, pred=self.selection(opts) if pred is None else pred)
         cached = served_items(self, out["items"])  # a LIST served from this version's watch cache
         self.converter.convert_all([self._decode(i) for i, c in zip(out["items"], cached) if c is None],
                                    self.api_version)  # all asked at once
