@@ -68,7 +68,7 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("Pod", "pods", "pod", ("po",), fields=frozenset({"spec", "status"}),
                  selectable_fields=("metadata.name", "metadata.namespace", "spec.nodeName",
                                     "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
-                                    "spec.hostNetwork", "status.phase", "status.podIP",
+                                    "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
                                     "status.nominatedNodeName"),
                  custom_field_labels=True, return_deleted_object=True, categories=("all",),
                  update_validates_meta=True),
