@@ -28,6 +28,7 @@ class ResourceInfo:
     # its `ValidateXUpdate` runs `ValidateObjectMeta` on the new object (most call `ValidateX` again), which judges
     # a generateName sent on update with `name_rule`; False: `ValidateObjectMetaUpdate` only (a Deployment's)
     update_validates_meta: bool = False
+    status_validates_meta: bool = False          # so does its /status strategy (a VolumeAttachment's inherits it)
     selectable_fields: tuple[str, ...] = ("metadata.name", "metadata.namespace")
     custom_field_labels: bool = False             # registers its own v1 field-label conversion
     return_deleted_object: bool = False

@@ -102,9 +102,12 @@ class Strategy:
     @property
     def update_validates_meta(self) -> bool:
         """Whether this update runs `ValidateObjectMeta` on the new object, its generateName judged by the kind's
-        name rule: the kind's data (`ResourceInfo.update_validates_meta`), never a `/status` write's
-        (`ValidateXStatusUpdate` runs `ValidateObjectMetaUpdate` only)."""
-        return self.info.update_validates_meta and self.subresource != "status"
+        name rule: the kind's data (`ResourceInfo.update_validates_meta`); a `/status` write's only where the kind's
+        status strategy keeps the main `ValidateUpdate` (`status_validates_meta`: most kinds'
+        `ValidateXStatusUpdate` runs `ValidateObjectMetaUpdate` alone)."""
+        if self.subresource == "status":
+            return self.info.status_validates_meta
+        return self.info.update_validates_meta
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = validate_object_meta(new.get("metadata", {}), namespaced=self.info.namespaced,

@@ -7,6 +7,7 @@ a Lease's, a Deployment's) store it as sent. `maskTrailingDash` (apimachinery ap
 upstream's: the trailing `-` and the byte before it become one `a`."""
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -144,3 +145,32 @@ def test_a_create_judges_the_masked_prefix() -> None:
     meta = {"generateName": "a.-", "name": "a.-x7k2p", "namespace": "ns"}
     errs = validate_object_meta(meta, namespaced=True, name_rule="subdomain")
     assert [e.field for e in errs] == ["metadata.name"]
+
+
+def test_a_volume_attachment_status_write_judges_it_too(http: requests.Session, url: str) -> None:
+    """`volumeAttachmentStatusStrategy` keeps `volumeAttachmentStrategy.ValidateUpdate` (`ValidateVolumeAttachment`
+    of the new object); a Service's `/status` (`ValidateServiceStatusUpdate`: `ValidateObjectMetaUpdate` only)
+    stores the same generateName."""
+    vas = f"{url}/apis/storage.k8s.io/v1/volumeattachments"
+    name = f"va-{uuid.uuid4().hex[:8]}"
+    r = http.post(vas, json={"metadata": {"name": name}, "spec": {
+        "attacher": "csi.example.com", "nodeName": "n1", "source": {"persistentVolumeName": "pv1"}}})
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    obj["metadata"]["generateName"] = "Bad-"
+    r = http.put(f"{vas}/{name}/status", json=obj)
+    assert _causes(r) == [("metadata.generateName", f'Invalid value: "Bad-": {SUBDOMAIN}')]
+    http.delete(f"{vas}/{name}")
+
+
+def test_a_status_write_of_a_kind_that_judges_updates_stores_it(http: requests.Session, url: str,
+                                                                namespaces: NamespaceFactory) -> None:
+    ns = namespaces.create("gnu")["metadata"]["name"]
+    services = f"{url}/api/v1/namespaces/{ns}/services"
+    r = http.post(services, json={"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    obj["metadata"]["generateName"] = "Bad-"
+    r = http.put(f"{services}/s/status", json=obj)
+    assert r.status_code == 200, r.text
+    assert r.json()["metadata"]["generateName"] == "Bad-"
