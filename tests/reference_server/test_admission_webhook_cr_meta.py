@@ -11,18 +11,14 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 from .crds import create_crd, schemaless_crd
 from .test_admission_webhooks import Hook, hook  # noqa: F401 - hook: a fixture
 from .webhookconfig import MUTATING, configure, unconfigure
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    """A server of its own: its webhook configuration must not reach other modules' requests."""
-    srv = start_embedded()
-    yield srv
-    srv.stop()
+server = own_server("A server of its own: its webhook configuration must not reach other modules' requests.")
 
 
 def test_a_mutating_webhook_sees_the_decoded_root_metadata(server: RunningServer, hook: Hook) -> None:  # noqa: F811

@@ -17,6 +17,7 @@ import requests
 
 from conformance.reference_server import tls
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 from .quietserver import QuietThreadingHTTPServer
 from .webhookconfig import MUTATING, configure, unconfigure
@@ -108,12 +109,7 @@ def hook() -> Iterator[Hook]:
     h.stop()
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    """A server of its own: its webhook configurations must not reach other modules' requests."""
-    srv = start_embedded()
-    yield srv
-    srv.stop()
+server = own_server("A server of its own: its webhook configurations must not reach other modules' requests.")
 
 
 @pytest.fixture

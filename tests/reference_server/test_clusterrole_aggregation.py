@@ -10,6 +10,7 @@ import requests
 
 from conformance.reference_server.controller.clusterrole_aggregation import aggregated_rules
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 from .conftest import WatchReader, unique
 
@@ -40,11 +41,7 @@ def test_union_order_and_dedup():
     assert aggregated_rules(cr("none", selectors=[]), roles) == []
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    s = start_embedded(authorization="rbac")
-    yield s
-    s.stop()
+srv = own_server(authorization="rbac")
 
 
 def _call(srv: RunningServer, method: str, path: str, body: Any = None) -> requests.Response:

@@ -15,6 +15,7 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 from .conftest import WatchReader, unique
 from .crds import create_crd, schemaless_crd, wait_crd
@@ -29,11 +30,7 @@ APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
 CONDITION = {".": {}, "f:lastTransitionTime": {}, "f:message": {}, "f:reason": {}, "f:status": {}, "f:type": {}}
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    s = start_embedded()
-    yield s
-    s.stop()
+srv = own_server()
 
 
 def crd(group: str, plural: str = "widgets", kind: str = "Widget", **names: Any) -> dict[str, Any]:

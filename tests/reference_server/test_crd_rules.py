@@ -17,6 +17,7 @@ from conformance.reference_server.registry import crdrules
 
 from .conftest import unique
 from tests.reference_server.crds import create_crd
+from tests.reference_server.ownserver import own_server
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 MERGE = {"Content-Type": "application/merge-patch+json"}
@@ -24,11 +25,7 @@ ROOT = "spec.validation.openAPIV3Schema"
 NIL_REASON = "Reason:(*apiextensions.FieldValueErrorReason)(nil)"
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
+srv = own_server()
 
 
 def crd(group: str, schema: dict[str, Any]) -> dict[str, Any]:

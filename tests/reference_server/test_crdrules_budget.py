@@ -12,6 +12,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry.crdrules import validator as crd_validator
+from tests.reference_server.ownserver import own_server
 
 from .test_crd_rules import gadget, refused, served
 
@@ -24,11 +25,7 @@ def _regex(i: int = 0) -> str:
     return "z" * 3_999 + "abcdefghijklm"[i]
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
+srv = own_server()
 
 
 def _spec(rules: list[dict[str, Any]]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from conformance.reference_server.wire import protobuf
 
 from .conftest import WatchReader, unique, wait_gone
 from tests.reference_server.crds import create_crd
+from tests.reference_server.ownserver import own_server
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
@@ -23,11 +24,7 @@ MERGE = {"Content-Type": "application/merge-patch+json"}
 V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
 
-@pytest.fixture(scope="module")
-def ext() -> Iterator[RunningServer]:
-    srv = start_embedded()
-    yield srv
-    srv.stop()
+ext = own_server()
 
 
 def crd(group: str, scope: str = "Namespaced") -> dict:

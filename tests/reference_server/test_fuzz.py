@@ -25,6 +25,7 @@ else:
     schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402 - schemathesis brings hypothesis
 from hypothesis import strategies as st  # noqa: E402
+from tests.reference_server.ownserver import own_server
 
 EXAMPLES = int(os.environ.get("NSCONFORM_FUZZ_EXAMPLES", "6"))
 PY_NAMES = re.compile(r"Traceback|RecursionError|MemoryError|OSError|OverflowError|TypeError|AttributeError|"
@@ -38,11 +39,7 @@ UPSTREAM_500 = re.compile(r'resourceVersion: Invalid value: ".*": strconv\.Parse
                           r"|Component not found: .*", re.S)  # GET of an unknown componentstatus: a plain error
 
 
-@pytest.fixture(scope="module")
-def fuzz_target() -> Iterator[RunningServer]:
-    srv = start_embedded(request_timeout=10)
-    yield srv
-    srv.stop()
+fuzz_target = own_server(request_timeout=10)
 
 
 def _schema(url: str):

@@ -13,15 +13,12 @@ from conformance.reference_server.embedded import RunningServer, start_embedded
 from .test_extensions import APISERVICES, CRDS, new_group, new_namespace, until, widget
 from .test_garbage_collector import Objects, ref
 from tests.reference_server.crds import create_crd
+from tests.reference_server.ownserver import own_server
 
 CLEANUP = "customresourcecleanup.apiextensions.k8s.io"
 
 
-@pytest.fixture(scope="module")
-def crd_server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare")
-    yield srv
-    srv.stop()
+crd_server = own_server(flavor="bare")
 
 
 def _established(base: str, group: str) -> None:

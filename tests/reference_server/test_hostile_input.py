@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 from .loopwatch import LoopWatch
 
@@ -21,11 +22,7 @@ PY_NAMES = re.compile(r"Traceback|RecursionError|MemoryError|OSError|OverflowErr
                       r"'dict' object|'list' object|'str' object|'int' object")
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    s = start_embedded()
-    yield s
-    s.stop()
+srv = own_server()
 
 
 @pytest.fixture
@@ -263,11 +260,7 @@ def test_protobuf_timestamp_overflow_is_a_bad_request(srv, ns):
 
 
 # ---- 7. connections are bounded: header read, idle, request ---------------------------------------
-@pytest.fixture(scope="module")
-def quick() -> Iterator[RunningServer]:
-    s = start_embedded(read_header_timeout=0.5, idle_timeout=0.5, request_timeout=0.5)
-    yield s
-    s.stop()
+quick = own_server(read_header_timeout=0.5, idle_timeout=0.5, request_timeout=0.5)
 
 
 def _connect(url: str):

@@ -12,6 +12,7 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.storage.keys import object_key
 from conformance.reference_server.wire.protobuf import decode_response
+from tests.reference_server.ownserver import own_server
 
 from .conftest import status_of, unique
 from .test_http_aggregated_discovery import assert_views_agree
@@ -265,11 +266,7 @@ def test_tables_and_protobuf(http, url):
         assert http.delete(f"{base(url, plural)}/{name}").status_code == 200
 
 
-@pytest.fixture(scope="module")
-def kep33() -> Iterator[RunningServer]:
-    srv = start_embedded(feature_gates=["NamespaceInitializers"])
-    yield srv
-    srv.stop()
+kep33 = own_server(feature_gates=["NamespaceInitializers"])
 
 
 def test_two_versions_with_the_kep33_extension(kep33, http):

@@ -11,6 +11,7 @@ import requests
 import yaml
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
@@ -188,11 +189,7 @@ def test_views_agree_default(url):
     assert assert_views_agree(url, {}) == BUILTIN
 
 
-@pytest.fixture(scope="module")
-def rbac_server() -> Iterator[RunningServer]:
-    srv = start_embedded(authorization="rbac")
-    yield srv
-    srv.stop()
+rbac_server = own_server(authorization="rbac")
 
 
 def test_views_agree_rbac(rbac_server):

@@ -110,3 +110,30 @@ def test_table_and_conversion_round_trip(http, url, namespaces):
     assert table["rows"][0]["cells"][8:] == [1, "e1"]
     stored = http.get(f"{url}/api/v1/namespaces/{ns}/events/e1").json()
     assert eventsv1.to_core(eventsv1.to_v1(stored)) == stored
+
+
+def test_field_selectors_take_the_v1_labels(http, url, namespaces):
+    """pkg/apis/events/v1/conversion.go `AddFieldLabelConversionsForEvent` (1.33): `regarding.*`, `reason`, `type`,
+    `reportingController` and the metadata labels select as their core fields do; a core/v1 label such as
+    `involvedObject.name` or `source` is `field label not supported`."""
+    ns = namespaces.create()["metadata"]["name"]
+    for name, regarding, controller in (("a", "p1", "example.com/one"), ("b", "p2", "example.com/two")):
+        event = v1_event(name, ns, reportingController=controller)
+        event["regarding"]["name"] = regarding
+        r = http.post(f"{url}{V1}/namespaces/{ns}/events", json=event)
+        assert r.status_code == 201, r.text
+
+    def selected(selector: str) -> list[str]:
+        r = http.get(f"{url}{V1}/namespaces/{ns}/events", params={"fieldSelector": selector})
+        assert r.status_code == 200, r.text
+        return [i["metadata"]["name"] for i in r.json()["items"]]
+
+    assert selected("regarding.name=p2") == ["b"]
+    assert selected("reportingController=example.com/one") == ["a"]
+    assert selected("regarding.kind=Pod,reason=Synced,type=Normal,regarding.uid=") == ["a", "b"]
+    assert selected("regarding.fieldPath!=,metadata.name=a") == []
+    for label in ("involvedObject.name", "source", "reportingComponent", "note"):
+        r = http.get(f"{url}{V1}/namespaces/{ns}/events", params={"fieldSelector": f"{label}=x"})
+        assert (r.status_code, status_of(r)["message"]) == (400, f"field label not supported: {label}")
+    r = http.get(f"{url}/api/v1/namespaces/{ns}/events", params={"fieldSelector": "reportingComponent=example.com/two"})
+    assert [i["metadata"]["name"] for i in r.json()["items"]] == ["b"]

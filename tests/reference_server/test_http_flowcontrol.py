@@ -12,6 +12,7 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry.flowcontrol_bootstrap import (
     MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS)
+from tests.reference_server.ownserver import own_server
 
 from .conftest import WatchReader, status_of, unique
 
@@ -22,12 +23,8 @@ FS_HEADER, PL_HEADER = "X-Kubernetes-PF-FlowSchema-UID", "X-Kubernetes-PF-Priori
 ALL = {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "clusterScope": True, "namespaces": ["*"]}
 
 
-@pytest.fixture(scope="module")
-def own() -> Iterator[RunningServer]:
-    """A server of this module's own: these tests delete and change the bootstrap objects."""
-    srv = start_embedded(flavor="bare", token=TOKEN)
-    yield srv
-    srv.stop()
+own = own_server("A server of this module's own: these tests delete and change the bootstrap objects.",
+                 flavor="bare", token=TOKEN)
 
 
 @pytest.fixture(scope="module")

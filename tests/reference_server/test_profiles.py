@@ -5,15 +5,12 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import start_embedded
+from tests.reference_server.ownserver import own_server
 
 from .conftest import status_of
 
 
-@pytest.fixture(scope="module")
-def design():
-    srv = start_embedded(profile="design", flavor="bare")
-    yield srv
-    srv.stop()
+design = own_server(profile="design", flavor="bare")
 
 
 def test_finalize_is_post(design):

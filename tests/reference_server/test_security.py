@@ -7,13 +7,10 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import start_embedded
+from tests.reference_server.ownserver import own_server
 
 
-@pytest.fixture(scope="module")
-def secure():
-    srv = start_embedded(tls=True, token="s3cret")
-    yield srv
-    srv.stop()
+secure = own_server(tls=True, token="s3cret")
 
 
 def test_token_required(secure):

@@ -16,6 +16,7 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 from .crds import create_crd
 from .test_real_clients import Kube, kube, served  # noqa: F401 - fixtures
@@ -26,11 +27,7 @@ STRATEGIC = {"Content-Type": "application/strategic-merge-patch+json"}
 APPLY = {"Content-Type": "application/apply-patch+yaml"}
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    s = start_embedded()
-    yield s
-    s.stop()
+srv = own_server()
 
 
 def apiservice(group: str, **spec: Any) -> dict[str, Any]:

@@ -29,15 +29,15 @@ GROUP_VERSION = f"{GROUP}/{VERSION}"
 RBAC_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
 ROLES = ResourceInfo("Role", "roles", "role", (), RBAC_VERBS, namespaced=True,
-                     fields=frozenset({"rules"}), name_rule="path")
+                     fields=frozenset({"rules"}), name_rule="path", update_validates_meta=True)
 ROLE_BINDINGS = ResourceInfo("RoleBinding", "rolebindings", "rolebinding", (), RBAC_VERBS, namespaced=True,
-                             fields=frozenset({"subjects", "roleRef"}), name_rule="path")
+                             fields=frozenset({"subjects", "roleRef"}), name_rule="path", update_validates_meta=True)
 CLUSTER_ROLES = ResourceInfo("ClusterRole", "clusterroles", "clusterrole", (), RBAC_VERBS, namespaced=False,
                              fields=frozenset({"rules", "aggregationRule"}), name_rule="path",
-                             selectable_fields=("metadata.name",))
+                             selectable_fields=("metadata.name",), update_validates_meta=True)
 CLUSTER_ROLE_BINDINGS = ResourceInfo("ClusterRoleBinding", "clusterrolebindings", "clusterrolebinding", (),
                                      RBAC_VERBS, namespaced=False, fields=frozenset({"subjects", "roleRef"}),
-                                     name_rule="path", selectable_fields=("metadata.name",))
+                                     name_rule="path", selectable_fields=("metadata.name",), update_validates_meta=True)
 RBAC_KINDS: tuple[ResourceInfo, ...] = (CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES)
 
 # The same, as plain data (for a registry/discovery that wants dicts).
@@ -70,13 +70,16 @@ def apply_defaults(obj: dict[str, Any], kind: str | None = None) -> dict[str, An
 
 
 def _meta_errors(obj: dict[str, Any], namespaced: bool, check_name: bool = True) -> list[FieldError]:
+    """`ValidateObjectMeta` with `ValidateRBACName`: `IsValidPathSegmentName` of the generateName (its `prefix`
+    ignored) and the name. On update (`check_name` false) the generateName is judged all the same: each
+    `ValidateXUpdate` runs `ValidateX` on the new object; the name, immutable, needs no second look."""
     meta = obj.get("metadata") or {}
     errs = validate_object_meta(meta, namespaced=namespaced, name_rule="subdomain", check_name=False)
     name_errs: list[FieldError] = []
+    if meta.get("generateName"):
+        name_errs += [field_invalid("metadata.generateName", meta["generateName"], m)
+                      for m in path_segment_errors(meta["generateName"])]
     if check_name:
-        if meta.get("generateName") and not meta.get("name"):
-            name_errs += [field_invalid("metadata.generateName", meta["generateName"], m)
-                          for m in path_segment_errors(meta["generateName"])]
         if meta.get("name"):
             name_errs += [field_invalid("metadata.name", meta["name"], m) for m in path_segment_errors(meta["name"])]
     return name_errs + errs

@@ -650,7 +650,9 @@ def _actions_errors(actions: list[Any], path: str) -> list[FieldError]:
 
 
 def _info(kind: str, plural: str, fields: frozenset[str]) -> ResourceInfo:
-    return ResourceInfo(kind, plural, kind.lower(), namespaced=False, fields=fields, categories=("api-extensions",))
+    """The four kinds' `ValidateXUpdate` is `validateX` of the new object (its `ValidateObjectMeta` included)."""
+    return ResourceInfo(kind, plural, kind.lower(), namespaced=False, fields=fields, categories=("api-extensions",),
+                        update_validates_meta=True)
 
 
 ADMISSIONREGISTRATION_KINDS: tuple[GroupKind, ...] = (

@@ -26,11 +26,19 @@ from .strategy import Strategy
 from .validation import is_dns1123_subdomain, is_qualified_name, validate_object_meta, validate_object_meta_update
 
 RESOURCE = "events"
+# pkg/apis/events/v1/conversion.go `AddFieldLabelConversionsForEvent` (since 1.19, kubernetes#92874; 1.33's map, no
+# `source`): each label names the core Event's field its `ToSelectableFields` sets (`regarding.kind` is
+# `involvedObject.kind`, `reportingController` is `reportingComponent`), the same value this view's objects hold at
+# the label's own path; any other label is `field label not supported: <label>`
+EVENTS_V1_FIELD_LABELS = ("metadata.name", "metadata.namespace", "reason", "regarding.kind", "regarding.namespace",
+                          "regarding.name", "regarding.uid", "regarding.apiVersion", "regarding.resourceVersion",
+                          "regarding.fieldPath", "reportingController", "type")
 EVENTS_V1_INFO = ResourceInfo(
     "Event", "events", "event", ("ev",),
     fields=frozenset({"eventTime", "series", "reportingController", "reportingInstance", "action", "reason",
                       "regarding", "related", "note", "type", "deprecatedSource", "deprecatedFirstTimestamp",
-                      "deprecatedLastTimestamp", "deprecatedCount"}))
+                      "deprecatedLastTimestamp", "deprecatedCount"}),
+    selectable_fields=EVENTS_V1_FIELD_LABELS, custom_field_labels=True)
 REPORTING_INSTANCE_LIMIT = ACTION_LIMIT = REASON_LIMIT = 128
 NOTE_LIMIT = 1024
 
@@ -212,6 +220,7 @@ class EventsView(GroupStore):
 
     view_of = "events"  # the core events' store: left out of `Registry.namespaced()` (no double deletion or GC)
     schema_kind = "events.k8s.io/Event"  # not core/v1's Event to the decoder's field model (http/handlers.py)
+    field_kind = ""  # a field label's value is the string at its path in the v1 object (EVENTS_V1_FIELD_LABELS)
 
     @property
     def table_kind(self) -> str:

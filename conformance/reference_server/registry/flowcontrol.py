@@ -442,7 +442,9 @@ def status_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[Field
 
 
 def _info(kind: str, plural: str) -> ResourceInfo:
-    return ResourceInfo(kind, plural, kind.lower(), (), namespaced=False, fields=frozenset({"spec", "status"}))
+    """Both kinds' `ValidateXUpdate` is `ValidateX` of the new object (its `ValidateObjectMeta` included)."""
+    return ResourceInfo(kind, plural, kind.lower(), (), namespaced=False, fields=frozenset({"spec", "status"}),
+                        update_validates_meta=True)
 
 
 FLOWCONTROL_KINDS: tuple[GroupKind, ...] = (

@@ -337,16 +337,18 @@ class RuntimeClassStrategy(Strategy):
 
 
 def _info(kind: str, plural: str, short: tuple[str, ...] = (), *, fields: frozenset[str],
-          namespaced: bool = True, name_rule: str = "subdomain", returns_deleted: bool = False) -> ResourceInfo:
+          namespaced: bool = True, name_rule: str = "subdomain", returns_deleted: bool = False,
+          update_validates_meta: bool = False, status_validates_meta: bool = False) -> ResourceInfo:
     return ResourceInfo(kind, plural, kind.lower(), short, namespaced=namespaced, fields=fields, name_rule=name_rule,
-                        return_deleted_object=returns_deleted)
+                        return_deleted_object=returns_deleted, update_validates_meta=update_validates_meta,
+                        status_validates_meta=status_validates_meta)
 
 
 _SPEC = frozenset({"spec", "status"})
 GROUP_KINDS: tuple[GroupKind, ...] = (
     GroupKind("networking.k8s.io", "v1", _info("Ingress", "ingresses", ("ing",), fields=_SPEC), IngressStrategy),
     GroupKind("networking.k8s.io", "v1", _info("IngressClass", "ingressclasses", fields=frozenset({"spec"}),
-                                               namespaced=False), IngressClassStrategy),
+                                               namespaced=False, update_validates_meta=True), IngressClassStrategy),
     GroupKind("scheduling.k8s.io", "v1", _info(
         "PriorityClass", "priorityclasses", ("pc",), namespaced=False,
         fields=frozenset({"value", "globalDefault", "description", "preemptionPolicy"})), PriorityClassStrategy),
@@ -358,9 +360,11 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
     GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False,
                                             name_rule="pathsegment", returns_deleted=True), CSIDriverStrategy),
     GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False,
-                                            returns_deleted=True), CSINodeStrategy),
-    GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC,
-                                            namespaced=False, returns_deleted=True), VolumeAttachmentStrategy),
+                                            returns_deleted=True, update_validates_meta=True), CSINodeStrategy),
+    # pkg/registry/storage/volumeattachment/strategy.go: the status strategy embeds the main one's ValidateUpdate
+    GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC, namespaced=False,
+                                            returns_deleted=True, update_validates_meta=True,
+                                            status_validates_meta=True), VolumeAttachmentStrategy),
     GroupKind("storage.k8s.io", "v1", _info(
         "CSIStorageCapacity", "csistoragecapacities",
         fields=frozenset({"nodeTopology", "storageClassName", "capacity", "maximumVolumeSize"})),

@@ -24,7 +24,11 @@ class ResourceInfo:
     namespaced: bool = True
     fields: frozenset[str] = frozenset()          # known top-level fields besides apiVersion/kind/metadata
     keeps_unknown_fields: bool = False            # any top-level field is kept (a CRD schema's root preserves them)
-    name_rule: str = "subdomain"                  # subdomain | label | label1035 | path
+    name_rule: str = "subdomain"                  # subdomain | label | label1035 | pathsegment | path
+    # its `ValidateXUpdate` runs `ValidateObjectMeta` on the new object (most call `ValidateX` again), which judges
+    # a generateName sent on update with `name_rule`; False: `ValidateObjectMetaUpdate` only (a Deployment's)
+    update_validates_meta: bool = False
+    status_validates_meta: bool = False          # so does its /status strategy (a VolumeAttachment's inherits it)
     selectable_fields: tuple[str, ...] = ("metadata.name", "metadata.namespace")
     custom_field_labels: bool = False             # registers its own v1 field-label conversion
     return_deleted_object: bool = False
@@ -50,25 +54,29 @@ NAMESPACES = ResourceInfo(
 
 CONTENT_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("ConfigMap", "configmaps", "configmap", ("cm",),
-                 fields=frozenset({"data", "binaryData", "immutable"})),
+                 fields=frozenset({"data", "binaryData", "immutable"}), update_validates_meta=True),
     ResourceInfo("Secret", "secrets", "secret", (), fields=frozenset({"data", "stringData", "type", "immutable"}),
-                 selectable_fields=("metadata.name", "metadata.namespace", "type"), custom_field_labels=True),
+                 selectable_fields=("metadata.name", "metadata.namespace", "type"), custom_field_labels=True,
+                 update_validates_meta=True),
     ResourceInfo("Service", "services", "service", ("svc",), fields=frozenset({"spec", "status"}), categories=("all",),
                  verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
                  name_rule="label1035", return_deleted_object=True, custom_field_labels=True,
+                 update_validates_meta=True,
                  selectable_fields=("metadata.name", "metadata.namespace", "spec.clusterIP", "spec.type")),
     ResourceInfo("ServiceAccount", "serviceaccounts", "serviceaccount", ("sa",),
                  fields=frozenset({"secrets", "imagePullSecrets", "automountServiceAccountToken"}),
-                 return_deleted_object=True),
+                 return_deleted_object=True, update_validates_meta=True),
     ResourceInfo("Pod", "pods", "pod", ("po",), fields=frozenset({"spec", "status"}),
                  selectable_fields=("metadata.name", "metadata.namespace", "spec.nodeName",
                                     "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
-                                    "spec.hostNetwork", "status.phase", "status.podIP",
+                                    "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
                                     "status.nominatedNodeName"),
-                 custom_field_labels=True, return_deleted_object=True, categories=("all",)),
+                 custom_field_labels=True, return_deleted_object=True, categories=("all",),
+                 update_validates_meta=True),
     ResourceInfo("ResourceQuota", "resourcequotas", "resourcequota", ("quota",),
                  fields=frozenset({"spec", "status"}), return_deleted_object=True),
-    ResourceInfo("LimitRange", "limitranges", "limitrange", ("limits",), fields=frozenset({"spec"})),
+    ResourceInfo("LimitRange", "limitranges", "limitrange", ("limits",), fields=frozenset({"spec"}),
+                 update_validates_meta=True),
     ResourceInfo("Endpoints", "endpoints", "endpoints", ("ep",), fields=frozenset({"subsets"}),
                  deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
     ResourceInfo("Event", "events", "event", ("ev",),
@@ -82,7 +90,7 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
                  custom_field_labels=True),
     # kind's other core/v1 namespaced kinds (registry/volumes.py, registry/replication.py)
     ResourceInfo("PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", ("pvc",),
-                 fields=frozenset({"spec", "status"}), return_deleted_object=True),
+                 fields=frozenset({"spec", "status"}), return_deleted_object=True, update_validates_meta=True),
     ResourceInfo("PodTemplate", "podtemplates", "podtemplate", fields=frozenset({"template"}),
                  return_deleted_object=True),
     ResourceInfo("ReplicationController", "replicationcontrollers", "replicationcontroller", ("rc",),
@@ -96,7 +104,7 @@ CLUSTER_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("Node", "nodes", "node", ("no",), namespaced=False, fields=frozenset({"spec", "status"}),
                  selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True),
     ResourceInfo("PersistentVolume", "persistentvolumes", "persistentvolume", ("pv",), namespaced=False,
-                 fields=frozenset({"spec", "status"}), return_deleted_object=True),
+                 fields=frozenset({"spec", "status"}), return_deleted_object=True, update_validates_meta=True),
     ResourceInfo("ComponentStatus", "componentstatuses", "componentstatus", ("cs",), verbs=("get", "list"),
                  namespaced=False, fields=frozenset({"conditions"}),
                  deprecation="v1 ComponentStatus is deprecated in v1.19+"),

@@ -3,8 +3,9 @@ the string at the field's path: a bool is `fmt.Sprint` / `strconv.FormatBool` of
 `strconv.Itoa` (unset: "0"), and two fields are computed.
 
 Follows pkg/registry/core/pod/strategy.go (`ToSelectableFields`: `spec.hostNetwork`, `status.podIP` from
-`status.podIPs[0]`), node/strategy.go (`NodeToSelectableFields`), replicationcontroller/strategy.go
-(`ControllerToSelectableFields`) and event/strategy.go (`ToSelectableFields`: `source` is `source.component`, else
+`status.podIPs[0]`; `status.podIPs`, a label pkg/apis/core/v1/conversion.go accepts that `ToSelectableFields` never
+sets, is "" for every pod: `fields.Set.Get` of a missing key), node/strategy.go (`NodeToSelectableFields`),
+replicationcontroller/strategy.go (`ControllerToSelectableFields`) and event/strategy.go (`ToSelectableFields`: `source` is `source.component`, else
 `reportingComponent`). Every other field (metadata.name, spec.nodeName, status.phase, type, ...) is the string at
 its path, "" when unset."""
 from __future__ import annotations
@@ -54,6 +55,7 @@ def _event_source(obj: dict[str, Any]) -> str:
 _COMPUTED: dict[tuple[str, str], Callable[[dict[str, Any]], str]] = {
     ("Pod", "spec.hostNetwork"): _bool("spec.hostNetwork"),
     ("Pod", "status.podIP"): _pod_ip,
+    ("Pod", "status.podIPs"): lambda obj: "",
     ("Node", "spec.unschedulable"): _bool("spec.unschedulable"),
     ("ReplicationController", "status.replicas"): _int("status.replicas"),
     ("Event", "source"): _event_source,

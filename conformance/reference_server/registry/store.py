@@ -32,6 +32,7 @@ from .propagation import FOREGROUND, ORPHAN, deletion_finalizers
 from .kinds import ResourceInfo
 from .selectors import check_syntax, make_predicate, selects_exactly
 from .strategy import Strategy
+from .validation import validate_update_common_fields
 from ..memo import remember
 from ..wire import gostructs
 from ..gonet.strconv import quote
@@ -501,7 +502,7 @@ class GenericStore:
                 admit(new)
             strategy.prepare_for_update(new, current)
             _restore_system_meta(nmeta, cmeta)
-            errs = strategy.validate_update(new, current)
+            errs = validate_update_common_fields(nmeta) + strategy.validate_update(new, current)
             if errs:
                 raise self._invalid(name, errs)
             if validate_admit is not None:  # may return what to write once the update is stored (a quota's charge)

@@ -99,10 +99,21 @@ class Strategy:
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         pass
 
+    @property
+    def update_validates_meta(self) -> bool:
+        """Whether this update runs `ValidateObjectMeta` on the new object, its generateName judged by the kind's
+        name rule: the kind's data (`ResourceInfo.update_validates_meta`); a `/status` write's only where the kind's
+        status strategy keeps the main `ValidateUpdate` (`status_validates_meta`: most kinds'
+        `ValidateXStatusUpdate` runs `ValidateObjectMetaUpdate` alone)."""
+        if self.subresource == "status":
+            return self.info.status_validates_meta
+        return self.info.update_validates_meta
+
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = validate_object_meta(new.get("metadata", {}), namespaced=self.info.namespaced,
                                     name_rule=self.info.name_rule, check_name=False,
-                                    kube_finalizers=self.kube_finalizers)
+                                    kube_finalizers=self.kube_finalizers,
+                                    check_generate_name=self.update_validates_meta)
         return errs + validate_object_meta_update(new.get("metadata", {}), old.get("metadata", {}))
 
     def should_delete_during_update(self, new: dict[str, Any], old: dict[str, Any]) -> bool:

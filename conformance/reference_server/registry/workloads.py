@@ -616,8 +616,10 @@ class EndpointSliceStrategy(DropsDisabledFields, Strategy):
 
 
 def _info(kind: str, plural: str, short: tuple[str, ...] = (), fields: frozenset[str] = _SPEC,
-          categories: tuple[str, ...] = (), name_rule: str = "subdomain") -> ResourceInfo:
-    return ResourceInfo(kind, plural, kind.lower(), short, fields=fields, categories=categories, name_rule=name_rule)
+          categories: tuple[str, ...] = (), name_rule: str = "subdomain", update_validates_meta: bool = False
+          ) -> ResourceInfo:
+    return ResourceInfo(kind, plural, kind.lower(), short, fields=fields, categories=categories, name_rule=name_rule,
+                        update_validates_meta=update_validates_meta)
 
 
 ALL = ("all",)
@@ -627,8 +629,8 @@ WORKLOAD_KINDS: tuple[GroupKind, ...] = (
     GroupKind("apps", "v1", _info("ReplicaSet", "replicasets", ("rs",), categories=ALL), ReplicaSetStrategy),
     GroupKind("apps", "v1", _info("StatefulSet", "statefulsets", ("sts",), categories=ALL, name_rule="label"),
               StatefulSetStrategy),
-    GroupKind("apps", "v1", _info("ControllerRevision", "controllerrevisions", fields=frozenset({"data", "revision"})),
-              ControllerRevisionStrategy),
+    GroupKind("apps", "v1", _info("ControllerRevision", "controllerrevisions", fields=frozenset({"data", "revision"}),
+                                  update_validates_meta=True), ControllerRevisionStrategy),
     GroupKind("batch", "v1", _info("CronJob", "cronjobs", ("cj",), categories=ALL), CronJobStrategy),
     GroupKind("batch", "v1", _info("Job", "jobs", categories=ALL), JobStrategy),
     GroupKind("networking.k8s.io", "v1", _info("NetworkPolicy", "networkpolicies", ("netpol",)),
@@ -636,7 +638,7 @@ WORKLOAD_KINDS: tuple[GroupKind, ...] = (
     GroupKind("policy", "v1", _info("PodDisruptionBudget", "poddisruptionbudgets", ("pdb",)),
               PodDisruptionBudgetStrategy),
     GroupKind("coordination.k8s.io", "v1", _info("Lease", "leases", fields=frozenset({"spec"})), LeaseStrategy),
-    GroupKind("discovery.k8s.io", "v1", _info("EndpointSlice", "endpointslices",
+    GroupKind("discovery.k8s.io", "v1", _info("EndpointSlice", "endpointslices", update_validates_meta=True,
                                               fields=frozenset({"addressType", "endpoints", "ports"})),
               EndpointSliceStrategy),
 )

@@ -12,16 +12,12 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 AR = "/apis/admissionregistration.k8s.io/v1"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    """A server of its own: its bindings must not reach other modules' requests."""
-    srv = start_embedded()
-    yield srv
-    srv.stop()
+server = own_server("A server of its own: its bindings must not reach other modules' requests.")
 
 
 @pytest.fixture

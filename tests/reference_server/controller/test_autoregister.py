@@ -17,6 +17,7 @@ from tests.reference_server.conftest import unique
 from tests.reference_server.kubectl_run import run_kubectl
 from tests.reference_server.replicas import until
 from tests.reference_server.crds import create_crd
+from tests.reference_server.ownserver import own_server
 
 APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -28,11 +29,7 @@ KIND_1_33 = ["v1.", "v1.admissionregistration.k8s.io", "v1.apiextensions.k8s.io"
              "v1.rbac.authorization.k8s.io", "v1.scheduling.k8s.io", "v1.storage.k8s.io", "v2.autoscaling"]
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()  # its own: a test deletes a built-in APIService
-    yield server
-    server.stop()
+srv = own_server()  # its own: a test deletes a built-in APIService
 
 
 def _names(url: str) -> list[str]:

@@ -15,6 +15,7 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry import Registry
 from conformance.reference_server.storage import MemoryStore
+from tests.reference_server.ownserver import own_server
 
 from ..crds import CRDS, condition, create_crd, established, settle_crd, wait_crd
 from ..replicas import until
@@ -24,12 +25,7 @@ AR = "/apis/admissionregistration.k8s.io/v1"
 APISERVER_GROUPS = ["system:authenticated", "system:masters"]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    """A server of its own: its webhook configurations and policies must not reach other modules' CRDs."""
-    srv = start_embedded()
-    yield srv
-    srv.stop()
+server = own_server("A server of its own: its webhook configurations and policies must not reach other modules' CRDs.")
 
 
 def crd(group: str, tag: str) -> dict[str, Any]:

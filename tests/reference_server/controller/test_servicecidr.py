@@ -17,6 +17,7 @@ from conformance.reference_server.controller import servicecidr as servicecidr_c
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from tests.reference_server.conftest import unique
 from tests.reference_server.kubectl_run import run_kubectl
+from tests.reference_server.ownserver import own_server
 from tests.reference_server.replicas import until
 
 CIDRS = "/apis/networking.k8s.io/v1/servicecidrs"
@@ -24,11 +25,7 @@ IPS = "/apis/networking.k8s.io/v1/ipaddresses"
 FINALIZER = "networking.k8s.io/service-cidr-finalizer"
 
 
-@pytest.fixture(scope="module")
-def kind() -> Iterator[RunningServer]:
-    server = start_embedded(flavor="kind")
-    yield server
-    server.stop()
+kind = own_server(flavor="kind")
 
 
 def _ips(url: str) -> dict[str, dict]:

@@ -17,6 +17,7 @@ from conformance.reference_server.controller import bootstrap, system_objects
 from conformance.reference_server.controller.system_objects import (NAMESPACES_INTERVAL, SERVICE_INTERVAL,
                                                                     SystemObjects)
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 AR = "/apis/admissionregistration.k8s.io/v1"
 
@@ -97,11 +98,7 @@ def test_the_controllers_run_every_minute_and_every_ten_seconds() -> None:
     assert rounds.count("namespaces") >= 2 and rounds.count("service") >= 2
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded()
-    yield srv
-    srv.stop()
+server = own_server()
 
 
 def _round(server: RunningServer, sync: Callable[[SystemObjects], Any]) -> None:

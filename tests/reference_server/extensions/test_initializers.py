@@ -12,6 +12,7 @@ from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.extensions import parse_feature_gates
 from conformance.reference_server.extensions.initializers import merged_initializers
 from conformance.reference_server.deviations import Deviations
+from tests.reference_server.ownserver import own_server
 
 GV = "/apis/admissionregistration.k8s.io/v1alpha1"
 CONFIGS = f"{GV}/namespaceinitializerconfigurations"
@@ -37,11 +38,7 @@ def test_merge_sorted_by_configuration_name_order_kept_within():
         ["y.x.io", "b.x.io", "z.x.io", "a.x.io"]
 
 
-@pytest.fixture(scope="module")
-def gated() -> Iterator[RunningServer]:
-    srv = start_embedded(feature_gates=["NamespaceInitializers"])
-    yield srv
-    srv.stop()
+gated = own_server(feature_gates=["NamespaceInitializers"])
 
 
 def _ns(url: str, **spec) -> dict:

@@ -10,13 +10,10 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 
-@pytest.fixture(scope="module")
-def rbac() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare", authorization="rbac")
-    yield srv
-    srv.stop()
+rbac = own_server(flavor="bare", authorization="rbac")
 
 
 def _as(srv: RunningServer, user: str | None = None, *groups: str) -> dict[str, str]:

@@ -12,17 +12,14 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http.apiservice_groups import sorted_by_group_and_version
 from tests.reference_server.conftest import unique
+from tests.reference_server.ownserver import own_server
 from tests.reference_server.replicas import until
 
 APISERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
 V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()  # its own: its tests delete a built-in APIService
-    yield server
-    server.stop()
+srv = own_server()  # its own: its tests delete a built-in APIService
 
 
 def _legacy(url: str) -> list[str]:

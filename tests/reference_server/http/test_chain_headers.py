@@ -12,16 +12,13 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http.chain_headers import new_audit_id
+from tests.reference_server.ownserver import own_server
 
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 TOKEN = "chain-headers-token"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare", token=TOKEN)
-    yield srv
-    srv.stop()
+server = own_server(flavor="bare", token=TOKEN)
 
 
 def get(server: RunningServer, path: str, token: str | None = TOKEN, **headers: str) -> requests.Response:

@@ -10,17 +10,14 @@ import pytest
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import chunked_length
+from tests.reference_server.ownserver import own_server
 
 from .rawhttp import raw
 
 pytestmark = pytest.mark.skipif(not chunked_length.SUPPORTED, reason="llhttp's flag is not reachable here")
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare")
-    yield srv
-    srv.stop()
+server = own_server(flavor="bare")
 
 
 @pytest.mark.parametrize("length", [b"5", b"999999999"])  # (one not a number: llhttp still refuses it)

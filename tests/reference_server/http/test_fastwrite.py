@@ -10,6 +10,7 @@ import pytest
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import connection, fastwrite
+from tests.reference_server.ownserver import own_server
 
 REQUESTS = [
     b"GET /api/v1/namespaces/default HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -26,11 +27,7 @@ REQUESTS = [
 VARYING = {b"date", b"audit-id"}
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare")
-    yield srv
-    srv.stop()
+server = own_server(flavor="bare")
 
 
 def _exchange(server: RunningServer, request: bytes) -> tuple[bytes, list[tuple[bytes, bytes]], bytes]:

@@ -9,16 +9,13 @@ import pytest
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import go_answers
+from tests.reference_server.ownserver import own_server
 
 from .rawhttp import ERROR_HEADERS
 from .rawhttp import raw as _raw
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare")
-    yield srv
-    srv.stop()
+server = own_server(flavor="bare")
 
 
 def _go(public: bytes) -> bytes:

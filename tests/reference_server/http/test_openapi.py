@@ -11,17 +11,14 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import openapi
+from tests.reference_server.ownserver import own_server
 from tests.reference_server.wire.test_openapi_pb import fields, named
 
 PB = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 PB_OLD = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare")
-    yield srv
-    srv.stop()
+server = own_server(flavor="bare")
 
 
 def get(server: RunningServer, **headers: str) -> requests.Response:

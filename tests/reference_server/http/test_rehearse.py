@@ -16,16 +16,13 @@ from conformance.reference_server.registry import crschema
 from ..conftest import unique
 from ..holding import WAIT, Held, answers
 from tests.reference_server.crds import create_crd
+from tests.reference_server.ownserver import own_server
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 BIG = "a" * (64 * 1024)  # past registry/rehearsed.py's LARGE
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
+srv = own_server()
 
 
 @pytest.fixture()

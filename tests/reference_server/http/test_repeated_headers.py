@@ -13,6 +13,7 @@ import pytest
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import repeated_headers
+from tests.reference_server.ownserver import own_server
 
 from .rawhttp import ERROR_HEADERS
 from .rawhttp import raw as _raw
@@ -25,11 +26,7 @@ pytestmark = pytest.mark.skipif(not repeated_headers.SUPPORTED, reason="aiohttp'
                                 "repeated headers here (pure-Python parser or debug mode)")
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare", token=TOKEN)
-    yield srv
-    srv.stop()
+server = own_server(flavor="bare", token=TOKEN)
 
 
 def _status_and_body(answer: bytes) -> tuple[bytes, bytes, bytes]:

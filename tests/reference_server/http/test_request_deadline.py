@@ -12,16 +12,13 @@ import pytest
 import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
+from tests.reference_server.ownserver import own_server
 
 TOKEN = "deadline-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded(token=TOKEN)
-    yield server
-    server.stop()
+srv = own_server(token=TOKEN)
 
 
 @pytest.mark.parametrize("value,error", [

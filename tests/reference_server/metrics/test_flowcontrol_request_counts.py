@@ -18,6 +18,7 @@ from conformance.reference_server.flowcontrol.limits import LevelLimits
 from conformance.reference_server.flowcontrol.queueset import QueueSet
 from conformance.reference_server.flowcontrol.workestimate import WorkEstimate
 from conformance.reference_server.metrics.flowcontrol_levels import LevelMetrics
+from tests.reference_server.ownserver import own_server
 
 from ..test_http_priority_fairness import _Held
 from .test_flowcontrol_levels import _render, clock  # noqa: F401 - clock: a fixture
@@ -63,11 +64,7 @@ def test_request_utilization_weighs_time_at_each_ratio(clock) -> None:  # noqa: 
     assert one(fam, "_sum", phase="waiting", priority_level="lvl") == pytest.approx(2e9 / 80)
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(max_requests_inflight=1, max_mutating_requests_inflight=0)
-    yield srv
-    srv.stop()
+server = own_server(max_requests_inflight=1, max_mutating_requests_inflight=0)
 
 
 def _held_time(server: RunningServer) -> float:

@@ -10,6 +10,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.metrics.goruntime import GO_VERSION, GcPauses, read_status
+from tests.reference_server.ownserver import own_server
 
 from .exposition import Family, parse
 
@@ -32,11 +33,7 @@ PROCESS_FAMILIES = {"process_cpu_seconds_total", "process_max_fds", "process_net
                     "process_start_time_seconds", "process_virtual_memory_bytes", "process_virtual_memory_max_bytes"}
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded(flavor="bare")
-    yield srv
-    srv.stop()
+server = own_server(flavor="bare")
 
 
 def scrape(server: RunningServer) -> tuple[str, dict[str, Family]]:

@@ -15,6 +15,7 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry.gateddrops import (SPEC_RULES, drop_disabled_fields,
                                                               drop_disabled_status_fields_of)
+from tests.reference_server.ownserver import own_server
 from tests.reference_server.test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
 
 MERGE = {"Content-Type": "application/merge-patch+json"}
@@ -122,11 +123,7 @@ def test_only_built_in_kinds_named_in_the_table_drop_anything() -> None:
                                "CSIDriver", "Node"}
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
+srv = own_server()
 
 
 @pytest.fixture

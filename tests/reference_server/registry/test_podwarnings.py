@@ -13,6 +13,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry.podwarnings import spec_and_meta_warnings, template_warnings
+from tests.reference_server.ownserver import own_server
 from tests.reference_server.test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
 
 DOTS = "[must not contain dots]"
@@ -109,11 +110,7 @@ def test_port_overlaps_and_env_references() -> None:
     ]
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    server = start_embedded()
-    yield server
-    server.stop()
+srv = own_server()
 
 
 def _warnings(r: requests.Response) -> list[str]:

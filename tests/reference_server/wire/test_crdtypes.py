@@ -13,6 +13,7 @@ import requests
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.wire.crdtypes import type_error
 from tests.reference_server.crds import create_crd
+from tests.reference_server.ownserver import own_server
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 S = "spec.versions.schema.openAPIV3Schema"
@@ -65,11 +66,7 @@ def test_values_any_json_takes_and_fields_it_ignores() -> None:
         "type bool")
 
 
-@pytest.fixture(scope="module")
-def srv():
-    server = start_embedded()
-    yield server
-    server.stop()
+srv = own_server()
 
 
 def test_the_crd_write_answers_400(srv: RunningServer) -> None:

@@ -16,17 +16,14 @@ import pytest
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http.h2 import counts
+from tests.reference_server.ownserver import own_server
 
 from .rawh2 import RawH2
 
 TOKEN = secrets.token_urlsafe(16)
 
 
-@pytest.fixture(scope="module")
-def srv() -> Iterator[RunningServer]:
-    s = start_embedded(tls=True, token=TOKEN)
-    yield s
-    s.stop()
+srv = own_server(tls=True, token=TOKEN)
 
 
 @pytest.fixture

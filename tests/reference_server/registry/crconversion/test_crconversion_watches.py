@@ -20,16 +20,13 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from tests.reference_server.crds import CRDS, create_crd, schemaless_crd
+from tests.reference_server.ownserver import own_server
 from tests.tools import kubectl as kubectl_tool
 
 GROUP = "plain.example.com"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    srv = start_embedded()
-    yield srv
-    srv.stop()
+server = own_server()
 
 
 class Gadgets:
