@@ -230,9 +230,9 @@ def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset
     """The object Go's decoder makes of a typed kind's body that repeats keys (decode.go `object`, `array`): a
     repeated struct or map is decoded into the first one (its fields or keys kept unless given again), a slice
     item by item into the first slice's items (then cut to the new length, the items past it kept in its array
-    for a longer one given next: `_backing`); anything else, and a
-    `RawExtension`, replaced (the last one kept, as Python keeps it); but a `null` given to what Go holds by value
-    in `message`'s Go type leaves it as it was (`wire/gonull.py`: `{"name":"a","name":null}` is "a")."""
+    for a longer one given next: `_backing`); anything else, and a `RawExtension`, replaced (the last one kept, as
+    Python keeps it); but a `null` given to what Go holds by value in `message`'s Go type leaves it as it was
+    (`wire/gonull.py`: `{"name":"a","name":null}` is "a")."""
     return _typed(tree, schema, raw_fields | RAW_FIELDS, {}, message, {}, {})
 
 
