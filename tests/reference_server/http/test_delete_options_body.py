@@ -88,3 +88,35 @@ def test_a_namespace_s_delete_body_too(http, url, namespaces):
             "json: cannot unmarshal bool into Go struct field DeleteOptions.gracePeriodSeconds of type int64")
     r = http.delete(f"{url}/api/v1/namespaces/{name}", params={"dryRun": "All"}, data=b"null", headers=JSON)
     assert r.status_code == 200 and r.json()["status"]["phase"] == "Terminating"
+
+
+def test_a_protobuf_body_s_options_likewise(http, cms):
+    """What typed clients configured for protobuf send (client-go's `Body(&opts)`): the body's options only."""
+    from conformance.reference_server.wire import protobuf
+    body = protobuf.encode({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1", "dryRun": ["All"],
+                            "gracePeriodSeconds": 0})
+    r = http.delete(f"{cms}/c", data=body, headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert r.status_code == 200, r.text
+    assert http.get(f"{cms}/c").status_code == 200
+    body = protobuf.encode({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"})
+    r = http.delete(f"{cms}/c", params={"dryRun": "All"}, data=body,
+                    headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert r.status_code == 200, r.text
+    assert http.get(f"{cms}/c").status_code == 404
+
+
+def test_a_custom_resource_s_delete_body_too(http, url, namespaces):
+    """crdHandler serves a custom resource's DELETE with the same `DeleteResource` (and its collection's)."""
+    from ..crds import create_crd, schemaless_crd
+    ns = namespaces.create()["metadata"]["name"]
+    r = create_crd(http, url, schemaless_crd("delopts.example.com", "delthings", "DelThing"))
+    assert r.status_code in (201, 409), r.text
+    base = f"{url}/apis/delopts.example.com/v1/namespaces/{ns}/delthings"
+    body = {"apiVersion": "delopts.example.com/v1", "kind": "DelThing", "metadata": {"name": "t"}}
+    assert http.post(base, json=body).status_code == 201
+    for path in (f"{base}/t", base):
+        _failed(http.delete(path, data=b'{"dryRun":[1]}', headers=JSON),
+                "json: cannot unmarshal number into Go struct field DeleteOptions.dryRun of type string")
+    r = http.delete(f"{base}/t", params={"dryRun": "All"}, data=b'{"propagationPolicy":"Background"}', headers=JSON)
+    assert r.status_code == 200, r.text
+    assert http.get(f"{base}/t").status_code == 404
