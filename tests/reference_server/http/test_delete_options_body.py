@@ -107,16 +107,20 @@ def test_a_protobuf_body_s_options_likewise(http, cms):
 
 def test_a_custom_resource_s_delete_body_too(http, url, namespaces):
     """crdHandler serves a custom resource's DELETE with the same `DeleteResource` (and its collection's)."""
-    from ..crds import create_crd, schemaless_crd
+    from ..crds import create_crd, delete_crd, schemaless_crd
     ns = namespaces.create()["metadata"]["name"]
     r = create_crd(http, url, schemaless_crd("delopts.example.com", "delthings", "DelThing"))
     assert r.status_code in (201, 409), r.text
-    base = f"{url}/apis/delopts.example.com/v1/namespaces/{ns}/delthings"
-    body = {"apiVersion": "delopts.example.com/v1", "kind": "DelThing", "metadata": {"name": "t"}}
-    assert http.post(base, json=body).status_code == 201
-    for path in (f"{base}/t", base):
-        _failed(http.delete(path, data=b'{"dryRun":[1]}', headers=JSON),
-                "json: cannot unmarshal number into Go struct field DeleteOptions.dryRun of type string")
-    r = http.delete(f"{base}/t", params={"dryRun": "All"}, data=b'{"propagationPolicy":"Background"}', headers=JSON)
-    assert r.status_code == 200, r.text
-    assert http.get(f"{base}/t").status_code == 404
+    try:
+        base = f"{url}/apis/delopts.example.com/v1/namespaces/{ns}/delthings"
+        body = {"apiVersion": "delopts.example.com/v1", "kind": "DelThing", "metadata": {"name": "t"}}
+        assert http.post(base, json=body).status_code == 201
+        for path in (f"{base}/t", base):
+            _failed(http.delete(path, data=b'{"dryRun":[1]}', headers=JSON),
+                    "json: cannot unmarshal number into Go struct field DeleteOptions.dryRun of type string")
+        r = http.delete(f"{base}/t", params={"dryRun": "All"}, data=b'{"propagationPolicy":"Background"}',
+                        headers=JSON)
+        assert r.status_code == 200, r.text
+        assert http.get(f"{base}/t").status_code == 404
+    finally:  # (the shared server's discovery lists no group of ours after)
+        delete_crd(http, url, "delthings.delopts.example.com")
