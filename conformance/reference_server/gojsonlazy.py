@@ -14,9 +14,10 @@ semantics, such as a `replace` of a missing key adding it, negative indices, `te
 limit kube-apiserver sets, and its error texts), the bytes a JSON or merge patch leaves in a `RawExtension`
 (ControllerRevision `data`, gojsonraw.py), and the text of a patched document no kind decodes (a merge patch that
 is an array, a JSON patch replacing the document by one: their 422). `PatchFailed` is evanphx's error;
-`GoPanicked` where Go dereferences a nil node (kube-apiserver's handler panics: a walk through a `null` an
-earlier operation added, ...); `Unfollowed` where Go would read `null` into a nil map: the caller then keeps its
-own answer.
+`GoPanicked` where Go dereferences a nil node or writes into a nil map (kube-apiserver's handler panics: a walk
+through a `null` an earlier operation added, an `add` into the `null` a `copy` of one wrote: `intoDoc` reads those
+bytes into a nil `partialDoc`, `NilDoc`); `Unfollowed` where Go would read `null` into a nil slice: the caller then
+keeps its own answer.
 """
 from __future__ import annotations
 
@@ -47,6 +48,17 @@ class Unfollowed(Exception):
 
 class GoPanicked(Unfollowed):
     """Where v4.12.0 dereferences a nil pointer (a nil node's bytes or kind): kube-apiserver's handler panics."""
+
+
+class NilDoc(dict):  # type: ignore[type-arg]
+    """A `partialDoc` that `json.Unmarshal` of `null` left nil (no error: `intoDoc`, `tryDoc`): read as empty,
+    written `null` (`json.Marshal` of a nil map); writing into it (`partialDoc.add`, `set`) panics."""
+
+
+def _write_check(con: Container) -> None:
+    """`(*d)[key] = val` into a nil map: Go's runtime panic."""
+    if isinstance(con, NilDoc):
+        raise GoPanicked("assignment to entry in nil map")
 
 
 class Node:
@@ -133,8 +145,11 @@ def _try(n: Node, which: int) -> bool:
     """`tryDoc` (`which` _DOC) or `tryAry` (_ARY): the node read so when its bytes are an object (an array)."""
     if n.raw is None:
         return False
-    if n.raw == "null":
-        raise Unfollowed("null read into a partialDoc or partialArray")
+    if n.raw == "null":  # (only a `copy` of a node of no bytes writes these: `deepCopy` marshals it)
+        if which != _DOC:
+            raise Unfollowed("null read into a partialArray")
+        n.doc, n.which = NilDoc(), _DOC
+        return True
     if n.raw[:1] != ("{" if which == _DOC else "["):
         return False
     if which == _DOC:
@@ -186,7 +201,9 @@ def marshal(n: MaybeNode) -> str:
 
 def marshal_doc(doc: Doc) -> str:
     """A `partialDoc`: keys sorted (encoding/json's map order: byte order of the UTF-8 keys, which is code point
-    order), each written as encoding/json writes a string."""
+    order), each written as encoding/json writes a string; a nil one `null`."""
+    if isinstance(doc, NilDoc):
+        return "null"
     return "{" + ",".join(gojsonnum.encode(k) + ":" + marshal(doc[k]) for k in sorted(doc)) + "}"
 
 
@@ -319,6 +336,7 @@ def _get(con: Container, key: str) -> MaybeNode:
 
 def _set(con: Container, key: str, val: MaybeNode) -> None:
     if isinstance(con, dict):
+        _write_check(con)
         con[key] = val
     else:
         con[_index(key, len(con))] = val
@@ -326,6 +344,7 @@ def _set(con: Container, key: str, val: MaybeNode) -> None:
 
 def _add(con: Container, key: str, val: MaybeNode) -> None:
     if isinstance(con, dict):
+        _write_check(con)
         con[key] = val
         return
     if key == "-":
@@ -598,5 +617,5 @@ def apply_patch(doc_text: str, patch_text: str) -> str:
     return marshal_doc(root) if isinstance(root, dict) else marshal_ary(root)
 
 
-__all__ = ["GoPanicked", "Node", "PatchFailed", "Unfollowed", "apply_patch", "equal", "into_ary", "into_doc", "marshal",
+__all__ = ["GoPanicked", "NilDoc", "Node", "PatchFailed", "Unfollowed", "apply_patch", "equal", "into_ary", "into_doc", "marshal",
            "merge_patch"]

@@ -88,6 +88,10 @@ class Hook:
         if path == "/nilpatch":  # a patch evanphx/json-patch v4.12.0 panics on (a walk through a nil node)
             patch = b'[{"op":"add","path":"/data/x","value":null},{"op":"add","path":"/data/x/y","value":1}]'
             resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
+        if path == "/nilmap":  # ... and an `add` into the nil map a `copy` of an added `null` reads as
+            patch = (b'[{"op":"add","path":"/data/x","value":null},{"op":"copy","from":"/data/x","path":"/data/z"},'
+                     b'{"op":"add","path":"/data/z/y","value":1}]')
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
         if path == "/hold":
             self.release.wait(30)
         answer = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}
@@ -219,6 +223,21 @@ def test_a_mutating_webhook_s_patch_evanphx_panics_on_is_the_panic_answer(server
         r = cm(server, ns, "nilpatch")
         assert r.status_code == 500, r.text
         assert r.text == "This request caused apiserver to panic. Look in the logs for details.\n"
+    finally:
+        unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+def test_a_mutating_webhook_s_patch_adding_into_a_nil_map_is_the_panic_answer(server, hook, ns):
+    """`copy` of an added `null` writes `null`, which `intoDoc` reads into a nil `partialDoc`: the next `add` into
+    it assigns to a nil map, a panic in the dispatcher's `patchObj.Apply` (the request's goroutine), answered
+    by `WithPanicRecovery` (before: a 500 `Internal error occurred` in this server's words)."""
+    cfg = configure(server, "mutatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/nilmap", "caBundle": hook.ca_bundle})
+    try:
+        r = cm(server, ns, "nilmap")
+        assert r.status_code == 500, r.text
+        assert r.text == "This request caused apiserver to panic. Look in the logs for details.\n"
+        assert r.headers["Content-Type"] == "text/plain; charset=utf-8"
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
 

@@ -95,7 +95,7 @@ def test_first_crd_delete_marks_it_whatever_its_policy_later_ones_write_the_poli
     kept = _crd_owned(http, base, objs, f"widgets.{group}", "kept")
     objs.barrier()
     assert objs.get(objs.path("kept")).status_code == 200  # a living CRD is a solid owner
-    dry = http.delete(base + crd_path, params={"dryRun": "All"}, json={"propagationPolicy": "Orphan"})
+    dry = http.delete(base + crd_path, json={"propagationPolicy": "Orphan", "dryRun": ["All"]})  # (a body's own)
     assert dry.status_code == 200 and dry.json()["metadata"]["finalizers"] == [CLEANUP]
     assert dry.json()["status"]["conditions"][-1]["type"] == "Terminating"
     assert "deletionTimestamp" not in http.get(base + crd_path).json()["metadata"]  # nothing stored

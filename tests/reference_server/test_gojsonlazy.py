@@ -129,6 +129,31 @@ def test_a_nil_node_walked_through_is_go_s_panic() -> None:
 
 
 
+NULL_COPIED = '[{"op":"add","path":"/a","value":null},{"op":"copy","from":"/a","path":"/b"}'
+
+
+def test_an_add_into_a_copied_null_is_go_s_panic() -> None:
+    """`copy` writes a node of no bytes as `null` (`deepCopy`: `MarshalJSON`), and `intoDoc` reads those bytes
+    into a nil `partialDoc` without error: `partialDoc.add` (an `add`, `move` or `copy` into it) and `set` (a
+    `replace`) assign to an entry of a nil map, Go's runtime panic."""
+    for op in ('{"op":"add","path":"/b/c","value":1}', '{"op":"replace","path":"/b/c","value":1}',
+               '{"op":"copy","from":"/x","path":"/b/c"}', '{"op":"move","from":"/x","path":"/b/c"}'):
+        with pytest.raises(L.GoPanicked):
+            L.apply_patch('{"x":1}', NULL_COPIED + "," + op + "]")
+
+
+def test_a_copied_null_reads_as_a_nil_map() -> None:
+    """What does not write into the nil map goes on: a `remove` from it finds no key (ErrMissing), a path through
+    it finds no container, a `test` of it against `{}` passes (`tryDoc`: both empty), and it is written `null`."""
+    with pytest.raises(L.PatchFailed) as exc:
+        L.apply_patch("{}", NULL_COPIED + ',{"op":"remove","path":"/b/c"}]')
+    assert str(exc.value) == "error in remove for path: '/b/c': Unable to remove nonexistent key: c: missing value"
+    with pytest.raises(L.PatchFailed) as exc:
+        L.apply_patch("{}", NULL_COPIED + ',{"op":"add","path":"/b/c/d","value":1}]')
+    assert str(exc.value) == 'add operation does not apply: doc is missing path: "/b/c/d": missing value'
+    assert L.apply_patch("{}", NULL_COPIED + ',{"op":"test","path":"/b","value":{}}]') == '{"a":null,"b":null}'
+
+
 def test_copies_add_up_to_the_limit_kube_apiserver_sets() -> None:
     """`AccumulatedCopySizeLimit` is kube-apiserver's JSONPatchMaxCopyBytes (3 MiB): each `copy` adds its value's
     written size; past the limit, `NewAccumulatedCopySizeError` (not wrapped)."""

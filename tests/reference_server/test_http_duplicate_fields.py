@@ -80,6 +80,13 @@ def test_nested_paths_lists_and_maps(http, url, namespaces):
     spec = r.json()["spec"]
     assert [(c["name"], c["image"], c.get("command")) for c in spec["containers"]] == [("c", "j", ["a"])]
     assert spec["restartPolicy"] == "Never" and spec["hostname"] == "h"
+    # a third, longer `containers` decodes its second item into the one the first left in the array (decode.go
+    # `array`: the second cut it to one item, keeping the rest in its capacity): `d` keeps its image
+    body = ('{"metadata":{"name":"p3"},"spec":{"containers":[{"name":"c","image":"i"},{"name":"d","image":"k"}],'
+            '"containers":[{"name":"c","image":"j"}],"containers":[{"name":"c"},{"name":"e"}]}}')
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", data=body, headers=JSON_BODY)
+    assert r.status_code == 201, r.text
+    assert [(c["name"], c["image"]) for c in r.json()["spec"]["containers"]] == [("c", "j"), ("e", "k")]
     # a named group's kind; ControllerRevision `data` (a RawExtension) is kept unread
     base = f"{url}/apis/apps/v1/namespaces/{ns}/controllerrevisions"
     r = http.post(base, params=STRICT, data='{"metadata":{"name":"r"},"revision":1,"data":{"k":1,"k":2}}',

@@ -111,3 +111,14 @@ def test_a_patch_evanphx_panics_on_is_the_panic_answer(http: requests.Session, c
                             '{"op":"add","path":"/metadata/labels/x/y","value":"1"}]', headers=JSON_PATCH)
     assert r.status_code == 500, r.text
     assert r.text == "This request caused apiserver to panic. Look in the logs for details.\n"
+
+
+def test_a_patch_adding_into_a_copied_null_is_the_panic_answer(http: requests.Session, cm: str) -> None:
+    """`copy` of an added `null` writes `null` (`deepCopy` marshals the node of no bytes); the next `add` below it
+    reads those bytes into a nil `partialDoc` (`intoDoc`: no error) and assigns into it: Go's nil map panic, which
+    `FinishRequest` carries to the handler's goroutine and `WithPanicRecovery` answers (before: the generic 422)."""
+    r = http.patch(cm, data='[{"op":"add","path":"/data/x","value":null},{"op":"copy","from":"/data/x",'
+                            '"path":"/data/z"},{"op":"add","path":"/data/z/y","value":"1"}]', headers=JSON_PATCH)
+    assert r.status_code == 500, r.text
+    assert r.text == "This request caused apiserver to panic. Look in the logs for details.\n"
+    assert r.headers["Content-Type"] == "text/plain; charset=utf-8"

@@ -68,8 +68,12 @@ def summarize(raw: bytes, n: int = 30) -> str:
 
 
 def _unrecognized(expected_kind: str, err: str, raw: bytes) -> E.StatusError:
-    return E.bad_request(f"the object provided is unrecognized (must be of type {expected_kind}): "
-                         f"{err} ({summarize(raw)})")
+    """create.go `transformDecodeError`'s 400 of the decoder's error `err` (kept as `base`: a DELETE's
+    DeleteOptions answers it bare, http/deleteoptions.py)."""
+    out = E.bad_request(f"the object provided is unrecognized (must be of type {expected_kind}): "
+                        f"{err} ({summarize(raw)})")
+    out.base = err  # type: ignore[attr-defined]
+    return out
 
 
 def parse_raw(content_type: str | None, raw: bytes, expected_kind: str, repeats: list[Repeats] | None = None
@@ -517,16 +521,3 @@ def apply_strict_error(raw: bytes) -> str | None:
     error, wrapped as its YAML to JSON step's), or None where go-yaml finds no repeat."""
     found = dupkeys.yaml_error(raw.decode("utf-8"), GoYAMLLoader)
     return None if found is None else f"error converting YAML to JSON: {found}"
-
-
-def decode_delete_options(content_type: str | None, raw: bytes) -> dict[str, Any]:
-    """A DeleteOptions body (`meta.k8s.io/v1` or legacy `v1`)."""
-    obj = parse_raw(content_type, raw, "DeleteOptions")
-    if not isinstance(obj, dict):
-        raise _unrecognized("DeleteOptions", "couldn't get version/kind; json parse error: json: cannot "
-                            f"unmarshal {gotypes.kind_word(obj)} into Go value", raw)
-    kind = obj.get("kind")
-    if kind and kind != "DeleteOptions":
-        raise E.bad_request(f'{kind} in version "{obj.get("apiVersion", "v1")}" cannot be handled as a '
-                            "DeleteOptions: unknown conversion")
-    return obj

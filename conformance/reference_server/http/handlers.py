@@ -35,9 +35,10 @@ from ..warning import recorded, warning_headers
 from ..wire.dupkeys import Repeats, yaml_warnings
 from ..wire.goconvert import yaml_numbers
 from .decode import (StrictDecodingError, apply_field_validation, apply_strict_error, decode_body, patch_invalid,
-                     decode_delete_options, patch_decode_error, patch_strict_errors,
+                     patch_decode_error, patch_strict_errors,
                      patch_type_error, strict_create_error, strict_patch_error)
 from .groups import go_message, raw_before_patch
+from . import deleteoptions
 from .subbody import SCALE_MESSAGE, validate_fields
 from ..registry.crdschema.defaults import coerce_error
 from ..registry.crschema import embedded_unknown_paths, unknown_paths
@@ -723,10 +724,11 @@ class Handlers:
                                protobuf=protobuf_ok(SCALE_API_VERSION, SCALE_KIND))
 
     async def _delete_body(self, request: web.Request) -> dict[str, Any] | None:
+        """delete.go: a body of any length (blanks too) gives the options; without one, the query does."""
         raw = await read_body(request)
-        if not raw.strip():
+        if not raw:
             return None
-        return decode_delete_options(request.headers.get("Content-Type"), raw)
+        return deleteoptions.decode(request.headers.get("Content-Type"), raw)
 
     async def _delete(self, request: web.Request, route: Route, store: GenericStore) -> web.Response:
         body = await self._delete_body(request)

@@ -115,13 +115,6 @@ def list_options(query: Mapping[str, str], name: str = "") -> ListOptions:
                        send_initial_events=C.optional_flag(query, "sendInitialEvents"))
 
 
-def _bool_opt(v: Any, field: str) -> bool | None:
-    """A body's `orphanDependents` (a JSON bool; anything else refused as before)."""
-    if v is None or isinstance(v, bool):
-        return v
-    raise E.bad_request(f'invalid value for {field}: "{v}"')
-
-
 def _query_delete_options(query: Mapping[str, str]) -> dict[str, Any]:
     """`Convert_url_Values_To_v1_DeleteOptions`: gracePeriodSeconds (`*int64`, its ParseInt error a 400),
     orphanDependents (`*bool`: any value but `0`/`false` is true), propagationPolicy (as given)."""
@@ -139,23 +132,14 @@ def _query_delete_options(query: Mapping[str, str]) -> dict[str, Any]:
 
 
 def delete_options(body: dict[str, Any] | None, query: Mapping[str, str], query_dry_run: list[str]) -> DeleteOptions:
-    """DeleteOptions from a JSON body, else from the query (NS-57), validated like upstream."""
-    src: dict[str, Any] = dict(body) if body is not None else _query_delete_options(query)
-    dr = src.get("dryRun")
-    dr_list = (dr if isinstance(dr, list) else [dr]) if dr is not None else []
-    dr_list = [str(x) for x in dr_list] + list(query_dry_run)
-    grace = src.get("gracePeriodSeconds")
-    if grace is not None:  # (a query's is an int64 already; a body's is checked here)
-        try:
-            grace = int(grace)
-            if not -(1 << 63) <= grace < (1 << 63):
-                raise ValueError
-        except (TypeError, ValueError):
-            raise E.bad_request(f'invalid value for gracePeriodSeconds: "{src.get("gracePeriodSeconds")}"') from None
+    """The options of a body (http/deleteoptions.py: its fields of Go's types already), else of the query and its
+    `dryRun` (delete.go reads one or the other, never both), validated as `ValidateDeleteOptions`."""
+    src: dict[str, Any] = body if body is not None else _query_delete_options(query)
+    dr_list = list(src.get("dryRun") or []) if body is not None else list(query_dry_run)
     # `ValidateDeleteOptions`, in its order
     errs: list[E.FieldError] = []
     pp = src.get("propagationPolicy")
-    orphan = _bool_opt(src.get("orphanDependents"), "orphanDependents")
+    orphan = src.get("orphanDependents")
     if orphan is not None and pp is not None:
         errs.append(E.field_invalid("propagationPolicy", pp,
                                     "orphanDependents and deletionPropagation cannot be both set"))
@@ -165,8 +149,6 @@ def delete_options(body: dict[str, Any] | None, query: Mapping[str, str], query_
     if errs:
         raise E.invalid("DeleteOptions", "", errs, group="meta.k8s.io")
     pre = src.get("preconditions") or {}
-    if not isinstance(pre, dict):
-        raise E.bad_request("preconditions must be an object")
     return DeleteOptions(dry_run=bool(dr_list), propagation_policy=pp, orphan_dependents=orphan,
                          uid=pre.get("uid"), resource_version=pre.get("resourceVersion"),
-                         grace_period_seconds=grace)
+                         grace_period_seconds=src.get("gracePeriodSeconds"))

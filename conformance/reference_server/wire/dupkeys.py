@@ -229,15 +229,20 @@ def typed_value(tree: Pairs, schema: Any, raw_fields: frozenset[str] = frozenset
                 message: str | None = None) -> dict[str, Any]:
     """The object Go's decoder makes of a typed kind's body that repeats keys (decode.go `object`, `array`): a
     repeated struct or map is decoded into the first one (its fields or keys kept unless given again), a slice
-    item by item into the first slice's items (then cut to the new length); anything else, and a
-    `RawExtension`, replaced (the last one kept, as Python keeps it); but a `null` given to what Go holds by value
-    in `message`'s Go type leaves it as it was (`wire/gonull.py`: `{"name":"a","name":null}` is "a")."""
-    return _typed(tree, schema, raw_fields | RAW_FIELDS, {}, message, {})
+    item by item into the first slice's items (then cut to the new length, the items past it kept in its array
+    for a longer one given next: `_backing`); anything else, and a `RawExtension`, replaced (the last one kept, as
+    Python keeps it); but a `null` given to what Go holds by value in `message`'s Go type leaves it as it was
+    (`wire/gonull.py`: `{"name":"a","name":null}` is "a")."""
+    return _typed(tree, schema, raw_fields | RAW_FIELDS, {}, message, {}, {})
+
+
+Backings = dict[int, tuple[list[Any], list[Any]]]
 
 
 def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any], message: str | None,
-           ints: dict[tuple[int, str], int]) -> dict[str, Any]:
-    """`ints`: each IntOrString's `IntVal` by (id of its struct, key), which a string leaves and a null shows."""
+           ints: dict[tuple[int, str], int], caps: Backings) -> dict[str, Any]:
+    """`ints`: each IntOrString's `IntVal` by (id of its struct, key), which a string leaves and a null shows;
+    `caps`: each slice's backing array (`_backing`)."""
     plan = gonull.steps(message)
     for key, value in pairs:
         old = out.get(key)
@@ -247,9 +252,9 @@ def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any], 
             out[key] = gonull.after_null(old, step, ints.get((id(out), key)))  # `literalStore`: left as it was
         elif isinstance(sub, dict) and isinstance(value, Pairs):
             out[key] = _typed(value, sub, RAW_FIELDS, old if isinstance(old, dict) else {},
-                              step.sub if step is not None else None, ints)
+                              step.sub if step is not None else None, ints, caps)
         elif isinstance(value, list) and not isinstance(value, Pairs) and (isinstance(sub, dict) or step is not None):
-            out[key] = _items(value, sub, old if isinstance(old, list) else [], step, ints)
+            out[key] = _items(value, sub, old if isinstance(old, list) else [], step, ints, caps)
         elif sub is None and key in schema and key not in raw and isinstance(value, Pairs) and isinstance(old, dict):
             old.update(plain(value))  # a map: `object` reuses it, each key's value decoded anew
         else:
@@ -260,22 +265,41 @@ def _typed(pairs: Pairs, schema: Any, raw: frozenset[str], out: dict[str, Any], 
     return out
 
 
-def _items(value: list[Any], sub: Any, olds: list[Any], step: Any, ints: dict[tuple[int, str], int]
-           ) -> list[Any]:
-    """A repeated slice decoded into the first one's items (decode.go `array`): a struct item into the old one,
-    a `null` item into what Go holds by value (the old item kept), anything else replaced."""
+def _backing(olds: list[Any], caps: Backings) -> list[Any]:
+    """The array a slice Go decoded lies in (decode.go `array`): a shorter slice decoded into a longer one is cut
+    (`SetLen`), the items past its length kept in its capacity, where a longer one given next is decoded again
+    (`if i >= v.Len() { v.SetLen(i + 1) }`); Go grows the array (`Grow(1)`) only when it is full, so its
+    capacity past what was ever decoded holds only zero values, which a fresh item equals."""
+    held = caps.get(id(olds))
+    return held[1] if held is not None and held[0] is olds else olds
+
+
+def _keep_backing(out: list[Any], back: list[Any], caps: Backings) -> list[Any]:
+    """`out` decoded into `back`: an empty one is a fresh slice (`MakeSlice(..., 0, 0)`), else it keeps the
+    items of `back` past its length."""
+    if out and len(back) > len(out):
+        caps[id(out)] = (out, out + back[len(out):])
+    return out
+
+
+def _items(value: list[Any], sub: Any, olds: list[Any], step: Any, ints: dict[tuple[int, str], int],
+           caps: Backings) -> list[Any]:
+    """A repeated slice decoded into the first one's items (decode.go `array`), those past its length too (its
+    backing array's, `_backing`): a struct item into the old one, a `null` item into what Go holds by value (the
+    old item kept), anything else replaced."""
     by_value = step is not None and step.held == gonull.ITEM
+    back = _backing(olds, caps)
     out = []
     for i, item in enumerate(value):
-        old = olds[i] if i < len(olds) else None
+        old = back[i] if i < len(back) else None
         if isinstance(sub, dict) and isinstance(item, Pairs):
             out.append(_typed(item, sub, RAW_FIELDS, old if isinstance(old, dict) else {},
-                              step.sub if step is not None else None, ints))
-        elif item is None and by_value and i < len(olds):
+                              step.sub if step is not None else None, ints, caps))
+        elif item is None and by_value and i < len(back):
             out.append(old)
         else:
             out.append(plain(item))
-    return out
+    return _keep_backing(out, back, caps)
 
 
 def go_typed_value(tree: Pairs, meta: Any, kind: str, structs: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -284,32 +308,33 @@ def go_typed_value(tree: Pairs, meta: Any, kind: str, structs: dict[str, dict[st
     given to what Go holds by value leaves it (`gonull.described_by_value`), a slice's item too (no slice of
     these types holds pointers)."""
     out: dict[str, Any] = {}
+    caps: Backings = {}
     top = gonull.described_by_value(kind, kind)
     for key, value in tree:
         old = out.get(key)
         if value is None and key in out and key in top:
             continue  # `Spec CustomResourceDefinitionSpec`, `metav1.ObjectMeta`: null leaves them
         if key in ("spec", "status"):
-            out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs, kind)
+            out[key] = _go_value(value, f"{kind}{key.capitalize()}", old, structs, kind, caps)
         elif key == "metadata" and isinstance(value, Pairs) and isinstance(meta, dict):
             out[key] = _typed(value, meta, RAW_FIELDS, old if isinstance(old, dict) else {},
-                              "meta.ObjectMeta", {})
+                              "meta.ObjectMeta", {}, caps)
         else:
             out[key] = plain(value)
     return out
 
 
-def _go_value(value: Any, t: Any, old: Any, structs: dict[str, dict[str, Any]], kind: str) -> Any:
+def _go_value(value: Any, t: Any, old: Any, structs: dict[str, dict[str, Any]], kind: str, caps: Backings) -> Any:
     if isinstance(t, tuple):
         if t[0] == "slice" and isinstance(value, list) and not isinstance(value, Pairs):
-            olds = old if isinstance(old, list) else []
-            return [olds[i] if item is None and i < len(olds) else
-                    _go_value(item, t[1], olds[i] if i < len(olds) else None, structs, kind)
-                    for i, item in enumerate(value)]
+            back = _backing(old if isinstance(old, list) else [], caps)  # (items past its length too)
+            return _keep_backing([back[i] if item is None and i < len(back) else
+                                  _go_value(item, t[1], back[i] if i < len(back) else None, structs, kind, caps)
+                                  for i, item in enumerate(value)], back, caps)
         if t[0] == "map" and isinstance(value, Pairs):
             into = old if isinstance(old, dict) else {}
             for key, item in value:
-                into[key] = _go_value(item, t[1], None, structs, kind)
+                into[key] = _go_value(item, t[1], None, structs, kind, caps)
             return into
         return plain(value)
     fields = structs.get(t) if isinstance(t, str) else None
@@ -322,7 +347,8 @@ def _go_value(value: Any, t: Any, old: Any, structs: dict[str, dict[str, Any]], 
             if fields.get(key) == "time":  # `Time.UnmarshalJSON(null)`: the zero time
                 into[key] = None
         else:
-            into[key] = _go_value(item, fields[key], into.get(key), structs, kind) if key in fields else plain(item)
+            into[key] = _go_value(item, fields[key], into.get(key), structs, kind, caps) if key in fields \
+                else plain(item)
     return into
 
 

@@ -30,7 +30,8 @@ _INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
 _GO_SCALARS = {"s": "string", "b": "bool", "y": "[]uint8", "i32": "int32", "i64": "int64", "u32": "uint32",
                "u64": "uint64", "f32": "float32", "f64": "float64"}
 # Named Go string types whose name shows in the error (the common ones of the served kinds).
-_NAMED = {"core.NamespaceSpec.finalizers": "v1.FinalizerName", "core.NamespaceStatus.phase": "v1.NamespacePhase"}
+_NAMED = {"core.NamespaceSpec.finalizers": "v1.FinalizerName", "core.NamespaceStatus.phase": "v1.NamespacePhase",
+          "meta.DeleteOptions.propagationPolicy": "v1.DeletionPropagation", "meta.Preconditions.uid": "types.UID"}
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 

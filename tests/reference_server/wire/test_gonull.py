@@ -106,3 +106,32 @@ def test_repeated_null_in_a_crd_by_its_go_types():
     assert (got["spec"]["group"], got["spec"]["scope"]) == ("g", "Namespaced")
     assert got["spec"]["versions"] == [{"name": "v1", "schema": {"openAPIV3Schema": {"type": "object",
                                                                                      "maxLength": None}}}]
+
+
+def test_a_third_longer_list_decodes_into_the_items_the_first_left():
+    """decode.go `array`: the second, shorter `containers` is cut from the first's array (`SetLen`), the first's
+    second item left past its length; the third, longer, decodes its second item into that one (its `image`
+    kept, its `name` given again) and its `null` item keeps it; an empty list (`MakeSlice(0, 0)`) or `null`
+    (a nil slice) leaves nothing to decode into, and items past all that were ever decoded are fresh."""
+    def containers(*lists: str) -> list:
+        spec = ",".join(f'"spec":{{"containers":{c}}}' for c in lists)
+        return _typed('{"metadata":{"name":"p"},' + spec + "}", "core.Pod", "Pod")["spec"]["containers"]
+    first = '[{"name":"a","image":"i"},{"name":"b","image":"j"}]'
+    assert containers(first, '[{"name":"x"}]', '[{"name":"y"},{"name":"z"},{"name":"w"}]') == [
+        {"name": "y", "image": "i"}, {"name": "z", "image": "j"}, {"name": "w"}]
+    assert containers(first, '[{"name":"x"}]', "[null,null]") == [{"name": "x", "image": "i"},
+                                                                  {"name": "b", "image": "j"}]
+    assert containers(first, "[]", '[{"name":"y"},null]') == [{"name": "y"}, None]
+    assert containers(first, "null", '[{"name":"y"},{"name":"z"}]') == [{"name": "y"}, {"name": "z"}]
+    got = _typed('{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","args":["1","2","3"],'
+                 '"args":["4"],"args":["5",null,null]}]}}', "core.Pod", "Pod")
+    assert got["spec"]["containers"][0]["args"] == ["5", "2", "3"]  # (a string item held by value: `null` keeps)
+
+
+def test_a_third_longer_list_in_a_crd_by_its_go_types():
+    from conformance.reference_server.wire import crdtypes
+    body = ('{"spec":{"versions":[{"name":"v1","served":true},{"name":"v2","served":false}]},'
+            '"spec":{"versions":[{"name":"v3"}]},"spec":{"versions":[{"name":"v4"},null]}}')
+    got = dupkeys.go_typed_value(dupkeys.json_pairs(body.encode()), {}, "CustomResourceDefinition",
+                                 crdtypes.STRUCTS)
+    assert got["spec"]["versions"] == [{"name": "v4", "served": True}, {"name": "v2", "served": False}]
