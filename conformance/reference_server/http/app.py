@@ -24,7 +24,7 @@ from .authz import REQUESTER
 from .handlers import Handlers, add_deprecation_warning
 from .peercert import certificate_user
 from .pretty import pretty_hook
-from .respond import error_response, object_response, panic_answer, plain_not_found, raw_json_response
+from .respond import error_response, object_response, panic_answer, panic_dropped, plain_not_found, raw_json_response
 from .authentication import GROUP as AUTHN_GROUP, handle_authentication_review, handle_token_request, openid_metadata
 from .reviews import handle_review
 from ..health import HealthChecks, answer as health_answer, root_paths
@@ -344,9 +344,9 @@ def _errors(ctx: ServerContext, check_token: bool = False, seated: Any = None):
                                   request.headers.get("Accept"))
         except (ConnectionResetError, ConnectionError):
             raise
-        except E.GoPanic as exc:  # kube-apiserver panics there too: its answer, no traceback of ours
+        except E.GoPanic as exc:  # kube-apiserver panics there too: no answer (respond.panic_dropped), no traceback
             log.info("apiserver would panic serving %s %s: %s", request.method, request.path, exc)
-            return panic_answer()
+            return panic_dropped()
         except BackendError as err:  # etcd failed: the client's error, through ErrorToAPIStatus's fallback
             log.warning("storage failed serving %s %s: %s", request.method, request.path, err)
             return error_response(E.StatusError(E.status_dict(500, None, str(err))), ctx.deviations,

@@ -52,6 +52,16 @@ class BareResponse(web.Response):
     """An answer Go's `http.Server` writes itself, outside the handler chain (a malformed request's 400)."""
 
 
+class DroppedAnswer(BareResponse):
+    """No answer at all: where a handler panics, Go's server closes the HTTP/1.1 connection without writing what
+    was buffered (http/connection.py writes its empty `wire`) and resets an HTTP/2 stream with `INTERNAL_ERROR`
+    (x/net/http2 `handlerPanicRST`; http/h2/protocol.py)."""
+
+    def __init__(self) -> None:
+        super().__init__(status=500)
+        self.wire = b""
+
+
 def add_chain_headers(request: Any, response: Any) -> None:
     """The prepare hook (http/app.py): `Audit-Id`, the default `Cache-Control`, and no `Server`."""
     headers = response.headers

@@ -11,6 +11,7 @@ from aiohttp import web
 from .. import apierrors as E
 from ..deviations import Deviations
 from . import hooks
+from .chain_headers import DroppedAnswer
 from .fastwrite import json_response
 from ..memo import remember
 from ..gojsonhtml import escape_html
@@ -206,9 +207,19 @@ def raw_json_response(obj: Any, status: int = 200, headers: Mapping[str, str] | 
     return web.Response(body=body.encode("utf-8"), status=status, content_type=JSON, headers=headers)
 
 
+def panic_dropped() -> web.Response:
+    """What a client gets where kube-apiserver's handler panics: nothing. `WithPanicRecovery`
+    (apiserver/pkg/server/filters/wrap.go) has `http.Error` write its 500 into the response's buffer, then
+    `runtime.HandleCrash` panics again (apimachinery's `ReallyCrash`, true in kube-apiserver), and net/http's
+    `conn.serve` recovers it and closes the connection before that buffer is sent (x/net/http2: the stream reset
+    with `INTERNAL_ERROR`). kubernetes#48700 shows clients meeting exactly that."""
+    return DroppedAnswer()
+
+
 def panic_answer() -> web.Response:
-    """What `WithPanicRecovery` (staging/src/k8s.io/apiserver/pkg/server/filters/wrap.go) answers when a handler
-    panics: `http.Error`'s plain text. A bug in this server is where kube-apiserver would have panicked."""
+    """What `WithPanicRecovery` (staging/src/k8s.io/apiserver/pkg/server/filters/wrap.go) means to answer when a
+    handler panics: `http.Error`'s plain text. Given for a bug of this server (where kube-apiserver would have
+    panicked), so that its user sees an answer; the server logs the traceback."""
     return web.Response(text="This request caused apiserver to panic. Look in the logs for details.\n", status=500,
                         content_type="text/plain", charset="utf-8", headers={"X-Content-Type-Options": "nosniff"})
 

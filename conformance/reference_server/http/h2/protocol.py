@@ -26,6 +26,7 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from ...apierrors import StatusError, status_dict
+from ..chain_headers import DroppedAnswer
 from . import limits
 from .conn import (
     BodyLengthMismatch,
@@ -259,6 +260,9 @@ class H2Protocol(asyncio.Protocol):
                     raise
                 resp = _plain(500, "500 Internal Server Error")
             request._finish()
+            if isinstance(resp, DroppedAnswer):  # the handler panicked: x/net/http2's handlerPanicRST
+                self._reset(stream.stream_id, ErrorCodes.INTERNAL_ERROR)
+                return
             await resp.prepare(request)
             await resp.write_eof()
         except asyncio.CancelledError:

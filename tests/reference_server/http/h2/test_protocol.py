@@ -79,6 +79,27 @@ def test_large_body_is_read_whole(srv: RunningServer, client: httpx.Client) -> N
     client.delete(f"{srv.url}/api/v1/namespaces/{ns}")
 
 
+def test_a_panicking_handler_resets_its_stream_only(srv: RunningServer, client: httpx.Client) -> None:
+    """Where kube-apiserver's handler panics (a JSON patch evanphx/json-patch v4.12.0 dereferences a nil node in),
+    x/net/http2's `runHandler` resets the stream with INTERNAL_ERROR (`handlerPanicRST`); the connection serves on."""
+    ns = _name("h2panic")
+    client.post(srv.url + "/api/v1/namespaces", json={"metadata": {"name": ns}})
+    client.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "c"}})
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        raw.settled()
+        sid = raw.request("PATCH", f"/api/v1/namespaces/{ns}/configmaps/c",
+                          [("content-type", "application/json-patch+json")],
+                          b'[{"op":"add","path":"/data","value":null},{"op":"add","path":"/data/x/y","value":"1"}]',
+                          token=TOKEN)
+        assert raw.reset_code(sid) == 2  # INTERNAL_ERROR
+        headers, _ = raw.response(raw.request("GET", f"/api/v1/namespaces/{ns}/configmaps/c", token=TOKEN))
+        assert headers[":status"] == "200"
+    finally:
+        raw.close()
+        client.delete(f"{srv.url}/api/v1/namespaces/{ns}")
+
+
 def test_many_concurrent_streams_on_one_connection(srv: RunningServer) -> None:
     raw = RawH2(srv.url, srv.ca_file)
     try:
