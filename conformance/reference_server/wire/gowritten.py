@@ -13,8 +13,9 @@ kind (`_gokinds_table.py`, generated from k8s.io/api's types by tools/goconvert/
   `{"creationTimestamp": null}`), or what its `MarshalJSON` writes for zero: a metav1.Time or MicroTime `null`
   (time.go, micro_time.go), a RawExtension `null` (extension.go), a resource.Quantity `"0"` (quantity.go), an
   IntOrString `0` (intstr.go);
-* a string, number or bool without `omitempty`: written, `""`, `0` or `false` when absent (an Event's
-  `reportingComponent`, an HPA's `status.desiredReplicas`);
+* a string, number or bool: without `omitempty` written, `""`, `0` or `false` when absent (an Event's
+  `reportingComponent`, an HPA's `status.desiredReplicas`); under it left out when zero (`"hostname": ""`,
+  `"stdin": false`, `"nodePort": 0`);
 * a pointer, slice or map: nil written `null` without `omitempty` and left out under it; an empty slice or map is
   no bytes in protobuf, so nil once read back: `"rules": []` is `"rules": null`, `"finalizers": []` and
   `"labels": {}` are left out (a `[]byte`'s `""` likewise).
@@ -36,17 +37,24 @@ _MARSHALLED_ZERO = {"meta.Time": None, "meta.MicroTime": None, "runtime.RawExten
                     "resource.Quantity": "0", "intstr.IntOrString": 0}
 _SCALAR_ZERO = {"string": "", "number": 0, "bool": False}
 _NILABLE = frozenset({"pointer", "slice", "map", "interface"})
+# an `omitempty` scalar the store sets "" to keep its place and storage fills right after (registry/store.py)
+_FILLED_BY_STORAGE = frozenset({"meta.ObjectMeta.resourceVersion"})
 
 
 class _Field(NamedTuple):
     """How a present field is written: `omit` (`omitempty`: a pointer left out when nil, a slice or map when nil
-    or empty), `null` (a slice or map without `omitempty`: `null` when empty), `sized` (a slice or map), and the
-    struct message of its value, its items or its map's values to walk (None: nothing inside to write)."""
+    or empty), `null` (a slice or map without `omitempty`: `null` when empty), `sized` (a slice or map), the
+    struct message of its value, its items or its map's values to walk (None: nothing inside to write), and
+    `zero`: an `omitempty` string's, number's or bool's zero value, left out (`_KEPT`: none)."""
 
     omit: bool
     null: bool
     sized: bool
     sub: str | None
+    zero: Any
+
+
+_KEPT = object()
 
 
 class _Plan(NamedTuple):
@@ -86,8 +94,10 @@ def _plan(message: str) -> _Plan | None:
             sized = kind in ("slice", "map")
             omit = kind in _NILABLE and bool(omitempty)
             null = sized and not omitempty
-            if omit or null or sub is not None:
-                fields[name] = _Field(omit, null, sized, sub)
+            zero = _SCALAR_ZERO[kind] if kind in _SCALAR_ZERO and omitempty and \
+                f.qualified not in _FILLED_BY_STORAGE else _KEPT
+            if omit or null or sub is not None or zero is not _KEPT:
+                fields[name] = _Field(omit, null, sized, sub, zero)
             if kind in _NILABLE:
                 if not omitempty:
                     nulls.append(name)
@@ -106,7 +116,7 @@ def _plan(message: str) -> _Plan | None:
 def written(obj: Any, message: str | None, zeros: bool = True) -> Any:
     """`obj` (a body of `message`'s Go type) as Go writes it read back from protobuf: absent by-value fields
     written as their zero value (unless not `zeros`), absent or empty nil-able ones without `omitempty` `null`,
-    nil ones under `omitempty` left out, and empty slices and maps; nested structs likewise. `obj` itself is not
+    nil ones under `omitempty` left out, and empty slices and maps, and zero strings, numbers and bools; nested structs likewise. `obj` itself is not
     changed (a new dict wherever one changes: stored objects share their parts); `obj` itself when nothing does."""
     if message is None or not isinstance(obj, dict):
         return obj
@@ -129,6 +139,10 @@ def written(obj: Any, message: str | None, zeros: bool = True) -> Any:
                 del out[name]
             else:
                 out[name] = None
+        elif f.zero is not _KEPT:
+            if value == f.zero and (type(value) is bool) == (type(f.zero) is bool):  # (0 == False in Python)
+                out = dict(obj) if out is obj else out
+                del out[name]
         elif f.sub is not None:
             new = _items(value, f.sub, zeros) if f.sized else written(value, f.sub, zeros)
             if new is not value:

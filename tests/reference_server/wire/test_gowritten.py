@@ -77,3 +77,18 @@ def test_empty_omitempty_slices_and_maps_are_left_out_pointers_kept() -> None:
                   "core.Pod")
     assert pod["spec"] == {"containers": [{"name": "c", "securityContext": {}, "resources": {}}],
                            "securityContext": {}}
+
+
+def test_zero_omitempty_scalars_are_left_out() -> None:
+    """encode.go `isEmptyValue`: "", 0 and false under `omitempty` are not written (core/v1 `Hostname`, `Stdin`,
+    `NodePort`); a pointer to one is (`*bool`); the placeholder `resourceVersion: ""` the store keeps in place
+    for storage to fill stays."""
+    pod = written({"metadata": {**_META, "resourceVersion": "", "generateName": ""},
+                   "spec": {"hostname": "", "containers": [{"name": "c", "stdin": False, "tty": True}],
+                            "automountServiceAccountToken": False, "priority": 0}, "status": {}}, "core.Pod")
+    assert pod["metadata"] == {**_META, "resourceVersion": ""}
+    assert pod["spec"] == {"containers": [{"name": "c", "tty": True, "resources": {}}],
+                           "automountServiceAccountToken": False, "priority": 0}
+    svc = written({"metadata": _META, "spec": {"ports": [{"port": 80, "nodePort": 0, "targetPort": 80}]}},
+                  "core.Service")
+    assert svc["spec"]["ports"] == [{"port": 80, "targetPort": 80}]
