@@ -35,8 +35,8 @@ from namedtypes import ROOT, SOURCES, _imports, arguments
 
 OUT = ROOT / "conformance/reference_server/wire/_gobyvalue_table.py"
 KINDS_OUT = ROOT / "conformance/reference_server/wire/_gokinds_table.py"
-COMMAND = ("python tools/goconvert/byvalue.py --api API_GIT --apimachinery APIMACHINERY_GIT --apiextensions "
-           "APIEXTENSIONS_APISERVER_GIT\n    --aggregator KUBE_AGGREGATOR_GIT --tag {tag}")
+COMMAND = ("python tools/goconvert/byvalue.py --api API_GIT --apimachinery APIMACHINERY_GIT\n"
+           "        --apiextensions APIEXTENSIONS_APISERVER_GIT --aggregator KUBE_AGGREGATOR_GIT --tag {tag}")
 _STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.MULTILINE | re.DOTALL)
 _NAMED = re.compile(r"^type (\w+) (?:= )?([^\s{]+)", re.MULTILINE)  # `type X map[...]...`, `type X = Y`
 _FIELD = re.compile(r'^\s*(?:\w+\s+)?([^\s`]+)\s+`[^`]*json:"([^",]*)([^"]*)"', re.MULTILINE)  # embedded or named
@@ -58,7 +58,7 @@ def _package(repo: str, tag: str, path: str) -> list[str]:
 def build(repos: dict[str, str], tag: str, kinds: dict[str, dict[str, str]] | None = None) -> dict[str, set[str]]:
     """Each table's qualified fields: `BY_VALUE` (the field), `ITEMS` (a slice's items), `VALUES` (a map's
     values) held by value; `NIL_OMITTED`: a pointer, slice or map that Go's encoder omits when nil
-    (`omitempty`); `NIL_WRITTEN`: one it writes `null` when nil (no `omitempty`). `kinds`, if given, is filled
+    (`omitempty`; one without it, written `null` when nil, is `kinds`'). `kinds`, if given, is filled
     with each message's fields' Go kinds (`_go_kind`), `,omitempty` added where the tag says so."""
     sys.path.insert(0, str(ROOT))
     from conformance.reference_server.wire import schema
@@ -69,8 +69,7 @@ def build(repos: dict[str, str], tag: str, kinds: dict[str, dict[str, str]] | No
     for prefix, (_, _, imp) in SOURCES.items():
         for src in packages[prefix]:
             underlying.update(((imp, n), base) for n, base in _NAMED.findall(src))
-    out: dict[str, set[str]] = {"BY_VALUE": set(), "ITEMS": set(), "VALUES": set(), "NIL_OMITTED": set(),
-                                "NIL_WRITTEN": set()}
+    out: dict[str, set[str]] = {"BY_VALUE": set(), "ITEMS": set(), "VALUES": set(), "NIL_OMITTED": set()}
     for prefix, (_, _, own) in SOURCES.items():
         for src in packages[prefix]:
             imports = _imports(src)
@@ -88,9 +87,8 @@ def build(repos: dict[str, str], tag: str, kinds: dict[str, dict[str, str]] | No
                         kinds.setdefault(message, {})[json_name] = _go_kind(typ, imports, own, underlying) + omit
                     if table is not None:
                         out[table].add(model[json_name].qualified)
-                    if table != "BY_VALUE":
-                        omitted = "omitempty" in options.split(",")
-                        out["NIL_OMITTED" if omitted else "NIL_WRITTEN"].add(model[json_name].qualified)
+                    if table != "BY_VALUE" and "omitempty" in options.split(","):
+                        out["NIL_OMITTED"].add(model[json_name].qualified)
     return out
 
 
@@ -217,8 +215,8 @@ def main() -> None:
            "or interface):\n`BY_VALUE` the field itself, `ITEMS` the items of a slice, `VALUES` the values of a map; a "
            "JSON `null` given to one\nleaves it as it was (decode.go `literalStore`), unless its type has an "
            "`UnmarshalJSON` of its own. `NIL_OMITTED`:\nthe pointers, slices and maps (`null` sets them to nil) that "
-           "Go writes not at all when nil (`omitempty`);\n`NIL_WRITTEN`: those it writes `null` when nil (no "
-           "`omitempty`).\n`DESCRIBED_BY_VALUE`: `BY_VALUE` for the Go structs of the "
+           "Go writes not at all when nil (`omitempty`;\nthe others, written `null`, and the Go kind of every field: "
+           "`_gokinds_table.py`).\n`DESCRIBED_BY_VALUE`: `BY_VALUE` for the Go structs of the "
            'kinds wire/crdtypes.py describes (a CRD, an APIService),\nkeyed `<kind>.<struct>`."""')
     lines = [doc]
     for name, table in tables.items():
@@ -239,7 +237,7 @@ def _kinds_text(kinds: dict[str, dict[str, str]], tag: str) -> str:
            + COMMAND.format(tag=tag) + "\nEach field of the field model (`wire/schema.py`) with the reflect kind "
            "encoding/json writes it by: `struct`\n(held by value, its own `MarshalJSON` or not), `pointer`, "
            "`slice`, `map`, `interface`, `string`, `number`, `bool`;\n`,omitempty` where its tag says so "
-           '(encode.go `isEmptyValue`: never a struct; a slice or map of length 0, "", 0, false)."""')
+           '(encode.go `isEmptyValue`: never a struct; a slice or map of length 0,\n"", 0, false)."""')
     lines = [doc, "", "GO_KINDS: dict[str, dict[str, str]] = {"]
     for message in sorted(kinds):
         pairs = [f"{name!r}: {kind!r}" for name, kind in kinds[message].items()]

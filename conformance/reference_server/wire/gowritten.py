@@ -115,9 +115,10 @@ def _plan(message: str) -> _Plan | None:
 
 def written(obj: Any, message: str | None, zeros: bool = True) -> Any:
     """`obj` (a body of `message`'s Go type) as Go writes it read back from protobuf: absent by-value fields
-    written as their zero value (unless not `zeros`), absent or empty nil-able ones without `omitempty` `null`,
-    nil ones under `omitempty` left out, and empty slices and maps, and zero strings, numbers and bools; nested structs likewise. `obj` itself is not
-    changed (a new dict wherever one changes: stored objects share their parts); `obj` itself when nothing does."""
+    written as their zero value (unless not `zeros`), absent or empty nil-able ones without `omitempty` `null`;
+    under `omitempty` nil and empty ones left out, and zero strings, numbers and bools; nested structs likewise.
+    `obj` itself is not changed (a new dict wherever one changes: stored objects share their parts); `obj`
+    itself when nothing does."""
     if message is None or not isinstance(obj, dict):
         return obj
     plan = _plan(message)
