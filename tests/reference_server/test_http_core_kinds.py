@@ -10,6 +10,7 @@ import pytest
 from conformance.reference_server.registry.service import SERVICE_CIDR
 
 from .conftest import status_of
+from .gowritten_zeros import NODE_ZEROS
 
 
 @pytest.fixture
@@ -71,9 +72,9 @@ def test_pod_nested_defaults(http, url, ns):
         {"name": "h", "hostPath": {"path": "/x", "type": ""}},
         {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 3600}}],
                                     "defaultMode": 420}},
-        {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        {"name": "e", "ephemeral": {"volumeClaimTemplate": {"metadata": {"creationTimestamp": None}, "spec": {
             "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1m"}},
-            "volumeMode": "Filesystem"}}}}]
+            "volumeMode": "Filesystem"}}}}]  # (a by-value ObjectMeta: its zero Time written `null`)
     [c] = spec["containers"]
     timing = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
     assert c["livenessProbe"] == {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"}, **timing}
@@ -176,7 +177,7 @@ def test_nodes_status_is_served_as_upstreams_node_status_strategy():
         node["status"], node["spec"]["unschedulable"] = {"capacity": {"cpu": "4"}}, True
         got = rq.put(u + "/api/v1/nodes/n1/status", json=node).json()
         assert got["spec"] == {"podCIDR": "10.0.0.0/24", "podCIDRs": ["10.0.0.0/24"]}  # v1 conversion (node.py)
-        assert got["status"] == {"capacity": {"cpu": "4"}}
+        assert got["status"] == {"capacity": {"cpu": "4"}, **NODE_ZEROS}
         paths = rq.get(u + "/openapi/v3/api/v1").json()["paths"]
         assert {"/api/v1/nodes/{name}/status", "/api/v1/namespaces/{namespace}/pods/{name}/status",
                 "/api/v1/namespaces/{namespace}/services/{name}/status"} <= set(paths)

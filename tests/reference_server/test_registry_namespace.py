@@ -39,9 +39,10 @@ def test_update_strategies(reg):
     ns["metadata"].pop("resourceVersion")  # unconditional from here on
     out = reg.namespaces.update("", "a", dict(ns, status={"phase": "Active", "conditions": [{"type": "X"}]}),
                                 strategy=reg.namespaces.status_strategy)
-    assert out["spec"]["finalizers"] == ["kubernetes"] and out["status"]["conditions"] == [{"type": "X"}]
+    written = [{"type": "X", "status": "", "lastTransitionTime": None}]  # NamespaceCondition as Go writes it
+    assert out["spec"]["finalizers"] == ["kubernetes"] and out["status"]["conditions"] == written
     out = reg.namespaces.update("", "a", dict(ns, status={}), strategy=reg.namespaces.finalize_strategy)
-    assert out["spec"]["finalizers"] == ["example.com/x"] and out["status"]["conditions"] == [{"type": "X"}]
+    assert out["spec"]["finalizers"] == ["example.com/x"] and out["status"]["conditions"] == written
 
 
 def test_status_phase_defaulted_and_checked(reg):

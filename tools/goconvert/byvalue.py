@@ -14,6 +14,11 @@ map[...]`, `type ExtraValue []string`: a map or a slice, however it is named).
 The same for the Go structs of the kinds outside the field model that wire/crdtypes.py describes by hand (a
 CRD's: k8s.io/apiextensions-apiserver; an APIService's: k8s.io/kube-aggregator).
 
+Beside it, `conformance/reference_server/wire/_gokinds_table.py`: every field of the field model with the Go
+kind encoding/json writes it by (`struct` held by value, `pointer`, `slice`, `map`, `interface`, `string`,
+`number`, `bool`) and whether its tag says `omitempty` (encode.go `isEmptyValue`: a struct is never empty; a
+slice or map of length 0, "", 0 and false are), which wire/gowritten.py writes a stored object by.
+
 Usage:
     python tools/goconvert/byvalue.py --api API_GIT --apimachinery APIMACHINERY_GIT \
         --apiextensions APIEXTENSIONS_APISERVER_GIT --aggregator KUBE_AGGREGATOR_GIT [--tag v0.33.13] [--out PATH]
@@ -29,6 +34,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from namedtypes import ROOT, SOURCES, _imports, arguments
 
 OUT = ROOT / "conformance/reference_server/wire/_gobyvalue_table.py"
+KINDS_OUT = ROOT / "conformance/reference_server/wire/_gokinds_table.py"
+COMMAND = ("python tools/goconvert/byvalue.py --api API_GIT --apimachinery APIMACHINERY_GIT\n"
+           "        --apiextensions APIEXTENSIONS_APISERVER_GIT --aggregator KUBE_AGGREGATOR_GIT --tag {tag}")
 _STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.MULTILINE | re.DOTALL)
 _NAMED = re.compile(r"^type (\w+) (?:= )?([^\s{]+)", re.MULTILINE)  # `type X map[...]...`, `type X = Y`
 _FIELD = re.compile(r'^\s*(?:\w+\s+)?([^\s`]+)\s+`[^`]*json:"([^",]*)([^"]*)"', re.MULTILINE)  # embedded or named
@@ -47,10 +55,11 @@ def _package(repo: str, tag: str, path: str) -> list[str]:
             if n.endswith(".go") and not n.endswith(("_test.go", ".pb.go")) and "/zz_generated" not in n]
 
 
-def build(repos: dict[str, str], tag: str) -> dict[str, set[str]]:
+def build(repos: dict[str, str], tag: str, kinds: dict[str, dict[str, str]] | None = None) -> dict[str, set[str]]:
     """Each table's qualified fields: `BY_VALUE` (the field), `ITEMS` (a slice's items), `VALUES` (a map's
     values) held by value; `NIL_OMITTED`: a pointer, slice or map that Go's encoder omits when nil
-    (`omitempty`); `NIL_WRITTEN`: one it writes `null` when nil (no `omitempty`)."""
+    (`omitempty`; one without it, written `null` when nil, is `kinds`'). `kinds`, if given, is filled
+    with each message's fields' Go kinds (`_go_kind`), `,omitempty` added where the tag says so."""
     sys.path.insert(0, str(ROOT))
     from conformance.reference_server.wire import schema
     from conformance.reference_server.wire._proto_table import MESSAGES
@@ -60,8 +69,7 @@ def build(repos: dict[str, str], tag: str) -> dict[str, set[str]]:
     for prefix, (_, _, imp) in SOURCES.items():
         for src in packages[prefix]:
             underlying.update(((imp, n), base) for n, base in _NAMED.findall(src))
-    out: dict[str, set[str]] = {"BY_VALUE": set(), "ITEMS": set(), "VALUES": set(), "NIL_OMITTED": set(),
-                                "NIL_WRITTEN": set()}
+    out: dict[str, set[str]] = {"BY_VALUE": set(), "ITEMS": set(), "VALUES": set(), "NIL_OMITTED": set()}
     for prefix, (_, _, own) in SOURCES.items():
         for src in packages[prefix]:
             imports = _imports(src)
@@ -74,11 +82,13 @@ def build(repos: dict[str, str], tag: str) -> dict[str, set[str]]:
                     if json_name not in model:
                         continue
                     table = _held(typ, imports, own, underlying)
+                    if kinds is not None:
+                        omit = ",omitempty" if "omitempty" in options.split(",") else ""
+                        kinds.setdefault(message, {})[json_name] = _go_kind(typ, imports, own, underlying) + omit
                     if table is not None:
                         out[table].add(model[json_name].qualified)
-                    if table != "BY_VALUE":
-                        omitted = "omitempty" in options.split(",")
-                        out["NIL_OMITTED" if omitted else "NIL_WRITTEN"].add(model[json_name].qualified)
+                    if table != "BY_VALUE" and "omitempty" in options.split(","):
+                        out["NIL_OMITTED"].add(model[json_name].qualified)
     return out
 
 
@@ -125,6 +135,33 @@ def _held(typ: str, imports: dict[str, str], own: str, underlying: dict[tuple[st
     return None
 
 
+_NUMBERS = ("int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32",
+            "float64", "byte", "rune")
+
+
+def _go_kind(typ: str, imports: dict[str, str], own: str, underlying: dict[tuple[str, str], str]) -> str:
+    """The reflect kind encoding/json writes a field of Go type `typ` by: `pointer`, `slice`, `map`, `interface`
+    (a func or chan too: nil-able), `string`, `number`, `bool`, or `struct` (a struct held by value, or a type of
+    a package not read: metav1.Time, resource.Quantity, intstr.IntOrString, runtime.RawExtension are structs)."""
+    for _ in range(8):
+        if typ.startswith("*"):
+            return "pointer"
+        if typ.startswith("[]"):
+            return "slice"
+        if typ.startswith("map["):
+            return "map"
+        if typ.startswith(_NULLABLE):
+            return "interface"
+        found = _underlying(typ, imports, own, underlying)
+        if found is None:  # a basic type (`corev1.string` once a named one is followed), or one not read
+            name = typ.rpartition(".")[2]
+            return name if name in ("string", "bool") else "number" if name in _NUMBERS else "struct"
+        if found == "struct":
+            return "struct"
+        typ = found
+    return "struct"
+
+
 def _underlying(typ: str, imports: dict[str, str], own: str, underlying: dict[tuple[str, str], str]) -> str | None:
     """A named type's underlying type as written (qualified as `typ` is), or None (a basic or an unread type)."""
     pkg, _, name = typ.rpartition(".")
@@ -169,7 +206,8 @@ def _rows(table: set[str]) -> list[str]:
 
 def main() -> None:
     args = arguments(OUT, ("api", "apimachinery", "apiextensions", "aggregator"))
-    tables = build({"api": args.api, "apimachinery": args.apimachinery}, args.tag)
+    kinds: dict[str, dict[str, str]] = {}
+    tables = build({"api": args.api, "apimachinery": args.apimachinery}, args.tag, kinds)
     tables["DESCRIBED_BY_VALUE"] = build_described({"apiextensions": args.apiextensions,
                                                      "aggregator": args.aggregator}, args.tag)
     doc = (f'"""Generated by tools/goconvert/byvalue.py from k8s.io/api, apimachinery, apiextensions-apiserver and '
@@ -177,8 +215,8 @@ def main() -> None:
            "or interface):\n`BY_VALUE` the field itself, `ITEMS` the items of a slice, `VALUES` the values of a map; a "
            "JSON `null` given to one\nleaves it as it was (decode.go `literalStore`), unless its type has an "
            "`UnmarshalJSON` of its own. `NIL_OMITTED`:\nthe pointers, slices and maps (`null` sets them to nil) that "
-           "Go writes not at all when nil (`omitempty`);\n`NIL_WRITTEN`: those it writes `null` when nil (no "
-           "`omitempty`).\n`DESCRIBED_BY_VALUE`: `BY_VALUE` for the Go structs of the "
+           "Go writes not at all when nil (`omitempty`;\nthe others, written `null`, and the Go kind of every field: "
+           "`_gokinds_table.py`).\n`DESCRIBED_BY_VALUE`: `BY_VALUE` for the Go structs of the "
            'kinds wire/crdtypes.py describes (a CRD, an APIService),\nkeyed `<kind>.<struct>`."""')
     lines = [doc]
     for name, table in tables.items():
@@ -188,6 +226,35 @@ def main() -> None:
     lines.append("")
     pathlib.Path(args.out).write_text("\n".join(lines).replace("'", '"'))
     print(", ".join(f"{name}: {len(t)} fields" for name, t in tables.items()), f"-> {args.out}")
+    kinds_out = pathlib.Path(args.out).with_name(KINDS_OUT.name)
+    kinds_out.write_text(_kinds_text(kinds, args.tag))
+    print(f"GO_KINDS: {sum(map(len, kinds.values()))} fields -> {kinds_out}")
+
+
+def _kinds_text(kinds: dict[str, dict[str, str]], tag: str) -> str:
+    """`_gokinds_table.py`: a message's fields (JSON names, in the Go struct's order) and their Go kinds."""
+    doc = (f'"""Generated by tools/goconvert/byvalue.py from k8s.io/api and apimachinery {tag}:\n    '
+           + COMMAND.format(tag=tag) + "\nEach field of the field model (`wire/schema.py`) with the reflect kind "
+           "encoding/json writes it by: `struct`\n(held by value, its own `MarshalJSON` or not), `pointer`, "
+           "`slice`, `map`, `interface`, `string`, `number`, `bool`;\n`,omitempty` where its tag says so "
+           '(encode.go `isEmptyValue`: never a struct; a slice or map of length 0,\n"", 0, false)."""')
+    lines = [doc, "", "GO_KINDS: dict[str, dict[str, str]] = {"]
+    for message in sorted(kinds):
+        pairs = [f"{name!r}: {kind!r}" for name, kind in kinds[message].items()]
+        line = f"    {message!r}: {{" + ", ".join(pairs) + "},"
+        if len(line) <= 120:
+            lines.append(line)
+            continue
+        lines.append(f"    {message!r}: {{")
+        row = "       "
+        for pair in pairs:
+            if len(row) + len(pair) + 2 > 120:
+                lines.append(row.rstrip())
+                row = "       "
+            row += f" {pair},"
+        lines += [row, "    },"]
+    lines += ["}", ""]
+    return "\n".join(lines).replace("'", '"')
 
 
 if __name__ == "__main__":

@@ -164,11 +164,11 @@ class GenericStore:
         return out
 
     def _stored_form(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """What a create or update stores: `_normalize(obj)`, a built-in kind's nil fields as Go writes them
-        (`null`, read back from protobuf storage: wire/gowritten.py), then each struct's fields in the Go struct's
-        order (wire/gostructs.py) and each Go map's keys sorted (wire/gomaps.py), as the Go type kube-apiserver
-        decodes into writes them; done once here, so reads answer the stored form. `obj` is left untouched (what
-        is out of order is copied, with the dicts on its way)."""
+        """What a create or update stores: `_normalize(obj)`, a built-in kind's fields as Go writes them read back
+        from protobuf storage (by-value fields' zero values, nil ones `null` or left out: wire/gowritten.py), then
+        each struct's fields in the Go struct's order (wire/gostructs.py) and each Go map's keys sorted
+        (wire/gomaps.py), as the Go type kube-apiserver decodes into writes them; done once here, so reads answer
+        the stored form. `obj` is left untouched (what is out of order is copied, with the dicts on its way)."""
         out = self._normalize(obj)
         if not getattr(self, "crd_name", None):
             out = gowritten.written(out, OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind"))))
@@ -206,7 +206,7 @@ class GenericStore:
                 {f: {} for f in ("spec", "status") if builtin and f in self.info.fields}
             if builtin:  # `Creater.New`'s nil fields are `null` too (a body's `"rules": null` then owns nothing)
                 api_version = getattr(self, "api_version", "v1")
-                zero = gowritten.written(zero, OUTPUT_MESSAGES.get((api_version, self.info.kind)))
+                zero = gowritten.written(zero, OUTPUT_MESSAGES.get((api_version, self.info.kind)), zeros=False)
             ignored = {"status": frozenset({"spec"}), "finalize": frozenset({"status"})}
             if status_sub or (builtin and "status" in self.info.fields):
                 ignored[""] = frozenset({"status"})

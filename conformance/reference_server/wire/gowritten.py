@@ -1,66 +1,172 @@
-"""A stored object's nil pointers, slices and maps written as kube-apiserver writes them: `null` where the Go field
-has no `omitempty` (a Role's `rules`, an EndpointSlice's `endpoints`, a LimitRange's `spec.limits`).
+"""A stored object of a built-in kind as kube-apiserver writes it once read back from storage: every field Go's
+encoding/json writes when the body left it out, and none it leaves out.
 
-encoding/json (sigs.k8s.io/json) writes a nil pointer, slice or map of a field without `omitempty` as `null`.
-kube-apiserver answers what it decoded from storage (etcd3 store.go `Create`/`GuaranteedUpdate` decode the stored
-bytes into the answer), and a built-in kind is stored as protobuf, in which an empty repeated field or map is no
-bytes at all: read back, `"rules": []` is nil too, so written `null`. Which fields: `NIL_WRITTEN` of
-`_gobyvalue_table.py` (tools/goconvert/byvalue.py, from k8s.io/api's Go types).
+kube-apiserver answers what it decoded from storage (k8s.io/apiserver `registry/generic/registry/store.go`
+`Create`/`Update` hand `out` to etcd3 `store.go`, whose `Create` and `GuaranteedUpdate` decode the stored bytes
+into it), and a built-in kind is stored as protobuf (the storage codec's default media type; a CRD and an
+APIService are stored as JSON, `LegacyCodec`, and a custom resource is an unstructured map: neither comes here).
+Read back into the Go struct and written by encoding/json (sigs.k8s.io/json `encode.go`), a field is, by its Go
+kind (`_gokinds_table.py`, generated from k8s.io/api's types by tools/goconvert/byvalue.py):
 
-Applied on the write path (registry/store.py's normalisation), so every answer, list, watch event and YAML
-rendering of the stored object shows it; a custom resource (decoded into `interface{}`, stored as JSON) keeps its
-body as sent.
+* a struct held by value: always written (`isEmptyValue` is false for a struct, `omitempty` or not), so an absent
+  one is its zero value: `{}` with its own fields so written (a pod template's `metadata` is
+  `{"creationTimestamp": null}`), or what its `MarshalJSON` writes for zero: a metav1.Time or MicroTime `null`
+  (time.go, micro_time.go), a RawExtension `null` (extension.go), a resource.Quantity `"0"` (quantity.go), an
+  IntOrString `0` (intstr.go);
+* a string, number or bool: without `omitempty` written, `""`, `0` or `false` when absent (an Event's
+  `reportingComponent`, an HPA's `status.desiredReplicas`); under it left out when zero (`"hostname": ""`,
+  `"stdin": false`, `"nodePort": 0`);
+* a pointer, slice or map: nil written `null` without `omitempty` and left out under it; an empty slice or map is
+  no bytes in protobuf, so nil once read back: `"rules": []` is `"rules": null`, `"finalizers": []` and
+  `"labels": {}` are left out (a `[]byte`'s `""` likewise).
+
+Applied once on the write path (registry/store.py's stored form, in the same walk as before), so every answer,
+list, watch event and YAML rendering of the stored object shows it and reads pay nothing; the field manager's
+empty object gets only the `null`s (`zeros=False`), so a body's `null` there owns nothing.
 """
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
-from . import gonull, schema
-from ._gobyvalue_table import NIL_WRITTEN
+from . import schema
+from ._gokinds_table import GO_KINDS
+
+# what the `MarshalJSON` of a by-value type with one writes for its zero value
+_MARSHALLED_ZERO = {"meta.Time": None, "meta.MicroTime": None, "runtime.RawExtension": None,
+                    "resource.Quantity": "0", "intstr.IntOrString": 0}
+_SCALAR_ZERO = {"string": "", "number": 0, "bool": False}
+_NILABLE = frozenset({"pointer", "slice", "map", "interface"})
+# an `omitempty` scalar the store sets "" to keep its place and storage fills right after (registry/store.py)
+_FILLED_BY_STORAGE = frozenset({"meta.ObjectMeta.resourceVersion"})
+
+
+class _Field(NamedTuple):
+    """How a present field is written: `omit` (`omitempty`: a pointer left out when nil, a slice or map when nil
+    or empty), `null` (a slice or map without `omitempty`: `null` when empty), `sized` (a slice or map), the
+    struct message of its value, its items or its map's values to walk (None: nothing inside to write), and
+    `zero`: an `omitempty` string's, number's or bool's zero value, left out (`_KEPT`: none)."""
+
+    omit: bool
+    null: bool
+    sized: bool
+    sub: str | None
+    zero: Any
+
+
+_KEPT = object()
+
+
+class _Plan(NamedTuple):
+    fields: dict[str, _Field]
+    nulls: tuple[str, ...]  # written `null` when absent (nil-able, no `omitempty`), in Go's field order
+    zeros: tuple[tuple[str, str | None, Any], ...]  # (name, struct message or None, zero value): by-value fields
+    #                                                 written when absent, in Go's field order
+
+
+def _struct(f: schema.Field) -> str | None:
+    """The message of a field whose value is a struct of the field model (not a JSON scalar: a Time, a Quantity)."""
+    if not f.is_message or f.type in schema.JSON_SCALAR_MESSAGES or f.type in schema.STRING_LIST_MESSAGES:
+        return None
+    return f.type if f.type in schema.MESSAGES else None
+
+
+_BUILDING: set[str] = set()  # messages whose plan is being built (a recursive type is taken to need one)
 
 
 @cache
-def _written(message: str) -> tuple[str, ...]:
-    """The JSON names of `message`'s fields (inlined structs' included) that Go writes `null` when nil, in Go's
-    field order (the order they are added in)."""
-    return tuple(name for name, f in schema.json_fields(message).items() if name in NIL_WRITTEN.get(f.message, ()))
+def _plan(message: str) -> _Plan | None:
+    """What `message`'s fields (inlined structs' included) need; None when nothing at any depth does."""
+    if message not in schema.MESSAGES:
+        return None
+    _BUILDING.add(message)
+    try:
+        fields: dict[str, _Field] = {}
+        nulls: list[str] = []
+        zeros: list[tuple[str, str | None, Any]] = []
+        for name, f in schema.json_fields(message).items():
+            kind, _, omitempty = GO_KINDS.get(f.message, {}).get(name, "").partition(",")
+            if not kind:
+                continue
+            sub = _struct(f)
+            if sub is not None and sub not in _BUILDING and _plan(sub) is None:
+                sub = None
+            sized = kind in ("slice", "map")
+            omit = kind in _NILABLE and bool(omitempty)
+            null = sized and not omitempty
+            zero = _SCALAR_ZERO[kind] if kind in _SCALAR_ZERO and omitempty and \
+                f.qualified not in _FILLED_BY_STORAGE else _KEPT
+            if omit or null or sub is not None or zero is not _KEPT:
+                fields[name] = _Field(omit, null, sized, sub, zero)
+            if kind in _NILABLE:
+                if not omitempty:
+                    nulls.append(name)
+            elif kind == "struct":
+                struct = _struct(f)
+                zeros.append((name, struct, None if struct else _MARSHALLED_ZERO.get(f.type)))
+            elif not omitempty:
+                zeros.append((name, None, _SCALAR_ZERO[kind]))
+    finally:
+        _BUILDING.discard(message)
+    if not (fields or nulls or zeros):
+        return None
+    return _Plan(fields, tuple(nulls), tuple(zeros))
 
 
-def written(obj: Any, message: str | None) -> Any:
-    """`obj` (a body of `message`'s Go type) with each absent or empty nil-written field `null`, nested structs
-    likewise; `obj` itself is not changed (a new dict wherever one is added: stored objects share their parts)."""
+def written(obj: Any, message: str | None, zeros: bool = True) -> Any:
+    """`obj` (a body of `message`'s Go type) as Go writes it read back from protobuf: absent by-value fields
+    written as their zero value (unless not `zeros`), absent or empty nil-able ones without `omitempty` `null`;
+    under `omitempty` nil and empty ones left out, and zero strings, numbers and bools; nested structs likewise.
+    `obj` itself is not changed (a new dict wherever one changes: stored objects share their parts); `obj`
+    itself when nothing does."""
     if message is None or not isinstance(obj, dict):
         return obj
-    plan = gonull.steps(message)
-    if not plan:
+    plan = _plan(message)
+    if plan is None:
         return obj
     out = obj
-    for name in _written(message):
-        value = obj.get(name, _ABSENT)
-        if value is _ABSENT or value == [] or (value == {} and plan[name].is_map):
-            out = dict(out) if out is obj else out
-            out[name] = None
+    fields = plan.fields
     for name, value in obj.items():
-        step = plan.get(name)
-        if step is None or step.sub is None or value is None:
+        f = fields.get(name)
+        if f is None:
             continue
-        new = _items(value, step) if isinstance(value, list) or step.is_map else written(value, step.sub)
-        if new is not value:
-            out = dict(out) if out is obj else out
-            out[name] = new
+        if value is None:
+            if f.omit:
+                out = dict(obj) if out is obj else out
+                del out[name]
+        elif f.sized and not value and isinstance(value, (list, dict, str)):  # (a `[]byte`'s "")
+            out = dict(obj) if out is obj else out
+            if f.omit:
+                del out[name]
+            else:
+                out[name] = None
+        elif f.zero is not _KEPT:
+            if value == f.zero and (type(value) is bool) == (type(f.zero) is bool):  # (0 == False in Python)
+                out = dict(obj) if out is obj else out
+                del out[name]
+        elif f.sub is not None:
+            new = _items(value, f.sub, zeros) if f.sized else written(value, f.sub, zeros)
+            if new is not value:
+                out = dict(obj) if out is obj else out
+                out[name] = new
+    for name in plan.nulls:
+        if name not in obj:
+            out = dict(obj) if out is obj else out
+            out[name] = None
+    if zeros:
+        for name, struct, zero in plan.zeros:
+            if name not in obj:
+                out = dict(obj) if out is obj else out
+                out[name] = written({}, struct) if struct is not None else zero  # (a fresh struct each)
     return out
 
 
-_ABSENT = object()
-
-
-def _items(items: Any, step: gonull.Step) -> Any:
+def _items(items: Any, sub: str, zeros: bool) -> Any:
     """A slice's items or a map's values of struct type, each `written` (a new container if one changed)."""
     if isinstance(items, list):
-        new_list = [written(item, step.sub) for item in items]
+        new_list = [written(item, sub, zeros) for item in items]
         return new_list if any(a is not b for a, b in zip(new_list, items)) else items
     if isinstance(items, dict):
-        new_map = {k: written(v, step.sub) for k, v in items.items()}
+        new_map = {k: written(v, sub, zeros) for k, v in items.items()}
         return new_map if any(new_map[k] is not v for k, v in items.items()) else items
     return items

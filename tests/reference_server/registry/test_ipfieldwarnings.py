@@ -19,6 +19,7 @@ from conformance.reference_server.registry.ipfieldwarnings import (
     service_status_warnings,
 )
 from conformance.reference_server.registry.node import convert_pod_cidrs, node_warnings
+from tests.reference_server.gowritten_zeros import NODE_ZEROS
 from tests.reference_server.registry.test_podwarnings import _header, _warnings, ns, srv  # noqa: F401 - fixtures
 from tests.reference_server.test_real_clients import Kube, kube, serve_kube  # noqa: F401 - kube: a fixture
 
@@ -118,6 +119,8 @@ def test_service_status_ingress_ips_are_warned(srv: RunningServer, ns: str) -> N
     assert _warnings(r) == [_header(MAPPED_IP.format("status.loadBalancer.ingress[1]"))]
 
 
+
+
 def test_nodes_are_warned_and_keep_their_status(srv: RunningServer) -> None:  # noqa: F811
     name = f"n-{uuid.uuid4().hex[:8]}"
     nodes = f"{srv.url}/api/v1/nodes"
@@ -129,17 +132,17 @@ def test_nodes_are_warned_and_keep_their_status(srv: RunningServer) -> None:  # 
     assert r.status_code == 201, r.text
     got = r.json()  # configSource and status.config dropped on create, the rest of the status kept
     assert got["spec"] == {"podCIDR": "10.0.0.1/24", "podCIDRs": ["10.0.0.1/24"], "externalID": "x"}
-    assert got["status"] == {"capacity": {"cpu": "4"}}
+    assert got["status"] == {"capacity": {"cpu": "4"}, **NODE_ZEROS}
     assert _warnings(r) == [_header(EXTERNAL_ID), _header(AMBIGUOUS.format("spec.podCIDRs[0]"))]
     got["status"] = {"capacity": {"cpu": "8"}}
     r = requests.put(f"{nodes}/{name}", json=got)
     assert r.status_code == 200, r.text
-    assert r.json()["status"] == {"capacity": {"cpu": "4"}}  # only nodes/status writes it
+    assert r.json()["status"] == {"capacity": {"cpu": "4"}, **NODE_ZEROS}  # only nodes/status writes it
     assert _warnings(r) == [_header(EXTERNAL_ID), _header(AMBIGUOUS.format("spec.podCIDRs[0]"))]
     r = requests.patch(f"{nodes}/{name}/status", data=json.dumps({"status": {"capacity": {"cpu": "8"}, "config": {}}}),
                        headers=MERGE)
     assert r.status_code == 200 and _warnings(r) == []  # nodeStatusStrategy warns of nothing
-    assert r.json()["status"] == {"capacity": {"cpu": "8"}}  # status.config dropped: the stored Node has none
+    assert r.json()["status"] == {"capacity": {"cpu": "8"}, **NODE_ZEROS}  # status.config dropped: the stored Node has none
     assert requests.delete(f"{nodes}/{name}").status_code == 200
 
 

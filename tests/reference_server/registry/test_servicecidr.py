@@ -60,7 +60,7 @@ def test_service_cidr_validation_and_immutability():
         ("spec.cidrs", 'Invalid value: networking.ServiceCIDRSpec{CIDRs:[]string{"10.0.0.0/24\\t", "fd00::/64", '
                        '"é"}}: may only hold up to 2 values')]
     made = store.create(cidr("extra", "10.100.0.0/24"))
-    assert "status" not in made
+    assert made["status"] == {}  # (a by-value ServiceCIDRStatus: written, zero)
     changed = {**made, "spec": {"cidrs": ["10.101.0.0/24"]}}
     with pytest.raises(StatusError) as err:
         store.update("", "extra", changed)

@@ -96,7 +96,7 @@ def test_deployment_fields_in_go_struct_order(http: requests.Session, url: str) 
             '"selector":{"matchLabels":{"app":"x"}},"replicas":2}}' % name)
     _spec_in_order(http, url + "/apis/apps/v1/namespaces/default/deployments", name, body,
                    b'"spec":{"replicas":2,"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":'
-                   b'{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i",',
+                   b'{"creationTimestamp":null,"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"i",',
                    ("template", "strategy", "revisionHistoryLimit", "progressDeadlineSeconds"))
 
 

@@ -91,6 +91,8 @@ def test_generated_table_is_current(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "tools/goconvert/byvalue.py"), *mirrors, "--out", str(out)],
                    check=True, capture_output=True)
     assert out.read_text() == (ROOT / "conformance/reference_server/wire/_gobyvalue_table.py").read_text()
+    kinds = tmp_path / "_gokinds_table.py"  # (written beside it: every field's Go kind, wire/gowritten.py's)
+    assert kinds.read_text() == (ROOT / "conformance/reference_server/wire/_gokinds_table.py").read_text()
 
 
 def test_repeated_null_in_a_crd_by_its_go_types():
