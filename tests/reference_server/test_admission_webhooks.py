@@ -463,3 +463,27 @@ def test_a_mutating_webhook_s_patch_decodes_raw_json_again_compacted(server, hoo
         assert r.status_code == 200, r.text
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", name)
+
+
+def test_a_webhook_is_sent_a_built_in_object_with_the_fields_go_writes(server, hook, ns):
+    """`json.Marshal` of the typed object decoded from the body (admissionreview.go): the zero values Go always
+    writes (a non-`omitempty` string, a by-value struct, a zero Time as `null`), no empty `omitempty` slice, and
+    an empty slice without `omitempty` as `[]` (decoded from JSON it is not nil; the stored object, read back
+    from protobuf, has `null` there)."""
+    name = configure(server, MUTATING, ns, None, f"{hook.url}/allow", hook.ca_bundle, ["events", "roles"],
+                     operations=["CREATE"], api_groups=["", "rbac.authorization.k8s.io"])
+    try:
+        r = requests.post(f"{server.url}/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+                          json={"metadata": {"name": "r", "finalizers": []}, "rules": []})
+        assert r.status_code == 201, r.text
+        sent = json.loads(hook.raw[-1])["request"]["object"]
+        assert sent["rules"] == [] and "finalizers" not in sent["metadata"], sent
+        assert r.json()["rules"] is None
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/events",
+                          json={"metadata": {"name": "e"}, "involvedObject": {"kind": "Pod", "name": "p"}})
+        assert r.status_code == 201, r.text
+        sent = json.loads(hook.raw[-1])["request"]["object"]
+        assert sent["reportingComponent"] == "" and sent["reportingInstance"] == "", sent
+        assert sent["source"] == {} and sent["firstTimestamp"] is None and sent["eventTime"] is None, sent
+    finally:
+        unconfigure(server, MUTATING, name)

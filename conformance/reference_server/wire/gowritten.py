@@ -45,13 +45,15 @@ class _Field(NamedTuple):
     """How a present field is written: `omit` (`omitempty`: a pointer left out when nil, a slice or map when nil
     or empty), `null` (a slice or map without `omitempty`: `null` when empty), `sized` (a slice or map), the
     struct message of its value, its items or its map's values to walk (None: nothing inside to write), and
-    `zero`: an `omitempty` string's, number's or bool's zero value, left out (`_KEPT`: none)."""
+    `zero`: an `omitempty` string's, number's or bool's zero value, left out (`_KEPT`: none), and `filled`: a
+    placeholder storage fills (kept when `stored`)."""
 
     omit: bool
     null: bool
     sized: bool
     sub: str | None
     zero: Any
+    filled: bool = False
 
 
 _KEPT = object()
@@ -94,10 +96,9 @@ def _plan(message: str) -> _Plan | None:
             sized = kind in ("slice", "map")
             omit = kind in _NILABLE and bool(omitempty)
             null = sized and not omitempty
-            zero = _SCALAR_ZERO[kind] if kind in _SCALAR_ZERO and omitempty and \
-                f.qualified not in _FILLED_BY_STORAGE else _KEPT
+            zero = _SCALAR_ZERO[kind] if kind in _SCALAR_ZERO and omitempty else _KEPT
             if omit or null or sub is not None or zero is not _KEPT:
-                fields[name] = _Field(omit, null, sized, sub, zero)
+                fields[name] = _Field(omit, null, sized, sub, zero, f.qualified in _FILLED_BY_STORAGE)
             if kind in _NILABLE:
                 if not omitempty:
                     nulls.append(name)
@@ -113,10 +114,12 @@ def _plan(message: str) -> _Plan | None:
     return _Plan(fields, tuple(nulls), tuple(zeros))
 
 
-def written(obj: Any, message: str | None, zeros: bool = True) -> Any:
+def written(obj: Any, message: str | None, zeros: bool = True, stored: bool = True) -> Any:
     """`obj` (a body of `message`'s Go type) as Go writes it read back from protobuf: absent by-value fields
     written as their zero value (unless not `zeros`), absent or empty nil-able ones without `omitempty` `null`;
     under `omitempty` nil and empty ones left out, and zero strings, numbers and bools; nested structs likewise.
+    Not `stored`: as Go writes the object it decoded from a JSON body (an admission webhook's `request.object`),
+    where an empty slice or map is not nil, so one without `omitempty` stays `[]` or `{}`.
     `obj` itself is not changed (a new dict wherever one changes: stored objects share their parts); `obj`
     itself when nothing does."""
     if message is None or not isinstance(obj, dict):
@@ -135,17 +138,18 @@ def written(obj: Any, message: str | None, zeros: bool = True) -> Any:
                 out = dict(obj) if out is obj else out
                 del out[name]
         elif f.sized and not value and isinstance(value, (list, dict, str)):  # (a `[]byte`'s "")
-            out = dict(obj) if out is obj else out
             if f.omit:
-                del out[name]
-            else:
-                out[name] = None
-        elif f.zero is not _KEPT:
-            if value == f.zero and (type(value) is bool) == (type(f.zero) is bool):  # (0 == False in Python)
                 out = dict(obj) if out is obj else out
                 del out[name]
+            elif stored:
+                out = dict(obj) if out is obj else out
+                out[name] = None
+        elif f.zero is not _KEPT:
+            if value == f.zero and (type(value) is bool) == (type(f.zero) is bool) and not (f.filled and stored):
+                out = dict(obj) if out is obj else out  # (0 == False in Python)
+                del out[name]
         elif f.sub is not None:
-            new = _items(value, f.sub, zeros) if f.sized else written(value, f.sub, zeros)
+            new = _items(value, f.sub, zeros, stored) if f.sized else written(value, f.sub, zeros, stored)
             if new is not value:
                 out = dict(obj) if out is obj else out
                 out[name] = new
@@ -161,12 +165,12 @@ def written(obj: Any, message: str | None, zeros: bool = True) -> Any:
     return out
 
 
-def _items(items: Any, sub: str, zeros: bool) -> Any:
+def _items(items: Any, sub: str, zeros: bool, stored: bool) -> Any:
     """A slice's items or a map's values of struct type, each `written` (a new container if one changed)."""
     if isinstance(items, list):
-        new_list = [written(item, sub, zeros) for item in items]
+        new_list = [written(item, sub, zeros, stored) for item in items]
         return new_list if any(a is not b for a, b in zip(new_list, items)) else items
     if isinstance(items, dict):
-        new_map = {k: written(v, sub, zeros) for k, v in items.items()}
+        new_map = {k: written(v, sub, zeros, stored) for k, v in items.items()}
         return new_map if any(new_map[k] is not v for k, v in items.items()) else items
     return items

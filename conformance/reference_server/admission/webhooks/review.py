@@ -9,6 +9,8 @@ from typing import Any
 from ... import apierrors as E
 from ...wire.gomaps import sort_unstructured
 from ...wire.gostructs import typed_form
+from ...wire.gowritten import written
+from ...wire.schema import OUTPUT_MESSAGES
 from .matching import Attributes
 
 API_VERSION, KIND = "admission.k8s.io/v1", "AdmissionReview"
@@ -56,8 +58,9 @@ def encoded(obj: Any, custom: bool = False) -> Any:
     custom resource (`custom`, which the attributes know: its apiVersion and kind alone do not tell it from a kind
     the typed tables lack, a v1 Binding) is an `unstructured.Unstructured`, whose `MarshalJSON` encodes its map
     with encoding/json: keys sorted at every level (wire/gomaps.py `sort_unstructured`); a built-in kind's typed
-    object has its structs' fields in Go's order and its maps sorted (wire/gostructs.py; the object decoded from a
-    body still has the client's order)."""
+    object has the fields encoding/json writes, zero values included (wire/gowritten.py, as decoded from JSON: an
+    empty slice is not nil there), its structs' fields in Go's order and its maps sorted (wire/gostructs.py; the
+    object decoded from a body still has the client's order and only the fields it sent)."""
     if not isinstance(obj, dict):
         return obj
     if custom:
@@ -66,7 +69,7 @@ def encoded(obj: Any, custom: bool = False) -> Any:
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return obj
     try:
-        return typed_form(api_version, kind)(obj)
+        return typed_form(api_version, kind)(written(obj, OUTPUT_MESSAGES.get((api_version, kind)), stored=False))
     except (TypeError, AttributeError, KeyError):  # a shape the decoder let through that the walk cannot read
         return obj
 
