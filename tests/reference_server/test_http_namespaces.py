@@ -149,6 +149,29 @@ def test_list_selectors_and_paging_ns25_ns27(http, url, namespaces):
     assert set(made) <= set(seen) and len(seen) == len(set(seen))
 
 
+def test_a_full_page_has_a_continue_token_while_any_object_follows(http, url, namespaces):
+    """etcd3 `GetList` and the cacher stop once the page is full and give a continue token when any key follows,
+    selected or not (`hasMore`): a page whose remaining objects all fail the selector has one, and the next page
+    is empty, without one. The first page is the watch cache's, an Exact one and the continued one etcd's."""
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    for name, labels in (("a", {"sel": "y"}), ("b", {"sel": "y"}), ("c", {}), ("d", {})):
+        assert http.post(path, json={"metadata": {"name": name, "labels": labels}}).status_code == 201
+    first = http.get(path, params={"labelSelector": "sel=y", "limit": "2"}).json()
+    assert [i["metadata"]["name"] for i in first["items"]] == ["a", "b"]
+    assert first["metadata"]["continue"] and "remainingItemCount" not in first["metadata"]
+    rest = http.get(path, params={"labelSelector": "sel=y", "limit": "2",
+                                  "continue": first["metadata"]["continue"]}).json()
+    assert rest["items"] == [] and "continue" not in rest["metadata"], rest
+    exact = http.get(path, params={"labelSelector": "sel=y", "limit": "2", "resourceVersionMatch": "Exact",
+                                   "resourceVersion": first["metadata"]["resourceVersion"]}).json()
+    assert len(exact["items"]) == 2 and exact["metadata"]["continue"]
+    everything = http.get(path, params={"limit": "3"}).json()
+    assert everything["metadata"]["remainingItemCount"] == 1
+    last = http.get(path, params={"limit": "4"}).json()
+    assert len(last["items"]) == 4 and "continue" not in last["metadata"]
+
+
 def test_field_selector_rules_ns26(http, url):
     for label in ("name", "metadata.namespace", "spec.finalizers"):
         st = status_of(http.get(f"{url}/api/v1/namespaces", params={"fieldSelector": f"{label}=x"}))

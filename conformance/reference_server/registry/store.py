@@ -410,14 +410,16 @@ class GenericStore:
         prepare = getattr(pred, "prepare", None)
         if prepare is not None:
             prepare(items)
-        items = [self._finish(o) for o in items if pred(o)]
         list_meta: dict[str, Any] = {"resourceVersion": str(rv)}
-        if opts.limit and opts.limit > 0 and len(items) > opts.limit:
-            page, rest = items[:opts.limit], items[opts.limit:]
-            list_meta["continue"] = encode_continue(rv, "/".join(_key_of(page[-1])))
-            if not opts.label_selector and not opts.field_selector:
-                list_meta["remainingItemCount"] = len(rest)
-            items = page
+        if opts.limit and opts.limit > 0:
+            page, after = _page(items, pred, opts.limit)
+            if after:  # any object after the page's last, selected or not: etcd3 `GetList`'s `hasMore`
+                list_meta["continue"] = encode_continue(rv, "/".join(_key_of(page[-1])))
+                if not opts.label_selector and not opts.field_selector:  # (`pred.Empty()`: every key counts)
+                    list_meta["remainingItemCount"] = len(after)
+            items = [self._finish(o) for o in page]
+        else:
+            items = [self._finish(o) for o in items if pred(o)]
         if at is None and start is None:  # the watch cache's LIST (1.33 sends a continued one to etcd)
             self._cache_listed(opts, fetched, len(items), seconds)
         return {"kind": self.info.list_kind, "apiVersion": "v1", "metadata": list_meta, "items": items}
@@ -914,6 +916,22 @@ def _key_of(obj: dict[str, Any]) -> tuple[str, str]:
     """(namespace, name): the order storage lists objects in (a continue token's start is after it)."""
     m = obj["metadata"]
     return m.get("namespace", ""), m["name"]
+
+
+def _page(items: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool],
+          limit: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The first `limit` objects `pred` selects, and the objects after the last of them, selected or not.
+
+    etcd3 `store.GetList` and the cacher's `GetList` (k8s.io/apiserver v0.33) stop once the page is full and
+    return a continue token when any key follows (`hasMore`, `hasMoreListItems`), so a page whose remaining
+    objects all fail the selector still has one, and the next page is empty."""
+    page: list[dict[str, Any]] = []
+    for i, o in enumerate(items):
+        if pred(o):
+            page.append(o)
+            if len(page) == limit:
+                return page, items[i + 1:]
+    return page, []
 
 
 def _split_key(key: str) -> tuple[str, str]:
