@@ -30,12 +30,15 @@ class Hook:
     def __init__(self) -> None:
         self.tls = tls.generate(("127.0.0.1",))
         self.reviews: list[tuple[str, dict[str, Any]]] = []
+        self.raw: list[bytes] = []  # each review's bytes as sent
         self.release = threading.Event()
         hook = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                body = json.loads(raw)
+                hook.raw.append(raw)
                 hook.reviews.append((self.path, body))
                 status, answer = hook.answer(self.path.split("?")[0], body)
                 out = json.dumps(answer).encode()
@@ -144,6 +147,21 @@ def test_the_review_sends_the_object_as_its_go_type_encodes_it(server, hook, ns)
         assert list(sent["metadata"])[:2] == ["name", "namespace"]
     finally:
         unconfigure(server, MUTATING, cfg)
+
+
+def test_the_review_writes_a_query_byte_that_is_not_utf8_as_go_does(server, hook, ns):
+    """The options' `fieldManager` keeps the query's byte (http/goquery.py); Go's encoding/json writes it `\\ufffd`
+    in the review it posts (the escape, not U+FFFD's own bytes)."""
+    cfg = configure(server, "validatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle})
+    try:
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/configmaps?fieldManager=a%FFb",
+                          json={"metadata": {"name": "bytes"}, "data": {"a": "b"}})
+        assert r.status_code == 201, r.text
+        assert hook.reviews[-1][1]["request"]["options"]["fieldManager"] == "a\ufffdb"
+        assert b'"fieldManager":"a\\ufffdb"' in hook.raw[-1]
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
 
 
 def test_validating_webhook_allows_and_denies(server, hook, ns):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from typing import Any, Mapping
 
 from aiohttp import web
@@ -14,7 +13,7 @@ from ..deviations import Deviations
 from . import hooks
 from .fastwrite import json_response
 from ..memo import remember
-from ..gojsonhtml import escape_html
+from ..gojsonhtml import escape_html, utf8_bytes
 from ..gojsonnum import encode as go_encode
 from ..wire.goyamlout import dumps as yaml_dumps
 
@@ -22,7 +21,6 @@ JSON = "application/json"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 log = logging.getLogger("nsconform.reference_server.http")
 TRANSFORMS = ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # what json.dumps would build per call
 _NEGOTIATED: dict[tuple[str | None, tuple[str, ...], bool], tuple[str, str | None, str]] = {}
 _NEGOTIATED_MAX = 256
@@ -30,26 +28,17 @@ _PLAIN: dict[tuple[str | None, str, bool], bool] = {}  # plain_json's answers
 _PROTOBUF_OK: dict[tuple[Any, Any], bool] = {}  # protobuf_ok's
 
 
-def go_utf8(text: str) -> bytes:
-    """JSON text's bytes; a byte that was not UTF-8 (surrogate-escaped: a query value's, goquery.py) written as
-    the escape `\\ufffd`, as Go's encoding/json writes each such byte (encode.go `appendString`)."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub(r"\\ufffd", text).encode("utf-8")
-
-
 def dumps(obj: Any, html: bool = True) -> bytes:
     """Compact JSON, numbers as Go's encoding/json writes them (gojsonnum.py: `2`, not `2.0`), HTML characters
     escaped as it does unless `html` is False."""
-    return go_utf8(go_encode(obj, _ENCODER.encode(obj), html))
+    return utf8_bytes(go_encode(obj, _ENCODER.encode(obj), html))
 
 
 def dumps_line(obj: Any) -> bytes:
     """An API object's JSON body as apimachinery's serializer writes it (`runtime/serializer/json/json.go`
     `doEncode`: Go's `json.Encoder.Encode`, compact and ending in a newline): every object, list and Status
     kube-apiserver answers in JSON ends so. Not `/version` or the OpenAPI documents (`json.Marshal*`)."""
-    return go_utf8(go_encode(obj, _ENCODER.encode(obj)) + "\n")
+    return utf8_bytes(go_encode(obj, _ENCODER.encode(obj)) + "\n")
 
 
 def _negotiate(accept: str | None, transforms: tuple[str, ...], protobuf: bool = False) -> tuple[str, str | None, str]:
@@ -214,7 +203,7 @@ def raw_json_response(obj: Any, status: int = 200, headers: Mapping[str, str] | 
     accepts no media type the endpoint serves): `json.MarshalIndent(obj, "", "  ")`, no trailing newline,
     whatever the client's Accept."""
     body = escape_html(json.dumps(obj, indent=2, separators=(",", ": "), ensure_ascii=False))
-    return web.Response(body=go_utf8(body), status=status, content_type=JSON, headers=headers)
+    return web.Response(body=utf8_bytes(body), status=status, content_type=JSON, headers=headers)
 
 
 def panic_answer() -> web.Response:
