@@ -57,6 +57,10 @@ def _message(server, query: bytes) -> tuple[int, str]:
      "label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and "
      "end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation "
      "is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"),
+    (b"labelSelector=a%3D" + b"%FF" * 40, 400, 'unable to parse requirement: values[0][a]: Invalid value: "' +
+     "\\xff" * 40 + '": a valid label must be an empty string or consist of alphanumeric characters, \'-\', \'_\' or '
+     "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+     "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"),  # 40 bytes: not too long
     (b"resourceVersion=1&resourceVersionMatch=%FF", 422, 'ListOptions.meta.k8s.io "" is invalid: '
      'resourceVersionMatch: Unsupported value: "\\xff": supported values: "Exact", "NotOlderThan", ""'),
     (b"resourceVersion=%FF&resourceVersionMatch=Exact", 400, 'invalid resource version: resourceVersion: Invalid '
