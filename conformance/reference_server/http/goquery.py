@@ -14,8 +14,11 @@ from __future__ import annotations
 from multidict import MultiDict, MultiDictProxy
 
 from ..gonet.url import Error, query_unescape
+from ..memo import remember
 
 NO_QUERY: MultiDictProxy[str] = MultiDictProxy(MultiDict())
+_PARSED: dict[str, MultiDictProxy[str]] = {"": NO_QUERY}
+_PARSED_MAX = 1024
 
 
 def raw_query(target: str) -> str:
@@ -24,10 +27,12 @@ def raw_query(target: str) -> str:
 
 
 def parse(raw: str) -> MultiDictProxy[str]:
-    """`url.ParseQuery(raw)` with its error dropped, as a multidict in the pairs' order."""
-    if not raw:
-        return NO_QUERY
-    out: MultiDict[str] = MultiDict()
+    """`url.ParseQuery(raw)` with its error dropped, as a multidict in the pairs' order. Memoised: clients send the
+    same few queries over and over, and the answer is read-only (a proxy), so requests may share it."""
+    hit = _PARSED.get(raw)
+    if hit is not None:
+        return hit
+    pairs: list[tuple[str, str]] = []
     for pair in raw.split("&"):
         if not pair or ";" in pair:  # "invalid semicolon separator in query": the pair is left out
             continue
@@ -37,8 +42,8 @@ def parse(raw: str) -> MultiDictProxy[str]:
                 key, value = query_unescape(key), query_unescape(value)
             except Error:  # `invalid URL escape "%zz"`: the pair is left out
                 continue
-        out.add(key, value)
-    return MultiDictProxy(out)
+        pairs.append((key, value))
+    return remember(_PARSED, raw, MultiDictProxy(MultiDict(pairs)) if pairs else NO_QUERY, _PARSED_MAX)
 
 
 def request_query(target: str) -> MultiDictProxy[str]:
